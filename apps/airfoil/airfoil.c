@@ -1,0 +1,242 @@
+/* Airfoil on um: sets, maps and dats as in OP2's Airfoil, its five loops, and
+ * the rms of the update printed every 100 iterations.
+ *
+ * Config:
+ *   mesh: {generator: naca0012, I: 400, J: 600, round6: true}   or   {file: new_grid.dat | new_grid.h5}
+ *   run.iterations: 1000
+ *   output: {dir: out/airfoil, hdf5: true}   final fields as HDF5 (OP2 layout) + XDMF for ParaView
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common/um_app.h"
+#include "airfoil_kernels.h"
+#include "naca0012.h"
+#include "um/hdf5io.h"
+
+extern const char airfoil_kernels_source[];
+#define AIRFOIL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, airfoil_kernels_source, "airfoil_kernels.h")
+AIRFOIL_KERNEL(save_soln, 2);
+AIRFOIL_KERNEL(adt_calc, 6);
+AIRFOIL_KERNEL(res_calc, 8);
+AIRFOIL_KERNEL(bres_calc, 6);
+AIRFOIL_KERNEL(update, 5);
+
+/* The kernels' constants (UM_CONST in airfoil_kernels.h), set in set_constants(). */
+UM_CONST_DEFINE(double, gam);
+UM_CONST_DEFINE(double, gm1);
+UM_CONST_DEFINE(double, cfl);
+UM_CONST_DEFINE(double, eps);
+UM_CONST_DEFINE(double, qinf[4]);
+
+typedef struct {
+  um_set *nodes, *edges, *bedges, *cells;
+  um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
+  um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
+} airfoil;
+
+#define TRY(call) do { int rc_ = (call); if (rc_) return rc_; } while (0)
+
+/* Free-stream state and scheme constants. Upstream computes them from
+ * single-precision literals (1.4f, 0.9f, ...); the published residuals depend
+ * on that, so we do the same. */
+static int set_constants(um_context *ctx) {
+  gam = 1.4f;
+  gm1 = gam - 1.0f;
+  cfl = 0.9f;
+  eps = 0.05f;
+  const double mach = 0.4f, p = 1.0f, r = 1.0f;
+  const double u = sqrt(gam * p / r) * mach;
+  const double e = p / (r * gm1) + 0.5f * u * u;
+  qinf[0] = r;
+  qinf[1] = r * u;
+  qinf[2] = 0.0f;
+  qinf[3] = r * e;
+  TRY(um_decl_const(ctx, "gam", 1, UM_DOUBLE, &gam));
+  TRY(um_decl_const(ctx, "gm1", 1, UM_DOUBLE, &gm1));
+  TRY(um_decl_const(ctx, "cfl", 1, UM_DOUBLE, &cfl));
+  TRY(um_decl_const(ctx, "eps", 1, UM_DOUBLE, &eps));
+  TRY(um_decl_const(ctx, "qinf", 4, UM_DOUBLE, qinf));
+  return UM_SUCCESS;
+}
+
+/* Flow dats on cells: q = free stream, res = 0. */
+static int decl_flow(um_context *ctx, airfoil *a) {
+  const int n = um_set_size(a->cells);
+  double *q = malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
+  if (!q) return UM_ERR_ALLOC;
+  for (int i = 0; i < n; i++) memcpy(q + 4 * (size_t)i, qinf, sizeof qinf);
+  int rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, q, "p_q", &a->p_q);
+  free(q);
+  TRY(rc);
+  TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_qold", &a->p_qold));
+  TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_res", &a->p_res));
+  TRY(um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt", &a->p_adt));
+  return UM_SUCCESS;
+}
+
+static int decl_from_arrays(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
+  TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
+  TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
+  TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
+  TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  TRY(um_decl_map(ctx, a->edges, a->nodes, 2, m->edge, "pedge", &a->pedge));
+  TRY(um_decl_map(ctx, a->edges, a->cells, 2, m->ecell, "pecell", &a->pecell));
+  TRY(um_decl_map(ctx, a->bedges, a->nodes, 2, m->bedge, "pbedge", &a->pbedge));
+  TRY(um_decl_map(ctx, a->bedges, a->cells, 1, m->becell, "pbecell", &a->pbecell));
+  TRY(um_decl_map(ctx, a->cells, a->nodes, 4, m->cell, "pcell", &a->pcell));
+  TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x));
+  TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, m->bound, "p_bound", &a->p_bound));
+  return UM_SUCCESS;
+}
+
+/* OP2's new_grid.h5 layout: the same names as above. */
+static int decl_from_hdf5(um_context *ctx, const char *file, airfoil *a) {
+  TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
+  TRY(um_hdf5_read_set(ctx, file, "edges", &a->edges));
+  TRY(um_hdf5_read_set(ctx, file, "bedges", &a->bedges));
+  TRY(um_hdf5_read_set(ctx, file, "cells", &a->cells));
+  TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->nodes, 2, "pedge", &a->pedge));
+  TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->cells, 2, "pecell", &a->pecell));
+  TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->nodes, 2, "pbedge", &a->pbedge));
+  TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->cells, 1, "pbecell", &a->pbecell));
+  TRY(um_hdf5_read_map_expect(ctx, file, a->cells, a->nodes, 4, "pcell", &a->pcell));
+  TRY(um_hdf5_read_dat_expect(ctx, file, a->nodes, 2, UM_DOUBLE, "p_x", &a->p_x));
+  TRY(um_hdf5_read_dat_expect(ctx, file, a->bedges, 1, UM_INT, "p_bound", &a->p_bound));
+  return UM_SUCCESS;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int load_mesh(um_app_run *r, airfoil *a) {
+  char err[1024] = "";
+  const char *file = NULL, *gen = NULL;
+  TRY(um_config_get_string(r->cfg, "mesh.file", NULL, &file, err, sizeof err) ? um_app_fail(r, UM_ERR_CONFIG, "%s", err) : 0);
+  if (file) {
+    fprintf(r->log, "airfoil: reading mesh %s\n", file);
+    if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return decl_from_hdf5(r->ctx, file, a);
+    airfoil_mesh m;
+    if (airfoil_mesh_read_text(file, &m, err, sizeof err))
+      return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);
+    int rc = decl_from_arrays(r->ctx, &m, a);
+    airfoil_mesh_free(&m);
+    return rc;
+  }
+  int I, J, round6;
+  if (um_config_get_string(r->cfg, "mesh.generator", "naca0012", &gen, err, sizeof err) ||
+      um_config_get_int(r->cfg, "mesh.I", 400, &I, err, sizeof err) ||
+      um_config_get_int(r->cfg, "mesh.J", 600, &J, err, sizeof err) ||
+      um_config_get_bool(r->cfg, "mesh.round6", 1, &round6, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  if (strcmp(gen, "naca0012") != 0)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "mesh.generator: airfoil knows the generator 'naca0012' (with I, J), got '%s'; or give "
+                       "mesh.file: an OP2 new_grid.dat or new_grid.h5",
+                       gen);
+  double t0 = um_app_time();
+  airfoil_mesh m;
+  if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
+  fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
+          round6 ? " (coordinates rounded to 6 decimals)" : "", um_app_time() - t0);
+  int rc = decl_from_arrays(r->ctx, &m, a);
+  airfoil_mesh_free(&m);
+  return rc;
+}
+
+static int write_output(um_app_run *r, airfoil *a) {
+  if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
+  char h5[4096], xmf[4096], err[1024];
+  snprintf(h5, sizeof h5, "%s/airfoil.h5", r->output_dir);
+  snprintf(xmf, sizeof xmf, "%s/airfoil.xmf", r->output_dir);
+  TRY(um_hdf5_write_mesh(r->ctx, h5));
+  const char *fields[] = {"p_q", "p_adt"};
+  const int dims[] = {4, 1};
+  if (um_xdmf_write(xmf, "airfoil.h5", "p_x", um_set_size(a->nodes), 2, "pcell", um_set_size(a->cells), 4, fields,
+                    dims, 2, err, sizeof err))
+    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  fprintf(r->log, "airfoil: wrote %s and %s (open the .xmf in ParaView)\n", h5, xmf);
+  return UM_SUCCESS;
+}
+
+static int airfoil_run(um_app_run *r) {
+  char err[512] = "";
+  int niter;
+  if (um_config_get_int(r->cfg, "run.iterations", 1000, &niter, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  if (niter < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", niter);
+  um_context *ctx = r->ctx;
+  airfoil a;
+  memset(&a, 0, sizeof a);
+  double t0 = um_app_time();
+  TRY(set_constants(ctx));
+  TRY(load_mesh(r, &a));
+  TRY(decl_flow(ctx, &a));
+  const int ncell = um_set_size(a.cells);
+  fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations\n",
+          um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter);
+  TRY(um_app_metric(r, "nodes", um_set_size(a.nodes)));
+  TRY(um_app_metric(r, "cells", ncell));
+  TRY(um_app_metric(r, "edges", um_set_size(a.edges)));
+  TRY(um_app_metric(r, "bedges", um_set_size(a.bedges)));
+  r->setup_seconds = um_app_time() - t0;
+
+  double rms = 0.0;
+  for (int iter = 1; iter <= niter; iter++) {
+    TRY(UM_PAR_LOOP(ctx, save_soln_kernel, "save_soln", a.cells, um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                    um_arg_dat(a.p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE)));
+    for (int k = 0; k < 2; k++) { /* two-stage predictor/corrector */
+      TRY(UM_PAR_LOOP(ctx, adt_calc_kernel, "adt_calc", a.cells,
+                      um_arg_dat(a.p_x, 0, a.pcell, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_x, 1, a.pcell, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_x, 2, a.pcell, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_x, 3, a.pcell, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)));
+      TRY(UM_PAR_LOOP(ctx, res_calc_kernel, "res_calc", a.edges,
+                      um_arg_dat(a.p_x, 0, a.pedge, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_x, 1, a.pedge, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_q, 0, a.pecell, 4, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_q, 1, a.pecell, 4, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_adt, 0, a.pecell, 1, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_adt, 1, a.pecell, 1, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_res, 0, a.pecell, 4, UM_DOUBLE, UM_INC),
+                      um_arg_dat(a.p_res, 1, a.pecell, 4, UM_DOUBLE, UM_INC)));
+      TRY(UM_PAR_LOOP(ctx, bres_calc_kernel, "bres_calc", a.bedges,
+                      um_arg_dat(a.p_x, 0, a.pbedge, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_x, 1, a.pbedge, 2, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_q, 0, a.pbecell, 4, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_adt, 0, a.pbecell, 1, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_res, 0, a.pbecell, 4, UM_DOUBLE, UM_INC),
+                      um_arg_dat(a.p_bound, -1, UM_ID, 1, UM_INT, UM_READ)));
+      rms = 0.0;
+      TRY(UM_PAR_LOOP(ctx, update_kernel, "update", a.cells, um_arg_dat(a.p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                      um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE),
+                      um_arg_dat(a.p_res, -1, UM_ID, 4, UM_DOUBLE, UM_RW),
+                      um_arg_dat(a.p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(&rms, 1, UM_DOUBLE, UM_INC)));
+    }
+    rms = sqrt(rms / (double)ncell);
+    if (iter % 100 == 0) {
+      char name[32];
+      snprintf(name, sizeof name, "rms_%d", iter);
+      TRY(um_app_metric(r, name, rms));
+      um_app_progress_clear(r);
+      fprintf(r->log, " %5d  %.17e\n", iter, rms);
+      fflush(r->log);
+    }
+    um_app_progress(r, "airfoil", iter, niter);
+    if (!isfinite(rms))
+      return um_app_fail(r, UM_ERR_VALIDATION, "airfoil: the residual became %g at iteration %d: the run diverged",
+                         rms, iter);
+  }
+  TRY(um_app_metric(r, "rms_final", rms));
+  r->run_seconds = um_app_time() - t0 - r->setup_seconds;
+  return write_output(r, &a);
+}
+
+const um_app um_app_airfoil = {"airfoil",
+                               "2D Euler flow around a NACA0012 aerofoil (OP2's benchmark): 5 loops, 4 sets, 5 maps",
+                               airfoil_run};

@@ -1,0 +1,65 @@
+/* The app interface used by umrun: an app reads its mesh and parameters from
+ * the config, declares sets, maps and dats on the context, runs its loops and
+ * reports named metrics (compared against validation/<app>/<case>.ref.yaml). */
+#ifndef UM_APP_H
+#define UM_APP_H
+
+#include <stdio.h>
+#include "um/config.h"
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UM_APP_MAX_METRICS 128
+
+typedef struct {
+  um_context *ctx;
+  um_config *cfg;
+  FILE *log;            /* where the app prints its own progress lines (stdout) */
+  int progress;         /* 1: draw a progress bar on stderr (attached to a terminal) */
+  const char *output_dir; /* NULL or "": write no output files */
+  int write_hdf5;
+  double t_start;
+  /* app-chosen timing split: seconds spent before the main loop (mesh, setup) */
+  double setup_seconds;
+  double run_seconds;
+  int nmetrics;
+  char metric_names[UM_APP_MAX_METRICS][64];
+  double metric_values[UM_APP_MAX_METRICS];
+  char err[1024];       /* message for errors raised outside the engine */
+} um_app_run;
+
+typedef struct {
+  const char *name;
+  const char *description;
+  /* Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
+   * On failure, the message is in um_error_message(ctx) or in run->err. */
+  int (*run)(um_app_run *run);
+} um_app;
+
+/* Registered apps (apps/registry.c). */
+int um_app_count(void);
+const um_app *um_app_at(int i);
+const um_app *um_app_find(const char *name);
+
+/* Record (or overwrite) a metric. */
+int um_app_metric(um_app_run *run, const char *name, double value);
+/* Progress of a long run: prints "\r[name] iteration i/n ..." on stderr when run->progress. */
+void um_app_progress(um_app_run *run, const char *what, long i, long n);
+/* Erase the progress bar before printing a line to the log. */
+void um_app_progress_clear(um_app_run *run);
+/* Wall-clock seconds (monotonic). */
+double um_app_time(void);
+/* Format an error for run->err and return code. */
+int um_app_fail(um_app_run *run, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,133 @@
+/* Jacobi: solve Laplace's equation on a square grid seen as an unstructured
+ * graph (nodes and edges, renumbered at random so that nothing but the maps
+ * knows the structure). Boundary nodes hold u = x^2 - y^2 + xy/2, which is
+ * harmonic for the 5-point Laplacian, so the converged interior equals it
+ * exactly: the app measures its own error against that closed form.
+ *
+ * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
+ *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common/um_app.h"
+#include "jacobi_kernels.h"
+
+extern const char jacobi_kernels_source[];
+UM_KERNEL_DEFINE(degree, 2, jacobi_kernels_source, "jacobi_kernels.h");
+UM_KERNEL_DEFINE(gather, 4, jacobi_kernels_source, "jacobi_kernels.h");
+UM_KERNEL_DEFINE(relax, 6, jacobi_kernels_source, "jacobi_kernels.h");
+UM_KERNEL_DEFINE(max_error, 3, jacobi_kernels_source, "jacobi_kernels.h");
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void shuffle(int *p, int n, uint64_t *s) {
+  for (int i = 0; i < n; i++) p[i] = i;
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(splitmix(s) % (uint64_t)(i + 1)), t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+}
+
+#define CFG(call) do { int rc_ = (call); if (rc_) return um_app_fail(r, rc_, "%s", err); } while (0)
+#define UM(call) do { int rc_ = (call); if (rc_) return rc_; } while (0)
+
+static int jacobi_run(um_app_run *r) {
+  char err[512] = "";
+  const char *gen;
+  int N, seed, iters;
+  double tol;
+  CFG(um_config_get_string(r->cfg, "mesh.generator", "grid", &gen, err, sizeof err));
+  if (strcmp(gen, "grid") != 0)
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh.generator: jacobi knows only 'grid', got '%s'", gen);
+  CFG(um_config_get_int(r->cfg, "mesh.N", 32, &N, err, sizeof err));
+  CFG(um_config_get_int(r->cfg, "mesh.seed", 1, &seed, err, sizeof err));
+  CFG(um_config_get_int(r->cfg, "run.iterations", 5000, &iters, err, sizeof err));
+  CFG(um_config_get_double(r->cfg, "params.tolerance", 1e-12, &tol, err, sizeof err));
+  if (N < 2 || N > 4000) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use 2..4000 cells per side", N);
+  if (iters < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", iters);
+
+  const int nn = (N + 1) * (N + 1), ne = 2 * N * (N + 1);
+  int *perm = malloc(sizeof(int) * (size_t)nn), *eperm = malloc(sizeof(int) * (size_t)ne);
+  int *edge = malloc(sizeof(int) * 2 * (size_t)ne), *bnd = malloc(sizeof(int) * (size_t)nn);
+  double *x = malloc(sizeof(double) * 2 * (size_t)nn), *u = malloc(sizeof(double) * (size_t)nn);
+  if (!perm || !eperm || !edge || !bnd || !x || !u) {
+    free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
+    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for a %d x %d grid", N, N);
+  }
+  uint64_t s = (uint64_t)seed;
+  shuffle(perm, nn, &s);  /* node (i,j) gets number perm[i*(N+1)+j] */
+  shuffle(eperm, ne, &s); /* edge k gets number eperm[k] */
+  for (int i = 0; i <= N; i++)
+    for (int j = 0; j <= N; j++) {
+      int n = perm[i * (N + 1) + j];
+      double xx = (double)i / N, yy = (double)j / N;
+      x[2 * n] = xx;
+      x[2 * n + 1] = yy;
+      bnd[n] = (i == 0 || j == 0 || i == N || j == N);
+      u[n] = bnd[n] ? xx * xx - yy * yy + 0.5 * xx * yy : 0.0;
+    }
+  int k = 0;
+  for (int i = 0; i <= N; i++)
+    for (int j = 0; j <= N; j++) {
+      int a = perm[i * (N + 1) + j];
+      if (i < N) { edge[2 * eperm[k]] = a; edge[2 * eperm[k] + 1] = perm[(i + 1) * (N + 1) + j]; k++; }
+      if (j < N) { edge[2 * eperm[k]] = a; edge[2 * eperm[k] + 1] = perm[i * (N + 1) + j + 1]; k++; }
+    }
+  um_context *ctx = r->ctx;
+  um_set *nodes, *edges;
+  um_map *pedge;
+  um_dat *p_x, *p_u, *p_s, *p_deg, *p_bnd;
+  int rc = um_decl_set(ctx, nn, "nodes", &nodes);
+  if (!rc) rc = um_decl_set(ctx, ne, "edges", &edges);
+  if (!rc) rc = um_decl_map(ctx, edges, nodes, 2, edge, "pedge", &pedge);
+  if (!rc) rc = um_decl_dat(ctx, nodes, 2, UM_DOUBLE, x, "x", &p_x);
+  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_DOUBLE, u, "u", &p_u);
+  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_DOUBLE, NULL, "s", &p_s);
+  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, NULL, "deg", &p_deg);
+  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, bnd, "boundary", &p_bnd);
+  free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
+  if (rc) return rc;
+  fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
+
+  r->setup_seconds = 0;
+  UM(UM_PAR_LOOP(ctx, degree_kernel, "degree", edges, um_arg_dat(p_deg, 0, pedge, 1, UM_INT, UM_INC),
+                 um_arg_dat(p_deg, 1, pedge, 1, UM_INT, UM_INC)));
+  double maxdu = 0, sumdu2 = 0;
+  int it;
+  for (it = 1; it <= iters; it++) {
+    UM(UM_PAR_LOOP(ctx, gather_kernel, "gather", edges, um_arg_dat(p_u, 0, pedge, 1, UM_DOUBLE, UM_READ),
+                   um_arg_dat(p_u, 1, pedge, 1, UM_DOUBLE, UM_READ), um_arg_dat(p_s, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                   um_arg_dat(p_s, 1, pedge, 1, UM_DOUBLE, UM_INC)));
+    maxdu = 0;
+    sumdu2 = 0;
+    UM(UM_PAR_LOOP(ctx, relax_kernel, "relax", nodes, um_arg_dat(p_deg, -1, UM_ID, 1, UM_INT, UM_READ),
+                   um_arg_dat(p_bnd, -1, UM_ID, 1, UM_INT, UM_READ), um_arg_dat(p_s, -1, UM_ID, 1, UM_DOUBLE, UM_RW),
+                   um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_gbl(&maxdu, 1, UM_DOUBLE, UM_MAX),
+                   um_arg_gbl(&sumdu2, 1, UM_DOUBLE, UM_INC)));
+    if (it % 500 == 0) fprintf(r->log, "  iteration %5d  max|du| %.6e  |du| %.6e\n", it, maxdu, sqrt(sumdu2));
+    um_app_progress(r, "jacobi", it, iters);
+    if (maxdu < tol) break;
+  }
+  if (it > iters) it = iters;
+  um_app_progress(r, "jacobi", iters, iters);
+  double maxerr = 0;
+  UM(UM_PAR_LOOP(ctx, max_error_kernel, "max_error", nodes, um_arg_dat(p_x, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                 um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(&maxerr, 1, UM_DOUBLE, UM_MAX)));
+  fprintf(r->log, "jacobi: %d iterations, last max|du| %.3e, max error against the exact solution %.3e\n", it, maxdu,
+          maxerr);
+  UM(um_app_metric(r, "nodes", nn));
+  UM(um_app_metric(r, "edges", ne));
+  UM(um_app_metric(r, "max_error", maxerr));
+  UM(um_app_metric(r, "iterations", it));
+  return UM_SUCCESS;
+}
+
+const um_app um_app_jacobi = {"jacobi",
+                              "Jacobi iteration for Laplace's equation on a shuffled grid graph (teaching example)",
+                              jacobi_run};

@@ -1,0 +1,89 @@
+# Finds um's dependencies. Each missing required piece stops the configuration
+# with the Debian package that provides it (scripts/install-deps.sh installs them all).
+
+function(um_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "um: ${what} not found. Install it with: apt-get install ${package}"
+                        "  (or run scripts/install-deps.sh, which installs every dependency)")
+  endif()
+endfunction()
+
+# HDF5 (serial)
+set(HDF5_PREFER_PARALLEL OFF)
+find_package(HDF5 COMPONENTS C QUIET)
+um_require(HDF5_FOUND "HDF5 (serial, C library)" libhdf5-dev)
+
+# libyaml
+find_path(UM_YAML_INCLUDE_DIR yaml.h)
+find_library(UM_YAML_LIBRARY yaml)
+set(UM_YAML_OK FALSE)
+if(UM_YAML_INCLUDE_DIR AND UM_YAML_LIBRARY)
+  set(UM_YAML_OK TRUE)
+endif()
+um_require(UM_YAML_OK "libyaml" libyaml-dev)
+add_library(um::yaml UNKNOWN IMPORTED)
+set_target_properties(um::yaml PROPERTIES IMPORTED_LOCATION ${UM_YAML_LIBRARY}
+                      INTERFACE_INCLUDE_DIRECTORIES ${UM_YAML_INCLUDE_DIR})
+
+# METIS
+find_path(UM_METIS_INCLUDE_DIR metis.h)
+find_library(UM_METIS_LIBRARY metis)
+set(UM_METIS_OK FALSE)
+if(UM_METIS_INCLUDE_DIR AND UM_METIS_LIBRARY)
+  set(UM_METIS_OK TRUE)
+endif()
+um_require(UM_METIS_OK "METIS" libmetis-dev)
+add_library(um::metis UNKNOWN IMPORTED)
+set_target_properties(um::metis PROPERTIES IMPORTED_LOCATION ${UM_METIS_LIBRARY}
+                      INTERFACE_INCLUDE_DIRECTORIES ${UM_METIS_INCLUDE_DIR})
+
+# Scotch (Debian puts the header under include/scotch)
+find_path(UM_SCOTCH_INCLUDE_DIR scotch.h PATH_SUFFIXES scotch)
+find_library(UM_SCOTCH_LIBRARY scotch)
+find_library(UM_SCOTCHERR_LIBRARY scotcherr)
+set(UM_SCOTCH_OK FALSE)
+if(UM_SCOTCH_INCLUDE_DIR AND UM_SCOTCH_LIBRARY AND UM_SCOTCHERR_LIBRARY)
+  set(UM_SCOTCH_OK TRUE)
+endif()
+um_require(UM_SCOTCH_OK "Scotch" libscotch-dev)
+add_library(um::scotch INTERFACE IMPORTED)
+set_target_properties(um::scotch PROPERTIES INTERFACE_LINK_LIBRARIES "${UM_SCOTCH_LIBRARY};${UM_SCOTCHERR_LIBRARY}"
+                      INTERFACE_INCLUDE_DIRECTORIES ${UM_SCOTCH_INCLUDE_DIR})
+
+# OpenMP
+set(UM_HAVE_OPENMP OFF)
+if(UM_ENABLE_OPENMP)
+  find_package(OpenMP COMPONENTS C QUIET)
+  um_require(OpenMP_C_FOUND "OpenMP for the C compiler" "libgomp1 (comes with gcc)")
+  set(UM_HAVE_OPENMP ON)
+endif()
+
+# CUDA toolkit: cudart and NVRTC (the backend itself lands with its own issue)
+set(UM_HAVE_CUDA OFF)
+if(UM_ENABLE_CUDA)
+  find_package(CUDAToolkit QUIET)
+  um_require(CUDAToolkit_FOUND "the CUDA toolkit (nvcc, cudart, NVRTC)"
+             "nvidia-cuda-toolkit, or NVIDIA's cuda-toolkit; set CUDAToolkit_ROOT if it is installed elsewhere")
+  if(NOT TARGET CUDA::nvrtc)
+    message(FATAL_ERROR "um: the CUDA toolkit at ${CUDAToolkit_LIBRARY_DIR} has no NVRTC library; install cuda-nvrtc-dev")
+  endif()
+  set(UM_HAVE_CUDA ON)
+else()
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
+    message(STATUS "um: CUDA toolkit ${CUDAToolkit_VERSION} found; configure with -DUM_ENABLE_CUDA=ON to use it")
+  endif()
+endif()
+
+# MPI
+set(UM_HAVE_MPI OFF)
+if(UM_ENABLE_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  um_require(MPI_C_FOUND "MPI for C" "libopenmpi-dev openmpi-bin")
+  set(UM_HAVE_MPI ON)
+else()
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    message(STATUS "um: MPI ${MPI_C_VERSION} found; configure with -DUM_ENABLE_MPI=ON to use it")
+  endif()
+endif()

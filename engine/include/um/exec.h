@@ -1,0 +1,96 @@
+/* um/exec.h: how the host backends hand resolved arguments to a kernel.
+ *
+ * A backend fills one um_exec per thread with a descriptor per argument
+ * (base pointer, map, layout), then calls kernel->range(x, begin, end).
+ * The range function, generated in the app by UM_KERNEL_DEFINE, builds one
+ * pointer per argument with um_exec_args(), calls the user kernel, and for
+ * SoA arguments that the kernel writes, scatters the values back with
+ * um_exec_scatter(). The kernel body itself is never copied.
+ */
+#ifndef UM_EXEC_H
+#define UM_EXEC_H
+
+#include <string.h>
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UM_MAX_ARGS 48        /* arguments per loop                 */
+#define UM_MAX_SCRATCH_DIM 64 /* largest dim of a SoA or global arg */
+
+typedef enum {
+  UM_X_DIRECT_AOS = 0,
+  UM_X_INDIRECT_AOS,
+  UM_X_DIRECT_SOA,
+  UM_X_INDIRECT_SOA,
+  UM_X_GBL
+} um_exec_kind;
+
+typedef struct {
+  int kind;          /* um_exec_kind                                   */
+  char *base;        /* dat storage (or the global's value)            */
+  const int *map;    /* indirect: map data                             */
+  int arity, idx;    /* indirect: map arity and index                  */
+  int dim;           /* values per element                             */
+  int esize;         /* bytes per value                                */
+  size_t row;        /* AoS: bytes per element (dim * esize)           */
+  size_t stride;     /* SoA: bytes between components (set size * esize)*/
+  int acc;           /* um_access                                      */
+  int type;          /* um_type                                        */
+} um_exec_arg;
+
+typedef struct um_exec {
+  int nargs;
+  int nsoa;          /* SoA args (0: every arg takes the fast AoS path)  */
+  int nsoa_write;    /* SoA args that the kernel may write              */
+  um_exec_arg a[UM_MAX_ARGS];
+  /* per-thread staging for SoA args (one element's values, as AoS) */
+  double scratch[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
+} um_exec;
+
+static inline size_t um__target(const um_exec_arg *a, int e) {
+  return a->map ? (size_t)a->map[(size_t)e * (size_t)a->arity + (size_t)a->idx] : (size_t)e;
+}
+
+/* Fast path when no arg is SoA: p[i] = base + target * row, where a global
+ * has row 0 and a direct arg no map. n is a compile-time constant in the
+ * range functions, so the loop unrolls. */
+static inline void um_exec_args_aos(const um_exec *x, int e, void **p, int n) {
+  for (int i = 0; i < n; i++) {
+    const um_exec_arg *a = &x->a[i];
+    p[i] = a->base + um__target(a, e) * a->row;
+  }
+}
+
+/* General path: fill p[0..nargs) for element e, staging SoA args. */
+static inline void um_exec_args(um_exec *x, int e, void **p) {
+  for (int i = 0; i < x->nargs; i++) {
+    const um_exec_arg *a = &x->a[i];
+    switch (a->kind) {
+    case UM_X_DIRECT_AOS: p[i] = a->base + (size_t)e * a->row; break;
+    case UM_X_INDIRECT_AOS: p[i] = a->base + um__target(a, e) * a->row; break;
+    case UM_X_GBL: p[i] = a->base; break;
+    default: { /* SoA: gather one element into scratch */
+      char *s = (char *)x->scratch[i];
+      if (a->acc == UM_INC) {
+        memset(s, 0, (size_t)a->dim * (size_t)a->esize);
+      } else if (a->acc != UM_WRITE) {
+        const char *src = a->base + um__target(a, e) * (size_t)a->esize;
+        for (int c = 0; c < a->dim; c++)
+          memcpy(s + (size_t)c * (size_t)a->esize, src + (size_t)c * a->stride, (size_t)a->esize);
+      }
+      p[i] = s;
+    }
+    }
+  }
+}
+
+/* Write SoA values back after the kernel ran on element e. */
+void um_exec_scatter(um_exec *x, int e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

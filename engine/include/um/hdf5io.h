@@ -1,0 +1,114 @@
+/* um: HDF5 mesh I/O in OP2's file layout, and XDMF descriptions for ParaView.
+ *
+ * File layout (that of OP2-Common, op2/src/externlib/op_hdf5.cpp, so files
+ * written by OP2's op_dump_to_hdf5 / op_write_const_hdf5 -- e.g. Airfoil's
+ * new_grid.h5 -- can be read here, and files written here can be read by OP2):
+ *
+ *   set   "<set>"   int32 dataset of shape [1] holding the set size.
+ *   map   "<map>"   int dataset [from_size][arity], 0-based targets; attributes
+ *                   "size" int32[1] = from_size, "dim" int32[1] = arity,
+ *                   "type" scalar fixed-length string (10 bytes) = "int".
+ *   dat   "<dat>"   dataset [set_size][dim] of native double / float / int32;
+ *                   attributes "size" int32[1] = dim * sizeof(type) (bytes per
+ *                   element, as OP2's op_dat->size), "dim" int32[1] = dim,
+ *                   "type" scalar fixed-length string = "double"/"float"/"int".
+ *   const "<name>"  dataset [dim] of native double / float / int32; attributes
+ *                   "dim" int32[1] = dim, "type" scalar string as for dats.
+ *
+ * Names may contain '/' (OP2 allows "/group/p_x"): groups are created on write.
+ * Like OP2 since 2017, the readers take shape and element type from the
+ * dataset itself (dataspace and HDF5 datatype), not from the attributes.
+ * A rank-1 dataset [n] is read as a dat / map with one column.
+ *
+ * Types: file 64-bit float <-> UM_DOUBLE, 32-bit float <-> UM_FLOAT, any
+ * integer width <-> UM_INT (range-checked). Reading a float dataset as another
+ * um_type is refused (no silent precision change).
+ *
+ * All functions return UM_SUCCESS or an um_error code, with the message (file,
+ * dataset, what was wrong, HDF5's own error text where there is one, and a
+ * hint) stored in the context: um_error_message(ctx). HDF5's automatic
+ * error-stack printing is switched off during each call and restored after.
+ *
+ * Writers never leave a half-written file: they write "<path>.tmp" (a copy of
+ * <path> when adding to an existing file) and rename it over <path> only after
+ * the HDF5 file was closed successfully; on failure the .tmp file is removed.
+ * (Adding one dataset to an existing file therefore copies the file: to dump a
+ * whole context use um_hdf5_write_mesh.)
+ */
+#ifndef UM_HDF5IO_H
+#define UM_HDF5IO_H
+
+#include <stddef.h>
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* Declare a set named `name` whose size is the integer stored in dataset `name`
+ * (OP2: op_decl_set_hdf5). */
+int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set **out);
+
+/* Declare a map from -> to named `name` from dataset `name` [from_size][arity].
+ * The arity is taken from the file; rows must equal um_set_size(from) and every
+ * entry must lie in [0, um_set_size(to)). (OP2: op_decl_map_hdf5) */
+int um_hdf5_read_map(um_context *ctx, const char *file, um_set *from, um_set *to, const char *name,
+                     um_map **out);
+/* The same, also requiring the file's arity to equal `arity` (> 0). */
+int um_hdf5_read_map_expect(um_context *ctx, const char *file, um_set *from, um_set *to, int arity,
+                            const char *name, um_map **out);
+
+/* Declare a dat on `set` named `name` from dataset `name` [set_size][dim]; dim
+ * and type come from the file (64-bit float -> UM_DOUBLE, 32-bit float ->
+ * UM_FLOAT, integer -> UM_INT). Rows must equal um_set_size(set). */
+int um_hdf5_read_dat(um_context *ctx, const char *file, um_set *set, const char *name, um_dat **out);
+/* The same, also requiring dim (> 0) and type to match the file (OP2:
+ * op_decl_dat_hdf5(set, dim, type, file, name)). */
+int um_hdf5_read_dat_expect(um_context *ctx, const char *file, um_set *set, int dim, um_type type,
+                            const char *name, um_dat **out);
+
+/* Read the global constant in dataset `name` (dim values) into out, which must
+ * hold dim values of `type` (OP2: op_get_const_hdf5). Does not declare it: pass
+ * the values to um_decl_const if kernels need them. */
+int um_hdf5_read_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,
+                       void *out);
+
+/* ---- writing -------------------------------------------------------------- */
+/* Each adds one dataset to `file` (created if absent; a dataset of the same
+ * name is replaced), atomically as described above. */
+int um_hdf5_write_set(um_context *ctx, const char *file, const um_set *set);
+int um_hdf5_write_map(um_context *ctx, const char *file, const um_map *map);
+/* Data fetched with um_dat_fetch: written as AoS whatever the layout/device. */
+int um_hdf5_write_dat(um_context *ctx, const char *file, const um_dat *dat);
+int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,
+                        const void *data);
+
+/* Write a new file (replacing any old one) holding every set, map and dat
+ * declared in ctx (OP2: op_dump_to_hdf5). */
+int um_hdf5_write_mesh(um_context *ctx, const char *file);
+
+/* ---- XDMF ------------------------------------------------------------------ */
+/* Write an XDMF 2 file describing a mesh stored in the HDF5 file `h5_name`
+ * (as referenced from the .xmf, normally a name relative to it): node
+ * coordinates in dataset node_coords_dat [nnodes][coord_dim] (coord_dim 2 or
+ * 3), cells in map cell_map [ncells][nodes_per_cell] (0-based), and cell-centred
+ * fields cell_dats[i] [ncells][cell_dat_dims[i]].
+ * Topology: 2 nodes -> Polyline, 3 -> Triangle, 4 -> Quadrilateral (2D) or
+ * Tetrahedron (3D), 8 -> Hexahedron. Field dims 1 -> Scalar, 3 -> Vector,
+ * 6 -> Tensor6, 9 -> Tensor, others -> Matrix.
+ * Number types are taken from the HDF5 file when it can be opened (relative to
+ * the .xmf's folder), otherwise assumed 64-bit float (coords, fields) and
+ * 32-bit int (cells). Written atomically (.tmp + rename).
+ * Returns UM_SUCCESS, UM_ERR_ARG, UM_ERR_UNSUPPORTED or UM_ERR_IO, with a
+ * message in err (if err != NULL). */
+int um_xdmf_write(const char *xmf_path, const char *h5_name, const char *node_coords_dat, int nnodes,
+                  int coord_dim, const char *cell_map, int ncells, int nodes_per_cell,
+                  const char *const *cell_dats, const int *cell_dat_dims, int ncell_dats, char *err,
+                  size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

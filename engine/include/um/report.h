@@ -1,0 +1,21 @@
+/* um/report.h: the per-loop timing table and plan statistics, as text and JSON. */
+#ifndef UM_REPORT_H
+#define UM_REPORT_H
+#include <stdio.h>
+#include "um/um.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Per-loop table: calls, time, % of `total_seconds` (<= 0: of the loops' sum),
+ * time per call and useful GB/s (bytes counted as in docs/architecture.md). */
+void um_report_loops(const um_context *ctx, FILE *f, double total_seconds);
+/* Plan statistics of every loop that used a plan. */
+void um_report_plans(const um_context *ctx, FILE *f);
+/* The same as a JSON array of objects (no trailing newline). */
+void um_report_loops_json(const um_context *ctx, FILE *f);
+/* Write s as a JSON string literal. */
+void um_json_string(FILE *f, const char *s);
+#ifdef __cplusplus
+}
+#endif
+#endif

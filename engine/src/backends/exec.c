@@ -1,0 +1,118 @@
+/* Host execution helpers shared by the seq and OpenMP backends: argument
+ * descriptors, SoA write-back and global reductions. */
+#include <float.h>
+#include <limits.h>
+#include <string.h>
+#include "../core/internal.h"
+
+void um__exec_init(um_exec *x, const um_loop *loop) {
+  x->nargs = loop->nargs;
+  x->nsoa = 0;
+  x->nsoa_write = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    um_exec_arg *e = &x->a[i];
+    memset(e, 0, sizeof *e);
+    e->acc = (int)a->acc;
+    e->dim = a->dim;
+    e->type = (int)a->type;
+    e->esize = (int)um_type_size(a->type);
+    e->row = (size_t)e->dim * (size_t)e->esize;
+    if (a->kind == UM_ARG_GBL) {
+      e->kind = UM_X_GBL;
+      e->base = (char *)x->scratch[i];
+      e->row = 0; /* every element sees the same value */
+      continue;
+    }
+    const um_dat *d = a->dat;
+    e->base = d->data;
+    e->stride = (size_t)d->set->size * d->esize;
+    int soa = d->layout == UM_SOA && d->dim > 1;
+    if (a->map) {
+      e->map = a->map->data;
+      e->arity = a->map->arity;
+      e->idx = a->idx;
+      e->kind = soa ? UM_X_INDIRECT_SOA : UM_X_INDIRECT_AOS;
+    } else {
+      e->kind = soa ? UM_X_DIRECT_SOA : UM_X_DIRECT_AOS;
+    }
+    if (soa) x->nsoa++;
+    if (soa && a->acc != UM_READ) x->nsoa_write++;
+  }
+}
+
+void um_exec_scatter(um_exec *x, int e) {
+  for (int i = 0; i < x->nargs; i++) {
+    const um_exec_arg *a = &x->a[i];
+    if ((a->kind != UM_X_DIRECT_SOA && a->kind != UM_X_INDIRECT_SOA) || a->acc == UM_READ) continue;
+    char *dst = a->base + um__target(a, e) * (size_t)a->esize;
+    const char *s = (const char *)x->scratch[i];
+    for (int c = 0; c < a->dim; c++, dst += a->stride, s += a->esize) {
+      if (a->acc != UM_INC) {
+        memcpy(dst, s, (size_t)a->esize);
+      } else if (a->type == UM_DOUBLE) {
+        double v, d;
+        memcpy(&v, s, sizeof v);
+        memcpy(&d, dst, sizeof d);
+        d += v;
+        memcpy(dst, &d, sizeof d);
+      } else if (a->type == UM_FLOAT) {
+        float v, d;
+        memcpy(&v, s, sizeof v);
+        memcpy(&d, dst, sizeof d);
+        d += v;
+        memcpy(dst, &d, sizeof d);
+      } else {
+        int v, d;
+        memcpy(&v, s, sizeof v);
+        memcpy(&d, dst, sizeof d);
+        d += v;
+        memcpy(dst, &d, sizeof d);
+      }
+    }
+  }
+}
+
+/* Globals: READ, MIN and MAX start from the user's value, INC from zero. */
+void um__gbl_init(um_exec *x, const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL) continue;
+    size_t bytes = (size_t)a->dim * um_type_size(a->type);
+    if (a->acc == UM_INC) memset(x->scratch[i], 0, bytes);
+    else memcpy(x->scratch[i], a->gbl, bytes);
+  }
+}
+
+#define COMBINE(T)                                                              \
+  do {                                                                          \
+    T *d = (T *)dst;                                                            \
+    const T *s = (const T *)src;                                                \
+    for (int c = 0; c < dim; c++) {                                             \
+      if (acc == UM_INC) d[c] += s[c];                                          \
+      else if (acc == UM_MIN) d[c] = s[c] < d[c] ? s[c] : d[c];                 \
+      else if (acc == UM_MAX) d[c] = s[c] > d[c] ? s[c] : d[c];                 \
+    }                                                                           \
+  } while (0)
+
+static void combine(void *dst, const void *src, int dim, um_type t, um_access acc) {
+  if (t == UM_DOUBLE) COMBINE(double);
+  else if (t == UM_FLOAT) COMBINE(float);
+  else COMBINE(int);
+}
+
+void um__gbl_combine(const um_loop *loop, um_exec *into, const um_exec *from) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) combine(into->scratch[i], from->scratch[i], a->dim, a->type, a->acc);
+  }
+}
+
+void um__gbl_finish(const um_loop *loop, const um_exec *x) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    if (a->acc == UM_INC) combine(a->gbl, x->scratch[i], a->dim, a->type, UM_INC);
+    else memcpy(a->gbl, x->scratch[i], (size_t)a->dim * um_type_size(a->type));
+  }
+}

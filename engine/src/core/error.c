@@ -1,0 +1,43 @@
+/* Error recording: one message per context, with the trail of UM_CHECKs. */
+#include <string.h>
+#include "internal.h"
+
+static const char *const error_names[] = {
+    "UM_SUCCESS", "UM_ERR_ARG",        "UM_ERR_ALLOC",   "UM_ERR_IO",   "UM_ERR_CONFIG",
+    "UM_ERR_UNSUPPORTED", "UM_ERR_BACKEND", "UM_ERR_VALIDATION", "UM_ERR_PLAN", "UM_ERR_INTERNAL"};
+
+const char *um_error_name(int code) {
+  if (code < 0 || code >= (int)(sizeof error_names / sizeof error_names[0])) return "UM_ERR_UNKNOWN";
+  return error_names[code];
+}
+
+static const char *basename_of(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+int um__error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
+  if (!ctx) return code;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  if ((size_t)n < sizeof ctx->errmsg)
+    snprintf(ctx->errmsg + n, sizeof ctx->errmsg - (size_t)n, "\n  [%s, %s:%d]", um_error_name(code),
+             basename_of(file), line);
+  return code;
+}
+
+int um__trace(um_context *ctx, int code, const char *file, int line) {
+  if (!ctx) return code;
+  size_t n = strlen(ctx->errmsg);
+  if (n + 64 < sizeof ctx->errmsg)
+    snprintf(ctx->errmsg + n, sizeof ctx->errmsg - n, " <- %s:%d", basename_of(file), line);
+  return code;
+}
+
+const char *um_error_message(const um_context *ctx) { return ctx ? ctx->errmsg : ""; }
+void um_error_clear(um_context *ctx) {
+  if (ctx) ctx->errmsg[0] = '\0';
+}

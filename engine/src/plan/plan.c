@@ -1,0 +1,1088 @@
+/* Plan construction and checking (see plan.h).
+ *
+ * Algorithm after the OP2 plan builder (Giles et al., op_plan_core):
+ *   1. blocks: contiguous ranges of block_size elements;
+ *   2. inds: distinct (dat_id, map_id) pairs among indirect args; per block and
+ *      ind the sorted, de-duplicated target list and the local renumbering;
+ *   3. thread colouring inside each block with block-local 32-bit masks,
+ *      block colouring across blocks with global 32-bit masks; greedy
+ *      first-free colour, further passes (colours 32.., 64.., ...) for what
+ *      did not fit into 32 colours;
+ *   4. block map (blocks grouped by colour) and statistics.
+ *
+ * Cost: O(references + sum of to_size) plus an O(k log k) sort of each
+ * block's k targets per ind. Nothing is cleared per block over a whole
+ * target set: the "seen" marker carries the block number as generation.
+ *
+ * Conflicts: two indirect args conflict when both are INC, RW or WRITE and
+ * they reach the same target of the same dat (equal dat_id), whether through
+ * the same map or not. When one dat is written through two different maps,
+ * the block-local masks of a single ind cannot see the conflict, so that dat's
+ * thread colouring falls back to masks indexed by global target (only the
+ * entries touched by a block are reset afterwards).
+ */
+#include "plan.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FULL_MASK 0xFFFFFFFFu
+
+/* ---- errors and allocation ---------------------------------------------- */
+
+static int plan_fail(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+/* Allocation counter: lets tests make the (n+1)-th allocation fail. */
+typedef struct {
+  long fail_after; /* < 0: never fail */
+  long nalloc;
+} alloc_ctx;
+
+static int alloc_refused(alloc_ctx *ac) {
+  if (!ac || ac->fail_after < 0) return 0;
+  if (ac->nalloc >= ac->fail_after) return 1;
+  ac->nalloc++;
+  return 0;
+}
+
+static void *ac_malloc(alloc_ctx *ac, size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size) return NULL;
+  if (alloc_refused(ac)) return NULL;
+  size_t bytes = n * size;
+  return malloc(bytes ? bytes : 1);
+}
+
+static void *ac_calloc(alloc_ctx *ac, size_t n, size_t size) {
+  if (alloc_refused(ac)) return NULL;
+  return calloc(n ? n : 1, size ? size : 1);
+}
+
+static int conflicting(um_access a) { return a == UM_INC || a == UM_RW || a == UM_WRITE; }
+
+static unsigned first_zero(uint32_t mask) { /* mask != FULL_MASK */
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctz(~mask);
+#else
+  unsigned c = 0;
+  while (mask & 1u) {
+    mask >>= 1;
+    c++;
+  }
+  return c;
+#endif
+}
+
+/* ---- sorting of small int arrays (introsort) ----------------------------- */
+
+static void insertion_sort(int *a, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    int v = a[i];
+    size_t j = i;
+    while (j > 0 && a[j - 1] > v) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = v;
+  }
+}
+
+static void sift_down(int *a, size_t root, size_t n) {
+  for (;;) {
+    size_t child = 2 * root + 1;
+    if (child >= n) return;
+    if (child + 1 < n && a[child + 1] > a[child]) child++;
+    if (a[root] >= a[child]) return;
+    int t = a[root];
+    a[root] = a[child];
+    a[child] = t;
+    root = child;
+  }
+}
+
+static void heap_sort(int *a, size_t n) {
+  for (size_t i = n / 2; i-- > 0;) sift_down(a, i, n);
+  for (size_t end = n; end-- > 1;) {
+    int t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    sift_down(a, 0, end);
+  }
+}
+
+static void intro_sort(int *a, size_t n, int depth) {
+  while (n > 16) {
+    if (depth-- == 0) {
+      heap_sort(a, n);
+      return;
+    }
+    /* median of the quartiles as pivot: target lists are often runs that are
+     * sorted but for their ends, where first/middle/last would split badly */
+    int x = a[n / 4], y = a[n / 2], z = a[n - 1 - n / 4];
+    int pivot = (x < y) ? ((y < z) ? y : ((x < z) ? z : x)) : ((x < z) ? x : ((y < z) ? z : y));
+    size_t i = 0, j = n - 1;
+    for (;;) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i >= j) break;
+      int t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+      i++;
+      j--;
+    }
+    /* [0, j] <= pivot <= [j+1, n); recurse into the smaller part */
+    size_t left = j + 1;
+    if (left < n - left) {
+      intro_sort(a, left, depth);
+      a += left;
+      n -= left;
+    } else {
+      intro_sort(a + left, n - left, depth);
+      n = left;
+    }
+  }
+  insertion_sort(a, n);
+}
+
+static void sort_ints(int *a, size_t n) {
+  int depth = 0;
+  for (size_t m = n; m > 1; m >>= 1) depth += 2;
+  intro_sort(a, n, depth);
+}
+
+/* ---- input analysis ------------------------------------------------------ */
+
+/* The loop's inds and conflict groups, derived from the input alone. */
+typedef struct {
+  int ninds;
+  int arg_ind[UM_PLAN_MAX_ARGS];
+  int ind_arg_off[UM_PLAN_MAX_ARGS + 1]; /* args of ind i:                         */
+  int ind_arg[UM_PLAN_MAX_ARGS];         /*   ind_arg[ind_arg_off[i] .. off[i+1])   */
+  int ind_first[UM_PLAN_MAX_ARGS];       /* first arg of ind i                      */
+  int ind_inc[UM_PLAN_MAX_ARGS];         /* all args INC                            */
+  int ind_allconf[UM_PLAN_MAX_ARGS];     /* all args conflicting                    */
+  int ind_group[UM_PLAN_MAX_ARGS];       /* conflict group, -1 if none of its args writes */
+  /* conflict groups: one per dat_id among conflicting indirect args */
+  int ngroups;
+  int group_multi[UM_PLAN_MAX_ARGS]; /* written through more than one ind */
+  int group_ind[UM_PLAN_MAX_ARGS];   /* the ind, when not multi            */
+  int group_to_size[UM_PLAN_MAX_ARGS];
+  int group_dat[UM_PLAN_MAX_ARGS];
+  int nconf; /* conflicting args */
+  int conf_arg[UM_PLAN_MAX_ARGS];
+  int conf_group[UM_PLAN_MAX_ARGS];
+} loop_info;
+
+static int validate_input(const um_plan_input *in, loop_info *li, char *err, size_t errlen) {
+  if (!in) return plan_fail(err, errlen, UM_ERR_ARG, "plan input is NULL");
+  if (in->set_size < 0)
+    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: set_size %d is negative", in->set_size);
+  if (in->block_size <= 0)
+    return plan_fail(err, errlen, UM_ERR_ARG,
+                     "plan input: block_size %d must be > 0 (typical values 64..512)", in->block_size);
+  if (in->nargs < 0 || in->nargs > UM_PLAN_MAX_ARGS)
+    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: nargs %d outside [0, %d]; split the loop",
+                     in->nargs, UM_PLAN_MAX_ARGS);
+  if (in->nargs > 0 && !in->args)
+    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: nargs is %d but args is NULL", in->nargs);
+
+  memset(li, 0, sizeof *li);
+  const um_plan_arg *args = in->args;
+  for (int a = 0; a < in->nargs; a++) {
+    const um_plan_arg *x = &args[a];
+    li->arg_ind[a] = -1;
+    if (!x->map) continue;
+    if (x->arity < 1)
+      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: map arity %d must be >= 1", a, x->arity);
+    if (x->idx < 0 || x->idx >= x->arity)
+      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: map index %d outside [0, %d)", a, x->idx,
+                       x->arity);
+    if (x->to_size < 0)
+      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: to_size %d is negative", a, x->to_size);
+    if (x->dim < 1 || x->esize < 1)
+      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: dim %d and esize %d must be >= 1", a,
+                       x->dim, x->esize);
+    if (x->acc != UM_READ && x->acc != UM_WRITE && x->acc != UM_RW && x->acc != UM_INC)
+      return plan_fail(err, errlen, UM_ERR_ARG,
+                       "plan arg %d: access mode %d not allowed on an indirect arg "
+                       "(use READ, WRITE, RW or INC; MIN/MAX are for global args)",
+                       a, (int)x->acc);
+    /* ind: first earlier arg with the same (dat_id, map_id) */
+    int ind = -1;
+    for (int b = 0; b < a; b++) {
+      const um_plan_arg *y = &args[b];
+      if (!y->map || y->dat_id != x->dat_id) continue;
+      if (y->to_size != x->to_size || y->dim != x->dim || y->esize != x->esize)
+        return plan_fail(err, errlen, UM_ERR_ARG,
+                         "plan args %d and %d name the same dat (dat_id %d) but disagree on "
+                         "to_size (%d/%d), dim (%d/%d) or esize (%d/%d)",
+                         b, a, x->dat_id, y->to_size, x->to_size, y->dim, x->dim, y->esize, x->esize);
+      if (y->map_id != x->map_id) continue;
+      if (y->map != x->map || y->arity != x->arity)
+        return plan_fail(err, errlen, UM_ERR_ARG,
+                         "plan args %d and %d share (dat_id %d, map_id %d) but have different map "
+                         "pointers or arities (%d/%d)",
+                         b, a, x->dat_id, x->map_id, y->arity, x->arity);
+      if (ind < 0) ind = li->arg_ind[b];
+    }
+    if (ind < 0) ind = li->ninds++;
+    li->arg_ind[a] = ind;
+  }
+
+  /* map values in range: once per distinct (map, arity, idx, to_size) */
+  for (int a = 0; a < in->nargs; a++) {
+    const um_plan_arg *x = &args[a];
+    if (!x->map) continue;
+    int seen = 0;
+    for (int b = 0; b < a && !seen; b++) {
+      const um_plan_arg *y = &args[b];
+      seen = y->map == x->map && y->arity == x->arity && y->idx == x->idx && y->to_size == x->to_size;
+    }
+    if (seen) continue;
+    const int *m = x->map;
+    size_t ar = (size_t)x->arity;
+    unsigned to = (unsigned)x->to_size;
+    for (int e = 0; e < in->set_size; e++) {
+      int t = m[(size_t)e * ar + (size_t)x->idx];
+      if ((unsigned)t >= to)
+        return plan_fail(err, errlen, UM_ERR_ARG,
+                         "plan arg %d: map entry of element %d at index %d (map[%zu]) is %d, outside the "
+                         "target set [0, %d); fix the map data",
+                         a, e, x->idx, (size_t)e * ar + (size_t)x->idx, t, x->to_size);
+    }
+  }
+
+  /* per-ind arg lists and flags */
+  int count[UM_PLAN_MAX_ARGS + 1] = {0};
+  for (int a = 0; a < in->nargs; a++)
+    if (li->arg_ind[a] >= 0) count[li->arg_ind[a] + 1]++;
+  for (int i = 0; i < li->ninds; i++) li->ind_arg_off[i + 1] = li->ind_arg_off[i] + count[i + 1];
+  int fill[UM_PLAN_MAX_ARGS];
+  for (int i = 0; i < li->ninds; i++) {
+    fill[i] = li->ind_arg_off[i];
+    li->ind_inc[i] = 1;
+    li->ind_allconf[i] = 1;
+    li->ind_group[i] = -1;
+  }
+  for (int a = 0; a < in->nargs; a++) {
+    int i = li->arg_ind[a];
+    if (i < 0) continue;
+    if (fill[i] == li->ind_arg_off[i]) li->ind_first[i] = a;
+    li->ind_arg[fill[i]++] = a;
+    if (args[a].acc != UM_INC) li->ind_inc[i] = 0;
+    if (!conflicting(args[a].acc)) li->ind_allconf[i] = 0;
+  }
+
+  /* conflict groups by dat_id */
+  for (int a = 0; a < in->nargs; a++) {
+    if (li->arg_ind[a] < 0 || !conflicting(args[a].acc)) continue;
+    int g = 0;
+    while (g < li->ngroups && li->group_dat[g] != args[a].dat_id) g++;
+    if (g == li->ngroups) {
+      li->ngroups++;
+      li->group_dat[g] = args[a].dat_id;
+      li->group_to_size[g] = args[a].to_size;
+      li->group_ind[g] = li->arg_ind[a];
+      li->group_multi[g] = 0;
+    } else if (li->group_ind[g] != li->arg_ind[a]) {
+      li->group_multi[g] = 1;
+    }
+    li->ind_group[li->arg_ind[a]] = g;
+    li->conf_arg[li->nconf] = a;
+    li->conf_group[li->nconf] = g;
+    li->nconf++;
+  }
+  return UM_SUCCESS;
+}
+
+/* ---- free ------------------------------------------------------------------ */
+
+void um_plan_free(um_plan *p) {
+  if (!p) return;
+  free(p->block_offset);
+  free(p->arg_ind);
+  free(p->ind_dim);
+  free(p->ind_esize);
+  free(p->ind_inc);
+  if (p->ind_offset)
+    for (int i = 0; i < p->ninds; i++) free(p->ind_offset[i]);
+  if (p->ind_targets)
+    for (int i = 0; i < p->ninds; i++) free(p->ind_targets[i]);
+  free(p->ind_offset);
+  free(p->ind_targets);
+  if (p->loc)
+    for (int a = 0; a < p->nargs; a++) free(p->loc[a]);
+  free(p->loc);
+  free(p->thread_colour);
+  free(p->nthread_colours);
+  free(p->block_colour);
+  free(p->colour_offset);
+  free(p->block_order);
+  free(p);
+}
+
+/* ---- staging: target lists and local renumbering -------------------------- */
+
+/* Sorted set of map indices used by ind i, for detecting inds with equal lists. */
+static int ind_idx_set(const um_plan_input *in, const loop_info *li, int i, int *out) {
+  int n = 0;
+  for (int k = li->ind_arg_off[i]; k < li->ind_arg_off[i + 1]; k++) {
+    int idx = in->args[li->ind_arg[k]].idx, j = 0;
+    while (j < n && out[j] < idx) j++;
+    if (j < n && out[j] == idx) continue;
+    memmove(out + j + 1, out + j, (size_t)(n - j) * sizeof(int));
+    out[j] = idx;
+    n++;
+  }
+  return n;
+}
+
+static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_info *li, char *err,
+                 size_t errlen) {
+  const int nb = p->nblocks, set_size = in->set_size;
+  int max_to = 0;
+  for (int i = 0; i < li->ninds; i++)
+    if (in->args[li->ind_first[i]].to_size > max_to) max_to = in->args[li->ind_first[i]].to_size;
+  int *mark = NULL, *local = NULL;
+  if (li->ninds > 0 && max_to > 0) {
+    mark = ac_malloc(ac, (size_t)max_to, sizeof(int));
+    local = ac_malloc(ac, (size_t)max_to, sizeof(int));
+    if (!mark || !local) {
+      free(mark);
+      free(local);
+      return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for staging work arrays (%d targets)",
+                       max_to);
+    }
+  }
+  int rc = UM_SUCCESS;
+  int idxs[UM_PLAN_MAX_ARGS][UM_PLAN_MAX_ARGS], nidx[UM_PLAN_MAX_ARGS];
+  for (int i = 0; i < li->ninds && rc == UM_SUCCESS; i++) {
+    const um_plan_arg *x = &in->args[li->ind_first[i]];
+    nidx[i] = ind_idx_set(in, li, i, idxs[i]);
+    /* an earlier ind through the same map with the same indices has the same lists */
+    int twin = -1;
+    for (int j = 0; j < i && twin < 0; j++) {
+      const um_plan_arg *y = &in->args[li->ind_first[j]];
+      if (y->map == x->map && y->arity == x->arity && y->to_size == x->to_size && nidx[j] == nidx[i] &&
+          memcmp(idxs[j], idxs[i], (size_t)nidx[i] * sizeof(int)) == 0)
+        twin = j;
+    }
+    p->ind_offset[i] = ac_malloc(ac, (size_t)nb + 1, sizeof(int));
+    if (!p->ind_offset[i]) {
+      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block offsets of ind %d", i);
+      break;
+    }
+    if (twin >= 0) {
+      size_t total = (size_t)p->ind_offset[twin][nb];
+      memcpy(p->ind_offset[i], p->ind_offset[twin], ((size_t)nb + 1) * sizeof(int));
+      p->ind_targets[i] = ac_malloc(ac, total, sizeof(int));
+      if (!p->ind_targets[i]) {
+        rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", total, i);
+        break;
+      }
+      memcpy(p->ind_targets[i], p->ind_targets[twin], total * sizeof(int));
+      for (int k = li->ind_arg_off[i]; k < li->ind_arg_off[i + 1]; k++) {
+        int a = li->ind_arg[k], src = -1;
+        for (int kk = li->ind_arg_off[twin]; kk < li->ind_arg_off[twin + 1] && src < 0; kk++)
+          if (in->args[li->ind_arg[kk]].idx == in->args[a].idx) src = li->ind_arg[kk];
+        memcpy(p->loc[a], p->loc[src], (size_t)set_size * sizeof(int));
+      }
+      continue;
+    }
+
+    /* capacity: at most one staged target per reference, and the total must fit in an int */
+    size_t nargs_i = (size_t)(li->ind_arg_off[i + 1] - li->ind_arg_off[i]);
+    size_t cap = nargs_i * (size_t)set_size;
+    if (cap > (size_t)INT_MAX) cap = (size_t)INT_MAX;
+    int *tg = ac_malloc(ac, cap, sizeof(int));
+    if (!tg) {
+      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", cap, i);
+      break;
+    }
+    p->ind_targets[i] = tg;
+    for (int t = 0; t < x->to_size; t++) mark[t] = -1;
+    size_t n = 0;
+    p->ind_offset[i][0] = 0;
+    for (int b = 0; b < nb; b++) {
+      const int e0 = p->block_offset[b], e1 = p->block_offset[b + 1];
+      const size_t start = n;
+      if (cap - n < nargs_i * (size_t)(e1 - e0)) {
+        rc = plan_fail(err, errlen, UM_ERR_ARG,
+                       "plan: ind %d stages more than INT_MAX targets; use fewer elements per loop", i);
+        break;
+      }
+      for (int k = li->ind_arg_off[i]; k < li->ind_arg_off[i + 1]; k++) {
+        const um_plan_arg *y = &in->args[li->ind_arg[k]];
+        const int *m = y->map + y->idx;
+        const size_t ar = (size_t)y->arity;
+        for (int e = e0; e < e1; e++) {
+          int t = m[(size_t)e * ar];
+          if (mark[t] != b) {
+            mark[t] = b;
+            tg[n++] = t;
+          }
+        }
+      }
+      sort_ints(tg + start, n - start);
+      for (size_t j = start; j < n; j++) local[tg[j]] = (int)(j - start);
+      for (int k = li->ind_arg_off[i]; k < li->ind_arg_off[i + 1]; k++) {
+        const int a = li->ind_arg[k];
+        const um_plan_arg *y = &in->args[a];
+        const int *m = y->map + y->idx;
+        const size_t ar = (size_t)y->arity;
+        int *lo = p->loc[a];
+        for (int e = e0; e < e1; e++) lo[e] = local[m[(size_t)e * ar]];
+      }
+      p->ind_offset[i][b + 1] = (int)n;
+    }
+    if (rc == UM_SUCCESS && n < cap) { /* give back the unused tail; keep the block if that fails */
+      int *shrunk = realloc(tg, (n ? n : 1) * sizeof(int));
+      if (shrunk) p->ind_targets[i] = shrunk;
+    }
+  }
+  free(mark);
+  free(local);
+  return rc;
+}
+
+/* ---- colouring ----------------------------------------------------------- */
+
+static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_info *li,
+                          char *err, size_t errlen) {
+  const int nb = p->nblocks;
+  if (li->nconf == 0) {
+    for (int e = 0; e < in->set_size; e++) p->thread_colour[e] = 0;
+    for (int b = 0; b < nb; b++) p->nthread_colours[b] = 1;
+    return UM_SUCCESS;
+  }
+  /* block-local masks: the largest block's targets over single-ind groups */
+  size_t lmax = 0;
+  for (int b = 0; b < nb; b++) {
+    size_t s = 0;
+    for (int g = 0; g < li->ngroups; g++)
+      if (!li->group_multi[g]) {
+        int i = li->group_ind[g];
+        s += (size_t)(p->ind_offset[i][b + 1] - p->ind_offset[i][b]);
+      }
+    if (s > lmax) lmax = s;
+  }
+  uint32_t *lm = ac_calloc(ac, lmax, sizeof(uint32_t));
+  uint32_t *gm[UM_PLAN_MAX_ARGS] = {0};
+  int rc = UM_SUCCESS;
+  if (!lm) rc = UM_ERR_ALLOC;
+  for (int g = 0; g < li->ngroups && rc == UM_SUCCESS; g++)
+    if (li->group_multi[g]) {
+      gm[g] = ac_calloc(ac, (size_t)li->group_to_size[g], sizeof(uint32_t));
+      if (!gm[g]) rc = UM_ERR_ALLOC;
+    }
+  if (rc != UM_SUCCESS) {
+    free(lm);
+    for (int g = 0; g < li->ngroups; g++) free(gm[g]);
+    return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for thread colouring masks");
+  }
+
+  const int nconf = li->nconf;
+  uint32_t *base[UM_PLAN_MAX_ARGS];
+  const int *ix[UM_PLAN_MAX_ARGS];
+  size_t stride[UM_PLAN_MAX_ARGS];
+  int multi_any = 0;
+  for (int k = 0; k < nconf; k++) {
+    int a = li->conf_arg[k], g = li->conf_group[k];
+    if (li->group_multi[g]) {
+      ix[k] = in->args[a].map + in->args[a].idx;
+      stride[k] = (size_t)in->args[a].arity;
+      base[k] = gm[g];
+      multi_any = 1;
+    } else {
+      ix[k] = p->loc[a];
+      stride[k] = 1;
+    }
+  }
+  int *tc = p->thread_colour;
+  for (int b = 0; b < nb; b++) {
+    const int e0 = p->block_offset[b], e1 = p->block_offset[b + 1];
+    size_t gbase[UM_PLAN_MAX_ARGS], nloc = 0;
+    for (int g = 0; g < li->ngroups; g++)
+      if (!li->group_multi[g]) {
+        int i = li->group_ind[g];
+        gbase[g] = nloc;
+        nloc += (size_t)(p->ind_offset[i][b + 1] - p->ind_offset[i][b]);
+      }
+    for (int k = 0; k < nconf; k++)
+      if (!li->group_multi[li->conf_group[k]]) base[k] = lm + gbase[li->conf_group[k]];
+    for (int e = e0; e < e1; e++) tc[e] = -1;
+    int remaining = e1 - e0, colbase = 0, maxc = -1;
+    while (remaining > 0) {
+      for (int e = e0; e < e1; e++) {
+        if (tc[e] >= 0) continue;
+        uint32_t mask = 0;
+        for (int k = 0; k < nconf; k++) mask |= base[k][ix[k][(size_t)e * stride[k]]];
+        if (mask == FULL_MASK) continue; /* next pass */
+        unsigned c = first_zero(mask);
+        uint32_t bit = 1u << c;
+        for (int k = 0; k < nconf; k++) base[k][ix[k][(size_t)e * stride[k]]] |= bit;
+        tc[e] = colbase + (int)c;
+        if (tc[e] > maxc) maxc = tc[e];
+        remaining--;
+      }
+      /* reset the masks this pass touched */
+      memset(lm, 0, nloc * sizeof(uint32_t));
+      if (multi_any)
+        for (int k = 0; k < nconf; k++)
+          if (li->group_multi[li->conf_group[k]])
+            for (int e = e0; e < e1; e++) base[k][ix[k][(size_t)e * stride[k]]] = 0;
+      colbase += 32;
+    }
+    p->nthread_colours[b] = maxc + 1;
+  }
+  free(lm);
+  for (int g = 0; g < li->ngroups; g++) free(gm[g]);
+  return UM_SUCCESS;
+}
+
+/* What a block writes, per conflict group: the ind's list when every arg of the
+ * ind writes, else the targets of each writing arg. */
+typedef struct {
+  int ind;  /* >= 0: staged list of this ind */
+  int arg;  /* otherwise: this arg's targets */
+  int group;
+} write_source;
+
+static uint32_t block_mask(const um_plan *p, const um_plan_input *in, int b, const write_source *src, int nsrc,
+                           uint32_t *const *bm) {
+  uint32_t mask = 0;
+  for (int s = 0; s < nsrc; s++) {
+    const uint32_t *w = bm[src[s].group];
+    if (src[s].ind >= 0) {
+      const int *t = p->ind_targets[src[s].ind];
+      for (int j = p->ind_offset[src[s].ind][b]; j < p->ind_offset[src[s].ind][b + 1]; j++) mask |= w[t[j]];
+    } else {
+      const um_plan_arg *y = &in->args[src[s].arg];
+      const int *m = y->map + y->idx;
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) mask |= w[m[(size_t)e * (size_t)y->arity]];
+    }
+    if (mask == FULL_MASK) break;
+  }
+  return mask;
+}
+
+/* bits == 0: clear the entries */
+static void block_mark(const um_plan *p, const um_plan_input *in, int b, const write_source *src, int nsrc,
+                       uint32_t *const *bm, uint32_t bit) {
+  for (int s = 0; s < nsrc; s++) {
+    uint32_t *w = bm[src[s].group];
+    if (src[s].ind >= 0) {
+      const int *t = p->ind_targets[src[s].ind];
+      for (int j = p->ind_offset[src[s].ind][b]; j < p->ind_offset[src[s].ind][b + 1]; j++)
+        w[t[j]] = bit ? (w[t[j]] | bit) : 0;
+    } else {
+      const um_plan_arg *y = &in->args[src[s].arg];
+      const int *m = y->map + y->idx;
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) {
+        uint32_t *q = &w[m[(size_t)e * (size_t)y->arity]];
+        *q = bit ? (*q | bit) : 0;
+      }
+    }
+  }
+}
+
+static int colour_blocks(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_info *li, char *err,
+                         size_t errlen) {
+  const int nb = p->nblocks;
+  if (li->nconf == 0 || nb == 0) {
+    for (int b = 0; b < nb; b++) p->block_colour[b] = 0;
+    p->nblock_colours = nb > 0 ? 1 : 0;
+    return UM_SUCCESS;
+  }
+  write_source src[UM_PLAN_MAX_ARGS];
+  int nsrc = 0;
+  for (int i = 0; i < li->ninds; i++) {
+    if (li->ind_group[i] < 0) continue;
+    if (li->ind_allconf[i]) {
+      src[nsrc].ind = i;
+      src[nsrc].arg = -1;
+      src[nsrc].group = li->ind_group[i];
+      nsrc++;
+      continue;
+    }
+    for (int k = li->ind_arg_off[i]; k < li->ind_arg_off[i + 1]; k++) {
+      int a = li->ind_arg[k];
+      if (!conflicting(in->args[a].acc)) continue;
+      src[nsrc].ind = -1;
+      src[nsrc].arg = a;
+      src[nsrc].group = li->ind_group[i];
+      nsrc++;
+    }
+  }
+  uint32_t *bm[UM_PLAN_MAX_ARGS] = {0};
+  for (int g = 0; g < li->ngroups; g++) {
+    bm[g] = ac_calloc(ac, (size_t)li->group_to_size[g], sizeof(uint32_t));
+    if (!bm[g]) {
+      for (int h = 0; h < g; h++) free(bm[h]);
+      return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block colouring masks");
+    }
+  }
+  int *bc = p->block_colour;
+  for (int b = 0; b < nb; b++) bc[b] = -1;
+  int remaining = nb, colbase = 0, maxc = -1;
+  while (remaining > 0) {
+    for (int b = 0; b < nb; b++) {
+      if (bc[b] >= 0) continue;
+      uint32_t mask = block_mask(p, in, b, src, nsrc, bm);
+      if (mask == FULL_MASK) continue;
+      unsigned c = first_zero(mask);
+      block_mark(p, in, b, src, nsrc, bm, 1u << c);
+      bc[b] = colbase + (int)c;
+      if (bc[b] > maxc) maxc = bc[b];
+      remaining--;
+    }
+    if (remaining > 0) /* fresh masks for the next 32 colours */
+      for (int b = 0; b < nb; b++)
+        if (bc[b] >= colbase && bc[b] < colbase + 32) block_mark(p, in, b, src, nsrc, bm, 0);
+    colbase += 32;
+  }
+  p->nblock_colours = maxc + 1;
+  for (int g = 0; g < li->ngroups; g++) free(bm[g]);
+  return UM_SUCCESS;
+}
+
+/* ---- block map and statistics --------------------------------------------- */
+
+static int block_map(alloc_ctx *ac, um_plan *p, char *err, size_t errlen) {
+  const int nc = p->nblock_colours, nb = p->nblocks;
+  p->colour_offset = ac_calloc(ac, (size_t)nc + 1, sizeof(int));
+  p->block_order = ac_malloc(ac, (size_t)nb, sizeof(int));
+  if (!p->colour_offset || !p->block_order)
+    return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
+  for (int b = 0; b < nb; b++) p->colour_offset[p->block_colour[b] + 1]++;
+  for (int c = 0; c < nc; c++) p->colour_offset[c + 1] += p->colour_offset[c];
+  int *fill = ac_malloc(ac, (size_t)nc, sizeof(int));
+  if (!fill) return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
+  memcpy(fill, p->colour_offset, (size_t)nc * sizeof(int));
+  for (int b = 0; b < nb; b++) p->block_order[fill[p->block_colour[b]]++] = b;
+  free(fill);
+  return UM_SUCCESS;
+}
+
+static void compute_stats(um_plan *p, const um_plan_input *in, const loop_info *li) {
+  um_plan_stats *s = &p->stats;
+  memset(s, 0, sizeof *s);
+  const int nb = p->nblocks;
+  s->nblocks = nb;
+  s->nblock_colours = p->nblock_colours;
+  if (nb == 0) return;
+  double tc_sum = 0, sh_sum = 0, inc_sum = 0, lines_sum = 0, staged = 0, refs = 0;
+  for (int a = 0; a < in->nargs; a++)
+    if (li->arg_ind[a] >= 0) refs += (double)in->set_size;
+  for (int i = 0; i < p->ninds; i++) staged += (double)p->ind_offset[i][nb];
+  for (int b = 0; b < nb; b++) {
+    tc_sum += p->nthread_colours[b];
+    if (p->nthread_colours[b] > s->max_thread_colours) s->max_thread_colours = p->nthread_colours[b];
+    long sh = 0, inc = 0, lines = 0;
+    for (int i = 0; i < p->ninds; i++) {
+      const int j0 = p->ind_offset[i][b], j1 = p->ind_offset[i][b + 1];
+      const long long bytes = (long long)p->ind_dim[i] * p->ind_esize[i];
+      sh += (long)((j1 - j0) * bytes);
+      if (p->ind_inc[i]) inc += (long)((j1 - j0) * bytes);
+      /* targets ascend, so their byte ranges do too: count lines not yet counted */
+      const uint64_t w = (uint64_t)bytes;
+      const int *tg = p->ind_targets[i];
+      uint64_t next = 0; /* first line not yet counted */
+      for (int j = j0; j < j1; j++) {
+        uint64_t t = (uint64_t)tg[j];
+        uint64_t lo = (t * w) >> 5, hi = ((t + 1) * w - 1) >> 5;
+        if (lo < next) lo = next;
+        if (hi >= lo) {
+          lines += (long)(hi - lo + 1);
+          next = hi + 1;
+        }
+      }
+    }
+    sh_sum += (double)sh;
+    inc_sum += (double)inc;
+    lines_sum += (double)lines;
+    if (sh > s->shared_bytes_max) s->shared_bytes_max = sh;
+    if (inc > s->shared_inc_bytes_max) s->shared_inc_bytes_max = inc;
+  }
+  s->mean_thread_colours = tc_sum / nb;
+  s->shared_bytes_mean = sh_sum / nb;
+  s->shared_inc_bytes_mean = inc_sum / nb;
+  s->cache_lines_mean = lines_sum / nb;
+  s->reuse_factor = staged > 0 ? refs / staged : 0.0;
+}
+
+/* ---- build ----------------------------------------------------------------- */
+
+static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t errlen, alloc_ctx *ac) {
+  if (!out) return plan_fail(err, errlen, UM_ERR_ARG, "um_plan_build: output pointer is NULL");
+  *out = NULL;
+  loop_info li;
+  int rc = validate_input(in, &li, err, errlen);
+  if (rc != UM_SUCCESS) return rc;
+
+  const int set_size = in->set_size, bs = in->block_size, nargs = in->nargs;
+  const int nb = (int)(((long long)set_size + bs - 1) / bs);
+  um_plan *p = ac_calloc(ac, 1, sizeof *p);
+  if (!p) return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory");
+  p->set_size = set_size;
+  p->block_size = bs;
+  p->nblocks = nb;
+  p->nargs = nargs;
+  p->ninds = li.ninds;
+
+  p->block_offset = ac_malloc(ac, (size_t)nb + 1, sizeof(int));
+  p->arg_ind = ac_malloc(ac, (size_t)nargs, sizeof(int));
+  p->ind_dim = ac_malloc(ac, (size_t)li.ninds, sizeof(int));
+  p->ind_esize = ac_malloc(ac, (size_t)li.ninds, sizeof(int));
+  p->ind_inc = ac_malloc(ac, (size_t)li.ninds, sizeof(int));
+  p->ind_offset = ac_calloc(ac, (size_t)li.ninds, sizeof(int *));
+  p->ind_targets = ac_calloc(ac, (size_t)li.ninds, sizeof(int *));
+  p->loc = ac_calloc(ac, (size_t)nargs, sizeof(int *));
+  p->thread_colour = ac_malloc(ac, (size_t)set_size, sizeof(int));
+  p->nthread_colours = ac_malloc(ac, (size_t)nb, sizeof(int));
+  p->block_colour = ac_malloc(ac, (size_t)nb, sizeof(int));
+  if (!p->block_offset || !p->arg_ind || !p->ind_dim || !p->ind_esize || !p->ind_inc || !p->ind_offset ||
+      !p->ind_targets || !p->loc || !p->thread_colour || !p->nthread_colours || !p->block_colour) {
+    rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for a plan of %d elements", set_size);
+    goto fail;
+  }
+  for (int a = 0; a < nargs; a++) {
+    p->arg_ind[a] = li.arg_ind[a];
+    if (li.arg_ind[a] < 0) continue;
+    p->loc[a] = ac_malloc(ac, (size_t)set_size, sizeof(int));
+    if (!p->loc[a]) {
+      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for local indices of arg %d", a);
+      goto fail;
+    }
+  }
+  for (int i = 0; i < li.ninds; i++) {
+    p->ind_dim[i] = in->args[li.ind_first[i]].dim;
+    p->ind_esize[i] = in->args[li.ind_first[i]].esize;
+    p->ind_inc[i] = li.ind_inc[i];
+  }
+  for (int b = 0; b < nb; b++) p->block_offset[b] = (int)((long long)b * bs);
+  p->block_offset[nb] = set_size;
+
+  if ((rc = stage(ac, p, in, &li, err, errlen)) != UM_SUCCESS) goto fail;
+  if ((rc = colour_threads(ac, p, in, &li, err, errlen)) != UM_SUCCESS) goto fail;
+  if ((rc = colour_blocks(ac, p, in, &li, err, errlen)) != UM_SUCCESS) goto fail;
+  if ((rc = block_map(ac, p, err, errlen)) != UM_SUCCESS) goto fail;
+  compute_stats(p, in, &li);
+  *out = p;
+  return UM_SUCCESS;
+fail:
+  um_plan_free(p);
+  return rc;
+}
+
+int um_plan_build(const um_plan_input *in, um_plan **out, char *err, size_t errlen) {
+  return plan_build(in, out, err, errlen, NULL);
+}
+
+int um_plan_build_fail_after(const um_plan_input *in, int nallocs, um_plan **out, char *err, size_t errlen) {
+  alloc_ctx ac = {nallocs < 0 ? -1 : nallocs, 0};
+  return plan_build(in, out, err, errlen, &ac);
+}
+
+/* ---- check ----------------------------------------------------------------- */
+
+static int check_structure(const um_plan *p, const um_plan_input *in, const loop_info *li, char *err,
+                           size_t errlen) {
+  if (p->set_size != in->set_size || p->nargs != in->nargs || p->block_size != in->block_size)
+    return plan_fail(err, errlen, UM_ERR_PLAN,
+                     "plan check: plan is for set_size %d, nargs %d, block_size %d but the loop has %d, %d, %d",
+                     p->set_size, p->nargs, p->block_size, in->set_size, in->nargs, in->block_size);
+  const int nb = p->nblocks;
+  const int expect_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
+  if (nb != expect_nb)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, expected ceil(%d / %d) = %d", nb,
+                     in->set_size, in->block_size, expect_nb);
+  if (!p->block_offset || !p->arg_ind || !p->thread_colour || !p->nthread_colours || !p->block_colour ||
+      !p->colour_offset || !p->block_order || (p->ninds > 0 && (!p->ind_offset || !p->ind_targets ||
+      !p->ind_dim || !p->ind_esize || !p->ind_inc)) || (p->nargs > 0 && !p->loc))
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: plan has a NULL array");
+  /* blocks partition [0, set_size): every element in exactly one block */
+  if (p->block_offset[0] != 0)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block 0 starts at element %d, not 0",
+                     p->block_offset[0]);
+  for (int b = 0; b < nb; b++) {
+    int n = p->block_offset[b + 1] - p->block_offset[b];
+    if (n < 1 || n > in->block_size)
+      return plan_fail(err, errlen, UM_ERR_PLAN,
+                       "plan check: block %d has %d elements ([%d, %d)), expected 1..%d", b, n,
+                       p->block_offset[b], p->block_offset[b + 1], in->block_size);
+  }
+  if (p->block_offset[nb] != in->set_size)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: blocks end at element %d, set size is %d",
+                     p->block_offset[nb], in->set_size);
+  /* inds */
+  if (p->ninds != li->ninds)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d inds, the loop has %d distinct (dat, map) pairs",
+                     p->ninds, li->ninds);
+  for (int a = 0; a < in->nargs; a++) {
+    const um_plan_arg *x = &in->args[a];
+    int i = p->arg_ind[a];
+    if (!x->map) {
+      if (i != -1)
+        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: direct arg %d has ind %d, expected -1", a, i);
+      continue;
+    }
+    if (i < 0 || i >= p->ninds)
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: arg %d has ind %d outside [0, %d)", a, i,
+                       p->ninds);
+    for (int b = 0; b < a; b++) {
+      if (!in->args[b].map) continue;
+      int same = in->args[b].dat_id == x->dat_id && in->args[b].map_id == x->map_id;
+      if (same != (p->arg_ind[b] == i))
+        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: args %d and %d %s (dat_id, map_id) but inds %d and %d",
+                         b, a, same ? "share" : "differ in", p->arg_ind[b], i);
+    }
+    if (p->ind_dim[i] != x->dim || p->ind_esize[i] != x->esize)
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d has dim %d esize %d, arg %d has %d, %d", i,
+                       p->ind_dim[i], p->ind_esize[i], a, x->dim, x->esize);
+    if (x->acc != UM_INC && p->ind_inc[i])
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d marked all-INC but arg %d is not INC", i, a);
+    if (!p->loc[a])
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: indirect arg %d has no local indices", a);
+  }
+  for (int i = 0; i < p->ninds; i++) {
+    int all_inc = 1;
+    for (int a = 0; a < in->nargs; a++)
+      if (p->arg_ind[a] == i && in->args[a].acc != UM_INC) all_inc = 0;
+    if (all_inc != (p->ind_inc[i] != 0))
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d all-INC flag is %d, expected %d", i,
+                       p->ind_inc[i], all_inc);
+  }
+  return UM_SUCCESS;
+}
+
+static int check_staging(const um_plan *p, const um_plan_input *in, char *err, size_t errlen) {
+  const int nb = p->nblocks;
+  int rc = UM_SUCCESS;
+  unsigned char *used = NULL;
+  size_t used_cap = 0;
+  for (int i = 0; i < p->ninds && rc == UM_SUCCESS; i++) {
+    const int *off = p->ind_offset[i], *tg = p->ind_targets[i];
+    int first = -1;
+    for (int a = 0; a < in->nargs && first < 0; a++)
+      if (p->arg_ind[a] == i) first = a;
+    const int to_size = in->args[first].to_size;
+    if (!off || !tg) {
+      rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d has NULL target lists", i);
+      break;
+    }
+    if (off[0] != 0) {
+      rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block 0's targets start at %d, not 0", i, off[0]);
+      break;
+    }
+    for (int b = 0; b < nb && rc == UM_SUCCESS; b++) {
+      const int j0 = off[b], j1 = off[b + 1];
+      if (j1 < j0) {
+        rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block %d has target range [%d, %d)", i, b, j0,
+                       j1);
+        break;
+      }
+      for (int j = j0; j < j1; j++) {
+        if (tg[j] < 0 || tg[j] >= to_size) {
+          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: ind %d: block %d stages target %d, outside [0, %d)", i, b, tg[j], to_size);
+          break;
+        }
+        if (j > j0 && tg[j] <= tg[j - 1]) {
+          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: ind %d: block %d's targets not sorted and unique (local %d: %d after %d)", i,
+                         b, j - j0, tg[j], tg[j - 1]);
+          break;
+        }
+      }
+      if (rc != UM_SUCCESS) break;
+      const size_t n = (size_t)(j1 - j0);
+      if (n > used_cap) {
+        unsigned char *u = realloc(used, n);
+        if (!u) {
+          rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
+          break;
+        }
+        used = u;
+        used_cap = n;
+      }
+      if (n) memset(used, 0, n);
+      for (int a = 0; a < in->nargs && rc == UM_SUCCESS; a++) {
+        if (p->arg_ind[a] != i) continue;
+        const um_plan_arg *x = &in->args[a];
+        for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) {
+          const int l = p->loc[a][e], t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
+          if (l < 0 || (size_t)l >= n) {
+            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                           "plan check: arg %d element %d (block %d): local index %d outside [0, %zu)", a, e, b, l,
+                           n);
+            break;
+          }
+          if (tg[j0 + l] != t) {
+            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                           "plan check: arg %d element %d (block %d): local index %d maps to target %d, "
+                           "but the map gives %d",
+                           a, e, b, l, tg[j0 + l], t);
+            break;
+          }
+          used[l] = 1;
+        }
+      }
+      for (size_t l = 0; l < n && rc == UM_SUCCESS; l++)
+        if (!used[l])
+          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: ind %d: block %d stages target %d (local %zu) that none of its elements uses", i,
+                         b, tg[(size_t)j0 + l], l);
+    }
+  }
+  free(used);
+  return rc;
+}
+
+static int check_block_map(const um_plan *p, char *err, size_t errlen) {
+  const int nb = p->nblocks, nc = p->nblock_colours;
+  if (nc < 0 || (nb > 0 && nc < 1) || nc > nb)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d block colours for %d blocks", nc, nb);
+  for (int b = 0; b < nb; b++)
+    if (p->block_colour[b] < 0 || p->block_colour[b] >= nc)
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block %d has block colour %d outside [0, %d)", b,
+                       p->block_colour[b], nc);
+  if (p->colour_offset[0] != 0 || p->colour_offset[nc] != nb)
+    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map spans [%d, %d), expected [0, %d)",
+                     p->colour_offset[0], p->colour_offset[nc], nb);
+  for (int c = 0; c < nc; c++) {
+    if (p->colour_offset[c + 1] < p->colour_offset[c])
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map: colour %d has range [%d, %d)", c,
+                       p->colour_offset[c], p->colour_offset[c + 1]);
+    for (int j = p->colour_offset[c]; j < p->colour_offset[c + 1]; j++) {
+      int b = p->block_order[j];
+      if (b < 0 || b >= nb)
+        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map entry %d is block %d, outside [0, %d)", j,
+                         b, nb);
+      if (p->block_colour[b] != c)
+        return plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: block map lists block %d under colour %d but its block colour is %d", b, c,
+                         p->block_colour[b]);
+      if (j > p->colour_offset[c] && p->block_order[j - 1] >= b)
+        return plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: block map: colour %d lists block %d after block %d (must ascend)", c, b,
+                         p->block_order[j - 1]);
+    }
+  }
+  /* Every entry lies in its own colour's segment and segments ascend strictly, so no block is
+   * listed twice; colour_offset[nc] == nb entries then list every block exactly once. */
+  return UM_SUCCESS;
+}
+
+/* Per conflict group and target: who last wrote it under the current key. */
+typedef struct {
+  long long *key;
+  int *elem, *arg, *block;
+} owner_table;
+
+static int check_colours(const um_plan *p, const um_plan_input *in, const loop_info *li, char *err, size_t errlen) {
+  const int nb = p->nblocks;
+  for (int b = 0; b < nb; b++) {
+    if (p->nthread_colours[b] < 1)
+      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block %d has %d thread colours", b,
+                       p->nthread_colours[b]);
+    for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++)
+      if (p->thread_colour[e] < 0 || p->thread_colour[e] >= p->nthread_colours[b])
+        return plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: element %d (block %d) has thread colour %d outside [0, %d)", e, b,
+                         p->thread_colour[e], p->nthread_colours[b]);
+  }
+  if (li->nconf == 0) return UM_SUCCESS;
+
+  owner_table ot[UM_PLAN_MAX_ARGS];
+  memset(ot, 0, sizeof ot);
+  int rc = UM_SUCCESS;
+  for (int g = 0; g < li->ngroups && rc == UM_SUCCESS; g++) {
+    size_t n = (size_t)li->group_to_size[g];
+    ot[g].key = malloc((n ? n : 1) * sizeof(long long));
+    ot[g].elem = malloc((n ? n : 1) * sizeof(int));
+    ot[g].arg = malloc((n ? n : 1) * sizeof(int));
+    ot[g].block = malloc((n ? n : 1) * sizeof(int));
+    if (!ot[g].key || !ot[g].elem || !ot[g].arg || !ot[g].block)
+      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
+    else
+      for (size_t t = 0; t < n; t++) ot[g].key[t] = -1;
+  }
+  /* thread colours: key = (block, thread colour), unique over the whole plan */
+  long long kbase = 0;
+  for (int b = 0; b < nb && rc == UM_SUCCESS; b++) {
+    for (int e = p->block_offset[b]; e < p->block_offset[b + 1] && rc == UM_SUCCESS; e++) {
+      const long long key = kbase + p->thread_colour[e];
+      for (int k = 0; k < li->nconf; k++) {
+        const int a = li->conf_arg[k], g = li->conf_group[k];
+        const um_plan_arg *x = &in->args[a];
+        const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
+        if (ot[g].key[t] == key && ot[g].elem[t] != e) {
+          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                         "plan check: thread colour conflict in block %d: elements %d (arg %d) and %d (arg %d) "
+                         "both have thread colour %d and write target %d of dat %d",
+                         b, ot[g].elem[t], ot[g].arg[t], e, a, p->thread_colour[e], t, x->dat_id);
+          break;
+        }
+        ot[g].key[t] = key;
+        ot[g].elem[t] = e;
+        ot[g].arg[t] = a;
+      }
+    }
+    kbase += p->nthread_colours[b];
+  }
+  /* block colours: walk the (already checked) block map; key = kbase + block colour */
+  for (int c = 0; c < p->nblock_colours && rc == UM_SUCCESS; c++) {
+    const long long key = kbase + c;
+    for (int j = p->colour_offset[c]; j < p->colour_offset[c + 1] && rc == UM_SUCCESS; j++) {
+      const int b = p->block_order[j];
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1] && rc == UM_SUCCESS; e++)
+        for (int k = 0; k < li->nconf; k++) {
+          const int a = li->conf_arg[k], g = li->conf_group[k];
+          const um_plan_arg *x = &in->args[a];
+          const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
+          if (ot[g].key[t] == key && ot[g].block[t] != b) {
+            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+                           "plan check: block colour conflict: blocks %d (element %d, arg %d) and %d (element %d, "
+                           "arg %d) both have block colour %d and write target %d of dat %d",
+                           ot[g].block[t], ot[g].elem[t], ot[g].arg[t], b, e, a, c, t, x->dat_id);
+            break;
+          }
+          ot[g].key[t] = key;
+          ot[g].block[t] = b;
+          ot[g].elem[t] = e;
+          ot[g].arg[t] = a;
+        }
+    }
+  }
+  for (int g = 0; g < li->ngroups; g++) {
+    free(ot[g].key);
+    free(ot[g].elem);
+    free(ot[g].arg);
+    free(ot[g].block);
+  }
+  return rc;
+}
+
+int um_plan_check(const um_plan *p, const um_plan_input *in, char *err, size_t errlen) {
+  if (!p) return plan_fail(err, errlen, UM_ERR_ARG, "um_plan_check: plan is NULL");
+  loop_info li;
+  int rc = validate_input(in, &li, err, errlen);
+  if (rc != UM_SUCCESS) return rc;
+  if ((rc = check_structure(p, in, &li, err, errlen)) != UM_SUCCESS) return rc;
+  if ((rc = check_staging(p, in, err, errlen)) != UM_SUCCESS) return rc;
+  if ((rc = check_block_map(p, err, errlen)) != UM_SUCCESS) return rc;
+  return check_colours(p, in, &li, err, errlen);
+}

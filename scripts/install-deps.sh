@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages um needs to build and test (run as root, or with sudo).
+# The CUDA toolkit is not installed here: NVIDIA's packages or the base image provide it.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake            # C11/C++17 compilers, CMake >= 3.20
+  libhdf5-dev                      # HDF5 (serial) mesh and result files
+  libyaml-dev                      # run configs
+  libmetis-dev                     # METIS k-way partitioning (reordering)
+  libscotch-dev                    # Scotch graph ordering (GPS reordering)
+  libgtest-dev                     # GoogleTest (tests)
+)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+missing=()
+for p in "${PACKAGES[@]}"; do
+  [[ "$p" == \#* ]] && continue
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

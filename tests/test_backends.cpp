@@ -1,0 +1,217 @@
+// Every backend x layout x block size gives the results of seq (AoS) on random
+// data: direct and indirect loops, READ/WRITE/RW/INC, global SUM/MIN/MAX.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "um/um.h"
+}
+#include "test_kernels.h"
+
+namespace {
+
+struct Mesh {
+  int nnode, nedge, ncell;
+  std::vector<int> edge, cell, perm;  // edge->node (2), cell->node (4), injective node->node
+  std::vector<double> u, w, q, a, c, v;
+  std::vector<int> k;
+};
+
+Mesh random_mesh(int nnode, int nedge, int ncell, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> U(0.1, 1.0);
+  std::uniform_int_distribution<int> N(0, nnode > 0 ? nnode - 1 : 0);
+  Mesh m{nnode, nedge, ncell, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  for (int e = 0; e < 2 * nedge; e++) m.edge.push_back(N(g));
+  for (int e = 0; e < 4 * ncell; e++) m.cell.push_back(N(g));
+  for (int i = 0; i < nnode; i++) m.perm.push_back(i);
+  std::shuffle(m.perm.begin(), m.perm.end(), g);
+  for (int i = 0; i < 2 * nnode; i++) m.u.push_back(U(g));
+  for (int i = 0; i < nedge; i++) m.w.push_back(U(g));
+  for (int i = 0; i < 3 * ncell; i++) m.q.push_back(U(g));
+  for (int i = 0; i < 3 * nnode; i++) m.a.push_back(U(g));
+  for (int i = 0; i < 2 * nnode; i++) m.c.push_back(U(g));
+  for (int i = 0; i < 2 * nnode; i++) m.v.push_back(U(g));
+  for (int i = 0; i < nnode; i++) m.k.push_back((int)(g() % 7));
+  return m;
+}
+
+struct Result {
+  std::vector<double> b, c, r, n, v, vw;
+  std::vector<float> f;
+  double sum[2], mn, mx, esum, qmax;
+  int isum, cnt;
+};
+
+#define OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
+
+void run_all(const Mesh &m, um_backend backend, um_layout layout, int bs, int nthreads, Result *res) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = backend;
+  o.layout = layout;
+  o.block_size = bs;
+  o.nthreads = nthreads;
+  o.check_plans = 1;
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  um_set *nodes, *edges, *cells;
+  um_map *pedge, *pcell, *pperm;
+  OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+  OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+  OK(um_decl_set(ctx, m.ncell, "cells", &cells));
+  OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+  OK(um_decl_map(ctx, cells, nodes, 4, m.cell.data(), "pcell", &pcell));
+  OK(um_decl_map(ctx, nodes, nodes, 1, m.perm.data(), "pperm", &pperm));
+  // the random map has repeats, so plain RW through it is coloured too
+  um_dat *u, *w, *q, *a, *b, *c, *k, *r, *f, *n, *v, *vw;
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.u.data(), "u", &u));
+  OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+  OK(um_decl_dat(ctx, cells, 3, UM_DOUBLE, m.q.data(), "q", &q));
+  OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, m.a.data(), "a", &a));
+  std::vector<double> poison(3 * (size_t)m.nnode, -777.0);
+  OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, poison.data(), "b", &b));
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "c", &c));
+  OK(um_decl_dat(ctx, nodes, 1, UM_INT, m.k.data(), "k", &k));
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "r", &r));
+  OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+  OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, nullptr, "n", &n));
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.v.data(), "v", &v));
+  OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, poison.data(), "vw", &vw));
+
+  res->sum[0] = 0.5;
+  res->sum[1] = -0.25;
+  res->mn = 1e30;
+  res->mx = -1e30;
+  res->isum = 3;
+  OK(UM_PAR_LOOP(ctx, direct_ops_kernel, "direct_ops", nodes, um_arg_dat(a, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                 um_arg_dat(b, -1, UM_ID, 3, UM_DOUBLE, UM_WRITE), um_arg_dat(c, -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                 um_arg_dat(k, -1, UM_ID, 1, UM_INT, UM_READ), um_arg_gbl(res->sum, 2, UM_DOUBLE, UM_INC),
+                 um_arg_gbl(&res->mn, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&res->mx, 1, UM_DOUBLE, UM_MAX),
+                 um_arg_gbl(&res->isum, 1, UM_INT, UM_INC)));
+  res->esum = 0;
+  res->cnt = 0;
+  for (int rep = 0; rep < 2; rep++)
+    OK(UM_PAR_LOOP(ctx, edge_inc_kernel, "edge_inc", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                   um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                   um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                   um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&res->esum, 1, UM_DOUBLE, UM_INC),
+                   um_arg_gbl(&res->cnt, 1, UM_INT, UM_INC)));
+  res->qmax = -1;
+  OK(UM_PAR_LOOP(ctx, cell_inc_kernel, "cell_inc", cells, um_arg_dat(q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                 um_arg_dat(n, 0, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 1, pcell, 3, UM_DOUBLE, UM_INC),
+                 um_arg_dat(n, 2, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 3, pcell, 3, UM_DOUBLE, UM_INC),
+                 um_arg_gbl(&res->qmax, 1, UM_DOUBLE, UM_MAX)));
+  // RW through the edge map (repeats: must be coloured), and WRITE through an injective map
+  OK(UM_PAR_LOOP(ctx, indirect_rw_kernel, "indirect_rw", edges, um_arg_dat(v, 1, pedge, 2, UM_DOUBLE, UM_RW),
+                 um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
+  um_dat *kd;
+  std::vector<double> kk(m.k.begin(), m.k.end());
+  OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, kk.data(), "kd", &kd));
+  OK(UM_PAR_LOOP(ctx, indirect_write_kernel, "indirect_write", nodes, um_arg_dat(vw, 0, pperm, 3, UM_DOUBLE, UM_WRITE),
+                 um_arg_dat(kd, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
+
+  auto fetch = [&](um_dat *d, std::vector<double> &out, int dim) {
+    out.resize((size_t)m.nnode * dim);
+    OK(um_dat_fetch(ctx, d, out.data(), out.size() * sizeof(double)));
+  };
+  fetch(b, res->b, 3);
+  fetch(c, res->c, 2);
+  fetch(r, res->r, 2);
+  fetch(n, res->n, 3);
+  fetch(v, res->v, 2);
+  fetch(vw, res->vw, 3);
+  res->f.resize(m.nnode);
+  OK(um_dat_fetch(ctx, f, res->f.data(), res->f.size() * sizeof(float)));
+  um_finalize(&ctx);
+}
+
+void expect_close(const std::vector<double> &x, const std::vector<double> &y, const char *what) {
+  ASSERT_EQ(x.size(), y.size()) << what;
+  for (size_t i = 0; i < x.size(); i++)
+    ASSERT_NEAR(x[i], y[i], 1e-12 * (1 + std::fabs(y[i]))) << what << "[" << i << "]";
+}
+
+struct Case {
+  um_backend backend;
+  um_layout layout;
+  int block_size;
+};
+
+class BackendMatchesSeq : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BackendMatchesSeq, RandomMeshes) {
+  const Case cs = GetParam();
+  const int shapes[][3] = {{1000, 3001, 777}, {37, 200, 50}, {1, 1, 1}, {0, 0, 0}, {5, 0, 3}};
+  for (auto &sh : shapes) {
+    SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
+    Mesh m = random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 42u + (unsigned)sh[0]);
+    Result ref, got;
+    run_all(m, UM_BACKEND_SEQ, UM_AOS, 256, 0, &ref);
+    if (HasFatalFailure()) return;
+    run_all(m, cs.backend, cs.layout, cs.block_size, 0, &got);
+    if (HasFatalFailure()) return;
+    expect_close(got.b, ref.b, "WRITE b");
+    expect_close(got.c, ref.c, "RW c");
+    expect_close(got.r, ref.r, "INC r");
+    expect_close(got.n, ref.n, "INC n (arity 4)");
+    expect_close(got.v, ref.v, "indirect RW v");
+    expect_close(got.vw, ref.vw, "indirect WRITE vw");
+    for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "float INC";
+    EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
+    EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
+    EXPECT_EQ(got.mn, ref.mn);
+    EXPECT_EQ(got.mx, ref.mx);
+    EXPECT_EQ(got.isum, ref.isum);
+    EXPECT_EQ(got.cnt, ref.cnt);
+    EXPECT_EQ(got.qmax, ref.qmax);
+    EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+    if (m.nnode > 0) {
+      EXPECT_NE(ref.mn, 1e30);  // the reductions did something
+      EXPECT_EQ(ref.isum, 3 + [&] { int s = 0; for (int x : m.k) s += x; return s; }());
+      EXPECT_EQ(ref.cnt, 2 * m.nedge);
+    } else {
+      EXPECT_EQ(ref.mn, 1e30);  // nothing to reduce over: untouched
+      EXPECT_EQ(ref.isum, 3);
+    }
+    for (double x : got.b) ASSERT_NE(x, -777.0) << "an output element was never written";
+  }
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> v;
+  for (um_backend b : {UM_BACKEND_SEQ, UM_BACKEND_OPENMP})
+    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
+      for (int bs : {1, 7, 64, 256, 1024}) {
+        if (!um_backend_available(b)) continue;
+        v.push_back({b, l, bs});
+      }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BackendMatchesSeq, ::testing::ValuesIn(all_cases()), [](const auto &info) {
+  return std::string(um_backend_name(info.param.backend)) + "_" + um_layout_name(info.param.layout) + "_bs" +
+         std::to_string(info.param.block_size);
+});
+
+// Reductions under OpenMP combine per-block partials in block order: the same
+// bits whatever the number of threads.
+TEST(OpenMP, ReductionsIndependentOfThreadCount) {
+  if (!um_backend_available(UM_BACKEND_OPENMP)) GTEST_SKIP() << "OpenMP backend not built";
+  Mesh m = random_mesh(5000, 20000, 3000, 7);
+  Result r1, r2, r3;
+  run_all(m, UM_BACKEND_OPENMP, UM_AOS, 64, 1, &r1);
+  run_all(m, UM_BACKEND_OPENMP, UM_AOS, 64, 2, &r2);
+  run_all(m, UM_BACKEND_OPENMP, UM_AOS, 64, 3, &r3);
+  EXPECT_EQ(r1.sum[0], r2.sum[0]);
+  EXPECT_EQ(r1.sum[1], r3.sum[1]);
+  EXPECT_EQ(r1.esum, r2.esum);
+  EXPECT_EQ(r2.esum, r3.esum);
+}
+
+}  // namespace

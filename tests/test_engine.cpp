@@ -1,0 +1,311 @@
+// The engine's C API: declarations, checks on bad input (each a clear error,
+// never a crash), layouts, fetch/update, plan cache and loop statistics.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "um/um.h"
+}
+#include "test_kernels.h"
+
+namespace {
+
+struct Ctx {
+  um_context *ctx = nullptr;
+  explicit Ctx(um_backend b = UM_BACKEND_SEQ, um_layout l = UM_AOS) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = b;
+    o.layout = l;
+    o.check_plans = 1;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  }
+  ~Ctx() { um_finalize(&ctx); }
+  std::string msg() const { return um_error_message(ctx); }
+};
+
+TEST(Engine, InitFinalizeAndAutoBackend) {
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
+  um_backend b = um_context_backend(ctx);
+  EXPECT_TRUE(b == UM_BACKEND_OPENMP || b == UM_BACKEND_SEQ);
+  EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);  // idempotent
+}
+
+TEST(Engine, UnavailableBackendIsAnErrorNotASwitch) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = UM_BACKEND_CUDA;
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_UNSUPPORTED);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("openmp"), std::string::npos) << um_error_message(ctx);
+  um_finalize(&ctx);
+}
+
+TEST(Engine, CpuRejectsGpuStrategies) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = UM_BACKEND_SEQ;
+  o.strategy = UM_STRATEGY_ATOMICS;
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("cuda"), std::string::npos);
+  um_finalize(&ctx);
+}
+
+TEST(Engine, BadBlockSize) {
+  um_options o;
+  um_options_default(&o);
+  o.block_size = 0;
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("block size"), std::string::npos);
+  um_finalize(&ctx);
+}
+
+TEST(Engine, NamesParseAndPrint) {
+  um_backend b;
+  EXPECT_EQ(um_backend_parse("OpenMP", &b), UM_SUCCESS);
+  EXPECT_EQ(b, UM_BACKEND_OPENMP);
+  EXPECT_EQ(um_backend_parse("cuad", &b), UM_ERR_ARG);
+  um_layout l;
+  EXPECT_EQ(um_layout_parse("soa", &l), UM_SUCCESS);
+  EXPECT_EQ(l, UM_SOA);
+  EXPECT_EQ(um_layout_parse("aosoa", &l), UM_ERR_ARG);
+  um_strategy s;
+  EXPECT_EQ(um_strategy_parse("hierarchical", &s), UM_SUCCESS);
+  EXPECT_EQ(um_strategy_parse("fast", &s), UM_ERR_ARG);
+  EXPECT_STREQ(um_access_name(UM_INC), "INC");
+  EXPECT_EQ(um_type_size(UM_FLOAT), sizeof(float));
+  EXPECT_STREQ(um_error_name(UM_ERR_PLAN), "UM_ERR_PLAN");
+}
+
+TEST(Engine, MapIndexOutOfRangeIsRejected) {
+  Ctx c;
+  um_set *a, *b;
+  um_map *m;
+  ASSERT_EQ(um_decl_set(c.ctx, 3, "a", &a), UM_SUCCESS);
+  ASSERT_EQ(um_decl_set(c.ctx, 2, "b", &b), UM_SUCCESS);
+  int bad[] = {0, 1, 1, 0, 2, 1};
+  EXPECT_EQ(um_decl_map(c.ctx, a, b, 2, bad, "m", &m), UM_ERR_ARG);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(c.msg().find("map 'm'"), std::string::npos) << c.msg();
+  EXPECT_NE(c.msg().find("entry 4 (element 2, index 0) is 2"), std::string::npos) << c.msg();
+  int neg[] = {0, -1, 1, 0, 1, 1};
+  EXPECT_EQ(um_decl_map(c.ctx, a, b, 2, neg, "m", &m), UM_ERR_ARG);
+  int good[] = {0, 1, 1, 0, 1, 1};
+  EXPECT_EQ(um_decl_map(c.ctx, a, b, 2, good, "m", &m), UM_SUCCESS);
+  EXPECT_EQ(um_map_arity(m), 2);
+  EXPECT_EQ(um_decl_map(c.ctx, a, b, 2, good, "m", &m), UM_ERR_ARG) << "duplicate name";
+  EXPECT_EQ(um_decl_map(c.ctx, a, b, 0, good, "m0", &m), UM_ERR_ARG) << "arity 0";
+}
+
+TEST(Engine, DeclarationErrors) {
+  Ctx c;
+  um_set *s;
+  um_dat *d;
+  EXPECT_EQ(um_decl_set(c.ctx, -1, "neg", &s), UM_ERR_ARG);
+  EXPECT_EQ(um_decl_set(c.ctx, 4, "", &s), UM_ERR_ARG);
+  ASSERT_EQ(um_decl_set(c.ctx, 4, "s", &s), UM_SUCCESS);
+  um_set *dup = s;
+  EXPECT_EQ(um_decl_set(c.ctx, 4, "s", &dup), UM_ERR_ARG);
+  EXPECT_EQ(dup, nullptr) << "a failed declaration leaves no object behind";
+  EXPECT_EQ(um_decl_dat(c.ctx, s, 0, UM_DOUBLE, nullptr, "d", &d), UM_ERR_ARG);
+  EXPECT_EQ(um_decl_dat(c.ctx, nullptr, 1, UM_DOUBLE, nullptr, "d", &d), UM_ERR_ARG);
+  EXPECT_EQ(um_decl_dat(c.ctx, s, 1, UM_DOUBLE, nullptr, "d", &d), UM_SUCCESS);
+  double zero[4];
+  ASSERT_EQ(um_dat_fetch(c.ctx, d, zero, sizeof zero), UM_SUCCESS);
+  for (double z : zero) EXPECT_EQ(z, 0.0) << "a dat declared without data starts at zero";
+  EXPECT_EQ(um_dat_fetch(c.ctx, d, zero, 3 * sizeof(double)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("24 bytes"), std::string::npos) << c.msg();
+  EXPECT_EQ(um_find_dat(c.ctx, "d"), d);
+  EXPECT_EQ(um_find_set(c.ctx, "nope"), nullptr);
+  double k = 2.0;
+  EXPECT_EQ(um_decl_const(c.ctx, "k", 1, UM_DOUBLE, &k), UM_SUCCESS);
+  EXPECT_EQ(um_decl_const(c.ctx, "k", 2, UM_DOUBLE, &k), UM_ERR_ARG) << "redeclared with another shape";
+}
+
+struct Loop : ::testing::Test {
+  Ctx c;
+  um_set *nodes = nullptr, *edges = nullptr, *other = nullptr;
+  um_map *pedge = nullptr, *pother = nullptr;
+  um_dat *u = nullptr, *w = nullptr, *r = nullptr, *f = nullptr, *onother = nullptr;
+  void SetUp() override {
+    int e[] = {0, 1, 1, 2, 2, 0};
+    int o[] = {0, 0, 0};
+    ASSERT_EQ(um_decl_set(c.ctx, 3, "nodes", &nodes), UM_SUCCESS);
+    ASSERT_EQ(um_decl_set(c.ctx, 3, "edges", &edges), UM_SUCCESS);
+    ASSERT_EQ(um_decl_set(c.ctx, 1, "other", &other), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(c.ctx, edges, nodes, 2, e, "pedge", &pedge), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(c.ctx, edges, other, 1, o, "pother", &pother), UM_SUCCESS);
+    double uu[] = {1, 2, 3, 4, 5, 6}, ww[] = {1, 1, 1};
+    ASSERT_EQ(um_decl_dat(c.ctx, nodes, 2, UM_DOUBLE, uu, "u", &u), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, edges, 1, UM_DOUBLE, ww, "w", &w), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, other, 2, UM_DOUBLE, nullptr, "onother", &onother), UM_SUCCESS);
+  }
+  int run(um_arg a0, um_arg a1, um_arg a2, um_arg a3, um_arg a4, um_arg a5) {
+    double s = 0;
+    int cnt = 0;
+    return UM_PAR_LOOP(c.ctx, edge_inc_kernel, "edge_inc", edges, a0, a1, a2, a3, a4, a5,
+                       um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&cnt, 1, UM_INT, UM_INC));
+  }
+  um_arg W() { return um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ); }
+  um_arg U(int i) { return um_arg_dat(u, i, pedge, 2, UM_DOUBLE, UM_READ); }
+  um_arg R(int i) { return um_arg_dat(r, i, pedge, 2, UM_DOUBLE, UM_INC); }
+  um_arg F() { return um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC); }
+};
+
+TEST_F(Loop, CorrectLoopRunsAndCountsStats) {
+  ASSERT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
+  ASSERT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
+  float fv[3];
+  ASSERT_EQ(um_dat_fetch(c.ctx, f, fv, sizeof fv), UM_SUCCESS);
+  EXPECT_EQ(fv[0], 2.0f);  // node 0 is the first end of edge 0 only, two calls
+  ASSERT_EQ(um_loop_stats_count(c.ctx), 1);
+  um_loop_stats st;
+  ASSERT_EQ(um_loop_stats_get(c.ctx, 0, &st), UM_SUCCESS);
+  EXPECT_STREQ(st.name, "edge_inc");
+  EXPECT_EQ(st.calls, 2);
+  EXPECT_EQ(st.set_size, 3);
+  EXPECT_TRUE(st.indirect);
+  // useful bytes: w 3*8, u 3*2*8 once, r 2*(3*2*8) (INC), f 2*(3*4), map 3*2*4
+  EXPECT_DOUBLE_EQ(st.bytes, 24 + 48 + 96 + 24 + 24);
+}
+
+TEST_F(Loop, PlanIsBuiltOncePerLoopSignature) {
+  um_context *ctx = c.ctx;
+  um_options o;
+  um_options_default(&o);
+  um_finalize(&c.ctx);
+  o.backend = um_backend_available(UM_BACKEND_OPENMP) ? UM_BACKEND_OPENMP : UM_BACKEND_SEQ;
+  ASSERT_EQ(um_init(&c.ctx, &o), UM_SUCCESS);
+  (void)ctx;
+  SetUp();
+  for (int i = 0; i < 3; i++) ASSERT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
+  if (o.backend == UM_BACKEND_OPENMP) {
+    EXPECT_EQ(um_plan_cache_size(c.ctx), 1);
+    ASSERT_EQ(run(W(), U(1), U(0), R(1), R(0), F()), UM_SUCCESS);  // another signature
+    EXPECT_EQ(um_plan_cache_size(c.ctx), 2);
+    um_loop_stats st;
+    ASSERT_EQ(um_loop_stats_get(c.ctx, 0, &st), UM_SUCCESS);
+    EXPECT_EQ(st.nplans, 2);
+    EXPECT_TRUE(st.has_plan);
+    EXPECT_EQ(st.nblocks, 1);
+  }
+}
+
+TEST_F(Loop, ArgDimMismatch) {
+  EXPECT_EQ(run(W(), um_arg_dat(u, 0, pedge, 3, UM_DOUBLE, UM_READ), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("arg 1: declared dim 3 but dat 'u' has dim 2"), std::string::npos) << c.msg();
+}
+
+TEST_F(Loop, ArgTypeMismatch) {
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_dat(f, 0, pedge, 1, UM_DOUBLE, UM_INC)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("declared type double but dat 'f' holds float"), std::string::npos) << c.msg();
+}
+
+TEST_F(Loop, DirectDatOnWrongSet) {
+  EXPECT_EQ(run(um_arg_dat(r, -1, UM_ID, 1, UM_DOUBLE, UM_READ), U(0), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  um_dat *wn;
+  ASSERT_EQ(um_decl_dat(c.ctx, nodes, 1, UM_DOUBLE, nullptr, "wn", &wn), UM_SUCCESS);
+  EXPECT_EQ(run(um_arg_dat(wn, -1, UM_ID, 1, UM_DOUBLE, UM_READ), U(0), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("lives on set 'nodes' but the loop runs over 'edges'"), std::string::npos) << c.msg();
+}
+
+TEST_F(Loop, MapToWrongSet) {
+  EXPECT_EQ(run(W(), um_arg_dat(u, 0, pother, 2, UM_DOUBLE, UM_READ), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("map 'pother' leads to set 'other', but dat 'u' lives on 'nodes'"), std::string::npos)
+      << c.msg();
+}
+
+TEST_F(Loop, MapIndexOutOfArity) {
+  EXPECT_EQ(run(W(), U(0), U(2), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("index 2 outside map 'pedge' of arity 2"), std::string::npos) << c.msg();
+}
+
+TEST_F(Loop, WrongArgCountAndAccess) {
+  double s = 0;
+  EXPECT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, "edge_inc", edges, W(), U(0)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("takes 8 arguments but the loop passes 2"), std::string::npos) << c.msg();
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_MIN)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("only for global args"), std::string::npos) << c.msg();
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_gbl(&s, 1, UM_DOUBLE, UM_WRITE)), UM_ERR_ARG);
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_gbl(nullptr, 1, UM_DOUBLE, UM_INC)), UM_ERR_ARG);
+  EXPECT_EQ(run(W(), um_arg_dat(nullptr, 0, pedge, 2, UM_DOUBLE, UM_READ), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_EQ(um_par_loop(c.ctx, nullptr, "x", edges, 0, nullptr), UM_ERR_ARG);
+  EXPECT_EQ(um_par_loop(c.ctx, &edge_inc_kernel, "x", nullptr, 0, nullptr), UM_ERR_ARG);
+}
+
+TEST(Engine, ZeroSizeSetsRunNothing) {
+  for (um_backend b : {UM_BACKEND_SEQ, UM_BACKEND_OPENMP}) {
+    if (!um_backend_available(b)) continue;
+    Ctx c(b);
+    um_set *e, *n;
+    um_map *m;
+    um_dat *u, *r, *w, *f;
+    ASSERT_EQ(um_decl_set(c.ctx, 0, "edges", &e), UM_SUCCESS);
+    ASSERT_EQ(um_decl_set(c.ctx, 0, "nodes", &n), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(c.ctx, e, n, 2, nullptr, "m", &m), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "u", &u), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, e, 1, UM_DOUBLE, nullptr, "w", &w), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(c.ctx, n, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+    double s = 5;
+    int cnt = 7;
+    ASSERT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, "edge_inc", e, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(u, 0, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, m, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(r, 0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, m, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(f, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
+              UM_SUCCESS)
+        << c.msg();
+    EXPECT_EQ(s, 5);
+    EXPECT_EQ(cnt, 7);
+    EXPECT_EQ(um_dat_fetch(c.ctx, u, nullptr, 0), UM_SUCCESS);
+  }
+}
+
+TEST(Engine, LayoutsRoundTripThroughFetchAndUpdate) {
+  Ctx c;
+  um_set *s;
+  um_dat *d;
+  ASSERT_EQ(um_decl_set(c.ctx, 5, "s", &s), UM_SUCCESS);
+  std::vector<double> v(15);
+  for (int i = 0; i < 15; i++) v[i] = i * 1.5 - 3;
+  ASSERT_EQ(um_decl_dat(c.ctx, s, 3, UM_DOUBLE, v.data(), "d", &d), UM_SUCCESS);
+  for (um_layout l : {UM_SOA, UM_AOS, UM_LAYOUT_AUTO, UM_SOA}) {
+    ASSERT_EQ(um_dat_set_layout(c.ctx, d, l), UM_SUCCESS);
+    EXPECT_EQ(um_dat_layout(d), l);
+    std::vector<double> out(15);
+    ASSERT_EQ(um_dat_fetch(c.ctx, d, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+    EXPECT_EQ(out, v) << um_layout_name(l);
+  }
+  std::vector<double> w(15, 0.0);
+  w[4] = 9;
+  ASSERT_EQ(um_dat_update(c.ctx, d, w.data(), w.size() * sizeof(double)), UM_SUCCESS);
+  ASSERT_EQ(um_dat_set_layout(c.ctx, d, UM_AOS), UM_SUCCESS);
+  std::vector<double> out(15);
+  ASSERT_EQ(um_dat_fetch(c.ctx, d, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+  EXPECT_EQ(out, w);
+}
+
+TEST(Engine, ErrorMessageCarriesTrail) {
+  Ctx c;
+  um_set *s;
+  EXPECT_EQ(um_decl_set(c.ctx, 1, nullptr, &s), UM_ERR_ARG);
+  std::string m = c.msg();
+  EXPECT_NE(m.find("without a name"), std::string::npos) << m;
+  EXPECT_NE(m.find("UM_ERR_ARG"), std::string::npos) << m;
+  EXPECT_NE(m.find(" <- context.c:"), std::string::npos) << m;
+  um_error_clear(c.ctx);
+  EXPECT_EQ(c.msg(), "");
+}
+
+}  // namespace

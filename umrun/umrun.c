@@ -1,0 +1,388 @@
+/* umrun: run an app of the um suite from a YAML config.
+ *
+ *   umrun [CONFIG.yaml] [--set key=value ...] [--json FILE] [--list-apps] [--help]
+ *
+ * Options are taken from, in increasing priority: the config file (or the
+ * embedded default config), the environment variable UM_OPTIONS
+ * ("run.backend=seq mesh.I=40"), then each --set. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../apps/common/um_app.h"
+#include "um/build_config.h"
+#include "um/config.h"
+#include "um/report.h"
+#include "um/um.h"
+#include "um/validate.h"
+
+extern const char umrun_default_config[];
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
+          "       umrun --list-apps | --help | --version\n"
+          "\n"
+          "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
+          "backend, strategy, layout, block size, validation and outputs. Without CONFIG,\n"
+          "runs the embedded default job (a small Airfoil case, validated).\n"
+          "\n"
+          "options:\n"
+          "  --set key=value   override one config value, by dotted path into the YAML\n"
+          "                    (e.g. --set run.backend=seq --set mesh.I=40); repeatable\n"
+          "  --json FILE       also write the run summary (options, per-loop table, plan\n"
+          "                    statistics, metrics, validation) as JSON to FILE\n"
+          "  --quiet           no progress bar and no options listing\n"
+          "  --print-config    print the config in effect as YAML and exit\n"
+          "  --list-apps       list the registered apps and exit\n"
+          "  --version         print the version and build configuration and exit\n"
+          "  --help            this text\n"
+          "\n"
+          "precedence: config file < environment variable UM_OPTIONS < --set.\n"
+          "  UM_OPTIONS holds whitespace-separated key=value pairs: UM_OPTIONS='run.backend=seq'\n"
+          "\n"
+          "config keys (one schema for every app):\n"
+          "  app                 registered app name (see --list-apps)\n"
+          "  mesh.*              generator and its parameters, or mesh.file\n"
+          "  params.*            app parameters\n"
+          "  run.backend         auto | seq | openmp | cuda     (auto: GPU if present, else CPU)\n"
+          "  run.strategy        auto | coloured | hierarchical | atomics | global\n"
+          "  run.layout          aos | soa | auto               (auto: SoA unless accessed through a map)\n"
+          "  run.block_size      elements per mini-partition (plan block), default 256\n"
+          "  run.threads         OpenMP threads (0: OMP_NUM_THREADS or all cores)\n"
+          "  run.check_plans     verify every plan's colouring after building it\n"
+          "  run.reorder         none (gps, partition: planned)\n"
+          "  run.profile         auto | p100 | v100 | a100 | h100 | h200 (GPU device profile)\n"
+          "  run.iterations      iterations of the app's main loop\n"
+          "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against\n"
+          "  output.dir, output.hdf5  where to write final fields (HDF5 + XDMF)\n"
+          "\n"
+          "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
+          "line or config; 2 the run failed; 3 validation failed.\n");
+}
+
+static void print_version(FILE *f) {
+  fprintf(f, "um %s (%s build, %s; OpenMP %s, CUDA %s, MPI %s, HDF5 %s)\n", UM_VERSION, UM_BUILD_TYPE, UM_C_COMPILER,
+          UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
+}
+
+static void list_apps(FILE *f) {
+  fprintf(f, "registered apps:\n");
+  for (int i = 0; i < um_app_count(); i++) fprintf(f, "  %-10s %s\n", um_app_at(i)->name, um_app_at(i)->description);
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path, char *err, size_t errlen) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+    snprintf(err, errlen, "output.dir is too long");
+    return -1;
+  }
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || *p == '\0') {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create output directory '%.1024s': %s", buf, strerror(errno));
+        return -1;
+      }
+      *p = c;
+      if (!c) break;
+    }
+  }
+  return 0;
+}
+
+static int file_exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+typedef struct {
+  um_options opts;
+  const char *app, *reorder, *profile, *reference, *outdir;
+  int write_hdf5;
+} run_settings;
+
+static const char *const backend_choices[] = {"seq", "openmp", "cuda", "auto"};
+static const char *const strategy_choices[] = {"auto", "coloured", "atomics", "global", "hierarchical"};
+static const char *const layout_choices[] = {"aos", "soa", "auto"};
+static const char *const reorder_choices[] = {"none", "gps", "partition"};
+static const char *const profile_choices[] = {"auto", "p100", "v100", "a100", "h100", "h200"};
+#define N(a) ((int)(sizeof a / sizeof a[0]))
+
+static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len) {
+  um_options_default(&s->opts);
+  int b, st, l, r, p;
+  const char *app_names[64];
+  int napps = um_app_count() < 64 ? um_app_count() : 64;
+  for (int i = 0; i < napps; i++) app_names[i] = um_app_at(i)->name;
+  int app;
+  if (!um_config_has(cfg, "app")) {
+    snprintf(err, len, "the config names no app: add 'app: <name>' (one of the apps listed by umrun --list-apps)");
+    return UM_ERR_CONFIG;
+  }
+  int rc = um_config_get_choice(cfg, "app", NULL, app_names, napps, &app, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.backend", "auto", backend_choices, N(backend_choices), &b, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.strategy", "auto", strategy_choices, N(strategy_choices), &st, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.layout", "aos", layout_choices, N(layout_choices), &l, err, len);
+  if (!rc) rc = um_config_get_int(cfg, "run.block_size", 256, &s->opts.block_size, err, len);
+  if (!rc) rc = um_config_get_int(cfg, "run.threads", 0, &s->opts.nthreads, err, len);
+  if (!rc) rc = um_config_get_bool(cfg, "run.check_plans", 0, &s->opts.check_plans, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.reorder", "none", reorder_choices, N(reorder_choices), &r, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.profile", "auto", profile_choices, N(profile_choices), &p, err, len);
+  if (!rc) rc = um_config_get_string(cfg, "validation.reference", NULL, &s->reference, err, len);
+  if (!rc) rc = um_config_get_string(cfg, "output.dir", NULL, &s->outdir, err, len);
+  if (!rc) rc = um_config_get_bool(cfg, "output.hdf5", 0, &s->write_hdf5, err, len);
+  if (rc) return rc;
+  s->app = app_names[app];
+  s->opts.backend = (um_backend)b;
+  s->opts.strategy = (um_strategy)st;
+  s->opts.layout = (um_layout)l;
+  s->reorder = reorder_choices[r];
+  s->profile = profile_choices[p];
+  if (s->opts.block_size < 1 || s->opts.block_size > 1 << 20) {
+    snprintf(err, len, "run.block_size = %d: use 1 .. 1048576 (typically 64 .. 1024)", s->opts.block_size);
+    return UM_ERR_CONFIG;
+  }
+  if (s->opts.nthreads < 0) {
+    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
+    return UM_ERR_CONFIG;
+  }
+  if (r != 0) {
+    snprintf(err, len,
+             "run.reorder = %s: mesh reordering is not implemented yet in this version; use run.reorder=none",
+             s->reorder);
+    return UM_ERR_UNSUPPORTED;
+  }
+  if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_available(UM_BACKEND_CUDA)) {
+    snprintf(err, len,
+             "run.backend = cuda, but this build of um has no CUDA backend.\n"
+             "  To run the same config on the CPU: umrun <config> --set run.backend=openmp");
+    return UM_ERR_UNSUPPORTED;
+  }
+  return UM_SUCCESS;
+}
+
+static void write_json(FILE *f, um_config *cfg, const run_settings *s, um_context *ctx, const um_app_run *run,
+                       double total, const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
+  fputs("{\n  \"um_version\": ", f);
+  um_json_string(f, UM_VERSION);
+  fputs(",\n  \"app\": ", f);
+  um_json_string(f, s->app);
+  fputs(",\n  \"backend\": ", f);
+  um_json_string(f, um_backend_name(um_context_backend(ctx)));
+  fputs(",\n  \"strategy\": ", f);
+  um_json_string(f, um_strategy_name(um_context_strategy(ctx)));
+  fputs(",\n  \"layout\": ", f);
+  um_json_string(f, um_layout_name(s->opts.layout));
+  fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
+  um_json_string(f, status);
+  fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);
+  um_report_loops_json(ctx, f);
+  fputs(",\n  \"metrics\": {", f);
+  for (int i = 0; i < run->nmetrics; i++) {
+    fputs(i ? ", " : "", f);
+    um_json_string(f, run->metric_names[i]);
+    fprintf(f, ": %.17g", run->metric_values[i]);
+  }
+  fputs("}", f);
+  if (validated) {
+    fputs(",\n  \"validation\": ", f);
+    um_validation_write_json(ref, val, f);
+  }
+  (void)cfg;
+  fputs("\n}\n", f);
+}
+
+int main(int argc, char **argv) {
+  const char *config_path = NULL, *json_path = NULL;
+  int quiet = 0, print_config = 0;
+  char err[4096] = "";
+  /* first pass: flags that need no config */
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return EXIT_OK;
+    }
+    if (!strcmp(argv[i], "--list-apps")) {
+      list_apps(stdout);
+      return EXIT_OK;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      print_version(stdout);
+      return EXIT_OK;
+    }
+  }
+  const char **sets = calloc((size_t)argc, sizeof *sets);
+  int nsets = 0;
+  if (!sets) return EXIT_RUN;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--set") || !strcmp(a, "--json")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "umrun: %s needs an argument (see umrun --help)\n", a);
+        return EXIT_USAGE;
+      }
+      if (!strcmp(a, "--set")) sets[nsets++] = argv[++i];
+      else json_path = argv[++i];
+    } else if (!strncmp(a, "--set=", 6)) {
+      sets[nsets++] = a + 6;
+    } else if (!strncmp(a, "--json=", 7)) {
+      json_path = a + 7;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet = 1;
+    } else if (!strcmp(a, "--print-config")) {
+      print_config = 1;
+    } else if (a[0] == '-') {
+      fprintf(stderr, "umrun: unknown option '%s' (see umrun --help)\n", a);
+      return EXIT_USAGE;
+    } else if (config_path) {
+      fprintf(stderr, "umrun: two config files given ('%s' and '%s'); give one, and --set to change values\n",
+              config_path, a);
+      return EXIT_USAGE;
+    } else {
+      config_path = a;
+    }
+  }
+
+  um_config *cfg = NULL;
+  int rc = config_path ? um_config_load_file(config_path, &cfg, err, sizeof err)
+                       : um_config_load_string(umrun_default_config, "embedded default config", &cfg, err, sizeof err);
+  if (!rc) rc = um_config_apply_env(cfg, "UM_OPTIONS", err, sizeof err);
+  for (int i = 0; !rc && i < nsets; i++) rc = um_config_set_assignment(cfg, sets[i], "--set", err, sizeof err);
+  free(sets);
+  if (rc) {
+    fprintf(stderr, "umrun: %s\n", err);
+    um_config_free(cfg);
+    return EXIT_USAGE;
+  }
+  if (print_config) {
+    rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
+    um_config_free(cfg);
+    if (rc) fprintf(stderr, "umrun: %s\n", err);
+    return rc ? EXIT_RUN : EXIT_OK;
+  }
+  run_settings s;
+  memset(&s, 0, sizeof s);
+  rc = read_settings(cfg, &s, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "umrun: %s\n", err);
+    um_config_free(cfg);
+    return EXIT_USAGE;
+  }
+  const um_app *app = um_app_find(s.app);
+  FILE *out = stdout;
+  print_version(out);
+  fprintf(out, "config: %s\n", config_path ? config_path : "(embedded default config)");
+
+  um_context *ctx = NULL;
+  rc = um_init(&ctx, &s.opts);
+  if (rc) {
+    fprintf(stderr, "umrun: %s\n", um_error_message(ctx));
+    um_finalize(&ctx);
+    um_config_free(cfg);
+    return EXIT_USAGE;
+  }
+  um_backend used = um_context_backend(ctx);
+  if (s.opts.backend == UM_BACKEND_AUTO)
+    fprintf(out, "backend: auto -> %s (%s)\n", um_backend_name(used),
+            um_backend_available(UM_BACKEND_CUDA) ? "a GPU was found" : "no GPU backend available: running on the CPU");
+  else
+    fprintf(out, "backend: %s\n", um_backend_name(used));
+  if (used != UM_BACKEND_CUDA && strcmp(s.profile, "auto") != 0)
+    fprintf(out, "note: run.profile=%s describes a GPU; the %s backend does not use it\n", s.profile,
+            um_backend_name(used));
+  if (!quiet) {
+    fprintf(out, "options in effect:\n");
+    um_config_print(cfg, out);
+  }
+  if (s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) {
+    fprintf(stderr, "umrun: %s\n", err);
+    um_finalize(&ctx);
+    um_config_free(cfg);
+    return EXIT_RUN;
+  }
+
+  um_app_run run;
+  memset(&run, 0, sizeof run);
+  run.ctx = ctx;
+  run.cfg = cfg;
+  run.log = out;
+  run.progress = !quiet && isatty(STDERR_FILENO);
+  run.output_dir = s.outdir;
+  run.write_hdf5 = s.write_hdf5;
+  fprintf(out, "running %s ...\n", app->name);
+  fflush(out);
+  double t0 = um_app_time();
+  rc = app->run(&run);
+  double total = um_app_time() - t0;
+  um_app_progress_clear(&run);
+  int status = EXIT_OK;
+  const char *status_text = "ok";
+  if (rc) {
+    fprintf(stderr, "umrun: %s failed: %s\n", app->name,
+            run.err[0] ? run.err : um_error_message(ctx));
+    status = EXIT_RUN;
+    status_text = "run failed";
+  }
+  if (!rc) {
+    fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
+            total, run.setup_seconds, um_backend_name(used), s.opts.block_size);
+    um_report_loops(ctx, out, total);
+    fprintf(out, "\nplan statistics:\n");
+    um_report_plans(ctx, out);
+    fprintf(out, "\nmetrics:\n");
+    for (int i = 0; i < run.nmetrics; i++) fprintf(out, "  %-16s %.17g\n", run.metric_names[i], run.metric_values[i]);
+  }
+  /* validation */
+  um_ref *ref = NULL;
+  um_validation_result val;
+  memset(&val, 0, sizeof val);
+  int validated = 0;
+  if (!rc && s.reference) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", s.reference);
+    if (!file_exists(path) && s.reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s.reference);
+    int vrc = um_ref_load(file_exists(path) ? path : s.reference, &ref, err, sizeof err);
+    if (!vrc) {
+      const char *names[UM_APP_MAX_METRICS];
+      for (int i = 0; i < run.nmetrics; i++) names[i] = run.metric_names[i];
+      fprintf(out, "\nvalidation against %s:\n", s.reference);
+      vrc = um_validate(ref, app->name, run.nmetrics, names, run.metric_values, out, &val);
+      if (vrc) snprintf(err, sizeof err, "%s", val.message);
+      validated = vrc == UM_SUCCESS;
+    }
+    if (vrc) {
+      fprintf(stderr, "umrun: validation: %s\n", err);
+      status = EXIT_RUN;
+      status_text = "validation error";
+    } else if (!val.pass) {
+      fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", val.nfail, val.nmetrics);
+      status = EXIT_VALIDATION;
+      status_text = "validation failed";
+    } else {
+      fprintf(out, "VALIDATION PASS (%d metrics)\n", val.nmetrics);
+    }
+  }
+  um_config_warn_unread(cfg, stderr);
+  if (json_path) {
+    FILE *jf = fopen(json_path, "w");
+    if (!jf) {
+      fprintf(stderr, "umrun: cannot write --json file '%s': %s\n", json_path, strerror(errno));
+      if (!status) status = EXIT_RUN;
+    } else {
+      write_json(jf, cfg, &s, ctx, &run, total, ref, &val, validated, status_text);
+      fclose(jf);
+    }
+  }
+  um_validation_result_free(&val);
+  um_ref_free(ref);
+  um_finalize(&ctx);
+  um_config_free(cfg);
+  return status;
+}
