@@ -76,11 +76,14 @@ typedef struct {
   um_layout layout;       /* default layout of dats declared from now on       */
   int block_size;         /* plan mini-partition size (elements), > 0          */
   int nthreads;           /* OpenMP threads, 0 = runtime default               */
+  int parallel_threshold; /* OpenMP: loops over fewer elements run on one thread
+                             (same plan and colour order); 0 = always parallel */
   int check_plans;        /* 1: verify every plan after building it            */
   int verbose;            /* 0 quiet, 1 info, 2 debug                          */
 } um_options;
 
-/* Defaults: backend AUTO, strategy AUTO, layout AOS, block_size 256, checks off. */
+/* Defaults: backend AUTO, strategy AUTO, layout AOS, block_size 256, checks off,
+ * parallel_threshold 4096. */
 void um_options_default(um_options *opts);
 
 int um_init(um_context **ctx, const um_options *opts);

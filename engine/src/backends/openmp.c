@@ -6,6 +6,9 @@
  * block per thread at a time, colours in sequence, so no two threads ever
  * write the same target.
  *
+ * Loops over fewer than parallel_threshold elements run the same way on one
+ * thread: forking and a barrier per block colour cost more than they save.
+ *
  * Global reductions are accumulated per chunk (block) and the partial results
  * combined in chunk order afterwards, so a reduction gives the same bits
  * whatever the number of threads or the schedule. */
@@ -42,6 +45,8 @@ static int omp_par_loop(um_context *ctx, um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++)
     if (loop->args[i].kind == UM_ARG_GBL && loop->args[i].acc != UM_READ) gwidth += loop->args[i].dim;
   int nthreads = ctx->opts.nthreads > 0 ? ctx->opts.nthreads : omp_get_max_threads();
+  /* a small loop costs less on one thread than a fork and a barrier per colour */
+  if (n < ctx->opts.parallel_threshold) nthreads = 1;
   um_exec *xs = malloc((size_t)nthreads * sizeof *xs);
   double *parts = gwidth ? malloc((size_t)(nchunks > 0 ? nchunks : 1) * (size_t)gwidth * sizeof(double)) : NULL;
   if (!xs || (gwidth && !parts)) {

@@ -11,6 +11,7 @@ void um_options_default(um_options *o) {
   o->layout = UM_AOS;
   o->block_size = 256;
   o->nthreads = 0;
+  o->parallel_threshold = 4096;
   o->check_plans = 0;
   o->verbose = 0;
 }
