@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/um_app.h"
+#include "airfoil.h"
 #include "airfoil_kernels.h"
-#include "naca0012.h"
 #include "um/hdf5io.h"
 
 extern const char airfoil_kernels_source[];
@@ -29,18 +29,12 @@ UM_CONST_DEFINE(double, cfl);
 UM_CONST_DEFINE(double, eps);
 UM_CONST_DEFINE(double, qinf[4]);
 
-typedef struct {
-  um_set *nodes, *edges, *bedges, *cells;
-  um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
-  um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
-} airfoil;
-
 #define TRY(call) do { int rc_ = (call); if (rc_) return rc_; } while (0)
 
 /* Free-stream state and scheme constants. Upstream computes them from
  * single-precision literals (1.4f, 0.9f, ...); the published residuals depend
  * on that, so we do the same. */
-static int set_constants(um_context *ctx) {
+int airfoil_set_constants(um_context *ctx) {
   gam = 1.4f;
   gm1 = gam - 1.0f;
   cfl = 0.9f;
@@ -61,7 +55,7 @@ static int set_constants(um_context *ctx) {
 }
 
 /* Flow dats on cells: q = free stream, res = 0. */
-static int decl_flow(um_context *ctx, airfoil *a) {
+int airfoil_decl_flow(um_context *ctx, airfoil *a) {
   const int n = um_set_size(a->cells);
   double *q = malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
   if (!q) return UM_ERR_ALLOC;
@@ -75,7 +69,7 @@ static int decl_flow(um_context *ctx, airfoil *a) {
   return UM_SUCCESS;
 }
 
-static int decl_from_arrays(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
+int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
   TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
   TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
@@ -91,7 +85,7 @@ static int decl_from_arrays(um_context *ctx, const airfoil_mesh *m, airfoil *a) 
 }
 
 /* OP2's new_grid.h5 layout: the same names as above. */
-static int decl_from_hdf5(um_context *ctx, const char *file, airfoil *a) {
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a) {
   TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
   TRY(um_hdf5_read_set(ctx, file, "edges", &a->edges));
   TRY(um_hdf5_read_set(ctx, file, "bedges", &a->bedges));
@@ -106,6 +100,64 @@ static int decl_from_hdf5(um_context *ctx, const char *file, airfoil *a) {
   return UM_SUCCESS;
 }
 
+int airfoil_save_soln(um_context *ctx, const airfoil *a) {
+  return UM_PAR_LOOP(ctx, save_soln_kernel, "save_soln", a->cells,
+                     um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE));
+}
+
+int airfoil_adt_calc(um_context *ctx, const airfoil *a) {
+  return UM_PAR_LOOP(ctx, adt_calc_kernel, "adt_calc", a->cells,
+                     um_arg_dat(a->p_x, 0, a->pcell, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_x, 1, a->pcell, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_x, 2, a->pcell, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_x, 3, a->pcell, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE));
+}
+
+int airfoil_res_calc(um_context *ctx, const airfoil *a) {
+  return UM_PAR_LOOP(ctx, res_calc_kernel, "res_calc", a->edges,
+                     um_arg_dat(a->p_x, 0, a->pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_x, 1, a->pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_q, 0, a->pecell, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_q, 1, a->pecell, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_adt, 0, a->pecell, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_adt, 1, a->pecell, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_res, 0, a->pecell, 4, UM_DOUBLE, UM_INC),
+                     um_arg_dat(a->p_res, 1, a->pecell, 4, UM_DOUBLE, UM_INC));
+}
+
+int airfoil_bres_calc(um_context *ctx, const airfoil *a) {
+  return UM_PAR_LOOP(ctx, bres_calc_kernel, "bres_calc", a->bedges,
+                     um_arg_dat(a->p_x, 0, a->pbedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_x, 1, a->pbedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_q, 0, a->pbecell, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_adt, 0, a->pbecell, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_res, 0, a->pbecell, 4, UM_DOUBLE, UM_INC),
+                     um_arg_dat(a->p_bound, -1, UM_ID, 1, UM_INT, UM_READ));
+}
+
+int airfoil_update(um_context *ctx, const airfoil *a, double *rms) {
+  return UM_PAR_LOOP(ctx, update_kernel, "update", a->cells, um_arg_dat(a->p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
+                     um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE),
+                     um_arg_dat(a->p_res, -1, UM_ID, 4, UM_DOUBLE, UM_RW),
+                     um_arg_dat(a->p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(rms, 1, UM_DOUBLE, UM_INC));
+}
+
+int airfoil_iteration(um_context *ctx, const airfoil *a, double *rms) {
+  TRY(airfoil_save_soln(ctx, a));
+  for (int k = 0; k < 2; k++) { /* two-stage predictor/corrector */
+    TRY(airfoil_adt_calc(ctx, a));
+    TRY(airfoil_res_calc(ctx, a));
+    TRY(airfoil_bres_calc(ctx, a));
+    *rms = 0.0;
+    TRY(airfoil_update(ctx, a, rms));
+  }
+  *rms = sqrt(*rms / (double)um_set_size(a->cells));
+  return UM_SUCCESS;
+}
+
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
@@ -117,11 +169,11 @@ static int load_mesh(um_app_run *r, airfoil *a) {
   TRY(um_config_get_string(r->cfg, "mesh.file", NULL, &file, err, sizeof err) ? um_app_fail(r, UM_ERR_CONFIG, "%s", err) : 0);
   if (file) {
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
-    if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return decl_from_hdf5(r->ctx, file, a);
+    if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);
-    int rc = decl_from_arrays(r->ctx, &m, a);
+    int rc = airfoil_decl_mesh(r->ctx, &m, a);
     airfoil_mesh_free(&m);
     return rc;
   }
@@ -142,7 +194,7 @@ static int load_mesh(um_app_run *r, airfoil *a) {
     return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
   fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
           round6 ? " (coordinates rounded to 6 decimals)" : "", um_app_time() - t0);
-  int rc = decl_from_arrays(r->ctx, &m, a);
+  int rc = airfoil_decl_mesh(r->ctx, &m, a);
   airfoil_mesh_free(&m);
   return rc;
 }
@@ -172,9 +224,9 @@ static int airfoil_run(um_app_run *r) {
   airfoil a;
   memset(&a, 0, sizeof a);
   double t0 = um_app_time();
-  TRY(set_constants(ctx));
+  TRY(airfoil_set_constants(ctx));
   TRY(load_mesh(r, &a));
-  TRY(decl_flow(ctx, &a));
+  TRY(airfoil_decl_flow(ctx, &a));
   const int ncell = um_set_size(a.cells);
   fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations\n",
           um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter);
@@ -186,39 +238,7 @@ static int airfoil_run(um_app_run *r) {
 
   double rms = 0.0;
   for (int iter = 1; iter <= niter; iter++) {
-    TRY(UM_PAR_LOOP(ctx, save_soln_kernel, "save_soln", a.cells, um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
-                    um_arg_dat(a.p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE)));
-    for (int k = 0; k < 2; k++) { /* two-stage predictor/corrector */
-      TRY(UM_PAR_LOOP(ctx, adt_calc_kernel, "adt_calc", a.cells,
-                      um_arg_dat(a.p_x, 0, a.pcell, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_x, 1, a.pcell, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_x, 2, a.pcell, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_x, 3, a.pcell, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)));
-      TRY(UM_PAR_LOOP(ctx, res_calc_kernel, "res_calc", a.edges,
-                      um_arg_dat(a.p_x, 0, a.pedge, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_x, 1, a.pedge, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_q, 0, a.pecell, 4, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_q, 1, a.pecell, 4, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_adt, 0, a.pecell, 1, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_adt, 1, a.pecell, 1, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_res, 0, a.pecell, 4, UM_DOUBLE, UM_INC),
-                      um_arg_dat(a.p_res, 1, a.pecell, 4, UM_DOUBLE, UM_INC)));
-      TRY(UM_PAR_LOOP(ctx, bres_calc_kernel, "bres_calc", a.bedges,
-                      um_arg_dat(a.p_x, 0, a.pbedge, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_x, 1, a.pbedge, 2, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_q, 0, a.pbecell, 4, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_adt, 0, a.pbecell, 1, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_res, 0, a.pbecell, 4, UM_DOUBLE, UM_INC),
-                      um_arg_dat(a.p_bound, -1, UM_ID, 1, UM_INT, UM_READ)));
-      rms = 0.0;
-      TRY(UM_PAR_LOOP(ctx, update_kernel, "update", a.cells, um_arg_dat(a.p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
-                      um_arg_dat(a.p_q, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE),
-                      um_arg_dat(a.p_res, -1, UM_ID, 4, UM_DOUBLE, UM_RW),
-                      um_arg_dat(a.p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(&rms, 1, UM_DOUBLE, UM_INC)));
-    }
-    rms = sqrt(rms / (double)ncell);
+    TRY(airfoil_iteration(ctx, &a, &rms));
     if (iter % 100 == 0) {
       char name[32];
       snprintf(name, sizeof name, "rms_%d", iter);

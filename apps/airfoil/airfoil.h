@@ -1,0 +1,38 @@
+/* Airfoil's sets, maps, dats and loops, for the app (airfoil.c) and its tests. */
+#ifndef UM_APPS_AIRFOIL_H
+#define UM_APPS_AIRFOIL_H
+#include "naca0012.h"
+#include "um/um.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  um_set *nodes, *edges, *bedges, *cells;
+  um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
+  um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
+} airfoil;
+
+/* gam, gm1, cfl, eps and the free stream qinf, as upstream sets them. */
+int airfoil_set_constants(um_context *ctx);
+/* Sets, maps, p_x and p_bound from mesh arrays (OP2's names), or from an OP2 new_grid.h5. */
+int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a);
+/* p_q = free stream, p_qold, p_res = 0, p_adt. Call after airfoil_set_constants. */
+int airfoil_decl_flow(um_context *ctx, airfoil *a);
+
+/* The five loops, with OP2's argument lists and access modes. */
+int airfoil_save_soln(um_context *ctx, const airfoil *a);
+int airfoil_adt_calc(um_context *ctx, const airfoil *a);
+int airfoil_res_calc(um_context *ctx, const airfoil *a);
+int airfoil_bres_calc(um_context *ctx, const airfoil *a);
+/* Adds the squared update to *rms. */
+int airfoil_update(um_context *ctx, const airfoil *a, double *rms);
+/* One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update.
+ * Returns rms = sqrt(sum / ncell) of the second update. */
+int airfoil_iteration(um_context *ctx, const airfoil *a, double *rms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
