@@ -38,11 +38,11 @@ Dump load_dump(const std::string &path) {
   return d;
 }
 
-struct Run {
+struct AirfoilRun {
   um_context *ctx = nullptr;
   airfoil a{};
   airfoil_mesh m{};
-  Run(um_backend b, um_layout l, int bs) {
+  AirfoilRun(um_backend b, um_layout l, int bs) {
     um_options o;
     um_options_default(&o);
     o.backend = b;
@@ -57,7 +57,7 @@ struct Run {
     EXPECT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
     EXPECT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
   }
-  ~Run() {
+  ~AirfoilRun() {
     airfoil_mesh_free(&m);
     um_finalize(&ctx);
   }
@@ -91,7 +91,7 @@ TEST_P(AirfoilLoops, MatchUpstreamDump) {
   if (!um_backend_available(c.b)) GTEST_SKIP();
   Dump d = load_dump(std::string(UM_TEST_DATA_DIR) + "/airfoil/loops_I4_J6_iter3.txt");
   ASSERT_EQ(d["q_start"].size(), 72u * 4);
-  Run r(c.b, c.l, c.bs);
+  AirfoilRun r(c.b, c.l, c.bs);
   um_context *ctx = r.ctx;
   ASSERT_EQ(um_dat_update(ctx, r.a.p_q, d["q_start"].data(), d["q_start"].size() * sizeof(double)), UM_SUCCESS);
   ASSERT_EQ(airfoil_save_soln(ctx, &r.a), UM_SUCCESS) << um_error_message(ctx);
@@ -124,7 +124,7 @@ TEST(Airfoil, Hdf5MeshRoundTripGivesSameResiduals) {
   const std::string path = testing::TempDir() + "um_airfoil_roundtrip.h5";
   double rms_a = 0, rms_b = 0;
   {
-    Run r(UM_BACKEND_SEQ, UM_AOS, 256);
+    AirfoilRun r(UM_BACKEND_SEQ, UM_AOS, 256);
     ASSERT_EQ(um_hdf5_write_mesh(r.ctx, path.c_str()), UM_SUCCESS) << um_error_message(r.ctx);
     for (int i = 0; i < 20; i++) ASSERT_EQ(airfoil_iteration(r.ctx, &r.a, &rms_a), UM_SUCCESS);
   }

@@ -105,13 +105,15 @@ static int check_arg(um_context *ctx, const char *loop, const um_set *set, int i
   return UM_SUCCESS;
 }
 
-/* Useful bytes per call: every dat once (twice if written after being read), every map once. */
+/* Useful bytes per call: every dat once (twice if RW or INC), every map once.
+ * A dat reached through maps counts only the targets the loop touches (a loop
+ * over boundary edges reads a few cells, not all of them). */
 static double useful_bytes(const um_loop *loop) {
   double bytes = 0;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT) continue;
-    int first = 1, mult = 0, map_first = a->map != NULL;
+    int first = 1, mult = 0, map_first = a->map != NULL, direct = 0;
     for (int j = 0; j < loop->nargs; j++) {
       const um_arg *b = &loop->args[j];
       if (b->kind != UM_ARG_DAT) continue;
@@ -119,11 +121,32 @@ static double useful_bytes(const um_loop *loop) {
         if (j < i) first = 0;
         int m = (b->acc == UM_RW || b->acc == UM_INC) ? 2 : 1;
         if (m > mult) mult = m;
+        if (!b->map) direct = 1;
       }
       if (a->map && b->map == a->map && j < i) map_first = 0;
     }
-    if (first) bytes += (double)mult * (double)a->dat->set->size * a->dat->dim * (double)a->dat->esize;
     if (map_first) bytes += (double)a->map->from->size * a->map->arity * (double)sizeof(int);
+    if (!first) continue;
+    const size_t n = (size_t)a->dat->set->size;
+    size_t touched = n;
+    unsigned char *seen = direct || n == 0 ? NULL : calloc(n, 1);
+    if (seen) { /* distinct targets over every map reference to this dat */
+      touched = 0;
+      for (int j = 0; j < loop->nargs; j++) {
+        const um_arg *b = &loop->args[j];
+        if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
+        const int *m = b->map->data;
+        for (int e = 0; e < loop->set->size; e++) {
+          int t = m[(size_t)e * (size_t)b->map->arity + (size_t)b->idx];
+          if (!seen[t]) {
+            seen[t] = 1;
+            touched++;
+          }
+        }
+      }
+      free(seen);
+    }
+    bytes += (double)mult * (double)touched * a->dat->dim * (double)a->dat->esize;
   }
   return bytes;
 }
