@@ -9,6 +9,7 @@
  * program has changed LC_NUMERIC.
  */
 #include "naca0012.h"
+#include "um/um.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,14 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (err == NULL || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* ---------------------------------------------------------------------------
  * line reader: whole lines of any length, NUL-terminated, '\n' stripped
@@ -139,22 +132,22 @@ static int get_record(reader_ctx *cx, const char *what, int k, int n, int nfield
   char *line = next_line(&cx->rd);
   if (line == NULL) {
     if (cx->rd.ioerr)
-      set_err(cx->err, cx->errlen, "%s:%ld: read error: %s", cx->path, cx->rd.line + 1,
+      um_format_error(cx->err, cx->errlen, 0, "%s:%ld: read error: %s", cx->path, cx->rd.line + 1,
               strerror(cx->rd.ioerr));
     else
-      set_err(cx->err, cx->errlen,
+      um_format_error(cx->err, cx->errlen, 0,
               "%s:%ld: unexpected end of file: expected %d %s records, found only %d "
               "(file truncated?)", cx->path, cx->rd.line + 1, n, what, k);
     return -1;
   }
   if (strlen(line) != cx->rd.linelen) {
-    set_err(cx->err, cx->errlen, "%s:%ld: line contains a NUL byte (not a text mesh file?)",
+    um_format_error(cx->err, cx->errlen, 0, "%s:%ld: line contains a NUL byte (not a text mesh file?)",
             cx->path, cx->rd.line);
     return -1;
   }
   int nt = split_tokens(line, tok, nfields);
   if (nt != nfields) {
-    set_err(cx->err, cx->errlen, "%s:%ld: %s %d of %d: expected %d fields '%s', found %s%d",
+    um_format_error(cx->err, cx->errlen, 0, "%s:%ld: %s %d of %d: expected %d fields '%s', found %s%d",
             cx->path, cx->rd.line, what, k, n, nfields, layout, nt > nfields ? "more than " : "",
             nt > nfields ? nfields : nt);
     return -1;
@@ -168,7 +161,7 @@ static int get_ints(reader_ctx *cx, const char *what, int k, int n, int nfields,
   if (get_record(cx, what, k, n, nfields, layout, tok) != 0) return -1;
   for (int f = 0; f < nfields; f++)
     if (parse_int(tok[f], &out[f]) != 0) {
-      set_err(cx->err, cx->errlen, "%s:%ld: %s %d: field %d '%.40s' is not an integer (of int range)",
+      um_format_error(cx->err, cx->errlen, 0, "%s:%ld: %s %d: field %d '%.40s' is not an integer (of int range)",
               cx->path, cx->rd.line, what, k, f + 1, tok[f]);
       return -1;
     }
@@ -178,7 +171,7 @@ static int get_ints(reader_ctx *cx, const char *what, int k, int n, int nfields,
 static int check_index(reader_ctx *cx, const char *what, int k, int field, const char *target,
                        int v, int limit) {
   if (v >= 0 && v < limit) return 0;
-  set_err(cx->err, cx->errlen, "%s:%ld: %s %d: field %d: %s index %d out of range [0, %d)",
+  um_format_error(cx->err, cx->errlen, 0, "%s:%ld: %s %d: field %d: %s index %d out of range [0, %d)",
           cx->path, cx->rd.line, what, k, field, target, v, limit);
   return -1;
 }
@@ -195,7 +188,7 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
   const char *names[4] = {"nnode", "ncell", "nedge", "nbedge"};
   for (int f = 0; f < 4; f++)
     if (v[f] < (f < 2 ? 1 : 0)) {
-      set_err(cx->err, cx->errlen, "%s:%ld: header: %s = %d is invalid (must be >= %d)", cx->path,
+      um_format_error(cx->err, cx->errlen, 0, "%s:%ld: header: %s = %d is invalid (must be >= %d)", cx->path,
               cx->rd.line, names[f], v[f], f < 2 ? 1 : 0);
       return -1;
     }
@@ -211,7 +204,7 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
   m->becell = alloc_array((size_t)m->nbedge, sizeof(int));
   m->bound = alloc_array((size_t)m->nbedge, sizeof(int));
   if (!m->x || !m->cell || !m->edge || !m->ecell || !m->bedge || !m->becell || !m->bound) {
-    set_err(cx->err, cx->errlen, "%s:1: out of memory for %d nodes, %d cells, %d edges, %d bedges",
+    um_format_error(cx->err, cx->errlen, 0, "%s:1: out of memory for %d nodes, %d cells, %d edges, %d bedges",
             cx->path, m->nnode, m->ncell, m->nedge, m->nbedge);
     return -1;
   }
@@ -221,7 +214,7 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
     if (get_record(cx, "node", k, m->nnode, 2, "x y", tok) != 0) return -1;
     for (int f = 0; f < 2; f++)
       if (parse_double(tok[f], &m->x[2 * (size_t)k + f]) != 0) {
-        set_err(cx->err, cx->errlen, "%s:%ld: node %d: coordinate %d '%.40s' is not a finite number",
+        um_format_error(cx->err, cx->errlen, 0, "%s:%ld: node %d: coordinate %d '%.40s' is not a finite number",
                 cx->path, cx->rd.line, k, f + 1, tok[f]);
         return -1;
       }
@@ -259,14 +252,14 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
     char *s = line;
     while (is_space(*s)) s++;
     if (*s != '\0' || strlen(line) != cx->rd.linelen) {
-      set_err(cx->err, cx->errlen,
+      um_format_error(cx->err, cx->errlen, 0,
               "%s:%ld: unexpected data after the last of the %d boundary edges "
               "(wrong counts in the header?)", cx->path, cx->rd.line, m->nbedge);
       return -1;
     }
   }
   if (cx->rd.ioerr) {
-    set_err(cx->err, cx->errlen, "%s:%ld: read error: %s", cx->path, cx->rd.line + 1,
+    um_format_error(cx->err, cx->errlen, 0, "%s:%ld: read error: %s", cx->path, cx->rd.line + 1,
             strerror(cx->rd.ioerr));
     return -1;
   }
@@ -275,13 +268,13 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
 
 int airfoil_mesh_read_text(const char *path, airfoil_mesh *m, char *err, size_t errlen) {
   if (m == NULL || path == NULL) {
-    set_err(err, errlen, "airfoil_mesh_read_text: %s is NULL", m == NULL ? "mesh" : "path");
+    um_format_error(err, errlen, 0, "airfoil_mesh_read_text: %s is NULL", m == NULL ? "mesh" : "path");
     return 1;
   }
   memset(m, 0, sizeof *m);
   FILE *fp = fopen(path, "rb");
   if (fp == NULL) {
-    set_err(err, errlen, "%s: cannot open mesh file: %s", path, strerror(errno));
+    um_format_error(err, errlen, 0, "%s: cannot open mesh file: %s", path, strerror(errno));
     return 1;
   }
   reader_ctx cx;
@@ -305,20 +298,20 @@ int airfoil_mesh_read_text(const char *path, airfoil_mesh *m, char *err, size_t 
  * ------------------------------------------------------------------------- */
 int airfoil_mesh_write_text(const char *path, const airfoil_mesh *m, char *err, size_t errlen) {
   if (m == NULL || path == NULL) {
-    set_err(err, errlen, "airfoil_mesh_write_text: %s is NULL", m == NULL ? "mesh" : "path");
+    um_format_error(err, errlen, 0, "airfoil_mesh_write_text: %s is NULL", m == NULL ? "mesh" : "path");
     return 1;
   }
   if (m->nnode < 0 || m->ncell < 0 || m->nedge < 0 || m->nbedge < 0 ||
       (m->nnode > 0 && !m->x) || (m->ncell > 0 && !m->cell) ||
       (m->nedge > 0 && (!m->edge || !m->ecell)) ||
       (m->nbedge > 0 && (!m->bedge || !m->becell || !m->bound))) {
-    set_err(err, errlen, "%s: not written: the mesh is inconsistent (negative count or missing array)",
+    um_format_error(err, errlen, 0, "%s: not written: the mesh is inconsistent (negative count or missing array)",
             path);
     return 1;
   }
   FILE *fp = fopen(path, "wb");
   if (fp == NULL) {
-    set_err(err, errlen, "%s: cannot create mesh file: %s", path, strerror(errno));
+    um_format_error(err, errlen, 0, "%s: cannot create mesh file: %s", path, strerror(errno));
     return 1;
   }
   char *iobuf = malloc((size_t)1 << 20);
@@ -347,7 +340,7 @@ int airfoil_mesh_write_text(const char *path, const airfoil_mesh *m, char *err, 
   }
   free(iobuf);
   if (bad) {
-    set_err(err, errlen, "%s: error writing mesh file: %s", path, strerror(saved));
+    um_format_error(err, errlen, 0, "%s: error writing mesh file: %s", path, strerror(saved));
     return 1;
   }
   return 0;

@@ -36,6 +36,13 @@ typedef enum {
 } um_error;
 
 const char *um_error_name(int code);
+/* For functions that report through a caller's buffer: format the message into
+ * err (if err != NULL and errlen > 0) and return code. */
+int um_format_error(char *err, size_t errlen, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* ---- enums ----------------------------------------------------------------*/
 typedef enum { UM_READ = 0, UM_WRITE, UM_RW, UM_INC, UM_MIN, UM_MAX } um_access;

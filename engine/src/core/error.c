@@ -41,3 +41,13 @@ const char *um_error_message(const um_context *ctx) { return ctx ? ctx->errmsg :
 void um_error_clear(um_context *ctx) {
   if (ctx) ctx->errmsg[0] = '\0';
 }
+
+int um_format_error(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}

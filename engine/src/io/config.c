@@ -46,21 +46,6 @@ struct um_config {
 };
 
 /* ---- small helpers ----------------------------------------------------------- */
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 static char *xstrndup(const char *s, size_t n) {
   char *d = (char *)malloc(n + 1);
   if (!d) return NULL;
@@ -263,9 +248,9 @@ void um_config_free(um_config *cfg) {
 }
 
 int um_config_create(um_config **cfg, char *err, size_t errlen) {
-  if (!cfg) return fail(err, errlen, UM_ERR_ARG, "um_config_create: cfg is NULL");
+  if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_create: cfg is NULL");
   *cfg = config_new();
-  if (!*cfg) return fail(err, errlen, UM_ERR_ALLOC, "out of memory creating a config");
+  if (!*cfg) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory creating a config");
   return UM_SUCCESS;
 }
 
@@ -285,7 +270,7 @@ static int yaml_fail(pctx *p) {
   const char *problem = y->problem ? y->problem : "unknown problem";
   switch (y->error) {
     case YAML_MEMORY_ERROR:
-      return fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory while parsing YAML",
+      return um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory while parsing YAML",
                   p->where);
     case YAML_READER_ERROR: {
       size_t off = y->problem_offset, line = 1, col = 1;
@@ -298,33 +283,33 @@ static int yaml_fail(pctx *p) {
         }
       }
       if (y->problem_value >= 0)
-        return fail(
+        return um_format_error(
             p->err, p->errlen, UM_ERR_CONFIG,
             "%s:%zu:%zu: cannot read YAML: %s (byte 0x%02X at offset %zu); a config must be "
             "UTF-8 text without control characters",
             p->where, line, col, problem, (unsigned)y->problem_value & 0xFFu, off);
-      return fail(p->err, p->errlen, UM_ERR_CONFIG,
+      return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                   "%s:%zu:%zu: cannot read YAML: %s (offset %zu); a config must be UTF-8 text",
                   p->where, line, col, problem, off);
     }
     case YAML_SCANNER_ERROR:
     case YAML_PARSER_ERROR:
       if (y->context)
-        return fail(p->err, p->errlen, UM_ERR_CONFIG,
+        return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                     "%s:%lu:%lu: YAML syntax error: %s (%s at line %lu, column %lu); check the "
                     "indentation, the ':' after each key and that quotes and brackets are closed",
                     p->where, (unsigned long)y->problem_mark.line + 1,
                     (unsigned long)y->problem_mark.column + 1, problem, y->context,
                     (unsigned long)y->context_mark.line + 1,
                     (unsigned long)y->context_mark.column + 1);
-      return fail(
+      return um_format_error(
           p->err, p->errlen, UM_ERR_CONFIG,
           "%s:%lu:%lu: YAML syntax error: %s; check the indentation, the ':' after each key "
           "and that quotes and brackets are closed",
           p->where, (unsigned long)y->problem_mark.line + 1,
           (unsigned long)y->problem_mark.column + 1, problem);
     default:
-      return fail(p->err, p->errlen, UM_ERR_CONFIG, "%s: YAML error: %s", p->where, problem);
+      return um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s: YAML error: %s", p->where, problem);
   }
 }
 
@@ -348,7 +333,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
   switch (ev->type) {
     case YAML_ALIAS_EVENT:
       rc =
-          fail(p->err, p->errlen, UM_ERR_CONFIG,
+          um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                "%s:%d:%lu: alias '*%s' is not supported in um configs; write the value out instead",
                p->where, MARK_LINE(ev), MARK_COL(ev),
                ev->data.alias.anchor ? (const char *)ev->data.alias.anchor : "");
@@ -360,7 +345,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
           !(n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length))) {
         node_free(n);
         yaml_event_delete(ev);
-        return fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+        return um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
       }
       n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
       yaml_event_delete(ev);
@@ -370,7 +355,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     case YAML_MAPPING_START_EVENT:
       break;
     default:
-      rc = fail(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: unexpected YAML event %d", p->where,
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: unexpected YAML event %d", p->where,
                 MARK_LINE(ev), MARK_COL(ev), (int)ev->type);
       yaml_event_delete(ev);
       return rc;
@@ -378,7 +363,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
 
   int ismap = ev->type == YAML_MAPPING_START_EVENT;
   if (depth > UM_CONFIG_MAX_DEPTH) {
-    rc = fail(p->err, p->errlen, UM_ERR_CONFIG,
+    rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
               "%s:%d:%lu: mappings/sequences nested deeper than %d levels; flatten the config",
               p->where, MARK_LINE(ev), MARK_COL(ev), UM_CONFIG_MAX_DEPTH);
     yaml_event_delete(ev);
@@ -386,7 +371,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
   }
   n = node_new(ismap ? N_MAP : N_SEQ, p->src, MARK_LINE(ev));
   yaml_event_delete(ev);
-  if (!n) return fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+  if (!n) return um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
 
   for (;;) {
     yaml_event_t e;
@@ -400,7 +385,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
       if ((rc = parse_node(p, &e, depth + 1, &kid))) goto fail;
       if (node_append(n, NULL, kid)) {
         node_free(kid);
-        rc = fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+        rc = um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
         goto fail;
       }
       continue;
@@ -409,7 +394,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     int kline = MARK_LINE(&e);
     unsigned long kcol = MARK_COL(&e);
     if (e.type != YAML_SCALAR_EVENT) {
-      rc = fail(p->err, p->errlen, UM_ERR_CONFIG,
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                 "%s:%d:%lu: a key must be a plain name, not a %s; write 'name: value'", p->where,
                 kline, kcol,
                 e.type == YAML_ALIAS_EVENT           ? "alias"
@@ -423,13 +408,13 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     if (klen == 0 || strlen(k) != klen || memchr(k, '.', klen) ||
         (e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k, "~"))) {
       if (klen == 0 || !strcmp(k, "~"))
-        rc = fail(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: empty key; give every value a name",
+        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: empty key; give every value a name",
                   p->where, kline, kcol);
       else if (strlen(k) != klen)
-        rc = fail(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: key contains a NUL character",
+        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: key contains a NUL character",
                   p->where, kline, kcol);
       else
-        rc = fail(p->err, p->errlen, UM_ERR_CONFIG,
+        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                   "%s:%d:%lu: key '%.200s' contains '.', which separates levels of dotted keys; "
                   "nest it instead ('a:' then '  b: ...' for a.b)",
                   p->where, kline, kcol, k);
@@ -438,7 +423,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     }
     int dup = map_find(n, k, klen);
     if (dup >= 0) {
-      rc = fail(p->err, p->errlen, UM_ERR_CONFIG,
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                 "%s:%d:%lu: duplicate key '%.200s' (first given at line %d); remove one of them",
                 p->where, kline, kcol, k, n->kids[dup]->line);
       yaml_event_delete(&e);
@@ -447,7 +432,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     char *key = xstrndup(k, klen);
     yaml_event_delete(&e);
     if (!key) {
-      rc = fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+      rc = um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
       goto fail;
     }
     cnode *kid = NULL;
@@ -460,7 +445,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     free(key);
     if (rc) {
       node_free(kid);
-      rc = fail(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+      rc = um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
       goto fail;
     }
   }
@@ -488,7 +473,7 @@ static int parse_text(const char *text, size_t len, const char *where, int src, 
   p.err = err;
   p.errlen = errlen;
   if (!yaml_parser_initialize(&p.parser))
-    return fail(err, errlen, UM_ERR_ALLOC, "%s: cannot initialise the YAML parser", where);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: cannot initialise the YAML parser", where);
   yaml_parser_set_input_string(&p.parser, p.text, len);
 
   if ((rc = next_event(&p, &ev))) goto done; /* STREAM-START */
@@ -505,7 +490,7 @@ static int parse_text(const char *text, size_t len, const char *where, int src, 
   yaml_event_delete(&ev);
   if ((rc = next_event(&p, &ev))) goto done;
   if (ev.type != YAML_STREAM_END_EVENT) {
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s:%d:%lu: more than one YAML document ('---'); keep one document per config", where,
               MARK_LINE(&ev), MARK_COL(&ev));
   }
@@ -526,10 +511,10 @@ static int load_text(const char *text, size_t len, const char *where, const char
   int rc, src;
   cnode *root = NULL;
   um_config *c = config_new();
-  if (!c) return fail(err, errlen, UM_ERR_ALLOC, "out of memory loading %s", where);
+  if (!c) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory loading %s", where);
   if ((rc = add_source(c, label, &src))) {
     um_config_free(c);
-    return fail(err, errlen, rc, "out of memory loading %s", where);
+    return um_format_error(err, errlen, rc, "out of memory loading %s", where);
   }
   if ((rc = parse_text(text, len, where, src, &root, err, errlen))) {
     um_config_free(c);
@@ -540,7 +525,7 @@ static int load_text(const char *text, size_t len, const char *where, const char
     root = NULL;
   }
   if (root && root->kind != N_MAP) {
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s:%d: the top level must be a mapping of 'key: value' lines, but it is a %s", where,
               root->line, kind_name(root));
     node_free(root);
@@ -558,20 +543,20 @@ static int load_text(const char *text, size_t len, const char *where, const char
 
 int um_config_load_string(const char *yaml, const char *origin_name, um_config **cfg, char *err,
                           size_t errlen) {
-  if (!cfg) return fail(err, errlen, UM_ERR_ARG, "um_config_load_string: cfg is NULL");
+  if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_string: cfg is NULL");
   *cfg = NULL;
-  if (!yaml) return fail(err, errlen, UM_ERR_ARG, "um_config_load_string: yaml is NULL");
+  if (!yaml) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_string: yaml is NULL");
   const char *name = origin_name ? origin_name : "<string>";
   return load_text(yaml, strlen(yaml), name, name, cfg, err, errlen);
 }
 
 int um_config_load_file(const char *path, um_config **cfg, char *err, size_t errlen) {
-  if (!cfg) return fail(err, errlen, UM_ERR_ARG, "um_config_load_file: cfg is NULL");
+  if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_file: cfg is NULL");
   *cfg = NULL;
-  if (!path || !*path) return fail(err, errlen, UM_ERR_ARG, "um_config_load_file: no path given");
+  if (!path || !*path) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_file: no path given");
   FILE *f = fopen(path, "rb");
   if (!f)
-    return fail(err, errlen, UM_ERR_IO,
+    return um_format_error(err, errlen, UM_ERR_IO,
                 "cannot open config file '%s': %s; check the path (relative paths start from "
                 "the current directory)",
                 path, strerror(errno));
@@ -583,17 +568,17 @@ int um_config_load_file(const char *path, um_config **cfg, char *err, size_t err
   fclose(f);
   if (rerr) {
     free(b.s);
-    return fail(err, errlen, UM_ERR_IO, "cannot read config file '%s'; is it a regular file?",
+    return um_format_error(err, errlen, UM_ERR_IO, "cannot read config file '%s'; is it a regular file?",
                 path);
   }
   if (b.oom) {
     free(b.s);
-    return fail(err, errlen, UM_ERR_ALLOC, "out of memory reading config file '%s'", path);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory reading config file '%s'", path);
   }
   sbuf label = {0};
   sb_add(&label, "file ");
   sb_add(&label, path);
-  int rc = label.oom ? fail(err, errlen, UM_ERR_ALLOC, "out of memory")
+  int rc = label.oom ? um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory")
                      : load_text(sb_str(&b), b.n, path, label.s, cfg, err, errlen);
   free(label.s);
   free(b.s);
@@ -633,7 +618,7 @@ static int seg_index(const char *seg, size_t len) {
 static int lookup(const um_config *c, const char *key, cnode **out, char *err, size_t errlen) {
   *out = NULL;
   if (!key_ok(key))
-    return fail(err, errlen, UM_ERR_ARG,
+    return um_format_error(err, errlen, UM_ERR_ARG,
                 "invalid config key '%.200s': use at most %d dot-separated, non-empty names "
                 "such as run.backend",
                 key ? key : "(null)", UM_CONFIG_MAX_DEPTH);
@@ -653,7 +638,7 @@ static int lookup(const um_config *c, const char *key, cnode **out, char *err, s
       int i = seg_index(s, len);
       if (i < 0) {
         origin_of(c, cur, org, sizeof org);
-        return fail(err, errlen, UM_ERR_CONFIG,
+        return um_format_error(err, errlen, UM_ERR_CONFIG,
                     "%s: '%.*s' is a sequence (from %s); address its items by index, e.g. %.*s.0",
                     key, (int)plen, key, org, (int)plen, key);
       }
@@ -662,7 +647,7 @@ static int lookup(const um_config *c, const char *key, cnode **out, char *err, s
     } else {
       if (is_null(cur)) return UM_SUCCESS;
       origin_of(c, cur, org, sizeof org);
-      return fail(err, errlen, UM_ERR_CONFIG,
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
                   "%s: '%.*s' is a single value ('%.100s', from %s), it has no key '%.*s'; "
                   "check the key's spelling and nesting",
                   key, (int)plen, key, cur->value, org, (int)len, s);
@@ -696,7 +681,7 @@ static int merge_into(um_config *c, cnode *dst, cnode *src, const char *path, ch
         free(sub.s);
       } else {
         if ((rc = node_append(dst, src->keys[i], kid)))
-          rc = fail(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", path);
+          rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", path);
         else
           src->kids[i] = NULL;
       }
@@ -727,12 +712,12 @@ static int merge_into(um_config *c, cnode *dst, cnode *src, const char *path, ch
   origin_of(c, src, o2, sizeof o2);
   const char *p = *path ? path : "(top level)";
   if (dst->kind == N_MAP)
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s: cannot replace a mapping (from %s) by a %s (from %s); set one of its keys "
               "instead, e.g. %s.<key>=value",
               p, o1, kind_name(src), o2, p);
   else
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s: cannot replace a %s (from %s) by a %s (from %s); give a %s", p, kind_name(dst),
               o1, kind_name(src), o2, kind_name(dst));
   node_free(src);
@@ -751,7 +736,7 @@ static int set_node(um_config *c, const char *key, cnode *val, char *err, size_t
   int rc;
   if (!key_ok(key)) {
     node_free(val);
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "invalid key '%.200s': use at most %d dot-separated, non-empty names such as "
                 "run.backend",
                 key ? key : "(null)", UM_CONFIG_MAX_DEPTH);
@@ -767,7 +752,7 @@ static int set_node(um_config *c, const char *key, cnode *val, char *err, size_t
       if (!is_null(cur)) {
         origin_of(c, cur, org, sizeof org);
         node_free(val);
-        return fail(err, errlen, UM_ERR_CONFIG,
+        return um_format_error(err, errlen, UM_ERR_CONFIG,
                     "cannot set %s: '%.*s' is a single value ('%.100s', from %s), not a mapping; "
                     "check the key",
                     key, (int)plen, key, cur->value, org);
@@ -789,7 +774,7 @@ static int set_node(um_config *c, const char *key, cnode *val, char *err, size_t
           free(k);
           if (nn != val) node_free(nn);
           node_free(val);
-          return fail(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", key);
+          return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", key);
         }
         free(k);
         if (!dot) return UM_SUCCESS;
@@ -801,11 +786,11 @@ static int set_node(um_config *c, const char *key, cnode *val, char *err, size_t
         origin_of(c, cur, org, sizeof org);
         node_free(val);
         if (cur->n == 0)
-          return fail(err, errlen, UM_ERR_CONFIG,
+          return um_format_error(err, errlen, UM_ERR_CONFIG,
                       "cannot set %s: '%.*s' is an empty sequence (from %s); set the whole "
                       "sequence instead, e.g. %.*s=[...]",
                       key, (int)plen, key, org, (int)plen, key);
-        return fail(err, errlen, UM_ERR_CONFIG,
+        return um_format_error(err, errlen, UM_ERR_CONFIG,
                     "cannot set %s: '%.*s' is a sequence of %d items (from %s); use an index "
                     "0..%d or set the whole sequence, e.g. %.*s=[...]",
                     key, (int)plen, key, cur->n, org, cur->n - 1, (int)plen, key);
@@ -816,7 +801,7 @@ static int set_node(um_config *c, const char *key, cnode *val, char *err, size_t
       char *path = xstrndup(key, pathlen);
       if (!path) {
         node_free(val);
-        return fail(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", key);
+        return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory setting %s", key);
       }
       rc = merge_into(c, next, val, path, err, errlen);
       free(path);
@@ -840,7 +825,7 @@ static int value_node(um_config *c, const char *value, int force_string, int src
     int rc = parse_text(b, (size_t)(e - b), c->srcs[src], src, &n, err, errlen);
     if (rc) return rc;
     if (!n) n = node_new(N_SCALAR, src, 0);
-    if (!n) return fail(err, errlen, UM_ERR_ALLOC, "out of memory");
+    if (!n) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
     set_src_line(n, src);
     *out = n;
     return UM_SUCCESS;
@@ -848,7 +833,7 @@ static int value_node(um_config *c, const char *value, int force_string, int src
   cnode *n = node_new(N_SCALAR, src, 0);
   if (!n || !(n->value = force_string ? xstrdup(value) : xstrndup(b, (size_t)(e - b)))) {
     node_free(n);
-    return fail(err, errlen, UM_ERR_ALLOC, "out of memory");
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
   }
   n->quoted = force_string;
   *out = n;
@@ -860,7 +845,7 @@ static int set_value(um_config *c, const char *key, const char *value, int force
   int src, rc;
   cnode *val;
   if ((rc = add_source(c, origin ? origin : "--set", &src)))
-    return fail(err, errlen, rc, "out of memory setting %s", key ? key : "");
+    return um_format_error(err, errlen, rc, "out of memory setting %s", key ? key : "");
   if ((rc = value_node(c, value, force_string, src, &val, err, errlen))) {
     if (rc == UM_ERR_CONFIG && err && errlen) {
       /* prefix the key: "run.x: --set:1:3: YAML syntax error ..." */
@@ -879,28 +864,28 @@ static int set_value(um_config *c, const char *key, const char *value, int force
 int um_config_set(um_config *cfg, const char *dotted_key, const char *value, const char *origin,
                   char *err, size_t errlen) {
   if (!cfg || !dotted_key || !value)
-    return fail(err, errlen, UM_ERR_ARG, "um_config_set: cfg, key and value must not be NULL");
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_config_set: cfg, key and value must not be NULL");
   return set_value(cfg, dotted_key, value, 0, origin, err, errlen);
 }
 
 int um_config_set_assignment(um_config *cfg, const char *assignment, const char *origin, char *err,
                              size_t errlen) {
   if (!cfg || !assignment)
-    return fail(err, errlen, UM_ERR_ARG, "um_config_set_assignment: NULL argument");
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_config_set_assignment: NULL argument");
   const char *o = origin ? origin : "--set";
   const char *eq = strchr(assignment, '=');
   if (!eq)
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: '%s' has no '='; write key=value, e.g. run.backend=seq", o, assignment);
   const char *kb = assignment, *ke = eq;
   while (kb < ke && isspace((unsigned char)*kb)) kb++;
   while (ke > kb && isspace((unsigned char)ke[-1])) ke--;
   if (kb == ke)
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: '%s' has no key before '='; write key=value, e.g. run.backend=seq", o,
                 assignment);
   char *key = xstrndup(kb, (size_t)(ke - kb));
-  if (!key) return fail(err, errlen, UM_ERR_ALLOC, "out of memory");
+  if (!key) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
   int rc = set_value(cfg, key, eq + 1, 0, o, err, errlen);
   free(key);
   return rc;
@@ -914,7 +899,7 @@ typedef struct {
 
 int um_config_apply_options_string(um_config *cfg, const char *s, const char *origin, char *err,
                                    size_t errlen) {
-  if (!cfg) return fail(err, errlen, UM_ERR_ARG, "um_config_apply_options_string: cfg is NULL");
+  if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_apply_options_string: cfg is NULL");
   if (!s) return UM_SUCCESS;
   const char *o = origin ? origin : "options";
   opt_tok *toks = NULL;
@@ -942,7 +927,7 @@ int um_config_apply_options_string(um_config *cfg, const char *s, const char *or
           sb_addc(&b, *p++);
         }
         if (!*p) {
-          rc = fail(err, errlen, UM_ERR_CONFIG,
+          rc = um_format_error(err, errlen, UM_ERR_CONFIG,
                     "%s: unterminated %c quote in entry starting '%.60s'; close the quote", o, q,
                     start);
           free(b.s);
@@ -970,12 +955,12 @@ int um_config_apply_options_string(um_config *cfg, const char *s, const char *or
     }
     if (b.oom) {
       free(b.s);
-      rc = fail(err, errlen, UM_ERR_ALLOC, "out of memory");
+      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
       goto done;
     }
     long eq = eq_unq >= 0 ? eq_unq : eq_any;
     if (eq < 0 || eq == 0) {
-      rc = fail(err, errlen, UM_ERR_CONFIG,
+      rc = um_format_error(err, errlen, UM_ERR_CONFIG,
                 eq < 0 ? "%s: entry '%s' has no '='; write key=value pairs separated by spaces, "
                          "e.g. \"run.backend=seq mesh.I=40\""
                        : "%s: entry '%s' has no key before '='; write key=value pairs separated "
@@ -988,7 +973,7 @@ int um_config_apply_options_string(um_config *cfg, const char *s, const char *or
     int kok = key_ok(b.s);
     b.s[eq] = '=';
     if (!kok) {
-      rc = fail(err, errlen, UM_ERR_CONFIG,
+      rc = um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: invalid key in entry '%s'; use dot-separated names such as run.backend", o,
                 b.s);
       free(b.s);
@@ -999,7 +984,7 @@ int um_config_apply_options_string(um_config *cfg, const char *s, const char *or
       opt_tok *t = (opt_tok *)realloc(toks, (size_t)nc * sizeof *t);
       if (!t) {
         free(b.s);
-        rc = fail(err, errlen, UM_ERR_ALLOC, "out of memory");
+        rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
         goto done;
       }
       toks = t;
@@ -1022,25 +1007,25 @@ done:
 }
 
 int um_config_apply_env(um_config *cfg, const char *var, char *err, size_t errlen) {
-  if (!cfg || !var) return fail(err, errlen, UM_ERR_ARG, "um_config_apply_env: NULL argument");
+  if (!cfg || !var) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_apply_env: NULL argument");
   const char *v = getenv(var);
   if (!v || !*v) return UM_SUCCESS;
   return um_config_apply_options_string(cfg, v, var, err, errlen);
 }
 
 int um_config_merge(um_config *cfg, const um_config *over, char *err, size_t errlen) {
-  if (!cfg || !over) return fail(err, errlen, UM_ERR_ARG, "um_config_merge: NULL argument");
+  if (!cfg || !over) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_merge: NULL argument");
   int *map = (int *)malloc(((size_t)over->nsrc + 1) * sizeof *map);
-  if (!map) return fail(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
+  if (!map) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
   for (int i = 0; i < over->nsrc; i++)
     if (add_source(cfg, over->srcs[i], &map[i])) {
       free(map);
-      return fail(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
     }
   if (over->nsrc == 0) map[0] = 0;
   cnode *copy = node_copy(over->root, map);
   free(map);
-  if (!copy) return fail(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
+  if (!copy) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory merging configs");
   return merge_into(cfg, cfg->root, copy, "", err, errlen);
 }
 
@@ -1077,13 +1062,13 @@ static int get_scalar(um_config *c, const char *key, const char *what, cnode **o
                       size_t errlen) {
   cnode *n;
   *out = NULL;
-  if (!c) return fail(err, errlen, UM_ERR_ARG, "config getter: cfg is NULL");
+  if (!c) return um_format_error(err, errlen, UM_ERR_ARG, "config getter: cfg is NULL");
   int rc = lookup(c, key, &n, err, errlen);
   if (rc || !n) return rc;
   if (n->kind != N_SCALAR) {
     char org[256];
     origin_of(c, n, org, sizeof org);
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: expected %s, but it is a %s (from %s); give a single value, e.g. %s: ...", key,
                 what, kind_name(n), org, key);
   }
@@ -1096,14 +1081,14 @@ static int bad_value(const um_config *c, const cnode *n, const char *key, const 
                      const char *hint, char *err, size_t errlen) {
   char org[256];
   origin_of(c, n, org, sizeof org);
-  return fail(err, errlen, UM_ERR_CONFIG, "%s: expected %s, got '%.200s' (from %s); %s", key, what,
+  return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: expected %s, got '%.200s' (from %s); %s", key, what,
               n->value, org, hint);
 }
 
 int um_config_get_string(um_config *cfg, const char *key, const char *def, const char **out,
                          char *err, size_t errlen) {
   cnode *n;
-  if (!out) return fail(err, errlen, UM_ERR_ARG, "um_config_get_string: out is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_string: out is NULL");
   *out = def;
   int rc = get_scalar(cfg, key, "a string", &n, err, errlen);
   if (rc) return rc;
@@ -1136,7 +1121,7 @@ static int parse_ll(const char *s, long long *v) {
 int um_config_get_long(um_config *cfg, const char *key, long long def, long long *out, char *err,
                        size_t errlen) {
   cnode *n;
-  if (!out) return fail(err, errlen, UM_ERR_ARG, "um_config_get_long: out is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_long: out is NULL");
   *out = def;
   int rc = get_scalar(cfg, key, "an integer", &n, err, errlen);
   if (rc) return rc;
@@ -1159,7 +1144,7 @@ int um_config_get_long(um_config *cfg, const char *key, long long def, long long
 int um_config_get_int(um_config *cfg, const char *key, int def, int *out, char *err,
                       size_t errlen) {
   cnode *n;
-  if (!out) return fail(err, errlen, UM_ERR_ARG, "um_config_get_int: out is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_int: out is NULL");
   *out = def;
   int rc = get_scalar(cfg, key, "an integer", &n, err, errlen);
   if (rc) return rc;
@@ -1185,7 +1170,7 @@ int um_config_get_int(um_config *cfg, const char *key, int def, int *out, char *
 int um_config_get_double(um_config *cfg, const char *key, double def, double *out, char *err,
                          size_t errlen) {
   cnode *n;
-  if (!out) return fail(err, errlen, UM_ERR_ARG, "um_config_get_double: out is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_double: out is NULL");
   *out = def;
   int rc = get_scalar(cfg, key, "a number", &n, err, errlen);
   if (rc) return rc;
@@ -1223,7 +1208,7 @@ int um_config_get_bool(um_config *cfg, const char *key, int def, int *out, char 
   static const char *const yes[] = {"true", "yes", "on", "1"};
   static const char *const no[] = {"false", "no", "off", "0"};
   cnode *n;
-  if (!out) return fail(err, errlen, UM_ERR_ARG, "um_config_get_bool: out is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_bool: out is NULL");
   *out = def ? 1 : 0;
   int rc = get_scalar(cfg, key, "true or false", &n, err, errlen);
   if (rc) return rc;
@@ -1277,7 +1262,7 @@ int um_config_get_choice(um_config *cfg, const char *key, const char *def,
                          size_t errlen) {
   cnode *n;
   if (!index || !choices || nchoices <= 0)
-    return fail(err, errlen, UM_ERR_ARG, "um_config_get_choice(%s): no choices given",
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_config_get_choice(%s): no choices given",
                 key ? key : "");
   *index = -1;
   int di = -1;
@@ -1285,7 +1270,7 @@ int um_config_get_choice(um_config *cfg, const char *key, const char *def,
     for (int i = 0; i < nchoices; i++)
       if (choices[i] && ieq(def, choices[i])) di = i;
     if (di < 0)
-      return fail(err, errlen, UM_ERR_ARG,
+      return um_format_error(err, errlen, UM_ERR_ARG,
                   "um_config_get_choice(%s): default '%s' is not one of the choices",
                   key ? key : "", def);
   }
@@ -1318,11 +1303,11 @@ int um_config_get_choice(um_config *cfg, const char *key, const char *def,
   char org[256];
   origin_of(cfg, n, org, sizeof org);
   if (best >= 0 && close_enough(n->value, choices[best], bestd))
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s: unknown value '%.200s'; expected one of: %s (from %s); did you mean '%s'?", key,
               n->value, sb_str(&b), org, choices[best]);
   else
-    rc = fail(err, errlen, UM_ERR_CONFIG,
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG,
               "%s: unknown value '%.200s'; expected one of: %s (from %s)", key, n->value,
               sb_str(&b), org);
   free(b.s);
@@ -1354,14 +1339,14 @@ int um_config_keys(const um_config *cfg, const char *key, int *n, const char **n
                    char *err, size_t errlen) {
   cnode *m;
   if (!cfg || !n || (cap > 0 && !names))
-    return fail(err, errlen, UM_ERR_ARG, "um_config_keys: NULL argument");
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_config_keys: NULL argument");
   *n = 0;
   int rc = lookup_any(cfg, key, &m, err, errlen);
   if (rc || !m || is_null(m)) return rc;
   if (m->kind != N_MAP) {
     char org[256];
     origin_of(cfg, m, org, sizeof org);
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: expected a mapping of keys, but it is a %s (from %s); write '%s:' followed "
                 "by indented 'name: value' lines",
                 key, kind_name(m), org, key);
@@ -1373,14 +1358,14 @@ int um_config_keys(const um_config *cfg, const char *key, int *n, const char **n
 
 int um_config_size(const um_config *cfg, const char *key, int *n, char *err, size_t errlen) {
   cnode *m;
-  if (!cfg || !n) return fail(err, errlen, UM_ERR_ARG, "um_config_size: NULL argument");
+  if (!cfg || !n) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_size: NULL argument");
   *n = 0;
   int rc = lookup_any(cfg, key, &m, err, errlen);
   if (rc || !m || is_null(m)) return rc;
   if (m->kind == N_SCALAR) {
     char org[256];
     origin_of(cfg, m, org, sizeof org);
-    return fail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                 "%s: expected a sequence or mapping, but it is a single value ('%.100s', from %s); "
                 "write a list, e.g. %s: [1, 2]",
                 key, m->value, org, key);
@@ -1402,7 +1387,7 @@ int um_config_origin(const um_config *cfg, const char *key, char *buf, size_t le
 
 int um_config_mark_read(um_config *cfg, const char *key, char *err, size_t errlen) {
   cnode *n;
-  if (!cfg) return fail(err, errlen, UM_ERR_ARG, "um_config_mark_read: cfg is NULL");
+  if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_mark_read: cfg is NULL");
   int rc = lookup_any(cfg, key, &n, err, errlen);
   if (rc || !n) return rc;
   mark_read(n);
@@ -1618,11 +1603,11 @@ static int emit_node(yaml_emitter_t *e, const cnode *n) {
 }
 
 int um_config_write_yaml(const um_config *cfg, FILE *f, char *err, size_t errlen) {
-  if (!cfg || !f) return fail(err, errlen, UM_ERR_ARG, "um_config_write_yaml: NULL argument");
+  if (!cfg || !f) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_write_yaml: NULL argument");
   yaml_emitter_t e;
   yaml_event_t ev;
   if (!yaml_emitter_initialize(&e))
-    return fail(err, errlen, UM_ERR_ALLOC, "cannot initialise the YAML emitter");
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "cannot initialise the YAML emitter");
   yaml_emitter_set_output_file(&e, f);
   yaml_emitter_set_unicode(&e, 1);
   yaml_emitter_set_width(&e, -1);
@@ -1632,7 +1617,7 @@ int um_config_write_yaml(const um_config *cfg, FILE *f, char *err, size_t errlen
             emit(&e, &ev) || !yaml_stream_end_event_initialize(&ev) || emit(&e, &ev);
   int rc = UM_SUCCESS;
   if (bad)
-    rc = fail(err, errlen, e.error == YAML_WRITER_ERROR ? UM_ERR_IO : UM_ERR_INTERNAL,
+    rc = um_format_error(err, errlen, e.error == YAML_WRITER_ERROR ? UM_ERR_IO : UM_ERR_INTERNAL,
               "cannot write the config as YAML: %s", e.problem ? e.problem : "emitter error");
   yaml_emitter_delete(&e);
   return rc;

@@ -953,21 +953,6 @@ int um_hdf5_write_mesh(um_context *ctx, const char *file) {
 
 /* ---- XDMF -------------------------------------------------------------------- */
 
-static int xerr(char *err, size_t errlen, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int xerr(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 static void xml_put(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
@@ -993,11 +978,11 @@ static int xdmf_probe(hid_t fid, const char *h5, const char *name, unsigned long
   *out = def;
   if (fid < 0) return UM_SUCCESS;
   if (!path_exists(fid, name))
-    return xerr(err, errlen, UM_ERR_IO, "XDMF: dataset '%s' not found in HDF5 file '%s'; write it first", name, h5);
+    return um_format_error(err, errlen, UM_ERR_IO, "XDMF: dataset '%s' not found in HDF5 file '%s'; write it first", name, h5);
   hid_t d = H5Dopen2(fid, name, H5P_DEFAULT);
   if (d < 0) {
     H5Eclear2(H5E_DEFAULT);
-    return xerr(err, errlen, UM_ERR_IO, "XDMF: '%s' in HDF5 file '%s' is not a dataset", name, h5);
+    return um_format_error(err, errlen, UM_ERR_IO, "XDMF: '%s' in HDF5 file '%s' is not a dataset", name, h5);
   }
   hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
   H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
@@ -1011,7 +996,7 @@ static int xdmf_probe(hid_t fid, const char *h5, const char *name, unsigned long
   H5Dclose(d);
   H5Eclear2(H5E_DEFAULT);
   if (rank < 1 || rank > 2 || dims[0] != rows || (rank == 2 ? dims[1] : 1) != cols)
-    return xerr(err, errlen, UM_ERR_ARG,
+    return um_format_error(err, errlen, UM_ERR_ARG,
                 "XDMF: dataset '%s' in '%s' has shape [%llu][%llu] (rank %d) but [%llu][%llu] was given", name, h5,
                 (unsigned long long)dims[0], (unsigned long long)(rank == 2 ? dims[1] : 1), rank, rows, cols);
   if (c == H5T_FLOAT)
@@ -1019,7 +1004,7 @@ static int xdmf_probe(hid_t fid, const char *h5, const char *name, unsigned long
   else if (c == H5T_INTEGER)
     out->num = sg == H5T_SGN_NONE ? "UInt" : "Int";
   else
-    return xerr(err, errlen, UM_ERR_ARG, "XDMF: dataset '%s' in '%s' is not numeric", name, h5);
+    return um_format_error(err, errlen, UM_ERR_ARG, "XDMF: dataset '%s' in '%s' is not numeric", name, h5);
   out->prec = (int)sz;
   return UM_SUCCESS;
 }
@@ -1041,14 +1026,14 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
                      size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!xmf_path || !h5_name || !node_coords_dat || !cell_map)
-    return xerr(err, errlen, UM_ERR_ARG, "um_xdmf_write: xmf_path, h5_name, node_coords_dat and cell_map must not be NULL");
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_xdmf_write: xmf_path, h5_name, node_coords_dat and cell_map must not be NULL");
   if (nnodes < 0 || ncells < 0 || ncell_dats < 0 || (ncell_dats > 0 && (!cell_dats || !cell_dat_dims)))
-    return xerr(err, errlen, UM_ERR_ARG,
+    return um_format_error(err, errlen, UM_ERR_ARG,
                 "um_xdmf_write: nnodes (%d), ncells (%d) and ncell_dats (%d) must be >= 0, and cell_dats / "
                 "cell_dat_dims given when ncell_dats > 0",
                 nnodes, ncells, ncell_dats);
   if (coord_dim != 2 && coord_dim != 3)
-    return xerr(err, errlen, UM_ERR_UNSUPPORTED, "um_xdmf_write: coord_dim %d is not supported (2 or 3)", coord_dim);
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED, "um_xdmf_write: coord_dim %d is not supported (2 or 3)", coord_dim);
   const char *topo = NULL;
   switch (nodes_per_cell) {
   case 2: topo = "Polyline"; break;
@@ -1056,14 +1041,14 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   case 4: topo = coord_dim == 2 ? "Quadrilateral" : "Tetrahedron"; break;
   case 8: topo = "Hexahedron"; break;
   default:
-    return xerr(err, errlen, UM_ERR_UNSUPPORTED,
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
                 "um_xdmf_write: %d nodes per cell is not supported (2 polyline, 3 triangle, 4 quadrilateral/"
                 "tetrahedron, 8 hexahedron)",
                 nodes_per_cell);
   }
   for (int i = 0; i < ncell_dats; i++)
     if (!cell_dats[i] || cell_dat_dims[i] <= 0)
-      return xerr(err, errlen, UM_ERR_ARG, "um_xdmf_write: cell dat %d has no name or dim %d <= 0", i,
+      return um_format_error(err, errlen, UM_ERR_ARG, "um_xdmf_write: cell dat %d has no name or dim %d <= 0", i,
                   cell_dat_dims[i]);
 
   /* The HDF5 file, relative to the .xmf's folder unless absolute. */
@@ -1071,7 +1056,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   const char *slash = strrchr(xmf_path, '/');
   size_t dirlen = (h5_name[0] == '/' || !slash) ? 0 : (size_t)(slash - xmf_path + 1);
   h5path = (char *)malloc(dirlen + strlen(h5_name) + 1);
-  if (!h5path) return xerr(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+  if (!h5path) return um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
   memcpy(h5path, xmf_path, dirlen);
   strcpy(h5path + dirlen, h5_name);
   hid_t fid = H5I_INVALID_HID;
@@ -1081,7 +1066,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   const xnum fdef = {"Float", 8}, idef = {"Int", 4};
   xnum ncoord, ncell;
   xnum *ndat = (xnum *)calloc((size_t)(ncell_dats > 0 ? ncell_dats : 1), sizeof(xnum));
-  int rc = ndat ? UM_SUCCESS : xerr(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+  int rc = ndat ? UM_SUCCESS : um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
   if (!rc) rc = xdmf_probe(fid, h5path, node_coords_dat, (unsigned long long)nnodes, (unsigned long long)coord_dim,
                            fdef, &ncoord, err, errlen);
   if (!rc) rc = xdmf_probe(fid, h5path, cell_map, (unsigned long long)ncells, (unsigned long long)nodes_per_cell,
@@ -1093,7 +1078,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   H5Eclear2(H5E_DEFAULT);
   free(h5path);
   if (!rc && ncell.num[0] == 'F')
-    rc = xerr(err, errlen, UM_ERR_ARG, "XDMF: cell map '%s' holds floating-point values; it must be integer",
+    rc = um_format_error(err, errlen, UM_ERR_ARG, "XDMF: cell map '%s' holds floating-point values; it must be integer",
               cell_map);
   if (rc) {
     free(ndat);
@@ -1104,7 +1089,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   char *tmp = (char *)malloc(len + 5);
   if (!tmp) {
     free(ndat);
-    return xerr(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
   }
   memcpy(tmp, xmf_path, len);
   memcpy(tmp + len, ".tmp", 5);
@@ -1112,7 +1097,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   if (!f) {
     int e = errno;
     free(ndat);
-    rc = xerr(err, errlen, UM_ERR_IO, "um_xdmf_write: cannot create '%s': %s; check that the folder exists and is writable",
+    rc = um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: cannot create '%s': %s; check that the folder exists and is writable",
               tmp, strerror(e));
     free(tmp);
     return rc;
@@ -1146,13 +1131,13 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   if (bad) {
     remove(tmp);
     free(tmp);
-    return xerr(err, errlen, UM_ERR_IO, "um_xdmf_write: writing '%s' failed (disk full?)", xmf_path);
+    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: writing '%s' failed (disk full?)", xmf_path);
   }
   if (rename(tmp, xmf_path) != 0) {
     int e = errno;
     remove(tmp);
     free(tmp);
-    return xerr(err, errlen, UM_ERR_IO, "um_xdmf_write: renaming '%s.tmp' to '%s' failed: %s", xmf_path, xmf_path,
+    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: renaming '%s.tmp' to '%s' failed: %s", xmf_path, xmf_path,
                 strerror(e));
   }
   free(tmp);

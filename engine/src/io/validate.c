@@ -11,21 +11,6 @@
 
 #include "um/config.h"
 
-static int vfail(char *err, size_t errlen, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int vfail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 static char *dupstr(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s);
@@ -87,10 +72,10 @@ static int check_keys(const um_config *cfg, const char *file, const char *where,
   int n = 0, rc;
   char e2[512];
   if ((rc = um_config_keys(cfg, key, &n, NULL, 0, e2, sizeof e2)))
-    return vfail(err, errlen, rc, "%s: %s", file, e2);
+    return um_format_error(err, errlen, rc, "%s: %s", file, e2);
   if (n == 0) return UM_SUCCESS;
   const char **names = (const char **)malloc((size_t)n * sizeof *names);
-  if (!names) return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+  if (!names) return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
   um_config_keys(cfg, key, &n, names, n, NULL, 0);
   for (int i = 0; i < n; i++) {
     int ok = 0;
@@ -98,7 +83,7 @@ static int check_keys(const um_config *cfg, const char *file, const char *where,
     if (!ok) {
       char full[512];
       snprintf(full, sizeof full, "%s%s%s", key, *key ? "." : "", names[i]);
-      rc = vfail(err, errlen, UM_ERR_CONFIG, "%s:%d: %sunknown key '%s'; allowed keys are: %s",
+      rc = um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: %sunknown key '%s'; allowed keys are: %s",
                  file, origin_line(cfg, full), where, names[i], allowed_text);
       break;
     }
@@ -113,10 +98,10 @@ static int req_string(um_config *cfg, const char *file, const char *where, const
   const char *s = NULL;
   char e2[512];
   int rc = um_config_get_string(cfg, key, NULL, &s, e2, sizeof e2);
-  if (rc) return vfail(err, errlen, rc, "%s: %s%s", file, where, e2);
+  if (rc) return um_format_error(err, errlen, rc, "%s: %s%s", file, where, e2);
   if (!s || !*s)
-    return vfail(err, errlen, UM_ERR_CONFIG, "%s: %smissing '%s'; %s", file, where, field, hint);
-  if (!(*out = dupstr(s))) return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: %smissing '%s'; %s", file, where, field, hint);
+  if (!(*out = dupstr(s))) return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
   return UM_SUCCESS;
 }
 
@@ -129,12 +114,12 @@ static int opt_number(um_config *cfg, const char *file, const char *where, const
   um_config_kind_t k = um_config_kind(cfg, key);
   if (k == UM_CONFIG_ABSENT || k == UM_CONFIG_NULL) return UM_SUCCESS;
   int rc = um_config_get_double(cfg, key, 0.0, out, e2, sizeof e2);
-  if (rc) return vfail(err, errlen, rc, "%s: %s%s", file, where, e2);
+  if (rc) return um_format_error(err, errlen, rc, "%s: %s%s", file, where, e2);
   if (!isfinite(*out))
-    return vfail(err, errlen, UM_ERR_CONFIG, "%s:%d: %s'%s' must be a finite number", file,
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: %s'%s' must be a finite number", file,
                  origin_line(cfg, key), where, field);
   if (nonneg && *out < 0)
-    return vfail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                  "%s:%d: %s'%s' is negative (%g); a tolerance must be >= 0", file,
                  origin_line(cfg, key), where, field, *out);
   *has = 1;
@@ -160,41 +145,41 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
   if (um_config_has(cfg, "description")) {
     const char *d = NULL;
     if ((rc = um_config_get_string(cfg, "description", NULL, &d, e2, sizeof e2)))
-      return vfail(err, errlen, rc, "%s: %s", file, e2);
+      return um_format_error(err, errlen, rc, "%s: %s", file, e2);
     if (d && !(r->description = dupstr(d)))
-      return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
   }
 
   /* provenance */
   um_config_kind_t pk = um_config_kind(cfg, "provenance");
   if (pk != UM_CONFIG_MAPPING)
-    return vfail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                  "%s: 'provenance' is %s%s; give a mapping with at least code and command, e.g. "
                  "provenance: {code: OP2-Common airfoil_seq, commit: <sha>, command: <how run>}",
                  file, pk == UM_CONFIG_ABSENT ? "" : "a ",
                  pk == UM_CONFIG_ABSENT ? "missing" : kind_word(pk));
   if ((rc = um_config_keys(cfg, "provenance", &n, NULL, 0, e2, sizeof e2)))
-    return vfail(err, errlen, rc, "%s: %s", file, e2);
+    return um_format_error(err, errlen, rc, "%s: %s", file, e2);
   if (n > 0) {
     const char **names = (const char **)malloc((size_t)n * sizeof *names);
     r->provenance = (um_ref_entry *)calloc((size_t)n, sizeof *r->provenance);
     if (!names || !r->provenance) {
       free(names);
-      return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
     }
     um_config_keys(cfg, "provenance", &n, names, n, NULL, 0);
     for (int i = 0; i < n && !rc; i++) {
       const char *v = NULL;
       snprintf(key, sizeof key, "provenance.%s", names[i]);
       if ((rc = um_config_get_string(cfg, key, "", &v, e2, sizeof e2))) {
-        rc = vfail(err, errlen, rc, "%s: %s", file, e2);
+        rc = um_format_error(err, errlen, rc, "%s: %s", file, e2);
         break;
       }
       r->provenance[i].key = dupstr(names[i]);
       r->provenance[i].value = dupstr(v ? v : "");
       r->nprovenance = i + 1;
       if (!r->provenance[i].key || !r->provenance[i].value)
-        rc = vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+        rc = um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
     }
     free(names);
     if (rc) return rc;
@@ -203,7 +188,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
   for (int i = 0; i < 2; i++) {
     const char *v = um_ref_provenance(r, need[i]);
     if (!v || !*v)
-      return vfail(err, errlen, UM_ERR_CONFIG,
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
                    "%s:%d: provenance has no '%s'; say which upstream code produced the numbers "
                    "(code) and how it was run (command)",
                    file, origin_line(cfg, "provenance"), need[i]);
@@ -212,19 +197,19 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
   /* metrics */
   um_config_kind_t mk = um_config_kind(cfg, "metrics");
   if (mk != UM_CONFIG_SEQUENCE)
-    return vfail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                  "%s: 'metrics' is %s%s; give a list, e.g. metrics: [{name: rms, value: 1.0e-4, "
                  "rel_tol: 1.0e-7}]",
                  file, mk == UM_CONFIG_ABSENT ? "" : "a ",
                  mk == UM_CONFIG_ABSENT ? "missing" : kind_word(mk));
   if ((rc = um_config_size(cfg, "metrics", &n, e2, sizeof e2)))
-    return vfail(err, errlen, rc, "%s: %s", file, e2);
+    return um_format_error(err, errlen, rc, "%s: %s", file, e2);
   if (n == 0)
-    return vfail(err, errlen, UM_ERR_CONFIG,
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
                  "%s:%d: 'metrics' is empty; a reference must check at least one metric", file,
                  origin_line(cfg, "metrics"));
   r->metrics = (um_ref_metric *)calloc((size_t)n, sizeof *r->metrics);
-  if (!r->metrics) return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+  if (!r->metrics) return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
   for (int i = 0; i < n; i++) {
     um_ref_metric *m = &r->metrics[i];
     char base[64];
@@ -232,7 +217,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
     m->line = origin_line(cfg, base);
     um_config_kind_t k = um_config_kind(cfg, base);
     if (k != UM_CONFIG_MAPPING)
-      return vfail(err, errlen, UM_ERR_CONFIG,
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
                    "%s:%d: metrics[%d] is a %s; each metric is a mapping like {name: rms, value: "
                    "1.0e-4, rel_tol: 1.0e-7}",
                    file, m->line, i, kind_word(k));
@@ -250,7 +235,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
       return rc;
     for (int j = 0; j < i; j++)
       if (!strcmp(r->metrics[j].name, m->name))
-        return vfail(err, errlen, UM_ERR_CONFIG,
+        return um_format_error(err, errlen, UM_ERR_CONFIG,
                      "%s:%d: %sname '%s' is used twice (also metrics[%d], line %d); metric names "
                      "must be unique",
                      file, m->line, where, m->name, j, r->metrics[j].line);
@@ -259,7 +244,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
     if ((rc = opt_number(cfg, file, where, key, "value", 0, &m->value, &has, err, errlen)))
       return rc;
     if (!has)
-      return vfail(err, errlen, UM_ERR_CONFIG,
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
                    "%s:%d: %smissing 'value'; every metric needs name, value and rel_tol and/or "
                    "abs_tol",
                    file, m->line, where);
@@ -272,7 +257,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
                          errlen)))
       return rc;
     if (!m->has_rel_tol && !m->has_abs_tol)
-      return vfail(err, errlen, UM_ERR_CONFIG,
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
                    "%s:%d: %sno tolerance; give rel_tol (relative to |value|) and/or abs_tol "
                    "(absolute), e.g. rel_tol: 1.0e-12 or abs_tol: 0 for exact counts",
                    file, m->line, where);
@@ -287,7 +272,7 @@ static int finish_load(um_config *cfg, int rc, const char *file, um_ref **ref, c
   if (!r || !(r->path = dupstr(file))) {
     free(r);
     um_config_free(cfg);
-    return vfail(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
   }
   rc = parse_ref(cfg, file, r, err, errlen);
   um_config_free(cfg);
@@ -301,12 +286,12 @@ static int finish_load(um_config *cfg, int rc, const char *file, um_ref **ref, c
 
 int um_ref_load(const char *path, um_ref **ref, char *err, size_t errlen) {
   um_config *cfg = NULL;
-  if (!ref) return vfail(err, errlen, UM_ERR_ARG, "um_ref_load: ref is NULL");
+  if (!ref) return um_format_error(err, errlen, UM_ERR_ARG, "um_ref_load: ref is NULL");
   *ref = NULL;
-  if (!path) return vfail(err, errlen, UM_ERR_ARG, "um_ref_load: path is NULL");
+  if (!path) return um_format_error(err, errlen, UM_ERR_ARG, "um_ref_load: path is NULL");
   FILE *f = fopen(path, "rb");
   if (!f)
-    return vfail(err, errlen, UM_ERR_IO,
+    return um_format_error(err, errlen, UM_ERR_IO,
                  "cannot open validation reference '%s': %s; references live in "
                  "validation/<app>/<case>.ref.yaml",
                  path, strerror(errno));
@@ -318,7 +303,7 @@ int um_ref_load(const char *path, um_ref **ref, char *err, size_t errlen) {
 int um_ref_load_string(const char *yaml, const char *origin_name, um_ref **ref, char *err,
                        size_t errlen) {
   um_config *cfg = NULL;
-  if (!ref) return vfail(err, errlen, UM_ERR_ARG, "um_ref_load_string: ref is NULL");
+  if (!ref) return um_format_error(err, errlen, UM_ERR_ARG, "um_ref_load_string: ref is NULL");
   *ref = NULL;
   const char *name = origin_name ? origin_name : "<string>";
   int rc = um_config_load_string(yaml, name, &cfg, err, errlen);
@@ -353,34 +338,34 @@ int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *co
   if (!res) return UM_ERR_ARG;
   memset(res, 0, sizeof *res);
   if (!ref || nmetrics < 0 || (nmetrics > 0 && (!names || !values)))
-    return vfail(res->message, sizeof res->message, UM_ERR_ARG,
+    return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
                  "um_validate: NULL reference or metric arrays");
   if (app && strcmp(app, ref->app))
-    return vfail(res->message, sizeof res->message, UM_ERR_CONFIG,
+    return um_format_error(res->message, sizeof res->message, UM_ERR_CONFIG,
                  "reference %s is for app '%s', but this run is app '%s'; use a reference from "
                  "validation/%s/",
                  ref->path, ref->app, app, app);
   for (int i = 0; i < nmetrics; i++) {
     if (!names[i])
-      return vfail(res->message, sizeof res->message, UM_ERR_ARG,
+      return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
                    "um_validate: metric name %d is NULL", i);
     for (int j = 0; j < i; j++)
       if (!strcmp(names[i], names[j]))
-        return vfail(res->message, sizeof res->message, UM_ERR_ARG,
+        return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
                      "um_validate: the run reports metric '%s' twice; give each metric once",
                      names[i]);
   }
   res->metrics =
       (um_metric_result *)calloc((size_t)(ref->nmetrics ? ref->nmetrics : 1), sizeof *res->metrics);
   if (!res->metrics)
-    return vfail(res->message, sizeof res->message, UM_ERR_ALLOC, "um_validate: out of memory");
+    return um_format_error(res->message, sizeof res->message, UM_ERR_ALLOC, "um_validate: out of memory");
   res->nmetrics = ref->nmetrics;
   for (int i = 0; i < ref->nmetrics; i++) {
     const um_ref_metric *rm = &ref->metrics[i];
     um_metric_result *m = &res->metrics[i];
     if (!(m->name = dupstr(rm->name))) {
       um_validation_result_free(res);
-      return vfail(res->message, sizeof res->message, UM_ERR_ALLOC, "um_validate: out of memory");
+      return um_format_error(res->message, sizeof res->message, UM_ERR_ALLOC, "um_validate: out of memory");
     }
     m->ref = rm->value;
     m->rel_tol = rm->rel_tol;

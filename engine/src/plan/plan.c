@@ -34,16 +34,6 @@
 
 /* ---- errors and allocation ---------------------------------------------- */
 
-static int plan_fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 /* Allocation counter: lets tests make the (n+1)-th allocation fail. */
 typedef struct {
   long fail_after; /* < 0: never fail */
@@ -186,17 +176,17 @@ typedef struct {
 } loop_info;
 
 static int validate_input(const um_plan_input *in, loop_info *li, char *err, size_t errlen) {
-  if (!in) return plan_fail(err, errlen, UM_ERR_ARG, "plan input is NULL");
+  if (!in) return um_format_error(err, errlen, UM_ERR_ARG, "plan input is NULL");
   if (in->set_size < 0)
-    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: set_size %d is negative", in->set_size);
+    return um_format_error(err, errlen, UM_ERR_ARG, "plan input: set_size %d is negative", in->set_size);
   if (in->block_size <= 0)
-    return plan_fail(err, errlen, UM_ERR_ARG,
+    return um_format_error(err, errlen, UM_ERR_ARG,
                      "plan input: block_size %d must be > 0 (typical values 64..512)", in->block_size);
   if (in->nargs < 0 || in->nargs > UM_PLAN_MAX_ARGS)
-    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: nargs %d outside [0, %d]; split the loop",
+    return um_format_error(err, errlen, UM_ERR_ARG, "plan input: nargs %d outside [0, %d]; split the loop",
                      in->nargs, UM_PLAN_MAX_ARGS);
   if (in->nargs > 0 && !in->args)
-    return plan_fail(err, errlen, UM_ERR_ARG, "plan input: nargs is %d but args is NULL", in->nargs);
+    return um_format_error(err, errlen, UM_ERR_ARG, "plan input: nargs is %d but args is NULL", in->nargs);
 
   memset(li, 0, sizeof *li);
   const um_plan_arg *args = in->args;
@@ -205,17 +195,17 @@ static int validate_input(const um_plan_input *in, loop_info *li, char *err, siz
     li->arg_ind[a] = -1;
     if (!x->map) continue;
     if (x->arity < 1)
-      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: map arity %d must be >= 1", a, x->arity);
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: map arity %d must be >= 1", a, x->arity);
     if (x->idx < 0 || x->idx >= x->arity)
-      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: map index %d outside [0, %d)", a, x->idx,
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: map index %d outside [0, %d)", a, x->idx,
                        x->arity);
     if (x->to_size < 0)
-      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: to_size %d is negative", a, x->to_size);
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: to_size %d is negative", a, x->to_size);
     if (x->dim < 1 || x->esize < 1)
-      return plan_fail(err, errlen, UM_ERR_ARG, "plan arg %d: dim %d and esize %d must be >= 1", a,
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: dim %d and esize %d must be >= 1", a,
                        x->dim, x->esize);
     if (x->acc != UM_READ && x->acc != UM_WRITE && x->acc != UM_RW && x->acc != UM_INC)
-      return plan_fail(err, errlen, UM_ERR_ARG,
+      return um_format_error(err, errlen, UM_ERR_ARG,
                        "plan arg %d: access mode %d not allowed on an indirect arg "
                        "(use READ, WRITE, RW or INC; MIN/MAX are for global args)",
                        a, (int)x->acc);
@@ -225,13 +215,13 @@ static int validate_input(const um_plan_input *in, loop_info *li, char *err, siz
       const um_plan_arg *y = &args[b];
       if (!y->map || y->dat_id != x->dat_id) continue;
       if (y->to_size != x->to_size || y->dim != x->dim || y->esize != x->esize)
-        return plan_fail(err, errlen, UM_ERR_ARG,
+        return um_format_error(err, errlen, UM_ERR_ARG,
                          "plan args %d and %d name the same dat (dat_id %d) but disagree on "
                          "to_size (%d/%d), dim (%d/%d) or esize (%d/%d)",
                          b, a, x->dat_id, y->to_size, x->to_size, y->dim, x->dim, y->esize, x->esize);
       if (y->map_id != x->map_id) continue;
       if (y->map != x->map || y->arity != x->arity)
-        return plan_fail(err, errlen, UM_ERR_ARG,
+        return um_format_error(err, errlen, UM_ERR_ARG,
                          "plan args %d and %d share (dat_id %d, map_id %d) but have different map "
                          "pointers or arities (%d/%d)",
                          b, a, x->dat_id, x->map_id, y->arity, x->arity);
@@ -257,7 +247,7 @@ static int validate_input(const um_plan_input *in, loop_info *li, char *err, siz
     for (int e = 0; e < in->set_size; e++) {
       int t = m[(size_t)e * ar + (size_t)x->idx];
       if ((unsigned)t >= to)
-        return plan_fail(err, errlen, UM_ERR_ARG,
+        return um_format_error(err, errlen, UM_ERR_ARG,
                          "plan arg %d: map entry of element %d at index %d (map[%zu]) is %d, outside the "
                          "target set [0, %d); fix the map data",
                          a, e, x->idx, (size_t)e * ar + (size_t)x->idx, t, x->to_size);
@@ -362,7 +352,7 @@ static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_
     if (!mark || !local) {
       free(mark);
       free(local);
-      return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for staging work arrays (%d targets)",
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for staging work arrays (%d targets)",
                        max_to);
     }
   }
@@ -381,7 +371,7 @@ static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_
     }
     p->ind_offset[i] = ac_malloc(ac, (size_t)nb + 1, sizeof(int));
     if (!p->ind_offset[i]) {
-      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block offsets of ind %d", i);
+      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block offsets of ind %d", i);
       break;
     }
     if (twin >= 0) {
@@ -389,7 +379,7 @@ static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_
       memcpy(p->ind_offset[i], p->ind_offset[twin], ((size_t)nb + 1) * sizeof(int));
       p->ind_targets[i] = ac_malloc(ac, total, sizeof(int));
       if (!p->ind_targets[i]) {
-        rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", total, i);
+        rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", total, i);
         break;
       }
       memcpy(p->ind_targets[i], p->ind_targets[twin], total * sizeof(int));
@@ -408,7 +398,7 @@ static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_
     if (cap > (size_t)INT_MAX) cap = (size_t)INT_MAX;
     int *tg = ac_malloc(ac, cap, sizeof(int));
     if (!tg) {
-      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", cap, i);
+      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for %zu targets of ind %d", cap, i);
       break;
     }
     p->ind_targets[i] = tg;
@@ -419,7 +409,7 @@ static int stage(alloc_ctx *ac, um_plan *p, const um_plan_input *in, const loop_
       const int e0 = p->block_offset[b], e1 = p->block_offset[b + 1];
       const size_t start = n;
       if (cap - n < nargs_i * (size_t)(e1 - e0)) {
-        rc = plan_fail(err, errlen, UM_ERR_ARG,
+        rc = um_format_error(err, errlen, UM_ERR_ARG,
                        "plan: ind %d stages more than INT_MAX targets; use fewer elements per loop", i);
         break;
       }
@@ -490,7 +480,7 @@ static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, co
   if (rc != UM_SUCCESS) {
     free(lm);
     for (int g = 0; g < li->ngroups; g++) free(gm[g]);
-    return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for thread colouring masks");
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for thread colouring masks");
   }
 
   const int nconf = li->nconf;
@@ -631,7 +621,7 @@ static int colour_blocks(alloc_ctx *ac, um_plan *p, const um_plan_input *in, con
     bm[g] = ac_calloc(ac, (size_t)li->group_to_size[g], sizeof(uint32_t));
     if (!bm[g]) {
       for (int h = 0; h < g; h++) free(bm[h]);
-      return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block colouring masks");
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for block colouring masks");
     }
   }
   int *bc = p->block_colour;
@@ -665,11 +655,11 @@ static int block_map(alloc_ctx *ac, um_plan *p, char *err, size_t errlen) {
   p->colour_offset = ac_calloc(ac, (size_t)nc + 1, sizeof(int));
   p->block_order = ac_malloc(ac, (size_t)nb, sizeof(int));
   if (!p->colour_offset || !p->block_order)
-    return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
   for (int b = 0; b < nb; b++) p->colour_offset[p->block_colour[b] + 1]++;
   for (int c = 0; c < nc; c++) p->colour_offset[c + 1] += p->colour_offset[c];
   int *fill = ac_malloc(ac, (size_t)nc, sizeof(int));
-  if (!fill) return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
+  if (!fill) return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for the block map");
   memcpy(fill, p->colour_offset, (size_t)nc * sizeof(int));
   for (int b = 0; b < nb; b++) p->block_order[fill[p->block_colour[b]]++] = b;
   free(fill);
@@ -726,7 +716,7 @@ static void compute_stats(um_plan *p, const um_plan_input *in, const loop_info *
 /* ---- build ----------------------------------------------------------------- */
 
 static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t errlen, alloc_ctx *ac) {
-  if (!out) return plan_fail(err, errlen, UM_ERR_ARG, "um_plan_build: output pointer is NULL");
+  if (!out) return um_format_error(err, errlen, UM_ERR_ARG, "um_plan_build: output pointer is NULL");
   *out = NULL;
   loop_info li;
   int rc = validate_input(in, &li, err, errlen);
@@ -735,7 +725,7 @@ static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t 
   const int set_size = in->set_size, bs = in->block_size, nargs = in->nargs;
   const int nb = (int)(((long long)set_size + bs - 1) / bs);
   um_plan *p = ac_calloc(ac, 1, sizeof *p);
-  if (!p) return plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory");
+  if (!p) return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory");
   p->set_size = set_size;
   p->block_size = bs;
   p->nblocks = nb;
@@ -755,7 +745,7 @@ static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t 
   p->block_colour = ac_malloc(ac, (size_t)nb, sizeof(int));
   if (!p->block_offset || !p->arg_ind || !p->ind_dim || !p->ind_esize || !p->ind_inc || !p->ind_offset ||
       !p->ind_targets || !p->loc || !p->thread_colour || !p->nthread_colours || !p->block_colour) {
-    rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for a plan of %d elements", set_size);
+    rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for a plan of %d elements", set_size);
     goto fail;
   }
   for (int a = 0; a < nargs; a++) {
@@ -763,7 +753,7 @@ static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t 
     if (li.arg_ind[a] < 0) continue;
     p->loc[a] = ac_malloc(ac, (size_t)set_size, sizeof(int));
     if (!p->loc[a]) {
-      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan: out of memory for local indices of arg %d", a);
+      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory for local indices of arg %d", a);
       goto fail;
     }
   }
@@ -801,68 +791,68 @@ int um_plan_build_fail_after(const um_plan_input *in, int nallocs, um_plan **out
 static int check_structure(const um_plan *p, const um_plan_input *in, const loop_info *li, char *err,
                            size_t errlen) {
   if (p->set_size != in->set_size || p->nargs != in->nargs || p->block_size != in->block_size)
-    return plan_fail(err, errlen, UM_ERR_PLAN,
+    return um_format_error(err, errlen, UM_ERR_PLAN,
                      "plan check: plan is for set_size %d, nargs %d, block_size %d but the loop has %d, %d, %d",
                      p->set_size, p->nargs, p->block_size, in->set_size, in->nargs, in->block_size);
   const int nb = p->nblocks;
   const int expect_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
   if (nb != expect_nb)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, expected ceil(%d / %d) = %d", nb,
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, expected ceil(%d / %d) = %d", nb,
                      in->set_size, in->block_size, expect_nb);
   if (!p->block_offset || !p->arg_ind || !p->thread_colour || !p->nthread_colours || !p->block_colour ||
       !p->colour_offset || !p->block_order || (p->ninds > 0 && (!p->ind_offset || !p->ind_targets ||
       !p->ind_dim || !p->ind_esize || !p->ind_inc)) || (p->nargs > 0 && !p->loc))
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: plan has a NULL array");
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: plan has a NULL array");
   /* blocks partition [0, set_size): every element in exactly one block */
   if (p->block_offset[0] != 0)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block 0 starts at element %d, not 0",
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block 0 starts at element %d, not 0",
                      p->block_offset[0]);
   for (int b = 0; b < nb; b++) {
     int n = p->block_offset[b + 1] - p->block_offset[b];
     if (n < 1 || n > in->block_size)
-      return plan_fail(err, errlen, UM_ERR_PLAN,
+      return um_format_error(err, errlen, UM_ERR_PLAN,
                        "plan check: block %d has %d elements ([%d, %d)), expected 1..%d", b, n,
                        p->block_offset[b], p->block_offset[b + 1], in->block_size);
   }
   if (p->block_offset[nb] != in->set_size)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: blocks end at element %d, set size is %d",
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: blocks end at element %d, set size is %d",
                      p->block_offset[nb], in->set_size);
   /* inds */
   if (p->ninds != li->ninds)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d inds, the loop has %d distinct (dat, map) pairs",
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d inds, the loop has %d distinct (dat, map) pairs",
                      p->ninds, li->ninds);
   for (int a = 0; a < in->nargs; a++) {
     const um_plan_arg *x = &in->args[a];
     int i = p->arg_ind[a];
     if (!x->map) {
       if (i != -1)
-        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: direct arg %d has ind %d, expected -1", a, i);
+        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: direct arg %d has ind %d, expected -1", a, i);
       continue;
     }
     if (i < 0 || i >= p->ninds)
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: arg %d has ind %d outside [0, %d)", a, i,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: arg %d has ind %d outside [0, %d)", a, i,
                        p->ninds);
     for (int b = 0; b < a; b++) {
       if (!in->args[b].map) continue;
       int same = in->args[b].dat_id == x->dat_id && in->args[b].map_id == x->map_id;
       if (same != (p->arg_ind[b] == i))
-        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: args %d and %d %s (dat_id, map_id) but inds %d and %d",
+        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: args %d and %d %s (dat_id, map_id) but inds %d and %d",
                          b, a, same ? "share" : "differ in", p->arg_ind[b], i);
     }
     if (p->ind_dim[i] != x->dim || p->ind_esize[i] != x->esize)
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d has dim %d esize %d, arg %d has %d, %d", i,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d has dim %d esize %d, arg %d has %d, %d", i,
                        p->ind_dim[i], p->ind_esize[i], a, x->dim, x->esize);
     if (x->acc != UM_INC && p->ind_inc[i])
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d marked all-INC but arg %d is not INC", i, a);
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d marked all-INC but arg %d is not INC", i, a);
     if (!p->loc[a])
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: indirect arg %d has no local indices", a);
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: indirect arg %d has no local indices", a);
   }
   for (int i = 0; i < p->ninds; i++) {
     int all_inc = 1;
     for (int a = 0; a < in->nargs; a++)
       if (p->arg_ind[a] == i && in->args[a].acc != UM_INC) all_inc = 0;
     if (all_inc != (p->ind_inc[i] != 0))
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d all-INC flag is %d, expected %d", i,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d all-INC flag is %d, expected %d", i,
                        p->ind_inc[i], all_inc);
   }
   return UM_SUCCESS;
@@ -880,28 +870,28 @@ static int check_staging(const um_plan *p, const um_plan_input *in, char *err, s
       if (p->arg_ind[a] == i) first = a;
     const int to_size = in->args[first].to_size;
     if (!off || !tg) {
-      rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d has NULL target lists", i);
+      rc = um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d has NULL target lists", i);
       break;
     }
     if (off[0] != 0) {
-      rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block 0's targets start at %d, not 0", i, off[0]);
+      rc = um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block 0's targets start at %d, not 0", i, off[0]);
       break;
     }
     for (int b = 0; b < nb && rc == UM_SUCCESS; b++) {
       const int j0 = off[b], j1 = off[b + 1];
       if (j1 < j0) {
-        rc = plan_fail(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block %d has target range [%d, %d)", i, b, j0,
+        rc = um_format_error(err, errlen, UM_ERR_PLAN, "plan check: ind %d: block %d has target range [%d, %d)", i, b, j0,
                        j1);
         break;
       }
       for (int j = j0; j < j1; j++) {
         if (tg[j] < 0 || tg[j] >= to_size) {
-          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+          rc = um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: ind %d: block %d stages target %d, outside [0, %d)", i, b, tg[j], to_size);
           break;
         }
         if (j > j0 && tg[j] <= tg[j - 1]) {
-          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+          rc = um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: ind %d: block %d's targets not sorted and unique (local %d: %d after %d)", i,
                          b, j - j0, tg[j], tg[j - 1]);
           break;
@@ -912,7 +902,7 @@ static int check_staging(const um_plan *p, const um_plan_input *in, char *err, s
       if (n > used_cap) {
         unsigned char *u = realloc(used, n);
         if (!u) {
-          rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
+          rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
           break;
         }
         used = u;
@@ -925,13 +915,13 @@ static int check_staging(const um_plan *p, const um_plan_input *in, char *err, s
         for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) {
           const int l = p->loc[a][e], t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
           if (l < 0 || (size_t)l >= n) {
-            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+            rc = um_format_error(err, errlen, UM_ERR_PLAN,
                            "plan check: arg %d element %d (block %d): local index %d outside [0, %zu)", a, e, b, l,
                            n);
             break;
           }
           if (tg[j0 + l] != t) {
-            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+            rc = um_format_error(err, errlen, UM_ERR_PLAN,
                            "plan check: arg %d element %d (block %d): local index %d maps to target %d, "
                            "but the map gives %d",
                            a, e, b, l, tg[j0 + l], t);
@@ -942,7 +932,7 @@ static int check_staging(const um_plan *p, const um_plan_input *in, char *err, s
       }
       for (size_t l = 0; l < n && rc == UM_SUCCESS; l++)
         if (!used[l])
-          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+          rc = um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: ind %d: block %d stages target %d (local %zu) that none of its elements uses", i,
                          b, tg[(size_t)j0 + l], l);
     }
@@ -954,29 +944,29 @@ static int check_staging(const um_plan *p, const um_plan_input *in, char *err, s
 static int check_block_map(const um_plan *p, char *err, size_t errlen) {
   const int nb = p->nblocks, nc = p->nblock_colours;
   if (nc < 0 || (nb > 0 && nc < 1) || nc > nb)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: %d block colours for %d blocks", nc, nb);
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d block colours for %d blocks", nc, nb);
   for (int b = 0; b < nb; b++)
     if (p->block_colour[b] < 0 || p->block_colour[b] >= nc)
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block %d has block colour %d outside [0, %d)", b,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block %d has block colour %d outside [0, %d)", b,
                        p->block_colour[b], nc);
   if (p->colour_offset[0] != 0 || p->colour_offset[nc] != nb)
-    return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map spans [%d, %d), expected [0, %d)",
+    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block map spans [%d, %d), expected [0, %d)",
                      p->colour_offset[0], p->colour_offset[nc], nb);
   for (int c = 0; c < nc; c++) {
     if (p->colour_offset[c + 1] < p->colour_offset[c])
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map: colour %d has range [%d, %d)", c,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block map: colour %d has range [%d, %d)", c,
                        p->colour_offset[c], p->colour_offset[c + 1]);
     for (int j = p->colour_offset[c]; j < p->colour_offset[c + 1]; j++) {
       int b = p->block_order[j];
       if (b < 0 || b >= nb)
-        return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block map entry %d is block %d, outside [0, %d)", j,
+        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block map entry %d is block %d, outside [0, %d)", j,
                          b, nb);
       if (p->block_colour[b] != c)
-        return plan_fail(err, errlen, UM_ERR_PLAN,
+        return um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: block map lists block %d under colour %d but its block colour is %d", b, c,
                          p->block_colour[b]);
       if (j > p->colour_offset[c] && p->block_order[j - 1] >= b)
-        return plan_fail(err, errlen, UM_ERR_PLAN,
+        return um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: block map: colour %d lists block %d after block %d (must ascend)", c, b,
                          p->block_order[j - 1]);
     }
@@ -996,11 +986,11 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
   const int nb = p->nblocks;
   for (int b = 0; b < nb; b++) {
     if (p->nthread_colours[b] < 1)
-      return plan_fail(err, errlen, UM_ERR_PLAN, "plan check: block %d has %d thread colours", b,
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block %d has %d thread colours", b,
                        p->nthread_colours[b]);
     for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++)
       if (p->thread_colour[e] < 0 || p->thread_colour[e] >= p->nthread_colours[b])
-        return plan_fail(err, errlen, UM_ERR_PLAN,
+        return um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: element %d (block %d) has thread colour %d outside [0, %d)", e, b,
                          p->thread_colour[e], p->nthread_colours[b]);
   }
@@ -1016,7 +1006,7 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
     ot[g].arg = malloc((n ? n : 1) * sizeof(int));
     ot[g].block = malloc((n ? n : 1) * sizeof(int));
     if (!ot[g].key || !ot[g].elem || !ot[g].arg || !ot[g].block)
-      rc = plan_fail(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
+      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "plan check: out of memory");
     else
       for (size_t t = 0; t < n; t++) ot[g].key[t] = -1;
   }
@@ -1030,7 +1020,7 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
         const um_plan_arg *x = &in->args[a];
         const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
         if (ot[g].key[t] == key && ot[g].elem[t] != e) {
-          rc = plan_fail(err, errlen, UM_ERR_PLAN,
+          rc = um_format_error(err, errlen, UM_ERR_PLAN,
                          "plan check: thread colour conflict in block %d: elements %d (arg %d) and %d (arg %d) "
                          "both have thread colour %d and write target %d of dat %d",
                          b, ot[g].elem[t], ot[g].arg[t], e, a, p->thread_colour[e], t, x->dat_id);
@@ -1054,7 +1044,7 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
           const um_plan_arg *x = &in->args[a];
           const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
           if (ot[g].key[t] == key && ot[g].block[t] != b) {
-            rc = plan_fail(err, errlen, UM_ERR_PLAN,
+            rc = um_format_error(err, errlen, UM_ERR_PLAN,
                            "plan check: block colour conflict: blocks %d (element %d, arg %d) and %d (element %d, "
                            "arg %d) both have block colour %d and write target %d of dat %d",
                            ot[g].block[t], ot[g].elem[t], ot[g].arg[t], b, e, a, c, t, x->dat_id);
@@ -1077,7 +1067,7 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
 }
 
 int um_plan_check(const um_plan *p, const um_plan_input *in, char *err, size_t errlen) {
-  if (!p) return plan_fail(err, errlen, UM_ERR_ARG, "um_plan_check: plan is NULL");
+  if (!p) return um_format_error(err, errlen, UM_ERR_ARG, "um_plan_check: plan is NULL");
   loop_info li;
   int rc = validate_input(in, &li, err, errlen);
   if (rc != UM_SUCCESS) return rc;
