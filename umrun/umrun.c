@@ -17,6 +17,9 @@
 #include "um/report.h"
 #include "um/um.h"
 #include "um/validate.h"
+#ifdef UM_HAVE_CUDA
+#include "um/cuda.h"
+#endif
 
 extern const char umrun_default_config[];
 
@@ -58,6 +61,7 @@ static void usage(FILE *f) {
           "  run.parallel_threshold  OpenMP: loops over fewer elements run on one thread (4096)\n"
           "  run.reorder         none (gps, partition: planned)\n"
           "  run.profile         auto | p100 | v100 | a100 | h100 | h200 (GPU device profile)\n"
+          "  run.staging         auto | inc | all   (CUDA hierarchical: stage incremented or all indirect data)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against\n"
           "  output.dir, output.hdf5  where to write final fields (HDF5 + XDMF)\n"
@@ -114,6 +118,7 @@ static const char *const strategy_choices[] = {"auto", "coloured", "atomics", "g
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
 static const char *const reorder_choices[] = {"none", "gps", "partition"};
 static const char *const profile_choices[] = {"auto", "p100", "v100", "a100", "h100", "h200"};
+static const char *const staging_choices[] = {"auto", "inc", "all"};
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
 static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len) {
@@ -137,6 +142,10 @@ static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len)
   if (!rc) rc = um_config_get_int(cfg, "run.parallel_threshold", 4096, &s->opts.parallel_threshold, err, len);
   if (!rc) rc = um_config_get_choice(cfg, "run.reorder", "none", reorder_choices, N(reorder_choices), &r, err, len);
   if (!rc) rc = um_config_get_choice(cfg, "run.profile", "auto", profile_choices, N(profile_choices), &p, err, len);
+  int stg = 0;
+  if (!rc) rc = um_config_get_choice(cfg, "run.staging", "auto", staging_choices, N(staging_choices), &stg, err, len);
+  s->opts.profile = (um_profile)p;
+  s->opts.staging = stg;
   if (!rc) rc = um_config_get_string(cfg, "validation.reference", NULL, &s->reference, err, len);
   if (!rc) rc = um_config_get_string(cfg, "output.dir", NULL, &s->outdir, err, len);
   if (!rc) rc = um_config_get_bool(cfg, "output.hdf5", 0, &s->write_hdf5, err, len);
@@ -296,6 +305,9 @@ int main(int argc, char **argv) {
             um_backend_available(UM_BACKEND_CUDA) ? "a GPU was found" : "no GPU backend available: running on the CPU");
   else
     fprintf(out, "backend: %s\n", um_backend_name(used));
+#ifdef UM_HAVE_CUDA
+  if (used == UM_BACKEND_CUDA) fprintf(out, "device: %s\n", um_cuda_device(ctx));
+#endif
   if (used != UM_BACKEND_CUDA && strcmp(s.profile, "auto") != 0)
     fprintf(out, "note: run.profile=%s describes a GPU; the %s backend does not use it\n", s.profile,
             um_backend_name(used));
@@ -322,6 +334,7 @@ int main(int argc, char **argv) {
   fflush(out);
   double t0 = um_app_time();
   rc = app->run(&run);
+  if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_app_time() - t0;
   um_app_progress_clear(&run);
   int status = EXIT_OK;
@@ -337,6 +350,14 @@ int main(int argc, char **argv) {
     fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
             total, run.setup_seconds, um_backend_name(used), s.opts.block_size);
     um_report_loops(ctx, out, total);
+    double jit = 0;
+    int nmod = 0, ncached = 0;
+    um_loop_stats ls;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++)
+      if (um_loop_stats_get(ctx, i, &ls) == UM_SUCCESS) jit += ls.compile_seconds, nmod += ls.modules, ncached += ls.modules_cached;
+    if (nmod)
+      fprintf(out, "(loop times measured on the GPU; run-time compilation %.3f s for %d kernels, %d from the cache, "
+                   "not included)\n", jit, nmod, ncached);
     fprintf(out, "\nplan statistics:\n");
     um_report_plans(ctx, out);
     fprintf(out, "\nmetrics:\n");

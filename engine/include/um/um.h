@@ -57,6 +57,17 @@ typedef enum {
   UM_STRATEGY_HIERARCHICAL  /* CUDA: block + thread colouring, staging */
 } um_strategy;
 
+/* GPU device profiles (CUDA backend): shared memory, multiprocessors and
+ * bandwidth of a GPU generation; plans are sized from the profile. */
+typedef enum {
+  UM_PROFILE_AUTO = 0, /* the GPU the run finds */
+  UM_PROFILE_P100,
+  UM_PROFILE_V100,
+  UM_PROFILE_A100,
+  UM_PROFILE_H100,
+  UM_PROFILE_H200
+} um_profile;
+
 const char *um_access_name(um_access a);
 const char *um_type_name(um_type t);
 size_t um_type_size(um_type t);
@@ -87,6 +98,10 @@ typedef struct {
                              (same plan and colour order); 0 = always parallel */
   int check_plans;        /* 1: verify every plan after building it            */
   int verbose;            /* 0 quiet, 1 info, 2 debug                          */
+  um_profile profile;     /* CUDA: device profile (AUTO: the GPU found)        */
+  int staging;            /* CUDA hierarchical: 0 the profile's default, 1 stage
+                             only incremented data in shared memory, 2 all
+                             indirect data                                     */
 } um_options;
 
 /* Defaults: backend AUTO, strategy AUTO, layout AOS, block_size 256, checks off,
@@ -222,6 +237,11 @@ typedef struct {
   double cache_lines_mean;
   int nplans;           /* plans built for this loop name               */
   double plan_seconds;  /* time spent building (and checking) its plans */
+  int device_timed;     /* 1: seconds is GPU time (CUDA events), run-time
+                           compilation excluded                          */
+  double compile_seconds; /* run-time compilation and module loading    */
+  int modules;          /* kernels compiled or loaded for this loop     */
+  int modules_cached;   /*   of which from the disk cache               */
 } um_loop_stats;
 
 int um_loop_stats_count(const um_context *ctx);

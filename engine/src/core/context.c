@@ -31,7 +31,12 @@ int um_backend_available(um_backend b) {
 #else
     return 0;
 #endif
-  case UM_BACKEND_CUDA: return 0; /* the CUDA backend lands in its own issue */
+  case UM_BACKEND_CUDA:
+#ifdef UM_HAVE_CUDA
+    return um__cuda_available(NULL, 0);
+#else
+    return 0;
+#endif
   case UM_BACKEND_AUTO: return 1;
   }
   return 0;
@@ -81,6 +86,12 @@ int um_init(um_context **out, const um_options *opts) {
         : um_backend_available(UM_BACKEND_OPENMP) ? UM_BACKEND_OPENMP
                                                   : UM_BACKEND_SEQ;
   }
+#ifdef UM_HAVE_CUDA
+  char why[512];
+  if (rc == UM_SUCCESS && b == UM_BACKEND_CUDA && !um__cuda_available(why, sizeof why))
+    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend 'cuda': no usable GPU: %s; run on the CPU with backend openmp",
+                  why);
+#endif
   if (rc == UM_SUCCESS && !um_backend_available(b))
     rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                   "backend '%s' is not available in this build: %s", um_backend_name(b),
@@ -92,14 +103,18 @@ int um_init(um_context **out, const um_options *opts) {
 #ifdef UM_HAVE_OPENMP
     if (b == UM_BACKEND_OPENMP) ctx->ops = &um_backend_openmp_ops;
 #endif
+#ifdef UM_HAVE_CUDA
+    if (b == UM_BACKEND_CUDA) ctx->ops = &um_backend_cuda_ops;
+#endif
     um_strategy s = ctx->opts.strategy;
+    if (b == UM_BACKEND_CUDA) s = UM_STRATEGY_COLOURED; /* its init resolves ctx->strategy */
     if (s == UM_STRATEGY_AUTO || s == UM_STRATEGY_HIERARCHICAL) s = UM_STRATEGY_COLOURED;
     if (s != UM_STRATEGY_COLOURED)
       rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "strategy '%s' needs the cuda backend; the %s backend runs blocks by block colour "
                     "(strategy auto, coloured or hierarchical)",
                     um_strategy_name(s), um_backend_name(b));
-    ctx->strategy = s;
+    ctx->strategy = b == UM_BACKEND_CUDA ? ctx->opts.strategy : s;
   }
   if (rc == UM_SUCCESS && ctx->ops->init) rc = ctx->ops->init(ctx);
   if (rc != UM_SUCCESS) {
@@ -291,6 +306,7 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
     ctx->nconsts++;
   }
   memcpy(c->data, data, (size_t)dim * esize);
+  if (ctx->hooks && ctx->hooks->const_changed) UM_CHECK(ctx, ctx->hooks->const_changed(ctx, (int)(c - ctx->consts)));
   return UM_SUCCESS;
 }
 

@@ -18,6 +18,7 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
     d->layout = to;
     return UM_SUCCESS;
   }
+  if (ctx->hooks && ctx->hooks->dat_to_host) UM_CHECK(ctx, ctx->hooks->dat_to_host(ctx, d));
   size_t n = (size_t)d->set->size, bytes = n * (size_t)d->dim * d->esize;
   char *buf = malloc(bytes ? bytes : 1);
   if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory converting dat '%s' to %s", d->name, um_layout_name(to));
@@ -25,6 +26,7 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
   free(d->data);
   d->data = buf;
   d->layout = to;
+  if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, d);
   return UM_SUCCESS;
 }
 
@@ -67,6 +69,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
   if (!bytes) return UM_SUCCESS;
+  if (ctx->hooks && ctx->hooks->dat_to_host) UM_CHECK(ctx, ctx->hooks->dat_to_host(ctx, d));
   if (d->layout == UM_SOA && d->dim > 1) transpose(out, d->data, (size_t)d->set->size, d->dim, d->esize, 0);
   else memcpy(out, d->data, bytes);
   return UM_SUCCESS;
@@ -79,5 +82,6 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   if (!bytes) return UM_SUCCESS;
   if (d->layout == UM_SOA && d->dim > 1) transpose(d->data, in, (size_t)d->set->size, d->dim, d->esize, 1);
   else memcpy(d->data, in, bytes);
+  if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, d);
   return UM_SUCCESS;
 }

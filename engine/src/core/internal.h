@@ -78,9 +78,21 @@ typedef struct {
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
+  /* the last call's kernel and arguments (gbl pointers not kept valid): lets
+   * the CUDA backend generate a loop's kernel without running it (um/cuda.h) */
+  const um_kernel *kernel;
+  um_set *set;
+  int nargs;
+  um_arg args[UM_MAX_ARGS];
+  /* filled by backends that time on the device (CUDA events) */
+  double dev_seconds;
+  long dev_calls;
+  double jit_seconds;   /* run-time compilation and module loading */
+  int modules, modules_cached;
 } um_loop_rec;
 
 typedef struct um_backend_ops um_backend_ops;
+typedef struct um_backend_hooks um_backend_hooks;
 
 struct um_context {
   um_options opts;
@@ -97,6 +109,7 @@ struct um_context {
   um_const *consts;
   um_loop_rec *loops;
   um_plan_cache *plans;
+  const um_backend_hooks *hooks; /* NULL unless the backend needs them */
 };
 
 /* A loop as handed to a backend: validated args plus the loop record. */
@@ -122,9 +135,22 @@ struct um_backend_ops {
   int (*sync)(um_context *ctx);
 };
 
+/* Optional hooks of backends that keep copies of dats and constants elsewhere
+ * (the CUDA backend sets ctx->hooks in its init). */
+struct um_backend_hooks {
+  int (*dat_to_host)(um_context *ctx, const um_dat *d); /* make d->data current       */
+  void (*dat_host_changed)(um_context *ctx, um_dat *d); /* d->data changed on the host */
+  int (*const_changed)(um_context *ctx, int index);     /* ctx->consts[index] changed  */
+};
+
 extern const um_backend_ops um_backend_seq_ops;
 #ifdef UM_HAVE_OPENMP
 extern const um_backend_ops um_backend_openmp_ops;
+#endif
+#ifdef UM_HAVE_CUDA
+extern const um_backend_ops um_backend_cuda_ops;
+/* 1 if a CUDA device can be used; else 0 and why (the CUDA runtime's words). */
+int um__cuda_available(char *why, size_t n);
 #endif
 
 /* Helpers used by backends. */

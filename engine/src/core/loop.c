@@ -182,6 +182,10 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   um_loop_rec *rec = loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
   loop.rec = rec;
+  rec->kernel = kernel;
+  rec->set = set;
+  rec->nargs = nargs;
+  if (nargs) memcpy(rec->args, args, (size_t)nargs * sizeof *args);
   loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
@@ -296,6 +300,13 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->indirect = r->indirect;
   o->nplans = r->nplans;
   o->plan_seconds = r->plan_seconds;
+  if (r->dev_calls > 0) {
+    o->device_timed = 1;
+    o->seconds = r->dev_seconds;
+  }
+  o->compile_seconds = r->jit_seconds;
+  o->modules = r->modules;
+  o->modules_cached = r->modules_cached;
   if (r->last_plan) {
     const um_plan *p = r->last_plan;
     o->has_plan = 1;
@@ -318,5 +329,7 @@ void um_loop_stats_reset(um_context *ctx) {
   for (int i = 0; i < ctx->nloops; i++) {
     ctx->loops[i].calls = 0;
     ctx->loops[i].seconds = 0;
+    ctx->loops[i].dev_calls = 0;
+    ctx->loops[i].dev_seconds = 0;
   }
 }

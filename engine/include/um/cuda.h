@@ -1,0 +1,63 @@
+/* um/cuda.h: entry points of the CUDA backend beyond the common API
+ * (available in builds configured with -DUM_ENABLE_CUDA=ON; UM_HAVE_CUDA is
+ * then defined).
+ *
+ * Code generation and NVRTC compilation need no GPU: a context running on any
+ * backend (seq, say) remembers each loop's last argument list, and
+ * um_cuda_generate_loop / um_cuda_compile_loop build the kernel the CUDA
+ * backend would run for it, for any strategy, layout and architecture. The
+ * CI uses this to compile every loop of every app with NVRTC.
+ *
+ * Environment:
+ *   UM_CUDA_CACHE   directory of compiled modules (default $XDG_CACHE_HOME/um
+ *                   or ~/.cache/um); "off" disables the disk cache
+ *   UM_CUDA_DUMP=1  print every generated kernel (and the NVRTC log)
+ *   UM_CUDA_POISON=1  fill dats with NaN before every loop that WRITEs them
+ *                   directly, to prove that every output element is written
+ */
+#ifndef UM_CUDA_H
+#define UM_CUDA_H
+
+#include <stddef.h>
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  um_strategy strategy; /* ATOMICS, GLOBAL or HIERARCHICAL; AUTO: the context's (or hierarchical) */
+  int layout;           /* -1: the dats' own layouts; else UM_AOS, UM_SOA or UM_LAYOUT_AUTO       */
+  int block_size;       /* 0: the loop's                                                          */
+  int stage_all;        /* hierarchical: 1 stage all indirect data, 0 only incremented data       */
+  int arch;             /* um_cuda_compile_loop: e.g. 75 for sm_75                               */
+} um_cuda_gen_options;
+
+void um_cuda_gen_options_default(um_cuda_gen_options *o);
+
+/* The CUDA source generated for a loop this context has run (by name). *source
+ * is malloc'ed: free() it. */
+int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_gen_options *o, char **source);
+
+/* Generate and compile it with NVRTC for sm_<o->arch> (no GPU needed; the disk
+ * cache is not used). */
+int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_gen_options *o, double *seconds,
+                         size_t *cubin_bytes);
+
+/* NVRTC's version, and whether it can build machine code for sm_<arch>. */
+int um_cuda_nvrtc_version(int *major, int *minor);
+int um_cuda_arch_supported(int arch);
+
+/* The device the context runs on and its profile, e.g.
+ * "NVIDIA H100 80GB HBM3 (sm_90, 132 multiprocessors, 227 KB shared memory per block), profile h100".
+ * Empty when the context does not run on the CUDA backend. */
+const char *um_cuda_device(const um_context *ctx);
+
+/* Device-to-device copy bandwidth of the context's GPU, measured once (bytes
+ * read plus bytes written per second, GB/s); UM_ERR_UNSUPPORTED off the CUDA backend. */
+int um_cuda_copy_bandwidth(um_context *ctx, double *gbs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

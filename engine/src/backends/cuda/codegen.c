@@ -1,0 +1,698 @@
+/* The CUDA backend's code generator (see codegen.h). */
+#include "codegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- strings ---------------------------------------------------------------- */
+
+void umc_buf_printf(umc_buf *b, const char *fmt, ...) {
+  if (b->oom) return;
+  for (;;) {
+    size_t room = b->cap - b->len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = b->s ? vsnprintf(b->s + b->len, room, fmt, ap) : -2;
+    va_end(ap);
+    if (n >= 0 && (size_t)n < room) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t need = b->len + (n > 0 ? (size_t)n : 0) + 1, cap = b->cap ? b->cap : 4096;
+    while (cap < need) cap *= 2;
+    if (cap == b->cap) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+      b->oom = 1;
+      return;
+    }
+    b->s = s;
+    b->cap = cap;
+  }
+}
+
+void umc_buf_free(umc_buf *b) {
+  free(b->s);
+  memset(b, 0, sizeof *b);
+}
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+const char *umc_exec_name(umc_exec e) {
+  switch (e) {
+  case UMC_EXEC_FLAT: return "flat";
+  case UMC_EXEC_GLOBAL: return "global colouring";
+  case UMC_EXEC_HIER: return "hierarchical colouring";
+  }
+  return "?";
+}
+
+const char *umc_pass_name(umc_pass p) {
+  switch (p) {
+  case UMC_PASS_GLOBAL: return "global pointer";
+  case UMC_PASS_SHARED: return "shared memory";
+  case UMC_PASS_REG: return "registers";
+  case UMC_PASS_REG_INC: return "register increments";
+  case UMC_PASS_GBL_READ: return "global value";
+  case UMC_PASS_GBL_REDUCE: return "reduction";
+  case UMC_PASS_SHARED_DIRECT: return "shared memory (coalesced, direct)";
+  }
+  return "?";
+}
+
+static const char *tname(um_type t) {
+  return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int";
+}
+
+static int tsize(um_type t) { return t == UM_DOUBLE ? 8 : 4; }
+
+/* static shared memory for direct AoS staging, per CUDA block */
+#define UMC_DIRECT_SHARED_MAX (32 * 1024)
+
+static int is_write(um_access a) { return a == UM_WRITE || a == UM_RW || a == UM_INC; }
+
+/* ---- decisions -------------------------------------------------------------- */
+
+static void add_field(umc_decisions *D, umc_field_kind k, int slot, int bytes, int align) {
+  int off = D->param_bytes;
+  off = (off + align - 1) / align * align;
+  umc_field *f = &D->fields[D->nfields++];
+  f->kind = k;
+  f->slot = slot;
+  f->offset = off;
+  f->bytes = bytes;
+  D->param_bytes = off + bytes;
+}
+
+int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
+  memset(D, 0, sizeof *D);
+  D->exec = L->exec;
+  if (L->nargs < 0 || L->nargs > UM_MAX_ARGS)
+    return fail(err, errlen, UM_ERR_ARG, "loop '%s': %d args (at most %d)", L->loop_name, L->nargs, UM_MAX_ARGS);
+  if (L->block_threads < 1 || L->block_threads > 1024)
+    return fail(err, errlen, UM_ERR_ARG,
+                "loop '%s': %d threads per CUDA block; a CUDA block has 1 to 1024 threads (use a block size of "
+                "at most 1024)",
+                L->loop_name, L->block_threads);
+  int ndat_type_set[UM_MAX_ARGS] = {0};
+  um_type dat_type[UM_MAX_ARGS];
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    D->loc_slot[a] = -1;
+    if (x->dim < 1 || x->dim > UM_MAX_SCRATCH_DIM)
+      return fail(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
+                  UM_MAX_SCRATCH_DIM);
+    if (x->gbl) {
+      D->pass[a] = x->acc == UM_READ ? UMC_PASS_GBL_READ : UMC_PASS_GBL_REDUCE;
+      D->reg_values[a] = x->dim;
+      if (x->acc != UM_READ) D->has_reduction = 1;
+      continue;
+    }
+    if (x->dat < 0 || x->dat >= L->ndats || (x->indirect && (x->map < 0 || x->map >= L->nmaps)))
+      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad dat or map slot", L->loop_name, a);
+    if (ndat_type_set[x->dat] && dat_type[x->dat] != x->type)
+      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: dat slot %d seen with two types", L->loop_name,
+                  a, x->dat);
+    ndat_type_set[x->dat] = 1;
+    dat_type[x->dat] = x->type;
+    if (!x->indirect) {
+      /* AoS with dim > 1: a thread's values are dim apart from its neighbour's, so
+       * the block moves its contiguous slice through shared memory, coalesced */
+      const int bytes = L->block_threads * x->dim * tsize(x->type);
+      if (!x->soa && x->dim > 1 && L->exec != UMC_EXEC_GLOBAL &&
+          D->direct_shared_bytes + bytes <= UMC_DIRECT_SHARED_MAX) {
+        D->pass[a] = UMC_PASS_SHARED_DIRECT;
+        D->direct_shared_bytes += bytes;
+      } else if (!x->soa) D->pass[a] = UMC_PASS_GLOBAL;
+      else if (x->acc == UM_INC) D->pass[a] = UMC_PASS_REG_INC, D->apply[a] = UMC_APPLY_PLAIN;
+      else D->pass[a] = UMC_PASS_REG;
+    } else if (L->exec == UMC_EXEC_FLAT || L->exec == UMC_EXEC_GLOBAL) {
+      if (x->acc == UM_INC) {
+        D->pass[a] = UMC_PASS_REG_INC;
+        D->apply[a] = L->exec == UMC_EXEC_FLAT ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
+      } else if (L->exec == UMC_EXEC_FLAT && x->acc != UM_READ) {
+        return fail(err, errlen, UM_ERR_UNSUPPORTED,
+                    "loop '%s', arg %d: %s through a map cannot run with one thread per element and atomics "
+                    "(only INC can); the backend runs such loops with colouring",
+                    L->loop_name, a, um_access_name(x->acc));
+      } else {
+        D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
+      }
+    } else { /* hierarchical */
+      if (x->ind < 0 || x->ind >= L->ninds)
+        return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad ind %d", L->loop_name, a, x->ind);
+      if (x->acc == UM_INC) {
+        D->pass[a] = UMC_PASS_REG_INC;
+        D->apply[a] = UMC_APPLY_COLOURED;
+      }
+      if (x->acc != UM_READ) D->colour_loop = 1;
+      if (x->acc == UM_RW || x->acc == UM_WRITE) D->kernel_in_colour_loop = 1;
+    }
+    if (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) D->reg_values[a] = x->dim;
+  }
+
+  if (L->exec == UMC_EXEC_HIER) {
+    if (L->ninds < 0 || L->ninds > UM_MAX_ARGS)
+      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
+    /* which inds are staged, loaded and written back */
+    for (int i = 0; i < L->ninds; i++) {
+      int all_inc = 1, any_write = 0, nargs_i = 0;
+      for (int a = 0; a < L->nargs; a++) {
+        const umc_arg *x = &L->args[a];
+        if (x->gbl || !x->indirect || x->ind != i) continue;
+        nargs_i++;
+        if (x->acc != UM_INC) all_inc = 0;
+        if (is_write(x->acc)) any_write = 1;
+      }
+      if (!nargs_i) return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
+      const umc_ind *s = &L->inds[i];
+      if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
+        return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
+      D->ind_staged[i] = all_inc || L->stage_all;
+      D->ind_load[i] = D->ind_staged[i] && !all_inc;
+      D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? 1 : 2;
+      if (D->ind_staged[i]) D->tlist_used[s->tlist] = 1;
+      if (s->tlist + 1 > D->ntlists) D->ntlists = s->tlist + 1;
+    }
+    /* pass modes, and local-index slots: one per (target list, map index) */
+    int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect) continue;
+      const int i = x->ind;
+      if (D->ind_staged[i]) {
+        if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
+        int t = L->inds[i].tlist, k = 0;
+        while (k < D->nlocs && !(loc_tlist[k] == t && loc_idx[k] == x->idx)) k++;
+        if (k == D->nlocs) {
+          loc_tlist[k] = t;
+          loc_idx[k] = x->idx;
+          D->nlocs++;
+        }
+        D->loc_slot[a] = k;
+      } else if (x->acc != UM_INC) {
+        D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
+      }
+      D->reg_values[a] = (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) ? x->dim : 0;
+    }
+    /* local indices < targets per block <= block size * map indices of the ind */
+    int maxidx = 1;
+    for (int i = 0; i < L->ninds; i++) {
+      int n = 0, seen[UM_MAX_ARGS];
+      for (int a = 0; a < L->nargs; a++) {
+        const umc_arg *x = &L->args[a];
+        if (x->gbl || !x->indirect || x->ind != i) continue;
+        int k = 0;
+        while (k < n && seen[k] != x->idx) k++;
+        if (k == n) seen[n++] = x->idx;
+      }
+      if (n > maxidx) maxidx = n;
+    }
+    D->loc_short = (long long)L->block_threads * maxidx <= 32767;
+    D->perm_short = L->block_threads <= 32767;
+  }
+
+  /* the parameter block */
+  for (int d = 0; d < L->ndats; d++) add_field(D, UMC_F_DAT, d, 8, 8);
+  for (int m = 0; m < L->nmaps; m++) add_field(D, UMC_F_MAP, m, 8, 8);
+  if (L->exec == UMC_EXEC_GLOBAL) add_field(D, UMC_F_PERM, 0, 8, 8);
+  if (L->exec == UMC_EXEC_HIER) {
+    add_field(D, UMC_F_BLOCKS, 0, 8, 8);
+    add_field(D, UMC_F_BOFF, 0, 8, 8);
+    if (D->colour_loop) {
+      add_field(D, UMC_F_COFF, 0, 8, 8);
+      add_field(D, UMC_F_COLS, 0, 8, 8);
+      add_field(D, UMC_F_PERM, 0, 8, 8);
+    }
+    for (int t = 0; t < D->ntlists; t++)
+      if (D->tlist_used[t]) {
+        add_field(D, UMC_F_TOFF, t, 8, 8);
+        add_field(D, UMC_F_TGT, t, 8, 8);
+      }
+    for (int l = 0; l < D->nlocs; l++) add_field(D, UMC_F_LOC, l, 8, 8);
+  }
+  for (int a = 0; a < L->nargs; a++)
+    if (D->pass[a] == UMC_PASS_GBL_REDUCE) {
+      add_field(D, UMC_F_PART, a, 8, 8);
+      add_field(D, UMC_F_RES, a, 8, 8);
+    }
+  add_field(D, UMC_F_INT_N, 0, 4, 4);
+  add_field(D, UMC_F_INT_START, 0, 4, 4);
+  add_field(D, UMC_F_INT_PART, 0, 4, 4);
+  add_field(D, UMC_F_INT_PAD, 0, 4, 4);
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (x->gbl && (x->acc == UM_READ || x->acc == UM_MIN || x->acc == UM_MAX))
+      add_field(D, UMC_F_GBL, a, x->dim * tsize(x->type), 8);
+  }
+  D->param_bytes = (D->param_bytes + 7) / 8 * 8;
+  if (D->param_bytes > 4096)
+    return fail(err, errlen, UM_ERR_UNSUPPORTED,
+                "loop '%s': the kernel's parameters take %d bytes, more than the 4096 a launch can pass; use "
+                "fewer or smaller global arguments",
+                L->loop_name, D->param_bytes);
+  return UM_SUCCESS;
+}
+
+/* ---- emission --------------------------------------------------------------- */
+
+typedef struct {
+  const umc_loop *L;
+  const umc_decisions *D;
+  umc_buf *b;
+  int staged_k[UM_MAX_ARGS]; /* ind -> running number of its shared array (s<k>) */
+} gen;
+
+#define P(...) umc_buf_printf(g->b, __VA_ARGS__)
+
+/* Index of element / target value c of arg a's dat: "<ptr>[expr]" */
+static void value_ref(gen *g, int a, const char *comp, const char *target) {
+  const umc_arg *x = &g->L->args[a];
+  if (x->soa) P("p.d%d[(size_t)(%s) * %lld + (size_t)(%s)]", x->dat, comp, x->stride, target);
+  else if (x->dim == 1) P("p.d%d[(size_t)(%s)]", x->dat, target);
+  else P("p.d%d[(size_t)(%s) * %d + (%s)]", x->dat, target, x->dim, comp);
+}
+
+/* The target index expression of an arg: "e", "t<map>_<idx>" or "l<slot>" for shared. */
+static void target_name(gen *g, int a, char *out, size_t n) {
+  const umc_arg *x = &g->L->args[a];
+  if (!x->indirect) snprintf(out, n, "e");
+  else snprintf(out, n, "t%d_%d", x->map, x->idx);
+}
+
+static const char *op_of(um_access acc) { return acc == UM_INC ? "0" : acc == UM_MIN ? "1" : "2"; }
+
+static void emit_apply_inc(gen *g, int a, const char *ind) {
+  const umc_arg *x = &g->L->args[a];
+  const umc_decisions *D = g->D;
+  char t[32];
+  target_name(g, a, t, sizeof t);
+  P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
+  if (D->exec == UMC_EXEC_HIER && x->indirect && D->ind_staged[x->ind]) {
+    P("s%d[l%d * %d + c] += r%d[c];\n", g->staged_k[x->ind], D->loc_slot[a], x->dim, a);
+    return;
+  }
+  if (D->apply[a] == UMC_APPLY_ATOMIC) {
+    P("atomicAdd(&");
+    value_ref(g, a, "c", t);
+    P(", r%d[c]);\n", a);
+  } else {
+    value_ref(g, a, "c", t);
+    P(" += r%d[c];\n", a);
+  }
+}
+
+/* Gather SoA args, build pointers, call the kernel, scatter; apply increments
+ * unless they are applied by thread colour outside (coloured_apply_here == 0). */
+static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    char t[32];
+    target_name(g, a, t, sizeof t);
+    switch (D->pass[a]) {
+    case UMC_PASS_GLOBAL:
+      P("%s%s *a%d = p.d%d + (size_t)%s * %d;\n", ind, tname(x->type), a, x->dat, t, x->dim);
+      break;
+    case UMC_PASS_SHARED:
+      P("%s%s *a%d = s%d + l%d * %d;\n", ind, tname(x->type), a, g->staged_k[x->ind], D->loc_slot[a], x->dim);
+      break;
+    case UMC_PASS_SHARED_DIRECT:
+      P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, a, x->dim);
+      break;
+    case UMC_PASS_REG:
+      P("%s%s r%d[%d];\n", ind, tname(x->type), a, x->dim);
+      if (x->acc != UM_WRITE) {
+        P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) r%d[c] = ", ind, ind, x->dim, a);
+        value_ref(g, a, "c", t);
+        P(";\n");
+      }
+      break;
+    default: break; /* registers declared at function scope */
+    }
+  }
+  P("%s%s(", ind, L->kernel_name);
+  for (int a = 0; a < L->nargs; a++) {
+    const int ptr =
+        D->pass[a] == UMC_PASS_GLOBAL || D->pass[a] == UMC_PASS_SHARED || D->pass[a] == UMC_PASS_SHARED_DIRECT;
+    P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
+  }
+  P(");\n");
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    char t[32];
+    target_name(g, a, t, sizeof t);
+    if (D->pass[a] == UMC_PASS_REG && x->acc != UM_READ) {
+      P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
+      value_ref(g, a, "c", t);
+      P(" = r%d[c];\n", a);
+    } else if (D->pass[a] == UMC_PASS_REG_INC && (D->apply[a] != UMC_APPLY_COLOURED || coloured_apply_here)) {
+      emit_apply_inc(g, a, ind);
+    }
+  }
+}
+
+static void emit_reduction_helpers(gen *g) {
+  P("/* global reductions: 0 sum, 1 min, 2 max (min/max as the host backends: keep the old value unless the\n"
+    " * new one compares less / greater) */\n"
+    "template <int OP, typename T> __device__ __forceinline__ T um_op(T a, T b) {\n"
+    "  return OP == 0 ? a + b : OP == 1 ? (b < a ? b : a) : (b > a ? b : a);\n"
+    "}\n"
+    "/* reduce v over the CUDA block (any size: partial warps shuffle only among their own\n"
+    " * lanes); the result is valid in thread 0 */\n"
+    "template <int OP, typename T> __device__ __forceinline__ T um_block_reduce(T v, T *red) {\n"
+    "  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;\n"
+    "  int wn = blockDim.x - (threadIdx.x & ~31);\n"
+    "  if (wn > 32) wn = 32;\n"
+    "  unsigned mask = wn == 32 ? 0xffffffffu : (1u << wn) - 1u;\n"
+    "#pragma unroll\n"
+    "  for (int o = 16; o > 0; o >>= 1) {\n"
+    "    const T x = __shfl_down_sync(mask, v, o);\n"
+    "    if (lane + o < wn) v = um_op<OP>(v, x);\n"
+    "  }\n"
+    "  if (lane == 0) red[w] = v;\n"
+    "  __syncthreads();\n"
+    "  if (w == 0) {\n"
+    "    v = lane < nw ? red[lane] : (OP == 0 ? T(0) : red[0]);\n"
+    "#pragma unroll\n"
+    "    for (int o = 16; o > 0; o >>= 1) {\n"
+    "      const T x = __shfl_down_sync(mask, v, o);\n"
+    "      if (lane + o < wn) v = um_op<OP>(v, x);\n"
+    "    }\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  return v;\n"
+    "}\n\n");
+}
+
+/* shared scratch for block reductions, one array per type used */
+static void emit_red_scratch(gen *g, const char *ind) {
+  int used[3] = {0, 0, 0};
+  for (int a = 0; a < g->L->nargs; a++)
+    if (g->D->pass[a] == UMC_PASS_GBL_REDUCE) used[g->L->args[a].type] = 1;
+  for (int t = 0; t < 3; t++)
+    if (used[t]) P("%s__shared__ %s um_red_%s[32];\n", ind, tname((um_type)t), tname((um_type)t));
+}
+
+/* Direct AoS data through shared memory: declare, and load the block's slice
+ * (elements [um_d0, um_d0 + um_dn)); returns 1 if anything was loaded. */
+static int emit_direct_loads(gen *g) {
+  const umc_loop *L = g->L;
+  int any = 0, loaded = 0;
+  for (int a = 0; a < L->nargs; a++) {
+    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT) continue;
+    const umc_arg *x = &L->args[a];
+    if (!any) {
+      if (L->exec == UMC_EXEC_FLAT)
+        P("  const int um_d0 = p.start + blockIdx.x * %d, um_dn = min(%d, p.n - (int)blockIdx.x * %d);\n",
+          L->block_threads, L->block_threads, L->block_threads);
+      else
+        P("  const int um_d0 = e0, um_dn = ne;\n");
+    }
+    any = 1;
+    P("  __shared__ %s sd%d[%d]; /* direct AoS: the block's slice */\n", tname(x->type), a,
+      L->block_threads * x->dim);
+    if (x->acc == UM_WRITE) continue;
+    P("  for (int l = tid; l < um_dn * %d; l += %d) sd%d[l] = p.d%d[(size_t)um_d0 * %d + l];\n", x->dim,
+      L->block_threads, a, x->dat, x->dim);
+    loaded = 1;
+  }
+  return loaded;
+}
+
+static int has_direct_stores(gen *g) {
+  for (int a = 0; a < g->L->nargs; a++)
+    if (g->D->pass[a] == UMC_PASS_SHARED_DIRECT && g->L->args[a].acc != UM_READ) return 1;
+  return 0;
+}
+
+static void emit_direct_stores(gen *g) {
+  const umc_loop *L = g->L;
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT || x->acc == UM_READ) continue;
+    P("  for (int l = tid; l < um_dn * %d; l += %d) p.d%d[(size_t)um_d0 * %d + l] = sd%d[l];\n", x->dim,
+      L->block_threads, x->dat, x->dim, a);
+  }
+}
+
+int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
+  *source = NULL;
+  umc_buf buf = {0};
+  gen G, *g = &G;
+  memset(g, 0, sizeof *g);
+  g->L = L;
+  g->D = D;
+  g->b = &buf;
+  const int BS = L->block_threads;
+  int nstaged = 0;
+  for (int i = 0; i < L->ninds; i++) g->staged_k[i] = (L->exec == UMC_EXEC_HIER && D->ind_staged[i]) ? nstaged++ : -1;
+
+  /* header comment: what was decided */
+  P("/* um CUDA backend: loop '%s', kernel %s (%s)\n * %s, %d threads per block", L->loop_name, L->kernel_name,
+    L->header_name, umc_exec_name(L->exec), BS);
+  if (L->exec == UMC_EXEC_HIER) P(", staging %s", L->stage_all ? "all indirect data" : "incremented data");
+  P("\n");
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    P(" * arg %d: %s %s[%d] %s%s", a, um_access_name(x->acc), tname(x->type), x->dim,
+      x->gbl ? "global" : x->indirect ? "indirect" : "direct", x->soa ? " SoA" : "");
+    if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
+    P(": %s", umc_pass_name(D->pass[a]));
+    if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
+    if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
+    P("\n");
+  }
+  P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
+
+  /* the parameter block */
+  P("struct um_params {\n");
+  for (int f = 0; f < D->nfields; f++) {
+    const umc_field *F = &D->fields[f];
+    const int s = F->slot;
+    switch (F->kind) {
+    case UMC_F_DAT: {
+      um_type t = UM_DOUBLE;
+      for (int a = 0; a < L->nargs; a++)
+        if (!L->args[a].gbl && L->args[a].dat == s) t = L->args[a].type;
+      P("  %s *d%d;\n", tname(t), s);
+      break;
+    }
+    case UMC_F_MAP: P("  const int *m%d;\n", s); break;
+    case UMC_F_PERM:
+      P("  const %s *perm;\n", L->exec == UMC_EXEC_HIER && D->perm_short ? "short" : "int");
+      break;
+    case UMC_F_BLOCKS: P("  const int *blocks;\n"); break;
+    case UMC_F_BOFF: P("  const int *boff;\n"); break;
+    case UMC_F_COFF: P("  const int *coff;\n"); break;
+    case UMC_F_COLS: P("  const int *cols;\n"); break;
+    case UMC_F_TOFF: P("  const int *toff%d;\n", s); break;
+    case UMC_F_TGT: P("  const int *tgt%d;\n", s); break;
+    case UMC_F_LOC: P("  const %s *loc%d;\n", D->loc_short ? "short" : "int", s); break;
+    case UMC_F_PART: P("  %s *part%d;\n", tname(L->args[s].type), s); break;
+    case UMC_F_RES: P("  %s *res%d;\n", tname(L->args[s].type), s); break;
+    case UMC_F_INT_N: P("  int n;\n"); break;
+    case UMC_F_INT_START: P("  int start;\n"); break;
+    case UMC_F_INT_PART: P("  int part;\n"); break;
+    case UMC_F_INT_PAD: P("  int pad;\n"); break;
+    case UMC_F_GBL: P("  alignas(8) %s g%d[%d];\n", tname(L->args[s].type), s, L->args[s].dim); break;
+    }
+  }
+  P("};\n\n");
+  if (D->has_reduction) emit_reduction_helpers(g);
+
+  /* ---- the loop kernel ---- */
+  P("extern \"C\" __global__ void __launch_bounds__(%d) um_loop(const um_params p) {\n", BS);
+  P("  const int tid = threadIdx.x;\n");
+  if (D->has_reduction) emit_red_scratch(g, "  ");
+  if (L->exec == UMC_EXEC_FLAT) {
+    P("  const int i = blockIdx.x * %d + tid;\n  const bool active = i < p.n;\n  const int e = p.start + i;\n", BS);
+    if (emit_direct_loads(g)) P("  __syncthreads();\n");
+  } else if (L->exec == UMC_EXEC_GLOBAL) {
+    P("  const int i = blockIdx.x * %d + tid;\n  const bool active = i < p.n;\n"
+      "  const int e = active ? p.perm[p.start + i] : 0; /* elements of one colour */\n",
+      BS);
+  } else {
+    P("  extern __shared__ __align__(16) unsigned char um_sh[];\n"
+      "  const int b = p.blocks[p.start + blockIdx.x]; /* plan block */\n"
+      "  const int e0 = p.boff[b], ne = p.boff[b + 1] - e0;\n"
+      "  const bool active = tid < ne;\n");
+    if (nstaged) P("  unsigned char *um_sp = um_sh;\n");
+    for (int i = 0; i < L->ninds; i++) {
+      if (!D->ind_staged[i]) continue;
+      const umc_ind *s = &L->inds[i];
+      const int k = g->staged_k[i], tl = s->tlist;
+      P("  /* staged: dat slot %d through map slot %d, %s */\n", s->dat, s->map,
+        D->ind_load[i] ? "loaded" : "zero-filled");
+      P("  const int nt%d = p.toff%d[b + 1] - p.toff%d[b];\n  const int *tg%d = p.tgt%d + p.toff%d[b];\n", k, tl, tl,
+        k, tl, tl);
+      P("  %s *s%d = (%s *)um_sp;\n  um_sp += ((size_t)nt%d * %d + 15) & ~(size_t)15;\n", tname(s->type), k,
+        tname(s->type), k, s->dim * tsize(s->type));
+    }
+    for (int i = 0; i < L->ninds; i++) {
+      if (!D->ind_staged[i]) continue;
+      const umc_ind *s = &L->inds[i];
+      const int k = g->staged_k[i];
+      if (!D->ind_load[i]) {
+        P("  for (int l = tid; l < nt%d * %d; l += %d) s%d[l] = (%s)0;\n", k, s->dim, BS, k, tname(s->type));
+      } else if (s->soa) {
+        P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
+          "    for (int j = tid; j < nt%d; j += %d) s%d[j * %d + c] = p.d%d[(size_t)c * %lld + (size_t)tg%d[j]];\n",
+          s->dim, k, BS, k, s->dim, s->dat, s->stride, k);
+      } else if (s->dim == 1) {
+        P("  for (int j = tid; j < nt%d; j += %d) s%d[j] = p.d%d[(size_t)tg%d[j]];\n", k, BS, k, s->dat, k);
+      } else {
+        P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
+          "    s%d[l] = p.d%d[(size_t)tg%d[j] * %d + (l - j * %d)];\n  }\n",
+          k, s->dim, BS, s->dim, k, s->dat, k, s->dim, s->dim);
+      }
+    }
+    if (emit_direct_loads(g) || nstaged) P("  __syncthreads();\n");
+    if (D->colour_loop)
+      P("  const int *um_co = p.cols + p.coff[b]; /* [ncolours, first thread of each colour..., ne] */\n"
+        "  const int e = e0 + (active ? (int)p.perm[e0 + tid] : 0); /* threads sorted by thread colour */\n");
+    else
+      P("  const int e = e0 + tid;\n");
+  }
+
+  /* indices: map entries and local (shared-memory) indices, once each */
+  {
+    int done_m[UM_MAX_ARGS], done_i[UM_MAX_ARGS], ndone = 0;
+    int done_loc[UM_MAX_ARGS] = {0};
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect) continue;
+      if (D->loc_slot[a] >= 0) {
+        if (!done_loc[D->loc_slot[a]]) {
+          P("  const int l%d = active ? (int)p.loc%d[e] : 0;\n", D->loc_slot[a], D->loc_slot[a]);
+          done_loc[D->loc_slot[a]] = 1;
+        }
+        continue;
+      }
+      int k = 0;
+      while (k < ndone && !(done_m[k] == x->map && done_i[k] == x->idx)) k++;
+      if (k < ndone) continue;
+      done_m[ndone] = x->map;
+      done_i[ndone++] = x->idx;
+      P("  const int t%d_%d = active ? p.m%d[(size_t)e * %d + %d] : 0;\n", x->map, x->idx, x->map, x->arity,
+        x->idx);
+    }
+  }
+  /* registers that live across the call: increments and globals */
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (D->pass[a] == UMC_PASS_REG_INC) {
+      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = (%s)0;\n", tname(x->type), a, x->dim,
+        x->dim, a, tname(x->type));
+    } else if (D->pass[a] == UMC_PASS_GBL_READ || (D->pass[a] == UMC_PASS_GBL_REDUCE && x->acc != UM_INC)) {
+      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = p.g%d[c];\n", tname(x->type), a,
+        x->dim, x->dim, a, a);
+    } else if (D->pass[a] == UMC_PASS_GBL_REDUCE) {
+      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = (%s)0;\n", tname(x->type), a, x->dim,
+        x->dim, a, tname(x->type));
+    }
+  }
+
+  if (L->exec != UMC_EXEC_HIER || !D->colour_loop) {
+    P("  if (active) {\n");
+    emit_body(g, "    ", 1);
+    P("  }\n");
+  } else if (!D->kernel_in_colour_loop) {
+    P("  if (active) {\n");
+    emit_body(g, "    ", 0);
+    P("  }\n");
+    P("  /* increments, one thread colour at a time */\n");
+    P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED) emit_apply_inc(g, a, "      ");
+    P("    }\n    __syncthreads();\n  }\n");
+  } else {
+    P("  /* RW or WRITE through a map: the whole call one thread colour at a time */\n");
+    P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
+    emit_body(g, "      ", 1);
+    P("    }\n    __syncthreads();\n  }\n");
+  }
+
+  if (L->exec == UMC_EXEC_FLAT && has_direct_stores(g)) {
+    P("  __syncthreads();\n");
+    emit_direct_stores(g);
+  }
+  if (L->exec == UMC_EXEC_HIER) {
+    int any_wb = 0;
+    for (int i = 0; i < L->ninds; i++) any_wb |= D->ind_writeback[i] != 0;
+    if (any_wb || has_direct_stores(g)) {
+      if (!D->colour_loop) P("  __syncthreads();\n");
+      emit_direct_stores(g);
+    }
+    if (any_wb) {
+      P("  /* write the staged data back (no other block of this colour touches it) */\n");
+      for (int i = 0; i < L->ninds; i++) {
+        if (!D->ind_writeback[i]) continue;
+        const umc_ind *s = &L->inds[i];
+        const int k = g->staged_k[i];
+        const char *op = D->ind_writeback[i] == 1 ? "+=" : "=";
+        if (s->soa) {
+          P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
+            "    for (int j = tid; j < nt%d; j += %d) p.d%d[(size_t)c * %lld + (size_t)tg%d[j]] %s s%d[j * %d + c];\n",
+            s->dim, k, BS, s->dat, s->stride, k, op, k, s->dim);
+        } else if (s->dim == 1) {
+          P("  for (int j = tid; j < nt%d; j += %d) p.d%d[(size_t)tg%d[j]] %s s%d[j];\n", k, BS, s->dat, k, op, k);
+        } else {
+          P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
+            "    p.d%d[(size_t)tg%d[j] * %d + (l - j * %d)] %s s%d[l];\n  }\n",
+            k, s->dim, BS, s->dim, s->dat, k, s->dim, s->dim, op, k);
+        }
+      }
+    }
+  }
+
+  if (D->has_reduction) {
+    P("  /* global reductions: one partial row per CUDA block, combined by um_reduce */\n");
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
+      P("#pragma unroll\n  for (int c = 0; c < %d; c++) {\n"
+        "    const %s v = um_block_reduce<%s>(r%d[c], um_red_%s);\n"
+        "    if (tid == 0) p.part%d[(size_t)(p.part + blockIdx.x) * %d + c] = v;\n  }\n",
+        x->dim, tname(x->type), op_of(x->acc), a, tname(x->type), a, x->dim);
+    }
+  }
+  P("}\n");
+
+  if (D->has_reduction) {
+    P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
+      "extern \"C\" __global__ void __launch_bounds__(256) um_reduce(const um_params p) {\n");
+    emit_red_scratch(g, "  ");
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
+      char init[48];
+      if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", tname(x->type));
+      else snprintf(init, sizeof init, "p.part%d[c]", a);
+      P("  for (int c = 0; c < %d; c++) {\n"
+        "    %s v = %s;\n"
+        "    for (int k = threadIdx.x; k < p.n; k += 256) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
+        "    v = um_block_reduce<%s>(v, um_red_%s);\n"
+        "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
+        x->dim, tname(x->type), init, op_of(x->acc), a, x->dim, op_of(x->acc), tname(x->type), a);
+    }
+    P("}\n");
+  }
+  if (buf.oom) {
+    umc_buf_free(&buf);
+    return fail(err, errlen, UM_ERR_ALLOC, "out of memory generating the kernel of loop '%s'", L->loop_name);
+  }
+  *source = buf.s;
+  return UM_SUCCESS;
+}

@@ -1,0 +1,173 @@
+/* The CUDA backend's code generator: from one loop's argument list to the
+ * source of a CUDA kernel around the app's unchanged kernel header.
+ *
+ * The generator is plain C and needs neither a GPU nor the CUDA toolkit: it
+ * takes a description of the loop (umc_loop), decides how every argument
+ * reaches the user kernel (umc_decisions, kept for tests and for the host
+ * code that fills the kernel's parameter block), and writes the source.
+ *
+ * Everything that is fixed for a loop is a compile-time constant in the
+ * source: dims, SoA strides, map arities and indices, threads per block,
+ * the access mode of each argument. Per-launch values (how many elements,
+ * where in the element or block list to start, where reduction partials go)
+ * are fields of the parameter block.
+ */
+#ifndef UM_CUDA_CODEGEN_H
+#define UM_CUDA_CODEGEN_H
+
+#include <stddef.h>
+#include "um/exec.h"
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a loop's elements are spread over CUDA threads. */
+typedef enum {
+  UMC_EXEC_FLAT = 0, /* one thread per element, element order; INC through maps by atomics */
+  UMC_EXEC_GLOBAL,   /* one launch per element colour over a permuted element list        */
+  UMC_EXEC_HIER      /* one CUDA block per plan block, one launch per block colour         */
+} umc_exec;
+
+/* One argument of the loop, as the generator sees it. */
+typedef struct {
+  int gbl;            /* 1: a global (READ, or reduced with INC/MIN/MAX) */
+  int indirect;       /* through a map */
+  um_access acc;
+  um_type type;
+  int dim;
+  int soa;            /* dat stored SoA and dim > 1 */
+  long long stride;   /* SoA: values between components (the dat's set size) */
+  int dat;            /* slot of the dat among the loop's distinct dats; -1 for globals */
+  int map;            /* slot of the map among the loop's distinct maps; -1 */
+  int arity, idx;     /* indirect */
+  int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
+} umc_arg;
+
+/* A staging list of the hierarchical scheme: one (dat, map) pair. */
+typedef struct {
+  int dat, map;       /* slots */
+  int tlist;          /* target-list slot: inds through one map with one set of indices share it */
+  int dim;
+  um_type type;
+  int soa;
+  long long stride;
+} umc_ind;
+
+typedef struct {
+  const char *loop_name;
+  const char *kernel_name;  /* the user kernel's function name */
+  const char *header_name;  /* how the app's kernel header is #included */
+  int nargs;
+  umc_arg args[UM_MAX_ARGS];
+  int ndats, nmaps;
+  umc_exec exec;
+  int block_threads;        /* CUDA threads per block (hierarchical: the plan's block size) */
+  int stage_all;            /* hierarchical: stage every ind, not only all-INC ones */
+  int ninds;                /* hierarchical */
+  umc_ind inds[UM_MAX_ARGS];
+} umc_loop;
+
+/* How an argument reaches the user kernel. */
+typedef enum {
+  UMC_PASS_GLOBAL = 0,  /* pointer into the dat in device memory (AoS, or dim 1)   */
+  UMC_PASS_SHARED,      /* pointer into the block's shared-memory copy             */
+  UMC_PASS_REG,         /* register array gathered from / scattered to the dat     */
+  UMC_PASS_REG_INC,     /* register array of increments, zero-filled, applied after */
+  UMC_PASS_GBL_READ,    /* register copy of a global READ value                    */
+  UMC_PASS_GBL_REDUCE,  /* register accumulator of a global reduction              */
+  UMC_PASS_SHARED_DIRECT/* direct AoS data of the CUDA block's contiguous elements, moved
+                           between device and shared memory in coalesced sweeps      */
+} umc_pass;
+
+/* How an increment held in registers is applied. */
+typedef enum {
+  UMC_APPLY_NONE = 0,
+  UMC_APPLY_ATOMIC,     /* atomicAdd per component                                  */
+  UMC_APPLY_PLAIN,      /* += (no conflicts: element colour, or direct)             */
+  UMC_APPLY_COLOURED    /* += one thread colour at a time, __syncthreads between    */
+} umc_apply;
+
+/* The kernel's parameter block: what each field holds. */
+typedef enum {
+  UMC_F_DAT = 0,   /* slot: dat            */
+  UMC_F_MAP,       /* slot: map            */
+  UMC_F_PERM,      /* global: element list; hierarchical: element offsets sorted by thread colour */
+  UMC_F_BLOCKS,    /* hierarchical: blocks in block-colour order */
+  UMC_F_BOFF,      /* hierarchical: block offsets [nblocks+1] */
+  UMC_F_COFF,      /* hierarchical: per block, where its thread-colour offsets start [nblocks] */
+  UMC_F_COLS,      /* hierarchical: thread-colour offsets, ncolours+1 per block */
+  UMC_F_TOFF,      /* slot: target list, offsets per block [nblocks+1] */
+  UMC_F_TGT,       /* slot: target list, targets */
+  UMC_F_LOC,       /* slot: local-index array (int16 or int) */
+  UMC_F_PART,      /* slot: arg; reduction partials, one row per CUDA block */
+  UMC_F_RES,       /* slot: arg; reduction result (mapped host memory) */
+  UMC_F_INT_N,     /* elements (blocks) of this launch; um_reduce: partial rows */
+  UMC_F_INT_START, /* first entry of the launch in the element / block list */
+  UMC_F_INT_PART,  /* first partial row of this launch */
+  UMC_F_INT_PAD,
+  UMC_F_GBL        /* slot: arg; a global's value (READ) or initial value (MIN/MAX) */
+} umc_field_kind;
+
+typedef struct {
+  umc_field_kind kind;
+  int slot;
+  int offset; /* bytes from the start of the parameter block */
+  int bytes;
+} umc_field;
+
+#define UMC_MAX_FIELDS (8 * UM_MAX_ARGS + 16)
+
+typedef struct {
+  umc_exec exec;
+  int colour_loop;            /* hierarchical: the thread-colour loop is emitted          */
+  int kernel_in_colour_loop;  /* hierarchical: RW/WRITE through a map: the whole call is
+                                 made one thread colour at a time                        */
+  int has_reduction;
+  umc_pass pass[UM_MAX_ARGS];
+  umc_apply apply[UM_MAX_ARGS];
+  int reg_values[UM_MAX_ARGS];/* register array length (values), 0 if none               */
+  int loc_slot[UM_MAX_ARGS];  /* hierarchical: local-index slot of the arg, -1            */
+  int ind_staged[UM_MAX_ARGS];   /* hierarchical: the ind lives in shared memory          */
+  int ind_load[UM_MAX_ARGS];     /* staged with the dat's values (else zero: all INC)    */
+  int ind_writeback[UM_MAX_ARGS];/* 0 none, 1 add (zero-filled INC), 2 store              */
+  int tlist_used[UM_MAX_ARGS];   /* target list needed on the device                     */
+  int nlocs, ntlists;
+  int loc_short;              /* local indices stored as 16-bit                           */
+  int perm_short;             /* hierarchical element offsets stored as 16-bit            */
+  int nfields;
+  umc_field fields[UMC_MAX_FIELDS];
+  int param_bytes;            /* size of the parameter block                              */
+  int direct_shared_bytes;    /* static shared memory of SHARED_DIRECT args               */
+} umc_decisions;
+
+/* A growable string. */
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int oom;
+} umc_buf;
+void umc_buf_printf(umc_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void umc_buf_free(umc_buf *b);
+
+/* Decide how each argument is passed and lay out the parameter block.
+ * Returns UM_SUCCESS, or UM_ERR_ARG / UM_ERR_UNSUPPORTED with a message in err. */
+int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen);
+
+/* Write the CUDA source of the loop (kernel "um_loop", and "um_reduce" when
+ * the loop reduces a global). *source is malloc'ed; free it. */
+int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen);
+
+/* Names of the enums above (for messages and the generated comments). */
+const char *umc_exec_name(umc_exec e);
+const char *umc_pass_name(umc_pass p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,325 @@
+/* NVRTC compilation and the disk cache of compiled modules (see jit.h).
+ *
+ * Cache entry (one file per key, named by a 128-bit hash of the key):
+ *   "UMJIT001" | u64 key bytes | u64 image bytes | u64 FNV-1a of the image | key | image
+ * The key is the whole input of the compilation: a format version, the NVRTC
+ * version, the options, every header's name and text, and the source. A file
+ * whose sizes, key or checksum do not match is corrupt or stale: it is
+ * replaced by a fresh compilation, never trusted. Entries are written to a
+ * temporary file and renamed, so concurrent runs never see half a file. */
+#include "jit.h"
+
+#include <errno.h>
+#include <nvrtc.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "um/um.h"
+
+#define MAGIC "UMJIT001"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+unsigned long long umj_fnv1a(const void *data, size_t n, unsigned long long h) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+int umj_nvrtc_version(int *major, int *minor) {
+  return nvrtcVersion(major, minor) == NVRTC_SUCCESS ? UM_SUCCESS : UM_ERR_BACKEND;
+}
+
+static int supported_archs(int *list, int cap) {
+  int n = 0;
+  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return 0;
+  int *all = malloc((size_t)n * sizeof(int));
+  if (!all) return 0;
+  if (nvrtcGetSupportedArchs(all) != NVRTC_SUCCESS) n = 0;
+  if (n > cap) n = cap;
+  memcpy(list, all, (size_t)n * sizeof(int));
+  free(all);
+  return n;
+}
+
+int umj_arch_supported(int arch) {
+  int list[256], n = supported_archs(list, 256);
+  for (int i = 0; i < n; i++)
+    if (list[i] == arch) return 1;
+  return 0;
+}
+
+int umj_best_arch(int arch) {
+  int list[256], n = supported_archs(list, 256), best = 0;
+  for (int i = 0; i < n; i++)
+    if (list[i] <= arch && list[i] > best) best = list[i];
+  return best;
+}
+
+void umj_default_cache_dir(char *out, size_t n) {
+  const char *env = getenv("UM_CUDA_CACHE");
+  if (env) {
+    if (!*env || !strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none")) snprintf(out, n, "%s", "");
+    else snprintf(out, n, "%s", env);
+    return;
+  }
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg) snprintf(out, n, "%s/um", xdg);
+  else if (home && *home) snprintf(out, n, "%s/.cache/um", home);
+  else snprintf(out, n, "%s", "");
+}
+
+/* mkdir -p; 0 on success */
+static int make_dirs(const char *dir) {
+  char tmp[1024];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof tmp) return -1;
+  memcpy(tmp, dir, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (tmp[i] == '/' || tmp[i] == '\0') {
+      char c = tmp[i];
+      tmp[i] = '\0';
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+      tmp[i] = c;
+    }
+  }
+  return 0;
+}
+
+typedef struct {
+  char *s;
+  size_t len, cap;
+} kbuf;
+
+static int kput(kbuf *k, const void *p, size_t n) {
+  if (k->len + n + 1 > k->cap) {
+    size_t cap = k->cap ? k->cap : 8192;
+    while (cap < k->len + n + 1) cap *= 2;
+    char *s = realloc(k->s, cap);
+    if (!s) return -1;
+    k->s = s;
+    k->cap = cap;
+  }
+  memcpy(k->s + k->len, p, n);
+  k->len += n;
+  k->s[k->len] = '\0';
+  return 0;
+}
+
+static int kputs(kbuf *k, const char *s) { return kput(k, s, strlen(s) + 1); /* with the NUL: unambiguous */ }
+
+static void print_numbered(FILE *f, const char *src) {
+  int line = 1;
+  fprintf(f, "%5d  ", line);
+  for (const char *p = src; *p; p++) {
+    fputc(*p, f);
+    if (*p == '\n' && p[1]) fprintf(f, "%5d  ", ++line);
+  }
+  fputc('\n', f);
+}
+
+static uint64_t rd64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+static void wr64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++, v >>= 8) p[i] = (unsigned char)(v & 0xff);
+}
+
+/* 1 hit, 0 miss (no file), -1 corrupt or stale (file present but unusable) */
+static int cache_read(const char *path, const kbuf *key, umj_result *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int rc = -1;
+  unsigned char hdr[32];
+  unsigned char *kb = NULL, *img = NULL;
+  if (fread(hdr, 1, 32, f) != 32 || memcmp(hdr, MAGIC, 8) != 0) goto done;
+  uint64_t klen = rd64(hdr + 8), ilen = rd64(hdr + 16), sum = rd64(hdr + 24);
+  if (klen != key->len || ilen == 0 || ilen > ((uint64_t)1 << 31)) goto done;
+  kb = malloc((size_t)klen ? (size_t)klen : 1);
+  img = malloc((size_t)ilen + 1);
+  if (!kb || !img) goto done;
+  if (fread(kb, 1, (size_t)klen, f) != klen || memcmp(kb, key->s, (size_t)klen) != 0) goto done;
+  if (fread(img, 1, (size_t)ilen, f) != ilen) goto done;
+  if (fgetc(f) != EOF) goto done; /* trailing bytes */
+  if (umj_fnv1a(img, (size_t)ilen, 14695981039346656037ull) != sum) goto done;
+  img[ilen] = '\0';
+  out->image = img;
+  out->bytes = (size_t)ilen;
+  img = NULL;
+  rc = 1;
+done:
+  fclose(f);
+  free(kb);
+  free(img);
+  return rc;
+}
+
+static void cache_write(const char *path, const kbuf *key, const void *img, size_t ilen) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return;
+  unsigned char hdr[32];
+  memcpy(hdr, MAGIC, 8);
+  wr64(hdr + 8, key->len);
+  wr64(hdr + 16, ilen);
+  wr64(hdr + 24, umj_fnv1a(img, ilen, 14695981039346656037ull));
+  int ok = fwrite(hdr, 1, 32, f) == 32 && fwrite(key->s, 1, key->len, f) == key->len &&
+           fwrite(img, 1, ilen, f) == ilen;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+#define NVRTC_TRY(call, what)                                                                              \
+  do {                                                                                                     \
+    nvrtcResult r_ = (call);                                                                               \
+    if (r_ != NVRTC_SUCCESS) {                                                                             \
+      rc = fail(err, errlen, UM_ERR_BACKEND, "NVRTC %s failed for loop '%s': %s", what, rq->name,          \
+                nvrtcGetErrorString(r_));                                                                  \
+      goto done;                                                                                           \
+    }                                                                                                      \
+  } while (0)
+
+int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  double t0 = now();
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    return fail(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
+  char arch_opt[64];
+  snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
+  const char *opts[] = {arch_opt, "-lineinfo", "--std=c++17"};
+  const int nopts = (int)(sizeof opts / sizeof opts[0]);
+
+  /* the cache key: everything the compilation depends on */
+  kbuf key = {0};
+  char ver[64];
+  snprintf(ver, sizeof ver, "um-cuda-jit 1; nvrtc %d.%d", major, minor);
+  int kok = kputs(&key, ver) == 0;
+  for (int i = 0; i < nopts && kok; i++) kok = kputs(&key, opts[i]) == 0;
+  for (int i = 0; i < rq->nheaders && kok; i++)
+    kok = kputs(&key, rq->header_names[i]) == 0 && kputs(&key, rq->header_sources[i]) == 0;
+  if (kok) kok = kputs(&key, rq->source) == 0;
+  if (!kok) {
+    free(key.s);
+    return fail(err, errlen, UM_ERR_ALLOC, "out of memory building the cache key of loop '%s'", rq->name);
+  }
+  const int use_cache = rq->cache_dir && *rq->cache_dir;
+  if (use_cache) {
+    unsigned long long h1 = umj_fnv1a(key.s, key.len, 14695981039346656037ull);
+    unsigned long long h2 = umj_fnv1a(key.s, key.len, 0x9E3779B97F4A7C15ull);
+    snprintf(out->cache_file, sizeof out->cache_file, "%s/%016llx%016llx.%s", rq->cache_dir, h1, h2,
+             rq->ptx ? "ptx" : "cubin");
+    int hit = cache_read(out->cache_file, &key, out);
+    if (hit == 1) {
+      free(key.s);
+      out->from_cache = 1;
+      out->log = calloc(1, 1);
+      out->seconds = now() - t0;
+      if (rq->dump) {
+        fprintf(stderr, "um cuda: loop '%s': module from the cache %s; generated source:\n", rq->name,
+                out->cache_file);
+        print_numbered(stderr, rq->source);
+      }
+      return UM_SUCCESS;
+    }
+    if (hit < 0) {
+      out->cache_rebuilt = 1;
+      remove(out->cache_file);
+    }
+  }
+
+  int rc = UM_SUCCESS;
+  nvrtcProgram prog = NULL;
+  int have_prog = 0;
+  NVRTC_TRY(nvrtcCreateProgram(&prog, rq->source, "um_loop.cu", rq->nheaders, rq->header_sources,
+                               rq->header_names),
+            "nvrtcCreateProgram");
+  have_prog = 1;
+  nvrtcResult cr = nvrtcCompileProgram(prog, nopts, opts);
+  size_t logn = 0;
+  if (nvrtcGetProgramLogSize(prog, &logn) == NVRTC_SUCCESS && logn > 0) {
+    out->log = malloc(logn + 1);
+    if (out->log && nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS) out->log[0] = '\0';
+    if (out->log) out->log[logn] = '\0';
+  }
+  if (!out->log) out->log = calloc(1, 1);
+  if (cr != NVRTC_SUCCESS) {
+    fprintf(stderr,
+            "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s):\n%s\n"
+            "--- generated source ---\n",
+            rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], out->log ? out->log : "");
+    print_numbered(stderr, rq->source);
+    rc = fail(err, errlen, UM_ERR_BACKEND,
+              "NVRTC could not compile the kernel of loop '%s' for %s (%s); the generated source and the full "
+              "log are printed above. Log:\n%s",
+              rq->name, arch_opt + 19, nvrtcGetErrorString(cr), out->log ? out->log : "");
+    goto done;
+  }
+  if (rq->dump) {
+    fprintf(stderr, "um cuda: loop '%s' compiled (%s); generated source:\n", rq->name, arch_opt + 19);
+    print_numbered(stderr, rq->source);
+    if (out->log && *out->log) fprintf(stderr, "NVRTC log:\n%s\n", out->log);
+  }
+  size_t n = 0;
+  if (rq->ptx) {
+    NVRTC_TRY(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize");
+  } else {
+    NVRTC_TRY(nvrtcGetCUBINSize(prog, &n), "nvrtcGetCUBINSize");
+  }
+  out->image = malloc(n + 1);
+  if (!out->image) {
+    rc = fail(err, errlen, UM_ERR_ALLOC, "out of memory for the %zu-byte module of loop '%s'", n, rq->name);
+    goto done;
+  }
+  if (rq->ptx) {
+    NVRTC_TRY(nvrtcGetPTX(prog, out->image), "nvrtcGetPTX");
+  } else {
+    NVRTC_TRY(nvrtcGetCUBIN(prog, out->image), "nvrtcGetCUBIN");
+  }
+  ((char *)out->image)[n] = '\0';
+  out->bytes = n;
+  if (use_cache && make_dirs(rq->cache_dir) == 0) cache_write(out->cache_file, &key, out->image, n);
+done:
+  if (have_prog) nvrtcDestroyProgram(&prog);
+  free(key.s);
+  out->seconds = now() - t0;
+  if (rc != UM_SUCCESS) {
+    free(out->image);
+    out->image = NULL;
+  }
+  return rc;
+}
+
+void umj_result_free(umj_result *r) {
+  free(r->image);
+  free(r->log);
+  r->image = NULL;
+  r->log = NULL;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds um on an offline GPU host (no network) from the Debian packages that
+# scripts/offline-deps.sh downloaded beforehand on a machine with package access:
+# unpacks them with dpkg -x into a prefix inside the build folder and points
+# CMake there. The CUDA backend is switched on when nvcc is found.
+#
+#   bash scripts/build-offline.sh [BUILD_DIR [extra cmake arguments...]]
+#   (default BUILD_DIR: build; packages from $UM_DEBS, default .debs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEBS=${UM_DEBS:-.debs}
+BUILD=${1:-build}
+shift || true
+if ! ls "$DEBS"/*.deb >/dev/null 2>&1; then
+  echo "build-offline: no packages in $DEBS/: run scripts/offline-deps.sh on a machine with package access and" \
+       "copy $DEBS/ here" >&2
+  exit 1
+fi
+PREFIX=$(pwd)/$BUILD/offline-deps
+mkdir -p "$PREFIX"
+for f in "$DEBS"/*.deb; do dpkg -x "$f" "$PREFIX"; done
+CUDA=OFF
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then CUDA=ON; fi
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX/usr" -DUM_ENABLE_CUDA=$CUDA "$@"
+cmake --build "$BUILD" -j "$(nproc)"
+echo "build-offline: built in $BUILD (CUDA $CUDA); run the tests with: ctest --test-dir $BUILD"

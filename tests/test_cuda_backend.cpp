@@ -1,0 +1,352 @@
+// The CUDA backend on a GPU (every test skips itself without one): every
+// strategy x layout x block size gives seq's results on random data; Airfoil's
+// loops match seq; every output element is written (poisoned outputs); data
+// stays consistent across host updates, layout changes and constant changes;
+// clear errors for block sizes that do not fit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "airfoil.h"
+#include "um/cuda.h"
+#include "um/um.h"
+}
+#include "test_cuda_workload.hpp"
+
+namespace {
+
+#define NEED_GPU()                                                                      \
+  do {                                                                                  \
+    if (!um_backend_available(UM_BACKEND_CUDA)) GTEST_SKIP() << "no GPU on this machine"; \
+  } while (0)
+
+struct Case {
+  um_strategy strategy;
+  int staging;  // 1 incremented data, 2 all indirect data
+  um_layout layout;
+  int block_size;
+};
+
+std::string case_name(const Case &c) {
+  std::string s = um_strategy_name(c.strategy);
+  if (c.strategy == UM_STRATEGY_HIERARCHICAL) s += c.staging == 2 ? "_stageall" : "_stageinc";
+  return s + "_" + um_layout_name(c.layout) + "_bs" + std::to_string(c.block_size);
+}
+
+um_options cuda_options(const Case &c) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = UM_BACKEND_CUDA;
+  o.strategy = c.strategy;
+  o.staging = c.staging;
+  o.layout = c.layout;
+  o.block_size = c.block_size;
+  o.check_plans = 1;
+  return o;
+}
+
+void expect_close(const std::vector<double> &x, const std::vector<double> &y, const char *what, double tol = 1e-12) {
+  ASSERT_EQ(x.size(), y.size()) << what;
+  for (size_t i = 0; i < x.size(); i++) {
+    ASSERT_FALSE(std::isnan(x[i])) << what << "[" << i << "] was never written (still NaN)";
+    ASSERT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << what << "[" << i << "]";
+  }
+}
+
+class CudaMatchesSeq : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaMatchesSeq, RandomMeshes) {
+  NEED_GPU();
+  const Case cs = GetParam();
+  const int shapes[][3] = {{1000, 3001, 777}, {4099, 20000, 3000}, {37, 200, 50}, {1, 1, 1}, {0, 0, 0}, {5, 0, 3}};
+  for (auto &sh : shapes) {
+    SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
+    tcw::Mesh m = tcw::random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 42u + (unsigned)sh[0]);
+    tcw::Result ref, got;
+    {
+      um_options o;
+      um_options_default(&o);
+      o.backend = UM_BACKEND_SEQ;
+      um_context *ctx = nullptr;
+      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+      tcw::run_all(ctx, m, &ref);
+      um_finalize(&ctx);
+      if (HasFatalFailure()) return;
+    }
+    {
+      um_options o = cuda_options(cs);
+      um_context *ctx = nullptr;
+      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+      ASSERT_EQ(um_context_backend(ctx), UM_BACKEND_CUDA);
+      tcw::run_all(ctx, m, &got);
+      um_finalize(&ctx);
+      if (HasFatalFailure()) return;
+    }
+    expect_close(got.b, ref.b, "direct WRITE b");
+    expect_close(got.c, ref.c, "direct RW c");
+    expect_close(got.s, ref.s, "direct INC s");
+    expect_close(got.r, ref.r, "INC r");
+    expect_close(got.n, ref.n, "INC n (arity 4)");
+    expect_close(got.v, ref.v, "indirect RW v");
+    expect_close(got.vw, ref.vw, "indirect WRITE vw");
+    expect_close(got.acc, ref.acc, "direct INC acc");
+    for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "float INC";
+    EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
+    EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
+    EXPECT_EQ(got.mn, ref.mn);
+    EXPECT_EQ(got.mx, ref.mx);
+    EXPECT_EQ(got.isum, ref.isum);
+    EXPECT_EQ(got.cnt, ref.cnt);
+    EXPECT_EQ(got.qmax, ref.qmax);
+    EXPECT_EQ(got.fmin, ref.fmin);
+    EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+    if (m.nnode > 1) EXPECT_NE(ref.mn, 1e30) << "the reductions did something";
+  }
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> v;
+  const struct {
+    um_strategy s;
+    int staging;
+  } strategies[] = {{UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1}, {UM_STRATEGY_HIERARCHICAL, 1},
+                    {UM_STRATEGY_HIERARCHICAL, 2}};
+  for (auto st : strategies)
+    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
+      for (int bs : {1, 7, 64, 256, 512, 1024}) v.push_back({st.s, st.staging, l, bs});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
+                         [](const auto &info) { return case_name(info.param); });
+
+// ---- Airfoil ------------------------------------------------------------------------------
+
+struct AirfoilRun {
+  um_context *ctx = nullptr;
+  airfoil a{};
+  airfoil_mesh m{};
+  AirfoilRun(const um_options &o, int I, int J) {
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    char err[256];
+    EXPECT_EQ(airfoil_mesh_generate(I, J, 1, &m, err, sizeof err), 0) << err;
+    EXPECT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+    EXPECT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+    EXPECT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
+  }
+  ~AirfoilRun() {
+    airfoil_mesh_free(&m);
+    um_finalize(&ctx);
+  }
+  std::vector<double> get(um_dat *d) {
+    std::vector<double> v((size_t)um_set_size(um_dat_set(d)) * um_dat_dim(d));
+    EXPECT_EQ(um_dat_fetch(ctx, d, v.data(), v.size() * sizeof(double)), UM_SUCCESS) << um_error_message(ctx);
+    return v;
+  }
+  std::vector<double> run(int iters) {
+    std::vector<double> rms;
+    for (int i = 0; i < iters; i++) {
+      double r = 0;
+      EXPECT_EQ(airfoil_iteration(ctx, &a, &r), UM_SUCCESS) << um_error_message(ctx);
+      rms.push_back(r);
+    }
+    return rms;
+  }
+};
+
+class CudaAirfoil : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaAirfoil, MatchesSeq) {
+  NEED_GPU();
+  const Case cs = GetParam();
+  um_options so;
+  um_options_default(&so);
+  so.backend = UM_BACKEND_SEQ;
+  AirfoilRun ref(so, 60, 40);
+  AirfoilRun got(cuda_options(cs), 60, 40);
+  std::vector<double> r1 = ref.run(5), r2 = got.run(5);
+  for (size_t i = 0; i < r1.size(); i++) EXPECT_NEAR(r2[i], r1[i], 1e-10 * r1[i]) << "rms of iteration " << i + 1;
+  expect_close(got.get(got.a.p_q), ref.get(ref.a.p_q), "q", 1e-11);
+  expect_close(got.get(got.a.p_adt), ref.get(ref.a.p_adt), "adt", 1e-11);
+  expect_close(got.get(got.a.p_qold), ref.get(ref.a.p_qold), "qold", 1e-11);
+}
+
+std::vector<Case> airfoil_cases() {
+  std::vector<Case> v;
+  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 1), std::make_pair(UM_STRATEGY_GLOBAL, 1),
+                  std::make_pair(UM_STRATEGY_HIERARCHICAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 2)})
+    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}) v.push_back({st.first, st.second, l, 128});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaAirfoil, ::testing::ValuesIn(airfoil_cases()),
+                         [](const auto &info) { return case_name(info.param); });
+
+// Every element a loop WRITEs directly is written: the backend fills such dats
+// with NaN before each loop (UM_CUDA_POISON), and the residuals stay finite.
+TEST(CudaPoison, EveryOutputElementIsWritten) {
+  NEED_GPU();
+  setenv("UM_CUDA_POISON", "1", 1);
+  for (um_strategy s : {UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL, UM_STRATEGY_HIERARCHICAL}) {
+    AirfoilRun run(cuda_options({s, 1, UM_SOA, 96}), 30, 20);
+    std::vector<double> rms = run.run(3);
+    for (double r : rms) EXPECT_TRUE(std::isfinite(r) && r > 0) << um_strategy_name(s) << ": rms " << r;
+    for (um_dat *d : {run.a.p_q, run.a.p_qold, run.a.p_adt, run.a.p_res})
+      for (double x : run.get(d)) ASSERT_TRUE(std::isfinite(x)) << um_dat_name(d) << " holds poison";
+  }
+  unsetenv("UM_CUDA_POISON");
+}
+
+// ---- data on the device ---------------------------------------------------------------------
+
+TEST(CudaData, HostUpdatesLayoutChangesAndConstants) {
+  NEED_GPU();
+  tcw::Mesh m = tcw::random_mesh(300, 900, 200, 5);
+  um_options so;
+  um_options_default(&so);
+  so.backend = UM_BACKEND_SEQ;
+  for (um_options o : {so, cuda_options({UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, 64})}) {
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    tcw::Result r0;
+    tcw::run_all(ctx, m, &r0);
+    um_dat *u = um_find_dat(ctx, "u"), *r = um_find_dat(ctx, "r"), *w = um_find_dat(ctx, "w"),
+           *f = um_find_dat(ctx, "f");
+    um_map *pedge = um_find_map(ctx, "pedge");
+    um_set *edges = um_find_set(ctx, "edges");
+    // the host writes u, r is turned to SoA after living on the GPU, the constant changes
+    std::vector<double> u2(m.u.size());
+    for (size_t i = 0; i < u2.size(); i++) u2[i] = 2.0 * m.u[i] - 0.5;
+    ASSERT_EQ(um_dat_update(ctx, u, u2.data(), u2.size() * sizeof(double)), UM_SUCCESS);
+    ASSERT_EQ(um_dat_set_layout(ctx, r, UM_SOA), UM_SUCCESS) << um_error_message(ctx);
+    tk_scale = -3.0;
+    ASSERT_EQ(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale), UM_SUCCESS) << um_error_message(ctx);
+    double esum = 0, g[2] = {1.0, 1.0};
+    int cnt = 0;
+    ASSERT_EQ(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&esum, 1, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    std::vector<double> rr(2 * (size_t)m.nnode);
+    ASSERT_EQ(um_dat_fetch(ctx, r, rr.data(), rr.size() * sizeof(double)), UM_SUCCESS);
+    // expected: r0.r plus one more pass of the edge loop with the new u
+    std::vector<double> want = r0.r;
+    for (int e = 0; e < m.nedge; e++)
+      for (int i = 0; i < 2; i++) {
+        int a = m.edge[2 * e], b = m.edge[2 * e + 1];
+        double d = m.w[e] * (u2[2 * b + i] - u2[2 * a + i]);
+        want[2 * a + i] += d;
+        want[2 * b + i] -= d;
+      }
+    expect_close(rr, want, "r after a host update and a layout change", 1e-11);
+    double sum[2] = {0, 0}, mn = 1e30, mx = -1e30;
+    int isum = 0;
+    um_set *nodes = um_find_set(ctx, "nodes");
+    ASSERT_EQ(UM_PAR_LOOP(ctx, tk_direct_kernel, "tk_direct", nodes,
+                          um_arg_dat(um_find_dat(ctx, "a"), -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                          um_arg_dat(um_find_dat(ctx, "b"), -1, UM_ID, 3, UM_DOUBLE, UM_WRITE),
+                          um_arg_dat(um_find_dat(ctx, "c"), -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                          um_arg_dat(um_find_dat(ctx, "k"), -1, UM_ID, 1, UM_INT, UM_READ),
+                          um_arg_dat(um_find_dat(ctx, "s"), -1, UM_ID, 2, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(sum, 2, UM_DOUBLE, UM_INC), um_arg_gbl(&mn, 1, UM_DOUBLE, UM_MIN),
+                          um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX), um_arg_gbl(&isum, 1, UM_INT, UM_INC)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    std::vector<double> s(2 * (size_t)m.nnode);
+    ASSERT_EQ(um_dat_fetch(ctx, um_find_dat(ctx, "s"), s.data(), s.size() * sizeof(double)), UM_SUCCESS);
+    for (int i = 0; i < m.nnode; i++)  // s = v + a0 + 1.5 a1 (first pass) + a0 - 3 a1 (constant changed)
+      ASSERT_NEAR(s[2 * i + 1], m.v[2 * i + 1] + 1.5 * m.a[3 * i + 1] - 3.0 * m.a[3 * i + 1], 1e-12)
+          << "the kernel saw the new constant (" << (o.backend == UM_BACKEND_SEQ ? "seq" : "cuda") << ")";
+    um_finalize(&ctx);
+  }
+}
+
+TEST(CudaErrors, BlockSizesThatDoNotFit) {
+  NEED_GPU();
+  tcw::Mesh m = tcw::random_mesh(2000, 6000, 100, 3);
+  {
+    um_options o = cuda_options({UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, 2048});
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *x;
+    ASSERT_EQ(um_decl_set(ctx, m.nnode, "nodes", &nodes), UM_SUCCESS);
+    ASSERT_EQ(um_decl_set(ctx, m.nedge, "edges", &edges), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x), UM_SUCCESS);
+    um_dat *acc;
+    ASSERT_EQ(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "acc", &acc), UM_SUCCESS);
+    um_dat *k;
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 1, UM_INT, m.k.data(), "k", &k), UM_SUCCESS);
+    um_dat *r;
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+    double g[2] = {1, 1}, es = 0;
+    int cnt = 0;
+    um_dat *w, *f;
+    ASSERT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+    int rc = UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                         um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                         um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                         um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&es, 1, UM_DOUBLE, UM_INC),
+                         um_arg_gbl(&cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ));
+    EXPECT_EQ(rc, UM_ERR_ARG);
+    EXPECT_NE(std::string(um_error_message(ctx)).find("at most 1024"), std::string::npos) << um_error_message(ctx);
+    um_finalize(&ctx);
+  }
+  {
+    // staging all data of a wide dat: a 1024-element block needs more shared memory than any GPU has
+    um_options o = cuda_options({UM_STRATEGY_HIERARCHICAL, 2, UM_AOS, 1024});
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_set *nodes, *edges;
+    um_map *pedge;
+    ASSERT_EQ(um_decl_set(ctx, m.nnode, "nodes", &nodes), UM_SUCCESS);
+    ASSERT_EQ(um_decl_set(ctx, m.nedge, "edges", &edges), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge), UM_SUCCESS);
+    // tk_indirect_rw on a dim-2 dat uses little; use a dim-64 version through tk_gather's shape instead:
+    std::vector<double> wide(64 * (size_t)m.nnode, 1.0);
+    um_dat *big, *k, *acc;
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 64, UM_DOUBLE, wide.data(), "big", &big), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 1, UM_INT, m.k.data(), "k", &k), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "acc", &acc), UM_SUCCESS);
+    int rc = UM_PAR_LOOP(ctx, tk_gather_kernel, "wide_gather", edges, um_arg_dat(big, 0, pedge, 64, UM_DOUBLE, UM_READ),
+                         um_arg_dat(big, 1, pedge, 64, UM_DOUBLE, UM_READ), um_arg_dat(k, 0, pedge, 1, UM_INT, UM_READ),
+                         um_arg_dat(acc, -1, UM_ID, 2, UM_DOUBLE, UM_INC));
+    EXPECT_EQ(rc, UM_ERR_UNSUPPORTED);
+    std::string msg = um_error_message(ctx);
+    EXPECT_NE(msg.find("wide_gather"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bytes of shared memory"), std::string::npos) << msg;
+    um_finalize(&ctx);
+  }
+}
+
+TEST(CudaDevice, DescribesTheGpuAndMeasuresCopyBandwidth) {
+  NEED_GPU();
+  um_options o = cuda_options({UM_STRATEGY_AUTO, 0, UM_AOS, 256});
+  o.profile = UM_PROFILE_P100;
+  um_context *ctx = nullptr;
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  std::string err = testing::internal::GetCapturedStderr();
+  std::string d = um_cuda_device(ctx);
+  EXPECT_NE(d.find("sm_"), std::string::npos) << d;
+  EXPECT_NE(d.find("profile p100"), std::string::npos) << d;
+  EXPECT_NE(err.find("warning"), std::string::npos) << "a P100 profile on a newer GPU warns: " << err;
+  double gbs = 0;
+  ASSERT_EQ(um_cuda_copy_bandwidth(ctx, &gbs), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_GT(gbs, 10.0);
+  RecordProperty("copy_gbs", std::to_string(gbs));
+  std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n", d.c_str(), gbs);
+  um_finalize(&ctx);
+}
+
+}  // namespace

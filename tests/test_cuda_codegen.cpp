@@ -1,0 +1,507 @@
+// The CUDA backend without a GPU: the code generator's decisions, NVRTC
+// compilation of every loop of every app (and of the test kernels) for every
+// strategy x layout and every architecture in UM_CUDA_ARCHITECTURES, the disk
+// cache of compiled modules, and the behaviour of a build with CUDA on a
+// machine without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "airfoil.h"
+#include "backends/cuda/codegen.h"
+#include "backends/cuda/jit.h"
+#include "common/um_app.h"
+#include "um/config.h"
+#include "um/cuda.h"
+#include "um/um.h"
+}
+#include "test_cuda_workload.hpp"
+
+namespace {
+
+// ---- decisions ------------------------------------------------------------------
+
+// res_calc's argument list (Airfoil): x via pedge, q, adt via pecell (READ), res via pecell (INC)
+umc_loop res_calc_like(umc_exec exec, int soa) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = "res_calc";
+  L.kernel_name = "res_calc";
+  L.header_name = "airfoil_kernels.h";
+  L.exec = exec;
+  L.block_threads = 256;
+  L.nargs = 8;
+  L.ndats = 4;
+  L.nmaps = 2;
+  const int dat[8] = {0, 0, 1, 1, 2, 2, 3, 3}, map[8] = {0, 0, 1, 1, 1, 1, 1, 1}, dim[8] = {2, 2, 4, 4, 1, 1, 4, 4};
+  for (int a = 0; a < 8; a++) {
+    umc_arg &x = L.args[a];
+    x.indirect = 1;
+    x.acc = a >= 6 ? UM_INC : UM_READ;
+    x.type = UM_DOUBLE;
+    x.dim = dim[a];
+    x.soa = soa && dim[a] > 1;
+    x.stride = a < 2 ? 721801 : 720000;
+    x.dat = dat[a];
+    x.map = map[a];
+    x.arity = 2;
+    x.idx = a % 2;
+    x.ind = dat[a];  // one ind per dat: (x, pedge), (q, pecell), (adt, pecell), (res, pecell)
+  }
+  L.ninds = 4;
+  for (int i = 0; i < 4; i++) {
+    L.inds[i].dat = i;
+    L.inds[i].map = i == 0 ? 0 : 1;
+    L.inds[i].tlist = i == 0 ? 0 : 1;  // q, adt, res share pecell's lists
+    L.inds[i].dim = dim[2 * i];
+    L.inds[i].type = UM_DOUBLE;
+    L.inds[i].soa = soa && dim[2 * i] > 1;
+    L.inds[i].stride = i == 0 ? 721801 : 720000;
+  }
+  return L;
+}
+
+std::string generate(const umc_loop &L, umc_decisions &D) {
+  char err[512] = "";
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_SUCCESS) << err;
+  char *src = nullptr;
+  EXPECT_EQ(umc_generate(&L, &D, &src, err, sizeof err), UM_SUCCESS) << err;
+  std::string s = src ? src : "";
+  free(src);
+  return s;
+}
+
+bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
+
+TEST(CudaCodegen, AtomicsIncrementInRegistersThenAtomicAdd) {
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 0);
+  umc_decisions D;
+  std::string src = generate(L, D);
+  for (int a = 0; a < 6; a++) EXPECT_EQ(D.pass[a], UMC_PASS_GLOBAL) << "READ AoS arg " << a;
+  for (int a = 6; a < 8; a++) {
+    EXPECT_EQ(D.pass[a], UMC_PASS_REG_INC);
+    EXPECT_EQ(D.apply[a], UMC_APPLY_ATOMIC);
+    EXPECT_EQ(D.reg_values[a], 4) << "a dim-4 increment lives in 4 registers";
+  }
+  EXPECT_TRUE(has(src, "double r6[4];")) << src;
+  EXPECT_TRUE(has(src, "atomicAdd(&p.d3[(size_t)(t1_0) * 4 + (c)], r6[c]);")) << src;
+  EXPECT_TRUE(has(src, "const int t1_1 = active ? p.m1[(size_t)e * 2 + 1] : 0;")) << src;
+  EXPECT_TRUE(has(src, "res_calc(a0, a1, a2, a3, a4, a5, r6, r7);")) << src;
+  EXPECT_TRUE(has(src, "__launch_bounds__(256)"));
+  EXPECT_FALSE(has(src, "um_reduce")) << "no global reduction, no reduction kernel";
+  EXPECT_FALSE(D.has_reduction);
+}
+
+TEST(CudaCodegen, SoAIsStagedInRegistersWithTheStrideAsAConstant) {
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 1);
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_REG) << "x is SoA: gathered into registers";
+  EXPECT_EQ(D.reg_values[0], 2);
+  EXPECT_EQ(D.pass[4], UMC_PASS_GLOBAL) << "adt has dim 1: SoA and AoS agree, passed by pointer";
+  EXPECT_EQ(D.reg_values[4], 0);
+  EXPECT_TRUE(has(src, "r2[c] = p.d1[(size_t)(c) * 720000 + (size_t)(t1_0)];")) << src;
+  EXPECT_TRUE(has(src, "r0[c] = p.d0[(size_t)(c) * 721801 + (size_t)(t0_0)];")) << src;
+  EXPECT_TRUE(has(src, "atomicAdd(&p.d3[(size_t)(c) * 720000 + (size_t)(t1_1)], r7[c]);")) << src;
+}
+
+TEST(CudaCodegen, GlobalColouringAddsWithoutAtomics) {
+  umc_loop L = res_calc_like(UMC_EXEC_GLOBAL, 0);
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_EQ(D.apply[6], UMC_APPLY_PLAIN);
+  EXPECT_FALSE(has(src, "atomicAdd")) << src;
+  EXPECT_TRUE(has(src, "p.perm[p.start + i]")) << "elements of a colour come from the permuted list";
+  EXPECT_TRUE(has(src, "p.d3[(size_t)(t1_0) * 4 + (c)] += r6[c];")) << src;
+}
+
+TEST(CudaCodegen, HierarchicalStagesOnlyIncrementedDataByDefault) {
+  umc_loop L = res_calc_like(UMC_EXEC_HIER, 0);
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_FALSE(D.ind_staged[0]);
+  EXPECT_FALSE(D.ind_staged[1]);
+  EXPECT_FALSE(D.ind_staged[2]);
+  EXPECT_TRUE(D.ind_staged[3]) << "res (INC) is staged";
+  EXPECT_FALSE(D.ind_load[3]) << "INC-only data is zero-filled, not loaded";
+  EXPECT_EQ(D.ind_writeback[3], 1) << "and added back";
+  EXPECT_TRUE(D.colour_loop);
+  EXPECT_FALSE(D.kernel_in_colour_loop) << "INC only: the kernel runs once, increments go by colour";
+  EXPECT_EQ(D.apply[6], UMC_APPLY_COLOURED);
+  EXPECT_EQ(D.nlocs, 2) << "res through pecell index 0 and 1: two local-index arrays";
+  EXPECT_TRUE(D.loc_short) << "256 threads x 2 indices fit 16 bits";
+  EXPECT_TRUE(has(src, "s0[l0 * 4 + c] += r6[c];")) << src;
+  EXPECT_TRUE(has(src, "__syncthreads();")) << src;
+  EXPECT_TRUE(has(src, "p.d3[(size_t)tg0[j] * 4 + (l - j * 4)] += s0[l];")) << src;
+  EXPECT_FALSE(has(src, "atomicAdd")) << src;
+}
+
+TEST(CudaCodegen, HierarchicalStageAllLoadsReadData) {
+  umc_loop L = res_calc_like(UMC_EXEC_HIER, 0);
+  L.stage_all = 1;
+  umc_decisions D;
+  std::string src = generate(L, D);
+  for (int i = 0; i < 4; i++) EXPECT_TRUE(D.ind_staged[i]) << i;
+  EXPECT_TRUE(D.ind_load[0]) << "READ data is loaded";
+  EXPECT_EQ(D.ind_writeback[0], 0) << "and never written back";
+  EXPECT_EQ(D.pass[2], UMC_PASS_SHARED);
+  EXPECT_EQ(D.ntlists, 2);
+  EXPECT_TRUE(D.tlist_used[0] && D.tlist_used[1]);
+  EXPECT_EQ(D.nlocs, 4) << "(pedge lists, idx 0/1) and (pecell lists, idx 0/1)";
+  EXPECT_TRUE(has(src, "double *a2 = s1 + l2 * 4;")) << src;
+}
+
+TEST(CudaCodegen, RWThroughAMapRunsTheKernelByThreadColour) {
+  umc_loop L = res_calc_like(UMC_EXEC_HIER, 0);
+  L.args[6].acc = UM_RW;
+  L.args[7].acc = UM_RW;
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(D.kernel_in_colour_loop);
+  EXPECT_FALSE(D.ind_staged[3]) << "not all-INC: staged only with stage_all";
+  L.stage_all = 1;
+  src = generate(L, D);
+  EXPECT_TRUE(D.ind_load[3]);
+  EXPECT_EQ(D.ind_writeback[3], 2) << "loaded and written: stored back";
+  umc_loop F = res_calc_like(UMC_EXEC_FLAT, 0);
+  F.args[6].acc = UM_WRITE;
+  char err[256] = "";
+  EXPECT_EQ(umc_decide(&F, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(err, "WRITE through a map")) << err;
+}
+
+TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = L.kernel_name = "update";
+  L.header_name = "airfoil_kernels.h";
+  L.exec = UMC_EXEC_FLAT;
+  L.block_threads = 128;
+  L.nargs = 4;
+  L.ndats = 1;
+  L.args[0] = umc_arg{0, 0, UM_RW, UM_DOUBLE, 4, 0, 100, 0, -1, 0, -1, -1};
+  L.args[1] = umc_arg{1, 0, UM_INC, UM_DOUBLE, 1, 0, 0, -1, -1, 0, -1, -1};
+  L.args[2] = umc_arg{1, 0, UM_MIN, UM_INT, 3, 0, 0, -1, -1, 0, -1, -1};
+  L.args[3] = umc_arg{1, 0, UM_READ, UM_FLOAT, 1, 0, 0, -1, -1, 0, -1, -1};
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(D.has_reduction);
+  EXPECT_EQ(D.pass[1], UMC_PASS_GBL_REDUCE);
+  EXPECT_EQ(D.pass[3], UMC_PASS_GBL_READ);
+  EXPECT_TRUE(has(src, "um_reduce")) << src;
+  EXPECT_TRUE(has(src, "alignas(8) int g2[3];")) << "MIN starts from the user's value";
+  EXPECT_FALSE(has(src, " g1[")) << "SUM starts from zero: no initial value";
+  int last = -1, gbl = 0;
+  for (int f = 0; f < D.nfields; f++) {
+    const umc_field &F = D.fields[f];
+    EXPECT_GT(F.offset, last) << "fields in order";
+    EXPECT_EQ(F.offset % (F.bytes >= 8 || F.kind == UMC_F_GBL ? 8 : 4), 0) << "field " << f << " aligned";
+    last = F.offset;
+    if (F.kind == UMC_F_GBL) gbl++;
+  }
+  EXPECT_EQ(gbl, 2);
+  EXPECT_EQ(D.param_bytes % 8, 0);
+  L.block_threads = 2048;
+  char err[256] = "";
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_ARG);
+  EXPECT_TRUE(has(err, "1024")) << err;
+}
+
+TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = L.kernel_name = "update";
+  L.header_name = "airfoil_kernels.h";
+  L.exec = UMC_EXEC_FLAT;
+  L.block_threads = 256;
+  L.nargs = 4;
+  L.ndats = 4;
+  L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 4, 0, 100, 0, -1, 0, -1, -1};
+  L.args[1] = umc_arg{0, 0, UM_WRITE, UM_DOUBLE, 4, 0, 100, 1, -1, 0, -1, -1};
+  L.args[2] = umc_arg{0, 0, UM_RW, UM_DOUBLE, 4, 1, 100, 2, -1, 0, -1, -1};  // SoA: registers
+  L.args[3] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 3, -1, 0, -1, -1}; // dim 1: already coalesced
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_SHARED_DIRECT);
+  EXPECT_EQ(D.pass[1], UMC_PASS_SHARED_DIRECT);
+  EXPECT_EQ(D.pass[2], UMC_PASS_REG);
+  EXPECT_EQ(D.pass[3], UMC_PASS_GLOBAL);
+  EXPECT_EQ(D.direct_shared_bytes, 2 * 256 * 4 * 8);
+  EXPECT_TRUE(has(src, "__shared__ double sd0[1024];")) << src;
+  EXPECT_TRUE(has(src, "sd0[l] = p.d0[(size_t)um_d0 * 4 + l];")) << "READ data is loaded in one sweep: " << src;
+  EXPECT_FALSE(has(src, "sd1[l] = p.d1")) << "WRITE data is not loaded";
+  EXPECT_TRUE(has(src, "p.d1[(size_t)um_d0 * 4 + l] = sd1[l];")) << "and stored in one sweep: " << src;
+  EXPECT_FALSE(has(src, "p.d0[(size_t)um_d0 * 4 + l] = sd0[l];")) << "READ data is not stored";
+  // at 1024 threads a dim-4 double slice is 32 KB: only the first fits the budget
+  L.block_threads = 1024;
+  src = generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_SHARED_DIRECT);
+  EXPECT_EQ(D.pass[1], UMC_PASS_GLOBAL);
+  // element colouring permutes elements: no contiguous slice to move
+  L.exec = UMC_EXEC_GLOBAL;
+  src = generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL);
+}
+
+// ---- NVRTC: every loop of every app ---------------------------------------------------
+
+std::vector<int> archs() {
+  std::vector<int> v;
+  std::stringstream s(UM_CUDA_TEST_ARCHS);
+  std::string a;
+  while (std::getline(s, a, ';'))
+    if (!a.empty()) v.push_back(std::atoi(a.c_str()));
+  return v;
+}
+
+struct Variant {
+  um_strategy strategy;
+  int stage_all;
+  int layout;
+  const char *name;
+};
+
+// Compiles every distinct kernel of every loop recorded on ctx; returns how many.
+int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
+  const Variant variants[] = {
+      {UM_STRATEGY_ATOMICS, 0, UM_AOS, "atomics/aos"},        {UM_STRATEGY_ATOMICS, 0, UM_SOA, "atomics/soa"},
+      {UM_STRATEGY_ATOMICS, 0, UM_LAYOUT_AUTO, "atomics/auto"}, {UM_STRATEGY_GLOBAL, 0, UM_AOS, "global/aos"},
+      {UM_STRATEGY_GLOBAL, 0, UM_SOA, "global/soa"},          {UM_STRATEGY_GLOBAL, 0, UM_LAYOUT_AUTO, "global/auto"},
+      {UM_STRATEGY_HIERARCHICAL, 0, UM_AOS, "hier-inc/aos"},  {UM_STRATEGY_HIERARCHICAL, 0, UM_SOA, "hier-inc/soa"},
+      {UM_STRATEGY_HIERARCHICAL, 0, UM_LAYOUT_AUTO, "hier-inc/auto"},
+      {UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, "hier-all/aos"},  {UM_STRATEGY_HIERARCHICAL, 1, UM_SOA, "hier-all/soa"},
+      {UM_STRATEGY_HIERARCHICAL, 1, UM_LAYOUT_AUTO, "hier-all/auto"},
+  };
+  std::set<std::string> seen;
+  int compiled = 0;
+  for (const std::string &loop : loops)
+    for (const Variant &v : variants) {
+      um_cuda_gen_options o;
+      um_cuda_gen_options_default(&o);
+      o.strategy = v.strategy;
+      o.stage_all = v.stage_all;
+      o.layout = v.layout;
+      char *src = nullptr;
+      EXPECT_EQ(um_cuda_generate_loop(ctx, loop.c_str(), &o, &src), UM_SUCCESS) << loop << " " << v.name << ": "
+                                                                               << um_error_message(ctx);
+      if (!src) continue;
+      std::string s(src);
+      free(src);
+      for (int arch : archs()) {
+        if (!seen.insert(std::to_string(arch) + s).second) continue;  // same kernel as another variant
+        o.arch = arch;
+        double secs = 0;
+        size_t bytes = 0;
+        EXPECT_EQ(um_cuda_compile_loop(ctx, loop.c_str(), &o, &secs, &bytes), UM_SUCCESS)
+            << loop << " " << v.name << " sm_" << arch << ": " << um_error_message(ctx);
+        EXPECT_GT(bytes, 0u);
+        compiled++;
+      }
+    }
+  return compiled;
+}
+
+um_context *seq_context() {
+  um_options o;
+  um_options_default(&o);
+  o.backend = UM_BACKEND_SEQ;
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  return ctx;
+}
+
+TEST(CudaNvrtc, ArchitecturesAreSupported) {
+  int major = 0, minor = 0;
+  ASSERT_EQ(um_cuda_nvrtc_version(&major, &minor), UM_SUCCESS);
+  EXPECT_GE(major, 12);
+  for (int a : archs()) EXPECT_TRUE(um_cuda_arch_supported(a)) << "sm_" << a;
+  EXPECT_FALSE(um_cuda_arch_supported(1)) << "sm_1 does not exist";
+}
+
+TEST(CudaNvrtc, EveryAirfoilLoopCompiles) {
+  um_context *ctx = seq_context();
+  airfoil a{};
+  airfoil_mesh m{};
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;
+  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+  ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+  ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
+  double rms = 0;
+  ASSERT_EQ(airfoil_iteration(ctx, &a, &rms), UM_SUCCESS) << um_error_message(ctx);
+  const std::vector<std::string> loops = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"};
+  int n = compile_all(ctx, loops);
+  EXPECT_GE(n, (int)(loops.size() * archs().size()));
+  RecordProperty("kernels_compiled", n);
+  airfoil_mesh_free(&m);
+  um_finalize(&ctx);
+}
+
+TEST(CudaNvrtc, EveryJacobiLoopCompiles) {
+  um_context *ctx = seq_context();
+  char err[512] = "";
+  um_config *cfg = nullptr;
+  ASSERT_EQ(um_config_load_string("app: jacobi\nmesh: {generator: grid, N: 6}\nrun: {iterations: 3}\n", "test", &cfg,
+                                  err, sizeof err),
+            UM_SUCCESS)
+      << err;
+  um_app_run r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ctx;
+  r.cfg = cfg;
+  r.log = std::tmpfile();
+  ASSERT_EQ(um_app_find("jacobi")->run(&r), UM_SUCCESS) << r.err << um_error_message(ctx);
+  fclose(r.log);
+  const std::vector<std::string> loops = {"degree", "gather", "relax", "max_error"};
+  int n = compile_all(ctx, loops);
+  EXPECT_GE(n, (int)(loops.size() * archs().size()));
+  RecordProperty("kernels_compiled", n);
+  um_config_free(cfg);
+  um_finalize(&ctx);
+}
+
+TEST(CudaNvrtc, EveryTestKernelCompiles) {
+  um_context *ctx = seq_context();
+  tcw::Mesh m = tcw::random_mesh(50, 120, 40, 7);
+  tcw::Result res;
+  tcw::run_all(ctx, m, &res, 1);
+  int n = compile_all(ctx, tcw::loop_names());
+  EXPECT_GE(n, (int)(tcw::loop_names().size() * archs().size()));
+  RecordProperty("kernels_compiled", n);
+  um_finalize(&ctx);
+}
+
+TEST(CudaNvrtc, UnknownLoopAndKernelWithoutSource) {
+  um_context *ctx = seq_context();
+  char *src = nullptr;
+  EXPECT_EQ(um_cuda_generate_loop(ctx, "nope", nullptr, &src), UM_ERR_ARG);
+  EXPECT_TRUE(has(um_error_message(ctx), "no loop named 'nope'")) << um_error_message(ctx);
+  um_finalize(&ctx);
+}
+
+// ---- the disk cache ------------------------------------------------------------------
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/um_cuda_cache_XXXXXX";
+    path = mkdtemp(t) ? t : "";
+  }
+  ~TempDir() {
+    if (!path.empty()) (void)!std::system(("rm -rf '" + path + "'").c_str());
+  }
+};
+
+const char *kSource =
+    "extern \"C\" __global__ void um_loop(double *x) { x[threadIdx.x] *= 2.0; }\n";
+
+umj_request request(const std::string &dir, const char *src, int arch) {
+  umj_request rq;
+  memset(&rq, 0, sizeof rq);
+  rq.name = "cache_test";
+  rq.source = src;
+  rq.arch = arch;
+  rq.cache_dir = dir.c_str();
+  return rq;
+}
+
+TEST(CudaJitCache, HitsCorruptAndStaleEntries) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const int arch = archs().front();
+  const std::string sub = dir.path + "/sub";
+  umj_request rq = request(sub, kSource, arch);
+  umj_result r1, r2, r3, r4;
+  char err[2048] = "";
+  ASSERT_EQ(umj_compile(&rq, &r1, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_FALSE(r1.from_cache);
+  ASSERT_EQ(umj_compile(&rq, &r2, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_TRUE(r2.from_cache) << "second compilation comes from " << r2.cache_file;
+  ASSERT_EQ(r1.bytes, r2.bytes);
+  EXPECT_EQ(memcmp(r1.image, r2.image, r1.bytes), 0);
+  // corrupt the module: one byte flipped near the end
+  {
+    std::fstream f(r2.cache_file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-3, std::ios::end);
+    char c = 0x5a;
+    f.write(&c, 1);
+  }
+  ASSERT_EQ(umj_compile(&rq, &r3, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_FALSE(r3.from_cache);
+  EXPECT_TRUE(r3.cache_rebuilt) << "a corrupt entry is detected and rebuilt";
+  EXPECT_EQ(memcmp(r1.image, r3.image, r1.bytes), 0);
+  // truncated file, and a file of the same name holding another key (stale)
+  { std::ofstream f(r3.cache_file, std::ios::binary | std::ios::trunc); f << "UMJIT00"; }
+  umj_result_free(&r3);
+  ASSERT_EQ(umj_compile(&rq, &r3, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_TRUE(r3.cache_rebuilt);
+  std::string other = std::string(kSource) + "// another kernel\n";
+  umj_request rq2 = request(sub, other.c_str(), arch);
+  ASSERT_EQ(umj_compile(&rq2, &r4, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_NE(std::string(r4.cache_file), std::string(r1.cache_file)) << "another source, another entry";
+  // copy the other entry over this key's file: a key mismatch, so stale
+  {
+    std::ifstream in(r4.cache_file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream out(r1.cache_file, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  umj_result_free(&r3);
+  ASSERT_EQ(umj_compile(&rq, &r3, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_TRUE(r3.cache_rebuilt) << "an entry for another key is never used";
+  EXPECT_EQ(memcmp(r1.image, r3.image, r1.bytes), 0);
+  for (umj_result *r : {&r1, &r2, &r3, &r4}) umj_result_free(r);
+}
+
+TEST(CudaJitCache, CompileErrorShowsTheLog) {
+  const std::string none;
+  umj_request rq = request(none, "extern \"C\" __global__ void um_loop() { this is not CUDA; }\n", archs().front());
+  umj_result r;
+  char err[2048] = "";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(umj_compile(&rq, &r, err, sizeof err), UM_ERR_BACKEND);
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(has(err, "cache_test")) << err;
+  EXPECT_TRUE(has(err, "error")) << "the NVRTC log is in the message: " << err;
+  EXPECT_TRUE(has(printed, "this is not CUDA")) << "the numbered source is printed: " << printed;
+  umj_result_free(&r);
+}
+
+TEST(CudaJitCache, LocationFromTheEnvironment) {
+  char dir[1024];
+  setenv("UM_CUDA_CACHE", "/tmp/somewhere", 1);
+  umj_default_cache_dir(dir, sizeof dir);
+  EXPECT_STREQ(dir, "/tmp/somewhere");
+  setenv("UM_CUDA_CACHE", "off", 1);
+  umj_default_cache_dir(dir, sizeof dir);
+  EXPECT_STREQ(dir, "");
+  unsetenv("UM_CUDA_CACHE");
+  umj_default_cache_dir(dir, sizeof dir);
+  EXPECT_TRUE(has(dir, "/um")) << dir;
+}
+
+// ---- without a GPU ----------------------------------------------------------------------
+
+TEST(CudaNoGpu, AutoFallsBackAndCudaSaysWhy) {
+  if (um_backend_available(UM_BACKEND_CUDA)) GTEST_SKIP() << "a GPU is present";
+  um_options o;
+  um_options_default(&o);
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_NE(um_context_backend(ctx), UM_BACKEND_CUDA);
+  um_finalize(&ctx);
+  o.backend = UM_BACKEND_CUDA;
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(um_error_message(ctx), "backend openmp")) << um_error_message(ctx);
+  um_finalize(&ctx);
+}
+
+}  // namespace

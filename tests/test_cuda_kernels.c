@@ -1,0 +1,12 @@
+/* Defines the CUDA tests' kernel descriptors, with the header's embedded text. */
+#include "test_cuda_kernels.h"
+
+extern const char test_cuda_kernels_source[];
+UM_CONST_DEFINE(double, tk_scale);
+#define TK(fn, n) UM_KERNEL_DEFINE(fn, n, test_cuda_kernels_source, "test_cuda_kernels.h")
+TK(tk_direct, 9);
+TK(tk_edge, 9);
+TK(tk_cell, 7);
+TK(tk_indirect_rw, 2);
+TK(tk_indirect_write, 2);
+TK(tk_gather, 4);

@@ -1,0 +1,72 @@
+/* Kernels of the CUDA backend's tests: every access mode, direct and through
+ * maps, double / float / int, global READ and SUM (INC) / MIN / MAX. Written
+ * once: compiled as C here and by NVRTC from the embedded text of this file. */
+#ifndef UM_TEST_CUDA_KERNELS_H
+#define UM_TEST_CUDA_KERNELS_H
+#include "um/kernel.h"
+
+UM_CONST double tk_scale;
+
+/* a: dim 3 READ, b: dim 3 WRITE, c: dim 2 RW, k: int READ, s: dim 2 INC (direct);
+ * sum: gbl dim 2 INC, mn: gbl MIN, mx: gbl MAX, isum: gbl int INC */
+UM_KERNEL void tk_direct(const double *a, double *b, double *c, const int *k, double *s, double *sum, double *mn,
+                         double *mx, int *isum) {
+  for (int i = 0; i < 3; i++) b[i] = 2.0 * a[i] + k[0];
+  c[0] = 0.5 * c[0] + a[0];
+  c[1] = c[1] * a[2] - a[1];
+  s[0] += a[0];
+  s[1] += tk_scale * a[1];
+  sum[0] += a[0] * a[1];
+  sum[1] += c[1];
+  if (a[2] < mn[0]) mn[0] = a[2];
+  if (a[1] - a[0] > mx[0]) mx[0] = a[1] - a[0];
+  isum[0] += k[0];
+}
+
+/* Over edges: w direct READ, u1/u2 dim 2 READ through the map, r1/r2 dim 2 INC,
+ * f1 float INC at the first end, sum gbl INC, cnt gbl int INC, g gbl READ. */
+UM_KERNEL void tk_edge(const double *w, const double *u1, const double *u2, double *r1, double *r2, float *f1,
+                       double *sum, int *cnt, const double *g) {
+  for (int i = 0; i < 2; i++) {
+    double d = w[0] * (u2[i] - u1[i]) * g[i];
+    r1[i] += d;
+    r2[i] -= d;
+  }
+  f1[0] += (float)w[0];
+  sum[0] += w[0] * u1[0];
+  cnt[0] += 1;
+}
+
+/* Over cells: q dim 3 direct READ; n0..n3 dim 3 INC at the four corners; qmax gbl MAX;
+ * fmin gbl float MIN. */
+UM_KERNEL void tk_cell(const double *q, double *n0, double *n1, double *n2, double *n3, double *qmax, float *fmin) {
+  for (int i = 0; i < 3; i++) {
+    n0[i] += 0.25 * q[i];
+    n1[i] += 0.5 * q[i];
+    n2[i] -= 0.125 * q[i];
+    n3[i] += q[i] * q[i];
+  }
+  if (q[0] > qmax[0]) qmax[0] = q[0];
+  if ((float)q[1] < fmin[0]) fmin[0] = (float)q[1];
+}
+
+/* RW through a map with repeats (the update commutes, so any order gives the same sum). */
+UM_KERNEL void tk_indirect_rw(double *v, const double *a) {
+  v[0] = v[0] + a[0] * a[0];
+  v[1] = v[1] - a[0];
+}
+
+/* WRITE through an injective map. */
+UM_KERNEL void tk_indirect_write(double *v, const double *a) {
+  v[0] = 3.0 * a[0];
+  v[1] = -a[0];
+  v[2] = a[0] * a[0];
+}
+
+/* Over edges: READ and INC of two different dats through two maps of one set. */
+UM_KERNEL void tk_gather(const double *x1, const double *x2, const int *m, double *acc) {
+  acc[0] += (x1[0] - x2[0]) * m[0];
+  acc[1] += x1[1] * x2[1];
+}
+
+#endif
