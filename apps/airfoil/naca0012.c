@@ -116,6 +116,8 @@ static void profile_sqrt_plane(double *px, double *py) {
   for (int k = 0; k < NPROF; k++) {
     const double s = sin(t[k]);
     const double x = s * s;
+    /* Octave forms x.^2 and x.^3 by multiplication and x.^4 with pow(); other
+     * choices change the last bits of the mesh */
     const double x2 = x * x;
     const double x3 = x * x * x;
     const double x4 = pow(x, 4.0);
