@@ -26,14 +26,15 @@ namespace {
 
 struct Case {
   um_strategy strategy;
-  int staging;  // 1 incremented data, 2 all indirect data
+  int staging;  // 1 incremented data, 2 all indirect data, 3 none
   um_layout layout;
   int block_size;
 };
 
 std::string case_name(const Case &c) {
   std::string s = um_strategy_name(c.strategy);
-  if (c.strategy == UM_STRATEGY_HIERARCHICAL) s += c.staging == 2 ? "_stageall" : "_stageinc";
+  if (c.strategy == UM_STRATEGY_HIERARCHICAL || c.strategy == UM_STRATEGY_ATOMICS)
+    s += c.staging == 2 ? "_stageall" : c.staging == 3 ? "" : "_stageinc";
   return s + "_" + um_layout_name(c.layout) + "_bs" + std::to_string(c.block_size);
 }
 
@@ -113,8 +114,8 @@ std::vector<Case> all_cases() {
   const struct {
     um_strategy s;
     int staging;
-  } strategies[] = {{UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1}, {UM_STRATEGY_HIERARCHICAL, 1},
-                    {UM_STRATEGY_HIERARCHICAL, 2}};
+  } strategies[] = {{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_ATOMICS, 2},
+                    {UM_STRATEGY_GLOBAL, 1}, {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}};
   for (auto st : strategies)
     for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
       for (int bs : {1, 7, 64, 256, 512, 1024}) v.push_back({st.s, st.staging, l, bs});
@@ -177,7 +178,8 @@ TEST_P(CudaAirfoil, MatchesSeq) {
 
 std::vector<Case> airfoil_cases() {
   std::vector<Case> v;
-  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 1), std::make_pair(UM_STRATEGY_GLOBAL, 1),
+  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_ATOMICS, 1),
+                  std::make_pair(UM_STRATEGY_GLOBAL, 1),
                   std::make_pair(UM_STRATEGY_HIERARCHICAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 2)})
     for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}) v.push_back({st.first, st.second, l, 128});
   return v;
@@ -191,8 +193,10 @@ INSTANTIATE_TEST_SUITE_P(All, CudaAirfoil, ::testing::ValuesIn(airfoil_cases()),
 TEST(CudaPoison, EveryOutputElementIsWritten) {
   NEED_GPU();
   setenv("UM_CUDA_POISON", "1", 1);
-  for (um_strategy s : {UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL, UM_STRATEGY_HIERARCHICAL}) {
-    AirfoilRun run(cuda_options({s, 1, UM_SOA, 96}), 30, 20);
+  for (auto sv : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_ATOMICS, 1),
+                  std::make_pair(UM_STRATEGY_GLOBAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 1)}) {
+    const um_strategy s = sv.first;
+    AirfoilRun run(cuda_options({s, sv.second, UM_SOA, 96}), 30, 20);
     std::vector<double> rms = run.run(3);
     for (double r : rms) EXPECT_TRUE(std::isfinite(r) && r > 0) << um_strategy_name(s) << ": rms " << r;
     for (um_dat *d : {run.a.p_q, run.a.p_qold, run.a.p_adt, run.a.p_res})

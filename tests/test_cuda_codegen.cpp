@@ -93,7 +93,9 @@ TEST(CudaCodegen, AtomicsIncrementInRegistersThenAtomicAdd) {
   }
   EXPECT_TRUE(has(src, "double r6[4];")) << src;
   EXPECT_TRUE(has(src, "atomicAdd(&p.d3[(size_t)(t1_0) * 4 + (c)], r6[c]);")) << src;
-  EXPECT_TRUE(has(src, "const int t1_1 = active ? p.m1[(size_t)e * 2 + 1] : 0;")) << src;
+  EXPECT_TRUE(has(src, "const int2 mr1 = active ? *(const int2 *)(p.m1 + (size_t)e * 2) : make_int2(0, 0);"))
+      << "both entries of a map row in one 8-byte load: " << src;
+  EXPECT_TRUE(has(src, "const int t1_1 = mr1.y;")) << src;
   EXPECT_TRUE(has(src, "res_calc(a0, a1, a2, a3, a4, a5, r6, r7);")) << src;
   EXPECT_TRUE(has(src, "__launch_bounds__(256)"));
   EXPECT_FALSE(has(src, "um_reduce")) << "no global reduction, no reduction kernel";
@@ -176,6 +178,23 @@ TEST(CudaCodegen, RWThroughAMapRunsTheKernelByThreadColour) {
   char err[256] = "";
   EXPECT_EQ(umc_decide(&F, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
   EXPECT_TRUE(has(err, "WRITE through a map")) << err;
+}
+
+TEST(CudaCodegen, StagedAtomicsNeedNoColours) {
+  umc_loop L = res_calc_like(UMC_EXEC_HIER, 1);
+  L.block_atomics = 1;
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_FALSE(D.colour_loop) << "no thread colours";
+  EXPECT_TRUE(D.ind_staged[3]);
+  EXPECT_EQ(D.ind_writeback[3], 3) << "written back with atomics (no block colours either)";
+  EXPECT_EQ(D.apply[6], UMC_APPLY_BLOCK_ATOMIC);
+  EXPECT_TRUE(has(src, "atomicAdd(&s0[l0 * 4 + c], r6[c]);")) << src;
+  EXPECT_TRUE(has(src, "atomicAdd(&p.d3[(size_t)c * 720000 + (size_t)tg0[j]], s0[j * 4 + c]);")) << src;
+  EXPECT_FALSE(has(src, "um_co")) << "no thread-colour offsets";
+  L.args[6].acc = UM_RW;
+  char err[256] = "";
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
 }
 
 TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
@@ -264,22 +283,23 @@ std::vector<int> archs() {
 
 struct Variant {
   um_strategy strategy;
-  int stage_all;
+  int staging;
   int layout;
   const char *name;
 };
 
 // Compiles every distinct kernel of every loop recorded on ctx; returns how many.
 int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
-  const Variant variants[] = {
-      {UM_STRATEGY_ATOMICS, 0, UM_AOS, "atomics/aos"},        {UM_STRATEGY_ATOMICS, 0, UM_SOA, "atomics/soa"},
-      {UM_STRATEGY_ATOMICS, 0, UM_LAYOUT_AUTO, "atomics/auto"}, {UM_STRATEGY_GLOBAL, 0, UM_AOS, "global/aos"},
-      {UM_STRATEGY_GLOBAL, 0, UM_SOA, "global/soa"},          {UM_STRATEGY_GLOBAL, 0, UM_LAYOUT_AUTO, "global/auto"},
-      {UM_STRATEGY_HIERARCHICAL, 0, UM_AOS, "hier-inc/aos"},  {UM_STRATEGY_HIERARCHICAL, 0, UM_SOA, "hier-inc/soa"},
-      {UM_STRATEGY_HIERARCHICAL, 0, UM_LAYOUT_AUTO, "hier-inc/auto"},
-      {UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, "hier-all/aos"},  {UM_STRATEGY_HIERARCHICAL, 1, UM_SOA, "hier-all/soa"},
-      {UM_STRATEGY_HIERARCHICAL, 1, UM_LAYOUT_AUTO, "hier-all/auto"},
-  };
+  std::vector<Variant> variants;
+  const struct {
+    um_strategy s;
+    int staging;
+    const char *name;
+  } strategies[] = {{UM_STRATEGY_ATOMICS, 3, "atomics"},        {UM_STRATEGY_ATOMICS, 1, "atomics-staged"},
+                    {UM_STRATEGY_GLOBAL, 0, "global"},          {UM_STRATEGY_HIERARCHICAL, 1, "hier-inc"},
+                    {UM_STRATEGY_HIERARCHICAL, 2, "hier-all"}};
+  for (auto &st : strategies)
+    for (int layout : {(int)UM_AOS, (int)UM_SOA, (int)UM_LAYOUT_AUTO}) variants.push_back({st.s, st.staging, layout, st.name});
   std::set<std::string> seen;
   int compiled = 0;
   for (const std::string &loop : loops)
@@ -287,10 +307,11 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
       um_cuda_gen_options o;
       um_cuda_gen_options_default(&o);
       o.strategy = v.strategy;
-      o.stage_all = v.stage_all;
+      o.staging = v.staging;
       o.layout = v.layout;
       char *src = nullptr;
-      EXPECT_EQ(um_cuda_generate_loop(ctx, loop.c_str(), &o, &src), UM_SUCCESS) << loop << " " << v.name << ": "
+      EXPECT_EQ(um_cuda_generate_loop(ctx, loop.c_str(), &o, &src), UM_SUCCESS) << loop << " " << v.name << " "
+                                                                               << um_layout_name((um_layout)v.layout) << ": "
                                                                                << um_error_message(ctx);
       if (!src) continue;
       std::string s(src);
@@ -301,7 +322,8 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
         double secs = 0;
         size_t bytes = 0;
         EXPECT_EQ(um_cuda_compile_loop(ctx, loop.c_str(), &o, &secs, &bytes), UM_SUCCESS)
-            << loop << " " << v.name << " sm_" << arch << ": " << um_error_message(ctx);
+            << loop << " " << v.name << " " << um_layout_name((um_layout)v.layout) << " sm_" << arch << ": "
+            << um_error_message(ctx);
         EXPECT_GT(bytes, 0u);
         compiled++;
       }

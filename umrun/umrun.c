@@ -61,7 +61,7 @@ static void usage(FILE *f) {
           "  run.parallel_threshold  OpenMP: loops over fewer elements run on one thread (4096)\n"
           "  run.reorder         none (gps, partition: planned)\n"
           "  run.profile         auto | p100 | v100 | a100 | h100 | h200 (GPU device profile)\n"
-          "  run.staging         auto | inc | all   (CUDA hierarchical: stage incremented or all indirect data)\n"
+          "  run.staging         auto | inc | all | none  (CUDA: data staged in shared memory per plan block)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against\n"
           "  output.dir, output.hdf5  where to write final fields (HDF5 + XDMF)\n"
@@ -118,7 +118,7 @@ static const char *const strategy_choices[] = {"auto", "coloured", "atomics", "g
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
 static const char *const reorder_choices[] = {"none", "gps", "partition"};
 static const char *const profile_choices[] = {"auto", "p100", "v100", "a100", "h100", "h200"};
-static const char *const staging_choices[] = {"auto", "inc", "all"};
+static const char *const staging_choices[] = {"auto", "inc", "all", "none"};
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
 static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len) {

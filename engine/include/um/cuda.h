@@ -29,7 +29,8 @@ typedef struct {
   um_strategy strategy; /* ATOMICS, GLOBAL or HIERARCHICAL; AUTO: the context's (or hierarchical) */
   int layout;           /* -1: the dats' own layouts; else UM_AOS, UM_SOA or UM_LAYOUT_AUTO       */
   int block_size;       /* 0: the loop's                                                          */
-  int stage_all;        /* hierarchical: 1 stage all indirect data, 0 only incremented data       */
+  int staging;          /* 1 stage incremented data in shared memory, 2 all indirect data, 3 none;
+                           0: hierarchical 1, atomics 3                                         */
   int arch;             /* um_cuda_compile_loop: e.g. 75 for sm_75                               */
 } um_cuda_gen_options;
 

@@ -99,9 +99,9 @@ typedef struct {
   int check_plans;        /* 1: verify every plan after building it            */
   int verbose;            /* 0 quiet, 1 info, 2 debug                          */
   um_profile profile;     /* CUDA: device profile (AUTO: the GPU found)        */
-  int staging;            /* CUDA hierarchical: 0 the profile's default, 1 stage
-                             only incremented data in shared memory, 2 all
-                             indirect data                                     */
+  int staging;            /* CUDA: 0 the profile's default, 1 stage only
+                             incremented data in shared memory, 2 all indirect
+                             data, 3 none (atomics straight to the dat)        */
 } um_options;
 
 /* Defaults: backend AUTO, strategy AUTO, layout AOS, block_size 256, checks off,

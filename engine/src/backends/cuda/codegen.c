@@ -151,11 +151,15 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     } else { /* hierarchical */
       if (x->ind < 0 || x->ind >= L->ninds)
         return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad ind %d", L->loop_name, a, x->ind);
+      if (L->block_atomics && (x->acc == UM_RW || x->acc == UM_WRITE))
+        return fail(err, errlen, UM_ERR_UNSUPPORTED,
+                    "loop '%s', arg %d: %s through a map needs colouring; staged atomics handle INC only",
+                    L->loop_name, a, um_access_name(x->acc));
       if (x->acc == UM_INC) {
         D->pass[a] = UMC_PASS_REG_INC;
-        D->apply[a] = UMC_APPLY_COLOURED;
+        D->apply[a] = L->block_atomics ? UMC_APPLY_BLOCK_ATOMIC : UMC_APPLY_COLOURED;
       }
-      if (x->acc != UM_READ) D->colour_loop = 1;
+      if (x->acc != UM_READ && !L->block_atomics) D->colour_loop = 1;
       if (x->acc == UM_RW || x->acc == UM_WRITE) D->kernel_in_colour_loop = 1;
     }
     if (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) D->reg_values[a] = x->dim;
@@ -178,9 +182,10 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
       const umc_ind *s = &L->inds[i];
       if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
         return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
-      D->ind_staged[i] = all_inc || L->stage_all;
+      /* without block colours (block_atomics), data that is read and written is not staged */
+      D->ind_staged[i] = all_inc || (L->stage_all && !(L->block_atomics && any_write));
       D->ind_load[i] = D->ind_staged[i] && !all_inc;
-      D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? 1 : 2;
+      D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? (L->block_atomics ? 3 : 1) : 2;
       if (D->ind_staged[i]) D->tlist_used[s->tlist] = 1;
       if (s->tlist + 1 > D->ntlists) D->ntlists = s->tlist + 1;
     }
@@ -299,10 +304,13 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
   target_name(g, a, t, sizeof t);
   P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
   if (D->exec == UMC_EXEC_HIER && x->indirect && D->ind_staged[x->ind]) {
-    P("s%d[l%d * %d + c] += r%d[c];\n", g->staged_k[x->ind], D->loc_slot[a], x->dim, a);
+    if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC)
+      P("atomicAdd(&s%d[l%d * %d + c], r%d[c]);\n", g->staged_k[x->ind], D->loc_slot[a], x->dim, a);
+    else
+      P("s%d[l%d * %d + c] += r%d[c];\n", g->staged_k[x->ind], D->loc_slot[a], x->dim, a);
     return;
   }
-  if (D->apply[a] == UMC_APPLY_ATOMIC) {
+  if (D->apply[a] == UMC_APPLY_ATOMIC || D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) {
     P("atomicAdd(&");
     value_ref(g, a, "c", t);
     P(", r%d[c]);\n", a);
@@ -462,7 +470,9 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   /* header comment: what was decided */
   P("/* um CUDA backend: loop '%s', kernel %s (%s)\n * %s, %d threads per block", L->loop_name, L->kernel_name,
     L->header_name, umc_exec_name(L->exec), BS);
-  if (L->exec == UMC_EXEC_HIER) P(", staging %s", L->stage_all ? "all indirect data" : "incremented data");
+  if (L->exec == UMC_EXEC_HIER)
+    P(", staging %s%s", L->stage_all ? "all indirect data" : "incremented data",
+      L->block_atomics ? ", shared-memory atomics, no colouring" : "");
   P("\n");
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
@@ -472,6 +482,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     P(": %s", umc_pass_name(D->pass[a]));
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
+    if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
@@ -566,7 +577,24 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       P("  const int e = e0 + tid;\n");
   }
 
-  /* indices: map entries and local (shared-memory) indices, once each */
+  /* indices: map entries and local (shared-memory) indices, once each; a map
+   * row of arity 2 or 4 the loop reads at two or more indices comes in one
+   * vector load */
+  int vec_row[UM_MAX_ARGS] = {0};
+  for (int m = 0; m < L->nmaps; m++) {
+    int seen[4] = {0, 0, 0, 0}, n = 0, arity = 0;
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect || x->map != m || D->loc_slot[a] >= 0) continue;
+      arity = x->arity;
+      if (x->idx >= 0 && x->idx < 4 && !seen[x->idx]) seen[x->idx] = 1, n++;
+    }
+    if ((arity == 2 || arity == 4) && n >= 2) {
+      vec_row[m] = arity;
+      P("  const int%d mr%d = active ? *(const int%d *)(p.m%d + (size_t)e * %d) : make_int%d(%s);\n", arity, m,
+        arity, m, arity, arity, arity == 2 ? "0, 0" : "0, 0, 0, 0");
+    }
+  }
   {
     int done_m[UM_MAX_ARGS], done_i[UM_MAX_ARGS], ndone = 0;
     int done_loc[UM_MAX_ARGS] = {0};
@@ -585,8 +613,11 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       if (k < ndone) continue;
       done_m[ndone] = x->map;
       done_i[ndone++] = x->idx;
-      P("  const int t%d_%d = active ? p.m%d[(size_t)e * %d + %d] : 0;\n", x->map, x->idx, x->map, x->arity,
-        x->idx);
+      if (vec_row[x->map])
+        P("  const int t%d_%d = mr%d.%c;\n", x->map, x->idx, x->map, "xyzw"[x->idx]);
+      else
+        P("  const int t%d_%d = active ? p.m%d[(size_t)e * %d + %d] : 0;\n", x->map, x->idx, x->map, x->arity,
+          x->idx);
     }
   }
   /* registers that live across the call: increments and globals */
@@ -641,17 +672,20 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
         if (!D->ind_writeback[i]) continue;
         const umc_ind *s = &L->inds[i];
         const int k = g->staged_k[i];
-        const char *op = D->ind_writeback[i] == 1 ? "+=" : "=";
+        const int at = D->ind_writeback[i] == 3;
+        const char *op = at ? "," : D->ind_writeback[i] == 1 ? " +=" : " =", *pre = at ? "atomicAdd(&" : "",
+                   *post = at ? ")" : "";
         if (s->soa) {
           P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
-            "    for (int j = tid; j < nt%d; j += %d) p.d%d[(size_t)c * %lld + (size_t)tg%d[j]] %s s%d[j * %d + c];\n",
-            s->dim, k, BS, s->dat, s->stride, k, op, k, s->dim);
+            "    for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)c * %lld + (size_t)tg%d[j]]%s s%d[j * %d + c]%s;\n",
+            s->dim, k, BS, pre, s->dat, s->stride, k, op, k, s->dim, post);
         } else if (s->dim == 1) {
-          P("  for (int j = tid; j < nt%d; j += %d) p.d%d[(size_t)tg%d[j]] %s s%d[j];\n", k, BS, s->dat, k, op, k);
+          P("  for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)tg%d[j]]%s s%d[j]%s;\n", k, BS, pre, s->dat, k, op,
+            k, post);
         } else {
           P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
-            "    p.d%d[(size_t)tg%d[j] * %d + (l - j * %d)] %s s%d[l];\n  }\n",
-            k, s->dim, BS, s->dim, s->dat, k, s->dim, s->dim, op, k);
+            "    %sp.d%d[(size_t)tg%d[j] * %d + (l - j * %d)]%s s%d[l]%s;\n  }\n",
+            k, s->dim, BS, s->dim, pre, s->dat, k, s->dim, s->dim, op, k, post);
         }
       }
     }

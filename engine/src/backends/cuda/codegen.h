@@ -65,6 +65,9 @@ typedef struct {
   umc_exec exec;
   int block_threads;        /* CUDA threads per block (hierarchical: the plan's block size) */
   int stage_all;            /* hierarchical: stage every ind, not only all-INC ones */
+  int block_atomics;        /* hierarchical blocks without colours: increments go to the
+                               staged copy with shared-memory atomics and back to the dat
+                               with one global atomic per staged value (INC only)    */
   int ninds;                /* hierarchical */
   umc_ind inds[UM_MAX_ARGS];
 } umc_loop;
@@ -86,7 +89,8 @@ typedef enum {
   UMC_APPLY_NONE = 0,
   UMC_APPLY_ATOMIC,     /* atomicAdd per component                                  */
   UMC_APPLY_PLAIN,      /* += (no conflicts: element colour, or direct)             */
-  UMC_APPLY_COLOURED    /* += one thread colour at a time, __syncthreads between    */
+  UMC_APPLY_COLOURED,   /* += one thread colour at a time, __syncthreads between    */
+  UMC_APPLY_BLOCK_ATOMIC/* atomicAdd into the block's shared copy (or the dat if not staged) */
 } umc_apply;
 
 /* The kernel's parameter block: what each field holds. */
@@ -131,7 +135,7 @@ typedef struct {
   int loc_slot[UM_MAX_ARGS];  /* hierarchical: local-index slot of the arg, -1            */
   int ind_staged[UM_MAX_ARGS];   /* hierarchical: the ind lives in shared memory          */
   int ind_load[UM_MAX_ARGS];     /* staged with the dat's values (else zero: all INC)    */
-  int ind_writeback[UM_MAX_ARGS];/* 0 none, 1 add (zero-filled INC), 2 store              */
+  int ind_writeback[UM_MAX_ARGS];/* 0 none, 1 add (zero-filled INC), 2 store, 3 atomic add */
   int tlist_used[UM_MAX_ARGS];   /* target list needed on the device                     */
   int nlocs, ntlists;
   int loc_short;              /* local indices stored as 16-bit                           */

@@ -49,16 +49,20 @@ typedef struct {
   int smem_sm;         /* shared memory per multiprocessor */
   double bw;           /* peak memory bandwidth, GB/s */
   um_strategy strategy;/* default for strategy: auto */
-  int staging;         /* default hierarchical staging: 1 incremented data, 2 all */
+  int staging;         /* default staging of hierarchical: 1 incremented data, 2 all */
+  int atomics_staging; /* default staging of atomics: 3 none (registers), 1 incremented data */
 } cu_profile;
 
 static const cu_profile profiles[] = {
-    {"auto", "", 0, 0, 0, 0, 0, UM_STRATEGY_HIERARCHICAL, 1},
-    {"p100", "P100", 60, 56, 49152, 65536, 732, UM_STRATEGY_HIERARCHICAL, 1},
-    {"v100", "V100", 70, 80, 98304, 98304, 900, UM_STRATEGY_HIERARCHICAL, 1},
-    {"a100", "A100", 80, 108, 166912, 167936, 1555, UM_STRATEGY_HIERARCHICAL, 1},
-    {"h100", "H100", 90, 132, 232448, 233472, 3350, UM_STRATEGY_HIERARCHICAL, 1},
-    {"h200", "H200", 90, 132, 232448, 233472, 4800, UM_STRATEGY_HIERARCHICAL, 1},
+    /* strategy defaults: atomics measured fastest on the H100 (docs/benchmarks.md, "CUDA"); the
+     * H200 is the same chip with faster memory; P100 / V100 / A100 not measured here: they keep
+     * OP2's hierarchical colouring, designed for GPUs of that generation */
+    {"auto", "", 0, 0, 0, 0, 0, UM_STRATEGY_ATOMICS, 1, 3},
+    {"p100", "P100", 60, 56, 49152, 65536, 732, UM_STRATEGY_HIERARCHICAL, 1, 3},
+    {"v100", "V100", 70, 80, 98304, 98304, 900, UM_STRATEGY_HIERARCHICAL, 1, 3},
+    {"a100", "A100", 80, 108, 166912, 167936, 1555, UM_STRATEGY_HIERARCHICAL, 1, 3},
+    {"h100", "H100", 90, 132, 232448, 233472, 3350, UM_STRATEGY_ATOMICS, 1, 3},
+    {"h200", "H200", 90, 132, 232448, 233472, 4800, UM_STRATEGY_ATOMICS, 1, 3},
 };
 #define NPROFILES ((int)(sizeof profiles / sizeof profiles[0]))
 
@@ -76,10 +80,17 @@ typedef struct {
   int *d;
 } cu_map;
 
+/* How a loop runs: chosen from its strategy, its arguments and the staging. */
+typedef struct {
+  umc_exec exec;
+  int stage_all;     /* hierarchical: stage all indirect data */
+  int block_atomics; /* hierarchical blocks, shared-memory atomics, no colouring */
+} cu_mode;
+
 typedef struct {
   const um_kernel *kernel;
   const um_set *set;
-  int nargs, exec, threads, stage_all;
+  int nargs, exec, threads, stage_all, block_atomics;
   struct {
     const void *dat, *map, *gbl_type;
     int idx, acc, dim, type, soa, gbl;
@@ -127,7 +138,7 @@ typedef struct {
   cudaStream_t stream;
   const cu_profile *profile;
   cu_profile auto_profile;
-  int staging;             /* 1 incremented data, 2 all */
+  int staging;             /* as um_options.staging: 0 the profile's, 1 inc, 2 all, 3 none */
   char desc[512];
   char cache_dir[1024];
   int dump, poison;
@@ -218,25 +229,42 @@ static void dfree(void **p) {
 
 /* ---- describing a loop to the generator ---------------------------------------- */
 
-/* Strategy -> how the loop runs. */
-static umc_exec choose_exec(const um_loop *loop, um_strategy s, int stage_all) {
-  if (!loop->indirect) return UMC_EXEC_FLAT;
-  if (!loop->has_conflicts) return (s == UM_STRATEGY_HIERARCHICAL && stage_all) ? UMC_EXEC_HIER : UMC_EXEC_FLAT;
+/* Strategy and staging (1 incremented data, 2 all indirect data, 3 none) ->
+ * how the loop runs:
+ *   direct loops                       one thread per element
+ *   READ-only through maps             one thread per element; staged blocks with staging all
+ *   atomics, staging none              one thread per element, atomics to the dat
+ *   atomics, staging inc / all         plan blocks, atomics to shared memory, then to the dat
+ *   atomics with RW / WRITE via a map  global colouring (atomics cannot serialise them)
+ *   global                             global element colouring
+ *   hierarchical                       plan blocks, block and thread colours */
+static cu_mode choose_mode(const um_loop *loop, um_strategy s, int staging) {
+  cu_mode m = {UMC_EXEC_FLAT, staging == 2, 0};
+  if (!loop->indirect) return m;
+  if (!loop->has_conflicts) {
+    if (m.stage_all && (s == UM_STRATEGY_HIERARCHICAL || s == UM_STRATEGY_ATOMICS)) m.exec = UMC_EXEC_HIER;
+    return m;
+  }
   if (s == UM_STRATEGY_ATOMICS) {
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
-      if (a->kind == UM_ARG_DAT && a->map && (a->acc == UM_RW || a->acc == UM_WRITE)) return UMC_EXEC_GLOBAL;
+      if (a->kind == UM_ARG_DAT && a->map && (a->acc == UM_RW || a->acc == UM_WRITE)) {
+        m.exec = UMC_EXEC_GLOBAL;
+        return m;
+      }
     }
-    return UMC_EXEC_FLAT;
+    if (staging != 3) m.exec = UMC_EXEC_HIER, m.block_atomics = 1;
+    return m;
   }
-  if (s == UM_STRATEGY_GLOBAL) return UMC_EXEC_GLOBAL;
-  return UMC_EXEC_HIER;
+  m.exec = s == UM_STRATEGY_GLOBAL ? UMC_EXEC_GLOBAL : UMC_EXEC_HIER;
+  return m;
 }
 
 /* layout: -1 the dats' own; else UM_AOS / UM_SOA / UM_LAYOUT_AUTO (SoA unless
  * the loop reaches the dat through a map). */
-static int describe(um_context *ctx, const um_loop *loop, umc_exec exec, int threads, int stage_all, int layout,
-                    umc_loop *L, const um_dat **dats, const um_map **maps) {
+static int describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads, int layout, umc_loop *L,
+                    const um_dat **dats, const um_map **maps) {
+  const umc_exec exec = mode.exec;
   memset(L, 0, sizeof *L);
   const um_kernel *k = loop->kernel;
   if (!k->source || !k->source_name)
@@ -250,7 +278,8 @@ static int describe(um_context *ctx, const um_loop *loop, umc_exec exec, int thr
   L->nargs = loop->nargs;
   L->exec = exec;
   L->block_threads = threads;
-  L->stage_all = stage_all;
+  L->stage_all = mode.stage_all;
+  L->block_atomics = mode.block_atomics;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     umc_arg *x = &L->args[i];
@@ -369,7 +398,7 @@ void um_cuda_gen_options_default(um_cuda_gen_options *o) {
 }
 
 static int recorded_loop(um_context *ctx, const char *name, const um_cuda_gen_options *o, um_loop *loop,
-                         um_strategy *s, int *stage_all) {
+                         um_strategy *s, int *staging) {
   um_loop_rec *r = NULL;
   for (int i = 0; i < ctx->nloops; i++)
     if (!strcmp(ctx->loops[i].name, name)) r = &ctx->loops[i];
@@ -395,7 +424,7 @@ static int recorded_loop(um_context *ctx, const char *name, const um_cuda_gen_op
   *s = o->strategy;
   if (*s == UM_STRATEGY_AUTO) *s = ctx->backend == UM_BACKEND_CUDA ? ctx->strategy : UM_STRATEGY_HIERARCHICAL;
   if (*s == UM_STRATEGY_COLOURED || *s == UM_STRATEGY_AUTO) *s = UM_STRATEGY_HIERARCHICAL;
-  *stage_all = o->stage_all ? 1 : 0;
+  *staging = o->staging >= 1 && o->staging <= 3 ? o->staging : *s == UM_STRATEGY_ATOMICS ? 3 : 1;
   loop->strategy = *s;
   return UM_SUCCESS;
 }
@@ -419,16 +448,16 @@ int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_
   um_loop loop;
   memset(&loop, 0, sizeof loop);
   um_strategy s = UM_STRATEGY_HIERARCHICAL;
-  int stage_all = 0, threads = 1;
-  UM_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &stage_all));
-  umc_exec exec = choose_exec(&loop, s, stage_all);
-  UM_CHECK(ctx, threads_for(ctx, &loop, exec, &threads));
+  int staging = 1, threads = 1;
+  UM_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &staging));
+  const cu_mode mode = choose_mode(&loop, s, staging);
+  UM_CHECK(ctx, threads_for(ctx, &loop, mode.exec, &threads));
   umc_loop *L = malloc(sizeof *L);
   umc_decisions *D = malloc(sizeof *D);
   const um_dat *dats[UM_MAX_ARGS];
   const um_map *maps[UM_MAX_ARGS];
   int rc = L && D ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  if (rc == UM_SUCCESS) rc = describe(ctx, &loop, exec, threads, stage_all, o->layout, L, dats, maps);
+  if (rc == UM_SUCCESS) rc = describe(ctx, &loop, mode, threads, o->layout, L, dats, maps);
   if (rc == UM_SUCCESS) rc = gen_source(ctx, L, D, source);
   free(L);
   free(D);
@@ -623,14 +652,15 @@ static int cu_const_changed(um_context *ctx, int index) {
 
 /* ---- building a loop's kernel -------------------------------------------------------- */
 
-static void make_key(const um_loop *loop, int exec, int threads, int stage_all, cu_key *k) {
+static void make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
   memset(k, 0, sizeof *k);
   k->kernel = loop->kernel;
   k->set = loop->set;
   k->nargs = loop->nargs;
-  k->exec = exec;
+  k->exec = mode.exec;
   k->threads = threads;
-  k->stage_all = stage_all;
+  k->stage_all = mode.stage_all;
+  k->block_atomics = mode.block_atomics;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     k->a[i].acc = a->acc;
@@ -683,7 +713,16 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     if (!L->args[i].gbl && L->args[i].indirect && p->arg_ind[i] != L->args[i].ind)
       return UM_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': arg %d is in plan ind %d but generator ind %d", loop->name, i,
                       p->arg_ind[i], L->args[i].ind);
-  UM_CHECK(ctx, upload(ctx, &k->blocks, p->block_order, (size_t)nb * sizeof(int), "block map", loop->name));
+  if (L->block_atomics) { /* no block colours: every block in one launch, in mesh order */
+    int *ident = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    if (!ident) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    for (int b = 0; b < nb; b++) ident[b] = b;
+    int rc = upload(ctx, &k->blocks, ident, (size_t)nb * sizeof(int), "block list", loop->name);
+    free(ident);
+    UM_CHECK(ctx, rc);
+  } else {
+    UM_CHECK(ctx, upload(ctx, &k->blocks, p->block_order, (size_t)nb * sizeof(int), "block map", loop->name));
+  }
   UM_CHECK(ctx, upload(ctx, &k->boff, p->block_offset, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name));
   if (D->colour_loop) {
     /* per block: threads sorted by thread colour, and where each colour starts */
@@ -763,7 +802,15 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     free(h);
     UM_CHECK(ctx, rc);
   }
-  /* one launch per block colour, one CUDA block per plan block */
+  /* one launch per block colour (or one for all), one CUDA block per plan block */
+  if (L->block_atomics) {
+    k->launch = calloc(1, sizeof *k->launch);
+    if (!k->launch) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    k->nlaunch = nb > 0;
+    k->launch[0].n = k->launch[0].grid = nb;
+    k->nparts = nb;
+    return UM_SUCCESS;
+  }
   k->nlaunch = p->nblock_colours;
   k->launch = calloc((size_t)(k->nlaunch ? k->nlaunch : 1), sizeof *k->launch);
   if (!k->launch) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -812,8 +859,8 @@ static int build_global(um_context *ctx, um_loop *loop, cu_kern *k) {
   return rc;
 }
 
-static int build_kern(um_context *ctx, um_loop *loop, umc_exec exec, int threads, int stage_all, const cu_key *key,
-                      cu_kern **out) {
+static int build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out) {
+  const umc_exec exec = mode.exec;
   cu_state *S = ST(ctx);
   const double t0 = um__wtime();
   cu_kern *k = calloc(1, sizeof *k);
@@ -825,7 +872,7 @@ static int build_kern(um_context *ctx, um_loop *loop, umc_exec exec, int threads
   int rc = k->name ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (k->name) memcpy(k->name, loop->name, nl);
   char *src = NULL;
-  if (rc == UM_SUCCESS) rc = describe(ctx, loop, exec, threads, stage_all, -1, &k->L, k->dats, k->maps);
+  if (rc == UM_SUCCESS) rc = describe(ctx, loop, mode, threads, -1, &k->L, k->dats, k->maps);
   if (rc == UM_SUCCESS) k->L.loop_name = k->name;
   if (rc == UM_SUCCESS) rc = gen_source(ctx, &k->L, &k->D, &src);
   umj_result res;
@@ -984,14 +1031,16 @@ static int cu_par_loop(um_context *ctx, um_loop *loop) {
   um_strategy s = loop->strategy;
   if (s == UM_STRATEGY_AUTO) s = S->profile->strategy;
   if (s == UM_STRATEGY_COLOURED) s = UM_STRATEGY_HIERARCHICAL;
-  const int stage_all = S->staging == 2;
-  const umc_exec exec = choose_exec(loop, s, stage_all);
+  int staging = S->staging;
+  if (!staging) staging = s == UM_STRATEGY_ATOMICS ? S->profile->atomics_staging : S->profile->staging;
+  if (staging == 3 && s == UM_STRATEGY_HIERARCHICAL) staging = 1; /* it always stages increments */
+  const cu_mode mode = choose_mode(loop, s, staging);
   int threads = 1;
-  UM_CHECK(ctx, threads_for(ctx, loop, exec, &threads));
+  UM_CHECK(ctx, threads_for(ctx, loop, mode.exec, &threads));
   cu_key key;
-  make_key(loop, exec, threads, stage_all, &key);
+  make_key(loop, mode, threads, &key);
   cu_kern *k = find_kern(S, &key);
-  if (!k) UM_CHECK(ctx, build_kern(ctx, loop, exec, threads, stage_all, &key, &k));
+  if (!k) UM_CHECK(ctx, build_kern(ctx, loop, mode, threads, &key, &k));
 
   /* data on the device */
   for (int i = 0; i < loop->nargs; i++)
@@ -1122,7 +1171,10 @@ static int cu_init(um_context *ctx) {
                S->profile->name, S->profile->gpu, S->profile->sm, S->profile->nsm, S->profile->smem_optin / 1024,
                S->prop.name, S->arch, S->prop.multiProcessorCount, S->prop.sharedMemPerBlockOptin / 1024);
   }
-  S->staging = ctx->opts.staging == 1 || ctx->opts.staging == 2 ? ctx->opts.staging : S->profile->staging;
+  if (ctx->opts.staging < 0 || ctx->opts.staging > 3)
+    return UM_ERROR(ctx, UM_ERR_ARG, "staging %d unknown: use 0 (the profile's), 1 (inc), 2 (all) or 3 (none)",
+                    ctx->opts.staging);
+  S->staging = ctx->opts.staging;
   if (ctx->strategy == UM_STRATEGY_AUTO || ctx->strategy == UM_STRATEGY_COLOURED) ctx->strategy = S->profile->strategy;
   snprintf(S->desc, sizeof S->desc,
            "%s (sm_%d, %d multiprocessors, %zu KB shared memory per block), profile %s%s%s", S->prop.name, S->arch,
