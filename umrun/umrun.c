@@ -333,6 +333,7 @@ int main(int argc, char **argv) {
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_app_time();
+  run.t_start = t0;
   rc = app->run(&run);
   if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_app_time() - t0;

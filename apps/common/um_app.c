@@ -18,10 +18,16 @@ int um_app_metric(um_app_run *run, const char *name, double value) {
 
 void um_app_progress(um_app_run *run, const char *what, long i, long n) {
   if (!run->progress || n <= 0) return;
+  double now = um_app_time();
+  if (i < n && now - run->last_progress < 0.1) return; /* at most 10 redraws a second */
+  run->last_progress = now;
   int width = 30, done = (int)((double)width * (double)i / (double)n);
   fprintf(stderr, "\r%s [", what);
   for (int k = 0; k < width; k++) fputc(k < done ? '#' : '.', stderr);
-  fprintf(stderr, "] %ld/%ld", i, n);
+  double elapsed = now - run->t_start;
+  fprintf(stderr, "] %ld/%ld  %.0f s", i, n, elapsed);
+  if (i > 0 && i < n) fprintf(stderr, ", about %.0f s to go", elapsed * (double)(n - i) / (double)i);
+  fputs("\033[K", stderr);
   if (i >= n) fputs("\r\033[K", stderr);
   fflush(stderr);
 }

@@ -21,7 +21,8 @@ typedef struct {
   int progress;         /* 1: draw a progress bar on stderr (attached to a terminal) */
   const char *output_dir; /* NULL or "": write no output files */
   int write_hdf5;
-  double t_start;
+  double t_start;        /* when the run started (for the progress bar's ETA) */
+  double last_progress;  /* when the progress bar was last drawn */
   /* app-chosen timing split: seconds spent before the main loop (mesh, setup) */
   double setup_seconds;
   double run_seconds;
