@@ -9,6 +9,7 @@ PACKAGES=(
   libmetis-dev                     # METIS k-way partitioning (reordering)
   libscotch-dev                    # Scotch graph ordering (GPS reordering)
   libgtest-dev                     # GoogleTest (tests)
+  gnuplot-nox                      # umrun --sweep plots
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

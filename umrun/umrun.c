@@ -17,6 +17,7 @@
 #include "um/report.h"
 #include "um/um.h"
 #include "um/validate.h"
+#include "sweep.h"
 #ifdef UM_HAVE_CUDA
 #include "um/cuda.h"
 #endif
@@ -40,6 +41,13 @@ static void usage(FILE *f) {
           "  --json FILE       also write the run summary (options, per-loop table, plan\n"
           "                    statistics, metrics, validation) as JSON to FILE\n"
           "  --quiet           no progress bar and no options listing\n"
+          "  --sweep key=v1,v2,...  run every combination of the listed values (repeatable,\n"
+          "                    e.g. --sweep run.block_size=64,128,256 --sweep run.layout=aos,soa),\n"
+          "                    each as its own run; writes sweep.csv (one row per loop and run)\n"
+          "                    and plots of useful GB/s against block size, one line per variant\n"
+          "                    (gnuplot). A config may list them too: sweep: [\"run.layout=aos,soa\"]\n"
+          "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
+          "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
           "  --list-apps       list the registered apps and exit\n"
           "  --version         print the version and build configuration and exit\n"
@@ -211,7 +219,9 @@ static void write_json(FILE *f, um_config *cfg, const run_settings *s, um_contex
 }
 
 int main(int argc, char **argv) {
-  const char *config_path = NULL, *json_path = NULL;
+  const char *config_path = NULL, *json_path = NULL, *csv_path = NULL, *csv_label = "run", *sweep_out = NULL;
+  int sweep_child = 0;
+  static umrun_sweep_spec sweep;
   int quiet = 0, print_config = 0;
   char err[4096] = "";
   /* first pass: flags that need no config */
@@ -245,6 +255,27 @@ int main(int argc, char **argv) {
       sets[nsets++] = a + 6;
     } else if (!strncmp(a, "--json=", 7)) {
       json_path = a + 7;
+    } else if (!strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") || !strcmp(a, "--csv") ||
+               !strcmp(a, "--csv-label")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "umrun: %s needs an argument (see umrun --help)\n", a);
+        return EXIT_USAGE;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "--sweep")) {
+        if (umrun_sweep_add(&sweep, v, err, sizeof err)) {
+          fprintf(stderr, "umrun: %s\n", err);
+          return EXIT_USAGE;
+        }
+      } else if (!strcmp(a, "--sweep-out")) {
+        sweep_out = v;
+      } else if (!strcmp(a, "--csv")) {
+        csv_path = v;
+      } else {
+        csv_label = v;
+      }
+    } else if (!strcmp(a, "--sweep-child")) {
+      sweep_child = 1;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       quiet = 1;
     } else if (!strcmp(a, "--print-config")) {
@@ -266,12 +297,43 @@ int main(int argc, char **argv) {
                        : um_config_load_string(umrun_default_config, "embedded default config", &cfg, err, sizeof err);
   if (!rc) rc = um_config_apply_env(cfg, "UM_OPTIONS", err, sizeof err);
   for (int i = 0; !rc && i < nsets; i++) rc = um_config_set_assignment(cfg, sets[i], "--set", err, sizeof err);
-  free(sets);
   if (rc) {
     fprintf(stderr, "umrun: %s\n", err);
     um_config_free(cfg);
+    free(sets);
     return EXIT_USAGE;
   }
+  /* a sweep: from --sweep, or the config's list "sweep: [key=v1,v2, ...]" */
+  if (!sweep_child && um_config_kind(cfg, "sweep") == UM_CONFIG_SEQUENCE && !sweep.nkeys) {
+    int n = 0;
+    rc = um_config_size(cfg, "sweep", &n, err, sizeof err);
+    for (int i = 0; !rc && i < n; i++) {
+      char key[32];
+      const char *v = NULL;
+      snprintf(key, sizeof key, "sweep.%d", i);
+      rc = um_config_get_string(cfg, key, NULL, &v, err, sizeof err);
+      if (!rc && v && umrun_sweep_add(&sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
+    }
+    if (rc) {
+      fprintf(stderr, "umrun: sweep: %s\n", err);
+      um_config_free(cfg);
+      free(sets);
+      return EXIT_USAGE;
+    }
+  }
+  if (um_config_has(cfg, "sweep")) um_config_mark_read(cfg, "sweep", NULL, 0);
+  if (sweep.nkeys && !sweep_child) {
+    char outdir[4096];
+    const char *appname = NULL;
+    um_config_get_string(cfg, "app", "app", &appname, NULL, 0);
+    snprintf(outdir, sizeof outdir, "%s", sweep_out ? sweep_out : "");
+    if (!sweep_out) snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
+    um_config_free(cfg);
+    int st = umrun_sweep_run(argv[0], config_path, sets, nsets, &sweep, outdir);
+    free(sets);
+    return st;
+  }
+  free(sets);
   if (print_config) {
     rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
     um_config_free(cfg);
@@ -404,6 +466,18 @@ int main(int argc, char **argv) {
     } else {
       write_json(jf, cfg, &s, ctx, &run, total, ref, &val, validated, status_text);
       fclose(jf);
+    }
+  }
+  if (csv_path && !rc) {
+    FILE *cf = fopen(csv_path, "a");
+    if (!cf) {
+      fprintf(stderr, "umrun: cannot append to --csv file '%s': %s\n", csv_path, strerror(errno));
+      if (!status) status = EXIT_RUN;
+    } else {
+      if (ftell(cf) == 0) umrun_csv_header(cf);
+      umrun_csv_rows(cf, csv_label, app->name, ctx, um_layout_name(s.opts.layout), s.reorder, s.opts.block_size,
+                     status_text);
+      fclose(cf);
     }
   }
   um_validation_result_free(&val);

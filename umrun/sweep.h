@@ -1,0 +1,32 @@
+/* umrun --sweep: run a config over the Cartesian product of value lists and
+ * collect one CSV row per loop and run, plus plots of useful bandwidth against
+ * block size (one line per variant), in the manner of the locality paper. */
+#ifndef UMRUN_SWEEP_H
+#define UMRUN_SWEEP_H
+#include <stdio.h>
+#include "um/um.h"
+
+#define UMRUN_SWEEP_MAX_KEYS 8
+
+typedef struct {
+  int nkeys;
+  char key[UMRUN_SWEEP_MAX_KEYS][128];    /* dotted config key           */
+  char *values[UMRUN_SWEEP_MAX_KEYS][64]; /* its values                  */
+  int nvalues[UMRUN_SWEEP_MAX_KEYS];
+  char storage[UMRUN_SWEEP_MAX_KEYS][1024];
+} umrun_sweep_spec;
+
+/* Parse one "key=v1,v2,..." into spec; 0 or -1 with a message in err. */
+int umrun_sweep_add(umrun_sweep_spec *spec, const char *arg, char *err, size_t errlen);
+
+/* Run every combination as a child umrun (argv0 = this program) on config_path
+ * with the extra --set arguments in sets[0..nsets), writing outdir/sweep.csv,
+ * outdir/run_<k>.log and the plots. Returns an exit status for umrun. */
+int umrun_sweep_run(const char *argv0, const char *config_path, const char *const *sets, int nsets,
+                    const umrun_sweep_spec *spec, const char *outdir);
+
+/* Header and one row per loop of a finished run (used by the child with --csv). */
+void umrun_csv_header(FILE *f);
+void umrun_csv_rows(FILE *f, const char *label, const char *app, const um_context *ctx, const char *layout,
+                    const char *reorder, int block_size, const char *status);
+#endif
