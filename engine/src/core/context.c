@@ -132,6 +132,7 @@ int um_finalize(um_context **pctx) {
   if (ctx->ops && ctx->ops->finalize) ctx->ops->finalize(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
+    free(ctx->sets[i]->perm);
     free(ctx->sets[i]);
   }
   for (int i = 0; i < ctx->nmaps; i++) {

@@ -32,6 +32,7 @@ struct um_set {
   char *name;
   int size;
   int index;
+  int *perm; /* old (as declared) -> current index after reorderings; NULL: never reordered (reorder/) */
 };
 
 struct um_map {

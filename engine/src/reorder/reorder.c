@@ -1,0 +1,626 @@
+/* Reorderings: the object, propagation through the maps, and applying the
+ * permutations to every set, map and dat of a context (see um/reorder.h). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reorder_internal.h"
+
+/* ---- names and options ------------------------------------------------------ */
+
+const char *um_reorder_method_name(um_reorder_method m) {
+  switch (m) {
+  case UM_REORDER_NONE: return "none";
+  case UM_REORDER_GPS: return "gps";
+  case UM_REORDER_PARTITION: return "partition";
+  }
+  return "?";
+}
+
+int um_reorder_method_parse(const char *s, um_reorder_method *out) {
+  if (!s || !out) return UM_ERR_ARG;
+  for (int m = UM_REORDER_NONE; m <= UM_REORDER_PARTITION; m++)
+    if (strcmp(s, um_reorder_method_name((um_reorder_method)m)) == 0) {
+      *out = (um_reorder_method)m;
+      return UM_SUCCESS;
+    }
+  return UM_ERR_ARG;
+}
+
+void um_reorder_options_default(um_reorder_options *o) {
+  memset(o, 0, sizeof *o);
+  o->block_size = 0;
+  o->margin = 0.1;
+  o->imbalance = 1.02;
+  o->seed = 1;
+}
+
+/* ---- the object ----------------------------------------------------------------- */
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+int um__reordering_alloc(um_context *ctx, int nsets, um_reordering **out) {
+  *out = NULL;
+  um_reordering *r = calloc(1, sizeof *r);
+  if (r) {
+    r->nsets = nsets;
+    r->names = calloc(nsets ? (size_t)nsets : 1, sizeof *r->names);
+    r->sizes = calloc(nsets ? (size_t)nsets : 1, sizeof *r->sizes);
+    r->perm = calloc(nsets ? (size_t)nsets : 1, sizeof *r->perm);
+    r->map = dupstr("");
+    r->map_hash = dupstr("");
+  }
+  if (!r || !r->names || !r->sizes || !r->perm || !r->map || !r->map_hash) {
+    um_reordering_free(&r);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory creating a reordering of %d sets", nsets);
+  }
+  *out = r;
+  return UM_SUCCESS;
+}
+
+int um__reordering_label(um_context *ctx, um_reordering *r, um_reorder_method m, const char *map, const char *hash) {
+  char *a = dupstr(map ? map : ""), *b = dupstr(hash ? hash : "");
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory labelling a reordering");
+  }
+  free(r->map);
+  free(r->map_hash);
+  r->map = a;
+  r->map_hash = b;
+  r->method = m;
+  return UM_SUCCESS;
+}
+
+void um_reordering_free(um_reordering **pr) {
+  if (!pr || !*pr) return;
+  um_reordering *r = *pr;
+  for (int i = 0; i < r->nsets; i++) {
+    if (r->names) free(r->names[i]);
+    if (r->perm) free(r->perm[i]);
+  }
+  free(r->names);
+  free(r->sizes);
+  free(r->perm);
+  free(r->map);
+  free(r->map_hash);
+  free(r);
+  *pr = NULL;
+}
+
+um_reorder_method um_reordering_method(const um_reordering *r) { return r->method; }
+const char *um_reordering_map(const um_reordering *r) { return r->map; }
+int um_reordering_nsets(const um_reordering *r) { return r->nsets; }
+const char *um_reordering_set_name(const um_reordering *r, int i) {
+  return (i >= 0 && i < r->nsets) ? r->names[i] : NULL;
+}
+int um_reordering_set_size(const um_reordering *r, int i) { return (i >= 0 && i < r->nsets) ? r->sizes[i] : -1; }
+const int *um_reordering_perm(const um_reordering *r, const char *set_name) {
+  if (!r || !set_name) return NULL;
+  for (int i = 0; i < r->nsets; i++)
+    if (strcmp(r->names[i], set_name) == 0) return r->perm[i];
+  return NULL;
+}
+
+const int *um_set_permutation(const um_set *set) { return set ? set->perm : NULL; }
+
+void um__map_hash(const um_map *m, char *buf) {
+  uint64_t h = 1469598103934665603ULL;
+  size_t n = (size_t)m->from->size * (size_t)m->arity;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t v = (uint32_t)m->data[i];
+    for (int b = 0; b < 4; b++) {
+      h ^= (v >> (8 * b)) & 0xffu;
+      h *= 1099511628211ULL;
+    }
+  }
+  snprintf(buf, 17, "%016llx", (unsigned long long)h);
+}
+
+int um__is_bijection(const int *p, int n) {
+  unsigned char *seen = calloc(n > 0 ? (size_t)n : 1, 1);
+  if (!seen) return -1;
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    if (p[i] < 0 || p[i] >= n || seen[p[i]]) ok = 0;
+    else seen[p[i]] = 1;
+  }
+  free(seen);
+  return ok;
+}
+
+static int slot_of(um_context *ctx, um_reordering *r, const um_set *set) {
+  (void)ctx;
+  for (int i = 0; i < r->nsets; i++)
+    if (strcmp(r->names[i], set->name) == 0) return i;
+  return -1;
+}
+
+/* An identity reordering naming every set of ctx. */
+static int alloc_for_ctx(um_context *ctx, um_reordering **out) {
+  UM_CHECK(ctx, um__reordering_alloc(ctx, ctx->nsets, out));
+  um_reordering *r = *out;
+  for (int i = 0; i < ctx->nsets; i++) {
+    r->names[i] = dupstr(ctx->sets[i]->name);
+    r->sizes[i] = ctx->sets[i]->size;
+    if (!r->names[i]) {
+      um_reordering_free(out);
+      return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory creating a reordering");
+    }
+  }
+  return UM_SUCCESS;
+}
+
+int um_reordering_create(um_context *ctx, um_reordering **out) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_create: out is NULL");
+  UM_CHECK(ctx, alloc_for_ctx(ctx, out));
+  return UM_SUCCESS;
+}
+
+int um_reordering_set_perm(um_context *ctx, um_reordering *r, const um_set *set, const int *n2o, int n) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!r || !set) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_set_perm: reordering or set is NULL");
+  int s = slot_of(ctx, r, set);
+  if (s < 0 || set->ctx != ctx)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_set_perm: set '%s' is not one of the reordering's sets",
+                    set->name);
+  if (n != set->size || (n && !n2o))
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "um_reordering_set_perm: permutation of set '%s' has %d entries but the set has %d elements",
+                    set->name, n, set->size);
+  int ok = um__is_bijection(n2o, n);
+  if (ok < 0) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory checking a permutation of '%s'", set->name);
+  if (!ok)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "um_reordering_set_perm: the permutation of set '%s' is not a bijection of 0..%d (an index is "
+                    "repeated or out of range)",
+                    set->name, n - 1);
+  int *p = malloc(n ? (size_t)n * sizeof *p : 1);
+  if (!p) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory storing a permutation of '%s'", set->name);
+  if (n) memcpy(p, n2o, (size_t)n * sizeof *p);
+  free(r->perm[s]);
+  r->perm[s] = p;
+  return UM_SUCCESS;
+}
+
+/* ---- inverse maps and sorting ----------------------------------------------------- */
+
+int um__inverse_build(const um_map *m, um__inverse *inv) {
+  int nt = m->to->size, nf = m->from->size, ar = m->arity;
+  size_t nref = (size_t)nf * (size_t)ar;
+  inv->n = nt;
+  inv->off = calloc((size_t)nt + 1, sizeof *inv->off);
+  inv->elem = malloc(nref ? nref * sizeof *inv->elem : 1);
+  if (!inv->off || !inv->elem || nref > INT_MAX) {
+    um__inverse_free(inv);
+    return UM_ERR_ALLOC;
+  }
+  for (size_t i = 0; i < nref; i++) inv->off[m->data[i] + 1]++;
+  for (int t = 0; t < nt; t++) inv->off[t + 1] += inv->off[t];
+  int *fill = malloc((size_t)nt * sizeof *fill + 1);
+  if (!fill) {
+    um__inverse_free(inv);
+    return UM_ERR_ALLOC;
+  }
+  memcpy(fill, inv->off, (size_t)nt * sizeof *fill);
+  for (int e = 0; e < nf; e++)
+    for (int k = 0; k < ar; k++) inv->elem[fill[m->data[(size_t)e * ar + k]]++] = e;
+  free(fill);
+  return UM_SUCCESS;
+}
+
+void um__inverse_free(um__inverse *inv) {
+  free(inv->off);
+  free(inv->elem);
+  inv->off = inv->elem = NULL;
+}
+
+static int key_less(const long *off, const int *key, int a, int b) {
+  long ia = off[a], ea = off[a + 1], ib = off[b], eb = off[b + 1];
+  for (; ia < ea && ib < eb; ia++, ib++)
+    if (key[ia] != key[ib]) return key[ia] < key[ib];
+  return (ea - ia) < (eb - ib) ? 1 : 0; /* a is a proper prefix of b */
+}
+
+int um__sort_by_keys(int n, const long *off, const int *key, int *order) {
+  for (int i = 0; i < n; i++) order[i] = i;
+  if (n < 2) return UM_SUCCESS;
+  int *tmp = malloc((size_t)n * sizeof *tmp);
+  if (!tmp) return UM_ERR_ALLOC;
+  /* bottom-up merge sort: runs of 16 by insertion sort, then merges (stable) */
+  const int RUN = 16;
+  for (int lo = 0; lo < n; lo += RUN) {
+    int hi = lo + RUN < n ? lo + RUN : n;
+    for (int i = lo + 1; i < hi; i++) {
+      int v = order[i], j = i - 1;
+      while (j >= lo && key_less(off, key, v, order[j])) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = v;
+    }
+  }
+  int *src = order, *dst = tmp;
+  for (int w = RUN; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) dst[o++] = key_less(off, key, src[j], src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[o++] = src[i++];
+      while (j < hi) dst[o++] = src[j++];
+    }
+    int *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != order) memcpy(order, src, (size_t)n * sizeof *order);
+  free(tmp);
+  return UM_SUCCESS;
+}
+
+int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from) {
+  int nf = m->from->size, ar = m->arity;
+  size_t nref = (size_t)nf * (size_t)ar;
+  long *off = malloc(((size_t)nf + 1) * sizeof *off);
+  int *key = malloc(nref ? nref * sizeof *key : 1);
+  if (!off || !key) {
+    free(off);
+    free(key);
+    return UM_ERR_ALLOC;
+  }
+  for (int e = 0; e <= nf; e++) off[e] = (long)e * ar;
+  for (int e = 0; e < nf; e++) {
+    int *k = key + (size_t)e * ar;
+    for (int j = 0; j < ar; j++) {
+      int t = m->data[(size_t)e * ar + j];
+      int v = o2n_to ? o2n_to[t] : t, i = j - 1;
+      while (i >= 0 && k[i] > v) { /* insertion: the row's targets ascending */
+        k[i + 1] = k[i];
+        i--;
+      }
+      k[i + 1] = v;
+    }
+  }
+  int rc = um__sort_by_keys(nf, off, key, n2o_from);
+  free(off);
+  free(key);
+  return rc;
+}
+
+/* Rule (b): first-touch order of the to-set of m (X -> S) scanning X in its new order. */
+static int order_first_touch(const um_map *m, const int *n2o_X, int *n2o_S) {
+  int nx = m->from->size, ns = m->to->size, ar = m->arity;
+  unsigned char *seen = calloc(ns > 0 ? (size_t)ns : 1, 1);
+  if (!seen) return UM_ERR_ALLOC;
+  int next = 0;
+  for (int i = 0; i < nx; i++) {
+    int x = n2o_X ? n2o_X[i] : i;
+    for (int k = 0; k < ar; k++) {
+      int s = m->data[(size_t)x * ar + k];
+      if (!seen[s]) {
+        seen[s] = 1;
+        n2o_S[next++] = s;
+      }
+    }
+  }
+  for (int s = 0; s < ns; s++)
+    if (!seen[s]) n2o_S[next++] = s;
+  free(seen);
+  return UM_SUCCESS;
+}
+
+static int *inverse_perm(const int *n2o, int n) {
+  int *o2n = malloc(n > 0 ? (size_t)n * sizeof *o2n : 1);
+  if (o2n)
+    for (int i = 0; i < n; i++) o2n[n2o[i]] = i;
+  return o2n;
+}
+
+/* ---- compute ----------------------------------------------------------------------- */
+
+static int check_loops_not_run(um_context *ctx, const char *what) {
+  for (int i = 0; i < ctx->nloops; i++)
+    if (ctx->loops[i].calls > 0 || ctx->loops[i].kernel)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "%s: loop '%s' has already run on this context; reorder after declaring the sets, maps and "
+                      "dats and before the first loop",
+                      what, ctx->loops[i].name);
+  return UM_SUCCESS;
+}
+
+static int compute_impl(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
+                        um_reordering *r, um_reorder_stats *st) {
+  int ns = ctx->nsets;
+  /* r->perm[i] is the slot of ctx->sets[i] (alloc_for_ctx keeps the order) */
+  if (method == UM_REORDER_NONE) return UM_SUCCESS;
+  um_set *F = map->from, *T = map->to;
+  int fi = F->index, ti = T->index;
+  r->perm[fi] = malloc((size_t)F->size * sizeof(int) + 1);
+  r->perm[ti] = malloc((size_t)T->size * sizeof(int) + 1);
+  if (!r->perm[fi] || !r->perm[ti])
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory reordering sets '%s' and '%s'", F->name, T->name);
+  if (method == UM_REORDER_GPS) {
+    UM_CHECK(ctx, um__reorder_gps(ctx, map, r->perm[fi], r->perm[ti]));
+  } else {
+    UM_CHECK(ctx, um__reorder_partition(ctx, map, opts, r->perm[fi], r->perm[ti], st));
+  }
+  /* settle the other sets through the maps, in rounds */
+  /* a round uses only sets settled in earlier rounds, so a set is ordered
+   * through a map to the nearest of F and T (Airfoil's bedges by their cells) */
+  unsigned char *before = calloc((size_t)ns + 1, 1);
+  if (!before) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory reordering");
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (int s = 0; s < ns; s++) before[s] = r->perm[s] != NULL;
+    for (int s = 0; s < ns; s++) {
+      if (r->perm[s]) continue;
+      um_set *S = ctx->sets[s];
+      const um_map *via = NULL;
+      int rule = 0;
+      for (int j = 0; j < ctx->nmaps && !via; j++) {
+        const um_map *m = ctx->maps[j];
+        if (m->from == S && m->to != S && before[m->to->index]) via = m, rule = 'a';
+      }
+      for (int j = 0; j < ctx->nmaps && !via; j++) {
+        const um_map *m = ctx->maps[j];
+        if (m->to == S && m->from != S && before[m->from->index]) via = m, rule = 'b';
+      }
+      if (!via) continue;
+      int *p = malloc((size_t)S->size * sizeof(int) + 1);
+      if (!p) {
+        free(before);
+        return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory reordering set '%s'", S->name);
+      }
+      int rc;
+      if (rule == 'a') {
+        int *o2n = inverse_perm(r->perm[via->to->index], via->to->size);
+        rc = o2n ? um__order_by_targets(via, o2n, p) : UM_ERR_ALLOC;
+        free(o2n);
+      } else {
+        rc = order_first_touch(via, r->perm[via->from->index], p);
+      }
+      if (rc != UM_SUCCESS) {
+        free(p);
+        free(before);
+        return UM_ERROR(ctx, rc, "out of memory reordering set '%s' through map '%s'", S->name, via->name);
+      }
+      r->perm[s] = p;
+      progress = 1;
+    }
+  }
+  free(before);
+  return UM_SUCCESS;
+}
+
+int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
+                       um_reordering **out, um_reorder_stats *stats) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_compute: out is NULL");
+  *out = NULL;
+  if (method != UM_REORDER_NONE && method != UM_REORDER_GPS && method != UM_REORDER_PARTITION)
+    return UM_ERROR(ctx, UM_ERR_ARG, "unknown reordering method %d: use none, gps or partition", (int)method);
+  um_reorder_options o;
+  if (opts) o = *opts;
+  else um_reorder_options_default(&o);
+  if (o.block_size == 0) o.block_size = ctx->opts.block_size;
+  if (method != UM_REORDER_NONE) {
+    if (!map)
+      return UM_ERROR(ctx, UM_ERR_ARG, "reordering '%s' needs a map (e.g. the edges -> cells map of the main loop)",
+                      um_reorder_method_name(method));
+    if (map->ctx != ctx)
+      return UM_ERROR(ctx, UM_ERR_ARG, "reordering '%s': map '%s' belongs to another context",
+                      um_reorder_method_name(method), map->name);
+    if (map->from == map->to)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "reordering '%s': map '%s' goes from set '%s' to itself; base the reordering on a map between "
+                      "two different sets (iteration set -> target set)",
+                      um_reorder_method_name(method), map->name, map->from->name);
+  }
+  if (method == UM_REORDER_PARTITION) {
+    if (o.block_size <= 0 || !(o.margin >= 0.0 && o.margin < 1.0) || o.block_size * (1.0 - o.margin) < 1.0)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "reordering 'partition': block size %d with margin %g leaves no room; use a block size > 0 "
+                      "and a margin in [0, 1), e.g. 256 and 0.1",
+                      o.block_size, o.margin);
+    if (!(o.imbalance >= 1.0 && o.imbalance <= 3.0))
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "reordering 'partition': imbalance %g must be between 1 and 3 (max part size over mean), "
+                      "e.g. 1.02",
+                      o.imbalance);
+  }
+  um_reorder_stats st;
+  memset(&st, 0, sizeof st);
+  double t0 = um__wtime();
+  um_reordering *r = NULL;
+  UM_CHECK(ctx, alloc_for_ctx(ctx, &r));
+  char hash[17] = "";
+  if (map && method != UM_REORDER_NONE) um__map_hash(map, hash);
+  int rc = um__reordering_label(ctx, r, method, map && method != UM_REORDER_NONE ? map->name : "", hash);
+  if (rc == UM_SUCCESS) rc = compute_impl(ctx, method, map, &o, r, &st);
+  if (rc != UM_SUCCESS) {
+    um_reordering_free(&r);
+    return um__trace(ctx, rc, __FILE__, __LINE__);
+  }
+  st.compute_seconds = um__wtime() - t0;
+  if (stats) {
+    stats->compute_seconds = st.compute_seconds;
+    stats->nparts = st.nparts;
+    stats->max_part_size = st.max_part_size;
+    stats->edgecut = st.edgecut;
+  }
+  *out = r;
+  return UM_SUCCESS;
+}
+
+/* ---- apply ----------------------------------------------------------------------------- */
+
+typedef struct {
+  int *n2o, *o2n; /* NULL: identity */
+} set_perm;
+
+static void permute_rows(char *dst, const char *src, const int *n2o, size_t n, int dim, size_t esize, int soa) {
+  if (!soa) {
+    size_t row = (size_t)dim * esize;
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * row, src + (size_t)n2o[i] * row, row);
+    return;
+  }
+  for (int c = 0; c < dim; c++) {
+    char *d = dst + (size_t)c * n * esize;
+    const char *s = src + (size_t)c * n * esize;
+    if (esize == 8)
+      for (size_t i = 0; i < n; i++) memcpy(d + i * 8, s + (size_t)n2o[i] * 8, 8);
+    else
+      for (size_t i = 0; i < n; i++) memcpy(d + i * esize, s + (size_t)n2o[i] * esize, esize);
+  }
+}
+
+int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *stats) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
+  UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
+  double t0 = um__wtime();
+  /* match the reordering's sets to the context's */
+  for (int i = 0; i < r->nsets; i++) {
+    um_set *s = um_find_set(ctx, r->names[i]);
+    if (!s)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_reorder_apply: the reordering names set '%s', which this context does not declare; it was "
+                      "made for another mesh or app",
+                      r->names[i]);
+    if (s->size != r->sizes[i])
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_reorder_apply: set '%s' has %d elements but the reordering was made for %d; it belongs to "
+                      "another mesh",
+                      s->name, s->size, r->sizes[i]);
+  }
+  int ns = ctx->nsets, rc = UM_SUCCESS;
+  set_perm *sp = calloc((size_t)ns + 1, sizeof *sp);
+  char **dbuf = calloc((size_t)ctx->ndats + 1, sizeof *dbuf);
+  int **mbuf = calloc((size_t)ctx->nmaps + 1, sizeof *mbuf);
+  int **cum = calloc((size_t)ns + 1, sizeof *cum);
+  if (!sp || !dbuf || !mbuf || !cum) rc = UM_ERR_ALLOC;
+  for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
+    if (!r->perm[i]) continue;
+    um_set *s = um_find_set(ctx, r->names[i]);
+    sp[s->index].n2o = r->perm[i];
+    sp[s->index].o2n = inverse_perm(r->perm[i], s->size);
+    cum[s->index] = malloc((size_t)s->size * sizeof(int) + 1);
+    if (!sp[s->index].o2n || !cum[s->index]) rc = UM_ERR_ALLOC;
+  }
+  /* build every new array first, so that running out of memory leaves ctx unchanged */
+  for (int i = 0; i < ctx->ndats && rc == UM_SUCCESS; i++) {
+    um_dat *d = ctx->dats[i];
+    const set_perm *p = &sp[d->set->index];
+    if (!p->n2o) continue;
+    if (ctx->hooks && ctx->hooks->dat_to_host) {
+      rc = ctx->hooks->dat_to_host(ctx, d);
+      if (rc != UM_SUCCESS) break;
+    }
+    size_t n = (size_t)d->set->size, bytes = n * (size_t)d->dim * d->esize;
+    dbuf[i] = malloc(bytes ? bytes : 1);
+    if (!dbuf[i]) {
+      rc = UM_ERR_ALLOC;
+      break;
+    }
+    permute_rows(dbuf[i], d->data, p->n2o, n, d->dim, d->esize, d->layout == UM_SOA && d->dim > 1);
+  }
+  for (int i = 0; i < ctx->nmaps && rc == UM_SUCCESS; i++) {
+    um_map *m = ctx->maps[i];
+    const set_perm *pf = &sp[m->from->index], *pt = &sp[m->to->index];
+    if (!pf->n2o && !pt->o2n) continue;
+    size_t nf = (size_t)m->from->size, ar = (size_t)m->arity;
+    mbuf[i] = malloc(nf * ar * sizeof(int) + 1);
+    if (!mbuf[i]) {
+      rc = UM_ERR_ALLOC;
+      break;
+    }
+    for (size_t e = 0; e < nf; e++) {
+      size_t old = pf->n2o ? (size_t)pf->n2o[e] : e;
+      for (size_t k = 0; k < ar; k++) {
+        int t = m->data[old * ar + k];
+        mbuf[i][e * ar + k] = pt->o2n ? pt->o2n[t] : t;
+      }
+    }
+  }
+  if (rc == UM_SUCCESS) {
+    /* commit */
+    for (int i = 0; i < ctx->ndats; i++)
+      if (dbuf[i]) {
+        free(ctx->dats[i]->data);
+        ctx->dats[i]->data = dbuf[i];
+        dbuf[i] = NULL;
+        if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, ctx->dats[i]);
+      }
+    for (int i = 0; i < ctx->nmaps; i++)
+      if (mbuf[i]) {
+        free(ctx->maps[i]->data);
+        ctx->maps[i]->data = mbuf[i];
+        mbuf[i] = NULL;
+      }
+    for (int s = 0; s < ns; s++) {
+      if (!sp[s].o2n) continue;
+      um_set *S = ctx->sets[s];
+      for (int e = 0; e < S->size; e++) cum[s][e] = sp[s].o2n[S->perm ? S->perm[e] : e];
+      free(S->perm);
+      S->perm = cum[s];
+      cum[s] = NULL;
+    }
+    um_plan_cache_clear(ctx->plans);
+    for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
+  }
+  if (dbuf)
+    for (int i = 0; i < ctx->ndats; i++) free(dbuf[i]);
+  if (mbuf)
+    for (int i = 0; i < ctx->nmaps; i++) free(mbuf[i]);
+  if (sp && cum)
+    for (int s = 0; s < ns; s++) {
+      free(sp[s].o2n);
+      free(cum[s]);
+    }
+  free(sp);
+  free(dbuf);
+  free(mbuf);
+  free(cum);
+  if (rc == UM_ERR_ALLOC)
+    return UM_ERROR(ctx, rc, "out of memory applying a reordering (it needs a second copy of every dat and map)");
+  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (stats) stats->apply_seconds = um__wtime() - t0;
+  return UM_SUCCESS;
+}
+
+int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
+               um_reorder_stats *stats) {
+  if (!ctx) return UM_ERR_ARG;
+  UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder"));
+  um_reordering *r = NULL;
+  UM_CHECK(ctx, um_reorder_compute(ctx, method, map, opts, &r, stats));
+  int rc = um_reorder_apply(ctx, r, stats);
+  um_reordering_free(&r);
+  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  return UM_SUCCESS;
+}
+
+int um_dat_fetch_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
+  if (!ctx || !d) return UM_ERR_ARG;
+  const int *perm = d->set->perm;
+  if (!perm) {
+    UM_CHECK(ctx, um_dat_fetch(ctx, d, out, bytes));
+    return UM_SUCCESS;
+  }
+  size_t n = (size_t)d->set->size, row = (size_t)d->dim * d->esize;
+  char *tmp = malloc(bytes ? bytes : 1);
+  if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s'", d->name);
+  int rc = um_dat_fetch(ctx, d, tmp, bytes);
+  if (rc == UM_SUCCESS)
+    for (size_t i = 0; i < n; i++) memcpy((char *)out + i * row, tmp + (size_t)perm[i] * row, row);
+  free(tmp);
+  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  return UM_SUCCESS;
+}

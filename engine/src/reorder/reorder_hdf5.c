@@ -1,0 +1,320 @@
+/* Saving and loading reorderings in HDF5 (layout in um/reorder.h). HDF5's
+ * automatic error printing is off during each call; a failed HDF5 call becomes
+ * an um error carrying HDF5's own text. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "reorder_internal.h"
+
+typedef struct {
+  H5E_auto2_t func;
+  void *data;
+} quiet;
+
+static void quiet_on(quiet *q) {
+  q->func = NULL;
+  q->data = NULL;
+  H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+static void quiet_off(const quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *p) {
+  char *buf = (char *)p;
+  if (n == 0 || !buf[0])
+    snprintf(buf, 384, "%s: %s", e->func_name ? e->func_name : "?", e->desc && e->desc[0] ? e->desc : "?");
+  return 0;
+}
+
+static int h5_fail(um_context *ctx, int code, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static int h5_fail(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
+  char what[1024], h5[384] = "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, h5);
+  H5Eclear2(H5E_DEFAULT);
+  for (char *c = h5; *c; c++)
+    if (*c == '\n') *c = ' ';
+  return um__error(ctx, code, file, line, "%s [HDF5: %s]", what, h5[0] ? h5 : "no HDF5 error text");
+}
+#define H5_FAIL(ctx, ...) h5_fail((ctx), UM_ERR_IO, __FILE__, __LINE__, __VA_ARGS__)
+
+static void dataset_name(const char *set, char *buf, size_t len) {
+  snprintf(buf, len, "perm_%s", set);
+  for (char *c = buf; *c; c++)
+    if (*c == '/') *c = '_';
+}
+
+static herr_t put_attr_str(hid_t loc, const char *name, const char *s) {
+  hid_t sp = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
+  herr_t st = (sp >= 0 && t >= 0) ? H5Tset_size(t, strlen(s) ? strlen(s) : 1) : -1;
+  hid_t a = st >= 0 ? H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+  char one[2] = "";
+  st = a >= 0 ? H5Awrite(a, t, strlen(s) ? s : one) : -1;
+  if (a >= 0) H5Aclose(a);
+  if (t >= 0) H5Tclose(t);
+  if (sp >= 0) H5Sclose(sp);
+  return st;
+}
+
+static herr_t put_attr_int(hid_t loc, const char *name, int v) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t a = sp >= 0 ? H5Acreate2(loc, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+  herr_t st = a >= 0 ? H5Awrite(a, H5T_NATIVE_INT, &v) : -1;
+  if (a >= 0) H5Aclose(a);
+  if (sp >= 0) H5Sclose(sp);
+  return st;
+}
+
+/* Read a fixed-length string attribute into buf; -1 if absent or not a string. */
+static int get_attr_str(hid_t loc, const char *name, char *buf, size_t len) {
+  buf[0] = 0;
+  if (H5Aexists(loc, name) <= 0) return -1;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t ft = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+  int rc = -1;
+  if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) == 0) {
+    size_t n = H5Tget_size(ft);
+    char *tmp = calloc(n + 1, 1);
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    if (tmp && mt >= 0 && H5Tset_size(mt, n) >= 0 && H5Aread(a, mt, tmp) >= 0) {
+      snprintf(buf, len, "%s", tmp);
+      rc = 0;
+    }
+    if (mt >= 0) H5Tclose(mt);
+    free(tmp);
+  }
+  if (ft >= 0) H5Tclose(ft);
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
+/* ---- save ------------------------------------------------------------------------------ */
+
+static int save_impl(um_context *ctx, const um_reordering *r, const char *file, const char *tmp) {
+  hid_t fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (fid < 0)
+    return H5_FAIL(ctx, "cannot save the reordering to '%s': cannot create '%s'; check that the folder exists and is "
+                        "writable",
+                   file, tmp);
+  int rc = UM_SUCCESS;
+  if (put_attr_str(fid, "method", um_reorder_method_name(r->method)) < 0 || put_attr_str(fid, "map", r->map) < 0 ||
+      put_attr_str(fid, "map_hash", r->map_hash) < 0 || put_attr_int(fid, "nsets", r->nsets) < 0)
+    rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing the file's attributes failed", file);
+  for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
+    char name[512];
+    dataset_name(r->names[i], name, sizeof name);
+    int n = r->sizes[i];
+    int *id = NULL;
+    const int *p = r->perm[i];
+    if (!p) {
+      id = malloc((size_t)n * sizeof *id + 1);
+      if (!id) {
+        rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory saving the reordering");
+        break;
+      }
+      for (int e = 0; e < n; e++) id[e] = e;
+      p = id;
+    }
+    hsize_t dim = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t d = sp >= 0 ? H5Dcreate2(fid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                      : H5I_INVALID_HID;
+    herr_t st = d >= 0 ? (n ? H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, p) : 0) : -1;
+    if (st >= 0) st = put_attr_str(d, "set", r->names[i]);
+    if (st >= 0) st = put_attr_int(d, "size", n);
+    if (st < 0)
+      rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing dataset '%s' (set '%s') failed", file, name,
+                   r->names[i]);
+    if (d >= 0) H5Dclose(d);
+    if (sp >= 0) H5Sclose(sp);
+    free(id);
+  }
+  if (H5Fclose(fid) < 0 && rc == UM_SUCCESS)
+    rc = H5_FAIL(ctx, "cannot save the reordering to '%s': closing '%s' failed; disk full?", file, tmp);
+  if (rc == UM_SUCCESS && rename(tmp, file) != 0)
+    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering to '%s': renaming '%s' to it failed: %s", file, tmp,
+                  strerror(errno));
+  if (rc != UM_SUCCESS) remove(tmp);
+  return rc;
+}
+
+int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file, um_reorder_stats *stats) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!r || !file || !*file) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_save: reordering or file name missing");
+  double t0 = um__wtime();
+  size_t len = strlen(file);
+  char *tmp = malloc(len + 5);
+  if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  memcpy(tmp, file, len);
+  memcpy(tmp + len, ".tmp", 5);
+  quiet q;
+  quiet_on(&q);
+  int rc = save_impl(ctx, r, file, tmp);
+  quiet_off(&q);
+  free(tmp);
+  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (stats) stats->io_seconds = um__wtime() - t0;
+  return UM_SUCCESS;
+}
+
+/* ---- load ------------------------------------------------------------------------------ */
+
+typedef struct {
+  char **names;
+  int n, cap;
+} name_list;
+
+static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *info, void *p) {
+  (void)g;
+  (void)info;
+  name_list *l = (name_list *)p;
+  if (strncmp(name, "perm_", 5) != 0) return 0;
+  if (l->n == l->cap) {
+    int nc = l->cap ? 2 * l->cap : 16;
+    char **q = realloc(l->names, (size_t)nc * sizeof *q);
+    if (!q) return -1;
+    l->names = q;
+    l->cap = nc;
+  }
+  size_t k = strlen(name) + 1;
+  if (!(l->names[l->n] = malloc(k))) return -1;
+  memcpy(l->names[l->n++], name, k);
+  return 0;
+}
+
+static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
+  struct stat sb;
+  if (stat(file, &sb) != 0)
+    return UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot load a reordering from '%s': %s; compute it (run.reorder) and save it first", file,
+                    strerror(errno));
+  if (H5Fis_hdf5(file) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot load a reordering from '%s': not an HDF5 file", file);
+  }
+  hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) return H5_FAIL(ctx, "cannot load a reordering from '%s': cannot open it", file);
+  char method[64], map[256], hash[64];
+  int rc = UM_SUCCESS;
+  um_reorder_method m = UM_REORDER_NONE;
+  if (get_attr_str(fid, "method", method, sizeof method) < 0 || get_attr_str(fid, "map", map, sizeof map) < 0 ||
+      get_attr_str(fid, "map_hash", hash, sizeof hash) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    rc = UM_ERROR(ctx, UM_ERR_IO,
+                  "'%s' is not a reordering file: the attributes 'method', 'map' and 'map_hash' are missing; it must "
+                  "be written by um_reordering_save",
+                  file);
+  } else if (um_reorder_method_parse(method, &m) != UM_SUCCESS) {
+    rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s': unknown method '%s' (none, gps, partition)", file, method);
+  }
+  name_list l = {NULL, 0, 0};
+  if (rc == UM_SUCCESS && H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &l) < 0)
+    rc = H5_FAIL(ctx, "cannot load a reordering from '%s': listing its datasets failed", file);
+  um_reordering *r = NULL;
+  if (rc == UM_SUCCESS) rc = um__reordering_alloc(ctx, l.n, &r);
+  if (rc == UM_SUCCESS) rc = um__reordering_label(ctx, r, m, map, hash);
+  for (int i = 0; i < l.n && rc == UM_SUCCESS; i++) {
+    hid_t d = H5Dopen2(fid, l.names[i], H5P_DEFAULT);
+    char set[256];
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t dim = 0;
+    int ok = d >= 0 && sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1;
+    if (!ok || get_attr_str(d, "set", set, sizeof set) < 0) {
+      rc = H5_FAIL(ctx, "reordering file '%s': dataset '%s' is not a permutation (rank-1 int dataset with a 'set' "
+                        "attribute)",
+                   file, l.names[i]);
+    } else {
+      r->names[i] = strdup(set);
+      r->sizes[i] = (int)dim;
+      r->perm[i] = malloc((size_t)dim * sizeof(int) + 1);
+      if (!r->names[i] || !r->perm[i])
+        rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory loading the reordering");
+      else if (dim && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->perm[i]) < 0)
+        rc = H5_FAIL(ctx, "reordering file '%s': reading dataset '%s' failed", file, l.names[i]);
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  for (int i = 0; i < l.n; i++) free(l.names[i]);
+  free(l.names);
+  H5Fclose(fid);
+  if (rc != UM_SUCCESS) {
+    um_reordering_free(&r);
+    return rc;
+  }
+  /* check it against the context */
+  for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
+    um_set *s = um_find_set(ctx, r->names[i]);
+    int bij = um__is_bijection(r->perm[i], r->sizes[i]);
+    if (!s)
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering file '%s' holds a permutation of set '%s', which this context does not declare; the "
+                    "file was made for another app or mesh: delete it to compute the reordering again",
+                    file, r->names[i]);
+    else if (s->size != r->sizes[i])
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering file '%s': set '%s' has %d elements but the file's permutation has %d; the file was "
+                    "made for another mesh: delete it to compute the reordering again",
+                    file, s->name, s->size, r->sizes[i]);
+    else if (bij != 1)
+      rc = UM_ERROR(ctx, bij < 0 ? UM_ERR_ALLOC : UM_ERR_IO,
+                    "reordering file '%s': the permutation of set '%s' is not a bijection of 0..%d; the file is "
+                    "corrupt",
+                    file, s->name, s->size - 1);
+  }
+  for (int i = 0; i < ctx->nsets && rc == UM_SUCCESS; i++)
+    if (!um_reordering_perm(r, ctx->sets[i]->name))
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering file '%s' has no permutation of set '%s'; the file was made for another app or mesh: "
+                    "delete it to compute the reordering again",
+                    file, ctx->sets[i]->name);
+  if (rc == UM_SUCCESS && r->map[0]) {
+    um_map *mp = um_find_map(ctx, r->map);
+    char h[17];
+    if (!mp)
+      rc = UM_ERROR(ctx, UM_ERR_ARG, "reordering file '%s' was computed from map '%s', which this context does not "
+                                     "declare",
+                    file, r->map);
+    else if (um__map_hash(mp, h), r->map_hash[0] && strcmp(h, r->map_hash) != 0)
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering file '%s' was computed from a different map '%s' (hash %s, this mesh's is %s): same "
+                    "sizes, another mesh or numbering; delete the file to compute the reordering again",
+                    file, r->map, r->map_hash, h);
+  }
+  if (rc != UM_SUCCESS) {
+    um_reordering_free(&r);
+    return rc;
+  }
+  *out = r;
+  return UM_SUCCESS;
+}
+
+int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, um_reorder_stats *stats) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!file || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_load: file name or out missing");
+  *out = NULL;
+  double t0 = um__wtime();
+  quiet q;
+  quiet_on(&q);
+  int rc = load_impl(ctx, file, out);
+  quiet_off(&q);
+  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (stats) stats->io_seconds = um__wtime() - t0;
+  return UM_SUCCESS;
+}

@@ -1,0 +1,467 @@
+// Mesh reordering (um/reorder.h): permutations are bijections, every map stays
+// consistent, Airfoil gives the same physics with and without each reordering
+// (compared after undoing the permutation) on the CPU backends and layouts,
+// partitioning raises locality on a shuffled mesh, HDF5 save/load round trip,
+// and clear errors for bad inputs. Prints (does not assert) the time to
+// reorder the 720K-cell Airfoil mesh.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "airfoil.h"
+#include "um/reorder.h"
+#include "um/um.h"
+}
+
+namespace {
+
+#define OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
+
+struct AfRun {
+  um_context *ctx = nullptr;
+  airfoil a{};
+  airfoil_mesh m{};
+  AfRun(int I, int J, um_backend b = UM_BACKEND_SEQ, um_layout l = UM_AOS, int bs = 64) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = b;
+    o.layout = l;
+    o.block_size = bs;
+    o.check_plans = 1;
+    o.parallel_threshold = 0;
+    o.nthreads = 2;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    char err[256];
+    EXPECT_EQ(airfoil_mesh_generate(I, J, 1, &m, err, sizeof err), 0) << err;
+    EXPECT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+    EXPECT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+    EXPECT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
+  }
+  ~AfRun() {
+    airfoil_mesh_free(&m);
+    um_finalize(&ctx);
+  }
+  std::vector<double> original(um_dat *d) {
+    std::vector<double> v((size_t)um_set_size(um_dat_set(d)) * um_dat_dim(d));
+    EXPECT_EQ(um_dat_fetch_original_order(ctx, d, v.data(), v.size() * sizeof(double)), UM_SUCCESS)
+        << um_error_message(ctx);
+    return v;
+  }
+  std::vector<int> map_copy(const um_map *m) {
+    const int *p = um_map_data(m);
+    return std::vector<int>(p, p + (size_t)um_set_size(um_map_from(m)) * um_map_arity(m));
+  }
+};
+
+bool is_bijection(const int *p, int n) {
+  std::vector<char> seen(n, 0);
+  for (int i = 0; i < n; i++) {
+    if (p[i] < 0 || p[i] >= n || seen[p[i]]) return false;
+    seen[p[i]] = 1;
+  }
+  return true;
+}
+
+// A random shuffle of every set, applied by hand (um_reordering_set_perm).
+void shuffle_all(um_context *ctx, unsigned seed) {
+  um_reordering *r = nullptr;
+  OK(um_reordering_create(ctx, &r));
+  std::mt19937 g(seed);
+  for (int i = 0; i < um_set_count(ctx); i++) {
+    um_set *s = um_set_at(ctx, i);
+    std::vector<int> p(um_set_size(s));
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), g);
+    OK(um_reordering_set_perm(ctx, r, s, p.data(), (int)p.size()));
+  }
+  OK(um_reorder_apply(ctx, r, nullptr));
+  um_reordering_free(&r);
+}
+
+// |got - ref| <= 1e-12 * max |ref| over the component (a sum taken in another
+// order differs by rounding, which near-zero values show as large relative errors)
+void expect_close(const std::vector<double> &got, const std::vector<double> &ref, int dim, const char *what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  for (int c = 0; c < dim; c++) {
+    double scale = 0;
+    for (size_t i = c; i < ref.size(); i += dim) scale = std::max(scale, std::fabs(ref[i]));
+    ASSERT_GT(scale, 0) << what << ": reference is zero, the test would prove nothing";
+    for (size_t i = c; i < ref.size(); i += dim)
+      ASSERT_NEAR(got[i], ref[i], 1e-12 * scale) << what << " element " << i / dim << " component " << c;
+  }
+}
+
+class ReorderMethod : public ::testing::TestWithParam<um_reorder_method> {};
+
+TEST_P(ReorderMethod, PermutationsAreBijectionsAndMapsStayConsistent) {
+  AfRun r(50, 75);
+  um_context *ctx = r.ctx;
+  int nm = um_map_count(ctx);
+  std::vector<std::vector<int>> before;
+  for (int i = 0; i < nm; i++) before.push_back(r.map_copy(um_map_at(ctx, i)));
+  std::vector<double> x0 = r.original(r.a.p_x);
+  std::vector<int> bound0(um_set_size(r.a.bedges));
+  OK(um_dat_fetch(ctx, r.a.p_bound, bound0.data(), bound0.size() * sizeof(int)));
+
+  um_reorder_stats st{};
+  OK(um_reorder(ctx, GetParam(), r.a.pecell, nullptr, &st));
+  EXPECT_GE(st.compute_seconds, 0.0);
+  if (GetParam() == UM_REORDER_PARTITION) {
+    EXPECT_EQ(st.nparts, (int)std::ceil(um_set_size(r.a.edges) / (64 * 0.9)));
+    EXPECT_LE(st.max_part_size, 64);
+    EXPECT_GT(st.edgecut, 0);
+  }
+  int changed = 0;
+  for (int i = 0; i < um_set_count(ctx); i++) {
+    um_set *s = um_set_at(ctx, i);
+    const int *p = um_set_permutation(s);
+    ASSERT_NE(p, nullptr) << "every Airfoil set is connected to edges/cells: " << um_set_name(s);
+    EXPECT_TRUE(is_bijection(p, um_set_size(s))) << um_set_name(s);
+    for (int e = 0; e < um_set_size(s); e++) changed += p[e] != e;
+  }
+  EXPECT_GT(changed, 0) << "the reordering changed nothing";
+  // map[new e][k] == perm_to[old_map[old e][k]] for every map
+  for (int i = 0; i < nm; i++) {
+    um_map *m = um_map_at(ctx, i);
+    const int *pf = um_set_permutation(um_map_from(m)), *pt = um_set_permutation(um_map_to(m));
+    const int *now = um_map_data(m);
+    int ar = um_map_arity(m);
+    for (int e = 0; e < um_set_size(um_map_from(m)); e++)
+      for (int k = 0; k < ar; k++)
+        ASSERT_EQ(now[(size_t)pf[e] * ar + k], pt[before[i][(size_t)e * ar + k]])
+            << "map " << um_map_name(m) << " element " << e << " index " << k;
+  }
+  // dats come back in declaration order
+  EXPECT_EQ(r.original(r.a.p_x), x0);
+  std::vector<int> bound1(bound0.size());
+  OK(um_dat_fetch_original_order(ctx, r.a.p_bound, bound1.data(), bound1.size() * sizeof(int)));
+  EXPECT_EQ(bound1, bound0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, ReorderMethod, ::testing::Values(UM_REORDER_GPS, UM_REORDER_PARTITION),
+                         [](const ::testing::TestParamInfo<um_reorder_method> &i) {
+                           return std::string(um_reorder_method_name(i.param));
+                         });
+
+TEST(Reorder, GpsOrdersIterationSetByTargets) {
+  AfRun r(20, 30);
+  um_context *ctx = r.ctx;
+  OK(um_reorder(ctx, UM_REORDER_GPS, r.a.pecell, nullptr, nullptr));
+  // edges sorted lexicographically by their (sorted) cells; bedges by their cell
+  const int *ec = um_map_data(r.a.pecell);
+  for (int e = 1; e < um_set_size(r.a.edges); e++) {
+    int a0 = std::min(ec[2 * e - 2], ec[2 * e - 1]), a1 = std::max(ec[2 * e - 2], ec[2 * e - 1]);
+    int b0 = std::min(ec[2 * e], ec[2 * e + 1]), b1 = std::max(ec[2 * e], ec[2 * e + 1]);
+    ASSERT_TRUE(a0 < b0 || (a0 == b0 && a1 <= b1)) << "edge " << e;
+  }
+  const int *bc = um_map_data(r.a.pbecell);
+  for (int e = 1; e < um_set_size(r.a.bedges); e++) ASSERT_LE(bc[e - 1], bc[e]) << "bedge " << e;
+}
+
+TEST(Reorder, PartitionGroupsTargetsBySharingBlocks) {
+  // a chain of 20 cells joined by 19 edges, in scrambled order; block 12 with
+  // margin 0.1 gives 2 parts: two runs of edges, cells private to the first
+  // part, then those private to the second, the one shared cell last
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
+  const int nc = 20, ne = 19;
+  std::vector<int> cperm(nc), eperm(ne), ec;
+  std::iota(cperm.begin(), cperm.end(), 0);
+  std::iota(eperm.begin(), eperm.end(), 0);
+  std::mt19937 g(5);
+  std::shuffle(cperm.begin(), cperm.end(), g);
+  std::shuffle(eperm.begin(), eperm.end(), g);
+  for (int e = 0; e < ne; e++) {
+    ec.push_back(cperm[eperm[e]]);
+    ec.push_back(cperm[eperm[e] + 1]);
+  }
+  um_set *edges, *cells;
+  um_map *emap;
+  OK(um_decl_set(ctx, ne, "edges", &edges));
+  OK(um_decl_set(ctx, nc, "cells", &cells));
+  OK(um_decl_map(ctx, edges, cells, 2, ec.data(), "ecell", &emap));
+  um_reorder_options o;
+  um_reorder_options_default(&o);
+  o.block_size = 12;
+  um_reorder_stats st{};
+  OK(um_reorder(ctx, UM_REORDER_PARTITION, emap, &o, &st));
+  EXPECT_EQ(st.nparts, 2);
+  EXPECT_EQ(st.edgecut, 1);
+  // edges come part by part (old order inside a part): some k splits them so
+  // that the cells of edges [0, k) other than the shared one (numbered last)
+  // all come before those of edges [k, ne)
+  const int *m = um_map_data(emap);
+  bool found = false;
+  for (int k = 1; k < ne && !found; k++) {
+    int max_first = -1, min_second = nc;
+    for (int e = 0; e < ne; e++)
+      for (int j = 0; j < 2; j++) {
+        int c = m[2 * e + j];
+        if (c == nc - 1) continue;
+        if (e < k) max_first = std::max(max_first, c);
+        else min_second = std::min(min_second, c);
+      }
+    found = max_first + 1 == min_second;
+  }
+  EXPECT_TRUE(found) << "no split of the edges into two parts with private cells numbered part by part";
+  int refs_last = 0;
+  for (int i = 0; i < 2 * ne; i++) refs_last += m[i] == nc - 1;
+  EXPECT_EQ(refs_last, 2) << "the cell shared by the two parts is numbered last";
+  um_finalize(&ctx);
+}
+
+struct SameCase {
+  um_reorder_method method;
+  um_backend b;
+  um_layout l;
+};
+
+class ReorderSamePhysics : public ::testing::TestWithParam<SameCase> {};
+
+TEST_P(ReorderSamePhysics, AirfoilResultUnchangedAfterUndo) {
+  SameCase c = GetParam();
+  if (!um_backend_available(c.b)) GTEST_SKIP() << "backend not built";
+  const int iters = 5;
+  std::vector<double> q_ref, res_ref;
+  double rms_ref = 0;
+  {
+    AfRun r(50, 75, UM_BACKEND_SEQ, UM_AOS);
+    um_context *ctx = r.ctx;
+    for (int i = 0; i < iters; i++) OK(airfoil_iteration(ctx, &r.a, &rms_ref));
+    q_ref = r.original(r.a.p_q);
+    res_ref = r.original(r.a.p_adt);
+  }
+  AfRun r(50, 75, c.b, c.l);
+  um_context *ctx = r.ctx;
+  OK(um_reorder(ctx, c.method, r.a.pecell, nullptr, nullptr));
+  double rms = 0;
+  for (int i = 0; i < iters; i++) OK(airfoil_iteration(ctx, &r.a, &rms));
+  std::vector<double> q = r.original(r.a.p_q), adt = r.original(r.a.p_adt);
+  expect_close(q, q_ref, 4, "q");
+  expect_close(adt, res_ref, 1, "adt");
+  EXPECT_NEAR(rms, rms_ref, 1e-12 * rms_ref);
+}
+
+std::vector<SameCase> same_cases() {
+  std::vector<SameCase> v;
+  for (um_reorder_method m : {UM_REORDER_GPS, UM_REORDER_PARTITION})
+    for (um_backend b : {UM_BACKEND_SEQ, UM_BACKEND_OPENMP})
+      for (um_layout l : {UM_AOS, UM_SOA}) v.push_back({m, b, l});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(MethodsBackendsLayouts, ReorderSamePhysics, ::testing::ValuesIn(same_cases()),
+                         [](const ::testing::TestParamInfo<SameCase> &i) {
+                           return std::string(um_reorder_method_name(i.param.method)) + "_" +
+                                  um_backend_name(i.param.b) + "_" + um_layout_name(i.param.l);
+                         });
+
+// res_calc's plan statistics on a randomly shuffled mesh, then reordered.
+um_loop_stats res_calc_stats(um_reorder_method method, int shuffle) {
+  AfRun r(50, 75, UM_BACKEND_OPENMP, UM_AOS, 256);  // plans are built by the openmp backend
+  um_context *ctx = r.ctx;
+  um_loop_stats s{};
+  if (shuffle) shuffle_all(ctx, 12345);
+  if (method != UM_REORDER_NONE) EXPECT_EQ(um_reorder(ctx, method, r.a.pecell, nullptr, nullptr), UM_SUCCESS);
+  EXPECT_EQ(airfoil_adt_calc(ctx, &r.a), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(airfoil_res_calc(ctx, &r.a), UM_SUCCESS) << um_error_message(ctx);
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    um_loop_stats t;
+    EXPECT_EQ(um_loop_stats_get(ctx, i, &t), UM_SUCCESS);
+    if (std::string(t.name) == "res_calc") s = t;
+  }
+  return s;
+}
+
+TEST(Reorder, PartitionAndGpsRaiseLocalityOfAShuffledMesh) {
+  if (!um_backend_available(UM_BACKEND_OPENMP)) GTEST_SKIP() << "needs the openmp backend (plans)";
+  um_loop_stats shuffled = res_calc_stats(UM_REORDER_NONE, 1);
+  um_loop_stats part = res_calc_stats(UM_REORDER_PARTITION, 1);
+  um_loop_stats gps = res_calc_stats(UM_REORDER_GPS, 1);
+  std::printf("[ reorder  ] res_calc, 50x75 mesh shuffled, block 256: reuse %.2f / %.2f / %.2f, "
+              "cache lines per block %.0f / %.0f / %.0f (shuffled / partition / gps)\n",
+              shuffled.reuse_factor, part.reuse_factor, gps.reuse_factor, shuffled.cache_lines_mean,
+              part.cache_lines_mean, gps.cache_lines_mean);
+  ASSERT_TRUE(shuffled.has_plan && part.has_plan && gps.has_plan);
+  EXPECT_GT(part.reuse_factor, 1.5 * shuffled.reuse_factor);
+  EXPECT_LT(part.cache_lines_mean, 0.7 * shuffled.cache_lines_mean);
+  EXPECT_GT(gps.reuse_factor, 1.5 * shuffled.reuse_factor);
+  EXPECT_LT(gps.cache_lines_mean, 0.7 * shuffled.cache_lines_mean);
+}
+
+TEST(Reorder, ShuffleThenUndoGivesSameResult) {
+  // a hand-built reordering composes with a computed one; results come back in declaration order
+  std::vector<double> q_ref;
+  double rms_ref = 0, rms = 0;
+  {
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    for (int i = 0; i < 3; i++) OK(airfoil_iteration(ctx, &r.a, &rms_ref));
+    q_ref = r.original(r.a.p_q);
+  }
+  AfRun r(20, 30);
+  um_context *ctx = r.ctx;
+  shuffle_all(ctx, 7);
+  OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, nullptr));
+  for (int i = 0; i < 3; i++) OK(airfoil_iteration(ctx, &r.a, &rms));
+  expect_close(r.original(r.a.p_q), q_ref, 4, "q");
+  EXPECT_NEAR(rms, rms_ref, 1e-12 * rms_ref);
+}
+
+TEST(Reorder, Hdf5SaveLoadRoundTrip) {
+  const std::string path = testing::TempDir() + "um_reorder_roundtrip.h5";
+  std::vector<std::vector<int>> maps_computed;
+  {
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    um_reordering *p = nullptr;
+    um_reorder_stats st{};
+    OK(um_reorder_compute(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, &p, &st));
+    OK(um_reordering_save(ctx, p, path.c_str(), &st));
+    OK(um_reorder_apply(ctx, p, &st));
+    um_reordering_free(&p);
+    for (int i = 0; i < um_map_count(ctx); i++) maps_computed.push_back(r.map_copy(um_map_at(ctx, i)));
+  }
+  AfRun r(20, 30);
+  um_context *ctx = r.ctx;
+  um_reordering *p = nullptr;
+  OK(um_reordering_load(ctx, path.c_str(), &p, nullptr));
+  EXPECT_EQ(um_reordering_method(p), UM_REORDER_PARTITION);
+  EXPECT_STREQ(um_reordering_map(p), "pecell");
+  EXPECT_EQ(um_reordering_nsets(p), um_set_count(ctx));
+  OK(um_reorder_apply(ctx, p, nullptr));
+  um_reordering_free(&p);
+  for (int i = 0; i < um_map_count(ctx); i++)
+    EXPECT_EQ(r.map_copy(um_map_at(ctx, i)), maps_computed[i]) << um_map_name(um_map_at(ctx, i));
+  std::remove(path.c_str());
+}
+
+TEST(Reorder, BadInputsGiveClearErrors) {
+  AfRun r(4, 6);
+  um_context *ctx = r.ctx;
+  um_reorder_method m;
+  EXPECT_EQ(um_reorder_method_parse("metis", &m), UM_ERR_ARG);
+  EXPECT_EQ(um_reorder_method_parse("partition", &m), UM_SUCCESS);
+  EXPECT_EQ(m, UM_REORDER_PARTITION);
+
+  EXPECT_EQ(um_reorder(ctx, (um_reorder_method)7, r.a.pecell, nullptr, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("unknown reordering method"), std::string::npos);
+  EXPECT_EQ(um_reorder(ctx, UM_REORDER_GPS, nullptr, nullptr, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("needs a map"), std::string::npos);
+
+  // a map from a set to itself
+  std::vector<int> self(um_set_size(r.a.nodes));
+  std::iota(self.begin(), self.end(), 0);
+  um_map *selfmap = nullptr;
+  OK(um_decl_map(ctx, r.a.nodes, r.a.nodes, 1, self.data(), "nodes_to_nodes", &selfmap));
+  EXPECT_EQ(um_reorder(ctx, UM_REORDER_PARTITION, selfmap, nullptr, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("to itself"), std::string::npos) << um_error_message(ctx);
+
+  // a map of another context
+  {
+    AfRun other(4, 6);
+    EXPECT_EQ(um_reorder(ctx, UM_REORDER_GPS, other.a.pecell, nullptr, nullptr), UM_ERR_ARG);
+    EXPECT_NE(std::string(um_error_message(ctx)).find("another context"), std::string::npos);
+  }
+  // bad partition options
+  um_reorder_options o;
+  um_reorder_options_default(&o);
+  o.margin = 1.0;
+  EXPECT_EQ(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, &o, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("margin"), std::string::npos);
+
+  // hand-built permutations: wrong size, not a bijection
+  um_reordering *p = nullptr;
+  OK(um_reordering_create(ctx, &p));
+  std::vector<int> bad(um_set_size(r.a.cells), 0);
+  EXPECT_EQ(um_reordering_set_perm(ctx, p, r.a.cells, bad.data(), (int)bad.size() - 1), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("entries but the set has"), std::string::npos);
+  EXPECT_EQ(um_reordering_set_perm(ctx, p, r.a.cells, bad.data(), (int)bad.size()), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("not a bijection"), std::string::npos);
+  um_reordering_free(&p);
+
+  // permutation files: missing, not HDF5, another mesh (sizes), same sizes but other numbering
+  EXPECT_EQ(um_reordering_load(ctx, "/nonexistent/perm.h5", &p, nullptr), UM_ERR_IO);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("/nonexistent/perm.h5"), std::string::npos);
+  const std::string txt = testing::TempDir() + "um_reorder_not_h5.h5";
+  { std::ofstream(txt) << "hello\n"; }
+  EXPECT_EQ(um_reordering_load(ctx, txt.c_str(), &p, nullptr), UM_ERR_IO);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("not an HDF5 file"), std::string::npos);
+  std::remove(txt.c_str());
+
+  const std::string big = testing::TempDir() + "um_reorder_big.h5";
+  {
+    AfRun r2(8, 6);
+    um_reordering *q = nullptr;
+    ASSERT_EQ(um_reorder_compute(r2.ctx, UM_REORDER_GPS, r2.a.pecell, nullptr, &q, nullptr), UM_SUCCESS);
+    ASSERT_EQ(um_reordering_save(r2.ctx, q, big.c_str(), nullptr), UM_SUCCESS) << um_error_message(r2.ctx);
+    um_reordering_free(&q);
+  }
+  AfRun r3(4, 6);
+  EXPECT_EQ(um_reordering_load(r3.ctx, big.c_str(), &p, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(r3.ctx)).find("elements but the file's permutation has"), std::string::npos)
+      << um_error_message(r3.ctx);
+  std::remove(big.c_str());
+
+  const std::string shuffled = testing::TempDir() + "um_reorder_shuffled.h5";
+  {
+    AfRun r4(4, 6);
+    shuffle_all(r4.ctx, 3);
+    um_reordering *q = nullptr;
+    ASSERT_EQ(um_reorder_compute(r4.ctx, UM_REORDER_GPS, r4.a.pecell, nullptr, &q, nullptr), UM_SUCCESS);
+    ASSERT_EQ(um_reordering_save(r4.ctx, q, shuffled.c_str(), nullptr), UM_SUCCESS);
+    um_reordering_free(&q);
+  }
+  EXPECT_EQ(um_reordering_load(r3.ctx, shuffled.c_str(), &p, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(r3.ctx)).find("different map 'pecell'"), std::string::npos)
+      << um_error_message(r3.ctx);
+  // the context r (with its extra map nodes_to_nodes) loads a file without an extra set fine,
+  // but a context with an extra set refuses it
+  um_set *extra = nullptr;
+  ASSERT_EQ(um_decl_set(r3.ctx, 3, "extra", &extra), UM_SUCCESS);
+  AfRun r5(4, 6);
+  {
+    um_reordering *q = nullptr;
+    ASSERT_EQ(um_reorder_compute(r5.ctx, UM_REORDER_GPS, r5.a.pecell, nullptr, &q, nullptr), UM_SUCCESS);
+    ASSERT_EQ(um_reordering_save(r5.ctx, q, shuffled.c_str(), nullptr), UM_SUCCESS);
+    um_reordering_free(&q);
+  }
+  EXPECT_EQ(um_reordering_load(r3.ctx, shuffled.c_str(), &p, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(r3.ctx)).find("no permutation of set 'extra'"), std::string::npos)
+      << um_error_message(r3.ctx);
+  std::remove(shuffled.c_str());
+
+  // reordering after a loop ran is refused
+  double rms = 0;
+  OK(airfoil_iteration(ctx, &r.a, &rms));
+  EXPECT_EQ(um_reorder(ctx, UM_REORDER_GPS, r.a.pecell, nullptr, nullptr), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("before the first loop"), std::string::npos);
+}
+
+// Benchmark output, not a test of speed: the time to reorder Airfoil 720K.
+TEST(ReorderTiming, Airfoil720kPrintsTimes) {
+  for (um_reorder_method m : {UM_REORDER_GPS, UM_REORDER_PARTITION}) {
+    AfRun r(400, 600, UM_BACKEND_SEQ, UM_AOS, 256);
+    um_context *ctx = r.ctx;
+    ASSERT_EQ(um_set_size(r.a.cells), 720000);
+    um_reorder_stats st{};
+    OK(um_reorder(ctx, m, r.a.pecell, nullptr, &st));
+    std::printf("[ reorder  ] Airfoil 720K (%d edges -> %d cells), %s: compute %.2f s, apply %.2f s",
+                um_set_size(r.a.edges), um_set_size(r.a.cells), um_reorder_method_name(m), st.compute_seconds,
+                st.apply_seconds);
+    if (m == UM_REORDER_PARTITION)
+      std::printf(" (%d parts, largest %d, edge cut %ld)", st.nparts, st.max_part_size, st.edgecut);
+    std::printf("\n");
+    EXPECT_TRUE(is_bijection(um_set_permutation(r.a.edges), um_set_size(r.a.edges)));
+  }
+}
+
+}  // namespace
