@@ -67,7 +67,9 @@ static void usage(FILE *f) {
           "  run.threads         OpenMP threads (0: OMP_NUM_THREADS or all cores)\n"
           "  run.check_plans     verify every plan's colouring after building it\n"
           "  run.parallel_threshold  OpenMP: loops over fewer elements run on one thread (4096)\n"
-          "  run.reorder         none (gps, partition: planned)\n"
+          "  run.reorder         none | gps | partition   (renumber the mesh for locality before the run)\n"
+          "  run.reorder_map     the map it is based on (default: the app's main indirect map)\n"
+          "  run.reorder_file    HDF5 file to save the permutation to / load it from (once per mesh)\n"
           "  run.profile         auto | p100 | v100 | a100 | h100 | h200 (GPU device profile)\n"
           "  run.staging         auto | inc | all | none  (CUDA: data staged in shared memory per plan block)\n"
           "  run.iterations      iterations of the app's main loop\n"
@@ -171,12 +173,6 @@ static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len)
   if (s->opts.nthreads < 0) {
     snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
     return UM_ERR_CONFIG;
-  }
-  if (r != 0) {
-    snprintf(err, len,
-             "run.reorder = %s: mesh reordering is not implemented yet in this version; use run.reorder=none",
-             s->reorder);
-    return UM_ERR_UNSUPPORTED;
   }
   if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_available(UM_BACKEND_CUDA)) {
     snprintf(err, len,

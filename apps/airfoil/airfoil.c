@@ -227,6 +227,7 @@ static int airfoil_run(um_app_run *r) {
   TRY(airfoil_set_constants(ctx));
   TRY(load_mesh(r, &a));
   TRY(airfoil_decl_flow(ctx, &a));
+  TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const int ncell = um_set_size(a.cells);
   fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations\n",
           um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter);

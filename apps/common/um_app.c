@@ -2,6 +2,8 @@
 #include <string.h>
 #include <time.h>
 #include "um_app.h"
+#include <sys/stat.h>
+#include "um/reorder.h"
 
 int um_app_metric(um_app_run *run, const char *name, double value) {
   for (int i = 0; i < run->nmetrics; i++)
@@ -50,4 +52,72 @@ double um_app_time(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const reorder_names[] = {"none", "gps", "partition"};
+
+int um_app_prepare(um_app_run *run, const char *default_map) {
+  char err[512] = "";
+  int m, bs;
+  const char *map_name, *file;
+  if (um_config_get_choice(run->cfg, "run.reorder", "none", reorder_names, 3, &m, err, sizeof err) ||
+      um_config_get_string(run->cfg, "run.reorder_map", default_map, &map_name, err, sizeof err) ||
+      um_config_get_string(run->cfg, "run.reorder_file", NULL, &file, err, sizeof err) ||
+      um_config_get_int(run->cfg, "run.block_size", 256, &bs, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  if (m == 0) return UM_SUCCESS;
+  um_reorder_method method;
+  int rc = um_reorder_method_parse(reorder_names[m], &method);
+  if (rc) return um_app_fail(run, rc, "run.reorder: unknown method '%s'", reorder_names[m]);
+  um_map *map = map_name ? um_find_map(run->ctx, map_name) : NULL;
+  if (!map) {
+    char list[256] = "";
+    for (int i = 0; i < um_map_count(run->ctx); i++) {
+      size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", um_map_name(um_map_at(run->ctx, i)));
+    }
+    return um_app_fail(run, UM_ERR_CONFIG, "run.reorder_map: no map named '%s'; this app has: %s",
+                       map_name ? map_name : "(none)", list);
+  }
+  double t0 = um_app_time();
+  um_reorder_stats st;
+  memset(&st, 0, sizeof st);
+  um_reordering *r = NULL;
+  struct stat sb;
+  int loaded = 0;
+  if (file && stat(file, &sb) == 0) {
+    rc = um_reordering_load(run->ctx, file, &r, &st);
+    if (rc) return rc;
+    if (um_reordering_method(r) != method || strcmp(um_reordering_map(r), map_name) != 0) {
+      int code = um_app_fail(run, UM_ERR_CONFIG,
+                             "run.reorder_file %s holds a %s reordering on map '%s', but the config asks for %s on "
+                             "'%s'; delete the file or point run.reorder_file elsewhere",
+                             file, um_reorder_method_name(um_reordering_method(r)), um_reordering_map(r),
+                             reorder_names[m], map_name);
+      um_reordering_free(&r);
+      return code;
+    }
+    loaded = 1;
+  } else {
+    um_reorder_options o;
+    um_reorder_options_default(&o);
+    o.block_size = bs;
+    rc = um_reorder_compute(run->ctx, method, map, &o, &r, &st);
+    if (rc) return rc;
+    if (file && (rc = um_reordering_save(run->ctx, r, file, &st)) != UM_SUCCESS) {
+      um_reordering_free(&r);
+      return rc;
+    }
+  }
+  rc = um_reorder_apply(run->ctx, r, &st);
+  um_reordering_free(&r);
+  if (rc) return rc;
+  run->reorder_seconds = um_app_time() - t0;
+  fprintf(run->log, "reorder: %s on map '%s' %s in %.2f s (compute %.2f s, apply %.2f s, file %.2f s)", reorder_names[m],
+          map_name, loaded ? "loaded from file" : "computed", run->reorder_seconds, st.compute_seconds,
+          st.apply_seconds, st.io_seconds);
+  if (method == UM_REORDER_PARTITION && !loaded)
+    fprintf(run->log, "; %d parts of at most %d elements, edge cut %ld", st.nparts, st.max_part_size, st.edgecut);
+  fputc('\n', run->log);
+  return UM_SUCCESS;
 }

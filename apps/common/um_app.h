@@ -23,6 +23,7 @@ typedef struct {
   int write_hdf5;
   double t_start;        /* when the run started (for the progress bar's ETA) */
   double last_progress;  /* when the progress bar was last drawn */
+  double reorder_seconds;/* reordering: computing (or loading) and applying */
   /* app-chosen timing split: seconds spent before the main loop (mesh, setup) */
   double setup_seconds;
   double run_seconds;
@@ -44,6 +45,13 @@ typedef struct {
 int um_app_count(void);
 const um_app *um_app_at(int i);
 const um_app *um_app_find(const char *name);
+
+/* Call once after declaring every set, map and dat and before the first loop:
+ * applies the reordering the config asks for (run.reorder: none | gps |
+ * partition, run.reorder_map: the map to base it on, default `default_map`,
+ * run.reorder_file: where the permutation is saved to / loaded from) and
+ * reports its time. */
+int um_app_prepare(um_app_run *run, const char *default_map);
 
 /* Record (or overwrite) a metric. */
 int um_app_metric(um_app_run *run, const char *name, double value);

@@ -93,6 +93,7 @@ static int jacobi_run(um_app_run *r) {
   if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, bnd, "boundary", &p_bnd);
   free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
   if (rc) return rc;
+  UM(um_app_prepare(r, "pedge"));
   fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
 
   r->setup_seconds = 0;
