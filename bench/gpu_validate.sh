@@ -25,7 +25,7 @@ build-gpu/tests/um_cuda_tests --gtest_filter='CudaDevice.*' 2>&1 | grep -E "^dev
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for v in "atomics inc" "global inc" "hierarchical inc" "hierarchical all"; do
+  for v in "atomics none" "atomics inc" "global inc" "hierarchical inc" "hierarchical all"; do
     set -- $v
     for tool in memcheck racecheck; do
       f="$LOG/sanitizer_${tool}_$1_$2.log"
@@ -37,12 +37,13 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   done
 fi
 
-for s in atomics global hierarchical; do
+for v in "atomics none" "atomics inc" "global inc" "hierarchical inc" "hierarchical all"; do
+  set -- $v
   for l in aos soa auto; do
-    f="$LOG/airfoil_${s}_${l}.log"
-    build-gpu/bin/umrun "$CFG" --quiet --set run.strategy=$s --set run.layout=$l > "$f" 2>&1
-    echo "== $s $l: exit $? $(grep -E '^VALIDATION|finished in' "$f" | tr '\n' ' ')"
-    grep -E "^(res_calc|update|all loops) " "$f"
+    f="$LOG/airfoil_$1_$2_${l}.log"
+    build-gpu/bin/umrun "$CFG" --quiet --set run.strategy=$1 --set run.staging=$2 --set run.layout=$l > "$f" 2>&1
+    echo "== $1 staging=$2 $l: exit $? $(grep -E '^VALIDATION|finished in' "$f" | tr '\n' ' ')"
+    grep -E "^(res_calc|all loops) " "$f"
   done
 done
 tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$LOG"

@@ -21,6 +21,9 @@ mkdir -p "$PREFIX"
 for f in "$DEBS"/*.deb; do dpkg -x "$f" "$PREFIX"; done
 CUDA=OFF
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then CUDA=ON; fi
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX/usr" -DUM_ENABLE_CUDA=$CUDA "$@"
+# RPATH rather than RUNPATH (--disable-new-dtags): the unpacked libraries' own
+# dependencies (libscotch -> libscotcherr) are then found without LD_LIBRARY_PATH
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX/usr" -DUM_ENABLE_CUDA=$CUDA \
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" "$@"
 cmake --build "$BUILD" -j "$(nproc)"
 echo "build-offline: built in $BUILD (CUDA $CUDA); run the tests with: ctest --test-dir $BUILD"
