@@ -1,6 +1,7 @@
-// Tests of the plan builder (engine/src/plan): property tests on random meshes,
-// a hand-computed mesh, corrupted plans, bad inputs, allocation failures, the
-// plan cache, and a timing print for an Airfoil-sized res_calc plan.
+// Tests of the plan builder (engine/src/plan): property tests on random meshes
+// (fixed blocks and blocks given by the caller), a hand-computed mesh,
+// corrupted plans, bad inputs, allocation failures, the plan cache, and a
+// timing print for an Airfoil-sized res_calc plan.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,8 +75,10 @@ long long tkey(int dat, int t) { return ((long long)dat << 32) | (unsigned)t; }
 void verify_plan(const um_plan *p, const um_plan_input &in) {
   ASSERT_NE(p, nullptr);
   const int n = in.set_size, bs = in.block_size;
-  const int nb = (n + bs - 1) / bs;
+  const int nb = in.block_offset ? in.nblocks : (n + bs - 1) / bs;
   ASSERT_EQ(p->nblocks, nb);
+  for (int b = 0; b <= nb; b++)  // the caller's blocks, or block_size consecutive elements
+    ASSERT_EQ(p->block_offset[b], in.block_offset ? in.block_offset[b] : std::min(b * bs, n)) << "offset " << b;
   // every element in exactly one block
   std::vector<int> cover(n, 0), block_of(n, -1);
   ASSERT_EQ(p->block_offset[0], 0);
@@ -259,8 +262,12 @@ void verify_plan(const um_plan *p, const um_plan_input &in) {
   EXPECT_GE(s.mean_thread_colours, 1.0);
 }
 
-void build_and_verify(Mesh &m, int bs, PlanPtr &pp) {
+void build_and_verify(Mesh &m, int bs, PlanPtr &pp, const std::vector<int> *offsets = nullptr) {
   um_plan_input in = m.input(bs);
+  if (offsets) {
+    in.block_offset = offsets->data();
+    in.nblocks = (int)offsets->size() - 1;
+  }
   char err[512] = "";
   ASSERT_EQ(um_plan_build(&in, &pp.p, err, sizeof err), UM_SUCCESS) << err;
   ASSERT_EQ(um_plan_check(pp.p, &in, err, sizeof err), UM_SUCCESS) << err;
@@ -305,6 +312,30 @@ TEST(PlanProperty, RandomMeshes) {
       Mesh m = random_loop(n, seed++);
       PlanPtr pp;
       build_and_verify(m, bs, pp);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Random blocks of 1..bs elements, as a partition reordering gives (ends at n).
+static std::vector<int> random_offsets(int n, int bs, std::mt19937 &rng) {
+  std::vector<int> off{0};
+  std::uniform_int_distribution<int> len(1, bs);
+  while (off.back() < n) off.push_back(std::min(n, off.back() + len(rng)));
+  return off;
+}
+
+TEST(PlanProperty, RandomMeshesGivenBlocks) {
+  const int sizes[] = {0, 1, 2, 7, 63, 65, 257, 1000, 3001};
+  const int blocks[] = {1, 7, 64, 256};
+  unsigned seed = 500;
+  for (int n : sizes)
+    for (int bs : blocks) {
+      SCOPED_TRACE("set_size " + std::to_string(n) + " block_size " + std::to_string(bs));
+      std::mt19937 rng(seed);
+      Mesh m = random_loop(n, seed++);
+      std::vector<int> off = random_offsets(n, bs, rng);
+      PlanPtr pp;
+      build_and_verify(m, bs, pp, &off);
       if (HasFatalFailure()) return;
     }
 }
@@ -516,6 +547,50 @@ TEST(PlanHand, LineMeshBlockSize4) {
   EXPECT_DOUBLE_EQ(p->stats.mean_thread_colours, 2.0);
 }
 
+TEST(PlanHand, LineMeshGivenBlocks) {
+  // blocks {e0} {e1,e2,e3} {e4,e5} (block_size 3); targets {0,1} {1..4} {4,5,6}.
+  // thread colours: b0 e0 0; b1 e1 0, e2 1, e3 0; b2 e4 0, e5 1.
+  // block colours: b0 0; b1 shares node 1 with b0 -> 1; b2 shares node 4 with b1 -> 0.
+  Mesh m = line_mesh();
+  std::vector<int> off{0, 1, 4, 6};
+  PlanPtr pp;
+  build_and_verify(m, 3, pp, &off);
+  ASSERT_FALSE(HasFatalFailure());
+  const um_plan *p = pp.p;
+  EXPECT_EQ(p->nblocks, 3);
+  EXPECT_EQ(p->block_size, 3);
+  EXPECT_EQ(std::vector<int>(p->block_offset, p->block_offset + 4), off);
+  EXPECT_EQ(std::vector<int>(p->ind_offset[0], p->ind_offset[0] + 4), (std::vector<int>{0, 2, 6, 9}));
+  EXPECT_EQ(std::vector<int>(p->thread_colour, p->thread_colour + 6), (std::vector<int>{0, 0, 1, 0, 0, 1}));
+  EXPECT_EQ(std::vector<int>(p->nthread_colours, p->nthread_colours + 3), (std::vector<int>{1, 2, 2}));
+  EXPECT_EQ(std::vector<int>(p->block_colour, p->block_colour + 3), (std::vector<int>{0, 1, 0}));
+  EXPECT_EQ(p->stats.nblocks, 3);
+  // the same blocks described by a zero-initialised input are the fixed ones
+  um_plan_input in{};
+  in.set_size = 6;
+  in.block_size = 3;
+  in.nargs = (int)m.args.size();
+  in.args = m.args.data();
+  um_plan *q = nullptr;
+  ASSERT_EQ(um_plan_build(&in, &q, nullptr, 0), UM_SUCCESS);
+  EXPECT_EQ(std::vector<int>(q->block_offset, q->block_offset + 3), (std::vector<int>{0, 3, 6}));
+  // the check holds the plan to the input's blocks
+  char err[512] = "";
+  EXPECT_EQ(um_plan_check(q, &in, err, sizeof err), UM_SUCCESS) << err;
+  in.block_offset = off.data();
+  in.nblocks = 3;
+  EXPECT_EQ(um_plan_check(q, &in, err, sizeof err), UM_ERR_PLAN);
+  EXPECT_NE(std::string(err).find("2 blocks, the loop gives 3"), std::string::npos) << err;
+  std::vector<int> off2{0, 2, 6};  // same count, other boundary
+  in.block_offset = off2.data();
+  in.nblocks = 2;
+  in.block_size = 4;
+  q->block_size = 4;
+  EXPECT_EQ(um_plan_check(q, &in, err, sizeof err), UM_ERR_PLAN);
+  EXPECT_NE(std::string(err).find("block 1 starts at element 3, the loop gives 2"), std::string::npos) << err;
+  um_plan_free(q);
+}
+
 TEST(PlanHand, ReadOnlyArgOfWrittenIndDoesNotConflict) {
   // ind with idx 0 READ and idx 1 INC: edges (0,1), (1,2) conflict only through
   // their second node, which differs, so both get thread colour 0.
@@ -703,6 +778,32 @@ TEST(PlanInput, Rejected) {
   Mesh ma = line_mesh();
   ma.args[0].arity = 0;
   EXPECT_EQ(build(ma.input(2)), UM_ERR_ARG);
+  // given blocks: each must hold 1..block_size elements, start at 0, end at set_size
+  struct BadBlocks {
+    std::vector<int> off;
+    int nblocks, block_size;
+    const char *msg;
+  };
+  const BadBlocks bad_blocks[] = {
+      {{1, 3, 6}, 2, 3, "block_offset[0] is 1, must be 0"},
+      {{0, 3, 2, 6}, 3, 4, "given block 1 is [3, 2) with -1 elements"},
+      {{0, 3, 3, 6}, 3, 3, "given block 1 is [3, 3) with 0 elements"},
+      {{0, 4, 6}, 2, 3, "given block 0 is [0, 4) with 4 elements; every block needs 1..3"},
+      {{0, 2, 5}, 2, 3, "block_offset[2] (end of the last block) is 5 but set_size is 6"},
+      {{0, 3, 6}, 1, 3, "1 blocks given for 6 elements of at most block_size 3"},
+      {{0, 1, 2, 3, 4, 5, 6, 6}, 7, 3, "7 blocks given for 6 elements"},
+  };
+  for (const BadBlocks &bb : bad_blocks) {
+    in = m.input(bb.block_size);
+    in.block_offset = bb.off.data();
+    in.nblocks = bb.nblocks;
+    EXPECT_EQ(build(in), UM_ERR_ARG) << bb.msg;
+    EXPECT_NE(std::string(err).find(bb.msg), std::string::npos) << err;
+  }
+  in = m.input(2);
+  in.nblocks = 3;  // without block_offset
+  EXPECT_EQ(build(in), UM_ERR_ARG);
+  EXPECT_NE(std::string(err).find("nblocks is 3 but block_offset is NULL"), std::string::npos) << err;
   // NULL err buffer is allowed
   in = m.input(0);
   EXPECT_EQ(um_plan_build(&in, &p, nullptr, 0), UM_ERR_ARG);
@@ -730,6 +831,23 @@ TEST(PlanInput, AllocationFailures) {
   }
   EXPECT_GT(failures, 15);
   std::printf("[ info   ] %d allocation failure points exercised\n", failures);
+  // with given blocks
+  std::mt19937 rng(3);
+  std::vector<int> off = random_offsets(500, 64, rng);
+  in.block_offset = off.data();
+  in.nblocks = (int)off.size() - 1;
+  for (int k = 0; k < 1000; k++) {
+    um_plan *p = reinterpret_cast<um_plan *>(0x1);
+    int rc = um_plan_build_fail_after(&in, k, &p, err, sizeof err);
+    if (rc == UM_SUCCESS) {
+      ASSERT_EQ(um_plan_check(p, &in, err, sizeof err), UM_SUCCESS) << err;
+      EXPECT_EQ(std::vector<int>(p->block_offset, p->block_offset + off.size()), off);
+      um_plan_free(p);
+      break;
+    }
+    ASSERT_EQ(rc, UM_ERR_ALLOC) << "allocation " << k << ": " << err;
+    ASSERT_EQ(p, nullptr);
+  }
 }
 
 // ---- plan cache -----------------------------------------------------------------

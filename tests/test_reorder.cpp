@@ -1,8 +1,9 @@
 // Mesh reordering (um/reorder.h): permutations are bijections, every map stays
 // consistent, Airfoil gives the same physics with and without each reordering
 // (compared after undoing the permutation) on the CPU backends and layouts,
-// partitioning raises locality on a shuffled mesh, HDF5 save/load round trip,
-// and clear errors for bad inputs. Prints (does not assert) the time to
+// partitioning raises locality on a shuffled mesh, the parts of a partition
+// become the plan's blocks, HDF5 save/load round trip (parts included), and
+// clear errors for bad inputs. Prints (does not assert) the time to
 // reorder the 720K-cell Airfoil mesh.
 #include <gtest/gtest.h>
 
@@ -15,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <hdf5.h>
+
 extern "C" {
 #include "airfoil.h"
+#include "internal.h"  // um_set's parts, the loops' plans
 #include "um/reorder.h"
 #include "um/um.h"
 }
@@ -97,6 +101,22 @@ void expect_close(const std::vector<double> &got, const std::vector<double> &ref
     for (size_t i = c; i < ref.size(); i += dim)
       ASSERT_NEAR(got[i], ref[i], 1e-12 * scale) << what << " element " << i / dim << " component " << c;
   }
+}
+
+std::vector<int> parts_of(const um_set *s) {
+  if (!s->part_offset) return {};
+  return std::vector<int>(s->part_offset, s->part_offset + s->nparts + 1);
+}
+
+// The plan res_calc ran with last (NULL if none).
+const um_plan *last_plan(um_context *ctx, const char *loop) {
+  for (int i = 0; i < ctx->nloops; i++)
+    if (std::string(ctx->loops[i].name) == loop) return ctx->loops[i].last_plan;
+  return nullptr;
+}
+
+std::vector<int> block_offsets(const um_plan *p) {
+  return p ? std::vector<int>(p->block_offset, p->block_offset + p->nblocks + 1) : std::vector<int>{};
 }
 
 class ReorderMethod : public ::testing::TestWithParam<um_reorder_method> {};
@@ -248,6 +268,16 @@ TEST_P(ReorderSamePhysics, AirfoilResultUnchangedAfterUndo) {
   expect_close(q, q_ref, 4, "q");
   expect_close(adt, res_ref, 1, "adt");
   EXPECT_NEAR(rms, rms_ref, 1e-12 * rms_ref);
+  // partition: the parts (made for the context's block size 64) were res_calc's blocks
+  std::vector<int> parts = parts_of(r.a.edges);
+  EXPECT_EQ(parts.empty(), c.method != UM_REORDER_PARTITION);
+  if (c.method == UM_REORDER_PARTITION) EXPECT_EQ(r.a.edges->part_block_size, 64);
+  if (c.b == UM_BACKEND_OPENMP) {  // the backend that builds plans
+    const um_plan *p = last_plan(ctx, "res_calc");
+    ASSERT_NE(p, nullptr);
+    if (c.method == UM_REORDER_PARTITION) EXPECT_EQ(block_offsets(p), parts);
+    else EXPECT_EQ(p->nblocks, (um_set_size(r.a.edges) + 63) / 64);
+  }
 }
 
 std::vector<SameCase> same_cases() {
@@ -297,6 +327,118 @@ TEST(Reorder, PartitionAndGpsRaiseLocalityOfAShuffledMesh) {
   EXPECT_LT(gps.cache_lines_mean, 0.7 * shuffled.cache_lines_mean);
 }
 
+TEST(Reorder, PartitionPartsAreThePlanBlocks) {
+  if (!um_backend_available(UM_BACKEND_OPENMP)) GTEST_SKIP() << "needs the openmp backend (plans)";
+  AfRun r(50, 75, UM_BACKEND_OPENMP, UM_AOS, 256);
+  um_context *ctx = r.ctx;
+  um_reorder_stats st{};
+  OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, &st));
+  // the iteration set (pecell's from-set) has the parts, in its new numbering; no other set has any
+  const int ne = um_set_size(r.a.edges);
+  std::vector<int> parts = parts_of(r.a.edges);
+  ASSERT_FALSE(parts.empty());
+  EXPECT_EQ(r.a.edges->part_block_size, 256);
+  EXPECT_EQ(r.a.edges->nparts, st.nparts);  // no empty METIS part on this mesh
+  EXPECT_EQ(parts.front(), 0);
+  EXPECT_EQ(parts.back(), ne);
+  int largest = 0;
+  for (size_t k = 1; k < parts.size(); k++) {
+    ASSERT_GE(parts[k] - parts[k - 1], 1) << "part " << k - 1;
+    largest = std::max(largest, parts[k] - parts[k - 1]);
+  }
+  EXPECT_EQ(largest, st.max_part_size);
+  EXPECT_LE(largest, (int)(256 * 0.9 * 1.02) + 1);
+  for (um_set *s : {r.a.nodes, r.a.cells, r.a.bedges}) EXPECT_EQ(s->part_offset, nullptr) << um_set_name(s);
+
+  // res_calc's plan (checked: AfRun sets check_plans) has the parts as its blocks
+  OK(airfoil_adt_calc(ctx, &r.a));
+  OK(airfoil_res_calc(ctx, &r.a));
+  const um_plan *p = last_plan(ctx, "res_calc");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->nblocks, r.a.edges->nparts);
+  EXPECT_EQ(block_offsets(p), parts);
+  for (int b = 0; b < p->nblocks; b++) ASSERT_LE(p->block_offset[b + 1] - p->block_offset[b], 256);
+  um_loop_stats ls{};
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    OK(um_loop_stats_get(ctx, i, &ls));
+    if (std::string(ls.name) == "res_calc") break;
+  }
+  EXPECT_EQ(ls.nblocks, r.a.edges->nparts);
+  // another block size for the loop: the parts do not fit it, fixed blocks again
+  OK(um_loop_set_block_size(ctx, "res_calc", 128));
+  OK(airfoil_res_calc(ctx, &r.a));
+  p = last_plan(ctx, "res_calc");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->nblocks, (ne + 127) / 128);
+  EXPECT_EQ(p->block_offset[1], 128);
+}
+
+TEST(Reorder, LaterReorderingReplacesOrKeepsParts) {
+  // a later reordering that renumbers the edges drops their parts; one that
+  // leaves them alone (only cells shuffled) keeps them
+  {
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, nullptr));
+    std::vector<int> parts = parts_of(r.a.edges);
+    ASSERT_FALSE(parts.empty());
+    um_reordering *q = nullptr;
+    OK(um_reordering_create(ctx, &q));
+    std::vector<int> p(um_set_size(r.a.cells));
+    std::iota(p.rbegin(), p.rend(), 0);
+    OK(um_reordering_set_perm(ctx, q, r.a.cells, p.data(), (int)p.size()));
+    OK(um_reorder_apply(ctx, q, nullptr));
+    um_reordering_free(&q);
+    EXPECT_EQ(parts_of(r.a.edges), parts);
+    OK(um_reorder(ctx, UM_REORDER_GPS, r.a.pecell, nullptr, nullptr));
+    EXPECT_EQ(r.a.edges->part_offset, nullptr);
+    EXPECT_EQ(r.a.edges->nparts, 0);
+  }
+  {
+    // a second partition replaces the parts (other block size)
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, nullptr));
+    um_reorder_options o;
+    um_reorder_options_default(&o);
+    o.block_size = 32;
+    OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, &o, nullptr));
+    EXPECT_EQ(r.a.edges->part_block_size, 32);
+    std::vector<int> parts = parts_of(r.a.edges);
+    ASSERT_FALSE(parts.empty());
+    for (size_t k = 1; k < parts.size(); k++) ASSERT_LE(parts[k] - parts[k - 1], 32);
+    // a hand-made reordering that renumbers the edges drops the parts a computed one had
+    um_reordering *q = nullptr;
+    OK(um_reorder_compute(ctx, UM_REORDER_PARTITION, r.a.pecell, &o, &q, nullptr));
+    std::vector<int> id(um_set_size(r.a.edges));
+    std::iota(id.begin(), id.end(), 0);
+    OK(um_reordering_set_perm(ctx, q, r.a.edges, id.data(), (int)id.size()));
+    OK(um_reorder_apply(ctx, q, nullptr));
+    um_reordering_free(&q);
+    EXPECT_EQ(r.a.edges->part_offset, nullptr);
+  }
+  {
+    // a large imbalance can make a part bigger than the block: it is split into blocks that fit
+    AfRun r(20, 30, UM_BACKEND_SEQ, UM_AOS, 16);
+    um_context *ctx = r.ctx;
+    um_reorder_options o;
+    um_reorder_options_default(&o);
+    o.margin = 0.0;
+    o.imbalance = 3.0;
+    um_reorder_stats st{};
+    OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, &o, &st));
+    std::vector<int> parts = parts_of(r.a.edges);
+    ASSERT_FALSE(parts.empty());
+    EXPECT_EQ(parts.back(), um_set_size(r.a.edges));
+    for (size_t k = 1; k < parts.size(); k++) {
+      ASSERT_GE(parts[k] - parts[k - 1], 1);
+      ASSERT_LE(parts[k] - parts[k - 1], 16);
+    }
+    std::printf("[ reorder  ] imbalance 3, block 16: %d METIS parts (largest %d) -> %d blocks\n", st.nparts,
+                st.max_part_size, r.a.edges->nparts);
+  }
+}
+
 TEST(Reorder, ShuffleThenUndoGivesSameResult) {
   // a hand-built reordering composes with a computed one; results come back in declaration order
   std::vector<double> q_ref;
@@ -319,6 +461,7 @@ TEST(Reorder, ShuffleThenUndoGivesSameResult) {
 TEST(Reorder, Hdf5SaveLoadRoundTrip) {
   const std::string path = testing::TempDir() + "um_reorder_roundtrip.h5";
   std::vector<std::vector<int>> maps_computed;
+  std::vector<int> parts_computed;
   {
     AfRun r(20, 30);
     um_context *ctx = r.ctx;
@@ -329,18 +472,59 @@ TEST(Reorder, Hdf5SaveLoadRoundTrip) {
     OK(um_reorder_apply(ctx, p, &st));
     um_reordering_free(&p);
     for (int i = 0; i < um_map_count(ctx); i++) maps_computed.push_back(r.map_copy(um_map_at(ctx, i)));
+    parts_computed = parts_of(r.a.edges);
+    ASSERT_FALSE(parts_computed.empty());
   }
-  AfRun r(20, 30);
-  um_context *ctx = r.ctx;
-  um_reordering *p = nullptr;
-  OK(um_reordering_load(ctx, path.c_str(), &p, nullptr));
-  EXPECT_EQ(um_reordering_method(p), UM_REORDER_PARTITION);
-  EXPECT_STREQ(um_reordering_map(p), "pecell");
-  EXPECT_EQ(um_reordering_nsets(p), um_set_count(ctx));
-  OK(um_reorder_apply(ctx, p, nullptr));
-  um_reordering_free(&p);
-  for (int i = 0; i < um_map_count(ctx); i++)
-    EXPECT_EQ(r.map_copy(um_map_at(ctx, i)), maps_computed[i]) << um_map_name(um_map_at(ctx, i));
+  {
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    um_reordering *p = nullptr;
+    OK(um_reordering_load(ctx, path.c_str(), &p, nullptr));
+    EXPECT_EQ(um_reordering_method(p), UM_REORDER_PARTITION);
+    EXPECT_STREQ(um_reordering_map(p), "pecell");
+    EXPECT_EQ(um_reordering_nsets(p), um_set_count(ctx));
+    OK(um_reorder_apply(ctx, p, nullptr));
+    um_reordering_free(&p);
+    for (int i = 0; i < um_map_count(ctx); i++)
+      EXPECT_EQ(r.map_copy(um_map_at(ctx, i)), maps_computed[i]) << um_map_name(um_map_at(ctx, i));
+    EXPECT_EQ(parts_of(r.a.edges), parts_computed);
+    EXPECT_EQ(r.a.edges->part_block_size, 64);
+    EXPECT_EQ(r.a.cells->part_offset, nullptr);
+  }
+  // corrupt parts are refused: a part larger than the block size
+  {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    hid_t d = H5Dopen2(f, "parts_edges", H5P_DEFAULT);
+    ASSERT_GE(d, 0);
+    std::vector<int> bad = parts_computed;
+    bad[1] = bad[2] - 1;  // part 0 grows to nearly two parts, part 1 shrinks to one element
+    ASSERT_GE(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, bad.data()), 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    AfRun r(20, 30);
+    um_reordering *p = nullptr;
+    EXPECT_EQ(um_reordering_load(r.ctx, path.c_str(), &p, nullptr), UM_ERR_IO);
+    EXPECT_NE(std::string(um_error_message(r.ctx)).find("parts of set 'edges'"), std::string::npos)
+        << um_error_message(r.ctx);
+    EXPECT_EQ(p, nullptr);
+  }
+  // a file without parts (as older versions wrote) loads and applies, with no parts
+  {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    ASSERT_GE(H5Ldelete(f, "parts_edges", H5P_DEFAULT), 0);
+    H5Fclose(f);
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    um_reordering *p = nullptr;
+    OK(um_reordering_load(ctx, path.c_str(), &p, nullptr));
+    OK(um_reorder_apply(ctx, p, nullptr));
+    um_reordering_free(&p);
+    for (int i = 0; i < um_map_count(ctx); i++)
+      EXPECT_EQ(r.map_copy(um_map_at(ctx, i)), maps_computed[i]) << um_map_name(um_map_at(ctx, i));
+    EXPECT_EQ(r.a.edges->part_offset, nullptr);
+  }
   std::remove(path.c_str());
 }
 

@@ -133,6 +133,7 @@ int um_finalize(um_context **pctx) {
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
     free(ctx->sets[i]->perm);
+    free(ctx->sets[i]->part_offset);
     free(ctx->sets[i]);
   }
   for (int i = 0; i < ctx->nmaps; i++) {

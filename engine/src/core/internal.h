@@ -33,6 +33,14 @@ struct um_set {
   int size;
   int index;
   int *perm; /* old (as declared) -> current index after reorderings; NULL: never reordered (reorder/) */
+  /* Parts of the last partition reordering that renumbered this set, in the
+   * current numbering: part p is elements [part_offset[p], part_offset[p+1]),
+   * each of 1..part_block_size elements. Loops over the set with that block
+   * size use them as plan blocks (um__get_plan). NULL: none; cleared when a
+   * later reordering renumbers the set. */
+  int *part_offset; /* [nparts+1] */
+  int nparts;
+  int part_block_size;
 };
 
 struct um_map {

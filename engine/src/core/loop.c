@@ -235,7 +235,18 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
       pargs[i].esize = (int)a->dat->esize;
       pargs[i].acc = a->acc;
     }
-    um_plan_input in = {loop->set->size, loop->block_size, loop->nargs, pargs};
+    um_plan_input in;
+    memset(&in, 0, sizeof in);
+    in.set_size = loop->set->size;
+    in.block_size = loop->block_size;
+    in.nargs = loop->nargs;
+    in.args = pargs;
+    /* after a partition reordering made for this block size, its parts are the blocks */
+    const um_set *s = loop->set;
+    if (s->part_offset && s->part_block_size == loop->block_size) {
+      in.block_offset = s->part_offset;
+      in.nblocks = s->nparts;
+    }
     char err[512] = "";
     int rc = um_plan_build(&in, &p, err, sizeof err);
     if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "building the plan of loop '%s': %s", loop->name, err);

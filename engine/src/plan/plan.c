@@ -1,7 +1,8 @@
 /* Plan construction and checking (see plan.h).
  *
  * Algorithm after the OP2 plan builder (Giles et al., op_plan_core):
- *   1. blocks: contiguous ranges of block_size elements;
+ *   1. blocks: contiguous ranges of block_size elements, or the caller's
+ *      ranges (in->block_offset, e.g. the parts of a partition reordering);
  *   2. inds: distinct (dat_id, map_id) pairs among indirect args; per block and
  *      ind the sorted, de-duplicated target list and the local renumbering;
  *   3. thread colouring inside each block with block-local 32-bit masks,
@@ -187,6 +188,34 @@ static int validate_input(const um_plan_input *in, loop_info *li, char *err, siz
                      in->nargs, UM_PLAN_MAX_ARGS);
   if (in->nargs > 0 && !in->args)
     return um_format_error(err, errlen, UM_ERR_ARG, "plan input: nargs is %d but args is NULL", in->nargs);
+  if (!in->block_offset && in->nblocks != 0)
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                     "plan input: nblocks is %d but block_offset is NULL; give both, or neither for blocks of "
+                     "block_size elements",
+                     in->nblocks);
+  if (in->block_offset) {
+    const int *off = in->block_offset, nb = in->nblocks;
+    const int min_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
+    if (nb < min_nb || nb > in->set_size)
+      return um_format_error(err, errlen, UM_ERR_ARG,
+                       "plan input: %d blocks given for %d elements of at most block_size %d each; need between "
+                       "%d and %d blocks",
+                       nb, in->set_size, in->block_size, min_nb, in->set_size);
+    if (off[0] != 0)
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan input: block_offset[0] is %d, must be 0", off[0]);
+    for (int b = 0; b < nb; b++) {
+      long long n = (long long)off[b + 1] - off[b];
+      if (n < 1 || n > in->block_size)
+        return um_format_error(err, errlen, UM_ERR_ARG,
+                         "plan input: given block %d is [%d, %d) with %lld elements; every block needs 1..%d "
+                         "(block_size) elements and offsets must increase",
+                         b, off[b], off[b + 1], n, in->block_size);
+    }
+    if (off[nb] != in->set_size)
+      return um_format_error(err, errlen, UM_ERR_ARG,
+                       "plan input: block_offset[%d] (end of the last block) is %d but set_size is %d", nb, off[nb],
+                       in->set_size);
+  }
 
   memset(li, 0, sizeof *li);
   const um_plan_arg *args = in->args;
@@ -723,7 +752,7 @@ static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t 
   if (rc != UM_SUCCESS) return rc;
 
   const int set_size = in->set_size, bs = in->block_size, nargs = in->nargs;
-  const int nb = (int)(((long long)set_size + bs - 1) / bs);
+  const int nb = in->block_offset ? in->nblocks : (int)(((long long)set_size + bs - 1) / bs);
   um_plan *p = ac_calloc(ac, 1, sizeof *p);
   if (!p) return um_format_error(err, errlen, UM_ERR_ALLOC, "plan: out of memory");
   p->set_size = set_size;
@@ -762,8 +791,12 @@ static int plan_build(const um_plan_input *in, um_plan **out, char *err, size_t 
     p->ind_esize[i] = in->args[li.ind_first[i]].esize;
     p->ind_inc[i] = li.ind_inc[i];
   }
-  for (int b = 0; b < nb; b++) p->block_offset[b] = (int)((long long)b * bs);
-  p->block_offset[nb] = set_size;
+  if (in->block_offset) {
+    memcpy(p->block_offset, in->block_offset, ((size_t)nb + 1) * sizeof(int));
+  } else {
+    for (int b = 0; b < nb; b++) p->block_offset[b] = (int)((long long)b * bs);
+    p->block_offset[nb] = set_size;
+  }
 
   if ((rc = stage(ac, p, in, &li, err, errlen)) != UM_SUCCESS) goto fail;
   if ((rc = colour_threads(ac, p, in, &li, err, errlen)) != UM_SUCCESS) goto fail;
@@ -795,10 +828,15 @@ static int check_structure(const um_plan *p, const um_plan_input *in, const loop
                      "plan check: plan is for set_size %d, nargs %d, block_size %d but the loop has %d, %d, %d",
                      p->set_size, p->nargs, p->block_size, in->set_size, in->nargs, in->block_size);
   const int nb = p->nblocks;
-  const int expect_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
-  if (nb != expect_nb)
-    return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, expected ceil(%d / %d) = %d", nb,
-                     in->set_size, in->block_size, expect_nb);
+  if (in->block_offset) {
+    if (nb != in->nblocks)
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, the loop gives %d", nb, in->nblocks);
+  } else {
+    const int expect_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
+    if (nb != expect_nb)
+      return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d blocks, expected ceil(%d / %d) = %d", nb,
+                       in->set_size, in->block_size, expect_nb);
+  }
   if (!p->block_offset || !p->arg_ind || !p->thread_colour || !p->nthread_colours || !p->block_colour ||
       !p->colour_offset || !p->block_order || (p->ninds > 0 && (!p->ind_offset || !p->ind_targets ||
       !p->ind_dim || !p->ind_esize || !p->ind_inc)) || (p->nargs > 0 && !p->loc))
@@ -817,6 +855,11 @@ static int check_structure(const um_plan *p, const um_plan_input *in, const loop
   if (p->block_offset[nb] != in->set_size)
     return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: blocks end at element %d, set size is %d",
                      p->block_offset[nb], in->set_size);
+  if (in->block_offset)
+    for (int b = 1; b < nb; b++)
+      if (p->block_offset[b] != in->block_offset[b])
+        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: block %d starts at element %d, the loop gives %d",
+                         b, p->block_offset[b], in->block_offset[b]);
   /* inds */
   if (p->ninds != li->ninds)
     return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %d inds, the loop has %d distinct (dat, map) pairs",

@@ -1,6 +1,7 @@
 /* Execution plans: one builder shared by every backend that needs one.
  *
- * A plan splits the iteration set into contiguous mini-partitions ("blocks"),
+ * A plan splits the iteration set into contiguous mini-partitions ("blocks":
+ * block_size consecutive elements, or ranges the caller gives),
  * lists per block the targets of every indirectly accessed dat (what a GPU
  * block stages in shared memory), renumbers map references locally, colours
  * elements inside a block ("thread colours") and blocks across the set
@@ -38,6 +39,14 @@ typedef struct {
   int block_size;   /* > 0 */
   int nargs;
   const um_plan_arg *args;
+  /* Optional blocks given by the caller (e.g. the parts of a partition
+   * reordering, see um/reorder.h): block b is elements [block_offset[b],
+   * block_offset[b+1]); offsets start at 0, end at set_size and every block
+   * has 1..block_size elements (none when set_size is 0). NULL (and nblocks 0,
+   * as a zero-initialised input has): blocks of block_size consecutive
+   * elements, the last one shorter. */
+  const int *block_offset; /* [nblocks+1] or NULL */
+  int nblocks;
 } um_plan_input;
 
 typedef struct {

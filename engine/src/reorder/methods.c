@@ -181,7 +181,9 @@ static const char *metis_text(int rc) {
 }
 
 int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_options *o, int *n2o_from,
-                          int *n2o_to, um_reorder_stats *st) {
+                          int *n2o_to, um_reorder_stats *st, int **part_offset, int *nparts_out) {
+  *part_offset = NULL;
+  *nparts_out = 0;
   int nf = m->from->size, nt = m->to->size;
   double cap = o->block_size * (1.0 - o->margin);
   long np = nf > 0 ? (long)ceil((double)nf / cap) : 0;
@@ -230,13 +232,26 @@ int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_opt
   }
   /* elements part by part, old order inside a part (counting sort) */
   int *cnt = calloc((size_t)nparts + 1, sizeof *cnt);
-  int rc = cnt ? UM_SUCCESS : UM_ERR_ALLOC;
-  int maxp = 0;
+  const int bs = o->block_size;
+  /* blocks: at most one per element, and nparts + nf / bs covers the splits */
+  size_t maxblocks = (size_t)nparts + (size_t)nf / (size_t)bs + 1;
+  if (maxblocks > (size_t)nf) maxblocks = (size_t)nf;
+  int *poff = malloc((maxblocks + 1) * sizeof *poff);
+  int rc = cnt && poff ? UM_SUCCESS : UM_ERR_ALLOC;
+  int maxp = 0, nblocks = 0;
   if (rc == UM_SUCCESS) {
     for (int e = 0; e < nf; e++) cnt[part[e] + 1]++;
     for (int p = 0; p < nparts; p++) {
       if (cnt[p + 1] > maxp) maxp = cnt[p + 1];
       cnt[p + 1] += cnt[p];
+    }
+    /* the parts as blocks: empty ones left out, oversized ones split evenly */
+    poff[0] = 0;
+    for (int p = 0; p < nparts; p++) {
+      int s0 = cnt[p], n = cnt[p + 1] - cnt[p];
+      if (n == 0) continue;
+      int k = (n + bs - 1) / bs;
+      for (int j = 1; j <= k; j++) poff[++nblocks] = s0 + (int)((long long)n * j / k);
     }
     for (int e = 0; e < nf; e++) n2o_from[cnt[part[e]]++] = e;
   }
@@ -268,7 +283,12 @@ int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_opt
   free(key);
   free(part);
   um__inverse_free(&inv);
-  if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "reordering 'partition': out of memory sorting set '%s'", m->to->name);
+  if (rc != UM_SUCCESS) {
+    free(poff);
+    return UM_ERROR(ctx, rc, "reordering 'partition': out of memory sorting set '%s'", m->to->name);
+  }
+  *part_offset = poff;
+  *nparts_out = nblocks;
   st->nparts = nparts;
   st->max_part_size = maxp;
   st->edgecut = edgecut;

@@ -54,6 +54,7 @@ int um__reordering_alloc(um_context *ctx, int nsets, um_reordering **out) {
     r->perm = calloc(nsets ? (size_t)nsets : 1, sizeof *r->perm);
     r->map = dupstr("");
     r->map_hash = dupstr("");
+    r->part_slot = -1;
   }
   if (!r || !r->names || !r->sizes || !r->perm || !r->map || !r->map_hash) {
     um_reordering_free(&r);
@@ -90,6 +91,7 @@ void um_reordering_free(um_reordering **pr) {
   free(r->perm);
   free(r->map);
   free(r->map_hash);
+  free(r->part_offset);
   free(r);
   *pr = NULL;
 }
@@ -133,6 +135,15 @@ int um__is_bijection(const int *p, int n) {
   }
   free(seen);
   return ok;
+}
+
+int um__parts_valid(const int *off, int nparts, int size, int block_size) {
+  if (!off || nparts < 0 || block_size <= 0 || off[0] != 0 || off[nparts] != size) return 0;
+  for (int b = 0; b < nparts; b++) {
+    long long n = (long long)off[b + 1] - off[b];
+    if (n < 1 || n > block_size) return 0;
+  }
+  return 1;
 }
 
 static int slot_of(um_context *ctx, um_reordering *r, const um_set *set) {
@@ -187,6 +198,13 @@ int um_reordering_set_perm(um_context *ctx, um_reordering *r, const um_set *set,
   if (n) memcpy(p, n2o, (size_t)n * sizeof *p);
   free(r->perm[s]);
   r->perm[s] = p;
+  if (r->part_slot == s) { /* the parts were for the old permutation */
+    free(r->part_offset);
+    r->part_offset = NULL;
+    r->nparts = 0;
+    r->part_block_size = 0;
+    r->part_slot = -1;
+  }
   return UM_SUCCESS;
 }
 
@@ -349,7 +367,9 @@ static int compute_impl(um_context *ctx, um_reorder_method method, const um_map 
   if (method == UM_REORDER_GPS) {
     UM_CHECK(ctx, um__reorder_gps(ctx, map, r->perm[fi], r->perm[ti]));
   } else {
-    UM_CHECK(ctx, um__reorder_partition(ctx, map, opts, r->perm[fi], r->perm[ti], st));
+    UM_CHECK(ctx, um__reorder_partition(ctx, map, opts, r->perm[fi], r->perm[ti], st, &r->part_offset, &r->nparts));
+    r->part_slot = fi;
+    r->part_block_size = opts->block_size;
   }
   /* settle the other sets through the maps, in rounds */
   /* a round uses only sets settled in earlier rounds, so a set is ordered
@@ -500,7 +520,22 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
                       "another mesh",
                       s->name, s->size, r->sizes[i]);
   }
+  um_set *part_set = NULL;
+  if (r->part_offset) {
+    part_set = r->part_slot >= 0 && r->part_slot < r->nsets ? um_find_set(ctx, r->names[r->part_slot]) : NULL;
+    if (!part_set || !um__parts_valid(r->part_offset, r->nparts, part_set->size, r->part_block_size))
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_reorder_apply: the reordering's parts (%d of at most %d elements) do not split set '%s' "
+                      "into consecutive ranges; the reordering is corrupt",
+                      r->nparts, r->part_block_size, part_set ? part_set->name : "?");
+  }
   int ns = ctx->nsets, rc = UM_SUCCESS;
+  int *parts = NULL;
+  if (part_set) {
+    parts = malloc(((size_t)r->nparts + 1) * sizeof *parts);
+    if (parts) memcpy(parts, r->part_offset, ((size_t)r->nparts + 1) * sizeof *parts);
+    else rc = UM_ERR_ALLOC;
+  }
   set_perm *sp = calloc((size_t)ns + 1, sizeof *sp);
   char **dbuf = calloc((size_t)ctx->ndats + 1, sizeof *dbuf);
   int **mbuf = calloc((size_t)ctx->nmaps + 1, sizeof *mbuf);
@@ -571,6 +606,18 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
       free(S->perm);
       S->perm = cum[s];
       cum[s] = NULL;
+      /* parts of an earlier partition do not survive a renumbering */
+      free(S->part_offset);
+      S->part_offset = NULL;
+      S->nparts = 0;
+      S->part_block_size = 0;
+    }
+    if (part_set) {
+      free(part_set->part_offset);
+      part_set->part_offset = parts;
+      part_set->nparts = r->nparts;
+      part_set->part_block_size = r->part_block_size;
+      parts = NULL;
     }
     um_plan_cache_clear(ctx->plans);
     for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
@@ -588,6 +635,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
   free(dbuf);
   free(mbuf);
   free(cum);
+  free(parts);
   if (rc == UM_ERR_ALLOC)
     return UM_ERROR(ctx, rc, "out of memory applying a reordering (it needs a second copy of every dat and map)");
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);

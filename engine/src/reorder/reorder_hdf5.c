@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +55,8 @@ static int h5_fail(um_context *ctx, int code, const char *file, int line, const 
 }
 #define H5_FAIL(ctx, ...) h5_fail((ctx), UM_ERR_IO, __FILE__, __LINE__, __VA_ARGS__)
 
-static void dataset_name(const char *set, char *buf, size_t len) {
-  snprintf(buf, len, "perm_%s", set);
+static void dataset_name(const char *prefix, const char *set, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s", prefix, set);
   for (char *c = buf; *c; c++)
     if (*c == '/') *c = '_';
 }
@@ -118,7 +119,7 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
     rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing the file's attributes failed", file);
   for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
     char name[512];
-    dataset_name(r->names[i], name, sizeof name);
+    dataset_name("perm_", r->names[i], name, sizeof name);
     int n = r->sizes[i];
     int *id = NULL;
     const int *p = r->perm[i];
@@ -144,6 +145,24 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
     if (d >= 0) H5Dclose(d);
     if (sp >= 0) H5Sclose(sp);
     free(id);
+  }
+  /* partition: the parts of the iteration set, "parts_<set>" (offsets, new numbering) */
+  if (rc == UM_SUCCESS && r->part_offset && r->part_slot >= 0 && r->part_slot < r->nsets) {
+    char name[512];
+    const char *set = r->names[r->part_slot];
+    dataset_name("parts_", set, name, sizeof name);
+    hsize_t dim = (hsize_t)r->nparts + 1;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t d = sp >= 0 ? H5Dcreate2(fid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                      : H5I_INVALID_HID;
+    herr_t st = d >= 0 ? H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->part_offset) : -1;
+    if (st >= 0) st = put_attr_str(d, "set", set);
+    if (st >= 0) st = put_attr_int(d, "block_size", r->part_block_size);
+    if (st < 0)
+      rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing dataset '%s' (parts of set '%s') failed", file,
+                   name, set);
+    if (d >= 0) H5Dclose(d);
+    if (sp >= 0) H5Sclose(sp);
   }
   if (H5Fclose(fid) < 0 && rc == UM_SUCCESS)
     rc = H5_FAIL(ctx, "cannot save the reordering to '%s': closing '%s' failed; disk full?", file, tmp);
@@ -176,6 +195,7 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
 /* ---- load ------------------------------------------------------------------------------ */
 
 typedef struct {
+  const char *prefix;
   char **names;
   int n, cap;
 } name_list;
@@ -184,7 +204,7 @@ static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *info, void *p
   (void)g;
   (void)info;
   name_list *l = (name_list *)p;
-  if (strncmp(name, "perm_", 5) != 0) return 0;
+  if (strncmp(name, l->prefix, strlen(l->prefix)) != 0) return 0;
   if (l->n == l->cap) {
     int nc = l->cap ? 2 * l->cap : 16;
     char **q = realloc(l->names, (size_t)nc * sizeof *q);
@@ -223,9 +243,14 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
   } else if (um_reorder_method_parse(method, &m) != UM_SUCCESS) {
     rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s': unknown method '%s' (none, gps, partition)", file, method);
   }
-  name_list l = {NULL, 0, 0};
-  if (rc == UM_SUCCESS && H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &l) < 0)
+  name_list l = {"perm_", NULL, 0, 0}, lp = {"parts_", NULL, 0, 0};
+  if (rc == UM_SUCCESS && (H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &l) < 0 ||
+                           H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &lp) < 0))
     rc = H5_FAIL(ctx, "cannot load a reordering from '%s': listing its datasets failed", file);
+  if (rc == UM_SUCCESS && lp.n > 1)
+    rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s' holds parts of %d sets ('%s', '%s', ...), at most one is "
+                                  "allowed; the file is corrupt",
+                  file, lp.n, lp.names[0], lp.names[1]);
   um_reordering *r = NULL;
   if (rc == UM_SUCCESS) rc = um__reordering_alloc(ctx, l.n, &r);
   if (rc == UM_SUCCESS) rc = um__reordering_label(ctx, r, m, map, hash);
@@ -251,8 +276,42 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
   }
+  /* parts (files of older versions have none) */
+  char part_set[256] = "";
+  int part_bs = 0;
+  if (rc == UM_SUCCESS && lp.n == 1) {
+    hid_t d = H5Dopen2(fid, lp.names[0], H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t dim = 0;
+    int ok = d >= 0 && sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+             H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim >= 1 && dim <= (hsize_t)INT_MAX;
+    if (ok && H5Aexists(d, "block_size") > 0) {
+      hid_t a = H5Aopen(d, "block_size", H5P_DEFAULT);
+      ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT, &part_bs) >= 0;
+      if (a >= 0) H5Aclose(a);
+    } else {
+      ok = 0;
+    }
+    if (!ok || get_attr_str(d, "set", part_set, sizeof part_set) < 0) {
+      rc = H5_FAIL(ctx, "reordering file '%s': dataset '%s' is not a list of parts (rank-1 int dataset with 'set' "
+                        "and 'block_size' attributes)",
+                   file, lp.names[0]);
+    } else {
+      r->nparts = (int)dim - 1;
+      r->part_block_size = part_bs;
+      r->part_offset = malloc((size_t)dim * sizeof(int));
+      if (!r->part_offset)
+        rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory loading the reordering");
+      else if (H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->part_offset) < 0)
+        rc = H5_FAIL(ctx, "reordering file '%s': reading dataset '%s' failed", file, lp.names[0]);
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
   for (int i = 0; i < l.n; i++) free(l.names[i]);
   free(l.names);
+  for (int i = 0; i < lp.n; i++) free(lp.names[i]);
+  free(lp.names);
   H5Fclose(fid);
   if (rc != UM_SUCCESS) {
     um_reordering_free(&r);
@@ -284,6 +343,19 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
                     "reordering file '%s' has no permutation of set '%s'; the file was made for another app or mesh: "
                     "delete it to compute the reordering again",
                     file, ctx->sets[i]->name);
+  if (rc == UM_SUCCESS && r->part_offset) {
+    for (int i = 0; i < r->nsets; i++)
+      if (strcmp(r->names[i], part_set) == 0) r->part_slot = i;
+    if (r->part_slot < 0)
+      rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s' holds parts of set '%s' but no permutation of it; the file "
+                                    "is corrupt",
+                    file, part_set);
+    else if (!um__parts_valid(r->part_offset, r->nparts, r->sizes[r->part_slot], r->part_block_size))
+      rc = UM_ERROR(ctx, UM_ERR_IO,
+                    "reordering file '%s': the %d parts of set '%s' (block size %d) do not split its %d elements "
+                    "into consecutive ranges of 1..%d; the file is corrupt",
+                    file, r->nparts, part_set, r->part_block_size, r->sizes[r->part_slot], r->part_block_size);
+  }
   if (rc == UM_SUCCESS && r->map[0]) {
     um_map *mp = um_find_map(ctx, r->map);
     char h[17];

@@ -14,6 +14,12 @@ struct um_reordering {
   char **names;
   int *sizes;
   int **perm;         /* [nsets]: new -> old, NULL = identity                     */
+  /* partition: the parts of the iteration set (slot part_slot) in the new
+   * numbering, each of 1..part_block_size elements; part_slot -1: none */
+  int part_slot;
+  int nparts;
+  int *part_offset;   /* [nparts+1] */
+  int part_block_size;
 };
 
 /* An empty reordering (every set identity) with nsets named slots. */
@@ -24,6 +30,9 @@ int um__reordering_label(um_context *ctx, um_reordering *r, um_reorder_method m,
 void um__map_hash(const um_map *m, char *buf);
 /* 1 if p is a permutation of 0..n-1 (scratch: n bytes, allocated inside). -1 out of memory. */
 int um__is_bijection(const int *p, int n);
+/* 1 if off[0..nparts] splits 0..size into parts of 1..block_size elements
+ * (off[0] == 0, off[nparts] == size, block_size > 0). */
+int um__parts_valid(const int *off, int nparts, int size, int block_size);
 
 /* CSR inverse of a map: for target t, inv[off[t] .. off[t+1]) lists the
  * from-elements referencing it (once per reference, ascending). */
@@ -41,10 +50,13 @@ void um__inverse_free(um__inverse *inv);
 int um__sort_by_keys(int n, const long *off, const int *key, int *order);
 
 /* The two methods: new -> old permutations of the map's from-set (n2o_from)
- * and to-set (n2o_to), allocated by the caller. */
+ * and to-set (n2o_to), allocated by the caller. Partition also returns the
+ * parts in the new numbering (*part_offset, [*nparts+1], malloc'd): empty
+ * METIS parts left out, a part larger than o->block_size (possible with a
+ * large imbalance) split into near-equal pieces of at most o->block_size. */
 int um__reorder_gps(um_context *ctx, const um_map *m, int *n2o_from, int *n2o_to);
 int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_options *o, int *n2o_from,
-                          int *n2o_to, um_reorder_stats *st);
+                          int *n2o_to, um_reorder_stats *st, int **part_offset, int *nparts);
 /* Rule (a) of um/reorder.h: n2o_S of map's from-set sorted lexicographically by
  * its targets' new numbers (o2n_to: old -> new of the to-set, NULL identity). */
 int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from);
