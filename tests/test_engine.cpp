@@ -30,13 +30,17 @@ TEST(Engine, InitFinalizeAndAutoBackend) {
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
   um_backend b = um_context_backend(ctx);
-  EXPECT_TRUE(b == UM_BACKEND_OPENMP || b == UM_BACKEND_SEQ);
+  if (um_backend_available(UM_BACKEND_CUDA))
+    EXPECT_EQ(b, UM_BACKEND_CUDA) << "auto picks the GPU when there is one";
+  else
+    EXPECT_TRUE(b == UM_BACKEND_OPENMP || b == UM_BACKEND_SEQ);
   EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);
   EXPECT_EQ(ctx, nullptr);
   EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);  // idempotent
 }
 
 TEST(Engine, UnavailableBackendIsAnErrorNotASwitch) {
+  if (um_backend_available(UM_BACKEND_CUDA)) GTEST_SKIP() << "a GPU is present: the CUDA backend is available";
   um_options o;
   um_options_default(&o);
   o.backend = UM_BACKEND_CUDA;
