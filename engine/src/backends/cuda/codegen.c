@@ -38,16 +38,6 @@ void umc_buf_free(umc_buf *b) {
   memset(b, 0, sizeof *b);
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 const char *umc_exec_name(umc_exec e) {
   switch (e) {
   case UMC_EXEC_FLAT: return "flat";
@@ -98,9 +88,9 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   memset(D, 0, sizeof *D);
   D->exec = L->exec;
   if (L->nargs < 0 || L->nargs > UM_MAX_ARGS)
-    return fail(err, errlen, UM_ERR_ARG, "loop '%s': %d args (at most %d)", L->loop_name, L->nargs, UM_MAX_ARGS);
+    return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s': %d args (at most %d)", L->loop_name, L->nargs, UM_MAX_ARGS);
   if (L->block_threads < 1 || L->block_threads > 1024)
-    return fail(err, errlen, UM_ERR_ARG,
+    return um_format_error(err, errlen, UM_ERR_ARG,
                 "loop '%s': %d threads per CUDA block; a CUDA block has 1 to 1024 threads (use a block size of "
                 "at most 1024)",
                 L->loop_name, L->block_threads);
@@ -110,7 +100,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     const umc_arg *x = &L->args[a];
     D->loc_slot[a] = -1;
     if (x->dim < 1 || x->dim > UM_MAX_SCRATCH_DIM)
-      return fail(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
+      return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
                   UM_MAX_SCRATCH_DIM);
     if (x->gbl) {
       D->pass[a] = x->acc == UM_READ ? UMC_PASS_GBL_READ : UMC_PASS_GBL_REDUCE;
@@ -119,9 +109,9 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
       continue;
     }
     if (x->dat < 0 || x->dat >= L->ndats || (x->indirect && (x->map < 0 || x->map >= L->nmaps)))
-      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad dat or map slot", L->loop_name, a);
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad dat or map slot", L->loop_name, a);
     if (ndat_type_set[x->dat] && dat_type[x->dat] != x->type)
-      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: dat slot %d seen with two types", L->loop_name,
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: dat slot %d seen with two types", L->loop_name,
                   a, x->dat);
     ndat_type_set[x->dat] = 1;
     dat_type[x->dat] = x->type;
@@ -141,7 +131,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
         D->pass[a] = UMC_PASS_REG_INC;
         D->apply[a] = L->exec == UMC_EXEC_FLAT ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
       } else if (L->exec == UMC_EXEC_FLAT && x->acc != UM_READ) {
-        return fail(err, errlen, UM_ERR_UNSUPPORTED,
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
                     "loop '%s', arg %d: %s through a map cannot run with one thread per element and atomics "
                     "(only INC can); the backend runs such loops with colouring",
                     L->loop_name, a, um_access_name(x->acc));
@@ -150,9 +140,9 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
       }
     } else { /* hierarchical */
       if (x->ind < 0 || x->ind >= L->ninds)
-        return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad ind %d", L->loop_name, a, x->ind);
+        return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad ind %d", L->loop_name, a, x->ind);
       if (L->block_atomics && (x->acc == UM_RW || x->acc == UM_WRITE))
-        return fail(err, errlen, UM_ERR_UNSUPPORTED,
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
                     "loop '%s', arg %d: %s through a map needs colouring; staged atomics handle INC only",
                     L->loop_name, a, um_access_name(x->acc));
       if (x->acc == UM_INC) {
@@ -167,7 +157,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
 
   if (L->exec == UMC_EXEC_HIER) {
     if (L->ninds < 0 || L->ninds > UM_MAX_ARGS)
-      return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
     /* which inds are staged, loaded and written back */
     for (int i = 0; i < L->ninds; i++) {
       int all_inc = 1, any_write = 0, nargs_i = 0;
@@ -178,10 +168,10 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
         if (x->acc != UM_INC) all_inc = 0;
         if (is_write(x->acc)) any_write = 1;
       }
-      if (!nargs_i) return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
+      if (!nargs_i) return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
       const umc_ind *s = &L->inds[i];
       if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
-        return fail(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
+        return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
       /* without block colours (block_atomics), data that is read and written is not staged */
       D->ind_staged[i] = all_inc || (L->stage_all && !(L->block_atomics && any_write));
       D->ind_load[i] = D->ind_staged[i] && !all_inc;
@@ -262,7 +252,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   }
   D->param_bytes = (D->param_bytes + 7) / 8 * 8;
   if (D->param_bytes > 4096)
-    return fail(err, errlen, UM_ERR_UNSUPPORTED,
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
                 "loop '%s': the kernel's parameters take %d bytes, more than the 4096 a launch can pass; use "
                 "fewer or smaller global arguments",
                 L->loop_name, D->param_bytes);
@@ -725,7 +715,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   }
   if (buf.oom) {
     umc_buf_free(&buf);
-    return fail(err, errlen, UM_ERR_ALLOC, "out of memory generating the kernel of loop '%s'", L->loop_name);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory generating the kernel of loop '%s'", L->loop_name);
   }
   *source = buf.s;
   return UM_SUCCESS;

@@ -30,16 +30,6 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 unsigned long long umj_fnv1a(const void *data, size_t n, unsigned long long h) {
   const unsigned char *p = data;
   for (size_t i = 0; i < n; i++) {
@@ -200,7 +190,7 @@ static void cache_write(const char *path, const kbuf *key, const void *img, size
   do {                                                                                                     \
     nvrtcResult r_ = (call);                                                                               \
     if (r_ != NVRTC_SUCCESS) {                                                                             \
-      rc = fail(err, errlen, UM_ERR_BACKEND, "NVRTC %s failed for loop '%s': %s", what, rq->name,          \
+      rc = um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC %s failed for loop '%s': %s", what, rq->name,          \
                 nvrtcGetErrorString(r_));                                                                  \
       goto done;                                                                                           \
     }                                                                                                      \
@@ -211,7 +201,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   double t0 = now();
   int major = 0, minor = 0;
   if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
-    return fail(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
+    return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
   const char *opts[] = {arch_opt, "-lineinfo", "--std=c++17"};
@@ -228,7 +218,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   if (kok) kok = kputs(&key, rq->source) == 0;
   if (!kok) {
     free(key.s);
-    return fail(err, errlen, UM_ERR_ALLOC, "out of memory building the cache key of loop '%s'", rq->name);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the cache key of loop '%s'", rq->name);
   }
   const int use_cache = rq->cache_dir && *rq->cache_dir;
   if (use_cache) {
@@ -276,7 +266,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
             "--- generated source ---\n",
             rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], out->log ? out->log : "");
     print_numbered(stderr, rq->source);
-    rc = fail(err, errlen, UM_ERR_BACKEND,
+    rc = um_format_error(err, errlen, UM_ERR_BACKEND,
               "NVRTC could not compile the kernel of loop '%s' for %s (%s); the generated source and the full "
               "log are printed above. Log:\n%s",
               rq->name, arch_opt + 19, nvrtcGetErrorString(cr), out->log ? out->log : "");
@@ -295,7 +285,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   }
   out->image = malloc(n + 1);
   if (!out->image) {
-    rc = fail(err, errlen, UM_ERR_ALLOC, "out of memory for the %zu-byte module of loop '%s'", n, rq->name);
+    rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the %zu-byte module of loop '%s'", n, rq->name);
     goto done;
   }
   if (rq->ptx) {
