@@ -78,8 +78,11 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
         memset(s, 0, (size_t)a->dim * (size_t)a->esize);
       } else if (a->acc != UM_WRITE) {
         const char *src = a->base + um__target(a, e) * (size_t)a->esize;
-        for (int c = 0; c < a->dim; c++)
-          memcpy(s + (size_t)c * (size_t)a->esize, src + (size_t)c * a->stride, (size_t)a->esize);
+        /* fixed-size copies, so the compiler makes them plain loads */
+        if (a->esize == 8)
+          for (int c = 0; c < a->dim; c++) memcpy(s + 8 * (size_t)c, src + (size_t)c * a->stride, 8);
+        else
+          for (int c = 0; c < a->dim; c++) memcpy(s + 4 * (size_t)c, src + (size_t)c * a->stride, 4);
       }
       p[i] = s;
     }

@@ -49,7 +49,8 @@ void um_exec_scatter(um_exec *x, int e) {
     const char *s = (const char *)x->scratch[i];
     for (int c = 0; c < a->dim; c++, dst += a->stride, s += a->esize) {
       if (a->acc != UM_INC) {
-        memcpy(dst, s, (size_t)a->esize);
+        if (a->esize == 8) memcpy(dst, s, 8); /* fixed sizes: plain stores */
+        else memcpy(dst, s, 4);
       } else if (a->type == UM_DOUBLE) {
         double v, d;
         memcpy(&v, s, sizeof v);
