@@ -631,6 +631,56 @@ TEST(Reorder, BadInputsGiveClearErrors) {
 }
 
 // Benchmark output, not a test of speed: the time to reorder Airfoil 720K.
+// More than 128 parts: the two-level partition (coarse k-way, then each coarse
+// part's subgraph). Parts within the block size, bijections, same physics, and
+// the same result for the same seed.
+TEST(Reorder, TwoLevelPartitionKeepsPartsAndPhysics) {
+  const int iters = 3;
+  std::vector<double> q_ref;
+  double rms_ref = 0;
+  {
+    AfRun r(100, 150, UM_BACKEND_SEQ, UM_AOS, 64);
+    um_context *ctx = r.ctx;
+    for (int i = 0; i < iters; i++) OK(airfoil_iteration(ctx, &r.a, &rms_ref));
+    q_ref = r.original(r.a.p_q);
+  }
+  const um_backend b = um_backend_available(UM_BACKEND_OPENMP) ? UM_BACKEND_OPENMP : UM_BACKEND_SEQ;
+  std::vector<int> first_perm;
+  for (int rep = 0; rep < 2; rep++) {
+    AfRun r(100, 150, b, UM_AOS, 64);
+    um_context *ctx = r.ctx;
+    um_reorder_stats st{};
+    OK(um_reorder(ctx, UM_REORDER_PARTITION, r.a.pecell, nullptr, &st));
+    const int ne = um_set_size(r.a.edges);
+    ASSERT_GT(st.nparts, 128) << "mesh too small to take the two-level path";
+    EXPECT_TRUE(is_bijection(um_set_permutation(r.a.edges), ne));
+    EXPECT_TRUE(is_bijection(um_set_permutation(r.a.cells), um_set_size(r.a.cells)));
+    EXPECT_TRUE(is_bijection(um_set_permutation(r.a.nodes), um_set_size(r.a.nodes)));
+    EXPECT_LE(st.max_part_size, 64);
+    EXPECT_GT(st.edgecut, 0);
+    std::vector<int> parts = parts_of(r.a.edges);
+    ASSERT_FALSE(parts.empty());
+    EXPECT_EQ(parts.front(), 0);
+    EXPECT_EQ(parts.back(), ne);
+    for (size_t k = 1; k < parts.size(); k++) {
+      ASSERT_GE(parts[k] - parts[k - 1], 1) << "part " << k - 1;
+      ASSERT_LE(parts[k] - parts[k - 1], 64) << "part " << k - 1;
+    }
+    std::vector<int> perm(um_set_permutation(r.a.edges), um_set_permutation(r.a.edges) + ne);
+    if (rep == 0) first_perm = perm;
+    else EXPECT_EQ(perm, first_perm) << "same seed, different partition";
+    double rms = 0;
+    for (int i = 0; i < iters; i++) OK(airfoil_iteration(ctx, &r.a, &rms));
+    expect_close(r.original(r.a.p_q), q_ref, 4, "q");
+    EXPECT_NEAR(rms, rms_ref, 1e-12 * rms_ref);
+    if (b == UM_BACKEND_OPENMP) {
+      const um_plan *p = last_plan(ctx, "res_calc");
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(block_offsets(p), parts);
+    }
+  }
+}
+
 TEST(ReorderTiming, Airfoil720kPrintsTimes) {
   for (um_reorder_method m : {UM_REORDER_GPS, UM_REORDER_PARTITION}) {
     AfRun r(400, 600, UM_BACKEND_SEQ, UM_AOS, 256);

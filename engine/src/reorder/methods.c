@@ -180,6 +180,89 @@ static const char *metis_text(int rc) {
   return "unknown METIS error code";
 }
 
+/* METIS k-way of the graph (n vertices, CSR xadj/adj) into npart parts with
+ * o's imbalance and seed; part[v] receives v's part. Returns a METIS code. */
+static int metis_kway(int n, int *xadj, int *adj, int npart, const um_reorder_options *o, int *part, idx_t *objval) {
+  idx_t nv = n, ncon = 1, np = npart;
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_UFACTOR] = (idx_t)lround((o->imbalance - 1.0) * 1000.0);
+  if (options[METIS_OPTION_UFACTOR] < 1) options[METIS_OPTION_UFACTOR] = 1;
+  options[METIS_OPTION_SEED] = o->seed;
+  *objval = 0;
+  return METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL, NULL, &np, NULL, NULL, options, objval, part);
+}
+
+/* Above this many parts, partition in two levels: k-way into about
+ * nparts / UM__TWO_LEVEL_FANOUT coarse parts, then each coarse part's induced
+ * subgraph (edges to other coarse parts dropped) into its share of the parts
+ * (proportional to its size; oversized parts are split by the caller).
+ * Much cheaper than one k-way into thousands of parts, similar locality. */
+#define UM__TWO_LEVEL_MIN_PARTS 128
+#define UM__TWO_LEVEL_FANOUT 64
+#define UM__TWO_LEVEL_ALLOC (-1000) /* distinct from every METIS return code */
+
+/* Two-level partition of g (see above): part[v] in 0..*nparts_out-1, parts
+ * numbered coarse part by coarse part. Returns METIS_OK, a METIS error code,
+ * or UM__TWO_LEVEL_ALLOC. */
+static int two_level(const csr *g, int nparts, const um_reorder_options *o, int *part,
+                     int *nparts_out) {
+  int n = g->n;
+  int k1 = (nparts + UM__TWO_LEVEL_FANOUT - 1) / UM__TWO_LEVEL_FANOUT;
+  int *cpart = malloc(((size_t)n + 1) * sizeof *cpart);
+  int *coff = calloc((size_t)k1 + 2, sizeof *coff);
+  int *verts = malloc(((size_t)n + 1) * sizeof *verts);
+  int *loc = malloc(((size_t)n + 1) * sizeof *loc);
+  int *sx = malloc(((size_t)n + 1) * sizeof *sx);
+  int *sa = malloc(((size_t)g->xadj[n] + 1) * sizeof *sa);
+  int *sp = malloc(((size_t)n + 1) * sizeof *sp);
+  int rc = cpart && coff && verts && loc && sx && sa && sp ? METIS_OK : UM__TWO_LEVEL_ALLOC;
+  idx_t objval;
+  if (rc == METIS_OK) rc = metis_kway(n, g->xadj, g->adj, k1, o, cpart, &objval);
+  int base = 0;
+  if (rc == METIS_OK) {
+    /* vertices coarse part by coarse part, ascending inside one */
+    for (int v = 0; v < n; v++) coff[cpart[v] + 2]++;
+    for (int c = 0; c < k1; c++) coff[c + 2] += coff[c + 1];
+    for (int v = 0; v < n; v++) verts[coff[cpart[v] + 1]++] = v;
+    for (int c = 0; c < k1 && rc == METIS_OK; c++) {
+      int s0 = coff[c], sn = coff[c + 1] - coff[c];
+      if (sn == 0) continue;
+      /* its share of the nparts parts, by cumulative rounding (total exactly nparts) */
+      long npc = lround((double)nparts * coff[c + 1] / n) - lround((double)nparts * s0 / n);
+      if (npc <= 1) { /* fits one part (or a sliver sharing a neighbour's): no METIS */
+        int p = base < nparts ? base : nparts - 1;
+        for (int i = 0; i < sn; i++) part[verts[s0 + i]] = p;
+        base += (int)npc;
+        continue;
+      }
+      for (int i = 0; i < sn; i++) loc[verts[s0 + i]] = i;
+      sx[0] = 0;
+      for (int i = 0; i < sn; i++) {
+        int v = verts[s0 + i], len = sx[i];
+        for (int j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
+          int u = g->adj[j];
+          if (cpart[u] == c) sa[len++] = loc[u];
+        }
+        sx[i + 1] = len;
+      }
+      rc = metis_kway(sn, sx, sa, (int)npc, o, sp, &objval);
+      for (int i = 0; i < sn && rc == METIS_OK; i++) part[verts[s0 + i]] = base + sp[i];
+      base += (int)npc;
+    }
+  }
+  free(cpart);
+  free(coff);
+  free(verts);
+  free(loc);
+  free(sx);
+  free(sa);
+  free(sp);
+  *nparts_out = nparts;
+  return rc;
+}
+
 int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_options *o, int *n2o_from,
                           int *n2o_to, um_reorder_stats *st, int **part_offset, int *nparts_out) {
   *part_offset = NULL;
@@ -210,15 +293,24 @@ int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_opt
                       "'%s' (or more than 2^31 edges)",
                       m->from->name, m->name);
     }
-    idx_t nv = nf, ncon = 1, npart = nparts, objval = 0;
-    idx_t options[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_NUMBERING] = 0;
-    options[METIS_OPTION_UFACTOR] = (idx_t)lround((o->imbalance - 1.0) * 1000.0);
-    if (options[METIS_OPTION_UFACTOR] < 1) options[METIS_OPTION_UFACTOR] = 1;
-    options[METIS_OPTION_SEED] = o->seed;
-    int mrc = METIS_PartGraphKway(&nv, &ncon, g.xadj, g.adj, NULL, NULL, NULL, &npart, NULL, NULL, options, &objval,
-                                  part);
+    idx_t objval = 0;
+    int mrc;
+    if (nparts <= UM__TWO_LEVEL_MIN_PARTS) {
+      mrc = metis_kway(nf, g.xadj, g.adj, nparts, o, part, &objval);
+      edgecut = (long)objval;
+    } else {
+      mrc = two_level(&g, nparts, o, part, &nparts);
+      if (mrc == UM__TWO_LEVEL_ALLOC) {
+        csr_free(&g);
+        um__inverse_free(&inv);
+        free(part);
+        return UM_ERROR(ctx, UM_ERR_ALLOC, "reordering 'partition': out of memory");
+      }
+      /* cut edges between final parts (each undirected edge listed twice) */
+      for (int e = 0; e < nf; e++)
+        for (int j = g.xadj[e]; j < g.xadj[e + 1]; j++) edgecut += part[g.adj[j]] != part[e];
+      edgecut /= 2;
+    }
     csr_free(&g);
     if (mrc != METIS_OK) {
       um__inverse_free(&inv);
@@ -228,7 +320,6 @@ int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_opt
                       "'%s' (map '%s') into %d parts",
                       metis_text(mrc), nf, m->from->name, m->name, nparts);
     }
-    edgecut = (long)objval;
   }
   /* elements part by part, old order inside a part (counting sort) */
   int *cnt = calloc((size_t)nparts + 1, sizeof *cnt);
