@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -174,6 +175,27 @@ TEST_P(CudaAirfoil, MatchesSeq) {
   expect_close(got.get(got.a.p_q), ref.get(ref.a.p_q), "q", 1e-11);
   expect_close(got.get(got.a.p_adt), ref.get(ref.a.p_adt), "adt", 1e-11);
   expect_close(got.get(got.a.p_qold), ref.get(ref.a.p_qold), "qold", 1e-11);
+}
+
+// The backend fills in the theoretical occupancy of each loop's kernel (from the
+// CUDA occupancy calculator): a fraction in (0, 1] for Airfoil's res_calc.
+TEST(CudaOccupancy, AirfoilResCalcHasTheoreticalOccupancy) {
+  NEED_GPU();
+  for (um_strategy st : {UM_STRATEGY_GLOBAL, UM_STRATEGY_HIERARCHICAL}) {
+    AirfoilRun got(cuda_options({st, 1, UM_SOA, 128}), 60, 40);
+    got.run(1);
+    int found = 0;
+    for (int i = 0; i < um_loop_stats_count(got.ctx); i++) {
+      um_loop_stats s;
+      ASSERT_EQ(um_loop_stats_get(got.ctx, i, &s), UM_SUCCESS);
+      if (std::string(s.name) != "res_calc") continue;
+      found = 1;
+      EXPECT_GT(s.occupancy, 0.0) << um_strategy_name(st);
+      EXPECT_LE(s.occupancy, 1.0) << um_strategy_name(st);
+      std::printf("res_calc %s: theoretical occupancy %.3f\n", um_strategy_name(st), s.occupancy);
+    }
+    EXPECT_TRUE(found);
+  }
 }
 
 std::vector<Case> airfoil_cases() {

@@ -6,6 +6,7 @@
 #include <vector>
 
 extern "C" {
+#include "um/report.h"
 #include "um/um.h"
 }
 #include "test_kernels.h"
@@ -203,6 +204,33 @@ TEST_F(Loop, PlanIsBuiltOncePerLoopSignature) {
     EXPECT_TRUE(st.has_plan);
     EXPECT_EQ(st.nblocks, 1);
   }
+}
+
+// CPU backends know no GPU occupancy: the stats say 0, the plan table has no
+// occupancy column and the JSON no occupancy key (their output stays as it was).
+TEST_F(Loop, CpuReportsHaveNoOccupancy) {
+  um_options o;
+  um_options_default(&o);
+  um_finalize(&c.ctx);
+  o.backend = um_backend_available(UM_BACKEND_OPENMP) ? UM_BACKEND_OPENMP : UM_BACKEND_SEQ;
+  o.strategy = UM_STRATEGY_COLOURED;
+  ASSERT_EQ(um_init(&c.ctx, &o), UM_SUCCESS);
+  SetUp();
+  ASSERT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
+  um_loop_stats st;
+  ASSERT_EQ(um_loop_stats_get(c.ctx, 0, &st), UM_SUCCESS);
+  EXPECT_EQ(st.occupancy, 0.0);
+  char *buf = nullptr;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  ASSERT_NE(f, nullptr);
+  um_report_plans(c.ctx, f);
+  um_report_loops_json(c.ctx, f);
+  fclose(f);
+  std::string out(buf, n);
+  free(buf);
+  EXPECT_EQ(out.find("occupancy"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"name\": \"edge_inc\""), std::string::npos) << out;
 }
 
 TEST_F(Loop, ArgDimMismatch) {

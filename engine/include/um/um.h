@@ -242,6 +242,10 @@ typedef struct {
   double compile_seconds; /* run-time compilation and module loading    */
   int modules;          /* kernels compiled or loaded for this loop     */
   int modules_cached;   /*   of which from the disk cache               */
+  double occupancy;     /* theoretical occupancy of the loop's kernel on the
+                           GPU (resident warps per SM / the SM's maximum, from
+                           the CUDA occupancy calculator with its block size
+                           and shared memory); 0 = not known (CPU backends)  */
 } um_loop_stats;
 
 int um_loop_stats_count(const um_context *ctx);

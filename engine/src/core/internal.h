@@ -98,6 +98,7 @@ typedef struct {
   long dev_calls;
   double jit_seconds;   /* run-time compilation and module loading */
   int modules, modules_cached;
+  double occupancy;     /* theoretical, of the last kernel run (0 = not known) */
 } um_loop_rec;
 
 typedef struct um_backend_ops um_backend_ops;

@@ -318,6 +318,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->compile_seconds = r->jit_seconds;
   o->modules = r->modules;
   o->modules_cached = r->modules_cached;
+  o->occupancy = r->occupancy;
   if (r->last_plan) {
     const um_plan *p = r->last_plan;
     o->has_plan = 1;

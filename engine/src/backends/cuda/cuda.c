@@ -112,6 +112,7 @@ typedef struct {
   cudaKernel_t kloop, kreduce;
   int threads;
   size_t shmem;
+  double occupancy; /* theoretical: resident warps per SM / the SM's maximum */
   int nlaunch;
   cu_launch *launch;
   int nparts;
@@ -941,6 +942,20 @@ static int build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads,
                      k->shmem, loop->name);
     }
   }
+  /* theoretical occupancy: blocks resident per SM (registers, shared memory, block size) x warps per
+   * block, over the SM's maximum resident warps */
+  if (rc == UM_SUCCESS) {
+    int nb = 0;
+    const int ws = S->prop.warpSize > 0 ? S->prop.warpSize : 32;
+    const int max_warps = S->prop.maxThreadsPerMultiProcessor / ws;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (const void *)k->kloop, threads, k->shmem) == cudaSuccess &&
+        max_warps > 0) {
+      double occ = (double)nb * (double)((threads + ws - 1) / ws) / (double)max_warps;
+      k->occupancy = occ > 1 ? 1 : occ;
+    } else {
+      (void)cudaGetLastError(); /* not known: leave 0 */
+    }
+  }
   /* reductions */
   for (int a = 0; rc == UM_SUCCESS && a < loop->nargs; a++) {
     if (k->D.pass[a] != UMC_PASS_GBL_REDUCE) continue;
@@ -1065,6 +1080,7 @@ static int cu_par_loop(um_context *ctx, um_loop *loop) {
   t->rec = (int)(loop->rec - ctx->loops);
   CU(ctx, cudaEventRecord(t->start, S->stream), "recording a timing event");
   S->last_loop = loop->rec->name;
+  loop->rec->occupancy = k->occupancy;
   void *args[1] = {k->params};
   for (int l = 0; l < k->nlaunch; l++) {
     const cu_launch *L = &k->launch[l];
