@@ -22,7 +22,12 @@
  *                         nparts = ceil(|F| / (block_size * (1 - margin))) parts,
  *                         imbalance tolerance `imbalance` (Reguly et al.,
  *                         "Improving locality of unstructured mesh algorithms on
- *                         GPUs"); elements renumbered part by part (old order
+ *                         GPUs"); above 128 parts in two levels (k-way into about
+ *                         nparts/64 coarse parts, then each coarse part's
+ *                         subgraph into its share of the parts); the parts
+ *                         become the plan's blocks for loops over F with the same
+ *                         block size (saved as parts_<set> in the permutation
+ *                         file); elements renumbered part by part (old order
  *                         inside a part). T: sorted by the number of distinct
  *                         parts referencing a target, then by those parts'
  *                         indices lexicographically, then old index;
