@@ -19,24 +19,12 @@
 
 #include <hdf5.h>
 
+#include "h5quiet.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
 
 /* ---- HDF5 error handling --------------------------------------------------- */
 
-typedef struct {
-  H5E_auto2_t func;
-  void *data;
-} h5_quiet;
-
-static void quiet_on(h5_quiet *q) {
-  q->func = NULL;
-  q->data = NULL;
-  H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static void quiet_off(const h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
 
 typedef struct {
   char first[256]; /* the API call that failed            */

@@ -14,20 +14,9 @@
 
 #include <hdf5.h>
 
+#include "../io/h5quiet.h"
 #include "reorder_internal.h"
 
-typedef struct {
-  H5E_auto2_t func;
-  void *data;
-} quiet;
-
-static void quiet_on(quiet *q) {
-  q->func = NULL;
-  q->data = NULL;
-  H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-static void quiet_off(const quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
 
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *p) {
   char *buf = (char *)p;
@@ -182,7 +171,7 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
   if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   memcpy(tmp, file, len);
   memcpy(tmp + len, ".tmp", 5);
-  quiet q;
+  h5_quiet q;
   quiet_on(&q);
   int rc = save_impl(ctx, r, file, tmp);
   quiet_off(&q);
@@ -382,7 +371,7 @@ int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, u
   if (!file || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_load: file name or out missing");
   *out = NULL;
   double t0 = um__wtime();
-  quiet q;
+  h5_quiet q;
   quiet_on(&q);
   int rc = load_impl(ctx, file, out);
   quiet_off(&q);
