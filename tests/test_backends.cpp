@@ -12,34 +12,12 @@ extern "C" {
 #include "um/um.h"
 }
 #include "test_kernels.h"
+#include "test_random_mesh.hpp"
 
 namespace {
 
-struct Mesh {
-  int nnode, nedge, ncell;
-  std::vector<int> edge, cell, perm;  // edge->node (2), cell->node (4), injective node->node
-  std::vector<double> u, w, q, a, c, v;
-  std::vector<int> k;
-};
-
-Mesh random_mesh(int nnode, int nedge, int ncell, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<double> U(0.1, 1.0);
-  std::uniform_int_distribution<int> N(0, nnode > 0 ? nnode - 1 : 0);
-  Mesh m{nnode, nedge, ncell, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  for (int e = 0; e < 2 * nedge; e++) m.edge.push_back(N(g));
-  for (int e = 0; e < 4 * ncell; e++) m.cell.push_back(N(g));
-  for (int i = 0; i < nnode; i++) m.perm.push_back(i);
-  std::shuffle(m.perm.begin(), m.perm.end(), g);
-  for (int i = 0; i < 2 * nnode; i++) m.u.push_back(U(g));
-  for (int i = 0; i < nedge; i++) m.w.push_back(U(g));
-  for (int i = 0; i < 3 * ncell; i++) m.q.push_back(U(g));
-  for (int i = 0; i < 3 * nnode; i++) m.a.push_back(U(g));
-  for (int i = 0; i < 2 * nnode; i++) m.c.push_back(U(g));
-  for (int i = 0; i < 2 * nnode; i++) m.v.push_back(U(g));
-  for (int i = 0; i < nnode; i++) m.k.push_back((int)(g() % 7));
-  return m;
-}
+using umtest::Mesh;
+using umtest::random_mesh;
 
 struct Result {
   std::vector<double> b, c, r, n, v, vw;
