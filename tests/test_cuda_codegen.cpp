@@ -19,6 +19,7 @@ extern "C" {
 #include "backends/cuda/codegen.h"
 #include "backends/cuda/jit.h"
 #include "common/um_app.h"
+#include "lulesh/lulesh.h"
 #include "um/config.h"
 #include "um/cuda.h"
 #include "um/um.h"
@@ -388,6 +389,34 @@ TEST(CudaNvrtc, EveryJacobiLoopCompiles) {
   RecordProperty("kernels_compiled", n);
   um_config_free(cfg);
   um_finalize(&ctx);
+}
+
+TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
+  int n = 0;
+  for (lulesh_forces f : {LULESH_FORCES_INC, LULESH_FORCES_GATHER}) {
+    um_context *ctx = seq_context();
+    lulesh_params p;
+    lulesh_params_default(&p);
+    p.size = 3;
+    p.regions = 2; /* region 2 repeats its EOS (cost): the same kernel as region 1 */
+    p.forces = f;
+    lulesh_state *s = nullptr;
+    char err[512] = "";
+    ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
+    int done = 0;
+    ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
+    std::vector<std::string> loops;
+    if (f == LULESH_FORCES_INC)
+      loops = {"force_zero", "integrate_stress", "hourglass", "acceleration", "symm_x", "symm_y", "symm_z", "velocity",
+               "position", "kinematics", "monoq_gradients", "monoq", "eos_r1", "update_volume", "time_constraints"};
+    else
+      loops = {"stress_corners", "hourglass_corners", "gather_forces"};
+    n += compile_all(ctx, loops);
+    lulesh_state_free(&s);
+    um_finalize(&ctx);
+  }
+  EXPECT_GE(n, 18 * (int)archs().size());
+  RecordProperty("kernels_compiled", n);
 }
 
 TEST(CudaNvrtc, EveryTestKernelCompiles) {

@@ -131,7 +131,7 @@ static const char *const profile_choices[] = {"auto", "p100", "v100", "a100", "h
 static const char *const staging_choices[] = {"auto", "inc", "all", "none"};
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
-static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len) {
+static int read_settings(um_config *cfg, const char *config_path, run_settings *s, char *err, size_t len) {
   um_options_default(&s->opts);
   int b, st, l, r, p;
   const char *app_names[64];
@@ -174,10 +174,13 @@ static int read_settings(um_config *cfg, run_settings *s, char *err, size_t len)
     snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
     return UM_ERR_CONFIG;
   }
-  if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_available(UM_BACKEND_CUDA)) {
+  char why[512];
+  if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_status(UM_BACKEND_CUDA, why, sizeof why)) {
+    /* never change backend behind the user's back: say how to run it on the CPU */
     snprintf(err, len,
-             "run.backend = cuda, but this build of um has no CUDA backend.\n"
-             "  To run the same config on the CPU: umrun <config> --set run.backend=openmp");
+             "run.backend = cuda, but %s.\n"
+             "  To run the same config on the CPU: umrun %s --set run.backend=openmp",
+             why, config_path ? config_path : "");
     return UM_ERR_UNSUPPORTED;
   }
   return UM_SUCCESS;
@@ -338,7 +341,7 @@ int main(int argc, char **argv) {
   }
   run_settings s;
   memset(&s, 0, sizeof s);
-  rc = read_settings(cfg, &s, err, sizeof err);
+  rc = read_settings(cfg, config_path, &s, err, sizeof err);
   if (rc) {
     fprintf(stderr, "umrun: %s\n", err);
     um_config_free(cfg);

@@ -119,6 +119,10 @@ void um_error_clear(um_context *ctx);
 um_backend um_context_backend(const um_context *ctx);
 um_strategy um_context_strategy(const um_context *ctx);
 int um_backend_available(um_backend b);
+/* Why a backend is not available (empty string when it is): not compiled into
+ * this build, or (CUDA) no usable device, with the runtime's reason. Returns
+ * um_backend_available(b). */
+int um_backend_status(um_backend b, char *why, size_t n);
 const um_options *um_context_options(const um_context *ctx);
 
 /* Declarations. Names must be unique per kind; data is copied. */

@@ -42,6 +42,24 @@ int um_backend_available(um_backend b) {
   return 0;
 }
 
+int um_backend_status(um_backend b, char *why, size_t n) {
+  if (why && n) why[0] = '\0';
+  if (b == UM_BACKEND_CUDA) {
+#ifdef UM_HAVE_CUDA
+    char reason[256] = "";
+    if (um__cuda_available(reason, sizeof reason)) return 1;
+    if (why && n) snprintf(why, n, "this machine has no usable GPU (CUDA runtime: %s)", reason);
+#else
+    if (why && n)
+      snprintf(why, n, "this build of um has no CUDA backend (configure with -DUM_ENABLE_CUDA=ON and the CUDA toolkit)");
+#endif
+    return 0;
+  }
+  if (um_backend_available(b)) return 1;
+  if (why && n) snprintf(why, n, "this build of um has no %s backend", um_backend_name(b));
+  return 0;
+}
+
 static char *dupstr(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);

@@ -1,0 +1,691 @@
+/* LULESH 2.0 on um: mesh generation (as upstream's Domain constructor, one
+ * domain), the time step as loops, and the end-of-run checks.
+ *
+ * Loops of one time step (upstream function in brackets):
+ *   nodal phase    force_zero, integrate_stress [IntegrateStressForElems],
+ *                  hourglass [CalcHourglassControlForElems] (INC through elem_nodes)
+ *                  -- or, with forces: gather, stress_corners, hourglass_corners
+ *                  (WRITE through elem_corners) and gather_forces (READ through
+ *                  node_corners), upstream's threaded scheme --
+ *                  acceleration, symm_x/y/z [ApplyAccelerationBoundaryConditions],
+ *                  velocity, position
+ *   element phase  kinematics [CalcKinematicsForElems + CalcLagrangeElements],
+ *                  monoq_gradients, monoq [CalcMonotonicQ*], eos_r<k> per region
+ *                  [EvalEOSForElems], update_volume
+ *   constraints    time_constraints [CalcCourant/HydroConstraintForElems]: MIN
+ *                  reductions read back for the next TimeIncrement (host).
+ * The monotonic Q and the time constraints run over all elements at once:
+ * upstream loops over regions there, but every region runs the same code, and
+ * a minimum does not depend on the order, so the results are the same.
+ */
+#include "lulesh.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lulesh_kernels.h"
+#include "um/reorder.h"
+
+extern const char lulesh_kernels_source[];
+#define LULESH_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, lulesh_kernels_source, "lulesh_kernels.h")
+LULESH_KERNEL(lu_zero_force, 1);
+LULESH_KERNEL(lu_integrate_stress, 18);
+LULESH_KERNEL(lu_hourglass, 28);
+LULESH_KERNEL(lu_stress_corners, 18);
+LULESH_KERNEL(lu_hourglass_corners, 28);
+LULESH_KERNEL(lu_gather_forces, 18);
+LULESH_KERNEL(lu_acceleration, 3);
+LULESH_KERNEL(lu_symm_x, 1);
+LULESH_KERNEL(lu_symm_y, 1);
+LULESH_KERNEL(lu_symm_z, 1);
+LULESH_KERNEL(lu_velocity, 3);
+LULESH_KERNEL(lu_position, 3);
+LULESH_KERNEL(lu_kinematics, 23);
+LULESH_KERNEL(lu_monoq_gradients, 22);
+LULESH_KERNEL(lu_monoq, 17);
+LULESH_KERNEL(lu_eos, 9);
+LULESH_KERNEL(lu_update_volume, 2);
+LULESH_KERNEL(lu_time_constraints, 8);
+
+UM_CONST_DEFINE(double, lu_e_cut);
+UM_CONST_DEFINE(double, lu_p_cut);
+UM_CONST_DEFINE(double, lu_q_cut);
+UM_CONST_DEFINE(double, lu_v_cut);
+UM_CONST_DEFINE(double, lu_u_cut);
+UM_CONST_DEFINE(double, lu_hgcoef);
+UM_CONST_DEFINE(double, lu_ss4o3);
+UM_CONST_DEFINE(double, lu_qstop);
+UM_CONST_DEFINE(double, lu_monoq_max_slope);
+UM_CONST_DEFINE(double, lu_monoq_limiter_mult);
+UM_CONST_DEFINE(double, lu_qlc_monoq);
+UM_CONST_DEFINE(double, lu_qqc_monoq);
+UM_CONST_DEFINE(double, lu_qqc);
+UM_CONST_DEFINE(double, lu_eosvmax);
+UM_CONST_DEFINE(double, lu_eosvmin);
+UM_CONST_DEFINE(double, lu_pmin);
+UM_CONST_DEFINE(double, lu_emin);
+UM_CONST_DEFINE(double, lu_dvovmax);
+UM_CONST_DEFINE(double, lu_refdens);
+
+#define TRY(call)               \
+  do {                          \
+    int rc_ = (call);           \
+    if (rc_) return rc_;        \
+  } while (0)
+
+void lulesh_params_default(lulesh_params *p) {
+  p->size = 30;
+  p->regions = 11;
+  p->balance = 1;
+  p->cost = 1;
+  p->max_cycles = 0;
+  p->forces = LULESH_FORCES_INC;
+}
+
+/* ---- glibc-compatible rand() ---------------------------------------------- */
+/* The additive feedback generator r[i] = r[i-3] + r[i-31] (mod 2^32) seeded by
+ * a Lehmer sequence (16807 mod 2^31-1, Schrage's method), the first 310
+ * outputs discarded, each output the sum shifted right by one. */
+void lulesh_srand(lulesh_rand *g, unsigned seed) {
+  int32_t word = seed == 0 ? 1 : (int32_t)seed;
+  g->r[0] = word;
+  for (int i = 1; i < 31; i++) {
+    const int32_t hi = word / 127773, lo = word % 127773;
+    word = 16807 * lo - 2836 * hi;
+    if (word < 0) word += 2147483647;
+    g->r[i] = word;
+  }
+  g->front = 3;
+  g->rear = 0;
+  for (int i = 0; i < 310; i++) (void)lulesh_rand_next(g);
+}
+
+int lulesh_rand_next(lulesh_rand *g) {
+  const uint32_t sum = (uint32_t)g->r[g->front] + (uint32_t)g->r[g->rear];
+  g->r[g->front] = (int32_t)sum;
+  g->front = (g->front + 1) % 31;
+  g->rear = (g->rear + 1) % 31;
+  return (int)(sum >> 1);
+}
+
+/* ---- mesh ----------------------------------------------------------------- */
+
+void lulesh_mesh_free(lulesh_mesh *m) {
+  if (!m) return;
+  free(m->coord);
+  free(m->elem_nodes);
+  free(m->elem_faces);
+  free(m->elem_bc);
+  for (int d = 0; d < 3; d++) free(m->symm[d]);
+  if (m->region_elems)
+    for (int r = 0; r < m->nregions; r++) free(m->region_elems[r]);
+  free(m->region_elems);
+  free(m->region_size);
+  free(m->region_rep);
+  free(m->volo);
+  free(m->elem_mass);
+  free(m->nodal_mass);
+  memset(m, 0, sizeof *m);
+}
+
+/* Regions as upstream's CreateRegionIndexSets (rank 0): runs of random length
+ * with a random region, weighted (i+1)^balance, never the same region twice in a row. */
+static int build_regions(const lulesh_params *p, lulesh_mesh *m) {
+  const int nr = p->regions, ne = m->nelem;
+  int *regnum = malloc(sizeof(int) * (size_t)ne);
+  m->region_size = calloc((size_t)nr, sizeof(int));
+  m->region_elems = calloc((size_t)nr, sizeof(int *));
+  m->region_rep = malloc(sizeof(int) * (size_t)nr);
+  int *binend = malloc(sizeof(int) * (size_t)nr);
+  if (!regnum || !m->region_size || !m->region_elems || !m->region_rep || !binend) {
+    free(regnum);
+    free(binend);
+    return 1;
+  }
+  m->nregions = nr;
+  if (nr == 1) {
+    for (int i = 0; i < ne; i++) regnum[i] = 1;
+  } else {
+    lulesh_rand g;
+    lulesh_srand(&g, 0);
+    int costden = 0, last = -1, next = 0;
+    for (int i = 0; i < nr; i++) {
+      costden += (int)pow((double)(i + 1), (double)p->balance);
+      binend[i] = costden;
+    }
+    while (next < ne) {
+      int region;
+      do {
+        const int var = lulesh_rand_next(&g) % costden;
+        int i = 0;
+        while (var >= binend[i]) i++;
+        region = i % nr + 1;
+      } while (region == last);
+      const int bin = lulesh_rand_next(&g) % 1000;
+      int n;
+      if (bin < 773) n = lulesh_rand_next(&g) % 15 + 1;
+      else if (bin < 937) n = lulesh_rand_next(&g) % 16 + 16;
+      else if (bin < 970) n = lulesh_rand_next(&g) % 32 + 32;
+      else if (bin < 974) n = lulesh_rand_next(&g) % 64 + 64;
+      else if (bin < 978) n = lulesh_rand_next(&g) % 128 + 128;
+      else if (bin < 981) n = lulesh_rand_next(&g) % 256 + 256;
+      else n = lulesh_rand_next(&g) % 1537 + 512;
+      const int end = next + n;
+      while (next < end && next < ne) regnum[next++] = region;
+      last = region;
+    }
+  }
+  free(binend);
+  for (int i = 0; i < ne; i++) m->region_size[regnum[i] - 1]++;
+  for (int r = 0; r < nr; r++) {
+    m->region_elems[r] = malloc(sizeof(int) * (size_t)(m->region_size[r] ? m->region_size[r] : 1));
+    if (!m->region_elems[r]) {
+      free(regnum);
+      return 1;
+    }
+    m->region_size[r] = 0;
+  }
+  for (int i = 0; i < ne; i++) {
+    const int r = regnum[i] - 1;
+    m->region_elems[r][m->region_size[r]++] = i;
+  }
+  free(regnum);
+  /* cost model (ApplyMaterialPropertiesForElems): the cheaper half once, the
+   * expensive ones 1 + cost times, the last ~5% 10 (1 + cost) times */
+  for (int r = 0; r < nr; r++)
+    m->region_rep[r] = r < nr / 2 ? 1 : r < nr - (nr + 15) / 20 ? 1 + p->cost : 10 * (1 + p->cost);
+  return 0;
+}
+
+int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (p->size < 1 || p->size > 1000)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "params.size = %d: the edge length in elements must be 1..1000 (upstream's -s; "
+                           "(size+1)^3 nodes)",
+                           p->size);
+  if (p->regions < 1 || p->regions > 1000)
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "params.regions = %d: must be 1..1000 (upstream's -r)",
+                           p->regions);
+  if (p->balance < 0 || p->balance > 16)
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "params.balance = %d: must be 0..16 (upstream's -b)",
+                           p->balance);
+  if (p->cost < 0 || p->cost > 1000)
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "params.cost = %d: must be 0..1000 (upstream's -c)",
+                           p->cost);
+  if (p->regions > 1) { /* sum of (i+1)^balance must fit rand()'s modulus */
+    double den = 0;
+    for (int i = 0; i < p->regions; i++) den += pow((double)(i + 1), (double)p->balance);
+    if (den > 2147483647.0)
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
+                             "params.regions = %d with params.balance = %d: the region weights sum to %.3g, "
+                             "more than a 32-bit int; lower one of them",
+                             p->regions, p->balance, den);
+  }
+  const int nx = p->size, en = nx + 1;
+  m->nx = nx;
+  m->nelem = nx * nx * nx;
+  m->nnode = en * en * en;
+  m->nsymm = en * en;
+  const size_t ne = (size_t)m->nelem, nn = (size_t)m->nnode;
+  m->coord = malloc(sizeof(double) * 3 * nn);
+  m->elem_nodes = malloc(sizeof(int) * 8 * ne);
+  m->elem_faces = malloc(sizeof(int) * 6 * ne);
+  m->elem_bc = calloc(ne, sizeof(int));
+  m->volo = malloc(sizeof(double) * ne);
+  m->elem_mass = malloc(sizeof(double) * ne);
+  m->nodal_mass = calloc(nn, sizeof(double));
+  for (int d = 0; d < 3; d++) m->symm[d] = malloc(sizeof(int) * (size_t)m->nsymm);
+  if (!m->coord || !m->elem_nodes || !m->elem_faces || !m->elem_bc || !m->volo || !m->elem_mass ||
+      !m->nodal_mass || !m->symm[0] || !m->symm[1] || !m->symm[2] || build_regions(p, m)) {
+    lulesh_mesh_free(m);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the LULESH mesh of size %d", nx);
+  }
+
+  /* nodes of a uniform box [0, 1.125]^3 (BuildMesh) */
+  int nidx = 0;
+  for (int plane = 0; plane < en; plane++)
+    for (int row = 0; row < en; row++)
+      for (int col = 0; col < en; col++, nidx++) {
+        m->coord[3 * nidx + 0] = 1.125 * (double)col / (double)nx;
+        m->coord[3 * nidx + 1] = 1.125 * (double)row / (double)nx;
+        m->coord[3 * nidx + 2] = 1.125 * (double)plane / (double)nx;
+      }
+  /* hexahedra, nodes in upstream's local order */
+  int z = 0;
+  nidx = 0;
+  for (int plane = 0; plane < nx; plane++) {
+    for (int row = 0; row < nx; row++) {
+      for (int col = 0; col < nx; col++, z++, nidx++) {
+        int *n = m->elem_nodes + 8 * (size_t)z;
+        n[0] = nidx;
+        n[1] = nidx + 1;
+        n[2] = nidx + en + 1;
+        n[3] = nidx + en;
+        n[4] = nidx + en * en;
+        n[5] = nidx + en * en + 1;
+        n[6] = nidx + en * en + en + 1;
+        n[7] = nidx + en * en + en;
+      }
+      nidx++;
+    }
+    nidx += en;
+  }
+  /* symmetry-plane node lists (SetupSymmetryPlanes) */
+  nidx = 0;
+  for (int i = 0; i < en; i++)
+    for (int j = 0; j < en; j++, nidx++) {
+      m->symm[2][nidx] = i * en + j;          /* z = 0 */
+      m->symm[1][nidx] = i * en * en + j;     /* y = 0 */
+      m->symm[0][nidx] = i * en * en + j * en; /* x = 0 */
+    }
+  /* face neighbours (SetupElementConnectivities): at the box's faces the
+   * element itself stands in; elem_bc says what the face is */
+  const int ne_i = m->nelem, nxx = nx * nx;
+  for (int i = 0; i < ne_i; i++) {
+    int *f = m->elem_faces + 6 * (size_t)i;
+    f[0] = i == 0 ? 0 : i - 1;
+    f[1] = i == ne_i - 1 ? ne_i - 1 : i + 1;
+    f[2] = i < nx ? i : i - nx;
+    f[3] = i >= ne_i - nx ? i : i + nx;
+    f[4] = i < nxx ? i : i - nxx;
+    f[5] = i >= ne_i - nxx ? i : i + nxx;
+  }
+  /* boundary conditions (SetupBoundaryConditions, one domain): symmetry on the
+   * minus faces, free surface on the plus faces */
+  for (int i = 0; i < nx; i++) {
+    const int planeInc = i * nxx, rowInc = i * nx;
+    for (int j = 0; j < nx; j++) {
+      m->elem_bc[rowInc + j] |= LU_ZETA_M_SYMM;
+      m->elem_bc[rowInc + j + ne_i - nxx] |= LU_ZETA_P_FREE;
+      m->elem_bc[planeInc + j] |= LU_ETA_M_SYMM;
+      m->elem_bc[planeInc + j + nxx - nx] |= LU_ETA_P_FREE;
+      m->elem_bc[planeInc + j * nx] |= LU_XI_M_SYMM;
+      m->elem_bc[planeInc + j * nx + nx - 1] |= LU_XI_P_FREE;
+    }
+  }
+  /* volumes and masses (unit density) */
+  for (int i = 0; i < ne_i; i++) {
+    double x[8], y[8], zz[8];
+    const int *n = m->elem_nodes + 8 * (size_t)i;
+    for (int k = 0; k < 8; k++) {
+      x[k] = m->coord[3 * n[k]];
+      y[k] = m->coord[3 * n[k] + 1];
+      zz[k] = m->coord[3 * n[k] + 2];
+    }
+    const double volume = lu_elem_volume(x, y, zz);
+    m->volo[i] = volume;
+    m->elem_mass[i] = volume;
+    for (int k = 0; k < 8; k++) m->nodal_mass[n[k]] += volume / 8.0;
+  }
+  /* the blast: energy deposited in the corner element at the origin, scaled
+   * from 3.948746e+7 for 45 elements along an edge */
+  const double ebase = 3.948746e+7, scale = (double)nx / 45.0;
+  m->einit = ebase * scale * scale * scale;
+  m->dt_init = (.5 * cbrt(m->volo[0])) / sqrt(2.0 * m->einit);
+  return 0;
+}
+
+/* ---- state and loops ------------------------------------------------------- */
+
+struct lulesh_state {
+  lulesh_params p;
+  int nregions;
+  int *region_rep;
+  um_set *nodes, *elems, *symm[3], **regions, *corners;
+  um_map *elem_nodes, *elem_faces, *symm_map[3], **region_map, *elem_corners, *node_corners;
+  um_dat *coord, *vel, *acc, *force, *nodal_mass;
+  um_dat *e, *p_, *q, *ql, *qq, *v, *volo, *vnew, *delv, *vdov, *arealg, *ss, *elem_mass, *delx, *delv_xi,
+      *delv_eta, *delv_zeta, *elem_bc;
+  um_dat *fc_stress, *fc_hourglass, *node_ncorner;
+  /* upstream's Domain scalars */
+  double time, deltatime, stoptime, dtfixed, dtcourant, dthydro, dtmax, deltatimemultlb, deltatimemultub;
+  int cycle;
+};
+
+static int set_constants(um_context *ctx) {
+  lu_e_cut = 1.0e-7;
+  lu_p_cut = 1.0e-7;
+  lu_q_cut = 1.0e-7;
+  lu_v_cut = 1.0e-10;
+  lu_u_cut = 1.0e-7;
+  lu_hgcoef = 3.0;
+  lu_ss4o3 = 4.0 / 3.0;
+  lu_qstop = 1.0e+12;
+  lu_monoq_max_slope = 1.0;
+  lu_monoq_limiter_mult = 2.0;
+  lu_qlc_monoq = 0.5;
+  lu_qqc_monoq = 2.0 / 3.0;
+  lu_qqc = 2.0;
+  lu_eosvmax = 1.0e+9;
+  lu_eosvmin = 1.0e-9;
+  lu_pmin = 0.;
+  lu_emin = -1.0e+15;
+  lu_dvovmax = 0.1;
+  lu_refdens = 1.0;
+#define LU_DECL(name) TRY(um_decl_const(ctx, #name, 1, UM_DOUBLE, &name))
+  LU_DECL(lu_e_cut);
+  LU_DECL(lu_p_cut);
+  LU_DECL(lu_q_cut);
+  LU_DECL(lu_v_cut);
+  LU_DECL(lu_u_cut);
+  LU_DECL(lu_hgcoef);
+  LU_DECL(lu_ss4o3);
+  LU_DECL(lu_qstop);
+  LU_DECL(lu_monoq_max_slope);
+  LU_DECL(lu_monoq_limiter_mult);
+  LU_DECL(lu_qlc_monoq);
+  LU_DECL(lu_qqc_monoq);
+  LU_DECL(lu_qqc);
+  LU_DECL(lu_eosvmax);
+  LU_DECL(lu_eosvmin);
+  LU_DECL(lu_pmin);
+  LU_DECL(lu_emin);
+  LU_DECL(lu_dvovmax);
+  LU_DECL(lu_refdens);
+#undef LU_DECL
+  return UM_SUCCESS;
+}
+
+void lulesh_state_free(lulesh_state **s) {
+  if (!s || !*s) return;
+  free((*s)->region_rep);
+  free((*s)->regions);
+  free((*s)->region_map);
+  free(*s);
+  *s = NULL;
+}
+
+/* The gather variant's corner numbering: corner j of element e is j * nelem + e
+ * (one contiguous run per corner index, as upstream's GPU port). node_corners
+ * lists a node's corners in element order, padded with its first corner. */
+static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
+  const size_t ne = (size_t)m->nelem, nn = (size_t)m->nnode;
+  int *ec = malloc(sizeof(int) * 8 * ne), *nc = malloc(sizeof(int) * 8 * nn), *cnt = calloc(nn, sizeof(int));
+  if (!ec || !nc || !cnt) {
+    free(ec);
+    free(nc);
+    free(cnt);
+    return UM_ERR_ALLOC;
+  }
+  for (size_t e = 0; e < ne; e++)
+    for (int j = 0; j < 8; j++) {
+      const int c = (int)((size_t)j * ne + e), n = m->elem_nodes[8 * e + (size_t)j];
+      ec[8 * e + (size_t)j] = c;
+      nc[8 * (size_t)n + (size_t)cnt[n]++] = c;
+    }
+  for (size_t n = 0; n < nn; n++)
+    for (int k = cnt[n]; k < 8; k++) nc[8 * n + (size_t)k] = nc[8 * n];
+  int rc = um_decl_set(ctx, (int)(8 * ne), "corners", &s->corners);
+  if (!rc) rc = um_decl_map(ctx, s->elems, s->corners, 8, ec, "elem_corners", &s->elem_corners);
+  if (!rc) rc = um_decl_map(ctx, s->nodes, s->corners, 8, nc, "node_corners", &s->node_corners);
+  if (!rc) rc = um_decl_dat(ctx, s->nodes, 1, UM_INT, cnt, "node_ncorner", &s->node_ncorner);
+  if (!rc) rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_stress", &s->fc_stress);
+  if (!rc) rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_hourglass", &s->fc_hourglass);
+  free(ec);
+  free(nc);
+  free(cnt);
+  return rc;
+}
+
+static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
+  const char *xyz = "xyz";
+  TRY(um_decl_set(ctx, m->nnode, "nodes", &s->nodes));
+  TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
+  TRY(um_decl_map(ctx, s->elems, s->nodes, 8, m->elem_nodes, "elem_nodes", &s->elem_nodes));
+  TRY(um_decl_map(ctx, s->elems, s->elems, 6, m->elem_faces, "elem_faces", &s->elem_faces));
+  for (int d = 0; d < 3; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "symm_%c", xyz[d]);
+    TRY(um_decl_set(ctx, m->nsymm, name, &s->symm[d]));
+    snprintf(name, sizeof name, "symm_%c_nodes", xyz[d]);
+    TRY(um_decl_map(ctx, s->symm[d], s->nodes, 1, m->symm[d], name, &s->symm_map[d]));
+  }
+  s->nregions = m->nregions;
+  s->regions = calloc((size_t)m->nregions, sizeof *s->regions);
+  s->region_map = calloc((size_t)m->nregions, sizeof *s->region_map);
+  s->region_rep = malloc(sizeof(int) * (size_t)m->nregions);
+  if (!s->regions || !s->region_map || !s->region_rep) return UM_ERR_ALLOC;
+  for (int r = 0; r < m->nregions; r++) {
+    char name[32];
+    s->region_rep[r] = m->region_rep[r];
+    snprintf(name, sizeof name, "region%d", r + 1);
+    TRY(um_decl_set(ctx, m->region_size[r], name, &s->regions[r]));
+    snprintf(name, sizeof name, "region%d_elems", r + 1);
+    TRY(um_decl_map(ctx, s->regions[r], s->elems, 1, m->region_elems[r], name, &s->region_map[r]));
+  }
+  /* nodes */
+  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
+  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
+  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc));
+  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
+  TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
+  /* elements */
+  const size_t ne = (size_t)m->nelem;
+  double *init = malloc(sizeof(double) * ne);
+  if (!init) return UM_ERR_ALLOC;
+  for (size_t i = 0; i < ne; i++) init[i] = 0.0;
+  init[0] = m->einit;
+  int rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "e", &s->e);
+  for (size_t i = 0; i < ne; i++) init[i] = 1.0; /* v starts at 1, not 0 */
+  if (!rc) rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "v", &s->v);
+  free(init);
+  TRY(rc);
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "p", &s->p_));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "q", &s->q));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "ql", &s->ql));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "qq", &s->qq));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, m->volo, "volo", &s->volo));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "vnew", &s->vnew));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv", &s->delv));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "vdov", &s->vdov));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "arealg", &s->arealg));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "ss", &s->ss));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, m->elem_mass, "elem_mass", &s->elem_mass));
+  TRY(um_decl_dat(ctx, s->elems, 3, UM_DOUBLE, NULL, "delx", &s->delx));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_xi", &s->delv_xi));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_eta", &s->delv_eta));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_zeta", &s->delv_zeta));
+  TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
+  if (s->p.forces == LULESH_FORCES_GATHER) TRY(decl_corners(ctx, s, m));
+  return UM_SUCCESS;
+}
+
+int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, char *err, size_t errlen) {
+  *out = NULL;
+  lulesh_mesh m;
+  int rc = lulesh_mesh_build(p, &m, err, errlen);
+  if (rc) return rc;
+  lulesh_state *s = calloc(1, sizeof *s);
+  if (!s) {
+    lulesh_mesh_free(&m);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
+  }
+  s->p = *p;
+  rc = set_constants(ctx);
+  if (!rc) rc = decl_all(ctx, s, &m);
+  s->dtfixed = -1.0e-6; /* negative: use the Courant condition */
+  s->stoptime = 1.0e-2;
+  s->deltatimemultlb = 1.1;
+  s->deltatimemultub = 1.2;
+  s->dtcourant = 1.0e+20;
+  s->dthydro = 1.0e+20;
+  s->dtmax = 1.0e-2;
+  s->time = 0.;
+  s->cycle = 0;
+  s->deltatime = m.dt_init;
+  lulesh_mesh_free(&m);
+  if (rc) {
+    lulesh_state_free(&s);
+    if (rc == UM_ERR_ALLOC && !um_error_message(ctx)[0])
+      return um_format_error(err, errlen, rc, "out of memory declaring the LULESH mesh");
+    return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  }
+  *out = s;
+  return UM_SUCCESS;
+}
+
+/* TimeIncrement: the next dt from the Courant and hydro limits, growing by at
+ * most deltatimemultub, landing exactly on the stop time. */
+static void time_increment(lulesh_state *s) {
+  double targetdt = s->stoptime - s->time;
+  if (s->dtfixed <= 0.0 && s->cycle != 0) {
+    const double olddt = s->deltatime;
+    double newdt = 1.0e+20;
+    if (s->dtcourant < newdt) newdt = s->dtcourant / 2.0;
+    if (s->dthydro < newdt) newdt = s->dthydro * 2.0 / 3.0;
+    const double ratio = newdt / olddt;
+    if (ratio >= 1.0) {
+      if (ratio < s->deltatimemultlb) newdt = olddt;
+      else if (ratio > s->deltatimemultub) newdt = olddt * s->deltatimemultub;
+    }
+    if (newdt > s->dtmax) newdt = s->dtmax;
+    s->deltatime = newdt;
+  }
+  /* try to prevent very small scaling on the next cycle */
+  if (targetdt > s->deltatime && targetdt < 4.0 * s->deltatime / 3.0) targetdt = 2.0 * s->deltatime / 3.0;
+  if (targetdt < s->deltatime) s->deltatime = targetdt;
+  s->time += s->deltatime;
+  ++s->cycle;
+}
+
+#define ARG(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
+#define NODES8(dat, acc)                                                                                  \
+  ARG(dat, 0, s->elem_nodes, 3, acc), ARG(dat, 1, s->elem_nodes, 3, acc), ARG(dat, 2, s->elem_nodes, 3, acc), \
+      ARG(dat, 3, s->elem_nodes, 3, acc), ARG(dat, 4, s->elem_nodes, 3, acc), ARG(dat, 5, s->elem_nodes, 3, acc), \
+      ARG(dat, 6, s->elem_nodes, 3, acc), ARG(dat, 7, s->elem_nodes, 3, acc)
+#define CORNERS8(dat, map, acc)                                                                           \
+  ARG(dat, 0, map, 3, acc), ARG(dat, 1, map, 3, acc), ARG(dat, 2, map, 3, acc), ARG(dat, 3, map, 3, acc), \
+      ARG(dat, 4, map, 3, acc), ARG(dat, 5, map, 3, acc), ARG(dat, 6, map, 3, acc), ARG(dat, 7, map, 3, acc)
+#define DIRECT(dat, acc) ARG(dat, -1, UM_ID, 1, acc)
+
+static int nodal_forces(um_context *ctx, lulesh_state *s) {
+  if (s->p.forces == LULESH_FORCES_GATHER) {
+    TRY(UM_PAR_LOOP(ctx, lu_stress_corners_kernel, "stress_corners", s->elems, NODES8(s->coord, UM_READ),
+                    DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
+    TRY(UM_PAR_LOOP(ctx, lu_hourglass_corners_kernel, "hourglass_corners", s->elems, NODES8(s->coord, UM_READ),
+                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ),
+                    DIRECT(s->elem_mass, UM_READ), CORNERS8(s->fc_hourglass, s->elem_corners, UM_WRITE)));
+    return UM_PAR_LOOP(ctx, lu_gather_forces_kernel, "gather_forces", s->nodes,
+                       CORNERS8(s->fc_stress, s->node_corners, UM_READ),
+                       CORNERS8(s->fc_hourglass, s->node_corners, UM_READ),
+                       um_arg_dat(s->node_ncorner, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->force, -1, UM_ID, 3, UM_WRITE));
+  }
+  TRY(UM_PAR_LOOP(ctx, lu_zero_force_kernel, "force_zero", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_WRITE)));
+  TRY(UM_PAR_LOOP(ctx, lu_integrate_stress_kernel, "integrate_stress", s->elems, NODES8(s->coord, UM_READ),
+                  DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), NODES8(s->force, UM_INC)));
+  return UM_PAR_LOOP(ctx, lu_hourglass_kernel, "hourglass", s->elems, NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ),
+                     DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ),
+                     DIRECT(s->elem_mass, UM_READ), NODES8(s->force, UM_INC));
+}
+
+static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
+  double dt = s->deltatime;
+  TRY(nodal_forces(ctx, s));
+  TRY(UM_PAR_LOOP(ctx, lu_acceleration_kernel, "acceleration", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_READ),
+                  DIRECT(s->nodal_mass, UM_READ), ARG(s->acc, -1, UM_ID, 3, UM_WRITE)));
+  TRY(UM_PAR_LOOP(ctx, lu_symm_x_kernel, "symm_x", s->symm[0], ARG(s->acc, 0, s->symm_map[0], 3, UM_RW)));
+  TRY(UM_PAR_LOOP(ctx, lu_symm_y_kernel, "symm_y", s->symm[1], ARG(s->acc, 0, s->symm_map[1], 3, UM_RW)));
+  TRY(UM_PAR_LOOP(ctx, lu_symm_z_kernel, "symm_z", s->symm[2], ARG(s->acc, 0, s->symm_map[2], 3, UM_RW)));
+  TRY(UM_PAR_LOOP(ctx, lu_velocity_kernel, "velocity", s->nodes, ARG(s->acc, -1, UM_ID, 3, UM_READ),
+                  ARG(s->vel, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+  return UM_PAR_LOOP(ctx, lu_position_kernel, "position", s->nodes, ARG(s->vel, -1, UM_ID, 3, UM_READ),
+                     ARG(s->coord, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ));
+}
+
+static int lagrange_elements(um_context *ctx, lulesh_state *s) {
+  double dt = s->deltatime;
+  TRY(UM_PAR_LOOP(ctx, lu_kinematics_kernel, "kinematics", s->elems, NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ),
+                  DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->vnew, UM_WRITE),
+                  DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE), DIRECT(s->vdov, UM_WRITE),
+                  um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+  TRY(UM_PAR_LOOP(ctx, lu_monoq_gradients_kernel, "monoq_gradients", s->elems, NODES8(s->coord, UM_READ),
+                  NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
+                  ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE),
+                  DIRECT(s->delv_zeta, UM_WRITE)));
+  TRY(UM_PAR_LOOP(ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, s->elem_faces, 1, UM_READ),
+                  ARG(s->delv_xi, 1, s->elem_faces, 1, UM_READ), ARG(s->delv_eta, 2, s->elem_faces, 1, UM_READ),
+                  ARG(s->delv_eta, 3, s->elem_faces, 1, UM_READ), ARG(s->delv_zeta, 4, s->elem_faces, 1, UM_READ),
+                  ARG(s->delv_zeta, 5, s->elem_faces, 1, UM_READ), DIRECT(s->delv_xi, UM_READ),
+                  DIRECT(s->delv_eta, UM_READ), DIRECT(s->delv_zeta, UM_READ), ARG(s->delx, -1, UM_ID, 3, UM_READ),
+                  um_arg_dat(s->elem_bc, -1, UM_ID, 1, UM_INT, UM_READ), DIRECT(s->vdov, UM_READ),
+                  DIRECT(s->elem_mass, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
+                  DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
+  for (int r = 0; r < s->nregions; r++) {
+    if (um_set_size(s->regions[r]) == 0) continue;
+    char name[32];
+    snprintf(name, sizeof name, "eos_r%d", r + 1);
+    um_map *m = s->region_map[r];
+    TRY(UM_PAR_LOOP(ctx, lu_eos_kernel, name, s->regions[r], ARG(s->e, 0, m, 1, UM_RW), ARG(s->delv, 0, m, 1, UM_READ),
+                    ARG(s->p_, 0, m, 1, UM_RW), ARG(s->q, 0, m, 1, UM_RW), ARG(s->qq, 0, m, 1, UM_READ),
+                    ARG(s->ql, 0, m, 1, UM_READ), ARG(s->vnew, 0, m, 1, UM_READ), ARG(s->ss, 0, m, 1, UM_WRITE),
+                    um_arg_gbl(&s->region_rep[r], 1, UM_INT, UM_READ)));
+  }
+  return UM_PAR_LOOP(ctx, lu_update_volume_kernel, "update_volume", s->elems, DIRECT(s->vnew, UM_READ),
+                     DIRECT(s->v, UM_WRITE));
+}
+
+int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t errlen) {
+  *done = 0;
+  if (!(s->time < s->stoptime) || (s->p.max_cycles > 0 && s->cycle >= s->p.max_cycles)) {
+    *done = 1;
+    return UM_SUCCESS;
+  }
+  time_increment(s);
+  int rc = lagrange_nodal(ctx, s);
+  if (!rc) rc = lagrange_elements(ctx, s);
+  double dtcourant = 1.0e+20, dthydro = 1.0e+20, errcode = 0.0;
+  if (!rc)
+    rc = UM_PAR_LOOP(ctx, lu_time_constraints_kernel, "time_constraints", s->elems, DIRECT(s->ss, UM_READ),
+                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
+                     DIRECT(s->q, UM_READ), um_arg_gbl(&dtcourant, 1, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(&dthydro, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&errcode, 1, UM_DOUBLE, UM_MAX));
+  if (rc) return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  if (errcode >= LU_ERR_QSTOP)
+    return um_format_error(err, errlen, UM_ERR_VALIDATION,
+                           "lulesh: cycle %d (t = %.6e): artificial viscosity q above qstop = %g in some element "
+                           "(upstream stops with QStopError); the run is unstable",
+                           s->cycle, s->time, lu_qstop);
+  if (errcode >= LU_ERR_VOLUME)
+    return um_format_error(err, errlen, UM_ERR_VALIDATION,
+                           "lulesh: cycle %d (t = %.6e): an element's volume became zero or negative (upstream "
+                           "stops with VolumeError); the mesh tangled",
+                           s->cycle, s->time);
+  s->dtcourant = dtcourant;
+  s->dthydro = dthydro;
+  return UM_SUCCESS;
+}
+
+void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, double *stoptime) {
+  *cycle = s->cycle;
+  *time = s->time;
+  *stoptime = s->stoptime;
+}
+
+/* VerifyAndWriteFinalOutput: origin energy and the symmetry of plane 0's
+ * energy (e(j, k) against e(k, j)), in the mesh's original numbering. */
+int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *err, size_t errlen) {
+  memset(res, 0, sizeof *res);
+  const int ne = um_set_size(s->elems), nx = s->p.size;
+  double *e = malloc(sizeof(double) * (size_t)ne);
+  if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
+  int rc = um_dat_fetch_original_order(ctx, s->e, e, sizeof(double) * (size_t)ne);
+  if (rc) {
+    free(e);
+    return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  }
+  res->cycles = s->cycle;
+  res->time = s->time;
+  res->dt = s->deltatime;
+  res->origin_energy = e[0];
+  for (int j = 0; j < nx; ++j)
+    for (int k = j + 1; k < nx; ++k) {
+      const double d = fabs(e[j * nx + k] - e[k * nx + j]);
+      res->sym_total_abs += d;
+      if (res->sym_max_abs < d) res->sym_max_abs = d;
+      const double rel = d / e[k * nx + j];
+      if (res->sym_max_rel < rel) res->sym_max_rel = rel;
+    }
+  free(e);
+  return UM_SUCCESS;
+}

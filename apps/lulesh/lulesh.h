@@ -1,0 +1,86 @@
+/* LULESH 2.0 on um: the Sedov blast problem (Lagrangian hydrodynamics on a
+ * hex8 mesh) as in LLNL's proxy app, on the engine's sets, maps and loops.
+ *
+ * The mesh is generated as upstream does (edge of `size` elements, (size+1)^3
+ * nodes, one domain) but reaches the loops only through maps. */
+#ifndef LULESH_H
+#define LULESH_H
+#include <stdint.h>
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Upstream's command-line options (-s, -r, -b, -c, -i) and the force scheme. */
+typedef enum {
+  LULESH_FORCES_INC = 0, /* element loops INC forces through elem -> nodes (engine strategies) */
+  LULESH_FORCES_GATHER   /* upstream's threaded scheme: per-corner forces, then a node gather */
+} lulesh_forces;
+
+typedef struct {
+  int size;        /* elements along an edge (upstream -s, default 30) */
+  int regions;     /* material regions (-r, default 11)                 */
+  int balance;     /* region size weights (i+1)^balance (-b, default 1) */
+  int cost;        /* extra EOS repetitions of costly regions (-c, 1)   */
+  int max_cycles;  /* iteration cap (-i); <= 0: run to the end time     */
+  lulesh_forces forces;
+} lulesh_params;
+
+void lulesh_params_default(lulesh_params *p);
+
+/* The generated mesh and initial state, in upstream's numbering (host arrays). */
+typedef struct {
+  int nx, nelem, nnode;
+  double *coord;      /* nnode x 3 */
+  int *elem_nodes;    /* nelem x 8 */
+  int *elem_faces;    /* nelem x 6: xi-, xi+, eta-, eta+, zeta-, zeta+ */
+  int *elem_bc;       /* nelem: LU_* boundary bits */
+  int *symm[3];       /* (nx+1)^2 nodes each: the x = 0, y = 0, z = 0 planes */
+  int nsymm;
+  int nregions;
+  int *region_size;   /* nregions */
+  int **region_elems; /* nregions lists, ascending */
+  int *region_rep;    /* EOS repetitions per region (cost model) */
+  double *volo, *elem_mass, *nodal_mass;
+  double einit, dt_init;
+} lulesh_mesh;
+
+/* Build the mesh as upstream's Domain constructor does (one domain).
+ * Returns 0, or nonzero with a message in err. */
+int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen);
+void lulesh_mesh_free(lulesh_mesh *m);
+
+/* glibc's rand() sequence (TYPE_3 additive feedback generator), which upstream's
+ * region assignment draws from after srand(0); reproduced so regions match on
+ * every C library. */
+typedef struct {
+  int32_t r[31];
+  int front, rear;
+} lulesh_rand;
+void lulesh_srand(lulesh_rand *g, unsigned seed);
+int lulesh_rand_next(lulesh_rand *g);
+
+/* Results of a run (host values). */
+typedef struct {
+  int cycles;
+  double time, dt;
+  double origin_energy;
+  double sym_max_abs, sym_total_abs, sym_max_rel;
+} lulesh_result;
+
+/* Declare everything on ctx and run to the end time (or the cycle cap).
+ * Used by the app and by the tests. progress (may be NULL) is called after each cycle. */
+typedef struct lulesh_state lulesh_state;
+int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, char *err, size_t errlen);
+/* One time step (TimeIncrement + LagrangeLeapFrog). *done becomes 1 at the end. */
+int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t errlen);
+int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *err, size_t errlen);
+void lulesh_state_free(lulesh_state **s);
+/* Current cycle, simulated time and stop time (for progress). */
+void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, double *stoptime);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

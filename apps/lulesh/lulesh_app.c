@@ -1,0 +1,124 @@
+/* LULESH as a umrun app.
+ *
+ * Config (upstream's options in brackets):
+ *   params.size: 30      elements along an edge [-s]
+ *   params.regions: 11   material regions [-r]
+ *   params.balance: 1    region weights (i+1)^balance [-b]
+ *   params.cost: 1       extra EOS work in the costly regions [-c]
+ *   params.forces: inc   inc: nodal forces INC through elem -> nodes (the engine's
+ *                        strategies); gather: upstream's per-corner forces + node gather
+ *   run.iterations: N    stop after N cycles [-i]; unset: run to the end time (0.01)
+ *   output: {dir: ..., hdf5: true}   final fields as HDF5 + XDMF (ParaView, VisIt)
+ */
+#include <math.h>
+#include <string.h>
+#include "../common/um_app.h"
+#include "lulesh.h"
+#include "um/hdf5io.h"
+
+#define TRY(call)        \
+  do {                   \
+    int rc_ = (call);    \
+    if (rc_) return rc_; \
+  } while (0)
+
+static int read_params(um_app_run *r, lulesh_params *p) {
+  char err[512] = "";
+  static const char *const forces[] = {"inc", "gather"};
+  int f = 0;
+  lulesh_params_default(p);
+  if (um_config_get_int(r->cfg, "params.size", p->size, &p->size, err, sizeof err) ||
+      um_config_get_int(r->cfg, "params.regions", p->regions, &p->regions, err, sizeof err) ||
+      um_config_get_int(r->cfg, "params.balance", p->balance, &p->balance, err, sizeof err) ||
+      um_config_get_int(r->cfg, "params.cost", p->cost, &p->cost, err, sizeof err) ||
+      um_config_get_choice(r->cfg, "params.forces", "inc", forces, 2, &f, err, sizeof err) ||
+      um_config_get_int(r->cfg, "run.iterations", 0, &p->max_cycles, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  if (um_config_has(r->cfg, "run.iterations") && p->max_cycles < 1)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "run.iterations = %d: must be >= 1 (upstream's -i); leave it out to run to the end time",
+                       p->max_cycles);
+  p->forces = f == 1 ? LULESH_FORCES_GATHER : LULESH_FORCES_INC;
+  return UM_SUCCESS;
+}
+
+static int write_output(um_app_run *r, int nnodes, int nelems) {
+  if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
+  char h5[4096], xmf[4096], err[1024];
+  snprintf(h5, sizeof h5, "%s/lulesh.h5", r->output_dir);
+  snprintf(xmf, sizeof xmf, "%s/lulesh.xmf", r->output_dir);
+  TRY(um_hdf5_write_mesh(r->ctx, h5));
+  const char *fields[] = {"e", "p", "q", "v", "ss"};
+  const int dims[] = {1, 1, 1, 1, 1};
+  if (um_xdmf_write(xmf, "lulesh.h5", "coord", nnodes, 3, "elem_nodes", nelems, 8, fields, dims, 5, err, sizeof err))
+    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  fprintf(r->log, "lulesh: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
+  return UM_SUCCESS;
+}
+
+static int lulesh_run(um_app_run *r) {
+  lulesh_params p;
+  TRY(read_params(r, &p));
+  double t0 = um_app_time();
+  lulesh_state *s = NULL;
+  TRY(lulesh_setup(r->ctx, &p, &s, r->err, sizeof r->err));
+  int rc = um_app_prepare(r, "elem_nodes");
+  if (rc) {
+    lulesh_state_free(&s);
+    return rc;
+  }
+  const int nelem = p.size * p.size * p.size, nnode = (p.size + 1) * (p.size + 1) * (p.size + 1);
+  fprintf(r->log,
+          "lulesh: Sedov blast, %d^3 elements (%d), %d nodes, %d regions (balance %d, cost %d), forces %s; %s\n",
+          p.size, nelem, nnode, p.regions, p.balance, p.cost, p.forces == LULESH_FORCES_GATHER ? "gather" : "inc",
+          p.max_cycles > 0 ? "cycle cap set (run.iterations)" : "running to t = 0.01");
+  r->setup_seconds = um_app_time() - t0;
+  const double t_run = um_app_time();
+  int done = 0, cycle = 0;
+  double time = 0, stoptime = 1;
+  while (!rc) {
+    rc = lulesh_step(r->ctx, s, &done, r->err, sizeof r->err);
+    if (rc || done) break;
+    lulesh_state_progress(s, &cycle, &time, &stoptime);
+    if (cycle % 100 == 0) {
+      um_app_progress_clear(r);
+      fprintf(r->log, " cycle %6d  t = %.6e\n", cycle, time);
+      fflush(r->log);
+    }
+    if (p.max_cycles > 0) um_app_progress(r, "lulesh cycles", cycle, p.max_cycles);
+    else um_app_progress(r, "lulesh t/t_end x1000", (long)(1000.0 * time / stoptime), 1000);
+  }
+  um_app_progress_clear(r);
+  lulesh_result res;
+  if (!rc) rc = um_sync(r->ctx);
+  r->run_seconds = um_app_time() - t_run;
+  if (!rc) rc = lulesh_finish(r->ctx, s, &res, r->err, sizeof r->err);
+  lulesh_state_free(&s);
+  if (rc) return rc;
+
+  const double zps = res.cycles > 0 && r->run_seconds > 0 ? (double)nelem * res.cycles / r->run_seconds : 0;
+  fprintf(r->log, "lulesh: run completed\n");
+  fprintf(r->log, "  size                 %d (%d elements)\n", p.size, nelem);
+  fprintf(r->log, "  iterations           %d (t = %.6e)\n", res.cycles, res.time);
+  fprintf(r->log, "  final origin energy  %.6e  (%.17e)\n", res.origin_energy, res.origin_energy);
+  fprintf(r->log, "  symmetry of plane 0  max abs diff %.6e, total abs diff %.6e, max rel diff %.6e\n",
+          res.sym_max_abs, res.sym_total_abs, res.sym_max_rel);
+  fprintf(r->log, "  time stepping        %.3f s, %.3f ms per iteration, grind %.4f us/element/cycle, %.4g zones/s\n",
+          r->run_seconds, res.cycles ? 1e3 * r->run_seconds / res.cycles : 0.0,
+          zps > 0 ? 1e6 / zps : 0.0, zps);
+  TRY(um_app_metric(r, "elements", nelem));
+  TRY(um_app_metric(r, "nodes", nnode));
+  TRY(um_app_metric(r, "iterations", res.cycles));
+  TRY(um_app_metric(r, "final_time", res.time));
+  TRY(um_app_metric(r, "origin_energy", res.origin_energy));
+  TRY(um_app_metric(r, "sym_max_abs_diff", res.sym_max_abs));
+  TRY(um_app_metric(r, "sym_total_abs_diff", res.sym_total_abs));
+  TRY(um_app_metric(r, "sym_max_rel_diff", res.sym_max_rel));
+  TRY(um_app_metric(r, "ms_per_iteration", res.cycles ? 1e3 * r->run_seconds / res.cycles : 0.0));
+  TRY(um_app_metric(r, "zones_per_second", zps));
+  return write_output(r, nnode, nelem);
+}
+
+const um_app um_app_lulesh = {
+    "lulesh", "LULESH 2.0 Sedov blast, Lagrangian hydro on a hex8 mesh (LLNL proxy app): 18 kernels, per-region EOS",
+    lulesh_run};

@@ -1,0 +1,321 @@
+// LULESH on um: the generated mesh against upstream's construction rules, and
+// whole runs against upstream LULESH 2.0's results (validation/lulesh/README.md
+// says how those numbers were produced) on every CPU backend, layout and force
+// scheme; results that must not depend on regions, cost or reordering.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "lulesh/lulesh.h"
+#include "lulesh/lulesh_kernels.h"
+#include "um/reorder.h"
+#include "um/um.h"
+}
+
+namespace {
+
+// Upstream LULESH 2.0 (LLNL/LULESH master 3e01c40b, USE_MPI=0, serial build, GCC
+// 12.2 -O3), energies printed with %.17e: see validation/lulesh/*.ref.yaml.
+constexpr int kS5Cycles = 72;
+constexpr double kS5Energy = 7.85366510214584468e+03;
+constexpr int kS10Cycles = 231;
+constexpr double kS10Energy = 2.72053116847034689e+04;
+
+struct LuRun {
+  um_context *ctx = nullptr;
+  lulesh_state *s = nullptr;
+  lulesh_result res{};
+  std::string err;
+};
+
+// Runs LULESH to the end (or the cap) on a fresh context; returns the final e in
+// upstream's element numbering through `e` when given.
+LuRun run_lulesh(const lulesh_params &p, um_backend b, um_layout l, int block, std::vector<double> *e = nullptr,
+               um_reorder_method reorder = UM_REORDER_NONE) {
+  LuRun r;
+  um_options o;
+  um_options_default(&o);
+  o.backend = b;
+  o.layout = l;
+  o.block_size = block;
+  o.check_plans = 1;
+  o.parallel_threshold = 0;
+  EXPECT_EQ(um_init(&r.ctx, &o), UM_SUCCESS) << um_error_message(r.ctx);
+  char err[1024] = "";
+  if (lulesh_setup(r.ctx, &p, &r.s, err, sizeof err) != UM_SUCCESS) {
+    r.err = err;
+    return r;
+  }
+  if (reorder != UM_REORDER_NONE)
+    EXPECT_EQ(um_reorder(r.ctx, reorder, um_find_map(r.ctx, "elem_nodes"), nullptr, nullptr), UM_SUCCESS)
+        << um_error_message(r.ctx);
+  int done = 0;
+  while (!done) {
+    if (lulesh_step(r.ctx, r.s, &done, err, sizeof err) != UM_SUCCESS) {
+      r.err = err;
+      return r;
+    }
+  }
+  EXPECT_EQ(lulesh_finish(r.ctx, r.s, &r.res, err, sizeof err), UM_SUCCESS) << err;
+  if (e) {
+    e->resize((size_t)um_set_size(um_find_set(r.ctx, "elems")));
+    EXPECT_EQ(um_dat_fetch_original_order(r.ctx, um_find_dat(r.ctx, "e"), e->data(), e->size() * sizeof(double)),
+              UM_SUCCESS);
+  }
+  return r;
+}
+
+void free_run(LuRun &r) {
+  lulesh_state_free(&r.s);
+  um_finalize(&r.ctx);
+}
+
+lulesh_params params(int size) {
+  lulesh_params p;
+  lulesh_params_default(&p);
+  p.size = size;
+  return p;
+}
+
+}  // namespace
+
+// Regions are drawn from rand() after srand(0); ours must be glibc's sequence.
+TEST(LuleshRand, MatchesTheCLibraryWhereItIsGlibc) {
+#ifdef __GLIBC__
+  lulesh_rand g;
+  for (unsigned seed : {0u, 1u, 12345u}) {
+    lulesh_srand(&g, seed);
+    srand(seed);
+    for (int i = 0; i < 100000; i++) ASSERT_EQ(lulesh_rand_next(&g), rand()) << "seed " << seed << ", draw " << i;
+  }
+#else
+  GTEST_SKIP() << "not glibc: nothing to compare with";
+#endif
+}
+
+TEST(LuleshMesh, MatchesUpstreamsConstruction) {
+  lulesh_params p = params(3);
+  lulesh_mesh m;
+  char err[256];
+  ASSERT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), 0) << err;
+  const int nx = 3, en = 4;
+  EXPECT_EQ(m.nelem, 27);
+  EXPECT_EQ(m.nnode, 64);
+  // element 0's nodes in upstream's local order (bottom face counter-clockwise, then top)
+  const int e0[8] = {0, 1, en + 1, en, en * en, en * en + 1, en * en + en + 1, en * en + en};
+  for (int k = 0; k < 8; k++) EXPECT_EQ(m.elem_nodes[k], e0[k]) << "corner " << k;
+  // the box is [0, 1.125]^3; node (col, row, plane) at 1.125 * index / nx
+  EXPECT_DOUBLE_EQ(m.coord[3 * (m.nnode - 1) + 0], 1.125);
+  EXPECT_DOUBLE_EQ(m.coord[3 * 1 + 0], 1.125 / nx);
+  double vol = 0, mass = 0;
+  for (int i = 0; i < m.nelem; i++) vol += m.volo[i];
+  for (int i = 0; i < m.nnode; i++) mass += m.nodal_mass[i];
+  EXPECT_NEAR(vol, 1.125 * 1.125 * 1.125, 1e-13);
+  EXPECT_NEAR(mass, vol, 1e-13);
+  // symmetry lists: every node of plane d = 0 exactly once
+  for (int d = 0; d < 3; d++) {
+    std::set<int> seen(m.symm[d], m.symm[d] + m.nsymm);
+    EXPECT_EQ((int)seen.size(), en * en);
+    for (int n : seen) EXPECT_EQ(m.coord[3 * n + d], 0.0) << "plane " << d << " node " << n;
+  }
+  // face neighbours and boundary bits: interior faces read the neighbour across the
+  // face, minus faces on a symmetry plane, plus faces free
+  for (int z = 0; z < nx; z++)
+    for (int y = 0; y < nx; y++)
+      for (int x = 0; x < nx; x++) {
+        const int i = (z * nx + y) * nx + x, bc = m.elem_bc[i];
+        const int *f = m.elem_faces + 6 * i;
+        EXPECT_EQ(bc & LU_XI_M, x == 0 ? LU_XI_M_SYMM : 0);
+        EXPECT_EQ(bc & LU_XI_P, x == nx - 1 ? LU_XI_P_FREE : 0);
+        EXPECT_EQ(bc & LU_ETA_M, y == 0 ? LU_ETA_M_SYMM : 0);
+        EXPECT_EQ(bc & LU_ETA_P, y == nx - 1 ? LU_ETA_P_FREE : 0);
+        EXPECT_EQ(bc & LU_ZETA_M, z == 0 ? LU_ZETA_M_SYMM : 0);
+        EXPECT_EQ(bc & LU_ZETA_P, z == nx - 1 ? LU_ZETA_P_FREE : 0);
+        if (x > 0) EXPECT_EQ(f[0], i - 1);
+        if (x < nx - 1) EXPECT_EQ(f[1], i + 1);
+        if (y > 0) EXPECT_EQ(f[2], i - nx);
+        if (y < nx - 1) EXPECT_EQ(f[3], i + nx);
+        if (z > 0) EXPECT_EQ(f[4], i - nx * nx);
+        if (z < nx - 1) EXPECT_EQ(f[5], i + nx * nx);
+        for (int k = 0; k < 6; k++) EXPECT_TRUE(f[k] >= 0 && f[k] < m.nelem);
+      }
+  // the blast sits in element 0: e = 3.948746e7 (nx / 45)^3
+  EXPECT_DOUBLE_EQ(m.einit, 3.948746e+7 * std::pow(nx / 45.0, 3));
+  lulesh_mesh_free(&m);
+}
+
+TEST(LuleshMesh, RegionsPartitionTheElementsWithUpstreamsCosts) {
+  lulesh_params p = params(12);
+  lulesh_mesh m;
+  char err[256];
+  ASSERT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), 0) << err;
+  ASSERT_EQ(m.nregions, 11);
+  std::vector<int> owner(m.nelem, -1);
+  for (int r = 0; r < m.nregions; r++)
+    for (int i = 0; i < m.region_size[r]; i++) {
+      const int e = m.region_elems[r][i];
+      ASSERT_EQ(owner[e], -1) << "element " << e << " in two regions";
+      owner[e] = r;
+      if (i) EXPECT_LT(m.region_elems[r][i - 1], e) << "region lists ascend";
+    }
+  for (int e = 0; e < m.nelem; e++) EXPECT_GE(owner[e], 0) << "element " << e << " in no region";
+  // with balance 1, region r is drawn with weight r + 1: the last regions are the largest
+  EXPECT_GT(m.region_size[10], m.region_size[0]);
+  // cost 1: the cheaper half once, then 1 + cost, the last (nr + 15) / 20 regions 10 (1 + cost)
+  const int reps[11] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 20};
+  for (int r = 0; r < 11; r++) EXPECT_EQ(m.region_rep[r], reps[r]) << "region " << r;
+  lulesh_mesh_free(&m);
+
+  p.regions = 1;
+  ASSERT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), 0) << err;
+  EXPECT_EQ(m.region_size[0], m.nelem);
+  EXPECT_EQ(m.region_rep[0], 2) << "upstream's formula makes a lone region a costly one: 1 + cost";
+  lulesh_mesh_free(&m);
+}
+
+TEST(LuleshMesh, BadParametersSayWhichAndWhy) {
+  lulesh_mesh m;
+  char err[512];
+  lulesh_params p = params(0);
+  EXPECT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::string(err).find("params.size = 0"), std::string::npos) << err;
+  p = params(5);
+  p.regions = 0;
+  EXPECT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::string(err).find("params.regions"), std::string::npos) << err;
+  p = params(5);
+  p.regions = 200;
+  p.balance = 16;
+  EXPECT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::string(err).find("32-bit"), std::string::npos) << err;
+}
+
+// The whole run against upstream: iteration count exact, origin energy to 1e-12
+// (our kernels follow upstream's arithmetic; only the order of the force sums
+// differs between schemes and colourings), and the symmetry of plane 0 kept.
+struct LuleshCase {
+  um_backend backend;
+  um_layout layout;
+  lulesh_forces forces;
+  int block;
+};
+
+class LuleshVsUpstream : public ::testing::TestWithParam<LuleshCase> {};
+
+TEST_P(LuleshVsUpstream, Size5And10) {
+  const LuleshCase c = GetParam();
+  if (!um_backend_available(c.backend)) GTEST_SKIP() << "backend not built";
+  for (int size : {5, 10}) {
+    lulesh_params p = params(size);
+    p.forces = c.forces;
+    LuRun r = run_lulesh(p, c.backend, c.layout, c.block);
+    ASSERT_EQ(r.err, "");
+    EXPECT_EQ(r.res.cycles, size == 5 ? kS5Cycles : kS10Cycles);
+    const double ref = size == 5 ? kS5Energy : kS10Energy;
+    EXPECT_NEAR(r.res.origin_energy, ref, 1e-12 * ref) << "size " << size;
+    EXPECT_DOUBLE_EQ(r.res.time, 1.0e-2);
+    EXPECT_LT(r.res.sym_max_rel, 1e-11) << "plane 0 lost its symmetry";
+    free_run(r);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, LuleshVsUpstream,
+    ::testing::Values(LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256},
+                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_INC, 64},
+                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_GATHER, 256},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_SOA, LULESH_FORCES_INC, 256},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_GATHER, 100},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256}));
+
+// Sequential INC forces add in upstream's serial order, so the field is the same
+// to the last bit as upstream's serial build.
+TEST(LuleshRun, SequentialIncMatchesUpstreamSerialBitwise) {
+  LuRun r = run_lulesh(params(10), UM_BACKEND_SEQ, UM_AOS, 256);
+  ASSERT_EQ(r.err, "");
+  EXPECT_EQ(r.res.origin_energy, kS10Energy);
+  EXPECT_EQ(r.res.sym_max_abs, 2.27373675443232059e-12);
+  EXPECT_EQ(r.res.sym_total_abs, 1.65964591618001766e-11);
+  free_run(r);
+}
+
+// Regions, balance and cost change which loop an element's EOS runs in and how
+// often it is repeated, never its result; the gather scheme and a reordering
+// change only the order of sums.
+TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
+  std::vector<double> base, e;
+  LuRun r0 = run_lulesh(params(6), UM_BACKEND_SEQ, UM_AOS, 256, &base);
+  ASSERT_EQ(r0.err, "");
+  const int cycles = r0.res.cycles;
+  free_run(r0);
+  const struct {
+    int regions, balance, cost;
+  } cases[] = {{1, 1, 1}, {4, 0, 3}, {21, 2, 2}, {50, 1, 0}};
+  for (auto c : cases) {
+    lulesh_params p = params(6);
+    p.regions = c.regions;
+    p.balance = c.balance;
+    p.cost = c.cost;
+    LuRun r = run_lulesh(p, UM_BACKEND_OPENMP, UM_AOS, 256, &e);
+    ASSERT_EQ(r.err, "");
+    EXPECT_EQ(r.res.cycles, cycles);
+    ASSERT_EQ(e.size(), base.size());
+    // openmp INC adds in a different order than seq: compare to rounding
+    for (size_t i = 0; i < e.size(); i++)
+      ASSERT_NEAR(e[i], base[i], 1e-9 * (std::fabs(base[i]) + 1e-3)) << "regions " << c.regions << " element " << i;
+    free_run(r);
+  }
+  for (um_reorder_method m : {UM_REORDER_GPS, UM_REORDER_PARTITION}) {
+    LuRun r = run_lulesh(params(6), UM_BACKEND_OPENMP, UM_AOS, 32, &e, m);
+    ASSERT_EQ(r.err, "");
+    EXPECT_EQ(r.res.cycles, cycles);
+    for (size_t i = 0; i < e.size(); i++)
+      ASSERT_NEAR(e[i], base[i], 1e-9 * (std::fabs(base[i]) + 1e-3)) << um_reorder_method_name(m) << " element " << i;
+    free_run(r);
+  }
+}
+
+TEST(LuleshRun, IterationCapStopsEarly) {
+  lulesh_params p = params(10);
+  p.max_cycles = 17;
+  LuRun r = run_lulesh(p, UM_BACKEND_SEQ, UM_AOS, 256);
+  ASSERT_EQ(r.err, "");
+  EXPECT_EQ(r.res.cycles, 17);
+  EXPECT_LT(r.res.time, 1.0e-2);
+  EXPECT_GT(r.res.time, 0.0);
+  free_run(r);
+}
+
+// A tangled mesh must stop the run with upstream's VolumeError, not run on.
+TEST(LuleshRun, NegativeVolumeStopsTheRun) {
+  lulesh_params p = params(4);
+  um_options o;
+  um_options_default(&o);
+  o.backend = UM_BACKEND_SEQ;
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  lulesh_state *s = nullptr;
+  char err[1024] = "";
+  ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
+  // fold the mesh: swap two nodes of the far corner element
+  um_dat *coord = um_find_dat(ctx, "coord");
+  std::vector<double> x(3 * (size_t)um_set_size(um_find_set(ctx, "nodes")));
+  ASSERT_EQ(um_dat_fetch(ctx, coord, x.data(), x.size() * sizeof(double)), UM_SUCCESS);
+  const int last = (int)x.size() / 3 - 1;
+  x[3 * last + 0] = -5.0;
+  x[3 * last + 1] = -5.0;
+  x[3 * last + 2] = -5.0;
+  ASSERT_EQ(um_dat_update(ctx, coord, x.data(), x.size() * sizeof(double)), UM_SUCCESS);
+  int done = 0;
+  EXPECT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_ERR_VALIDATION);
+  EXPECT_NE(std::string(err).find("VolumeError"), std::string::npos) << err;
+  lulesh_state_free(&s);
+  um_finalize(&ctx);
+}
