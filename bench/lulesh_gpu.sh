@@ -9,6 +9,7 @@
 #      the force loops' time, and the ratio to atomics and to the gather scheme.
 # Logs and JSON under $OUT/lulesh (default OUT=out/gpu).
 #   bash bench/lulesh_gpu.sh [PROFILE]    (PROFILE: auto, p100, h100, h200)
+# SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; SIZE, ITERS, BLOCK, VARIANTS as above.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(realpath -m "${OUT:-out/gpu}")
@@ -53,6 +54,7 @@ if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
   done
 fi
 
+[ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 echo "== benchmark: size $SIZE, $ITERS cycles, block $BLOCK, profile $PROFILE"
 for forces in inc gather; do
   for v in $VARIANTS; do
