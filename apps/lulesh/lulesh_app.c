@@ -96,7 +96,15 @@ static int lulesh_run(um_app_run *r) {
   lulesh_state_free(&s);
   if (rc) return rc;
 
-  const double zps = res.cycles > 0 && r->run_seconds > 0 ? (double)nelem * res.cycles / r->run_seconds : 0;
+  /* run-time compilation (CUDA: kernels compile at a loop's first call) is not
+   * time stepping: report it apart, as upstream's timer has none */
+  double compile = 0;
+  for (int i = 0; i < um_loop_stats_count(r->ctx); i++) {
+    um_loop_stats st;
+    if (um_loop_stats_get(r->ctx, i, &st) == UM_SUCCESS) compile += st.compile_seconds;
+  }
+  const double stepping = r->run_seconds - compile;
+  const double zps = res.cycles > 0 && stepping > 0 ? (double)nelem * res.cycles / stepping : 0;
   fprintf(r->log, "lulesh: run completed\n");
   fprintf(r->log, "  size                 %d (%d elements)\n", p.size, nelem);
   fprintf(r->log, "  iterations           %d (t = %.6e)\n", res.cycles, res.time);
@@ -104,8 +112,8 @@ static int lulesh_run(um_app_run *r) {
   fprintf(r->log, "  symmetry of plane 0  max abs diff %.6e, total abs diff %.6e, max rel diff %.6e\n",
           res.sym_max_abs, res.sym_total_abs, res.sym_max_rel);
   fprintf(r->log, "  time stepping        %.3f s, %.3f ms per iteration, grind %.4f us/element/cycle, %.4g zones/s\n",
-          r->run_seconds, res.cycles ? 1e3 * r->run_seconds / res.cycles : 0.0,
-          zps > 0 ? 1e6 / zps : 0.0, zps);
+          stepping, res.cycles ? 1e3 * stepping / res.cycles : 0.0, zps > 0 ? 1e6 / zps : 0.0, zps);
+  if (compile > 0) fprintf(r->log, "  (not counted above: %.3f s compiling kernels at run time)\n", compile);
   TRY(um_app_metric(r, "elements", nelem));
   TRY(um_app_metric(r, "nodes", nnode));
   TRY(um_app_metric(r, "iterations", res.cycles));
@@ -114,7 +122,8 @@ static int lulesh_run(um_app_run *r) {
   TRY(um_app_metric(r, "sym_max_abs_diff", res.sym_max_abs));
   TRY(um_app_metric(r, "sym_total_abs_diff", res.sym_total_abs));
   TRY(um_app_metric(r, "sym_max_rel_diff", res.sym_max_rel));
-  TRY(um_app_metric(r, "ms_per_iteration", res.cycles ? 1e3 * r->run_seconds / res.cycles : 0.0));
+  TRY(um_app_metric(r, "ms_per_iteration", res.cycles ? 1e3 * stepping / res.cycles : 0.0));
+  TRY(um_app_metric(r, "compile_seconds", compile));
   TRY(um_app_metric(r, "zones_per_second", zps));
   return write_output(r, nnode, nelem);
 }
