@@ -305,6 +305,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     }
   }
   /* volumes and masses (unit density) */
+  m->volo[0] = 0.0;
   for (int i = 0; i < ne_i; i++) {
     double x[8], y[8], zz[8];
     const int *n = m->elem_nodes + 8 * (size_t)i;
@@ -322,7 +323,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
    * from 3.948746e+7 for 45 elements along an edge */
   const double ebase = 3.948746e+7, scale = (double)nx / 45.0;
   m->einit = ebase * scale * scale * scale;
-  m->dt_init = (.5 * cbrt(m->volo[0])) / sqrt(2.0 * m->einit);
+  m->dt_init = (.5 * cbrt(m->volo[0])) / sqrt(2.0 * m->einit); /* nelem >= 1: size was checked */
   return 0;
 }
 

@@ -224,7 +224,11 @@ int um_sync(um_context *ctx);
 typedef struct {
   const char *name;
   long calls;
-  double seconds;       /* total time inside the loop                    */
+  double seconds;       /* total time inside the loop (GPU time when
+                           device_timed)                                  */
+  double host_seconds;  /* wall-clock time the host spent in um_par_loop
+                           (issuing work, building plans, compiling, and
+                           waiting where a reduction must be read back)   */
   double bytes;         /* useful bytes per call (GUIDE.md convention)   */
   int set_size;
   int indirect;         /* 1 if any arg goes through a map               */

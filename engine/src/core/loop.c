@@ -306,6 +306,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->name = r->name;
   o->calls = r->calls;
   o->seconds = r->seconds;
+  o->host_seconds = r->seconds;
   o->bytes = r->bytes;
   o->set_size = r->set_size;
   o->indirect = r->indirect;

@@ -85,6 +85,9 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     fputs(", ", f);
     num(f, "calls", (double)s.calls, 0);
     num(f, "seconds", s.seconds, 0);
+    num(f, "host_seconds", s.host_seconds, 0);
+    num(f, "plan_seconds", s.plan_seconds, 0);
+    num(f, "compile_seconds", s.compile_seconds, 0);
     num(f, "bytes_per_call", s.bytes, 0);
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
