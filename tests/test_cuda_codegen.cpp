@@ -393,29 +393,36 @@ TEST(CudaNvrtc, EveryJacobiLoopCompiles) {
 
 TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
   int n = 0;
-  for (lulesh_forces f : {LULESH_FORCES_INC, LULESH_FORCES_GATHER}) {
-    um_context *ctx = seq_context();
-    lulesh_params p;
-    lulesh_params_default(&p);
-    p.size = 3;
-    p.regions = 2; /* region 2 repeats its EOS (cost): the same kernel as region 1 */
-    p.forces = f;
-    lulesh_state *s = nullptr;
-    char err[512] = "";
-    ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
-    int done = 0;
-    ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
-    std::vector<std::string> loops;
-    if (f == LULESH_FORCES_INC)
-      loops = {"force_zero", "integrate_stress", "hourglass", "acceleration", "symm_x", "symm_y", "symm_z", "velocity",
-               "position", "kinematics", "monoq_gradients", "monoq", "eos_r1", "update_volume", "time_constraints"};
-    else
-      loops = {"stress_corners", "hourglass_corners", "gather_forces"};
-    n += compile_all(ctx, loops);
-    lulesh_state_free(&s);
-    um_finalize(&ctx);
-  }
-  EXPECT_GE(n, 18 * (int)archs().size());
+  for (int fused : {0, 1})
+    for (lulesh_forces f : {LULESH_FORCES_INC, LULESH_FORCES_GATHER}) {
+      um_context *ctx = seq_context();
+      lulesh_params p;
+      lulesh_params_default(&p);
+      p.size = 3;
+      p.regions = 2; /* region 2 repeats its EOS (cost): the same kernel as region 1 */
+      p.forces = f;
+      p.fused = fused;
+      lulesh_state *s = nullptr;
+      char err[512] = "";
+      ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
+      int done = 0;
+      ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
+      std::vector<std::string> loops;
+      if (fused && f == LULESH_FORCES_INC)
+        loops = {"volume_force", "symm_force_x", "nodal_update", "kinematics_gradients", "monoq", "eos_r1",
+                 "volume_constraints"};
+      else if (fused)
+        loops = {"volume_force_corners", "gather_force"};
+      else if (f == LULESH_FORCES_INC)
+        loops = {"force_zero", "integrate_stress", "hourglass", "acceleration", "symm_x", "symm_y", "symm_z",
+                 "velocity", "position", "kinematics", "monoq_gradients", "update_volume", "time_constraints"};
+      else
+        loops = {"stress_corners", "hourglass_corners", "gather_forces"};
+      n += compile_all(ctx, loops);
+      lulesh_state_free(&s);
+      um_finalize(&ctx);
+    }
+  EXPECT_GE(n, 25 * (int)archs().size());
   RecordProperty("kernels_compiled", n);
 }
 

@@ -204,6 +204,7 @@ struct LuleshCase {
   um_layout layout;
   lulesh_forces forces;
   int block;
+  int fused;
 };
 
 class LuleshVsUpstream : public ::testing::TestWithParam<LuleshCase> {};
@@ -214,6 +215,7 @@ TEST_P(LuleshVsUpstream, Size5And10) {
   for (int size : {5, 10}) {
     lulesh_params p = params(size);
     p.forces = c.forces;
+    p.fused = c.fused;
     LuRun r = run_lulesh(p, c.backend, c.layout, c.block);
     ASSERT_EQ(r.err, "");
     EXPECT_EQ(r.res.cycles, size == 5 ? kS5Cycles : kS10Cycles);
@@ -227,18 +229,23 @@ TEST_P(LuleshVsUpstream, Size5And10) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, LuleshVsUpstream,
-    ::testing::Values(LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256},
-                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_INC, 64},
-                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_GATHER, 256},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_SOA, LULESH_FORCES_INC, 256},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_GATHER, 100},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256}));
+    ::testing::Values(LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256, 1},
+                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256, 0},
+                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_INC, 64, 1},
+                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_GATHER, 256, 0},
+                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_GATHER, 256, 1},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32, 1},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32, 0},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_SOA, LULESH_FORCES_INC, 256, 0},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_GATHER, 100, 1},
+                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0}));
 
-// Sequential INC forces add in upstream's serial order, so the field is the same
-// to the last bit as upstream's serial build.
+// Unfused sequential INC forces add in upstream's serial order, so the field is
+// the same to the last bit as upstream's serial build.
 TEST(LuleshRun, SequentialIncMatchesUpstreamSerialBitwise) {
-  LuRun r = run_lulesh(params(10), UM_BACKEND_SEQ, UM_AOS, 256);
+  lulesh_params p = params(10);
+  p.fused = 0;
+  LuRun r = run_lulesh(p, UM_BACKEND_SEQ, UM_AOS, 256);
   ASSERT_EQ(r.err, "");
   EXPECT_EQ(r.res.origin_energy, kS10Energy);
   EXPECT_EQ(r.res.sym_max_abs, 2.27373675443232059e-12);

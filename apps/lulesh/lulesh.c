@@ -14,6 +14,11 @@
  *                  [EvalEOSForElems], update_volume
  *   constraints    time_constraints [CalcCourant/HydroConstraintForElems]: MIN
  *                  reductions read back for the next TimeIncrement (host).
+ * With params.fused (the default) neighbouring loops over the same set are
+ * fused, as upstream's GPU port does: volume_force (stress + hourglass, INC;
+ * or volume_force_corners + gather_force), symm_force_x/y/z (the symmetry
+ * planes applied to the force), nodal_update (acceleration, velocity,
+ * position), kinematics_gradients, monoq, eos_r<k>, volume_constraints.
  * The monotonic Q and the time constraints run over all elements at once:
  * upstream loops over regions there, but every region runs the same code, and
  * a minimum does not depend on the order, so the results are the same.
@@ -46,6 +51,15 @@ LULESH_KERNEL(lu_monoq, 17);
 LULESH_KERNEL(lu_eos, 9);
 LULESH_KERNEL(lu_update_volume, 2);
 LULESH_KERNEL(lu_time_constraints, 8);
+LULESH_KERNEL(lu_volume_force, 30);
+LULESH_KERNEL(lu_volume_force_corners, 30);
+LULESH_KERNEL(lu_gather_force, 10);
+LULESH_KERNEL(lu_symm_force_x, 1);
+LULESH_KERNEL(lu_symm_force_y, 1);
+LULESH_KERNEL(lu_symm_force_z, 1);
+LULESH_KERNEL(lu_nodal_update, 5);
+LULESH_KERNEL(lu_kinematics_gradients, 27);
+LULESH_KERNEL(lu_volume_constraints, 9);
 
 UM_CONST_DEFINE(double, lu_e_cut);
 UM_CONST_DEFINE(double, lu_p_cut);
@@ -80,6 +94,7 @@ void lulesh_params_default(lulesh_params *p) {
   p->cost = 1;
   p->max_cycles = 0;
   p->forces = LULESH_FORCES_INC;
+  p->fused = 1;
 }
 
 /* ---- glibc-compatible rand() ---------------------------------------------- */
@@ -422,7 +437,8 @@ static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) 
   if (!rc) rc = um_decl_map(ctx, s->nodes, s->corners, 8, nc, "node_corners", &s->node_corners);
   if (!rc) rc = um_decl_dat(ctx, s->nodes, 1, UM_INT, cnt, "node_ncorner", &s->node_ncorner);
   if (!rc) rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_stress", &s->fc_stress);
-  if (!rc) rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_hourglass", &s->fc_hourglass);
+  if (!rc && !s->p.fused) /* fused: one corner force, stress + hourglass */
+    rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_hourglass", &s->fc_hourglass);
   free(ec);
   free(nc);
   free(cnt);
@@ -458,7 +474,7 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   /* nodes */
   TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
   TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
-  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc));
+  if (!s->p.fused) TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
   TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
   TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
   /* elements */
@@ -561,6 +577,20 @@ static void time_increment(lulesh_state *s) {
 #define DIRECT(dat, acc) ARG(dat, -1, UM_ID, 1, acc)
 
 static int nodal_forces(um_context *ctx, lulesh_state *s) {
+  if (s->p.fused && s->p.forces == LULESH_FORCES_GATHER) {
+    TRY(UM_PAR_LOOP(ctx, lu_volume_force_corners_kernel, "volume_force_corners", s->elems, NODES8(s->coord, UM_READ),
+                    NODES8(s->vel, UM_READ), DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), DIRECT(s->volo, UM_READ),
+                    DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
+                    CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
+    return UM_PAR_LOOP(ctx, lu_gather_force_kernel, "gather_force", s->nodes,
+                       CORNERS8(s->fc_stress, s->node_corners, UM_READ),
+                       um_arg_dat(s->node_ncorner, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->force, -1, UM_ID, 3, UM_WRITE));
+  }
+  if (s->p.fused) /* the force is zero here: nodal_update cleared it */
+    return UM_PAR_LOOP(ctx, lu_volume_force_kernel, "volume_force", s->elems, NODES8(s->coord, UM_READ),
+                       NODES8(s->vel, UM_READ), DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), DIRECT(s->volo, UM_READ),
+                       DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
+                       NODES8(s->force, UM_INC));
   if (s->p.forces == LULESH_FORCES_GATHER) {
     TRY(UM_PAR_LOOP(ctx, lu_stress_corners_kernel, "stress_corners", s->elems, NODES8(s->coord, UM_READ),
                     DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
@@ -583,6 +613,14 @@ static int nodal_forces(um_context *ctx, lulesh_state *s) {
 static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
   TRY(nodal_forces(ctx, s));
+  if (s->p.fused) {
+    TRY(UM_PAR_LOOP(ctx, lu_symm_force_x_kernel, "symm_force_x", s->symm[0], ARG(s->force, 0, s->symm_map[0], 3, UM_RW)));
+    TRY(UM_PAR_LOOP(ctx, lu_symm_force_y_kernel, "symm_force_y", s->symm[1], ARG(s->force, 0, s->symm_map[1], 3, UM_RW)));
+    TRY(UM_PAR_LOOP(ctx, lu_symm_force_z_kernel, "symm_force_z", s->symm[2], ARG(s->force, 0, s->symm_map[2], 3, UM_RW)));
+    return UM_PAR_LOOP(ctx, lu_nodal_update_kernel, "nodal_update", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_RW),
+                       DIRECT(s->nodal_mass, UM_READ), ARG(s->vel, -1, UM_ID, 3, UM_RW),
+                       ARG(s->coord, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ));
+  }
   TRY(UM_PAR_LOOP(ctx, lu_acceleration_kernel, "acceleration", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_READ),
                   DIRECT(s->nodal_mass, UM_READ), ARG(s->acc, -1, UM_ID, 3, UM_WRITE)));
   TRY(UM_PAR_LOOP(ctx, lu_symm_x_kernel, "symm_x", s->symm[0], ARG(s->acc, 0, s->symm_map[0], 3, UM_RW)));
@@ -596,14 +634,23 @@ static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
 
 static int lagrange_elements(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
-  TRY(UM_PAR_LOOP(ctx, lu_kinematics_kernel, "kinematics", s->elems, NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ),
-                  DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->vnew, UM_WRITE),
-                  DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE), DIRECT(s->vdov, UM_WRITE),
-                  um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
-  TRY(UM_PAR_LOOP(ctx, lu_monoq_gradients_kernel, "monoq_gradients", s->elems, NODES8(s->coord, UM_READ),
-                  NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
-                  ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE),
-                  DIRECT(s->delv_zeta, UM_WRITE)));
+  if (s->p.fused) {
+    TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_kernel, "kinematics_gradients", s->elems, NODES8(s->coord, UM_READ),
+                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
+                    DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE),
+                    DIRECT(s->vdov, UM_WRITE), ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE),
+                    DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE),
+                    um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+  } else {
+    TRY(UM_PAR_LOOP(ctx, lu_kinematics_kernel, "kinematics", s->elems, NODES8(s->coord, UM_READ),
+                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
+                    DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE),
+                    DIRECT(s->vdov, UM_WRITE), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+    TRY(UM_PAR_LOOP(ctx, lu_monoq_gradients_kernel, "monoq_gradients", s->elems, NODES8(s->coord, UM_READ),
+                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
+                    ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE),
+                    DIRECT(s->delv_zeta, UM_WRITE)));
+  }
   TRY(UM_PAR_LOOP(ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, s->elem_faces, 1, UM_READ),
                   ARG(s->delv_xi, 1, s->elem_faces, 1, UM_READ), ARG(s->delv_eta, 2, s->elem_faces, 1, UM_READ),
                   ARG(s->delv_eta, 3, s->elem_faces, 1, UM_READ), ARG(s->delv_zeta, 4, s->elem_faces, 1, UM_READ),
@@ -622,6 +669,7 @@ static int lagrange_elements(um_context *ctx, lulesh_state *s) {
                     ARG(s->ql, 0, m, 1, UM_READ), ARG(s->vnew, 0, m, 1, UM_READ), ARG(s->ss, 0, m, 1, UM_WRITE),
                     um_arg_gbl(&s->region_rep[r], 1, UM_INT, UM_READ)));
   }
+  if (s->p.fused) return UM_SUCCESS; /* volumes are updated with the constraints */
   return UM_PAR_LOOP(ctx, lu_update_volume_kernel, "update_volume", s->elems, DIRECT(s->vnew, UM_READ),
                      DIRECT(s->v, UM_WRITE));
 }
@@ -636,7 +684,12 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
   int rc = lagrange_nodal(ctx, s);
   if (!rc) rc = lagrange_elements(ctx, s);
   double dtcourant = 1.0e+20, dthydro = 1.0e+20, errcode = 0.0;
-  if (!rc)
+  if (!rc && s->p.fused)
+    rc = UM_PAR_LOOP(ctx, lu_volume_constraints_kernel, "volume_constraints", s->elems, DIRECT(s->ss, UM_READ),
+                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
+                     DIRECT(s->q, UM_READ), DIRECT(s->v, UM_WRITE), um_arg_gbl(&dtcourant, 1, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(&dthydro, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&errcode, 1, UM_DOUBLE, UM_MAX));
+  else if (!rc)
     rc = UM_PAR_LOOP(ctx, lu_time_constraints_kernel, "time_constraints", s->elems, DIRECT(s->ss, UM_READ),
                      DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
                      DIRECT(s->q, UM_READ), um_arg_gbl(&dtcourant, 1, UM_DOUBLE, UM_MIN),

@@ -25,6 +25,9 @@ typedef struct {
   int cost;        /* extra EOS repetitions of costly regions (-c, 1)   */
   int max_cycles;  /* iteration cap (-i); <= 0: run to the end time     */
   lulesh_forces forces;
+  int fused;       /* 1: fused loops (stress + hourglass, kinematics + Q gradients,
+                      one node update, volumes + constraints); 0: one loop per
+                      upstream function */
 } lulesh_params;
 
 void lulesh_params_default(lulesh_params *p);

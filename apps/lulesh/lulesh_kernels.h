@@ -369,28 +369,23 @@ UM_KERNEL void lu_position(const double *vel, double *x, const double *dt) {
 
 /* ---- element phase -------------------------------------------------------- */
 
-/* CalcKinematicsForElems and the deviatoric split of CalcLagrangeElements:
- * new relative volume, its change, characteristic length, and vdov (the trace
- * of the velocity gradient at the half step). */
-UM_KERNEL void lu_kinematics(const double *x0, const double *x1, const double *x2, const double *x3,
-                             const double *x4, const double *x5, const double *x6, const double *x7,
-                             const double *u0, const double *u1, const double *u2, const double *u3,
-                             const double *u4, const double *u5, const double *u6, const double *u7,
-                             const double *volo, const double *v, double *vnew, double *delv, double *arealg,
-                             double *vdov, const double *dt) {
-  double x[8], y[8], z[8], xd[8], yd[8], zd[8], b[3][8], detJ = 0.0;
-  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
-  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
-  const double volume = lu_elem_volume(x, y, z);
-  const double relativeVolume = volume / volo[0];
-  vnew[0] = relativeVolume;
-  delv[0] = relativeVolume - v[0];
-  arealg[0] = lu_char_length(x, y, z, volume);
-  const double dt2 = 0.5 * dt[0];
+/* CalcKinematicsForElems and the deviatoric split of CalcLagrangeElements for
+ * one element: new relative volume, its change, characteristic length, and
+ * vdov (the trace of the velocity gradient at the half step). */
+UM_KERNEL void lu_kinematics_elem(const double xn[8], const double yn[8], const double zn[8], const double xd[8],
+                                  const double yd[8], const double zd[8], double volo, double v, double dt,
+                                  double *vnew, double *delv, double *arealg, double *vdov) {
+  double x[8], y[8], z[8], b[3][8], detJ = 0.0;
+  const double volume = lu_elem_volume(xn, yn, zn);
+  const double relativeVolume = volume / volo;
+  *vnew = relativeVolume;
+  *delv = relativeVolume - v;
+  *arealg = lu_char_length(xn, yn, zn, volume);
+  const double dt2 = 0.5 * dt;
   for (int j = 0; j < 8; ++j) {
-    x[j] -= dt2 * xd[j];
-    y[j] -= dt2 * yd[j];
-    z[j] -= dt2 * zd[j];
+    x[j] = xn[j] - dt2 * xd[j];
+    y[j] = yn[j] - dt2 * yd[j];
+    z[j] = zn[j] - dt2 * zd[j];
   }
   lu_shape_derivatives(x, y, z, b, &detJ);
   /* diagonal of the velocity gradient (CalcElemVelocityGradient's d[0..2]) */
@@ -401,22 +396,28 @@ UM_KERNEL void lu_kinematics(const double *x0, const double *x1, const double *x
                                 b[1][3] * (yd[3] - yd[5]));
   const double d2 = inv_detJ * (b[2][0] * (zd[0] - zd[6]) + b[2][1] * (zd[1] - zd[7]) + b[2][2] * (zd[2] - zd[4]) +
                                 b[2][3] * (zd[3] - zd[5]));
-  vdov[0] = d0 + d1 + d2;
+  *vdov = d0 + d1 + d2;
 }
 
-/* CalcMonotonicQGradientsForElems: element length scales (delx: xi, eta, zeta)
- * and velocity gradients (delv_xi, delv_eta, delv_zeta). */
-UM_KERNEL void lu_monoq_gradients(const double *x0, const double *x1, const double *x2, const double *x3,
-                                  const double *x4, const double *x5, const double *x6, const double *x7,
-                                  const double *u0, const double *u1, const double *u2, const double *u3,
-                                  const double *u4, const double *u5, const double *u6, const double *u7,
-                                  const double *volo, const double *vnew, double *delx, double *delv_xi,
-                                  double *delv_eta, double *delv_zeta) {
-  const double ptiny = 1.e-36;
-  double x[8], y[8], z[8], xv[8], yv[8], zv[8];
+UM_KERNEL void lu_kinematics(const double *x0, const double *x1, const double *x2, const double *x3,
+                             const double *x4, const double *x5, const double *x6, const double *x7,
+                             const double *u0, const double *u1, const double *u2, const double *u3,
+                             const double *u4, const double *u5, const double *u6, const double *u7,
+                             const double *volo, const double *v, double *vnew, double *delv, double *arealg,
+                             double *vdov, const double *dt) {
+  double x[8], y[8], z[8], xd[8], yd[8], zd[8];
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
-  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xv, yv, zv);
-  const double vol = volo[0] * vnew[0];
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+  lu_kinematics_elem(x, y, z, xd, yd, zd, volo[0], v[0], dt[0], vnew, delv, arealg, vdov);
+}
+
+/* CalcMonotonicQGradientsForElems for one element: length scales (delx: xi,
+ * eta, zeta) and velocity gradients (delv_xi, delv_eta, delv_zeta). */
+UM_KERNEL void lu_gradients_elem(const double x[8], const double y[8], const double z[8], const double xv[8],
+                                 const double yv[8], const double zv[8], double volo, double vnew, double *delx,
+                                 double *delv_xi, double *delv_eta, double *delv_zeta) {
+  const double ptiny = 1.e-36;
+  const double vol = volo * vnew;
   const double norm = 1.0 / (vol + ptiny);
   const double dxj = -0.25 * ((x[0] + x[1] + x[5] + x[4]) - (x[3] + x[2] + x[6] + x[7]));
   const double dyj = -0.25 * ((y[0] + y[1] + y[5] + y[4]) - (y[3] + y[2] + y[6] + y[7]));
@@ -467,6 +468,18 @@ UM_KERNEL void lu_monoq_gradients(const double *x0, const double *x1, const doub
   dyv = -0.25 * ((yv[0] + yv[1] + yv[5] + yv[4]) - (yv[3] + yv[2] + yv[6] + yv[7]));
   dzv = -0.25 * ((zv[0] + zv[1] + zv[5] + zv[4]) - (zv[3] + zv[2] + zv[6] + zv[7]));
   delv_eta[0] = ax * dxv + ay * dyv + az * dzv;
+}
+
+UM_KERNEL void lu_monoq_gradients(const double *x0, const double *x1, const double *x2, const double *x3,
+                                  const double *x4, const double *x5, const double *x6, const double *x7,
+                                  const double *u0, const double *u1, const double *u2, const double *u3,
+                                  const double *u4, const double *u5, const double *u6, const double *u7,
+                                  const double *volo, const double *vnew, double *delx, double *delv_xi,
+                                  double *delv_eta, double *delv_zeta) {
+  double x[8], y[8], z[8], xv[8], yv[8], zv[8];
+  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xv, yv, zv);
+  lu_gradients_elem(x, y, z, xv, yv, zv, volo[0], vnew[0], delx, delv_xi, delv_eta, delv_zeta);
 }
 
 /* The limiter of one direction: phi from the gradients of the element and its
@@ -600,29 +613,138 @@ UM_KERNEL void lu_eos(double *e, const double *delv, double *p, double *q, const
 }
 
 /* UpdateVolumesForElems. */
-UM_KERNEL void lu_update_volume(const double *vnew, double *v) {
-  double tmpV = vnew[0];
+UM_KERNEL double lu_updated_volume(double vnew) {
+  double tmpV = vnew;
   if (fabs(tmpV - 1.0) < lu_v_cut) tmpV = 1.0;
-  v[0] = tmpV;
+  return tmpV;
 }
 
-/* CalcCourantConstraintForElems and CalcHydroConstraintForElems (MIN
- * reductions), and the checks upstream aborts on (MAX of an error code):
- * a non-positive new volume (VolumeError) or q above qstop (QStopError). */
-UM_KERNEL void lu_time_constraints(const double *ss, const double *vdov, const double *arealg, const double *vnew,
-                                   const double *q, double *dtcourant, double *dthydro, double *err) {
+UM_KERNEL void lu_update_volume(const double *vnew, double *v) { v[0] = lu_updated_volume(vnew[0]); }
+
+/* CalcCourantConstraintForElems and CalcHydroConstraintForElems for one element
+ * (into MIN reductions), and the checks upstream aborts on (MAX of an error
+ * code): a non-positive new volume (VolumeError) or q above qstop (QStopError). */
+UM_KERNEL void lu_constraints_elem(double ss, double vdov, double arealg, double vnew, double q, double *dtcourant,
+                                   double *dthydro, double *err) {
   const double qqc2 = 64.0 * lu_qqc * lu_qqc;
-  double dtf = ss[0] * ss[0];
-  if (vdov[0] < 0.) dtf = dtf + qqc2 * arealg[0] * arealg[0] * vdov[0] * vdov[0];
+  double dtf = ss * ss;
+  if (vdov < 0.) dtf = dtf + qqc2 * arealg * arealg * vdov * vdov;
   dtf = sqrt(dtf);
-  dtf = arealg[0] / dtf;
-  if (vdov[0] != 0.) {
+  dtf = arealg / dtf;
+  if (vdov != 0.) {
     if (dtf < dtcourant[0]) dtcourant[0] = dtf;
-    const double dtdvov = lu_dvovmax / (fabs(vdov[0]) + 1.e-20);
+    const double dtdvov = lu_dvovmax / (fabs(vdov) + 1.e-20);
     if (dthydro[0] > dtdvov) dthydro[0] = dtdvov;
   }
-  if (!(vnew[0] > 0.) && err[0] < LU_ERR_VOLUME) err[0] = LU_ERR_VOLUME;
-  if (q[0] > lu_qstop && err[0] < LU_ERR_QSTOP) err[0] = LU_ERR_QSTOP;
+  if (!(vnew > 0.) && err[0] < LU_ERR_VOLUME) err[0] = LU_ERR_VOLUME;
+  if (q > lu_qstop && err[0] < LU_ERR_QSTOP) err[0] = LU_ERR_QSTOP;
+}
+
+UM_KERNEL void lu_time_constraints(const double *ss, const double *vdov, const double *arealg, const double *vnew,
+                                   const double *q, double *dtcourant, double *dthydro, double *err) {
+  lu_constraints_elem(ss[0], vdov[0], arealg[0], vnew[0], q[0], dtcourant, dthydro, err);
+}
+
+/* ---- fused loops (params.fused: true) ------------------------------------------
+ * The same arithmetic as the loops above, fewer passes over memory: what
+ * upstream's GPU port does too. */
+
+/* IntegrateStressForElems + hourglass control: one INC of each node's force. */
+UM_KERNEL void lu_volume_force(const double *x0, const double *x1, const double *x2, const double *x3,
+                               const double *x4, const double *x5, const double *x6, const double *x7,
+                               const double *u0, const double *u1, const double *u2, const double *u3,
+                               const double *u4, const double *u5, const double *u6, const double *u7,
+                               const double *p, const double *q, const double *volo, const double *v, const double *ss,
+                               const double *mass, double *f0, double *f1, double *f2, double *f3, double *f4,
+                               double *f5, double *f6, double *f7) {
+  double x[8], y[8], z[8], xd[8], yd[8], zd[8], fs[3][8], fh[3][8];
+  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+  lu_stress_forces(x, y, z, p[0], q[0], fs);
+  lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], fh);
+  double *out[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
+  for (int i = 0; i < 8; i++) {
+    out[i][0] += fs[0][i] + fh[0][i];
+    out[i][1] += fs[1][i] + fh[1][i];
+    out[i][2] += fs[2][i] + fh[2][i];
+  }
+}
+
+/* The gather scheme fused as upstream's GPU port: each corner's stress +
+ * hourglass force, then one gather per node. */
+UM_KERNEL void lu_volume_force_corners(const double *x0, const double *x1, const double *x2, const double *x3,
+                                       const double *x4, const double *x5, const double *x6, const double *x7,
+                                       const double *u0, const double *u1, const double *u2, const double *u3,
+                                       const double *u4, const double *u5, const double *u6, const double *u7,
+                                       const double *p, const double *q, const double *volo, const double *v,
+                                       const double *ss, const double *mass, double *c0, double *c1, double *c2,
+                                       double *c3, double *c4, double *c5, double *c6, double *c7) {
+  double x[8], y[8], z[8], xd[8], yd[8], zd[8], fs[3][8], fh[3][8];
+  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+  lu_stress_forces(x, y, z, p[0], q[0], fs);
+  lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], fh);
+  double *out[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  for (int i = 0; i < 8; i++) {
+    out[i][0] = fs[0][i] + fh[0][i];
+    out[i][1] = fs[1][i] + fh[1][i];
+    out[i][2] = fs[2][i] + fh[2][i];
+  }
+}
+
+UM_KERNEL void lu_gather_force(const double *c0, const double *c1, const double *c2, const double *c3,
+                               const double *c4, const double *c5, const double *c6, const double *c7,
+                               const int *ncorner, double *f) {
+  const double *c[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  for (int d = 0; d < 3; d++) {
+    double sum = 0.0;
+    for (int k = 0; k < ncorner[0]; k++) sum += c[k][d];
+    f[d] = sum;
+  }
+}
+
+/* Symmetry planes on the force (fused node update): a zero force component
+ * gives upstream's zero acceleration exactly (0 / m = 0). */
+UM_KERNEL void lu_symm_force_x(double *f) { f[0] = 0.0; }
+UM_KERNEL void lu_symm_force_y(double *f) { f[1] = 0.0; }
+UM_KERNEL void lu_symm_force_z(double *f) { f[2] = 0.0; }
+
+/* Acceleration, velocity and position of a node; the force is then cleared for
+ * the next step's INC loop. */
+UM_KERNEL void lu_nodal_update(double *f, const double *mass, double *vel, double *x, const double *dt) {
+  for (int d = 0; d < 3; d++) {
+    const double acc = f[d] / mass[0];
+    double tmp = vel[d] + acc * dt[0];
+    if (fabs(tmp) < lu_u_cut) tmp = 0.0;
+    vel[d] = tmp;
+    x[d] += tmp * dt[0];
+    f[d] = 0.0;
+  }
+}
+
+/* CalcKinematicsForElems + CalcMonotonicQGradientsForElems: one pass over the
+ * element's nodes. */
+UM_KERNEL void lu_kinematics_gradients(const double *x0, const double *x1, const double *x2, const double *x3,
+                                       const double *x4, const double *x5, const double *x6, const double *x7,
+                                       const double *u0, const double *u1, const double *u2, const double *u3,
+                                       const double *u4, const double *u5, const double *u6, const double *u7,
+                                       const double *volo, const double *v, double *vnew, double *delv,
+                                       double *arealg, double *vdov, double *delx, double *delv_xi, double *delv_eta,
+                                       double *delv_zeta, const double *dt) {
+  double x[8], y[8], z[8], xd[8], yd[8], zd[8];
+  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+  double vn;
+  lu_kinematics_elem(x, y, z, xd, yd, zd, volo[0], v[0], dt[0], &vn, delv, arealg, vdov);
+  vnew[0] = vn;
+  lu_gradients_elem(x, y, z, xd, yd, zd, volo[0], vn, delx, delv_xi, delv_eta, delv_zeta);
+}
+
+/* UpdateVolumesForElems + the time constraints. */
+UM_KERNEL void lu_volume_constraints(const double *ss, const double *vdov, const double *arealg, const double *vnew,
+                                     const double *q, double *v, double *dtcourant, double *dthydro, double *err) {
+  v[0] = lu_updated_volume(vnew[0]);
+  lu_constraints_elem(ss[0], vdov[0], arealg[0], vnew[0], q[0], dtcourant, dthydro, err);
 }
 
 #endif
