@@ -4,7 +4,8 @@
 #   2. validate size 10 (configs/lulesh_small.yaml) with every strategy x layout x
 #      force scheme, and size 30 (configs/lulesh.yaml) with the main ones
 #   3. benchmark size $SIZE (default 150) for $ITERS cycles (default 500): every
-#      strategy, layout and force scheme in one session, each run's JSON kept, and
+#      strategy, layout and force scheme (fused loops; unfused for the two main
+#      strategies) in one session, each run's JSON kept, and
 #      a markdown table ($OUT/lulesh/bench.md): ms per cycle, zones per second,
 #      the force loops' time, and the ratio to atomics and to the gather scheme.
 # Logs and JSON under $OUT/lulesh (default OUT=out/gpu).
@@ -65,6 +66,13 @@ for forces in inc gather; do
         --set params.forces="$forces"
     done
   done
+  # one loop per upstream function (params.fused=false), for the two main strategies
+  for v in atomics:none hierarchical:inc; do
+    run "bench_${v/:/_}_soa_${forces}_unfused" configs/lulesh_p100.yaml --set params.size="$SIZE" \
+      --set run.iterations="$ITERS" --set validation.reference= --set run.block_size="$BLOCK" \
+      --set run.strategy="${v%%:*}" --set run.staging="${v##*:}" --set run.layout=soa \
+      --set params.forces="$forces" --set params.fused=false
+  done
 done
 
 python3 - "$LOG" "$SIZE" "$ITERS" > "$LOG/bench.md" << 'EOF'
@@ -81,15 +89,17 @@ for f in sorted(glob.glob(os.path.join(log, "bench_*.json"))):
     m = {x["name"]: x["value"] for x in d["metrics"]} if isinstance(d["metrics"], list) else d["metrics"]
     loops = {l["name"]: l["seconds"] for l in d["loops"]}
     force = sum(loops.get(n, 0) for n in ("force_zero", "integrate_stress", "hourglass", "stress_corners",
-                                          "hourglass_corners", "gather_forces"))
+                                          "hourglass_corners", "gather_forces", "volume_force",
+                                          "volume_force_corners", "gather_force"))
     rows.append((os.path.basename(f)[6:-5], m["ms_per_iteration"], m["zones_per_second"], 1e3 * force / m["iterations"],
                  sum(loops.values()) * 1e3 / m["iterations"]))
 base = {r[0]: r for r in rows}
 atom = base.get("atomics_none_soa_inc")
-gath = [r for r in rows if r[0].endswith("_gather")]
+gath = [r for r in rows if "_gather" in r[0]]
 best_gather = min(gath, key=lambda r: r[1]) if gath else None
-print(f"LULESH size {size} ({int(size)**3} elements), {iters} cycles; ms per cycle (wall, host stepping included),")
-print("force loops = the nodal force loops' device time per cycle; ratios: the row's force time against")
+print(f"LULESH size {size} ({int(size)**3} elements), {iters} cycles; ms per cycle = wall time per cycle after the")
+print("first (host stepping included); loops = device time of all loops per cycle; force loops = the nodal force")
+print("loops' device time per cycle; ratios: the row's force time against")
 print(f"atomics (staging none, SoA, inc) and against the fastest gather variant ({best_gather[0] if best_gather else '-'}).\n")
 print("| variant | ms/cycle | zones/s | loops ms/cycle | force loops ms/cycle | force vs atomics | force vs best gather |")
 print("|---|---:|---:|---:|---:|---:|---:|")
