@@ -177,10 +177,12 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
   char why[512];
   if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_status(UM_BACKEND_CUDA, why, sizeof why)) {
     /* never change backend behind the user's back: say how to run it on the CPU */
+    /* atomics and global colouring are GPU strategies: the CPU runs need their own */
+    const int gpu_only = s->opts.strategy == UM_STRATEGY_ATOMICS || s->opts.strategy == UM_STRATEGY_GLOBAL;
     snprintf(err, len,
              "run.backend = cuda, but %s.\n"
-             "  To run the same config on the CPU: umrun %s --set run.backend=openmp",
-             why, config_path ? config_path : "");
+             "  To run the same config on the CPU: umrun %s --set run.backend=openmp%s",
+             why, config_path ? config_path : "", gpu_only ? " --set run.strategy=auto" : "");
     return UM_ERR_UNSUPPORTED;
   }
   return UM_SUCCESS;
