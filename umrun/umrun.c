@@ -49,7 +49,7 @@ static void usage(FILE *f) {
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
-          "  --list-apps       list the registered apps and exit\n"
+          "  --list-apps       list the registered apps with their own config keys and exit\n"
           "  --version         print the version and build configuration and exit\n"
           "  --help            this text\n"
           "\n"
@@ -87,7 +87,16 @@ static void print_version(FILE *f) {
 
 static void list_apps(FILE *f) {
   fprintf(f, "registered apps:\n");
-  for (int i = 0; i < um_app_count(); i++) fprintf(f, "  %-10s %s\n", um_app_at(i)->name, um_app_at(i)->description);
+  for (int i = 0; i < um_app_count(); i++) {
+    const um_app *a = um_app_at(i);
+    fprintf(f, "  %-10s %s\n", a->name, a->description);
+    for (const char *k = a->keys; k && *k;) { /* its keys, indented */
+      const char *nl = strchr(k, '\n');
+      const int n = nl ? (int)(nl - k) : (int)strlen(k);
+      fprintf(f, "               %.*s\n", n, k);
+      k += n + (nl ? 1 : 0);
+    }
+  }
 }
 
 /* mkdir -p */

@@ -39,6 +39,8 @@ typedef struct {
   /* Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
    * On failure, the message is in um_error_message(ctx) or in run->err. */
   int (*run)(um_app_run *run);
+  /* The app's own config keys with their defaults, one per line (umrun --list-apps). */
+  const char *keys;
 } um_app;
 
 /* Registered apps (apps/registry.c). */

@@ -131,4 +131,7 @@ static int jacobi_run(um_app_run *r) {
 
 const um_app um_app_jacobi = {"jacobi",
                               "Jacobi iteration for Laplace's equation on a shuffled grid graph (teaching example)",
-                              jacobi_run};
+                              jacobi_run,
+                              "mesh: {generator: grid, N: 32, seed: 1}   N x N cells, shuffled numbering\n"
+                              "params.tolerance: 1e-12                  stop when max |du| is below\n"
+                              "run.iterations: 5000                     maximum sweeps\n"};
