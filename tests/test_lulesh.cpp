@@ -37,13 +37,16 @@ struct LuRun {
 // Runs LULESH to the end (or the cap) on a fresh context; returns the final e in
 // upstream's element numbering through `e` when given.
 LuRun run_lulesh(const lulesh_params &p, um_backend b, um_layout l, int block, std::vector<double> *e = nullptr,
-               um_reorder_method reorder = UM_REORDER_NONE) {
+                 um_reorder_method reorder = UM_REORDER_NONE, um_strategy strategy = UM_STRATEGY_AUTO,
+                 int staging = 0) {
   LuRun r;
   um_options o;
   um_options_default(&o);
   o.backend = b;
   o.layout = l;
   o.block_size = block;
+  o.strategy = strategy;
+  o.staging = staging;
   o.check_plans = 1;
   o.parallel_threshold = 0;
   EXPECT_EQ(um_init(&r.ctx, &o), UM_SUCCESS) << um_error_message(r.ctx);
@@ -205,18 +208,20 @@ struct LuleshCase {
   lulesh_forces forces;
   int block;
   int fused;
+  um_strategy strategy = UM_STRATEGY_AUTO;
+  int staging = 0; /* CUDA: 0 the profile's, 1 inc, 2 all, 3 none */
 };
 
 class LuleshVsUpstream : public ::testing::TestWithParam<LuleshCase> {};
 
 TEST_P(LuleshVsUpstream, Size5And10) {
   const LuleshCase c = GetParam();
-  if (!um_backend_available(c.backend)) GTEST_SKIP() << "backend not built";
+  if (!um_backend_available(c.backend)) GTEST_SKIP() << "backend not built, or no GPU";
   for (int size : {5, 10}) {
     lulesh_params p = params(size);
     p.forces = c.forces;
     p.fused = c.fused;
-    LuRun r = run_lulesh(p, c.backend, c.layout, c.block);
+    LuRun r = run_lulesh(p, c.backend, c.layout, c.block, nullptr, UM_REORDER_NONE, c.strategy, c.staging);
     ASSERT_EQ(r.err, "");
     EXPECT_EQ(r.res.cycles, size == 5 ? kS5Cycles : kS10Cycles);
     const double ref = size == 5 ? kS5Energy : kS10Energy;
@@ -238,7 +243,14 @@ INSTANTIATE_TEST_SUITE_P(
                       LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32, 0},
                       LuleshCase{UM_BACKEND_OPENMP, UM_SOA, LULESH_FORCES_INC, 256, 0},
                       LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_GATHER, 100, 1},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0}));
+                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0},
+                      // CUDA (skipped without a GPU): every strategy, both schemes, fused and not
+                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3},
+                      LuleshCase{UM_BACKEND_CUDA, UM_AOS, LULESH_FORCES_GATHER, 256, 1, UM_STRATEGY_ATOMICS, 1},
+                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 64, 0, UM_STRATEGY_GLOBAL, 1},
+                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 320, 1, UM_STRATEGY_HIERARCHICAL, 1},
+                      LuleshCase{UM_BACKEND_CUDA, UM_AOS, LULESH_FORCES_GATHER, 96, 0, UM_STRATEGY_HIERARCHICAL, 2},
+                      LuleshCase{UM_BACKEND_CUDA, UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3}));
 
 // Unfused sequential INC forces add in upstream's serial order, so the field is
 // the same to the last bit as upstream's serial build.
