@@ -47,6 +47,8 @@ LuRun run_lulesh(const lulesh_params &p, um_backend b, um_layout l, int block, s
   o.block_size = block;
   o.strategy = strategy;
   o.staging = staging;
+  o.nthreads = b == UM_BACKEND_OPENMP ? 2 : 0; /* the same on every machine, and no oversubscription
+                                                  when ctest runs tests in parallel on many cores */
   o.check_plans = 1;
   o.parallel_threshold = 0;
   EXPECT_EQ(um_init(&r.ctx, &o), UM_SUCCESS) << um_error_message(r.ctx);
