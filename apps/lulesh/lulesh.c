@@ -488,21 +488,29 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   if (!rc) rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "v", &s->v);
   free(init);
   TRY(rc);
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "p", &s->p_));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "q", &s->q));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "ql", &s->ql));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "qq", &s->qq));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, m->volo, "volo", &s->volo));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "vnew", &s->vnew));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv", &s->delv));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "vdov", &s->vdov));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "arealg", &s->arealg));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "ss", &s->ss));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, m->elem_mass, "elem_mass", &s->elem_mass));
-  TRY(um_decl_dat(ctx, s->elems, 3, UM_DOUBLE, NULL, "delx", &s->delx));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_xi", &s->delv_xi));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_eta", &s->delv_eta));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, NULL, "delv_zeta", &s->delv_zeta));
+  const struct {
+    const char *name;
+    int dim;
+    const double *init; /* NULL: zeros */
+    um_dat **dat;
+  } elem_dats[] = {{"p", 1, NULL, &s->p_},
+                   {"q", 1, NULL, &s->q},
+                   {"ql", 1, NULL, &s->ql},
+                   {"qq", 1, NULL, &s->qq},
+                   {"volo", 1, m->volo, &s->volo},
+                   {"vnew", 1, NULL, &s->vnew},
+                   {"delv", 1, NULL, &s->delv},
+                   {"vdov", 1, NULL, &s->vdov},
+                   {"arealg", 1, NULL, &s->arealg},
+                   {"ss", 1, NULL, &s->ss},
+                   {"elem_mass", 1, m->elem_mass, &s->elem_mass},
+                   {"delx", 3, NULL, &s->delx},
+                   {"delv_xi", 1, NULL, &s->delv_xi},
+                   {"delv_eta", 1, NULL, &s->delv_eta},
+                   {"delv_zeta", 1, NULL, &s->delv_zeta}};
+  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++)
+    TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
+                    elem_dats[i].dat));
   TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
   if (s->p.forces == LULESH_FORCES_GATHER) TRY(decl_corners(ctx, s, m));
   return UM_SUCCESS;

@@ -56,6 +56,21 @@ UM_KERNEL void lu_collect(const double *n0, const double *n1, const double *n2, 
   }
 }
 
+/* Hand an element's 8 nodal (or corner) vectors f[.][i] to the 8 targets:
+ * added (INC) or stored (WRITE). */
+UM_KERNEL void lu_put8(double *o0, double *o1, double *o2, double *o3, double *o4, double *o5, double *o6,
+                       double *o7, const double f[3][8], int add) {
+  double *o[8] = {o0, o1, o2, o3, o4, o5, o6, o7};
+  for (int i = 0; i < 8; i++)
+    for (int d = 0; d < 3; d++) o[i][d] = add ? o[i][d] + f[d][i] : f[d][i];
+}
+
+/* f += g, element by element (stress + hourglass). */
+UM_KERNEL void lu_add_forces(double f[3][8], const double g[3][8]) {
+  for (int d = 0; d < 3; d++)
+    for (int i = 0; i < 8; i++) f[d][i] += g[d][i];
+}
+
 /* Shape-function derivatives b[3][8] and the Jacobian determinant (volume). */
 UM_KERNEL void lu_shape_derivatives(const double x[8], const double y[8], const double z[8], double b[3][8],
                                     double *volume) {
@@ -257,12 +272,7 @@ UM_KERNEL void lu_integrate_stress(const double *x0, const double *x1, const dou
   double x[8], y[8], z[8], f[3][8];
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
   lu_stress_forces(x, y, z, p[0], q[0], f);
-  double *out[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] += f[0][i];
-    out[i][1] += f[1][i];
-    out[i][2] += f[2][i];
-  }
+  lu_put8(f0, f1, f2, f3, f4, f5, f6, f7, f, 1);
 }
 
 /* CalcHourglassControlForElems + CalcFBHourglassForceForElems, forces added to
@@ -277,12 +287,7 @@ UM_KERNEL void lu_hourglass(const double *x0, const double *x1, const double *x2
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
   lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
   lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], f);
-  double *out[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] += f[0][i];
-    out[i][1] += f[1][i];
-    out[i][2] += f[2][i];
-  }
+  lu_put8(f0, f1, f2, f3, f4, f5, f6, f7, f, 1);
 }
 
 /* The "gather" variant (upstream's threaded scheme): each element writes its 8
@@ -295,12 +300,7 @@ UM_KERNEL void lu_stress_corners(const double *x0, const double *x1, const doubl
   double x[8], y[8], z[8], f[3][8];
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
   lu_stress_forces(x, y, z, p[0], q[0], f);
-  double *out[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] = f[0][i];
-    out[i][1] = f[1][i];
-    out[i][2] = f[2][i];
-  }
+  lu_put8(c0, c1, c2, c3, c4, c5, c6, c7, f, 0);
 }
 
 UM_KERNEL void lu_hourglass_corners(const double *x0, const double *x1, const double *x2, const double *x3,
@@ -314,12 +314,7 @@ UM_KERNEL void lu_hourglass_corners(const double *x0, const double *x1, const do
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
   lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
   lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], f);
-  double *out[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] = f[0][i];
-    out[i][1] = f[1][i];
-    out[i][2] = f[2][i];
-  }
+  lu_put8(c0, c1, c2, c3, c4, c5, c6, c7, f, 0);
 }
 
 /* A node's force: the sum of its stress corners, plus the sum of its hourglass
@@ -411,6 +406,28 @@ UM_KERNEL void lu_kinematics(const double *x0, const double *x1, const double *x
   lu_kinematics_elem(x, y, z, xd, yd, zd, volo[0], v[0], dt[0], vnew, delv, arealg, vdov);
 }
 
+/* 0.25 (v[a] + v[b] + v[c] + v[d] - (v[e] + v[f] + v[g] + v[h])) times sign:
+ * the difference of two opposite faces' mean (of coordinates or velocities). */
+UM_KERNEL double lu_face_diff(const double v[8], double sign, int a, int b, int c, int d, int e, int f, int g,
+                              int h) {
+  return sign * 0.25 * ((v[a] + v[b] + v[c] + v[d]) - (v[e] + v[f] + v[g] + v[h]));
+}
+
+/* One direction of the Q gradients: the area vector a = p x q of the mid-plane
+ * gives the length scale vol / |a|, and a / vol the velocity gradient a . dv. */
+UM_KERNEL void lu_gradient_dir(const double p[3], const double q[3], double vol, double norm, const double dv[3],
+                               double *delx, double *delv) {
+  const double ptiny = 1.e-36;
+  double ax = p[1] * q[2] - p[2] * q[1];
+  double ay = p[2] * q[0] - p[0] * q[2];
+  double az = p[0] * q[1] - p[1] * q[0];
+  *delx = vol / sqrt(ax * ax + ay * ay + az * az + ptiny);
+  ax *= norm;
+  ay *= norm;
+  az *= norm;
+  *delv = ax * dv[0] + ay * dv[1] + az * dv[2];
+}
+
 /* CalcMonotonicQGradientsForElems for one element: length scales (delx: xi,
  * eta, zeta) and velocity gradients (delv_xi, delv_eta, delv_zeta). */
 UM_KERNEL void lu_gradients_elem(const double x[8], const double y[8], const double z[8], const double xv[8],
@@ -419,55 +436,19 @@ UM_KERNEL void lu_gradients_elem(const double x[8], const double y[8], const dou
   const double ptiny = 1.e-36;
   const double vol = volo * vnew;
   const double norm = 1.0 / (vol + ptiny);
-  const double dxj = -0.25 * ((x[0] + x[1] + x[5] + x[4]) - (x[3] + x[2] + x[6] + x[7]));
-  const double dyj = -0.25 * ((y[0] + y[1] + y[5] + y[4]) - (y[3] + y[2] + y[6] + y[7]));
-  const double dzj = -0.25 * ((z[0] + z[1] + z[5] + z[4]) - (z[3] + z[2] + z[6] + z[7]));
-  const double dxi = 0.25 * ((x[1] + x[2] + x[6] + x[5]) - (x[0] + x[3] + x[7] + x[4]));
-  const double dyi = 0.25 * ((y[1] + y[2] + y[6] + y[5]) - (y[0] + y[3] + y[7] + y[4]));
-  const double dzi = 0.25 * ((z[1] + z[2] + z[6] + z[5]) - (z[0] + z[3] + z[7] + z[4]));
-  const double dxk = 0.25 * ((x[4] + x[5] + x[6] + x[7]) - (x[0] + x[1] + x[2] + x[3]));
-  const double dyk = 0.25 * ((y[4] + y[5] + y[6] + y[7]) - (y[0] + y[1] + y[2] + y[3]));
-  const double dzk = 0.25 * ((z[4] + z[5] + z[6] + z[7]) - (z[0] + z[1] + z[2] + z[3]));
-  double ax, ay, az, dxv, dyv, dzv;
-
-  /* zeta: i cross j */
-  ax = dyi * dzj - dzi * dyj;
-  ay = dzi * dxj - dxi * dzj;
-  az = dxi * dyj - dyi * dxj;
-  delx[2] = vol / sqrt(ax * ax + ay * ay + az * az + ptiny);
-  ax *= norm;
-  ay *= norm;
-  az *= norm;
-  dxv = 0.25 * ((xv[4] + xv[5] + xv[6] + xv[7]) - (xv[0] + xv[1] + xv[2] + xv[3]));
-  dyv = 0.25 * ((yv[4] + yv[5] + yv[6] + yv[7]) - (yv[0] + yv[1] + yv[2] + yv[3]));
-  dzv = 0.25 * ((zv[4] + zv[5] + zv[6] + zv[7]) - (zv[0] + zv[1] + zv[2] + zv[3]));
-  delv_zeta[0] = ax * dxv + ay * dyv + az * dzv;
-
-  /* xi: j cross k */
-  ax = dyj * dzk - dzj * dyk;
-  ay = dzj * dxk - dxj * dzk;
-  az = dxj * dyk - dyj * dxk;
-  delx[0] = vol / sqrt(ax * ax + ay * ay + az * az + ptiny);
-  ax *= norm;
-  ay *= norm;
-  az *= norm;
-  dxv = 0.25 * ((xv[1] + xv[2] + xv[6] + xv[5]) - (xv[0] + xv[3] + xv[7] + xv[4]));
-  dyv = 0.25 * ((yv[1] + yv[2] + yv[6] + yv[5]) - (yv[0] + yv[3] + yv[7] + yv[4]));
-  dzv = 0.25 * ((zv[1] + zv[2] + zv[6] + zv[5]) - (zv[0] + zv[3] + zv[7] + zv[4]));
-  delv_xi[0] = ax * dxv + ay * dyv + az * dzv;
-
-  /* eta: k cross i */
-  ax = dyk * dzi - dzk * dyi;
-  ay = dzk * dxi - dxk * dzi;
-  az = dxk * dyi - dyk * dxi;
-  delx[1] = vol / sqrt(ax * ax + ay * ay + az * az + ptiny);
-  ax *= norm;
-  ay *= norm;
-  az *= norm;
-  dxv = -0.25 * ((xv[0] + xv[1] + xv[5] + xv[4]) - (xv[3] + xv[2] + xv[6] + xv[7]));
-  dyv = -0.25 * ((yv[0] + yv[1] + yv[5] + yv[4]) - (yv[3] + yv[2] + yv[6] + yv[7]));
-  dzv = -0.25 * ((zv[0] + zv[1] + zv[5] + zv[4]) - (zv[3] + zv[2] + zv[6] + zv[7]));
-  delv_eta[0] = ax * dxv + ay * dyv + az * dzv;
+  const double *c[3] = {x, y, z}, *u[3] = {xv, yv, zv};
+  double dj[3], di[3], dk[3], dvi[3], dvj[3], dvk[3];
+  for (int d = 0; d < 3; d++) { /* the element's three mid-plane directions */
+    dj[d] = lu_face_diff(c[d], -1.0, 0, 1, 5, 4, 3, 2, 6, 7);
+    di[d] = lu_face_diff(c[d], 1.0, 1, 2, 6, 5, 0, 3, 7, 4);
+    dk[d] = lu_face_diff(c[d], 1.0, 4, 5, 6, 7, 0, 1, 2, 3);
+    dvk[d] = lu_face_diff(u[d], 1.0, 4, 5, 6, 7, 0, 1, 2, 3);
+    dvi[d] = lu_face_diff(u[d], 1.0, 1, 2, 6, 5, 0, 3, 7, 4);
+    dvj[d] = lu_face_diff(u[d], -1.0, 0, 1, 5, 4, 3, 2, 6, 7);
+  }
+  lu_gradient_dir(di, dj, vol, norm, dvk, &delx[2], delv_zeta); /* zeta: i cross j */
+  lu_gradient_dir(dj, dk, vol, norm, dvi, &delx[0], delv_xi);   /* xi: j cross k */
+  lu_gradient_dir(dk, di, vol, norm, dvj, &delx[1], delv_eta);  /* eta: k cross i */
 }
 
 UM_KERNEL void lu_monoq_gradients(const double *x0, const double *x1, const double *x2, const double *x3,
@@ -649,6 +630,21 @@ UM_KERNEL void lu_time_constraints(const double *ss, const double *vdov, const d
  * The same arithmetic as the loops above, fewer passes over memory: what
  * upstream's GPU port does too. */
 
+/* Stress + hourglass forces of one element at its 8 nodes (the fused loops). */
+UM_KERNEL void lu_volume_force_elem(const double *x0, const double *x1, const double *x2, const double *x3,
+                                    const double *x4, const double *x5, const double *x6, const double *x7,
+                                    const double *u0, const double *u1, const double *u2, const double *u3,
+                                    const double *u4, const double *u5, const double *u6, const double *u7,
+                                    const double *p, const double *q, const double *volo, const double *v,
+                                    const double *ss, const double *mass, double fs[3][8]) {
+  double x[8], y[8], z[8], xd[8], yd[8], zd[8], fh[3][8];
+  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
+  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+  lu_stress_forces(x, y, z, p[0], q[0], fs);
+  lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], fh);
+  lu_add_forces(fs, fh);
+}
+
 /* IntegrateStressForElems + hourglass control: one INC of each node's force. */
 UM_KERNEL void lu_volume_force(const double *x0, const double *x1, const double *x2, const double *x3,
                                const double *x4, const double *x5, const double *x6, const double *x7,
@@ -657,17 +653,9 @@ UM_KERNEL void lu_volume_force(const double *x0, const double *x1, const double 
                                const double *p, const double *q, const double *volo, const double *v, const double *ss,
                                const double *mass, double *f0, double *f1, double *f2, double *f3, double *f4,
                                double *f5, double *f6, double *f7) {
-  double x[8], y[8], z[8], xd[8], yd[8], zd[8], fs[3][8], fh[3][8];
-  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
-  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
-  lu_stress_forces(x, y, z, p[0], q[0], fs);
-  lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], fh);
-  double *out[8] = {f0, f1, f2, f3, f4, f5, f6, f7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] += fs[0][i] + fh[0][i];
-    out[i][1] += fs[1][i] + fh[1][i];
-    out[i][2] += fs[2][i] + fh[2][i];
-  }
+  double fs[3][8];
+  lu_volume_force_elem(x0, x1, x2, x3, x4, x5, x6, x7, u0, u1, u2, u3, u4, u5, u6, u7, p, q, volo, v, ss, mass, fs);
+  lu_put8(f0, f1, f2, f3, f4, f5, f6, f7, fs, 1);
 }
 
 /* The gather scheme fused as upstream's GPU port: each corner's stress +
@@ -679,17 +667,9 @@ UM_KERNEL void lu_volume_force_corners(const double *x0, const double *x1, const
                                        const double *p, const double *q, const double *volo, const double *v,
                                        const double *ss, const double *mass, double *c0, double *c1, double *c2,
                                        double *c3, double *c4, double *c5, double *c6, double *c7) {
-  double x[8], y[8], z[8], xd[8], yd[8], zd[8], fs[3][8], fh[3][8];
-  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
-  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
-  lu_stress_forces(x, y, z, p[0], q[0], fs);
-  lu_hourglass_forces(x, y, z, xd, yd, zd, volo[0] * v[0], ss[0], mass[0], fh);
-  double *out[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-  for (int i = 0; i < 8; i++) {
-    out[i][0] = fs[0][i] + fh[0][i];
-    out[i][1] = fs[1][i] + fh[1][i];
-    out[i][2] = fs[2][i] + fh[2][i];
-  }
+  double fs[3][8];
+  lu_volume_force_elem(x0, x1, x2, x3, x4, x5, x6, x7, u0, u1, u2, u3, u4, u5, u6, u7, p, q, volo, v, ss, mass, fs);
+  lu_put8(c0, c1, c2, c3, c4, c5, c6, c7, fs, 0);
 }
 
 UM_KERNEL void lu_gather_force(const double *c0, const double *c1, const double *c2, const double *c3,
