@@ -220,6 +220,13 @@ TEST(LuleshMesh, BadParametersSayWhichAndWhy) {
   p.balance = 16;
   EXPECT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), UM_ERR_CONFIG);
   EXPECT_NE(std::string(err).find("32-bit"), std::string::npos) << err;
+  // the gather scheme numbers 8 corners per element with 32-bit indices
+  p = params(700);
+  p.forces = LULESH_FORCES_GATHER;
+  lulesh_state *st = nullptr;
+  EXPECT_EQ(lulesh_setup(nullptr, &p, &st, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::string(err).find("size <= 644"), std::string::npos) << err;
+  EXPECT_EQ(st, nullptr);
 }
 
 // The whole run against upstream: iteration count exact, origin energy to 1e-12

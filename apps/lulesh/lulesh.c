@@ -518,6 +518,11 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
 
 int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, char *err, size_t errlen) {
   *out = NULL;
+  if (p->forces == LULESH_FORCES_GATHER && 8.0 * (double)p->size * p->size * p->size > 2147483647.0)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "params.forces = gather with params.size = %d: the 8 size^3 element corners do not fit a "
+                           "32-bit index; use size <= 644, or forces: inc",
+                           p->size);
   lulesh_mesh m;
   int rc = lulesh_mesh_build(p, &m, err, errlen);
   if (rc) return rc;
