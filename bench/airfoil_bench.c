@@ -27,12 +27,6 @@
 #include "um/cuda.h"
 #include "um/um.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 #define MAXLOOPS 8
 static const char *loop_names[] = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"};
 #define NLOOPS 5
@@ -120,10 +114,10 @@ static int run_one(const airfoil_mesh *m, const char *strategy, um_layout layout
   for (int i = 0; !rc && i < um_loop_stats_count(ctx); i++)
     if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) r->compile += s.compile_seconds;
   if (!rc) um_loop_stats_reset(ctx);
-  double t0 = now();
+  double t0 = um_wtime();
   for (int it = 2; !rc && it <= iters; it++) rc = airfoil_iteration(ctx, &a, &rms);
   if (!rc) rc = um_sync(ctx);
-  double t1 = now();
+  double t1 = um_wtime();
   if (rc) {
     snprintf(r->err, sizeof r->err, "%s", um_error_message(ctx));
     um_finalize(&ctx);

@@ -58,12 +58,6 @@ void umrun_csv_rows(FILE *f, const char *label, const char *app, const um_contex
   }
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- plots ------------------------------------------------------------------ */
 #define MAXROWS 20000
 typedef struct {
@@ -215,7 +209,7 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
     printf("[%ld/%ld]", r + 1, total);
     for (int k = 0; k < spec->nkeys; k++) printf(" %s", sets_buf[k]);
     fflush(stdout);
-    double t0 = now();
+    double t0 = um_wtime();
     pid_t pid = fork();
     if (pid == 0) {
       FILE *lf = freopen(logp, "w", stdout);
@@ -229,7 +223,7 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
     if (pid < 0 || waitpid(pid, &st, 0) < 0) st = -1;
     int code = (st >= 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
     const char *what = code == 0 ? "ok" : code == 3 ? "VALIDATION FAILED" : "FAILED";
-    printf("  %s  %.1f s%s%s\n", what, now() - t0, code ? "  see " : "", code ? logp : "");
+    printf("  %s  %.1f s%s%s\n", what, um_wtime() - t0, code ? "  see " : "", code ? logp : "");
     if (code) failures++;
     for (int k = spec->nkeys - 1; k >= 0; k--) { /* next combination */
       if (++idx[k] < spec->nvalues[k]) break;

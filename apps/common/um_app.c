@@ -20,7 +20,7 @@ int um_app_metric(um_app_run *run, const char *name, double value) {
 
 void um_app_progress(um_app_run *run, const char *what, long i, long n) {
   if (!run->progress || n <= 0) return;
-  double now = um_app_time();
+  double now = um_wtime();
   if (i < n && now - run->last_progress < 0.1) return; /* at most 10 redraws a second */
   run->last_progress = now;
   int width = 30, done = (int)((double)width * (double)i / (double)n);
@@ -48,11 +48,6 @@ void um_app_progress_clear(um_app_run *run) {
   fflush(stderr);
 }
 
-double um_app_time(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char *const reorder_names[] = {"none", "gps", "partition"};
 
@@ -79,7 +74,7 @@ int um_app_prepare(um_app_run *run, const char *default_map) {
     return um_app_fail(run, UM_ERR_CONFIG, "run.reorder_map: no map named '%s'; this app has: %s",
                        map_name ? map_name : "(none)", list);
   }
-  double t0 = um_app_time();
+  double t0 = um_wtime();
   um_reorder_stats st;
   memset(&st, 0, sizeof st);
   um_reordering *r = NULL;
@@ -112,7 +107,7 @@ int um_app_prepare(um_app_run *run, const char *default_map) {
   rc = um_reorder_apply(run->ctx, r, &st);
   um_reordering_free(&r);
   if (rc) return rc;
-  run->reorder_seconds = um_app_time() - t0;
+  run->reorder_seconds = um_wtime() - t0;
   fprintf(run->log, "reorder: %s on map '%s' %s in %.2f s (compute %.2f s, apply %.2f s, file %.2f s)", reorder_names[m],
           map_name, loaded ? "loaded from file" : "computed", run->reorder_seconds, st.compute_seconds,
           st.apply_seconds, st.io_seconds);

@@ -61,8 +61,6 @@ int um_app_metric(um_app_run *run, const char *name, double value);
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /* Erase the progress bar before printing a line to the log. */
 void um_app_progress_clear(um_app_run *run);
-/* Wall-clock seconds (monotonic). */
-double um_app_time(void);
 /* Format an error for run->err and return code. */
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...)
 #if defined(__GNUC__)

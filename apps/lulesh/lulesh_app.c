@@ -62,7 +62,7 @@ static int write_output(um_app_run *r, int nnodes, int nelems) {
 static int lulesh_run(um_app_run *r) {
   lulesh_params p;
   TRY(read_params(r, &p));
-  double t0 = um_app_time();
+  double t0 = um_wtime();
   lulesh_state *s = NULL;
   TRY(lulesh_setup(r->ctx, &p, &s, r->err, sizeof r->err));
   int rc = um_app_prepare(r, "elem_nodes");
@@ -77,8 +77,8 @@ static int lulesh_run(um_app_run *r) {
           p.size, nelem, nnode, p.regions, p.balance, p.cost, p.forces == LULESH_FORCES_GATHER ? "gather" : "inc",
           p.fused ? "fused" : "unfused",
           p.max_cycles > 0 ? "cycle cap set (run.iterations)" : "running to t = 0.01");
-  r->setup_seconds = um_app_time() - t0;
-  const double t_run = um_app_time();
+  r->setup_seconds = um_wtime() - t0;
+  const double t_run = um_wtime();
   int done = 0, cycle = 0;
   double time = 0, stoptime = 1, t_first = 0;
   while (!rc) {
@@ -87,7 +87,7 @@ static int lulesh_run(um_app_run *r) {
     lulesh_state_progress(s, &cycle, &time, &stoptime);
     if (cycle == 1) { /* the first cycle also uploads data, builds plans, compiles kernels */
       rc = um_sync(r->ctx);
-      t_first = um_app_time() - t_run;
+      t_first = um_wtime() - t_run;
     }
     if (cycle % 100 == 0) {
       um_app_progress_clear(r);
@@ -100,7 +100,7 @@ static int lulesh_run(um_app_run *r) {
   um_app_progress_clear(r);
   lulesh_result res;
   if (!rc) rc = um_sync(r->ctx);
-  r->run_seconds = um_app_time() - t_run;
+  r->run_seconds = um_wtime() - t_run;
   if (!rc) rc = lulesh_finish(r->ctx, s, &res, r->err, sizeof r->err);
   lulesh_state_free(&s);
   if (rc) return rc;

@@ -102,11 +102,14 @@ int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, con
 /* Save to / load from HDF5. The file (replaced atomically, written through
  * "<file>.tmp") holds one int32 dataset "perm_<set>" per set ('/' in a set's
  * name written as '_'), new -> old, with attributes "set" (the set's name) and
- * "size"; root attributes "method", "map" and "map_hash" (FNV-1a of the map's
- * entries when computed, "" for hand-built reorderings). Loading checks that the
+ * "size"; root attributes "format_version" (UM_REORDER_FILE_VERSION), "method",
+ * "map" and "map_hash" (64-bit FNV-1a of the map's entries, each as 4
+ * little-endian bytes, when computed; "" for hand-built reorderings). Files of
+ * another format version are refused with a message saying to delete them. Loading checks that the
  * file names exactly the sets of ctx with their sizes, that every permutation is
  * a bijection, and that the map (if any) exists in ctx with the same hash, i.e.
  * the file was computed for this mesh in its current numbering. */
+#define UM_REORDER_FILE_VERSION 2
 int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file, um_reorder_stats *stats);
 int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, um_reorder_stats *stats);
 

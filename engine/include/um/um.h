@@ -36,6 +36,8 @@ typedef enum {
 } um_error;
 
 const char *um_error_name(int code);
+/* Seconds on a monotonic clock (for intervals): the one timer of the engine, apps and runner. */
+double um_wtime(void);
 /* For functions that report through a caller's buffer: format the message into
  * err (if err != NULL and errlen > 0) and return code. */
 int um_format_error(char *err, size_t errlen, int code, const char *fmt, ...)

@@ -16,12 +16,6 @@ void um_options_default(um_options *o) {
   o->verbose = 0;
 }
 
-double um__wtime(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int um_backend_available(um_backend b) {
   switch (b) {
   case UM_BACKEND_SEQ: return 1;

@@ -164,7 +164,6 @@ int um__cuda_available(char *why, size_t n);
 #endif
 
 /* Helpers used by backends. */
-double um__wtime(void);
 /* Get (building and caching on first use) the plan for a loop. */
 int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **plan);
 /* Fill the exec descriptors for a loop (host storage). gbl args point at gbl_buf[i]

@@ -189,9 +189,9 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
-  double t0 = um__wtime();
+  double t0 = um_wtime();
   int rc = ctx->ops->par_loop(ctx, &loop);
-  double t1 = um__wtime();
+  double t1 = um_wtime();
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
   if (rec->calls == 0) {
     rec->bytes = useful_bytes(&loop);
@@ -219,7 +219,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
   }
   um_plan *p = um_plan_cache_find(ctx->plans, &key);
   if (!p) {
-    double t0 = um__wtime();
+    double t0 = um_wtime();
     um_plan_arg pargs[UM_MAX_ARGS];
     memset(pargs, 0, sizeof pargs);
     for (int i = 0; i < loop->nargs; i++) {
@@ -263,7 +263,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
       return UM_ERROR(ctx, rc, "out of memory caching the plan of loop '%s'", loop->name);
     }
     loop->rec->nplans++;
-    loop->rec->plan_seconds += um__wtime() - t0;
+    loop->rec->plan_seconds += um_wtime() - t0;
   }
   loop->rec->last_plan = p;
   *out = p;

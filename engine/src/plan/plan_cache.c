@@ -5,6 +5,7 @@
  * fields is kept per entry so that a lookup touches few full comparisons.
  */
 #include "plan.h"
+#include "../util/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,15 +22,12 @@ struct um_plan_cache {
   int n, cap;
 };
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
+static uint64_t mix(uint64_t h, uint64_t v) { return um_fnv1a(h, &v, sizeof v); }
 
 static int key_valid(const um_plan_key *k) { return k && k->nargs >= 0 && k->nargs <= UM_PLAN_MAX_ARGS; }
 
 static uint64_t key_hash(const um_plan_key *k) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = UM_FNV_OFFSET;
   h = mix(h, (uint64_t)(uintptr_t)k->set);
   h = mix(h, (uint64_t)(unsigned)k->nargs);
   h = mix(h, (uint64_t)(unsigned)k->block_size);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reorder_internal.h"
+#include "../util/hash.h"
 
 /* ---- names and options ------------------------------------------------------ */
 
@@ -113,14 +114,12 @@ const int *um_reordering_perm(const um_reordering *r, const char *set_name) {
 const int *um_set_permutation(const um_set *set) { return set ? set->perm : NULL; }
 
 void um__map_hash(const um_map *m, char *buf) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = UM_FNV_OFFSET;
   size_t n = (size_t)m->from->size * (size_t)m->arity;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) { /* each entry as 4 little-endian bytes, whatever the host */
     uint32_t v = (uint32_t)m->data[i];
-    for (int b = 0; b < 4; b++) {
-      h ^= (v >> (8 * b)) & 0xffu;
-      h *= 1099511628211ULL;
-    }
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+    h = um_fnv1a(h, b, 4);
   }
   snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
@@ -457,7 +456,7 @@ int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *
   }
   um_reorder_stats st;
   memset(&st, 0, sizeof st);
-  double t0 = um__wtime();
+  double t0 = um_wtime();
   um_reordering *r = NULL;
   UM_CHECK(ctx, alloc_for_ctx(ctx, &r));
   char hash[17] = "";
@@ -468,7 +467,7 @@ int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *
     um_reordering_free(&r);
     return um__trace(ctx, rc, __FILE__, __LINE__);
   }
-  st.compute_seconds = um__wtime() - t0;
+  st.compute_seconds = um_wtime() - t0;
   if (stats) {
     stats->compute_seconds = st.compute_seconds;
     stats->nparts = st.nparts;
@@ -505,7 +504,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
   if (!ctx) return UM_ERR_ARG;
   if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
   UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
-  double t0 = um__wtime();
+  double t0 = um_wtime();
   /* match the reordering's sets to the context's */
   for (int i = 0; i < r->nsets; i++) {
     um_set *s = um_find_set(ctx, r->names[i]);
@@ -639,7 +638,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
   if (rc == UM_ERR_ALLOC)
     return UM_ERROR(ctx, rc, "out of memory applying a reordering (it needs a second copy of every dat and map)");
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
-  if (stats) stats->apply_seconds = um__wtime() - t0;
+  if (stats) stats->apply_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }
 

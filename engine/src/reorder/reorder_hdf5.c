@@ -104,7 +104,8 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
                    file, tmp);
   int rc = UM_SUCCESS;
   if (put_attr_str(fid, "method", um_reorder_method_name(r->method)) < 0 || put_attr_str(fid, "map", r->map) < 0 ||
-      put_attr_str(fid, "map_hash", r->map_hash) < 0 || put_attr_int(fid, "nsets", r->nsets) < 0)
+      put_attr_str(fid, "map_hash", r->map_hash) < 0 || put_attr_int(fid, "nsets", r->nsets) < 0 ||
+      put_attr_int(fid, "format_version", UM_REORDER_FILE_VERSION) < 0)
     rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing the file's attributes failed", file);
   for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
     char name[512];
@@ -165,7 +166,7 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
 int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file, um_reorder_stats *stats) {
   if (!ctx) return UM_ERR_ARG;
   if (!r || !file || !*file) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_save: reordering or file name missing");
-  double t0 = um__wtime();
+  double t0 = um_wtime();
   size_t len = strlen(file);
   char *tmp = malloc(len + 5);
   if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -177,7 +178,7 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
   quiet_off(&q);
   free(tmp);
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
-  if (stats) stats->io_seconds = um__wtime() - t0;
+  if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }
 
@@ -231,6 +232,19 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
                   file);
   } else if (um_reorder_method_parse(method, &m) != UM_SUCCESS) {
     rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s': unknown method '%s' (none, gps, partition)", file, method);
+  } else {
+    int version = 1; /* files of the first format carry no version */
+    if (H5Aexists(fid, "format_version") > 0) {
+      hid_t a = H5Aopen(fid, "format_version", H5P_DEFAULT);
+      if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &version) < 0) version = -1;
+      if (a >= 0) H5Aclose(a);
+    }
+    if (version != UM_REORDER_FILE_VERSION)
+      rc = UM_ERROR(ctx, UM_ERR_IO,
+                    "reordering file '%s' has format version %d, this um reads version %d (version 1 files fingerprint "
+                    "the map with a hash that was not FNV-1a); delete the file and run again: the reordering is "
+                    "computed and saved anew",
+                    file, version, UM_REORDER_FILE_VERSION);
   }
   name_list l = {"perm_", NULL, 0, 0}, lp = {"parts_", NULL, 0, 0};
   if (rc == UM_SUCCESS && (H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &l) < 0 ||
@@ -370,12 +384,12 @@ int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, u
   if (!ctx) return UM_ERR_ARG;
   if (!file || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_load: file name or out missing");
   *out = NULL;
-  double t0 = um__wtime();
+  double t0 = um_wtime();
   h5_quiet q;
   quiet_on(&q);
   int rc = load_impl(ctx, file, out);
   quiet_off(&q);
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
-  if (stats) stats->io_seconds = um__wtime() - t0;
+  if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }

@@ -863,7 +863,7 @@ static int build_global(um_context *ctx, um_loop *loop, cu_kern *k) {
 static int build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out) {
   const umc_exec exec = mode.exec;
   cu_state *S = ST(ctx);
-  const double t0 = um__wtime();
+  const double t0 = um_wtime();
   cu_kern *k = calloc(1, sizeof *k);
   if (!k) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   k->key = *key;
@@ -984,7 +984,7 @@ static int build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads,
     return um__trace(ctx, rc, __FILE__, __LINE__);
   }
   S->kerns[S->nkerns++] = k;
-  loop->rec->jit_seconds += um__wtime() - t0;
+  loop->rec->jit_seconds += um_wtime() - t0;
   if (ctx->opts.verbose >= 1)
     fprintf(stderr, "um cuda: loop '%s': %s, %d threads per block, %d launch%s, %zu bytes of shared memory\n",
             loop->name, umc_exec_name(exec), threads, k->nlaunch, k->nlaunch == 1 ? "" : "es", k->shmem);

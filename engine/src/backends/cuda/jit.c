@@ -21,23 +21,10 @@
 #include <unistd.h>
 
 #include "um/um.h"
+#include "../../util/hash.h"
 
 #define MAGIC "UMJIT001"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-unsigned long long umj_fnv1a(const void *data, size_t n, unsigned long long h) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 int umj_nvrtc_version(int *major, int *minor) {
   return nvrtcVersion(major, minor) == NVRTC_SUCCESS ? UM_SUCCESS : UM_ERR_BACKEND;
@@ -157,7 +144,7 @@ static int cache_read(const char *path, const kbuf *key, umj_result *out) {
   if (fread(kb, 1, (size_t)klen, f) != klen || memcmp(kb, key->s, (size_t)klen) != 0) goto done;
   if (fread(img, 1, (size_t)ilen, f) != ilen) goto done;
   if (fgetc(f) != EOF) goto done; /* trailing bytes */
-  if (umj_fnv1a(img, (size_t)ilen, 14695981039346656037ull) != sum) goto done;
+  if (um_fnv1a(UM_FNV_OFFSET, img, (size_t)ilen) != sum) goto done;
   img[ilen] = '\0';
   out->image = img;
   out->bytes = (size_t)ilen;
@@ -179,7 +166,7 @@ static void cache_write(const char *path, const kbuf *key, const void *img, size
   memcpy(hdr, MAGIC, 8);
   wr64(hdr + 8, key->len);
   wr64(hdr + 16, ilen);
-  wr64(hdr + 24, umj_fnv1a(img, ilen, 14695981039346656037ull));
+  wr64(hdr + 24, um_fnv1a(UM_FNV_OFFSET, img, ilen));
   int ok = fwrite(hdr, 1, 32, f) == 32 && fwrite(key->s, 1, key->len, f) == key->len &&
            fwrite(img, 1, ilen, f) == ilen;
   ok = (fclose(f) == 0) && ok;
@@ -198,7 +185,7 @@ static void cache_write(const char *path, const kbuf *key, const void *img, size
 
 int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  double t0 = now();
+  double t0 = um_wtime();
   int major = 0, minor = 0;
   if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
     return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
@@ -222,8 +209,8 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   }
   const int use_cache = rq->cache_dir && *rq->cache_dir;
   if (use_cache) {
-    unsigned long long h1 = umj_fnv1a(key.s, key.len, 14695981039346656037ull);
-    unsigned long long h2 = umj_fnv1a(key.s, key.len, 0x9E3779B97F4A7C15ull);
+    unsigned long long h1 = um_fnv1a(UM_FNV_OFFSET, key.s, key.len);
+    unsigned long long h2 = um_fnv1a(0x9E3779B97F4A7C15ull, key.s, key.len);
     snprintf(out->cache_file, sizeof out->cache_file, "%s/%016llx%016llx.%s", rq->cache_dir, h1, h2,
              rq->ptx ? "ptx" : "cubin");
     int hit = cache_read(out->cache_file, &key, out);
@@ -231,7 +218,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
       free(key.s);
       out->from_cache = 1;
       out->log = calloc(1, 1);
-      out->seconds = now() - t0;
+      out->seconds = um_wtime() - t0;
       if (rq->dump) {
         fprintf(stderr, "um cuda: loop '%s': module from the cache %s; generated source:\n", rq->name,
                 out->cache_file);
@@ -299,7 +286,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
 done:
   if (have_prog) nvrtcDestroyProgram(&prog);
   free(key.s);
-  out->seconds = now() - t0;
+  out->seconds = um_wtime() - t0;
   if (rc != UM_SUCCESS) {
     free(out->image);
     out->image = NULL;

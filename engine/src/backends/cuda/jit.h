@@ -48,8 +48,6 @@ int umj_best_arch(int arch);
  * $XDG_CACHE_HOME/um, else $HOME/.cache/um. Writes "" when disabled. */
 void umj_default_cache_dir(char *out, size_t n);
 
-/* 64-bit FNV-1a, and the key hash used for cache file names. */
-unsigned long long umj_fnv1a(const void *data, size_t n, unsigned long long h);
 
 #ifdef __cplusplus
 }
