@@ -72,7 +72,7 @@ static int apply_dat_layouts(um_context *ctx) {
   return UM_SUCCESS;
 }
 
-static int run_one(const airfoil_mesh *m, const char *strategy, um_layout layout, int bs, um_profile profile,
+static int run_one(const airfoil_mesh *m, const char *strategy, um_layout layout, int bs, const char *profile,
                    int iters, result *r) {
   memset(r, 0, sizeof *r);
   snprintf(r->strategy, sizeof r->strategy, "%s", strategy);
@@ -80,24 +80,24 @@ static int run_one(const airfoil_mesh *m, const char *strategy, um_layout layout
   r->bs = bs;
   um_options o;
   um_options_default(&o);
-  o.backend = UM_BACKEND_CUDA;
+  o.backend = "cuda";
   o.layout = layout;
   o.block_size = bs;
-  o.profile = profile;
+  um_options_set_backend(&o, "cuda.profile", profile);
   /* atomics: straight to the dat; atomics-staged: through shared memory per plan block;
    * hierarchical: stage incremented data; hierarchical-all: all indirect data */
   if (!strcmp(strategy, "hierarchical-all")) {
     o.strategy = UM_STRATEGY_HIERARCHICAL;
-    o.staging = 2;
+    um_options_set_backend(&o, "cuda.staging", "all");
   } else if (!strcmp(strategy, "atomics-staged")) {
     o.strategy = UM_STRATEGY_ATOMICS;
-    o.staging = 1;
+    um_options_set_backend(&o, "cuda.staging", "inc");
   } else {
     if (um_strategy_parse(strategy, &o.strategy) != UM_SUCCESS) {
       snprintf(r->err, sizeof r->err, "unknown strategy '%s'", strategy);
       return 1;
     }
-    o.staging = o.strategy == UM_STRATEGY_ATOMICS ? 3 : 1;
+    um_options_set_backend(&o, "cuda.staging", o.strategy == UM_STRATEGY_ATOMICS ? "none" : "inc");
   }
   um_context *ctx = NULL;
   airfoil a;
@@ -112,7 +112,10 @@ static int run_one(const airfoil_mesh *m, const char *strategy, um_layout layout
   if (!rc) rc = um_sync(ctx);
   um_loop_stats s;
   for (int i = 0; !rc && i < um_loop_stats_count(ctx); i++)
-    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) r->compile += s.compile_seconds;
+    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) {
+      double c = 0;
+      if (um_loop_stats_counter(&s, "compile_seconds", &c)) r->compile += c;
+    }
   if (!rc) um_loop_stats_reset(ctx);
   double t0 = um_wtime();
   for (int it = 2; !rc && it <= iters; it++) rc = airfoil_iteration(ctx, &a, &rms);
@@ -170,10 +173,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  const char *pnames[] = {"auto", "p100", "v100", "a100", "h100", "h200"};
-  um_profile profile = UM_PROFILE_AUTO;
-  for (int i = 0; i < 6; i++)
-    if (!strcmp(profile_name, pnames[i])) profile = (um_profile)i;
+  const char *profile = profile_name;
   if (iters < 2 || repeats < 1) {
     fprintf(stderr, "um_bench_airfoil: need --iterations >= 2 and --repeats >= 1\n");
     return 1;
@@ -194,8 +194,8 @@ int main(int argc, char **argv) {
   /* the device and its copy bandwidth */
   um_options o;
   um_options_default(&o);
-  o.backend = UM_BACKEND_CUDA;
-  o.profile = profile;
+  o.backend = "cuda";
+  um_options_set_backend(&o, "cuda.profile", profile);
   um_context *ctx = NULL;
   double copy = 0;
   if (um_init(&ctx, &o) || um_cuda_copy_bandwidth(ctx, &copy)) {

@@ -308,7 +308,7 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
       um_cuda_gen_options o;
       um_cuda_gen_options_default(&o);
       o.strategy = v.strategy;
-      o.staging = v.staging;
+      o.staging = v.staging;  // um_cuda_gen_options keeps its numbers: 1 inc, 2 all, 3 none
       o.layout = v.layout;
       char *src = nullptr;
       EXPECT_EQ(um_cuda_generate_loop(ctx, loop.c_str(), &o, &src), UM_SUCCESS) << loop << " " << v.name << " "
@@ -335,7 +335,7 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops) {
 um_context *seq_context() {
   um_options o;
   um_options_default(&o);
-  o.backend = UM_BACKEND_SEQ;
+  o.backend = "seq";
   um_context *ctx = nullptr;
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
   return ctx;
@@ -524,39 +524,69 @@ TEST(CudaJitCache, CompileErrorShowsTheLog) {
   umj_request rq = request(none, "extern \"C\" __global__ void um_loop() { this is not CUDA; }\n", archs().front());
   umj_result r;
   char err[2048] = "";
-  testing::internal::CaptureStderr();
+  std::string printed;
+  rq.log = [](void *user, const char *text) { *(std::string *)user += text; };
+  rq.log_user = &printed;
   EXPECT_EQ(umj_compile(&rq, &r, err, sizeof err), UM_ERR_BACKEND);
-  std::string printed = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(has(err, "cache_test")) << err;
   EXPECT_TRUE(has(err, "error")) << "the NVRTC log is in the message: " << err;
-  EXPECT_TRUE(has(printed, "this is not CUDA")) << "the numbered source is printed: " << printed;
+  EXPECT_TRUE(has(printed, "this is not CUDA")) << "the numbered source goes to the log: " << printed;
+  EXPECT_TRUE(has(printed, "    1  extern")) << "with line numbers: " << printed;
   umj_result_free(&r);
 }
 
-TEST(CudaJitCache, LocationFromTheEnvironment) {
+TEST(CudaJitCache, LocationFromTheSetting) {
   char dir[1024];
-  setenv("UM_CUDA_CACHE", "/tmp/somewhere", 1);
-  umj_default_cache_dir(dir, sizeof dir);
+  umj_cache_dir("/tmp/somewhere", dir, sizeof dir);
   EXPECT_STREQ(dir, "/tmp/somewhere");
-  setenv("UM_CUDA_CACHE", "off", 1);
-  umj_default_cache_dir(dir, sizeof dir);
+  umj_cache_dir("off", dir, sizeof dir);
   EXPECT_STREQ(dir, "");
-  unsetenv("UM_CUDA_CACHE");
-  umj_default_cache_dir(dir, sizeof dir);
+  umj_cache_dir(nullptr, dir, sizeof dir);
   EXPECT_TRUE(has(dir, "/um")) << dir;
+}
+
+// Backend settings come from the options, else the environment UM_<BACKEND>_<KEY>,
+// else the declared default; unknown keys and values are refused at um_init.
+TEST(CudaOptions, SettingsFromOptionsEnvironmentOrDefault) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  ASSERT_EQ(um_options_set_backend(&o, "cuda.profile", "h200"), UM_SUCCESS);
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << "a setting of another backend is harmless: " << um_error_message(ctx);
+  um_finalize(&ctx);
+  ASSERT_EQ(um_options_set_backend(&o, "cuda.profil", "h200"), UM_SUCCESS);
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_ARG);
+  EXPECT_TRUE(has(um_error_message(ctx), "cuda.profile")) << "lists the keys it has: " << um_error_message(ctx);
+  um_finalize(&ctx);
+  um_options_default(&o);
+  o.backend = "seq";
+  ASSERT_EQ(um_options_set_backend(&o, "cuda.staging", "most"), UM_SUCCESS);
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_ARG);
+  EXPECT_TRUE(has(um_error_message(ctx), "auto|inc|all|none")) << um_error_message(ctx);
+  um_finalize(&ctx);
+  EXPECT_EQ(um_options_set_backend(&o, "noprefix", "1"), UM_ERR_ARG);
+  int n = um_backend_option_count("cuda");
+  bool cache = false;
+  for (int i = 0; i < n; i++) {
+    const char *key, *def, *choices, *help;
+    ASSERT_EQ(um_backend_option_at("cuda", i, &key, &def, &choices, &help), UM_SUCCESS);
+    cache |= std::string(key) == "cache";
+  }
+  EXPECT_TRUE(cache);
 }
 
 // ---- without a GPU ----------------------------------------------------------------------
 
 TEST(CudaNoGpu, AutoFallsBackAndCudaSaysWhy) {
-  if (um_backend_available(UM_BACKEND_CUDA)) GTEST_SKIP() << "a GPU is present";
+  if (um_backend_available("cuda")) GTEST_SKIP() << "a GPU is present";
   um_options o;
   um_options_default(&o);
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  EXPECT_NE(um_context_backend(ctx), UM_BACKEND_CUDA);
+  EXPECT_STRNE(um_context_backend(ctx), "cuda");
   um_finalize(&ctx);
-  o.backend = UM_BACKEND_CUDA;
+  o.backend = "cuda";
   EXPECT_EQ(um_init(&ctx, &o), UM_ERR_UNSUPPORTED);
   EXPECT_TRUE(has(um_error_message(ctx), "backend openmp")) << um_error_message(ctx);
   um_finalize(&ctx);

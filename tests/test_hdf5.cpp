@@ -143,7 +143,7 @@ class Hdf5Test : public ::testing::Test {
   void SetUp() override {
     um_options o;
     um_options_default(&o);
-    o.backend = UM_BACKEND_SEQ;
+    o.backend = "seq";
     open_at_start = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
     ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
     char tmpl[] = "/tmp/um_hdf5_test_XXXXXX";
@@ -164,7 +164,7 @@ class Hdf5Test : public ::testing::Test {
   um_context *fresh() {
     um_options o;
     um_options_default(&o);
-    o.backend = UM_BACKEND_SEQ;
+    o.backend = "seq";
     um_context *c = nullptr;
     EXPECT_EQ(um_init(&c, &o), UM_SUCCESS);
     return c;

@@ -51,7 +51,7 @@ void umrun_csv_rows(FILE *f, const char *label, const char *app, const um_contex
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
     double per = s.seconds / (double)s.calls;
     fprintf(f, "%s,%s,%s,%s,%s,%s,%d,%s,%ld,%.6f,%.6f,%.4f,%d,%d,%d,%.3f,%.1f,%.4f,%.2f,%s\n", label, app,
-            um_backend_name(um_context_backend(ctx)), um_strategy_name(um_context_strategy(ctx)), layout, reorder,
+            um_context_backend(ctx), um_strategy_name(um_context_strategy(ctx)), layout, reorder,
             block_size, s.name, s.calls, s.seconds, 1e3 * per, per > 0 ? s.bytes / per * 1e-9 : 0.0, s.set_size,
             s.nblocks, s.nblock_colours, s.mean_thread_colours, s.shared_bytes_mean, s.reuse_factor,
             s.cache_lines_mean, status);

@@ -18,9 +18,6 @@
 #include "um/um.h"
 #include "um/validate.h"
 #include "sweep.h"
-#ifdef UM_HAVE_CUDA
-#include "um/cuda.h"
-#endif
 
 extern const char umrun_default_config[];
 
@@ -60,7 +57,8 @@ static void usage(FILE *f) {
           "  app                 registered app name (see --list-apps)\n"
           "  mesh.*              generator and its parameters, or mesh.file\n"
           "  params.*            app parameters\n"
-          "  run.backend         auto | seq | openmp | cuda     (auto: GPU if present, else CPU)\n"
+          "  run.backend         auto | a backend listed below  (auto: the available one of highest\n"
+          "                      priority: the GPU if present, else the CPU)\n"
           "  run.strategy        auto | coloured | hierarchical | atomics | global\n"
           "  run.layout          aos | soa | auto               (auto: SoA unless accessed through a map)\n"
           "  run.block_size      elements per mini-partition (plan block), default 256\n"
@@ -70,14 +68,30 @@ static void usage(FILE *f) {
           "  run.reorder         none | gps | partition   (renumber the mesh for locality before the run)\n"
           "  run.reorder_map     the map it is based on (default: the app's main indirect map)\n"
           "  run.reorder_file    HDF5 file to save the permutation to / load it from (once per mesh)\n"
-          "  run.profile         auto | p100 | v100 | a100 | h100 | h200 (GPU device profile)\n"
-          "  run.staging         auto | inc | all | none  (CUDA: data staged in shared memory per plan block)\n"
+          "  run.row_align       dats allocate rows rounded up to a multiple of this (1)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against\n"
           "  output.dir, output.hdf5  where to write final fields (HDF5 + XDMF)\n"
           "\n"
+          "  <backend>.<key>     a backend's own settings (below); every one can also come from\n"
+          "                      the environment variable UM_<BACKEND>_<KEY>\n"
+          "\n"
           "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
           "line or config; 2 the run failed; 3 validation failed.\n");
+  fprintf(f, "\nbackends (by priority):\n");
+  for (int i = 0; i < um_backend_count(); i++) {
+    const char *b = um_backend_at(i);
+    char why[512];
+    const int ok = um_backend_status(b, why, sizeof why);
+    fprintf(f, "  %-8s %s\n", b, ok ? "available" : why);
+    for (int k = 0; k < um_backend_option_count(b); k++) {
+      const char *key, *def, *choices, *help;
+      um_backend_option_at(b, k, &key, &def, &choices, &help);
+      char name[96];
+      snprintf(name, sizeof name, "%s.%s", b, key);
+      fprintf(f, "    %-18s %s (%s; default %s)\n", name, help, choices ? choices : "any value", *def ? def : "none");
+    }
+  }
 }
 
 static void print_version(FILE *f) {
@@ -128,53 +142,98 @@ static int file_exists(const char *p) {
 
 typedef struct {
   um_options opts;
-  const char *app, *reorder, *profile, *reference, *outdir;
+  const char *app, *reorder, *reference, *outdir;
   int write_hdf5;
 } run_settings;
 
-static const char *const backend_choices[] = {"seq", "openmp", "cuda", "auto"};
-static const char *const strategy_choices[] = {"auto", "coloured", "atomics", "global", "hierarchical"};
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
 static const char *const reorder_choices[] = {"none", "gps", "partition"};
-static const char *const profile_choices[] = {"auto", "p100", "v100", "a100", "h100", "h200"};
-static const char *const staging_choices[] = {"auto", "inc", "all", "none"};
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
-static int read_settings(um_config *cfg, const char *config_path, run_settings *s, char *err, size_t len) {
+/* Earlier spellings of backend settings, still read (with a note). */
+static const struct {
+  const char *old, *now;
+} renamed[] = {{"run.profile", "cuda.profile"}, {"run.staging", "cuda.staging"}};
+
+/* Every registered backend's own keys "<backend>.<key>" that the config sets. */
+static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *err, size_t len) {
+  for (int r = 0; r < N(renamed); r++) {
+    const char *v = NULL;
+    if (!um_config_has(cfg, renamed[r].old)) continue;
+    if (um_config_get_string(cfg, renamed[r].old, NULL, &v, err, len)) return UM_ERR_CONFIG;
+    if (!um_config_has(cfg, renamed[r].now) && v &&
+        um_config_set(cfg, renamed[r].now, v, renamed[r].old, err, len))
+      return UM_ERR_CONFIG;
+    fprintf(out, "note: %s is now spelled %s\n", renamed[r].old, renamed[r].now);
+  }
+  for (int i = 0; i < um_backend_count(); i++) {
+    const char *b = um_backend_at(i);
+    for (int k = 0; k < um_backend_option_count(b); k++) {
+      const char *key, *def, *choices, *help;
+      um_backend_option_at(b, k, &key, &def, &choices, &help);
+      char name[128];
+      snprintf(name, sizeof name, "%s.%s", b, key);
+      if (!um_config_has(cfg, name)) continue;
+      const char *v = NULL;
+      if (um_config_get_string(cfg, name, def, &v, err, len)) return UM_ERR_CONFIG;
+      if (choices) { /* checked here too, so the message names the config key */
+        const char *list[32];
+        char buf[256];
+        int n = 0;
+        snprintf(buf, sizeof buf, "%s", choices);
+        for (char *t = strtok(buf, "|"); t && n < 32; t = strtok(NULL, "|")) list[n++] = t;
+        int pick;
+        if (um_config_get_choice(cfg, name, def, list, n, &pick, err, len)) return UM_ERR_CONFIG;
+      }
+      if (um_options_set_backend(o, name, v)) {
+        snprintf(err, len, "%s = '%s': too long, or too many backend settings", name, v);
+        return UM_ERR_CONFIG;
+      }
+    }
+  }
+  return UM_SUCCESS;
+}
+
+static int read_settings(um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len) {
   um_options_default(&s->opts);
-  int b, st, l, r, p;
+  int st, l, r;
   const char *app_names[64];
   int napps = um_app_count() < 64 ? um_app_count() : 64;
   for (int i = 0; i < napps; i++) app_names[i] = um_app_at(i)->name;
-  int app;
+  const char *backend_names[32];
+  int nb = 0;
+  for (int i = 0; i < um_backend_count() && nb < 31; i++) backend_names[nb++] = um_backend_at(i);
+  backend_names[nb++] = "auto";
+  const char *strategy_names[] = {um_strategy_name(UM_STRATEGY_AUTO), um_strategy_name(UM_STRATEGY_COLOURED),
+                                  um_strategy_name(UM_STRATEGY_ATOMICS), um_strategy_name(UM_STRATEGY_GLOBAL),
+                                  um_strategy_name(UM_STRATEGY_HIERARCHICAL)};
+  int app, b;
   if (!um_config_has(cfg, "app")) {
     snprintf(err, len, "the config names no app: add 'app: <name>' (one of the apps listed by umrun --list-apps)");
     return UM_ERR_CONFIG;
   }
   int rc = um_config_get_choice(cfg, "app", NULL, app_names, napps, &app, err, len);
-  if (!rc) rc = um_config_get_choice(cfg, "run.backend", "auto", backend_choices, N(backend_choices), &b, err, len);
-  if (!rc) rc = um_config_get_choice(cfg, "run.strategy", "auto", strategy_choices, N(strategy_choices), &st, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.backend", "auto", backend_names, nb, &b, err, len);
+  if (!rc) rc = um_config_get_choice(cfg, "run.strategy", "auto", strategy_names, N(strategy_names), &st, err, len);
   if (!rc) rc = um_config_get_choice(cfg, "run.layout", "aos", layout_choices, N(layout_choices), &l, err, len);
-  if (!rc) rc = um_config_get_int(cfg, "run.block_size", 256, &s->opts.block_size, err, len);
+  if (!rc) rc = um_config_get_int(cfg, "run.block_size", s->opts.block_size, &s->opts.block_size, err, len);
   if (!rc) rc = um_config_get_int(cfg, "run.threads", 0, &s->opts.nthreads, err, len);
   if (!rc) rc = um_config_get_bool(cfg, "run.check_plans", 0, &s->opts.check_plans, err, len);
-  if (!rc) rc = um_config_get_int(cfg, "run.parallel_threshold", 4096, &s->opts.parallel_threshold, err, len);
+  if (!rc)
+    rc = um_config_get_int(cfg, "run.parallel_threshold", s->opts.parallel_threshold, &s->opts.parallel_threshold,
+                           err, len);
+  if (!rc) rc = um_config_get_int(cfg, "run.row_align", 1, &s->opts.row_align, err, len);
   if (!rc) rc = um_config_get_choice(cfg, "run.reorder", "none", reorder_choices, N(reorder_choices), &r, err, len);
-  if (!rc) rc = um_config_get_choice(cfg, "run.profile", "auto", profile_choices, N(profile_choices), &p, err, len);
-  int stg = 0;
-  if (!rc) rc = um_config_get_choice(cfg, "run.staging", "auto", staging_choices, N(staging_choices), &stg, err, len);
-  s->opts.profile = (um_profile)p;
-  s->opts.staging = stg;
+  if (!rc) rc = read_backend_options(cfg, &s->opts, out, err, len);
   if (!rc) rc = um_config_get_string(cfg, "validation.reference", NULL, &s->reference, err, len);
   if (!rc) rc = um_config_get_string(cfg, "output.dir", NULL, &s->outdir, err, len);
   if (!rc) rc = um_config_get_bool(cfg, "output.hdf5", 0, &s->write_hdf5, err, len);
   if (rc) return rc;
   s->app = app_names[app];
-  s->opts.backend = (um_backend)b;
+  s->opts.backend = backend_names[b];
   s->opts.strategy = (um_strategy)st;
   s->opts.layout = (um_layout)l;
   s->reorder = reorder_choices[r];
-  s->profile = profile_choices[p];
   if (s->opts.block_size < 1 || s->opts.block_size > 1 << 20) {
     snprintf(err, len, "run.block_size = %d: use 1 .. 1048576 (typically 64 .. 1024)", s->opts.block_size);
     return UM_ERR_CONFIG;
@@ -183,28 +242,36 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
     snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
     return UM_ERR_CONFIG;
   }
+  if (s->opts.row_align < 1 || s->opts.row_align > 4096) {
+    snprintf(err, len, "run.row_align = %d: use 1 .. 4096", s->opts.row_align);
+    return UM_ERR_CONFIG;
+  }
   char why[512];
-  if (s->opts.backend == UM_BACKEND_CUDA && !um_backend_status(UM_BACKEND_CUDA, why, sizeof why)) {
-    /* never change backend behind the user's back: say how to run it on the CPU */
-    /* atomics and global colouring are GPU strategies: the CPU runs need their own */
-    const int gpu_only = s->opts.strategy == UM_STRATEGY_ATOMICS || s->opts.strategy == UM_STRATEGY_GLOBAL;
+  if (strcmp(s->opts.backend, "auto") != 0 && !um_backend_status(s->opts.backend, why, sizeof why)) {
+    /* never change backend behind the user's back: say how to run it on what is here */
+    const char *alt = um_backend_auto();
+    um_options o = s->opts;
+    o.backend = alt;
+    um_context *probe = NULL;
+    const int strategy_ok = um_init(&probe, &o) == UM_SUCCESS; /* does the alternative run this strategy? */
+    um_finalize(&probe);
     snprintf(err, len,
-             "run.backend = cuda, but %s.\n"
-             "  To run the same config on the CPU: umrun %s --set run.backend=openmp%s",
-             why, config_path ? config_path : "", gpu_only ? " --set run.strategy=auto" : "");
+             "run.backend = %s, but %s.\n"
+             "  To run the same config here: umrun %s --set run.backend=%s%s",
+             s->opts.backend, why, config_path ? config_path : "", alt, strategy_ok ? "" : " --set run.strategy=auto");
     return UM_ERR_UNSUPPORTED;
   }
   return UM_SUCCESS;
 }
 
-static void write_json(FILE *f, um_config *cfg, const run_settings *s, um_context *ctx, const um_app_run *run,
-                       double total, const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
+static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,
+                       const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
   fputs("{\n  \"um_version\": ", f);
   um_json_string(f, UM_VERSION);
   fputs(",\n  \"app\": ", f);
   um_json_string(f, s->app);
   fputs(",\n  \"backend\": ", f);
-  um_json_string(f, um_backend_name(um_context_backend(ctx)));
+  um_json_string(f, um_context_backend(ctx));
   fputs(",\n  \"strategy\": ", f);
   um_json_string(f, um_strategy_name(um_context_strategy(ctx)));
   fputs(",\n  \"layout\": ", f);
@@ -224,97 +291,87 @@ static void write_json(FILE *f, um_config *cfg, const run_settings *s, um_contex
     fputs(",\n  \"validation\": ", f);
     um_validation_write_json(ref, val, f);
   }
-  (void)cfg;
   fputs("\n}\n", f);
 }
 
-int main(int argc, char **argv) {
-  const char *config_path = NULL, *json_path = NULL, *csv_path = NULL, *csv_label = "run", *sweep_out = NULL;
-  int sweep_child = 0;
-  static umrun_sweep_spec sweep;
-  int quiet = 0, print_config = 0;
-  char err[4096] = "";
-  /* first pass: flags that need no config */
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return EXIT_OK;
-    }
-    if (!strcmp(argv[i], "--list-apps")) {
-      list_apps(stdout);
-      return EXIT_OK;
-    }
-    if (!strcmp(argv[i], "--version")) {
-      print_version(stdout);
-      return EXIT_OK;
-    }
+/* ---- command line ----------------------------------------------------------------- */
+
+typedef struct {
+  const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
+  int sweep_child, quiet, print_config;
+  const char **sets;
+  int nsets;
+  umrun_sweep_spec sweep;
+} cmdline;
+
+/* Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, cmdline *c) {
+  char err[4096];
+  for (int i = 1; i < argc; i++) { /* flags that need no config */
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
   }
-  const char **sets = calloc((size_t)argc, sizeof *sets);
-  int nsets = 0;
-  if (!sets) return EXIT_RUN;
+  c->csv_label = "run";
+  c->sets = calloc((size_t)argc, sizeof *c->sets);
+  if (!c->sets) return EXIT_RUN;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--set") || !strcmp(a, "--json")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "umrun: %s needs an argument (see umrun --help)\n", a);
-        return EXIT_USAGE;
-      }
-      if (!strcmp(a, "--set")) sets[nsets++] = argv[++i];
-      else json_path = argv[++i];
-    } else if (!strncmp(a, "--set=", 6)) {
-      sets[nsets++] = a + 6;
-    } else if (!strncmp(a, "--json=", 7)) {
-      json_path = a + 7;
-    } else if (!strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") || !strcmp(a, "--csv") ||
-               !strcmp(a, "--csv-label")) {
+    if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
+        !strcmp(a, "--csv") || !strcmp(a, "--csv-label")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "umrun: %s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
       }
       const char *v = argv[++i];
-      if (!strcmp(a, "--sweep")) {
-        if (umrun_sweep_add(&sweep, v, err, sizeof err)) {
-          fprintf(stderr, "umrun: %s\n", err);
-          return EXIT_USAGE;
-        }
-      } else if (!strcmp(a, "--sweep-out")) {
-        sweep_out = v;
-      } else if (!strcmp(a, "--csv")) {
-        csv_path = v;
-      } else {
-        csv_label = v;
+      if (!strcmp(a, "--set")) c->sets[c->nsets++] = v;
+      else if (!strcmp(a, "--json")) c->json_path = v;
+      else if (!strcmp(a, "--sweep-out")) c->sweep_out = v;
+      else if (!strcmp(a, "--csv")) c->csv_path = v;
+      else if (!strcmp(a, "--csv-label")) c->csv_label = v;
+      else if (umrun_sweep_add(&c->sweep, v, err, sizeof err)) {
+        fprintf(stderr, "umrun: %s\n", err);
+        return EXIT_USAGE;
       }
+    } else if (!strncmp(a, "--set=", 6)) {
+      c->sets[c->nsets++] = a + 6;
+    } else if (!strncmp(a, "--json=", 7)) {
+      c->json_path = a + 7;
     } else if (!strcmp(a, "--sweep-child")) {
-      sweep_child = 1;
+      c->sweep_child = 1;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
+      c->quiet = 1;
     } else if (!strcmp(a, "--print-config")) {
-      print_config = 1;
+      c->print_config = 1;
     } else if (a[0] == '-') {
       fprintf(stderr, "umrun: unknown option '%s' (see umrun --help)\n", a);
       return EXIT_USAGE;
-    } else if (config_path) {
+    } else if (c->config_path) {
       fprintf(stderr, "umrun: two config files given ('%s' and '%s'); give one, and --set to change values\n",
-              config_path, a);
+              c->config_path, a);
       return EXIT_USAGE;
     } else {
-      config_path = a;
+      c->config_path = a;
     }
   }
+  return -1;
+}
 
-  um_config *cfg = NULL;
-  int rc = config_path ? um_config_load_file(config_path, &cfg, err, sizeof err)
-                       : um_config_load_string(umrun_default_config, "embedded default config", &cfg, err, sizeof err);
-  if (!rc) rc = um_config_apply_env(cfg, "UM_OPTIONS", err, sizeof err);
-  for (int i = 0; !rc && i < nsets; i++) rc = um_config_set_assignment(cfg, sets[i], "--set", err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "umrun: %s\n", err);
-    um_config_free(cfg);
-    free(sets);
-    return EXIT_USAGE;
-  }
-  /* a sweep: from --sweep, or the config's list "sweep: [key=v1,v2, ...]" */
-  if (!sweep_child && um_config_kind(cfg, "sweep") == UM_CONFIG_SEQUENCE && !sweep.nkeys) {
+/* The config in effect: file (or the embedded default) < UM_OPTIONS < --set. */
+static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len) {
+  int rc = c->config_path ? um_config_load_file(c->config_path, cfg, err, len)
+                          : um_config_load_string(umrun_default_config, "embedded default config", cfg, err, len);
+  if (!rc) rc = um_config_apply_env(*cfg, "UM_OPTIONS", err, len);
+  for (int i = 0; !rc && i < c->nsets; i++) rc = um_config_set_assignment(*cfg, c->sets[i], "--set", err, len);
+  return rc;
+}
+
+/* A sweep from --sweep or the config's "sweep: [key=v1,v2, ...]": runs it and
+ * returns the exit status; -1 when there is no sweep to run. */
+static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
+  char err[4096];
+  int rc = 0;
+  if (!c->sweep_child && um_config_kind(cfg, "sweep") == UM_CONFIG_SEQUENCE && !c->sweep.nkeys) {
     int n = 0;
     rc = um_config_size(cfg, "sweep", &n, err, sizeof err);
     for (int i = 0; !rc && i < n; i++) {
@@ -322,75 +379,174 @@ int main(int argc, char **argv) {
       const char *v = NULL;
       snprintf(key, sizeof key, "sweep.%d", i);
       rc = um_config_get_string(cfg, key, NULL, &v, err, sizeof err);
-      if (!rc && v && umrun_sweep_add(&sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
+      if (!rc && v && umrun_sweep_add(&c->sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
     }
     if (rc) {
       fprintf(stderr, "umrun: sweep: %s\n", err);
-      um_config_free(cfg);
-      free(sets);
       return EXIT_USAGE;
     }
   }
   if (um_config_has(cfg, "sweep")) um_config_mark_read(cfg, "sweep", NULL, 0);
-  if (sweep.nkeys && !sweep_child) {
-    char outdir[4096];
-    const char *appname = NULL;
-    um_config_get_string(cfg, "app", "app", &appname, NULL, 0);
-    snprintf(outdir, sizeof outdir, "%s", sweep_out ? sweep_out : "");
-    if (!sweep_out) snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
-    um_config_free(cfg);
-    int st = umrun_sweep_run(argv[0], config_path, sets, nsets, &sweep, outdir);
-    free(sets);
-    return st;
+  if (!c->sweep.nkeys || c->sweep_child) return -1;
+  char outdir[4096];
+  const char *appname = NULL;
+  um_config_get_string(cfg, "app", "app", &appname, NULL, 0);
+  if (c->sweep_out) snprintf(outdir, sizeof outdir, "%s", c->sweep_out);
+  else snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
+  return umrun_sweep_run(argv[0], c->config_path, c->sets, c->nsets, &c->sweep, outdir);
+}
+
+/* The library's messages (warnings, verbose details) go to stderr. */
+static void log_to_stderr(void *user, um_log_level level, const char *msg) {
+  (void)user;
+  (void)level;
+  fprintf(stderr, "%s\n", msg);
+}
+
+/* Where the context runs, and settings that name another backend. */
+static void print_backend(FILE *out, const run_settings *s, um_context *ctx) {
+  const char *used = um_context_backend(ctx);
+  if (strcmp(s->opts.backend, "auto") == 0)
+    fprintf(out, "backend: auto -> %s (%s)\n", used,
+            strcmp(used, um_backend_at(0)) == 0 ? "the backend of highest priority"
+                                                : "a backend of higher priority is not available here");
+  else
+    fprintf(out, "backend: %s\n", used);
+  const char *device = um_context_device(ctx);
+  if (*device) fprintf(out, "device: %s\n", device);
+  for (int i = 0; i < s->opts.nbackend_options; i++) {
+    const char *key = s->opts.backend_options[i].key;
+    const size_t n = strlen(used);
+    if (strncmp(key, used, n) != 0 || key[n] != '.')
+      fprintf(out, "note: %s=%s is a setting of another backend; the %s backend does not use it\n", key,
+              s->opts.backend_options[i].value, used);
   }
-  free(sets);
-  if (print_config) {
-    rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
-    um_config_free(cfg);
-    if (rc) fprintf(stderr, "umrun: %s\n", err);
-    return rc ? EXIT_RUN : EXIT_OK;
+}
+
+/* The tables after a run: loops, plans, the backend's counters, metrics. */
+static void print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
+                         double total) {
+  fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
+          total, run->setup_seconds, um_context_backend(ctx), s->opts.block_size);
+  um_report_loops(ctx, out, total);
+  double jit = 0, v;
+  int nmod = 0, ncached = 0;
+  um_loop_stats ls;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    if (um_loop_stats_get(ctx, i, &ls) != UM_SUCCESS) continue;
+    if (um_loop_stats_counter(&ls, "compile_seconds", &v)) jit += v;
+    if (um_loop_stats_counter(&ls, "modules", &v)) nmod += (int)v;
+    if (um_loop_stats_counter(&ls, "modules_cached", &v)) ncached += (int)v;
   }
+  if (nmod)
+    fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
+                 "not included)\n", jit, nmod, ncached);
+  fprintf(out, "\nplan statistics:\n");
+  um_report_plans(ctx, out);
+  char counters[8192] = "";
+  FILE *cf = fmemopen(counters, sizeof counters - 1, "w");
+  if (cf) {
+    um_report_counters(ctx, cf);
+    fclose(cf);
+    if (counters[0]) fprintf(out, "\n%s backend counters:\n%s", um_context_backend(ctx), counters);
+  }
+  fprintf(out, "\nmetrics:\n");
+  for (int i = 0; i < run->nmetrics; i++) fprintf(out, "  %-16s %.17g\n", run->metric_names[i], run->metric_values[i]);
+}
+
+typedef struct {
+  um_ref *ref;
+  um_validation_result val;
+  int validated;
+} validation;
+
+/* Compare the metrics with the reference; returns the exit status it implies. */
+static int validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
+                        const char **status_text) {
+  char path[4096], err[4096] = "";
+  snprintf(path, sizeof path, "%s", s->reference);
+  if (!file_exists(path) && s->reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s->reference);
+  int vrc = um_ref_load(file_exists(path) ? path : s->reference, &v->ref, err, sizeof err);
+  if (!vrc) {
+    const char *names[UM_APP_MAX_METRICS];
+    for (int i = 0; i < run->nmetrics; i++) names[i] = run->metric_names[i];
+    fprintf(out, "\nvalidation against %s:\n", s->reference);
+    vrc = um_validate(v->ref, app->name, run->nmetrics, names, run->metric_values, out, &v->val);
+    if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS; /* metrics failed: reported below */
+    if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
+    v->validated = vrc == UM_SUCCESS;
+  }
+  if (vrc) {
+    fprintf(stderr, "umrun: validation: %s\n", err);
+    *status_text = "validation error";
+    return EXIT_RUN;
+  }
+  if (!v->val.pass) {
+    fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", v->val.nfail, v->val.nmetrics);
+    *status_text = "validation failed";
+    return EXIT_VALIDATION;
+  }
+  fprintf(out, "VALIDATION PASS (%d metrics)\n", v->val.nmetrics);
+  return EXIT_OK;
+}
+
+/* --json and --csv; a file that cannot be written turns success into EXIT_RUN. */
+static int write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
+                         const um_app_run *run, double total, const validation *v, int rc, int status,
+                         const char *status_text) {
+  if (c->json_path) {
+    FILE *jf = fopen(c->json_path, "w");
+    if (!jf) {
+      fprintf(stderr, "umrun: cannot write --json file '%s': %s\n", c->json_path, strerror(errno));
+      if (!status) status = EXIT_RUN;
+    } else {
+      write_json(jf, s, ctx, run, total, v->ref, &v->val, v->validated, status_text);
+      fclose(jf);
+    }
+  }
+  if (c->csv_path && !rc) {
+    FILE *cf = fopen(c->csv_path, "a");
+    if (!cf) {
+      fprintf(stderr, "umrun: cannot append to --csv file '%s': %s\n", c->csv_path, strerror(errno));
+      if (!status) status = EXIT_RUN;
+    } else {
+      if (ftell(cf) == 0) umrun_csv_header(cf);
+      umrun_csv_rows(cf, c->csv_label, app->name, ctx, um_layout_name(s->opts.layout), s->reorder, s->opts.block_size,
+                     status_text);
+      fclose(cf);
+    }
+  }
+  return status;
+}
+
+/* Set up the context, run the app, report, validate, write outputs. */
+static int run_config(const cmdline *c, um_config *cfg) {
+  char err[4096] = "";
+  FILE *out = stdout;
   run_settings s;
   memset(&s, 0, sizeof s);
-  rc = read_settings(cfg, config_path, &s, err, sizeof err);
-  if (rc) {
+  if (read_settings(cfg, c->config_path, &s, out, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
-    um_config_free(cfg);
     return EXIT_USAGE;
   }
   const um_app *app = um_app_find(s.app);
-  FILE *out = stdout;
   print_version(out);
-  fprintf(out, "config: %s\n", config_path ? config_path : "(embedded default config)");
-
+  fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
+  s.opts.log = log_to_stderr;
   um_context *ctx = NULL;
-  rc = um_init(&ctx, &s.opts);
-  if (rc) {
+  if (um_init(&ctx, &s.opts)) {
     fprintf(stderr, "umrun: %s\n", um_error_message(ctx));
     um_finalize(&ctx);
-    um_config_free(cfg);
     return EXIT_USAGE;
   }
-  um_backend used = um_context_backend(ctx);
-  if (s.opts.backend == UM_BACKEND_AUTO)
-    fprintf(out, "backend: auto -> %s (%s)\n", um_backend_name(used),
-            um_backend_available(UM_BACKEND_CUDA) ? "a GPU was found" : "no GPU backend available: running on the CPU");
-  else
-    fprintf(out, "backend: %s\n", um_backend_name(used));
-#ifdef UM_HAVE_CUDA
-  if (used == UM_BACKEND_CUDA) fprintf(out, "device: %s\n", um_cuda_device(ctx));
-#endif
-  if (used != UM_BACKEND_CUDA && strcmp(s.profile, "auto") != 0)
-    fprintf(out, "note: run.profile=%s describes a GPU; the %s backend does not use it\n", s.profile,
-            um_backend_name(used));
-  if (!quiet) {
+  print_backend(out, &s, ctx);
+  if (!c->quiet) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
   if (s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
     um_finalize(&ctx);
-    um_config_free(cfg);
     return EXIT_RUN;
   }
 
@@ -399,100 +555,60 @@ int main(int argc, char **argv) {
   run.ctx = ctx;
   run.cfg = cfg;
   run.log = out;
-  run.progress = !quiet && isatty(STDERR_FILENO);
+  run.progress = !c->quiet && isatty(STDERR_FILENO);
   run.output_dir = s.outdir;
   run.write_hdf5 = s.write_hdf5;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
   run.t_start = t0;
-  rc = app->run(&run);
+  int rc = app->run(&run);
   if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_wtime() - t0;
   um_app_progress_clear(&run);
   int status = EXIT_OK;
   const char *status_text = "ok";
   if (rc) {
-    fprintf(stderr, "umrun: %s failed: %s\n", app->name,
-            run.err[0] ? run.err : um_error_message(ctx));
+    fprintf(stderr, "umrun: %s failed: %s\n", app->name, run.err[0] ? run.err : um_error_message(ctx));
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
     status_text = rc == UM_ERR_CONFIG ? "config error" : "run failed";
+  } else {
+    print_report(out, app, &run, &s, ctx, total);
   }
-  if (!rc) {
-    fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
-            total, run.setup_seconds, um_backend_name(used), s.opts.block_size);
-    um_report_loops(ctx, out, total);
-    double jit = 0;
-    int nmod = 0, ncached = 0;
-    um_loop_stats ls;
-    for (int i = 0; i < um_loop_stats_count(ctx); i++)
-      if (um_loop_stats_get(ctx, i, &ls) == UM_SUCCESS) jit += ls.compile_seconds, nmod += ls.modules, ncached += ls.modules_cached;
-    if (nmod)
-      fprintf(out, "(loop times measured on the GPU; run-time compilation %.3f s for %d kernels, %d from the cache, "
-                   "not included)\n", jit, nmod, ncached);
-    fprintf(out, "\nplan statistics:\n");
-    um_report_plans(ctx, out);
-    fprintf(out, "\nmetrics:\n");
-    for (int i = 0; i < run.nmetrics; i++) fprintf(out, "  %-16s %.17g\n", run.metric_names[i], run.metric_values[i]);
-  }
-  /* validation */
-  um_ref *ref = NULL;
-  um_validation_result val;
-  memset(&val, 0, sizeof val);
-  int validated = 0;
-  if (!rc && s.reference) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s", s.reference);
-    if (!file_exists(path) && s.reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s.reference);
-    int vrc = um_ref_load(file_exists(path) ? path : s.reference, &ref, err, sizeof err);
-    if (!vrc) {
-      const char *names[UM_APP_MAX_METRICS];
-      for (int i = 0; i < run.nmetrics; i++) names[i] = run.metric_names[i];
-      fprintf(out, "\nvalidation against %s:\n", s.reference);
-      vrc = um_validate(ref, app->name, run.nmetrics, names, run.metric_values, out, &val);
-      if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS; /* metrics failed: reported below */
-      if (vrc) snprintf(err, sizeof err, "%s", val.message);
-      validated = vrc == UM_SUCCESS;
-    }
-    if (vrc) {
-      fprintf(stderr, "umrun: validation: %s\n", err);
-      status = EXIT_RUN;
-      status_text = "validation error";
-    } else if (!val.pass) {
-      fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", val.nfail, val.nmetrics);
-      status = EXIT_VALIDATION;
-      status_text = "validation failed";
-    } else {
-      fprintf(out, "VALIDATION PASS (%d metrics)\n", val.nmetrics);
-    }
-  }
+  validation v;
+  memset(&v, 0, sizeof v);
+  if (!rc && s.reference) status = validate_run(out, &s, app, &run, &v, &status_text);
   if (!rc) um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
-  if (json_path) {
-    FILE *jf = fopen(json_path, "w");
-    if (!jf) {
-      fprintf(stderr, "umrun: cannot write --json file '%s': %s\n", json_path, strerror(errno));
-      if (!status) status = EXIT_RUN;
-    } else {
-      write_json(jf, cfg, &s, ctx, &run, total, ref, &val, validated, status_text);
-      fclose(jf);
-    }
-  }
-  if (csv_path && !rc) {
-    FILE *cf = fopen(csv_path, "a");
-    if (!cf) {
-      fprintf(stderr, "umrun: cannot append to --csv file '%s': %s\n", csv_path, strerror(errno));
-      if (!status) status = EXIT_RUN;
-    } else {
-      if (ftell(cf) == 0) umrun_csv_header(cf);
-      umrun_csv_rows(cf, csv_label, app->name, ctx, um_layout_name(s.opts.layout), s.reorder, s.opts.block_size,
-                     status_text);
-      fclose(cf);
-    }
-  }
-  um_validation_result_free(&val);
-  um_ref_free(ref);
+  status = write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
+  um_validation_result_free(&v.val);
+  um_ref_free(v.ref);
   um_finalize(&ctx);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  static cmdline c;
+  int status = parse_args(argc, argv, &c);
+  if (status >= 0) {
+    free(c.sets);
+    return status;
+  }
+  char err[4096] = "";
+  um_config *cfg = NULL;
+  if (load_config(&c, &cfg, err, sizeof err)) {
+    fprintf(stderr, "umrun: %s\n", err);
+    status = EXIT_USAGE;
+  } else if ((status = maybe_sweep(&c, argv, cfg)) >= 0) {
+    /* the sweep ran */
+  } else if (c.print_config) {
+    int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
+    if (rc) fprintf(stderr, "umrun: %s\n", err);
+    status = rc ? EXIT_RUN : EXIT_OK;
+  } else {
+    status = run_config(&c, cfg);
+  }
   um_config_free(cfg);
+  free(c.sets);
   return status;
 }

@@ -110,7 +110,8 @@ static int lulesh_run(um_app_run *r) {
   double compile = 0;
   for (int i = 0; i < um_loop_stats_count(r->ctx); i++) {
     um_loop_stats st;
-    if (um_loop_stats_get(r->ctx, i, &st) == UM_SUCCESS) compile += st.compile_seconds;
+    double c = 0;
+    if (um_loop_stats_get(r->ctx, i, &st) == UM_SUCCESS && um_loop_stats_counter(&st, "compile_seconds", &c)) compile += c;
   }
   const double steady = res.cycles > 1 ? (r->run_seconds - t_first) / (res.cycles - 1) : r->run_seconds;
   const double zps = steady > 0 ? (double)nelem / steady : 0;

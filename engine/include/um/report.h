@@ -11,6 +11,9 @@ extern "C" {
 void um_report_loops(const um_context *ctx, FILE *f, double total_seconds);
 /* Plan statistics of every loop that used a plan. */
 void um_report_plans(const um_context *ctx, FILE *f);
+/* The backend's per-loop counters (e.g. compile time, modules, occupancy on
+ * cuda), for loops where any is non-zero; prints nothing otherwise. */
+void um_report_counters(const um_context *ctx, FILE *f);
 /* The same as a JSON array of objects (no trailing newline). */
 void um_report_loops_json(const um_context *ctx, FILE *f);
 /* Write s as a JSON string literal. */

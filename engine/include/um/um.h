@@ -50,36 +50,22 @@ int um_format_error(char *err, size_t errlen, int code, const char *fmt, ...)
 typedef enum { UM_READ = 0, UM_WRITE, UM_RW, UM_INC, UM_MIN, UM_MAX } um_access;
 typedef enum { UM_DOUBLE = 0, UM_FLOAT, UM_INT } um_type;
 typedef enum { UM_AOS = 0, UM_SOA, UM_LAYOUT_AUTO } um_layout;
-typedef enum { UM_BACKEND_SEQ = 0, UM_BACKEND_OPENMP, UM_BACKEND_CUDA, UM_BACKEND_AUTO } um_backend;
 typedef enum {
-  UM_STRATEGY_AUTO = 0,
-  UM_STRATEGY_COLOURED,     /* CPU: blocks of one block colour in parallel */
-  UM_STRATEGY_ATOMICS,      /* CUDA */
-  UM_STRATEGY_GLOBAL,       /* CUDA: global element colouring */
-  UM_STRATEGY_HIERARCHICAL  /* CUDA: block + thread colouring, staging */
+  UM_STRATEGY_AUTO = 0,     /* the backend's default                              */
+  UM_STRATEGY_COLOURED,     /* blocks of one block colour in parallel (CPU)       */
+  UM_STRATEGY_ATOMICS,      /* increments through maps with atomics (GPU)         */
+  UM_STRATEGY_GLOBAL,       /* global element colouring (GPU)                     */
+  UM_STRATEGY_HIERARCHICAL  /* block + thread colouring, shared-memory staging    */
 } um_strategy;
-
-/* GPU device profiles (CUDA backend): shared memory, multiprocessors and
- * bandwidth of a GPU generation; plans are sized from the profile. */
-typedef enum {
-  UM_PROFILE_AUTO = 0, /* the GPU the run finds */
-  UM_PROFILE_P100,
-  UM_PROFILE_V100,
-  UM_PROFILE_A100,
-  UM_PROFILE_H100,
-  UM_PROFILE_H200
-} um_profile;
 
 const char *um_access_name(um_access a);
 const char *um_type_name(um_type t);
 size_t um_type_size(um_type t);
 const char *um_layout_name(um_layout l);
-const char *um_backend_name(um_backend b);
 const char *um_strategy_name(um_strategy s);
 /* Parse names ("double", "soa", "openmp", ...); return UM_ERR_ARG if unknown. */
 int um_type_parse(const char *s, um_type *out);
 int um_layout_parse(const char *s, um_layout *out);
-int um_backend_parse(const char *s, um_backend *out);
 int um_strategy_parse(const char *s, um_strategy *out);
 
 /* ---- objects ------------------------------------------------------------- */
@@ -88,27 +74,53 @@ typedef struct um_set um_set;
 typedef struct um_map um_map;
 typedef struct um_dat um_dat;
 
+/* Messages the engine has for a person (warnings, progress of slow steps,
+ * verbose details). The library never prints: it hands them to this callback
+ * (umrun prints them on stderr); without one they are dropped. */
+typedef enum { UM_LOG_WARNING = 0, UM_LOG_INFO = 1, UM_LOG_DEBUG = 2 } um_log_level;
+typedef void (*um_log_fn)(void *user, um_log_level level, const char *message);
+
+struct um_backend_def;
+#define UM_MAX_BACKEND_OPTIONS 16
+
 /* Execution options, fixed at um_init (layout and block size may also be set
  * per dat / per loop later). */
 typedef struct {
-  um_backend backend;     /* UM_BACKEND_AUTO: CUDA if present, else OpenMP/seq */
-  um_strategy strategy;   /* UM_STRATEGY_AUTO: backend's default               */
+  const char *backend;    /* a registered backend's name ("seq", "openmp",
+                             "cuda", ...) or NULL / "auto": the available
+                             backend of highest priority                      */
+  um_strategy strategy;   /* UM_STRATEGY_AUTO: the backend's default           */
   um_layout layout;       /* default layout of dats declared from now on       */
   int block_size;         /* plan mini-partition size (elements), > 0          */
   int nthreads;           /* OpenMP threads, 0 = runtime default               */
   int parallel_threshold; /* OpenMP: loops over fewer elements run on one thread
                              (same plan and colour order); 0 = always parallel */
   int check_plans;        /* 1: verify every plan after building it            */
-  int verbose;            /* 0 quiet, 1 info, 2 debug                          */
-  um_profile profile;     /* CUDA: device profile (AUTO: the GPU found)        */
-  int staging;            /* CUDA: 0 the profile's default, 1 stage only
-                             incremented data in shared memory, 2 all indirect
-                             data, 3 none (atomics straight to the dat)        */
+  int verbose;            /* 0 quiet, 1 info, 2 debug (messages to log)        */
+  int row_align;          /* dats allocate their rows rounded up to a multiple
+                             of this (>= 1; SoA columns start aligned)         */
+  um_log_fn log;          /* where messages go (NULL: dropped)                 */
+  void *log_user;
+  /* Backends' own settings, "<backend>.<key>" = value (e.g. "cuda.profile" =
+   * "h100"): set with um_options_set_backend; each backend declares its keys
+   * (um_backend_option_count / _at), and um_init refuses unknown ones. */
+  int nbackend_options;
+  struct {
+    char key[64];
+    char value[256];
+  } backend_options[UM_MAX_BACKEND_OPTIONS];
+  /* Backends defined by the caller, offered besides the built-in ones (a test,
+   * an experimental backend): see um/backend.h. */
+  const struct um_backend_def *const *extra_backends;
+  int nextra_backends;
 } um_options;
 
-/* Defaults: backend AUTO, strategy AUTO, layout AOS, block_size 256, checks off,
- * parallel_threshold 4096. */
+/* Defaults: backend auto, strategy AUTO, layout AOS, block_size 256, checks off,
+ * parallel_threshold 4096, row_align 1, no log, no backend options. */
 void um_options_default(um_options *opts);
+/* Set (or replace) "<backend>.<key>" = value; UM_ERR_ARG if the key is malformed,
+ * the value too long or the table full (checked against the backend at um_init). */
+int um_options_set_backend(um_options *opts, const char *key, const char *value);
 
 int um_init(um_context **ctx, const um_options *opts);
 int um_finalize(um_context **ctx); /* frees everything; *ctx set to NULL */
@@ -117,15 +129,32 @@ int um_finalize(um_context **ctx); /* frees everything; *ctx set to NULL */
 const char *um_error_message(const um_context *ctx);
 void um_error_clear(um_context *ctx);
 
-/* Backend actually in use after AUTO resolution, and whether it was compiled in. */
-um_backend um_context_backend(const um_context *ctx);
+/* The backend in use after auto resolution (its registered name), and its strategy. */
+const char *um_context_backend(const um_context *ctx);
 um_strategy um_context_strategy(const um_context *ctx);
-int um_backend_available(um_backend b);
-/* Why a backend is not available (empty string when it is): not compiled into
- * this build, or (CUDA) no usable device, with the runtime's reason. Returns
- * um_backend_available(b). */
-int um_backend_status(um_backend b, char *why, size_t n);
 const um_options *um_context_options(const um_context *ctx);
+/* A one-line description of where the context runs, from its backend (e.g. the
+ * GPU and its profile); "" when the backend has none. */
+const char *um_context_device(const um_context *ctx);
+
+/* ---- the backend registry -------------------------------------------------- */
+/* The backends this build knows, built in or not, by decreasing priority. A
+ * backend that is known but not built (e.g. cuda in a build without the CUDA
+ * toolkit) is listed, and is never available. */
+int um_backend_count(void);
+const char *um_backend_at(int i);
+/* 1 if the named backend can run here; else 0 and why (not built into this
+ * build and how to build it, or no usable device with the runtime's reason, or
+ * no backend of that name). */
+int um_backend_status(const char *name, char *why, size_t n);
+int um_backend_available(const char *name);
+/* The highest-priority available backend ("auto"). */
+const char *um_backend_auto(void);
+/* A backend's own settings: key (without the "<backend>." prefix), default,
+ * allowed values ("a|b|c", or NULL for any) and help text. */
+int um_backend_option_count(const char *backend);
+int um_backend_option_at(const char *backend, int i, const char **key, const char **def, const char **choices,
+                         const char **help);
 
 /* Declarations. Names must be unique per kind; data is copied. */
 int um_decl_set(um_context *ctx, int size, const char *name, um_set **set);
@@ -142,7 +171,11 @@ um_set *um_find_set(const um_context *ctx, const char *name);
 um_map *um_find_map(const um_context *ctx, const char *name);
 um_dat *um_find_dat(const um_context *ctx, const char *name);
 const char *um_set_name(const um_set *s);
-int um_set_size(const um_set *s);
+int um_set_size(const um_set *s); /* owned elements */
+/* Element ranges as OP2 lays them out for distributed runs: [0, core) touch no
+ * halo, [0, size) are owned, then exec_halo elements executed redundantly and
+ * nonexec_halo elements only read. On one rank core == size, halos 0. */
+void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo);
 const char *um_map_name(const um_map *m);
 int um_map_arity(const um_map *m);
 um_set *um_map_from(const um_map *m);
@@ -150,6 +183,8 @@ um_set *um_map_to(const um_map *m);
 const int *um_map_data(const um_map *m); /* from->size * arity, 0-based */
 const char *um_dat_name(const um_dat *d);
 um_set *um_dat_set(const um_dat *d);
+/* Rows allocated for the dat (>= its set's size plus halos): the SoA stride. */
+int um_dat_rows(const um_dat *d);
 int um_dat_dim(const um_dat *d);
 um_type um_dat_type(const um_dat *d);
 um_layout um_dat_layout(const um_dat *d);
@@ -223,6 +258,7 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy str
 int um_sync(um_context *ctx);
 
 /* ---- timing and statistics ------------------------------------------------ */
+#define UM_MAX_COUNTERS 8
 typedef struct {
   const char *name;
   long calls;
@@ -247,18 +283,18 @@ typedef struct {
   double cache_lines_mean;
   int nplans;           /* plans built for this loop name               */
   double plan_seconds;  /* time spent building (and checking) its plans */
-  int device_timed;     /* 1: seconds is GPU time (CUDA events), run-time
-                           compilation excluded                          */
-  double compile_seconds; /* run-time compilation and module loading    */
-  int modules;          /* kernels compiled or loaded for this loop     */
-  int modules_cached;   /*   of which from the disk cache               */
-  double occupancy;     /* theoretical occupancy of the loop's kernel on the
-                           GPU (resident warps per SM / the SM's maximum, from
-                           the CUDA occupancy calculator with its block size
-                           and shared memory); 0 = not known (CPU backends)  */
+  int device_timed;     /* 1: seconds is device time (e.g. CUDA events),
+                           run-time compilation excluded                 */
+  /* the backend's own per-loop counters (names from its registration, e.g.
+   * compile_seconds, modules, occupancy on cuda); see um_loop_stats_counter */
+  int ncounters;
+  const char *counter_names[UM_MAX_COUNTERS];
+  double counters[UM_MAX_COUNTERS];
 } um_loop_stats;
 
 int um_loop_stats_count(const um_context *ctx);
+/* A backend counter of a loop by name: 1 and *value if the backend keeps it, else 0. */
+int um_loop_stats_counter(const um_loop_stats *s, const char *name, double *value);
 int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *out);
 int um_plan_cache_size(const um_context *ctx);
 /* Reset counters (keeps plans). */

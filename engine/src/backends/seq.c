@@ -1,16 +1,36 @@
-/* The sequential backend: a plain loop over the set, the reference for all others. */
+/* The sequential backend: a plain loop over the range, the reference for all others. */
 #include <stdlib.h>
-#include "../core/internal.h"
+#include "../core/error.h"
+#include "host.h"
 
-static int seq_par_loop(um_context *ctx, um_loop *loop) {
+int um__host_strategy(um_context *ctx, void *state, um_strategy want, um_strategy *out) {
+  (void)state;
+  if (want == UM_STRATEGY_AUTO || want == UM_STRATEGY_COLOURED || want == UM_STRATEGY_HIERARCHICAL) {
+    *out = UM_STRATEGY_COLOURED;
+    return UM_SUCCESS;
+  }
+  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                  "strategy '%s' needs the cuda backend; the %s backend runs blocks by block colour (strategy auto, "
+                  "coloured or hierarchical)",
+                  um_strategy_name(want), um_context_backend(ctx));
+}
+
+static int seq_run(um_context *ctx, void *state, um_loop *loop) {
+  (void)state;
   um_exec *x = malloc(sizeof *x);
   if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
-  um__exec_init(x, loop);
-  um__gbl_init(x, loop);
-  if (loop->set->size > 0) loop->kernel->range(x, 0, loop->set->size);
-  um__gbl_finish(loop, x);
+  um_exec_init(x, loop);
+  um_exec_gbl_init(x, loop);
+  if (loop->end > loop->begin) loop->kernel->range(x, loop->begin, loop->end);
+  um_exec_reduce(loop, x);
   free(x);
   return UM_SUCCESS;
 }
 
-const um_backend_ops um_backend_seq_ops = {"seq", NULL, NULL, seq_par_loop, NULL};
+const um_backend_def um_backend_seq = {
+    .name = "seq",
+    .priority = 10,
+    .description = "sequential, one core: the reference",
+    .strategy = um__host_strategy,
+    .run = seq_run,
+};

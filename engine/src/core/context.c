@@ -1,12 +1,15 @@
 /* The context and the objects declared on it: sets, maps, dats, constants. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <ctype.h>
+#include <limits.h>
+#include <strings.h>
 #include "internal.h"
+#include "../util/array.h"
 
 void um_options_default(um_options *o) {
   memset(o, 0, sizeof *o);
-  o->backend = UM_BACKEND_AUTO;
+  o->backend = "auto";
   o->strategy = UM_STRATEGY_AUTO;
   o->layout = UM_AOS;
   o->block_size = 256;
@@ -14,44 +17,7 @@ void um_options_default(um_options *o) {
   o->parallel_threshold = 4096;
   o->check_plans = 0;
   o->verbose = 0;
-}
-
-int um_backend_available(um_backend b) {
-  switch (b) {
-  case UM_BACKEND_SEQ: return 1;
-  case UM_BACKEND_OPENMP:
-#ifdef UM_HAVE_OPENMP
-    return 1;
-#else
-    return 0;
-#endif
-  case UM_BACKEND_CUDA:
-#ifdef UM_HAVE_CUDA
-    return um__cuda_available(NULL, 0);
-#else
-    return 0;
-#endif
-  case UM_BACKEND_AUTO: return 1;
-  }
-  return 0;
-}
-
-int um_backend_status(um_backend b, char *why, size_t n) {
-  if (why && n) why[0] = '\0';
-  if (b == UM_BACKEND_CUDA) {
-#ifdef UM_HAVE_CUDA
-    char reason[256] = "";
-    if (um__cuda_available(reason, sizeof reason)) return 1;
-    if (why && n) snprintf(why, n, "this machine has no usable GPU (CUDA runtime: %s)", reason);
-#else
-    if (why && n)
-      snprintf(why, n, "this build of um has no CUDA backend (configure with -DUM_ENABLE_CUDA=ON and the CUDA toolkit)");
-#endif
-    return 0;
-  }
-  if (um_backend_available(b)) return 1;
-  if (why && n) snprintf(why, n, "this build of um has no %s backend", um_backend_name(b));
-  return 0;
+  o->row_align = 1;
 }
 
 static char *dupstr(const char *s) {
@@ -66,14 +32,70 @@ static int check_name(um_context *ctx, const char *what, const char *name) {
   return UM_SUCCESS;
 }
 
-/* Grow a pointer array by doubling. */
-static int grow(void **arr, int *cap, int n, size_t elem) {
-  if (n < *cap) return UM_SUCCESS;
-  int nc = *cap ? 2 * *cap : 16;
-  void *p = realloc(*arr, (size_t)nc * elem);
-  if (!p) return UM_ERR_ALLOC;
-  *arr = p;
-  *cap = nc;
+/* Pick the backend the options ask for (or the best available one) and let it
+ * resolve the context's strategy. */
+static int choose_backend(um_context *ctx) {
+  const um_options *o = &ctx->opts;
+  const char *want = o->backend && *o->backend ? o->backend : "auto";
+  const um_backend_def *b = NULL;
+  if (strcasecmp(want, "auto") == 0) {
+    b = um__backend_best(o);
+    if (!b) return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend auto: no backend is available");
+  } else {
+    char why[512];
+    if (!um__backend_status(want, o, why, sizeof why))
+      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend '%s' cannot run here: %s", want, why);
+    b = um__backend_find(want, o);
+  }
+  if (!b->run || !b->strategy)
+    return UM_ERROR(ctx, UM_ERR_ARG, "backend '%s' is incomplete: it needs a run and a strategy function", b->name);
+  ctx->backend = b;
+  ctx->opts.backend = b->name;
+  return UM_SUCCESS;
+}
+
+/* Every "<backend>.<key>" option must name a key its backend declares, with
+ * one of the allowed values. */
+static int check_backend_options(um_context *ctx) {
+  const um_options *o = &ctx->opts;
+  for (int i = 0; i < o->nbackend_options; i++) {
+    const char *key = o->backend_options[i].key, *value = o->backend_options[i].value;
+    const char *dot = strchr(key, '.');
+    char bname[64];
+    snprintf(bname, sizeof bname, "%.*s", dot ? (int)(dot - key) : 0, key);
+    const um_backend_def *b = um__backend_find(bname, o);
+    if (!b) {
+      char why[512];
+      um__backend_status(bname, o, why, sizeof why);
+      /* settings of a backend not built here are harmless when another one runs */
+      if (strstr(why, "has no")) continue;
+      return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': %s", key, why);
+    }
+    const um_backend_option *opt = NULL;
+    for (int k = 0; b->options && b->options[k].key; k++)
+      if (strcmp(b->options[k].key, dot + 1) == 0) opt = &b->options[k];
+    if (!opt) {
+      char list[512] = "";
+      for (int k = 0; b->options && b->options[k].key; k++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s.%s", k ? ", " : "", b->name, b->options[k].key);
+      }
+      return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': the %s backend has no such setting; it has: %s", key, b->name,
+                      list[0] ? list : "none");
+    }
+    if (opt->choices) {
+      int ok = 0;
+      const size_t n = strlen(value);
+      for (const char *c = opt->choices; *c;) {
+        const char *bar = strchr(c, '|');
+        const size_t m = bar ? (size_t)(bar - c) : strlen(c);
+        if (m == n && strncasecmp(c, value, n) == 0) ok = 1;
+        c += m + (bar ? 1 : 0);
+      }
+      if (!ok)
+        return UM_ERROR(ctx, UM_ERR_ARG, "option '%s' = '%s': expected one of %s", key, value, opt->choices);
+    }
+  }
   return UM_SUCCESS;
 }
 
@@ -92,56 +114,62 @@ int um_init(um_context **out, const um_options *opts) {
   int rc = UM_SUCCESS;
   if (ctx->opts.block_size <= 0)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "block size %d is not positive: use e.g. 256", ctx->opts.block_size);
-  um_backend b = ctx->opts.backend;
-  if (rc == UM_SUCCESS && b == UM_BACKEND_AUTO) {
-    b = um_backend_available(UM_BACKEND_CUDA) ? UM_BACKEND_CUDA
-        : um_backend_available(UM_BACKEND_OPENMP) ? UM_BACKEND_OPENMP
-                                                  : UM_BACKEND_SEQ;
-  }
-#ifdef UM_HAVE_CUDA
-  char why[512];
-  if (rc == UM_SUCCESS && b == UM_BACKEND_CUDA && !um__cuda_available(why, sizeof why))
-    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend 'cuda': no usable GPU: %s; run on the CPU with backend openmp",
-                  why);
-#endif
-  if (rc == UM_SUCCESS && !um_backend_available(b))
-    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                  "backend '%s' is not available in this build: %s", um_backend_name(b),
-                  b == UM_BACKEND_OPENMP ? "rebuild with -DUM_ENABLE_OPENMP=ON, or use backend seq"
-                                         : "the CUDA backend is not built yet; use backend openmp or seq");
-  if (rc == UM_SUCCESS) {
-    ctx->backend = b;
-    ctx->ops = &um_backend_seq_ops;
-#ifdef UM_HAVE_OPENMP
-    if (b == UM_BACKEND_OPENMP) ctx->ops = &um_backend_openmp_ops;
-#endif
-#ifdef UM_HAVE_CUDA
-    if (b == UM_BACKEND_CUDA) ctx->ops = &um_backend_cuda_ops;
-#endif
-    um_strategy s = ctx->opts.strategy;
-    if (b == UM_BACKEND_CUDA) s = UM_STRATEGY_COLOURED; /* its init resolves ctx->strategy */
-    if (s == UM_STRATEGY_AUTO || s == UM_STRATEGY_HIERARCHICAL) s = UM_STRATEGY_COLOURED;
-    if (s != UM_STRATEGY_COLOURED)
-      rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                    "strategy '%s' needs the cuda backend; the %s backend runs blocks by block colour "
-                    "(strategy auto, coloured or hierarchical)",
-                    um_strategy_name(s), um_backend_name(b));
-    ctx->strategy = b == UM_BACKEND_CUDA ? ctx->opts.strategy : s;
-  }
-  if (rc == UM_SUCCESS && ctx->ops->init) rc = ctx->ops->init(ctx);
-  if (rc != UM_SUCCESS) {
-    /* keep the context so the caller can read the message */
-    *out = ctx;
-    return rc;
-  }
+  if (rc == UM_SUCCESS && (ctx->opts.row_align < 1 || ctx->opts.row_align > 4096))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "row_align %d: use 1 .. 4096 (1: rows as the set's size)", ctx->opts.row_align);
+  if (rc == UM_SUCCESS && ctx->opts.nthreads < 0)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "nthreads %d is negative; use 0 for the OpenMP default", ctx->opts.nthreads);
+  if (rc == UM_SUCCESS) rc = choose_backend(ctx);
+  if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
+  if (rc == UM_SUCCESS && ctx->backend->init) rc = ctx->backend->init(ctx, &ctx->bstate);
+  if (rc == UM_SUCCESS) rc = ctx->backend->strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);
+  /* the caller's extra backend list need not outlive um_init */
+  ctx->opts.extra_backends = NULL;
+  ctx->opts.nextra_backends = 0;
+  /* on failure keep the context so the caller can read the message */
   *out = ctx;
+  return rc;
+}
+
+int um_options_set_backend(um_options *o, const char *key, const char *value) {
+  if (!o || !key || !value) return UM_ERR_ARG;
+  const char *dot = strchr(key, '.');
+  if (!dot || dot == key || !dot[1] || strlen(key) >= sizeof o->backend_options[0].key ||
+      strlen(value) >= sizeof o->backend_options[0].value)
+    return UM_ERR_ARG;
+  int i = 0;
+  while (i < o->nbackend_options && strcmp(o->backend_options[i].key, key) != 0) i++;
+  if (i == o->nbackend_options) {
+    if (i == UM_MAX_BACKEND_OPTIONS) return UM_ERR_ARG;
+    o->nbackend_options++;
+  }
+  snprintf(o->backend_options[i].key, sizeof o->backend_options[i].key, "%s", key);
+  snprintf(o->backend_options[i].value, sizeof o->backend_options[i].value, "%s", value);
   return UM_SUCCESS;
+}
+
+const char *um_backend_option_value(const um_context *ctx, const char *key) {
+  if (!ctx || !ctx->backend || !key) return NULL;
+  char full[128];
+  snprintf(full, sizeof full, "%s.%s", ctx->backend->name, key);
+  for (int i = 0; i < ctx->opts.nbackend_options; i++)
+    if (strcasecmp(ctx->opts.backend_options[i].key, full) == 0) return ctx->opts.backend_options[i].value;
+  char env[128] = "UM_";
+  for (size_t i = 0, k = 3; full[i] && k + 1 < sizeof env; i++, k++) {
+    const char c = full[i];
+    env[k] = c == '.' ? '_' : (char)toupper((unsigned char)c);
+    env[k + 1] = '\0';
+  }
+  const char *e = getenv(env);
+  if (e) return e;
+  for (int k = 0; ctx->backend->options && ctx->backend->options[k].key; k++)
+    if (strcmp(ctx->backend->options[k].key, key) == 0) return ctx->backend->options[k].def;
+  return NULL;
 }
 
 int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
-  if (ctx->ops && ctx->ops->finalize) ctx->ops->finalize(ctx);
+  if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
     free(ctx->sets[i]->perm);
@@ -174,7 +202,13 @@ int um_finalize(um_context **pctx) {
   return UM_SUCCESS;
 }
 
-um_backend um_context_backend(const um_context *ctx) { return ctx->backend; }
+void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate : NULL; }
+const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
+const char *um_context_device(const um_context *ctx) {
+  if (!ctx || !ctx->backend || !ctx->backend->device) return "";
+  const char *d = ctx->backend->device(ctx, ctx->bstate);
+  return d ? d : "";
+}
 um_strategy um_context_strategy(const um_context *ctx) { return ctx->strategy; }
 const um_options *um_context_options(const um_context *ctx) { return &ctx->opts; }
 
@@ -184,7 +218,7 @@ int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
   UM_CHECK(ctx, check_name(ctx, "set", name));
   if (size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared with negative size %d", name, size);
   if (um_find_set(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a set named '%s' is already declared", name);
-  if (grow((void **)&ctx->sets, &ctx->capsets, ctx->nsets, sizeof(um_set *)))
+  if (UM_GROW(ctx->sets, ctx->capsets, ctx->nsets))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring set '%s'", name);
   um_set *s = calloc(1, sizeof *s);
   if (!s || !(s->name = dupstr(name))) {
@@ -193,6 +227,7 @@ int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
   }
   s->ctx = ctx;
   s->size = size;
+  s->core_size = size;
   s->index = ctx->nsets;
   ctx->sets[ctx->nsets++] = s;
   *out = s;
@@ -218,13 +253,13 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
   size_t n = (size_t)from->size * (size_t)arity;
   if (n && !data) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
   for (size_t i = 0; i < n; i++)
-    if (data[i] < 0 || data[i] >= to->size)
+    if (data[i] < 0 || data[i] >= um__set_total(to))
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "map '%s' (%s -> %s, arity %d): entry %zu (element %zu, index %zu) is %d, outside the "
                       "to-set '%s' of size %d; map indices are 0-based",
                       name, from->name, to->name, arity, i, i / (size_t)arity, i % (size_t)arity, data[i], to->name,
                       to->size);
-  if (grow((void **)&ctx->maps, &ctx->capmaps, ctx->nmaps, sizeof(um_map *)))
+  if (UM_GROW(ctx->maps, ctx->capmaps, ctx->nmaps))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name);
   um_map *m = calloc(1, sizeof *m);
   if (m) {
@@ -258,10 +293,14 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   if (type != UM_DOUBLE && type != UM_FLOAT && type != UM_INT)
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' declared with unknown type %d", name, (int)type);
   if (um_find_dat(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a dat named '%s' is already declared", name);
-  if (grow((void **)&ctx->dats, &ctx->capdats, ctx->ndats, sizeof(um_dat *)))
+  if (UM_GROW(ctx->dats, ctx->capdats, ctx->ndats))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s'", name);
   size_t esize = um_type_size(type);
-  size_t bytes = (size_t)set->size * (size_t)dim * esize;
+  const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
+  const long long rows = ((long long)um__set_total(set) + align - 1) / align * align;
+  if (rows > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': %lld rows do not fit an int", name, rows);
+  /* the owned rows are the caller's; padding and halo rows start zeroed */
+  size_t given = (size_t)set->size * (size_t)dim * esize, bytes = (size_t)rows * (size_t)dim * esize;
   um_dat *d = calloc(1, sizeof *d);
   if (d) {
     d->name = dupstr(name);
@@ -272,16 +311,16 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
     free(d);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s' (%zu bytes)", name, bytes);
   }
-  if (bytes) {
-    if (data) memcpy(d->data, data, bytes);
-    else memset(d->data, 0, bytes);
-  }
+  if (bytes) memset(d->data, 0, bytes);
+  if (given && data) memcpy(d->data, data, given);
   d->ctx = ctx;
   d->set = set;
   d->dim = dim;
   d->type = type;
   d->esize = esize;
   d->layout = UM_AOS;
+  d->rows = (int)rows;
+  d->valid = UM_VALID_HOST;
   d->index = ctx->ndats;
   ctx->dats[ctx->ndats++] = d;
   *out = d;
@@ -303,7 +342,7 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
     return UM_ERROR(ctx, UM_ERR_ARG, "constant '%s' was declared as %d x %s, now as %d x %s", name, c->dim,
                     um_type_name(c->type), dim, um_type_name(type));
   if (!c) {
-    if (grow((void **)&ctx->consts, &ctx->capconsts, ctx->nconsts, sizeof(um_const)))
+    if (UM_GROW(ctx->consts, ctx->capconsts, ctx->nconsts))
       return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring constant '%s'", name);
     c = &ctx->consts[ctx->nconsts];
     memset(c, 0, sizeof *c);
@@ -320,7 +359,8 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
     ctx->nconsts++;
   }
   memcpy(c->data, data, (size_t)dim * esize);
-  if (ctx->hooks && ctx->hooks->const_changed) UM_CHECK(ctx, ctx->hooks->const_changed(ctx, (int)(c - ctx->consts)));
+  if (ctx->backend && ctx->backend->const_changed)
+    UM_CHECK(ctx, ctx->backend->const_changed(ctx, ctx->bstate, c->name, c->dim, c->type, c->data));
   return UM_SUCCESS;
 }
 
@@ -337,6 +377,11 @@ FIND(um_find_dat, um_dat, dats, ndats)
 
 const char *um_set_name(const um_set *s) { return s->name; }
 int um_set_size(const um_set *s) { return s->size; }
+void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo) {
+  if (core) *core = s->core_size;
+  if (exec_halo) *exec_halo = s->exec_halo;
+  if (nonexec_halo) *nonexec_halo = s->nonexec_halo;
+}
 const char *um_map_name(const um_map *m) { return m->name; }
 int um_map_arity(const um_map *m) { return m->arity; }
 um_set *um_map_from(const um_map *m) { return m->from; }
@@ -344,6 +389,7 @@ um_set *um_map_to(const um_map *m) { return m->to; }
 const int *um_map_data(const um_map *m) { return m->data; }
 const char *um_dat_name(const um_dat *d) { return d->name; }
 um_set *um_dat_set(const um_dat *d) { return d->set; }
+int um_dat_rows(const um_dat *d) { return d->rows; }
 int um_dat_dim(const um_dat *d) { return d->dim; }
 um_type um_dat_type(const um_dat *d) { return d->type; }
 um_layout um_dat_layout(const um_dat *d) { return d->layout_auto ? UM_LAYOUT_AUTO : d->layout; }
@@ -353,3 +399,14 @@ int um_dat_count(const um_context *ctx) { return ctx->ndats; }
 um_set *um_set_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->nsets) ? ctx->sets[i] : NULL; }
 um_map *um_map_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->nmaps) ? ctx->maps[i] : NULL; }
 um_dat *um_dat_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->ndats) ? ctx->dats[i] : NULL; }
+
+int um_const_count(const um_context *ctx) { return ctx ? ctx->nconsts : 0; }
+int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_type *type, const void **data) {
+  if (!ctx || i < 0 || i >= ctx->nconsts) return UM_ERR_ARG;
+  const um_const *c = &ctx->consts[i];
+  if (name) *name = c->name;
+  if (dim) *dim = c->dim;
+  if (type) *type = c->type;
+  if (data) *data = c->data;
+  return UM_SUCCESS;
+}

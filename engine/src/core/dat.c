@@ -3,11 +3,12 @@
 #include <string.h>
 #include "internal.h"
 
-/* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back. */
-static void transpose(char *dst, const char *src, size_t n, int dim, size_t esize, int to_soa) {
+/* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back; the
+ * SoA side has columns of `rows` values (rows >= n). */
+static void transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa) {
   for (size_t e = 0; e < n; e++)
     for (int c = 0; c < dim; c++) {
-      size_t aos = (e * (size_t)dim + (size_t)c) * esize, soa = ((size_t)c * n + e) * esize;
+      size_t aos = (e * (size_t)dim + (size_t)c) * esize, soa = ((size_t)c * rows + e) * esize;
       if (to_soa) memcpy(dst + soa, src + aos, esize);
       else memcpy(dst + aos, src + soa, esize);
     }
@@ -18,15 +19,16 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
     d->layout = to;
     return UM_SUCCESS;
   }
-  if (ctx->hooks && ctx->hooks->dat_to_host) UM_CHECK(ctx, ctx->hooks->dat_to_host(ctx, d));
-  size_t n = (size_t)d->set->size, bytes = n * (size_t)d->dim * d->esize;
+  UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  /* every allocated row moves, halo and padding too */
+  size_t n = (size_t)d->rows, bytes = n * (size_t)d->dim * d->esize;
   char *buf = malloc(bytes ? bytes : 1);
   if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory converting dat '%s' to %s", d->name, um_layout_name(to));
-  transpose(buf, d->data, n, d->dim, d->esize, to == UM_SOA);
+  transpose(buf, d->data, n, n, d->dim, d->esize, to == UM_SOA);
   free(d->data);
   d->data = buf;
   d->layout = to;
-  if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, d);
+  um__dat_host_changed(d);
   return UM_SUCCESS;
 }
 
@@ -69,8 +71,8 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
   if (!bytes) return UM_SUCCESS;
-  if (ctx->hooks && ctx->hooks->dat_to_host) UM_CHECK(ctx, ctx->hooks->dat_to_host(ctx, d));
-  if (d->layout == UM_SOA && d->dim > 1) transpose(out, d->data, (size_t)d->set->size, d->dim, d->esize, 0);
+  UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
+  if (d->layout == UM_SOA && d->dim > 1) transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
   else memcpy(out, d->data, bytes);
   return UM_SUCCESS;
 }
@@ -80,8 +82,31 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
   if (!bytes) return UM_SUCCESS;
-  if (d->layout == UM_SOA && d->dim > 1) transpose(d->data, in, (size_t)d->set->size, d->dim, d->esize, 1);
+  /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */
+  if (d->rows > d->set->size) UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  if (d->layout == UM_SOA && d->dim > 1) transpose(d->data, in, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 1);
   else memcpy(d->data, in, bytes);
-  if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, d);
+  um__dat_host_changed(d);
   return UM_SUCCESS;
 }
+
+int um__dat_to_host(um_context *ctx, um_dat *d) {
+  if (d->valid & UM_VALID_HOST) return UM_SUCCESS;
+  if (!ctx->backend || !ctx->backend->dat_to_host)
+    return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s': no valid copy on the host and the backend cannot provide one",
+                    d->name);
+  UM_CHECK(ctx, ctx->backend->dat_to_host(ctx, ctx->bstate, d));
+  d->valid |= UM_VALID_HOST;
+  return UM_SUCCESS;
+}
+
+void um__dat_host_changed(um_dat *d) { d->valid = UM_VALID_HOST; }
+
+/* ---- what backends see of a dat (um/backend.h) ---- */
+int um_dat_valid(const um_dat *d) { return d->valid; }
+void um_dat_set_valid(um_dat *d, int mask) { d->valid = mask; }
+void *um_dat_host_data(const um_dat *d) { return d->data; }
+size_t um_dat_bytes(const um_dat *d) { return (size_t)d->rows * (size_t)d->dim * d->esize; }
+void *um_dat_backend_data(const um_dat *d) { return d->backend_data; }
+void um_dat_set_backend_data(um_dat *d, void *p) { d->backend_data = p; }
+um_layout um_dat_storage_layout(const um_dat *d) { return d->layout == UM_SOA && d->dim > 1 ? UM_SOA : UM_AOS; }

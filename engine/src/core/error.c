@@ -16,17 +16,51 @@ static const char *basename_of(const char *path) {
   return s ? s + 1 : path;
 }
 
-int um__error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
+int um__verror(um_context *ctx, int code, const char *file, int line, const char *fmt, va_list ap) {
   if (!ctx) return code;
-  va_list ap;
-  va_start(ap, fmt);
   int n = vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-  va_end(ap);
   if (n < 0) n = 0;
   if ((size_t)n < sizeof ctx->errmsg)
     snprintf(ctx->errmsg + n, sizeof ctx->errmsg - (size_t)n, "\n  [%s, %s:%d]", um_error_name(code),
              basename_of(file), line);
   return code;
+}
+
+int um__error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  um__verror(ctx, code, file, line, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int um_backend_error(um_context *ctx, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  um__verror(ctx, code, "backend", 0, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+static void vlog(um_context *ctx, um_log_level level, const char *fmt, va_list ap) {
+  if (!ctx || !ctx->opts.log || (int)level > (level == UM_LOG_WARNING ? 0 : ctx->opts.verbose)) return;
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  ctx->opts.log(ctx->opts.log_user, level, msg);
+}
+
+void um__log(um_context *ctx, um_log_level level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(ctx, level, fmt, ap);
+  va_end(ap);
+}
+
+void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(ctx, level, fmt, ap);
+  va_end(ap);
 }
 
 int um__trace(um_context *ctx, int code, const char *file, int line) {

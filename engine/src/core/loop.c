@@ -1,7 +1,20 @@
-/* Arguments, par_loop (checks, dispatch, timing) and per-loop statistics. */
+/* Arguments, the um_par_loop pipeline and per-loop statistics.
+ *
+ * um_par_loop runs explicit stages, each a function below:
+ *   1 check arguments       check_loop
+ *   2 resolve layouts       um__resolve_layouts
+ *   3 transform passes      transform   (none yet: automatic loop splitting goes here)
+ *   4 exchange halos        exchange    (none on one rank: MPI halo exchange goes here)
+ *   5 the backend runs a range of the set
+ *   6 reductions combined   finish_reductions (once, in core: MPI_Allreduce goes here)
+ *   7 statistics            record_stats (and halo flags of written dats)
+ */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../util/array.h"
 
 um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc) {
   um_arg a;
@@ -31,13 +44,7 @@ um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
 static um_loop_rec *loop_record(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
     if (strcmp(ctx->loops[i].name, name) == 0) return &ctx->loops[i];
-  if (ctx->nloops == ctx->caploops) {
-    int nc = ctx->caploops ? 2 * ctx->caploops : 16;
-    um_loop_rec *p = realloc(ctx->loops, (size_t)nc * sizeof *p);
-    if (!p) return NULL;
-    ctx->loops = p;
-    ctx->caploops = nc;
-  }
+  if (UM_GROW(ctx->loops, ctx->caploops, ctx->nloops)) return NULL;
   um_loop_rec *r = &ctx->loops[ctx->nloops];
   memset(r, 0, sizeof *r);
   size_t n = strlen(name) + 1;
@@ -151,10 +158,9 @@ static double useful_bytes(const um_loop *loop) {
   return bytes;
 }
 
-int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
-                const um_arg *args) {
-  if (!ctx) return UM_ERR_ARG;
-  if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
+/* Stage 1: the kernel, the set and every argument; fills the loop's flags. */
+static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
+                      const um_arg *args, um_loop *loop) {
   if (!kernel || !kernel->range)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (define it with UM_KERNEL_DEFINE)", name);
   if (!set) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': iteration set is NULL", name);
@@ -164,24 +170,103 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (kernel->nargs != nargs)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': kernel '%s' takes %d arguments but the loop passes %d", name,
                     kernel->name, kernel->nargs, nargs);
-  um_loop loop;
-  memset(&loop, 0, sizeof loop);
-  loop.kernel = kernel;
-  loop.name = name;
-  loop.set = set;
-  loop.nargs = nargs;
-  loop.args = args;
+  loop->kernel = kernel;
+  loop->name = name;
+  loop->set = set;
+  loop->nargs = nargs;
+  loop->args = args;
   for (int i = 0; i < nargs; i++) {
     UM_CHECK(ctx, check_arg(ctx, name, set, i, &args[i]));
     if (args[i].kind == UM_ARG_DAT && args[i].map) {
-      loop.indirect = 1;
-      if (args[i].acc != UM_READ) loop.has_conflicts = 1;
+      loop->indirect = 1;
+      if (args[i].acc != UM_READ) loop->has_conflicts = 1;
     }
-    if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop.has_reduction = 1;
+    if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop->has_reduction = 1;
   }
+  return UM_SUCCESS;
+}
+
+/* Stage 3: passes that rewrite a loop into the loops that run. None yet;
+ * automatic loop splitting (contribution into a direct temporary dat, then the
+ * increments through an inverse map) will return its sequence here. */
+static int transform(um_context *ctx, um_loop *loop) {
+  (void)ctx;
+  (void)loop;
+  return UM_SUCCESS;
+}
+
+/* Stage 4: halos a loop reads must be current. On one rank sets have no halo,
+ * so nothing travels; with MPI this exchanges the stale halos of dats read
+ * through maps (owner -> ghost) before the run, overlapping the core elements. */
+static int exchange(um_context *ctx, um_loop *loop) {
+  (void)ctx;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || a->acc == UM_WRITE || !a->map) continue;
+    um_dat *d = a->dat;
+    if (d->halo_stale && d->set->exec_halo + d->set->nonexec_halo > 0)
+      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                      "loop '%s' reads dat '%s' through a map, but its halo is stale and this build exchanges no "
+                      "halos",
+                      loop->name, d->name);
+  }
+  return UM_SUCCESS;
+}
+
+/* Stage 5's range: owned elements, plus the exec halo when the loop writes
+ * through a map (those increments must reach owned targets: OP2's rule). */
+static void exec_range(um_loop *loop) {
+  loop->begin = 0;
+  loop->end = loop->set->size + (loop->has_conflicts ? loop->set->exec_halo : 0);
+}
+
+/* Before stage 5: reduction partials start as INC zero, MIN/MAX the user's value. */
+static void start_reductions(um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    const size_t bytes = (size_t)a->dim * um_type_size(a->type);
+    if (a->acc == UM_INC) memset(loop->red[i], 0, bytes);
+    else memcpy(loop->red[i], a->gbl, bytes);
+  }
+}
+
+/* Stage 6: the backend's partials, combined across ranks (none here: one
+ * MPI_Allreduce per loop goes here), then into the user's value, once. */
+static void finish_reductions(um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    if (a->acc == UM_INC) um__combine(a->gbl, loop->red[i], a->dim, a->type, UM_INC);
+    else memcpy(a->gbl, loop->red[i], (size_t)a->dim * um_type_size(a->type));
+  }
+}
+
+/* Stage 7: written dats' halos are stale; the loop's record counts the call. */
+static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) a->dat->halo_stale = 1;
+  }
+  if (rec->calls == 0) {
+    rec->bytes = useful_bytes(loop);
+    rec->set_size = loop->set->size;
+    rec->indirect = loop->indirect;
+  }
+  rec->calls++;
+  rec->seconds += seconds;
+}
+
+int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
+                const um_arg *args) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
+  um_loop loop;
+  memset(&loop, 0, offsetof(um_loop, red));
+  UM_CHECK(ctx, check_loop(ctx, kernel, name, set, nargs, args, &loop));
   um_loop_rec *rec = loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
-  loop.rec = rec;
+  loop.id = (int)(rec - ctx->loops);
   rec->kernel = kernel;
   rec->set = set;
   rec->nargs = nargs;
@@ -189,27 +274,26 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
-  double t0 = um_wtime();
-  int rc = ctx->ops->par_loop(ctx, &loop);
-  double t1 = um_wtime();
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
-  if (rec->calls == 0) {
-    rec->bytes = useful_bytes(&loop);
-    rec->set_size = set->size;
-    rec->indirect = loop.indirect;
-  }
-  rec->calls++;
-  rec->seconds += t1 - t0;
+  UM_CHECK(ctx, transform(ctx, &loop));
+  UM_CHECK(ctx, exchange(ctx, &loop));
+  exec_range(&loop);
+  start_reductions(&loop);
+  const double t0 = um_wtime();
+  UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, &loop));
+  const double t1 = um_wtime();
+  finish_reductions(&loop);
+  record_stats(&loop, rec, t1 - t0);
   return UM_SUCCESS;
 }
 
-int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
+int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
   um_plan_key key;
   memset(&key, 0, sizeof key);
   key.set = loop->set;
   key.nargs = loop->nargs;
   key.block_size = loop->block_size;
   key.strategy = (int)loop->strategy;
+  key.size = n;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     key.arg[i].dat = a->kind == UM_ARG_DAT ? (const void *)a->dat : NULL;
@@ -217,6 +301,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
     key.arg[i].idx = a->idx;
     key.arg[i].acc = (int)a->acc;
   }
+  um_loop_rec *rec = &ctx->loops[loop->id];
   um_plan *p = um_plan_cache_find(ctx->plans, &key);
   if (!p) {
     double t0 = um_wtime();
@@ -228,7 +313,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
       pargs[i].map = a->map->data;
       pargs[i].arity = a->map->arity;
       pargs[i].idx = a->idx;
-      pargs[i].to_size = a->map->to->size;
+      pargs[i].to_size = um__set_total(a->map->to);
       pargs[i].dat_id = a->dat->index;
       pargs[i].map_id = a->map->index;
       pargs[i].dim = a->dat->dim;
@@ -237,13 +322,13 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
     }
     um_plan_input in;
     memset(&in, 0, sizeof in);
-    in.set_size = loop->set->size;
+    in.set_size = n;
     in.block_size = loop->block_size;
     in.nargs = loop->nargs;
     in.args = pargs;
     /* after a partition reordering made for this block size, its parts are the blocks */
     const um_set *s = loop->set;
-    if (s->part_offset && s->part_block_size == loop->block_size) {
+    if (s->part_offset && s->part_block_size == loop->block_size && n == s->size) {
       in.block_offset = s->part_offset;
       in.nblocks = s->nparts;
     }
@@ -262,12 +347,19 @@ int um__get_plan(um_context *ctx, um_loop *loop, const um_plan **out) {
       um_plan_free(p);
       return UM_ERROR(ctx, rc, "out of memory caching the plan of loop '%s'", loop->name);
     }
-    loop->rec->nplans++;
-    loop->rec->plan_seconds += um_wtime() - t0;
+    rec->nplans++;
+    rec->plan_seconds += um_wtime() - t0;
   }
-  loop->rec->last_plan = p;
+  rec->last_plan = p;
   *out = p;
   return UM_SUCCESS;
+}
+
+int um_loop_plan(um_context *ctx, um_loop *loop, const um_plan **plan) {
+  if (loop->begin != 0)
+    return UM_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': plans cover elements from 0; the range starts at %d", loop->name,
+                    loop->begin);
+  return um__get_plan(ctx, loop, loop->end, plan);
 }
 
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size) {
@@ -281,19 +373,72 @@ int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_siz
 
 int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) {
   if (!ctx || !loop_name) return UM_ERR_ARG;
-  if (ctx->backend != UM_BACKEND_CUDA && s != UM_STRATEGY_AUTO && s != UM_STRATEGY_COLOURED &&
-      s != UM_STRATEGY_HIERARCHICAL)
-    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "loop '%s': strategy '%s' needs the cuda backend", loop_name,
-                    um_strategy_name(s));
+  um_strategy resolved = UM_STRATEGY_AUTO;
+  if (s != UM_STRATEGY_AUTO) { /* AUTO: back to the context's */
+    int rc = ctx->backend->strategy(ctx, ctx->bstate, s, &resolved);
+    if (rc != UM_SUCCESS) {
+      char msg[UM_ERRMSG_LEN];
+      snprintf(msg, sizeof msg, "%s", ctx->errmsg);
+      return UM_ERROR(ctx, rc, "loop '%s': %s", loop_name, msg);
+    }
+  }
   um_loop_rec *r = loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  r->strategy = s == UM_STRATEGY_HIERARCHICAL && ctx->backend != UM_BACKEND_CUDA ? UM_STRATEGY_COLOURED : s;
+  r->strategy = resolved;
   return UM_SUCCESS;
 }
 
 int um_sync(um_context *ctx) {
   if (!ctx) return UM_ERR_ARG;
-  if (ctx->ops && ctx->ops->sync) UM_CHECK(ctx, ctx->ops->sync(ctx));
+  if (ctx->backend && ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  return UM_SUCCESS;
+}
+
+/* ---- what backends report (um/backend.h) ---- */
+void um_backend_loop_time(um_context *ctx, int id, double seconds) {
+  if (!ctx || id < 0 || id >= ctx->nloops) return;
+  ctx->loops[id].dev_seconds += seconds;
+  ctx->loops[id].dev_calls++;
+}
+
+static int counter_ok(const um_context *ctx, int id, int counter) {
+  if (!ctx || id < 0 || id >= ctx->nloops || counter < 0 || counter >= UM_MAX_COUNTERS) return 0;
+  for (int k = 0; k <= counter; k++)
+    if (!ctx->backend->counters || !ctx->backend->counters[k]) return 0;
+  return 1;
+}
+void um_backend_counter_add(um_context *ctx, int id, int counter, double value) {
+  if (counter_ok(ctx, id, counter)) ctx->loops[id].counters[counter] += value;
+}
+void um_backend_counter_set(um_context *ctx, int id, int counter, double value) {
+  if (counter_ok(ctx, id, counter)) ctx->loops[id].counters[counter] = value;
+}
+
+int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop) {
+  const um_loop_rec *r = NULL;
+  for (int i = 0; i < ctx->nloops; i++)
+    if (!strcmp(ctx->loops[i].name, name)) r = &ctx->loops[i];
+  if (!r || !r->kernel)
+    return UM_ERROR(ctx, UM_ERR_ARG, "no loop named '%s' has run on this context: run it first (on any backend)",
+                    name);
+  memset(loop, 0, offsetof(um_loop, red));
+  loop->kernel = r->kernel;
+  loop->name = r->name;
+  loop->set = r->set;
+  loop->nargs = r->nargs;
+  loop->args = r->args;
+  loop->id = (int)(r - ctx->loops);
+  for (int i = 0; i < r->nargs; i++) {
+    const um_arg *a = &r->args[i];
+    if (a->kind == UM_ARG_DAT && a->map) {
+      loop->indirect = 1;
+      if (a->acc != UM_READ) loop->has_conflicts = 1;
+    }
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) loop->has_reduction = 1;
+  }
+  loop->block_size = r->block_size > 0 ? r->block_size : ctx->opts.block_size;
+  loop->strategy = r->strategy;
+  exec_range(loop);
   return UM_SUCCESS;
 }
 
@@ -316,10 +461,11 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
     o->device_timed = 1;
     o->seconds = r->dev_seconds;
   }
-  o->compile_seconds = r->jit_seconds;
-  o->modules = r->modules;
-  o->modules_cached = r->modules_cached;
-  o->occupancy = r->occupancy;
+  for (int k = 0; ctx->backend && ctx->backend->counters && k < UM_MAX_COUNTERS && ctx->backend->counters[k]; k++) {
+    o->counter_names[k] = ctx->backend->counters[k];
+    o->counters[k] = r->counters[k];
+    o->ncounters = k + 1;
+  }
   if (r->last_plan) {
     const um_plan *p = r->last_plan;
     o->has_plan = 1;
@@ -334,6 +480,15 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
     o->cache_lines_mean = p->stats.cache_lines_mean;
   }
   return UM_SUCCESS;
+}
+
+int um_loop_stats_counter(const um_loop_stats *s, const char *name, double *value) {
+  for (int k = 0; s && name && k < s->ncounters; k++)
+    if (s->counter_names[k] && strcmp(s->counter_names[k], name) == 0) {
+      if (value) *value = s->counters[k];
+      return 1;
+    }
+  return 0;
 }
 
 int um_plan_cache_size(const um_context *ctx) { return um_plan_cache_count(ctx->plans); }

@@ -6,7 +6,6 @@
 static const char *const access_names[] = {"READ", "WRITE", "RW", "INC", "MIN", "MAX"};
 static const char *const type_names[] = {"double", "float", "int"};
 static const char *const layout_names[] = {"aos", "soa", "auto"};
-static const char *const backend_names[] = {"seq", "openmp", "cuda", "auto"};
 static const char *const strategy_names[] = {"auto", "coloured", "atomics", "global", "hierarchical"};
 
 #define NAME_OF(table, v) \
@@ -15,7 +14,6 @@ static const char *const strategy_names[] = {"auto", "coloured", "atomics", "glo
 const char *um_access_name(um_access a) { return NAME_OF(access_names, a); }
 const char *um_type_name(um_type t) { return NAME_OF(type_names, t); }
 const char *um_layout_name(um_layout l) { return NAME_OF(layout_names, l); }
-const char *um_backend_name(um_backend b) { return NAME_OF(backend_names, b); }
 const char *um_strategy_name(um_strategy s) { return NAME_OF(strategy_names, s); }
 
 size_t um_type_size(um_type t) {
@@ -45,5 +43,4 @@ static int parse_in(const char *s, const char *const *table, int n, int *out) {
   }
 PARSE(um_type_parse, um_type, type_names)
 PARSE(um_layout_parse, um_layout, layout_names)
-PARSE(um_backend_parse, um_backend, backend_names)
 PARSE(um_strategy_parse, um_strategy, strategy_names)

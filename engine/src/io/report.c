@@ -28,28 +28,41 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
 
 void um_report_plans(const um_context *ctx, FILE *f) {
   um_loop_stats s;
-  int any = 0, occ = 0; /* the occupancy column only where a backend (CUDA) knows it */
-  for (int i = 0; i < um_loop_stats_count(ctx); i++)
-    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS && s.has_plan && s.occupancy > 0) occ = 1;
+  int any = 0;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || !s.has_plan) continue;
     if (!any) {
       fprintf(f, "%-20s %6s %8s %7s %13s %17s %7s %11s %6s %9s", "plan of loop", "block", "blocks", "bcolours",
               "tcolours mean/max", "shared B mean/max", "reuse", "lines/block", "plans", "build (s)");
-      if (occ) fprintf(f, " %23s", "occupancy (theoretical)");
       fputc('\n', f);
     }
     any = 1;
     fprintf(f, "%-20s %6d %8d %7d %8.2f/%-4d %10.0f/%-6ld %7.2f %11.1f %6d %9.4f", s.name, s.block_size, s.nblocks,
             s.nblock_colours, s.mean_thread_colours, s.max_thread_colours, s.shared_bytes_mean, s.shared_bytes_max,
             s.reuse_factor, s.cache_lines_mean, s.nplans, s.plan_seconds);
-    if (occ) {
-      if (s.occupancy > 0) fprintf(f, " %23.3f", s.occupancy);
-      else fprintf(f, " %23s", "-");
-    }
     fputc('\n', f);
   }
   if (!any) fprintf(f, "(no loop needed a plan)\n");
+}
+
+void um_report_counters(const um_context *ctx, FILE *f) {
+  um_loop_stats s;
+  int any = 0;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
+    int nonzero = 0;
+    for (int k = 0; k < s.ncounters; k++) nonzero |= s.counters[k] != 0;
+    if (!nonzero) continue;
+    if (!any) {
+      fprintf(f, "%-20s", "loop");
+      for (int k = 0; k < s.ncounters; k++) fprintf(f, " %15s", s.counter_names[k]);
+      fputc('\n', f);
+    }
+    any = 1;
+    fprintf(f, "%-20s", s.name);
+    for (int k = 0; k < s.ncounters; k++) fprintf(f, " %15.4g", s.counters[k]);
+    fputc('\n', f);
+  }
 }
 
 void um_json_string(FILE *f, const char *s) {
@@ -87,14 +100,13 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "seconds", s.seconds, 0);
     num(f, "host_seconds", s.host_seconds, 0);
     num(f, "plan_seconds", s.plan_seconds, 0);
-    num(f, "compile_seconds", s.compile_seconds, 0);
     num(f, "bytes_per_call", s.bytes, 0);
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
     fprintf(f, "\"indirect\": %s", s.indirect ? "true" : "false");
-    if (s.occupancy > 0) { /* theoretical occupancy of the loop's GPU kernel */
+    for (int k = 0; k < s.ncounters; k++) { /* the backend's own counters, by their names */
       fputs(", ", f);
-      num(f, "occupancy", s.occupancy, 1);
+      num(f, s.counter_names[k], s.counters[k], 1);
     }
     if (s.has_plan) {
       fputs(", \"plan\": {", f);

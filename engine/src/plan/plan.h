@@ -105,6 +105,7 @@ typedef struct {
   struct { const void *dat, *map; int idx; int acc; } arg[48];
   int block_size;
   int strategy;
+  int size;               /* elements planned: [0, size) of the set */
 } um_plan_key;
 
 typedef struct um_plan_cache um_plan_cache;

@@ -124,18 +124,6 @@ void um__map_hash(const um_map *m, char *buf) {
   snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
 
-int um__is_bijection(const int *p, int n) {
-  unsigned char *seen = calloc(n > 0 ? (size_t)n : 1, 1);
-  if (!seen) return -1;
-  int ok = 1;
-  for (int i = 0; i < n && ok; i++) {
-    if (p[i] < 0 || p[i] >= n || seen[p[i]]) ok = 0;
-    else seen[p[i]] = 1;
-  }
-  free(seen);
-  return ok;
-}
-
 int um__parts_valid(const int *off, int nparts, int size, int block_size) {
   if (!off || nparts < 0 || block_size <= 0 || off[0] != 0 || off[nparts] != size) return 0;
   for (int b = 0; b < nparts; b++) {
@@ -205,110 +193,6 @@ int um_reordering_set_perm(um_context *ctx, um_reordering *r, const um_set *set,
     r->part_slot = -1;
   }
   return UM_SUCCESS;
-}
-
-/* ---- inverse maps and sorting ----------------------------------------------------- */
-
-int um__inverse_build(const um_map *m, um__inverse *inv) {
-  int nt = m->to->size, nf = m->from->size, ar = m->arity;
-  size_t nref = (size_t)nf * (size_t)ar;
-  inv->n = nt;
-  inv->off = calloc((size_t)nt + 1, sizeof *inv->off);
-  inv->elem = malloc(nref ? nref * sizeof *inv->elem : 1);
-  if (!inv->off || !inv->elem || nref > INT_MAX) {
-    um__inverse_free(inv);
-    return UM_ERR_ALLOC;
-  }
-  for (size_t i = 0; i < nref; i++) inv->off[m->data[i] + 1]++;
-  for (int t = 0; t < nt; t++) inv->off[t + 1] += inv->off[t];
-  int *fill = malloc((size_t)nt * sizeof *fill + 1);
-  if (!fill) {
-    um__inverse_free(inv);
-    return UM_ERR_ALLOC;
-  }
-  memcpy(fill, inv->off, (size_t)nt * sizeof *fill);
-  for (int e = 0; e < nf; e++)
-    for (int k = 0; k < ar; k++) inv->elem[fill[m->data[(size_t)e * ar + k]]++] = e;
-  free(fill);
-  return UM_SUCCESS;
-}
-
-void um__inverse_free(um__inverse *inv) {
-  free(inv->off);
-  free(inv->elem);
-  inv->off = inv->elem = NULL;
-}
-
-static int key_less(const long *off, const int *key, int a, int b) {
-  long ia = off[a], ea = off[a + 1], ib = off[b], eb = off[b + 1];
-  for (; ia < ea && ib < eb; ia++, ib++)
-    if (key[ia] != key[ib]) return key[ia] < key[ib];
-  return (ea - ia) < (eb - ib) ? 1 : 0; /* a is a proper prefix of b */
-}
-
-int um__sort_by_keys(int n, const long *off, const int *key, int *order) {
-  for (int i = 0; i < n; i++) order[i] = i;
-  if (n < 2) return UM_SUCCESS;
-  int *tmp = malloc((size_t)n * sizeof *tmp);
-  if (!tmp) return UM_ERR_ALLOC;
-  /* bottom-up merge sort: runs of 16 by insertion sort, then merges (stable) */
-  const int RUN = 16;
-  for (int lo = 0; lo < n; lo += RUN) {
-    int hi = lo + RUN < n ? lo + RUN : n;
-    for (int i = lo + 1; i < hi; i++) {
-      int v = order[i], j = i - 1;
-      while (j >= lo && key_less(off, key, v, order[j])) {
-        order[j + 1] = order[j];
-        j--;
-      }
-      order[j + 1] = v;
-    }
-  }
-  int *src = order, *dst = tmp;
-  for (int w = RUN; w < n; w *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * w) {
-      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) dst[o++] = key_less(off, key, src[j], src[i]) ? src[j++] : src[i++];
-      while (i < mid) dst[o++] = src[i++];
-      while (j < hi) dst[o++] = src[j++];
-    }
-    int *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != order) memcpy(order, src, (size_t)n * sizeof *order);
-  free(tmp);
-  return UM_SUCCESS;
-}
-
-int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from) {
-  int nf = m->from->size, ar = m->arity;
-  size_t nref = (size_t)nf * (size_t)ar;
-  long *off = malloc(((size_t)nf + 1) * sizeof *off);
-  int *key = malloc(nref ? nref * sizeof *key : 1);
-  if (!off || !key) {
-    free(off);
-    free(key);
-    return UM_ERR_ALLOC;
-  }
-  for (int e = 0; e <= nf; e++) off[e] = (long)e * ar;
-  for (int e = 0; e < nf; e++) {
-    int *k = key + (size_t)e * ar;
-    for (int j = 0; j < ar; j++) {
-      int t = m->data[(size_t)e * ar + j];
-      int v = o2n_to ? o2n_to[t] : t, i = j - 1;
-      while (i >= 0 && k[i] > v) { /* insertion: the row's targets ascending */
-        k[i + 1] = k[i];
-        i--;
-      }
-      k[i + 1] = v;
-    }
-  }
-  int rc = um__sort_by_keys(nf, off, key, n2o_from);
-  free(off);
-  free(key);
-  return rc;
 }
 
 /* Rule (b): first-touch order of the to-set of m (X -> S) scanning X in its new order. */
@@ -484,15 +368,17 @@ typedef struct {
   int *n2o, *o2n; /* NULL: identity */
 } set_perm;
 
-static void permute_rows(char *dst, const char *src, const int *n2o, size_t n, int dim, size_t esize, int soa) {
+/* Permute the first n of `rows` allocated rows (SoA columns are rows long). */
+static void permute_rows(char *dst, const char *src, const int *n2o, size_t n, size_t rows, int dim, size_t esize,
+                         int soa) {
   if (!soa) {
     size_t row = (size_t)dim * esize;
     for (size_t i = 0; i < n; i++) memcpy(dst + i * row, src + (size_t)n2o[i] * row, row);
     return;
   }
   for (int c = 0; c < dim; c++) {
-    char *d = dst + (size_t)c * n * esize;
-    const char *s = src + (size_t)c * n * esize;
+    char *d = dst + (size_t)c * rows * esize;
+    const char *s = src + (size_t)c * rows * esize;
     if (esize == 8)
       for (size_t i = 0; i < n; i++) memcpy(d + i * 8, s + (size_t)n2o[i] * 8, 8);
     else
@@ -553,17 +439,16 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
     um_dat *d = ctx->dats[i];
     const set_perm *p = &sp[d->set->index];
     if (!p->n2o) continue;
-    if (ctx->hooks && ctx->hooks->dat_to_host) {
-      rc = ctx->hooks->dat_to_host(ctx, d);
-      if (rc != UM_SUCCESS) break;
-    }
-    size_t n = (size_t)d->set->size, bytes = n * (size_t)d->dim * d->esize;
+    rc = um__dat_to_host(ctx, d);
+    if (rc != UM_SUCCESS) break;
+    size_t n = (size_t)d->set->size, bytes = (size_t)d->rows * (size_t)d->dim * d->esize;
     dbuf[i] = malloc(bytes ? bytes : 1);
     if (!dbuf[i]) {
       rc = UM_ERR_ALLOC;
       break;
     }
-    permute_rows(dbuf[i], d->data, p->n2o, n, d->dim, d->esize, d->layout == UM_SOA && d->dim > 1);
+    memcpy(dbuf[i], d->data, bytes); /* rows past the owned ones (padding) stay as they are */
+    permute_rows(dbuf[i], d->data, p->n2o, n, (size_t)d->rows, d->dim, d->esize, d->layout == UM_SOA && d->dim > 1);
   }
   for (int i = 0; i < ctx->nmaps && rc == UM_SUCCESS; i++) {
     um_map *m = ctx->maps[i];
@@ -590,7 +475,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
         free(ctx->dats[i]->data);
         ctx->dats[i]->data = dbuf[i];
         dbuf[i] = NULL;
-        if (ctx->hooks && ctx->hooks->dat_host_changed) ctx->hooks->dat_host_changed(ctx, ctx->dats[i]);
+        um__dat_host_changed(ctx->dats[i]);
       }
     for (int i = 0; i < ctx->nmaps; i++)
       if (mbuf[i]) {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "um/reorder.h"
 #include "../core/internal.h"
+#include "../core/maputil.h"
 
 struct um_reordering {
   um_reorder_method method;
@@ -28,26 +29,9 @@ int um__reordering_alloc(um_context *ctx, int nsets, um_reordering **out);
 int um__reordering_label(um_context *ctx, um_reordering *r, um_reorder_method m, const char *map, const char *hash);
 /* FNV-1a of a map's entries, as 16 hex digits (buf >= 17 bytes). */
 void um__map_hash(const um_map *m, char *buf);
-/* 1 if p is a permutation of 0..n-1 (scratch: n bytes, allocated inside). -1 out of memory. */
-int um__is_bijection(const int *p, int n);
 /* 1 if off[0..nparts] splits 0..size into parts of 1..block_size elements
  * (off[0] == 0, off[nparts] == size, block_size > 0). */
 int um__parts_valid(const int *off, int nparts, int size, int block_size);
-
-/* CSR inverse of a map: for target t, inv[off[t] .. off[t+1]) lists the
- * from-elements referencing it (once per reference, ascending). */
-typedef struct {
-  int n;      /* to-set size */
-  int *off;   /* [n+1] */
-  int *elem;  /* [from_size*arity] */
-} um__inverse;
-int um__inverse_build(const um_map *m, um__inverse *inv);
-void um__inverse_free(um__inverse *inv);
-
-/* Stable sort of 0..n-1 by variable-length integer keys key[off[i] .. off[i+1]),
- * compared lexicographically (a proper prefix sorts first). order receives new
- * -> old. Returns UM_ERR_ALLOC or UM_SUCCESS. */
-int um__sort_by_keys(int n, const long *off, const int *key, int *order);
 
 /* The two methods: new -> old permutations of the map's from-set (n2o_from)
  * and to-set (n2o_to), allocated by the caller. Partition also returns the
@@ -60,8 +44,4 @@ int um__sort_by_keys(int n, const long *off, const int *key, int *order);
 int um__reorder_gps(um_context *ctx, const um_map *m, int *n2o_from, int *n2o_to);
 int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_options *o, int *n2o_from,
                           int *n2o_to, um_reorder_stats *st, int **part_offset, int *nparts);
-/* Rule (a) of um/reorder.h: n2o_S of map's from-set sorted lexicographically by
- * its targets' new numbers (o2n_to: old -> new of the to-set, NULL identity). */
-int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from);
-
 #endif

@@ -89,7 +89,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   D->exec = L->exec;
   if (L->nargs < 0 || L->nargs > UM_MAX_ARGS)
     return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s': %d args (at most %d)", L->loop_name, L->nargs, UM_MAX_ARGS);
-  if (L->block_threads < 1 || L->block_threads > 1024)
+  if (L->block_threads < 1 || L->block_threads > UMC_MAX_BLOCK_THREADS)
     return um_format_error(err, errlen, UM_ERR_ARG,
                 "loop '%s': %d threads per CUDA block; a CUDA block has 1 to 1024 threads (use a block size of "
                 "at most 1024)",
@@ -696,7 +696,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
 
   if (D->has_reduction) {
     P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
-      "extern \"C\" __global__ void __launch_bounds__(256) um_reduce(const um_params p) {\n");
+      "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
     emit_red_scratch(g, "  ");
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
@@ -706,10 +706,10 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       else snprintf(init, sizeof init, "p.part%d[c]", a);
       P("  for (int c = 0; c < %d; c++) {\n"
         "    %s v = %s;\n"
-        "    for (int k = threadIdx.x; k < p.n; k += 256) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
+        "    for (int k = threadIdx.x; k < p.n; k += %d) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
         "    v = um_block_reduce<%s>(v, um_red_%s);\n"
         "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
-        x->dim, tname(x->type), init, op_of(x->acc), a, x->dim, op_of(x->acc), tname(x->type), a);
+        x->dim, tname(x->type), init, UMC_REDUCE_THREADS, op_of(x->acc), a, x->dim, op_of(x->acc), tname(x->type), a);
     }
     P("}\n");
   }

@@ -19,6 +19,11 @@
 #include "um/exec.h"
 #include "um/um.h"
 
+/* Limits the generator and the backend must agree on. */
+#define UMC_REDUCE_THREADS 256          /* threads of the partial-combining kernel um_reduce */
+#define UMC_MAX_BLOCK_THREADS 1024      /* threads per CUDA block                            */
+#define UMC_STATIC_SHARED_MAX (48 * 1024) /* above this a kernel must opt in to shared memory */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

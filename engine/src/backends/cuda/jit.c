@@ -56,11 +56,10 @@ int umj_best_arch(int arch) {
   return best;
 }
 
-void umj_default_cache_dir(char *out, size_t n) {
-  const char *env = getenv("UM_CUDA_CACHE");
-  if (env) {
-    if (!*env || !strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none")) snprintf(out, n, "%s", "");
-    else snprintf(out, n, "%s", env);
+void umj_cache_dir(const char *setting, char *out, size_t n) {
+  if (setting && *setting) {
+    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) snprintf(out, n, "%s", "");
+    else snprintf(out, n, "%s", setting);
     return;
   }
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -108,14 +107,23 @@ static int kput(kbuf *k, const void *p, size_t n) {
 
 static int kputs(kbuf *k, const char *s) { return kput(k, s, strlen(s) + 1); /* with the NUL: unambiguous */ }
 
-static void print_numbered(FILE *f, const char *src) {
+/* Send `head` and then src with line numbers (and `tail`) to the request's log. */
+static void log_numbered(const umj_request *rq, const char *head, const char *src, const char *tail) {
+  if (!rq->log) return;
+  size_t lines = 1;
+  for (const char *p = src; *p; p++) lines += *p == '\n';
+  const size_t cap = strlen(head) + strlen(src) + 8 * lines + strlen(tail) + 8;
+  char *buf = malloc(cap);
+  if (!buf) return;
+  size_t k = (size_t)snprintf(buf, cap, "%s%5d  ", head, 1);
   int line = 1;
-  fprintf(f, "%5d  ", line);
-  for (const char *p = src; *p; p++) {
-    fputc(*p, f);
-    if (*p == '\n' && p[1]) fprintf(f, "%5d  ", ++line);
+  for (const char *p = src; *p && k + 16 < cap; p++) {
+    buf[k++] = *p;
+    if (*p == '\n' && p[1]) k += (size_t)snprintf(buf + k, cap - k, "%5d  ", ++line);
   }
-  fputc('\n', f);
+  snprintf(buf + k, cap - k, "\n%s", tail);
+  rq->log(rq->log_user, buf);
+  free(buf);
 }
 
 static uint64_t rd64(const unsigned char *p) {
@@ -220,9 +228,10 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
       out->log = calloc(1, 1);
       out->seconds = um_wtime() - t0;
       if (rq->dump) {
-        fprintf(stderr, "um cuda: loop '%s': module from the cache %s; generated source:\n", rq->name,
-                out->cache_file);
-        print_numbered(stderr, rq->source);
+        char head[1400];
+        snprintf(head, sizeof head, "um cuda: loop '%s': module from the cache %s; generated source:\n", rq->name,
+                 out->cache_file);
+        log_numbered(rq, head, rq->source, "");
       }
       return UM_SUCCESS;
     }
@@ -248,21 +257,32 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   }
   if (!out->log) out->log = calloc(1, 1);
   if (cr != NVRTC_SUCCESS) {
-    fprintf(stderr,
-            "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s):\n%s\n"
-            "--- generated source ---\n",
-            rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], out->log ? out->log : "");
-    print_numbered(stderr, rq->source);
+    if (rq->log) {
+      const size_t hn = strlen(out->log ? out->log : "") + 1024;
+      char *head = malloc(hn);
+      if (head) {
+        snprintf(head, hn,
+                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s):\n%s\n"
+                 "--- generated source ---\n",
+                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], out->log ? out->log : "");
+        log_numbered(rq, head, rq->source, "");
+        free(head);
+      }
+    }
     rc = um_format_error(err, errlen, UM_ERR_BACKEND,
               "NVRTC could not compile the kernel of loop '%s' for %s (%s); the generated source and the full "
-              "log are printed above. Log:\n%s",
+              "log were sent to the log (umrun prints it on stderr). Log:\n%s",
               rq->name, arch_opt + 19, nvrtcGetErrorString(cr), out->log ? out->log : "");
     goto done;
   }
   if (rq->dump) {
-    fprintf(stderr, "um cuda: loop '%s' compiled (%s); generated source:\n", rq->name, arch_opt + 19);
-    print_numbered(stderr, rq->source);
-    if (out->log && *out->log) fprintf(stderr, "NVRTC log:\n%s\n", out->log);
+    char head[512];
+    snprintf(head, sizeof head, "um cuda: loop '%s' compiled (%s); generated source:\n", rq->name, arch_opt + 19);
+    const char *lg = out->log && *out->log ? out->log : "";
+    char *tail = malloc(strlen(lg) + 16);
+    if (tail) sprintf(tail, "%s%s", *lg ? "NVRTC log:\n" : "", lg);
+    log_numbered(rq, head, rq->source, tail ? tail : "");
+    free(tail);
   }
   size_t n = 0;
   if (rq->ptx) {

@@ -18,7 +18,10 @@ typedef struct {
   int arch;          /* e.g. 90 for sm_90 */
   int ptx;           /* 1: PTX for compute_<arch> (the driver finishes it), 0: a cubin for sm_<arch> */
   const char *cache_dir; /* NULL or "": no disk cache */
-  int dump;          /* print the source and the NVRTC log to stderr */
+  int dump;          /* log the source and the NVRTC log */
+  /* where diagnostics go (compile errors with the numbered source, dumps); NULL: nowhere */
+  void (*log)(void *user, const char *text);
+  void *log_user;
 } umj_request;
 
 typedef struct {
@@ -32,8 +35,8 @@ typedef struct {
 } umj_result;
 
 /* Compile (or fetch from the cache). UM_SUCCESS, or an error code with a
- * message in err; on a compile error the log and the numbered source are
- * printed to stderr and the log is also in err (truncated to errlen). */
+ * message in err; on a compile error the log and the numbered source go to
+ * rq->log and the log is also in err (truncated to errlen). */
 int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen);
 void umj_result_free(umj_result *r);
 
@@ -44,9 +47,10 @@ int umj_arch_supported(int arch);
 /* Highest architecture NVRTC supports that is <= arch (0 if none). */
 int umj_best_arch(int arch);
 
-/* Cache location: $UM_CUDA_CACHE if set ("off" or "0" disables it), else
- * $XDG_CACHE_HOME/um, else $HOME/.cache/um. Writes "" when disabled. */
-void umj_default_cache_dir(char *out, size_t n);
+/* Cache location from the setting cuda.cache: a directory; "off", "0" or
+ * "none" disables the cache; empty or NULL: $XDG_CACHE_HOME/um, else
+ * $HOME/.cache/um. Writes "" when disabled. */
+void umj_cache_dir(const char *setting, char *out, size_t n);
 
 
 #ifdef __cplusplus

@@ -1,11 +1,12 @@
-/* Host execution helpers shared by the seq and OpenMP backends: argument
- * descriptors, SoA write-back and global reductions. */
+/* Host execution helpers for backends that run kernels on the host (seq,
+ * OpenMP, and any registered one, um/backend.h): argument descriptors, SoA
+ * write-back and reduction partials. */
 #include <float.h>
 #include <limits.h>
 #include <string.h>
-#include "../core/internal.h"
+#include "internal.h"
 
-void um__exec_init(um_exec *x, const um_loop *loop) {
+void um_exec_init(um_exec *x, const um_loop *loop) {
   x->nargs = loop->nargs;
   x->nsoa = 0;
   x->nsoa_write = 0;
@@ -26,7 +27,7 @@ void um__exec_init(um_exec *x, const um_loop *loop) {
     }
     const um_dat *d = a->dat;
     e->base = d->data;
-    e->stride = (size_t)d->set->size * d->esize;
+    e->stride = (size_t)d->rows * d->esize; /* SoA columns are allocated rows long */
     int soa = d->layout == UM_SOA && d->dim > 1;
     if (a->map) {
       e->map = a->map->data;
@@ -75,7 +76,7 @@ void um_exec_scatter(um_exec *x, int e) {
 }
 
 /* Globals: READ, MIN and MAX start from the user's value, INC from zero. */
-void um__gbl_init(um_exec *x, const um_loop *loop) {
+void um_exec_gbl_init(um_exec *x, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_GBL) continue;
@@ -96,24 +97,17 @@ void um__gbl_init(um_exec *x, const um_loop *loop) {
     }                                                                           \
   } while (0)
 
-static void combine(void *dst, const void *src, int dim, um_type t, um_access acc) {
+void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc) {
   if (t == UM_DOUBLE) COMBINE(double);
   else if (t == UM_FLOAT) COMBINE(float);
   else COMBINE(int);
 }
 
-void um__gbl_combine(const um_loop *loop, um_exec *into, const um_exec *from) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) combine(into->scratch[i], from->scratch[i], a->dim, a->type, a->acc);
-  }
+void um_reduce_into(um_loop *loop, int i, const void *values) {
+  const um_arg *a = &loop->args[i];
+  if (a->kind == UM_ARG_GBL && a->acc != UM_READ) um__combine(loop->red[i], values, a->dim, a->type, a->acc);
 }
 
-void um__gbl_finish(const um_loop *loop, const um_exec *x) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
-    if (a->acc == UM_INC) combine(a->gbl, x->scratch[i], a->dim, a->type, UM_INC);
-    else memcpy(a->gbl, x->scratch[i], (size_t)a->dim * um_type_size(a->type));
-  }
+void um_exec_reduce(um_loop *loop, const um_exec *x) {
+  for (int i = 0; i < loop->nargs; i++) um_reduce_into(loop, i, x->scratch[i]);
 }

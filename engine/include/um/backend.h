@@ -1,0 +1,152 @@
+/* um/backend.h: what a backend author sees (libCEED's backend tier).
+ *
+ * A backend is one table of functions, um_backend_def, registered by one line
+ * in engine/src/backends/backend_list.h (built-in backends) or handed to
+ * um_init through um_options.extra_backends (a test, an experiment). The core
+ * never names a backend: it picks one by name or by priority, asks it which
+ * strategy it runs, and hands it loops through this interface.
+ *
+ * um_par_loop runs these stages, in core, in this order:
+ *   check arguments -> resolve layouts -> transform passes -> exchange halos
+ *   -> backend->run(elements [begin, end) of the set)
+ *   -> reductions combined once -> statistics
+ * so a backend runs a range and fills reduction partials; it never touches the
+ * user's global values, the halo flags or the loop statistics itself.
+ */
+#ifndef UM_BACKEND_H
+#define UM_BACKEND_H
+
+#include <stddef.h>
+#include "um/exec.h"
+#include "um/um.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One loop as the pipeline hands it to a backend. */
+typedef struct um_loop {
+  const um_kernel *kernel;
+  const char *name;
+  um_set *set;
+  int nargs;
+  const um_arg *args;
+  int begin, end;        /* the elements to run                            */
+  int indirect;          /* any arg through a map                          */
+  int has_conflicts;     /* any INC/RW/WRITE arg through a map             */
+  int has_reduction;     /* any global INC/MIN/MAX                         */
+  int block_size;
+  um_strategy strategy;  /* resolved by the backend's strategy rule        */
+  int id;                /* the loop's record, for um_backend_loop_* calls */
+  /* Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
+   * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
+   * The backend combines its elements' contributions into it (um_reduce_into);
+   * core then combines across ranks and into the user's value, once. */
+  double red[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
+} um_loop;
+
+/* A setting of the backend's own, read from "<backend>.<key>". */
+typedef struct {
+  const char *key;      /* e.g. "profile" for cuda.profile                   */
+  const char *def;      /* default value                                     */
+  const char *choices;  /* "auto|p100|h100", or NULL for any value           */
+  const char *help;
+} um_backend_option;
+
+typedef struct um_backend_def {
+  const char *name;         /* what options and configs call it              */
+  int priority;             /* auto picks the available one of highest       */
+  const char *description;
+  /* NULL: always available; else 1, or 0 with why (e.g. no device) */
+  int (*available)(char *why, size_t n);
+  const um_backend_option *options; /* its settings, ended by {NULL}          */
+  const char *const *counters;      /* its per-loop counters, ended by NULL   */
+  int (*init)(um_context *ctx, void **state);
+  void (*finalize)(um_context *ctx, void *state);
+  /* The strategy rule, the one place it lives: what `want` (AUTO included)
+   * runs as on this backend, or an error saying which strategies it has. */
+  int (*strategy)(um_context *ctx, void *state, um_strategy want, um_strategy *out);
+  int (*run)(um_context *ctx, void *state, um_loop *loop);
+  int (*sync)(um_context *ctx, void *state);                    /* may be NULL */
+  /* Backends that keep copies of dats elsewhere (may be NULL): make the host
+   * copy current (core then marks it valid), and a constant changed. */
+  int (*dat_to_host)(um_context *ctx, void *state, um_dat *d);
+  int (*const_changed)(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
+  /* A one-line description of the device (um_context_device); may be NULL */
+  const char *(*device)(const um_context *ctx, void *state);
+} um_backend_def;
+
+/* ---- what a backend may ask of the core ------------------------------------ */
+
+/* A setting "<this backend>.<key>": the value given in the options, else the
+ * environment variable UM_<BACKEND>_<KEY> (e.g. UM_CUDA_CACHE), else the
+ * declared default. */
+const char *um_backend_option_value(const um_context *ctx, const char *key);
+/* The state the backend's init returned. */
+void *um_context_backend_state(const um_context *ctx);
+/* The context's options (block size, threads, verbosity, ...). */
+const um_options *um_context_options(const um_context *ctx);
+/* Record an error in the context (message formatted) and return code. */
+int um_backend_error(um_context *ctx, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A message for the person running (through the context's log callback). */
+void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Where a dat's valid copy lives (PETSc's offload mask). The host copy is
+ * valid after declaration and every host-side change; a device backend sets
+ * DEVICE after uploading and DEVICE alone after a loop writes it. */
+enum { UM_VALID_HOST = 1, UM_VALID_DEVICE = 2 };
+int um_dat_valid(const um_dat *d);
+void um_dat_set_valid(um_dat *d, int mask);
+/* Host storage: rows x dim values (AoS) or dim columns of rows values (SoA). */
+void *um_dat_host_data(const um_dat *d);
+size_t um_dat_bytes(const um_dat *d); /* rows * dim * sizeof(type) */
+/* How the host storage is laid out now: UM_SOA only for SoA dats of dim > 1. */
+um_layout um_dat_storage_layout(const um_dat *d);
+/* A backend's per-dat state (e.g. the device copy); NULL until set. */
+void *um_dat_backend_data(const um_dat *d);
+void um_dat_set_backend_data(um_dat *d, void *p);
+const int *um_map_data(const um_map *m);
+
+/* Statistics the backend measured: device time of one call of loop `id`
+ * (may come after run returned, e.g. when events are read at a sync), and its
+ * counters by index into def->counters (add: summed, set: last value). */
+void um_backend_loop_time(um_context *ctx, int id, double seconds);
+void um_backend_counter_add(um_context *ctx, int id, int counter, double value);
+void um_backend_counter_set(um_context *ctx, int id, int counter, double value);
+
+/* ---- helpers for backends that run kernels on the host ----------------------- */
+
+/* Fill exec descriptors for the loop (host storage, strides by allocated rows).
+ * Global args point at x->scratch[i]: um_exec_gbl_init (re)starts them (READ,
+ * MIN, MAX from the user's value, INC from zero) before a run of elements. */
+void um_exec_init(um_exec *x, const um_loop *loop);
+void um_exec_gbl_init(um_exec *x, const um_loop *loop);
+/* Combine x's reduction scratch into loop->red (in call order: deterministic). */
+void um_exec_reduce(um_loop *loop, const um_exec *x);
+/* Combine `values` (dim values of the arg's type) into loop->red[i]. */
+void um_reduce_into(um_loop *loop, int i, const void *values);
+/* The loop's plan (built and cached by the one plan builder on first use), over
+ * elements [0, loop->end). */
+struct um_plan;
+int um_loop_plan(um_context *ctx, um_loop *loop, const struct um_plan **plan);
+/* The loop of that name as it last ran on this context (kernel, set, args,
+ * block size, strategy override: AUTO if none), for building its kernel
+ * without running it; gbl pointers are not valid. */
+int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop);
+/* Constants declared on the context (um_decl_const), for backends that must
+ * publish them to a new module. */
+int um_const_count(const um_context *ctx);
+int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_type *type, const void **data);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,188 @@
+/* The CUDA backend's private declarations, shared by its files:
+ *   cuda.c          registration, availability, init / finalize, the device description
+ *   profiles.c      device profiles, the strategy rule, staging
+ *   device_data.c   dats, maps and constants on the GPU
+ *   kernel_build.c  describing a loop to the generator, compiling it, its plan arrays
+ *   codegen_api.c   um/cuda.h: generating and compiling a loop's kernel without a GPU
+ *   launch.c        running a loop
+ *   timing.c        CUDA events, synchronisation, the copy benchmark
+ */
+#ifndef UM_CUDA_INTERNAL_H
+#define UM_CUDA_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include "../../core/error.h"
+#include "../../plan/plan.h"
+#include "codegen.h"
+#include "jit.h"
+#include "um/backend.h"
+
+#if !defined(CUDART_VERSION) || CUDART_VERSION < 12000
+#error "the um CUDA backend needs a CUDA 12 or newer toolkit (the runtime's library API)"
+#endif
+
+/* What is staged in shared memory per plan block (option cuda.staging). */
+typedef enum {
+  CU_STAGING_AUTO = 0, /* the profile's default for the strategy */
+  CU_STAGING_INC = 1,  /* incremented data only                  */
+  CU_STAGING_ALL = 2,  /* all indirect data                      */
+  CU_STAGING_NONE = 3  /* none: atomics straight to the dat      */
+} cu_staging;
+
+/* Threads of the one-block kernel that combines reduction partials; the
+ * generator (codegen.c) sizes its shared arrays from the same constant. */
+#define CU_REDUCE_THREADS UMC_REDUCE_THREADS
+
+typedef struct {
+  const char *name;    /* config value */
+  const char *gpu;     /* what the device name contains */
+  int sm;              /* compute capability x 10 */
+  int nsm;             /* multiprocessors */
+  int smem_optin;      /* shared memory per block, opt-in maximum (bytes) */
+  int smem_sm;         /* shared memory per multiprocessor */
+  double bw;           /* peak memory bandwidth, GB/s */
+  um_strategy strategy;/* default for strategy: auto */
+  cu_staging staging;         /* default staging of hierarchical */
+  cu_staging atomics_staging; /* default staging of atomics      */
+} cu_profile;
+
+/* ---- state -------------------------------------------------------------------- */
+
+typedef struct {
+  void *d;          /* device copy (layout = the dat's layout; where it is valid: um_dat_valid) */
+  size_t bytes;
+} cu_dat;
+
+typedef struct {
+  const um_map *map;
+  int *d;
+} cu_map;
+
+/* How a loop runs: chosen from its strategy, its arguments and the staging. */
+typedef struct {
+  umc_exec exec;
+  int stage_all;     /* hierarchical: stage all indirect data */
+  int block_atomics; /* hierarchical blocks, shared-memory atomics, no colouring */
+} cu_mode;
+
+typedef struct {
+  const um_kernel *kernel;
+  const um_set *set;
+  int begin, end;
+  int nargs, exec, threads, stage_all, block_atomics;
+  struct {
+    const void *dat, *map, *gbl_type;
+    int idx, acc, dim, type, soa, gbl;
+  } a[UM_MAX_ARGS];
+} cu_key;
+
+typedef struct {
+  int start, n, grid, part;
+} cu_launch;
+
+typedef struct {
+  cu_key key;
+  char *name;
+  umc_loop L;
+  umc_decisions D;
+  const um_dat *dats[UM_MAX_ARGS];
+  const um_map *maps[UM_MAX_ARGS];
+  cudaLibrary_t lib;
+  cudaKernel_t kloop, kreduce;
+  int threads;
+  size_t shmem;
+  double occupancy; /* theoretical: resident warps per SM / the SM's maximum */
+  int nlaunch;
+  cu_launch *launch;
+  int nparts;
+  /* plan-derived device arrays */
+  void *perm, *blocks, *boff, *coff, *cols;
+  void *toff[UM_MAX_ARGS], *tgt[UM_MAX_ARGS], *loc[UM_MAX_ARGS];
+  /* reductions: partial rows (device) and results (mapped host memory) */
+  void *part[UM_MAX_ARGS], *res_host[UM_MAX_ARGS], *res_dev[UM_MAX_ARGS];
+  unsigned char *params;
+} cu_kern;
+
+typedef struct {
+  int rec;          /* the loop's id (um_backend_loop_time) */
+  const char *name; /* its kernel's name, for messages */
+  cudaEvent_t start, stop;
+} cu_timing;
+
+#define MAX_PENDING 2048
+
+typedef struct {
+  int device;
+  struct cudaDeviceProp prop;
+  int arch;                /* device compute capability x 10 */
+  int jit_arch, jit_ptx;   /* what NVRTC builds for it */
+  cudaStream_t stream;
+  const cu_profile *profile;
+  cu_profile auto_profile;
+  cu_staging staging;      /* cuda.staging (AUTO: the profile's) */
+  char desc[512];
+  char cache_dir[1024];
+  int dump, poison;
+  cu_kern **kerns;
+  int nkerns, capkerns;
+  cu_map *maps;
+  int nmaps, capmaps;
+  cu_timing pending[MAX_PENDING];
+  int npending;
+  cudaEvent_t *free_events;
+  int nfree, capfree;
+  double copy_gbs;
+  const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
+} cu_state;
+
+/* The backend's state; counters it keeps per loop (def->counters order). */
+#define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
+enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY };
+
+/* A CUDA runtime call; its own error text reaches the user. */
+#define CU(ctx, call, ...)                                                                              \
+  do {                                                                                                  \
+    cudaError_t cu_e_ = (call);                                                                         \
+    if (cu_e_ != cudaSuccess) return cu_fail((ctx), cu_e_, __FILE__, __LINE__, __VA_ARGS__);            \
+  } while (0)
+
+int cu_fail(um_context *ctx, cudaError_t e, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* profiles.c */
+int cu_choose_profile(um_context *ctx, cu_state *S);
+int cu_strategy(um_context *ctx, void *state, um_strategy want, um_strategy *out);
+cu_staging cu_staging_for(const cu_state *S, um_strategy s);
+/* device_data.c */
+int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const char *name);
+int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name);
+void cu_dfree(void **p);
+cu_dat *cu_dat_state(const um_dat *d);
+int cu_dat_on_device(um_context *ctx, um_dat *d);
+int cu_dat_to_host(um_context *ctx, void *state, um_dat *d);
+int cu_map_on_device(um_context *ctx, const um_map *m, int **out);
+int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_type type, const void *data);
+int cu_const_changed(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
+/* kernel_build.c */
+cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging);
+int cu_threads_for(um_context *ctx, const um_loop *loop, umc_exec exec, int *threads);
+int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads, int layout, umc_loop *L,
+                const um_dat **dats, const um_map **maps);
+int cu_gen_source(um_context *ctx, const umc_loop *L, umc_decisions *D, char **src);
+void cu_jit_request(um_context *ctx, const um_kernel *k, const char *name, const char *src, int arch, int ptx,
+                    const char *cache, int dump, const char *hn[2], const char *hs[2], umj_request *rq);
+void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k);
+size_t cu_key_bytes(const cu_key *k);
+void cu_kern_free(cu_kern *k);
+int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out);
+/* launch.c */
+int cu_run(um_context *ctx, void *state, um_loop *loop);
+/* timing.c */
+int cu_get_event(um_context *ctx, cudaEvent_t *ev);
+int cu_sync(um_context *ctx, void *state);
+
+#endif

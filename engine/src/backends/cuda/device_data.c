@@ -1,0 +1,141 @@
+/* Dats, maps and constants on the GPU, and the CUDA error wrapper. */
+#include <cuda_runtime_api.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "../../util/array.h"
+
+int cu_fail(um_context *ctx, cudaError_t e, const char *file, int line, const char *fmt, ...) {
+  char what[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const char *hint = "";
+  if (e == cudaErrorMemoryAllocation) hint = "; the GPU is out of memory: use a smaller mesh";
+  else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+    hint = "; run on the CPU with backend openmp";
+  return um__error(ctx, UM_ERR_BACKEND, file, line, "CUDA: %s failed: %s (%s)%s", what, cudaGetErrorString(e),
+                   cudaGetErrorName(e), hint);
+}
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const char *name) {
+  *p = NULL;
+  if (!bytes) bytes = 16;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    size_t fr = 0, tot = 0;
+    cudaGetLastError();
+    cudaMemGetInfo(&fr, &tot);
+    return um__error(ctx, UM_ERR_ALLOC, __FILE__, __LINE__,
+                     "CUDA: cannot allocate %zu bytes on the GPU for %s '%s' (%zu of %zu MB free): %s; use a "
+                     "smaller mesh",
+                     bytes, what, name, fr >> 20, tot >> 20, cudaGetErrorString(e));
+  }
+  return UM_SUCCESS;
+}
+
+int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name) {
+  UM_CHECK(ctx, cu_dalloc(ctx, d, bytes, what, name));
+  if (bytes)
+    CU(ctx, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying %s of loop '%s' to the GPU",
+       what, name);
+  return UM_SUCCESS;
+}
+
+void cu_dfree(void **p) {
+  if (*p) cudaFree(*p);
+  *p = NULL;
+}
+
+/* ---- dats, maps, constants on the device ------------------------------------------- */
+
+cu_dat *cu_dat_state(const um_dat *d) { return (cu_dat *)um_dat_backend_data(d); }
+
+/* The device copy of d, allocated at first use (all its rows) and refreshed
+ * from the host whenever the host copy is the only current one. */
+int cu_dat_on_device(um_context *ctx, um_dat *d) {
+  cu_dat *c = cu_dat_state(d);
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    if (!c) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    c->bytes = um_dat_bytes(d);
+    int rc = cu_dalloc(ctx, &c->d, c->bytes, "dat", um_dat_name(d));
+    if (rc != UM_SUCCESS) {
+      free(c);
+      return um__trace(ctx, rc, __FILE__, __LINE__);
+    }
+    um_dat_set_backend_data(d, c);
+  }
+  if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
+    if (c->bytes)
+      CU(ctx, cudaMemcpyAsync(c->d, um_dat_host_data(d), c->bytes, cudaMemcpyHostToDevice, ST(ctx)->stream),
+         "copying dat '%s' to the GPU", um_dat_name(d));
+    um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
+  }
+  return UM_SUCCESS;
+}
+
+int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
+  (void)state;
+  cu_dat *c = cu_dat_state(d);
+  if (c && c->bytes) {
+    CU(ctx, cudaMemcpyAsync(um_dat_host_data(d), c->d, c->bytes, cudaMemcpyDeviceToHost, ST(ctx)->stream),
+       "copying dat '%s' from the GPU", um_dat_name(d));
+    UM_CHECK(ctx, cu_sync(ctx, NULL));
+  }
+  return UM_SUCCESS;
+}
+
+int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
+  cu_state *S = ST(ctx);
+  for (int i = 0; i < S->nmaps; i++)
+    if (S->maps[i].map == m) {
+      *out = S->maps[i].d;
+      return UM_SUCCESS;
+    }
+  if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  void *d = NULL;
+  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m),
+                          (size_t)um_set_size(um_map_from(m)) * (size_t)um_map_arity(m) * sizeof(int), "map",
+                          um_map_name(m)));
+  S->maps[S->nmaps].map = m;
+  S->maps[S->nmaps].d = d;
+  S->nmaps++;
+  *out = d;
+  return UM_SUCCESS;
+}
+
+/* Publish a constant to one module (if its kernels use it). */
+int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_type type, const void *data) {
+  void *p = NULL;
+  size_t bytes = 0;
+  const size_t want = (size_t)dim * um_type_size(type);
+  cudaError_t e = cudaLibraryGetGlobal(&p, &bytes, k->lib, name);
+  if (e == cudaErrorSymbolNotFound || e == cudaErrorInvalidValue) {
+    cudaGetLastError();
+    return UM_SUCCESS; /* not declared (or not used) by this kernel's header */
+  }
+  if (e != cudaSuccess)
+    return cu_fail(ctx, e, __FILE__, __LINE__, "looking up constant '%s' in the module of loop '%s'", name, k->name);
+  if (bytes != want)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "constant '%s': the kernel header declares %zu bytes but um_decl_const gave %d x %s (%zu bytes); "
+                    "make the declarations agree",
+                    name, bytes, dim, um_type_name(type), want);
+  CU(ctx, cudaMemcpyAsync(p, data, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying constant '%s' to the GPU",
+     name);
+  return UM_SUCCESS;
+}
+
+int cu_const_changed(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data) {
+  cu_state *S = state;
+  if (!S) return UM_SUCCESS;
+  for (int i = 0; i < S->nkerns; i++) UM_CHECK(ctx, cu_publish_const(ctx, S->kerns[i], name, dim, type, data));
+  return UM_SUCCESS;
+}

@@ -1,0 +1,130 @@
+/* Running a loop: parameters, launches, reductions. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+/* ---- running a loop ------------------------------------------------------------------- */
+
+static void put_ptr(unsigned char *buf, int off, const void *p) { memcpy(buf + off, &p, sizeof p); }
+static void put_int(unsigned char *buf, int off, int v) { memcpy(buf + off, &v, sizeof v); }
+
+static int fill_params(um_context *ctx, const um_loop *loop, cu_kern *k) {
+  const umc_decisions *D = &k->D;
+  for (int f = 0; f < D->nfields; f++) {
+    const umc_field *F = &D->fields[f];
+    unsigned char *b = k->params;
+    switch (F->kind) {
+    case UMC_F_DAT: put_ptr(b, F->offset, cu_dat_state(k->dats[F->slot])->d); break;
+    case UMC_F_MAP: {
+      int *d = NULL;
+      UM_CHECK(ctx, cu_map_on_device(ctx, k->maps[F->slot], &d));
+      put_ptr(b, F->offset, d);
+      break;
+    }
+    case UMC_F_PERM: put_ptr(b, F->offset, k->perm); break;
+    case UMC_F_BLOCKS: put_ptr(b, F->offset, k->blocks); break;
+    case UMC_F_BOFF: put_ptr(b, F->offset, k->boff); break;
+    case UMC_F_COFF: put_ptr(b, F->offset, k->coff); break;
+    case UMC_F_COLS: put_ptr(b, F->offset, k->cols); break;
+    case UMC_F_TOFF: put_ptr(b, F->offset, k->toff[F->slot]); break;
+    case UMC_F_TGT: put_ptr(b, F->offset, k->tgt[F->slot]); break;
+    case UMC_F_LOC: put_ptr(b, F->offset, k->loc[F->slot]); break;
+    case UMC_F_PART: put_ptr(b, F->offset, k->part[F->slot]); break;
+    case UMC_F_RES: put_ptr(b, F->offset, k->res_dev[F->slot]); break;
+    case UMC_F_GBL: memcpy(b + F->offset, loop->args[F->slot].gbl, (size_t)F->bytes); break;
+    default: break; /* per launch */
+    }
+  }
+  return UM_SUCCESS;
+}
+
+static int field_offset(const cu_kern *k, umc_field_kind kind) {
+  for (int f = 0; f < k->D.nfields; f++)
+    if (k->D.fields[f].kind == kind) return k->D.fields[f].offset;
+  return -1;
+}
+
+static cu_kern *find_kern(cu_state *S, const cu_key *key) {
+  const size_t n = cu_key_bytes(key);
+  for (int i = S->nkerns - 1; i >= 0; i--)
+    if (S->kerns[i]->key.kernel == key->kernel && !memcmp(&S->kerns[i]->key, key, n)) return S->kerns[i];
+  return NULL;
+}
+
+int cu_run(um_context *ctx, void *state, um_loop *loop) {
+  cu_state *S = state;
+  if (loop->end <= loop->begin) return UM_SUCCESS; /* nothing to run; reductions keep the user's values */
+  um_strategy s = loop->strategy;
+  UM_CHECK(ctx, cu_strategy(ctx, S, s, &s));
+  const cu_mode mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
+  int threads = 1;
+  UM_CHECK(ctx, cu_threads_for(ctx, loop, mode.exec, &threads));
+  cu_key key;
+  cu_make_key(loop, mode, threads, &key);
+  cu_kern *k = find_kern(S, &key);
+  if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
+
+  /* data on the device */
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->args[i].kind == UM_ARG_DAT) UM_CHECK(ctx, cu_dat_on_device(ctx, loop->args[i].dat));
+  if (S->poison)
+    for (int i = 0; i < loop->nargs; i++) {
+      const um_arg *a = &loop->args[i];
+      if (a->kind == UM_ARG_DAT && !a->map && a->acc == UM_WRITE) {
+        cu_dat *c = cu_dat_state(a->dat);
+        CU(ctx, cudaMemsetAsync(c->d, 0xff, c->bytes, S->stream), "poisoning dat '%s'", um_dat_name(a->dat));
+      }
+    }
+  UM_CHECK(ctx, fill_params(ctx, loop, k));
+  const int off_n = field_offset(k, UMC_F_INT_N), off_start = field_offset(k, UMC_F_INT_START),
+            off_part = field_offset(k, UMC_F_INT_PART);
+
+  /* timing */
+  if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
+  cu_timing *t = &S->pending[S->npending];
+  UM_CHECK(ctx, cu_get_event(ctx, &t->start));
+  UM_CHECK(ctx, cu_get_event(ctx, &t->stop));
+  t->rec = loop->id;
+  t->name = k->name;
+  CU(ctx, cudaEventRecord(t->start, S->stream), "recording a timing event");
+  S->last_loop = k->name;
+  um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
+  void *args[1] = {k->params};
+  for (int l = 0; l < k->nlaunch; l++) {
+    const cu_launch *L = &k->launch[l];
+    if (L->n <= 0) continue;
+    put_int(k->params, off_n, L->n);
+    put_int(k->params, off_start, L->start);
+    put_int(k->params, off_part, L->part);
+    dim3 grid = {(unsigned)L->grid, 1, 1}, block = {(unsigned)k->threads, 1, 1};
+    CU(ctx, cudaLaunchKernel((const void *)k->kloop, grid, block, args, k->shmem, S->stream),
+       "launching loop '%s' (%d blocks of %d threads, %zu bytes of shared memory)", loop->name, L->grid, k->threads,
+       k->shmem);
+  }
+  if (k->D.has_reduction) {
+    put_int(k->params, off_n, k->nparts);
+    dim3 grid = {1, 1, 1}, block = {UMC_REDUCE_THREADS, 1, 1};
+    CU(ctx, cudaLaunchKernel((const void *)k->kreduce, grid, block, args, 0, S->stream),
+       "launching the reduction of loop '%s'", loop->name);
+  }
+  CU(ctx, cudaEventRecord(t->stop, S->stream), "recording a timing event");
+  S->npending++;
+
+  /* written dats: the device copy is now the only current one */
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) um_dat_set_valid(a->dat, UM_VALID_DEVICE);
+  }
+  if (k->D.has_reduction) {
+    /* the API hands the value back when um_par_loop returns: wait for it; core combines it */
+    UM_CHECK(ctx, cu_sync(ctx, S));
+    for (int i = 0; i < loop->nargs; i++)
+      if (k->D.pass[i] == UMC_PASS_GBL_REDUCE) um_reduce_into(loop, i, k->res_host[i]);
+  }
+  return UM_SUCCESS;
+}

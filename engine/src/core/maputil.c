@@ -1,0 +1,122 @@
+/* Map utilities shared by reordering, loop splitting and partitioning: the
+ * inverse of a map as CSR, permutation checks, sorting by integer keys. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "maputil.h"
+
+int um__is_bijection(const int *p, int n) {
+  unsigned char *seen = calloc(n > 0 ? (size_t)n : 1, 1);
+  if (!seen) return -1;
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    if (p[i] < 0 || p[i] >= n || seen[p[i]]) ok = 0;
+    else seen[p[i]] = 1;
+  }
+  free(seen);
+  return ok;
+}
+
+/* ---- inverse maps and sorting ----------------------------------------------------- */
+
+int um__inverse_build(const um_map *m, um__inverse *inv) {
+  int nt = m->to->size, nf = m->from->size, ar = m->arity;
+  size_t nref = (size_t)nf * (size_t)ar;
+  inv->n = nt;
+  inv->off = calloc((size_t)nt + 1, sizeof *inv->off);
+  inv->elem = malloc(nref ? nref * sizeof *inv->elem : 1);
+  if (!inv->off || !inv->elem || nref > INT_MAX) {
+    um__inverse_free(inv);
+    return UM_ERR_ALLOC;
+  }
+  for (size_t i = 0; i < nref; i++) inv->off[m->data[i] + 1]++;
+  for (int t = 0; t < nt; t++) inv->off[t + 1] += inv->off[t];
+  int *fill = malloc((size_t)nt * sizeof *fill + 1);
+  if (!fill) {
+    um__inverse_free(inv);
+    return UM_ERR_ALLOC;
+  }
+  memcpy(fill, inv->off, (size_t)nt * sizeof *fill);
+  for (int e = 0; e < nf; e++)
+    for (int k = 0; k < ar; k++) inv->elem[fill[m->data[(size_t)e * ar + k]]++] = e;
+  free(fill);
+  return UM_SUCCESS;
+}
+
+void um__inverse_free(um__inverse *inv) {
+  free(inv->off);
+  free(inv->elem);
+  inv->off = inv->elem = NULL;
+}
+
+static int key_less(const long *off, const int *key, int a, int b) {
+  long ia = off[a], ea = off[a + 1], ib = off[b], eb = off[b + 1];
+  for (; ia < ea && ib < eb; ia++, ib++)
+    if (key[ia] != key[ib]) return key[ia] < key[ib];
+  return (ea - ia) < (eb - ib) ? 1 : 0; /* a is a proper prefix of b */
+}
+
+int um__sort_by_keys(int n, const long *off, const int *key, int *order) {
+  for (int i = 0; i < n; i++) order[i] = i;
+  if (n < 2) return UM_SUCCESS;
+  int *tmp = malloc((size_t)n * sizeof *tmp);
+  if (!tmp) return UM_ERR_ALLOC;
+  /* bottom-up merge sort: runs of 16 by insertion sort, then merges (stable) */
+  const int RUN = 16;
+  for (int lo = 0; lo < n; lo += RUN) {
+    int hi = lo + RUN < n ? lo + RUN : n;
+    for (int i = lo + 1; i < hi; i++) {
+      int v = order[i], j = i - 1;
+      while (j >= lo && key_less(off, key, v, order[j])) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = v;
+    }
+  }
+  int *src = order, *dst = tmp;
+  for (int w = RUN; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) dst[o++] = key_less(off, key, src[j], src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[o++] = src[i++];
+      while (j < hi) dst[o++] = src[j++];
+    }
+    int *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != order) memcpy(order, src, (size_t)n * sizeof *order);
+  free(tmp);
+  return UM_SUCCESS;
+}
+
+int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from) {
+  int nf = m->from->size, ar = m->arity;
+  size_t nref = (size_t)nf * (size_t)ar;
+  long *off = malloc(((size_t)nf + 1) * sizeof *off);
+  int *key = malloc(nref ? nref * sizeof *key : 1);
+  if (!off || !key) {
+    free(off);
+    free(key);
+    return UM_ERR_ALLOC;
+  }
+  for (int e = 0; e <= nf; e++) off[e] = (long)e * ar;
+  for (int e = 0; e < nf; e++) {
+    int *k = key + (size_t)e * ar;
+    for (int j = 0; j < ar; j++) {
+      int t = m->data[(size_t)e * ar + j];
+      int v = o2n_to ? o2n_to[t] : t, i = j - 1;
+      while (i >= 0 && k[i] > v) { /* insertion: the row's targets ascending */
+        k[i + 1] = k[i];
+        i--;
+      }
+      k[i + 1] = v;
+    }
+  }
+  int rc = um__sort_by_keys(nf, off, key, n2o_from);
+  free(off);
+  free(key);
+  return rc;
+}

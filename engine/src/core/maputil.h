@@ -1,0 +1,29 @@
+/* Map utilities (core): shared by reordering, and by loop splitting and MPI
+ * partitioning to come. */
+#ifndef UM_CORE_MAPUTIL_H
+#define UM_CORE_MAPUTIL_H
+
+#include "internal.h"
+
+/* 1 if p is a permutation of 0..n-1 (scratch: n bytes, allocated inside). -1 out of memory. */
+int um__is_bijection(const int *p, int n);
+/* CSR inverse of a map: for target t, inv[off[t] .. off[t+1]) lists the
+ * from-elements referencing it (once per reference, ascending). */
+typedef struct {
+  int n;      /* to-set size */
+  int *off;   /* [n+1] */
+  int *elem;  /* [from_size*arity] */
+} um__inverse;
+int um__inverse_build(const um_map *m, um__inverse *inv);
+void um__inverse_free(um__inverse *inv);
+
+/* Stable sort of 0..n-1 by variable-length integer keys key[off[i] .. off[i+1]),
+ * compared lexicographically (a proper prefix sorts first). order receives new
+ * -> old. Returns UM_ERR_ALLOC or UM_SUCCESS. */
+int um__sort_by_keys(int n, const long *off, const int *key, int *order);
+
+/* Rule (a) of um/reorder.h: n2o_S of map's from-set sorted lexicographically by
+ * its targets' new numbers (o2n_to: old -> new of the to-set, NULL identity). */
+int um__order_by_targets(const um_map *m, const int *o2n_to, int *n2o_from);
+
+#endif
