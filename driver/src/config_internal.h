@@ -21,8 +21,8 @@ struct cnode {
   int read;    /* read by a getter (or um_config_mark_read)          */
   int src;     /* index into um_config.srcs                          */
   int line;    /* 1-based line in the source, 0 if none              */
-  int n, cap;
-  int kcap;   /* N_MAP: capacity of keys                              */
+  int n, cap;   /* children; capacity of kids                         */
+  int kcap;     /* N_MAP: capacity of keys (grown apart from kids)    */
   char **keys;  /* N_MAP: n keys                                       */
   cnode **kids; /* N_MAP, N_SEQ: n children                            */
 };
