@@ -528,6 +528,33 @@ TEST(Reorder, Hdf5SaveLoadRoundTrip) {
   std::remove(path.c_str());
 }
 
+// A reordering file of the first format (no format_version attribute: its map
+// fingerprint was not FNV-1a) is refused, with what to do about it.
+TEST(Reorder, FileWithoutFormatVersionIsRefused) {
+  const std::string path = testing::TempDir() + "um_reorder_no_version.h5";
+  AfRun r(4, 6);
+  um_context *ctx = r.ctx;
+  um_reordering *p = nullptr;
+  OK(um_reorder_compute(ctx, UM_REORDER_GPS, r.a.pecell, nullptr, &p, nullptr));
+  OK(um_reordering_save(ctx, p, path.c_str(), nullptr));
+  um_reordering_free(&p);
+  OK(um_reordering_load(ctx, path.c_str(), &p, nullptr));  // loads while the attribute is there
+  um_reordering_free(&p);
+  {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    ASSERT_GE(H5Adelete(f, "format_version"), 0);
+    H5Fclose(f);
+  }
+  EXPECT_EQ(um_reordering_load(ctx, path.c_str(), &p, nullptr), UM_ERR_IO);
+  const std::string msg = um_error_message(ctx);
+  EXPECT_NE(msg.find("format version 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("delete"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_EQ(p, nullptr);
+  std::remove(path.c_str());
+}
+
 TEST(Reorder, BadInputsGiveClearErrors) {
   AfRun r(4, 6);
   um_context *ctx = r.ctx;

@@ -102,7 +102,7 @@ int um_plan_build_fail_after(const um_plan_input *in, int nallocs, um_plan **out
 typedef struct {
   const void *set;        /* identity of the iteration set */
   int nargs;
-  struct { const void *dat, *map; int idx; int acc; } arg[48];
+  struct { const void *dat, *map; int idx; int acc; } arg[UM_PLAN_MAX_ARGS];
   int block_size;
   int strategy;
   int size;               /* elements planned: [0, size) of the set */
@@ -117,10 +117,9 @@ um_plan *um_plan_cache_find(const um_plan_cache *c, const um_plan_key *k);
  * present; UM_ERR_ALLOC if the cache cannot grow. */
 int um_plan_cache_insert(um_plan_cache *c, const um_plan_key *k, um_plan *p);
 int um_plan_cache_count(const um_plan_cache *c);
-/* Drop every plan that references the given object (set/dat/map), e.g. after reordering. */
 void um_plan_cache_clear(um_plan_cache *c); /* frees every plan */
-/* Frees the plans whose key names obj as its set or as an arg's dat or map;
- * returns how many were dropped. */
+/* Frees the plans whose key names obj as its set or as an arg's dat or map
+ * (e.g. after reordering); returns how many were dropped. */
 int um_plan_cache_drop(um_plan_cache *c, const void *obj);
 
 #ifdef __cplusplus

@@ -5,11 +5,15 @@
  * fields is kept per entry so that a lookup touches few full comparisons.
  */
 #include "plan.h"
+#include "um/exec.h"
 #include "../util/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A plan key holds every argument of a loop. */
+_Static_assert(UM_PLAN_MAX_ARGS == UM_MAX_ARGS, "UM_PLAN_MAX_ARGS (plan.h) must equal UM_MAX_ARGS (um/exec.h)");
 
 typedef struct {
   um_plan_key key; /* normalised copy: unused args zeroed */

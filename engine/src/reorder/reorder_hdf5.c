@@ -6,7 +6,6 @@
 #endif
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,35 +13,9 @@
 
 #include <hdf5.h>
 
-#include "../io/h5quiet.h"
+#include "../io/h5util.h"
 #include "reorder_internal.h"
-
-
-static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *p) {
-  char *buf = (char *)p;
-  if (n == 0 || !buf[0])
-    snprintf(buf, 384, "%s: %s", e->func_name ? e->func_name : "?", e->desc && e->desc[0] ? e->desc : "?");
-  return 0;
-}
-
-static int h5_fail(um_context *ctx, int code, const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static int h5_fail(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
-  char what[1024], h5[384] = "";
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, h5);
-  H5Eclear2(H5E_DEFAULT);
-  for (char *c = h5; *c; c++)
-    if (*c == '\n') *c = ' ';
-  return um__error(ctx, code, file, line, "%s [HDF5: %s]", what, h5[0] ? h5 : "no HDF5 error text");
-}
-#define H5_FAIL(ctx, ...) h5_fail((ctx), UM_ERR_IO, __FILE__, __LINE__, __VA_ARGS__)
+#include "../util/array.h"
 
 static void dataset_name(const char *prefix, const char *set, char *buf, size_t len) {
   snprintf(buf, len, "%s%s", prefix, set);
@@ -50,63 +23,21 @@ static void dataset_name(const char *prefix, const char *set, char *buf, size_t 
     if (*c == '/') *c = '_';
 }
 
-static herr_t put_attr_str(hid_t loc, const char *name, const char *s) {
-  hid_t sp = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
-  herr_t st = (sp >= 0 && t >= 0) ? H5Tset_size(t, strlen(s) ? strlen(s) : 1) : -1;
-  hid_t a = st >= 0 ? H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
-  char one[2] = "";
-  st = a >= 0 ? H5Awrite(a, t, strlen(s) ? s : one) : -1;
-  if (a >= 0) H5Aclose(a);
-  if (t >= 0) H5Tclose(t);
-  if (sp >= 0) H5Sclose(sp);
-  return st;
-}
-
-static herr_t put_attr_int(hid_t loc, const char *name, int v) {
-  hid_t sp = H5Screate(H5S_SCALAR);
-  hid_t a = sp >= 0 ? H5Acreate2(loc, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
-  herr_t st = a >= 0 ? H5Awrite(a, H5T_NATIVE_INT, &v) : -1;
-  if (a >= 0) H5Aclose(a);
-  if (sp >= 0) H5Sclose(sp);
-  return st;
-}
-
-/* Read a fixed-length string attribute into buf; -1 if absent or not a string. */
-static int get_attr_str(hid_t loc, const char *name, char *buf, size_t len) {
-  buf[0] = 0;
-  if (H5Aexists(loc, name) <= 0) return -1;
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  hid_t ft = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-  int rc = -1;
-  if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) == 0) {
-    size_t n = H5Tget_size(ft);
-    char *tmp = calloc(n + 1, 1);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    if (tmp && mt >= 0 && H5Tset_size(mt, n) >= 0 && H5Aread(a, mt, tmp) >= 0) {
-      snprintf(buf, len, "%s", tmp);
-      rc = 0;
-    }
-    if (mt >= 0) H5Tclose(mt);
-    free(tmp);
-  }
-  if (ft >= 0) H5Tclose(ft);
-  if (a >= 0) H5Aclose(a);
-  return rc;
-}
-
 /* ---- save ------------------------------------------------------------------------------ */
 
 static int save_impl(um_context *ctx, const um_reordering *r, const char *file, const char *tmp) {
   hid_t fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (fid < 0)
-    return H5_FAIL(ctx, "cannot save the reordering to '%s': cannot create '%s'; check that the folder exists and is "
-                        "writable",
+    return H5_FAIL(ctx, UM_ERR_IO,
+                   "cannot save the reordering to '%s': cannot create '%s'; check that the folder exists and is "
+                   "writable",
                    file, tmp);
   int rc = UM_SUCCESS;
-  if (put_attr_str(fid, "method", um_reorder_method_name(r->method)) < 0 || put_attr_str(fid, "map", r->map) < 0 ||
-      put_attr_str(fid, "map_hash", r->map_hash) < 0 || put_attr_int(fid, "nsets", r->nsets) < 0 ||
-      put_attr_int(fid, "format_version", UM_REORDER_FILE_VERSION) < 0)
-    rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing the file's attributes failed", file);
+  if (um__h5_put_attr_str(fid, "method", um_reorder_method_name(r->method), 0) < 0 ||
+      um__h5_put_attr_str(fid, "map", r->map, 0) < 0 || um__h5_put_attr_str(fid, "map_hash", r->map_hash, 0) < 0 ||
+      um__h5_put_attr_int(fid, "nsets", r->nsets, 0) < 0 ||
+      um__h5_put_attr_int(fid, "format_version", UM_REORDER_FILE_VERSION, 0) < 0)
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': writing the file's attributes failed", file);
   for (int i = 0; i < r->nsets && rc == UM_SUCCESS; i++) {
     char name[512];
     dataset_name("perm_", r->names[i], name, sizeof name);
@@ -127,11 +58,11 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
     hid_t d = sp >= 0 ? H5Dcreate2(fid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
                       : H5I_INVALID_HID;
     herr_t st = d >= 0 ? (n ? H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, p) : 0) : -1;
-    if (st >= 0) st = put_attr_str(d, "set", r->names[i]);
-    if (st >= 0) st = put_attr_int(d, "size", n);
+    if (st >= 0) st = um__h5_put_attr_str(d, "set", r->names[i], 0);
+    if (st >= 0) st = um__h5_put_attr_int(d, "size", n, 0);
     if (st < 0)
-      rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing dataset '%s' (set '%s') failed", file, name,
-                   r->names[i]);
+      rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': writing dataset '%s' (set '%s') failed", file,
+                   name, r->names[i]);
     if (d >= 0) H5Dclose(d);
     if (sp >= 0) H5Sclose(sp);
     free(id);
@@ -146,20 +77,25 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
     hid_t d = sp >= 0 ? H5Dcreate2(fid, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
                       : H5I_INVALID_HID;
     herr_t st = d >= 0 ? H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->part_offset) : -1;
-    if (st >= 0) st = put_attr_str(d, "set", set);
-    if (st >= 0) st = put_attr_int(d, "block_size", r->part_block_size);
+    if (st >= 0) st = um__h5_put_attr_str(d, "set", set, 0);
+    if (st >= 0) st = um__h5_put_attr_int(d, "block_size", r->part_block_size, 0);
     if (st < 0)
-      rc = H5_FAIL(ctx, "cannot save the reordering to '%s': writing dataset '%s' (parts of set '%s') failed", file,
-                   name, set);
+      rc = H5_FAIL(ctx, UM_ERR_IO,
+                   "cannot save the reordering to '%s': writing dataset '%s' (parts of set '%s') failed", file, name,
+                   set);
     if (d >= 0) H5Dclose(d);
     if (sp >= 0) H5Sclose(sp);
   }
-  if (H5Fclose(fid) < 0 && rc == UM_SUCCESS)
-    rc = H5_FAIL(ctx, "cannot save the reordering to '%s': closing '%s' failed; disk full?", file, tmp);
-  if (rc == UM_SUCCESS && rename(tmp, file) != 0)
+  if (rc != UM_SUCCESS) {
+    um__tmp_abort(fid, tmp);
+    return rc;
+  }
+  int e, st = um__tmp_commit(fid, tmp, file, &e);
+  if (st == UM__TMP_CLOSE)
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': closing '%s' failed; disk full?", file, tmp);
+  else if (st == UM__TMP_RENAME)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering to '%s': renaming '%s' to it failed: %s", file, tmp,
-                  strerror(errno));
-  if (rc != UM_SUCCESS) remove(tmp);
+                  strerror(e));
   return rc;
 }
 
@@ -167,15 +103,12 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
   if (!ctx) return UM_ERR_ARG;
   if (!r || !file || !*file) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_save: reordering or file name missing");
   double t0 = um_wtime();
-  size_t len = strlen(file);
-  char *tmp = malloc(len + 5);
+  char *tmp = um__tmp_path(file);
   if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  memcpy(tmp, file, len);
-  memcpy(tmp + len, ".tmp", 5);
-  h5_quiet q;
-  quiet_on(&q);
+  um__h5_quiet q;
+  um__h5_quiet_on(&q);
   int rc = save_impl(ctx, r, file, tmp);
-  quiet_off(&q);
+  um__h5_quiet_off(&q);
   free(tmp);
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->io_seconds = um_wtime() - t0;
@@ -195,13 +128,7 @@ static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *info, void *p
   (void)info;
   name_list *l = (name_list *)p;
   if (strncmp(name, l->prefix, strlen(l->prefix)) != 0) return 0;
-  if (l->n == l->cap) {
-    int nc = l->cap ? 2 * l->cap : 16;
-    char **q = realloc(l->names, (size_t)nc * sizeof *q);
-    if (!q) return -1;
-    l->names = q;
-    l->cap = nc;
-  }
+  if (UM_GROW(l->names, l->cap, l->n)) return -1;
   size_t k = strlen(name) + 1;
   if (!(l->names[l->n] = malloc(k))) return -1;
   memcpy(l->names[l->n++], name, k);
@@ -219,12 +146,13 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     return UM_ERROR(ctx, UM_ERR_IO, "cannot load a reordering from '%s': not an HDF5 file", file);
   }
   hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (fid < 0) return H5_FAIL(ctx, "cannot load a reordering from '%s': cannot open it", file);
+  if (fid < 0) return H5_FAIL(ctx, UM_ERR_IO, "cannot load a reordering from '%s': cannot open it", file);
   char method[64], map[256], hash[64];
   int rc = UM_SUCCESS;
   um_reorder_method m = UM_REORDER_NONE;
-  if (get_attr_str(fid, "method", method, sizeof method) < 0 || get_attr_str(fid, "map", map, sizeof map) < 0 ||
-      get_attr_str(fid, "map_hash", hash, sizeof hash) < 0) {
+  if (um__h5_get_attr_str(fid, "method", method, sizeof method) < 0 ||
+      um__h5_get_attr_str(fid, "map", map, sizeof map) < 0 ||
+      um__h5_get_attr_str(fid, "map_hash", hash, sizeof hash) < 0) {
     H5Eclear2(H5E_DEFAULT);
     rc = UM_ERROR(ctx, UM_ERR_IO,
                   "'%s' is not a reordering file: the attributes 'method', 'map' and 'map_hash' are missing; it must "
@@ -234,11 +162,8 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s': unknown method '%s' (none, gps, partition)", file, method);
   } else {
     int version = 1; /* files of the first format carry no version */
-    if (H5Aexists(fid, "format_version") > 0) {
-      hid_t a = H5Aopen(fid, "format_version", H5P_DEFAULT);
-      if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &version) < 0) version = -1;
-      if (a >= 0) H5Aclose(a);
-    }
+    if (H5Aexists(fid, "format_version") > 0 && um__h5_get_attr_int(fid, "format_version", &version) < 0)
+      version = -1;
     if (version != UM_REORDER_FILE_VERSION)
       rc = UM_ERROR(ctx, UM_ERR_IO,
                     "reordering file '%s' has format version %d, this um reads version %d (version 1 files fingerprint "
@@ -249,7 +174,7 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
   name_list l = {"perm_", NULL, 0, 0}, lp = {"parts_", NULL, 0, 0};
   if (rc == UM_SUCCESS && (H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &l) < 0 ||
                            H5Literate(fid, H5_INDEX_NAME, H5_ITER_INC, NULL, list_cb, &lp) < 0))
-    rc = H5_FAIL(ctx, "cannot load a reordering from '%s': listing its datasets failed", file);
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot load a reordering from '%s': listing its datasets failed", file);
   if (rc == UM_SUCCESS && lp.n > 1)
     rc = UM_ERROR(ctx, UM_ERR_IO, "reordering file '%s' holds parts of %d sets ('%s', '%s', ...), at most one is "
                                   "allowed; the file is corrupt",
@@ -263,9 +188,10 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
     hsize_t dim = 0;
     int ok = d >= 0 && sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1;
-    if (!ok || get_attr_str(d, "set", set, sizeof set) < 0) {
-      rc = H5_FAIL(ctx, "reordering file '%s': dataset '%s' is not a permutation (rank-1 int dataset with a 'set' "
-                        "attribute)",
+    if (!ok || um__h5_get_attr_str(d, "set", set, sizeof set) < 0) {
+      rc = H5_FAIL(ctx, UM_ERR_IO,
+                   "reordering file '%s': dataset '%s' is not a permutation (rank-1 int dataset with a 'set' "
+                   "attribute)",
                    file, l.names[i]);
     } else {
       r->names[i] = strdup(set);
@@ -274,7 +200,7 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
       if (!r->names[i] || !r->perm[i])
         rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory loading the reordering");
       else if (dim && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->perm[i]) < 0)
-        rc = H5_FAIL(ctx, "reordering file '%s': reading dataset '%s' failed", file, l.names[i]);
+        rc = H5_FAIL(ctx, UM_ERR_IO, "reordering file '%s': reading dataset '%s' failed", file, l.names[i]);
     }
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
@@ -288,16 +214,11 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     hsize_t dim = 0;
     int ok = d >= 0 && sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
              H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim >= 1 && dim <= (hsize_t)INT_MAX;
-    if (ok && H5Aexists(d, "block_size") > 0) {
-      hid_t a = H5Aopen(d, "block_size", H5P_DEFAULT);
-      ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT, &part_bs) >= 0;
-      if (a >= 0) H5Aclose(a);
-    } else {
-      ok = 0;
-    }
-    if (!ok || get_attr_str(d, "set", part_set, sizeof part_set) < 0) {
-      rc = H5_FAIL(ctx, "reordering file '%s': dataset '%s' is not a list of parts (rank-1 int dataset with 'set' "
-                        "and 'block_size' attributes)",
+    ok = ok && um__h5_get_attr_int(d, "block_size", &part_bs) == 0;
+    if (!ok || um__h5_get_attr_str(d, "set", part_set, sizeof part_set) < 0) {
+      rc = H5_FAIL(ctx, UM_ERR_IO,
+                   "reordering file '%s': dataset '%s' is not a list of parts (rank-1 int dataset with 'set' "
+                   "and 'block_size' attributes)",
                    file, lp.names[0]);
     } else {
       r->nparts = (int)dim - 1;
@@ -306,7 +227,7 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
       if (!r->part_offset)
         rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory loading the reordering");
       else if (H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->part_offset) < 0)
-        rc = H5_FAIL(ctx, "reordering file '%s': reading dataset '%s' failed", file, lp.names[0]);
+        rc = H5_FAIL(ctx, UM_ERR_IO, "reordering file '%s': reading dataset '%s' failed", file, lp.names[0]);
     }
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
@@ -385,10 +306,10 @@ int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, u
   if (!file || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_load: file name or out missing");
   *out = NULL;
   double t0 = um_wtime();
-  h5_quiet q;
-  quiet_on(&q);
+  um__h5_quiet q;
+  um__h5_quiet_on(&q);
   int rc = load_impl(ctx, file, out);
-  quiet_off(&q);
+  um__h5_quiet_off(&q);
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
