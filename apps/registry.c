@@ -1,12 +1,18 @@
-/* The table of apps umrun knows. Add a line here when an app lands. */
+/* The table of apps umrun knows, from um_app_list.h: generated at configure
+ * time from the app folders (cmake/UmApp.cmake), one UM_APP(name) per app in
+ * `umrun --list-apps` order. Adding an app never edits this file. */
 #include <strings.h>
 #include "common/um_app.h"
 
-extern const um_app um_app_jacobi;
-extern const um_app um_app_airfoil;
-extern const um_app um_app_lulesh;
+#define UM_APP(name) extern const um_app um_app_##name;
+#include "um_app_list.h"
+#undef UM_APP
 
-static const um_app *const apps[] = {&um_app_airfoil, &um_app_lulesh, &um_app_jacobi};
+static const um_app *const apps[] = {
+#define UM_APP(name) &um_app_##name,
+#include "um_app_list.h"
+#undef UM_APP
+};
 
 int um_app_count(void) { return (int)(sizeof apps / sizeof apps[0]); }
 const um_app *um_app_at(int i) { return (i >= 0 && i < um_app_count()) ? apps[i] : NULL; }

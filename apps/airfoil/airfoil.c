@@ -29,8 +29,6 @@ UM_CONST_DEFINE(double, cfl);
 UM_CONST_DEFINE(double, eps);
 UM_CONST_DEFINE(double, qinf[4]);
 
-#define TRY(call) do { int rc_ = (call); if (rc_) return rc_; } while (0)
-
 /* Free-stream state and scheme constants. Upstream computes them from
  * single-precision literals (1.4f, 0.9f, ...); the published residuals depend
  * on that, so we do the same. */
@@ -46,11 +44,11 @@ int airfoil_set_constants(um_context *ctx) {
   qinf[1] = r * u;
   qinf[2] = 0.0f;
   qinf[3] = r * e;
-  TRY(um_decl_const(ctx, "gam", 1, UM_DOUBLE, &gam));
-  TRY(um_decl_const(ctx, "gm1", 1, UM_DOUBLE, &gm1));
-  TRY(um_decl_const(ctx, "cfl", 1, UM_DOUBLE, &cfl));
-  TRY(um_decl_const(ctx, "eps", 1, UM_DOUBLE, &eps));
-  TRY(um_decl_const(ctx, "qinf", 4, UM_DOUBLE, qinf));
+  UM_APP_TRY(um_decl_const(ctx, "gam", 1, UM_DOUBLE, &gam));
+  UM_APP_TRY(um_decl_const(ctx, "gm1", 1, UM_DOUBLE, &gm1));
+  UM_APP_TRY(um_decl_const(ctx, "cfl", 1, UM_DOUBLE, &cfl));
+  UM_APP_TRY(um_decl_const(ctx, "eps", 1, UM_DOUBLE, &eps));
+  UM_APP_TRY(um_decl_const(ctx, "qinf", 4, UM_DOUBLE, qinf));
   return UM_SUCCESS;
 }
 
@@ -62,41 +60,41 @@ int airfoil_decl_flow(um_context *ctx, airfoil *a) {
   for (int i = 0; i < n; i++) memcpy(q + 4 * (size_t)i, qinf, sizeof qinf);
   int rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, q, "p_q", &a->p_q);
   free(q);
-  TRY(rc);
-  TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_qold", &a->p_qold));
-  TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_res", &a->p_res));
-  TRY(um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt", &a->p_adt));
+  UM_APP_TRY(rc);
+  UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_qold", &a->p_qold));
+  UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_res", &a->p_res));
+  UM_APP_TRY(um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt", &a->p_adt));
   return UM_SUCCESS;
 }
 
 int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
-  TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
-  TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
-  TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
-  TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
-  TRY(um_decl_map(ctx, a->edges, a->nodes, 2, m->edge, "pedge", &a->pedge));
-  TRY(um_decl_map(ctx, a->edges, a->cells, 2, m->ecell, "pecell", &a->pecell));
-  TRY(um_decl_map(ctx, a->bedges, a->nodes, 2, m->bedge, "pbedge", &a->pbedge));
-  TRY(um_decl_map(ctx, a->bedges, a->cells, 1, m->becell, "pbecell", &a->pbecell));
-  TRY(um_decl_map(ctx, a->cells, a->nodes, 4, m->cell, "pcell", &a->pcell));
-  TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x));
-  TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, m->bound, "p_bound", &a->p_bound));
+  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
+  UM_APP_TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
+  UM_APP_TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
+  UM_APP_TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  UM_APP_TRY(um_decl_map(ctx, a->edges, a->nodes, 2, m->edge, "pedge", &a->pedge));
+  UM_APP_TRY(um_decl_map(ctx, a->edges, a->cells, 2, m->ecell, "pecell", &a->pecell));
+  UM_APP_TRY(um_decl_map(ctx, a->bedges, a->nodes, 2, m->bedge, "pbedge", &a->pbedge));
+  UM_APP_TRY(um_decl_map(ctx, a->bedges, a->cells, 1, m->becell, "pbecell", &a->pbecell));
+  UM_APP_TRY(um_decl_map(ctx, a->cells, a->nodes, 4, m->cell, "pcell", &a->pcell));
+  UM_APP_TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x));
+  UM_APP_TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, m->bound, "p_bound", &a->p_bound));
   return UM_SUCCESS;
 }
 
 /* OP2's new_grid.h5 layout: the same names as above. */
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a) {
-  TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
-  TRY(um_hdf5_read_set(ctx, file, "edges", &a->edges));
-  TRY(um_hdf5_read_set(ctx, file, "bedges", &a->bedges));
-  TRY(um_hdf5_read_set(ctx, file, "cells", &a->cells));
-  TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->nodes, 2, "pedge", &a->pedge));
-  TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->cells, 2, "pecell", &a->pecell));
-  TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->nodes, 2, "pbedge", &a->pbedge));
-  TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->cells, 1, "pbecell", &a->pbecell));
-  TRY(um_hdf5_read_map_expect(ctx, file, a->cells, a->nodes, 4, "pcell", &a->pcell));
-  TRY(um_hdf5_read_dat_expect(ctx, file, a->nodes, 2, UM_DOUBLE, "p_x", &a->p_x));
-  TRY(um_hdf5_read_dat_expect(ctx, file, a->bedges, 1, UM_INT, "p_bound", &a->p_bound));
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "edges", &a->edges));
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "bedges", &a->bedges));
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "cells", &a->cells));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->nodes, 2, "pedge", &a->pedge));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->cells, 2, "pecell", &a->pecell));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->nodes, 2, "pbedge", &a->pbedge));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->cells, 1, "pbecell", &a->pbecell));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->cells, a->nodes, 4, "pcell", &a->pcell));
+  UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->nodes, 2, UM_DOUBLE, "p_x", &a->p_x));
+  UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->bedges, 1, UM_INT, "p_bound", &a->p_bound));
   return UM_SUCCESS;
 }
 
@@ -146,13 +144,13 @@ int airfoil_update(um_context *ctx, const airfoil *a, double *rms) {
 }
 
 int airfoil_iteration(um_context *ctx, const airfoil *a, double *rms) {
-  TRY(airfoil_save_soln(ctx, a));
+  UM_APP_TRY(airfoil_save_soln(ctx, a));
   for (int k = 0; k < 2; k++) { /* two-stage predictor/corrector */
-    TRY(airfoil_adt_calc(ctx, a));
-    TRY(airfoil_res_calc(ctx, a));
-    TRY(airfoil_bres_calc(ctx, a));
+    UM_APP_TRY(airfoil_adt_calc(ctx, a));
+    UM_APP_TRY(airfoil_res_calc(ctx, a));
+    UM_APP_TRY(airfoil_bres_calc(ctx, a));
     *rms = 0.0;
-    TRY(airfoil_update(ctx, a, rms));
+    UM_APP_TRY(airfoil_update(ctx, a, rms));
   }
   *rms = sqrt(*rms / (double)um_set_size(a->cells));
   return UM_SUCCESS;
@@ -166,7 +164,9 @@ static int ends_with(const char *s, const char *suffix) {
 static int load_mesh(um_app_run *r, airfoil *a) {
   char err[1024] = "";
   const char *file = NULL, *gen = NULL;
-  TRY(um_config_get_string(r->cfg, "mesh.file", NULL, &file, err, sizeof err) ? um_app_fail(r, UM_ERR_CONFIG, "%s", err) : 0);
+  UM_APP_TRY(um_config_get_string(r->cfg, "mesh.file", NULL, &file, err, sizeof err)
+                 ? um_app_fail(r, UM_ERR_CONFIG, "%s", err)
+                 : 0);
   if (file) {
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
     if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
@@ -204,7 +204,7 @@ static int write_output(um_app_run *r, airfoil *a) {
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/airfoil.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/airfoil.xmf", r->output_dir);
-  TRY(um_hdf5_write_mesh(r->ctx, h5));
+  UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"p_q", "p_adt"};
   const int dims[] = {4, 1};
   if (um_xdmf_write(xmf, "airfoil.h5", "p_x", um_set_size(a->nodes), 2, "pcell", um_set_size(a->cells), 4, fields,
@@ -224,26 +224,26 @@ static int airfoil_run(um_app_run *r) {
   airfoil a;
   memset(&a, 0, sizeof a);
   double t0 = um_wtime();
-  TRY(airfoil_set_constants(ctx));
-  TRY(load_mesh(r, &a));
-  TRY(airfoil_decl_flow(ctx, &a));
-  TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
+  UM_APP_TRY(airfoil_set_constants(ctx));
+  UM_APP_TRY(load_mesh(r, &a));
+  UM_APP_TRY(airfoil_decl_flow(ctx, &a));
+  UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const int ncell = um_set_size(a.cells);
   fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations\n",
           um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter);
-  TRY(um_app_metric(r, "nodes", um_set_size(a.nodes)));
-  TRY(um_app_metric(r, "cells", ncell));
-  TRY(um_app_metric(r, "edges", um_set_size(a.edges)));
-  TRY(um_app_metric(r, "bedges", um_set_size(a.bedges)));
+  UM_APP_TRY(um_app_metric(r, "nodes", um_set_size(a.nodes)));
+  UM_APP_TRY(um_app_metric(r, "cells", ncell));
+  UM_APP_TRY(um_app_metric(r, "edges", um_set_size(a.edges)));
+  UM_APP_TRY(um_app_metric(r, "bedges", um_set_size(a.bedges)));
   r->setup_seconds = um_wtime() - t0;
 
   double rms = 0.0;
   for (int iter = 1; iter <= niter; iter++) {
-    TRY(airfoil_iteration(ctx, &a, &rms));
+    UM_APP_TRY(airfoil_iteration(ctx, &a, &rms));
     if (iter % 100 == 0) {
       char name[32];
       snprintf(name, sizeof name, "rms_%d", iter);
-      TRY(um_app_metric(r, name, rms));
+      UM_APP_TRY(um_app_metric(r, name, rms));
       um_app_progress_clear(r);
       fprintf(r->log, " %5d  %.17e\n", iter, rms);
       fflush(r->log);
@@ -253,7 +253,7 @@ static int airfoil_run(um_app_run *r) {
       return um_app_fail(r, UM_ERR_VALIDATION, "airfoil: the residual became %g at iteration %d: the run diverged",
                          rms, iter);
   }
-  TRY(um_app_metric(r, "rms_final", rms));
+  UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t0 - r->setup_seconds;
   return write_output(r, &a);
 }

@@ -43,7 +43,17 @@ typedef struct {
   const char *keys;
 } um_app;
 
-/* Registered apps (apps/registry.c). */
+/* Propagate an error: evaluates `call` (an int error code, UM_SUCCESS = 0) and
+ * returns it from the calling function when it is not UM_SUCCESS. The message
+ * stays where the failing call put it (um_error_message(ctx) or run->err).
+ *   UM_APP_TRY(um_decl_set(ctx, n, "cells", &cells));                         */
+#define UM_APP_TRY(call)               \
+  do {                                 \
+    int um_app_rc_ = (call);           \
+    if (um_app_rc_) return um_app_rc_; \
+  } while (0)
+
+/* Registered apps: apps/registry.c, from the generated um_app_list.h. */
 int um_app_count(void);
 const um_app *um_app_at(int i);
 const um_app *um_app_find(const char *name);

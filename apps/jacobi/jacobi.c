@@ -34,8 +34,11 @@ static void shuffle(int *p, int n, uint64_t *s) {
   }
 }
 
-#define CFG(call) do { int rc_ = (call); if (rc_) return um_app_fail(r, rc_, "%s", err); } while (0)
-#define UM(call) do { int rc_ = (call); if (rc_) return rc_; } while (0)
+#define CFG(call)                                   \
+  do {                                              \
+    int rc_ = (call);                               \
+    if (rc_) return um_app_fail(r, rc_, "%s", err); \
+  } while (0)
 
 static int jacobi_run(um_app_run *r) {
   char err[512] = "";
@@ -93,24 +96,26 @@ static int jacobi_run(um_app_run *r) {
   if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, bnd, "boundary", &p_bnd);
   free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
   if (rc) return rc;
-  UM(um_app_prepare(r, "pedge"));
+  UM_APP_TRY(um_app_prepare(r, "pedge"));
   fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
 
   r->setup_seconds = 0;
-  UM(UM_PAR_LOOP(ctx, degree_kernel, "degree", edges, um_arg_dat(p_deg, 0, pedge, 1, UM_INT, UM_INC),
-                 um_arg_dat(p_deg, 1, pedge, 1, UM_INT, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, degree_kernel, "degree", edges, um_arg_dat(p_deg, 0, pedge, 1, UM_INT, UM_INC),
+                         um_arg_dat(p_deg, 1, pedge, 1, UM_INT, UM_INC)));
   double maxdu = 0, sumdu2 = 0;
   int it;
   for (it = 1; it <= iters; it++) {
-    UM(UM_PAR_LOOP(ctx, gather_kernel, "gather", edges, um_arg_dat(p_u, 0, pedge, 1, UM_DOUBLE, UM_READ),
-                   um_arg_dat(p_u, 1, pedge, 1, UM_DOUBLE, UM_READ), um_arg_dat(p_s, 0, pedge, 1, UM_DOUBLE, UM_INC),
-                   um_arg_dat(p_s, 1, pedge, 1, UM_DOUBLE, UM_INC)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, gather_kernel, "gather", edges, um_arg_dat(p_u, 0, pedge, 1, UM_DOUBLE, UM_READ),
+                           um_arg_dat(p_u, 1, pedge, 1, UM_DOUBLE, UM_READ),
+                           um_arg_dat(p_s, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                           um_arg_dat(p_s, 1, pedge, 1, UM_DOUBLE, UM_INC)));
     maxdu = 0;
     sumdu2 = 0;
-    UM(UM_PAR_LOOP(ctx, relax_kernel, "relax", nodes, um_arg_dat(p_deg, -1, UM_ID, 1, UM_INT, UM_READ),
-                   um_arg_dat(p_bnd, -1, UM_ID, 1, UM_INT, UM_READ), um_arg_dat(p_s, -1, UM_ID, 1, UM_DOUBLE, UM_RW),
-                   um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_gbl(&maxdu, 1, UM_DOUBLE, UM_MAX),
-                   um_arg_gbl(&sumdu2, 1, UM_DOUBLE, UM_INC)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, relax_kernel, "relax", nodes, um_arg_dat(p_deg, -1, UM_ID, 1, UM_INT, UM_READ),
+                           um_arg_dat(p_bnd, -1, UM_ID, 1, UM_INT, UM_READ),
+                           um_arg_dat(p_s, -1, UM_ID, 1, UM_DOUBLE, UM_RW),
+                           um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_gbl(&maxdu, 1, UM_DOUBLE, UM_MAX),
+                           um_arg_gbl(&sumdu2, 1, UM_DOUBLE, UM_INC)));
     if (it % 500 == 0) fprintf(r->log, "  iteration %5d  max|du| %.6e  |du| %.6e\n", it, maxdu, sqrt(sumdu2));
     um_app_progress(r, "jacobi", it, iters);
     if (maxdu < tol) break;
@@ -118,14 +123,14 @@ static int jacobi_run(um_app_run *r) {
   if (it > iters) it = iters;
   um_app_progress(r, "jacobi", iters, iters);
   double maxerr = 0;
-  UM(UM_PAR_LOOP(ctx, max_error_kernel, "max_error", nodes, um_arg_dat(p_x, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
-                 um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(&maxerr, 1, UM_DOUBLE, UM_MAX)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, max_error_kernel, "max_error", nodes, um_arg_dat(p_x, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                         um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(&maxerr, 1, UM_DOUBLE, UM_MAX)));
   fprintf(r->log, "jacobi: %d iterations, last max|du| %.3e, max error against the exact solution %.3e\n", it, maxdu,
           maxerr);
-  UM(um_app_metric(r, "nodes", nn));
-  UM(um_app_metric(r, "edges", ne));
-  UM(um_app_metric(r, "max_error", maxerr));
-  UM(um_app_metric(r, "iterations", it));
+  UM_APP_TRY(um_app_metric(r, "nodes", nn));
+  UM_APP_TRY(um_app_metric(r, "edges", ne));
+  UM_APP_TRY(um_app_metric(r, "max_error", maxerr));
+  UM_APP_TRY(um_app_metric(r, "iterations", it));
   return UM_SUCCESS;
 }
 

@@ -24,10 +24,13 @@
  * a minimum does not depend on the order, so the results are the same.
  */
 #include "lulesh.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../common/um_app.h"
 #include "lulesh_kernels.h"
 #include "um/reorder.h"
 
@@ -80,12 +83,6 @@ UM_CONST_DEFINE(double, lu_pmin);
 UM_CONST_DEFINE(double, lu_emin);
 UM_CONST_DEFINE(double, lu_dvovmax);
 UM_CONST_DEFINE(double, lu_refdens);
-
-#define TRY(call)               \
-  do {                          \
-    int rc_ = (call);           \
-    if (rc_) return rc_;        \
-  } while (0)
 
 void lulesh_params_default(lulesh_params *p) {
   p->size = 30;
@@ -379,7 +376,7 @@ static int set_constants(um_context *ctx) {
   lu_emin = -1.0e+15;
   lu_dvovmax = 0.1;
   lu_refdens = 1.0;
-#define LU_DECL(name) TRY(um_decl_const(ctx, #name, 1, UM_DOUBLE, &name))
+#define LU_DECL(name) UM_APP_TRY(um_decl_const(ctx, #name, 1, UM_DOUBLE, &name))
   LU_DECL(lu_e_cut);
   LU_DECL(lu_p_cut);
   LU_DECL(lu_q_cut);
@@ -447,16 +444,16 @@ static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) 
 
 static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   const char *xyz = "xyz";
-  TRY(um_decl_set(ctx, m->nnode, "nodes", &s->nodes));
-  TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
-  TRY(um_decl_map(ctx, s->elems, s->nodes, 8, m->elem_nodes, "elem_nodes", &s->elem_nodes));
-  TRY(um_decl_map(ctx, s->elems, s->elems, 6, m->elem_faces, "elem_faces", &s->elem_faces));
+  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &s->nodes));
+  UM_APP_TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
+  UM_APP_TRY(um_decl_map(ctx, s->elems, s->nodes, 8, m->elem_nodes, "elem_nodes", &s->elem_nodes));
+  UM_APP_TRY(um_decl_map(ctx, s->elems, s->elems, 6, m->elem_faces, "elem_faces", &s->elem_faces));
   for (int d = 0; d < 3; d++) {
     char name[32];
     snprintf(name, sizeof name, "symm_%c", xyz[d]);
-    TRY(um_decl_set(ctx, m->nsymm, name, &s->symm[d]));
+    UM_APP_TRY(um_decl_set(ctx, m->nsymm, name, &s->symm[d]));
     snprintf(name, sizeof name, "symm_%c_nodes", xyz[d]);
-    TRY(um_decl_map(ctx, s->symm[d], s->nodes, 1, m->symm[d], name, &s->symm_map[d]));
+    UM_APP_TRY(um_decl_map(ctx, s->symm[d], s->nodes, 1, m->symm[d], name, &s->symm_map[d]));
   }
   s->nregions = m->nregions;
   s->regions = calloc((size_t)m->nregions, sizeof *s->regions);
@@ -467,16 +464,16 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
     char name[32];
     s->region_rep[r] = m->region_rep[r];
     snprintf(name, sizeof name, "region%d", r + 1);
-    TRY(um_decl_set(ctx, m->region_size[r], name, &s->regions[r]));
+    UM_APP_TRY(um_decl_set(ctx, m->region_size[r], name, &s->regions[r]));
     snprintf(name, sizeof name, "region%d_elems", r + 1);
-    TRY(um_decl_map(ctx, s->regions[r], s->elems, 1, m->region_elems[r], name, &s->region_map[r]));
+    UM_APP_TRY(um_decl_map(ctx, s->regions[r], s->elems, 1, m->region_elems[r], name, &s->region_map[r]));
   }
   /* nodes */
-  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
-  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
-  if (!s->p.fused) TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
-  TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
-  TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
+  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
+  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
+  if (!s->p.fused) UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
+  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
+  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
   /* elements */
   const size_t ne = (size_t)m->nelem;
   double *init = malloc(sizeof(double) * ne);
@@ -487,7 +484,7 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   for (size_t i = 0; i < ne; i++) init[i] = 1.0; /* v starts at 1, not 0 */
   if (!rc) rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "v", &s->v);
   free(init);
-  TRY(rc);
+  UM_APP_TRY(rc);
   const struct {
     const char *name;
     int dim;
@@ -509,10 +506,10 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
                    {"delv_eta", 1, NULL, &s->delv_eta},
                    {"delv_zeta", 1, NULL, &s->delv_zeta}};
   for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++)
-    TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
-                    elem_dats[i].dat));
-  TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
-  if (s->p.forces == LULESH_FORCES_GATHER) TRY(decl_corners(ctx, s, m));
+    UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
+                           elem_dats[i].dat));
+  UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
+  if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners(ctx, s, m));
   return UM_SUCCESS;
 }
 
@@ -591,10 +588,11 @@ static void time_increment(lulesh_state *s) {
 
 static int nodal_forces(um_context *ctx, lulesh_state *s) {
   if (s->p.fused && s->p.forces == LULESH_FORCES_GATHER) {
-    TRY(UM_PAR_LOOP(ctx, lu_volume_force_corners_kernel, "volume_force_corners", s->elems, NODES8(s->coord, UM_READ),
-                    NODES8(s->vel, UM_READ), DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), DIRECT(s->volo, UM_READ),
-                    DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
-                    CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_volume_force_corners_kernel, "volume_force_corners", s->elems,
+                           NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ), DIRECT(s->p_, UM_READ),
+                           DIRECT(s->q, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
+                           DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
+                           CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
     return UM_PAR_LOOP(ctx, lu_gather_force_kernel, "gather_force", s->nodes,
                        CORNERS8(s->fc_stress, s->node_corners, UM_READ),
                        um_arg_dat(s->node_ncorner, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->force, -1, UM_ID, 3, UM_WRITE));
@@ -605,19 +603,21 @@ static int nodal_forces(um_context *ctx, lulesh_state *s) {
                        DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
                        NODES8(s->force, UM_INC));
   if (s->p.forces == LULESH_FORCES_GATHER) {
-    TRY(UM_PAR_LOOP(ctx, lu_stress_corners_kernel, "stress_corners", s->elems, NODES8(s->coord, UM_READ),
-                    DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
-    TRY(UM_PAR_LOOP(ctx, lu_hourglass_corners_kernel, "hourglass_corners", s->elems, NODES8(s->coord, UM_READ),
-                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ),
-                    DIRECT(s->elem_mass, UM_READ), CORNERS8(s->fc_hourglass, s->elem_corners, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_stress_corners_kernel, "stress_corners", s->elems, NODES8(s->coord, UM_READ),
+                           DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ),
+                           CORNERS8(s->fc_stress, s->elem_corners, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_hourglass_corners_kernel, "hourglass_corners", s->elems, NODES8(s->coord, UM_READ),
+                           NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
+                           DIRECT(s->ss, UM_READ), DIRECT(s->elem_mass, UM_READ),
+                           CORNERS8(s->fc_hourglass, s->elem_corners, UM_WRITE)));
     return UM_PAR_LOOP(ctx, lu_gather_forces_kernel, "gather_forces", s->nodes,
                        CORNERS8(s->fc_stress, s->node_corners, UM_READ),
                        CORNERS8(s->fc_hourglass, s->node_corners, UM_READ),
                        um_arg_dat(s->node_ncorner, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->force, -1, UM_ID, 3, UM_WRITE));
   }
-  TRY(UM_PAR_LOOP(ctx, lu_zero_force_kernel, "force_zero", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_WRITE)));
-  TRY(UM_PAR_LOOP(ctx, lu_integrate_stress_kernel, "integrate_stress", s->elems, NODES8(s->coord, UM_READ),
-                  DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), NODES8(s->force, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_zero_force_kernel, "force_zero", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_integrate_stress_kernel, "integrate_stress", s->elems, NODES8(s->coord, UM_READ),
+                         DIRECT(s->p_, UM_READ), DIRECT(s->q, UM_READ), NODES8(s->force, UM_INC)));
   return UM_PAR_LOOP(ctx, lu_hourglass_kernel, "hourglass", s->elems, NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ),
                      DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ), DIRECT(s->ss, UM_READ),
                      DIRECT(s->elem_mass, UM_READ), NODES8(s->force, UM_INC));
@@ -625,22 +625,25 @@ static int nodal_forces(um_context *ctx, lulesh_state *s) {
 
 static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
-  TRY(nodal_forces(ctx, s));
+  UM_APP_TRY(nodal_forces(ctx, s));
   if (s->p.fused) {
-    TRY(UM_PAR_LOOP(ctx, lu_symm_force_x_kernel, "symm_force_x", s->symm[0], ARG(s->force, 0, s->symm_map[0], 3, UM_RW)));
-    TRY(UM_PAR_LOOP(ctx, lu_symm_force_y_kernel, "symm_force_y", s->symm[1], ARG(s->force, 0, s->symm_map[1], 3, UM_RW)));
-    TRY(UM_PAR_LOOP(ctx, lu_symm_force_z_kernel, "symm_force_z", s->symm[2], ARG(s->force, 0, s->symm_map[2], 3, UM_RW)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_x_kernel, "symm_force_x", s->symm[0],
+                           ARG(s->force, 0, s->symm_map[0], 3, UM_RW)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_y_kernel, "symm_force_y", s->symm[1],
+                           ARG(s->force, 0, s->symm_map[1], 3, UM_RW)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_z_kernel, "symm_force_z", s->symm[2],
+                           ARG(s->force, 0, s->symm_map[2], 3, UM_RW)));
     return UM_PAR_LOOP(ctx, lu_nodal_update_kernel, "nodal_update", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_RW),
                        DIRECT(s->nodal_mass, UM_READ), ARG(s->vel, -1, UM_ID, 3, UM_RW),
                        ARG(s->coord, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ));
   }
-  TRY(UM_PAR_LOOP(ctx, lu_acceleration_kernel, "acceleration", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_READ),
-                  DIRECT(s->nodal_mass, UM_READ), ARG(s->acc, -1, UM_ID, 3, UM_WRITE)));
-  TRY(UM_PAR_LOOP(ctx, lu_symm_x_kernel, "symm_x", s->symm[0], ARG(s->acc, 0, s->symm_map[0], 3, UM_RW)));
-  TRY(UM_PAR_LOOP(ctx, lu_symm_y_kernel, "symm_y", s->symm[1], ARG(s->acc, 0, s->symm_map[1], 3, UM_RW)));
-  TRY(UM_PAR_LOOP(ctx, lu_symm_z_kernel, "symm_z", s->symm[2], ARG(s->acc, 0, s->symm_map[2], 3, UM_RW)));
-  TRY(UM_PAR_LOOP(ctx, lu_velocity_kernel, "velocity", s->nodes, ARG(s->acc, -1, UM_ID, 3, UM_READ),
-                  ARG(s->vel, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_acceleration_kernel, "acceleration", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_READ),
+                         DIRECT(s->nodal_mass, UM_READ), ARG(s->acc, -1, UM_ID, 3, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_x_kernel, "symm_x", s->symm[0], ARG(s->acc, 0, s->symm_map[0], 3, UM_RW)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_y_kernel, "symm_y", s->symm[1], ARG(s->acc, 0, s->symm_map[1], 3, UM_RW)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_z_kernel, "symm_z", s->symm[2], ARG(s->acc, 0, s->symm_map[2], 3, UM_RW)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, lu_velocity_kernel, "velocity", s->nodes, ARG(s->acc, -1, UM_ID, 3, UM_READ),
+                         ARG(s->vel, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
   return UM_PAR_LOOP(ctx, lu_position_kernel, "position", s->nodes, ARG(s->vel, -1, UM_ID, 3, UM_READ),
                      ARG(s->coord, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ));
 }
@@ -648,39 +651,39 @@ static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
 static int lagrange_elements(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
   if (s->p.fused) {
-    TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_kernel, "kinematics_gradients", s->elems, NODES8(s->coord, UM_READ),
-                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
-                    DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE),
-                    DIRECT(s->vdov, UM_WRITE), ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE),
-                    DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE),
-                    um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_kernel, "kinematics_gradients", s->elems,
+                           NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ),
+                           DIRECT(s->v, UM_READ), DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE),
+                           DIRECT(s->arealg, UM_WRITE), DIRECT(s->vdov, UM_WRITE), ARG(s->delx, -1, UM_ID, 3, UM_WRITE),
+                           DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE),
+                           um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
   } else {
-    TRY(UM_PAR_LOOP(ctx, lu_kinematics_kernel, "kinematics", s->elems, NODES8(s->coord, UM_READ),
-                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
-                    DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE),
-                    DIRECT(s->vdov, UM_WRITE), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
-    TRY(UM_PAR_LOOP(ctx, lu_monoq_gradients_kernel, "monoq_gradients", s->elems, NODES8(s->coord, UM_READ),
-                    NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
-                    ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE),
-                    DIRECT(s->delv_zeta, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_kinematics_kernel, "kinematics", s->elems, NODES8(s->coord, UM_READ),
+                           NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->v, UM_READ),
+                           DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE), DIRECT(s->arealg, UM_WRITE),
+                           DIRECT(s->vdov, UM_WRITE), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_monoq_gradients_kernel, "monoq_gradients", s->elems, NODES8(s->coord, UM_READ),
+                           NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
+                           ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE),
+                           DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE)));
   }
-  TRY(UM_PAR_LOOP(ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, s->elem_faces, 1, UM_READ),
-                  ARG(s->delv_xi, 1, s->elem_faces, 1, UM_READ), ARG(s->delv_eta, 2, s->elem_faces, 1, UM_READ),
-                  ARG(s->delv_eta, 3, s->elem_faces, 1, UM_READ), ARG(s->delv_zeta, 4, s->elem_faces, 1, UM_READ),
-                  ARG(s->delv_zeta, 5, s->elem_faces, 1, UM_READ), DIRECT(s->delv_xi, UM_READ),
-                  DIRECT(s->delv_eta, UM_READ), DIRECT(s->delv_zeta, UM_READ), ARG(s->delx, -1, UM_ID, 3, UM_READ),
-                  um_arg_dat(s->elem_bc, -1, UM_ID, 1, UM_INT, UM_READ), DIRECT(s->vdov, UM_READ),
-                  DIRECT(s->elem_mass, UM_READ), DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ),
-                  DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(
+      ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, s->elem_faces, 1, UM_READ),
+      ARG(s->delv_xi, 1, s->elem_faces, 1, UM_READ), ARG(s->delv_eta, 2, s->elem_faces, 1, UM_READ),
+      ARG(s->delv_eta, 3, s->elem_faces, 1, UM_READ), ARG(s->delv_zeta, 4, s->elem_faces, 1, UM_READ),
+      ARG(s->delv_zeta, 5, s->elem_faces, 1, UM_READ), DIRECT(s->delv_xi, UM_READ), DIRECT(s->delv_eta, UM_READ),
+      DIRECT(s->delv_zeta, UM_READ), ARG(s->delx, -1, UM_ID, 3, UM_READ),
+      um_arg_dat(s->elem_bc, -1, UM_ID, 1, UM_INT, UM_READ), DIRECT(s->vdov, UM_READ), DIRECT(s->elem_mass, UM_READ),
+      DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ), DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
   for (int r = 0; r < s->nregions; r++) {
     if (um_set_size(s->regions[r]) == 0) continue;
     char name[32];
     snprintf(name, sizeof name, "eos_r%d", r + 1);
     um_map *m = s->region_map[r];
-    TRY(UM_PAR_LOOP(ctx, lu_eos_kernel, name, s->regions[r], ARG(s->e, 0, m, 1, UM_RW), ARG(s->delv, 0, m, 1, UM_READ),
-                    ARG(s->p_, 0, m, 1, UM_RW), ARG(s->q, 0, m, 1, UM_RW), ARG(s->qq, 0, m, 1, UM_READ),
-                    ARG(s->ql, 0, m, 1, UM_READ), ARG(s->vnew, 0, m, 1, UM_READ), ARG(s->ss, 0, m, 1, UM_WRITE),
-                    um_arg_gbl(&s->region_rep[r], 1, UM_INT, UM_READ)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_eos_kernel, name, s->regions[r], ARG(s->e, 0, m, 1, UM_RW),
+                           ARG(s->delv, 0, m, 1, UM_READ), ARG(s->p_, 0, m, 1, UM_RW), ARG(s->q, 0, m, 1, UM_RW),
+                           ARG(s->qq, 0, m, 1, UM_READ), ARG(s->ql, 0, m, 1, UM_READ), ARG(s->vnew, 0, m, 1, UM_READ),
+                           ARG(s->ss, 0, m, 1, UM_WRITE), um_arg_gbl(&s->region_rep[r], 1, UM_INT, UM_READ)));
   }
   if (s->p.fused) return UM_SUCCESS; /* volumes are updated with the constraints */
   return UM_PAR_LOOP(ctx, lu_update_volume_kernel, "update_volume", s->elems, DIRECT(s->vnew, UM_READ),

@@ -18,12 +18,6 @@
 #include "lulesh.h"
 #include "um/hdf5io.h"
 
-#define TRY(call)        \
-  do {                   \
-    int rc_ = (call);    \
-    if (rc_) return rc_; \
-  } while (0)
-
 static int read_params(um_app_run *r, lulesh_params *p) {
   char err[512] = "";
   static const char *const forces[] = {"inc", "gather"};
@@ -50,7 +44,7 @@ static int write_output(um_app_run *r, int nnodes, int nelems) {
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/lulesh.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/lulesh.xmf", r->output_dir);
-  TRY(um_hdf5_write_mesh(r->ctx, h5));
+  UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"e", "p", "q", "v", "ss"};
   const int dims[] = {1, 1, 1, 1, 1};
   if (um_xdmf_write(xmf, "lulesh.h5", "coord", nnodes, 3, "elem_nodes", nelems, 8, fields, dims, 5, err, sizeof err))
@@ -61,10 +55,10 @@ static int write_output(um_app_run *r, int nnodes, int nelems) {
 
 static int lulesh_run(um_app_run *r) {
   lulesh_params p;
-  TRY(read_params(r, &p));
+  UM_APP_TRY(read_params(r, &p));
   double t0 = um_wtime();
   lulesh_state *s = NULL;
-  TRY(lulesh_setup(r->ctx, &p, &s, r->err, sizeof r->err));
+  UM_APP_TRY(lulesh_setup(r->ctx, &p, &s, r->err, sizeof r->err));
   int rc = um_app_prepare(r, "elem_nodes");
   if (rc) {
     lulesh_state_free(&s);
@@ -125,18 +119,18 @@ static int lulesh_run(um_app_run *r) {
           "per cycle, grind %.4g us/element/cycle, %.4g zones/s\n",
           r->run_seconds, t_first, compile > 0 ? ", run-time compilation" : "", 1e3 * steady,
           zps > 0 ? 1e6 / zps : 0.0, zps);
-  TRY(um_app_metric(r, "elements", nelem));
-  TRY(um_app_metric(r, "nodes", nnode));
-  TRY(um_app_metric(r, "iterations", res.cycles));
-  TRY(um_app_metric(r, "final_time", res.time));
-  TRY(um_app_metric(r, "origin_energy", res.origin_energy));
-  TRY(um_app_metric(r, "sym_max_abs_diff", res.sym_max_abs));
-  TRY(um_app_metric(r, "sym_total_abs_diff", res.sym_total_abs));
-  TRY(um_app_metric(r, "sym_max_rel_diff", res.sym_max_rel));
-  TRY(um_app_metric(r, "ms_per_iteration", 1e3 * steady));
-  TRY(um_app_metric(r, "first_cycle_seconds", t_first));
-  TRY(um_app_metric(r, "compile_seconds", compile));
-  TRY(um_app_metric(r, "zones_per_second", zps));
+  UM_APP_TRY(um_app_metric(r, "elements", nelem));
+  UM_APP_TRY(um_app_metric(r, "nodes", nnode));
+  UM_APP_TRY(um_app_metric(r, "iterations", res.cycles));
+  UM_APP_TRY(um_app_metric(r, "final_time", res.time));
+  UM_APP_TRY(um_app_metric(r, "origin_energy", res.origin_energy));
+  UM_APP_TRY(um_app_metric(r, "sym_max_abs_diff", res.sym_max_abs));
+  UM_APP_TRY(um_app_metric(r, "sym_total_abs_diff", res.sym_total_abs));
+  UM_APP_TRY(um_app_metric(r, "sym_max_rel_diff", res.sym_max_rel));
+  UM_APP_TRY(um_app_metric(r, "ms_per_iteration", 1e3 * steady));
+  UM_APP_TRY(um_app_metric(r, "first_cycle_seconds", t_first));
+  UM_APP_TRY(um_app_metric(r, "compile_seconds", compile));
+  UM_APP_TRY(um_app_metric(r, "zones_per_second", zps));
   return write_output(r, nnode, nelem);
 }
 

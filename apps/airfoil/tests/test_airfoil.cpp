@@ -1,5 +1,5 @@
 // Airfoil's loops against values dumped from upstream OP2 Airfoil on the same
-// tiny mesh (tests/data/airfoil/loops_I4_J6_iter3.txt), on every CPU backend and
+// tiny mesh (apps/airfoil/tests/data/loops_I4_J6_iter3.txt), on every CPU backend and
 // layout; and the HDF5 round trip of a whole Airfoil run.
 #include <gtest/gtest.h>
 
@@ -89,7 +89,7 @@ class AirfoilLoops : public ::testing::TestWithParam<Case> {};
 TEST_P(AirfoilLoops, MatchUpstreamDump) {
   const Case c = GetParam();
   if (!um_backend_available(c.b)) GTEST_SKIP();
-  Dump d = load_dump(std::string(UM_TEST_DATA_DIR) + "/airfoil/loops_I4_J6_iter3.txt");
+  Dump d = load_dump(std::string(UM_TEST_DATA_DIR) + "/loops_I4_J6_iter3.txt");
   ASSERT_EQ(d["q_start"].size(), 72u * 4);
   AirfoilRun r(c.b, c.l, c.bs);
   um_context *ctx = r.ctx;
