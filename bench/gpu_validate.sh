@@ -30,7 +30,7 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
     for tool in memcheck racecheck; do
       f="$LOG/sanitizer_${tool}_$1_$2.log"
       "$CS" --tool "$tool" --error-exitcode 9 build-gpu/bin/umrun configs/airfoil_small.yaml --quiet \
-        --set run.backend=cuda --set run.strategy="$1" --set run.staging="$2" --set run.layout=aos \
+        --set run.backend=cuda --set run.strategy="$1" --set cuda.staging="$2" --set run.layout=aos \
         --set run.iterations=10 --set validation.reference= --set output.dir= > "$f" 2>&1
       echo "$tool $1 staging=$2: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tr '\n' ' ')"
     done
@@ -41,7 +41,7 @@ for v in "atomics none" "atomics inc" "global inc" "hierarchical inc" "hierarchi
   set -- $v
   for l in aos soa auto; do
     f="$LOG/airfoil_$1_$2_${l}.log"
-    build-gpu/bin/umrun "$CFG" --quiet --set run.strategy=$1 --set run.staging=$2 --set run.layout=$l > "$f" 2>&1
+    build-gpu/bin/umrun "$CFG" --quiet --set run.strategy=$1 --set cuda.staging=$2 --set run.layout=$l > "$f" 2>&1
     echo "== $1 staging=$2 $l: exit $? $(grep -E '^VALIDATION|finished in' "$f" | tr '\n' ' ')"
     grep -E "^(res_calc|all loops) " "$f"
   done

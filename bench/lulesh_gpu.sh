@@ -31,7 +31,7 @@ VARIANTS=${VARIANTS:-"atomics:none atomics:inc global:inc hierarchical:inc hiera
 run() { # name, then umrun arguments
   local name=$1
   shift
-  "$U" "$@" --quiet --set run.backend=cuda --set run.profile="$PROFILE" --set output.dir= \
+  "$U" "$@" --quiet --set run.backend=cuda --set cuda.profile="$PROFILE" --set output.dir= \
     --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc $(grep -E 'VALIDATION (PASS|FAIL)' "$LOG/$name.log" | head -1)"
@@ -43,14 +43,14 @@ if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
     for layout in aos soa; do
       for forces in inc gather; do
         run "val_s10_${v/:/_}_${layout}_${forces}" configs/lulesh_small.yaml --set run.strategy="${v%%:*}" \
-          --set run.staging="${v##*:}" --set run.layout="$layout" --set params.forces="$forces"
+          --set cuda.staging="${v##*:}" --set run.layout="$layout" --set params.forces="$forces"
       done
     done
   done
   for v in atomics:none hierarchical:inc global:inc; do
     for forces in inc gather; do
       run "val_s30_${v/:/_}_soa_${forces}" configs/lulesh.yaml --set run.strategy="${v%%:*}" \
-        --set run.staging="${v##*:}" --set run.layout=soa --set params.forces="$forces"
+        --set cuda.staging="${v##*:}" --set run.layout=soa --set params.forces="$forces"
     done
   done
 fi
@@ -62,7 +62,7 @@ for forces in inc gather; do
     for layout in soa aos; do
       run "bench_${v/:/_}_${layout}_${forces}" configs/lulesh_p100.yaml --set params.size="$SIZE" \
         --set run.iterations="$ITERS" --set validation.reference= --set run.block_size="$BLOCK" \
-        --set run.strategy="${v%%:*}" --set run.staging="${v##*:}" --set run.layout="$layout" \
+        --set run.strategy="${v%%:*}" --set cuda.staging="${v##*:}" --set run.layout="$layout" \
         --set params.forces="$forces"
     done
   done
@@ -70,7 +70,7 @@ for forces in inc gather; do
   for v in atomics:none hierarchical:inc; do
     run "bench_${v/:/_}_soa_${forces}_unfused" configs/lulesh_p100.yaml --set params.size="$SIZE" \
       --set run.iterations="$ITERS" --set validation.reference= --set run.block_size="$BLOCK" \
-      --set run.strategy="${v%%:*}" --set run.staging="${v##*:}" --set run.layout=soa \
+      --set run.strategy="${v%%:*}" --set cuda.staging="${v##*:}" --set run.layout=soa \
       --set params.forces="$forces" --set params.fused=false
   done
 done

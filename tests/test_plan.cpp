@@ -872,6 +872,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   k.nargs = 2;
   k.block_size = 256;
   k.strategy = 1;
+  k.size = 1000;
   k.arg[0].dat = &dat0;
   k.arg[0].map = &map0;
   k.arg[0].idx = 1;
@@ -891,6 +892,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   q.nargs = 2;
   q.block_size = 256;
   q.strategy = 1;
+  q.size = 1000;
   q.arg[0] = k.arg[0];
   q.arg[1].dat = &dat1;
   q.arg[1].map = nullptr;
@@ -907,6 +909,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   differs([](um_plan_key &d, int *) { d.block_size = 128; }, "block_size");
   differs([](um_plan_key &d, int *) { d.strategy = 2; }, "strategy");
   differs([](um_plan_key &d, int *) { d.nargs = 1; }, "nargs");
+  differs([](um_plan_key &d, int *) { d.size = 999; }, "size (the range planned)");
   differs([](um_plan_key &d, int *o) { d.set = o; }, "set");
   differs([](um_plan_key &d, int *) { d.arg[0].idx = 0; }, "idx");
   differs([](um_plan_key &d, int *) { d.arg[0].acc = UM_RW; }, "acc");

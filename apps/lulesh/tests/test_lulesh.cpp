@@ -57,7 +57,7 @@ struct LuRun {
 
 // Runs LULESH to the end (or the cap) on a fresh context; returns the final e in
 // upstream's element numbering through `e` when given.
-LuRun run_lulesh(const lulesh_params &p, um_backend b, um_layout l, int block, std::vector<double> *e = nullptr,
+LuRun run_lulesh(const lulesh_params &p, const char *b, um_layout l, int block, std::vector<double> *e = nullptr,
                  um_reorder_method reorder = UM_REORDER_NONE, um_strategy strategy = UM_STRATEGY_AUTO,
                  int staging = 0) {
   LuRun r;
@@ -67,8 +67,9 @@ LuRun run_lulesh(const lulesh_params &p, um_backend b, um_layout l, int block, s
   o.layout = l;
   o.block_size = block;
   o.strategy = strategy;
-  o.staging = staging;
-  o.nthreads = b == UM_BACKEND_OPENMP ? 2 : 0; /* the same on every machine, and no oversubscription
+  static const char *const staging_names[] = {"auto", "inc", "all", "none"};
+  if (staging) um_options_set_backend(&o, "cuda.staging", staging_names[staging]);
+  o.nthreads = std::string(b) == "openmp" ? 2 : 0; /* the same on every machine, and no oversubscription
                                                   when ctest runs tests in parallel on many cores */
   o.check_plans = 1;
   o.parallel_threshold = 0;
@@ -233,7 +234,7 @@ TEST(LuleshMesh, BadParametersSayWhichAndWhy) {
 // (our kernels follow upstream's arithmetic; only the order of the force sums
 // differs between schemes and colourings), and the symmetry of plane 0 kept.
 struct LuleshCase {
-  um_backend backend;
+  const char *backend;
   um_layout layout;
   lulesh_forces forces;
   int block;
@@ -264,30 +265,30 @@ TEST_P(LuleshVsUpstream, Size5And10) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, LuleshVsUpstream,
-    ::testing::Values(LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256, 1},
-                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_INC, 256, 0},
-                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_INC, 64, 1},
-                      LuleshCase{UM_BACKEND_SEQ, UM_AOS, LULESH_FORCES_GATHER, 256, 0},
-                      LuleshCase{UM_BACKEND_SEQ, UM_SOA, LULESH_FORCES_GATHER, 256, 1},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32, 1},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_INC, 32, 0},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_SOA, LULESH_FORCES_INC, 256, 0},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_AOS, LULESH_FORCES_GATHER, 100, 1},
-                      LuleshCase{UM_BACKEND_OPENMP, UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0},
+    ::testing::Values(LuleshCase{"seq", UM_AOS, LULESH_FORCES_INC, 256, 1},
+                      LuleshCase{"seq", UM_AOS, LULESH_FORCES_INC, 256, 0},
+                      LuleshCase{"seq", UM_SOA, LULESH_FORCES_INC, 64, 1},
+                      LuleshCase{"seq", UM_AOS, LULESH_FORCES_GATHER, 256, 0},
+                      LuleshCase{"seq", UM_SOA, LULESH_FORCES_GATHER, 256, 1},
+                      LuleshCase{"openmp", UM_AOS, LULESH_FORCES_INC, 32, 1},
+                      LuleshCase{"openmp", UM_AOS, LULESH_FORCES_INC, 32, 0},
+                      LuleshCase{"openmp", UM_SOA, LULESH_FORCES_INC, 256, 0},
+                      LuleshCase{"openmp", UM_AOS, LULESH_FORCES_GATHER, 100, 1},
+                      LuleshCase{"openmp", UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0},
                       // CUDA (skipped without a GPU): every strategy, both schemes, fused and not
-                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3},
-                      LuleshCase{UM_BACKEND_CUDA, UM_AOS, LULESH_FORCES_GATHER, 256, 1, UM_STRATEGY_ATOMICS, 1},
-                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 64, 0, UM_STRATEGY_GLOBAL, 1},
-                      LuleshCase{UM_BACKEND_CUDA, UM_SOA, LULESH_FORCES_INC, 320, 1, UM_STRATEGY_HIERARCHICAL, 1},
-                      LuleshCase{UM_BACKEND_CUDA, UM_AOS, LULESH_FORCES_GATHER, 96, 0, UM_STRATEGY_HIERARCHICAL, 2},
-                      LuleshCase{UM_BACKEND_CUDA, UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3}));
+                      LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3},
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 256, 1, UM_STRATEGY_ATOMICS, 1},
+                      LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 64, 0, UM_STRATEGY_GLOBAL, 1},
+                      LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 320, 1, UM_STRATEGY_HIERARCHICAL, 1},
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 96, 0, UM_STRATEGY_HIERARCHICAL, 2},
+                      LuleshCase{"cuda", UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3}));
 
 // Unfused sequential INC forces add in upstream's serial order, so the field is
 // the same to the last bit as upstream's serial build.
 TEST(LuleshRun, SequentialIncMatchesUpstreamSerialBitwise) {
   lulesh_params p = params(10);
   p.fused = 0;
-  LuRun r = run_lulesh(p, UM_BACKEND_SEQ, UM_AOS, 256);
+  LuRun r = run_lulesh(p, "seq", UM_AOS, 256);
   ASSERT_EQ(r.err, "");
   const Upstream u = upstream("s10");
   EXPECT_EQ(r.res.cycles, u.cycles);
@@ -302,7 +303,7 @@ TEST(LuleshRun, SequentialIncMatchesUpstreamSerialBitwise) {
 // change only the order of sums.
 TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
   std::vector<double> base, e;
-  LuRun r0 = run_lulesh(params(6), UM_BACKEND_SEQ, UM_AOS, 256, &base);
+  LuRun r0 = run_lulesh(params(6), "seq", UM_AOS, 256, &base);
   ASSERT_EQ(r0.err, "");
   const int cycles = r0.res.cycles;
   free_run(r0);
@@ -314,7 +315,7 @@ TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
     p.regions = c.regions;
     p.balance = c.balance;
     p.cost = c.cost;
-    LuRun r = run_lulesh(p, UM_BACKEND_OPENMP, UM_AOS, 256, &e);
+    LuRun r = run_lulesh(p, "openmp", UM_AOS, 256, &e);
     ASSERT_EQ(r.err, "");
     EXPECT_EQ(r.res.cycles, cycles);
     ASSERT_EQ(e.size(), base.size());
@@ -324,7 +325,7 @@ TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
     free_run(r);
   }
   for (um_reorder_method m : {UM_REORDER_GPS, UM_REORDER_PARTITION}) {
-    LuRun r = run_lulesh(params(6), UM_BACKEND_OPENMP, UM_AOS, 32, &e, m);
+    LuRun r = run_lulesh(params(6), "openmp", UM_AOS, 32, &e, m);
     ASSERT_EQ(r.err, "");
     EXPECT_EQ(r.res.cycles, cycles);
     for (size_t i = 0; i < e.size(); i++)
@@ -336,7 +337,7 @@ TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
 TEST(LuleshRun, IterationCapStopsEarly) {
   lulesh_params p = params(10);
   p.max_cycles = 17;
-  LuRun r = run_lulesh(p, UM_BACKEND_SEQ, UM_AOS, 256);
+  LuRun r = run_lulesh(p, "seq", UM_AOS, 256);
   ASSERT_EQ(r.err, "");
   EXPECT_EQ(r.res.cycles, 17);
   EXPECT_LT(r.res.time, 1.0e-2);
@@ -349,7 +350,7 @@ TEST(LuleshRun, NegativeVolumeStopsTheRun) {
   lulesh_params p = params(4);
   um_options o;
   um_options_default(&o);
-  o.backend = UM_BACKEND_SEQ;
+  o.backend = "seq";
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
   lulesh_state *s = nullptr;
