@@ -569,7 +569,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   int status = EXIT_OK;
   const char *status_text = "ok";
   if (rc) {
-    fprintf(stderr, "umrun: %s failed: %s\n", app->name, run.err[0] ? run.err : um_error_message(ctx));
+    fprintf(stderr, "umrun: %s failed: %s\n", app->name, um_error_message(ctx));
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
     status_text = rc == UM_ERR_CONFIG ? "config error" : "run failed";

@@ -35,11 +35,12 @@ void um_app_progress(um_app_run *run, const char *what, long i, long n) {
 }
 
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(run->err, sizeof run->err, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return code;
+  return um_error_set(run->ctx, code, "%s", msg);
 }
 
 void um_app_progress_clear(um_app_run *run) {

@@ -30,14 +30,13 @@ typedef struct {
   int nmetrics;
   char metric_names[UM_APP_MAX_METRICS][64];
   double metric_values[UM_APP_MAX_METRICS];
-  char err[1024];       /* message for errors raised outside the engine */
 } um_app_run;
 
 typedef struct {
   const char *name;
   const char *description;
   /* Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
-   * On failure, the message is in um_error_message(ctx) or in run->err. */
+   * On failure, the message is in um_error_message(ctx) (um_app_fail puts it there). */
   int (*run)(um_app_run *run);
   /* The app's own config keys with their defaults, one per line (umrun --list-apps). */
   const char *keys;
@@ -45,7 +44,7 @@ typedef struct {
 
 /* Propagate an error: evaluates `call` (an int error code, UM_SUCCESS = 0) and
  * returns it from the calling function when it is not UM_SUCCESS. The message
- * stays where the failing call put it (um_error_message(ctx) or run->err).
+ * stays where the failing call put it (um_error_message(ctx)).
  *   UM_APP_TRY(um_decl_set(ctx, n, "cells", &cells));                         */
 #define UM_APP_TRY(call)               \
   do {                                 \
@@ -71,7 +70,7 @@ int um_app_metric(um_app_run *run, const char *name, double value);
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /* Erase the progress bar before printing a line to the log. */
 void um_app_progress_clear(um_app_run *run);
-/* Format an error for run->err and return code. */
+/* Record an app's error in the context (um_error_message) and return code. */
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

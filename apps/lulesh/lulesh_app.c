@@ -53,12 +53,16 @@ static int write_output(um_app_run *r, int nnodes, int nelems) {
   return UM_SUCCESS;
 }
 
+/* LULESH's own steps report through a buffer; their messages join the context's. */
+static int lulesh_err(um_app_run *r, int rc, const char *err) { return rc && err[0] ? um_app_fail(r, rc, "%s", err) : rc; }
+
 static int lulesh_run(um_app_run *r) {
+  char err[1024] = "";
   lulesh_params p;
   UM_APP_TRY(read_params(r, &p));
   double t0 = um_wtime();
   lulesh_state *s = NULL;
-  UM_APP_TRY(lulesh_setup(r->ctx, &p, &s, r->err, sizeof r->err));
+  UM_APP_TRY(lulesh_err(r, lulesh_setup(r->ctx, &p, &s, err, sizeof err), err));
   int rc = um_app_prepare(r, "elem_nodes");
   if (rc) {
     lulesh_state_free(&s);
@@ -76,7 +80,7 @@ static int lulesh_run(um_app_run *r) {
   int done = 0, cycle = 0;
   double time = 0, stoptime = 1, t_first = 0;
   while (!rc) {
-    rc = lulesh_step(r->ctx, s, &done, r->err, sizeof r->err);
+    rc = lulesh_err(r, lulesh_step(r->ctx, s, &done, err, sizeof err), err);
     if (rc || done) break;
     lulesh_state_progress(s, &cycle, &time, &stoptime);
     if (cycle == 1) { /* the first cycle also uploads data, builds plans, compiles kernels */
@@ -95,7 +99,7 @@ static int lulesh_run(um_app_run *r) {
   lulesh_result res;
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
-  if (!rc) rc = lulesh_finish(r->ctx, s, &res, r->err, sizeof r->err);
+  if (!rc) rc = lulesh_err(r, lulesh_finish(r->ctx, s, &res, err, sizeof err), err);
   lulesh_state_free(&s);
   if (rc) return rc;
 

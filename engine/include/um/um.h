@@ -127,6 +127,13 @@ int um_finalize(um_context **ctx); /* frees everything; *ctx set to NULL */
 
 /* The message of the last error (empty string if none) and clearing it. */
 const char *um_error_message(const um_context *ctx);
+/* Store a message for an error found outside the engine (an app, a driver), so
+ * every error of a run is read from one place; returns code. */
+int um_error_set(um_context *ctx, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 void um_error_clear(um_context *ctx);
 
 /* The backend in use after auto resolution (its registered name), and its strategy. */

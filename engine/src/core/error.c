@@ -34,10 +34,23 @@ int um__error(um_context *ctx, int code, const char *file, int line, const char 
   return code;
 }
 
+static int verror_plain(um_context *ctx, int code, const char *fmt, va_list ap) {
+  if (ctx) vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  return code;
+}
+
 int um_backend_error(um_context *ctx, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  um__verror(ctx, code, "backend", 0, fmt, ap);
+  verror_plain(ctx, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int um_error_set(um_context *ctx, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror_plain(ctx, code, fmt, ap);
   va_end(ap);
   return code;
 }
