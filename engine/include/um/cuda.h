@@ -8,11 +8,14 @@
  * backend would run for it, for any strategy, layout and architecture. The
  * CI uses this to compile every loop of every app with NVRTC.
  *
- * Environment:
- *   UM_CUDA_CACHE   directory of compiled modules (default $XDG_CACHE_HOME/um
+ * Settings of the backend (um_options_set_backend, config keys cuda.*, or the
+ * environment UM_CUDA_<KEY>; umrun --help lists them):
+ *   cuda.profile    auto | p100 | v100 | a100 | h100 | h200
+ *   cuda.staging    auto | inc | all | none
+ *   cuda.cache      directory of compiled modules (default $XDG_CACHE_HOME/um
  *                   or ~/.cache/um); "off" disables the disk cache
- *   UM_CUDA_DUMP=1  print every generated kernel (and the NVRTC log)
- *   UM_CUDA_POISON=1  fill dats with NaN before every loop that WRITEs them
+ *   cuda.dump=1     log every generated kernel (and the NVRTC log)
+ *   cuda.poison=1   fill dats with NaN before every loop that WRITEs them
  *                   directly, to prove that every output element is written
  */
 #ifndef UM_CUDA_H
@@ -49,7 +52,7 @@ int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_g
 int um_cuda_nvrtc_version(int *major, int *minor);
 int um_cuda_arch_supported(int arch);
 
-/* The device the context runs on and its profile, e.g.
+/* The device the context runs on and its profile (as um_context_device), e.g.
  * "NVIDIA H100 80GB HBM3 (sm_90, 132 multiprocessors, 227 KB shared memory per block), profile h100".
  * Empty when the context does not run on the CUDA backend. */
 const char *um_cuda_device(const um_context *ctx);
