@@ -55,7 +55,7 @@ void mock_finalize(um_context *, void *state) { delete static_cast<MockState *>(
 
 int mock_strategy(um_context *ctx, void *, um_strategy want, um_strategy *out) {
   if (want != UM_STRATEGY_AUTO && want != UM_STRATEGY_COLOURED)
-    return um_backend_error(ctx, UM_ERR_UNSUPPORTED, "the mock backend runs strategy coloured only, not %s",
+    return um_error_set(ctx, UM_ERR_UNSUPPORTED, "the mock backend runs strategy coloured only, not %s",
                             um_strategy_name(want));
   *out = UM_STRATEGY_COLOURED;
   return UM_SUCCESS;

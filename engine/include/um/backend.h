@@ -86,13 +86,8 @@ const char *um_backend_option_value(const um_context *ctx, const char *key);
 void *um_context_backend_state(const um_context *ctx);
 /* The context's options (block size, threads, verbosity, ...). */
 const um_options *um_context_options(const um_context *ctx);
-/* Record an error in the context (message formatted) and return code. */
-int um_backend_error(um_context *ctx, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* A message for the person running (through the context's log callback). */
+/* Errors: um_error_set (um/um.h) stores the message in the context and returns
+ * the code. A message for the person running (through the context's log callback). */
 void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

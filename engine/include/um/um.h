@@ -110,7 +110,8 @@ typedef struct {
     char value[256];
   } backend_options[UM_MAX_BACKEND_OPTIONS];
   /* Backends defined by the caller, offered besides the built-in ones (a test,
-   * an experimental backend): see um/backend.h. */
+   * an experimental backend): see um/backend.h. The tables must outlive the
+   * contexts that use them; the list itself is read only by um_init. */
   const struct um_backend_def *const *extra_backends;
   int nextra_backends;
 } um_options;

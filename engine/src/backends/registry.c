@@ -57,6 +57,12 @@ const um_backend_def *um__backend_best(const um_options *o) {
   return best;
 }
 
+int um__backend_missing(const char *name) {
+  for (int i = 0; missing[i].name; i++)
+    if (name && strcasecmp(missing[i].name, name) == 0) return 1;
+  return 0;
+}
+
 int um__backend_status(const char *name, const um_options *o, char *why, size_t n) {
   if (why && n) why[0] = '\0';
   const um_backend_def *b = um__backend_find(name, o);

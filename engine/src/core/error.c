@@ -34,46 +34,22 @@ int um__error(um_context *ctx, int code, const char *file, int line, const char 
   return code;
 }
 
-static int verror_plain(um_context *ctx, int code, const char *fmt, va_list ap) {
-  if (ctx) vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-  return code;
-}
-
-int um_backend_error(um_context *ctx, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  verror_plain(ctx, code, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
 int um_error_set(um_context *ctx, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  verror_plain(ctx, code, fmt, ap);
+  if (ctx) vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
   va_end(ap);
   return code;
 }
 
-static void vlog(um_context *ctx, um_log_level level, const char *fmt, va_list ap) {
+void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...) {
   if (!ctx || !ctx->opts.log || (int)level > (level == UM_LOG_WARNING ? 0 : ctx->opts.verbose)) return;
   char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
   ctx->opts.log(ctx->opts.log_user, level, msg);
-}
-
-void um__log(um_context *ctx, um_log_level level, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vlog(ctx, level, fmt, ap);
-  va_end(ap);
-}
-
-void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vlog(ctx, level, fmt, ap);
-  va_end(ap);
 }
 
 int um__trace(um_context *ctx, int code, const char *file, int line) {

@@ -26,11 +26,6 @@ int um__trace(um_context *ctx, int code, const char *file, int line);
     if (um__rc != UM_SUCCESS) return um__trace((ctx), um__rc, __FILE__, __LINE__); \
   } while (0)
 
-/* A message for the person running, through the context's log callback. */
-void um__log(um_context *ctx, um_log_level level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Messages for the person running go through um_backend_log (um/backend.h). */
 
 #endif

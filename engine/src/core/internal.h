@@ -23,6 +23,8 @@ int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **plan);
 const um_backend_def *um__backend_find(const char *name, const um_options *o);
 /* The available backend of highest priority among built-in and extra ones. */
 const um_backend_def *um__backend_best(const um_options *o);
+/* 1 if name is a backend this build knows but was built without. */
+int um__backend_missing(const char *name);
 /* Why name is unknown or unavailable (for messages). */
 int um__backend_status(const char *name, const um_options *o, char *why, size_t n);
 

@@ -158,6 +158,23 @@ static double useful_bytes(const um_loop *loop) {
   return bytes;
 }
 
+/* A loop's identity and the flags its arguments imply. */
+static void describe_loop(um_loop *loop, const um_kernel *kernel, const char *name, um_set *set, int nargs,
+                          const um_arg *args) {
+  loop->kernel = kernel;
+  loop->name = name;
+  loop->set = set;
+  loop->nargs = nargs;
+  loop->args = args;
+  for (int i = 0; i < nargs; i++) {
+    if (args[i].kind == UM_ARG_DAT && args[i].map) {
+      loop->indirect = 1;
+      if (args[i].acc != UM_READ) loop->has_conflicts = 1;
+    }
+    if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop->has_reduction = 1;
+  }
+}
+
 /* Stage 1: the kernel, the set and every argument; fills the loop's flags. */
 static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                       const um_arg *args, um_loop *loop) {
@@ -170,19 +187,8 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
   if (kernel->nargs != nargs)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': kernel '%s' takes %d arguments but the loop passes %d", name,
                     kernel->name, kernel->nargs, nargs);
-  loop->kernel = kernel;
-  loop->name = name;
-  loop->set = set;
-  loop->nargs = nargs;
-  loop->args = args;
-  for (int i = 0; i < nargs; i++) {
-    UM_CHECK(ctx, check_arg(ctx, name, set, i, &args[i]));
-    if (args[i].kind == UM_ARG_DAT && args[i].map) {
-      loop->indirect = 1;
-      if (args[i].acc != UM_READ) loop->has_conflicts = 1;
-    }
-    if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop->has_reduction = 1;
-  }
+  for (int i = 0; i < nargs; i++) UM_CHECK(ctx, check_arg(ctx, name, set, i, &args[i]));
+  describe_loop(loop, kernel, name, set, nargs, args);
   return UM_SUCCESS;
 }
 
@@ -199,7 +205,6 @@ static int transform(um_context *ctx, um_loop *loop) {
  * so nothing travels; with MPI this exchanges the stale halos of dats read
  * through maps (owner -> ghost) before the run, overlapping the core elements. */
 static int exchange(um_context *ctx, um_loop *loop) {
-  (void)ctx;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT || a->acc == UM_WRITE || !a->map) continue;
@@ -422,20 +427,8 @@ int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop) {
     return UM_ERROR(ctx, UM_ERR_ARG, "no loop named '%s' has run on this context: run it first (on any backend)",
                     name);
   memset(loop, 0, offsetof(um_loop, red));
-  loop->kernel = r->kernel;
-  loop->name = r->name;
-  loop->set = r->set;
-  loop->nargs = r->nargs;
-  loop->args = r->args;
+  describe_loop(loop, r->kernel, r->name, r->set, r->nargs, r->args);
   loop->id = (int)(r - ctx->loops);
-  for (int i = 0; i < r->nargs; i++) {
-    const um_arg *a = &r->args[i];
-    if (a->kind == UM_ARG_DAT && a->map) {
-      loop->indirect = 1;
-      if (a->acc != UM_READ) loop->has_conflicts = 1;
-    }
-    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) loop->has_reduction = 1;
-  }
   loop->block_size = r->block_size > 0 ? r->block_size : ctx->opts.block_size;
   loop->strategy = r->strategy;
   exec_range(loop);
