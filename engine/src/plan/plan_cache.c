@@ -6,6 +6,7 @@
  */
 #include "plan.h"
 #include "um/exec.h"
+#include "../util/array.h"
 #include "../util/hash.h"
 
 #include <stdint.h>
@@ -109,15 +110,9 @@ int um_plan_cache_insert(um_plan_cache *c, const um_plan_key *k, um_plan *p) {
     um_plan_free(p);
     return UM_ERR_ARG;
   }
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 8;
-    cache_entry *e = realloc(c->e, (size_t)cap * sizeof *e);
-    if (!e) {
-      um_plan_free(p);
-      return UM_ERR_ALLOC;
-    }
-    c->e = e;
-    c->cap = cap;
+  if (UM_GROW(c->e, c->cap, c->n)) {
+    um_plan_free(p);
+    return UM_ERR_ALLOC;
   }
   cache_entry *e = &c->e[c->n++];
   key_copy(&e->key, k);
