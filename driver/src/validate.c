@@ -3,11 +3,14 @@
  * errors carry file:line:column and value errors the line they come from. */
 #include "um/validate.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
 
 #include "um/config.h"
 
@@ -32,6 +35,12 @@ void um_ref_free(um_ref *ref) {
   free(ref->provenance);
   for (int i = 0; i < ref->nmetrics; i++) free(ref->metrics[i].name);
   free(ref->metrics);
+  for (int i = 0; i < ref->nfields; i++) {
+    free(ref->fields[i].name);
+    free(ref->fields[i].file);
+    free(ref->fields[i].path);
+  }
+  free(ref->fields);
   free(ref);
 }
 
@@ -126,13 +135,109 @@ static int opt_number(um_config *cfg, const char *file, const char *where, const
   return UM_SUCCESS;
 }
 
+/* The folder of `file` joined with `rel` (or rel itself if absolute). */
+static char *resolve_path(const char *file, const char *rel) {
+  if (rel[0] == '/') return dupstr(rel);
+  const char *slash = strrchr(file, '/');
+  size_t dl = slash ? (size_t)(slash - file) + 1 : 0, rl = strlen(rel);
+  char *p = (char *)malloc(dl + rl + 1);
+  if (!p) return NULL;
+  memcpy(p, file, dl);
+  memcpy(p + dl, rel, rl + 1);
+  return p;
+}
+
+static int parse_fields(um_config *cfg, const char *file, um_ref *r, char *err, size_t errlen) {
+  static const char *const fkeys[] = {"name", "file", "rel_tol", "floor"};
+  const char *const example = "{name: q, file: q.txt, rel_tol: 1.0e-6, floor: 1.0e-12}";
+  int rc, n;
+  char e2[512], key[128], where[256];
+  um_config_kind_t fk = um_config_kind(cfg, "fields");
+  if (fk != UM_CONFIG_SEQUENCE)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                 "%s:%d: 'fields' is a %s; give a list, e.g. fields: [%s]", file,
+                 origin_line(cfg, "fields"), kind_word(fk), example);
+  if ((rc = um_config_size(cfg, "fields", &n, e2, sizeof e2)))
+    return um_format_error(err, errlen, rc, "%s: %s", file, e2);
+  if (n == 0)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                 "%s:%d: 'fields' is empty; list at least one field, or leave the key out", file,
+                 origin_line(cfg, "fields"));
+  r->fields = (um_ref_field *)calloc((size_t)n, sizeof *r->fields);
+  if (!r->fields) return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+  for (int i = 0; i < n; i++) {
+    um_ref_field *f = &r->fields[i];
+    char base[64];
+    snprintf(base, sizeof base, "fields.%d", i);
+    f->line = origin_line(cfg, base);
+    um_config_kind_t k = um_config_kind(cfg, base);
+    if (k != UM_CONFIG_MAPPING)
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
+                   "%s:%d: fields[%d] is a %s; each field is a mapping like %s", file, f->line, i,
+                   kind_word(k), example);
+    snprintf(key, sizeof key, "%s.name", base);
+    snprintf(where, sizeof where, "fields[%d]: ", i);
+    if ((rc = req_string(cfg, file, where, key, "name",
+                         "every field needs name, file and rel_tol (floor is optional)", &f->name,
+                         err, errlen)))
+      return rc;
+    r->nfields = i + 1;
+    snprintf(where, sizeof where, "fields[%d] (%.100s): ", i, f->name);
+    if ((rc = check_keys(cfg, file, where, base, fkeys, 4, "name, file, rel_tol, floor", err,
+                         errlen)))
+      return rc;
+    for (int j = 0; j < i; j++)
+      if (!strcmp(r->fields[j].name, f->name))
+        return um_format_error(err, errlen, UM_ERR_CONFIG,
+                     "%s:%d: %sname '%s' is used twice (also fields[%d], line %d); field names "
+                     "must be unique",
+                     file, f->line, where, f->name, j, r->fields[j].line);
+    int has;
+    snprintf(key, sizeof key, "%s.rel_tol", base);
+    if ((rc = opt_number(cfg, file, where, key, "rel_tol", 1, &f->rel_tol, &has, err, errlen)))
+      return rc;
+    if (!has)
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
+                   "%s:%d: %smissing 'rel_tol'; give the relative tolerance of each value, e.g. "
+                   "rel_tol: 1.0e-6 (and floor: the magnitude below which values are not compared)",
+                   file, f->line, where);
+    snprintf(key, sizeof key, "%s.floor", base);
+    if ((rc = opt_number(cfg, file, where, key, "floor", 1, &f->floor, &has, err, errlen)))
+      return rc;
+    if (!has) f->floor = 0.0;
+    snprintf(key, sizeof key, "%s.file", base);
+    if ((rc = req_string(cfg, file, where, key, "file",
+                         "give the reference file, relative to this .ref.yaml's folder", &f->file,
+                         err, errlen)))
+      return rc;
+    if (!(f->path = resolve_path(file, f->file)))
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+    struct stat st;
+    FILE *fp = NULL;
+    const char *why = NULL;
+    if (stat(f->path, &st) != 0)
+      why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+      why = "it is a directory";
+    else if (!(fp = fopen(f->path, "r")))
+      why = strerror(errno);
+    if (fp) fclose(fp);
+    if (why)
+      return um_format_error(err, errlen, UM_ERR_IO,
+                   "%s:%d: %scannot read reference file '%s' (file: %s, relative to the folder of "
+                   "the .ref.yaml unless absolute): %s; fix the path or add the file",
+                   file, f->line, where, f->path, f->file, why);
+  }
+  return UM_SUCCESS;
+}
+
 static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, size_t errlen) {
-  static const char *const top[] = {"app", "case", "provenance", "metrics", "description"};
+  static const char *const top[] = {"app", "case", "provenance", "metrics", "fields", "description"};
   static const char *const mkeys[] = {"name", "value", "rel_tol", "abs_tol"};
   int rc, n;
   char e2[512], key[128], where[256];
 
-  if ((rc = check_keys(cfg, file, "", "", top, 5, "app, case, provenance, metrics, description",
+  if ((rc = check_keys(cfg, file, "", "", top, 6, "app, case, provenance, metrics, fields, description",
                        err, errlen)))
     return rc;
   if ((rc = req_string(cfg, file, "", "app", "app",
@@ -194,19 +299,27 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
                    file, origin_line(cfg, "provenance"), need[i]);
   }
 
-  /* metrics */
+  /* metrics (optional when fields are given) */
   um_config_kind_t mk = um_config_kind(cfg, "metrics");
+  um_config_kind_t fk = um_config_kind(cfg, "fields");
+  if (mk == UM_CONFIG_ABSENT && fk == UM_CONFIG_ABSENT)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                 "%s: 'metrics' is missing (and there are no 'fields'); give a list, e.g. metrics: "
+                 "[{name: rms, value: 1.0e-4, rel_tol: 1.0e-7}], and/or fields: [{name: q, file: "
+                 "q.txt, rel_tol: 1.0e-6}]",
+                 file);
+  if (mk == UM_CONFIG_ABSENT) return parse_fields(cfg, file, r, err, errlen);
   if (mk != UM_CONFIG_SEQUENCE)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
-                 "%s: 'metrics' is %s%s; give a list, e.g. metrics: [{name: rms, value: 1.0e-4, "
+                 "%s: 'metrics' is a %s; give a list, e.g. metrics: [{name: rms, value: 1.0e-4, "
                  "rel_tol: 1.0e-7}]",
-                 file, mk == UM_CONFIG_ABSENT ? "" : "a ",
-                 mk == UM_CONFIG_ABSENT ? "missing" : kind_word(mk));
+                 file, kind_word(mk));
   if ((rc = um_config_size(cfg, "metrics", &n, e2, sizeof e2)))
     return um_format_error(err, errlen, rc, "%s: %s", file, e2);
   if (n == 0)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
-                 "%s:%d: 'metrics' is empty; a reference must check at least one metric", file,
+                 "%s:%d: 'metrics' is empty; list at least one metric, or leave the key out when "
+                 "the reference checks fields only", file,
                  origin_line(cfg, "metrics"));
   r->metrics = (um_ref_metric *)calloc((size_t)n, sizeof *r->metrics);
   if (!r->metrics) return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
@@ -262,7 +375,7 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
                    "(absolute), e.g. rel_tol: 1.0e-12 or abs_tol: 0 for exact counts",
                    file, m->line, where);
   }
-  return UM_SUCCESS;
+  return fk == UM_CONFIG_ABSENT ? UM_SUCCESS : parse_fields(cfg, file, r, err, errlen);
 }
 
 static int finish_load(um_config *cfg, int rc, const char *file, um_ref **ref, char *err,
@@ -311,6 +424,18 @@ int um_ref_load_string(const char *yaml, const char *origin_name, um_ref **ref, 
 }
 
 /* ---- validation ------------------------------------------------------------------ */
+static void free_fields(um_validation_result *res) {
+  if (res->fields)
+    for (int i = 0; i < res->nfields; i++) {
+      free(res->fields[i].name);
+      free(res->fields[i].ref_path);
+      free(res->fields[i].got_path);
+    }
+  free(res->fields);
+  res->fields = NULL;
+  res->nfields = res->nfields_pass = res->nfields_fail = res->nfields_missing = res->nfields_extra = 0;
+}
+
 void um_validation_result_free(um_validation_result *res) {
   if (!res) return;
   if (res->metrics)
@@ -318,6 +443,7 @@ void um_validation_result_free(um_validation_result *res) {
   free(res->metrics);
   res->metrics = NULL;
   res->nmetrics = 0;
+  free_fields(res);
 }
 
 static void tol_text(char *buf, size_t len, const um_metric_result *m) {
@@ -421,8 +547,9 @@ int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *co
       print_oneline(report, ref->provenance[i].value);
       fputc('\n', report);
     }
-    fprintf(report, "  %-*s  %22s  %22s  %9s  %-22s  %s\n", w, "metric", "reference", "got",
-            "rel err", "tolerance", "result");
+    if (res->nmetrics)
+      fprintf(report, "  %-*s  %22s  %22s  %9s  %-22s  %s\n", w, "metric", "reference", "got",
+              "rel err", "tolerance", "result");
     for (int i = 0; i < res->nmetrics; i++) {
       const um_metric_result *m = &res->metrics[i];
       char tol[64], got[32], rel[16];
@@ -449,6 +576,337 @@ int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *co
       }
       fputc('\n', report);
     }
+    if (ref->nfields == 0)
+      fprintf(report, "  %s\n", res->message);
+    else if (res->nmetrics) /* the verdict comes after the fields (um_validate_fields) */
+      fprintf(report, "  %d of %d metrics within tolerance\n", res->npass, res->nmetrics);
+  }
+  return res->pass ? UM_SUCCESS : UM_ERR_VALIDATION;
+}
+
+/* ---- fields: text files compared value by value ----------------------------------- */
+
+/* Next line of f into *buf (getline: any length); 1 = a line, 0 = end, -1 = read error. */
+static int next_line(FILE *f, char **buf, size_t *cap) {
+  errno = 0;
+  ssize_t n = getline(buf, cap, f);
+  if (n >= 0) return 1;
+  return ferror(f) ? -1 : 0;
+}
+
+static int count_tokens(const char *s) {
+  int n = 0;
+  for (;;) {
+    while (*s && isspace((unsigned char)*s)) s++;
+    if (!*s) return n;
+    n++;
+    while (*s && !isspace((unsigned char)*s)) s++;
+  }
+}
+
+/* The next token at *s, NUL-terminated in place; *s moves past it. */
+static char *next_token(char **s) {
+  char *p = *s;
+  while (*p && isspace((unsigned char)*p)) p++;
+  char *t = p;
+  while (*p && !isspace((unsigned char)*p)) p++;
+  if (*p) *p++ = '\0';
+  *s = p;
+  return t;
+}
+
+/* The whole token is a number (strtod). */
+static int parse_number(const char *t, double *v) {
+  char *end;
+  *v = strtod(t, &end);
+  return end != t && *end == '\0';
+}
+
+/* Text that strtod reads as NaN or infinity ("nan", "-inf", "Infinity", ...). */
+static int nonfinite_text(const char *t) {
+  const char *p = t + (*t == '+' || *t == '-');
+  double v;
+  return (*p == 'n' || *p == 'N' || *p == 'i' || *p == 'I') && parse_number(t, &v) && !isfinite(v);
+}
+
+/* a ranks before b in the worst list: failing first, then larger rel_err. */
+static int worse(const um_field_entry *a, const um_field_entry *b) {
+  if (a->pass != b->pass) return !a->pass;
+  return a->rel_err > b->rel_err;
+}
+
+static void keep_worst(um_field_result *res, int k, const um_field_entry *e) {
+  if (k <= 0 || (e->pass && !(e->rel_err > 0))) return;
+  int pos = res->nworst;
+  while (pos > 0 && worse(e, &res->worst[pos - 1])) pos--;
+  if (pos >= k) return;
+  int last = res->nworst < k ? res->nworst : k - 1;
+  memmove(&res->worst[pos + 1], &res->worst[pos], (size_t)(last - pos) * sizeof *e);
+  res->worst[pos] = *e;
+  if (res->nworst < k) res->nworst++;
+}
+
+static void compare_pair(um_field_result *res, int k, long line, int column, const char *g,
+                         const char *r) {
+  um_field_entry e;
+  e.line = line;
+  e.column = column;
+  e.ref = e.got = NAN;
+  e.rel_err = 0;
+  e.pass = 1;
+  res->ncompared++;
+  if (!strcmp(g, r) && !nonfinite_text(g)) return; /* identical text */
+  int gn = parse_number(g, &e.got), rn = parse_number(r, &e.ref);
+  if (!gn) e.got = NAN;
+  if (!rn) e.ref = NAN;
+  if (!gn || !rn || !isfinite(e.got) || !isfinite(e.ref)) {
+    e.rel_err = INFINITY;
+    e.pass = 0;
+  } else {
+    double m = fmax(fabs(e.got), fabs(e.ref));
+    if (m > res->floor) {
+      e.rel_err = fabs(e.got - e.ref) / m;
+      e.pass = e.rel_err <= res->rel_tol;
+    }
+  }
+  if (!(e.rel_err <= res->max_rel_err)) res->max_rel_err = e.rel_err;
+  if (!e.pass) res->nfailing++;
+  if (!e.pass || e.rel_err > 0) {
+    snprintf(e.ref_text, sizeof e.ref_text, "%s", r);
+    snprintf(e.got_text, sizeof e.got_text, "%s", g);
+    keep_worst(res, k, &e);
+  }
+}
+
+static void field_summary(um_field_result *res, const char *first_bad_line) {
+  const size_t n = sizeof res->message;
+  if (res->nlines_got != res->nlines_ref)
+    snprintf(res->message, n,
+             "the run's file has %ld lines, the reference has %ld (%ld values compared on the "
+             "common lines, %ld failing)",
+             res->nlines_got, res->nlines_ref, res->ncompared, res->nfailing);
+  else if (res->nbad_lines)
+    snprintf(res->message, n, "%s (%ld lines with a different number of values; %ld of %ld values compared failing)",
+             first_bad_line, res->nbad_lines, res->nfailing, res->ncompared);
+  else if (res->nfailing) {
+    const um_field_entry *w = &res->worst[0];
+    if (res->nworst > 0)
+      snprintf(res->message, n,
+               "%ld of %ld values out of tolerance (rel_tol %g, floor %g); worst at line %ld, "
+               "column %d: reference %s, got %s, rel err %.3e",
+               res->nfailing, res->ncompared, res->rel_tol, res->floor, w->line, w->column,
+               w->ref_text, w->got_text, w->rel_err);
+    else
+      snprintf(res->message, n, "%ld of %ld values out of tolerance (rel_tol %g, floor %g)",
+               res->nfailing, res->ncompared, res->rel_tol, res->floor);
+  } else
+    snprintf(res->message, n, "%ld values within rel_tol %g (floor %g), max rel err %.3e",
+             res->ncompared, res->rel_tol, res->floor, res->max_rel_err);
+}
+
+int um_field_compare_files(const char *got, const char *ref, double rel_tol, double floor_value,
+                           int worst_k, um_field_result *res, char *err, size_t errlen) {
+  if (!res)
+    return um_format_error(err, errlen, UM_ERR_ARG, "um_field_compare_files: res is NULL");
+  memset(res, 0, sizeof *res);
+  res->produced = 1;
+  res->rel_tol = rel_tol;
+  res->floor = floor_value;
+  int rc = UM_SUCCESS;
+  if (!got || !ref)
+    rc = um_format_error(err, errlen, UM_ERR_ARG, "um_field_compare_files: %s path is NULL",
+                         got ? "the reference" : "the run's");
+  else if (!(rel_tol >= 0) || !(floor_value >= 0) || !isfinite(rel_tol) || !isfinite(floor_value))
+    rc = um_format_error(err, errlen, UM_ERR_ARG,
+                         "um_field_compare_files: rel_tol %g and floor %g must be finite and >= 0",
+                         rel_tol, floor_value);
+  if (rc) {
+    snprintf(res->message, sizeof res->message, "%s", err ? err : "bad arguments");
+    return rc;
+  }
+  const int k = worst_k < 0 ? UM_FIELD_WORST_DEFAULT
+                            : worst_k > UM_FIELD_WORST_MAX ? UM_FIELD_WORST_MAX : worst_k;
+  FILE *fg = fopen(got, "r"), *fr = fopen(ref, "r");
+  if (!fg || !fr) {
+    const int gbad = !fg;
+    rc = um_format_error(res->message, sizeof res->message, UM_ERR_IO,
+                         "cannot open %s '%s': %s", gbad ? "the run's field file" : "the reference field file",
+                         gbad ? got : ref, strerror(errno));
+    if (err && errlen) snprintf(err, errlen, "%s", res->message);
+    if (fg) fclose(fg);
+    if (fr) fclose(fr);
+    return rc;
+  }
+  char *lg = NULL, *lr = NULL, bad[256] = "";
+  size_t cg = 0, cr = 0;
+  for (;;) {
+    int hg = next_line(fg, &lg, &cg), hr = next_line(fr, &lr, &cr);
+    if (hg < 0 || hr < 0) {
+      rc = um_format_error(res->message, sizeof res->message, UM_ERR_IO,
+                           "reading %s '%s' after line %ld: %s",
+                           hg < 0 ? "the run's field file" : "the reference field file",
+                           hg < 0 ? got : ref, hg < 0 ? res->nlines_got : res->nlines_ref,
+                           strerror(errno ? errno : EIO));
+      if (err && errlen) snprintf(err, errlen, "%s", res->message);
+      break;
+    }
+    if (!hg && !hr) break;
+    res->nlines_got += hg;
+    res->nlines_ref += hr;
+    if (!hg || !hr) continue; /* one file is longer: count its lines */
+    const long line = res->nlines_ref;
+    int ng = count_tokens(lg), nr = count_tokens(lr);
+    if (ng != nr) {
+      if (!res->nbad_lines++)
+        snprintf(bad, sizeof bad, "line %ld: the run's file has %d values, the reference has %d",
+                 line, ng, nr);
+      continue;
+    }
+    char *pg = lg, *pr = lr;
+    for (int c = 1; c <= ng; c++) {
+      char *tg = next_token(&pg), *tr = next_token(&pr);
+      compare_pair(res, k, line, c, tg, tr);
+    }
+  }
+  free(lg);
+  free(lr);
+  fclose(fg);
+  fclose(fr);
+  if (rc) return rc;
+  res->pass = res->nlines_got == res->nlines_ref && !res->nbad_lines && !res->nfailing;
+  field_summary(res, bad);
+  return res->pass ? UM_SUCCESS : UM_ERR_VALIDATION;
+}
+
+static void field_tol_text(char *buf, size_t len, const um_field_result *f) {
+  if (f->floor > 0)
+    snprintf(buf, len, "rel %.3g, floor %.3g", f->rel_tol, f->floor);
+  else
+    snprintf(buf, len, "rel %.3g", f->rel_tol);
+}
+
+static void print_fields(FILE *report, const um_ref *ref, const um_validation_result *res,
+                         int nnames, const char *const *names) {
+  int w = 5;
+  for (int i = 0; i < res->nfields; i++) {
+    int l = (int)strlen(res->fields[i].name);
+    if (l > w) w = l;
+  }
+  fprintf(report, "  %-*s  %12s  %9s  %11s  %-24s  %s\n", w, "field", "values", "failing",
+          "max rel err", "tolerance", "result");
+  for (int i = 0; i < res->nfields; i++) {
+    const um_field_result *f = &res->fields[i];
+    char tol[64], mx[16];
+    field_tol_text(tol, sizeof tol, f);
+    if (f->produced)
+      snprintf(mx, sizeof mx, "%.2e", f->max_rel_err);
+    else
+      snprintf(mx, sizeof mx, "-");
+    fprintf(report, "  %-*s  %12ld  %9ld  %11s  %-24s  %s\n", w, f->name, f->ncompared,
+            f->nfailing, mx, tol,
+            f->pass       ? "PASS"
+            : f->produced ? "FAIL"
+                          : "FAIL (not produced by the run)");
+    if (!f->produced) continue;
+    if (!f->pass && (!f->nfailing || f->nbad_lines || f->nlines_got != f->nlines_ref)) {
+      /* what is not in the worst entries: structure, or a file that could not be read */
+      fprintf(report, "    %s: ", f->name);
+      print_oneline(report, f->message);
+      fputc('\n', report);
+    }
+    for (int j = 0; j < f->nworst; j++) {
+      const um_field_entry *e = &f->worst[j];
+      fprintf(report, "    %s line %ld, column %d: reference %s, got %s, rel err %.3e%s\n",
+              j ? "     " : "worst", e->line, e->column, e->ref_text, e->got_text, e->rel_err,
+              e->pass ? "" : " FAIL");
+    }
+    fprintf(report, "    run's file %s, reference %s\n", f->got_path ? f->got_path : "-",
+            f->ref_path ? f->ref_path : "-");
+  }
+  if (res->nfields_extra) {
+    fprintf(report, "  note: fields not in the reference (not checked):");
+    for (int j = 0; j < nnames; j++) {
+      int found = 0;
+      for (int i = 0; i < ref->nfields && !found; i++) found = !strcmp(names[j], ref->fields[i].name);
+      if (!found) fprintf(report, " %s", names[j]);
+    }
+    fputc('\n', report);
+  }
+}
+
+int um_validate_fields(const um_ref *ref, int nfields, const char *const *names,
+                       const char *const *paths, FILE *report, um_validation_result *res) {
+  if (!res) return UM_ERR_ARG;
+  if (!ref || nfields < 0 || (nfields > 0 && (!names || !paths)))
+    return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
+                 "um_validate_fields: NULL reference or field arrays");
+  for (int i = 0; i < nfields; i++) {
+    if (!names[i] || !paths[i])
+      return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
+                   "um_validate_fields: field %d has a NULL %s", i, names[i] ? "path" : "name");
+    for (int j = 0; j < i; j++)
+      if (!strcmp(names[i], names[j]))
+        return um_format_error(res->message, sizeof res->message, UM_ERR_ARG,
+                     "um_validate_fields: the run registers field '%s' twice; give each field once",
+                     names[i]);
+  }
+  free_fields(res);
+  res->fields =
+      (um_field_result *)calloc((size_t)(ref->nfields ? ref->nfields : 1), sizeof *res->fields);
+  if (!res->fields)
+    return um_format_error(res->message, sizeof res->message, UM_ERR_ALLOC,
+                 "um_validate_fields: out of memory");
+  res->nfields = ref->nfields;
+  for (int i = 0; i < ref->nfields; i++) {
+    const um_ref_field *rf = &ref->fields[i];
+    um_field_result *f = &res->fields[i];
+    int at = -1;
+    for (int j = 0; j < nfields && at < 0; j++)
+      if (!strcmp(names[j], rf->name)) at = j;
+    if (at >= 0) {
+      char e2[512];
+      um_field_compare_files(paths[at], rf->path, rf->rel_tol, rf->floor, UM_FIELD_WORST_DEFAULT,
+                             f, e2, sizeof e2); /* an unreadable file fails the field, as said in f->message */
+    } else {
+      memset(f, 0, sizeof *f);
+      f->rel_tol = rf->rel_tol;
+      f->floor = rf->floor;
+      f->max_rel_err = NAN;
+      snprintf(f->message, sizeof f->message,
+               "not produced by the run: the app registered no field '%s' (um_app_field)", rf->name);
+      res->nfields_missing++;
+    }
+    f->name = dupstr(rf->name);
+    f->ref_path = dupstr(rf->path);
+    f->got_path = at >= 0 ? dupstr(paths[at]) : NULL;
+    if (!f->name || !f->ref_path || (at >= 0 && !f->got_path)) {
+      free_fields(res);
+      return um_format_error(res->message, sizeof res->message, UM_ERR_ALLOC,
+                   "um_validate_fields: out of memory");
+    }
+    if (f->pass)
+      res->nfields_pass++;
+    else
+      res->nfields_fail++;
+  }
+  for (int j = 0; j < nfields; j++) {
+    int found = 0;
+    for (int i = 0; i < ref->nfields && !found; i++) found = !strcmp(names[j], ref->fields[i].name);
+    if (!found) res->nfields_extra++;
+  }
+  res->pass = res->nfail == 0 && res->nfields_fail == 0;
+  if (res->pass)
+    snprintf(res->message, sizeof res->message,
+             "validation PASSED: %d of %d metrics and %d of %d fields within tolerance of %s",
+             res->npass, res->nmetrics, res->nfields_pass, res->nfields, ref->path);
+  else
+    snprintf(res->message, sizeof res->message,
+             "validation FAILED: %d of %d metrics (%d not produced) and %d of %d fields (%d not "
+             "produced) failed against %s",
+             res->nfail, res->nmetrics, res->nmissing, res->nfields_fail, res->nfields,
+             res->nfields_missing, ref->path);
+  if (report) {
+    if (res->nfields) print_fields(report, ref, res, nfields, names);
     fprintf(report, "  %s\n", res->message);
   }
   return res->pass ? UM_SUCCESS : UM_ERR_VALIDATION;
@@ -496,6 +954,8 @@ int um_validation_write_json(const um_ref *ref, const um_validation_result *res,
   }
   fprintf(f, "}, \"pass\": %s, \"npass\": %d, \"nfail\": %d, \"nmissing\": %d, \"nextra\": %d",
           res->pass ? "true" : "false", res->npass, res->nfail, res->nmissing, res->nextra);
+  fprintf(f, ", \"nfields_pass\": %d, \"nfields_fail\": %d, \"nfields_missing\": %d, \"nfields_extra\": %d",
+          res->nfields_pass, res->nfields_fail, res->nfields_missing, res->nfields_extra);
   fputs(", \"metrics\": [", f);
   for (int i = 0; i < res->nmetrics && res->metrics; i++) {
     const um_metric_result *m = &res->metrics[i];
@@ -515,6 +975,46 @@ int um_validation_write_json(const um_ref *ref, const um_validation_result *res,
     json_num(f, m->has_abs_tol ? m->abs_tol : NAN);
     fprintf(f, ", \"produced\": %s, \"pass\": %s}", m->produced ? "true" : "false",
             m->pass ? "true" : "false");
+  }
+  fputs("], \"fields\": [", f);
+  for (int i = 0; i < res->nfields && res->fields; i++) {
+    const um_field_result *fr = &res->fields[i];
+    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+    json_str(f, fr->name);
+    fputs(", \"reference\": ", f);
+    json_str(f, fr->ref_path);
+    fputs(", \"file\": ", f);
+    if (fr->got_path)
+      json_str(f, fr->got_path);
+    else
+      fputs("null", f);
+    fputs(", \"rel_tol\": ", f);
+    json_num(f, fr->rel_tol);
+    fputs(", \"floor\": ", f);
+    json_num(f, fr->floor);
+    fprintf(f, ", \"produced\": %s, \"lines\": %ld, \"lines_ref\": %ld, \"compared\": %ld, "
+               "\"failing\": %ld, \"bad_lines\": %ld, \"max_rel_err\": ",
+            fr->produced ? "true" : "false", fr->nlines_got, fr->nlines_ref, fr->ncompared,
+            fr->nfailing, fr->nbad_lines);
+    json_num(f, fr->produced ? fr->max_rel_err : NAN);
+    fprintf(f, ", \"pass\": %s, \"message\": ", fr->pass ? "true" : "false");
+    json_str(f, fr->message);
+    fputs(", \"worst\": [", f);
+    for (int j = 0; j < fr->nworst; j++) {
+      const um_field_entry *e = &fr->worst[j];
+      fprintf(f, "%s{\"line\": %ld, \"column\": %d, \"ref\": ", j ? ", " : "", e->line, e->column);
+      json_num(f, e->ref);
+      fputs(", \"got\": ", f);
+      json_num(f, e->got);
+      fputs(", \"rel_err\": ", f);
+      json_num(f, e->rel_err);
+      fputs(", \"ref_text\": ", f);
+      json_str(f, e->ref_text);
+      fputs(", \"got_text\": ", f);
+      json_str(f, e->got_text);
+      fprintf(f, ", \"pass\": %s}", e->pass ? "true" : "false");
+    }
+    fputs("]}", f);
   }
   fputs("]}\n", f);
   return ferror(f) ? UM_ERR_IO : UM_SUCCESS;
