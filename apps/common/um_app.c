@@ -18,6 +18,40 @@ int um_app_metric(um_app_run *run, const char *name, double value) {
   return UM_SUCCESS;
 }
 
+const char *um_app_field_dir(const um_app_run *run) {
+  if (run->output_dir && *run->output_dir) return run->output_dir;
+  return run->field_dir && *run->field_dir ? run->field_dir : NULL;
+}
+
+int um_app_wants_field(const um_app_run *run, const char *name) {
+  if (!name || !um_app_field_dir(run)) return 0;
+  if (run->output_dir && *run->output_dir) return 1;
+  for (int i = 0; i < run->nwanted_fields; i++)
+    if (run->wanted_fields && run->wanted_fields[i] && strcmp(run->wanted_fields[i], name) == 0) return 1;
+  return 0;
+}
+
+int um_app_field(um_app_run *run, const char *name, const char *path) {
+  if (!name || !path) return um_app_fail(run, UM_ERR_ARG, "um_app_field: NULL %s", name ? "path" : "name");
+  if (strlen(name) >= sizeof run->field_names[0])
+    return um_app_fail(run, UM_ERR_ARG, "field '%s': name too long (at most %d characters)", name,
+                       (int)sizeof run->field_names[0] - 1);
+  if (strlen(path) >= sizeof run->field_paths[0])
+    return um_app_fail(run, UM_ERR_ARG, "field '%s': path too long (at most %d characters): %.200s...", name,
+                       (int)sizeof run->field_paths[0] - 1, path);
+  int i = 0;
+  while (i < run->nfields && strcmp(run->field_names[i], name) != 0) i++;
+  if (i == run->nfields) {
+    if (run->nfields >= UM_APP_MAX_FIELDS)
+      return um_app_fail(run, UM_ERR_ARG, "field '%s': too many field files (at most %d per run)", name,
+                         UM_APP_MAX_FIELDS);
+    run->nfields++;
+  }
+  snprintf(run->field_names[i], sizeof run->field_names[0], "%s", name);
+  snprintf(run->field_paths[i], sizeof run->field_paths[0], "%s", path);
+  return UM_SUCCESS;
+}
+
 void um_app_progress(um_app_run *run, const char *what, long i, long n) {
   if (!run->progress || n <= 0) return;
   double now = um_wtime();

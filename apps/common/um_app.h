@@ -13,6 +13,8 @@ extern "C" {
 #endif
 
 #define UM_APP_MAX_METRICS 128
+#define UM_APP_MAX_FIELDS 16        /* field files one run can register */
+#define UM_APP_FIELD_PATH_MAX 4096
 
 typedef struct {
   um_context *ctx;
@@ -21,6 +23,13 @@ typedef struct {
   int progress;         /* 1: draw a progress bar on stderr (attached to a terminal) */
   const char *output_dir; /* NULL or "": write no output files */
   int write_hdf5;
+  /* Field files for validation (see um_app_field_dir / um_app_wants_field).
+   * field_dir: where to write them when output_dir is off (umrun: a private
+   * temporary folder when the reference lists fields; NULL otherwise).
+   * wanted_fields: the names the reference compares. */
+  const char *field_dir;
+  const char *const *wanted_fields;
+  int nwanted_fields;
   double t_start;        /* when the run started (for the progress bar's ETA) */
   double last_progress;  /* when the progress bar was last drawn */
   double reorder_seconds;/* reordering: computing (or loading) and applying */
@@ -30,6 +39,9 @@ typedef struct {
   int nmetrics;
   char metric_names[UM_APP_MAX_METRICS][64];
   double metric_values[UM_APP_MAX_METRICS];
+  int nfields; /* field files the app wrote (um_app_field) */
+  char field_names[UM_APP_MAX_FIELDS][64];
+  char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX];
 } um_app_run;
 
 typedef struct {
@@ -66,6 +78,29 @@ int um_app_prepare(um_app_run *run, const char *default_map);
 
 /* Record (or overwrite) a metric. */
 int um_app_metric(um_app_run *run, const char *name, double value);
+/* Field files: text files of values (whitespace-separated, one row of a set
+ * per line, in an order that does not depend on the numbering: e.g. sorted by
+ * the mesh's own indices) that validation compares with the reference's
+ * `fields` (um/validate.h), value by value.
+ *
+ *   if (um_app_wants_field(r, "u")) {
+ *     char path[UM_APP_FIELD_PATH_MAX];
+ *     snprintf(path, sizeof path, "%s/jacobi_u.txt", um_app_field_dir(r));
+ *     ... write the file ...
+ *     UM_APP_TRY(um_app_field(r, "u", path));
+ *   }
+ *
+ * um_app_field_dir: output_dir when the run writes outputs (non-empty), else
+ * field_dir; NULL when neither is set (then write no field files).
+ * um_app_wants_field: 1 when there is a folder to write to and either the run
+ * writes outputs or the reference compares the field `name`.
+ * um_app_field: registers the file written for `name` (or replaces the path
+ * of a name registered before); UM_ERR_ARG (message in the context) when the
+ * table is full, the name is longer than 63 characters or the path than
+ * UM_APP_FIELD_PATH_MAX - 1. */
+const char *um_app_field_dir(const um_app_run *run);
+int um_app_wants_field(const um_app_run *run, const char *name);
+int um_app_field(um_app_run *run, const char *name, const char *path);
 /* Progress of a long run: prints "\r[name] iteration i/n ..." on stderr when run->progress. */
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /* Erase the progress bar before printing a line to the log. */
