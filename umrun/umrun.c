@@ -5,6 +5,7 @@
  * Options are taken from, in increasing priority: the config file (or the
  * embedded default config), the environment variable UM_OPTIONS
  * ("run.backend=seq mesh.I=40"), then each --set. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,14 +71,16 @@ static void usage(FILE *f) {
           "  run.reorder_file    HDF5 file to save the permutation to / load it from (once per mesh)\n"
           "  run.row_align       dats allocate rows rounded up to a multiple of this (1)\n"
           "  run.iterations      iterations of the app's main loop\n"
-          "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against\n"
+          "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
+          "                      and field files; loaded before the run; field files go to output.dir,\n"
+          "                      else to a temporary folder removed after validation)\n"
           "  output.dir, output.hdf5  where to write final fields (HDF5 + XDMF)\n"
           "\n"
           "  <backend>.<key>     a backend's own settings (below); every one can also come from\n"
           "                      the environment variable UM_<BACKEND>_<KEY>\n"
           "\n"
           "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
-          "line or config; 2 the run failed; 3 validation failed.\n");
+          "line, config or validation reference; 2 the run failed; 3 validation failed.\n");
   fprintf(f, "\nbackends (by priority):\n");
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
@@ -458,35 +461,107 @@ typedef struct {
   um_ref *ref;
   um_validation_result val;
   int validated;
+  char field_dir[4096]; /* a private temporary folder for the field files, "" if none */
+  const char **wanted; /* the reference's field names (into ref) */
+  int nwanted;
 } validation;
 
-/* Compare the metrics with the reference; returns the exit status it implies. */
-static int validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
-                        const char **status_text) {
-  char path[4096], err[4096] = "";
+/* Load validation.reference before the run, so that a bad reference stops
+ * before computing. Relative paths are tried as given, then from the source
+ * tree. */
+static int load_reference(const run_settings *s, validation *v, char *err, size_t len) {
+  char path[4096];
   snprintf(path, sizeof path, "%s", s->reference);
   if (!file_exists(path) && s->reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s->reference);
-  int vrc = um_ref_load(file_exists(path) ? path : s->reference, &v->ref, err, sizeof err);
-  if (!vrc) {
-    const char *names[UM_APP_MAX_METRICS];
-    for (int i = 0; i < run->nmetrics; i++) names[i] = run->metric_names[i];
-    fprintf(out, "\nvalidation against %s:\n", s->reference);
-    vrc = um_validate(v->ref, app->name, run->nmetrics, names, run->metric_values, out, &v->val);
-    if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS; /* metrics failed: reported below */
-    if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
-    v->validated = vrc == UM_SUCCESS;
+  if (um_ref_load(file_exists(path) ? path : s->reference, &v->ref, err, len)) return UM_ERR_CONFIG;
+  if (v->ref->nfields && !(v->wanted = malloc((size_t)v->ref->nfields * sizeof *v->wanted))) {
+    snprintf(err, len, "out of memory");
+    return UM_ERR_ALLOC;
   }
+  for (int i = 0; i < v->ref->nfields; i++) v->wanted[v->nwanted++] = v->ref->fields[i].name;
+  return UM_SUCCESS;
+}
+
+/* The reference compares fields but the run writes no outputs: the app writes
+ * them into a private temporary folder ($TMPDIR or /tmp), removed after
+ * validation (remove_field_dir). */
+static int make_field_dir(validation *v, char *err, size_t len) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  if (snprintf(v->field_dir, sizeof v->field_dir, "%s/umrun-fields-XXXXXX", tmp) >= (int)sizeof v->field_dir ||
+      !mkdtemp(v->field_dir)) {
+    snprintf(err, len,
+             "cannot create a temporary folder for the field files under '%.1024s': %s; set TMPDIR to a writable "
+             "folder, or set output.dir",
+             tmp, strerror(errno));
+    v->field_dir[0] = '\0';
+    return UM_ERR_IO;
+  }
+  return UM_SUCCESS;
+}
+
+/* Remove the temporary field folder and the files in it (not recursive: the
+ * apps write plain files). */
+static void remove_field_dir(validation *v) {
+  if (!v->field_dir[0]) return;
+  DIR *d = opendir(v->field_dir);
+  if (d) {
+    struct dirent *e;
+    char p[8192];
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(p, sizeof p, "%s/%s", v->field_dir, e->d_name);
+        if (unlink(p)) fprintf(stderr, "umrun: note: cannot remove '%s': %s\n", p, strerror(errno));
+      }
+    closedir(d);
+  }
+  if (rmdir(v->field_dir))
+    fprintf(stderr, "umrun: note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+  v->field_dir[0] = '\0';
+}
+
+/* Compare the metrics and field files with the reference; returns the exit status it implies. */
+static int validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
+                        const char **status_text) {
+  char err[4096] = "";
+  const char *names[UM_APP_MAX_METRICS];
+  for (int i = 0; i < run->nmetrics; i++) names[i] = run->metric_names[i];
+  fprintf(out, "\nvalidation against %s:\n", s->reference);
+  int vrc = um_validate(v->ref, app->name, run->nmetrics, names, run->metric_values, out, &v->val);
+  if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS; /* metrics failed: reported below */
+  if (!vrc && v->ref->nfields) {
+    const char *fnames[UM_APP_MAX_FIELDS], *fpaths[UM_APP_MAX_FIELDS];
+    for (int i = 0; i < run->nfields; i++) {
+      fnames[i] = run->field_names[i];
+      fpaths[i] = run->field_paths[i];
+    }
+    vrc = um_validate_fields(v->ref, run->nfields, fnames, fpaths, out, &v->val);
+    if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS;
+  }
+  if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
+  v->validated = vrc == UM_SUCCESS;
   if (vrc) {
     fprintf(stderr, "umrun: validation: %s\n", err);
     *status_text = "validation error";
     return EXIT_RUN;
   }
   if (!v->val.pass) {
-    fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", v->val.nfail, v->val.nmetrics);
+    if (v->val.nfields)
+      fprintf(out, "VALIDATION FAILED (%d of %d metrics, %d of %d field%s)\n", v->val.nfail, v->val.nmetrics,
+              v->val.nfields_fail, v->val.nfields, v->val.nfields == 1 ? "" : "s");
+    else
+      fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", v->val.nfail, v->val.nmetrics);
+    if (v->field_dir[0] && v->val.nfields_fail)
+      fprintf(out, "(the field files were written to a temporary folder, removed now; set output.dir=<folder> to "
+                   "keep them)\n");
     *status_text = "validation failed";
     return EXIT_VALIDATION;
   }
-  fprintf(out, "VALIDATION PASS (%d metrics)\n", v->val.nmetrics);
+  if (v->val.nfields)
+    fprintf(out, "VALIDATION PASS (%d metrics, %d field%s)\n", v->val.nmetrics, v->val.nfields,
+            v->val.nfields == 1 ? "" : "s");
+  else
+    fprintf(out, "VALIDATION PASS (%d metrics)\n", v->val.nmetrics);
   return EXIT_OK;
 }
 
@@ -530,6 +605,13 @@ static int run_config(const cmdline *c, um_config *cfg) {
     return EXIT_USAGE;
   }
   const um_app *app = um_app_find(s.app);
+  validation v;
+  memset(&v, 0, sizeof v);
+  if (s.reference && *s.reference && load_reference(&s, &v, err, sizeof err)) { /* before computing */
+    fprintf(stderr, "umrun: validation.reference: %s\n", err);
+    um_ref_free(v.ref);
+    return EXIT_USAGE;
+  }
   print_version(out);
   fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
   s.opts.log = log_to_stderr;
@@ -537,6 +619,8 @@ static int run_config(const cmdline *c, um_config *cfg) {
   if (um_init(&ctx, &s.opts)) {
     fprintf(stderr, "umrun: %s\n", um_error_message(ctx));
     um_finalize(&ctx);
+    um_ref_free(v.ref);
+    free(v.wanted);
     return EXIT_USAGE;
   }
   print_backend(out, &s, ctx);
@@ -544,9 +628,12 @@ static int run_config(const cmdline *c, um_config *cfg) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
-  if (s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) {
+  if ((s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) ||
+      (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && make_field_dir(&v, err, sizeof err))) {
     fprintf(stderr, "umrun: %s\n", err);
     um_finalize(&ctx);
+    um_ref_free(v.ref);
+    free(v.wanted);
     return EXIT_RUN;
   }
 
@@ -558,6 +645,9 @@ static int run_config(const cmdline *c, um_config *cfg) {
   run.progress = !c->quiet && isatty(STDERR_FILENO);
   run.output_dir = s.outdir;
   run.write_hdf5 = s.write_hdf5;
+  run.field_dir = v.field_dir[0] ? v.field_dir : NULL;
+  run.wanted_fields = v.wanted;
+  run.nwanted_fields = v.nwanted;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
@@ -576,13 +666,13 @@ static int run_config(const cmdline *c, um_config *cfg) {
   } else {
     print_report(out, app, &run, &s, ctx, total);
   }
-  validation v;
-  memset(&v, 0, sizeof v);
-  if (!rc && s.reference) status = validate_run(out, &s, app, &run, &v, &status_text);
+  if (!rc && v.ref) status = validate_run(out, &s, app, &run, &v, &status_text);
+  remove_field_dir(&v);
   if (!rc) um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
   status = write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_validation_result_free(&v.val);
   um_ref_free(v.ref);
+  free(v.wanted);
   um_finalize(&ctx);
   return status;
 }
