@@ -4,8 +4,12 @@
  * harmonic for the 5-point Laplacian, so the converged interior equals it
  * exactly: the app measures its own error against that closed form.
  *
+ * With outputs on, or when the reference compares it, the app writes the
+ * field u (jacobi_u.txt: "x y u" per node in grid order) for validation.
+ *
  * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
  *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,36 @@ static void shuffle(int *p, int n, uint64_t *s) {
     p[i] = p[j];
     p[j] = t;
   }
+}
+
+/* The field "u" as text for validation: one line "x y u" per node, in grid
+ * order (i along x, then j along y) whatever the numbering, so that the file
+ * compares with one written from the closed form. */
+static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
+  const int nn = (N + 1) * (N + 1);
+  char path[UM_APP_FIELD_PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/jacobi_u.txt", um_app_field_dir(r)) >= (int)sizeof path)
+    return um_app_fail(r, UM_ERR_ARG, "field u: output folder name too long");
+  double *x = malloc(sizeof(double) * 2 * (size_t)nn), *u = malloc(sizeof(double) * (size_t)nn);
+  double *grid = malloc(sizeof(double) * (size_t)nn);
+  int rc = !x || !u || !grid ? um_app_fail(r, UM_ERR_ALLOC, "field u: out of memory") : UM_SUCCESS;
+  if (!rc) rc = um_dat_fetch(r->ctx, p_x, x, sizeof(double) * 2 * (size_t)nn);
+  if (!rc) rc = um_dat_fetch(r->ctx, p_u, u, sizeof(double) * (size_t)nn);
+  for (int n = 0; !rc && n < nn; n++) {
+    long i = lround(x[2 * n] * N), j = lround(x[2 * n + 1] * N);
+    if (i < 0 || i > N || j < 0 || j > N) rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %d is off the grid", n);
+    else grid[i * (N + 1) + j] = u[n];
+  }
+  FILE *f = rc ? NULL : fopen(path, "w");
+  if (!rc && !f) rc = um_app_fail(r, UM_ERR_IO, "field u: cannot write '%s': %s", path, strerror(errno));
+  for (int i = 0; f && i <= N; i++)
+    for (int j = 0; j <= N; j++)
+      fprintf(f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
+  if (f && (ferror(f) | fclose(f))) rc = um_app_fail(r, UM_ERR_IO, "field u: error writing '%s'", path);
+  free(x);
+  free(u);
+  free(grid);
+  return rc ? rc : um_app_field(r, "u", path);
 }
 
 #define CFG(call)                                   \
@@ -131,6 +165,7 @@ static int jacobi_run(um_app_run *r) {
   UM_APP_TRY(um_app_metric(r, "edges", ne));
   UM_APP_TRY(um_app_metric(r, "max_error", maxerr));
   UM_APP_TRY(um_app_metric(r, "iterations", it));
+  if (um_app_wants_field(r, "u")) UM_APP_TRY(write_u(r, p_x, p_u, N));
   return UM_SUCCESS;
 }
 
