@@ -178,7 +178,9 @@ typedef struct {
  * Returns UM_SUCCESS if every metric passed, UM_ERR_VALIDATION if any failed
  * or is missing, UM_ERR_CONFIG if the reference is for another app than `app`,
  * UM_ERR_ARG for bad arguments (NULL pointers, a name given twice); the
- * reason is in res->message. */
+ * reason is in res->message. Metrics only: when the reference lists fields,
+ * call um_validate_fields next, which completes res (pass, message) and
+ * prints the verdict (um_validate then prints only the metric count). */
 int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *const *names,
                 const double *values, FILE *report, um_validation_result *res);
 void um_validation_result_free(um_validation_result *res);
