@@ -1,0 +1,232 @@
+/* miniAero's mesh: a structured box of hex8 cells (the ramp problem bends the
+ * upper half of it), stored as unstructured sets and maps, numbered as upstream
+ * numbers it on one rank so that results compare cell by cell.
+ *
+ * Boundary faces are grouped as upstream groups them: bottom (y = 0), top,
+ * front (z = 0), back, right (x = lx), left (x = 0), each group in face
+ * creation order, and each group given a kind by the problem:
+ *   bottom  no-slip (flat plate) | tangent       top    extrapolate (flat plate) | tangent
+ *   front   tangent                              back   tangent
+ *   right   extrapolate                          left   extrapolate (Sod) | inflow
+ * A kind's face set holds its groups in that order. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "miniaero.h"
+#include "um/um.h"
+
+/* Upstream's ramp uses this value of pi, and its Gauss points these digits. */
+#define MA_RAMP_PI 3.14159265
+#define MA_GAUSS 0.577350269189626
+
+/* the nodes of a hex8 (i, j, k offsets) and the nodes of its six local faces */
+static const int hex_node[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                   {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+static const int face_node[6][4] = {{0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}, {0, 3, 2, 1}, {4, 5, 6, 7}};
+/* the cell across each local face (di, dj, dk) and that cell's local number for the face */
+static const int face_step[6][3] = {{0, -1, 0}, {1, 0, 0}, {0, 1, 0}, {-1, 0, 0}, {0, 0, -1}, {0, 0, 1}};
+static const int face_opposite[6] = {2, 3, 0, 1, 5, 4};
+
+/* boundary groups in upstream's order, with the local face that lies on each */
+enum { G_BOTTOM, G_TOP, G_FRONT, G_BACK, G_RIGHT, G_LEFT, NGROUPS };
+static const int group_face[NGROUPS] = {0, 2, 4, 5, 1, 3};
+
+static int group_kind(int problem, int g) {
+  switch (g) {
+    case G_BOTTOM: return problem == MA_FLAT_PLATE ? MA_BC_NOSLIP : MA_BC_TANGENT;
+    case G_TOP: return problem == MA_FLAT_PLATE ? MA_BC_EXTRAPOLATE : MA_BC_TANGENT;
+    case G_FRONT:
+    case G_BACK: return MA_BC_TANGENT;
+    case G_RIGHT: return MA_BC_EXTRAPOLATE;
+    default: return problem == MA_SOD ? MA_BC_EXTRAPOLATE : MA_BC_INFLOW;
+  }
+}
+
+void ma_node_position(const ma_inputs *in, int i, int j, int k, double *x) {
+  x[0] = (double)i / in->nx * in->lx;
+  x[2] = (double)k / in->nz * in->lz;
+  if (x[0] < in->lx / 2.0) {
+    x[1] = (double)j / in->ny * in->ly;
+  } else {
+    const double rise = (x[0] - in->lx / 2.0) * tan(in->angle * MA_RAMP_PI / 180.0);
+    x[1] = rise + (double)j * (in->ly - rise) / in->ny;
+  }
+}
+
+static void cell_nodes(const ma_inputs *in, int i, int j, int k, double x[8][3]) {
+  for (int n = 0; n < 8; n++) ma_node_position(in, i + hex_node[n][0], j + hex_node[n][1], k + hex_node[n][2], x[n]);
+}
+
+/* Volume: det J summed over the 2x2x2 Gauss points (unit weights). */
+static double hex_volume(double x[8][3]) {
+  static const double s[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                 {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+  double vol = 0.0;
+  for (int g = 0; g < 8; g++) {
+    const double xi = s[g][0] * MA_GAUSS, eta = s[g][1] * MA_GAUSS, zeta = s[g][2] * MA_GAUSS;
+    double J[3][3] = {{0}};
+    for (int n = 0; n < 8; n++) {
+      const double dn[3] = {0.125 * s[n][0] * (1.0 + s[n][1] * eta) * (1.0 + s[n][2] * zeta),
+                            0.125 * s[n][1] * (1.0 + s[n][0] * xi) * (1.0 + s[n][2] * zeta),
+                            0.125 * s[n][2] * (1.0 + s[n][0] * xi) * (1.0 + s[n][1] * eta)};
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) J[r][c] += dn[r] * x[n][c];
+    }
+    vol += J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) + J[0][1] * (J[1][2] * J[2][0] - J[1][0] * J[2][2]) +
+           J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+  }
+  return vol;
+}
+
+/* A face's centre (mean of its nodes) and area vector (mean of the cross
+ * products of the two triangles' edge pairs from node 0), in the creating
+ * cell's node order. */
+static void face_geometry(double x[8][3], int f, double *centre, double *area) {
+  const double *p[4];
+  for (int n = 0; n < 4; n++) p[n] = x[face_node[f][n]];
+  for (int d = 0; d < 3; d++) centre[d] = 0.0;
+  for (int n = 0; n < 4; n++)
+    for (int d = 0; d < 3; d++) centre[d] += p[n][d];
+  for (int d = 0; d < 3; d++) centre[d] *= 1.0 / 4;
+  double e[3][3];
+  for (int n = 0; n < 3; n++)
+    for (int d = 0; d < 3; d++) e[n][d] = p[n + 1][d] - p[0][d];
+  double c1[3], c2[3];
+  c1[0] = e[0][1] * e[1][2] - e[1][1] * e[0][2];
+  c1[1] = -e[0][0] * e[1][2] + e[1][0] * e[0][2];
+  c1[2] = e[0][0] * e[1][1] - e[1][0] * e[0][1];
+  c2[0] = e[1][1] * e[2][2] - e[2][1] * e[1][2];
+  c2[1] = -e[1][0] * e[2][2] + e[2][0] * e[1][2];
+  c2[2] = e[1][0] * e[2][1] - e[2][0] * e[1][1];
+  for (int d = 0; d < 3; d++) area[d] = 0.5 * (c1[d] + c2[d]);
+}
+
+static int faces_alloc(ma_faces *f, int n, int arity) {
+  f->n = n;
+  const size_t m = (size_t)(n ? n : 1);
+  f->cell = malloc(sizeof(int) * m * (size_t)arity);
+  f->slot = malloc(sizeof(int) * m * (size_t)arity);
+  f->area = malloc(sizeof(double) * m * 3);
+  f->centre = malloc(sizeof(double) * m * 3);
+  return f->cell && f->slot && f->area && f->centre ? UM_SUCCESS : UM_ERR_ALLOC;
+}
+
+static void faces_free(ma_faces *f) {
+  free(f->cell);
+  free(f->slot);
+  free(f->area);
+  free(f->centre);
+  memset(f, 0, sizeof *f);
+}
+
+void ma_mesh_free(ma_mesh *m) {
+  if (!m) return;
+  free(m->centre);
+  free(m->volume);
+  free(m->neighbour);
+  free(m->face_centre);
+  faces_free(&m->interior);
+  for (int b = 0; b < MA_NBC; b++) faces_free(&m->bc[b]);
+  memset(m, 0, sizeof *m);
+}
+
+/* Is local face f of cell (i,j,k) created by this cell (no earlier cell has it)? */
+static int creates(int f, int i, int j, int k) {
+  return (f == 0 && j == 0) || f == 1 || f == 2 || (f == 3 && i == 0) || (f == 4 && k == 0) || f == 5;
+}
+
+int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  const int nx = in->nx, ny = in->ny, nz = in->nz;
+  const long long nc = (long long)nx * ny * nz;
+  if (nx < 1 || ny < 1 || nz < 1 || nc > 2147483647LL / 6)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "mesh of %d x %d x %d cells: each count must be >= 1 and the product at most %d",
+                           nx, ny, nz, 2147483647 / 6);
+  m->nx = nx, m->ny = ny, m->nz = nz, m->ncells = (int)nc;
+  const size_t n = (size_t)nc;
+  const long long nint = (long long)(nx - 1) * ny * nz + (long long)nx * (ny - 1) * nz + (long long)nx * ny * (nz - 1);
+  const int ngroup[NGROUPS] = {nx * nz, nx * nz, nx * ny, nx * ny, ny * nz, ny * nz};
+  int nbc[MA_NBC] = {0};
+  for (int g = 0; g < NGROUPS; g++) nbc[group_kind(in->problem, g)] += ngroup[g];
+  m->centre = malloc(sizeof(double) * n * 3);
+  m->volume = malloc(sizeof(double) * n);
+  m->neighbour = malloc(sizeof(int) * n * 6);
+  m->face_centre = malloc(sizeof(double) * n * 18);
+  int rc = m->centre && m->volume && m->neighbour && m->face_centre ? UM_SUCCESS : UM_ERR_ALLOC;
+  if (!rc) rc = faces_alloc(&m->interior, (int)nint, 2);
+  for (int b = 0; b < MA_NBC && !rc; b++) rc = faces_alloc(&m->bc[b], nbc[b], 1);
+  if (rc) {
+    ma_mesh_free(m);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building a mesh of %lld cells", nc);
+  }
+  /* where each boundary group starts within its kind's set */
+  int group_start[NGROUPS], fill[MA_NBC] = {0};
+  for (int g = 0; g < NGROUPS; g++) {
+    const int b = group_kind(in->problem, g);
+    group_start[g] = fill[b];
+    fill[b] += ngroup[g];
+  }
+  int group_fill[NGROUPS] = {0};
+  int nface = 0;
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++)
+      for (int k = 0; k < nz; k++) {
+        const int c = (i * ny + j) * nz + k;
+        double x[8][3];
+        cell_nodes(in, i, j, k, x);
+        double sum[3] = {0, 0, 0};
+        for (int v = 0; v < 8; v++)
+          for (int d = 0; d < 3; d++) sum[d] += x[v][d];
+        for (int d = 0; d < 3; d++) m->centre[3 * (size_t)c + d] = sum[d] / 8;
+        m->volume[c] = hex_volume(x);
+        for (int f = 0; f < 6; f++) {
+          const int a = i + face_step[f][0], b = j + face_step[f][1], e = k + face_step[f][2];
+          const int inside = a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
+          const int other = inside ? (a * ny + b) * nz + e : c;
+          m->neighbour[6 * (size_t)c + f] = other;
+          if (!creates(f, i, j, k)) continue;
+          double centre[3], area[3];
+          face_geometry(x, f, centre, area);
+          ma_faces *F;
+          int at;
+          if (inside) {
+            F = &m->interior, at = nface++;
+            F->cell[2 * (size_t)at] = c;
+            F->cell[2 * (size_t)at + 1] = other;
+            F->slot[2 * (size_t)at] = 6 * c + f;
+            F->slot[2 * (size_t)at + 1] = 6 * other + face_opposite[f];
+          } else {
+            int g = 0;
+            while (group_face[g] != f) g++;
+            F = &m->bc[group_kind(in->problem, g)];
+            at = group_start[g] + group_fill[g]++;
+            F->cell[at] = c;
+            F->slot[at] = 6 * c + f;
+          }
+          memcpy(F->area + 3 * (size_t)at, area, sizeof area);
+          memcpy(F->centre + 3 * (size_t)at, centre, sizeof centre);
+        }
+      }
+  /* each cell's face centres, from the faces (computed once, by their creators) */
+  for (int side = 0; side < 2; side++)
+    for (int f = 0; f < m->interior.n; f++) {
+      const int s = m->interior.slot[2 * (size_t)f + side];
+      memcpy(m->face_centre + 3 * (size_t)s, m->interior.centre + 3 * (size_t)f, 3 * sizeof(double));
+    }
+  for (int b = 0; b < MA_NBC; b++)
+    for (int f = 0; f < m->bc[b].n; f++)
+      memcpy(m->face_centre + 3 * (size_t)m->bc[b].slot[f], m->bc[b].centre + 3 * (size_t)f, 3 * sizeof(double));
+  for (size_t c = 0; c < n; c++)
+    if (!(m->volume[c] > 0.0)) {
+      const int i = (int)(c / ((size_t)ny * nz)), j = (int)(c / nz % ny), k = (int)(c % nz);
+      const double v = m->volume[c];
+      ma_mesh_free(m);
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
+                             "cell %zu (i %d, j %d, k %d) has volume %g: the ramp angle %g degrees folds the mesh "
+                             "(the ramp must stay below the top, ly = %g)",
+                             c, i, j, k, v, in->angle, in->ly);
+    }
+  return UM_SUCCESS;
+}

@@ -1,0 +1,202 @@
+// miniAero: the deck reader, the mesh generator's numbering and geometry, and
+// the flux kernels' basic properties (end-to-end runs against upstream's gold
+// files are umrun tests in apps/miniaero/CMakeLists.txt).
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "miniaero.h"
+#include "miniaero_kernels.h"
+}
+
+UM_CONST_DEFINE(double, ma_dt);
+UM_CONST_DEFINE(double, ma_inflow[5]);
+
+namespace {
+
+std::string parse_error(const char *text) {
+  ma_inputs in;
+  char err[1024] = "";
+  int rc = ma_inputs_parse(text, "deck.inp", &in, err, sizeof err);
+  return rc ? std::string(err) : std::string();
+}
+
+TEST(MiniaeroInputs, ReadsUpstreamSodDeck) {
+  ma_inputs in;
+  char err[512] = "";
+  ASSERT_EQ(ma_inputs_parse("0\n0.3048 1.0 1.0 0.0\n128 4 4 \n100\n2e-6\n1\n100\n0\n0\n", "sod.inp", &in, err, sizeof err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_EQ(in.problem, 0);
+  EXPECT_DOUBLE_EQ(in.lx, 0.3048);
+  EXPECT_EQ(in.nx, 128);
+  EXPECT_EQ(in.nz, 4);
+  EXPECT_EQ(in.steps, 100);
+  EXPECT_DOUBLE_EQ(in.dt, 2e-6);
+  EXPECT_EQ(in.output_frequency, 100);
+  EXPECT_EQ(in.second_order, 0);
+  EXPECT_EQ(in.viscous, 0);
+}
+
+TEST(MiniaeroInputs, BadDecksSayWhatAndWhere) {
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 x\n1\n1e-6\n1\n1\n0\n0\n").find("deck.inp:3: entry 8 (nz): expected an integer, got 'x'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n").find("deck.inp:4: the deck ends before entry 9 (ntimesteps)"),
+            std::string::npos);
+  EXPECT_NE(parse_error("7\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\n").find("problem type 7 is unknown"), std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n0 4 4\n1\n1e-6\n1\n1\n0\n0\n").find("cells per direction 0 x 4 x 4"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n-1e-6\n1\n1\n0\n0\n").find("time step dt = -1e-06: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6x\n1\n1\n0\n0\n").find("entry 10 (dt): expected a number"),
+            std::string::npos);
+  EXPECT_EQ(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\ntrailing words are ignored, as upstream does\n"), "");
+}
+
+ma_inputs box(int problem, int nx, int ny, int nz, double angle = 0) {
+  ma_inputs in;
+  ma_inputs_default(&in);
+  in.problem = problem;
+  in.lx = 2.0, in.ly = 1.5, in.lz = 0.5, in.angle = angle;
+  in.nx = nx, in.ny = ny, in.nz = nz;
+  return in;
+}
+
+TEST(MiniaeroMesh, CountsKindsAndUpstreamNumbering) {
+  ma_inputs in = box(MA_FLAT_PLATE, 3, 4, 5);
+  ma_mesh m;
+  char err[256];
+  ASSERT_EQ(ma_mesh_build(&in, &m, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(m.ncells, 60);
+  EXPECT_EQ(m.interior.n, 2 * 4 * 5 + 3 * 3 * 5 + 3 * 4 * 4);
+  EXPECT_EQ(m.bc[MA_BC_NOSLIP].n, 3 * 5);                    // bottom
+  EXPECT_EQ(m.bc[MA_BC_EXTRAPOLATE].n, 3 * 5 + 4 * 5);       // top, right
+  EXPECT_EQ(m.bc[MA_BC_TANGENT].n, 2 * 3 * 4);               // front, back
+  EXPECT_EQ(m.bc[MA_BC_INFLOW].n, 4 * 5);                    // left
+  // cell c = (i*ny + j)*nz + k, centres in that order
+  EXPECT_NEAR(m.centre[3 * 7 + 2], (2 + 0.5) * 0.5 / 5, 1e-15);  // c 7: i 0, j 1, k 2
+  EXPECT_NEAR(m.centre[3 * 7 + 1], 1.5 * 1.5 / 4, 1e-15);
+  // interior faces are created by their lower cell, in cell order; the first is cell 0's +x face
+  EXPECT_EQ(m.interior.cell[0], 0);
+  EXPECT_EQ(m.interior.cell[1], 4 * 5);
+  EXPECT_EQ(m.interior.slot[0], 1);
+  EXPECT_EQ(m.interior.slot[1], 6 * 20 + 3);
+  for (int f = 1; f < m.interior.n; f++) EXPECT_LE(m.interior.cell[2 * (f - 1)], m.interior.cell[2 * f]);
+  ma_mesh_free(&m);
+}
+
+TEST(MiniaeroMesh, ClosedCellsOutwardBoundariesSlotsOnce) {
+  for (double angle : {0.0, 30.0}) {
+    ma_inputs in = box(MA_RAMP, 6, 4, 3, angle);
+    ma_mesh m;
+    char err[256];
+    ASSERT_EQ(ma_mesh_build(&in, &m, err, sizeof err), UM_SUCCESS) << err;
+    std::vector<double> sum(3 * m.ncells, 0.0);
+    std::vector<int> slot_used(6 * m.ncells, 0);
+    double vol = 0;
+    for (int c = 0; c < m.ncells; c++) vol += m.volume[c];
+    for (int f = 0; f < m.interior.n; f++)
+      for (int d = 0; d < 3; d++) {
+        sum[3 * m.interior.cell[2 * f] + d] += m.interior.area[3 * f + d];
+        sum[3 * m.interior.cell[2 * f + 1] + d] -= m.interior.area[3 * f + d];
+        if (d == 0) slot_used[m.interior.slot[2 * f]]++, slot_used[m.interior.slot[2 * f + 1]]++;
+      }
+    for (int b = 0; b < MA_NBC; b++)
+      for (int f = 0; f < m.bc[b].n; f++) {
+        const int c = m.bc[b].cell[f];
+        double out = 0;
+        for (int d = 0; d < 3; d++) {
+          sum[3 * c + d] += m.bc[b].area[3 * f + d];
+          out += m.bc[b].area[3 * f + d] * (m.bc[b].centre[3 * f + d] - m.centre[3 * c + d]);
+        }
+        EXPECT_GT(out, 0) << "boundary face " << f << " of kind " << ma_bc_name(b) << " points into its cell";
+        slot_used[m.bc[b].slot[f]]++;
+      }
+    for (int c = 0; c < m.ncells; c++)
+      for (int d = 0; d < 3; d++) EXPECT_NEAR(sum[3 * c + d], 0.0, 1e-14) << "cell " << c << " is not closed";
+    for (int s = 0; s < 6 * m.ncells; s++) EXPECT_EQ(slot_used[s], 1) << "slot " << s;
+    if (angle == 0) EXPECT_NEAR(vol, 2.0 * 1.5 * 0.5, 1e-12);
+    else EXPECT_LT(vol, 2.0 * 1.5 * 0.5);
+    // every neighbour relation is mutual
+    for (int c = 0; c < m.ncells; c++)
+      for (int f = 0; f < 6; f++) {
+        const int o = m.neighbour[6 * c + f];
+        if (o == c) continue;
+        bool back = false;
+        for (int g = 0; g < 6; g++) back |= m.neighbour[6 * o + g] == c;
+        EXPECT_TRUE(back);
+      }
+    ma_mesh_free(&m);
+  }
+}
+
+TEST(MiniaeroMesh, FoldedRampIsRefused) {
+  ma_inputs in = box(MA_RAMP, 8, 2, 1, 60.0);  // rise 1 * tan 60 > ly
+  ma_mesh m;
+  char err[256] = "";
+  EXPECT_EQ(ma_mesh_build(&in, &m, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::string(err).find("folds the mesh"), std::string::npos) << err;
+}
+
+void conserved(double rho, double u, double v, double w, double T, double *U) {
+  const double e = T * MA_RGAS / (MA_GAMMA - 1.0) + 0.5 * (u * u + v * v + w * w);
+  U[0] = rho, U[1] = rho * u, U[2] = rho * v, U[3] = rho * w, U[4] = rho * e;
+}
+
+TEST(MiniaeroKernels, RoeOfEqualStatesIsThePhysicalFlux) {
+  double U[5], V[5], F[5];
+  conserved(1.2, 30.0, -5.0, 2.0, 300.0, U);
+  ma_prim(U, V);
+  const double A[3] = {0.3, -0.2, 0.7};
+  ma_roe(V, V, A, F);
+  const double un = V[1] * A[0] + V[2] * A[1] + V[3] * A[2], p = V[0] * MA_RGAS * V[4];
+  const double H = MA_CP_FLUX * V[4] + 0.5 * (V[1] * V[1] + V[2] * V[2] + V[3] * V[3]);
+  EXPECT_NEAR(F[0], V[0] * un, 1e-9);
+  for (int d = 0; d < 3; d++) EXPECT_NEAR(F[1 + d], V[0] * un * V[1 + d] + p * A[d], 1e-6);
+  EXPECT_NEAR(F[4], V[0] * un * H, 1e-3);
+}
+
+TEST(MiniaeroKernels, RoeIsConservativeAndUpwinds) {
+  double UL[5], UR[5], VL[5], VR[5], F[5], Fr[5];
+  conserved(1.0, 10.0, 0.0, 0.0, 300.0, UL);
+  conserved(0.5, -20.0, 3.0, 0.0, 250.0, UR);
+  ma_prim(UL, VL);
+  ma_prim(UR, VR);
+  const double A[3] = {1.0, 0.0, 0.0}, Am[3] = {-1.0, 0.0, 0.0};
+  ma_roe(VL, VR, A, F);
+  ma_roe(VR, VL, Am, Fr);  // the same face seen from the other side
+  for (int k = 0; k < 5; k++) EXPECT_NEAR(F[k], -Fr[k], 1e-9 * (1 + std::fabs(F[k])));
+  // supersonic flow to the right takes the left state's flux
+  conserved(1.0, 800.0, 0.0, 0.0, 300.0, UL);
+  conserved(0.9, 790.0, 0.0, 0.0, 310.0, UR);
+  ma_prim(UL, VL);
+  ma_prim(UR, VR);
+  ma_roe(VL, VR, A, F);
+  EXPECT_NEAR(F[0], UL[1], 1e-9 * UL[1]);
+}
+
+TEST(MiniaeroKernels, SlipWallPassesNoMass) {
+  double U[5], F[5];
+  conserved(1.1, 40.0, -25.0, 10.0, 280.0, U);
+  const double A[3] = {0.0, -2.0, 0.0};
+  ma_bc_flux(1, U, A, nullptr, nullptr, F);
+  EXPECT_NEAR(F[0], 0.0, 1e-9);
+  EXPECT_NEAR(F[1], 0.0, 1e-6);
+  EXPECT_NEAR(F[3], 0.0, 1e-6);
+  EXPECT_NEAR(F[4], 0.0, 1e-3);
+  EXPECT_GT(-F[2], 0.0);  // pressure pushes the cell away from the wall (+y)
+}
+
+TEST(MiniaeroKernels, VenkatakrishnanLimiter) {
+  EXPECT_EQ(ma_venkat(1.0, -1.0, 0.0, 0.01), 1.0);
+  EXPECT_NEAR(ma_venkat(1.0, -1.0, 1e-9, 0.0), 1.0, 1e-6);    // small change: unlimited
+  EXPECT_LT(ma_venkat(0.1, -0.1, 1.0, 0.0), 0.2);              // overshoot: limited hard
+  EXPECT_LT(ma_venkat(0.1, -0.1, -1.0, 0.0), 0.2);
+  EXPECT_GT(ma_venkat(0.1, -0.1, 1.0, 1e6), 0.99);             // a large epsilon relaxes it
+}
+
+}  // namespace
