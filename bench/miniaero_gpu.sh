@@ -8,7 +8,8 @@
 #      ($OUT/miniaero/bench.md): ms per step, per-loop device time and useful GB/s.
 # Logs and JSON under $OUT/miniaero (default OUT=out/gpu).
 #   bash bench/miniaero_gpu.sh [PROFILE]    (PROFILE: auto, h100, h200)
-# SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 50) for the benchmark.
+# SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 50) for the benchmark;
+# BENCH_REF=" " keeps the configs' references for the benchmark runs (default: none).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(realpath -m "${OUT:-out/gpu}")
@@ -56,7 +57,7 @@ for c in sod ramp; do
     for layout in soa aos; do
       [ "$layout" = aos ] && [ "$v" != inc:atomics ] && [ "$v" != slots:auto ] && continue
       run "bench_${c}_${v/:/_}_${layout}" configs/miniaero_${c}_h200.yaml --set run.iterations="$STEPS" \
-        --set params.scheme="${v%%:*}" --set run.strategy="${v##*:}" --set run.layout="$layout"
+        --set params.scheme="${v%%:*}" --set run.strategy="${v##*:}" --set run.layout="$layout" ${BENCH_REF:---set validation.reference=}
     done
   done
 done

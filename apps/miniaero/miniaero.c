@@ -55,8 +55,10 @@ MA_KERNEL(ma_bc_inc, 4);
 MA_KERNEL(ma_bc_slot, 4);
 MA_KERNEL(ma_wall_inc, 5);
 MA_KERNEL(ma_wall_slot, 5);
-MA_KERNEL(ma_update, 7);
-MA_KERNEL(ma_update_slots, 12);
+MA_KERNEL(ma_update, 5);
+MA_KERNEL(ma_update_last, 6);
+MA_KERNEL(ma_update_slots, 10);
+MA_KERNEL(ma_update_slots_last, 11);
 MA_KERNEL(ma_metrics, 6);
 
 UM_CONST_DEFINE(double, ma_dt);
@@ -346,19 +348,24 @@ static int rk_stage(ma_solver *S, int stage) {
   if (S->grads) UM_APP_TRY(gradients(S));
   if (S->order2) UM_APP_TRY(limiters(S));
   UM_APP_TRY(fluxes(S));
-  const um_arg vol = D(S->vol, -1, UM_ID, 1, UM_READ), b = G(&beta[stage], 1, UM_DOUBLE), l = G(&last, 1, UM_INT);
+  const um_arg vol = D(S->vol, -1, UM_ID, 1, UM_READ), b = G(&beta[stage], 1, UM_DOUBLE);
   const um_arg resw = D(S->res, -1, UM_ID, 5, UM_WRITE), unew = D(S->q_new, -1, UM_ID, 5, UM_RW);
-  const um_arg u0w = D(S->q, -1, UM_ID, 5, last ? UM_WRITE : UM_READ);
+  const um_arg u0w = D(S->q, -1, UM_ID, 5, UM_WRITE);
   if (slots) {
     um_map *cs = S->cell_slots;
-    UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_slots_kernel, last ? "update_last" : "update", S->cells,
-                           D(S->s_flux, 0, cs, 5, UM_READ), D(S->s_flux, 1, cs, 5, UM_READ),
-                           D(S->s_flux, 2, cs, 5, UM_READ), D(S->s_flux, 3, cs, 5, UM_READ),
-                           D(S->s_flux, 4, cs, 5, UM_READ), D(S->s_flux, 5, cs, 5, UM_READ), vol, b, l, resw, unew,
-                           u0w));
+    const um_arg s0 = D(S->s_flux, 0, cs, 5, UM_READ), s1 = D(S->s_flux, 1, cs, 5, UM_READ),
+                 s2 = D(S->s_flux, 2, cs, 5, UM_READ), s3 = D(S->s_flux, 3, cs, 5, UM_READ),
+                 s4 = D(S->s_flux, 4, cs, 5, UM_READ), s5 = D(S->s_flux, 5, cs, 5, UM_READ);
+    if (last)
+      UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_slots_last_kernel, "update_last", S->cells, s0, s1, s2, s3, s4, s5, vol,
+                             b, resw, unew, u0w));
+    else
+      UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_slots_kernel, "update", S->cells, s0, s1, s2, s3, s4, s5, vol, b, resw,
+                             unew));
   } else {
-    UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_kernel, last ? "update_last" : "update", S->cells,
-                           D(S->flux, -1, UM_ID, 5, UM_READ), vol, b, l, resw, unew, u0w));
+    const um_arg f = D(S->flux, -1, UM_ID, 5, UM_READ);
+    if (last) UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_last_kernel, "update_last", S->cells, f, vol, b, resw, unew, u0w));
+    else UM_APP_TRY(UM_PAR_LOOP(ctx, ma_update_kernel, "update", S->cells, f, vol, b, resw, unew));
   }
   return UM_SUCCESS;
 }

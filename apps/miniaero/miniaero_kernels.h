@@ -448,20 +448,24 @@ UM_KERNEL void ma_stage_s(const double *U0, const double *res, const double *alp
 }
 
 /* Stage end: residual dt/V * (sum of face fluxes), accumulated into the new
- * state with the stage weight; on the last stage the new state also becomes the
- * step's start. */
-UM_KERNEL void ma_update(const double *flux, const double *vol, const double *beta, const int *last, double *res,
-                         double *Unew, double *U0) {
+ * state with the stage weight; after the last stage the new state also becomes
+ * the step's start (the _last kernels). */
+UM_KERNEL void ma_update(const double *flux, const double *vol, const double *beta, double *res, double *Unew) {
   const double s = ma_dt / vol[0];
   for (int k = 0; k < 5; k++) {
     res[k] = s * flux[k];
     Unew[k] += beta[0] * res[k];
-    if (last[0]) U0[k] = Unew[k];
   }
 }
+UM_KERNEL void ma_update_last(const double *flux, const double *vol, const double *beta, double *res, double *Unew,
+                              double *U0) {
+  ma_update(flux, vol, beta, res, Unew);
+  for (int k = 0; k < 5; k++) U0[k] = Unew[k];
+}
+/* slot scheme: the six slots of the cell, summed in local face order */
 UM_KERNEL void ma_update_slots(const double *s0, const double *s1, const double *s2, const double *s3,
                                const double *s4, const double *s5, const double *vol, const double *beta,
-                               const int *last, double *res, double *Unew, double *U0) {
+                               double *res, double *Unew) {
   const double *s[6] = {s0, s1, s2, s3, s4, s5};
   const double r = ma_dt / vol[0];
   for (int k = 0; k < 5; k++) {
@@ -469,8 +473,13 @@ UM_KERNEL void ma_update_slots(const double *s0, const double *s1, const double 
     for (int f = 0; f < 6; f++) sum += r * s[f][k];
     res[k] = sum;
     Unew[k] += beta[0] * res[k];
-    if (last[0]) U0[k] = Unew[k];
   }
+}
+UM_KERNEL void ma_update_slots_last(const double *s0, const double *s1, const double *s2, const double *s3,
+                                    const double *s4, const double *s5, const double *vol, const double *beta,
+                                    double *res, double *Unew, double *U0) {
+  ma_update_slots(s0, s1, s2, s3, s4, s5, vol, beta, res, Unew);
+  for (int k = 0; k < 5; k++) U0[k] = Unew[k];
 }
 
 /* ---- metrics ------------------------------------------------------------ */
