@@ -430,15 +430,18 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
 
 TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
   // every kernel: first order inviscid and viscous, second order viscous on the flat plate (every
-  // boundary kind), with both collection schemes (the loops a run records). The kernels are the same C
+  // boundary kind; gradients by cells and by faces), with both collection schemes (the loops a run records). The kernels are the same C
   // for every architecture, so only the newest one is compiled here (the other apps cover the rest).
   const char *cases[] = {
       "params: {problem: sod, nx: 4, ny: 2, nz: 2, dt: 1e-6}",
       "params: {problem: flat_plate, lx: 2, ly: 0.002, nx: 4, ny: 3, nz: 2, dt: 3e-8, viscous: true}",
-      "params: {problem: flat_plate, lx: 2, ly: 0.002, nx: 4, ny: 3, nz: 2, dt: 3e-8, second_order: true, viscous: true}"};
+      "params: {problem: flat_plate, lx: 2, ly: 0.002, nx: 4, ny: 3, nz: 2, dt: 3e-8, second_order: true, viscous: true}",
+      "params: {problem: flat_plate, lx: 2, ly: 0.002, nx: 4, ny: 3, nz: 2, dt: 3e-8, second_order: true, viscous: true, "
+      "gradients: faces}"};
   int n = 0;
   for (const char *scheme : {"inc", "slots"})
     for (const char *c : cases) {
+      if (std::string(scheme) == "slots" && std::string(c).find("gradients") != std::string::npos) continue;
       um_context *ctx = seq_context();
       char err[512] = "";
       std::string yaml = std::string("app: miniaero\n") + c + "\nrun: {iterations: 1}\n";

@@ -126,6 +126,7 @@ void ma_mesh_free(ma_mesh *m) {
   free(m->volume);
   free(m->neighbour);
   free(m->face_centre);
+  free(m->face_area);
   faces_free(&m->interior);
   for (int b = 0; b < MA_NBC; b++) faces_free(&m->bc[b]);
   memset(m, 0, sizeof *m);
@@ -154,7 +155,8 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
   m->volume = malloc(sizeof(double) * n);
   m->neighbour = malloc(sizeof(int) * n * 6);
   m->face_centre = malloc(sizeof(double) * n * 18);
-  int rc = m->centre && m->volume && m->neighbour && m->face_centre ? UM_SUCCESS : UM_ERR_ALLOC;
+  m->face_area = malloc(sizeof(double) * n * 18);
+  int rc = m->centre && m->volume && m->neighbour && m->face_centre && m->face_area ? UM_SUCCESS : UM_ERR_ALLOC;
   if (!rc) rc = faces_alloc(&m->interior, (int)nint, 2);
   for (int b = 0; b < MA_NBC && !rc; b++) rc = faces_alloc(&m->bc[b], nbc[b], 1);
   if (rc) {
@@ -209,15 +211,20 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
           memcpy(F->centre + 3 * (size_t)at, centre, sizeof centre);
         }
       }
-  /* each cell's face centres, from the faces (computed once, by their creators) */
+  /* each cell's face centres and outward area vectors, from the faces (computed
+   * once, by their creators; the right cell sees the area vector negated) */
   for (int side = 0; side < 2; side++)
     for (int f = 0; f < m->interior.n; f++) {
-      const int s = m->interior.slot[2 * (size_t)f + side];
-      memcpy(m->face_centre + 3 * (size_t)s, m->interior.centre + 3 * (size_t)f, 3 * sizeof(double));
+      const size_t s = (size_t)m->interior.slot[2 * (size_t)f + side];
+      memcpy(m->face_centre + 3 * s, m->interior.centre + 3 * (size_t)f, 3 * sizeof(double));
+      for (int d = 0; d < 3; d++) m->face_area[3 * s + d] = side ? -m->interior.area[3 * (size_t)f + d] : m->interior.area[3 * (size_t)f + d];
     }
   for (int b = 0; b < MA_NBC; b++)
-    for (int f = 0; f < m->bc[b].n; f++)
-      memcpy(m->face_centre + 3 * (size_t)m->bc[b].slot[f], m->bc[b].centre + 3 * (size_t)f, 3 * sizeof(double));
+    for (int f = 0; f < m->bc[b].n; f++) {
+      const size_t s = (size_t)m->bc[b].slot[f];
+      memcpy(m->face_centre + 3 * s, m->bc[b].centre + 3 * (size_t)f, 3 * sizeof(double));
+      memcpy(m->face_area + 3 * s, m->bc[b].area + 3 * (size_t)f, 3 * sizeof(double));
+    }
   for (size_t c = 0; c < n; c++)
     if (!(m->volume[c] > 0.0)) {
       const int i = (int)(c / ((size_t)ny * nz)), j = (int)(c / nz % ny), k = (int)(c % nz);

@@ -17,6 +17,9 @@
  *       atomics  the same loops forced to the atomics strategy (upstream's default build)
  *       slots    each face writes its own slot of its cells; a cell loop sums the
  *                six slots (upstream's gather-sum build, -DCELL_FLUX)
+ *   params.gradients: auto | faces | cells   Green-Gauss gradients as face loops (upstream) or as a
+ *                                            cell loop over the six neighbours (no increments);
+ *                                            auto: cells for the inc scheme, faces for upstream's two
  *   output: {dir, hdf5, results}             results.0 (upstream's format), miniaero.h5 + .xmf
  *
  * Sets: cells; faces (interior); bc_extrapolate, bc_tangent, bc_inflow,
@@ -43,6 +46,7 @@ MA_KERNEL(ma_grad_face_slot, 7);
 MA_KERNEL(ma_grad_bface_inc, 4);
 MA_KERNEL(ma_grad_bface_slot, 4);
 MA_KERNEL(ma_grad_gather, 7);
+MA_KERNEL(ma_grad_cell, 10);
 MA_KERNEL(ma_minmax, 9);
 MA_KERNEL(ma_limiter, 7);
 MA_KERNEL(ma_flux1_inc, 5);
@@ -66,11 +70,14 @@ UM_CONST_DEFINE(double, ma_inflow[5]);
 
 enum { SCHEME_INC, SCHEME_ATOMICS, SCHEME_SLOTS };
 static const char *const scheme_names[] = {"inc", "atomics", "slots"};
+enum { GRAD_AUTO, GRAD_FACES, GRAD_CELLS };
+static const char *const gradient_names[] = {"auto", "faces", "cells"};
 static const char *const var_names[5] = {"rho", "rhou", "rhov", "rhow", "rhoE"};
 
 typedef struct {
   ma_inputs in;
   int scheme;
+  int gradients; /* GRAD_FACES or GRAD_CELLS (auto resolved) */
   int write_results;
   const char *deck; /* NULL: no deck */
 } ma_config;
@@ -81,7 +88,7 @@ typedef struct {
   int grads, order2;
   um_set *cells, *faces, *bc[MA_NBC], *slots;
   um_map *face_cells, *face_slots, *bc_cells[MA_NBC], *bc_slots[MA_NBC], *cell_cells, *cell_slots;
-  um_dat *q, *q_stage, *q_new, *res, *flux, *vol, *xc, *grad, *vmin, *vmax, *lim, *xfc;
+  um_dat *q, *q_stage, *q_new, *res, *flux, *vol, *xc, *grad, *vmin, *vmax, *lim, *xfc, *cell_area;
   um_dat *f_area, *f_x, *bc_area[MA_NBC], *bc_x[MA_NBC];
   um_dat *s_flux, *s_grad;
 } ma_solver;
@@ -127,7 +134,7 @@ static int read_config(um_app_run *r, ma_config *c) {
     in->output_frequency = 100;
   }
   int so = in->second_order != 0, visc = in->viscous != 0, results = in->output_results != 0 || !c->deck;
-  int scheme = SCHEME_INC;
+  int scheme = SCHEME_INC, gradients = GRAD_AUTO;
   UM_APP_TRY(read_problem(r, &in->problem));
   if (um_config_get_double(r->cfg, "params.lx", in->lx, &in->lx, err, sizeof err) ||
       um_config_get_double(r->cfg, "params.ly", in->ly, &in->ly, err, sizeof err) ||
@@ -143,11 +150,17 @@ static int read_config(um_app_run *r, ma_config *c) {
       um_config_get_int(r->cfg, "params.output_frequency", in->output_frequency, &in->output_frequency, err,
                         sizeof err) ||
       um_config_get_choice(r->cfg, "params.scheme", "inc", scheme_names, 3, &scheme, err, sizeof err) ||
+      um_config_get_choice(r->cfg, "params.gradients", "auto", gradient_names, 3, &gradients, err, sizeof err) ||
       um_config_get_bool(r->cfg, "output.results", results, &results, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
   in->second_order = so;
   in->viscous = visc;
   c->scheme = scheme;
+  c->gradients = gradients != GRAD_AUTO ? gradients : scheme == SCHEME_INC ? GRAD_CELLS : GRAD_FACES;
+  if (c->gradients == GRAD_CELLS && scheme == SCHEME_SLOTS)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.gradients = cells with params.scheme = slots: the slot scheme is upstream's gather-sum "
+                       "build and keeps its face loops; use gradients faces (or auto) with slots, or scheme inc");
   c->write_results = results;
   if (ma_inputs_check(in, c->deck ? c->deck : "params", err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "%s%s", err,
@@ -232,8 +245,11 @@ static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "flux", &S->flux));
   }
   if (S->grads) UM_APP_TRY(um_decl_dat(ctx, S->cells, 15, UM_DOUBLE, NULL, "grad", &S->grad));
-  if (S->order2) {
+  const int by_cells = S->grads && c->gradients == GRAD_CELLS;
+  if (S->order2 || by_cells)
     UM_APP_TRY(um_decl_map(ctx, S->cells, S->cells, 6, m->neighbour, "cell_cells", &S->cell_cells));
+  if (by_cells) UM_APP_TRY(um_decl_dat(ctx, S->cells, 18, UM_DOUBLE, m->face_area, "face_areas", &S->cell_area));
+  if (S->order2) {
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "vmin", &S->vmin));
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "vmax", &S->vmax));
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "limiter", &S->lim));
@@ -249,6 +265,15 @@ static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
 
 static int gradients(ma_solver *S) {
   um_context *ctx = S->ctx;
+  if (S->cfg->gradients == GRAD_CELLS) {
+    um_map *nb = S->cell_cells;
+    return UM_PAR_LOOP(ctx, ma_grad_cell_kernel, "grad_cells", S->cells, D(S->q_stage, -1, UM_ID, 5, UM_READ),
+                       D(S->q_stage, 0, nb, 5, UM_READ), D(S->q_stage, 1, nb, 5, UM_READ),
+                       D(S->q_stage, 2, nb, 5, UM_READ), D(S->q_stage, 3, nb, 5, UM_READ),
+                       D(S->q_stage, 4, nb, 5, UM_READ), D(S->q_stage, 5, nb, 5, UM_READ),
+                       D(S->cell_area, -1, UM_ID, 18, UM_READ), D(S->vol, -1, UM_ID, 1, UM_READ),
+                       D(S->grad, -1, UM_ID, 15, UM_WRITE));
+  }
   const int slots = S->cfg->scheme == SCHEME_SLOTS;
   um_map *fm = slots ? S->face_slots : S->face_cells;
   um_dat *gt = slots ? S->s_grad : S->grad;
@@ -340,7 +365,7 @@ static int rk_stage(ma_solver *S, int stage) {
   const um_arg a = G(&alpha[stage], 1, UM_DOUBLE), us = D(S->q_stage, -1, UM_ID, 5, UM_WRITE);
   if (slots)
     UM_APP_TRY(UM_PAR_LOOP(ctx, ma_stage_s_kernel, "stage", S->cells, u0, res, a, us));
-  else if (S->grads)
+  else if (S->grads && S->cfg->gradients == GRAD_FACES)
     UM_APP_TRY(UM_PAR_LOOP(ctx, ma_stage_g_kernel, "stage", S->cells, u0, res, a, us,
                            D(S->flux, -1, UM_ID, 5, UM_WRITE), D(S->grad, -1, UM_ID, 15, UM_WRITE)));
   else
@@ -557,8 +582,9 @@ static int miniaero_run(um_app_run *r) {
           in->nx, in->ny, in->nz, m.ncells, m.interior.n, nbc);
   for (int b = 0, first = 1; b < MA_NBC; b++)
     if (m.bc[b].n) fprintf(r->log, "%s%s %d", first ? "" : ", ", ma_bc_name(b), m.bc[b].n), first = 0;
-  fprintf(r->log, "); %s order, %s; dt %g, %d steps; scheme %s%s%s\n", in->second_order ? "second" : "first",
+  fprintf(r->log, "); %s order, %s; dt %g, %d steps; scheme %s%s%s%s\n", in->second_order ? "second" : "first",
           in->viscous ? "viscous" : "inviscid", in->dt, in->steps, scheme_names[cfg.scheme],
+          in->second_order || in->viscous ? (cfg.gradients == GRAD_CELLS ? ", gradients by cells" : ", gradients by faces") : "",
           cfg.deck ? "; deck " : "", cfg.deck ? cfg.deck : "");
   r->setup_seconds = um_wtime() - t0;
 
@@ -614,4 +640,6 @@ const um_app um_app_miniaero = {
     "params.output_frequency: 100  a line every this many steps\n"
     "params.scheme: inc         inc (engine strategies) | atomics (upstream's default) | slots (upstream's "
     "gather-sum)\n"
+    "params.gradients: auto     faces (face loops, as upstream) | cells (a cell loop over the neighbours); auto: cells "
+    "with scheme inc\n"
     "output: {dir: ..., hdf5: true, results: true}   results.0 (upstream's format), miniaero.h5 + .xmf\n"};

@@ -63,6 +63,7 @@ typedef struct {
   double *volume;      /* ncells: 2x2x2 Gauss quadrature of det J          */
   int *neighbour;      /* ncells * 6: the cell across each local face, or the cell itself on the boundary */
   double *face_centre; /* ncells * 18: the centre of each local face        */
+  double *face_area;   /* ncells * 18: each local face's area vector, out of the cell */
   ma_faces interior;   /* arity 2                                          */
   ma_faces bc[MA_NBC]; /* arity 1, by kind; upstream's group order within a kind */
 } ma_mesh;
