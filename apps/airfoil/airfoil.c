@@ -250,7 +250,7 @@ static int airfoil_run(um_app_run *r) {
     }
     um_app_progress(r, "airfoil", iter, niter);
     if (!isfinite(rms))
-      return um_app_fail(r, UM_ERR_VALIDATION, "airfoil: the residual became %g at iteration %d: the run diverged",
+      return um_app_fail(r, UM_ERR_DIVERGED, "airfoil: the residual became %g at iteration %d: the run diverged",
                          rms, iter);
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));

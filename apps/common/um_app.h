@@ -64,7 +64,8 @@ const um_app *um_app_find(const char *name);
  * reports its time. */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
-/* Record (or overwrite) a metric. */
+/* Record (or overwrite) a metric. A NaN or infinite value is recorded and
+ * returns UM_ERR_DIVERGED (the run diverged: umrun exits with status 2). */
 int um_app_metric(um_app_run *run, const char *name, double value);
 /* Progress of a long run: prints "\r[name] iteration i/n ..." on stderr when run->progress. */
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
