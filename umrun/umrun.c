@@ -78,7 +78,9 @@ static void usage(FILE *f) {
           "                      the environment variable UM_<BACKEND>_<KEY>\n"
           "\n"
           "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
-          "line or config; 2 the run failed; 3 validation failed.\n");
+          "line or config, or an input/output path that does not work (checked before the\n"
+          "first loop); 2 the run failed (invalid mesh, diverged: a NaN or infinite result,\n"
+          "an output that could not be written); 3 validation failed.\n");
   fprintf(f, "\nbackends (by priority):\n");
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
