@@ -44,8 +44,11 @@ static int choose_backend(um_context *ctx) {
     if (!b) return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend auto: no backend is available");
   } else {
     char why[512];
-    if (!um__backend_status(want, o, why, sizeof why))
-      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend '%s' cannot run here: %s", want, why);
+    if (!um__backend_status(want, o, why, sizeof why)) {
+      const um_backend_def *alt = um__backend_best(o);
+      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend '%s' cannot run here: %s; the %s backend can (backend auto)",
+                      want, why, alt ? alt->name : "(none)");
+    }
     b = um__backend_find(want, o);
   }
   if (!b->run || !b->strategy)
