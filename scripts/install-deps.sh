@@ -10,6 +10,7 @@ PACKAGES=(
   libscotch-dev                    # Scotch graph ordering (GPS reordering)
   libgtest-dev                     # GoogleTest (tests)
   gnuplot-nox                      # umrun --sweep plots
+  clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

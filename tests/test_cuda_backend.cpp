@@ -358,6 +358,43 @@ TEST(CudaErrors, BlockSizesThatDoNotFit) {
   }
 }
 
+// Issue 15, fault 5: NaN propagates through MIN / MAX / INC on the GPU as on
+// the host backends (blocks, warps and the final um_reduce), wherever it is.
+TEST(CudaReductions, PropagateNaNLikeTheHostBackends) {
+  NEED_GPU();
+  for (int nan_at : {-1, 0, 54321, 99999}) {
+    um_options o = cuda_options({UM_STRATEGY_AUTO, 0, UM_AOS, 256});
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    const int n = 100000;
+    std::vector<double> a(n);
+    for (int i = 0; i < n; i++) a[i] = (double)((i * 7919) % n) - 5000.0;
+    if (nan_at >= 0) a[nan_at] = NAN;
+    um_set *s;
+    um_dat *d;
+    ASSERT_EQ(um_decl_set(ctx, n, "s", &s), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, a.data(), "a", &d), UM_SUCCESS);
+    double mn = 1e300, mx = -1e300, sum = 0;
+    float fmx = -1e30f;
+    int rc = UM_PAR_LOOP(ctx, tk_nan_minmax_kernel, "tk_nan_minmax", s, um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                         um_arg_gbl(&mn, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX),
+                         um_arg_gbl(&sum, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&fmx, 1, UM_FLOAT, UM_MAX));
+    if (rc == UM_SUCCESS) rc = um_sync(ctx);
+    if (nan_at < 0) {
+      EXPECT_EQ(rc, UM_SUCCESS) << um_error_message(ctx);
+      EXPECT_EQ(mn, -5000.0);
+      EXPECT_EQ(mx, 100000.0 - 5001.0);
+    } else {
+      EXPECT_EQ(rc, UM_ERR_DIVERGED) << "NaN at " << nan_at << ": " << um_error_message(ctx);
+      EXPECT_TRUE(std::isnan(mn)) << "NaN at " << nan_at << ": min " << mn;
+      EXPECT_TRUE(std::isnan(mx)) << "NaN at " << nan_at << ": max " << mx;
+      EXPECT_TRUE(std::isnan(fmx)) << "NaN at " << nan_at << ": float max " << fmx;
+      EXPECT_TRUE(std::isnan(sum)) << "NaN at " << nan_at << ": sum " << sum;
+    }
+    um_finalize(&ctx);
+  }
+}
+
 TEST(CudaDevice, DescribesTheGpuAndMeasuresCopyBandwidth) {
   NEED_GPU();
   um_options o = cuda_options({UM_STRATEGY_AUTO, 0, UM_AOS, 256});

@@ -235,6 +235,31 @@ TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
   EXPECT_TRUE(has(err, "1024")) << err;
 }
 
+// Issue 15, fault 5: the generated reductions propagate NaN as the host's
+// um__combine does (a NaN on either side wins); NVRTC compiles them in the
+// CudaNvrtc tests (Jacobi's MAX, LULESH's MIN), the GPU runs them in
+// CudaReductions.PropagateNaNLikeTheHostBackends.
+TEST(CudaCodegen, ReductionsPropagateNaN) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = L.kernel_name = "minmax";
+  L.header_name = "k.h";
+  L.exec = UMC_EXEC_FLAT;
+  L.block_threads = 128;
+  L.nargs = 3;
+  L.ndats = 1;
+  L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 0, -1, 0, -1, -1};
+  L.args[1] = umc_arg{1, 0, UM_MIN, UM_DOUBLE, 1, 0, 0, -1, -1, 0, -1, -1};
+  L.args[2] = umc_arg{1, 0, UM_MAX, UM_FLOAT, 1, 0, 0, -1, -1, 0, -1, -1};
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(has(src, "__forceinline__ bool um_isnan(T x) { return x != x; }")) << src;
+  EXPECT_TRUE(has(src, "OP == 1 ? ((b < a || um_isnan(b)) ? b : a) : ((b > a || um_isnan(b)) ? b : a)")) << src;
+  EXPECT_FALSE(has(src, "(b < a ? b : a)")) << "the NaN-dropping form is gone";
+  EXPECT_TRUE(has(src, "um_block_reduce<1>")) << src;
+  EXPECT_TRUE(has(src, "um_block_reduce<2>")) << src;
+}
+
 TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
   umc_loop L;
   memset(&L, 0, sizeof L);

@@ -69,4 +69,13 @@ UM_KERNEL void tk_gather(const double *x1, const double *x2, const int *m, doubl
   acc[1] += x1[1] * x2[1];
 }
 
+/* MIN, MAX and SUM that keep a NaN once seen (issue 15: the backends' combining
+ * must then keep it across threads, blocks and launches) */
+UM_KERNEL void tk_nan_minmax(const double *a, double *mn, double *mx, double *sum, float *fmx) {
+  if (a[0] < mn[0] || a[0] != a[0]) mn[0] = a[0];
+  if (a[0] > mx[0] || a[0] != a[0]) mx[0] = a[0];
+  if ((float)a[0] > fmx[0] || a[0] != a[0]) fmx[0] = (float)a[0];
+  sum[0] += a[0];
+}
+
 #endif

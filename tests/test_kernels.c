@@ -55,7 +55,16 @@ UM_KERNEL void cell_inc(const double *q, double *n0, double *n1, double *n2, dou
   if (q[0] > qmax[0]) qmax[0] = q[0];
 }
 
+/* MIN, MAX and SUM of a that keep a NaN once seen (the kernel's part); the
+ * engine must then keep it across blocks, threads and partials (issue 15). */
+UM_KERNEL void nan_minmax(const double *a, double *mn, double *mx, double *sum) {
+  if (a[0] < mn[0] || a[0] != a[0]) mn[0] = a[0];
+  if (a[0] > mx[0] || a[0] != a[0]) mx[0] = a[0];
+  sum[0] += a[0];
+}
+
 UM_KERNEL_DEFINE(direct_ops, 8, 0, "test_kernels.c");
+UM_KERNEL_DEFINE(nan_minmax, 4, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(edge_inc, 8, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(indirect_rw, 2, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(indirect_write, 2, 0, "test_kernels.c");

@@ -10,6 +10,7 @@ extern const um_kernel edge_inc_kernel;     /* 8 args */
 extern const um_kernel indirect_rw_kernel;  /* 2 args */
 extern const um_kernel indirect_write_kernel; /* 2 args */
 extern const um_kernel cell_inc_kernel;     /* 6 args */
+extern const um_kernel nan_minmax_kernel;   /* 4 args: a READ, gbl MIN, MAX, INC */
 #ifdef __cplusplus
 }
 #endif

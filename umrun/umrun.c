@@ -18,6 +18,7 @@
 #include "um/report.h"
 #include "um/um.h"
 #include "um/validate.h"
+#include "safe_file.h"
 #include "sweep.h"
 
 extern const char umrun_default_config[];
@@ -80,7 +81,10 @@ static void usage(FILE *f) {
           "                      the environment variable UM_<BACKEND>_<KEY>\n"
           "\n"
           "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
-          "line, config or validation reference; 2 the run failed; 3 validation failed.\n");
+          "line or config, or an input/output path that does not work (a validation\n"
+          "reference and its field files included; checked before the\n"
+          "first loop); 2 the run failed (invalid mesh, diverged: a NaN or infinite result,\n"
+          "an output that could not be written); 3 validation failed.\n");
   fprintf(f, "\nbackends (by priority):\n");
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
@@ -287,7 +291,8 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   for (int i = 0; i < run->nmetrics; i++) {
     fputs(i ? ", " : "", f);
     um_json_string(f, run->metric_names[i]);
-    fprintf(f, ": %.17g", run->metric_values[i]);
+    fputs(": ", f);
+    um_json_number(f, run->metric_values[i]); /* null when not finite */
   }
   fputs("}", f);
   if (validated) {
@@ -361,11 +366,29 @@ static int parse_args(int argc, char **argv, cmdline *c) {
 }
 
 /* The config in effect: file (or the embedded default) < UM_OPTIONS < --set. */
+/* The config's validation.reference (NULL if none); does not mark it read. */
+static const char *reference_of(um_config *cfg, char *buf, size_t len) {
+  const char *v = NULL;
+  if (um_config_kind(cfg, "validation.reference") != UM_CONFIG_SCALAR) return NULL;
+  if (um_config_get_string(cfg, "validation.reference", NULL, &v, NULL, 0) || !v || !*v) return NULL;
+  snprintf(buf, len, "%s", v);
+  return buf;
+}
+
 static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len) {
   int rc = c->config_path ? um_config_load_file(c->config_path, cfg, err, len)
                           : um_config_load_string(umrun_default_config, "embedded default config", cfg, err, len);
+  char ref[1024];
+  const char *named = rc ? NULL : reference_of(*cfg, ref, sizeof ref);
+  const char *by = NULL;
   if (!rc) rc = um_config_apply_env(*cfg, "UM_OPTIONS", err, len);
+  if (!rc && named && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "UM_OPTIONS";
   for (int i = 0; !rc && i < c->nsets; i++) rc = um_config_set_assignment(*cfg, c->sets[i], "--set", err, len);
+  if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
+  /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
+  if (!rc && named && by)
+    fprintf(stderr, "umrun: note: the config names validation.reference %s, but %s removes it: this run is NOT "
+                    "validated\n", ref, by);
   return rc;
 }
 
@@ -391,9 +414,36 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
   }
   if (um_config_has(cfg, "sweep")) um_config_mark_read(cfg, "sweep", NULL, 0);
   if (!c->sweep.nkeys || c->sweep_child) return -1;
+  /* Before anything runs or is written: the config (app and every key), and
+   * the config with each value the sweep sets, are checked as a run checks
+   * them; the output folder is built from the checked app name only. */
+  run_settings s;
+  memset(&s, 0, sizeof s);
+  if (read_settings(cfg, c->config_path, &s, stdout, err, sizeof err)) {
+    fprintf(stderr, "umrun: %s\n", err);
+    return EXIT_USAGE;
+  }
+  FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
+  for (int k = 0; k < c->sweep.nkeys; k++)
+    for (int v = 0; v < c->sweep.nvalues[k]; v++) {
+      char set[1200];
+      um_config *one = NULL;
+      snprintf(set, sizeof set, "%s=%s", c->sweep.key[k], c->sweep.values[k][v]);
+      run_settings sv;
+      memset(&sv, 0, sizeof sv);
+      int rc = load_config(c, &one, err, sizeof err);
+      if (!rc) rc = um_config_set_assignment(one, set, "--sweep", err, sizeof err);
+      if (!rc) rc = read_settings(one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
+      um_config_free(one);
+      if (rc) {
+        fprintf(stderr, "umrun: --sweep %s: %s\n", set, err);
+        if (quiet) fclose(quiet);
+        return EXIT_USAGE;
+      }
+    }
+  if (quiet) fclose(quiet);
   char outdir[4096];
-  const char *appname = NULL;
-  um_config_get_string(cfg, "app", "app", &appname, NULL, 0);
+  const char *appname = s.app;
   if (c->sweep_out) snprintf(outdir, sizeof outdir, "%s", c->sweep_out);
   else snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
   return umrun_sweep_run(argv[0], c->config_path, c->sets, c->nsets, &c->sweep, outdir);
@@ -540,10 +590,10 @@ static int validate_run(FILE *out, const run_settings *s, const um_app *app, con
   }
   if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
   v->validated = vrc == UM_SUCCESS;
-  if (vrc) {
+  if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
     fprintf(stderr, "umrun: validation: %s\n", err);
     *status_text = "validation error";
-    return EXIT_RUN;
+    return EXIT_USAGE;
   }
   if (!v->val.pass) {
     if (v->val.nfields)
@@ -565,33 +615,125 @@ static int validate_run(FILE *out, const run_settings *s, const um_app *app, con
   return EXIT_OK;
 }
 
-/* --json and --csv; a file that cannot be written turns success into EXIT_RUN. */
+/* --json and --csv; a file that cannot be written turns success into EXIT_RUN.
+ * The JSON goes through a temporary renamed into place (the old file stays
+ * until the new one is complete); CSV rows are appended in one checked write
+ * (util/safe_file.h). */
 static int write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
                          const um_app_run *run, double total, const validation *v, int rc, int status,
                          const char *status_text) {
+  char err[4096];
   if (c->json_path) {
-    FILE *jf = fopen(c->json_path, "w");
-    if (!jf) {
-      fprintf(stderr, "umrun: cannot write --json file '%s': %s\n", c->json_path, strerror(errno));
+    um_safe_file jf;
+    int bad = um_safe_open(&jf, c->json_path, err, sizeof err);
+    if (!bad) {
+      write_json(jf.f, s, ctx, run, total, v->ref, &v->val, v->validated, status_text);
+      bad = um_safe_commit(&jf, err, sizeof err);
+    }
+    if (bad) {
+      fprintf(stderr, "umrun: --json: %s\n", err);
       if (!status) status = EXIT_RUN;
-    } else {
-      write_json(jf, s, ctx, run, total, v->ref, &v->val, v->validated, status_text);
-      fclose(jf);
     }
   }
   if (c->csv_path && !rc) {
-    FILE *cf = fopen(c->csv_path, "a");
-    if (!cf) {
-      fprintf(stderr, "umrun: cannot append to --csv file '%s': %s\n", c->csv_path, strerror(errno));
-      if (!status) status = EXIT_RUN;
-    } else {
-      if (ftell(cf) == 0) umrun_csv_header(cf);
-      umrun_csv_rows(cf, c->csv_label, app->name, ctx, um_layout_name(s->opts.layout), s->reorder, s->opts.block_size,
+    char *rows = NULL;
+    size_t n = 0;
+    FILE *mf = open_memstream(&rows, &n);
+    int bad = !mf;
+    if (mf) {
+      umrun_csv_rows(mf, c->csv_label, app->name, ctx, um_layout_name(s->opts.layout), s->reorder, s->opts.block_size,
                      status_text);
-      fclose(cf);
+      bad = fclose(mf) != 0;
+    }
+    char header[512] = "";
+    FILE *hf = fmemopen(header, sizeof header - 1, "w");
+    if (hf) {
+      umrun_csv_header(hf);
+      fclose(hf);
+    }
+    if (bad) snprintf(err, sizeof err, "out of memory formatting the rows for '%s'", c->csv_path);
+    else bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
+    free(rows);
+    if (bad) {
+      fprintf(stderr, "umrun: --csv: %s\n", err);
+      if (!status) status = EXIT_RUN;
     }
   }
   return status;
+}
+
+/* ---- before the first loop: every input and output path -------------------------------- */
+
+/* The folder a file would be written to must exist and be writable. */
+static int check_out_file(const char *what, const char *path, char *err, size_t len) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' does not exist; create it or fix the path", what, path, dir),
+           UM_ERR_CONFIG;
+  if (access(dir, W_OK) != 0)
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable", what, path, dir), UM_ERR_CONFIG;
+  return UM_SUCCESS;
+}
+
+/* An input file must exist, be a regular file and be readable. */
+static int check_in_file(const char *what, const char *path, char *err, size_t len) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return snprintf(err, len, "%s '%s' not found (%s); check the path (relative paths start from the current "
+                              "directory)", what, path, strerror(errno)), UM_ERR_CONFIG;
+  if (!S_ISREG(st.st_mode)) return snprintf(err, len, "%s '%s' is not a regular file", what, path), UM_ERR_CONFIG;
+  if (access(path, R_OK) != 0) return snprintf(err, len, "%s '%s' is not readable", what, path), UM_ERR_CONFIG;
+  return UM_SUCCESS;
+}
+
+/* Every input and output path the run will use, checked before the first
+ * loop: a missing or misspelt file is a config error (exit status 1) found
+ * at once, not after all the computing. */
+static int check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len) {
+  const char *v = NULL;
+  int rc = UM_SUCCESS;
+  if (s->reference && *s->reference) { /* the reference is loaded (and its app checked) now */
+    char path[4096], why[4096] = "";
+    snprintf(path, sizeof path, "%s", s->reference);
+    if (!file_exists(path) && s->reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s->reference);
+    um_ref *ref = NULL;
+    if (um_ref_load(file_exists(path) ? path : s->reference, &ref, why, sizeof why))
+      return snprintf(err, len, "validation.reference: %s", why), UM_ERR_CONFIG;
+    if (ref->app && strcmp(ref->app, s->app) != 0) {
+      snprintf(err, len, "validation.reference '%s' holds reference numbers of app '%s', but the config runs '%s'; "
+                         "point validation.reference at a reference of %s",
+               s->reference, ref->app, s->app, s->app);
+      rc = UM_ERR_CONFIG;
+    }
+    um_ref_free(ref);
+    if (rc) return rc;
+  }
+  if (s->outdir && *s->outdir) {
+    struct stat st;
+    if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
+      return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
+                      s->outdir), UM_ERR_CONFIG;
+  }
+  if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
+  if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
+  if (um_config_kind(cfg, "mesh.file") == UM_CONFIG_SCALAR && !um_config_get_string(cfg, "mesh.file", NULL, &v, NULL, 0) &&
+      v && *v && (rc = check_in_file("mesh.file", v, err, len)))
+    return rc;
+  v = NULL;
+  if (um_config_kind(cfg, "run.reorder_file") == UM_CONFIG_SCALAR &&
+      !um_config_get_string(cfg, "run.reorder_file", NULL, &v, NULL, 0) && v && *v) {
+    rc = file_exists(v) ? check_in_file("run.reorder_file", v, err, len) : check_out_file("run.reorder_file", v, err, len);
+    if (rc) return rc;
+  }
+  return UM_SUCCESS;
 }
 
 /* Set up the context, run the app, report, validate, write outputs. */
@@ -601,6 +743,10 @@ static int run_config(const cmdline *c, um_config *cfg) {
   run_settings s;
   memset(&s, 0, sizeof s);
   if (read_settings(cfg, c->config_path, &s, out, err, sizeof err)) {
+    fprintf(stderr, "umrun: %s\n", err);
+    return EXIT_USAGE;
+  }
+  if (check_paths(c, &s, cfg, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
     return EXIT_USAGE;
   }
@@ -628,8 +774,14 @@ static int run_config(const cmdline *c, um_config *cfg) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
-  if ((s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) ||
-      (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && make_field_dir(&v, err, sizeof err))) {
+  if (s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) {
+    fprintf(stderr, "umrun: output.dir: %s\n", err);
+    um_finalize(&ctx);
+    um_ref_free(v.ref);
+    free(v.wanted);
+    return EXIT_USAGE;
+  }
+  if (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && make_field_dir(&v, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
     um_finalize(&ctx);
     um_ref_free(v.ref);
@@ -679,6 +831,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
 
 int main(int argc, char **argv) {
   static cmdline c;
+  um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
   int status = parse_args(argc, argv, &c);
   if (status >= 0) {
     free(c.sets);

@@ -98,6 +98,79 @@ int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a) {
   return UM_SUCCESS;
 }
 
+/* ---- the mesh's geometry, checked once after reading (every reader) ---------------------- */
+
+typedef struct {
+  int lo, hi, id;
+} edge_key;
+
+static int cmp_edge(const void *x, const void *y) {
+  const edge_key *a = x, *b = y;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+int airfoil_check_mesh(um_context *ctx, const airfoil *a) {
+  const int nn = um_set_size(a->nodes), nc = um_set_size(a->cells), ne = um_set_size(a->edges),
+            nb = um_set_size(a->bedges);
+  double *x = malloc(sizeof(double) * 2 * (size_t)(nn ? nn : 1));
+  int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  edge_key *e = malloc(sizeof(edge_key) * ((size_t)ne + (size_t)nb + 1));
+  int rc = !x || !bound || !e ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory checking the Airfoil mesh") : UM_SUCCESS;
+  if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)nn);
+  if (!rc) rc = um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
+  for (int i = 0; !rc && i < nn; i++)
+    if (!isfinite(x[2 * (size_t)i]) || !isfinite(x[2 * (size_t)i + 1]))
+      rc = um_error_set(ctx, UM_ERR_IO, "mesh: node %d has coordinates (%g, %g), which are not finite; fix the mesh",
+                        i, x[2 * (size_t)i], x[2 * (size_t)i + 1]);
+  const int *pc = um_map_data(a->pcell);
+  for (int c = 0; !rc && c < nc; c++) { /* the cell's area (shoelace), which adt_calc and res_calc need non-zero */
+    const int *q = pc + 4 * (size_t)c;
+    double area = 0;
+    for (int k = 0; k < 4; k++) {
+      const double *p0 = x + 2 * (size_t)q[k], *p1 = x + 2 * (size_t)q[(k + 1) % 4];
+      area += p0[0] * p1[1] - p1[0] * p0[1];
+    }
+    area *= 0.5;
+    if (!(fabs(area) > 0) || !isfinite(area))
+      rc = um_error_set(ctx, UM_ERR_IO,
+                        "mesh: cell %d (nodes %d %d %d %d) has area %g: it is degenerate; fix the mesh", c, q[0], q[1],
+                        q[2], q[3], area);
+  }
+  for (int b = 0; !rc && b < nb; b++)
+    if (bound[b] != 1 && bound[b] != 2)
+      rc = um_error_set(ctx, UM_ERR_IO, "mesh: boundary edge %d has boundary code %d, neither 1 (wall) nor 2 (far field)",
+                        b, bound[b]);
+  if (!rc) { /* no edge twice, interior or boundary */
+    const int *pe = um_map_data(a->pedge), *pb = um_map_data(a->pbedge);
+    size_t n = 0;
+    for (int i = 0; i < ne; i++, n++) {
+      const int u = pe[2 * (size_t)i], v = pe[2 * (size_t)i + 1];
+      e[n] = (edge_key){u < v ? u : v, u < v ? v : u, i};
+    }
+    for (int i = 0; i < nb; i++, n++) {
+      const int u = pb[2 * (size_t)i], v = pb[2 * (size_t)i + 1];
+      e[n] = (edge_key){u < v ? u : v, u < v ? v : u, ne + i};
+    }
+    qsort(e, n, sizeof *e, cmp_edge);
+    for (size_t i = 0; !rc && i < n; i++) {
+      if (e[i].lo == e[i].hi)
+        rc = um_error_set(ctx, UM_ERR_IO, "mesh: %s %d joins node %d to itself; fix the mesh",
+                          e[i].id < ne ? "edge" : "boundary edge", e[i].id < ne ? e[i].id : e[i].id - ne, e[i].lo);
+      else if (i + 1 < n && e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi)
+        rc = um_error_set(ctx, UM_ERR_IO, "mesh: %s %d and %s %d both join nodes %d and %d (a duplicated edge); fix the mesh",
+                          e[i].id < ne ? "edge" : "boundary edge", e[i].id < ne ? e[i].id : e[i].id - ne,
+                          e[i + 1].id < ne ? "edge" : "boundary edge", e[i + 1].id < ne ? e[i + 1].id : e[i + 1].id - ne,
+                          e[i].lo, e[i].hi);
+    }
+  }
+  free(x);
+  free(bound);
+  free(e);
+  return rc;
+}
+
 int airfoil_save_soln(um_context *ctx, const airfoil *a) {
   return UM_PAR_LOOP(ctx, save_soln_kernel, "save_soln", a->cells,
                      um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_READ),
@@ -226,6 +299,7 @@ static int airfoil_run(um_app_run *r) {
   double t0 = um_wtime();
   UM_APP_TRY(airfoil_set_constants(ctx));
   UM_APP_TRY(load_mesh(r, &a));
+  UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
   UM_APP_TRY(airfoil_decl_flow(ctx, &a));
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const int ncell = um_set_size(a.cells);
@@ -250,7 +324,7 @@ static int airfoil_run(um_app_run *r) {
     }
     um_app_progress(r, "airfoil", iter, niter);
     if (!isfinite(rms))
-      return um_app_fail(r, UM_ERR_VALIDATION, "airfoil: the residual became %g at iteration %d: the run diverged",
+      return um_app_fail(r, UM_ERR_DIVERGED, "airfoil: the residual became %g at iteration %d: the run diverged",
                          rms, iter);
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));

@@ -18,6 +18,10 @@ int airfoil_set_constants(um_context *ctx);
 /* Sets, maps, p_x and p_bound from mesh arrays (OP2's names), or from an OP2 new_grid.h5. */
 int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a);
+/* The mesh's geometry, once after reading (generator, text or HDF5): finite
+ * coordinates, cells of non-zero area, boundary codes 1 (wall) or 2 (far
+ * field), no edge twice; UM_ERR_IO naming the element otherwise. */
+int airfoil_check_mesh(um_context *ctx, const airfoil *a);
 /* p_q = free stream, p_qold, p_res = 0, p_adt. Call after airfoil_set_constants. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a);
 

@@ -10,6 +10,8 @@
  */
 #include "naca0012.h"
 #include "um/um.h"
+#include "checked.h"
+#include "safe_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------------
  * line reader: whole lines of any length, NUL-terminated, '\n' stripped
@@ -120,6 +123,7 @@ static int parse_double(const char *t, double *out) {
 
 typedef struct {
   const char *path;
+  unsigned long long file_bytes; /* the file's size, to bound the header's counts */
   line_reader rd;
   char *err;
   size_t errlen;
@@ -177,9 +181,10 @@ static int check_index(reader_ctx *cx, const char *what, int k, int field, const
 }
 
 static void *alloc_array(size_t count, size_t size) {
+  size_t bytes;
   if (count == 0) count = 1;
-  if (count > SIZE_MAX / size) return NULL;
-  return malloc(count * size);
+  if (um_size_mul(count, size, &bytes)) return NULL;
+  return malloc(bytes);
 }
 
 static int read_body(reader_ctx *cx, airfoil_mesh *m) {
@@ -192,6 +197,29 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
               cx->rd.line, names[f], v[f], f < 2 ? 1 : 0);
       return -1;
     }
+  /* The counts decide the allocations, so they are checked against the file
+   * before anything is allocated: every record takes at least 4 bytes (a node,
+   * "x y\n") or 8 bytes (a cell, edge or boundary edge, "a b c d\n"). */
+  const unsigned long long minbytes[4] = {4, 8, 8, 8};
+  unsigned long long need = 0;
+  for (int f = 0; f < 4; f++) {
+    if ((unsigned long long)v[f] * minbytes[f] > cx->file_bytes) {
+      um_format_error(cx->err, cx->errlen, 0,
+                      "%s:%ld: header: %s = %d is implausible: %d records need at least %llu bytes but the file has "
+                      "%llu (wrong header, or a truncated file?)",
+                      cx->path, cx->rd.line, names[f], v[f], v[f], (unsigned long long)v[f] * minbytes[f],
+                      cx->file_bytes);
+      return -1;
+    }
+    need += (unsigned long long)v[f] * minbytes[f];
+  }
+  if (need > cx->file_bytes) {
+    um_format_error(cx->err, cx->errlen, 0,
+                    "%s:%ld: header: nnode %d, ncell %d, nedge %d, nbedge %d need at least %llu bytes of records but "
+                    "the file has %llu (wrong header, or a truncated file?)",
+                    cx->path, cx->rd.line, v[0], v[1], v[2], v[3], need, cx->file_bytes);
+    return -1;
+  }
   m->nnode = v[0];
   m->ncell = v[1];
   m->nedge = v[2];
@@ -243,6 +271,12 @@ static int read_body(reader_ctx *cx, airfoil_mesh *m) {
     if (check_index(cx, "bedge", k, 3, "cell", v[2], m->ncell) != 0) return -1;
     m->bedge[2 * (size_t)k] = v[0];
     m->bedge[2 * (size_t)k + 1] = v[1];
+    if (v[3] != 1 && v[3] != 2) {
+      um_format_error(cx->err, cx->errlen, 0,
+                      "%s:%ld: bedge %d: field 4: boundary code %d is neither 1 (wall) nor 2 (far field)", cx->path,
+                      cx->rd.line, k, v[3]);
+      return -1;
+    }
     m->becell[k] = v[2];
     m->bound[k] = v[3];
   }
@@ -280,6 +314,13 @@ int airfoil_mesh_read_text(const char *path, airfoil_mesh *m, char *err, size_t 
   reader_ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.path = path;
+  struct stat st;
+  if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+    um_format_error(err, errlen, 0, "%s: not a regular file (a text mesh file is expected)", path);
+    fclose(fp);
+    return 1;
+  }
+  cx.file_bytes = (unsigned long long)st.st_size;
   cx.rd.fp = fp;
   cx.err = err;
   cx.errlen = errlen;
@@ -309,11 +350,13 @@ int airfoil_mesh_write_text(const char *path, const airfoil_mesh *m, char *err, 
             path);
     return 1;
   }
-  FILE *fp = fopen(path, "wb");
-  if (fp == NULL) {
-    um_format_error(err, errlen, 0, "%s: cannot create mesh file: %s", path, strerror(errno));
+  um_safe_file sf; /* a temporary beside path, renamed into place when complete */
+  char why[1200];
+  if (um_safe_open(&sf, path, why, sizeof why) != 0) {
+    um_format_error(err, errlen, 0, "%s", why);
     return 1;
   }
+  FILE *fp = sf.f;
   char *iobuf = malloc((size_t)1 << 20);
   if (iobuf) setvbuf(fp, iobuf, _IOFBF, (size_t)1 << 20);
   int bad = fprintf(fp, " %d %d %d %d \n", m->nnode, m->ncell, m->nedge, m->nbedge) < 0;
@@ -329,18 +372,17 @@ int airfoil_mesh_write_text(const char *path, const airfoil_mesh *m, char *err, 
   for (int n = 0; n < m->nbedge && !bad; n++)
     bad = fprintf(fp, " %d %d %d %d \n", m->bedge[2 * (size_t)n], m->bedge[2 * (size_t)n + 1],
                   m->becell[n], m->bound[n]) < 0;
-  int saved = errno;
-  if (!bad && fflush(fp) != 0) {
-    bad = 1;
-    saved = errno;
+  if (bad) {
+    int saved = errno;
+    um_safe_abort(&sf);
+    free(iobuf);
+    um_format_error(err, errlen, 0, "%s: error writing mesh file: %s (%s)", path, strerror(saved), um_safe_why(saved));
+    return 1;
   }
-  if (fclose(fp) != 0 && !bad) {
-    bad = 1;
-    saved = errno;
-  }
+  bad = um_safe_commit(&sf, why, sizeof why);
   free(iobuf);
   if (bad) {
-    um_format_error(err, errlen, 0, "%s: error writing mesh file: %s", path, strerror(saved));
+    um_format_error(err, errlen, 0, "%s", why);
     return 1;
   }
   return 0;

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -5,17 +6,28 @@
 #include <sys/stat.h>
 #include "um/reorder.h"
 
+/* The divergence check of the app frame: a metric that is NaN or infinite is
+ * recorded (written as null in JSON) and stops the run (UM_ERR_DIVERGED, exit
+ * status 2), so a diverged run never reports success. */
+static int metric_check(um_app_run *run, const char *name, double value) {
+  if (isfinite(value)) return UM_SUCCESS;
+  return um_app_fail(run, UM_ERR_DIVERGED,
+                     "metric '%s' is %g: the run diverged (or the app computed a non-finite result); a non-finite "
+                     "metric is never reported as a result",
+                     name, value);
+}
+
 int um_app_metric(um_app_run *run, const char *name, double value) {
   for (int i = 0; i < run->nmetrics; i++)
     if (strcmp(run->metric_names[i], name) == 0) {
       run->metric_values[i] = value;
-      return UM_SUCCESS;
+      return metric_check(run, name, value);
     }
   if (run->nmetrics >= UM_APP_MAX_METRICS || strlen(name) >= sizeof run->metric_names[0])
     return um_app_fail(run, UM_ERR_ARG, "metric '%s': too many metrics or name too long", name);
   snprintf(run->metric_names[run->nmetrics], sizeof run->metric_names[0], "%s", name);
   run->metric_values[run->nmetrics++] = value;
-  return UM_SUCCESS;
+  return metric_check(run, name, value);
 }
 
 const char *um_app_field_dir(const um_app_run *run) {
@@ -117,6 +129,9 @@ int um_app_prepare(um_app_run *run, const char *default_map) {
   int loaded = 0;
   if (file && stat(file, &sb) == 0) {
     rc = um_reordering_load(run->ctx, file, &r, &st);
+    /* a reordering file that does not match this mesh, or is not one, is the user's input: a config error */
+    if (rc && rc != UM_ERR_ALLOC)
+      return um_app_fail(run, UM_ERR_CONFIG, "run.reorder_file: %s", um_error_message(run->ctx));
     if (rc) return rc;
     if (um_reordering_method(r) != method || strcmp(um_reordering_map(r), map_name) != 0) {
       int code = um_app_fail(run, UM_ERR_CONFIG,

@@ -76,7 +76,8 @@ const um_app *um_app_find(const char *name);
  * reports its time. */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
-/* Record (or overwrite) a metric. */
+/* Record (or overwrite) a metric. A NaN or infinite value is recorded and
+ * returns UM_ERR_DIVERGED (the run diverged: umrun exits with status 2). */
 int um_app_metric(um_app_run *run, const char *name, double value);
 /* Field files: text files of values (whitespace-separated, one row of a set
  * per line, in an order that does not depend on the numbering: e.g. sorted by

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <yaml.h>
 
+#include "hash.h"
+
 typedef struct {
   yaml_parser_t parser;
   const char *where;         /* name for error positions: path or origin name */
@@ -49,7 +51,19 @@ static int yaml_fail(pctx *p) {
                   p->where, line, col, problem, off);
     }
     case YAML_SCANNER_ERROR:
-    case YAML_PARSER_ERROR:
+    case YAML_PARSER_ERROR: {
+      /* a tab where indentation is expected: libyaml says only "found character that cannot start any token" */
+      size_t at = y->problem_mark.index, ls = at;
+      while (ls > 0 && ls <= p->len && p->text[ls - 1] != '\n') ls--;
+      int tab = 0;
+      for (size_t i = ls; i <= at && i < p->len; i++) tab |= p->text[i] == '\t';
+      if (tab)
+        return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+                               "%s:%lu:%lu: YAML syntax error: %s; the line holds a tab: YAML indents with spaces "
+                               "only, replace the tab by spaces",
+                               p->where, (unsigned long)y->problem_mark.line + 1,
+                               (unsigned long)y->problem_mark.column + 1, problem);
+    }
       if (y->context)
         return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                     "%s:%lu:%lu: YAML syntax error: %s (%s at line %lu, column %lu); check the "
@@ -80,6 +94,48 @@ static int next_event(pctx *p, yaml_event_t *ev) {
 #define MARK_LINE(ev) \
   ((int)((ev)->start_mark.line + 1 > INT_MAX ? INT_MAX : (ev)->start_mark.line + 1))
 #define MARK_COL(ev) ((unsigned long)(ev)->start_mark.column + 1)
+
+/* The keys of one mapping being parsed, hashed (open addressing, FNV-1a):
+ * the duplicate-key check is linear in the number of keys (a linear search
+ * per key made 80,000 keys take 11 s). */
+typedef struct {
+  int *slot; /* index into the mapping's keys + 1; 0 empty */
+  size_t cap;
+} key_index;
+
+static size_t key_hash(const char *k, size_t len) { return (size_t)um_fnv1a(UM_FNV_OFFSET, k, len); }
+
+/* Index of key k in m (through ix), or -1. */
+static int key_find(const key_index *ix, const cnode *m, const char *k, size_t len) {
+  if (!ix->cap) return -1;
+  for (size_t h = key_hash(k, len) & (ix->cap - 1);; h = (h + 1) & (ix->cap - 1)) {
+    const int s = ix->slot[h];
+    if (!s) return -1;
+    if (strncmp(m->keys[s - 1], k, len) == 0 && m->keys[s - 1][len] == '\0') return s - 1;
+  }
+}
+
+/* Add key number i of m; grows at half full. 0, or -1 when out of memory. */
+static int key_add(key_index *ix, const cnode *m, int i) {
+  if (2 * (size_t)(i + 1) > ix->cap) {
+    size_t cap = ix->cap ? 2 * ix->cap : 16;
+    while (2 * (size_t)(i + 1) > cap) cap *= 2;
+    int *slot = (int *)calloc(cap, sizeof *slot);
+    if (!slot) return -1;
+    free(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    for (int j = 0; j < i; j++) {
+      size_t h = key_hash(m->keys[j], strlen(m->keys[j])) & (cap - 1);
+      while (slot[h]) h = (h + 1) & (cap - 1);
+      slot[h] = j + 1;
+    }
+  }
+  size_t h = key_hash(m->keys[i], strlen(m->keys[i])) & (ix->cap - 1);
+  while (ix->slot[h]) h = (h + 1) & (ix->cap - 1);
+  ix->slot[h] = i + 1;
+  return 0;
+}
 
 /* Build the node that starts with *ev (consumed, deleted here). */
 static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
@@ -128,6 +184,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
   n = um__cfg_node_new(ismap ? N_MAP : N_SEQ, p->src, MARK_LINE(ev));
   yaml_event_delete(ev);
   if (!n) return um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
+  key_index ix = {NULL, 0};
 
   for (;;) {
     yaml_event_t e;
@@ -177,7 +234,7 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
       yaml_event_delete(&e);
       goto fail;
     }
-    int dup = um__cfg_map_find(n, k, klen);
+    int dup = key_find(&ix, n, k, klen);
     if (dup >= 0) {
       rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                 "%s:%d:%lu: duplicate key '%.200s' (first given at line %d); remove one of them",
@@ -199,15 +256,18 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
     kid->line = kline; /* the key's line is where a reader looks */
     rc = um__cfg_node_append(n, key, kid);
     free(key);
+    if (!rc && key_add(&ix, n, n->n - 1)) rc = UM_ERR_ALLOC;
     if (rc) {
       um__cfg_node_free(kid);
       rc = um_format_error(p->err, p->errlen, UM_ERR_ALLOC, "%s: out of memory", p->where);
       goto fail;
     }
   }
+  free(ix.slot);
   *out = n;
   return UM_SUCCESS;
 fail:
+  free(ix.slot);
   um__cfg_node_free(n);
   return rc;
 }
@@ -263,6 +323,10 @@ done:
 static int load_text(const char *text, size_t len, const char *where, const char *label,
                      um_config **cfg, char *err, size_t errlen) {
   int rc, src;
+  if (len > UM_CONFIG_MAX_BYTES)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "%s: %zu bytes, larger than the %d bytes a config may have; is this a config file?", where,
+                           len, UM_CONFIG_MAX_BYTES);
   cnode *root = NULL;
   um_config *c = um__cfg_config_new();
   if (!c) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory loading %s", where);
@@ -317,7 +381,7 @@ int um_config_load_file(const char *path, um_config **cfg, char *err, size_t err
   sbuf b = {0};
   char chunk[8192];
   size_t got;
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) sb_addn(&b, chunk, got);
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.n <= UM_CONFIG_MAX_BYTES) sb_addn(&b, chunk, got);
   int rerr = ferror(f);
   fclose(f);
   if (rerr) {

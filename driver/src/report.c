@@ -77,6 +77,11 @@ void um_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void um_json_number(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.17g", v);
+  else fputs("null", f);
+}
+
 static void num(FILE *f, const char *key, double v, int last) {
   fprintf(f, "\"%s\": ", key);
   if (isfinite(v)) fprintf(f, "%.10g", v);

@@ -157,3 +157,45 @@ TEST(Airfoil, MissingHdf5MeshIsAClearError) {
 }
 
 }  // namespace
+
+// Issue 15, fault 11: a broken mesh (NaN coordinates, a degenerate cell, a
+// duplicated edge, an unknown boundary code) is reported as such, naming the
+// element, once after reading, whatever the reader; it used to run and be
+// reported as "the run diverged".
+TEST(AirfoilMeshCheck, NamesTheBrokenElement) {
+  struct Case {
+    const char *what;
+    void (*spoil)(airfoil_mesh *);
+    const char *expect;
+  } cases[] = {
+      {"nan", [](airfoil_mesh *m) { m->x[2 * 3] = NAN; }, "node 3 has coordinates (nan"},
+      {"degenerate", [](airfoil_mesh *m) { for (int k = 0; k < 4; k++) m->cell[4 * 5 + k] = m->cell[4 * 5]; },
+       "cell 5 (nodes"},
+      {"duplicate", [](airfoil_mesh *m) { m->edge[2 * 7] = m->edge[2 * 2]; m->edge[2 * 7 + 1] = m->edge[2 * 2 + 1]; },
+       "a duplicated edge"},
+      {"bound", [](airfoil_mesh *m) { m->bound[1] = 3; }, "boundary edge 1 has boundary code 3"},
+  };
+  for (const Case &c : cases) {
+    airfoil_mesh m;
+    char err[256];
+    ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seq";
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    airfoil a;
+    ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+    EXPECT_EQ(airfoil_check_mesh(ctx, &a), UM_SUCCESS) << c.what << ": the generated mesh is fine: "
+                                                       << um_error_message(ctx);
+    um_finalize(&ctx);
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    c.spoil(&m);
+    ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+    EXPECT_EQ(airfoil_check_mesh(ctx, &a), UM_ERR_IO) << c.what;
+    EXPECT_NE(std::string(um_error_message(ctx)).find(c.expect), std::string::npos)
+        << c.what << ": " << um_error_message(ctx);
+    um_finalize(&ctx);
+    airfoil_mesh_free(&m);
+  }
+}

@@ -379,3 +379,27 @@ TEST(AirfoilMeshText, ReportsMissingFileAndBadArguments) {
   EXPECT_NE(airfoil_mesh_write_text("/nonexistent-dir/x.dat", &m, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("/nonexistent-dir/x.dat"), std::string::npos) << err;
 }
+
+// Issue 15, fault 3: the header decides the allocations, so its counts are
+// checked against the file's size before anything is allocated, and the
+// message says which count is implausible (a 70-byte file claiming a billion
+// nodes made the reader allocate 16 GB).
+TEST(AirfoilMeshText, RejectsCountsTheFileCannotHold) {
+  std::string small = " 1000000000 2 1 6 \n" + std::string(kTinyMesh).substr(std::string(kTinyMesh).find('\n') + 1);
+  ReadResult r = read_text("hdr_huge_nodes", small);
+  expect_error_at(r, "hdr_huge_nodes", 1, "nnode = 1000000000 is implausible");
+  ReadResult e = read_text("hdr_huge_edges", tiny_with_line(1, " 6 2 2000000000 6 "));
+  expect_error_at(e, "hdr_huge_edges", 1, "nedge = 2000000000 is implausible");
+  // each count alone fits, together they do not
+  ReadResult t = read_text("hdr_sum", tiny_with_line(1, " 6 2 40 6 "));
+  EXPECT_NE(t.rc, 0);
+  EXPECT_TRUE(t.err.find("need at least") != std::string::npos || t.err.find("implausible") != std::string::npos)
+      << t.err;
+}
+
+// Issue 15, fault 11: a boundary code other than 1 (wall) or 2 (far field) was
+// silently taken as far field.
+TEST(AirfoilMeshText, RejectsUnknownBoundaryCodes) {
+  expect_error_at(read_text("bound3", tiny_with_line(16, " 0 3 0 3 ")), "bound3", 16,
+                  "boundary code 3 is neither 1 (wall) nor 2 (far field)");
+}

@@ -41,6 +41,9 @@ typedef struct um_config um_config;
 
 /* Limits: mappings/sequences nest at most this deep (files and keys). */
 #define UM_CONFIG_MAX_DEPTH 64
+/* Largest config accepted (file or string), bytes: configs are a few hundred
+ * bytes; anything this large is a mistake (or an attack). */
+#define UM_CONFIG_MAX_BYTES (16 * 1024 * 1024)
 
 typedef enum {
   UM_CONFIG_ABSENT = 0, /* no such key (or a parent is absent / null)  */

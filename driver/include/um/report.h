@@ -18,6 +18,9 @@ void um_report_counters(const um_context *ctx, FILE *f);
 void um_report_loops_json(const um_context *ctx, FILE *f);
 /* Write s as a JSON string literal. */
 void um_json_string(FILE *f, const char *s);
+/* Write v as a JSON number (%.17g), or null when it is NaN or infinite (JSON
+ * has no spelling for them; "nan" would make the file unreadable). */
+void um_json_number(FILE *f, double v);
 #ifdef __cplusplus
 }
 #endif

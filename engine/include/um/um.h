@@ -32,7 +32,8 @@ typedef enum {
   UM_ERR_BACKEND = 6,      /* failure inside a backend (CUDA, OpenMP, ...) */
   UM_ERR_VALIDATION = 7,   /* a result failed validation                   */
   UM_ERR_PLAN = 8,         /* plan construction or plan check failed       */
-  UM_ERR_INTERNAL = 9      /* bug: please report                           */
+  UM_ERR_INTERNAL = 9,     /* bug: please report                           */
+  UM_ERR_DIVERGED = 10     /* a global reduction became NaN or infinite    */
 } um_error;
 
 const char *um_error_name(int code);

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include "internal.h"
 #include "../util/array.h"
+#include "../util/checked.h"
 
 void um_options_default(um_options *o) {
   memset(o, 0, sizeof *o);
@@ -43,8 +44,11 @@ static int choose_backend(um_context *ctx) {
     if (!b) return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend auto: no backend is available");
   } else {
     char why[512];
-    if (!um__backend_status(want, o, why, sizeof why))
-      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend '%s' cannot run here: %s", want, why);
+    if (!um__backend_status(want, o, why, sizeof why)) {
+      const um_backend_def *alt = um__backend_best(o);
+      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "backend '%s' cannot run here: %s; the %s backend can (backend auto)",
+                      want, why, alt ? alt->name : "(none)");
+    }
     b = um__backend_find(want, o);
   }
   if (!b->run || !b->strategy)
@@ -250,7 +254,10 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': its sets belong to another context", name);
   if (arity <= 0) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared with arity %d; arity must be >= 1", name, arity);
   if (um_find_map(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a map named '%s' is already declared", name);
-  size_t n = (size_t)from->size * (size_t)arity;
+  size_t n, nbytes;
+  if (um_size_mul((size_t)from->size, (size_t)arity, &n) || um_size_mul(n, sizeof(int), &nbytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
+                    from->size, arity);
   if (n && !data) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
   for (size_t i = 0; i < n; i++)
     if (data[i] < 0 || data[i] >= um__set_total(to))
@@ -264,7 +271,7 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
   um_map *m = calloc(1, sizeof *m);
   if (m) {
     m->name = dupstr(name);
-    m->data = malloc(n ? n * sizeof(int) : 1);
+    m->data = malloc(n ? nbytes : 1);
   }
   if (!m || !m->name || !m->data) {
     if (m) { free(m->name); free(m->data); }
@@ -300,7 +307,11 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   const long long rows = ((long long)um__set_total(set) + align - 1) / align * align;
   if (rows > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': %lld rows do not fit an int", name, rows);
   /* the owned rows are the caller's; padding and halo rows start zeroed */
-  size_t given = (size_t)set->size * (size_t)dim * esize, bytes = (size_t)rows * (size_t)dim * esize;
+  size_t given, bytes;
+  if (um_size_mul3((size_t)rows, (size_t)dim, esize, &bytes) || um_size_mul3((size_t)set->size, (size_t)dim, esize, &given))
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "dat '%s': %lld rows x dim %d x %zu bytes do not fit in memory (size overflow); check the dim",
+                    name, rows, dim, esize);
   um_dat *d = calloc(1, sizeof *d);
   if (d) {
     d->name = dupstr(name);
@@ -347,7 +358,8 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
     c = &ctx->consts[ctx->nconsts];
     memset(c, 0, sizeof *c);
     c->name = dupstr(name);
-    c->data = malloc((size_t)dim * esize);
+    size_t cbytes;
+    c->data = um_size_mul((size_t)dim, esize, &cbytes) ? NULL : malloc(cbytes);
     if (!c->name || !c->data) {
       free(c->name);
       free(c->data);

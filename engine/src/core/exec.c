@@ -86,21 +86,27 @@ void um_exec_gbl_init(um_exec *x, const um_loop *loop) {
   }
 }
 
-#define COMBINE(T)                                                              \
+/* MIN and MAX propagate NaN: a NaN on either side wins, on every backend (the
+ * CUDA backend's um_op in codegen.c is the same rule), so a NaN anywhere in a
+ * reduction is never replaced by a finite number. `x != x` is true only for NaN;
+ * ints have none. INC propagates NaN by arithmetic. */
+#define COMBINE(T, ISNAN)                                                       \
   do {                                                                          \
     T *d = (T *)dst;                                                            \
     const T *s = (const T *)src;                                                \
     for (int c = 0; c < dim; c++) {                                             \
       if (acc == UM_INC) d[c] += s[c];                                          \
-      else if (acc == UM_MIN) d[c] = s[c] < d[c] ? s[c] : d[c];                 \
-      else if (acc == UM_MAX) d[c] = s[c] > d[c] ? s[c] : d[c];                 \
+      else if (acc == UM_MIN) d[c] = (s[c] < d[c] || ISNAN(s[c])) ? s[c] : d[c]; \
+      else if (acc == UM_MAX) d[c] = (s[c] > d[c] || ISNAN(s[c])) ? s[c] : d[c]; \
     }                                                                           \
   } while (0)
+#define UM__ISNAN_FP(x) ((x) != (x))
+#define UM__ISNAN_INT(x) 0
 
 void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc) {
-  if (t == UM_DOUBLE) COMBINE(double);
-  else if (t == UM_FLOAT) COMBINE(float);
-  else COMBINE(int);
+  if (t == UM_DOUBLE) COMBINE(double, UM__ISNAN_FP);
+  else if (t == UM_FLOAT) COMBINE(float, UM__ISNAN_FP);
+  else COMBINE(int, UM__ISNAN_INT);
 }
 
 void um_reduce_into(um_loop *loop, int i, const void *values) {

@@ -6,9 +6,11 @@
  *   3 transform passes      transform   (none yet: automatic loop splitting goes here)
  *   4 exchange halos        exchange    (none on one rank: MPI halo exchange goes here)
  *   5 the backend runs a range of the set
- *   6 reductions combined   finish_reductions (once, in core: MPI_Allreduce goes here)
+ *   6 reductions combined   finish_reductions (once, in core: MPI_Allreduce goes here), and a value
+ *                           that became NaN or infinite stops the run there (UM_ERR_DIVERGED)
  *   7 statistics            record_stats (and halo flags of written dats)
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,13 +240,44 @@ static void start_reductions(um_loop *loop) {
 
 /* Stage 6: the backend's partials, combined across ranks (none here: one
  * MPI_Allreduce per loop goes here), then into the user's value, once. */
-static void finish_reductions(um_loop *loop) {
+static double gbl_value(const void *p, um_type t, int c) {
+  return t == UM_DOUBLE ? ((const double *)p)[c] : t == UM_FLOAT ? (double)((const float *)p)[c] : 0.0;
+}
+
+/* ... and the divergence check: a floating-point reduction whose value was
+ * finite before the loop and is NaN or infinite after it stops the run here,
+ * naming the loop, its call number and the argument, so a diverged run never
+ * goes on (or ends with exit status 0) on NaN. The user's value holds the
+ * result either way. */
+static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *rec) {
+  int bad = -1, badc = 0;
+  double before = 0, after = 0;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    const int fp = a->type == UM_DOUBLE || a->type == UM_FLOAT;
+    double old[UM_MAX_SCRATCH_DIM];
+    const int n = a->dim < UM_MAX_SCRATCH_DIM ? a->dim : UM_MAX_SCRATCH_DIM;
+    for (int c = 0; fp && c < n; c++) old[c] = gbl_value(a->gbl, a->type, c);
     if (a->acc == UM_INC) um__combine(a->gbl, loop->red[i], a->dim, a->type, UM_INC);
     else memcpy(a->gbl, loop->red[i], (size_t)a->dim * um_type_size(a->type));
+    for (int c = 0; fp && bad < 0 && c < n; c++) {
+      const double v = gbl_value(a->gbl, a->type, c);
+      if (!isfinite(v) && isfinite(old[c])) {
+        bad = i;
+        badc = c;
+        before = old[c];
+        after = v;
+      }
+    }
   }
+  if (bad < 0) return UM_SUCCESS;
+  const um_arg *a = &loop->args[bad];
+  return UM_ERROR(ctx, UM_ERR_DIVERGED,
+                  "loop '%s', call %ld: the global %s reduction (argument %d, component %d) became %g (it was %g "
+                  "before the call): the run diverged, or a kernel produced a non-finite value; this is the first "
+                  "loop where it was seen",
+                  loop->name, rec->calls + 1, um_access_name(a->acc), bad, badc, after, before);
 }
 
 /* Stage 7: written dats' halos are stale; the loop's record counts the call. */
@@ -286,9 +319,9 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   const double t0 = um_wtime();
   UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, &loop));
   const double t1 = um_wtime();
-  finish_reductions(&loop);
+  const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
-  return UM_SUCCESS;
+  return frc;
 }
 
 int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {

@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "../util/checked.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
 
@@ -206,7 +207,8 @@ static int read_values(um_context *ctx, reader *r, um_type type, size_t n, void 
                        const char *name, const char *path) {
   if (n == 0) return UM_SUCCESS;
   if (type == UM_INT && !(r->di.tsize < sizeof(int) || (r->di.tsize == sizeof(int) && r->di.sign == H5T_SGN_2))) {
-    long long *tmp = (long long *)malloc(n * sizeof *tmp);
+    size_t tbytes;
+    long long *tmp = um_size_mul(n, sizeof *tmp, &tbytes) ? NULL : (long long *)malloc(tbytes);
     if (!tmp)
       return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values of '%s' in '%s'", what, n,
                       name, path);
@@ -252,6 +254,39 @@ static int check_type(um_context *ctx, const dinfo *di, um_type type, const char
                     "between floating point and integer)",
                     what, name, path, desc, um_type_const(type), um_type_name(type),
                     um_type_const((um_type)ft));
+  return UM_SUCCESS;
+}
+
+/* Before allocating for n values of elem bytes each: the byte count must fit
+ * (overflow-checked) and the dataset must hold the data it claims. A file can
+ * declare any extent at almost no cost (a dataset never written takes no
+ * space), so the extent is checked against the bytes stored: at least the raw
+ * size without filters, or within deflate's best ratio (about 1:1032) with
+ * them. */
+static int check_extent(um_context *ctx, const reader *r, size_t n, size_t elem, size_t *bytes, const char *what,
+                        const char *name, const char *path) {
+  size_t raw;
+  if (um_size_mul(n, elem, bytes) || um_size_mul(n, r->di.tsize ? r->di.tsize : elem, &raw))
+    return UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: dataset '%s' in '%s' claims %llu x %llu values, more than fit in memory (size "
+                    "overflow); the file is corrupt",
+                    what, name, path, r->di.rows, r->di.cols);
+  if (n == 0) return UM_SUCCESS;
+  const hsize_t stored = H5Dget_storage_size(r->did);
+  int nfilters = 0;
+  hid_t dcpl = H5Dget_create_plist(r->did);
+  if (dcpl >= 0) {
+    nfilters = H5Pget_nfilters(dcpl);
+    H5Pclose(dcpl);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  const double limit = nfilters > 0 ? 1100.0 * (double)stored + 65536.0 : (double)stored;
+  if ((double)raw > limit)
+    return UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: dataset '%s' in '%s' claims %llu x %llu values (%zu bytes) but the file stores "
+                    "only %llu bytes of it%s; the count is implausible: the file is truncated or corrupt",
+                    what, name, path, r->di.rows, r->di.cols, raw, (unsigned long long)stored,
+                    nfilters > 0 ? " (compressed)" : "");
   return UM_SUCCESS;
 }
 
@@ -321,8 +356,16 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
     reader_close(&r);
     return rc;
   }
-  size_t n = (size_t)di.rows * (size_t)di.cols;
-  int *data = (int *)malloc(n ? n * sizeof(int) : 1);
+  size_t n, nbytes;
+  rc = um_size_mul((size_t)di.rows, (size_t)di.cols, &n)
+           ? UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' has %llu x %llu entries (size overflow)",
+                      what, name, file, di.rows, di.cols)
+           : check_extent(ctx, &r, n, sizeof(int), &nbytes, what, name, file);
+  if (rc) {
+    reader_close(&r);
+    return rc;
+  }
+  int *data = (int *)malloc(n ? nbytes : 1);
   if (!data) {
     reader_close(&r);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu entries", what, n);
@@ -386,8 +429,16 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
     return rc;
   }
   um_type t = type >= 0 ? (um_type)type : (um_type)ft;
-  size_t n = (size_t)di.rows * (size_t)di.cols;
-  void *data = malloc(n ? n * um_type_size(t) : 1);
+  size_t n, nbytes;
+  rc = um_size_mul((size_t)di.rows, (size_t)di.cols, &n)
+           ? UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' has %llu x %llu values (size overflow)",
+                      what, name, file, di.rows, di.cols)
+           : check_extent(ctx, &r, n, um_type_size(t), &nbytes, what, name, file);
+  if (rc) {
+    reader_close(&r);
+    return rc;
+  }
+  void *data = malloc(n ? nbytes : 1);
   if (!data) {
     reader_close(&r);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values", what, n);
@@ -415,10 +466,10 @@ static int read_const_impl(um_context *ctx, const char *file, const char *name, 
   reader r;
   UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
   dinfo di = r.di;
-  unsigned long long n = di.rows * di.cols;
+  size_t n = 0;
   int rc;
-  if (n != (unsigned long long)dim)
-    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds %llu values but dim %d was requested",
+  if (um_size_mul((size_t)di.rows, (size_t)di.cols, &n) || n != (size_t)dim)
+    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds %zu values but dim %d was requested",
                   what, name, file, n, dim);
   else
     rc = check_type(ctx, &di, type, what, name, file);

@@ -1,8 +1,9 @@
 /* Writing meshes in OP2's HDF5 layout (see um/hdf5io.h for the layout).
  *
- * Writers never leave a half-written file: they work on "<path>.tmp" (a copy
- * of <path> when adding to an existing file) and rename it over <path> only
- * once the HDF5 file was closed successfully (h5util.h). HDF5's automatic
+ * Writers never leave a half-written file: they work on a unique temporary
+ * beside <path> (a copy of <path> when adding to an existing file) and rename
+ * it over <path> only once the HDF5 file was closed successfully (h5util.h,
+ * util/safe_file.h). HDF5's automatic
  * error printing is off during each call; an HDF5 failure becomes an um error
  * carrying HDF5's own text.
  */
@@ -22,7 +23,7 @@
 
 typedef struct {
   const char *path;
-  char *tmp;
+  um_safe_file sf; /* sf.tmp: the unique temporary being written */
   hid_t fid;
 } writer;
 
@@ -34,7 +35,7 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
   }
   FILE *out = fopen(dst, "wb");
   if (!out) {
-    snprintf(why, whylen, "cannot create '%s': %s", dst, strerror(errno));
+    snprintf(why, whylen, "cannot create '%s': %s (%s)", dst, strerror(errno), um_safe_why(errno));
     fclose(in);
     return -1;
   }
@@ -43,7 +44,7 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
   int bad = 0;
   while ((k = fread(buf, 1, sizeof buf, in)) > 0) {
     if (fwrite(buf, 1, k, out) != k) {
-      snprintf(why, whylen, "writing '%s' failed: %s", dst, strerror(errno));
+      snprintf(why, whylen, "writing '%s' failed: %s (%s)", dst, strerror(errno), um_safe_why(errno));
       bad = 1;
       break;
     }
@@ -54,57 +55,49 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
   }
   fclose(in);
   if (fclose(out) != 0 && !bad) {
-    snprintf(why, whylen, "closing '%s' failed: %s", dst, strerror(errno));
+    snprintf(why, whylen, "closing '%s' failed: %s (%s)", dst, strerror(errno), um_safe_why(errno));
     bad = 1;
   }
   return bad ? -1 : 0;
 }
 
 static void writer_abort(writer *w) {
-  um__tmp_abort(w->fid, w->tmp);
+  um__tmp_abort(w->fid, &w->sf);
   w->fid = H5I_INVALID_HID;
-  free(w->tmp);
-  w->tmp = NULL;
 }
 
-/* Start writing `path` through "<path>.tmp": a fresh file, or (keep) a copy of
- * the existing one. `what` names what is written, for messages. */
+/* Start writing `path` through a unique temporary beside it: a fresh file, or
+ * (keep) a copy of the existing one. `what` names what is written, for messages. */
 static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
   w->path = path;
   w->fid = H5I_INVALID_HID;
-  w->tmp = um__tmp_path(path);
-  if (!w->tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s to '%s': out of memory", what, path);
   int copied = keep && um__file_exists(path);
   if (copied) {
     htri_t is = H5Fis_hdf5(path);
     if (is <= 0) {
       H5Eclear2(H5E_DEFAULT);
-      free(w->tmp);
-      w->tmp = NULL;
       return UM_ERROR(ctx, UM_ERR_IO,
                       "cannot write %s to '%s': the existing file is not an HDF5 file; remove it or choose "
                       "another name",
                       what, path);
     }
-    char why[600];
-    if (copy_file(path, w->tmp, why, sizeof why) != 0) {
-      remove(w->tmp);
-      free(w->tmp);
-      w->tmp = NULL;
-      return UM_ERROR(ctx, UM_ERR_IO,
-                      "cannot write %s to '%s': copying it to '%s' failed (%s); check permissions and free "
-                      "space in the folder",
-                      what, path, path, why);
+  }
+  char why[1200];
+  if (um__tmp_begin(&w->sf, path, why, sizeof why) != 0)
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
+  if (copied) {
+    if (copy_file(path, w->sf.tmp, why, sizeof why) != 0) {
+      um_safe_abort(&w->sf);
+      return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s to '%s': copying it to a temporary failed (%s)", what, path,
+                      why);
     }
-    w->fid = H5Fopen(w->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    w->fid = H5Fopen(w->sf.tmp, H5F_ACC_RDWR, H5P_DEFAULT);
   } else {
-    w->fid = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    w->fid = H5Fcreate(w->sf.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   }
   if (w->fid < 0) {
-    int rc = H5_FAIL(ctx, UM_ERR_IO,
-                     "cannot write %s to '%s': cannot %s the temporary file '%s'; check that the folder "
-                     "exists and is writable",
-                     what, path, copied ? "open" : "create", w->tmp);
+    int rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': HDF5 cannot %s the temporary file '%s'", what, path,
+                     copied ? "open" : "create", w->sf.tmp);
     writer_abort(w);
     return rc;
   }
@@ -112,17 +105,16 @@ static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, 
 }
 
 static int writer_commit(um_context *ctx, writer *w, const char *what) {
-  int e, rc = UM_SUCCESS;
-  int st = um__tmp_commit(w->fid, w->tmp, w->path, &e);
+  char why[1200], tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s", w->sf.tmp ? w->sf.tmp : "");
+  int rc = UM_SUCCESS;
+  int st = um__tmp_commit(w->fid, &w->sf, why, sizeof why);
   w->fid = H5I_INVALID_HID;
   if (st == UM__TMP_CLOSE)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; disk full?", what,
-                 w->path, w->tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
+                 w->path, tmp);
   else if (st == UM__TMP_RENAME)
-    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot write %s to '%s': renaming '%s' to it failed: %s", what, w->path,
-                  w->tmp, strerror(e));
-  free(w->tmp);
-  w->tmp = NULL;
+    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
   return rc;
 }
 

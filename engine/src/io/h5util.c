@@ -105,34 +105,25 @@ int um__h5_path_exists(hid_t loc, const char *name) {
   return ok;
 }
 
-/* ---- atomic writes ------------------------------------------------------------- */
+/* ---- atomic writes (util/safe_file.h) ----------------------------------------------- */
 
-char *um__tmp_path(const char *path) {
-  size_t len = strlen(path);
-  char *tmp = (char *)malloc(len + 5);
-  if (!tmp) return NULL;
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, ".tmp", 5);
-  return tmp;
+int um__tmp_begin(um_safe_file *sf, const char *path, char *why, size_t whylen) {
+  return um_safe_open_name(sf, path, why, whylen) == 0 ? 0 : -1;
 }
 
-int um__tmp_commit(hid_t fid, const char *tmp, const char *path, int *eno) {
-  *eno = 0;
+int um__tmp_commit(hid_t fid, um_safe_file *sf, char *why, size_t whylen) {
   if (fid >= 0 && H5Fclose(fid) < 0) {
-    remove(tmp); /* leaves HDF5's error stack for the caller's message */
+    um_safe_abort(sf); /* leaves HDF5's error stack for the caller's message */
+    snprintf(why, whylen, "closing (flushing) the HDF5 file failed; is the disk full?");
     return UM__TMP_CLOSE;
   }
-  if (rename(tmp, path) != 0) {
-    *eno = errno;
-    remove(tmp);
-    return UM__TMP_RENAME;
-  }
+  if (um_safe_commit(sf, why, whylen) != 0) return UM__TMP_RENAME;
   return 0;
 }
 
-void um__tmp_abort(hid_t fid, const char *tmp) {
+void um__tmp_abort(hid_t fid, um_safe_file *sf) {
   if (fid >= 0) H5Fclose(fid);
-  if (tmp) remove(tmp);
+  um_safe_abort(sf);
   H5Eclear2(H5E_DEFAULT);
 }
 

@@ -1,7 +1,7 @@
 /* What the engine's HDF5 users share (h5_read.c, h5_write.c, xdmf.c and
  * reorder/reorder_hdf5.c): HDF5's automatic error printing switched off per
  * call, failed HDF5 calls turned into um errors carrying HDF5's own text,
- * writes through "<path>.tmp" renamed over <path> only when complete, and
+ * writes through a unique temporary renamed over <path> only when complete, and
  * attribute helpers. Internal to the engine. */
 #ifndef UM_H5UTIL_H
 #define UM_H5UTIL_H
@@ -10,6 +10,7 @@
 #include <hdf5.h>
 
 #include "um/um.h"
+#include "../util/safe_file.h"
 
 /* ---- error printing and error text ------------------------------------------- */
 
@@ -44,20 +45,21 @@ int um__file_exists(const char *path);
  * intermediate group reads as "no" rather than as an HDF5 error. */
 int um__h5_path_exists(hid_t loc, const char *name);
 
-/* ---- atomic writes: write "<path>.tmp", rename it over <path> when complete ---- */
+/* ---- atomic writes: a unique temporary beside <path>, renamed over it when complete
+ * (util/safe_file.h: removed on failure and, in umrun, on SIGINT/SIGTERM) ---- */
 
-/* "<path>.tmp" (malloc'd), or NULL when out of memory. */
-char *um__tmp_path(const char *path);
+/* Create the temporary (sf->tmp, empty, closed) for path; 0, or -1 with why. */
+int um__tmp_begin(um_safe_file *sf, const char *path, char *why, size_t whylen);
 
-/* Finish a write: close the HDF5 file fid (skipped when fid < 0, e.g. for a
- * text file already closed) and rename tmp over path. Returns 0; on failure
- * removes tmp and returns UM__TMP_CLOSE (HDF5's error stack says why) or
- * UM__TMP_RENAME (*eno holds the errno). */
+/* Finish a write: close the HDF5 file fid (skipped when fid < 0) and rename
+ * the temporary over its path. Returns 0; on failure removes the temporary,
+ * puts the reason in why and returns UM__TMP_CLOSE (HDF5's error stack says
+ * more) or UM__TMP_RENAME. */
 enum { UM__TMP_CLOSE = 1, UM__TMP_RENAME = 2 };
-int um__tmp_commit(hid_t fid, const char *tmp, const char *path, int *eno);
+int um__tmp_commit(hid_t fid, um_safe_file *sf, char *why, size_t whylen);
 
-/* Give up a write: close fid (if >= 0), remove tmp, clear HDF5's error stack. */
-void um__tmp_abort(hid_t fid, const char *tmp);
+/* Give up a write: close fid (if >= 0), remove the temporary, clear HDF5's error stack. */
+void um__tmp_abort(hid_t fid, um_safe_file *sf);
 
 /* ---- attributes (return < 0 on failure, the reason on HDF5's error stack) ---- */
 

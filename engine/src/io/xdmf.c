@@ -1,6 +1,6 @@
 /* XDMF descriptions of meshes in HDF5 files, for ParaView (see um/hdf5io.h).
  * The HDF5 file, when present, is probed for each dataset's shape and number
- * type; the .xmf is written through "<path>.tmp" and renamed when complete. */
+ * type; the .xmf is written through a unique temporary and renamed when complete. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -146,20 +146,13 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
     return rc;
   }
 
-  char *tmp = um__tmp_path(xmf_path);
-  if (!tmp) {
+  um_safe_file sf;
+  char why[1200];
+  if (um_safe_open(&sf, xmf_path, why, sizeof why) != 0) {
     free(ndat);
-    return um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: %s", why);
   }
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    int e = errno;
-    free(ndat);
-    rc = um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: cannot create '%s': %s; check that the folder exists and is writable",
-              tmp, strerror(e));
-    free(tmp);
-    return rc;
-  }
+  FILE *f = sf.f;
   fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
         "    <Grid Name=\"mesh\" GridType=\"Uniform\">\n",
         f);
@@ -184,20 +177,8 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   }
   fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
   free(ndat);
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad) {
-    remove(tmp);
-    free(tmp);
-    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: writing '%s' failed (disk full?)", xmf_path);
-  }
-  int e;
-  if (um__tmp_commit(H5I_INVALID_HID, tmp, xmf_path, &e) != 0) {
-    free(tmp);
-    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: renaming '%s.tmp' to '%s' failed: %s", xmf_path, xmf_path,
-                strerror(e));
-  }
-  free(tmp);
+  if (um_safe_commit(&sf, why, sizeof why) != 0)
+    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: %s", why);
   return UM_SUCCESS;
 }
 

@@ -25,13 +25,17 @@ static void dataset_name(const char *prefix, const char *set, char *buf, size_t 
 
 /* ---- save ------------------------------------------------------------------------------ */
 
-static int save_impl(um_context *ctx, const um_reordering *r, const char *file, const char *tmp) {
-  hid_t fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (fid < 0)
-    return H5_FAIL(ctx, UM_ERR_IO,
-                   "cannot save the reordering to '%s': cannot create '%s'; check that the folder exists and is "
-                   "writable",
-                   file, tmp);
+static int save_impl(um_context *ctx, const um_reordering *r, const char *file, um_safe_file *sf) {
+  char why[1200];
+  if (um__tmp_begin(sf, file, why, sizeof why) != 0)
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering: %s", why);
+  hid_t fid = H5Fcreate(sf->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (fid < 0) {
+    int rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': HDF5 cannot create the temporary '%s'",
+                     file, sf->tmp);
+    um__tmp_abort(fid, sf);
+    return rc;
+  }
   int rc = UM_SUCCESS;
   if (um__h5_put_attr_str(fid, "method", um_reorder_method_name(r->method), 0) < 0 ||
       um__h5_put_attr_str(fid, "map", r->map, 0) < 0 || um__h5_put_attr_str(fid, "map_hash", r->map_hash, 0) < 0 ||
@@ -87,15 +91,15 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
     if (sp >= 0) H5Sclose(sp);
   }
   if (rc != UM_SUCCESS) {
-    um__tmp_abort(fid, tmp);
+    um__tmp_abort(fid, sf);
     return rc;
   }
-  int e, st = um__tmp_commit(fid, tmp, file, &e);
+  int st = um__tmp_commit(fid, sf, why, sizeof why);
   if (st == UM__TMP_CLOSE)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': closing '%s' failed; disk full?", file, tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': closing its temporary failed; is the disk full?",
+                 file);
   else if (st == UM__TMP_RENAME)
-    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering to '%s': renaming '%s' to it failed: %s", file, tmp,
-                  strerror(e));
+    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering: %s", why);
   return rc;
 }
 
@@ -103,13 +107,11 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
   if (!ctx) return UM_ERR_ARG;
   if (!r || !file || !*file) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_save: reordering or file name missing");
   double t0 = um_wtime();
-  char *tmp = um__tmp_path(file);
-  if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  um_safe_file sf;
   um__h5_quiet q;
   um__h5_quiet_on(&q);
-  int rc = save_impl(ctx, r, file, tmp);
+  int rc = save_impl(ctx, r, file, &sf);
   um__h5_quiet_off(&q);
-  free(tmp);
   if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
@@ -193,6 +195,26 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
                    "reordering file '%s': dataset '%s' is not a permutation (rank-1 int dataset with a 'set' "
                    "attribute)",
                    file, l.names[i]);
+    } else if (!um_find_set(ctx, set) || dim != (hsize_t)um_find_set(ctx, set)->size ||
+               H5Dget_storage_size(d) < dim * sizeof(int)) {
+      /* checked before allocating: the file's sizes must be this mesh's, and stored in the file */
+      um_set *cs = um_find_set(ctx, set);
+      H5Eclear2(H5E_DEFAULT);
+      if (!cs)
+        rc = UM_ERROR(ctx, UM_ERR_ARG,
+                      "reordering file '%s' holds a permutation of set '%s', which this context does not declare; the "
+                      "file was made for another app or mesh: delete it to compute the reordering again",
+                      file, set);
+      else if (dim != (hsize_t)cs->size)
+        rc = UM_ERROR(ctx, UM_ERR_ARG,
+                      "reordering file '%s': set '%s' has %d elements but the file's permutation has %llu; the file "
+                      "was made for another mesh: delete it to compute the reordering again",
+                      file, set, cs->size, (unsigned long long)dim);
+      else
+        rc = UM_ERROR(ctx, UM_ERR_IO,
+                      "reordering file '%s': dataset '%s' claims %llu entries but the file stores fewer; the file is "
+                      "truncated or corrupt: delete it to compute the reordering again",
+                      file, l.names[i], (unsigned long long)dim);
     } else {
       r->names[i] = strdup(set);
       r->sizes[i] = (int)dim;
@@ -215,10 +237,15 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     int ok = d >= 0 && sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
              H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim >= 1 && dim <= (hsize_t)INT_MAX;
     ok = ok && um__h5_get_attr_int(d, "block_size", &part_bs) == 0;
+    /* parts are offsets into one set: at most (its size + 1), and stored in the file */
+    int max_set = 0;
+    for (int i = 0; i < ctx->nsets; i++)
+      if (ctx->sets[i]->size > max_set) max_set = ctx->sets[i]->size;
+    ok = ok && dim <= (hsize_t)max_set + 1 && H5Dget_storage_size(d) >= dim * sizeof(int);
     if (!ok || um__h5_get_attr_str(d, "set", part_set, sizeof part_set) < 0) {
       rc = H5_FAIL(ctx, UM_ERR_IO,
                    "reordering file '%s': dataset '%s' is not a list of parts (rank-1 int dataset with 'set' "
-                   "and 'block_size' attributes)",
+                   "and 'block_size' attributes, at most one entry per element + 1, all stored)",
                    file, lp.names[0]);
     } else {
       r->nparts = (int)dim - 1;

@@ -362,10 +362,12 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
 }
 
 static void emit_reduction_helpers(gen *g) {
-  P("/* global reductions: 0 sum, 1 min, 2 max (min/max as the host backends: keep the old value unless the\n"
-    " * new one compares less / greater) */\n"
+  P("/* global reductions: 0 sum, 1 min, 2 max (min/max as the host backends, um__combine in core/exec.c:\n"
+    " * keep the old value unless the new one compares less / greater or is NaN, so NaN propagates) */\n"
+    "template <typename T> __device__ __forceinline__ bool um_isnan(T x) { return x != x; }\n"
+    "template <> __device__ __forceinline__ bool um_isnan<int>(int) { return false; }\n"
     "template <int OP, typename T> __device__ __forceinline__ T um_op(T a, T b) {\n"
-    "  return OP == 0 ? a + b : OP == 1 ? (b < a ? b : a) : (b > a ? b : a);\n"
+    "  return OP == 0 ? a + b : OP == 1 ? ((b < a || um_isnan(b)) ? b : a) : ((b > a || um_isnan(b)) ? b : a);\n"
     "}\n"
     "/* reduce v over the CUDA block (any size: partial warps shuffle only among their own\n"
     " * lanes); the result is valid in thread 0 */\n"

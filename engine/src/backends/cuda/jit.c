@@ -22,6 +22,7 @@
 
 #include "um/um.h"
 #include "../../util/hash.h"
+#include "../../util/safe_file.h"
 
 #define MAGIC "UMJIT001"
 
@@ -146,6 +147,8 @@ static int cache_read(const char *path, const kbuf *key, umj_result *out) {
   if (fread(hdr, 1, 32, f) != 32 || memcmp(hdr, MAGIC, 8) != 0) goto done;
   uint64_t klen = rd64(hdr + 8), ilen = rd64(hdr + 16), sum = rd64(hdr + 24);
   if (klen != key->len || ilen == 0 || ilen > ((uint64_t)1 << 31)) goto done;
+  struct stat st; /* the sizes the header claims must be the file's: nothing is allocated for bytes not there */
+  if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != 32 + klen + ilen) goto done;
   kb = malloc((size_t)klen ? (size_t)klen : 1);
   img = malloc((size_t)ilen + 1);
   if (!kb || !img) goto done;
@@ -165,11 +168,12 @@ done:
   return rc;
 }
 
+/* Through a unique temporary renamed into place (util/safe_file.h); a cache
+ * entry that cannot be written is only a missed speed-up: nothing reported. */
 static void cache_write(const char *path, const kbuf *key, const void *img, size_t ilen) {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return;
+  um_safe_file sf;
+  if (um_safe_open(&sf, path, NULL, 0) != 0) return;
+  FILE *f = sf.f;
   unsigned char hdr[32];
   memcpy(hdr, MAGIC, 8);
   wr64(hdr + 8, key->len);
@@ -177,8 +181,8 @@ static void cache_write(const char *path, const kbuf *key, const void *img, size
   wr64(hdr + 24, um_fnv1a(UM_FNV_OFFSET, img, ilen));
   int ok = fwrite(hdr, 1, 32, f) == 32 && fwrite(key->s, 1, key->len, f) == key->len &&
            fwrite(img, 1, ilen, f) == ilen;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) remove(tmp);
+  if (!ok) um_safe_abort(&sf);
+  else um_safe_commit(&sf, NULL, 0);
 }
 
 #define NVRTC_TRY(call, what)                                                                              \

@@ -1,0 +1,69 @@
+/* Writing output files safely: the one helper every writer of the tree uses
+ * (HDF5 meshes and fields, XDMF, reordering files, the CUDA module cache,
+ * umrun's --json / --csv, sweep files, Airfoil's text mesh).
+ *
+ *  - A file is written under a unique temporary name in its own folder
+ *    ("<path>.tmp.XXXXXX", mkstemp), so two runs writing the same file never
+ *    touch each other's temporary, and renamed over <path> only when every
+ *    byte was written, flushed and closed without error: <path> is either the
+ *    old file or the complete new one, never half of either.
+ *  - On any failure the temporary is removed and the message says what failed
+ *    and why (disk full, no permission, no such folder), from errno.
+ *  - Live temporaries are listed in a small process-wide table (the one piece
+ *    of global state, owned by this file: a signal handler can reach nothing
+ *    else). A program that installs um_safe_cleanup_on_signals() (umrun does;
+ *    the library never installs handlers) removes them on SIGINT, SIGTERM,
+ *    SIGHUP and SIGQUIT, then dies of the signal as it would have.
+ *  - Appends (CSV rows) go in one write() of the whole block; a short or
+ *    failed write is rolled back (ftruncate to the old size) and reported.
+ */
+#ifndef UM_UTIL_SAFE_FILE_H
+#define UM_UTIL_SAFE_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  char *path; /* where the file ends up                        */
+  char *tmp;  /* the temporary being written ("<path>.tmp.XXXXXX") */
+  FILE *f;    /* open on tmp (um_safe_open), or NULL (um_safe_open_name) */
+  int slot;   /* its entry in the signal-cleanup table, or -1      */
+} um_safe_file;
+
+/* Create the temporary for `path` and open it for writing (sf->f). Returns 0,
+ * or -1 with the reason in err. */
+int um_safe_open(um_safe_file *sf, const char *path, char *err, size_t errlen);
+/* The same, for writers that open the file themselves (HDF5): the temporary
+ * exists (empty) and is closed; write sf->tmp, then um_safe_commit. */
+int um_safe_open_name(um_safe_file *sf, const char *path, char *err, size_t errlen);
+/* Finish: flush, sync and close sf->f (if open), then rename the temporary
+ * over the path. Returns 0; or -1 with the reason in err, the temporary
+ * removed and <path> as it was. sf is released either way. */
+int um_safe_commit(um_safe_file *sf, char *err, size_t errlen);
+/* Give up: close, remove the temporary, release sf. Safe to call twice. */
+void um_safe_abort(um_safe_file *sf);
+
+/* Append n bytes to `path` (created if absent) in one write; a failure leaves
+ * the file as it was. `header` (may be NULL) is written first when the file is
+ * new or empty. Returns 0 or -1 with the reason in err. */
+int um_safe_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen);
+
+/* "the disk is full", "permission denied (is the folder writable?)", ...: a
+ * hint for the errno of a failed write, for messages. */
+const char *um_safe_why(int eno);
+
+/* Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
+ * live temporary, restore the default action and re-raise the signal. For
+ * programs (umrun), never called by the library. */
+void um_safe_cleanup_on_signals(void);
+/* Number of live temporaries (for tests). */
+int um_safe_live_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
