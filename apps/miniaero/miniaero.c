@@ -35,6 +35,7 @@
 #include "miniaero_kernels.h"
 #include "um/hdf5io.h"
 #include "um/reorder.h"
+#include "safe_file.h"
 
 extern const char miniaero_kernels_source[];
 #define MA_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, miniaero_kernels_source, "miniaero_kernels.h")
@@ -420,24 +421,24 @@ static int write_results(um_app_run *r, ma_solver *S, const ma_mesh *m, const ch
     return rc;
   }
   snprintf(path, len, "%s/results.0", dir);
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
+  um_safe_file sf; /* a temporary beside the file, renamed into place when complete */
+  char why[1200];
+  if (um_safe_open(&sf, path, why, sizeof why)) {
     free(q);
-    return um_app_fail(r, UM_ERR_IO, "cannot create %s: %s (check that output.dir is a writable folder)", tmp,
-                       strerror(errno));
+    return um_app_fail(r, UM_ERR_IO, "%s", why);
   }
-  for (int c = 0; c < n; c++) {
+  int bad = 0;
+  for (int c = 0; c < n && !bad; c++) {
     const double *x = m->centre + 3 * (size_t)c, *u = q + 5 * (size_t)c;
-    fprintf(f, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
+    bad = fprintf(sf.f, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]) < 0;
   }
   free(q);
-  const int bad = ferror(f);
-  if (fclose(f) || bad || rename(tmp, path)) {
-    remove(tmp);
-    return um_app_fail(r, UM_ERR_IO, "writing %s failed (disk full?)", path);
+  if (bad) {
+    const int saved = errno;
+    um_safe_abort(&sf);
+    return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
   }
+  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
   return UM_SUCCESS;
 }
 
@@ -545,7 +546,7 @@ static int metrics(um_app_run *r, ma_solver *S, const ma_mesh *m, int steps, dou
     fprintf(r->log, "  %-5s %16.9e %16.9e %16.9e %16.9e\n", var_names[k], sum[k], vmin[k], vmax[k], total[k]);
   for (int k = 0; k < 5; k++)
     if (!isfinite(sum[k]) || !isfinite(vmin[k]) || !isfinite(vmax[k]))
-      return um_app_fail(r, UM_ERR_BACKEND,
+      return um_app_fail(r, UM_ERR_DIVERGED,
                          "the run diverged: %s is not finite after %d steps (sum %g, min %g, max %g); try a smaller "
                          "params.dt",
                          var_names[k], steps, sum[k], vmin[k], vmax[k]);
