@@ -368,6 +368,26 @@ um_context *seq_context() {
   return ctx;
 }
 
+// Runs a registered app on ctx from a config text (its loops are then recorded on ctx).
+bool run_app(um_context *ctx, const char *app, const std::string &yaml) {
+  char err[512] = "";
+  um_config *cfg = nullptr;
+  if (um_config_load_string(yaml.c_str(), "test", &cfg, err, sizeof err) != UM_SUCCESS) {
+    ADD_FAILURE() << yaml << ": " << err;
+    return false;
+  }
+  um_app_run r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ctx;
+  r.cfg = cfg;
+  r.log = std::tmpfile();
+  const int rc = um_app_find(app)->run(&r);
+  fclose(r.log);
+  um_config_free(cfg);
+  if (rc != UM_SUCCESS) ADD_FAILURE() << yaml << ": " << um_error_message(ctx);
+  return rc == UM_SUCCESS;
+}
+
 TEST(CudaNvrtc, ArchitecturesAreSupported) {
   int major = 0, minor = 0;
   ASSERT_EQ(um_cuda_nvrtc_version(&major, &minor), UM_SUCCESS);
@@ -397,24 +417,11 @@ TEST(CudaNvrtc, EveryAirfoilLoopCompiles) {
 
 TEST(CudaNvrtc, EveryJacobiLoopCompiles) {
   um_context *ctx = seq_context();
-  char err[512] = "";
-  um_config *cfg = nullptr;
-  ASSERT_EQ(um_config_load_string("app: jacobi\nmesh: {generator: grid, N: 6}\nrun: {iterations: 3}\n", "test", &cfg,
-                                  err, sizeof err),
-            UM_SUCCESS)
-      << err;
-  um_app_run r;
-  memset(&r, 0, sizeof r);
-  r.ctx = ctx;
-  r.cfg = cfg;
-  r.log = std::tmpfile();
-  ASSERT_EQ(um_app_find("jacobi")->run(&r), UM_SUCCESS) << um_error_message(ctx);
-  fclose(r.log);
+  ASSERT_TRUE(run_app(ctx, "jacobi", "app: jacobi\nmesh: {generator: grid, N: 6}\nrun: {iterations: 3}\n"));
   const std::vector<std::string> loops = {"degree", "gather", "relax", "max_error"};
   int n = compile_all(ctx, loops);
   EXPECT_GE(n, (int)(loops.size() * archs().size()));
   RecordProperty("kernels_compiled", n);
-  um_config_free(cfg);
   um_finalize(&ctx);
 }
 
@@ -468,18 +475,9 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
     for (const char *c : cases) {
       if (std::string(scheme) == "slots" && std::string(c).find("gradients") != std::string::npos) continue;
       um_context *ctx = seq_context();
-      char err[512] = "";
       std::string yaml = std::string("app: miniaero\n") + c + "\nrun: {iterations: 1}\n";
       yaml.insert(yaml.find('}'), std::string(", scheme: ") + scheme);
-      um_config *cfg = nullptr;
-      ASSERT_EQ(um_config_load_string(yaml.c_str(), "test", &cfg, err, sizeof err), UM_SUCCESS) << err;
-      um_app_run r;
-      memset(&r, 0, sizeof r);
-      r.ctx = ctx;
-      r.cfg = cfg;
-      r.log = std::tmpfile();
-      ASSERT_EQ(um_app_find("miniaero")->run(&r), UM_SUCCESS) << yaml << um_error_message(ctx);
-      fclose(r.log);
+      ASSERT_TRUE(run_app(ctx, "miniaero", yaml));
       std::vector<std::string> loops;
       for (int i = 0; i < um_loop_stats_count(ctx); i++) {
         um_loop_stats st;
@@ -488,7 +486,6 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
       }
       EXPECT_GE(loops.size(), 5u) << yaml;
       n += compile_all(ctx, loops, true);
-      um_config_free(cfg);
       um_finalize(&ctx);
     }
   RecordProperty("kernels_compiled", n);

@@ -378,21 +378,23 @@ UM_KERNEL void ma_grad_gather(const double *s0, const double *s1, const double *
   }
 }
 
-/* Gathered by cells (no increments): the same contributions, each face's seen
- * from the cell with its area vector pointing out of the cell (A[3f..3f+2]);
- * on a boundary face the neighbour is the cell itself, and 0.5 (V + V) = V. */
+/* Gathered by cells (no increments): the same face terms, each seen from the
+ * cell with its area vector pointing out of the cell (A[3f..3f+2]); on a
+ * boundary face the neighbour is the cell itself, and 0.5 (V + V) = V. */
 UM_KERNEL void ma_grad_cell(const double *U, const double *n0, const double *n1, const double *n2, const double *n3,
                             const double *n4, const double *n5, const double *A, const double *vol, double *G) {
   const double *nb[6] = {n0, n1, n2, n3, n4, n5};
-  double V[5];
+  double V[5], sum[15];
   ma_prim(U, V);
-  for (int k = 0; k < 15; k++) G[k] = 0.0;
+  for (int k = 0; k < 15; k++) sum[k] = 0.0;
   for (int f = 0; f < 6; f++) {
     double W[5];
     ma_prim(nb[f], W);
     for (int d = 0; d < 3; d++)
-      for (int k = 0; k < 5; k++) G[k * 3 + d] += 0.5 * (V[k] + W[k]) * A[3 * f + d] / vol[0];
+      for (int k = 0; k < 5; k++) sum[k * 3 + d] += 0.5 * (V[k] + W[k]) * A[3 * f + d];
   }
+  const double rv = 1.0 / vol[0]; /* one division (upstream divides each face's share: rounding apart) */
+  for (int k = 0; k < 15; k++) G[k] = sum[k] * rv;
 }
 
 /* ---- Venkatakrishnan's limiter over each cell's stencil -------------------- */
