@@ -263,9 +263,13 @@ static int check_type(um_context *ctx, const dinfo *di, um_type type, const char
  * space), so the extent is checked against the bytes stored: at least the raw
  * size without filters, or within deflate's best ratio (about 1:1032) with
  * them. */
-static int check_extent(um_context *ctx, const reader *r, size_t n, size_t elem, size_t *bytes, const char *what,
+static int check_extent(um_context *ctx, const reader *r, size_t elem, size_t *count, size_t *bytes, const char *what,
                         const char *name, const char *path) {
-  size_t raw;
+  size_t raw, n;
+  if (um_size_mul((size_t)r->di.rows, (size_t)r->di.cols, &n))
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' has %llu x %llu entries (size overflow)",
+                    what, name, path, r->di.rows, r->di.cols);
+  *count = n;
   if (um_size_mul(n, elem, bytes) || um_size_mul(n, r->di.tsize ? r->di.tsize : elem, &raw))
     return UM_ERROR(ctx, UM_ERR_IO,
                     "cannot read %s: dataset '%s' in '%s' claims %llu x %llu values, more than fit in memory (size "
@@ -357,10 +361,7 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
     return rc;
   }
   size_t n, nbytes;
-  rc = um_size_mul((size_t)di.rows, (size_t)di.cols, &n)
-           ? UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' has %llu x %llu entries (size overflow)",
-                      what, name, file, di.rows, di.cols)
-           : check_extent(ctx, &r, n, sizeof(int), &nbytes, what, name, file);
+  rc = check_extent(ctx, &r, sizeof(int), &n, &nbytes, what, name, file);
   if (rc) {
     reader_close(&r);
     return rc;
@@ -430,10 +431,7 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
   }
   um_type t = type >= 0 ? (um_type)type : (um_type)ft;
   size_t n, nbytes;
-  rc = um_size_mul((size_t)di.rows, (size_t)di.cols, &n)
-           ? UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' has %llu x %llu values (size overflow)",
-                      what, name, file, di.rows, di.cols)
-           : check_extent(ctx, &r, n, um_type_size(t), &nbytes, what, name, file);
+  rc = check_extent(ctx, &r, um_type_size(t), &n, &nbytes, what, name, file);
   if (rc) {
     reader_close(&r);
     return rc;
