@@ -139,12 +139,10 @@ static int creates(int f, int i, int j, int k) {
 
 int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
+  const int checked = ma_inputs_check(in, "mesh", err, errlen);
+  if (checked) return checked;
   const int nx = in->nx, ny = in->ny, nz = in->nz;
   const long long nc = (long long)nx * ny * nz;
-  if (nx < 1 || ny < 1 || nz < 1 || nc > 2147483647LL / 6)
-    return um_format_error(err, errlen, UM_ERR_CONFIG,
-                           "mesh of %d x %d x %d cells: each count must be >= 1 and the product at most %d",
-                           nx, ny, nz, 2147483647 / 6);
   m->nx = nx, m->ny = ny, m->nz = nz, m->ncells = (int)nc;
   const size_t n = (size_t)nc;
   const long long nint = (long long)(nx - 1) * ny * nz + (long long)nx * (ny - 1) * nz + (long long)nx * ny * (nz - 1);

@@ -191,7 +191,7 @@ static int decl_faces(um_context *ctx, um_set *cells, um_set *slots, const ma_fa
   return UM_SUCCESS;
 }
 
-static int initial_state(const ma_inputs *in, const ma_mesh *m, double *q) {
+static void initial_state(const ma_inputs *in, const ma_mesh *m, double *q) {
   /* Sod: two gases at rest, split at x = lx/2; otherwise the inflow state everywhere */
   const double cv = MA_RGAS / (MA_GAMMA - 1.0);
   const double p1 = 68947.57, t1 = 288.889, p2 = 6894.757, t2 = 231.11;
@@ -201,7 +201,6 @@ static int initial_state(const ma_inputs *in, const ma_mesh *m, double *q) {
     const double *s = in->problem != MA_SOD ? ma_inflow : m->centre[3 * (size_t)c] < in->lx / 2.0 ? high : low;
     memcpy(q + 5 * (size_t)c, s, 5 * sizeof(double));
   }
-  return UM_SUCCESS;
 }
 
 static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
@@ -261,6 +260,12 @@ static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
 
 /* ---- one Runge-Kutta stage ------------------------------------------------ */
 
+/* The loop over the boundary faces of kind b: "grad_bc_tangent", "flux_bc_noslip", ... */
+static const char *bc_loop(char *buf, size_t len, const char *what, int b) {
+  snprintf(buf, len, "%s_bc_%s", what, ma_bc_name(b));
+  return buf;
+}
+
 #define D(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
 #define G(ptr, dim, type) um_arg_gbl((void *)(ptr), (dim), (type), UM_READ)
 
@@ -283,12 +288,12 @@ static int gradients(ma_solver *S) {
                          D(S->q_stage, 0, S->face_cells, 5, UM_READ), D(S->q_stage, 1, S->face_cells, 5, UM_READ),
                          D(S->f_area, -1, UM_ID, 3, UM_READ), D(S->vol, 0, S->face_cells, 1, UM_READ),
                          D(S->vol, 1, S->face_cells, 1, UM_READ), D(gt, 0, fm, 15, acc), D(gt, 1, fm, 15, acc)));
-  static const char *const names[MA_NBC] = {"grad_bc_extrapolate", "grad_bc_tangent", "grad_bc_inflow",
-                                            "grad_bc_noslip"};
   for (int b = 0; b < MA_NBC; b++) {
     if (!S->bc[b]) continue;
     um_map *bm = slots ? S->bc_slots[b] : S->bc_cells[b];
-    UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_grad_bface_slot_kernel : &ma_grad_bface_inc_kernel), names[b], S->bc[b],
+    char name[64];
+    UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_grad_bface_slot_kernel : &ma_grad_bface_inc_kernel),
+                           bc_loop(name, sizeof name, "grad", b), S->bc[b],
                            D(S->q_stage, 0, S->bc_cells[b], 5, UM_READ), D(S->bc_area[b], -1, UM_ID, 3, UM_READ),
                            D(S->vol, 0, S->bc_cells[b], 1, UM_READ), D(gt, 0, bm, 15, acc)));
   }
@@ -339,19 +344,19 @@ static int fluxes(ma_solver *S) {
   }
   /* upstream's order: extrapolate, tangent, no-slip, inflow */
   static const int order[MA_NBC] = {MA_BC_EXTRAPOLATE, MA_BC_TANGENT, MA_BC_NOSLIP, MA_BC_INFLOW};
-  static const char *const names[MA_NBC] = {"flux_bc_extrapolate", "flux_bc_tangent", "flux_bc_inflow",
-                                            "flux_bc_noslip"};
   for (int o = 0; o < MA_NBC; o++) {
     const int b = order[o];
     if (!S->bc[b]) continue;
+    char name[64];
+    bc_loop(name, sizeof name, "flux", b);
     um_map *bc = S->bc_cells[b];
     const um_arg q = D(S->q_stage, 0, bc, 5, UM_READ), a = D(S->bc_area[b], -1, UM_ID, 3, UM_READ);
     const um_arg out = D(ft, 0, slots ? S->bc_slots[b] : bc, 5, acc);
     if (b == MA_BC_NOSLIP)
-      UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_wall_slot_kernel : &ma_wall_inc_kernel), names[b], S->bc[b], q, a,
+      UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_wall_slot_kernel : &ma_wall_inc_kernel), name, S->bc[b], q, a,
                              D(S->bc_x[b], -1, UM_ID, 3, UM_READ), D(S->xc, 0, bc, 3, UM_READ), out));
     else
-      UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_bc_slot_kernel : &ma_bc_inc_kernel), names[b], S->bc[b], q, a,
+      UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_bc_slot_kernel : &ma_bc_inc_kernel), name, S->bc[b], q, a,
                              G(&b, 1, UM_INT), out));
   }
   return UM_SUCCESS;
@@ -396,13 +401,16 @@ static int rk_stage(ma_solver *S, int stage) {
   return UM_SUCCESS;
 }
 
+/* Upstream's default build: every loop that adds face contributions to cells uses atomics. */
 static int use_atomics(ma_solver *S) {
-  static const char *const loops[] = {"grad_faces",         "grad_bc_extrapolate", "grad_bc_tangent",
-                                      "grad_bc_inflow",     "grad_bc_noslip",      "flux_faces",
-                                      "flux_bc_extrapolate", "flux_bc_tangent",    "flux_bc_inflow",
-                                      "flux_bc_noslip"};
-  for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++)
-    UM_APP_TRY(um_loop_set_strategy(S->ctx, loops[i], UM_STRATEGY_ATOMICS));
+  char name[64];
+  for (int k = 0; k < 2; k++) {
+    const char *what = k ? "flux" : "grad";
+    snprintf(name, sizeof name, "%s_faces", what);
+    UM_APP_TRY(um_loop_set_strategy(S->ctx, name, UM_STRATEGY_ATOMICS));
+    for (int b = 0; b < MA_NBC; b++)
+      UM_APP_TRY(um_loop_set_strategy(S->ctx, bc_loop(name, sizeof name, what, b), UM_STRATEGY_ATOMICS));
+  }
   return UM_SUCCESS;
 }
 
@@ -411,11 +419,12 @@ static int use_atomics(ma_solver *S) {
 /* results.0 as upstream writes it: per cell (declaration order) the centre and
  * the conserved state, each value as C++ streams print a double (6 significant
  * digits) followed by a tab. */
-static int write_results(um_app_run *r, ma_solver *S, const ma_mesh *m, const char *dir, char *path, size_t len) {
-  const int n = m->ncells;
-  double *q = malloc(sizeof(double) * 5 * (size_t)(n ? n : 1));
+static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *path, size_t len) {
+  const int n = um_set_size(S->cells);
+  double *q = malloc(sizeof(double) * 8 * (size_t)(n ? n : 1)), *xc = q + 5 * (size_t)n;
   if (!q) return um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d cells", n);
   int rc = um_dat_fetch_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)n);
+  if (!rc) rc = um_dat_fetch_original_order(r->ctx, S->xc, xc, sizeof(double) * 3 * (size_t)n);
   if (rc) {
     free(q);
     return rc;
@@ -429,7 +438,7 @@ static int write_results(um_app_run *r, ma_solver *S, const ma_mesh *m, const ch
   }
   int bad = 0;
   for (int c = 0; c < n && !bad; c++) {
-    const double *x = m->centre + 3 * (size_t)c, *u = q + 5 * (size_t)c;
+    const double *x = xc + 3 * (size_t)c, *u = q + 5 * (size_t)c;
     bad = fprintf(sf.f, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]) < 0;
   }
   free(q);
@@ -443,13 +452,14 @@ static int write_results(um_app_run *r, ma_solver *S, const ma_mesh *m, const ch
 }
 
 /* miniaero.h5 + miniaero.xmf: the hex mesh and the conserved state per cell. */
-static int write_hdf5(um_app_run *r, ma_solver *S, const ma_mesh *m) {
+static int write_hdf5(um_app_run *r, ma_solver *S) {
   const ma_inputs *in = &S->cfg->in;
+  const int ncells = um_set_size(S->cells);
   const int nx = in->nx, ny = in->ny, nz = in->nz;
   const long long nn = (long long)(nx + 1) * (ny + 1) * (nz + 1);
   if (nn > 2147483647LL) return um_app_fail(r, UM_ERR_UNSUPPORTED, "too many nodes (%lld) for the HDF5 output", nn);
   double *x = malloc(sizeof(double) * 3 * (size_t)nn);
-  int *cn = malloc(sizeof(int) * 8 * (size_t)m->ncells);
+  int *cn = malloc(sizeof(int) * 8 * (size_t)ncells);
   int rc = x && cn ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
   if (!rc) {
     for (int i = 0; i <= nx; i++)
@@ -467,9 +477,9 @@ static int write_hdf5(um_app_run *r, ma_solver *S, const ma_mesh *m) {
             cn[8 * c + v] = ((i + off[v][0]) * (ny + 1) + j + off[v][1]) * (nz + 1) + k + off[v][2];
         }
   }
-  double *q = rc ? NULL : malloc(sizeof(double) * 5 * (size_t)m->ncells);
+  double *q = rc ? NULL : malloc(sizeof(double) * 5 * (size_t)ncells);
   if (!rc && !q) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
-  if (!rc) rc = um_dat_fetch_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)m->ncells);
+  if (!rc) rc = um_dat_fetch_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)ncells);
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/miniaero.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/miniaero.xmf", r->output_dir);
@@ -483,7 +493,7 @@ static int write_hdf5(um_app_run *r, ma_solver *S, const ma_mesh *m) {
   um_map *map = NULL;
   um_dat *dx = NULL, *dq = NULL;
   if (!rc) rc = um_decl_set(oc, (int)nn, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(oc, m->ncells, "cells", &cells);
+  if (!rc) rc = um_decl_set(oc, ncells, "cells", &cells);
   if (!rc) rc = um_decl_map(oc, cells, nodes, 8, cn, "cell_nodes", &map);
   if (!rc) rc = um_decl_dat(oc, nodes, 3, UM_DOUBLE, x, "node_x", &dx);
   if (!rc) rc = um_decl_dat(oc, cells, 5, UM_DOUBLE, q, "q", &dq);
@@ -496,7 +506,7 @@ static int write_hdf5(um_app_run *r, ma_solver *S, const ma_mesh *m) {
   if (rc) return rc;
   const char *fields[] = {"q"};
   const int dims[] = {5};
-  if (um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", m->ncells, 8, fields, dims, 1, err,
+  if (um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
                     sizeof err))
     return um_app_fail(r, UM_ERR_IO, "%s", err);
   fprintf(r->log, "miniaero: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
@@ -512,19 +522,24 @@ static const char *results_dir(um_app_run *r, const ma_config *c) {
   return um_app_wants_field(r, "results") ? um_app_field_dir(r) : NULL;
 }
 
-static int metrics(um_app_run *r, ma_solver *S, const ma_mesh *m, int steps, double time, double per_step,
-                   double first_step) {
+/* Boundary faces of every kind the problem has. */
+static int boundary_faces(const ma_solver *S) {
+  int n = 0;
+  for (int b = 0; b < MA_NBC; b++)
+    if (S->bc[b]) n += um_set_size(S->bc[b]);
+  return n;
+}
+
+static int metrics(um_app_run *r, ma_solver *S, int steps, double time, double per_step, double first_step) {
   double sum[5] = {0}, vmin[5], vmax[5], total[5] = {0};
   for (int k = 0; k < 5; k++) vmin[k] = INFINITY, vmax[k] = -INFINITY;
   UM_APP_TRY(UM_PAR_LOOP(r->ctx, ma_metrics_kernel, "metrics", S->cells, D(S->q, -1, UM_ID, 5, UM_READ),
                          D(S->vol, -1, UM_ID, 1, UM_READ), um_arg_gbl(sum, 5, UM_DOUBLE, UM_INC),
                          um_arg_gbl(vmin, 5, UM_DOUBLE, UM_MIN), um_arg_gbl(vmax, 5, UM_DOUBLE, UM_MAX),
                          um_arg_gbl(total, 5, UM_DOUBLE, UM_INC)));
-  int nbc = 0;
-  for (int b = 0; b < MA_NBC; b++) nbc += m->bc[b].n;
-  UM_APP_TRY(um_app_metric(r, "cells", m->ncells));
-  UM_APP_TRY(um_app_metric(r, "interior_faces", m->interior.n));
-  UM_APP_TRY(um_app_metric(r, "boundary_faces", nbc));
+  UM_APP_TRY(um_app_metric(r, "cells", um_set_size(S->cells)));
+  UM_APP_TRY(um_app_metric(r, "interior_faces", um_set_size(S->faces)));
+  UM_APP_TRY(um_app_metric(r, "boundary_faces", boundary_faces(S)));
   UM_APP_TRY(um_app_metric(r, "steps", steps));
   UM_APP_TRY(um_app_metric(r, "final_time", time));
   char name[64];
@@ -570,19 +585,16 @@ static int miniaero_run(um_app_run *r) {
   memset(&S, 0, sizeof S);
   S.ctx = r->ctx;
   S.cfg = &cfg;
+  /* the dats and maps hold copies: the mesh goes before the run */
   int rc = declare(r, &S, &m);
+  ma_mesh_free(&m);
   if (!rc) rc = um_app_prepare(r, "faces_cells");
   if (!rc && cfg.scheme == SCHEME_ATOMICS) rc = use_atomics(&S);
-  if (rc) {
-    ma_mesh_free(&m);
-    return rc;
-  }
-  int nbc = 0;
-  for (int b = 0; b < MA_NBC; b++) nbc += m.bc[b].n;
+  if (rc) return rc;
   fprintf(r->log, "miniaero: %s, %d x %d x %d cells (%d), %d interior + %d boundary faces (", ma_problem_name(in->problem),
-          in->nx, in->ny, in->nz, m.ncells, m.interior.n, nbc);
+          in->nx, in->ny, in->nz, um_set_size(S.cells), um_set_size(S.faces), boundary_faces(&S));
   for (int b = 0, first = 1; b < MA_NBC; b++)
-    if (m.bc[b].n) fprintf(r->log, "%s%s %d", first ? "" : ", ", ma_bc_name(b), m.bc[b].n), first = 0;
+    if (S.bc[b]) fprintf(r->log, "%s%s %d", first ? "" : ", ", ma_bc_name(b), um_set_size(S.bc[b])), first = 0;
   fprintf(r->log, "); %s order, %s; dt %g, %d steps; scheme %s%s%s%s\n", in->second_order ? "second" : "first",
           in->viscous ? "viscous" : "inviscid", in->dt, in->steps, scheme_names[cfg.scheme],
           in->second_order || in->viscous ? (cfg.gradients == GRAD_CELLS ? ", gradients by cells" : ", gradients by faces") : "",
@@ -611,19 +623,18 @@ static int miniaero_run(um_app_run *r) {
   r->run_seconds = um_wtime() - t_run;
   const int steps = in->steps;
   const double per_step = steps > 1 ? (r->run_seconds - t_first) / (steps - 1) : r->run_seconds;
-  if (!rc) rc = metrics(r, &S, &m, steps, time, per_step, t_first);
+  if (!rc) rc = metrics(r, &S, steps, time, per_step, t_first);
   if (!rc)
     fprintf(r->log, "  time stepping %.3f s: first step %.3f s (with plans, uploads, compilation), then %.4f ms per step\n",
             r->run_seconds, t_first, 1e3 * per_step);
   const char *dir = results_dir(r, &cfg);
   char path[4096];
   if (!rc && dir) {
-    rc = write_results(r, &S, &m, dir, path, sizeof path);
+    rc = write_results(r, &S, dir, path, sizeof path);
     if (!rc) rc = um_app_field(r, "results", path);
     if (!rc && dir == r->output_dir) fprintf(r->log, "miniaero: wrote %s (upstream's results format)\n", path);
   }
-  if (!rc && r->output_dir && *r->output_dir && r->write_hdf5) rc = write_hdf5(r, &S, &m);
-  ma_mesh_free(&m);
+  if (!rc && r->output_dir && *r->output_dir && r->write_hdf5) rc = write_hdf5(r, &S);
   return rc;
 }
 
