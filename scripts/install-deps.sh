@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev                     # GoogleTest (tests)
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
+  chromium                         # umrun --report: the tests render the HTML page headless
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

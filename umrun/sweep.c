@@ -3,6 +3,7 @@
  * then the CSV is regrouped per loop and plotted with gnuplot, run as an
  * argument vector (never through a shell). */
 #include "sweep.h"
+#include "child.h"
 #include "safe_file.h"
 
 #include <errno.h>
@@ -205,22 +206,9 @@ static int run_gnuplot(const char *outdir) {
 }
 
 /* ---- driver ----------------------------------------------------------------- */
-static int mkdirs(const char *dir) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1;; p++)
-    if (*p == '/' || !*p) {
-      char c = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-      if (!(*p = c)) break;
-    }
-  return 0;
-}
-
 int umrun_sweep_run(const char *argv0, const char *config_path, const char *const *sets, int nsets,
                     const umrun_sweep_spec *spec, const char *outdir) {
-  if (mkdirs(outdir)) {
+  if (umrun_mkdirs(outdir)) {
     fprintf(stderr, "umrun --sweep: cannot create '%s': %s\n", outdir, strerror(errno));
     return 2;
   }
@@ -276,21 +264,10 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
     printf("[%ld/%ld]", r + 1, total);
     for (int k = 0; k < spec->nkeys; k++) printf(" %s", sets_buf[k]);
     fflush(stdout);
-    double t0 = um_wtime();
-    pid_t pid = fork();
-    if (pid == 0) {
-      FILE *lf = freopen(logp, "w", stdout);
-      if (lf) dup2(fileno(stdout), STDERR_FILENO);
-      execv("/proc/self/exe", (char *const *)args);
-      execvp(argv0, (char *const *)args);
-      fprintf(stderr, "umrun --sweep: cannot run %s: %s\n", argv0, strerror(errno));
-      _exit(127);
-    }
-    int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0) st = -1;
-    int code = (st >= 0 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    umrun_child_result cr;
+    const int code = umrun_run_child(args, logp, 0, &cr) == 0 ? cr.exit_code : -1;
     const char *what = code == 0 ? "ok" : code == 3 ? "VALIDATION FAILED" : "FAILED";
-    printf("  %s  %.1f s%s%s\n", what, um_wtime() - t0, code ? "  see " : "", code ? logp : "");
+    printf("  %s  %.1f s%s%s\n", what, cr.seconds, code ? "  see " : "", code ? logp : "");
     if (code) failures++;
     for (int k = spec->nkeys - 1; k >= 0; k--) { /* next combination */
       if (++idx[k] < spec->nvalues[k]) break;

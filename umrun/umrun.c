@@ -7,6 +7,7 @@
  * ("run.backend=seq mesh.I=40"), then each --set. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +15,28 @@
 #include <unistd.h>
 #include "../apps/common/um_app.h"
 #include "um/build_config.h"
+#ifdef UM_HAVE_CUDA
+#include "um/cuda.h"
+#endif
 #include "um/config.h"
 #include "um/report.h"
 #include "um/um.h"
 #include "um/validate.h"
 #include "safe_file.h"
 #include "sweep.h"
+#include "tools.h"
 
 extern const char umrun_default_config[];
+extern const char um_commit_id[];
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
+          "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
+          "       umrun --compare A.json B.json [--noise F]                  (see umrun --compare --help)\n"
+          "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
           "       umrun --list-apps | --help | --version\n"
           "\n"
           "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
@@ -271,6 +280,55 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
   return UM_SUCCESS;
 }
 
+/* How this umrun was built (for results compared across machines and commits). */
+static void write_build_json(FILE *f) {
+  fputs("{\"version\": ", f);
+  um_json_string(f, UM_VERSION);
+  fputs(", \"commit\": ", f);
+  um_json_string(f, um_commit_id);
+  fputs(", \"type\": ", f);
+  um_json_string(f, UM_BUILD_TYPE);
+  fputs(", \"compiler\": ", f);
+  um_json_string(f, UM_C_COMPILER);
+  fputs(", \"openmp\": ", f);
+  um_json_string(f, UM_BUILD_OPENMP);
+  fputs(", \"cuda\": ", f);
+  um_json_string(f, UM_BUILD_CUDA);
+  fputs(", \"hdf5\": ", f);
+  um_json_string(f, UM_BUILD_HDF5);
+  fputc('}', f);
+}
+
+/* The GPU a cuda run used: name, compute capability, memory, driver and
+ * runtime, and its measured device-to-device copy bandwidth. */
+static void write_device_json(FILE *f, um_context *ctx) {
+#ifdef UM_HAVE_CUDA
+  um_cuda_device_info d;
+  if (um_cuda_device_props(ctx, &d) != UM_SUCCESS) {
+    um_error_clear(ctx);
+    return;
+  }
+  double gbs = 0;
+  if (um_cuda_copy_bandwidth(ctx, &gbs) != UM_SUCCESS) {
+    um_error_clear(ctx);
+    gbs = 0;
+  }
+  fputs(",\n  \"device\": {\"name\": ", f);
+  um_json_string(f, d.name);
+  fprintf(f, ", \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, \"memory_gib\": %.2f, "
+             "\"driver\": \"%d.%d\", \"cuda_runtime\": \"%d.%d\", \"copy_gb_per_s\": ",
+          d.cc_major, d.cc_minor, d.multiprocessors, d.memory_bytes / (1024.0 * 1024 * 1024), d.driver_version / 1000,
+          d.driver_version % 1000 / 10, d.runtime_version / 1000, d.runtime_version % 1000 / 10);
+  um_json_number(f, gbs > 0 ? gbs : NAN);
+  fputs(", \"profile\": ", f);
+  um_json_string(f, d.profile);
+  fputc('}', f);
+#else
+  (void)f;
+  (void)ctx;
+#endif
+}
+
 static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,
                        const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
   fputs("{\n  \"um_version\": ", f);
@@ -283,10 +341,19 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   um_json_string(f, um_strategy_name(um_context_strategy(ctx)));
   fputs(",\n  \"layout\": ", f);
   um_json_string(f, um_layout_name(s->opts.layout));
+  fputs(",\n  \"reorder\": ", f);
+  um_json_string(f, s->reorder);
+  fputs(",\n  \"um_commit\": ", f);
+  um_json_string(f, um_commit_id);
+  fputs(",\n  \"build\": ", f);
+  write_build_json(f);
+  write_device_json(f, ctx);
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);
   um_report_loops_json(ctx, f);
+  fputs(",\n  \"mesh\": ", f);
+  um_report_mesh_json(ctx, f);
   fputs(",\n  \"metrics\": {", f);
   for (int i = 0; i < run->nmetrics; i++) {
     fputs(i ? ", " : "", f);
@@ -315,6 +382,11 @@ typedef struct {
 /* Returns -1 to go on, or the exit status. */
 static int parse_args(int argc, char **argv, cmdline *c) {
   char err[4096];
+  for (int i = 1; i < argc; i++) { /* the multi-run tools take the whole command line */
+    if (!strcmp(argv[i], "--suite")) return umrun_suite_main(argv[0], argc - 1, argv + 1);
+    if (!strcmp(argv[i], "--compare")) return umrun_compare_main(argc - 1, argv + 1);
+    if (!strcmp(argv[i], "--report")) return umrun_report_main(argc - 1, argv + 1);
+  }
   for (int i = 1; i < argc; i++) { /* flags that need no config */
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), EXIT_OK;
     if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;

@@ -1,4 +1,5 @@
 /* Per-loop timing table and plan statistics. */
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include "um/report.h"
@@ -89,6 +90,173 @@ static void num(FILE *f, const char *key, double v, int last) {
   if (!last) fputs(", ", f);
 }
 
+/* ---- what a loop does (for --report) ------------------------------------------ */
+static int is_type_word(const char *w, size_t n) {
+  static const char *const words[] = {"double", "float", "int", "char", "void", "const", "unsigned", "long",
+                                      "short", "return", "if", "else", "for", "while", "sizeof", "static",
+                                      "bool", "size_t", "case", NULL};
+  for (int i = 0; words[i]; i++)
+    if (strlen(words[i]) == n && !strncmp(words[i], w, n)) return 1;
+  return 0;
+}
+
+/* Estimated arithmetic per element: binary + - * / (and their compound
+ * assignments) and calls of the math library, counted once each in the text of
+ * the kernel's body (a loop inside the kernel counts once; both branches of an
+ * if count). An estimate for the report's arithmetic intensity, said as such. */
+int um_kernel_op_estimate(const char *source, const char *name) {
+  if (!source || !name || !*name) return -1;
+  const size_t nl = strlen(name);
+  const char *p = source, *body = NULL;
+  while ((p = strstr(p, name)) != NULL) {
+    const char *q = p + nl;
+    const int word_start = p == source || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+    if (word_start && *q == '(') { /* the definition: a ')' then '{' before any ';' */
+      int depth = 0;
+      for (; *q; q++) {
+        if (*q == '(') depth++;
+        else if (*q == ')' && --depth == 0) break;
+      }
+      if (*q) q++;
+      while (*q && isspace((unsigned char)*q)) q++;
+      if (*q == '{') {
+        body = q;
+        break;
+      }
+    }
+    p += nl;
+  }
+  if (!body) return -1;
+  int depth = 0, ops = 0;
+  int prev = 0; /* 1: the previous token ends an operand (identifier, number, ')' or ']') */
+  for (const char *c = body; *c; c++) {
+    if (c[0] == '/' && c[1] == '/') {
+      while (*c && *c != '\n') c++;
+      if (!*c) break;
+      continue;
+    }
+    if (c[0] == '/' && c[1] == '*') {
+      const char *e = strstr(c + 2, "*/");
+      if (!e) break;
+      c = e + 1;
+      continue;
+    }
+    if (isspace((unsigned char)*c)) continue;
+    if (*c == '{') depth++;
+    if (*c == '}' && --depth == 0) break;
+    if (isalpha((unsigned char)*c) || *c == '_') {
+      const char *w = c;
+      while (isalnum((unsigned char)c[1]) || c[1] == '_') c++;
+      const size_t n = (size_t)(c - w + 1);
+      const char *after = c + 1;
+      while (*after == ' ') after++;
+      static const char *const math[] = {"sqrt", "pow", "exp", "log", "fabs", "fmin", "fmax", "sin", "cos",
+                                         "tan", "atan", "atan2", "cbrt", "sqrtf", "fabsf", "fminf", "fmaxf",
+                                         "expf", "powf", "copysign", "hypot", NULL};
+      for (int i = 0; math[i] && *after == '('; i++)
+        if (strlen(math[i]) == n && !strncmp(math[i], w, n)) ops++;
+      prev = !is_type_word(w, n);
+      continue;
+    }
+    if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1]))) {
+      while (isalnum((unsigned char)c[1]) || c[1] == '.' || ((c[1] == '+' || c[1] == '-') && (*c == 'e' || *c == 'E')))
+        c++;
+      prev = 1;
+      continue;
+    }
+    if ((*c == '+' || *c == '-') && c[1] == *c) { /* ++ -- */
+      c++;
+      continue;
+    }
+    if (*c == '-' && c[1] == '>') {
+      c++;
+      prev = 0;
+      continue;
+    }
+    if (*c == '+' || *c == '-' || *c == '*' || *c == '/') {
+      if (prev) ops++;
+      if (c[1] == '=') c++;
+      prev = 0;
+      continue;
+    }
+    prev = *c == ')' || *c == ']';
+  }
+  return ops;
+}
+
+static const char *arg_pattern(const um_arg *a) {
+  if (a->kind != UM_ARG_DAT) return a->acc == UM_READ ? "global read" : "reduction";
+  if (!a->map) return a->acc == UM_READ ? "direct read" : a->acc == UM_WRITE ? "direct write" : "direct update";
+  switch (a->acc) {
+    case UM_READ: return "indirect read";
+    case UM_INC: return "indirect increment";
+    case UM_WRITE: return "indirect write";
+    default: return "indirect update";
+  }
+}
+
+static void loop_shape_json(const um_context *ctx, int i, FILE *f) {
+  const um_kernel *k = um_loop_kernel(ctx, i);
+  const um_set *set = um_loop_set(ctx, i);
+  fputs(", \"iteration_set\": ", f);
+  um_json_string(f, set ? um_set_name(set) : "");
+  fputs(", \"kernel\": ", f);
+  um_json_string(f, k && k->name ? k->name : "");
+  fprintf(f, ", \"ops_estimate\": %d, \"args\": [", k ? um_kernel_op_estimate(k->source, k->name) : -1);
+  for (int j = 0; j < um_loop_arg_count(ctx, i); j++) {
+    um_arg a;
+    if (um_loop_arg_get(ctx, i, j, &a) != UM_SUCCESS) continue;
+    fputs(j ? ", {" : "{", f);
+    fputs("\"dat\": ", f);
+    um_json_string(f, a.kind == UM_ARG_DAT ? um_dat_name(a.dat) : "(global)");
+    fputs(", \"map\": ", f);
+    if (a.kind == UM_ARG_DAT && a.map) um_json_string(f, um_map_name(a.map));
+    else fputs("null", f);
+    fprintf(f, ", \"idx\": %d, \"dim\": %d, \"type\": ", a.idx, a.dim);
+    um_json_string(f, um_type_name(a.type));
+    fputs(", \"access\": ", f);
+    um_json_string(f, um_access_name(a.acc));
+    fputs(", \"pattern\": ", f);
+    um_json_string(f, arg_pattern(&a));
+    fputc('}', f);
+  }
+  fputc(']', f);
+}
+
+void um_report_mesh_json(const um_context *ctx, FILE *f) {
+  fputs("{\"sets\": [", f);
+  for (int i = 0; i < um_set_count(ctx); i++) {
+    const um_set *s = um_set_at(ctx, i);
+    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+    um_json_string(f, um_set_name(s));
+    fprintf(f, ", \"size\": %d}", um_set_size(s));
+  }
+  fputs("],\n    \"maps\": [", f);
+  for (int i = 0; i < um_map_count(ctx); i++) {
+    const um_map *m = um_map_at(ctx, i);
+    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+    um_json_string(f, um_map_name(m));
+    fputs(", \"from\": ", f);
+    um_json_string(f, um_set_name(um_map_from(m)));
+    fputs(", \"to\": ", f);
+    um_json_string(f, um_set_name(um_map_to(m)));
+    fprintf(f, ", \"arity\": %d}", um_map_arity(m));
+  }
+  fputs("],\n    \"dats\": [", f);
+  for (int i = 0; i < um_dat_count(ctx); i++) {
+    const um_dat *d = um_dat_at(ctx, i);
+    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+    um_json_string(f, um_dat_name(d));
+    fputs(", \"set\": ", f);
+    um_json_string(f, um_set_name(um_dat_set(d)));
+    fprintf(f, ", \"dim\": %d, \"type\": ", um_dat_dim(d));
+    um_json_string(f, um_type_name(um_dat_type(d)));
+    fputc('}', f);
+  }
+  fputs("]}", f);
+}
+
 void um_report_loops_json(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   int first = 1;
@@ -109,6 +277,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
     fprintf(f, "\"indirect\": %s", s.indirect ? "true" : "false");
+    loop_shape_json(ctx, i, f);
     for (int k = 0; k < s.ncounters; k++) { /* the backend's own counters, by their names */
       fputs(", ", f);
       num(f, s.counter_names[k], s.counters[k], 1);

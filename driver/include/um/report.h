@@ -16,6 +16,13 @@ void um_report_plans(const um_context *ctx, FILE *f);
 void um_report_counters(const um_context *ctx, FILE *f);
 /* The same as a JSON array of objects (no trailing newline). */
 void um_report_loops_json(const um_context *ctx, FILE *f);
+/* The context's sets (sizes), maps (from, to, arity) and dats (set, dim,
+ * type) as a JSON object {"sets": [...], "maps": [...], "dats": [...]}. */
+void um_report_mesh_json(const um_context *ctx, FILE *f);
+/* Estimated arithmetic operations per element of kernel `name` in `source`
+ * (binary + - * /, compound assignments and math-library calls in the text of
+ * its body, each counted once); -1 when the definition is not found. */
+int um_kernel_op_estimate(const char *source, const char *name);
 /* Write s as a JSON string literal. */
 void um_json_string(FILE *f, const char *s);
 /* Write v as a JSON number (%.17g), or null when it is NaN or infinite (JSON

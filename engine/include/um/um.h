@@ -309,6 +309,15 @@ int um_plan_cache_size(const um_context *ctx);
 /* Reset counters (keeps plans). */
 void um_loop_stats_reset(um_context *ctx);
 
+/* What loop i (as in um_loop_stats_get) last ran: its kernel, iteration set
+ * and arguments (dats, maps, indices, access modes). Lets a tool describe the
+ * loops' access patterns (umrun's JSON, --report). A gbl argument's data
+ * pointer is not kept valid: read only its dim, type and access. */
+int um_loop_arg_count(const um_context *ctx, int i);
+int um_loop_arg_get(const um_context *ctx, int i, int j, um_arg *out);
+const um_kernel *um_loop_kernel(const um_context *ctx, int i);
+um_set *um_loop_set(const um_context *ctx, int i);
+
 #ifdef __cplusplus
 }
 #include <initializer_list>

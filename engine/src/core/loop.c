@@ -470,6 +470,22 @@ int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop) {
 
 int um_loop_stats_count(const um_context *ctx) { return ctx->nloops; }
 
+int um_loop_arg_count(const um_context *ctx, int i) {
+  return ctx && i >= 0 && i < ctx->nloops ? ctx->loops[i].nargs : 0;
+}
+int um_loop_arg_get(const um_context *ctx, int i, int j, um_arg *out) {
+  if (!ctx || !out || i < 0 || i >= ctx->nloops || j < 0 || j >= ctx->loops[i].nargs) return UM_ERR_ARG;
+  *out = ctx->loops[i].args[j];
+  out->gbl = NULL;
+  return UM_SUCCESS;
+}
+const um_kernel *um_loop_kernel(const um_context *ctx, int i) {
+  return ctx && i >= 0 && i < ctx->nloops ? ctx->loops[i].kernel : NULL;
+}
+um_set *um_loop_set(const um_context *ctx, int i) {
+  return ctx && i >= 0 && i < ctx->nloops ? ctx->loops[i].set : NULL;
+}
+
 int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   if (!ctx || !o || i < 0 || i >= ctx->nloops) return UM_ERR_ARG;
   const um_loop_rec *r = &ctx->loops[i];

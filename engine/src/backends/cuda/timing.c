@@ -108,3 +108,20 @@ int um_cuda_copy_bandwidth(um_context *ctx, double *gbs) {
   return rc;
 }
 
+
+int um_cuda_device_props(um_context *ctx, um_cuda_device_info *out) {
+  if (!ctx || !out) return UM_ERR_ARG;
+  if (strcmp(um_context_backend(ctx), "cuda") != 0 || !ST(ctx))
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "um_cuda_device_props: the context does not run on the CUDA backend");
+  const cu_state *S = ST(ctx);
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", S->prop.name);
+  out->cc_major = S->prop.major;
+  out->cc_minor = S->prop.minor;
+  out->multiprocessors = S->prop.multiProcessorCount;
+  out->memory_bytes = (double)S->prop.totalGlobalMem;
+  cudaDriverGetVersion(&out->driver_version);
+  cudaRuntimeGetVersion(&out->runtime_version);
+  snprintf(out->profile, sizeof out->profile, "%s", S->profile ? S->profile->name : "");
+  return UM_SUCCESS;
+}

@@ -1,0 +1,44 @@
+/* Fuzz the JSON reader of umrun's tools (umrun/json.c) and the two commands
+ * that read results files: any input is parsed or refused with a
+ * "<file>:<line>:<col>: ..." message, and a parsed one goes through
+ * --compare (against itself) and --report: whatever its shape (missing keys,
+ * wrong kinds, odd numbers), never a crash. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "tools.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static int quiet = 0;
+  if (!quiet) { /* the commands print their tables: not wanted here */
+    quiet = 1;
+    if (!freopen("/dev/null", "w", stdout)) return 0;
+  }
+  uj *v = NULL;
+  char err[512];
+  if (uj_parse((const char *)data, size, "fuzz.json", &v, err, sizeof err) != 0) {
+    if (!strstr(err, "fuzz.json:")) abort(); /* every refusal says where */
+    return 0;
+  }
+  uj_free(v);
+  char path[64], html[64], md[64];
+  snprintf(path, sizeof path, "/tmp/um_fuzz_results_%ld.json", (long)getpid());
+  snprintf(html, sizeof html, "/tmp/um_fuzz_report_%ld.html", (long)getpid());
+  snprintf(md, sizeof md, "/tmp/um_fuzz_report_%ld.md", (long)getpid());
+  FILE *f = fopen(path, "wb");
+  if (!f) return 0;
+  fwrite(data, 1, size, f);
+  fclose(f);
+  char *cargv[] = {"--compare", path, path, NULL};
+  umrun_compare_main(3, cargv);
+  char *rargv[] = {"--report", html, path, NULL};
+  umrun_report_main(3, rargv);
+  unlink(path);
+  unlink(html);
+  unlink(md);
+  return 0;
+}

@@ -1,0 +1,117 @@
+# umrun --suite / --compare / --report end to end:
+#   cmake -DUMRUN=<umrun> -DWORK=<scratch> -DMODE=quick|tools [-DCHROMIUM=<browser>] -P check_suite.cmake
+# MODE quick: the quick CPU subset of validation/suite.yaml passes, and its results file holds
+#   what --compare and --report need (machine, build, per run metrics with tolerances, loops).
+# MODE tools (the jacobi cases only, fast):
+#   1. a suite run A passes; a run B with a changed parameter (params.tolerance) fails
+#      validation and exits 3; --compare A B flags the CORRECTNESS REGRESSION (exit 3) and
+#      --compare A A does not (exit 0);
+#   2. --report writes a self-contained HTML page (SVG plots, no script, nothing fetched
+#      from the network) and its markdown; with CHROMIUM set, a headless browser renders it
+#      to a PNG screenshot;
+#   3. bad suites stop with exit 1 and a message: unknown key, missing config, unknown tag.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+function(run expect_rc regex)
+  execute_process(COMMAND ${UMRUN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(all "${out}${err}")
+  if(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "umrun ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
+  endif()
+  if(NOT all MATCHES "${regex}")
+    message(FATAL_ERROR "umrun ${ARGN}: output does not match '${regex}'\n${all}")
+  endif()
+endfunction()
+
+# every run of a results file passed and carries metrics, tolerances and loops
+function(check_results path expect_runs_min)
+  file(READ "${path}" j)
+  string(JSON fmt GET "${j}" format)
+  if(NOT fmt STREQUAL "um-suite-results-1")
+    message(FATAL_ERROR "${path}: format '${fmt}'")
+  endif()
+  string(JSON runs GET "${j}" summary runs)
+  string(JSON pass GET "${j}" summary pass)
+  string(JSON cpu GET "${j}" machine cpu)
+  string(JSON commit GET "${j}" um commit)
+  if(runs LESS expect_runs_min OR NOT pass EQUAL runs OR cpu STREQUAL "" OR commit STREQUAL "")
+    message(FATAL_ERROR "${path}: ${pass} of ${runs} runs pass (expected at least ${expect_runs_min}), cpu '${cpu}', commit '${commit}'")
+  endif()
+  math(EXPR last "${runs} - 1")
+  foreach(i RANGE ${last})
+    string(JSON id GET "${j}" cases ${i} id)
+    string(JSON nloops LENGTH "${j}" cases ${i} run loops)
+    string(JSON nmetrics LENGTH "${j}" cases ${i} run validation metrics)
+    string(JSON tol GET "${j}" cases ${i} run validation metrics 0 rel_tol)
+    string(JSON nargs LENGTH "${j}" cases ${i} run loops 0 args)
+    string(JSON nsets LENGTH "${j}" cases ${i} run mesh sets)
+    if(nloops EQUAL 0 OR nmetrics EQUAL 0 OR nargs EQUAL 0 OR nsets EQUAL 0)
+      message(FATAL_ERROR "${path}: run ${id} lacks loops (${nloops}), metrics (${nmetrics}), args (${nargs}) or sets (${nsets})")
+    endif()
+  endforeach()
+  set(nruns ${runs} PARENT_SCOPE)
+endfunction()
+
+if(MODE STREQUAL "quick")
+  run(0 "umrun --suite: ([0-9]+) of ([0-9]+) runs pass \\(" --suite validation/suite.yaml --tags quick --out ${WORK}/quick)
+  check_results(${WORK}/quick/results.json 10)
+  file(READ ${WORK}/quick/junit.xml x)
+  string(REGEX MATCHALL "<testcase " cases "${x}")
+  list(LENGTH cases n)
+  if(NOT n EQUAL nruns)
+    message(FATAL_ERROR "junit.xml has ${n} testcases for ${nruns} runs")
+  endif()
+  return()
+endif()
+
+# 1. --compare flags a correctness regression
+run(0 "2 of 2 runs pass" --suite validation/suite.yaml --only jacobi --out ${WORK}/a)
+check_results(${WORK}/a/results.json 2)
+run(3 "0 of 2 runs pass, SOME FAILED" --suite validation/suite.yaml --only jacobi --out ${WORK}/b
+    --set params.tolerance=1e-3)
+file(READ ${WORK}/b/junit.xml x)
+if(NOT x MATCHES "<failure message=\"validation failed: max_error")
+  message(FATAL_ERROR "junit.xml of the failing suite has no <failure> naming the metric:\n${x}")
+endif()
+run(3 "jacobi\\[seq\\] \\| pass \\| fail .*REGRESSION.*2 CORRECTNESS REGRESSIONS" --compare ${WORK}/a/results.json
+    ${WORK}/b/results.json --md ${WORK}/compare.md --json ${WORK}/compare.json)
+file(READ ${WORK}/compare.json cj)
+string(JSON nreg GET "${cj}" regressions)
+if(NOT nreg EQUAL 2)
+  message(FATAL_ERROR "compare.json: ${nreg} regressions, expected 2")
+endif()
+run(0 "0 correctness regressions" --compare ${WORK}/a/results.json ${WORK}/a/results.json)
+run(1 "not a results file of umrun --suite" --compare ${WORK}/a/results.json ${WORK}/a/runs/0001_jacobi.json)
+
+# 2. --report
+run(0 "wrote .*report.html and .*report.md" --report ${WORK}/report.html ${WORK}/a/results.json ${WORK}/b/results.json)
+file(READ ${WORK}/report.html h)
+foreach(must "<svg" "</html>" "id=\"app-jacobi\"" "indirect increment" "Roofline")
+  string(FIND "${h}" "${must}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "report.html lacks '${must}'")
+  endif()
+endforeach()
+string(REPLACE "xmlns=\"http://www.w3.org/2000/svg\"" "" h_no_ns "${h}")
+if(h_no_ns MATCHES "<script|https?://|<link |@import|src=")
+  message(FATAL_ERROR "report.html is not self-contained (a script or something fetched): ${CMAKE_MATCH_0}")
+endif()
+if(CHROMIUM)
+  execute_process(COMMAND ${CHROMIUM} --headless --no-sandbox --disable-gpu --screenshot=${WORK}/report.png
+                          --window-size=1300,2000 file://${WORK}/report.html
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 180)
+  file(SIZE ${WORK}/report.png png_size)
+  if(NOT rc EQUAL 0 OR png_size LESS 20000)
+    message(FATAL_ERROR "${CHROMIUM} did not render report.html (exit ${rc}, screenshot ${png_size} bytes)")
+  endif()
+  message(STATUS "headless ${CHROMIUM} rendered report.html: ${WORK}/report.png (${png_size} bytes)")
+endif()
+
+# 3. bad suites
+file(WRITE ${WORK}/bad_key.yaml "cases:\n  - name: x\n    config: configs/jacobi.yaml\n    tags: [quick]\n    matrx: {backend: [seq]}\n")
+run(1 "cases.0.matrx .*bad_key.yaml:5.*unknown key" --suite ${WORK}/bad_key.yaml)
+file(WRITE ${WORK}/no_config.yaml "cases:\n  - name: x\n    config: configs/nowhere.yaml\n    tags: [quick]\n")
+run(1 "case 'x' .*config: .*nowhere.yaml" --suite ${WORK}/no_config.yaml)
+run(1 "no case of .* has the tag 'nosuch'" --suite validation/suite.yaml --tags nosuch)
+run(0 "airfoil_small\\[seq aos\\].*runs" --suite validation/suite.yaml --list)

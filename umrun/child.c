@@ -1,0 +1,66 @@
+#include "child.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "um/um.h"
+
+int umrun_mkdirs(const char *dir) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) return -1;
+  for (char *p = buf + 1;; p++)
+    if (*p == '/' || !*p) {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+      if (!(*p = c)) break;
+    }
+  return 0;
+}
+
+int umrun_run_child(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r) {
+  memset(r, 0, sizeof *r);
+  r->exit_code = -1;
+  fflush(stdout);
+  fflush(stderr);
+  const double t0 = um_wtime();
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    setpgid(0, 0); /* its own group: a timeout ends whatever it started too */
+    if (log_path) {
+      FILE *lf = freopen(log_path, "w", stdout);
+      if (lf) dup2(fileno(stdout), STDERR_FILENO);
+    }
+    execv("/proc/self/exe", (char *const *)argv);
+    execvp(argv[0], (char *const *)argv);
+    fprintf(stderr, "umrun: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  int st = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (timeout_s > 0 && um_wtime() - t0 > timeout_s && !r->timed_out) {
+      r->timed_out = 1;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+    }
+    if (timeout_s > 0) {
+      struct timespec ts = {0, 20 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  r->seconds = um_wtime() - t0;
+  if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st)) r->signal = WTERMSIG(st);
+  return 0;
+}

@@ -1,0 +1,29 @@
+/* umrun's multi-run tools: --suite (a validation suite over backends x
+ * strategies x layouts x reorderings), --compare (two suite results files)
+ * and --report (an HTML + markdown page of the apps side by side). Each takes
+ * the command line after its flag and returns umrun's exit status. */
+#ifndef UMRUN_TOOLS_H
+#define UMRUN_TOOLS_H
+#include <stdio.h>
+
+#include "json.h"
+
+int umrun_suite_main(const char *argv0, int argc, char **argv);
+int umrun_compare_main(int argc, char **argv);
+int umrun_report_main(int argc, char **argv);
+
+void umrun_suite_usage(FILE *f);
+void umrun_compare_usage(FILE *f);
+void umrun_report_usage(FILE *f);
+
+/* ---- shared by the three (tools_common in suite.c) ---- */
+/* A metric's allowed difference from ref: the larger of abs_tol and
+ * rel_tol * |ref| (either may be absent: NaN or null). <= 0: none given. */
+double umrun_metric_allowance(const uj *metric);
+/* Write s escaped for XML / HTML text and attributes. */
+void umrun_xml_escape(FILE *f, const char *s);
+/* The useful GB/s of a loop entry of a run's JSON (bytes_per_call * calls / seconds). */
+double umrun_loop_gbs(const uj *loop);
+/* "backend/strategy/layout/reorder" of a suite case entry */
+void umrun_variant_label(const uj *c, char *buf, size_t len);
+#endif
