@@ -1,10 +1,12 @@
 # Run at every build (umrun/CMakeLists.txt): writes OUT (a C file defining
 # um_commit_id) with the source tree's git commit, "-dirty" when tracked files
-# differ from it. Without git (e.g. a copied tree), the environment variable
-# UM_GIT_COMMIT, else "unknown". The file is rewritten only when it changes.
+# differ from it; the environment variable UM_GIT_COMMIT, when set, wins (a
+# copied tree whose .git is not its own); "unknown" without either. The file is rewritten only when it changes.
 set(commit "")
 find_package(Git QUIET)
-if(GIT_FOUND AND EXISTS "${SRC}/.git")
+if(DEFINED ENV{UM_GIT_COMMIT} AND NOT "$ENV{UM_GIT_COMMIT}" STREQUAL "")
+  set(commit "$ENV{UM_GIT_COMMIT}") # a copied tree (e.g. a GPU host) says which commit it is
+elseif(GIT_FOUND AND EXISTS "${SRC}/.git")
   execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SRC}" rev-parse HEAD OUTPUT_VARIABLE commit
                   RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(rc EQUAL 0)
@@ -16,9 +18,6 @@ if(GIT_FOUND AND EXISTS "${SRC}/.git")
   else()
     set(commit "")
   endif()
-endif()
-if(commit STREQUAL "" AND DEFINED ENV{UM_GIT_COMMIT})
-  set(commit "$ENV{UM_GIT_COMMIT}")
 endif()
 if(commit STREQUAL "")
   set(commit "unknown")

@@ -139,10 +139,13 @@ int umrun_compare_main(int argc, char **argv) {
   fputs("## Correctness\n\n| run | A | B | metric | A value | B value | tolerance | drift / tol | verdict |\n"
         "|---|---|---|---|---:|---:|---:|---:|---|\n",
         o);
-  char *speed = NULL;
-  size_t slen = 0;
-  FILE *so = open_memstream(&speed, &slen);
-  if (!so) return EXIT_RUN;
+  char *speed = NULL, *per = NULL;
+  size_t slen = 0, plen = 0;
+  FILE *so = open_memstream(&speed, &slen), *po = open_memstream(&per, &plen);
+  if (!so || !po) return EXIT_RUN;
+  fputs("## Per run\n\n| run | A | B | metrics | largest drift / tolerance | loops | B/A time in loops |\n"
+        "|---|---|---|---:|---|---:|---:|\n",
+        po);
   fputs("## Speed (time per call, B / A)\n\n| run | loop | A ms/call | B ms/call | B/A | A GB/s | B GB/s | flag |\n"
         "|---|---|---:|---:|---:|---:|---:|---|\n",
         so);
@@ -166,7 +169,7 @@ int umrun_compare_main(int argc, char **argv) {
         case_reg = 1;
         fprintf(o, "| %s | %s | missing | | | | | | **REGRESSION**: not run in B |\n", id, sa);
       }
-      fputs(", \"regression\": true, \"metrics\": [], \"loops\": []}", J);
+      fprintf(J, ", \"regression\": %s, \"metrics\": [], \"loops\": []}", case_reg ? "true" : "false");
       t.regressions += case_reg;
       continue;
     }
@@ -176,6 +179,9 @@ int umrun_compare_main(int argc, char **argv) {
       fprintf(o, "| %s | %s | %s | | | | | | **REGRESSION**: %s |\n", id, sa, sb, uj_gets(b, "message", ""));
     }
     /* metrics: both runs' validation entries, by name */
+    double max_share = -1, ta_sum = 0, tb_sum = 0;
+    char max_name[128] = "";
+    int nloops = 0;
     const uj *ma = uj_get(uj_get(uj_get(a, "run"), "validation"), "metrics");
     const uj *mb = uj_get(uj_get(uj_get(b, "run"), "validation"), "metrics");
     fputs(", \"metrics\": [", J);
@@ -190,6 +196,10 @@ int umrun_compare_main(int argc, char **argv) {
       const double drift = fabs(vb - va);
       const double share = allow > 0 ? drift / allow : (drift == 0 ? 0 : INFINITY);
       const int pa = uj_is_true(uj_get(x, "pass")), pb = y && uj_is_true(uj_get(y, "pass"));
+      if (share > max_share || (isnan(share) && max_share < INFINITY)) {
+        max_share = isnan(share) ? INFINITY : share;
+        snprintf(max_name, sizeof max_name, "%s", name);
+      }
       const char *verdict = "ok";
       int reg = 0;
       if (pa && !pb) verdict = "REGRESSION (B outside the tolerance)", reg = 1;
@@ -226,6 +236,9 @@ int umrun_compare_main(int argc, char **argv) {
       const uj *y = find_named(lb, name);
       if (!y) continue;
       const double ta = ms_per_call(x), tb = ms_per_call(y), ratio = tb / ta;
+      ta_sum += uj_getn(x, "seconds", 0);
+      tb_sum += uj_getn(y, "seconds", 0);
+      nloops++;
       const char *flag = "";
       if (ratio > 1 + noise) flag = "SLOWER", t.slower++;
       else if (ratio < 1 / (1 + noise)) flag = "FASTER", t.faster++;
@@ -244,14 +257,25 @@ int umrun_compare_main(int argc, char **argv) {
       um_json_string(J, flag);
       fputc('}', J);
     }
-    fprintf(J, "], \"regression\": %s}", case_reg ? "true" : "false");
+    char drift[200] = "-";
+    if (max_share > 0) snprintf(drift, sizeof drift, "%.3g (%s)", max_share, max_name);
+    else if (max_share == 0) snprintf(drift, sizeof drift, "0");
+    fprintf(po, "| %s | %s | %s | %d | %s | %d | %.3f |\n", id, sa, sb, uj_len(ma), drift, nloops,
+            ta_sum > 0 ? tb_sum / ta_sum : NAN);
+    fputs("], \"max_drift_share\": ", J);
+    um_json_number(J, max_share >= 0 ? max_share : NAN);
+    fputs(", \"loop_time_ratio\": ", J);
+    um_json_number(J, ta_sum > 0 ? tb_sum / ta_sum : NAN);
+    fprintf(J, ", \"regression\": %s}", case_reg ? "true" : "false");
     t.regressions += case_reg;
   }
   for (int i = 0; i < uj_len(cb); i++)
     if (!find_case(ca, uj_gets(uj_at(cb, i), "id", ""))) t.new_b++;
   fclose(so);
-  fprintf(o, "\n%.*s\n", (int)slen, speed ? speed : "");
+  fclose(po);
+  fprintf(o, "\n%.*s\n%.*s\n", (int)plen, per ? per : "", (int)slen, speed ? speed : "");
   free(speed);
+  free(per);
   fprintf(o, "## Summary\n\n%d runs compared; %d correctness regression%s; %d metric%s drifted beyond the tolerance; "
              "%d loop%s slower and %d faster beyond %.0f%%; %d run%s of A missing in B, %d new in B.\n",
           t.compared_runs, t.regressions, t.regressions == 1 ? "" : "s", t.drifts, t.drifts == 1 ? "" : "s", t.slower,

@@ -90,6 +90,18 @@ static double device_copy_gbs(const uj *R, const uj *run) {
   return uj_getn(m, "host_copy_gb_per_s", NAN);
 }
 
+/* "720k atomics/soa" for case airfoil_720k: the case without its app's name, the
+ * strategy and layout, the reordering when there is one, the backend off the GPU */
+static void short_label(const uj *c, const char *app, char *buf, size_t len) {
+  const char *cn = uj_gets(c, "case", "");
+  const size_t al = strlen(app);
+  if (!strncmp(cn, app, al) && (cn[al] == '_' || cn[al] == '\0')) cn += al + (cn[al] == '_');
+  const char *b = uj_gets(c, "backend", ""), *r = uj_gets(c, "reorder", "none");
+  snprintf(buf, len, "%s%s%s%s%s/%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
+           uj_gets(c, "strategy", "?"), uj_gets(c, "layout", "?"), strcmp(r, "none") && strcmp(r, "default") ? "/" : "",
+           strcmp(r, "none") && strcmp(r, "default") ? r : "");
+}
+
 /* app-level useful GB/s: bytes of every loop / time of every loop */
 static double run_gbs(const uj *run) {
   const uj *loops = uj_get(run, "loops");
@@ -473,12 +485,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         const uj *c = uj_at(cases, i), *run = uj_get(c, "run");
         if (strcmp(uj_gets(c, "app", ""), apps.names[a]) || !run || run->kind != UJ_OBJ) continue;
         if (first) groups[ng] = apps.names[a], gstart[ng++] = nb, first = 0;
-        char v[140];
-        umrun_variant_label(c, v, sizeof v);
-        snprintf(labels[nb], sizeof labels[nb], "%s", v);
-        const char *cn = uj_gets(c, "case", "");
-        if (strcmp(cn, apps.names[a]) != 0)
-          snprintf(labels[nb], sizeof labels[nb], "%s %s", cn, v);
+        short_label(c, apps.names[a], labels[nb], sizeof labels[nb]);
         bars[nb].label = labels[nb];
         bars[nb].value = run_gbs(run);
         bars[nb].colour = a;
