@@ -57,8 +57,9 @@ static void machine_line(FILE *o, const char *tag, const uj *R) {
   const uj *m = uj_get(R, "machine"), *g = uj_get(m, "gpu"), *um = uj_get(R, "um");
   fprintf(o, "- %s: %s, %s", tag, uj_gets(m, "host", "?"), uj_gets(m, "cpu", "?"));
   if (g && g->kind == UJ_OBJ)
-    fprintf(o, "; GPU %s (cc %s, driver %s, CUDA %s)", uj_gets(g, "name", "?"), uj_gets(g, "compute_capability", "?"),
-            uj_gets(g, "driver", "?"), uj_gets(g, "cuda_runtime", "?"));
+    fprintf(o, "; GPU %s (cc %s, driver %s for CUDA %s, runtime %s)", uj_gets(g, "name", "?"),
+            uj_gets(g, "compute_capability", "?"), uj_gets(g, "driver_release", "?"), uj_gets(g, "driver", "?"),
+            uj_gets(g, "cuda_runtime", "?"));
   fprintf(o, "; um commit `%s`; started %s\n", uj_gets(um, "commit", "?"), uj_gets(R, "started", "?"));
 }
 

@@ -380,6 +380,19 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   um_json_string(f, uj_gets(gpu, "driver", ""));
   fputs(", \"cuda_runtime\": ", f);
   um_json_string(f, uj_gets(gpu, "cuda_runtime", ""));
+  /* the kernel driver's release (e.g. 580.159.04): cudaDriverGetVersion gives only its CUDA level */
+  char rel[64] = "";
+  FILE *dv = fopen("/proc/driver/nvidia/version", "r");
+  if (dv) {
+    char line[512];
+    if (fgets(line, sizeof line, dv)) {
+      const char *k = strstr(line, "Kernel Module");
+      if (k && sscanf(k + strlen("Kernel Module"), " %63s", rel) != 1) rel[0] = '\0';
+    }
+    fclose(dv);
+  }
+  fputs(", \"driver_release\": ", f);
+  um_json_string(f, rel);
   fputs(", \"copy_gb_per_s\": ", f);
   um_json_number(f, uj_getn(gpu, "copy_gb_per_s", NAN));
   fputs("}}", f);
@@ -671,7 +684,7 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
   fprintf(f, "- CPU: %s, %ld cores, host copy %.0f GB/s\n", cpu[0] ? cpu : "unknown", sysconf(_SC_NPROCESSORS_ONLN),
           host_gbs);
   if (gpu)
-    fprintf(f, "- GPU: %s (cc %s, %.0f GiB, driver %s, CUDA runtime %s), copy %.0f GB/s\n", uj_gets(gpu, "name", "?"),
+    fprintf(f, "- GPU: %s (cc %s, %.0f GiB, driver CUDA %s, CUDA runtime %s), copy %.0f GB/s\n", uj_gets(gpu, "name", "?"),
             uj_gets(gpu, "compute_capability", "?"), uj_getn(gpu, "memory_gib", 0), uj_gets(gpu, "driver", "?"),
             uj_gets(gpu, "cuda_runtime", "?"), uj_getn(gpu, "copy_gb_per_s", 0));
   fprintf(f, "- **%d of %d runs pass**\n\n", np, nruns);
