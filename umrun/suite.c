@@ -37,6 +37,24 @@ double umrun_metric_allowance(const uj *m) {
   return a;
 }
 
+void umrun_write_build_json(FILE *f) {
+  fputs("{\"version\": ", f);
+  um_json_string(f, UM_VERSION);
+  fputs(", \"commit\": ", f);
+  um_json_string(f, um_commit_id);
+  fputs(", \"build_type\": ", f);
+  um_json_string(f, UM_BUILD_TYPE);
+  fputs(", \"compiler\": ", f);
+  um_json_string(f, UM_C_COMPILER);
+  fputs(", \"openmp\": ", f);
+  um_json_string(f, UM_BUILD_OPENMP);
+  fputs(", \"cuda\": ", f);
+  um_json_string(f, UM_BUILD_CUDA);
+  fputs(", \"hdf5\": ", f);
+  um_json_string(f, UM_BUILD_HDF5);
+  fputc('}', f);
+}
+
 void umrun_xml_escape(FILE *f, const char *s) {
   for (; s && *s; s++) {
     switch (*s) {
@@ -541,21 +559,9 @@ static void write_results(FILE *f, const char *suite_path, char **tags, int ntag
   else fputs("null", f);
   fputs(",\n  \"started\": ", f);
   um_json_string(f, started);
-  fprintf(f, ",\n  \"seconds\": %.3f,\n  \"um\": {\"version\": ", seconds);
-  um_json_string(f, UM_VERSION);
-  fputs(", \"commit\": ", f);
-  um_json_string(f, um_commit_id);
-  fputs(", \"build_type\": ", f);
-  um_json_string(f, UM_BUILD_TYPE);
-  fputs(", \"compiler\": ", f);
-  um_json_string(f, UM_C_COMPILER);
-  fputs(", \"openmp\": ", f);
-  um_json_string(f, UM_BUILD_OPENMP);
-  fputs(", \"cuda\": ", f);
-  um_json_string(f, UM_BUILD_CUDA);
-  fputs(", \"hdf5\": ", f);
-  um_json_string(f, UM_BUILD_HDF5);
-  fputs("},\n  \"machine\": ", f);
+  fprintf(f, ",\n  \"seconds\": %.3f,\n  \"um\": ", seconds);
+  umrun_write_build_json(f);
+  fputs(",\n  \"machine\": ", f);
   write_machine(f, host_gbs, gpu);
   fprintf(f, ",\n  \"summary\": {\"runs\": %d, \"pass\": %d, \"fail\": %d, \"error\": %d},\n  \"cases\": [", nruns,
           np, nf, ne);

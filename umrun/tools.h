@@ -20,6 +20,8 @@ void umrun_report_usage(FILE *f);
 /* A metric's allowed difference from ref: the larger of abs_tol and
  * rel_tol * |ref| (either may be absent: NaN or null). <= 0: none given. */
 double umrun_metric_allowance(const uj *metric);
+/* How this umrun was built: version, commit, build type, compiler, OpenMP, CUDA, HDF5 (a JSON object). */
+void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */
 void umrun_xml_escape(FILE *f, const char *s);
 /* The useful GB/s of a loop entry of a run's JSON (bytes_per_call * calls / seconds). */

@@ -280,25 +280,6 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
   return UM_SUCCESS;
 }
 
-/* How this umrun was built (for results compared across machines and commits). */
-static void write_build_json(FILE *f) {
-  fputs("{\"version\": ", f);
-  um_json_string(f, UM_VERSION);
-  fputs(", \"commit\": ", f);
-  um_json_string(f, um_commit_id);
-  fputs(", \"type\": ", f);
-  um_json_string(f, UM_BUILD_TYPE);
-  fputs(", \"compiler\": ", f);
-  um_json_string(f, UM_C_COMPILER);
-  fputs(", \"openmp\": ", f);
-  um_json_string(f, UM_BUILD_OPENMP);
-  fputs(", \"cuda\": ", f);
-  um_json_string(f, UM_BUILD_CUDA);
-  fputs(", \"hdf5\": ", f);
-  um_json_string(f, UM_BUILD_HDF5);
-  fputc('}', f);
-}
-
 /* The GPU a cuda run used: name, compute capability, memory, driver and
  * runtime, and its measured device-to-device copy bandwidth. */
 static void write_device_json(FILE *f, um_context *ctx) {
@@ -346,7 +327,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   fputs(",\n  \"um_commit\": ", f);
   um_json_string(f, um_commit_id);
   fputs(",\n  \"build\": ", f);
-  write_build_json(f);
+  umrun_write_build_json(f);
   write_device_json(f, ctx);
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
