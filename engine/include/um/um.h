@@ -244,6 +244,14 @@ typedef struct um_kernel {
   void (*range)(struct um_exec *x, int begin, int end);
   const char *source;   /* text of the kernel header (for JIT backends), may be NULL */
   const char *source_name;
+  /* Kernels built at run time (e.g. from a formula read from an input file):
+   * whatever the range function needs besides the arguments (an expression
+   * program); it reads it as x->kernel->user. NULL for UM_KERNEL_DEFINE. The
+   * source text then is generated too (a header defining `name`), so JIT
+   * backends compile the same function the host interprets. The descriptor,
+   * its strings and user data must outlive the loops that use it, and a JIT
+   * backend keys compiled code by the descriptor's address and source text. */
+  const void *user;
 } um_kernel;
 
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set,
