@@ -131,7 +131,7 @@ typedef struct {
   /* formula kernels, one per formula event */
   int nformulas;
   vl_formula *formulas;
-  um_kernel *fkernels;
+  const um_kernel **fkernels; /* the context's copies (um_decl_kernel) */
   char **fsources, **fnames, **fheaders;
   int *event_formula; /* event -> formula index or -1 */
   /* events still active (upstream removes finished ones) */
@@ -302,9 +302,9 @@ static int make_formulas(vl_solver *S) {
     S->formulas[f].expr = ev->formula;
     S->formulas[f].kind = ev->kind;
     S->formulas[f].nargs = ev->kind == VL_INIT_BATHYRELATIVE ? 4 : 3;
-    um_kernel k = {S->fnames[f], S->formulas[f].nargs, vl_formula_range, S->fsources[f], S->fheaders[f],
-                   &S->formulas[f]};
-    S->fkernels[f] = k;
+    const um_kernel k = {S->fnames[f], S->formulas[f].nargs, vl_formula_range, S->fsources[f], S->fheaders[f],
+                         &S->formulas[f]};
+    UM_APP_TRY(um_decl_kernel(S->ctx, &k, &S->fkernels[f]));
   }
   return UM_SUCCESS;
 }
@@ -338,9 +338,9 @@ static int formula_loop(vl_solver *S, int f, const char *name) {
       return um_app_fail(S->r, UM_ERR_CONFIG, "%s: Init BathyRelative before any Init Bathymetry: the relative "
                                               "bathymetry needs an initial one; put an Init Bathymetry event first",
                          S->deck.file);
-    return UM_PAR_LOOP(S->ctx, S->fkernels[f], name, S->cells, xy, t, v, FD(S->zb0, 1, UM_READ));
+    return UM_PAR_LOOP(S->ctx, *S->fkernels[f], name, S->cells, xy, t, v, FD(S->zb0, 1, UM_READ));
   }
-  return UM_PAR_LOOP(S->ctx, S->fkernels[f], name, S->cells, xy, t, v);
+  return UM_PAR_LOOP(S->ctx, *S->fkernels[f], name, S->cells, xy, t, v);
 }
 
 static int init_bathymetry(vl_solver *S, int f, int first, int relative) {

@@ -257,6 +257,15 @@ typedef struct um_kernel {
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set,
                 int nargs, const um_arg *args);
 
+/* A kernel built at run time (see um_kernel.user): the context keeps a copy of
+ * the descriptor with its name, source and source_name strings until
+ * um_finalize, so loops recorded with it (statistics, code generation for a
+ * JIT backend) stay valid after the caller frees its own. The user data is not
+ * copied: it must live while loops with the kernel run. *out is the copy to
+ * pass to um_par_loop. UM_ERR_ARG without a name, a range function or nargs in
+ * 1..UM_MAX_ARGS (48). */
+int um_decl_kernel(um_context *ctx, const um_kernel *kernel, const um_kernel **out);
+
 /* Convenience: UM_PAR_LOOP(ctx, kernel, "name", set, arg, arg, ...) */
 #ifndef __cplusplus
 #define UM_PAR_LOOP(ctx, kernel, name, set, ...)                                         \
