@@ -130,7 +130,7 @@ static int parse_primary(parser *P) {
     float v = strtof(at, &end);
     if (end == at) return fail(P, at, "a number expected");
     if (*end == 'f' || *end == 'F') end++;
-    if (isalpha((unsigned char)*end) || *end == '_') return fail(P, end, "a malformed number");
+    if (isalpha((unsigned char)*end) || *end == '_' || *end == '.') return fail(P, at, "a malformed number");
     P->p = end;
     return add_node(P, N_NUM, -1, -1, -1, v);
   }
