@@ -158,7 +158,8 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     const float dx = p2[0] - p1[0], dy = p2[1] - p1[1];
     const float len = sqrtf(dx * dx + dy * dy);
     const float cx = (p1[0] + p2[0]) * 0.5f, cy = (p1[1] + p2[1]) * 0.5f;
-    float nx = -dy / len, ny = dx / len;
+    const float inv = 1.0f / len; /* upstream: normal.normalize(), Eigen 2 multiplies by the inverse norm */
+    float nx = -dy * inv, ny = dx * inv;
     const float orienter = (cx - m->cell_xy[2 * (size_t)left]) * nx + (cy - m->cell_xy[2 * (size_t)left + 1]) * ny;
     if (orienter <= 0.0f) nx = -nx, ny = -ny;
     m->edge_normal[2 * (size_t)e] = nx;

@@ -755,7 +755,7 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     UM_APP_TRY(process_events(S, 0, 1, (float)dt, 1, 1));
     if (S->progress > 0 && S->itercount % S->progress == 0) {
       um_app_progress_clear(r);
-      fprintf(r->log, " step %7ld  t = %.9g  dt = %.6g\n", S->itercount, S->timestamp, dt);
+      fprintf(r->log, " step %7ld  t = %.17g  dt = %.17g\n", S->itercount, S->timestamp, dt);
       fflush(r->log);
     }
     um_app_progress(r, "volna (time in per mille of the end)", (long)(1000.0 * S->timestamp / ftime), 1000);
