@@ -131,6 +131,7 @@ static int parse_primary(parser *P) {
     if (end == at) return fail(P, at, "a number expected");
     if (*end == 'f' || *end == 'F') end++;
     if (isalpha((unsigned char)*end) || *end == '_' || *end == '.') return fail(P, at, "a malformed number");
+    if (!isfinite(v)) return fail(P, at, "a number too large for a float (upstream computes in single precision)");
     P->p = end;
     return add_node(P, N_NUM, -1, -1, -1, v);
   }

@@ -202,7 +202,7 @@ static int set_phys(lexer *L, void *obj, const char *key) {
   double v;
   if (strcmp(key, "g")) return lfail(L, "PhysicalParams: unknown setting '%s'; PhysicalParams has g", key);
   if (real(L, &v, "PhysicalParams g")) return -1;
-  if (!(v > 0)) return lfail(L, "PhysicalParams g = %g: the gravity must be > 0", v);
+  if (!(v > 0) || !isfinite((float)v)) return lfail(L, "PhysicalParams g = %g: the gravity must be > 0 (and a float)", v);
   d->g = (float)v;
   return 0;
 }
@@ -225,6 +225,7 @@ static int set_timer(lexer *L, void *obj, const char *key) {
   if (!strcmp(key, "iend")) return uint_(L, &t->iend, "iend");
   if (!strcmp(key, "start") || !strcmp(key, "step") || !strcmp(key, "end")) {
     if (real(L, &v, key)) return -1;
+    if (!isfinite((float)v)) return lfail(L, "%s = %g: too large for a float", key, v);
     if (key[1] == 't' && key[2] == 'a') t->start = (float)v;
     else if (key[1] == 't') t->step = (float)v;
     else t->end = (float)v;

@@ -71,14 +71,14 @@ TEST(VolnaExpr, FloatArithmeticAsUpstreamCompilesIt) {
 }
 
 TEST(VolnaExpr, GeneratedCIsTheSameExpressionInFloat) {
-  Expr e("return -1+.8*exp(-(x*x+y*y)/4) * (t < 1 ? sqrt(g) : 0);");
+  Expr e("return -1+.8*exp(-(x*x+y*y)/4) * (t < 1 && y >= 0 || !x ? sqrt(g) : 0);");
   ASSERT_TRUE(e.err.empty()) << e.err;
   const std::string c = e.c();
   EXPECT_NE(c.find("expf("), std::string::npos) << c;
   EXPECT_NE(c.find("sqrtf(9.810000420e+00f)"), std::string::npos) << c;  // g baked in, exactly
   EXPECT_NE(c.find("8.000000119e-01f"), std::string::npos) << c;         // .8f, 9 digits: the float exactly
   EXPECT_EQ(c.find("return"), std::string::npos) << c;
-  for (char ch : c) EXPECT_TRUE(std::strchr("0123456789.e+-*/()<>=!?:,fxytabcdeghilmnopqrstw_ ", ch)) << c;
+  for (char ch : c) EXPECT_TRUE(std::strchr("0123456789.e+-*/()<>=!?:,&|fxytabcdeghilmnopqrstw_ ", ch)) << c;
 }
 
 TEST(VolnaExpr, ErrorsNameFileLineColumnAndWhatToDo) {
@@ -96,6 +96,7 @@ TEST(VolnaExpr, ErrorsNameFileLineColumnAndWhatToDo) {
   EXPECT_NE(Expr("pow(x)").err.find("two arguments"), std::string::npos);
   EXPECT_NE(Expr("1.5.3").err.find("malformed"), std::string::npos) << Expr("1.5.3").err;
   EXPECT_NE(Expr("system(1)").err.find("unknown name 'system'"), std::string::npos);
+  EXPECT_NE(Expr("1e39 * x").err.find("too large for a float"), std::string::npos);
   std::string deep(5000, '(');
   EXPECT_NE(Expr(deep.c_str()).err.find("too deeply"), std::string::npos);
   std::string longf = "x";
