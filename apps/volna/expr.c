@@ -403,6 +403,53 @@ float vl_expr_eval(const vl_expr *e, float x, float y, float t) {
   return st[0];
 }
 
+/* The same program over n <= VL_EXPR_BLOCK points at once: one dispatch per instruction for the whole
+ * block (each point's arithmetic is exactly vl_expr_eval's). ws: vl_expr_workspace(e) floats. */
+void vl_expr_eval_block(const vl_expr *e, int n, const float *x, const float *y, float t, float *ws, float *out) {
+  float(*st)[VL_EXPR_BLOCK] = (float(*)[VL_EXPR_BLOCK])ws;
+  int sp = 0;
+  for (int i = 0; i < e->ncode; i++) {
+    const int op = e->code[i] & 0xff, arg = e->code[i] >> 8;
+    float *r = st[sp - 1], *a = st[sp - 1], *b = st[sp];
+    switch (op) {
+    case N_NUM: { const float v = e->nums[arg]; r = st[sp++]; for (int k = 0; k < n; k++) r[k] = v; break; }
+    case N_X: r = st[sp++]; for (int k = 0; k < n; k++) r[k] = x[k]; break;
+    case N_Y: r = st[sp++]; for (int k = 0; k < n; k++) r[k] = y[k]; break;
+    case N_T: r = st[sp++]; for (int k = 0; k < n; k++) r[k] = t; break;
+    case N_G: r = st[sp++]; for (int k = 0; k < n; k++) r[k] = e->g; break;
+    case N_NEG: for (int k = 0; k < n; k++) r[k] = -r[k]; break;
+    case N_NOT: for (int k = 0; k < n; k++) r[k] = (float)(r[k] == 0.0f); break;
+    case N_CALL1: for (int k = 0; k < n; k++) r[k] = call1(arg, r[k]); break;
+    case N_SEL: {
+      sp -= 2;
+      float *c = st[sp - 1], *p = st[sp], *q = st[sp + 1];
+      for (int k = 0; k < n; k++) c[k] = c[k] != 0.0f ? p[k] : q[k];
+      break;
+    }
+    default:
+      b = st[--sp], a = st[sp - 1];
+      switch (op) {
+      case N_ADD: for (int k = 0; k < n; k++) a[k] = a[k] + b[k]; break;
+      case N_SUB: for (int k = 0; k < n; k++) a[k] = a[k] - b[k]; break;
+      case N_MUL: for (int k = 0; k < n; k++) a[k] = a[k] * b[k]; break;
+      case N_DIV: for (int k = 0; k < n; k++) a[k] = a[k] / b[k]; break;
+      case N_LT: for (int k = 0; k < n; k++) a[k] = (float)(a[k] < b[k]); break;
+      case N_LE: for (int k = 0; k < n; k++) a[k] = (float)(a[k] <= b[k]); break;
+      case N_GT: for (int k = 0; k < n; k++) a[k] = (float)(a[k] > b[k]); break;
+      case N_GE: for (int k = 0; k < n; k++) a[k] = (float)(a[k] >= b[k]); break;
+      case N_EQ: for (int k = 0; k < n; k++) a[k] = (float)(a[k] == b[k]); break;
+      case N_NE: for (int k = 0; k < n; k++) a[k] = (float)(a[k] != b[k]); break;
+      case N_AND: for (int k = 0; k < n; k++) a[k] = (float)(a[k] != 0.0f && b[k] != 0.0f); break;
+      case N_OR: for (int k = 0; k < n; k++) a[k] = (float)(a[k] != 0.0f || b[k] != 0.0f); break;
+      default: for (int k = 0; k < n; k++) a[k] = call2(arg, a[k], b[k]); break;
+      }
+    }
+  }
+  for (int k = 0; k < n; k++) out[k] = st[0][k];
+}
+
+size_t vl_expr_workspace(const vl_expr *e) { return (size_t)(e->max_stack + 2) * VL_EXPR_BLOCK; }
+
 /* ---- C text ----------------------------------------------------------------------- */
 
 typedef struct {

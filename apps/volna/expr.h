@@ -46,6 +46,11 @@ void vl_expr_set_g(vl_expr *e, float g);
 int vl_expr_uses_t(const vl_expr *e);
 /* The formula at one point, in float as upstream computes it. */
 float vl_expr_eval(const vl_expr *e, float x, float y, float t);
+/* The same for up to VL_EXPR_BLOCK points (x[k], y[k]) at time t, into out[k], with a workspace of
+ * vl_expr_workspace(e) floats: the interpreter's dispatch is paid once per block. */
+#define VL_EXPR_BLOCK 64
+size_t vl_expr_workspace(const vl_expr *e);
+void vl_expr_eval_block(const vl_expr *e, int n, const float *x, const float *y, float t, float *ws, float *out);
 /* The formula as one C expression of the float variables x, y, t (literals
  * as exact float constants, float functions), for generated kernels.
  * Returns the number of characters needed (like snprintf). */

@@ -64,25 +64,41 @@ typedef struct {
   int nargs; /* 3, or 4 with the initial bathymetry (BathyRelative) */
 } vl_formula;
 
-/* Host version of every formula kernel: (xy, t, values[, zb0]). */
+/* Host version of every formula kernel: (xy, t, values[, zb0]); the formula is evaluated a block of
+ * cells at a time (vl_expr_eval_block), then applied cell by cell. */
 static void vl_formula_range(struct um_exec *x, int begin, int end) {
   const vl_formula *f = (const vl_formula *)x->kernel->user;
+  float px[VL_EXPR_BLOCK], py[VL_EXPR_BLOCK], val[VL_EXPR_BLOCK];
+  float *ws = malloc(sizeof(float) * vl_expr_workspace(f->expr));
   void *p[4];
-  for (int e = begin; e < end; e++) {
-    if (!x->nsoa) um_exec_args_aos(x, e, p, f->nargs);
-    else um_exec_args(x, e, p);
-    const float *xy = p[0];
-    float *v = p[2];
-    const float val = vl_expr_eval(f->expr, xy[0], xy[1], (float)*(const double *)p[1]);
-    switch (f->kind) {
-    case VL_INIT_ETA: v[0] += val; break;
-    case VL_INIT_U: v[1] += val; break;
-    case VL_INIT_V: v[2] += val; break;
-    case VL_INIT_BATHYMETRY: v[3] = val; break;
-    default: v[3] = *(const float *)p[3] + val; break;
+  for (int e0 = begin; e0 < end; e0 += VL_EXPR_BLOCK) {
+    const int n = end - e0 < VL_EXPR_BLOCK ? end - e0 : VL_EXPR_BLOCK;
+    float t = 0.0f;
+    for (int k = 0; k < n; k++) {
+      if (!x->nsoa) um_exec_args_aos(x, e0 + k, p, f->nargs);
+      else um_exec_args(x, e0 + k, p);
+      const float *xy = p[0];
+      px[k] = xy[0], py[k] = xy[1];
+      t = (float)*(const double *)p[1];
     }
-    if (x->nsoa_write) um_exec_scatter(x, e);
+    if (ws) vl_expr_eval_block(f->expr, n, px, py, t, ws, val);
+    else /* no memory for the workspace: one cell at a time */
+      for (int k = 0; k < n; k++) val[k] = vl_expr_eval(f->expr, px[k], py[k], t);
+    for (int k = 0; k < n; k++) {
+      if (!x->nsoa) um_exec_args_aos(x, e0 + k, p, f->nargs);
+      else um_exec_args(x, e0 + k, p);
+      float *v = p[2];
+      switch (f->kind) {
+      case VL_INIT_ETA: v[0] += val[k]; break;
+      case VL_INIT_U: v[1] += val[k]; break;
+      case VL_INIT_V: v[2] += val[k]; break;
+      case VL_INIT_BATHYMETRY: v[3] = val[k]; break;
+      default: v[3] = *(const float *)p[3] + val[k]; break;
+      }
+      if (x->nsoa_write) um_exec_scatter(x, e0 + k);
+    }
   }
+  free(ws);
 }
 
 /* The same formula as a kernel header for JIT backends. */
@@ -725,10 +741,10 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   for (int i = 0; i < S->deck.nevents; i++) S->active[i] = i;
   S->nactive = S->deck.nevents;
   S->last_gather_iter = -1;
-  fprintf(r->log, "volna: %s: %d cells, %d edges, %d nodes; g = %g, cfl = %g, end time %g; %d events (%d formulas, "
-                  "evaluated %s)\n", S->deck.file, S->mesh.ncells, S->mesh.nedges, S->mesh.nnodes, S->deck.g,
-          S->deck.cfl, S->deck.final_time, S->deck.nevents, S->nformulas,
-          strcmp(um_context_backend(r->ctx), "cuda") ? "by the formula interpreter" : "by generated device kernels");
+  fprintf(r->log, "volna: %s: %d cells, %d edges, %d nodes; g = %g, cfl = %g, end time %g; %d events (%d formulas: "
+                  "a compiled expression program on host backends, a generated kernel on JIT backends)\n",
+          S->deck.file, S->mesh.ncells, S->mesh.nedges, S->mesh.nnodes, S->deck.g, S->deck.cfl, S->deck.final_time,
+          S->deck.nevents, S->nformulas);
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));
   double sum[5], mn[2], mx[3];

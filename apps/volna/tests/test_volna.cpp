@@ -70,6 +70,17 @@ TEST(VolnaExpr, FloatArithmeticAsUpstreamCompilesIt) {
   EXPECT_FALSE(vl_expr_uses_t(Expr("x*y").e));
 }
 
+TEST(VolnaExpr, BlockEvaluationIsTheSameArithmetic) {
+  Expr e("return x > 0 ? .2*exp(-(x+3-2*t)*(x+3-2*t)-y*y) : -fmin(x, y)/3 + (t >= 1 && !(y < 0));");
+  ASSERT_TRUE(e.err.empty()) << e.err;
+  std::vector<float> ws(vl_expr_workspace(e.e)), x(VL_EXPR_BLOCK), y(VL_EXPR_BLOCK), out(VL_EXPR_BLOCK);
+  for (int n : {1, 7, VL_EXPR_BLOCK}) {
+    for (int k = 0; k < n; k++) x[k] = -3.0f + 0.37f * k, y[k] = 1.1f - 0.13f * k;
+    vl_expr_eval_block(e.e, n, x.data(), y.data(), 1.25f, ws.data(), out.data());
+    for (int k = 0; k < n; k++) EXPECT_EQ(out[k], e(x[k], y[k], 1.25f)) << n << " " << k;
+  }
+}
+
 TEST(VolnaExpr, GeneratedCIsTheSameExpressionInFloat) {
   Expr e("return -1+.8*exp(-(x*x+y*y)/4) * (t < 1 && y >= 0 || !x ? sqrt(g) : 0);");
   ASSERT_TRUE(e.err.empty()) << e.err;
