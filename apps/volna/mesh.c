@@ -246,12 +246,34 @@ static const char *elem_name(int type) {
   }
 }
 
+typedef struct {
+  int id, index;
+} id_pair;
+
+static int cmp_id(const void *a, const void *b) {
+  const int x = ((const id_pair *)a)->id, y = ((const id_pair *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
+/* the index of node `id`, or -1 */
+static int find_id(const id_pair *ids, long n, long id) {
+  long lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    const long mid = lo + (hi - lo) / 2;
+    if (ids[mid].id == id) return ids[mid].index;
+    if (ids[mid].id < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   rd r = {text, text + n, name, 0};
   char line[4096];
-  int have_format = 0, *ids = NULL, maxid = 0, *lines = NULL, rc = -1;
-  long *id_of = NULL; /* node id -> index */
+  int have_format = 0, *lines = NULL, rc = -1;
+  id_pair *ids = NULL; /* node ids with their index, sorted by id */
+  long nids = 0;
   size_t cap = 0;
   while (next_line(&r, line, sizeof line)) {
     if (!strncmp(line, "$MeshFormat", 11)) {
@@ -274,15 +296,23 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
       }
       have_format = 1;
     } else if (!strncmp(line, "$Nodes", 6)) {
+      if (m->node_xy) {
+        snprintf(err, errlen, "%s:%d: a second $Nodes section: a Gmsh format 2 mesh has one", name, r.line);
+        goto out;
+      }
       long nn;
       char *e;
       if (!next_line(&r, line, sizeof line) || (nn = strtol(line, &e, 10), e == line) || nn < 1 || nn > INT_MAX / 4) {
         snprintf(err, errlen, "%s:%d: '$Nodes': the number of nodes (>= 1) expected", name, r.line);
         goto out;
       }
+      if ((size_t)nn > (size_t)(r.end - r.p) / 8 + 1) { /* a node line has at least 8 characters */
+        snprintf(err, errlen, "%s:%d: $Nodes claims %ld nodes, more than the file can hold", name, r.line, nn);
+        goto out;
+      }
       m->nnodes = (int)nn;
       m->node_xy = xalloc(2 * (size_t)nn, sizeof(float));
-      ids = xalloc((size_t)nn, sizeof(int));
+      ids = xalloc((size_t)nn, sizeof *ids);
       if (!m->node_xy || !ids) {
         snprintf(err, errlen, "%s: out of memory for %ld nodes", name, nn);
         goto out;
@@ -294,30 +324,20 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
           snprintf(err, errlen, "%s:%d: node %ld of %ld: 'id x y z' expected (id >= 1)", name, r.line, i + 1, nn);
           goto out;
         }
-        ids[i] = id;
-        if (id > maxid) maxid = id;
+        ids[i].id = id;
+        ids[i].index = (int)i;
         m->node_xy[2 * i] = (float)x;
         m->node_xy[2 * i + 1] = (float)y;
       }
-      if (maxid > INT_MAX / 2) {
-        snprintf(err, errlen, "%s: node id %d too large", name, maxid);
-        goto out;
-      }
-      id_of = xalloc((size_t)maxid + 1, sizeof(long));
-      if (!id_of) {
-        snprintf(err, errlen, "%s: out of memory", name);
-        goto out;
-      }
-      for (int i = 0; i <= maxid; i++) id_of[i] = -1;
-      for (long i = 0; i < nn; i++) {
-        if (id_of[ids[i]] >= 0) {
-          snprintf(err, errlen, "%s: node id %d appears twice in $Nodes", name, ids[i]);
+      nids = nn;
+      qsort(ids, (size_t)nn, sizeof *ids, cmp_id);
+      for (long i = 1; i < nn; i++)
+        if (ids[i].id == ids[i - 1].id) {
+          snprintf(err, errlen, "%s: node id %d appears twice in $Nodes", name, ids[i].id);
           goto out;
         }
-        id_of[ids[i]] = i;
-      }
     } else if (!strncmp(line, "$Elements", 9)) {
-      if (!id_of) {
+      if (!ids) {
         snprintf(err, errlen, "%s:%d: $Elements before $Nodes", name, r.line);
         goto out;
       }
@@ -333,19 +353,19 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
           goto out;
         }
         long v[64];
-        int k = 0;
+        int k = 0, range = 0;
         char *s = line;
         while (k < 64) {
           char *q;
           errno = 0;
           long x = strtol(s, &q, 10);
           if (q == s) break;
-          if (errno) k = 64;
+          if (errno || x < INT_MIN || x > INT_MAX) range = 1;
           v[k++] = x;
           s = q;
         }
         while (isspace((unsigned char)*s)) s++;
-        if (k < 3 || *s || v[2] < 0 || 3 + v[2] > k) {
+        if (range || k < 3 || *s || v[2] < 0 || 3 + v[2] > k) {
           snprintf(err, errlen, "%s:%d: element %ld: 'id type ntags tags... nodes...' expected", name, r.line, i + 1);
           goto out;
         }
@@ -375,12 +395,13 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
           cap = nc;
         }
         for (int j = 0; j < 3; j++) {
-          if (nodes[j] < 1 || nodes[j] > maxid || id_of[nodes[j]] < 0) {
+          const int k = find_id(ids, nids, nodes[j]);
+          if (k < 0) {
             snprintf(err, errlen, "%s:%d: triangle %ld refers to node %ld, which $Nodes does not define", name,
                      r.line, v[0], nodes[j]);
             goto out;
           }
-          m->cell_nodes[3 * (size_t)m->ncells + j] = (int)id_of[nodes[j]];
+          m->cell_nodes[3 * (size_t)m->ncells + j] = k;
         }
         lines[m->ncells++] = r.line;
       }
@@ -397,7 +418,6 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
   rc = vl_mesh_finish(m, name, lines, err, errlen);
 out:
   free(ids);
-  free(id_of);
   free(lines);
   if (rc) vl_mesh_free(m);
   return rc;
