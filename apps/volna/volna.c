@@ -781,6 +781,14 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   r->run_seconds = um_wtime() - t_run;
   const double per_step = S->itercount > 1 ? (r->run_seconds - t_first) / (double)(S->itercount - 1) : r->run_seconds;
   /* the maxima at the end, as upstream writes them for a timer of step -1 */
+  for (int i = 0; i < S->deck.nevents; i++) {
+    const vl_event *ev = &S->deck.events[i];
+    if (ev->timer.step != -1) continue;
+    if (ev->kind == VL_OUT_MAX_ELEVATION && S->maxel_init)
+      UM_APP_TRY(write_fields_h5(S, S->max_el, ev->stream, ev->timer.iter));
+    if (ev->kind == VL_OUT_MAX_SPEED && S->maxsp_init)
+      UM_APP_TRY(write_fields_h5(S, S->max_sp, ev->stream, ev->timer.iter));
+  }
   UM_APP_TRY(write_gauges(S));
   UM_APP_TRY(metrics(S, vol0, per_step));
   fprintf(r->log, "  time stepping %.3f s: first step %.3f s (with plans, uploads, compilation), then %.4f ms per step\n",
