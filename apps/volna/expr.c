@@ -53,7 +53,7 @@ struct vl_expr {
 
 typedef struct {
   const char *s, *p, *file;
-  int line0;
+  int line0, col0; /* where the formula starts in its file */
   int depth;
   vl_expr *e;
   char *err;
@@ -66,7 +66,7 @@ static void where(const parser *P, const char *at, int *line, int *col) {
   const char *bol = P->s;
   for (const char *q = P->s; q < at; q++)
     if (*q == '\n') (*line)++, bol = q + 1;
-  *col = (int)(at - bol) + 1;
+  *col = (int)(at - bol) + (bol == P->s ? P->col0 : 1);
 }
 
 static int fail(parser *P, const char *at, const char *fmt, ...) {
@@ -84,7 +84,7 @@ static int fail(parser *P, const char *at, const char *fmt, ...) {
   int n = 0;
   for (const char *q = at; *q && *q != '\n' && n < 16; q++) tok[n++] = isprint((unsigned char)*q) ? *q : '?';
   tok[n] = 0;
-  snprintf(P->err, P->errlen, "%s:%d: formula, column %d: %s (found %s%s%s); a formula is a C expression of x, y, t "
+  snprintf(P->err, P->errlen, "%s:%d:%d: in the formula: %s (found %s%s%s); a formula is a C expression of x, y, t "
            "and g, e.g. { return -1 + .1*exp(-(x*x+y*y)); }",
            P->file ? P->file : "formula", line, col, what, *at ? "'" : "the end of the formula", tok, *at ? "'" : "");
   return -1;
@@ -277,6 +277,10 @@ static int emit(vl_expr *e, int k, int depth) {
 }
 
 int vl_expr_parse(const char *text, const char *file, int line, vl_expr **out, char *err, size_t errlen) {
+  return vl_expr_parse_at(text, file, line, 1, out, err, errlen);
+}
+
+int vl_expr_parse_at(const char *text, const char *file, int line, int col, vl_expr **out, char *err, size_t errlen) {
   *out = NULL;
   vl_expr *e = calloc(1, sizeof *e);
   if (!e) return snprintf(err, errlen, "out of memory parsing a formula"), -1;
@@ -286,7 +290,7 @@ int vl_expr_parse(const char *text, const char *file, int line, vl_expr **out, c
     free(e);
     return snprintf(err, errlen, "out of memory parsing a formula"), -1;
   }
-  parser P = {text, text, file, line, 0, e, err, errlen, 0};
+  parser P = {text, text, file, line, col, 0, e, err, errlen, 0};
   skip(&P);
   const char *q = P.p;
   if (!strncmp(q, "return", 6) && !isalnum((unsigned char)q[6]) && q[6] != '_') P.p += 6;
@@ -314,7 +318,7 @@ int vl_expr_parse(const char *text, const char *file, int line, vl_expr **out, c
   if (top > e->max_stack) e->max_stack = top;
   if (e->max_stack > VL_MAX_STACK) {
     vl_expr_free(e);
-    return snprintf(err, errlen, "%s:%d: formula: nests too deeply", file ? file : "formula", line), -1;
+    return snprintf(err, errlen, "%s:%d: the formula nests too deeply", file ? file : "formula", line), -1;
   }
   *out = e;
   return 0;

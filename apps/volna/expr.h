@@ -35,10 +35,10 @@ extern "C" {
 
 typedef struct vl_expr vl_expr;
 
-/* Parses `text`. Errors name `file`:line (line = `line` plus the newlines
- * before the offending token), the column within that line, what was found
- * and what was expected; *out is NULL then. */
+/* Parses `text`, which starts in `file` at `line`, column `col` (vl_expr_parse: column 1). Errors name
+ * file:line:column of the offending token, what was found and what was expected; *out is NULL then. */
 int vl_expr_parse(const char *text, const char *file, int line, vl_expr **out, char *err, size_t errlen);
+int vl_expr_parse_at(const char *text, const char *file, int line, int col, vl_expr **out, char *err, size_t errlen);
 void vl_expr_free(vl_expr *e);
 /* The value of `g` in the formula (default 9.81; the deck's PhysicalParams). */
 void vl_expr_set_g(vl_expr *e, float g);

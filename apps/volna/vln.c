@@ -320,6 +320,9 @@ static int init_event(lexer *L, vl_deck *d, int line) {
   if (expect(L, '{', "before the formula")) return -1;
   const char *start = L->p;
   int fline = L->line;
+  const char *bol = start;
+  while (bol > L->s && bol[-1] != '\n') bol--;
+  const int fcol = (int)(start - bol) + 1;
   while (L->p < L->end && *L->p != '}') {
     if (*L->p == '\n') L->line++;
     L->p++;
@@ -334,7 +337,7 @@ static int init_event(lexer *L, vl_deck *d, int line) {
   if (!e->formula_text) return lfail(L, "out of memory");
   memcpy(e->formula_text, start, len);
   e->formula_text[len] = 0;
-  if (vl_expr_parse(e->formula_text, L->name, fline, &e->formula, L->err, L->errlen)) {
+  if (vl_expr_parse_at(e->formula_text, L->name, fline, fcol, &e->formula, L->err, L->errlen)) {
     L->failed = 1;
     return -1;
   }

@@ -94,7 +94,7 @@ TEST(VolnaExpr, GeneratedCIsTheSameExpressionInFloat) {
 
 TEST(VolnaExpr, ErrorsNameFileLineColumnAndWhatToDo) {
   Expr a("return -1 + xx;", 7);
-  EXPECT_NE(a.err.find("deck.vln:7: formula, column 13: unknown name 'xx'"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("deck.vln:7:13: in the formula: unknown name 'xx'"), std::string::npos) << a.err;
   EXPECT_NE(a.err.find("the variables are x, y, t and g"), std::string::npos) << a.err;
   Expr b("return (x + 1;", 3);
   EXPECT_NE(b.err.find("deck.vln:3:"), std::string::npos) << b.err;
@@ -186,7 +186,7 @@ TEST(VolnaDeck, ErrorsNameTheLineAndWhatToDo) {
   EXPECT_NE(err(head + "Init { } Pressure { return 1; }\n").find("'Pressure' is not something to initialise"),
             std::string::npos);
   EXPECT_NE(err(head + "Init { istep = -1 } Eta { return 1; }\n").find("istep = -1"), std::string::npos);
-  EXPECT_NE(err(head + "Init { } Eta { return 1 +; }\n").find("case.vln:3: formula"), std::string::npos);
+  EXPECT_NE(err(head + "Init { } Eta { return 1 +; }\n").find("case.vln:3:26: in the formula"), std::string::npos);
   EXPECT_NE(err(head + "Init { } Eta { return 1;\n").find("no closing '}'"), std::string::npos);
   EXPECT_NE(err(head + "OutputTime { istep = 1 } cout\n").find("'\"' expected"), std::string::npos);
   EXPECT_NE(err(head + "OutputLocation { } \"g\"\n").find("the point is missing"), std::string::npos);
