@@ -491,6 +491,54 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
   RecordProperty("kernels_compiled", n);
 }
 
+TEST(CudaNvrtc, EveryVolnaLoopCompiles) {
+  // a deck with every event kind: each Init formula becomes a kernel generated from the parsed expression
+  // (Eta, U, V, Bathymetry, BathyRelative), plus the landslide, the maxima and a gauge; 2 steps
+  const char *deck =
+      "Time { end = 1 }\n"
+      "Mesh Rectangle -2 2 -1 1 4 2\n"
+      "PhysicalParams { g = 9.81 }\n"
+      "NumericalParams { cfl = .45 }\n"
+      "Init { istart = 0 iend = 0 } Bathymetry { return -1 + .1*exp(-x*x-y*y) - (x > 1 ? .05 : 0);}\n"
+      "Init { istart = 0 iend = 0 } Eta { return .01*sqrt(g)*cos(x)*(t < 1 && y >= -1);}\n"
+      "Init { istart = 0 iend = 0 } U { return pow(fabs(x), 1.5)*.01;}\n"
+      "Init { istart = 0 iend = 0 } V { return !(y > 0)*atan2(y, x)*.001;}\n"
+      "Init { istart = 0 istep = 1 } BathyRelative { return .01*t*exp(-(x-t)*(x-t));}\n"
+      "Init { istart = 0 iend = 0 } GaussianLandslide { A = .1 V = 1 lx = 1 ly = 1 }\n"
+      "OutputLocation { istep = 1 } \"g1\" { x = 0.3 y = 0.2 }\n"
+      "OutputMaxElevation { istep = 1 } \"maxel\"\n"
+      "OutputMaxSpeed { istep = 1 } \"maxsp\"\n";
+  const char *path = "volna_every_event.vln";
+  FILE *f = std::fopen(path, "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(deck, f);
+  std::fclose(f);
+  um_context *ctx = seq_context();
+  ASSERT_TRUE(run_app(ctx, "volna", std::string("app: volna\nmesh: {file: ") + path + "}\nparams: {max_steps: 2}\n"));
+  std::vector<std::string> loops;
+  int formulas = 0;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    um_loop_stats st;
+    ASSERT_EQ(um_loop_stats_get(ctx, i, &st), UM_SUCCESS);
+    loops.push_back(st.name);
+    if (std::string(st.name).find("_formula") != std::string::npos) formulas++;
+  }
+  EXPECT_EQ(formulas, 5) << "initEta/U/V/Bathymetry/BathyRelative_formula";
+  EXPECT_GE(loops.size(), 15u);
+  // the generated formula kernel: the expression as float C (exact literals, float functions)
+  char *src = nullptr;
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "initBathymetry_formula", &o, &src), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_NE(std::string(src).find("vl_formula_0("), std::string::npos) << src;
+  free(src);
+  int n = compile_all(ctx, loops, true);
+  EXPECT_GE(n, (int)loops.size());
+  RecordProperty("kernels_compiled", n);
+  um_finalize(&ctx);
+  std::remove(path);
+}
+
 TEST(CudaNvrtc, EveryTestKernelCompiles) {
   um_context *ctx = seq_context();
   tcw::Mesh m = tcw::random_mesh(50, 120, 40, 7);

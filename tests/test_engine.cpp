@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "um/report.h"
+#include "um/exec.h"
 #include "um/um.h"
 }
 #include "test_kernels.h"
@@ -342,6 +343,62 @@ TEST(Engine, ErrorMessageCarriesTrail) {
   EXPECT_NE(m.find(" <- context.c:"), std::string::npos) << m;
   um_error_clear(c.ctx);
   EXPECT_EQ(c.msg(), "");
+}
+
+// A kernel built at run time: its range reads its own data through x->kernel->user (e.g. a formula
+// compiled from an input file); the context keeps the descriptor and its strings (um_decl_kernel).
+struct Scale {
+  double factor;
+};
+void scale_range(um_exec *x, int begin, int end) {
+  const Scale *s = static_cast<const Scale *>(x->kernel->user);
+  void *p[2];
+  for (int e = begin; e < end; e++) {
+    if (!x->nsoa) um_exec_args_aos(x, e, p, 2);
+    else um_exec_args(x, e, p);
+    const double *in = static_cast<const double *>(p[0]);
+    double *out = static_cast<double *>(p[1]);
+    out[0] = s->factor * in[0] + in[1];
+    out[1] = -in[0];
+    if (x->nsoa_write) um_exec_scatter(x, e);
+  }
+}
+
+TEST(Engine, RunTimeKernelWithUserData) {
+  for (const char *backend : {"seq", "openmp"})
+    for (um_layout layout : {UM_AOS, UM_SOA}) {
+      Ctx c(backend, layout);
+      um_set *s = nullptr;
+      um_dat *a = nullptr, *b = nullptr;
+      const double av[6] = {1, 2, 3, 4, 5, 6};
+      ASSERT_EQ(um_decl_set(c.ctx, 3, "points", &s), UM_SUCCESS);
+      ASSERT_EQ(um_decl_dat(c.ctx, s, 2, UM_DOUBLE, av, "a", &a), UM_SUCCESS);
+      ASSERT_EQ(um_decl_dat(c.ctx, s, 2, UM_DOUBLE, nullptr, "b", &b), UM_SUCCESS);
+      Scale sc{10.0};
+      std::string name = "scale_generated", src = "/* generated */", hdr = "scale.h";
+      const um_kernel k = {name.c_str(), 2, scale_range, src.c_str(), hdr.c_str(), &sc};
+      const um_kernel *kk = nullptr;
+      ASSERT_EQ(um_decl_kernel(c.ctx, &k, &kk), UM_SUCCESS) << c.msg();
+      name.assign("overwritten");  // the context holds its own copies of the strings
+      src.assign("overwritten");
+      EXPECT_STREQ(kk->name, "scale_generated");
+      EXPECT_STREQ(kk->source, "/* generated */");
+      EXPECT_STREQ(kk->source_name, "scale.h");
+      EXPECT_EQ(kk->user, &sc);
+      ASSERT_EQ(UM_PAR_LOOP(c.ctx, *kk, "scale", s, um_arg_dat(a, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                            um_arg_dat(b, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)),
+                UM_SUCCESS)
+          << c.msg();
+      double bv[6];
+      ASSERT_EQ(um_dat_fetch(c.ctx, b, bv, sizeof bv), UM_SUCCESS);
+      for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(bv[2 * i], 10.0 * av[2 * i] + av[2 * i + 1]) << backend;
+        EXPECT_EQ(bv[2 * i + 1], -av[2 * i]) << backend;
+      }
+      const um_kernel bad = {"bad", 0, scale_range, nullptr, nullptr, nullptr};
+      EXPECT_EQ(um_decl_kernel(c.ctx, &bad, &kk), UM_ERR_ARG);
+      EXPECT_NE(c.msg().find("1 to 48 arguments"), std::string::npos) << c.msg();
+    }
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ typedef struct {
 } um_exec_arg;
 
 typedef struct um_exec {
+  const struct um_kernel *kernel; /* the loop's kernel (its user data: kernel->user) */
   int nargs;
   int nsoa;          /* SoA args (0: every arg takes the fast AoS path)  */
   int nsoa_write;    /* SoA args that the kernel may write              */

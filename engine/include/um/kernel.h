@@ -98,7 +98,7 @@
       }                                                                          \
     }                                                                            \
   }                                                                              \
-  const um_kernel fn##_kernel = {#fn, n, fn##_um_range, src, srcname}
+  const um_kernel fn##_kernel = {#fn, n, fn##_um_range, src, srcname, NULL}
 
 #endif /* host */
 #endif

@@ -244,10 +244,27 @@ typedef struct um_kernel {
   void (*range)(struct um_exec *x, int begin, int end);
   const char *source;   /* text of the kernel header (for JIT backends), may be NULL */
   const char *source_name;
+  /* Kernels built at run time (e.g. from a formula read from an input file):
+   * whatever the range function needs besides the arguments (an expression
+   * program); it reads it as x->kernel->user. NULL for UM_KERNEL_DEFINE. The
+   * source text then is generated too (a header defining `name`), so JIT
+   * backends compile the same function the host interprets. The descriptor,
+   * its strings and user data must outlive the loops that use it, and a JIT
+   * backend keys compiled code by the descriptor's address and source text. */
+  const void *user;
 } um_kernel;
 
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set,
                 int nargs, const um_arg *args);
+
+/* A kernel built at run time (see um_kernel.user): the context keeps a copy of
+ * the descriptor with its name, source and source_name strings until
+ * um_finalize, so loops recorded with it (statistics, code generation for a
+ * JIT backend) stay valid after the caller frees its own. The user data is not
+ * copied: it must live while loops with the kernel run. *out is the copy to
+ * pass to um_par_loop. UM_ERR_ARG without a name, a range function or nargs in
+ * 1..UM_MAX_ARGS (48). */
+int um_decl_kernel(um_context *ctx, const um_kernel *kernel, const um_kernel **out);
 
 /* Convenience: UM_PAR_LOOP(ctx, kernel, "name", set, arg, arg, ...) */
 #ifndef __cplusplus

@@ -195,6 +195,8 @@ int um_finalize(um_context **pctx) {
     free(ctx->consts[i].data);
   }
   for (int i = 0; i < ctx->nloops; i++) free(ctx->loops[i].name);
+  for (int i = 0; i < ctx->nkernels; i++) free(ctx->kernels[i]); /* descriptor and its strings: one block */
+  free(ctx->kernels);
   free(ctx->sets);
   free(ctx->maps);
   free(ctx->dats);
@@ -420,5 +422,35 @@ int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_ty
   if (dim) *dim = c->dim;
   if (type) *type = c->type;
   if (data) *data = c->data;
+  return UM_SUCCESS;
+}
+
+int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
+  if (!ctx || !out) return UM_ERR_ARG;
+  *out = NULL;
+  if (!k || !k->name || !*k->name || !k->range || k->nargs < 1 || k->nargs > UM_MAX_ARGS)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "um_decl_kernel: a kernel needs a name, a range function and 1 to %d arguments (got '%s', %d)",
+                    UM_MAX_ARGS, k && k->name ? k->name : "(null)", k ? k->nargs : 0);
+  /* one block: the descriptor, then its three strings */
+  const size_t ln = strlen(k->name) + 1, ls = k->source ? strlen(k->source) + 1 : 0,
+               lh = k->source_name ? strlen(k->source_name) + 1 : 0;
+  size_t bytes = sizeof(um_kernel);
+  if (um_size_add(bytes, ln, &bytes) || um_size_add(bytes, ls, &bytes) || um_size_add(bytes, lh, &bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_decl_kernel '%s': source too large", k->name);
+  um_kernel *c = malloc(bytes);
+  if (!c || UM_GROW(ctx->kernels, ctx->capkernels, ctx->nkernels)) {
+    free(c);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring kernel '%s'", k->name);
+  }
+  char *s = (char *)(c + 1);
+  *c = *k;
+  memcpy(s, k->name, ln);
+  c->name = s;
+  s += ln;
+  if (ls) memcpy(s, k->source, ls), c->source = s, s += ls;
+  if (lh) memcpy(s, k->source_name, lh), c->source_name = s;
+  ctx->kernels[ctx->nkernels++] = c;
+  *out = c;
   return UM_SUCCESS;
 }

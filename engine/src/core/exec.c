@@ -7,6 +7,7 @@
 #include "internal.h"
 
 void um_exec_init(um_exec *x, const um_loop *loop) {
+  x->kernel = loop->kernel;
   x->nargs = loop->nargs;
   x->nsoa = 0;
   x->nsoa_write = 0;

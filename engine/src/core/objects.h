@@ -102,6 +102,8 @@ struct um_context {
   um_const *consts;
   um_loop_rec *loops;
   um_plan_cache *plans;
+  int nkernels, capkernels;
+  um_kernel **kernels;   /* run-time kernels (um_decl_kernel): copies owned by the context */
 };
 
 #endif

@@ -1,0 +1,423 @@
+// Volna's deck reader, formula parser and interpreter, meshes (upstream's numbering, Gmsh), the
+// exact dam break and properties of the flux kernels (lake at rest, symmetry, conservation).
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "volna.h"
+#include "volna_kernels.h"
+}
+
+namespace {
+
+// ---- formulas ----------------------------------------------------------------------
+
+struct Expr {
+  vl_expr *e = nullptr;
+  std::string err;
+  explicit Expr(const char *text, int line = 1) {
+    char buf[1024] = "";
+    if (vl_expr_parse(text, "deck.vln", line, &e, buf, sizeof buf)) err = buf;
+  }
+  ~Expr() { vl_expr_free(e); }
+  float operator()(float x, float y = 0, float t = 0) const { return vl_expr_eval(e, x, y, t); }
+  std::string c() const {
+    std::string s(vl_expr_to_c(e, nullptr, 0) + 1, '\0');
+    vl_expr_to_c(e, &s[0], s.size());
+    s.resize(s.size() - 1);
+    return s;
+  }
+};
+
+TEST(VolnaExpr, PrecedenceAndOperatorsAsC) {
+  EXPECT_EQ(Expr("return 1+2*x;")(3), 7.0f);
+  EXPECT_EQ(Expr("(1+2)*x")(3), 9.0f);
+  EXPECT_EQ(Expr("-x*-2 - -1")(3), 7.0f);
+  EXPECT_EQ(Expr("8/2/2")(0), 2.0f);
+  EXPECT_EQ(Expr("1 - 2 - 3")(0), -4.0f);
+  EXPECT_EQ(Expr("x < 1 + 1")(1.5f), 1.0f);  // + binds tighter than <
+  EXPECT_EQ(Expr("x <= 2 && x >= 2 || 0")(2), 1.0f);
+  EXPECT_EQ(Expr("x == 2")(2), 1.0f);
+  EXPECT_EQ(Expr("x != 2")(2), 0.0f);
+  EXPECT_EQ(Expr("!x")(0), 1.0f);
+  EXPECT_EQ(Expr("x > 0 ? 5 : x < -1 ? 6 : 7")(-0.5f), 7.0f);
+  EXPECT_EQ(Expr("x > 0 ? 5 : x < -1 ? 6 : 7")(-2), 6.0f);
+  EXPECT_EQ(Expr("1/2")(0), 0.5f) << "numbers are float as upstream writes them (1.0f/2.0f), not C ints";
+  EXPECT_EQ(Expr("t*y")(0, 3, 2), 6.0f);
+  EXPECT_FLOAT_EQ(Expr("g")(0), 9.81f);
+  EXPECT_FLOAT_EQ(Expr("pow(x, 2) + fmin(x, 1) + fmax(x, 1) + fmod(x, 2) + atan2(0, 1)")(3), 9 + 1 + 3 + 1);
+  EXPECT_FLOAT_EQ(Expr("M_PI")(0), 3.14159265f);
+}
+
+TEST(VolnaExpr, FloatArithmeticAsUpstreamCompilesIt) {
+  // upstream's pre-processor writes .2f, -5.0f, ... and evaluates in float: the same bits
+  Expr e(" return .2*(-5-x)*(x<0)-(x>=0)+.2*(t<1)*exp(-(x+3-2*t)*(x+3-2*t)-y*y)+.2*(t>=1)*exp(-(x+1)*(x+1)-y*y);");
+  ASSERT_TRUE(e.err.empty()) << e.err;
+  EXPECT_TRUE(vl_expr_uses_t(e.e));
+  for (float x : {-7.3f, -3.0f, -0.1f, 0.0f, 0.7f, 4.2f})
+    for (float y : {-1.5f, 0.0f, 0.3f})
+      for (float t : {0.0f, 0.5f, 1.0f, 2.5f}) {
+        const float want = .2f * (-5.0f - x) * (x < 0.0f) - (x >= 0.0f) +
+                           .2f * (t < 1.0f) * expf(-(x + 3.0f - 2.0f * t) * (x + 3.0f - 2.0f * t) - y * y) +
+                           .2f * (t >= 1.0f) * expf(-(x + 1.0f) * (x + 1.0f) - y * y);
+        EXPECT_EQ(e(x, y, t), want) << x << " " << y << " " << t;
+      }
+  EXPECT_FALSE(vl_expr_uses_t(Expr("x*y").e));
+}
+
+TEST(VolnaExpr, BlockEvaluationIsTheSameArithmetic) {
+  Expr e("return x > 0 ? .2*exp(-(x+3-2*t)*(x+3-2*t)-y*y) : -fmin(x, y)/3 + (t >= 1 && !(y < 0));");
+  ASSERT_TRUE(e.err.empty()) << e.err;
+  std::vector<float> ws(vl_expr_workspace(e.e)), x(VL_EXPR_BLOCK), y(VL_EXPR_BLOCK), out(VL_EXPR_BLOCK);
+  for (int n : {1, 7, VL_EXPR_BLOCK}) {
+    for (int k = 0; k < n; k++) x[k] = -3.0f + 0.37f * k, y[k] = 1.1f - 0.13f * k;
+    vl_expr_eval_block(e.e, n, x.data(), y.data(), 1.25f, ws.data(), out.data());
+    for (int k = 0; k < n; k++) EXPECT_EQ(out[k], e(x[k], y[k], 1.25f)) << n << " " << k;
+  }
+}
+
+TEST(VolnaExpr, GeneratedCIsTheSameExpressionInFloat) {
+  Expr e("return -1+.8*exp(-(x*x+y*y)/4) * (t < 1 && y >= 0 || !x ? sqrt(g) : 0);");
+  ASSERT_TRUE(e.err.empty()) << e.err;
+  const std::string c = e.c();
+  EXPECT_NE(c.find("expf("), std::string::npos) << c;
+  EXPECT_NE(c.find("sqrtf(9.810000420e+00f)"), std::string::npos) << c;  // g baked in, exactly
+  EXPECT_NE(c.find("8.000000119e-01f"), std::string::npos) << c;         // .8f, 9 digits: the float exactly
+  EXPECT_EQ(c.find("return"), std::string::npos) << c;
+  for (char ch : c) EXPECT_TRUE(std::strchr("0123456789.e+-*/()<>=!?:,&|fxytabcdeghilmnopqrstw_ ", ch)) << c;
+}
+
+TEST(VolnaExpr, ErrorsNameFileLineColumnAndWhatToDo) {
+  Expr a("return -1 + xx;", 7);
+  EXPECT_NE(a.err.find("deck.vln:7:13: in the formula: unknown name 'xx'"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("the variables are x, y, t and g"), std::string::npos) << a.err;
+  Expr b("return (x + 1;", 3);
+  EXPECT_NE(b.err.find("deck.vln:3:"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("')' expected"), std::string::npos) << b.err;
+  Expr c("return x\n  + 2 3;", 10);
+  EXPECT_NE(c.err.find("deck.vln:11:"), std::string::npos) << "the second line of the formula: " << c.err;
+  EXPECT_NE(Expr("").err.find("an empty formula"), std::string::npos);
+  EXPECT_NE(Expr("x % 2").err.find("fmod"), std::string::npos);
+  EXPECT_NE(Expr("exp(x, y)").err.find("')' expected"), std::string::npos);
+  EXPECT_NE(Expr("pow(x)").err.find("two arguments"), std::string::npos);
+  EXPECT_NE(Expr("1.5.3").err.find("malformed"), std::string::npos) << Expr("1.5.3").err;
+  EXPECT_NE(Expr("system(1)").err.find("unknown name 'system'"), std::string::npos);
+  EXPECT_NE(Expr("1e39 * x").err.find("too large for a float"), std::string::npos);
+  std::string deep(5000, '(');
+  EXPECT_NE(Expr(deep.c_str()).err.find("too deeply"), std::string::npos);
+  std::string longf = "x";
+  for (int i = 0; i < 3000; i++) longf += "+x";
+  EXPECT_NE(Expr(longf.c_str()).err.find("too long"), std::string::npos);
+}
+
+// ---- decks -----------------------------------------------------------------------------
+
+struct Deck {
+  vl_deck d;
+  std::string err;
+  int rc;
+  explicit Deck(const std::string &text) {
+    char buf[2048] = "";
+    rc = vl_deck_parse(text.c_str(), text.size(), "case.vln", ".", &d, buf, sizeof buf);
+    err = buf;
+  }
+  ~Deck() {
+    if (!rc) vl_deck_free(&d);
+  }
+};
+
+const char *kLandslide =
+    "Time { end = 4 }\n"
+    "Mesh Rectangle -10 30 -10 10 80 40\n"
+    "PhysicalParams { g = 9.81 }\n"
+    "# a comment line\n"
+    "NumericalParams { cfl = .45 }   # and a trailing one\n"
+    "Init { istart = 0 istep = 1 } Bathymetry { return .2*(-5-x)*(x<0)-(x>=0);}\n"
+    "OutputTime { istep = 100 } \"cout\"\n"
+    "OutputConservedQuantities { istep = 100 } \"cout\"\n"
+    "OutputLocation { step = .5 } \"gauge\" { x = 1.5 y = -2 }\n";
+
+TEST(VolnaDeck, ReadsUpstreamsStatements) {
+  Deck k(kLandslide);
+  ASSERT_EQ(k.rc, 0) << k.err;
+  const vl_deck &d = k.d;
+  EXPECT_EQ(d.final_time, 4.0);
+  EXPECT_TRUE(d.rectangle);
+  EXPECT_EQ(d.nx, 80);
+  EXPECT_EQ(d.ny, 40);
+  EXPECT_EQ(d.xmin, -10.0f);
+  EXPECT_EQ(d.ymax, 10.0f);
+  EXPECT_EQ(d.g, 9.81f);
+  EXPECT_EQ(d.cfl, 0.45f);
+  ASSERT_EQ(d.nevents, 4);
+  EXPECT_EQ(d.events[0].kind, VL_INIT_BATHYMETRY);
+  EXPECT_EQ(d.events[0].post_update, 0);
+  EXPECT_EQ(d.events[0].timer.istep, 1u);
+  EXPECT_EQ(d.events[0].timer.iend, (unsigned)INT_MAX);
+  EXPECT_EQ(d.events[0].line, 6);
+  ASSERT_NE(d.events[0].formula, nullptr);
+  EXPECT_EQ(vl_expr_eval(d.events[0].formula, -6, 0, 0), .2f * 1.0f);
+  EXPECT_EQ(d.events[1].kind, VL_OUT_TIME);
+  EXPECT_EQ(d.events[1].post_update, 1);
+  EXPECT_EQ(d.events[1].timer.istep, 100u);
+  EXPECT_STREQ(d.events[1].stream, "cout");
+  EXPECT_EQ(d.events[3].kind, VL_OUT_LOCATION);
+  EXPECT_EQ(d.events[3].x, 1.5f);
+  EXPECT_EQ(d.events[3].y, -2.0f);
+  EXPECT_EQ(d.events[3].timer.step, 0.5);
+  EXPECT_EQ(d.events[3].timer.istep, (unsigned)INT_MAX) << "a time step turns iteration steps off, as upstream";
+}
+
+TEST(VolnaDeck, ErrorsNameTheLineAndWhatToDo) {
+  auto err = [](const std::string &t) { return Deck(t).err; };
+  const std::string head = "Time { end = 1 }\nMesh Rectangle 0 1 0 1 2 2\n";
+  EXPECT_NE(err(head + "Friction { n = 1 }\n").find("case.vln:3: unknown statement 'Friction'"), std::string::npos);
+  EXPECT_NE(err(head + "PhysicalParams { g = fast }\n").find("case.vln:3: PhysicalParams g: a number expected"),
+            std::string::npos);
+  EXPECT_NE(err(head + "PhysicalParams { h = 1 }\n").find("unknown setting 'h'"), std::string::npos);
+  EXPECT_NE(err(head + "NumericalParams { cfl = 2 }\n").find("must be in (0, 1]"), std::string::npos);
+  EXPECT_NE(err(head + "Init { istart = 0 } Eta \"eta.txt\"\n").find("case.vln:3: Init Eta from the file"),
+            std::string::npos);
+  EXPECT_NE(err(head + "Init { } Pressure { return 1; }\n").find("'Pressure' is not something to initialise"),
+            std::string::npos);
+  EXPECT_NE(err(head + "Init { istep = -1 } Eta { return 1; }\n").find("istep = -1"), std::string::npos);
+  EXPECT_NE(err(head + "Init { } Eta { return 1 +; }\n").find("case.vln:3:26: in the formula"), std::string::npos);
+  EXPECT_NE(err(head + "Init { } Eta { return 1;\n").find("no closing '}'"), std::string::npos);
+  EXPECT_NE(err(head + "OutputTime { istep = 1 } cout\n").find("'\"' expected"), std::string::npos);
+  EXPECT_NE(err(head + "OutputLocation { } \"g\"\n").find("the point is missing"), std::string::npos);
+  EXPECT_NE(err(head + "BoundaryCondition 1 SubCriticalInflowEta x\n").find("reflective"), std::string::npos);
+  EXPECT_NE(err("Time { end = 1 }\n").find("no Mesh statement"), std::string::npos);
+  EXPECT_NE(err("Mesh Rectangle 0 1 0 1 2 2\n").find("no end time"), std::string::npos);
+  EXPECT_NE(err("Time { end = 1 }\nMesh Rectangle 1 1 0 1 2 2\n").find("case.vln:2:"), std::string::npos);
+  EXPECT_NE(err("Time { end = 1 }\nMesh Rectangle 0 1 0 1 0 2\n").find("must be >= 1"), std::string::npos);
+  EXPECT_NE(err("Time { end = 1 } Time { end = 2 }\nMesh Rectangle 0 1 0 1 2 2\n").find("one statement per line"),
+            std::string::npos);
+  EXPECT_NE(err("Time { end = 1 }\nMesh \"square.stl\"\n").find(".msh"), std::string::npos);
+}
+
+// ---- meshes ----------------------------------------------------------------------------
+
+TEST(VolnaMesh, RectangleNumberedAsUpstream) {
+  vl_mesh m;
+  char err[256];
+  ASSERT_EQ(vl_mesh_rectangle(0, 2, 0, 1, 2, 1, &m, err, sizeof err), 0) << err;
+  ASSERT_EQ(m.nnodes, 6);
+  ASSERT_EQ(m.ncells, 4);
+  ASSERT_EQ(m.nedges, 3 * 2 * 1 + 2 + 1);
+  // nodes x fastest; cells i outer, j inner: (LL, UL, UR), (LL, LR, UR)
+  EXPECT_EQ(m.node_xy[2 * 4], 1.0f);
+  EXPECT_EQ(m.node_xy[2 * 4 + 1], 1.0f);
+  const int cn[12] = {0, 3, 4, 0, 1, 4, 1, 4, 5, 1, 2, 5};
+  for (int i = 0; i < 12; i++) EXPECT_EQ(m.cell_nodes[i], cn[i]) << i;
+  // edges sorted by (smaller node, larger node)
+  const int en[9][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 4}, {1, 5}, {2, 5}, {3, 4}, {4, 5}};
+  for (int e = 0; e < 9; e++) {
+    // an edge's nodes are those its left cell shares
+    const int c = m.edge_cells[2 * e];
+    int shared = 0;
+    for (int k = 0; k < 3; k++) shared += m.cell_nodes[3 * c + k] == en[e][0] || m.cell_nodes[3 * c + k] == en[e][1];
+    EXPECT_EQ(shared, 2) << "edge " << e;
+  }
+  // edge (0,4), the first diagonal: cells 1 (left, the larger) and 0
+  EXPECT_EQ(m.edge_cells[2 * 2], 1);
+  EXPECT_EQ(m.edge_cells[2 * 2 + 1], 0);
+  EXPECT_EQ(m.is_boundary[2], 0);
+  // edge (0,1): boundary, cell 1 twice
+  EXPECT_EQ(m.edge_cells[0], 1);
+  EXPECT_EQ(m.edge_cells[1], 1);
+  EXPECT_EQ(m.is_boundary[0], 1);
+  // cell -> edges ascending; cell -> cells: neighbours in edge order, then itself
+  const int ce0[3] = {1, 2, 7}, cc0[3] = {1, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    EXPECT_EQ(m.cell_edges[k], ce0[k]);
+    EXPECT_EQ(m.cell_cells[k], cc0[k]);
+  }
+  const int cc2[3] = {1, 3, 2};  // cell 2: edges (1,4) -> 1, (1,5) -> 3, (4,5) boundary
+  for (int k = 0; k < 3; k++) EXPECT_EQ(m.cell_cells[6 + k], cc2[k]);
+  // geometry
+  EXPECT_EQ(m.cell_area[0], 0.5f);
+  EXPECT_FLOAT_EQ(m.cell_xy[0], 1.0f / 3.0f);
+  EXPECT_FLOAT_EQ(m.cell_xy[1], 2.0f / 3.0f);
+  for (int e = 0; e < m.nedges; e++) {
+    const float *n = m.edge_normal + 2 * e;
+    EXPECT_NEAR(n[0] * n[0] + n[1] * n[1], 1.0f, 1e-6f);
+    // pointing away from the left cell
+    const int c = m.edge_cells[2 * e];
+    const float *a = m.node_xy + 2 * en[e][0], *b = m.node_xy + 2 * en[e][1];
+    const float dx = 0.5f * (a[0] + b[0]) - m.cell_xy[2 * c], dy = 0.5f * (a[1] + b[1]) - m.cell_xy[2 * c + 1];
+    EXPECT_GT(dx * n[0] + dy * n[1], 0.0f) << "edge " << e;
+  }
+  vl_mesh_free(&m);
+}
+
+TEST(VolnaMesh, EveryCellIsClosed) {
+  vl_mesh m;
+  char err[256];
+  ASSERT_EQ(vl_mesh_rectangle(-10, 30, -10, 10, 16, 8, &m, err, sizeof err), 0) << err;
+  EXPECT_EQ(m.nedges, 3 * 16 * 8 + 16 + 8);
+  std::vector<double> s(2 * m.ncells, 0.0);
+  int boundary = 0;
+  for (int e = 0; e < m.nedges; e++) {
+    const int l = m.edge_cells[2 * e], r = m.edge_cells[2 * e + 1];
+    const double nx = m.edge_normal[2 * e] * m.edge_length[e], ny = m.edge_normal[2 * e + 1] * m.edge_length[e];
+    s[2 * l] += nx, s[2 * l + 1] += ny;
+    if (m.is_boundary[e]) {
+      boundary++;
+      EXPECT_EQ(l, r);
+    } else {
+      EXPECT_GT(l, r);
+      s[2 * r] -= nx, s[2 * r + 1] -= ny;
+    }
+  }
+  EXPECT_EQ(boundary, 2 * (16 + 8));
+  for (int c = 0; c < m.ncells; c++) EXPECT_NEAR(std::hypot(s[2 * c], s[2 * c + 1]), 0.0, 1e-5) << "cell " << c;
+  vl_mesh_free(&m);
+}
+
+std::string msh(const std::string &elements, int n) {
+  return "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 2 0 0\n$EndNodes\n"
+         "$Elements\n" + std::to_string(n) + "\n" + elements + "$EndElements\n";
+}
+
+TEST(VolnaMesh, GmshTrianglesAndClearErrors) {
+  vl_mesh m;
+  char err[512] = "";
+  std::string ok = msh("1 15 2 0 1 1\n2 1 2 0 1 1 2\n3 2 2 0 1 1 2 3\n4 2 2 0 1 1 3 4\n", 4);
+  ASSERT_EQ(vl_mesh_gmsh_parse(ok.c_str(), ok.size(), "sq.msh", &m, err, sizeof err), 0) << err;
+  EXPECT_EQ(m.ncells, 2);
+  EXPECT_EQ(m.nedges, 5);
+  EXPECT_EQ(m.cell_nodes[3], 0);
+  EXPECT_EQ(m.cell_nodes[5], 3);
+  vl_mesh_free(&m);
+  std::string quad = msh("1 2 2 0 1 1 2 3\n2 3 2 0 1 1 2 3 4\n", 2);
+  EXPECT_NE(vl_mesh_gmsh_parse(quad.c_str(), quad.size(), "q.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("q.msh:15: element 2 is a quadrangle (Gmsh type 3)"), std::string::npos) << err;
+  std::string deg = msh("1 2 2 0 1 1 2 5\n", 1);
+  EXPECT_NE(vl_mesh_gmsh_parse(deg.c_str(), deg.size(), "d.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("d.msh:14: a degenerate triangle"), std::string::npos) << err;
+  std::string missing = msh("1 2 2 0 1 1 2 9\n", 1);
+  EXPECT_NE(vl_mesh_gmsh_parse(missing.c_str(), missing.size(), "m.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("node 9, which $Nodes does not define"), std::string::npos) << err;
+  std::string bin = "$MeshFormat\n2.2 1 8\n";
+  EXPECT_NE(vl_mesh_gmsh_parse(bin.c_str(), bin.size(), "b.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("binary"), std::string::npos) << err;
+  std::string v4 = "$MeshFormat\n4.1 0 8\n";
+  EXPECT_NE(vl_mesh_gmsh_parse(v4.c_str(), v4.size(), "v4.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("format 2"), std::string::npos) << err;
+  std::string three = msh("1 2 2 0 1 1 2 3\n2 2 2 0 1 1 2 4\n3 2 2 0 1 2 1 3\n", 3);
+  EXPECT_NE(vl_mesh_gmsh_parse(three.c_str(), three.size(), "t.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("belongs to 3 triangles"), std::string::npos) << err;
+}
+
+// ---- the exact dam break -----------------------------------------------------------------
+
+TEST(VolnaStoker, MiddleStateAndStructure) {
+  double hm, um, s;
+  vl_stoker_state(9.81, 2.0, 1.0, &hm, &um, &s);
+  EXPECT_NEAR(hm, 1.453841, 5e-7);
+  EXPECT_NEAR(um, 1.305834, 5e-7);
+  EXPECT_NEAR(s, 4.183128, 5e-7);
+  double h, u;
+  vl_stoker(9.81, 2, 1, 50, 10, 4, &h, &u);  // undisturbed left
+  EXPECT_EQ(h, 2.0);
+  EXPECT_EQ(u, 0.0);
+  vl_stoker(9.81, 2, 1, 50, 90, 4, &h, &u);  // ahead of the shock
+  EXPECT_EQ(h, 1.0);
+  EXPECT_EQ(u, 0.0);
+  vl_stoker(9.81, 2, 1, 50, 60, 4, &h, &u);  // middle state
+  EXPECT_NEAR(h, 1.453841, 5e-7);
+  vl_stoker(9.81, 2, 1, 50, 40, 4, &h, &u);  // inside the rarefaction: u = 2/3 (c_L + xi)
+  EXPECT_NEAR(u, 2.0 / 3.0 * (std::sqrt(9.81 * 2) + (40.0 - 50.0) / 4.0), 1e-12);
+  EXPECT_NEAR(std::sqrt(9.81 * h), std::sqrt(9.81 * 2) - u / 2, 1e-12);  // Riemann invariant u + 2c
+}
+
+// ---- the flux kernels ------------------------------------------------------------------------
+
+struct Residual {
+  vl_mesh m;
+  std::vector<float> res;
+  float dt = INFINITY;
+  Residual(int nx, int ny, const std::vector<float> &values) {
+    char err[256];
+    vl_g = 9.81f;
+    vl_eps = 1e-6f;
+    EXPECT_EQ(vl_mesh_rectangle(-10, 10, -5, 5, nx, ny, &m, err, sizeof err), 0) << err;
+    res.assign(4 * m.ncells, 0.0f);
+    std::vector<float> bsrc(2 * m.nedges), flux(3 * m.nedges), eig(m.nedges);
+    for (int e = 0; e < m.nedges; e++) {
+      const int l = m.edge_cells[2 * e], r = m.edge_cells[2 * e + 1];
+      vl_compute_fluxes(&values[4 * l], &values[4 * r], &m.edge_length[e], &m.edge_normal[2 * e], &m.is_boundary[e],
+                        &bsrc[2 * e], &flux[3 * e], &eig[e]);
+    }
+    for (int c = 0; c < m.ncells; c++) {
+      const int *ce = &m.cell_edges[3 * c];
+      vl_numerical_fluxes(&eig[ce[0]], &eig[ce[1]], &eig[ce[2]], &m.edge_length[ce[0]], &m.edge_length[ce[1]],
+                          &m.edge_length[ce[2]], &m.cell_area[c], &res[4 * c], &dt);
+    }
+    for (int e = 0; e < m.nedges; e++) {
+      const int l = m.edge_cells[2 * e], r = m.edge_cells[2 * e + 1];
+      vl_space_discretization(&res[4 * l], &res[4 * r], &flux[3 * e], &bsrc[2 * e], &m.edge_normal[2 * e],
+                              &m.is_boundary[e], &m.cell_area[l], &m.cell_area[r]);
+    }
+  }
+  ~Residual() { vl_mesh_free(&m); }
+};
+
+TEST(VolnaKernels, LakeAtRestStaysAtRest) {
+  // still water (eta = 0) over a bump that pokes out of the water: hydrostatic reconstruction balances
+  // the pressure against the bottom's slope, wet and dry
+  vl_mesh probe;
+  char err[256];
+  ASSERT_EQ(vl_mesh_rectangle(-10, 10, -5, 5, 20, 10, &probe, err, sizeof err), 0);
+  std::vector<float> v(4 * probe.ncells);
+  for (int c = 0; c < probe.ncells; c++) {
+    const float x = probe.cell_xy[2 * c], y = probe.cell_xy[2 * c + 1];
+    const float zb = -1.0f + 1.5f * std::exp(-(x * x + y * y) / 4.0f);
+    v[4 * c] = zb < 0 ? -zb : 1e-6f, v[4 * c + 1] = 0, v[4 * c + 2] = 0, v[4 * c + 3] = zb;
+  }
+  vl_mesh_free(&probe);
+  Residual r(20, 10, v);
+  for (int c = 0; c < r.m.ncells; c++)
+    for (int k = 0; k < 3; k++) EXPECT_NEAR(r.res[4 * c + k], 0.0f, 2e-6f) << "cell " << c << " component " << k;
+  EXPECT_GT(r.dt, 0.0f);
+  EXPECT_TRUE(std::isfinite(r.dt));
+}
+
+TEST(VolnaKernels, MassIsConservedAndTheFluxIsAntisymmetric) {
+  vl_mesh probe;
+  char err[256];
+  ASSERT_EQ(vl_mesh_rectangle(-10, 10, -5, 5, 12, 6, &probe, err, sizeof err), 0);
+  std::vector<float> v(4 * probe.ncells);
+  for (int c = 0; c < probe.ncells; c++) {
+    const float x = probe.cell_xy[2 * c], y = probe.cell_xy[2 * c + 1];
+    v[4 * c] = 1.0f + 0.3f * std::sin(x) * std::cos(y), v[4 * c + 1] = 0.2f * std::cos(x + y);
+    v[4 * c + 2] = -0.1f * std::sin(2 * y), v[4 * c + 3] = -1.0f - 0.05f * x;
+  }
+  vl_mesh_free(&probe);
+  Residual r(12, 6, v);
+  // walls: the total mass change sums to zero (each interior flux leaves one cell and enters the other)
+  double mass = 0, scale = 0;
+  for (int c = 0; c < r.m.ncells; c++) mass += r.res[4 * c] * r.m.cell_area[c], scale += std::fabs(r.res[4 * c] * r.m.cell_area[c]);
+  EXPECT_LT(std::fabs(mass), 1e-5 * scale);
+  // the flux across an edge seen from the other side (states swapped, normal reversed) is the negative
+  const float a[4] = {1.3f, 0.4f, -0.2f, -1.0f}, b[4] = {0.8f, -0.1f, 0.3f, -0.9f}, n[2] = {0.6f, 0.8f},
+              nm[2] = {-0.6f, -0.8f}, len = 2.0f;
+  const int wall = 0;
+  float s1[2], f1[3], e1, s2[2], f2[3], e2;
+  vl_compute_fluxes(a, b, &len, n, &wall, s1, f1, &e1);
+  vl_compute_fluxes(b, a, &len, nm, &wall, s2, f2, &e2);
+  for (int k = 0; k < 3; k++) EXPECT_NEAR(f1[k], -f2[k], 1e-6f) << k;
+  EXPECT_FLOAT_EQ(e1, e2);
+  EXPECT_FLOAT_EQ(s1[0], s2[1]);
+  // a wall lets no mass through
+  const int bnd = 1;
+  vl_compute_fluxes(a, a, &len, n, &bnd, s1, f1, &e1);
+  EXPECT_NEAR(f1[0], 0.0f, 1e-6f);
+}
+
+}  // namespace
