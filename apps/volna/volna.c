@@ -745,6 +745,18 @@ static int volna_main(um_app_run *r, vl_solver *S) {
                   "a compiled expression program on host backends, a generated kernel on JIT backends)\n",
           S->deck.file, S->mesh.ncells, S->mesh.nedges, S->mesh.nnodes, S->deck.g, S->deck.cfl, S->deck.final_time,
           S->deck.nevents, S->nformulas);
+  if (S->have_zb0)
+    fprintf(r->log, "volna: note: Init BathyRelative is taken relative to the first Init Bathymetry formula; upstream "
+                    "Volna (9bab009) stops on this deck (it takes BathyRelative only over a bathymetry file, which this "
+                    "port does not read), so this is not checked against upstream (validation/volna/README.md)\n");
+  int landslide = 0, west = 0;
+  for (int i = 0; i < S->deck.nevents; i++) landslide |= S->deck.events[i].kind == VL_INIT_GAUSSIAN_LANDSLIDE;
+  for (int c = 0; landslide && c < S->mesh.ncells && !west; c++) west = S->mesh.cell_xy[2 * (size_t)c] < 0.0f;
+  if (west)
+    fprintf(r->log, "volna: note: Init GaussianLandslide on cells with x < 0: their sea floor (mesh_xmin - x) uses the "
+                    "mesh's smallest x, %g; upstream Volna (9bab009) never sets mesh_xmin (a TODO there) and gives NaN "
+                    "on such meshes, so this is not checked against upstream (validation/volna/README.md)\n",
+            (double)S->mesh.xmin);
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));
   double sum[5], mn[2], mx[3];
