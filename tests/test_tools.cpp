@@ -141,6 +141,9 @@ TEST(Tools, LoopRecordsItsArguments) {
   EXPECT_EQ(a.gbl, nullptr);
   EXPECT_NE(um_loop_arg_get(ctx, 0, 2, &a), UM_SUCCESS);
   EXPECT_NE(um_loop_arg_get(ctx, 1, 0, &a), UM_SUCCESS);
+  um_device_info dev;
+  EXPECT_EQ(um_context_device_info(ctx, &dev), UM_ERR_UNSUPPORTED);  // a host backend has no device record
+  EXPECT_STREQ(dev.name, "");
   // the JSON of the loop table carries the pattern of each argument
   char *buf = nullptr;
   size_t n = 0;

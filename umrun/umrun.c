@@ -15,9 +15,6 @@
 #include <unistd.h>
 #include "../apps/common/um_app.h"
 #include "um/build_config.h"
-#ifdef UM_HAVE_CUDA
-#include "um/cuda.h"
-#endif
 #include "um/config.h"
 #include "um/report.h"
 #include "um/um.h"
@@ -283,31 +280,25 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
 /* The GPU a cuda run used: name, compute capability, memory, driver and
  * runtime, and its measured device-to-device copy bandwidth. */
 static void write_device_json(FILE *f, um_context *ctx) {
-#ifdef UM_HAVE_CUDA
-  um_cuda_device_info d;
-  if (um_cuda_device_props(ctx, &d) != UM_SUCCESS) {
+  um_device_info d;
+  if (um_context_device_info(ctx, &d) != UM_SUCCESS) {
     um_error_clear(ctx);
     return;
   }
-  double gbs = 0;
-  if (um_cuda_copy_bandwidth(ctx, &gbs) != UM_SUCCESS) {
-    um_error_clear(ctx);
-    gbs = 0;
-  }
   fputs(",\n  \"device\": {\"name\": ", f);
   um_json_string(f, d.name);
-  fprintf(f, ", \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, \"memory_gib\": %.2f, "
-             "\"driver\": \"%d.%d\", \"cuda_runtime\": \"%d.%d\", \"copy_gb_per_s\": ",
-          d.cc_major, d.cc_minor, d.multiprocessors, d.memory_bytes / (1024.0 * 1024 * 1024), d.driver_version / 1000,
-          d.driver_version % 1000 / 10, d.runtime_version / 1000, d.runtime_version % 1000 / 10);
-  um_json_number(f, gbs > 0 ? gbs : NAN);
+  fputs(", \"compute_capability\": ", f);
+  um_json_string(f, d.compute_capability);
+  fprintf(f, ", \"multiprocessors\": %d, \"memory_gib\": %.2f, \"driver\": ", d.multiprocessors,
+          d.memory_bytes / (1024.0 * 1024 * 1024));
+  um_json_string(f, d.driver);
+  fputs(", \"cuda_runtime\": ", f);
+  um_json_string(f, d.runtime);
+  fputs(", \"copy_gb_per_s\": ", f);
+  um_json_number(f, d.copy_gbs > 0 ? d.copy_gbs : NAN);
   fputs(", \"profile\": ", f);
   um_json_string(f, d.profile);
   fputc('}', f);
-#else
-  (void)f;
-  (void)ctx;
-#endif
 }
 
 static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,

@@ -74,6 +74,8 @@ typedef struct um_backend_def {
   int (*const_changed)(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
   /* A one-line description of the device (um_context_device); may be NULL */
   const char *(*device)(const um_context *ctx, void *state);
+  /* The device's facts for um_context_device_info; may be NULL (host backends) */
+  int (*device_info)(um_context *ctx, void *state, um_device_info *out);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

@@ -61,18 +61,6 @@ const char *um_cuda_device(const um_context *ctx);
  * read plus bytes written per second, GB/s); UM_ERR_UNSUPPORTED off the CUDA backend. */
 int um_cuda_copy_bandwidth(um_context *ctx, double *gbs);
 
-/* The context's GPU, for records that compare runs across machines (umrun
- * --suite): UM_ERR_UNSUPPORTED off the CUDA backend. */
-typedef struct {
-  char name[256];
-  int cc_major, cc_minor;    /* compute capability                              */
-  int multiprocessors;
-  double memory_bytes;       /* global memory                                   */
-  int driver_version;        /* e.g. 13000 for 13.0 (cudaDriverGetVersion)      */
-  int runtime_version;       /* the CUDA runtime um was built with, same coding */
-  char profile[32];          /* the device profile in use                       */
-} um_cuda_device_info;
-int um_cuda_device_props(um_context *ctx, um_cuda_device_info *out);
 
 #ifdef __cplusplus
 }

@@ -146,6 +146,21 @@ const um_options *um_context_options(const um_context *ctx);
  * GPU and its profile); "" when the backend has none. */
 const char *um_context_device(const um_context *ctx);
 
+/* The device a context runs on, for records compared across machines (umrun
+ * --json, --suite); the backend fills what it knows. Host backends:
+ * UM_ERR_UNSUPPORTED (no message is left in the context). */
+typedef struct {
+  char name[256];
+  char compute_capability[16]; /* e.g. "9.0"                                      */
+  int multiprocessors;
+  double memory_bytes;         /* device memory                                   */
+  char driver[32];             /* the driver's level, e.g. "13.0"                 */
+  char runtime[32];            /* the runtime um was built with                   */
+  char profile[32];            /* the device profile in use                       */
+  double copy_gbs;             /* measured device-to-device copy, GB/s (0: unknown) */
+} um_device_info;
+int um_context_device_info(um_context *ctx, um_device_info *out);
+
 /* ---- the backend registry -------------------------------------------------- */
 /* The backends this build knows, built in or not, by decreasing priority. A
  * backend that is known but not built (e.g. cuda in a build without the CUDA

@@ -210,6 +210,13 @@ int um_finalize(um_context **pctx) {
 
 void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate : NULL; }
 const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
+int um_context_device_info(um_context *ctx, um_device_info *out) {
+  if (!ctx || !out) return UM_ERR_ARG;
+  memset(out, 0, sizeof *out);
+  if (!ctx->backend || !ctx->backend->device_info) return UM_ERR_UNSUPPORTED;
+  return ctx->backend->device_info(ctx, ctx->bstate, out);
+}
+
 const char *um_context_device(const um_context *ctx) {
   if (!ctx || !ctx->backend || !ctx->backend->device) return "";
   const char *d = ctx->backend->device(ctx, ctx->bstate);

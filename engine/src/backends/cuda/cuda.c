@@ -138,4 +138,5 @@ const um_backend_def um_backend_cuda = {
     .dat_to_host = cu_dat_to_host,
     .const_changed = cu_const_changed,
     .device = cu_device,
+    .device_info = cu_device_info,
 };

@@ -184,5 +184,6 @@ int cu_run(um_context *ctx, void *state, um_loop *loop);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);
+int cu_device_info(um_context *ctx, void *state, um_device_info *out);
 
 #endif

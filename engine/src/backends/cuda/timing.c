@@ -109,19 +109,22 @@ int um_cuda_copy_bandwidth(um_context *ctx, double *gbs) {
 }
 
 
-int um_cuda_device_props(um_context *ctx, um_cuda_device_info *out) {
-  if (!ctx || !out) return UM_ERR_ARG;
-  if (strcmp(um_context_backend(ctx), "cuda") != 0 || !ST(ctx))
-    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "um_cuda_device_props: the context does not run on the CUDA backend");
-  const cu_state *S = ST(ctx);
-  memset(out, 0, sizeof *out);
+/* um_context_device_info on the CUDA backend (the copy bandwidth measured once). */
+int cu_device_info(um_context *ctx, void *state, um_device_info *out) {
+  const cu_state *S = state;
+  if (!S) return UM_ERR_UNSUPPORTED;
   snprintf(out->name, sizeof out->name, "%s", S->prop.name);
-  out->cc_major = S->prop.major;
-  out->cc_minor = S->prop.minor;
+  snprintf(out->compute_capability, sizeof out->compute_capability, "%d.%d", S->prop.major, S->prop.minor);
   out->multiprocessors = S->prop.multiProcessorCount;
   out->memory_bytes = (double)S->prop.totalGlobalMem;
-  cudaDriverGetVersion(&out->driver_version);
-  cudaRuntimeGetVersion(&out->runtime_version);
+  int dv = 0, rv = 0;
+  cudaDriverGetVersion(&dv);
+  cudaRuntimeGetVersion(&rv);
+  snprintf(out->driver, sizeof out->driver, "%d.%d", dv / 1000, dv % 1000 / 10);
+  snprintf(out->runtime, sizeof out->runtime, "%d.%d", rv / 1000, rv % 1000 / 10);
   snprintf(out->profile, sizeof out->profile, "%s", S->profile ? S->profile->name : "");
+  double gbs = 0;
+  if (um_cuda_copy_bandwidth(ctx, &gbs) == UM_SUCCESS) out->copy_gbs = gbs;
+  else um_error_clear(ctx);
   return UM_SUCCESS;
 }
