@@ -311,10 +311,13 @@ static int controlling_element(bl_solver *S, const char *name, double value) {
   return rc ? -rc : first;
 }
 
+enum { DT_MAXIMUM, DT_GROWTH, DT_INITIAL, DT_CFL, DT_DIV, DT_NREASONS };
+static const char *const reason_names[DT_NREASONS] = {"maximum", "growth", "initial", "cfl", "div"};
 typedef struct {
   double dt;
   int el;
   const char *why;
+  int reason;
 } dt_choice;
 
 /* getdt: viscosity, then the minimum of the maximum, growth, initial, CFL and divergence limits. */
@@ -332,9 +335,9 @@ static int getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
                          D(S->cnvisc, -1, UM_ID, 8, UM_WRITE)));
   dt_choice c[5];
   int n = 0;
-  c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM"};
-  c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH"};
-  if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL"};
+  c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
+  c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
+  if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
   double wmin = DBL_MAX;
   const int mid = 0;
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
@@ -343,7 +346,7 @@ static int getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   if (wmin < 0.0) return um_app_fail(r, UM_ERR_DIVERGED, "negative CFL condition at step %d", S->nstep + 1);
   int el = controlling_element(S, "getdt_cfl_element", wmin);
   if (el < 0) return -el;
-  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), el, "     CFL"};
+  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), el, "     CFL", DT_CFL};
   double wmax = DBL_MIN;
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_div_kernel, "getdt_div", S->el, NODES(S->u, UM_READ),
                          D(S->iso, -1, UM_ID, 4, UM_READ), D(S->vol, -1, UM_ID, 1, UM_READ),
@@ -353,7 +356,7 @@ static int getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
     el = controlling_element(S, "getdt_div_element", wmax);
     if (el < 0) return -el;
   }
-  c[n++] = (dt_choice){d->div_sf / wmax, el, "     DIV"};
+  c[n++] = (dt_choice){d->div_sf / wmax, el, "     DIV", DT_DIV};
   *out = c[0];
   for (int i = 1; i < n; i++)
     if (c[i].dt < out->dt) *out = c[i];
@@ -652,13 +655,15 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   fprintf(r->log, "\n");
   const double t_run = um_wtime();
   double t_first = 0.0;
-  int rc = UM_SUCCESS;
+  int rc = UM_SUCCESS, counts[DT_NREASONS] = {0}, last_el = 0;
   while (!rc) {
-    dt_choice c = {0.0, 0, ""};
+    dt_choice c = {0.0, 0, "", 0};
     rc = getdt(r, S, &c);
     if (rc) break;
     S->nstep++;
     S->dt = c.dt;
+    counts[c.reason]++;
+    last_el = c.el;
     S->time += c.dt;
     if (c.dt < d->dt_min) {
       rc = um_app_fail(r, UM_ERR_DIVERGED, "dt = %.9e < dt_min = %g at step %d (%s, element %d)", c.dt, d->dt_min,
@@ -692,6 +697,12 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   rc = um_app_metric(r, "steps", S->nstep);
   if (!rc) rc = um_app_metric(r, "final_time", S->time);
   if (!rc) rc = um_app_metric(r, "final_dt", S->dt);
+  if (!rc) rc = um_app_metric(r, "final_dt_element", last_el);
+  for (int k = 0; k < DT_NREASONS && !rc; k++) {
+    char name[64];
+    snprintf(name, sizeof name, "dt_%s_steps", reason_names[k]);
+    rc = um_app_metric(r, name, counts[k]);
+  }
   if (!rc) rc = um_app_metric(r, "elements", S->nel);
   if (!rc) rc = um_app_metric(r, "nodes", S->nnd);
   if (!rc) rc = um_app_metric(r, "total_volume", t1.total.vol);
