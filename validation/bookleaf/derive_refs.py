@@ -13,7 +13,8 @@ the last bits; on the small decks the largest difference seen is 4e-8 relative a
 import json, math, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium"]
+DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium",
+         "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium"]
 COLS = [("vol", "volume"), ("mass", "mass"), ("tot ie", "ie"), ("tot ke", "ke"), ("press", "pressure"),
         ("min press", "pressure_min"), ("max press", "pressure_max"), ("dens", "density"),
         ("min dens", "density_min"), ("max dens", "density_max")]
