@@ -3,7 +3,7 @@
 from upstream BookLeaf_F90's own output logs by the reference run; see README.md).
 
 Tolerances follow what upstream prints: the region tables have 5 significant digits (1pe12.4), so
-each value is allowed half a unit of its last printed digit (a little more, 0.51, for the decimal
+each value is allowed half a unit of its last printed digit (x1.02: 0.51 units, for the decimal
 rounding of the print); the time has 7 decimals (f14.7); dt 10 digits (1pe16.9); the Sod L1 norm
 9 digits. Step counts and the controlling element of the last step are exact. Field files
 (upstream's elements/nodes dumps, %.15e) compare value by value with rel_tol 1e-6, floor 1e-8:
