@@ -54,6 +54,20 @@ BL_KERNEL(bl_zero4, 1);
 BL_KERNEL(bl_scatter, 8);
 BL_KERNEL(bl_scatter_corner, 6);
 BL_KERNEL(bl_accel, 5);
+BL_KERNEL(bl_ale_move, 4);
+BL_KERNEL(bl_ale_fluxvol, 9);
+BL_KERNEL(bl_ale_massflux, 13);
+BL_KERNEL(bl_ale_update_basis, 15);
+BL_KERNEL(bl_ale_energyflux, 13);
+BL_KERNEL(bl_ale_update_energy, 9);
+BL_KERNEL(bl_ale_node_basis, 8);
+BL_KERNEL(bl_ale_corner_flux, 13);
+BL_KERNEL(bl_ale_corner_mass, 6);
+BL_KERNEL(bl_ale_corner_u, 5);
+BL_KERNEL(bl_ale_momflux, 13);
+BL_KERNEL(bl_ale_node_flux, 5);
+BL_KERNEL(bl_zero2, 1);
+BL_KERNEL(bl_ale_update_u, 4);
 
 UM_CONST_DEFINE(double, bl_cut[6]);
 UM_CONST_DEFINE(double, bl_visc_coef[2]);
@@ -80,6 +94,8 @@ typedef struct {
   um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
       *mat, *id, *scratch;
   um_dat *x, *u, *ubar, *acc, *type;
+  /* the ALE remap (Eulerian decks) */
+  um_dat *x0, *fcdv, *fcdm, *vm0, *eflux, *cnm0, *cnd, *cnflux, *cnu, *mflux, *nbasis, *nflux;
   /* the mesh's own numbering, for reports and outputs */
   int nel, nnd, nreg;
   int *elnd_orig, *elreg_orig;
@@ -143,11 +159,14 @@ static int read_config(um_app_run *r, bl_config *c) {
   if (c->max_steps < 0) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 0", c->max_steps);
   /* what this port does not do: say so before any work */
   const char *f = c->deck_path;
-  if (d->zeul || d->npatch > 0)
+  if (!d->zeul && d->npatch > 0)
     return um_app_fail(r, UM_ERR_UNSUPPORTED,
-                       "%s:%d: zeul: this deck asks for the ALE remap (Eulerian run), which this port does not "
-                       "implement yet; the Lagrangian decks run (docs/apps.md, BookLeaf)",
-                       f, bl_deck_line(d, d->zeul ? "zeul" : "npatch"));
+                       "%s:%d: npatch: ALE patches (mesh relaxation in parts of the mesh) are not supported by this "
+                       "port; the Eulerian remap (zeul) and the Lagrangian decks run",
+                       f, bl_deck_line(d, "npatch"));
+  if (d->zeul && d->adv_type != 1)
+    return um_app_fail(r, UM_ERR_UNSUPPORTED, "%s:%d: adv_type = %d: this port has the unsplit advection (1) only", f,
+                       bl_deck_line(d, "adv_type"), d->adv_type);
   if (strcmp(d->visc, "EDGE") && strcmp(d->visc, "edge"))
     return um_app_fail(r, UM_ERR_UNSUPPORTED, "%s:%d: visc: '%s': this port has the edge viscosity only", f,
                        bl_deck_line(d, "visc"), d->visc);
@@ -266,6 +285,20 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   DAT(S->nd, 2, UM_DOUBLE, uv, "ubar", &S->ubar);
   DAT(S->nd, 4, UM_DOUBLE, NULL, "node_acc", &S->acc);
   DAT(S->nd, 1, UM_INT, m->indtype, "node_type", &S->type);
+  if (S->cfg->deck.zeul) {
+    DAT(S->nd, 2, UM_DOUBLE, NULL, "x_lagrangian", &S->x0);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "face_volume_flux", &S->fcdv);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "face_mass_flux", &S->fcdm);
+    DAT(S->el, 2, UM_DOUBLE, NULL, "volume_mass_before", &S->vm0);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "face_energy_flux", &S->eflux);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "cnmass_before", &S->cnm0);
+    DAT(S->el, 8, UM_DOUBLE, NULL, "corner_basis_flux", &S->cnd);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "corner_mass_flux", &S->cnflux);
+    DAT(S->el, 8, UM_DOUBLE, NULL, "corner_velocity", &S->cnu);
+    DAT(S->el, 8, UM_DOUBLE, NULL, "corner_momentum_flux", &S->mflux);
+    DAT(S->nd, 4, UM_DOUBLE, NULL, "node_basis", &S->nbasis);
+    DAT(S->nd, 2, UM_DOUBLE, NULL, "node_momentum_flux", &S->nflux);
+  }
 #undef DAT
   free(iso), free(cnwt), free(vol), free(mass), free(cnmass), free(xy), free(uv), free(nbr), free(id);
   return rc;
@@ -427,6 +460,74 @@ static int lagstep(um_app_run *r, bl_solver *S) {
   UM_APP_TRY(getforce(S, 1));
   UM_APP_TRY(getacceleration(S));
   return getstate(r, S, 1);
+}
+
+
+/* ---- the ALE remap (Eulerian decks: upstream's alestep with zeul, adv_type 1) ---- */
+
+static int geometry_eos(um_app_run *r, bl_solver *S, const char *name) {
+  double vmin = DBL_MAX;
+  UM_APP_TRY(UM_PAR_LOOP(S->ctx, bl_geom_kernel, name, S->el, NODES(S->x, UM_READ),
+                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
+                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
+                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
+  if (vmin < 0.0)
+    return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) after the remap at step %d, t = %.9e", vmin,
+                       S->nstep, S->time);
+  return eos(S);
+}
+
+static int alestep(um_app_run *r, bl_solver *S) {
+  um_context *ctx = S->ctx;
+  const um_arg nbr = I(S->nbr, -1, UM_ID, 8, UM_READ);
+  /* getfluxvolume: back to the Eulerian mesh; the volume each face sweeps */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_move_kernel, "ale_move", S->nd, D(S->ubar, -1, UM_ID, 2, UM_READ),
+                         G(&S->dt, 1, UM_DOUBLE, UM_READ), D(S->x0, -1, UM_ID, 2, UM_WRITE),
+                         D(S->x, -1, UM_ID, 2, UM_RW)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_fluxvol_kernel, "ale_flux_volume", S->el, NODES(S->x0, UM_READ),
+                         NODES(S->x, UM_READ), D(S->fcdv, -1, UM_ID, 4, UM_WRITE)));
+  /* element advection: mass, then internal energy */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_massflux_kernel, "ale_mass_flux", S->el, D(S->cnwt, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->cnwt, 4), D(S->fcdv, -1, UM_ID, 4, UM_READ), nbr, D(S->rho, -1, UM_ID, 1, UM_READ),
+                         NBRS(S->rho, 1), D(S->fcdm, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_basis_kernel, "ale_update_mass", S->el,
+                         D(S->fcdv, -1, UM_ID, 4, UM_READ), NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->fcdm, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_RW),
+                         D(S->mass, -1, UM_ID, 1, UM_RW), D(S->rho, -1, UM_ID, 1, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_energyflux_kernel, "ale_energy_flux", S->el,
+                         D(S->cnmass, -1, UM_ID, 4, UM_READ), NBRS(S->cnmass, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
+                         nbr, D(S->e, -1, UM_ID, 1, UM_READ), NBRS(S->e, 1), D(S->eflux, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_energy_kernel, "ale_update_energy", S->el,
+                         D(S->eflux, -1, UM_ID, 4, UM_READ), NBRS(S->eflux, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_READ),
+                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
+  /* nodal advection: corner and node masses, then momentum */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "ale_node_basis_zero", S->nd, D(S->nbasis, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_basis_kernel, "ale_node_basis", S->el, D(S->vm0, -1, UM_ID, 2, UM_READ),
+                         D(S->vol, -1, UM_ID, 1, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_READ),
+                         D(S->cnm0, -1, UM_ID, 4, UM_WRITE), D(S->nbasis, 0, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 1, S->elnd, 4, UM_INC), D(S->nbasis, 2, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 3, S->elnd, 4, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_flux_kernel, "ale_corner_flux", S->el, D(S->fcdv, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ), NBRS(S->fcdm, 4), nbr,
+                         D(S->cnd, -1, UM_ID, 8, UM_WRITE), D(S->cnflux, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_mass_kernel, "ale_corner_mass", S->el,
+                         D(S->cnflux, -1, UM_ID, 4, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_RW),
+                         D(S->nbasis, 0, S->elnd, 4, UM_INC), D(S->nbasis, 1, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 2, S->elnd, 4, UM_INC), D(S->nbasis, 3, S->elnd, 4, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_u_kernel, "ale_corner_velocity", S->el, NODES(S->u, UM_READ),
+                         D(S->cnu, -1, UM_ID, 8, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_momflux_kernel, "ale_momentum_flux", S->el, D(S->cnm0, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->cnm0, 4), D(S->cnd, -1, UM_ID, 8, UM_READ), nbr, D(S->cnu, -1, UM_ID, 8, UM_READ),
+                         NBRS(S->cnu, 8), D(S->mflux, -1, UM_ID, 8, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero2_kernel, "ale_node_flux_zero", S->nd, D(S->nflux, -1, UM_ID, 2, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_flux_kernel, "ale_node_flux", S->el, D(S->mflux, -1, UM_ID, 8, UM_READ),
+                         D(S->nflux, 0, S->elnd, 2, UM_INC), D(S->nflux, 1, S->elnd, 2, UM_INC),
+                         D(S->nflux, 2, S->elnd, 2, UM_INC), D(S->nflux, 3, S->elnd, 2, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_u_kernel, "ale_update_velocity", S->nd,
+                         D(S->nbasis, -1, UM_ID, 4, UM_READ), D(S->nflux, -1, UM_ID, 2, UM_READ),
+                         I(S->type, -1, UM_ID, 1, UM_READ), D(S->u, -1, UM_ID, 2, UM_RW)));
+  /* aleupdate: geometry, density and EOS on the new mesh */
+  return geometry_eos(r, S, "ale_geometry");
 }
 
 /* ---- reports -------------------------------------------------------------- */
@@ -671,6 +772,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
       break;
     }
     rc = lagstep(r, S);
+    if (!rc && cfg->deck.zeul) rc = alestep(r, S);
     if (rc) break;
     if (S->nstep == 1) {
       rc = um_sync(r->ctx);
@@ -757,9 +859,9 @@ static int bookleaf_run(um_app_run *r) {
   if (!rc) rc = um_app_prepare(r, "el_nodes");
   if (!rc) {
     fprintf(r->log,
-            "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s\n", cfg.deck_path,
+            "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s%s\n", cfg.deck_path,
             S.nel, S.nnd, S.nreg, cfg.deck.time_start, cfg.deck.time_end, scheme_names[cfg.scheme],
-            cfg.zhg ? ", hourglass filters" : "");
+            cfg.zhg ? ", hourglass filters" : "", cfg.deck.zeul ? ", Eulerian (ALE remap every step)" : "");
     r->setup_seconds = um_wtime() - t0;
     rc = run(r, &S, &cfg);
   }
