@@ -18,9 +18,9 @@
  *                                nodes.txt (upstream's numbering) for validation
  *
  * Sets: elements, nodes. Maps: el_nodes (4), el_el (4, the element itself on a
- * boundary). Not in this port (stopped with a message): the ALE remap (Eulerian
- * decks, &ALE zeul), mixed-material cells (sod_mm), sub-zonal pressures,
- * tensor viscosity, multi-region meshes.
+ * boundary). Eulerian decks (&ALE zeul) remap after every step (alestep). Not in
+ * this port (stopped with a message): mixed-material cells (sod_mm), ALE patches,
+ * split advection, sub-zonal pressures, tensor viscosity, multi-region meshes.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -15,6 +15,14 @@ import json, math, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium",
          "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium"]
+# Decks whose solution amplifies round-off: the two-source blast on the Eulerian mesh. Our own runs
+# of it with another summation order (openmp with a partition reordering against seq) differ by 5e-6
+# relative in the element fields, 5e-5 in u and 3e-6 absolute in v (noise: the problem is 1D), and by
+# 1e-8 in the final time; upstream against our seq run differs by the same amounts. So for this deck:
+# time and dt relative 1e-6 (the step count stays exact), fields relative 1e-4 above a floor of 1e-5,
+# and no check of the last step's controlling element (nearly tied candidates swap with the order).
+LOOSE = {"blast_sm_eul_small": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5)}
+
 COLS = [("vol", "volume"), ("mass", "mass"), ("tot ie", "ie"), ("tot ke", "ke"), ("press", "pressure"),
         ("min press", "pressure_min"), ("max press", "pressure_max"), ("dens", "density"),
         ("min dens", "density_min"), ("max dens", "density_max")]
@@ -50,9 +58,14 @@ def main():
                  "    last digit allowed); steps, the per-reason step counts and the last controlling element are exact.",
                  "metrics:"]
         lines.append("  - {name: steps, value: %d, abs_tol: 0}" % v["steps"])
-        lines.append("  - {name: final_time, value: %.10g, abs_tol: %.3g}" % (v["final_time"], half_unit(v["final_time"], 10)))
-        lines.append("  - {name: final_dt, value: %.10g, abs_tol: %.3g}" % (v["final_dt"], half_unit(v["final_dt"], 10)))
-        lines.append("  - {name: final_dt_element, value: %d, abs_tol: 0}" % v["final_dt_element"])
+        loose = LOOSE.get(deck)
+        for name in ("final_time", "final_dt"):
+            if loose:
+                lines.append("  - {name: %s, value: %.10g, rel_tol: %.3g}" % (name, v[name], loose["time_rel"]))
+            else:
+                lines.append("  - {name: %s, value: %.10g, abs_tol: %.3g}" % (name, v[name], half_unit(v[name], 10)))
+        if not loose:  # on the blast, nearly tied elements (1e-8 apart) change places with the summation order
+            lines.append("  - {name: final_dt_element, value: %d, abs_tol: 0}" % v["final_dt_element"])
         for reason in ["MAXIMUM", "GROWTH", "INITIAL", "CFL", "DIV"]:
             lines.append("  - {name: dt_%s_steps, value: %d, abs_tol: 0}" % (reason.lower(), v["dt_reason_counts"].get(reason, 0)))
         lines.append("  - {name: elements, value: %d, abs_tol: 0}" % v["elements"])
@@ -73,8 +86,9 @@ def main():
         up = os.path.join(HERE, "upstream")
         if os.path.exists(os.path.join(up, deck + ".elements.txt")):
             lines.append("fields:")
-            lines.append("  - {name: elements, file: upstream/%s.elements.txt, rel_tol: 1.0e-6, floor: 1.0e-8}" % deck)
-            lines.append("  - {name: nodes, file: upstream/%s.nodes.txt, rel_tol: 1.0e-6, floor: 1.0e-8}" % deck)
+            rel, floor = (loose["field_rel"], loose["field_floor"]) if loose else (1.0e-6, 1.0e-8)
+            for kind in ("elements", "nodes"):
+                lines.append("  - {name: %s, file: upstream/%s.%s.txt, rel_tol: %.1e, floor: %.1e}" % (kind, deck, kind, rel, floor))
         open(os.path.join(HERE, deck + ".ref.yaml"), "w").write("\n".join(lines) + "\n")
         print("wrote", deck + ".ref.yaml")
 
