@@ -14,7 +14,8 @@ import json, math, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium",
-         "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium"]
+         "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium",
+         "sod_sm_lag_bench_1200x300"]
 # Decks whose solution amplifies round-off: the two-source blast on the Eulerian mesh. Our own runs
 # of it with another summation order (openmp with a partition reordering against seq) differ by 5e-6
 # relative in the element fields, 5e-5 in u and 3e-6 absolute in v (noise: the problem is 1D), and by
