@@ -494,8 +494,8 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
 
 TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
   // upstream's Sod deck on 8 x 4 elements, with hourglass filters (kappaall) so the corrector's force
-  // with the filter runs too; both corner -> node schemes (the loops a run records). Newest arch only,
-  // as for miniAero.
+  // with the filter runs too; both corner -> node schemes, the first one Eulerian (the ALE remap's
+  // loops too). The loops a run records; newest arch only, as for miniAero.
   const char *deck =
       "&CONTROL\n time_end=1.0\n dt_initial=1.0e-3\n kappaall=0.01\n/\n&EOS\n eos_type(1)='ideal gas'\n"
       " eos_param(1,1)=1.4\n/\n&MESH\n region_typ(1)='LIN1'\n region_dim(1,:)=8,4\n region_side(1,1,:)=1,1\n"
@@ -516,6 +516,15 @@ TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
   fclose(f);
   int n = 0;
   for (const char *scheme : {"inc", "upstream"}) {
+    if (std::string(scheme) == "inc") {  /* the same deck, Eulerian */
+      FILE *g = fopen(path, "a");
+      fputs("&ALE\n zeul=.TRUE.\n/\n", g);
+      fclose(g);
+    } else {
+      FILE *g = fopen(path, "w");
+      fputs(deck, g);
+      fclose(g);
+    }
     um_context *ctx = seq_context();
     std::string yaml = std::string("app: bookleaf\nmesh: {file: ") + path + "}\nparams: {scheme: " + scheme +
                        "}\nrun: {iterations: 2}\n";

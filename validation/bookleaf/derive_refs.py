@@ -65,7 +65,10 @@ def main():
                 lines.append("  - {name: %s, value: %.10g, rel_tol: %.3g}" % (name, v[name], loose["time_rel"]))
             else:
                 lines.append("  - {name: %s, value: %.10g, abs_tol: %.3g}" % (name, v[name], half_unit(v[name], 10)))
-        if not loose:  # on the blast, nearly tied elements (1e-8 apart) change places with the summation order
+        # the blasts are 1D flows on 2D meshes: the elements of one column differ by round-off only, so
+        # which of them controls the last step depends on the summation order (upstream 1591, ours 1581:
+        # the same column); not compared there
+        if not deck.startswith("blast"):
             lines.append("  - {name: final_dt_element, value: %d, abs_tol: 0}" % v["final_dt_element"])
         for reason in ["MAXIMUM", "GROWTH", "INITIAL", "CFL", "DIV"]:
             lines.append("  - {name: dt_%s_steps, value: %d, abs_tol: 0}" % (reason.lower(), v["dt_reason_counts"].get(reason, 0)))
