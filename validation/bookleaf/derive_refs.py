@@ -20,8 +20,7 @@ DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small
 # of it with another summation order (openmp with a partition reordering against seq) differ by 5e-6
 # relative in the element fields, 5e-5 in u and 3e-6 absolute in v (noise: the problem is 1D), and by
 # 1e-8 in the final time; upstream against our seq run differs by the same amounts. So for this deck:
-# time and dt relative 1e-6 (the step count stays exact), fields relative 1e-4 above a floor of 1e-5,
-# and no check of the last step's controlling element (nearly tied candidates swap with the order).
+# time and dt relative 1e-6 (the step count stays exact), fields relative 1e-4 above a floor of 1e-5.
 LOOSE = {"blast_sm_eul_small": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5)}
 
 COLS = [("vol", "volume"), ("mass", "mass"), ("tot ie", "ie"), ("tot ke", "ke"), ("press", "pressure"),
@@ -65,11 +64,11 @@ def main():
                 lines.append("  - {name: %s, value: %.10g, rel_tol: %.3g}" % (name, v[name], loose["time_rel"]))
             else:
                 lines.append("  - {name: %s, value: %.10g, abs_tol: %.3g}" % (name, v[name], half_unit(v[name], 10)))
-        # the blasts are 1D flows on 2D meshes: the elements of one column differ by round-off only, so
-        # which of them controls the last step depends on the summation order (upstream 1591, ours 1581:
-        # the same column); not compared there
-        if not deck.startswith("blast"):
-            lines.append("  - {name: final_dt_element, value: %d, abs_tol: 0}" % v["final_dt_element"])
+        # final_dt_element (the element controlling the last step) is reported but not compared: every
+        # deck is symmetric (Sod and the blasts are 1D flows on 2D meshes, Noh and Sedov radial), so the
+        # candidates of a column, ring or mirror pair tie to round-off and the pick moves among them with
+        # the summation order (blast: upstream 1591, ours 1581; Sod 1200 x 300: 187156 and 187122; each
+        # time the same column).
         for reason in ["MAXIMUM", "GROWTH", "INITIAL", "CFL", "DIV"]:
             lines.append("  - {name: dt_%s_steps, value: %d, abs_tol: 0}" % (reason.lower(), v["dt_reason_counts"].get(reason, 0)))
         lines.append("  - {name: elements, value: %d, abs_tol: 0}" % v["elements"])
