@@ -63,6 +63,8 @@ static const var vars[] = {
     V0("ALE", "adv_type", T_INT, adv_type),
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
+_Static_assert(sizeof(((bl_deck *)0)->lines) / sizeof(int) >= sizeof vars / sizeof vars[0],
+               "bl_deck.lines needs one entry per namelist variable");
 static const char *const groups[] = {"CONTROL", "CUTOFF", "EOS", "MESH", "INDICATORS", "INITIAL_CONDITIONS",
                                      "SHAPES", "ALE"};
 
