@@ -21,7 +21,10 @@ DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small
 # relative in the element fields, 5e-5 in u and 3e-6 absolute in v (noise: the problem is 1D), and by
 # 1e-8 in the final time; upstream against our seq run differs by the same amounts. So for this deck:
 # time and dt relative 1e-6 (the step count stays exact), fields relative 1e-4 above a floor of 1e-5.
-LOOSE = {"blast_sm_eul_small": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5)}
+# blast_sm_eul_medium (not run by the port yet: 230,400 elements, 10,973 steps) gets the same tolerances,
+# unverified.
+LOOSE = {"blast_sm_eul_small": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5),
+         "blast_sm_eul_medium": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5)}
 
 COLS = [("vol", "volume"), ("mass", "mass"), ("tot ie", "ie"), ("tot ke", "ke"), ("press", "pressure"),
         ("min press", "pressure_min"), ("max press", "pressure_max"), ("dens", "density"),
