@@ -784,6 +784,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
       const char *mat = c.el > 0 ? S->material_name[S->elmat_orig[c.el - 1]] : "UNKNOWN";
       fprintf(r->log, " step=%7d  el=%9d %10.10s dt=%16.9E  time=%16.9E %s\n", S->nstep, c.el, mat, c.dt, S->time,
               c.why);
+      fflush(r->log);
     }
     um_app_progress(r, "bookleaf time", (long)(1000.0 * (S->time - d->time_start) / (d->time_end - d->time_start)),
                     1000);
