@@ -62,9 +62,14 @@ def main():
                  "metrics:"]
         lines.append("  - {name: steps, value: %d, abs_tol: 0}" % v["steps"])
         loose = LOOSE.get(deck)
+        # Decks of 100,000 elements and more drift further under another summation order: sod_sm_lag_medium
+        # (1M elements, 2221 steps) on openmp ends with final_dt 4.0e-10 and the L1 norm 9.9e-9 relative
+        # from upstream's printed values (the 5-digit tables, steps and final time agree). There: time and
+        # dt relative 1e-8, the L1 norm relative 1e-7.
+        big = v["elements"] >= 100000 and not loose
         for name in ("final_time", "final_dt"):
-            if loose:
-                lines.append("  - {name: %s, value: %.10g, rel_tol: %.3g}" % (name, v[name], loose["time_rel"]))
+            if loose or big:
+                lines.append("  - {name: %s, value: %.10g, rel_tol: %.3g}" % (name, v[name], loose["time_rel"] if loose else 1e-8))
             else:
                 lines.append("  - {name: %s, value: %.10g, abs_tol: %.3g}" % (name, v[name], half_unit(v[name], 10)))
         # final_dt_element (the element controlling the last step) is reported but not compared: every
@@ -88,7 +93,10 @@ def main():
                 lines.append("  - {name: region%d_%s, value: %.5g, abs_tol: %.3g}" % (k + 1, name, x, half_unit(x, 5)))
         if v.get("sod_l1_norm_density") is not None:
             x = v["sod_l1_norm_density"]
-            lines.append("  - {name: sod_l1_density, value: %.9e, abs_tol: %.3g}" % (x, half_unit(x, 9)))
+            if big:
+                lines.append("  - {name: sod_l1_density, value: %.9e, rel_tol: 1.0e-7}" % x)
+            else:
+                lines.append("  - {name: sod_l1_density, value: %.9e, abs_tol: %.3g}" % (x, half_unit(x, 9)))
         up = os.path.join(HERE, "upstream")
         if os.path.exists(os.path.join(up, deck + ".elements.txt")):
             lines.append("fields:")
