@@ -1,0 +1,596 @@
+/* BookLeaf on um: the kernels of the Lagrangian step (BookLeaf 2.0's
+ * compatible finite-element hydrodynamics on quadrilaterals), written once,
+ * valid C and CUDA device code.
+ *
+ * Elements have four corners (counter-clockwise, reached through el_nodes)
+ * and four faces (face f joins corners f and f+1; its neighbour is reached
+ * through el_el, the element itself on a boundary). Per-element corner data
+ * are stored [4] (or [8] = x[4], y[4]); node coordinates and velocities are
+ * [2] = (x, y), (u, v).
+ *
+ * Constants (upstream's &CUTOFF and per-material/region tables) are
+ * published with um_decl_const before the first loop. */
+#ifndef BOOKLEAF_KERNELS_H
+#define BOOKLEAF_KERNELS_H
+#include "um/kernel.h"
+
+#define BL_NMAT_MAX 16
+UM_CONST double bl_cut[6];                  /* zcut, zerocut, dencut, accut, pcut, ccut */
+UM_CONST double bl_visc_coef[2];            /* cvisc1, cvisc2                           */
+UM_CONST int bl_eos_type[BL_NMAT_MAX];      /* 0 void, 1 ideal gas                      */
+UM_CONST double bl_eos_param[BL_NMAT_MAX];  /* gamma (ideal gas) or pressure (void)     */
+UM_CONST double bl_kappa[BL_NMAT_MAX];      /* hourglass coefficient per region         */
+
+/* ---- artificial viscosity (upstream's edge viscosity with the limiter) --- */
+
+/* Edge differences of velocity and position: edge[0..3] du, [4..7] dv, [8..11] dx, [12..15] dy. */
+UM_KERNEL void bl_visc_init(const double *x0, const double *x1, const double *x2, const double *x3,
+                            const double *u0, const double *u1, const double *u2, const double *u3, double *edge) {
+  const double *x[4] = {x0, x1, x2, x3}, *u[4] = {u0, u1, u2, u3};
+  for (int f = 0; f < 4; f++) {
+    const int g = (f + 1) % 4;
+    edge[f] = u[g][0] - u[f][0];
+    edge[4 + f] = u[g][1] - u[f][1];
+    edge[8 + f] = x[g][0] - x[f][0];
+    edge[12 + f] = x[g][1] - x[f][1];
+  }
+}
+
+UM_KERNEL double bl_sgnmax(double den, double cut) {
+  const double a = fabs(den) > cut ? fabs(den) : cut;
+  return copysign(a, den); /* Fortran SIGN(MAX(ABS(den), cut), den), signed zeros as gfortran */
+}
+
+/* The ratio of a neighbour's velocity gradient along (xhat, yhat) to ours. */
+UM_KERNEL double bl_ratio(const double *e, int f, double uhat, double vhat, double xhat, double yhat, double cut) {
+  const double den = e[8 + f] * xhat + e[12 + f] * yhat;
+  return (e[f] * uhat + e[4 + f] * vhat) / bl_sgnmax(den, cut);
+}
+
+/* The limited edge viscosity coefficient of faces 0..3 (evisc) and the
+ * element's viscous sound speed term (visc), from the element's own edges and
+ * those of its four neighbours. nbr[0..3]: the neighbour's face that faces
+ * back; nbr[4..7]: 1 if face f is on the boundary (neighbour = self), +2 if
+ * both its nodes are boundary nodes. */
+UM_KERNEL void bl_visc_limit(const double *e, const double *n0, const double *n1, const double *n2, const double *n3,
+                             const int *nbr, const double *rho, const double *r0, const double *r1, const double *r2,
+                             const double *r3, const double *cs2, const double *c0, const double *c1,
+                             const double *c2, const double *c3, double *evisc, double *visc) {
+  const double *ne[4] = {n0, n1, n2, n3}, *nr[4] = {r0, r1, r2, r3}, *nc[4] = {c0, c1, c2, c3};
+  const double cut = bl_cut[1], cv1 = bl_visc_coef[0], cv2 = bl_visc_coef[1];
+  double v = 0.0;
+  for (int iside = 0; iside < 2; iside++) {
+    const int is1 = (iside + 3) % 4, is2 = iside + 1, f1 = iside, f2 = iside + 2;
+    double sc[4];
+    for (int h = 0; h < 2; h++) { /* h = 0: edge is1, h = 1: edge is2 */
+      const int is = h ? is2 : is1;
+      double w1 = e[is], w2 = e[4 + is], w3 = e[8 + is], w4 = e[12 + is];
+      double den = sqrt(w1 * w1 + w2 * w2);
+      den = 1.0 / (den > cut ? den : cut);
+      const double uhat = w1 * den, vhat = w2 * den;
+      den = sqrt(w3 * w3 + w4 * w4);
+      den = 1.0 / (den > cut ? den : cut);
+      const double xhat = w3 * den, yhat = w4 * den;
+      den = w3 * xhat + w4 * yhat;
+      w1 = (w1 * uhat + w2 * vhat) / bl_sgnmax(den, cut);
+      w1 = 1.0 / bl_sgnmax(w1, cut);
+      const int a1 = h ? (nbr[f1] + 3) % 4 : (nbr[f1] + 1) % 4;
+      const int a2 = h ? (nbr[f2] + 1) % 4 : (nbr[f2] + 3) % 4;
+      sc[2 * h] = bl_ratio(ne[f1], a1, uhat, vhat, xhat, yhat, cut) * w1;
+      sc[2 * h + 1] = bl_ratio(ne[f2], a2, uhat, vhat, xhat, yhat, cut) * w1;
+    }
+    const int self1 = nbr[4 + f1] & 1, self2 = nbr[4 + f2] & 1;
+    if (self1) sc[0] = sc[2] = ((nbr[4 + f1] & 2) && !self2) ? 1.0 : 0.0;
+    if (self2) sc[1] = sc[3] = ((nbr[4 + f2] & 2) && !self1) ? 1.0 : 0.0;
+    for (int h = 0; h < 2; h++) {
+      const int is = h ? is2 : is1;
+      const double w1 = cv1 * sqrt(0.5 * (cs2[0] + nc[is][0]));
+      double w2 = sc[2 * h], w3 = sc[2 * h + 1];
+      double lim = 0.5 * (w2 + w3);
+      if (2.0 * w2 < lim) lim = 2.0 * w2;
+      if (2.0 * w3 < lim) lim = 2.0 * w3;
+      if (1.0 < lim) lim = 1.0;
+      if (lim < 0.0) lim = 0.0;
+      double w4 = sqrt(e[is] * e[is] + e[4 + is] * e[4 + is]);
+      w3 = 0.5 * (1.0 - lim) * (rho[0] + nr[is][0]) * (w1 + cv2 * w4);
+      evisc[is] = w3;
+      w4 = 2.0 * w4 / (rho[0] > cut ? rho[0] : cut);
+      if (w3 * w4 > v) v = w3 * w4;
+    }
+  }
+  visc[0] = v;
+}
+
+/* Corner viscous forces from the edge coefficients (upstream's geteviscosity). */
+UM_KERNEL void bl_visc_force(const double *x0, const double *x1, const double *x2, const double *x3,
+                             const double *u0, const double *u1, const double *u2, const double *u3,
+                             const double *evisc, double *cnvisc) {
+  const double *x[4] = {x0, x1, x2, x3}, *u[4] = {u0, u1, u2, u3};
+  const double cut = bl_cut[1];
+  double ex[4], ey[4];
+  const double xc = 0.25 * (x0[0] + x1[0] + x2[0] + x3[0]), yc = 0.25 * (x0[1] + x1[1] + x2[1] + x3[1]);
+  for (int f = 0; f < 4; f++) {
+    const int g = (f + 1) % 4;
+    double w1 = x[f][0], w2 = x[g][0];
+    const double w3 = 0.5 * (w1 + w2);
+    w1 = w2 - w1;
+    double w4 = x[f][1], w5 = x[g][1];
+    const double w6 = 0.5 * (w4 + w5);
+    w4 = w5 - w4;
+    const double w7 = sqrt((xc - w3) * (xc - w3) + (yc - w6) * (yc - w6));
+    const double w8 = sqrt(w1 * w1 + w4 * w4);
+    double den = 1.0 / w7;
+    double xhat = (yc - w6) * den, yhat = (w3 - xc) * den;
+    den = 1.0 / w8;
+    const double t = xhat * (w1 * den) + yhat * (w4 * den);
+    den = -copysign(1.0, t) * w7;
+    xhat *= den;
+    yhat *= den;
+    const double uhat = u[g][0] - u[f][0], vhat = u[g][1] - u[f][1];
+    const double m = sqrt(uhat * uhat + vhat * vhat), p = uhat * xhat + vhat * yhat;
+    den = p / (m > cut ? m : cut);
+    ex[f] = evisc[f] * uhat * den;
+    ey[f] = evisc[f] * vhat * den;
+    if (m <= cut || p <= cut || w7 <= cut || w8 <= cut) ex[f] = ey[f] = 0.0;
+  }
+  for (int c = 0; c < 4; c++) {
+    const int b = (c + 3) % 4;
+    cnvisc[c] = ex[c] - ex[b];
+    cnvisc[4 + c] = ey[c] - ey[b];
+  }
+}
+
+/* ---- time step ------------------------------------------------------------ */
+
+/* Upstream's length scales of a quadrilateral (geometry_kn_dln / dlm). */
+UM_KERNEL double bl_min_length2(const double *x0, const double *x1, const double *x2, const double *x3, int mid) {
+  const double X[4] = {x0[0], x1[0], x2[0], x3[0]}, Y[4] = {x0[1], x1[1], x2[1], x3[1]};
+  double r = 0.0;
+  if (mid) {
+    double a = 0.5 * ((X[0] + X[1]) - (X[2] + X[3])), b = 0.5 * ((Y[0] + Y[1]) - (Y[2] + Y[3]));
+    const double r1 = a * a + b * b;
+    a = 0.5 * ((X[2] + X[1]) - (X[0] + X[3]));
+    b = 0.5 * ((Y[2] + Y[1]) - (Y[0] + Y[3]));
+    const double r2 = a * a + b * b;
+    return r1 < r2 ? r1 : r2;
+  }
+  for (int i = 0; i < 4; i++) {
+    const int p = i, q = (i + 1) % 4, s = (i + 2) % 4, t = (i + 3) % 4;
+    const double dy = Y[s] - Y[t], dx = X[s] - X[t], w1 = dy * dy + dx * dx;
+    double d;
+    if (w1 < bl_cut[0]) {
+      const double a = 0.5 * (X[p] + X[q]) - X[s], b = 0.5 * (Y[p] + Y[q]) - Y[s];
+      d = a * a + b * b;
+    } else {
+      d = 0.5 * (Y[s] - Y[t]) * (X[p] + X[q]) + 0.5 * (Y[p] + Y[q]) * (X[t] - X[s]) + Y[t] * X[s] - Y[s] * X[t];
+      d = d * d / w1;
+    }
+    if (i == 0 || d < r) r = d;
+  }
+  return r;
+}
+
+/* CFL: the squared length over the sound speed squared (with the viscous term). */
+UM_KERNEL void bl_dt_cfl(const double *x0, const double *x1, const double *x2, const double *x3, const double *cs2,
+                         const double *visc, const int *mid, double *scratch, double *wmin) {
+  const double w = bl_min_length2(x0, x1, x2, x3, mid[0]) / (cs2[0] + visc[0]);
+  scratch[0] = w;
+  if (w < wmin[0]) wmin[0] = w;
+}
+
+/* Divergence: |div u| / volume. */
+UM_KERNEL void bl_dt_div(const double *u0, const double *u1, const double *u2, const double *u3, const double *iso,
+                         const double *vol, double *scratch, double *wmax) {
+  const double a1 = iso[0], a3 = iso[1], b1 = iso[2], b3 = iso[3];
+  double w = u0[0] * (-b3 + b1) + u0[1] * (a3 - a1) + u1[0] * (b3 + b1) + u1[1] * (-a3 - a1) + u2[0] * (b3 - b1) +
+             u2[1] * (-a3 + a1) + u3[0] * (-b3 - b1) + u3[1] * (a3 + a1);
+  w = fabs(w) / vol[0];
+  scratch[0] = w;
+  if (w > wmax[0]) wmax[0] = w;
+}
+
+/* The lowest element number holding `value` (the first controlling element, as upstream picks it). */
+UM_KERNEL void bl_argfind(const double *scratch, const int *id, const double *value, int *first) {
+  if (scratch[0] == value[0] && id[0] < first[0]) first[0] = id[0];
+}
+
+/* ---- forces ----------------------------------------------------------------- */
+
+UM_KERNEL void bl_force(const double *p, const double *iso, const double *cnvisc, double *cnf) {
+  const double w = p[0], a1 = iso[0], a3 = iso[1], b1 = iso[2], b3 = iso[3];
+  cnf[0] = w * (-b3 + b1) + cnvisc[0];
+  cnf[1] = w * (b3 + b1) + cnvisc[1];
+  cnf[2] = w * (b3 - b1) + cnvisc[2];
+  cnf[3] = w * (-b3 - b1) + cnvisc[3];
+  cnf[4] = w * (a3 - a1) + cnvisc[4];
+  cnf[5] = w * (-a3 - a1) + cnvisc[5];
+  cnf[6] = w * (-a3 + a1) + cnvisc[6];
+  cnf[7] = w * (a3 + a1) + cnvisc[7];
+}
+
+/* The corrector's force adds the hourglass filter (kappa per region). */
+UM_KERNEL void bl_force_hg(const double *p, const double *iso, const double *cnvisc, const int *reg,
+                           const double *rho, const double *vol, const double *u0, const double *u1,
+                           const double *u2, const double *u3, const double *dt, double *cnf) {
+  bl_force(p, iso, cnvisc, cnf);
+  const double w2 = u0[0] - u1[0] + u2[0] - u3[0], w3 = u0[1] - u1[1] + u2[1] - u3[1];
+  const double w1 = -bl_kappa[reg[0]] * rho[0] * vol[0] * (1.0 / dt[0]);
+  const double hx = w1 * w2, hy = w1 * w3;
+  cnf[0] += hx, cnf[1] -= hx, cnf[2] += hx, cnf[3] -= hx;
+  cnf[4] += hy, cnf[5] -= hy, cnf[6] += hy, cnf[7] -= hy;
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+UM_KERNEL void bl_copy(const double *a, double *b) { b[0] = a[0]; }
+
+/* Nodes move by half a step at the node velocity (predictor: u^n, corrector: u^n+1). */
+UM_KERNEL void bl_move(const double *u, const double *half_dt, double *x) {
+  x[0] += half_dt[0] * u[0];
+  x[1] += half_dt[0] * u[1];
+}
+
+/* Geometry (iso-parametric terms, corner weights, volume) and density; vmin: smallest volume. */
+UM_KERNEL void bl_geom(const double *x0, const double *x1, const double *x2, const double *x3, const double *mass,
+                       double *iso, double *cnwt, double *vol, double *rho, double *vmin) {
+  const double cx[4] = {x0[0], x1[0], x2[0], x3[0]}, cy[4] = {x0[1], x1[1], x2[1], x3[1]};
+  const double a1 = 0.25 * (-cx[0] + cx[1] + cx[2] - cx[3]), a2 = 0.25 * (cx[0] - cx[1] + cx[2] - cx[3]);
+  const double a3 = 0.25 * (-cx[0] - cx[1] + cx[2] + cx[3]), b1 = 0.25 * (-cy[0] + cy[1] + cy[2] - cy[3]);
+  const double b2 = 0.25 * (cy[0] - cy[1] + cy[2] - cy[3]), b3 = 0.25 * (-cy[0] - cy[1] + cy[2] + cy[3]);
+  const double n9 = 1.0 / 9.0;
+  iso[0] = a1, iso[1] = a3, iso[2] = b1, iso[3] = b3;
+  cnwt[0] = n9 * ((3.0 * b3 - b2) * (3.0 * a1 - a2) - (3.0 * a3 - a2) * (3.0 * b1 - b2));
+  cnwt[1] = n9 * ((3.0 * b3 + b2) * (3.0 * a1 - a2) - (3.0 * a3 + a2) * (3.0 * b1 - b2));
+  cnwt[2] = n9 * ((3.0 * b3 + b2) * (3.0 * a1 + a2) - (3.0 * a3 + a2) * (3.0 * b1 + b2));
+  cnwt[3] = n9 * ((3.0 * b3 - b2) * (3.0 * a1 + a2) - (3.0 * a3 - a2) * (3.0 * b1 + b2));
+  const double v = 4.0 * (a1 * b3 - a3 * b1);
+  vol[0] = v;
+  rho[0] = mass[0] / v;
+  if (v < vmin[0]) vmin[0] = v;
+}
+
+/* Internal energy from the work of the corner forces (dts: half a step in the predictor). */
+UM_KERNEL void bl_energy(const double *cnf, const double *u0, const double *u1, const double *u2, const double *u3,
+                         const double *mass, const double *dts, double *e) {
+  double w = cnf[0] * u0[0] + cnf[4] * u0[1] + cnf[1] * u1[0] + cnf[5] * u1[1] + cnf[2] * u2[0] + cnf[6] * u2[1] +
+             cnf[3] * u3[0] + cnf[7] * u3[1];
+  w = -w / (mass[0] > bl_cut[1] ? mass[0] : bl_cut[1]);
+  e[0] += w * dts[0];
+}
+
+/* Equation of state: pressure and sound speed squared. */
+UM_KERNEL void bl_eos(const int *mat, const double *rho, const double *e, double *p, double *cs2) {
+  const int m = mat[0] > 0 ? mat[0] : 0;
+  const double pcut = bl_cut[4], ccut = bl_cut[5], g = bl_eos_param[m];
+  double pr, c;
+  if (bl_eos_type[m] == 1) {
+    pr = e[0] * rho[0] * (g - 1.0);
+    c = g * (g - 1.0) * e[0];
+  } else if (bl_eos_type[m] == 0) {
+    pr = g;
+    c = ccut;
+  } else {
+    pr = -1.0;
+    c = ccut;
+  }
+  if (fabs(pr) < pcut) pr = 0.0;
+  p[0] = pr;
+  cs2[0] = c > ccut ? c : ccut;
+}
+
+/* ---- acceleration: the corner -> node increments (getacc_scatter) ------------ */
+
+UM_KERNEL void bl_zero4(double *a) { a[0] = a[1] = a[2] = a[3] = 0.0; }
+
+/* The contribution of corner c of an element: mass, area, force. */
+UM_KERNEL void bl_corner(const double *rho, const double *cnwt, const double *cnmass, const double *cnf, int c,
+                         double *acc) {
+  const double cut = bl_cut[1];
+  double m;
+  if (cnmass[c] > cut) m = cnmass[c];
+  else {
+    const int b = (c + 3) % 4;
+    m = cnmass[b] > cut ? cnmass[b] : rho[0] * cnwt[c];
+  }
+  acc[0] += m;
+  acc[1] += cnwt[c];
+  acc[2] += cnf[c];
+  acc[3] += cnf[4 + c];
+}
+
+/* All four corners of an element in one loop, incremented through el_nodes. */
+UM_KERNEL void bl_scatter(const double *rho, const double *cnwt, const double *cnmass, const double *cnf, double *a0,
+                          double *a1, double *a2, double *a3) {
+  bl_corner(rho, cnwt, cnmass, cnf, 0, a0);
+  bl_corner(rho, cnwt, cnmass, cnf, 1, a1);
+  bl_corner(rho, cnwt, cnmass, cnf, 2, a2);
+  bl_corner(rho, cnwt, cnmass, cnf, 3, a3);
+}
+
+/* Upstream's scheme: one pass per corner (corner 1 of every element, then corner 2, ...). */
+UM_KERNEL void bl_scatter_corner(const double *rho, const double *cnwt, const double *cnmass, const double *cnf,
+                                 const int *corner, double *a) {
+  bl_corner(rho, cnwt, cnmass, cnf, corner[0], a);
+}
+
+/* Node accelerations, boundary conditions, new velocity u and the step's mean velocity ubar. */
+UM_KERNEL void bl_accel(const double *acc, const int *type, const double *dt, double *u, double *ubar) {
+  const double w1 = bl_cut[2] * acc[1];
+  double ax = 0.0, ay = 0.0;
+  if (acc[0] > w1) {
+    ax = acc[2] / acc[0];
+    ay = acc[3] / acc[0];
+  }
+  const int t = type[0];
+  if (t == -1 || t == -3) ax = 0.0;
+  if (t == -2 || t == -3) ay = 0.0;
+  if (ax * ax + ay * ay < bl_cut[3] * bl_cut[3]) ax = ay = 0.0;
+  const double u0 = u[0], v0 = u[1];
+  u[0] = u0 + dt[0] * ax;
+  u[1] = v0 + dt[0] * ay;
+  ubar[0] = u0 + 0.5 * dt[0] * ax;
+  ubar[1] = v0 + 0.5 * dt[0] * ay;
+}
+
+/* ---- ALE remap (Eulerian decks): the mesh returns to where it was and the
+ * state is advected across the faces (upstream's ale_kn_* with adv_type 1,
+ * both directions at once). Faces f = 0..3 join corners f and f+1; nbr[f] is
+ * the neighbour's face facing back, nbr[4 + f] & 1 says the neighbour is the
+ * element itself (boundary). The limited-gradient flux functions keep
+ * upstream's 1-based index arithmetic (F = f + 1) to stay recognisable. */
+
+/* Nodes: keep the Lagrangian position, move back by the step's mean velocity (mesh velocity -ubar). */
+UM_KERNEL void bl_ale_move(const double *ubar, const double *dt, double *x0, double *x) {
+  x0[0] = x[0];
+  x0[1] = x[1];
+  x[0] += dt[0] * (-ubar[0]);
+  x[1] += dt[0] * (-ubar[1]);
+}
+
+/* Volume swept by each face from the Lagrangian (x0) to the new (x) mesh, kept where positive. */
+UM_KERNEL void bl_ale_fluxvol(const double *p0, const double *p1, const double *p2, const double *p3,
+                              const double *q0, const double *q1, const double *q2, const double *q3,
+                              double *fcdv) {
+  const double *o[4] = {p0, p1, p2, p3}, *n[4] = {q0, q1, q2, q3};
+  for (int f = 0; f < 4; f++) {
+    const int g = (f + 1) % 4;
+    const double x1 = o[f][0], x2 = o[g][0], y1 = o[f][1], y2 = o[g][1];
+    const double x3 = n[g][0], x4 = n[f][0], y3 = n[g][1], y4 = n[f][1];
+    const double a1 = (-x1 - x4) + (x3 + x2), a3 = (-x1 + x4) + (x3 - x2);
+    const double b1 = (-y1 - y4) + (y3 + y2), b3 = (-y1 + y4) + (y3 - y2);
+    double v = 0.25 * (a1 * b3 - a3 * b1);
+    if (v < bl_cut[1]) v = 0.0;
+    fcdv[f] = v;
+  }
+}
+
+/* Sum of the flux through the element's faces: out through its own, in through its neighbours' (ale_kn_sumflux). */
+UM_KERNEL double bl_ale_sumflux(const double *fc, const double *const *nfc, const int *nbr) {
+  double s = 0.0;
+  for (int i1 = 0; i1 < 2; i1++) {
+    const int i2 = i1 + 2;
+    const double w1 = (nbr[4 + i1] & 1) ? 0.0 : nfc[i1][nbr[i1]];
+    const double w2 = (nbr[4 + i2] & 1) ? 0.0 : nfc[i2][nbr[i2]];
+    s = s - fc[i1] - fc[i2] + w1 + w2;
+  }
+  return s;
+}
+
+/* Limited face fluxes of an element variable (ale_kn_fluxelvl): basis per corner (own and
+ * neighbours'), face basis flux fcd, variable (own and neighbours'). */
+UM_KERNEL void bl_ale_fluxel(const double *cb, const double *const *ncb, const double *fcd, const int *nbr,
+                             double var, const double *const *nvar, double *flux) {
+  for (int i1 = 0; i1 < 2; i1++) {
+    const int i2 = i1 + 2;
+    /* F: 1-based faces and corners as upstream */
+    const int I1 = i1 + 1, I2 = i2 + 1;
+    int J2 = nbr[i2] + 1, J1 = I2 % 4 + 1;
+    const double r3 = cb[I2 - 1] + cb[J1 - 1];
+    J1 = J2 % 4 + 1;
+    const double w5 = r3 + ncb[i2][J2 - 1] + ncb[i2][J1 - 1];
+    J2 = nbr[i1] + 1;
+    J1 = I1 + 1;
+    const double r4 = cb[I1 - 1] + cb[J1 - 1];
+    J1 = J2 % 4 + 1;
+    const double w6 = r4 + ncb[i1][J2 - 1] + ncb[i1][J1 - 1];
+    const double rv = var;
+    double r1 = fcd[i1], r2 = fcd[i2];
+    const double w1 = rv - nvar[i2][0], w2 = nvar[i1][0] - rv;
+    const double w3 = fabs(w1), w4 = fabs(w2), w7 = copysign(1.0, w2);
+    const double w8 = (w1 * w6 * w6 + w2 * w5 * w5) / (w5 * w6 * (w5 + w6));
+    double m = fabs(w8);
+    if (w3 / w5 < m) m = w3 / w5;
+    if (w4 / w6 < m) m = w4 / w6;
+    double grad = w7 * m;
+    if (w1 * w2 <= 0.0) grad = 0.0;
+    r1 = r1 * (rv + grad * (r3 - 0.5 * r1));
+    r2 = r2 * (rv - grad * (r4 - 0.5 * r2));
+    flux[i1] = r1;
+    flux[i2] = r2;
+  }
+}
+
+/* Mass flux of each face: the volume flux times the limited density (basis: corner weights). */
+UM_KERNEL void bl_ale_massflux(const double *cnwt, const double *w0, const double *w1, const double *w2,
+                               const double *w3, const double *fcdv, const int *nbr, const double *rho,
+                               const double *r0, const double *r1, const double *r2, const double *r3,
+                               double *fcdm) {
+  const double *nw[4] = {w0, w1, w2, w3}, *nr[4] = {r0, r1, r2, r3};
+  bl_ale_fluxel(cnwt, nw, fcdv, nbr, rho[0], nr, fcdm);
+}
+
+/* Element volume, mass and density after the remap; the old volume and mass kept (vm0 = {vol, mass}). */
+UM_KERNEL void bl_ale_update_basis(const double *fcdv, const double *v0, const double *v1, const double *v2,
+                                   const double *v3, const double *fcdm, const double *m0, const double *m1,
+                                   const double *m2, const double *m3, const int *nbr, double *vm0, double *vol,
+                                   double *mass, double *rho) {
+  const double *nv[4] = {v0, v1, v2, v3}, *nm[4] = {m0, m1, m2, m3};
+  const double totv = bl_ale_sumflux(fcdv, nv, nbr), totm = bl_ale_sumflux(fcdm, nm, nbr);
+  vm0[0] = vol[0];
+  vm0[1] = mass[0];
+  vol[0] = vol[0] + totv;
+  mass[0] = mass[0] + totm;
+  rho[0] = mass[0] / vol[0];
+}
+
+/* Energy flux of each face (basis: corner masses, face mass flux). */
+UM_KERNEL void bl_ale_energyflux(const double *cnmass, const double *c0, const double *c1, const double *c2,
+                                 const double *c3, const double *fcdm, const int *nbr, const double *e,
+                                 const double *e0, const double *e1, const double *e2, const double *e3,
+                                 double *flux) {
+  const double *nc[4] = {c0, c1, c2, c3}, *ne[4] = {e0, e1, e2, e3};
+  bl_ale_fluxel(cnmass, nc, fcdm, nbr, e[0], ne, flux);
+}
+
+/* Specific internal energy after the remap (ale_kn_updateel). */
+UM_KERNEL void bl_ale_update_energy(const double *flux, const double *f0, const double *f1, const double *f2,
+                                    const double *f3, const int *nbr, const double *vm0, const double *mass,
+                                    double *e) {
+  const double *nf[4] = {f0, f1, f2, f3};
+  const double elflux = bl_ale_sumflux(flux, nf, nbr);
+  if (mass[0] > vm0[0] * bl_cut[2]) e[0] = (e[0] * vm0[1] + elflux) / mass[0];
+}
+
+/* Nodal basis before the momentum remap: nb = {volume before, volume after, mass before, mass after},
+ * incremented from the corners; cnm0 keeps the corner masses. */
+UM_KERNEL void bl_ale_node_basis(const double *vm0, const double *vol, const double *cnmass, double *cnm0,
+                                 double *n0, double *n1, double *n2, double *n3) {
+  double *nb[4] = {n0, n1, n2, n3};
+  const double w1 = 0.25 * vm0[0], w2 = 0.25 * vol[0];
+  for (int c = 0; c < 4; c++) {
+    cnm0[c] = cnmass[c];
+    nb[c][0] += w1;
+    nb[c][1] += w2;
+    nb[c][2] += cnmass[c];
+    nb[c][3] += cnmass[c];
+  }
+}
+
+/* Corner volume and mass fluxes across the element's two median lines, and the corner mass change
+ * (ale_kn_fluxbasisnd). */
+UM_KERNEL void bl_ale_corner_flux(const double *fcdv, const double *v0, const double *v1, const double *v2,
+                                  const double *v3, const double *fcdm, const double *m0, const double *m1,
+                                  const double *m2, const double *m3, const int *nbr, double *cnd,
+                                  double *cnflux) {
+  const double *nv[4] = {v0, v1, v2, v3}, *nm[4] = {m0, m1, m2, m3};
+  for (int c = 0; c < 4; c++) cnflux[c] = 0.0;
+  for (int i1 = 0; i1 < 2; i1++) {
+    const int i2 = i1 + 2;
+    double w1 = nv[i1][nbr[i1]], w2 = nv[i2][nbr[i2]], w3 = nm[i1][nbr[i1]], w4 = nm[i2][nbr[i2]];
+    if (nbr[4 + i1] & 1) w1 = 0.0, w3 = 0.0;
+    if (nbr[4 + i2] & 1) w2 = 0.0, w4 = 0.0;
+    w1 = w1 - fcdv[i1];
+    w2 = w2 - fcdv[i2];
+    w1 = 0.25 * (w1 - w2);
+    cnd[i1] = w1; /* cndv */
+    cnd[i2] = w1;
+    w1 = w3 - fcdm[i1];
+    w2 = w4 - fcdm[i2];
+    w3 = 0.25 * (w1 - w2);
+    cnd[4 + i1] = w3; /* cndm */
+    cnd[4 + i2] = w3;
+    w3 = 0.25 * (w1 + w2);
+    cnflux[0] += w3;
+    cnflux[1] += w3;
+    cnflux[2] += w3;
+    cnflux[3] += w3;
+  }
+}
+
+/* Corner masses after the remap, and the nodes' new mass (nb[3]). */
+UM_KERNEL void bl_ale_corner_mass(const double *cnflux, double *cnmass, double *n0, double *n1, double *n2,
+                                  double *n3) {
+  double *nb[4] = {n0, n1, n2, n3};
+  for (int c = 0; c < 4; c++) {
+    cnmass[c] = cnmass[c] + cnflux[c];
+    nb[c][3] += cnflux[c];
+  }
+}
+
+/* Element corner velocities (u[0..3], v[0..3]) for the momentum fluxes. */
+UM_KERNEL void bl_ale_corner_u(const double *u0, const double *u1, const double *u2, const double *u3, double *cnu) {
+  const double *u[4] = {u0, u1, u2, u3};
+  for (int c = 0; c < 4; c++) cnu[c] = u[c][0], cnu[4 + c] = u[c][1];
+}
+
+/* One component of upstream's nodal flux (ale_kn_fluxndvl). cv: corner values of the element
+ * (stride 1), ncv: of its neighbours. */
+UM_KERNEL void bl_ale_fluxnd(const double *cb, const double *const *ncb, const double *cndm, const int *nbr,
+                             const double *cv, const double *const *ncv, double *cnflux) {
+  for (int c = 0; c < 4; c++) cnflux[c] = 0.0;
+  for (int ilfcl = 1; ilfcl <= 2; ilfcl++) {
+    const int ilfcr = ilfcl + 2;
+    for (int icn = 1; icn <= 2; icn++) {
+      const int ilndl = ilfcl + icn - 1, ilndr = (ilfcr - icn + 1) % 4 + 1;
+      const int ifcl = nbr[ilfcl - 1] + 1, ifcr = nbr[ilfcr - 1] + 1;
+      const double *cbl = ncb[ilfcl - 1], *cbr = ncb[ilfcr - 1], *cvl = ncv[ilfcl - 1], *cvr = ncv[ilfcr - 1];
+      const int ii = ilfcl + 2 * (icn - 1);
+      const double d = cndm[ii - 1];
+      double rd = 0.0;
+      if (d > 0.0) {
+        const int ilnndl = (ifcl + icn) % 4 + 1, ilnndr = (ifcl - icn + 1) % 4 + 1;
+        const double rv = cv[ilndl - 1];
+        rd = cb[ilndl - 1] - 0.5 * d;
+        const double w5 = cb[ilndl - 1] + cb[ilndr - 1], w6 = cbl[ilnndl - 1] + cbl[ilnndr - 1];
+        const double w1 = rv - cvl[ilnndl - 1], w2 = cv[ilndr - 1] - rv;
+        const double w3 = fabs(w1), w4 = fabs(w2), w7 = copysign(1.0, w2);
+        const double w8 = (w2 * w6 * w6 + w1 * w5 * w5) / (w5 * w6 * (w5 + w6));
+        double m = fabs(w8);
+        if (w3 / w6 < m) m = w3 / w6;
+        if (w4 / w5 < m) m = w4 / w5;
+        double grad = w7 * m;
+        if (w1 * w2 <= 0.0) grad = 0.0;
+        rd = d * (rv + grad * rd);
+      }
+      if (d < 0.0) {
+        const int ilnndl = (ifcr + icn - 2) % 4 + 1, ilnndr = ((ifcr - icn - 1) % 4 + 4) % 4 + 1;
+        const double rv = cv[ilndr - 1];
+        rd = cb[ilndr - 1] + 0.5 * d;
+        const double w5 = cb[ilndl - 1] + cb[ilndr - 1], w6 = cbr[ilnndl - 1] + cbr[ilnndr - 1];
+        const double w1 = rv - cv[ilndl - 1], w2 = cvr[ilnndr - 1] - rv;
+        const double w3 = fabs(w1), w4 = fabs(w2), w7 = copysign(1.0, w2);
+        const double w8 = (w1 * w6 * w6 + w2 * w5 * w5) / (w5 * w6 * (w5 + w6));
+        double m = fabs(w8);
+        if (w3 / w5 < m) m = w3 / w5;
+        if (w4 / w6 < m) m = w4 / w6;
+        double grad = -w7 * m;
+        if (w1 * w2 <= 0.0) grad = 0.0;
+        rd = d * (rv + grad * rd);
+      }
+      cnflux[ilndl - 1] = cnflux[ilndl - 1] - rd;
+      cnflux[ilndr - 1] = cnflux[ilndr - 1] + rd;
+    }
+  }
+}
+
+/* Momentum fluxes of both components: flux[0..3] for u, [4..7] for v. */
+UM_KERNEL void bl_ale_momflux(const double *cnm0, const double *b0, const double *b1, const double *b2,
+                              const double *b3, const double *cnd, const int *nbr, const double *cnu,
+                              const double *c0, const double *c1, const double *c2, const double *c3,
+                              double *flux) {
+  const double *nb[4] = {b0, b1, b2, b3};
+  const double *nu[4] = {c0, c1, c2, c3}, *nv[4] = {c0 + 4, c1 + 4, c2 + 4, c3 + 4};
+  bl_ale_fluxnd(cnm0, nb, cnd + 4, nbr, cnu, nu, flux);
+  bl_ale_fluxnd(cnm0, nb, cnd + 4, nbr, cnu + 4, nv, flux + 4);
+}
+
+/* Corner momentum fluxes summed at the nodes (nf = {u, v}). */
+UM_KERNEL void bl_ale_node_flux(const double *flux, double *n0, double *n1, double *n2, double *n3) {
+  double *nf[4] = {n0, n1, n2, n3};
+  for (int c = 0; c < 4; c++) {
+    nf[c][0] += flux[c];
+    nf[c][1] += flux[4 + c];
+  }
+}
+
+UM_KERNEL void bl_zero2(double *a) { a[0] = a[1] = 0.0; }
+
+/* Node velocities after the remap, except where a boundary fixes the component (ale_kn_updatend). */
+UM_KERNEL void bl_ale_update_u(const double *nb, const double *nf, const int *type, double *u) {
+  const int t = type[0];
+  const int ok = nb[3] > bl_cut[2] * nb[0];
+  if (ok && t != -1 && t != -3) u[0] = (u[0] * nb[2] + nf[0]) / nb[3];
+  if (ok && t != -2 && t != -3) u[1] = (u[1] * nb[2] + nf[1]) / nb[3];
+}
+
+#endif

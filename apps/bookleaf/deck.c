@@ -1,0 +1,469 @@
+/* BookLeaf's input deck: BookLeaf_F90's Fortran namelists (&CONTROL, &EOS,
+ * &CUTOFF, &MESH, &INDICATORS, &INITIAL_CONDITIONS, &SHAPES, &ALE) read as the
+ * Fortran runtime reads them: `key = values`, `key(i) = ...`, array sections
+ * `key(1,:)`, `key(2:3,1)`, repeat counts `3*0.0`, quoted strings, logicals,
+ * `!` comments; values fill the section in column-major order. Every entry
+ * has upstream's extents and default. Errors say file:line: key: what. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bookleaf.h"
+#include "um/um.h"
+
+#define DECK_MAX_BYTES (4 << 20)
+
+typedef enum { T_REAL, T_INT, T_STR, T_LOG } vtype;
+typedef struct {
+  const char *group, *name;
+  vtype type;
+  int rank, ext[3];
+  size_t off;
+} var;
+
+#define V0(g, n, t, f) {g, n, t, 0, {1, 1, 1}, offsetof(bl_deck, f)}
+#define V1(g, n, t, f) {g, n, t, 1, {BL_LN, 1, 1}, offsetof(bl_deck, f)}
+#define V2(g, n, t, f, e1, e2) {g, n, t, 2, {e1, e2, 1}, offsetof(bl_deck, f)}
+
+static const var vars[] = {
+    V0("CONTROL", "time_start", T_REAL, time_start), V0("CONTROL", "time_end", T_REAL, time_end),
+    V0("CONTROL", "dt_initial", T_REAL, dt_initial), V0("CONTROL", "dt_g", T_REAL, dt_g),
+    V0("CONTROL", "dt_min", T_REAL, dt_min), V0("CONTROL", "dt_max", T_REAL, dt_max),
+    V0("CONTROL", "cfl_sf", T_REAL, cfl_sf), V0("CONTROL", "div_sf", T_REAL, div_sf),
+    V1("CONTROL", "zdtnotreg", T_LOG, zdtnotreg), V1("CONTROL", "zmidlength", T_LOG, zmidlength),
+    V0("CONTROL", "visc", T_STR, visc), V0("CONTROL", "cvisc1", T_REAL, cvisc1),
+    V0("CONTROL", "cvisc2", T_REAL, cvisc2), V0("CONTROL", "kappaall", T_REAL, kappaall),
+    V1("CONTROL", "kappareg", T_REAL, kappareg), V0("CONTROL", "pmeritall", T_REAL, pmeritall),
+    V1("CONTROL", "pmeritreg", T_REAL, pmeritreg),
+    V0("CUTOFF", "ccut", T_REAL, ccut), V0("CUTOFF", "zcut", T_REAL, zcut), V0("CUTOFF", "zerocut", T_REAL, zerocut),
+    V0("CUTOFF", "pcut", T_REAL, pcut), V0("CUTOFF", "dencut", T_REAL, dencut), V0("CUTOFF", "accut", T_REAL, accut),
+    V1("EOS", "eos_type", T_STR, eos_type), V2("EOS", "eos_param", T_REAL, eos_param, BL_NEOS, BL_LN),
+    {"MESH", "region_side", T_INT, 3, {BL_LN, 4, BL_LN}, offsetof(bl_deck, region_side)},
+    V2("MESH", "region_dim", T_INT, region_dim, BL_LN, 2), V1("MESH", "region_material", T_INT, region_material),
+    V1("MESH", "region_om", T_REAL, region_om), V1("MESH", "region_tol", T_REAL, region_tol),
+    V1("MESH", "region_typ", T_STR, region_typ), V2("MESH", "segment_pos", T_REAL, segment_pos, BL_LN, 8),
+    V1("MESH", "segment_typ", T_STR, segment_typ), V1("MESH", "segment_bc", T_STR, segment_bc),
+    V0("MESH", "max_seg", T_INT, max_seg), V0("MESH", "max_subseg", T_INT, max_subseg),
+    V1("INDICATORS", "region_type", T_STR, region_type), V1("INDICATORS", "region_value", T_INT, region_value),
+    V1("INDICATORS", "region_name", T_STR, region_name), V1("INDICATORS", "material_type", T_STR, material_type),
+    V1("INDICATORS", "material_name", T_STR, material_name),
+    V1("INDICATORS", "material_value", T_INT, material_value),
+    V1("INITIAL_CONDITIONS", "thermodynamic_type", T_STR, thermodynamic_type),
+    V1("INITIAL_CONDITIONS", "thermodynamic_value", T_INT, thermodynamic_value),
+    V1("INITIAL_CONDITIONS", "thermodynamic_energy_scale", T_STR, thermodynamic_energy_scale),
+    V1("INITIAL_CONDITIONS", "density", T_REAL, density), V1("INITIAL_CONDITIONS", "energy", T_REAL, energy),
+    V1("INITIAL_CONDITIONS", "kinematic_type", T_STR, kinematic_type),
+    V1("INITIAL_CONDITIONS", "kinematic_geometry", T_STR, kinematic_geometry),
+    V1("INITIAL_CONDITIONS", "kinematic_value", T_INT, kinematic_value),
+    V2("INITIAL_CONDITIONS", "kinematic_param", T_REAL, kinematic_param, 3, BL_LN),
+    V1("SHAPES", "shape_type", T_STR, shape_type), V2("SHAPES", "shape_param", T_REAL, shape_param, BL_LN, 5),
+    V0("ALE", "zeul", T_LOG, zeul), V0("ALE", "npatch", T_INT, npatch), V0("ALE", "ale_sf", T_REAL, ale_sf),
+    V0("ALE", "adv_type", T_INT, adv_type),
+};
+#define NVARS ((int)(sizeof vars / sizeof vars[0]))
+_Static_assert(sizeof(((bl_deck *)0)->lines) / sizeof(int) >= sizeof vars / sizeof vars[0],
+               "bl_deck.lines needs one entry per namelist variable");
+static const char *const groups[] = {"CONTROL", "CUTOFF", "EOS", "MESH", "INDICATORS", "INITIAL_CONDITIONS",
+                                     "SHAPES", "ALE"};
+
+static size_t elem_size(vtype t) {
+  return t == T_REAL ? sizeof(double) : t == T_STR ? BL_SLEN : sizeof(int);
+}
+
+void bl_deck_default(bl_deck *d) {
+  memset(d, 0, sizeof *d);
+  d->time_start = 0.0;
+  d->time_end = 1.0;
+  d->dt_initial = 1.0e-5;
+  d->dt_g = 1.02;
+  d->dt_min = 1.0e-8;
+  d->dt_max = 1.0e-1;
+  d->cfl_sf = 0.5;
+  d->div_sf = 0.25;
+  d->cvisc1 = 0.5;
+  d->cvisc2 = 0.75;
+  strcpy(d->visc, "EDGE");
+  d->ccut = 1.0e-6;
+  d->zcut = 1.0e-8;
+  d->zerocut = 1.0e-40;
+  d->pcut = 1.0e-8;
+  d->dencut = 1.0e-6;
+  d->accut = 1.0e-6;
+  for (int i = 0; i < BL_LN; i++) {
+    d->eos_param[i][0] = 0.0;
+    d->region_om[i] = 1.0;
+    d->region_tol[i] = 1.0e-12;
+    d->region_material[i] = -1;
+    strcpy(d->segment_bc[i], "FREE");
+    strcpy(d->region_type[i], "UNKNOWN");
+    strcpy(d->material_type[i], "UNKNOWN");
+    strcpy(d->region_name[i], "UNKNOWN");
+    strcpy(d->material_name[i], "UNKNOWN");
+    d->region_value[i] = d->material_value[i] = -1;
+    strcpy(d->thermodynamic_type[i], "UNKNOWN");
+    strcpy(d->kinematic_type[i], "UNKNOWN");
+    d->thermodynamic_value[i] = d->kinematic_value[i] = -1;
+    strcpy(d->thermodynamic_energy_scale[i], "NONE");
+    strcpy(d->kinematic_geometry[i], "UNKNOWN");
+    d->density[i] = -1.0;
+    d->energy[i] = -1.0;
+    strcpy(d->shape_type[i], "UNKNOWN");
+  }
+  d->max_seg = 50;
+  d->max_subseg = 5;
+  d->ale_sf = 0.5;
+  d->adv_type = 1;
+}
+
+int bl_deck_line(const bl_deck *d, const char *key) {
+  for (int v = 0; v < NVARS; v++)
+    if (strcmp(vars[v].name, key) == 0) return d->lines[v];
+  return 0;
+}
+
+/* ---- the scanner ------------------------------------------------------- */
+
+typedef struct {
+  const char *s, *end, *name;
+  int line;
+  char *err;
+  size_t errlen;
+} scan;
+
+static int fail(scan *sc, int line, const char *key, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (key)
+    return um_format_error(sc->err, sc->errlen, UM_ERR_CONFIG, "%s:%d: %s: %s", sc->name, line, key, msg);
+  return um_format_error(sc->err, sc->errlen, UM_ERR_CONFIG, "%s:%d: %s", sc->name, line, msg);
+}
+
+/* Skip white space, commas (when `commas`) and comments. */
+static void skip(scan *sc, int commas) {
+  while (sc->s < sc->end) {
+    char c = *sc->s;
+    if (c == '\n') sc->line++, sc->s++;
+    else if (isspace((unsigned char)c) || (commas && c == ',')) sc->s++;
+    else if (c == '!') {
+      while (sc->s < sc->end && *sc->s != '\n') sc->s++;
+    } else break;
+  }
+}
+
+static int ident(scan *sc, char *out, size_t n) {
+  size_t k = 0;
+  if (sc->s >= sc->end || !(isalpha((unsigned char)*sc->s))) return 0;
+  while (sc->s < sc->end && (isalnum((unsigned char)*sc->s) || *sc->s == '_')) {
+    if (k + 1 < n) out[k++] = (char)tolower((unsigned char)*sc->s);
+    sc->s++;
+  }
+  out[k] = 0;
+  return 1;
+}
+
+/* Does an assignment `name =` or `name(` start here? (without consuming) */
+static int at_assignment(const scan *sc) {
+  const char *p = sc->s;
+  if (p >= sc->end || !isalpha((unsigned char)*p)) return 0;
+  while (p < sc->end && (isalnum((unsigned char)*p) || *p == '_')) p++;
+  while (p < sc->end && (*p == ' ' || *p == '\t')) p++;
+  return p < sc->end && (*p == '=' || *p == '(');
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+static int parse_int(const char *t, int *out) {
+  char *e;
+  errno = 0;
+  long v = strtol(t, &e, 10);
+  if (*t == 0 || *e || errno || v < -2147483647L || v > 2147483647L) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_real(const char *t, double *out) {
+  char buf[128], *e;
+  size_t n = strlen(t);
+  if (n == 0 || n >= sizeof buf) return -1;
+  for (size_t i = 0; i <= n; i++) buf[i] = (t[i] == 'd' || t[i] == 'D') ? 'e' : t[i]; /* 1.0d0 */
+  errno = 0;
+  double v = strtod(buf, &e);
+  if (*e || errno == ERANGE) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_log(const char *t, int *out) {
+  char u[16];
+  size_t n = strlen(t), k = 0;
+  if (n >= sizeof u) return -1;
+  for (size_t i = 0; i < n; i++) u[k++] = (char)toupper((unsigned char)t[i]);
+  u[k] = 0;
+  const char *p = u[0] == '.' ? u + 1 : u;
+  if (p[0] == 'T') *out = 1;
+  else if (p[0] == 'F') *out = 0;
+  else return -1;
+  return 0;
+}
+
+/* ---- assignments ------------------------------------------------------- */
+
+typedef struct {
+  int lo[3], hi[3];
+} section;
+
+static int parse_section(scan *sc, const var *v, const char *key, section *sec) {
+  for (int k = 0; k < 3; k++) sec->lo[k] = 1, sec->hi[k] = v->ext[k];
+  skip(sc, 0);
+  if (sc->s >= sc->end || *sc->s != '(') {
+    if (v->rank == 0) sec->hi[0] = 1;
+    return UM_SUCCESS;
+  }
+  if (v->rank == 0) return fail(sc, sc->line, key, "is a scalar, it takes no subscript");
+  sc->s++;
+  for (int k = 0;; k++) {
+    if (k >= v->rank) return fail(sc, sc->line, key, "too many subscripts (it has %d)", v->rank);
+    char tok[64];
+    size_t n = 0;
+    skip(sc, 0);
+    while (sc->s < sc->end && *sc->s != ',' && *sc->s != ')' && *sc->s != '\n') {
+      if (!isspace((unsigned char)*sc->s) && n + 1 < sizeof tok) tok[n++] = *sc->s;
+      sc->s++;
+    }
+    tok[n] = 0;
+    if (sc->s >= sc->end || *sc->s == '\n') return fail(sc, sc->line, key, "unterminated subscript");
+    char *colon = strchr(tok, ':');
+    if (colon) {
+      *colon = 0;
+      if (tok[0] && parse_int(tok, &sec->lo[k])) return fail(sc, sc->line, key, "bad subscript '%s'", tok);
+      if (colon[1] && parse_int(colon + 1, &sec->hi[k]))
+        return fail(sc, sc->line, key, "bad subscript '%s'", colon + 1);
+    } else {
+      if (parse_int(tok, &sec->lo[k])) return fail(sc, sc->line, key, "bad subscript '%s'", tok);
+      sec->hi[k] = sec->lo[k];
+    }
+    if (sec->lo[k] < 1 || sec->hi[k] > v->ext[k] || sec->lo[k] > sec->hi[k])
+      return fail(sc, sc->line, key, "subscript %d out of range (%d:%d, allowed 1:%d)", k + 1, sec->lo[k], sec->hi[k],
+                  v->ext[k]);
+    char c = *sc->s++;
+    if (c == ')') {
+      if (k + 1 != v->rank) return fail(sc, sc->line, key, "%d subscripts given, it has %d", k + 1, v->rank);
+      return UM_SUCCESS;
+    }
+  }
+}
+
+/* Read one value token: a quoted string or a run of characters up to a
+ * separator. Returns 0 at the end of the values of this assignment. */
+static int value_token(scan *sc, char *tok, size_t n, int *quoted, int *line, const char *key, int *rc) {
+  *rc = UM_SUCCESS;
+  skip(sc, 1);
+  if (sc->s >= sc->end) return 0;
+  char c = *sc->s;
+  if (c == '/' || c == '&' || at_assignment(sc)) return 0;
+  *line = sc->line;
+  size_t k = 0;
+  *quoted = 0;
+  /* a repeat count r*value: keep "r*" in the token */
+  if (c == '\'' || c == '"') {
+    const char q = c;
+    *quoted = 1;
+    sc->s++;
+    for (;;) {
+      if (sc->s >= sc->end || *sc->s == '\n') {
+        *rc = fail(sc, *line, key, "unterminated string");
+        return 0;
+      }
+      if (*sc->s == q) {
+        if (sc->s + 1 < sc->end && sc->s[1] == q) sc->s++; /* '' inside a string */
+        else {
+          sc->s++;
+          break;
+        }
+      }
+      if (k + 1 < n) tok[k++] = *sc->s;
+      sc->s++;
+    }
+  } else {
+    while (sc->s < sc->end && !isspace((unsigned char)*sc->s) && *sc->s != ',' && *sc->s != '/' && *sc->s != '!') {
+      if (k + 1 < n) tok[k++] = *sc->s;
+      else {
+        *rc = fail(sc, *line, key, "value too long");
+        return 0;
+      }
+      sc->s++;
+      if (k >= 2 && tok[k - 1] == '*' && sc->s < sc->end && (*sc->s == '\'' || *sc->s == '"')) {
+        /* r*'string' */
+        const char q = *sc->s++;
+        while (sc->s < sc->end && *sc->s != q && *sc->s != '\n') {
+          if (k + 1 < n) tok[k++] = *sc->s;
+          sc->s++;
+        }
+        if (sc->s >= sc->end || *sc->s != q) {
+          *rc = fail(sc, *line, key, "unterminated string");
+          return 0;
+        }
+        sc->s++;
+        *quoted = 1;
+        break;
+      }
+    }
+  }
+  tok[k] = 0;
+  return 1;
+}
+
+static int store(scan *sc, bl_deck *d, const var *v, const char *key, size_t flat, const char *val, int quoted,
+                 int line) {
+  char *base = (char *)d + v->off + flat * elem_size(v->type);
+  switch (v->type) {
+  case T_REAL:
+    if (quoted || parse_real(val, (double *)base)) return fail(sc, line, key, "expected a number, got '%s'", val);
+    break;
+  case T_INT:
+    if (quoted || parse_int(val, (int *)base)) return fail(sc, line, key, "expected an integer, got '%s'", val);
+    break;
+  case T_LOG:
+    if (quoted || parse_log(val, (int *)base))
+      return fail(sc, line, key, "expected a logical (.TRUE. or .FALSE.), got '%s'", val);
+    break;
+  case T_STR:
+    if (strlen(val) >= BL_SLEN) return fail(sc, line, key, "string '%s' longer than %d characters", val, BL_SLEN - 1);
+    strcpy(base, val);
+    break;
+  }
+  return UM_SUCCESS;
+}
+
+static int assignment(scan *sc, bl_deck *d, const char *group) {
+  char key[64];
+  const int line = sc->line;
+  if (!ident(sc, key, sizeof key)) {
+    char c = *sc->s;
+    return fail(sc, line, NULL, "&%s: expected an entry name, found '%c'", group, c);
+  }
+  int vi = -1;
+  for (int v = 0; v < NVARS; v++)
+    if (strcmp(vars[v].group, group) == 0 && strcmp(vars[v].name, key) == 0) vi = v;
+  if (vi < 0) {
+    for (int v = 0; v < NVARS; v++)
+      if (strcmp(vars[v].name, key) == 0)
+        return fail(sc, line, key, "unknown key in namelist &%s (it belongs to &%s)", group, vars[v].group);
+    return fail(sc, line, key, "unknown key in namelist &%s", group);
+  }
+  const var *v = &vars[vi];
+  section sec;
+  int rc = parse_section(sc, v, key, &sec);
+  if (rc) return rc;
+  skip(sc, 0);
+  if (sc->s >= sc->end || *sc->s != '=') return fail(sc, sc->line, key, "expected '=' after the name");
+  sc->s++;
+  d->lines[vi] = line;
+  /* the elements of the section in column-major order */
+  int idx[3] = {sec.lo[0], sec.lo[1], sec.lo[2]};
+  int done = 0, nvalues = 0;
+  char tok[256];
+  int quoted, vline;
+  while (value_token(sc, tok, sizeof tok, &quoted, &vline, key, &rc)) {
+    int repeat = 1;
+    const char *val = tok;
+    char *star = quoted ? NULL : strchr(tok, '*');
+    if (!star && quoted && strchr(tok, '*') && isdigit((unsigned char)tok[0])) star = strchr(tok, '*');
+    if (star) {
+      *star = 0;
+      if (parse_int(tok, &repeat) || repeat < 1) return fail(sc, vline, key, "bad repeat count '%s'", tok);
+      val = star + 1;
+    }
+    for (int r = 0; r < repeat; r++) {
+      if (done) return fail(sc, vline, key, "more values than the section has elements");
+      const size_t flat =
+          (size_t)(idx[0] - 1) + (size_t)v->ext[0] * ((size_t)(idx[1] - 1) + (size_t)v->ext[1] * (size_t)(idx[2] - 1));
+      rc = store(sc, d, v, key, flat, val, quoted, vline);
+      if (rc) return rc;
+      nvalues++;
+      /* next element */
+      int k = 0;
+      for (; k < 3; k++) {
+        if (idx[k] < sec.hi[k]) {
+          idx[k]++;
+          break;
+        }
+        idx[k] = sec.lo[k];
+      }
+      if (k == 3) done = 1;
+    }
+  }
+  if (rc) return rc;
+  if (nvalues == 0) return fail(sc, line, key, "no value given");
+  return UM_SUCCESS;
+}
+
+int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, char *err, size_t errlen) {
+  scan sc = {text, text + len, name, 1, err, errlen};
+  snprintf(d->file, sizeof d->file, "%s", name);
+  for (const char *p = text; p < text + len; p++)
+    if (*p == 0) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: not a text file (a NUL byte)", name);
+  for (;;) {
+    skip(&sc, 0);
+    if (sc.s >= sc.end) break;
+    if (*sc.s != '&') return fail(&sc, sc.line, NULL, "expected a namelist (&NAME ... /), found '%c'", *sc.s);
+    sc.s++;
+    char g[64];
+    const int gline = sc.line;
+    if (!ident(&sc, g, sizeof g)) return fail(&sc, gline, NULL, "expected a namelist name after '&'");
+    for (char *p = g; *p; p++) *p = (char)toupper((unsigned char)*p);
+    int known = 0;
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) known |= strcmp(groups[i], g) == 0;
+    if (!known)
+      return fail(&sc, gline, NULL,
+                  "unknown namelist &%s (BookLeaf reads &CONTROL, &EOS, &CUTOFF, &MESH, &INDICATORS, "
+                  "&INITIAL_CONDITIONS, &SHAPES, &ALE)",
+                  g);
+    for (;;) {
+      skip(&sc, 1);
+      if (sc.s >= sc.end) return fail(&sc, gline, NULL, "namelist &%s is not closed by '/'", g);
+      if (*sc.s == '/') {
+        sc.s++;
+        break;
+      }
+      if (*sc.s == '&') { /* &END */
+        const char *save = sc.s;
+        char e[8];
+        sc.s++;
+        if (ident(&sc, e, sizeof e) && strcmp(e, "end") == 0) break;
+        sc.s = save;
+        return fail(&sc, sc.line, NULL, "namelist &%s is not closed by '/' before the next '&'", g);
+      }
+      int rc = assignment(&sc, d, g);
+      if (rc) return rc;
+    }
+  }
+  return UM_SUCCESS;
+}
+
+int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen) {
+  bl_deck_default(d);
+  FILE *f = fopen(path, "rb");
+  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the deck %s: %s", path, strerror(errno));
+  char *buf = malloc(DECK_MAX_BYTES + 1);
+  if (!buf) {
+    fclose(f);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory reading %s", path);
+  }
+  size_t n = fread(buf, 1, DECK_MAX_BYTES + 1, f);
+  const int bad = ferror(f);
+  fclose(f);
+  int rc;
+  if (bad) rc = um_format_error(err, errlen, UM_ERR_IO, "error reading the deck %s", path);
+  else if (n > DECK_MAX_BYTES)
+    rc = um_format_error(err, errlen, UM_ERR_CONFIG, "%s: larger than %d bytes; not a BookLeaf deck", path,
+                         DECK_MAX_BYTES);
+  else rc = bl_deck_parse(d, buf, n, path, err, errlen);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,248 @@
+// BookLeaf: the namelist reader, the mesh generator (upstream's numbering and
+// geometry), the EOS and a few kernels, through the C API.
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include "bookleaf.h"
+#include "bookleaf_kernels.h"
+#include "um/um.h"
+
+// the kernels' constants are those of the app (apps/bookleaf/bookleaf.c)
+
+namespace {
+
+std::string deck_path(const char *name) {
+  return std::string(UM_SOURCE_DIR_FOR_TESTS) + "/validation/bookleaf/decks/" + name;
+}
+
+int parse(bl_deck *d, const std::string &text, std::string *err) {
+  char e[1024] = "";
+  bl_deck_default(d);
+  int rc = bl_deck_parse(d, text.data(), text.size(), "t.deck", e, sizeof e);
+  *err = e;
+  return rc;
+}
+
+struct BookLeafDeck : ::testing::Test {
+  bl_deck *d = new bl_deck;
+  ~BookLeafDeck() override { delete d; }
+};
+
+TEST_F(BookLeafDeck, ScalarsArraysSectionsAndRepeats) {
+  std::string err;
+  ASSERT_EQ(parse(d,
+                  "&CONTROL\n time_end=2.5d0, cvisc1 = 0.25 ! comment\n zdtnotreg(2)=.TRUE. /\n"
+                  "&MESH\n region_dim(1,:)=100,25\n segment_typ(:)='LINE','ARC_A'\n"
+                  " segment_pos(2,:)=1.0,2.0,3*0.5\n region_side(1,3,:)=1,7 /\n"
+                  "&INITIAL_CONDITIONS\n kinematic_param(1,1)=-1.0\n kinematic_param(2:3,1)=0.75\n"
+                  " energy(1)=2.5 density(1)=1.0\n/\n",
+                  &err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_DOUBLE_EQ(d->time_end, 2.5);
+  EXPECT_DOUBLE_EQ(d->cvisc1, 0.25);
+  EXPECT_EQ(d->zdtnotreg[1], 1);
+  EXPECT_EQ(d->zdtnotreg[0], 0);
+  EXPECT_EQ(d->region_dim[0][0], 100);
+  EXPECT_EQ(d->region_dim[1][0], 25);
+  EXPECT_STREQ(d->segment_typ[0], "LINE");
+  EXPECT_STREQ(d->segment_typ[1], "ARC_A");
+  EXPECT_DOUBLE_EQ(d->segment_pos[1][1], 2.0);
+  EXPECT_DOUBLE_EQ(d->segment_pos[4][1], 0.5);
+  EXPECT_DOUBLE_EQ(d->segment_pos[5][1], 0.0); /* 3*0.5 fills positions 3..5 */
+  EXPECT_EQ(d->region_side[0][2][0], 1);
+  EXPECT_EQ(d->region_side[1][2][0], 7);
+  EXPECT_DOUBLE_EQ(d->kinematic_param[0][0], -1.0);
+  EXPECT_DOUBLE_EQ(d->kinematic_param[0][1], 0.75); /* one value for a section of two: the first only */
+  EXPECT_DOUBLE_EQ(d->kinematic_param[0][2], 0.0);
+  EXPECT_DOUBLE_EQ(d->energy[0], 2.5);
+  EXPECT_EQ(bl_deck_line(d, "region_dim"), 5);
+  EXPECT_EQ(bl_deck_line(d, "density"), 12);
+}
+
+TEST_F(BookLeafDeck, ErrorsNameFileLineAndKey) {
+  std::string err;
+  EXPECT_EQ(parse(d, "&CONTROL\n time_end=1.0\n cfl=0.5\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:3: cfl: unknown key in namelist &CONTROL"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n density(1)=1.0\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: density: unknown key in namelist &MESH (it belongs to &INITIAL_CONDITIONS)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(parse(d, "&MESH\n region_dim(101,1)=1\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: region_dim: subscript 1 out of range"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n region_dim(1,:)=1,2,3\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("more values than the section has elements"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&EOS\n eos_type(1)='ideal gas\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: eos_type: unterminated string"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&CONTROL\n time_end=1.0\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:1: namelist &CONTROL is not closed"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&ALE\n zeul=maybe\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("expected a logical"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&FOO\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:1: unknown namelist &FOO"), std::string::npos) << err;
+}
+
+TEST_F(BookLeafDeck, EveryShippedDeckReads) {
+  const char *names[] = {"sod_sm_lag_small", "sod_sm_eul_small", "noh_small", "noh_large", "sedov_lag_small",
+                         "sedov_eul_small", "blast_sm_lag_small", "blast_sm_eul_small", "blast_sm_eul_medium",
+                         "sod_mm_lag_small", "sod_sm_lag_medium", "sod_sm_lag_large", "sod_sm_eul_medium",
+                         "sod_sm_eul_large"};
+  for (const char *n : names) {
+    char err[1024] = "";
+    EXPECT_EQ(bl_deck_read(d, deck_path(n).c_str(), err, sizeof err), UM_SUCCESS) << n << ": " << err;
+  }
+  char err[1024] = "";
+  ASSERT_EQ(bl_deck_read(d, deck_path("noh_small").c_str(), err, sizeof err), UM_SUCCESS);
+  EXPECT_DOUBLE_EQ(d->zcut, 1.0e-40);                 /* &CUTOFF */
+  EXPECT_DOUBLE_EQ(d->dencut, 1.0e-6);                /* default kept */
+  EXPECT_DOUBLE_EQ(d->eos_param[0][0], 1.6666667);
+  EXPECT_STREQ(d->segment_typ[3], "ARC_C");
+}
+
+struct BookLeafMesh : ::testing::Test {
+  bl_deck *d = new bl_deck;
+  bl_mesh m{};
+  void build(const char *name) {
+    char err[1024] = "";
+    ASSERT_EQ(bl_deck_read(d, deck_path(name).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    ASSERT_EQ(bl_mesh_build(d, &m, err, sizeof err), UM_SUCCESS) << err;
+  }
+  ~BookLeafMesh() override {
+    bl_mesh_free(&m);
+    delete d;
+  }
+};
+
+TEST_F(BookLeafMesh, SodNumberingAsUpstream) {
+  build("sod_sm_lag_small");
+  ASSERT_EQ(m.nel, 2500);
+  ASSERT_EQ(m.nnd, 2626);
+  /* element 1 = nodes 1, 27, 28, 2 (1-based, counter-clockwise), y index fastest */
+  EXPECT_EQ(m.elnd[0], 0);
+  EXPECT_EQ(m.elnd[1], 26);
+  EXPECT_EQ(m.elnd[2], 27);
+  EXPECT_EQ(m.elnd[3], 1);
+  EXPECT_DOUBLE_EQ(m.x[26], 1.0);
+  EXPECT_DOUBLE_EQ(m.y[1], 1.0);
+  EXPECT_DOUBLE_EQ(m.x[2625], 100.0);
+  EXPECT_DOUBLE_EQ(m.y[2625], 25.0);
+  /* neighbours: element 1 sits in the corner: faces 0 (bottom) and 3 (left) are boundaries */
+  EXPECT_EQ(m.elel[0], 0);
+  EXPECT_EQ(m.elel[1], 25);
+  EXPECT_EQ(m.elel[2], 1);
+  EXPECT_EQ(m.elel[3], 0);
+  EXPECT_EQ(m.elfc[1], 3); /* the right neighbour sees us across its face 3 */
+  EXPECT_EQ(m.elfc[2], 0);
+  /* node types: corners become walls, bottom slip-y, left slip-x, interior > 0 */
+  EXPECT_EQ(m.indtype[0], -BL_WALL);
+  EXPECT_EQ(m.indtype[26], -BL_SLIPY);
+  EXPECT_EQ(m.indtype[1], -BL_SLIPX);
+  EXPECT_GT(m.indtype[27], 0);
+  /* regions: helium where the centroid's x > 50 */
+  EXPECT_EQ(m.elreg[1249], 0);
+  EXPECT_EQ(m.elreg[1250], 1);
+  EXPECT_DOUBLE_EQ(m.density[1250], 0.125);
+  EXPECT_DOUBLE_EQ(m.energy[0], 2.5);
+  double vol = 0.0;
+  for (int e = 0; e < m.nel; e++) {
+    double cx[4], cy[4], v, cw[4];
+    for (int k = 0; k < 4; k++) cx[k] = m.x[m.elnd[4 * e + k]], cy[k] = m.y[m.elnd[4 * e + k]];
+    bl_geometry(cx, cy, nullptr, nullptr, nullptr, nullptr, cw, &v);
+    EXPECT_NEAR(cw[0] + cw[1] + cw[2] + cw[3], v, 1e-12);
+    vol += v;
+  }
+  EXPECT_NEAR(vol, 2500.0, 1e-9);
+}
+
+TEST_F(BookLeafMesh, NohArcsAndRadialInflow) {
+  build("noh_small");
+  ASSERT_EQ(m.nel, 75 * 30);
+  /* every node lies on a circle of radius between 0.005 and 1, and moves inwards at speed 1 */
+  for (int n = 0; n < m.nnd; n++) {
+    const double r = std::sqrt(m.x[n] * m.x[n] + m.y[n] * m.y[n]);
+    EXPECT_GE(r, 0.005 - 1e-12);
+    EXPECT_LE(r, 1.0 + 1e-12);
+    if (m.indtype[n] > 0) EXPECT_NEAR(m.u[n] * m.x[n] + m.v[n] * m.y[n], -r, 1e-12);
+  }
+  /* the slip-y bottom keeps no v, the slip-x left no u */
+  for (int n = 0; n < m.nnd; n++) {
+    if (m.indtype[n] == -BL_SLIPY) EXPECT_EQ(m.v[n], 0.0);
+    if (m.indtype[n] == -BL_SLIPX) EXPECT_EQ(m.u[n], 0.0);
+  }
+}
+
+TEST_F(BookLeafMesh, SedovSourceScaledByVolume) {
+  build("sedov_lag_small");
+  double cx[4], cy[4], v;
+  for (int k = 0; k < 4; k++) cx[k] = m.x[m.elnd[k]], cy[k] = m.y[m.elnd[k]];
+  bl_geometry(cx, cy, nullptr, nullptr, nullptr, nullptr, nullptr, &v);
+  EXPECT_NEAR(v, 0.025 * 0.025, 1e-15);
+  EXPECT_DOUBLE_EQ(m.energy[0], 0.2467966 / v);
+  EXPECT_DOUBLE_EQ(m.energy[1], 0.0);
+}
+
+TEST(BookLeafKernels, IdealGasEos) {
+  bl_cut[4] = 1e-8, bl_cut[5] = 1e-6;
+  bl_eos_type[0] = 1, bl_eos_param[0] = 1.4;
+  const int mat = 0;
+  const double rho = 1.0, e = 2.5;
+  double p, cs2;
+  bl_eos(&mat, &rho, &e, &p, &cs2);
+  EXPECT_NEAR(p, 1.0, 1e-15);
+  EXPECT_NEAR(cs2, 1.4 * 0.4 * 2.5, 1e-15);
+  const double cold = 0.0;
+  bl_eos(&mat, &rho, &cold, &p, &cs2);
+  EXPECT_EQ(p, 0.0);
+  EXPECT_EQ(cs2, 1e-6); /* ccut */
+}
+
+TEST(BookLeafKernels, UniformPressureForcesBalance) {
+  /* a unit square: the pressure forces of the four corners sum to zero and push outwards */
+  const double x0[2] = {0, 0}, x1[2] = {1, 0}, x2[2] = {1, 1}, x3[2] = {0, 1}, mass = 2.0;
+  double iso[4], cnwt[4], vol, rho, vmin = 1e300;
+  bl_geom(x0, x1, x2, x3, &mass, iso, cnwt, &vol, &rho, &vmin);
+  EXPECT_DOUBLE_EQ(vol, 1.0);
+  EXPECT_DOUBLE_EQ(rho, 2.0);
+  for (int c = 0; c < 4; c++) EXPECT_DOUBLE_EQ(cnwt[c], 0.25);
+  const double p = 3.0, visc[8] = {0};
+  double f[8];
+  bl_force(&p, iso, visc, f);
+  EXPECT_NEAR(f[0] + f[1] + f[2] + f[3], 0.0, 1e-15);
+  EXPECT_NEAR(f[4] + f[5] + f[6] + f[7], 0.0, 1e-15);
+  EXPECT_LT(f[0], 0.0); /* corner 0 at the origin is pushed to -x, -y */
+  EXPECT_LT(f[4], 0.0);
+  EXPECT_GT(f[2], 0.0);
+  EXPECT_GT(f[6], 0.0);
+  /* work: moving the corners outwards at unit speed loses internal energy at the rate p dV/dt */
+  const double u0[2] = {-1, -1}, u1[2] = {1, -1}, u2[2] = {1, 1}, u3[2] = {-1, 1};
+  bl_cut[1] = 1e-40;
+  double e = 10.0;
+  const double dt = 0.1;
+  bl_energy(f, u0, u1, u2, u3, &mass, &dt, &e);
+  EXPECT_NEAR(e, 10.0 - 0.1 * 3.0 * 4.0 / 2.0, 1e-12); /* dV/dt = 4 (sides growing at 2) */
+}
+
+TEST(BookLeafKernels, ScatterSchemesAgree) {
+  const double rho = 1.5, cnwt[4] = {0.1, 0.2, 0.3, 0.4}, cnmass[4] = {0.15, 0.0, 0.45, 0.6};
+  const double cnf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  bl_cut[1] = 1e-40;
+  double a[4][4] = {}, b[4][4] = {};
+  bl_scatter(&rho, cnwt, cnmass, cnf, a[0], a[1], a[2], a[3]);
+  for (int c = 0; c < 4; c++) bl_scatter_corner(&rho, cnwt, cnmass, cnf, &c, b[c]);
+  for (int c = 0; c < 4; c++)
+    for (int k = 0; k < 4; k++) EXPECT_EQ(a[c][k], b[c][k]);
+  EXPECT_DOUBLE_EQ(a[1][0], 0.15); /* an empty corner takes its predecessor's mass */
+  EXPECT_DOUBLE_EQ(a[2][3], 7.0);
+}
+
+TEST(BookLeafSod, ExactSolution) {
+  EXPECT_EQ(bl_sod_density(-40.0, 10.0), 1.0);
+  EXPECT_NEAR(bl_sod_density(0.0, 10.0), 0.42631942817849519385, 1e-15);
+  EXPECT_NEAR(bl_sod_density(12.0, 10.0), 0.26557371170530706471, 1e-15);
+  EXPECT_EQ(bl_sod_density(30.0, 10.0), 0.125);
+  /* the rarefaction joins the left state continuously */
+  EXPECT_NEAR(bl_sod_density(-std::sqrt(1.4) * 10.0 + 1e-9, 10.0), 1.0, 1e-6);
+}
+
+}  // namespace
