@@ -404,8 +404,14 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   if (dv) {
     char line[512];
     if (fgets(line, sizeof line, dv)) {
-      const char *k = strstr(line, "Kernel Module");
-      if (k && sscanf(k + strlen("Kernel Module"), " %63s", rel) != 1) rel[0] = '\0';
+      /* "NVRM version: NVIDIA UNIX [Open ]Kernel Module [for x86_64]  580.159.04  ...": the first
+       * token of digits and dots after "Module" */
+      const char *k = strstr(line, "Module");
+      for (char tok[64]; k && sscanf(k, " %63s", tok) == 1; k = strstr(k, tok) + strlen(tok))
+        if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.') && strspn(tok, "0123456789.") == strlen(tok)) {
+          snprintf(rel, sizeof rel, "%s", tok);
+          break;
+        }
     }
     fclose(dv);
   }
