@@ -13,29 +13,13 @@
 # SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; SIZE, ITERS, BLOCK, VARIANTS as above.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=$(realpath -m "${OUT:-out/gpu}")
-LOG=$OUT/lulesh
-mkdir -p "$LOG"
-PROFILE=${1:-auto}
+BENCH_APP=lulesh
+source bench/gpu_common.sh   # LOG, PROFILE, UM_CUDA_CACHE, the build, U, run()
 SIZE=${SIZE:-150}
 ITERS=${ITERS:-500}
 BLOCK=${BLOCK:-320}
-export UM_CUDA_CACHE=$PWD/build-gpu/cuda-cache
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  bash scripts/build-offline.sh build-gpu > "$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
-fi
-U=build-gpu/bin/umrun
 # strategy:staging pairs, as the CUDA backend names them (docs/cuda.md)
 VARIANTS=${VARIANTS:-"atomics:none atomics:inc global:inc hierarchical:inc hierarchical:all"}
-
-run() { # name, then umrun arguments
-  local name=$1
-  shift
-  "$U" "$@" --quiet --set run.backend=cuda --set cuda.profile="$PROFILE" --set output.dir= \
-    --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
-  local rc=$?
-  echo "$name: exit $rc $(grep -E 'VALIDATION (PASS|FAIL)' "$LOG/$name.log" | head -1)"
-}
 
 if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
   echo "== validation"

@@ -14,25 +14,9 @@
 # reference (default: kept; BENCH_REF="--set validation.reference=" drops it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=$(realpath -m "${OUT:-out/gpu}")
-LOG=$OUT/volna
-mkdir -p "$LOG"
-PROFILE=${1:-auto}
-export UM_CUDA_CACHE=$PWD/build-gpu/cuda-cache
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  bash scripts/build-offline.sh build-gpu > "$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
-fi
-U=build-gpu/bin/umrun
+BENCH_APP=volna
+source bench/gpu_common.sh   # LOG, PROFILE, UM_CUDA_CACHE, the build, U, run()
 CFG=apps/volna/configs
-
-run() { # name, then umrun arguments
-  local name=$1
-  shift
-  "$U" "$@" --quiet --set run.backend=cuda --set cuda.profile="$PROFILE" --set output.dir= \
-    --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
-  local rc=$?
-  echo "$name: exit $rc $(grep -E 'VALIDATION (PASS|FAIL)' "$LOG/$name.log" | head -1)"
-}
 
 if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
   echo "== validation"
