@@ -3,6 +3,7 @@
  * shell; its stdout and stderr go to a log file. */
 #ifndef UMRUN_CHILD_H
 #define UMRUN_CHILD_H
+#include <stddef.h>
 
 typedef struct {
   int exit_code;   /* the child's exit status; -1 when it did not exit normally */
@@ -16,6 +17,6 @@ typedef struct {
  * Returns 0 when the child was started (its outcome in *r), -1 when not. */
 int umrun_run_child(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r);
 
-/* mkdir -p */
-int umrun_mkdirs(const char *dir);
+/* mkdir -p; on failure err says which folder and why: "'<folder>': <reason>" */
+int umrun_mkdirs(const char *dir, char *err, size_t errlen);
 #endif

@@ -880,8 +880,8 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   char runsdir[3000], logsdir[3000];
   snprintf(runsdir, sizeof runsdir, "%s/runs", outdir);
   snprintf(logsdir, sizeof logsdir, "%s/logs", outdir);
-  if (umrun_mkdirs(runsdir) || umrun_mkdirs(logsdir)) {
-    fprintf(stderr, "umrun --suite: cannot create the folder '%s': %s\n", outdir, strerror(errno));
+  if (umrun_mkdirs(runsdir, err, sizeof err) || umrun_mkdirs(logsdir, err, sizeof err)) {
+    fprintf(stderr, "umrun --suite: cannot create the folder %s\n", err);
     goto free_runs;
   }
   char started[64];

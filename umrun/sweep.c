@@ -208,13 +208,14 @@ static int run_gnuplot(const char *outdir) {
 /* ---- driver ----------------------------------------------------------------- */
 int umrun_sweep_run(const char *argv0, const char *config_path, const char *const *sets, int nsets,
                     const umrun_sweep_spec *spec, const char *outdir) {
-  if (umrun_mkdirs(outdir)) {
-    fprintf(stderr, "umrun --sweep: cannot create '%s': %s\n", outdir, strerror(errno));
+  char errbuf[4096];
+  if (umrun_mkdirs(outdir, errbuf, sizeof errbuf)) {
+    fprintf(stderr, "umrun --sweep: cannot create %s\n", errbuf);
     return 2;
   }
   /* the children append to a temporary beside sweep.csv, renamed over it when all
    * have run: an earlier sweep.csv stays whole until then */
-  char csvpath[4096], errbuf[4096];
+  char csvpath[4096];
   snprintf(csvpath, sizeof csvpath, "%s/sweep.csv", outdir);
   um_safe_file csvf;
   if (um_safe_open(&csvf, csvpath, errbuf, sizeof errbuf)) {

@@ -20,6 +20,7 @@
 #include "um/um.h"
 #include "um/validate.h"
 #include "safe_file.h"
+#include "child.h"
 #include "sweep.h"
 #include "tools.h"
 
@@ -124,28 +125,6 @@ static void list_apps(FILE *f) {
       k += n + (nl ? 1 : 0);
     }
   }
-}
-
-/* mkdir -p */
-static int make_dirs(const char *path, char *err, size_t errlen) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-    snprintf(err, errlen, "output.dir is too long");
-    return -1;
-  }
-  for (char *p = buf + 1;; p++) {
-    if (*p == '/' || *p == '\0') {
-      char c = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create output directory '%.1024s': %s", buf, strerror(errno));
-        return -1;
-      }
-      *p = c;
-      if (!c) break;
-    }
-  }
-  return 0;
 }
 
 static int file_exists(const char *p) {
@@ -818,8 +797,8 @@ static int run_config(const cmdline *c, um_config *cfg) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
-  if (s.outdir && *s.outdir && make_dirs(s.outdir, err, sizeof err)) {
-    fprintf(stderr, "umrun: output.dir: %s\n", err);
+  if (s.outdir && *s.outdir && umrun_mkdirs(s.outdir, err, sizeof err)) {
+    fprintf(stderr, "umrun: output.dir: cannot create output directory %s\n", err);
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
