@@ -286,22 +286,21 @@ int uj_parse(const char *text, size_t len, const char *origin, uj **out, char *e
   return 0;
 }
 
-int uj_parse_file(const char *path, uj **out, char *err, size_t errlen) {
-  *out = NULL;
+char *uj_read_file(const char *path, size_t max, size_t *len_out, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-    return -1;
+    return NULL;
   }
   char *buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
-    if (len == cap) {
-      if (cap >= UJ_MAX_BYTES) {
+    if (len + 1 >= cap) { /* room for the terminating NUL too */
+      if (cap >= max) {
         fclose(f);
         free(buf);
-        snprintf(err, errlen, "'%s' is larger than %u MiB: not a umrun results file", path, UJ_MAX_BYTES >> 20);
-        return -1;
+        snprintf(err, errlen, "'%s' is larger than %zu MiB: not a umrun results file", path, max >> 20);
+        return NULL;
       }
       cap = cap ? cap * 2 : 65536;
       char *nb = realloc(buf, cap);
@@ -309,11 +308,11 @@ int uj_parse_file(const char *path, uj **out, char *err, size_t errlen) {
         fclose(f);
         free(buf);
         snprintf(err, errlen, "out of memory reading '%s'", path);
-        return -1;
+        return NULL;
       }
       buf = nb;
     }
-    size_t got = fread(buf + len, 1, cap - len, f);
+    size_t got = fread(buf + len, 1, cap - 1 - len, f);
     len += got;
     if (got == 0) break;
   }
@@ -322,8 +321,18 @@ int uj_parse_file(const char *path, uj **out, char *err, size_t errlen) {
   if (bad) {
     free(buf);
     snprintf(err, errlen, "cannot read '%s'", path);
-    return -1;
+    return NULL;
   }
+  buf[len] = '\0';
+  *len_out = len;
+  return buf;
+}
+
+int uj_parse_file(const char *path, uj **out, char *err, size_t errlen) {
+  *out = NULL;
+  size_t len = 0;
+  char *buf = uj_read_file(path, UJ_MAX_BYTES, &len, err, errlen);
+  if (!buf) return -1;
   int rc = uj_parse(buf, len, path, out, err, errlen);
   free(buf);
   return rc;

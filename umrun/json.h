@@ -23,6 +23,8 @@ typedef struct uj {
 /* Parse text[0..len) (origin names it in messages); *out is malloc'ed: uj_free(). */
 int uj_parse(const char *text, size_t len, const char *origin, uj **out, char *err, size_t errlen);
 int uj_parse_file(const char *path, uj **out, char *err, size_t errlen);
+/* The whole file, NUL-terminated, malloc'ed (at most max bytes); NULL with a message naming it. */
+char *uj_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 void uj_free(uj *v);
 
 /* Lookups that tolerate NULL and wrong kinds (they return NULL / the default). */

@@ -458,34 +458,12 @@ static void last_lines(const char *path, char *out, size_t len, int nlines) {
     l += (size_t)snprintf(out + l, len - l, "%s%s", l ? " | " : "", ring[i % 8]);
 }
 
-static char *slurp(const char *path, size_t max) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  long n = ftell(f);
-  if (n < 0 || (size_t)n > max) {
-    fclose(f);
-    return NULL;
-  }
-  rewind(f);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf) buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
 static void judge(suite_run *r) {
   r->worst_margin = -1;
   char err[1024] = "";
-  r->json_text = slurp(r->json_path, 64u << 20);
-  if (r->json_text && uj_parse(r->json_text, strlen(r->json_text), r->json_path, &r->json, err, sizeof err)) {
+  size_t len = 0;
+  r->json_text = uj_read_file(r->json_path, (size_t)64 << 20, &len, err, sizeof err); /* a run's --json */
+  if (r->json_text && uj_parse(r->json_text, len, r->json_path, &r->json, err, sizeof err)) {
     free(r->json_text);
     r->json_text = NULL;
     r->json = NULL;
