@@ -543,7 +543,7 @@ TEST(CudaNvrtc, EveryVolnaLoopCompiles) {
 TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
   // upstream's Sod deck on 8 x 4 elements, with hourglass filters (kappaall) so the corrector's force
   // with the filter runs too; both corner -> node schemes, the first one Eulerian (the ALE remap's
-  // loops too). The loops a run records; newest arch only, as for miniAero.
+  // loops too), the second with sub-zonal pressures (pmeritall). The loops a run records; newest arch only, as for miniAero.
   const char *deck =
       "&CONTROL\n time_end=1.0\n dt_initial=1.0e-3\n kappaall=0.01\n/\n&EOS\n eos_type(1)='ideal gas'\n"
       " eos_param(1,1)=1.4\n/\n&MESH\n region_typ(1)='LIN1'\n region_dim(1,:)=8,4\n region_side(1,1,:)=1,1\n"
@@ -568,9 +568,11 @@ TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
       FILE *g = fopen(path, "a");
       fputs("&ALE\n zeul=.TRUE.\n/\n", g);
       fclose(g);
-    } else {
+    } else { /* Lagrangian, with sub-zonal pressures (the force with them, predictor and corrector) */
+      std::string lag(deck);
+      lag.replace(lag.find(" kappaall"), 0, " pmeritall=0.5\n");
       FILE *g = fopen(path, "w");
-      fputs(deck, g);
+      fputs(lag.c_str(), g);
       fclose(g);
     }
     um_context *ctx = seq_context();
@@ -682,6 +684,30 @@ TEST(CudaJitCache, HitsCorruptAndStaleEntries) {
   EXPECT_TRUE(r3.cache_rebuilt) << "an entry for another key is never used";
   EXPECT_EQ(memcmp(r1.image, r3.image, r1.bytes), 0);
   for (umj_result *r : {&r1, &r2, &r3, &r4}) umj_result_free(r);
+}
+
+TEST(CudaJitCache, FmaOffIsItsOwnModuleWithoutFusedMultiplyAdds) {
+  // cuda.fma=0 compiles with --fmad=false: a*b+c stays a rounded multiply and an add (as on the host)
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const char *src =
+      "extern \"C\" __global__ void um_loop(double *x, const double *y, const double *z) {\n"
+      "  const int i = threadIdx.x; x[i] = x[i] * y[i] + z[i]; }\n";
+  umj_request rq = request(dir.path, src, archs().front());
+  rq.ptx = 1;  // PTX text, to read the instructions
+  umj_result with, without;
+  char err[2048] = "";
+  ASSERT_EQ(umj_compile(&rq, &with, err, sizeof err), UM_SUCCESS) << err;
+  rq.no_fma = 1;
+  ASSERT_EQ(umj_compile(&rq, &without, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_FALSE(without.from_cache) << "the option is part of the cache key";
+  EXPECT_NE(std::string(with.cache_file), std::string(without.cache_file));
+  const std::string a((const char *)with.image), b((const char *)without.image);
+  EXPECT_TRUE(has(a, "fma.rn.f64")) << a;
+  EXPECT_FALSE(has(b, "fma.rn.f64")) << b;
+  EXPECT_TRUE(has(b, "mul.rn.f64") && has(b, "add.rn.f64")) << b;
+  umj_result_free(&with);
+  umj_result_free(&without);
 }
 
 TEST(CudaJitCache, CompileErrorShowsTheLog) {

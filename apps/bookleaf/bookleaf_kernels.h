@@ -17,22 +17,27 @@
 #define BL_NMAT_MAX 16
 UM_CONST double bl_cut[6];                  /* zcut, zerocut, dencut, accut, pcut, ccut */
 UM_CONST double bl_visc_coef[2];            /* cvisc1, cvisc2                           */
-UM_CONST int bl_eos_type[BL_NMAT_MAX];      /* 0 void, 1 ideal gas                      */
-UM_CONST double bl_eos_param[BL_NMAT_MAX];  /* gamma (ideal gas) or pressure (void)     */
+#define BL_EOS_NP 6                         /* parameters of one equation of state      */
+#define BL_HUGE 1.7976931348623157e308      /* Fortran HUGE(1.0d0)                      */
+UM_CONST int bl_eos_type[BL_NMAT_MAX];      /* 0 void, 1 ideal gas, 2 Tait, 3 JWL       */
+UM_CONST double bl_eos_param[BL_NMAT_MAX * BL_EOS_NP]; /* eos_param(1..6, material)     */
 UM_CONST double bl_kappa[BL_NMAT_MAX];      /* hourglass coefficient per region         */
+UM_CONST double bl_pmerit[BL_NMAT_MAX];     /* sub-zonal pressure coefficient per region */
+UM_CONST int bl_dtreg[BL_NMAT_MAX];         /* per region: 1 zdtnotreg, 2 zmidlength     */
 
 /* ---- artificial viscosity (upstream's edge viscosity with the limiter) --- */
 
-/* Edge differences of velocity and position: edge[0..3] du, [4..7] dv, [8..11] dx, [12..15] dy. */
+/* Edge differences of velocity and position, face by face: edge[4f..4f+3] = du, dv, dx, dy of face f
+ * (a neighbour's face is then one 32-byte sector of its row). */
 UM_KERNEL void bl_visc_init(const double *x0, const double *x1, const double *x2, const double *x3,
                             const double *u0, const double *u1, const double *u2, const double *u3, double *edge) {
   const double *x[4] = {x0, x1, x2, x3}, *u[4] = {u0, u1, u2, u3};
   for (int f = 0; f < 4; f++) {
     const int g = (f + 1) % 4;
-    edge[f] = u[g][0] - u[f][0];
-    edge[4 + f] = u[g][1] - u[f][1];
-    edge[8 + f] = x[g][0] - x[f][0];
-    edge[12 + f] = x[g][1] - x[f][1];
+    edge[4 * f] = u[g][0] - u[f][0];
+    edge[4 * f + 1] = u[g][1] - u[f][1];
+    edge[4 * f + 2] = x[g][0] - x[f][0];
+    edge[4 * f + 3] = x[g][1] - x[f][1];
   }
 }
 
@@ -43,8 +48,9 @@ UM_KERNEL double bl_sgnmax(double den, double cut) {
 
 /* The ratio of a neighbour's velocity gradient along (xhat, yhat) to ours. */
 UM_KERNEL double bl_ratio(const double *e, int f, double uhat, double vhat, double xhat, double yhat, double cut) {
-  const double den = e[8 + f] * xhat + e[12 + f] * yhat;
-  return (e[f] * uhat + e[4 + f] * vhat) / bl_sgnmax(den, cut);
+  const double *q = e + 4 * f;
+  const double den = q[2] * xhat + q[3] * yhat;
+  return (q[0] * uhat + q[1] * vhat) / bl_sgnmax(den, cut);
 }
 
 /* The limited edge viscosity coefficient of faces 0..3 (evisc) and the
@@ -64,7 +70,7 @@ UM_KERNEL void bl_visc_limit(const double *e, const double *n0, const double *n1
     double sc[4];
     for (int h = 0; h < 2; h++) { /* h = 0: edge is1, h = 1: edge is2 */
       const int is = h ? is2 : is1;
-      double w1 = e[is], w2 = e[4 + is], w3 = e[8 + is], w4 = e[12 + is];
+      double w1 = e[4 * is], w2 = e[4 * is + 1], w3 = e[4 * is + 2], w4 = e[4 * is + 3];
       double den = sqrt(w1 * w1 + w2 * w2);
       den = 1.0 / (den > cut ? den : cut);
       const double uhat = w1 * den, vhat = w2 * den;
@@ -91,7 +97,7 @@ UM_KERNEL void bl_visc_limit(const double *e, const double *n0, const double *n1
       if (2.0 * w3 < lim) lim = 2.0 * w3;
       if (1.0 < lim) lim = 1.0;
       if (lim < 0.0) lim = 0.0;
-      double w4 = sqrt(e[is] * e[is] + e[4 + is] * e[4 + is]);
+      double w4 = sqrt(e[4 * is] * e[4 * is] + e[4 * is + 1] * e[4 * is + 1]);
       w3 = 0.5 * (1.0 - lim) * (rho[0] + nr[is][0]) * (w1 + cv2 * w4);
       evisc[is] = w3;
       w4 = 2.0 * w4 / (rho[0] > cut ? rho[0] : cut);
@@ -170,10 +176,12 @@ UM_KERNEL double bl_min_length2(const double *x0, const double *x1, const double
   return r;
 }
 
-/* CFL: the squared length over the sound speed squared (with the viscous term). */
+/* CFL: the squared length over the sound speed squared (with the viscous term);
+ * regions with zdtnotreg take no part (HUGE), zmidlength regions use the median lengths. */
 UM_KERNEL void bl_dt_cfl(const double *x0, const double *x1, const double *x2, const double *x3, const double *cs2,
-                         const double *visc, const int *mid, double *scratch, double *wmin) {
-  const double w = bl_min_length2(x0, x1, x2, x3, mid[0]) / (cs2[0] + visc[0]);
+                         const double *visc, const int *reg, double *scratch, double *wmin) {
+  const int f = bl_dtreg[reg[0]];
+  const double w = (f & 1) ? BL_HUGE : bl_min_length2(x0, x1, x2, x3, f & 2) / (cs2[0] + visc[0]);
   scratch[0] = w;
   if (w < wmin[0]) wmin[0] = w;
 }
@@ -208,16 +216,83 @@ UM_KERNEL void bl_force(const double *p, const double *iso, const double *cnvisc
   cnf[7] = w * (a3 + a1) + cnvisc[7];
 }
 
+/* The hourglass filter (upstream's getforcehg): kappa of the region, corrector only. */
+UM_KERNEL void bl_hg(const int *reg, const double *rho, const double *vol, const double *u0, const double *u1,
+                     const double *u2, const double *u3, double dt, double *cnf) {
+  const double w2 = u0[0] - u1[0] + u2[0] - u3[0], w3 = u0[1] - u1[1] + u2[1] - u3[1];
+  const double w1 = -bl_kappa[reg[0]] * rho[0] * vol[0] * (1.0 / dt);
+  const double hx = w1 * w2, hy = w1 * w3;
+  cnf[0] += hx, cnf[1] -= hx, cnf[2] += hx, cnf[3] -= hx;
+  cnf[4] += hy, cnf[5] -= hy, cnf[6] += hy, cnf[7] -= hy;
+}
+
 /* The corrector's force adds the hourglass filter (kappa per region). */
 UM_KERNEL void bl_force_hg(const double *p, const double *iso, const double *cnvisc, const int *reg,
                            const double *rho, const double *vol, const double *u0, const double *u1,
                            const double *u2, const double *u3, const double *dt, double *cnf) {
   bl_force(p, iso, cnvisc, cnf);
-  const double w2 = u0[0] - u1[0] + u2[0] - u3[0], w3 = u0[1] - u1[1] + u2[1] - u3[1];
-  const double w1 = -bl_kappa[reg[0]] * rho[0] * vol[0] * (1.0 / dt[0]);
-  const double hx = w1 * w2, hy = w1 * w3;
-  cnf[0] += hx, cnf[1] -= hx, cnf[2] += hx, cnf[3] -= hx;
-  cnf[4] += hy, cnf[5] -= hy, cnf[6] += hy, cnf[7] -= hy;
+  bl_hg(reg, rho, vol, u0, u1, u2, u3, dt[0], cnf);
+}
+
+/* The iso-parametric terms {a1, a3, b1, b3} of sub-zone j (corner j, the midpoints of its two edges,
+ * the centroid xc, yc); the sub-zone's volume is 4 (a1 b3 - a3 b1). */
+UM_KERNEL void bl_subzone(const double *cx, const double *cy, double xc, double yc, int j, double *w) {
+  const double xa = cx[j], ya = cy[j];
+  const int n = (j + 1) % 4, b = (j + 3) % 4;
+  const double xb = 0.5 * (xa + cx[n]), yb = 0.5 * (ya + cy[n]);
+  const double xd = 0.5 * (xa + cx[b]), yd = 0.5 * (ya + cy[b]);
+  w[0] = 0.25 * (-xa + xb + xc - xd), w[1] = 0.25 * (-xa - xb + xc + xd);
+  w[2] = 0.25 * (-ya + yb + yc - yd), w[3] = 0.25 * (-ya - yb + yc + yd);
+}
+
+/* Mass of each of the four sub-zones at the initial density (upstream's spmassinit; run on the host). */
+UM_KERNEL void bl_subzones(const double *cx, const double *cy, double rho, double *spmass) {
+  const double xc = 0.25 * (cx[0] + cx[1] + cx[2] + cx[3]), yc = 0.25 * (cy[0] + cy[1] + cy[2] + cy[3]);
+  for (int j = 0; j < 4; j++) {
+    double w[4];
+    bl_subzone(cx, cy, xc, yc, j, w);
+    spmass[j] = 4.0 * rho * (w[0] * w[3] - w[1] * w[2]);
+  }
+}
+
+/* The force with sub-zonal pressures (upstream's getforcesp, pmerit per region):
+ * each sub-zone's density against the element's, times the sound speed squared
+ * (par[1] = 1: with this step's viscous term, as upstream's predictor sees it),
+ * distributed to the corners; then the hourglass filter where par[2] = 1
+ * (par[0] = dt). */
+UM_KERNEL void bl_force_sp(const double *p, const double *iso, const double *cnvisc, const int *reg,
+                           const double *rho, const double *cs2, const double *visc, const double *spmass,
+                           const double *x0, const double *x1, const double *x2, const double *x3,
+                           const double *vol, const double *u0, const double *u1, const double *u2, const double *u3,
+                           const double *par, double *cnf) {
+  bl_force(p, iso, cnvisc, cnf);
+  const double cx[4] = {x0[0], x1[0], x2[0], x3[0]}, cy[4] = {x0[1], x1[1], x2[1], x3[1]};
+  const double c2 = par[1] != 0.0 ? cs2[0] + visc[0] : cs2[0], pm = bl_pmerit[reg[0]];
+  const double xc = 0.25 * (cx[0] + cx[1] + cx[2] + cx[3]), yc = 0.25 * (cy[0] + cy[1] + cy[2] + cy[3]);
+  double lfx[4][4], lfy[4][4];
+  for (int j = 0; j < 4; j++) {
+    double w[4];
+    bl_subzone(cx, cy, xc, yc, j, w);
+    const double w3 = w[0], w4 = w[1], w5 = w[2], w6 = w[3];
+    double w2 = 4.0 * (w3 * w6 - w4 * w5);
+    w2 = spmass[j] / w2;
+    w2 = w2 - rho[0];
+    w2 = c2 * w2;
+    lfx[j][0] = w2 * (w5 - w6), lfx[j][1] = w2 * (w5 + w6), lfx[j][2] = w2 * (-w5 + w6), lfx[j][3] = w2 * (-w5 - w6);
+    lfy[j][0] = w2 * (-w3 + w4), lfy[j][1] = w2 * (-w3 - w4), lfy[j][2] = w2 * (w3 - w4), lfy[j][3] = w2 * (w3 + w4);
+  }
+  for (int k = 0; k < 2; k++) {
+    double (*l)[4] = k ? lfy : lfx;
+    double *f = cnf + 4 * k;
+    const double w2 = 0.5 * (l[0][3] + l[3][1]), w3 = 0.5 * (l[0][1] + l[1][3]);
+    const double w4 = 0.5 * (l[1][1] + l[2][3]), w5 = 0.5 * (l[3][3] + l[2][1]);
+    const double w6 = 0.25 * (l[0][2] + l[1][2] + l[2][2] + l[3][2]);
+    f[0] = f[0] + pm * (l[0][0] + w2 + w3 + w6);
+    f[1] = f[1] + pm * (l[1][0] + w4 + w3 + w6);
+    f[2] = f[2] + pm * (l[2][0] + w4 + w5 + w6);
+    f[3] = f[3] + pm * (l[3][0] + w2 + w5 + w6);
+  }
+  if (par[2] != 0.0) bl_hg(reg, rho, vol, u0, u1, u2, u3, par[0], cnf);
 }
 
 /* ---- state ---------------------------------------------------------------- */
@@ -258,24 +333,51 @@ UM_KERNEL void bl_energy(const double *cnf, const double *u0, const double *u1, 
   e[0] += w * dts[0];
 }
 
-/* Equation of state: pressure and sound speed squared. */
+/* Equations of state (upstream's eos_kn_getpressure / getcs2): P = eos_param(1..6, m). */
+UM_KERNEL double bl_eos_pressure(int m, double rho, double e) {
+  const double *P = bl_eos_param + BL_EOS_NP * m;
+  double pr;
+  if (bl_eos_type[m] == 0) pr = P[0]; /* void */
+  else if (bl_eos_type[m] == 1) pr = e * rho * (P[0] - 1.0); /* ideal gas */
+  else if (bl_eos_type[m] == 2) { /* Tait: a ((rho/rho0)^b - 1), at least pmin */
+    const double t1 = rho / P[2];
+    pr = P[0] * (pow(t1, P[1]) - 1.0);
+    pr = pr > P[3] ? pr : P[3];
+  } else if (bl_eos_type[m] == 3) { /* JWL: omega, A, B, R1, R2, rho0 */
+    const double t1 = P[3] * P[5] / rho, t2 = P[4] * P[5] / rho, t3 = P[0] * rho * e;
+    const double t4 = (1.0 - P[0] / t1) * P[1] * exp(-t1), t5 = (1.0 - P[0] / t2) * P[2] * exp(-t2);
+    pr = t3 + t4 + t5;
+  } else pr = -1.0;
+  if (fabs(pr) < bl_cut[4]) pr = 0.0;
+  return pr;
+}
+
+UM_KERNEL double bl_eos_cs2(int m, double rho, double e) {
+  const double *P = bl_eos_param + BL_EOS_NP * m;
+  const double ccut = bl_cut[5];
+  double c;
+  if (bl_eos_type[m] == 1) c = P[0] * (P[0] - 1.0) * e;
+  else if (bl_eos_type[m] == 2) {
+    const double t1 = rho / P[2], t2 = P[1] - 1.0;
+    c = (P[0] * P[1]) / P[2];
+    c = c * pow(t1, t2);
+  } else if (bl_eos_type[m] == 3) {
+    const double t1 = P[5] / rho, t2 = bl_eos_pressure(m, rho, e);
+    double t3 = P[3] * t1, t4 = P[0] / P[3] + P[0] * t1 - t3 * t1;
+    t4 = t4 * P[1] * exp(-t3);
+    t3 = P[4] * t1;
+    double t5 = P[0] / P[4] + P[0] * t1 - t3 * t1;
+    t5 = t5 * P[2] * exp(-t3);
+    c = P[0] * t2 / rho + P[0] * e - t4 - t5;
+  } else c = ccut; /* void, unknown */
+  return c > ccut ? c : ccut;
+}
+
+/* Pressure and sound speed squared of each element. */
 UM_KERNEL void bl_eos(const int *mat, const double *rho, const double *e, double *p, double *cs2) {
   const int m = mat[0] > 0 ? mat[0] : 0;
-  const double pcut = bl_cut[4], ccut = bl_cut[5], g = bl_eos_param[m];
-  double pr, c;
-  if (bl_eos_type[m] == 1) {
-    pr = e[0] * rho[0] * (g - 1.0);
-    c = g * (g - 1.0) * e[0];
-  } else if (bl_eos_type[m] == 0) {
-    pr = g;
-    c = ccut;
-  } else {
-    pr = -1.0;
-    c = ccut;
-  }
-  if (fabs(pr) < pcut) pr = 0.0;
-  p[0] = pr;
-  cs2[0] = c > ccut ? c : ccut;
+  p[0] = bl_eos_pressure(m, rho[0], e[0]);
+  cs2[0] = bl_eos_cs2(m, rho[0], e[0]);
 }
 
 /* ---- acceleration: the corner -> node increments (getacc_scatter) ------------ */

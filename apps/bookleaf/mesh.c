@@ -267,9 +267,9 @@ static int generate(const bl_deck *d, grid *g, int *typ_out, char *err, size_t e
   if (nreg < 1) return ferr(d, "region_typ", err, errlen, "no mesh region defined (&MESH region_typ)");
   if (nreg > 1)
     return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
-                           "%s: %d mesh regions: this port generates single-region meshes (as every shipped deck); "
-                           "joining regions is not implemented",
-                           d->file, nreg);
+                           "%s:%d: region_typ: %d mesh regions: this port generates single-region meshes (as every "
+                           "shipped deck); joining regions is not implemented",
+                           d->file, bl_deck_line(d, "region_typ"), nreg);
   int typ = 0;
   if (is(d->region_typ[0], "LIN1")) typ = 1;
   else if (is(d->region_typ[0], "LIN2")) typ = 2;

@@ -74,6 +74,7 @@ static int cu_init(um_context *ctx, void **state) {
   umj_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir);
   S->dump = flag(um_backend_option_value(ctx, "dump")) || um_context_options(ctx)->verbose >= 2;
   S->poison = flag(um_backend_option_value(ctx, "poison"));
+  S->no_fma = !flag(um_backend_option_value(ctx, "fma"));
   return UM_SUCCESS;
 }
 
@@ -119,6 +120,9 @@ static const um_backend_option cu_options[] = {
     {"cache", "", NULL, "directory of compiled modules (default $XDG_CACHE_HOME/um or ~/.cache/um; off: none)"},
     {"dump", "0", "0|1", "log every generated kernel and the NVRTC log"},
     {"poison", "0", "0|1", "fill directly WRITTEN dats with NaN before each loop (proves every element is written)"},
+    {"fma", "1", "0|1",
+     "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
+     "on the host, for results closer to the CPU backends' (slower)"},
     {NULL, NULL, NULL, NULL}};
 
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy", NULL};

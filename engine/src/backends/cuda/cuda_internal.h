@@ -123,7 +123,7 @@ typedef struct {
   cu_staging staging;      /* cuda.staging (AUTO: the profile's) */
   char desc[512];
   char cache_dir[1024];
-  int dump, poison;
+  int dump, poison, no_fma;
   cu_kern **kerns;
   int nkerns, capkerns;
   cu_map *maps;

@@ -203,8 +203,8 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
     return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
-  const char *opts[] = {arch_opt, "-lineinfo", "--std=c++17"};
-  const int nopts = (int)(sizeof opts / sizeof opts[0]);
+  const char *opts[] = {arch_opt, "-lineinfo", "--std=c++17", "--fmad=false"};
+  const int nopts = (int)(sizeof opts / sizeof opts[0]) - (rq->no_fma ? 0 : 1);
 
   /* the cache key: everything the compilation depends on */
   kbuf key = {0};
@@ -268,7 +268,8 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
         snprintf(head, hn,
                  "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s):\n%s\n"
                  "--- generated source ---\n",
-                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], out->log ? out->log : "");
+                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], nopts > 3 ? "--std=c++17 --fmad=false" : opts[2],
+                 out->log ? out->log : "");
         log_numbered(rq, head, rq->source, "");
         free(head);
       }

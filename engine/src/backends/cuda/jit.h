@@ -19,6 +19,7 @@ typedef struct {
   int ptx;           /* 1: PTX for compute_<arch> (the driver finishes it), 0: a cubin for sm_<arch> */
   const char *cache_dir; /* NULL or "": no disk cache */
   int dump;          /* log the source and the NVRTC log */
+  int no_fma;        /* 1: --fmad=false (no a*b+c contracted into one rounding: closer to the host's results) */
   /* where diagnostics go (compile errors with the numbered source, dumps); NULL: nowhere */
   void (*log)(void *user, const char *text);
   void *log_user;

@@ -424,6 +424,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     const char *hn[2], *hs[2];
     umj_request rq;
     cu_jit_request(ctx, loop->kernel, loop->name, src, S->jit_arch, S->jit_ptx, S->cache_dir, S->dump, hn, hs, &rq);
+    rq.no_fma = S->no_fma;
     char err[3000] = "";
     rc = umj_compile(&rq, &res, err, sizeof err);
     if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, rc, "%s", err);
