@@ -193,15 +193,13 @@ static int read_config(um_app_run *r, bl_config *c) {
                        "%s:%d: material_type: %d materials: multi-material decks (mixed cells, sod_mm) are not "
                        "supported by this port; the single-material decks run",
                        f, bl_deck_line(d, "material_type"), nmat);
-  /* sub-zonal pressures: pmeritreg where > 0, else pmeritall (upstream's MERGE) */
-  for (int i = 0; i < BL_LN; i++) {
-    d->pmeritreg[i] = d->pmeritreg[i] > 0.0 ? d->pmeritreg[i] : d->pmeritall;
-    if (i < BL_MAXREG && d->pmeritreg[i] > 0.0) c->zsp = 1;
-  }
-  /* hourglass filters: kappareg where > 0, else kappaall (upstream's MERGE) */
+  /* hourglass filters and sub-zonal pressures: the region's kappareg / pmeritreg where > 0, else kappaall /
+   * pmeritall (upstream's MERGE) */
   for (int i = 0; i < BL_LN; i++) {
     d->kappareg[i] = d->kappareg[i] > 0.0 ? d->kappareg[i] : d->kappaall;
+    d->pmeritreg[i] = d->pmeritreg[i] > 0.0 ? d->pmeritreg[i] : d->pmeritall;
     if (i < BL_MAXREG && d->kappareg[i] > 0.0) c->zhg = 1;
+    if (i < BL_MAXREG && d->pmeritreg[i] > 0.0) c->zsp = 1;
   }
   /* the EOS of each material */
   for (int m = 0; m < BL_MAXREG; m++) {

@@ -122,7 +122,7 @@ static const um_backend_option cu_options[] = {
     {"poison", "0", "0|1", "fill directly WRITTEN dats with NaN before each loop (proves every element is written)"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
-     "on the host, for results closer to the CPU backends' (slower)"},
+     "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},
     {NULL, NULL, NULL, NULL}};
 
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy", NULL};

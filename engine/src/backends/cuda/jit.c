@@ -266,10 +266,10 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
       char *head = malloc(hn);
       if (head) {
         snprintf(head, hn,
-                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s):\n%s\n"
+                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s%s%s):\n%s\n"
                  "--- generated source ---\n",
-                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], nopts > 3 ? "--std=c++17 --fmad=false" : opts[2],
-                 out->log ? out->log : "");
+                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], nopts > 3 ? " " : "",
+                 nopts > 3 ? opts[3] : "", out->log ? out->log : "");
         log_numbered(rq, head, rq->source, "");
         free(head);
       }
