@@ -5,7 +5,8 @@
 # MODE tools (the jacobi cases only, fast):
 #   1. a suite run A passes; a run B with a changed parameter (params.tolerance) fails
 #      validation and exits 3; --compare A B flags the CORRECTNESS REGRESSION (exit 3) and
-#      --compare A A does not (exit 0);
+#      --compare A A does not (exit 0); --validate passes A's run JSON and fails B's against
+#      the reference, and refuses a results file, another app's reference and a missing one;
 #   2. --report writes a self-contained HTML page (SVG plots, no script, nothing fetched
 #      from the network) and its markdown; with CHROMIUM set, a headless browser renders it
 #      to a PNG screenshot;
@@ -83,6 +84,18 @@ if(NOT nreg EQUAL 2)
 endif()
 run(0 "0 correctness regressions" --compare ${WORK}/a/results.json ${WORK}/a/results.json)
 run(1 "not a results file of umrun --suite" --compare ${WORK}/a/results.json ${WORK}/a/runs/0001_jacobi.json)
+# --validate: a finished run's JSON against a reference, without running it again
+run(0 "max_error .*PASS.*VALIDATION PASS \\(" --validate ${WORK}/a/runs/0001_jacobi.json validation/jacobi/grid16.ref.yaml
+    --json ${WORK}/revalidate.json)
+file(READ ${WORK}/revalidate.json vj)
+string(JSON vpass GET "${vj}" pass)
+if(NOT vpass)
+  message(FATAL_ERROR "revalidate.json: pass is ${vpass}")
+endif()
+run(3 "max_error .*FAIL.*VALIDATION FAILED \\(" --validate ${WORK}/b/runs/0001_jacobi.json validation/jacobi/grid16.ref.yaml)
+run(1 "is a results file of umrun --suite" --validate ${WORK}/a/results.json validation/jacobi/grid16.ref.yaml)
+run(1 "is for app 'bookleaf', but this run is app 'jacobi'" --validate ${WORK}/a/runs/0001_jacobi.json validation/bookleaf/sod_sm_lag_small.ref.yaml)
+run(1 "nowhere.ref.yaml" --validate ${WORK}/a/runs/0001_jacobi.json validation/jacobi/nowhere.ref.yaml)
 
 # 2. --report
 run(0 "wrote .*report.html and .*report.md" --report ${WORK}/report.html ${WORK}/a/results.json ${WORK}/b/results.json)

@@ -1,6 +1,7 @@
 /* umrun's multi-run tools: --suite (a validation suite over backends x
- * strategies x layouts x reorderings), --compare (two suite results files)
- * and --report (an HTML + markdown page of the apps side by side). Each takes
+ * strategies x layouts x reorderings), --compare (two suite results files),
+ * --report (an HTML + markdown page of the apps side by side) and --validate
+ * (a finished run's JSON against a reference). Each takes
  * the command line after its flag and returns umrun's exit status. */
 #ifndef UMRUN_TOOLS_H
 #define UMRUN_TOOLS_H
@@ -11,10 +12,12 @@
 int umrun_suite_main(const char *argv0, int argc, char **argv);
 int umrun_compare_main(int argc, char **argv);
 int umrun_report_main(int argc, char **argv);
+int umrun_validate_main(int argc, char **argv);
 
 void umrun_suite_usage(FILE *f);
 void umrun_compare_usage(FILE *f);
 void umrun_report_usage(FILE *f);
+void umrun_validate_usage(FILE *f);
 
 /* ---- shared by the three (tools_common in suite.c) ---- */
 /* A metric's allowed difference from ref: the larger of abs_tol and

@@ -35,6 +35,7 @@ static void usage(FILE *f) {
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
           "       umrun --compare A.json B.json [--noise F]                  (see umrun --compare --help)\n"
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
+          "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
           "       umrun --list-apps | --help | --version\n"
           "\n"
           "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
@@ -337,6 +338,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(argv[i], "--suite")) return umrun_suite_main(argv[0], argc - 1, argv + 1);
     if (!strcmp(argv[i], "--compare")) return umrun_compare_main(argc - 1, argv + 1);
     if (!strcmp(argv[i], "--report")) return umrun_report_main(argc - 1, argv + 1);
+    if (!strcmp(argv[i], "--validate")) return umrun_validate_main(argc - 1, argv + 1);
   }
   for (int i = 1; i < argc; i++) { /* flags that need no config */
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), EXIT_OK;

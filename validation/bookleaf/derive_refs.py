@@ -33,6 +33,24 @@ DECKS += list(FEATURES)
 TRUNCATED = {"noh_large_t0p01": ("noh_large", "0.01"), "sod_sm_lag_large_t1": ("sod_sm_lag_large", "1.0"),
              "sod_sm_eul_large_t0p5": ("sod_sm_eul_large", "0.5")}
 DECKS += list(TRUNCATED)
+# To their own end (t = 20) the Sod large decks were run by upstream's C++ version on the GPU: BookLeaf_Cpp's cuda
+# branch (v2.0.2, the same physics; its decks sod_lag_large.yaml / sod_eul_large.yaml equal F90's
+# sod_sm_lag_large / sod_sm_eul_large entry for entry) on the H200, minutes where F90 takes hours. Before use it
+# was checked against F90 on the four decks both ran (upstream/cpp_cuda/README.md): sod_sm_lag_small and
+# sod_sm_eul_small identical to every printed digit; the large decks to t = 1.0 and 0.5 with every table value
+# and step count identical and final time, final dt and L1 within 7e-9 relative (FMA on the GPU).
+# Their references also keep our own conservation checks (OWN_CHECKS; the port reports these metrics).
+CPP_CUDA = {"sod_sm_lag_large": "sod_lag_large", "sod_sm_eul_large": "sod_eul_large"}
+OWN_CHECKS = {
+    # Lagrangian: total energy conserved (upstream conserves it to its 5 printed digits on every Sod deck);
+    # each element keeps its mass
+    "sod_sm_lag_large": ["  - {name: energy_change, value: 0, abs_tol: 1.0e-5}",
+                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-12}"],
+    # Eulerian: the remap dissipates energy, never gains it, and loses no more than upstream on the small deck
+    # (3437.5 -> 3432.1, -1.6e-3): energy_change in [-1.6e-3, 0]; mass conserved through the remap
+    "sod_sm_eul_large": ["  - {name: energy_change, value: -8.0e-4, abs_tol: 8.0e-4}",
+                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-10}"]}
+DECKS += list(CPP_CUDA)
 # noh_large to t = 0.01 (1609 steps on 1.3M elements, the cells at the inner wall 1e-5 wide) ends with final_dt
 # 1.75e-8 relative from upstream on openmp (2 threads), 2.96e-8 (atomics) and 3.13e-8 (hierarchical) on the
 # H200, all else within its tolerance: final_dt relative 1e-7 there (3x the largest seen).
@@ -58,7 +76,20 @@ TIGHT_TOO = {"sod_tensor_lag_small"}
 # tolerances stay checked in sod_tensor_lag_small.upstream_order.ref.yaml (a test runs seq with upstream's order).
 LOOSE = {"sod_tensor_lag_small": dict(time_rel=1e-5, field_rel=1e-4, field_floor=1e-2, l1_rel=1e-5, table_rel=1e-4),
          "blast_sm_eul_small": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5),
-         "blast_sm_eul_medium": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5)}
+         "blast_sm_eul_medium": dict(time_rel=1e-6, field_rel=1e-4, field_floor=1e-5),
+         # sod_sm_lag_large to t = 20 (8090 steps on 14.1M elements, Lagrangian) amplifies round-off late in the
+         # run. The port on the H200 prints upstream's dt to all 10 digits at step 1000; then the gap grows about
+         # tenfold per 1000 steps (dt relative: 1.6e-9 at step 2000, 3.8e-8 at 3000, 7.5e-7 at 5000, 5.2e-6 at
+         # 8000) and levels off. Our own two strategies differ from each other by as much: atomics against
+         # hierarchical final_time 7.4e-7, final_dt 1.1e-6, L1 8.1e-5, region 2 max pressure 1.6e-5 relative;
+         # against upstream final_time 1.3e-6 / 2.0e-6, final_dt 5.2e-6 / 6.2e-6, L1 1.7e-4 / 2.6e-4, region 2 max
+         # pressure 1.2e-4 / 1.7e-4 (atomics / hierarchical); every other value within its usual tolerance. A second
+         # atomics run (atomics sum in no fixed order) ended final_dt 1.1e-6 and L1 1.1e-4 from upstream: the same
+         # program twice differs by 4e-6 in dt. The
+         # Eulerian deck to t = 20 (the remap damps it) and this deck to t = 1 (420 steps) meet the usual ones.
+         # So: time and dt relative 2e-5, L1 relative 1e-3, region 2 max pressure relative 5e-4 (about 3x the
+         # largest seen); the rest of the table keeps 5 digits.
+         "sod_sm_lag_large": dict(time_rel=2e-5, l1_rel=1e-3, metric_rel={"region2_pressure_max": 5e-4})}
 
 COLS = [("vol", "volume"), ("mass", "mass"), ("tot ie", "ie"), ("tot ke", "ke"), ("press", "pressure"),
         ("min press", "pressure_min"), ("max press", "pressure_max"), ("dens", "density"),
@@ -79,20 +110,37 @@ def ref_lines(deck, v, loose):
     what = ("Our deck %s (%s; decks/README.md)" % (deck, FEATURES[deck]) if deck in FEATURES else
             "Upstream's %s deck with time_end=%s (run it with --set params.time_end=%s)" %
             (TRUNCATED[deck][0], TRUNCATED[deck][1], TRUNCATED[deck][1]) if deck in TRUNCATED else
-            "Upstream's %s deck (BookLeaf_F90 input/%s)" % (deck, deck))
+            "Upstream's %s deck (BookLeaf_F90 input/%s), run to its end by BookLeaf_Cpp's CUDA version" % (deck, deck)
+            if deck in CPP_CUDA else "Upstream's %s deck (BookLeaf_F90 input/%s)" % (deck, deck))
     lines = ["app: bookleaf", "case: %s" % deck,
              "description: \"%s, %d elements, run to t = %s.\"" % (what, v["elements"], end["time"]),
-             "provenance:",
-             "  code: UK-MAC/BookLeaf_F90 (develop), serial build, gfortran 12.2.0 (NO_MPI=1 NO_OMP=1, LEV=OPT)",
-             "  commit: ebe1e3c1b0ce8b7e970e826d0c5ff482008aa980",
-             "  command: \"bookleaf %s%s > upstream/%s.log; values parsed from the log into upstream/values.json; "
-             "field dumps upstream/%s.{elements,nodes}.txt\"" % ("FILE=decks/" if deck in FEATURES else "FILE=" if deck in TRUNCATED else "input/", deck, deck, deck),
-             "  date: %s" % ("2026-11-23" if deck in FEATURES or deck in TRUNCATED else "2026-11-22"),
-             "  notes: >-",
-             "    Written by derive_refs.py. Table values carry upstream's 5 printed digits (half a unit of the",
-             "    last digit allowed); steps, the per-reason step counts and the last controlling element are exact.",
-             "metrics:"]
+             "provenance:"]
+    if deck in CPP_CUDA:
+        lines += ["  code: \"UK-MAC/BookLeaf_Cpp branch cuda (v2.0.2), Release, sm_90, nvcc 13.0.88 + g++ 12.2.0 (two",
+                  "    portability patches, no numerical change: C++17 for CUDA 13's CUB, a missing #include <memory>),",
+                  "    on an NVIDIA H200 (driver 580)\"",
+                  "  commit: 6ec0e84d8c928e625c4a85c3e6d5ce8dc8b00297",
+                  "  command: \"bookleaf_cuda -p %s.yaml (BookLeaf_Cpp input/%s.yaml = F90 input/%s) > "
+                  "upstream/cpp_cuda/%s.log; values parsed from the log into upstream/values.json\"" %
+                  (CPP_CUDA[deck], CPP_CUDA[deck], deck, deck),
+                  "  date: 2026-11-23",
+                  "  notes: >-",
+                  "    Written by derive_refs.py. Upstream's C++ version on the GPU, checked against BookLeaf_F90 first",
+                  "    (upstream/cpp_cuda/README.md). Table values carry 5 printed digits (half a unit of the last digit",
+                  "    allowed); steps and per-reason step counts are exact; energy_change and mass_change are our own",
+                  "    conservation checks."]
+    else:
+        lines += ["  code: UK-MAC/BookLeaf_F90 (develop), serial build, gfortran 12.2.0 (NO_MPI=1 NO_OMP=1, LEV=OPT)",
+                  "  commit: ebe1e3c1b0ce8b7e970e826d0c5ff482008aa980",
+                  "  command: \"bookleaf %s%s > upstream/%s.log; values parsed from the log into upstream/values.json; "
+                  "field dumps upstream/%s.{elements,nodes}.txt\"" % ("FILE=decks/" if deck in FEATURES else "FILE=" if deck in TRUNCATED else "input/", deck, deck, deck),
+                  "  date: %s" % ("2026-11-23" if deck in FEATURES or deck in TRUNCATED else "2026-11-22"),
+                  "  notes: >-",
+                  "    Written by derive_refs.py. Table values carry upstream's 5 printed digits (half a unit of the",
+                  "    last digit allowed); steps, the per-reason step counts and the last controlling element are exact."]
+    lines += ["metrics:"]
     lines.append("  - {name: steps, value: %d, abs_tol: 0}" % v["steps"])
+    lines += OWN_CHECKS.get(deck, [])
     # Decks of 100,000 elements and more drift further under another summation order: sod_sm_lag_medium
     # (1M elements, 2221 steps) on openmp ends with final_dt 4.0e-10 and the L1 norm 9.9e-9 relative
     # from upstream's printed values (the 5-digit tables, steps and final time agree). There: time and
@@ -140,6 +188,8 @@ def ref_lines(deck, v, loose):
                 tol = max(tol, 1e-12 * abs(te))
             if loose and "table_rel" in loose:
                 tol = max(tol, loose["table_rel"] * abs(x))
+            if loose and "region%d_%s" % (k + 1, name) in loose.get("metric_rel", {}):
+                tol = max(tol, loose["metric_rel"]["region%d_%s" % (k + 1, name)] * abs(x))
             lines.append("  - {name: region%d_%s, value: %.5g, abs_tol: %.3g}" % (k + 1, name, x, tol))
     if v.get("sod_l1_norm_density") is not None:
         x = v["sod_l1_norm_density"]

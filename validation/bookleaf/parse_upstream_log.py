@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Parse BookLeaf_F90 (UK-MAC, develop) stdout logs into machine-readable numbers.
+"""Parse BookLeaf_F90 (UK-MAC, develop) stdout logs into machine-readable numbers; BookLeaf_Cpp's
+logs (the CUDA branch's, for the large decks to t = 20) read the same way: its header line is
+"Step no. N, Time = T" and its mesh sizes "Number of elements/nodes:", and its numbers print with
+the same digits (tables 5, dt and time 10, L1 9).
 
 usage: parse_upstream_log.py [--steps] LOG... > values.json
        (one JSON object keyed by deck name = log file name without .log)
@@ -18,7 +21,7 @@ import sys
 
 STEP_RE = re.compile(r"^\s*step=\s*(\d+)\s+el=\s*(-?\d+)\s+(.*?)\s*dt=\s*(\S+)\s+time=\s*(\S+)"
                      r"\s+grind=\s*(\S+)\s+timer=\s*(\S+)\s+s\s+(\S+)\s*$")
-HDR_RE = re.compile(r"^\s*Step no\.\s+(\d+)\s+Time =\s+(\S+)")
+HDR_RE = re.compile(r"^\s*Step no\.\s+(\d+),?\s+Time =\s+(\S+)")
 COLS = ["vol", "mass", "tot ie", "tot ke", "press", "min press", "max press",
         "dens", "min dens", "max dens"]
 TOTAL_COLS = ["vol", "mass", "tot ie", "tot ke", "press", "dens"]
@@ -94,9 +97,9 @@ def parse(path, want_steps=False):
         ln = lines[i]
         if ln.startswith("  Input file:"):
             out["input_file"] = ln.split(":", 1)[1].strip()
-        elif "Total number of elements:" in ln:
+        elif "Total number of elements:" in ln or ln.lstrip().startswith("Number of elements:"):
             out["elements"] = int(ln.split()[-1])
-        elif "Total number of nodes:" in ln:
+        elif "Total number of nodes:" in ln or ln.lstrip().startswith("Number of nodes:"):
             out["nodes"] = int(ln.split()[-1])
         elif "L1 norm. of density:" in ln:
             out["sod_l1_norm_density"] = num(ln.split(":")[1])

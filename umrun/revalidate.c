@@ -1,0 +1,150 @@
+/* umrun --validate RUN.json REF.yaml: check a finished run, from the JSON
+ * that `umrun CONFIG --json RUN.json` wrote, against a reference, without
+ * running it again. For runs that take hours (the 14M-element BookLeaf decks
+ * on 2 CPU cores) when the reference comes later, and for checking old runs
+ * against a revised reference. Metrics only: a run's JSON holds no field
+ * files, so a reference's fields are listed as not checked. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "safe_file.h"
+#include "tools.h"
+#include "um/build_config.h"
+#include "um/um.h"
+#include "um/validate.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_VALIDATION = 3 };
+
+void umrun_validate_usage(FILE *f) {
+  fputs("usage: umrun --validate RUN.json REF.yaml [--json FILE]\n"
+        "\n"
+        "Checks a finished run against a reference without running it again: RUN.json is\n"
+        "what `umrun CONFIG --json RUN.json` wrote, REF.yaml a validation/<app>/<case>.ref.yaml.\n"
+        "Each of the reference's metrics is compared with the run's value (rel_tol / abs_tol as\n"
+        "the reference says) and printed as a table, as at the end of a run.\n"
+        "Metrics only: a run's JSON holds no field files, so the reference's fields (if any)\n"
+        "are named as not checked; rerun with --set validation.reference=REF.yaml for those.\n"
+        "  --json FILE   write the result as JSON too (the format of a run's \"validation\")\n"
+        "\n"
+        "exit status: 0 every metric passed; 1 bad command line, unreadable file, not a run's\n"
+        "JSON, or a reference for another app; 3 a metric failed or is missing from the run.\n",
+        f);
+}
+
+static int exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+int umrun_validate_main(int argc, char **argv) {
+  const char *frun = NULL, *fref = NULL, *fjson = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--validate")) continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return umrun_validate_usage(stdout), EXIT_OK;
+    if (!strcmp(a, "--json")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "umrun --validate: --json needs a file name\n");
+        return EXIT_USAGE;
+      }
+      fjson = argv[++i];
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "umrun --validate: unknown option '%s' (see umrun --validate --help)\n", a);
+      return EXIT_USAGE;
+    } else if (!frun) frun = a;
+    else if (!fref) fref = a;
+    else {
+      fprintf(stderr, "umrun --validate: give a run's JSON and a reference; '%s' is a third file\n", a);
+      return EXIT_USAGE;
+    }
+  }
+  if (!frun || !fref) {
+    fprintf(stderr, "usage: umrun --validate RUN.json REF.yaml [--json FILE] (see umrun --validate --help)\n");
+    return EXIT_USAGE;
+  }
+
+  char err[4096];
+  uj *R = NULL;
+  if (uj_parse_file(frun, &R, err, sizeof err)) {
+    fprintf(stderr, "umrun --validate: %s\n", err);
+    return EXIT_USAGE;
+  }
+  const uj *metrics = uj_get(R, "metrics");
+  const char *app = uj_gets(R, "app", NULL);
+  if (!strcmp(uj_gets(R, "format", ""), "um-suite-results-1")) {
+    fprintf(stderr, "umrun --validate: '%s' is a results file of umrun --suite (many runs); give one run's JSON, "
+                    "as `umrun CONFIG --json RUN.json` writes it\n", frun);
+    uj_free(R);
+    return EXIT_USAGE;
+  }
+  if (!app || !metrics || metrics->kind != UJ_OBJ) {
+    fprintf(stderr, "umrun --validate: '%s' is not a run's JSON (it needs \"app\" and a \"metrics\" object, as "
+                    "`umrun CONFIG --json RUN.json` writes them)\n", frun);
+    uj_free(R);
+    return EXIT_USAGE;
+  }
+  const int n = metrics->n;
+  const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
+  double *values = malloc((size_t)(n ? n : 1) * sizeof *values);
+  if (!names || !values) {
+    fprintf(stderr, "umrun --validate: out of memory\n");
+    free(names), free(values), uj_free(R);
+    return EXIT_USAGE;
+  }
+  for (int i = 0; i < n; i++) {
+    const uj *v = &metrics->items[i];
+    names[i] = metrics->keys[i];
+    values[i] = v->kind == UJ_NUM ? v->num : NAN; /* null: the run wrote a non-finite value */
+  }
+
+  /* a relative reference path is tried as given, then from the source tree (as a config's is) */
+  char path[4096];
+  snprintf(path, sizeof path, "%s", fref);
+  if (!exists(path) && fref[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, fref);
+  um_ref *ref = NULL;
+  if (um_ref_load(exists(path) ? path : fref, &ref, err, sizeof err)) {
+    fprintf(stderr, "umrun --validate: %s\n", err);
+    free(names), free(values), uj_free(R);
+    return EXIT_USAGE;
+  }
+
+  printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
+         uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
+         uj_gets(R, "um_commit", "?"));
+  printf("validation against %s:\n", fref);
+  um_validation_result res;
+  memset(&res, 0, sizeof res);
+  int rc = um_validate(ref, app, n, names, values, stdout, &res);
+  int status;
+  if (rc && rc != UM_ERR_VALIDATION) {
+    fprintf(stderr, "umrun --validate: %s\n", res.message);
+    status = EXIT_USAGE;
+  } else {
+    if (ref->nfields)
+      printf("the reference's %d field%s not checked: a run's JSON holds no field files (rerun with "
+             "--set validation.reference=%s for them)\n",
+             ref->nfields, ref->nfields == 1 ? " is" : "s are", fref);
+    if (res.pass) printf("VALIDATION PASS (%d metrics)\n", res.nmetrics);
+    else printf("VALIDATION FAILED (%d of %d metrics)\n", res.nfail, res.nmetrics);
+    status = res.pass ? EXIT_OK : EXIT_VALIDATION;
+    if (fjson) {
+      um_safe_file sf;
+      int bad = um_safe_open(&sf, fjson, err, sizeof err);
+      if (!bad) {
+        um_validation_write_json(ref, &res, sf.f);
+        fputc('\n', sf.f);
+        bad = um_safe_commit(&sf, err, sizeof err); /* removes the temporary on failure */
+      }
+      if (bad) {
+        fprintf(stderr, "umrun --validate: --json %s: %s\n", fjson, err);
+        status = EXIT_USAGE;
+      }
+    }
+  }
+  um_validation_result_free(&res);
+  um_ref_free(ref);
+  free(names), free(values), uj_free(R);
+  return status;
+}
