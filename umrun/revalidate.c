@@ -38,6 +38,13 @@ static int exists(const char *p) {
   return stat(p, &st) == 0;
 }
 
+int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", given);
+  if (!exists(path) && given[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, given);
+  return um_ref_load(exists(path) ? path : given, ref, err, errlen);
+}
+
 int umrun_validate_main(int argc, char **argv) {
   const char *frun = NULL, *fref = NULL, *fjson = NULL;
   for (int i = 0; i < argc; i++) {
@@ -99,12 +106,8 @@ int umrun_validate_main(int argc, char **argv) {
     values[i] = v->kind == UJ_NUM ? v->num : NAN; /* null: the run wrote a non-finite value */
   }
 
-  /* a relative reference path is tried as given, then from the source tree (as a config's is) */
-  char path[4096];
-  snprintf(path, sizeof path, "%s", fref);
-  if (!exists(path) && fref[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, fref);
   um_ref *ref = NULL;
-  if (um_ref_load(exists(path) ? path : fref, &ref, err, sizeof err)) {
+  if (umrun_ref_load(fref, &ref, err, sizeof err)) {
     fprintf(stderr, "umrun --validate: %s\n", err);
     free(names), free(values), uj_free(R);
     return EXIT_USAGE;

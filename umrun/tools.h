@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "um/validate.h"
 
 int umrun_suite_main(const char *argv0, int argc, char **argv);
 int umrun_compare_main(int argc, char **argv);
@@ -23,6 +24,10 @@ void umrun_validate_usage(FILE *f);
 /* A metric's allowed difference from ref: the larger of abs_tol and
  * rel_tol * |ref| (either may be absent: NaN or null). <= 0: none given. */
 double umrun_metric_allowance(const uj *metric);
+/* Load a validation reference: a relative path is tried as given, then from
+ * the source tree (UM_SOURCE_DIR), so configs' validation/<app>/... paths work
+ * from any folder. Returns um_ref_load's status (defined in revalidate.c). */
+int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen);
 /* How this umrun was built: version, commit, build type, compiler, OpenMP, CUDA, HDF5 (a JSON object). */
 void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */

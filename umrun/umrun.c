@@ -545,10 +545,7 @@ typedef struct {
  * before computing. Relative paths are tried as given, then from the source
  * tree. */
 static int load_reference(const run_settings *s, validation *v, char *err, size_t len) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", s->reference);
-  if (!file_exists(path) && s->reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s->reference);
-  if (um_ref_load(file_exists(path) ? path : s->reference, &v->ref, err, len)) return UM_ERR_CONFIG;
+  if (umrun_ref_load(s->reference, &v->ref, err, len)) return UM_ERR_CONFIG;
   if (v->ref->nfields && !(v->wanted = malloc((size_t)v->ref->nfields * sizeof *v->wanted))) {
     snprintf(err, len, "out of memory");
     return UM_ERR_ALLOC;
@@ -726,11 +723,9 @@ static int check_paths(const cmdline *c, const run_settings *s, um_config *cfg, 
   const char *v = NULL;
   int rc = UM_SUCCESS;
   if (s->reference && *s->reference) { /* the reference is loaded (and its app checked) now */
-    char path[4096], why[4096] = "";
-    snprintf(path, sizeof path, "%s", s->reference);
-    if (!file_exists(path) && s->reference[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, s->reference);
+    char why[4096] = "";
     um_ref *ref = NULL;
-    if (um_ref_load(file_exists(path) ? path : s->reference, &ref, why, sizeof why))
+    if (umrun_ref_load(s->reference, &ref, why, sizeof why))
       return snprintf(err, len, "validation.reference: %s", why), UM_ERR_CONFIG;
     if (ref->app && strcmp(ref->app, s->app) != 0) {
       snprintf(err, len, "validation.reference '%s' holds reference numbers of app '%s', but the config runs '%s'; "

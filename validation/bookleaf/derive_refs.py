@@ -188,9 +188,10 @@ def ref_lines(deck, v, loose):
                 tol = max(tol, 1e-12 * abs(te))
             if loose and "table_rel" in loose:
                 tol = max(tol, loose["table_rel"] * abs(x))
-            if loose and "region%d_%s" % (k + 1, name) in loose.get("metric_rel", {}):
-                tol = max(tol, loose["metric_rel"]["region%d_%s" % (k + 1, name)] * abs(x))
-            lines.append("  - {name: region%d_%s, value: %.5g, abs_tol: %.3g}" % (k + 1, name, x, tol))
+            metric = "region%d_%s" % (k + 1, name)
+            if loose and metric in loose.get("metric_rel", {}):
+                tol = max(tol, loose["metric_rel"][metric] * abs(x))
+            lines.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
     if v.get("sod_l1_norm_density") is not None:
         x = v["sod_l1_norm_density"]
         if loose and "l1_rel" in loose:
