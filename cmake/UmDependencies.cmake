@@ -50,6 +50,18 @@ add_library(um::scotch INTERFACE IMPORTED)
 set_target_properties(um::scotch PROPERTIES INTERFACE_LINK_LIBRARIES "${UM_SCOTCH_LIBRARY};${UM_SCOTCHERR_LIBRARY}"
                       INTERFACE_INCLUDE_DIRECTORIES ${UM_SCOTCH_INCLUDE_DIR})
 
+# MPI (distributed memory): on when found; a build without it runs one process
+set(UM_HAVE_MPI OFF)
+if(UM_ENABLE_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(UM_HAVE_MPI ON)
+  else()
+    message(STATUS "um: MPI not found: building without distributed memory (apt-get install libopenmpi-dev "
+                   "openmpi-bin, or scripts/install-deps.sh, then configure again)")
+  endif()
+endif()
+
 # OpenMP
 set(UM_HAVE_OPENMP OFF)
 if(UM_ENABLE_OPENMP)

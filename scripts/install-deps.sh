@@ -8,6 +8,7 @@ PACKAGES=(
   libyaml-dev                      # run configs
   libmetis-dev                     # METIS k-way partitioning (reordering)
   libscotch-dev                    # Scotch graph ordering (GPS reordering)
+  libopenmpi-dev openmpi-bin       # MPI: distributed memory (mpirun -np P umrun ...)
   libgtest-dev                     # GoogleTest (tests)
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12

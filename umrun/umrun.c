@@ -37,6 +37,7 @@ static void usage(FILE *f) {
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
           "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
           "       umrun --list-apps | --help | --version\n"
+          "       mpirun -np P umrun [CONFIG.yaml] ...   the same run on P MPI ranks (mpi.* keys below)\n"
           "\n"
           "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
           "backend, strategy, layout, block size, validation and outputs. Without CONFIG,\n"
@@ -78,6 +79,11 @@ static void usage(FILE *f) {
           "  run.reorder         none | gps | partition   (renumber the mesh for locality before the run)\n"
           "  run.reorder_map     the map it is based on (default: the app's main indirect map)\n"
           "  run.reorder_file    HDF5 file to save the permutation to / load it from (once per mesh)\n"
+          "  mpi.partitioner     metis | block   under mpirun: how the primary set is split over the ranks\n"
+          "                      (metis: k-way of its graph, on rank 0; block: contiguous ranges)\n"
+          "  mpi.partition_set   the primary set (default: the set the app's main map points into);\n"
+          "                      the other sets follow it through the maps. Rank 0 prints, writes the\n"
+          "                      outputs and validates; every rank exits with the same status\n"
           "  run.row_align       dats allocate rows rounded up to a multiple of this (1)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
@@ -110,8 +116,8 @@ static void usage(FILE *f) {
 }
 
 static void print_version(FILE *f) {
-  fprintf(f, "um %s (%s build, %s; OpenMP %s, CUDA %s, HDF5 %s)\n", UM_VERSION, UM_BUILD_TYPE, UM_C_COMPILER,
-          UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_HDF5);
+  fprintf(f, "um %s (%s build, %s; OpenMP %s, CUDA %s, MPI %s, HDF5 %s)\n", UM_VERSION, UM_BUILD_TYPE, UM_C_COMPILER,
+          UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
 }
 
 static void list_apps(FILE *f) {
@@ -300,6 +306,8 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   fputs(",\n  \"build\": ", f);
   umrun_write_build_json(f);
   write_device_json(f, ctx);
+  fprintf(f, ",\n  \"ranks\": %d", um_context_nranks(ctx));
+  um_report_partition_json(ctx, f);
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);
@@ -780,6 +788,9 @@ static int run_config(const cmdline *c, um_config *cfg) {
   }
   print_version(out);
   fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
+  const int rank = um_mpi_rank(), nranks = um_mpi_size();
+  if (nranks > 1)
+    fprintf(out, "mpi: %d ranks (rank 0 prints, writes the outputs and validates)\n", nranks);
   s.opts.log = log_to_stderr;
   um_context *ctx = NULL;
   if (um_init(&ctx, &s.opts)) {
@@ -794,6 +805,21 @@ static int run_config(const cmdline *c, um_config *cfg) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
+  /* ranks other than 0 write their copies of the outputs into a private folder,
+   * removed at the end: the apps take the same steps (collective fetches) on
+   * every rank, and only rank 0's files are kept */
+  char rank_dir[4096] = "";
+  if (rank > 0 && ((s.outdir && *s.outdir) || (v.ref && v.ref->nfields))) {
+    validation scratch;
+    memset(&scratch, 0, sizeof scratch);
+    if (make_field_dir(&scratch, err, sizeof err)) {
+      fprintf(stderr, "umrun: rank %d: %s\n", rank, err);
+      um_mpi_abort(EXIT_RUN);
+    }
+    snprintf(rank_dir, sizeof rank_dir, "%s", scratch.field_dir);
+    if (s.outdir && *s.outdir) s.outdir = rank_dir;
+    else snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir);
+  }
   if (s.outdir && *s.outdir && umrun_mkdirs(s.outdir, err, sizeof err)) {
     fprintf(stderr, "umrun: output.dir: cannot create output directory %s\n", err);
     um_finalize(&ctx);
@@ -801,7 +827,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
     free(v.wanted);
     return EXIT_USAGE;
   }
-  if (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && make_field_dir(&v, err, sizeof err)) {
+  if (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && !v.field_dir[0] && make_field_dir(&v, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
     um_finalize(&ctx);
     um_ref_free(v.ref);
@@ -814,7 +840,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   run.ctx = ctx;
   run.cfg = cfg;
   run.log = out;
-  run.progress = !c->quiet && isatty(STDERR_FILENO);
+  run.progress = !c->quiet && rank == 0 && isatty(STDERR_FILENO);
   run.output_dir = s.outdir;
   run.write_hdf5 = s.write_hdf5;
   run.field_dir = v.field_dir[0] ? v.field_dir : NULL;
@@ -830,18 +856,33 @@ static int run_config(const cmdline *c, um_config *cfg) {
   um_app_progress_clear(&run);
   int status = EXIT_OK;
   const char *status_text = "ok";
+  if (nranks > 1) { /* one outcome for every rank; a rank that failed alone stops the job rather than hang it */
+    const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN) : EXIT_OK;
+    const int all = um_mpi_agree(mine, mine ? 60.0 : -1);
+    if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
+      fprintf(stderr, "umrun: rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      um_mpi_abort(mine);
+    }
+    int first = rc;
+    um_mpi_bcast_int(&first, 1); /* rank 0's outcome */
+    if (rc && !first)
+      fprintf(stderr, "umrun: rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+    if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
+  }
+  if (rc && rank == 0) fprintf(stderr, "umrun: %s failed: %s\n", app->name, um_error_message(ctx));
   if (rc) {
-    fprintf(stderr, "umrun: %s failed: %s\n", app->name, um_error_message(ctx));
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
     status_text = rc == UM_ERR_CONFIG ? "config error" : "run failed";
   } else {
     print_report(out, app, &run, &s, ctx, total);
   }
-  if (!rc && v.ref) status = validate_run(out, &s, app, &run, &v, &status_text);
+  if (!rc && v.ref && rank == 0) status = validate_run(out, &s, app, &run, &v, &status_text);
+  if (rank_dir[0] && !v.field_dir[0]) snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir); /* a rank's copies */
   remove_field_dir(&v);
-  if (!rc) um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
-  status = write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
+  if (!rc && rank == 0) um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
+  if (rank == 0) status = write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
+  um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   um_validation_result_free(&v.val);
   um_ref_free(v.ref);
   free(v.wanted);
@@ -849,12 +890,33 @@ static int run_config(const cmdline *c, um_config *cfg) {
   return status;
 }
 
+/* Under mpirun: MPI started, and ranks other than 0 print nothing on stdout
+ * (their errors still reach stderr). Returns -1 to go on, or an exit status. */
+static int start_ranks(int *argc, char ***argv) {
+  if (um_mpi_launched() && !um_mpi_built()) {
+    fprintf(stderr, "umrun: launched by mpirun on several ranks, but this umrun was built without MPI: install "
+                    "libopenmpi-dev and openmpi-bin (scripts/install-deps.sh), configure and build again (MPI is on "
+                    "when found); or run it without mpirun\n");
+    return EXIT_USAGE;
+  }
+  int rank = 0, n = 1;
+  if (um_mpi_start(argc, argv, &rank, &n) != UM_SUCCESS) {
+    fprintf(stderr, "umrun: MPI_Init failed\n");
+    return EXIT_RUN;
+  }
+  if (rank > 0 && !freopen("/dev/null", "w", stdout)) return EXIT_RUN;
+  return -1;
+}
+
 int main(int argc, char **argv) {
   static cmdline c;
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
-  int status = parse_args(argc, argv, &c);
+  int status = start_ranks(&argc, &argv);
+  if (status >= 0) return status;
+  status = parse_args(argc, argv, &c);
   if (status >= 0) {
     free(c.sets);
+    um_mpi_finish();
     return status;
   }
   char err[4096] = "";
@@ -873,5 +935,6 @@ int main(int argc, char **argv) {
   }
   um_config_free(cfg);
   free(c.sets);
+  um_mpi_finish();
   return status;
 }

@@ -98,7 +98,57 @@ void um_app_progress_clear(um_app_run *run) {
 
 static const char *const reorder_names[] = {"none", "gps", "partition"};
 
+static int reorder(um_app_run *run, const char *default_map);
+
+/* After the reordering, the mesh is spread over the MPI ranks (when there are
+ * several): mpi.partition_set (default: the set the app's main map points
+ * into), mpi.partitioner (metis | block). */
+static int distribute(um_app_run *run, const char *default_map) {
+  char err[512] = "";
+  const char *pset = NULL, *method = NULL;
+  const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner");
+  if (keys && !um_mpi_built())
+    return um_app_fail(run, UM_ERR_CONFIG,
+                       "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
+                       "(scripts/install-deps.sh) and configure again, or remove the mpi keys");
+  static const char *const partitioners[] = {"metis", "block"};
+  int pick = 0;
+  if (um_config_get_choice(run->cfg, "mpi.partitioner", "metis", partitioners, 2, &pick, err, sizeof err) ||
+      um_config_get_string(run->cfg, "mpi.partition_set", NULL, &pset, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  method = partitioners[pick];
+  if (um_mpi_size() < 2) return UM_SUCCESS;
+  const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
+  if (!pset && main_map) pset = um_set_name(um_map_to(main_map));
+  UM_APP_TRY(um_distribute(run->ctx, pset, method));
+  um_partition_info pi;
+  if (um_partition_info_get(run->ctx, &pi) != UM_SUCCESS) return UM_SUCCESS;
+  fprintf(run->log, "mpi: %d ranks; set '%s' partitioned by %s in %.2f s: edge cut %ld, imbalance %.3f%s%s\n",
+          pi.nranks, pi.primary, pi.partitioner, pi.seconds, pi.edge_cut, pi.imbalance, pi.note[0] ? "; " : "",
+          pi.note);
+  for (int i = 0; i < um_set_count(run->ctx); i++) {
+    const um_set *s = um_set_at(run->ctx, i);
+    int lo = -1, hi = 0, ex = 0, ne = 0;
+    for (int q = 0; q < pi.nranks; q++) {
+      int o = 0, e = 0, n = 0;
+      um_set_partition(s, q, &o, &e, &n);
+      lo = lo < 0 || o < lo ? o : lo;
+      hi = o > hi ? o : hi;
+      ex += e;
+      ne += n;
+    }
+    fprintf(run->log, "  %-14s %9d elements: %d..%d owned per rank, halo %d exec + %d non-exec in all\n", um_set_name(s),
+            um_set_size(s), lo, hi, ex, ne);
+  }
+  return UM_SUCCESS;
+}
+
 int um_app_prepare(um_app_run *run, const char *default_map) {
+  UM_APP_TRY(reorder(run, default_map));
+  return distribute(run, default_map);
+}
+
+static int reorder(um_app_run *run, const char *default_map) {
   char err[512] = "";
   int m, bs;
   const char *map_name, *file;

@@ -69,11 +69,13 @@ int um_app_count(void);
 const um_app *um_app_at(int i);
 const um_app *um_app_find(const char *name);
 
-/* Call once after declaring every set, map and dat and before the first loop:
- * applies the reordering the config asks for (run.reorder: none | gps |
- * partition, run.reorder_map: the map to base it on, default `default_map`,
- * run.reorder_file: where the permutation is saved to / loaded from) and
- * reports its time. */
+/* Call once after declaring every set and map (and the dats) and before the
+ * first loop: applies the reordering the config asks for (run.reorder: none |
+ * gps | partition, run.reorder_map: the map to base it on, default
+ * `default_map`, run.reorder_file: where the permutation is saved to / loaded
+ * from) and reports its time; then, under mpirun with several ranks, spreads
+ * the mesh over them (um_distribute: mpi.partition_set, default the set
+ * `default_map` points into; mpi.partitioner: metis | block). */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
 /* Record (or overwrite) a metric. A NaN or infinite value is recorded and

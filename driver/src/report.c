@@ -297,7 +297,65 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "build_seconds", s.plan_seconds, 1);
       fputc('}', f);
     }
+    if (s.halo_exchanges > 0) { /* this rank's (rank 0's in umrun) halo traffic before the loop's calls */
+      fputs(", \"halo\": {", f);
+      num(f, "dats_exchanged", (double)s.halo_exchanges, 0);
+      num(f, "messages_per_call", (double)s.halo_messages / (double)s.calls, 0);
+      num(f, "bytes_per_call", s.halo_bytes / (double)s.calls, 0);
+      num(f, "seconds", s.halo_seconds, 0);
+      num(f, "hidden_seconds", s.halo_hidden_seconds, 0);
+      num(f, "hidden_share", s.halo_seconds + s.halo_hidden_seconds > 0
+                                 ? s.halo_hidden_seconds / (s.halo_seconds + s.halo_hidden_seconds) : 0, 1);
+      fputc('}', f);
+    }
     fputc('}', f);
   }
   fputs(first ? "]" : "\n  ]", f);
+}
+
+void um_report_partition_json(const um_context *ctx, FILE *f) {
+  um_partition_info pi;
+  if (um_partition_info_get(ctx, &pi) != UM_SUCCESS) return;
+  fputs(",\n  \"partition\": {\"primary\": ", f);
+  um_json_string(f, pi.primary);
+  fputs(", \"partitioner\": ", f);
+  um_json_string(f, pi.partitioner);
+  fputs(", \"note\": ", f);
+  um_json_string(f, pi.note);
+  fprintf(f, ", \"edge_cut\": %ld, \"imbalance\": %.6f, \"seconds\": %.6f, \"sets\": [", pi.edge_cut, pi.imbalance,
+          pi.seconds);
+  for (int i = 0; i < um_set_count(ctx); i++) {
+    const um_set *s = um_set_at(ctx, i);
+    fputs(i ? ",\n      {\"name\": " : "\n      {\"name\": ", f);
+    um_json_string(f, um_set_name(s));
+    static const char *const what[3] = {"owned", "exec_halo", "nonexec_halo"};
+    for (int w = 0; w < 3; w++) {
+      fprintf(f, ", \"%s\": [", what[w]);
+      for (int q = 0; q < pi.nranks; q++) {
+        int v[3] = {0, 0, 0};
+        um_set_partition(s, q, &v[0], &v[1], &v[2]);
+        fprintf(f, "%s%d", q ? ", " : "", v[w]);
+      }
+      fputc(']', f);
+    }
+    fputc('}', f);
+  }
+  fputs("]}", f);
+}
+
+void um_report_halos(const um_context *ctx, FILE *f) {
+  um_loop_stats s;
+  int any = 0;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0 || s.halo_exchanges == 0) continue;
+    if (!any)
+      fprintf(f, "%-20s %8s %10s %12s %10s %8s\n", "halo before loop", "dats", "msgs/call", "KB/call", "wait (s)",
+              "hidden");
+    any = 1;
+    const double tot = s.halo_seconds + s.halo_hidden_seconds;
+    fprintf(f, "%-20s %8ld %10.1f %12.1f %10.4f %7.0f%%\n", s.name, s.halo_exchanges,
+            (double)s.halo_messages / (double)s.calls, s.halo_bytes / (double)s.calls / 1024.0, s.halo_seconds,
+            tot > 0 ? 100.0 * s.halo_hidden_seconds / tot : 0.0);
+  }
+  if (!any) fprintf(f, "(no loop exchanged halos)\n");
 }

@@ -19,6 +19,13 @@ void um_report_loops_json(const um_context *ctx, FILE *f);
 /* The context's sets (sizes), maps (from, to, arity) and dats (set, dim,
  * type) as a JSON object {"sets": [...], "maps": [...], "dats": [...]}. */
 void um_report_mesh_json(const um_context *ctx, FILE *f);
+/* Distributed contexts only (nothing otherwise): ",\n  \"partition\": {...}" with
+ * the primary set, partitioner, edge cut, imbalance and every set's owned /
+ * exec-halo / non-exec-halo sizes per rank. */
+void um_report_partition_json(const um_context *ctx, FILE *f);
+/* Per loop: the halo exchanges before its calls (dats, messages and KB per
+ * call, seconds waiting, the share hidden behind core elements). */
+void um_report_halos(const um_context *ctx, FILE *f);
 /* Estimated arithmetic operations per element of kernel `name` in `source`
  * (binary + - * /, compound assignments and math-library calls in the text of
  * its body, each counted once); -1 when the definition is not found. */

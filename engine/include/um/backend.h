@@ -56,6 +56,10 @@ typedef struct {
 typedef struct um_backend_def {
   const char *name;         /* what options and configs call it              */
   int priority;             /* auto picks the available one of highest       */
+  /* 1: run() takes any range [begin, end) (its plans then start at begin, see
+   * um_loop_plan), so a distributed loop runs its core elements while halos
+   * travel; 0: ranges start at 0 (no overlap) */
+  int ranges;
   const char *description;
   /* NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);
@@ -131,7 +135,9 @@ void um_exec_reduce(um_loop *loop, const um_exec *x);
 /* Combine `values` (dim values of the arg's type) into loop->red[i]. */
 void um_reduce_into(um_loop *loop, int i, const void *values);
 /* The loop's plan (built and cached by the one plan builder on first use), over
- * elements [0, loop->end). */
+ * elements [loop->begin, loop->end), numbered from 0: the plan's element i is
+ * element loop->begin + i of the set (its blocks, block offsets and local
+ * indices count from begin). */
 struct um_plan;
 int um_loop_plan(um_context *ctx, um_loop *loop, const struct um_plan **plan);
 /* The loop of that name as it last ran on this context (kernel, set, args,

@@ -195,7 +195,7 @@ um_set *um_find_set(const um_context *ctx, const char *name);
 um_map *um_find_map(const um_context *ctx, const char *name);
 um_dat *um_find_dat(const um_context *ctx, const char *name);
 const char *um_set_name(const um_set *s);
-int um_set_size(const um_set *s); /* owned elements */
+int um_set_size(const um_set *s); /* elements of the whole set (over every rank when distributed) */
 /* Element ranges as OP2 lays them out for distributed runs: [0, core) touch no
  * halo, [0, size) are owned, then exec_halo elements executed redundantly and
  * nonexec_halo elements only read. On one rank core == size, halos 0. */
@@ -298,6 +298,69 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy str
 /* Wait for all outstanding device work (no-op on CPU backends). */
 int um_sync(um_context *ctx);
 
+/* ---- distributed memory (MPI) ---------------------------------------------
+ * A run on P ranks declares the whole mesh on every rank, as one process
+ * would, then calls um_distribute once before its first loop: the engine
+ * partitions a primary set, places the other sets' elements through the maps
+ * (OP2's rule), keeps on each rank its owned elements plus an exec halo and a
+ * non-exec halo, and from then on exchanges stale halos before the loops that
+ * read them and combines reductions across ranks. The app keeps the global
+ * view: um_set_size is the global size, um_dat_fetch / um_dat_update take
+ * arrays of the whole set (collective calls: every rank makes them), and dats
+ * declared later take their global values. um_map_data and um_set_ranges are
+ * the local ones. */
+
+/* 1 if this build has MPI. */
+int um_mpi_built(void);
+/* Start MPI when the process was launched by mpirun (MPI_Init), so that
+ * contexts can be distributed; else (or without MPI) nothing: one process.
+ * rank and nranks (may be NULL) say where it runs. */
+int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks);
+/* 1 if the process was launched by mpirun with more than one rank (whether or
+ * not this build can use it): lets a program without MPI refuse clearly. */
+int um_mpi_launched(void);
+int um_mpi_rank(void);
+int um_mpi_size(void);
+/* Every rank agrees on one status (>= 0): the largest of the ranks' `status`.
+ * With timeout_s > 0, returns -1 when the others have not all arrived by then
+ * (they wait in a loop for this rank, which failed): the caller then says why
+ * and calls um_mpi_abort rather than hang. Without MPI: returns status. */
+int um_mpi_agree(int status, double timeout_s);
+void um_mpi_abort(int status);
+int um_mpi_finish(void);
+/* Broadcast / combine small host values among the ranks (no-ops on one rank):
+ * for drivers that must take one decision (validation on rank 0, say). */
+int um_mpi_bcast_int(int *v, int n);
+int um_mpi_barrier(void);
+
+/* Partition the context's mesh over the MPI ranks (collective; nothing on one
+ * rank): primary_set NULL picks the largest set some map points into;
+ * partitioner "metis" (k-way of the primary set's graph, on rank 0), "block"
+ * (contiguous ranges of the current numbering) or NULL (metis). Call after
+ * declaring every set and map and before the first loop. */
+int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
+int um_context_rank(const um_context *ctx);   /* 0 when not distributed */
+int um_context_nranks(const um_context *ctx); /* 1 when not distributed */
+/* The partition of a distributed context: the primary set, the partitioner
+ * that produced it (and why another one, if it fell back), the edge cut of the
+ * primary set's graph and the imbalance (largest part / mean). */
+typedef struct {
+  int nranks;
+  char primary[64];
+  char partitioner[32];
+  char note[512];   /* what happened: fallbacks, disconnected parts ("" if none) */
+  long edge_cut;
+  double imbalance;
+  double seconds;   /* partitioning and building the halos */
+} um_partition_info;
+/* UM_ERR_UNSUPPORTED when the context is not distributed. */
+int um_partition_info_get(const um_context *ctx, um_partition_info *out);
+/* What rank `rank` holds of set s (any rank's, known on every rank). */
+int um_set_partition(const um_set *s, int rank, int *owned, int *exec_halo, int *nonexec_halo);
+/* A map with global indices for every element of its from-set (collective when
+ * distributed): out holds um_set_size(from) * arity entries. */
+int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
+
 /* ---- timing and statistics ------------------------------------------------ */
 #define UM_MAX_COUNTERS 8
 typedef struct {
@@ -331,6 +394,14 @@ typedef struct {
   int ncounters;
   const char *counter_names[UM_MAX_COUNTERS];
   double counters[UM_MAX_COUNTERS];
+  /* distributed runs (0 otherwise), totals over the calls: dats exchanged,
+   * messages and bytes sent, seconds spent on the exchange, and of those the
+   * seconds that overlapped with core elements running */
+  long halo_exchanges;
+  long halo_messages;
+  double halo_bytes;
+  double halo_seconds;
+  double halo_hidden_seconds;
 } um_loop_stats;
 
 int um_loop_stats_count(const um_context *ctx);

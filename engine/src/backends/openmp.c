@@ -68,7 +68,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
 #pragma omp for schedule(dynamic, 1)
         for (int k = plan->colour_offset[c]; k < plan->colour_offset[c + 1]; k++) {
           int blk = plan->block_order[k];
-          run_chunk(loop, x, plan->block_offset[blk], plan->block_offset[blk + 1],
+          run_chunk(loop, x, b0 + plan->block_offset[blk], b0 + plan->block_offset[blk + 1],
                     parts ? parts + (size_t)blk * gwidth : NULL, gwidth);
         }
         /* implicit barrier: colour c+1 starts when colour c is done */
@@ -92,6 +92,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
 
 const um_backend_def um_backend_openmp = {
     .name = "openmp",
+    .ranges = 1,
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour",
     .strategy = um__host_strategy,

@@ -29,6 +29,7 @@ static int seq_run(um_context *ctx, void *state, um_loop *loop) {
 
 const um_backend_def um_backend_seq = {
     .name = "seq",
+    .ranges = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
     .strategy = um__host_strategy,

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <strings.h>
 #include "internal.h"
+#include "../dist/dist.h"
 #include "../util/array.h"
 #include "../util/checked.h"
 
@@ -174,6 +175,7 @@ int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
   if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
+  um__dist_free(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
     free(ctx->sets[i]->perm);
@@ -231,6 +233,10 @@ int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
   UM_CHECK(ctx, check_name(ctx, "set", name));
   if (size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared with negative size %d", name, size);
   if (um_find_set(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a set named '%s' is already declared", name);
+  if (ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "set '%s' declared after the mesh was distributed: declare every set and map before um_distribute",
+                    name);
   if (UM_GROW(ctx->sets, ctx->capsets, ctx->nsets))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring set '%s'", name);
   um_set *s = calloc(1, sizeof *s);
@@ -240,6 +246,7 @@ int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
   }
   s->ctx = ctx;
   s->size = size;
+  s->gsize = size;
   s->core_size = size;
   s->index = ctx->nsets;
   ctx->sets[ctx->nsets++] = s;
@@ -263,6 +270,10 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': its sets belong to another context", name);
   if (arity <= 0) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared with arity %d; arity must be >= 1", name, arity);
   if (um_find_map(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a map named '%s' is already declared", name);
+  if (ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s' declared after the mesh was distributed: declare every set and map before um_distribute",
+                    name);
   size_t n, nbytes;
   if (um_size_mul((size_t)from->size, (size_t)arity, &n) || um_size_mul(n, sizeof(int), &nbytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
@@ -332,7 +343,7 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s' (%zu bytes)", name, bytes);
   }
   if (bytes) memset(d->data, 0, bytes);
-  if (given && data) memcpy(d->data, data, given);
+  if (given && data && !ctx->dist) memcpy(d->data, data, given);
   d->ctx = ctx;
   d->set = set;
   d->dim = dim;
@@ -344,6 +355,8 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   d->index = ctx->ndats;
   ctx->dats[ctx->ndats++] = d;
   *out = d;
+  /* distributed: data holds the whole set (the app's view); this rank keeps its rows */
+  if (ctx->dist && data) UM_CHECK(ctx, um__dist_fill(ctx, d, data));
   /* the context's default layout applies to dats declared from now on */
   if (ctx->opts.layout != UM_AOS) UM_CHECK(ctx, um_dat_set_layout(ctx, d, ctx->opts.layout));
   return UM_SUCCESS;
@@ -397,7 +410,7 @@ FIND(um_find_map, um_map, maps, nmaps)
 FIND(um_find_dat, um_dat, dats, ndats)
 
 const char *um_set_name(const um_set *s) { return s->name; }
-int um_set_size(const um_set *s) { return s->size; }
+int um_set_size(const um_set *s) { return s->gsize; }
 void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo) {
   if (core) *core = s->core_size;
   if (exec_halo) *exec_halo = s->exec_halo;

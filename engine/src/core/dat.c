@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../dist/dist.h"
 
 /* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back; the
  * SoA side has columns of `rows` values (rows >= n). */
@@ -58,11 +59,12 @@ int um__resolve_layouts(um_context *ctx, const um_loop *loop) {
   return UM_SUCCESS;
 }
 
+/* The caller's view is the whole set (every rank's elements when distributed). */
 static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const char *fn) {
-  size_t want = (size_t)d->set->size * (size_t)d->dim * d->esize;
+  size_t want = (size_t)d->set->gsize * (size_t)d->dim * d->esize;
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): buffer is %zu bytes but the dat holds %d x %d %s = %zu bytes", fn,
-                    d->name, bytes, d->set->size, d->dim, um_type_name(d->type), want);
+                    d->name, bytes, d->set->gsize, d->dim, um_type_name(d->type), want);
   return UM_SUCCESS;
 }
 
@@ -70,6 +72,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   if (!ctx || !d || (!out && bytes)) return UM_ERR_ARG;
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
+  if (ctx->dist) return um__dist_fetch(ctx, d, out); /* collective, also for 0 bytes */
   if (!bytes) return UM_SUCCESS;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
   if (d->layout == UM_SOA && d->dim > 1) transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
@@ -81,6 +84,7 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   if (!ctx || !d || (!in && bytes)) return UM_ERR_ARG;
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
+  if (ctx->dist) return um__dist_fill(ctx, d, in); /* every local row, halo too, from the global values */
   if (!bytes) return UM_SUCCESS;
   /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */
   if (d->rows > d->set->size) UM_CHECK(ctx, um__dat_to_host(ctx, d));

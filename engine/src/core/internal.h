@@ -15,8 +15,9 @@ int um__dat_to_host(um_context *ctx, um_dat *d);
 void um__dat_host_changed(um_dat *d);
 /* dst op= src over dim values (INC: +, MIN, MAX), the one combination rule. */
 void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc);
-/* Plan for elements [0, n) of the loop's set with its args, block size and strategy. */
-int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **plan);
+/* Plan for elements [begin, begin + n) of the loop's set with its args, block
+ * size and strategy; the plan numbers them from 0 (element begin + i is i). */
+int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **plan);
 
 /* The registry (backends/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */

@@ -4,9 +4,9 @@
  *   1 check arguments       check_loop
  *   2 resolve layouts       um__resolve_layouts
  *   3 transform passes      transform   (none yet: automatic loop splitting goes here)
- *   4 exchange halos        exchange    (none on one rank: MPI halo exchange goes here)
- *   5 the backend runs a range of the set
- *   6 reductions combined   finish_reductions (once, in core: MPI_Allreduce goes here), and a value
+ *   4 exchange halos        halo_list, then um__dist_exchange_begin/end in run_ranges (dist/)
+ *   5 the backend runs a range of the set   run_ranges (core elements while the halos travel)
+ *   6 reductions combined   finish_reductions (once, in core, across ranks too), and a value
  *                           that became NaN or infinite stops the run there (UM_ERR_DIVERGED)
  *   7 statistics            record_stats (and halo flags of written dats)
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 #include "internal.h"
 #include "../util/array.h"
+#include "../dist/dist.h"
 
 um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc) {
   um_arg a;
@@ -136,9 +137,9 @@ static double useful_bytes(const um_loop *loop) {
     }
     if (map_first) bytes += (double)a->map->from->size * a->map->arity * (double)sizeof(int);
     if (!first) continue;
-    const size_t n = (size_t)a->dat->set->size;
+    const size_t n = (size_t)a->dat->set->size, held = (size_t)um__set_total(a->dat->set); /* targets may be halo rows */
     size_t touched = n;
-    unsigned char *seen = direct || n == 0 ? NULL : calloc(n, 1);
+    unsigned char *seen = direct || held == 0 ? NULL : calloc(held, 1);
     if (seen) { /* distinct targets over every map reference to this dat */
       touched = 0;
       for (int j = 0; j < loop->nargs; j++) {
@@ -203,28 +204,77 @@ static int transform(um_context *ctx, um_loop *loop) {
   return UM_SUCCESS;
 }
 
-/* Stage 4: halos a loop reads must be current. On one rank sets have no halo,
- * so nothing travels; with MPI this exchanges the stale halos of dats read
- * through maps (owner -> ghost) before the run, overlapping the core elements. */
-static int exchange(um_context *ctx, um_loop *loop) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind != UM_ARG_DAT || a->acc == UM_WRITE || !a->map) continue;
-    um_dat *d = a->dat;
-    if (d->halo_stale && d->set->exec_halo + d->set->nonexec_halo > 0)
-      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                      "loop '%s' reads dat '%s' through a map, but its halo is stale and this build exchanges no "
-                      "halos",
-                      loop->name, d->name);
-  }
-  return UM_SUCCESS;
-}
-
 /* Stage 5's range: owned elements, plus the exec halo when the loop writes
  * through a map (those increments must reach owned targets: OP2's rule). */
 static void exec_range(um_loop *loop) {
   loop->begin = 0;
   loop->end = loop->set->size + (loop->has_conflicts ? loop->set->exec_halo : 0);
+}
+
+/* Stage 4: halos a loop reads must be current. A dat's halo is stale after a
+ * loop wrote it; it is exchanged (owner -> halo copies) before a loop reads it
+ * through a map, or reads it directly while running the exec halo. The choice
+ * uses facts every rank shares (the staleness, whether any rank has a halo of
+ * the set), so each message posted has its receiver. */
+static void halo_list(um_context *ctx, const um_loop *loop, um_dat **list, int *n) {
+  *n = 0;
+  const int runs_exec = loop->has_conflicts && um__dist_set_has_exec(ctx, loop->set);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || (a->acc != UM_READ && a->acc != UM_RW)) continue;
+    if (!a->map && !runs_exec) continue;
+    um_dat *d = a->dat;
+    if (!d->halo_stale || !um__dist_set_has_halo(ctx, d->set)) continue;
+    int seen = 0;
+    for (int j = 0; j < *n; j++) seen |= list[j] == d;
+    if (!seen) list[(*n)++] = d;
+  }
+}
+
+/* Stage 5: the backend runs the range. Distributed, it runs in pieces: the core
+ * elements while the halos travel (when the backend runs ranges that start
+ * past 0), the rest of the owned ones, then the exec halo with its reduction
+ * partials dropped (their owner counts those elements). */
+static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx) {
+  if (!ctx->dist) return ctx->backend->run(ctx, ctx->bstate, loop);
+  const um_set *s = loop->set;
+  const int end = loop->end, owned = s->size < end ? s->size : end;
+  const int ranges = ctx->backend->ranges;
+  const int split = loop->has_reduction && end > owned;
+  if (split && !ranges)
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "loop '%s' reduces into a global and writes through a map; on several ranks its exec halo runs "
+                    "apart from the owned elements, which the %s backend cannot do yet: use a CPU backend per rank",
+                    loop->name, ctx->backend->name);
+  int done = 0; /* elements [0, done) have run */
+  if (nx) {
+    UM_CHECK(ctx, um__dist_exchange_begin(ctx, xd, nx, rec));
+    const int core = ranges && s->core_size < owned ? s->core_size : 0;
+    if (core > 0) {
+      loop->begin = 0;
+      loop->end = core;
+      UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, loop));
+      done = core;
+    }
+    UM_CHECK(ctx, um__dist_exchange_end(ctx, rec, core > 0));
+    for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
+  }
+  const int stop = split ? owned : end;
+  if (stop > done || (done == 0 && !split)) {
+    loop->begin = done;
+    loop->end = stop;
+    UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, loop));
+  }
+  if (split) { /* the exec halo: its increments into dats count, its reduction partials do not */
+    um_loop tail;
+    memcpy(&tail, loop, sizeof tail);
+    tail.begin = owned;
+    tail.end = end;
+    UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, &tail));
+  }
+  loop->begin = 0;
+  loop->end = end;
+  return UM_SUCCESS;
 }
 
 /* Before stage 5: reduction partials start as INC zero, MIN/MAX the user's value. */
@@ -238,8 +288,7 @@ static void start_reductions(um_loop *loop) {
   }
 }
 
-/* Stage 6: the backend's partials, combined across ranks (none here: one
- * MPI_Allreduce per loop goes here), then into the user's value, once. */
+/* Stage 6: the backend's partials, combined across ranks, then into the user's value, once. */
 static double gbl_value(const void *p, um_type t, int c) {
   return t == UM_DOUBLE ? ((const double *)p)[c] : t == UM_FLOAT ? (double)((const float *)p)[c] : 0.0;
 }
@@ -250,6 +299,7 @@ static double gbl_value(const void *p, um_type t, int c) {
  * goes on (or ends with exit status 0) on NaN. The user's value holds the
  * result either way. */
 static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *rec) {
+  if (ctx->dist && loop->has_reduction) UM_CHECK(ctx, um__dist_reduce(ctx, loop));
   int bad = -1, badc = 0;
   double before = 0, after = 0;
   for (int i = 0; i < loop->nargs; i++) {
@@ -313,18 +363,20 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
   UM_CHECK(ctx, transform(ctx, &loop));
-  UM_CHECK(ctx, exchange(ctx, &loop));
   exec_range(&loop);
+  um_dat *xd[UM_MAX_ARGS];
+  int nx = 0;
+  if (ctx->dist) halo_list(ctx, &loop, xd, &nx);
   start_reductions(&loop);
   const double t0 = um_wtime();
-  UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, &loop));
+  UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx));
   const double t1 = um_wtime();
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
   return frc;
 }
 
-int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
+int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **out) {
   um_plan_key key;
   memset(&key, 0, sizeof key);
   key.set = loop->set;
@@ -332,6 +384,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
   key.block_size = loop->block_size;
   key.strategy = (int)loop->strategy;
   key.size = n;
+  key.begin = begin;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     key.arg[i].dat = a->kind == UM_ARG_DAT ? (const void *)a->dat : NULL;
@@ -348,7 +401,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
       if (a->kind != UM_ARG_DAT || !a->map) continue;
-      pargs[i].map = a->map->data;
+      pargs[i].map = a->map->data + (size_t)begin * (size_t)a->map->arity; /* elements from begin */
       pargs[i].arity = a->map->arity;
       pargs[i].idx = a->idx;
       pargs[i].to_size = um__set_total(a->map->to);
@@ -366,7 +419,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
     in.args = pargs;
     /* after a partition reordering made for this block size, its parts are the blocks */
     const um_set *s = loop->set;
-    if (s->part_offset && s->part_block_size == loop->block_size && n == s->size) {
+    if (s->part_offset && s->part_block_size == loop->block_size && begin == 0 && n == s->size) {
       in.block_offset = s->part_offset;
       in.nblocks = s->nparts;
     }
@@ -394,10 +447,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int n, const um_plan **out) {
 }
 
 int um_loop_plan(um_context *ctx, um_loop *loop, const um_plan **plan) {
-  if (loop->begin != 0)
-    return UM_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': plans cover elements from 0; the range starts at %d", loop->name,
-                    loop->begin);
-  return um__get_plan(ctx, loop, loop->end, plan);
+  return um__get_plan(ctx, loop, loop->begin, loop->end - loop->begin, plan);
 }
 
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size) {
@@ -499,6 +549,11 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->indirect = r->indirect;
   o->nplans = r->nplans;
   o->plan_seconds = r->plan_seconds;
+  o->halo_exchanges = r->halo_exchanges;
+  o->halo_messages = r->halo_messages;
+  o->halo_bytes = r->halo_bytes;
+  o->halo_seconds = r->halo_seconds;
+  o->halo_hidden_seconds = r->halo_hidden;
   if (r->dev_calls > 0) {
     o->device_timed = 1;
     o->seconds = r->dev_seconds;
@@ -541,5 +596,10 @@ void um_loop_stats_reset(um_context *ctx) {
     ctx->loops[i].seconds = 0;
     ctx->loops[i].dev_calls = 0;
     ctx->loops[i].dev_seconds = 0;
+    ctx->loops[i].halo_exchanges = 0;
+    ctx->loops[i].halo_messages = 0;
+    ctx->loops[i].halo_bytes = 0;
+    ctx->loops[i].halo_seconds = 0;
+    ctx->loops[i].halo_hidden = 0;
   }
 }

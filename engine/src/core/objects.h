@@ -12,6 +12,7 @@ struct um_set {
   um_context *ctx;
   char *name;
   int size;          /* owned elements                                        */
+  int gsize;         /* elements over all ranks (== size on one rank): um_set_size */
   int core_size;     /* [0, core_size) reach no halo (== size on one rank)    */
   int exec_halo;     /* elements after the owned ones, executed redundantly   */
   int nonexec_halo;  /* then elements only read                               */
@@ -86,7 +87,15 @@ typedef struct {
   double dev_seconds;
   long dev_calls;
   double counters[UM_MAX_COUNTERS];
+  /* distributed runs: halo exchanges before this loop's calls */
+  long halo_exchanges;   /* dats exchanged, summed over calls */
+  long halo_messages;    /* messages sent */
+  double halo_bytes;     /* bytes sent */
+  double halo_seconds;   /* packing, waiting and unpacking */
+  double halo_hidden;    /* of which spent while core elements ran (overlap) */
 } um_loop_rec;
+
+struct um_dist;
 
 struct um_context {
   um_options opts;
@@ -104,6 +113,7 @@ struct um_context {
   um_plan_cache *plans;
   int nkernels, capkernels;
   um_kernel **kernels;   /* run-time kernels (um_decl_kernel): copies owned by the context */
+  struct um_dist *dist;  /* NULL: one process; else the partition and halos (dist/) */
 };
 
 #endif

@@ -105,7 +105,8 @@ typedef struct {
   struct { const void *dat, *map; int idx; int acc; } arg[UM_PLAN_MAX_ARGS];
   int block_size;
   int strategy;
-  int size;               /* elements planned: [0, size) of the set */
+  int size;               /* elements planned: [begin, begin + size) of the set */
+  int begin;
 } um_plan_key;
 
 typedef struct um_plan_cache um_plan_cache;

@@ -38,6 +38,7 @@ static uint64_t key_hash(const um_plan_key *k) {
   h = mix(h, (uint64_t)(unsigned)k->block_size);
   h = mix(h, (uint64_t)(unsigned)k->strategy);
   h = mix(h, (uint64_t)(unsigned)k->size);
+  h = mix(h, (uint64_t)(unsigned)k->begin);
   for (int a = 0; a < k->nargs; a++) {
     h = mix(h, (uint64_t)(uintptr_t)k->arg[a].dat);
     h = mix(h, (uint64_t)(uintptr_t)k->arg[a].map);
@@ -49,7 +50,7 @@ static uint64_t key_hash(const um_plan_key *k) {
 
 static int key_equal(const um_plan_key *x, const um_plan_key *y) {
   if (x->set != y->set || x->nargs != y->nargs || x->block_size != y->block_size || x->strategy != y->strategy ||
-      x->size != y->size)
+      x->size != y->size || x->begin != y->begin)
     return 0;
   for (int a = 0; a < x->nargs; a++)
     if (x->arg[a].dat != y->arg[a].dat || x->arg[a].map != y->arg[a].map || x->arg[a].idx != y->arg[a].idx ||
@@ -65,6 +66,7 @@ static void key_copy(um_plan_key *dst, const um_plan_key *src) {
   dst->block_size = src->block_size;
   dst->strategy = src->strategy;
   dst->size = src->size;
+  dst->begin = src->begin;
   for (int a = 0; a < src->nargs; a++) {
     dst->arg[a].dat = src->arg[a].dat;
     dst->arg[a].map = src->arg[a].map;

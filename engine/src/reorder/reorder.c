@@ -387,6 +387,9 @@ static void permute_rows(char *dst, const char *src, const int *n2o, size_t n, s
 }
 
 int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *stats) {
+  if (ctx && ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering: the mesh is distributed already; reorder before um_distribute (um_app_prepare does)");
   if (!ctx) return UM_ERR_ARG;
   if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
   UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
@@ -546,7 +549,7 @@ int um_dat_fetch_original_order(um_context *ctx, const um_dat *d, void *out, siz
     UM_CHECK(ctx, um_dat_fetch(ctx, d, out, bytes));
     return UM_SUCCESS;
   }
-  size_t n = (size_t)d->set->size, row = (size_t)d->dim * d->esize;
+  size_t n = (size_t)d->set->gsize, row = (size_t)d->dim * d->esize;
   char *tmp = malloc(bytes ? bytes : 1);
   if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s'", d->name);
   int rc = um_dat_fetch(ctx, d, tmp, bytes);

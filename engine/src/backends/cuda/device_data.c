@@ -101,9 +101,13 @@ int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
     }
   if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   void *d = NULL;
-  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m),
-                          (size_t)um_set_size(um_map_from(m)) * (size_t)um_map_arity(m) * sizeof(int), "map",
-                          um_map_name(m)));
+  int exec = 0, nonexec = 0; /* this rank's rows: owned, then both halos (um_set_size is the global count) */
+  const um_set *from = um_map_from(m);
+  um_set_ranges(from, NULL, &exec, &nonexec);
+  int owned = 0;
+  um_set_partition(from, um_context_rank(ctx), &owned, NULL, NULL);
+  const size_t rows = (size_t)owned + (size_t)exec + (size_t)nonexec;
+  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), rows * (size_t)um_map_arity(m) * sizeof(int), "map", um_map_name(m)));
   S->maps[S->nmaps].map = m;
   S->maps[S->nmaps].d = d;
   S->nmaps++;

@@ -1,0 +1,885 @@
+/* Distributed memory over MPI: partition after declaration, migrate, halo
+ * exchange, reductions across ranks, the global view of dats and maps.
+ *
+ * The model is OP2's (op_mpi_core.c): sets hold owned | exec halo | non-exec
+ * halo elements (partition.h); a dat written by a loop has a stale halo, and
+ * the exchange stage of um_par_loop brings it up to date (owner -> halo copy,
+ * PetscSF's Bcast) before a loop reads it through a map, or directly while
+ * running its exec halo. Increments into other ranks' elements follow OP2's
+ * redundant rule: a loop that writes through a map also runs its exec halo, so
+ * every increment into an owned element is computed where the element lives.
+ *
+ * Every rank holds the global mesh until um_distribute, which keeps only its
+ * own rows: the memory peak is one global copy per rank (docs/architecture.md).
+ * Only this folder names MPI; without MPI the public calls say so. */
+#include "dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "partition.h"
+#include "../util/array.h"
+
+#ifdef UM_HAVE_MPI
+#include <mpi.h>
+#include <metis.h>
+
+typedef struct {
+  int total;
+  int *l2g;                      /* [total] local -> global */
+  int nnb;                       /* neighbour ranks: imports from or exports to */
+  int *nb;                       /* [nnb] ranks, ascending */
+  int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */
+  int *exp_off, *exp;            /* [nnb+1], local owned rows sent to nb[j]      */
+  int *all_owned, *all_exec, *all_nonexec; /* [nranks] */
+  int *gather_g;                 /* [gsize]: global index of each owned row, ranks in order */
+} umd_set;
+
+struct um_dist {
+  int rank, nranks;
+  MPI_Comm comm;
+  int nsets;
+  umd_set *sets;
+  um_partition_info info;
+  /* the exchange in flight */
+  char *sbuf, *rbuf;
+  size_t scap, rcap;
+  MPI_Request *reqs;
+  int nreqs, capreqs;
+  struct pending {
+    um_dat *d;
+    int j;        /* neighbour */
+    size_t off;   /* into rbuf */
+  } *pend;
+  int npend, cappend;
+  double t_begin;
+};
+
+static int mpi_fail(um_context *ctx, int code, const char *what) {
+  char msg[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(code, msg, &len);
+  return UM_ERROR(ctx, UM_ERR_BACKEND, "MPI: %s failed: %s", what, msg);
+}
+#define MPI_TRY(ctx, call, what)                       \
+  do {                                                 \
+    int mrc_ = (call);                                 \
+    if (mrc_ != MPI_SUCCESS) return mpi_fail(ctx, mrc_, what); \
+  } while (0)
+
+/* ---- the process --------------------------------------------------------------------------- */
+
+int um_mpi_built(void) { return 1; }
+
+static int mpi_up(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+int um_mpi_launched(void) {
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v) v = getenv("PMI_SIZE");
+  if (!v) v = getenv("PMIX_SIZE");
+  return v && atoi(v) > 1;
+}
+
+int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
+  const int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+  if (under_mpirun && !mpi_up()) {
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init && MPI_Init(argc, argv) != MPI_SUCCESS) return UM_ERR_BACKEND;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  if (rank) *rank = um_mpi_rank();
+  if (nranks) *nranks = um_mpi_size();
+  return UM_SUCCESS;
+}
+
+int um_mpi_rank(void) {
+  int r = 0;
+  if (mpi_up()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int um_mpi_size(void) {
+  int n = 1;
+  if (mpi_up()) MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+int um_mpi_agree(int status, double timeout_s) {
+  if (!mpi_up() || um_mpi_size() == 1) return status;
+  int all = status;
+  MPI_Request rq;
+  if (MPI_Iallreduce(&status, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq) != MPI_SUCCESS) return -1;
+  const double t0 = MPI_Wtime();
+  for (;;) {
+    int done = 0;
+    MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+    if (done) return all;
+    if (timeout_s > 0 && MPI_Wtime() - t0 > timeout_s) return -1; /* the caller says why and aborts */
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+void um_mpi_abort(int status) {
+  fflush(stdout);
+  fflush(stderr);
+  if (mpi_up()) MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+  exit(status);
+}
+
+int um_mpi_finish(void) {
+  if (mpi_up()) MPI_Finalize();
+  return UM_SUCCESS;
+}
+
+int um_mpi_bcast_int(int *v, int n) {
+  if (mpi_up() && um_mpi_size() > 1 && MPI_Bcast(v, n, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return UM_ERR_BACKEND;
+  return UM_SUCCESS;
+}
+
+int um_mpi_barrier(void) {
+  if (mpi_up() && um_mpi_size() > 1 && MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) return UM_ERR_BACKEND;
+  return UM_SUCCESS;
+}
+
+/* ---- partitioning and migration ------------------------------------------------------------ */
+
+/* The primary set by default: the largest set some map points into (ties: first declared). */
+static int default_primary(const um_context *ctx) {
+  int best = -1;
+  for (int k = 0; k < ctx->nmaps; k++) {
+    const um_set *t = ctx->maps[k]->to;
+    if (best < 0 || t->size > ctx->sets[best]->size || (t->size == ctx->sets[best]->size && t->index < best))
+      best = t->index;
+  }
+  return best >= 0 ? best : 0;
+}
+
+/* METIS k-way of the primary set's graph (rank 0); falls back to blocks with a note. */
+static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part,
+                              um_partition_info *info) {
+  const int n = m->size[primary];
+  snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
+  int *xadj = NULL, *adj = NULL;
+  char err[256] = "";
+  const int have_graph = umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
+  int done = 0;
+  if (!strcmp(method, "metis") && have_graph && n >= nranks && xadj[n] > 0) {
+    idx_t nv = n, ncon = 1, np = nranks, objval = 0;
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_NUMBERING] = 0;
+    options[METIS_OPTION_SEED] = 1;
+    int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL, options,
+                                &objval, (idx_t *)part);
+    if (r == METIS_OK) {
+      int *cnt = calloc((size_t)nranks, sizeof *cnt), empty = 0;
+      for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
+      for (int q = 0; cnt && q < nranks; q++) empty += cnt[q] == 0;
+      free(cnt);
+      if (empty)
+        snprintf(info->note, sizeof info->note,
+                 "METIS left %d of %d parts empty; fell back to the block partitioner", empty, nranks);
+      else
+        done = 1;
+    } else {
+      snprintf(info->note, sizeof info->note, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner",
+               r);
+    }
+  } else if (!strcmp(method, "metis")) {
+    snprintf(info->note, sizeof info->note,
+             n < nranks ? "the primary set has fewer elements (%d) than there are ranks (%d): block partitioner"
+                        : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
+             n, nranks);
+  }
+  if (!done) {
+    umd_block_partition(n, nranks, part);
+    snprintf(info->partitioner, sizeof info->partitioner, "block");
+  }
+  if (have_graph) {
+    info->edge_cut = umd_edge_cut(n, xadj, adj, part);
+    /* parts that fall apart are said, not hidden: they cost halo, not correctness */
+    int *comp = malloc((size_t)(n ? n : 1) * sizeof *comp), *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
+    int *ncomp = calloc((size_t)nranks, sizeof *ncomp), split = 0;
+    if (comp && stack && ncomp) {
+      for (int i = 0; i < n; i++) comp[i] = -1;
+      for (int i = 0; i < n; i++) {
+        if (comp[i] >= 0) continue;
+        ncomp[part[i]]++;
+        int top = 0;
+        stack[top++] = i;
+        comp[i] = i;
+        while (top) {
+          int v = stack[--top];
+          for (int j = xadj[v]; j < xadj[v + 1]; j++)
+            if (comp[adj[j]] < 0 && part[adj[j]] == part[v]) {
+              comp[adj[j]] = i;
+              stack[top++] = adj[j];
+            }
+        }
+      }
+      for (int q = 0; q < nranks; q++) split += ncomp[q] > 1;
+      if (split) {
+        size_t l = strlen(info->note);
+        snprintf(info->note + l, sizeof info->note - l, "%s%d of %d parts are not connected (more halo, same results)",
+                 l ? "; " : "", split, nranks);
+      }
+    }
+    free(comp), free(stack), free(ncomp);
+  }
+  int *cnt = calloc((size_t)nranks, sizeof *cnt), mx = 0;
+  for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
+  for (int q = 0; cnt && q < nranks; q++) mx = cnt[q] > mx ? cnt[q] : mx;
+  free(cnt);
+  info->imbalance = n ? (double)mx * nranks / n : 1.0;
+  free(xadj);
+  free(adj);
+}
+
+static void dset_free(umd_set *s) {
+  free(s->l2g), free(s->nb), free(s->imp_off), free(s->imp), free(s->exp_off), free(s->exp);
+  free(s->all_owned), free(s->all_exec), free(s->all_nonexec), free(s->gather_g);
+}
+
+void um__dist_free(um_context *ctx) {
+  struct um_dist *D = ctx->dist;
+  if (!D) return;
+  for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
+  free(D->sets);
+  free(D->sbuf), free(D->rbuf), free(D->reqs), free(D->pend);
+  free(D);
+  ctx->dist = NULL;
+}
+
+/* Rows of a dat, element e, component c (AoS or SoA storage). */
+static inline char *elem_ptr(const um_dat *d, int e, int c) {
+  if (d->layout == UM_SOA && d->dim > 1) return d->data + ((size_t)c * d->rows + (size_t)e) * d->esize;
+  return d->data + ((size_t)e * d->dim + (size_t)c) * d->esize;
+}
+static void copy_row_out(const um_dat *d, int e, char *dst) { /* -> AoS row */
+  if (!(d->layout == UM_SOA && d->dim > 1)) {
+    memcpy(dst, elem_ptr(d, e, 0), (size_t)d->dim * d->esize);
+    return;
+  }
+  for (int c = 0; c < d->dim; c++) memcpy(dst + (size_t)c * d->esize, elem_ptr(d, e, c), d->esize);
+}
+static void copy_row_in(um_dat *d, int e, const char *src) {
+  if (!(d->layout == UM_SOA && d->dim > 1)) {
+    memcpy(elem_ptr(d, e, 0), src, (size_t)d->dim * d->esize);
+    return;
+  }
+  for (int c = 0; c < d->dim; c++) memcpy(elem_ptr(d, e, c), src + (size_t)c * d->esize, d->esize);
+}
+
+/* Keep rank's rows of a dat (from the global rows it holds now). */
+static int migrate_dat(um_context *ctx, um_dat *d, const umd_layout *L) {
+  UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  const int total = L->owned + L->exec + L->nonexec;
+  const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
+  const int rows = (total + align - 1) / align * align;
+  const size_t row = (size_t)d->dim * d->esize;
+  char *nd = calloc((size_t)(rows ? rows : 1), row);
+  if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  um_dat tmp = *d;
+  tmp.data = nd;
+  tmp.rows = rows;
+  char rowbuf[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
+  char *rb = row <= sizeof rowbuf ? rowbuf : malloc(row);
+  if (!rb) {
+    free(nd);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  }
+  for (int i = 0; i < total; i++) {
+    copy_row_out(d, L->l2g[i], rb);
+    copy_row_in(&tmp, i, rb);
+  }
+  if (rb != rowbuf) free(rb);
+  free(d->data);
+  d->data = nd;
+  d->rows = rows;
+  um__dat_host_changed(d);
+  d->halo_stale = 0; /* every halo row came from the global values */
+  return UM_SUCCESS;
+}
+
+/* Import lists (halo rows grouped by owner), then export lists by asking each owner. */
+static int build_lists(um_context *ctx, struct um_dist *D, umd_set *S, const umd_layout *L, const int *owner,
+                       const int *g2l) {
+  const int P = D->nranks, first = L->owned, total = L->owned + L->exec + L->nonexec;
+  int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
+  int *sdis = calloc((size_t)P + 1, sizeof *sdis), *rdis = calloc((size_t)P + 1, sizeof *rdis);
+  if (!icnt || !ecnt || !sdis || !rdis) {
+    free(icnt), free(ecnt), free(sdis), free(rdis);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  }
+  for (int i = first; i < total; i++) icnt[owner[L->l2g[i]]]++;
+  int rc = UM_SUCCESS;
+  int m = MPI_Alltoall(icnt, 1, MPI_INT, ecnt, 1, MPI_INT, D->comm);
+  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoall (halo sizes)");
+  for (int q = 0; q < P; q++) {
+    sdis[q + 1] = sdis[q] + icnt[q];
+    rdis[q + 1] = rdis[q] + ecnt[q];
+  }
+  int *req = malloc((size_t)(sdis[P] ? sdis[P] : 1) * sizeof *req), *want = malloc((size_t)(rdis[P] ? rdis[P] : 1) * sizeof *want);
+  S->nnb = 0;
+  for (int q = 0; q < P; q++) S->nnb += icnt[q] || ecnt[q];
+  S->nb = malloc((size_t)(S->nnb ? S->nnb : 1) * sizeof(int));
+  S->imp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+  S->exp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+  S->imp = malloc((size_t)(sdis[P] ? sdis[P] : 1) * sizeof(int));
+  S->exp = malloc((size_t)(rdis[P] ? rdis[P] : 1) * sizeof(int));
+  if (rc == UM_SUCCESS && (!req || !want || !S->nb || !S->imp_off || !S->exp_off || !S->imp || !S->exp))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  if (rc == UM_SUCCESS) {
+    int *pos = calloc((size_t)P, sizeof *pos);
+    if (!pos) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+    for (int i = first; pos && i < total; i++) { /* in local order: ascending within each owner's range */
+      const int q = owner[L->l2g[i]];
+      S->imp[sdis[q] + pos[q]] = i;
+      req[sdis[q] + pos[q]] = L->l2g[i];
+      pos[q]++;
+    }
+    free(pos);
+  }
+  if (rc == UM_SUCCESS) {
+    m = MPI_Alltoallv(req, icnt, sdis, MPI_INT, want, ecnt, rdis, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (halo lists)");
+  }
+  if (rc == UM_SUCCESS) {
+    int j = 0;
+    for (int q = 0; q < P; q++) {
+      if (!icnt[q] && !ecnt[q]) continue;
+      S->nb[j] = q;
+      S->imp_off[j + 1] = S->imp_off[j] + icnt[q];
+      S->exp_off[j + 1] = S->exp_off[j] + ecnt[q];
+      j++;
+    }
+    /* imports are already grouped by ascending owner, as nb is; exports: the owner's local rows */
+    for (int i = 0; i < rdis[P]; i++) {
+      const int l = g2l[want[i]];
+      if (l < 0 || l >= L->owned) {
+        rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %d, which it does not own",
+                      D->rank, want[i]);
+        break;
+      }
+      S->exp[i] = l;
+    }
+  }
+  free(icnt), free(ecnt), free(sdis), free(rdis), free(req), free(want);
+  return rc;
+}
+
+/* Every rank's counts, and the global index of every owned row in rank order (for gathers). */
+static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um_set *s, const umd_layout *L) {
+  const int P = D->nranks;
+  S->all_owned = malloc((size_t)P * sizeof(int));
+  S->all_exec = malloc((size_t)P * sizeof(int));
+  S->all_nonexec = malloc((size_t)P * sizeof(int));
+  S->gather_g = malloc((size_t)(s->gsize ? s->gsize : 1) * sizeof(int));
+  int *dis = malloc(((size_t)P + 1) * sizeof *dis);
+  int rc = S->all_owned && S->all_exec && S->all_nonexec && S->gather_g && dis
+               ? UM_SUCCESS
+               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", s->name);
+  int mine[3] = {L->owned, L->exec, L->nonexec}, *all = malloc((size_t)P * 3 * sizeof(int));
+  if (rc == UM_SUCCESS && !all) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
+  }
+  if (rc == UM_SUCCESS) {
+    dis[0] = 0;
+    for (int q = 0; q < P; q++) {
+      S->all_owned[q] = all[3 * q];
+      S->all_exec[q] = all[3 * q + 1];
+      S->all_nonexec[q] = all[3 * q + 2];
+      dis[q + 1] = dis[q] + S->all_owned[q];
+    }
+    if (dis[P] != s->gsize)
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %d elements together, not %d", s->name, dis[P],
+                    s->gsize);
+  }
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Allgatherv(L->l2g, L->owned, MPI_INT, S->gather_g, S->all_owned, dis, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgatherv (owned elements)");
+  }
+  free(all);
+  free(dis);
+  return rc;
+}
+
+int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!mpi_up()) return UM_SUCCESS;
+  int P = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (P == 1) return UM_SUCCESS;
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
+  for (int i = 0; i < ctx->nloops; i++)
+    if (ctx->loops[i].calls > 0)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
+                      "the first loop",
+                      ctx->loops[i].name);
+  const char *method = partitioner && *partitioner ? partitioner : "metis";
+  if (strcmp(method, "metis") && strcmp(method, "block"))
+    return UM_ERROR(ctx, UM_ERR_CONFIG,
+                    "mpi.partitioner = '%s': this build partitions with metis (k-way of the primary set's graph) or "
+                    "block (contiguous ranges); ParMETIS is not in Debian and PT-Scotch is not wired yet",
+                    method);
+  if (ctx->nsets == 0) return UM_SUCCESS;
+  const double t0 = MPI_Wtime();
+  int primary = default_primary(ctx);
+  if (primary_name && *primary_name) {
+    const um_set *ps = um_find_set(ctx, primary_name);
+    if (!ps) {
+      char list[512] = "";
+      for (int i = 0; i < ctx->nsets; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", ctx->sets[i]->name);
+      }
+      return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", primary_name, list);
+    }
+    primary = ps->index;
+  }
+  const int ns = ctx->nsets, nm = ctx->nmaps;
+  int *sizes = malloc((size_t)ns * sizeof *sizes);
+  umd_map *maps = malloc((size_t)(nm ? nm : 1) * sizeof *maps);
+  int **owner = calloc((size_t)ns, sizeof *owner);
+  umd_layout *lay = calloc((size_t)ns, sizeof *lay);
+  struct um_dist *D = calloc(1, sizeof *D);
+  if (D) D->sets = calloc((size_t)ns, sizeof *D->sets);
+  if (!sizes || !maps || !owner || !lay || !D || !D->sets) {
+    free(sizes), free(maps), free(owner), free(lay);
+    if (D) free(D->sets);
+    free(D);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the mesh");
+  }
+  D->rank = rank;
+  D->nranks = P;
+  D->comm = MPI_COMM_WORLD;
+  D->nsets = ns;
+  for (int s = 0; s < ns; s++) sizes[s] = ctx->sets[s]->size;
+  for (int k = 0; k < nm; k++)
+    maps[k] = (umd_map){ctx->maps[k]->from->index, ctx->maps[k]->to->index, ctx->maps[k]->arity, ctx->maps[k]->data};
+  umd_mesh mesh = {ns, sizes, nm, maps};
+  um_partition_info *info = &D->info;
+  info->nranks = P;
+  snprintf(info->primary, sizeof info->primary, "%s", ctx->sets[primary]->name);
+  int rc = UM_SUCCESS;
+  owner[primary] = malloc((size_t)(sizes[primary] ? sizes[primary] : 1) * sizeof(int));
+  if (!owner[primary]) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
+  /* rank 0 partitions; every rank gets the same parts and the same words about them */
+  if (rc == UM_SUCCESS && rank == 0) partition_primary(&mesh, primary, P, method, owner[primary], info);
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Bcast(owner[primary], sizes[primary], MPI_INT, 0, D->comm);
+    if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Bcast (partition)");
+  }
+  char err[512] = "";
+  if (rc == UM_SUCCESS && umd_derive_owners(&mesh, primary, P, owner, err, sizeof err))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  if (rc == UM_SUCCESS && umd_build_layout(&mesh, owner, rank, lay, err, sizeof err))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  /* g2l per set: global -> local (-1: not here) */
+  int **g2l = calloc((size_t)ns, sizeof *g2l);
+  if (rc == UM_SUCCESS && !g2l) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const int n = sizes[s], total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    if (!(g2l[s] = malloc((size_t)(n ? n : 1) * sizeof(int)))) {
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      break;
+    }
+    for (int g = 0; g < n; g++) g2l[s][g] = -1;
+    for (int i = 0; i < total; i++) g2l[s][lay[s].l2g[i]] = i;
+  }
+  /* halo lists and the gather order (collective: every rank runs them) */
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    rc = build_lists(ctx, D, &D->sets[s], &lay[s], owner[s], g2l[s]);
+    if (rc == UM_SUCCESS) rc = build_gather(ctx, D, &D->sets[s], ctx->sets[s], &lay[s]);
+  }
+  /* migrate: dats, then maps (to local indices), then the sets' ranges */
+  for (int i = 0; rc == UM_SUCCESS && i < ctx->ndats; i++) rc = migrate_dat(ctx, ctx->dats[i], &lay[ctx->dats[i]->set->index]);
+  for (int k = 0; rc == UM_SUCCESS && k < nm; k++) {
+    um_map *mp = ctx->maps[k];
+    const umd_layout *F = &lay[mp->from->index];
+    const int total = F->owned + F->exec + F->nonexec, ar = mp->arity, *tg = g2l[mp->to->index];
+    int *nd = malloc(((size_t)total * ar + 1) * sizeof(int));
+    if (!nd) {
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+      break;
+    }
+    for (int i = 0; i < total && rc == UM_SUCCESS; i++)
+      for (int a = 0; a < ar; a++) {
+        int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
+        if (t < 0 && i < F->owned + F->exec)
+          rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
+                        mp->name, i, rank);
+        nd[(size_t)i * ar + a] = t < 0 ? 0 : t; /* non-exec rows are never run */
+      }
+    if (rc != UM_SUCCESS) {
+      free(nd);
+      break;
+    }
+    free(mp->data);
+    mp->data = nd;
+  }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    um_set *S = ctx->sets[s];
+    S->size = lay[s].owned;
+    S->core_size = lay[s].core;
+    S->exec_halo = lay[s].exec;
+    S->nonexec_halo = lay[s].nonexec;
+    D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    D->sets[s].l2g = lay[s].l2g;
+    lay[s].l2g = NULL;
+    free(S->part_offset); /* the parts of a partition reordering are global: no longer blocks */
+    S->part_offset = NULL;
+    S->nparts = 0;
+  }
+  for (int s = 0; g2l && s < ns; s++) free(g2l[s]);
+  free(g2l);
+  for (int s = 0; s < ns; s++) free(owner[s]);
+  free(owner);
+  umd_layout_free(lay, ns);
+  free(lay);
+  free(sizes);
+  free(maps);
+  if (rc != UM_SUCCESS) {
+    ctx->dist = D;
+    um__dist_free(ctx);
+    return rc;
+  }
+  um_plan_cache_clear(ctx->plans);
+  for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
+  info->seconds = MPI_Wtime() - t0;
+  ctx->dist = D;
+  return UM_SUCCESS;
+}
+
+int um_context_rank(const um_context *ctx) { return ctx && ctx->dist ? ctx->dist->rank : 0; }
+int um_context_nranks(const um_context *ctx) { return ctx && ctx->dist ? ctx->dist->nranks : 1; }
+
+int um_partition_info_get(const um_context *ctx, um_partition_info *out) {
+  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx->dist) return UM_ERR_UNSUPPORTED;
+  *out = ctx->dist->info;
+  return UM_SUCCESS;
+}
+
+int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *nonexec) {
+  if (!s) return UM_ERR_ARG;
+  const struct um_dist *D = s->ctx->dist;
+  if (!D) {
+    if (rank != 0) return UM_ERR_ARG;
+    if (owned) *owned = s->size;
+    if (exec) *exec = s->exec_halo;
+    if (nonexec) *nonexec = s->nonexec_halo;
+    return UM_SUCCESS;
+  }
+  if (rank < 0 || rank >= D->nranks || s->index >= D->nsets) return UM_ERR_ARG;
+  const umd_set *S = &D->sets[s->index];
+  if (owned) *owned = S->all_owned[rank];
+  if (exec) *exec = S->all_exec[rank];
+  if (nonexec) *nonexec = S->all_nonexec[rank];
+  return UM_SUCCESS;
+}
+
+int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank == 0; }
+
+int um__dist_set_has_exec(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || s->index >= D->nsets) return 0;
+  for (int q = 0; q < D->nranks; q++)
+    if (D->sets[s->index].all_exec[q]) return 1;
+  return 0;
+}
+
+int um__dist_set_has_halo(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || s->index >= D->nsets) return 0;
+  for (int q = 0; q < D->nranks; q++)
+    if (D->sets[s->index].all_exec[q] || D->sets[s->index].all_nonexec[q]) return 1;
+  return 0;
+}
+
+/* ---- the halo exchange ------------------------------------------------------------------- */
+
+static int ensure(char **buf, size_t *cap, size_t need) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : 4096;
+  while (nc < need) nc *= 2;
+  char *p = realloc(*buf, nc);
+  if (!p) return -1;
+  *buf = p;
+  *cap = nc;
+  return 0;
+}
+
+int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+  struct um_dist *D = ctx->dist;
+  const double t0 = MPI_Wtime();
+  D->t_begin = t0;
+  size_t sneed = 0, rneed = 0;
+  int nmsg = 0;
+  for (int i = 0; i < n; i++) {
+    const umd_set *S = &D->sets[dats[i]->set->index];
+    const size_t row = (size_t)dats[i]->dim * dats[i]->esize;
+    sneed += (size_t)S->exp_off[S->nnb] * row;
+    rneed += (size_t)S->imp_off[S->nnb] * row;
+    nmsg += 2 * S->nnb;
+  }
+  if (ensure(&D->sbuf, &D->scap, sneed + 1) || ensure(&D->rbuf, &D->rcap, rneed + 1) ||
+      UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
+  D->nreqs = 0;
+  D->npend = 0;
+  size_t so = 0, ro = 0;
+  for (int i = 0; i < n; i++) {
+    um_dat *d = dats[i];
+    UM_CHECK(ctx, um__dat_to_host(ctx, d)); /* a device backend's values come home first */
+    const umd_set *S = &D->sets[d->set->index];
+    const size_t row = (size_t)d->dim * d->esize;
+    for (int j = 0; j < S->nnb; j++) {
+      const int ni = S->imp_off[j + 1] - S->imp_off[j], ne = S->exp_off[j + 1] - S->exp_off[j];
+      if (ni) {
+        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)ni * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+                               &D->reqs[D->nreqs++]),
+                "MPI_Irecv (halo)");
+        D->pend[D->npend++] = (struct pending){d, j, ro};
+        ro += (size_t)ni * row;
+      }
+      if (ne) {
+        char *p = D->sbuf + so;
+        for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row) copy_row_out(d, S->exp[k], p);
+        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ne * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+                               &D->reqs[D->nreqs++]),
+                "MPI_Isend (halo)");
+        so += (size_t)ne * row;
+        rec->halo_messages++;
+        rec->halo_bytes += (double)ne * (double)row;
+      }
+    }
+    rec->halo_exchanges++;
+  }
+  rec->halo_seconds += MPI_Wtime() - t0;
+  return UM_SUCCESS;
+}
+
+int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
+  struct um_dist *D = ctx->dist;
+  const double t0 = MPI_Wtime();
+  if (hidden) rec->halo_hidden += t0 - D->t_begin;
+  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+  for (int i = 0; i < D->npend; i++) {
+    um_dat *d = D->pend[i].d;
+    const umd_set *S = &D->sets[d->set->index];
+    const size_t row = (size_t)d->dim * d->esize;
+    const char *p = D->rbuf + D->pend[i].off;
+    const int j = D->pend[i].j;
+    for (int k = S->imp_off[j]; k < S->imp_off[j + 1]; k++, p += row) copy_row_in(d, S->imp[k], p);
+    um__dat_host_changed(d);
+  }
+  D->nreqs = D->npend = 0;
+  rec->halo_seconds += MPI_Wtime() - t0;
+  return UM_SUCCESS;
+}
+
+/* ---- reductions --------------------------------------------------------------------------- */
+
+int um__dist_reduce(um_context *ctx, um_loop *loop) {
+  struct um_dist *D = ctx->dist;
+  size_t bytes = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) bytes += (size_t)a->dim * um_type_size(a->type);
+  }
+  if (!bytes) return UM_SUCCESS;
+  char *mine = malloc(bytes), *all = malloc(bytes * (size_t)D->nranks);
+  if (!mine || !all) {
+    free(mine), free(all);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining the reductions of loop '%s'", loop->name);
+  }
+  size_t o = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    const size_t b = (size_t)a->dim * um_type_size(a->type);
+    memcpy(mine + o, loop->red[i], b);
+    o += b;
+  }
+  int m = MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, D->comm);
+  if (m != MPI_SUCCESS) {
+    free(mine), free(all);
+    return mpi_fail(ctx, m, "MPI_Allgather (reduction)");
+  }
+  o = 0;
+  for (int i = 0; i < loop->nargs; i++) { /* rank 0's partial, then each rank's in order */
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    const size_t b = (size_t)a->dim * um_type_size(a->type);
+    memcpy(loop->red[i], all + o, b);
+    for (int q = 1; q < D->nranks; q++) um__combine(loop->red[i], all + (size_t)q * bytes + o, a->dim, a->type, a->acc);
+    o += b;
+  }
+  free(mine);
+  free(all);
+  return UM_SUCCESS;
+}
+
+/* ---- the global view ---------------------------------------------------------------------- */
+
+int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
+  struct um_dist *D = ctx->dist;
+  const umd_set *S = &D->sets[d->set->index];
+  const size_t row = (size_t)d->dim * d->esize;
+  UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
+  char *mine = malloc((size_t)(d->set->size ? d->set->size : 1) * row);
+  char *all = malloc((size_t)(d->set->gsize ? d->set->gsize : 1) * row);
+  int *cnt = malloc((size_t)D->nranks * sizeof *cnt), *dis = malloc((size_t)D->nranks * sizeof *dis);
+  MPI_Datatype rt = MPI_DATATYPE_NULL;
+  int rc = mine && all && cnt && dis ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s'", d->name);
+  if (rc == UM_SUCCESS) {
+    for (int e = 0; e < d->set->size; e++) copy_row_out(d, e, mine + (size_t)e * row);
+    for (int q = 0, o = 0; q < D->nranks; q++) {
+      cnt[q] = S->all_owned[q];
+      dis[q] = o;
+      o += cnt[q];
+    }
+    int m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
+    if (m == MPI_SUCCESS) m = MPI_Allgatherv(mine, d->set->size, rt, all, cnt, dis, rt, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgatherv (dat fetch)");
+  }
+  if (rc == UM_SUCCESS)
+    for (int j = 0; j < d->set->gsize; j++) memcpy((char *)out + (size_t)S->gather_g[j] * row, all + (size_t)j * row, row);
+  if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
+  free(mine), free(all), free(cnt), free(dis);
+  return rc;
+}
+
+int um__dist_fill(um_context *ctx, um_dat *d, const void *in) {
+  (void)ctx;
+  const umd_set *S = &ctx->dist->sets[d->set->index];
+  const size_t row = (size_t)d->dim * d->esize;
+  for (int i = 0; i < S->total; i++) copy_row_in(d, i, (const char *)in + (size_t)S->l2g[i] * row);
+  um__dat_host_changed(d);
+  d->halo_stale = 0;
+  return UM_SUCCESS;
+}
+
+int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
+  struct um_dist *D = ctx->dist;
+  const umd_set *F = &D->sets[mp->from->index], *T = &D->sets[mp->to->index];
+  const int ar = mp->arity, n = mp->from->size;
+  int *mine = malloc(((size_t)n * ar + 1) * sizeof(int)), *all = malloc(((size_t)mp->from->gsize * ar + 1) * sizeof(int));
+  int *cnt = malloc((size_t)D->nranks * sizeof *cnt), *dis = malloc((size_t)D->nranks * sizeof *dis);
+  int rc = mine && all && cnt && dis ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s'", mp->name);
+  if (rc == UM_SUCCESS) {
+    for (size_t i = 0; i < (size_t)n * ar; i++) mine[i] = T->l2g[mp->data[i]];
+    for (int q = 0, o = 0; q < D->nranks; q++) {
+      cnt[q] = F->all_owned[q] * ar;
+      dis[q] = o;
+      o += cnt[q];
+    }
+    int m = MPI_Allgatherv(mine, n * ar, MPI_INT, all, cnt, dis, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgatherv (map fetch)");
+  }
+  if (rc == UM_SUCCESS)
+    for (int j = 0; j < mp->from->gsize; j++)
+      memcpy(out + (size_t)F->gather_g[j] * ar, all + (size_t)j * ar, (size_t)ar * sizeof(int));
+  free(mine), free(all), free(cnt), free(dis);
+  return rc;
+}
+
+#else /* no MPI: one process, and the calls that need MPI say so */
+
+int um_mpi_built(void) { return 0; }
+int um_mpi_launched(void) {
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v) v = getenv("PMI_SIZE");
+  if (!v) v = getenv("PMIX_SIZE");
+  return v && atoi(v) > 1;
+}
+int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
+  (void)argc, (void)argv;
+  if (rank) *rank = 0;
+  if (nranks) *nranks = 1;
+  return UM_SUCCESS;
+}
+int um_mpi_rank(void) { return 0; }
+int um_mpi_size(void) { return 1; }
+int um_mpi_agree(int status, double timeout_s) {
+  (void)timeout_s;
+  return status;
+}
+void um_mpi_abort(int status) { exit(status); }
+int um_mpi_finish(void) { return UM_SUCCESS; }
+int um_mpi_bcast_int(int *v, int n) {
+  (void)v, (void)n;
+  return UM_SUCCESS;
+}
+int um_mpi_barrier(void) { return UM_SUCCESS; }
+int um_distribute(um_context *ctx, const char *primary, const char *partitioner) {
+  (void)primary, (void)partitioner;
+  return ctx ? UM_SUCCESS : UM_ERR_ARG;
+}
+int um_context_rank(const um_context *ctx) { return (void)ctx, 0; }
+int um_context_nranks(const um_context *ctx) { return (void)ctx, 1; }
+int um_partition_info_get(const um_context *ctx, um_partition_info *out) {
+  return !ctx || !out ? UM_ERR_ARG : UM_ERR_UNSUPPORTED;
+}
+int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *nonexec) {
+  if (!s || rank != 0) return UM_ERR_ARG;
+  if (owned) *owned = s->size;
+  if (exec) *exec = s->exec_halo;
+  if (nonexec) *nonexec = s->nonexec_halo;
+  return UM_SUCCESS;
+}
+int um__dist_root(const um_context *ctx) { return (void)ctx, 1; }
+int um__dist_set_has_exec(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
+int um__dist_set_has_halo(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
+void um__dist_free(um_context *ctx) { (void)ctx; }
+int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+  (void)dats, (void)n, (void)rec;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "halo exchange in a build without MPI");
+}
+int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
+  (void)rec, (void)hidden;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "halo exchange in a build without MPI");
+}
+int um__dist_reduce(um_context *ctx, um_loop *loop) {
+  (void)loop;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "reduction across ranks in a build without MPI");
+}
+int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
+  (void)d, (void)out;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "distributed fetch in a build without MPI");
+}
+int um__dist_fill(um_context *ctx, um_dat *d, const void *in) {
+  (void)d, (void)in;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "distributed update in a build without MPI");
+}
+int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out) {
+  (void)m, (void)out;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "distributed map fetch in a build without MPI");
+}
+#endif
+
+int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
+  if (!ctx || !m || (!out && bytes)) return UM_ERR_ARG;
+  const size_t want = (size_t)m->from->gsize * (size_t)m->arity * sizeof(int);
+  if (bytes != want)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): buffer is %zu bytes but the map holds %d x %d ints = %zu bytes",
+                    m->name, bytes, m->from->gsize, m->arity, want);
+  if (ctx->dist) return um__dist_map_fetch(ctx, m, out);
+  if (bytes) memcpy(out, m->data, bytes);
+  return UM_SUCCESS;
+}

@@ -1,0 +1,32 @@
+/* Distributed memory inside the engine (core's view): the halo exchange, the
+ * combination of reductions across ranks and the global view of dats. Only
+ * engine/src/dist names MPI; without MPI (or on one rank) ctx->dist is NULL and
+ * none of these is called. */
+#ifndef UM_DIST_DIST_H
+#define UM_DIST_DIST_H
+
+#include "../core/internal.h"
+
+/* Start exchanging the halos of n dats (owner -> halo copies: the rows the
+ * set's import lists name), then finish: unpack into the halo rows. Between the
+ * two, core elements may run. rec gets the traffic and the time. */
+int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec);
+int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden);
+/* Combine the loop's reduction partials across ranks, in rank order (the same
+ * bits on every rank; MIN/MAX keep NaN winning, as um__combine does). */
+int um__dist_reduce(um_context *ctx, um_loop *loop);
+/* The global view: dat values of all ranks in the global (declared, or last
+ * reordered) numbering, AoS; and the reverse (every local row, halo too, from a
+ * global array). */
+int um__dist_fetch(um_context *ctx, const um_dat *d, void *out);
+int um__dist_fill(um_context *ctx, um_dat *d, const void *in);
+/* A map with global indices (owned rows of every rank, in the global order). */
+int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out);
+/* Whether any rank has an exec halo / any halo of set s (the same answer on every rank). */
+int um__dist_set_has_exec(const um_context *ctx, const um_set *s);
+int um__dist_set_has_halo(const um_context *ctx, const um_set *s);
+/* 1 on rank 0 (or when not distributed): the rank that writes shared files. */
+int um__dist_root(const um_context *ctx);
+void um__dist_free(um_context *ctx);
+
+#endif
