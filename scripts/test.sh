@@ -28,7 +28,7 @@ if [ "${UM_CI_SANITIZE:-1}" != 0 ]; then
   cmake --build build-asan -j "$(nproc)"
   # a finding stops the process with its own exit status (86 ASan, 87 UBSan): the test fails
   OMP_WAIT_POLICY=passive ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE slow --timeout 1800
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "slow|mpi" --timeout 1800
 fi
 
 if [ "${UM_CI_FUZZ:-1}" != 0 ]; then
