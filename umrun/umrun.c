@@ -529,6 +529,11 @@ static void print_report(FILE *out, const um_app *app, const um_app_run *run, co
                  "not included)\n", jit, nmod, ncached);
   fprintf(out, "\nplan statistics:\n");
   um_report_plans(ctx, out);
+  if (um_context_nranks(ctx) > 1) {
+    fprintf(out, "\nhalo exchanges (rank 0 of %d; hidden: the share that overlapped core elements):\n",
+            um_context_nranks(ctx));
+    um_report_halos(ctx, out);
+  }
   char counters[8192] = "";
   FILE *cf = fmemopen(counters, sizeof counters - 1, "w");
   if (cf) {

@@ -188,8 +188,15 @@ static int put_map(um_context *ctx, const writer *w, const um_map *map, int repl
   int rows = um_set_size(um_map_from(map)), arity = um_map_arity(map);
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)arity};
   hid_t d;
-  UM_CHECK(ctx, put_dataset(ctx, w, um_map_name(map), 2, dims, H5T_NATIVE_INT, um_map_data(map), replace, what, &d));
-  int rc = attr_int(ctx, d, "size", rows, what, w->path);
+  /* the whole map in the global numbering (gathered from the ranks when distributed) */
+  const size_t bytes = (size_t)rows * (size_t)arity * sizeof(int);
+  int *buf = malloc(bytes ? bytes : 1);
+  if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes);
+  int rc = um_map_fetch(ctx, map, buf, bytes);
+  if (!rc) rc = put_dataset(ctx, w, um_map_name(map), 2, dims, H5T_NATIVE_INT, buf, replace, what, &d);
+  free(buf);
+  UM_CHECK(ctx, rc);
+  rc = attr_int(ctx, d, "size", rows, what, w->path);
   if (!rc) rc = attr_int(ctx, d, "dim", arity, what, w->path);
   if (!rc) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
   H5Dclose(d);

@@ -53,7 +53,12 @@ static int cu_init(um_context *ctx, void **state) {
   cu_state *S = calloc(1, sizeof *S);
   if (!S) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   *state = S;
-  S->device = 0;
+  /* ranks of one host share its GPUs round-robin by local rank (several ranks on one GPU work too) */
+  const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!lr) lr = getenv("MPI_LOCALRANKID");
+  int ndev = 1;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) ndev = 1;
+  S->device = lr ? atoi(lr) % ndev : 0;
   CU(ctx, cudaSetDevice(S->device), "selecting GPU %d", S->device);
   CU(ctx, cudaGetDeviceProperties(&S->prop, S->device), "reading the properties of GPU %d", S->device);
   CU(ctx, cudaFree(0), "creating the CUDA context on GPU %d", S->device);
