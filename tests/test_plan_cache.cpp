@@ -30,6 +30,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   k.block_size = 256;
   k.strategy = 1;
   k.size = 1000;
+  k.begin = 0;
   k.arg[0].dat = &dat0;
   k.arg[0].map = &map0;
   k.arg[0].idx = 1;
@@ -50,6 +51,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   q.block_size = 256;
   q.strategy = 1;
   q.size = 1000;
+  q.begin = 0;
   q.arg[0] = k.arg[0];
   q.arg[1].dat = &dat1;
   q.arg[1].map = nullptr;
@@ -67,6 +69,7 @@ TEST(PlanCache, FindInsertClearDrop) {
   differs([](um_plan_key &d, int *) { d.strategy = 2; }, "strategy");
   differs([](um_plan_key &d, int *) { d.nargs = 1; }, "nargs");
   differs([](um_plan_key &d, int *) { d.size = 999; }, "size (the range planned)");
+  differs([](um_plan_key &d, int *) { d.begin = 10; }, "begin (where the range starts)");
   differs([](um_plan_key &d, int *o) { d.set = o; }, "set");
   differs([](um_plan_key &d, int *) { d.arg[0].idx = 0; }, "idx");
   differs([](um_plan_key &d, int *) { d.arg[0].acc = UM_RW; }, "acc");
