@@ -79,13 +79,6 @@ static int mpi_up(void) {
   return init && !fin;
 }
 
-int um_mpi_launched(void) {
-  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-  if (!v) v = getenv("PMI_SIZE");
-  if (!v) v = getenv("PMIX_SIZE");
-  return v && atoi(v) > 1;
-}
-
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
   const int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
   if (under_mpirun && !mpi_up()) {
@@ -802,12 +795,6 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
 #else /* no MPI: one process, and the calls that need MPI say so */
 
 int um_mpi_built(void) { return 0; }
-int um_mpi_launched(void) {
-  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-  if (!v) v = getenv("PMI_SIZE");
-  if (!v) v = getenv("PMIX_SIZE");
-  return v && atoi(v) > 1;
-}
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
   (void)argc, (void)argv;
   if (rank) *rank = 0;
@@ -872,6 +859,14 @@ int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out) {
   return UM_ERROR(ctx, UM_ERR_INTERNAL, "distributed map fetch in a build without MPI");
 }
 #endif
+
+/* Launched by mpirun (Open MPI, MPICH, PMIx) with more than one rank: known without MPI itself. */
+int um_mpi_launched(void) {
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v) v = getenv("PMI_SIZE");
+  if (!v) v = getenv("PMIX_SIZE");
+  return v && atoi(v) > 1;
+}
 
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
   if (!ctx || !m || (!out && bytes)) return UM_ERR_ARG;
