@@ -36,13 +36,15 @@ struct Mesh {
   um_map *cn, *ec;
   um_dat *q, *w, *u, *r, *f, *nv, *a;
   ~Mesh() { um_finalize(&ctx); }
-  void build(const Grid &g, const char *backend, bool distribute, const char *partitioner) {
+  void build(const Grid &g, const char *backend, bool distribute, const char *partitioner,
+             um_increments incs = UM_INCREMENTS_REDUNDANT) {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
     o.block_size = 16;
     o.parallel_threshold = 0;
     ASSERT_EQ(um_init(&ctx, &o), 0);
+    ASSERT_EQ(um_set_increments(ctx, incs), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), av(g.ncell);
     for (int c = 0; c < g.ncell; c++) {
       for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
@@ -99,15 +101,17 @@ void expect_near_all(const std::vector<double> &a, const std::vector<double> &b,
     ASSERT_NEAR(a[i], b[i], tol * (1.0 + std::fabs(b[i]))) << what << "[" << i << "]";
 }
 
-class Distributed : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {};
+class Distributed
+    : public ::testing::TestWithParam<std::tuple<const char *, const char *, um_increments>> {};
 
 TEST_P(Distributed, LoopsMatchOneProcess) {
   const char *backend = std::get<0>(GetParam()), *partitioner = std::get<1>(GetParam());
+  const um_increments incs = std::get<2>(GetParam());
   if (!um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
   Grid g(9);
   Mesh one, dist;
   one.build(g, backend, false, partitioner);
-  dist.build(g, backend, true, partitioner);
+  dist.build(g, backend, true, partitioner, incs);
   EXPECT_EQ(um_context_nranks(dist.ctx), um_mpi_size());
   EXPECT_EQ(um_set_size(dist.cells), g.ncell);  // the global view
   for (int it = 0; it < 3; it++) {
@@ -118,6 +122,13 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
     EXPECT_EQ(c1, c2);  // each edge counted once, exec halo or not
     EXPECT_NEAR(s1, s2, 1e-12 * (1 + std::fabs(s1)));
     EXPECT_EQ(m1, m2);
+  }
+  um_loop_stats st;
+  for (int i = 0; i < um_loop_stats_count(dist.ctx); i++) { /* REVERSE where the loop allows it, and only then */
+    ASSERT_EQ(um_loop_stats_get(dist.ctx, i, &st), 0);
+    const bool allowed = !strcmp(st.name, "edge_inc") || !strcmp(st.name, "cell_inc");
+    if (um_mpi_size() > 1 && incs == UM_INCREMENTS_REVERSE) EXPECT_EQ(st.reverse_increments, allowed ? 1 : 0) << st.name;
+    if (incs == UM_INCREMENTS_REDUNDANT) EXPECT_EQ(st.reverse_increments, 0) << st.name;
   }
   const std::vector<std::pair<um_dat *, um_dat *>> pairs = {
       {one.r, dist.r}, {one.u, dist.u}, {one.nv, dist.nv}, {one.a, dist.a}};
@@ -141,7 +152,9 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
-                         ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block")));
+                         ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
+                                            ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
+                                                              UM_INCREMENTS_AUTO)));
 
 TEST(DistributedErrors, NaNOnOneRankStopsEveryRank) {
   Grid g(6);

@@ -106,7 +106,8 @@ static int reorder(um_app_run *run, const char *default_map);
 static int distribute(um_app_run *run, const char *default_map) {
   char err[512] = "";
   const char *pset = NULL, *method = NULL;
-  const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner");
+  const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner") ||
+                   um_config_has(run->cfg, "mpi.increments") || um_config_has(run->cfg, "mpi.loops");
   if (keys && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
@@ -117,6 +118,26 @@ static int distribute(um_app_run *run, const char *default_map) {
       um_config_get_string(run->cfg, "mpi.partition_set", NULL, &pset, err, sizeof err))
     return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
   method = partitioners[pick];
+  /* increments into other ranks' elements: mpi.increments, and per loop mpi.loops.<loop>: redundant|reverse|auto */
+  static const char *const modes[] = {"redundant", "reverse", "auto"};
+  int mode = 0;
+  if (um_config_get_choice(run->cfg, "mpi.increments", "redundant", modes, 3, &mode, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_set_increments(run->ctx, (um_increments)mode));
+  if (um_config_has(run->cfg, "mpi.loops")) {
+    int n = 0;
+    const char *names[64];
+    if (um_config_keys(run->cfg, "mpi.loops", &n, names, 64, err, sizeof err))
+      return um_app_fail(run, UM_ERR_CONFIG, "mpi.loops: %s (a mapping, e.g. {res_calc: reverse})", err);
+    for (int i = 0; i < n && i < 64; i++) {
+      char key[160];
+      int m = 0;
+      snprintf(key, sizeof key, "mpi.loops.%s", names[i]);
+      if (um_config_get_choice(run->cfg, key, "redundant", modes, 3, &m, err, sizeof err))
+        return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+      UM_APP_TRY(um_loop_set_increments(run->ctx, names[i], (um_increments)m));
+    }
+  }
   if (um_mpi_size() < 2) return UM_SUCCESS;
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
   if (!pset && main_map) pset = um_set_name(um_map_to(main_map));

@@ -297,13 +297,14 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "build_seconds", s.plan_seconds, 1);
       fputc('}', f);
     }
-    if (s.halo_exchanges > 0) { /* this rank's (rank 0's in umrun) halo traffic before the loop's calls */
+    if (s.halo_exchanges > 0 || s.halo_messages > 0) { /* this rank's (rank 0's in umrun) halo traffic before the loop's calls */
       fputs(", \"halo\": {", f);
       num(f, "dats_exchanged", (double)s.halo_exchanges, 0);
       num(f, "messages_per_call", (double)s.halo_messages / (double)s.calls, 0);
       num(f, "bytes_per_call", s.halo_bytes / (double)s.calls, 0);
       num(f, "seconds", s.halo_seconds, 0);
       num(f, "hidden_seconds", s.halo_hidden_seconds, 0);
+      fprintf(f, "\"increments\": \"%s\", ", s.reverse_increments ? "reverse" : "redundant");
       num(f, "hidden_share", s.halo_seconds + s.halo_hidden_seconds > 0
                                  ? s.halo_hidden_seconds / (s.halo_seconds + s.halo_hidden_seconds) : 0, 1);
       fputc('}', f);
@@ -347,15 +348,15 @@ void um_report_halos(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   int any = 0;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
-    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0 || s.halo_exchanges == 0) continue;
+    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0 || (s.halo_exchanges == 0 && !s.halo_messages)) continue;
     if (!any)
-      fprintf(f, "%-20s %8s %10s %12s %10s %8s\n", "halo before loop", "dats", "msgs/call", "KB/call", "wait (s)",
-              "hidden");
+      fprintf(f, "%-20s %8s %10s %12s %10s %8s %10s\n", "halo of loop", "dats", "msgs/call", "KB/call", "wait (s)",
+              "hidden", "increments");
     any = 1;
     const double tot = s.halo_seconds + s.halo_hidden_seconds;
-    fprintf(f, "%-20s %8ld %10.1f %12.1f %10.4f %7.0f%%\n", s.name, s.halo_exchanges,
+    fprintf(f, "%-20s %8ld %10.1f %12.1f %10.4f %7.0f%% %10s\n", s.name, s.halo_exchanges,
             (double)s.halo_messages / (double)s.calls, s.halo_bytes / (double)s.calls / 1024.0, s.halo_seconds,
-            tot > 0 ? 100.0 * s.halo_hidden_seconds / tot : 0.0);
+            tot > 0 ? 100.0 * s.halo_hidden_seconds / tot : 0.0, s.reverse_increments ? "reverse" : "redundant");
   }
   if (!any) fprintf(f, "(no loop exchanged halos)\n");
 }

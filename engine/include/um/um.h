@@ -339,6 +339,19 @@ int um_mpi_barrier(void);
  * (contiguous ranges of the current numbering) or NULL (metis). Call after
  * declaring every set and map and before the first loop. */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
+/* How a loop that increments through a map reaches elements other ranks own:
+ * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an
+ * owned element is computed on its owner; REVERSE (PETSc's SFReduce) runs only
+ * the owned elements, then sends the increments that landed in halo copies to
+ * their owners, which add them (less computing, one more message); AUTO picks
+ * per loop by comparing the exec halo's work with the halo rows to send back.
+ * Loops that also read the incremented dat, or write through a map otherwise
+ * than INC, always run REDUNDANT. Nothing changes on one rank. */
+typedef enum { UM_INCREMENTS_REDUNDANT = 0, UM_INCREMENTS_REVERSE, UM_INCREMENTS_AUTO } um_increments;
+int um_increments_parse(const char *s, um_increments *out);
+const char *um_increments_name(um_increments m);
+int um_set_increments(um_context *ctx, um_increments mode);
+int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode);
 int um_context_rank(const um_context *ctx);   /* 0 when not distributed */
 int um_context_nranks(const um_context *ctx); /* 1 when not distributed */
 /* The partition of a distributed context: the primary set, the partitioner
@@ -402,6 +415,7 @@ typedef struct {
   double halo_bytes;
   double halo_seconds;
   double halo_hidden_seconds;
+  int reverse_increments; /* 1: the last call sent increments back to their owners (REVERSE) */
 } um_loop_stats;
 
 int um_loop_stats_count(const um_context *ctx);

@@ -216,9 +216,9 @@ static void exec_range(um_loop *loop) {
  * through a map, or reads it directly while running the exec halo. The choice
  * uses facts every rank shares (the staleness, whether any rank has a halo of
  * the set), so each message posted has its receiver. */
-static void halo_list(um_context *ctx, const um_loop *loop, um_dat **list, int *n) {
+static void halo_list(um_context *ctx, const um_loop *loop, int reverse, um_dat **list, int *n) {
   *n = 0;
-  const int runs_exec = loop->has_conflicts && um__dist_set_has_exec(ctx, loop->set);
+  const int runs_exec = !reverse && loop->has_conflicts && um__dist_set_has_exec(ctx, loop->set);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT || (a->acc != UM_READ && a->acc != UM_RW)) continue;
@@ -231,12 +231,92 @@ static void halo_list(um_context *ctx, const um_loop *loop, um_dat **list, int *
   }
 }
 
+/* ---- increments into other ranks' elements: redundant or reverse ---- */
+static const char *const increments_names[] = {"redundant", "reverse", "auto"};
+const char *um_increments_name(um_increments m) {
+  return (unsigned)m < 3 ? increments_names[m] : "unknown";
+}
+int um_increments_parse(const char *s, um_increments *out) {
+  for (int i = 0; s && i < 3; i++)
+    if (!strcmp(s, increments_names[i])) {
+      *out = (um_increments)i;
+      return UM_SUCCESS;
+    }
+  return UM_ERR_ARG;
+}
+int um_set_increments(um_context *ctx, um_increments mode) {
+  if (!ctx) return UM_ERR_ARG;
+  if ((unsigned)mode > UM_INCREMENTS_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "increments mode %d is unknown", (int)mode);
+  ctx->increments = mode;
+  return UM_SUCCESS;
+}
+
+/* Bytes one element of the loop reads and writes (the same number on every rank). */
+static double bytes_per_element(const um_loop *loop) {
+  double b = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT) continue;
+    b += (double)a->dim * (double)a->dat->esize * (a->acc == UM_READ ? 1 : 2) + (a->map ? sizeof(int) : 0);
+  }
+  return b;
+}
+
+/* 1 if this call sends its increments back (REVERSE): asked for (or chosen by
+ * AUTO), and possible: every write through a map is an INC into a dat the loop
+ * reads nowhere else. Decided from facts every rank shares. */
+static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *rec) {
+  if (!ctx->dist || !loop->has_conflicts) return 0;
+  const um_increments mode = rec->increments ? (um_increments)(rec->increments - 1) : ctx->increments;
+  if (mode == UM_INCREMENTS_REDUNDANT) return 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || !a->map || a->acc == UM_READ) continue;
+    if (a->acc != UM_INC) return 0;
+    for (int j = 0; j < loop->nargs; j++)
+      if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].dat == a->dat && loop->args[j].acc != UM_INC) return 0;
+  }
+  if (mode == UM_INCREMENTS_REVERSE) return 1;
+  /* AUTO: the exec halo's work (its elements' bytes) against the halo rows sent back (zeroed, packed, added) */
+  double work = um__dist_set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop), back = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    int first = 1;
+    for (int j = 0; j < i; j++) first &= !(loop->args[j].kind == UM_ARG_DAT && loop->args[j].dat == a->dat);
+    if (a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC && first)
+      back += um__dist_set_halo_total(ctx, a->dat->set, 0) * (double)a->dat->dim * (double)a->dat->esize * 3.0;
+  }
+  return back < work;
+}
+
+int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
+  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if ((unsigned)mode > UM_INCREMENTS_AUTO)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': increments mode %d is unknown", loop_name, (int)mode);
+  um_loop_rec *r = loop_record(ctx, loop_name);
+  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  r->increments = (int)mode + 1;
+  return UM_SUCCESS;
+}
+
 /* Stage 5: the backend runs the range. Distributed, it runs in pieces: the core
  * elements while the halos travel (when the backend runs ranges that start
  * past 0), the rest of the owned ones, then the exec halo with its reduction
  * partials dropped (their owner counts those elements). */
-static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx) {
+static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse) {
   if (!ctx->dist) return ctx->backend->run(ctx, ctx->bstate, loop);
+  um_dat *inc[UM_MAX_ARGS];
+  int ninc = 0;
+  if (reverse) { /* owned elements only; the halo copies of the incremented dats start from zero */
+    loop->end = loop->set->size;
+    for (int i = 0; i < loop->nargs; i++) {
+      const um_arg *a = &loop->args[i];
+      int seen = 0;
+      for (int j = 0; j < ninc; j++) seen |= inc[j] == a->dat;
+      if (a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC && !seen) inc[ninc++] = a->dat;
+    }
+    for (int i = 0; i < ninc; i++) UM_CHECK(ctx, um__dist_zero_halo(ctx, inc[i]));
+  }
   const um_set *s = loop->set;
   const int end = loop->end, owned = s->size < end ? s->size : end;
   const int ranges = ctx->backend->ranges;
@@ -274,6 +354,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
   }
   loop->begin = 0;
   loop->end = end;
+  if (reverse) UM_CHECK(ctx, um__dist_reverse(ctx, inc, ninc, rec)); /* halo copies -> owners, added */
   return UM_SUCCESS;
 }
 
@@ -366,10 +447,13 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   exec_range(&loop);
   um_dat *xd[UM_MAX_ARGS];
   int nx = 0;
-  if (ctx->dist) halo_list(ctx, &loop, xd, &nx);
+  const int reverse = use_reverse(ctx, &loop, rec);
+  rec->last_reverse = reverse;
+  if (reverse) loop.end = loop.set->size;
+  if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
   const double t0 = um_wtime();
-  UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx));
+  UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse));
   const double t1 = um_wtime();
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
@@ -554,6 +638,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->halo_bytes = r->halo_bytes;
   o->halo_seconds = r->halo_seconds;
   o->halo_hidden_seconds = r->halo_hidden;
+  o->reverse_increments = r->last_reverse;
   if (r->dev_calls > 0) {
     o->device_timed = 1;
     o->seconds = r->dev_seconds;

@@ -74,6 +74,8 @@ typedef struct {
   int indirect;
   int block_size;       /* per-loop override, 0 = context's */
   um_strategy strategy; /* per-loop override (resolved by the backend) */
+  int increments;       /* per-loop override: 0 the context's, else um_increments + 1 */
+  int last_reverse;     /* 1: the last call sent its increments back to their owners */
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
@@ -102,6 +104,7 @@ struct um_context {
   const um_backend_def *backend;
   void *bstate;          /* the backend's state */
   um_strategy strategy;  /* resolved by the backend */
+  um_increments increments; /* distributed runs: how increments reach other ranks' elements */
   char errmsg[UM_ERRMSG_LEN];
   int nsets, nmaps, ndats, nconsts, nloops;
   int capsets, capmaps, capdats, capconsts, caploops;

@@ -685,6 +685,96 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   return UM_SUCCESS;
 }
 
+/* ---- reverse increments (PetscSF's Reduce) -------------------------------------------------- */
+
+int um__dist_zero_halo(um_context *ctx, um_dat *d) {
+  UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  const umd_set *S = &ctx->dist->sets[d->set->index];
+  const size_t row = (size_t)d->dim * d->esize;
+  char zero[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
+  char *z = row <= sizeof zero ? zero : calloc(1, row);
+  if (!z) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  memset(z, 0, row <= sizeof zero ? row : 0);
+  for (int i = d->set->size; i < S->total; i++) copy_row_in(d, i, z);
+  if (z != zero) free(z);
+  um__dat_host_changed(d);
+  return UM_SUCCESS;
+}
+
+int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+  struct um_dist *D = ctx->dist;
+  const double t0 = MPI_Wtime();
+  size_t sneed = 0, rneed = 0;
+  int nmsg = 0;
+  for (int i = 0; i < n; i++) { /* the mirror of the exchange: imports go back, exports come in */
+    const umd_set *S = &D->sets[dats[i]->set->index];
+    const size_t row = (size_t)dats[i]->dim * dats[i]->esize;
+    sneed += (size_t)S->imp_off[S->nnb] * row;
+    rneed += (size_t)S->exp_off[S->nnb] * row;
+    nmsg += 2 * S->nnb;
+  }
+  if (ensure(&D->sbuf, &D->scap, sneed + 1) || ensure(&D->rbuf, &D->rcap, rneed + 1) ||
+      UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory sending increments back");
+  D->nreqs = D->npend = 0;
+  size_t so = 0, ro = 0;
+  for (int i = 0; i < n; i++) {
+    um_dat *d = dats[i];
+    UM_CHECK(ctx, um__dat_to_host(ctx, d));
+    const umd_set *S = &D->sets[d->set->index];
+    const size_t row = (size_t)d->dim * d->esize;
+    for (int j = 0; j < S->nnb; j++) {
+      const int ni = S->imp_off[j + 1] - S->imp_off[j], ne = S->exp_off[j + 1] - S->exp_off[j];
+      if (ne) {
+        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)ne * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+                               &D->reqs[D->nreqs++]),
+                "MPI_Irecv (increments)");
+        D->pend[D->npend++] = (struct pending){d, j, ro};
+        ro += (size_t)ne * row;
+      }
+      if (ni) {
+        char *p = D->sbuf + so;
+        for (int k = S->imp_off[j]; k < S->imp_off[j + 1]; k++, p += row) copy_row_out(d, S->imp[k], p);
+        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ni * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+                               &D->reqs[D->nreqs++]),
+                "MPI_Isend (increments)");
+        so += (size_t)ni * row;
+        rec->halo_messages++;
+        rec->halo_bytes += (double)ni * (double)row;
+      }
+    }
+  }
+  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (increments)");
+  for (int i = 0; i < D->npend; i++) { /* in the order posted: dat by dat, neighbours by rank */
+    um_dat *d = D->pend[i].d;
+    const umd_set *S = &D->sets[d->set->index];
+    const size_t row = (size_t)d->dim * d->esize;
+    const char *p = D->rbuf + D->pend[i].off;
+    const int j = D->pend[i].j;
+    char mine[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
+    char *m = row <= sizeof mine ? mine : malloc(row);
+    if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row) {
+      copy_row_out(d, S->exp[k], m);
+      um__combine(m, p, d->dim, d->type, UM_INC);
+      copy_row_in(d, S->exp[k], m);
+    }
+    if (m != mine) free(m);
+    um__dat_host_changed(d);
+  }
+  D->nreqs = D->npend = 0;
+  rec->halo_seconds += MPI_Wtime() - t0;
+  return UM_SUCCESS;
+}
+
+double um__dist_set_halo_total(const um_context *ctx, const um_set *s, int exec_only) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || s->index >= D->nsets) return 0;
+  double n = 0;
+  for (int q = 0; q < D->nranks; q++) n += D->sets[s->index].all_exec[q] + (exec_only ? 0 : D->sets[s->index].all_nonexec[q]);
+  return n;
+}
+
 /* ---- reductions --------------------------------------------------------------------------- */
 
 int um__dist_reduce(um_context *ctx, um_loop *loop) {
@@ -841,6 +931,17 @@ int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   (void)rec, (void)hidden;
   return UM_ERROR(ctx, UM_ERR_INTERNAL, "halo exchange in a build without MPI");
+}
+int um__dist_zero_halo(um_context *ctx, um_dat *d) {
+  (void)d;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "reverse increments in a build without MPI");
+}
+int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+  (void)dats, (void)n, (void)rec;
+  return UM_ERROR(ctx, UM_ERR_INTERNAL, "reverse increments in a build without MPI");
+}
+double um__dist_set_halo_total(const um_context *ctx, const um_set *s, int exec_only) {
+  return (void)ctx, (void)s, (void)exec_only, 0;
 }
 int um__dist_reduce(um_context *ctx, um_loop *loop) {
   (void)loop;

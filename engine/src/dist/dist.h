@@ -12,6 +12,13 @@
  * two, core elements may run. rec gets the traffic and the time. */
 int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec);
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden);
+/* REVERSE increments: zero the halo rows of d before the loop; after it, send
+ * the halo rows of each dat to their owners, which add them into their rows
+ * (neighbours in rank order: the same sums on every run). */
+int um__dist_zero_halo(um_context *ctx, um_dat *d);
+int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec);
+/* Elements of set s over all ranks: exec halos (exec_only) or both halos. */
+double um__dist_set_halo_total(const um_context *ctx, const um_set *s, int exec_only);
 /* Combine the loop's reduction partials across ranks, in rank order (the same
  * bits on every rank; MIN/MAX keep NaN winning, as um__combine does). */
 int um__dist_reduce(um_context *ctx, um_loop *loop);
