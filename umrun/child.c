@@ -30,7 +30,17 @@ int umrun_mkdirs(const char *dir, char *err, size_t errlen) {
   return 0;
 }
 
+static int run(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r, int self);
+
 int umrun_run_child(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r) {
+  return run(argv, log_path, timeout_s, r, 1);
+}
+
+int umrun_run_program(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r) {
+  return run(argv, log_path, timeout_s, r, 0);
+}
+
+static int run(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r, int self) {
   memset(r, 0, sizeof *r);
   r->exit_code = -1;
   fflush(stdout);
@@ -44,7 +54,7 @@ int umrun_run_child(const char *const *argv, const char *log_path, double timeou
       FILE *lf = freopen(log_path, "w", stdout);
       if (lf) dup2(fileno(stdout), STDERR_FILENO);
     }
-    execv("/proc/self/exe", (char *const *)argv);
+    if (self) execv("/proc/self/exe", (char *const *)argv);
     execvp(argv[0], (char *const *)argv);
     fprintf(stderr, "umrun: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);

@@ -16,6 +16,8 @@ typedef struct {
  * log_path; timeout_s > 0 kills the child's process group after that long.
  * Returns 0 when the child was started (its outcome in *r), -1 when not. */
 int umrun_run_child(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r);
+/* The same for another program found on the PATH (argv[0], e.g. mpirun). */
+int umrun_run_program(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r);
 
 /* mkdir -p; on failure err says which folder and why: "'<folder>': <reason>" */
 int umrun_mkdirs(const char *dir, char *err, size_t errlen);

@@ -86,10 +86,11 @@ void umrun_variant_label(const uj *c, char *buf, size_t len) {
 }
 
 /* ---- the suite file ------------------------------------------------------------ */
-#define AXES 5
-static const char *const axis_names[AXES] = {"backend", "strategy", "layout", "reorder", "block_size"};
+#define AXES 6
+#define AXIS_RANKS 5 /* not a config key: the run is launched by mpirun -np N (1: a plain run) */
+static const char *const axis_names[AXES] = {"backend", "strategy", "layout", "reorder", "block_size", "ranks"};
 static const char *const axis_keys[AXES] = {"run.backend", "run.strategy", "run.layout", "run.reorder",
-                                            "run.block_size"};
+                                            "run.block_size", NULL};
 
 typedef struct {
   char *name, *config, *app;
@@ -262,12 +263,21 @@ static int load_suite(const char *path, suite_file *S, char *err, size_t len) {
     if (um_config_get_double(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);
     if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING) {
-      static const char *const axes[] = {"backend", "strategy", "layout", "reorder", "block_size", NULL};
+      static const char *const axes[] = {"backend", "strategy", "layout", "reorder", "block_size", "ranks", NULL};
       if (check_keys(cfg, k, axes, err, len)) goto out;
       for (int a = 0; a < AXES; a++) {
         char ak[700];
         snprintf(ak, sizeof ak, "%s.%s", k, axis_names[a]);
         if (read_list(cfg, ak, &c->axis[a], &c->naxis[a], err, len)) goto out;
+      }
+      for (int v = 0; v < c->naxis[AXIS_RANKS]; v++) {
+        char *end = NULL;
+        const long n = strtol(c->axis[AXIS_RANKS][v], &end, 10);
+        if (!end || *end || n < 1 || n > 4096) {
+          snprintf(err, len, "case '%s': matrix.ranks entry '%s' is not a rank count (1, 2, 4, ...)", name,
+                   c->axis[AXIS_RANKS][v]);
+          goto out;
+        }
       }
     }
     /* the app, from the config (for --only and the report), and the path checked now */
@@ -578,6 +588,10 @@ static void write_results(FILE *f, const char *suite_path, char **tags, int ntag
       um_json_string(f, r->val[a] ? r->val[a] : used[a] ? used[a] : "default");
     }
     fprintf(f, ", \"block_size_axis\": %s", r->val[4] ? r->val[4] : "0");
+    fprintf(f, ", \"ranks\": %s", r->val[AXIS_RANKS] ? r->val[AXIS_RANKS] : "1");
+    fputs(", \"partitioner\": ", f);
+    const uj *part = uj_get(r->json, "partition");
+    um_json_string(f, part ? uj_gets(part, "partitioner", "") : "");
     fputs(", \"status\": ", f);
     um_json_string(f, r->status);
     fprintf(f, ", \"exit_code\": %d, \"seconds\": %.3f, \"message\": ", r->res.exit_code, r->res.seconds);
@@ -656,7 +670,9 @@ static void variant_of(const suite_run *r, char *buf, size_t len) {
   size_t l = 0;
   buf[0] = '\0';
   for (int a = 0; a < AXES && l < len; a++)
-    if (r->val[a]) l += (size_t)snprintf(buf + l, len - l, "%s%s%s", l ? " " : "", a == 4 ? "b" : "", r->val[a]);
+    if (r->val[a])
+      l += (size_t)snprintf(buf + l, len - l, "%s%s%s", l ? " " : "", a == 4 ? "b" : a == AXIS_RANKS ? "np" : "",
+                            r->val[a]);
   if (!buf[0]) snprintf(buf, len, "(config)");
 }
 
@@ -703,8 +719,11 @@ void umrun_suite_usage(FILE *f) {
         "                    [--timeout S] [--list]\n"
         "\n"
         "Runs every case of the suite whose tags match (default: quick) over its matrix of\n"
-        "backends x strategies x layouts x reorderings x block sizes, each as its own umrun\n"
-        "process, and prints a PASS/FAIL line per run and a matrix per case. One failing run\n"
+        "backends x strategies x layouts x reorderings x block sizes x MPI ranks, each as its own\n"
+        "umrun process (matrix.ranks: [1, 2, 4] launches those runs with mpirun -np N, with\n"
+        "--oversubscribe where the cores are fewer and --allow-run-as-root as root; results.json\n"
+        "records each run's ranks and partitioner), and prints a PASS/FAIL line per run and a\n"
+        "matrix per case. One failing run\n"
         "does not stop the others. Writes, in DIR (default out/suite):\n"
         "  results.json   the machine (CPU, GPU, driver, CUDA), the um commit and build, and per\n"
         "                 run its status, every metric with reference and tolerance, per-loop\n"
@@ -875,9 +894,17 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", runsdir, r->file_id);
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", logsdir, r->file_id);
     unlink(r->json_path);
-    const char *args[512];
+    const char *args[520];
     static char setbuf[AXES][600];
     int na = 0;
+    const int np = r->val[AXIS_RANKS] ? atoi(r->val[AXIS_RANKS]) : 1;
+    if (np > 1) { /* several ranks: mpirun (--oversubscribe where cores are fewer, as root where root) */
+      args[na++] = "mpirun";
+      if (np > (int)sysconf(_SC_NPROCESSORS_ONLN)) args[na++] = "--oversubscribe";
+      if (geteuid() == 0) args[na++] = "--allow-run-as-root";
+      args[na++] = "-np";
+      args[na++] = r->val[AXIS_RANKS];
+    }
     args[na++] = argv0;
     args[na++] = r->c->config;
     args[na++] = "--quiet";
@@ -888,7 +915,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     for (int s = 0; s < S.nsets && na < 400; s++) args[na++] = "--set", args[na++] = S.sets[s];
     for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--set", args[na++] = r->c->sets[s];
     for (int a = 0; a < AXES; a++)
-      if (r->val[a]) {
+      if (r->val[a] && axis_keys[a]) {
         snprintf(setbuf[a], sizeof setbuf[a], "%s=%s", axis_keys[a], r->val[a]);
         args[na++] = "--set";
         args[na++] = setbuf[a];
@@ -897,10 +924,12 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     args[na] = NULL;
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);
-    if (umrun_run_child(args, r->log_path, r->c->timeout_s, &r->res) != 0) {
+    if ((np > 1 ? umrun_run_program(args, r->log_path, r->c->timeout_s, &r->res)
+                : umrun_run_child(args, r->log_path, r->c->timeout_s, &r->res)) != 0) {
       r->res.exit_code = -1;
       snprintf(r->status, sizeof r->status, "error");
-      snprintf(r->message, sizeof r->message, "could not start umrun: %s", strerror(errno));
+      snprintf(r->message, sizeof r->message, "could not start %s: %s%s", args[0], strerror(errno),
+               np > 1 ? " (the ranks axis needs mpirun: apt-get install openmpi-bin)" : "");
       r->worst_margin = -1;
     } else {
       judge(r);
