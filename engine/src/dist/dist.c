@@ -616,52 +616,62 @@ static int ensure(char **buf, size_t *cap, size_t need) {
   return 0;
 }
 
-int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+/* Post the messages of n dats: forward (owner -> halo copies: each neighbour's export rows sent, its
+ * import rows received) or backward (reverse increments: halo copies -> owner, the mirror). The
+ * received rows wait in rbuf (D->pend says where) for the caller to copy or add them. */
+static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec, int backward) {
   struct um_dist *D = ctx->dist;
-  const double t0 = MPI_Wtime();
-  D->t_begin = t0;
   size_t sneed = 0, rneed = 0;
   int nmsg = 0;
   for (int i = 0; i < n; i++) {
     const umd_set *S = &D->sets[dats[i]->set->index];
     const size_t row = (size_t)dats[i]->dim * dats[i]->esize;
-    sneed += (size_t)S->exp_off[S->nnb] * row;
-    rneed += (size_t)S->imp_off[S->nnb] * row;
+    sneed += (size_t)(backward ? S->imp_off : S->exp_off)[S->nnb] * row;
+    rneed += (size_t)(backward ? S->exp_off : S->imp_off)[S->nnb] * row;
     nmsg += 2 * S->nnb;
   }
   if (ensure(&D->sbuf, &D->scap, sneed + 1) || ensure(&D->rbuf, &D->rcap, rneed + 1) ||
       UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
-  D->nreqs = 0;
-  D->npend = 0;
+  D->nreqs = D->npend = 0;
   size_t so = 0, ro = 0;
   for (int i = 0; i < n; i++) {
     um_dat *d = dats[i];
     UM_CHECK(ctx, um__dat_to_host(ctx, d)); /* a device backend's values come home first */
     const umd_set *S = &D->sets[d->set->index];
     const size_t row = (size_t)d->dim * d->esize;
+    const int *soff = backward ? S->imp_off : S->exp_off, *sl = backward ? S->imp : S->exp;
+    const int *roff = backward ? S->exp_off : S->imp_off;
     for (int j = 0; j < S->nnb; j++) {
-      const int ni = S->imp_off[j + 1] - S->imp_off[j], ne = S->exp_off[j + 1] - S->exp_off[j];
-      if (ni) {
-        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)ni * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+      const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
+      if (nr) {
+        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Irecv (halo)");
         D->pend[D->npend++] = (struct pending){d, j, ro};
-        ro += (size_t)ni * row;
+        ro += (size_t)nr * row;
       }
-      if (ne) {
+      if (ns) {
         char *p = D->sbuf + so;
-        for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row) copy_row_out(d, S->exp[k], p);
-        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ne * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+        for (int k = soff[j]; k < soff[j + 1]; k++, p += row) copy_row_out(d, sl[k], p);
+        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Isend (halo)");
-        so += (size_t)ne * row;
+        so += (size_t)ns * row;
         rec->halo_messages++;
-        rec->halo_bytes += (double)ne * (double)row;
+        rec->halo_bytes += (double)ns * (double)row;
       }
     }
-    rec->halo_exchanges++;
   }
+  return UM_SUCCESS;
+}
+
+int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
+  struct um_dist *D = ctx->dist;
+  const double t0 = MPI_Wtime();
+  D->t_begin = t0;
+  UM_CHECK(ctx, post_messages(ctx, dats, n, rec, 0));
+  rec->halo_exchanges += n;
   rec->halo_seconds += MPI_Wtime() - t0;
   return UM_SUCCESS;
 }
@@ -704,46 +714,7 @@ int um__dist_zero_halo(um_context *ctx, um_dat *d) {
 int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
-  size_t sneed = 0, rneed = 0;
-  int nmsg = 0;
-  for (int i = 0; i < n; i++) { /* the mirror of the exchange: imports go back, exports come in */
-    const umd_set *S = &D->sets[dats[i]->set->index];
-    const size_t row = (size_t)dats[i]->dim * dats[i]->esize;
-    sneed += (size_t)S->imp_off[S->nnb] * row;
-    rneed += (size_t)S->exp_off[S->nnb] * row;
-    nmsg += 2 * S->nnb;
-  }
-  if (ensure(&D->sbuf, &D->scap, sneed + 1) || ensure(&D->rbuf, &D->rcap, rneed + 1) ||
-      UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory sending increments back");
-  D->nreqs = D->npend = 0;
-  size_t so = 0, ro = 0;
-  for (int i = 0; i < n; i++) {
-    um_dat *d = dats[i];
-    UM_CHECK(ctx, um__dat_to_host(ctx, d));
-    const umd_set *S = &D->sets[d->set->index];
-    const size_t row = (size_t)d->dim * d->esize;
-    for (int j = 0; j < S->nnb; j++) {
-      const int ni = S->imp_off[j + 1] - S->imp_off[j], ne = S->exp_off[j + 1] - S->exp_off[j];
-      if (ne) {
-        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)ne * row), MPI_BYTE, S->nb[j], d->index, D->comm,
-                               &D->reqs[D->nreqs++]),
-                "MPI_Irecv (increments)");
-        D->pend[D->npend++] = (struct pending){d, j, ro};
-        ro += (size_t)ne * row;
-      }
-      if (ni) {
-        char *p = D->sbuf + so;
-        for (int k = S->imp_off[j]; k < S->imp_off[j + 1]; k++, p += row) copy_row_out(d, S->imp[k], p);
-        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ni * row), MPI_BYTE, S->nb[j], d->index, D->comm,
-                               &D->reqs[D->nreqs++]),
-                "MPI_Isend (increments)");
-        so += (size_t)ni * row;
-        rec->halo_messages++;
-        rec->halo_bytes += (double)ni * (double)row;
-      }
-    }
-  }
+  UM_CHECK(ctx, post_messages(ctx, dats, n, rec, 1));
   MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (increments)");
   for (int i = 0; i < D->npend; i++) { /* in the order posted: dat by dat, neighbours by rank */
     um_dat *d = D->pend[i].d;
