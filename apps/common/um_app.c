@@ -119,7 +119,8 @@ static int distribute(um_app_run *run, const char *default_map) {
     return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
   method = partitioners[pick];
   /* increments into other ranks' elements: mpi.increments, and per loop mpi.loops.<loop>: redundant|reverse|auto */
-  static const char *const modes[] = {"redundant", "reverse", "auto"};
+  const char *const modes[] = {um_increments_name(UM_INCREMENTS_REDUNDANT), um_increments_name(UM_INCREMENTS_REVERSE),
+                               um_increments_name(UM_INCREMENTS_AUTO)};
   int mode = 0;
   if (um_config_get_choice(run->cfg, "mpi.increments", "redundant", modes, 3, &mode, err, sizeof err))
     return um_app_fail(run, UM_ERR_CONFIG, "%s", err);

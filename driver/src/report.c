@@ -257,6 +257,12 @@ void um_report_mesh_json(const um_context *ctx, FILE *f) {
   fputs("]}", f);
 }
 
+/* The share of a loop's halo exchange that overlapped its core elements. */
+static double hidden_share(const um_loop_stats *s) {
+  const double tot = s->halo_seconds + s->halo_hidden_seconds;
+  return tot > 0 ? s->halo_hidden_seconds / tot : 0;
+}
+
 void um_report_loops_json(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   int first = 1;
@@ -305,8 +311,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "seconds", s.halo_seconds, 0);
       num(f, "hidden_seconds", s.halo_hidden_seconds, 0);
       fprintf(f, "\"increments\": \"%s\", ", s.reverse_increments ? "reverse" : "redundant");
-      num(f, "hidden_share", s.halo_seconds + s.halo_hidden_seconds > 0
-                                 ? s.halo_hidden_seconds / (s.halo_seconds + s.halo_hidden_seconds) : 0, 1);
+      num(f, "hidden_share", hidden_share(&s), 1);
       fputc('}', f);
     }
     fputc('}', f);
@@ -353,10 +358,9 @@ void um_report_halos(const um_context *ctx, FILE *f) {
       fprintf(f, "%-20s %8s %10s %12s %10s %8s %10s\n", "halo of loop", "dats", "msgs/call", "KB/call", "wait (s)",
               "hidden", "increments");
     any = 1;
-    const double tot = s.halo_seconds + s.halo_hidden_seconds;
     fprintf(f, "%-20s %8ld %10.1f %12.1f %10.4f %7.0f%% %10s\n", s.name, s.halo_exchanges,
             (double)s.halo_messages / (double)s.calls, s.halo_bytes / (double)s.calls / 1024.0, s.halo_seconds,
-            tot > 0 ? 100.0 * s.halo_hidden_seconds / tot : 0.0, s.reverse_increments ? "reverse" : "redundant");
+            100.0 * hidden_share(&s), s.reverse_increments ? "reverse" : "redundant");
   }
   if (!any) fprintf(f, "(no loop exchanged halos)\n");
 }

@@ -348,7 +348,6 @@ int um_distribute(um_context *ctx, const char *primary_set, const char *partitio
  * Loops that also read the incremented dat, or write through a map otherwise
  * than INC, always run REDUNDANT. Nothing changes on one rank. */
 typedef enum { UM_INCREMENTS_REDUNDANT = 0, UM_INCREMENTS_REVERSE, UM_INCREMENTS_AUTO } um_increments;
-int um_increments_parse(const char *s, um_increments *out);
 const char *um_increments_name(um_increments m);
 int um_set_increments(um_context *ctx, um_increments mode);
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode);

@@ -211,6 +211,13 @@ static void exec_range(um_loop *loop) {
   loop->end = loop->set->size + (loop->has_conflicts ? loop->set->exec_halo : 0);
 }
 
+/* Append d to list[0..*n) unless it is there already (a dat named by several args counts once). */
+static void add_dat_once(um_dat **list, int *n, um_dat *d) {
+  for (int j = 0; j < *n; j++)
+    if (list[j] == d) return;
+  list[(*n)++] = d;
+}
+
 /* Stage 4: halos a loop reads must be current. A dat's halo is stale after a
  * loop wrote it; it is exchanged (owner -> halo copies) before a loop reads it
  * through a map, or reads it directly while running the exec halo. The choice
@@ -224,10 +231,7 @@ static void halo_list(um_context *ctx, const um_loop *loop, int reverse, um_dat 
     if (a->kind != UM_ARG_DAT || (a->acc != UM_READ && a->acc != UM_RW)) continue;
     if (!a->map && !runs_exec) continue;
     um_dat *d = a->dat;
-    if (!d->halo_stale || !um__dist_set_has_halo(ctx, d->set)) continue;
-    int seen = 0;
-    for (int j = 0; j < *n; j++) seen |= list[j] == d;
-    if (!seen) list[(*n)++] = d;
+    if (d->halo_stale && um__dist_set_has_halo(ctx, d->set)) add_dat_once(list, n, d);
   }
 }
 
@@ -236,19 +240,21 @@ static const char *const increments_names[] = {"redundant", "reverse", "auto"};
 const char *um_increments_name(um_increments m) {
   return (unsigned)m < 3 ? increments_names[m] : "unknown";
 }
-int um_increments_parse(const char *s, um_increments *out) {
-  for (int i = 0; s && i < 3; i++)
-    if (!strcmp(s, increments_names[i])) {
-      *out = (um_increments)i;
-      return UM_SUCCESS;
-    }
-  return UM_ERR_ARG;
-}
 int um_set_increments(um_context *ctx, um_increments mode) {
   if (!ctx) return UM_ERR_ARG;
   if ((unsigned)mode > UM_INCREMENTS_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "increments mode %d is unknown", (int)mode);
   ctx->increments = mode;
   return UM_SUCCESS;
+}
+
+/* The dats the loop increments through a map, each once. */
+static int inc_dats(const um_loop *loop, um_dat **inc) {
+  int n = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC) add_dat_once(inc, &n, a->dat);
+  }
+  return n;
 }
 
 /* Bytes one element of the loop reads and writes (the same number on every rank). */
@@ -278,14 +284,12 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
   }
   if (mode == UM_INCREMENTS_REVERSE) return 1;
   /* AUTO: the exec halo's work (its elements' bytes) against the halo rows sent back (zeroed, packed, added) */
-  double work = um__dist_set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop), back = 0;
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    int first = 1;
-    for (int j = 0; j < i; j++) first &= !(loop->args[j].kind == UM_ARG_DAT && loop->args[j].dat == a->dat);
-    if (a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC && first)
-      back += um__dist_set_halo_total(ctx, a->dat->set, 0) * (double)a->dat->dim * (double)a->dat->esize * 3.0;
-  }
+  const double work = um__dist_set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop);
+  um_dat *inc[UM_MAX_ARGS];
+  const int ninc = inc_dats(loop, inc);
+  double back = 0;
+  for (int i = 0; i < ninc; i++)
+    back += um__dist_set_halo_total(ctx, inc[i]->set, 0) * (double)inc[i]->dim * (double)inc[i]->esize * 3.0;
   return back < work;
 }
 
@@ -306,17 +310,9 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
 static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse) {
   if (!ctx->dist) return ctx->backend->run(ctx, ctx->bstate, loop);
   um_dat *inc[UM_MAX_ARGS];
-  int ninc = 0;
-  if (reverse) { /* owned elements only; the halo copies of the incremented dats start from zero */
-    loop->end = loop->set->size;
-    for (int i = 0; i < loop->nargs; i++) {
-      const um_arg *a = &loop->args[i];
-      int seen = 0;
-      for (int j = 0; j < ninc; j++) seen |= inc[j] == a->dat;
-      if (a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC && !seen) inc[ninc++] = a->dat;
-    }
-    for (int i = 0; i < ninc; i++) UM_CHECK(ctx, um__dist_zero_halo(ctx, inc[i]));
-  }
+  const int ninc = reverse ? inc_dats(loop, inc) : 0;
+  for (int i = 0; i < ninc; i++) /* reverse: the halo copies of the incremented dats start from zero */
+    UM_CHECK(ctx, um__dist_zero_halo(ctx, inc[i]));
   const um_set *s = loop->set;
   const int end = loop->end, owned = s->size < end ? s->size : end;
   const int ranges = ctx->backend->ranges;
@@ -449,7 +445,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   int nx = 0;
   const int reverse = use_reverse(ctx, &loop, rec);
   rec->last_reverse = reverse;
-  if (reverse) loop.end = loop.set->size;
+  if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
   const double t0 = um_wtime();

@@ -21,6 +21,16 @@
 #include "partition.h"
 #include "../util/array.h"
 
+/* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
+ * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */
+static int launcher_ranks(void) {
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v) v = getenv("PMI_SIZE");
+  if (!v) v = getenv("PMIX_SIZE");
+  if (v) return atoi(v) > 0 ? atoi(v) : 1;
+  return getenv("PMIX_RANK") ? 1 : 0;
+}
+
 #ifdef UM_HAVE_MPI
 #include <mpi.h>
 #include <metis.h>
@@ -80,8 +90,7 @@ static int mpi_up(void) {
 }
 
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
-  const int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
-  if (under_mpirun && !mpi_up()) {
+  if (launcher_ranks() > 0 && !mpi_up()) {
     int init = 0;
     MPI_Initialized(&init);
     if (!init && MPI_Init(argc, argv) != MPI_SUCCESS) return UM_ERR_BACKEND;
@@ -155,6 +164,19 @@ static int default_primary(const um_context *ctx) {
   return best >= 0 ? best : 0;
 }
 
+/* The largest part's size, and how many parts are empty (-1 out of memory). */
+static int largest_part(int n, const int *part, int nranks, int *empty) {
+  int *cnt = calloc((size_t)nranks, sizeof *cnt), mx = 0;
+  *empty = cnt ? 0 : -1;
+  for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
+  for (int q = 0; cnt && q < nranks; q++) {
+    mx = cnt[q] > mx ? cnt[q] : mx;
+    *empty += cnt[q] == 0;
+  }
+  free(cnt);
+  return mx;
+}
+
 /* METIS k-way of the primary set's graph (rank 0); falls back to blocks with a note. */
 static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part,
                               um_partition_info *info) {
@@ -173,10 +195,8 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
     int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL, options,
                                 &objval, (idx_t *)part);
     if (r == METIS_OK) {
-      int *cnt = calloc((size_t)nranks, sizeof *cnt), empty = 0;
-      for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
-      for (int q = 0; cnt && q < nranks; q++) empty += cnt[q] == 0;
-      free(cnt);
+      int empty = 0;
+      largest_part(n, part, nranks, &empty);
       if (empty)
         snprintf(info->note, sizeof info->note,
                  "METIS left %d of %d parts empty; fell back to the block partitioner", empty, nranks);
@@ -227,10 +247,8 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
     }
     free(comp), free(stack), free(ncomp);
   }
-  int *cnt = calloc((size_t)nranks, sizeof *cnt), mx = 0;
-  for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
-  for (int q = 0; cnt && q < nranks; q++) mx = cnt[q] > mx ? cnt[q] : mx;
-  free(cnt);
+  int empty = 0;
+  const int mx = largest_part(n, part, nranks, &empty);
   info->imbalance = n ? (double)mx * nranks / n : 1.0;
   free(xadj);
   free(adj);
@@ -283,17 +301,8 @@ static int migrate_dat(um_context *ctx, um_dat *d, const umd_layout *L) {
   um_dat tmp = *d;
   tmp.data = nd;
   tmp.rows = rows;
-  char rowbuf[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
-  char *rb = row <= sizeof rowbuf ? rowbuf : malloc(row);
-  if (!rb) {
-    free(nd);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
-  }
-  for (int i = 0; i < total; i++) {
-    copy_row_out(d, L->l2g[i], rb);
-    copy_row_in(&tmp, i, rb);
-  }
-  if (rb != rowbuf) free(rb);
+  for (int i = 0; i < total; i++)
+    for (int c = 0; c < d->dim; c++) memcpy(elem_ptr(&tmp, i, c), elem_ptr(d, L->l2g[i], c), d->esize);
   free(d->data);
   d->data = nd;
   d->rows = rows;
@@ -700,13 +709,8 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
 int um__dist_zero_halo(um_context *ctx, um_dat *d) {
   UM_CHECK(ctx, um__dat_to_host(ctx, d));
   const umd_set *S = &ctx->dist->sets[d->set->index];
-  const size_t row = (size_t)d->dim * d->esize;
-  char zero[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
-  char *z = row <= sizeof zero ? zero : calloc(1, row);
-  if (!z) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  memset(z, 0, row <= sizeof zero ? row : 0);
-  for (int i = d->set->size; i < S->total; i++) copy_row_in(d, i, z);
-  if (z != zero) free(z);
+  for (int i = d->set->size; i < S->total; i++)
+    for (int c = 0; c < d->dim; c++) memset(elem_ptr(d, i, c), 0, d->esize);
   um__dat_host_changed(d);
   return UM_SUCCESS;
 }
@@ -722,15 +726,8 @@ int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *r
     const size_t row = (size_t)d->dim * d->esize;
     const char *p = D->rbuf + D->pend[i].off;
     const int j = D->pend[i].j;
-    char mine[UM_MAX_SCRATCH_DIM * sizeof(double) * 4];
-    char *m = row <= sizeof mine ? mine : malloc(row);
-    if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-    for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row) {
-      copy_row_out(d, S->exp[k], m);
-      um__combine(m, p, d->dim, d->type, UM_INC);
-      copy_row_in(d, S->exp[k], m);
-    }
-    if (m != mine) free(m);
+    for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row)
+      for (int c = 0; c < d->dim; c++) um__combine(elem_ptr(d, S->exp[k], c), p + (size_t)c * d->esize, 1, d->type, UM_INC);
     um__dat_host_changed(d);
   }
   D->nreqs = D->npend = 0;
@@ -820,7 +817,6 @@ int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
 }
 
 int um__dist_fill(um_context *ctx, um_dat *d, const void *in) {
-  (void)ctx;
   const umd_set *S = &ctx->dist->sets[d->set->index];
   const size_t row = (size_t)d->dim * d->esize;
   for (int i = 0; i < S->total; i++) copy_row_in(d, i, (const char *)in + (size_t)S->l2g[i] * row);
@@ -933,12 +929,7 @@ int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out) {
 #endif
 
 /* Launched by mpirun (Open MPI, MPICH, PMIx) with more than one rank: known without MPI itself. */
-int um_mpi_launched(void) {
-  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-  if (!v) v = getenv("PMI_SIZE");
-  if (!v) v = getenv("PMIX_SIZE");
-  return v && atoi(v) > 1;
-}
+int um_mpi_launched(void) { return launcher_ranks() > 1; }
 
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
   if (!ctx || !m || (!out && bytes)) return UM_ERR_ARG;
