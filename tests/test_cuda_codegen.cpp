@@ -686,6 +686,25 @@ TEST(CudaJitCache, HitsCorruptAndStaleEntries) {
   for (umj_result *r : {&r1, &r2, &r3, &r4}) umj_result_free(r);
 }
 
+TEST(CudaHalo, RowKernelsCompileForEveryArchitectureWithEveryEntryPoint) {
+  // the kernels that pack and unpack halo rows on the GPU (distributed runs): each name the backend looks up
+  // is an entry of the module, and the 8-byte copies move 64-bit words (no value split in two)
+  const char *names[] = UMC_HALO_KERNEL_NAMES;
+  for (int arch : archs()) {
+    umj_request rq = request(std::string(), umc_halo_source(), arch);
+    rq.ptx = 1;
+    umj_result r;
+    char err[2048] = "";
+    ASSERT_EQ(umj_compile(&rq, &r, err, sizeof err), UM_SUCCESS) << "sm_" << arch << ": " << err;
+    const std::string ptx((const char *)r.image);
+    for (int k = 0; k < UMC_HALO_KERNELS; k++)
+      EXPECT_TRUE(has(ptx, std::string(".entry ") + names[k])) << "sm_" << arch << ": no entry " << names[k];
+    EXPECT_TRUE(has(ptx, "ld.global.nc.u64") || has(ptx, "ld.global.u64")) << ptx;
+    EXPECT_TRUE(has(ptx, "add.f64") || has(ptx, "add.rn.f64")) << "um_rows_add_d adds doubles";
+    umj_result_free(&r);
+  }
+}
+
 TEST(CudaJitCache, FmaOffIsItsOwnModuleWithoutFusedMultiplyAdds) {
   // cuda.fma=0 compiles with --fmad=false: a*b+c stays a rounded multiply and an add (as on the host)
   TempDir dir;

@@ -3,6 +3,7 @@
 // distributed over the ranks, runs the same loops on both and compares what the app sees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -11,9 +12,141 @@
 
 #include "airfoil.h"
 #include "test_kernels.h"
+#include "um/backend.h"
 #include "um/um.h"
 
+extern "C" const um_backend_def um_backend_seq;
+
 namespace {
+
+// ---- a device in host memory: the halo path of device backends, checked without a GPU ----
+// "shadow" keeps each dat's current copy in its own buffer (the "device"), runs loops with the
+// seq backend on a copy it brings to the host, and then fills the host copy with 0xff bytes
+// (NaN, -1): any code that reads a dat's host copy without asking the backend for it, or
+// writes it and lets the device copy win, gives wrong answers. Halo rows move through its
+// rows_out / rows_in / rows_zero, with host_alloc buffers, as on the CUDA backend.
+struct ShadowState {
+  long rows_out = 0, rows_in = 0, rows_zero = 0, uploads = 0;
+};
+ShadowState shadow_last;  // the counts of the context finalized last
+
+std::vector<char> &dev_of(um_dat *d) {
+  auto *v = (std::vector<char> *)um_dat_backend_data(d);
+  if (!v) {
+    v = new std::vector<char>(um_dat_bytes(d));
+    um_dat_set_backend_data(d, v);
+  }
+  return *v;
+}
+void upload(ShadowState *S, um_dat *d) {
+  std::vector<char> &v = dev_of(d);
+  if (um_dat_valid(d) & UM_VALID_DEVICE) return;
+  memcpy(v.data(), um_dat_host_data(d), v.size());
+  um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
+  S->uploads++;
+}
+void device_only(um_dat *d) {
+  memset(um_dat_host_data(d), 0xff, um_dat_bytes(d));
+  um_dat_set_valid(d, UM_VALID_DEVICE);
+}
+// value c of row r in the device copy
+char *at(um_dat *d, int r, int c) {
+  const size_t es = um_type_size(um_dat_type(d)), dim = (size_t)um_dat_dim(d), rows = um_dat_bytes(d) / (dim * es);
+  const size_t i = um_dat_storage_layout(d) == UM_SOA ? (size_t)c * rows + (size_t)r : (size_t)r * dim + (size_t)c;
+  return dev_of(d).data() + i * es;
+}
+
+int shadow_init(um_context *, void **state) {
+  *state = new ShadowState;
+  return UM_SUCCESS;
+}
+void shadow_finalize(um_context *ctx, void *state) {
+  for (int i = 0; i < um_dat_count(ctx); i++) {
+    um_dat *d = um_dat_at(ctx, i);
+    delete (std::vector<char> *)um_dat_backend_data(d);
+    um_dat_set_backend_data(d, nullptr);
+  }
+  shadow_last = *(ShadowState *)state;
+  delete (ShadowState *)state;
+}
+int shadow_run(um_context *ctx, void *state, um_loop *loop) {
+  std::vector<um_dat *> ds;
+  for (int i = 0; i < loop->nargs; i++)
+    if (loop->args[i].kind == UM_ARG_DAT && std::find(ds.begin(), ds.end(), loop->args[i].dat) == ds.end())
+      ds.push_back(loop->args[i].dat);
+  for (um_dat *d : ds) {
+    upload((ShadowState *)state, d);
+    memcpy(um_dat_host_data(d), dev_of(d).data(), um_dat_bytes(d));
+  }
+  const int rc = um_backend_seq.run(ctx, nullptr, loop);
+  for (um_dat *d : ds) {
+    memcpy(dev_of(d).data(), um_dat_host_data(d), um_dat_bytes(d));
+    device_only(d);
+  }
+  return rc;
+}
+int shadow_to_host(um_context *, void *, um_dat *d) {
+  memcpy(um_dat_host_data(d), dev_of(d).data(), um_dat_bytes(d));
+  return UM_SUCCESS;
+}
+int shadow_rows_out(um_context *, void *state, um_dat *d, const int *rows, int n, void *out) {
+  upload((ShadowState *)state, d);
+  const size_t es = um_type_size(um_dat_type(d));
+  char *o = (char *)out;
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < um_dat_dim(d); c++, o += es) memcpy(o, at(d, rows[k], c), es);
+  ((ShadowState *)state)->rows_out++;
+  return UM_SUCCESS;
+}
+int shadow_rows_in(um_context *, void *state, um_dat *d, const int *rows, int n, const void *in, int add) {
+  upload((ShadowState *)state, d);
+  const size_t es = um_type_size(um_dat_type(d));
+  const char *p = (const char *)in;
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < um_dat_dim(d); c++, p += es) {
+      char *t = at(d, rows[k], c);
+      if (!add) memcpy(t, p, es);
+      else if (um_dat_type(d) == UM_DOUBLE) *(double *)t += *(const double *)p;
+      else if (um_dat_type(d) == UM_FLOAT) *(float *)t += *(const float *)p;
+      else *(int *)t += *(const int *)p;
+    }
+  device_only(d);
+  ((ShadowState *)state)->rows_in++;
+  return UM_SUCCESS;
+}
+int shadow_rows_zero(um_context *, void *state, um_dat *d, int begin, int end) {
+  upload((ShadowState *)state, d);
+  for (int r = begin; r < end; r++)
+    for (int c = 0; c < um_dat_dim(d); c++) memset(at(d, r, c), 0, um_type_size(um_dat_type(d)));
+  device_only(d);
+  ((ShadowState *)state)->rows_zero++;
+  return UM_SUCCESS;
+}
+void *shadow_host_alloc(um_context *, void *, size_t bytes) { return malloc(bytes); }
+void shadow_host_free(void *p) { free(p); }
+
+um_backend_def make_shadow() {
+  um_backend_def b;
+  memset(&b, 0, sizeof b);
+  b.name = "shadow";
+  b.priority = -100;
+  b.ranges = 1;
+  b.description = "a device in host memory (tests)";
+  b.init = shadow_init;
+  b.finalize = shadow_finalize;
+  b.strategy = um_backend_seq.strategy;
+  b.run = shadow_run;
+  b.dat_to_host = shadow_to_host;
+  b.rows_out = shadow_rows_out;
+  b.rows_in = shadow_rows_in;
+  b.rows_zero = shadow_rows_zero;
+  b.host_alloc = shadow_host_alloc;
+  b.host_free = shadow_host_free;
+  return b;
+}
+const um_backend_def shadow_backend = make_shadow();
+const um_backend_def *const shadow_list[1] = {&shadow_backend};
+bool is_shadow(const char *backend) { return !strncmp(backend, "shadow", 6); }
 
 struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
   int N, nnode, ncell, nedge;
@@ -41,6 +174,12 @@ struct Mesh {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
+    if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"
+      o.backend = "shadow";
+      o.extra_backends = shadow_list;
+      o.nextra_backends = 1;
+      if (strstr(backend, "soa")) o.layout = UM_SOA;
+    }
     o.block_size = 16;
     o.parallel_threshold = 0;
     ASSERT_EQ(um_init(&ctx, &o), 0);
@@ -107,7 +246,7 @@ class Distributed
 TEST_P(Distributed, LoopsMatchOneProcess) {
   const char *backend = std::get<0>(GetParam()), *partitioner = std::get<1>(GetParam());
   const um_increments incs = std::get<2>(GetParam());
-  if (!um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
+  if (!is_shadow(backend) && !um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
   Grid g(9);
   Mesh one, dist;
   one.build(g, backend, false, partitioner);
@@ -149,10 +288,17 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
   ASSERT_EQ(um_dat_update(dist.ctx, dist.u, v.data(), v.size() * sizeof(double)), 0);
   ASSERT_EQ(um_dat_fetch(dist.ctx, dist.u, back.data(), back.size() * sizeof(double)), 0);
   EXPECT_EQ(back, v);
+  if (is_shadow(backend) && um_mpi_size() > 1) {  // the halos moved on the "device", none through whole dats
+    um_finalize(&dist.ctx);
+    EXPECT_GT(shadow_last.rows_out, 0);
+    EXPECT_GT(shadow_last.rows_in, 0);
+    if (incs == UM_INCREMENTS_REVERSE) EXPECT_GT(shadow_last.rows_zero, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
-                         ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
+                         ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
+                                            ::testing::Values("metis", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 

@@ -76,6 +76,22 @@ typedef struct um_backend_def {
    * copy current (core then marks it valid), and a constant changed. */
   int (*dat_to_host)(um_context *ctx, void *state, um_dat *d);
   int (*const_changed)(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
+  /* Halo rows on the device, for distributed runs (all may be NULL: the host
+   * copies are exchanged then). Used for a dat whose device copy is valid; each
+   * call only queues its work, and `sync` waits for it.
+   *   rows_out   rows[0..n) of d, packed as n rows of dim values (AoS) into
+   *              `out`, a buffer from host_alloc;
+   *   rows_in    n packed rows from `in` (a host_alloc buffer) copied (add 0)
+   *              or added (add 1) into rows[0..n) of d, which are distinct;
+   *   rows_zero  rows [begin, end) of d set to zero;
+   *   host_alloc / host_free  buffers the device reads and writes directly
+   *              (pinned, mapped); host_free needs no state (it may run after
+   *              finalize). The row lists stay valid as long as the context. */
+  int (*rows_out)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out);
+  int (*rows_in)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add);
+  int (*rows_zero)(um_context *ctx, void *state, um_dat *d, int begin, int end);
+  void *(*host_alloc)(um_context *ctx, void *state, size_t bytes);
+  void (*host_free)(void *p);
   /* A one-line description of the device (um_context_device); may be NULL */
   const char *(*device)(const um_context *ctx, void *state);
   /* The device's facts for um_context_device_info; may be NULL (host backends) */

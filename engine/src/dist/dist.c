@@ -55,6 +55,7 @@ struct um_dist {
   /* the exchange in flight */
   char *sbuf, *rbuf;
   size_t scap, rcap;
+  void (*hfree)(void *); /* how sbuf and rbuf are freed: a device backend's pinned memory, or free() */
   MPI_Request *reqs;
   int nreqs, capreqs;
   struct pending {
@@ -264,7 +265,9 @@ void um__dist_free(um_context *ctx) {
   if (!D) return;
   for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
   free(D->sets);
-  free(D->sbuf), free(D->rbuf), free(D->reqs), free(D->pend);
+  void (*hf)(void *) = D->hfree ? D->hfree : free;
+  hf(D->sbuf), hf(D->rbuf);
+  free(D->reqs), free(D->pend);
   free(D);
   ctx->dist = NULL;
 }
@@ -614,15 +617,42 @@ int um__dist_set_has_halo(const um_context *ctx, const um_set *s) {
 
 /* ---- the halo exchange ------------------------------------------------------------------- */
 
-static int ensure(char **buf, size_t *cap, size_t need) {
+/* The message buffers: pinned host memory the device reads and writes when the backend has
+ * device halo rows (no copy of a whole dat), else malloc'ed. Contents need not survive growth. */
+static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
+  struct um_dist *D = ctx->dist;
   if (need <= *cap) return 0;
   size_t nc = *cap ? *cap : 4096;
   while (nc < need) nc *= 2;
-  char *p = realloc(*buf, nc);
+  const um_backend_def *B = ctx->backend;
+  const int dev = B && B->host_alloc && B->host_free;
+  char *p = dev ? B->host_alloc(ctx, ctx->bstate, nc) : malloc(nc);
   if (!p) return -1;
+  if (*buf) (D->hfree ? D->hfree : free)(*buf);
+  D->hfree = dev ? B->host_free : NULL;
   *buf = p;
   *cap = nc;
   return 0;
+}
+
+/* 1 when halo rows move on the device (the backend keeps dats there and packs their rows):
+ * the device copy is brought up to date first if it is not, so no whole dat is copied. */
+static int on_device(const um_context *ctx) {
+  const um_backend_def *B = ctx->backend;
+  return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
+}
+
+/* After rows of d changed where on_device says: that copy alone is current. */
+static void rows_changed(um_dat *d, int dev) {
+  if (dev) um_dat_set_valid(d, UM_VALID_DEVICE);
+  else um__dat_host_changed(d);
+}
+
+/* The device's queued work is done (packed rows are in the send buffer; the receive buffer may
+ * be written again). */
+static int device_wait(um_context *ctx) {
+  if (ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  return UM_SUCCESS;
 }
 
 /* Post the messages of n dats: forward (owner -> halo copies: each neighbour's export rows sent, its
@@ -630,6 +660,7 @@ static int ensure(char **buf, size_t *cap, size_t need) {
  * received rows wait in rbuf (D->pend says where) for the caller to copy or add them. */
 static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec, int backward) {
   struct um_dist *D = ctx->dist;
+  const int dev = on_device(ctx);
   size_t sneed = 0, rneed = 0;
   int nmsg = 0;
   for (int i = 0; i < n; i++) {
@@ -639,17 +670,36 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     rneed += (size_t)(backward ? S->exp_off : S->imp_off)[S->nnb] * row;
     nmsg += 2 * S->nnb;
   }
-  if (ensure(&D->sbuf, &D->scap, sneed + 1) || ensure(&D->rbuf, &D->rcap, rneed + 1) ||
+  if (dev) UM_CHECK(ctx, device_wait(ctx)); /* the device may still read the last received rows */
+  if (ensure(ctx, &D->sbuf, &D->scap, sneed + 1) || ensure(ctx, &D->rbuf, &D->rcap, rneed + 1) ||
       UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
-  D->nreqs = D->npend = 0;
-  size_t so = 0, ro = 0;
+  /* pack: each dat's rows for all its neighbours, contiguous in neighbour order */
+  size_t so = 0;
   for (int i = 0; i < n; i++) {
     um_dat *d = dats[i];
-    UM_CHECK(ctx, um__dat_to_host(ctx, d)); /* a device backend's values come home first */
     const umd_set *S = &D->sets[d->set->index];
     const size_t row = (size_t)d->dim * d->esize;
     const int *soff = backward ? S->imp_off : S->exp_off, *sl = backward ? S->imp : S->exp;
+    const int ns = soff[S->nnb] - soff[0];
+    if (dev && ns) {
+      UM_CHECK(ctx, ctx->backend->rows_out(ctx, ctx->bstate, d, sl + soff[0], ns, D->sbuf + so));
+    } else if (ns) {
+      UM_CHECK(ctx, um__dat_to_host(ctx, d));
+      char *p = D->sbuf + so;
+      for (int k = soff[0]; k < soff[S->nnb]; k++, p += row) copy_row_out(d, sl[k], p);
+    }
+    so += (size_t)ns * row;
+  }
+  if (dev) UM_CHECK(ctx, device_wait(ctx));
+  D->nreqs = D->npend = 0;
+  so = 0;
+  size_t ro = 0;
+  for (int i = 0; i < n; i++) {
+    um_dat *d = dats[i];
+    const umd_set *S = &D->sets[d->set->index];
+    const size_t row = (size_t)d->dim * d->esize;
+    const int *soff = backward ? S->imp_off : S->exp_off;
     const int *roff = backward ? S->exp_off : S->imp_off;
     for (int j = 0; j < S->nnb; j++) {
       const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
@@ -661,8 +711,6 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
         ro += (size_t)nr * row;
       }
       if (ns) {
-        char *p = D->sbuf + so;
-        for (int k = soff[j]; k < soff[j + 1]; k++, p += row) copy_row_out(d, sl[k], p);
         MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Isend (halo)");
@@ -685,21 +733,45 @@ int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop
   return UM_SUCCESS;
 }
 
-int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
+/* The received rows into their dat (forward: copied into the halo copies; backward: added into
+ * the owned rows, in the order posted: dat by dat, neighbours by rank, so sums do not depend on
+ * arrival). On the device the copies and sums are queued on its stream, in that order. */
+static int unpack(um_context *ctx, int backward) {
   struct um_dist *D = ctx->dist;
-  const double t0 = MPI_Wtime();
-  if (hidden) rec->halo_hidden += t0 - D->t_begin;
-  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+  const int dev = on_device(ctx);
   for (int i = 0; i < D->npend; i++) {
     um_dat *d = D->pend[i].d;
     const umd_set *S = &D->sets[d->set->index];
     const size_t row = (size_t)d->dim * d->esize;
     const char *p = D->rbuf + D->pend[i].off;
     const int j = D->pend[i].j;
-    for (int k = S->imp_off[j]; k < S->imp_off[j + 1]; k++, p += row) copy_row_in(d, S->imp[k], p);
-    um__dat_host_changed(d);
+    const int *off = backward ? S->exp_off : S->imp_off, *rows = (backward ? S->exp : S->imp) + off[j];
+    const int nr = off[j + 1] - off[j];
+    if (dev) {
+      UM_CHECK(ctx, ctx->backend->rows_in(ctx, ctx->bstate, d, rows, nr, p, backward));
+    } else {
+      UM_CHECK(ctx, um__dat_to_host(ctx, d));
+      for (int k = 0; k < nr; k++, p += row) {
+        if (!backward) {
+          copy_row_in(d, rows[k], p);
+          continue;
+        }
+        for (int c = 0; c < d->dim; c++)
+          um__combine(elem_ptr(d, rows[k], c), p + (size_t)c * d->esize, 1, d->type, UM_INC);
+      }
+    }
+    rows_changed(d, dev);
   }
   D->nreqs = D->npend = 0;
+  return UM_SUCCESS;
+}
+
+int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
+  struct um_dist *D = ctx->dist;
+  const double t0 = MPI_Wtime();
+  if (hidden) rec->halo_hidden += t0 - D->t_begin;
+  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+  UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;
   return UM_SUCCESS;
 }
@@ -707,8 +779,13 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
 /* ---- reverse increments (PetscSF's Reduce) -------------------------------------------------- */
 
 int um__dist_zero_halo(um_context *ctx, um_dat *d) {
-  UM_CHECK(ctx, um__dat_to_host(ctx, d));
   const umd_set *S = &ctx->dist->sets[d->set->index];
+  if (on_device(ctx)) {
+    UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, d->set->size, S->total));
+    rows_changed(d, 1);
+    return UM_SUCCESS;
+  }
+  UM_CHECK(ctx, um__dat_to_host(ctx, d));
   for (int i = d->set->size; i < S->total; i++)
     for (int c = 0; c < d->dim; c++) memset(elem_ptr(d, i, c), 0, d->esize);
   um__dat_host_changed(d);
@@ -720,17 +797,7 @@ int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *r
   const double t0 = MPI_Wtime();
   UM_CHECK(ctx, post_messages(ctx, dats, n, rec, 1));
   MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (increments)");
-  for (int i = 0; i < D->npend; i++) { /* in the order posted: dat by dat, neighbours by rank */
-    um_dat *d = D->pend[i].d;
-    const umd_set *S = &D->sets[d->set->index];
-    const size_t row = (size_t)d->dim * d->esize;
-    const char *p = D->rbuf + D->pend[i].off;
-    const int j = D->pend[i].j;
-    for (int k = S->exp_off[j]; k < S->exp_off[j + 1]; k++, p += row)
-      for (int c = 0; c < d->dim; c++) um__combine(elem_ptr(d, S->exp[k], c), p + (size_t)c * d->esize, 1, d->type, UM_INC);
-    um__dat_host_changed(d);
-  }
-  D->nreqs = D->npend = 0;
+  UM_CHECK(ctx, unpack(ctx, 1));
   rec->halo_seconds += MPI_Wtime() - t0;
   return UM_SUCCESS;
 }

@@ -722,3 +722,28 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   *source = buf.s;
   return UM_SUCCESS;
 }
+
+/* ---- halo rows (distributed runs; the backend's halo.c runs them) ----
+ * One thread per value: row k of the list, component c. `stride` is the SoA
+ * column length in values (0: AoS). */
+static const char halo_source[] =
+    "#define UM_HALO(name, T, body)                                                              \\\n"
+    "  extern \"C\" __global__ void name(T *__restrict__ d, T *__restrict__ buf,                   \\\n"
+    "                                    const int *__restrict__ rows, int n, int dim,              \\\n"
+    "                                    long long stride) {                                        \\\n"
+    "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;                       \\\n"
+    "    if (t >= (long long)n * dim) return;                                                       \\\n"
+    "    const int k = (int)(t / dim), c = (int)(t - (long long)k * dim);                           \\\n"
+    "    const size_t i = stride ? (size_t)c * (size_t)stride + (size_t)rows[k]                      \\\n"
+    "                            : (size_t)rows[k] * (size_t)dim + (size_t)c;                        \\\n"
+    "    body;                                                                                      \\\n"
+    "  }\n"
+    "UM_HALO(um_rows_out4, unsigned int, buf[t] = d[i])\n"
+    "UM_HALO(um_rows_out8, unsigned long long, buf[t] = d[i])\n"
+    "UM_HALO(um_rows_in4, unsigned int, d[i] = buf[t])\n"
+    "UM_HALO(um_rows_in8, unsigned long long, d[i] = buf[t])\n"
+    "UM_HALO(um_rows_add_d, double, d[i] += buf[t])\n"
+    "UM_HALO(um_rows_add_f, float, d[i] += buf[t])\n"
+    "UM_HALO(um_rows_add_i, int, d[i] += buf[t])\n";
+
+const char *umc_halo_source(void) { return halo_source; }

@@ -176,6 +176,18 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
 const char *umc_exec_name(umc_exec e);
 const char *umc_pass_name(umc_pass p);
 
+/* The kernels that pack and unpack halo rows (distributed runs): one thread per
+ * value; arguments (T *dat, T *buffer, const int *rows, int n, int dim,
+ * long long soa_stride, 0 for AoS). OUT: buffer[k*dim+c] = row rows[k] of the
+ * dat; IN: the reverse; ADD: the reverse, added (by type). */
+typedef enum {
+  UMC_HALO_OUT4, UMC_HALO_OUT8, UMC_HALO_IN4, UMC_HALO_IN8, UMC_HALO_ADD_D, UMC_HALO_ADD_F, UMC_HALO_ADD_I,
+  UMC_HALO_KERNELS
+} umc_halo_kernel;
+#define UMC_HALO_KERNEL_NAMES                                                                             \
+  {"um_rows_out4", "um_rows_out8", "um_rows_in4", "um_rows_in8", "um_rows_add_d", "um_rows_add_f", "um_rows_add_i"}
+const char *umc_halo_source(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,6 +90,7 @@ static void cu_finalize(um_context *ctx, void *state) {
   cudaGetLastError();
   for (int i = 0; i < S->nkerns; i++) cu_kern_free(S->kerns[i]);
   free(S->kerns);
+  cu_halo_free(S);
   for (int i = 0; i < S->nmaps; i++) cudaFree(S->maps[i].d);
   free(S->maps);
   for (int i = 0; i < um_dat_count(ctx); i++) {
@@ -135,6 +136,7 @@ static const char *const cu_counters[] = {"compile_seconds", "modules", "modules
 const um_backend_def um_backend_cuda = {
     .name = "cuda",
     .priority = 30,
+    .ranges = 1,
     .description = "NVIDIA GPUs: kernels generated per loop, compiled with NVRTC",
     .available = cu_available,
     .options = cu_options,
@@ -145,6 +147,11 @@ const um_backend_def um_backend_cuda = {
     .run = cu_run,
     .sync = cu_sync,
     .dat_to_host = cu_dat_to_host,
+    .rows_out = cu_rows_out,
+    .rows_in = cu_rows_in,
+    .rows_zero = cu_rows_zero,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
     .const_changed = cu_const_changed,
     .device = cu_device,
     .device_info = cu_device_info,

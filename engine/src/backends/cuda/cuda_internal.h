@@ -6,6 +6,7 @@
  *   codegen_api.c   um/cuda.h: generating and compiling a loop's kernel without a GPU
  *   launch.c        running a loop
  *   timing.c        CUDA events, synchronisation, the copy benchmark
+ *   halo.c          halo rows packed and unpacked on the GPU (distributed runs)
  */
 #ifndef UM_CUDA_INTERNAL_H
 #define UM_CUDA_INTERNAL_H
@@ -96,7 +97,8 @@ typedef struct {
   int nlaunch;
   cu_launch *launch;
   int nparts;
-  /* plan-derived device arrays */
+  /* plan-derived device arrays; hierarchical plans of a range [base, ...) index perm and loc from 0 */
+  int base;
   void *perm, *blocks, *boff, *coff, *cols;
   void *toff[UM_MAX_ARGS], *tgt[UM_MAX_ARGS], *loc[UM_MAX_ARGS];
   /* reductions: partial rows (device) and results (mapped host memory) */
@@ -133,6 +135,15 @@ typedef struct {
   cudaEvent_t *free_events;
   int nfree, capfree;
   double copy_gbs;
+  /* distributed halos (halo.c): the kernels, and the row lists on the device */
+  cudaLibrary_t halo_lib;
+  cudaKernel_t halo_k[UMC_HALO_KERNELS];
+  struct {
+    const int *h;
+    int n;
+    void *d;
+  } *lists;
+  int nlists, caplists;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
 } cu_state;
 
@@ -181,6 +192,13 @@ void cu_kern_free(cu_kern *k);
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out);
 /* launch.c */
 int cu_run(um_context *ctx, void *state, um_loop *loop);
+/* halo.c */
+int cu_rows_out(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out);
+int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add);
+int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end);
+void *cu_host_alloc(um_context *ctx, void *state, size_t bytes);
+void cu_host_free(void *p);
+void cu_halo_free(cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);

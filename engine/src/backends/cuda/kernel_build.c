@@ -266,7 +266,21 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
   } else {
     UM_CHECK(ctx, cu_upload(ctx, &k->blocks, p->block_order, (size_t)nb * sizeof(int), "block map", loop->name));
   }
-  UM_CHECK(ctx, cu_upload(ctx, &k->boff, p->block_offset, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name));
+  /* a range [begin, end) of the set: the kernel's elements are absolute (block offsets shifted by begin), the
+   * per-element plan arrays (thread order, local indices) relative, reached through pointers shifted back by
+   * begin (fill_params) */
+  k->base = loop->begin;
+  if (loop->begin) {
+    int *boff = malloc(((size_t)nb + 1) * sizeof(int));
+    if (!boff) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    for (int b = 0; b <= nb; b++) boff[b] = p->block_offset[b] + loop->begin;
+    int rc = cu_upload(ctx, &k->boff, boff, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name);
+    free(boff);
+    UM_CHECK(ctx, rc);
+  } else {
+    UM_CHECK(ctx, cu_upload(ctx, &k->boff, p->block_offset, ((size_t)nb + 1) * sizeof(int), "block offsets",
+                            loop->name));
+  }
   if (D->colour_loop) {
     /* per block: threads sorted by thread colour, and where each colour starts */
     size_t ncols = 0;
@@ -395,7 +409,7 @@ static int build_global(um_context *ctx, um_loop *loop, cu_kern *k) {
     part += l->grid;
   }
   k->nparts = part;
-  for (int e = 0; e < n; e++) perm[count[p->thread_colour[e]]++] = e; /* ascending within a colour */
+  for (int e = 0; e < n; e++) perm[count[p->thread_colour[e]]++] = loop->begin + e; /* ascending within a colour */
   int rc = cu_upload(ctx, &k->perm, perm, (size_t)n * sizeof(int), "element colouring", loop->name);
   free(count);
   free(perm);

@@ -13,6 +13,12 @@
 static void put_ptr(unsigned char *buf, int off, const void *p) { memcpy(buf + off, &p, sizeof p); }
 static void put_int(unsigned char *buf, int off, int v) { memcpy(buf + off, &v, sizeof v); }
 
+/* A per-element plan array of a range starting at base, as the kernel indexes it: by absolute element. The
+ * address is only ever used with an index of at least base. */
+static const void *shifted(const void *p, int base, int is_short) {
+  return (const void *)((uintptr_t)p - (uintptr_t)base * (is_short ? sizeof(short) : sizeof(int)));
+}
+
 static int fill_params(um_context *ctx, const um_loop *loop, cu_kern *k) {
   const umc_decisions *D = &k->D;
   for (int f = 0; f < D->nfields; f++) {
@@ -26,14 +32,14 @@ static int fill_params(um_context *ctx, const um_loop *loop, cu_kern *k) {
       put_ptr(b, F->offset, d);
       break;
     }
-    case UMC_F_PERM: put_ptr(b, F->offset, k->perm); break;
+    case UMC_F_PERM: put_ptr(b, F->offset, shifted(k->perm, k->base, D->perm_short)); break;
     case UMC_F_BLOCKS: put_ptr(b, F->offset, k->blocks); break;
     case UMC_F_BOFF: put_ptr(b, F->offset, k->boff); break;
     case UMC_F_COFF: put_ptr(b, F->offset, k->coff); break;
     case UMC_F_COLS: put_ptr(b, F->offset, k->cols); break;
     case UMC_F_TOFF: put_ptr(b, F->offset, k->toff[F->slot]); break;
     case UMC_F_TGT: put_ptr(b, F->offset, k->tgt[F->slot]); break;
-    case UMC_F_LOC: put_ptr(b, F->offset, k->loc[F->slot]); break;
+    case UMC_F_LOC: put_ptr(b, F->offset, shifted(k->loc[F->slot], k->base, D->loc_short)); break;
     case UMC_F_PART: put_ptr(b, F->offset, k->part[F->slot]); break;
     case UMC_F_RES: put_ptr(b, F->offset, k->res_dev[F->slot]); break;
     case UMC_F_GBL: memcpy(b + F->offset, loop->args[F->slot].gbl, (size_t)F->bytes); break;

@@ -1,0 +1,153 @@
+/* Halo rows on the GPU, for distributed runs (um/backend.h: rows_out, rows_in,
+ * rows_zero, host_alloc, host_free).
+ *
+ * The GPU hosts' MPI is not CUDA-aware, so messages leave from host memory:
+ * pinned, mapped buffers the kernels below write and read directly (no device
+ * staging buffer, no copy of a whole dat). A row list (which rows of a set go
+ * to or come from one neighbour) is uploaded once, the first time it is used,
+ * and kept. The kernels (codegen.c: umc_halo_source) are compiled by NVRTC once per context, at the first
+ * exchange (with the disk cache like every loop's module). Each call only
+ * queues work on the backend's stream: copies and sums into one dat happen in
+ * the order they were queued, so reverse increments add up in a fixed order. */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "../../util/array.h"
+
+#define HALO_THREADS 256
+
+static const char *const halo_kernel_names[UMC_HALO_KERNELS] = UMC_HALO_KERNEL_NAMES;
+
+static int halo_module(um_context *ctx, cu_state *S) {
+  if (S->halo_lib) return UM_SUCCESS;
+  umj_request rq;
+  memset(&rq, 0, sizeof rq);
+  rq.name = "halo rows";
+  rq.source = umc_halo_source();
+  rq.arch = S->jit_arch;
+  rq.ptx = S->jit_ptx;
+  rq.cache_dir = S->cache_dir;
+  rq.dump = S->dump;
+  umj_result res;
+  memset(&res, 0, sizeof res);
+  char err[3000] = "";
+  int rc = umj_compile(&rq, &res, err, sizeof err);
+  if (rc != UM_SUCCESS) {
+    umj_result_free(&res);
+    return UM_ERROR(ctx, rc, "compiling the halo kernels: %s", err);
+  }
+  cudaError_t e = cudaLibraryLoadData(&S->halo_lib, res.image, NULL, NULL, 0, NULL, NULL, 0);
+  umj_result_free(&res);
+  if (e != cudaSuccess) {
+    S->halo_lib = NULL;
+    return cu_fail(ctx, e, __FILE__, __LINE__, "loading the halo kernels");
+  }
+  for (int i = 0; i < UMC_HALO_KERNELS; i++)
+    CU(ctx, cudaLibraryGetKernel(&S->halo_k[i], S->halo_lib, halo_kernel_names[i]), "finding the halo kernel %s",
+       halo_kernel_names[i]);
+  return UM_SUCCESS;
+}
+
+/* The device copy of a row list (uploaded at first use, kept with the state). */
+static int row_list(um_context *ctx, cu_state *S, const int *rows, int n, int **out) {
+  for (int i = 0; i < S->nlists; i++)
+    if (S->lists[i].h == rows && S->lists[i].n == n) {
+      *out = S->lists[i].d;
+      return UM_SUCCESS;
+    }
+  if (UM_GROW(S->lists, S->caplists, S->nlists)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  void *d = NULL;
+  UM_CHECK(ctx, cu_upload(ctx, &d, rows, (size_t)n * sizeof(int), "halo rows", "of a set"));
+  S->lists[S->nlists].h = rows;
+  S->lists[S->nlists].n = n;
+  S->lists[S->nlists].d = d;
+  S->nlists++;
+  *out = d;
+  return UM_SUCCESS;
+}
+
+static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
+  if (n <= 0) return UM_SUCCESS;
+  UM_CHECK(ctx, halo_module(ctx, S));
+  UM_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
+  int *drows = NULL;
+  UM_CHECK(ctx, row_list(ctx, S, rows, n, &drows));
+  void *dbuf = (void *)buf; /* mapped pinned memory: with unified addressing, the same address on the GPU */
+  const int dim = um_dat_dim(d);
+  const size_t esize = um_type_size(um_dat_type(d));
+  long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)(um_dat_bytes(d) / ((size_t)dim * esize)) : 0;
+  void *dd = cu_dat_state(d)->d;
+  void *args[] = {&dd, &dbuf, &drows, &n, (void *)&dim, &stride};
+  const long long total = (long long)n * dim;
+  dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
+  S->last_loop = halo_kernel_names[which];
+  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
+     "launching %s for dat '%s' (%d rows)", halo_kernel_names[which], um_dat_name(d), n);
+  return UM_SUCCESS;
+}
+
+int cu_rows_out(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out) {
+  return launch(ctx, state, um_type_size(um_dat_type(d)) == 8 ? UMC_HALO_OUT8 : UMC_HALO_OUT4, d, rows, n, out);
+}
+
+int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add) {
+  const um_type t = um_dat_type(d);
+  umc_halo_kernel which = um_type_size(t) == 8 ? UMC_HALO_IN8 : UMC_HALO_IN4;
+  if (add) which = t == UM_DOUBLE ? UMC_HALO_ADD_D : t == UM_FLOAT ? UMC_HALO_ADD_F : UMC_HALO_ADD_I;
+  UM_CHECK(ctx, launch(ctx, state, which, d, rows, n, in));
+  if (n > 0) um_dat_set_valid(d, UM_VALID_DEVICE);
+  return UM_SUCCESS;
+}
+
+int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
+  cu_state *S = state;
+  if (end <= begin) return UM_SUCCESS;
+  UM_CHECK(ctx, cu_dat_on_device(ctx, d));
+  const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
+  char *dd = cu_dat_state(d)->d;
+  if (um_dat_storage_layout(d) == UM_SOA) {
+    const size_t rows = um_dat_bytes(d) / (dim * esize);
+    for (size_t c = 0; c < dim; c++)
+      CU(ctx, cudaMemsetAsync(dd + (c * rows + (size_t)begin) * esize, 0, (size_t)(end - begin) * esize, S->stream),
+         "zeroing the halo of dat '%s'", um_dat_name(d));
+  } else {
+    CU(ctx, cudaMemsetAsync(dd + (size_t)begin * dim * esize, 0, (size_t)(end - begin) * dim * esize, S->stream),
+       "zeroing the halo of dat '%s'", um_dat_name(d));
+  }
+  um_dat_set_valid(d, UM_VALID_DEVICE);
+  return UM_SUCCESS;
+}
+
+void *cu_host_alloc(um_context *ctx, void *state, size_t bytes) {
+  cu_state *S = state;
+  void *p = NULL;
+  if (!S || !S->prop.unifiedAddressing) {
+    um_backend_log(ctx, UM_LOG_WARNING, "um cuda: the GPU has no unified addressing, which halo buffers need");
+    return NULL;
+  }
+  cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot pin %zu bytes of host memory for halos: %s", bytes,
+                   cudaGetErrorString(e));
+    cudaGetLastError();
+    return NULL;
+  }
+  return p;
+}
+
+void cu_host_free(void *p) {
+  if (p) cudaFreeHost(p);
+}
+
+void cu_halo_free(cu_state *S) {
+  for (int i = 0; i < S->nlists; i++) cudaFree(S->lists[i].d);
+  free(S->lists);
+  S->lists = NULL;
+  S->nlists = S->caplists = 0;
+  if (S->halo_lib) cudaLibraryUnload(S->halo_lib);
+  S->halo_lib = NULL;
+}
