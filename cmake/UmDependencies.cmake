@@ -62,6 +62,23 @@ if(UM_ENABLE_MPI)
   endif()
 endif()
 
+# PT-Scotch (mpi.partitioner: ptscotch): optional, with MPI; Debian's libptscotch-dev
+set(UM_HAVE_PTSCOTCH OFF)
+if(UM_HAVE_MPI)
+  find_path(UM_PTSCOTCH_INCLUDE_DIR ptscotch.h PATH_SUFFIXES scotch)
+  find_library(UM_PTSCOTCH_LIBRARY ptscotch)
+  find_library(UM_PTSCOTCHERR_LIBRARY ptscotcherr)
+  if(UM_PTSCOTCH_INCLUDE_DIR AND UM_PTSCOTCH_LIBRARY AND UM_PTSCOTCHERR_LIBRARY)
+    set(UM_HAVE_PTSCOTCH ON)
+    add_library(um::ptscotch INTERFACE IMPORTED)
+    set_target_properties(um::ptscotch PROPERTIES
+                          INTERFACE_LINK_LIBRARIES "${UM_PTSCOTCH_LIBRARY};${UM_PTSCOTCHERR_LIBRARY};${UM_SCOTCH_LIBRARY}"
+                          INTERFACE_INCLUDE_DIRECTORIES ${UM_PTSCOTCH_INCLUDE_DIR})
+  else()
+    message(STATUS "um: PT-Scotch not found: mpi.partitioner ptscotch is not built (apt-get install libptscotch-dev)")
+  endif()
+endif()
+
 # OpenMP
 set(UM_HAVE_OPENMP OFF)
 if(UM_ENABLE_OPENMP)

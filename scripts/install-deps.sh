@@ -9,6 +9,7 @@ PACKAGES=(
   libmetis-dev                     # METIS k-way partitioning (reordering)
   libscotch-dev                    # Scotch graph ordering (GPS reordering)
   libopenmpi-dev openmpi-bin       # MPI: distributed memory (mpirun -np P umrun ...)
+  libptscotch-dev                  # PT-Scotch: mpi.partitioner ptscotch (parallel k-way)
   libgtest-dev                     # GoogleTest (tests)
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12

@@ -14,7 +14,8 @@ DIR=${1:-.debs}
 PACKAGES=(
   libyaml-dev libyaml-0-2        # run configs
   libmetis-dev libmetis5         # METIS
-  libscotch-dev libscotch-7.0    # Scotch (its MPI headers are not needed)
+  libscotch-dev libscotch-7.0    # Scotch
+  libptscotch-dev libptscotch-7.0  # PT-Scotch (mpi.partitioner ptscotch; links the host's libmpi.so.40)
   libgtest-dev                   # GoogleTest (static libraries and headers)
 )
 mkdir -p "$DIR"

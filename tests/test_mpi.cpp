@@ -247,6 +247,7 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
   const char *backend = std::get<0>(GetParam()), *partitioner = std::get<1>(GetParam());
   const um_increments incs = std::get<2>(GetParam());
   if (!is_shadow(backend) && !um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
+  if (!um_mpi_partitioner_built(partitioner)) GTEST_SKIP() << partitioner << " not built";
   Grid g(9);
   Mesh one, dist;
   one.build(g, backend, false, partitioner);
@@ -298,7 +299,7 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
                          ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
-                                            ::testing::Values("metis", "block"),
+                                            ::testing::Values("metis", "ptscotch", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 
@@ -339,6 +340,37 @@ TEST(DistributedErrors, AfterTheFirstLoopOrTwiceIsRefused) {
   EXPECT_EQ(um_distribute(f.ctx, "nope", "metis"), UM_ERR_CONFIG);
   EXPECT_NE(std::strstr(um_error_message(f.ctx), "no set named 'nope'"), nullptr);
   EXPECT_EQ(um_distribute(f.ctx, "cells", "parmetis"), UM_ERR_CONFIG);
+}
+
+// Every partitioner, on a set smaller than the rank count: blocks (some ranks own nothing), said in the note;
+// on a set large enough: the partitioner asked for, every part non-empty, the same parts on every rank.
+TEST(DistributedPartitioners, FallBackToBlocksWithANoteAndAgreeAcrossRanks) {
+  const int P = um_mpi_size();
+  if (P < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
+  for (const char *part : {"metis", "ptscotch", "block"}) {
+    if (!um_mpi_partitioner_built(part)) continue;
+    Grid tiny(1);  // one cell, no edge: fewer cells than ranks
+    Mesh t;
+    t.build(tiny, "seq", true, part);
+    um_partition_info info;
+    ASSERT_EQ(um_partition_info_get(t.ctx, &info), 0);
+    EXPECT_STREQ(info.partitioner, "block") << part;
+    if (strcmp(part, "block")) EXPECT_NE(std::strstr(info.note, "fewer elements"), nullptr) << part << ": " << info.note;
+    Grid g(12);
+    Mesh m;
+    m.build(g, "seq", true, part);
+    ASSERT_EQ(um_partition_info_get(m.ctx, &info), 0);
+    EXPECT_STREQ(info.partitioner, part) << info.note;
+    int owned = 0, total = 0, none = 0;
+    for (int q = 0; q < P; q++) {
+      ASSERT_EQ(um_set_partition(m.cells, q, &owned, nullptr, nullptr), 0);
+      total += owned;
+      none += owned == 0;
+    }
+    EXPECT_EQ(total, g.ncell) << part;
+    EXPECT_EQ(none, 0) << part;
+    if (strcmp(part, "block")) EXPECT_LT(info.edge_cut, g.nedge / 2) << part << ": a graph partitioner cuts few edges";
+  }
 }
 
 // Airfoil (five loops, four sets, five maps) on the ranks against one process.

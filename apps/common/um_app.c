@@ -102,7 +102,7 @@ static int reorder(um_app_run *run, const char *default_map);
 
 /* After the reordering, the mesh is spread over the MPI ranks (when there are
  * several): mpi.partition_set (default: the set the app's main map points
- * into), mpi.partitioner (metis | block). */
+ * into), mpi.partitioner (metis | ptscotch | block; ptscotch in builds with PT-Scotch: the engine says so). */
 static int distribute(um_app_run *run, const char *default_map) {
   char err[512] = "";
   const char *pset = NULL, *method = NULL;
@@ -112,9 +112,9 @@ static int distribute(um_app_run *run, const char *default_map) {
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
                        "(scripts/install-deps.sh) and configure again, or remove the mpi keys");
-  static const char *const partitioners[] = {"metis", "block"};
+  static const char *const partitioners[] = {"metis", "ptscotch", "block"};
   int pick = 0;
-  if (um_config_get_choice(run->cfg, "mpi.partitioner", "metis", partitioners, 2, &pick, err, sizeof err) ||
+  if (um_config_get_choice(run->cfg, "mpi.partitioner", "metis", partitioners, 3, &pick, err, sizeof err) ||
       um_config_get_string(run->cfg, "mpi.partition_set", NULL, &pset, err, sizeof err))
     return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
   method = partitioners[pick];

@@ -312,6 +312,9 @@ int um_sync(um_context *ctx);
 
 /* 1 if this build has MPI. */
 int um_mpi_built(void);
+/* 1 if this build has the partitioner `name` for um_distribute ("metis",
+ * "block": with MPI; "ptscotch": with MPI and PT-Scotch). */
+int um_mpi_partitioner_built(const char *name);
 /* Start MPI when the process was launched by mpirun (MPI_Init), so that
  * contexts can be distributed; else (or without MPI) nothing: one process.
  * rank and nranks (may be NULL) say where it runs. */
@@ -335,9 +338,12 @@ int um_mpi_barrier(void);
 
 /* Partition the context's mesh over the MPI ranks (collective; nothing on one
  * rank): primary_set NULL picks the largest set some map points into;
- * partitioner "metis" (k-way of the primary set's graph, on rank 0), "block"
- * (contiguous ranges of the current numbering) or NULL (metis). Call after
- * declaring every set and map and before the first loop. */
+ * partitioner "metis" (k-way of the primary set's graph, on rank 0),
+ * "ptscotch" (PT-Scotch k-way, every rank taking part; in builds with it),
+ * "block" (contiguous ranges of the current numbering) or NULL (metis). A
+ * partitioner that fails or leaves a part empty falls back to block, said in
+ * um_partition_info's note. Call after declaring every set and map and before
+ * the first loop. */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
 /* How a loop that increments through a map reaches elements other ranks own:
  * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an

@@ -15,6 +15,7 @@
 #include "dist.h"
 
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +35,9 @@ static int launcher_ranks(void) {
 #ifdef UM_HAVE_MPI
 #include <mpi.h>
 #include <metis.h>
+#ifdef UM_HAVE_PTSCOTCH
+#include <ptscotch.h>
+#endif
 
 typedef struct {
   int total;
@@ -82,6 +86,13 @@ static int mpi_fail(um_context *ctx, int code, const char *what) {
 /* ---- the process --------------------------------------------------------------------------- */
 
 int um_mpi_built(void) { return 1; }
+int um_mpi_partitioner_built(const char *name) {
+  if (!name) return 0;
+#ifdef UM_HAVE_PTSCOTCH
+  if (!strcmp(name, "ptscotch")) return 1;
+#endif
+  return !strcmp(name, "metis") || !strcmp(name, "block");
+}
 
 static int mpi_up(void) {
   int init = 0, fin = 0;
@@ -94,7 +105,13 @@ int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
   if (launcher_ranks() > 0 && !mpi_up()) {
     int init = 0;
     MPI_Initialized(&init);
+#ifdef UM_HAVE_PTSCOTCH
+    /* Debian's PT-Scotch is built with threads that call MPI while the caller's thread does too */
+    int provided = 0;
+    if (!init && MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return UM_ERR_BACKEND;
+#else
     if (!init && MPI_Init(argc, argv) != MPI_SUCCESS) return UM_ERR_BACKEND;
+#endif
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }
   if (rank) *rank = um_mpi_rank();
@@ -178,15 +195,110 @@ static int largest_part(int n, const int *part, int nranks, int *empty) {
   return mx;
 }
 
-/* METIS k-way of the primary set's graph (rank 0); falls back to blocks with a note. */
-static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part,
-                              um_partition_info *info) {
+/* Another sentence in the partition's note ("; " between them). */
+static void add_note(um_partition_info *info, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void add_note(um_partition_info *info, const char *fmt, ...) {
+  size_t l = strlen(info->note);
+  if (l && l + 2 < sizeof info->note) {
+    memcpy(info->note + l, "; ", 3);
+    l += 2;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(info->note + l, sizeof info->note - l, fmt, ap);
+  va_end(ap);
+}
+
+/* PT-Scotch k-way of the primary set's graph, in parallel: each rank hands PT-Scotch a block of
+ * the vertices (every rank holds the whole mesh, so the graph too) and every rank gets all the
+ * parts back. Collective; 0, or -1 with why (then rank 0 partitions with METIS). */
+static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, MPI_Comm comm, int *part, char *why,
+                          size_t wl) {
+#ifdef UM_HAVE_PTSCOTCH
+  const int n = m->size[primary];
+  int *xadj = NULL, *adj = NULL, *cnt = malloc((size_t)nranks * sizeof(int)), *dsp = malloc((size_t)nranks * sizeof(int));
+  char err[256] = "";
+  int ok = cnt && dsp && umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
+  if (!ok) snprintf(why, wl, "%s", err[0] ? err : "out of memory");
+  if (ok && n < nranks) ok = 0, snprintf(why, wl, "the primary set has fewer elements (%d) than ranks (%d)", n, nranks);
+  if (ok && xadj[n] == 0) ok = 0, snprintf(why, wl, "the primary set's graph has no edges");
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (ok && level < MPI_THREAD_MULTIPLE)
+    ok = 0, snprintf(why, wl,
+                     "MPI was started without MPI_THREAD_MULTIPLE, which this PT-Scotch (built with threads) needs; "
+                     "start it with um_mpi_start");
+  int failed = !ok, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm); /* all go on, or none */
+  if (!any) {
+    for (int q = 0; q < nranks; q++) {
+      cnt[q] = (int)((long long)n * (q + 1) / nranks - (long long)n * q / nranks);
+      dsp[q] = (int)((long long)n * q / nranks);
+    }
+    const int v0 = dsp[rank], nv = cnt[rank];
+    SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
+    SCOTCH_Dgraph g;
+    SCOTCH_Strat st;
+    int r = !vert || !loc;
+    if (!r) {
+      for (int i = 0; i <= nv; i++) vert[i] = xadj[v0 + i] - xadj[v0];
+      const SCOTCH_Num ne = vert[nv];
+      r = SCOTCH_dgraphInit(&g, comm);
+      if (!r) { /* edges in the global numbering, base 0 (SCOTCH_Num is int in Debian's build, checked below) */
+        r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj + xadj[v0], NULL,
+                               NULL);
+        if (!r) {
+          SCOTCH_stratInit(&st);
+          r = SCOTCH_dgraphPart(&g, nranks, &st, loc);
+          SCOTCH_stratExit(&st);
+        }
+        SCOTCH_dgraphExit(&g);
+      }
+    }
+    failed = r != 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!any) {
+      MPI_Allgatherv(loc, nv, MPI_INT, part, cnt, dsp, MPI_INT, comm);
+    } else {
+      snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
+    }
+    free(vert), free(loc);
+  } else if (!failed) {
+    snprintf(why, wl, "another rank could not build the graph");
+  }
+  free(xadj), free(adj), free(cnt), free(dsp);
+  return any ? -1 : 0;
+#else
+  (void)m, (void)primary, (void)nranks, (void)rank, (void)comm, (void)part;
+  snprintf(why, wl, "this build has no PT-Scotch");
+  return -1;
+#endif
+}
+#ifdef UM_HAVE_PTSCOTCH
+_Static_assert(sizeof(SCOTCH_Num) == sizeof(int), "PT-Scotch's SCOTCH_Num must be int (Debian's scotch headers)");
+#endif
+
+/* The primary set's parts on rank 0: METIS k-way of its graph, or PT-Scotch's parts computed before
+ * (have: 1, or 0 with why: METIS instead); falls back to blocks with a note; then the edge cut, the parts that
+ * are not connected, the imbalance. */
+static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part, int have,
+                              const char *why, um_partition_info *info) {
   const int n = m->size[primary];
   snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
   int *xadj = NULL, *adj = NULL;
   char err[256] = "";
   const int have_graph = umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
   int done = 0;
+  if (!strcmp(method, "ptscotch") && !have) { /* METIS on rank 0 instead, said */
+    add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
+    method = "metis";
+    snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
+  }
+  const char *name = !strcmp(method, "ptscotch") ? "PT-Scotch" : "METIS";
   if (!strcmp(method, "metis") && have_graph && n >= nranks && xadj[n] > 0) {
     idx_t nv = n, ncon = 1, np = nranks, objval = 0;
     idx_t options[METIS_NOPTIONS];
@@ -195,23 +307,23 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
     options[METIS_OPTION_SEED] = 1;
     int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL, options,
                                 &objval, (idx_t *)part);
-    if (r == METIS_OK) {
-      int empty = 0;
-      largest_part(n, part, nranks, &empty);
-      if (empty)
-        snprintf(info->note, sizeof info->note,
-                 "METIS left %d of %d parts empty; fell back to the block partitioner", empty, nranks);
-      else
-        done = 1;
-    } else {
-      snprintf(info->note, sizeof info->note, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner",
-               r);
-    }
+    have = r == METIS_OK;
+    if (!have)
+      add_note(info, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner", r);
   } else if (!strcmp(method, "metis")) {
-    snprintf(info->note, sizeof info->note,
+    have = 0;
+    add_note(info,
              n < nranks ? "the primary set has fewer elements (%d) than there are ranks (%d): block partitioner"
                         : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
              n, nranks);
+  }
+  if (have && strcmp(method, "block")) {
+    int empty = 0;
+    largest_part(n, part, nranks, &empty);
+    if (empty)
+      add_note(info, "%s left %d of %d parts empty; fell back to the block partitioner", name, empty, nranks);
+    else
+      done = 1;
   }
   if (!done) {
     umd_block_partition(n, nranks, part);
@@ -240,11 +352,7 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
         }
       }
       for (int q = 0; q < nranks; q++) split += ncomp[q] > 1;
-      if (split) {
-        size_t l = strlen(info->note);
-        snprintf(info->note + l, sizeof info->note - l, "%s%d of %d parts are not connected (more halo, same results)",
-                 l ? "; " : "", split, nranks);
-      }
+      if (split) add_note(info, "%d of %d parts are not connected (more halo, same results)", split, nranks);
     }
     free(comp), free(stack), free(ncomp);
   }
@@ -434,11 +542,17 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
                       "the first loop",
                       ctx->loops[i].name);
   const char *method = partitioner && *partitioner ? partitioner : "metis";
-  if (strcmp(method, "metis") && strcmp(method, "block"))
+  if (strcmp(method, "metis") && strcmp(method, "block") && strcmp(method, "ptscotch"))
     return UM_ERROR(ctx, UM_ERR_CONFIG,
-                    "mpi.partitioner = '%s': this build partitions with metis (k-way of the primary set's graph) or "
-                    "block (contiguous ranges); ParMETIS is not in Debian and PT-Scotch is not wired yet",
+                    "mpi.partitioner = '%s': the partitioners are metis (k-way of the primary set's graph on rank 0), "
+                    "ptscotch (PT-Scotch k-way, in parallel) and block (contiguous ranges); ParMETIS is not in Debian",
                     method);
+#ifndef UM_HAVE_PTSCOTCH
+  if (!strcmp(method, "ptscotch"))
+    return UM_ERROR(ctx, UM_ERR_CONFIG,
+                    "mpi.partitioner = ptscotch: this build has no PT-Scotch; install libptscotch-dev (or run "
+                    "scripts/install-deps.sh) and configure again, or use metis");
+#endif
   if (ctx->nsets == 0) return UM_SUCCESS;
   const double t0 = MPI_Wtime();
   int primary = default_primary(ctx);
@@ -482,7 +596,11 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   owner[primary] = malloc((size_t)(sizes[primary] ? sizes[primary] : 1) * sizeof(int));
   if (!owner[primary]) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
   /* rank 0 partitions; every rank gets the same parts and the same words about them */
-  if (rc == UM_SUCCESS && rank == 0) partition_primary(&mesh, primary, P, method, owner[primary], info);
+  int have = 0;
+  char why[256] = "";
+  if (rc == UM_SUCCESS && !strcmp(method, "ptscotch")) /* collective: every rank takes part */
+    have = ptscotch_parts(&mesh, primary, P, rank, D->comm, owner[primary], why, sizeof why) == 0;
+  if (rc == UM_SUCCESS && rank == 0) partition_primary(&mesh, primary, P, method, owner[primary], have, why, info);
   if (rc == UM_SUCCESS) {
     int m = MPI_Bcast(owner[primary], sizes[primary], MPI_INT, 0, D->comm);
     if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
@@ -919,6 +1037,10 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
 #else /* no MPI: one process, and the calls that need MPI say so */
 
 int um_mpi_built(void) { return 0; }
+int um_mpi_partitioner_built(const char *name) {
+  (void)name;
+  return 0;
+}
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
   (void)argc, (void)argv;
   if (rank) *rank = 0;
