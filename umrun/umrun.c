@@ -703,13 +703,29 @@ static int write_outputs(const cmdline *c, const run_settings *s, um_context *ct
 
 /* ---- before the first loop: every input and output path -------------------------------- */
 
-/* The folder a file would be written to must exist and be writable. */
+/* What stands at an output path must be one um writes (a regular file or
+ * nothing; a device or FIFO, written in place; a symlink, followed), and the
+ * folder a file would be written to must exist and be writable. */
 static int check_out_file(const char *what, const char *path, char *err, size_t len) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
+  char why[2048];
+  if (um_safe_check(path, 1, why, sizeof why)) return snprintf(err, len, "%s %s", what, why), UM_ERR_CONFIG;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return UM_SUCCESS; /* a device or FIFO: written in place */
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a link: its target's folder */
+    ssize_t n = readlink(path, dir, sizeof dir - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    if (n <= 0) return UM_SUCCESS; /* said when it is written */
+    if (dir[0] != '/') {
+      char rel[8200];
+      const char *slash = strrchr(path, '/');
+      snprintf(rel, sizeof rel, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, dir);
+      snprintf(dir, sizeof dir, "%.4095s", rel);
+    }
+  }
   char *slash = strrchr(dir, '/');
   if (!slash) snprintf(dir, sizeof dir, ".");
   else if (slash == dir) dir[1] = '\0';

@@ -9,6 +9,7 @@
  *
  * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
  *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
+#include "safe_file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,12 +57,15 @@ static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
     if (i < 0 || i > N || j < 0 || j > N) rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %d is off the grid", n);
     else grid[i * (N + 1) + j] = u[n];
   }
-  FILE *f = rc ? NULL : fopen(path, "w");
-  if (!rc && !f) rc = um_app_fail(r, UM_ERR_IO, "field u: cannot write '%s': %s", path, strerror(errno));
-  for (int i = 0; f && i <= N; i++)
-    for (int j = 0; j <= N; j++)
-      fprintf(f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
-  if (f && (ferror(f) | fclose(f))) rc = um_app_fail(r, UM_ERR_IO, "field u: error writing '%s'", path);
+  um_safe_file sf; /* like every output: a temporary renamed into place (util/safe_file.h) */
+  char why[1200];
+  if (!rc && um_safe_open(&sf, path, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
+  else if (!rc) {
+    for (int i = 0; i <= N; i++)
+      for (int j = 0; j <= N; j++)
+        fprintf(sf.f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
+    if (um_safe_commit(&sf, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
+  }
   free(x);
   free(u);
   free(grid);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bash tests/check_hardening3.sh <check> <umrun> <work dir>   (run from the source root)
+# Issue 25's runner-level checks, one per fault class; each failed before its fix.
+set -u
+check=$1 UMRUN=$2 WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T="timeout -k 5 120"                                   # nothing here may hang
+JAC=(configs/jacobi.yaml --quiet --set run.iterations=10 --set validation.reference= --set output.dir=)
+AIR=(--quiet --set run.iterations=2 --set validation.reference=)
+
+case $check in
+outputs) # fault 1: symlinks followed, devices and FIFOs written in place, never replaced
+  echo old > "$WORK/real.json"; ln -s real.json "$WORK/link.json"
+  $T "$UMRUN" "${JAC[@]}" --json "$WORK/link.json" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "--json through a symlink: exit $?"; }
+  [ -L "$WORK/link.json" ] || fail "--json replaced the symlink by a file"
+  grep -q '"app": "jacobi"' "$WORK/real.json" || fail "--json did not reach the symlink's target"
+  ln -s /dev/null "$WORK/null.json"
+  $T "$UMRUN" "${JAC[@]}" --json "$WORK/null.json" --csv "$WORK/null.json" > "$WORK/b.log" 2>&1 || { cat "$WORK/b.log"; fail "--json/--csv to a device: exit $?"; }
+  [ -L "$WORK/null.json" ] && [ -c /dev/null ] || fail "a device output was replaced"
+  if mknod "$WORK/node.json" c 1 3 2>/dev/null; then   # as root: a device node of our own
+    $T "$UMRUN" "${JAC[@]}" --json "$WORK/node.json" > "$WORK/c.log" 2>&1 || { cat "$WORK/c.log"; fail "--json to a device node: exit $?"; }
+    [ -c "$WORK/node.json" ] || fail "--json replaced a character device by a regular file"
+  fi
+  mkfifo "$WORK/pipe.json"                             # no reader: refused at once, no hang
+  $T "$UMRUN" "${JAC[@]}" --json "$WORK/pipe.json" > "$WORK/d.log" 2>&1; rc=$?
+  [ $rc = 2 ] || { cat "$WORK/d.log"; fail "--json to a FIFO nobody reads: exit $rc, expected 2"; }
+  grep -q "FIFO (named pipe) that no process reads" "$WORK/d.log" || { cat "$WORK/d.log"; fail "no reason given"; }
+  [ -p "$WORK/pipe.json" ] || fail "the FIFO was replaced"
+  cat "$WORK/pipe.json" > "$WORK/piped.json" & rd=$!     # a reader: the JSON goes through the pipe
+  $T "$UMRUN" "${JAC[@]}" --json "$WORK/pipe.json" > "$WORK/e.log" 2>&1 || { cat "$WORK/e.log"; fail "--json to a read FIFO: exit $?"; }
+  wait $rd; grep -q '"app": "jacobi"' "$WORK/piped.json" || fail "the JSON did not come through the FIFO"
+  # HDF5 and XDMF outputs: a symlinked airfoil.h5 gets its target replaced; a device there is refused
+  mkdir -p "$WORK/out" "$WORK/elsewhere"; ln -s ../elsewhere/fields.h5 "$WORK/out/airfoil.h5"
+  $T "$UMRUN" "${AIR[@]}" --set output.dir="$WORK/out" --set output.hdf5=true > "$WORK/f.log" 2>&1 || { cat "$WORK/f.log"; fail "airfoil.h5 through a symlink: exit $?"; }
+  [ -L "$WORK/out/airfoil.h5" ] || fail "airfoil.h5: the symlink was replaced by a file"
+  head -c 8 "$WORK/elsewhere/fields.h5" | grep -q HDF || fail "airfoil.h5: the link's target is not the new HDF5 file"
+  rm "$WORK/out/airfoil.h5"; ln -s /dev/null "$WORK/out/airfoil.h5"
+  $T "$UMRUN" "${AIR[@]}" --set output.dir="$WORK/out" --set output.hdf5=true > "$WORK/g.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "character device, not a regular file" "$WORK/g.log" || { cat "$WORK/g.log"; fail "HDF5 onto a device: exit $rc"; }
+  [ -c /dev/null ] || fail "/dev/null is no longer a device"
+  ls "$WORK" "$WORK/out" "$WORK/elsewhere" | grep -q '\.tmp' && fail "a temporary was left behind"
+  ;;
+*) fail "unknown check $check" ;;
+esac
+echo "PASS $check"

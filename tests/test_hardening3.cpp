@@ -1,0 +1,218 @@
+// Issue 25 (hardening 3): each test here failed before its fix. Outputs never
+// replace what is not theirs; every file um reads is a regular file of bounded
+// size, checked before the run; runs that cannot advance stop. The runner-level
+// tests are in CMakeLists.txt (umrun.*, check_hardening3.cmake).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+extern "C" {
+#include "safe_file.h"
+#include "um/config.h"
+#include "um/um.h"
+#include "um/validate.h"
+}
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct TempDir {
+  fs::path dir;
+  explicit TempDir(const std::string &tag) {
+    dir = fs::temp_directory_path() / ("um_harden3_" + tag + "_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() { fs::remove_all(dir); }
+  std::string operator/(const std::string &f) const { return (dir / f).string(); }
+  int count_tmp() const {
+    int n = 0;
+    for (auto &e : fs::directory_iterator(dir)) n += has(e.path().filename().string(), ".tmp");
+    return n;
+  }
+};
+
+int write_through(const std::string &path, const std::string &text, std::string *err) {
+  um_safe_file sf;
+  char e[2048] = "";
+  if (um_safe_open(&sf, path.c_str(), e, sizeof e)) return *err = e, -1;
+  fputs(text.c_str(), sf.f);
+  int rc = um_safe_commit(&sf, e, sizeof e);
+  *err = e;
+  return rc;
+}
+
+}  // namespace
+
+// ---- fault 1: an output never replaces what is not its own ------------------------------------
+
+// A symlinked output: the link's target gets the new content, the link stays a
+// link (before: the link was replaced by a file, its target kept the old text).
+TEST(Hardening3, AnOutputThroughASymlinkReplacesItsTargetNotTheLink) {
+  TempDir t("symlink");
+  const std::string target = t / "real.json", link = t / "link.json";
+  { std::ofstream(target) << "old"; }
+  chmod(target.c_str(), 0640);
+  fs::create_symlink("real.json", link);  // relative, as ln -s makes them
+  std::string err;
+  ASSERT_EQ(write_through(link, "new", &err), 0) << err;
+  EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a file";
+  EXPECT_EQ(slurp(target), "new");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read)
+      << "a replaced file keeps its permissions";
+  // the same for a writer that opens the temporary itself (HDF5)
+  um_safe_file sf;
+  char e[2048] = "";
+  ASSERT_EQ(um_safe_open_name(&sf, link.c_str(), e, sizeof e), 0) << e;
+  { std::ofstream(sf.tmp) << "h5"; }
+  ASSERT_EQ(um_safe_commit(&sf, e, sizeof e), 0) << e;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(target), "h5");
+  // a dangling link: its target is created, the link stays
+  const std::string dangling = t / "dangling.json";
+  fs::create_symlink(t / "made.json", dangling);
+  ASSERT_EQ(write_through(dangling, "made", &err), 0) << err;
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_EQ(slurp(t / "made.json"), "made");
+  // a loop of links is said, not followed forever
+  fs::create_symlink("loop_b", t / "loop_a");
+  fs::create_symlink("loop_a", t / "loop_b");
+  EXPECT_NE(write_through(t / "loop_a", "x", &err), 0);
+  EXPECT_TRUE(has(err, "symbolic link")) << err;
+  EXPECT_EQ(t.count_tmp(), 0);
+}
+
+// A character device at the path is written in place and stays a device
+// (before: `--json` onto a node made by mknod c 1 3 left a regular file there).
+TEST(Hardening3, ACharacterDeviceIsWrittenInPlaceNeverReplaced) {
+  TempDir t("chardev");
+  std::vector<std::string> devs = {t / "null_link"};
+  fs::create_symlink("/dev/null", devs[0]);
+  if (mknod((t / "null_node").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) devs.push_back(t / "null_node");  // root
+  for (const auto &d : devs) {
+    std::string err;
+    ASSERT_EQ(write_through(d, "{\"x\": 1}\n", &err), 0) << d << ": " << err;
+    struct stat st;
+    ASSERT_EQ(stat(d.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << d << " is no longer a character device";
+    // an HDF5 writer needs a file of its own: refused, with the reason
+    um_safe_file sf;
+    char e[2048] = "";
+    EXPECT_NE(um_safe_open_name(&sf, d.c_str(), e, sizeof e), 0) << d;
+    EXPECT_TRUE(has(e, "character device") && has(e, "not a regular file")) << e;
+    EXPECT_NE(um_safe_check(d.c_str(), 0, e, sizeof e), 0);
+    EXPECT_EQ(um_safe_check(d.c_str(), 1, e, sizeof e), 0) << e;
+    // CSV rows are appended in place too
+    EXPECT_EQ(um_safe_append(d.c_str(), "h\n", "r\n", 2, e, sizeof e), 0) << e;
+  }
+  EXPECT_TRUE(fs::is_symlink(devs[0]));
+  EXPECT_EQ(t.count_tmp(), 0);
+}
+
+// A FIFO: written in place when a process reads it; without a reader the
+// write is refused at once (no hang), and the FIFO stays a FIFO.
+TEST(Hardening3, AFifoIsWrittenInPlaceOrRefusedWithoutHanging) {
+  TempDir t("fifo");
+  const std::string fifo = t / "pipe.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  std::string got;
+  std::thread reader([&] {
+    int fd = open(fifo.c_str(), O_RDONLY);
+    char buf[256];
+    ssize_t n;
+    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) got.append(buf, (size_t)n);
+    if (fd >= 0) close(fd);
+  });
+  std::string err;
+  int rc = -1;
+  for (int i = 0; i < 200 && rc != 0; i++) {  // until the reader has opened its end
+    rc = write_through(fifo, "through the pipe", &err);
+    if (rc) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  reader.join();
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_EQ(got, "through the pipe");
+  // no reader: refused with the reason, quickly
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_NE(write_through(fifo, "x", &err), 0);
+  EXPECT_TRUE(has(err, "no process reads")) << err;
+  char e[2048] = "";
+  EXPECT_NE(um_safe_append(fifo.c_str(), "h\n", "r\n", 2, e, sizeof e), 0);
+  EXPECT_TRUE(has(e, "no process reads")) << e;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  struct stat st;
+  ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(t.count_tmp(), 0);
+}
+
+// A folder is never replaced, also one that appears while the file is written.
+TEST(Hardening3, AFolderAtTheOutputPathIsRefusedEvenWhenItAppearsLate) {
+  TempDir t("dir");
+  const std::string out = t / "out.json";
+  std::string err;
+  fs::create_directory(out);
+  EXPECT_NE(write_through(out, "x", &err), 0);
+  EXPECT_TRUE(has(err, "folder")) << err;
+  fs::remove(out);
+  um_safe_file sf;
+  char e[2048] = "";
+  ASSERT_EQ(um_safe_open(&sf, out.c_str(), e, sizeof e), 0) << e;
+  fputs("late", sf.f);
+  fs::create_directory(out);
+  fs::create_directory(out + "/keep");
+  EXPECT_NE(um_safe_commit(&sf, e, sizeof e), 0);
+  EXPECT_TRUE(has(e, "folder appeared")) << e;
+  EXPECT_TRUE(fs::is_directory(out + "/keep"));
+  EXPECT_EQ(t.count_tmp(), 0);
+}
+
+// /dev/stdout redirected to a log: the output is appended to the log where the
+// process writes, the log is not replaced by a file holding only the output.
+TEST(Hardening3, DevStdoutIsWrittenWhereItStands) {
+  TempDir t("stdout");
+  const std::string log = t / "run.log";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 1) < 0) _exit(10);
+    printf("log line\n");
+    std::string err;
+    if (write_through("/dev/stdout", "{json}\n", &err)) _exit(11);
+    printf("after\n");
+    fflush(stdout);
+    _exit(0);
+  }
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  EXPECT_EQ(slurp(log), "log line\n{json}\nafter\n");
+  EXPECT_EQ(t.count_tmp(), 0);
+}
