@@ -41,6 +41,33 @@ outputs) # fault 1: symlinks followed, devices and FIFOs written in place, never
   [ -c /dev/null ] || fail "/dev/null is no longer a device"
   ls "$WORK" "$WORK/out" "$WORK/elsewhere" | grep -q '\.tmp' && fail "a temporary was left behind"
   ;;
+report) # fault 2: an unregistered app is refused before anything runs; names and messages reach
+        # summary.md, junit.xml, --compare's markdown and --report's page escaped
+  cat > "$WORK/bad_app.yaml" <<YAML
+cases:
+  - {name: x, config: configs/jacobi.yaml, tags: [quick], set: ["app=<script>alert(1)</script>"]}
+YAML
+  $T "$UMRUN" --suite "$WORK/bad_app.yaml" --out "$WORK/bad_app" > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "case 'x' .*app '<script>alert(1)</script>' is not a registered app; registered: airfoil" "$WORK/a.log" \
+    || { cat "$WORK/a.log"; fail "an unregistered app in a suite case: exit $rc, expected 1 and the registered apps"; }
+  [ -e "$WORK/bad_app" ] && fail "the suite created its folder before refusing the case"
+  $T "$UMRUN" --suite "$WORK/bad_app.yaml" --list --set app=jacobi > "$WORK/a2.log" 2>&1 || fail "--set app=jacobi did not override the case's app"
+  cat > "$WORK/markup.yaml" <<YAML
+cases:
+  - {name: ok, config: configs/jacobi.yaml, tags: [quick], set: [run.iterations=10, validation.reference=]}
+  - {name: markup, config: configs/jacobi.yaml, tags: [quick], set: ["mesh.file=<script>alert(1)</script>[x](javascript:alert(2))|.dat"]}
+YAML
+  $T "$UMRUN" --suite "$WORK/markup.yaml" --out "$WORK/s" > "$WORK/b.log" 2>&1; rc=$?
+  [ $rc = 3 ] || { cat "$WORK/b.log"; fail "the suite with a failing case: exit $rc, expected 3"; }
+  grep -q "&lt;script&gt;" "$WORK/s/summary.md" || { cat "$WORK/s/summary.md"; fail "summary.md does not carry the message escaped"; }
+  if grep -q "<script" "$WORK/s/summary.md" "$WORK/s/junit.xml"; then fail "markup from a config reached summary.md or junit.xml"; fi
+  if grep -qE '(^|[^\\])\]\(javascript' "$WORK/s/summary.md"; then fail "a markdown link from a config reached summary.md"; fi
+  $T "$UMRUN" --compare "$WORK/s/results.json" "$WORK/s/results.json" --md "$WORK/cmp.md" > "$WORK/c.log" 2>&1
+  [ -s "$WORK/cmp.md" ] || { cat "$WORK/c.log"; fail "--compare wrote no markdown"; }
+  if grep -q "<script" "$WORK/cmp.md"; then fail "markup reached --compare's markdown"; fi
+  $T "$UMRUN" --report "$WORK/r.html" "$WORK/s/results.json" > "$WORK/d.log" 2>&1 || { cat "$WORK/d.log"; fail "--report: exit $?"; }
+  if grep -q "<script" "$WORK/r.html" "$WORK/r.md"; then fail "markup reached the report"; fi
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS $check"

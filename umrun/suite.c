@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "../apps/common/um_app.h"
 #include "child.h"
 #include "safe_file.h"
 #include "tools.h"
@@ -66,6 +67,48 @@ void umrun_xml_escape(FILE *f, const char *s) {
       default:
         if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') fputc('?', f);
         else fputc(*s, f);
+    }
+  }
+}
+
+void umrun_md_escape(FILE *f, const char *s) {
+  for (const char *p = s; p && *p; p++) {
+    switch (*p) {
+      case '<': fputs("&lt;", f); break; /* markdown passes HTML through: no element, no autolink */
+      case '>': fputs("&gt;", f); break;
+      case '&': fputs("&amp;", f); break;
+      case '|': fputc('/', f); break; /* a table cell's end */
+      case '\n': case '\r': fputc(' ', f); break;
+      case '(': /* "](" makes a link or an image: its parenthesis escaped */
+        if (p > s && p[-1] == ']') fputc('\\', f);
+        fputc('(', f);
+        break;
+      default:
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) fputc('?', f);
+        else fputc(*p, f);
+    }
+  }
+}
+
+const char *umrun_md_str(char *buf, size_t n, const char *s) {
+  FILE *f = n ? fmemopen(buf, n, "w") : NULL;
+  if (!f) return n ? (buf[0] = '\0', buf) : "";
+  setvbuf(f, NULL, _IONBF, 0);
+  umrun_md_escape(f, s);
+  fclose(f);
+  buf[n - 1] = '\0';
+  return buf;
+}
+
+void umrun_html_id(FILE *f, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  for (; s && *s; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') fputc(c, f);
+    else {
+      fputc('_', f);
+      fputc(hex[c >> 4], f);
+      fputc(hex[c & 15], f);
     }
   }
 }
@@ -199,7 +242,16 @@ static int valid_name(const char *s) {
   return 1;
 }
 
-static int load_suite(const char *path, suite_file *S, char *err, size_t len) {
+/* A case's app must be registered: refused before the suite runs anything. */
+static int check_app(const char *app, char *err, size_t len) {
+  if (app && um_app_find(app)) return 0;
+  size_t l = (size_t)snprintf(err, len, "app '%.200s' is not a registered app; registered:", app ? app : "");
+  for (int i = 0; i < um_app_count() && l < len; i++) l += (size_t)snprintf(err + l, len - l, " %s", um_app_at(i)->name);
+  if (l < len) snprintf(err + l, len - l, " (umrun --list-apps)");
+  return -1;
+}
+
+static int load_suite(const char *path, const char *app_override, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
   um_config *cfg = NULL;
@@ -289,13 +341,28 @@ static int load_suite(const char *path, suite_file *S, char *err, size_t len) {
     }
     const char *app = NULL;
     if (um_config_get_string(cc, "app", "airfoil", &app, cerr, sizeof cerr) == 0) c->app = strdup(app);
+    for (int j = 0; j < S->nsets; j++) /* the suite's defaults.set, then the case's own set, as the run applies them */
+      if (!strncmp(S->sets[j], "app=", 4)) {
+        free(c->app);
+        c->app = strdup(S->sets[j] + 4);
+      }
     for (int j = 0; j < c->nsets; j++)
       if (!strncmp(c->sets[j], "app=", 4)) {
         free(c->app);
         c->app = strdup(c->sets[j] + 4);
       }
     um_config_free(cc);
+    if (app_override) { /* --set app=X, applied to every run after the case's own */
+      free(c->app);
+      c->app = strdup(app_override);
+    }
     if (!c->app) c->app = strdup("airfoil");
+    if (check_app(c->app, err, len)) { /* before anything runs: its name reaches files and pages */
+      char why[1024];
+      snprintf(why, sizeof why, "%s", err);
+      snprintf(err, len, "case '%s' (%s): %s", name, where, why);
+      goto out;
+    }
   }
   rc = 0;
 out:
@@ -684,15 +751,24 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
   for (int i = 0; i < nruns && !gpu; i++) gpu = uj_get(runs[i].json, "device");
   char cpu[256];
   read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-  fprintf(f, "# um validation suite: %s\n\n", suite_path);
-  fprintf(f, "- started %s, %.1f s; um %s, commit `%s` (%s build, %s)\n", started, seconds, UM_VERSION, um_commit_id,
+  fputs("# um validation suite: ", f);
+  umrun_md_escape(f, suite_path);
+  fprintf(f, "\n\n- started %s, %.1f s; um %s, commit `%s` (%s build, %s)\n", started, seconds, UM_VERSION, um_commit_id,
           UM_BUILD_TYPE, UM_C_COMPILER);
-  fprintf(f, "- CPU: %s, %ld cores, host copy %.0f GB/s\n", cpu[0] ? cpu : "unknown", sysconf(_SC_NPROCESSORS_ONLN),
-          host_gbs);
-  if (gpu)
-    fprintf(f, "- GPU: %s (cc %s, %.0f GiB, driver CUDA %s, CUDA runtime %s), copy %.0f GB/s\n", uj_gets(gpu, "name", "?"),
-            uj_gets(gpu, "compute_capability", "?"), uj_getn(gpu, "memory_gib", 0), uj_gets(gpu, "driver", "?"),
-            uj_gets(gpu, "cuda_runtime", "?"), uj_getn(gpu, "copy_gb_per_s", 0));
+  fputs("- CPU: ", f);
+  umrun_md_escape(f, cpu[0] ? cpu : "unknown");
+  fprintf(f, ", %ld cores, host copy %.0f GB/s\n", sysconf(_SC_NPROCESSORS_ONLN), host_gbs);
+  if (gpu) { /* from a run's JSON: every string escaped */
+    fputs("- GPU: ", f);
+    umrun_md_escape(f, uj_gets(gpu, "name", "?"));
+    fputs(" (cc ", f);
+    umrun_md_escape(f, uj_gets(gpu, "compute_capability", "?"));
+    fprintf(f, ", %.0f GiB, driver CUDA ", uj_getn(gpu, "memory_gib", 0));
+    umrun_md_escape(f, uj_gets(gpu, "driver", "?"));
+    fputs(", CUDA runtime ", f);
+    umrun_md_escape(f, uj_gets(gpu, "cuda_runtime", "?"));
+    fprintf(f, "), copy %.0f GB/s\n", uj_getn(gpu, "copy_gb_per_s", 0));
+  }
   fprintf(f, "- **%d of %d runs pass**\n\n", np, nruns);
   fputs("| case | app | variant | status | time (s) | worst metric (share of tolerance) | note |\n", f);
   fputs("|---|---|---|---|---:|---|---|\n", f);
@@ -704,12 +780,16 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
       if (isinf(r->worst_margin)) snprintf(worst, sizeof worst, "%s (missing or no tolerance)", r->worst_metric);
       else snprintf(worst, sizeof worst, "%s (%.3g)", r->worst_metric, r->worst_margin);
     }
-    char note[600];
-    snprintf(note, sizeof note, "%s", strcmp(r->status, "pass") ? r->message : "");
-    for (char *p = note; *p; p++)
-      if (*p == '|' || *p == '\n') *p = '/';
-    fprintf(f, "| %s | %s | %s | %s | %.1f | %s | %s |\n", r->c->name, r->c->app, v, status_word(r->status),
-            r->res.seconds, worst, note);
+    const char *cells[] = {r->c->name, r->c->app, v, status_word(r->status), NULL, worst,
+                           strcmp(r->status, "pass") ? r->message : ""};
+    fputs("|", f);
+    for (int k = 0; k < 7; k++) {
+      fputc(' ', f);
+      if (k == 4) fprintf(f, "%.1f", r->res.seconds);
+      else umrun_md_escape(f, cells[k]); /* names, paths and messages reach markdown escaped */
+      fputs(" |", f);
+    }
+    fputc('\n', f);
   }
 }
 
@@ -812,7 +892,10 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
 
   suite_file S;
   char err[4096] = "";
-  if (load_suite(path, &S, err, sizeof err)) {
+  const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
+  for (int s = 0; s < ngsets; s++)
+    if (!strncmp(gsets[s], "app=", 4)) app_override = gsets[s] + 4;
+  if (load_suite(path, app_override, &S, err, sizeof err)) {
     fprintf(stderr, "umrun --suite: %s\n", err);
     suite_free(&S);
     goto done;
