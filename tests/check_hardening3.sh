@@ -68,6 +68,22 @@ YAML
   $T "$UMRUN" --report "$WORK/r.html" "$WORK/s/results.json" > "$WORK/d.log" 2>&1 || { cat "$WORK/d.log"; fail "--report: exit $?"; }
   if grep -q "<script" "$WORK/r.html" "$WORK/r.md"; then fail "markup reached the report"; fi
   ;;
+validate) # fault 7: --validate of a run that did not finish never passes
+  $T "$UMRUN" configs/jacobi.yaml --quiet --set output.dir= --json "$WORK/ok.json" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "the jacobi run: exit $?"; }
+  REF=validation/jacobi/grid16.ref.yaml
+  $T "$UMRUN" --validate "$WORK/ok.json" $REF > "$WORK/b.log" 2>&1 || { cat "$WORK/b.log"; fail "--validate of a good run: exit $?"; }
+  for st in '"run failed"' '"config error"' '"whatever"'; do
+    sed "s/\"status\": \"ok\"/\"status\": $st/" "$WORK/ok.json" > "$WORK/failed.json"
+    grep -q "\"status\": $st" "$WORK/failed.json" || fail "test setup: no status in the run's JSON"
+    $T "$UMRUN" --validate "$WORK/failed.json" $REF --json "$WORK/v.json" > "$WORK/c.log" 2>&1; rc=$?
+    [ $rc = 3 ] || { cat "$WORK/c.log"; fail "--validate of a run with status $st: exit $rc, expected 3"; }
+    grep -q "VALIDATION FAILED: the run did not finish (status '${st//\"/}')" "$WORK/c.log" || { cat "$WORK/c.log"; fail "no reason given"; }
+    grep -q '"pass": false' "$WORK/v.json" || fail "--json says the failed run passed"
+  done
+  grep -v '"status"' "$WORK/ok.json" > "$WORK/nostatus.json"
+  $T "$UMRUN" --validate "$WORK/nostatus.json" $REF > "$WORK/d.log" 2>&1; rc=$?
+  [ $rc = 3 ] || { cat "$WORK/d.log"; fail "--validate of a run JSON without status: exit $rc, expected 3"; }
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS $check"
