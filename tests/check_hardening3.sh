@@ -84,6 +84,26 @@ validate) # fault 7: --validate of a run that did not finish never passes
   $T "$UMRUN" --validate "$WORK/nostatus.json" $REF > "$WORK/d.log" 2>&1; rc=$?
   [ $rc = 3 ] || { cat "$WORK/d.log"; fail "--validate of a run JSON without status: exit $rc, expected 3"; }
   ;;
+inputs) # fault 4: a FIFO or a device as any input is refused at once (exit 1), before the first loop
+  mkfifo "$WORK/in.fifo"
+  expect1() { # <what> <regex> <umrun args...>
+    local what=$1 re=$2; shift 2
+    $T "$UMRUN" "$@" > "$WORK/x.log" 2>&1; local rc=$?
+    [ $rc = 1 ] || { cat "$WORK/x.log"; fail "$what: exit $rc, expected 1 (124: it hung)"; }
+    grep -q "$re" "$WORK/x.log" || { cat "$WORK/x.log"; fail "$what: the message does not match '$re'"; }
+    if grep -q "^running " "$WORK/x.log"; then fail "$what: found only after the run started"; fi
+  }
+  expect1 "a FIFO as the config" "cannot open config file .*FIFO (named pipe), not a regular file" "$WORK/in.fifo"
+  expect1 "a FIFO as the suite" "FIFO (named pipe), not a regular file" --suite "$WORK/in.fifo"
+  expect1 "a FIFO as --validate's run" "FIFO (named pipe), not a regular file" --validate "$WORK/in.fifo" validation/jacobi/grid16.ref.yaml
+  expect1 "/dev/zero as --validate's run" "character device, not a regular file" --validate /dev/zero validation/jacobi/grid16.ref.yaml
+  expect1 "a FIFO as --compare's input" "FIFO (named pipe), not a regular file" --compare "$WORK/in.fifo" "$WORK/in.fifo"
+  expect1 "a FIFO as a reference" "FIFO (named pipe), not a regular file" configs/jacobi.yaml --set validation.reference="$WORK/in.fifo"
+  expect1 "a FIFO as mesh.file" "mesh.file .* is not a regular file" --set mesh.file="$WORK/in.fifo"
+  printf 'app: jacobi\ncase: x\nprovenance: {code: c, command: c}\nfields:\n  - {name: u, file: /dev/zero, rel_tol: 1.0e-6}\n' > "$WORK/zero.ref.yaml"
+  expect1 "a reference whose field file is /dev/zero" "cannot read reference file '/dev/zero'.*character device, not a regular file" \
+    configs/jacobi.yaml --quiet --set validation.reference="$WORK/zero.ref.yaml"
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS $check"

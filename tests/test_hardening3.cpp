@@ -24,10 +24,16 @@
 #include <vector>
 
 extern "C" {
+#include "airfoil/naca0012.h"
+#include "bookleaf/bookleaf.h"
+#include "miniaero/miniaero.h"
 #include "safe_file.h"
 #include "um/config.h"
+#include "um/hdf5io.h"
+#include "um/reorder.h"
 #include "um/um.h"
 #include "um/validate.h"
+#include "volna/volna.h"
 }
 
 namespace fs = std::filesystem;
@@ -222,6 +228,7 @@ TEST(Hardening3, DevStdoutIsWrittenWhereItStands) {
 // ---- fault 2: no string from a results file, config or deck becomes markup -------------------
 
 extern "C" {
+#include "json.h"
 #include "tools.h"
 }
 
@@ -346,4 +353,88 @@ TEST(Hardening3, AReportOfAResultsFileFullOfMarkupRendersItAsText) {
   for (size_t i = md.find('<'); i != std::string::npos; i = md.find('<', i + 1))
     ADD_FAILURE() << "raw '<' in the markdown: " << md.substr(i, 40);
   EXPECT_TRUE(has(md, "&lt;script&gt;"));
+}
+
+// ---- fault 4: every file um reads is a regular file, checked before it is read -----------------
+
+// A FIFO (no writer: opening it for reading would wait for ever) and /dev/zero
+// (reading it never ends) given to every reader of the tree: each refuses at
+// once, saying it is not a regular file. Before: the reference's field file
+// /dev/zero grew memory to 6.5 GB, a FIFO hung the config, suite, --validate
+// and mesh readers. The readers run in a child with an alarm: a hang fails.
+TEST(Hardening3, EveryReaderRefusesAFifoOrADeviceAtOnce) {
+  TempDir t("readers");
+  const std::string fifo = t / "in.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  { std::ofstream(t / "ref_fifo.ref.yaml") << "app: jacobi\ncase: x\nprovenance: {code: c, command: c}\n"
+                                              "fields:\n  - {name: u, file: in.fifo, rel_tol: 1.0e-6}\n"; }
+  { std::ofstream(t / "ref_zero.ref.yaml") << "app: jacobi\ncase: x\nprovenance: {code: c, command: c}\n"
+                                              "fields:\n  - {name: u, file: /dev/zero, rel_tol: 1.0e-6}\n"; }
+  { std::ofstream(t / "u.txt") << "1 2 3\n"; }
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    int bad = 0;
+    char err[2048];
+    auto refused = [&](int failed, int bit) {
+      if (!failed || !has(err, "not a regular file")) {
+        fprintf(stderr, "reader %d: %s\n", bit, failed ? err : "accepted the input");
+        bad |= 1 << bit;
+      }
+    };
+    for (const std::string &in : {fifo, std::string("/dev/zero")}) {
+      um_config *cfg = nullptr;
+      err[0] = 0;
+      refused(um_config_load_file(in.c_str(), &cfg, err, sizeof err) != 0, 0);
+      um_ref *ref = nullptr;
+      err[0] = 0;
+      refused(um_ref_load(in.c_str(), &ref, err, sizeof err) != 0, 1);
+      size_t len;
+      err[0] = 0;
+      refused(uj_read_file(in.c_str(), 1 << 20, &len, err, sizeof err) == nullptr, 2);
+      um_field_result fr;
+      err[0] = 0;
+      refused(um_field_compare_files((t / "u.txt").c_str(), in.c_str(), 1e-6, 0, 4, &fr, err, sizeof err) != 0, 3);
+      airfoil_mesh am;
+      err[0] = 0;
+      refused(airfoil_mesh_read_text(in.c_str(), &am, err, sizeof err) != 0, 4);
+      vl_mesh vm;
+      err[0] = 0;
+      refused(vl_mesh_gmsh(in.c_str(), &vm, err, sizeof err) != 0, 5);
+      vl_deck vd;
+      err[0] = 0;
+      refused(vl_deck_read(in.c_str(), &vd, err, sizeof err) != 0, 6);
+      bl_deck bd;
+      err[0] = 0;
+      refused(bl_deck_read(&bd, in.c_str(), err, sizeof err) != 0, 7);
+      ma_inputs mi;
+      err[0] = 0;
+      refused(ma_inputs_read(in.c_str(), &mi, err, sizeof err) != 0, 8);
+      um_options o;
+      um_options_default(&o);
+      o.backend = "seq";
+      um_context *ctx = nullptr;
+      if (um_init(&ctx, &o) == UM_SUCCESS) {
+        um_set *s = nullptr;
+        snprintf(err, sizeof err, "%s", um_hdf5_read_set(ctx, in.c_str(), "cells", &s) ? um_error_message(ctx) : "");
+        refused(s == nullptr && err[0], 9);
+        um_reordering *r = nullptr;
+        snprintf(err, sizeof err, "%s", um_reordering_load(ctx, in.c_str(), &r, nullptr) ? um_error_message(ctx) : "");
+        refused(r == nullptr && err[0], 10);
+        um_finalize(&ctx);
+      }
+    }
+    // a reference whose field file is a FIFO or a device is refused when it is loaded, before any run
+    for (const char *r : {"ref_fifo.ref.yaml", "ref_zero.ref.yaml"}) {
+      um_ref *ref = nullptr;
+      err[0] = 0;
+      refused(um_ref_load((t / r).c_str(), &ref, err, sizeof err) != 0, 11);
+      um_ref_free(ref);
+    }
+    _exit(bad);
+  }
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st)) << "a reader hung (killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << ")";
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "bit k: reader k accepted a FIFO or /dev/zero or said something else (stderr)";
 }

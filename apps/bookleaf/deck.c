@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "um/um.h"
+#include "safe_file.h"
 
 #define DECK_MAX_BYTES (4 << 20)
 
@@ -448,8 +449,9 @@ int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, ch
 
 int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen) {
   bl_deck_default(d);
-  FILE *f = fopen(path, "rb");
-  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the deck %s: %s", path, strerror(errno));
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the deck %s: %s", path, why);
   char *buf = malloc(DECK_MAX_BYTES + 1);
   if (!buf) {
     fclose(f);

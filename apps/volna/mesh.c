@@ -15,6 +15,7 @@
 #include <string.h>
 #include "volna.h"
 #include "checked.h"
+#include "safe_file.h"
 
 #define VL_MSH_MAX_BYTES ((size_t)1 << 31)
 
@@ -425,8 +426,9 @@ out:
 
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
-  FILE *f = fopen(path, "rb");
-  if (!f) return snprintf(err, errlen, "%s: cannot open the mesh: %s", path, strerror(errno)), -1;
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return snprintf(err, errlen, "%s: cannot open the mesh: %s", path, why), -1;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
   while (buf) {

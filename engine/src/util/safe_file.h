@@ -71,6 +71,20 @@ int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen);
  * hint for the errno of a failed write, for messages. */
 const char *um_safe_why(int eno);
 
+/* ---- reading: every file um reads (configs, suites, references and their
+ * field files, meshes, decks, results files, HDF5 inputs) is opened
+ * non-blocking (a FIFO never hangs), checked with fstat to be a regular file
+ * of at most max_bytes (0: any size), then switched back to blocking. On
+ * failure err holds the reason as a phrase for the caller's message ("it is a
+ * FIFO (named pipe), not a regular file; ...", "it holds N bytes, more than
+ * the M such a file may hold", or the system's reason), errno is set. */
+FILE *um_read_open(const char *path, unsigned long long max_bytes, unsigned long long *size, char *err,
+                   size_t errlen);
+/* The same check only, for files another library opens (HDF5): 0 or -1. */
+int um_read_check(const char *path, unsigned long long max_bytes, char *err, size_t errlen);
+/* The whole file, NUL-terminated (malloc'ed; *len its length), or NULL. */
+char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, char *err, size_t errlen);
+
 /* Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
