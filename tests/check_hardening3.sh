@@ -104,6 +104,35 @@ inputs) # fault 4: a FIFO or a device as any input is refused at once (exit 1), 
   expect1 "a reference whose field file is /dev/zero" "cannot read reference file '/dev/zero'.*character device, not a regular file" \
     configs/jacobi.yaml --quiet --set validation.reference="$WORK/zero.ref.yaml"
   ;;
+leaks) # fault 9: a read-only output.dir is found before the run; killed runs and suite TIMEOUTs
+       # leave no umrun-fields-* folder in TMPDIR
+  if [ "$(id -u)" = 0 ]; then RO=/proc/1                 # root writes through permissions: a folder nothing can be made in
+  else mkdir "$WORK/ro" && chmod 555 "$WORK/ro" && RO="$WORK/ro"; fi
+  $T "$UMRUN" "${JAC[@]}" --set output.dir="$RO" > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "output.dir '$RO' is not writable" "$WORK/a.log" || { cat "$WORK/a.log"; fail "a read-only output.dir: exit $rc, expected 1 before the run"; }
+  if grep -q "^running " "$WORK/a.log"; then fail "a read-only output.dir was found only after the run started"; fi
+  $T "$UMRUN" "${JAC[@]}" --json "$RO/x.json" > "$WORK/b.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "is not writable" "$WORK/b.log" || { cat "$WORK/b.log"; fail "a --json in a read-only folder: exit $rc"; }
+  # a run with field validation and no output.dir writes its fields into TMPDIR/umrun-fields-*: killed, it removes them
+  LONG=(configs/jacobi.yaml --quiet --set run.iterations=2000000000 --set mesh.N=64 --set output.dir=)
+  for sig in TERM INT HUP; do
+    mkdir -p "$WORK/tmp_$sig"
+    TMPDIR="$WORK/tmp_$sig" "$UMRUN" "${LONG[@]}" > "$WORK/k.log" 2>&1 & pid=$!
+    for i in $(seq 200); do ls "$WORK/tmp_$sig" | grep -q umrun-fields && break; sleep 0.05; done
+    ls "$WORK/tmp_$sig" | grep -q umrun-fields || { kill -KILL $pid; cat "$WORK/k.log"; fail "test setup: the run made no field folder"; }
+    kill -$sig $pid; wait $pid
+    [ -z "$(ls -A "$WORK/tmp_$sig")" ] || { ls -lR "$WORK/tmp_$sig"; fail "a run killed by SIG$sig left $(ls "$WORK/tmp_$sig")"; }
+  done
+  # a suite run past its timeout_s: TIMEOUT, and nothing left in TMPDIR
+  mkdir -p "$WORK/tmp_suite"
+  cat > "$WORK/slow.yaml" <<YAML
+cases:
+  - {name: slow, config: configs/jacobi.yaml, tags: [quick], timeout_s: 1, set: [run.iterations=2000000000, mesh.N=64]}
+YAML
+  TMPDIR="$WORK/tmp_suite" $T "$UMRUN" --suite "$WORK/slow.yaml" --out "$WORK/suite" > "$WORK/s.log" 2>&1; rc=$?
+  [ $rc = 3 ] && grep -q TIMEOUT "$WORK/s.log" || { cat "$WORK/s.log"; fail "the slow suite case: exit $rc, expected 3 and TIMEOUT"; }
+  [ -z "$(ls -A "$WORK/tmp_suite")" ] || { ls -lR "$WORK/tmp_suite"; fail "a suite TIMEOUT left $(ls "$WORK/tmp_suite")"; }
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS $check"

@@ -560,12 +560,12 @@ static void judge(suite_run *r) {
   }
   if (r->res.timed_out) {
     snprintf(r->status, sizeof r->status, "timeout");
-    snprintf(r->message, sizeof r->message, "killed after %.0f s (timeout_s); see %s", r->c->timeout_s, r->log_path);
+    snprintf(r->message, sizeof r->message, "killed after %.0f s (timeout_s); see %.1900s", r->c->timeout_s, r->log_path);
     return;
   }
   if (r->res.signal) {
     snprintf(r->status, sizeof r->status, "error");
-    snprintf(r->message, sizeof r->message, "ended by signal %d; see %s", r->res.signal, r->log_path);
+    snprintf(r->message, sizeof r->message, "ended by signal %d; see %.1900s", r->res.signal, r->log_path);
     return;
   }
   if (r->res.exit_code == 0 && r->json) {
@@ -964,6 +964,13 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     fprintf(stderr, "umrun --suite: cannot create the folder %s\n", err);
     goto free_runs;
   }
+  const char *outs[] = {outdir, runsdir, logsdir};
+  for (int k = 0; k < 3; k++) /* before the first run, not when the results are written */
+    if (umrun_probe_writable(outs[k], err, sizeof err)) {
+      fprintf(stderr, "umrun --suite: the folder '%s' is not writable (%s); make it writable or choose another --out\n",
+              outs[k], err);
+      goto free_runs;
+    }
   char started[64];
   time_t now = time(NULL);
   strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -1007,8 +1014,19 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     args[na] = NULL;
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);
-    if ((np > 1 ? umrun_run_program(args, r->log_path, r->c->timeout_s, &r->res)
-                : umrun_run_child(args, r->log_path, r->c->timeout_s, &r->res)) != 0) {
+    /* each run's temporaries (its field folder, mpirun's session) in a folder of
+     * the suite's own, removed after the run: a TIMEOUT leaves nothing behind */
+    char tmpdir[4096] = "";
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", base && *base ? base : "/tmp");
+    const int have_tmp = mkdtemp(tmpdir) != NULL;
+    const int tmp_slot = have_tmp ? um_safe_dir_register(tmpdir) : -1;
+    const int started = umrun_run_in(args, np <= 1, r->log_path, r->c->timeout_s, have_tmp ? tmpdir : NULL, &r->res);
+    if (have_tmp && umrun_remove_tree(tmpdir))
+      fprintf(stderr, "\numrun --suite: note: cannot remove the run's temporary folder '%s': %s\n", tmpdir,
+              strerror(errno));
+    um_safe_dir_unregister(tmp_slot);
+    if (started != 0) {
       r->res.exit_code = -1;
       snprintf(r->status, sizeof r->status, "error");
       snprintf(r->message, sizeof r->message, "could not start %s: %s%s", args[0], strerror(errno),

@@ -554,6 +554,7 @@ typedef struct {
   um_validation_result val;
   int validated;
   char field_dir[4096]; /* a private temporary folder for the field files, "" if none */
+  int field_dir_slot;   /* its entry in the table of folders a signal removes (-1: none) */
   const char **wanted; /* the reference's field names (into ref) */
   int nwanted;
 } validation;
@@ -586,6 +587,7 @@ static int make_field_dir(validation *v, char *err, size_t len) {
     v->field_dir[0] = '\0';
     return UM_ERR_IO;
   }
+  v->field_dir_slot = um_safe_dir_register(v->field_dir); /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove it too */
   return UM_SUCCESS;
 }
 
@@ -606,6 +608,8 @@ static void remove_field_dir(validation *v) {
   }
   if (rmdir(v->field_dir))
     fprintf(stderr, "umrun: note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+  um_safe_dir_unregister(v->field_dir_slot);
+  v->field_dir_slot = -1;
   v->field_dir[0] = '\0';
 }
 
@@ -733,8 +737,9 @@ static int check_out_file(const char *what, const char *path, char *err, size_t 
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
     return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' does not exist; create it or fix the path", what, path, dir),
            UM_ERR_CONFIG;
-  if (access(dir, W_OK) != 0)
-    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable", what, path, dir), UM_ERR_CONFIG;
+  if (umrun_probe_writable(dir, why, sizeof why))
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable (%.512s)", what, path, dir, why),
+           UM_ERR_CONFIG;
   return UM_SUCCESS;
 }
 
@@ -774,6 +779,10 @@ static int check_paths(const cmdline *c, const run_settings *s, um_config *cfg, 
     if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
       return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
                       s->outdir), UM_ERR_CONFIG;
+    char why[512];
+    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why)) /* now, not after the run */
+      return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
+                                "output.dir", s->outdir, why), UM_ERR_CONFIG;
   }
   if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
   if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
@@ -806,6 +815,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   const um_app *app = um_app_find(s.app);
   validation v;
   memset(&v, 0, sizeof v);
+  v.field_dir_slot = -1;
   if (s.reference && *s.reference && load_reference(&s, &v, err, sizeof err)) { /* before computing */
     fprintf(stderr, "umrun: validation.reference: %s\n", err);
     um_ref_free(v.ref);
@@ -837,11 +847,13 @@ static int run_config(const cmdline *c, um_config *cfg) {
   if (rank > 0 && ((s.outdir && *s.outdir) || (v.ref && v.ref->nfields))) {
     validation scratch;
     memset(&scratch, 0, sizeof scratch);
+    scratch.field_dir_slot = -1;
     if (make_field_dir(&scratch, err, sizeof err)) {
       fprintf(stderr, "umrun: rank %d: %s\n", rank, err);
       um_mpi_abort(EXIT_RUN);
     }
     snprintf(rank_dir, sizeof rank_dir, "%s", scratch.field_dir);
+    v.field_dir_slot = scratch.field_dir_slot; /* removed with v's at the end */
     if (s.outdir && *s.outdir) s.outdir = rank_dir;
     else snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir);
   }

@@ -1,4 +1,7 @@
 /* Writing output files safely (see safe_file.h). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* syscall(SYS_getdents64): the signal handler lists a folder without malloc */
+#endif
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -12,6 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 /* ---- the table of live temporaries (reached from the signal handler) ---------- */
 #define SLOTS 64
@@ -37,6 +43,60 @@ static void slot_free(int i) {
   if (i >= 0 && i < SLOTS) atomic_store(&slot_used[i], 0);
 }
 
+/* ---- private folders removed on a signal (umrun's temporary field folders) ------ */
+#define DIR_SLOTS 8
+static char dir_path[DIR_SLOTS][SLOT_PATH];
+static atomic_int dir_used[DIR_SLOTS];
+
+int um_safe_dir_register(const char *dir) {
+  size_t n = dir ? strlen(dir) : 0;
+  if (!n || n >= SLOT_PATH) return -1;
+  for (int i = 0; i < DIR_SLOTS; i++) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&dir_used[i], &expect, 1)) {
+      memcpy(dir_path[i], dir, n + 1);
+      atomic_store(&dir_used[i], 2);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void um_safe_dir_unregister(int slot) {
+  if (slot >= 0 && slot < DIR_SLOTS) atomic_store(&dir_used[slot], 0);
+}
+
+/* Async-signal-safe removal of a folder and the plain files in it (and in
+ * folders within, `depth` levels): open, getdents64, unlinkat, close only. */
+static void remove_dir_at(int parent, const char *name, int depth) {
+#ifdef __linux__
+  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096];
+    for (;;) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        struct {
+          unsigned long long ino;
+          long long off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[];
+        } *d = (void *)(buf + off);
+        off += d->reclen;
+        if (!strcmp(d->name, ".") || !strcmp(d->name, "..")) continue;
+        if (unlinkat(fd, d->name, 0) != 0 && errno == EISDIR && depth > 0) remove_dir_at(fd, d->name, depth - 1);
+      }
+    }
+    close(fd);
+  }
+#else
+  (void)depth;
+#endif
+  unlinkat(parent, name, AT_REMOVEDIR);
+}
+
 int um_safe_live_count(void) {
   int n = 0;
   for (int i = 0; i < SLOTS; i++) n += atomic_load(&slot_used[i]) == 2;
@@ -47,6 +107,8 @@ int um_safe_live_count(void) {
 static void on_signal(int sig) {
   for (int i = 0; i < SLOTS; i++)
     if (atomic_load(&slot_used[i]) == 2) unlink(slot_path[i]);
+  for (int i = 0; i < DIR_SLOTS; i++)
+    if (atomic_load(&dir_used[i]) == 2) remove_dir_at(AT_FDCWD, dir_path[i], 4);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;

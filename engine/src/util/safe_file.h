@@ -89,6 +89,11 @@ char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, c
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
+/* A private folder (umrun's temporary field folder) that those handlers remove
+ * with the files in it; returns its slot (-1: the table is full, not listed),
+ * unregistered when the program removes it itself. */
+int um_safe_dir_register(const char *dir);
+void um_safe_dir_unregister(int slot);
 /* Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 
