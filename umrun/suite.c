@@ -410,11 +410,16 @@ static double host_copy_gbs(void) {
   }
   double t[5];
   long long N = (long long)n;
-#pragma omp parallel for schedule(static)
+  int nt = 1; /* OMP_NUM_THREADS as the runs will take it, within um_threads_max() */
+#ifdef _OPENMP
+  nt = omp_get_max_threads() < um_threads_max() ? omp_get_max_threads() : um_threads_max();
+#endif
+  (void)nt;
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (long long i = 0; i < N; i++) a[i] = (double)i, b[i] = 0;
   for (int r = 0; r < 5; r++) {
     double t0 = um_wtime();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
     for (long long i = 0; i < N; i++) b[i] = a[i];
     t[r] = um_wtime() - t0;
     double *x = a;

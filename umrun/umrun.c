@@ -241,8 +241,10 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
     snprintf(err, len, "run.block_size = %d: use 1 .. 1048576 (typically 64 .. 1024)", s->opts.block_size);
     return UM_ERR_CONFIG;
   }
-  if (s->opts.nthreads < 0) {
-    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
+  if (s->opts.nthreads < 0 || s->opts.nthreads > um_threads_max()) {
+    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or 1 .. %d (at most %d threads per core, %d cores "
+                       "here)", s->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE,
+             um_threads_max() / UM_THREADS_PER_CORE);
     return UM_ERR_CONFIG;
   }
   if (s->opts.row_align < 1 || s->opts.row_align > 4096) {
