@@ -114,24 +114,40 @@ leaks) # fault 9: a read-only output.dir is found before the run; killed runs an
   $T "$UMRUN" "${JAC[@]}" --json "$RO/x.json" > "$WORK/b.log" 2>&1; rc=$?
   [ $rc = 1 ] && grep -q "is not writable" "$WORK/b.log" || { cat "$WORK/b.log"; fail "a --json in a read-only folder: exit $rc"; }
   # a run with field validation and no output.dir writes its fields into TMPDIR/umrun-fields-*: killed, it removes them
-  LONG=(configs/jacobi.yaml --quiet --set run.iterations=2000000000 --set mesh.N=64 --set output.dir=)
-  for sig in TERM INT HUP; do
+  LONG=(configs/jacobi.yaml --quiet --set run.iterations=2000000000 --set mesh.N=64 --set params.tolerance=0 --set output.dir=)
+  # (SIGINT and SIGQUIT: a shell starts background jobs with them ignored, and umrun keeps an ignored
+  # signal ignored, as nohup wants; env --default-signal gives them back where coreutils has it)
+  sigs="TERM HUP"; env --default-signal=INT true 2>/dev/null && sigs="TERM HUP INT"
+  for sig in $sigs; do
+    DEF=(); [ $sig = INT ] && DEF=(env --default-signal=INT)
     mkdir -p "$WORK/tmp_$sig"
-    TMPDIR="$WORK/tmp_$sig" "$UMRUN" "${LONG[@]}" > "$WORK/k.log" 2>&1 & pid=$!
+    TMPDIR="$WORK/tmp_$sig" "${DEF[@]}" "$UMRUN" "${LONG[@]}" > "$WORK/k.log" 2>&1 & pid=$!
     for i in $(seq 200); do ls "$WORK/tmp_$sig" | grep -q umrun-fields && break; sleep 0.05; done
     ls "$WORK/tmp_$sig" | grep -q umrun-fields || { kill -KILL $pid; cat "$WORK/k.log"; fail "test setup: the run made no field folder"; }
-    kill -$sig $pid; wait $pid
+    kill -$sig $pid
+    for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "the run did not end on SIG$sig"; }
+    wait $pid
     [ -z "$(ls -A "$WORK/tmp_$sig")" ] || { ls -lR "$WORK/tmp_$sig"; fail "a run killed by SIG$sig left $(ls "$WORK/tmp_$sig")"; }
   done
   # a suite run past its timeout_s: TIMEOUT, and nothing left in TMPDIR
   mkdir -p "$WORK/tmp_suite"
   cat > "$WORK/slow.yaml" <<YAML
 cases:
-  - {name: slow, config: configs/jacobi.yaml, tags: [quick], timeout_s: 1, set: [run.iterations=2000000000, mesh.N=64]}
+  - {name: slow, config: configs/jacobi.yaml, tags: [quick], timeout_s: 1, set: [run.iterations=2000000000, mesh.N=64, params.tolerance=0]}
 YAML
   TMPDIR="$WORK/tmp_suite" $T "$UMRUN" --suite "$WORK/slow.yaml" --out "$WORK/suite" > "$WORK/s.log" 2>&1; rc=$?
   [ $rc = 3 ] && grep -q TIMEOUT "$WORK/s.log" || { cat "$WORK/s.log"; fail "the slow suite case: exit $rc, expected 3 and TIMEOUT"; }
   [ -z "$(ls -A "$WORK/tmp_suite")" ] || { ls -lR "$WORK/tmp_suite"; fail "a suite TIMEOUT left $(ls "$WORK/tmp_suite")"; }
+  ;;
+stall) # fault 6: time-stepping runs that cannot reach their end time stop with exit 2, naming step, t and dt
+  sed 's/cfl = .45/cfl = 1e-30/' validation/volna/decks/dambreak_1d.vln > "$WORK/stall.vln"
+  printf 'app: volna\nmesh: {file: %s}\n' "$WORK/stall.vln" > "$WORK/volna.yaml"
+  $T "$UMRUN" "$WORK/volna.yaml" --quiet > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "volna: step [0-9]* at t = .* with dt = .*UM_APP_MAX_STEPS" "$WORK/a.log" || { tail "$WORK/a.log"; fail "Volna with cfl = 1e-30: exit $rc, expected 2 (124: it never ended)"; }
+  $T "$UMRUN" apps/bookleaf/configs/bookleaf_sod_sm_lag_small.yaml --quiet --set output.dir= --set validation.reference= \
+    --set params.dt_min=1e-300 --set params.dt_initial=1e-300 --set params.dt_max=1e-300 > "$WORK/b.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "bookleaf: step [0-9]* at t = 1e-300 with dt = 1e-300" "$WORK/b.log" || { tail "$WORK/b.log"; fail "BookLeaf with dt = 1e-300: exit $rc, expected 2"; }
   ;;
 *) fail "unknown check $check" ;;
 esac

@@ -464,3 +464,30 @@ TEST(Hardening3, ThreadCountsAreBoundedWithTheLimitNamed) {
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   um_finalize(&ctx);
 }
+
+// ---- fault 6: a run that cannot reach its end time stops ----------------------------------------
+
+extern "C" {
+#include "common/um_app.h"
+}
+
+// The stall rule every time-stepping app calls (volna, bookleaf, lulesh). Before:
+// Volna with cfl = 1e-30 and BookLeaf with dt = 1e-300 looped for ever.
+TEST(Hardening3, TheStallRuleStopsStepsThatCannotReachTheEndTime) {
+  char err[1024];
+  // normal steps, a growing dt from a small start, and the app's own step limit pass
+  EXPECT_EQ(um_step_check("app", 1, 0.0, 1e-3, 0, 20.0, 0, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_step_check("app", 2, 1e-12, 1e-12 * 1.02, 1e-12, 20.0, 0, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_step_check("app", 5, 1e-9, 1e-12, 1e-12, 20.0, 1000, err, sizeof err), UM_SUCCESS) << err;
+  // a step that does not advance the time: t + dt == t
+  EXPECT_EQ(um_step_check("volna", 12, 1.0, 1e-17, 1e-17, 4.0, 0, err, sizeof err), UM_ERR_DIVERGED);
+  EXPECT_TRUE(has(err, "volna: step 12 at t = 1 with dt = 1.0000000000000001e-17 does not advance the time")) << err;
+  // dt no longer growing, and too many steps still needed
+  EXPECT_EQ(um_step_check("bookleaf", 2, 1e-300, 1e-300, 1e-300, 20.0, 0, err, sizeof err), UM_ERR_DIVERGED);
+  EXPECT_TRUE(has(err, "bookleaf: step 2 at t = 1e-300 with dt = 1e-300") && has(err, "UM_APP_MAX_STEPS")) << err;
+  // not a time step at all
+  for (double dt : {0.0, -1.0, (double)NAN, (double)INFINITY}) {
+    EXPECT_EQ(um_step_check("lulesh", 3, 0.5, dt, 1e-3, 1.0, 0, err, sizeof err), UM_ERR_DIVERGED) << dt;
+    EXPECT_TRUE(has(err, "lulesh: step 3 at t = 0.5: dt =")) << err;
+  }
+}

@@ -767,10 +767,14 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   double t_first = 0;
   S->dt_min = INFINITY, S->dt_max = 0;
   const double ftime = S->deck.final_time;
+  double prev_dt = 0;
   while (S->timestamp < ftime && (!S->max_steps || S->itercount < S->max_steps)) {
     UM_APP_TRY(process_events(S, 0, 0, 0.0f, 0, 0));
     double dt = 0;
     UM_APP_TRY(step(S, &dt));
+    UM_APP_TRY(um_app_step_check(r, "volna", S->itercount + 1, S->timestamp, dt, S->itercount ? prev_dt : 0, ftime,
+                                 S->max_steps)); /* the stall rule */
+    prev_dt = dt;
     if (!S->itercount) {
       UM_APP_TRY(um_sync(r->ctx));
       t_first = um_wtime() - t_run;
