@@ -491,3 +491,47 @@ TEST(Hardening3, TheStallRuleStopsStepsThatCannotReachTheEndTime) {
     EXPECT_TRUE(has(err, "lulesh: step 3 at t = 0.5: dt =")) << err;
   }
 }
+
+// ---- fault 8: invalid meshes and decks are refused ----------------------------------------------
+
+namespace {
+std::string gmsh(const std::string &elements, int n) {
+  return "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n$EndNodes\n$Elements\n" +
+         std::to_string(n) + "\n" + elements + "$EndElements\n";
+}
+}  // namespace
+
+// Before: a duplicated boundary triangle ran to exit 0 (each of its edges had two
+// cells, so the edge check passed); a huge $Elements count said "the number of
+// elements expected".
+TEST(Hardening3, AGmshMeshWithARepeatedTriangleOrAnImpossibleCountIsRefused) {
+  char err[1024] = "";
+  vl_mesh m;
+  const std::string ok = gmsh("1 2 2 0 1 1 2 3\n2 2 2 0 1 1 3 4\n", 2);
+  ASSERT_EQ(vl_mesh_gmsh_parse(ok.c_str(), ok.size(), "ok.msh", &m, err, sizeof err), 0) << err;
+  vl_mesh_free(&m);
+  // the repeated triangle's edges each have two cells (itself and its copy): no edge check can see it
+  const std::string dup = gmsh("1 2 2 0 1 1 2 3\n2 2 2 0 1 2 3 1\n", 2);
+  EXPECT_NE(vl_mesh_gmsh_parse(dup.c_str(), dup.size(), "dup.msh", &m, err, sizeof err), 0);
+  EXPECT_TRUE(has(err, "dup.msh:14: this triangle (nodes 1 2 3) repeats the one at line 13")) << err;
+  const std::string huge = gmsh("1 2 2 0 1 1 2 3\n", 0).replace(gmsh("", 0).find("$Elements\n0") + 10, 1, "99999999999");
+  EXPECT_NE(vl_mesh_gmsh_parse(huge.c_str(), huge.size(), "huge.msh", &m, err, sizeof err), 0);
+  EXPECT_TRUE(has(err, "$Elements claims 99999999999 elements, more than the file can hold")) << err;
+}
+
+// Before: the last of two settings won silently (the YAML configs refuse duplicates).
+TEST(Hardening3, ABookLeafDeckThatSetsAGroupOrAnEntryTwiceIsRefused) {
+  char err[1024] = "";
+  bl_deck d;
+  bl_deck_default(&d);
+  const std::string ok = "&CONTROL\n time_end=1.0\n/\n";
+  ASSERT_EQ(bl_deck_parse(&d, ok.c_str(), ok.size(), "ok", err, sizeof err), UM_SUCCESS) << err;
+  const std::string key = "&CONTROL\n time_end=1.0\n dt_max=0.1\n time_end=2.0\n/\n";
+  bl_deck_default(&d);
+  EXPECT_EQ(bl_deck_parse(&d, key.c_str(), key.size(), "key", err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_TRUE(has(err, "key:4") && has(err, "time_end") && has(err, "set twice in the deck (also at line 2)")) << err;
+  const std::string group = "&CONTROL\n time_end=1.0\n/\n&MESH\n/\n&CONTROL\n dt_max=0.1\n/\n";
+  bl_deck_default(&d);
+  EXPECT_EQ(bl_deck_parse(&d, group.c_str(), group.size(), "group", err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_TRUE(has(err, "group:6") && has(err, "namelist &CONTROL appears twice (first at line 1)")) << err;
+}

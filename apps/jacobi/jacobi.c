@@ -92,6 +92,9 @@ static int jacobi_run(um_app_run *r) {
   CFG(um_config_get_double(r->cfg, "params.tolerance", 1e-12, &tol, err, sizeof err));
   if (N < 2 || N > 4000) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use 2..4000 cells per side", N);
   if (iters < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", iters);
+  if (!(tol >= 0) || !isfinite(tol)) /* nan or negative: the test below would never (or always) stop the sweeps */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.tolerance = %g: use a finite number >= 0 (0: run all run.iterations)",
+                       tol);
 
   const int nn = (N + 1) * (N + 1), ne = 2 * N * (N + 1);
   int *perm = malloc(sizeof(int) * (size_t)nn), *eperm = malloc(sizeof(int) * (size_t)ne);

@@ -185,7 +185,11 @@ static int read_config(um_app_run *r, vl_solver *S) {
       um_config_get_double(r->cfg, "params.stoker_hr", 1.0, &S->stoker_hr, err, sizeof err) ||
       um_config_get_double(r->cfg, "params.stoker_x0", 50.0, &S->stoker_x0, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (!(end > 0)) return um_app_fail(r, UM_ERR_CONFIG, "params.end = %g: the end time must be > 0", end);
+  if (!(end > 0) || !(end <= 3.4e38)) /* a float, as upstream keeps it: finite */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.end = %g: the end time must be > 0 and finite", end);
+  if (!isfinite(S->stoker_hl) || !isfinite(S->stoker_hr) || !isfinite(S->stoker_x0))
+    return um_app_fail(r, UM_ERR_CONFIG, "params.stoker_hl / stoker_hr / stoker_x0 = %g / %g / %g: must be finite",
+                       S->stoker_hl, S->stoker_hr, S->stoker_x0);
   if (ms < 0) return um_app_fail(r, UM_ERR_CONFIG, "params.max_steps = %lld: must be >= 0", ms);
   S->deck.final_time = (float)end;
   S->max_steps = (long)ms;
