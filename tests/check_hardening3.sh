@@ -149,6 +149,21 @@ stall) # fault 6: time-stepping runs that cannot reach their end time stop with 
     --set params.dt_min=1e-300 --set params.dt_initial=1e-300 --set params.dt_max=1e-300 > "$WORK/b.log" 2>&1; rc=$?
   [ $rc = 2 ] && grep -q "bookleaf: step [0-9]* at t = 1e-300 with dt = 1e-300" "$WORK/b.log" || { tail "$WORK/b.log"; fail "BookLeaf with dt = 1e-300: exit $rc, expected 2"; }
   ;;
+matrix) # fault 3: a suite's matrix is counted before it is expanded; past the limit it is refused with the count
+  vals=$(seq -s, 1 1000)
+  { echo "cases:"; echo "  - name: big"; echo "    config: configs/jacobi.yaml"; echo "    tags: [quick]"
+    echo "    matrix: {backend: [$vals], strategy: [$vals], layout: [$vals], reorder: [$vals], block_size: [$vals]}"; } > "$WORK/big.yaml"
+  for list in --list ""; do  # (14.6 GB in 10 s before, with --list too); 2 GB of address space is plenty now
+    ( ulimit -v 2000000; $T "$UMRUN" --suite "$WORK/big.yaml" $list --out "$WORK/out" ) > "$WORK/a.log" 2>&1; rc=$?
+    [ $rc = 1 ] && grep -q "the selection makes 1e+15 runs, more than the 5000 a suite may run.*case 'big' 1e+15 (1000 backend x 1000 strategy x 1000 layout x 1000 reorder x 1000 block_size)" "$WORK/a.log" \
+      || { cat "$WORK/a.log"; fail "a 1e15-run matrix ${list:-(run)}: exit $rc, expected 1 and the count"; }
+  done
+  [ -e "$WORK/out" ] && fail "the refused suite created its folder"
+  { echo "cases:"; echo "  - name: ok"; echo "    config: configs/jacobi.yaml"; echo "    tags: [quick]"
+    echo "    matrix: {block_size: [$(seq -s, 1 50)], layout: [aos, soa]}"; } > "$WORK/ok.yaml"
+  $T "$UMRUN" --suite "$WORK/ok.yaml" --list > "$WORK/b.log" 2>&1 && grep -q "^100 runs" "$WORK/b.log" && grep -q "ok\[soa b50\]" "$WORK/b.log" \
+    || { cat "$WORK/b.log"; fail "a 100-run matrix is not listed"; }
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS $check"

@@ -144,7 +144,13 @@ typedef struct {
   char **axis[AXES]; /* values per axis (NULL: the config's own) */
   int naxis[AXES];
   double timeout_s;
+  int selected;  /* by --tags and --only */
+  double combos; /* the product of its axes' lengths (counted before anything is expanded) */
 } suite_case;
+
+/* The most runs one suite command makes (docs/validation.md): the matrix is
+ * counted before it is expanded, and a larger one is refused with its count. */
+#define UMRUN_SUITE_MAX_RUNS 5000
 
 typedef struct {
   char *path;
@@ -798,6 +804,24 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
   }
 }
 
+/* Combination k of case c (the last axis fastest), as run number n. */
+static void expand(suite_run *r, const suite_case *c, long k, int n) {
+  memset(r, 0, sizeof *r);
+  r->c = c;
+  long rest = k;
+  for (int a = AXES - 1; a >= 0; a--)
+    if (c->naxis[a]) {
+      r->val[a] = c->axis[a][rest % c->naxis[a]];
+      rest /= c->naxis[a];
+    }
+  char v[256];
+  variant_of(r, v, sizeof v);
+  snprintf(r->id, sizeof r->id, "%s[%s]", c->name, v);
+  snprintf(r->file_id, sizeof r->file_id, "%04d_%s", n, c->name);
+  for (char *p = r->file_id; *p; p++)
+    if (*p == '/' || *p == ' ') *p = '_';
+}
+
 /* ---- the command ------------------------------------------------------------------- */
 void umrun_suite_usage(FILE *f) {
   fputs("usage: umrun --suite SUITE.yaml [--tags T1,T2] [--only APP] [--out DIR] [--set key=value]...\n"
@@ -822,6 +846,10 @@ void umrun_suite_usage(FILE *f) {
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
         "  --list         list the runs the selection would make, and exit\n"
+        "\n"
+        "A selection makes at most 5000 runs (the product of each case's axes, summed over the\n"
+        "cases): it is counted before anything is expanded, and a larger one is refused with\n"
+        "its count.\n"
         "\n"
         "exit status: 0 every run passed; 1 bad suite file or command line; 3 a run failed or\n"
         "could not run.\n",
@@ -905,44 +933,37 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     suite_free(&S);
     goto done;
   }
-  /* the runs: selected cases x their matrices */
-  int nruns = 0, cap = 0, known_tag = all;
+  /* the runs: selected cases x their matrices, counted first (a few axes of
+   * many values make more runs than memory holds), refused past
+   * UMRUN_SUITE_MAX_RUNS, and expanded one at a time: --list prints each as it
+   * comes, a run's entry is filled just before it starts */
+  int nruns = 0, known_tag = all;
   suite_run *runs = NULL;
+  double total = 0;
   for (int i = 0; i < S.ncases; i++) {
     suite_case *c = &S.cases[i];
     known_tag |= has_tag(c, tags, ntags);
     if ((!all && !has_tag(c, tags, ntags)) || (only && strcmp(only, c->app))) continue;
     if (timeout > 0) c->timeout_s = timeout;
-    long combos = 1;
-    for (int a = 0; a < AXES; a++) combos *= c->naxis[a] ? c->naxis[a] : 1;
-    for (long k = 0; k < combos; k++) {
-      if (nruns == cap) {
-        cap = cap ? cap * 2 : 64;
-        suite_run *nr = realloc(runs, (size_t)cap * sizeof *nr);
-        if (!nr) {
-          fprintf(stderr, "umrun --suite: out of memory\n");
-          rc = EXIT_RUN;
-          goto free_runs;
-        }
-        runs = nr;
-      }
-      suite_run *r = &runs[nruns++];
-      memset(r, 0, sizeof *r);
-      r->c = c;
-      long rest = k;
-      for (int a = AXES - 1; a >= 0; a--)
-        if (c->naxis[a]) {
-          r->val[a] = c->axis[a][rest % c->naxis[a]];
-          rest /= c->naxis[a];
-        }
-      char v[256];
-      variant_of(r, v, sizeof v);
-      snprintf(r->id, sizeof r->id, "%s[%s]", c->name, v);
-      snprintf(r->file_id, sizeof r->file_id, "%04d_%s", nruns, c->name);
-      for (char *p = r->file_id; *p; p++)
-        if (*p == '/' || *p == ' ') *p = '_';
-    }
+    c->selected = 1;
+    c->combos = 1;
+    for (int a = 0; a < AXES; a++) c->combos *= c->naxis[a] ? c->naxis[a] : 1; /* a double: never overflows */
+    total += c->combos;
   }
+  if (total > UMRUN_SUITE_MAX_RUNS) {
+    fprintf(stderr, "umrun --suite: the selection makes %.6g runs, more than the %d a suite may run; its largest "
+                    "matrices:", total, UMRUN_SUITE_MAX_RUNS);
+    for (int i = 0; i < S.ncases; i++)
+      if (S.cases[i].selected && S.cases[i].combos > UMRUN_SUITE_MAX_RUNS / 10.0) {
+        fprintf(stderr, " case '%s' %.6g (", S.cases[i].name, S.cases[i].combos);
+        for (int a = 0, f = 1; a < AXES; a++)
+          if (S.cases[i].naxis[a]) fprintf(stderr, "%s%d %s", f ? "" : " x ", S.cases[i].naxis[a], axis_names[a]), f = 0;
+        fputc(')', stderr);
+      }
+    fprintf(stderr, "; narrow the matrices, select fewer cases (--tags, --only) or split the suite file\n");
+    goto free_runs;
+  }
+  nruns = (int)total;
   if (!known_tag) {
     fprintf(stderr, "umrun --suite: no case of %s has the tag%s", path, ntags > 1 ? "s" : "");
     for (int i = 0; i < ntags; i++) fprintf(stderr, " '%s'", tags[i]);
@@ -956,10 +977,21 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     fprintf(stderr, "umrun --suite: the selection is empty (tags and --only %s match no case)\n", only ? only : "");
     goto free_runs;
   }
-  if (list) {
-    for (int i = 0; i < nruns; i++) printf("%s  (%s, %s)\n", runs[i].id, runs[i].c->app, runs[i].c->config);
+  if (list) { /* one at a time: nothing is kept */
+    suite_run one;
+    for (int i = 0, n = 0; i < S.ncases; i++)
+      for (long k = 0; S.cases[i].selected && k < (long)S.cases[i].combos; k++) {
+        expand(&one, &S.cases[i], k, ++n);
+        printf("%s  (%s, %s)\n", one.id, one.c->app, one.c->config);
+      }
     printf("%d runs\n", nruns);
     rc = EXIT_OK;
+    goto free_runs;
+  }
+  runs = calloc((size_t)nruns, sizeof *runs); /* at most UMRUN_SUITE_MAX_RUNS entries */
+  if (!runs) {
+    fprintf(stderr, "umrun --suite: out of memory for %d runs\n", nruns);
+    rc = EXIT_RUN;
     goto free_runs;
   }
   char runsdir[3000], logsdir[3000];
@@ -984,8 +1016,14 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   printf("%s%s), results in %s\n", only ? ", only " : "", only ? only : "", outdir);
   const double host_gbs = host_copy_gbs();
   const double t0 = um_wtime();
-  for (int i = 0; i < nruns; i++) {
+  for (int i = 0, ci = -1, k = 0, kmax = 0; i < nruns; i++) {
+    while (k >= kmax) { /* the next selected case */
+      ci++;
+      k = 0;
+      kmax = S.cases[ci].selected ? (int)S.cases[ci].combos : 0;
+    }
     suite_run *r = &runs[i];
+    expand(r, &S.cases[ci], k++, i + 1); /* this combination, expanded now */
     snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", runsdir, r->file_id);
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", logsdir, r->file_id);
     unlink(r->json_path);
@@ -1086,7 +1124,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
          nfail ? ", SOME FAILED" : "", seconds, outdir);
   rc = nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
 free_runs:
-  for (int i = 0; i < nruns; i++) {
+  for (int i = 0; runs && i < nruns; i++) {
     free(runs[i].json_text);
     uj_free(runs[i].json);
   }
