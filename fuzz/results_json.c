@@ -1,8 +1,11 @@
 /* Fuzz the JSON reader of umrun's tools (umrun/json.c) and the two commands
  * that read results files: any input is parsed or refused with a
  * "<file>:<line>:<col>: ..." message, and a parsed one goes through
- * --compare (against itself) and --report: whatever its shape (missing keys,
- * wrong kinds, odd numbers), never a crash. */
+ * --compare (against itself), --report (whose page must hold no element
+ * from the input) and --validate (as a run's JSON, against jacobi's
+ * reference: a run whose status is not a finished run's never passes):
+ * whatever its shape (missing keys, wrong kinds, odd numbers), never a crash.
+ * Run from the source root (the reference is validation/jacobi/...). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   umrun_compare_main(3, cargv);
   char *rargv[] = {"--report", html, path, NULL};
   umrun_report_main(3, rargv);
+  /* no string of the input becomes an element of the page (issue 25): the page has no script of its own */
+  FILE *h = fopen(html, "rb");
+  if (h) {
+    static char page[1 << 22];
+    size_t n = fread(page, 1, sizeof page - 1, h);
+    fclose(h);
+    page[n] = 0;
+    if (strstr(page, "<script") || strstr(page, "<img") || strstr(page, "<iframe")) abort();
+  }
+  /* --validate reads the same JSON as one run's (status, app, metrics) against a reference */
+  char *vargv[] = {"--validate", path, "validation/jacobi/grid16.ref.yaml", NULL};
+  const int vrc = umrun_validate_main(3, vargv);
+  char *text = malloc(size + 1);
+  if (text) {
+    memcpy(text, data, size);
+    text[size] = 0;
+    if (vrc == 0 && !strstr(text, "\"ok\"") && !strstr(text, "\"validation")) abort(); /* no status, no pass */
+    free(text);
+  }
   unlink(path);
   unlink(html);
   unlink(md);

@@ -1,8 +1,10 @@
 #include "child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,17 +32,58 @@ int umrun_mkdirs(const char *dir, char *err, size_t errlen) {
   return 0;
 }
 
-static int run(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r, int self);
+static int run(const char *const *argv, const char *log_path, double timeout_s, const char *tmpdir,
+               umrun_child_result *r, int self);
 
 int umrun_run_child(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r) {
-  return run(argv, log_path, timeout_s, r, 1);
+  return run(argv, log_path, timeout_s, NULL, r, 1);
 }
 
 int umrun_run_program(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r) {
-  return run(argv, log_path, timeout_s, r, 0);
+  return run(argv, log_path, timeout_s, NULL, r, 0);
 }
 
-static int run(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r, int self) {
+int umrun_run_in(const char *const *argv, int self, const char *log_path, double timeout_s, const char *tmpdir,
+                 umrun_child_result *r) {
+  return run(argv, log_path, timeout_s, tmpdir, r, self);
+}
+
+int umrun_probe_writable(const char *dir, char *why, size_t len) {
+  char p[4200];
+  if (snprintf(p, sizeof p, "%s/.umrun-probe-XXXXXX", dir) >= (int)sizeof p)
+    return snprintf(why, len, "the path is too long"), -1;
+  int fd = mkstemp(p);
+  if (fd < 0) return snprintf(why, len, "%s", strerror(errno)), -1;
+  close(fd);
+  unlink(p);
+  return 0;
+}
+
+/* Remove a folder and everything in it (not following links). */
+int umrun_remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) return unlink(path);
+  DIR *d = opendir(path);
+  int rc = 0;
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char p[4096];
+      if (snprintf(p, sizeof p, "%s/%s", path, e->d_name) >= (int)sizeof p) {
+        rc = -1;
+        continue;
+      }
+      rc |= umrun_remove_tree(p);
+    }
+    closedir(d);
+  }
+  return rmdir(path) | rc;
+}
+
+static int run(const char *const *argv, const char *log_path, double timeout_s, const char *tmpdir,
+               umrun_child_result *r, int self) {
   memset(r, 0, sizeof *r);
   r->exit_code = -1;
   fflush(stdout);
@@ -50,6 +93,7 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
   if (pid < 0) return -1;
   if (pid == 0) {
     setpgid(0, 0); /* its own group: a timeout ends whatever it started too */
+    if (tmpdir) setenv("TMPDIR", tmpdir, 1); /* its temporaries where the caller removes them, whatever happens */
     if (log_path) {
       FILE *lf = freopen(log_path, "w", stdout);
       if (lf) dup2(fileno(stdout), STDERR_FILENO);
@@ -60,13 +104,20 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
     _exit(127);
   }
   setpgid(pid, pid);
-  int st = 0;
+  int st = 0, killed = 0;
   for (;;) {
     pid_t w = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) return -1;
     if (timeout_s > 0 && um_wtime() - t0 > timeout_s && !r->timed_out) {
+      /* SIGTERM first: umrun removes its temporaries and field folder on it;
+       * what has not ended UMRUN_KILL_GRACE_S later is killed */
       r->timed_out = 1;
+      kill(-pid, SIGTERM);
+      kill(pid, SIGTERM);
+    }
+    if (r->timed_out && !killed && um_wtime() - t0 > timeout_s + UMRUN_KILL_GRACE_S) {
+      killed = 1;
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
     }

@@ -19,6 +19,21 @@ int umrun_run_child(const char *const *argv, const char *log_path, double timeou
 /* The same for another program found on the PATH (argv[0], e.g. mpirun). */
 int umrun_run_program(const char *const *argv, const char *log_path, double timeout_s, umrun_child_result *r);
 
+/* The same with a choice of program (self: this umrun) and, with tmpdir, the
+ * child's TMPDIR set to that folder (the suite gives each run its own and
+ * removes it after the run, so a run killed on its timeout leaves nothing in
+ * /tmp). On the timeout the process group gets SIGTERM (umrun removes its
+ * temporaries on it), then SIGKILL UMRUN_KILL_GRACE_S seconds later. */
+#define UMRUN_KILL_GRACE_S 5.0
+int umrun_run_in(const char *const *argv, int self, const char *log_path, double timeout_s, const char *tmpdir,
+                 umrun_child_result *r);
+/* Can a file be created in `dir`? Tried (a temporary created and removed), so
+ * permissions, a read-only file system and root's rights all answer truly.
+ * 0, or -1 with the system's reason in why. */
+int umrun_probe_writable(const char *dir, char *why, size_t len);
+/* rm -r, not following links: 0, or -1 if something stayed. */
+int umrun_remove_tree(const char *path);
+
 /* mkdir -p; on failure err says which folder and why: "'<folder>': <reason>" */
 int umrun_mkdirs(const char *dir, char *err, size_t errlen);
 #endif

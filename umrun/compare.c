@@ -53,14 +53,19 @@ static double ms_per_call(const uj *loop) {
   return c > 0 ? 1e3 * uj_getn(loop, "seconds", 0) / c : NAN;
 }
 
+/* every string from a results file reaches the markdown escaped (umrun_md_escape) */
+#define MD(buf, s) umrun_md_str(buf, sizeof buf, s)
+
 static void machine_line(FILE *o, const char *tag, const uj *R) {
   const uj *m = uj_get(R, "machine"), *g = uj_get(m, "gpu"), *um = uj_get(R, "um");
-  fprintf(o, "- %s: %s, %s", tag, uj_gets(m, "host", "?"), uj_gets(m, "cpu", "?"));
-  if (g && g->kind == UJ_OBJ)
-    fprintf(o, "; GPU %s (cc %s, driver %s for CUDA %s, runtime %s)", uj_gets(g, "name", "?"),
-            uj_gets(g, "compute_capability", "?"), uj_gets(g, "driver_release", "?"), uj_gets(g, "driver", "?"),
-            uj_gets(g, "cuda_runtime", "?"));
-  fprintf(o, "; um commit `%s`; started %s\n", uj_gets(um, "commit", "?"), uj_gets(R, "started", "?"));
+  char e[5][512];
+  fprintf(o, "- %s: %s, %s", MD(e[0], tag), MD(e[1], uj_gets(m, "host", "?")), MD(e[2], uj_gets(m, "cpu", "?")));
+  if (g && g->kind == UJ_OBJ) {
+    fprintf(o, "; GPU %s (cc %s, ", MD(e[0], uj_gets(g, "name", "?")), MD(e[1], uj_gets(g, "compute_capability", "?")));
+    fprintf(o, "driver %s for CUDA %s, runtime %s)", MD(e[2], uj_gets(g, "driver_release", "?")),
+            MD(e[3], uj_gets(g, "driver", "?")), MD(e[4], uj_gets(g, "cuda_runtime", "?")));
+  }
+  fprintf(o, "; um commit %s; started %s\n", MD(e[0], uj_gets(um, "commit", "?")), MD(e[1], uj_gets(R, "started", "?")));
 }
 
 typedef struct {
@@ -156,6 +161,8 @@ int umrun_compare_main(int argc, char **argv) {
     const char *id = uj_gets(a, "id", "?");
     const uj *b = find_case(cb, id);
     const char *sa = uj_gets(a, "status", "?"), *sb = b ? uj_gets(b, "status", "?") : "missing";
+    char eid[600], esa[64], esb[64], ename[300], emsg[2100], edrift[400];
+    MD(eid, id), MD(esa, sa), MD(esb, sb);
     fputs(firstj ? "\n  {\"id\": " : ",\n  {\"id\": ", J);
     firstj = 0;
     um_json_string(J, id);
@@ -168,7 +175,7 @@ int umrun_compare_main(int argc, char **argv) {
       t.missing_b++;
       if (!strcmp(sa, "pass")) {
         case_reg = 1;
-        fprintf(o, "| %s | %s | missing | | | | | | **REGRESSION**: not run in B |\n", id, sa);
+        fprintf(o, "| %s | %s | missing | | | | | | **REGRESSION**: not run in B |\n", eid, esa);
       }
       fprintf(J, ", \"regression\": %s, \"metrics\": [], \"loops\": []}", case_reg ? "true" : "false");
       t.regressions += case_reg;
@@ -177,7 +184,7 @@ int umrun_compare_main(int argc, char **argv) {
     t.compared_runs++;
     if (!strcmp(sa, "pass") && strcmp(sb, "pass")) {
       case_reg = 1;
-      fprintf(o, "| %s | %s | %s | | | | | | **REGRESSION**: %s |\n", id, sa, sb, uj_gets(b, "message", ""));
+      fprintf(o, "| %s | %s | %s | | | | | | **REGRESSION**: %s |\n", eid, esa, esb, MD(emsg, uj_gets(b, "message", "")));
     }
     /* metrics: both runs' validation entries, by name */
     double max_share = -1, ta_sum = 0, tb_sum = 0;
@@ -211,7 +218,7 @@ int umrun_compare_main(int argc, char **argv) {
       } else if (!pa && !pb) verdict = "fails in both";
       case_reg |= reg;
       if (reg || strcmp(verdict, "ok"))
-        fprintf(o, "| %s | %s | %s | %s | %.10g | %.10g | %.3g | %.3g | %s%s%s |\n", id, sa, sb, name, va, vb, allow,
+        fprintf(o, "| %s | %s | %s | %s | %.10g | %.10g | %.3g | %.3g | %s%s%s |\n", eid, esa, esb, MD(ename, name), va, vb, allow,
                 share, reg ? "**" : "", verdict, reg ? "**" : "");
       fputs(k ? ", {\"name\": " : "{\"name\": ", J);
       um_json_string(J, name);
@@ -243,7 +250,7 @@ int umrun_compare_main(int argc, char **argv) {
       const char *flag = "";
       if (ratio > 1 + noise) flag = "SLOWER", t.slower++;
       else if (ratio < 1 / (1 + noise)) flag = "FASTER", t.faster++;
-      fprintf(so, "| %s | %s | %.4g | %.4g | %.3f | %.1f | %.1f | %s |\n", id, name, ta, tb, ratio,
+      fprintf(so, "| %s | %s | %.4g | %.4g | %.3f | %.1f | %.1f | %s |\n", eid, MD(ename, name), ta, tb, ratio,
               umrun_loop_gbs(x), umrun_loop_gbs(y), flag);
       fputs(firstl ? "{\"name\": " : ", {\"name\": ", J);
       firstl = 0;
@@ -261,7 +268,7 @@ int umrun_compare_main(int argc, char **argv) {
     char drift[200] = "-";
     if (max_share > 0) snprintf(drift, sizeof drift, "%.3g (%s)", max_share, max_name);
     else if (max_share == 0) snprintf(drift, sizeof drift, "0");
-    fprintf(po, "| %s | %s | %s | %d | %s | %d | %.3f |\n", id, sa, sb, uj_len(ma), drift, nloops,
+    fprintf(po, "| %s | %s | %s | %d | %s | %d | %.3f |\n", eid, esa, esb, uj_len(ma), MD(edrift, drift), nloops,
             ta_sum > 0 ? tb_sum / ta_sum : NAN);
     fputs("], \"max_drift_share\": ", J);
     um_json_number(J, max_share >= 0 ? max_share : NAN);

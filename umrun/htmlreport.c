@@ -281,9 +281,7 @@ static int app_index(app_list *a, const char *name) {
 
 static void html_text(FILE *h, const char *s) { umrun_xml_escape(h, s); }
 
-static void md_cell(FILE *m, const char *s) {
-  for (; s && *s; s++) fputc(*s == '|' ? '/' : *s, m);
-}
+static void md_cell(FILE *m, const char *s) { umrun_md_escape(m, s); }
 
 /* one table row in both outputs */
 static void row(FILE *h, FILE *m, int header, int n, const char *const *cells) {
@@ -457,7 +455,13 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   fputc('\n', m);
   /* contents */
   fputs("<p>Apps:", h);
-  for (int a = 0; a < apps.n; a++) fprintf(h, " <a href=\"#app-%s\">%s</a>", apps.names[a], apps.names[a]);
+  for (int a = 0; a < apps.n; a++) { /* names from results files: an id of safe characters, the text escaped */
+    fputs(" <a href=\"#app-", h);
+    umrun_html_id(h, apps.names[a]);
+    fputs("\">", h);
+    html_text(h, apps.names[a]);
+    fputs("</a>", h);
+  }
   fputs(" &middot; <a href=\"#bandwidth\">bandwidth per variant</a> &middot; <a href=\"#roofline\">roofline</a></p>\n", h);
 
   /* bandwidth per app and variant, one chart per results file */
@@ -491,7 +495,11 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         bars[nb].colour = a;
         const double cb = device_copy_gbs(files[k], run);
         if (isfinite(cb) && cb > roof) roof = cb;
-        fprintf(m, "- %s, %s: %.1f GB/s (%.0f%% of copy)\n", paths[k], labels[nb], bars[nb].value,
+        fputs("- ", m);
+        md_cell(m, paths[k]);
+        fputs(", ", m);
+        md_cell(m, labels[nb]);
+        fprintf(m, ": %.1f GB/s (%.0f%% of copy)\n", bars[nb].value,
                 isfinite(cb) && cb > 0 ? 100 * bars[nb].value / cb : 0);
         nb++;
       }
@@ -509,8 +517,14 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   for (int a = 0; a < apps.n; a++) {
     const char *app = apps.names[a];
     const uj *run = first_run_of(files, nfiles, app);
-    fprintf(h, "<h2 id=\"app-%s\">%s</h2>\n<p>%s</p>\n", app, app, note_for(app));
-    fprintf(m, "## %s\n\n", app);
+    fputs("<h2 id=\"app-", h);
+    umrun_html_id(h, app);
+    fputs("\">", h);
+    html_text(h, app);
+    fprintf(h, "</h2>\n<p>%s</p>\n", note_for(app)); /* our own text, with its markup */
+    fputs("## ", m);
+    md_cell(m, app);
+    fputs("\n\n", m);
     if (!run) {
       fputs("<p>No run of this app produced results.</p>\n", h);
       continue;

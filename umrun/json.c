@@ -1,5 +1,6 @@
 /* JSON reader (see json.h): recursive descent over the whole text in memory. */
 #include "json.h"
+#include "safe_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -287,9 +288,16 @@ int uj_parse(const char *text, size_t len, const char *origin, uj **out, char *e
 }
 
 char *uj_read_file(const char *path, size_t max, size_t *len_out, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
+  char why[512];
+  unsigned long long size = 0;
+  FILE *f = um_read_open(path, 0, &size, why, sizeof why); /* a regular file: a FIFO never hangs */
   if (!f) {
-    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot open '%s': %s", path, why);
+    return NULL;
+  }
+  if (size >= max) {
+    fclose(f);
+    snprintf(err, errlen, "'%s' is larger than %zu MiB: not a umrun results file", path, max >> 20);
     return NULL;
   }
   char *buf = NULL;

@@ -28,8 +28,12 @@ void umrun_validate_usage(FILE *f) {
         "are named as not checked; rerun with --set validation.reference=REF.yaml for those.\n"
         "  --json FILE   write the result as JSON too (the format of a run's \"validation\")\n"
         "\n"
+        "A run that did not finish (its \"status\" is \"run failed\", \"config error\" or missing)\n"
+        "never passes, whatever its metrics.\n"
+        "\n"
         "exit status: 0 every metric passed; 1 bad command line, unreadable file, not a run's\n"
-        "JSON, or a reference for another app; 3 a metric failed or is missing from the run.\n",
+        "JSON, or a reference for another app; 3 a metric failed or is missing from the run, or\n"
+        "the run did not finish.\n",
         f);
 }
 
@@ -113,6 +117,12 @@ int umrun_validate_main(int argc, char **argv) {
     return EXIT_USAGE;
   }
 
+  /* A run that did not finish cannot pass, whatever its metrics say: only a
+   * completed run ("ok"; or judged already, "validation failed" / "validation
+   * error", which a revised reference may judge again) is validated. */
+  const char *run_status = uj_gets(R, "status", NULL);
+  const int finished = run_status && (!strcmp(run_status, "ok") || !strcmp(run_status, "validation failed") ||
+                                       !strcmp(run_status, "validation error"));
   printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
          uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
          uj_gets(R, "um_commit", "?"));
@@ -129,7 +139,13 @@ int umrun_validate_main(int argc, char **argv) {
       printf("the reference's %d field%s not checked: a run's JSON holds no field files (rerun with "
              "--set validation.reference=%s for them)\n",
              ref->nfields, ref->nfields == 1 ? " is" : "s are", fref);
-    if (res.pass) printf("VALIDATION PASS (%d metrics)\n", res.nmetrics);
+    if (!finished) {
+      res.pass = 0;
+      snprintf(res.message, sizeof res.message,
+               "the run did not finish (status '%.200s'): a failed run cannot pass validation, whatever its metrics",
+               run_status ? run_status : "missing");
+      printf("VALIDATION FAILED: %s; fix the run and run it again\n", res.message);
+    } else if (res.pass) printf("VALIDATION PASS (%d metrics)\n", res.nmetrics);
     else printf("VALIDATION FAILED (%d of %d metrics)\n", res.nfail, res.nmetrics);
     status = res.pass ? EXIT_OK : EXIT_VALIDATION;
     if (fjson) {

@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "../apps/common/um_app.h"
 #include "child.h"
 #include "safe_file.h"
 #include "tools.h"
@@ -70,6 +71,48 @@ void umrun_xml_escape(FILE *f, const char *s) {
   }
 }
 
+void umrun_md_escape(FILE *f, const char *s) {
+  for (const char *p = s; p && *p; p++) {
+    switch (*p) {
+      case '<': fputs("&lt;", f); break; /* markdown passes HTML through: no element, no autolink */
+      case '>': fputs("&gt;", f); break;
+      case '&': fputs("&amp;", f); break;
+      case '|': fputc('/', f); break; /* a table cell's end */
+      case '\n': case '\r': fputc(' ', f); break;
+      case '(': /* "](" makes a link or an image: its parenthesis escaped */
+        if (p > s && p[-1] == ']') fputc('\\', f);
+        fputc('(', f);
+        break;
+      default:
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) fputc('?', f);
+        else fputc(*p, f);
+    }
+  }
+}
+
+const char *umrun_md_str(char *buf, size_t n, const char *s) {
+  FILE *f = n ? fmemopen(buf, n, "w") : NULL;
+  if (!f) return n ? (buf[0] = '\0', buf) : "";
+  setvbuf(f, NULL, _IONBF, 0);
+  umrun_md_escape(f, s);
+  fclose(f);
+  buf[n - 1] = '\0';
+  return buf;
+}
+
+void umrun_html_id(FILE *f, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  for (; s && *s; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') fputc(c, f);
+    else {
+      fputc('_', f);
+      fputc(hex[c >> 4], f);
+      fputc(hex[c & 15], f);
+    }
+  }
+}
+
 double umrun_loop_gbs(const uj *l) {
   const double s = uj_getn(l, "seconds", 0), calls = uj_getn(l, "calls", 0), b = uj_getn(l, "bytes_per_call", 0);
   return s > 0 ? b * calls / s * 1e-9 : 0;
@@ -101,7 +144,13 @@ typedef struct {
   char **axis[AXES]; /* values per axis (NULL: the config's own) */
   int naxis[AXES];
   double timeout_s;
+  int selected;  /* by --tags and --only */
+  double combos; /* the product of its axes' lengths (counted before anything is expanded) */
 } suite_case;
+
+/* The most runs one suite command makes (docs/validation.md): the matrix is
+ * counted before it is expanded, and a larger one is refused with its count. */
+#define UMRUN_SUITE_MAX_RUNS 5000
 
 typedef struct {
   char *path;
@@ -199,7 +248,16 @@ static int valid_name(const char *s) {
   return 1;
 }
 
-static int load_suite(const char *path, suite_file *S, char *err, size_t len) {
+/* A case's app must be registered: refused before the suite runs anything. */
+static int check_app(const char *app, char *err, size_t len) {
+  if (app && um_app_find(app)) return 0;
+  size_t l = (size_t)snprintf(err, len, "app '%.200s' is not a registered app; registered:", app ? app : "");
+  for (int i = 0; i < um_app_count() && l < len; i++) l += (size_t)snprintf(err + l, len - l, " %s", um_app_at(i)->name);
+  if (l < len) snprintf(err + l, len - l, " (umrun --list-apps)");
+  return -1;
+}
+
+static int load_suite(const char *path, const char *app_override, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
   um_config *cfg = NULL;
@@ -289,13 +347,28 @@ static int load_suite(const char *path, suite_file *S, char *err, size_t len) {
     }
     const char *app = NULL;
     if (um_config_get_string(cc, "app", "airfoil", &app, cerr, sizeof cerr) == 0) c->app = strdup(app);
+    for (int j = 0; j < S->nsets; j++) /* the suite's defaults.set, then the case's own set, as the run applies them */
+      if (!strncmp(S->sets[j], "app=", 4)) {
+        free(c->app);
+        c->app = strdup(S->sets[j] + 4);
+      }
     for (int j = 0; j < c->nsets; j++)
       if (!strncmp(c->sets[j], "app=", 4)) {
         free(c->app);
         c->app = strdup(c->sets[j] + 4);
       }
     um_config_free(cc);
+    if (app_override) { /* --set app=X, applied to every run after the case's own */
+      free(c->app);
+      c->app = strdup(app_override);
+    }
     if (!c->app) c->app = strdup("airfoil");
+    if (check_app(c->app, err, len)) { /* before anything runs: its name reaches files and pages */
+      char why[1024];
+      snprintf(why, sizeof why, "%s", err);
+      snprintf(err, len, "case '%s' (%s): %s", name, where, why);
+      goto out;
+    }
   }
   rc = 0;
 out:
@@ -343,11 +416,16 @@ static double host_copy_gbs(void) {
   }
   double t[5];
   long long N = (long long)n;
-#pragma omp parallel for schedule(static)
+  int nt = 1; /* OMP_NUM_THREADS as the runs will take it, within um_threads_max() */
+#ifdef _OPENMP
+  nt = omp_get_max_threads() < um_threads_max() ? omp_get_max_threads() : um_threads_max();
+#endif
+  (void)nt;
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (long long i = 0; i < N; i++) a[i] = (double)i, b[i] = 0;
   for (int r = 0; r < 5; r++) {
     double t0 = um_wtime();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
     for (long long i = 0; i < N; i++) b[i] = a[i];
     t[r] = um_wtime() - t0;
     double *x = a;
@@ -493,12 +571,12 @@ static void judge(suite_run *r) {
   }
   if (r->res.timed_out) {
     snprintf(r->status, sizeof r->status, "timeout");
-    snprintf(r->message, sizeof r->message, "killed after %.0f s (timeout_s); see %s", r->c->timeout_s, r->log_path);
+    snprintf(r->message, sizeof r->message, "killed after %.0f s (timeout_s); see %.1900s", r->c->timeout_s, r->log_path);
     return;
   }
   if (r->res.signal) {
     snprintf(r->status, sizeof r->status, "error");
-    snprintf(r->message, sizeof r->message, "ended by signal %d; see %s", r->res.signal, r->log_path);
+    snprintf(r->message, sizeof r->message, "ended by signal %d; see %.1900s", r->res.signal, r->log_path);
     return;
   }
   if (r->res.exit_code == 0 && r->json) {
@@ -684,15 +762,24 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
   for (int i = 0; i < nruns && !gpu; i++) gpu = uj_get(runs[i].json, "device");
   char cpu[256];
   read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-  fprintf(f, "# um validation suite: %s\n\n", suite_path);
-  fprintf(f, "- started %s, %.1f s; um %s, commit `%s` (%s build, %s)\n", started, seconds, UM_VERSION, um_commit_id,
+  fputs("# um validation suite: ", f);
+  umrun_md_escape(f, suite_path);
+  fprintf(f, "\n\n- started %s, %.1f s; um %s, commit `%s` (%s build, %s)\n", started, seconds, UM_VERSION, um_commit_id,
           UM_BUILD_TYPE, UM_C_COMPILER);
-  fprintf(f, "- CPU: %s, %ld cores, host copy %.0f GB/s\n", cpu[0] ? cpu : "unknown", sysconf(_SC_NPROCESSORS_ONLN),
-          host_gbs);
-  if (gpu)
-    fprintf(f, "- GPU: %s (cc %s, %.0f GiB, driver CUDA %s, CUDA runtime %s), copy %.0f GB/s\n", uj_gets(gpu, "name", "?"),
-            uj_gets(gpu, "compute_capability", "?"), uj_getn(gpu, "memory_gib", 0), uj_gets(gpu, "driver", "?"),
-            uj_gets(gpu, "cuda_runtime", "?"), uj_getn(gpu, "copy_gb_per_s", 0));
+  fputs("- CPU: ", f);
+  umrun_md_escape(f, cpu[0] ? cpu : "unknown");
+  fprintf(f, ", %ld cores, host copy %.0f GB/s\n", sysconf(_SC_NPROCESSORS_ONLN), host_gbs);
+  if (gpu) { /* from a run's JSON: every string escaped */
+    fputs("- GPU: ", f);
+    umrun_md_escape(f, uj_gets(gpu, "name", "?"));
+    fputs(" (cc ", f);
+    umrun_md_escape(f, uj_gets(gpu, "compute_capability", "?"));
+    fprintf(f, ", %.0f GiB, driver CUDA ", uj_getn(gpu, "memory_gib", 0));
+    umrun_md_escape(f, uj_gets(gpu, "driver", "?"));
+    fputs(", CUDA runtime ", f);
+    umrun_md_escape(f, uj_gets(gpu, "cuda_runtime", "?"));
+    fprintf(f, "), copy %.0f GB/s\n", uj_getn(gpu, "copy_gb_per_s", 0));
+  }
   fprintf(f, "- **%d of %d runs pass**\n\n", np, nruns);
   fputs("| case | app | variant | status | time (s) | worst metric (share of tolerance) | note |\n", f);
   fputs("|---|---|---|---|---:|---|---|\n", f);
@@ -704,13 +791,35 @@ static void write_markdown(FILE *f, const char *suite_path, suite_run *runs, int
       if (isinf(r->worst_margin)) snprintf(worst, sizeof worst, "%s (missing or no tolerance)", r->worst_metric);
       else snprintf(worst, sizeof worst, "%s (%.3g)", r->worst_metric, r->worst_margin);
     }
-    char note[600];
-    snprintf(note, sizeof note, "%s", strcmp(r->status, "pass") ? r->message : "");
-    for (char *p = note; *p; p++)
-      if (*p == '|' || *p == '\n') *p = '/';
-    fprintf(f, "| %s | %s | %s | %s | %.1f | %s | %s |\n", r->c->name, r->c->app, v, status_word(r->status),
-            r->res.seconds, worst, note);
+    const char *cells[] = {r->c->name, r->c->app, v, status_word(r->status), NULL, worst,
+                           strcmp(r->status, "pass") ? r->message : ""};
+    fputs("|", f);
+    for (int k = 0; k < 7; k++) {
+      fputc(' ', f);
+      if (k == 4) fprintf(f, "%.1f", r->res.seconds);
+      else umrun_md_escape(f, cells[k]); /* names, paths and messages reach markdown escaped */
+      fputs(" |", f);
+    }
+    fputc('\n', f);
   }
+}
+
+/* Combination k of case c (the last axis fastest), as run number n. */
+static void expand(suite_run *r, const suite_case *c, long k, int n) {
+  memset(r, 0, sizeof *r);
+  r->c = c;
+  long rest = k;
+  for (int a = AXES - 1; a >= 0; a--)
+    if (c->naxis[a]) {
+      r->val[a] = c->axis[a][rest % c->naxis[a]];
+      rest /= c->naxis[a];
+    }
+  char v[256];
+  variant_of(r, v, sizeof v);
+  snprintf(r->id, sizeof r->id, "%s[%s]", c->name, v);
+  snprintf(r->file_id, sizeof r->file_id, "%04d_%s", n, c->name);
+  for (char *p = r->file_id; *p; p++)
+    if (*p == '/' || *p == ' ') *p = '_';
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -737,6 +846,10 @@ void umrun_suite_usage(FILE *f) {
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
         "  --list         list the runs the selection would make, and exit\n"
+        "\n"
+        "A selection makes at most 5000 runs (the product of each case's axes, summed over the\n"
+        "cases): it is counted before anything is expanded, and a larger one is refused with\n"
+        "its count.\n"
         "\n"
         "exit status: 0 every run passed; 1 bad suite file or command line; 3 a run failed or\n"
         "could not run.\n",
@@ -812,49 +925,45 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
 
   suite_file S;
   char err[4096] = "";
-  if (load_suite(path, &S, err, sizeof err)) {
+  const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
+  for (int s = 0; s < ngsets; s++)
+    if (!strncmp(gsets[s], "app=", 4)) app_override = gsets[s] + 4;
+  if (load_suite(path, app_override, &S, err, sizeof err)) {
     fprintf(stderr, "umrun --suite: %s\n", err);
     suite_free(&S);
     goto done;
   }
-  /* the runs: selected cases x their matrices */
-  int nruns = 0, cap = 0, known_tag = all;
+  /* the runs: selected cases x their matrices, counted first (a few axes of
+   * many values make more runs than memory holds), refused past
+   * UMRUN_SUITE_MAX_RUNS, and expanded one at a time: --list prints each as it
+   * comes, a run's entry is filled just before it starts */
+  int nruns = 0, known_tag = all;
   suite_run *runs = NULL;
+  double total = 0;
   for (int i = 0; i < S.ncases; i++) {
     suite_case *c = &S.cases[i];
     known_tag |= has_tag(c, tags, ntags);
     if ((!all && !has_tag(c, tags, ntags)) || (only && strcmp(only, c->app))) continue;
     if (timeout > 0) c->timeout_s = timeout;
-    long combos = 1;
-    for (int a = 0; a < AXES; a++) combos *= c->naxis[a] ? c->naxis[a] : 1;
-    for (long k = 0; k < combos; k++) {
-      if (nruns == cap) {
-        cap = cap ? cap * 2 : 64;
-        suite_run *nr = realloc(runs, (size_t)cap * sizeof *nr);
-        if (!nr) {
-          fprintf(stderr, "umrun --suite: out of memory\n");
-          rc = EXIT_RUN;
-          goto free_runs;
-        }
-        runs = nr;
-      }
-      suite_run *r = &runs[nruns++];
-      memset(r, 0, sizeof *r);
-      r->c = c;
-      long rest = k;
-      for (int a = AXES - 1; a >= 0; a--)
-        if (c->naxis[a]) {
-          r->val[a] = c->axis[a][rest % c->naxis[a]];
-          rest /= c->naxis[a];
-        }
-      char v[256];
-      variant_of(r, v, sizeof v);
-      snprintf(r->id, sizeof r->id, "%s[%s]", c->name, v);
-      snprintf(r->file_id, sizeof r->file_id, "%04d_%s", nruns, c->name);
-      for (char *p = r->file_id; *p; p++)
-        if (*p == '/' || *p == ' ') *p = '_';
-    }
+    c->selected = 1;
+    c->combos = 1;
+    for (int a = 0; a < AXES; a++) c->combos *= c->naxis[a] ? c->naxis[a] : 1; /* a double: never overflows */
+    total += c->combos;
   }
+  if (total > UMRUN_SUITE_MAX_RUNS) {
+    fprintf(stderr, "umrun --suite: the selection makes %.6g runs, more than the %d a suite may run; its largest "
+                    "matrices:", total, UMRUN_SUITE_MAX_RUNS);
+    for (int i = 0; i < S.ncases; i++)
+      if (S.cases[i].selected && S.cases[i].combos > UMRUN_SUITE_MAX_RUNS / 10.0) {
+        fprintf(stderr, " case '%s' %.6g (", S.cases[i].name, S.cases[i].combos);
+        for (int a = 0, f = 1; a < AXES; a++)
+          if (S.cases[i].naxis[a]) fprintf(stderr, "%s%d %s", f ? "" : " x ", S.cases[i].naxis[a], axis_names[a]), f = 0;
+        fputc(')', stderr);
+      }
+    fprintf(stderr, "; narrow the matrices, select fewer cases (--tags, --only) or split the suite file\n");
+    goto free_runs;
+  }
+  nruns = (int)total;
   if (!known_tag) {
     fprintf(stderr, "umrun --suite: no case of %s has the tag%s", path, ntags > 1 ? "s" : "");
     for (int i = 0; i < ntags; i++) fprintf(stderr, " '%s'", tags[i]);
@@ -868,10 +977,21 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     fprintf(stderr, "umrun --suite: the selection is empty (tags and --only %s match no case)\n", only ? only : "");
     goto free_runs;
   }
-  if (list) {
-    for (int i = 0; i < nruns; i++) printf("%s  (%s, %s)\n", runs[i].id, runs[i].c->app, runs[i].c->config);
+  if (list) { /* one at a time: nothing is kept */
+    suite_run one;
+    for (int i = 0, n = 0; i < S.ncases; i++)
+      for (long k = 0; S.cases[i].selected && k < (long)S.cases[i].combos; k++) {
+        expand(&one, &S.cases[i], k, ++n);
+        printf("%s  (%s, %s)\n", one.id, one.c->app, one.c->config);
+      }
     printf("%d runs\n", nruns);
     rc = EXIT_OK;
+    goto free_runs;
+  }
+  runs = calloc((size_t)nruns, sizeof *runs); /* at most UMRUN_SUITE_MAX_RUNS entries */
+  if (!runs) {
+    fprintf(stderr, "umrun --suite: out of memory for %d runs\n", nruns);
+    rc = EXIT_RUN;
     goto free_runs;
   }
   char runsdir[3000], logsdir[3000];
@@ -881,6 +1001,13 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     fprintf(stderr, "umrun --suite: cannot create the folder %s\n", err);
     goto free_runs;
   }
+  const char *outs[] = {outdir, runsdir, logsdir};
+  for (int k = 0; k < 3; k++) /* before the first run, not when the results are written */
+    if (umrun_probe_writable(outs[k], err, sizeof err)) {
+      fprintf(stderr, "umrun --suite: the folder '%s' is not writable (%s); make it writable or choose another --out\n",
+              outs[k], err);
+      goto free_runs;
+    }
   char started[64];
   time_t now = time(NULL);
   strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -889,8 +1016,14 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   printf("%s%s), results in %s\n", only ? ", only " : "", only ? only : "", outdir);
   const double host_gbs = host_copy_gbs();
   const double t0 = um_wtime();
-  for (int i = 0; i < nruns; i++) {
+  for (int i = 0, ci = -1, k = 0, kmax = 0; i < nruns; i++) {
+    while (k >= kmax) { /* the next selected case */
+      ci++;
+      k = 0;
+      kmax = S.cases[ci].selected ? (int)S.cases[ci].combos : 0;
+    }
     suite_run *r = &runs[i];
+    expand(r, &S.cases[ci], k++, i + 1); /* this combination, expanded now */
     snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", runsdir, r->file_id);
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", logsdir, r->file_id);
     unlink(r->json_path);
@@ -924,8 +1057,19 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     args[na] = NULL;
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);
-    if ((np > 1 ? umrun_run_program(args, r->log_path, r->c->timeout_s, &r->res)
-                : umrun_run_child(args, r->log_path, r->c->timeout_s, &r->res)) != 0) {
+    /* each run's temporaries (its field folder, mpirun's session) in a folder of
+     * the suite's own, removed after the run: a TIMEOUT leaves nothing behind */
+    char tmpdir[4096] = "";
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", base && *base ? base : "/tmp");
+    const int have_tmp = mkdtemp(tmpdir) != NULL;
+    const int tmp_slot = have_tmp ? um_safe_dir_register(tmpdir) : -1;
+    const int started = umrun_run_in(args, np <= 1, r->log_path, r->c->timeout_s, have_tmp ? tmpdir : NULL, &r->res);
+    if (have_tmp && umrun_remove_tree(tmpdir))
+      fprintf(stderr, "\numrun --suite: note: cannot remove the run's temporary folder '%s': %s\n", tmpdir,
+              strerror(errno));
+    um_safe_dir_unregister(tmp_slot);
+    if (started != 0) {
       r->res.exit_code = -1;
       snprintf(r->status, sizeof r->status, "error");
       snprintf(r->message, sizeof r->message, "could not start %s: %s%s", args[0], strerror(errno),
@@ -980,7 +1124,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
          nfail ? ", SOME FAILED" : "", seconds, outdir);
   rc = nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
 free_runs:
-  for (int i = 0; i < nruns; i++) {
+  for (int i = 0; runs && i < nruns; i++) {
     free(runs[i].json_text);
     uj_free(runs[i].json);
   }

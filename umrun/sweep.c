@@ -71,7 +71,7 @@ typedef struct {
 } row;
 
 static int read_rows(const char *csv, row *rows, int cap) {
-  FILE *f = fopen(csv, "r");
+  FILE *f = um_read_open(csv, 0, NULL, NULL, 0);
   if (!f) return -1;
   char line[2048];
   int n = 0;

@@ -32,6 +32,15 @@ int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen);
 void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */
 void umrun_xml_escape(FILE *f, const char *s);
+/* Write s for a markdown table cell or line: <, > and & as entities (markdown
+ * passes HTML through), | and newlines replaced, the "(" of "](" escaped, so
+ * no string from a config, deck or results file becomes an element or a link. */
+void umrun_md_escape(FILE *f, const char *s);
+/* The same into buf (n bytes, truncated, always terminated); returns buf. */
+const char *umrun_md_str(char *buf, size_t n, const char *s);
+/* Write s as an HTML id / URL fragment: [A-Za-z0-9-] as they are, every other
+ * byte as _xx (hex), so it never leaves its attribute and ids stay distinct. */
+void umrun_html_id(FILE *f, const char *s);
 /* The useful GB/s of a loop entry of a run's JSON (bytes_per_call * calls / seconds). */
 double umrun_loop_gbs(const uj *loop);
 /* "backend/strategy/layout/reorder" of a suite case entry */

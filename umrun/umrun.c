@@ -242,8 +242,10 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
     snprintf(err, len, "run.block_size = %d: use 1 .. 1048576 (typically 64 .. 1024)", s->opts.block_size);
     return UM_ERR_CONFIG;
   }
-  if (s->opts.nthreads < 0) {
-    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or a positive count", s->opts.nthreads);
+  if (s->opts.nthreads < 0 || s->opts.nthreads > um_threads_max()) {
+    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or 1 .. %d (at most %d threads per core, %d cores "
+                       "here)", s->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE,
+             um_threads_max() / UM_THREADS_PER_CORE);
     return UM_ERR_CONFIG;
   }
   if (s->opts.row_align < 1 || s->opts.row_align > 4096) {
@@ -555,6 +557,7 @@ typedef struct {
   um_validation_result val;
   int validated;
   char field_dir[4096]; /* a private temporary folder for the field files, "" if none */
+  int field_dir_slot;   /* its entry in the table of folders a signal removes (-1: none) */
   const char **wanted; /* the reference's field names (into ref) */
   int nwanted;
 } validation;
@@ -587,6 +590,7 @@ static int make_field_dir(validation *v, char *err, size_t len) {
     v->field_dir[0] = '\0';
     return UM_ERR_IO;
   }
+  v->field_dir_slot = um_safe_dir_register(v->field_dir); /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove it too */
   return UM_SUCCESS;
 }
 
@@ -607,6 +611,8 @@ static void remove_field_dir(validation *v) {
   }
   if (rmdir(v->field_dir))
     fprintf(stderr, "umrun: note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+  um_safe_dir_unregister(v->field_dir_slot);
+  v->field_dir_slot = -1;
   v->field_dir[0] = '\0';
 }
 
@@ -704,13 +710,29 @@ static int write_outputs(const cmdline *c, const run_settings *s, um_context *ct
 
 /* ---- before the first loop: every input and output path -------------------------------- */
 
-/* The folder a file would be written to must exist and be writable. */
+/* What stands at an output path must be one um writes (a regular file or
+ * nothing; a device or FIFO, written in place; a symlink, followed), and the
+ * folder a file would be written to must exist and be writable. */
 static int check_out_file(const char *what, const char *path, char *err, size_t len) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
+  char why[2048];
+  if (um_safe_check(path, 1, why, sizeof why)) return snprintf(err, len, "%s %s", what, why), UM_ERR_CONFIG;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return UM_SUCCESS; /* a device or FIFO: written in place */
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a link: its target's folder */
+    ssize_t n = readlink(path, dir, sizeof dir - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    if (n <= 0) return UM_SUCCESS; /* said when it is written */
+    if (dir[0] != '/') {
+      char rel[8200];
+      const char *slash = strrchr(path, '/');
+      snprintf(rel, sizeof rel, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, dir);
+      snprintf(dir, sizeof dir, "%.4095s", rel);
+    }
+  }
   char *slash = strrchr(dir, '/');
   if (!slash) snprintf(dir, sizeof dir, ".");
   else if (slash == dir) dir[1] = '\0';
@@ -718,8 +740,9 @@ static int check_out_file(const char *what, const char *path, char *err, size_t 
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
     return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' does not exist; create it or fix the path", what, path, dir),
            UM_ERR_CONFIG;
-  if (access(dir, W_OK) != 0)
-    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable", what, path, dir), UM_ERR_CONFIG;
+  if (umrun_probe_writable(dir, why, sizeof why))
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable (%.512s)", what, path, dir, why),
+           UM_ERR_CONFIG;
   return UM_SUCCESS;
 }
 
@@ -759,6 +782,10 @@ static int check_paths(const cmdline *c, const run_settings *s, um_config *cfg, 
     if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
       return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
                       s->outdir), UM_ERR_CONFIG;
+    char why[512];
+    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why)) /* now, not after the run */
+      return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
+                                "output.dir", s->outdir, why), UM_ERR_CONFIG;
   }
   if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
   if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
@@ -791,6 +818,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   const um_app *app = um_app_find(s.app);
   validation v;
   memset(&v, 0, sizeof v);
+  v.field_dir_slot = -1;
   if (s.reference && *s.reference && load_reference(&s, &v, err, sizeof err)) { /* before computing */
     fprintf(stderr, "umrun: validation.reference: %s\n", err);
     um_ref_free(v.ref);
@@ -822,11 +850,13 @@ static int run_config(const cmdline *c, um_config *cfg) {
   if (rank > 0 && ((s.outdir && *s.outdir) || (v.ref && v.ref->nfields))) {
     validation scratch;
     memset(&scratch, 0, sizeof scratch);
+    scratch.field_dir_slot = -1;
     if (make_field_dir(&scratch, err, sizeof err)) {
       fprintf(stderr, "umrun: rank %d: %s\n", rank, err);
       um_mpi_abort(EXIT_RUN);
     }
     snprintf(rank_dir, sizeof rank_dir, "%s", scratch.field_dir);
+    v.field_dir_slot = scratch.field_dir_slot; /* removed with v's at the end */
     if (s.outdir && *s.outdir) s.outdir = rank_dir;
     else snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir);
   }

@@ -306,9 +306,10 @@ int airfoil_mesh_read_text(const char *path, airfoil_mesh *m, char *err, size_t 
     return 1;
   }
   memset(m, 0, sizeof *m);
-  FILE *fp = fopen(path, "rb");
+  char why[512];
+  FILE *fp = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
   if (fp == NULL) {
-    um_format_error(err, errlen, 0, "%s: cannot open mesh file: %s", path, strerror(errno));
+    um_format_error(err, errlen, 0, "%s: cannot open mesh file: %s", path, why);
     return 1;
   }
   reader_ctx cx;

@@ -805,6 +805,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     dt_choice c = {0.0, 0, "", 0};
     rc = getdt(r, S, &c);
     if (rc) break;
+    rc = um_app_step_check(r, "bookleaf", S->nstep + 1, S->time, c.dt, S->nstep ? S->dt : 0, d->time_end,
+                           cfg->max_steps); /* the stall rule */
+    if (rc) break;
     S->nstep++;
     S->dt = c.dt;
     counts[c.reason]++;

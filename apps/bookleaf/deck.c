@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "um/um.h"
+#include "safe_file.h"
 
 #define DECK_MAX_BYTES (4 << 20)
 
@@ -130,6 +131,8 @@ typedef struct {
   int line;
   char *err;
   size_t errlen;
+  int *seen[NVARS]; /* per entry, the line that set each element (0: not set): a second setting is an error */
+  int group_line[sizeof groups / sizeof groups[0]]; /* the line of each namelist read (0: not yet) */
 } scan;
 
 static int fail(scan *sc, int line, const char *key, const char *fmt, ...) {
@@ -383,6 +386,16 @@ static int assignment(scan *sc, bl_deck *d, const char *group) {
       if (done) return fail(sc, vline, key, "more values than the section has elements");
       const size_t flat =
           (size_t)(idx[0] - 1) + (size_t)v->ext[0] * ((size_t)(idx[1] - 1) + (size_t)v->ext[1] * (size_t)(idx[2] - 1));
+      const size_t nel = (size_t)v->ext[0] * (size_t)v->ext[1] * (size_t)v->ext[2];
+      if (!sc->seen[vi] && !(sc->seen[vi] = calloc(nel, sizeof(int))))
+        return fail(sc, vline, key, "out of memory");
+      if (sc->seen[vi][flat]) { /* the YAML configs refuse duplicates too: the last one must not win silently */
+        if (v->rank == 0)
+          return fail(sc, vline, key, "set twice in the deck (also at line %d); keep one", sc->seen[vi][flat]);
+        return fail(sc, vline, key, "element (%d,%d,%d) set twice in the deck (also at line %d); keep one", idx[0],
+                    idx[1], idx[2], sc->seen[vi][flat]);
+      }
+      sc->seen[vi][flat] = vline;
       rc = store(sc, d, v, key, flat, val, quoted, vline);
       if (rc) return rc;
       nvalues++;
@@ -403,43 +416,60 @@ static int assignment(scan *sc, bl_deck *d, const char *group) {
   return UM_SUCCESS;
 }
 
+static int parse(scan *sc_, bl_deck *d, const char *text, size_t len, const char *name);
+
 int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, char *err, size_t errlen) {
-  scan sc = {text, text + len, name, 1, err, errlen};
+  scan sc = {text, text + len, name, 1, err, errlen, {NULL}, {0}};
+  int rc = parse(&sc, d, text, len, name);
+  for (int v = 0; v < NVARS; v++) free(sc.seen[v]);
+  return rc;
+}
+
+static int parse(scan *sc_, bl_deck *d, const char *text, size_t len, const char *name) {
+  scan *sc = sc_;
+  char *err = sc->err;
+  const size_t errlen = sc->errlen;
   snprintf(d->file, sizeof d->file, "%s", name);
   for (const char *p = text; p < text + len; p++)
     if (*p == 0) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: not a text file (a NUL byte)", name);
   for (;;) {
-    skip(&sc, 0);
-    if (sc.s >= sc.end) break;
-    if (*sc.s != '&') return fail(&sc, sc.line, NULL, "expected a namelist (&NAME ... /), found '%c'", *sc.s);
-    sc.s++;
+    skip(sc, 0);
+    if (sc->s >= sc->end) break;
+    if (*sc->s != '&') return fail(sc, sc->line, NULL, "expected a namelist (&NAME ... /), found '%c'", *sc->s);
+    sc->s++;
     char g[64];
-    const int gline = sc.line;
-    if (!ident(&sc, g, sizeof g)) return fail(&sc, gline, NULL, "expected a namelist name after '&'");
+    const int gline = sc->line;
+    if (!ident(sc, g, sizeof g)) return fail(sc, gline, NULL, "expected a namelist name after '&'");
     for (char *p = g; *p; p++) *p = (char)toupper((unsigned char)*p);
     int known = 0;
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) known |= strcmp(groups[i], g) == 0;
+    size_t gi = 0;
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+      if (strcmp(groups[i], g) == 0) known = 1, gi = i;
+    if (known && sc->group_line[gi])
+      return fail(sc, gline, NULL, "namelist &%s appears twice (first at line %d); merge them into one", g,
+                  sc->group_line[gi]);
+    if (known) sc->group_line[gi] = gline;
     if (!known)
-      return fail(&sc, gline, NULL,
+      return fail(sc, gline, NULL,
                   "unknown namelist &%s (BookLeaf reads &CONTROL, &EOS, &CUTOFF, &MESH, &INDICATORS, "
                   "&INITIAL_CONDITIONS, &SHAPES, &ALE)",
                   g);
     for (;;) {
-      skip(&sc, 1);
-      if (sc.s >= sc.end) return fail(&sc, gline, NULL, "namelist &%s is not closed by '/'", g);
-      if (*sc.s == '/') {
-        sc.s++;
+      skip(sc, 1);
+      if (sc->s >= sc->end) return fail(sc, gline, NULL, "namelist &%s is not closed by '/'", g);
+      if (*sc->s == '/') {
+        sc->s++;
         break;
       }
-      if (*sc.s == '&') { /* &END */
-        const char *save = sc.s;
+      if (*sc->s == '&') { /* &END */
+        const char *save = sc->s;
         char e[8];
-        sc.s++;
-        if (ident(&sc, e, sizeof e) && strcmp(e, "end") == 0) break;
-        sc.s = save;
-        return fail(&sc, sc.line, NULL, "namelist &%s is not closed by '/' before the next '&'", g);
+        sc->s++;
+        if (ident(sc, e, sizeof e) && strcmp(e, "end") == 0) break;
+        sc->s = save;
+        return fail(sc, sc->line, NULL, "namelist &%s is not closed by '/' before the next '&'", g);
       }
-      int rc = assignment(&sc, d, g);
+      int rc = assignment(sc, d, g);
       if (rc) return rc;
     }
   }
@@ -448,8 +478,9 @@ int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, ch
 
 int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen) {
   bl_deck_default(d);
-  FILE *f = fopen(path, "rb");
-  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the deck %s: %s", path, strerror(errno));
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the deck %s: %s", path, why);
   char *buf = malloc(DECK_MAX_BYTES + 1);
   if (!buf) {
     fclose(f);

@@ -89,6 +89,32 @@ int um_app_fail(um_app_run *run, int code, const char *fmt, ...) {
   return um_error_set(run->ctx, code, "%s", msg);
 }
 
+int um_step_check(const char *app, long step, double t, double dt, double prev_dt, double t_end, long max_steps,
+                  char *err, size_t errlen) {
+  const char *hint = "check the time step settings (CFL number, dt_initial / dt_min / dt_max) and the end time";
+  if (!(dt > 0) || !isfinite(dt))
+    return um_format_error(err, errlen, UM_ERR_DIVERGED, "%s: step %ld at t = %.17g: dt = %.17g is not a finite time "
+                           "step > 0; %s", app, step, t, dt, hint);
+  if (t + dt == t)
+    return um_format_error(err, errlen, UM_ERR_DIVERGED, "%s: step %ld at t = %.17g with dt = %.17g does not advance "
+                           "the time (t + dt == t): the run would never reach its end time %.17g; %s",
+                           app, step, t, dt, t_end, hint);
+  const double left = (t_end - t) / dt; /* steps still needed */
+  if (prev_dt > 0 && dt <= prev_dt && left > (double)UM_APP_MAX_STEPS &&
+      !(max_steps > 0 && max_steps - step < UM_APP_MAX_STEPS))
+    return um_format_error(err, errlen, UM_ERR_DIVERGED, "%s: step %ld at t = %.17g with dt = %.17g: reaching the end "
+                           "time %.17g would take %.3g more steps, more than %ld (UM_APP_MAX_STEPS); %s",
+                           app, step, t, dt, t_end, left, UM_APP_MAX_STEPS, hint);
+  return UM_SUCCESS;
+}
+
+int um_app_step_check(um_app_run *run, const char *app, long step, double t, double dt, double prev_dt, double t_end,
+                      long max_steps) {
+  char msg[1024];
+  int rc = um_step_check(app, step, t, dt, prev_dt, t_end, max_steps, msg, sizeof msg);
+  return rc ? um_error_set(run->ctx, rc, "%s", msg) : UM_SUCCESS;
+}
+
 void um_app_progress_clear(um_app_run *run) {
   if (!run->progress) return;
   fputs("\r\033[K", stderr);

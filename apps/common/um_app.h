@@ -108,6 +108,25 @@ int um_app_field(um_app_run *run, const char *name, const char *path);
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /* Erase the progress bar before printing a line to the log. */
 void um_app_progress_clear(um_app_run *run);
+/* The stall rule of every time-stepping app (docs/reliability.md): call it
+ * with each step's dt before taking the step from time t towards t_end.
+ * Returns UM_SUCCESS, or UM_ERR_DIVERGED (umrun exits with status 2) with a
+ * message naming the app, the step, t and dt when
+ *   - dt is not a finite number > 0,
+ *   - the step does not advance the time (t + dt == t in doubles), or
+ *   - dt has stopped growing (dt <= prev_dt, the step before's; 0 at the
+ *     first step) and the steps still needed to reach t_end at this dt,
+ *     (t_end - t) / dt, would take the run past UM_APP_MAX_STEPS steps
+ *     (unless max_steps > 0, the app's own step limit, ends it sooner). While
+ *     dt grows (a run starting from a small dt_initial) it is not judged.
+ * um_step_check writes the message into err (for app code that has no
+ * um_app_run), um_app_step_check into the context. */
+#define UM_APP_MAX_STEPS 100000000L
+int um_step_check(const char *app, long step, double t, double dt, double prev_dt, double t_end, long max_steps,
+                  char *err, size_t errlen);
+int um_app_step_check(um_app_run *run, const char *app, long step, double t, double dt, double prev_dt, double t_end,
+                      long max_steps);
+
 /* Record an app's error in the context (um_error_message) and return code. */
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -9,6 +9,7 @@
  *
  * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
  *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
+#include "safe_file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,12 +57,15 @@ static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
     if (i < 0 || i > N || j < 0 || j > N) rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %d is off the grid", n);
     else grid[i * (N + 1) + j] = u[n];
   }
-  FILE *f = rc ? NULL : fopen(path, "w");
-  if (!rc && !f) rc = um_app_fail(r, UM_ERR_IO, "field u: cannot write '%s': %s", path, strerror(errno));
-  for (int i = 0; f && i <= N; i++)
-    for (int j = 0; j <= N; j++)
-      fprintf(f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
-  if (f && (ferror(f) | fclose(f))) rc = um_app_fail(r, UM_ERR_IO, "field u: error writing '%s'", path);
+  um_safe_file sf; /* like every output: a temporary renamed into place (util/safe_file.h) */
+  char why[1200];
+  if (!rc && um_safe_open(&sf, path, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
+  else if (!rc) {
+    for (int i = 0; i <= N; i++)
+      for (int j = 0; j <= N; j++)
+        fprintf(sf.f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
+    if (um_safe_commit(&sf, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
+  }
   free(x);
   free(u);
   free(grid);
@@ -88,6 +92,9 @@ static int jacobi_run(um_app_run *r) {
   CFG(um_config_get_double(r->cfg, "params.tolerance", 1e-12, &tol, err, sizeof err));
   if (N < 2 || N > 4000) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use 2..4000 cells per side", N);
   if (iters < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", iters);
+  if (!(tol >= 0) || !isfinite(tol)) /* nan or negative: the test below would never (or always) stop the sweeps */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.tolerance = %g: use a finite number >= 0 (0: run all run.iterations)",
+                       tol);
 
   const int nn = (N + 1) * (N + 1), ne = 2 * N * (N + 1);
   int *perm = malloc(sizeof(int) * (size_t)nn), *eperm = malloc(sizeof(int) * (size_t)ne);

@@ -696,8 +696,12 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
     *done = 1;
     return UM_SUCCESS;
   }
+  const double t_before = s->time, dt_before = s->cycle ? s->deltatime : 0;
   time_increment(s);
-  int rc = lagrange_nodal(ctx, s);
+  int rc = um_step_check("lulesh", s->cycle, t_before, s->deltatime, dt_before, s->stoptime, s->p.max_cycles, err,
+                         errlen); /* the stall rule (apps/common/um_app.h) */
+  if (rc) return rc;
+  rc = lagrange_nodal(ctx, s);
   if (!rc) rc = lagrange_elements(ctx, s);
   double dtcourant = 1.0e+20, dthydro = 1.0e+20, errcode = 0.0;
   if (!rc && s->p.fused)

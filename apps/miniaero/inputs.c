@@ -9,6 +9,7 @@
 #include <string.h>
 #include "miniaero.h"
 #include "um/um.h"
+#include "safe_file.h"
 
 #define MA_INP_MAX_BYTES (1 << 20) /* a deck is a few lines; refuse anything huge */
 
@@ -102,9 +103,9 @@ int ma_inputs_parse(const char *text, const char *origin, ma_inputs *in, char *e
 }
 
 int ma_inputs_read(const char *path, ma_inputs *in, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return um_format_error(err, errlen, UM_ERR_IO, "cannot open the miniAero deck %s: %s", path, strerror(errno));
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return um_format_error(err, errlen, UM_ERR_IO, "cannot open the miniAero deck %s: %s", path, why);
   char *buf = malloc(MA_INP_MAX_BYTES + 1);
   if (!buf) {
     fclose(f);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "volna.h"
 #include "checked.h"
+#include "safe_file.h"
 
 #define VL_MSH_MAX_BYTES ((size_t)1 << 31)
 
@@ -53,6 +54,15 @@ static int cmp_tracked(const void *x, const void *y) {
 
 static float orient2d(const float *a, const float *b, const float *c) {
   return (a[0] - c[0]) * (b[1] - c[1]) - (a[1] - c[1]) * (b[0] - c[0]);
+}
+
+/* by (lo, hi, a): a cell's sorted node triple, for the duplicate check */
+static int cmp_triple(const void *x, const void *y) {
+  const tracked *p = x, *q = y;
+  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
+  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
+  if (p->a != q->a) return p->a < q->a ? -1 : 1;
+  return (p->cell > q->cell) - (p->cell < q->cell);
 }
 
 int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
@@ -119,6 +129,34 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     ne++;
     i += k;
   }
+  /* the same triangle twice (its three nodes, in any order): a boundary one
+   * passes the edge check above, each of its edges with two cells */
+  tracked *tr = xalloc((size_t)nc, sizeof *tr);
+  if (!tr) {
+    free(tf);
+    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
+  }
+  for (int c = 0; c < nc; c++) {
+    int a = m->cell_nodes[3 * (size_t)c], b = m->cell_nodes[3 * (size_t)c + 1], d = m->cell_nodes[3 * (size_t)c + 2], x;
+    if (a > b) x = a, a = b, b = x;
+    if (b > d) x = b, b = d, d = x;
+    if (a > b) x = a, a = b, b = x;
+    tr[c].lo = a, tr[c].hi = b, tr[c].a = d, tr[c].cell = c, tr[c].b = 0;
+  }
+  qsort(tr, (size_t)nc, sizeof *tr, cmp_triple);
+  for (int i = 1; i < nc; i++)
+    if (tr[i].lo == tr[i - 1].lo && tr[i].hi == tr[i - 1].hi && tr[i].a == tr[i - 1].a) {
+      int c1 = tr[i - 1].cell < tr[i].cell ? tr[i - 1].cell : tr[i].cell, c2 = tr[i - 1].cell ^ tr[i].cell ^ c1;
+      const int lo = tr[i].lo, mid = tr[i].hi, hi = tr[i].a;
+      free(tf);
+      free(tr);
+      if (cell_line)
+        return snprintf(err, errlen, "%s:%d: this triangle (nodes %d %d %d) repeats the one at line %d: remove one",
+                        name, cell_line[c2], lo + 1, mid + 1, hi + 1, cell_line[c1]), -1;
+      return snprintf(err, errlen, "%s: cell %d repeats cell %d (nodes %d %d %d): remove one", name, c2, c1, lo + 1,
+                      mid + 1, hi + 1), -1;
+    }
+  free(tr);
   m->nedges = ne;
   m->edge_cells = xalloc(2 * (size_t)ne, sizeof(int));
   m->is_boundary = xalloc((size_t)ne, sizeof(int));
@@ -343,8 +381,13 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
       }
       long ne;
       char *e;
-      if (!next_line(&r, line, sizeof line) || (ne = strtol(line, &e, 10), e == line) || ne < 0 || ne > INT_MAX / 4) {
-        snprintf(err, errlen, "%s:%d: '$Elements': the number of elements expected", name, r.line);
+      if (!next_line(&r, line, sizeof line) || (ne = strtol(line, &e, 10), e == line) || ne < 0) {
+        snprintf(err, errlen, "%s:%d: '$Elements': the number of elements (>= 0) expected", name, r.line);
+        goto out;
+      }
+      if (ne > INT_MAX / 4 || (size_t)ne > (size_t)(r.end - r.p) / 6 + 1) { /* an element line: at least 6 characters */
+        snprintf(err, errlen, "%s:%d: $Elements claims %ld elements, more than the file can hold (%zu bytes follow; "
+                 "an element takes a line of at least 6): fix the count", name, r.line, ne, (size_t)(r.end - r.p));
         goto out;
       }
       for (long i = 0; i < ne; i++) {
@@ -425,8 +468,9 @@ out:
 
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
-  FILE *f = fopen(path, "rb");
-  if (!f) return snprintf(err, errlen, "%s: cannot open the mesh: %s", path, strerror(errno)), -1;
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return snprintf(err, errlen, "%s: cannot open the mesh: %s", path, why), -1;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
   while (buf) {

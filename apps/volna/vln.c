@@ -20,6 +20,7 @@
 #include <string.h>
 #include "volna.h"
 #include "um/um.h"
+#include "safe_file.h"
 
 #define VL_DECK_MAX_BYTES (16 << 20)
 #define VL_MAX_EVENTS 1024
@@ -472,8 +473,9 @@ int vl_deck_parse(const char *text, size_t n, const char *name, const char *dir,
 
 int vl_deck_read(const char *path, vl_deck *d, char *err, size_t errlen) {
   memset(d, 0, sizeof *d);
-  FILE *f = fopen(path, "rb");
-  if (!f) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: cannot open the Volna deck: %s", path, strerror(errno)), -1;
+  char why[512];
+  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
+  if (!f) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: cannot open the Volna deck: %s", path, why), -1;
   char *buf = malloc(VL_DECK_MAX_BYTES + 1);
   if (!buf) return fclose(f), snprintf(err, errlen, "out of memory reading %s", path), -1;
   size_t n = fread(buf, 1, VL_DECK_MAX_BYTES + 1, f);

@@ -185,7 +185,11 @@ static int read_config(um_app_run *r, vl_solver *S) {
       um_config_get_double(r->cfg, "params.stoker_hr", 1.0, &S->stoker_hr, err, sizeof err) ||
       um_config_get_double(r->cfg, "params.stoker_x0", 50.0, &S->stoker_x0, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (!(end > 0)) return um_app_fail(r, UM_ERR_CONFIG, "params.end = %g: the end time must be > 0", end);
+  if (!(end > 0) || !(end <= 3.4e38)) /* a float, as upstream keeps it: finite */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.end = %g: the end time must be > 0 and finite", end);
+  if (!isfinite(S->stoker_hl) || !isfinite(S->stoker_hr) || !isfinite(S->stoker_x0))
+    return um_app_fail(r, UM_ERR_CONFIG, "params.stoker_hl / stoker_hr / stoker_x0 = %g / %g / %g: must be finite",
+                       S->stoker_hl, S->stoker_hr, S->stoker_x0);
   if (ms < 0) return um_app_fail(r, UM_ERR_CONFIG, "params.max_steps = %lld: must be >= 0", ms);
   S->deck.final_time = (float)end;
   S->max_steps = (long)ms;
@@ -767,10 +771,14 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   double t_first = 0;
   S->dt_min = INFINITY, S->dt_max = 0;
   const double ftime = S->deck.final_time;
+  double prev_dt = 0;
   while (S->timestamp < ftime && (!S->max_steps || S->itercount < S->max_steps)) {
     UM_APP_TRY(process_events(S, 0, 0, 0.0f, 0, 0));
     double dt = 0;
     UM_APP_TRY(step(S, &dt));
+    UM_APP_TRY(um_app_step_check(r, "volna", S->itercount + 1, S->timestamp, dt, S->itercount ? prev_dt : 0, ftime,
+                                 S->max_steps)); /* the stall rule */
+    prev_dt = dt;
     if (!S->itercount) {
       UM_APP_TRY(um_sync(r->ctx));
       t_first = um_wtime() - t_run;

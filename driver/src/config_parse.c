@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "hash.h"
+#include "safe_file.h"
 
 typedef struct {
   yaml_parser_t parser;
@@ -372,12 +373,20 @@ int um_config_load_file(const char *path, um_config **cfg, char *err, size_t err
   if (!cfg) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_file: cfg is NULL");
   *cfg = NULL;
   if (!path || !*path) return um_format_error(err, errlen, UM_ERR_ARG, "um_config_load_file: no path given");
-  FILE *f = fopen(path, "rb");
+  char why[512];
+  unsigned long long size = 0;
+  FILE *f = um_read_open(path, 0, &size, why, sizeof why); /* a regular file (a FIFO never hangs) */
   if (!f)
     return um_format_error(err, errlen, UM_ERR_IO,
                 "cannot open config file '%s': %s; check the path (relative paths start from "
                 "the current directory)",
-                path, strerror(errno));
+                path, why);
+  if (size > UM_CONFIG_MAX_BYTES) {
+    fclose(f);
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "%s: %llu bytes, larger than the %d bytes a config may have; is this a config file?",
+                           path, size, UM_CONFIG_MAX_BYTES);
+  }
   sbuf b = {0};
   char chunk[8192];
   size_t got;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "um/config.h"
+#include "safe_file.h"
 
 static char *dupstr(const char *s) {
   if (!s) return NULL;
@@ -212,16 +213,10 @@ static int parse_fields(um_config *cfg, const char *file, um_ref *r, char *err, 
       return rc;
     if (!(f->path = resolve_path(file, f->file)))
       return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
-    struct stat st;
-    FILE *fp = NULL;
-    const char *why = NULL;
-    if (stat(f->path, &st) != 0)
-      why = strerror(errno);
-    else if (S_ISDIR(st.st_mode))
-      why = "it is a directory";
-    else if (!(fp = fopen(f->path, "r")))
-      why = strerror(errno);
-    if (fp) fclose(fp);
+    /* checked now, before any run: a regular file (a FIFO or a device such as
+     * /dev/zero is refused at once, not read without end after the run) */
+    char whybuf[512];
+    const char *why = um_read_check(f->path, UM_FIELD_MAX_BYTES, whybuf, sizeof whybuf) ? whybuf : NULL;
     if (why)
       return um_format_error(err, errlen, UM_ERR_IO,
                    "%s:%d: %scannot read reference file '%s' (file: %s, relative to the folder of "
@@ -402,13 +397,12 @@ int um_ref_load(const char *path, um_ref **ref, char *err, size_t errlen) {
   if (!ref) return um_format_error(err, errlen, UM_ERR_ARG, "um_ref_load: ref is NULL");
   *ref = NULL;
   if (!path) return um_format_error(err, errlen, UM_ERR_ARG, "um_ref_load: path is NULL");
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  char why[512];
+  if (um_read_check(path, 0, why, sizeof why)) /* a regular file; its size is the config loader's to bound */
     return um_format_error(err, errlen, UM_ERR_IO,
                  "cannot open validation reference '%s': %s; references live in "
                  "validation/<app>/<case>.ref.yaml",
-                 path, strerror(errno));
-  fclose(f);
+                 path, why);
   int rc = um_config_load_file(path, &cfg, err, errlen);
   return finish_load(cfg, rc, path, ref, err, errlen);
 }
@@ -726,12 +720,14 @@ int um_field_compare_files(const char *got, const char *ref, double rel_tol, dou
   }
   const int k = worst_k < 0 ? UM_FIELD_WORST_DEFAULT
                             : worst_k > UM_FIELD_WORST_MAX ? UM_FIELD_WORST_MAX : worst_k;
-  FILE *fg = fopen(got, "r"), *fr = fopen(ref, "r");
+  char why[512] = "";
+  FILE *fg = um_read_open(got, UM_FIELD_MAX_BYTES, NULL, why, sizeof why);
+  FILE *fr = fg ? um_read_open(ref, UM_FIELD_MAX_BYTES, NULL, why, sizeof why) : NULL;
   if (!fg || !fr) {
     const int gbad = !fg;
     rc = um_format_error(res->message, sizeof res->message, UM_ERR_IO,
                          "cannot open %s '%s': %s", gbad ? "the run's field file" : "the reference field file",
-                         gbad ? got : ref, strerror(errno));
+                         gbad ? got : ref, why);
     if (err && errlen) snprintf(err, errlen, "%s", res->message);
     if (fg) fclose(fg);
     if (fr) fclose(fr);

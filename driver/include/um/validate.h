@@ -121,6 +121,11 @@ typedef struct {
 
 /* ---- fields ---- */
 #define UM_FIELD_WORST_MAX 16 /* most entries a um_field_result keeps */
+/* A field file (the run's or the reference's) is a regular file (checked when
+ * the reference is loaded, before the run) of at most UM_FIELD_MAX_BYTES,
+ * streamed line by line: what is read, and the longest line held in memory,
+ * are bounded by the file's size, which fstat gives before reading. */
+#define UM_FIELD_MAX_BYTES (64ULL << 30)
 #define UM_FIELD_WORST_DEFAULT 5
 
 /* One compared value. Non-numeric tokens have NAN in ref / got, their text in

@@ -93,7 +93,7 @@ typedef struct {
   um_strategy strategy;   /* UM_STRATEGY_AUTO: the backend's default           */
   um_layout layout;       /* default layout of dats declared from now on       */
   int block_size;         /* plan mini-partition size (elements), > 0          */
-  int nthreads;           /* OpenMP threads, 0 = runtime default               */
+  int nthreads;           /* OpenMP threads, 0 = runtime default; at most um_threads_max() */
   int parallel_threshold; /* OpenMP: loops over fewer elements run on one thread
                              (same plan and colour order); 0 = always parallel */
   int check_plans;        /* 1: verify every plan after building it            */
@@ -120,6 +120,11 @@ typedef struct {
 /* Defaults: backend auto, strategy AUTO, layout AOS, block_size 256, checks off,
  * parallel_threshold 4096, row_align 1, no log, no backend options. */
 void um_options_default(um_options *opts);
+/* The most threads a context may run: UM_THREADS_PER_CORE x the cores online
+ * (more only adds start-up cost and memory; 100,000 crashed libgomp). */
+#define UM_THREADS_PER_CORE 8
+int um_threads_max(void);
+
 /* Set (or replace) "<backend>.<key>" = value; UM_ERR_ARG if the key is malformed,
  * the value too long or the table full (checked against the backend at um_init). */
 int um_options_set_backend(um_options *opts, const char *key, const char *value);

@@ -90,11 +90,25 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   return UM_SUCCESS;
 }
 
+/* run.threads is bounded by um_init; the OpenMP default (OMP_NUM_THREADS) is bounded here, before the first loop */
+static int omp_init(um_context *ctx, void **state) {
+  *state = NULL;
+  const um_options *opts = um_context_options(ctx);
+  const int n = omp_get_max_threads();
+  if (opts->nthreads == 0 && n > um_threads_max())
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "OpenMP would run %d threads (OMP_NUM_THREADS), more than the %d allowed here (%d per core); set "
+                    "OMP_NUM_THREADS or run.threads to at most %d",
+                    n, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max());
+  return UM_SUCCESS;
+}
+
 const um_backend_def um_backend_openmp = {
     .name = "openmp",
     .ranges = 1,
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour",
+    .init = omp_init,
     .strategy = um__host_strategy,
     .run = omp_run,
 };

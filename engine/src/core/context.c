@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <strings.h>
+#include <unistd.h>
 #include "internal.h"
 #include "../dist/dist.h"
 #include "../util/array.h"
@@ -104,6 +105,13 @@ static int check_backend_options(um_context *ctx) {
   return UM_SUCCESS;
 }
 
+int um_threads_max(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1) cores = 1;
+  if (cores > 1 << 16) cores = 1 << 16;
+  return (int)cores * UM_THREADS_PER_CORE;
+}
+
 int um_init(um_context **out, const um_options *opts) {
   if (!out) return UM_ERR_ARG;
   *out = NULL;
@@ -123,6 +131,9 @@ int um_init(um_context **out, const um_options *opts) {
     rc = UM_ERROR(ctx, UM_ERR_ARG, "row_align %d: use 1 .. 4096 (1: rows as the set's size)", ctx->opts.row_align);
   if (rc == UM_SUCCESS && ctx->opts.nthreads < 0)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "nthreads %d is negative; use 0 for the OpenMP default", ctx->opts.nthreads);
+  if (rc == UM_SUCCESS && ctx->opts.nthreads > um_threads_max())
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "nthreads %d: at most %d here (%d per core, %d cores); use 0 for the OpenMP default",
+                  ctx->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max() / UM_THREADS_PER_CORE);
   if (rc == UM_SUCCESS) rc = choose_backend(ctx);
   if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
   if (rc == UM_SUCCESS && ctx->backend->init) rc = ctx->backend->init(ctx, &ctx->bstate);

@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "safe_file.h"
 #include "../util/checked.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
@@ -119,6 +120,9 @@ static int reader_open(um_context *ctx, reader *r, const char *path, const char 
   }
   if (S_ISDIR(st.st_mode))
     return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: '%s' is a folder, not an HDF5 file", what, path);
+  char why[512];
+  if (um_read_check(path, 0, why, sizeof why)) /* a regular file: libhdf5 would wait on a FIFO */
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: '%s': %s", what, path, why);
   htri_t is = H5Fis_hdf5(path);
   if (is < 0) return H5_FAIL(ctx, UM_ERR_IO, "cannot read %s: cannot check file '%s'", what, path);
   if (is == 0) {

@@ -71,20 +71,22 @@ static void writer_abort(writer *w) {
 static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
   w->path = path;
   w->fid = H5I_INVALID_HID;
+  char why[1200];
+  /* first: what stands at the path (a FIFO or device is refused before anything opens it) */
+  if (um__tmp_begin(&w->sf, path, why, sizeof why) != 0)
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
   int copied = keep && um__file_exists(path);
   if (copied) {
     htri_t is = H5Fis_hdf5(path);
     if (is <= 0) {
       H5Eclear2(H5E_DEFAULT);
+      um_safe_abort(&w->sf);
       return UM_ERROR(ctx, UM_ERR_IO,
                       "cannot write %s to '%s': the existing file is not an HDF5 file; remove it or choose "
                       "another name",
                       what, path);
     }
   }
-  char why[1200];
-  if (um__tmp_begin(&w->sf, path, why, sizeof why) != 0)
-    return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
   if (copied) {
     if (copy_file(path, w->sf.tmp, why, sizeof why) != 0) {
       um_safe_abort(&w->sf);

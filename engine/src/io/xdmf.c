@@ -12,6 +12,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "safe_file.h"
 #include "um/hdf5io.h"
 
 static void xml_put(FILE *f, const char *s) {
@@ -121,7 +122,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   memcpy(h5path, xmf_path, dirlen);
   strcpy(h5path + dirlen, h5_name);
   hid_t fid = H5I_INVALID_HID;
-  if (um__file_exists(h5path) && H5Fis_hdf5(h5path) > 0) fid = H5Fopen(h5path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (um_read_check(h5path, 0, NULL, 0) == 0 && H5Fis_hdf5(h5path) > 0) fid = H5Fopen(h5path, H5F_ACC_RDONLY, H5P_DEFAULT);
   H5Eclear2(H5E_DEFAULT);
 
   const xnum fdef = {"Float", 8}, idef = {"Int", 4};

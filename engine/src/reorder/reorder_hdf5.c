@@ -14,6 +14,7 @@
 #include <hdf5.h>
 
 #include "../io/h5util.h"
+#include "../util/safe_file.h"
 #include "reorder_internal.h"
 #include "../util/array.h"
 
@@ -143,6 +144,9 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
     return UM_ERROR(ctx, UM_ERR_IO,
                     "cannot load a reordering from '%s': %s; compute it (run.reorder) and save it first", file,
                     strerror(errno));
+  char why[512];
+  if (um_read_check(file, 0, why, sizeof why)) /* a regular file: libhdf5 would wait on a FIFO */
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot load a reordering from '%s': %s", file, why);
   if (H5Fis_hdf5(file) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     return UM_ERROR(ctx, UM_ERR_IO, "cannot load a reordering from '%s': not an HDF5 file", file);

@@ -1,4 +1,7 @@
 /* Writing output files safely (see safe_file.h). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* syscall(SYS_getdents64): the signal handler lists a folder without malloc */
+#endif
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -12,6 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 /* ---- the table of live temporaries (reached from the signal handler) ---------- */
 #define SLOTS 64
@@ -37,6 +43,60 @@ static void slot_free(int i) {
   if (i >= 0 && i < SLOTS) atomic_store(&slot_used[i], 0);
 }
 
+/* ---- private folders removed on a signal (umrun's temporary field folders) ------ */
+#define DIR_SLOTS 8
+static char dir_path[DIR_SLOTS][SLOT_PATH];
+static atomic_int dir_used[DIR_SLOTS];
+
+int um_safe_dir_register(const char *dir) {
+  size_t n = dir ? strlen(dir) : 0;
+  if (!n || n >= SLOT_PATH) return -1;
+  for (int i = 0; i < DIR_SLOTS; i++) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&dir_used[i], &expect, 1)) {
+      memcpy(dir_path[i], dir, n + 1);
+      atomic_store(&dir_used[i], 2);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void um_safe_dir_unregister(int slot) {
+  if (slot >= 0 && slot < DIR_SLOTS) atomic_store(&dir_used[slot], 0);
+}
+
+/* Async-signal-safe removal of a folder and the plain files in it (and in
+ * folders within, `depth` levels): open, getdents64, unlinkat, close only. */
+static void remove_dir_at(int parent, const char *name, int depth) {
+#ifdef __linux__
+  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096];
+    for (;;) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        struct {
+          unsigned long long ino;
+          long long off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[];
+        } *d = (void *)(buf + off);
+        off += d->reclen;
+        if (!strcmp(d->name, ".") || !strcmp(d->name, "..")) continue;
+        if (unlinkat(fd, d->name, 0) != 0 && errno == EISDIR && depth > 0) remove_dir_at(fd, d->name, depth - 1);
+      }
+    }
+    close(fd);
+  }
+#else
+  (void)depth;
+#endif
+  unlinkat(parent, name, AT_REMOVEDIR);
+}
+
 int um_safe_live_count(void) {
   int n = 0;
   for (int i = 0; i < SLOTS; i++) n += atomic_load(&slot_used[i]) == 2;
@@ -47,6 +107,8 @@ int um_safe_live_count(void) {
 static void on_signal(int sig) {
   for (int i = 0; i < SLOTS; i++)
     if (atomic_load(&slot_used[i]) == 2) unlink(slot_path[i]);
+  for (int i = 0; i < DIR_SLOTS; i++)
+    if (atomic_load(&dir_used[i]) == 2) remove_dir_at(AT_FDCWD, dir_path[i], 4);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
@@ -100,6 +162,172 @@ static void release(um_safe_file *sf) {
   free(sf->tmp);
   sf->path = sf->tmp = NULL;
   sf->f = NULL;
+  sf->in_place = 0;
+}
+
+/* ---- what stands at an output path ------------------------------------------------- */
+static const char *kind_name(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+#ifdef S_ISSOCK
+  if (S_ISSOCK(m)) return "a socket";
+#endif
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+/* Follow the symbolic links at `path` to where the file really is (or will
+ * be: a dangling link names a file to create). Returns a malloc'ed path, or
+ * NULL with errno (ELOOP: a loop of links). *exists says whether something
+ * stands there, *st what. */
+static char *resolve_target(const char *path, int *exists, struct stat *st) {
+  char *cur = strdup(path);
+  if (!cur) return NULL;
+  for (int hop = 0; hop < 40; hop++) {
+    if (lstat(cur, st) != 0) {
+      if (errno != ENOENT) {
+        int e = errno;
+        free(cur);
+        errno = e;
+        return NULL;
+      }
+      *exists = 0;
+      return cur;
+    }
+    if (!S_ISLNK(st->st_mode)) {
+      *exists = 1;
+      return cur;
+    }
+    char link[4096];
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0 || (size_t)n >= sizeof link - 1) {
+      int e = n < 0 ? errno : ENAMETOOLONG;
+      free(cur);
+      errno = e;
+      return NULL;
+    }
+    link[n] = '\0';
+    if (strncmp(link, "pipe:", 5) == 0 || strncmp(link, "socket:", 7) == 0 || strncmp(link, "anon_inode:", 11) == 0) {
+      /* /proc/self/fd/N of a pipe: not a name in the file system; what it
+       * stands for is opened through the link itself */
+      if (stat(cur, st) != 0) {
+        int e = errno;
+        free(cur);
+        errno = e;
+        return NULL;
+      }
+      *exists = 1;
+      return cur;
+    }
+    char *next;
+    const char *slash = strrchr(cur, '/');
+    if (link[0] == '/' || !slash) {
+      next = strdup(link);
+    } else {
+      const size_t dl = (size_t)(slash - cur) + 1;
+      next = malloc(dl + (size_t)n + 1);
+      if (next) {
+        memcpy(next, cur, dl);
+        memcpy(next + dl, link, (size_t)n + 1);
+      }
+    }
+    free(cur);
+    if (!next) return NULL;
+    cur = next;
+  }
+  free(cur);
+  errno = ELOOP;
+  return NULL;
+}
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: this process's open
+ * file N, written where it stands (a log it is redirected to is appended to,
+ * never replaced); -1 for other paths. */
+static int fd_path(const char *path) {
+  if (!strcmp(path, "/dev/stdout")) return 1;
+  if (!strcmp(path, "/dev/stderr")) return 2;
+  const char *p = !strncmp(path, "/dev/fd/", 8) ? path + 8 : !strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+  if (!p || !*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 6) return -1;
+  return atoi(p);
+}
+
+int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen) {
+  if (!path || !*path) {
+    if (err && errlen) snprintf(err, errlen, "no path given");
+    return -1;
+  }
+  if (fd_path(path) >= 0) {
+    if (in_place_ok && fcntl(fd_path(path), F_GETFL) >= 0) return 0;
+    if (err && errlen)
+      snprintf(err, errlen, "'%s' %s; give the path of a regular file", path,
+               in_place_ok ? "is not open in this process" : "is an open stream of this process, not a file to replace");
+    return -1;
+  }
+  int exists = 0;
+  struct stat st;
+  char *target = resolve_target(path, &exists, &st);
+  if (!target) {
+    int e = errno;
+    if (err && errlen)
+      snprintf(err, errlen, "'%s': %s%s", path, strerror(e),
+               e == ELOOP ? " (a loop of symbolic links); fix the links" : "");
+    return -1;
+  }
+  int rc = 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    const int streamable = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
+    if (!(streamable && in_place_ok)) {
+      if (err && errlen)
+        snprintf(err, errlen,
+                 "'%s'%s%s%s is %s, not a regular file: um never replaces %s%s; give the path of a regular file",
+                 path, strcmp(target, path) ? " (a link to '" : "", strcmp(target, path) ? target : "",
+                 strcmp(target, path) ? "')" : "", kind_name(st.st_mode),
+                 S_ISDIR(st.st_mode) ? "a folder" : "it",
+                 streamable ? " (this output is written through a temporary file renamed into place, which a device "
+                              "or FIFO cannot take)"
+                            : "");
+      rc = -1;
+    }
+  }
+  free(target);
+  return rc;
+}
+
+/* A character device or a FIFO at the path: written in place, never
+ * replaced. A FIFO is opened without blocking: no reader is an error, not a
+ * hang. */
+static int open_in_place(um_safe_file *sf, const char *path, const struct stat *st, char *err, size_t errlen) {
+  int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (err && errlen) {
+      if (e == ENXIO && S_ISFIFO(st->st_mode))
+        snprintf(err, errlen, "cannot write '%s': it is a FIFO (named pipe) that no process reads; start its reader "
+                              "first, or give the path of a regular file", path);
+      else
+        fail(err, errlen, "opening it (a device or FIFO, written in place) failed", path, e);
+    }
+    return -1;
+  }
+  struct stat now;
+  int fl = fcntl(fd, F_GETFL);
+  if (fstat(fd, &now) != 0 || (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) || fl < 0 ||
+      fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    close(fd);
+    if (err && errlen) snprintf(err, errlen, "cannot write '%s': it changed while it was opened; try again", path);
+    return -1;
+  }
+  sf->f = fdopen(fd, "w");
+  if (!sf->f) {
+    int e = errno;
+    close(fd);
+    fail(err, errlen, "opening it failed", path, e);
+    return -1;
+  }
+  sf->in_place = 1;
+  return 0;
 }
 
 static int open_tmp(um_safe_file *sf, const char *path, int keep_open, char *err, size_t errlen) {
@@ -109,21 +337,60 @@ static int open_tmp(um_safe_file *sf, const char *path, int keep_open, char *err
     if (err && errlen) snprintf(err, errlen, "cannot write a file: no path given");
     return -1;
   }
-  size_t n = strlen(path);
+  const int fdn = fd_path(path);
+  if (fdn >= 0) { /* this process's stdout, stderr or open file N: written where it stands */
+    if (!keep_open || um_safe_check(path, 1, err, errlen)) {
+      if (!keep_open) um_safe_check(path, 0, err, errlen);
+      return -1;
+    }
+    fflush(fdn == 1 ? stdout : fdn == 2 ? stderr : NULL); /* what the program printed comes first */
+    int fd = dup(fdn);
+    if (fd < 0 || !(sf->f = fdopen(fd, "w")) || !(sf->path = strdup(path))) {
+      int e = errno;
+      if (sf->f) fclose(sf->f);
+      else if (fd >= 0) close(fd);
+      sf->f = NULL;
+      fail(err, errlen, "opening it failed", path, e);
+      return -1;
+    }
+    sf->in_place = 1;
+    return 0;
+  }
+  int exists = 0;
   struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    fail(err, errlen, "it is a folder", path, EISDIR);
+  char *target = resolve_target(path, &exists, &st); /* a symlink: its target is written, the link stays */
+  if (!target) {
+    fail(err, errlen, errno == ELOOP ? "following its symbolic links failed" : "looking at it failed", path, errno);
     return -1;
   }
-  sf->path = malloc(n + 1);
+  if (exists && !S_ISREG(st.st_mode)) {
+    int rc = -1;
+    if (keep_open && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+      rc = open_in_place(sf, path, &st, err, errlen);
+      if (rc == 0 && !(sf->path = strdup(path))) {
+        fclose(sf->f);
+        sf->f = NULL;
+        fail(err, errlen, "allocating its name", path, ENOMEM);
+        rc = -1;
+      }
+    } else if (S_ISDIR(st.st_mode)) {
+      fail(err, errlen, "it is a folder", path, EISDIR);
+    } else {
+      um_safe_check(path, keep_open, err, errlen);
+    }
+    free(target);
+    if (rc) sf->in_place = 0;
+    return rc;
+  }
+  size_t n = strlen(target);
+  sf->path = target;
   sf->tmp = malloc(n + 12);
-  if (!sf->path || !sf->tmp) {
+  if (!sf->tmp) {
     release(sf);
     fail(err, errlen, "allocating its name", path, ENOMEM);
     return -1;
   }
-  memcpy(sf->path, path, n + 1);
-  memcpy(sf->tmp, path, n);
+  memcpy(sf->tmp, target, n);
   memcpy(sf->tmp + n, ".tmp.XXXXXX", 12);
   int fd = mkstemp(sf->tmp);
   if (fd < 0) {
@@ -132,7 +399,8 @@ static int open_tmp(um_safe_file *sf, const char *path, int keep_open, char *err
     fail(err, errlen, "creating a temporary file beside it failed", path, e);
     return -1;
   }
-  fchmod(fd, 0644); /* mkstemp makes 0600; outputs are ordinary files */
+  /* mkstemp makes 0600; outputs are ordinary files, and a file replaced keeps its permissions */
+  fchmod(fd, exists ? (st.st_mode & 07777) : 0644);
   sf->slot = slot_take(sf->tmp);
   if (!keep_open) {
     close(fd);
@@ -159,7 +427,7 @@ int um_safe_open_name(um_safe_file *sf, const char *path, char *err, size_t errl
 }
 
 int um_safe_commit(um_safe_file *sf, char *err, size_t errlen) {
-  if (!sf->tmp) {
+  if (!sf->path || (!sf->tmp && !sf->in_place)) {
     if (err && errlen) snprintf(err, errlen, "um_safe_commit: no file open");
     return -1;
   }
@@ -179,12 +447,20 @@ int um_safe_commit(um_safe_file *sf, char *err, size_t errlen) {
     }
     sf->f = NULL;
   }
-  if (!what && rename(sf->tmp, sf->path) != 0) {
-    e = errno;
-    what = "renaming its temporary file into place failed";
+  if (!what && !sf->in_place) {
+    /* never rename over what is not a regular file (it may have appeared while the file was written) */
+    struct stat st;
+    if (lstat(sf->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+      e = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+      what = S_ISDIR(st.st_mode) ? "a folder appeared at its path; it was not replaced"
+                                 : "something that is not a regular file appeared at its path; it was not replaced";
+    } else if (rename(sf->tmp, sf->path) != 0) {
+      e = errno;
+      what = "renaming its temporary file into place failed";
+    }
   }
   if (what) {
-    unlink(sf->tmp);
+    if (sf->tmp) unlink(sf->tmp);
     fail(err, errlen, what, sf->path, e);
     release(sf);
     return -1;
@@ -224,29 +500,146 @@ int um_safe_append(const char *path, const char *header, const void *data, size_
     if (err && errlen) snprintf(err, errlen, "cannot append to a file: no path given");
     return -1;
   }
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  /* non-blocking: a FIFO that no process reads is an error, not a hang */
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
   if (fd < 0) {
-    fail(err, errlen, "opening it to append failed", path, errno);
+    int e = errno;
+    struct stat ls;
+    if (e == ENXIO && stat(path, &ls) == 0 && S_ISFIFO(ls.st_mode)) {
+      if (err && errlen)
+        snprintf(err, errlen, "cannot append to '%s': it is a FIFO (named pipe) that no process reads; start its "
+                              "reader first, or give the path of a regular file", path);
+    } else {
+      fail(err, errlen, "opening it to append failed", path, e);
+    }
     return -1;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int e = errno ? errno : EISDIR;
+  int fl = fcntl(fd, F_GETFL);
+  if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    int e = errno;
     close(fd);
-    fail(err, errlen, "it is not a regular file", path, S_ISDIR(st.st_mode) ? EISDIR : e);
+    fail(err, errlen, "looking at it failed", path, e);
     return -1;
   }
-  const off_t old = st.st_size;
+  const int in_place = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); /* written as they are, nothing to roll back */
+  if (!S_ISREG(st.st_mode) && !in_place) {
+    close(fd);
+    if (err && errlen)
+      snprintf(err, errlen, "cannot append to '%s': it is %s, not a regular file; give the path of a regular file",
+               path, kind_name(st.st_mode));
+    return -1;
+  }
+  const off_t old = in_place ? 0 : st.st_size;
   int bad = 0, e = 0;
   if (old == 0 && header && *header && write_all(fd, header, strlen(header)) != 0) bad = 1, e = errno;
   if (!bad && n && write_all(fd, (const char *)data, n) != 0) bad = 1, e = errno;
   if (!bad && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) bad = 1, e = errno;
-  if (bad && ftruncate(fd, old) != 0) { /* the rows that did get in are taken back */
+  if (bad && !in_place && ftruncate(fd, old) != 0) { /* the rows that did get in are taken back */
   }
   if (close(fd) != 0 && !bad) bad = 1, e = errno;
   if (bad) {
-    fail(err, errlen, "appending failed (the file was left as it was)", path, e);
+    fail(err, errlen, in_place ? "appending failed" : "appending failed (the file was left as it was)", path, e);
     return -1;
   }
   return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+static int read_fd(const char *path, unsigned long long max_bytes, unsigned long long *size, char *err,
+                   size_t errlen) {
+  if (!path || !*path) {
+    if (err && errlen) snprintf(err, errlen, "no path given");
+    errno = EINVAL;
+    return -1;
+  }
+  /* non-blocking: opening a FIFO must not wait for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (err && errlen) snprintf(err, errlen, "%s", strerror(e));
+    errno = e;
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    if (err && errlen) snprintf(err, errlen, "%s", strerror(e));
+    errno = e;
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    if (err && errlen)
+      snprintf(err, errlen, "it is %s, not a regular file; um reads inputs from regular files only",
+               kind_name(st.st_mode));
+    errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    return -1;
+  }
+  if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
+    close(fd);
+    if (err && errlen)
+      snprintf(err, errlen, "it holds %llu bytes, more than the %llu such a file may hold",
+               (unsigned long long)st.st_size, max_bytes);
+    errno = EFBIG;
+    return -1;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    int e = errno;
+    close(fd);
+    if (err && errlen) snprintf(err, errlen, "%s", strerror(e));
+    errno = e;
+    return -1;
+  }
+  if (size) *size = (unsigned long long)st.st_size;
+  return fd;
+}
+
+FILE *um_read_open(const char *path, unsigned long long max_bytes, unsigned long long *size, char *err,
+                   size_t errlen) {
+  int fd = read_fd(path, max_bytes, size, err, errlen);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    if (err && errlen) snprintf(err, errlen, "%s", strerror(e));
+    errno = e;
+  }
+  return f;
+}
+
+int um_read_check(const char *path, unsigned long long max_bytes, char *err, size_t errlen) {
+  int fd = read_fd(path, max_bytes, NULL, err, errlen);
+  if (fd < 0) return -1;
+  close(fd);
+  return 0;
+}
+
+char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, char *err, size_t errlen) {
+  unsigned long long size = 0;
+  FILE *f = um_read_open(path, max_bytes, &size, err, errlen);
+  if (!f) return NULL;
+  /* the size fstat gave, and no more: a file that grows while it is read is cut there */
+  char *buf = malloc((size_t)size + 1);
+  if (!buf) {
+    fclose(f);
+    if (err && errlen) snprintf(err, errlen, "out of memory (%llu bytes)", size);
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t n = fread(buf, 1, (size_t)size, f);
+  const int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    if (err && errlen) snprintf(err, errlen, "a read error");
+    errno = EIO;
+    return NULL;
+  }
+  buf[n] = '\0';
+  if (len) *len = n;
+  return buf;
 }

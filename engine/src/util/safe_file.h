@@ -14,6 +14,14 @@
  *    else). A program that installs um_safe_cleanup_on_signals() (umrun does;
  *    the library never installs handlers) removes them on SIGINT, SIGTERM,
  *    SIGHUP and SIGQUIT, then dies of the signal as it would have.
+ *  - What stands at the path decides how it is written (docs/reliability.md,
+ *    "the output rule"): a symbolic link is followed and its target replaced
+ *    (the link stays); a character device or a FIFO (/dev/null, /dev/stdout, a
+ *    named pipe) is written in place by um_safe_open, never replaced, and a
+ *    FIFO that no process reads is an error, not a hang; a folder, a block
+ *    device or a socket is refused, and so is a device or FIFO for writers that
+ *    need a file of their own (um_safe_open_name: HDF5). Nothing is ever
+ *    renamed over what is not a regular file.
  *  - Appends (CSV rows) go in one write() of the whole block; a short or
  *    failed write is rolled back (ftruncate to the old size) and reported.
  */
@@ -32,10 +40,12 @@ typedef struct {
   char *tmp;  /* the temporary being written ("<path>.tmp.XXXXXX") */
   FILE *f;    /* open on tmp (um_safe_open), or NULL (um_safe_open_name) */
   int slot;   /* its entry in the signal-cleanup table, or -1      */
+  int in_place; /* 1: a character device or FIFO, written in place (tmp NULL) */
 } um_safe_file;
 
-/* Create the temporary for `path` and open it for writing (sf->f). Returns 0,
- * or -1 with the reason in err. */
+/* Create the temporary for `path` (a symlink's target) and open it for
+ * writing (sf->f); a character device or FIFO at the path is opened in place
+ * (sf->in_place, no temporary). Returns 0, or -1 with the reason in err. */
 int um_safe_open(um_safe_file *sf, const char *path, char *err, size_t errlen);
 /* The same, for writers that open the file themselves (HDF5): the temporary
  * exists (empty) and is closed; write sf->tmp, then um_safe_commit. */
@@ -52,14 +62,38 @@ void um_safe_abort(um_safe_file *sf);
  * new or empty. Returns 0 or -1 with the reason in err. */
 int um_safe_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen);
 
+/* Would an output at `path` be written (before a run, to refuse it early)?
+ * in_place_ok: the writer is a stream (um_safe_open) that may write a device
+ * or FIFO in place. Returns 0, or -1 with the reason in err. */
+int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen);
+
 /* "the disk is full", "permission denied (is the folder writable?)", ...: a
  * hint for the errno of a failed write, for messages. */
 const char *um_safe_why(int eno);
+
+/* ---- reading: every file um reads (configs, suites, references and their
+ * field files, meshes, decks, results files, HDF5 inputs) is opened
+ * non-blocking (a FIFO never hangs), checked with fstat to be a regular file
+ * of at most max_bytes (0: any size), then switched back to blocking. On
+ * failure err holds the reason as a phrase for the caller's message ("it is a
+ * FIFO (named pipe), not a regular file; ...", "it holds N bytes, more than
+ * the M such a file may hold", or the system's reason), errno is set. */
+FILE *um_read_open(const char *path, unsigned long long max_bytes, unsigned long long *size, char *err,
+                   size_t errlen);
+/* The same check only, for files another library opens (HDF5): 0 or -1. */
+int um_read_check(const char *path, unsigned long long max_bytes, char *err, size_t errlen);
+/* The whole file, NUL-terminated (malloc'ed; *len its length), or NULL. */
+char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, char *err, size_t errlen);
 
 /* Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
+/* A private folder (umrun's temporary field folder) that those handlers remove
+ * with the files in it; returns its slot (-1: the table is full, not listed),
+ * unregistered when the program removes it itself. */
+int um_safe_dir_register(const char *dir);
+void um_safe_dir_unregister(int slot);
 /* Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 
