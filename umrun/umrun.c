@@ -86,6 +86,8 @@ static void usage(FILE *f) {
           "                      redundant runs the exec halo too (OP2); reverse sends them to their owners\n"
           "                      (PETSc's SFReduce); auto picks per loop by halo size. Per loop:\n"
           "                      mpi.loops: {res_calc: reverse}\n"
+          "  mpi.deadline_s      a rank that failed alone waits this long (60) for the others to reach\n"
+          "                      the end of the run, then stops every rank with its message (MPI_Abort)\n"
           "  mpi.partition_set   the primary set (default: the set the app's main map points into);\n"
           "                      the other sets follow it through the maps. Rank 0 prints, writes the\n"
           "                      outputs and validates; every rank exits with the same status\n"
@@ -148,6 +150,7 @@ typedef struct {
   um_options opts;
   const char *app, *reorder, *reference, *outdir;
   int write_hdf5;
+  double deadline_s; /* mpi.deadline_s: how long the other ranks get to reach a failed rank */
 } run_settings;
 
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
@@ -232,7 +235,12 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
   if (!rc) rc = um_config_get_string(cfg, "validation.reference", NULL, &s->reference, err, len);
   if (!rc) rc = um_config_get_string(cfg, "output.dir", NULL, &s->outdir, err, len);
   if (!rc) rc = um_config_get_bool(cfg, "output.hdf5", 0, &s->write_hdf5, err, len);
+  if (!rc) rc = um_config_get_double(cfg, "mpi.deadline_s", 60.0, &s->deadline_s, err, len);
   if (rc) return rc;
+  if (!(s->deadline_s >= 1 && s->deadline_s <= 86400)) {
+    snprintf(err, len, "mpi.deadline_s = %g: use 1 .. 86400 seconds (default 60)", s->deadline_s);
+    return UM_ERR_CONFIG;
+  }
   s->app = app_names[app];
   s->opts.backend = backend_names[b];
   s->opts.strategy = (um_strategy)st;
@@ -898,7 +906,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   const char *status_text = "ok";
   if (nranks > 1) { /* one outcome for every rank; a rank that failed alone stops the job rather than hang it */
     const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN) : EXIT_OK;
-    const int all = um_mpi_agree(mine, mine ? 60.0 : -1);
+    const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
       fprintf(stderr, "umrun: rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
       um_mpi_abort(mine);
