@@ -7,14 +7,12 @@
 #include <unistd.h>
 
 #include "naca0012.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/um_fuzz_airfoil_%ld.dat", (long)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file(path, data, size)) return 0;
   airfoil_mesh m;
   char err[512];
   if (airfoil_mesh_read_text(path, &m, err, sizeof err) == 0) airfoil_mesh_free(&m);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "um/validate.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char dir[64], path[96], field[96];
@@ -29,10 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     null = fopen("/dev/null", "w");
   }
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file(path, data, size)) return 0;
   um_ref *ref = NULL;
   char err[2048] = "";
   if (um_ref_load(path, &ref, err, sizeof err) != 0) {

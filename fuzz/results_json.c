@@ -14,6 +14,7 @@
 
 #include "json.h"
 #include "tools.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int quiet = 0;
@@ -32,10 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   snprintf(path, sizeof path, "/tmp/um_fuzz_results_%ld.json", (long)getpid());
   snprintf(html, sizeof html, "/tmp/um_fuzz_report_%ld.html", (long)getpid());
   snprintf(md, sizeof md, "/tmp/um_fuzz_report_%ld.md", (long)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file(path, data, size)) return 0;
   char *cargv[] = {"--compare", path, path, NULL};
   umrun_compare_main(3, cargv);
   char *rargv[] = {"--report", html, path, NULL};

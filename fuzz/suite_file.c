@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tools.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int quiet = 0, devnull = -1, err_fd = -1;
@@ -24,10 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char path[64];
   snprintf(path, sizeof path, "/tmp/um_fuzz_suite_%ld.yaml", (long)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file(path, data, size)) return 0;
   char *argv[] = {"--suite", path, "--list", "--tags", "all", NULL};
   fflush(stderr);
   if (devnull >= 0) dup2(devnull, 2);

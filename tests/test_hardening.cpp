@@ -32,36 +32,17 @@ extern "C" {
 }
 #include "test_kernels.h"
 
+#include "test_files.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
 #define OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
 
-bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct TempDir {
-  fs::path dir;
-  explicit TempDir(const std::string &tag) {
-    dir = fs::temp_directory_path() / ("um_harden_" + tag + "_" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string &f) const { return (dir / f).string(); }
-  int count_tmp() const {
-    int n = 0;
-    for (auto &e : fs::directory_iterator(dir)) n += has(e.path().filename().string(), ".tmp");
-    return n;
-  }
-};
+using umtest::has;
+using umtest::slurp;
+using umtest::TempDir;
 
 um_context *make_ctx(const char *backend, int nthreads = 0, int bs = 256) {
   um_options o;

@@ -37,34 +37,15 @@ extern "C" {
 #include "volna/volna.h"
 }
 
+#include "test_files.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct TempDir {
-  fs::path dir;
-  explicit TempDir(const std::string &tag) {
-    dir = fs::temp_directory_path() / ("um_harden3_" + tag + "_" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string &f) const { return (dir / f).string(); }
-  int count_tmp() const {
-    int n = 0;
-    for (auto &e : fs::directory_iterator(dir)) n += has(e.path().filename().string(), ".tmp");
-    return n;
-  }
-};
+using umtest::has;
+using umtest::slurp;
+using umtest::TempDir;
 
 int write_through(const std::string &path, const std::string &text, std::string *err) {
   um_safe_file sf;

@@ -86,7 +86,8 @@ typedef struct um_backend_def {
    *   rows_zero  rows [begin, end) of d set to zero;
    *   host_alloc / host_free  buffers the device reads and writes directly
    *              (pinned, mapped); host_free needs no state (it may run after
-   *              finalize). The row lists stay valid as long as the context. */
+   *              finalize). The row lists stay valid as long as the context.
+   * The core then marks the device copy of d the only current one. */
   int (*rows_out)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out);
   int (*rows_in)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add);
   int (*rows_zero)(um_context *ctx, void *state, um_dat *d, int begin, int end);

@@ -59,7 +59,6 @@ struct um_dist {
   /* the exchange in flight */
   char *sbuf, *rbuf;
   size_t scap, rcap;
-  void (*hfree)(void *); /* how sbuf and rbuf are freed: a device backend's pinned memory, or free() */
   MPI_Request *reqs;
   int nreqs, capreqs;
   struct pending {
@@ -317,7 +316,7 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
                         : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
              n, nranks);
   }
-  if (have && strcmp(method, "block")) {
+  if (have) {
     int empty = 0;
     largest_part(n, part, nranks, &empty);
     if (empty)
@@ -368,12 +367,23 @@ static void dset_free(umd_set *s) {
   free(s->all_owned), free(s->all_exec), free(s->all_nonexec), free(s->gather_g);
 }
 
+/* 1 when halo rows move on the device (the backend keeps dats there and packs their rows):
+ * the device copy is brought up to date first if it is not, so no whole dat is copied. */
+static int on_device(const um_context *ctx) {
+  const um_backend_def *B = ctx->backend;
+  return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
+}
+
+/* How the message buffers are freed (the backend is the context's for its whole life; this also
+ * runs after the backend's finalize, which is why host_free needs no state). */
+static void (*buffer_free(const um_context *ctx))(void *) { return on_device(ctx) ? ctx->backend->host_free : free; }
+
 void um__dist_free(um_context *ctx) {
   struct um_dist *D = ctx->dist;
   if (!D) return;
   for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
   free(D->sets);
-  void (*hf)(void *) = D->hfree ? D->hfree : free;
+  void (*hf)(void *) = buffer_free(ctx);
   hf(D->sbuf), hf(D->rbuf);
   free(D->reqs), free(D->pend);
   free(D);
@@ -735,31 +745,6 @@ int um__dist_set_has_halo(const um_context *ctx, const um_set *s) {
 
 /* ---- the halo exchange ------------------------------------------------------------------- */
 
-/* The message buffers: pinned host memory the device reads and writes when the backend has
- * device halo rows (no copy of a whole dat), else malloc'ed. Contents need not survive growth. */
-static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
-  struct um_dist *D = ctx->dist;
-  if (need <= *cap) return 0;
-  size_t nc = *cap ? *cap : 4096;
-  while (nc < need) nc *= 2;
-  const um_backend_def *B = ctx->backend;
-  const int dev = B && B->host_alloc && B->host_free;
-  char *p = dev ? B->host_alloc(ctx, ctx->bstate, nc) : malloc(nc);
-  if (!p) return -1;
-  if (*buf) (D->hfree ? D->hfree : free)(*buf);
-  D->hfree = dev ? B->host_free : NULL;
-  *buf = p;
-  *cap = nc;
-  return 0;
-}
-
-/* 1 when halo rows move on the device (the backend keeps dats there and packs their rows):
- * the device copy is brought up to date first if it is not, so no whole dat is copied. */
-static int on_device(const um_context *ctx) {
-  const um_backend_def *B = ctx->backend;
-  return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
-}
-
 /* After rows of d changed where on_device says: that copy alone is current. */
 static void rows_changed(um_dat *d, int dev) {
   if (dev) um_dat_set_valid(d, UM_VALID_DEVICE);
@@ -770,6 +755,25 @@ static void rows_changed(um_dat *d, int dev) {
  * be written again). */
 static int device_wait(um_context *ctx) {
   if (ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  return UM_SUCCESS;
+}
+
+/* The message buffers: pinned host memory the device reads and writes when halo rows move on the
+ * device, else malloc'ed. Contents need not survive growth; the old buffer is freed only once the
+ * device has stopped reading it. */
+static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
+  if (need <= *cap) return UM_SUCCESS;
+  size_t nc = *cap ? *cap : 4096;
+  while (nc < need) nc *= 2;
+  const int dev = on_device(ctx);
+  if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
+  char *p = dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc) : malloc(nc);
+  if (!p)
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages", dev ? "pinned" : "host",
+                    nc);
+  if (*buf) buffer_free(ctx)(*buf);
+  *buf = p;
+  *cap = nc;
   return UM_SUCCESS;
 }
 
@@ -788,9 +792,9 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     rneed += (size_t)(backward ? S->exp_off : S->imp_off)[S->nnb] * row;
     nmsg += 2 * S->nnb;
   }
-  if (dev) UM_CHECK(ctx, device_wait(ctx)); /* the device may still read the last received rows */
-  if (ensure(ctx, &D->sbuf, &D->scap, sneed + 1) || ensure(ctx, &D->rbuf, &D->rcap, rneed + 1) ||
-      UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
+  UM_CHECK(ctx, ensure(ctx, &D->sbuf, &D->scap, sneed + 1));
+  UM_CHECK(ctx, ensure(ctx, &D->rbuf, &D->rcap, rneed + 1));
+  if (UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
   /* pack: each dat's rows for all its neighbours, contiguous in neighbour order */
   size_t so = 0;
@@ -809,7 +813,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     }
     so += (size_t)ns * row;
   }
-  if (dev) UM_CHECK(ctx, device_wait(ctx));
+  if (dev) UM_CHECK(ctx, device_wait(ctx)); /* packed; and the last received rows read: rbuf is free */
   D->nreqs = D->npend = 0;
   so = 0;
   size_t ro = 0;

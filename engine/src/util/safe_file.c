@@ -25,19 +25,24 @@
 static char slot_path[SLOTS][SLOT_PATH];
 static atomic_int slot_used[SLOTS]; /* 0 free, 1 being filled, 2 live */
 
-static int slot_take(const char *tmp) {
-  size_t n = strlen(tmp);
-  if (n >= SLOT_PATH) return -1; /* not listed: removed on failure, not on a signal */
-  for (int i = 0; i < SLOTS; i++) {
+/* A free entry of a table the signal handler reads, filled with path: its index, or -1 (too long,
+ * or the table is full). */
+static int table_take(char (*paths)[SLOT_PATH], atomic_int *used, int n, const char *path) {
+  size_t len = strlen(path);
+  if (len >= SLOT_PATH) return -1;
+  for (int i = 0; i < n; i++) {
     int expect = 0;
-    if (atomic_compare_exchange_strong(&slot_used[i], &expect, 1)) {
-      memcpy(slot_path[i], tmp, n + 1);
-      atomic_store(&slot_used[i], 2);
+    if (atomic_compare_exchange_strong(&used[i], &expect, 1)) {
+      memcpy(paths[i], path, len + 1);
+      atomic_store(&used[i], 2);
       return i;
     }
   }
   return -1;
 }
+
+/* not listed (-1): removed on failure, not on a signal */
+static int slot_take(const char *tmp) { return table_take(slot_path, slot_used, SLOTS, tmp); }
 
 static void slot_free(int i) {
   if (i >= 0 && i < SLOTS) atomic_store(&slot_used[i], 0);
@@ -49,17 +54,8 @@ static char dir_path[DIR_SLOTS][SLOT_PATH];
 static atomic_int dir_used[DIR_SLOTS];
 
 int um_safe_dir_register(const char *dir) {
-  size_t n = dir ? strlen(dir) : 0;
-  if (!n || n >= SLOT_PATH) return -1;
-  for (int i = 0; i < DIR_SLOTS; i++) {
-    int expect = 0;
-    if (atomic_compare_exchange_strong(&dir_used[i], &expect, 1)) {
-      memcpy(dir_path[i], dir, n + 1);
-      atomic_store(&dir_used[i], 2);
-      return i;
-    }
-  }
-  return -1;
+  if (!dir || !*dir) return -1;
+  return table_take(dir_path, dir_used, DIR_SLOTS, dir);
 }
 
 void um_safe_dir_unregister(int slot) {

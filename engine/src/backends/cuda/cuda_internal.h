@@ -186,6 +186,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
 int cu_gen_source(um_context *ctx, const umc_loop *L, umc_decisions *D, char **src);
 void cu_jit_request(um_context *ctx, const um_kernel *k, const char *name, const char *src, int arch, int ptx,
                     const char *cache, int dump, const char *hn[2], const char *hs[2], umj_request *rq);
+int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cudaLibrary_t *lib, int *from_cache);
 void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k);
 size_t cu_key_bytes(const cu_key *k);
 void cu_kern_free(cu_kern *k);

@@ -32,20 +32,7 @@ static int halo_module(um_context *ctx, cu_state *S) {
   rq.ptx = S->jit_ptx;
   rq.cache_dir = S->cache_dir;
   rq.dump = S->dump;
-  umj_result res;
-  memset(&res, 0, sizeof res);
-  char err[3000] = "";
-  int rc = umj_compile(&rq, &res, err, sizeof err);
-  if (rc != UM_SUCCESS) {
-    umj_result_free(&res);
-    return UM_ERROR(ctx, rc, "compiling the halo kernels: %s", err);
-  }
-  cudaError_t e = cudaLibraryLoadData(&S->halo_lib, res.image, NULL, NULL, 0, NULL, NULL, 0);
-  umj_result_free(&res);
-  if (e != cudaSuccess) {
-    S->halo_lib = NULL;
-    return cu_fail(ctx, e, __FILE__, __LINE__, "loading the halo kernels");
-  }
+  UM_CHECK(ctx, cu_load_module(ctx, &rq, "the halo rows", &S->halo_lib, NULL));
   for (int i = 0; i < UMC_HALO_KERNELS; i++)
     CU(ctx, cudaLibraryGetKernel(&S->halo_k[i], S->halo_lib, halo_kernel_names[i]), "finding the halo kernel %s",
        halo_kernel_names[i]);
@@ -98,9 +85,7 @@ int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, 
   const um_type t = um_dat_type(d);
   umc_halo_kernel which = um_type_size(t) == 8 ? UMC_HALO_IN8 : UMC_HALO_IN4;
   if (add) which = t == UM_DOUBLE ? UMC_HALO_ADD_D : t == UM_FLOAT ? UMC_HALO_ADD_F : UMC_HALO_ADD_I;
-  UM_CHECK(ctx, launch(ctx, state, which, d, rows, n, in));
-  if (n > 0) um_dat_set_valid(d, UM_VALID_DEVICE);
-  return UM_SUCCESS;
+  return launch(ctx, state, which, d, rows, n, in);
 }
 
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
@@ -118,7 +103,6 @@ int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
     CU(ctx, cudaMemsetAsync(dd + (size_t)begin * dim * esize, 0, (size_t)(end - begin) * dim * esize, S->stream),
        "zeroing the halo of dat '%s'", um_dat_name(d));
   }
-  um_dat_set_valid(d, UM_VALID_DEVICE);
   return UM_SUCCESS;
 }
 

@@ -179,6 +179,31 @@ void cu_jit_request(um_context *ctx, const um_kernel *k, const char *name, const
 }
 
 
+/* Compile (or take from the disk cache) and load one module; `what` names it in messages (e.g. "loop
+ * 'res_calc'"): a compile error, a corrupt or stale cache entry replaced, a failed load. *from_cache
+ * says where it came from. */
+int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cudaLibrary_t *lib, int *from_cache) {
+  umj_result res;
+  memset(&res, 0, sizeof res);
+  char err[3000] = "";
+  int rc = umj_compile(rq, &res, err, sizeof err);
+  if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, rc, "%s", err);
+  if (rc == UM_SUCCESS && res.cache_rebuilt)
+    um_backend_log(ctx, UM_LOG_WARNING, "um cuda: %s: the cached module %s was corrupt or stale; compiled it again",
+                   what, res.cache_file);
+  if (rc == UM_SUCCESS) {
+    cudaError_t e = cudaLibraryLoadData(lib, res.image, NULL, NULL, 0, NULL, NULL, 0);
+    if (e != cudaSuccess) {
+      *lib = NULL;
+      rc = cu_fail(ctx, e, __FILE__, __LINE__, "loading the compiled kernel of %s (%zu bytes, %s)", what, res.bytes,
+                   res.from_cache ? res.cache_file : "just compiled");
+    }
+  }
+  if (from_cache) *from_cache = res.from_cache;
+  umj_result_free(&res);
+  return rc;
+}
+
 int cu_threads_for(um_context *ctx, const um_loop *loop, umc_exec exec, int *threads) {
   int bs = loop->block_size;
   if (exec == UMC_EXEC_HIER && bs > UMC_MAX_BLOCK_THREADS)
@@ -270,17 +295,12 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
    * per-element plan arrays (thread order, local indices) relative, reached through pointers shifted back by
    * begin (fill_params) */
   k->base = loop->begin;
-  if (loop->begin) {
-    int *boff = malloc(((size_t)nb + 1) * sizeof(int));
-    if (!boff) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-    for (int b = 0; b <= nb; b++) boff[b] = p->block_offset[b] + loop->begin;
-    int rc = cu_upload(ctx, &k->boff, boff, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name);
-    free(boff);
-    UM_CHECK(ctx, rc);
-  } else {
-    UM_CHECK(ctx, cu_upload(ctx, &k->boff, p->block_offset, ((size_t)nb + 1) * sizeof(int), "block offsets",
-                            loop->name));
-  }
+  int *boff = malloc(((size_t)nb + 1) * sizeof(int));
+  if (!boff) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int b = 0; b <= nb; b++) boff[b] = p->block_offset[b] + loop->begin;
+  const int up = cu_upload(ctx, &k->boff, boff, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name);
+  free(boff);
+  UM_CHECK(ctx, up);
   if (D->colour_loop) {
     /* per block: threads sorted by thread colour, and where each colour starts */
     size_t ncols = 0;
@@ -432,25 +452,15 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
   if (rc == UM_SUCCESS) rc = cu_describe(ctx, loop, mode, threads, -1, &k->L, k->dats, k->maps);
   if (rc == UM_SUCCESS) k->L.loop_name = k->name;
   if (rc == UM_SUCCESS) rc = cu_gen_source(ctx, &k->L, &k->D, &src);
-  umj_result res;
-  memset(&res, 0, sizeof res);
+  int from_cache = 0;
   if (rc == UM_SUCCESS) {
     const char *hn[2], *hs[2];
     umj_request rq;
     cu_jit_request(ctx, loop->kernel, loop->name, src, S->jit_arch, S->jit_ptx, S->cache_dir, S->dump, hn, hs, &rq);
     rq.no_fma = S->no_fma;
-    char err[3000] = "";
-    rc = umj_compile(&rq, &res, err, sizeof err);
-    if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, rc, "%s", err);
-    if (rc == UM_SUCCESS && res.cache_rebuilt)
-      um_backend_log(ctx, UM_LOG_WARNING, "um cuda: loop '%s': the cached module %s was corrupt or stale; compiled it again",
-              loop->name, res.cache_file);
-  }
-  if (rc == UM_SUCCESS) {
-    cudaError_t e = cudaLibraryLoadData(&k->lib, res.image, NULL, NULL, 0, NULL, NULL, 0);
-    if (e != cudaSuccess)
-      rc = cu_fail(ctx, e, __FILE__, __LINE__, "loading the compiled kernel of loop '%s' (%zu bytes, %s)", loop->name,
-                   res.bytes, res.from_cache ? res.cache_file : "just compiled");
+    char what[300];
+    snprintf(what, sizeof what, "loop '%s'", loop->name);
+    rc = cu_load_module(ctx, &rq, what, &k->lib, &from_cache);
   }
   if (rc == UM_SUCCESS) {
     cudaError_t e = cudaLibraryGetKernel(&k->kloop, k->lib, "um_loop");
@@ -458,8 +468,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "finding the kernels of loop '%s'", loop->name);
   }
   um_backend_counter_add(ctx, loop->id, CU_COUNTER_MODULES, 1);
-  if (res.from_cache) um_backend_counter_add(ctx, loop->id, CU_COUNTER_CACHED, 1);
-  umj_result_free(&res);
+  if (from_cache) um_backend_counter_add(ctx, loop->id, CU_COUNTER_CACHED, 1);
   free(src);
   for (int c = 0; rc == UM_SUCCESS && c < um_const_count(ctx); c++) {
     const char *cname;
