@@ -1,4 +1,4 @@
-/* Kernels of the CUDA backend's tests: every access mode, direct and through
+/* Kernels of the CUDA backend's and the compiled host loops' tests: every access mode, direct and through
  * maps, double / float / int, global READ and SUM (INC) / MIN / MAX. Written
  * once: compiled as C here and by NVRTC from the embedded text of this file. */
 #ifndef UM_TEST_CUDA_KERNELS_H

@@ -92,6 +92,14 @@ static void usage(FILE *f) {
           "                      the other sets follow it through the maps. Rank 0 prints, writes the\n"
           "                      outputs and validates; every rank exits with the same status\n"
           "  run.row_align       dats allocate rows rounded up to a multiple of this (1)\n"
+          "  run.compile         auto | wait | off   CPU backends: each loop's host code generated for its\n"
+          "                      arguments and compiled with a C compiler at run time (OP2's per-loop\n"
+          "                      code, same results bit for bit). auto: in the background once a loop has\n"
+          "                      run run.compile_after seconds (0.05), the generic code running meanwhile;\n"
+          "                      wait: before each loop's first call (a failed compile is an error)\n"
+          "  run.cc, run.cflags  the compiler (default: the one um was built with) and its flags (-O3;\n"
+          "                      e.g. '-O3 -march=native', which may change results in the last bits)\n"
+          "  run.cache           where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
           "                      and field files; loaded before the run; field files go to output.dir,\n"
@@ -155,6 +163,20 @@ typedef struct {
 
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
 static const char *const reorder_choices[] = {"none", "gps", "partition"};
+static const char *const compile_choices[] = {"auto", "wait", "off"};
+
+/* A string setting into a fixed buffer of um_options, refused when too long. */
+static int get_text(um_config *cfg, const char *key, char *dst, size_t cap, char *err, size_t len) {
+  const char *v = NULL;
+  int rc = um_config_get_string(cfg, key, NULL, &v, err, len);
+  if (rc || !v) return rc;
+  if (strlen(v) >= cap) {
+    snprintf(err, len, "%s is %zu characters long: at most %zu", key, strlen(v), cap - 1);
+    return UM_ERR_CONFIG;
+  }
+  snprintf(dst, cap, "%s", v);
+  return UM_SUCCESS;
+}
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
 /* Earlier spellings of backend settings, still read (with a note). */
@@ -231,6 +253,17 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
                            err, len);
   if (!rc) rc = um_config_get_int(cfg, "run.row_align", 1, &s->opts.row_align, err, len);
   if (!rc) rc = um_config_get_choice(cfg, "run.reorder", "none", reorder_choices, N(reorder_choices), &r, err, len);
+  int comp = 0;
+  if (!rc) rc = um_config_get_choice(cfg, "run.compile", "auto", compile_choices, N(compile_choices), &comp, err, len);
+  if (!rc) rc = um_config_get_double(cfg, "run.compile_after", 0.05, &s->opts.compile_after, err, len);
+  if (!rc) rc = get_text(cfg, "run.cc", s->opts.cc, sizeof s->opts.cc, err, len);
+  if (!rc) rc = get_text(cfg, "run.cflags", s->opts.cflags, sizeof s->opts.cflags, err, len);
+  if (!rc) rc = get_text(cfg, "run.cache", s->opts.cache, sizeof s->opts.cache, err, len);
+  if (!rc && um_compile_parse(compile_choices[comp], &s->opts.compile) != UM_SUCCESS) rc = UM_ERR_CONFIG;
+  if (!rc && !(s->opts.compile_after >= 0 && s->opts.compile_after <= 1e6)) {
+    snprintf(err, len, "run.compile_after = %g: use 0 .. 1e6 seconds (default 0.05)", s->opts.compile_after);
+    rc = UM_ERR_CONFIG;
+  }
   if (!rc) rc = read_backend_options(cfg, &s->opts, out, err, len);
   if (!rc) rc = um_config_get_string(cfg, "validation.reference", NULL, &s->reference, err, len);
   if (!rc) rc = um_config_get_string(cfg, "output.dir", NULL, &s->outdir, err, len);

@@ -17,14 +17,23 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
   if (total <= 0) total = sum;
   fprintf(f, "%-20s %8s %11s %7s %12s %10s %10s\n", "loop", "calls", "time (s)", "%", "ms/call", "GB/s", "set size");
   um_loop_stats s;
+  long calls = 0, compiled = 0;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
     double per = s.seconds / (double)s.calls;
     double gbs = per > 0 ? s.bytes / per * 1e-9 : 0;
-    fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d\n", s.name, s.calls, s.seconds,
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", s.name, s.compiled_calls ? "*" : "");
+    fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d\n", name, s.calls, s.seconds,
             total > 0 ? 100.0 * s.seconds / total : 0.0, 1e3 * per, gbs, s.set_size);
+    calls += s.calls;
+    compiled += s.compiled_calls;
   }
   fprintf(f, "%-20s %8s %11.4f %7.2f\n", "all loops", "", sum, total > 0 ? 100.0 * sum / total : 0.0);
+  if (compiled)
+    fprintf(f, "* ran host code compiled for the loop (run.compile) in %ld of these %ld calls; the generic code ran the "
+               "others\n",
+            compiled, calls);
 }
 
 void um_report_plans(const um_context *ctx, FILE *f) {
@@ -276,6 +285,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     um_json_string(f, s.name);
     fputs(", ", f);
     num(f, "calls", (double)s.calls, 0);
+    num(f, "compiled_calls", (double)s.compiled_calls, 0);
     num(f, "seconds", s.seconds, 0);
     num(f, "host_seconds", s.host_seconds, 0);
     num(f, "plan_seconds", s.plan_seconds, 0);

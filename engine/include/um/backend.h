@@ -38,6 +38,9 @@ typedef struct um_loop {
   int block_size;
   um_strategy strategy;  /* resolved by the backend's strategy rule        */
   int id;                /* the loop's record, for um_backend_loop_* calls */
+  /* host backends (host_code): the range compiled for this loop's arguments,
+   * or NULL; um_exec_init hands it on and um_exec_range runs it */
+  um_compiled_range compiled;
   /* Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
    * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
    * The backend combines its elements' contributions into it (um_reduce_into);
@@ -60,6 +63,9 @@ typedef struct um_backend_def {
    * um_loop_plan), so a distributed loop runs its core elements while halos
    * travel; 0: ranges start at 0 (no overlap) */
   int ranges;
+  /* 1: run() runs kernels on the host through um_exec_range, so the core may
+   * hand it loops compiled for their arguments (um_loop.compiled) */
+  int host_code;
   const char *description;
   /* NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);

@@ -41,8 +41,18 @@ typedef struct {
   int type;          /* um_type                                        */
 } um_exec_arg;
 
+/* A loop's range compiled for its arguments (engine/src/core/hostc.c): base
+ * pointers (a global's: its per-thread value), maps and SoA column strides
+ * (bytes) per argument, then the elements [begin, end). */
+typedef void (*um_compiled_range)(char *const *base, const int *const *map, const size_t *stride, int begin,
+                                  int end);
+
 typedef struct um_exec {
   const struct um_kernel *kernel; /* the loop's kernel (its user data: kernel->user) */
+  um_compiled_range compiled;     /* NULL: the kernel's own range function runs */
+  char *cbase[UM_MAX_ARGS];       /* the compiled range's arguments, from a[]   */
+  const int *cmap[UM_MAX_ARGS];
+  size_t cstride[UM_MAX_ARGS];
   int nargs;
   int nsoa;          /* SoA args (0: every arg takes the fast AoS path)  */
   int nsoa_write;    /* SoA args that the kernel may write              */
@@ -93,6 +103,13 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
 
 /* Write SoA values back after the kernel ran on element e. */
 void um_exec_scatter(um_exec *x, int e);
+
+/* Run elements [begin, end): the compiled range when the loop has one, else
+ * the kernel's (UM_KERNEL_DEFINE's) range function. Same results, bit for bit. */
+static inline void um_exec_range(um_exec *x, int begin, int end) {
+  if (x->compiled) x->compiled(x->cbase, x->cmap, x->cstride, begin, end);
+  else x->kernel->range(x, begin, end);
+}
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,16 @@
 #define UM_KERNEL static __device__ __forceinline__
 #define UM_CONST __constant__
 #define UM_DEVICE 1
+#elif defined(UM_HOST_COMPILED)
+/* Host code the engine generates and compiles per loop (engine/src/core/hostc.c):
+ * the module holds its own copy of each constant, filled from um_decl_const;
+ * all of them sit in one section so the engine can tell that every one was
+ * published. */
+#include <math.h>
+#define UM_KERNEL static inline
+#define UM_CONST __attribute__((section("um_consts"), aligned(8)))
+#define UM_CONST_DEFINE(type, name) type name
+#define UM_DEVICE 0
 #else
 #include <math.h>
 #define UM_KERNEL static inline

@@ -84,6 +84,14 @@ typedef void (*um_log_fn)(void *user, um_log_level level, const char *message);
 struct um_backend_def;
 #define UM_MAX_BACKEND_OPTIONS 16
 
+/* Compiled host loops (um_options.compile): off; compiled in the background
+ * once a loop has run compile_after seconds, the kernel's own range running
+ * meanwhile; or compiled before a loop's first call (a failed compile is then
+ * an error, not a warning). */
+typedef enum { UM_COMPILE_OFF = 0, UM_COMPILE_AUTO, UM_COMPILE_WAIT } um_compile;
+const char *um_compile_name(um_compile c);
+int um_compile_parse(const char *s, um_compile *out);
+
 /* Execution options, fixed at um_init (layout and block size may also be set
  * per dat / per loop later). */
 typedef struct {
@@ -100,6 +108,15 @@ typedef struct {
   int verbose;            /* 0 quiet, 1 info, 2 debug (messages to log)        */
   int row_align;          /* dats allocate their rows rounded up to a multiple
                              of this (>= 1; SoA columns start aligned)         */
+  /* Host backends (seq, openmp): each loop's range compiled for its arguments
+   * (dims, maps, layouts, globals known to the compiler) with a C compiler at
+   * run time and kept in a disk cache; the same results, bit for bit, as the
+   * range UM_KERNEL_DEFINE built (engine/src/core/hostc.c). */
+  um_compile compile;     /* UM_COMPILE_OFF (default), _AUTO or _WAIT          */
+  double compile_after;   /* AUTO: seconds a loop runs before it is compiled   */
+  char cc[256];           /* compiler command; "": the one um was built with   */
+  char cflags[256];       /* "": -O3                                           */
+  char cache[512];        /* "": $XDG_CACHE_HOME/um or ~/.cache/um; "off": none */
   um_log_fn log;          /* where messages go (NULL: dropped)                 */
   void *log_user;
   /* Backends' own settings, "<backend>.<key>" = value (e.g. "cuda.profile" =
@@ -389,6 +406,8 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
 typedef struct {
   const char *name;
   long calls;
+  long compiled_calls;  /* calls that ran host code compiled for the loop
+                           (um_options.compile)                           */
   double seconds;       /* total time inside the loop (GPU time when
                            device_timed)                                  */
   double host_seconds;  /* wall-clock time the host spent in um_par_loop

@@ -22,7 +22,7 @@
 /* Run chunk k: elements [b, e); save its reduction partials into part (if any). */
 static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *part, int gwidth) {
   if (gwidth) um_exec_gbl_init(x, loop);
-  if (e > b) loop->kernel->range(x, b, e);
+  if (e > b) um_exec_range(x, b, e);
   if (!gwidth) return;
   for (int i = 0, o = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
@@ -106,6 +106,7 @@ static int omp_init(um_context *ctx, void **state) {
 const um_backend_def um_backend_openmp = {
     .name = "openmp",
     .ranges = 1,
+    .host_code = 1,
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour",
     .init = omp_init,

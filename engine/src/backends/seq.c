@@ -21,7 +21,7 @@ static int seq_run(um_context *ctx, void *state, um_loop *loop) {
   if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
   um_exec_init(x, loop);
   um_exec_gbl_init(x, loop);
-  if (loop->end > loop->begin) loop->kernel->range(x, loop->begin, loop->end);
+  if (loop->end > loop->begin) um_exec_range(x, loop->begin, loop->end);
   um_exec_reduce(loop, x);
   free(x);
   return UM_SUCCESS;
@@ -30,6 +30,7 @@ static int seq_run(um_context *ctx, void *state, um_loop *loop) {
 const um_backend_def um_backend_seq = {
     .name = "seq",
     .ranges = 1,
+    .host_code = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
     .strategy = um__host_strategy,

@@ -21,6 +21,8 @@ void um_options_default(um_options *o) {
   o->check_plans = 0;
   o->verbose = 0;
   o->row_align = 1;
+  o->compile = UM_COMPILE_OFF;
+  o->compile_after = 0.05;
 }
 
 static char *dupstr(const char *s) {
@@ -135,6 +137,9 @@ int um_init(um_context **out, const um_options *opts) {
     rc = UM_ERROR(ctx, UM_ERR_ARG, "nthreads %d: at most %d here (%d per core, %d cores); use 0 for the OpenMP default",
                   ctx->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max() / UM_THREADS_PER_CORE);
   if (rc == UM_SUCCESS) rc = choose_backend(ctx);
+  if (rc == UM_SUCCESS && ((unsigned)ctx->opts.compile > UM_COMPILE_WAIT || !(ctx->opts.compile_after >= 0)))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "compile %d / compile_after %g: use UM_COMPILE_OFF, _AUTO or _WAIT and seconds >= 0",
+                  (int)ctx->opts.compile, ctx->opts.compile_after);
   if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
   if (rc == UM_SUCCESS && ctx->backend->init) rc = ctx->backend->init(ctx, &ctx->bstate);
   if (rc == UM_SUCCESS) rc = ctx->backend->strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);
@@ -186,6 +191,7 @@ int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
   if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
+  um__hostc_free(ctx);
   um__dist_free(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
@@ -404,6 +410,7 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
     ctx->nconsts++;
   }
   memcpy(c->data, data, (size_t)dim * esize);
+  ctx->const_gen++;
   if (ctx->backend && ctx->backend->const_changed)
     UM_CHECK(ctx, ctx->backend->const_changed(ctx, ctx->bstate, c->name, c->dim, c->type, c->data));
   return UM_SUCCESS;

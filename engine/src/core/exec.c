@@ -8,6 +8,7 @@
 
 void um_exec_init(um_exec *x, const um_loop *loop) {
   x->kernel = loop->kernel;
+  x->compiled = loop->compiled;
   x->nargs = loop->nargs;
   x->nsoa = 0;
   x->nsoa_write = 0;
@@ -40,6 +41,11 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
     }
     if (soa) x->nsoa++;
     if (soa && a->acc != UM_READ) x->nsoa_write++;
+  }
+  for (int i = 0; i < loop->nargs; i++) {
+    x->cbase[i] = x->a[i].base;
+    x->cmap[i] = x->a[i].map;
+    x->cstride[i] = x->a[i].stride;
   }
 }
 

@@ -19,6 +19,14 @@ void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc);
  * size and strategy; the plan numbers them from 0 (element begin + i is i). */
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **plan);
 
+/* Compiled host loops (hostc.c): set loop->compiled when the loop's range is
+ * compiled for its arguments (starting or advancing its compile as the
+ * context's compile mode says; loop_seconds: the loop's time so far; *last and
+ * *last_shape: the loop record's memo of its module, kept by hostc.c); and
+ * free them with the context (a compile still running is stopped). */
+int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **last, uint64_t *last_shape);
+void um__hostc_free(um_context *ctx);
+
 /* The registry (backends/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */
 const um_backend_def *um__backend_find(const char *name, const um_options *o);

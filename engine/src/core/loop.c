@@ -448,6 +448,8 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
+  UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc_last, &rec->hostc_shape));
+  if (loop.compiled) rec->compiled_calls++;
   const double t0 = um_wtime();
   UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse));
   const double t1 = um_wtime();
@@ -622,6 +624,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   memset(o, 0, sizeof *o);
   o->name = r->name;
   o->calls = r->calls;
+  o->compiled_calls = r->compiled_calls;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
   o->bytes = r->bytes;

@@ -4,6 +4,7 @@
 #define UM_CORE_OBJECTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "um/backend.h"
 #include "../plan/plan.h"
 #include "error.h"
@@ -68,6 +69,9 @@ typedef struct {
 typedef struct {
   char *name;
   long calls;
+  long compiled_calls;   /* calls that ran a compiled host range (hostc.c) */
+  void *hostc_last;      /* hostc.c's memo: the module of the last call's shape */
+  uint64_t hostc_shape;
   double seconds;
   double bytes;
   int set_size;
@@ -117,6 +121,8 @@ struct um_context {
   int nkernels, capkernels;
   um_kernel **kernels;   /* run-time kernels (um_decl_kernel): copies owned by the context */
   struct um_dist *dist;  /* NULL: one process; else the partition and halos (dist/) */
+  unsigned const_gen;    /* bumped by every um_decl_const (compiled host loops copy constants when it moves) */
+  struct um_hostc *hostc; /* compiled host loops (hostc.c); NULL until the first */
 };
 
 #endif

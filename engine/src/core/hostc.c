@@ -1,0 +1,640 @@
+/* Compiled host loops: each loop's range generated for its arguments and
+ * compiled with a C compiler at run time, then loaded with dlopen.
+ *
+ * UM_KERNEL_DEFINE's range function works for any arguments: per element it
+ * builds every pointer from run-time descriptors (is there a map? its arity?
+ * the row size?), and a global the kernel reduces into lives in memory the
+ * compiler must assume any store may touch. Here the engine writes the range
+ * OP2's code generator would write for this one loop: dims, map arities and
+ * slots, layouts and access modes are constants, a global is a local array
+ * (kept in registers), and the kernel is inlined into it. The kernel text is
+ * the one the CUDA backend compiles (kernel->source, with um/kernel.h);
+ * UM_HOST_COMPILED gives the module its own copies of the UM_CONST constants,
+ * filled from um_decl_const as they change, all in one section so that a
+ * constant the app never published is found before the code runs.
+ *
+ * The results are the generic range's, bit for bit: the same operations in the
+ * same element order (the compiler flags default to the build's -O3; flags
+ * that reassociate, such as -ffast-math, are the user's choice).
+ *
+ * Modes (um_options.compile): AUTO compiles a loop in the background once it
+ * has run compile_after seconds and keeps running the generic range until the
+ * compiler is done (a failed compile is a warning); WAIT compiles before the
+ * loop's first call (a failed compile is an error). Compiled modules are kept
+ * in the cache folder under a hash of everything that shapes them (the kernel
+ * text, the arguments' shapes, the compiler and flags): a later run, or
+ * another rank, loads them. A lock file lets one process of several compile a
+ * module while the others wait for it (they run the generic range). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+#include "um/build_config.h"
+#include "../util/array.h"
+#include "../util/hash.h"
+
+extern char **environ;
+extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
+
+#define HC_MAX_JOBS 2         /* compilers one process runs at a time */
+#define HC_LOCK_STALE_S 300   /* a lock older than this is another process that died */
+#define HC_PATH 1024
+#define HC_ABI "um-hostc-1"   /* bump when the generated code's interface changes */
+
+enum { HC_NEW, HC_QUEUED, HC_RUNNING, HC_ELSEWHERE, HC_READY, HC_FAILED };
+
+typedef struct {
+  uint64_t key;
+  int state;
+  pid_t pid;
+  double started;          /* clock at the compile's start */
+  char name[64];           /* the loop, for messages */
+  char so[HC_PATH];        /* the module in the cache */
+  char work[HC_PATH];      /* folder of the source, headers and compiler log */
+  char *source;            /* generated code, until written */
+  const char *ksource;     /* the kernel header text and its name */
+  const char *kname;
+  void *handle;
+  um_compiled_range fn;
+  unsigned const_gen;      /* constants copied at this generation */
+  void **cptr;             /* per context constant: its copy in the module, or NULL */
+  int ncptr;
+} hc_entry;
+
+typedef struct um_hostc {
+  hc_entry **e;
+  int n, cap;
+  int running;
+  int pending;             /* 1: some entry is queued, compiling or compiled by another process */
+  char cache[HC_PATH - 96]; /* "" : a private folder, removed at the end */
+  int private_cache;
+  char cc[256];
+  char cflags[256];
+  int warned;              /* one warning per context for failed compiles */
+} um_hostc;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* mkdir -p; 0 on success */
+static int make_dirs(const char *dir) {
+  char tmp[HC_PATH];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof tmp) return -1;
+  memcpy(tmp, dir, n + 1);
+  for (size_t i = 1; i <= n; i++)
+    if (tmp[i] == '/' || tmp[i] == '\0') {
+      char c = tmp[i];
+      tmp[i] = '\0';
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+      tmp[i] = c;
+    }
+  return 0;
+}
+
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  size_t n = strlen(text);
+  int ok = fwrite(text, 1, n, f) == n;
+  ok = (fclose(f) == 0) && ok;
+  return ok ? 0 : -1;
+}
+
+static void remove_tree(const char *dir) { /* the work folders hold a fixed set of names */
+  static const char *const names[] = {"um/kernel.h", "kernels.h", "loop.c", "cc.log", "um", NULL};
+  char p[HC_PATH + 32];
+  for (int i = 0; names[i]; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    if (remove(p) != 0 && errno != ENOENT) { /* leave what we do not know */
+    }
+  }
+  rmdir(dir);
+}
+
+/* ---- settings ------------------------------------------------------------ */
+
+static um_hostc *state(um_context *ctx) {
+  if (ctx->hostc) return ctx->hostc;
+  um_hostc *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  const um_options *o = &ctx->opts;
+  snprintf(h->cc, sizeof h->cc, "%s", o->cc[0] ? o->cc : UM_C_COMPILER_PATH);
+  if (!o->cc[0] && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
+  snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : "-O3");
+  const char *c = o->cache;
+  if (c[0] && strcmp(c, "off") && strcmp(c, "0") && strcmp(c, "none")) snprintf(h->cache, sizeof h->cache, "%s", c);
+  else if (!c[0]) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(h->cache, sizeof h->cache, "%s/um", xdg);
+    else if (home && *home) snprintf(h->cache, sizeof h->cache, "%s/.cache/um", home);
+  }
+  if (!h->cache[0] || make_dirs(h->cache) != 0 || access(h->cache, W_OK) != 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(h->cache, sizeof h->cache, "%s/um-hostc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(h->cache)) h->cache[0] = '\0';
+    h->private_cache = 1;
+  }
+  ctx->hostc = h;
+  return h;
+}
+
+/* ---- the generated code -------------------------------------------------- */
+
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...) {
+  if (b->failed) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->failed = 1;
+      return;
+    }
+    if (b->s && b->len + (size_t)n < b->cap) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+      b->failed = 1;
+      return;
+    }
+    b->s = s;
+    b->cap = cap;
+  }
+}
+
+static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int"; }
+
+static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
+
+/* The element index of argument i's target for element e (a C expression). */
+static void target(sbuf *b, const um_arg *a, int i) {
+  if (a->map) put(b, "(size_t)m%d[(size_t)e * %d + %d]", i, a->map->arity, a->idx);
+  else put(b, "(size_t)e");
+}
+
+static char *generate(const um_loop *loop) {
+  sbuf b = {0};
+  put(&b, "/* generated by um for loop '%s' (kernel %s) */\n#define UM_HOST_COMPILED 1\n#include <stddef.h>\n"
+          "#include <string.h>\n#include \"kernels.h\"\n\n",
+      loop->name, loop->kernel->name);
+  put(&b, "extern char __start_um_consts[] __attribute__((weak)), __stop_um_consts[] __attribute__((weak));\n"
+          "char *um__consts_begin(void) { return __start_um_consts; }\n"
+          "char *um__consts_end(void) { return __stop_um_consts; }\n\n");
+  put(&b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
+          "  (void)M; (void)S;\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    const char *t = ctype(a->type);
+    if (a->kind == UM_ARG_GBL) { /* a private copy: the compiler keeps it in registers */
+      put(&b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
+      continue;
+    }
+    put(&b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
+    if (a->map) put(&b, "  const int *const m%d = M[%d];\n", i, i);
+    if (is_soa(a)) put(&b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
+  }
+  put(&b, "  for (int e = begin; e < end; e++) {\n");
+  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
+    const um_arg *a = &loop->args[i];
+    if (!is_soa(a)) continue;
+    put(&b, "    const size_t t%d = ", i);
+    target(&b, a, i);
+    put(&b, ";\n    %s v%d[%d];\n", ctype(a->type), i, a->dim);
+    if (a->acc == UM_INC) put(&b, "    for (int c = 0; c < %d; c++) v%d[c] = 0;\n", a->dim, i);
+    else if (a->acc != UM_WRITE)
+      put(&b, "    for (int c = 0; c < %d; c++) v%d[c] = b%d[t%d + c * s%d];\n", a->dim, i, i, i, i);
+  }
+  put(&b, "    %s(", loop->kernel->name);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (i) put(&b, ", ");
+    if (a->kind == UM_ARG_GBL) put(&b, "g%d", i);
+    else if (is_soa(a)) put(&b, "v%d", i);
+    else {
+      put(&b, "b%d + ", i);
+      target(&b, a, i);
+      put(&b, " * %d", a->dim);
+    }
+  }
+  put(&b, ");\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (!is_soa(a) || a->acc == UM_READ) continue;
+    put(&b, "    for (int c = 0; c < %d; c++) b%d[t%d + c * s%d] %s v%d[c];\n", a->dim, i, i, i,
+        a->acc == UM_INC ? "+=" : "=", i);
+  }
+  put(&b, "  }\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) put(&b, "  memcpy(B[%d], g%d, sizeof g%d);\n", i, i, i);
+  }
+  put(&b, "}\n");
+  if (b.failed) {
+    free(b.s);
+    return NULL;
+  }
+  return b.s;
+}
+
+/* Everything that shapes the module: its interface, the compiler and flags,
+ * um/kernel.h, the kernel text, and each argument's shape. */
+static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
+  uint64_t k = UM_FNV_OFFSET;
+  const char *strs[] = {HC_ABI, h->cc, h->cflags, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
+                        loop->kernel->source_name ? loop->kernel->source_name : ""};
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    int shape[7] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
+                    (int)a->acc, is_soa(a)};
+    k = um_fnv1a(k, shape, sizeof shape);
+  }
+  return k;
+}
+
+/* ---- compiling ------------------------------------------------------------ */
+
+/* Write the work folder and start the compiler; 0 on success. */
+static int start_compile(um_hostc *h, hc_entry *e) {
+  char p[HC_PATH + 64];
+  snprintf(e->work, sizeof e->work, "%s/work-%016llx-%ld", h->cache, (unsigned long long)e->key, (long)getpid());
+  snprintf(p, sizeof p, "%s/um", e->work);
+  if (make_dirs(p) != 0) return -1;
+  snprintf(p, sizeof p, "%s/um/kernel.h", e->work);
+  if (write_file(p, um_kernel_h_source) != 0) return -1;
+  snprintf(p, sizeof p, "%s/kernels.h", e->work);
+  if (write_file(p, e->ksource) != 0) return -1;
+  snprintf(p, sizeof p, "%s/loop.c", e->work);
+  if (write_file(p, e->source) != 0) return -1;
+  free(e->source);
+  e->source = NULL;
+  /* argv: cc, the flags split at spaces, then what a loadable module needs */
+  char flags[sizeof h->cflags], out[HC_PATH + 64], src[HC_PATH + 64], inc[HC_PATH + 64], log[HC_PATH + 64];
+  snprintf(flags, sizeof flags, "%s", h->cflags);
+  snprintf(out, sizeof out, "%s.tmp.%ld", e->so, (long)getpid());
+  snprintf(src, sizeof src, "%s/loop.c", e->work);
+  snprintf(inc, sizeof inc, "-I%s", e->work);
+  snprintf(log, sizeof log, "%s/cc.log", e->work);
+  char *argv[64];
+  int n = 0;
+  argv[n++] = h->cc;
+  for (char *save = NULL, *t = strtok_r(flags, " \t", &save); t && n < 48; t = strtok_r(NULL, " \t", &save))
+    argv[n++] = t;
+  char *fixed[] = {"-fPIC", "-shared", "-Wl,-Bsymbolic", inc, "-o", out, src, "-lm"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
+  argv[n] = NULL;
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  int rc = posix_spawnp(&e->pid, h->cc, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    FILE *f = fopen(log, "w");
+    if (f) {
+      fprintf(f, "cannot run the compiler '%s': %s\n", h->cc, strerror(rc));
+      fclose(f);
+    }
+    return -1;
+  }
+  e->started = now();
+  e->state = HC_RUNNING;
+  h->running++;
+  h->pending = 1;
+  return 0;
+}
+
+static void lock_path(const hc_entry *e, char *p, size_t n) { snprintf(p, n, "%s.lock", e->so); }
+
+/* Take the module's lock: 1 taken, 0 another process holds it (and is alive by its age). */
+static int take_lock(const hc_entry *e) {
+  char p[HC_PATH + 16];
+  lock_path(e, p, sizeof p);
+  for (int tries = 0; tries < 2; tries++) {
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+      close(fd);
+      return 1;
+    }
+    struct stat st;
+    if (errno != EEXIST || stat(p, &st) != 0) return 1; /* no lock to honour: compile privately */
+    if (time(NULL) - st.st_mtime < HC_LOCK_STALE_S) return 0;
+    unlink(p); /* its process died */
+  }
+  return 1;
+}
+
+static void drop_lock(const hc_entry *e) {
+  char p[HC_PATH + 16];
+  lock_path(e, p, sizeof p);
+  unlink(p);
+}
+
+/* The first lines of the compiler's log, for a message. */
+static void log_excerpt(const hc_entry *e, char *out, size_t n) {
+  char p[HC_PATH + 16];
+  snprintf(p, sizeof p, "%s/cc.log", e->work);
+  out[0] = '\0';
+  FILE *f = fopen(p, "r");
+  if (!f) return;
+  size_t got = fread(out, 1, n - 1, f);
+  fclose(f);
+  out[got] = '\0';
+  int lines = 0;
+  for (char *c = out; *c; c++)
+    if (*c == '\n' && ++lines == 6) {
+      c[1] = '\0';
+      break;
+    }
+  for (size_t k = strlen(out); k > 0 && (out[k - 1] == '\n' || out[k - 1] == ' '); k--) out[k - 1] = '\0';
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+typedef struct {
+  char *p;
+  size_t size;
+} crange;
+
+static int by_address(const void *a, const void *b) {
+  const char *x = ((const crange *)a)->p, *y = ((const crange *)b)->p;
+  return x < y ? -1 : x > y;
+}
+
+/* Find each context constant's copy in the module and check that they are all
+ * of the module's constants, with the sizes the app declared. */
+static int bind_consts(um_context *ctx, hc_entry *e, char *why, size_t n) {
+  char *(*cb)(void) = (char *(*)(void))dlsym(e->handle, "um__consts_begin");
+  char *(*ce)(void) = (char *(*)(void))dlsym(e->handle, "um__consts_end");
+  if (!cb || !ce) return snprintf(why, n, "the module lacks its constants' bounds"), -1;
+  char *begin = cb(), *end = ce();
+  free(e->cptr);
+  e->cptr = calloc((size_t)(ctx->nconsts > 0 ? ctx->nconsts : 1), sizeof *e->cptr);
+  crange *r = calloc((size_t)(ctx->nconsts > 0 ? ctx->nconsts : 1), sizeof *r);
+  if (!e->cptr || !r) {
+    free(r);
+    return snprintf(why, n, "out of memory"), -1;
+  }
+  e->ncptr = ctx->nconsts;
+  int nr = 0;
+  for (int i = 0; i < ctx->nconsts; i++) {
+    const um_const *c = &ctx->consts[i];
+    char *p = begin ? (char *)dlsym(e->handle, c->name) : NULL;
+    if (!p || p < begin || p >= end) continue; /* not a constant of this kernel header */
+    const size_t bytes = (size_t)c->dim * c->esize;
+    e->cptr[i] = p;
+    r[nr].p = p;
+    r[nr++].size = bytes;
+  }
+  qsort(r, (size_t)nr, sizeof *r, by_address);
+  char *cursor = begin;
+  for (int i = 0; i < nr; i++) { /* each constant starts 8-aligned right after the one before */
+    uintptr_t next = ((uintptr_t)cursor + 7u) & ~(uintptr_t)7u;
+    if ((uintptr_t)r[i].p != next) break;
+    cursor = r[i].p + r[i].size;
+  }
+  free(r);
+  if (begin && cursor != end && ((((uintptr_t)cursor + 7u) & ~(uintptr_t)7u) != (uintptr_t)end || cursor > end))
+    return snprintf(why, n,
+                    "the kernel header's UM_CONST constants (%zu bytes) are not those the app declared with "
+                    "um_decl_const (%zu bytes of them match): one was never published, or its size differs",
+                    (size_t)(end - begin), (size_t)(cursor - begin)),
+           -1;
+  e->const_gen = ctx->const_gen - 1; /* copy before the first call */
+  return 0;
+}
+
+/* 0 loaded; -1 the module does not load (compile it again); -2 it loads but the
+ * app's constants do not match its kernel header (no compile will help). */
+static int load(um_context *ctx, hc_entry *e, char *why, size_t n) {
+  e->handle = dlopen(e->so, RTLD_NOW | RTLD_LOCAL);
+  if (!e->handle) return snprintf(why, n, "cannot load %s: %s", e->so, dlerror()), -1;
+  e->fn = (um_compiled_range)dlsym(e->handle, "um__compiled_range");
+  if (!e->fn) return snprintf(why, n, "%s has no range function", e->so), -1;
+  if (bind_consts(ctx, e, why, n) != 0) return -2;
+  e->state = HC_READY;
+  return 0;
+}
+
+static void sync_consts(um_context *ctx, hc_entry *e) {
+  if (e->const_gen == ctx->const_gen) return;
+  for (int i = 0; i < ctx->nconsts && i < e->ncptr; i++)
+    if (e->cptr[i]) memcpy(e->cptr[i], ctx->consts[i].data, (size_t)ctx->consts[i].dim * ctx->consts[i].esize);
+  e->const_gen = ctx->const_gen;
+}
+
+/* A compile or load failed: AUTO warns once and runs the generic range, WAIT fails the loop. */
+static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
+  e->state = HC_FAILED;
+  if (ctx->opts.compile == UM_COMPILE_WAIT)
+    return UM_ERROR(ctx, UM_ERR_BACKEND,
+                    "loop '%s': compiling its host code failed: %s (run.compile: auto runs the generic code "
+                    "instead; off never compiles)",
+                    e->name, why);
+  if (!h->warned++)
+    um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s' keeps its generic host code: %s", e->name, why);
+  else um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' keeps its generic host code: %s", e->name, why);
+  return UM_SUCCESS;
+}
+
+/* The compiler of e finished (or must be waited for): move its module into the cache and load it. */
+static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
+  int status = 0;
+  pid_t r;
+  do r = waitpid(e->pid, &status, block ? 0 : WNOHANG);
+  while (r < 0 && errno == EINTR);
+  if (r == 0) return UM_SUCCESS; /* still compiling */
+  h->running--;
+  e->pid = 0;
+  char tmp[HC_PATH + 64], why[3 * HC_PATH];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", e->so, (long)getpid());
+  int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, e->so) == 0;
+  drop_lock(e);
+  if (!ok) {
+    unlink(tmp);
+    char excerpt[900];
+    log_excerpt(e, excerpt, sizeof excerpt);
+    snprintf(why, sizeof why, "%s %s failed (log: %s/cc.log)%s%s", h->cc, h->cflags, e->work, excerpt[0] ? ":\n" : "",
+             excerpt);
+    return failed(ctx, h, e, why);
+  }
+  remove_tree(e->work);
+  if (load(ctx, e, why, sizeof why) != 0) return failed(ctx, h, e, why);
+  um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' runs compiled host code (compiled in %.2f s: %s)", e->name,
+                 now() - e->started, e->so);
+  return UM_SUCCESS;
+}
+
+/* Start e's compile, or queue it behind the running ones; WAIT: compile now. */
+static int begin(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
+  char why[3 * HC_PATH];
+  if (!h->cache[0]) return failed(ctx, h, e, "no folder to compile in (cache and $TMPDIR not writable)");
+  if (access(e->so, R_OK) == 0) { /* compiled before (an earlier run, another rank) */
+    const int rc = load(ctx, e, why, sizeof why);
+    if (rc == 0) return UM_SUCCESS;
+    if (rc == -2) return failed(ctx, h, e, why);
+    if (e->handle) dlclose(e->handle);
+    e->handle = NULL;
+    unlink(e->so); /* stale or corrupt: compile it again */
+  }
+  if (!block && h->running >= HC_MAX_JOBS) {
+    e->state = HC_QUEUED;
+    h->pending = 1;
+    return UM_SUCCESS;
+  }
+  if (!h->private_cache && !take_lock(e)) {
+    if (!block) {
+      e->state = HC_ELSEWHERE;
+      h->pending = 1;
+      return UM_SUCCESS;
+    }
+    for (double t0 = now(); access(e->so, R_OK) != 0 && now() - t0 < HC_LOCK_STALE_S;) usleep(20000);
+    if (access(e->so, R_OK) != 0) return failed(ctx, h, e, "another process held the compile lock and left no module");
+    return load(ctx, e, why, sizeof why) == 0 ? UM_SUCCESS : failed(ctx, h, e, why);
+  }
+  if (start_compile(h, e) != 0) {
+    drop_lock(e);
+    char excerpt[900];
+    log_excerpt(e, excerpt, sizeof excerpt);
+    snprintf(why, sizeof why, "cannot start the compiler in %s%s%s", e->work, excerpt[0] ? ": " : "", excerpt);
+    return failed(ctx, h, e, why);
+  }
+  return block ? finish(ctx, h, e, 1) : UM_SUCCESS;
+}
+
+static hc_entry *find_or_add(um_context *ctx, um_hostc *h, const um_loop *loop, uint64_t key) {
+  for (int i = 0; i < h->n; i++)
+    if (h->e[i]->key == key) return h->e[i];
+  if (UM_GROW(h->e, h->cap, h->n)) return NULL;
+  hc_entry *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->key = key;
+  snprintf(e->name, sizeof e->name, "%s", loop->name);
+  snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
+  e->ksource = loop->kernel->source;
+  e->kname = loop->kernel->source_name;
+  (void)ctx;
+  h->e[h->n++] = e;
+  return e;
+}
+
+/* Advance the compiles in flight (cheap when none are). */
+static int poll_all(um_context *ctx, um_hostc *h) {
+  for (int i = 0; i < h->n; i++) {
+    hc_entry *e = h->e[i];
+    if (e->state == HC_RUNNING) UM_CHECK(ctx, finish(ctx, h, e, 0));
+    else if (e->state == HC_ELSEWHERE && access(e->so, R_OK) == 0) {
+      char why[3 * HC_PATH];
+      if (load(ctx, e, why, sizeof why) != 0) UM_CHECK(ctx, failed(ctx, h, e, why));
+    }
+  }
+  for (int i = 0; i < h->n && h->running < HC_MAX_JOBS; i++)
+    if (h->e[i]->state == HC_QUEUED) UM_CHECK(ctx, begin(ctx, h, h->e[i], 0));
+  h->pending = 0;
+  for (int i = 0; i < h->n; i++) {
+    const int st = h->e[i]->state;
+    h->pending |= st == HC_QUEUED || st == HC_RUNNING || st == HC_ELSEWHERE;
+  }
+  return UM_SUCCESS;
+}
+
+/* A quick fingerprint of the loop's kernel and argument shapes (no text hashed):
+ * while a loop keeps it, its entry is found without computing the key. */
+static uint64_t quick_shape(const um_loop *loop) {
+  uint64_t k = um_fnv1a(UM_FNV_OFFSET, &loop->kernel, sizeof loop->kernel);
+  k = um_fnv1a(k, &loop->kernel->source, sizeof loop->kernel->source);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    int shape[7] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
+                    (int)a->acc, is_soa(a)};
+    k = um_fnv1a(k, shape, sizeof shape);
+  }
+  return k;
+}
+
+int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **last, uint64_t *last_shape) {
+  loop->compiled = NULL;
+  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
+  const int block = ctx->opts.compile == UM_COMPILE_WAIT;
+  if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
+  um_hostc *h = state(ctx);
+  if (!h) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
+  if (h->pending) UM_CHECK(ctx, poll_all(ctx, h));
+  const uint64_t shape = quick_shape(loop);
+  hc_entry *e = *last && *last_shape == shape ? (hc_entry *)*last : NULL;
+  if (!e) {
+    e = find_or_add(ctx, h, loop, loop_key(h, loop));
+    if (!e) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
+    *last = e;
+    *last_shape = shape;
+  }
+  if (e->state == HC_NEW && (block || loop_seconds >= ctx->opts.compile_after)) {
+    e->source = generate(loop);
+    if (!e->source) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
+    e->state = HC_QUEUED;
+    UM_CHECK(ctx, begin(ctx, h, e, block));
+  } else if (block && e->state != HC_READY && e->state != HC_FAILED) {
+    if (e->state == HC_RUNNING) UM_CHECK(ctx, finish(ctx, h, e, 1));
+    else UM_CHECK(ctx, begin(ctx, h, e, 1));
+  }
+  if (e->state != HC_READY) return UM_SUCCESS;
+  sync_consts(ctx, e);
+  loop->compiled = e->fn;
+  return UM_SUCCESS;
+}
+
+void um__hostc_free(um_context *ctx) {
+  um_hostc *h = ctx->hostc;
+  if (!h) return;
+  for (int i = 0; i < h->n; i++) {
+    hc_entry *e = h->e[i];
+    if (e->state == HC_RUNNING && e->pid > 0) { /* the run ends first: stop its compiler, leave nothing half-made */
+      kill(e->pid, SIGTERM);
+      while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR) {
+      }
+      char tmp[HC_PATH + 64];
+      snprintf(tmp, sizeof tmp, "%s.tmp.%ld", e->so, (long)getpid());
+      unlink(tmp);
+      drop_lock(e);
+    }
+    if (e->work[0] && e->state != HC_FAILED) remove_tree(e->work);
+    if (e->handle) dlclose(e->handle);
+    if (h->private_cache) unlink(e->so);
+    free(e->source);
+    free(e->cptr);
+    free(e);
+  }
+  if (h->private_cache && h->cache[0]) rmdir(h->cache);
+  free(h->e);
+  free(h);
+  ctx->hostc = NULL;
+}
