@@ -282,18 +282,23 @@ static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
 
 /* ---- compiling ------------------------------------------------------------ */
 
-/* Write the work folder and start the compiler; 0 on success. */
-static int start_compile(um_hostc *h, hc_entry *e) {
+/* Write the work folder and start the compiler; 0 on success, else -1 and why. */
+static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   char p[HC_PATH + 64];
   snprintf(e->work, sizeof e->work, "%s/work-%016llx-%ld", h->cache, (unsigned long long)e->key, (long)getpid());
   snprintf(p, sizeof p, "%s/um", e->work);
-  if (make_dirs(p) != 0) return -1;
+  int ok = make_dirs(p) == 0;
   snprintf(p, sizeof p, "%s/um/kernel.h", e->work);
-  if (write_file(p, um_kernel_h_source) != 0) return -1;
+  ok = ok && write_file(p, um_kernel_h_source) == 0;
   snprintf(p, sizeof p, "%s/kernels.h", e->work);
-  if (write_file(p, e->ksource) != 0) return -1;
+  ok = ok && write_file(p, e->ksource) == 0;
   snprintf(p, sizeof p, "%s/loop.c", e->work);
-  if (write_file(p, e->source) != 0) return -1;
+  ok = ok && write_file(p, e->source) == 0;
+  if (!ok) {
+    snprintf(why, wn, "cannot write the loop's source into %s: %s", e->work, strerror(errno));
+    remove_tree(e->work);
+    return -1;
+  }
   free(e->source);
   e->source = NULL;
   /* argv: cc, the flags split at spaces, then what a loadable module needs */
@@ -319,11 +324,8 @@ static int start_compile(um_hostc *h, hc_entry *e) {
   int rc = posix_spawnp(&e->pid, h->cc, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
-    FILE *f = fopen(log, "w");
-    if (f) {
-      fprintf(f, "cannot run the compiler '%s': %s\n", h->cc, strerror(rc));
-      fclose(f);
-    }
+    snprintf(why, wn, "cannot run the compiler '%s': %s (set run.cc to a C compiler)", h->cc, strerror(rc));
+    remove_tree(e->work);
     return -1;
   }
   e->started = now();
@@ -521,11 +523,8 @@ static int begin(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
     if (access(e->so, R_OK) != 0) return failed(ctx, h, e, "another process held the compile lock and left no module");
     return load(ctx, e, why, sizeof why) == 0 ? UM_SUCCESS : failed(ctx, h, e, why);
   }
-  if (start_compile(h, e) != 0) {
+  if (start_compile(h, e, why, sizeof why) != 0) {
     drop_lock(e);
-    char excerpt[900];
-    log_excerpt(e, excerpt, sizeof excerpt);
-    snprintf(why, sizeof why, "cannot start the compiler in %s%s%s", e->work, excerpt[0] ? ": " : "", excerpt);
     return failed(ctx, h, e, why);
   }
   return block ? finish(ctx, h, e, 1) : UM_SUCCESS;
