@@ -956,6 +956,10 @@ static int run_config(const cmdline *c, um_config *cfg) {
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
     status_text = rc == UM_ERR_CONFIG ? "config error" : "run failed";
   } else {
+    if (nranks > 1) { /* every rank: each loop's time on the slowest rank, and the imbalance */
+      const int src = um_loop_stats_across_ranks(ctx);
+      if (src && rank == 0) fprintf(stderr, "umrun: note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
+    }
     print_report(out, app, &run, &s, ctx, total);
   }
   if (!rc && v.ref && rank == 0) status = validate_run(out, &s, app, &run, &v, &status_text);

@@ -4,28 +4,34 @@
 #include <string.h>
 #include "um/report.h"
 
-static double loops_total(const um_context *ctx) {
-  double t = 0;
-  um_loop_stats s;
-  for (int i = 0; i < um_loop_stats_count(ctx); i++)
-    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) t += s.seconds;
-  return t;
-}
+/* A loop's time in the run: its slowest rank's once the ranks' times are combined. */
+static double loop_seconds(const um_loop_stats *s) { return s->ranks_timed > 1 ? s->seconds_rank_max : s->seconds; }
 
 void um_report_loops(const um_context *ctx, FILE *f, double total) {
-  double sum = loops_total(ctx);
-  if (total <= 0) total = sum;
-  fprintf(f, "%-20s %8s %11s %7s %12s %10s %10s\n", "loop", "calls", "time (s)", "%", "ms/call", "GB/s", "set size");
   um_loop_stats s;
+  double sum = 0;
+  int ranks = 0;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) {
+      sum += loop_seconds(&s);
+      if (s.ranks_timed > ranks) ranks = s.ranks_timed;
+    }
+  if (total <= 0) total = sum;
+  if (ranks > 1)
+    fprintf(f, "(times of the slowest of %d ranks; max/mean: the slowest rank's time over the ranks' mean)\n", ranks);
+  fprintf(f, "%-20s %8s %11s %7s %12s %10s %10s%s\n", "loop", "calls", "time (s)", "%", "ms/call", "GB/s", "set size",
+          ranks > 1 ? "   max/mean" : "");
   long calls = 0, compiled = 0;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
-    double per = s.seconds / (double)s.calls;
+    const double t = loop_seconds(&s), per = t / (double)s.calls;
     double gbs = per > 0 ? s.bytes / per * 1e-9 : 0;
     char name[64];
     snprintf(name, sizeof name, "%s%s", s.name, s.compiled_calls ? "*" : "");
-    fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d\n", name, s.calls, s.seconds,
-            total > 0 ? 100.0 * s.seconds / total : 0.0, 1e3 * per, gbs, s.set_size);
+    fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d", name, s.calls, t, total > 0 ? 100.0 * t / total : 0.0,
+            1e3 * per, gbs, s.set_size);
+    if (ranks > 1) fprintf(f, " %10.2f", s.seconds_rank_mean > 0 ? s.seconds_rank_max / s.seconds_rank_mean : 1.0);
+    fputc('\n', f);
     calls += s.calls;
     compiled += s.compiled_calls;
   }
@@ -288,6 +294,11 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "compiled_calls", (double)s.compiled_calls, 0);
     num(f, "seconds", s.seconds, 0);
     num(f, "host_seconds", s.host_seconds, 0);
+    if (s.ranks_timed > 1) {
+      num(f, "seconds_rank_min", s.seconds_rank_min, 0);
+      num(f, "seconds_rank_mean", s.seconds_rank_mean, 0);
+      num(f, "seconds_rank_max", s.seconds_rank_max, 0);
+    }
     num(f, "plan_seconds", s.plan_seconds, 0);
     num(f, "bytes_per_call", s.bytes, 0);
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);

@@ -445,7 +445,18 @@ typedef struct {
   double halo_seconds;
   double halo_hidden_seconds;
   int reverse_increments; /* 1: the last call sent increments back to their owners (REVERSE) */
+  /* after um_loop_stats_across_ranks (0 before, and on one process): the
+   * ranks timed and this loop's seconds on the fastest, average and slowest
+   * rank (seconds above stay this rank's own) */
+  int ranks_timed;
+  double seconds_rank_min, seconds_rank_mean, seconds_rank_max;
 } um_loop_stats;
+
+/* Collective (every rank calls it, after the same loops): each loop's time on
+ * the fastest, average and slowest rank, into um_loop_stats. The slowest rank's
+ * time is the loop's time in the run; max/mean is its load imbalance. A no-op
+ * on one process; UM_ERR_BACKEND if the ranks ran different loops. */
+int um_loop_stats_across_ranks(um_context *ctx);
 
 int um_loop_stats_count(const um_context *ctx);
 /* A backend counter of a loop by name: 1 and *value if the backend keeps it, else 0. */

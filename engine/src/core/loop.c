@@ -625,6 +625,10 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->name = r->name;
   o->calls = r->calls;
   o->compiled_calls = r->compiled_calls;
+  o->ranks_timed = r->ranks_timed;
+  o->seconds_rank_min = r->rank_min;
+  o->seconds_rank_mean = r->rank_mean;
+  o->seconds_rank_max = r->rank_max;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
   o->bytes = r->bytes;

@@ -99,6 +99,9 @@ typedef struct {
   double halo_bytes;     /* bytes sent */
   double halo_seconds;   /* packing, waiting and unpacking */
   double halo_hidden;    /* of which spent while core elements ran (overlap) */
+  /* um_loop_stats_across_ranks: this loop's seconds on the slowest, fastest and average rank */
+  int ranks_timed;
+  double rank_min, rank_mean, rank_max;
 } um_loop_rec;
 
 struct um_dist;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include "partition.h"
 #include "../util/array.h"
+#include "../util/hash.h"
 
 /* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
  * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */
@@ -1038,7 +1039,42 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
   return rc;
 }
 
+int um_loop_stats_across_ranks(um_context *ctx) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!ctx->dist || ctx->dist->nranks == 1) return UM_SUCCESS;
+  const MPI_Comm comm = ctx->dist->comm;
+  /* the same loops in the same order on every rank, or nothing is combined */
+  uint64_t h = UM_FNV_OFFSET;
+  for (int i = 0; i < ctx->nloops; i++) h = um_fnv1a(h, ctx->loops[i].name, strlen(ctx->loops[i].name) + 1);
+  long id[4] = {ctx->nloops, -(long)ctx->nloops, (long)(h & 0x3fffffffffffffffULL), -(long)(h & 0x3fffffffffffffffULL)};
+  long all[4];
+  MPI_TRY(ctx, MPI_Allreduce(id, all, 4, MPI_LONG, MPI_MAX, comm), "comparing the ranks' loops");
+  if (all[0] != -all[1] || all[2] != -all[3])
+    return UM_ERROR(ctx, UM_ERR_BACKEND,
+                    "the ranks ran different loops (%d here): their loop times cannot be put side by side",
+                    ctx->nloops);
+  const int n = ctx->nloops;
+  double *v = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *v);
+  if (!v) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining loop times");
+  for (int i = 0; i < n; i++) v[i] = ctx->loops[i].seconds;
+  int rc = MPI_Allreduce(v, v + n, n, MPI_DOUBLE, MPI_MAX, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(v, v + 2 * n, n, MPI_DOUBLE, MPI_SUM, comm);
+  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) v[i] = -v[i];
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm); /* -min */
+  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+    um_loop_rec *r = &ctx->loops[i];
+    r->ranks_timed = ctx->dist->nranks;
+    r->rank_min = -v[i];
+    r->rank_max = v[n + i];
+    r->rank_mean = v[2 * n + i] / ctx->dist->nranks;
+  }
+  free(v);
+  if (rc != MPI_SUCCESS) return mpi_fail(ctx, rc, "combining loop times");
+  return UM_SUCCESS;
+}
+
 #else /* no MPI: one process, and the calls that need MPI say so */
+int um_loop_stats_across_ranks(um_context *ctx) { return ctx ? UM_SUCCESS : UM_ERR_ARG; }
 
 int um_mpi_built(void) { return 0; }
 int um_mpi_partitioner_built(const char *name) {
