@@ -271,6 +271,7 @@ static double bytes_per_element(const um_loop *loop) {
 /* 1 if this call sends its increments back (REVERSE): asked for (or chosen by
  * AUTO), and possible: every write through a map is an INC into a dat the loop
  * reads nowhere else. Decided from facts every rank shares. */
+#define REVERSE_GAIN 5.0
 static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *rec) {
   if (!ctx->dist || !loop->has_conflicts) return 0;
   const um_increments mode = rec->increments ? (um_increments)(rec->increments - 1) : ctx->increments;
@@ -283,14 +284,23 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
       if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].dat == a->dat && loop->args[j].acc != UM_INC) return 0;
   }
   if (mode == UM_INCREMENTS_REVERSE) return 1;
-  /* AUTO: the exec halo's work (its elements' bytes) against the halo rows sent back (zeroed, packed, added) */
+  /* AUTO: the exec halo's work (its elements' bytes) against the halo rows sent back (zeroed, packed, added),
+   * which also cost one more exchange (a message round, a wait) per call. Reverse must save REVERSE_GAIN
+   * times the bytes it adds: measured on the 16-core host, 8 ranks (docs/benchmarks.md), reverse paid at
+   * a work/back ratio of 6.7 (LULESH volume_force) and lost at 3.0 (Airfoil res_calc), 2.7 (BookLeaf
+   * getacc_scatter) and 1.8 (miniAero flux_faces). */
   const double work = um__dist_set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop);
   um_dat *inc[UM_MAX_ARGS];
   const int ninc = inc_dats(loop, inc);
   double back = 0;
   for (int i = 0; i < ninc; i++)
     back += um__dist_set_halo_total(ctx, inc[i]->set, 0) * (double)inc[i]->dim * (double)inc[i]->esize * 3.0;
-  return back < work;
+  const int reverse = work > REVERSE_GAIN * back;
+  if (rec->calls == 0)
+    um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': mpi.increments auto -> %s (exec halo %.0f bytes of work, %.0f "
+                   "bytes sent back; reverse when the first is over %.0f times the second)", loop->name,
+                   reverse ? "reverse" : "redundant", work, back, REVERSE_GAIN);
+  return reverse;
 }
 
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
