@@ -12,25 +12,9 @@
 #include <unistd.h>
 
 #include "um/um.h"
+#include "safe_file.h"
 
-int umrun_mkdirs(const char *dir, char *err, size_t errlen) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-    snprintf(err, errlen, "'%.64s...': the path is too long", dir);
-    return -1;
-  }
-  for (char *p = buf + 1;; p++)
-    if (*p == '/' || !*p) {
-      char c = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) && errno != EEXIST) {
-        snprintf(err, errlen, "'%.1024s': %s", buf, strerror(errno));
-        return -1;
-      }
-      if (!(*p = c)) break;
-    }
-  return 0;
-}
+int umrun_mkdirs(const char *dir, char *err, size_t errlen) { return um_make_dirs(dir, err, errlen); }
 
 static int run(const char *const *argv, const char *log_path, double timeout_s, const char *tmpdir,
                umrun_child_result *r, int self);

@@ -45,6 +45,7 @@
 #include "um/build_config.h"
 #include "../util/array.h"
 #include "../util/hash.h"
+#include "../util/safe_file.h"
 
 extern char **environ;
 extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
@@ -92,21 +93,6 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* mkdir -p; 0 on success */
-static int make_dirs(const char *dir) {
-  char tmp[HC_PATH];
-  size_t n = strlen(dir);
-  if (n == 0 || n >= sizeof tmp) return -1;
-  memcpy(tmp, dir, n + 1);
-  for (size_t i = 1; i <= n; i++)
-    if (tmp[i] == '/' || tmp[i] == '\0') {
-      char c = tmp[i];
-      tmp[i] = '\0';
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-      tmp[i] = c;
-    }
-  return 0;
-}
 
 static int write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -139,13 +125,14 @@ static um_hostc *state(um_context *ctx) {
   if (!o->cc[0] && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
   snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : "-O3");
   const char *c = o->cache;
+  char derr[64];
   if (c[0] && strcmp(c, "off") && strcmp(c, "0") && strcmp(c, "none")) snprintf(h->cache, sizeof h->cache, "%s", c);
   else if (!c[0]) {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (xdg && *xdg) snprintf(h->cache, sizeof h->cache, "%s/um", xdg);
     else if (home && *home) snprintf(h->cache, sizeof h->cache, "%s/.cache/um", home);
   }
-  if (!h->cache[0] || make_dirs(h->cache) != 0 || access(h->cache, W_OK) != 0) {
+  if (!h->cache[0] || um_make_dirs(h->cache, derr, sizeof derr) != 0 || access(h->cache, W_OK) != 0) {
     const char *tmp = getenv("TMPDIR");
     snprintf(h->cache, sizeof h->cache, "%s/um-hostc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(h->cache)) h->cache[0] = '\0';
@@ -264,13 +251,8 @@ static char *generate(const um_loop *loop) {
   return b.s;
 }
 
-/* Everything that shapes the module: its interface, the compiler and flags,
- * um/kernel.h, the kernel text, and each argument's shape. */
-static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
-  uint64_t k = UM_FNV_OFFSET;
-  const char *strs[] = {HC_ABI, h->cc, h->cflags, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
-                        loop->kernel->source_name ? loop->kernel->source_name : ""};
-  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
+/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA. */
+static uint64_t hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     int shape[7] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
@@ -280,6 +262,16 @@ static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
   return k;
 }
 
+/* Everything that shapes the module: its interface, the compiler and flags,
+ * um/kernel.h, the kernel text, and each argument's shape. */
+static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
+  uint64_t k = UM_FNV_OFFSET;
+  const char *strs[] = {HC_ABI, h->cc, h->cflags, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
+                        loop->kernel->source_name ? loop->kernel->source_name : ""};
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
+  return hash_shapes(k, loop);
+}
+
 /* ---- compiling ------------------------------------------------------------ */
 
 /* Write the work folder and start the compiler; 0 on success, else -1 and why. */
@@ -287,7 +279,8 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   char p[HC_PATH + 64];
   snprintf(e->work, sizeof e->work, "%s/work-%016llx-%ld", h->cache, (unsigned long long)e->key, (long)getpid());
   snprintf(p, sizeof p, "%s/um", e->work);
-  int ok = make_dirs(p) == 0;
+  char derr[64];
+  int ok = um_make_dirs(p, derr, sizeof derr) == 0;
   snprintf(p, sizeof p, "%s/um/kernel.h", e->work);
   ok = ok && write_file(p, um_kernel_h_source) == 0;
   snprintf(p, sizeof p, "%s/kernels.h", e->work);
@@ -571,13 +564,7 @@ static int poll_all(um_context *ctx, um_hostc *h) {
 static uint64_t quick_shape(const um_loop *loop) {
   uint64_t k = um_fnv1a(UM_FNV_OFFSET, &loop->kernel, sizeof loop->kernel);
   k = um_fnv1a(k, &loop->kernel->source, sizeof loop->kernel->source);
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    int shape[7] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a)};
-    k = um_fnv1a(k, shape, sizeof shape);
-  }
-  return k;
+  return hash_shapes(k, loop);
 }
 
 int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **last, uint64_t *last_shape) {

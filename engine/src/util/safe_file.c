@@ -639,3 +639,22 @@ char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, c
   if (len) *len = n;
   return buf;
 }
+
+int um_make_dirs(const char *dir, char *err, size_t errlen) {
+  char buf[4096];
+  if (!dir || !*dir || snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    snprintf(err, errlen, "'%.64s...': the path is empty or too long", dir ? dir : "");
+    return -1;
+  }
+  for (char *p = buf + 1;; p++)
+    if (*p == '/' || !*p) {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "'%.1024s': %s", buf, strerror(errno));
+        return -1;
+      }
+      if (!(*p = c)) break;
+    }
+  return 0;
+}

@@ -46,6 +46,10 @@ typedef struct {
 /* Create the temporary for `path` (a symlink's target) and open it for
  * writing (sf->f); a character device or FIFO at the path is opened in place
  * (sf->in_place, no temporary). Returns 0, or -1 with the reason in err. */
+/* mkdir -p: dir and every folder above it (0777 less the umask); 0, or -1 with
+ * a message naming the folder that could not be made and why. */
+int um_make_dirs(const char *dir, char *err, size_t errlen);
+
 int um_safe_open(um_safe_file *sf, const char *path, char *err, size_t errlen);
 /* The same, for writers that open the file themselves (HDF5): the temporary
  * exists (empty) and is closed; write sf->tmp, then um_safe_commit. */

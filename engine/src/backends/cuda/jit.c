@@ -69,22 +69,6 @@ void umj_cache_dir(const char *setting, char *out, size_t n) {
   else snprintf(out, n, "%s", "");
 }
 
-/* mkdir -p; 0 on success */
-static int make_dirs(const char *dir) {
-  char tmp[1024];
-  size_t n = strlen(dir);
-  if (n == 0 || n >= sizeof tmp) return -1;
-  memcpy(tmp, dir, n + 1);
-  for (size_t i = 1; i <= n; i++) {
-    if (tmp[i] == '/' || tmp[i] == '\0') {
-      char c = tmp[i];
-      tmp[i] = '\0';
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-      tmp[i] = c;
-    }
-  }
-  return 0;
-}
 
 typedef struct {
   char *s;
@@ -307,7 +291,8 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   }
   ((char *)out->image)[n] = '\0';
   out->bytes = n;
-  if (use_cache && make_dirs(rq->cache_dir) == 0) cache_write(out->cache_file, &key, out->image, n);
+  char derr[64];
+  if (use_cache && um_make_dirs(rq->cache_dir, derr, sizeof derr) == 0) cache_write(out->cache_file, &key, out->image, n);
 done:
   if (have_prog) nvrtcDestroyProgram(&prog);
   free(key.s);
