@@ -220,9 +220,8 @@ static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, 
                           size_t wl) {
 #ifdef UM_HAVE_PTSCOTCH
   /* Debian's Scotch 7 starts a thread per core in every rank: 16 ranks on 16 cores then fight for them
-   * (upstream OP2 through the same library partitioned the 2.88M Airfoil on 4 ranks in 21 s, in 0.5-1.2 s with
-   * one thread each, on the
-   * lent 16-core host). One thread per rank unless the user says otherwise. */
+   * (upstream OP2 through the same library partitioned the 2.88M Airfoil on 4 ranks in 21 s, in 0.5-1.2 s
+   * with one thread each, on the lent 16-core host). One thread per rank unless the user says otherwise. */
   setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
   const int n = m->size[primary];
   int *xadj = NULL, *adj = NULL, *cnt = malloc((size_t)nranks * sizeof(int)), *dsp = malloc((size_t)nranks * sizeof(int));
