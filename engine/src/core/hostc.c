@@ -456,7 +456,10 @@ static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
                     "instead; off never compiles)",
                     e->name, why);
   if (!h->warned++)
-    um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s' keeps its generic host code: %s", e->name, why);
+    um_backend_log(ctx, UM_LOG_WARNING,
+                   "um: loop '%s' keeps its generic host code: %s (same results, slower; run.compile: off stops "
+                   "trying)",
+                   e->name, why);
   else um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' keeps its generic host code: %s", e->name, why);
   return UM_SUCCESS;
 }
