@@ -18,6 +18,7 @@
 extern "C" {
 #include "airfoil.h"
 #include "backends/cuda/codegen.h"
+#include "util/safe_file.h"
 #include "backends/cuda/jit.h"
 #include "common/um_app.h"
 #include "lulesh/lulesh.h"
@@ -747,11 +748,11 @@ TEST(CudaJitCache, CompileErrorShowsTheLog) {
 
 TEST(CudaJitCache, LocationFromTheSetting) {
   char dir[1024];
-  umj_cache_dir("/tmp/somewhere", dir, sizeof dir);
+  um_cache_dir("/tmp/somewhere", dir, sizeof dir);
   EXPECT_STREQ(dir, "/tmp/somewhere");
-  umj_cache_dir("off", dir, sizeof dir);
+  um_cache_dir("off", dir, sizeof dir);
   EXPECT_STREQ(dir, "");
-  umj_cache_dir(nullptr, dir, sizeof dir);
+  um_cache_dir(nullptr, dir, sizeof dir);
   EXPECT_TRUE(has(dir, "/um")) << dir;
 }
 

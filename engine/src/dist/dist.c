@@ -1058,19 +1058,22 @@ int um_loop_stats_across_ranks(um_context *ctx) {
                     "the ranks ran different loops (%d here): their loop times cannot be put side by side",
                     ctx->nloops);
   const int n = ctx->nloops;
-  double *v = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *v);
+  /* v = [t, -t]: one MAX gives the slowest and (negated) the fastest rank; one SUM the mean */
+  double *v = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *v);
   if (!v) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining loop times");
-  for (int i = 0; i < n; i++) v[i] = ctx->loops[i].seconds;
-  int rc = MPI_Allreduce(v, v + n, n, MPI_DOUBLE, MPI_MAX, comm);
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(v, v + 2 * n, n, MPI_DOUBLE, MPI_SUM, comm);
-  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) v[i] = -v[i];
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm); /* -min */
+  double *mx = v + 2 * n;
+  for (int i = 0; i < n; i++) {
+    v[i] = ctx->loops[i].seconds;
+    v[n + i] = -v[i];
+  }
+  int rc = MPI_Allreduce(v, mx, 2 * n, MPI_DOUBLE, MPI_MAX, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
     um_loop_rec *r = &ctx->loops[i];
     r->ranks_timed = ctx->dist->nranks;
-    r->rank_min = -v[i];
-    r->rank_max = v[n + i];
-    r->rank_mean = v[2 * n + i] / ctx->dist->nranks;
+    r->rank_max = mx[i];
+    r->rank_min = -mx[n + i];
+    r->rank_mean = v[i] / ctx->dist->nranks;
   }
   free(v);
   if (rc != MPI_SUCCESS) return mpi_fail(ctx, rc, "combining loop times");

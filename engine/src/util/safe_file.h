@@ -50,6 +50,11 @@ typedef struct {
  * a message naming the folder that could not be made and why. */
 int um_make_dirs(const char *dir, char *err, size_t errlen);
 
+/* Where compiled code is cached (cuda.cache, run.cache): the setting's folder;
+ * "off", "0" or "none": no cache (out ""); empty or NULL: $XDG_CACHE_HOME/um,
+ * else $HOME/.cache/um (else ""). */
+void um_cache_dir(const char *setting, char *out, size_t n);
+
 int um_safe_open(um_safe_file *sf, const char *path, char *err, size_t errlen);
 /* The same, for writers that open the file themselves (HDF5): the temporary
  * exists (empty) and is closed; write sf->tmp, then um_safe_commit. */

@@ -1,42 +1,11 @@
 /* The CUDA backend's code generator (see codegen.h). */
 #include "codegen.h"
+#include "../../util/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- strings ---------------------------------------------------------------- */
-
-void umc_buf_printf(umc_buf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    size_t room = b->cap - b->len;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = b->s ? vsnprintf(b->s + b->len, room, fmt, ap) : -2;
-    va_end(ap);
-    if (n >= 0 && (size_t)n < room) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t need = b->len + (n > 0 ? (size_t)n : 0) + 1, cap = b->cap ? b->cap : 4096;
-    while (cap < need) cap *= 2;
-    if (cap == b->cap) cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-      b->oom = 1;
-      return;
-    }
-    b->s = s;
-    b->cap = cap;
-  }
-}
-
-void umc_buf_free(umc_buf *b) {
-  free(b->s);
-  memset(b, 0, sizeof *b);
-}
 
 const char *umc_exec_name(umc_exec e) {
   switch (e) {
@@ -264,11 +233,11 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
 typedef struct {
   const umc_loop *L;
   const umc_decisions *D;
-  umc_buf *b;
+  um_strbuf *b;
   int staged_k[UM_MAX_ARGS]; /* ind -> running number of its shared array (s<k>) */
 } gen;
 
-#define P(...) umc_buf_printf(g->b, __VA_ARGS__)
+#define P(...) um_strbuf_printf(g->b, __VA_ARGS__)
 
 /* Index of element / target value c of arg a's dat: "<ptr>[expr]" */
 static void value_ref(gen *g, int a, const char *comp, const char *target) {
@@ -449,7 +418,7 @@ static void emit_direct_stores(gen *g) {
 
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
   *source = NULL;
-  umc_buf buf = {0};
+  um_strbuf buf = {0};
   gen G, *g = &G;
   memset(g, 0, sizeof *g);
   g->L = L;
@@ -716,7 +685,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     P("}\n");
   }
   if (buf.oom) {
-    umc_buf_free(&buf);
+    um_strbuf_free(&buf);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory generating the kernel of loop '%s'", L->loop_name);
   }
   *source = buf.s;

@@ -151,18 +151,6 @@ typedef struct {
   int direct_shared_bytes;    /* static shared memory of SHARED_DIRECT args               */
 } umc_decisions;
 
-/* A growable string. */
-typedef struct {
-  char *s;
-  size_t len, cap;
-  int oom;
-} umc_buf;
-void umc_buf_printf(umc_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void umc_buf_free(umc_buf *b);
 
 /* Decide how each argument is passed and lay out the parameter block.
  * Returns UM_SUCCESS, or UM_ERR_ARG / UM_ERR_UNSUPPORTED with a message in err. */

@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "cuda_internal.h"
+#include "../../util/safe_file.h"
 
 /* ---- availability ------------------------------------------------------------- */
 
@@ -76,7 +77,7 @@ static int cu_init(um_context *ctx, void **state) {
                       S->prop.name, S->arch);
   }
   UM_CHECK(ctx, cu_choose_profile(ctx, S));
-  umj_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir);
+  um_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir);
   S->dump = flag(um_backend_option_value(ctx, "dump")) || um_context_options(ctx)->verbose >= 2;
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));

@@ -57,19 +57,6 @@ int umj_best_arch(int arch) {
   return best;
 }
 
-void umj_cache_dir(const char *setting, char *out, size_t n) {
-  if (setting && *setting) {
-    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) snprintf(out, n, "%s", "");
-    else snprintf(out, n, "%s", setting);
-    return;
-  }
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (xdg && *xdg) snprintf(out, n, "%s/um", xdg);
-  else if (home && *home) snprintf(out, n, "%s/.cache/um", home);
-  else snprintf(out, n, "%s", "");
-}
-
-
 typedef struct {
   char *s;
   size_t len, cap;

@@ -48,10 +48,6 @@ int umj_arch_supported(int arch);
 /* Highest architecture NVRTC supports that is <= arch (0 if none). */
 int umj_best_arch(int arch);
 
-/* Cache location from the setting cuda.cache: a directory; "off", "0" or
- * "none" disables the cache; empty or NULL: $XDG_CACHE_HOME/um, else
- * $HOME/.cache/um. Writes "" when disabled. */
-void umj_cache_dir(const char *setting, char *out, size_t n);
 
 
 #ifdef __cplusplus
