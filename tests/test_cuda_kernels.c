@@ -10,4 +10,5 @@ TK(tk_cell, 7);
 TK(tk_indirect_rw, 2);
 TK(tk_indirect_write, 2);
 TK(tk_gather, 4);
+TK(tk_simd, 5);
 TK(tk_nan_minmax, 5);

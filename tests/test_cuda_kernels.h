@@ -69,6 +69,16 @@ UM_KERNEL void tk_gather(const double *x1, const double *x2, const int *m, doubl
   acc[1] += x1[1] * x2[1];
 }
 
+/* Over edges, for the compiled hosts' SIMD range: two dim-2 gathers, a direct
+ * READ, a direct dim-2 WRITE and a direct INC, with a square root and a
+ * division (what vectorises), and the constant. */
+UM_KERNEL void tk_simd(const double *x1, const double *x2, const double *w, double *out, double *acc) {
+  const double dx = x2[0] - x1[0], dy = x2[1] - x1[1];
+  out[0] = sqrt(dx * dx + dy * dy) / (w[0] + tk_scale);
+  out[1] = fabs(dx) - 0.25 * dy;
+  acc[0] += out[0] * w[0];
+}
+
 /* MIN, MAX and SUM that keep a NaN once seen (issue 15: the backends' combining
  * must then keep it across threads, blocks and launches) */
 UM_KERNEL void tk_nan_minmax(const double *a, double *mn, double *mx, double *sum, float *fmx) {

@@ -48,14 +48,16 @@ um_options options(const char *backend, um_layout layout, um_compile mode, const
   return o;
 }
 
-// calls and compiled calls of every loop the workload ran
-void count_calls(um_context *ctx, long *calls, long *compiled) {
+// calls, compiled calls and SIMD calls of every loop the workload ran
+void count_calls(um_context *ctx, long *calls, long *compiled, long *simd = nullptr) {
   *calls = *compiled = 0;
+  if (simd) *simd = 0;
   um_loop_stats s;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
     *calls += s.calls;
     *compiled += s.compiled_calls;
+    if (simd) *simd += s.simd_calls;
   }
 }
 
@@ -91,11 +93,11 @@ void expect_same(const tcw::Result &g, const tcw::Result &r) {
 
 // Runs the workload with options o; returns its calls and compiled calls.
 void run(const um_options &o, const tcw::Mesh &m, tcw::Result *res, long *calls, long *compiled,
-         std::string *err = nullptr) {
+         std::string *err = nullptr, long *simd = nullptr) {
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   tcw::run_all(ctx, m, res, 3);
-  count_calls(ctx, calls, compiled);
+  count_calls(ctx, calls, compiled, simd);
   if (err) *err = um_error_message(ctx);
   um_finalize(&ctx);
 }
@@ -124,7 +126,97 @@ TEST_P(HostCompiled, SameBitsAsTheGenericRange) {
     EXPECT_EQ(compiled, calls) << "wait: every call runs compiled code";
     expect_same(got, ref);
     if (sh[0] > 1) EXPECT_NE(ref.mn, 1e30) << "the reductions did something";
+    // the SIMD range wherever a loop has one (tk_gather: indirect reads, a direct increment)
+    um_options o = options(cs.backend, cs.layout, UM_COMPILE_WAIT, shared_cache());
+    o.compile_simd = 1;
+    tcw::Result vec;
+    long simd = 0;
+    run(o, m, &vec, &calls, &compiled, nullptr, &simd);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(compiled, calls);
+    EXPECT_GT(simd, 0) << "a loop with only indirect reads has a SIMD range";
+    EXPECT_LT(simd, calls) << "loops that increment through a map or reduce have none";
+    expect_same(vec, ref);
   }
+}
+
+// A SIMD range and its scalar one: the same bits on every element count
+// around the group size (whole groups, a remainder, fewer elements than one
+// group), AoS and SoA; auto mode times both on the first calls and keeps one.
+// The edge loop of tk_simd over n edges, calls times, with options o; out and
+// acc fetched into got, the loop's SIMD calls into *simd.
+void run_simd(const um_options &o, int n, int calls, std::vector<double> *got, long *simd) {
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  const int nn = n / 2 + 3;
+  um_set *nodes, *edges;
+  um_map *pe;
+  um_dat *x, *w, *out, *acc;
+  std::vector<int> emap(2 * (size_t)n);
+  for (int e = 0; e < n; e++) emap[2 * e] = (e * 7) % nn, emap[2 * e + 1] = (e * 3 + 1) % nn;
+  std::vector<double> xv(2 * (size_t)nn), wv(n), av(n, 0.5);
+  for (int i = 0; i < 2 * nn; i++) xv[i] = std::sin(0.37 * i) * 3.0;
+  for (int e = 0; e < n; e++) wv[e] = std::cos(0.11 * e);
+  TCW_OK(um_decl_set(ctx, nn, "nodes", &nodes));
+  TCW_OK(um_decl_set(ctx, n, "edges", &edges));
+  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap.data(), "pedge", &pe));
+  TCW_OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x));
+  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, wv.data(), "w", &w));
+  TCW_OK(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "out", &out));
+  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, av.data(), "acc", &acc));
+  tk_scale = 1.5;
+  TCW_OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
+  for (int it = 0; it < calls; it++)
+    TCW_OK(UM_PAR_LOOP(ctx, tk_simd_kernel, "tk_simd", edges, um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(x, 1, pe, 2, UM_DOUBLE, UM_READ), um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE),
+                       um_arg_dat(acc, -1, UM_ID, 1, UM_DOUBLE, UM_INC)));
+  long all, compiled;
+  count_calls(ctx, &all, &compiled, simd);
+  EXPECT_EQ(all, calls);
+  if (o.compile == UM_COMPILE_WAIT) EXPECT_EQ(compiled, calls) << "wait: every call runs compiled code";
+  got->assign(3 * (size_t)n, 0.0);
+  TCW_OK(um_dat_fetch(ctx, out, got->data(), 2 * (size_t)n * sizeof(double)));
+  TCW_OK(um_dat_fetch(ctx, acc, got->data() + 2 * (size_t)n, (size_t)n * sizeof(double)));
+  um_finalize(&ctx);
+}
+
+// A SIMD range against its scalar range and the generic one: the same bits on
+// element counts around the group size (whole groups, a remainder, fewer than
+// one group), AoS and SoA, seq and OpenMP.
+TEST(HostCompile, SimdRangeGivesTheScalarRangesBits) {
+  for (const char *backend : {"seq", "openmp"})
+    for (um_layout layout : {UM_AOS, UM_SOA})
+      for (int n : {1, 7, 8, 9, 63, 64, 1001}) {
+        if (um_backend_available(backend) != 1) continue;
+        SCOPED_TRACE(std::string(backend) + " " + um_layout_name(layout) + " edges " + std::to_string(n));
+        std::vector<double> got[3];
+        long simd[3] = {0, 0, 0};
+        for (int mode = 0; mode < 3; mode++) {  // generic, compiled scalar, compiled SIMD
+          um_options o = options(backend, layout, mode ? UM_COMPILE_WAIT : UM_COMPILE_OFF, shared_cache());
+          o.compile_simd = mode == 2 ? 1 : -1;
+          run_simd(o, n, 3, &got[mode], &simd[mode]);
+          if (HasFatalFailure()) return;
+        }
+        EXPECT_EQ(simd[0], 0);
+        EXPECT_EQ(simd[1], 0) << "compile_simd -1: scalar ranges only";
+        EXPECT_EQ(simd[2], 3) << "compile_simd 1: every call runs the SIMD range";
+        EXPECT_TRUE(same_bits(got[1], got[0])) << "compiled scalar against generic";
+        EXPECT_TRUE(same_bits(got[2], got[0])) << "SIMD against generic";
+        EXPECT_FALSE(std::isnan(got[0][0])) << "the loop wrote its output";
+      }
+}
+
+// By default the first calls alternate the two ranges, timed; then one stays.
+TEST(HostCompile, AutoTimesBothRangesThenKeepsOne) {
+  um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, shared_cache());
+  ASSERT_EQ(o.compile_simd, 0) << "timed choice by default";
+  std::vector<double> got;
+  long simd = 0;
+  const int calls = 20;
+  run_simd(o, 5000, calls, &got, &simd);
+  // six timed calls alternate the ranges (three each), then one range runs the rest
+  EXPECT_TRUE(simd == 3 || simd == calls - 3) << simd << " SIMD calls of " << calls;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, HostCompiled,

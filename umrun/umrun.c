@@ -98,8 +98,12 @@ static void usage(FILE *f) {
           "                      code, same results bit for bit). auto: in the background once a loop has\n"
           "                      run run.compile_after seconds (0.05), the generic code running meanwhile;\n"
           "                      wait: before each loop's first call (a failed compile is an error)\n"
-          "  run.cc, run.cflags  the compiler (default: the one um was built with) and its flags (-O3;\n"
-          "                      e.g. '-O3 -march=native', which may change results in the last bits)\n"
+          "  run.compile_simd    auto | on | off   a loop whose indirect and global arguments are all read\n"
+          "                      also gets a SIMD range (elements in groups, same bits); auto: its\n"
+          "                      first calls time both ranges and the faster one stays\n"
+          "  run.cc, run.cflags  the compiler (default: the one um was built with) and its flags\n"
+          "                      (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
+          "                      this CPU, same bits as the generic code; e.g. -ffast-math changes them)\n"
           "  run.cache           where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off)\n"
           "  run.iterations      iterations of the app's main loop\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
@@ -165,6 +169,7 @@ typedef struct {
 static const char *const layout_choices[] = {"aos", "soa", "auto"};
 static const char *const reorder_choices[] = {"none", "gps", "partition"};
 static const char *const compile_choices[] = {"auto", "wait", "off"};
+static const char *const simd_choices[] = {"off", "auto", "on"}; /* um_options.compile_simd + 1 */
 
 /* A string setting into a fixed buffer of um_options, refused when too long. */
 static int get_text(um_config *cfg, const char *key, char *dst, size_t cap, char *err, size_t len) {
@@ -257,6 +262,9 @@ static int read_settings(um_config *cfg, const char *config_path, run_settings *
   int comp = 0;
   if (!rc) rc = um_config_get_choice(cfg, "run.compile", "auto", compile_choices, N(compile_choices), &comp, err, len);
   if (!rc) rc = um_config_get_double(cfg, "run.compile_after", 0.05, &s->opts.compile_after, err, len);
+  int simd = 1;
+  if (!rc) rc = um_config_get_choice(cfg, "run.compile_simd", "auto", simd_choices, N(simd_choices), &simd, err, len);
+  s->opts.compile_simd = simd - 1;
   if (!rc) rc = get_text(cfg, "run.cc", s->opts.cc, sizeof s->opts.cc, err, len);
   if (!rc) rc = get_text(cfg, "run.cflags", s->opts.cflags, sizeof s->opts.cflags, err, len);
   if (!rc) rc = get_text(cfg, "run.cache", s->opts.cache, sizeof s->opts.cache, err, len);

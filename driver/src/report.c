@@ -21,25 +21,28 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
     fprintf(f, "(times of the slowest of %d ranks; max/mean: the slowest rank's time over the ranks' mean)\n", ranks);
   fprintf(f, "%-20s %8s %11s %7s %12s %10s %10s%s\n", "loop", "calls", "time (s)", "%", "ms/call", "GB/s", "set size",
           ranks > 1 ? "   max/mean" : "");
-  long calls = 0, compiled = 0;
+  long calls = 0, compiled = 0, simd = 0;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
     const double t = loop_seconds(&s), per = t / (double)s.calls;
     double gbs = per > 0 ? s.bytes / per * 1e-9 : 0;
     char name[64];
-    snprintf(name, sizeof name, "%s%s", s.name, s.compiled_calls ? "*" : "");
+    snprintf(name, sizeof name, "%s%s", s.name, s.simd_calls ? "**" : s.compiled_calls ? "*" : "");
     fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d", name, s.calls, t, total > 0 ? 100.0 * t / total : 0.0,
             1e3 * per, gbs, s.set_size);
     if (ranks > 1) fprintf(f, " %10.2f", s.seconds_rank_mean > 0 ? s.seconds_rank_max / s.seconds_rank_mean : 1.0);
     fputc('\n', f);
     calls += s.calls;
     compiled += s.compiled_calls;
+    simd += s.simd_calls;
   }
   fprintf(f, "%-20s %8s %11.4f %7.2f\n", "all loops", "", sum, total > 0 ? 100.0 * sum / total : 0.0);
   if (compiled)
     fprintf(f, "* ran host code compiled for the loop (run.compile) in %ld of these %ld calls; the generic code ran the "
                "others\n",
             compiled, calls);
+  if (simd)
+    fprintf(f, "** of those, %ld ran the loop's SIMD range (run.compile_simd: groups of elements under omp simd)\n", simd);
 }
 
 void um_report_plans(const um_context *ctx, FILE *f) {
@@ -292,6 +295,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     fputs(", ", f);
     num(f, "calls", (double)s.calls, 0);
     num(f, "compiled_calls", (double)s.compiled_calls, 0);
+    num(f, "simd_calls", (double)s.simd_calls, 0);
     num(f, "seconds", s.seconds, 0);
     num(f, "host_seconds", s.host_seconds, 0);
     if (s.ranks_timed > 1) {

@@ -89,6 +89,12 @@ struct um_backend_def;
  * meanwhile; or compiled before a loop's first call (a failed compile is then
  * an error, not a warning). */
 typedef enum { UM_COMPILE_OFF = 0, UM_COMPILE_AUTO, UM_COMPILE_WAIT } um_compile;
+/* The compiler flags of compiled host loops unless um_options.cflags says
+ * otherwise: this machine's instruction set (the cache key names the CPU), no
+ * contraction into FMA and no errno from sqrt, so the results stay those of
+ * the generic range, bit for bit. */
+#define UM_HOSTC_DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp-simd"
+#define UM_HOSTC_LANES 8
 const char *um_compile_name(um_compile c);
 int um_compile_parse(const char *s, um_compile *out);
 
@@ -114,8 +120,14 @@ typedef struct {
    * range UM_KERNEL_DEFINE built (engine/src/core/hostc.c). */
   um_compile compile;     /* UM_COMPILE_OFF (default), _AUTO or _WAIT          */
   double compile_after;   /* AUTO: seconds a loop runs before it is compiled   */
+  /* A loop whose indirect and global arguments are all read also gets a SIMD
+   * range: elements in groups of UM_HOSTC_LANES, their indirect data gathered
+   * into local rows, the kernel run on the group under `omp simd` (the same
+   * operations per element, so the same bits). -1: never; 0 (default): its
+   * first calls alternate the two ranges, the faster one stays; 1: always. */
+  int compile_simd;
   char cc[256];           /* compiler command; "": the one um was built with   */
-  char cflags[256];       /* "": -O3                                           */
+  char cflags[256];       /* "": UM_HOSTC_DEFAULT_CFLAGS                       */
   char cache[512];        /* "": $XDG_CACHE_HOME/um or ~/.cache/um; "off": none */
   um_log_fn log;          /* where messages go (NULL: dropped)                 */
   void *log_user;
@@ -408,6 +420,8 @@ typedef struct {
   long calls;
   long compiled_calls;  /* calls that ran host code compiled for the loop
                            (um_options.compile)                           */
+  long simd_calls;      /* of those, calls that ran its SIMD range
+                           (um_options.compile_simd)                      */
   double seconds;       /* total time inside the loop (GPU time when
                            device_timed)                                  */
   double host_seconds;  /* wall-clock time the host spent in um_par_loop

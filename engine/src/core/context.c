@@ -140,6 +140,9 @@ int um_init(um_context **out, const um_options *opts) {
   if (rc == UM_SUCCESS && ((unsigned)ctx->opts.compile > UM_COMPILE_WAIT || !(ctx->opts.compile_after >= 0)))
     rc = UM_ERROR(ctx, UM_ERR_ARG, "compile %d / compile_after %g: use UM_COMPILE_OFF, _AUTO or _WAIT and seconds >= 0",
                   (int)ctx->opts.compile, ctx->opts.compile_after);
+  if (rc == UM_SUCCESS && (ctx->opts.compile_simd < -1 || ctx->opts.compile_simd > 1))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "compile_simd %d: use -1 (never), 0 (timed choice) or 1 (always)",
+                  ctx->opts.compile_simd);
   if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
   if (rc == UM_SUCCESS && ctx->backend->init) rc = ctx->backend->init(ctx, &ctx->bstate);
   if (rc == UM_SUCCESS) rc = ctx->backend->strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);

@@ -69,6 +69,7 @@ typedef struct {
   const char *ksource;     /* the kernel header text */
   void *handle;
   um_compiled_range fn;
+  um_compiled_range fn_simd; /* NULL: the loop has no SIMD range */
   unsigned const_gen;      /* constants copied at this generation */
   void **cptr;             /* per context constant: its copy in the module, or NULL */
   int ncptr;
@@ -83,6 +84,7 @@ typedef struct um_hostc {
   int private_cache;
   char cc[256];
   char cflags[256];
+  char cpu[256];           /* this CPU's model and features, in the cache key */
   int warned;              /* one warning per context for failed compiles */
 } um_hostc;
 
@@ -114,6 +116,28 @@ static void remove_tree(const char *dir) { /* the work folders hold a fixed set 
 
 /* ---- settings ------------------------------------------------------------ */
 
+/* A fingerprint of this CPU (model name and feature flags of the first
+ * processor in /proc/cpuinfo): modules built with -march=native are kept per
+ * CPU, so a cache folder shared by unlike machines never hands one a module
+ * with instructions it lacks. */
+static void cpu_id(char *out, size_t n) {
+  snprintf(out, n, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[8192];
+  uint64_t k = UM_FNV_OFFSET;
+  int got = 0;
+  while (got < 2 && fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5) || !strncmp(line, "Features", 8) ||
+        !strncmp(line, "CPU part", 8)) {
+      k = um_fnv1a(k, line, strlen(line));
+      got++;
+    } else if (line[0] == '\n' && got) break; /* the first processor's block ends */
+  }
+  fclose(f);
+  if (got) snprintf(out, n, "cpu-%016llx", (unsigned long long)k);
+}
+
 static um_hostc *state(um_context *ctx) {
   if (ctx->hostc) return ctx->hostc;
   um_hostc *h = calloc(1, sizeof *h);
@@ -121,7 +145,8 @@ static um_hostc *state(um_context *ctx) {
   const um_options *o = &ctx->opts;
   snprintf(h->cc, sizeof h->cc, "%s", o->cc[0] ? o->cc : UM_C_COMPILER_PATH);
   if (!o->cc[0] && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
-  snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : "-O3");
+  snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : UM_HOSTC_DEFAULT_CFLAGS);
+  cpu_id(h->cpu, sizeof h->cpu);
   char derr[64];
   um_cache_dir(o->cache, h->cache, sizeof h->cache);
   if (!h->cache[0] || um_make_dirs(h->cache, derr, sizeof derr) != 0 || access(h->cache, W_OK) != 0) {
@@ -146,6 +171,126 @@ static void target(um_strbuf *b, const um_arg *a, int i) {
   else um_strbuf_printf(b, "(size_t)e");
 }
 
+/* The SIMD range stages an argument's rows in a local [lanes][dim] block: an
+ * indirect one (gathered), or a direct SoA one (as the scalar range does). */
+static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || is_soa(a)); }
+
+/* A SIMD range exists for loops whose elements are independent within a group
+ * of lanes: every indirect and global argument only read. */
+static int simd_eligible(const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) return 0;
+  }
+  return 1;
+}
+
+/* The pointers and maps every range starts with. */
+static void declare(um_strbuf *b, const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    const char *t = ctype(a->type);
+    if (a->kind == UM_ARG_GBL) { /* a private copy: the compiler keeps it in registers */
+      um_strbuf_printf(b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
+      continue;
+    }
+    um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
+    if (a->map) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
+    if (is_soa(a)) um_strbuf_printf(b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
+  }
+}
+
+/* Argument i's value in the kernel call: pass(i) is its staged row, if any. */
+static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
+  um_strbuf_printf(b, "%s(", loop->kernel->name);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (i) um_strbuf_printf(b, ", ");
+    if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
+    else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
+    else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
+    else {
+      um_strbuf_printf(b, "b%d + ", i);
+      target(b, a, i);
+      um_strbuf_printf(b, " * %d", a->dim);
+    }
+  }
+  um_strbuf_printf(b, ");\n");
+}
+
+/* Copy argument i's row into (load) or out of (store) v<i><sub>, element e. */
+static void stage(um_strbuf *b, const um_arg *a, int i, const char *sub, int store) {
+  char row[64];
+  snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, i, is_soa(a) ? i : a->dim);
+  um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
+  if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
+  else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
+}
+
+/* The scalar range: element by element, SoA rows staged as AoS. */
+static void scalar_range(um_strbuf *b, const um_loop *loop) {
+  um_strbuf_printf(b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
+                      "  (void)M; (void)S;\n");
+  declare(b, loop);
+  um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
+  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
+    const um_arg *a = &loop->args[i];
+    if (!is_soa(a)) continue;
+    um_strbuf_printf(b, "    const size_t t%d = ", i);
+    target(b, a, i);
+    um_strbuf_printf(b, ";\n    %s v%d[%d];\n", ctype(a->type), i, a->dim);
+    if (a->acc == UM_INC) um_strbuf_printf(b, "    for (int c = 0; c < %d; c++) v%d[c] = 0;\n", a->dim, i);
+    else if (a->acc != UM_WRITE) stage(b, a, i, "", 0);
+  }
+  um_strbuf_printf(b, "    ");
+  call(b, loop, NULL);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, "", 1);
+  }
+  um_strbuf_printf(b, "  }\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) um_strbuf_printf(b, "  memcpy(B[%d], g%d, sizeof g%d);\n", i, i, i);
+  }
+  um_strbuf_printf(b, "}\n");
+}
+
+/* The SIMD range (simd_eligible loops): groups of L elements; each group's
+ * staged rows gathered into [L][dim] blocks, the kernel run on the L lanes
+ * under `omp simd` (each lane only reads shared data and writes its own rows),
+ * written rows stored in element order; the rest of the range runs scalar. */
+static void simd_range(um_strbuf *b, const um_loop *loop) {
+  um_strbuf_printf(b, "\nvoid um__compiled_range_simd(char *const *B, const int *const *M, const size_t *S, int begin, "
+                      "int end) {\n  (void)M; (void)S;\n  enum { L = %d };\n",
+                   UM_HOSTC_LANES);
+  declare(b, loop);
+  um_strbuf_printf(b, "  int e0 = begin;\n  for (; e0 + L <= end; e0 += L) {\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (!staged(a)) continue;
+    um_strbuf_printf(b, "    %s v%d[L][%d];\n", ctype(a->type), i, a->dim);
+    if (a->acc == UM_WRITE) continue;
+    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      const size_t t%d = ", i);
+    target(b, a, i);
+    um_strbuf_printf(b, ";\n      (void)e;\n");
+    if (a->acc == UM_INC) um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) v%d[l][c] = 0;\n", a->dim, i);
+    else stage(b, a, i, "[l]", 0);
+    um_strbuf_printf(b, "    }\n");
+  }
+  um_strbuf_printf(b, "#pragma omp simd\n    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      (void)e;\n      ");
+  call(b, loop, "l");
+  um_strbuf_printf(b, "    }\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (!staged(a) || a->acc == UM_READ) continue;
+    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const size_t t%d = (size_t)(e0 + l);\n", i);
+    stage(b, a, i, "[l]", 1);
+    um_strbuf_printf(b, "    }\n");
+  }
+  um_strbuf_printf(b, "  }\n  um__compiled_range(B, M, S, e0, end);\n}\n");
+}
+
 static char *generate(const um_loop *loop) {
   um_strbuf b = {0};
   um_strbuf_printf(&b, "/* generated by um for loop '%s' (kernel %s) */\n#define UM_HOST_COMPILED 1\n#include <stddef.h>\n"
@@ -154,55 +299,8 @@ static char *generate(const um_loop *loop) {
   um_strbuf_printf(&b, "extern char __start_um_consts[] __attribute__((weak)), __stop_um_consts[] __attribute__((weak));\n"
           "char *um__consts_begin(void) { return __start_um_consts; }\n"
           "char *um__consts_end(void) { return __stop_um_consts; }\n\n");
-  um_strbuf_printf(&b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
-          "  (void)M; (void)S;\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    const char *t = ctype(a->type);
-    if (a->kind == UM_ARG_GBL) { /* a private copy: the compiler keeps it in registers */
-      um_strbuf_printf(&b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
-      continue;
-    }
-    um_strbuf_printf(&b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
-    if (a->map) um_strbuf_printf(&b, "  const int *const m%d = M[%d];\n", i, i);
-    if (is_soa(a)) um_strbuf_printf(&b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
-  }
-  um_strbuf_printf(&b, "  for (int e = begin; e < end; e++) {\n");
-  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
-    const um_arg *a = &loop->args[i];
-    if (!is_soa(a)) continue;
-    um_strbuf_printf(&b, "    const size_t t%d = ", i);
-    target(&b, a, i);
-    um_strbuf_printf(&b, ";\n    %s v%d[%d];\n", ctype(a->type), i, a->dim);
-    if (a->acc == UM_INC) um_strbuf_printf(&b, "    for (int c = 0; c < %d; c++) v%d[c] = 0;\n", a->dim, i);
-    else if (a->acc != UM_WRITE)
-      um_strbuf_printf(&b, "    for (int c = 0; c < %d; c++) v%d[c] = b%d[t%d + c * s%d];\n", a->dim, i, i, i, i);
-  }
-  um_strbuf_printf(&b, "    %s(", loop->kernel->name);
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (i) um_strbuf_printf(&b, ", ");
-    if (a->kind == UM_ARG_GBL) um_strbuf_printf(&b, "g%d", i);
-    else if (is_soa(a)) um_strbuf_printf(&b, "v%d", i);
-    else {
-      um_strbuf_printf(&b, "b%d + ", i);
-      target(&b, a, i);
-      um_strbuf_printf(&b, " * %d", a->dim);
-    }
-  }
-  um_strbuf_printf(&b, ");\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (!is_soa(a) || a->acc == UM_READ) continue;
-    um_strbuf_printf(&b, "    for (int c = 0; c < %d; c++) b%d[t%d + c * s%d] %s v%d[c];\n", a->dim, i, i, i,
-        a->acc == UM_INC ? "+=" : "=", i);
-  }
-  um_strbuf_printf(&b, "  }\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) um_strbuf_printf(&b, "  memcpy(B[%d], g%d, sizeof g%d);\n", i, i, i);
-  }
-  um_strbuf_printf(&b, "}\n");
+  scalar_range(&b, loop);
+  if (simd_eligible(loop)) simd_range(&b, loop);
   if (b.oom) {
     um_strbuf_free(&b);
     return NULL;
@@ -225,7 +323,7 @@ static uint64_t hash_shapes(uint64_t k, const um_loop *loop) {
  * um/kernel.h, the kernel text, and each argument's shape. */
 static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
   uint64_t k = UM_FNV_OFFSET;
-  const char *strs[] = {HC_ABI, h->cc, h->cflags, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
+  const char *strs[] = {HC_ABI, h->cc, h->cflags, h->cpu, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
                         loop->kernel->source_name ? loop->kernel->source_name : ""};
   for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
   return hash_shapes(k, loop);
@@ -394,6 +492,7 @@ static int load(um_context *ctx, hc_entry *e, char *why, size_t n) {
   if (!e->handle) return snprintf(why, n, "cannot load %s: %s", e->so, dlerror()), -1;
   e->fn = (um_compiled_range)dlsym(e->handle, "um__compiled_range");
   if (!e->fn) return snprintf(why, n, "%s has no range function", e->so), -1;
+  e->fn_simd = (um_compiled_range)dlsym(e->handle, "um__compiled_range_simd");
   if (bind_consts(ctx, e, why, n) != 0) return -2;
   e->state = HC_READY;
   return 0;
@@ -527,8 +626,29 @@ static uint64_t quick_shape(const um_loop *loop) {
   return hash_shapes(k, loop);
 }
 
-int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **last, uint64_t *last_shape) {
+/* Which range the loop's next call runs: the scalar one without a SIMD range
+ * (or with compile_simd -1); the SIMD one with compile_simd 1; otherwise the
+ * first HC_TRIALS calls alternate the two and the faster call wins. Both give
+ * the same bits, so ranks that choose differently still agree. */
+#define HC_TRIALS 6
+static um_compiled_range choose(const um_context *ctx, const hc_entry *e, um_hostc_memo *m) {
+  m->ran = 0;
+  if (!e->fn_simd || ctx->opts.compile_simd < 0) return e->fn;
+  if (ctx->opts.compile_simd > 0) m->ran = 1;
+  else if (m->pick >= 0) m->ran = m->pick;
+  else m->ran = m->trials & 1;
+  return m->ran ? e->fn_simd : e->fn;
+}
+
+void um__hostc_timed(um_hostc_memo *m, double seconds) {
+  if (m->ran < 0 || m->pick >= 0) return;
+  if (m->trials < 2 || seconds < m->best[m->ran]) m->best[m->ran] = seconds;
+  if (++m->trials >= HC_TRIALS) m->pick = m->best[1] < m->best[0];
+}
+
+int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_hostc_memo *m) {
   loop->compiled = NULL;
+  m->ran = -1;
   if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
   if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
@@ -536,12 +656,13 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **
   if (!h) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
   if (h->pending) UM_CHECK(ctx, poll_all(ctx, h));
   const uint64_t shape = quick_shape(loop);
-  hc_entry *e = *last && *last_shape == shape ? (hc_entry *)*last : NULL;
+  hc_entry *e = m->last && m->shape == shape ? (hc_entry *)m->last : NULL;
   if (!e) {
     e = find_or_add(h, loop, loop_key(h, loop));
     if (!e) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
-    *last = e;
-    *last_shape = shape;
+    if (e != m->last) m->trials = 0, m->pick = -1; /* another module: choose its range again */
+    m->last = e;
+    m->shape = shape;
   }
   if (e->state == HC_NEW && (block || loop_seconds >= ctx->opts.compile_after)) {
     e->source = generate(loop);
@@ -554,7 +675,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **
   }
   if (e->state != HC_READY) return UM_SUCCESS;
   sync_consts(ctx, e);
-  loop->compiled = e->fn;
+  loop->compiled = choose(ctx, e, m);
   return UM_SUCCESS;
 }
 

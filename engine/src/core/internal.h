@@ -21,10 +21,12 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
 
 /* Compiled host loops (hostc.c): set loop->compiled when the loop's range is
  * compiled for its arguments (starting or advancing its compile as the
- * context's compile mode says; loop_seconds: the loop's time so far; *last and
- * *last_shape: the loop record's memo of its module, kept by hostc.c); and
- * free them with the context (a compile still running is stopped). */
-int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, void **last, uint64_t *last_shape);
+ * context's compile mode says; loop_seconds: the loop's time so far; memo: the
+ * loop record's memo of its module and of the range chosen, kept by hostc.c);
+ * um__hostc_timed: the call's time, for choosing between the scalar and SIMD
+ * ranges; and free them with the context (a compile still running is stopped). */
+int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_hostc_memo *memo);
+void um__hostc_timed(um_hostc_memo *memo, double seconds);
 void um__hostc_free(um_context *ctx);
 
 /* The registry (backends/registry.c): find a backend by name among the built-in

@@ -458,11 +458,13 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
-  UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc_last, &rec->hostc_shape));
+  UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
   if (loop.compiled) rec->compiled_calls++;
+  if (loop.compiled && rec->hostc.ran == 1) rec->simd_calls++;
   const double t0 = um_wtime();
   UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse));
   const double t1 = um_wtime();
+  um__hostc_timed(&rec->hostc, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
   return frc;
@@ -635,6 +637,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->name = r->name;
   o->calls = r->calls;
   o->compiled_calls = r->compiled_calls;
+  o->simd_calls = r->simd_calls;
   o->ranks_timed = r->ranks_timed;
   o->seconds_rank_min = r->rank_min;
   o->seconds_rank_mean = r->rank_mean;

@@ -66,12 +66,23 @@ typedef struct {
   void *data;
 } um_const;
 
+/* hostc.c's memo per loop record: the module of the last call's shape, and the
+ * choice between its scalar and SIMD ranges (each timed on the first calls). */
+typedef struct {
+  void *last;        /* the module (hostc.c's entry) of the last call's shape */
+  uint64_t shape;
+  int ran;           /* range of the call in flight: 0 scalar, 1 SIMD, -1 none */
+  int trials;        /* calls timed so far */
+  int pick;          /* -1 undecided, else the range chosen */
+  double best[2];    /* fastest timed call of each range (seconds) */
+} um_hostc_memo;
+
 typedef struct {
   char *name;
   long calls;
   long compiled_calls;   /* calls that ran a compiled host range (hostc.c) */
-  void *hostc_last;      /* hostc.c's memo: the module of the last call's shape */
-  uint64_t hostc_shape;
+  long simd_calls;       /* of those, calls that ran the SIMD range */
+  um_hostc_memo hostc;   /* hostc.c's memo of this loop's module and range */
   double seconds;
   double bytes;
   int set_size;
