@@ -27,7 +27,7 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
     const double t = loop_seconds(&s), per = t / (double)s.calls;
     double gbs = per > 0 ? s.bytes / per * 1e-9 : 0;
     char name[64];
-    snprintf(name, sizeof name, "%s%s", s.name, s.simd_calls ? "**" : s.compiled_calls ? "*" : "");
+    snprintf(name, sizeof name, "%s%s", s.name, 2 * s.simd_calls > s.compiled_calls ? "**" : s.compiled_calls ? "*" : "");
     fprintf(f, "%-20s %8ld %11.4f %7.2f %12.4f %10.2f %10d", name, s.calls, t, total > 0 ? 100.0 * t / total : 0.0,
             1e3 * per, gbs, s.set_size);
     if (ranks > 1) fprintf(f, " %10.2f", s.seconds_rank_mean > 0 ? s.seconds_rank_max / s.seconds_rank_mean : 1.0);
@@ -42,7 +42,8 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
                "others\n",
             compiled, calls);
   if (simd)
-    fprintf(f, "** of those, %ld ran the loop's SIMD range (run.compile_simd: groups of elements under omp simd)\n", simd);
+    fprintf(f, "** ran the loop's SIMD range (run.compile_simd: groups of elements under omp simd) in most calls; %ld of "
+               "the compiled calls ran one\n", simd);
 }
 
 void um_report_plans(const um_context *ctx, FILE *f) {
