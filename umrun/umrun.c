@@ -398,7 +398,11 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(argv[i], "--validate")) return umrun_validate_main(argc - 1, argv + 1);
   }
   for (int i = 1; i < argc; i++) { /* flags that need no config */
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      for (int j = 1; j < argc; j++) /* umrun --sweep --help: the sweep's own */
+        if (!strcmp(argv[j], "--sweep")) return umrun_sweep_usage(stdout), EXIT_OK;
+      return usage(stdout), EXIT_OK;
+    }
     if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;
     if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
   }
