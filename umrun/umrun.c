@@ -590,6 +590,8 @@ static void print_report(FILE *out, const um_app *app, const um_app_run *run, co
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
                  "not included)\n", jit, nmod, ncached);
+  fprintf(out, "\narithmetic (operations counted in each kernel's source, helpers and constant loops followed):\n");
+  um_report_ops(ctx, out);
   fprintf(out, "\nplan statistics:\n");
   um_report_plans(ctx, out);
   if (um_context_nranks(ctx) > 1) {
