@@ -515,6 +515,30 @@ TEST(Config, UnreadKeysAreReportedWithSuggestions) {
   EXPECT_EQ(um_config_unread(c.c, nullptr, nullptr), 0);
 }
 
+// Issue 26: the suggestion comes from every key a getter asked for, present
+// and read ones included (run.block_size set in the file, run.blocksize from
+// --set), not only the absent keys whose defaults were used.
+TEST(Config, UnreadKeySuggestionFromAKeyThatWasRead) {
+  Cfg c;
+  ASSERT_EQ(c.load("run: {block_size: 64, backend: seq}\n"), UM_SUCCESS) << c.err;
+  char err[256];
+  ASSERT_EQ(um_config_set_assignment(c.c, "run.blocksize=128", "--set", err, sizeof err), UM_SUCCESS) << err;
+  ASSERT_EQ(um_config_set_assignment(c.c, "params.zzz=1", "--set", err, sizeof err), UM_SUCCESS) << err;
+  int i;
+  const char *s;
+  ASSERT_EQ(um_config_get_int(c.c, "run.block_size", 256, &i, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(i, 64);
+  ASSERT_EQ(um_config_get_string(c.c, "run.backend", "auto", &s, err, sizeof err), UM_SUCCESS);
+  std::vector<Unread> u;
+  EXPECT_EQ(um_config_unread(c.c, collect, &u), 2);
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0].key, "run.blocksize");
+  EXPECT_EQ(u[0].origin, "--set");
+  EXPECT_EQ(u[0].suggestion, "run.block_size");
+  EXPECT_EQ(u[1].key, "params.zzz");
+  EXPECT_EQ(u[1].suggestion, "");  // nothing read is close
+}
+
 TEST(Config, KeysOfAMappingForAppParams) {
   Cfg c;
   ASSERT_EQ(c.load_file(data("good.yaml")), UM_SUCCESS) << c.err;

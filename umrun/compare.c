@@ -62,8 +62,13 @@ static void machine_line(FILE *o, const char *tag, const uj *R) {
   fprintf(o, "- %s: %s, %s", MD(e[0], tag), MD(e[1], uj_gets(m, "host", "?")), MD(e[2], uj_gets(m, "cpu", "?")));
   if (g && g->kind == UJ_OBJ) {
     fprintf(o, "; GPU %s (cc %s, ", MD(e[0], uj_gets(g, "name", "?")), MD(e[1], uj_gets(g, "compute_capability", "?")));
-    fprintf(o, "driver %s for CUDA %s, runtime %s)", MD(e[2], uj_gets(g, "driver_release", "?")),
-            MD(e[3], uj_gets(g, "driver", "?")), MD(e[4], uj_gets(g, "cuda_runtime", "?")));
+    /* the kernel driver's release when the file has one (digits and dots: older files may hold a
+     * word from /proc/driver/nvidia/version there), then the CUDA level it supports */
+    const char *rel = uj_gets(g, "driver_release", "");
+    const int has_rel = *rel && strspn(rel, "0123456789.") == strlen(rel);
+    if (has_rel) fprintf(o, "driver %s, ", MD(e[2], rel));
+    fprintf(o, "CUDA driver API %s, runtime %s)", MD(e[3], uj_gets(g, "driver", "?")),
+            MD(e[4], uj_gets(g, "cuda_runtime", "?")));
   }
   fprintf(o, "; um commit %s; started %s\n", MD(e[0], uj_gets(um, "commit", "?")), MD(e[1], uj_gets(R, "started", "?")));
 }

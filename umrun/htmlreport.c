@@ -550,11 +550,13 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
       row(h, m, 0, 3, cells);
     }
     fputs("</table>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
-          "operations are estimated from the kernel's source (binary arithmetic and math calls, counted once each), "
-          "so the intensity is a guide, not a measurement.</p>\n<table>\n",
+          "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
+          "helper functions and multiplying loops with a constant trip count; both branches of an if count), so the "
+          "intensity is a guide, not a measurement; \"unknown\": a count that cannot be computed from the source "
+          "(e.g. a loop that runs a number of times known only at run time).</p>\n<table>\n",
           h);
     fputs("\n### Loops\n\n", m);
-    const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (est.)",
+    const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
                         "ops / byte"};
     row(h, m, 1, 7, lh);
     const uj *loops = uj_get(run, "loops");
@@ -566,8 +568,9 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
                    op = uj_getn(l, "ops_estimate", -1);
       snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
       snprintf(bc, sizeof bc, "%.0f", bpc);
-      snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "-", op);
-      snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : "-", op * size / bpc);
+      /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
+      snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
+      snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
       const char *cells[] = {uj_gets(l, "name", "?"), uj_gets(l, "iteration_set", "?"), pat, be, bc, ops, ai};
       row(h, m, 0, 7, cells);
     }

@@ -119,10 +119,12 @@ int umrun_validate_main(int argc, char **argv) {
 
   /* A run that did not finish cannot pass, whatever its metrics say: only a
    * completed run ("ok"; or judged already, "validation failed" / "validation
-   * error", which a revised reference may judge again) is validated. */
+   * error" / "not comparable" (its settings differ from the reference's config),
+   * which a revised or another reference may judge again) is validated. */
   const char *run_status = uj_gets(R, "status", NULL);
   const int finished = run_status && (!strcmp(run_status, "ok") || !strcmp(run_status, "validation failed") ||
-                                       !strcmp(run_status, "validation error"));
+                                       !strcmp(run_status, "validation error") ||
+                                       !strcmp(run_status, "not comparable"));
   printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
          uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
          uj_gets(R, "um_commit", "?"));

@@ -877,13 +877,18 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   const char **gsets = calloc((size_t)argc + 1, sizeof *gsets);
   int ngsets = 0, rc = EXIT_USAGE;
   if (!gsets) return EXIT_RUN;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+  for (int i = 0; i < argc; i++) { /* --help anywhere (umrun --suite --help too), unless it is another option's value */
+    const char *a = argv[i], *prev = i ? argv[i - 1] : "";
+    const int value = !strcmp(prev, "--tags") || !strcmp(prev, "--only") || !strcmp(prev, "--out") ||
+                      !strcmp(prev, "--set") || !strcmp(prev, "--timeout");
+    if ((!strcmp(a, "--help") || !strcmp(a, "-h")) && !value) {
       umrun_suite_usage(stdout);
       free(gsets);
       return EXIT_OK;
     }
+  }
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
     const int takes = !strcmp(a, "--suite") || !strcmp(a, "--tags") || !strcmp(a, "--only") || !strcmp(a, "--out") ||
                       !strcmp(a, "--set") || !strcmp(a, "--timeout");
     if (takes && i + 1 >= argc) {

@@ -25,6 +25,9 @@ int umrun_sweep_add(umrun_sweep_spec *spec, const char *arg, char *err, size_t e
 int umrun_sweep_run(const char *argv0, const char *config_path, const char *const *sets, int nsets,
                     const umrun_sweep_spec *spec, const char *outdir);
 
+/* umrun --sweep --help: what a sweep runs and writes. */
+void umrun_sweep_usage(FILE *f);
+
 /* Header and one row per loop of a finished run (used by the child with --csv). */
 void umrun_csv_header(FILE *f);
 void umrun_csv_rows(FILE *f, const char *label, const char *app, const um_context *ctx, const char *layout,

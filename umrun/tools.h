@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "um/config.h"
 #include "um/validate.h"
 
 int umrun_suite_main(const char *argv0, int argc, char **argv);
@@ -43,6 +44,12 @@ const char *umrun_md_str(char *buf, size_t n, const char *s);
 void umrun_html_id(FILE *f, const char *s);
 /* The useful GB/s of a loop entry of a run's JSON (bytes_per_call * calls / seconds). */
 double umrun_loop_gbs(const uj *loop);
+/* The settings that define the problem (mesh.*, params.*, run.iterations) that
+ * the command line or UM_OPTIONS changed from the config file `base` (NULL: none
+ * known), as "key = value (from --set; the config has v), ..." in buf; returns
+ * how many. 0 when validation.reference itself came from the command line (the
+ * reference was chosen for the changed run). Reads the values (marks them read). */
+int umrun_changed_settings(um_config *cfg, um_config *base, char *buf, size_t len);
 /* "backend/strategy/layout/reorder" of a suite case entry */
 void umrun_variant_label(const uj *c, char *buf, size_t len);
 #endif

@@ -49,6 +49,11 @@ static void usage(FILE *f) {
           "  --json FILE       also write the run summary (options, per-loop table, plan\n"
           "                    statistics, metrics, validation) as JSON to FILE\n"
           "  --quiet           no progress bar and no options listing\n"
+          "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
+          "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
+          "                    run.iterations differ (--set, UM_OPTIONS) from the config that names\n"
+          "                    the reference, and fails validation, is said to be NOT COMPARABLE,\n"
+          "                    naming the settings that differ (exit 3)\n"
           "  --sweep key=v1,v2,...  run every combination of the listed values (repeatable,\n"
           "                    e.g. --sweep run.block_size=64,128,256 --sweep run.layout=aos,soa),\n"
           "                    each as its own run; writes sweep.csv (one row per loop and run)\n"
@@ -106,6 +111,9 @@ static void usage(FILE *f) {
           "                      this CPU, same bits as the generic code; e.g. -ffast-math changes them)\n"
           "  run.cache           where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off)\n"
           "  run.iterations      iterations of the app's main loop\n"
+          "  run.unknown_keys    error | warn   a config key nothing reads (misspelt, or another app's) is\n"
+          "                      an error before the first loop, naming the key, where it came from and\n"
+          "                      the closest key that is read (default error); warn: a warning, and run\n"
           "  validation.reference  validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
           "                      and field files; loaded before the run; field files go to output.dir,\n"
           "                      else to a temporary folder removed after validation)\n"
@@ -390,7 +398,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
 
 typedef struct {
   const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
-  int sweep_child, quiet, print_config;
+  int sweep_child, quiet, print_config, no_validate;
   const char **sets;
   int nsets;
   umrun_sweep_spec sweep;
@@ -406,7 +414,11 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(argv[i], "--validate")) return umrun_validate_main(argc - 1, argv + 1);
   }
   for (int i = 1; i < argc; i++) { /* flags that need no config */
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      for (int j = 1; j < argc; j++) /* umrun --sweep --help: the sweep's own */
+        if (!strcmp(argv[j], "--sweep")) return umrun_sweep_usage(stdout), EXIT_OK;
+      return usage(stdout), EXIT_OK;
+    }
     if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;
     if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
   }
@@ -441,6 +453,8 @@ static int parse_args(int argc, char **argv, cmdline *c) {
       c->quiet = 1;
     } else if (!strcmp(a, "--print-config")) {
       c->print_config = 1;
+    } else if (!strcmp(a, "--no-validate")) {
+      c->no_validate = 1;
     } else if (a[0] == '-') {
       fprintf(stderr, "umrun: unknown option '%s' (see umrun --help)\n", a);
       return EXIT_USAGE;
@@ -584,6 +598,8 @@ static void print_report(FILE *out, const um_app *app, const um_app_run *run, co
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
                  "not included)\n", jit, nmod, ncached);
+  fprintf(out, "\narithmetic (operations counted in each kernel's source, helpers and constant loops followed):\n");
+  um_report_ops(ctx, out);
   fprintf(out, "\nplan statistics:\n");
   um_report_plans(ctx, out);
   if (um_context_nranks(ctx) > 1) {
@@ -668,8 +684,13 @@ static void remove_field_dir(validation *v) {
 
 /* Compare the metrics and field files with the reference; returns the exit status it implies. */
 static int validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
-                        const char **status_text) {
+                        const char *changed, const char **status_text) {
   char err[4096] = "";
+  /* the run's settings differ from the reference's config: its comparison is shown only if it passes */
+  char *held = NULL;
+  size_t nheld = 0;
+  FILE *real = out;
+  if (changed && *changed && (out = open_memstream(&held, &nheld)) == NULL) out = real;
   const char *names[UM_APP_MAX_METRICS];
   for (int i = 0; i < run->nmetrics; i++) names[i] = run->metric_names[i];
   fprintf(out, "\nvalidation against %s:\n", s->reference);
@@ -686,6 +707,24 @@ static int validate_run(FILE *out, const run_settings *s, const um_app *app, con
   }
   if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
   v->validated = vrc == UM_SUCCESS;
+  if (out != real) {
+    fclose(out);
+    out = real;
+    if (vrc || v->val.pass) fwrite(held, 1, nheld, out);
+    free(held);
+    if (!vrc && !v->val.pass) {
+      fprintf(out, "\nvalidation against %s: NOT COMPARABLE\n"
+                   "  this run's settings differ from those of the config that names the reference: %s.\n"
+                   "  The reference holds the numbers of the run that config describes, so this run's results are not\n"
+                   "  comparable with it (%d of %d metrics", s->reference, changed, v->val.nfail, v->val.nmetrics);
+      if (v->val.nfields) fprintf(out, ", %d of %d fields", v->val.nfields_fail, v->val.nfields);
+      fprintf(out, " do not match the reference).\n"
+                   "  To explore, add --no-validate (or --set validation.reference=); to validate, run without these "
+                   "changes.\n");
+      *status_text = "not comparable";
+      return EXIT_VALIDATION;
+    }
+  }
   if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
     fprintf(stderr, "umrun: validation: %s\n", err);
     *status_text = "validation error";
@@ -851,15 +890,47 @@ static int check_paths(const cmdline *c, const run_settings *s, um_config *cfg, 
   return UM_SUCCESS;
 }
 
+/* run.unknown_keys: error (default: a key nobody read stops the run before the
+ * first loop) or warn. */
+static int read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len) {
+  static const char *const modes[] = {"error", "warn"};
+  int m = 0;
+  if (um_config_get_choice(cfg, "run.unknown_keys", "error", modes, 2, &m, err, len)) return UM_ERR_CONFIG;
+  *mode = m ? UM_APP_KEYS_WARN : UM_APP_KEYS_ERROR;
+  /* the settings of a backend this build or machine lacks (cuda.* on a CPU-only build) are known keys */
+  for (int i = 0; i < um_backend_count(); i++) {
+    const char *b = um_backend_at(i);
+    char why[512];
+    if (um_config_kind(cfg, b) != UM_CONFIG_MAPPING || um_backend_status(b, why, sizeof why)) continue;
+    int n = 0;
+    const char *keys[16];
+    if (um_config_keys(cfg, b, &n, keys, 16, NULL, 0) == UM_SUCCESS)
+      for (int k = 0; k < n && k < 16; k++) {
+        char key[256];
+        snprintf(key, sizeof key, "%s.%s", b, keys[k]);
+        if (!um_config_has(cfg, key) || um_config_kind(cfg, key) == UM_CONFIG_MAPPING) continue;
+        fprintf(stdout, "note: %s is a setting of the %s backend, which is not available here; ignored\n", key, b);
+      }
+    um_config_mark_read(cfg, b, NULL, 0);
+  }
+  return UM_SUCCESS;
+}
+
 /* Set up the context, run the app, report, validate, write outputs. */
 static int run_config(const cmdline *c, um_config *cfg) {
   char err[4096] = "";
   FILE *out = stdout;
   run_settings s;
   memset(&s, 0, sizeof s);
-  if (read_settings(cfg, c->config_path, &s, out, err, sizeof err)) {
+  int unknown_keys = UM_APP_KEYS_ERROR;
+  if (read_settings(cfg, c->config_path, &s, out, err, sizeof err) ||
+      read_unknown_keys(cfg, &unknown_keys, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
     return EXIT_USAGE;
+  }
+  if (c->no_validate && s.reference && *s.reference) { /* explore mode */
+    fprintf(out, "note: --no-validate: this run is not checked against %s\n", s.reference);
+    s.reference = NULL;
   }
   if (check_paths(c, &s, cfg, err, sizeof err)) {
     fprintf(stderr, "umrun: %s\n", err);
@@ -936,6 +1007,8 @@ static int run_config(const cmdline *c, um_config *cfg) {
   run.field_dir = v.field_dir[0] ? v.field_dir : NULL;
   run.wanted_fields = v.wanted;
   run.nwanted_fields = v.nwanted;
+  /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
+  run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
@@ -971,10 +1044,20 @@ static int run_config(const cmdline *c, um_config *cfg) {
     }
     print_report(out, app, &run, &s, ctx, total);
   }
-  if (!rc && v.ref && rank == 0) status = validate_run(out, &s, app, &run, &v, &status_text);
+  if (!rc && v.ref && rank == 0) {
+    char changed[2048] = "";
+    um_config *base = NULL; /* the config file (or the embedded default) alone */
+    if (c->config_path ? um_config_load_file(c->config_path, &base, NULL, 0)
+                       : um_config_load_string(umrun_default_config, "embedded default config", &base, NULL, 0))
+      base = NULL;
+    umrun_changed_settings(cfg, base, changed, sizeof changed);
+    um_config_free(base);
+    status = validate_run(out, &s, app, &run, &v, changed, &status_text);
+  }
   if (rank_dir[0] && !v.field_dir[0]) snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir); /* a rank's copies */
   remove_field_dir(&v);
-  if (!rc && rank == 0) um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
+  if (!rc && rank == 0 && !run.unknown_keys_checked) /* an app that never called um_app_prepare */
+    um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
   if (rank == 0) status = write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   um_validation_result_free(&v.val);

@@ -241,6 +241,13 @@ static int load_mesh(um_app_run *r, airfoil *a) {
                  ? um_app_fail(r, UM_ERR_CONFIG, "%s", err)
                  : 0);
   if (file) {
+    /* the generator's settings (e.g. from the config that mesh.file overrides) are known keys, not used */
+    static const char *const gen_keys[] = {"mesh.generator", "mesh.I", "mesh.J", "mesh.round6"};
+    for (int k = 0; k < 4; k++)
+      if (um_config_has(r->cfg, gen_keys[k])) {
+        fprintf(r->log, "airfoil: %s is a setting of the generator; mesh.file is read instead\n", gen_keys[k]);
+        um_config_mark_read(r->cfg, gen_keys[k], NULL, 0);
+      }
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
     if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
     airfoil_mesh m;

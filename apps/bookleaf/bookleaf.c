@@ -10,7 +10,8 @@
  *       (getacc_scatter): inc = one loop over elements incrementing its four
  *       nodes through el_nodes (the engine's strategy: run.strategy); upstream =
  *       upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4)
- *   params.print_every: 1        the per-step line every this many steps
+ *   params.print_every: 0        upstream's per-step line every this many steps (0: the last
+ *                                step's only; the progress bar shows the rest)
  *   params.sod_check: auto       the L1 norm of density against the exact Sod
  *                                solution (auto: when the deck's name contains "sod", as upstream)
  *   run.iterations: 0            stop after this many steps (0: at time_end)
@@ -150,7 +151,7 @@ static int read_config(um_app_run *r, bl_config *c) {
       um_config_get_int(r->cfg, "params.nx", nx, &nx, err, sizeof err) ||
       um_config_get_int(r->cfg, "params.ny", ny, &ny, err, sizeof err) ||
       um_config_get_choice(r->cfg, "params.scheme", "inc", scheme_names, 2, &c->scheme, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.print_every", 1, &c->print_every, err, sizeof err) ||
+      um_config_get_int(r->cfg, "params.print_every", 0, &c->print_every, err, sizeof err) ||
       um_config_get_string(r->cfg, "params.sod_check", "auto", &sod, err, sizeof err) ||
       um_config_get_int(r->cfg, "run.iterations", 0, &c->max_steps, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
@@ -162,7 +163,9 @@ static int read_config(um_app_run *r, bl_config *c) {
   } else if (!strcmp(sod, "true") || !strcmp(sod, "yes")) c->sod_check = 1;
   else if (!strcmp(sod, "false") || !strcmp(sod, "no")) c->sod_check = 0;
   else return um_app_fail(r, UM_ERR_CONFIG, "params.sod_check: '%s': use auto, true or false", sod);
-  if (c->print_every < 1) return um_app_fail(r, UM_ERR_CONFIG, "params.print_every = %d: must be >= 1", c->print_every);
+  if (c->print_every < 0)
+    return um_app_fail(r, UM_ERR_CONFIG, "params.print_every = %d: use 0 (the last step's line only) or N >= 1 (every "
+                       "N steps, as upstream prints with 1)", c->print_every);
   if (c->max_steps < 0) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 0", c->max_steps);
   /* what this port does not do: say so before any work */
   const char *f = c->deck_path;
@@ -826,7 +829,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
       t_first = um_wtime() - t_run;
     }
     const int last = S->time >= d->time_end || (cfg->max_steps && S->nstep >= cfg->max_steps);
-    if (S->nstep % cfg->print_every == 0 || last) {
+    if ((cfg->print_every && S->nstep % cfg->print_every == 0) || last) {
       um_app_progress_clear(r);
       const char *mat = c.el > 0 ? S->material_name[S->elmat_orig[c.el - 1]] : "UNKNOWN";
       fprintf(r->log, " step=%7d  el=%9d %10.10s dt=%16.9E  time=%16.9E %s\n", S->nstep, c.el, mat, c.dt, S->time,
@@ -927,7 +930,7 @@ const um_app um_app_bookleaf = {
     "params.time_end, dt_initial, dt_max, dt_min, dt_g, cfl_sf, div_sf, cvisc1, cvisc2   &CONTROL entries\n"
     "params.nx/ny               cells of the mesh region (region_dim)\n"
     "params.scheme: inc         inc (engine strategies) | upstream (one pass per corner, upstream's order)\n"
-    "params.print_every: 1      the per-step line every this many steps\n"
+    "params.print_every: 0      upstream's per-step line every this many steps (0: the last step's only)\n"
     "params.sod_check: auto     L1 norm of density against the exact Sod solution (auto: deck name has 'sod')\n"
     "run.iterations: 0          stop after this many steps (0: at time_end)\n"
     "output: {dir: ..., hdf5: true}   bookleaf.h5 + .xmf; elements.txt, nodes.txt\n"};

@@ -191,9 +191,49 @@ static int distribute(um_app_run *run, const char *default_map) {
   return UM_SUCCESS;
 }
 
+/* One unread key into the message (or onto stderr as a warning). */
+typedef struct {
+  char msg[2048];
+  size_t len;
+  int n;
+  FILE *warn;
+} unread_keys;
+
+static int one_unread(const char *key, const char *origin, const char *suggestion, void *user) {
+  unread_keys *u = user;
+  char line[640];
+  snprintf(line, sizeof line, "'%.200s' (from %.200s%s%.200s%s)", key, origin, suggestion ? "; did you mean '" : "",
+           suggestion ? suggestion : "", suggestion ? "'?" : "");
+  if (u->warn) fprintf(u->warn, "warning: unknown config key %s; it is ignored\n", line);
+  else if (u->len < sizeof u->msg)
+    u->len += (size_t)snprintf(u->msg + u->len, sizeof u->msg - u->len, "%s%s", u->n ? "; " : "", line);
+  u->n++;
+  return 0;
+}
+
+/* Before the first loop: a key nobody read is a misspelling or a key of another
+ * app; running on with its default would answer a question nobody asked. */
+static int check_unread(um_app_run *run) {
+  if (run->unknown_keys == UM_APP_KEYS_UNCHECKED || !run->cfg) return UM_SUCCESS;
+  run->unknown_keys_checked = 1;
+  unread_keys u;
+  memset(&u, 0, sizeof u);
+  if (run->unknown_keys == UM_APP_KEYS_WARN) {
+    u.warn = stderr;
+    um_app_progress_clear(run);
+  }
+  um_config_unread(run->cfg, one_unread, &u);
+  if (!u.n || u.warn) return UM_SUCCESS;
+  return um_app_fail(run, UM_ERR_CONFIG,
+                     "unknown config key%s %s: nothing in this run reads %s. Correct the spelling (umrun --help and "
+                     "umrun --list-apps list the keys), remove %s, or set run.unknown_keys=warn to run anyway",
+                     u.n > 1 ? "s" : "", u.msg, u.n > 1 ? "them" : "it", u.n > 1 ? "them" : "it");
+}
+
 int um_app_prepare(um_app_run *run, const char *default_map) {
   UM_APP_TRY(reorder(run, default_map));
-  return distribute(run, default_map);
+  UM_APP_TRY(distribute(run, default_map));
+  return check_unread(run);
 }
 
 static int reorder(um_app_run *run, const char *default_map) {

@@ -39,6 +39,13 @@ typedef struct {
   int nmetrics;
   char metric_names[UM_APP_MAX_METRICS][64];
   double metric_values[UM_APP_MAX_METRICS];
+  /* Config keys nobody read by um_app_prepare (misspelt, or not this app's):
+   * UM_APP_KEYS_UNCHECKED leaves them to the caller; UM_APP_KEYS_ERROR makes
+   * um_app_prepare fail (UM_ERR_CONFIG) naming each with where it came from and
+   * the closest key that was read; UM_APP_KEYS_WARN prints the same as warnings
+   * on stderr and goes on. unknown_keys_checked: set when um_app_prepare did so. */
+  int unknown_keys;
+  int unknown_keys_checked;
   int nfields; /* field files the app wrote (um_app_field) */
   char field_names[UM_APP_MAX_FIELDS][64];
   char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX];
@@ -64,6 +71,8 @@ typedef struct {
     if (um_app_rc_) return um_app_rc_; \
   } while (0)
 
+enum { UM_APP_KEYS_UNCHECKED = 0, UM_APP_KEYS_ERROR = 1, UM_APP_KEYS_WARN = 2 };
+
 /* Registered apps: apps/registry.c, from the generated um_app_list.h. */
 int um_app_count(void);
 const um_app *um_app_at(int i);
@@ -75,7 +84,8 @@ const um_app *um_app_find(const char *name);
  * `default_map`, run.reorder_file: where the permutation is saved to / loaded
  * from) and reports its time; then, under mpirun with several ranks, spreads
  * the mesh over them (um_distribute: mpi.partition_set, default the set
- * `default_map` points into; mpi.partitioner: metis | block). */
+ * `default_map` points into; mpi.partitioner: metis | block); then checks for
+ * config keys nobody read (run->unknown_keys), so read every key before. */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
 /* Record (or overwrite) a metric. A NaN or infinite value is recorded and

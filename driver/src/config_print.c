@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <yaml.h>
 
+#include "array.h"
+
 /* ---- reporting ---------------------------------------------------------------------- */
 typedef int (*leaf_fn)(const um_config *c, const char *path, const cnode *n, void *u);
 
@@ -44,8 +46,28 @@ typedef struct {
   um_config_unread_fn fn;
   void *user;
   int count;
+  char **read; /* the keys read (present and read by a getter), for suggestions */
+  int nread, capread;
 } unread_ctx;
 
+static int read_leaf(const um_config *c, const char *path, const cnode *n, void *u) {
+  (void)c;
+  unread_ctx *x = (unread_ctx *)u;
+  if (!n->read || UM_GROW(x->read, x->capread, x->nread)) return 0; /* out of memory: fewer suggestions */
+  if ((x->read[x->nread] = xstrdup(path)) != NULL) x->nread++;
+  return 0;
+}
+
+static void closer(const char *path, const char *key, int *bestd, const char **sugg) {
+  const int d = um__cfg_edit_distance(path, key);
+  if (d < *bestd && um__cfg_close_enough(path, key, d)) {
+    *bestd = d;
+    *sugg = key;
+  }
+}
+
+/* The suggestion is the closest key a getter asked for: present in the
+ * config and read, or absent (its default used). */
 static int unread_leaf(const um_config *c, const char *path, const cnode *n, void *u) {
   unread_ctx *x = (unread_ctx *)u;
   if (n->read) return 0;
@@ -53,23 +75,23 @@ static int unread_leaf(const um_config *c, const char *path, const cnode *n, voi
   um__cfg_origin_of(c, n, org, sizeof org);
   const char *sugg = NULL;
   int bestd = INT_MAX;
-  for (int i = 0; i < c->ndefs; i++) {
-    int d = um__cfg_edit_distance(path, c->defs[i].key);
-    if (d < bestd && um__cfg_close_enough(path, c->defs[i].key, d)) {
-      bestd = d;
-      sugg = c->defs[i].key;
-    }
-  }
+  for (int i = 0; i < c->ndefs; i++) closer(path, c->defs[i].key, &bestd, &sugg);
+  for (int i = 0; i < x->nread; i++) closer(path, x->read[i], &bestd, &sugg);
   x->count++;
   return x->fn ? x->fn(path, org, sugg, x->user) : 0;
 }
 
 int um_config_unread(const um_config *cfg, um_config_unread_fn fn, void *user) {
   if (!cfg) return 0;
-  unread_ctx x = {fn, user, 0};
+  unread_ctx x = {fn, user, 0, NULL, 0, 0};
   sbuf path = {0};
+  walk(cfg, cfg->root, &path, 0, read_leaf, &x);
+  path.n = 0;
+  if (path.s) path.s[0] = '\0';
   walk(cfg, cfg->root, &path, 0, unread_leaf, &x);
   free(path.s);
+  for (int i = 0; i < x.nread; i++) free(x.read[i]);
+  free(x.read);
   return x.count;
 }
 

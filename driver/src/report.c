@@ -46,6 +46,37 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
                "the compiled calls ran one\n", simd);
 }
 
+static long loop_ops(const um_context *ctx, int i, char *why, size_t len);
+
+void um_report_ops(const um_context *ctx, FILE *f) {
+  um_loop_stats s;
+  char reasons[8][256]; /* each distinct reason once, numbered */
+  int nreasons = 0;
+  fprintf(f, "%-20s %10s %10s %9s %10s\n", "loop", "ops/elem", "bytes/elem", "ops/byte", "GFLOP/s");
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
+    char why[256] = "";
+    const long ops = loop_ops(ctx, i, why, sizeof why);
+    const double t = loop_seconds(&s), per = t / (double)s.calls, bpe = s.set_size > 0 ? s.bytes / s.set_size : 0;
+    fprintf(f, "%-20s", s.name);
+    if (ops >= 0) {
+      fprintf(f, " %10ld %10.1f", ops, bpe);
+      if (s.bytes > 0) fprintf(f, " %9.3f", (double)ops * s.set_size / s.bytes);
+      else fprintf(f, " %9s", "-");
+      if (per > 0) fprintf(f, " %10.3f\n", (double)ops * s.set_size / per * 1e-9);
+      else fprintf(f, " %10s\n", "-");
+      continue;
+    }
+    int r = 0;
+    while (r < nreasons && strcmp(reasons[r], why)) r++;
+    if (r == nreasons && nreasons < 8) snprintf(reasons[nreasons++], sizeof reasons[0], "%s", why);
+    fprintf(f, " %10s %10.1f %9s %10s", "unknown", bpe, "unknown", "unknown");
+    if (r < nreasons) fprintf(f, "  (%d)", r + 1);
+    fputc('\n', f);
+  }
+  for (int r = 0; r < nreasons; r++) fprintf(f, "(%d) not counted: %s\n", r + 1, reasons[r]);
+}
+
 void um_report_plans(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   int any = 0;
@@ -109,101 +140,7 @@ static void num(FILE *f, const char *key, double v, int last) {
   if (!last) fputs(", ", f);
 }
 
-/* ---- what a loop does (for --report) ------------------------------------------ */
-static int is_type_word(const char *w, size_t n) {
-  static const char *const words[] = {"double", "float", "int", "char", "void", "const", "unsigned", "long",
-                                      "short", "return", "if", "else", "for", "while", "sizeof", "static",
-                                      "bool", "size_t", "case", NULL};
-  for (int i = 0; words[i]; i++)
-    if (strlen(words[i]) == n && !strncmp(words[i], w, n)) return 1;
-  return 0;
-}
-
-/* Estimated arithmetic per element: binary + - * / (and their compound
- * assignments) and calls of the math library, counted once each in the text of
- * the kernel's body (a loop inside the kernel counts once; both branches of an
- * if count). An estimate for the report's arithmetic intensity, said as such. */
-int um_kernel_op_estimate(const char *source, const char *name) {
-  if (!source || !name || !*name) return -1;
-  const size_t nl = strlen(name);
-  const char *p = source, *body = NULL;
-  while ((p = strstr(p, name)) != NULL) {
-    const char *q = p + nl;
-    const int word_start = p == source || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-    if (word_start && *q == '(') { /* the definition: a ')' then '{' before any ';' */
-      int depth = 0;
-      for (; *q; q++) {
-        if (*q == '(') depth++;
-        else if (*q == ')' && --depth == 0) break;
-      }
-      if (*q) q++;
-      while (*q && isspace((unsigned char)*q)) q++;
-      if (*q == '{') {
-        body = q;
-        break;
-      }
-    }
-    p += nl;
-  }
-  if (!body) return -1;
-  int depth = 0, ops = 0;
-  int prev = 0; /* 1: the previous token ends an operand (identifier, number, ')' or ']') */
-  for (const char *c = body; *c; c++) {
-    if (c[0] == '/' && c[1] == '/') {
-      while (*c && *c != '\n') c++;
-      if (!*c) break;
-      continue;
-    }
-    if (c[0] == '/' && c[1] == '*') {
-      const char *e = strstr(c + 2, "*/");
-      if (!e) break;
-      c = e + 1;
-      continue;
-    }
-    if (isspace((unsigned char)*c)) continue;
-    if (*c == '{') depth++;
-    if (*c == '}' && --depth == 0) break;
-    if (isalpha((unsigned char)*c) || *c == '_') {
-      const char *w = c;
-      while (isalnum((unsigned char)c[1]) || c[1] == '_') c++;
-      const size_t n = (size_t)(c - w + 1);
-      const char *after = c + 1;
-      while (*after == ' ') after++;
-      static const char *const math[] = {"sqrt", "pow", "exp", "log", "fabs", "fmin", "fmax", "sin", "cos",
-                                         "tan", "atan", "atan2", "cbrt", "sqrtf", "fabsf", "fminf", "fmaxf",
-                                         "expf", "powf", "copysign", "hypot", NULL};
-      for (int i = 0; math[i] && *after == '('; i++)
-        if (strlen(math[i]) == n && !strncmp(math[i], w, n)) ops++;
-      prev = !is_type_word(w, n);
-      continue;
-    }
-    if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1]))) {
-      while (isalnum((unsigned char)c[1]) || c[1] == '.' || ((c[1] == '+' || c[1] == '-') && (*c == 'e' || *c == 'E')))
-        c++;
-      prev = 1;
-      continue;
-    }
-    if ((*c == '+' || *c == '-') && c[1] == *c) { /* ++ -- */
-      c++;
-      continue;
-    }
-    if (*c == '-' && c[1] == '>') {
-      c++;
-      prev = 0;
-      continue;
-    }
-    if (*c == '+' || *c == '-' || *c == '*' || *c == '/') {
-      if (prev) ops++;
-      if (c[1] == '=') c++;
-      prev = 0;
-      continue;
-    }
-    prev = *c == ')' || *c == ']';
-  }
-  return ops;
-}
-
+/* ---- what a loop does (for --report; the counted operations: kernel_ops.c) ---------- */
 static const char *arg_pattern(const um_arg *a) {
   if (a->kind != UM_ARG_DAT) return a->acc == UM_READ ? "global read" : "reduction";
   if (!a->map) return a->acc == UM_READ ? "direct read" : a->acc == UM_WRITE ? "direct write" : "direct update";
@@ -215,14 +152,32 @@ static const char *arg_pattern(const um_arg *a) {
   }
 }
 
-static void loop_shape_json(const um_context *ctx, int i, FILE *f) {
+/* Loop i's counted operations per element (-1: unknown, the reason in why). */
+static long loop_ops(const um_context *ctx, int i, char *why, size_t len) {
+  const um_kernel *k = um_loop_kernel(ctx, i);
+  long ops = -1;
+  if (!k) snprintf(why, len, "the loop's kernel is not recorded");
+  else um_kernel_ops(k->source, k->name, &ops, why, len);
+  return ops;
+}
+
+/* Returns the loop's counted operations per element (-1: unknown). */
+static long loop_shape_json(const um_context *ctx, int i, FILE *f) {
   const um_kernel *k = um_loop_kernel(ctx, i);
   const um_set *set = um_loop_set(ctx, i);
   fputs(", \"iteration_set\": ", f);
   um_json_string(f, set ? um_set_name(set) : "");
   fputs(", \"kernel\": ", f);
   um_json_string(f, k && k->name ? k->name : "");
-  fprintf(f, ", \"ops_estimate\": %d, \"args\": [", k ? um_kernel_op_estimate(k->source, k->name) : -1);
+  char why[256] = "";
+  const long ops = loop_ops(ctx, i, why, sizeof why);
+  if (ops >= 0) { /* an unknown count is null with its reason, never 0 */
+    fprintf(f, ", \"ops_estimate\": %ld", ops);
+  } else {
+    fputs(", \"ops_estimate\": null, \"ops_unknown\": ", f);
+    um_json_string(f, why);
+  }
+  fputs(", \"args\": [", f);
   for (int j = 0; j < um_loop_arg_count(ctx, i); j++) {
     um_arg a;
     if (um_loop_arg_get(ctx, i, j, &a) != UM_SUCCESS) continue;
@@ -241,6 +196,7 @@ static void loop_shape_json(const um_context *ctx, int i, FILE *f) {
     fputc('}', f);
   }
   fputc(']', f);
+  return ops;
 }
 
 void um_report_mesh_json(const um_context *ctx, FILE *f) {
@@ -309,7 +265,11 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
     fprintf(f, "\"indirect\": %s", s.indirect ? "true" : "false");
-    loop_shape_json(ctx, i, f);
+    const long ops = loop_shape_json(ctx, i, f);
+    /* counted operations per useful byte, and per second (null when the count is unknown) */
+    fputs(", ", f);
+    num(f, "ops_per_byte", ops >= 0 && s.bytes > 0 ? (double)ops * s.set_size / s.bytes : NAN, 0);
+    num(f, "gflop_per_s", ops >= 0 && per > 0 ? (double)ops * s.set_size / per * 1e-9 : NAN, 1);
     for (int k = 0; k < s.ncounters; k++) { /* the backend's own counters, by their names */
       fputs(", ", f);
       num(f, s.counter_names[k], s.counters[k], 1);
