@@ -278,16 +278,12 @@ static const char *statement_end(const char *c, const char *end) {
     }
     return e;
   }
-  int depth = 0;
-  for (; c < end; c++) {
-    const char *s = skip_blank(c, end);
-    if (s != c) {
-      c = s - 1;
-      continue;
-    }
-    if (*c == '(' || *c == '[' || *c == '{') depth++;
-    else if (*c == ')' || *c == ']' || *c == '}') depth--;
-    else if (*c == ';' && depth <= 0) return c + 1;
+  for (c = skip_blank(c, end); c < end; c = skip_blank(c + 1, end)) { /* a ';' outside brackets */
+    if (*c == '(' || *c == '[' || *c == '{') {
+      c = matching(c, end);
+      if (!c) return end;
+    } else if (*c == ';')
+      return c + 1;
   }
   return end;
 }

@@ -53,7 +53,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
 #define HC_LOCK_STALE_S 300   /* a lock older than this is another process that died */
 #define HC_PATH 1024
-#define HC_ABI "um-hostc-1"   /* bump when the generated code's interface changes */
+#define HC_ABI "um-hostc-2"   /* bump when the generated code's interface changes (2: the SIMD range) */
 
 enum { HC_NEW, HC_QUEUED, HC_RUNNING, HC_ELSEWHERE, HC_READY, HC_FAILED };
 
@@ -200,7 +200,9 @@ static void declare(um_strbuf *b, const um_loop *loop) {
   }
 }
 
-/* Argument i's value in the kernel call: pass(i) is its staged row, if any. */
+/* The kernel call: each argument its global copy, its staged row (lane: the
+ * SIMD range's lane variable; NULL: the scalar range, which stages SoA rows
+ * only) or its row in place. */
 static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
   um_strbuf_printf(b, "%s(", loop->kernel->name);
   for (int i = 0; i < loop->nargs; i++) {
@@ -218,12 +220,15 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
   um_strbuf_printf(b, ");\n");
 }
 
-/* Copy argument i's row into (load) or out of (store) v<i><sub>, element e. */
+/* Argument i's row (at t<i>) into its staged copy v<i><sub> before the kernel
+ * (zeros for INC, nothing for WRITE), or out of it after (added for INC). */
 static void stage(um_strbuf *b, const um_arg *a, int i, const char *sub, int store) {
+  if (!store && a->acc == UM_WRITE) return;
   char row[64];
   snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, i, is_soa(a) ? i : a->dim);
   um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
   if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
+  else if (a->acc == UM_INC) um_strbuf_printf(b, "v%d%s[c] = 0;\n", i, sub);
   else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
 }
 
@@ -239,8 +244,7 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
     um_strbuf_printf(b, "    const size_t t%d = ", i);
     target(b, a, i);
     um_strbuf_printf(b, ";\n    %s v%d[%d];\n", ctype(a->type), i, a->dim);
-    if (a->acc == UM_INC) um_strbuf_printf(b, "    for (int c = 0; c < %d; c++) v%d[c] = 0;\n", a->dim, i);
-    else if (a->acc != UM_WRITE) stage(b, a, i, "", 0);
+    stage(b, a, i, "", 0);
   }
   um_strbuf_printf(b, "    ");
   call(b, loop, NULL);
@@ -273,9 +277,8 @@ static void simd_range(um_strbuf *b, const um_loop *loop) {
     if (a->acc == UM_WRITE) continue;
     um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      const size_t t%d = ", i);
     target(b, a, i);
-    um_strbuf_printf(b, ";\n      (void)e;\n");
-    if (a->acc == UM_INC) um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) v%d[l][c] = 0;\n", a->dim, i);
-    else stage(b, a, i, "[l]", 0);
+    um_strbuf_printf(b, ";\n");
+    stage(b, a, i, "[l]", 0);
     um_strbuf_printf(b, "    }\n");
   }
   um_strbuf_printf(b, "#pragma omp simd\n    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      (void)e;\n      ");
