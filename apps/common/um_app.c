@@ -230,9 +230,37 @@ static int check_unread(um_app_run *run) {
                      u.n > 1 ? "s" : "", u.msg, u.n > 1 ? "them" : "it", u.n > 1 ? "them" : "it");
 }
 
+/* Automatic loop splitting: run.split (auto | off | on | scatter | gather; on is gather), per loop
+ * split: {res_calc: on}, and run.reproducible. */
+static int split_options(um_app_run *run) {
+  char err[512] = "";
+  static const char *const modes[] = {"off", "scatter", "gather", "auto", "on"};
+  int m = 3, repro = 0;
+  if (um_config_get_choice(run->cfg, "run.split", "auto", modes, 5, &m, err, sizeof err) ||
+      um_config_get_bool(run->cfg, "run.reproducible", 0, &repro, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_set_split(run->ctx, m == 4 ? UM_SPLIT_GATHER : (um_split)m));
+  UM_APP_TRY(um_set_reproducible(run->ctx, repro));
+  if (!um_config_has(run->cfg, "split")) return UM_SUCCESS;
+  int n = 0;
+  const char *names[64];
+  if (um_config_keys(run->cfg, "split", &n, names, 64, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "split: %s (a mapping from loop names to off | on | scatter | gather | auto, "
+                       "e.g. split: {res_calc: on})", err);
+  for (int i = 0; i < n && i < 64; i++) {
+    char key[160];
+    snprintf(key, sizeof key, "split.%s", names[i]);
+    if (um_config_get_choice(run->cfg, key, "auto", modes, 5, &m, err, sizeof err))
+      return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+    UM_APP_TRY(um_loop_set_split(run->ctx, names[i], m == 4 ? UM_SPLIT_GATHER : (um_split)m));
+  }
+  return UM_SUCCESS;
+}
+
 int um_app_prepare(um_app_run *run, const char *default_map) {
   UM_APP_TRY(reorder(run, default_map));
   UM_APP_TRY(distribute(run, default_map));
+  UM_APP_TRY(split_options(run));
   return check_unread(run);
 }
 

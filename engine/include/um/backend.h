@@ -48,6 +48,25 @@ typedef struct um_loop {
   double red[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
 } um_loop;
 
+/* The increments of a split loop gathered through an inverse map (automatic
+ * loop splitting, variant GATHER): for each target row t in [0, ntargets), in
+ * the order of its entries j in [offset[t], offset[t+1]),
+ *   dst[t] += src[entry[j] % nsrc][entry[j] / nsrc]     (dim values, by type)
+ * where each src is a temporary of the loop's iteration set, AoS, with dst's
+ * dim and type, and dst may be AoS or SoA. No two targets share a row, so the
+ * targets may run in parallel; the order inside one target is fixed. The
+ * arrays stay valid (and unchanged) as long as `key` does not change. */
+typedef struct um_gather {
+  um_dat *dst;
+  int nsrc;
+  um_dat *const *src;
+  int ntargets;
+  const int *offset;  /* [ntargets + 1] */
+  const int *entry;   /* [offset[ntargets]] */
+  unsigned long key;  /* changes whenever offset or entry change */
+  int id;             /* the record to time it under (um_backend_loop_time) */
+} um_gather;
+
 /* A setting of the backend's own, read from "<backend>.<key>". */
 typedef struct {
   const char *key;      /* e.g. "profile" for cuda.profile                   */
@@ -103,6 +122,9 @@ typedef struct um_backend_def {
   const char *(*device)(const um_context *ctx, void *state);
   /* The device's facts for um_context_device_info; may be NULL (host backends) */
   int (*device_info)(um_context *ctx, void *state, um_device_info *out);
+  /* Run a gather (um_gather above); may be NULL: split loops then apply
+   * their increments with generated loops (SCATTER) instead. */
+  int (*gather)(um_context *ctx, void *state, const um_gather *g);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */
@@ -155,6 +177,12 @@ void um_exec_init(um_exec *x, const um_loop *loop);
 void um_exec_gbl_init(um_exec *x, const um_loop *loop);
 /* Combine x's reduction scratch into loop->red (in call order: deterministic). */
 void um_exec_reduce(um_loop *loop, const um_exec *x);
+/* The engine's temporaries (split loops): not among um_dat_count's dats, but
+ * a backend that keeps copies of dats must free theirs too. */
+int um_context_temp_count(const um_context *ctx);
+um_dat *um_context_temp_at(const um_context *ctx, int i);
+/* Host gathers: targets [begin, end) of g (the seq and openmp backends). */
+void um_exec_gather(const um_gather *g, int begin, int end);
 /* Combine `values` (dim values of the arg's type) into loop->red[i]. */
 void um_reduce_into(um_loop *loop, int i, const void *values);
 /* The loop's plan (built and cached by the one plan builder on first use), over

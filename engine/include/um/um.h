@@ -391,6 +391,32 @@ typedef enum { UM_INCREMENTS_REDUNDANT = 0, UM_INCREMENTS_REVERSE, UM_INCREMENTS
 const char *um_increments_name(um_increments m);
 int um_set_increments(um_context *ctx, um_increments mode);
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode);
+/* Automatic loop splitting (engine/src/core/split.c): a loop that increments
+ * dats through maps runs as a contribution loop (the user's kernel unchanged,
+ * each INC-through-a-map argument redirected to an engine-owned temporary row
+ * per element, direct) followed by the increments:
+ *   SCATTER  one generated loop per incremented argument, through its map
+ *            (the paper's update1/update2: coloured or atomic as the strategy);
+ *   GATHER   each target row sums its incident elements' contributions through
+ *            an inverse (CSR) map, in a fixed order: no colouring, no atomics,
+ *            the same bits from run to run on every backend;
+ *   AUTO     the engine decides per loop (host backends keep loops whole);
+ *   OFF      never.
+ * A loop that also reads or writes an incremented dat otherwise than INC is
+ * kept whole (its stats say why). um_loop_split_info tells what a loop did. */
+typedef enum { UM_SPLIT_OFF = 0, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO } um_split;
+const char *um_split_name(um_split s);
+int um_set_split(um_context *ctx, um_split mode);
+int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode);
+/* Reproducible mode: every loop that increments through a map runs split with
+ * GATHER, each target's contributions summed in the order of the contributing
+ * elements' global numbers (so partitions and ranks do not change the sum),
+ * and every global INC reduction of floating-point values is summed exactly
+ * (a fixed-point accumulator, rounded once), so its bits depend neither on the
+ * order nor on the backend, the strategy or the number of ranks. */
+int um_set_reproducible(um_context *ctx, int on);
+int um_context_reproducible(const um_context *ctx);
+
 int um_context_rank(const um_context *ctx);   /* 0 when not distributed */
 int um_context_nranks(const um_context *ctx); /* 1 when not distributed */
 /* The partition of a distributed context: the primary set, the partitioner
@@ -459,6 +485,14 @@ typedef struct {
   double halo_seconds;
   double halo_hidden_seconds;
   int reverse_increments; /* 1: the last call sent increments back to their owners (REVERSE) */
+  /* automatic loop splitting: the last call's variant ("off", "scatter",
+   * "gather") and why; parent: for the loops a split generates (named
+   * "<loop>:contrib", "<loop>:inc<k>", "<loop>:gather<k>"), the loop they
+   * belong to (NULL otherwise). temp_bytes: the engine's temporaries. */
+  const char *split;
+  const char *split_reason;
+  const char *parent;
+  double temp_bytes;
   /* after um_loop_stats_across_ranks (0 before, and on one process): the
    * ranks timed and this loop's seconds on the fastest, average and slowest
    * rank (seconds above stay this rank's own) */

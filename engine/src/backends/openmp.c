@@ -90,6 +90,18 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   return UM_SUCCESS;
 }
 
+/* Targets are independent rows: chunks of them in parallel, each target's sum in its fixed order. */
+static int omp_gather(um_context *ctx, void *state, const um_gather *g) {
+  (void)state;
+  const um_options *opts = um_context_options(ctx);
+  int nthreads = opts->nthreads > 0 ? opts->nthreads : omp_get_max_threads();
+  if (g->ntargets < opts->parallel_threshold) nthreads = 1;
+  const int chunk = 1024, n = g->ntargets;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int b = 0; b < n; b += chunk) um_exec_gather(g, b, b + chunk < n ? b + chunk : n);
+  return UM_SUCCESS;
+}
+
 /* run.threads is bounded by um_init; the OpenMP default (OMP_NUM_THREADS) is bounded here, before the first loop */
 static int omp_init(um_context *ctx, void **state) {
   *state = NULL;
@@ -112,4 +124,5 @@ const um_backend_def um_backend_openmp = {
     .init = omp_init,
     .strategy = um__host_strategy,
     .run = omp_run,
+    .gather = omp_gather,
 };

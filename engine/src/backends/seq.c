@@ -27,6 +27,13 @@ static int seq_run(um_context *ctx, void *state, um_loop *loop) {
   return UM_SUCCESS;
 }
 
+static int seq_gather(um_context *ctx, void *state, const um_gather *g) {
+  (void)ctx;
+  (void)state;
+  um_exec_gather(g, 0, g->ntargets);
+  return UM_SUCCESS;
+}
+
 const um_backend_def um_backend_seq = {
     .name = "seq",
     .ranges = 1,
@@ -35,4 +42,5 @@ const um_backend_def um_backend_seq = {
     .description = "sequential, one core: the reference",
     .strategy = um__host_strategy,
     .run = seq_run,
+    .gather = seq_gather,
 };

@@ -121,6 +121,7 @@ int um_init(um_context **out, const um_options *opts) {
   if (!ctx) return UM_ERR_ALLOC;
   if (opts) ctx->opts = *opts;
   else um_options_default(&ctx->opts);
+  ctx->split = UM_SPLIT_AUTO;
   ctx->plans = um_plan_cache_create();
   if (!ctx->plans) {
     free(ctx);
@@ -195,6 +196,7 @@ int um_finalize(um_context **pctx) {
   um_context *ctx = *pctx;
   if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
   um__hostc_free(ctx);
+  um__split_free(ctx);
   um__dist_free(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);

@@ -124,3 +124,27 @@ void um_reduce_into(um_loop *loop, int i, const void *values) {
 void um_exec_reduce(um_loop *loop, const um_exec *x) {
   for (int i = 0; i < loop->nargs; i++) um_reduce_into(loop, i, x->scratch[i]);
 }
+
+/* ---- gathers of split loops (um/backend.h: um_gather) ---- */
+#define GATHER_ROWS(T)                                                                           \
+  do {                                                                                           \
+    T *dst = (T *)d->data;                                                                       \
+    for (int t = begin; t < end; t++) {                                                          \
+      T *r = dst + (size_t)t * rs;                                                               \
+      for (int j = g->offset[t]; j < g->offset[t + 1]; j++) {                                    \
+        const int v = g->entry[j];                                                               \
+        const T *s = (const T *)g->src[v % g->nsrc]->data + (size_t)(v / g->nsrc) * (size_t)dim; \
+        for (int c = 0; c < dim; c++) r[(size_t)c * cs] += s[c];                                 \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
+void um_exec_gather(const um_gather *g, int begin, int end) {
+  const um_dat *d = g->dst;
+  const int dim = d->dim;
+  const int soa = um_dat_storage_layout(d) == UM_SOA;
+  const size_t rs = soa ? 1 : (size_t)dim, cs = soa ? (size_t)d->rows : 1; /* row and component strides */
+  if (d->type == UM_DOUBLE) GATHER_ROWS(double);
+  else if (d->type == UM_FLOAT) GATHER_ROWS(float);
+  else GATHER_ROWS(int);
+}

@@ -28,6 +28,24 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
 int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_hostc_memo *memo);
 void um__hostc_timed(um_hostc_memo *memo, double seconds);
 void um__hostc_free(um_context *ctx);
+/* Automatic loop splitting (split.c). um__split_prepare decides for this call
+ * of the loop (record rec_id) and returns the split's state, or NULL to run
+ * the loop whole; um__split_run runs elements [piece->begin, piece->end) of
+ * the split loop (contributions, and with SCATTER their increments), copying
+ * the piece's reduction partials back; um__split_finish runs what follows all
+ * pieces (GATHER's increments, exact reductions) for elements [0, loop->end);
+ * um__split_timed takes the call's time (auto's measurements). */
+struct um_split_state;
+int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_split_state **out);
+int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece);
+int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop);
+void um__split_timed(um_context *ctx, int rec_id, double seconds);
+int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing this loop's calls */
+void um__split_free(um_context *ctx);
+/* Useful bytes of one call of a loop (GUIDE.md's convention). */
+double um__useful_bytes(const um_loop *loop);
+/* Find or add the record of the loop of that name (NULL: out of memory). */
+um_loop_rec *um__loop_record(um_context *ctx, const char *name);
 
 /* The registry (backends/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */

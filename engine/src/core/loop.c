@@ -3,7 +3,7 @@
  * um_par_loop runs explicit stages, each a function below:
  *   1 check arguments       check_loop
  *   2 resolve layouts       um__resolve_layouts
- *   3 transform passes      transform   (none yet: automatic loop splitting goes here)
+ *   3 transform passes      transform   (automatic loop splitting, split.c)
  *   4 exchange halos        halo_list, then um__dist_exchange_begin/end in run_ranges (dist/)
  *   5 the backend runs a range of the set   run_ranges (core elements while the halos travel)
  *   6 reductions combined   finish_reductions (once, in core, across ranks too), and a value
@@ -44,7 +44,7 @@ um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
   return a;
 }
 
-static um_loop_rec *loop_record(um_context *ctx, const char *name) {
+um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
     if (strcmp(ctx->loops[i].name, name) == 0) return &ctx->loops[i];
   if (UM_GROW(ctx->loops, ctx->caploops, ctx->nloops)) return NULL;
@@ -118,7 +118,7 @@ static int check_arg(um_context *ctx, const char *loop, const um_set *set, int i
 /* Useful bytes per call: every dat once (twice if RW or INC), every map once.
  * A dat reached through maps counts only the targets the loop touches (a loop
  * over boundary edges reads a few cells, not all of them). */
-static double useful_bytes(const um_loop *loop) {
+double um__useful_bytes(const um_loop *loop) {
   double bytes = 0;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
@@ -195,13 +195,16 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
   return UM_SUCCESS;
 }
 
-/* Stage 3: passes that rewrite a loop into the loops that run. None yet;
- * automatic loop splitting (contribution into a direct temporary dat, then the
- * increments through an inverse map) will return its sequence here. */
-static int transform(um_context *ctx, um_loop *loop) {
-  (void)ctx;
-  (void)loop;
-  return UM_SUCCESS;
+/* Stage 3: passes that rewrite a loop into the loops that run: automatic loop
+ * splitting (split.c) returns the loop's sequence (contributions into
+ * temporaries, then increments), or NULL to run it whole. */
+static int transform(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
+  return um__split_prepare(ctx, loop, loop->id, sp);
+}
+
+/* Stage 5's unit: elements [loop->begin, loop->end) run whole, or as the split's contributions. */
+static int run_piece(um_context *ctx, um_loop *loop, struct um_split_state *sp) {
+  return sp ? um__split_run(ctx, sp, loop) : ctx->backend->run(ctx, ctx->bstate, loop);
 }
 
 /* Stage 5's range: owned elements, plus the exec halo when the loop writes
@@ -307,7 +310,7 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
   if (!ctx || !loop_name) return UM_ERR_ARG;
   if ((unsigned)mode > UM_INCREMENTS_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': increments mode %d is unknown", loop_name, (int)mode);
-  um_loop_rec *r = loop_record(ctx, loop_name);
+  um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->increments = (int)mode + 1;
   return UM_SUCCESS;
@@ -317,8 +320,12 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
  * elements while the halos travel (when the backend runs ranges that start
  * past 0), the rest of the owned ones, then the exec halo with its reduction
  * partials dropped (their owner counts those elements). */
-static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse) {
-  if (!ctx->dist) return ctx->backend->run(ctx, ctx->bstate, loop);
+static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse,
+                      struct um_split_state *sp) {
+  if (!ctx->dist) {
+    UM_CHECK(ctx, run_piece(ctx, loop, sp));
+    return sp ? um__split_finish(ctx, sp, loop) : UM_SUCCESS;
+  }
   um_dat *inc[UM_MAX_ARGS];
   const int ninc = reverse ? inc_dats(loop, inc) : 0;
   for (int i = 0; i < ninc; i++) /* reverse: the halo copies of the incremented dats start from zero */
@@ -326,8 +333,8 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
   const um_set *s = loop->set;
   const int end = loop->end, owned = s->size < end ? s->size : end;
   const int ranges = ctx->backend->ranges;
-  const int split = loop->has_reduction && end > owned;
-  if (split && !ranges)
+  const int apart = loop->has_reduction && end > owned;
+  if (apart && !ranges)
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "loop '%s' reduces into a global and writes through a map; on several ranks its exec halo runs "
                     "apart from the owned elements, which the %s backend cannot do yet: use a CPU backend per rank",
@@ -339,27 +346,28 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
     if (core > 0) {
       loop->begin = 0;
       loop->end = core;
-      UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, loop));
+      UM_CHECK(ctx, run_piece(ctx, loop, sp));
       done = core;
     }
     UM_CHECK(ctx, um__dist_exchange_end(ctx, rec, core > 0));
     for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
   }
-  const int stop = split ? owned : end;
-  if (stop > done || (done == 0 && !split)) {
+  const int stop = apart ? owned : end;
+  if (stop > done || (done == 0 && !apart)) {
     loop->begin = done;
     loop->end = stop;
-    UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, loop));
+    UM_CHECK(ctx, run_piece(ctx, loop, sp));
   }
-  if (split) { /* the exec halo: its increments into dats count, its reduction partials do not */
+  if (apart) { /* the exec halo: its increments into dats count, its reduction partials do not */
     um_loop tail;
     memcpy(&tail, loop, sizeof tail);
     tail.begin = owned;
     tail.end = end;
-    UM_CHECK(ctx, ctx->backend->run(ctx, ctx->bstate, &tail));
+    UM_CHECK(ctx, run_piece(ctx, &tail, sp));
   }
   loop->begin = 0;
   loop->end = end;
+  if (sp) UM_CHECK(ctx, um__split_finish(ctx, sp, loop)); /* gathers over every element that ran */
   if (reverse) UM_CHECK(ctx, um__dist_reverse(ctx, inc, ninc, rec)); /* halo copies -> owners, added */
   return UM_SUCCESS;
 }
@@ -424,7 +432,7 @@ static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
     if (a->kind == UM_ARG_DAT && a->acc != UM_READ) a->dat->halo_stale = 1;
   }
   if (rec->calls == 0) {
-    rec->bytes = useful_bytes(loop);
+    rec->bytes = um__useful_bytes(loop);
     rec->set_size = loop->set->size;
     rec->indirect = loop->indirect;
   }
@@ -439,7 +447,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   um_loop loop;
   memset(&loop, 0, offsetof(um_loop, red));
   UM_CHECK(ctx, check_loop(ctx, kernel, name, set, nargs, args, &loop));
-  um_loop_rec *rec = loop_record(ctx, name);
+  um_loop_rec *rec = um__loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
   loop.id = (int)(rec - ctx->loops);
   rec->kernel = kernel;
@@ -449,7 +457,9 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
-  UM_CHECK(ctx, transform(ctx, &loop));
+  struct um_split_state *sp = NULL;
+  UM_CHECK(ctx, transform(ctx, &loop, &sp));
+  rec = &ctx->loops[loop.id]; /* the split may have added records */
   exec_range(&loop);
   um_dat *xd[UM_MAX_ARGS];
   int nx = 0;
@@ -458,13 +468,20 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
-  UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
-  if (loop.compiled) rec->compiled_calls++;
-  if (loop.compiled && rec->hostc.ran == 1) rec->simd_calls++;
+  if (!sp) {
+    UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
+    if (loop.compiled) rec->compiled_calls++;
+    if (loop.compiled && rec->hostc.ran == 1) rec->simd_calls++;
+  }
+  const int measuring = um__split_measuring(ctx, loop.id); /* split auto on a device: whole calls */
+  if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
-  UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse));
+  UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse, sp));
+  if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t1 = um_wtime();
-  um__hostc_timed(&rec->hostc, t1 - t0);
+  rec = &ctx->loops[loop.id];
+  if (!sp) um__hostc_timed(&rec->hostc, t1 - t0);
+  if (measuring) um__split_timed(ctx, loop.id, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
   return frc;
@@ -547,7 +564,7 @@ int um_loop_plan(um_context *ctx, um_loop *loop, const um_plan **plan) {
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size) {
   if (!ctx || !loop_name) return UM_ERR_ARG;
   if (block_size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': block size %d is negative", loop_name, block_size);
-  um_loop_rec *r = loop_record(ctx, loop_name);
+  um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->block_size = block_size;
   return UM_SUCCESS;
@@ -564,7 +581,7 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) 
       return UM_ERROR(ctx, rc, "loop '%s': %s", loop_name, msg);
     }
   }
-  um_loop_rec *r = loop_record(ctx, loop_name);
+  um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->strategy = resolved;
   return UM_SUCCESS;
@@ -581,6 +598,11 @@ void um_backend_loop_time(um_context *ctx, int id, double seconds) {
   if (!ctx || id < 0 || id >= ctx->nloops) return;
   ctx->loops[id].dev_seconds += seconds;
   ctx->loops[id].dev_calls++;
+  const int p = ctx->loops[id].parent - 1; /* a split loop's device time is its generated loops' */
+  if (p >= 0 && p < ctx->nloops) {
+    ctx->loops[p].dev_seconds += seconds;
+    if (ctx->loops[p].sp && strstr(ctx->loops[id].name, ":contrib")) ctx->loops[p].dev_calls++;
+  }
 }
 
 static int counter_ok(const um_context *ctx, int id, int counter) {
@@ -655,6 +677,15 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->halo_seconds = r->halo_seconds;
   o->halo_hidden_seconds = r->halo_hidden;
   o->reverse_increments = r->last_reverse;
+  o->split = um_split_name((um_split)r->split_variant);
+  o->split_reason = r->split_reason[0] ? r->split_reason : NULL;
+  o->parent = r->parent > 0 && r->parent <= ctx->nloops ? ctx->loops[r->parent - 1].name : NULL;
+  for (int t = 0; t < ctx->ntemps; t++) { /* the temporaries named after this loop */
+    const size_t n = strlen(r->name);
+    const um_dat *d = ctx->temps[t];
+    if (!strncmp(d->name, r->name, n) && !strncmp(d->name + n, ":temp", 5))
+      o->temp_bytes += (double)d->rows * d->dim * (double)d->esize;
+  }
   if (r->dev_calls > 0) {
     o->device_timed = 1;
     o->seconds = r->dev_seconds;

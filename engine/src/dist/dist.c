@@ -732,6 +732,17 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *none
 
 int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank == 0; }
 
+const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  return D && s->index < D->nsets ? D->sets[s->index].l2g : NULL;
+}
+
+int um__dist_sum_i64(um_context *ctx, long long *v, int n) {
+  if (!ctx->dist || n <= 0) return UM_SUCCESS;
+  int m = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG_LONG, MPI_SUM, ctx->dist->comm);
+  return m == MPI_SUCCESS ? UM_SUCCESS : mpi_fail(ctx, m, "MPI_Allreduce (exact sum)");
+}
+
 int um__dist_set_has_exec(const um_context *ctx, const um_set *s) {
   const struct um_dist *D = ctx->dist;
   if (!D || s->index >= D->nsets) return 0;
@@ -1124,6 +1135,8 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *none
   return UM_SUCCESS;
 }
 int um__dist_root(const um_context *ctx) { return (void)ctx, 1; }
+const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, NULL; }
+int um__dist_sum_i64(um_context *ctx, long long *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_set_has_exec(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
 int um__dist_set_has_halo(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
 void um__dist_free(um_context *ctx) { (void)ctx; }

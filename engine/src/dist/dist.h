@@ -34,6 +34,10 @@ int um__dist_set_has_exec(const um_context *ctx, const um_set *s);
 int um__dist_set_has_halo(const um_context *ctx, const um_set *s);
 /* 1 on rank 0 (or when not distributed): the rank that writes shared files. */
 int um__dist_root(const um_context *ctx);
+/* Local -> global numbers of set s's rows (owned and halo); NULL when not distributed. */
+const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);
+/* v[0..n) summed over the ranks, in place (integers: exact, any order). */
+int um__dist_sum_i64(um_context *ctx, long long *v, int n);
 void um__dist_free(um_context *ctx);
 
 #endif

@@ -94,8 +94,9 @@ static void cu_finalize(um_context *ctx, void *state) {
   cu_halo_free(S);
   for (int i = 0; i < S->nmaps; i++) cudaFree(S->maps[i].d);
   free(S->maps);
-  for (int i = 0; i < um_dat_count(ctx); i++) {
-    um_dat *d = um_dat_at(ctx, i);
+  const int ndats = um_dat_count(ctx), ntemps = um_context_temp_count(ctx);
+  for (int i = 0; i < ndats + ntemps; i++) {
+    um_dat *d = i < ndats ? um_dat_at(ctx, i) : um_context_temp_at(ctx, i - ndats);
     cu_dat *c = cu_dat_state(d);
     if (!c) continue;
     cudaFree(c->d);
@@ -151,6 +152,7 @@ const um_backend_def um_backend_cuda = {
     .rows_out = cu_rows_out,
     .rows_in = cu_rows_in,
     .rows_zero = cu_rows_zero,
+    .gather = cu_gather,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .const_changed = cu_const_changed,

@@ -144,6 +144,11 @@ typedef struct {
     void *d;
   } *lists;
   int nlists, caplists;
+  struct { /* gathers of split loops: their inverse maps and source lists on the device, by um_gather.key */
+    unsigned long key;
+    void *off, *ent, *src;
+  } *gathers;
+  int ngathers, capgathers;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
 } cu_state;
 
@@ -200,6 +205,7 @@ int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end);
 void *cu_host_alloc(um_context *ctx, void *state, size_t bytes);
 void cu_host_free(void *p);
 void cu_halo_free(cu_state *S);
+int cu_gather(um_context *ctx, void *state, const um_gather *g);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);

@@ -127,7 +127,68 @@ void cu_host_free(void *p) {
   if (p) cudaFreeHost(p);
 }
 
+/* A split loop's gather: the inverse map and the sources' addresses uploaded once per key, then one
+ * thread per target value (timed under the gather's record, like a loop). */
+int cu_gather(um_context *ctx, void *state, const um_gather *g) {
+  cu_state *S = state;
+  if (g->ntargets <= 0) return UM_SUCCESS;
+  UM_CHECK(ctx, halo_module(ctx, S));
+  UM_CHECK(ctx, cu_dat_on_device(ctx, g->dst));
+  for (int k = 0; k < g->nsrc; k++) UM_CHECK(ctx, cu_dat_on_device(ctx, g->src[k]));
+  int at = -1;
+  for (int i = 0; i < S->ngathers; i++)
+    if (S->gathers[i].key == g->key) at = i;
+  if (at < 0) {
+    if (UM_GROW(S->gathers, S->capgathers, S->ngathers)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    at = S->ngathers++;
+    memset(&S->gathers[at], 0, sizeof S->gathers[at]);
+    S->gathers[at].key = g->key;
+    void *srcs[UM_MAX_ARGS];
+    for (int k = 0; k < g->nsrc; k++) srcs[k] = cu_dat_state(g->src[k])->d;
+    const size_t nent = (size_t)g->offset[g->ntargets];
+    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].off, g->offset, ((size_t)g->ntargets + 1) * sizeof(int),
+                            "inverse map", um_dat_name(g->dst)));
+    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].ent, g->entry, (nent ? nent : 1) * sizeof(int), "inverse map",
+                            um_dat_name(g->dst)));
+    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].src, srcs, (size_t)g->nsrc * sizeof(void *), "contributions",
+                            um_dat_name(g->dst)));
+  }
+  const um_type t = um_dat_type(g->dst);
+  const umc_halo_kernel which = t == UM_DOUBLE ? UMC_GATHER_D : t == UM_FLOAT ? UMC_GATHER_F : UMC_GATHER_I;
+  const int dim = um_dat_dim(g->dst), nt = g->ntargets, nsrc = g->nsrc;
+  const size_t esize = um_type_size(t);
+  long long stride =
+      um_dat_storage_layout(g->dst) == UM_SOA ? (long long)(um_dat_bytes(g->dst) / ((size_t)dim * esize)) : 0;
+  void *dd = cu_dat_state(g->dst)->d;
+  void *args[] = {&dd, &S->gathers[at].src, &S->gathers[at].off, &S->gathers[at].ent, (void *)&nt, (void *)&nsrc,
+                  (void *)&dim, &stride};
+  const long long total = (long long)nt * dim;
+  dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
+  if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
+  cu_timing *tm = &S->pending[S->npending];
+  UM_CHECK(ctx, cu_get_event(ctx, &tm->start));
+  UM_CHECK(ctx, cu_get_event(ctx, &tm->stop));
+  tm->rec = g->id;
+  tm->name = halo_kernel_names[which];
+  CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
+  S->last_loop = halo_kernel_names[which];
+  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
+     "launching %s for dat '%s' (%d targets)", halo_kernel_names[which], um_dat_name(g->dst), nt);
+  CU(ctx, cudaEventRecord(tm->stop, S->stream), "recording a timing event");
+  S->npending++;
+  um_dat_set_valid(g->dst, UM_VALID_DEVICE);
+  return UM_SUCCESS;
+}
+
 void cu_halo_free(cu_state *S) {
+  for (int i = 0; i < S->ngathers; i++) {
+    cudaFree(S->gathers[i].off);
+    cudaFree(S->gathers[i].ent);
+    cudaFree(S->gathers[i].src);
+  }
+  free(S->gathers);
+  S->gathers = NULL;
+  S->ngathers = S->capgathers = 0;
   for (int i = 0; i < S->nlists; i++) cudaFree(S->lists[i].d);
   free(S->lists);
   S->lists = NULL;

@@ -1,0 +1,672 @@
+/* Automatic loop splitting: the pipeline's transform stage (um/um.h: um_split).
+ *
+ * A loop that increments dats through maps is run as a sequence of loops the
+ * engine makes, with no change to the app or its kernel:
+ *
+ *   <loop>:contrib   the user's kernel, once per element, with every INC-through-
+ *                    a-map argument redirected to an engine-owned temporary on
+ *                    the iteration set (direct, zeroed first), so it writes
+ *                    nothing through a map: no colouring, no atomics;
+ *   SCATTER          <loop>:inc<i>, one loop per such argument i: the temporary
+ *                    added through the argument's map (coloured or atomic as the
+ *                    strategy says: the paper's update1/update2);
+ *   GATHER           <loop>:gather: each target row adds its incident elements'
+ *                    contributions through an inverse (CSR) map, in a fixed
+ *                    order: by the contributing element's global number, then
+ *                    argument. On one rank that is the order the sequential
+ *                    backend adds them in when the loop runs whole.
+ *
+ * Reproducible mode (um_set_reproducible) runs every such loop with GATHER,
+ * and also redirects each floating-point global INC reduction to a temporary
+ * per element, summed exactly (fixed point, rounded once) over the owned
+ * elements and across ranks: the result's bits depend neither on the order,
+ * the backend, the strategy nor the number of ranks.
+ *
+ * The temporaries live as long as the context (ctx->temps), one per argument,
+ * sized to the iteration set with its halos; each generated loop has its own
+ * record (statistics, plans, compiled ranges, device modules) whose parent is
+ * the user's loop. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "um/kernel.h"
+#include "../util/array.h"
+#include "../dist/dist.h"
+
+/* ---- the generated increment loops' kernels (host and JIT source alike) ---- */
+#define SPLIT_KERNELS(X)                                                                            \
+  X(double, um_split_add_d)                                                                         \
+  X(float, um_split_add_f)                                                                          \
+  X(int, um_split_add_i)
+
+#define SPLIT_DEF(T, fn) \
+  UM_KERNEL void fn(const T *c, T *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }
+SPLIT_KERNELS(SPLIT_DEF)
+
+static const char split_source[] =
+    "/* engine/src/core/split.c: the increments of split loops */\n"
+    "#include \"um/kernel.h\"\n"
+    "UM_KERNEL void um_split_add_d(const double *c, double *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n"
+    "UM_KERNEL void um_split_add_f(const float *c, float *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n"
+    "UM_KERNEL void um_split_add_i(const int *c, int *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n";
+
+UM_KERNEL_DEFINE(um_split_add_d, 3, split_source, "um_split.h");
+UM_KERNEL_DEFINE(um_split_add_f, 3, split_source, "um_split.h");
+UM_KERNEL_DEFINE(um_split_add_i, 3, split_source, "um_split.h");
+
+static const um_kernel *add_kernel(um_type t) {
+  return t == UM_DOUBLE ? &um_split_add_d_kernel : t == UM_FLOAT ? &um_split_add_f_kernel : &um_split_add_i_kernel;
+}
+
+/* ---- exact sums (reproducible reductions) ----------------------------------------------- */
+/* A double is m * 2^(e-53) with |m| < 2^53; the sum is kept in fixed point as 32-bit digits in
+ * int64 words (bit 0 of digit 0 is 2^-XS_BIAS), each word with room for 2^30 additions before a
+ * normalisation carries its excess up. Non-finite values are counted apart. */
+#define XS_DIGITS 72
+#define XS_BIAS 1152
+#define XS_WORDS (XS_DIGITS + 3) /* digits, NaNs, +infs, -infs */
+typedef struct {
+  long long w[XS_WORDS];
+  long adds;
+} xsum;
+
+static void xs_norm(xsum *x) {
+  for (int i = 0; i < XS_DIGITS - 1; i++) {
+    const long long c = x->w[i] >> 32; /* floor: the digit keeps [0, 2^32) */
+    x->w[i] -= c * (1LL << 32);
+    x->w[i + 1] += c;
+  }
+  x->adds = 0;
+}
+
+static void xs_add(xsum *x, double v) {
+  if (v == 0) return;
+  if (!isfinite(v)) {
+    x->w[XS_DIGITS + (isnan(v) ? 0 : v > 0 ? 1 : 2)]++;
+    return;
+  }
+  int e;
+  const double m = frexp(v, &e);
+  long long mi = (long long)ldexp(m, 53); /* exact */
+  const int neg = mi < 0;
+  if (neg) mi = -mi;
+  const int sh = e - 53 + XS_BIAS, w = sh / 32, b = sh % 32;
+  const unsigned __int128 u = (unsigned __int128)(unsigned long long)mi << b;
+  const long long p0 = (long long)(u & 0xffffffffu), p1 = (long long)((u >> 32) & 0xffffffffu),
+                  p2 = (long long)(u >> 64);
+  x->w[w] += neg ? -p0 : p0;
+  x->w[w + 1] += neg ? -p1 : p1;
+  x->w[w + 2] += neg ? -p2 : p2;
+  if (++x->adds == (1L << 30)) xs_norm(x);
+}
+
+/* The sum, rounded once to the nearest double. */
+static double xs_round(xsum *x) {
+  const long long nan = x->w[XS_DIGITS], pinf = x->w[XS_DIGITS + 1], ninf = x->w[XS_DIGITS + 2];
+  if (nan || (pinf && ninf)) return NAN;
+  if (pinf) return INFINITY;
+  if (ninf) return -INFINITY;
+  xs_norm(x);
+  int neg = x->w[XS_DIGITS - 1] < 0;
+  if (neg) { /* magnitude: negate every digit and carry again */
+    for (int i = 0; i < XS_DIGITS; i++) x->w[i] = -x->w[i];
+    xs_norm(x);
+  }
+  int h = XS_DIGITS - 1;
+  while (h >= 0 && x->w[h] == 0) h--;
+  if (h < 0) return 0.0;
+  unsigned __int128 u = 0;
+  for (int i = h; i >= h - 2; i--) u = (u << 32) | (unsigned long long)(i >= 0 ? x->w[i] : 0);
+  for (int i = h - 3; i >= 0; i--)
+    if (x->w[i]) { /* sticky: u has at least 65 bits, so its last one decides no tie but this */
+      u |= 1;
+      break;
+    }
+  const double r = ldexp((double)u, 32 * (h - 2) - XS_BIAS);
+  return neg ? -r : r;
+}
+
+/* ---- the split's state ---------------------------------------------------------------------- */
+typedef struct {
+  um_dat *dst;             /* incremented through maps */
+  int nsrc;
+  int arg[UM_MAX_ARGS];    /* the loop's args that increment it (k-th source: arg[k]) */
+  um_dat *src[UM_MAX_ARGS];
+  int end;                 /* the CSR covers elements [0, end); -1: not built */
+  int *off, *ent;
+  int ntargets;
+  unsigned long key;
+} split_target;
+
+struct um_split_state {
+  struct um_split_state *next; /* the loop's other shapes */
+  uint64_t shape;          /* the args and set sizes it was made for */
+  int variant;             /* UM_SPLIT_SCATTER or UM_SPLIT_GATHER (or OFF: exact reductions only) */
+  int parent;              /* record index of the user's loop */
+  um_arg cargs[UM_MAX_ARGS];
+  int tmp[UM_MAX_ARGS];    /* per arg: the temporary's index in ctx->temps, or -1 */
+  int exact[UM_MAX_ARGS];  /* per arg: a global INC summed exactly from its temporary */
+  int cid;                 /* the contribution loop's record */
+  int c_conflicts, c_indirect, c_reduction;
+  int nupd;                /* SCATTER: one loop per incremented arg */
+  int uarg[UM_MAX_ARGS];
+  int uid[UM_MAX_ARGS];
+  int udim[UM_MAX_ARGS];
+  um_arg uargs[UM_MAX_ARGS][3];
+  int ntgt;                /* GATHER: one per incremented dat */
+  split_target tgt[UM_MAX_ARGS];
+  int gid;                 /* GATHER: the record its time and bytes go to */
+  double piece_seconds;
+};
+
+static unsigned long gather_keys;
+
+const char *um_split_name(um_split s) {
+  static const char *const n[] = {"off", "scatter", "gather", "auto"};
+  return (unsigned)s < 4 ? n[s] : "unknown";
+}
+
+int um_set_split(um_context *ctx, um_split mode) {
+  if (!ctx) return UM_ERR_ARG;
+  if ((unsigned)mode > UM_SPLIT_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "split mode %d is unknown", (int)mode);
+  ctx->split = mode;
+  return UM_SUCCESS;
+}
+
+int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
+  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if ((unsigned)mode > UM_SPLIT_AUTO)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': split mode %d is unknown", loop_name, (int)mode);
+  um_loop_rec *r = um__loop_record(ctx, loop_name);
+  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  r->split = (int)mode + 1;
+  return UM_SUCCESS;
+}
+
+int um_set_reproducible(um_context *ctx, int on) {
+  if (!ctx) return UM_ERR_ARG;
+  ctx->reproducible = on != 0;
+  return UM_SUCCESS;
+}
+
+int um_context_reproducible(const um_context *ctx) { return ctx && ctx->reproducible; }
+
+/* ---- temporaries ---------------------------------------------------------------------------- */
+static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int dim, um_type type, int *out) {
+  char name[256];
+  snprintf(name, sizeof name, "%s:temp%d", loop, arg);
+  for (int i = 0; i < ctx->ntemps; i++) { /* a loop's shapes never run at once: they share their temporaries */
+    const um_dat *t = ctx->temps[i];
+    if (t->set == set && t->dim == dim && t->type == type && t->rows == um__set_total(set) && !strcmp(t->name, name)) {
+      *out = i;
+      return UM_SUCCESS;
+    }
+  }
+  if (UM_GROW(ctx->temps, ctx->captemps, ctx->ntemps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  const size_t esize = um_type_size(type), rows = (size_t)um__set_total(set);
+  um_dat *d = calloc(1, sizeof *d);
+  if (d) {
+    d->name = malloc(strlen(name) + 1);
+    d->data = calloc(rows ? rows * (size_t)dim : 1, esize);
+  }
+  if (!d || !d->name || !d->data) {
+    if (d) free(d->name), free(d->data);
+    free(d);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the temporary of loop '%s', arg %d (%zu rows of %d values)",
+                    loop, arg, rows, dim);
+  }
+  strcpy(d->name, name);
+  d->ctx = ctx;
+  d->set = set;
+  d->dim = dim;
+  d->type = type;
+  d->esize = esize;
+  d->layout = UM_AOS;
+  d->rows = (int)rows;
+  d->valid = UM_VALID_HOST;
+  d->index = -1 - ctx->ntemps; /* not among ctx->dats */
+  ctx->temps[ctx->ntemps] = d;
+  *out = ctx->ntemps++;
+  return UM_SUCCESS;
+}
+
+int um_context_temp_count(const um_context *ctx) { return ctx ? ctx->ntemps : 0; }
+um_dat *um_context_temp_at(const um_context *ctx, int i) {
+  return ctx && i >= 0 && i < ctx->ntemps ? ctx->temps[i] : NULL;
+}
+
+static void free_state(struct um_split_state *sp) {
+  while (sp) {
+    struct um_split_state *next = sp->next;
+    for (int t = 0; t < sp->ntgt; t++) free(sp->tgt[t].off), free(sp->tgt[t].ent);
+    free(sp);
+    sp = next;
+  }
+}
+
+void um__split_free(um_context *ctx) {
+  for (int i = 0; i < ctx->nloops; i++) {
+    free_state(ctx->loops[i].sp);
+    ctx->loops[i].sp = NULL;
+  }
+  for (int i = 0; i < ctx->ntemps; i++) {
+    free(ctx->temps[i]->name);
+    free(ctx->temps[i]->data);
+    free(ctx->temps[i]);
+  }
+  free(ctx->temps);
+  ctx->temps = NULL;
+  ctx->ntemps = ctx->captemps = 0;
+}
+
+/* ---- deciding ------------------------------------------------------------------------------- */
+static uint64_t shape_of(const um_loop *loop) {
+  uint64_t h = 1469598103934665603ULL;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ULL)
+  MIX(um__set_total(loop->set));
+  MIX(loop->nargs);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    MIX((uintptr_t)a->dat);
+    MIX((uintptr_t)a->map);
+    MIX(a->idx);
+    MIX(a->acc);
+    MIX(a->kind);
+    if (a->kind == UM_ARG_DAT) MIX(um__set_total(a->dat->set));
+  }
+#undef MIX
+  return h;
+}
+
+/* Whether the loop can be split; if not, why (into why). */
+static int splittable(const um_loop *loop, char *why, size_t n) {
+  int any = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || !a->map || a->acc != UM_INC) continue;
+    any = 1;
+    for (int j = 0; j < loop->nargs; j++) {
+      const um_arg *b = &loop->args[j];
+      if (b->kind == UM_ARG_DAT && b->dat == a->dat && (b->acc != UM_INC || !b->map)) {
+        snprintf(why, n, "kept whole: dat '%s' is incremented through a map (arg %d) and also %s %s (arg %d)",
+                 a->dat->name, i, b->acc == UM_READ ? "read" : um_access_name(b->acc),
+                 b->map ? "through a map" : "directly", j);
+        return 0;
+      }
+    }
+  }
+  if (!any) snprintf(why, n, "nothing to split: no increments through a map");
+  return any;
+}
+
+static int fp_reduction(const um_arg *a) {
+  return a->kind == UM_ARG_GBL && a->acc == UM_INC && (a->type == UM_DOUBLE || a->type == UM_FLOAT);
+}
+
+/* The variant for this call (OFF: whole), with the reason in rec->split_reason. */
+static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
+  const um_split mode = rec->split ? (um_split)(rec->split - 1) : ctx->split;
+  char *why = rec->split_reason;
+  const size_t n = sizeof rec->split_reason;
+  char no[160];
+  const int can = splittable(loop, no, sizeof no);
+  const int gather_ok = ctx->backend->gather != NULL;
+  if (ctx->reproducible) {
+    if (!can) {
+      snprintf(why, n, "%s (run.reproducible)", no);
+      return UM_SPLIT_OFF;
+    }
+    if (!gather_ok) {
+      snprintf(why, n, "kept whole: run.reproducible needs gathers, which the %s backend cannot run",
+               ctx->backend->name);
+      return UM_SPLIT_OFF;
+    }
+    snprintf(why, n, "run.reproducible: increments gathered in a fixed order");
+    return UM_SPLIT_GATHER;
+  }
+  if (mode == UM_SPLIT_OFF) {
+    snprintf(why, n, "off (run.split)");
+    return UM_SPLIT_OFF;
+  }
+  if (!can) {
+    snprintf(why, n, "%s", no);
+    return UM_SPLIT_OFF;
+  }
+  if (mode == UM_SPLIT_SCATTER) {
+    snprintf(why, n, "run.split: scatter");
+    return UM_SPLIT_SCATTER;
+  }
+  if (mode == UM_SPLIT_GATHER) {
+    if (gather_ok) {
+      snprintf(why, n, "run.split: gather");
+      return UM_SPLIT_GATHER;
+    }
+    snprintf(why, n, "run.split: gather, but the %s backend has no gathers: scatter", ctx->backend->name);
+    return UM_SPLIT_SCATTER;
+  }
+  /* AUTO */
+  if (ctx->backend->host_code) {
+    snprintf(why, n, "auto: kept whole on a CPU backend (the unsplit loop wins on CPUs; run.split: on measures it)");
+    return UM_SPLIT_OFF;
+  }
+  /* a device: time the loop whole and split (one call each after a first that compiles), keep the faster */
+  const int v = gather_ok ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER;
+  if (rec->auto_trial < 4) {
+    snprintf(why, n, "auto: measuring (call %d of 4)", rec->auto_trial + 1);
+    return rec->auto_trial < 2 ? UM_SPLIT_OFF : v;
+  }
+  const int split = rec->auto_time[1] < rec->auto_time[0];
+  snprintf(why, n, "auto: measured %.3g ms whole, %.3g ms %s", 1e3 * rec->auto_time[0], 1e3 * rec->auto_time[1],
+           um_split_name((um_split)v));
+  return split ? v : UM_SPLIT_OFF;
+}
+
+int um__split_measuring(const um_context *ctx, int rec_id) {
+  const um_loop_rec *rec = &ctx->loops[rec_id];
+  return rec->auto_trial < 4 && strncmp(rec->split_reason, "auto: measuring", 15) == 0;
+}
+
+void um__split_timed(um_context *ctx, int rec_id, double seconds) {
+  um_loop_rec *rec = &ctx->loops[rec_id];
+  if (!um__split_measuring(ctx, rec_id)) return;
+  if (rec->auto_trial == 1) rec->auto_time[0] = seconds;
+  if (rec->auto_trial == 3) rec->auto_time[1] = seconds;
+  rec->auto_trial++;
+}
+
+/* A record for a generated loop: "<parent>:<what>". */
+static int sub_record(um_context *ctx, int parent, const char *what, int *out) {
+  char name[300];
+  snprintf(name, sizeof name, "%s:%s", ctx->loops[parent].name, what);
+  um_loop_rec *r = um__loop_record(ctx, name);
+  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  r->parent = parent + 1;
+  *out = (int)(r - ctx->loops);
+  return UM_SUCCESS;
+}
+
+static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int variant, struct um_split_state **out) {
+  struct um_split_state *sp = calloc(1, sizeof *sp);
+  if (!sp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory splitting loop '%s'", loop->name);
+  sp->shape = shape_of(loop);
+  sp->variant = variant;
+  sp->parent = rec_id;
+  int rc = UM_SUCCESS;
+  const char *lname = ctx->loops[rec_id].name;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    sp->cargs[i] = *a;
+    sp->tmp[i] = -1;
+    const int inc = variant != UM_SPLIT_OFF && a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC;
+    const int exact = ctx->reproducible && fp_reduction(a);
+    if (!inc && !exact) continue;
+    rc = new_temp(ctx, lname, i, loop->set, a->dim, a->type, &sp->tmp[i]);
+    if (rc) break;
+    um_arg *c = &sp->cargs[i];
+    memset(c, 0, sizeof *c);
+    c->kind = UM_ARG_DAT;
+    c->dat = ctx->temps[sp->tmp[i]];
+    c->idx = -1;
+    c->dim = a->dim;
+    c->type = a->type;
+    c->acc = UM_INC;
+    sp->exact[i] = exact;
+  }
+  for (int i = 0; i < loop->nargs; i++) { /* the contribution loop's flags */
+    const um_arg *c = &sp->cargs[i];
+    if (c->kind == UM_ARG_DAT && c->map) {
+      sp->c_indirect = 1;
+      if (c->acc != UM_READ) sp->c_conflicts = 1;
+    }
+    if (c->kind == UM_ARG_GBL && c->acc != UM_READ) sp->c_reduction = 1;
+  }
+  if (!rc) rc = sub_record(ctx, rec_id, "contrib", &sp->cid);
+  for (int i = 0; !rc && variant == UM_SPLIT_SCATTER && i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (sp->tmp[i] < 0 || sp->exact[i]) continue;
+    const int u = sp->nupd++;
+    char what[32];
+    snprintf(what, sizeof what, "inc%d", i);
+    rc = sub_record(ctx, rec_id, what, &sp->uid[u]);
+    sp->uarg[u] = i;
+    sp->udim[u] = a->dim;
+    sp->uargs[u][0] = um_arg_dat(ctx->temps[sp->tmp[i]], -1, NULL, a->dim, a->type, UM_READ);
+    sp->uargs[u][1] = um_arg_dat(a->dat, a->idx, a->map, a->dim, a->type, UM_INC);
+    sp->uargs[u][2] = um_arg_gbl(&sp->udim[u], 1, UM_INT, UM_READ);
+  }
+  for (int i = 0; !rc && variant == UM_SPLIT_GATHER && i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (sp->tmp[i] < 0 || sp->exact[i]) continue;
+    int t = 0;
+    while (t < sp->ntgt && sp->tgt[t].dst != a->dat) t++;
+    if (t == sp->ntgt) {
+      sp->ntgt++;
+      sp->tgt[t].dst = a->dat;
+      sp->tgt[t].end = -1;
+    }
+    split_target *T = &sp->tgt[t];
+    T->arg[T->nsrc] = i;
+    T->src[T->nsrc++] = ctx->temps[sp->tmp[i]];
+  }
+  if (!rc && variant == UM_SPLIT_GATHER) rc = sub_record(ctx, rec_id, "gather", &sp->gid);
+  if (rc) {
+    free_state(sp);
+    return rc;
+  }
+  *out = sp;
+  return UM_SUCCESS;
+}
+
+int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_split_state **out) {
+  *out = NULL;
+  um_loop_rec *rec = &ctx->loops[rec_id];
+  const int variant = decide(ctx, loop, rec);
+  int exact = 0;
+  for (int i = 0; ctx->reproducible && i < loop->nargs; i++) exact |= fp_reduction(&loop->args[i]);
+  rec->split_variant = variant;
+  if (variant == UM_SPLIT_OFF && !exact) return UM_SUCCESS;
+  if (rec->calls == 0)
+    um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': split %s (%s)%s", loop->name, um_split_name((um_split)variant),
+                   rec->split_reason, exact ? "; global sums exact" : "");
+  const uint64_t shape = shape_of(loop);
+  struct um_split_state *sp = rec->sp;
+  while (sp && (sp->variant != variant || sp->shape != shape)) sp = sp->next;
+  if (!sp) {
+    UM_CHECK(ctx, build_state(ctx, loop, rec_id, variant, &sp));
+    rec = &ctx->loops[rec_id]; /* records may have moved */
+    sp->next = rec->sp;
+    rec->sp = sp;
+  }
+  sp->piece_seconds = 0;
+  *out = sp;
+  return UM_SUCCESS;
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
+  if (e <= b) return UM_SUCCESS;
+  if (!ctx->backend->host_code && ctx->backend->rows_zero) {
+    UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, b, e));
+    d->valid = UM_VALID_DEVICE;
+    return UM_SUCCESS;
+  }
+  if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  memset(d->data + (size_t)b * (size_t)d->dim * d->esize, 0, (size_t)(e - b) * (size_t)d->dim * d->esize);
+  d->valid = UM_VALID_HOST;
+  return UM_SUCCESS;
+}
+
+/* Run one generated loop on the backend, with its record's statistics. */
+static int run_sub(um_context *ctx, um_loop *l, int rid) {
+  um_loop_rec *r = &ctx->loops[rid];
+  if (!r->kernel) {
+    r->kernel = l->kernel;
+    r->set = l->set;
+    r->nargs = l->nargs;
+    memcpy(r->args, l->args, (size_t)l->nargs * sizeof *l->args);
+  }
+  if (r->calls == 0 && r->bytes == 0) {
+    r->bytes = um__useful_bytes(l);
+    r->set_size = l->set->size;
+    r->indirect = l->indirect;
+  }
+  l->id = rid;
+  l->name = r->name;
+  UM_CHECK(ctx, um__hostc_range(ctx, l, r->seconds, &r->hostc));
+  const double t0 = um_wtime();
+  const int rc = ctx->backend->run(ctx, ctx->bstate, l);
+  const double dt = um_wtime() - t0;
+  r = &ctx->loops[rid];
+  r->seconds += dt;
+  um__hostc_timed(&r->hostc, dt);
+  if (l->compiled) r->compiled_calls++;
+  return rc;
+}
+
+int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
+  const int b = piece->begin, e = piece->end;
+  for (int i = 0; i < piece->nargs; i++)
+    if (sp->tmp[i] >= 0) UM_CHECK(ctx, zero_rows(ctx, ctx->temps[sp->tmp[i]], b, e));
+  um_loop c = *piece;
+  c.args = sp->cargs;
+  c.indirect = sp->c_indirect;
+  c.has_conflicts = sp->c_conflicts;
+  c.has_reduction = sp->c_reduction;
+  c.compiled = NULL;
+  UM_CHECK(ctx, run_sub(ctx, &c, sp->cid));
+  memcpy(piece->red, c.red, sizeof c.red);
+  for (int u = 0; u < sp->nupd; u++) {
+    um_loop l;
+    memset(&l, 0, offsetof(um_loop, red));
+    l.kernel = add_kernel(sp->uargs[u][1].type);
+    l.set = piece->set;
+    l.nargs = 3;
+    l.args = sp->uargs[u];
+    l.begin = b;
+    l.end = e;
+    l.indirect = 1;
+    l.has_conflicts = 1;
+    l.block_size = piece->block_size;
+    l.strategy = piece->strategy;
+    UM_CHECK(ctx, run_sub(ctx, &l, sp->uid[u]));
+  }
+  return UM_SUCCESS;
+}
+
+/* The inverse of target T's maps over elements [0, end): per target row, its (element, source) pairs
+ * ordered by the element's global number, then source. */
+static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end) {
+  free(T->off), free(T->ent);
+  T->off = T->ent = NULL;
+  const int nt = um__set_total(T->dst->set), ns = T->nsrc;
+  size_t n = (size_t)end * (size_t)ns;
+  T->off = calloc((size_t)nt + 1, sizeof *T->off);
+  T->ent = malloc((n ? n : 1) * sizeof *T->ent);
+  int *fill = calloc((size_t)nt + 1, sizeof *fill);
+  if (!T->off || !T->ent || !fill) {
+    free(fill);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s' (%zu entries)", loop->name, n);
+  }
+  for (int e = 0; e < end; e++)
+    for (int k = 0; k < ns; k++) {
+      const um_arg *a = &loop->args[T->arg[k]];
+      T->off[a->map->data[(size_t)e * (size_t)a->map->arity + (size_t)a->idx] + 1]++;
+    }
+  for (int t = 0; t < nt; t++) T->off[t + 1] += T->off[t];
+  for (int e = 0; e < end; e++) /* elements ascending, then sources: sorted unless distributed */
+    for (int k = 0; k < ns; k++) {
+      const um_arg *a = &loop->args[T->arg[k]];
+      const int t = a->map->data[(size_t)e * (size_t)a->map->arity + (size_t)a->idx];
+      T->ent[T->off[t] + fill[t]++] = e * ns + k;
+    }
+  free(fill);
+  const int *l2g = um__dist_set_l2g(ctx, loop->set);
+  if (l2g) /* by global element number: what one rank would add first comes first on every rank */
+    for (int t = 0; t < nt; t++)
+      for (int j = T->off[t] + 1; j < T->off[t + 1]; j++) { /* rows are short: insertion sort */
+        const int v = T->ent[j];
+        const long long kv = (long long)l2g[v / ns] * ns + v % ns;
+        int i = j - 1;
+        while (i >= T->off[t] && (long long)l2g[T->ent[i] / ns] * ns + T->ent[i] % ns > kv) {
+          T->ent[i + 1] = T->ent[i];
+          i--;
+        }
+        T->ent[i + 1] = v;
+      }
+  T->ntargets = nt;
+  T->end = end;
+  T->key = ++gather_keys;
+  return UM_SUCCESS;
+}
+
+/* A reproducible reduction: arg i's temporary over the owned elements, summed exactly (and over the ranks). */
+static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, int i) {
+  um_dat *d = ctx->temps[sp->tmp[i]];
+  if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  const int dim = d->dim, n = loop->set->size;
+  xsum *x = calloc((size_t)dim, sizeof *x);
+  if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
+  for (int e = 0; e < n; e++)
+    for (int c = 0; c < dim; c++)
+      xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[(size_t)e * dim + c]
+                                         : (double)((const float *)d->data)[(size_t)e * dim + c]);
+  int rc = UM_SUCCESS;
+  if (ctx->dist) {
+    long long *all = malloc((size_t)dim * XS_WORDS * sizeof *all);
+    if (!all) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
+    for (int c = 0; !rc && c < dim; c++) {
+      xs_norm(&x[c]);
+      memcpy(all + (size_t)c * XS_WORDS, x[c].w, sizeof x[c].w);
+    }
+    if (!rc) rc = um__dist_sum_i64(ctx, all, dim * XS_WORDS);
+    for (int c = 0; !rc && c < dim; c++) memcpy(x[c].w, all + (size_t)c * XS_WORDS, sizeof x[c].w);
+    free(all);
+  }
+  /* every rank holds the whole sum: rank 0 reports it, the others 0, so the ranks' partials add up to it exactly */
+  const int root = um__dist_root(ctx);
+  for (int c = 0; !rc && c < dim; c++) {
+    const double v = root ? xs_round(&x[c]) : 0.0;
+    if (d->type == UM_DOUBLE) loop->red[i][c] = v;
+    else ((float *)loop->red[i])[c] = (float)v;
+  }
+  free(x);
+  return rc;
+}
+
+int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) {
+  for (int t = 0; t < sp->ntgt; t++) {
+    split_target *T = &sp->tgt[t];
+    if (T->end != loop->end || T->ntargets != um__set_total(T->dst->set))
+      UM_CHECK(ctx, build_csr(ctx, loop, T, loop->end));
+    um_gather g;
+    memset(&g, 0, sizeof g);
+    g.dst = T->dst;
+    g.nsrc = T->nsrc;
+    g.src = T->src;
+    g.ntargets = T->ntargets;
+    g.offset = T->off;
+    g.entry = T->ent;
+    g.key = T->key;
+    g.id = sp->gid;
+    um_loop_rec *r = &ctx->loops[sp->gid];
+    if (r->calls == 0 && t == 0) {
+      r->set_size = T->ntargets;
+      r->indirect = 1;
+    }
+    if (r->calls == 0) /* contributions read once, targets read and written, the inverse map read */
+      r->bytes += (double)T->off[T->ntargets] * ((double)T->dst->dim * (double)T->dst->esize + sizeof(int)) +
+                  (double)T->ntargets * (2.0 * T->dst->dim * (double)T->dst->esize + sizeof(int));
+    const double t0 = um_wtime();
+    UM_CHECK(ctx, ctx->backend->gather(ctx, ctx->bstate, &g));
+    ctx->loops[sp->gid].seconds += um_wtime() - t0;
+  }
+  if (sp->ntgt) ctx->loops[sp->gid].calls++;
+  for (int i = 0; i < loop->nargs; i++)
+    if (sp->exact[i]) UM_CHECK(ctx, exact_sum(ctx, sp, loop, i));
+  ctx->loops[sp->cid].calls++;
+  for (int u = 0; u < sp->nupd; u++) ctx->loops[sp->uid[u]].calls++;
+  return UM_SUCCESS;
+}
