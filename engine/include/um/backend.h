@@ -61,6 +61,7 @@ typedef struct um_gather {
   int nsrc;
   um_dat *const *src;
   int ntargets;
+  const int *rows;    /* [ntargets]: the rows some element increments; NULL: every row */
   const int *offset;  /* [ntargets + 1] */
   const int *entry;   /* [offset[ntargets]] */
   unsigned long key;  /* changes whenever offset or entry change */

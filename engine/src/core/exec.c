@@ -130,7 +130,7 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
   do {                                                                                           \
     T *dst = (T *)d->data;                                                                       \
     for (int t = begin; t < end; t++) {                                                          \
-      T *r = dst + (size_t)t * rs;                                                               \
+      T *r = dst + (size_t)(g->rows ? g->rows[t] : t) * rs;                                                               \
       for (int j = g->offset[t]; j < g->offset[t + 1]; j++) {                                    \
         const int v = g->entry[j];                                                               \
         const T *s = (const T *)g->src[v % g->nsrc]->data + (size_t)(v / g->nsrc) * (size_t)dim; \

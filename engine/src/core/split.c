@@ -136,8 +136,9 @@ typedef struct {
   int arg[UM_MAX_ARGS];    /* the loop's args that increment it (k-th source: arg[k]) */
   um_dat *src[UM_MAX_ARGS];
   int end;                 /* the CSR covers elements [0, end); -1: not built */
-  int *off, *ent;
+  int *rows, *off, *ent;   /* rows: the targets some element increments (NULL: all of them) */
   int ntargets;
+  int total;               /* rows of the target set when built */
   unsigned long key;
 } split_target;
 
@@ -241,7 +242,7 @@ um_dat *um_context_temp_at(const um_context *ctx, int i) {
 static void free_state(struct um_split_state *sp) {
   while (sp) {
     struct um_split_state *next = sp->next;
-    for (int t = 0; t < sp->ntgt; t++) free(sp->tgt[t].off), free(sp->tgt[t].ent);
+    for (int t = 0; t < sp->ntgt; t++) free(sp->tgt[t].rows), free(sp->tgt[t].off), free(sp->tgt[t].ent);
     free(sp);
     sp = next;
   }
@@ -559,8 +560,8 @@ int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
 /* The inverse of target T's maps over elements [0, end): per target row, its (element, source) pairs
  * ordered by the element's global number, then source. */
 static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end) {
-  free(T->off), free(T->ent);
-  T->off = T->ent = NULL;
+  free(T->rows), free(T->off), free(T->ent);
+  T->rows = T->off = T->ent = NULL;
   const int nt = um__set_total(T->dst->set), ns = T->nsrc;
   size_t n = (size_t)end * (size_t)ns;
   T->off = calloc((size_t)nt + 1, sizeof *T->off);
@@ -583,9 +584,24 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
       T->ent[T->off[t] + fill[t]++] = e * ns + k;
     }
   free(fill);
-  const int *l2g = um__dist_set_l2g(ctx, loop->set);
-  if (l2g) /* by global element number: what one rank would add first comes first on every rank */
+  int touched = 0;
+  for (int t = 0; t < nt; t++) touched += T->off[t + 1] > T->off[t];
+  if (touched < nt) { /* only the rows some element increments (a boundary loop touches few) */
+    T->rows = malloc((touched ? (size_t)touched : 1) * sizeof *T->rows);
+    if (!T->rows) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s'", loop->name);
+    int q = 0;
     for (int t = 0; t < nt; t++)
+      if (T->off[t + 1] > T->off[t]) {
+        T->rows[q] = t;
+        T->off[q] = T->off[t]; /* q <= t: the start moves down in place */
+        q++;
+      }
+    T->off[q] = T->off[nt];
+  }
+  const int *l2g = um__dist_set_l2g(ctx, loop->set);
+  const int ntg = T->rows ? touched : nt;
+  if (l2g) /* by global element number: what one rank would add first comes first on every rank */
+    for (int t = 0; t < ntg; t++)
       for (int j = T->off[t] + 1; j < T->off[t + 1]; j++) { /* rows are short: insertion sort */
         const int v = T->ent[j];
         const long long kv = (long long)l2g[v / ns] * ns + v % ns;
@@ -596,7 +612,8 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
         }
         T->ent[i + 1] = v;
       }
-  T->ntargets = nt;
+  T->ntargets = ntg;
+  T->total = nt;
   T->end = end;
   T->key = ++gather_keys;
   return UM_SUCCESS;
@@ -639,7 +656,7 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
 int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) {
   for (int t = 0; t < sp->ntgt; t++) {
     split_target *T = &sp->tgt[t];
-    if (T->end != loop->end || T->ntargets != um__set_total(T->dst->set))
+    if (T->end != loop->end || T->total != um__set_total(T->dst->set))
       UM_CHECK(ctx, build_csr(ctx, loop, T, loop->end));
     um_gather g;
     memset(&g, 0, sizeof g);
@@ -647,6 +664,7 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) 
     g.nsrc = T->nsrc;
     g.src = T->src;
     g.ntargets = T->ntargets;
+    g.rows = T->rows;
     g.offset = T->off;
     g.entry = T->ent;
     g.key = T->key;
@@ -658,7 +676,7 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) 
     }
     if (r->calls == 0) /* contributions read once, targets read and written, the inverse map read */
       r->bytes += (double)T->off[T->ntargets] * ((double)T->dst->dim * (double)T->dst->esize + sizeof(int)) +
-                  (double)T->ntargets * (2.0 * T->dst->dim * (double)T->dst->esize + sizeof(int));
+                  (double)T->ntargets * (2.0 * T->dst->dim * (double)T->dst->esize + (T->rows ? 2.0 : 1.0) * sizeof(int));
     const double t0 = um_wtime();
     UM_CHECK(ctx, ctx->backend->gather(ctx, ctx->bstate, &g));
     ctx->loops[sp->gid].seconds += um_wtime() - t0;

@@ -170,7 +170,7 @@ const char *umc_pass_name(umc_pass p);
  * dat; IN: the reverse; ADD: the reverse, added (by type). */
 typedef enum {
   UMC_HALO_OUT4, UMC_HALO_OUT8, UMC_HALO_IN4, UMC_HALO_IN8, UMC_HALO_ADD_D, UMC_HALO_ADD_F, UMC_HALO_ADD_I,
-  UMC_GATHER_D, UMC_GATHER_F, UMC_GATHER_I, /* (T *dat, const T *const *src, const int *off, const int *ent,
+  UMC_GATHER_D, UMC_GATHER_F, UMC_GATHER_I, /* (T *dat, const T *const *src, const int *rows, const int *off, const int *ent,
                                                int ntargets, int nsrc, int dim, long long soa_stride) */
   UMC_HALO_KERNELS
 } umc_halo_kernel;

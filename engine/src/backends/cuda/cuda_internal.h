@@ -146,7 +146,7 @@ typedef struct {
   int nlists, caplists;
   struct { /* gathers of split loops: their inverse maps and source lists on the device, by um_gather.key */
     unsigned long key;
-    void *off, *ent, *src;
+    void *rows, *off, *ent, *src;
   } *gathers;
   int ngathers, capgathers;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */

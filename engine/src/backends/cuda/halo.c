@@ -146,6 +146,9 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
     void *srcs[UM_MAX_ARGS];
     for (int k = 0; k < g->nsrc; k++) srcs[k] = cu_dat_state(g->src[k])->d;
     const size_t nent = (size_t)g->offset[g->ntargets];
+    if (g->rows)
+      UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].rows, g->rows, (size_t)g->ntargets * sizeof(int), "inverse map",
+                              um_dat_name(g->dst)));
     UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].off, g->offset, ((size_t)g->ntargets + 1) * sizeof(int),
                             "inverse map", um_dat_name(g->dst)));
     UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].ent, g->entry, (nent ? nent : 1) * sizeof(int), "inverse map",
@@ -160,7 +163,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   long long stride =
       um_dat_storage_layout(g->dst) == UM_SOA ? (long long)(um_dat_bytes(g->dst) / ((size_t)dim * esize)) : 0;
   void *dd = cu_dat_state(g->dst)->d;
-  void *args[] = {&dd, &S->gathers[at].src, &S->gathers[at].off, &S->gathers[at].ent, (void *)&nt, (void *)&nsrc,
+  void *args[] = {&dd, &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent, (void *)&nt, (void *)&nsrc,
                   (void *)&dim, &stride};
   const long long total = (long long)nt * dim;
   dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
@@ -182,6 +185,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
 
 void cu_halo_free(cu_state *S) {
   for (int i = 0; i < S->ngathers; i++) {
+    cudaFree(S->gathers[i].rows);
     cudaFree(S->gathers[i].off);
     cudaFree(S->gathers[i].ent);
     cudaFree(S->gathers[i].src);
