@@ -68,6 +68,18 @@ typedef struct um_gather {
   int id;             /* the record to time it under (um_backend_loop_time) */
 } um_gather;
 
+/* Exact sums (reproducible mode): a fixed-point accumulator of UM_XSUM_WORDS
+ * int64 words: the value is the sum over i < UM_XSUM_DIGITS of
+ * words[i] * 2^(32 i - UM_XSUM_BIAS) (each word a 32-bit digit plus carries),
+ * then the counts of NaN, +inf and -inf values. A finite double
+ * m * 2^(x - 1075) (its IEEE bits: x the biased exponent, at least 1, m the
+ * significand with the hidden bit) adds m << (x - 1075 + UM_XSUM_BIAS), split
+ * into 32-bit digits, to the words (subtracts, if negative); any order of
+ * additions gives the same words after carrying. */
+#define UM_XSUM_DIGITS 72
+#define UM_XSUM_BIAS 1152
+#define UM_XSUM_WORDS (UM_XSUM_DIGITS + 3)
+
 /* A setting of the backend's own, read from "<backend>.<key>". */
 typedef struct {
   const char *key;      /* e.g. "profile" for cuda.profile                   */
@@ -126,6 +138,10 @@ typedef struct um_backend_def {
   /* Run a gather (um_gather above); may be NULL: split loops then apply
    * their increments with generated loops (SCATTER) instead. */
   int (*gather)(um_context *ctx, void *state, const um_gather *g);
+  /* Exact sums of rows [0, n) of d (double or float, AoS): for each
+   * component c, words[c * UM_XSUM_WORDS ..] += its accumulator (above). May
+   * be NULL: the core then sums the host copy. */
+  int (*exact_sum)(um_context *ctx, void *state, um_dat *d, int n, long long *words);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

@@ -62,12 +62,11 @@ static const um_kernel *add_kernel(um_type t) {
 }
 
 /* ---- exact sums (reproducible reductions) ----------------------------------------------- */
-/* A double is m * 2^(e-53) with |m| < 2^53; the sum is kept in fixed point as 32-bit digits in
- * int64 words (bit 0 of digit 0 is 2^-XS_BIAS), each word with room for 2^30 additions before a
- * normalisation carries its excess up. Non-finite values are counted apart. */
-#define XS_DIGITS 72
-#define XS_BIAS 1152
-#define XS_WORDS (XS_DIGITS + 3) /* digits, NaNs, +infs, -infs */
+/* The fixed-point accumulator of um/backend.h (UM_XSUM_*): 32-bit digits in int64 words, room for
+ * 2^30 additions before a normalisation carries their excess up; non-finite values counted apart. */
+#define XS_DIGITS UM_XSUM_DIGITS
+#define XS_BIAS UM_XSUM_BIAS
+#define XS_WORDS UM_XSUM_WORDS
 typedef struct {
   long long w[XS_WORDS];
   long adds;
@@ -83,23 +82,30 @@ static void xs_norm(xsum *x) {
 }
 
 static void xs_add(xsum *x, double v) {
-  if (v == 0) return;
-  if (!isfinite(v)) {
-    x->w[XS_DIGITS + (isnan(v) ? 0 : v > 0 ? 1 : 2)]++;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  int ex = (int)((bits >> 52) & 0x7ff);
+  uint64_t m = bits & ((1ULL << 52) - 1);
+  if (ex == 0x7ff) {
+    x->w[XS_DIGITS + (m ? 0 : (bits >> 63) ? 2 : 1)]++;
     return;
   }
-  int e;
-  const double m = frexp(v, &e);
-  long long mi = (long long)ldexp(m, 53); /* exact */
-  const int neg = mi < 0;
-  if (neg) mi = -mi;
-  const int sh = e - 53 + XS_BIAS, w = sh / 32, b = sh % 32;
-  const unsigned __int128 u = (unsigned __int128)(unsigned long long)mi << b;
+  if (ex) m |= 1ULL << 52;
+  else ex = 1;
+  if (!m) return;
+  const int sh = ex - 1075 + XS_BIAS, w = sh >> 5, b = sh & 31;
+  const unsigned __int128 u = (unsigned __int128)m << b;
   const long long p0 = (long long)(u & 0xffffffffu), p1 = (long long)((u >> 32) & 0xffffffffu),
                   p2 = (long long)(u >> 64);
-  x->w[w] += neg ? -p0 : p0;
-  x->w[w + 1] += neg ? -p1 : p1;
-  x->w[w + 2] += neg ? -p2 : p2;
+  if (bits >> 63) {
+    x->w[w] -= p0;
+    x->w[w + 1] -= p1;
+    x->w[w + 2] -= p2;
+  } else {
+    x->w[w] += p0;
+    x->w[w + 1] += p1;
+    x->w[w + 2] += p2;
+  }
   if (++x->adds == (1L << 30)) xs_norm(x);
 }
 
@@ -622,25 +628,32 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
 /* A reproducible reduction: arg i's temporary over the owned elements, summed exactly (and over the ranks). */
 static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, int i) {
   um_dat *d = ctx->temps[sp->tmp[i]];
-  if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
   const int dim = d->dim, n = loop->set->size;
   xsum *x = calloc((size_t)dim, sizeof *x);
-  if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
-  for (int e = 0; e < n; e++)
-    for (int c = 0; c < dim; c++)
-      xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[(size_t)e * dim + c]
-                                         : (double)((const float *)d->data)[(size_t)e * dim + c]);
+  long long *all = malloc((size_t)dim * XS_WORDS * sizeof *all);
+  if (!x || !all) {
+    free(x), free(all);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
+  }
   int rc = UM_SUCCESS;
-  if (ctx->dist) {
-    long long *all = malloc((size_t)dim * XS_WORDS * sizeof *all);
-    if (!all) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
-    for (int c = 0; !rc && c < dim; c++) {
+  if (ctx->backend->exact_sum && (d->valid & UM_VALID_DEVICE) && !(d->valid & UM_VALID_HOST)) {
+    memset(all, 0, (size_t)dim * XS_WORDS * sizeof *all); /* on the device, where the contributions are */
+    rc = ctx->backend->exact_sum(ctx, ctx->bstate, d, n, all);
+    for (int c = 0; !rc && c < dim; c++) memcpy(x[c].w, all + (size_t)c * XS_WORDS, sizeof x[c].w);
+  } else {
+    if (!(d->valid & UM_VALID_HOST)) rc = um__dat_to_host(ctx, d);
+    for (int e = 0; !rc && e < n; e++)
+      for (int c = 0; c < dim; c++)
+        xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[(size_t)e * dim + c]
+                                           : (double)((const float *)d->data)[(size_t)e * dim + c]);
+  }
+  if (!rc && ctx->dist) {
+    for (int c = 0; c < dim; c++) {
       xs_norm(&x[c]);
       memcpy(all + (size_t)c * XS_WORDS, x[c].w, sizeof x[c].w);
     }
-    if (!rc) rc = um__dist_sum_i64(ctx, all, dim * XS_WORDS);
+    rc = um__dist_sum_i64(ctx, all, dim * XS_WORDS);
     for (int c = 0; !rc && c < dim; c++) memcpy(x[c].w, all + (size_t)c * XS_WORDS, sizeof x[c].w);
-    free(all);
   }
   /* every rank holds the whole sum: rank 0 reports it, the others 0, so the ranks' partials add up to it exactly */
   const int root = um__dist_root(ctx);
@@ -650,6 +663,7 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
     else ((float *)loop->red[i])[c] = (float)v;
   }
   free(x);
+  free(all);
   return rc;
 }
 

@@ -172,11 +172,12 @@ typedef enum {
   UMC_HALO_OUT4, UMC_HALO_OUT8, UMC_HALO_IN4, UMC_HALO_IN8, UMC_HALO_ADD_D, UMC_HALO_ADD_F, UMC_HALO_ADD_I,
   UMC_GATHER_D, UMC_GATHER_F, UMC_GATHER_I, /* (T *dat, const T *const *src, const int *rows, const int *off, const int *ent,
                                                int ntargets, int nsrc, int dim, long long soa_stride) */
+  UMC_XSUM_D, UMC_XSUM_F,     /* (const T *v, int n, int dim, int c, unsigned long long *words) */
   UMC_HALO_KERNELS
 } umc_halo_kernel;
 #define UMC_HALO_KERNEL_NAMES                                                                             \
   {"um_rows_out4", "um_rows_out8", "um_rows_in4", "um_rows_in8", "um_rows_add_d", "um_rows_add_f", "um_rows_add_i", \
-   "um_gather_d", "um_gather_f", "um_gather_i"}
+   "um_gather_d", "um_gather_f", "um_gather_i", "um_xsum_d", "um_xsum_f"}
 const char *umc_halo_source(void);
 
 #ifdef __cplusplus

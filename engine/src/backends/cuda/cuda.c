@@ -153,6 +153,7 @@ const um_backend_def um_backend_cuda = {
     .rows_in = cu_rows_in,
     .rows_zero = cu_rows_zero,
     .gather = cu_gather,
+    .exact_sum = cu_exact_sum,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .const_changed = cu_const_changed,

@@ -149,6 +149,7 @@ typedef struct {
     void *rows, *off, *ent, *src;
   } *gathers;
   int ngathers, capgathers;
+  void *xsum_words;        /* exact sums: the device accumulator (UM_XSUM_WORDS words) */
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
 } cu_state;
 
@@ -206,6 +207,7 @@ void *cu_host_alloc(um_context *ctx, void *state, size_t bytes);
 void cu_host_free(void *p);
 void cu_halo_free(cu_state *S);
 int cu_gather(um_context *ctx, void *state, const um_gather *g);
+int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);

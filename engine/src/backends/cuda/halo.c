@@ -183,7 +183,36 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   return UM_SUCCESS;
 }
 
+/* Exact sums of a split loop's reduction temporary, component by component, on the device. */
+int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words) {
+  cu_state *S = state;
+  if (n <= 0) return UM_SUCCESS;
+  UM_CHECK(ctx, halo_module(ctx, S));
+  UM_CHECK(ctx, cu_dat_on_device(ctx, d));
+  const size_t wbytes = UM_XSUM_WORDS * sizeof(long long);
+  if (!S->xsum_words) UM_CHECK(ctx, cu_dalloc(ctx, &S->xsum_words, wbytes, "exact sum", um_dat_name(d)));
+  const umc_halo_kernel which = um_dat_type(d) == UM_FLOAT ? UMC_XSUM_F : UMC_XSUM_D;
+  const int dim = um_dat_dim(d);
+  void *dd = cu_dat_state(d)->d;
+  int blocks = S->prop.multiProcessorCount * 4;
+  if ((long long)blocks * HALO_THREADS > n) blocks = (n + HALO_THREADS - 1) / HALO_THREADS;
+  for (int c = 0; c < dim; c++) {
+    CU(ctx, cudaMemsetAsync(S->xsum_words, 0, wbytes, S->stream), "zeroing an exact sum");
+    void *args[] = {&dd, &n, (void *)&dim, &c, &S->xsum_words};
+    dim3 grid = {(unsigned)blocks, 1, 1}, block = {HALO_THREADS, 1, 1};
+    S->last_loop = halo_kernel_names[which];
+    CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
+       "launching %s for '%s' (%d rows)", halo_kernel_names[which], um_dat_name(d), n);
+    long long part[UM_XSUM_WORDS];
+    CU(ctx, cudaMemcpyAsync(part, S->xsum_words, wbytes, cudaMemcpyDeviceToHost, S->stream), "reading an exact sum");
+    CU(ctx, cudaStreamSynchronize(S->stream), "waiting for an exact sum");
+    for (int i = 0; i < UM_XSUM_WORDS; i++) words[(size_t)c * UM_XSUM_WORDS + i] += part[i];
+  }
+  return UM_SUCCESS;
+}
+
 void cu_halo_free(cu_state *S) {
+  cu_dfree(&S->xsum_words);
   for (int i = 0; i < S->ngathers; i++) {
     cudaFree(S->gathers[i].rows);
     cudaFree(S->gathers[i].off);
