@@ -59,7 +59,7 @@ typedef struct um_loop {
 typedef struct um_gather {
   um_dat *dst;
   int nsrc;
-  um_dat *const *src;
+  um_dat *const *src; /* AoS or SoA (um_dat_storage_layout), all alike */
   int ntargets;
   const int *rows;    /* [ntargets]: the rows some element increments; NULL: every row */
   const int *offset;  /* [ntargets + 1] */
@@ -80,6 +80,13 @@ typedef struct um_gather {
 #define UM_XSUM_BIAS 1152
 #define UM_XSUM_WORDS (UM_XSUM_DIGITS + 3)
 
+/* A split loop's contribution temporary (automatic loop splitting): the loop
+ * that writes it passes it as a direct INC argument, and every element of the
+ * range the backend runs adds into its own row, which starts at zero. A
+ * backend with contrib_store set keeps such a row in registers from zero and
+ * stores it (no read; the core then does not zero it first). */
+int um_dat_contribution(const um_dat *d);
+
 /* A setting of the backend's own, read from "<backend>.<key>". */
 typedef struct {
   const char *key;      /* e.g. "profile" for cuda.profile                   */
@@ -98,6 +105,8 @@ typedef struct um_backend_def {
   /* 1: run() runs kernels on the host through um_exec_range, so the core may
    * hand it loops compiled for their arguments (um_loop.compiled) */
   int host_code;
+  /* 1: run() stores contribution temporaries' rows from zero (um_dat_contribution) */
+  int contrib_store;
   const char *description;
   /* NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);

@@ -113,4 +113,5 @@ void *um_dat_host_data(const um_dat *d) { return d->data; }
 size_t um_dat_bytes(const um_dat *d) { return (size_t)d->rows * (size_t)d->dim * d->esize; }
 void *um_dat_backend_data(const um_dat *d) { return d->backend_data; }
 void um_dat_set_backend_data(um_dat *d, void *p) { d->backend_data = p; }
+int um_dat_contribution(const um_dat *d) { return d && d->contrib; }
 um_layout um_dat_storage_layout(const um_dat *d) { return d->layout == UM_SOA && d->dim > 1 ? UM_SOA : UM_AOS; }

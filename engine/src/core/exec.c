@@ -133,8 +133,10 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
       T *r = dst + (size_t)(g->rows ? g->rows[t] : t) * rs;                                                               \
       for (int j = g->offset[t]; j < g->offset[t + 1]; j++) {                                    \
         const int v = g->entry[j];                                                               \
-        const T *s = (const T *)g->src[v % g->nsrc]->data + (size_t)(v / g->nsrc) * (size_t)dim; \
-        for (int c = 0; c < dim; c++) r[(size_t)c * cs] += s[c];                                 \
+        const um_dat *sd = g->src[v % g->nsrc];                                                  \
+        const size_t e = (size_t)(v / g->nsrc), ss = sd->layout == UM_SOA && dim > 1 ? (size_t)sd->rows : 0; \
+        const T *s = (const T *)sd->data + (ss ? e : e * (size_t)dim);                           \
+        for (int c = 0; c < dim; c++) r[(size_t)c * cs] += s[ss ? (size_t)c * ss : (size_t)c];   \
       }                                                                                          \
     }                                                                                            \
   } while (0)

@@ -56,6 +56,7 @@ struct um_dat {
   int halo_stale;        /* written since its halo was last exchanged             */
   int index;
   void *backend_data;    /* the backend's (e.g. the device copy)                  */
+  int contrib;           /* a split loop's contribution temporary (split.c)        */
 };
 
 typedef struct {

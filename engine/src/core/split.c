@@ -207,7 +207,8 @@ static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int
   snprintf(name, sizeof name, "%s:temp%d", loop, arg);
   for (int i = 0; i < ctx->ntemps; i++) { /* a loop's shapes never run at once: they share their temporaries */
     const um_dat *t = ctx->temps[i];
-    if (t->set == set && t->dim == dim && t->type == type && t->rows == um__set_total(set) && !strcmp(t->name, name)) {
+    if (t->set == set && t->dim == dim && t->type == type && t->rows == um__set_total(set) && !strcmp(t->name, name) &&
+        t->layout == (!ctx->backend->host_code && dim > 1 ? UM_SOA : UM_AOS)) {
       *out = i;
       return UM_SUCCESS;
     }
@@ -231,7 +232,8 @@ static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int
   d->dim = dim;
   d->type = type;
   d->esize = esize;
-  d->layout = UM_AOS;
+  d->layout = !ctx->backend->host_code && dim > 1 ? UM_SOA : UM_AOS; /* a GPU stores each component coalesced */
+  d->contrib = 1;
   d->rows = (int)rows;
   d->valid = UM_VALID_HOST;
   d->index = -1 - ctx->ntemps; /* not among ctx->dats */
@@ -494,14 +496,18 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
 
 /* ---- running ---------------------------------------------------------------------------------- */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b) return UM_SUCCESS;
+  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from zero */
   if (!ctx->backend->host_code && ctx->backend->rows_zero) {
     UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, b, e));
     d->valid = UM_VALID_DEVICE;
     return UM_SUCCESS;
   }
   if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
-  memset(d->data + (size_t)b * (size_t)d->dim * d->esize, 0, (size_t)(e - b) * (size_t)d->dim * d->esize);
+  if (um_dat_storage_layout(d) == UM_SOA)
+    for (int c = 0; c < d->dim; c++)
+      memset(d->data + ((size_t)c * (size_t)d->rows + (size_t)b) * d->esize, 0, (size_t)(e - b) * d->esize);
+  else
+    memset(d->data + (size_t)b * (size_t)d->dim * d->esize, 0, (size_t)(e - b) * (size_t)d->dim * d->esize);
   d->valid = UM_VALID_HOST;
   return UM_SUCCESS;
 }
@@ -642,10 +648,12 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
     for (int c = 0; !rc && c < dim; c++) memcpy(x[c].w, all + (size_t)c * XS_WORDS, sizeof x[c].w);
   } else {
     if (!(d->valid & UM_VALID_HOST)) rc = um__dat_to_host(ctx, d);
+    const int soa = um_dat_storage_layout(d) == UM_SOA;
     for (int e = 0; !rc && e < n; e++)
-      for (int c = 0; c < dim; c++)
-        xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[(size_t)e * dim + c]
-                                           : (double)((const float *)d->data)[(size_t)e * dim + c]);
+      for (int c = 0; c < dim; c++) {
+        const size_t at = soa ? (size_t)c * (size_t)d->rows + (size_t)e : (size_t)e * dim + c;
+        xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[at] : (double)((const float *)d->data)[at]);
+      }
   }
   if (!rc && ctx->dist) {
     for (int c = 0; c < dim; c++) {

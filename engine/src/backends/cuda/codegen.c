@@ -84,7 +84,10 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
                   a, x->dat);
     ndat_type_set[x->dat] = 1;
     dat_type[x->dat] = x->type;
-    if (!x->indirect) {
+    if (!x->indirect && x->store && x->acc == UM_INC) {
+      D->pass[a] = UMC_PASS_REG_INC; /* from zero in registers, stored: the row is never read */
+      D->apply[a] = UMC_APPLY_STORE;
+    } else if (!x->indirect) {
       /* AoS with dim > 1: a thread's values are dim apart from its neighbour's, so
        * the block moves its contiguous slice through shared memory, coalesced */
       const int bytes = L->block_threads * x->dim * tsize(x->type);
@@ -275,7 +278,7 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
     P(", r%d[c]);\n", a);
   } else {
     value_ref(g, a, "c", t);
-    P(" += r%d[c];\n", a);
+    P(D->apply[a] == UMC_APPLY_STORE ? " = r%d[c];\n" : " += r%d[c];\n", a);
   }
 }
 
@@ -444,6 +447,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
+    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from zero (a split loop's contributions)");
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
@@ -720,7 +724,7 @@ static const char halo_source[] =
     "  extern \"C\" __global__ void name(T *__restrict__ d, const T *const *__restrict__ src,       \\\n"
     "                                    const int *__restrict__ rows, const int *__restrict__ off, \\\n"
     "                                    const int *__restrict__ ent, int nt, int nsrc, int dim,    \\\n"
-    "                                    long long stride) {                                        \\\n"
+    "                                    long long stride, long long sstride) {                     \\\n"
     "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;                       \\\n"
     "    if (t >= (long long)nt * dim) return;                                                      \\\n"
     "    const int q = (int)(t / dim), c = (int)(t - (long long)q * dim), r = rows ? rows[q] : q;    \\\n"
@@ -731,7 +735,8 @@ static const char halo_source[] =
     "    T v = d[i];                                                                                \\\n"
     "    for (int j = j0; j < j1; j++) {                                                            \\\n"
     "      const int e = ent[j];                                                                    \\\n"
-    "      v += src[e % nsrc][(size_t)(e / nsrc) * (size_t)dim + (size_t)c];                        \\\n"
+    "      const size_t k = (size_t)(e / nsrc);                                                     \\\n"
+    "      v += src[e % nsrc][sstride ? (size_t)c * (size_t)sstride + k : k * (size_t)dim + (size_t)c]; \\\n"
     "    }                                                                                          \\\n"
     "    d[i] = v;                                                                                  \\\n"
     "  }\n"
@@ -758,13 +763,14 @@ static const char halo_source[] =
     "}\n"
     "#define UM_XSUM(name, T)                                                                    \\\n"
     "  extern \"C\" __global__ void name(const T *__restrict__ v, int n, int dim, int c,            \\\n"
-    "                                    unsigned long long *out) {                                 \\\n"
+    "                                    long long stride, unsigned long long *out) {               \\\n"
     "    __shared__ long long acc[75];                                                              \\\n"
     "    for (int i = threadIdx.x; i < 75; i += blockDim.x) acc[i] = 0;                             \\\n"
     "    __syncthreads();                                                                           \\\n"
     "    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;                 \\\n"
     "         e += (long long)gridDim.x * blockDim.x)                                               \\\n"
-    "      um_xs_add(acc, (double)v[(size_t)e * (size_t)dim + (size_t)c]);                           \\\n"
+    "      um_xs_add(acc, (double)v[stride ? (size_t)c * (size_t)stride + (size_t)e                 \\\n"
+    "                                      : (size_t)e * (size_t)dim + (size_t)c]);                  \\\n"
     "    __syncthreads();                                                                           \\\n"
     "    for (int i = threadIdx.x; i < 75; i += blockDim.x)                                         \\\n"
     "      if (acc[i]) atomicAdd(&out[i], (unsigned long long)acc[i]);                               \\\n"

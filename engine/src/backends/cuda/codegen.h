@@ -47,6 +47,7 @@ typedef struct {
   int dat;            /* slot of the dat among the loop's distinct dats; -1 for globals */
   int map;            /* slot of the map among the loop's distinct maps; -1 */
   int arity, idx;     /* indirect */
+  int store;          /* direct INC into a split loop's contribution temporary: registers from zero, stored */
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
 } umc_arg;
 
@@ -95,7 +96,8 @@ typedef enum {
   UMC_APPLY_ATOMIC,     /* atomicAdd per component                                  */
   UMC_APPLY_PLAIN,      /* += (no conflicts: element colour, or direct)             */
   UMC_APPLY_COLOURED,   /* += one thread colour at a time, __syncthreads between    */
-  UMC_APPLY_BLOCK_ATOMIC/* atomicAdd into the block's shared copy (or the dat if not staged) */
+  UMC_APPLY_BLOCK_ATOMIC,/* atomicAdd into the block's shared copy (or the dat if not staged) */
+  UMC_APPLY_STORE       /* = (a contribution temporary: the row starts at zero)      */
 } umc_apply;
 
 /* The kernel's parameter block: what each field holds. */
@@ -171,8 +173,9 @@ const char *umc_pass_name(umc_pass p);
 typedef enum {
   UMC_HALO_OUT4, UMC_HALO_OUT8, UMC_HALO_IN4, UMC_HALO_IN8, UMC_HALO_ADD_D, UMC_HALO_ADD_F, UMC_HALO_ADD_I,
   UMC_GATHER_D, UMC_GATHER_F, UMC_GATHER_I, /* (T *dat, const T *const *src, const int *rows, const int *off, const int *ent,
-                                               int ntargets, int nsrc, int dim, long long soa_stride) */
-  UMC_XSUM_D, UMC_XSUM_F,     /* (const T *v, int n, int dim, int c, unsigned long long *words) */
+                                               int ntargets, int nsrc, int dim, long long soa_stride,
+                                               long long src_soa_stride) */
+  UMC_XSUM_D, UMC_XSUM_F,     /* (const T *v, int n, int dim, int c, long long soa_stride, unsigned long long *words) */
   UMC_HALO_KERNELS
 } umc_halo_kernel;
 #define UMC_HALO_KERNEL_NAMES                                                                             \

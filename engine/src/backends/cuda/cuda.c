@@ -139,6 +139,7 @@ const um_backend_def um_backend_cuda = {
     .name = "cuda",
     .priority = 30,
     .ranges = 1,
+    .contrib_store = 1,
     .description = "NVIDIA GPUs: kernels generated per loop, compiled with NVRTC",
     .available = cu_available,
     .options = cu_options,

@@ -163,8 +163,9 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   long long stride =
       um_dat_storage_layout(g->dst) == UM_SOA ? (long long)(um_dat_bytes(g->dst) / ((size_t)dim * esize)) : 0;
   void *dd = cu_dat_state(g->dst)->d;
-  void *args[] = {&dd, &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent, (void *)&nt, (void *)&nsrc,
-                  (void *)&dim, &stride};
+  long long sstride = um_dat_storage_layout(g->src[0]) == UM_SOA ? (long long)um_dat_rows(g->src[0]) : 0;
+  void *args[] = {&dd,        &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent,
+                  (void *)&nt, (void *)&nsrc,       (void *)&dim,         &stride,               &sstride};
   const long long total = (long long)nt * dim;
   dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
   if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
@@ -198,7 +199,8 @@ int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *word
   if ((long long)blocks * HALO_THREADS > n) blocks = (n + HALO_THREADS - 1) / HALO_THREADS;
   for (int c = 0; c < dim; c++) {
     CU(ctx, cudaMemsetAsync(S->xsum_words, 0, wbytes, S->stream), "zeroing an exact sum");
-    void *args[] = {&dd, &n, (void *)&dim, &c, &S->xsum_words};
+    long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)um_dat_rows(d) : 0;
+    void *args[] = {&dd, &n, (void *)&dim, &c, &stride, &S->xsum_words};
     dim3 grid = {(unsigned)blocks, 1, 1}, block = {HALO_THREADS, 1, 1};
     S->last_loop = halo_kernel_names[which];
     CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),

@@ -92,6 +92,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
     } else soa = 0;
     x->soa = soa && um_dat_dim(d) > 1;
     x->stride = um_dat_rows(d); /* SoA columns are allocated rows long */
+    x->store = um_dat_contribution(d) && !a->map && a->acc == UM_INC;
     if (a->map) {
       x->indirect = 1;
       int m = 0;
