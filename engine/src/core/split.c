@@ -315,6 +315,12 @@ static int fp_reduction(const um_arg *a) {
   return a->kind == UM_ARG_GBL && a->acc == UM_INC && (a->type == UM_DOUBLE || a->type == UM_FLOAT);
 }
 
+/* split auto on a device (docs/benchmarks.md, H100: no loop of the five apps gained from splitting; those
+ * nearest the paper's conditions were LULESH volume_force and miniAero flux_faces, at 27-48% of copy
+ * bandwidth and occupancy 0.125) */
+#define AUTO_BW_SHARE 0.5
+#define AUTO_OCCUPANCY 0.25
+
 /* The variant for this call (OFF: whole), with the reason in rec->split_reason. */
 static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
   const um_split mode = rec->split ? (um_split)(rec->split - 1) : ctx->split;
@@ -361,29 +367,53 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
     snprintf(why, n, "auto: kept whole on a CPU backend (the unsplit loop wins on CPUs; run.split: on measures it)");
     return UM_SPLIT_OFF;
   }
-  /* a device: time the loop whole and split (one call each after a first that compiles), keep the faster */
+  /* a device: a loop well below the bandwidth with a low occupancy (the paper's conditions: register pressure,
+   * a big footprint per element) is timed whole and split (one call each after a first that compiles) and keeps
+   * the faster; any other stays whole without compiling its split */
   const int v = gather_ok ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER;
-  if (rec->auto_trial < 4) {
-    snprintf(why, n, "auto: measuring (call %d of 4)", rec->auto_trial + 1);
-    return rec->auto_trial < 2 ? UM_SPLIT_OFF : v;
+  if (rec->auto_trial >= 5) return rec->auto_trial == 6 ? v : UM_SPLIT_OFF; /* decided; the reason stays */
+  if (rec->auto_trial == 0) {
+    if (rec->dev_calls < 2 || rec->bytes <= 0) {
+      snprintf(why, n, "auto: whole while its first calls are timed");
+      return UM_SPLIT_OFF;
+    }
+    um_device_info info;
+    memset(&info, 0, sizeof info);
+    if (um_context_device_info(ctx, &info) != UM_SUCCESS) info.copy_gbs = 0;
+    double occ = -1;
+    for (int k = 0; ctx->backend->counters && k < UM_MAX_COUNTERS && ctx->backend->counters[k]; k++)
+      if (!strcmp(ctx->backend->counters[k], "occupancy")) occ = rec->counters[k];
+    const double gbs = rec->bytes / (rec->dev_seconds / (double)rec->dev_calls) / 1e9;
+    if (!(info.copy_gbs > 0 && gbs < AUTO_BW_SHARE * info.copy_gbs && occ > 0 && occ <= AUTO_OCCUPANCY)) {
+      rec->auto_trial = 5;
+      snprintf(why, n,
+               "auto: kept whole: %.0f GB/s (%.0f%% of copy) at occupancy %.3g; split is timed only for a loop under "
+               "%.0f%% of copy at occupancy %.3g or less",
+               gbs, info.copy_gbs > 0 ? 100 * gbs / info.copy_gbs : 0, occ, 100 * AUTO_BW_SHARE, AUTO_OCCUPANCY);
+      return UM_SPLIT_OFF;
+    }
+    rec->auto_trial = 1;
   }
-  const int split = rec->auto_time[1] < rec->auto_time[0];
-  snprintf(why, n, "auto: measured %.3g ms whole, %.3g ms %s", 1e3 * rec->auto_time[0], 1e3 * rec->auto_time[1],
-           um_split_name((um_split)v));
-  return split ? v : UM_SPLIT_OFF;
+  snprintf(why, n, "auto: measuring (call %d of 4)", rec->auto_trial);
+  return rec->auto_trial <= 2 ? UM_SPLIT_OFF : v;
 }
 
 int um__split_measuring(const um_context *ctx, int rec_id) {
   const um_loop_rec *rec = &ctx->loops[rec_id];
-  return rec->auto_trial < 4 && strncmp(rec->split_reason, "auto: measuring", 15) == 0;
+  return rec->auto_trial >= 1 && rec->auto_trial <= 4 && strncmp(rec->split_reason, "auto: measuring", 15) == 0;
 }
 
 void um__split_timed(um_context *ctx, int rec_id, double seconds) {
   um_loop_rec *rec = &ctx->loops[rec_id];
   if (!um__split_measuring(ctx, rec_id)) return;
-  if (rec->auto_trial == 1) rec->auto_time[0] = seconds;
-  if (rec->auto_trial == 3) rec->auto_time[1] = seconds;
-  rec->auto_trial++;
+  if (rec->auto_trial == 2) rec->auto_time[0] = seconds;
+  if (rec->auto_trial == 4) rec->auto_time[1] = seconds;
+  if (++rec->auto_trial < 5) return;
+  const int split = rec->auto_time[1] < 0.95 * rec->auto_time[0];
+  rec->auto_trial = split ? 6 : 5;
+  snprintf(rec->split_reason, sizeof rec->split_reason, "auto: measured %.3g ms whole, %.3g ms %s: %s",
+           1e3 * rec->auto_time[0], 1e3 * rec->auto_time[1],
+           um_split_name(ctx->backend->gather ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER), split ? "split" : "kept whole");
 }
 
 /* A record for a generated loop: "<parent>:<what>". */
