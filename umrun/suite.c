@@ -144,6 +144,7 @@ typedef struct {
   char **axis[AXES]; /* values per axis (NULL: the config's own) */
   int naxis[AXES];
   double timeout_s;
+  int same_bits; /* every passing run of the matrix must give the first one's metrics bit for bit */
   int selected;  /* by --tags and --only */
   double combos; /* the product of its axes' lengths (counted before anything is expanded) */
 } suite_case;
@@ -264,7 +265,8 @@ static int load_suite(const char *path, const char *app_override, suite_file *S,
   if (um_config_load_file(path, &cfg, err, len)) return -1;
   static const char *const top[] = {"suite", "description", "defaults", "cases", NULL};
   static const char *const defk[] = {"timeout_s", "set", NULL};
-  static const char *const casek[] = {"name", "config", "tags", "set", "matrix", "timeout_s", "description", NULL};
+  static const char *const casek[] = {"name",      "config",      "tags",      "set", "matrix",
+                                      "timeout_s", "description", "same_bits", NULL};
   int rc = -1, n = 0;
   if (check_keys(cfg, NULL, top, err, len)) goto out;
   if (um_config_kind(cfg, "defaults") == UM_CONFIG_MAPPING && check_keys(cfg, "defaults", defk, err, len)) goto out;
@@ -319,6 +321,8 @@ static int load_suite(const char *path, const char *app_override, suite_file *S,
       }
     snprintf(k, sizeof k, "cases.%d.timeout_s", i);
     if (um_config_get_double(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
+    snprintf(k, sizeof k, "cases.%d.same_bits", i);
+    if (um_config_get_bool(cfg, k, 0, &c->same_bits, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);
     if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING) {
       static const char *const axes[] = {"backend", "strategy", "layout", "reorder", "block_size", "ranks", NULL};
@@ -608,6 +612,34 @@ static void judge(suite_run *r) {
            r->json ? "" : ", no results", tail[0] ? tail : "(no output)");
 }
 
+/* same_bits: each passing run of the case against the case's first passing run, metric by metric (the
+ * validated metrics, printed with 17 digits: equal text, equal bits). A run that differs fails. */
+static void same_bits(suite_run *runs, int nruns) {
+  for (int i = 0; i < nruns; i++) {
+    if (!runs[i].c->same_bits || strcmp(runs[i].status, "pass") != 0) continue;
+    const suite_run *base = NULL;
+    for (int j = 0; j < i && !base; j++)
+      if (runs[j].c == runs[i].c && !strcmp(runs[j].status, "pass")) base = &runs[j];
+    if (!base) continue;
+    const uj *bm = uj_get(uj_get(base->json, "validation"), "metrics"), *rm = uj_get(uj_get(runs[i].json, "validation"), "metrics");
+    for (int a = 0; a < uj_len(bm); a++) {
+      const uj *m = uj_at(bm, a);
+      const char *name = uj_gets(m, "name", "?");
+      const uj *o = NULL;
+      for (int b = 0; b < uj_len(rm) && !o; b++)
+        if (!strcmp(uj_gets(uj_at(rm, b), "name", ""), name)) o = uj_at(rm, b);
+      const double x = uj_getn(m, "got", NAN), y = o ? uj_getn(o, "got", NAN) : NAN;
+      if (o && (memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)))) continue;
+      snprintf(runs[i].status, sizeof runs[i].status, "fail");
+      snprintf(runs[i].message, sizeof runs[i].message,
+               "not bit-identical to %.400s (the case asks same_bits): metric %.120s got %.17g here, %.17g there",
+               base->id, name, y, x);
+      printf("  %s: %s\n", runs[i].id, runs[i].message);
+      break;
+    }
+  }
+}
+
 /* ---- outputs ---------------------------------------------------------------------- */
 static void write_results(FILE *f, const char *suite_path, char **tags, int ntags, const char *only, suite_run *runs,
                           int nruns, double host_gbs, const char *started, double seconds) {
@@ -846,6 +878,10 @@ void umrun_suite_usage(FILE *f) {
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
         "  --list         list the runs the selection would make, and exit\n"
+        "\n"
+        "A case with same_bits: true also asks every passing run of its matrix for the first\n"
+        "passing run's validated metrics bit for bit (e.g. run.reproducible across strategies,\n"
+        "backends and rank counts); a run that differs fails, naming the metric.\n"
         "\n"
         "A selection makes at most 5000 runs (the product of each case's axes, summed over the\n"
         "cases): it is counted before anything is expanded, and a larger one is refused with\n"
@@ -1088,6 +1124,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     printf("\n");
   }
   const double seconds = um_wtime() - t0;
+  same_bits(runs, nruns);
   /* the PASS/FAIL matrix: a line per case */
   int np = 0, nfail = 0;
   printf("\n%-28s %s\n", "case", "runs: variant status");
