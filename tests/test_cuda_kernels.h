@@ -88,4 +88,60 @@ UM_KERNEL void tk_nan_minmax(const double *a, double *mn, double *mx, double *su
   sum[0] += a[0];
 }
 
+/* ---- automatic loop splitting (test_split.cpp) ---- */
+
+/* Over edges: increments through two maps of one set into two dats: n0/n1 dim 2 at the edge's two
+ * nodes, c0/c1 dim 1 (float at the second cell) at its two cells; x0/x1 dim 2 READ at the nodes. */
+UM_KERNEL void tk_split_two_maps(const double *w, const double *x0, const double *x1, double *n0, double *n1,
+                                 double *c0, float *c1) {
+  const double d0 = w[0] * (x1[0] - x0[0]), d1 = w[0] * x0[1] * x1[1];
+  n0[0] += d0;
+  n0[1] += d1;
+  n1[0] -= d0;
+  n1[1] += 0.5 * d1;
+  c0[0] += w[0] * w[0];
+  c1[0] += (float)(d0 - d1);
+}
+
+/* Over edges: r0/r1 dim 2 INC through the edge's nodes and v dim 2 RW through its first node
+ * (another dat; the update adds, so with exact values any order gives the same bits). */
+UM_KERNEL void tk_split_inc_rw(const double *w, double *r0, double *r1, double *v) {
+  r0[0] += w[0];
+  r0[1] -= 2.0 * w[0];
+  r1[0] += 3.0 * w[0];
+  r1[1] += w[0] * w[0];
+  v[0] = v[0] + w[0];
+  v[1] = v[1] - 0.5 * w[0];
+}
+
+/* Over edges: r INC at the first node and READ at the second (the same dat): kept whole. */
+UM_KERNEL void tk_split_inc_read(const double *r1, double *r0) {
+  r0[0] += 0.5 * r1[0];
+}
+
+/* Over edges: increments through a map with a global MIN and MAX of the edge's difference. */
+UM_KERNEL void tk_split_minmax(const double *x0, const double *x1, double *r0, double *r1, double *mn,
+                               double *mx) {
+  const double d = x1[0] - x0[0];
+  r0[0] += d;
+  r1[0] -= d;
+  if (d < mn[0]) mn[0] = d;
+  if (d > mx[0]) mx[0] = d;
+}
+
+/* Over edges: increments written on some paths only (w's sign decides). */
+UM_KERNEL void tk_split_some_paths(const double *w, double *r0, double *r1) {
+  if (w[0] > 0) r0[0] += w[0];
+  if (w[0] < -0.5) r1[0] += w[0] * w[0];
+}
+
+/* Direct: a global double and float sum of a. */
+UM_KERNEL void tk_split_sum(const double *a, double *sum, float *fsum) {
+  sum[0] += a[0];
+  fsum[0] += (float)a[0];
+}
+
+/* Direct: a global double sum of a (values beyond the float range). */
+UM_KERNEL void tk_split_dsum(const double *a, double *sum) { sum[0] += a[0]; }
+
 #endif

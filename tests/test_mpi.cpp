@@ -303,6 +303,104 @@ INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 
+// Reproducible mode (um_set_reproducible): split loops gather every target's increments in the order of the
+// contributing elements' global numbers and global sums are exact across the ranks, so P ranks give the
+// one-process bits, memcmp-equal: dats incremented through maps (double and float), a direct RW dat read
+// through a map next time (halos), global sums (dim 1 and 2), MIN, MAX and an int sum. ctest runs this on
+// 1 to 4 ranks, so the rank counts agree with each other bit for bit too.
+class DistributedReproducible
+    : public ::testing::TestWithParam<std::tuple<const char *, const char *, um_increments>> {};
+
+TEST_P(DistributedReproducible, SameBitsAsOneProcess) {
+  const char *backend = std::get<0>(GetParam()), *partitioner = std::get<1>(GetParam());
+  if (!um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
+  if (!um_mpi_partitioner_built(partitioner)) GTEST_SKIP() << partitioner << " not built";
+  Grid g(11);
+  Mesh m[2];
+  std::vector<int> kv(g.ncell);
+  for (int c = 0; c < g.ncell; c++) kv[c] = c % 5 - 2;
+  um_dat *b[2], *k[2];
+  for (int i = 0; i < 2; i++) {
+    m[i].build(g, backend, i == 1, partitioner, std::get<2>(GetParam()));
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(um_set_reproducible(m[i].ctx, 1), 0);
+    ASSERT_EQ(um_decl_dat(m[i].ctx, m[i].cells, 3, UM_DOUBLE, nullptr, "b", &b[i]), 0) << um_error_message(m[i].ctx);
+    ASSERT_EQ(um_decl_dat(m[i].ctx, m[i].cells, 1, UM_INT, kv.data(), "k", &k[i]), 0) << um_error_message(m[i].ctx);
+  }
+  for (int it = 0; it < 4; it++) {
+    double sum[2], qmax[2], dsum[2][2], mn[2], mx[2];
+    int cnt[2], isum[2];
+    for (int i = 0; i < 2; i++) {
+      um_context *ctx = m[i].ctx;
+      sum[i] = 0.125;
+      cnt[i] = 0;
+      ASSERT_EQ(UM_PAR_LOOP(ctx, edge_inc_kernel, "edge_inc", m[i].edges,
+                            um_arg_dat(m[i].w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                            um_arg_dat(m[i].u, 0, m[i].ec, 2, UM_DOUBLE, UM_READ),
+                            um_arg_dat(m[i].u, 1, m[i].ec, 2, UM_DOUBLE, UM_READ),
+                            um_arg_dat(m[i].r, 0, m[i].ec, 2, UM_DOUBLE, UM_INC),
+                            um_arg_dat(m[i].r, 1, m[i].ec, 2, UM_DOUBLE, UM_INC),
+                            um_arg_dat(m[i].f, 0, m[i].ec, 1, UM_FLOAT, UM_INC),
+                            um_arg_gbl(&sum[i], 1, UM_DOUBLE, UM_INC), um_arg_gbl(&cnt[i], 1, UM_INT, UM_INC)),
+                0)
+          << um_error_message(ctx);
+      qmax[i] = -1e300;
+      ASSERT_EQ(UM_PAR_LOOP(ctx, cell_inc_kernel, "cell_inc", m[i].cells,
+                            um_arg_dat(m[i].q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                            um_arg_dat(m[i].nv, 0, m[i].cn, 3, UM_DOUBLE, UM_INC),
+                            um_arg_dat(m[i].nv, 1, m[i].cn, 3, UM_DOUBLE, UM_INC),
+                            um_arg_dat(m[i].nv, 2, m[i].cn, 3, UM_DOUBLE, UM_INC),
+                            um_arg_dat(m[i].nv, 3, m[i].cn, 3, UM_DOUBLE, UM_INC),
+                            um_arg_gbl(&qmax[i], 1, UM_DOUBLE, UM_MAX)),
+                0)
+          << um_error_message(ctx);
+      // u changes directly (its halo is stale for the next edge_inc), with a dim-2 exact sum, MIN and MAX
+      dsum[i][0] = 1.0;
+      dsum[i][1] = -2.0;
+      mn[i] = 1e300;
+      mx[i] = -1e300;
+      isum[i] = 0;
+      ASSERT_EQ(UM_PAR_LOOP(ctx, direct_ops_kernel, "direct_ops", m[i].cells,
+                            um_arg_dat(m[i].q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                            um_arg_dat(b[i], -1, UM_ID, 3, UM_DOUBLE, UM_WRITE),
+                            um_arg_dat(m[i].u, -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                            um_arg_dat(k[i], -1, UM_ID, 1, UM_INT, UM_READ),
+                            um_arg_gbl(dsum[i], 2, UM_DOUBLE, UM_INC), um_arg_gbl(&mn[i], 1, UM_DOUBLE, UM_MIN),
+                            um_arg_gbl(&mx[i], 1, UM_DOUBLE, UM_MAX), um_arg_gbl(&isum[i], 1, UM_INT, UM_INC)),
+                0)
+          << um_error_message(ctx);
+    }
+    EXPECT_EQ(memcmp(&sum[0], &sum[1], sizeof(double)), 0) << "iteration " << it << ": " << sum[0] << " " << sum[1];
+    EXPECT_EQ(memcmp(dsum[0], dsum[1], sizeof dsum[0]), 0) << "iteration " << it << ": " << dsum[0][1] << " " << dsum[1][1];
+    EXPECT_EQ(cnt[0], cnt[1]);
+    EXPECT_EQ(isum[0], isum[1]);
+    EXPECT_EQ(qmax[0], qmax[1]);
+    EXPECT_EQ(mn[0], mn[1]);
+    EXPECT_EQ(mx[0], mx[1]);
+  }
+  um_loop_stats st;
+  for (int i = 0; i < um_loop_stats_count(m[1].ctx); i++) {
+    ASSERT_EQ(um_loop_stats_get(m[1].ctx, i, &st), 0);
+    if (!strcmp(st.name, "edge_inc") || !strcmp(st.name, "cell_inc")) EXPECT_STREQ(st.split, "gather") << st.name;
+    EXPECT_EQ(st.reverse_increments, 0) << st.name << ": reproducible runs every loop's increments redundantly";
+  }
+  for (int d = 0; d < um_dat_count(m[0].ctx); d++) {
+    um_dat *d0 = um_dat_at(m[0].ctx, d), *d1 = um_find_dat(m[1].ctx, um_dat_name(d0));
+    ASSERT_NE(d1, nullptr) << um_dat_name(d0);
+    const size_t bytes = (size_t)um_set_size(um_dat_set(d0)) * um_dat_dim(d0) * um_type_size(um_dat_type(d0));
+    std::vector<char> x(bytes), y(bytes);
+    ASSERT_EQ(um_dat_fetch(m[0].ctx, d0, x.data(), bytes), 0);
+    ASSERT_EQ(um_dat_fetch(m[1].ctx, d1, y.data(), bytes), 0);
+    EXPECT_TRUE(x == y) << "dat " << um_dat_name(d0) << " differs from one process's bits on " << um_mpi_size()
+                        << " ranks";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DistributedReproducible,
+                         ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
+                                            ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
+                                                              UM_INCREMENTS_AUTO)));
+
 TEST(DistributedErrors, NaNOnOneRankStopsEveryRank) {
   Grid g(6);
   Mesh d;

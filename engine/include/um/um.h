@@ -386,7 +386,8 @@ int um_distribute(um_context *ctx, const char *primary_set, const char *partitio
  * their owners, which add them (less computing, one more message); AUTO picks
  * per loop by comparing the exec halo's work with the halo rows to send back.
  * Loops that also read the incremented dat, or write through a map otherwise
- * than INC, always run REDUNDANT. Nothing changes on one rank. */
+ * than INC, always run REDUNDANT, and so does every loop in reproducible mode
+ * (um_set_reproducible). Nothing changes on one rank. */
 typedef enum { UM_INCREMENTS_REDUNDANT = 0, UM_INCREMENTS_REVERSE, UM_INCREMENTS_AUTO } um_increments;
 const char *um_increments_name(um_increments m);
 int um_set_increments(um_context *ctx, um_increments mode);

@@ -279,6 +279,13 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
   if (!ctx->dist || !loop->has_conflicts) return 0;
   const um_increments mode = rec->increments ? (um_increments)(rec->increments - 1) : ctx->increments;
   if (mode == UM_INCREMENTS_REDUNDANT) return 0;
+  if (ctx->reproducible) { /* the owner would add the increments sent back after its own: an order per partition */
+    if (rec->calls == 0)
+      um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': mpi.increments %s -> redundant (run.reproducible: every "
+                     "target's increments gathered on its owner in global element order)", loop->name,
+                     um_increments_name(mode));
+    return 0;
+  }
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT || !a->map || a->acc == UM_READ) continue;

@@ -519,6 +519,8 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
     sp->next = rec->sp;
     rec->sp = sp;
   }
+  for (int i = 0; i < loop->nargs; i++) /* this call's globals: a caller's may move from call to call */
+    if (sp->tmp[i] < 0) sp->cargs[i].gbl = loop->args[i].gbl;
   sp->piece_seconds = 0;
   *out = sp;
   return UM_SUCCESS;

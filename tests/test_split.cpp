@@ -1,0 +1,948 @@
+// Automatic loop splitting (engine/src/core/split.c; um/um.h: um_set_split,
+// um_loop_set_split, um_set_reproducible): a loop that increments through maps
+// runs as "<loop>:contrib" then "<loop>:inc<i>" loops (scatter) or one
+// "<loop>:gather". On seq, gather adds every target's contributions in the
+// order the whole loop does (element, then argument), so it gives the unsplit
+// loop's bits; scatter and OpenMP agree to round-off. Loops that also read the
+// incremented dat are kept whole and say why. Reproducible mode gathers every
+// such loop and sums floating-point global INC reductions exactly, so its bits
+// depend neither on the backend, the thread count, the block size nor the layout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "test_random_mesh.hpp"
+
+extern "C" {
+#include "um/backend.h"
+#include "um/um.h"
+extern const um_kernel tk_edge_kernel, tk_cell_kernel, tk_split_two_maps_kernel, tk_split_inc_rw_kernel,
+    tk_split_inc_read_kernel, tk_split_minmax_kernel, tk_split_some_paths_kernel, tk_split_sum_kernel, tk_split_dsum_kernel;
+}
+
+namespace {
+
+using umtest::Mesh;
+using umtest::random_mesh;
+
+#define OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
+
+// What a context runs with: backend, layout, the split mode (the context's), reproducible, threads, block size.
+struct Cfg {
+  const char *backend = "seq";
+  um_layout layout = UM_AOS;
+  um_split split = UM_SPLIT_OFF;
+  int reproducible = 0;
+  int threads = 2;
+  int block = 64;
+};
+
+Cfg with(Cfg c, um_split s, int repro = 0) {
+  c.split = s;
+  c.reproducible = repro;
+  return c;
+}
+
+struct Ctx {
+  um_context *ctx = nullptr;
+  explicit Ctx(const Cfg &c) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = c.backend;
+    o.layout = c.layout;
+    o.nthreads = c.threads;
+    o.block_size = c.block;
+    o.parallel_threshold = 0;  // OpenMP: colours and chunks on threads even on small sets
+    o.check_plans = 1;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    if (!ctx) return;
+    EXPECT_EQ(um_set_split(ctx, c.split), UM_SUCCESS);
+    EXPECT_EQ(um_set_reproducible(ctx, c.reproducible), UM_SUCCESS);
+  }
+  ~Ctx() { um_finalize(&ctx); }
+  Ctx(const Ctx &) = delete;
+  Ctx &operator=(const Ctx &) = delete;
+  // the statistics of the loop named `name` (calls == -1: no such record)
+  um_loop_stats stats(const std::string &name) const {
+    um_loop_stats s;
+    memset(&s, 0, sizeof s);
+    s.calls = -1;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      um_loop_stats t;
+      if (um_loop_stats_get(ctx, i, &t) == UM_SUCCESS && name == t.name) return t;
+    }
+    return s;
+  }
+  std::vector<std::string> loop_names() const {
+    std::vector<std::string> n;
+    um_loop_stats t;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++)
+      if (um_loop_stats_get(ctx, i, &t) == UM_SUCCESS) n.push_back(t.name);
+    return n;
+  }
+};
+
+template <class T>
+std::vector<T> fetch(um_context *ctx, um_dat *d) {
+  std::vector<T> v((size_t)um_set_size(um_dat_set(d)) * (size_t)um_dat_dim(d));
+  EXPECT_EQ(um_dat_fetch(ctx, d, v.data(), v.size() * sizeof(T)), UM_SUCCESS) << um_error_message(ctx);
+  return v;
+}
+
+template <class T>
+bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && (a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+template <class T>
+bool same_bits(T a, T b) {
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+template <class T>
+void expect_close(const std::vector<T> &got, const std::vector<T> &want, double rel, const char *what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); i++)
+    ASSERT_NEAR((double)got[i], (double)want[i], rel * (1.0 + std::fabs((double)want[i]))) << what << "[" << i << "]";
+}
+
+bool contains(const char *s, const char *part) { return s && strstr(s, part); }
+
+// ---- the Airfoil pattern: tk_edge (r INC at both ends of pedge, f float INC, a global sum and count),
+// tk_cell (n INC at the four corners of pcell, global MAX and float MIN) ----
+struct EdgeCell {
+  std::vector<double> r, n;
+  std::vector<float> f;
+  double esum = 0, qmax = 0;
+  float fmin = 0;
+  int cnt = 0;
+};
+
+void run_edge_cell(um_context *ctx, const Mesh &m, EdgeCell *out, int reps = 2) {
+  um_set *nodes, *edges, *cells;
+  um_map *pedge, *pcell;
+  um_dat *u, *w, *q, *r, *f, *n;
+  OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+  OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+  OK(um_decl_set(ctx, m.ncell, "cells", &cells));
+  OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+  OK(um_decl_map(ctx, cells, nodes, 4, m.cell.data(), "pcell", &pcell));
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.u.data(), "u", &u));
+  OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+  OK(um_decl_dat(ctx, cells, 3, UM_DOUBLE, m.q.data(), "q", &q));
+  OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "r", &r));
+  OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+  OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, m.a.data(), "n", &n));
+  double g[2] = {1.25, -0.5};
+  out->esum = 0.5;
+  out->cnt = 0;
+  for (int rep = 0; rep < reps; rep++)
+    OK(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                   um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                   um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                   um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&out->esum, 1, UM_DOUBLE, UM_INC),
+                   um_arg_gbl(&out->cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ)));
+  out->qmax = -1;
+  out->fmin = 1e30f;
+  OK(UM_PAR_LOOP(ctx, tk_cell_kernel, "tk_cell", cells, um_arg_dat(q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                 um_arg_dat(n, 0, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 1, pcell, 3, UM_DOUBLE, UM_INC),
+                 um_arg_dat(n, 2, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 3, pcell, 3, UM_DOUBLE, UM_INC),
+                 um_arg_gbl(&out->qmax, 1, UM_DOUBLE, UM_MAX), um_arg_gbl(&out->fmin, 1, UM_FLOAT, UM_MIN)));
+  out->r = fetch<double>(ctx, r);
+  out->n = fetch<double>(ctx, n);
+  out->f = fetch<float>(ctx, f);
+}
+
+void expect_same_bits(const EdgeCell &a, const EdgeCell &b) {
+  EXPECT_TRUE(same_bits(a.r, b.r)) << "r (INC through pedge, idx 0 and 1)";
+  EXPECT_TRUE(same_bits(a.n, b.n)) << "n (INC through pcell, idx 0..3)";
+  EXPECT_TRUE(same_bits(a.f, b.f)) << "f (float INC)";
+  EXPECT_TRUE(same_bits(a.esum, b.esum)) << "global sum " << a.esum << " " << b.esum;
+  EXPECT_TRUE(same_bits(a.qmax, b.qmax)) << "global MAX";
+  EXPECT_TRUE(same_bits(a.fmin, b.fmin)) << "global float MIN";
+  EXPECT_EQ(a.cnt, b.cnt);
+}
+
+void expect_close(const EdgeCell &a, const EdgeCell &b) {
+  expect_close(a.r, b.r, 1e-12, "r");
+  expect_close(a.n, b.n, 1e-12, "n");
+  expect_close(a.f, b.f, 1e-5, "f");
+  EXPECT_NEAR(a.esum, b.esum, 1e-12 * std::fabs(b.esum));
+  EXPECT_EQ(a.qmax, b.qmax);
+  EXPECT_EQ(a.fmin, b.fmin);
+  EXPECT_EQ(a.cnt, b.cnt);
+}
+
+// every mode on seq and openmp, AoS and SoA
+struct Case {
+  const char *backend;
+  um_layout layout;
+};
+void PrintTo(const Case &c, std::ostream *os) { *os << c.backend << (c.layout == UM_SOA ? " soa" : " aos"); }
+std::string case_name(const ::testing::TestParamInfo<Case> &i) {
+  return std::string(i.param.backend) + (i.param.layout == UM_SOA ? "_soa" : "_aos");
+}
+
+class Split : public ::testing::TestWithParam<Case> {
+ protected:
+  Cfg base;
+  void SetUp() override {
+    if (um_backend_available(GetParam().backend) != 1) GTEST_SKIP() << GetParam().backend << " not built";
+    base.backend = GetParam().backend;
+    base.layout = GetParam().layout;
+  }
+  bool seq() const { return !strcmp(base.backend, "seq"); }
+};
+
+// INC through one map twice (idx 0 and 1) and through four corners: gather on seq gives the unsplit
+// loop's bits; scatter and OpenMP agree to round-off; the statistics say what ran.
+TEST_P(Split, IncThroughOneMapTwice) {
+  const Mesh m = random_mesh(300, 1000, 200, 11u);
+  EdgeCell whole, gather, scatter;
+  {
+    Ctx c(with(base, UM_SPLIT_OFF));
+    run_edge_cell(c.ctx, m, &whole);
+    EXPECT_STREQ(c.stats("tk_edge").split, "off");
+  }
+  if (HasFatalFailure()) return;
+  {
+    Ctx c(with(base, UM_SPLIT_GATHER));
+    run_edge_cell(c.ctx, m, &gather);
+    if (HasFatalFailure()) return;
+    for (const char *l : {"tk_edge", "tk_cell"}) {
+      const um_loop_stats s = c.stats(l);
+      EXPECT_STREQ(s.split, "gather") << l << ": " << (s.split_reason ? s.split_reason : "");
+      EXPECT_EQ(c.stats(std::string(l) + ":contrib").calls, s.calls) << l;
+      EXPECT_EQ(c.stats(std::string(l) + ":gather").calls, s.calls) << l;
+    }
+    EXPECT_EQ(c.stats("tk_edge").calls, 2);
+  }
+  {
+    Ctx c(with(base, UM_SPLIT_SCATTER));
+    run_edge_cell(c.ctx, m, &scatter);
+    if (HasFatalFailure()) return;
+    EXPECT_STREQ(c.stats("tk_edge").split, "scatter");
+    for (const char *l : {"tk_edge:contrib", "tk_edge:inc3", "tk_edge:inc4", "tk_edge:inc5"})
+      EXPECT_EQ(c.stats(l).calls, 2) << l;
+    for (const char *l : {"tk_cell:inc1", "tk_cell:inc2", "tk_cell:inc3", "tk_cell:inc4"})
+      EXPECT_EQ(c.stats(l).calls, 1) << l;
+    EXPECT_EQ(c.stats("tk_edge:gather").calls, -1) << "scatter makes no gather";
+  }
+  EXPECT_NE(whole.qmax, -1) << "the loops did something";
+  if (seq()) expect_same_bits(gather, whole);  // element order, then argument order: the same additions
+  expect_close(gather, whole);
+  expect_close(scatter, whole);
+}
+
+// INC through two maps of one set (edges -> nodes and edges -> cells), a float dat among them.
+TEST_P(Split, IncThroughTwoMaps) {
+  const Mesh m = random_mesh(150, 600, 120, 5u);
+  std::vector<int> ecell(2 * (size_t)m.nedge);
+  for (size_t i = 0; i < ecell.size(); i++) ecell[i] = (int)((i * 7919u + 13u) % (size_t)m.ncell);
+  struct Out {
+    std::vector<double> n, c0;
+    std::vector<float> c1;
+  };
+  auto run = [&](um_split mode, Out *o) {
+    Ctx c(with(base, mode));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges, *cells;
+    um_map *pedge, *pec;
+    um_dat *w, *x, *n, *c0, *c1;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_set(ctx, m.ncell, "cells", &cells));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_map(ctx, edges, cells, 2, ecell.data(), "pecell", &pec));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.v.data(), "n", &n));
+    OK(um_decl_dat(ctx, cells, 1, UM_DOUBLE, m.q.data(), "c0", &c0));
+    OK(um_decl_dat(ctx, cells, 1, UM_FLOAT, nullptr, "c1", &c1));
+    for (int rep = 0; rep < 3; rep++)
+      OK(UM_PAR_LOOP(ctx, tk_split_two_maps_kernel, "two_maps", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(n, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(n, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                     um_arg_dat(c0, 0, pec, 1, UM_DOUBLE, UM_INC), um_arg_dat(c1, 1, pec, 1, UM_FLOAT, UM_INC)));
+    const um_loop_stats s = c.stats("two_maps");
+    EXPECT_STREQ(s.split, um_split_name(mode)) << (s.split_reason ? s.split_reason : "");
+    if (mode == UM_SPLIT_SCATTER)
+      for (int i = 3; i <= 6; i++) EXPECT_EQ(c.stats("two_maps:inc" + std::to_string(i)).calls, 3) << i;
+    if (mode == UM_SPLIT_GATHER) EXPECT_EQ(c.stats("two_maps:gather").calls, 3);
+    // temporaries: one row per edge for each of the four increments (2 + 2 + 1 doubles, 1 float)
+    if (mode != UM_SPLIT_OFF) EXPECT_EQ(s.temp_bytes, (double)m.nedge * (5 * 8 + 4));
+    o->n = fetch<double>(ctx, n);
+    o->c0 = fetch<double>(ctx, c0);
+    o->c1 = fetch<float>(ctx, c1);
+  };
+  Out whole, gather, scatter;
+  run(UM_SPLIT_OFF, &whole);
+  run(UM_SPLIT_GATHER, &gather);
+  run(UM_SPLIT_SCATTER, &scatter);
+  if (HasFatalFailure()) return;
+  if (seq()) {
+    EXPECT_TRUE(same_bits(gather.n, whole.n));
+    EXPECT_TRUE(same_bits(gather.c0, whole.c0));
+    EXPECT_TRUE(same_bits(gather.c1, whole.c1));
+  }
+  for (const Out *o : {&gather, &scatter}) {
+    expect_close(o->n, whole.n, 1e-12, "n");
+    expect_close(o->c0, whole.c0, 1e-12, "c0");
+    expect_close(o->c1, whole.c1, 1e-5, "c1");
+  }
+  EXPECT_NE(whole.c1, std::vector<float>(whole.c1.size(), 0.0f)) << "the float increments did something";
+}
+
+// RW through a map on another dat than the one incremented: split, the contribution loop kept coloured.
+TEST_P(Split, IncWithRwOfAnotherDat) {
+  const Mesh m = random_mesh(200, 700, 1, 3u);
+  std::vector<double> w(m.nedge);
+  for (int e = 0; e < m.nedge; e++) w[e] = 0.5 * (double)((e * 37) % 9 - 4);  // exact sums in any order
+  struct Out {
+    std::vector<double> r, v;
+  };
+  auto run = [&](um_split mode, Out *o) {
+    Ctx c(with(base, mode));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *dw, *r, *v;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &r));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "v", &v));
+    for (int rep = 0; rep < 2; rep++)
+      OK(UM_PAR_LOOP(ctx, tk_split_inc_rw_kernel, "inc_rw", edges, um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                     um_arg_dat(v, 0, pedge, 2, UM_DOUBLE, UM_RW)));
+    const um_loop_stats s = c.stats("inc_rw");
+    EXPECT_STREQ(s.split, um_split_name(mode)) << (s.split_reason ? s.split_reason : "");
+    if (mode != UM_SPLIT_OFF && !seq())  // the RW through a map still needs the contribution loop's colours
+      EXPECT_EQ(c.stats("inc_rw:contrib").has_plan, 1);
+    o->r = fetch<double>(ctx, r);
+    o->v = fetch<double>(ctx, v);
+  };
+  Out whole, gather, scatter;
+  run(UM_SPLIT_OFF, &whole);
+  run(UM_SPLIT_GATHER, &gather);
+  run(UM_SPLIT_SCATTER, &scatter);
+  if (HasFatalFailure()) return;
+  for (const Out *o : {&gather, &scatter}) {
+    EXPECT_TRUE(same_bits(o->r, whole.r)) << "r";
+    EXPECT_TRUE(same_bits(o->v, whole.v)) << "v";
+  }
+  double vsum = 0;
+  for (size_t i = 0; i < whole.v.size(); i += 2) vsum += std::fabs(whole.v[i]);
+  EXPECT_GT(vsum, 0) << "the RW did something";
+}
+
+// INC and READ of the same dat: refused, the loop runs whole and its statistics say why.
+TEST_P(Split, IncAndReadOfOneDatIsKeptWhole) {
+  const Mesh m = random_mesh(100, 300, 1, 4u);
+  for (int repro : {0, 1})
+    for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_GATHER, UM_SPLIT_SCATTER}) {
+      SCOPED_TRACE(std::string(um_split_name(mode)) + (repro ? " reproducible" : ""));
+      Ctx c(with(base, mode, repro));
+      um_context *ctx = c.ctx;
+      um_set *nodes, *edges;
+      um_map *pedge;
+      um_dat *r;
+      OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+      OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+      OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+      OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, m.a.data(), "r", &r));
+      OK(UM_PAR_LOOP(ctx, tk_split_inc_read_kernel, "inc_read", edges, um_arg_dat(r, 1, pedge, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(r, 0, pedge, 1, UM_DOUBLE, UM_INC)));
+      const um_loop_stats s = c.stats("inc_read");
+      EXPECT_STREQ(s.split, "off");
+      if (mode != UM_SPLIT_OFF || repro) {
+        EXPECT_TRUE(contains(s.split_reason, "kept whole")) << (s.split_reason ? s.split_reason : "(none)");
+        EXPECT_TRUE(contains(s.split_reason, "dat 'r' is incremented through a map (arg 1) and also read"))
+            << (s.split_reason ? s.split_reason : "(none)");
+      }
+      for (const std::string &n : c.loop_names()) EXPECT_EQ(n.find(':'), std::string::npos) << n;
+      EXPECT_EQ(um_context_temp_count(ctx), 0);
+    }
+}
+
+// Global MIN and MAX inside a split loop: the right values (and the increments too).
+TEST_P(Split, MinAndMaxInASplitLoop) {
+  const Mesh m = random_mesh(120, 500, 1, 8u);
+  double mn0 = 1e300, mx0 = -1e300;
+  std::vector<double> r0(m.nnode, 0.0);
+  for (int e = 0; e < m.nedge; e++) {
+    const double d = m.x[2 * (size_t)m.edge[2 * e + 1]] - m.x[2 * (size_t)m.edge[2 * e]];
+    mn0 = std::min(mn0, d);
+    mx0 = std::max(mx0, d);
+    r0[m.edge[2 * e]] += d;
+    r0[m.edge[2 * e + 1]] -= d;
+  }
+  for (int repro : {0, 1})
+    for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_GATHER, UM_SPLIT_SCATTER}) {
+      SCOPED_TRACE(std::string(um_split_name(mode)) + (repro ? " reproducible" : ""));
+      Ctx c(with(base, mode, repro));
+      um_context *ctx = c.ctx;
+      um_set *nodes, *edges;
+      um_map *pedge;
+      um_dat *x, *rd;
+      OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+      OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+      OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+      OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x));
+      OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, nullptr, "r", &rd));
+      double mn = 1e300, mx = -1e300;
+      OK(UM_PAR_LOOP(ctx, tk_split_minmax_kernel, "minmax", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(rd, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                     um_arg_dat(rd, 1, pedge, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&mn, 1, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX)));
+      EXPECT_STREQ(c.stats("minmax").split, repro ? "gather" : um_split_name(mode));
+      EXPECT_EQ(mn, mn0);
+      EXPECT_EQ(mx, mx0);
+      EXPECT_LT(mn, 0);
+      EXPECT_GT(mx, 0);
+      // MIN then MAX again from values that are not the start: the user's value takes part
+      double mn2 = -1e300, mx2 = 1e300;
+      OK(UM_PAR_LOOP(ctx, tk_split_minmax_kernel, "minmax", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(rd, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                     um_arg_dat(rd, 1, pedge, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&mn2, 1, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(&mx2, 1, UM_DOUBLE, UM_MAX)));
+      EXPECT_EQ(mn2, -1e300);
+      EXPECT_EQ(mx2, 1e300);
+      std::vector<double> r = fetch<double>(ctx, rd);
+      for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(r[i], 2 * r0[i], 1e-12 * (1 + std::fabs(r0[i]))) << i;
+    }
+}
+
+// One dat incremented through two maps of one set, and one loop name run on two different dats in turn
+// (two shapes of the loop, each with its own inverse maps, sharing the temporaries).
+TEST_P(Split, OneDatThroughTwoMapsAndTwoShapes) {
+  const Mesh m = random_mesh(160, 700, 1, 14u);
+  std::vector<int> pedge2(m.edge.rbegin(), m.edge.rend());  // another edges -> nodes map
+  struct Out {
+    std::vector<double> r, s;
+    std::vector<float> f;
+    double sum[2];
+  };
+  auto run = [&](um_split mode, Out *o) {
+    Ctx c(with(base, mode));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges;
+    um_map *p1, *p2;
+    um_dat *u, *w, *r, *s, *f;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &p1));
+    OK(um_decl_map(ctx, edges, nodes, 2, pedge2.data(), "pedge2", &p2));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.u.data(), "u", &u));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "r", &r));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.v.data(), "s", &s));
+    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+    double g[2] = {0.75, 1.5};
+    for (int rep = 0; rep < 4; rep++) {
+      um_dat *t = rep % 2 ? s : r;  // r, s, r, s
+      int cnt = 0;
+      o->sum[rep % 2] = 0;
+      OK(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(u, 0, p1, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, p2, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(t, 0, p1, 2, UM_DOUBLE, UM_INC), um_arg_dat(t, 1, p2, 2, UM_DOUBLE, UM_INC),
+                     um_arg_dat(f, 1, p1, 1, UM_FLOAT, UM_INC), um_arg_gbl(&o->sum[rep % 2], 1, UM_DOUBLE, UM_INC),
+                     um_arg_gbl(&cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ)));
+      EXPECT_EQ(cnt, m.nedge);
+    }
+    EXPECT_STREQ(c.stats("tk_edge").split, um_split_name(mode));
+    if (mode != UM_SPLIT_OFF) EXPECT_EQ(c.stats("tk_edge:contrib").calls, 4);
+    if (mode != UM_SPLIT_OFF) EXPECT_EQ(um_context_temp_count(ctx), 3) << "the two shapes share the temporaries";
+    o->r = fetch<double>(ctx, r);
+    o->s = fetch<double>(ctx, s);
+    o->f = fetch<float>(ctx, f);
+  };
+  Out whole, gather, scatter;
+  run(UM_SPLIT_OFF, &whole);
+  run(UM_SPLIT_GATHER, &gather);
+  run(UM_SPLIT_SCATTER, &scatter);
+  if (HasFatalFailure()) return;
+  if (seq()) {
+    EXPECT_TRUE(same_bits(gather.r, whole.r));
+    EXPECT_TRUE(same_bits(gather.s, whole.s));
+    EXPECT_TRUE(same_bits(gather.f, whole.f));
+  }
+  for (const Out *o : {&gather, &scatter}) {
+    expect_close(o->r, whole.r, 1e-12, "r");
+    expect_close(o->s, whole.s, 1e-12, "s");
+    expect_close(o->f, whole.f, 1e-5, "f");
+    EXPECT_NEAR(o->sum[0], whole.sum[0], 1e-12 * std::fabs(whole.sum[0]));
+    EXPECT_NEAR(o->sum[1], whole.sum[1], 1e-12 * std::fabs(whole.sum[1]));
+  }
+  EXPECT_FALSE(same_bits(whole.r, whole.s));
+}
+
+// A loop's globals may live at other addresses on every call (a caller's stack): each call's own are read
+// and reduced into (READ, MIN and MAX ones are passed to the contribution loop as they are).
+TEST_P(Split, GlobalsAtOtherAddressesOnEveryCall) {
+  const Mesh m = random_mesh(100, 400, 1, 12u);
+  auto run = [&](um_split mode, int repro, std::vector<double> *r_out, std::vector<double> *mm) {
+    Ctx c(with(base, mode, repro));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *u, *w, *r, *f, *x, *rd;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.u.data(), "u", &u));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "r", &r));
+    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x));
+    OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, nullptr, "rd", &rd));
+    std::vector<std::vector<double>> g = {{1.25, -0.5}, {-3.0, 2.0}, {0.5, 0.75}};  // three addresses
+    for (auto &gg : g) {
+      std::vector<double> sum(1, 0.0);
+      std::vector<int> cnt(1, 0);
+      OK(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                     um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(sum.data(), 1, UM_DOUBLE, UM_INC),
+                     um_arg_gbl(cnt.data(), 1, UM_INT, UM_INC), um_arg_gbl(gg.data(), 2, UM_DOUBLE, UM_READ)));
+      mm->push_back(sum[0]);
+      EXPECT_EQ(cnt[0], m.nedge);
+    }
+    // MIN and MAX: the first call's results are more extreme than the second call's
+    std::vector<double> xs(m.x);
+    for (int call = 0; call < 2; call++) {
+      if (call) {
+        for (double &v : xs) v *= 0.25;
+        OK(um_dat_update(ctx, x, xs.data(), xs.size() * sizeof(double)));
+      }
+      std::vector<double> mn(1 + call, 1e300), mx(1 + call, -1e300);  // new addresses
+      OK(UM_PAR_LOOP(ctx, tk_split_minmax_kernel, "minmax", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
+                     um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(rd, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                     um_arg_dat(rd, 1, pedge, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&mn[call], 1, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(&mx[call], 1, UM_DOUBLE, UM_MAX)));
+      mm->push_back(mn[call]);
+      mm->push_back(mx[call]);
+    }
+    *r_out = fetch<double>(ctx, r);
+  };
+  std::vector<double> r0, mm0;
+  run(UM_SPLIT_OFF, 0, &r0, &mm0);
+  for (int repro : {0, 1})
+    for (um_split mode : {UM_SPLIT_GATHER, UM_SPLIT_SCATTER}) {
+      SCOPED_TRACE(std::string(um_split_name(mode)) + (repro ? " reproducible" : ""));
+      std::vector<double> r, mm;
+      run(mode, repro, &r, &mm);
+      if (HasFatalFailure()) return;
+      if (seq() && mode == UM_SPLIT_GATHER) EXPECT_TRUE(same_bits(r, r0));
+      expect_close(r, r0, 1e-12, "r");
+      expect_close(mm, mm0, 1e-12, "sums, MIN and MAX");
+    }
+  EXPECT_NE(mm0[3], mm0[5]) << "the MIN differs between the calls";
+}
+
+// Iteration sets of 0 and 1 elements (and a target set of 0 rows under an empty loop).
+TEST_P(Split, EmptyAndOneElementSets) {
+  for (int nedge : {0, 1})
+    for (int nnode : {0, 2}) {
+      if (nedge && !nnode) continue;
+      const Mesh m = random_mesh(nnode, nedge, nnode ? 1 : 0, 21u);
+      EdgeCell whole;
+      for (int repro : {0, 1})
+        for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_GATHER, UM_SPLIT_SCATTER}) {
+          SCOPED_TRACE("nedge " + std::to_string(nedge) + " nnode " + std::to_string(nnode) + " " +
+                       um_split_name(mode) + (repro ? " reproducible" : ""));
+          Ctx c(with(base, mode, repro));
+          EdgeCell got;
+          run_edge_cell(c.ctx, m, &got);
+          if (HasFatalFailure()) return;
+          EXPECT_STREQ(c.stats("tk_edge").split, repro ? "gather" : um_split_name(mode));
+          if (mode == UM_SPLIT_OFF && !repro) {
+            whole = got;
+            continue;
+          }
+          EXPECT_EQ(got.cnt, 2 * nedge);
+          if (seq() || nedge == 0) expect_same_bits(got, whole);
+          else expect_close(got, whole);
+        }
+      if (nedge == 0) {  // nothing ran: the dats are as declared, the sum the user's
+        EXPECT_EQ(whole.esum, 0.5);
+        for (float v : whole.f) EXPECT_EQ(v, 0.0f);
+      } else {
+        EXPECT_NE(whole.esum, 0.5);
+      }
+    }
+}
+
+// A kernel that increments only on some paths: the temporaries start from zero on every call.
+TEST_P(Split, IncrementsOnSomePathsOnly) {
+  const Mesh m = random_mesh(90, 400, 1, 9u);
+  std::vector<double> w(m.nedge);
+  for (int e = 0; e < m.nedge; e++) w[e] = (e % 3 == 0 ? -1.0 : 1.0) * m.w[e];  // (-1, -0.1] or [0.1, 1)
+  auto run = [&](um_split mode, int repro, std::vector<double> *out) {
+    Ctx c(with(base, mode, repro));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *dw, *r;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
+    OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, m.a.data(), "r", &r));
+    for (int rep = 0; rep < 3; rep++)
+      OK(UM_PAR_LOOP(ctx, tk_split_some_paths_kernel, "some_paths", edges,
+                     um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 1, UM_DOUBLE, UM_INC),
+                     um_arg_dat(r, 1, pedge, 1, UM_DOUBLE, UM_INC)));
+    *out = fetch<double>(ctx, r);
+  };
+  std::vector<double> whole, gather, scatter, repro;
+  run(UM_SPLIT_OFF, 0, &whole);
+  run(UM_SPLIT_GATHER, 0, &gather);
+  run(UM_SPLIT_SCATTER, 0, &scatter);
+  run(UM_SPLIT_OFF, 1, &repro);
+  if (HasFatalFailure()) return;
+  // by hand: three calls
+  std::vector<double> want(m.a.begin(), m.a.begin() + m.nnode);
+  for (int rep = 0; rep < 3; rep++)
+    for (int e = 0; e < m.nedge; e++) {
+      if (w[e] > 0) want[m.edge[2 * e]] += w[e];
+      if (w[e] < -0.5) want[m.edge[2 * e + 1]] += w[e] * w[e];
+    }
+  expect_close(whole, want, 1e-12, "whole");
+  if (seq()) {
+    EXPECT_TRUE(same_bits(gather, whole));
+    EXPECT_TRUE(same_bits(repro, whole));
+    EXPECT_TRUE(same_bits(whole, want)) << "seq adds in element order, as done here";
+  }
+  expect_close(gather, whole, 1e-12, "gather");
+  expect_close(scatter, whole, 1e-12, "scatter");
+  expect_close(repro, whole, 1e-12, "reproducible");
+}
+
+// The context's mode, a loop's own, and run.split=off.
+TEST_P(Split, PerLoopModeBeatsTheContextsAndOffKeepsEverythingWhole) {
+  const Mesh m = random_mesh(60, 200, 40, 2u);
+  {
+    Ctx c(with(base, UM_SPLIT_OFF));
+    ASSERT_EQ(um_loop_set_split(c.ctx, "tk_edge", UM_SPLIT_GATHER), UM_SUCCESS);
+    EdgeCell got;
+    run_edge_cell(c.ctx, m, &got);
+    EXPECT_STREQ(c.stats("tk_edge").split, "gather");
+    EXPECT_STREQ(c.stats("tk_cell").split, "off");
+    EXPECT_EQ(c.stats("tk_cell:contrib").calls, -1);
+  }
+  {
+    Ctx c(with(base, UM_SPLIT_SCATTER));
+    ASSERT_EQ(um_loop_set_split(c.ctx, "tk_edge", UM_SPLIT_OFF), UM_SUCCESS);
+    ASSERT_EQ(um_loop_set_split(c.ctx, "tk_cell", UM_SPLIT_GATHER), UM_SUCCESS);
+    EdgeCell got;
+    run_edge_cell(c.ctx, m, &got);
+    EXPECT_STREQ(c.stats("tk_edge").split, "off");
+    EXPECT_TRUE(contains(c.stats("tk_edge").split_reason, "off")) << c.stats("tk_edge").split_reason;
+    EXPECT_STREQ(c.stats("tk_cell").split, "gather");
+    EXPECT_EQ(c.stats("tk_edge:contrib").calls, -1);
+    EXPECT_EQ(c.stats("tk_cell:contrib").calls, 1);
+  }
+  {  // off: no generated loop, no temporary
+    Ctx c(with(base, UM_SPLIT_OFF));
+    EdgeCell got;
+    run_edge_cell(c.ctx, m, &got);
+    for (const std::string &n : c.loop_names()) EXPECT_EQ(n.find(':'), std::string::npos) << n;
+    for (const char *l : {"tk_edge", "tk_cell"}) {
+      const um_loop_stats s = c.stats(l);
+      EXPECT_STREQ(s.split, "off");
+      EXPECT_EQ(s.temp_bytes, 0);
+      EXPECT_EQ(s.parent, nullptr);
+    }
+    EXPECT_EQ(um_context_temp_count(c.ctx), 0);
+  }
+  {  // auto (the default) keeps loops whole on a CPU backend, saying so
+    um_options o;
+    um_options_default(&o);
+    o.backend = base.backend;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    EdgeCell got;
+    run_edge_cell(ctx, m, &got);
+    um_loop_stats s;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
+      EXPECT_STREQ(s.split, "off") << s.name;
+      EXPECT_TRUE(contains(s.split_reason, "auto: kept whole")) << s.name << ": " << s.split_reason;
+    }
+    um_finalize(&ctx);
+  }
+}
+
+// Generated loops name their parent; the parent counts the temporaries' bytes.
+TEST_P(Split, GeneratedLoopsNameTheirParent) {
+  const Mesh m = random_mesh(60, 200, 40, 6u);
+  for (um_split mode : {UM_SPLIT_GATHER, UM_SPLIT_SCATTER}) {
+    Ctx c(with(base, mode));
+    EdgeCell got;
+    run_edge_cell(c.ctx, m, &got, 3);
+    int generated = 0;
+    for (const std::string &n : c.loop_names()) {
+      const um_loop_stats s = c.stats(n);
+      const size_t colon = n.find(':');
+      if (colon == std::string::npos) {
+        EXPECT_EQ(s.parent, nullptr) << n;
+        continue;
+      }
+      generated++;
+      ASSERT_NE(s.parent, nullptr) << n;
+      EXPECT_EQ(std::string(s.parent), n.substr(0, colon)) << n;
+      EXPECT_EQ(s.calls, c.stats(s.parent).calls) << n;
+      EXPECT_EQ(s.temp_bytes, 0) << n;
+    }
+    EXPECT_EQ(generated, mode == UM_SPLIT_GATHER ? 4 : 2 + 3 + 4);
+    // tk_edge: r at both ends (2 doubles each) and f (1 float) per edge; tk_cell: n at four corners (3 doubles)
+    EXPECT_EQ(c.stats("tk_edge").temp_bytes, (double)m.nedge * (2 * 16 + 4));
+    EXPECT_EQ(c.stats("tk_cell").temp_bytes, (double)m.ncell * (4 * 24));
+    EXPECT_EQ(um_context_temp_count(c.ctx), 3 + 4);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Split,
+                         ::testing::Values(Case{"seq", UM_AOS}, Case{"seq", UM_SOA}, Case{"openmp", UM_AOS},
+                                           Case{"openmp", UM_SOA}),
+                         case_name);
+
+// ---- reproducible mode ----
+
+struct Sums {
+  EdgeCell ec;
+  double sum = 0;
+  float fsum = 0;
+};
+
+void run_reproducible(const Cfg &cfg, const Mesh &m, Sums *out) {
+  Ctx c(cfg);
+  um_context *ctx = c.ctx;
+  run_edge_cell(ctx, m, &out->ec, 3);
+  if (::testing::Test::HasFatalFailure()) return;
+  um_set *nodes = um_find_set(ctx, "nodes");
+  um_dat *a;
+  std::vector<double> av(m.nnode);
+  for (int i = 0; i < m.nnode; i++) av[i] = std::ldexp(m.a[i] - 0.5, (i * 13) % 61 - 30);  // wide range of scales
+  OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, av.data(), "big", &a));
+  out->sum = 0.25;
+  out->fsum = 0.25f;
+  OK(UM_PAR_LOOP(ctx, tk_split_sum_kernel, "sum", nodes, um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                 um_arg_gbl(&out->sum, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&out->fsum, 1, UM_FLOAT, UM_INC)));
+  EXPECT_STREQ(c.stats("tk_edge").split, "gather");
+  EXPECT_STREQ(c.stats("tk_cell").split, "gather");
+  EXPECT_TRUE(contains(c.stats("tk_edge").split_reason, "reproducible")) << c.stats("tk_edge").split_reason;
+  EXPECT_STREQ(c.stats("sum").split, "off") << "nothing to split; the sums are still exact";
+  EXPECT_EQ(c.stats("sum:contrib").calls, 1);
+}
+
+TEST(SplitReproducible, SameBitsOnEveryBackendThreadCountBlockSizeAndLayout) {
+  const Mesh m = random_mesh(700, 2500, 500, 17u);
+  Cfg ref;
+  ref.reproducible = 1;
+  Sums want;
+  run_reproducible(ref, m, &want);
+  if (HasFatalFailure()) return;
+  for (const char *b : {"seq", "openmp"}) {
+    if (um_backend_available(b) != 1) continue;
+    for (um_layout l : {UM_AOS, UM_SOA})
+      for (int threads : {1, 2, 3, 4})
+        for (int block : {16, 64, 256}) {
+          if (!strcmp(b, "seq") && threads > 1) continue;
+          for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO}) {
+            if (threads != 2 && mode != UM_SPLIT_SCATTER) continue;  // run.split has no say: every mode once
+            SCOPED_TRACE(std::string(b) + (l == UM_SOA ? " soa" : " aos") + " threads " + std::to_string(threads) +
+                         " block " + std::to_string(block) + " run.split " + um_split_name(mode));
+            Cfg c;
+            c.backend = b;
+            c.layout = l;
+            c.threads = threads;
+            c.block = block;
+            c.split = mode;
+            c.reproducible = 1;
+            Sums got;
+            run_reproducible(c, m, &got);
+            if (HasFatalFailure()) return;
+            expect_same_bits(got.ec, want.ec);
+            EXPECT_TRUE(same_bits(got.sum, want.sum)) << got.sum << " " << want.sum;
+            EXPECT_TRUE(same_bits(got.fsum, want.fsum)) << got.fsum << " " << want.fsum;
+          }
+        }
+  }
+  // without reproducible mode the same global sum is rounded along the way (the test can tell them apart)
+  bool differs = false;
+  for (const char *b : {"seq", "openmp"})
+    for (int block : {16, 256}) {
+      if (um_backend_available(b) != 1) continue;
+      Cfg c;
+      c.backend = b;
+      c.block = block;
+      Ctx x(c);
+      um_context *ctx = x.ctx;
+      um_set *nodes;
+      um_dat *a;
+      OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+      std::vector<double> av(m.nnode);
+      for (int i = 0; i < m.nnode; i++) av[i] = std::ldexp(m.a[i] - 0.5, (i * 13) % 61 - 30);
+      OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, av.data(), "big", &a));
+      double sum = 0.25;
+      float fsum = 0.25f;
+      OK(UM_PAR_LOOP(ctx, tk_split_sum_kernel, "sum", nodes, um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_gbl(&sum, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&fsum, 1, UM_FLOAT, UM_INC)));
+      EXPECT_NEAR(sum, want.sum, 1e-9 * std::fabs(want.sum));
+      differs |= !same_bits(sum, want.sum);
+    }
+  EXPECT_TRUE(differs) << "plain sums should round differently from the exact sum somewhere";
+}
+
+// A direct loop's global sum of the given values (reproducible or not), and its return code.
+int sum_of(const Cfg &cfg, const std::vector<double> &v, double *sum, float *fsum = nullptr) {
+  Ctx c(cfg);
+  um_context *ctx = c.ctx;
+  um_set *s;
+  um_dat *a;
+  EXPECT_EQ(um_decl_set(ctx, (int)v.size(), "s", &s), UM_SUCCESS);
+  EXPECT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, v.data(), "a", &a), UM_SUCCESS);
+  *sum = 0;
+  if (!fsum)  // the double sum alone (values beyond the float range)
+    return UM_PAR_LOOP(ctx, tk_split_dsum_kernel, "sum", s, um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_gbl(sum, 1, UM_DOUBLE, UM_INC));
+  *fsum = 0;
+  return UM_PAR_LOOP(ctx, tk_split_sum_kernel, "sum", s, um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                     um_arg_gbl(sum, 1, UM_DOUBLE, UM_INC), um_arg_gbl(fsum, 1, UM_FLOAT, UM_INC));
+}
+
+TEST(SplitReproducible, ExactSumsDoNotDependOnTheOrder) {
+  std::vector<double> v = {1e16, 1.0, -1e16};
+  std::sort(v.begin(), v.end());
+  bool naive_wrong = false;
+  do {
+    for (const char *b : {"seq", "openmp"}) {
+      if (um_backend_available(b) != 1) continue;
+      Cfg c;
+      c.backend = b;
+      c.block = 1;  // openmp: one element per chunk
+      c.reproducible = 1;
+      double s;
+      float f;
+      ASSERT_EQ(sum_of(c, v, &s, &f), UM_SUCCESS);
+      EXPECT_TRUE(same_bits(s, 1.0)) << b << ": " << v[0] << " " << v[1] << " " << v[2] << " -> " << s;
+      EXPECT_TRUE(same_bits(f, 1.0f)) << b << ": " << f;
+      c.reproducible = 0;
+      ASSERT_EQ(sum_of(c, v, &s), UM_SUCCESS);
+      naive_wrong |= s != 1.0;
+    }
+  } while (std::next_permutation(v.begin(), v.end()));
+  EXPECT_TRUE(naive_wrong) << "plain summation loses the 1 in some order";
+  Cfg c;
+  c.reproducible = 1;
+  double s;
+  // cancellation across the whole range: the sum is the smallest subnormal; two 1e308 overflow a plain sum
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  ASSERT_EQ(sum_of(c, {1e308, 1e308, tiny, -1e308, -1e308}, &s), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s, tiny)) << s;
+  // rounded once: 1 + 2^-53 + 2^-53 is 1 + 2^-52 (in order, each 2^-53 would round away)
+  ASSERT_EQ(sum_of(c, {1.0, std::ldexp(1.0, -53), std::ldexp(1.0, -53)}, &s), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s, 1.0 + std::ldexp(1.0, -52))) << s;
+  ASSERT_EQ(sum_of(c, {1.0, std::ldexp(1.0, -53), std::ldexp(1.0, -80)}, &s), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s, 1.0 + std::ldexp(1.0, -52))) << "above the tie: rounds up";
+  ASSERT_EQ(sum_of(c, {-3.5, 1.25, -0.75}, &s), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s, -3.0)) << "negative sums: " << s;
+  ASSERT_EQ(sum_of(c, {}, &s), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s, 0.0)) << "an empty set";
+  // many values: 0.1 (inexact in binary) 10000 times, exact against the same sum in another order
+  std::vector<double> many(10000);
+  for (size_t i = 0; i < many.size(); i++) many[i] = (i % 2 ? 0.1 : -0.3) * (double)(i % 7 + 1);
+  double s1, s2;
+  ASSERT_EQ(sum_of(c, many, &s1), UM_SUCCESS);
+  std::reverse(many.begin(), many.end());
+  ASSERT_EQ(sum_of(c, many, &s2), UM_SUCCESS);
+  EXPECT_TRUE(same_bits(s1, s2)) << s1 << " " << s2;
+}
+
+TEST(SplitReproducible, NonFiniteContributions) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (const char *b : {"seq", "openmp"}) {
+    if (um_backend_available(b) != 1) continue;
+    SCOPED_TRACE(b);
+    Cfg c;
+    c.backend = b;
+    c.reproducible = 1;
+    double s;
+    float f;
+    // a global that becomes non-finite stops the run (UM_ERR_DIVERGED), holding the value
+    EXPECT_EQ(sum_of(c, {1.0, nan, 2.0}, &s, &f), UM_ERR_DIVERGED);
+    EXPECT_TRUE(std::isnan(s)) << s;
+    EXPECT_TRUE(std::isnan(f)) << f;
+    EXPECT_EQ(sum_of(c, {1.0, inf, 2.0}, &s, &f), UM_ERR_DIVERGED);
+    EXPECT_EQ(s, inf);
+    EXPECT_EQ(f, (float)inf);
+    EXPECT_EQ(sum_of(c, {1e308, inf, 1e308, -1e308}, &s), UM_ERR_DIVERGED);
+    EXPECT_EQ(s, inf);
+    EXPECT_EQ(sum_of(c, {1e308, 1e308}, &s), UM_ERR_DIVERGED) << "a finite sum beyond the range rounds to inf";
+    EXPECT_EQ(s, inf);
+    EXPECT_EQ(sum_of(c, {-inf, 1.0}, &s), UM_ERR_DIVERGED);
+    EXPECT_EQ(s, -inf);
+    EXPECT_EQ(sum_of(c, {inf, 1.0, -inf}, &s), UM_ERR_DIVERGED);
+    EXPECT_TRUE(std::isnan(s)) << "inf - inf: " << s;
+    EXPECT_EQ(sum_of(c, {1.0, 2.0}, &s), UM_SUCCESS);
+    EXPECT_EQ(s, 3.0);
+  }
+}
+
+// ---- errors and names ----
+TEST(SplitApi, UnknownModesAreRefused) {
+  Cfg cfg;
+  Ctx c(cfg);
+  EXPECT_EQ(um_set_split(c.ctx, (um_split)4), UM_ERR_ARG);
+  EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 4 is unknown")) << um_error_message(c.ctx);
+  EXPECT_EQ(um_set_split(c.ctx, (um_split)-1), UM_ERR_ARG);
+  EXPECT_EQ(um_loop_set_split(c.ctx, "res_calc", (um_split)7), UM_ERR_ARG);
+  EXPECT_TRUE(contains(um_error_message(c.ctx), "loop 'res_calc': split mode 7 is unknown")) << um_error_message(c.ctx);
+  EXPECT_EQ(um_set_split(nullptr, UM_SPLIT_GATHER), UM_ERR_ARG);
+  EXPECT_EQ(um_loop_set_split(nullptr, "x", UM_SPLIT_GATHER), UM_ERR_ARG);
+  EXPECT_EQ(um_loop_set_split(c.ctx, nullptr, UM_SPLIT_GATHER), UM_ERR_ARG);
+  EXPECT_EQ(um_set_reproducible(nullptr, 1), UM_ERR_ARG);
+  EXPECT_EQ(um_context_reproducible(nullptr), 0);
+  EXPECT_EQ(um_context_reproducible(c.ctx), 0);
+  EXPECT_EQ(um_set_reproducible(c.ctx, 5), UM_SUCCESS);
+  EXPECT_EQ(um_context_reproducible(c.ctx), 1);
+  for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO})
+    EXPECT_EQ(um_set_split(c.ctx, s), UM_SUCCESS) << s;
+  EXPECT_STREQ(um_split_name(UM_SPLIT_OFF), "off");
+  EXPECT_STREQ(um_split_name(UM_SPLIT_SCATTER), "scatter");
+  EXPECT_STREQ(um_split_name(UM_SPLIT_GATHER), "gather");
+  EXPECT_STREQ(um_split_name(UM_SPLIT_AUTO), "auto");
+  EXPECT_STREQ(um_split_name((um_split)9), "unknown");
+}
+
+// A loop with nothing to split (no increment through a map) runs whole, saying so.
+TEST(SplitApi, NothingToSplit) {
+  Cfg cfg;
+  cfg.split = UM_SPLIT_GATHER;
+  double s;
+  Ctx c(cfg);
+  um_context *ctx = c.ctx;
+  um_set *set;
+  um_dat *a;
+  const std::vector<double> v = {1, 2, 3};
+  OK(um_decl_set(ctx, 3, "s", &set));
+  OK(um_decl_dat(ctx, set, 1, UM_DOUBLE, v.data(), "a", &a));
+  float f = 0;
+  s = 0;
+  OK(UM_PAR_LOOP(ctx, tk_split_sum_kernel, "sum", set, um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                 um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&f, 1, UM_FLOAT, UM_INC)));
+  EXPECT_EQ(s, 6.0);
+  EXPECT_STREQ(c.stats("sum").split, "off");
+  EXPECT_TRUE(contains(c.stats("sum").split_reason, "nothing to split")) << c.stats("sum").split_reason;
+  EXPECT_EQ(c.stats("sum:contrib").calls, -1);
+}
+
+}  // namespace
