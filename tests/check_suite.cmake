@@ -84,6 +84,41 @@ if(NOT nreg EQUAL 2)
 endif()
 run(0 "0 correctness regressions" --compare ${WORK}/a/results.json ${WORK}/a/results.json)
 run(1 "not a results file of umrun --suite" --compare ${WORK}/a/results.json ${WORK}/a/runs/0001_jacobi.json)
+# a results file whose runs split loops (run.split) against one whose runs do not: the generated
+# loops are listed under their loop, as "only in" the file that has them, and the suite's per-loop
+# entries carry the split fields
+run(0 "2 of 2 runs pass" --suite validation/suite.yaml --only jacobi --out ${WORK}/s --set run.split=gather)
+check_results(${WORK}/s/results.json 2)
+file(READ ${WORK}/s/results.json sj)
+string(JSON nl LENGTH "${sj}" cases 0 run loops)
+math(EXPR last "${nl} - 1")
+set(generated 0)
+foreach(i RANGE ${last})
+  string(JSON split GET "${sj}" cases 0 run loops ${i} split)
+  string(JSON ptype TYPE "${sj}" cases 0 run loops ${i} parent)
+  string(JSON tb TYPE "${sj}" cases 0 run loops ${i} temp_bytes)
+  string(JSON why TYPE "${sj}" cases 0 run loops ${i} split_reason)
+  if(NOT tb STREQUAL "NUMBER" OR NOT (why STREQUAL "STRING" OR why STREQUAL "NULL"))
+    message(FATAL_ERROR "results.json: loop ${i} lacks temp_bytes or split_reason")
+  endif()
+  if(ptype STREQUAL "STRING")
+    math(EXPR generated "${generated} + 1")
+  endif()
+endforeach()
+if(generated EQUAL 0)
+  message(FATAL_ERROR "results.json of a run.split=gather suite has no generated loop")
+endif()
+run(0 "\\| jacobi\\[seq\\] \\| gather \\(split: A off, B gather\\) [^\n]*\n\\| jacobi\\[seq\\] \\| gather:contrib \\(part of gather\\) \\| - \\|[^\n]*only in B \\|.*Loops run in one file only: 0 in A, 8 in B"
+    --compare ${WORK}/a/results.json ${WORK}/s/results.json --json ${WORK}/compare_split.json)
+run(0 "gather:gather \\(part of gather\\) \\| [0-9.e-]+ \\| - \\|[^\n]*only in A"
+    --compare ${WORK}/s/results.json ${WORK}/a/results.json)
+run(0 "0 correctness regressions" --compare ${WORK}/s/results.json ${WORK}/s/results.json)
+# the time in loops counts each loop once: comparing the split file with itself gives 1
+file(READ ${WORK}/compare_split.json cj)
+string(JSON nl LENGTH "${cj}" cases 0 loops)
+if(nl LESS 8)
+  message(FATAL_ERROR "compare.json lists ${nl} loops of jacobi[seq] (4 and 4 generated expected)")
+endif()
 # --validate: a finished run's JSON against a reference, without running it again
 run(0 "max_error .*PASS.*VALIDATION PASS \\(" --validate ${WORK}/a/runs/0001_jacobi.json validation/jacobi/grid16.ref.yaml
     --json ${WORK}/revalidate.json)
@@ -104,6 +139,17 @@ foreach(must "<svg" "</html>" "id=\"app-jacobi\"" "indirect increment" "Roofline
   string(FIND "${h}" "${must}" at)
   if(at LESS 0)
     message(FATAL_ERROR "report.html lacks '${must}'")
+  endif()
+endforeach()
+# with a file whose runs split loops: the split column and its reasons, the generated loops under
+# their loop, the table of loop splitting
+run(0 "wrote .*report_split.html" --report ${WORK}/report_split.html ${WORK}/a/results.json ${WORK}/s/results.json)
+file(READ ${WORK}/report_split.html hs)
+foreach(must "<th>split</th>" "gather in 2 of 4 runs" "title=\"run.split: gather" "↳ :contrib" "Loop splitting"
+        "part of gather")
+  string(FIND "${hs}" "${must}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "report_split.html lacks '${must}'")
   endif()
 endforeach()
 string(REPLACE "xmlns=\"http://www.w3.org/2000/svg\"" "" h_no_ns "${h}")

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "json.h"
@@ -253,4 +254,301 @@ TEST(Tools, LoopRecordsItsArguments) {
   EXPECT_NE(js.find("\"pattern\": \"indirect update\""), std::string::npos) << js;
   EXPECT_NE(js.find("\"pattern\": \"direct read\""), std::string::npos) << js;
   um_finalize(&ctx);
+}
+
+// Automatic loop splitting in the reports: the JSON names each loop's variant, why, its parent
+// (the loops a split generates) and the temporaries; the per-loop table lists the generated loops
+// under their parent and counts their time once (inside the parent's).
+namespace {
+struct SplitCtx {
+  um_context *ctx = nullptr;
+  um_set *nodes = nullptr, *edges = nullptr;
+  um_map *pedge = nullptr;
+  um_dat *u = nullptr, *w = nullptr, *r = nullptr, *f = nullptr;
+  SplitCtx(um_split mode, const char *backend) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = backend;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
+    const int e[] = {0, 1, 1, 2, 2, 0};
+    const double uu[] = {1, 2, 3, 4, 5, 6}, ww[] = {1, 1, 1};
+    EXPECT_EQ(um_decl_set(ctx, 3, "nodes", &nodes), UM_SUCCESS);
+    EXPECT_EQ(um_decl_set(ctx, 3, "edges", &edges), UM_SUCCESS);
+    EXPECT_EQ(um_decl_map(ctx, edges, nodes, 2, e, "pedge", &pedge), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, uu, "u", &u), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, ww, "w", &w), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+  }
+  ~SplitCtx() { um_finalize(&ctx); }
+  // edge_inc increments r and f through pedge: it can be split. With keep, it also reads r through
+  // the map (in place of u): it is kept whole, and says why.
+  int run(const char *name, bool keep) {
+    double s = 0;
+    int cnt = 0;
+    um_dat *src = keep ? r : u;
+    return UM_PAR_LOOP(ctx, edge_inc_kernel, name, edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(src, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                       um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
+                       um_arg_gbl(&cnt, 1, UM_INT, UM_INC));
+  }
+  std::string report(void (*fn)(const um_context *, FILE *)) const {
+    char *buf = nullptr;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    fn(ctx, fp);
+    fclose(fp);
+    std::string s(buf, n);
+    free(buf);
+    return s;
+  }
+  std::string table(double total) const {
+    char *buf = nullptr;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    um_report_loops(ctx, fp, total);
+    fclose(fp);
+    std::string s(buf, n);
+    free(buf);
+    return s;
+  }
+};
+
+std::vector<std::string> lines_of(const std::string &s) {
+  std::vector<std::string> v;
+  size_t b = 0;
+  for (size_t e; (e = s.find('\n', b)) != std::string::npos; b = e + 1) v.push_back(s.substr(b, e - b));
+  return v;
+}
+
+// The per-loop table's rows: name (as printed), time, share ("(x)" for a generated loop).
+struct TableRow {
+  std::string name, share;
+  double seconds;
+};
+std::vector<TableRow> table_rows(const std::string &t) {
+  std::vector<TableRow> rows;
+  bool in = false;
+  for (const std::string &l : lines_of(t)) {
+    if (l.rfind("loop ", 0) == 0) {
+      in = true;
+      continue;
+    }
+    if (!in || l.rfind("all loops", 0) == 0) {
+      if (in) break;
+      continue;
+    }
+    TableRow r;
+    r.name = l.substr(0, 20);
+    r.name.erase(r.name.find_last_not_of(' ') + 1);
+    char share[32] = "";
+    long calls = 0;
+    if (sscanf(l.c_str() + 20, "%ld %lf %31s", &calls, &r.seconds, share) != 3) continue;
+    r.share = share;
+    rows.push_back(r);
+  }
+  return rows;
+}
+}  // namespace
+
+TEST(Tools, SplitLoopsInJsonAndTables) {
+  for (um_split mode : {UM_SPLIT_SCATTER, UM_SPLIT_GATHER}) {
+    SCOPED_TRACE(um_split_name(mode));
+    // openmp (where built) plans the scatters: the plan table lists them
+    const char *backend = mode == UM_SPLIT_SCATTER && um_backend_available("openmp") ? "openmp" : "seq";
+    SplitCtx c(mode, backend);
+    for (int i = 0; i < 3; i++) ASSERT_EQ(c.run("edge_inc", false), UM_SUCCESS) << um_error_message(c.ctx);
+    ASSERT_EQ(c.run("edge_keep", true), UM_SUCCESS) << um_error_message(c.ctx);
+    // the JSON: every loop carries the split fields; generated loops name their parent
+    std::string js = "{\"loops\": " + c.report(um_report_loops_json) + "}", err;
+    uj *v = parse(js, &err);
+    ASSERT_NE(v, nullptr) << err << "\n" << js;
+    const uj *loops = uj_get(v, "loops");
+    int generated = 0;
+    for (int i = 0; i < uj_len(loops); i++) {
+      const uj *l = uj_at(loops, i);
+      const std::string name = uj_gets(l, "name", "?");
+      SCOPED_TRACE(name);
+      for (const char *key : {"split", "split_reason", "parent", "temp_bytes", "calls", "seconds", "args"})
+        EXPECT_NE(uj_get(l, key), nullptr) << key << " missing in " << js;
+      const char *parent = umrun_loop_parent(l);
+      if (name == "edge_inc") {
+        EXPECT_STREQ(uj_gets(l, "split", ""), um_split_name(mode));
+        EXPECT_NE(std::string(uj_gets(l, "split_reason", "")).find(um_split_name(mode)), std::string::npos);
+        EXPECT_EQ(uj_get(l, "parent")->kind, UJ_NULL);
+        // one temporary per INC-through-a-map argument (r twice, f once), 3 edges with no halo
+        EXPECT_DOUBLE_EQ(uj_getn(l, "temp_bytes", 0), 3 * (2 * 8 + 2 * 8 + 1 * 4));
+      } else if (name == "edge_keep") {
+        EXPECT_STREQ(uj_gets(l, "split", ""), "off");
+        const std::string why = uj_gets(l, "split_reason", "");
+        EXPECT_EQ(why.rfind("kept whole", 0), 0u) << why;
+        EXPECT_DOUBLE_EQ(uj_getn(l, "temp_bytes", -1), 0);
+      } else {
+        ASSERT_NE(parent, nullptr) << "a generated loop names its parent";
+        EXPECT_STREQ(parent, "edge_inc");
+        EXPECT_EQ(name.rfind("edge_inc:", 0), 0u);
+        EXPECT_EQ(uj_get(l, "split_reason")->kind, UJ_NULL);
+        EXPECT_EQ(uj_getn(l, "calls", 0), 3);
+        generated++;
+      }
+    }
+    EXPECT_EQ(generated, mode == UM_SPLIT_SCATTER ? 4 : 2) << "contrib and one scatter per argument, or one gather";
+    // umrun's order: each loop of the app, then its generated loops
+    std::vector<int> idx(uj_len(loops)), depth(uj_len(loops));
+    ASSERT_EQ(umrun_loop_order(loops, idx.data(), depth.data()), uj_len(loops));
+    EXPECT_STREQ(uj_gets(uj_at(loops, idx[0]), "name", ""), "edge_inc");
+    for (int k = 1; k <= generated; k++) EXPECT_EQ(depth[k], 1);
+    EXPECT_STREQ(uj_gets(uj_at(loops, idx[generated + 1]), "name", ""), "edge_keep");
+    uj_free(v);
+
+    // the table: generated loops indented under their parent, their share in parentheses; the total
+    // is the parent loops' alone, so (total = 0: of the loops' sum) the shares of the loops of the
+    // app make 100% and "all loops" is their sum
+    const std::string t = c.table(0);
+    const std::vector<TableRow> rows = table_rows(t);
+    ASSERT_EQ(rows.size(), (size_t)(2 + generated)) << t;
+    EXPECT_EQ(rows[0].name, "edge_inc");
+    EXPECT_EQ(rows[generated + 1].name, "edge_keep");
+    double share = 0, seconds = 0, parts = 0;
+    for (size_t k = 0; k < rows.size(); k++) {
+      const bool gen = k >= 1 && k <= (size_t)generated;
+      if (gen) {
+        EXPECT_EQ(rows[k].name.rfind("  :", 0), 0u) << rows[k].name;
+        EXPECT_EQ(rows[k].share.front(), '(') << t;
+        parts += rows[k].seconds;
+      } else {
+        share += std::stod(rows[k].share);
+        seconds += rows[k].seconds;
+      }
+    }
+    EXPECT_NEAR(share, 100.0, 0.02) << t;
+    EXPECT_LE(parts, rows[0].seconds + 2e-4) << "the generated loops' time is inside their parent's\n" << t;
+    double all = -1;
+    for (const std::string &l : lines_of(t))
+      if (l.rfind("all loops", 0) == 0) all = std::stod(l.substr(20));
+    EXPECT_NEAR(all, seconds, 2e-4) << t;
+    EXPECT_NE(t.find("  split\n"), std::string::npos) << "the split column's header\n" << t;
+    EXPECT_NE(t.find(std::string("  ") + um_split_name(mode) + "\n"), std::string::npos) << t;
+    EXPECT_NE(t.find("\nsplit: 1 loop ran as the loops indented under it"), std::string::npos) << t;
+    EXPECT_NE(t.find("kept whole (asked to split):\n  edge_keep: dat 'r'"), std::string::npos) << t;
+    for (const std::string &l : lines_of(t)) EXPECT_LE(l.size(), 120u) << l;
+    // a wall time longer than the loops': the app's loops' shares stay within 100%
+    const std::vector<TableRow> rows2 = table_rows(c.table(2 * seconds + 1e-3));
+    double share2 = 0;
+    for (const TableRow &r : rows2)
+      if (r.share.front() != '(') share2 += std::stod(r.share);
+    EXPECT_LE(share2, 100.0);
+    // the other tables list generated loops under their parent too (named in full where the parent
+    // has no row, as in the plan table: only the scatters use plans)
+    const std::string ops = c.report(um_report_ops);
+    EXPECT_NE(ops.find("\nedge_inc "), std::string::npos) << ops;
+    EXPECT_NE(ops.find("\n  :contrib "), std::string::npos) << ops;
+    const std::string plans = c.report(um_report_plans);
+    if (!strcmp(backend, "openmp")) EXPECT_NE(plans.find("\n  edge_inc:inc3 "), std::string::npos) << plans;
+  }
+}
+
+// Results files: a loop's generated loops come after it even when listed before it, a generated
+// loop whose parent is absent comes last on its own, and a name given twice does not overflow.
+TEST(Tools, LoopOrderOfResultsFiles) {
+  uj *v = parse(R"({"loops": [{"name": "a:contrib", "parent": "a"}, {"name": "b"}, {"name": "a"},
+                  {"name": "z:gather", "parent": "z"}, {"name": "a:gather", "parent": "a"}, {"name": "a"},
+                  {"name": "c", "parent": null}, {"name": "d", "parent": ""}]})");
+  ASSERT_NE(v, nullptr);
+  const uj *loops = uj_get(v, "loops");
+  std::vector<int> idx(uj_len(loops), -1), depth(uj_len(loops), -1);
+  const int n = umrun_loop_order(loops, idx.data(), depth.data());
+  ASSERT_LE(n, uj_len(loops));
+  std::string got;
+  for (int k = 0; k < n; k++)
+    got += std::string(depth[k] ? ">" : "") + uj_gets(uj_at(loops, idx[k]), "name", "?") + " ";
+  EXPECT_EQ(got, "b a >a:contrib >a:gather a c d z:gather ");
+  uj_free(v);
+}
+
+// What docs/architecture.md says of the variants, on a mesh whose elements share targets in every
+// order: gathered on one rank, a loop gives the bits of the sequential unsplit loop; reproducible
+// mode gives the same bits on seq and openmp, AoS and SoA.
+namespace {
+struct Bits {
+  std::vector<double> r;
+  std::vector<float> f;
+  double sum = 0;
+  bool operator==(const Bits &o) const {
+    return r.size() == o.r.size() && !memcmp(r.data(), o.r.data(), r.size() * sizeof(double)) &&
+           f.size() == o.f.size() && !memcmp(f.data(), o.f.data(), f.size() * sizeof(float)) &&
+           !memcmp(&sum, &o.sum, sizeof sum);
+  }
+};
+
+Bits run_mesh(const char *backend, um_layout layout, um_split mode, bool reproducible) {
+  const int nn = 500, ne = 4000;
+  std::vector<int> e2n(2 * ne);
+  std::vector<double> u(2 * nn), w(ne);
+  unsigned x = 12345;
+  auto rnd = [&x]() { return x = x * 1103515245u + 12345u, (x >> 8) & 0xffffff; };
+  for (int i = 0; i < 2 * ne; i++) e2n[i] = (int)(rnd() % nn);
+  for (int i = 0; i < 2 * nn; i++) u[i] = 1e-3 * (double)rnd() / 7.0;
+  for (int i = 0; i < ne; i++) w[i] = 1.0 + (double)rnd() / 3e6;
+  um_options o;
+  um_options_default(&o);
+  o.backend = backend;
+  o.layout = layout;
+  o.nthreads = 2;
+  o.parallel_threshold = 0; // openmp: threads even on this small set
+  um_context *ctx = nullptr;
+  Bits b;
+  EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
+  EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
+  um_set *nodes, *edges;
+  um_map *m;
+  um_dat *du, *dw, *dr, *df;
+  EXPECT_EQ(um_decl_set(ctx, nn, "nodes", &nodes), UM_SUCCESS);
+  EXPECT_EQ(um_decl_set(ctx, ne, "edges", &edges), UM_SUCCESS);
+  EXPECT_EQ(um_decl_map(ctx, edges, nodes, 2, e2n.data(), "pedge", &m), UM_SUCCESS);
+  EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, u.data(), "u", &du), UM_SUCCESS);
+  EXPECT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw), UM_SUCCESS);
+  EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &dr), UM_SUCCESS);
+  EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &df), UM_SUCCESS);
+  for (int it = 0; it < 3; it++) {
+    double s = 0;
+    int cnt = 0;
+    EXPECT_EQ(UM_PAR_LOOP(ctx, edge_inc_kernel, "edge_inc", edges, um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(du, 0, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(du, 1, m, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(dr, 0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(dr, 1, m, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(df, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    b.sum += s;
+    EXPECT_EQ(cnt, ne);
+  }
+  b.r.resize(2 * nn);
+  b.f.resize(nn);
+  EXPECT_EQ(um_dat_fetch(ctx, dr, b.r.data(), b.r.size() * sizeof(double)), UM_SUCCESS);
+  EXPECT_EQ(um_dat_fetch(ctx, df, b.f.data(), b.f.size() * sizeof(float)), UM_SUCCESS);
+  um_loop_stats st;
+  EXPECT_EQ(um_loop_stats_get(ctx, 0, &st), UM_SUCCESS);
+  EXPECT_STREQ(st.split, reproducible || mode == UM_SPLIT_GATHER ? "gather"
+                         : mode == UM_SPLIT_SCATTER               ? "scatter"
+                                                                  : "off");
+  um_finalize(&ctx);
+  return b;
+}
+}  // namespace
+
+TEST(Tools, GatherIsSequentialBitsAndReproducibleIsEverywhere) {
+  const Bits whole = run_mesh("seq", UM_AOS, UM_SPLIT_OFF, false);
+  EXPECT_TRUE(run_mesh("seq", UM_AOS, UM_SPLIT_GATHER, false) == whole) << "gathered on one rank: the sequential bits";
+  EXPECT_TRUE(run_mesh("seq", UM_SOA, UM_SPLIT_GATHER, false) == whole);
+  const Bits rep = run_mesh("seq", UM_AOS, UM_SPLIT_OFF, true);
+  EXPECT_TRUE(rep.r == whole.r && rep.f == whole.f) << "reproducible: the increments gathered in the sequential order";
+  const char *omp = um_backend_available("openmp") ? "openmp" : "seq";
+  for (um_layout l : {UM_AOS, UM_SOA}) {
+    EXPECT_TRUE(run_mesh(omp, l, UM_SPLIT_OFF, true) == rep) << omp << " " << (l == UM_AOS ? "aos" : "soa");
+    EXPECT_TRUE(run_mesh(omp, l, UM_SPLIT_SCATTER, true) == rep) << "reproducible overrides run.split";
+  }
 }

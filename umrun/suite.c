@@ -118,6 +118,36 @@ double umrun_loop_gbs(const uj *l) {
   return s > 0 ? b * calls / s * 1e-9 : 0;
 }
 
+const char *umrun_loop_parent(const uj *l) {
+  const char *p = uj_gets(l, "parent", NULL);
+  return p && *p ? p : NULL;
+}
+
+int umrun_loop_order(const uj *loops, int *idx, int *depth) {
+  const int n = uj_len(loops);
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (umrun_loop_parent(uj_at(loops, i))) continue;
+    const char *name = uj_gets(uj_at(loops, i), "name", "");
+    int dup = 0; /* a name given twice (a file not written by umrun): its generated loops under the first */
+    for (int q = 0; q < i && !dup; q++)
+      dup = !umrun_loop_parent(uj_at(loops, q)) && !strcmp(uj_gets(uj_at(loops, q), "name", ""), name);
+    idx[k] = i, depth[k++] = 0;
+    for (int j = 0; j < n && !dup && k < n; j++) {
+      const char *p = umrun_loop_parent(uj_at(loops, j));
+      if (p && !strcmp(p, name)) idx[k] = j, depth[k++] = 1;
+    }
+  }
+  for (int j = 0; j < n; j++) { /* a generated loop whose parent is not in the list: last, on its own */
+    const char *p = umrun_loop_parent(uj_at(loops, j));
+    int found = 0;
+    for (int i = 0; p && i < n && !found; i++)
+      found = !umrun_loop_parent(uj_at(loops, i)) && !strcmp(uj_gets(uj_at(loops, i), "name", ""), p);
+    if (p && !found && k < n) idx[k] = j, depth[k++] = 0;
+  }
+  return k;
+}
+
 void umrun_variant_label(const uj *c, char *buf, size_t len) {
   snprintf(buf, len, "%s/%s/%s/%s", uj_gets(c, "backend", "?"), uj_gets(c, "strategy", "?"),
            uj_gets(c, "layout", "?"), uj_gets(c, "reorder", "?"));
