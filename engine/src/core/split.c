@@ -320,6 +320,7 @@ static int fp_reduction(const um_arg *a) {
  * bandwidth and occupancy 0.125) */
 #define AUTO_BW_SHARE 0.5
 #define AUTO_OCCUPANCY 0.25
+#define AUTO_MIN_SECONDS 1e-4 /* a shorter loop cannot repay compiling its split (about a second) */
 
 /* The variant for this call (OFF: whole), with the reason in rec->split_reason. */
 static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
@@ -384,12 +385,15 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
     for (int k = 0; ctx->backend->counters && k < UM_MAX_COUNTERS && ctx->backend->counters[k]; k++)
       if (!strcmp(ctx->backend->counters[k], "occupancy")) occ = rec->counters[k];
     const double gbs = rec->bytes / (rec->dev_seconds / (double)rec->dev_calls) / 1e9;
-    if (!(info.copy_gbs > 0 && gbs < AUTO_BW_SHARE * info.copy_gbs && occ > 0 && occ <= AUTO_OCCUPANCY)) {
+    const double per = rec->dev_seconds / (double)rec->dev_calls;
+    if (!(info.copy_gbs > 0 && gbs < AUTO_BW_SHARE * info.copy_gbs && occ > 0 && occ <= AUTO_OCCUPANCY &&
+          per >= AUTO_MIN_SECONDS)) {
       rec->auto_trial = 5;
       snprintf(why, n,
-               "auto: kept whole: %.0f GB/s (%.0f%% of copy) at occupancy %.3g; split is timed only for a loop under "
-               "%.0f%% of copy at occupancy %.3g or less",
-               gbs, info.copy_gbs > 0 ? 100 * gbs / info.copy_gbs : 0, occ, 100 * AUTO_BW_SHARE, AUTO_OCCUPANCY);
+               "auto: kept whole: %.0f GB/s (%.0f%% of copy) at occupancy %.3g, %.3g ms a call; split is timed only "
+               "for a loop under %.0f%% of copy at occupancy %.3g or less, of %.3g ms or more",
+               gbs, info.copy_gbs > 0 ? 100 * gbs / info.copy_gbs : 0, occ, 1e3 * per, 100 * AUTO_BW_SHARE,
+               AUTO_OCCUPANCY, 1e3 * AUTO_MIN_SECONDS);
       return UM_SPLIT_OFF;
     }
     rec->auto_trial = 1;
