@@ -133,9 +133,8 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
       T *r = dst + (size_t)(g->rows ? g->rows[t] : t) * rs;                                                               \
       for (int j = g->offset[t]; j < g->offset[t + 1]; j++) {                                    \
         const int v = g->entry[j];                                                               \
-        const um_dat *sd = g->src[v % g->nsrc];                                                  \
-        const size_t e = (size_t)(v / g->nsrc), ss = sd->layout == UM_SOA && dim > 1 ? (size_t)sd->rows : 0; \
-        const T *s = (const T *)sd->data + (ss ? e : e * (size_t)dim);                           \
+        const size_t e = (size_t)(v / g->nsrc);                                                  \
+        const T *s = (const T *)g->src[v % g->nsrc]->data + (ss ? e : e * (size_t)dim);          \
         for (int c = 0; c < dim; c++) r[(size_t)c * cs] += s[ss ? (size_t)c * ss : (size_t)c];   \
       }                                                                                          \
     }                                                                                            \
@@ -146,6 +145,8 @@ void um_exec_gather(const um_gather *g, int begin, int end) {
   const int dim = d->dim;
   const int soa = um_dat_storage_layout(d) == UM_SOA;
   const size_t rs = soa ? 1 : (size_t)dim, cs = soa ? (size_t)d->rows : 1; /* row and component strides */
+  /* the sources (all alike): SoA column length, 0 for AoS */
+  const size_t ss = g->nsrc && um_dat_storage_layout(g->src[0]) == UM_SOA ? (size_t)g->src[0]->rows : 0;
   if (d->type == UM_DOUBLE) GATHER_ROWS(double);
   else if (d->type == UM_FLOAT) GATHER_ROWS(float);
   else GATHER_ROWS(int);

@@ -608,7 +608,7 @@ void um_backend_loop_time(um_context *ctx, int id, double seconds) {
   const int p = ctx->loops[id].parent - 1; /* a split loop's device time is its generated loops' */
   if (p >= 0 && p < ctx->nloops) {
     ctx->loops[p].dev_seconds += seconds;
-    if (ctx->loops[p].sp && strstr(ctx->loops[id].name, ":contrib")) ctx->loops[p].dev_calls++;
+    if (ctx->loops[id].split_contrib) ctx->loops[p].dev_calls++;
   }
 }
 

@@ -42,16 +42,17 @@
   X(float, um_split_add_f)                                                                          \
   X(int, um_split_add_i)
 
-#define SPLIT_DEF(T, fn) \
-  UM_KERNEL void fn(const T *c, T *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }
+/* one body, compiled here for the host and handed as text to JIT backends */
+#define SPLIT_BODY { for (int k = 0; k < *dim; k++) t[k] += c[k]; }
+#define SPLIT_STR_(x) #x
+#define SPLIT_STR(x) SPLIT_STR_(x)
+#define SPLIT_DEF(T, fn) UM_KERNEL void fn(const T *c, T *t, const int *dim) SPLIT_BODY
+#define SPLIT_SRC(T, fn) "UM_KERNEL void " #fn "(const " #T " *c, " #T " *t, const int *dim) " SPLIT_STR(SPLIT_BODY) "\n"
 SPLIT_KERNELS(SPLIT_DEF)
 
 static const char split_source[] =
     "/* engine/src/core/split.c: the increments of split loops */\n"
-    "#include \"um/kernel.h\"\n"
-    "UM_KERNEL void um_split_add_d(const double *c, double *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n"
-    "UM_KERNEL void um_split_add_f(const float *c, float *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n"
-    "UM_KERNEL void um_split_add_i(const int *c, int *t, const int *dim) { for (int k = 0; k < *dim; k++) t[k] += c[k]; }\n";
+    "#include \"um/kernel.h\"\n" SPLIT_KERNELS(SPLIT_SRC);
 
 UM_KERNEL_DEFINE(um_split_add_d, 3, split_source, "um_split.h");
 UM_KERNEL_DEFINE(um_split_add_f, 3, split_source, "um_split.h");
@@ -152,21 +153,18 @@ struct um_split_state {
   struct um_split_state *next; /* the loop's other shapes */
   uint64_t shape;          /* the args and set sizes it was made for */
   int variant;             /* UM_SPLIT_SCATTER or UM_SPLIT_GATHER (or OFF: exact reductions only) */
-  int parent;              /* record index of the user's loop */
   um_arg cargs[UM_MAX_ARGS];
   int tmp[UM_MAX_ARGS];    /* per arg: the temporary's index in ctx->temps, or -1 */
   int exact[UM_MAX_ARGS];  /* per arg: a global INC summed exactly from its temporary */
   int cid;                 /* the contribution loop's record */
   int c_conflicts, c_indirect, c_reduction;
   int nupd;                /* SCATTER: one loop per incremented arg */
-  int uarg[UM_MAX_ARGS];
   int uid[UM_MAX_ARGS];
   int udim[UM_MAX_ARGS];
   um_arg uargs[UM_MAX_ARGS][3];
   int ntgt;                /* GATHER: one per incremented dat */
   split_target tgt[UM_MAX_ARGS];
   int gid;                 /* GATHER: the record its time and bytes go to */
-  double piece_seconds;
 };
 
 static unsigned long gather_keys;
@@ -322,9 +320,15 @@ static int fp_reduction(const um_arg *a) {
 #define AUTO_OCCUPANCY 0.25
 #define AUTO_MIN_SECONDS 1e-4 /* a shorter loop cannot repay compiling its split (about a second) */
 
-/* The variant for this call (OFF: whole), with the reason in rec->split_reason. */
-static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
-  const um_split mode = rec->split ? (um_split)(rec->split - 1) : ctx->split;
+static um_split mode_of(const um_context *ctx, const um_loop_rec *rec) {
+  return rec->split ? (um_split)(rec->split - 1) : ctx->split;
+}
+
+/* The variant for this call (OFF: whole), with the reason in rec->split_reason; *final: 0 while split auto on a
+ * device is still timing the loop (the next call may decide otherwise), 1 when the same inputs decide the same. */
+static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *final) {
+  const um_split mode = mode_of(ctx, rec);
+  *final = 1;
   char *why = rec->split_reason;
   const size_t n = sizeof rec->split_reason;
   char no[160];
@@ -378,6 +382,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
    * the faster; any other stays whole without compiling its split */
   const int v = gather_ok ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER;
   if (rec->auto_trial >= 5) return rec->auto_trial == 6 ? v : UM_SPLIT_OFF; /* decided; the reason stays */
+  *final = 0;
   if (rec->auto_trial == 0) {
     if (rec->dev_calls < 2 || rec->bytes <= 0) {
       snprintf(why, n, "auto: whole while its first calls are timed");
@@ -394,6 +399,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
     if (!(info.copy_gbs > 0 && gbs < AUTO_BW_SHARE * info.copy_gbs && occ > 0 && occ <= AUTO_OCCUPANCY &&
           per >= AUTO_MIN_SECONDS)) {
       rec->auto_trial = 5;
+      *final = 1;
       snprintf(why, n,
                "auto: kept whole: %.0f GB/s (%.0f%% of copy) at occupancy %.3g, %.3g ms a call; split is timed only "
                "for a loop under %.0f%% of copy at occupancy %.3g or less, of %.3g ms or more",
@@ -404,13 +410,11 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec) {
     rec->auto_trial = 1;
   }
   snprintf(why, n, "auto: measuring (call %d of 4)", rec->auto_trial);
+  rec->split_measuring = 1;
   return rec->auto_trial <= 2 ? UM_SPLIT_OFF : v;
 }
 
-int um__split_measuring(const um_context *ctx, int rec_id) {
-  const um_loop_rec *rec = &ctx->loops[rec_id];
-  return rec->auto_trial >= 1 && rec->auto_trial <= 4 && strncmp(rec->split_reason, "auto: measuring", 15) == 0;
-}
+int um__split_measuring(const um_context *ctx, int rec_id) { return ctx->loops[rec_id].split_measuring; }
 
 void um__split_timed(um_context *ctx, int rec_id, double seconds) {
   um_loop_rec *rec = &ctx->loops[rec_id];
@@ -432,6 +436,7 @@ static int sub_record(um_context *ctx, int parent, const char *what, int *out) {
   um_loop_rec *r = um__loop_record(ctx, name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->parent = parent + 1;
+  r->split_contrib = !strcmp(what, "contrib");
   *out = (int)(r - ctx->loops);
   return UM_SUCCESS;
 }
@@ -441,7 +446,6 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
   if (!sp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory splitting loop '%s'", loop->name);
   sp->shape = shape_of(loop);
   sp->variant = variant;
-  sp->parent = rec_id;
   int rc = UM_SUCCESS;
   const char *lname = ctx->loops[rec_id].name;
   for (int i = 0; i < loop->nargs; i++) {
@@ -479,7 +483,6 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
     char what[32];
     snprintf(what, sizeof what, "inc%d", i);
     rc = sub_record(ctx, rec_id, what, &sp->uid[u]);
-    sp->uarg[u] = i;
     sp->udim[u] = a->dim;
     sp->uargs[u][0] = um_arg_dat(ctx->temps[sp->tmp[i]], -1, NULL, a->dim, a->type, UM_READ);
     sp->uargs[u][1] = um_arg_dat(a->dat, a->idx, a->map, a->dim, a->type, UM_INC);
@@ -511,7 +514,15 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
 int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_split_state **out) {
   *out = NULL;
   um_loop_rec *rec = &ctx->loops[rec_id];
-  const int variant = decide(ctx, loop, rec);
+  const uint64_t shape = shape_of(loop);
+  /* the decision's inputs; a final decision is kept for them, so a loop's later calls skip deciding */
+  const uint64_t key = (shape ^ ((uint64_t)mode_of(ctx, rec) << 56) ^ ((uint64_t)ctx->reproducible << 60)) | 1;
+  rec->split_measuring = 0;
+  int variant = rec->split_variant, final = 1;
+  if (rec->split_memo != key) {
+    variant = decide(ctx, loop, rec, &final);
+    rec->split_memo = final ? key : 0;
+  }
   int exact = 0;
   for (int i = 0; ctx->reproducible && i < loop->nargs; i++) exact |= fp_reduction(&loop->args[i]);
   rec->split_variant = variant;
@@ -519,7 +530,6 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
   if (rec->calls == 0)
     um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': split %s (%s)%s", loop->name, um_split_name((um_split)variant),
                    rec->split_reason, exact ? "; global sums exact" : "");
-  const uint64_t shape = shape_of(loop);
   struct um_split_state *sp = rec->sp;
   while (sp && (sp->variant != variant || sp->shape != shape)) sp = sp->next;
   if (!sp) {
@@ -530,7 +540,6 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
   }
   for (int i = 0; i < loop->nargs; i++) /* this call's globals: a caller's may move from call to call */
     if (sp->tmp[i] < 0) sp->cargs[i].gbl = loop->args[i].gbl;
-  sp->piece_seconds = 0;
   *out = sp;
   return UM_SUCCESS;
 }
