@@ -116,3 +116,27 @@ else()
   endif()
 endif()
 
+
+# NCCL (mpi.gpu_transport: halo rows sent GPU to GPU between CUDA ranks): with CUDA and MPI, when its
+# header is found. The library itself is loaded at run time (dlopen of libnccl.so.2, then the one found
+# here), so the same binary runs where NCCL is missing: ranks then send halos from host memory, and say so.
+# Debian has no NCCL; NVIDIA's toolkit images and the GPU hosts have it beside the toolkit, and pip's
+# nvidia-nccl-cu13 ships it too (scripts/build-offline.sh looks there): UM_NCCL_ROOT or NCCL_HOME point
+# at any of them.
+option(UM_ENABLE_NCCL "NCCL halo transport for CUDA ranks, when nccl.h is found" ON)
+set(UM_HAVE_NCCL OFF)
+if(UM_HAVE_CUDA AND UM_HAVE_MPI AND UM_ENABLE_NCCL)
+  set(_um_nccl_hints ${UM_NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_ROOT} ${CUDAToolkit_TARGET_DIR})
+  find_path(UM_NCCL_INCLUDE_DIR nccl.h HINTS ${_um_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+  find_library(UM_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_um_nccl_hints} ${CUDAToolkit_LIBRARY_DIR}
+               PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+  if(UM_NCCL_INCLUDE_DIR)
+    set(UM_HAVE_NCCL ON)
+    file(STRINGS ${UM_NCCL_INCLUDE_DIR}/nccl.h _um_nccl_v REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE "[^0-9;]" "" _um_nccl_v "${_um_nccl_v}")
+    string(REPLACE ";" "." UM_NCCL_VERSION "${_um_nccl_v}")
+    message(STATUS "um: NCCL ${UM_NCCL_VERSION} header in ${UM_NCCL_INCLUDE_DIR}; library ${UM_NCCL_LIBRARY} (loaded at run time)")
+  else()
+    message(STATUS "um: NCCL not found (nccl.h): CUDA ranks send halos from host memory; set UM_NCCL_ROOT to use it")
+  endif()
+endif()

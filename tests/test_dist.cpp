@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "dist/partition.h"
+#include "um/um.h"
 
 namespace {
 
@@ -231,4 +233,56 @@ TEST(DistPartition, GraphAndEdgeCut) {
   EXPECT_EQ(umd_edge_cut(G.size[1], xadj, adj, part.data()), 4 + 2 * 3);
   free(xadj);
   free(adj);
+}
+
+// The halo transport of GPU ranks (mpi.gpu_transport): what auto takes, and why, from every rank's facts.
+namespace {
+struct Ranks {
+  std::vector<int> usable;
+  std::vector<const char *> why, host, dev;
+  char note[256] = "";
+  int choose(int want, const char *name = "nccl") {
+    return umd_choose_transport(want, name, (int)usable.size(), usable.data(), why.data(), host.data(), dev.data(),
+                                note, sizeof note);
+  }
+};
+Ranks four() {
+  Ranks r;
+  r.usable = {1, 1, 1, 1};
+  r.why = {"", "", "", ""};
+  r.host = {"h", "h", "h", "h"};
+  r.dev = {"gpu0", "gpu1", "gpu2", "gpu3"};
+  return r;
+}
+}  // namespace
+
+TEST(DistTransport, AutoTakesTheDeviceOnlyWhenEveryRankHasItsOwnGpuOnOneHost) {
+  const int AUTO = UM_TRANSPORT_AUTO, HOST = UM_TRANSPORT_HOST, DEV = UM_TRANSPORT_DEVICE;
+  Ranks r = four();
+  EXPECT_EQ(r.choose(AUTO), DEV);
+  EXPECT_NE(std::string(r.note).find("own GPU"), std::string::npos) << r.note;
+  EXPECT_EQ(r.choose(DEV), DEV);
+  EXPECT_EQ(r.choose(HOST), HOST);
+  EXPECT_NE(std::string(r.note).find("asked for"), std::string::npos) << r.note;
+  EXPECT_EQ(r.choose(AUTO, nullptr), HOST);  // a backend without a device transport
+  EXPECT_NE(std::string(r.note).find("no device-to-device"), std::string::npos) << r.note;
+  EXPECT_EQ(r.choose(DEV, nullptr), -1);
+  r.dev[3] = "gpu1";  // ranks 1 and 3 share a GPU
+  EXPECT_EQ(r.choose(AUTO), HOST);
+  EXPECT_NE(std::string(r.note).find("ranks 1 and 3 share one GPU"), std::string::npos) << r.note;
+  EXPECT_EQ(r.choose(DEV), -1);
+  EXPECT_NE(std::string(r.note).find("mpi.gpu_transport nccl cannot run"), std::string::npos) << r.note;
+  r = four();
+  r.usable[2] = 0;
+  r.why[2] = "libnccl.so.2: cannot open shared object file";
+  EXPECT_EQ(r.choose(AUTO), HOST);
+  EXPECT_NE(std::string(r.note).find("rank 2 cannot use nccl: libnccl.so.2"), std::string::npos) << r.note;
+  EXPECT_EQ(r.choose(DEV), -1);
+  r = four();
+  r.host[2] = "other";  // two hosts: auto keeps to host staging, asked for it runs (NCCL spans hosts)
+  r.dev[2] = "gpu0";    // the same device identity on another host is another device
+  EXPECT_EQ(r.choose(AUTO), HOST);
+  EXPECT_NE(std::string(r.note).find("different hosts"), std::string::npos) << r.note;
+  r.dev[2] = "gpu9";
+  EXPECT_EQ(r.choose(DEV), DEV);
 }

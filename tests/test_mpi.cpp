@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+#define OMPI_SKIP_MPICXX 1  // the C API only (no C++ bindings to link)
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
 #include "airfoil.h"
 #include "test_kernels.h"
 #include "um/backend.h"
@@ -27,6 +31,11 @@ namespace {
 // rows_out / rows_in / rows_zero, with host_alloc buffers, as on the CUDA backend.
 struct ShadowState {
   long rows_out = 0, rows_in = 0, rows_zero = 0, uploads = 0;
+  // the device transport ("shadow-peer"): MPI on a communicator of its own, messages matched in
+  // posting order between two ranks (as NCCL's are), received only when the wait comes
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> reqs;
+  long posts = 0, waits = 0, msgs = 0, opens = 0;
 };
 ShadowState shadow_last;  // the counts of the context finalized last
 
@@ -61,6 +70,9 @@ int shadow_init(um_context *, void **state) {
   return UM_SUCCESS;
 }
 void shadow_finalize(um_context *ctx, void *state) {
+  auto *S = (ShadowState *)state;
+  if (S->comm != MPI_COMM_NULL) MPI_Comm_free(&S->comm);
+  S->reqs.clear();
   for (int i = 0; i < um_dat_count(ctx); i++) {
     um_dat *d = um_dat_at(ctx, i);
     delete (std::vector<char> *)um_dat_backend_data(d);
@@ -144,9 +156,78 @@ um_backend_def make_shadow() {
   b.host_free = shadow_host_free;
   return b;
 }
-const um_backend_def shadow_backend = make_shadow();
+// The device transport of "shadow-peer", with what a test may make of the machine: a rank that cannot
+// load it, or every rank on one device.
+int peer_unusable_rank = -1;
+bool peer_one_device = false;
+const char peer_token_text[] = "shadow-peer token";
+int peer_usable(um_context *, void *, char *why, size_t n) {
+  if (um_mpi_rank() != peer_unusable_rank) return 1;
+  snprintf(why, n, "libshadowpeer.so not found");
+  return 0;
+}
+int peer_device(um_context *, void *, char *id, size_t n) {
+  snprintf(id, n, "device-%d", peer_one_device ? 0 : um_mpi_rank());
+  return UM_SUCCESS;
+}
+int peer_token(um_context *, void *, void *token, size_t cap, size_t *len) {
+  if (cap < sizeof peer_token_text) return UM_ERR_INTERNAL;
+  memcpy(token, peer_token_text, sizeof peer_token_text);
+  *len = sizeof peer_token_text;
+  return UM_SUCCESS;
+}
+int peer_open(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks) {
+  auto *S = (ShadowState *)state;
+  if (len != sizeof peer_token_text || memcmp(token, peer_token_text, len) || rank != um_mpi_rank() ||
+      nranks != um_mpi_size())
+    return um_error_set(ctx, UM_ERR_BACKEND, "shadow-peer: wrong token or rank");
+  MPI_Comm_dup(MPI_COMM_WORLD, &S->comm);
+  S->opens++;
+  return UM_SUCCESS;
+}
+void *peer_alloc(um_context *, void *, size_t bytes) {
+  void *p = malloc(bytes);
+  if (p) memset(p, 0xff, bytes);  // NaN: a row unpacked before it arrived shows
+  return p;
+}
+void peer_free(void *p) { free(p); }
+int peer_post(um_context *, void *state, const um_peer_msg *m, int n, int) {
+  auto *S = (ShadowState *)state;
+  for (int i = 0; i < n; i++) {
+    S->reqs.emplace_back();
+    if (m[i].send) MPI_Isend(m[i].buf, (int)m[i].bytes, MPI_BYTE, m[i].peer, 0, S->comm, &S->reqs.back());
+    else MPI_Irecv(m[i].buf, (int)m[i].bytes, MPI_BYTE, m[i].peer, 0, S->comm, &S->reqs.back());
+  }
+  S->posts++;
+  S->msgs += n;
+  return UM_SUCCESS;
+}
+int peer_wait(um_context *, void *state, int) {
+  auto *S = (ShadowState *)state;
+  MPI_Waitall((int)S->reqs.size(), S->reqs.data(), MPI_STATUSES_IGNORE);
+  S->reqs.clear();
+  S->waits++;
+  return UM_SUCCESS;
+}
+
+um_backend_def make_shadow_peer() {
+  um_backend_def b = make_shadow();
+  b.peer_name = "shadow-peer";
+  b.peer_usable = peer_usable;
+  b.peer_device = peer_device;
+  b.peer_token = peer_token;
+  b.peer_open = peer_open;
+  b.dev_alloc = peer_alloc;
+  b.dev_free = peer_free;
+  b.peer_post = peer_post;
+  b.peer_wait = peer_wait;
+  return b;
+}
+const um_backend_def shadow_backend = make_shadow(), shadow_peer_backend = make_shadow_peer();
 const um_backend_def *const shadow_list[1] = {&shadow_backend};
+const um_backend_def *const shadow_peer_list[1] = {&shadow_peer_backend};
 bool is_shadow(const char *backend) { return !strncmp(backend, "shadow", 6); }
+bool is_peer(const char *backend) { return strstr(backend, "peer") != nullptr; }
 
 struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
   int N, nnode, ncell, nedge;
@@ -165,6 +246,7 @@ struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
 
 struct Mesh {
   um_context *ctx = nullptr;
+  um_transport transport = UM_TRANSPORT_DEVICE;  // for "shadow-peer" backends
   um_set *nodes, *cells, *edges;
   um_map *cn, *ec;
   um_dat *q, *w, *u, *r, *f, *nv, *a;
@@ -174,9 +256,9 @@ struct Mesh {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
-    if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"
+    if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"; "shadow-peer[-soa]": halos device to device
       o.backend = "shadow";
-      o.extra_backends = shadow_list;
+      o.extra_backends = is_peer(backend) ? shadow_peer_list : shadow_list;
       o.nextra_backends = 1;
       if (strstr(backend, "soa")) o.layout = UM_SOA;
     }
@@ -184,6 +266,7 @@ struct Mesh {
     o.parallel_threshold = 0;
     ASSERT_EQ(um_init(&ctx, &o), 0);
     ASSERT_EQ(um_set_increments(ctx, incs), 0);
+    if (is_peer(backend)) ASSERT_EQ(um_set_gpu_transport(ctx, transport), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), av(g.ncell);
     for (int c = 0; c < g.ncell; c++) {
       for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
@@ -290,15 +373,24 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
   ASSERT_EQ(um_dat_fetch(dist.ctx, dist.u, back.data(), back.size() * sizeof(double)), 0);
   EXPECT_EQ(back, v);
   if (is_shadow(backend) && um_mpi_size() > 1) {  // the halos moved on the "device", none through whole dats
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(dist.ctx, &pi), 0);
+    EXPECT_STREQ(pi.transport, is_peer(backend) ? "shadow-peer" : "host") << pi.transport_note;
     um_finalize(&dist.ctx);
     EXPECT_GT(shadow_last.rows_out, 0);
     EXPECT_GT(shadow_last.rows_in, 0);
     if (incs == UM_INCREMENTS_REVERSE) EXPECT_GT(shadow_last.rows_zero, 0);
+    // device to device: every exchange posted as one group and waited for; no MPI from host buffers
+    EXPECT_EQ(shadow_last.opens, is_peer(backend) ? 1 : 0);
+    EXPECT_EQ(shadow_last.posts, shadow_last.waits);
+    if (is_peer(backend)) EXPECT_GT(shadow_last.msgs, 0);
+    else EXPECT_EQ(shadow_last.posts, 0);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
-                         ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
+                         ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa", "shadow-peer",
+                                                              "shadow-peer-soa"),
                                             ::testing::Values("metis", "ptscotch", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
@@ -400,6 +492,71 @@ INSTANTIATE_TEST_SUITE_P(Backends, DistributedReproducible,
                          ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
+
+// mpi.gpu_transport: auto takes the device transport only when every rank can load it and has a device of
+// its own, and says why not; asked for where it cannot run, um_distribute fails on every rank with the reason.
+TEST(DistributedTransport, AutoFallsBackToHostAndSaysWhy) {
+  if (um_mpi_size() < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
+  Grid g(6);
+  for (int c = 0; c < 3; c++) {
+    peer_one_device = c == 1;
+    peer_unusable_rank = c == 2 ? um_mpi_size() - 1 : -1;
+    Mesh m;
+    m.transport = c == 0 ? UM_TRANSPORT_HOST : UM_TRANSPORT_AUTO;
+    m.build(g, "shadow-peer", true, "block");
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(m.ctx, &pi), 0);
+    EXPECT_STREQ(pi.transport, "host") << c;
+    const char *why[3] = {"asked for", "share one GPU", "cannot use shadow-peer: libshadowpeer.so not found"};
+    EXPECT_NE(strstr(pi.transport_note, why[c]), nullptr) << pi.transport_note;
+    double s, qm;
+    int n;
+    for (int it = 0; it < 2; it++) m.step(&s, &n, &qm);  // the second step reads halos the first made stale
+    um_finalize(&m.ctx);
+    EXPECT_EQ(shadow_last.opens, 0);
+    EXPECT_EQ(shadow_last.posts, 0);
+    EXPECT_GT(shadow_last.rows_out, 0);
+  }
+  peer_one_device = false;
+  peer_unusable_rank = -1;
+  Mesh m;  // auto where it can run: device to device
+  m.transport = UM_TRANSPORT_AUTO;
+  m.build(g, "shadow-peer", true, "block");
+  um_partition_info pi;
+  ASSERT_EQ(um_partition_info_get(m.ctx, &pi), 0);
+  EXPECT_STREQ(pi.transport, "shadow-peer") << pi.transport_note;
+  EXPECT_NE(strstr(pi.transport_note, "own GPU"), nullptr) << pi.transport_note;
+}
+
+TEST(DistributedTransport, DeviceWhereItCannotRunFailsOnEveryRank) {
+  if (um_mpi_size() < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
+  Grid g(6);
+  for (int c = 0; c < 2; c++) {
+    peer_one_device = c == 0;
+    peer_unusable_rank = c == 1 ? 1 : -1;
+    um_options o;
+    um_options_default(&o);
+    o.backend = "shadow";
+    o.extra_backends = shadow_peer_list;
+    o.nextra_backends = 1;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), 0);
+    ASSERT_EQ(um_set_gpu_transport(ctx, UM_TRANSPORT_DEVICE), 0);
+    um_set *cells = nullptr, *edges = nullptr;
+    um_map *ec = nullptr;
+    ASSERT_EQ(um_decl_set(ctx, g.ncell, "cells", &cells), 0);
+    ASSERT_EQ(um_decl_set(ctx, g.nedge, "edges", &edges), 0);
+    ASSERT_EQ(um_decl_map(ctx, edges, cells, 2, g.edge_cells.data(), "edge_cells", &ec), 0);
+    EXPECT_NE(um_distribute(ctx, "cells", "block"), 0);
+    const char *msg = um_error_message(ctx);
+    EXPECT_NE(strstr(msg, "mpi.gpu_transport shadow-peer cannot run"), nullptr) << msg;
+    EXPECT_NE(strstr(msg, c == 0 ? "share one GPU" : "rank 1 cannot use shadow-peer"), nullptr) << msg;
+    EXPECT_EQ(um_context_nranks(ctx), 1);  // not distributed
+    um_finalize(&ctx);
+  }
+  peer_one_device = false;
+  peer_unusable_rank = -1;
+}
 
 TEST(DistributedErrors, NaNOnOneRankStopsEveryRank) {
   Grid g(6);

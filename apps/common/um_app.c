@@ -133,7 +133,8 @@ static int distribute(um_app_run *run, const char *default_map) {
   char err[512] = "";
   const char *pset = NULL, *method = NULL;
   const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner") ||
-                   um_config_has(run->cfg, "mpi.increments") || um_config_has(run->cfg, "mpi.loops");
+                   um_config_has(run->cfg, "mpi.increments") || um_config_has(run->cfg, "mpi.loops") ||
+                   um_config_has(run->cfg, "mpi.gpu_transport");
   if (keys && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
@@ -165,6 +166,12 @@ static int distribute(um_app_run *run, const char *default_map) {
       UM_APP_TRY(um_loop_set_increments(run->ctx, names[i], (um_increments)m));
     }
   }
+  /* halo messages of CUDA ranks: mpi.gpu_transport auto | nccl (GPU to GPU) | host (MPI from host memory) */
+  static const char *const transports[] = {"auto", "host", "nccl"};
+  int tr = 0;
+  if (um_config_get_choice(run->cfg, "mpi.gpu_transport", "auto", transports, 3, &tr, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_set_gpu_transport(run->ctx, (um_transport)tr)); /* the names follow um_transport's order */
   if (um_mpi_size() < 2) return UM_SUCCESS;
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
   if (!pset && main_map) pset = um_set_name(um_map_to(main_map));
@@ -174,6 +181,8 @@ static int distribute(um_app_run *run, const char *default_map) {
   fprintf(run->log, "mpi: %d ranks; set '%s' partitioned by %s in %.2f s: edge cut %ld, imbalance %.3f%s%s\n",
           pi.nranks, pi.primary, pi.partitioner, pi.seconds, pi.edge_cut, pi.imbalance, pi.note[0] ? "; " : "",
           pi.note);
+  fprintf(run->log, "mpi: halos %s (%s)\n", !strcmp(pi.transport, "host") ? "through host memory" : pi.transport,
+          pi.transport_note);
   for (int i = 0; i < um_set_count(run->ctx); i++) {
     const um_set *s = um_set_at(run->ctx, i);
     int lo = -1, hi = 0, ex = 0, ne = 0;

@@ -446,6 +446,10 @@ void um_report_partition_json(const um_context *ctx, FILE *f) {
   um_json_string(f, pi.partitioner);
   fputs(", \"note\": ", f);
   um_json_string(f, pi.note);
+  fputs(", \"transport\": ", f);
+  um_json_string(f, pi.transport);
+  fputs(", \"transport_note\": ", f);
+  um_json_string(f, pi.transport_note);
   fprintf(f, ", \"edge_cut\": %ld, \"imbalance\": %.6f, \"seconds\": %.6f, \"sets\": [", pi.edge_cut, pi.imbalance,
           pi.seconds);
   for (int i = 0; i < um_set_count(ctx); i++) {

@@ -392,6 +392,21 @@ typedef enum { UM_INCREMENTS_REDUNDANT = 0, UM_INCREMENTS_REVERSE, UM_INCREMENTS
 const char *um_increments_name(um_increments m);
 int um_set_increments(um_context *ctx, um_increments mode);
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode);
+/* How halo messages travel between ranks whose dats live on a device (CUDA
+ * ranks; host backends always send from host memory):
+ *   HOST    rows packed on the device into pinned host buffers and sent with
+ *           MPI (any MPI, any number of ranks on a GPU);
+ *   DEVICE  rows packed into device buffers and sent device to device by the
+ *           backend's own transport (NCCL on CUDA), on a communication stream
+ *           beside the compute stream: no host copy, no host wait, core
+ *           elements run while the halo moves;
+ *   AUTO    DEVICE when the backend has one, this build and machine can load
+ *           it, every rank has a device of its own and all ranks are on one
+ *           host; HOST otherwise.
+ * Set before um_distribute; um_partition_info says which was taken and why.
+ * DEVICE where it cannot run is an error of um_distribute naming the reason. */
+typedef enum { UM_TRANSPORT_AUTO = 0, UM_TRANSPORT_HOST, UM_TRANSPORT_DEVICE } um_transport;
+int um_set_gpu_transport(um_context *ctx, um_transport t);
 /* Automatic loop splitting (engine/src/core/split.c): a loop that increments
  * dats through maps runs as a contribution loop (the user's kernel unchanged,
  * each INC-through-a-map argument redirected to an engine-owned temporary row
@@ -428,6 +443,9 @@ typedef struct {
   char primary[64];
   char partitioner[32];
   char note[512];   /* what happened: fallbacks, disconnected parts ("" if none) */
+  char transport[32];        /* halo messages: "host" (MPI from host memory) or the backend's device
+                                transport ("nccl") */
+  char transport_note[256];  /* why that one */
   long edge_cut;
   double imbalance;
   double seconds;   /* partitioning and building the halos */

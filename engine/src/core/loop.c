@@ -313,6 +313,14 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
   return reverse;
 }
 
+int um_set_gpu_transport(um_context *ctx, um_transport t) {
+  if (!ctx) return UM_ERR_ARG;
+  if ((unsigned)t > UM_TRANSPORT_DEVICE) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport %d is unknown", (int)t);
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_set_gpu_transport: the context is distributed already; set it before um_distribute");
+  ctx->transport = t;
+  return UM_SUCCESS;
+}
+
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
   if (!ctx || !loop_name) return UM_ERR_ARG;
   if ((unsigned)mode > UM_INCREMENTS_AUTO)
@@ -623,6 +631,11 @@ void um_backend_counter_add(um_context *ctx, int id, int counter, double value) 
 }
 void um_backend_counter_set(um_context *ctx, int id, int counter, double value) {
   if (counter_ok(ctx, id, counter)) ctx->loops[id].counters[counter] = value;
+}
+void um_backend_halo_time(um_context *ctx, int id, double exposed, double hidden) {
+  if (!ctx || id < 0 || id >= ctx->nloops) return;
+  ctx->loops[id].halo_seconds += exposed > 0 ? exposed : 0;
+  ctx->loops[id].halo_hidden += hidden > 0 ? hidden : 0;
 }
 
 int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop) {

@@ -135,6 +135,7 @@ struct um_context {
   void *bstate;          /* the backend's state */
   um_strategy strategy;  /* resolved by the backend */
   um_increments increments; /* distributed runs: how increments reach other ranks' elements */
+  um_transport transport;   /* distributed runs on a device: how halo messages travel (dist.c) */
   char errmsg[UM_ERRMSG_LEN];
   int nsets, nmaps, ndats, nconsts, nloops;
   int capsets, capmaps, capdats, capconsts, caploops;

@@ -69,6 +69,11 @@ struct um_dist {
   } *pend;
   int npend, cappend;
   double t_begin;
+  /* the transport (um_set_gpu_transport): 1 when messages go device to device through the backend's
+   * peer hooks (sbuf / rbuf are then device memory from dev_alloc) */
+  int peer;
+  um_peer_msg *msgs;
+  int capmsgs;
 };
 
 static int mpi_fail(um_context *ctx, int code, const char *what) {
@@ -380,8 +385,11 @@ static int on_device(const um_context *ctx) {
 }
 
 /* How the message buffers are freed (the backend is the context's for its whole life; this also
- * runs after the backend's finalize, which is why host_free needs no state). */
-static void (*buffer_free(const um_context *ctx))(void *) { return on_device(ctx) ? ctx->backend->host_free : free; }
+ * runs after the backend's finalize, which is why host_free and dev_free need no state). */
+static void (*buffer_free(const um_context *ctx))(void *) {
+  if (ctx->dist && ctx->dist->peer) return ctx->backend->dev_free;
+  return on_device(ctx) ? ctx->backend->host_free : free;
+}
 
 void um__dist_free(um_context *ctx) {
   struct um_dist *D = ctx->dist;
@@ -390,7 +398,7 @@ void um__dist_free(um_context *ctx) {
   free(D->sets);
   void (*hf)(void *) = buffer_free(ctx);
   hf(D->sbuf), hf(D->rbuf);
-  free(D->reqs), free(D->pend);
+  free(D->reqs), free(D->pend), free(D->msgs);
   free(D);
   ctx->dist = NULL;
 }
@@ -540,6 +548,86 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
   free(all);
   free(dis);
   return rc;
+}
+
+/* How halo messages travel (um_set_gpu_transport), decided from every rank's facts (the same answer on every
+ * rank); the device transport is opened here, by every rank together. */
+#define TOKEN_MAX 1024
+static int setup_transport(um_context *ctx, struct um_dist *D) {
+  um_partition_info *info = &D->info;
+  const um_backend_def *B = ctx->backend;
+  if (!on_device(ctx)) {
+    snprintf(info->transport, sizeof info->transport, "host");
+    snprintf(info->transport_note, sizeof info->transport_note, "the %s backend keeps dats in host memory%s",
+             B->name, ctx->transport == UM_TRANSPORT_DEVICE ? " (mpi.gpu_transport applies to GPU ranks only)" : "");
+    return UM_SUCCESS;
+  }
+  const int has = B->peer_name && B->peer_usable && B->peer_device && B->peer_token && B->peer_open &&
+                  B->dev_alloc && B->dev_free && B->peer_post && B->peer_wait;
+  struct who {
+    int usable;
+    char why[200], host[MPI_MAX_PROCESSOR_NAME + 1], dev[80];
+  } me, *all = calloc((size_t)D->nranks, sizeof *all);
+  const char **why = calloc((size_t)D->nranks, sizeof *why), **host = calloc((size_t)D->nranks, sizeof *host),
+             **dev = calloc((size_t)D->nranks, sizeof *dev);
+  int *usable = calloc((size_t)D->nranks, sizeof *usable);
+  if (!all || !why || !host || !dev || !usable) {
+    free(all), free(why), free(host), free(dev), free(usable);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory choosing the GPU transport");
+  }
+  memset(&me, 0, sizeof me);
+  int len = 0, rc = UM_SUCCESS;
+  MPI_Get_processor_name(me.host, &len);
+  if (has && ctx->transport != UM_TRANSPORT_HOST) {
+    me.usable = B->peer_usable(ctx, ctx->bstate, me.why, sizeof me.why);
+    if (me.usable && B->peer_device(ctx, ctx->bstate, me.dev, sizeof me.dev) != UM_SUCCESS) {
+      me.usable = 0;
+      snprintf(me.why, sizeof me.why, "%s", um_error_message(ctx));
+    }
+  }
+  int m = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, D->comm);
+  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (GPU transport)");
+  int choice = UM_TRANSPORT_HOST;
+  if (rc == UM_SUCCESS) {
+    for (int r = 0; r < D->nranks; r++) usable[r] = all[r].usable, why[r] = all[r].why, host[r] = all[r].host, dev[r] = all[r].dev;
+    choice = umd_choose_transport(ctx->transport, has ? B->peer_name : NULL, D->nranks, usable, why, host, dev,
+                                  info->transport_note, sizeof info->transport_note);
+    if (choice < 0) rc = UM_ERROR(ctx, UM_ERR_CONFIG, "%s", info->transport_note);
+  }
+  free(all), free(why), free(host), free(dev), free(usable);
+  if (rc == UM_SUCCESS && choice == UM_TRANSPORT_DEVICE) { /* rank 0's token to every rank, then all join */
+    unsigned char token[TOKEN_MAX];
+    size_t tlen = 0;
+    int ok = D->rank != 0 || B->peer_token(ctx, ctx->bstate, token, sizeof token, &tlen) == UM_SUCCESS;
+    int hdr[2] = {ok, (int)tlen};
+    if ((m = MPI_Bcast(hdr, 2, MPI_INT, 0, D->comm)) != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+    if (hdr[0] && (m = MPI_Bcast(token, hdr[1], MPI_BYTE, 0, D->comm)) != MPI_SUCCESS)
+      return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+    char msg[UM_ERRMSG_LEN] = "";
+    if (!hdr[0]) snprintf(msg, sizeof msg, "%s", D->rank == 0 ? um_error_message(ctx) : "");
+    else if (B->peer_open(ctx, ctx->bstate, token, (size_t)hdr[1], D->rank, D->nranks) != UM_SUCCESS)
+      snprintf(msg, sizeof msg, "%s", um_error_message(ctx));
+    struct { int v, r; } in = {msg[0] || !hdr[0], D->rank}, out; /* the first rank that failed */
+    if ((m = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, D->comm)) != MPI_SUCCESS)
+      return mpi_fail(ctx, m, "MPI_Allreduce (GPU transport)");
+    const int first = out.v ? out.r : -1;
+    if (first >= 0) { /* that rank's words to every rank */
+      if ((m = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, D->comm)) != MPI_SUCCESS)
+        return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+      msg[sizeof msg - 1] = 0;
+      if (ctx->transport == UM_TRANSPORT_DEVICE)
+        return UM_ERROR(ctx, UM_ERR_BACKEND, "mpi.gpu_transport %s: rank %d could not start it: %s", B->peer_name,
+                        first, msg);
+      snprintf(info->transport_note, sizeof info->transport_note,
+               "%s could not start on rank %d (%.150s): rows sent with MPI from pinned host buffers", B->peer_name,
+               first, msg);
+      choice = UM_TRANSPORT_HOST;
+    }
+  }
+  if (rc != UM_SUCCESS) return rc;
+  D->peer = choice == UM_TRANSPORT_DEVICE;
+  snprintf(info->transport, sizeof info->transport, "%s", D->peer ? B->peer_name : "host");
+  return UM_SUCCESS;
 }
 
 int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
@@ -697,8 +785,12 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   }
   um_plan_cache_clear(ctx->plans);
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
-  info->seconds = MPI_Wtime() - t0;
   ctx->dist = D;
+  if ((rc = setup_transport(ctx, D)) != UM_SUCCESS) {
+    um__dist_free(ctx);
+    return rc;
+  }
+  info->seconds = MPI_Wtime() - t0;
   return UM_SUCCESS;
 }
 
@@ -781,12 +873,14 @@ static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
   if (need <= *cap) return UM_SUCCESS;
   size_t nc = *cap ? *cap : 4096;
   while (nc < need) nc *= 2;
-  const int dev = on_device(ctx);
+  const int dev = on_device(ctx), peer = ctx->dist->peer;
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
-  char *p = dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc) : malloc(nc);
+  char *p = peer ? ctx->backend->dev_alloc(ctx, ctx->bstate, nc)
+            : dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc)
+                  : malloc(nc);
   if (!p)
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages", dev ? "pinned" : "host",
-                    nc);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages",
+                    peer ? "device" : dev ? "pinned" : "host", nc);
   if (*buf) buffer_free(ctx)(*buf);
   *buf = p;
   *cap = nc;
@@ -810,7 +904,8 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
   }
   UM_CHECK(ctx, ensure(ctx, &D->sbuf, &D->scap, sneed + 1));
   UM_CHECK(ctx, ensure(ctx, &D->rbuf, &D->rcap, rneed + 1));
-  if (UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg))
+  if (UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg) ||
+      (D->peer && UM_GROW(D->msgs, D->capmsgs, nmsg)))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
   /* pack: each dat's rows for all its neighbours, contiguous in neighbour order */
   size_t so = 0;
@@ -829,8 +924,11 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     }
     so += (size_t)ns * row;
   }
-  if (dev) UM_CHECK(ctx, device_wait(ctx)); /* packed; and the last received rows read: rbuf is free */
+  /* host buffers: packed, and the last received rows read (rbuf is free); device buffers: the device
+   * orders packing, messages and unpacking itself, the host does not wait */
+  if (dev && !D->peer) UM_CHECK(ctx, device_wait(ctx));
   D->nreqs = D->npend = 0;
+  int nm = 0;
   so = 0;
   size_t ro = 0;
   for (int i = 0; i < n; i++) {
@@ -841,23 +939,43 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     const int *roff = backward ? S->exp_off : S->imp_off;
     for (int j = 0; j < S->nnb; j++) {
       const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
-      if (nr) {
+      if (nr && D->peer) {
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, D->rbuf + ro, (size_t)nr * row};
+      } else if (nr) {
         MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Irecv (halo)");
+      }
+      if (nr) {
         D->pend[D->npend++] = (struct pending){d, j, ro};
         ro += (size_t)nr * row;
       }
-      if (ns) {
+      if (ns && D->peer) {
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, D->sbuf + so, (size_t)ns * row};
+      } else if (ns) {
         MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Isend (halo)");
+      }
+      if (ns) {
         so += (size_t)ns * row;
         rec->halo_messages++;
         rec->halo_bytes += (double)ns * (double)row;
       }
     }
   }
+  /* one group, queued after the packing (every rank posts its messages in the same dat order, so the k-th send
+   * between two ranks meets the k-th receive) */
+  if (D->peer) UM_CHECK(ctx, ctx->backend->peer_post(ctx, ctx->bstate, D->msgs, nm, (int)(rec - ctx->loops)));
+  return UM_SUCCESS;
+}
+
+/* The messages posted have arrived (MPI: waited for on the host; device transport: the device's later work
+ * waits for them, the host does not). */
+static int wait_messages(um_context *ctx, um_loop_rec *rec, const char *what) {
+  struct um_dist *D = ctx->dist;
+  if (D->peer) return ctx->backend->peer_wait(ctx, ctx->bstate, (int)(rec - ctx->loops));
+  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), what);
   return UM_SUCCESS;
 }
 
@@ -907,8 +1025,8 @@ static int unpack(um_context *ctx, int backward) {
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
-  if (hidden) rec->halo_hidden += t0 - D->t_begin;
-  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+  if (hidden && !D->peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
+  UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (halo)"));
   UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;
   return UM_SUCCESS;
@@ -931,10 +1049,9 @@ int um__dist_zero_halo(um_context *ctx, um_dat *d) {
 }
 
 int um__dist_reverse(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec) {
-  struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
   UM_CHECK(ctx, post_messages(ctx, dats, n, rec, 1));
-  MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (increments)");
+  UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (increments)"));
   UM_CHECK(ctx, unpack(ctx, 1));
   rec->halo_seconds += MPI_Wtime() - t0;
   return UM_SUCCESS;

@@ -114,6 +114,15 @@ typedef struct {
 
 #define MAX_PENDING 2048
 
+/* A halo exchange sent GPU to GPU (nccl.c): the group's start and end on the communication stream,
+ * and where the compute stream's work before the wait ended (core elements). */
+typedef struct {
+  int id;      /* the loop record */
+  int waited;  /* peer_wait has ordered the compute stream after it: its events complete at the next sync */
+  cudaEvent_t start, stop, core;
+} cu_halo_timing;
+#define CU_MAX_HALO_TIMINGS 64
+
 typedef struct {
   int device;
   struct cudaDeviceProp prop;
@@ -150,6 +159,13 @@ typedef struct {
   } *gathers;
   int ngathers, capgathers;
   void *xsum_words;        /* exact sums: the device accumulator (UM_XSUM_WORDS words) */
+  /* halos GPU to GPU (nccl.c): the communicator (ncclComm_t; NULL: none), its stream, and the
+   * exchanges whose times are not read yet */
+  void *nccl;
+  cudaStream_t comm_stream;
+  cudaEvent_t halo_ready;
+  cu_halo_timing halo_t[CU_MAX_HALO_TIMINGS];
+  int nhalo_t;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
 } cu_state;
 
@@ -208,6 +224,16 @@ void cu_host_free(void *p);
 void cu_halo_free(cu_state *S);
 int cu_gather(um_context *ctx, void *state, const um_gather *g);
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words);
+/* nccl.c (builds with NCCL's header) */
+int cu_peer_usable(um_context *ctx, void *state, char *why, size_t n);
+int cu_peer_device(um_context *ctx, void *state, char *id, size_t n);
+int cu_peer_token(um_context *ctx, void *state, void *token, size_t cap, size_t *len);
+int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks);
+void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes);
+void cu_dev_free(void *p);
+int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
+int cu_peer_wait(um_context *ctx, void *state, int id);
+void cu_peer_close(cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);

@@ -44,6 +44,24 @@ static int resolve_timings(um_context *ctx) {
     put_event(ctx, t->stop);
   }
   S->npending = 0;
+  /* halos sent GPU to GPU and waited for: how long each moved, and how much of that the core work hid */
+  int keep = 0;
+  for (int i = 0; i < S->nhalo_t; i++) {
+    cu_halo_timing *h = &S->halo_t[i];
+    if (!h->waited) {
+      S->halo_t[keep++] = *h;
+      continue;
+    }
+    float total = 0, exposed = 0;
+    CU(ctx, cudaEventElapsedTime(&total, h->start, h->stop), "reading the timing events of a halo exchange");
+    CU(ctx, cudaEventElapsedTime(&exposed, h->core, h->stop), "reading the timing events of a halo exchange");
+    exposed = exposed < 0 ? 0 : exposed > total ? total : exposed;
+    um_backend_halo_time(ctx, h->id, 1e-3 * exposed, 1e-3 * (total - exposed));
+    put_event(ctx, h->start);
+    put_event(ctx, h->stop);
+    put_event(ctx, h->core);
+  }
+  S->nhalo_t = keep;
   return UM_SUCCESS;
 }
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The multi-GPU scaling table (bench/multigpu.sh): one row per run JSON named <case>_np<P>_<transport>.json.
+
+loops s      total_seconds - setup_seconds (the loops and the host's stepping, rank 0's clock)
+speed-up     over the case's 1-rank run
+halo s       the slowest loop's halo time left exposed, summed over loops (rank 0)
+hidden       hidden / (hidden + exposed) over every loop's halo (rank 0)
+top loop     the loop with the most time on the slowest rank, and its share
+"""
+import json
+import os
+import re
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def main(paths):
+    rows = []
+    for p in paths:
+        m = re.match(r"(.+)_np(\d+)_(\w+)\.json$", os.path.basename(p))
+        if not m:
+            continue
+        try:
+            d = load(p)
+        except (OSError, ValueError) as e:
+            rows.append((m.group(1), int(m.group(2)), m.group(3), None, str(e)))
+            continue
+        rows.append((m.group(1), int(m.group(2)), m.group(3), d, ""))
+    base = {}
+    for case, np_, tr, d, _ in rows:
+        if d and np_ == 1:
+            base[case] = d["total_seconds"] - d["setup_seconds"]
+    print("| case | GPUs | transport | loops s | speed-up | setup s | halo exposed s | hidden | top loop (share) | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for case, np_, tr, d, err in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
+        if not d:
+            print(f"| {case} | {np_} | {tr} | | | | | | | no JSON: {err} |")
+            continue
+        loops = d["total_seconds"] - d["setup_seconds"]
+        exposed = hidden = 0.0
+        top, top_s, all_s = "", 0.0, 0.0
+        for lp in d.get("loops", []):
+            if lp.get("parent"):
+                continue
+            h = lp.get("halo") or {}
+            exposed += h.get("seconds", 0.0)
+            hidden += h.get("hidden_seconds", 0.0)
+            s = lp.get("seconds_rank_max", lp.get("seconds", 0.0)) or lp.get("seconds", 0.0)
+            all_s += s
+            if s > top_s:
+                top, top_s = lp["name"], s
+        share = f"{100 * hidden / (hidden + exposed):.0f}%" if hidden + exposed > 0 else "-"
+        sp = f"{base[case] / loops:.2f}x" if case in base and loops > 0 else "-"
+        tr_used = (d.get("partition") or {}).get("transport", "-") if np_ > 1 else "-"
+        v = d.get("validation") or {}
+        status = d.get("status", "?")
+        if isinstance(v, dict) and "pass" in v:
+            status += ", PASS" if v["pass"] else f", FAIL ({v.get('nfail')} metrics)"
+        topc = f"{top} ({100 * top_s / all_s:.0f}%)" if all_s > 0 else "-"
+        print(f"| {case} | {np_} | {tr_used} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
