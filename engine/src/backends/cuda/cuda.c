@@ -136,7 +136,9 @@ static const um_backend_option cu_options[] = {
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},
     {NULL, NULL, NULL, NULL}};
 
-static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy", NULL};
+/* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl) */
+static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
+                                          "halo_post_seconds", NULL};
 
 const um_backend_def um_backend_cuda = {
     .name = "cuda",

@@ -171,7 +171,7 @@ typedef struct {
 
 /* The backend's state; counters it keeps per loop (def->counters order). */
 #define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
-enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY };
+enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST };
 
 /* A CUDA runtime call; its own error text reaches the user. */
 #define CU(ctx, call, ...)                                                                              \

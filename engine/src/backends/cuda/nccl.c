@@ -190,6 +190,7 @@ int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, i
   CU(ctx, cudaEventRecord(S->halo_ready, S->stream), "recording a halo event");
   CU(ctx, cudaStreamWaitEvent(S->comm_stream, S->halo_ready, 0), "ordering a halo after its packing");
   CU(ctx, cudaEventRecord(h->start, S->comm_stream), "recording a halo event");
+  const double t0 = um_wtime();
   NC(ctx, N.group_start(), "ncclGroupStart");
   for (int i = 0; i < n; i++) {
     const um_peer_msg *m = &msgs[i];
@@ -202,6 +203,7 @@ int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, i
     }
   }
   NC(ctx, N.group_end(), "ncclGroupEnd");
+  um_backend_counter_add(ctx, id, CU_COUNTER_HALO_POST, um_wtime() - t0);
   CU(ctx, cudaEventRecord(h->stop, S->comm_stream), "recording a halo event");
   S->last_loop = "an NCCL halo exchange";
   return UM_SUCCESS;
