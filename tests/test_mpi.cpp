@@ -247,6 +247,7 @@ struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
 struct Mesh {
   um_context *ctx = nullptr;
   um_transport transport = UM_TRANSPORT_DEVICE;  // for "shadow-peer" backends
+  long min_bytes = UM_TRANSPORT_MIN_BYTES;
   um_set *nodes, *cells, *edges;
   um_map *cn, *ec;
   um_dat *q, *w, *u, *r, *f, *nv, *a;
@@ -267,6 +268,7 @@ struct Mesh {
     ASSERT_EQ(um_init(&ctx, &o), 0);
     ASSERT_EQ(um_set_increments(ctx, incs), 0);
     if (is_peer(backend)) ASSERT_EQ(um_set_gpu_transport(ctx, transport), 0);
+    if (is_peer(backend)) ASSERT_EQ(um_set_gpu_transport_min_bytes(ctx, min_bytes), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), av(g.ncell);
     for (int c = 0; c < g.ncell; c++) {
       for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
@@ -524,8 +526,45 @@ TEST(DistributedTransport, AutoFallsBackToHostAndSaysWhy) {
   m.build(g, "shadow-peer", true, "block");
   um_partition_info pi;
   ASSERT_EQ(um_partition_info_get(m.ctx, &pi), 0);
-  EXPECT_STREQ(pi.transport, "shadow-peer") << pi.transport_note;
+  EXPECT_STREQ(pi.transport, "shadow-peer+host") << pi.transport_note;
   EXPECT_NE(strstr(pi.transport_note, "own GPU"), nullptr) << pi.transport_note;
+  EXPECT_NE(strstr(pi.transport_note, "1024 KiB or more per rank"), nullptr) << pi.transport_note;
+}
+
+// auto with the device transport open: an exchange goes device to device from min_bytes per rank on, through
+// host memory below (the same choice on every rank); either way the answers of one process
+TEST(DistributedTransport, AutoSendsByHaloSize) {
+  if (um_mpi_size() < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
+  Grid g(9);
+  for (long min_bytes : {0L, 1L << 30}) {
+    Mesh one, m;
+    m.transport = UM_TRANSPORT_AUTO;
+    m.min_bytes = min_bytes;
+    one.build(g, "seq", false, "metis");
+    m.build(g, "shadow-peer-soa", true, "metis");
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(m.ctx, &pi), 0);
+    EXPECT_STREQ(pi.transport, min_bytes ? "shadow-peer+host" : "shadow-peer") << pi.transport_note;
+    for (int it = 0; it < 3; it++) {
+      double s1, s2, m1, m2;
+      int c1, c2;
+      one.step(&s1, &c1, &m1);
+      m.step(&s2, &c2, &m2);
+      EXPECT_NEAR(s1, s2, 1e-12 * (1 + std::fabs(s1)));
+    }
+    for (auto pair : {std::make_pair(one.u, m.u), std::make_pair(one.nv, m.nv)}) {
+      const size_t n = (size_t)um_set_size(um_dat_set(pair.first)) * um_dat_dim(pair.first);
+      std::vector<double> x(n), y(n);
+      ASSERT_EQ(um_dat_fetch(one.ctx, pair.first, x.data(), n * sizeof(double)), 0);
+      ASSERT_EQ(um_dat_fetch(m.ctx, pair.second, y.data(), n * sizeof(double)), 0);
+      expect_near_all(y, x, 1e-12, um_dat_name(pair.first));
+    }
+    um_finalize(&m.ctx);
+    EXPECT_GT(shadow_last.rows_in, 0);
+    if (min_bytes) EXPECT_EQ(shadow_last.posts, 0);  // every halo here is far below 1 GiB
+    else EXPECT_GT(shadow_last.posts, 0);
+    EXPECT_EQ(shadow_last.posts, shadow_last.waits);
+  }
 }
 
 TEST(DistributedTransport, DeviceWhereItCannotRunFailsOnEveryRank) {

@@ -134,7 +134,7 @@ static int distribute(um_app_run *run, const char *default_map) {
   const char *pset = NULL, *method = NULL;
   const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner") ||
                    um_config_has(run->cfg, "mpi.increments") || um_config_has(run->cfg, "mpi.loops") ||
-                   um_config_has(run->cfg, "mpi.gpu_transport");
+                   um_config_has(run->cfg, "mpi.gpu_transport") || um_config_has(run->cfg, "mpi.gpu_transport_min_bytes");
   if (keys && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
@@ -172,6 +172,13 @@ static int distribute(um_app_run *run, const char *default_map) {
   if (um_config_get_choice(run->cfg, "mpi.gpu_transport", "auto", transports, 3, &tr, err, sizeof err))
     return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
   UM_APP_TRY(um_set_gpu_transport(run->ctx, (um_transport)tr)); /* the names follow um_transport's order */
+  long long min_bytes = 0;
+  if (um_config_get_long(run->cfg, "mpi.gpu_transport_min_bytes", UM_TRANSPORT_MIN_BYTES, &min_bytes, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  if (min_bytes < 0 || min_bytes > (1LL << 40))
+    return um_app_fail(run, UM_ERR_CONFIG, "mpi.gpu_transport_min_bytes = %lld: use 0 .. 2^40 bytes (default %ld)",
+                       min_bytes, UM_TRANSPORT_MIN_BYTES);
+  UM_APP_TRY(um_set_gpu_transport_min_bytes(run->ctx, (long)min_bytes));
   if (um_mpi_size() < 2) return UM_SUCCESS;
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
   if (!pset && main_map) pset = um_set_name(um_map_to(main_map));

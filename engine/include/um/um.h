@@ -400,13 +400,23 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
  *           backend's own transport (NCCL on CUDA), on a communication stream
  *           beside the compute stream: no host copy, no host wait, core
  *           elements run while the halo moves;
- *   AUTO    DEVICE when the backend has one, this build and machine can load
- *           it, every rank has a device of its own and all ranks are on one
- *           host; HOST otherwise.
+ *   AUTO    the device transport when the backend has one, this build and
+ *           machine can load it, every rank has a device of its own and all
+ *           ranks are on one host, for exchanges of at least
+ *           um_set_gpu_transport_min_bytes per rank; HOST otherwise.
  * Set before um_distribute; um_partition_info says which was taken and why.
  * DEVICE where it cannot run is an error of um_distribute naming the reason. */
 typedef enum { UM_TRANSPORT_AUTO = 0, UM_TRANSPORT_HOST, UM_TRANSPORT_DEVICE } um_transport;
 int um_set_gpu_transport(um_context *ctx, um_transport t);
+/* AUTO with the device transport open sends an exchange device to device
+ * only when its halo rows average at least this many bytes per rank (the
+ * same choice on every rank), and smaller ones through host memory: NCCL
+ * costs about 0.5 ms of host time per exchange on the H100 host it was
+ * measured on, more than a small halo takes through host memory (docs/
+ * benchmarks.md, "Several GPUs of one host"). 0: every exchange device to
+ * device. Before um_distribute. */
+#define UM_TRANSPORT_MIN_BYTES (1L << 20)
+int um_set_gpu_transport_min_bytes(um_context *ctx, long bytes);
 /* Automatic loop splitting (engine/src/core/split.c): a loop that increments
  * dats through maps runs as a contribution loop (the user's kernel unchanged,
  * each INC-through-a-map argument redirected to an engine-owned temporary row

@@ -122,6 +122,7 @@ int um_init(um_context **out, const um_options *opts) {
   if (opts) ctx->opts = *opts;
   else um_options_default(&ctx->opts);
   ctx->split = UM_SPLIT_AUTO;
+  ctx->transport_min_bytes = UM_TRANSPORT_MIN_BYTES;
   ctx->plans = um_plan_cache_create();
   if (!ctx->plans) {
     free(ctx);

@@ -321,6 +321,15 @@ int um_set_gpu_transport(um_context *ctx, um_transport t) {
   return UM_SUCCESS;
 }
 
+int um_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
+  if (!ctx) return UM_ERR_ARG;
+  if (bytes < 0) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport threshold %ld bytes: use 0 or more", bytes);
+  if (ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_set_gpu_transport_min_bytes: the context is distributed already; set it before um_distribute");
+  ctx->transport_min_bytes = bytes;
+  return UM_SUCCESS;
+}
+
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
   if (!ctx || !loop_name) return UM_ERR_ARG;
   if ((unsigned)mode > UM_INCREMENTS_AUTO)

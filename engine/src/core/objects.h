@@ -136,6 +136,7 @@ struct um_context {
   um_strategy strategy;  /* resolved by the backend */
   um_increments increments; /* distributed runs: how increments reach other ranks' elements */
   um_transport transport;   /* distributed runs on a device: how halo messages travel (dist.c) */
+  long transport_min_bytes; /* AUTO: an exchange goes device to device from this many bytes per rank on */
   char errmsg[UM_ERRMSG_LEN];
   int nsets, nmaps, ndats, nconsts, nloops;
   int capsets, capmaps, capdats, capconsts, caploops;

@@ -58,8 +58,10 @@ struct um_dist {
   umd_set *sets;
   um_partition_info info;
   /* the exchange in flight */
-  char *sbuf, *rbuf;
+  char *sbuf, *rbuf;             /* host memory (pinned when rows move on the device) */
   size_t scap, rcap;
+  char *psbuf, *prbuf;           /* device memory (dev_alloc), for the device transport */
+  size_t pscap, prcap;
   MPI_Request *reqs;
   int nreqs, capreqs;
   struct pending {
@@ -69,9 +71,11 @@ struct um_dist {
   } *pend;
   int npend, cappend;
   double t_begin;
-  /* the transport (um_set_gpu_transport): 1 when messages go device to device through the backend's
-   * peer hooks (sbuf / rbuf are then device memory from dev_alloc) */
-  int peer;
+  /* the transport (um_set_gpu_transport): peer 1 when the backend's device transport is open; an exchange
+   * whose halo rows average peer_min bytes or more per rank goes device to device through it (use_peer, set
+   * per exchange: the same on every rank), a smaller one through host memory */
+  int peer, use_peer;
+  double peer_min;
   um_peer_msg *msgs;
   int capmsgs;
 };
@@ -386,8 +390,8 @@ static int on_device(const um_context *ctx) {
 
 /* How the message buffers are freed (the backend is the context's for its whole life; this also
  * runs after the backend's finalize, which is why host_free and dev_free need no state). */
-static void (*buffer_free(const um_context *ctx))(void *) {
-  if (ctx->dist && ctx->dist->peer) return ctx->backend->dev_free;
+static void (*buffer_free(const um_context *ctx, int peer))(void *) {
+  if (peer) return ctx->backend->dev_free;
   return on_device(ctx) ? ctx->backend->host_free : free;
 }
 
@@ -396,8 +400,9 @@ void um__dist_free(um_context *ctx) {
   if (!D) return;
   for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
   free(D->sets);
-  void (*hf)(void *) = buffer_free(ctx);
+  void (*hf)(void *) = buffer_free(ctx, 0);
   hf(D->sbuf), hf(D->rbuf);
+  if (D->psbuf || D->prbuf) buffer_free(ctx, 1)(D->psbuf), buffer_free(ctx, 1)(D->prbuf);
   free(D->reqs), free(D->pend), free(D->msgs);
   free(D);
   ctx->dist = NULL;
@@ -626,7 +631,16 @@ static int setup_transport(um_context *ctx, struct um_dist *D) {
   }
   if (rc != UM_SUCCESS) return rc;
   D->peer = choice == UM_TRANSPORT_DEVICE;
-  snprintf(info->transport, sizeof info->transport, "%s", D->peer ? B->peer_name : "host");
+  D->peer_min = ctx->transport == UM_TRANSPORT_AUTO ? (double)ctx->transport_min_bytes : 0;
+  if (D->peer && D->peer_min > 0) {
+    snprintf(info->transport, sizeof info->transport, "%s+host", B->peer_name);
+    const size_t l = strlen(info->transport_note);
+    snprintf(info->transport_note + l, sizeof info->transport_note - l,
+             ", for exchanges of %.0f KiB or more per rank; smaller ones through pinned host buffers",
+             D->peer_min / 1024);
+  } else {
+    snprintf(info->transport, sizeof info->transport, "%s", D->peer ? B->peer_name : "host");
+  }
   return UM_SUCCESS;
 }
 
@@ -869,11 +883,11 @@ static int device_wait(um_context *ctx) {
 /* The message buffers: pinned host memory the device reads and writes when halo rows move on the
  * device, else malloc'ed. Contents need not survive growth; the old buffer is freed only once the
  * device has stopped reading it. */
-static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
+static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t need) {
   if (need <= *cap) return UM_SUCCESS;
   size_t nc = *cap ? *cap : 4096;
   while (nc < need) nc *= 2;
-  const int dev = on_device(ctx), peer = ctx->dist->peer;
+  const int dev = on_device(ctx);
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
   char *p = peer ? ctx->backend->dev_alloc(ctx, ctx->bstate, nc)
             : dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc)
@@ -881,7 +895,7 @@ static int ensure(um_context *ctx, char **buf, size_t *cap, size_t need) {
   if (!p)
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages",
                     peer ? "device" : dev ? "pinned" : "host", nc);
-  if (*buf) buffer_free(ctx)(*buf);
+  if (*buf) buffer_free(ctx, peer)(*buf);
   *buf = p;
   *cap = nc;
   return UM_SUCCESS;
@@ -902,10 +916,17 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     rneed += (size_t)(backward ? S->exp_off : S->imp_off)[S->nnb] * row;
     nmsg += 2 * S->nnb;
   }
-  UM_CHECK(ctx, ensure(ctx, &D->sbuf, &D->scap, sneed + 1));
-  UM_CHECK(ctx, ensure(ctx, &D->rbuf, &D->rcap, rneed + 1));
+  /* device to device, or through host memory (the same choice on every rank: from global halo sizes) */
+  double halo_bytes = 0;
+  for (int i = 0; i < n; i++)
+    halo_bytes += um__dist_set_halo_total(ctx, dats[i]->set, 0) * (double)dats[i]->dim * (double)dats[i]->esize;
+  D->use_peer = D->peer && halo_bytes / D->nranks >= D->peer_min;
+  char **sb = D->use_peer ? &D->psbuf : &D->sbuf, **rb = D->use_peer ? &D->prbuf : &D->rbuf;
+  UM_CHECK(ctx, ensure(ctx, D->use_peer, sb, D->use_peer ? &D->pscap : &D->scap, sneed + 1));
+  UM_CHECK(ctx, ensure(ctx, D->use_peer, rb, D->use_peer ? &D->prcap : &D->rcap, rneed + 1));
+  char *const sbuf = *sb, *const rbuf = *rb;
   if (UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg) ||
-      (D->peer && UM_GROW(D->msgs, D->capmsgs, nmsg)))
+      (D->use_peer && UM_GROW(D->msgs, D->capmsgs, nmsg)))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
   /* pack: each dat's rows for all its neighbours, contiguous in neighbour order */
   size_t so = 0;
@@ -916,17 +937,17 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     const int *soff = backward ? S->imp_off : S->exp_off, *sl = backward ? S->imp : S->exp;
     const int ns = soff[S->nnb] - soff[0];
     if (dev && ns) {
-      UM_CHECK(ctx, ctx->backend->rows_out(ctx, ctx->bstate, d, sl + soff[0], ns, D->sbuf + so));
+      UM_CHECK(ctx, ctx->backend->rows_out(ctx, ctx->bstate, d, sl + soff[0], ns, sbuf + so));
     } else if (ns) {
       UM_CHECK(ctx, um__dat_to_host(ctx, d));
-      char *p = D->sbuf + so;
+      char *p = sbuf + so;
       for (int k = soff[0]; k < soff[S->nnb]; k++, p += row) copy_row_out(d, sl[k], p);
     }
     so += (size_t)ns * row;
   }
   /* host buffers: packed, and the last received rows read (rbuf is free); device buffers: the device
    * orders packing, messages and unpacking itself, the host does not wait */
-  if (dev && !D->peer) UM_CHECK(ctx, device_wait(ctx));
+  if (dev && !D->use_peer) UM_CHECK(ctx, device_wait(ctx));
   D->nreqs = D->npend = 0;
   int nm = 0;
   so = 0;
@@ -939,10 +960,10 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     const int *roff = backward ? S->exp_off : S->imp_off;
     for (int j = 0; j < S->nnb; j++) {
       const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
-      if (nr && D->peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, D->rbuf + ro, (size_t)nr * row};
+      if (nr && D->use_peer) {
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, rbuf + ro, (size_t)nr * row};
       } else if (nr) {
-        MPI_TRY(ctx, MPI_Irecv(D->rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+        MPI_TRY(ctx, MPI_Irecv(rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Irecv (halo)");
       }
@@ -950,10 +971,10 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
         D->pend[D->npend++] = (struct pending){d, j, ro};
         ro += (size_t)nr * row;
       }
-      if (ns && D->peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, D->sbuf + so, (size_t)ns * row};
+      if (ns && D->use_peer) {
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, sbuf + so, (size_t)ns * row};
       } else if (ns) {
-        MPI_TRY(ctx, MPI_Isend(D->sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
+        MPI_TRY(ctx, MPI_Isend(sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
                 "MPI_Isend (halo)");
       }
@@ -966,7 +987,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
   }
   /* one group, queued after the packing (every rank posts its messages in the same dat order, so the k-th send
    * between two ranks meets the k-th receive) */
-  if (D->peer) UM_CHECK(ctx, ctx->backend->peer_post(ctx, ctx->bstate, D->msgs, nm, (int)(rec - ctx->loops)));
+  if (D->use_peer) UM_CHECK(ctx, ctx->backend->peer_post(ctx, ctx->bstate, D->msgs, nm, (int)(rec - ctx->loops)));
   return UM_SUCCESS;
 }
 
@@ -974,7 +995,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
  * waits for them, the host does not). */
 static int wait_messages(um_context *ctx, um_loop_rec *rec, const char *what) {
   struct um_dist *D = ctx->dist;
-  if (D->peer) return ctx->backend->peer_wait(ctx, ctx->bstate, (int)(rec - ctx->loops));
+  if (D->use_peer) return ctx->backend->peer_wait(ctx, ctx->bstate, (int)(rec - ctx->loops));
   MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), what);
   return UM_SUCCESS;
 }
@@ -999,7 +1020,7 @@ static int unpack(um_context *ctx, int backward) {
     um_dat *d = D->pend[i].d;
     const umd_set *S = &D->sets[d->set->index];
     const size_t row = (size_t)d->dim * d->esize;
-    const char *p = D->rbuf + D->pend[i].off;
+    const char *p = (D->use_peer ? D->prbuf : D->rbuf) + D->pend[i].off;
     const int j = D->pend[i].j;
     const int *off = backward ? S->exp_off : S->imp_off, *rows = (backward ? S->exp : S->imp) + off[j];
     const int nr = off[j + 1] - off[j];
@@ -1025,7 +1046,7 @@ static int unpack(um_context *ctx, int backward) {
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
-  if (hidden && !D->peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
+  if (hidden && !D->use_peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
   UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (halo)"));
   UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;
