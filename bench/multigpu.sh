@@ -9,7 +9,7 @@
 #           JSON per run, then the table (bench/multigpu_table.py): loop time (slowest rank), speed-up
 #           over 1 GPU, the share of halo time hidden behind core elements, validation
 # STAGES (default "build smoke suite scale"), CASES, RANKS (default "1 2 4", capped by the GPUs),
-# TRANSPORTS (default "nccl host"), BUDGET_S (default 540: runs that would start later are skipped and
+# TRANSPORTS (default "auto nccl host"), BUDGET_S (default 540: runs that would start later are skipped and
 # listed). Everything under $WORK (default out/multigpu); logs and JSON tarred into multigpu.tar.gz there, and
 # with RESULT set, the tarball, the table and the build log's end copied into that folder (few files: the
 # device tool brings back at most 8).
@@ -21,7 +21,7 @@ mkdir -p "$OUT/runs"
 export NCCL_NVLS_ENABLE=0 # NVLink multicast stays off (docs/architecture.md, "Several GPUs of one host")
 export UM_CUDA_CACHE=$PWD/build-gpu/cuda-cache
 STAGES=${STAGES:-build smoke suite scale}
-TRANSPORTS=${TRANSPORTS:-nccl host}
+TRANSPORTS=${TRANSPORTS:-auto nccl host}
 BUDGET_S=${BUDGET_S:-540}
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 RANKS=${RANKS:-1 2 4}
@@ -89,9 +89,9 @@ if has suite; then
   for tr in $TRANSPORTS; do
     "$U" --suite validation/suite.yaml --tags multigpu --out "$OUT/suite_$tr" --set mpi.gpu_transport="$tr" \
       > "$OUT/suite_$tr.log" 2>&1
-    echo "suite multigpu, mpi.gpu_transport=$tr: exit $? ($(grep -cE '^ *PASS' "$OUT/suite_$tr.log") PASS," \
-         "$(grep -cE '^ *FAIL' "$OUT/suite_$tr.log") FAIL; $(left) s left)"
-    grep -E "^ *FAIL" "$OUT/suite_$tr.log" | head -5
+    echo "suite multigpu, mpi.gpu_transport=$tr: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_$tr.log");" \
+         "$(left) s left)"
+    grep -E "\.\.\. FAIL" "$OUT/suite_$tr.log" | head -5
   done
 fi
 
