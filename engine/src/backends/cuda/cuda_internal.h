@@ -221,6 +221,8 @@ int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, 
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end);
 void *cu_host_alloc(um_context *ctx, void *state, size_t bytes);
 void cu_host_free(void *p);
+void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes);
+void cu_dev_free(void *p);
 void cu_halo_free(cu_state *S);
 int cu_gather(um_context *ctx, void *state, const um_gather *g);
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words);
@@ -229,8 +231,6 @@ int cu_peer_usable(um_context *ctx, void *state, char *why, size_t n);
 int cu_peer_device(um_context *ctx, void *state, char *id, size_t n);
 int cu_peer_token(um_context *ctx, void *state, void *token, size_t cap, size_t *len);
 int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks);
-void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes);
-void cu_dev_free(void *p);
 int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
 int cu_peer_wait(um_context *ctx, void *state, int id);
 void cu_peer_close(cu_state *S);

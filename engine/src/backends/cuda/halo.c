@@ -106,6 +106,16 @@ int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   return UM_SUCCESS;
 }
 
+/* Halo message buffers: pinned host memory the kernels reach directly (host staging), or device memory
+ * (halos GPU to GPU, nccl.c). NULL when CUDA has none: the core then says out of which memory. */
+static void *buffer_or_warn(um_context *ctx, cudaError_t e, void *p, size_t bytes, const char *what) {
+  if (e == cudaSuccess) return p;
+  um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot allocate %zu bytes of %s for halos: %s", bytes, what,
+                 cudaGetErrorString(e));
+  cudaGetLastError();
+  return NULL;
+}
+
 void *cu_host_alloc(um_context *ctx, void *state, size_t bytes) {
   cu_state *S = state;
   void *p = NULL;
@@ -114,17 +124,22 @@ void *cu_host_alloc(um_context *ctx, void *state, size_t bytes) {
     return NULL;
   }
   cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
-  if (e != cudaSuccess) {
-    um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot pin %zu bytes of host memory for halos: %s", bytes,
-                   cudaGetErrorString(e));
-    cudaGetLastError();
-    return NULL;
-  }
-  return p;
+  return buffer_or_warn(ctx, e, p, bytes, "pinned host memory");
 }
 
 void cu_host_free(void *p) {
   if (p) cudaFreeHost(p);
+}
+
+void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes) {
+  (void)state;
+  void *p = NULL;
+  cudaError_t e = cudaMalloc(&p, bytes);
+  return buffer_or_warn(ctx, e, p, bytes, "GPU memory");
+}
+
+void cu_dev_free(void *p) {
+  if (p) cudaFree(p);
 }
 
 /* A split loop's gather: the inverse map and the sources' addresses uploaded once per key, then one

@@ -158,23 +158,6 @@ int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, in
   return UM_SUCCESS;
 }
 
-void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes) {
-  (void)state;
-  void *p = NULL;
-  cudaError_t e = cudaMalloc(&p, bytes);
-  if (e != cudaSuccess) {
-    um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot allocate %zu bytes of GPU memory for halos: %s", bytes,
-                   cudaGetErrorString(e));
-    cudaGetLastError();
-    return NULL;
-  }
-  return p;
-}
-
-void cu_dev_free(void *p) {
-  if (p) cudaFree(p);
-}
-
 int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id) {
   cu_state *S = state;
   if (!S->nccl) return UM_ERROR(ctx, UM_ERR_INTERNAL, "NCCL: a halo posted before the communicator was made");
