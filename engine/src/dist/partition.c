@@ -308,7 +308,7 @@ int umd_choose_transport(int want, const char *name, int nranks, const int *usab
         snprintf(reason, sizeof reason, "ranks 0 and %d are on different hosts (%.60s, %.60s)", r, host[0], host[r]);
   }
   if (reason[0] && want == UM_TRANSPORT_DEVICE) {
-    snprintf(note, n, "mpi.gpu_transport %s cannot run: %s; use mpi.gpu_transport host (or auto)", name ? name : "nccl",
+    snprintf(note, n, "mpi.gpu_transport %s cannot run: %s; use mpi.gpu_transport host (or auto)", name ? name : "device",
              reason);
     return -1;
   }
