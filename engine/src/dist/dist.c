@@ -58,16 +58,18 @@ struct um_dist {
   umd_set *sets;
   um_partition_info info;
   /* the exchange in flight */
-  char *sbuf, *rbuf;             /* host memory (pinned when rows move on the device) */
-  size_t scap, rcap;
-  char *psbuf, *prbuf;           /* device memory (dev_alloc), for the device transport */
-  size_t pscap, prcap;
+  /* message buffers: [0] host memory (pinned when rows move on the device), [1] device memory (dev_alloc),
+   * for the device transport; an exchange uses buf[use_peer] */
+  struct msgbuf {
+    char *s, *r;
+    size_t scap, rcap;
+  } buf[2];
   MPI_Request *reqs;
   int nreqs, capreqs;
   struct pending {
     um_dat *d;
     int j;        /* neighbour */
-    size_t off;   /* into rbuf */
+    size_t off;   /* into buf[use_peer].r */
   } *pend;
   int npend, cappend;
   double t_begin;
@@ -400,9 +402,8 @@ void um__dist_free(um_context *ctx) {
   if (!D) return;
   for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
   free(D->sets);
-  void (*hf)(void *) = buffer_free(ctx, 0);
-  hf(D->sbuf), hf(D->rbuf);
-  if (D->psbuf || D->prbuf) buffer_free(ctx, 1)(D->psbuf), buffer_free(ctx, 1)(D->prbuf);
+  for (int k = 0; k < 2; k++)
+    if (D->buf[k].s || D->buf[k].r) buffer_free(ctx, k)(D->buf[k].s), buffer_free(ctx, k)(D->buf[k].r);
   free(D->reqs), free(D->pend), free(D->msgs);
   free(D);
   ctx->dist = NULL;
@@ -903,7 +904,7 @@ static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t nee
 
 /* Post the messages of n dats: forward (owner -> halo copies: each neighbour's export rows sent, its
  * import rows received) or backward (reverse increments: halo copies -> owner, the mirror). The
- * received rows wait in rbuf (D->pend says where) for the caller to copy or add them. */
+ * received rows wait in the receive buffer (D->pend says where) for the caller to copy or add them. */
 static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec, int backward) {
   struct um_dist *D = ctx->dist;
   const int dev = on_device(ctx);
@@ -918,13 +919,13 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
   }
   /* device to device, or through host memory (the same choice on every rank: from global halo sizes) */
   double halo_bytes = 0;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; D->peer && D->peer_min > 0 && i < n; i++)
     halo_bytes += um__dist_set_halo_total(ctx, dats[i]->set, 0) * (double)dats[i]->dim * (double)dats[i]->esize;
   D->use_peer = D->peer && halo_bytes / D->nranks >= D->peer_min;
-  char **sb = D->use_peer ? &D->psbuf : &D->sbuf, **rb = D->use_peer ? &D->prbuf : &D->rbuf;
-  UM_CHECK(ctx, ensure(ctx, D->use_peer, sb, D->use_peer ? &D->pscap : &D->scap, sneed + 1));
-  UM_CHECK(ctx, ensure(ctx, D->use_peer, rb, D->use_peer ? &D->prcap : &D->rcap, rneed + 1));
-  char *const sbuf = *sb, *const rbuf = *rb;
+  struct msgbuf *B = &D->buf[D->use_peer];
+  UM_CHECK(ctx, ensure(ctx, D->use_peer, &B->s, &B->scap, sneed + 1));
+  UM_CHECK(ctx, ensure(ctx, D->use_peer, &B->r, &B->rcap, rneed + 1));
+  char *const sbuf = B->s, *const rbuf = B->r;
   if (UM_GROW(D->reqs, D->capreqs, nmsg) || UM_GROW(D->pend, D->cappend, nmsg) ||
       (D->use_peer && UM_GROW(D->msgs, D->capmsgs, nmsg)))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory exchanging halos");
@@ -1020,7 +1021,7 @@ static int unpack(um_context *ctx, int backward) {
     um_dat *d = D->pend[i].d;
     const umd_set *S = &D->sets[d->set->index];
     const size_t row = (size_t)d->dim * d->esize;
-    const char *p = (D->use_peer ? D->prbuf : D->rbuf) + D->pend[i].off;
+    const char *p = D->buf[D->use_peer].r + D->pend[i].off;
     const int j = D->pend[i].j;
     const int *off = backward ? S->exp_off : S->imp_off, *rows = (backward ? S->exp : S->imp) + off[j];
     const int nr = off[j + 1] - off[j];
