@@ -11,6 +11,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin       # MPI: distributed memory (mpirun -np P umrun ...)
   libptscotch-dev                  # PT-Scotch: mpi.partitioner ptscotch (parallel k-way)
   libgtest-dev                     # GoogleTest (tests)
+  pkg-config                       # the installed package's um.pc (tests/install: the example built with cc)
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
   chromium                         # umrun --report: the tests render the HTML page headless

@@ -18,9 +18,9 @@
 extern "C" {
 #include "airfoil.h"
 #include "backends/cuda/codegen.h"
-#include "util/safe_file.h"
+#include "um/safe_file.h"
 #include "backends/cuda/jit.h"
-#include "common/um_app.h"
+#include "builtin_apps.h"
 #include "lulesh/lulesh.h"
 #include "um/config.h"
 #include "um/cuda.h"
@@ -383,7 +383,7 @@ bool run_app(um_context *ctx, const char *app, const std::string &yaml) {
   r.ctx = ctx;
   r.cfg = cfg;
   r.log = std::tmpfile();
-  const int rc = um_app_find(app)->run(&r);
+  const int rc = um_builtin_app_find(app)->run(&r);
   fclose(r.log);
   um_config_free(cfg);
   if (rc != UM_SUCCESS) ADD_FAILURE() << yaml << ": " << um_error_message(ctx);

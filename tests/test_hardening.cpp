@@ -22,8 +22,8 @@
 #include <vector>
 
 extern "C" {
-#include "common/um_app.h"
-#include "safe_file.h"
+#include "um/app.h"
+#include "um/safe_file.h"
 #include "um/config.h"
 #include "um/hdf5io.h"
 #include "um/report.h"

@@ -28,7 +28,7 @@ extern "C" {
 #include "airfoil/naca0012.h"
 #include "bookleaf/bookleaf.h"
 #include "miniaero/miniaero.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "um/config.h"
 #include "um/hdf5io.h"
 #include "um/reorder.h"
@@ -449,7 +449,7 @@ TEST(Hardening3, ThreadCountsAreBoundedWithTheLimitNamed) {
 // ---- fault 6: a run that cannot reach its end time stops ----------------------------------------
 
 extern "C" {
-#include "common/um_app.h"
+#include "um/app.h"
 }
 
 // The stall rule every time-stepping app calls (volna, bookleaf, lulesh). Before:

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "um/um.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 int umrun_mkdirs(const char *dir, char *err, size_t errlen) { return um_make_dirs(dir, err, errlen); }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "tools.h"
 #include "um/report.h"
 

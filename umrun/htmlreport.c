@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "tools.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2 };

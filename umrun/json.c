@@ -1,6 +1,6 @@
 /* JSON reader (see json.h): recursive descent over the whole text in memory. */
 #include "json.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 /* umrun --validate RUN.json REF.yaml: check a finished run, from the JSON
  * that `umrun CONFIG --json RUN.json` wrote, against a reference, without
  * running it again. For runs that take hours (the 14M-element BookLeaf decks
@@ -8,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "tools.h"
-#include "um/build_config.h"
 #include "um/um.h"
 #include "um/validate.h"
 
@@ -42,10 +43,33 @@ static int exists(const char *p) {
   return stat(p, &st) == 0;
 }
 
+const char *umrun_data_dir(void) {
+  static char dir[4096];
+  static int done;
+  if (done) return dir;
+  done = 1;
+  const char *env = getenv("UM_DATA_DIR");
+  if (env && *env) return snprintf(dir, sizeof dir, "%s", env), dir;
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return dir;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return dir;
+  *slash = 0; /* the program's folder, bin/ */
+  char cand[4200];
+  snprintf(cand, sizeof cand, "%s/../share/um", exe);
+  char *real = exists(cand) ? realpath(cand, NULL) : NULL; /* PREFIX/share/um, without bin/.. */
+  if (real && strlen(real) < sizeof dir) memcpy(dir, real, strlen(real) + 1);
+  free(real);
+  return dir;
+}
+
 int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen) {
-  char path[4096];
+  char path[8200];
   snprintf(path, sizeof path, "%s", given);
-  if (!exists(path) && given[0] != '/') snprintf(path, sizeof path, "%s/%s", UM_SOURCE_DIR, given);
+  if (!exists(path) && given[0] != '/' && *umrun_data_dir())
+    snprintf(path, sizeof path, "%s/%s", umrun_data_dir(), given);
   return um_ref_load(exists(path) ? path : given, ref, err, errlen);
 }
 

@@ -17,9 +17,9 @@
 #include <omp.h>
 #endif
 
-#include "../apps/common/um_app.h"
+#include "um/app.h"
 #include "child.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "tools.h"
 #include "um/build_config.h"
 #include "um/config.h"

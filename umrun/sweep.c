@@ -4,7 +4,7 @@
  * argument vector (never through a shell). */
 #include "sweep.h"
 #include "child.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,10 +25,15 @@ void umrun_validate_usage(FILE *f);
 /* A metric's allowed difference from ref: the larger of abs_tol and
  * rel_tol * |ref| (either may be absent: NaN or null). <= 0: none given. */
 double umrun_metric_allowance(const uj *metric);
-/* Load a validation reference: a relative path is tried as given, then from
- * the source tree (UM_SOURCE_DIR), so configs' validation/<app>/... paths work
+/* Load a validation reference: a relative path is tried as given, then in the
+ * data folder (umrun_data_dir), so configs' validation/<app>/... paths work
  * from any folder. Returns um_ref_load's status (defined in revalidate.c). */
 int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen);
+/* The folder of um's data (validation/, configs/): the environment variable
+ * UM_DATA_DIR, else <the program's folder>/../share/um when it exists (an
+ * installed umrun: PREFIX/share/um; in the build tree build/share/um links the
+ * source tree's folders); "" when neither. No path of the build is compiled in. */
+const char *umrun_data_dir(void);
 /* How this umrun was built: version, commit, build type, compiler, OpenMP, CUDA, HDF5 (a JSON object). */
 void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */

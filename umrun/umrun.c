@@ -1,4 +1,4 @@
-/* umrun: run an app of the um suite from a YAML config.
+/* The runner (um/run.h: um_run_main): run an app from a YAML config.
  *
  *   umrun [CONFIG.yaml] [--set key=value ...] [--json FILE] [--list-apps] [--help]
  *
@@ -13,23 +13,48 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../apps/common/um_app.h"
+#include "um/app.h"
+#include "um/run.h"
 #include "um/build_config.h"
 #include "um/config.h"
 #include "um/report.h"
 #include "um/um.h"
 #include "um/validate.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "child.h"
 #include "sweep.h"
 #include "tools.h"
+#include "apps_table.h"
 
-extern const char umrun_default_config[];
+/* The program's name in messages: argv[0]'s last component (umrun, or an out-of-tree app's program). */
+static const char *prog = "umrun";
+static const char *prog_name(void) { return prog; }
+
+/* um_run_set_default_config: the job run when no config file is named (NULL: none) */
+static const char *default_config, *default_config_name = "embedded default config";
+
+void um_run_set_default_config(const char *yaml, const char *name) {
+  default_config = yaml;
+  default_config_name = name && *name ? name : "embedded default config";
+}
+
+/* A config from c->config_path, else the default job; an error naming what to do when there is neither. */
+static int load_base(const char *path, um_config **cfg, char *err, size_t len) {
+  if (path) return um_config_load_file(path, cfg, err, len);
+  if (default_config) return um_config_load_string(default_config, default_config_name, cfg, err, len);
+  if (err && len) snprintf(err, len, "no config file given: name one (e.g. %s CONFIG.yaml; --help lists the keys)",
+                           prog_name());
+  return UM_ERR_CONFIG;
+}
 extern const char um_commit_id[];
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
 
 static void usage(FILE *f) {
+  if (strcmp(prog_name(), "umrun")) /* an out-of-tree program: the runner's options are umrun's */
+    fprintf(f, "%s: a program built on the um runner (um/run.h); its command line is umrun's, with its own apps:\n"
+               "  %s [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]   (the same options as below)\n\n",
+            prog_name(), prog_name());
   fprintf(f,
           "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
@@ -41,7 +66,8 @@ static void usage(FILE *f) {
           "\n"
           "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
           "backend, strategy, layout, block size, validation and outputs. Without CONFIG,\n"
-          "runs the embedded default job (a small Airfoil case, validated).\n"
+          "runs the embedded default job (umrun: a small Airfoil case, validated), if the\n"
+          "program has one.\n"
           "\n"
           "options:\n"
           "  --set key=value   override one config value, by dotted path into the YAML\n"
@@ -497,8 +523,7 @@ static const char *reference_of(um_config *cfg, char *buf, size_t len) {
 }
 
 static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len) {
-  int rc = c->config_path ? um_config_load_file(c->config_path, cfg, err, len)
-                          : um_config_load_string(umrun_default_config, "embedded default config", cfg, err, len);
+  int rc = load_base(c->config_path, cfg, err, len);
   char ref[1024];
   const char *named = rc ? NULL : reference_of(*cfg, ref, sizeof ref);
   const char *by = NULL;
@@ -1064,9 +1089,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   if (!rc && v.ref && rank == 0) {
     char changed[2048] = "";
     um_config *base = NULL; /* the config file (or the embedded default) alone */
-    if (c->config_path ? um_config_load_file(c->config_path, &base, NULL, 0)
-                       : um_config_load_string(umrun_default_config, "embedded default config", &base, NULL, 0))
-      base = NULL;
+    if (load_base(c->config_path, &base, NULL, 0)) base = NULL;
     umrun_changed_settings(cfg, base, changed, sizeof changed);
     um_config_free(base);
     status = validate_run(out, &s, app, &run, &v, changed, &status_text);
@@ -1102,8 +1125,22 @@ static int start_ranks(int *argc, char ***argv) {
   return -1;
 }
 
-int main(int argc, char **argv) {
+int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   static cmdline c;
+  if (!apps || n_apps < 1) {
+    fprintf(stderr, "%s: um_run_main was given no apps (pass a table of at least one um_app)\n",
+            argc > 0 && argv[0] ? argv[0] : "um_run_main");
+    return EXIT_USAGE;
+  }
+  for (int i = 0; i < n_apps; i++)
+    if (!apps[i] || !apps[i]->name || !apps[i]->run) {
+      fprintf(stderr, "%s: um_run_main: app %d of %d has no name or no run function\n",
+              argc > 0 && argv[0] ? argv[0] : "um_run_main", i, n_apps);
+      return EXIT_USAGE;
+    }
+  umrun_apps_set(apps, n_apps);
+  if (argc > 0 && argv[0] && *argv[0]) prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  memset(&c, 0, sizeof c);
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
   int status = start_ranks(&argc, &argv);
   if (status >= 0) return status;

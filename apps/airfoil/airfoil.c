@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "airfoil.h"
 #include "airfoil_kernels.h"
 #include "um/hdf5io.h"

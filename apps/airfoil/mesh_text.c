@@ -11,7 +11,7 @@
 #include "naca0012.h"
 #include "um/um.h"
 #include "checked.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #include <errno.h>
 #include <limits.h>

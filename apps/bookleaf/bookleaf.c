@@ -33,12 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "bookleaf.h"
 #include "bookleaf_kernels.h"
 #include "um/hdf5io.h"
 #include "um/reorder.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 extern const char bookleaf_kernels_source[];
 #define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "um/um.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #define DECK_MAX_BYTES (4 << 20)
 

@@ -9,12 +9,12 @@
  *
  * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
  *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "jacobi_kernels.h"
 
 extern const char jacobi_kernels_source[];

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "lulesh_kernels.h"
 #include "um/reorder.h"
 
@@ -699,7 +699,7 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
   const double t_before = s->time, dt_before = s->cycle ? s->deltatime : 0;
   time_increment(s);
   int rc = um_step_check("lulesh", s->cycle, t_before, s->deltatime, dt_before, s->stoptime, s->p.max_cycles, err,
-                         errlen); /* the stall rule (apps/common/um_app.h) */
+                         errlen); /* the stall rule (umrun/include/um/app.h) */
   if (rc) return rc;
   rc = lagrange_nodal(ctx, s);
   if (!rc) rc = lagrange_elements(ctx, s);

@@ -14,7 +14,7 @@
  */
 #include <math.h>
 #include <string.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "lulesh.h"
 #include "um/hdf5io.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "miniaero.h"
 #include "um/um.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #define MA_INP_MAX_BYTES (1 << 20) /* a deck is a few lines; refuse anything huge */
 

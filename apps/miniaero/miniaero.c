@@ -30,12 +30,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "miniaero.h"
 #include "miniaero_kernels.h"
 #include "um/hdf5io.h"
 #include "um/reorder.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 extern const char miniaero_kernels_source[];
 #define MA_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, miniaero_kernels_source, "miniaero_kernels.h")

@@ -15,7 +15,7 @@
 #include <string.h>
 #include "volna.h"
 #include "checked.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #define VL_MSH_MAX_BYTES ((size_t)1 << 31)
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include "volna.h"
 #include "um/um.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #define VL_DECK_MAX_BYTES (16 << 20)
 #define VL_MAX_EVENTS 1024

@@ -25,12 +25,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common/um_app.h"
+#include "um/app.h"
 #include "volna.h"
 #include "volna_kernels.h"
 #include "um/hdf5io.h"
 #include "um/reorder.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 extern const char volna_kernels_source[];
 #define VL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, volna_kernels_source, "volna_kernels.h")

@@ -12,7 +12,7 @@
 #include <yaml.h>
 
 #include "hash.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 typedef struct {
   yaml_parser_t parser;

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "um/config.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 static char *dupstr(const char *s) {
   if (!s) return NULL;

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "um/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -160,6 +161,10 @@ int um_options_set_backend(um_options *opts, const char *key, const char *value)
 
 int um_init(um_context **ctx, const um_options *opts);
 int um_finalize(um_context **ctx); /* frees everything; *ctx set to NULL */
+
+/* The version of the um library linked, "MAJOR.MINOR.PATCH"; the headers' own
+ * is UM_VERSION_STRING (um/version.h). A program can compare the two. */
+const char *um_version(void);
 
 /* The message of the last error (empty string if none) and clearing it. */
 const char *um_error_message(const um_context *ctx);

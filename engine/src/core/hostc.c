@@ -44,7 +44,7 @@
 #include "um/build_config.h"
 #include "../util/array.h"
 #include "../util/hash.h"
-#include "../util/safe_file.h"
+#include "um/safe_file.h"
 #include "../util/strbuf.h"
 
 extern char **environ;

@@ -1,4 +1,4 @@
-/* Names of the engine's enums, and parsing them back. */
+/* Names of the engine's enums, and parsing them back; the library's version. */
 #include <string.h>
 #include <strings.h>
 #include "internal.h"
@@ -47,3 +47,5 @@ PARSE(um_type_parse, um_type, type_names)
 PARSE(um_layout_parse, um_layout, layout_names)
 PARSE(um_strategy_parse, um_strategy, strategy_names)
 PARSE(um_compile_parse, um_compile, compile_names)
+
+const char *um_version(void) { return UM_VERSION_STRING; }

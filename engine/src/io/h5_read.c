@@ -18,7 +18,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "../util/checked.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"

@@ -10,7 +10,7 @@
 #include <hdf5.h>
 
 #include "um/um.h"
-#include "../util/safe_file.h"
+#include "um/safe_file.h"
 
 /* ---- error printing and error text ------------------------------------------- */
 

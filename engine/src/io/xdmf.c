@@ -12,7 +12,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
-#include "safe_file.h"
+#include "um/safe_file.h"
 #include "um/hdf5io.h"
 
 static void xml_put(FILE *f, const char *s) {

@@ -14,7 +14,7 @@
 #include <hdf5.h>
 
 #include "../io/h5util.h"
-#include "../util/safe_file.h"
+#include "um/safe_file.h"
 #include "reorder_internal.h"
 #include "../util/array.h"
 

@@ -5,7 +5,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "safe_file.h"
+#include "um/safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -29,7 +29,7 @@
 #include <strings.h>
 
 #include "cuda_internal.h"
-#include "../../util/safe_file.h"
+#include "um/safe_file.h"
 
 /* ---- availability ------------------------------------------------------------- */
 

@@ -22,7 +22,7 @@
 
 #include "um/um.h"
 #include "../../util/hash.h"
-#include "../../util/safe_file.h"
+#include "um/safe_file.h"
 
 #define MAGIC "UMJIT001"
 

@@ -1,6 +1,7 @@
-/* The app interface used by umrun: an app reads its mesh and parameters from
- * the config, declares sets, maps and dats on the context, runs its loops and
- * reports named metrics (compared against validation/<app>/<case>.ref.yaml). */
+/* The app interface of the runner (um/run.h: um_run_main, umrun): an app reads
+ * its mesh and parameters from the config, declares sets, maps and dats on the
+ * context, runs its loops and reports named metrics (compared against
+ * validation/<app>/<case>.ref.yaml). Part of the um::run library. */
 #ifndef UM_APP_H
 #define UM_APP_H
 
@@ -73,7 +74,9 @@ typedef struct {
 
 enum { UM_APP_KEYS_UNCHECKED = 0, UM_APP_KEYS_ERROR = 1, UM_APP_KEYS_WARN = 2 };
 
-/* Registered apps: apps/registry.c, from the generated um_app_list.h. */
+/* The apps the running runner knows: the table given to um_run_main (um/run.h),
+ * in the order given (`--list-apps` order). Empty before um_run_main; the
+ * suite refuses apps that are not in it. um_app_find ignores case. */
 int um_app_count(void);
 const um_app *um_app_at(int i);
 const um_app *um_app_find(const char *name);

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
-#include "um_app.h"
+#include "um/app.h"
 #include <sys/stat.h>
 #include "um/reorder.h"
 

@@ -25,8 +25,8 @@
  *  - Appends (CSV rows) go in one write() of the whole block; a short or
  *    failed write is rolled back (ftruncate to the old size) and reported.
  */
-#ifndef UM_UTIL_SAFE_FILE_H
-#define UM_UTIL_SAFE_FILE_H
+#ifndef UM_SAFE_FILE_H
+#define UM_SAFE_FILE_H
 
 #include <stddef.h>
 #include <stdio.h>

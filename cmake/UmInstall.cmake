@@ -1,0 +1,75 @@
+# `cmake --install build --prefix P`: the libraries (static, or shared with
+# BUILD_SHARED_LIBS=ON), the public headers in P/include/um, umrun and
+# um-embed, the CMake package (P/lib/cmake/um: umConfig.cmake, its version
+# file, umTargets.cmake, UmKernels.cmake), P/lib/pkgconfig/um.pc, and the data
+# (P/share/um: validation references, configs). Nothing installed names the
+# build or source tree: the package files find their prefix from where they
+# are, and umrun finds P/share/um from its own folder (docs/library.md).
+include(CMakePackageConfigHelpers)
+set(UM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/um)
+set(UM_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/um)
+
+install(TARGETS um_engine um_driver um_run um_embed_tool EXPORT umTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS umrun RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# shared libraries: the programs find them beside themselves (bin/../lib), wherever the prefix is moved
+file(RELATIVE_PATH _um_bin_to_lib /p/${CMAKE_INSTALL_BINDIR} /p/${CMAKE_INSTALL_LIBDIR})
+set_target_properties(umrun um_embed_tool PROPERTIES INSTALL_RPATH "$ORIGIN/${_um_bin_to_lib}")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/um ${PROJECT_SOURCE_DIR}/driver/include/um
+                  ${PROJECT_SOURCE_DIR}/umrun/include/um
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/engine/include/um/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/um)
+install(EXPORT umTargets NAMESPACE um:: DESTINATION ${UM_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/umConfig.cmake.in ${PROJECT_BINARY_DIR}/umConfig.cmake
+  INSTALL_DESTINATION ${UM_INSTALL_CMAKEDIR} PATH_VARS CMAKE_INSTALL_INCLUDEDIR UM_INSTALL_DATADIR)
+# 0.x: a new minor version may change the API, so only the same major.minor is compatible
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/umConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/umConfig.cmake ${PROJECT_BINARY_DIR}/umConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/UmKernels.cmake DESTINATION ${UM_INSTALL_CMAKEDIR})
+
+# pkg-config: the static libraries need every dependency on the link line (Libs); shared ones only
+# their own (the rest in Libs.private, for --static)
+set(_um_deps ${HDF5_C_LIBRARIES} ${UM_YAML_LIBRARY} ${UM_METIS_LIBRARY} ${UM_SCOTCH_LIBRARY} ${UM_SCOTCHERR_LIBRARY})
+if(UM_HAVE_PTSCOTCH)
+  list(APPEND _um_deps ${UM_PTSCOTCH_LIBRARY} ${UM_PTSCOTCHERR_LIBRARY})
+endif()
+if(UM_HAVE_MPI)
+  list(APPEND _um_deps ${MPI_C_LIBRARIES})
+endif()
+if(UM_HAVE_CUDA)
+  list(APPEND _um_deps -L${CUDAToolkit_LIBRARY_DIR} -lcudart -lnvrtc)
+endif()
+if(UM_HAVE_OPENMP)
+  list(APPEND _um_deps ${OpenMP_C_FLAGS})
+endif()
+list(APPEND _um_deps ${CMAKE_DL_LIBS} -lm)
+list(TRANSFORM _um_deps REPLACE "^dl$" "-ldl")
+list(JOIN _um_deps " " _um_deps)
+if(BUILD_SHARED_LIBS)
+  set(UM_PC_LIBS "")
+  set(UM_PC_LIBS_PRIVATE "${_um_deps}")
+else()
+  set(UM_PC_LIBS "${_um_deps}")
+  set(UM_PC_LIBS_PRIVATE "")
+endif()
+file(RELATIVE_PATH UM_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/um.pc.in ${PROJECT_BINARY_DIR}/um.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/um.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# data: the references and configs, in the tree's layout (configs name validation/<app>/...)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/validation ${PROJECT_SOURCE_DIR}/configs DESTINATION ${UM_INSTALL_DATADIR})
+file(GLOB _um_app_cfgs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/apps/*/configs)
+foreach(d IN LISTS _um_app_cfgs)
+  get_filename_component(app ${d} DIRECTORY)
+  get_filename_component(app ${app} NAME)
+  install(DIRECTORY ${d} DESTINATION ${UM_INSTALL_DATADIR}/apps/${app})
+endforeach()
+# the build tree's umrun finds the same data beside it: build/share/um links the source folders
+file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/share/um)
+foreach(d validation configs apps)
+  if(NOT EXISTS ${PROJECT_BINARY_DIR}/share/um/${d})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${d} ${PROJECT_BINARY_DIR}/share/um/${d} SYMBOLIC)
+  endif()
+endforeach()
