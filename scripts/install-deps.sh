@@ -15,6 +15,7 @@ PACKAGES=(
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
   chromium                         # umrun --report: the tests render the HTML page headless
+  doxygen                          # the API reference (cmake --build build --target um_docs; test docs.doxygen)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

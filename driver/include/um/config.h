@@ -1,16 +1,19 @@
-/* um: run configuration (YAML, via libyaml).
+/** @file um/config.h
+ * Run configuration (YAML, via libyaml).
  *
  * A config is a tree of mappings, sequences and scalars, addressed by dotted
  * keys ("run.backend", "mesh.I", "params.size"; "mesh.dims.0" indexes a
  * sequence). Options come from several places with increasing priority, as in
  * PETSc:
  *
+ * @verbatim
  *     embedded defaults  <  config file  <  UM_OPTIONS  <  --set key=value
  *
  *     um_config_load_string(default_yaml, "default config", &cfg, ...);
  *     um_config_load_file(path, &file, ...);  um_config_merge(cfg, file, ...);
  *     um_config_apply_env(cfg, "UM_OPTIONS", ...);
  *     um_config_set_assignment(cfg, "run.backend=seq", "--set", ...);
+ * @endverbatim
  *
  * Every value remembers where it came from ("file configs/x.yaml:12",
  * "UM_OPTIONS", "--set"); messages and um_config_print show it.
@@ -37,42 +40,45 @@
 extern "C" {
 #endif
 
+/** A configuration: a tree of mappings, sequences and scalars, each value with its origin (opaque). */
 typedef struct um_config um_config;
 
-/* Limits: mappings/sequences nest at most this deep (files and keys). */
+/** Limits: mappings/sequences nest at most this deep (files and keys). */
 #define UM_CONFIG_MAX_DEPTH 64
-/* Largest config accepted (file or string), bytes: configs are a few hundred
+/** Largest config accepted (file or string), bytes: configs are a few hundred
  * bytes; anything this large is a mistake (or an attack). */
 #define UM_CONFIG_MAX_BYTES (16 * 1024 * 1024)
 
+/** What a key holds (um_config_kind). */
 typedef enum {
-  UM_CONFIG_ABSENT = 0, /* no such key (or a parent is absent / null)  */
-  UM_CONFIG_NULL,       /* present with a null value: `key:` or `key: ~` */
-  UM_CONFIG_SCALAR,
-  UM_CONFIG_MAPPING,
-  UM_CONFIG_SEQUENCE
+  UM_CONFIG_ABSENT = 0, /**< no such key (or a parent is absent / null)  */
+  UM_CONFIG_NULL,       /**< present with a null value: `key:` or `key: ~` */
+  UM_CONFIG_SCALAR,     /**< a scalar (text, number, boolean)           */
+  UM_CONFIG_MAPPING,    /**< a mapping of keys to values                 */
+  UM_CONFIG_SEQUENCE    /**< a sequence of values                        */
 } um_config_kind_t;
 
 /* ---- creation -------------------------------------------------------------- */
-/* An empty config (top-level mapping with no keys). */
+/** An empty config (top-level mapping with no keys). */
 int um_config_create(um_config **cfg, char *err, size_t errlen);
 
-/* Load a YAML file. Missing/unreadable file: UM_ERR_IO naming the path.
+/** Load a YAML file. Missing/unreadable file: UM_ERR_IO naming the path.
  * Bad YAML: UM_ERR_CONFIG "path:line:col: YAML syntax error: <libyaml text>".
  * The top level must be a mapping (an empty file is an empty mapping).
  * Keys may not contain '.', may not repeat within one mapping; aliases (*x)
  * are rejected; only one YAML document per file. *cfg is NULL on failure. */
 int um_config_load_file(const char *path, um_config **cfg, char *err, size_t errlen);
 
-/* Same from a string; origin_name names it in messages and origins
+/** Same from a string; origin_name names it in messages and origins
  * ("default config", "test"); NULL means "<string>". */
 int um_config_load_string(const char *yaml, const char *origin_name, um_config **cfg, char *err,
                           size_t errlen);
 
+/** Free a config and everything in it (NULL: nothing to do). */
 void um_config_free(um_config *cfg);
 
 /* ---- overriding ------------------------------------------------------------ */
-/* Set a value at a dotted key, creating intermediate mappings. The value is
+/** Set a value at a dotted key, creating intermediate mappings. The value is
  * read as a YAML flow value: plain text is a scalar (taken verbatim, trimmed),
  * '...' / "..." a quoted scalar, {a: 1} a mapping, [1, 2] a sequence.
  * Replacing a scalar by a scalar or a sequence by a sequence is allowed, a
@@ -83,11 +89,11 @@ void um_config_free(um_config *cfg);
 int um_config_set(um_config *cfg, const char *dotted_key, const char *value, const char *origin,
                   char *err, size_t errlen);
 
-/* One "key=value" (split at the first '='), e.g. the argument of --set. */
+/** One "key=value" (split at the first '='), e.g. the argument of --set. */
 int um_config_set_assignment(um_config *cfg, const char *assignment, const char *origin, char *err,
                              size_t errlen);
 
-/* Whitespace-separated key=value entries: "run.backend=seq mesh.I=40".
+/** Whitespace-separated key=value entries: "run.backend=seq mesh.I=40".
  * Quote with '...' or "..." (backslash escapes inside "..." and outside
  * quotes): run.name='a b' or "run.name=a b"; spaces inside a {...} or [...]
  * value do not end an entry: mesh.dims=[4, 8]. A value entirely in quotes is
@@ -96,16 +102,17 @@ int um_config_set_assignment(um_config *cfg, const char *assignment, const char 
 int um_config_apply_options_string(um_config *cfg, const char *s, const char *origin, char *err,
                                    size_t errlen);
 
-/* um_config_apply_options_string(cfg, getenv(var), var, ...); unset or empty
+/** The options in the environment variable `var` (UM_OPTIONS):
+ * um_config_apply_options_string(cfg, getenv(var), var, ...); unset or empty
  * variable: nothing to do. */
 int um_config_apply_env(um_config *cfg, const char *var, char *err, size_t errlen);
 
-/* Overlay `over` onto `cfg` with the rules of um_config_set (over wins).
+/** Overlay `over` onto `cfg` with the rules of um_config_set (over wins).
  * Origins are kept. `over` is not modified. */
 int um_config_merge(um_config *cfg, const um_config *over, char *err, size_t errlen);
 
 /* ---- typed getters ---------------------------------------------------------- */
-/* All getters: absent or null key -> *out = default, UM_SUCCESS (the default is
+/** A string value. All getters: absent or null key -> *out = default, UM_SUCCESS (the default is
  * remembered for um_config_print). Present -> parsed, key marked READ.
  * A mapping/sequence where a scalar is expected, or a value that does not
  * parse, is UM_ERR_CONFIG: "run.block_size: expected an integer, got '12x'
@@ -113,17 +120,18 @@ int um_config_merge(um_config *cfg, const um_config *over, char *err, size_t err
  * Strings returned stay valid until the key is changed or cfg is freed. */
 int um_config_get_string(um_config *cfg, const char *key, const char *def, const char **out,
                          char *err, size_t errlen);
-/* Decimal (optionally 0x hex) integer within int range. */
+/** An int value: decimal (optionally 0x hex) integer within int range. */
 int um_config_get_int(um_config *cfg, const char *key, int def, int *out, char *err, size_t errlen);
+/** A long long value: decimal (optionally 0x hex) integer within long long range. */
 int um_config_get_long(um_config *cfg, const char *key, long long def, long long *out, char *err,
                        size_t errlen);
-/* strtod syntax, plus YAML .inf / -.inf / .nan. */
+/** A double value: strtod syntax, plus YAML .inf / -.inf / .nan. */
 int um_config_get_double(um_config *cfg, const char *key, double def, double *out, char *err,
                          size_t errlen);
-/* true/false, yes/no, on/off, 1/0 (case-insensitive); *out is 0 or 1. */
+/** A boolean value: true/false, yes/no, on/off, 1/0 (case-insensitive); *out is 0 or 1. */
 int um_config_get_bool(um_config *cfg, const char *key, int def, int *out, char *err,
                        size_t errlen);
-/* One of `choices` (case-insensitive); *index is its position. Absent key:
+/** A choice: one of `choices` (case-insensitive); *index is its position. Absent key:
  * *index = position of `def` in choices (-1 if def is NULL; def not among
  * choices is UM_ERR_ARG). Unknown value: "run.backend: unknown value 'cuad';
  * expected one of: auto, seq, openmp, cuda (from ...); did you mean 'cuda'?" */
@@ -132,11 +140,12 @@ int um_config_get_choice(um_config *cfg, const char *key, const char *def,
                          size_t errlen);
 
 /* ---- structure ------------------------------------------------------------- */
-/* 1 if the key is present (null values included), else 0. Does not mark READ. */
+/** 1 if the key is present (null values included), else 0. Does not mark READ. */
 int um_config_has(const um_config *cfg, const char *key);
+/** What `key` holds: absent, null, scalar, mapping or sequence. Does not mark READ. */
 um_config_kind_t um_config_kind(const um_config *cfg, const char *key);
 
-/* Child keys of the mapping at `key` (NULL or "" = top level), in file order.
+/** Child keys of the mapping at `key` (NULL or "" = top level), in file order.
  * Writes up to `cap` names into names[] (may be NULL when cap is 0) and the
  * total into *n. Absent or null key: *n = 0. A scalar or sequence is
  * UM_ERR_CONFIG. Names stay valid until cfg is changed or freed. Listing does
@@ -146,38 +155,38 @@ um_config_kind_t um_config_kind(const um_config *cfg, const char *key);
 int um_config_keys(const um_config *cfg, const char *key, int *n, const char **names, int cap,
                    char *err, size_t errlen);
 
-/* Number of items of a sequence or keys of a mapping (absent/null: 0; a
+/** Number of items of a sequence or keys of a mapping (absent/null: 0; a
  * scalar is UM_ERR_CONFIG). Items are addressed as "key.0", "key.1", ... */
 int um_config_size(const um_config *cfg, const char *key, int *n, char *err, size_t errlen);
 
-/* Where the value of `key` came from, e.g. "file configs/x.yaml:12",
+/** Where the value of `key` came from, e.g. "file configs/x.yaml:12",
  * "UM_OPTIONS". Absent key: UM_ERR_CONFIG and an empty buffer. */
 int um_config_origin(const um_config *cfg, const char *key, char *buf, size_t len);
 
-/* Mark `key` and everything below it READ (for subtrees consumed some other
+/** Mark `key` and everything below it READ (for subtrees consumed some other
  * way). Absent key: nothing to do. */
 int um_config_mark_read(um_config *cfg, const char *key, char *err, size_t errlen);
 
 /* ---- reporting -------------------------------------------------------------- */
-/* Called for every scalar value never read by a getter. `suggestion` is a key
+/** Called for every scalar value never read by a getter. `suggestion` is a key
  * that a getter asked for but did not find and that is close in spelling
  * (e.g. "run.block_size" for "run.blok_size"), or NULL. Return non-zero to stop. */
 typedef int (*um_config_unread_fn)(const char *key, const char *origin, const char *suggestion,
                                    void *user);
-/* Returns the number of unread keys reported (>= 0). */
+/** Call fn for every scalar key never read; returns the number of unread keys reported (>= 0). */
 int um_config_unread(const um_config *cfg, um_config_unread_fn fn, void *user);
 
-/* Print "warning: unknown key 'run.blok_size' (file x.yaml:7) was never read
+/** Print "warning: unknown key 'run.blok_size' (file x.yaml:7) was never read
  * — misspelt? did you mean 'run.block_size'?" per unread key; returns count. */
 int um_config_warn_unread(const um_config *cfg, FILE *f);
 
-/* The options in effect, one per line, in file order:
+/** The options in effect, one per line, in file order:
  *     run.backend    = seq      [UM_OPTIONS]
  * followed by defaults that getters used for absent keys, marked [default].
  * Sequences of scalars print inline: mesh.dims = [4, 4]. */
 void um_config_print(const um_config *cfg, FILE *f);
 
-/* The config as a YAML document (loadable again with um_config_load_*). */
+/** The config as a YAML document (loadable again with um_config_load_*). */
 int um_config_write_yaml(const um_config *cfg, FILE *f, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* um/backend.h: what a backend author sees (libCEED's backend tier).
+/** @file um/backend.h
+ * What a backend author sees (libCEED's backend tier).
  *
  * A backend is one table of functions, um_backend_def, registered by one line
  * in engine/src/backends/backend_list.h (built-in backends) or handed to
@@ -24,31 +25,33 @@
 extern "C" {
 #endif
 
-/* One loop as the pipeline hands it to a backend. */
+/** One loop as the pipeline hands it to a backend. */
 typedef struct um_loop {
-  const um_kernel *kernel;
-  const char *name;
-  um_set *set;
-  int nargs;
-  const um_arg *args;
-  int begin, end;        /* the elements to run                            */
-  int indirect;          /* any arg through a map                          */
-  int has_conflicts;     /* any INC/RW/WRITE arg through a map             */
-  int has_reduction;     /* any global INC/MIN/MAX                         */
-  int block_size;
-  um_strategy strategy;  /* resolved by the backend's strategy rule        */
-  int id;                /* the loop's record, for um_backend_loop_* calls */
-  /* host backends (host_code): the range compiled for this loop's arguments,
+  const um_kernel *kernel; /**< the kernel                                    */
+  const char *name;      /**< the loop's name (statistics, plans, options)   */
+  um_set *set;           /**< the iteration set                              */
+  int nargs;             /**< arguments                                      */
+  const um_arg *args;    /**< the arguments, checked, layouts resolved       */
+  /** @{ the elements to run: [begin, end) of the set */
+  int begin, end;
+  /** @} */
+  int indirect;          /**< any arg through a map                          */
+  int has_conflicts;     /**< any INC/RW/WRITE arg through a map             */
+  int has_reduction;     /**< any global INC/MIN/MAX                         */
+  int block_size;        /**< elements per plan block                        */
+  um_strategy strategy;  /**< resolved by the backend's strategy rule        */
+  int id;                /**< the loop's record, for um_backend_loop_* calls */
+  /** host backends (host_code): the range compiled for this loop's arguments,
    * or NULL; um_exec_init hands it on and um_exec_range runs it */
   um_compiled_range compiled;
-  /* Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
+  /** Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
    * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
    * The backend combines its elements' contributions into it (um_reduce_into);
    * core then combines across ranks and into the user's value, once. */
   double red[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
 } um_loop;
 
-/* The increments of a split loop gathered through an inverse map (automatic
+/** The increments of a split loop gathered through an inverse map (automatic
  * loop splitting, variant GATHER): for each target row t in [0, ntargets), in
  * the order of its entries j in [offset[t], offset[t+1]),
  *   dst[t] += src[entry[j] % nsrc][entry[j] / nsrc]     (dim values, by type)
@@ -57,18 +60,18 @@ typedef struct um_loop {
  * targets may run in parallel; the order inside one target is fixed. The
  * arrays stay valid (and unchanged) as long as `key` does not change. */
 typedef struct um_gather {
-  um_dat *dst;
-  int nsrc;
-  um_dat *const *src; /* AoS or SoA (um_dat_storage_layout), all alike */
-  int ntargets;
-  const int *rows;    /* [ntargets]: the rows some element increments; NULL: every row */
-  const int *offset;  /* [ntargets + 1] */
-  const int *entry;   /* [offset[ntargets]] */
-  unsigned long key;  /* changes whenever offset or entry change */
-  int id;             /* the record to time it under (um_backend_loop_time) */
+  um_dat *dst;        /**< the incremented dat                         */
+  int nsrc;           /**< the temporaries (one per incremented argument) */
+  um_dat *const *src; /**< AoS or SoA (um_dat_storage_layout), all alike */
+  int ntargets;       /**< target rows to run                          */
+  const int *rows;    /**< [ntargets]: the rows some element increments; NULL: every row */
+  const int *offset;  /**< [ntargets + 1] */
+  const int *entry;   /**< [offset[ntargets]] */
+  unsigned long key;  /**< changes whenever offset or entry change */
+  int id;             /**< the record to time it under (um_backend_loop_time) */
 } um_gather;
 
-/* Exact sums (reproducible mode): a fixed-point accumulator of UM_XSUM_WORDS
+/** Exact sums (reproducible mode): a fixed-point accumulator of UM_XSUM_WORDS
  * int64 words: the value is the sum over i < UM_XSUM_DIGITS of
  * words[i] * 2^(32 i - UM_XSUM_BIAS) (each word a 32-bit digit plus carries),
  * then the counts of NaN, +inf and -inf values. A finite double
@@ -77,64 +80,68 @@ typedef struct um_gather {
  * into 32-bit digits, to the words (subtracts, if negative); any order of
  * additions gives the same words after carrying. */
 #define UM_XSUM_DIGITS 72
-#define UM_XSUM_BIAS 1152
-#define UM_XSUM_WORDS (UM_XSUM_DIGITS + 3)
+#define UM_XSUM_BIAS 1152                  /**< the exponent of the lowest digit is -UM_XSUM_BIAS */
+#define UM_XSUM_WORDS (UM_XSUM_DIGITS + 3) /**< the digits, then the NaN, +inf and -inf counts  */
 
-/* A split loop's contribution temporary (automatic loop splitting): the loop
+/** A split loop's contribution temporary (automatic loop splitting): the loop
  * that writes it passes it as a direct INC argument, and every element of the
  * range the backend runs adds into its own row, which starts at zero. A
  * backend with contrib_store set keeps such a row in registers from zero and
  * stores it (no read; the core then does not zero it first). */
 int um_dat_contribution(const um_dat *d);
 
-/* One message of a device-to-device exchange (um_backend_def.peer_post):
+/** One message of a device-to-device exchange (um_backend_def.peer_post):
  * `bytes` bytes sent from, or received into, device memory at buf (from
  * dev_alloc), to or from rank `peer`. Between two ranks, the k-th send of one
  * matches the k-th receive of the other. */
 typedef struct {
-  int peer;
-  int send; /* 1 send, 0 receive */
-  void *buf;
-  size_t bytes;
+  int peer;     /**< the other rank                    */
+  int send;     /**< 1 send, 0 receive */
+  void *buf;    /**< device memory from dev_alloc      */
+  size_t bytes; /**< the message's size                */
 } um_peer_msg;
 
-/* A setting of the backend's own, read from "<backend>.<key>". */
+/** A setting of the backend's own, read from "<backend>.<key>". */
 typedef struct {
-  const char *key;      /* e.g. "profile" for cuda.profile                   */
-  const char *def;      /* default value                                     */
-  const char *choices;  /* "auto|p100|h100", or NULL for any value           */
-  const char *help;
+  const char *key;      /**< e.g. "profile" for cuda.profile                   */
+  const char *def;      /**< default value                                     */
+  const char *choices;  /**< "auto|p100|h100", or NULL for any value           */
+  const char *help;     /**< one line for umrun --help                          */
 } um_backend_option;
 
+/** A backend: one table of functions, registered by one line in
+ * engine/src/backends/backend_list.h or passed in um_options.extra_backends.
+ * Functions marked "may be NULL" are optional; the others are required. */
 typedef struct um_backend_def {
-  const char *name;         /* what options and configs call it              */
-  int priority;             /* auto picks the available one of highest       */
-  /* 1: run() takes any range [begin, end) (its plans then start at begin, see
+  const char *name;         /**< what options and configs call it              */
+  int priority;             /**< auto picks the available one of highest       */
+  /** 1: run() takes any range [begin, end) (its plans then start at begin, see
    * um_loop_plan), so a distributed loop runs its core elements while halos
    * travel; 0: ranges start at 0 (no overlap) */
   int ranges;
-  /* 1: run() runs kernels on the host through um_exec_range, so the core may
+  /** 1: run() runs kernels on the host through um_exec_range, so the core may
    * hand it loops compiled for their arguments (um_loop.compiled) */
   int host_code;
-  /* 1: run() stores contribution temporaries' rows from zero (um_dat_contribution) */
+  /** 1: run() stores contribution temporaries' rows from zero (um_dat_contribution) */
   int contrib_store;
-  const char *description;
-  /* NULL: always available; else 1, or 0 with why (e.g. no device) */
+  const char *description;  /**< one line for umrun --help and --list-backends  */
+  /** NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);
-  const um_backend_option *options; /* its settings, ended by {NULL}          */
-  const char *const *counters;      /* its per-loop counters, ended by NULL   */
-  int (*init)(um_context *ctx, void **state);
-  void (*finalize)(um_context *ctx, void *state);
-  /* The strategy rule, the one place it lives: what `want` (AUTO included)
+  const um_backend_option *options; /**< its settings, ended by {NULL}          */
+  const char *const *counters;      /**< its per-loop counters, ended by NULL   */
+  int (*init)(um_context *ctx, void **state);     /**< start: *state is passed to every other call (may be NULL) */
+  void (*finalize)(um_context *ctx, void *state); /**< free the state (may be NULL) */
+  /** The strategy rule, the one place it lives: what `want` (AUTO included)
    * runs as on this backend, or an error saying which strategies it has. */
   int (*strategy)(um_context *ctx, void *state, um_strategy want, um_strategy *out);
-  int (*run)(um_context *ctx, void *state, um_loop *loop);
-  int (*sync)(um_context *ctx, void *state);                    /* may be NULL */
-  /* Backends that keep copies of dats elsewhere (may be NULL): make the host
-   * copy current (core then marks it valid), and a constant changed. */
+  int (*run)(um_context *ctx, void *state, um_loop *loop); /**< run elements [loop->begin, loop->end) of the loop */
+  int (*sync)(um_context *ctx, void *state);                    /**< may be NULL */
+  /** Backends that keep copies of dats elsewhere (may be NULL): make the host
+   * copy current (core then marks it valid). */
   int (*dat_to_host)(um_context *ctx, void *state, um_dat *d);
+  /** A constant changed (um_decl_const): publish the new value (may be NULL). */
   int (*const_changed)(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
-  /* Halo rows on the device, for distributed runs (all may be NULL: the host
+  /** @{ Halo rows on the device, for distributed runs (all may be NULL: the host
    * copies are exchanged then). Used for a dat whose device copy is valid; each
    * call only queues its work, and `sync` waits for it.
    *   rows_out   rows[0..n) of d, packed as n rows of dim values (AoS) into
@@ -151,18 +158,19 @@ typedef struct um_backend_def {
   int (*rows_zero)(um_context *ctx, void *state, um_dat *d, int begin, int end);
   void *(*host_alloc)(um_context *ctx, void *state, size_t bytes);
   void (*host_free)(void *p);
-  /* A one-line description of the device (um_context_device); may be NULL */
+  /** @} */
+  /** A one-line description of the device (um_context_device); may be NULL */
   const char *(*device)(const um_context *ctx, void *state);
-  /* The device's facts for um_context_device_info; may be NULL (host backends) */
+  /** The device's facts for um_context_device_info; may be NULL (host backends) */
   int (*device_info)(um_context *ctx, void *state, um_device_info *out);
-  /* Run a gather (um_gather above); may be NULL: split loops then apply
+  /** Run a gather (um_gather above); may be NULL: split loops then apply
    * their increments with generated loops (SCATTER) instead. */
   int (*gather)(um_context *ctx, void *state, const um_gather *g);
-  /* Exact sums of rows [0, n) of d (double or float, AoS): for each
+  /** Exact sums of rows [0, n) of d (double or float, AoS): for each
    * component c, words[c * UM_XSUM_WORDS ..] += its accumulator (above). May
    * be NULL: the core then sums the host copy. */
   int (*exact_sum)(um_context *ctx, void *state, um_dat *d, int n, long long *words);
-  /* Device-to-device halo messages between ranks (all NULL: messages leave
+  /** @{ Device-to-device halo messages between ranks (all NULL: messages leave
    * from host buffers through rows_out / rows_in above). The core calls them
    * when the transport is DEVICE (um_set_gpu_transport):
    *   peer_name    what the transport is called ("nccl");
@@ -191,83 +199,98 @@ typedef struct um_backend_def {
   void (*dev_free)(void *p);
   int (*peer_post)(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
   int (*peer_wait)(um_context *ctx, void *state, int id);
+  /** @} */
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */
 
-/* A setting "<this backend>.<key>": the value given in the options, else the
+/** A setting "<this backend>.<key>": the value given in the options, else the
  * environment variable UM_<BACKEND>_<KEY> (e.g. UM_CUDA_CACHE), else the
  * declared default. */
 const char *um_backend_option_value(const um_context *ctx, const char *key);
-/* The state the backend's init returned. */
+/** The state the backend's init returned. */
 void *um_context_backend_state(const um_context *ctx);
-/* The context's options (block size, threads, verbosity, ...). */
+/** The context's options (block size, threads, verbosity, ...); also in um/um.h. */
 const um_options *um_context_options(const um_context *ctx);
-/* Errors: um_error_set (um/um.h) stores the message in the context and returns
- * the code. A message for the person running (through the context's log callback). */
+/** A message for the person running (through the context's log callback).
+ * Errors are not logged: um_error_set (um/um.h) stores the message in the
+ * context and returns the code. */
 void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-/* Where a dat's valid copy lives (PETSc's offload mask). The host copy is
+/** Where a dat's valid copy lives (PETSc's offload mask). The host copy is
  * valid after declaration and every host-side change; a device backend sets
  * DEVICE after uploading and DEVICE alone after a loop writes it. */
-enum { UM_VALID_HOST = 1, UM_VALID_DEVICE = 2 };
+enum {
+  UM_VALID_HOST = 1,  /**< the host copy is current   */
+  UM_VALID_DEVICE = 2 /**< the device copy is current */
+};
+/** Where the dat's valid copies are: UM_VALID_HOST, UM_VALID_DEVICE or both (a mask). */
 int um_dat_valid(const um_dat *d);
+/** Set the mask of the dat's valid copies (UM_VALID_HOST | UM_VALID_DEVICE). */
 void um_dat_set_valid(um_dat *d, int mask);
-/* Host storage: rows x dim values (AoS) or dim columns of rows values (SoA). */
+/** Host storage: rows x dim values (AoS) or dim columns of rows values (SoA). */
 void *um_dat_host_data(const um_dat *d);
+/** Bytes of the host storage: rows * dim * sizeof(type). */
 size_t um_dat_bytes(const um_dat *d); /* rows * dim * sizeof(type) */
-/* How the host storage is laid out now: UM_SOA only for SoA dats of dim > 1. */
+/** How the host storage is laid out now: UM_SOA only for SoA dats of dim > 1. */
 um_layout um_dat_storage_layout(const um_dat *d);
-/* A backend's per-dat state (e.g. the device copy); NULL until set. */
+/** A backend's per-dat state (e.g. the device copy); NULL until set. */
 void *um_dat_backend_data(const um_dat *d);
+/** Attach the backend's per-dat state to d (the backend frees it itself). */
 void um_dat_set_backend_data(um_dat *d, void *p);
+/** The map's entries on the host (from->size * arity, 0-based); also in um/um.h. */
 const int *um_map_data(const um_map *m);
 
-/* Statistics the backend measured: device time of one call of loop `id`
- * (may come after run returned, e.g. when events are read at a sync), and its
- * counters by index into def->counters (add: summed, set: last value). */
+/** Statistics the backend measured: device time of one call of loop `id`
+ * (may come after run returned, e.g. when events are read at a sync). */
 void um_backend_loop_time(um_context *ctx, int id, double seconds);
+/** Add value to counter `counter` (an index into def->counters) of loop `id` (summed over calls). */
 void um_backend_counter_add(um_context *ctx, int id, int counter, double value);
-/* A device-to-device halo exchange of loop `id`, measured on the device: the
+/** A device-to-device halo exchange of loop `id`, measured on the device: the
  * seconds the loop's work waited for it (exposed) and the seconds it moved
  * while core elements ran (hidden). */
 void um_backend_halo_time(um_context *ctx, int id, double exposed, double hidden);
+/** Set counter `counter` (an index into def->counters) of loop `id` (the last value stays). */
 void um_backend_counter_set(um_context *ctx, int id, int counter, double value);
 
 /* ---- helpers for backends that run kernels on the host ----------------------- */
 
-/* Fill exec descriptors for the loop (host storage, strides by allocated rows).
+/** Fill exec descriptors for the loop (host storage, strides by allocated rows).
  * Global args point at x->scratch[i]: um_exec_gbl_init (re)starts them (READ,
  * MIN, MAX from the user's value, INC from zero) before a run of elements. */
 void um_exec_init(um_exec *x, const um_loop *loop);
+/** (Re)start the global arguments' per-thread values in x->scratch: READ, MIN
+ * and MAX from the user's value, INC from zero; before each run of elements. */
 void um_exec_gbl_init(um_exec *x, const um_loop *loop);
-/* Combine x's reduction scratch into loop->red (in call order: deterministic). */
+/** Combine x's reduction scratch into loop->red (in call order: deterministic). */
 void um_exec_reduce(um_loop *loop, const um_exec *x);
-/* The engine's temporaries (split loops): not among um_dat_count's dats, but
- * a backend that keeps copies of dats must free theirs too. */
+/** The number of the engine's temporaries (split loops): not among um_dat_count's
+ * dats, but a backend that keeps copies of dats must free theirs too. */
 int um_context_temp_count(const um_context *ctx);
+/** The engine's temporary i (0 <= i < um_context_temp_count), or NULL. */
 um_dat *um_context_temp_at(const um_context *ctx, int i);
-/* Host gathers: targets [begin, end) of g (the seq and openmp backends). */
+/** Host gathers: targets [begin, end) of g (the seq and openmp backends). */
 void um_exec_gather(const um_gather *g, int begin, int end);
-/* Combine `values` (dim values of the arg's type) into loop->red[i]. */
+/** Combine `values` (dim values of the arg's type) into loop->red[i]. */
 void um_reduce_into(um_loop *loop, int i, const void *values);
-/* The loop's plan (built and cached by the one plan builder on first use), over
+struct um_plan;
+/** The loop's plan (built and cached by the one plan builder on first use), over
  * elements [loop->begin, loop->end), numbered from 0: the plan's element i is
  * element loop->begin + i of the set (its blocks, block offsets and local
  * indices count from begin). */
-struct um_plan;
 int um_loop_plan(um_context *ctx, um_loop *loop, const struct um_plan **plan);
-/* The loop of that name as it last ran on this context (kernel, set, args,
+/** The loop of that name as it last ran on this context (kernel, set, args,
  * block size, strategy override: AUTO if none), for building its kernel
  * without running it; gbl pointers are not valid. */
 int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop);
-/* Constants declared on the context (um_decl_const), for backends that must
- * publish them to a new module. */
+/** The number of constants declared on the context (um_decl_const), for
+ * backends that must publish them to a new module. */
 int um_const_count(const um_context *ctx);
+/** Constant i: its name, dim, type and current value (any out pointer may be NULL). */
 int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_type *type, const void **data);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* um/cuda.h: entry points of the CUDA backend beyond the common API
+/** @file um/cuda.h
+ * Entry points of the CUDA backend beyond the common API
  * (available in builds configured with -DUM_ENABLE_CUDA=ON; UM_HAVE_CUDA is
  * then defined).
  *
@@ -28,36 +29,39 @@
 extern "C" {
 #endif
 
+/** What um_cuda_generate_loop / um_cuda_compile_loop build a loop's kernel for. */
 typedef struct {
-  um_strategy strategy; /* ATOMICS, GLOBAL or HIERARCHICAL; AUTO: the context's (or hierarchical) */
-  int layout;           /* -1: the dats' own layouts; else UM_AOS, UM_SOA or UM_LAYOUT_AUTO       */
-  int block_size;       /* 0: the loop's                                                          */
-  int staging;          /* 1 stage incremented data in shared memory, 2 all indirect data, 3 none;
+  um_strategy strategy; /**< ATOMICS, GLOBAL or HIERARCHICAL; AUTO: the context's (or hierarchical) */
+  int layout;           /**< -1: the dats' own layouts; else UM_AOS, UM_SOA or UM_LAYOUT_AUTO       */
+  int block_size;       /**< 0: the loop's                                                          */
+  int staging;          /**< 1 stage incremented data in shared memory, 2 all indirect data, 3 none;
                            0: hierarchical 1, atomics 3                                         */
-  int arch;             /* um_cuda_compile_loop: e.g. 75 for sm_75                               */
+  int arch;             /**< um_cuda_compile_loop: e.g. 75 for sm_75                               */
 } um_cuda_gen_options;
 
+/** Defaults: strategy AUTO, layout -1 (the dats'), block size 0 (the loop's), staging 0, arch 90. */
 void um_cuda_gen_options_default(um_cuda_gen_options *o);
 
-/* The CUDA source generated for a loop this context has run (by name). *source
+/** The CUDA source generated for a loop this context has run (by name). *source
  * is malloc'ed: free() it. */
 int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_gen_options *o, char **source);
 
-/* Generate and compile it with NVRTC for sm_<o->arch> (no GPU needed; the disk
+/** Generate and compile it with NVRTC for sm_<o->arch> (no GPU needed; the disk
  * cache is not used). */
 int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_gen_options *o, double *seconds,
                          size_t *cubin_bytes);
 
-/* NVRTC's version, and whether it can build machine code for sm_<arch>. */
+/** NVRTC's version, and whether it can build machine code for sm_<arch>. */
 int um_cuda_nvrtc_version(int *major, int *minor);
+/** 1 if NVRTC can build machine code for sm_<arch> (e.g. 90), else 0. */
 int um_cuda_arch_supported(int arch);
 
-/* The device the context runs on and its profile (as um_context_device), e.g.
+/** The device the context runs on and its profile (as um_context_device), e.g.
  * "NVIDIA H100 80GB HBM3 (sm_90, 132 multiprocessors, 227 KB shared memory per block), profile h100".
  * Empty when the context does not run on the CUDA backend. */
 const char *um_cuda_device(const um_context *ctx);
 
-/* Device-to-device copy bandwidth of the context's GPU, measured once (bytes
+/** Device-to-device copy bandwidth of the context's GPU, measured once (bytes
  * read plus bytes written per second, GB/s); UM_ERR_UNSUPPORTED off the CUDA backend. */
 int um_cuda_copy_bandwidth(um_context *ctx, double *gbs);
 

@@ -1,4 +1,5 @@
-/* um/exec.h: how the host backends hand resolved arguments to a kernel.
+/** @file um/exec.h
+ * How the host backends hand resolved arguments to a kernel.
  *
  * A backend fills one um_exec per thread with a descriptor per argument
  * (base pointer, map, layout), then calls kernel->range(x, begin, end).
@@ -17,47 +18,53 @@
 extern "C" {
 #endif
 
-#define UM_MAX_ARGS 48        /* arguments per loop                 */
-#define UM_MAX_SCRATCH_DIM 64 /* largest dim of a SoA or global arg */
+#define UM_MAX_ARGS 48        /**< arguments per loop                 */
+#define UM_MAX_SCRATCH_DIM 64 /**< largest dim of a SoA or global arg */
 
+/** How the range function reaches one argument's values (um_exec_arg.kind). */
 typedef enum {
-  UM_X_DIRECT_AOS = 0,
-  UM_X_INDIRECT_AOS,
-  UM_X_DIRECT_SOA,
-  UM_X_INDIRECT_SOA,
-  UM_X_GBL
+  UM_X_DIRECT_AOS = 0, /**< a dat, directly, AoS: base + e * row                 */
+  UM_X_INDIRECT_AOS,   /**< a dat through a map, AoS: base + map[e][idx] * row   */
+  UM_X_DIRECT_SOA,     /**< a dat, directly, SoA: staged in um_exec.scratch       */
+  UM_X_INDIRECT_SOA,   /**< a dat through a map, SoA: staged in um_exec.scratch   */
+  UM_X_GBL             /**< a global: base itself (the per-thread value)         */
 } um_exec_kind;
 
+/** One resolved argument of a loop, as the range function reads it. */
 typedef struct {
-  int kind;          /* um_exec_kind                                   */
-  char *base;        /* dat storage (or the global's value)            */
-  const int *map;    /* indirect: map data                             */
-  int arity, idx;    /* indirect: map arity and index                  */
-  int dim;           /* values per element                             */
-  int esize;         /* bytes per value                                */
-  size_t row;        /* AoS: bytes per element (dim * esize)           */
-  size_t stride;     /* SoA: bytes between components (set size * esize)*/
-  int acc;           /* um_access                                      */
-  int type;          /* um_type                                        */
+  int kind;          /**< um_exec_kind                                   */
+  char *base;        /**< dat storage (or the global's value)            */
+  const int *map;    /**< indirect: map data                             */
+  /** @{ indirect: map arity and index */
+  int arity, idx;
+  /** @} */
+  int dim;           /**< values per element                             */
+  int esize;         /**< bytes per value                                */
+  size_t row;        /**< AoS: bytes per element (dim * esize)           */
+  size_t stride;     /**< SoA: bytes between components (set size * esize)*/
+  int acc;           /**< um_access                                      */
+  int type;          /**< um_type                                        */
 } um_exec_arg;
 
-/* A loop's range compiled for its arguments (engine/src/core/hostc.c): base
+/** A loop's range compiled for its arguments (engine/src/core/hostc.c): base
  * pointers (a global's: its per-thread value), maps and SoA column strides
  * (bytes) per argument, then the elements [begin, end). */
 typedef void (*um_compiled_range)(char *const *base, const int *const *map, const size_t *stride, int begin,
                                   int end);
 
+/** What a host backend hands a kernel's range function (one per thread): the
+ * loop's kernel, its resolved arguments and the staging for SoA ones. */
 typedef struct um_exec {
-  const struct um_kernel *kernel; /* the loop's kernel (its user data: kernel->user) */
-  um_compiled_range compiled;     /* NULL: the kernel's own range function runs */
-  char *cbase[UM_MAX_ARGS];       /* the compiled range's arguments, from a[]   */
-  const int *cmap[UM_MAX_ARGS];
-  size_t cstride[UM_MAX_ARGS];
-  int nargs;
-  int nsoa;          /* SoA args (0: every arg takes the fast AoS path)  */
-  int nsoa_write;    /* SoA args that the kernel may write              */
-  um_exec_arg a[UM_MAX_ARGS];
-  /* per-thread staging for SoA args (one element's values, as AoS) */
+  const struct um_kernel *kernel; /**< the loop's kernel (its user data: kernel->user) */
+  um_compiled_range compiled;     /**< NULL: the kernel's own range function runs */
+  char *cbase[UM_MAX_ARGS];       /**< the compiled range's arguments, from a[]   */
+  const int *cmap[UM_MAX_ARGS];   /**< the compiled range's maps (NULL: direct)   */
+  size_t cstride[UM_MAX_ARGS];    /**< the compiled range's SoA column strides (bytes) */
+  int nargs;         /**< arguments of the loop                          */
+  int nsoa;          /**< SoA args (0: every arg takes the fast AoS path)  */
+  int nsoa_write;    /**< SoA args that the kernel may write              */
+  um_exec_arg a[UM_MAX_ARGS]; /**< the arguments, in the kernel's order */
+  /** per-thread staging for SoA args (one element's values, as AoS) */
   double scratch[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
 } um_exec;
 
@@ -65,7 +72,7 @@ static inline size_t um__target(const um_exec_arg *a, int e) {
   return a->map ? (size_t)a->map[(size_t)e * (size_t)a->arity + (size_t)a->idx] : (size_t)e;
 }
 
-/* Fast path when no arg is SoA: p[i] = base + target * row, where a global
+/** Fast path when no arg is SoA: p[i] = base + target * row, where a global
  * has row 0 and a direct arg no map. n is a compile-time constant in the
  * range functions, so the loop unrolls. */
 static inline void um_exec_args_aos(const um_exec *x, int e, void **p, int n) {
@@ -75,7 +82,7 @@ static inline void um_exec_args_aos(const um_exec *x, int e, void **p, int n) {
   }
 }
 
-/* General path: fill p[0..nargs) for element e, staging SoA args. */
+/** General path: fill p[0..nargs) for element e, staging SoA args. */
 static inline void um_exec_args(um_exec *x, int e, void **p) {
   for (int i = 0; i < x->nargs; i++) {
     const um_exec_arg *a = &x->a[i];
@@ -101,10 +108,10 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
   }
 }
 
-/* Write SoA values back after the kernel ran on element e. */
+/** Write SoA values back after the kernel ran on element e. */
 void um_exec_scatter(um_exec *x, int e);
 
-/* Run elements [begin, end): the compiled range when the loop has one, else
+/** Run elements [begin, end): the compiled range when the loop has one, else
  * the kernel's (UM_KERNEL_DEFINE's) range function. Same results, bit for bit. */
 static inline void um_exec_range(um_exec *x, int begin, int end) {
   if (x->compiled) x->compiled(x->cbase, x->cmap, x->cstride, begin, end);

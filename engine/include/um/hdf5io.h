@@ -1,9 +1,11 @@
-/* um: HDF5 mesh I/O in OP2's file layout, and XDMF descriptions for ParaView.
+/** @file um/hdf5io.h
+ * HDF5 mesh I/O in OP2's file layout, and XDMF descriptions for ParaView.
  *
  * File layout (that of OP2-Common, op2/src/externlib/op_hdf5.cpp, so files
  * written by OP2's op_dump_to_hdf5 / op_write_const_hdf5 -- e.g. Airfoil's
  * new_grid.h5 -- can be read here, and files written here can be read by OP2):
  *
+ * @verbatim
  *   set   "<set>"   int32 dataset of shape [1] holding the set size.
  *   map   "<map>"   int dataset [from_size][arity], 0-based targets; attributes
  *                   "size" int32[1] = from_size, "dim" int32[1] = arity,
@@ -14,6 +16,7 @@
  *                   "type" scalar fixed-length string = "double"/"float"/"int".
  *   const "<name>"  dataset [dim] of native double / float / int32; attributes
  *                   "dim" int32[1] = dim, "type" scalar string as for dats.
+ * @endverbatim
  *
  * Names may contain '/' (OP2 allows "/group/p_x"): groups are created on write.
  * Like OP2 since 2017, the readers take shape and element type from the
@@ -30,7 +33,7 @@
  * error-stack printing is switched off during each call and restored after.
  *
  * Writers never leave a half-written file: they write "<path>.tmp" (a copy of
- * <path> when adding to an existing file) and rename it over <path> only after
+ * `<path>` when adding to an existing file) and rename it over `<path>` only after
  * the HDF5 file was closed successfully; on failure the .tmp file is removed.
  * (Adding one dataset to an existing file therefore copies the file: to dump a
  * whole context use um_hdf5_write_mesh.)
@@ -47,50 +50,54 @@ extern "C" {
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* Declare a set named `name` whose size is the integer stored in dataset `name`
+/** Declare a set named `name` whose size is the integer stored in dataset `name`
  * (OP2: op_decl_set_hdf5). */
 int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set **out);
 
-/* Declare a map from -> to named `name` from dataset `name` [from_size][arity].
+/** Declare a map from -> to named `name` from dataset `name` [from_size][arity].
  * The arity is taken from the file; rows must equal um_set_size(from) and every
  * entry must lie in [0, um_set_size(to)). (OP2: op_decl_map_hdf5) */
 int um_hdf5_read_map(um_context *ctx, const char *file, um_set *from, um_set *to, const char *name,
                      um_map **out);
-/* The same, also requiring the file's arity to equal `arity` (> 0). */
+/** The same, also requiring the file's arity to equal `arity` (> 0). */
 int um_hdf5_read_map_expect(um_context *ctx, const char *file, um_set *from, um_set *to, int arity,
                             const char *name, um_map **out);
 
-/* Declare a dat on `set` named `name` from dataset `name` [set_size][dim]; dim
+/** Declare a dat on `set` named `name` from dataset `name` [set_size][dim]; dim
  * and type come from the file (64-bit float -> UM_DOUBLE, 32-bit float ->
  * UM_FLOAT, integer -> UM_INT). Rows must equal um_set_size(set). */
 int um_hdf5_read_dat(um_context *ctx, const char *file, um_set *set, const char *name, um_dat **out);
-/* The same, also requiring dim (> 0) and type to match the file (OP2:
+/** The same, also requiring dim (> 0) and type to match the file (OP2:
  * op_decl_dat_hdf5(set, dim, type, file, name)). */
 int um_hdf5_read_dat_expect(um_context *ctx, const char *file, um_set *set, int dim, um_type type,
                             const char *name, um_dat **out);
 
-/* Read the global constant in dataset `name` (dim values) into out, which must
+/** Read the global constant in dataset `name` (dim values) into out, which must
  * hold dim values of `type` (OP2: op_get_const_hdf5). Does not declare it: pass
  * the values to um_decl_const if kernels need them. */
 int um_hdf5_read_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,
                        void *out);
 
 /* ---- writing -------------------------------------------------------------- */
-/* Each adds one dataset to `file` (created if absent; a dataset of the same
- * name is replaced), atomically as described above. */
+/** Add the set as dataset "<set>" (its size) to `file`. Each writer adds one
+ * dataset to `file` (created if absent; a dataset of the same name is
+ * replaced), atomically as described above. */
 int um_hdf5_write_set(um_context *ctx, const char *file, const um_set *set);
+/** Add the map as dataset "<map>" [from_size][arity] to `file` (atomically, as above). */
 int um_hdf5_write_map(um_context *ctx, const char *file, const um_map *map);
-/* Data fetched with um_dat_fetch: written as AoS whatever the layout/device. */
+/** Add the dat as dataset "<dat>" [set_size][dim] to `file`: its data fetched
+ * with um_dat_fetch, written as AoS whatever the layout/device. */
 int um_hdf5_write_dat(um_context *ctx, const char *file, const um_dat *dat);
+/** Add the constant `name` (dim values of type at data) to `file` (atomically, as above). */
 int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,
                         const void *data);
 
-/* Write a new file (replacing any old one) holding every set, map and dat
+/** Write a new file (replacing any old one) holding every set, map and dat
  * declared in ctx (OP2: op_dump_to_hdf5). */
 int um_hdf5_write_mesh(um_context *ctx, const char *file);
 
 /* ---- XDMF ------------------------------------------------------------------ */
-/* Write an XDMF 2 file describing a mesh stored in the HDF5 file `h5_name`
+/** Write an XDMF 2 file describing a mesh stored in the HDF5 file `h5_name`
  * (as referenced from the .xmf, normally a name relative to it): node
  * coordinates in dataset node_coords_dat [nnodes][coord_dim] (coord_dim 2 or
  * 3), cells in map cell_map [ncells][nodes_per_cell] (0-based), and cell-centred

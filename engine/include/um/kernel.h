@@ -1,17 +1,21 @@
-/* um/kernel.h: include at the top of an app's kernel header.
+/** @file um/kernel.h
+ * Kernels written once: include at the top of an app's kernel header.
  *
  * A kernel is a plain function with one pointer per argument, written once and
  * valid both as C (host backends) and as CUDA device code (the CUDA backend
  * compiles the same header text with NVRTC):
  *
+ * @code
  *   #include <um/kernel.h>
  *   UM_CONST double gam;                      // a global constant
  *   UM_KERNEL void update(const double *qold, double *q, double *res, double *rms) {...}
+ * @endcode
  *
  * In one C file of the app, for each kernel:
  *
+ * @code
  *   UM_KERNEL_DEFINE(update, 4, app_kernels_source, "airfoil_kernels.h")
- *
+ * @endcode
  * defines `update_kernel`, the um_kernel descriptor passed to um_par_loop.
  * Constants declared with UM_CONST must be defined once in the app
  * (UM_CONST_DEFINE(double, gam)) and published with um_decl_const() whenever
@@ -36,9 +40,17 @@
 #define UM_DEVICE 0
 #else
 #include <math.h>
+/** Marks a kernel function: `static inline` on the host, `static __device__
+ * __forceinline__` when NVRTC compiles the kernel header for the GPU. */
 #define UM_KERNEL static inline
+/** Marks a global constant a kernel reads (`UM_CONST double gam;`): `extern` on
+ * the host, `__constant__` on the GPU. Define it once with UM_CONST_DEFINE and
+ * publish its value with um_decl_const. */
 #define UM_CONST extern
+/** Defines a constant declared with UM_CONST, once, in one C file of the app:
+ * UM_CONST_DEFINE(double, gam). */
 #define UM_CONST_DEFINE(type, name) type name
+/** 1 when the kernel header is compiled as CUDA device code, 0 on the host. */
 #define UM_DEVICE 0
 
 #include "um/exec.h"
@@ -92,6 +104,17 @@
 #define UM__P47(p) p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16], p[17], p[18], p[19], p[20], p[21], p[22], p[23], p[24], p[25], p[26], p[27], p[28], p[29], p[30], p[31], p[32], p[33], p[34], p[35], p[36], p[37], p[38], p[39], p[40], p[41], p[42], p[43], p[44], p[45], p[46]
 #define UM__P48(p) p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16], p[17], p[18], p[19], p[20], p[21], p[22], p[23], p[24], p[25], p[26], p[27], p[28], p[29], p[30], p[31], p[32], p[33], p[34], p[35], p[36], p[37], p[38], p[39], p[40], p[41], p[42], p[43], p[44], p[45], p[46], p[47]
 
+/** Defines `fn##_kernel`, the um_kernel descriptor of kernel `fn` that
+ * um_par_loop takes, and its host range function (one pointer per argument
+ * built by um_exec_args / um_exec_args_aos, the kernel called per element).
+ * Use once per kernel in one C file of the app, followed by a semicolon:
+ *
+ *     UM_KERNEL_DEFINE(update, 4, app_kernels_source, "airfoil_kernels.h");
+ *
+ * @param fn      the kernel function (UM_KERNEL) in the kernel header
+ * @param n       its number of pointer parameters, 1 .. UM_MAX_ARGS (48)
+ * @param src     the kernel header's text (for JIT backends), or NULL
+ * @param srcname the kernel header's file name */
 #define UM_KERNEL_DEFINE(fn, n, src, srcname)                                    \
   static void fn##_um_range(struct um_exec *x, int begin, int end) {             \
     void *p[n];                                                                  \
