@@ -58,7 +58,7 @@ cat > "$APP/hello.c" <<'EOF'
  * (a global INC reduction). The sum is reported as a metric and validated
  * against N(N-1)(2N-1)/6. */
 #include <stdlib.h>
-#include "common/um_app.h"
+#include "um/app.h"
 #include "hello_kernels.h"
 
 extern const char hello_kernels_source[]; /* embedded by um_add_app(KERNELS hello_kernels.h) */
