@@ -71,7 +71,7 @@ function(um_add_app)
     set(exe um_tests_${A_NAME})
     add_executable(${exe} ${A_TESTS})
     # the app's folder and the shared test helpers in tests/ (test_random_mesh.hpp, ...);
-    # apps/ ("lulesh/lulesh.h", "common/um_app.h") comes with um_apps
+    # apps/ ("lulesh/lulesh.h", "builtin_apps.h") comes with um_apps; um/app.h with um_run
     target_include_directories(${exe} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/tests)
     target_include_directories(${exe} SYSTEM PRIVATE ${HDF5_C_INCLUDE_DIRS})
     target_compile_definitions(${exe} PRIVATE UM_TEST_DATA_DIR="${data}"
