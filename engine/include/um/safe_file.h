@@ -1,11 +1,12 @@
-/* Writing output files safely: the one helper every writer of the tree uses
+/** @file um/safe_file.h
+ * Writing output files safely: the one helper every writer of the tree uses
  * (HDF5 meshes and fields, XDMF, reordering files, the CUDA module cache,
  * umrun's --json / --csv, sweep files, Airfoil's text mesh).
  *
  *  - A file is written under a unique temporary name in its own folder
  *    ("<path>.tmp.XXXXXX", mkstemp), so two runs writing the same file never
- *    touch each other's temporary, and renamed over <path> only when every
- *    byte was written, flushed and closed without error: <path> is either the
+ *    touch each other's temporary, and renamed over `<path>` only when every
+ *    byte was written, flushed and closed without error: `<path>` is either the
  *    old file or the complete new one, never half of either.
  *  - On any failure the temporary is removed and the message says what failed
  *    and why (disk full, no permission, no such folder), from errno.
@@ -35,75 +36,82 @@
 extern "C" {
 #endif
 
+/** An output file being written (um_safe_open / um_safe_open_name until
+ * um_safe_commit or um_safe_abort). */
 typedef struct {
-  char *path; /* where the file ends up                        */
-  char *tmp;  /* the temporary being written ("<path>.tmp.XXXXXX") */
-  FILE *f;    /* open on tmp (um_safe_open), or NULL (um_safe_open_name) */
-  int slot;   /* its entry in the signal-cleanup table, or -1      */
-  int in_place; /* 1: a character device or FIFO, written in place (tmp NULL) */
+  char *path; /**< where the file ends up                        */
+  char *tmp;  /**< the temporary being written ("<path>.tmp.XXXXXX") */
+  FILE *f;    /**< open on tmp (um_safe_open), or NULL (um_safe_open_name) */
+  int slot;   /**< its entry in the signal-cleanup table, or -1      */
+  int in_place; /**< 1: a character device or FIFO, written in place (tmp NULL) */
 } um_safe_file;
 
-/* Create the temporary for `path` (a symlink's target) and open it for
- * writing (sf->f); a character device or FIFO at the path is opened in place
- * (sf->in_place, no temporary). Returns 0, or -1 with the reason in err. */
-/* mkdir -p: dir and every folder above it (0777 less the umask); 0, or -1 with
+/** mkdir -p: dir and every folder above it (0777 less the umask); 0, or -1 with
  * a message naming the folder that could not be made and why. */
 int um_make_dirs(const char *dir, char *err, size_t errlen);
 
-/* Where compiled code is cached (cuda.cache, run.cache): the setting's folder;
+/** Where compiled code is cached (cuda.cache, run.cache): the setting's folder;
  * "off", "0" or "none": no cache (out ""); empty or NULL: $XDG_CACHE_HOME/um,
  * else $HOME/.cache/um (else ""). */
 void um_cache_dir(const char *setting, char *out, size_t n);
 
+/** Create the temporary for `path` (a symlink's target) and open it for
+ * writing (sf->f); a character device or FIFO at the path is opened in place
+ * (sf->in_place, no temporary). Returns 0, or -1 with the reason in err. */
 int um_safe_open(um_safe_file *sf, const char *path, char *err, size_t errlen);
-/* The same, for writers that open the file themselves (HDF5): the temporary
+/** The same, for writers that open the file themselves (HDF5): the temporary
  * exists (empty) and is closed; write sf->tmp, then um_safe_commit. */
 int um_safe_open_name(um_safe_file *sf, const char *path, char *err, size_t errlen);
-/* Finish: flush, sync and close sf->f (if open), then rename the temporary
+/** Finish: flush, sync and close sf->f (if open), then rename the temporary
  * over the path. Returns 0; or -1 with the reason in err, the temporary
- * removed and <path> as it was. sf is released either way. */
+ * removed and `<path>` as it was. sf is released either way. */
 int um_safe_commit(um_safe_file *sf, char *err, size_t errlen);
-/* Give up: close, remove the temporary, release sf. Safe to call twice. */
+/** Give up: close, remove the temporary, release sf. Safe to call twice. */
 void um_safe_abort(um_safe_file *sf);
 
-/* Append n bytes to `path` (created if absent) in one write; a failure leaves
+/** Append n bytes to `path` (created if absent) in one write; a failure leaves
  * the file as it was. `header` (may be NULL) is written first when the file is
  * new or empty. Returns 0 or -1 with the reason in err. */
 int um_safe_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen);
 
-/* Would an output at `path` be written (before a run, to refuse it early)?
+/** Would an output at `path` be written (before a run, to refuse it early)?
  * in_place_ok: the writer is a stream (um_safe_open) that may write a device
  * or FIFO in place. Returns 0, or -1 with the reason in err. */
 int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen);
 
-/* "the disk is full", "permission denied (is the folder writable?)", ...: a
+/** "the disk is full", "permission denied (is the folder writable?)", ...: a
  * hint for the errno of a failed write, for messages. */
 const char *um_safe_why(int eno);
 
-/* ---- reading: every file um reads (configs, suites, references and their
+/* ---- reading --------------------------------------------------------------- */
+/** Open a file for reading. Every file um reads (configs, suites, references and their
  * field files, meshes, decks, results files, HDF5 inputs) is opened
  * non-blocking (a FIFO never hangs), checked with fstat to be a regular file
  * of at most max_bytes (0: any size), then switched back to blocking. On
  * failure err holds the reason as a phrase for the caller's message ("it is a
  * FIFO (named pipe), not a regular file; ...", "it holds N bytes, more than
- * the M such a file may hold", or the system's reason), errno is set. */
+ * the M such a file may hold", or the system's reason), errno is set.
+ * Returns the file open for reading (*size: its size in bytes, if size is not
+ * NULL), or NULL on failure. */
 FILE *um_read_open(const char *path, unsigned long long max_bytes, unsigned long long *size, char *err,
                    size_t errlen);
-/* The same check only, for files another library opens (HDF5): 0 or -1. */
+/** The same check only, for files another library opens (HDF5): 0 or -1. */
 int um_read_check(const char *path, unsigned long long max_bytes, char *err, size_t errlen);
-/* The whole file, NUL-terminated (malloc'ed; *len its length), or NULL. */
+/** The whole file, NUL-terminated (malloc'ed; *len its length), or NULL. */
 char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, char *err, size_t errlen);
 
-/* Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
+/** Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
-/* A private folder (umrun's temporary field folder) that those handlers remove
+/** A private folder (umrun's temporary field folder) that those handlers remove
  * with the files in it; returns its slot (-1: the table is full, not listed),
- * unregistered when the program removes it itself. */
+ * unregistered when the program removes it itself (um_safe_dir_unregister). */
 int um_safe_dir_register(const char *dir);
+/** Unregister the folder of `slot` (from um_safe_dir_register) when the program
+ * removes it itself; -1: nothing to do. */
 void um_safe_dir_unregister(int slot);
-/* Number of live temporaries (for tests). */
+/** Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 
 #ifdef __cplusplus

@@ -1,7 +1,9 @@
-/* The app interface of the runner (um/run.h: um_run_main, umrun): an app reads
+/** @file um/app.h
+ * The app interface of the runner (um/run.h: um_run_main, umrun): an app reads
  * its mesh and parameters from the config, declares sets, maps and dats on the
  * context, runs its loops and reports named metrics (compared against
- * validation/<app>/<case>.ref.yaml). Part of the um::run library. */
+ * `validation/<app>/<case>.ref.yaml`). Part of the um::run library.
+ */
 #ifndef UM_APP_H
 #define UM_APP_H
 
@@ -13,75 +15,89 @@
 extern "C" {
 #endif
 
+/** The most metrics one run can record (um_app_metric). */
 #define UM_APP_MAX_METRICS 128
-#define UM_APP_MAX_FIELDS 16        /* field files one run can register */
+#define UM_APP_MAX_FIELDS 16        /**< field files one run can register */
+/** The longest path of a field file, in bytes with the final NUL (um_app_field). */
 #define UM_APP_FIELD_PATH_MAX 4096
 
+/** One run of an app: what the runner gives it (context, config, outputs) and
+ * what the app hands back (timings, metrics, field files). */
 typedef struct {
-  um_context *ctx;
-  um_config *cfg;
-  FILE *log;            /* where the app prints its own progress lines (stdout) */
-  int progress;         /* 1: draw a progress bar on stderr (attached to a terminal) */
-  const char *output_dir; /* NULL or "": write no output files */
-  int write_hdf5;
-  /* Field files for validation (see um_app_field_dir / um_app_wants_field).
+  um_context *ctx;      /**< the context the app declares its sets, maps and dats on */
+  um_config *cfg;       /**< the run's configuration (mesh.*, params.*, run.*) */
+  FILE *log;            /**< where the app prints its own progress lines (stdout) */
+  int progress;         /**< 1: draw a progress bar on stderr (attached to a terminal) */
+  const char *output_dir; /**< NULL or "": write no output files */
+  int write_hdf5;       /**< 1: write the HDF5 outputs (output.hdf5) */
+  /** Field files for validation (see um_app_field_dir / um_app_wants_field).
    * field_dir: where to write them when output_dir is off (umrun: a private
-   * temporary folder when the reference lists fields; NULL otherwise).
-   * wanted_fields: the names the reference compares. */
+   * temporary folder when the reference lists fields; NULL otherwise). */
   const char *field_dir;
-  const char *const *wanted_fields;
-  int nwanted_fields;
-  double t_start;        /* when the run started (for the progress bar's ETA) */
-  double last_progress;  /* when the progress bar was last drawn */
-  double reorder_seconds;/* reordering: computing (or loading) and applying */
-  /* app-chosen timing split: seconds spent before the main loop (mesh, setup) */
+  const char *const *wanted_fields; /**< wanted_fields: the names the reference compares */
+  int nwanted_fields;    /**< the entries of wanted_fields */
+  double t_start;        /**< when the run started (for the progress bar's ETA) */
+  double last_progress;  /**< when the progress bar was last drawn */
+  double reorder_seconds;/**< reordering: computing (or loading) and applying */
+  /** app-chosen timing split: seconds spent before the main loop (mesh, setup) */
   double setup_seconds;
-  double run_seconds;
-  int nmetrics;
-  char metric_names[UM_APP_MAX_METRICS][64];
-  double metric_values[UM_APP_MAX_METRICS];
-  /* Config keys nobody read by um_app_prepare (misspelt, or not this app's):
+  double run_seconds;    /**< app-chosen timing split: seconds spent in the main loop */
+  int nmetrics;          /**< metrics recorded (um_app_metric) */
+  char metric_names[UM_APP_MAX_METRICS][64]; /**< their names */
+  double metric_values[UM_APP_MAX_METRICS];  /**< their values */
+  /** Config keys nobody read by um_app_prepare (misspelt, or not this app's):
    * UM_APP_KEYS_UNCHECKED leaves them to the caller; UM_APP_KEYS_ERROR makes
    * um_app_prepare fail (UM_ERR_CONFIG) naming each with where it came from and
    * the closest key that was read; UM_APP_KEYS_WARN prints the same as warnings
-   * on stderr and goes on. unknown_keys_checked: set when um_app_prepare did so. */
+   * on stderr and goes on. */
   int unknown_keys;
-  int unknown_keys_checked;
-  int nfields; /* field files the app wrote (um_app_field) */
-  char field_names[UM_APP_MAX_FIELDS][64];
-  char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX];
+  int unknown_keys_checked; /**< unknown_keys_checked: set when um_app_prepare did so */
+  int nfields; /**< field files the app wrote (um_app_field) */
+  char field_names[UM_APP_MAX_FIELDS][64]; /**< their names */
+  char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
 } um_app_run;
 
+/** An app: its name, what it does, its entry point and its config keys. */
 typedef struct {
-  const char *name;
-  const char *description;
-  /* Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
+  const char *name;        /**< the name a config's `app:` gives */
+  const char *description; /**< a one-line description (umrun --list-apps) */
+  /** Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
    * On failure, the message is in um_error_message(ctx) (um_app_fail puts it there). */
   int (*run)(um_app_run *run);
-  /* The app's own config keys with their defaults, one per line (umrun --list-apps). */
+  /** The app's own config keys with their defaults, one per line (umrun --list-apps). */
   const char *keys;
 } um_app;
 
-/* Propagate an error: evaluates `call` (an int error code, UM_SUCCESS = 0) and
+/** Propagate an error: evaluates `call` (an int error code, UM_SUCCESS = 0) and
  * returns it from the calling function when it is not UM_SUCCESS. The message
  * stays where the failing call put it (um_error_message(ctx)).
- *   UM_APP_TRY(um_decl_set(ctx, n, "cells", &cells));                         */
+ * @code
+ *   UM_APP_TRY(um_decl_set(ctx, n, "cells", &cells));
+ * @endcode
+ */
 #define UM_APP_TRY(call)               \
   do {                                 \
     int um_app_rc_ = (call);           \
     if (um_app_rc_) return um_app_rc_; \
   } while (0)
 
-enum { UM_APP_KEYS_UNCHECKED = 0, UM_APP_KEYS_ERROR = 1, UM_APP_KEYS_WARN = 2 };
+/** What um_app_prepare does with config keys nobody read (um_app_run.unknown_keys). */
+enum {
+  UM_APP_KEYS_UNCHECKED = 0, /**< leaves them to the caller */
+  UM_APP_KEYS_ERROR = 1,     /**< um_app_prepare fails (UM_ERR_CONFIG) naming each */
+  UM_APP_KEYS_WARN = 2       /**< the same as warnings on stderr, and the run goes on */
+};
 
-/* The apps the running runner knows: the table given to um_run_main (um/run.h),
+/** The apps the running runner knows: the table given to um_run_main (um/run.h),
  * in the order given (`--list-apps` order). Empty before um_run_main; the
- * suite refuses apps that are not in it. um_app_find ignores case. */
+ * suite refuses apps that are not in it. um_app_count: their number. */
 int um_app_count(void);
+/** The i-th app of that table (0 <= i < um_app_count(), in `--list-apps` order). */
 const um_app *um_app_at(int i);
+/** The app of that table named `name`; um_app_find ignores case. */
 const um_app *um_app_find(const char *name);
 
-/* Call once after declaring every set and map (and the dats) and before the
+/** Call once after declaring every set and map (and the dats) and before the
  * first loop: applies the reordering the config asks for (run.reorder: none |
  * gps | partition, run.reorder_map: the map to base it on, default
  * `default_map`, run.reorder_file: where the permutation is saved to / loaded
@@ -91,37 +107,42 @@ const um_app *um_app_find(const char *name);
  * config keys nobody read (run->unknown_keys), so read every key before. */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
-/* Record (or overwrite) a metric. A NaN or infinite value is recorded and
+/** Record (or overwrite) a metric. A NaN or infinite value is recorded and
  * returns UM_ERR_DIVERGED (the run diverged: umrun exits with status 2). */
 int um_app_metric(um_app_run *run, const char *name, double value);
-/* Field files: text files of values (whitespace-separated, one row of a set
+/** Field files: text files of values (whitespace-separated, one row of a set
  * per line, in an order that does not depend on the numbering: e.g. sorted by
  * the mesh's own indices) that validation compares with the reference's
  * `fields` (um/validate.h), value by value.
  *
+ * @code
  *   if (um_app_wants_field(r, "u")) {
  *     char path[UM_APP_FIELD_PATH_MAX];
  *     snprintf(path, sizeof path, "%s/jacobi_u.txt", um_app_field_dir(r));
  *     ... write the file ...
  *     UM_APP_TRY(um_app_field(r, "u", path));
  *   }
+ * @endcode
  *
  * um_app_field_dir: output_dir when the run writes outputs (non-empty), else
- * field_dir; NULL when neither is set (then write no field files).
- * um_app_wants_field: 1 when there is a folder to write to and either the run
- * writes outputs or the reference compares the field `name`.
- * um_app_field: registers the file written for `name` (or replaces the path
+ * field_dir; NULL when neither is set (then write no field files). */
+const char *um_app_field_dir(const um_app_run *run);
+/** um_app_wants_field: 1 when there is a folder to write to and either the run
+ * writes outputs or the reference compares the field `name` (see um_app_field_dir). */
+int um_app_wants_field(const um_app_run *run, const char *name);
+/** um_app_field: registers the file written for `name` (or replaces the path
  * of a name registered before); UM_ERR_ARG (message in the context) when the
  * table is full, the name is longer than 63 characters or the path than
- * UM_APP_FIELD_PATH_MAX - 1. */
-const char *um_app_field_dir(const um_app_run *run);
-int um_app_wants_field(const um_app_run *run, const char *name);
+ * UM_APP_FIELD_PATH_MAX - 1 (see um_app_field_dir). */
 int um_app_field(um_app_run *run, const char *name, const char *path);
-/* Progress of a long run: prints "\r[name] iteration i/n ..." on stderr when run->progress. */
+/** Progress of a long run: prints `"\r[name] iteration i/n ..."` on stderr when run->progress. */
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
-/* Erase the progress bar before printing a line to the log. */
+/** Erase the progress bar before printing a line to the log. */
 void um_app_progress_clear(um_app_run *run);
-/* The stall rule of every time-stepping app (docs/reliability.md): call it
+/** The most steps the stall rule (um_step_check) lets a run's remaining steps
+ * come to when dt has stopped growing. */
+#define UM_APP_MAX_STEPS 100000000L
+/** The stall rule of every time-stepping app (docs/reliability.md): call it
  * with each step's dt before taking the step from time t towards t_end.
  * Returns UM_SUCCESS, or UM_ERR_DIVERGED (umrun exits with status 2) with a
  * message naming the app, the step, t and dt when
@@ -132,15 +153,17 @@ void um_app_progress_clear(um_app_run *run);
  *     (t_end - t) / dt, would take the run past UM_APP_MAX_STEPS steps
  *     (unless max_steps > 0, the app's own step limit, ends it sooner). While
  *     dt grows (a run starting from a small dt_initial) it is not judged.
+ *
  * um_step_check writes the message into err (for app code that has no
- * um_app_run), um_app_step_check into the context. */
-#define UM_APP_MAX_STEPS 100000000L
+ * um_app_run). */
 int um_step_check(const char *app, long step, double t, double dt, double prev_dt, double t_end, long max_steps,
                   char *err, size_t errlen);
+/** The stall rule of um_step_check for an app's run: um_app_step_check writes
+ * the message into the context (um_error_message). */
 int um_app_step_check(um_app_run *run, const char *app, long step, double t, double dt, double prev_dt, double t_end,
                       long max_steps);
 
-/* Record an app's error in the context (um_error_message) and return code. */
+/** Record an app's error in the context (um_error_message) and return code. */
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

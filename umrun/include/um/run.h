@@ -1,18 +1,22 @@
-/* The runner as a library: umrun's whole behaviour (YAML configs, --set and
+/** @file um/run.h
+ * The runner as a library: umrun's whole behaviour (YAML configs, --set and
  * UM_OPTIONS, validation against references, --json, --csv, --suite,
  * --compare, --report, --validate, --sweep, progress, mpirun, exit statuses)
  * behind one call, over the apps the caller gives. umrun itself is this call
  * with the built-in apps; an app built outside the tree is its own program:
  *
+ * @code
  *   #include "um/run.h"
  *   extern const um_app um_app_heat2d;            // the app's file (um/app.h)
  *   int main(int argc, char **argv) {
  *     const um_app *apps[] = {&um_app_heat2d};
  *     return um_run_main(argc, argv, apps, 1);
  *   }
+ * @endcode
  *
  * Link with um::run (CMake: find_package(um), target_link_libraries(x
- * PRIVATE um::run)) or `pkg-config --cflags --libs um`. See docs/library.md. */
+ * PRIVATE um::run)) or `pkg-config --cflags --libs um`. See docs/library.md.
+ */
 #ifndef UM_RUN_H
 #define UM_RUN_H
 
@@ -22,15 +26,15 @@
 extern "C" {
 #endif
 
-/* Exit statuses of um_run_main (and umrun): */
+/** Exit statuses of um_run_main (and umrun): */
 enum {
-  UM_RUN_OK = 0,         /* success (and validation passed, when a reference was named) */
-  UM_RUN_USAGE = 1,      /* bad command line or config, a path that does not work */
-  UM_RUN_FAILED = 2,     /* the run failed (invalid mesh, diverged, an output not written) */
-  UM_RUN_VALIDATION = 3  /* validation failed */
+  UM_RUN_OK = 0,         /**< success (and validation passed, when a reference was named) */
+  UM_RUN_USAGE = 1,      /**< bad command line or config, a path that does not work */
+  UM_RUN_FAILED = 2,     /**< the run failed (invalid mesh, diverged, an output not written) */
+  UM_RUN_VALIDATION = 3  /**< validation failed */
 };
 
-/* Runs the command line argv[0..argc-1] as umrun does (`PROGRAM --help` lists
+/** Runs the command line argv[0..argc-1] as umrun does (`PROGRAM --help` lists
  * everything), over apps[0..n_apps-1] (a config's `app:` names one of them;
  * --list-apps lists them in this order). Returns the exit status (UM_RUN_*);
  * under mpirun every rank returns the same one. The table must outlive the
@@ -39,7 +43,7 @@ enum {
  * remove unfinished output files. n_apps < 1 or a NULL entry: usage error. */
 int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps);
 
-/* The YAML text run when the command line names no config file (umrun: a small
+/** The YAML text run when the command line names no config file (umrun: a small
  * Airfoil case), and its name in messages ("embedded default config"). Call
  * before um_run_main; NULL (the default): a config file must be given. The
  * text must outlive the call. */
