@@ -5,6 +5,16 @@
 #include "um/app.h"
 #include <sys/stat.h>
 #include "um/reorder.h"
+#include "options.h"
+
+/* A runner option read by the frame: its message (a bad value: UM_ERR_CONFIG) into the run's error. */
+#define OPT(call)                                                        \
+  do {                                                                   \
+    char err_[512] = "";                                                 \
+    const int rc_ = (call);                                              \
+    if (rc_) return um_app_fail(run, rc_ == UM_ERR_INTERNAL ? rc_ : UM_ERR_CONFIG, "%s", err_); \
+  } while (0)
+#define E err_, sizeof err_
 
 /* The divergence check of the app frame: a metric that is NaN or infinite is
  * recorded (written as null in JSON) and stops the run (UM_ERR_DIVERGED, exit
@@ -122,8 +132,6 @@ void um_app_progress_clear(um_app_run *run) {
 }
 
 
-static const char *const reorder_names[] = {"none", "gps", "partition"};
-
 static int reorder(um_app_run *run, const char *default_map);
 
 /* After the reordering, the mesh is spread over the MPI ranks (when there are
@@ -132,27 +140,20 @@ static int reorder(um_app_run *run, const char *default_map);
 static int distribute(um_app_run *run, const char *default_map) {
   char err[512] = "";
   const char *pset = NULL, *method = NULL;
-  const int keys = um_config_has(run->cfg, "mpi.partition_set") || um_config_has(run->cfg, "mpi.partitioner") ||
-                   um_config_has(run->cfg, "mpi.increments") || um_config_has(run->cfg, "mpi.loops") ||
-                   um_config_has(run->cfg, "mpi.gpu_transport") || um_config_has(run->cfg, "mpi.gpu_transport_min_bytes");
-  if (keys && !um_mpi_built())
+  if (umrun_opt_first_set(run->cfg, UMRUN_OPT_NEEDS_MPI) && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
                        "(scripts/install-deps.sh) and configure again, or remove the mpi keys");
-  static const char *const partitioners[] = {"metis", "ptscotch", "block"};
-  int pick = 0;
-  if (um_config_get_choice(run->cfg, "mpi.partitioner", "metis", partitioners, 3, &pick, err, sizeof err) ||
-      um_config_get_string(run->cfg, "mpi.partition_set", NULL, &pset, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
-  method = partitioners[pick];
-  /* increments into other ranks' elements: mpi.increments, and per loop mpi.loops.<loop>: redundant|reverse|auto */
-  const char *const modes[] = {um_increments_name(UM_INCREMENTS_REDUNDANT), um_increments_name(UM_INCREMENTS_REVERSE),
-                               um_increments_name(UM_INCREMENTS_AUTO)};
+  OPT(umrun_opt_choice(run->cfg, "mpi.partitioner", NULL, &method, E));
+  OPT(umrun_opt_string(run->cfg, "mpi.partition_set", &pset, E));
+  /* increments into other ranks' elements: mpi.increments, and per loop mpi.loops.<loop>: redundant|reverse|auto
+   * (the choices in um_increments' order) */
   int mode = 0;
-  if (um_config_get_choice(run->cfg, "mpi.increments", "redundant", modes, 3, &mode, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  OPT(umrun_opt_choice(run->cfg, "mpi.increments", &mode, NULL, E));
   UM_APP_TRY(um_set_increments(run->ctx, (um_increments)mode));
-  if (um_config_has(run->cfg, "mpi.loops")) {
+  um_config_kind_t loops = UM_CONFIG_ABSENT;
+  OPT(umrun_opt_kind(run->cfg, "mpi.loops", &loops, E));
+  if (loops != UM_CONFIG_ABSENT) {
     int n = 0;
     const char *names[64];
     if (um_config_keys(run->cfg, "mpi.loops", &n, names, 64, err, sizeof err))
@@ -161,23 +162,16 @@ static int distribute(um_app_run *run, const char *default_map) {
       char key[160];
       int m = 0;
       snprintf(key, sizeof key, "mpi.loops.%s", names[i]);
-      if (um_config_get_choice(run->cfg, key, "redundant", modes, 3, &m, err, sizeof err))
-        return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+      OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
       UM_APP_TRY(um_loop_set_increments(run->ctx, names[i], (um_increments)m));
     }
   }
-  /* halo messages of CUDA ranks: mpi.gpu_transport auto | nccl (GPU to GPU) | host (MPI from host memory) */
-  static const char *const transports[] = {"auto", "host", "nccl"};
+  /* halo messages of CUDA ranks: mpi.gpu_transport auto | host (MPI from host memory) | nccl (GPU to GPU) */
   int tr = 0;
-  if (um_config_get_choice(run->cfg, "mpi.gpu_transport", "auto", transports, 3, &tr, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  OPT(umrun_opt_choice(run->cfg, "mpi.gpu_transport", &tr, NULL, E));
   UM_APP_TRY(um_set_gpu_transport(run->ctx, (um_transport)tr)); /* the names follow um_transport's order */
   long long min_bytes = 0;
-  if (um_config_get_long(run->cfg, "mpi.gpu_transport_min_bytes", UM_TRANSPORT_MIN_BYTES, &min_bytes, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
-  if (min_bytes < 0 || min_bytes > (1LL << 40))
-    return um_app_fail(run, UM_ERR_CONFIG, "mpi.gpu_transport_min_bytes = %lld: use 0 .. 2^40 bytes (default %ld)",
-                       min_bytes, UM_TRANSPORT_MIN_BYTES);
+  OPT(umrun_opt_long(run->cfg, "mpi.gpu_transport_min_bytes", &min_bytes, E));
   UM_APP_TRY(um_set_gpu_transport_min_bytes(run->ctx, (long)min_bytes));
   if (um_mpi_size() < 2) return UM_SUCCESS;
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
@@ -250,14 +244,14 @@ static int check_unread(um_app_run *run) {
  * split: {res_calc: on}, and run.reproducible. */
 static int split_options(um_app_run *run) {
   char err[512] = "";
-  static const char *const modes[] = {"off", "scatter", "gather", "auto", "on"};
-  int m = 3, repro = 0;
-  if (um_config_get_choice(run->cfg, "run.split", "auto", modes, 5, &m, err, sizeof err) ||
-      um_config_get_bool(run->cfg, "run.reproducible", 0, &repro, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  int m = 3, repro = 0; /* the choices: um_split's order, then on (gather) */
+  OPT(umrun_opt_choice(run->cfg, "run.split", &m, NULL, E));
+  OPT(umrun_opt_bool(run->cfg, "run.reproducible", &repro, E));
   UM_APP_TRY(um_set_split(run->ctx, m == 4 ? UM_SPLIT_GATHER : (um_split)m));
   UM_APP_TRY(um_set_reproducible(run->ctx, repro));
-  if (!um_config_has(run->cfg, "split")) return UM_SUCCESS;
+  um_config_kind_t per_loop = UM_CONFIG_ABSENT;
+  OPT(umrun_opt_kind(run->cfg, "split", &per_loop, E));
+  if (per_loop == UM_CONFIG_ABSENT) return UM_SUCCESS;
   int n = 0;
   const char *names[64];
   if (um_config_keys(run->cfg, "split", &n, names, 64, err, sizeof err))
@@ -266,8 +260,7 @@ static int split_options(um_app_run *run) {
   for (int i = 0; i < n && i < 64; i++) {
     char key[160];
     snprintf(key, sizeof key, "split.%s", names[i]);
-    if (um_config_get_choice(run->cfg, key, "auto", modes, 5, &m, err, sizeof err))
-      return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+    OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
     UM_APP_TRY(um_loop_set_split(run->ctx, names[i], m == 4 ? UM_SPLIT_GATHER : (um_split)m));
   }
   return UM_SUCCESS;
@@ -281,18 +274,17 @@ int um_app_prepare(um_app_run *run, const char *default_map) {
 }
 
 static int reorder(um_app_run *run, const char *default_map) {
-  char err[512] = "";
   int m, bs;
-  const char *map_name, *file;
-  if (um_config_get_choice(run->cfg, "run.reorder", "none", reorder_names, 3, &m, err, sizeof err) ||
-      um_config_get_string(run->cfg, "run.reorder_map", default_map, &map_name, err, sizeof err) ||
-      um_config_get_string(run->cfg, "run.reorder_file", NULL, &file, err, sizeof err) ||
-      um_config_get_int(run->cfg, "run.block_size", 256, &bs, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "%s", err);
+  const char *name, *map_name, *file;
+  OPT(umrun_opt_choice(run->cfg, "run.reorder", &m, &name, E));
+  OPT(umrun_opt_string(run->cfg, "run.reorder_map", &map_name, E));
+  OPT(umrun_opt_string(run->cfg, "run.reorder_file", &file, E));
+  OPT(umrun_opt_int(run->cfg, "run.block_size", &bs, E));
+  if (!map_name) map_name = default_map; /* the table's default: the app's main indirect map */
   if (m == 0) return UM_SUCCESS;
   um_reorder_method method;
-  int rc = um_reorder_method_parse(reorder_names[m], &method);
-  if (rc) return um_app_fail(run, rc, "run.reorder: unknown method '%s'", reorder_names[m]);
+  int rc = um_reorder_method_parse(name, &method);
+  if (rc) return um_app_fail(run, rc, "run.reorder: unknown method '%s'", name);
   um_map *map = map_name ? um_find_map(run->ctx, map_name) : NULL;
   if (!map) {
     char list[256] = "";
@@ -320,7 +312,7 @@ static int reorder(um_app_run *run, const char *default_map) {
                              "run.reorder_file %s holds a %s reordering on map '%s', but the config asks for %s on "
                              "'%s'; delete the file or point run.reorder_file elsewhere",
                              file, um_reorder_method_name(um_reordering_method(r)), um_reordering_map(r),
-                             reorder_names[m], map_name);
+                             name, map_name);
       um_reordering_free(&r);
       return code;
     }
@@ -340,7 +332,7 @@ static int reorder(um_app_run *run, const char *default_map) {
   um_reordering_free(&r);
   if (rc) return rc;
   run->reorder_seconds = um_wtime() - t0;
-  fprintf(run->log, "reorder: %s on map '%s' %s in %.2f s (compute %.2f s, apply %.2f s, file %.2f s)", reorder_names[m],
+  fprintf(run->log, "reorder: %s on map '%s' %s in %.2f s (compute %.2f s, apply %.2f s, file %.2f s)", name,
           map_name, loaded ? "loaded from file" : "computed", run->reorder_seconds, st.compute_seconds,
           st.apply_seconds, st.io_seconds);
   if (method == UM_REORDER_PARTITION && !loaded)

@@ -1,0 +1,201 @@
+// The runner's option table (umrun/options.c, issue 27): every runner key is
+// declared once with its type, default, choices and range; the typed reads take
+// them from the table and refuse a key that is not declared.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "options.h"
+#include "um/config.h"
+#include "um/um.h"
+
+namespace {
+
+struct Cfg {
+  um_config *c = nullptr;
+  explicit Cfg(const char *yaml) {
+    char err[512];
+    EXPECT_EQ(um_config_load_string(yaml, "test", &c, err, sizeof err), UM_SUCCESS) << err;
+  }
+  ~Cfg() { um_config_free(c); }
+};
+
+TEST(Options, UndeclaredKeyIsRefusedByEveryRead) {
+  Cfg cfg("run: {not_declared: 3, blok_size: 64}\nmpi: {nothing: 1}\n");
+  char err[512] = "";
+  int i = 0;
+  long long l = 0;
+  double d = 0;
+  const char *s = nullptr;
+  um_config_kind_t k;
+  EXPECT_EQ(umrun_opt_int(cfg.c, "run.not_declared", &i, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_NE(std::strstr(err, "'run.not_declared'"), nullptr) << err;
+  EXPECT_NE(std::strstr(err, "umrun/options.c"), nullptr) << err;
+  EXPECT_EQ(umrun_opt_int(cfg.c, "run.blok_size", &i, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_long(cfg.c, "mpi.nothing", &l, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_double(cfg.c, "run.compile_afterwards", &d, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_bool(cfg.c, "output.hdf6", &i, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_string(cfg.c, "validation.ref", &s, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "run.layouts", &i, nullptr, err, sizeof err), UM_ERR_INTERNAL);
+  const char *const list[] = {"a", "b"};
+  EXPECT_EQ(umrun_opt_choice_in(cfg.c, "run.backends", list, 2, &i, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_kind(cfg.c, "run.not_declared", &k, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_NE(std::strstr(err, "'run.not_declared'"), nullptr) << err;
+  // the apps' keys are documented in the table but never the runner's to read
+  EXPECT_EQ(umrun_opt_int(cfg.c, "run.iterations", &i, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_string(cfg.c, "mesh.file", &s, err, sizeof err), UM_ERR_INTERNAL);
+  // nothing undeclared was marked read: the config still reports the keys as unknown
+  EXPECT_EQ(um_config_unread(cfg.c, [](const char *, const char *, const char *, void *) { return 0; }, nullptr), 3);
+}
+
+TEST(Options, ReadAsAnotherTypeIsRefused) {
+  Cfg cfg("run: {block_size: 64}\n");
+  char err[512] = "";
+  double d = 0;
+  const char *s = nullptr;
+  int i = 0;
+  EXPECT_EQ(umrun_opt_double(cfg.c, "run.block_size", &d, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_NE(std::strstr(err, "declared as int"), nullptr) << err;
+  EXPECT_EQ(umrun_opt_string(cfg.c, "run.layout", &s, err, sizeof err), UM_ERR_INTERNAL);
+  // a choice whose list comes at run time is read with umrun_opt_choice_in
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "run.backend", &i, nullptr, err, sizeof err), UM_ERR_INTERNAL);
+}
+
+TEST(Options, DefaultsChoicesAndRangesComeFromTheTable) {
+  Cfg cfg("run: {layout: soa}\n");
+  char err[512] = "";
+  int bs = 0, idx = -1, on = 1;
+  const char *name = nullptr, *s = "x";
+  double d = 0;
+  long long l = 0;
+  EXPECT_EQ(umrun_opt_int(cfg.c, "run.block_size", &bs, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(bs, 256);
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "run.layout", &idx, &name, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(idx, 1);
+  EXPECT_STREQ(name, "soa");
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "run.reorder", &idx, &name, err, sizeof err), UM_SUCCESS);
+  EXPECT_STREQ(name, "none");
+  EXPECT_EQ(umrun_opt_bool(cfg.c, "output.hdf5", &on, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(on, 0);
+  EXPECT_EQ(umrun_opt_double(cfg.c, "mpi.deadline_s", &d, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(d, 60.0);
+  EXPECT_EQ(umrun_opt_long(cfg.c, "mpi.gpu_transport_min_bytes", &l, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(l, (long long)UM_TRANSPORT_MIN_BYTES);
+  EXPECT_EQ(umrun_opt_string(cfg.c, "output.dir", &s, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(s, nullptr);
+
+  Cfg bad("run: {block_size: 0, row_align: 5000, layout: sao}\nmpi: {deadline_s: 0.5}\n");
+  EXPECT_EQ(umrun_opt_int(bad.c, "run.block_size", &bs, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_STREQ(err, "run.block_size = 0: use 1 .. 1048576 (typically 64 .. 1024)");
+  EXPECT_EQ(umrun_opt_int(bad.c, "run.row_align", &bs, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_STREQ(err, "run.row_align = 5000: use 1 .. 4096");
+  EXPECT_EQ(umrun_opt_double(bad.c, "mpi.deadline_s", &d, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_STREQ(err, "mpi.deadline_s = 0.5: use 1 .. 86400 seconds (default 60)");
+  EXPECT_EQ(umrun_opt_choice(bad.c, "run.layout", &idx, nullptr, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_NE(std::strstr(err, "expected one of: aos, soa, auto"), nullptr) << err;
+}
+
+TEST(Options, PerLoopKeysAndListItems) {
+  Cfg cfg("mpi: {loops: {res_calc: reverse}}\nsplit: {update: on}\nsweep: [\"run.layout=aos,soa\"]\n");
+  char err[512] = "";
+  int idx = -1;
+  const char *s = nullptr;
+  um_config_kind_t k;
+  EXPECT_EQ(umrun_opt_kind(cfg.c, "mpi.loops", &k, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(k, UM_CONFIG_MAPPING);
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "mpi.loops.res_calc", &idx, nullptr, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(idx, (int)UM_INCREMENTS_REVERSE);
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "split.update", &idx, nullptr, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(idx, 4); // on
+  EXPECT_EQ(umrun_opt_kind(cfg.c, "sweep", &k, err, sizeof err), UM_SUCCESS);
+  EXPECT_EQ(k, UM_CONFIG_SEQUENCE);
+  EXPECT_EQ(umrun_opt_string(cfg.c, "sweep.0", &s, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_STREQ(s, "run.layout=aos,soa");
+  EXPECT_EQ(umrun_opt_string(cfg.c, "sweep.x", &s, err, sizeof err), UM_ERR_INTERNAL);
+  EXPECT_EQ(umrun_opt_choice(cfg.c, "mpi.loops.a.b", &idx, nullptr, err, sizeof err), UM_ERR_INTERNAL);
+  const umrun_option *o = umrun_opt_first_set(cfg.c, UMRUN_OPT_NEEDS_MPI);
+  ASSERT_NE(o, nullptr);
+  EXPECT_STREQ(o->key, "mpi.loops.<loop>");
+  Cfg none("run: {block_size: 64}\nmpi: {deadline_s: 5}\n");
+  EXPECT_EQ(umrun_opt_first_set(none.c, UMRUN_OPT_NEEDS_MPI), nullptr); // deadline_s is fine without MPI
+}
+
+// The table itself: unique keys, help on every line, defaults that parse, lie in
+// their range and are among their choices; the choices in the order of the
+// engine's enums the index is cast to; and the engine's API defaults the same.
+TEST(Options, TableIsConsistent) {
+  std::set<std::string> keys;
+  for (int i = 0; i < umrun_option_count(); i++) {
+    const umrun_option *o = umrun_option_at(i);
+    SCOPED_TRACE(o->key);
+    EXPECT_TRUE(keys.insert(o->key).second) << "declared twice";
+    ASSERT_NE(o->help, nullptr);
+    EXPECT_GT(std::strlen(o->help), 5u);
+    if (o->type == UMRUN_OPT_APP) continue;
+    EXPECT_EQ(umrun_option_find(o->key) == o || std::strchr(o->key, '<'), true);
+    if (o->type == UMRUN_OPT_CHOICE) {
+      EXPECT_TRUE(o->choices || o->range_hint) << "a choice without choices says what its values are";
+      if (o->choices && o->def) {
+        bool found = false;
+        for (int c = 0; o->choices[c]; c++) found = found || !std::strcmp(o->choices[c], o->def);
+        EXPECT_TRUE(found) << "default " << o->def << " is not among the choices";
+      }
+    }
+    if ((o->type == UMRUN_OPT_INT || o->type == UMRUN_OPT_LONG || o->type == UMRUN_OPT_DOUBLE)) {
+      ASSERT_NE(o->def, nullptr);
+      char *end = nullptr;
+      const double v = std::strtod(o->def, &end);
+      EXPECT_EQ(*end, '\0') << "default does not parse";
+      if (o->flags & UMRUN_OPT_RANGE) {
+        EXPECT_GE(v, o->min);
+        EXPECT_LE(v, o->max);
+        EXPECT_NE(o->range_hint, nullptr);
+      }
+    }
+    if (o->type == UMRUN_OPT_BOOL) EXPECT_TRUE(!std::strcmp(o->def, "false") || !std::strcmp(o->def, "true"));
+  }
+  const umrun_option *st = umrun_option_find("run.strategy");
+  for (int i = 0; st->choices[i]; i++) EXPECT_STREQ(st->choices[i], um_strategy_name((um_strategy)i));
+  const umrun_option *inc = umrun_option_find("mpi.increments");
+  for (int i = 0; inc->choices[i]; i++) EXPECT_STREQ(inc->choices[i], um_increments_name((um_increments)i));
+  const umrun_option *sp = umrun_option_find("run.split");
+  for (int i = 0; i < 4; i++) EXPECT_STREQ(sp->choices[i], um_split_name((um_split)i));
+  const umrun_option *lay = umrun_option_find("run.layout");
+  EXPECT_STREQ(lay->choices[UM_AOS], "aos");
+  EXPECT_STREQ(lay->choices[UM_SOA], "soa");
+  um_options d;
+  um_options_default(&d);
+  EXPECT_EQ(atoi(umrun_option_find("run.block_size")->def), d.block_size);
+  EXPECT_EQ(atoi(umrun_option_find("run.parallel_threshold")->def), d.parallel_threshold);
+  EXPECT_EQ(atoi(umrun_option_find("run.row_align")->def), d.row_align);
+  EXPECT_EQ(atoi(umrun_option_find("run.threads")->def), d.nthreads);
+  EXPECT_EQ(std::strtod(umrun_option_find("run.compile_after")->def, nullptr), d.compile_after);
+  EXPECT_STREQ(umrun_option_find("run.layout")->def, um_layout_name(d.layout));
+  EXPECT_STREQ(umrun_option_find("run.strategy")->def, um_strategy_name(d.strategy));
+  EXPECT_STREQ(umrun_option_find("run.backend")->def, d.backend);
+}
+
+TEST(Options, HelpAndMarkdownListEveryOption) {
+  char *help = nullptr, *md = nullptr;
+  size_t nh = 0, nm = 0;
+  FILE *f = open_memstream(&help, &nh);
+  umrun_options_help(f);
+  fclose(f);
+  f = open_memstream(&md, &nm);
+  umrun_options_markdown(f);
+  fclose(f);
+  for (int i = 0; i < umrun_option_count(); i++) {
+    const umrun_option *o = umrun_option_at(i);
+    if (!o->renamed_to) EXPECT_NE(std::strstr(help, (std::string("  ") + o->key + " ").c_str()), nullptr) << o->key;
+    EXPECT_NE(std::strstr(md, (std::string("| `") + o->key + "` |").c_str()), nullptr) << o->key;
+  }
+  EXPECT_NE(std::strstr(help, "run.block_size      elements per mini-partition (plan block) (default 256)"), nullptr);
+  free(help);
+  free(md);
+}
+
+} // namespace

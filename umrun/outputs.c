@@ -1,0 +1,315 @@
+/* What a run prints and writes: where it ran, the report tables, the
+ * validation against validation.reference (and its temporary field folder),
+ * the JSON summary (--json) and the CSV rows (--csv). */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "um/report.h"
+#include "um/build_config.h"
+#include "um/safe_file.h"
+#include "json.h"
+#include "runner.h"
+#include "tools.h"
+
+extern const char um_commit_id[];
+
+
+/* The GPU a cuda run used: name, compute capability, memory, driver and
+ * runtime, and its measured device-to-device copy bandwidth. */
+static void write_device_json(FILE *f, um_context *ctx) {
+  um_device_info d;
+  if (um_context_device_info(ctx, &d) != UM_SUCCESS) {
+    um_error_clear(ctx);
+    return;
+  }
+  fputs(",\n  \"device\": {\"name\": ", f);
+  um_json_string(f, d.name);
+  fputs(", \"compute_capability\": ", f);
+  um_json_string(f, d.compute_capability);
+  fprintf(f, ", \"multiprocessors\": %d, \"memory_gib\": %.2f, \"driver\": ", d.multiprocessors,
+          d.memory_bytes / (1024.0 * 1024 * 1024));
+  um_json_string(f, d.driver);
+  fputs(", \"cuda_runtime\": ", f);
+  um_json_string(f, d.runtime);
+  fputs(", \"copy_gb_per_s\": ", f);
+  um_json_number(f, d.copy_gbs > 0 ? d.copy_gbs : NAN);
+  fputs(", \"profile\": ", f);
+  um_json_string(f, d.profile);
+  fputc('}', f);
+}
+
+static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,
+                       const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
+  fputs("{\n  \"um_version\": ", f);
+  um_json_string(f, UM_VERSION);
+  fputs(",\n  \"app\": ", f);
+  um_json_string(f, s->app);
+  fputs(",\n  \"backend\": ", f);
+  um_json_string(f, um_context_backend(ctx));
+  fputs(",\n  \"strategy\": ", f);
+  um_json_string(f, um_strategy_name(um_context_strategy(ctx)));
+  fputs(",\n  \"layout\": ", f);
+  um_json_string(f, um_layout_name(s->opts.layout));
+  fputs(",\n  \"reorder\": ", f);
+  um_json_string(f, s->reorder);
+  fputs(",\n  \"um_commit\": ", f);
+  um_json_string(f, um_commit_id);
+  fputs(",\n  \"build\": ", f);
+  umrun_write_build_json(f);
+  write_device_json(f, ctx);
+  fprintf(f, ",\n  \"ranks\": %d", um_context_nranks(ctx));
+  um_report_partition_json(ctx, f);
+  fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
+  um_json_string(f, status);
+  fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);
+  um_report_loops_json(ctx, f);
+  fputs(",\n  \"mesh\": ", f);
+  um_report_mesh_json(ctx, f);
+  fputs(",\n  \"metrics\": {", f);
+  for (int i = 0; i < run->nmetrics; i++) {
+    fputs(i ? ", " : "", f);
+    um_json_string(f, run->metric_names[i]);
+    fputs(": ", f);
+    um_json_number(f, run->metric_values[i]); /* null when not finite */
+  }
+  fputs("}", f);
+  if (validated) {
+    fputs(",\n  \"validation\": ", f);
+    um_validation_write_json(ref, val, f);
+  }
+  fputs("\n}\n", f);
+}
+
+
+/* Where the context runs, and settings that name another backend. */
+void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx) {
+  const char *used = um_context_backend(ctx);
+  if (strcmp(s->opts.backend, "auto") == 0)
+    fprintf(out, "backend: auto -> %s (%s)\n", used,
+            strcmp(used, um_backend_at(0)) == 0 ? "the backend of highest priority"
+                                                : "a backend of higher priority is not available here");
+  else
+    fprintf(out, "backend: %s\n", used);
+  const char *device = um_context_device(ctx);
+  if (*device) fprintf(out, "device: %s\n", device);
+  for (int i = 0; i < s->opts.nbackend_options; i++) {
+    const char *key = s->opts.backend_options[i].key;
+    const size_t n = strlen(used);
+    if (strncmp(key, used, n) != 0 || key[n] != '.')
+      fprintf(out, "note: %s=%s is a setting of another backend; the %s backend does not use it\n", key,
+              s->opts.backend_options[i].value, used);
+  }
+}
+
+/* The tables after a run: loops, plans, the backend's counters, metrics. */
+void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
+                         double total) {
+  fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
+          total, run->setup_seconds, um_context_backend(ctx), s->opts.block_size);
+  um_report_loops(ctx, out, total);
+  double jit = 0, v;
+  int nmod = 0, ncached = 0;
+  um_loop_stats ls;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    if (um_loop_stats_get(ctx, i, &ls) != UM_SUCCESS) continue;
+    if (um_loop_stats_counter(&ls, "compile_seconds", &v)) jit += v;
+    if (um_loop_stats_counter(&ls, "modules", &v)) nmod += (int)v;
+    if (um_loop_stats_counter(&ls, "modules_cached", &v)) ncached += (int)v;
+  }
+  if (nmod)
+    fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
+                 "not included)\n", jit, nmod, ncached);
+  fprintf(out, "\narithmetic (operations counted in each kernel's source, helpers and constant loops followed):\n");
+  um_report_ops(ctx, out);
+  fprintf(out, "\nplan statistics:\n");
+  um_report_plans(ctx, out);
+  if (um_context_nranks(ctx) > 1) {
+    fprintf(out, "\nhalo exchanges (rank 0 of %d; hidden: the share that overlapped core elements):\n",
+            um_context_nranks(ctx));
+    um_report_halos(ctx, out);
+  }
+  char counters[8192] = "";
+  FILE *cf = fmemopen(counters, sizeof counters - 1, "w");
+  if (cf) {
+    um_report_counters(ctx, cf);
+    fclose(cf);
+    if (counters[0]) fprintf(out, "\n%s backend counters:\n%s", um_context_backend(ctx), counters);
+  }
+  fprintf(out, "\nmetrics:\n");
+  for (int i = 0; i < run->nmetrics; i++) fprintf(out, "  %-16s %.17g\n", run->metric_names[i], run->metric_values[i]);
+}
+
+
+/* Load validation.reference before the run, so that a bad reference stops
+ * before computing. Relative paths are tried as given, then from the source
+ * tree. */
+int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t len) {
+  if (umrun_ref_load(s->reference, &v->ref, err, len)) return UM_ERR_CONFIG;
+  if (v->ref->nfields && !(v->wanted = malloc((size_t)v->ref->nfields * sizeof *v->wanted))) {
+    snprintf(err, len, "out of memory");
+    return UM_ERR_ALLOC;
+  }
+  for (int i = 0; i < v->ref->nfields; i++) v->wanted[v->nwanted++] = v->ref->fields[i].name;
+  return UM_SUCCESS;
+}
+
+/* The reference compares fields but the run writes no outputs: the app writes
+ * them into a private temporary folder ($TMPDIR or /tmp), removed after
+ * validation (remove_field_dir). */
+int umrun_make_field_dir(validation *v, char *err, size_t len) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  if (snprintf(v->field_dir, sizeof v->field_dir, "%s/umrun-fields-XXXXXX", tmp) >= (int)sizeof v->field_dir ||
+      !mkdtemp(v->field_dir)) {
+    snprintf(err, len,
+             "cannot create a temporary folder for the field files under '%.1024s': %s; set TMPDIR to a writable "
+             "folder, or set output.dir",
+             tmp, strerror(errno));
+    v->field_dir[0] = '\0';
+    return UM_ERR_IO;
+  }
+  v->field_dir_slot = um_safe_dir_register(v->field_dir); /* SIGINT/SIGTERM/SIGHUP/SIGQUIT remove it too */
+  return UM_SUCCESS;
+}
+
+/* Remove the temporary field folder and the files in it (not recursive: the
+ * apps write plain files). */
+void umrun_remove_field_dir(validation *v) {
+  if (!v->field_dir[0]) return;
+  DIR *d = opendir(v->field_dir);
+  if (d) {
+    struct dirent *e;
+    char p[8192];
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(p, sizeof p, "%s/%s", v->field_dir, e->d_name);
+        if (unlink(p)) fprintf(stderr, "umrun: note: cannot remove '%s': %s\n", p, strerror(errno));
+      }
+    closedir(d);
+  }
+  if (rmdir(v->field_dir))
+    fprintf(stderr, "umrun: note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+  um_safe_dir_unregister(v->field_dir_slot);
+  v->field_dir_slot = -1;
+  v->field_dir[0] = '\0';
+}
+
+/* Compare the metrics and field files with the reference; returns the exit status it implies. */
+int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
+                        const char *changed, const char **status_text) {
+  char err[4096] = "";
+  /* the run's settings differ from the reference's config: its comparison is shown only if it passes */
+  char *held = NULL;
+  size_t nheld = 0;
+  FILE *real = out;
+  if (changed && *changed && (out = open_memstream(&held, &nheld)) == NULL) out = real;
+  const char *names[UM_APP_MAX_METRICS];
+  for (int i = 0; i < run->nmetrics; i++) names[i] = run->metric_names[i];
+  fprintf(out, "\nvalidation against %s:\n", s->reference);
+  int vrc = um_validate(v->ref, app->name, run->nmetrics, names, run->metric_values, out, &v->val);
+  if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS; /* metrics failed: reported below */
+  if (!vrc && v->ref->nfields) {
+    const char *fnames[UM_APP_MAX_FIELDS], *fpaths[UM_APP_MAX_FIELDS];
+    for (int i = 0; i < run->nfields; i++) {
+      fnames[i] = run->field_names[i];
+      fpaths[i] = run->field_paths[i];
+    }
+    vrc = um_validate_fields(v->ref, run->nfields, fnames, fpaths, out, &v->val);
+    if (vrc == UM_ERR_VALIDATION) vrc = UM_SUCCESS;
+  }
+  if (vrc) snprintf(err, sizeof err, "%s", v->val.message);
+  v->validated = vrc == UM_SUCCESS;
+  if (out != real) {
+    fclose(out);
+    out = real;
+    if (vrc || v->val.pass) fwrite(held, 1, nheld, out);
+    free(held);
+    if (!vrc && !v->val.pass) {
+      fprintf(out, "\nvalidation against %s: NOT COMPARABLE\n"
+                   "  this run's settings differ from those of the config that names the reference: %s.\n"
+                   "  The reference holds the numbers of the run that config describes, so this run's results are not\n"
+                   "  comparable with it (%d of %d metrics", s->reference, changed, v->val.nfail, v->val.nmetrics);
+      if (v->val.nfields) fprintf(out, ", %d of %d fields", v->val.nfields_fail, v->val.nfields);
+      fprintf(out, " do not match the reference).\n"
+                   "  To explore, add --no-validate (or --set validation.reference=); to validate, run without these "
+                   "changes.\n");
+      *status_text = "not comparable";
+      return EXIT_VALIDATION;
+    }
+  }
+  if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
+    fprintf(stderr, "umrun: validation: %s\n", err);
+    *status_text = "validation error";
+    return EXIT_USAGE;
+  }
+  if (!v->val.pass) {
+    if (v->val.nfields)
+      fprintf(out, "VALIDATION FAILED (%d of %d metrics, %d of %d field%s)\n", v->val.nfail, v->val.nmetrics,
+              v->val.nfields_fail, v->val.nfields, v->val.nfields == 1 ? "" : "s");
+    else
+      fprintf(out, "VALIDATION FAILED (%d of %d metrics)\n", v->val.nfail, v->val.nmetrics);
+    if (v->field_dir[0] && v->val.nfields_fail)
+      fprintf(out, "(the field files were written to a temporary folder, removed now; set output.dir=<folder> to "
+                   "keep them)\n");
+    *status_text = "validation failed";
+    return EXIT_VALIDATION;
+  }
+  if (v->val.nfields)
+    fprintf(out, "VALIDATION PASS (%d metrics, %d field%s)\n", v->val.nmetrics, v->val.nfields,
+            v->val.nfields == 1 ? "" : "s");
+  else
+    fprintf(out, "VALIDATION PASS (%d metrics)\n", v->val.nmetrics);
+  return EXIT_OK;
+}
+
+/* --json and --csv; a file that cannot be written turns success into EXIT_RUN.
+ * The JSON goes through a temporary renamed into place (the old file stays
+ * until the new one is complete); CSV rows are appended in one checked write
+ * (util/safe_file.h). */
+int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
+                         const um_app_run *run, double total, const validation *v, int rc, int status,
+                         const char *status_text) {
+  char err[4096];
+  if (c->json_path) {
+    um_safe_file jf;
+    int bad = um_safe_open(&jf, c->json_path, err, sizeof err);
+    if (!bad) {
+      write_json(jf.f, s, ctx, run, total, v->ref, &v->val, v->validated, status_text);
+      bad = um_safe_commit(&jf, err, sizeof err);
+    }
+    if (bad) {
+      fprintf(stderr, "umrun: --json: %s\n", err);
+      if (!status) status = EXIT_RUN;
+    }
+  }
+  if (c->csv_path && !rc) {
+    char *rows = NULL;
+    size_t n = 0;
+    FILE *mf = open_memstream(&rows, &n);
+    int bad = !mf;
+    if (mf) {
+      umrun_csv_rows(mf, c->csv_label, app->name, ctx, um_layout_name(s->opts.layout), s->reorder, s->opts.block_size,
+                     status_text);
+      bad = fclose(mf) != 0;
+    }
+    char header[512] = "";
+    FILE *hf = fmemopen(header, sizeof header - 1, "w");
+    if (hf) {
+      umrun_csv_header(hf);
+      fclose(hf);
+    }
+    if (bad) snprintf(err, sizeof err, "out of memory formatting the rows for '%s'", c->csv_path);
+    else bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
+    free(rows);
+    if (bad) {
+      fprintf(stderr, "umrun: --csv: %s\n", err);
+      if (!status) status = EXIT_RUN;
+    }
+  }
+  return status;
+}
+

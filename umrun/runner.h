@@ -1,0 +1,64 @@
+/* The runner's parts (um_run_main in umrun.c): what they share. Internal to
+ * umrun/: the settings of a run read from the config (settings.c, through the
+ * option table of options.c), and what a run writes and prints (outputs.c). */
+#ifndef UMRUN_RUNNER_H
+#define UMRUN_RUNNER_H
+#include <stdio.h>
+
+#include "um/app.h"
+#include "um/config.h"
+#include "um/um.h"
+#include "um/validate.h"
+#include "sweep.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
+
+/* The command line of one run (parse_args in umrun.c). */
+typedef struct {
+  const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
+  int sweep_child, quiet, print_config, no_validate;
+  const char **sets;
+  int nsets;
+  umrun_sweep_spec sweep;
+} cmdline;
+
+/* What the runner itself reads from the config (settings.c). */
+typedef struct {
+  um_options opts;
+  const char *app, *reorder, *reference, *outdir;
+  int write_hdf5;
+  double deadline_s; /* mpi.deadline_s: how long the other ranks get to reach a failed rank */
+} run_settings;
+
+/* The validation of a run against validation.reference (outputs.c). */
+typedef struct {
+  um_ref *ref;
+  um_validation_result val;
+  int validated;
+  char field_dir[4096]; /* a private temporary folder for the field files, "" if none */
+  int field_dir_slot;   /* its entry in the table of folders a signal removes (-1: none) */
+  const char **wanted; /* the reference's field names (into ref) */
+  int nwanted;
+} validation;
+
+/* ---- settings.c ---- */
+/* The run's settings (app, run.*, backend settings, validation.reference, output.*, mpi.deadline_s), checked. */
+int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len);
+/* run.unknown_keys (UM_APP_KEYS_ERROR or _WARN); the settings of backends not available here marked read. */
+int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
+/* Every input and output path the run will use, checked before the first loop. */
+int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
+
+/* ---- outputs.c ---- */
+void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
+void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
+                        double total);
+int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t len);
+int umrun_make_field_dir(validation *v, char *err, size_t len);
+void umrun_remove_field_dir(validation *v);
+int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
+                       const char *changed, const char **status_text);
+int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
+                        const um_app_run *run, double total, const validation *v, int rc, int status,
+                        const char *status_text);
+#endif

@@ -1,0 +1,264 @@
+/* The settings of a run: what the runner reads from the config (through the
+ * option table, options.c) and the backends' own settings, checked; and every
+ * input and output path the run will use, checked before the first loop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "um/safe_file.h"
+#include "child.h"
+#include "options.h"
+#include "runner.h"
+#include "tools.h"
+
+static int file_exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+/* A string setting into a fixed buffer of um_options, refused when too long. */
+static int get_text(um_config *cfg, const char *key, char *dst, size_t cap, char *err, size_t len) {
+  const char *v = NULL;
+  int rc = umrun_opt_string(cfg, key, &v, err, len);
+  if (rc || !v) return rc;
+  if (strlen(v) >= cap) {
+    snprintf(err, len, "%s is %zu characters long: at most %zu", key, strlen(v), cap - 1);
+    return UM_ERR_CONFIG;
+  }
+  snprintf(dst, cap, "%s", v);
+  return UM_SUCCESS;
+}
+
+/* Every registered backend's own keys "<backend>.<key>" that the config sets. */
+static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *err, size_t len) {
+  for (int r = 0; r < umrun_option_count(); r++) { /* earlier spellings, still read (with a note) */
+    const umrun_option *o = umrun_option_at(r);
+    const char *v = NULL;
+    um_config_kind_t kind;
+    if (!o->renamed_to) continue;
+    if (umrun_opt_kind(cfg, o->key, &kind, err, len)) return UM_ERR_INTERNAL;
+    if (kind == UM_CONFIG_ABSENT) continue;
+    if (umrun_opt_string(cfg, o->key, &v, err, len)) return UM_ERR_CONFIG;
+    if (!um_config_has(cfg, o->renamed_to) && v && um_config_set(cfg, o->renamed_to, v, o->key, err, len))
+      return UM_ERR_CONFIG;
+    fprintf(out, "note: %s is now spelled %s\n", o->key, o->renamed_to);
+  }
+  for (int i = 0; i < um_backend_count(); i++) {
+    const char *b = um_backend_at(i);
+    for (int k = 0; k < um_backend_option_count(b); k++) {
+      const char *key, *def, *choices, *help;
+      um_backend_option_at(b, k, &key, &def, &choices, &help);
+      char name[128];
+      snprintf(name, sizeof name, "%s.%s", b, key);
+      if (!um_config_has(cfg, name)) continue;
+      const char *v = NULL;
+      if (um_config_get_string(cfg, name, def, &v, err, len)) return UM_ERR_CONFIG;
+      if (choices) { /* checked here too, so the message names the config key */
+        const char *list[32];
+        char buf[256];
+        int n = 0;
+        snprintf(buf, sizeof buf, "%s", choices);
+        for (char *t = strtok(buf, "|"); t && n < 32; t = strtok(NULL, "|")) list[n++] = t;
+        int pick;
+        if (um_config_get_choice(cfg, name, def, list, n, &pick, err, len)) return UM_ERR_CONFIG;
+      }
+      if (um_options_set_backend(o, name, v)) {
+        snprintf(err, len, "%s = '%s': too long, or too many backend settings", name, v);
+        return UM_ERR_CONFIG;
+      }
+    }
+  }
+  return UM_SUCCESS;
+}
+
+int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len) {
+  um_options_default(&s->opts);
+  const char *app_names[64];
+  int napps = um_app_count() < 64 ? um_app_count() : 64;
+  for (int i = 0; i < napps; i++) app_names[i] = um_app_at(i)->name;
+  const char *backend_names[32];
+  int nb = 0;
+  for (int i = 0; i < um_backend_count() && nb < 31; i++) backend_names[nb++] = um_backend_at(i);
+  backend_names[nb++] = "auto";
+  int app, b, st, l, comp = 0, simd = 1;
+  const char *compile = NULL;
+  um_config_kind_t app_kind;
+  int rc = umrun_opt_kind(cfg, "app", &app_kind, err, len);
+  if (rc) return rc;
+  if (app_kind == UM_CONFIG_ABSENT) {
+    snprintf(err, len, "the config names no app: add 'app: <name>' (one of the apps listed by umrun --list-apps)");
+    return UM_ERR_CONFIG;
+  }
+  /* run.strategy's choices are the engine's um_strategy values in order; run.compile_simd's are compile_simd + 1 */
+  rc = umrun_opt_choice_in(cfg, "app", app_names, napps, &app, err, len);
+  if (!rc) rc = umrun_opt_choice_in(cfg, "run.backend", backend_names, nb, &b, err, len);
+  if (!rc) rc = umrun_opt_choice(cfg, "run.strategy", &st, NULL, err, len);
+  if (!rc) rc = umrun_opt_choice(cfg, "run.layout", &l, NULL, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "run.block_size", &s->opts.block_size, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "run.threads", &s->opts.nthreads, err, len);
+  if (!rc) rc = umrun_opt_bool(cfg, "run.check_plans", &s->opts.check_plans, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "run.parallel_threshold", &s->opts.parallel_threshold, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "run.row_align", &s->opts.row_align, err, len);
+  if (!rc) rc = umrun_opt_choice(cfg, "run.reorder", NULL, &s->reorder, err, len);
+  if (!rc) rc = umrun_opt_choice(cfg, "run.compile", &comp, &compile, err, len);
+  if (!rc) rc = umrun_opt_double(cfg, "run.compile_after", &s->opts.compile_after, err, len);
+  if (!rc) rc = umrun_opt_choice(cfg, "run.compile_simd", &simd, NULL, err, len);
+  s->opts.compile_simd = simd - 1;
+  if (!rc) rc = get_text(cfg, "run.cc", s->opts.cc, sizeof s->opts.cc, err, len);
+  if (!rc) rc = get_text(cfg, "run.cflags", s->opts.cflags, sizeof s->opts.cflags, err, len);
+  if (!rc) rc = get_text(cfg, "run.cache", s->opts.cache, sizeof s->opts.cache, err, len);
+  if (!rc && um_compile_parse(compile, &s->opts.compile) != UM_SUCCESS) rc = UM_ERR_CONFIG;
+  if (!rc) rc = read_backend_options(cfg, &s->opts, out, err, len);
+  if (!rc) rc = umrun_opt_string(cfg, "validation.reference", &s->reference, err, len);
+  if (!rc) rc = umrun_opt_string(cfg, "output.dir", &s->outdir, err, len);
+  if (!rc) rc = umrun_opt_bool(cfg, "output.hdf5", &s->write_hdf5, err, len);
+  if (!rc) rc = umrun_opt_double(cfg, "mpi.deadline_s", &s->deadline_s, err, len);
+  if (rc) return rc;
+  s->app = app_names[app];
+  s->opts.backend = backend_names[b];
+  s->opts.strategy = (um_strategy)st;
+  s->opts.layout = (um_layout)l;
+  if (s->opts.nthreads < 0 || s->opts.nthreads > um_threads_max()) {
+    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or 1 .. %d (at most %d threads per core, %d cores "
+                       "here)", s->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE,
+             um_threads_max() / UM_THREADS_PER_CORE);
+    return UM_ERR_CONFIG;
+  }
+  char why[512];
+  if (strcmp(s->opts.backend, "auto") != 0 && !um_backend_status(s->opts.backend, why, sizeof why)) {
+    /* never change backend behind the user's back: say how to run it on what is here */
+    const char *alt = um_backend_auto();
+    um_options o = s->opts;
+    o.backend = alt;
+    um_context *probe = NULL;
+    const int strategy_ok = um_init(&probe, &o) == UM_SUCCESS; /* does the alternative run this strategy? */
+    um_finalize(&probe);
+    snprintf(err, len,
+             "run.backend = %s, but %s.\n"
+             "  To run the same config here: umrun %s --set run.backend=%s%s",
+             s->opts.backend, why, config_path ? config_path : "", alt, strategy_ok ? "" : " --set run.strategy=auto");
+    return UM_ERR_UNSUPPORTED;
+  }
+  return UM_SUCCESS;
+}
+/* ---- before the first loop: every input and output path -------------------------------- */
+
+/* What stands at an output path must be one um writes (a regular file or
+ * nothing; a device or FIFO, written in place; a symlink, followed), and the
+ * folder a file would be written to must exist and be writable. */
+static int check_out_file(const char *what, const char *path, char *err, size_t len) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
+  char why[2048];
+  if (um_safe_check(path, 1, why, sizeof why)) return snprintf(err, len, "%s %s", what, why), UM_ERR_CONFIG;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return UM_SUCCESS; /* a device or FIFO: written in place */
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) { /* a link: its target's folder */
+    ssize_t n = readlink(path, dir, sizeof dir - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    if (n <= 0) return UM_SUCCESS; /* said when it is written */
+    if (dir[0] != '/') {
+      char rel[8200];
+      const char *slash = strrchr(path, '/');
+      snprintf(rel, sizeof rel, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, dir);
+      snprintf(dir, sizeof dir, "%.4095s", rel);
+    }
+  }
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' does not exist; create it or fix the path", what, path, dir),
+           UM_ERR_CONFIG;
+  if (umrun_probe_writable(dir, why, sizeof why))
+    return snprintf(err, len, "%s '%.1024s': the folder '%.1024s' is not writable (%.512s)", what, path, dir, why),
+           UM_ERR_CONFIG;
+  return UM_SUCCESS;
+}
+
+/* An input file must exist, be a regular file and be readable. */
+static int check_in_file(const char *what, const char *path, char *err, size_t len) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return snprintf(err, len, "%s '%s' not found (%s); check the path (relative paths start from the current "
+                              "directory)", what, path, strerror(errno)), UM_ERR_CONFIG;
+  if (!S_ISREG(st.st_mode)) return snprintf(err, len, "%s '%s' is not a regular file", what, path), UM_ERR_CONFIG;
+  if (access(path, R_OK) != 0) return snprintf(err, len, "%s '%s' is not readable", what, path), UM_ERR_CONFIG;
+  return UM_SUCCESS;
+}
+
+/* Every input and output path the run will use, checked before the first
+ * loop: a missing or misspelt file is a config error (exit status 1) found
+ * at once, not after all the computing. */
+int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len) {
+  const char *v = NULL;
+  int rc = UM_SUCCESS;
+  if (s->reference && *s->reference) { /* the reference is loaded (and its app checked) now */
+    char why[4096] = "";
+    um_ref *ref = NULL;
+    if (umrun_ref_load(s->reference, &ref, why, sizeof why))
+      return snprintf(err, len, "validation.reference: %s", why), UM_ERR_CONFIG;
+    if (ref->app && strcmp(ref->app, s->app) != 0) {
+      snprintf(err, len, "validation.reference '%s' holds reference numbers of app '%s', but the config runs '%s'; "
+                         "point validation.reference at a reference of %s",
+               s->reference, ref->app, s->app, s->app);
+      rc = UM_ERR_CONFIG;
+    }
+    um_ref_free(ref);
+    if (rc) return rc;
+  }
+  if (s->outdir && *s->outdir) {
+    struct stat st;
+    if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
+      return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
+                      s->outdir), UM_ERR_CONFIG;
+    char why[512];
+    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why)) /* now, not after the run */
+      return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
+                                "output.dir", s->outdir, why), UM_ERR_CONFIG;
+  }
+  if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
+  if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
+  if (um_config_kind(cfg, "mesh.file") == UM_CONFIG_SCALAR && !um_config_get_string(cfg, "mesh.file", NULL, &v, NULL, 0) &&
+      v && *v && (rc = check_in_file("mesh.file", v, err, len)))
+    return rc;
+  v = NULL;
+  um_config_kind_t kind = UM_CONFIG_ABSENT;
+  if ((rc = umrun_opt_kind(cfg, "run.reorder_file", &kind, err, len))) return rc;
+  if (kind == UM_CONFIG_SCALAR && !umrun_opt_string(cfg, "run.reorder_file", &v, NULL, 0) && v && *v) {
+    rc = file_exists(v) ? check_in_file("run.reorder_file", v, err, len) : check_out_file("run.reorder_file", v, err, len);
+    if (rc) return rc;
+  }
+  return UM_SUCCESS;
+}
+
+/* run.unknown_keys: error (default: a key nobody read stops the run before the
+ * first loop) or warn. */
+int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len) {
+  int m = 0, rc = umrun_opt_choice(cfg, "run.unknown_keys", &m, NULL, err, len);
+  if (rc) return rc == UM_ERR_INTERNAL ? rc : UM_ERR_CONFIG;
+  *mode = m ? UM_APP_KEYS_WARN : UM_APP_KEYS_ERROR;
+  /* the settings of a backend this build or machine lacks (cuda.* on a CPU-only build) are known keys */
+  for (int i = 0; i < um_backend_count(); i++) {
+    const char *b = um_backend_at(i);
+    char why[512];
+    if (um_config_kind(cfg, b) != UM_CONFIG_MAPPING || um_backend_status(b, why, sizeof why)) continue;
+    int n = 0;
+    const char *keys[16];
+    if (um_config_keys(cfg, b, &n, keys, 16, NULL, 0) == UM_SUCCESS)
+      for (int k = 0; k < n && k < 16; k++) {
+        char key[256];
+        snprintf(key, sizeof key, "%s.%s", b, keys[k]);
+        if (!um_config_has(cfg, key) || um_config_kind(cfg, key) == UM_CONFIG_MAPPING) continue;
+        fprintf(stdout, "note: %s is a setting of the %s backend, which is not available here; ignored\n", key, b);
+      }
+    um_config_mark_read(cfg, b, NULL, 0);
+  }
+  return UM_SUCCESS;
+}
+
