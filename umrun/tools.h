@@ -21,7 +21,7 @@ void umrun_compare_usage(FILE *f);
 void umrun_report_usage(FILE *f);
 void umrun_validate_usage(FILE *f);
 
-/* ---- shared by the three (tools_common in suite.c) ---- */
+/* ---- shared by the three (tools.c) ---- */
 /* A metric's allowed difference from ref: the larger of abs_tol and
  * rel_tol * |ref| (either may be absent: NaN or null). <= 0: none given. */
 double umrun_metric_allowance(const uj *metric);

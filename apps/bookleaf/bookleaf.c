@@ -25,55 +25,11 @@
  * 2.0.1 computes no viscosity then), ideal gas, Tait, JWL and void EOS. Not in
  * this port (stopped with a message): mixed-material cells (sod_mm), ALE
  * patches, split advection, multi-region meshes.
+ *
+ * The step and the ALE remap are in bookleaf_step.c; reports and outputs in bookleaf_report.c;
+ * bookleaf_internal.h holds what they share.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <float.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include "um/app.h"
-#include "bookleaf.h"
-#include "bookleaf_kernels.h"
-#include "um/hdf5io.h"
-#include "um/reorder.h"
-#include "um/safe_file.h"
-
-extern const char bookleaf_kernels_source[];
-#define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")
-BL_KERNEL(bl_visc_init, 9);
-BL_KERNEL(bl_visc_limit, 18);
-BL_KERNEL(bl_visc_force, 10);
-BL_KERNEL(bl_dt_cfl, 9);
-BL_KERNEL(bl_dt_div, 8);
-BL_KERNEL(bl_argfind, 4);
-BL_KERNEL(bl_force, 4);
-BL_KERNEL(bl_force_hg, 12);
-BL_KERNEL(bl_force_sp, 19);
-BL_KERNEL(bl_copy, 2);
-BL_KERNEL(bl_move, 3);
-BL_KERNEL(bl_geom, 10);
-BL_KERNEL(bl_energy, 8);
-BL_KERNEL(bl_eos, 5);
-BL_KERNEL(bl_zero4, 1);
-BL_KERNEL(bl_scatter, 8);
-BL_KERNEL(bl_scatter_corner, 6);
-BL_KERNEL(bl_accel, 5);
-BL_KERNEL(bl_ale_move, 4);
-BL_KERNEL(bl_ale_fluxvol, 9);
-BL_KERNEL(bl_ale_massflux, 13);
-BL_KERNEL(bl_ale_update_basis, 15);
-BL_KERNEL(bl_ale_energyflux, 13);
-BL_KERNEL(bl_ale_update_energy, 9);
-BL_KERNEL(bl_ale_node_basis, 8);
-BL_KERNEL(bl_ale_corner_flux, 13);
-BL_KERNEL(bl_ale_corner_mass, 6);
-BL_KERNEL(bl_ale_corner_u, 5);
-BL_KERNEL(bl_ale_momflux, 13);
-BL_KERNEL(bl_ale_node_flux, 5);
-BL_KERNEL(bl_zero2, 1);
-BL_KERNEL(bl_ale_update_u, 4);
+#include "bookleaf_internal.h"
 
 UM_CONST_DEFINE(double, bl_cut[6]);
 UM_CONST_DEFINE(double, bl_visc_coef[2]);
@@ -82,41 +38,6 @@ UM_CONST_DEFINE(double, bl_eos_param[BL_NMAT_MAX * BL_EOS_NP]);
 UM_CONST_DEFINE(double, bl_kappa[BL_NMAT_MAX]);
 UM_CONST_DEFINE(double, bl_pmerit[BL_NMAT_MAX]);
 UM_CONST_DEFINE(int, bl_dtreg[BL_NMAT_MAX]);
-
-enum { SCHEME_INC, SCHEME_UPSTREAM };
-static const char *const scheme_names[] = {"inc", "upstream"};
-
-typedef struct {
-  bl_deck deck;
-  const char *deck_path;
-  int scheme, print_every, sod_check, max_steps, zhg, zsp, ztq;
-  int eos_type[BL_MAXREG];
-  double eos_param[BL_MAXREG][BL_NEOS];
-} bl_config;
-
-typedef struct {
-  um_context *ctx;
-  const bl_config *cfg;
-  um_set *el, *nd;
-  um_map *elnd, *elel;
-  um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
-      *mat, *id, *scratch, *spmass;
-  um_dat *x, *u, *ubar, *acc, *type;
-  /* the ALE remap (Eulerian decks) */
-  um_dat *x0, *fcdv, *fcdm, *vm0, *eflux, *cnm0, *cnd, *cnflux, *cnu, *mflux, *nbasis, *nflux;
-  /* the mesh's own numbering, for reports and outputs */
-  int nel, nnd, nreg;
-  int *elnd_orig, *elreg_orig;
-  char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
-  int *elmat_orig;
-  /* time */
-  int nstep;
-  double time, dt;
-} bl_solver;
-
-#define D(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
-#define I(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_INT, (acc))
-#define G(ptr, dim, type, acc) um_arg_gbl((void *)(ptr), (dim), (type), (acc))
 
 /* ---- inputs ------------------------------------------------------------- */
 
@@ -358,455 +279,25 @@ static int publish_constants(um_app_run *r, const bl_config *c) {
   return UM_SUCCESS;
 }
 
-/* ---- the step ------------------------------------------------------------- */
-
-#define NODES(dat, acc) D(dat, 0, S->elnd, 2, acc), D(dat, 1, S->elnd, 2, acc), D(dat, 2, S->elnd, 2, acc), \
-                        D(dat, 3, S->elnd, 2, acc)
-#define NBRS(dat, dim) D(dat, 0, S->elel, dim, UM_READ), D(dat, 1, S->elel, dim, UM_READ), \
-                       D(dat, 2, S->elel, dim, UM_READ), D(dat, 3, S->elel, dim, UM_READ)
-
-static int eos(bl_solver *S) {
-  return UM_PAR_LOOP(S->ctx, bl_eos_kernel, "geteos", S->el, I(S->mat, -1, UM_ID, 1, UM_READ),
-                     D(S->rho, -1, UM_ID, 1, UM_READ), D(S->e, -1, UM_ID, 1, UM_READ),
-                     D(S->p, -1, UM_ID, 1, UM_WRITE), D(S->cs2, -1, UM_ID, 1, UM_WRITE));
-}
-
-static int controlling_element(bl_solver *S, const char *name, double value) {
-  int first = 2147483647;
-  int rc = UM_PAR_LOOP(S->ctx, bl_argfind_kernel, name, S->el, D(S->scratch, -1, UM_ID, 1, UM_READ),
-                       I(S->id, -1, UM_ID, 1, UM_READ), G(&value, 1, UM_DOUBLE, UM_READ),
-                       G(&first, 1, UM_INT, UM_MIN));
-  return rc ? -rc : first;
-}
-
-enum { DT_MAXIMUM, DT_GROWTH, DT_INITIAL, DT_CFL, DT_DIV, DT_NREASONS };
-static const char *const reason_names[DT_NREASONS] = {"maximum", "growth", "initial", "cfl", "div"};
-typedef struct {
-  double dt;
-  int el;
-  const char *why;
-  int reason;
-} dt_choice;
-
-/* getdt: viscosity, then the minimum of the maximum, growth, initial, CFL and divergence limits. */
-static int getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
-  um_context *ctx = S->ctx;
-  const bl_deck *d = &S->cfg->deck;
-  if (!S->cfg->ztq) { /* the edge viscosity (TENSOR: none, as upstream) */
-    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_init_kernel, "getdt_visc_init", S->el, NODES(S->x, UM_READ),
-                           NODES(S->u, UM_READ), D(S->edge, -1, UM_ID, 16, UM_WRITE)));
-    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_limit_kernel, "getdt_visc_limit", S->el, D(S->edge, -1, UM_ID, 16, UM_READ),
-                           NBRS(S->edge, 16), I(S->nbr, -1, UM_ID, 8, UM_READ), D(S->rho, -1, UM_ID, 1, UM_READ),
-                           NBRS(S->rho, 1), D(S->cs2, -1, UM_ID, 1, UM_READ), NBRS(S->cs2, 1),
-                           D(S->evisc, -1, UM_ID, 4, UM_WRITE), D(S->visc, -1, UM_ID, 1, UM_WRITE)));
-    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_force_kernel, "getdt_visc_force", S->el, NODES(S->x, UM_READ),
-                           NODES(S->u, UM_READ), D(S->evisc, -1, UM_ID, 4, UM_READ),
-                           D(S->cnvisc, -1, UM_ID, 8, UM_WRITE)));
-  }
-  dt_choice c[5];
-  int n = 0;
-  c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
-  c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
-  if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
-  double wmin = DBL_MAX;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
-                         D(S->cs2, -1, UM_ID, 1, UM_READ), D(S->visc, -1, UM_ID, 1, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
-                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmin, 1, UM_DOUBLE, UM_MIN)));
-  if (wmin < 0.0) return um_app_fail(r, UM_ERR_DIVERGED, "negative CFL condition at step %d", S->nstep + 1);
-  int el = controlling_element(S, "getdt_cfl_element", wmin);
-  if (el < 0) return -el;
-  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), el, "     CFL", DT_CFL};
-  double wmax = DBL_MIN;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_div_kernel, "getdt_div", S->el, NODES(S->u, UM_READ),
-                         D(S->iso, -1, UM_ID, 4, UM_READ), D(S->vol, -1, UM_ID, 1, UM_READ),
-                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmax, 1, UM_DOUBLE, UM_MAX)));
-  el = 0;
-  if (wmax > DBL_MIN) {
-    el = controlling_element(S, "getdt_div_element", wmax);
-    if (el < 0) return -el;
-  }
-  c[n++] = (dt_choice){d->div_sf / wmax, el, "     DIV", DT_DIV};
-  *out = c[0];
-  for (int i = 1; i < n; i++)
-    if (c[i].dt < out->dt) *out = c[i];
-  return UM_SUCCESS;
-}
-
-static int getforce(bl_solver *S, int corrector) {
-  if (S->cfg->zsp) {
-    /* {dt, the predictor's sound speed has this step's viscous term, hourglass filter} */
-    const double par[3] = {S->dt, corrector ? 0.0 : 1.0, corrector && S->cfg->zhg ? 1.0 : 0.0};
-    return UM_PAR_LOOP(S->ctx, bl_force_sp_kernel, corrector ? "getforce_sp_corrector" : "getforce_sp", S->el,
-                       D(S->p, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_READ),
-                       D(S->cnvisc, -1, UM_ID, 8, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
-                       D(S->rho, -1, UM_ID, 1, UM_READ), D(S->cs2, -1, UM_ID, 1, UM_READ),
-                       D(S->visc, -1, UM_ID, 1, UM_READ), D(S->spmass, -1, UM_ID, 4, UM_READ), NODES(S->x, UM_READ),
-                       D(S->vol, -1, UM_ID, 1, UM_READ), NODES(S->u, UM_READ), G(par, 3, UM_DOUBLE, UM_READ),
-                       D(S->cnf, -1, UM_ID, 8, UM_WRITE));
-  }
-  if (corrector && S->cfg->zhg)
-    return UM_PAR_LOOP(S->ctx, bl_force_hg_kernel, "getforce_hg", S->el, D(S->p, -1, UM_ID, 1, UM_READ),
-                       D(S->iso, -1, UM_ID, 4, UM_READ), D(S->cnvisc, -1, UM_ID, 8, UM_READ),
-                       I(S->reg, -1, UM_ID, 1, UM_READ), D(S->rho, -1, UM_ID, 1, UM_READ),
-                       D(S->vol, -1, UM_ID, 1, UM_READ), NODES(S->u, UM_READ), G(&S->dt, 1, UM_DOUBLE, UM_READ),
-                       D(S->cnf, -1, UM_ID, 8, UM_WRITE));
-  return UM_PAR_LOOP(S->ctx, bl_force_kernel, "getforce", S->el, D(S->p, -1, UM_ID, 1, UM_READ),
-                     D(S->iso, -1, UM_ID, 4, UM_READ), D(S->cnvisc, -1, UM_ID, 8, UM_READ),
-                     D(S->cnf, -1, UM_ID, 8, UM_WRITE));
-}
-
-static int getstate(um_app_run *r, bl_solver *S, int corrector) {
-  um_context *ctx = S->ctx;
-  const double half = 0.5 * S->dt, dts = corrector ? S->dt : 0.5 * S->dt;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_move_kernel, "getstate_move", S->nd, D(S->u, -1, UM_ID, 2, UM_READ),
-                         G(&half, 1, UM_DOUBLE, UM_READ), D(S->x, -1, UM_ID, 2, UM_RW)));
-  double vmin = DBL_MAX;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_geom_kernel, "getstate_geometry", S->el, NODES(S->x, UM_READ),
-                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
-                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
-                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
-  if (vmin < 0.0)
-    return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) at step %d, t = %.9e: the mesh tangled", vmin,
-                       S->nstep, S->time);
-  /* predictor: work at u^n over half a step; corrector: at the step's mean velocity over the whole step */
-  um_dat *vel = corrector ? S->ubar : S->u;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_energy_kernel, corrector ? "getenergy_corrector" : "getenergy_predictor", S->el,
-                         D(S->cnf, -1, UM_ID, 8, UM_READ), NODES(vel, UM_READ), D(S->mass, -1, UM_ID, 1, UM_READ),
-                         G(&dts, 1, UM_DOUBLE, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
-  return eos(S);
-}
-
-static int getacceleration(bl_solver *S) {
-  um_context *ctx = S->ctx;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "getacc_zero", S->nd, D(S->acc, -1, UM_ID, 4, UM_WRITE)));
-  const um_arg rho = D(S->rho, -1, UM_ID, 1, UM_READ), w = D(S->cnwt, -1, UM_ID, 4, UM_READ),
-               cm = D(S->cnmass, -1, UM_ID, 4, UM_READ), f = D(S->cnf, -1, UM_ID, 8, UM_READ);
-  if (S->cfg->scheme == SCHEME_UPSTREAM) {
-    static const int corners[4] = {0, 1, 2, 3};
-    for (int c = 0; c < 4; c++)
-      UM_APP_TRY(UM_PAR_LOOP(ctx, bl_scatter_corner_kernel, "getacc_scatter_upstream", S->el, rho, w, cm, f,
-                             G(&corners[c], 1, UM_INT, UM_READ), D(S->acc, c, S->elnd, 4, UM_INC)));
-  } else {
-    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_scatter_kernel, "getacc_scatter", S->el, rho, w, cm, f,
-                           D(S->acc, 0, S->elnd, 4, UM_INC), D(S->acc, 1, S->elnd, 4, UM_INC),
-                           D(S->acc, 2, S->elnd, 4, UM_INC), D(S->acc, 3, S->elnd, 4, UM_INC)));
-  }
-  return UM_PAR_LOOP(ctx, bl_accel_kernel, "getacc_apply", S->nd, D(S->acc, -1, UM_ID, 4, UM_READ),
-                     I(S->type, -1, UM_ID, 1, UM_READ), G(&S->dt, 1, UM_DOUBLE, UM_READ),
-                     D(S->u, -1, UM_ID, 2, UM_RW), D(S->ubar, -1, UM_ID, 2, UM_WRITE));
-}
-
-static int lagstep(um_app_run *r, bl_solver *S) {
-  um_context *ctx = S->ctx;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_save", S->el, D(S->e, -1, UM_ID, 1, UM_READ),
-                         D(S->e0, -1, UM_ID, 1, UM_WRITE)));
-  UM_APP_TRY(getforce(S, 0));
-  UM_APP_TRY(getstate(r, S, 0));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
-                         D(S->e, -1, UM_ID, 1, UM_WRITE)));
-  UM_APP_TRY(getforce(S, 1));
-  UM_APP_TRY(getacceleration(S));
-  return getstate(r, S, 1);
-}
-
-
-/* ---- the ALE remap (Eulerian decks: upstream's alestep with zeul, adv_type 1) ---- */
-
-static int geometry_eos(um_app_run *r, bl_solver *S, const char *name) {
-  double vmin = DBL_MAX;
-  UM_APP_TRY(UM_PAR_LOOP(S->ctx, bl_geom_kernel, name, S->el, NODES(S->x, UM_READ),
-                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
-                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
-                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
-  if (vmin < 0.0)
-    return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) after the remap at step %d, t = %.9e", vmin,
-                       S->nstep, S->time);
-  return eos(S);
-}
-
-static int alestep(um_app_run *r, bl_solver *S) {
-  um_context *ctx = S->ctx;
-  const um_arg nbr = I(S->nbr, -1, UM_ID, 8, UM_READ);
-  /* getfluxvolume: back to the Eulerian mesh; the volume each face sweeps */
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_move_kernel, "ale_move", S->nd, D(S->ubar, -1, UM_ID, 2, UM_READ),
-                         G(&S->dt, 1, UM_DOUBLE, UM_READ), D(S->x0, -1, UM_ID, 2, UM_WRITE),
-                         D(S->x, -1, UM_ID, 2, UM_RW)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_fluxvol_kernel, "ale_flux_volume", S->el, NODES(S->x0, UM_READ),
-                         NODES(S->x, UM_READ), D(S->fcdv, -1, UM_ID, 4, UM_WRITE)));
-  /* element advection: mass, then internal energy */
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_massflux_kernel, "ale_mass_flux", S->el, D(S->cnwt, -1, UM_ID, 4, UM_READ),
-                         NBRS(S->cnwt, 4), D(S->fcdv, -1, UM_ID, 4, UM_READ), nbr, D(S->rho, -1, UM_ID, 1, UM_READ),
-                         NBRS(S->rho, 1), D(S->fcdm, -1, UM_ID, 4, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_basis_kernel, "ale_update_mass", S->el,
-                         D(S->fcdv, -1, UM_ID, 4, UM_READ), NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
-                         NBRS(S->fcdm, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_RW),
-                         D(S->mass, -1, UM_ID, 1, UM_RW), D(S->rho, -1, UM_ID, 1, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_energyflux_kernel, "ale_energy_flux", S->el,
-                         D(S->cnmass, -1, UM_ID, 4, UM_READ), NBRS(S->cnmass, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
-                         nbr, D(S->e, -1, UM_ID, 1, UM_READ), NBRS(S->e, 1), D(S->eflux, -1, UM_ID, 4, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_energy_kernel, "ale_update_energy", S->el,
-                         D(S->eflux, -1, UM_ID, 4, UM_READ), NBRS(S->eflux, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_READ),
-                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
-  /* nodal advection: corner and node masses, then momentum */
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "ale_node_basis_zero", S->nd, D(S->nbasis, -1, UM_ID, 4, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_basis_kernel, "ale_node_basis", S->el, D(S->vm0, -1, UM_ID, 2, UM_READ),
-                         D(S->vol, -1, UM_ID, 1, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_READ),
-                         D(S->cnm0, -1, UM_ID, 4, UM_WRITE), D(S->nbasis, 0, S->elnd, 4, UM_INC),
-                         D(S->nbasis, 1, S->elnd, 4, UM_INC), D(S->nbasis, 2, S->elnd, 4, UM_INC),
-                         D(S->nbasis, 3, S->elnd, 4, UM_INC)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_flux_kernel, "ale_corner_flux", S->el, D(S->fcdv, -1, UM_ID, 4, UM_READ),
-                         NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ), NBRS(S->fcdm, 4), nbr,
-                         D(S->cnd, -1, UM_ID, 8, UM_WRITE), D(S->cnflux, -1, UM_ID, 4, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_mass_kernel, "ale_corner_mass", S->el,
-                         D(S->cnflux, -1, UM_ID, 4, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_RW),
-                         D(S->nbasis, 0, S->elnd, 4, UM_INC), D(S->nbasis, 1, S->elnd, 4, UM_INC),
-                         D(S->nbasis, 2, S->elnd, 4, UM_INC), D(S->nbasis, 3, S->elnd, 4, UM_INC)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_u_kernel, "ale_corner_velocity", S->el, NODES(S->u, UM_READ),
-                         D(S->cnu, -1, UM_ID, 8, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_momflux_kernel, "ale_momentum_flux", S->el, D(S->cnm0, -1, UM_ID, 4, UM_READ),
-                         NBRS(S->cnm0, 4), D(S->cnd, -1, UM_ID, 8, UM_READ), nbr, D(S->cnu, -1, UM_ID, 8, UM_READ),
-                         NBRS(S->cnu, 8), D(S->mflux, -1, UM_ID, 8, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero2_kernel, "ale_node_flux_zero", S->nd, D(S->nflux, -1, UM_ID, 2, UM_WRITE)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_flux_kernel, "ale_node_flux", S->el, D(S->mflux, -1, UM_ID, 8, UM_READ),
-                         D(S->nflux, 0, S->elnd, 2, UM_INC), D(S->nflux, 1, S->elnd, 2, UM_INC),
-                         D(S->nflux, 2, S->elnd, 2, UM_INC), D(S->nflux, 3, S->elnd, 2, UM_INC)));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_u_kernel, "ale_update_velocity", S->nd,
-                         D(S->nbasis, -1, UM_ID, 4, UM_READ), D(S->nflux, -1, UM_ID, 2, UM_READ),
-                         I(S->type, -1, UM_ID, 1, UM_READ), D(S->u, -1, UM_ID, 2, UM_RW)));
-  /* aleupdate: geometry, density and EOS on the new mesh */
-  return geometry_eos(r, S, "ale_geometry");
-}
-
-/* ---- reports -------------------------------------------------------------- */
-
-typedef struct {
-  double vol, mass, ie, ke, p, pmin, pmax, rho, rmin, rmax;
-} bl_row;
-
-typedef struct {
-  bl_row reg[BL_MAXREG], total;
-  double *rho, *e, *p, *vol, *mass, *cnwt, *x, *u;
-} bl_table;
-
-static void table_free(bl_table *t) {
-  free(t->rho), free(t->e), free(t->p), free(t->vol), free(t->mass), free(t->cnwt), free(t->x), free(t->u);
-}
-
-/* Upstream's short print: per region volume, mass, internal and kinetic energy,
- * mass-weighted pressure, extrema of pressure and density (elements heavier
- * than dencut x volume), in upstream's element order. */
-static int table(um_app_run *r, bl_solver *S, bl_table *t) {
-  memset(t, 0, sizeof *t);
-  const size_t ne = (size_t)S->nel, nn = (size_t)S->nnd;
-  t->rho = malloc(sizeof(double) * ne), t->e = malloc(sizeof(double) * ne), t->p = malloc(sizeof(double) * ne);
-  t->vol = malloc(sizeof(double) * ne), t->mass = malloc(sizeof(double) * ne);
-  t->cnwt = malloc(sizeof(double) * 4 * ne), t->x = malloc(sizeof(double) * 2 * nn), t->u = malloc(sizeof(double) * 2 * nn);
-  if (!t->rho || !t->e || !t->p || !t->vol || !t->mass || !t->cnwt || !t->x || !t->u) {
-    table_free(t);
-    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report");
-  }
-  struct {
-    um_dat *d;
-    double *h;
-    size_t n;
-  } f[] = {{S->rho, t->rho, ne}, {S->e, t->e, ne}, {S->p, t->p, ne}, {S->vol, t->vol, ne}, {S->mass, t->mass, ne},
-           {S->cnwt, t->cnwt, 4 * ne}, {S->x, t->x, 2 * nn}, {S->u, t->u, 2 * nn}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    int rc = um_dat_fetch_original_order(r->ctx, f[i].d, f[i].h, sizeof(double) * f[i].n);
-    if (rc) {
-      table_free(t);
-      return rc;
-    }
-  }
-  const double dencut = S->cfg->deck.dencut;
-  for (int k = 0; k < S->nreg; k++) {
-    bl_row *w = &t->reg[k];
-    w->pmax = w->rmax = -DBL_MAX;
-    w->pmin = w->rmin = DBL_MAX;
-  }
-  for (size_t e = 0; e < ne; e++) {
-    bl_row *w = &t->reg[S->elreg_orig[e]];
-    w->vol += t->vol[e];
-    if (!(t->mass[e] > dencut * t->vol[e])) continue;
-    const double m = t->mass[e];
-    w->mass += m;
-    w->ie += t->e[e] * m;
-    w->p += m * t->p[e];
-    if (t->p[e] > w->pmax) w->pmax = t->p[e];
-    if (t->p[e] < w->pmin) w->pmin = t->p[e];
-    if (t->rho[e] > w->rmax) w->rmax = t->rho[e];
-    if (t->rho[e] < w->rmin) w->rmin = t->rho[e];
-    for (int c = 0; c < 4; c++) {
-      const int n = S->elnd_orig[4 * e + c];
-      const double uu = t->u[2 * n], vv = t->u[2 * n + 1];
-      w->ke = 0.5 * t->cnwt[4 * e + c] * t->rho[e] * (uu * uu + vv * vv) + w->ke;
-    }
-  }
-  bl_row *T = &t->total;
-  double psum = 0.0;
-  for (int k = 0; k < S->nreg; k++) {
-    bl_row *w = &t->reg[k];
-    if (w->vol > 0.0) w->rho = w->mass / w->vol;
-    if (w->mass > dencut * w->vol) w->p /= w->mass;
-    T->vol += w->vol, T->mass += w->mass, T->ie += w->ie, T->ke += w->ke;
-    psum += w->p * w->mass;
-  }
-  T->rho = T->mass / T->vol;
-  T->p = psum / T->mass;
-  return UM_SUCCESS;
-}
-
-static void print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title) {
-  fprintf(f, "\n  Step no. %7d Time = %14.7f\n\n  %s\n\n", S->nstep, S->time, title);
-  fprintf(f, "  %-10s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "region", "vol", "mass", "tot ie",
-          "tot ke", "press", "min press", "max press", "dens", "min dens", "max dens");
-  for (int k = 0; k < S->nreg; k++) {
-    const bl_row *w = &t->reg[k];
-    fprintf(f, "  %-10.10s %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E\n",
-            S->region_name[k], w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax);
-  }
-  const bl_row *T = &t->total;
-  fprintf(f, "  %-10s %11.4E %11.4E %11.4E %11.4E %11.4E %35s %11.4E\n", "Total", T->vol, T->mass, T->ie, T->ke,
-          T->p, "", T->rho);
-  fprintf(f, "           total energy\n internal %11.4E\n kinetic  %11.4E\n total    %11.4E\n", T->ie, T->ke,
-          T->ie + T->ke);
-}
-
-static double sod_l1(const bl_solver *S, const bl_table *t) {
-  double basis = 0.0, l1 = 0.0;
-  for (int e = 0; e < S->nel; e++) {
-    double cx[4], cy[4], vol = 0.0, c0 = 0.0;
-    for (int k = 0; k < 4; k++) cx[k] = t->x[2 * S->elnd_orig[4 * e + k]], cy[k] = t->x[2 * S->elnd_orig[4 * e + k] + 1];
-    for (int i = 0; i < 4; i++) { /* the centroid's x (geometry_kn_getcentroid) */
-      const int j = (i + 1) % 4;
-      const double rr = cx[i] * cy[j] - cx[j] * cy[i];
-      vol += rr;
-      c0 += rr * (cx[i] + cx[j]);
-    }
-    vol *= 0.5;
-    c0 = vol > 0.0 ? c0 / (6.0 * vol) : 0.0;
-    const double exact = bl_sod_density(c0 - 50.0, S->time);
-    basis += t->vol[e];
-    l1 = fabs(t->rho[e] - exact) * t->vol[e] + l1;
-  }
-  return l1 / basis;
-}
-
-static int region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
-  char name[64];
-  static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
-                                     "density", "density_min", "density_max"};
-  for (int k = 0; k < S->nreg; k++) {
-    const bl_row *w = &t->reg[k];
-    const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
-    for (int i = 0; i < 10; i++) {
-      snprintf(name, sizeof name, "region%d_%s", k + 1, what[i]);
-      UM_APP_TRY(um_app_metric(r, name, v[i]));
-    }
-  }
-  return UM_SUCCESS;
-}
-
-/* ---- outputs ---------------------------------------------------------------- */
-
-static int write_rows(um_app_run *r, const char *path, const double *const *cols, int ncols, int n) {
-  um_safe_file sf;
-  char why[1200];
-  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-  int bad = 0;
-  for (int i = 0; i < n && !bad; i++) {
-    for (int c = 0; c < ncols && !bad; c++) bad = fprintf(sf.f, c ? " %.15e" : "%.15e", cols[c][i]) < 0;
-    if (!bad) bad = fputc('\n', sf.f) == EOF;
-  }
-  if (bad) {
-    const int saved = errno;
-    um_safe_abort(&sf);
-    return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
-  }
-  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-  return UM_SUCCESS;
-}
-
-/* elements.txt (density, specific internal energy, pressure) and nodes.txt
- * (x, y, u, v), one line per element / node in upstream's numbering. */
-static int write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
-  const char *dir = um_app_field_dir(r);
-  char path[UM_APP_FIELD_PATH_MAX];
-  if (um_app_wants_field(r, "elements")) {
-    const double *cols[3] = {t->rho, t->e, t->p};
-    snprintf(path, sizeof path, "%s/elements.txt", dir);
-    UM_APP_TRY(write_rows(r, path, cols, 3, S->nel));
-    UM_APP_TRY(um_app_field(r, "elements", path));
-  }
-  if (um_app_wants_field(r, "nodes")) {
-    const size_t nn = (size_t)S->nnd;
-    double *c = malloc(sizeof(double) * 4 * (nn ? nn : 1));
-    if (!c) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt");
-    for (size_t i = 0; i < nn; i++)
-      c[i] = t->x[2 * i], c[nn + i] = t->x[2 * i + 1], c[2 * nn + i] = t->u[2 * i], c[3 * nn + i] = t->u[2 * i + 1];
-    const double *cols[4] = {c, c + nn, c + 2 * nn, c + 3 * nn};
-    snprintf(path, sizeof path, "%s/nodes.txt", dir);
-    int rc = write_rows(r, path, cols, 4, S->nnd);
-    free(c);
-    UM_APP_TRY(rc);
-    UM_APP_TRY(um_app_field(r, "nodes", path));
-  }
-  return UM_SUCCESS;
-}
-
-/* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node. */
-static int write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
-  char h5[4096], xmf[4096], err[1024];
-  snprintf(h5, sizeof h5, "%s/bookleaf.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/bookleaf.xmf", r->output_dir);
-  um_context *oc = NULL;
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  int rc = um_init(&oc, &o);
-  um_set *nodes = NULL, *cells = NULL;
-  um_map *map = NULL;
-  um_dat *dd = NULL;
-  if (!rc) rc = um_decl_set(oc, S->nnd, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(oc, S->nel, "cells", &cells);
-  if (!rc) rc = um_decl_map(oc, cells, nodes, 4, S->elnd_orig, "cell_nodes", &map);
-  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_DOUBLE, t->x, "node_x", &dd);
-  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_DOUBLE, t->u, "velocity", &dd);
-  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->rho, "density", &dd);
-  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->e, "energy", &dd);
-  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->p, "pressure", &dd);
-  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
-  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
-  um_finalize(&oc);
-  if (rc) return rc;
-  const char *fields[] = {"density", "energy", "pressure"};
-  const int dims[] = {1, 1, 1};
-  if (um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, 3, err,
-                    sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
-  fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
-  return UM_SUCCESS;
-}
-
 /* ---- the run ---------------------------------------------------------------- */
 
 static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   const bl_deck *d = &cfg->deck;
   bl_table t0, t1;
-  UM_APP_TRY(eos(S)); /* init_dr_state */
-  UM_APP_TRY(table(r, S, &t0));
+  UM_APP_TRY(bl_step_eos(S)); /* init_dr_state */
+  UM_APP_TRY(bl_table_fill(r, S, &t0));
   S->time = d->time_start;
   S->dt = d->dt_initial;
-  print_table(r->log, S, &t0, "Start of run: regions");
+  bl_print_table(r->log, S, &t0, "Start of run: regions");
   const double e_start = t0.total.ie + t0.total.ke, m_start = t0.total.mass;
-  table_free(&t0);
+  bl_table_free(&t0);
   fprintf(r->log, "\n");
   const double t_run = um_wtime();
   double t_first = 0.0;
   int rc = UM_SUCCESS, counts[DT_NREASONS] = {0}, last_el = 0;
   while (!rc) {
     dt_choice c = {0.0, 0, "", 0};
-    rc = getdt(r, S, &c);
+    rc = bl_getdt(r, S, &c);
     if (rc) break;
     rc = um_app_step_check(r, "bookleaf", S->nstep + 1, S->time, c.dt, S->nstep ? S->dt : 0, d->time_end,
                            cfg->max_steps); /* the stall rule */
@@ -821,8 +312,8 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
                        S->nstep, c.why, c.el);
       break;
     }
-    rc = lagstep(r, S);
-    if (!rc && cfg->deck.zeul) rc = alestep(r, S);
+    rc = bl_lagstep(r, S);
+    if (!rc && cfg->deck.zeul) rc = bl_alestep(r, S);
     if (rc) break;
     if (S->nstep == 1) {
       rc = um_sync(r->ctx);
@@ -844,8 +335,8 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
   if (rc) return rc;
-  UM_APP_TRY(table(r, S, &t1));
-  print_table(r->log, S, &t1, "End of run: regions");
+  UM_APP_TRY(bl_table_fill(r, S, &t1));
+  bl_print_table(r->log, S, &t1, "End of run: regions");
   const double e_end = t1.total.ie + t1.total.ke;
   rc = um_app_metric(r, "steps", S->nstep);
   if (!rc) rc = um_app_metric(r, "final_time", S->time);
@@ -868,9 +359,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   /* conservation: energy (Lagrangian, no boundary work on these decks) and mass, relative */
   if (!rc) rc = um_app_metric(r, "energy_change", (e_end - e_start) / e_start);
   if (!rc) rc = um_app_metric(r, "mass_change", (t1.total.mass - m_start) / m_start);
-  if (!rc) rc = region_metrics(r, S, &t1);
+  if (!rc) rc = bl_region_metrics(r, S, &t1);
   if (!rc && cfg->sod_check) {
-    const double l1 = sod_l1(S, &t1);
+    const double l1 = bl_sod_l1(S, &t1);
     fprintf(r->log, "\n L1 norm of density against the exact Sod solution: %.9E\n", l1);
     rc = um_app_metric(r, "sod_l1_density", l1);
   }
@@ -880,9 +371,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   if (!rc)
     fprintf(r->log, "\n bookleaf: %d steps to t = %.9e in %.3f s (first step %.3f s, then %.4f ms per step)\n", steps,
             S->time, r->run_seconds, t_first, 1e3 * per_step);
-  if (!rc && um_app_field_dir(r)) rc = write_fields(r, S, &t1);
-  if (!rc && r->output_dir && *r->output_dir && r->write_hdf5) rc = write_hdf5(r, S, &t1);
-  table_free(&t1);
+  if (!rc && um_app_field_dir(r)) rc = bl_write_fields(r, S, &t1);
+  if (!rc && r->output_dir && *r->output_dir && r->write_hdf5) rc = bl_write_hdf5(r, S, &t1);
+  bl_table_free(&t1);
   return rc;
 }
 

@@ -18,19 +18,10 @@
  * Formulas are parsed at run time (expr.c): each becomes a kernel whose host
  * version interprets the compiled formula and whose device version is
  * generated C that NVRTC compiles (um_kernel.user / generated source).
+ *
+ * Outputs and metrics are in volna_output.c; volna_internal.h holds what the two share.
  */
-#include <errno.h>
-#include <float.h>
-#include <limits.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include "um/app.h"
-#include "volna.h"
-#include "volna_kernels.h"
-#include "um/hdf5io.h"
-#include "um/reorder.h"
-#include "um/safe_file.h"
+#include "volna_internal.h"
 
 extern const char volna_kernels_source[];
 #define VL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, volna_kernels_source, "volna_kernels.h")
@@ -44,7 +35,6 @@ VL_KERNEL(vl_depth_to_eta, 1);
 VL_KERNEL(vl_eta_to_depth, 1);
 VL_KERNEL(vl_bathymetry_update, 2);
 VL_KERNEL(vl_gaussian_landslide, 8);
-VL_KERNEL(vl_diagnostics, 5);
 VL_KERNEL(vl_max_elevation, 2);
 VL_KERNEL(vl_max_speed, 2);
 VL_KERNEL(vl_gather, 2);
@@ -53,16 +43,7 @@ VL_KERNEL(vl_total_volume, 3);
 UM_CONST_DEFINE(float, vl_g);
 UM_CONST_DEFINE(float, vl_eps);
 
-#define F(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_FLOAT, (acc))
-#define FD(dat, dim, acc) um_arg_dat((dat), -1, UM_ID, (dim), UM_FLOAT, (acc))
-
 /* ---- formulas as kernels ------------------------------------------------------------ */
-
-typedef struct {
-  const vl_expr *expr;
-  int kind;  /* VL_INIT_* */
-  int nargs; /* 3, or 4 with the initial bathymetry (BathyRelative) */
-} vl_formula;
 
 /* Host version of every formula kernel: (xy, t, values[, zb0]); the formula is evaluated a block of
  * cells at a time (vl_expr_eval_block), then applied cell by cell. */
@@ -131,39 +112,6 @@ static char *formula_source(const vl_event *ev, const char *fn, const char *deck
 
 /* ---- the solver ------------------------------------------------------------------------ */
 
-typedef struct {
-  um_app_run *r;
-  um_context *ctx;
-  vl_deck deck;
-  vl_mesh mesh;
-  int exact;
-  double stoker_hl, stoker_hr, stoker_x0;
-  long max_steps;
-  int progress;
-  um_set *nodes, *edges, *cells, *gauges;
-  um_map *cell_nodes, *cell_edges, *cell_cells, *edge_cells, *gauge_cells;
-  um_dat *node_xy, *cell_xy, *area, *normal, *length, *boundary;
-  um_dat *values, *values_new, *mid_c, *in_c, *out_c, *mid, *bsrc, *flux, *max_eig, *zb0, *max_el, *max_sp, *gauge_v;
-  /* formula kernels, one per formula event */
-  int nformulas;
-  vl_formula *formulas;
-  const um_kernel **fkernels; /* the context's copies (um_decl_kernel) */
-  char **fsources, **fnames, **fheaders;
-  int *event_formula; /* event -> formula index or -1 */
-  /* events still active (upstream removes finished ones) */
-  int *active, nactive;
-  int have_zb0, zb0_set;
-  int ngauges, *gauge_event;
-  /* gauge series: per gauge a growing array of (t, eta, H, U, V, Zb) */
-  double **gseries;
-  long *glen, *gcap;
-  long last_gather_iter;
-  /* time */
-  double timestamp;
-  long itercount;
-  double dt_first, dt_min, dt_max;
-  int maxel_init, maxsp_init;
-} vl_solver;
 
 static int read_config(um_app_run *r, vl_solver *S) {
   char err[2048] = "";
@@ -416,8 +364,6 @@ static int gather_gauges(vl_solver *S, const vl_timer *tm, int g) {
   return rc;
 }
 
-static int write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter);
-
 /* One event (upstream's processEvents body). */
 static int run_event(vl_solver *S, int i, int first) {
   vl_event *ev = &S->deck.events[i];
@@ -449,7 +395,7 @@ static int run_event(vl_solver *S, int i, int first) {
     while (S->gauge_event[g] != i) g++;
     return gather_gauges(S, tm, g);
   }
-  case VL_OUT_SIMULATION: return write_fields_h5(S, S->values, ev->stream, tm->iter);
+  case VL_OUT_SIMULATION: return vl_write_fields_h5(S, S->values, ev->stream, tm->iter);
   case VL_OUT_MAX_ELEVATION:
   case VL_OUT_MAX_SPEED: {
     const int el = ev->kind == VL_OUT_MAX_ELEVATION;
@@ -462,7 +408,7 @@ static int run_event(vl_solver *S, int i, int first) {
     }
     UM_APP_TRY(UM_PAR_LOOP(S->ctx, *(el ? &vl_max_elevation_kernel : &vl_max_speed_kernel),
                            el ? "getMaxElevation" : "getMaxSpeed", S->cells, FD(S->values, 4, UM_READ), FD(m, 4, UM_RW)));
-    if (tm->step != -1) return write_fields_h5(S, m, ev->stream, tm->iter);
+    if (tm->step != -1) return vl_write_fields_h5(S, m, ev->stream, tm->iter);
     return UM_SUCCESS;
   }
   default: return um_app_fail(S->r, UM_ERR_INTERNAL, "unknown event kind %d", ev->kind);
@@ -540,193 +486,6 @@ static int step(vl_solver *S, double *timestep) {
   return UM_SUCCESS;
 }
 
-/* ---- outputs ---------------------------------------------------------------------------------------- */
-
-/* `stream` with "%i" replaced by the iteration (4 digits), as upstream names its files */
-static void stream_name(const char *stream, unsigned iter, const char *ext, char *out, size_t n) {
-  const char *pos = strstr(stream, "%i");
-  if (pos)
-    snprintf(out, n, "%.*s%04u%s%s", (int)(pos - stream), stream, iter, pos + 2, ext);
-  else snprintf(out, n, "%s%s", stream, ext);
-}
-
-static int write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter) {
-  um_app_run *r = S->r;
-  if (!r->output_dir || !*r->output_dir || !r->write_hdf5 || !strcmp(stream, "cout")) return UM_SUCCESS;
-  const vl_mesh *m = &S->mesh;
-  const int nc = m->ncells;
-  float *v = malloc(sizeof(float) * 4 * (size_t)nc), *eta = malloc(sizeof(float) * (size_t)nc);
-  int rc = v && eta ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
-  if (!rc) rc = um_dat_fetch_original_order(S->ctx, dat, v, sizeof(float) * 4 * (size_t)nc);
-  if (!rc)
-    for (int c = 0; c < nc; c++) eta[c] = v[4 * (size_t)c] + v[4 * (size_t)c + 3];
-  char base[600], h5[2048], xmf[2048], err[1024];
-  const char *slash = strrchr(stream, '/');
-  stream_name(slash ? slash + 1 : stream, iter, "", base, sizeof base);
-  snprintf(h5, sizeof h5, "%s/%s.h5", r->output_dir, base);
-  snprintf(xmf, sizeof xmf, "%s/%s.xmf", r->output_dir, base);
-  um_context *oc = NULL;
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  if (!rc) rc = um_init(&oc, &o);
-  um_set *nodes = NULL, *cells = NULL;
-  um_map *map = NULL;
-  um_dat *d = NULL;
-  if (!rc) rc = um_decl_set(oc, m->nnodes, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(oc, nc, "cells", &cells);
-  if (!rc) rc = um_decl_map(oc, cells, nodes, 3, m->cell_nodes, "cell_nodes", &map);
-  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &d);
-  if (!rc) rc = um_decl_dat(oc, cells, 4, UM_FLOAT, v, "values", &d);
-  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_FLOAT, eta, "eta", &d);
-  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
-  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
-  um_finalize(&oc);
-  free(v), free(eta);
-  if (rc) return rc;
-  const char *fields[] = {"values", "eta"};
-  const int dims[] = {4, 1};
-  char h5name[700];
-  snprintf(h5name, sizeof h5name, "%s.h5", base);
-  if (um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
-  um_app_progress_clear(r);
-  fprintf(r->log, "volna: wrote %s and %s\n", h5, xmf);
-  return UM_SUCCESS;
-}
-
-static int write_gauges(vl_solver *S) {
-  um_app_run *r = S->r;
-  if (!r->output_dir || !*r->output_dir) return UM_SUCCESS;
-  for (int g = 0; g < S->ngauges; g++) {
-    const vl_event *ev = &S->deck.events[S->gauge_event[g]];
-    char path[2048], why[1200];
-    const char *slash = strrchr(ev->stream, '/');
-    const char *name = slash ? slash + 1 : ev->stream;
-    const size_t n = strlen(name);
-    snprintf(path, sizeof path, "%s/%s%s", r->output_dir, name, n > 4 && !strcmp(name + n - 4, ".csv") ? "" : ".csv");
-    um_safe_file sf;
-    if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-    int bad = fprintf(sf.f, "# gauge at x = %g, y = %g (%s:%d)\nt,eta,H,U,V,Zb\n", ev->x, ev->y, S->deck.file,
-                      ev->line) < 0;
-    for (long k = 0; k < S->glen[g] && !bad; k++) {
-      const double *row = S->gseries[g] + 6 * (size_t)k;
-      bad = fprintf(sf.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", row[0], row[1], row[2], row[3], row[4], row[5]) < 0;
-    }
-    if (bad) {
-      const int saved = errno;
-      um_safe_abort(&sf);
-      return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
-    }
-    if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-    um_app_progress_clear(r);
-    fprintf(r->log, "volna: wrote %s (%ld samples)\n", path, S->glen[g]);
-  }
-  return UM_SUCCESS;
-}
-
-/* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). */
-static int write_cells(vl_solver *S, const char *path) {
-  const int nc = S->mesh.ncells;
-  float *v = malloc(sizeof(float) * 4 * (size_t)nc);
-  if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
-  int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
-  if (rc) return free(v), rc;
-  um_safe_file sf;
-  char why[1200];
-  if (um_safe_open(&sf, path, why, sizeof why)) return free(v), um_app_fail(S->r, UM_ERR_IO, "%s", why);
-  int bad = 0;
-  for (int c = 0; c < nc && !bad; c++) {
-    const float *x = v + 4 * (size_t)c;
-    bad = fprintf(sf.f, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]) < 0;
-  }
-  free(v);
-  if (bad) {
-    const int saved = errno;
-    um_safe_abort(&sf);
-    return um_app_fail(S->r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
-  }
-  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(S->r, UM_ERR_IO, "%s", why);
-  return UM_SUCCESS;
-}
-
-/* ---- metrics ------------------------------------------------------------------------------------------ */
-
-static int stoker_errors(vl_solver *S, double t, double *l1h, double *l1u) {
-  const int nc = S->mesh.ncells;
-  float *v = malloc(sizeof(float) * 4 * (size_t)nc);
-  if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory");
-  int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
-  double eh = 0, eu = 0, area = 0;
-  const double bottom = -1.0; /* the deck's flat bottom: H is measured from it */
-  (void)bottom;
-  for (int c = 0; c < nc && !rc; c++) {
-    double h, u;
-    vl_stoker(S->deck.g, S->stoker_hl, S->stoker_hr, S->stoker_x0, S->mesh.cell_xy[2 * (size_t)c], t, &h, &u);
-    const double a = S->mesh.cell_area[c];
-    eh += a * fabs(v[4 * (size_t)c] - h);
-    eu += a * fabs(v[4 * (size_t)c + 1] - u);
-    area += a;
-  }
-  free(v);
-  *l1h = eh / area;
-  *l1u = eu / area;
-  return rc;
-}
-
-static int diagnostics(vl_solver *S, double *sum, double *mn, double *mx) {
-  for (int k = 0; k < 5; k++) sum[k] = 0;
-  mn[0] = mn[1] = INFINITY;
-  mx[0] = mx[1] = mx[2] = -INFINITY;
-  return UM_PAR_LOOP(S->ctx, vl_diagnostics_kernel, "diagnostics", S->cells, FD(S->values, 4, UM_READ),
-                     FD(S->area, 1, UM_READ), um_arg_gbl(sum, 5, UM_DOUBLE, UM_INC), um_arg_gbl(mn, 2, UM_DOUBLE, UM_MIN),
-                     um_arg_gbl(mx, 3, UM_DOUBLE, UM_MAX));
-}
-
-static int metrics(vl_solver *S, double vol0, double per_step) {
-  um_app_run *r = S->r;
-  double sum[5], mn[2], mx[3];
-  UM_APP_TRY(diagnostics(S, sum, mn, mx));
-  UM_APP_TRY(um_app_metric(r, "cells", S->mesh.ncells));
-  UM_APP_TRY(um_app_metric(r, "edges", S->mesh.nedges));
-  UM_APP_TRY(um_app_metric(r, "nodes", S->mesh.nnodes));
-  UM_APP_TRY(um_app_metric(r, "steps", (double)S->itercount));
-  UM_APP_TRY(um_app_metric(r, "final_time", S->timestamp));
-  UM_APP_TRY(um_app_metric(r, "dt_first", S->dt_first));
-  UM_APP_TRY(um_app_metric(r, "dt_min", S->dt_min));
-  UM_APP_TRY(um_app_metric(r, "dt_max", S->dt_max));
-  UM_APP_TRY(um_app_metric(r, "volume", sum[0]));
-  UM_APP_TRY(um_app_metric(r, "volume_initial", vol0));
-  UM_APP_TRY(um_app_metric(r, "volume_change", fabs(sum[0] - vol0) / vol0));
-  UM_APP_TRY(um_app_metric(r, "momentum_x", sum[1]));
-  UM_APP_TRY(um_app_metric(r, "momentum_y", sum[2]));
-  UM_APP_TRY(um_app_metric(r, "kinetic_energy", sum[3]));
-  UM_APP_TRY(um_app_metric(r, "potential_energy", sum[4]));
-  UM_APP_TRY(um_app_metric(r, "min_depth", mn[0]));
-  UM_APP_TRY(um_app_metric(r, "max_depth", mx[0]));
-  UM_APP_TRY(um_app_metric(r, "min_eta", mn[1]));
-  UM_APP_TRY(um_app_metric(r, "max_eta", mx[1]));
-  UM_APP_TRY(um_app_metric(r, "max_speed", mx[2]));
-  if (S->exact) {
-    double l1h = 0, l1u = 0;
-    UM_APP_TRY(stoker_errors(S, S->timestamp, &l1h, &l1u));
-    UM_APP_TRY(um_app_metric(r, "stoker_l1_depth", l1h));
-    UM_APP_TRY(um_app_metric(r, "stoker_l1_velocity", l1u));
-    double hm, um, s;
-    vl_stoker_state(S->deck.g, S->stoker_hl, S->stoker_hr, &hm, &um, &s);
-    fprintf(r->log, "volna: Stoker's dam break at t = %.6g: middle state h = %.6f, u = %.6f, shock speed %.6f; "
-                    "L1 errors: depth %.6e, velocity %.6e\n", S->timestamp, hm, um, s, l1h, l1u);
-  }
-  UM_APP_TRY(um_app_metric(r, "ms_per_step", 1e3 * per_step));
-  fprintf(r->log, "volna: %ld steps to t = %.9g (dt first %.6g, min %.6g, max %.6g)\n", S->itercount, S->timestamp,
-          S->dt_first, S->dt_min, S->dt_max);
-  fprintf(r->log, "  volume %.9e (initial %.9e, relative change %.3e), momentum (%.6e, %.6e)\n", sum[0], vol0,
-          fabs(sum[0] - vol0) / vol0, sum[1], sum[2]);
-  fprintf(r->log, "  energy kinetic %.6e potential %.6e; depth [%.6e, %.6e], eta [%.6e, %.6e], max speed %.6e\n",
-          sum[3], sum[4], mn[0], mx[0], mn[1], mx[1], mx[2]);
-  return UM_SUCCESS;
-}
-
 /* ---- the run ------------------------------------------------------------------------------------------- */
 
 static int volna_main(um_app_run *r, vl_solver *S) {
@@ -764,7 +523,7 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));
   double sum[5], mn[2], mx[3];
-  UM_APP_TRY(diagnostics(S, sum, mn, mx));
+  UM_APP_TRY(vl_diagnostics_sum(S, sum, mn, mx));
   const double vol0 = sum[0];
   r->setup_seconds = um_wtime() - t0;
   const double t_run = um_wtime();
@@ -805,12 +564,12 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     const vl_event *ev = &S->deck.events[i];
     if (ev->timer.step != -1) continue;
     if (ev->kind == VL_OUT_MAX_ELEVATION && S->maxel_init)
-      UM_APP_TRY(write_fields_h5(S, S->max_el, ev->stream, ev->timer.iter));
+      UM_APP_TRY(vl_write_fields_h5(S, S->max_el, ev->stream, ev->timer.iter));
     if (ev->kind == VL_OUT_MAX_SPEED && S->maxsp_init)
-      UM_APP_TRY(write_fields_h5(S, S->max_sp, ev->stream, ev->timer.iter));
+      UM_APP_TRY(vl_write_fields_h5(S, S->max_sp, ev->stream, ev->timer.iter));
   }
-  UM_APP_TRY(write_gauges(S));
-  UM_APP_TRY(metrics(S, vol0, per_step));
+  UM_APP_TRY(vl_write_gauges(S));
+  UM_APP_TRY(vl_metrics(S, vol0, per_step));
   fprintf(r->log, "  time stepping %.3f s: first step %.3f s (with plans, uploads, compilation), then %.4f ms per step\n",
           r->run_seconds, t_first, 1e3 * per_step);
   if (um_app_wants_field(r, "cells")) {
@@ -822,7 +581,7 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     char *dot = strrchr(base, '.');
     if (dot) *dot = 0;
     snprintf(path, sizeof path, "%s/%s.cells.txt", dir, base);
-    UM_APP_TRY(write_cells(S, path));
+    UM_APP_TRY(vl_write_cells(S, path));
     UM_APP_TRY(um_app_field(r, "cells", path));
   }
   return UM_SUCCESS;

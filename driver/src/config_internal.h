@@ -1,4 +1,4 @@
-/* What the config sources share (config_parse.c, config_tree.c, config_get.c,
+/* What the config sources share (config_parse.c, config_tree.c, config_set.c, config_get.c,
  * config_print.c): the node tree, the config object and small string helpers.
  * Private to the driver. */
 #ifndef UM_CONFIG_INTERNAL_H
@@ -105,6 +105,10 @@ int um__cfg_key_ok(const char *key);
 /* Find the node at key. *out = NULL if absent (or under a null value).
  * Going through a non-null scalar, or a bad sequence index, is an error. */
 int um__cfg_lookup(const um_config *c, const char *key, cnode **out, char *err, size_t errlen);
+/* Put val at key (takes ownership of val); used by config_set.c. */
+int um__cfg_set_node(um_config *c, const char *key, cnode *val, char *err, size_t errlen);
+/* Give n and its children source src, line unknown (a value set from text). */
+void um__cfg_set_src_line(cnode *n, int src);
 
 /* ---- YAML (config_parse.c) ------------------------------------------------------- */
 /* Parse a whole stream holding at most one document. *out is NULL for an

@@ -3,7 +3,9 @@
  * Parsing uses libyaml's event API (not its document loader) so that aliases
  * can be refused before they expand, nesting depth is bounded, and every
  * libyaml error (reader, scanner, parser, memory) reaches the user with its
- * own text and position. */
+ * own text and position. Calls go one way: config_parse.c builds nodes with
+ * config_tree.c and calls nothing that calls it back (config_set.c parses --set
+ * flow values through um__cfg_parse_text). */
 #include "config_internal.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * What a backend author sees (libCEED's backend tier).
  *
  * A backend is one table of functions, um_backend_def, registered by one line
- * in engine/src/backends/backend_list.h (built-in backends) or handed to
+ * in engine/src/core/backend_list.h (built-in backends) or handed to
  * um_init through um_options.extra_backends (a test, an experiment). The core
  * never names a backend: it picks one by name or by priority, asks it which
  * strategy it runs, and hands it loops through this interface.

@@ -1,4 +1,6 @@
-/* Dat storage: layouts (AoS / SoA) and copies to and from the user. */
+/* Dat storage: layouts (AoS / SoA), copies to and from the user, and um_sync (the backend's
+ * queued work done, so host copies may be read). Calls go one way: loop.c calls this file
+ * (um__resolve_layouts, um_sync); it calls nothing in loop.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -65,6 +67,12 @@ static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const cha
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): buffer is %zu bytes but the dat holds %d x %d %s = %zu bytes", fn,
                     d->name, bytes, d->set->gsize, d->dim, um_type_name(d->type), want);
+  return UM_SUCCESS;
+}
+
+int um_sync(um_context *ctx) {
+  if (!ctx) return UM_ERR_ARG;
+  if (ctx->backend && ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
   return UM_SUCCESS;
 }
 

@@ -47,7 +47,7 @@ double um__useful_bytes(const um_loop *loop);
 /* Find or add the record of the loop of that name (NULL: out of memory). */
 um_loop_rec *um__loop_record(um_context *ctx, const char *name);
 
-/* The registry (backends/registry.c): find a backend by name among the built-in
+/* The registry (core/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */
 const um_backend_def *um__backend_find(const char *name, const um_options *o);
 /* The available backend of highest priority among built-in and extra ones. */

@@ -9,6 +9,9 @@
  *   6 reductions combined   finish_reductions (once, in core, across ranks too), and a value
  *                           that became NaN or infinite stops the run there (UM_ERR_DIVERGED)
  *   7 statistics            record_stats (and halo flags of written dats)
+ *
+ * Calls go one way between the loop and the dats: loop.c calls dat.c (um__resolve_layouts,
+ * um_sync); dat.c calls nothing here.
  */
 #include <math.h>
 #include <stddef.h>
@@ -608,12 +611,6 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) 
   um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->strategy = resolved;
-  return UM_SUCCESS;
-}
-
-int um_sync(um_context *ctx) {
-  if (!ctx) return UM_ERR_ARG;
-  if (ctx->backend && ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
   return UM_SUCCESS;
 }
 

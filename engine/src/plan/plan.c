@@ -21,6 +21,10 @@
  * the block-local masks of a single ind cannot see the conflict, so that dat's
  * thread colouring falls back to masks indexed by global target (only the
  * entries touched by a block are reset afterwards).
+ *
+ * Calls go one way: plan.c calls plan_input.c (um__plan_analyse, the input's
+ * inds and conflict groups); plan_input.c calls nothing here and reads only the
+ * input type of plan.h.
  */
 #include "plan.h"
 #include "plan_internal.h"

@@ -1,5 +1,8 @@
 /* Plan input analysis (plan_internal.h): validation of a loop's plan input and
- * its inds / conflict groups, shared by the builder and the checker. */
+ * its inds / conflict groups, shared by the builder and the checker. Calls go
+ * one way: plan.c and plan_check.c call this file; it calls no function of
+ * either (from plan.h it reads the input type only; um__plan_conflicting is
+ * plan_internal.h's inline rule). */
 #include "plan_internal.h"
 
 #include <string.h>

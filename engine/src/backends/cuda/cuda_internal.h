@@ -5,7 +5,9 @@
  *   kernel_build.c  describing a loop to the generator, compiling it, its plan arrays
  *   codegen_api.c   um/cuda.h: generating and compiling a loop's kernel without a GPU
  *   launch.c        running a loop
- *   timing.c        CUDA events, synchronisation, the copy benchmark
+ *   timing.c        CUDA events, synchronisation
+ *   device_info.c   um_context_device_info, the copy benchmark
+ *   cuda_error.c    the CUDA error wrapper (cu_fail)
  *   halo.c          halo rows packed and unpacked on the GPU (distributed runs)
  */
 #ifndef UM_CUDA_INTERNAL_H
@@ -180,6 +182,7 @@ enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER
     if (cu_e_ != cudaSuccess) return cu_fail((ctx), cu_e_, __FILE__, __LINE__, __VA_ARGS__);            \
   } while (0)
 
+/* cuda_error.c */
 int cu_fail(um_context *ctx, cudaError_t e, const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
@@ -237,6 +240,7 @@ void cu_peer_close(cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);
+/* device_info.c */
 int cu_device_info(um_context *ctx, void *state, um_device_info *out);
 
 #endif

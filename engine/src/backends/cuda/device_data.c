@@ -1,4 +1,5 @@
-/* Dats, maps and constants on the GPU, and the CUDA error wrapper. */
+/* Dats, maps and constants on the GPU. Calls go one way: this file calls timing.c (cu_sync, before
+ * a dat is read back) and cuda_error.c; timing.c calls nothing here. */
 #include <cuda_runtime_api.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,20 +8,6 @@
 
 #include "cuda_internal.h"
 #include "../../util/array.h"
-
-int cu_fail(um_context *ctx, cudaError_t e, const char *file, int line, const char *fmt, ...) {
-  char what[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  const char *hint = "";
-  if (e == cudaErrorMemoryAllocation) hint = "; the GPU is out of memory: use a smaller mesh";
-  else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-    hint = "; run on the CPU with backend openmp";
-  return um__error(ctx, UM_ERR_BACKEND, file, line, "CUDA: %s failed: %s (%s)%s", what, cudaGetErrorString(e),
-                   cudaGetErrorName(e), hint);
-}
 
 /* ---- small helpers -------------------------------------------------------------- */
 

@@ -1,10 +1,12 @@
 /* The backend registry: the built-in list (backend_list.h) plus the extra
  * backends a caller hands to um_init. Selection by name, or "auto" by
- * priority among the available ones; the core never names a backend. */
+ * priority among the available ones; the rest of the core never names a
+ * backend. It lives in the core because the core calls it; backends only
+ * register (one line each in backend_list.h, or a table given to um_init). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "../core/internal.h"
+#include "internal.h"
 
 #define UM_BACKEND(sym) extern const um_backend_def um_backend_##sym;
 #define UM_BACKEND_MISSING(name, how)

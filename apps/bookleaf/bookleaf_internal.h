@@ -1,0 +1,90 @@
+/* bookleaf_internal.h: what BookLeaf's solver sources share (bookleaf.c: inputs, declarations and
+ * the run; bookleaf_step.c: the Lagrangian step and the ALE remap; bookleaf_report.c: the region
+ * tables, metrics and outputs): the config and solver records, the argument shorthands and the
+ * functions each defines for the others. */
+#ifndef BOOKLEAF_INTERNAL_H
+#define BOOKLEAF_INTERNAL_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "um/app.h"
+#include "bookleaf.h"
+#include "bookleaf_kernels.h"
+#include "um/hdf5io.h"
+#include "um/reorder.h"
+#include "um/safe_file.h"
+
+enum { SCHEME_INC, SCHEME_UPSTREAM };
+static const char *const scheme_names[] = {"inc", "upstream"};
+
+typedef struct {
+  bl_deck deck;
+  const char *deck_path;
+  int scheme, print_every, sod_check, max_steps, zhg, zsp, ztq;
+  int eos_type[BL_MAXREG];
+  double eos_param[BL_MAXREG][BL_NEOS];
+} bl_config;
+
+typedef struct {
+  um_context *ctx;
+  const bl_config *cfg;
+  um_set *el, *nd;
+  um_map *elnd, *elel;
+  um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
+      *mat, *id, *scratch, *spmass;
+  um_dat *x, *u, *ubar, *acc, *type;
+  /* the ALE remap (Eulerian decks) */
+  um_dat *x0, *fcdv, *fcdm, *vm0, *eflux, *cnm0, *cnd, *cnflux, *cnu, *mflux, *nbasis, *nflux;
+  /* the mesh's own numbering, for reports and outputs */
+  int nel, nnd, nreg;
+  int *elnd_orig, *elreg_orig;
+  char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
+  int *elmat_orig;
+  /* time */
+  int nstep;
+  double time, dt;
+} bl_solver;
+
+#define D(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
+#define I(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_INT, (acc))
+#define G(ptr, dim, type, acc) um_arg_gbl((void *)(ptr), (dim), (type), (acc))
+
+typedef struct {
+  double dt;
+  int el;
+  const char *why;
+  int reason;
+} dt_choice;
+enum { DT_MAXIMUM, DT_GROWTH, DT_INITIAL, DT_CFL, DT_DIV, DT_NREASONS };
+static const char *const reason_names[DT_NREASONS] = {"maximum", "growth", "initial", "cfl", "div"};
+
+typedef struct {
+  double vol, mass, ie, ke, p, pmin, pmax, rho, rmin, rmax;
+} bl_row;
+
+typedef struct {
+  bl_row reg[BL_MAXREG], total;
+  double *rho, *e, *p, *vol, *mass, *cnwt, *x, *u;
+} bl_table;
+
+/* bookleaf_step.c */
+int bl_step_eos(bl_solver *S);
+int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out);
+int bl_lagstep(um_app_run *r, bl_solver *S);
+int bl_alestep(um_app_run *r, bl_solver *S);
+
+/* bookleaf_report.c */
+void bl_table_free(bl_table *t);
+int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t);
+void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title);
+double bl_sod_l1(const bl_solver *S, const bl_table *t);
+int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
+int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t);
+int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t);
+
+#endif

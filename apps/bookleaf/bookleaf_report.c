@@ -1,0 +1,206 @@
+/* BookLeaf on um: reports (upstream's short print per region, the Sod L1 norm, region metrics) and
+ * outputs (field files in upstream's numbering, HDF5/XDMF). */
+#include "bookleaf_internal.h"
+
+/* ---- reports -------------------------------------------------------------- */
+
+
+void bl_table_free(bl_table *t) {
+  free(t->rho), free(t->e), free(t->p), free(t->vol), free(t->mass), free(t->cnwt), free(t->x), free(t->u);
+}
+
+/* Upstream's short print: per region volume, mass, internal and kinetic energy,
+ * mass-weighted pressure, extrema of pressure and density (elements heavier
+ * than dencut x volume), in upstream's element order. */
+int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
+  memset(t, 0, sizeof *t);
+  const size_t ne = (size_t)S->nel, nn = (size_t)S->nnd;
+  t->rho = malloc(sizeof(double) * ne), t->e = malloc(sizeof(double) * ne), t->p = malloc(sizeof(double) * ne);
+  t->vol = malloc(sizeof(double) * ne), t->mass = malloc(sizeof(double) * ne);
+  t->cnwt = malloc(sizeof(double) * 4 * ne), t->x = malloc(sizeof(double) * 2 * nn), t->u = malloc(sizeof(double) * 2 * nn);
+  if (!t->rho || !t->e || !t->p || !t->vol || !t->mass || !t->cnwt || !t->x || !t->u) {
+    bl_table_free(t);
+    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report");
+  }
+  struct {
+    um_dat *d;
+    double *h;
+    size_t n;
+  } f[] = {{S->rho, t->rho, ne}, {S->e, t->e, ne}, {S->p, t->p, ne}, {S->vol, t->vol, ne}, {S->mass, t->mass, ne},
+           {S->cnwt, t->cnwt, 4 * ne}, {S->x, t->x, 2 * nn}, {S->u, t->u, 2 * nn}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    int rc = um_dat_fetch_original_order(r->ctx, f[i].d, f[i].h, sizeof(double) * f[i].n);
+    if (rc) {
+      bl_table_free(t);
+      return rc;
+    }
+  }
+  const double dencut = S->cfg->deck.dencut;
+  for (int k = 0; k < S->nreg; k++) {
+    bl_row *w = &t->reg[k];
+    w->pmax = w->rmax = -DBL_MAX;
+    w->pmin = w->rmin = DBL_MAX;
+  }
+  for (size_t e = 0; e < ne; e++) {
+    bl_row *w = &t->reg[S->elreg_orig[e]];
+    w->vol += t->vol[e];
+    if (!(t->mass[e] > dencut * t->vol[e])) continue;
+    const double m = t->mass[e];
+    w->mass += m;
+    w->ie += t->e[e] * m;
+    w->p += m * t->p[e];
+    if (t->p[e] > w->pmax) w->pmax = t->p[e];
+    if (t->p[e] < w->pmin) w->pmin = t->p[e];
+    if (t->rho[e] > w->rmax) w->rmax = t->rho[e];
+    if (t->rho[e] < w->rmin) w->rmin = t->rho[e];
+    for (int c = 0; c < 4; c++) {
+      const int n = S->elnd_orig[4 * e + c];
+      const double uu = t->u[2 * n], vv = t->u[2 * n + 1];
+      w->ke = 0.5 * t->cnwt[4 * e + c] * t->rho[e] * (uu * uu + vv * vv) + w->ke;
+    }
+  }
+  bl_row *T = &t->total;
+  double psum = 0.0;
+  for (int k = 0; k < S->nreg; k++) {
+    bl_row *w = &t->reg[k];
+    if (w->vol > 0.0) w->rho = w->mass / w->vol;
+    if (w->mass > dencut * w->vol) w->p /= w->mass;
+    T->vol += w->vol, T->mass += w->mass, T->ie += w->ie, T->ke += w->ke;
+    psum += w->p * w->mass;
+  }
+  T->rho = T->mass / T->vol;
+  T->p = psum / T->mass;
+  return UM_SUCCESS;
+}
+
+void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title) {
+  fprintf(f, "\n  Step no. %7d Time = %14.7f\n\n  %s\n\n", S->nstep, S->time, title);
+  fprintf(f, "  %-10s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "region", "vol", "mass", "tot ie",
+          "tot ke", "press", "min press", "max press", "dens", "min dens", "max dens");
+  for (int k = 0; k < S->nreg; k++) {
+    const bl_row *w = &t->reg[k];
+    fprintf(f, "  %-10.10s %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E\n",
+            S->region_name[k], w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax);
+  }
+  const bl_row *T = &t->total;
+  fprintf(f, "  %-10s %11.4E %11.4E %11.4E %11.4E %11.4E %35s %11.4E\n", "Total", T->vol, T->mass, T->ie, T->ke,
+          T->p, "", T->rho);
+  fprintf(f, "           total energy\n internal %11.4E\n kinetic  %11.4E\n total    %11.4E\n", T->ie, T->ke,
+          T->ie + T->ke);
+}
+
+double bl_sod_l1(const bl_solver *S, const bl_table *t) {
+  double basis = 0.0, l1 = 0.0;
+  for (int e = 0; e < S->nel; e++) {
+    double cx[4], cy[4], vol = 0.0, c0 = 0.0;
+    for (int k = 0; k < 4; k++) cx[k] = t->x[2 * S->elnd_orig[4 * e + k]], cy[k] = t->x[2 * S->elnd_orig[4 * e + k] + 1];
+    for (int i = 0; i < 4; i++) { /* the centroid's x (geometry_kn_getcentroid) */
+      const int j = (i + 1) % 4;
+      const double rr = cx[i] * cy[j] - cx[j] * cy[i];
+      vol += rr;
+      c0 += rr * (cx[i] + cx[j]);
+    }
+    vol *= 0.5;
+    c0 = vol > 0.0 ? c0 / (6.0 * vol) : 0.0;
+    const double exact = bl_sod_density(c0 - 50.0, S->time);
+    basis += t->vol[e];
+    l1 = fabs(t->rho[e] - exact) * t->vol[e] + l1;
+  }
+  return l1 / basis;
+}
+
+int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
+  char name[64];
+  static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
+                                     "density", "density_min", "density_max"};
+  for (int k = 0; k < S->nreg; k++) {
+    const bl_row *w = &t->reg[k];
+    const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
+    for (int i = 0; i < 10; i++) {
+      snprintf(name, sizeof name, "region%d_%s", k + 1, what[i]);
+      UM_APP_TRY(um_app_metric(r, name, v[i]));
+    }
+  }
+  return UM_SUCCESS;
+}
+
+/* ---- outputs ---------------------------------------------------------------- */
+
+static int write_rows(um_app_run *r, const char *path, const double *const *cols, int ncols, int n) {
+  um_safe_file sf;
+  char why[1200];
+  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
+  int bad = 0;
+  for (int i = 0; i < n && !bad; i++) {
+    for (int c = 0; c < ncols && !bad; c++) bad = fprintf(sf.f, c ? " %.15e" : "%.15e", cols[c][i]) < 0;
+    if (!bad) bad = fputc('\n', sf.f) == EOF;
+  }
+  if (bad) {
+    const int saved = errno;
+    um_safe_abort(&sf);
+    return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
+  }
+  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
+  return UM_SUCCESS;
+}
+
+/* elements.txt (density, specific internal energy, pressure) and nodes.txt
+ * (x, y, u, v), one line per element / node in upstream's numbering. */
+int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
+  const char *dir = um_app_field_dir(r);
+  char path[UM_APP_FIELD_PATH_MAX];
+  if (um_app_wants_field(r, "elements")) {
+    const double *cols[3] = {t->rho, t->e, t->p};
+    snprintf(path, sizeof path, "%s/elements.txt", dir);
+    UM_APP_TRY(write_rows(r, path, cols, 3, S->nel));
+    UM_APP_TRY(um_app_field(r, "elements", path));
+  }
+  if (um_app_wants_field(r, "nodes")) {
+    const size_t nn = (size_t)S->nnd;
+    double *c = malloc(sizeof(double) * 4 * (nn ? nn : 1));
+    if (!c) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt");
+    for (size_t i = 0; i < nn; i++)
+      c[i] = t->x[2 * i], c[nn + i] = t->x[2 * i + 1], c[2 * nn + i] = t->u[2 * i], c[3 * nn + i] = t->u[2 * i + 1];
+    const double *cols[4] = {c, c + nn, c + 2 * nn, c + 3 * nn};
+    snprintf(path, sizeof path, "%s/nodes.txt", dir);
+    int rc = write_rows(r, path, cols, 4, S->nnd);
+    free(c);
+    UM_APP_TRY(rc);
+    UM_APP_TRY(um_app_field(r, "nodes", path));
+  }
+  return UM_SUCCESS;
+}
+
+/* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node. */
+int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
+  char h5[4096], xmf[4096], err[1024];
+  snprintf(h5, sizeof h5, "%s/bookleaf.h5", r->output_dir);
+  snprintf(xmf, sizeof xmf, "%s/bookleaf.xmf", r->output_dir);
+  um_context *oc = NULL;
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  int rc = um_init(&oc, &o);
+  um_set *nodes = NULL, *cells = NULL;
+  um_map *map = NULL;
+  um_dat *dd = NULL;
+  if (!rc) rc = um_decl_set(oc, S->nnd, "nodes", &nodes);
+  if (!rc) rc = um_decl_set(oc, S->nel, "cells", &cells);
+  if (!rc) rc = um_decl_map(oc, cells, nodes, 4, S->elnd_orig, "cell_nodes", &map);
+  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_DOUBLE, t->x, "node_x", &dd);
+  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_DOUBLE, t->u, "velocity", &dd);
+  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->rho, "density", &dd);
+  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->e, "energy", &dd);
+  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->p, "pressure", &dd);
+  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
+  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
+  um_finalize(&oc);
+  if (rc) return rc;
+  const char *fields[] = {"density", "energy", "pressure"};
+  const int dims[] = {1, 1, 1};
+  if (um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, 3, err,
+                    sizeof err))
+    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
+  return UM_SUCCESS;
+}

@@ -1,0 +1,249 @@
+/* BookLeaf on um: the step (upstream's lagstep: viscosity, time step, forces, state, acceleration)
+ * and the ALE remap of Eulerian decks (alestep), as loops over elements and nodes. The kernels
+ * are defined here (bookleaf_kernels.h); bookleaf.c publishes their constants. */
+#include "bookleaf_internal.h"
+
+extern const char bookleaf_kernels_source[];
+#define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")
+BL_KERNEL(bl_visc_init, 9);
+BL_KERNEL(bl_visc_limit, 18);
+BL_KERNEL(bl_visc_force, 10);
+BL_KERNEL(bl_dt_cfl, 9);
+BL_KERNEL(bl_dt_div, 8);
+BL_KERNEL(bl_argfind, 4);
+BL_KERNEL(bl_force, 4);
+BL_KERNEL(bl_force_hg, 12);
+BL_KERNEL(bl_force_sp, 19);
+BL_KERNEL(bl_copy, 2);
+BL_KERNEL(bl_move, 3);
+BL_KERNEL(bl_geom, 10);
+BL_KERNEL(bl_energy, 8);
+BL_KERNEL(bl_eos, 5);
+BL_KERNEL(bl_zero4, 1);
+BL_KERNEL(bl_scatter, 8);
+BL_KERNEL(bl_scatter_corner, 6);
+BL_KERNEL(bl_accel, 5);
+BL_KERNEL(bl_ale_move, 4);
+BL_KERNEL(bl_ale_fluxvol, 9);
+BL_KERNEL(bl_ale_massflux, 13);
+BL_KERNEL(bl_ale_update_basis, 15);
+BL_KERNEL(bl_ale_energyflux, 13);
+BL_KERNEL(bl_ale_update_energy, 9);
+BL_KERNEL(bl_ale_node_basis, 8);
+BL_KERNEL(bl_ale_corner_flux, 13);
+BL_KERNEL(bl_ale_corner_mass, 6);
+BL_KERNEL(bl_ale_corner_u, 5);
+BL_KERNEL(bl_ale_momflux, 13);
+BL_KERNEL(bl_ale_node_flux, 5);
+BL_KERNEL(bl_zero2, 1);
+BL_KERNEL(bl_ale_update_u, 4);
+
+/* ---- the step ------------------------------------------------------------- */
+
+#define NODES(dat, acc) D(dat, 0, S->elnd, 2, acc), D(dat, 1, S->elnd, 2, acc), D(dat, 2, S->elnd, 2, acc), \
+                        D(dat, 3, S->elnd, 2, acc)
+#define NBRS(dat, dim) D(dat, 0, S->elel, dim, UM_READ), D(dat, 1, S->elel, dim, UM_READ), \
+                       D(dat, 2, S->elel, dim, UM_READ), D(dat, 3, S->elel, dim, UM_READ)
+
+int bl_step_eos(bl_solver *S) {
+  return UM_PAR_LOOP(S->ctx, bl_eos_kernel, "geteos", S->el, I(S->mat, -1, UM_ID, 1, UM_READ),
+                     D(S->rho, -1, UM_ID, 1, UM_READ), D(S->e, -1, UM_ID, 1, UM_READ),
+                     D(S->p, -1, UM_ID, 1, UM_WRITE), D(S->cs2, -1, UM_ID, 1, UM_WRITE));
+}
+
+static int controlling_element(bl_solver *S, const char *name, double value) {
+  int first = 2147483647;
+  int rc = UM_PAR_LOOP(S->ctx, bl_argfind_kernel, name, S->el, D(S->scratch, -1, UM_ID, 1, UM_READ),
+                       I(S->id, -1, UM_ID, 1, UM_READ), G(&value, 1, UM_DOUBLE, UM_READ),
+                       G(&first, 1, UM_INT, UM_MIN));
+  return rc ? -rc : first;
+}
+
+/* getdt: viscosity, then the minimum of the maximum, growth, initial, CFL and divergence limits. */
+int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
+  um_context *ctx = S->ctx;
+  const bl_deck *d = &S->cfg->deck;
+  if (!S->cfg->ztq) { /* the edge viscosity (TENSOR: none, as upstream) */
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_init_kernel, "getdt_visc_init", S->el, NODES(S->x, UM_READ),
+                           NODES(S->u, UM_READ), D(S->edge, -1, UM_ID, 16, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_limit_kernel, "getdt_visc_limit", S->el, D(S->edge, -1, UM_ID, 16, UM_READ),
+                           NBRS(S->edge, 16), I(S->nbr, -1, UM_ID, 8, UM_READ), D(S->rho, -1, UM_ID, 1, UM_READ),
+                           NBRS(S->rho, 1), D(S->cs2, -1, UM_ID, 1, UM_READ), NBRS(S->cs2, 1),
+                           D(S->evisc, -1, UM_ID, 4, UM_WRITE), D(S->visc, -1, UM_ID, 1, UM_WRITE)));
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_force_kernel, "getdt_visc_force", S->el, NODES(S->x, UM_READ),
+                           NODES(S->u, UM_READ), D(S->evisc, -1, UM_ID, 4, UM_READ),
+                           D(S->cnvisc, -1, UM_ID, 8, UM_WRITE)));
+  }
+  dt_choice c[5];
+  int n = 0;
+  c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
+  c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
+  if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
+  double wmin = DBL_MAX;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
+                         D(S->cs2, -1, UM_ID, 1, UM_READ), D(S->visc, -1, UM_ID, 1, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
+                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmin, 1, UM_DOUBLE, UM_MIN)));
+  if (wmin < 0.0) return um_app_fail(r, UM_ERR_DIVERGED, "negative CFL condition at step %d", S->nstep + 1);
+  int el = controlling_element(S, "getdt_cfl_element", wmin);
+  if (el < 0) return -el;
+  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), el, "     CFL", DT_CFL};
+  double wmax = DBL_MIN;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_div_kernel, "getdt_div", S->el, NODES(S->u, UM_READ),
+                         D(S->iso, -1, UM_ID, 4, UM_READ), D(S->vol, -1, UM_ID, 1, UM_READ),
+                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmax, 1, UM_DOUBLE, UM_MAX)));
+  el = 0;
+  if (wmax > DBL_MIN) {
+    el = controlling_element(S, "getdt_div_element", wmax);
+    if (el < 0) return -el;
+  }
+  c[n++] = (dt_choice){d->div_sf / wmax, el, "     DIV", DT_DIV};
+  *out = c[0];
+  for (int i = 1; i < n; i++)
+    if (c[i].dt < out->dt) *out = c[i];
+  return UM_SUCCESS;
+}
+
+static int getforce(bl_solver *S, int corrector) {
+  if (S->cfg->zsp) {
+    /* {dt, the predictor's sound speed has this step's viscous term, hourglass filter} */
+    const double par[3] = {S->dt, corrector ? 0.0 : 1.0, corrector && S->cfg->zhg ? 1.0 : 0.0};
+    return UM_PAR_LOOP(S->ctx, bl_force_sp_kernel, corrector ? "getforce_sp_corrector" : "getforce_sp", S->el,
+                       D(S->p, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_READ),
+                       D(S->cnvisc, -1, UM_ID, 8, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
+                       D(S->rho, -1, UM_ID, 1, UM_READ), D(S->cs2, -1, UM_ID, 1, UM_READ),
+                       D(S->visc, -1, UM_ID, 1, UM_READ), D(S->spmass, -1, UM_ID, 4, UM_READ), NODES(S->x, UM_READ),
+                       D(S->vol, -1, UM_ID, 1, UM_READ), NODES(S->u, UM_READ), G(par, 3, UM_DOUBLE, UM_READ),
+                       D(S->cnf, -1, UM_ID, 8, UM_WRITE));
+  }
+  if (corrector && S->cfg->zhg)
+    return UM_PAR_LOOP(S->ctx, bl_force_hg_kernel, "getforce_hg", S->el, D(S->p, -1, UM_ID, 1, UM_READ),
+                       D(S->iso, -1, UM_ID, 4, UM_READ), D(S->cnvisc, -1, UM_ID, 8, UM_READ),
+                       I(S->reg, -1, UM_ID, 1, UM_READ), D(S->rho, -1, UM_ID, 1, UM_READ),
+                       D(S->vol, -1, UM_ID, 1, UM_READ), NODES(S->u, UM_READ), G(&S->dt, 1, UM_DOUBLE, UM_READ),
+                       D(S->cnf, -1, UM_ID, 8, UM_WRITE));
+  return UM_PAR_LOOP(S->ctx, bl_force_kernel, "getforce", S->el, D(S->p, -1, UM_ID, 1, UM_READ),
+                     D(S->iso, -1, UM_ID, 4, UM_READ), D(S->cnvisc, -1, UM_ID, 8, UM_READ),
+                     D(S->cnf, -1, UM_ID, 8, UM_WRITE));
+}
+
+static int getstate(um_app_run *r, bl_solver *S, int corrector) {
+  um_context *ctx = S->ctx;
+  const double half = 0.5 * S->dt, dts = corrector ? S->dt : 0.5 * S->dt;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_move_kernel, "getstate_move", S->nd, D(S->u, -1, UM_ID, 2, UM_READ),
+                         G(&half, 1, UM_DOUBLE, UM_READ), D(S->x, -1, UM_ID, 2, UM_RW)));
+  double vmin = DBL_MAX;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_geom_kernel, "getstate_geometry", S->el, NODES(S->x, UM_READ),
+                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
+                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
+                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
+  if (vmin < 0.0)
+    return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) at step %d, t = %.9e: the mesh tangled", vmin,
+                       S->nstep, S->time);
+  /* predictor: work at u^n over half a step; corrector: at the step's mean velocity over the whole step */
+  um_dat *vel = corrector ? S->ubar : S->u;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_energy_kernel, corrector ? "getenergy_corrector" : "getenergy_predictor", S->el,
+                         D(S->cnf, -1, UM_ID, 8, UM_READ), NODES(vel, UM_READ), D(S->mass, -1, UM_ID, 1, UM_READ),
+                         G(&dts, 1, UM_DOUBLE, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
+  return bl_step_eos(S);
+}
+
+static int getacceleration(bl_solver *S) {
+  um_context *ctx = S->ctx;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "getacc_zero", S->nd, D(S->acc, -1, UM_ID, 4, UM_WRITE)));
+  const um_arg rho = D(S->rho, -1, UM_ID, 1, UM_READ), w = D(S->cnwt, -1, UM_ID, 4, UM_READ),
+               cm = D(S->cnmass, -1, UM_ID, 4, UM_READ), f = D(S->cnf, -1, UM_ID, 8, UM_READ);
+  if (S->cfg->scheme == SCHEME_UPSTREAM) {
+    static const int corners[4] = {0, 1, 2, 3};
+    for (int c = 0; c < 4; c++)
+      UM_APP_TRY(UM_PAR_LOOP(ctx, bl_scatter_corner_kernel, "getacc_scatter_upstream", S->el, rho, w, cm, f,
+                             G(&corners[c], 1, UM_INT, UM_READ), D(S->acc, c, S->elnd, 4, UM_INC)));
+  } else {
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_scatter_kernel, "getacc_scatter", S->el, rho, w, cm, f,
+                           D(S->acc, 0, S->elnd, 4, UM_INC), D(S->acc, 1, S->elnd, 4, UM_INC),
+                           D(S->acc, 2, S->elnd, 4, UM_INC), D(S->acc, 3, S->elnd, 4, UM_INC)));
+  }
+  return UM_PAR_LOOP(ctx, bl_accel_kernel, "getacc_apply", S->nd, D(S->acc, -1, UM_ID, 4, UM_READ),
+                     I(S->type, -1, UM_ID, 1, UM_READ), G(&S->dt, 1, UM_DOUBLE, UM_READ),
+                     D(S->u, -1, UM_ID, 2, UM_RW), D(S->ubar, -1, UM_ID, 2, UM_WRITE));
+}
+
+int bl_lagstep(um_app_run *r, bl_solver *S) {
+  um_context *ctx = S->ctx;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_save", S->el, D(S->e, -1, UM_ID, 1, UM_READ),
+                         D(S->e0, -1, UM_ID, 1, UM_WRITE)));
+  UM_APP_TRY(getforce(S, 0));
+  UM_APP_TRY(getstate(r, S, 0));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
+                         D(S->e, -1, UM_ID, 1, UM_WRITE)));
+  UM_APP_TRY(getforce(S, 1));
+  UM_APP_TRY(getacceleration(S));
+  return getstate(r, S, 1);
+}
+
+
+/* ---- the ALE remap (Eulerian decks: upstream's alestep with zeul, adv_type 1) ---- */
+
+static int geometry_eos(um_app_run *r, bl_solver *S, const char *name) {
+  double vmin = DBL_MAX;
+  UM_APP_TRY(UM_PAR_LOOP(S->ctx, bl_geom_kernel, name, S->el, NODES(S->x, UM_READ),
+                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
+                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
+                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
+  if (vmin < 0.0)
+    return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) after the remap at step %d, t = %.9e", vmin,
+                       S->nstep, S->time);
+  return bl_step_eos(S);
+}
+
+int bl_alestep(um_app_run *r, bl_solver *S) {
+  um_context *ctx = S->ctx;
+  const um_arg nbr = I(S->nbr, -1, UM_ID, 8, UM_READ);
+  /* getfluxvolume: back to the Eulerian mesh; the volume each face sweeps */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_move_kernel, "ale_move", S->nd, D(S->ubar, -1, UM_ID, 2, UM_READ),
+                         G(&S->dt, 1, UM_DOUBLE, UM_READ), D(S->x0, -1, UM_ID, 2, UM_WRITE),
+                         D(S->x, -1, UM_ID, 2, UM_RW)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_fluxvol_kernel, "ale_flux_volume", S->el, NODES(S->x0, UM_READ),
+                         NODES(S->x, UM_READ), D(S->fcdv, -1, UM_ID, 4, UM_WRITE)));
+  /* element advection: mass, then internal energy */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_massflux_kernel, "ale_mass_flux", S->el, D(S->cnwt, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->cnwt, 4), D(S->fcdv, -1, UM_ID, 4, UM_READ), nbr, D(S->rho, -1, UM_ID, 1, UM_READ),
+                         NBRS(S->rho, 1), D(S->fcdm, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_basis_kernel, "ale_update_mass", S->el,
+                         D(S->fcdv, -1, UM_ID, 4, UM_READ), NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->fcdm, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_RW),
+                         D(S->mass, -1, UM_ID, 1, UM_RW), D(S->rho, -1, UM_ID, 1, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_energyflux_kernel, "ale_energy_flux", S->el,
+                         D(S->cnmass, -1, UM_ID, 4, UM_READ), NBRS(S->cnmass, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ),
+                         nbr, D(S->e, -1, UM_ID, 1, UM_READ), NBRS(S->e, 1), D(S->eflux, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_energy_kernel, "ale_update_energy", S->el,
+                         D(S->eflux, -1, UM_ID, 4, UM_READ), NBRS(S->eflux, 4), nbr, D(S->vm0, -1, UM_ID, 2, UM_READ),
+                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
+  /* nodal advection: corner and node masses, then momentum */
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "ale_node_basis_zero", S->nd, D(S->nbasis, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_basis_kernel, "ale_node_basis", S->el, D(S->vm0, -1, UM_ID, 2, UM_READ),
+                         D(S->vol, -1, UM_ID, 1, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_READ),
+                         D(S->cnm0, -1, UM_ID, 4, UM_WRITE), D(S->nbasis, 0, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 1, S->elnd, 4, UM_INC), D(S->nbasis, 2, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 3, S->elnd, 4, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_flux_kernel, "ale_corner_flux", S->el, D(S->fcdv, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->fcdv, 4), D(S->fcdm, -1, UM_ID, 4, UM_READ), NBRS(S->fcdm, 4), nbr,
+                         D(S->cnd, -1, UM_ID, 8, UM_WRITE), D(S->cnflux, -1, UM_ID, 4, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_mass_kernel, "ale_corner_mass", S->el,
+                         D(S->cnflux, -1, UM_ID, 4, UM_READ), D(S->cnmass, -1, UM_ID, 4, UM_RW),
+                         D(S->nbasis, 0, S->elnd, 4, UM_INC), D(S->nbasis, 1, S->elnd, 4, UM_INC),
+                         D(S->nbasis, 2, S->elnd, 4, UM_INC), D(S->nbasis, 3, S->elnd, 4, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_corner_u_kernel, "ale_corner_velocity", S->el, NODES(S->u, UM_READ),
+                         D(S->cnu, -1, UM_ID, 8, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_momflux_kernel, "ale_momentum_flux", S->el, D(S->cnm0, -1, UM_ID, 4, UM_READ),
+                         NBRS(S->cnm0, 4), D(S->cnd, -1, UM_ID, 8, UM_READ), nbr, D(S->cnu, -1, UM_ID, 8, UM_READ),
+                         NBRS(S->cnu, 8), D(S->mflux, -1, UM_ID, 8, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero2_kernel, "ale_node_flux_zero", S->nd, D(S->nflux, -1, UM_ID, 2, UM_WRITE)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_node_flux_kernel, "ale_node_flux", S->el, D(S->mflux, -1, UM_ID, 8, UM_READ),
+                         D(S->nflux, 0, S->elnd, 2, UM_INC), D(S->nflux, 1, S->elnd, 2, UM_INC),
+                         D(S->nflux, 2, S->elnd, 2, UM_INC), D(S->nflux, 3, S->elnd, 2, UM_INC)));
+  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_ale_update_u_kernel, "ale_update_velocity", S->nd,
+                         D(S->nbasis, -1, UM_ID, 4, UM_READ), D(S->nflux, -1, UM_ID, 2, UM_READ),
+                         I(S->type, -1, UM_ID, 1, UM_READ), D(S->u, -1, UM_ID, 2, UM_RW)));
+  /* aleupdate: geometry, density and EOS on the new mesh */
+  return geometry_eos(r, S, "ale_geometry");
+}

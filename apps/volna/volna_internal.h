@@ -1,0 +1,71 @@
+/* volna_internal.h: what Volna's solver sources share (volna.c: formulas, the solver, events, the
+ * step and the run; volna_output.c: outputs and metrics): the solver record, the argument shorthands
+ * and the functions volna_output.c defines. */
+#ifndef VOLNA_INTERNAL_H
+#define VOLNA_INTERNAL_H
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "um/app.h"
+#include "volna.h"
+#include "volna_kernels.h"
+#include "um/hdf5io.h"
+#include "um/reorder.h"
+#include "um/safe_file.h"
+
+#define F(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_FLOAT, (acc))
+#define FD(dat, dim, acc) um_arg_dat((dat), -1, UM_ID, (dim), UM_FLOAT, (acc))
+
+typedef struct {
+  const vl_expr *expr;
+  int kind;  /* VL_INIT_* */
+  int nargs; /* 3, or 4 with the initial bathymetry (BathyRelative) */
+} vl_formula;
+
+
+typedef struct {
+  um_app_run *r;
+  um_context *ctx;
+  vl_deck deck;
+  vl_mesh mesh;
+  int exact;
+  double stoker_hl, stoker_hr, stoker_x0;
+  long max_steps;
+  int progress;
+  um_set *nodes, *edges, *cells, *gauges;
+  um_map *cell_nodes, *cell_edges, *cell_cells, *edge_cells, *gauge_cells;
+  um_dat *node_xy, *cell_xy, *area, *normal, *length, *boundary;
+  um_dat *values, *values_new, *mid_c, *in_c, *out_c, *mid, *bsrc, *flux, *max_eig, *zb0, *max_el, *max_sp, *gauge_v;
+  /* formula kernels, one per formula event */
+  int nformulas;
+  vl_formula *formulas;
+  const um_kernel **fkernels; /* the context's copies (um_decl_kernel) */
+  char **fsources, **fnames, **fheaders;
+  int *event_formula; /* event -> formula index or -1 */
+  /* events still active (upstream removes finished ones) */
+  int *active, nactive;
+  int have_zb0, zb0_set;
+  int ngauges, *gauge_event;
+  /* gauge series: per gauge a growing array of (t, eta, H, U, V, Zb) */
+  double **gseries;
+  long *glen, *gcap;
+  long last_gather_iter;
+  /* time */
+  double timestamp;
+  long itercount;
+  double dt_first, dt_min, dt_max;
+  int maxel_init, maxsp_init;
+} vl_solver;
+
+/* volna_output.c */
+int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter);
+int vl_write_gauges(vl_solver *S);
+int vl_write_cells(vl_solver *S, const char *path);
+int vl_diagnostics_sum(vl_solver *S, double *sum, double *mn, double *mx);
+int vl_metrics(vl_solver *S, double vol0, double per_step);
+
+#endif

@@ -1,0 +1,194 @@
+/* Volna on um: the outputs (the deck's gauges CSV, HDF5 + XDMF fields, the cell file for validation)
+ * and the metrics of a run (Stoker dam-break errors, diagnostics, volume). */
+#include "volna_internal.h"
+
+extern const char volna_kernels_source[];
+#define VL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, volna_kernels_source, "volna_kernels.h")
+VL_KERNEL(vl_diagnostics, 5);
+
+/* ---- outputs ---------------------------------------------------------------------------------------- */
+
+/* `stream` with "%i" replaced by the iteration (4 digits), as upstream names its files */
+static void stream_name(const char *stream, unsigned iter, const char *ext, char *out, size_t n) {
+  const char *pos = strstr(stream, "%i");
+  if (pos)
+    snprintf(out, n, "%.*s%04u%s%s", (int)(pos - stream), stream, iter, pos + 2, ext);
+  else snprintf(out, n, "%s%s", stream, ext);
+}
+
+int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter) {
+  um_app_run *r = S->r;
+  if (!r->output_dir || !*r->output_dir || !r->write_hdf5 || !strcmp(stream, "cout")) return UM_SUCCESS;
+  const vl_mesh *m = &S->mesh;
+  const int nc = m->ncells;
+  float *v = malloc(sizeof(float) * 4 * (size_t)nc), *eta = malloc(sizeof(float) * (size_t)nc);
+  int rc = v && eta ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
+  if (!rc) rc = um_dat_fetch_original_order(S->ctx, dat, v, sizeof(float) * 4 * (size_t)nc);
+  if (!rc)
+    for (int c = 0; c < nc; c++) eta[c] = v[4 * (size_t)c] + v[4 * (size_t)c + 3];
+  char base[600], h5[2048], xmf[2048], err[1024];
+  const char *slash = strrchr(stream, '/');
+  stream_name(slash ? slash + 1 : stream, iter, "", base, sizeof base);
+  snprintf(h5, sizeof h5, "%s/%s.h5", r->output_dir, base);
+  snprintf(xmf, sizeof xmf, "%s/%s.xmf", r->output_dir, base);
+  um_context *oc = NULL;
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  if (!rc) rc = um_init(&oc, &o);
+  um_set *nodes = NULL, *cells = NULL;
+  um_map *map = NULL;
+  um_dat *d = NULL;
+  if (!rc) rc = um_decl_set(oc, m->nnodes, "nodes", &nodes);
+  if (!rc) rc = um_decl_set(oc, nc, "cells", &cells);
+  if (!rc) rc = um_decl_map(oc, cells, nodes, 3, m->cell_nodes, "cell_nodes", &map);
+  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &d);
+  if (!rc) rc = um_decl_dat(oc, cells, 4, UM_FLOAT, v, "values", &d);
+  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_FLOAT, eta, "eta", &d);
+  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
+  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
+  um_finalize(&oc);
+  free(v), free(eta);
+  if (rc) return rc;
+  const char *fields[] = {"values", "eta"};
+  const int dims[] = {4, 1};
+  char h5name[700];
+  snprintf(h5name, sizeof h5name, "%s.h5", base);
+  if (um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
+    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  um_app_progress_clear(r);
+  fprintf(r->log, "volna: wrote %s and %s\n", h5, xmf);
+  return UM_SUCCESS;
+}
+
+int vl_write_gauges(vl_solver *S) {
+  um_app_run *r = S->r;
+  if (!r->output_dir || !*r->output_dir) return UM_SUCCESS;
+  for (int g = 0; g < S->ngauges; g++) {
+    const vl_event *ev = &S->deck.events[S->gauge_event[g]];
+    char path[2048], why[1200];
+    const char *slash = strrchr(ev->stream, '/');
+    const char *name = slash ? slash + 1 : ev->stream;
+    const size_t n = strlen(name);
+    snprintf(path, sizeof path, "%s/%s%s", r->output_dir, name, n > 4 && !strcmp(name + n - 4, ".csv") ? "" : ".csv");
+    um_safe_file sf;
+    if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
+    int bad = fprintf(sf.f, "# gauge at x = %g, y = %g (%s:%d)\nt,eta,H,U,V,Zb\n", ev->x, ev->y, S->deck.file,
+                      ev->line) < 0;
+    for (long k = 0; k < S->glen[g] && !bad; k++) {
+      const double *row = S->gseries[g] + 6 * (size_t)k;
+      bad = fprintf(sf.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", row[0], row[1], row[2], row[3], row[4], row[5]) < 0;
+    }
+    if (bad) {
+      const int saved = errno;
+      um_safe_abort(&sf);
+      return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
+    }
+    if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
+    um_app_progress_clear(r);
+    fprintf(r->log, "volna: wrote %s (%ld samples)\n", path, S->glen[g]);
+  }
+  return UM_SUCCESS;
+}
+
+/* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). */
+int vl_write_cells(vl_solver *S, const char *path) {
+  const int nc = S->mesh.ncells;
+  float *v = malloc(sizeof(float) * 4 * (size_t)nc);
+  if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
+  int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
+  if (rc) return free(v), rc;
+  um_safe_file sf;
+  char why[1200];
+  if (um_safe_open(&sf, path, why, sizeof why)) return free(v), um_app_fail(S->r, UM_ERR_IO, "%s", why);
+  int bad = 0;
+  for (int c = 0; c < nc && !bad; c++) {
+    const float *x = v + 4 * (size_t)c;
+    bad = fprintf(sf.f, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]) < 0;
+  }
+  free(v);
+  if (bad) {
+    const int saved = errno;
+    um_safe_abort(&sf);
+    return um_app_fail(S->r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
+  }
+  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(S->r, UM_ERR_IO, "%s", why);
+  return UM_SUCCESS;
+}
+
+/* ---- metrics ------------------------------------------------------------------------------------------ */
+
+static int stoker_errors(vl_solver *S, double t, double *l1h, double *l1u) {
+  const int nc = S->mesh.ncells;
+  float *v = malloc(sizeof(float) * 4 * (size_t)nc);
+  if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory");
+  int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
+  double eh = 0, eu = 0, area = 0;
+  const double bottom = -1.0; /* the deck's flat bottom: H is measured from it */
+  (void)bottom;
+  for (int c = 0; c < nc && !rc; c++) {
+    double h, u;
+    vl_stoker(S->deck.g, S->stoker_hl, S->stoker_hr, S->stoker_x0, S->mesh.cell_xy[2 * (size_t)c], t, &h, &u);
+    const double a = S->mesh.cell_area[c];
+    eh += a * fabs(v[4 * (size_t)c] - h);
+    eu += a * fabs(v[4 * (size_t)c + 1] - u);
+    area += a;
+  }
+  free(v);
+  *l1h = eh / area;
+  *l1u = eu / area;
+  return rc;
+}
+
+int vl_diagnostics_sum(vl_solver *S, double *sum, double *mn, double *mx) {
+  for (int k = 0; k < 5; k++) sum[k] = 0;
+  mn[0] = mn[1] = INFINITY;
+  mx[0] = mx[1] = mx[2] = -INFINITY;
+  return UM_PAR_LOOP(S->ctx, vl_diagnostics_kernel, "diagnostics", S->cells, FD(S->values, 4, UM_READ),
+                     FD(S->area, 1, UM_READ), um_arg_gbl(sum, 5, UM_DOUBLE, UM_INC), um_arg_gbl(mn, 2, UM_DOUBLE, UM_MIN),
+                     um_arg_gbl(mx, 3, UM_DOUBLE, UM_MAX));
+}
+
+int vl_metrics(vl_solver *S, double vol0, double per_step) {
+  um_app_run *r = S->r;
+  double sum[5], mn[2], mx[3];
+  UM_APP_TRY(vl_diagnostics_sum(S, sum, mn, mx));
+  UM_APP_TRY(um_app_metric(r, "cells", S->mesh.ncells));
+  UM_APP_TRY(um_app_metric(r, "edges", S->mesh.nedges));
+  UM_APP_TRY(um_app_metric(r, "nodes", S->mesh.nnodes));
+  UM_APP_TRY(um_app_metric(r, "steps", (double)S->itercount));
+  UM_APP_TRY(um_app_metric(r, "final_time", S->timestamp));
+  UM_APP_TRY(um_app_metric(r, "dt_first", S->dt_first));
+  UM_APP_TRY(um_app_metric(r, "dt_min", S->dt_min));
+  UM_APP_TRY(um_app_metric(r, "dt_max", S->dt_max));
+  UM_APP_TRY(um_app_metric(r, "volume", sum[0]));
+  UM_APP_TRY(um_app_metric(r, "volume_initial", vol0));
+  UM_APP_TRY(um_app_metric(r, "volume_change", fabs(sum[0] - vol0) / vol0));
+  UM_APP_TRY(um_app_metric(r, "momentum_x", sum[1]));
+  UM_APP_TRY(um_app_metric(r, "momentum_y", sum[2]));
+  UM_APP_TRY(um_app_metric(r, "kinetic_energy", sum[3]));
+  UM_APP_TRY(um_app_metric(r, "potential_energy", sum[4]));
+  UM_APP_TRY(um_app_metric(r, "min_depth", mn[0]));
+  UM_APP_TRY(um_app_metric(r, "max_depth", mx[0]));
+  UM_APP_TRY(um_app_metric(r, "min_eta", mn[1]));
+  UM_APP_TRY(um_app_metric(r, "max_eta", mx[1]));
+  UM_APP_TRY(um_app_metric(r, "max_speed", mx[2]));
+  if (S->exact) {
+    double l1h = 0, l1u = 0;
+    UM_APP_TRY(stoker_errors(S, S->timestamp, &l1h, &l1u));
+    UM_APP_TRY(um_app_metric(r, "stoker_l1_depth", l1h));
+    UM_APP_TRY(um_app_metric(r, "stoker_l1_velocity", l1u));
+    double hm, um, s;
+    vl_stoker_state(S->deck.g, S->stoker_hl, S->stoker_hr, &hm, &um, &s);
+    fprintf(r->log, "volna: Stoker's dam break at t = %.6g: middle state h = %.6f, u = %.6f, shock speed %.6f; "
+                    "L1 errors: depth %.6e, velocity %.6e\n", S->timestamp, hm, um, s, l1h, l1u);
+  }
+  UM_APP_TRY(um_app_metric(r, "ms_per_step", 1e3 * per_step));
+  fprintf(r->log, "volna: %ld steps to t = %.9g (dt first %.6g, min %.6g, max %.6g)\n", S->itercount, S->timestamp,
+          S->dt_first, S->dt_min, S->dt_max);
+  fprintf(r->log, "  volume %.9e (initial %.9e, relative change %.3e), momentum (%.6e, %.6e)\n", sum[0], vol0,
+          fabs(sum[0] - vol0) / vol0, sum[1], sum[2]);
+  fprintf(r->log, "  energy kinetic %.6e potential %.6e; depth [%.6e, %.6e], eta [%.6e, %.6e], max speed %.6e\n",
+          sum[3], sum[4], mn[0], mx[0], mn[1], mx[1], mx[2]);
+  return UM_SUCCESS;
+}

@@ -1,0 +1,122 @@
+/* dist_impl.h: private to engine/src/dist (dist.c, dist_migrate.c, dist_exchange.c): the MPI
+ * state of a distributed context (struct um_dist, one umd_set per set), MPI error wrapping, and the
+ * row helpers the migration and the exchange share. Only this folder names MPI. */
+#ifndef UM_DIST_DIST_IMPL_H
+#define UM_DIST_DIST_IMPL_H
+
+#include "dist.h"
+
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "partition.h"
+#include "../util/array.h"
+#include "../util/hash.h"
+
+#ifdef UM_HAVE_MPI
+#include <mpi.h>
+#include <metis.h>
+#ifdef UM_HAVE_PTSCOTCH
+#include <ptscotch.h>
+#endif
+
+typedef struct {
+  int total;
+  int *l2g;                      /* [total] local -> global */
+  int nnb;                       /* neighbour ranks: imports from or exports to */
+  int *nb;                       /* [nnb] ranks, ascending */
+  int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */
+  int *exp_off, *exp;            /* [nnb+1], local owned rows sent to nb[j]      */
+  int *all_owned, *all_exec, *all_nonexec; /* [nranks] */
+  int *gather_g;                 /* [gsize]: global index of each owned row, ranks in order */
+} umd_set;
+
+struct um_dist {
+  int rank, nranks;
+  MPI_Comm comm;
+  int nsets;
+  umd_set *sets;
+  um_partition_info info;
+  /* the exchange in flight */
+  /* message buffers: [0] host memory (pinned when rows move on the device), [1] device memory (dev_alloc),
+   * for the device transport; an exchange uses buf[use_peer] */
+  struct msgbuf {
+    char *s, *r;
+    size_t scap, rcap;
+  } buf[2];
+  MPI_Request *reqs;
+  int nreqs, capreqs;
+  struct pending {
+    um_dat *d;
+    int j;        /* neighbour */
+    size_t off;   /* into buf[use_peer].r */
+  } *pend;
+  int npend, cappend;
+  double t_begin;
+  /* the transport (um_set_gpu_transport): peer 1 when the backend's device transport is open; an exchange
+   * whose halo rows average peer_min bytes or more per rank goes device to device through it (use_peer, set
+   * per exchange: the same on every rank), a smaller one through host memory */
+  int peer, use_peer;
+  double peer_min;
+  um_peer_msg *msgs;
+  int capmsgs;
+};
+
+static inline int mpi_fail(um_context *ctx, int code, const char *what) {
+  char msg[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(code, msg, &len);
+  return UM_ERROR(ctx, UM_ERR_BACKEND, "MPI: %s failed: %s", what, msg);
+}
+#define MPI_TRY(ctx, call, what)                       \
+  do {                                                 \
+    int mrc_ = (call);                                 \
+    if (mrc_ != MPI_SUCCESS) return mpi_fail(ctx, mrc_, what); \
+  } while (0)
+
+static inline int mpi_up(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+/* 1 when halo rows move on the device (the backend keeps dats there and packs their rows):
+ * the device copy is brought up to date first if it is not, so no whole dat is copied. */
+static inline int on_device(const um_context *ctx) {
+  const um_backend_def *B = ctx->backend;
+  return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
+}
+
+/* How the message buffers are freed (the backend is the context's for its whole life; this also
+ * runs after the backend's finalize, which is why host_free and dev_free need no state). */
+static inline void (*buffer_free(const um_context *ctx, int peer))(void *) {
+  if (peer) return ctx->backend->dev_free;
+  return on_device(ctx) ? ctx->backend->host_free : free;
+}
+
+/* Rows of a dat, element e, component c (AoS or SoA storage). */
+static inline char *elem_ptr(const um_dat *d, int e, int c) {
+  if (d->layout == UM_SOA && d->dim > 1) return d->data + ((size_t)c * d->rows + (size_t)e) * d->esize;
+  return d->data + ((size_t)e * d->dim + (size_t)c) * d->esize;
+}
+static inline void copy_row_out(const um_dat *d, int e, char *dst) { /* -> AoS row */
+  if (!(d->layout == UM_SOA && d->dim > 1)) {
+    memcpy(dst, elem_ptr(d, e, 0), (size_t)d->dim * d->esize);
+    return;
+  }
+  for (int c = 0; c < d->dim; c++) memcpy(dst + (size_t)c * d->esize, elem_ptr(d, e, c), d->esize);
+}
+static inline void copy_row_in(um_dat *d, int e, const char *src) {
+  if (!(d->layout == UM_SOA && d->dim > 1)) {
+    memcpy(elem_ptr(d, e, 0), src, (size_t)d->dim * d->esize);
+    return;
+  }
+  for (int c = 0; c < d->dim; c++) memcpy(elem_ptr(d, e, c), src + (size_t)c * d->esize, d->esize);
+}
+
+#endif /* UM_HAVE_MPI */
+
+#endif

@@ -1,0 +1,661 @@
+/* dist_migrate.c: partitioning and migration (OP2's op_mpi_core.c model, see dist.c): the primary
+ * set's parts (METIS, PT-Scotch or blocks), the other sets' through maps, each rank keeping only its own
+ * rows with exec and non-exec halos, the import/export lists, the gather order and the transport;
+ * um_distribute and the queries on a distributed context. */
+#include "dist_impl.h"
+
+#ifdef UM_HAVE_MPI
+
+/* ---- partitioning and migration ------------------------------------------------------------ */
+
+/* The primary set by default: the largest set some map points into (ties: first declared). */
+static int default_primary(const um_context *ctx) {
+  int best = -1;
+  for (int k = 0; k < ctx->nmaps; k++) {
+    const um_set *t = ctx->maps[k]->to;
+    if (best < 0 || t->size > ctx->sets[best]->size || (t->size == ctx->sets[best]->size && t->index < best))
+      best = t->index;
+  }
+  return best >= 0 ? best : 0;
+}
+
+/* The largest part's size, and how many parts are empty (-1 out of memory). */
+static int largest_part(int n, const int *part, int nranks, int *empty) {
+  int *cnt = calloc((size_t)nranks, sizeof *cnt), mx = 0;
+  *empty = cnt ? 0 : -1;
+  for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
+  for (int q = 0; cnt && q < nranks; q++) {
+    mx = cnt[q] > mx ? cnt[q] : mx;
+    *empty += cnt[q] == 0;
+  }
+  free(cnt);
+  return mx;
+}
+
+/* Another sentence in the partition's note ("; " between them). */
+static void add_note(um_partition_info *info, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void add_note(um_partition_info *info, const char *fmt, ...) {
+  size_t l = strlen(info->note);
+  if (l && l + 2 < sizeof info->note) {
+    memcpy(info->note + l, "; ", 3);
+    l += 2;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(info->note + l, sizeof info->note - l, fmt, ap);
+  va_end(ap);
+}
+
+/* PT-Scotch k-way of the primary set's graph, in parallel: each rank hands PT-Scotch a block of
+ * the vertices (every rank holds the whole mesh, so the graph too) and every rank gets all the
+ * parts back. Collective; 0, or -1 with why (then rank 0 partitions with METIS). */
+static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, MPI_Comm comm, int *part, char *why,
+                          size_t wl) {
+#ifdef UM_HAVE_PTSCOTCH
+  /* Debian's Scotch 7 starts a thread per core in every rank: 16 ranks on 16 cores then fight for them
+   * (upstream OP2 through the same library partitioned the 2.88M Airfoil on 4 ranks in 21 s, in 0.5-1.2 s
+   * with one thread each, on the lent 16-core host). One thread per rank unless the user says otherwise. */
+  setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
+  const int n = m->size[primary];
+  int *xadj = NULL, *adj = NULL, *cnt = malloc((size_t)nranks * sizeof(int)), *dsp = malloc((size_t)nranks * sizeof(int));
+  char err[256] = "";
+  int ok = cnt && dsp && umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
+  if (!ok) snprintf(why, wl, "%s", err[0] ? err : "out of memory");
+  if (ok && n < nranks) ok = 0, snprintf(why, wl, "the primary set has fewer elements (%d) than ranks (%d)", n, nranks);
+  if (ok && xadj[n] == 0) ok = 0, snprintf(why, wl, "the primary set's graph has no edges");
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (ok && level < MPI_THREAD_MULTIPLE)
+    ok = 0, snprintf(why, wl,
+                     "MPI was started without MPI_THREAD_MULTIPLE, which this PT-Scotch (built with threads) needs; "
+                     "start it with um_mpi_start");
+  int failed = !ok, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm); /* all go on, or none */
+  if (!any) {
+    for (int q = 0; q < nranks; q++) {
+      cnt[q] = (int)((long long)n * (q + 1) / nranks - (long long)n * q / nranks);
+      dsp[q] = (int)((long long)n * q / nranks);
+    }
+    const int v0 = dsp[rank], nv = cnt[rank];
+    SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
+    SCOTCH_Dgraph g;
+    SCOTCH_Strat st;
+    int r = !vert || !loc;
+    if (!r) {
+      for (int i = 0; i <= nv; i++) vert[i] = xadj[v0 + i] - xadj[v0];
+      const SCOTCH_Num ne = vert[nv];
+      r = SCOTCH_dgraphInit(&g, comm);
+      if (!r) { /* edges in the global numbering, base 0 (SCOTCH_Num is int in Debian's build, checked below) */
+        r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj + xadj[v0], NULL,
+                               NULL);
+        if (!r) {
+          SCOTCH_stratInit(&st);
+          r = SCOTCH_dgraphPart(&g, nranks, &st, loc);
+          SCOTCH_stratExit(&st);
+        }
+        SCOTCH_dgraphExit(&g);
+      }
+    }
+    failed = r != 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!any) {
+      MPI_Allgatherv(loc, nv, MPI_INT, part, cnt, dsp, MPI_INT, comm);
+    } else {
+      snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
+    }
+    free(vert), free(loc);
+  } else if (!failed) {
+    snprintf(why, wl, "another rank could not build the graph");
+  }
+  free(xadj), free(adj), free(cnt), free(dsp);
+  return any ? -1 : 0;
+#else
+  (void)m, (void)primary, (void)nranks, (void)rank, (void)comm, (void)part;
+  snprintf(why, wl, "this build has no PT-Scotch");
+  return -1;
+#endif
+}
+#ifdef UM_HAVE_PTSCOTCH
+_Static_assert(sizeof(SCOTCH_Num) == sizeof(int), "PT-Scotch's SCOTCH_Num must be int (Debian's scotch headers)");
+#endif
+
+/* The primary set's parts on rank 0: METIS k-way of its graph, or PT-Scotch's parts computed before
+ * (have: 1, or 0 with why: METIS instead); falls back to blocks with a note; then the edge cut, the parts that
+ * are not connected, the imbalance. */
+static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part, int have,
+                              const char *why, um_partition_info *info) {
+  const int n = m->size[primary];
+  snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
+  int *xadj = NULL, *adj = NULL;
+  char err[256] = "";
+  const int have_graph = umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
+  int done = 0;
+  if (!strcmp(method, "ptscotch") && !have) { /* METIS on rank 0 instead, said */
+    add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
+    method = "metis";
+    snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
+  }
+  const char *name = !strcmp(method, "ptscotch") ? "PT-Scotch" : "METIS";
+  if (!strcmp(method, "metis") && have_graph && n >= nranks && xadj[n] > 0) {
+    idx_t nv = n, ncon = 1, np = nranks, objval = 0;
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_NUMBERING] = 0;
+    options[METIS_OPTION_SEED] = 1;
+    int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL, options,
+                                &objval, (idx_t *)part);
+    have = r == METIS_OK;
+    if (!have)
+      add_note(info, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner", r);
+  } else if (!strcmp(method, "metis")) {
+    have = 0;
+    add_note(info,
+             n < nranks ? "the primary set has fewer elements (%d) than there are ranks (%d): block partitioner"
+                        : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
+             n, nranks);
+  }
+  if (have) {
+    int empty = 0;
+    largest_part(n, part, nranks, &empty);
+    if (empty)
+      add_note(info, "%s left %d of %d parts empty; fell back to the block partitioner", name, empty, nranks);
+    else
+      done = 1;
+  }
+  if (!done) {
+    umd_block_partition(n, nranks, part);
+    snprintf(info->partitioner, sizeof info->partitioner, "block");
+  }
+  if (have_graph) {
+    info->edge_cut = umd_edge_cut(n, xadj, adj, part);
+    /* parts that fall apart are said, not hidden: they cost halo, not correctness */
+    int *comp = malloc((size_t)(n ? n : 1) * sizeof *comp), *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
+    int *ncomp = calloc((size_t)nranks, sizeof *ncomp), split = 0;
+    if (comp && stack && ncomp) {
+      for (int i = 0; i < n; i++) comp[i] = -1;
+      for (int i = 0; i < n; i++) {
+        if (comp[i] >= 0) continue;
+        ncomp[part[i]]++;
+        int top = 0;
+        stack[top++] = i;
+        comp[i] = i;
+        while (top) {
+          int v = stack[--top];
+          for (int j = xadj[v]; j < xadj[v + 1]; j++)
+            if (comp[adj[j]] < 0 && part[adj[j]] == part[v]) {
+              comp[adj[j]] = i;
+              stack[top++] = adj[j];
+            }
+        }
+      }
+      for (int q = 0; q < nranks; q++) split += ncomp[q] > 1;
+      if (split) add_note(info, "%d of %d parts are not connected (more halo, same results)", split, nranks);
+    }
+    free(comp), free(stack), free(ncomp);
+  }
+  int empty = 0;
+  const int mx = largest_part(n, part, nranks, &empty);
+  info->imbalance = n ? (double)mx * nranks / n : 1.0;
+  free(xadj);
+  free(adj);
+}
+
+static void dset_free(umd_set *s) {
+  free(s->l2g), free(s->nb), free(s->imp_off), free(s->imp), free(s->exp_off), free(s->exp);
+  free(s->all_owned), free(s->all_exec), free(s->all_nonexec), free(s->gather_g);
+}
+
+
+void um__dist_free(um_context *ctx) {
+  struct um_dist *D = ctx->dist;
+  if (!D) return;
+  for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
+  free(D->sets);
+  for (int k = 0; k < 2; k++)
+    if (D->buf[k].s || D->buf[k].r) buffer_free(ctx, k)(D->buf[k].s), buffer_free(ctx, k)(D->buf[k].r);
+  free(D->reqs), free(D->pend), free(D->msgs);
+  free(D);
+  ctx->dist = NULL;
+}
+
+/* Keep rank's rows of a dat (from the global rows it holds now). */
+static int migrate_dat(um_context *ctx, um_dat *d, const umd_layout *L) {
+  UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  const int total = L->owned + L->exec + L->nonexec;
+  const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
+  const int rows = (total + align - 1) / align * align;
+  const size_t row = (size_t)d->dim * d->esize;
+  char *nd = calloc((size_t)(rows ? rows : 1), row);
+  if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  um_dat tmp = *d;
+  tmp.data = nd;
+  tmp.rows = rows;
+  for (int i = 0; i < total; i++)
+    for (int c = 0; c < d->dim; c++) memcpy(elem_ptr(&tmp, i, c), elem_ptr(d, L->l2g[i], c), d->esize);
+  free(d->data);
+  d->data = nd;
+  d->rows = rows;
+  um__dat_host_changed(d);
+  d->halo_stale = 0; /* every halo row came from the global values */
+  return UM_SUCCESS;
+}
+
+/* Import lists (halo rows grouped by owner), then export lists by asking each owner. */
+static int build_lists(um_context *ctx, struct um_dist *D, umd_set *S, const umd_layout *L, const int *owner,
+                       const int *g2l) {
+  const int P = D->nranks, first = L->owned, total = L->owned + L->exec + L->nonexec;
+  int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
+  int *sdis = calloc((size_t)P + 1, sizeof *sdis), *rdis = calloc((size_t)P + 1, sizeof *rdis);
+  if (!icnt || !ecnt || !sdis || !rdis) {
+    free(icnt), free(ecnt), free(sdis), free(rdis);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  }
+  for (int i = first; i < total; i++) icnt[owner[L->l2g[i]]]++;
+  int rc = UM_SUCCESS;
+  int m = MPI_Alltoall(icnt, 1, MPI_INT, ecnt, 1, MPI_INT, D->comm);
+  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoall (halo sizes)");
+  for (int q = 0; q < P; q++) {
+    sdis[q + 1] = sdis[q] + icnt[q];
+    rdis[q + 1] = rdis[q] + ecnt[q];
+  }
+  int *req = malloc((size_t)(sdis[P] ? sdis[P] : 1) * sizeof *req), *want = malloc((size_t)(rdis[P] ? rdis[P] : 1) * sizeof *want);
+  S->nnb = 0;
+  for (int q = 0; q < P; q++) S->nnb += icnt[q] || ecnt[q];
+  S->nb = malloc((size_t)(S->nnb ? S->nnb : 1) * sizeof(int));
+  S->imp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+  S->exp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+  S->imp = malloc((size_t)(sdis[P] ? sdis[P] : 1) * sizeof(int));
+  S->exp = malloc((size_t)(rdis[P] ? rdis[P] : 1) * sizeof(int));
+  if (rc == UM_SUCCESS && (!req || !want || !S->nb || !S->imp_off || !S->exp_off || !S->imp || !S->exp))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  if (rc == UM_SUCCESS) {
+    int *pos = calloc((size_t)P, sizeof *pos);
+    if (!pos) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+    for (int i = first; pos && i < total; i++) { /* in local order: ascending within each owner's range */
+      const int q = owner[L->l2g[i]];
+      S->imp[sdis[q] + pos[q]] = i;
+      req[sdis[q] + pos[q]] = L->l2g[i];
+      pos[q]++;
+    }
+    free(pos);
+  }
+  if (rc == UM_SUCCESS) {
+    m = MPI_Alltoallv(req, icnt, sdis, MPI_INT, want, ecnt, rdis, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (halo lists)");
+  }
+  if (rc == UM_SUCCESS) {
+    int j = 0;
+    for (int q = 0; q < P; q++) {
+      if (!icnt[q] && !ecnt[q]) continue;
+      S->nb[j] = q;
+      S->imp_off[j + 1] = S->imp_off[j] + icnt[q];
+      S->exp_off[j + 1] = S->exp_off[j] + ecnt[q];
+      j++;
+    }
+    /* imports are already grouped by ascending owner, as nb is; exports: the owner's local rows */
+    for (int i = 0; i < rdis[P]; i++) {
+      const int l = g2l[want[i]];
+      if (l < 0 || l >= L->owned) {
+        rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %d, which it does not own",
+                      D->rank, want[i]);
+        break;
+      }
+      S->exp[i] = l;
+    }
+  }
+  free(icnt), free(ecnt), free(sdis), free(rdis), free(req), free(want);
+  return rc;
+}
+
+/* Every rank's counts, and the global index of every owned row in rank order (for gathers). */
+static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um_set *s, const umd_layout *L) {
+  const int P = D->nranks;
+  S->all_owned = malloc((size_t)P * sizeof(int));
+  S->all_exec = malloc((size_t)P * sizeof(int));
+  S->all_nonexec = malloc((size_t)P * sizeof(int));
+  S->gather_g = malloc((size_t)(s->gsize ? s->gsize : 1) * sizeof(int));
+  int *dis = malloc(((size_t)P + 1) * sizeof *dis);
+  int rc = S->all_owned && S->all_exec && S->all_nonexec && S->gather_g && dis
+               ? UM_SUCCESS
+               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", s->name);
+  int mine[3] = {L->owned, L->exec, L->nonexec}, *all = malloc((size_t)P * 3 * sizeof(int));
+  if (rc == UM_SUCCESS && !all) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
+  }
+  if (rc == UM_SUCCESS) {
+    dis[0] = 0;
+    for (int q = 0; q < P; q++) {
+      S->all_owned[q] = all[3 * q];
+      S->all_exec[q] = all[3 * q + 1];
+      S->all_nonexec[q] = all[3 * q + 2];
+      dis[q + 1] = dis[q] + S->all_owned[q];
+    }
+    if (dis[P] != s->gsize)
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %d elements together, not %d", s->name, dis[P],
+                    s->gsize);
+  }
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Allgatherv(L->l2g, L->owned, MPI_INT, S->gather_g, S->all_owned, dis, MPI_INT, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgatherv (owned elements)");
+  }
+  free(all);
+  free(dis);
+  return rc;
+}
+
+/* How halo messages travel (um_set_gpu_transport), decided from every rank's facts (the same answer on every
+ * rank); the device transport is opened here, by every rank together. */
+#define TOKEN_MAX 1024
+static int setup_transport(um_context *ctx, struct um_dist *D) {
+  um_partition_info *info = &D->info;
+  const um_backend_def *B = ctx->backend;
+  if (!on_device(ctx)) {
+    snprintf(info->transport, sizeof info->transport, "host");
+    snprintf(info->transport_note, sizeof info->transport_note, "the %s backend keeps dats in host memory%s",
+             B->name, ctx->transport == UM_TRANSPORT_DEVICE ? " (mpi.gpu_transport applies to GPU ranks only)" : "");
+    return UM_SUCCESS;
+  }
+  const int has = B->peer_name && B->peer_usable && B->peer_device && B->peer_token && B->peer_open &&
+                  B->dev_alloc && B->dev_free && B->peer_post && B->peer_wait;
+  struct who {
+    int usable;
+    char why[200], host[MPI_MAX_PROCESSOR_NAME + 1], dev[80];
+  } me, *all = calloc((size_t)D->nranks, sizeof *all);
+  const char **why = calloc((size_t)D->nranks, sizeof *why), **host = calloc((size_t)D->nranks, sizeof *host),
+             **dev = calloc((size_t)D->nranks, sizeof *dev);
+  int *usable = calloc((size_t)D->nranks, sizeof *usable);
+  if (!all || !why || !host || !dev || !usable) {
+    free(all), free(why), free(host), free(dev), free(usable);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory choosing the GPU transport");
+  }
+  memset(&me, 0, sizeof me);
+  int len = 0, rc = UM_SUCCESS;
+  MPI_Get_processor_name(me.host, &len);
+  if (has && ctx->transport != UM_TRANSPORT_HOST) {
+    me.usable = B->peer_usable(ctx, ctx->bstate, me.why, sizeof me.why);
+    if (me.usable && B->peer_device(ctx, ctx->bstate, me.dev, sizeof me.dev) != UM_SUCCESS) {
+      me.usable = 0;
+      snprintf(me.why, sizeof me.why, "%s", um_error_message(ctx));
+    }
+  }
+  int m = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, D->comm);
+  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (GPU transport)");
+  int choice = UM_TRANSPORT_HOST;
+  if (rc == UM_SUCCESS) {
+    for (int r = 0; r < D->nranks; r++) usable[r] = all[r].usable, why[r] = all[r].why, host[r] = all[r].host, dev[r] = all[r].dev;
+    choice = umd_choose_transport(ctx->transport, has ? B->peer_name : NULL, D->nranks, usable, why, host, dev,
+                                  info->transport_note, sizeof info->transport_note);
+    if (choice < 0) rc = UM_ERROR(ctx, UM_ERR_CONFIG, "%s", info->transport_note);
+  }
+  free(all), free(why), free(host), free(dev), free(usable);
+  if (rc == UM_SUCCESS && choice == UM_TRANSPORT_DEVICE) { /* rank 0's token to every rank, then all join */
+    unsigned char token[TOKEN_MAX];
+    size_t tlen = 0;
+    int ok = D->rank != 0 || B->peer_token(ctx, ctx->bstate, token, sizeof token, &tlen) == UM_SUCCESS;
+    int hdr[2] = {ok, (int)tlen};
+    if ((m = MPI_Bcast(hdr, 2, MPI_INT, 0, D->comm)) != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+    if (hdr[0] && (m = MPI_Bcast(token, hdr[1], MPI_BYTE, 0, D->comm)) != MPI_SUCCESS)
+      return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+    char msg[UM_ERRMSG_LEN] = "";
+    if (!hdr[0]) snprintf(msg, sizeof msg, "%s", D->rank == 0 ? um_error_message(ctx) : "");
+    else if (B->peer_open(ctx, ctx->bstate, token, (size_t)hdr[1], D->rank, D->nranks) != UM_SUCCESS)
+      snprintf(msg, sizeof msg, "%s", um_error_message(ctx));
+    struct { int v, r; } in = {msg[0] || !hdr[0], D->rank}, out; /* the first rank that failed */
+    if ((m = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, D->comm)) != MPI_SUCCESS)
+      return mpi_fail(ctx, m, "MPI_Allreduce (GPU transport)");
+    const int first = out.v ? out.r : -1;
+    if (first >= 0) { /* that rank's words to every rank */
+      if ((m = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, D->comm)) != MPI_SUCCESS)
+        return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
+      msg[sizeof msg - 1] = 0;
+      if (ctx->transport == UM_TRANSPORT_DEVICE)
+        return UM_ERROR(ctx, UM_ERR_BACKEND, "mpi.gpu_transport %s: rank %d could not start it: %s", B->peer_name,
+                        first, msg);
+      snprintf(info->transport_note, sizeof info->transport_note,
+               "%s could not start on rank %d (%.150s): rows sent with MPI from pinned host buffers", B->peer_name,
+               first, msg);
+      choice = UM_TRANSPORT_HOST;
+    }
+  }
+  if (rc != UM_SUCCESS) return rc;
+  D->peer = choice == UM_TRANSPORT_DEVICE;
+  D->peer_min = ctx->transport == UM_TRANSPORT_AUTO ? (double)ctx->transport_min_bytes : 0;
+  if (D->peer && D->peer_min > 0) {
+    snprintf(info->transport, sizeof info->transport, "%s+host", B->peer_name);
+    const size_t l = strlen(info->transport_note);
+    snprintf(info->transport_note + l, sizeof info->transport_note - l,
+             ", for exchanges of %.0f KiB or more per rank; smaller ones through pinned host buffers",
+             D->peer_min / 1024);
+  } else {
+    snprintf(info->transport, sizeof info->transport, "%s", D->peer ? B->peer_name : "host");
+  }
+  return UM_SUCCESS;
+}
+
+int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!mpi_up()) return UM_SUCCESS;
+  int P = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (P == 1) return UM_SUCCESS;
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
+  for (int i = 0; i < ctx->nloops; i++)
+    if (ctx->loops[i].calls > 0)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
+                      "the first loop",
+                      ctx->loops[i].name);
+  const char *method = partitioner && *partitioner ? partitioner : "metis";
+  if (strcmp(method, "metis") && strcmp(method, "block") && strcmp(method, "ptscotch"))
+    return UM_ERROR(ctx, UM_ERR_CONFIG,
+                    "mpi.partitioner = '%s': the partitioners are metis (k-way of the primary set's graph on rank 0), "
+                    "ptscotch (PT-Scotch k-way, in parallel) and block (contiguous ranges); ParMETIS is not in Debian",
+                    method);
+#ifndef UM_HAVE_PTSCOTCH
+  if (!strcmp(method, "ptscotch"))
+    return UM_ERROR(ctx, UM_ERR_CONFIG,
+                    "mpi.partitioner = ptscotch: this build has no PT-Scotch; install libptscotch-dev (or run "
+                    "scripts/install-deps.sh) and configure again, or use metis");
+#endif
+  if (ctx->nsets == 0) return UM_SUCCESS;
+  const double t0 = MPI_Wtime();
+  int primary = default_primary(ctx);
+  if (primary_name && *primary_name) {
+    const um_set *ps = um_find_set(ctx, primary_name);
+    if (!ps) {
+      char list[512] = "";
+      for (int i = 0; i < ctx->nsets; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", ctx->sets[i]->name);
+      }
+      return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", primary_name, list);
+    }
+    primary = ps->index;
+  }
+  const int ns = ctx->nsets, nm = ctx->nmaps;
+  int *sizes = malloc((size_t)ns * sizeof *sizes);
+  umd_map *maps = malloc((size_t)(nm ? nm : 1) * sizeof *maps);
+  int **owner = calloc((size_t)ns, sizeof *owner);
+  umd_layout *lay = calloc((size_t)ns, sizeof *lay);
+  struct um_dist *D = calloc(1, sizeof *D);
+  if (D) D->sets = calloc((size_t)ns, sizeof *D->sets);
+  if (!sizes || !maps || !owner || !lay || !D || !D->sets) {
+    free(sizes), free(maps), free(owner), free(lay);
+    if (D) free(D->sets);
+    free(D);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the mesh");
+  }
+  D->rank = rank;
+  D->nranks = P;
+  D->comm = MPI_COMM_WORLD;
+  D->nsets = ns;
+  for (int s = 0; s < ns; s++) sizes[s] = ctx->sets[s]->size;
+  for (int k = 0; k < nm; k++)
+    maps[k] = (umd_map){ctx->maps[k]->from->index, ctx->maps[k]->to->index, ctx->maps[k]->arity, ctx->maps[k]->data};
+  umd_mesh mesh = {ns, sizes, nm, maps};
+  um_partition_info *info = &D->info;
+  info->nranks = P;
+  snprintf(info->primary, sizeof info->primary, "%s", ctx->sets[primary]->name);
+  int rc = UM_SUCCESS;
+  owner[primary] = malloc((size_t)(sizes[primary] ? sizes[primary] : 1) * sizeof(int));
+  if (!owner[primary]) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
+  /* rank 0 partitions; every rank gets the same parts and the same words about them */
+  int have = 0;
+  char why[256] = "";
+  if (rc == UM_SUCCESS && !strcmp(method, "ptscotch")) /* collective: every rank takes part */
+    have = ptscotch_parts(&mesh, primary, P, rank, D->comm, owner[primary], why, sizeof why) == 0;
+  if (rc == UM_SUCCESS && rank == 0) partition_primary(&mesh, primary, P, method, owner[primary], have, why, info);
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Bcast(owner[primary], sizes[primary], MPI_INT, 0, D->comm);
+    if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Bcast (partition)");
+  }
+  char err[512] = "";
+  if (rc == UM_SUCCESS && umd_derive_owners(&mesh, primary, P, owner, err, sizeof err))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  if (rc == UM_SUCCESS && umd_build_layout(&mesh, owner, rank, lay, err, sizeof err))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  /* g2l per set: global -> local (-1: not here) */
+  int **g2l = calloc((size_t)ns, sizeof *g2l);
+  if (rc == UM_SUCCESS && !g2l) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const int n = sizes[s], total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    if (!(g2l[s] = malloc((size_t)(n ? n : 1) * sizeof(int)))) {
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      break;
+    }
+    for (int g = 0; g < n; g++) g2l[s][g] = -1;
+    for (int i = 0; i < total; i++) g2l[s][lay[s].l2g[i]] = i;
+  }
+  /* halo lists and the gather order (collective: every rank runs them) */
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    rc = build_lists(ctx, D, &D->sets[s], &lay[s], owner[s], g2l[s]);
+    if (rc == UM_SUCCESS) rc = build_gather(ctx, D, &D->sets[s], ctx->sets[s], &lay[s]);
+  }
+  /* migrate: dats, then maps (to local indices), then the sets' ranges */
+  for (int i = 0; rc == UM_SUCCESS && i < ctx->ndats; i++) rc = migrate_dat(ctx, ctx->dats[i], &lay[ctx->dats[i]->set->index]);
+  for (int k = 0; rc == UM_SUCCESS && k < nm; k++) {
+    um_map *mp = ctx->maps[k];
+    const umd_layout *F = &lay[mp->from->index];
+    const int total = F->owned + F->exec + F->nonexec, ar = mp->arity, *tg = g2l[mp->to->index];
+    int *nd = malloc(((size_t)total * ar + 1) * sizeof(int));
+    if (!nd) {
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+      break;
+    }
+    for (int i = 0; i < total && rc == UM_SUCCESS; i++)
+      for (int a = 0; a < ar; a++) {
+        int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
+        if (t < 0 && i < F->owned + F->exec)
+          rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
+                        mp->name, i, rank);
+        nd[(size_t)i * ar + a] = t < 0 ? 0 : t; /* non-exec rows are never run */
+      }
+    if (rc != UM_SUCCESS) {
+      free(nd);
+      break;
+    }
+    free(mp->data);
+    mp->data = nd;
+  }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    um_set *S = ctx->sets[s];
+    S->size = lay[s].owned;
+    S->core_size = lay[s].core;
+    S->exec_halo = lay[s].exec;
+    S->nonexec_halo = lay[s].nonexec;
+    D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    D->sets[s].l2g = lay[s].l2g;
+    lay[s].l2g = NULL;
+    free(S->part_offset); /* the parts of a partition reordering are global: no longer blocks */
+    S->part_offset = NULL;
+    S->nparts = 0;
+  }
+  for (int s = 0; g2l && s < ns; s++) free(g2l[s]);
+  free(g2l);
+  for (int s = 0; s < ns; s++) free(owner[s]);
+  free(owner);
+  umd_layout_free(lay, ns);
+  free(lay);
+  free(sizes);
+  free(maps);
+  if (rc != UM_SUCCESS) {
+    ctx->dist = D;
+    um__dist_free(ctx);
+    return rc;
+  }
+  um_plan_cache_clear(ctx->plans);
+  for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
+  ctx->dist = D;
+  if ((rc = setup_transport(ctx, D)) != UM_SUCCESS) {
+    um__dist_free(ctx);
+    return rc;
+  }
+  info->seconds = MPI_Wtime() - t0;
+  return UM_SUCCESS;
+}
+
+int um_context_rank(const um_context *ctx) { return ctx && ctx->dist ? ctx->dist->rank : 0; }
+int um_context_nranks(const um_context *ctx) { return ctx && ctx->dist ? ctx->dist->nranks : 1; }
+
+int um_partition_info_get(const um_context *ctx, um_partition_info *out) {
+  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx->dist) return UM_ERR_UNSUPPORTED;
+  *out = ctx->dist->info;
+  return UM_SUCCESS;
+}
+
+int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *nonexec) {
+  if (!s) return UM_ERR_ARG;
+  const struct um_dist *D = s->ctx->dist;
+  if (!D) {
+    if (rank != 0) return UM_ERR_ARG;
+    if (owned) *owned = s->size;
+    if (exec) *exec = s->exec_halo;
+    if (nonexec) *nonexec = s->nonexec_halo;
+    return UM_SUCCESS;
+  }
+  if (rank < 0 || rank >= D->nranks || s->index >= D->nsets) return UM_ERR_ARG;
+  const umd_set *S = &D->sets[s->index];
+  if (owned) *owned = S->all_owned[rank];
+  if (exec) *exec = S->all_exec[rank];
+  if (nonexec) *nonexec = S->all_nonexec[rank];
+  return UM_SUCCESS;
+}
+
+int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank == 0; }
+
+const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  return D && s->index < D->nsets ? D->sets[s->index].l2g : NULL;
+}
+
+int um__dist_sum_i64(um_context *ctx, long long *v, int n) {
+  if (!ctx->dist || n <= 0) return UM_SUCCESS;
+  int m = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG_LONG, MPI_SUM, ctx->dist->comm);
+  return m == MPI_SUCCESS ? UM_SUCCESS : mpi_fail(ctx, m, "MPI_Allreduce (exact sum)");
+}
+
+int um__dist_set_has_exec(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || s->index >= D->nsets) return 0;
+  for (int q = 0; q < D->nranks; q++)
+    if (D->sets[s->index].all_exec[q]) return 1;
+  return 0;
+}
+
+int um__dist_set_has_halo(const um_context *ctx, const um_set *s) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || s->index >= D->nsets) return 0;
+  for (int q = 0; q < D->nranks; q++)
+    if (D->sets[s->index].all_exec[q] || D->sets[s->index].all_nonexec[q]) return 1;
+  return 0;
+}
+#endif /* UM_HAVE_MPI */

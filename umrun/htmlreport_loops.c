@@ -1,0 +1,392 @@
+/* umrun --report: the figures of one run (copy bandwidth, labels, useful GB/s, access patterns), the
+ * rows of the tables (HTML and markdown at once) and an app's loops over all its runs with the
+ * tables of its split loops and of its variants. */
+#include "htmlreport_internal.h"
+
+/* ---- per run figures ----------------------------------------------------------------- */
+double rep_device_copy_gbs(const uj *R, const uj *run) {
+  const uj *m = uj_get(R, "machine");
+  if (!strcmp(uj_gets(run, "backend", ""), "cuda")) {
+    double g = uj_getn(uj_get(run, "device"), "copy_gb_per_s", NAN);
+    if (!isfinite(g)) g = uj_getn(uj_get(m, "gpu"), "copy_gb_per_s", NAN);
+    return g;
+  }
+  return uj_getn(m, "host_copy_gb_per_s", NAN);
+}
+
+/* "720k atomics/soa" for case airfoil_720k: the case without its app's name, the
+ * strategy and layout, the reordering when there is one, the backend off the GPU */
+void rep_short_label(const uj *c, const char *app, char *buf, size_t len) {
+  const char *cn = uj_gets(c, "case", "");
+  const size_t al = strlen(app);
+  if (!strncmp(cn, app, al) && (cn[al] == '_' || cn[al] == '\0')) cn += al + (cn[al] == '_');
+  const char *b = uj_gets(c, "backend", ""), *r = uj_gets(c, "reorder", "none");
+  snprintf(buf, len, "%s%s%s%s%s/%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
+           uj_gets(c, "strategy", "?"), uj_gets(c, "layout", "?"), strcmp(r, "none") && strcmp(r, "default") ? "/" : "",
+           strcmp(r, "none") && strcmp(r, "default") ? r : "");
+}
+
+/* app-level useful GB/s: bytes of every loop / time of every loop (a split loop's generated loops
+ * not counted again: their time is inside their parent's, whose bytes are the loop's useful bytes) */
+double rep_run_gbs(const uj *run) {
+  const uj *loops = uj_get(run, "loops");
+  double b = 0, s = 0;
+  for (int i = 0; i < uj_len(loops); i++) {
+    const uj *l = uj_at(loops, i);
+    if (umrun_loop_parent(l)) continue;
+    b += uj_getn(l, "bytes_per_call", 0) * uj_getn(l, "calls", 0);
+    s += uj_getn(l, "seconds", 0);
+  }
+  return s > 0 ? b / s * 1e-9 : 0;
+}
+
+void rep_pattern_summary(const uj *loop, char *buf, size_t len) {
+  static const char *const kinds[] = {"direct read", "direct write", "direct update", "indirect read",
+                                      "indirect increment", "indirect write", "indirect update", "global read",
+                                      "reduction"};
+  int cnt[9] = {0};
+  const uj *args = uj_get(loop, "args");
+  for (int i = 0; i < uj_len(args); i++) {
+    const char *p = uj_gets(uj_at(args, i), "pattern", "");
+    for (int k = 0; k < 9; k++)
+      if (!strcmp(p, kinds[k])) cnt[k]++;
+  }
+  size_t l = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < 9 && l < len; k++)
+    if (cnt[k]) l += (size_t)snprintf(buf + l, len - l, "%s%d %s", l ? ", " : "", cnt[k], kinds[k]);
+  /* the maps it goes through */
+  char maps[512] = "";
+  size_t ml = 0;
+  for (int i = 0; i < uj_len(args) && ml < sizeof maps; i++) {
+    const char *m = uj_gets(uj_at(args, i), "map", NULL);
+    if (!m || strstr(maps, m)) continue;
+    ml += (size_t)snprintf(maps + ml, sizeof maps - ml, "%s%s", ml ? ", " : "", m);
+  }
+  if (maps[0] && l < len) snprintf(buf + l, len - l, " (via %s)", maps);
+  if (!buf[0]) snprintf(buf, len, "-");
+}
+
+void rep_html_text(FILE *h, const char *s) { umrun_xml_escape(h, s); }
+
+void rep_md_cell(FILE *m, const char *s) { umrun_md_escape(m, s); }
+
+/* one table row in both outputs; titles (may be NULL, or hold NULLs): the HTML cells' tooltips */
+void rep_row_t(FILE *h, FILE *m, int header, int n, const char *const *cells, const char *const *titles) {
+  fputs("<tr>", h);
+  fputs("|", m);
+  for (int i = 0; i < n; i++) {
+    if (titles && titles[i] && *titles[i]) {
+      fputs(header ? "<th title=\"" : "<td title=\"", h);
+      rep_html_text(h, titles[i]);
+      fputs("\">", h);
+    } else fputs(header ? "<th>" : "<td>", h);
+    rep_html_text(h, cells[i]);
+    fputs(header ? "</th>" : "</td>", h);
+    fputc(' ', m);
+    rep_md_cell(m, cells[i]);
+    fputs(" |", m);
+  }
+  fputs("</tr>\n", h);
+  fputc('\n', m);
+  if (header) {
+    fputs("|", m);
+    for (int i = 0; i < n; i++) fputs("---|", m);
+    fputc('\n', m);
+  }
+}
+
+void rep_row(FILE *h, FILE *m, int header, int n, const char *const *cells) { rep_row_t(h, m, header, n, cells, NULL); }
+
+/* ---- an app's loops over all its runs, a split loop's generated loops under it --------------- */
+
+static int app_loop_find(const app_loop *v, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(v[i].name, name)) return i;
+  return -1;
+}
+
+static int app_loop_add(app_loop **v, int *n, int *cap, const uj *l, int depth) {
+  if (*n == *cap) {
+    const int c = *cap ? 2 * *cap : 32;
+    app_loop *nv = realloc(*v, (size_t)c * sizeof *nv);
+    if (!nv) return -1;
+    *v = nv;
+    *cap = c;
+  }
+  (*v)[*n].name = uj_gets(l, "name", "?");
+  (*v)[*n].loop = l;
+  (*v)[(*n)++].depth = depth;
+  return 0;
+}
+
+/* Every loop of app's runs (files x cases): each of the app's loops in the order they first appear,
+ * then the loops generated by splitting it in any run; generated loops whose parent ran in no run
+ * last. Returns how many (*out malloc'ed; 0 and NULL when none or out of memory). */
+int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop **out) {
+  app_loop *all = NULL, *v = NULL;
+  int na = 0, ca = 0, n = 0, cap = 0;
+  *out = NULL;
+  for (int k = 0; k < nfiles; k++) { /* the distinct loops of the app's runs, in the order they first appear */
+    const uj *cases = uj_get(files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *ls = uj_get(uj_get(c, "run"), "loops");
+      if (strcmp(uj_gets(c, "app", ""), app)) continue;
+      for (int q = 0; q < uj_len(ls); q++) {
+        const uj *l = uj_at(ls, q);
+        if (app_loop_find(all, na, uj_gets(l, "name", "?")) < 0 && app_loop_add(&all, &na, &ca, l, 0)) goto oom;
+      }
+    }
+  }
+  for (int t = 0; t < na; t++) { /* each of the app's loops, its generated loops under it */
+    if (umrun_loop_parent(all[t].loop)) continue;
+    if (app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+    for (int u = 0; u < na; u++) {
+      const char *p = umrun_loop_parent(all[u].loop);
+      if (p && !strcmp(p, all[t].name) && app_loop_add(&v, &n, &cap, all[u].loop, 1)) goto oom;
+    }
+  }
+  for (int t = 0; t < na; t++) { /* generated loops whose parent ran in no run */
+    const char *p = umrun_loop_parent(all[t].loop);
+    if (p && app_loop_find(v, n, p) < 0 && app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+  }
+  free(all);
+  *out = v;
+  return n;
+oom:
+  free(all);
+  free(v);
+  return 0;
+}
+
+/* A loop's row label: a generated loop under its parent as "↳ :contrib" (its name without the parent's). */
+void rep_loop_label(const app_loop *a, char *buf, size_t len) {
+  const char *p = umrun_loop_parent(a->loop);
+  const size_t pl = p ? strlen(p) : 0;
+  if (a->depth && p && !strncmp(a->name, p, pl) && a->name[pl] == ':')
+    snprintf(buf, len, "\u21b3 %s", a->name + pl);
+  else snprintf(buf, len, "%s", a->name);
+}
+
+/* The loop named name in a run's loops (NULL: it did not run there). */
+static const uj *run_loop(const uj *run, const char *name) {
+  const uj *ls = uj_get(run, "loops");
+  for (int q = 0; q < uj_len(ls); q++)
+    if (!strcmp(uj_gets(uj_at(ls, q), "name", ""), name)) return uj_at(ls, q);
+  return NULL;
+}
+
+const uj *rep_first_run_of(const uj *const *files, int nfiles, const char *app) {
+  for (int k = 0; k < nfiles; k++) {
+    const uj *cases = uj_get(files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i);
+      if (!strcmp(uj_gets(c, "app", ""), app) && uj_get(c, "run") && uj_get(c, "run")->kind == UJ_OBJ)
+        return uj_get(c, "run");
+    }
+  }
+  return NULL;
+}
+
+void rep_device_name(const uj *R, char *buf, size_t len) {
+  const uj *m = uj_get(R, "machine"), *g = uj_get(m, "gpu");
+  if (g && g->kind == UJ_OBJ) snprintf(buf, len, "%s", uj_gets(g, "name", "GPU"));
+  else snprintf(buf, len, "%s", uj_gets(m, "cpu", "CPU"));
+}
+
+/* Per app: a pivot of useful GB/s (% of copy bandwidth) with loops as rows and
+ * runs as columns (8 per table), then the plan statistics of the runs that
+ * used plans. */
+typedef struct {
+  const uj *file, *c, *run;
+  char label[600];
+} col;
+
+/* Whether the loop named name has generated loops in the run (split, or its sums made exact). */
+static int has_parts(const uj *run, const char *name) {
+  const uj *ls = uj_get(run, "loops");
+  for (int q = 0; q < uj_len(ls); q++) {
+    const char *p = umrun_loop_parent(uj_at(ls, q));
+    if (p && !strcmp(p, name)) return 1;
+  }
+  return 0;
+}
+
+/* The split column of the loops table: how the app's runs ran loop a ("gather in 2 of 6 runs"; a generated
+ * loop: "part of res_calc"), and into why the distinct reasons (the cell's tooltip). */
+void rep_split_summary(const uj *const *files, int nfiles, const char *app, const app_loop *a, char *buf,
+                       size_t len, char *why, size_t wlen) {
+  static const char *const variants[] = {"scatter", "gather"};
+  int runs = 0, cnt[2] = {0, 0}, exact = 0;
+  size_t wl = 0;
+  why[0] = '\0';
+  if (umrun_loop_parent(a->loop)) {
+    snprintf(buf, len, "part of %s", umrun_loop_parent(a->loop));
+    return;
+  }
+  for (int k = 0; k < nfiles; k++) {
+    const uj *cases = uj_get(files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *l = run_loop(uj_get(c, "run"), a->name);
+      if (strcmp(uj_gets(c, "app", ""), app) || !l) continue;
+      runs++;
+      const char *v = uj_gets(l, "split", "off"), *r = uj_gets(l, "split_reason", "");
+      for (int q = 0; q < 2; q++) cnt[q] += !strcmp(v, variants[q]);
+      if (!strcmp(v, "off") && has_parts(uj_get(c, "run"), a->name)) exact++; /* run.reproducible's sums */
+      if (*r && !strstr(why, r) && wl + strlen(r) + 3 < wlen)
+        wl += (size_t)snprintf(why + wl, wlen - wl, "%s%s", wl ? "; " : "", r);
+    }
+  }
+  if (!cnt[0] && !cnt[1] && exact)
+    snprintf(buf, len, "exact sums in %d of %d run%s", exact, runs, runs == 1 ? "" : "s");
+  else if (!cnt[0] && !cnt[1]) snprintf(buf, len, "-");
+  else if (cnt[0] && cnt[1])
+    snprintf(buf, len, "scatter in %d, gather in %d of %d run%s", cnt[0], cnt[1], runs, runs == 1 ? "" : "s");
+  else
+    snprintf(buf, len, "%s in %d of %d run%s", cnt[0] ? "scatter" : "gather", cnt[0] + cnt[1], runs,
+             runs == 1 ? "" : "s");
+}
+
+/* Per app, the loops that ran split: per run, the variant, why, the engine's temporaries and the time
+ * of each generated loop (inside the loop's own). Nothing when no run of the app split a loop. */
+void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
+  int any = 0;
+  for (int k = 0; k < nfiles; k++) {
+    const uj *cases = uj_get(files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *r = uj_get(c, "run"), *ls = uj_get(r, "loops");
+      if (strcmp(uj_gets(c, "app", ""), app)) continue;
+      for (int q = 0; q < uj_len(ls); q++) {
+        const uj *l = uj_at(ls, q);
+        char dev[256], v[200], run[700], tb[32], parts[1024] = "", tl[48];
+        const char *sv = uj_gets(l, "split", "off");
+        size_t pl = 0;
+        int kids = 0;
+        if (umrun_loop_parent(l)) continue;
+        for (int z = 0; z < uj_len(ls); z++) { /* its generated loops' times */
+          const uj *g = uj_at(ls, z);
+          const char *p = umrun_loop_parent(g), *gn = uj_gets(g, "name", "?");
+          if (!p || strcmp(p, uj_gets(l, "name", ""))) continue;
+          kids++;
+          if (pl < sizeof parts)
+            pl += (size_t)snprintf(parts + pl, sizeof parts - pl, "%s%s %.4g s", pl ? ", " : "",
+                                   !strncmp(gn, p, strlen(p)) && gn[strlen(p)] == ':' ? gn + strlen(p) : gn,
+                                   uj_getn(g, "seconds", 0));
+        }
+        if (!strcmp(sv, "off") && !kids) continue;
+        if (!any) {
+          fputs("<h3>Loop splitting</h3>\n<p class=\"note\">The loops the engine ran split (<code>run.split</code>, "
+                "<code>run.reproducible</code>): a contribution loop (<code>:contrib</code>, the kernel writing into "
+                "temporaries), then the increments: per argument (<code>:inc&lt;arg&gt;</code>, scatter) or a gather "
+                "in a fixed order (<code>:gather</code>). The loop's time is the whole call's; its parts' times are "
+                "inside it.</p>\n<table>\n",
+                h);
+          fputs("### Loop splitting\n\n", m);
+          const char *hd[] = {"run", "loop", "split", "why", "temporaries (MB)", "loop time (s)", "its parts"};
+          rep_row(h, m, 1, 7, hd);
+          any = 1;
+        }
+        rep_device_name(files[k], dev, sizeof dev);
+        umrun_variant_label(c, v, sizeof v);
+        snprintf(run, sizeof run, "%s%s%s %s", nfiles > 1 ? dev : "", nfiles > 1 ? ": " : "", uj_gets(c, "case", ""),
+                 v);
+        snprintf(tb, sizeof tb, "%.3f", uj_getn(l, "temp_bytes", 0) / 1e6);
+        snprintf(tl, sizeof tl, "%.4g", uj_getn(l, "seconds", 0));
+        const char *cells[] = {run, uj_gets(l, "name", "?"), strcmp(sv, "off") ? sv : "exact sums",
+                               uj_gets(l, "split_reason", "-"), tb, tl,
+                               parts[0] ? parts : "-"};
+        rep_row(h, m, 0, 7, cells);
+      }
+    }
+  }
+  if (any) {
+    fputs("</table>\n", h);
+    fputc('\n', m);
+  }
+}
+
+void rep_write_variants(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
+                        int nal) {
+  col *cols = NULL;
+  int nc = 0, cap = 0;
+  for (int k = 0; k < nfiles; k++) {
+    const uj *cases = uj_get(files[k], "cases");
+    char dev[256];
+    rep_device_name(files[k], dev, sizeof dev);
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
+      if (strcmp(uj_gets(c, "app", ""), app) || !r || r->kind != UJ_OBJ) continue;
+      if (nc == cap) {
+        cap = cap ? 2 * cap : 16;
+        col *n2 = realloc(cols, (size_t)cap * sizeof *n2);
+        if (!n2) break;
+        cols = n2;
+      }
+      char v[200];
+      umrun_variant_label(c, v, sizeof v);
+      cols[nc].file = files[k];
+      cols[nc].c = c;
+      cols[nc].run = r;
+      snprintf(cols[nc].label, sizeof cols[nc].label, "%s%s%s %s", nfiles > 1 ? dev : "", nfiles > 1 ? ": " : "",
+               uj_gets(c, "case", ""), v);
+      nc++;
+    }
+  }
+  fputs("<h3>Useful GB/s per loop and run (% of the device's copy bandwidth)</h3>\n", h);
+  fputs("### Useful GB/s per loop and run (% of the device's copy bandwidth)\n\n", m);
+  for (int c0 = 0; c0 < nc; c0 += 6) {
+    const int c1 = c0 + 6 < nc ? c0 + 6 : nc;
+    const char *hdr[9];
+    hdr[0] = "loop";
+    for (int j = c0; j < c1; j++) hdr[1 + j - c0] = cols[j].label;
+    fputs("<table>\n", h);
+    rep_row(h, m, 1, 1 + c1 - c0, hdr);
+    for (int i = 0; i < nal; i++) {
+      const char *name = al[i].name;
+      char cells[9][96], label[300];
+      const char *cp[9], *tips[9] = {NULL};
+      rep_loop_label(&al[i], label, sizeof label);
+      cp[0] = label;
+      for (int j = c0; j < c1; j++) {
+        const uj *l = run_loop(cols[j].run, name);
+        const double g = l ? umrun_loop_gbs(l) : NAN, cb = rep_device_copy_gbs(cols[j].file, cols[j].run);
+        const char *sv = l ? uj_gets(l, "split", "off") : "off";
+        char v[24] = ""; /* a loop that ran split says how; the reason is the cell's tooltip */
+        if (strcmp(sv, "off")) snprintf(v, sizeof v, " %s", sv);
+        if (!l) snprintf(cells[j - c0], sizeof cells[0], "-");
+        else if (isfinite(cb) && cb > 0)
+          snprintf(cells[j - c0], sizeof cells[0], "%.1f (%.0f%%)%s", g, 100 * g / cb, v);
+        else snprintf(cells[j - c0], sizeof cells[0], "%.1f%s", g, v);
+        cp[1 + j - c0] = cells[j - c0];
+        tips[1 + j - c0] = l ? uj_gets(l, "split_reason", NULL) : NULL;
+      }
+      rep_row_t(h, m, 0, 1 + c1 - c0, cp, tips);
+    }
+    fputs("</table>\n", h);
+    fputc('\n', m);
+  }
+  fputs("<h3>Plans (runs whose loops used one)</h3>\n<table>\n", h);
+  fputs("### Plans (runs whose loops used one)\n\n", m);
+  const char *ph[] = {"run", "loop", "block size", "blocks", "block colours", "thread colours (mean / max)", "reuse",
+                      "shared B / block (mean)"};
+  rep_row(h, m, 1, 8, ph);
+  for (int j = 0; j < nc; j++) {
+    const uj *ls = uj_get(cols[j].run, "loops");
+    for (int q = 0; q < uj_len(ls); q++) {
+      const uj *l = uj_at(ls, q), *p = uj_get(l, "plan");
+      if (!p) continue;
+      char b[32], nb[32], bc[32], tc[48], re[32], sh[32];
+      snprintf(b, sizeof b, "%.0f", uj_getn(p, "block_size", 0));
+      snprintf(nb, sizeof nb, "%.0f", uj_getn(p, "blocks", 0));
+      snprintf(bc, sizeof bc, "%.0f", uj_getn(p, "block_colours", 0));
+      snprintf(tc, sizeof tc, "%.2f / %.0f", uj_getn(p, "thread_colours_mean", 0), uj_getn(p, "thread_colours_max", 0));
+      snprintf(re, sizeof re, "%.2f", uj_getn(p, "reuse_factor", 0));
+      snprintf(sh, sizeof sh, "%.0f", uj_getn(p, "shared_bytes_mean", 0));
+      const char *cells[] = {cols[j].label, uj_gets(l, "name", "?"), b, nb, bc, tc, re, sh};
+      rep_row(h, m, 0, 8, cells);
+    }
+  }
+  fputs("</table>\n", h);
+  fputc('\n', m);
+  free(cols);
+}
