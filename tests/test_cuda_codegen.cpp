@@ -383,7 +383,8 @@ bool run_app(um_context *ctx, const char *app, const std::string &yaml) {
   r.ctx = ctx;
   r.cfg = cfg;
   r.log = std::tmpfile();
-  const int rc = um_builtin_app_find(app)->run(&r);
+  r.app = um_builtin_app_find(app);
+  const int rc = r.app->run(&r);
   fclose(r.log);
   um_config_free(cfg);
   if (rc != UM_SUCCESS) ADD_FAILURE() << yaml << ": " << um_error_message(ctx);

@@ -117,11 +117,11 @@ TEST(Options, PerLoopKeysAndListItems) {
   EXPECT_STREQ(s, "run.layout=aos,soa");
   EXPECT_EQ(umrun_opt_string(cfg.c, "sweep.x", &s, err, sizeof err), UM_ERR_INTERNAL);
   EXPECT_EQ(umrun_opt_choice(cfg.c, "mpi.loops.a.b", &idx, nullptr, err, sizeof err), UM_ERR_INTERNAL);
-  const umrun_option *o = umrun_opt_first_set(cfg.c, UMRUN_OPT_NEEDS_MPI);
+  const um_option *o = umrun_opt_first_set(cfg.c, UM_OPT_NEEDS_MPI);
   ASSERT_NE(o, nullptr);
   EXPECT_STREQ(o->key, "mpi.loops.<loop>");
   Cfg none("run: {block_size: 64}\nmpi: {deadline_s: 5}\n");
-  EXPECT_EQ(umrun_opt_first_set(none.c, UMRUN_OPT_NEEDS_MPI), nullptr); // deadline_s is fine without MPI
+  EXPECT_EQ(umrun_opt_first_set(none.c, UM_OPT_NEEDS_MPI), nullptr); // deadline_s is fine without MPI
 }
 
 // The table itself: unique keys, help on every line, defaults that parse, lie in
@@ -130,14 +130,14 @@ TEST(Options, PerLoopKeysAndListItems) {
 TEST(Options, TableIsConsistent) {
   std::set<std::string> keys;
   for (int i = 0; i < umrun_option_count(); i++) {
-    const umrun_option *o = umrun_option_at(i);
+    const um_option *o = umrun_option_at(i);
     SCOPED_TRACE(o->key);
     EXPECT_TRUE(keys.insert(o->key).second) << "declared twice";
     ASSERT_NE(o->help, nullptr);
     EXPECT_GT(std::strlen(o->help), 5u);
-    if (o->type == UMRUN_OPT_APP) continue;
+    if (o->type == UM_OPT_APP) continue;
     EXPECT_EQ(umrun_option_find(o->key) == o || std::strchr(o->key, '<'), true);
-    if (o->type == UMRUN_OPT_CHOICE) {
+    if (o->type == UM_OPT_CHOICE) {
       EXPECT_TRUE(o->choices || o->range_hint) << "a choice without choices says what its values are";
       if (o->choices && o->def) {
         bool found = false;
@@ -145,26 +145,26 @@ TEST(Options, TableIsConsistent) {
         EXPECT_TRUE(found) << "default " << o->def << " is not among the choices";
       }
     }
-    if ((o->type == UMRUN_OPT_INT || o->type == UMRUN_OPT_LONG || o->type == UMRUN_OPT_DOUBLE)) {
+    if ((o->type == UM_OPT_INT || o->type == UM_OPT_LONG || o->type == UM_OPT_DOUBLE)) {
       ASSERT_NE(o->def, nullptr);
       char *end = nullptr;
       const double v = std::strtod(o->def, &end);
       EXPECT_EQ(*end, '\0') << "default does not parse";
-      if (o->flags & UMRUN_OPT_RANGE) {
+      if (o->flags & UM_OPT_RANGE) {
         EXPECT_GE(v, o->min);
         EXPECT_LE(v, o->max);
         EXPECT_NE(o->range_hint, nullptr);
       }
     }
-    if (o->type == UMRUN_OPT_BOOL) EXPECT_TRUE(!std::strcmp(o->def, "false") || !std::strcmp(o->def, "true"));
+    if (o->type == UM_OPT_BOOL) EXPECT_TRUE(!std::strcmp(o->def, "false") || !std::strcmp(o->def, "true"));
   }
-  const umrun_option *st = umrun_option_find("run.strategy");
+  const um_option *st = umrun_option_find("run.strategy");
   for (int i = 0; st->choices[i]; i++) EXPECT_STREQ(st->choices[i], um_strategy_name((um_strategy)i));
-  const umrun_option *inc = umrun_option_find("mpi.increments");
+  const um_option *inc = umrun_option_find("mpi.increments");
   for (int i = 0; inc->choices[i]; i++) EXPECT_STREQ(inc->choices[i], um_increments_name((um_increments)i));
-  const umrun_option *sp = umrun_option_find("run.split");
+  const um_option *sp = umrun_option_find("run.split");
   for (int i = 0; i < 4; i++) EXPECT_STREQ(sp->choices[i], um_split_name((um_split)i));
-  const umrun_option *lay = umrun_option_find("run.layout");
+  const um_option *lay = umrun_option_find("run.layout");
   EXPECT_STREQ(lay->choices[UM_AOS], "aos");
   EXPECT_STREQ(lay->choices[UM_SOA], "soa");
   um_options d;
@@ -189,7 +189,7 @@ TEST(Options, HelpAndMarkdownListEveryOption) {
   umrun_options_markdown(f);
   fclose(f);
   for (int i = 0; i < umrun_option_count(); i++) {
-    const umrun_option *o = umrun_option_at(i);
+    const um_option *o = umrun_option_at(i);
     if (!o->renamed_to) EXPECT_NE(std::strstr(help, (std::string("  ") + o->key + " ").c_str()), nullptr) << o->key;
     EXPECT_NE(std::strstr(md, (std::string("| `") + o->key + "` |").c_str()), nullptr) << o->key;
   }

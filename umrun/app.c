@@ -140,7 +140,7 @@ static int reorder(um_app_run *run, const char *default_map);
 static int distribute(um_app_run *run, const char *default_map) {
   char err[512] = "";
   const char *pset = NULL, *method = NULL;
-  if (umrun_opt_first_set(run->cfg, UMRUN_OPT_NEEDS_MPI) && !um_mpi_built())
+  if (umrun_opt_first_set(run->cfg, UM_OPT_NEEDS_MPI) && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
                        "the config sets mpi.* keys, but this build has no MPI: install libopenmpi-dev and openmpi-bin "
                        "(scripts/install-deps.sh) and configure again, or remove the mpi keys");
@@ -339,4 +339,45 @@ static int reorder(um_app_run *run, const char *default_map) {
     fprintf(run->log, "; %d parts of at most %d elements, edge cut %ld", st.nparts, st.max_part_size, st.edgecut);
   fputc('\n', run->log);
   return UM_SUCCESS;
+}
+
+/* ---- the app's options: reads from its declaration table (um_app.options) ------------------ */
+
+/* Runs a read of the options module within the app's table; a failure's message goes to the context. */
+#define APP_READ(run, key, call)                                                                                \
+  do {                                                                                                          \
+    if (!(run)->app)                                                                                            \
+      return um_app_fail(run, UM_ERR_INTERNAL,                                                                  \
+                         "internal error: reading the option '%s' with run->app unset (the runner sets it to "  \
+                         "the app being run; a test calling app->run must too)",                               \
+                         key);                                                                                  \
+    char err_[1024] = "";                                                                                       \
+    umrun_options_scope((run)->app);                                                                            \
+    const int rc_ = (call);                                                                                     \
+    umrun_options_scope(NULL);                                                                                  \
+    return rc_ ? um_app_fail(run, rc_, "%s", err_) : UM_SUCCESS;                                                \
+  } while (0)
+
+int um_app_string(um_app_run *run, const char *key, const char **out) {
+  APP_READ(run, key, umrun_opt_string(run->cfg, key, out, err_, sizeof err_));
+}
+int um_app_int(um_app_run *run, const char *key, int *out) {
+  APP_READ(run, key, umrun_opt_int(run->cfg, key, out, err_, sizeof err_));
+}
+int um_app_long(um_app_run *run, const char *key, long long *out) {
+  APP_READ(run, key, umrun_opt_long(run->cfg, key, out, err_, sizeof err_));
+}
+int um_app_double(um_app_run *run, const char *key, double *out) {
+  APP_READ(run, key, umrun_opt_double(run->cfg, key, out, err_, sizeof err_));
+}
+int um_app_bool(um_app_run *run, const char *key, int *out) {
+  APP_READ(run, key, umrun_opt_bool(run->cfg, key, out, err_, sizeof err_));
+}
+int um_app_choice(um_app_run *run, const char *key, int *index, const char **name) {
+  APP_READ(run, key, umrun_opt_choice(run->cfg, key, index, name, err_, sizeof err_));
+}
+int um_app_has(um_app_run *run, const char *key, int *present) {
+  um_config_kind_t kind = UM_CONFIG_ABSENT;
+  APP_READ(run, key, (umrun_opt_kind(run->cfg, key, &kind, err_, sizeof err_) ||
+                      (*present = kind != UM_CONFIG_ABSENT, 0)));
 }

@@ -13,50 +13,50 @@
 
 /* In the order of umrun --help. The help text says what the key does; the
  * default and the choices are printed from their own fields. */
-static const umrun_option options[] = {
-    {.key = "app", .type = UMRUN_OPT_CHOICE, .range_hint = "a registered app (umrun --list-apps)",
+static const um_option options[] = {
+    {.key = "app", .type = UM_OPT_CHOICE, .range_hint = "a registered app (umrun --list-apps)",
      .help = "the app to run"},
-    {.key = "mesh.*", .type = UMRUN_OPT_APP, .help = "generator and its parameters, or mesh.file"},
-    {.key = "params.*", .type = UMRUN_OPT_APP, .help = "app parameters"},
-    {.key = "run.backend", .type = UMRUN_OPT_CHOICE, .def = "auto", .range_hint = "auto | a backend listed below",
+    {.key = "mesh.*", .type = UM_OPT_APP, .help = "generator and its parameters, or mesh.file"},
+    {.key = "params.*", .type = UM_OPT_APP, .help = "app parameters"},
+    {.key = "run.backend", .type = UM_OPT_CHOICE, .def = "auto", .range_hint = "auto | a backend listed below",
      .help = "auto: the available one of highest priority: the GPU if present, else the CPU"},
-    {.key = "run.strategy", .type = UMRUN_OPT_CHOICE, .def = "auto",
+    {.key = "run.strategy", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("auto", "coloured", "atomics", "global", "hierarchical"),
      .help = "how a loop's increments through maps avoid races (auto: the backend's choice)"},
-    {.key = "run.layout", .type = UMRUN_OPT_CHOICE, .def = "aos", .choices = CHOICES("aos", "soa", "auto"),
+    {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = CHOICES("aos", "soa", "auto"),
      .help = "dats' layout (auto: SoA unless accessed through a map)"},
-    {.key = "run.block_size", .type = UMRUN_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
-     .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UMRUN_OPT_RANGE,
+    {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
+     .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UM_OPT_RANGE,
      .help = "elements per mini-partition (plan block)"},
-    {.key = "run.threads", .type = UMRUN_OPT_INT, .def = "0",
+    {.key = "run.threads", .type = UM_OPT_INT, .def = "0",
      .range_hint = "0 (OpenMP default) or 1 .. the cores here x UM_THREADS_PER_CORE",
      .help = "OpenMP threads (0: OMP_NUM_THREADS or all cores)"},
-    {.key = "run.check_plans", .type = UMRUN_OPT_BOOL, .def = "false",
+    {.key = "run.check_plans", .type = UM_OPT_BOOL, .def = "false",
      .help = "verify every plan's colouring after building it"},
-    {.key = "run.parallel_threshold", .type = UMRUN_OPT_INT, .def = "4096",
+    {.key = "run.parallel_threshold", .type = UM_OPT_INT, .def = "4096",
      .help = "OpenMP: loops over fewer elements run on one thread"},
-    {.key = "run.reorder", .type = UMRUN_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "gps", "partition"),
+    {.key = "run.reorder", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "gps", "partition"),
      .help = "renumber the mesh for locality before the run"},
-    {.key = "run.reorder_map", .type = UMRUN_OPT_STRING,
+    {.key = "run.reorder_map", .type = UM_OPT_STRING,
      .help = "the map it is based on (default: the app's main indirect map)"},
-    {.key = "run.reorder_file", .type = UMRUN_OPT_STRING,
+    {.key = "run.reorder_file", .type = UM_OPT_STRING,
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
-    {.key = "mpi.partitioner", .type = UMRUN_OPT_CHOICE, .def = "metis", .choices = CHOICES("metis", "ptscotch", "block"),
-     .flags = UMRUN_OPT_NEEDS_MPI,
+    {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "metis", .choices = CHOICES("metis", "ptscotch", "block"),
+     .flags = UM_OPT_NEEDS_MPI,
      .help = "under mpirun: how the primary set is split over\n"
              "the ranks (metis: k-way of its graph, on rank 0; ptscotch: PT-Scotch\n"
              "k-way, every rank taking part; block: contiguous ranges)"},
-    {.key = "mpi.increments", .type = UMRUN_OPT_CHOICE, .def = "redundant",
-     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UMRUN_OPT_NEEDS_MPI,
+    {.key = "mpi.increments", .type = UM_OPT_CHOICE, .def = "redundant",
+     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UM_OPT_NEEDS_MPI,
      .help = "increments into other ranks' elements:\n"
              "redundant runs the exec halo too (OP2); reverse sends them to their owners\n"
              "(PETSc's SFReduce); auto picks reverse for a loop whose exec halo's work\n"
              "is over 5x the bytes it would send back (LULESH's volume_force)"},
-    {.key = "mpi.loops.<loop>", .type = UMRUN_OPT_CHOICE, .def = "redundant",
-     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UMRUN_OPT_NEEDS_MPI,
+    {.key = "mpi.loops.<loop>", .type = UM_OPT_CHOICE, .def = "redundant",
+     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UM_OPT_NEEDS_MPI,
      .help = "mpi.increments for one loop: mpi.loops: {res_calc: reverse}"},
-    {.key = "mpi.gpu_transport", .type = UMRUN_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "host", "nccl"),
-     .flags = UMRUN_OPT_NEEDS_MPI,
+    {.key = "mpi.gpu_transport", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "host", "nccl"),
+     .flags = UM_OPT_NEEDS_MPI,
      .help = "halo messages of CUDA ranks: nccl sends device\n"
              "buffers GPU to GPU (NCCL, on a stream beside the compute stream: no host\n"
              "copy, no host wait); host packs rows into pinned host memory and sends\n"
@@ -64,87 +64,87 @@ static const umrun_option options[] = {
              "NCCL loads and every rank has its own GPU on one host, for exchanges\n"
              "of mpi.gpu_transport_min_bytes or more per rank; host below\n"
              "(NCCL costs ~0.5 ms of host time per exchange: small halos lose)"},
-    {.key = "mpi.gpu_transport_min_bytes", .type = UMRUN_OPT_LONG, .def = "1048576", .min = 0,
+    {.key = "mpi.gpu_transport_min_bytes", .type = UM_OPT_LONG, .def = "1048576", .min = 0,
      .max = 1099511627776.0, .range_hint = "use 0 .. 2^40 bytes",
-     .flags = UMRUN_OPT_NEEDS_MPI | UMRUN_OPT_RANGE | UMRUN_OPT_HINT_DEFAULT,
+     .flags = UM_OPT_NEEDS_MPI | UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "mpi.gpu_transport auto: the smallest exchange per rank that goes through NCCL"},
-    {.key = "mpi.deadline_s", .type = UMRUN_OPT_DOUBLE, .def = "60", .min = 1, .max = 86400,
-     .range_hint = "use 1 .. 86400 seconds", .flags = UMRUN_OPT_RANGE | UMRUN_OPT_HINT_DEFAULT,
+    {.key = "mpi.deadline_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 1, .max = 86400,
+     .range_hint = "use 1 .. 86400 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "a rank that failed alone waits this long for the others to reach\n"
              "the end of the run, then stops every rank with its message (MPI_Abort)"},
-    {.key = "mpi.partition_set", .type = UMRUN_OPT_STRING, .flags = UMRUN_OPT_NEEDS_MPI,
+    {.key = "mpi.partition_set", .type = UM_OPT_STRING, .flags = UM_OPT_NEEDS_MPI,
      .help = "the primary set (default: the set the app's main map points into);\n"
              "the other sets follow it through the maps. Rank 0 prints, writes the\n"
              "outputs and validates; every rank exits with the same status"},
-    {.key = "run.split", .type = UMRUN_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "scatter", "gather", "auto", "on"),
+    {.key = "run.split", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "scatter", "gather", "auto", "on"),
      .help = "automatic loop splitting: a loop that\n"
              "increments through maps runs as its kernel writing per-element\n"
              "contributions (no colouring, no atomics), then the increments: one\n"
              "loop per argument (scatter) or each target summing its elements'\n"
              "contributions in a fixed order (gather; on = gather). auto: CPU\n"
              "backends keep loops whole; a GPU times both and keeps the faster"},
-    {.key = "split.<loop>", .type = UMRUN_OPT_CHOICE, .def = "auto",
+    {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("off", "scatter", "gather", "auto", "on"),
      .help = "run.split for one loop: split: {res_calc: on}"},
-    {.key = "run.reproducible", .type = UMRUN_OPT_BOOL, .def = "false",
+    {.key = "run.reproducible", .type = UM_OPT_BOOL, .def = "false",
      .help = "true: increments gathered in a fixed order (by global element number)\n"
              "and floating-point sums exact, so runs, strategies, backends and rank\n"
              "counts give the same bits"},
-    {.key = "run.row_align", .type = UMRUN_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
-     .flags = UMRUN_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this"},
-    {.key = "run.compile", .type = UMRUN_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "wait", "off"),
+    {.key = "run.row_align", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
+     .flags = UM_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this"},
+    {.key = "run.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "wait", "off"),
      .help = "CPU backends: each loop's host code generated for its\n"
              "arguments and compiled with a C compiler at run time (OP2's per-loop\n"
              "code, same results bit for bit). auto: in the background once a loop has\n"
              "run run.compile_after seconds, the generic code running meanwhile;\n"
              "wait: before each loop's first call (a failed compile is an error)"},
-    {.key = "run.compile_after", .type = UMRUN_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
-     .range_hint = "use 0 .. 1e6 seconds", .flags = UMRUN_OPT_RANGE | UMRUN_OPT_HINT_DEFAULT,
+    {.key = "run.compile_after", .type = UM_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
+     .range_hint = "use 0 .. 1e6 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "run.compile auto: seconds a loop runs before it is compiled"},
-    {.key = "run.compile_simd", .type = UMRUN_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "auto", "on"),
+    {.key = "run.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "auto", "on"),
      .help = "a loop whose indirect and global arguments are all read\n"
              "also gets a SIMD range (elements in groups, same bits); auto: its\n"
              "first calls time both ranges and the faster one stays"},
-    {.key = "run.cc", .type = UMRUN_OPT_STRING, .help = "the compiler (default: the one um was built with)"},
-    {.key = "run.cflags", .type = UMRUN_OPT_STRING,
+    {.key = "run.cc", .type = UM_OPT_STRING, .help = "the compiler (default: the one um was built with)"},
+    {.key = "run.cflags", .type = UM_OPT_STRING,
      .help = "its flags (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
              "this CPU, same bits as the generic code; e.g. -ffast-math changes them)"},
-    {.key = "run.cache", .type = UMRUN_OPT_STRING,
+    {.key = "run.cache", .type = UM_OPT_STRING,
      .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off)"},
-    {.key = "run.iterations", .type = UMRUN_OPT_APP, .help = "iterations of the app's main loop"},
-    {.key = "run.unknown_keys", .type = UMRUN_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
+    {.key = "run.iterations", .type = UM_OPT_APP, .help = "iterations of the app's main loop"},
+    {.key = "run.unknown_keys", .type = UM_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
      .help = "a config key nothing reads (misspelt, or another app's) is\n"
              "an error before the first loop, naming the key, where it came from and\n"
              "the closest key that is read; warn: a warning, and run"},
-    {.key = "validation.reference", .type = UMRUN_OPT_STRING,
+    {.key = "validation.reference", .type = UM_OPT_STRING,
      .help = "validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
              "and field files; loaded before the run; field files go to output.dir,\n"
              "else to a temporary folder removed after validation)"},
-    {.key = "output.dir", .type = UMRUN_OPT_STRING, .help = "where to write final fields (HDF5 + XDMF)"},
-    {.key = "output.hdf5", .type = UMRUN_OPT_BOOL, .def = "false", .help = "write the final fields as HDF5 + XDMF"},
-    {.key = "sweep", .type = UMRUN_OPT_LIST,
+    {.key = "output.dir", .type = UM_OPT_STRING, .help = "where to write final fields (HDF5 + XDMF)"},
+    {.key = "output.hdf5", .type = UM_OPT_BOOL, .def = "false", .help = "write the final fields as HDF5 + XDMF"},
+    {.key = "sweep", .type = UM_OPT_LIST,
      .help = "runs of every combination of the listed values, as --sweep:\n"
              "sweep: [\"run.layout=aos,soa\"] (umrun --sweep --help)"},
-    {.key = "run.profile", .type = UMRUN_OPT_STRING, .renamed_to = "cuda.profile",
+    {.key = "run.profile", .type = UM_OPT_STRING, .renamed_to = "cuda.profile",
      .help = "the earlier spelling of cuda.profile, still read (with a note)"},
-    {.key = "run.staging", .type = UMRUN_OPT_STRING, .renamed_to = "cuda.staging",
+    {.key = "run.staging", .type = UM_OPT_STRING, .renamed_to = "cuda.staging",
      .help = "the earlier spelling of cuda.staging, still read (with a note)"},
 };
 #define NOPT ((int)(sizeof options / sizeof options[0]))
 
 int umrun_option_count(void) { return NOPT; }
-const umrun_option *umrun_option_at(int i) { return i >= 0 && i < NOPT ? &options[i] : NULL; }
+const um_option *umrun_option_at(int i) { return i >= 0 && i < NOPT ? &options[i] : NULL; }
 
-const char *umrun_opt_type_name(umrun_opt_type t) {
+const char *umrun_opt_type_name(um_opt_type t) {
   switch (t) {
-    case UMRUN_OPT_STRING: return "string";
-    case UMRUN_OPT_INT: return "int";
-    case UMRUN_OPT_LONG: return "int";
-    case UMRUN_OPT_DOUBLE: return "double";
-    case UMRUN_OPT_BOOL: return "bool";
-    case UMRUN_OPT_CHOICE: return "choice";
-    case UMRUN_OPT_LIST: return "list";
-    case UMRUN_OPT_APP: return "(app)";
+    case UM_OPT_STRING: return "string";
+    case UM_OPT_INT: return "int";
+    case UM_OPT_LONG: return "int";
+    case UM_OPT_DOUBLE: return "double";
+    case UM_OPT_BOOL: return "bool";
+    case UM_OPT_CHOICE: return "choice";
+    case UM_OPT_LIST: return "list";
+    case UM_OPT_APP: return "(app)";
   }
   return "?";
 }
@@ -171,18 +171,27 @@ static int is_item_of(const char *list, const char *key) {
   return strspn(key + n + 1, "0123456789") == strlen(key + n + 1);
 }
 
-const umrun_option *umrun_option_find(const char *key) {
-  if (!key) return NULL;
-  for (int i = 0; i < NOPT; i++) {
-    const umrun_option *o = &options[i];
-    if (o->type == UMRUN_OPT_APP) continue; /* the app's, not the runner's */
-    if (key_matches(o->key, key) || (o->type == UMRUN_OPT_LIST && is_item_of(o->key, key))) return o;
+/* While an app reads its own options (um_app_int, ...): its table, and only it. */
+static const um_app *app_scope;
+
+void umrun_options_scope(const um_app *app) { app_scope = app; }
+
+static const um_option *find_in(const um_option *t, int n, const char *key, int skip_app) {
+  for (int i = 0; key && t && i < n; i++) {
+    const um_option *o = &t[i];
+    if (skip_app && o->type == UM_OPT_APP) continue; /* the app's, not the runner's */
+    if (key_matches(o->key, key) || (o->type == UM_OPT_LIST && is_item_of(o->key, key))) return o;
   }
   return NULL;
 }
 
+const um_option *umrun_option_find(const char *key) {
+  if (app_scope) return find_in(app_scope->options, app_scope->noptions, key, 0);
+  return find_in(options, NOPT, key, 1);
+}
+
 /* The mapping above a "<name>" option ("mpi.loops" of "mpi.loops.<loop>"), if `key` is one. */
-static const umrun_option *parent_of(const char *key) {
+static const um_option *parent_of(const char *key) {
   const size_t n = strlen(key);
   for (int i = 0; i < NOPT; i++)
     if (!strncmp(options[i].key, key, n) && options[i].key[n] == '.' && options[i].key[n + 1] == '<') return &options[i];
@@ -190,79 +199,91 @@ static const umrun_option *parent_of(const char *key) {
 }
 
 /* The declaration of a key read as `type`; UM_ERR_INTERNAL when there is none or it says another type. */
-static int declared(const char *key, umrun_opt_type type, const umrun_option **out, char *err, size_t len) {
-  const umrun_option *o = umrun_option_find(key);
+static int declared(const char *key, um_opt_type type, const um_option **out, char *err, size_t len) {
+  const um_option *o = umrun_option_find(key);
+  if (!o && app_scope) {
+    if (err && len)
+      snprintf(err, len, "internal error: the app '%s' reads the option '%s', which is not declared in its options "
+                         "table (um_app.options): declare it there (type, default, allowed values, help)",
+               app_scope->name, key ? key : "(null)");
+    return UM_ERR_INTERNAL;
+  }
   if (!o) {
     if (err && len)
       snprintf(err, len, "internal error: the runner reads the option '%s', which is not declared in its option "
                          "table (umrun/options.c): declare it there (type, default, allowed values, help)", key ? key : "(null)");
     return UM_ERR_INTERNAL;
   }
-  const int item = o->type == UMRUN_OPT_LIST && type == UMRUN_OPT_STRING && strcmp(o->key, key);
+  const int item = o->type == UM_OPT_LIST && type == UM_OPT_STRING && strcmp(o->key, key);
   if (o->type != type && !item) {
     if (err && len)
-      snprintf(err, len, "internal error: the option '%s' is declared as %s (umrun/options.c) but read as %s", key,
-               umrun_opt_type_name(o->type), umrun_opt_type_name(type));
+      snprintf(err, len, "internal error: the option '%s' is declared as %s (%s) but read as %s", key,
+               umrun_opt_type_name(o->type), app_scope ? "um_app.options" : "umrun/options.c",
+               umrun_opt_type_name(type));
     return UM_ERR_INTERNAL;
   }
   *out = o;
   return UM_SUCCESS;
 }
 
-static int out_of_range(const umrun_option *o, const char *key, double v, const char *shown, char *err, size_t len) {
-  if (!(o->flags & UMRUN_OPT_RANGE) || (v >= o->min && v <= o->max)) return 0;
+/* An option declared without a default: the runner's read 0; an app's keeps the value the variable
+ * holds (a default that comes from the app's input: BookLeaf's deck, miniAero's input file). */
+#define keep(v) (app_scope ? (v) : 0)
+
+static int out_of_range(const um_option *o, const char *key, double v, const char *shown, char *err, size_t len) {
+  if (!(o->flags & UM_OPT_RANGE) || (v >= o->min && v <= o->max)) return 0;
   if (err && len) {
-    if (o->flags & UMRUN_OPT_HINT_DEFAULT) snprintf(err, len, "%s = %s: %s (default %s)", key, shown, o->range_hint, o->def);
+    if (o->flags & UM_OPT_HINT_DEFAULT) snprintf(err, len, "%s = %s: %s (default %s)", key, shown, o->range_hint, o->def);
     else snprintf(err, len, "%s = %s: %s", key, shown, o->range_hint);
   }
   return 1;
 }
 
 int umrun_opt_string(um_config *cfg, const char *key, const char **out, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_STRING, &o, err, len);
-  return rc ? rc : um_config_get_string(cfg, key, o->type == UMRUN_OPT_STRING ? o->def : NULL, out, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_STRING, &o, err, len);
+  return rc ? rc : um_config_get_string(cfg, key, o->type == UM_OPT_STRING ? o->def : NULL, out, err, len);
 }
 
 int umrun_opt_int(um_config *cfg, const char *key, int *out, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_INT, &o, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_INT, &o, err, len);
   if (rc) return rc;
-  if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : 0, out, err, len))) return rc;
+  if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%d", *out);
   return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_opt_long(um_config *cfg, const char *key, long long *out, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_LONG, &o, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_LONG, &o, err, len);
   if (rc) return rc;
-  if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : 0, out, err, len))) return rc;
+  if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%lld", *out);
   return out_of_range(o, key, (double)*out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_opt_double(um_config *cfg, const char *key, double *out, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_DOUBLE, &o, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_DOUBLE, &o, err, len);
   if (rc) return rc;
-  if ((rc = um_config_get_double(cfg, key, o->def ? strtod(o->def, NULL) : 0, out, err, len))) return rc;
+  if ((rc = um_config_get_double(cfg, key, o->def ? strtod(o->def, NULL) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%g", *out);
   return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_opt_bool(um_config *cfg, const char *key, int *out, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_BOOL, &o, err, len);
-  return rc ? rc : um_config_get_bool(cfg, key, o->def && !strcmp(o->def, "true"), out, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_BOOL, &o, err, len);
+  return rc ? rc : um_config_get_bool(cfg, key, o->def ? !strcmp(o->def, "true") : (int)keep(*out), out, err, len);
 }
 
 int umrun_opt_choice(um_config *cfg, const char *key, int *index, const char **name, char *err, size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_CHOICE, &o, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_CHOICE, &o, err, len);
   if (!rc && !o->choices) {
     if (err && len)
       snprintf(err, len, "internal error: the option '%s' has no fixed choices (umrun/options.c): read it with "
@@ -280,24 +301,24 @@ int umrun_opt_choice(um_config *cfg, const char *key, int *index, const char **n
 
 int umrun_opt_choice_in(um_config *cfg, const char *key, const char *const *choices, int n, int *index, char *err,
                         size_t len) {
-  const umrun_option *o;
-  int rc = declared(key, UMRUN_OPT_CHOICE, &o, err, len);
+  const um_option *o;
+  int rc = declared(key, UM_OPT_CHOICE, &o, err, len);
   return rc ? rc : um_config_get_choice(cfg, key, o->def, choices, n, index, err, len);
 }
 
 int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind, char *err, size_t len) {
   if (!umrun_option_find(key) && !(key && parent_of(key))) {
-    const umrun_option *o;
-    return declared(key, UMRUN_OPT_STRING, &o, err, len);
+    const um_option *o;
+    return declared(key, UM_OPT_STRING, &o, err, len);
   }
   *kind = um_config_kind(cfg, key);
   return UM_SUCCESS;
 }
 
-const umrun_option *umrun_opt_first_set(const um_config *cfg, int flags) {
+const um_option *umrun_opt_first_set(const um_config *cfg, int flags) {
   for (int i = 0; i < NOPT; i++) {
-    const umrun_option *o = &options[i];
-    if ((o->flags & flags) != flags || o->type == UMRUN_OPT_APP) continue;
+    const um_option *o = &options[i];
+    if ((o->flags & flags) != flags || o->type == UM_OPT_APP) continue;
     const char *lt = strstr(o->key, ".<"); /* "mpi.loops.<loop>": is there an mpi.loops? */
     char key[128];
     snprintf(key, sizeof key, "%.*s", lt ? (int)(lt - o->key) : (int)strlen(o->key), o->key);
@@ -308,9 +329,9 @@ const umrun_option *umrun_opt_first_set(const um_config *cfg, int flags) {
 
 /* ---- documentation --------------------------------------------------------------------- */
 
-static void join_choices(const umrun_option *o, const char *sep, char *buf, size_t n) {
+static void join_choices(const um_option *o, const char *sep, char *buf, size_t n) {
   buf[0] = '\0';
-  if (o->type == UMRUN_OPT_CHOICE && !o->choices) {
+  if (o->type == UM_OPT_CHOICE && !o->choices) {
     snprintf(buf, n, "%s", o->range_hint ? o->range_hint : "");
     return;
   }
@@ -320,29 +341,31 @@ static void join_choices(const umrun_option *o, const char *sep, char *buf, size
   }
 }
 
-void umrun_options_help(FILE *f) {
-  for (int i = 0; i < NOPT; i++) {
-    const umrun_option *o = &options[i];
+void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent) {
+  for (int i = 0; t && i < n; i++) {
+    const um_option *o = &t[i];
     if (o->renamed_to) continue; /* earlier spellings: in the reference, not in --help */
     char head[256];
     join_choices(o, " | ", head, sizeof head);
-    if (strlen(o->key) < 19) fprintf(f, "  %-19s ", o->key);
-    else fprintf(f, "  %s  ", o->key);
+    if (strlen(o->key) < 19) fprintf(f, "%*s%-19s ", indent, "", o->key);
+    else fprintf(f, "%*s%s  ", indent, "", o->key);
     if (*head) fprintf(f, "%s   ", head);
-    for (const char *p = o->help; *p;) {
+    for (const char *p = o->help ? o->help : ""; *p;) {
       const char *nl = strchr(p, '\n');
-      const int n = nl ? (int)(nl - p) : (int)strlen(p);
-      fprintf(f, "%.*s", n, p);
-      p += n;
+      const int len = nl ? (int)(nl - p) : (int)strlen(p);
+      fprintf(f, "%.*s", len, p);
+      p += len;
       if (*p) {
-        fprintf(f, "\n%22s", "");
+        fprintf(f, "\n%*s", indent + 20, "");
         p++;
       }
     }
-    if (o->def && o->type != UMRUN_OPT_APP) fprintf(f, " (default %s)", o->def);
+    if (o->def && o->type != UM_OPT_APP) fprintf(f, " (default %s)", o->def);
     fputc('\n', f);
   }
 }
+
+void umrun_options_help(FILE *f) { umrun_options_help_table(f, options, NOPT, 2); }
 
 /* A table cell: '|' escaped, '<' '>' '&' as entities, newlines as spaces. */
 static void md_cell(FILE *f, const char *s) {
@@ -378,33 +401,19 @@ static void md_values(FILE *f, const char *const *choices, const char *text) {
   }
 }
 
-void umrun_options_markdown(FILE *f) {
-  fputs("# Options\n\n"
-        "<!-- Generated by `umrun --help-options=markdown`: do not edit. The test umrun.options_doc_current\n"
-        "     (tests/check_options_doc.cmake) fails when it differs from what umrun prints; it says how to\n"
-        "     regenerate it. -->\n\n"
-        "Every key a config can set, from the declarations they are read with: the runner's table\n"
-        "(`umrun/options.c`) and each backend's own settings (`um_backend_option`). The apps' keys\n"
-        "(`mesh.*`, `params.*`, `run.iterations`) are listed by `umrun --list-apps`.\n\n"
-        "Values come from, in increasing priority: the config file (or the embedded default job), the\n"
-        "environment variable `UM_OPTIONS` (`UM_OPTIONS='run.backend=seq mesh.I=40'`), then each\n"
-        "`--set key=value`. A key nothing reads stops the run before the first loop (`run.unknown_keys`).\n\n"
-        "## The runner\n\n"
-        "| key | type | default | allowed values | description |\n"
-        "|---|---|---|---|---|\n",
-        f);
-  for (int i = 0; i < NOPT; i++) {
-    const umrun_option *o = &options[i];
+static void md_table(FILE *f, const um_option *t, int n) {
+  for (int i = 0; t && i < n; i++) {
+    const um_option *o = &t[i];
     fputs("| ", f);
     md_code(f, o->key);
     fprintf(f, " | %s | ", umrun_opt_type_name(o->type));
     if (o->def) md_code(f, o->def);
     else fputs("—", f);
     fputs(" | ", f);
-    if (o->type == UMRUN_OPT_BOOL) md_values(f, CHOICES("true", "false"), NULL);
-    else if (o->type == UMRUN_OPT_CHOICE) md_values(f, o->choices, o->range_hint);
+    if (o->type == UM_OPT_BOOL) md_values(f, CHOICES("true", "false"), NULL);
+    else if (o->type == UM_OPT_CHOICE) md_values(f, o->choices, o->range_hint);
     else if (o->range_hint) md_cell(f, strncmp(o->range_hint, "use ", 4) ? o->range_hint : o->range_hint + 4);
-    else if (o->type == UMRUN_OPT_LIST) fputs("`key=v1,v2,...` strings", f);
+    else if (o->type == UM_OPT_LIST) fputs("`key=v1,v2,...` strings", f);
     else fputs("any", f);
     fputs(" | ", f);
     md_cell(f, o->help);
@@ -415,6 +424,24 @@ void umrun_options_markdown(FILE *f) {
     }
     fputs(" |\n", f);
   }
+}
+
+void umrun_options_markdown(FILE *f) {
+  fputs("# Options\n\n"
+        "<!-- Generated by `umrun --help-options=markdown`: do not edit. The test umrun.options_doc_current\n"
+        "     (tests/check_options_doc.cmake) fails when it differs from what umrun prints; it says how to\n"
+        "     regenerate it. -->\n\n"
+        "Every key a config can set, from the declarations they are read with: the runner's table\n"
+        "(`umrun/options.c`), each backend's own settings (`um_backend_option`) and each app's\n"
+        "(`um_app.options`: `mesh.*`, `params.*`, `run.iterations`; also `umrun --list-apps`).\n\n"
+        "Values come from, in increasing priority: the config file (or the embedded default job), the\n"
+        "environment variable `UM_OPTIONS` (`UM_OPTIONS='run.backend=seq mesh.I=40'`), then each\n"
+        "`--set key=value`. A key nothing reads stops the run before the first loop (`run.unknown_keys`).\n\n"
+        "## The runner\n\n"
+        "| key | type | default | allowed values | description |\n"
+        "|---|---|---|---|---|\n",
+        f);
+  md_table(f, options, NOPT);
   fputs("\n## Backends\n\n"
         "Each backend's own settings, `<backend>.<key>`; every one can also come from the environment\n"
         "variable `UM_<BACKEND>_<KEY>`. Listed by priority; a build prints the backends it has (the test\n"
@@ -451,5 +478,23 @@ void umrun_options_markdown(FILE *f) {
       fputs(" |\n", f);
     }
     fprintf(f, "<!-- end backend %s -->\n", b);
+  }
+  fputs("\n## Apps\n\n"
+        "Each app's own options, read with `um_app_int` and the other reads of `um/app.h` from the app's\n"
+        "table (`um_app.options`): the apps this program has, in `--list-apps` order.\n",
+        f);
+  for (int i = 0; i < um_app_count(); i++) {
+    const um_app *a = um_app_at(i);
+    fprintf(f, "\n### %s\n\n", a->name);
+    md_cell(f, a->description);
+    fputs("\n\n", f);
+    if (!a->noptions) {
+      fputs("No options of its own.\n", f);
+      continue;
+    }
+    fputs("| key | type | default | allowed values | description |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    md_table(f, a->options, a->noptions);
   }
 }

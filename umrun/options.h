@@ -20,47 +20,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "um/app.h"
 #include "um/config.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum {
-  UMRUN_OPT_STRING,
-  UMRUN_OPT_INT,
-  UMRUN_OPT_LONG,
-  UMRUN_OPT_DOUBLE,
-  UMRUN_OPT_BOOL,
-  UMRUN_OPT_CHOICE,  /* one of `choices` ("a|b|c"); NULL choices: a list the caller gives (apps, backends) */
-  UMRUN_OPT_LIST,    /* a sequence of strings, items "<key>.0", "<key>.1", ... (sweep) */
-  UMRUN_OPT_APP      /* documented here, read by the app (mesh.*, params.*, run.iterations): never by the runner */
-} umrun_opt_type;
-
-enum {
-  UMRUN_OPT_NEEDS_MPI = 1, /* setting it in a build without MPI is a config error */
-  UMRUN_OPT_RANGE = 2,     /* min .. max are checked: "<key> = <value>: <range_hint>" */
-  UMRUN_OPT_HINT_DEFAULT = 4 /* ... followed by " (default <def>)" */
-};
-
-typedef struct {
-  const char *key;        /* "run.block_size"; a component "<loop>" matches any name (mpi.loops.<loop>) */
-  umrun_opt_type type;
-  const char *def;        /* the default as text; NULL: none (absent means unset) */
-  const char *const *choices; /* UMRUN_OPT_CHOICE: {"aos", "soa", "auto", NULL}, in the order of the index read */
-  double min, max;        /* with UMRUN_OPT_RANGE */
-  const char *range_hint; /* what a value out of range is told: "use 1 .. 4096"; for a choice
-                           * whose list comes at run time (choices NULL), the values in words */
-  int flags;
-  const char *renamed_to; /* an earlier spelling, still read: the key it is now ("cuda.profile") */
-  const char *help;       /* lines separated by '\n'; the default and choices are added when printed */
-} umrun_option;
+/* um_option, um_opt_type and the UM_OPT_* flags are public: um/app.h (apps declare their options too). */
 
 int umrun_option_count(void);
-const umrun_option *umrun_option_at(int i);
+const um_option *umrun_option_at(int i);
 /* The declaration of `key` (exact, a "<name>" component, or an item of a list); NULL if undeclared. */
-const umrun_option *umrun_option_find(const char *key);
-const char *umrun_opt_type_name(umrun_opt_type t);
+const um_option *umrun_option_find(const char *key);
+const char *umrun_opt_type_name(um_opt_type t);
 
 /* ---- reads (absent or null key: the declared default) ---------------------- */
 /* The string, or the declared default (NULL when it has none). */
@@ -79,9 +52,16 @@ int umrun_opt_choice_in(um_config *cfg, const char *key, const char *const *choi
 int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind, char *err, size_t len);
 /* The first option with every bit of `flags` that the config sets (for "mpi.loops.<loop>": any
  * mpi.loops), NULL if none. */
-const umrun_option *umrun_opt_first_set(const um_config *cfg, int flags);
+const um_option *umrun_opt_first_set(const um_config *cfg, int flags);
+
+/* While `app` is set (not NULL), umrun_option_find and the reads above use its
+ * table (um_app.options) and only it: the app frame's um_app_int etc. set it
+ * around their reads. NULL: the runner's table. */
+void umrun_options_scope(const um_app *app);
 
 /* ---- documentation ---------------------------------------------------------- */
+/* The options of table t[0..n-1] as in --help, indented by `indent` spaces. */
+void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent);
 /* The "config keys" section of umrun --help (two-space indent, keys in a column). */
 void umrun_options_help(FILE *f);
 /* Every runner option and every registered backend's as markdown (docs/options.md). */

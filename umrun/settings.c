@@ -34,7 +34,7 @@ static int get_text(um_config *cfg, const char *key, char *dst, size_t cap, char
 /* Every registered backend's own keys "<backend>.<key>" that the config sets. */
 static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *err, size_t len) {
   for (int r = 0; r < umrun_option_count(); r++) { /* earlier spellings, still read (with a note) */
-    const umrun_option *o = umrun_option_at(r);
+    const um_option *o = umrun_option_at(r);
     const char *v = NULL;
     um_config_kind_t kind;
     if (!o->renamed_to) continue;

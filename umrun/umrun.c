@@ -128,12 +128,7 @@ static void list_apps(FILE *f) {
   for (int i = 0; i < um_app_count(); i++) {
     const um_app *a = um_app_at(i);
     fprintf(f, "  %-10s %s\n", a->name, a->description);
-    for (const char *k = a->keys; k && *k;) { /* its keys, indented */
-      const char *nl = strchr(k, '\n');
-      const int n = nl ? (int)(nl - k) : (int)strlen(k);
-      fprintf(f, "               %.*s\n", n, k);
-      k += n + (nl ? 1 : 0);
-    }
+    umrun_options_help_table(f, a->options, a->noptions, 15); /* its options, from its table */
   }
 }
 
@@ -386,6 +381,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   memset(&run, 0, sizeof run);
   run.ctx = ctx;
   run.cfg = cfg;
+  run.app = app;
   run.log = out;
   run.progress = !c->quiet && rank == 0 && isatty(STDERR_FILENO);
   run.output_dir = s.outdir;

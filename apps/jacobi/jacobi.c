@@ -72,26 +72,28 @@ static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
   return rc ? rc : um_app_field(r, "u", path);
 }
 
-#define CFG(call)                                   \
-  do {                                              \
-    int rc_ = (call);                               \
-    if (rc_) return um_app_fail(r, rc_, "%s", err); \
-  } while (0)
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* jacobi's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). */
+static const um_option jacobi_options[] = {
+    {.key = "mesh.generator", .type = UM_OPT_CHOICE, .def = "grid", .choices = CHOICES("grid"),
+     .help = "the mesh: an N x N grid graph"},
+    {.key = "mesh.N", .type = UM_OPT_INT, .def = "32", .min = 2, .max = 4000, .flags = UM_OPT_RANGE,
+     .range_hint = "use 2..4000 cells per side", .help = "cells per side"},
+    {.key = "mesh.seed", .type = UM_OPT_INT, .def = "1", .help = "seed of the shuffled numbering"},
+    {.key = "run.iterations", .type = UM_OPT_INT, .def = "5000", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
+     .range_hint = "must be >= 1", .help = "maximum sweeps"},
+    {.key = "params.tolerance", .type = UM_OPT_DOUBLE, .def = "1e-12",
+     .help = "stop when max |du| is below (0: run all run.iterations)"},
+};
 
 static int jacobi_run(um_app_run *r) {
-  char err[512] = "";
-  const char *gen;
   int N, seed, iters;
   double tol;
-  CFG(um_config_get_string(r->cfg, "mesh.generator", "grid", &gen, err, sizeof err));
-  if (strcmp(gen, "grid") != 0)
-    return um_app_fail(r, UM_ERR_CONFIG, "mesh.generator: jacobi knows only 'grid', got '%s'", gen);
-  CFG(um_config_get_int(r->cfg, "mesh.N", 32, &N, err, sizeof err));
-  CFG(um_config_get_int(r->cfg, "mesh.seed", 1, &seed, err, sizeof err));
-  CFG(um_config_get_int(r->cfg, "run.iterations", 5000, &iters, err, sizeof err));
-  CFG(um_config_get_double(r->cfg, "params.tolerance", 1e-12, &tol, err, sizeof err));
-  if (N < 2 || N > 4000) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use 2..4000 cells per side", N);
-  if (iters < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", iters);
+  UM_APP_TRY(um_app_choice(r, "mesh.generator", NULL, NULL));
+  UM_APP_TRY(um_app_int(r, "mesh.N", &N));
+  UM_APP_TRY(um_app_int(r, "mesh.seed", &seed));
+  UM_APP_TRY(um_app_int(r, "run.iterations", &iters));
+  UM_APP_TRY(um_app_double(r, "params.tolerance", &tol));
   if (!(tol >= 0) || !isfinite(tol)) /* nan or negative: the test below would never (or always) stop the sweeps */
     return um_app_fail(r, UM_ERR_CONFIG, "params.tolerance = %g: use a finite number >= 0 (0: run all run.iterations)",
                        tol);
@@ -176,9 +178,9 @@ static int jacobi_run(um_app_run *r) {
   return UM_SUCCESS;
 }
 
-const um_app um_app_jacobi = {"jacobi",
-                              "Jacobi iteration for Laplace's equation on a shuffled grid graph (teaching example)",
-                              jacobi_run,
-                              "mesh: {generator: grid, N: 32, seed: 1}   N x N cells, shuffled numbering\n"
-                              "params.tolerance: 1e-12                  stop when max |du| is below\n"
-                              "run.iterations: 5000                     maximum sweeps\n"};
+const um_app um_app_jacobi = {
+    .name = "jacobi",
+    .description = "Jacobi iteration for Laplace's equation on a shuffled grid graph (teaching example)",
+    .run = jacobi_run,
+    .options = jacobi_options,
+    .noptions = (int)(sizeof jacobi_options / sizeof jacobi_options[0])};

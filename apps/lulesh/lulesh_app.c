@@ -139,13 +139,16 @@ static int lulesh_run(um_app_run *r) {
 }
 
 const um_app um_app_lulesh = {
-    "lulesh", "LULESH 2.0 Sedov blast, Lagrangian hydro on a hex8 mesh (LLNL proxy app): per-region EOS, INC or gather forces",
-    lulesh_run,
-    "params.size: 30          elements along an edge (upstream -s); (size+1)^3 nodes\n"
+    .name = "lulesh",
+    .description = "LULESH 2.0 Sedov blast, Lagrangian hydro on a hex8 mesh (LLNL proxy app): per-region EOS, INC or gather forces",
+    .run = lulesh_run,
+    /* TODO(issue 27): the options table; the keys as listed before:
+"params.size: 30          elements along an edge (upstream -s); (size+1)^3 nodes\n"
     "params.regions: 11       material regions (-r)\n"
     "params.balance: 1        region weights (i+1)^balance (-b)\n"
     "params.cost: 1           extra EOS repetitions of the costly regions (-c)\n"
     "params.forces: inc       inc (through elem_nodes, engine strategies) | gather (upstream's corner scheme)\n"
     "params.fused: true       fuse neighbouring loops; false: one loop per upstream function\n"
     "run.iterations: (unset)  cycle cap (-i); unset: run to the end time 0.01\n"
-    "output: {dir: ..., hdf5: true}   write lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)\n"};
+    "output: {dir: ..., hdf5: true}   write lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)\n" */
+};

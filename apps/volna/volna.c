@@ -598,13 +598,15 @@ static int volna_run(um_app_run *r) {
 }
 
 const um_app um_app_volna = {
-    "volna",
-    "Volna (reguly/volna 9bab009, OP2): tsunami shallow water on triangles, reading Volna's .vln decks",
-    volna_run,
-    "mesh.file: (required)      a Volna deck (.vln): Time, Mesh Rectangle or \"file.msh\", PhysicalParams,\n"
+    .name = "volna",
+    .description = "Volna (reguly/volna 9bab009, OP2): tsunami shallow water on triangles, reading Volna's .vln decks",
+    .run = volna_run,
+    /* TODO(issue 27): the options table; the keys as listed before:
+"mesh.file: (required)      a Volna deck (.vln): Time, Mesh Rectangle or \"file.msh\", PhysicalParams,\n"
     "                           NumericalParams, Init (formulas in x, y, t), Output* events\n"
     "params.end: (deck)         override the deck's end time\n"
     "params.max_steps: 0        stop after this many steps (0: at the end time)\n"
     "params.exact: none         stoker: L1 errors against the exact dam break (params.stoker_hl 2, _hr 1, _x0 50)\n"
     "params.progress: 0         a log line every this many steps\n"
-    "output: {dir: ..., hdf5: true}  the deck's outputs: gauges (CSV), OutputSimulation / OutputMax* (HDF5 + XDMF)\n"};
+    "output: {dir: ..., hdf5: true}  the deck's outputs: gauges (CSV), OutputSimulation / OutputMax* (HDF5 + XDMF)\n" */
+};

@@ -37,26 +37,29 @@ static void shuffle(int *p, int n, uint64_t *s) {
   }
 }
 
-#define CFG(call)                                   \
-  do {                                              \
-    int rc_ = (call);                               \
-    if (rc_) return um_app_fail(r, rc_, "%s", err); \
-  } while (0)
+/* heat2d's options, declared once: the reads below take their defaults and ranges from here, and
+ * `heat2d --list-apps` prints them. */
+static const um_option heat2d_options[] = {
+    {.key = "mesh.N", .type = UM_OPT_INT, .def = "32", .min = 2, .max = 4000, .flags = UM_OPT_RANGE,
+     .range_hint = "use an even 2..4000", .help = "squares per side (even), each cut into two triangles"},
+    {.key = "mesh.seed", .type = UM_OPT_INT, .def = "7", .help = "seed of the shuffled numbering"},
+    {.key = "params.kappa", .type = UM_OPT_DOUBLE, .def = "1.0", .min = 1e-300, .max = 1e300, .flags = UM_OPT_RANGE,
+     .range_hint = "must be > 0", .help = "diffusivity"},
+    {.key = "params.cfl", .type = UM_OPT_DOUBLE, .def = "0.5", .min = 1e-300, .max = 1, .flags = UM_OPT_RANGE,
+     .range_hint = "use 0 < cfl <= 1 (stability)", .help = "time step dt = cfl h^2 / (4 kappa)"},
+    {.key = "run.iterations", .type = UM_OPT_INT, .def = "200", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
+     .range_hint = "must be >= 1", .help = "time steps"},
+};
 
 static int heat2d_run(um_app_run *r) {
-  char err[512] = "";
   int N, seed, steps;
   double kappa, cfl;
-  CFG(um_config_get_int(r->cfg, "mesh.N", 32, &N, err, sizeof err));
-  CFG(um_config_get_int(r->cfg, "mesh.seed", 7, &seed, err, sizeof err));
-  CFG(um_config_get_int(r->cfg, "run.iterations", 200, &steps, err, sizeof err));
-  CFG(um_config_get_double(r->cfg, "params.kappa", 1.0, &kappa, err, sizeof err));
-  CFG(um_config_get_double(r->cfg, "params.cfl", 0.5, &cfl, err, sizeof err));
-  if (N < 2 || N > 4000 || N % 2) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use an even 2..4000", N);
-  if (steps < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", steps);
-  if (!(kappa > 0) || !isfinite(kappa)) return um_app_fail(r, UM_ERR_CONFIG, "params.kappa = %g: must be > 0", kappa);
-  if (!(cfl > 0 && cfl <= 1)) /* above 1 explicit Euler is unstable for the highest mode */
-    return um_app_fail(r, UM_ERR_CONFIG, "params.cfl = %g: use 0 < cfl <= 1 (stability)", cfl);
+  UM_APP_TRY(um_app_int(r, "mesh.N", &N));
+  UM_APP_TRY(um_app_int(r, "mesh.seed", &seed));
+  UM_APP_TRY(um_app_int(r, "run.iterations", &steps));
+  UM_APP_TRY(um_app_double(r, "params.kappa", &kappa));
+  UM_APP_TRY(um_app_double(r, "params.cfl", &cfl));
+  if (N % 2) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use an even 2..4000", N);
 
   const int nn = (N + 1) * (N + 1), nc = 2 * N * N;
   const double h = 1.0 / N, dt_kappa = cfl * h * h / 4.0;
@@ -146,8 +149,9 @@ static int heat2d_run(um_app_run *r) {
   return UM_SUCCESS;
 }
 
-const um_app um_app_heat2d = {"heat2d", "the heat equation on a shuffled triangle mesh (the installed-library example)",
-                              heat2d_run,
-                              "mesh: {N: 32, seed: 7}            N x N squares (N even), shuffled numbering\n"
-                              "params: {kappa: 1.0, cfl: 0.5}    diffusivity; dt = cfl h^2 / (4 kappa)\n"
-                              "run.iterations: 200               time steps\n"};
+const um_app um_app_heat2d = {
+    .name = "heat2d",
+    .description = "the heat equation on a shuffled triangle mesh (the installed-library example)",
+    .run = heat2d_run,
+    .options = heat2d_options,
+    .noptions = (int)(sizeof heat2d_options / sizeof heat2d_options[0])};

@@ -21,6 +21,46 @@ extern "C" {
 /** The longest path of a field file, in bytes with the final NUL (um_app_field). */
 #define UM_APP_FIELD_PATH_MAX 4096
 
+/** The type of an option (um_option): how its value is read and checked. */
+typedef enum {
+  UM_OPT_STRING, /**< any text */
+  UM_OPT_INT,    /**< an int (range checked with UM_OPT_RANGE) */
+  UM_OPT_LONG,   /**< a long long (range checked with UM_OPT_RANGE) */
+  UM_OPT_DOUBLE, /**< a double (range checked with UM_OPT_RANGE) */
+  UM_OPT_BOOL,   /**< true/false, yes/no, on/off, 1/0 */
+  UM_OPT_CHOICE, /**< one of `choices`; the runner's `app` and `run.backend` get their list at run time */
+  UM_OPT_LIST,   /**< a sequence of strings, items "<key>.0", "<key>.1", ... (the runner's sweep) */
+  UM_OPT_APP     /**< the runner's table only: a family of keys the app declares (mesh.*, params.*) */
+} um_opt_type;
+
+/** Flags of an option (um_option.flags). */
+enum {
+  UM_OPT_NEEDS_MPI = 1,   /**< setting it in a build without MPI is a config error */
+  UM_OPT_RANGE = 2,       /**< min .. max are checked: "<key> = <value>: <range_hint>" */
+  UM_OPT_HINT_DEFAULT = 4 /**< ... followed by " (default <def>)" */
+};
+
+/** One option, declared once: its key, type, default, allowed values and help.
+ * The runner's options (umrun/options.c) and each app's (um_app.options) are
+ * tables of these; reads (um_app_int, ...) take the default, the choices and
+ * the range from the declaration and refuse a key that is not declared, and
+ * `--help`, `--list-apps` and docs/options.md are printed from the tables. */
+typedef struct {
+  const char *key;            /**< "params.tolerance"; a component `<loop>` matches any name (`mpi.loops.<loop>`) */
+  um_opt_type type;           /**< how the value is read */
+  const char *def;            /**< the default as text ("1e-12", "true", "aos"); NULL: none */
+  const char *const *choices; /**< UM_OPT_CHOICE: {"aos", "soa", "auto", NULL}, in the order of the index read */
+  double min;                 /**< with UM_OPT_RANGE: the smallest value allowed */
+  double max;                 /**< with UM_OPT_RANGE: the largest value allowed */
+  const char *range_hint;     /**< what a value out of range is told: "use 2 .. 4000"; for a choice whose list
+                               * comes at run time (choices NULL), the values in words */
+  int flags;                  /**< UM_OPT_* flags */
+  const char *renamed_to;     /**< an earlier spelling, still read: the key it is now ("cuda.profile") */
+  const char *help;           /**< lines separated by '\n'; the default and choices are added when printed */
+} um_option;
+
+struct um_app;
+
 /** One run of an app: what the runner gives it (context, config, outputs) and
  * what the app hands back (timings, metrics, field files). */
 typedef struct {
@@ -55,18 +95,43 @@ typedef struct {
   int nfields; /**< field files the app wrote (um_app_field) */
   char field_names[UM_APP_MAX_FIELDS][64]; /**< their names */
   char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
+  const struct um_app *app; /**< the app being run: its option table serves um_app_int and the other reads */
 } um_app_run;
 
-/** An app: its name, what it does, its entry point and its config keys. */
-typedef struct {
+/** An app: its name, what it does, its entry point and its options. */
+typedef struct um_app {
   const char *name;        /**< the name a config's `app:` gives */
   const char *description; /**< a one-line description (umrun --list-apps) */
   /** Reads cfg (mesh.*, params.*, run.iterations), runs; returns a um error code.
    * On failure, the message is in um_error_message(ctx) (um_app_fail puts it there). */
   int (*run)(um_app_run *run);
-  /** The app's own config keys with their defaults, one per line (umrun --list-apps). */
-  const char *keys;
+  /** The app's own options (mesh.*, params.*, run.iterations, ...), declared once: the reads
+   * (um_app_int, ...) take their defaults, choices and ranges from here and refuse any other key;
+   * `--list-apps` and docs/options.md print them. */
+  const um_option *options;
+  int noptions; /**< the entries of options */
 } um_app;
+
+/** @name Reading the app's options
+ * Each reads the key from the run's config (run->cfg, marking it read) with the
+ * default, the choices and the range its declaration in run->app->options
+ * gives. A bad value is UM_ERR_CONFIG with the message in the context
+ * ("mesh.N = 1: use 2 .. 4000"); a key the app did not declare, or reads as
+ * another type, is UM_ERR_INTERNAL naming it (a bug in the app, found by its
+ * first run). An option declared with no default (def NULL) that the config
+ * does not set leaves *out as it was: the default then comes from the app's own
+ * input (a deck, an input file), set in *out before the read. Use with UM_APP_TRY.
+ * @{ */
+int um_app_string(um_app_run *run, const char *key, const char **out); /**< text; NULL when absent with no default */
+int um_app_int(um_app_run *run, const char *key, int *out);            /**< an int */
+int um_app_long(um_app_run *run, const char *key, long long *out);     /**< a long long */
+int um_app_double(um_app_run *run, const char *key, double *out);      /**< a double */
+int um_app_bool(um_app_run *run, const char *key, int *out);           /**< 0 or 1 */
+/** A choice: *index into the declaration's choices, *name (may be NULL) the choice. */
+int um_app_choice(um_app_run *run, const char *key, int *index, const char **name);
+/** Whether the config has the (declared) key, a null value included: *present 1 or 0; does not mark it read. */
+int um_app_has(um_app_run *run, const char *key, int *present);
+/** @} */
 
 /** Propagate an error: evaluates `call` (an int error code, UM_SUCCESS = 0) and
  * returns it from the calling function when it is not UM_SUCCESS. The message
