@@ -199,3 +199,103 @@ TEST(Options, HelpAndMarkdownListEveryOption) {
 }
 
 } // namespace
+
+// ---- an app's own options (um_app.options, read with um_app_int etc.) ----------------------------
+namespace {
+
+const char *const scheme_choices[] = {"inc", "upstream", nullptr};
+const um_option test_app_options[] = {
+    {.key = "mesh.N", .type = UM_OPT_INT, .def = "32", .min = 2, .max = 4000, .range_hint = "use 2..4000",
+     .flags = UM_OPT_RANGE, .help = "cells per side"},
+    {.key = "params.dt", .type = UM_OPT_DOUBLE, .help = "time step (default: the deck's)"},
+    {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_choices,
+     .help = "how increments reach the nodes"},
+    {.key = "params.name", .type = UM_OPT_STRING, .def = "plain", .help = "a name"},
+    {.key = "params.fused", .type = UM_OPT_BOOL, .def = "true", .help = "fuse loops"},
+};
+int test_app_run(um_app_run *) { return UM_SUCCESS; }
+const um_app test_app = {.name = "optapp", .description = "options test", .run = test_app_run,
+                         .options = test_app_options,
+                         .noptions = (int)(sizeof test_app_options / sizeof test_app_options[0])};
+
+struct AppRun {
+  um_context *ctx = nullptr;
+  Cfg cfg;
+  um_app_run r;
+  explicit AppRun(const char *yaml) : cfg(yaml) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seq";
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    std::memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.cfg = cfg.c;
+    r.app = &test_app;
+  }
+  ~AppRun() { um_finalize(&ctx); }
+  std::string msg() const { return um_error_message(ctx); }
+};
+
+}  // namespace
+
+TEST(AppOptions, DefaultsChoicesAndValuesComeFromTheTable) {
+  AppRun a("params: {scheme: upstream}\n");
+  int n = 0, fused = 0, pick = -1;
+  const char *name = nullptr, *choice = nullptr;
+  EXPECT_EQ(um_app_int(&a.r, "mesh.N", &n), UM_SUCCESS);
+  EXPECT_EQ(n, 32);
+  EXPECT_EQ(um_app_bool(&a.r, "params.fused", &fused), UM_SUCCESS);
+  EXPECT_EQ(fused, 1);
+  EXPECT_EQ(um_app_string(&a.r, "params.name", &name), UM_SUCCESS);
+  EXPECT_STREQ(name, "plain");
+  EXPECT_EQ(um_app_choice(&a.r, "params.scheme", &pick, &choice), UM_SUCCESS);
+  EXPECT_EQ(pick, 1);
+  EXPECT_STREQ(choice, "upstream");
+}
+
+TEST(AppOptions, NoDefaultKeepsTheValueFromTheAppsInput) {
+  AppRun absent("mesh: {N: 8}\n");
+  double dt = 5e-8; /* e.g. from the deck */
+  EXPECT_EQ(um_app_double(&absent.r, "params.dt", &dt), UM_SUCCESS);
+  EXPECT_EQ(dt, 5e-8);
+  AppRun given("params: {dt: 1.0e-3}\n");
+  EXPECT_EQ(um_app_double(&given.r, "params.dt", &dt), UM_SUCCESS);
+  EXPECT_EQ(dt, 1e-3);
+}
+
+TEST(AppOptions, BadValuesAreConfigErrorsNamingTheKey) {
+  AppRun a("mesh: {N: 1}\nparams: {scheme: sideways}\n");
+  int n = 0, pick = 0;
+  EXPECT_EQ(um_app_int(&a.r, "mesh.N", &n), UM_ERR_CONFIG);
+  EXPECT_NE(a.msg().find("mesh.N = 1: use 2..4000"), std::string::npos) << a.msg();
+  EXPECT_EQ(um_app_choice(&a.r, "params.scheme", &pick, nullptr), UM_ERR_CONFIG);
+  EXPECT_NE(a.msg().find("sideways"), std::string::npos) << a.msg();
+}
+
+TEST(AppOptions, UndeclaredKeysAndWrongTypesAreRefused) {
+  AppRun a("params: {undeclared: 3}\nrun: {block_size: 64}\n");
+  int i = 0;
+  double d = 0;
+  EXPECT_EQ(um_app_int(&a.r, "params.undeclared", &i), UM_ERR_INTERNAL);
+  EXPECT_NE(a.msg().find("app 'optapp' reads the option 'params.undeclared'"), std::string::npos) << a.msg();
+  // the runner's keys are not the app's: an app reads only what it declared
+  EXPECT_EQ(um_app_int(&a.r, "run.block_size", &i), UM_ERR_INTERNAL);
+  EXPECT_EQ(um_app_double(&a.r, "mesh.N", &d), UM_ERR_INTERNAL);
+  EXPECT_NE(a.msg().find("declared as int"), std::string::npos) << a.msg();
+  int present = -1;
+  EXPECT_EQ(um_app_has(&a.r, "params.dt", &present), UM_SUCCESS);
+  EXPECT_EQ(present, 0);
+  EXPECT_EQ(um_app_has(&a.r, "params.undeclared", &present), UM_ERR_INTERNAL);
+  // after an app's read, the runner's own reads use the runner's table again
+  char err[512] = "";
+  EXPECT_EQ(umrun_opt_int(a.r.cfg, "run.block_size", &i, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(i, 64);
+}
+
+TEST(AppOptions, ARunWithoutItsAppIsRefused) {
+  AppRun a("mesh: {N: 8}\n");
+  a.r.app = nullptr;
+  int n = 0;
+  EXPECT_EQ(um_app_int(&a.r, "mesh.N", &n), UM_ERR_INTERNAL);
+  EXPECT_NE(a.msg().find("run->app unset"), std::string::npos) << a.msg();
+}

@@ -376,8 +376,12 @@ int um_app_bool(um_app_run *run, const char *key, int *out) {
 int um_app_choice(um_app_run *run, const char *key, int *index, const char **name) {
   APP_READ(run, key, umrun_opt_choice(run->cfg, key, index, name, err_, sizeof err_));
 }
-int um_app_has(um_app_run *run, const char *key, int *present) {
+static int kind_present(um_config *cfg, const char *key, int *present, char *err, size_t len) {
   um_config_kind_t kind = UM_CONFIG_ABSENT;
-  APP_READ(run, key, (umrun_opt_kind(run->cfg, key, &kind, err_, sizeof err_) ||
-                      (*present = kind != UM_CONFIG_ABSENT, 0)));
+  const int rc = umrun_opt_kind(cfg, key, &kind, err, len);
+  if (!rc) *present = kind != UM_CONFIG_ABSENT;
+  return rc;
+}
+int um_app_has(um_app_run *run, const char *key, int *present) {
+  APP_READ(run, key, kind_present(run->cfg, key, present, err_, sizeof err_));
 }
