@@ -402,3 +402,19 @@ TEST(Engine, RunTimeKernelWithUserData) {
 }
 
 }  // namespace
+
+// The error rule (docs/architecture.md, "Errors: where the message goes"): an engine call with a
+// context stores a message for every error, a NULL argument included.
+TEST(Engine, ANullArgumentWithAContextLeavesAMessage) {
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
+  double x = 0;
+  EXPECT_EQ(um_dat_fetch(ctx, nullptr, &x, sizeof x), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("um_dat_fetch: a NULL or out-of-range argument"),
+            std::string::npos)
+      << um_error_message(ctx);
+  EXPECT_EQ(um_dat_set_layout(ctx, nullptr, UM_SOA), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("um_dat_set_layout"), std::string::npos) << um_error_message(ctx);
+  EXPECT_EQ(um_dat_fetch(nullptr, nullptr, &x, sizeof x), UM_ERR_ARG); // no context: a code only
+  um_finalize(&ctx);
+}

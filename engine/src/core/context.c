@@ -236,7 +236,9 @@ int um_finalize(um_context **pctx) {
 void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate : NULL; }
 const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
 int um_context_device_info(um_context *ctx, um_device_info *out) {
-  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   memset(out, 0, sizeof *out);
   if (!ctx->backend || !ctx->backend->device_info) return UM_ERR_UNSUPPORTED;
   return ctx->backend->device_info(ctx, ctx->bstate, out);
@@ -251,7 +253,9 @@ um_strategy um_context_strategy(const um_context *ctx) { return ctx->strategy; }
 const um_options *um_context_options(const um_context *ctx) { return &ctx->opts; }
 
 int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
-  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   UM_CHECK(ctx, check_name(ctx, "set", name));
   if (size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared with negative size %d", name, size);
@@ -284,7 +288,9 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
 
 int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
                 um_map **out) {
-  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   UM_CHECK(ctx, check_name(ctx, "map", name));
   UM_CHECK(ctx, owned(ctx, from, "from-set", name));
@@ -334,7 +340,9 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
 
 int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data, const char *name,
                 um_dat **out) {
-  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   UM_CHECK(ctx, check_name(ctx, "dat", name));
   UM_CHECK(ctx, owned(ctx, set, "set", name));
@@ -470,7 +478,9 @@ int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_ty
 }
 
 int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
-  if (!ctx || !out) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   if (!k || !k->name || !*k->name || !k->range || k->nargs < 1 || k->nargs > UM_MAX_ARGS)
     return UM_ERROR(ctx, UM_ERR_ARG,

@@ -36,7 +36,9 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
 }
 
 int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
-  if (!ctx || !d) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d)", __func__);
   if (layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", d->name, (int)layout);
   if (layout == UM_LAYOUT_AUTO) {
@@ -77,7 +79,9 @@ int um_sync(um_context *ctx) {
 }
 
 int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
-  if (!ctx || !d || (!out && bytes)) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
   if (ctx->dist) return um__dist_fetch(ctx, d, out); /* collective, also for 0 bytes */
@@ -89,7 +93,9 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
 }
 
 int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
-  if (!ctx || !d || (!in && bytes)) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d || (!in && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
   if (ctx->dist) return um__dist_fill(ctx, d, in); /* every local row, halo too, from the global values */

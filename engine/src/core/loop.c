@@ -334,7 +334,9 @@ int um_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
 }
 
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
-  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!loop_name)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   if ((unsigned)mode > UM_INCREMENTS_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': increments mode %d is unknown", loop_name, (int)mode);
   um_loop_rec *r = um__loop_record(ctx, loop_name);
@@ -589,7 +591,9 @@ int um_loop_plan(um_context *ctx, um_loop *loop, const um_plan **plan) {
 }
 
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size) {
-  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!loop_name)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   if (block_size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': block size %d is negative", loop_name, block_size);
   um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -598,7 +602,9 @@ int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_siz
 }
 
 int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) {
-  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!loop_name)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   um_strategy resolved = UM_STRATEGY_AUTO;
   if (s != UM_STRATEGY_AUTO) { /* AUTO: back to the context's */
     int rc = ctx->backend->strategy(ctx, ctx->bstate, s, &resolved);

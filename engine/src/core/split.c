@@ -182,7 +182,9 @@ int um_set_split(um_context *ctx, um_split mode) {
 }
 
 int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
-  if (!ctx || !loop_name) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!loop_name)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   if ((unsigned)mode > UM_SPLIT_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': split mode %d is unknown", loop_name, (int)mode);
   um_loop_rec *r = um__loop_record(ctx, loop_name);

@@ -209,7 +209,9 @@ int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out) {
 int um_mpi_launched(void) { return launcher_ranks() > 1; }
 
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
-  if (!ctx || !m || (!out && bytes)) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!m || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", __func__);
   const size_t want = (size_t)m->from->gsize * (size_t)m->arity * sizeof(int);
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): buffer is %zu bytes but the map holds %d x %d ints = %zu bytes",

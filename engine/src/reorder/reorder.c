@@ -543,7 +543,9 @@ int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, con
 }
 
 int um_dat_fetch_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
-  if (!ctx || !d) return UM_ERR_ARG;
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d)", __func__);
   const int *perm = d->set->perm;
   if (!perm) {
     UM_CHECK(ctx, um_dat_fetch(ctx, d, out, bytes));
