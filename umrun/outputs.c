@@ -187,12 +187,12 @@ void umrun_remove_field_dir(validation *v) {
     while ((e = readdir(d)))
       if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
         snprintf(p, sizeof p, "%s/%s", v->field_dir, e->d_name);
-        if (unlink(p)) fprintf(stderr, "umrun: note: cannot remove '%s': %s\n", p, strerror(errno));
+        if (unlink(p)) umrun_err("note: cannot remove '%s': %s\n", p, strerror(errno));
       }
     closedir(d);
   }
   if (rmdir(v->field_dir))
-    fprintf(stderr, "umrun: note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+    umrun_err("note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
   um_safe_dir_unregister(v->field_dir_slot);
   v->field_dir_slot = -1;
   v->field_dir[0] = '\0';
@@ -242,7 +242,7 @@ int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, cons
     }
   }
   if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
-    fprintf(stderr, "umrun: validation: %s\n", err);
+    umrun_err("validation: %s\n", err);
     *status_text = "validation error";
     return EXIT_USAGE;
   }
@@ -282,7 +282,7 @@ int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx
       bad = um_safe_commit(&jf, err, sizeof err);
     }
     if (bad) {
-      fprintf(stderr, "umrun: --json: %s\n", err);
+      umrun_err("--json: %s\n", err);
       if (!status) status = EXIT_RUN;
     }
   }
@@ -306,7 +306,7 @@ int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx
     else bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
     free(rows);
     if (bad) {
-      fprintf(stderr, "umrun: --csv: %s\n", err);
+      umrun_err("--csv: %s\n", err);
       if (!status) status = EXIT_RUN;
     }
   }

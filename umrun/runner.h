@@ -13,6 +13,15 @@
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
 
+/* The program's name (argv[0]'s last component: umrun, or an out-of-tree app's program). */
+const char *umrun_prog_name(void);
+/* A message on stderr, prefixed "<program>: ". */
+void umrun_err(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 /* The command line of one run (parse_args in umrun.c). */
 typedef struct {
   const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;

@@ -5,6 +5,7 @@
  * Options are taken from, in increasing priority: the config file (or the
  * embedded default config), the environment variable UM_OPTIONS
  * ("run.backend=seq mesh.I=40"), then each --set. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,16 @@
 
 /* The program's name in messages: argv[0]'s last component (umrun, or an out-of-tree app's program). */
 static const char *prog = "umrun";
-static const char *prog_name(void) { return prog; }
+const char *umrun_prog_name(void) { return prog; }
+#define prog_name umrun_prog_name
+
+void umrun_err(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", prog);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+}
 
 /* um_run_set_default_config: the job run when no config file is named (NULL: none) */
 static const char *default_config, *default_config_name = "embedded default config";
@@ -153,7 +163,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;
     if (!strcmp(argv[i], "--help-options=markdown")) return umrun_options_markdown(stdout), EXIT_OK;
     if (!strncmp(argv[i], "--help-options", 14)) {
-      fprintf(stderr, "umrun: %s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
+      umrun_err("%s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
       return EXIT_USAGE;
     }
     if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
@@ -166,7 +176,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
         !strcmp(a, "--csv") || !strcmp(a, "--csv-label")) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "umrun: %s needs an argument (see umrun --help)\n", a);
+        umrun_err("%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
       }
       const char *v = argv[++i];
@@ -176,7 +186,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
       else if (!strcmp(a, "--csv")) c->csv_path = v;
       else if (!strcmp(a, "--csv-label")) c->csv_label = v;
       else if (umrun_sweep_add(&c->sweep, v, err, sizeof err)) {
-        fprintf(stderr, "umrun: %s\n", err);
+        umrun_err("%s\n", err);
         return EXIT_USAGE;
       }
     } else if (!strncmp(a, "--set=", 6)) {
@@ -192,10 +202,10 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     } else if (!strcmp(a, "--no-validate")) {
       c->no_validate = 1;
     } else if (a[0] == '-') {
-      fprintf(stderr, "umrun: unknown option '%s' (see umrun --help)\n", a);
+      umrun_err("unknown option '%s' (see umrun --help)\n", a);
       return EXIT_USAGE;
     } else if (c->config_path) {
-      fprintf(stderr, "umrun: two config files given ('%s' and '%s'); give one, and --set to change values\n",
+      umrun_err("two config files given ('%s' and '%s'); give one, and --set to change values\n",
               c->config_path, a);
       return EXIT_USAGE;
     } else {
@@ -227,7 +237,7 @@ static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len)
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
   if (!rc && named && by)
-    fprintf(stderr, "umrun: note: the config names validation.reference %s, but %s removes it: this run is NOT "
+    umrun_err("note: the config names validation.reference %s, but %s removes it: this run is NOT "
                     "validated\n", ref, by);
   return rc;
 }
@@ -238,7 +248,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
   char err[4096];
   um_config_kind_t kind = UM_CONFIG_ABSENT;
   int rc = umrun_opt_kind(cfg, "sweep", &kind, err, sizeof err);
-  if (rc) return fprintf(stderr, "umrun: %s\n", err), EXIT_USAGE;
+  if (rc) return umrun_err("%s\n", err), EXIT_USAGE;
   if (!c->sweep_child && kind == UM_CONFIG_SEQUENCE && !c->sweep.nkeys) {
     int n = 0;
     rc = um_config_size(cfg, "sweep", &n, err, sizeof err);
@@ -250,7 +260,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
       if (!rc && v && umrun_sweep_add(&c->sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
     }
     if (rc) {
-      fprintf(stderr, "umrun: sweep: %s\n", err);
+      umrun_err("sweep: %s\n", err);
       return EXIT_USAGE;
     }
   }
@@ -262,7 +272,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
   run_settings s;
   memset(&s, 0, sizeof s);
   if (umrun_read_settings(cfg, c->config_path, &s, stdout, err, sizeof err)) {
-    fprintf(stderr, "umrun: %s\n", err);
+    umrun_err("%s\n", err);
     return EXIT_USAGE;
   }
   FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
@@ -278,7 +288,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
       if (!rc) rc = umrun_read_settings(one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
       um_config_free(one);
       if (rc) {
-        fprintf(stderr, "umrun: --sweep %s: %s\n", set, err);
+        umrun_err("--sweep %s: %s\n", set, err);
         if (quiet) fclose(quiet);
         return EXIT_USAGE;
       }
@@ -306,7 +316,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   int unknown_keys = UM_APP_KEYS_ERROR;
   if (umrun_read_settings(cfg, c->config_path, &s, out, err, sizeof err) ||
       umrun_read_unknown_keys(cfg, &unknown_keys, err, sizeof err)) {
-    fprintf(stderr, "umrun: %s\n", err);
+    umrun_err("%s\n", err);
     return EXIT_USAGE;
   }
   if (c->no_validate && s.reference && *s.reference) { /* explore mode */
@@ -314,7 +324,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
     s.reference = NULL;
   }
   if (umrun_check_paths(c, &s, cfg, err, sizeof err)) {
-    fprintf(stderr, "umrun: %s\n", err);
+    umrun_err("%s\n", err);
     return EXIT_USAGE;
   }
   const um_app *app = um_app_find(s.app);
@@ -322,7 +332,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   memset(&v, 0, sizeof v);
   v.field_dir_slot = -1;
   if (s.reference && *s.reference && umrun_load_reference(&s, &v, err, sizeof err)) { /* before computing */
-    fprintf(stderr, "umrun: validation.reference: %s\n", err);
+    umrun_err("validation.reference: %s\n", err);
     um_ref_free(v.ref);
     return EXIT_USAGE;
   }
@@ -334,7 +344,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   s.opts.log = log_to_stderr;
   um_context *ctx = NULL;
   if (um_init(&ctx, &s.opts)) {
-    fprintf(stderr, "umrun: %s\n", um_error_message(ctx));
+    umrun_err("%s\n", um_error_message(ctx));
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
@@ -354,7 +364,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
     memset(&scratch, 0, sizeof scratch);
     scratch.field_dir_slot = -1;
     if (umrun_make_field_dir(&scratch, err, sizeof err)) {
-      fprintf(stderr, "umrun: rank %d: %s\n", rank, err);
+      umrun_err("rank %d: %s\n", rank, err);
       um_mpi_abort(EXIT_RUN);
     }
     snprintf(rank_dir, sizeof rank_dir, "%s", scratch.field_dir);
@@ -363,14 +373,14 @@ static int run_config(const cmdline *c, um_config *cfg) {
     else snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir);
   }
   if (s.outdir && *s.outdir && umrun_mkdirs(s.outdir, err, sizeof err)) {
-    fprintf(stderr, "umrun: output.dir: cannot create output directory %s\n", err);
+    umrun_err("output.dir: cannot create output directory %s\n", err);
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
     return EXIT_USAGE;
   }
   if (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && !v.field_dir[0] && umrun_make_field_dir(&v, err, sizeof err)) {
-    fprintf(stderr, "umrun: %s\n", err);
+    umrun_err("%s\n", err);
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
@@ -405,16 +415,16 @@ static int run_config(const cmdline *c, um_config *cfg) {
     const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN) : EXIT_OK;
     const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
-      fprintf(stderr, "umrun: rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
       um_mpi_abort(mine);
     }
     int first = rc;
     um_mpi_bcast_int(&first, 1); /* rank 0's outcome */
     if (rc && !first)
-      fprintf(stderr, "umrun: rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
     if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
   }
-  if (rc && rank == 0) fprintf(stderr, "umrun: %s failed: %s\n", app->name, um_error_message(ctx));
+  if (rc && rank == 0) umrun_err("%s failed: %s\n", app->name, um_error_message(ctx));
   if (rc) {
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
@@ -422,7 +432,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
   } else {
     if (nranks > 1) { /* every rank: each loop's time on the slowest rank, and the imbalance */
       const int src = um_loop_stats_across_ranks(ctx);
-      if (src && rank == 0) fprintf(stderr, "umrun: note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
+      if (src && rank == 0) umrun_err("note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
     }
     umrun_print_report(out, app, &run, &s, ctx, total);
   }
@@ -451,14 +461,14 @@ static int run_config(const cmdline *c, um_config *cfg) {
  * (their errors still reach stderr). Returns -1 to go on, or an exit status. */
 static int start_ranks(int *argc, char ***argv) {
   if (um_mpi_launched() && !um_mpi_built()) {
-    fprintf(stderr, "umrun: launched by mpirun on several ranks, but this umrun was built without MPI: install "
+    umrun_err("launched by mpirun on several ranks, but this umrun was built without MPI: install "
                     "libopenmpi-dev and openmpi-bin (scripts/install-deps.sh), configure and build again (MPI is on "
                     "when found); or run it without mpirun\n");
     return EXIT_USAGE;
   }
   int rank = 0, n = 1;
   if (um_mpi_start(argc, argv, &rank, &n) != UM_SUCCESS) {
-    fprintf(stderr, "umrun: MPI_Init failed\n");
+    umrun_err("MPI_Init failed\n");
     return EXIT_RUN;
   }
   if (rank > 0 && !freopen("/dev/null", "w", stdout)) return EXIT_RUN;
@@ -493,13 +503,13 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   char err[4096] = "";
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {
-    fprintf(stderr, "umrun: %s\n", err);
+    umrun_err("%s\n", err);
     status = EXIT_USAGE;
   } else if ((status = maybe_sweep(&c, argv, cfg)) >= 0) {
     /* the sweep ran */
   } else if (c.print_config) {
     int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
-    if (rc) fprintf(stderr, "umrun: %s\n", err);
+    if (rc) umrun_err("%s\n", err);
     status = rc ? EXIT_RUN : EXIT_OK;
   } else {
     status = run_config(&c, cfg);
