@@ -1,22 +1,10 @@
 /* BookLeaf on um: the UK Mini-App Consortium's 2D Lagrangian hydrodynamics
  * (BookLeaf 2.0, BookLeaf_F90 the reference) as sets, maps, dats and loops.
  *
- * Config (upstream's namelist entries in brackets):
- *   mesh.file or params.deck     the BookLeaf_F90 deck, read as it stands; the
- *                                params.* keys below override its entries
- *   params.time_end, dt_initial, dt_max, dt_min, dt_g, cfl_sf, div_sf, cvisc1, cvisc2   [&CONTROL]
- *   params.nx, params.ny         cells of the (single) mesh region      [region_dim(1,:)]
- *   params.scheme: inc | upstream   how corner masses, areas and forces reach the nodes
- *       (getacc_scatter): inc = one loop over elements incrementing its four
- *       nodes through el_nodes (the engine's strategy: run.strategy); upstream =
- *       upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4)
- *   params.print_every: 0        upstream's per-step line every this many steps (0: the last
- *                                step's only; the progress bar shows the rest)
- *   params.sod_check: auto       the L1 norm of density against the exact Sod
- *                                solution (auto: when the deck's name contains "sod", as upstream)
- *   run.iterations: 0            stop after this many steps (0: at time_end)
- *   output: {dir, hdf5}          bookleaf.h5 + bookleaf.xmf; field files elements.txt and
- *                                nodes.txt (upstream's numbering) for validation
+ * Config: the keys of bookleaf_options below (umrun --list-apps, docs/options.md): mesh.file (or
+ * params.deck), the BookLeaf_F90 deck read as it stands, whose &CONTROL and region_dim entries the
+ * params.* keys override; params.scheme, print_every, sod_check; run.iterations. output: {dir, hdf5}:
+ * bookleaf.h5 + bookleaf.xmf; field files elements.txt and nodes.txt (upstream's numbering) for validation.
  *
  * Sets: elements, nodes. Maps: el_nodes (4), el_el (4, the element itself on a
  * boundary). Eulerian decks (&ALE zeul) remap after every step (alestep).
@@ -41,13 +29,52 @@ UM_CONST_DEFINE(int, bl_dtreg[BL_NMAT_MAX]);
 
 /* ---- inputs ------------------------------------------------------------- */
 
+static const char *const scheme_names[] = {"inc", "upstream", NULL}; /* SCHEME_INC, SCHEME_UPSTREAM */
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* an &CONTROL entry of the deck */
+#define DECK(k, what) {.key = "params." k, .type = UM_OPT_DOUBLE, .help = "&CONTROL " k ": " what "; default: the deck's"}
+/* bookleaf's options, declared once (read with um_app_double etc.; --list-apps, docs/options.md). The
+ * deck's entries have no default here: absent, the read keeps the deck's value. */
+static const um_option bookleaf_options[] = {
+    {.key = "mesh.file", .type = UM_OPT_STRING,
+     .help = "the BookLeaf_F90 namelist deck, read as it stands (required, or params.deck); the params.* keys "
+             "below override its entries"},
+    {.key = "params.deck", .type = UM_OPT_STRING, .help = "the deck, as mesh.file (give one of them)"},
+    DECK("time_end", "the end time"),
+    DECK("dt_initial", "the first step's dt"),
+    DECK("dt_max", "the largest dt"),
+    DECK("dt_min", "the smallest dt (below it the run stops)"),
+    DECK("dt_g", "the most dt grows by from one step to the next (a factor)"),
+    DECK("cfl_sf", "the CFL safety factor"),
+    DECK("div_sf", "the divergence safety factor"),
+    DECK("cvisc1", "the linear artificial viscosity coefficient"),
+    DECK("cvisc2", "the quadratic artificial viscosity coefficient"),
+    {.key = "params.nx", .type = UM_OPT_INT,
+     .help = "cells of the (single) mesh region along its first side (&MESH region_dim(1,1)); default: the deck's"},
+    {.key = "params.ny", .type = UM_OPT_INT,
+     .help = "cells of the mesh region along its second side (&MESH region_dim(1,2)); default: the deck's"},
+    {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_names,
+     .help = "how corner masses, areas and forces reach the nodes (getacc_scatter): inc = one loop over elements "
+             "incrementing its four nodes through el_nodes (the engine's strategy: run.strategy); upstream = "
+             "upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4)"},
+    {.key = "params.print_every", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647, .flags = UM_OPT_RANGE,
+     .range_hint = "use 0 (the last step's line only) or N >= 1 (every N steps, as upstream prints with 1)",
+     .help = "upstream's per-step line every this many steps (0: the last step's only; the progress bar shows the "
+             "rest)"},
+    {.key = "params.sod_check", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "true", "false", "yes", "no"),
+     .help = "the L1 norm of density against the exact Sod solution (auto: when the deck's name contains 'sod', as "
+             "upstream)"},
+    {.key = "run.iterations", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647, .flags = UM_OPT_RANGE,
+     .range_hint = "must be >= 0", .help = "stop after this many steps (0: at time_end)"},
+};
+
 static int read_config(um_app_run *r, bl_config *c) {
   char err[1024] = "";
-  const char *mesh_file = NULL, *deck = NULL, *sod = NULL;
+  const char *mesh_file = NULL, *deck = NULL;
+  int sod = 0;
   memset(c, 0, sizeof *c);
-  if (um_config_get_string(r->cfg, "mesh.file", NULL, &mesh_file, err, sizeof err) ||
-      um_config_get_string(r->cfg, "params.deck", NULL, &deck, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_app_string(r, "mesh.file", &mesh_file));
+  UM_APP_TRY(um_app_string(r, "params.deck", &deck));
   if (mesh_file && deck && strcmp(mesh_file, deck) != 0)
     return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) and params.deck (%s) both name a deck; give one of them",
                        mesh_file, deck);
@@ -60,34 +87,28 @@ static int read_config(um_app_run *r, bl_config *c) {
   int rc = bl_deck_read(d, c->deck_path, err, sizeof err);
   if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
   int nx = d->region_dim[0][0], ny = d->region_dim[1][0];
-  if (um_config_get_double(r->cfg, "params.time_end", d->time_end, &d->time_end, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.dt_initial", d->dt_initial, &d->dt_initial, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.dt_max", d->dt_max, &d->dt_max, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.dt_min", d->dt_min, &d->dt_min, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.dt_g", d->dt_g, &d->dt_g, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.cfl_sf", d->cfl_sf, &d->cfl_sf, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.div_sf", d->div_sf, &d->div_sf, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.cvisc1", d->cvisc1, &d->cvisc1, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.cvisc2", d->cvisc2, &d->cvisc2, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.nx", nx, &nx, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.ny", ny, &ny, err, sizeof err) ||
-      um_config_get_choice(r->cfg, "params.scheme", "inc", scheme_names, 2, &c->scheme, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.print_every", 0, &c->print_every, err, sizeof err) ||
-      um_config_get_string(r->cfg, "params.sod_check", "auto", &sod, err, sizeof err) ||
-      um_config_get_int(r->cfg, "run.iterations", 0, &c->max_steps, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  /* no default in the table: absent, they keep the deck's values */
+  UM_APP_TRY(um_app_double(r, "params.time_end", &d->time_end));
+  UM_APP_TRY(um_app_double(r, "params.dt_initial", &d->dt_initial));
+  UM_APP_TRY(um_app_double(r, "params.dt_max", &d->dt_max));
+  UM_APP_TRY(um_app_double(r, "params.dt_min", &d->dt_min));
+  UM_APP_TRY(um_app_double(r, "params.dt_g", &d->dt_g));
+  UM_APP_TRY(um_app_double(r, "params.cfl_sf", &d->cfl_sf));
+  UM_APP_TRY(um_app_double(r, "params.div_sf", &d->div_sf));
+  UM_APP_TRY(um_app_double(r, "params.cvisc1", &d->cvisc1));
+  UM_APP_TRY(um_app_double(r, "params.cvisc2", &d->cvisc2));
+  UM_APP_TRY(um_app_int(r, "params.nx", &nx));
+  UM_APP_TRY(um_app_int(r, "params.ny", &ny));
+  UM_APP_TRY(um_app_choice(r, "params.scheme", &c->scheme, NULL));
+  UM_APP_TRY(um_app_int(r, "params.print_every", &c->print_every));
+  UM_APP_TRY(um_app_choice(r, "params.sod_check", &sod, NULL));
+  UM_APP_TRY(um_app_int(r, "run.iterations", &c->max_steps));
   d->region_dim[0][0] = nx;
   d->region_dim[1][0] = ny;
-  if (!strcmp(sod, "auto")) {
+  if (sod == 0) { /* auto: when the deck's name contains "sod", as upstream */
     const char *base = strrchr(c->deck_path, '/');
     c->sod_check = strstr(base ? base + 1 : c->deck_path, "sod") != NULL;
-  } else if (!strcmp(sod, "true") || !strcmp(sod, "yes")) c->sod_check = 1;
-  else if (!strcmp(sod, "false") || !strcmp(sod, "no")) c->sod_check = 0;
-  else return um_app_fail(r, UM_ERR_CONFIG, "params.sod_check: '%s': use auto, true or false", sod);
-  if (c->print_every < 0)
-    return um_app_fail(r, UM_ERR_CONFIG, "params.print_every = %d: use 0 (the last step's line only) or N >= 1 (every "
-                       "N steps, as upstream prints with 1)", c->print_every);
-  if (c->max_steps < 0) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 0", c->max_steps);
+  } else c->sod_check = sod % 2; /* true, yes: 1 and 3; false, no: 2 and 4 */
   /* what this port does not do: say so before any work */
   const char *f = c->deck_path;
   if (!d->zeul && d->npatch > 0)
@@ -417,13 +438,5 @@ const um_app um_app_bookleaf = {
     .description = "BookLeaf (UK-MAC): 2D Lagrangian hydrodynamics on quadrilaterals, edge viscosity, predictor-corrector; "
     "BookLeaf_F90 decks",
     .run = bookleaf_run,
-    /* TODO(issue 27): the options table; the keys as listed before:
-"mesh.file: (required)      a BookLeaf_F90 namelist deck (or params.deck); the keys below override it\n"
-    "params.time_end, dt_initial, dt_max, dt_min, dt_g, cfl_sf, div_sf, cvisc1, cvisc2   &CONTROL entries\n"
-    "params.nx/ny               cells of the mesh region (region_dim)\n"
-    "params.scheme: inc         inc (engine strategies) | upstream (one pass per corner, upstream's order)\n"
-    "params.print_every: 0      upstream's per-step line every this many steps (0: the last step's only)\n"
-    "params.sod_check: auto     L1 norm of density against the exact Sod solution (auto: deck name has 'sod')\n"
-    "run.iterations: 0          stop after this many steps (0: at time_end)\n"
-    "output: {dir: ..., hdf5: true}   bookleaf.h5 + .xmf; elements.txt, nodes.txt\n" */
-};
+    .options = bookleaf_options,
+    .noptions = (int)(sizeof bookleaf_options / sizeof bookleaf_options[0])};

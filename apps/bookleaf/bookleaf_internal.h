@@ -19,8 +19,7 @@
 #include "um/reorder.h"
 #include "um/safe_file.h"
 
-enum { SCHEME_INC, SCHEME_UPSTREAM };
-static const char *const scheme_names[] = {"inc", "upstream"};
+enum { SCHEME_INC, SCHEME_UPSTREAM }; /* params.scheme, in the order of its choices (bookleaf.c) */
 
 typedef struct {
   bl_deck deck;

@@ -1,13 +1,9 @@
 /* Volna on um: the tsunami shallow-water code (reguly/volna at 9bab009, the OP2
  * version) reading Volna's own .vln decks.
  *
- * Config:
- *   mesh.file: case.vln          the deck (Time, Mesh, PhysicalParams, NumericalParams, Init, Output*)
- *   params.end: (the deck's)     override Time { end }
- *   params.max_steps: 0          stop after this many steps (0: at the end time)
- *   params.exact: none | stoker  L1 errors against the exact dam break (params.stoker_hl, _hr, _x0)
- *   params.progress: 0           a log line every this many steps (0: only the deck's OutputTime)
- *   output: {dir, hdf5}          the deck's outputs (gauges CSV, HDF5 + XDMF fields) go to output.dir
+ * Config: the keys of volna_options below (umrun --list-apps, docs/options.md): mesh.file, the deck
+ * (Time, Mesh, PhysicalParams, NumericalParams, Init, Output*); params.end, max_steps, exact (stoker_*),
+ * progress. output: {dir, hdf5}: the deck's outputs (gauges CSV, HDF5 + XDMF fields) go to output.dir.
  *
  * Sets nodes, edges, cells; maps cell_nodes, cell_edges, cell_cells (3),
  * edge_cells (2; a wall edge's two entries are its cell, is_boundary = 1).
@@ -113,38 +109,49 @@ static char *formula_source(const vl_event *ev, const char *fn, const char *deck
 /* ---- the solver ------------------------------------------------------------------------ */
 
 
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define FINITE .min = -DBL_MAX, .max = DBL_MAX, .flags = UM_OPT_RANGE, .range_hint = "must be finite"
+/* volna's options, declared once (read with um_app_double etc.; --list-apps, docs/options.md). */
+static const um_option volna_options[] = {
+    {.key = "mesh.file", .type = UM_OPT_STRING,
+     .help = "the Volna deck (.vln, required): Time, Mesh Rectangle or \"file.msh\", PhysicalParams, "
+             "NumericalParams, Init (formulas in x, y, t), Output* events"},
+    {.key = "params.end", .type = UM_OPT_DOUBLE, .min = DBL_TRUE_MIN, .max = 3.4e38, .flags = UM_OPT_RANGE,
+     .range_hint = "the end time must be > 0 and finite",
+     .help = "the end time, overriding the deck's Time { end }; default: the deck's"},
+    {.key = "params.max_steps", .type = UM_OPT_LONG, .def = "0", .min = 0, .max = (double)LLONG_MAX,
+     .flags = UM_OPT_RANGE, .range_hint = "must be >= 0", .help = "stop after this many steps (0: at the end time)"},
+    {.key = "params.exact", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "stoker"),
+     .help = "stoker: L1 errors against the exact dam break (params.stoker_hl, stoker_hr, stoker_x0)"},
+    {.key = "params.stoker_hl", .type = UM_OPT_DOUBLE, .def = "2.0", FINITE,
+     .help = "params.exact = stoker: the depth left of the dam"},
+    {.key = "params.stoker_hr", .type = UM_OPT_DOUBLE, .def = "1.0", FINITE,
+     .help = "params.exact = stoker: the depth right of the dam"},
+    {.key = "params.stoker_x0", .type = UM_OPT_DOUBLE, .def = "50.0", FINITE,
+     .help = "params.exact = stoker: where the dam is (x)"},
+    {.key = "params.progress", .type = UM_OPT_INT, .def = "0",
+     .help = "a log line every this many steps (0: only the deck's OutputTime)"},
+};
+
 static int read_config(um_app_run *r, vl_solver *S) {
   char err[2048] = "";
-  const char *deck = NULL, *exact = NULL;
-  if (um_config_get_string(r->cfg, "mesh.file", NULL, &deck, err, sizeof err) ||
-      um_config_get_string(r->cfg, "params.exact", "none", &exact, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  const char *deck = NULL;
+  UM_APP_TRY(um_app_string(r, "mesh.file", &deck));
+  UM_APP_TRY(um_app_choice(r, "params.exact", &S->exact, NULL)); /* none 0, stoker 1 */
   if (!deck || !*deck)
     return um_app_fail(r, UM_ERR_CONFIG, "volna needs a deck: set mesh.file to a Volna .vln file (e.g. "
                                          "--set mesh.file=validation/volna/decks/landslide_small.vln)");
   if (vl_deck_read(deck, &S->deck, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  double end = S->deck.final_time;
-  long long ms = 0;
-  int progress = 0;
-  if (um_config_get_double(r->cfg, "params.end", end, &end, err, sizeof err) ||
-      um_config_get_long(r->cfg, "params.max_steps", 0, &ms, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.progress", 0, &progress, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.stoker_hl", 2.0, &S->stoker_hl, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.stoker_hr", 1.0, &S->stoker_hr, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.stoker_x0", 50.0, &S->stoker_x0, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (!(end > 0) || !(end <= 3.4e38)) /* a float, as upstream keeps it: finite */
-    return um_app_fail(r, UM_ERR_CONFIG, "params.end = %g: the end time must be > 0 and finite", end);
-  if (!isfinite(S->stoker_hl) || !isfinite(S->stoker_hr) || !isfinite(S->stoker_x0))
-    return um_app_fail(r, UM_ERR_CONFIG, "params.stoker_hl / stoker_hr / stoker_x0 = %g / %g / %g: must be finite",
-                       S->stoker_hl, S->stoker_hr, S->stoker_x0);
-  if (ms < 0) return um_app_fail(r, UM_ERR_CONFIG, "params.max_steps = %lld: must be >= 0", ms);
+  double end = S->deck.final_time; /* params.end has no default in the table: absent, the deck's */
+  long long ms;
+  UM_APP_TRY(um_app_double(r, "params.end", &end));
+  UM_APP_TRY(um_app_long(r, "params.max_steps", &ms));
+  UM_APP_TRY(um_app_int(r, "params.progress", &S->progress));
+  UM_APP_TRY(um_app_double(r, "params.stoker_hl", &S->stoker_hl));
+  UM_APP_TRY(um_app_double(r, "params.stoker_hr", &S->stoker_hr));
+  UM_APP_TRY(um_app_double(r, "params.stoker_x0", &S->stoker_x0));
   S->deck.final_time = (float)end;
   S->max_steps = (long)ms;
-  S->progress = progress;
-  if (!strcmp(exact, "stoker")) S->exact = 1;
-  else if (strcmp(exact, "none"))
-    return um_app_fail(r, UM_ERR_CONFIG, "params.exact: unknown value '%s'; use none or stoker (the dam break)", exact);
   return UM_SUCCESS;
 }
 
@@ -601,12 +608,5 @@ const um_app um_app_volna = {
     .name = "volna",
     .description = "Volna (reguly/volna 9bab009, OP2): tsunami shallow water on triangles, reading Volna's .vln decks",
     .run = volna_run,
-    /* TODO(issue 27): the options table; the keys as listed before:
-"mesh.file: (required)      a Volna deck (.vln): Time, Mesh Rectangle or \"file.msh\", PhysicalParams,\n"
-    "                           NumericalParams, Init (formulas in x, y, t), Output* events\n"
-    "params.end: (deck)         override the deck's end time\n"
-    "params.max_steps: 0        stop after this many steps (0: at the end time)\n"
-    "params.exact: none         stoker: L1 errors against the exact dam break (params.stoker_hl 2, _hr 1, _x0 50)\n"
-    "params.progress: 0         a log line every this many steps\n"
-    "output: {dir: ..., hdf5: true}  the deck's outputs: gauges (CSV), OutputSimulation / OutputMax* (HDF5 + XDMF)\n" */
-};
+    .options = volna_options,
+    .noptions = (int)(sizeof volna_options / sizeof volna_options[0])};
