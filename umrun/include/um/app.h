@@ -46,7 +46,7 @@ enum {
  * the range from the declaration and refuse a key that is not declared, and
  * `--help`, `--list-apps` and docs/options.md are printed from the tables. */
 typedef struct {
-  const char *key;            /**< "params.tolerance"; a component `<loop>` matches any name (`mpi.loops.<loop>`) */
+  const char *key;            /**< "params.tolerance"; a component in angle brackets matches any name (mpi.loops.&lt;loop&gt;) */
   um_opt_type type;           /**< how the value is read */
   const char *def;            /**< the default as text ("1e-12", "true", "aos"); NULL: none */
   const char *const *choices; /**< UM_OPT_CHOICE: {"aos", "soa", "auto", NULL}, in the order of the index read */
@@ -56,7 +56,7 @@ typedef struct {
                                * comes at run time (choices NULL), the values in words */
   int flags;                  /**< UM_OPT_* flags */
   const char *renamed_to;     /**< an earlier spelling, still read: the key it is now ("cuda.profile") */
-  const char *help;           /**< lines separated by '\n'; the default and choices are added when printed */
+  const char *help;           /**< lines separated by newlines; the default and choices are added when printed */
 } um_option;
 
 struct um_app;
