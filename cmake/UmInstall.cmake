@@ -17,6 +17,8 @@ install(TARGETS umrun RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # shared libraries: the programs find them beside themselves (bin/../lib), wherever the prefix is moved
 file(RELATIVE_PATH _um_bin_to_lib /p/${CMAKE_INSTALL_BINDIR} /p/${CMAKE_INSTALL_LIBDIR})
 set_target_properties(umrun um_embed_tool PROPERTIES INSTALL_RPATH "$ORIGIN/${_um_bin_to_lib}")
+# and each library finds the others beside it (a program linking um_run needs um_driver and um_engine)
+set_target_properties(um_engine um_driver um_run PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/um ${PROJECT_SOURCE_DIR}/driver/include/um
                   ${PROJECT_SOURCE_DIR}/umrun/include/um
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
