@@ -24,7 +24,7 @@
  * none here, an unset key keeps that value. */
 static const um_option lulesh_options[] = {
     {.key = "params.size", .type = UM_OPT_INT,
-     .help = "elements along an edge (upstream's -s); (size+1)^3 nodes\n"
+     .help = "elements along an edge (upstream's -s); (size+1)^3 nodes;\n"
              "default: lulesh_params_default's (30, upstream's)"},
     {.key = "params.regions", .type = UM_OPT_INT,
      .help = "material regions (-r); default: lulesh_params_default's (11, upstream's)"},
@@ -34,14 +34,14 @@ static const um_option lulesh_options[] = {
      .help = "extra EOS repetitions of the costly regions (-c); default: lulesh_params_default's (1, upstream's)"},
     {.key = "params.forces", .type = UM_OPT_CHOICE, .choices = CHOICES("inc", "gather"),
      .help = "inc: nodal forces INC through elem_nodes (the engine's strategies);\n"
-             "gather: upstream's per-corner forces + a node gather\n"
+             "gather: upstream's per-corner forces + a node gather;\n"
              "default: lulesh_params_default's (inc)"},
     {.key = "params.fused", .type = UM_OPT_BOOL,
      .help = "fuse neighbouring loops (as upstream's GPU port); false: one loop per upstream function\n"
              "(same results to rounding); default: lulesh_params_default's (true)"},
     {.key = "run.iterations", .type = UM_OPT_INT,
-     .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01\n"
-             "(with output: {dir: ..., hdf5: true}: lulesh.h5 + lulesh.xmf, hexahedra; e, p, q, v, ss)"},
+     .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01. With output:\n"
+             "{dir: ..., hdf5: true} the final fields go to lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)"},
 };
 
 static int read_params(um_app_run *r, lulesh_params *p) {
