@@ -234,20 +234,42 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* airfoil's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). */
+static const um_option airfoil_options[] = {
+    {.key = "mesh.file", .type = UM_OPT_STRING,
+     .help = "an OP2 mesh: new_grid.dat (text) or new_grid.h5 (HDF5); unset: generate the mesh\n"
+             "(mesh.generator, I, J, round6 are then ignored)"},
+    {.key = "mesh.generator", .type = UM_OPT_CHOICE, .def = "naca0012", .choices = CHOICES("naca0012"),
+     .help = "the generated mesh: a C-mesh around a NACA0012 aerofoil (with I, J)"},
+    {.key = "mesh.I", .type = UM_OPT_INT, .def = "400",
+     .help = "generator: cells per third of the i-direction (the aerofoil surface, and the wake cut\n"
+             "on each side, are I cells long)"},
+    {.key = "mesh.J", .type = UM_OPT_INT, .def = "600",
+     .help = "generator: cells in the j-direction (wall to far field)"},
+    {.key = "mesh.round6", .type = UM_OPT_BOOL, .def = "true",
+     .help = "generator: round the coordinates to 6 decimals (as OP2's new_grid.dat)"},
+    {.key = "run.iterations", .type = UM_OPT_INT, .def = "1000", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
+     .range_hint = "must be >= 1",
+     .help = "iterations; with output: {dir: ..., hdf5: true} the final fields go to\n"
+             "airfoil.h5 (OP2's layout) + airfoil.xmf"},
+};
+
 static int load_mesh(um_app_run *r, airfoil *a) {
   char err[1024] = "";
-  const char *file = NULL, *gen = NULL;
-  UM_APP_TRY(um_config_get_string(r->cfg, "mesh.file", NULL, &file, err, sizeof err)
-                 ? um_app_fail(r, UM_ERR_CONFIG, "%s", err)
-                 : 0);
+  const char *file = NULL;
+  UM_APP_TRY(um_app_string(r, "mesh.file", &file));
   if (file) {
     /* the generator's settings (e.g. from the config that mesh.file overrides) are known keys, not used */
     static const char *const gen_keys[] = {"mesh.generator", "mesh.I", "mesh.J", "mesh.round6"};
-    for (int k = 0; k < 4; k++)
-      if (um_config_has(r->cfg, gen_keys[k])) {
+    for (int k = 0; k < 4; k++) {
+      int present = 0;
+      UM_APP_TRY(um_app_has(r, gen_keys[k], &present));
+      if (present) {
         fprintf(r->log, "airfoil: %s is a setting of the generator; mesh.file is read instead\n", gen_keys[k]);
         um_config_mark_read(r->cfg, gen_keys[k], NULL, 0);
       }
+    }
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
     if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
     airfoil_mesh m;
@@ -258,16 +280,10 @@ static int load_mesh(um_app_run *r, airfoil *a) {
     return rc;
   }
   int I, J, round6;
-  if (um_config_get_string(r->cfg, "mesh.generator", "naca0012", &gen, err, sizeof err) ||
-      um_config_get_int(r->cfg, "mesh.I", 400, &I, err, sizeof err) ||
-      um_config_get_int(r->cfg, "mesh.J", 600, &J, err, sizeof err) ||
-      um_config_get_bool(r->cfg, "mesh.round6", 1, &round6, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (strcmp(gen, "naca0012") != 0)
-    return um_app_fail(r, UM_ERR_CONFIG,
-                       "mesh.generator: airfoil knows the generator 'naca0012' (with I, J), got '%s'; or give "
-                       "mesh.file: an OP2 new_grid.dat or new_grid.h5",
-                       gen);
+  UM_APP_TRY(um_app_choice(r, "mesh.generator", NULL, NULL));
+  UM_APP_TRY(um_app_int(r, "mesh.I", &I));
+  UM_APP_TRY(um_app_int(r, "mesh.J", &J));
+  UM_APP_TRY(um_app_bool(r, "mesh.round6", &round6));
   double t0 = um_wtime();
   airfoil_mesh m;
   if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
@@ -295,11 +311,8 @@ static int write_output(um_app_run *r, airfoil *a) {
 }
 
 static int airfoil_run(um_app_run *r) {
-  char err[512] = "";
   int niter;
-  if (um_config_get_int(r->cfg, "run.iterations", 1000, &niter, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (niter < 1) return um_app_fail(r, UM_ERR_CONFIG, "run.iterations = %d: must be >= 1", niter);
+  UM_APP_TRY(um_app_int(r, "run.iterations", &niter));
   um_context *ctx = r->ctx;
   airfoil a;
   memset(&a, 0, sizeof a);
@@ -343,8 +356,5 @@ const um_app um_app_airfoil = {
     .name = "airfoil",
     .description = "2D Euler flow around a NACA0012 aerofoil (OP2's benchmark): 5 loops, 4 sets, 5 maps",
     .run = airfoil_run,
-    /* TODO(issue 27): the options table; the keys as listed before:
-"mesh: {generator: naca0012, I: 400, J: 600, round6: true}   or mesh.file: new_grid.dat | .h5\n"
-                               "run.iterations: 1000\n"
-                               "output: {dir: ..., hdf5: true}            airfoil.h5 (OP2 layout) + airfoil.xmf\n" */
-};
+    .options = airfoil_options,
+    .noptions = (int)(sizeof airfoil_options / sizeof airfoil_options[0])};

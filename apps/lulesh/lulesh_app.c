@@ -18,24 +18,48 @@
 #include "lulesh.h"
 #include "um/hdf5io.h"
 
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* lulesh's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). Their
+ * defaults are upstream's, set by lulesh_params_default (lulesh.c) before the reads: declared with
+ * none here, an unset key keeps that value. */
+static const um_option lulesh_options[] = {
+    {.key = "params.size", .type = UM_OPT_INT,
+     .help = "elements along an edge (upstream's -s); (size+1)^3 nodes;\n"
+             "default: lulesh_params_default's (30, upstream's)"},
+    {.key = "params.regions", .type = UM_OPT_INT,
+     .help = "material regions (-r); default: lulesh_params_default's (11, upstream's)"},
+    {.key = "params.balance", .type = UM_OPT_INT,
+     .help = "region weights (i+1)^balance (-b); default: lulesh_params_default's (1, upstream's)"},
+    {.key = "params.cost", .type = UM_OPT_INT,
+     .help = "extra EOS repetitions of the costly regions (-c); default: lulesh_params_default's (1, upstream's)"},
+    {.key = "params.forces", .type = UM_OPT_CHOICE, .choices = CHOICES("inc", "gather"),
+     .help = "inc: nodal forces INC through elem_nodes (the engine's strategies);\n"
+             "gather: upstream's per-corner forces + a node gather;\n"
+             "default: lulesh_params_default's (inc)"},
+    {.key = "params.fused", .type = UM_OPT_BOOL,
+     .help = "fuse neighbouring loops (as upstream's GPU port); false: one loop per upstream function\n"
+             "(same results to rounding); default: lulesh_params_default's (true)"},
+    {.key = "run.iterations", .type = UM_OPT_INT,
+     .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01. With output:\n"
+             "{dir: ..., hdf5: true} the final fields go to lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)"},
+};
+
 static int read_params(um_app_run *r, lulesh_params *p) {
-  char err[512] = "";
-  static const char *const forces[] = {"inc", "gather"};
-  int f = 0;
-  lulesh_params_default(p);
-  if (um_config_get_int(r->cfg, "params.size", p->size, &p->size, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.regions", p->regions, &p->regions, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.balance", p->balance, &p->balance, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.cost", p->cost, &p->cost, err, sizeof err) ||
-      um_config_get_choice(r->cfg, "params.forces", "inc", forces, 2, &f, err, sizeof err) ||
-      um_config_get_bool(r->cfg, "params.fused", 1, &p->fused, err, sizeof err) ||
-      um_config_get_int(r->cfg, "run.iterations", 0, &p->max_cycles, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (um_config_has(r->cfg, "run.iterations") && p->max_cycles < 1)
+  int f = -1, has_iterations = 0;
+  lulesh_params_default(p); /* the defaults of the options declared with none */
+  UM_APP_TRY(um_app_int(r, "params.size", &p->size));
+  UM_APP_TRY(um_app_int(r, "params.regions", &p->regions));
+  UM_APP_TRY(um_app_int(r, "params.balance", &p->balance));
+  UM_APP_TRY(um_app_int(r, "params.cost", &p->cost));
+  UM_APP_TRY(um_app_choice(r, "params.forces", &f, NULL));
+  UM_APP_TRY(um_app_bool(r, "params.fused", &p->fused));
+  UM_APP_TRY(um_app_has(r, "run.iterations", &has_iterations));
+  UM_APP_TRY(um_app_int(r, "run.iterations", &p->max_cycles));
+  if (has_iterations && p->max_cycles < 1)
     return um_app_fail(r, UM_ERR_CONFIG,
                        "run.iterations = %d: must be >= 1 (upstream's -i); leave it out to run to the end time",
                        p->max_cycles);
-  p->forces = f == 1 ? LULESH_FORCES_GATHER : LULESH_FORCES_INC;
+  if (f >= 0) p->forces = f == 1 ? LULESH_FORCES_GATHER : LULESH_FORCES_INC;
   return UM_SUCCESS;
 }
 
@@ -142,13 +166,5 @@ const um_app um_app_lulesh = {
     .name = "lulesh",
     .description = "LULESH 2.0 Sedov blast, Lagrangian hydro on a hex8 mesh (LLNL proxy app): per-region EOS, INC or gather forces",
     .run = lulesh_run,
-    /* TODO(issue 27): the options table; the keys as listed before:
-"params.size: 30          elements along an edge (upstream -s); (size+1)^3 nodes\n"
-    "params.regions: 11       material regions (-r)\n"
-    "params.balance: 1        region weights (i+1)^balance (-b)\n"
-    "params.cost: 1           extra EOS repetitions of the costly regions (-c)\n"
-    "params.forces: inc       inc (through elem_nodes, engine strategies) | gather (upstream's corner scheme)\n"
-    "params.fused: true       fuse neighbouring loops; false: one loop per upstream function\n"
-    "run.iterations: (unset)  cycle cap (-i); unset: run to the end time 0.01\n"
-    "output: {dir: ..., hdf5: true}   write lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)\n" */
-};
+    .options = lulesh_options,
+    .noptions = (int)(sizeof lulesh_options / sizeof lulesh_options[0])};

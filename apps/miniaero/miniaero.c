@@ -70,9 +70,9 @@ UM_CONST_DEFINE(double, ma_dt);
 UM_CONST_DEFINE(double, ma_inflow[5]);
 
 enum { SCHEME_INC, SCHEME_ATOMICS, SCHEME_SLOTS };
-static const char *const scheme_names[] = {"inc", "atomics", "slots"};
+static const char *const scheme_names[] = {"inc", "atomics", "slots", NULL}; /* the option's choices */
 enum { GRAD_AUTO, GRAD_FACES, GRAD_CELLS };
-static const char *const gradient_names[] = {"auto", "faces", "cells"};
+static const char *const gradient_names[] = {"auto", "faces", "cells", NULL};
 static const char *const var_names[5] = {"rho", "rhou", "rhov", "rhow", "rhoE"};
 
 typedef struct {
@@ -96,11 +96,51 @@ typedef struct {
 
 /* ---- inputs ------------------------------------------------------------- */
 
+/* miniaero's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). Those
+ * declared with no default take the deck's value (mesh.file / params.inp), or without a deck
+ * ma_inputs_default's (upstream's): the reads keep what the deck put in the variable. */
+static const um_option miniaero_options[] = {
+    {.key = "mesh.file", .type = UM_OPT_STRING,
+     .help = "an upstream miniaero.inp deck, read as it stands (or params.inp);\n"
+             "the params.* and run.iterations below override its entries"},
+    {.key = "params.inp", .type = UM_OPT_STRING, .help = "the miniaero.inp deck (the same as mesh.file)"},
+    {.key = "params.problem", .type = UM_OPT_STRING,
+     .help = "sod (0, the shock tube) | flat_plate (1, viscous flat plate) | ramp (2, inviscid ramp)\n"
+             "[problem_type]; default: the deck's (sod without a deck)"},
+    {.key = "params.lx", .type = UM_OPT_DOUBLE, .help = "domain length in x; default: the deck's (1 without a deck)"},
+    {.key = "params.ly", .type = UM_OPT_DOUBLE, .help = "domain length in y; default: the deck's (1 without a deck)"},
+    {.key = "params.lz", .type = UM_OPT_DOUBLE, .help = "domain length in z; default: the deck's (1 without a deck)"},
+    {.key = "params.angle", .type = UM_OPT_DOUBLE,
+     .help = "ramp angle in degrees; default: the deck's (0 without a deck)"},
+    {.key = "params.nx", .type = UM_OPT_INT, .help = "cells in x; default: the deck's (10 without a deck)"},
+    {.key = "params.ny", .type = UM_OPT_INT, .help = "cells in y; default: the deck's (10 without a deck)"},
+    {.key = "params.nz", .type = UM_OPT_INT, .help = "cells in z; default: the deck's (10 without a deck)"},
+    {.key = "params.dt", .type = UM_OPT_DOUBLE, .help = "fixed time step [dt]; default: the deck's (5e-8 without a deck)"},
+    {.key = "run.iterations", .type = UM_OPT_INT,
+     .help = "time steps [ntimesteps]; default: the deck's (1 without a deck)"},
+    {.key = "params.second_order", .type = UM_OPT_BOOL,
+     .help = "Green-Gauss gradients + Venkatakrishnan limiter [second_order_space];\n"
+             "default: the deck's (false without a deck)"},
+    {.key = "params.viscous", .type = UM_OPT_BOOL,
+     .help = "Newtonian viscous fluxes [viscous]; default: the deck's (false without a deck)"},
+    {.key = "params.output_frequency", .type = UM_OPT_INT,
+     .help = "a line every this many steps [output_frequency]; default: the deck's (100 without a deck)"},
+    {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_names,
+     .help = "how face contributions reach cells: inc (INC through face -> cell maps, the engine's\n"
+             "strategies) | atomics (the same loops forced to atomics, upstream's default build) |\n"
+             "slots (each face writes its own slot of its cells, a cell loop sums them: upstream's\n"
+             "gather-sum build, -DCELL_FLUX)"},
+    {.key = "params.gradients", .type = UM_OPT_CHOICE, .def = "auto", .choices = gradient_names,
+     .help = "Green-Gauss gradients as face loops (faces, as upstream) or as a cell loop over the six\n"
+             "neighbours (cells, no increments); auto: cells with scheme inc, faces with upstream's two"},
+    {.key = "output.results", .type = UM_OPT_BOOL,
+     .help = "write results.0 (upstream's format) into output.dir [output_results]; default: the\n"
+             "deck's (true without a deck). output.hdf5: true adds miniaero.h5 + miniaero.xmf"},
+};
+
 static int read_problem(um_app_run *r, int *problem) {
-  char err[512] = "";
   const char *s = NULL;
-  if (um_config_get_string(r->cfg, "params.problem", NULL, &s, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_app_string(r, "params.problem", &s));
   if (!s) return UM_SUCCESS;
   static const char *const names[][2] = {{"0", "sod"}, {"1", "flat_plate"}, {"2", "ramp"}};
   for (int p = 0; p < 3; p++)
@@ -118,9 +158,8 @@ static int read_config(um_app_run *r, ma_config *c) {
   char err[1024] = "";
   const char *mesh_file = NULL, *inp = NULL;
   memset(c, 0, sizeof *c);
-  if (um_config_get_string(r->cfg, "mesh.file", NULL, &mesh_file, err, sizeof err) ||
-      um_config_get_string(r->cfg, "params.inp", NULL, &inp, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_app_string(r, "mesh.file", &mesh_file));
+  UM_APP_TRY(um_app_string(r, "params.inp", &inp));
   if (mesh_file && inp && strcmp(mesh_file, inp) != 0)
     return um_app_fail(r, UM_ERR_CONFIG,
                        "mesh.file (%s) and params.inp (%s) both name a miniaero.inp deck; give one of them",
@@ -134,26 +173,25 @@ static int read_config(um_app_run *r, ma_config *c) {
     ma_inputs_default(in);
     in->output_frequency = 100;
   }
+  /* the options declared with no default keep these values (the deck's) when the config leaves them out */
   int so = in->second_order != 0, visc = in->viscous != 0, results = in->output_results != 0 || !c->deck;
-  int scheme = SCHEME_INC, gradients = GRAD_AUTO;
+  int scheme, gradients;
   UM_APP_TRY(read_problem(r, &in->problem));
-  if (um_config_get_double(r->cfg, "params.lx", in->lx, &in->lx, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.ly", in->ly, &in->ly, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.lz", in->lz, &in->lz, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.angle", in->angle, &in->angle, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.nx", in->nx, &in->nx, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.ny", in->ny, &in->ny, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.nz", in->nz, &in->nz, err, sizeof err) ||
-      um_config_get_int(r->cfg, "run.iterations", in->steps, &in->steps, err, sizeof err) ||
-      um_config_get_double(r->cfg, "params.dt", in->dt, &in->dt, err, sizeof err) ||
-      um_config_get_bool(r->cfg, "params.second_order", so, &so, err, sizeof err) ||
-      um_config_get_bool(r->cfg, "params.viscous", visc, &visc, err, sizeof err) ||
-      um_config_get_int(r->cfg, "params.output_frequency", in->output_frequency, &in->output_frequency, err,
-                        sizeof err) ||
-      um_config_get_choice(r->cfg, "params.scheme", "inc", scheme_names, 3, &scheme, err, sizeof err) ||
-      um_config_get_choice(r->cfg, "params.gradients", "auto", gradient_names, 3, &gradients, err, sizeof err) ||
-      um_config_get_bool(r->cfg, "output.results", results, &results, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_app_double(r, "params.lx", &in->lx));
+  UM_APP_TRY(um_app_double(r, "params.ly", &in->ly));
+  UM_APP_TRY(um_app_double(r, "params.lz", &in->lz));
+  UM_APP_TRY(um_app_double(r, "params.angle", &in->angle));
+  UM_APP_TRY(um_app_int(r, "params.nx", &in->nx));
+  UM_APP_TRY(um_app_int(r, "params.ny", &in->ny));
+  UM_APP_TRY(um_app_int(r, "params.nz", &in->nz));
+  UM_APP_TRY(um_app_int(r, "run.iterations", &in->steps));
+  UM_APP_TRY(um_app_double(r, "params.dt", &in->dt));
+  UM_APP_TRY(um_app_bool(r, "params.second_order", &so));
+  UM_APP_TRY(um_app_bool(r, "params.viscous", &visc));
+  UM_APP_TRY(um_app_int(r, "params.output_frequency", &in->output_frequency));
+  UM_APP_TRY(um_app_choice(r, "params.scheme", &scheme, NULL));
+  UM_APP_TRY(um_app_choice(r, "params.gradients", &gradients, NULL));
+  UM_APP_TRY(um_app_bool(r, "output.results", &results));
   in->second_order = so;
   in->viscous = visc;
   c->scheme = scheme;
@@ -642,18 +680,5 @@ const um_app um_app_miniaero = {
     .name = "miniaero",
     .description = "miniAero (Mantevo): 3D compressible Navier-Stokes, Roe fluxes, RK4, hex8 cells; Sod, flat plate, ramp",
     .run = miniaero_run,
-    /* TODO(issue 27): the options table; the keys as listed before:
-"mesh.file: (unset)         an upstream miniaero.inp deck (or params.inp); the keys below override it\n"
-    "params.problem: sod        sod (0) | flat_plate (1) | ramp (2)\n"
-    "params.lx/ly/lz: 1         domain lengths; params.angle: 0  ramp angle in degrees\n"
-    "params.nx/ny/nz: 10        cells per direction\n"
-    "params.dt: 5e-8            fixed time step; run.iterations: 1  time steps\n"
-    "params.second_order: false Green-Gauss gradients + Venkatakrishnan limiter\n"
-    "params.viscous: false      Newtonian viscous fluxes\n"
-    "params.output_frequency: 100  a line every this many steps\n"
-    "params.scheme: inc         inc (engine strategies) | atomics (upstream's default) | slots (upstream's "
-    "gather-sum)\n"
-    "params.gradients: auto     faces (face loops, as upstream) | cells (a cell loop over the neighbours); auto: cells "
-    "with scheme inc\n"
-    "output: {dir: ..., hdf5: true, results: true}   results.0 (upstream's format), miniaero.h5 + .xmf\n" */
-};
+    .options = miniaero_options,
+    .noptions = (int)(sizeof miniaero_options / sizeof miniaero_options[0])};
