@@ -44,7 +44,7 @@ int umrun_sweep_add(umrun_sweep_spec *s, const char *arg, char *err, size_t errl
 
 void umrun_csv_header(FILE *f) {
   fputs("variant,app,backend,strategy,layout,reorder,block_size,loop,calls,seconds,ms_per_call,gb_per_s,set_size,"
-        "blocks,block_colours,thread_colours_mean,shared_bytes_mean,reuse_factor,cache_lines_mean,status\n",
+        "blocks,block_colours,thread_colours_mean,shared_bytes_mean,reuse_factor,cache_lines_mean,status,parent\n",
         f);
 }
 
@@ -54,11 +54,11 @@ void umrun_csv_rows(FILE *f, const char *label, const char *app, const um_contex
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
     double per = s.seconds / (double)s.calls;
-    fprintf(f, "%s,%s,%s,%s,%s,%s,%d,%s,%ld,%.6f,%.6f,%.4f,%d,%d,%d,%.3f,%.1f,%.4f,%.2f,%s\n", label, app,
+    fprintf(f, "%s,%s,%s,%s,%s,%s,%d,%s,%ld,%.6f,%.6f,%.4f,%d,%d,%d,%.3f,%.1f,%.4f,%.2f,%s,%s\n", label, app,
             um_context_backend(ctx), um_strategy_name(um_context_strategy(ctx)), layout, reorder,
             block_size, s.name, s.calls, s.seconds, 1e3 * per, per > 0 ? s.bytes / per * 1e-9 : 0.0, s.set_size,
             s.nblocks, s.nblock_colours, s.mean_thread_colours, s.shared_bytes_mean, s.reuse_factor,
-            s.cache_lines_mean, status);
+            s.cache_lines_mean, status, s.parent ? s.parent : "");
   }
 }
 
@@ -77,9 +77,9 @@ static int read_rows(const char *csv, row *rows, int cap) {
   int n = 0;
   if (!fgets(line, sizeof line, f)) { fclose(f); return 0; }
   while (n < cap && fgets(line, sizeof line, f)) {
-    char *field[20];
+    char *field[24];
     int nf = 0;
-    for (char *p = line; nf < 20;) { /* split at commas; no field is quoted */
+    for (char *p = line; nf < 24;) { /* split at commas; no field is quoted */
       field[nf++] = p;
       p += strcspn(p, ",\n");
       if (*p != ',') { *p = '\0'; break; }
