@@ -8,8 +8,6 @@ extern "C" {
 #endif
 extern const um_app *const um_builtin_apps[];
 extern const int um_builtin_app_count;
-/* The built-in app of that name (case ignored), NULL if none. */
-const um_app *um_builtin_app_find(const char *name);
 #ifdef __cplusplus
 }
 #endif

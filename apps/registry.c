@@ -2,7 +2,6 @@
  * app folders (cmake/UmApp.cmake), one UM_APP(name) per app in
  * `umrun --list-apps` order. Adding an app never edits this file. umrun gives
  * this table to um_run_main (umrun/main.c). */
-#include <strings.h>
 #include "builtin_apps.h"
 
 #define UM_APP(name) extern const um_app um_app_##name;
@@ -17,8 +16,3 @@ const um_app *const um_builtin_apps[] = {
 
 const int um_builtin_app_count = (int)(sizeof um_builtin_apps / sizeof um_builtin_apps[0]);
 
-const um_app *um_builtin_app_find(const char *name) {
-  for (int i = 0; name && i < um_builtin_app_count; i++)
-    if (strcasecmp(um_builtin_apps[i]->name, name) == 0) return um_builtin_apps[i];
-  return NULL;
-}

@@ -20,6 +20,7 @@ extern "C" {
 #include "backends/cuda/codegen.h"
 #include "um/safe_file.h"
 #include "backends/cuda/jit.h"
+#include "apps_table.h"
 #include "builtin_apps.h"
 #include "lulesh/lulesh.h"
 #include "um/config.h"
@@ -383,7 +384,8 @@ bool run_app(um_context *ctx, const char *app, const std::string &yaml) {
   r.ctx = ctx;
   r.cfg = cfg;
   r.log = std::tmpfile();
-  r.app = um_builtin_app_find(app);
+  umrun_apps_set(um_builtin_apps, um_builtin_app_count); /* the apps umrun runs, found as umrun finds them */
+  r.app = um_app_find(app);
   const int rc = r.app->run(&r);
   fclose(r.log);
   um_config_free(cfg);
