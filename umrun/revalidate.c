@@ -59,7 +59,7 @@ const char *umrun_data_dir(void) {
   *slash = 0; /* the program's folder, bin/ */
   char cand[4200];
   snprintf(cand, sizeof cand, "%s/../share/um", exe);
-  char *real = exists(cand) ? realpath(cand, NULL) : NULL; /* PREFIX/share/um, without bin/.. */
+  char *real = realpath(cand, NULL); /* PREFIX/share/um, without bin/..; NULL when it does not exist */
   if (real && strlen(real) < sizeof dir) memcpy(dir, real, strlen(real) + 1);
   free(real);
   return dir;
