@@ -1,0 +1,298 @@
+/* SIAC: Smoothness-Increasing Accuracy-Conserving filtering of a discontinuous
+ * Galerkin (dG) solution on a 2D triangle mesh (Ryan, Cockburn et al.; King &
+ * Kirby SC'13). The math core, written once, valid C and CUDA device code
+ * (NVRTC): only UM_KERNEL functions, UM_CONST constants and math.h.
+ *
+ * The dG solution on triangle T is u_T(x) = sum_i c_i phi_i(F_T^{-1}(x)), with
+ * F_T the affine map from the reference triangle {(0,0),(1,0),(0,1)} to T and
+ * phi_i the orthonormal modal (Dubiner) basis of degree k. The filtered value at
+ * a point (px, py) is the convolution with the tensor-product kernel
+ *
+ *   u*(px,py) = (1/h^2) sum_T int_T K((px-xi)/h) K((py-eta)/h) u_T(xi,eta) dxi deta,
+ *
+ * K(t) = sum_{g=-k..k} c_g psi^{(k+1)}(t - g), psi^{(k+1)} the central B-spline
+ * of degree k. K is a piecewise polynomial of degree k on the 3k+1 unit
+ * intervals of its support [-(3k+1)/2, (3k+1)/2]. Inside one x-piece and one
+ * y-piece of the kernel and one triangle, the integrand is a polynomial, so
+ * the integral is done EXACTLY by cutting T along the kernel's breaks (the
+ * lines xi = px - W/2 + m h, eta = py - W/2 + m h, W = (3k+1) h), triangulating
+ * each piece and applying a rule exact for the integrand's total degree:
+ * u_T has degree k, each kernel factor degree k in its variable, so 3k.
+ *
+ * The constants are filled on the host by siac_consts_fill (siac_setup.h) and
+ * published by the app with um_decl_const. Sizes are fixed by the maximum
+ * degree k = 3.
+ */
+#ifndef SIAC_KERNELS_H
+#define SIAC_KERNELS_H
+#include "um/kernel.h"
+
+UM_CONST int siac_k;  /* polynomial degree of the dG solution, 1..3 */
+UM_CONST int siac_nb; /* (k+1)(k+2)/2 modal basis functions */
+UM_CONST int siac_nq; /* points of the evaluation rule, (k+1)^2 */
+UM_CONST int siac_ns; /* points of the sub-triangle rule, ceil((3k+1)/2)^2 */
+UM_CONST double siac_h; /* kernel scaling: the filter's support is (3k+1) h wide */
+/* the kernel's 3k+1 pieces: piece m covers t in [-(3k+1)/2 + m, -(3k+1)/2 + m + 1),
+ * K(t) = sum_p siac_kpoly[m*4 + p] s^p with s = t - (-(3k+1)/2 + m) in [0,1) */
+UM_CONST double siac_kpoly[10 * 4];
+/* evaluation rule on the reference triangle (collapsed Gauss, k+1 points per
+ * direction: exact for total degree 2k+1, so for |u_h - u|^2 of degree 2k
+ * polynomials, the L2 errors are measured with it too); weights sum to 1/2 */
+UM_CONST double siac_qr[16], siac_qs[16], siac_qw[16];
+/* sub-triangle rule (collapsed Gauss, ceil((3k+1)/2) points per direction:
+ * exact for total degree >= 3k); weights sum to 1/2 */
+UM_CONST double siac_sr[25], siac_ss[25], siac_sw[25];
+
+/* Orthonormal Dubiner basis on the reference triangle, phi[0 .. nb), ordered by
+ * total degree d = p + q, then q = 0..d:
+ *
+ *   phi_pq(r,s) = N_pq P_p(a) (1-s)^p P_q^{(2p+1,0)}(2s-1),   a = 2r/(1-s) - 1,
+ *   N_pq = sqrt(2 (2p+1) (p+q+1)),
+ *
+ * (collapsed coordinates: the triangle is the image of the square (a,b) in
+ * [-1,1]^2, b = 2s - 1, dr ds = (1-b)/8 da db; Legendre orthogonality in a and
+ * Jacobi(2p+1,0) orthogonality in b give int_ref phi_pq^2 = 1/N_pq^2.) The
+ * singular factor P_p(a) (1-s)^p is evaluated without division as Q_p(x, y),
+ * x = 2r - (1 - s) = a y, y = 1 - s, from Legendre's recurrence multiplied by
+ * y^{p+1}: (p+1) Q_{p+1} = (2p+1) x Q_p - p y^2 Q_{p-1}.
+ * siac_basis_k takes the degree k (1..3) as an argument, so host setup code
+ * can use it before the constants exist. */
+UM_KERNEL void siac_basis_k(int k, double r, double s, double *phi) {
+  const double y = 1.0 - s, x = 2.0 * r - y, b = 2.0 * s - 1.0;
+  double Q[4];
+  Q[0] = 1.0;
+  Q[1] = x;
+  for (int p = 1; p < 3; p++) Q[p + 1] = ((2 * p + 1) * x * Q[p] - p * y * y * Q[p - 1]) / (p + 1);
+  /* J[p][q] = P_q^{(2p+1,0)}(b) by the three-term Jacobi recurrence (beta = 0):
+   * 2n(n+al)(2n+al-2) P_n = (2n+al-1)((2n+al)(2n+al-2) b + al^2) P_{n-1}
+   *                        - 2(n+al-1)(n-1)(2n+al) P_{n-2} */
+  double J[4][4];
+  for (int p = 0; p <= k; p++) {
+    const double al = 2 * p + 1;
+    J[p][0] = 1.0;
+    if (p + 1 <= k) J[p][1] = 0.5 * ((al + 2.0) * b + al);
+    for (int n = 2; n + p <= k; n++) {
+      const double a1 = 2.0 * n * (n + al) * (2 * n + al - 2);
+      const double a2 = (2 * n + al - 1) * ((2 * n + al) * (2 * n + al - 2) * b + al * al);
+      const double a3 = 2.0 * (n + al - 1) * (n - 1) * (2 * n + al);
+      J[p][n] = (a2 * J[p][n - 1] - a3 * J[p][n - 2]) / a1;
+    }
+  }
+  int i = 0;
+  for (int d = 0; d <= k; d++)
+    for (int q = 0; q <= d; q++) {
+      const int p = d - q;
+      phi[i++] = sqrt(2.0 * (2 * p + 1) * (p + q + 1)) * Q[p] * J[p][q];
+    }
+}
+
+/* The basis of degree siac_k (the interface the loops use). */
+UM_KERNEL void siac_basis(double r, double s, double *phi) { siac_basis_k(siac_k, r, s, phi); }
+
+/* One kernel piece m (0..3k) as a polynomial in its local variable s (Horner);
+ * used outside [0,1) too, as the polynomial's extension. */
+UM_KERNEL double siac_kernel_piece(int m, double s) {
+  const double *c = siac_kpoly + 4 * m;
+  double v = 0.0;
+  for (int p = siac_k; p >= 0; p--) v = v * s + c[p];
+  return v;
+}
+
+/* K(t): 0 outside the support [-(3k+1)/2, (3k+1)/2]. */
+UM_KERNEL double siac_kernel_eval(double t) {
+  const int npiece = 3 * siac_k + 1;
+  const double t0 = -0.5 * npiece;
+  if (!(t >= t0 && t < -t0)) return 0.0;
+  int m = (int)floor(t - t0);
+  if (m > npiece - 1) m = npiece - 1; /* round-off at the right end */
+  return siac_kernel_piece(m, t - (t0 + m));
+}
+
+/* Sutherland-Hodgman clipping of the convex polygon in[0..2n) (x,y pairs) by
+ * the axis-aligned half-plane  coord_axis <= c  (keep_below != 0) or
+ * coord_axis >= c  (keep_below == 0); writes out (at most n + 1 vertices) and
+ * returns their number (< 3: nothing left with area).
+ *
+ * Vertices on the line are kept on both sides and an intersection is made only
+ * where an edge crosses strictly, so there are no duplicated vertices. The
+ * intersection of an edge depends only on its two end points in the order the
+ * edge is walked (clipping keeps the orientation), so the two complementary
+ * clips of a polygon share their new vertices bit for bit: the pieces tile the
+ * polygon exactly (up to the round-off of the area formula). */
+UM_KERNEL int siac_clip(const double *in, int n, int axis, double c, int keep_below, double *out) {
+  int nout = 0;
+  const double sg = keep_below ? -1.0 : 1.0; /* inside: sg * (coord - c) >= 0 */
+  for (int i = 0; i < n; i++) {
+    const int j = (i + 1 == n) ? 0 : i + 1;
+    const double *a = in + 2 * i, *b = in + 2 * j;
+    const double da = a[axis] - c, db = b[axis] - c; /* the same numbers for either side */
+    if (sg * da >= 0.0) {
+      out[2 * nout] = a[0];
+      out[2 * nout + 1] = a[1];
+      nout++;
+    }
+    if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) {
+      const double t = da / (da - db);
+      const int o = 1 - axis;
+      out[2 * nout + axis] = c;
+      out[2 * nout + o] = a[o] + t * (b[o] - a[o]);
+      nout++;
+    }
+  }
+  return nout;
+}
+
+/* The solution of a triangle at the reference point (r,s): sum_i c_i phi_i. */
+UM_KERNEL double siac_eval_ref(const double *tcoef, double r, double s) {
+  double phi[10];
+  siac_basis(r, s, phi);
+  double u = 0.0;
+  for (int i = 0; i < siac_nb; i++) u += tcoef[i] * phi[i];
+  return u;
+}
+
+/* u_T at a physical point: (r,s) = F_T^{-1}(x,y) by Cramer's rule on
+ * (x,y) - v0 = r (v1 - v0) + s (v2 - v0). */
+UM_KERNEL double siac_eval(const double *txy, const double *tcoef, double x, double y) {
+  const double ax = txy[2] - txy[0], ay = txy[3] - txy[1];
+  const double bx = txy[4] - txy[0], by = txy[5] - txy[1];
+  const double idet = 1.0 / (ax * by - ay * bx);
+  const double dx = x - txy[0], dy = y - txy[1];
+  return siac_eval_ref(tcoef, (dx * by - dy * bx) * idet, (ax * dy - ay * dx) * idet);
+}
+
+/* Integrates over the convex polygon poly[0..n) (already cut to one x-piece ix
+ * and one y-piece iy of the kernel) the integrand
+ *   K_ix((px-xi)/h) K_iy((py-eta)/h) u_T(xi,eta)      (mode 0)
+ *   1                                                  (mode 1: its area)
+ * by a fan of sub-triangles, each with the sub-triangle rule mapped onto it
+ * (weight * |det|: the rule's weights sum to 1/2, the sub-triangle's area is
+ * |det|/2). The kernel pieces are evaluated as polynomials in their local
+ * variables s = (p - xi)/h - t0 - i, so points a round-off outside the piece
+ * use the same polynomial. */
+UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy, const double *tcoef, double px,
+                                    double py, int ix, int iy, int mode, double *nsub) {
+  const double h = siac_h, ih = 1.0 / h;
+  const double t0 = -0.5 * (3 * siac_k + 1);
+  const double sx0 = px * ih - (t0 + ix), sy0 = py * ih - (t0 + iy); /* s = s0 - xi/h */
+  /* the inverse affine map of T, as in siac_eval */
+  const double ax = txy[2] - txy[0], ay = txy[3] - txy[1];
+  const double bx = txy[4] - txy[0], by = txy[5] - txy[1];
+  const double idet = 1.0 / (ax * by - ay * bx);
+  double sum = 0.0;
+  for (int f = 1; f + 1 < n; f++) {
+    const double x0 = poly[0], y0 = poly[1];
+    const double ex = poly[2 * f] - x0, ey = poly[2 * f + 1] - y0;
+    const double gx = poly[2 * f + 2] - x0, gy = poly[2 * f + 3] - y0;
+    const double jac = fabs(ex * gy - ey * gx);
+    *nsub += 1.0;
+    if (mode == 1) {
+      sum += 0.5 * jac;
+      continue;
+    }
+    double part = 0.0;
+    for (int q = 0; q < siac_ns; q++) {
+      const double xi = x0 + siac_sr[q] * ex + siac_ss[q] * gx;
+      const double eta = y0 + siac_sr[q] * ey + siac_ss[q] * gy;
+      const double kx = siac_kernel_piece(ix, sx0 - xi * ih);
+      const double ky = siac_kernel_piece(iy, sy0 - eta * ih);
+      const double dx = xi - txy[0], dy = eta - txy[1];
+      const double u = siac_eval_ref(tcoef, (dx * by - dy * bx) * idet, (ax * dy - ay * dx) * idet);
+      part += siac_sw[q] * kx * ky * u;
+    }
+    sum += jac * part;
+  }
+  return sum;
+}
+
+/* siac_contrib with a mode: 0 the filter's integrand (what siac_contrib
+ * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
+ * inside the stencil square as the sum of the sub-triangles' areas (a test
+ * hook for the clipping). */
+UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, double px, double py, int mode,
+                                   double *ntests, double *nsub) {
+  const int npiece = 3 * siac_k + 1;
+  const double h = siac_h, half = 0.5 * npiece * h;
+  const double X0 = px - half, Y0 = py - half; /* the first breaks */
+  double xmin = txy[0], xmax = txy[0], ymin = txy[1], ymax = txy[1];
+  for (int v = 1; v < 3; v++) {
+    xmin = fmin(xmin, txy[2 * v]);
+    xmax = fmax(xmax, txy[2 * v]);
+    ymin = fmin(ymin, txy[2 * v + 1]);
+    ymax = fmax(ymax, txy[2 * v + 1]);
+  }
+  *ntests += 1.0;
+  if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
+
+  /* the x-strips (between X0 + m h and X0 + (m+1) h) that T's bounding box meets */
+  int m0 = (int)floor((xmin - X0) / h), m1 = (int)floor((xmax - X0) / h);
+  if (m0 < 0) m0 = 0;
+  if (m1 > npiece - 1) m1 = npiece - 1;
+  double rest[16], strip[16], tmp[16], piece[16];
+  int nrest = 3;
+  for (int v = 0; v < 6; v++) rest[v] = txy[v];
+  if (m0 == 0 && xmin < X0) { /* only the breaks that cut T are clipped against */
+    nrest = siac_clip(txy, 3, 0, X0, 0, tmp);
+    for (int v = 0; v < 2 * nrest; v++) rest[v] = tmp[v];
+  }
+  double sum = 0.0;
+  for (int mx = m0; mx <= m1 && nrest >= 3; mx++) {
+    const double xr = X0 + (mx + 1) * h;
+    int nstrip;
+    if (mx < m1 || (mx == npiece - 1 && xr < xmax)) { /* split: strip left of xr, rest right of it */
+      nstrip = siac_clip(rest, nrest, 0, xr, 1, strip);
+      nrest = siac_clip(rest, nrest, 0, xr, 0, tmp);
+      for (int v = 0; v < 2 * nrest; v++) rest[v] = tmp[v];
+    } else {
+      nstrip = nrest;
+      for (int v = 0; v < 2 * nrest; v++) strip[v] = rest[v];
+      nrest = 0;
+    }
+    if (nstrip < 3) continue;
+    /* the same inside the strip, along y */
+    double smin = strip[1], smax = strip[1];
+    for (int v = 1; v < nstrip; v++) {
+      smin = fmin(smin, strip[2 * v + 1]);
+      smax = fmax(smax, strip[2 * v + 1]);
+    }
+    if (smax <= Y0 || smin >= py + half) continue;
+    int j0 = (int)floor((smin - Y0) / h), j1 = (int)floor((smax - Y0) / h);
+    if (j0 < 0) j0 = 0;
+    if (j1 > npiece - 1) j1 = npiece - 1;
+    if (j0 == 0 && smin < Y0) {
+      nstrip = siac_clip(strip, nstrip, 1, Y0, 0, tmp);
+      for (int v = 0; v < 2 * nstrip; v++) strip[v] = tmp[v];
+    }
+    /* t = (px - xi)/h decreases with xi: x-strip mx is kernel piece npiece-1-mx */
+    const int ix = npiece - 1 - mx;
+    for (int my = j0; my <= j1 && nstrip >= 3; my++) {
+      const double yr = Y0 + (my + 1) * h;
+      int np;
+      if (my < j1 || (my == npiece - 1 && yr < smax)) {
+        np = siac_clip(strip, nstrip, 1, yr, 1, piece);
+        nstrip = siac_clip(strip, nstrip, 1, yr, 0, tmp);
+        for (int v = 0; v < 2 * nstrip; v++) strip[v] = tmp[v];
+      } else {
+        np = nstrip;
+        for (int v = 0; v < 2 * nstrip; v++) piece[v] = strip[v];
+        nstrip = 0;
+      }
+      if (np < 3) continue;
+      sum += siac_poly_integral(piece, np, txy, tcoef, px, py, ix, npiece - 1 - my, mode, nsub);
+    }
+  }
+  return mode == 1 ? sum : sum / (h * h);
+}
+
+/* The contribution of one triangle T (vertices txy[6] counter-clockwise, in the
+ * periodic image the caller chose; dG coefficients tcoef[nb]) to the filtered
+ * value at (px,py):
+ *   (1/h^2) int_T K((px-xi)/h) K((py-eta)/h) u_T(xi,eta) dxi deta,
+ * exact up to round-off. *ntests counts bounding-box tests, *nsub the
+ * sub-triangles integrated. */
+UM_KERNEL double siac_contrib(const double *txy, const double *tcoef, double px, double py, double *ntests,
+                              double *nsub) {
+  return siac_contrib_mode(txy, tcoef, px, py, 0, ntests, nsub);
+}
+
+#endif
