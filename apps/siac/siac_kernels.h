@@ -167,37 +167,51 @@ UM_KERNEL double siac_eval(const double *txy, const double *tcoef, double x, dou
  *   1                                                  (mode 1: its area)
  * by a fan of sub-triangles, each with the sub-triangle rule mapped onto it
  * (weight * |det|: the rule's weights sum to 1/2, the sub-triangle's area is
- * |det|/2). The kernel pieces are evaluated as polynomials in their local
- * variables s = (p - xi)/h - t0 - i, so points a round-off outside the piece
- * use the same polynomial. */
+ * |det|/2). Everything the integrand needs at a point is an affine function of
+ * the point: T's reference coordinates (r,s) = F_T^{-1}(xi,eta) and the kernel
+ * pieces' local variables s_x = (px-xi)/h - (t0+ix), s_y likewise. They are
+ * computed at the sub-triangle's three vertices and interpolated with the
+ * rule's barycentric coordinates. The pieces are evaluated as polynomials, so
+ * a point a round-off outside its piece uses the same polynomial. */
 UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy, const double *tcoef, double px,
                                     double py, int ix, int iy, int mode, double *nsub) {
-  const double h = siac_h, ih = 1.0 / h;
+  const double ih = 1.0 / siac_h;
   const double t0 = -0.5 * (3 * siac_k + 1);
   const double sx0 = px * ih - (t0 + ix), sy0 = py * ih - (t0 + iy); /* s = s0 - xi/h */
   /* the inverse affine map of T, as in siac_eval */
   const double ax = txy[2] - txy[0], ay = txy[3] - txy[1];
   const double bx = txy[4] - txy[0], by = txy[5] - txy[1];
   const double idet = 1.0 / (ax * by - ay * bx);
+  /* (r, s, s_x, s_y) at the polygon's vertices */
+  double V[8][4];
+  for (int v = 0; v < n; v++) {
+    const double dx = poly[2 * v] - txy[0], dy = poly[2 * v + 1] - txy[1];
+    V[v][0] = (dx * by - dy * bx) * idet;
+    V[v][1] = (ax * dy - ay * dx) * idet;
+    V[v][2] = sx0 - poly[2 * v] * ih;
+    V[v][3] = sy0 - poly[2 * v + 1] * ih;
+  }
   double sum = 0.0;
   for (int f = 1; f + 1 < n; f++) {
-    const double x0 = poly[0], y0 = poly[1];
-    const double ex = poly[2 * f] - x0, ey = poly[2 * f + 1] - y0;
-    const double gx = poly[2 * f + 2] - x0, gy = poly[2 * f + 3] - y0;
+    const double ex = poly[2 * f] - poly[0], ey = poly[2 * f + 1] - poly[1];
+    const double gx = poly[2 * f + 2] - poly[0], gy = poly[2 * f + 3] - poly[1];
     const double jac = fabs(ex * gy - ey * gx);
     *nsub += 1.0;
     if (mode == 1) {
       sum += 0.5 * jac;
       continue;
     }
+    double E[4], G[4]; /* edge differences of the interpolated quantities */
+    for (int c = 0; c < 4; c++) {
+      E[c] = V[f][c] - V[0][c];
+      G[c] = V[f + 1][c] - V[0][c];
+    }
     double part = 0.0;
     for (int q = 0; q < siac_ns; q++) {
-      const double xi = x0 + siac_sr[q] * ex + siac_ss[q] * gx;
-      const double eta = y0 + siac_sr[q] * ey + siac_ss[q] * gy;
-      const double kx = siac_kernel_piece(ix, sx0 - xi * ih);
-      const double ky = siac_kernel_piece(iy, sy0 - eta * ih);
-      const double dx = xi - txy[0], dy = eta - txy[1];
-      const double u = siac_eval_ref(tcoef, (dx * by - dy * bx) * idet, (ax * dy - ay * dx) * idet);
+      const double a = siac_sr[q], b = siac_ss[q];
+      const double kx = siac_kernel_piece(ix, V[0][2] + a * E[2] + b * G[2]);
+      const double ky = siac_kernel_piece(iy, V[0][3] + a * E[3] + b * G[3]);
+      const double u = siac_eval_ref(tcoef, V[0][0] + a * E[0] + b * G[0], V[0][1] + a * E[1] + b * G[1]);
       part += siac_sw[q] * kx * ky * u;
     }
     sum += jac * part;
@@ -225,9 +239,9 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
   if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
 
   /* the x-strips (between X0 + m h and X0 + (m+1) h) that T's bounding box meets */
-  int m0 = (int)floor((xmin - X0) / h), m1 = (int)floor((xmax - X0) / h);
-  if (m0 < 0) m0 = 0;
-  if (m1 > npiece - 1) m1 = npiece - 1;
+  /* (clamped as doubles: a huge triangle must not overflow the int conversion) */
+  const int m0 = (int)fmax(0.0, floor((xmin - X0) / h));
+  const int m1 = (int)fmin(npiece - 1.0, floor((xmax - X0) / h));
   double rest[16], strip[16], tmp[16], piece[16];
   int nrest = 3;
   for (int v = 0; v < 6; v++) rest[v] = txy[v];
@@ -256,9 +270,8 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
       smax = fmax(smax, strip[2 * v + 1]);
     }
     if (smax <= Y0 || smin >= py + half) continue;
-    int j0 = (int)floor((smin - Y0) / h), j1 = (int)floor((smax - Y0) / h);
-    if (j0 < 0) j0 = 0;
-    if (j1 > npiece - 1) j1 = npiece - 1;
+    const int j0 = (int)fmax(0.0, floor((smin - Y0) / h));
+    const int j1 = (int)fmin(npiece - 1.0, floor((smax - Y0) / h));
     if (j0 == 0 && smin < Y0) {
       nstrip = siac_clip(strip, nstrip, 1, Y0, 0, tmp);
       for (int v = 0; v < 2 * nstrip; v++) strip[v] = tmp[v];
