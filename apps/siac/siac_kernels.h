@@ -151,6 +151,67 @@ UM_KERNEL double siac_eval_ref(const double *tcoef, double r, double s) {
   return u;
 }
 
+/* The same solution in a form that is cheap to evaluate many times (the hot
+ * loop evaluates u_T at every rule point of every sub-triangle): grouping the
+ * basis by p,
+ *   u(r,s) = sum_p Q_p(x,y) g_p(s),   g_p(s) = sum_q c_pq N_pq P_q^{(2p+1,0)}(2s-1),
+ * with x = 2r - 1 + s, y = 1 - s. siac_u_prepare expands each g_p (degree k-p)
+ * into monomials in s once per triangle, running the Jacobi recurrence on
+ * coefficient vectors (multiplying by b = 2s - 1 shifts and scales them);
+ * siac_u_value then costs k+1 Horner evaluations and the Q_p, with no square
+ * root and no division. G[p*4 + j] is the coefficient of s^j in g_p. */
+UM_KERNEL void siac_u_prepare(const double *tcoef, double *G) {
+  const int k = siac_k;
+  for (int v = 0; v < 16; v++) G[v] = 0.0;
+  for (int p = 0; p <= k; p++) {
+    const double al = 2 * p + 1;
+    double J[4][4]; /* J[q][j]: coefficient of s^j in P_q^{(al,0)}(2s-1) */
+    for (int q = 0; q < 4; q++)
+      for (int j = 0; j < 4; j++) J[q][j] = 0.0;
+    J[0][0] = 1.0;
+    if (p + 1 <= k) { /* P_1 = ((al+2) b + al)/2 = (al+2) s - 1 */
+      J[1][0] = -1.0;
+      J[1][1] = al + 2.0;
+    }
+    for (int n = 2; n + p <= k; n++) {
+      const double a1 = 2.0 * n * (n + al) * (2 * n + al - 2);
+      const double a2b = (2 * n + al - 1) * (2 * n + al) * (2 * n + al - 2), a2c = (2 * n + al - 1) * al * al;
+      const double a3 = 2.0 * (n + al - 1) * (n - 1) * (2 * n + al);
+      /* (a2b (2s - 1) + a2c) J_{n-1} - a3 J_{n-2}, over a1 */
+      for (int j = 0; j <= n; j++) {
+        double v = (a2c - a2b) * (j < n ? J[n - 1][j] : 0.0) - a3 * (j < n - 1 ? J[n - 2][j] : 0.0);
+        if (j > 0) v += 2.0 * a2b * J[n - 1][j - 1];
+        J[n][j] = v / a1;
+      }
+    }
+    for (int q = 0; p + q <= k; q++) {
+      const int d = p + q;
+      const double c = tcoef[d * (d + 1) / 2 + q] * sqrt(2.0 * (2 * p + 1) * (p + q + 1));
+      for (int j = 0; j <= q; j++) G[4 * p + j] += c * J[q][j];
+    }
+  }
+}
+
+/* u at the reference point (r,s) from siac_u_prepare's G; Q_p = P_p(a) y^p as
+ * in siac_basis_k, written out: Q_2 = (3 x^2 - y^2)/2, Q_3 = (5 x Q_2 - 2 y^2 x)/3. */
+UM_KERNEL double siac_u_value(const double *G, double r, double s) {
+  const int k = siac_k;
+  const double x = 2.0 * r - 1.0 + s, y = 1.0 - s;
+  double g[4];
+  for (int p = 0; p <= k; p++) {
+    double v = 0.0;
+    for (int j = k - p; j >= 0; j--) v = v * s + G[4 * p + j];
+    g[p] = v;
+  }
+  double u = g[0] + x * g[1];
+  if (k >= 2) {
+    const double q2 = 1.5 * x * x - 0.5 * y * y;
+    u += q2 * g[2];
+    if (k >= 3) u += (x * (5.0 * q2 - 2.0 * y * y) * (1.0 / 3.0)) * g[3];
+  }
+  return u;
+}
+
 /* u_T at a physical point: (r,s) = F_T^{-1}(x,y) by Cramer's rule on
  * (x,y) - v0 = r (v1 - v0) + s (v2 - v0). */
 UM_KERNEL double siac_eval(const double *txy, const double *tcoef, double x, double y) {
@@ -162,7 +223,7 @@ UM_KERNEL double siac_eval(const double *txy, const double *tcoef, double x, dou
 }
 
 /* Integrates over the convex polygon poly[0..n) (already cut to one x-piece ix
- * and one y-piece iy of the kernel) the integrand
+ * and one y-piece iy of the kernel; G: T's solution from siac_u_prepare) the integrand
  *   K_ix((px-xi)/h) K_iy((py-eta)/h) u_T(xi,eta)      (mode 0)
  *   1                                                  (mode 1: its area)
  * by a fan of sub-triangles, each with the sub-triangle rule mapped onto it
@@ -173,7 +234,7 @@ UM_KERNEL double siac_eval(const double *txy, const double *tcoef, double x, dou
  * computed at the sub-triangle's three vertices and interpolated with the
  * rule's barycentric coordinates. The pieces are evaluated as polynomials, so
  * a point a round-off outside its piece uses the same polynomial. */
-UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy, const double *tcoef, double px,
+UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy, const double *G, double px,
                                     double py, int ix, int iy, int mode, double *nsub) {
   const double ih = 1.0 / siac_h;
   const double t0 = -0.5 * (3 * siac_k + 1);
@@ -201,17 +262,17 @@ UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy
       sum += 0.5 * jac;
       continue;
     }
-    double E[4], G[4]; /* edge differences of the interpolated quantities */
+    double E[4], F[4]; /* edge differences of the interpolated quantities */
     for (int c = 0; c < 4; c++) {
       E[c] = V[f][c] - V[0][c];
-      G[c] = V[f + 1][c] - V[0][c];
+      F[c] = V[f + 1][c] - V[0][c];
     }
     double part = 0.0;
     for (int q = 0; q < siac_ns; q++) {
       const double a = siac_sr[q], b = siac_ss[q];
-      const double kx = siac_kernel_piece(ix, V[0][2] + a * E[2] + b * G[2]);
-      const double ky = siac_kernel_piece(iy, V[0][3] + a * E[3] + b * G[3]);
-      const double u = siac_eval_ref(tcoef, V[0][0] + a * E[0] + b * G[0], V[0][1] + a * E[1] + b * G[1]);
+      const double kx = siac_kernel_piece(ix, V[0][2] + a * E[2] + b * F[2]);
+      const double ky = siac_kernel_piece(iy, V[0][3] + a * E[3] + b * F[3]);
+      const double u = siac_u_value(G, V[0][0] + a * E[0] + b * F[0], V[0][1] + a * E[1] + b * F[1]);
       part += siac_sw[q] * kx * ky * u;
     }
     sum += jac * part;
@@ -229,14 +290,17 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
   const double h = siac_h, half = 0.5 * npiece * h;
   const double X0 = px - half, Y0 = py - half; /* the first breaks */
   double xmin = txy[0], xmax = txy[0], ymin = txy[1], ymax = txy[1];
-  for (int v = 1; v < 3; v++) {
-    xmin = fmin(xmin, txy[2 * v]);
-    xmax = fmax(xmax, txy[2 * v]);
-    ymin = fmin(ymin, txy[2 * v + 1]);
-    ymax = fmax(ymax, txy[2 * v + 1]);
+  for (int v = 1; v < 3; v++) { /* (not fmin/fmax: on the host they are libm calls) */
+    const double x = txy[2 * v], y = txy[2 * v + 1];
+    xmin = x < xmin ? x : xmin;
+    xmax = x > xmax ? x : xmax;
+    ymin = y < ymin ? y : ymin;
+    ymax = y > ymax ? y : ymax;
   }
   *ntests += 1.0;
   if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
+  double G[16]; /* u_T in the cheap form, once per triangle */
+  siac_u_prepare(tcoef, G);
 
   /* the x-strips (between X0 + m h and X0 + (m+1) h) that T's bounding box meets */
   /* (clamped as doubles: a huge triangle must not overflow the int conversion) */
@@ -266,8 +330,9 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
     /* the same inside the strip, along y */
     double smin = strip[1], smax = strip[1];
     for (int v = 1; v < nstrip; v++) {
-      smin = fmin(smin, strip[2 * v + 1]);
-      smax = fmax(smax, strip[2 * v + 1]);
+      const double y = strip[2 * v + 1];
+      smin = y < smin ? y : smin;
+      smax = y > smax ? y : smax;
     }
     if (smax <= Y0 || smin >= py + half) continue;
     const int j0 = (int)fmax(0.0, floor((smin - Y0) / h));
@@ -291,7 +356,7 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
         nstrip = 0;
       }
       if (np < 3) continue;
-      sum += siac_poly_integral(piece, np, txy, tcoef, px, py, ix, npiece - 1 - my, mode, nsub);
+      sum += siac_poly_integral(piece, np, txy, G, px, py, ix, npiece - 1 - my, mode, nsub);
     }
   }
   return mode == 1 ? sum : sum / (h * h);
