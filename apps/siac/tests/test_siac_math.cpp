@@ -260,6 +260,11 @@ TEST(SiacMath, KernelCoefficientsK1) {
   EXPECT_NEAR(c[0], -1.0 / 12, 1e-15);
   EXPECT_NEAR(c[1], 7.0 / 6, 1e-15);
   EXPECT_NEAR(c[2], -1.0 / 12, 1e-15);
+  // k = 2 (quadratic B-splines): 37/1920, -97/480, 437/320, -97/480, 37/1920
+  double c2[5];
+  ASSERT_EQ(siac_kernel_coeffs(2, c2), 0);
+  const double want[5] = {37.0 / 1920, -97.0 / 480, 437.0 / 320, -97.0 / 480, 37.0 / 1920};
+  for (int i = 0; i < 5; i++) EXPECT_NEAR(c2[i], want[i], 1e-14) << i;
   EXPECT_EQ(siac_kernel_coeffs(4, c), 1);
 }
 
@@ -386,7 +391,9 @@ TEST(SiacMath, ContribClippingConservesArea) {
       const double area = siac_contrib_mode(t, zero, px, py, 1, &ntests, &nsub);
       EXPECT_NEAR(area, inside, 1e-14 * half * half) << "k=" << k << " trial " << trial;
       EXPECT_EQ(ntests, 1.0);
-      if (inside > 1e-3 * half * half) EXPECT_GT(nsub, 0.0);
+      if (inside > 1e-3 * half * half) {
+        EXPECT_GT(nsub, 0.0);
+      }
     }
   }
 }
@@ -452,6 +459,30 @@ TEST(SiacMath, ContribReproducesPolynomialOnPatch) {
       std::printf("[ siac ] k=%d jitter=%.1f: polynomial reproduced to %.2e\n", k, jitter, worst);
       EXPECT_LT(worst, 1e-12) << "k=" << k << " jitter " << jitter;
     }
+  }
+}
+
+// Mesh lines exactly on the kernel's breaks (binary fractions, no round-off):
+// vertices on the clipping lines must not leave slivers or drop pieces. Every
+// kernel cell then holds exactly two whole triangles.
+TEST(SiacMath, ContribBreaksOnMeshLines) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double h = 0.125;
+  for (int k = 1; k <= 3; k++) {
+    set_consts(k, h);
+    Poly p{k, {}};
+    for (auto &row : p.c)
+      for (double &v : row) v = u(rng);
+    std::vector<double> xy = patch_mesh(-1.0, 24, h, 0.0, rng);
+    const int ncells = (int)xy.size() / 6;
+    std::vector<double> coef((size_t)siac_nb * ncells);
+    ASSERT_EQ(siac_project(ncells, xy.data(), k, poly_f, &p, coef.data()), 0);
+    const double px = (k % 2) ? 0.5 : 0.5 + 0.5 * h, py = (k % 2) ? 0.375 : 0.375 + 0.5 * h;
+    double ntests, nsub;
+    const double v = filter_at(xy, coef, px, py, &ntests, &nsub);
+    EXPECT_NEAR(v, p(px, py), 1e-12) << "k=" << k;
+    EXPECT_EQ(nsub, 2.0 * (3 * k + 1) * (3 * k + 1)) << "k=" << k;
   }
 }
 
