@@ -25,6 +25,7 @@ const char *umc_pass_name(umc_pass p) {
   case UMC_PASS_GBL_READ: return "global value";
   case UMC_PASS_GBL_REDUCE: return "reduction";
   case UMC_PASS_SHARED_DIRECT: return "shared memory (coalesced, direct)";
+  case UMC_PASS_VEC: return "um_vec (every target of the map row, in place)";
   }
   return "?";
 }
@@ -68,7 +69,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
     D->loc_slot[a] = -1;
-    if (x->dim < 1 || x->dim > UM_MAX_SCRATCH_DIM)
+    if (x->dim < 1 || (x->dim > UM_MAX_SCRATCH_DIM && !x->vec)) /* a vector arg is never held in registers */
       return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
                   UM_MAX_SCRATCH_DIM);
     if (x->gbl) {
@@ -84,6 +85,21 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
                   a, x->dat);
     ndat_type_set[x->dat] = 1;
     dat_type[x->dat] = x->type;
+    if (x->vec) { /* every target of the row, in the dat in place: safe as colours include all of them */
+      if (!x->indirect || (x->acc != UM_READ && x->acc != UM_INC))
+        return um_format_error(err, errlen, UM_ERR_ARG,
+                               "loop '%s', arg %d: a vector argument goes through a map and is READ or INC, not %s%s",
+                               L->loop_name, a, um_access_name(x->acc), x->indirect ? "" : " (and it has no map)");
+      D->pass[a] = UMC_PASS_VEC;
+      if (x->acc == UM_INC) {
+        /* without colours (one thread per element, or staged blocks without colours) increments are atomic */
+        const int atomic = L->exec == UMC_EXEC_FLAT || (L->exec == UMC_EXEC_HIER && L->block_atomics);
+        D->apply[a] = atomic ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
+        /* hierarchical: the kernel itself adds, so it runs one thread colour at a time */
+        if (L->exec == UMC_EXEC_HIER && !L->block_atomics) D->colour_loop = D->kernel_in_colour_loop = 1;
+      }
+      continue;
+    }
     if (!x->indirect && x->store && x->acc == UM_INC) {
       D->pass[a] = UMC_PASS_REG_INC; /* from zero in registers, stored: the row is never read */
       D->apply[a] = UMC_APPLY_STORE;
@@ -155,7 +171,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect) continue;
+      if (x->gbl || !x->indirect || x->vec) continue;
       const int i = x->ind;
       if (D->ind_staged[i]) {
         if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
@@ -301,6 +317,11 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
     case UMC_PASS_SHARED_DIRECT:
       P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, a, x->dim);
       break;
+    case UMC_PASS_VEC: /* {idx, base, n, es, cs, atomic}: AoS es = dim, cs = 1; SoA es = 1, cs = rows */
+      P("%sconst um_vec v%d = {p.m%d + (size_t)e * %d, (char *)p.d%d, %d, %d, %lld, %d};\n", ind, a, x->map,
+        x->arity, x->dat, x->arity, x->soa ? 1 : x->dim, x->soa ? x->stride : 1LL,
+        D->apply[a] == UMC_APPLY_ATOMIC ? 1 : 0);
+      break;
     case UMC_PASS_REG:
       P("%s%s r%d[%d];\n", ind, tname(x->type), a, x->dim);
       if (x->acc != UM_WRITE) {
@@ -316,7 +337,8 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
   for (int a = 0; a < L->nargs; a++) {
     const int ptr =
         D->pass[a] == UMC_PASS_GLOBAL || D->pass[a] == UMC_PASS_SHARED || D->pass[a] == UMC_PASS_SHARED_DIRECT;
-    P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
+    if (D->pass[a] == UMC_PASS_VEC) P("%s&v%d", a ? ", " : "", a);
+    else P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
   }
   P(");\n");
   for (int a = 0; a < L->nargs; a++) {
@@ -442,7 +464,8 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     const umc_arg *x = &L->args[a];
     P(" * arg %d: %s %s[%d] %s%s", a, um_access_name(x->acc), tname(x->type), x->dim,
       x->gbl ? "global" : x->indirect ? "indirect" : "direct", x->soa ? " SoA" : "");
-    if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
+    if (x->vec) P(" (map slot %d, every index of %d)", x->map, x->arity);
+    else if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
     P(": %s", umc_pass_name(D->pass[a]));
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
@@ -550,7 +573,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     int seen[4] = {0, 0, 0, 0}, n = 0, arity = 0;
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect || x->map != m || D->loc_slot[a] >= 0) continue;
+      if (x->gbl || !x->indirect || x->vec || x->map != m || D->loc_slot[a] >= 0) continue;
       arity = x->arity;
       if (x->idx >= 0 && x->idx < 4 && !seen[x->idx]) seen[x->idx] = 1, n++;
     }
@@ -565,7 +588,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     int done_loc[UM_MAX_ARGS] = {0};
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect) continue;
+      if (x->gbl || !x->indirect || x->vec) continue;
       if (D->loc_slot[a] >= 0) {
         if (!done_loc[D->loc_slot[a]]) {
           P("  const int l%d = active ? (int)p.loc%d[e] : 0;\n", D->loc_slot[a], D->loc_slot[a]);

@@ -47,6 +47,8 @@ typedef struct {
   int dat;            /* slot of the dat among the loop's distinct dats; -1 for globals */
   int map;            /* slot of the map among the loop's distinct maps; -1 */
   int arity, idx;     /* indirect */
+  int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
+                         incremented in the dat in place (never staged, never in an ind) */
   int store;          /* direct INC into a split loop's contribution temporary: registers from zero, stored */
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
 } umc_arg;
@@ -86,8 +88,10 @@ typedef enum {
   UMC_PASS_REG_INC,     /* register array of increments, zero-filled, applied after */
   UMC_PASS_GBL_READ,    /* register copy of a global READ value                    */
   UMC_PASS_GBL_REDUCE,  /* register accumulator of a global reduction              */
-  UMC_PASS_SHARED_DIRECT/* direct AoS data of the CUDA block's contiguous elements, moved
+  UMC_PASS_SHARED_DIRECT,/* direct AoS data of the CUDA block's contiguous elements, moved
                            between device and shared memory in coalesced sweeps      */
+  UMC_PASS_VEC          /* a um_vec over the element's map row, the dat in device memory in
+                           place (um/kernel.h); increments atomic with UMC_APPLY_ATOMIC */
 } umc_pass;
 
 /* How an increment held in registers is applied. */
