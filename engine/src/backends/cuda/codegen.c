@@ -637,7 +637,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       if (D->apply[a] == UMC_APPLY_COLOURED) emit_apply_inc(g, a, "      ");
     P("    }\n    __syncthreads();\n  }\n");
   } else {
-    P("  /* RW or WRITE through a map: the whole call one thread colour at a time */\n");
+    P("  /* RW or WRITE through a map, or increments through a um_vec: the whole call one thread colour at a time */\n");
     P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
     emit_body(g, "      ", 1);
     P("    }\n    __syncthreads();\n  }\n");
