@@ -47,10 +47,10 @@ typedef struct {
   int dat;            /* slot of the dat among the loop's distinct dats; -1 for globals */
   int map;            /* slot of the map among the loop's distinct maps; -1 */
   int arity, idx;     /* indirect */
-  int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
-                         incremented in the dat in place (never staged, never in an ind) */
   int store;          /* direct INC into a split loop's contribution temporary: registers from zero, stored */
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
+  int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
+                         incremented in the dat in place (never staged, never in an ind) */
 } umc_arg;
 
 /* A staging list of the hierarchical scheme: one (dat, map) pair. */
