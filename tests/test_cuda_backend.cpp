@@ -2,7 +2,8 @@
 // strategy x layout x block size gives seq's results on random data; Airfoil's
 // loops match seq; every output element is written (poisoned outputs); data
 // stays consistent across host updates, layout changes and constant changes;
-// clear errors for block sizes that do not fit.
+// clear errors for block sizes that do not fit; vector arguments (um_arg_vec) give
+// the same results as per-index arguments in every strategy.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +18,7 @@ extern "C" {
 #include "um/um.h"
 }
 #include "test_cuda_workload.hpp"
+#include "test_vec_workload.hpp"
 
 namespace {
 
@@ -125,6 +127,55 @@ std::vector<Case> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
+                         [](const auto &info) { return case_name(info.param); });
+
+// ---- vector arguments: every target of a map row as one um_vec -------------------------------
+// Every strategy (atomics: atomicAdd through um_vec_inc_*; global and hierarchical colouring: plain
+// adds, the colours including every target of the row) x layout: the vector loops equal the same loops
+// written with one argument per map index, and the serial reference (the values are small integers, so
+// every order of the sums gives the same bits).
+class CudaVecArgs : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaVecArgs, MatchPerIndexArgsAndTheSerialReference) {
+  NEED_GPU();
+  const Case c = GetParam();
+  const um_options o = cuda_options(c);
+  for (int arity : {3, 60}) {
+    const tvw::Mesh m = tvw::make(3000, arity, 40 + arity);
+    um_context *x = nullptr;  // each arity in a context of its own (the names repeat)
+    ASSERT_EQ(um_init(&x, &o), UM_SUCCESS) << um_error_message(x);
+    tvw::Decl D = tvw::declare(x, m);
+    EXPECT_EQ(tvw::sum(x, D, m, true, c.layout, "v"), tvw::sum_reference(m)) << "vector READ, arity " << arity;
+    EXPECT_EQ(tvw::scatter(x, D, m, true, c.layout, "v"), tvw::scatter_reference(m)) << "vector INC, arity " << arity;
+    if (arity == 3) {
+      EXPECT_EQ(tvw::sum(x, D, m, false, c.layout, "p"), tvw::sum_reference(m));
+      EXPECT_EQ(tvw::scatter(x, D, m, false, c.layout, "p"), tvw::scatter_reference(m));
+      std::vector<int> cv, cp;
+      std::vector<float> hv, hp;
+      tvw::count(x, D, m, true, "v", &cv, &hv);
+      tvw::count(x, D, m, false, "p", &cp, &hp);
+      EXPECT_EQ(cv, cp) << "int increments through um_vec_inc_i";
+      EXPECT_EQ(hv, hp) << "float increments through um_vec_inc_f";
+      EXPECT_EQ(tvw::mixed(x, D, m, true, c.layout, "v"), tvw::mixed(x, D, m, false, c.layout, "p"));
+    }
+    um_finalize(&x);
+  }
+}
+
+std::vector<Case> vec_cases() {
+  std::vector<Case> v;
+  const struct {
+    um_strategy s;
+    int staging;
+  } strategies[] = {{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1},
+                    {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}};
+  for (auto st : strategies)
+    for (um_layout l : {UM_AOS, UM_SOA})
+      for (int bs : {64, 256}) v.push_back({st.s, st.staging, l, bs});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaVecArgs, ::testing::ValuesIn(vec_cases()),
                          [](const auto &info) { return case_name(info.param); });
 
 // ---- Airfoil ------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ extern "C" {
 #include "um/um.h"
 }
 #include "test_cuda_workload.hpp"
+#include "test_vec_workload.hpp"
 
 namespace {
 
@@ -606,6 +607,94 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
   EXPECT_GE(n, (int)(tcw::loop_names().size() * archs().size()));
   RecordProperty("kernels_compiled", n);
   um_finalize(&ctx);
+}
+
+// Vector arguments (um_arg_vec): a vector READ, a vector INC (double, float, int) and per-index args beside
+// them, arity 3 and 60, in every strategy x layout and architecture.
+TEST(CudaNvrtc, EveryVectorArgLoopCompiles) {
+  um_context *ctx = seq_context();
+  std::vector<std::string> loops;
+  for (int arity : {3, 60}) {
+    const tvw::Mesh m = tvw::make(50, arity, 3);
+    um_context *x = arity == 3 ? ctx : seq_context();
+    tvw::Decl D = tvw::declare(x, m);
+    tvw::sum(x, D, m, true, UM_AOS, "v");
+    tvw::scatter(x, D, m, true, UM_SOA, "v");
+    if (arity == 3) {
+      std::vector<int> c;
+      std::vector<float> h;
+      tvw::count(x, D, m, true, "v", &c, &h);
+      tvw::mixed(x, D, m, true, UM_AOS, "v");
+      loops = {"sum_v", "scatter_v", "count_v", "mixed_v"};
+      EXPECT_GE(compile_all(x, loops), (int)(loops.size() * archs().size()));
+    } else {
+      EXPECT_GE(compile_all(x, {"sum_v", "scatter_v"}), 2 * (int)archs().size());
+      um_finalize(&x);
+    }
+  }
+  um_finalize(&ctx);
+}
+
+// How each strategy passes a vector arg: a um_vec over the element's map row in the dat in place, never
+// staged; increments atomic without colours, plain += with them (the kernel then runs by thread colour).
+TEST(CudaCodegen, VectorArgsAreAUmVecOverTheMapRow) {
+  for (umc_exec exec : {UMC_EXEC_FLAT, UMC_EXEC_GLOBAL, UMC_EXEC_HIER}) {
+    for (int block_atomics : {0, 1}) {
+      if (block_atomics && exec != UMC_EXEC_HIER) continue;
+      umc_loop L;
+      memset(&L, 0, sizeof L);
+      L.loop_name = "stencil";
+      L.kernel_name = "tv_mixed_vec";
+      L.header_name = "test_vec_kernels.h";
+      L.exec = exec;
+      L.block_atomics = block_atomics;
+      L.block_threads = 128;
+      L.nargs = 4;
+      L.ndats = 3;
+      L.nmaps = 1;
+      const int dat[4] = {0, 0, 1, 2}, dim[4] = {2, 2, 2, 1}, vec[4] = {0, 1, 1, 0};
+      const um_access acc[4] = {UM_READ, UM_READ, UM_INC, UM_INC};
+      for (int a = 0; a < 4; a++) {
+        umc_arg &x = L.args[a];
+        x.indirect = a > 0;
+        x.vec = vec[a];
+        x.acc = acc[a];
+        x.type = UM_DOUBLE;
+        x.dim = dim[a];
+        x.soa = a == 2;  // the incremented vector dat in SoA: es 1, cs its rows
+        x.stride = 1000;
+        x.dat = dat[a];
+        x.map = a > 0 ? 0 : -1;
+        x.arity = a > 0 ? 60 : 0;
+        x.idx = vec[a] ? UM_ALL : a == 3 ? 0 : -1;
+        x.ind = -1;
+      }
+      if (exec == UMC_EXEC_HIER) {  // the per-index INC arg is the one staged ind
+        L.ninds = 1;
+        L.args[3].ind = 0;
+        L.inds[0].dat = 2;
+        L.inds[0].map = 0;
+        L.inds[0].dim = 1;
+        L.inds[0].type = UM_DOUBLE;
+      }
+      umc_decisions D;
+      const std::string src = generate(L, D);
+      const bool atomic = exec == UMC_EXEC_FLAT || block_atomics;
+      EXPECT_EQ(D.pass[1], UMC_PASS_VEC);
+      EXPECT_EQ(D.pass[2], UMC_PASS_VEC);
+      EXPECT_EQ(D.apply[2], atomic ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN) << umc_exec_name(exec);
+      EXPECT_TRUE(has(src, "const um_vec v1 = {p.m0 + (size_t)e * 60, (char *)p.d0, 60, 2, 1, 0};")) << src;
+      EXPECT_TRUE(has(src, std::string("const um_vec v2 = {p.m0 + (size_t)e * 60, (char *)p.d1, 60, 1, 1000, ") +
+                               (atomic ? "1" : "0") + "};"))
+          << src;
+      EXPECT_TRUE(has(src, "tv_mixed_vec(a0, &v1, &v2, ")) << src;
+      EXPECT_FALSE(has(src, "t0_-2")) << "no single map index for a vector arg: " << src;
+      if (exec == UMC_EXEC_HIER && !block_atomics) {
+        EXPECT_TRUE(D.colour_loop);
+        EXPECT_TRUE(D.kernel_in_colour_loop) << "the kernel adds through the um_vec: one thread colour at a time";
+      }
+    }
+  }
 }
 
 TEST(CudaNvrtc, UnknownLoopAndKernelWithoutSource) {

@@ -38,6 +38,7 @@ typedef struct um_loop {
   int indirect;          /**< any arg through a map                          */
   int has_conflicts;     /**< any INC/RW/WRITE arg through a map             */
   int has_reduction;     /**< any global INC/MIN/MAX                         */
+  int has_vec;           /**< any vector arg (idx UM_ALL: every target of a map row) */
   int block_size;        /**< elements per plan block                        */
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
   int id;                /**< the loop's record, for um_backend_loop_* calls */

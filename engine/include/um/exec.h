@@ -13,6 +13,7 @@
 
 #include <string.h>
 #include "um/um.h"
+#include "um/kernel.h" /* um_vec */
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +28,8 @@ typedef enum {
   UM_X_INDIRECT_AOS,   /**< a dat through a map, AoS: base + map[e][idx] * row   */
   UM_X_DIRECT_SOA,     /**< a dat, directly, SoA: staged in um_exec.scratch       */
   UM_X_INDIRECT_SOA,   /**< a dat through a map, SoA: staged in um_exec.scratch   */
-  UM_X_GBL             /**< a global: base itself (the per-thread value)         */
+  UM_X_GBL,            /**< a global: base itself (the per-thread value)         */
+  UM_X_VEC             /**< every target of a map row: um_exec.vec (um_vec)      */
 } um_exec_kind;
 
 /** One resolved argument of a loop, as the range function reads it. */
@@ -35,7 +37,7 @@ typedef struct {
   int kind;          /**< um_exec_kind                                   */
   char *base;        /**< dat storage (or the global's value)            */
   const int *map;    /**< indirect: map data                             */
-  /** @{ indirect: map arity and index */
+  /** @{ indirect: map arity and index (UM_ALL for a vector arg) */
   int arity, idx;
   /** @} */
   int dim;           /**< values per element                             */
@@ -63,7 +65,10 @@ typedef struct um_exec {
   int nargs;         /**< arguments of the loop                          */
   int nsoa;          /**< SoA args (0: every arg takes the fast AoS path)  */
   int nsoa_write;    /**< SoA args that the kernel may write              */
+  int nvec;          /**< vector args (um_arg_vec): they take the general path too */
   um_exec_arg a[UM_MAX_ARGS]; /**< the arguments, in the kernel's order */
+  /** vector args: the um_vec the kernel receives (idx moved per element) */
+  um_vec vec[UM_MAX_ARGS];
   /** per-thread staging for SoA args (one element's values, as AoS) */
   double scratch[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
 } um_exec;
@@ -90,6 +95,10 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
     case UM_X_DIRECT_AOS: p[i] = a->base + (size_t)e * a->row; break;
     case UM_X_INDIRECT_AOS: p[i] = a->base + um__target(a, e) * a->row; break;
     case UM_X_GBL: p[i] = a->base; break;
+    case UM_X_VEC:
+      x->vec[i].idx = a->map + (size_t)e * (size_t)a->arity;
+      p[i] = &x->vec[i];
+      break;
     default: { /* SoA: gather one element into scratch */
       char *s = (char *)x->scratch[i];
       if (a->acc == UM_INC) {

@@ -24,6 +24,33 @@
 #ifndef UM_KERNEL_H
 #define UM_KERNEL_H
 
+/** What a kernel receives for a vector argument (um_arg_vec, or um_arg_dat with
+ * idx UM_ALL): every target of the element's map row at once. Declare the
+ * parameter `const um_vec *v`; read target j < v->n, component c with
+ * UM_VEC_D(v, j, c) (UM_VEC_F, UM_VEC_I for float and int dats); add to an INC
+ * vector argument with um_vec_inc_d(v, j, c, x) (_f, _i), which is atomic where
+ * the backend needs it. The same on the host and on the GPU (device pointers
+ * there). */
+typedef struct um_vec {
+  const int *idx; /**< this element's map row: n target indices              */
+  char *base;     /**< the dat's storage                                      */
+  int n;          /**< the map's arity                                        */
+  /** target j, component c is element idx[j]*es + c*cs of base: AoS es = dim,
+   * cs = 1; SoA es = 1, cs = the dat's rows. es: the stride between targets */
+  int es;
+  int cs;         /**< the stride between components                         */
+  int atomic;     /**< 1: increments must be atomic (CUDA atomics), else 0    */
+} um_vec;
+/** Target j, component c of a vector argument of doubles (an lvalue). */
+#define UM_VEC_D(v, j, c) \
+  (((double *)(v)->base)[(size_t)(v)->idx[j] * (size_t)(v)->es + (size_t)(c) * (size_t)(v)->cs])
+/** Target j, component c of a vector argument of floats (an lvalue). */
+#define UM_VEC_F(v, j, c) \
+  (((float *)(v)->base)[(size_t)(v)->idx[j] * (size_t)(v)->es + (size_t)(c) * (size_t)(v)->cs])
+/** Target j, component c of a vector argument of ints (an lvalue). */
+#define UM_VEC_I(v, j, c) \
+  (((int *)(v)->base)[(size_t)(v)->idx[j] * (size_t)(v)->es + (size_t)(c) * (size_t)(v)->cs])
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define UM_KERNEL static __device__ __forceinline__
 #define UM_CONST __constant__
@@ -118,7 +145,7 @@
 #define UM_KERNEL_DEFINE(fn, n, src, srcname)                                    \
   static void fn##_um_range(struct um_exec *x, int begin, int end) {             \
     void *p[n];                                                                  \
-    if (!x->nsoa) {                                                              \
+    if (!x->nsoa && !x->nvec) {                                                  \
       for (int e = begin; e < end; e++) {                                        \
         um_exec_args_aos(x, e, p, n);                                            \
         fn(UM__P##n(p));                                                         \
@@ -134,4 +161,18 @@
   const um_kernel fn##_kernel = {#fn, n, fn##_um_range, src, srcname, NULL}
 
 #endif /* host */
+
+#if UM_DEVICE
+#define UM__VEC_INC(M)                     \
+  if (v->atomic) atomicAdd(&M(v, j, c), x); \
+  else M(v, j, c) += x
+#else
+#define UM__VEC_INC(M) M(v, j, c) += x
+#endif
+/** Add x to target j, component c of a vector INC argument of doubles (atomicAdd on the GPU when v->atomic). */
+UM_KERNEL void um_vec_inc_d(const um_vec *v, int j, int c, double x) { UM__VEC_INC(UM_VEC_D); }
+/** Add x to target j, component c of a vector INC argument of floats (atomicAdd on the GPU when v->atomic). */
+UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_INC(UM_VEC_F); }
+/** Add x to target j, component c of a vector INC argument of ints (atomicAdd on the GPU when v->atomic). */
+UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(UM_VEC_I); }
 #endif

@@ -385,16 +385,26 @@ typedef struct {
   um_arg_kind kind; /**< dat or global                                  */
   um_dat *dat;     /**< UM_ARG_DAT                                    */
   um_map *map;     /**< NULL: direct                                  */
-  int idx;         /**< map index, 0 <= idx < arity (-1 when direct)  */
+  int idx;         /**< map index, 0 <= idx < arity (-1 when direct, UM_ALL: a vector arg) */
   int dim;         /**< declared dim, checked against the dat's       */
   um_type type;    /**< declared type, checked against the dat's      */
   um_access acc;   /**< access mode                                   */
   void *gbl;       /**< UM_ARG_GBL: user memory of dim values         */
 } um_arg;
 
+/** idx for um_arg_dat meaning "every target of the map, as one argument" (OP2's OP_ALL). */
+#define UM_ALL (-2)
+
 /** A dat argument: `dat` directly (map UM_ID, idx ignored) or through `map` at
- * index idx; dim and type must match the dat's (checked by um_par_loop). */
+ * index idx (UM_ALL: every index, a vector argument, see um_arg_vec); dim and
+ * type must match the dat's (checked by um_par_loop). */
 um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc);
+/** A vector argument: all `arity` targets of `map` at once; the kernel receives a `const um_vec *`
+ * (um/kernel.h) and reads target j, component c as UM_VEC_D(v, j, c). The same as
+ * um_arg_dat(dat, UM_ALL, map, dim, type, acc). The map is required, the dat must live on the map's
+ * to-set, acc is UM_READ or UM_INC (increments through um_vec_inc_d / _f / _i). One argument however
+ * large the arity, so stencils over many neighbours stay within UM_MAX_ARGS. */
+um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc);
 /** A global argument: dim values of type at `data`, read (UM_READ) or reduced
  * into (UM_INC, UM_MIN, UM_MAX) by the loop. */
 um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc);

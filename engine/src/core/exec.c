@@ -12,6 +12,7 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
   x->nargs = loop->nargs;
   x->nsoa = 0;
   x->nsoa_write = 0;
+  x->nvec = 0;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     um_exec_arg *e = &x->a[i];
@@ -31,6 +32,21 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
     e->base = d->data;
     e->stride = (size_t)d->rows * d->esize; /* SoA columns are allocated rows long */
     int soa = d->layout == UM_SOA && d->dim > 1;
+    if (a->map && a->idx == UM_ALL) { /* every target: the kernel reads the dat in place, no staging */
+      const int dsoa = um_dat_storage_layout(d) == UM_SOA;
+      e->map = a->map->data;
+      e->arity = a->map->arity;
+      e->idx = UM_ALL;
+      e->kind = UM_X_VEC;
+      x->vec[i].idx = e->map;
+      x->vec[i].base = d->data;
+      x->vec[i].n = e->arity;
+      x->vec[i].es = dsoa ? 1 : d->dim;
+      x->vec[i].cs = dsoa ? d->rows : 1;
+      x->vec[i].atomic = 0;
+      x->nvec++;
+      continue;
+    }
     if (a->map) {
       e->map = a->map->data;
       e->arity = a->map->arity;

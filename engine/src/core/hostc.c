@@ -653,6 +653,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_host
   loop->compiled = NULL;
   m->ran = -1;
   if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
+  if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
   if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
   um_hostc *h = state(ctx);

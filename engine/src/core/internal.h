@@ -42,6 +42,9 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop);
 void um__split_timed(um_context *ctx, int rec_id, double seconds);
 int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing this loop's calls */
 void um__split_free(um_context *ctx);
+/* Check argument i of loop `loop` over `set` (its dat, map, index, dim, type and
+ * access); the message names the loop and the argument (args.c). */
+int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);
 /* Useful bytes of one call of a loop (GUIDE.md's convention). */
 double um__useful_bytes(const um_loop *loop);
 /* Find or add the record of the loop of that name (NULL: out of memory). */

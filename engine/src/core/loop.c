@@ -22,31 +22,6 @@
 #include "../util/array.h"
 #include "../dist/dist.h"
 
-um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc) {
-  um_arg a;
-  memset(&a, 0, sizeof a);
-  a.kind = UM_ARG_DAT;
-  a.dat = dat;
-  a.map = map;
-  a.idx = idx;
-  a.dim = dim;
-  a.type = type;
-  a.acc = acc;
-  return a;
-}
-
-um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
-  um_arg a;
-  memset(&a, 0, sizeof a);
-  a.kind = UM_ARG_GBL;
-  a.gbl = data;
-  a.idx = -1;
-  a.dim = dim;
-  a.type = type;
-  a.acc = acc;
-  return a;
-}
-
 um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
     if (strcmp(ctx->loops[i].name, name) == 0) return &ctx->loops[i];
@@ -61,66 +36,10 @@ um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   return r;
 }
 
-/* Check one argument against the loop's set and its dat; message names the loop and arg. */
-static int check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a) {
-  if (a->kind == UM_ARG_GBL) {
-    if (!a->gbl) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg with NULL data", loop, i);
-    if (!um_type_size(a->type))
-      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg of unknown type %d", loop, i, (int)a->type);
-    if (a->dim < 1 || a->dim > UM_MAX_SCRATCH_DIM)
-      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg dim %d outside 1..%d", loop, i, a->dim,
-                      UM_MAX_SCRATCH_DIM);
-    if (a->acc == UM_WRITE || a->acc == UM_RW)
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "loop '%s', arg %d: a global arg may be READ, INC, MIN or MAX, not %s (use a dat for "
-                      "per-element output)",
-                      loop, i, um_access_name(a->acc));
-    return UM_SUCCESS;
-  }
-  if (a->kind != UM_ARG_DAT) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: not an argument", loop, i);
-  const um_dat *d = a->dat;
-  if (!d) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat is NULL", loop, i);
-  if (d->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' belongs to another context", loop, i, d->name);
-  if (a->acc != UM_READ && a->acc != UM_WRITE && a->acc != UM_RW && a->acc != UM_INC)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): access %s is only for global args", loop, i,
-                    d->name, um_access_name(a->acc));
-  if (a->dim != d->dim)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: declared dim %d but dat '%s' has dim %d", loop, i, a->dim,
-                    d->name, d->dim);
-  if (a->type != d->type)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: declared type %s but dat '%s' holds %s", loop, i,
-                    um_type_name(a->type), d->name, um_type_name(d->type));
-  if (d->dim * (int)d->esize > UM_MAX_SCRATCH_DIM * (int)sizeof(double) && (d->layout == UM_SOA || d->layout_auto))
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' of dim %d is too wide for SoA (at most %d doubles)",
-                    loop, i, d->name, d->dim, UM_MAX_SCRATCH_DIM);
-  if (!a->map) {
-    if (d->set != set)
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "loop '%s', arg %d: dat '%s' lives on set '%s' but the loop runs over '%s'; "
-                      "access it through a map from '%s'",
-                      loop, i, d->name, d->set->name, set->name, set->name);
-    if (a->idx != -1)
-      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): direct access needs idx -1 with UM_ID, got %d",
-                      loop, i, d->name, a->idx);
-    return UM_SUCCESS;
-  }
-  const um_map *m = a->map;
-  if (m->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' belongs to another context", loop, i, m->name);
-  if (m->from != set)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' goes from set '%s', but the loop runs over '%s'",
-                    loop, i, m->name, m->from->name, set->name);
-  if (m->to != d->set)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' leads to set '%s', but dat '%s' lives on '%s'", loop,
-                    i, m->name, m->to->name, d->name, d->set->name);
-  if (a->idx < 0 || a->idx >= m->arity)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: index %d outside map '%s' of arity %d (0..%d)", loop, i,
-                    a->idx, m->name, m->arity, m->arity - 1);
-  return UM_SUCCESS;
-}
-
 /* Useful bytes per call: every dat once (twice if RW or INC), every map once.
  * A dat reached through maps counts only the targets the loop touches (a loop
- * over boundary edges reads a few cells, not all of them). */
+ * over boundary edges reads a few cells, not all of them); a vector argument
+ * touches every target of each map row, and its map counts whole. */
 double um__useful_bytes(const um_loop *loop) {
   double bytes = 0;
   for (int i = 0; i < loop->nargs; i++) {
@@ -149,13 +68,16 @@ double um__useful_bytes(const um_loop *loop) {
         const um_arg *b = &loop->args[j];
         if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
         const int *m = b->map->data;
-        for (int e = 0; e < loop->set->size; e++) {
-          int t = m[(size_t)e * (size_t)b->map->arity + (size_t)b->idx];
-          if (!seen[t]) {
-            seen[t] = 1;
-            touched++;
+        const size_t ar = (size_t)b->map->arity;
+        const int j0 = b->idx == UM_ALL ? 0 : b->idx, j1 = b->idx == UM_ALL ? (int)ar : b->idx + 1; /* a vector arg: all */
+        for (int e = 0; e < loop->set->size; e++)
+          for (int j = j0; j < j1; j++) {
+            const int t = m[(size_t)e * ar + (size_t)j];
+            if (!seen[t]) {
+              seen[t] = 1;
+              touched++;
+            }
           }
-        }
       }
       free(seen);
     }
@@ -176,6 +98,7 @@ static void describe_loop(um_loop *loop, const um_kernel *kernel, const char *na
     if (args[i].kind == UM_ARG_DAT && args[i].map) {
       loop->indirect = 1;
       if (args[i].acc != UM_READ) loop->has_conflicts = 1;
+      if (args[i].idx == UM_ALL) loop->has_vec = 1;
     }
     if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop->has_reduction = 1;
   }
@@ -193,7 +116,7 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
   if (kernel->nargs != nargs)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': kernel '%s' takes %d arguments but the loop passes %d", name,
                     kernel->name, kernel->nargs, nargs);
-  for (int i = 0; i < nargs; i++) UM_CHECK(ctx, check_arg(ctx, name, set, i, &args[i]));
+  for (int i = 0; i < nargs; i++) UM_CHECK(ctx, um__check_arg(ctx, name, set, i, &args[i]));
   describe_loop(loop, kernel, name, set, nargs, args);
   return UM_SUCCESS;
 }
@@ -269,7 +192,8 @@ static double bytes_per_element(const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT) continue;
-    b += (double)a->dim * (double)a->dat->esize * (a->acc == UM_READ ? 1 : 2) + (a->map ? sizeof(int) : 0);
+    const double n = a->idx == UM_ALL ? (double)a->map->arity : 1.0; /* a vector arg: every target of the row */
+    b += n * ((double)a->dim * (double)a->dat->esize * (a->acc == UM_READ ? 1 : 2) + (a->map ? sizeof(int) : 0));
   }
   return b;
 }
@@ -543,7 +467,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
       if (a->kind != UM_ARG_DAT || !a->map) continue;
       pargs[i].map = a->map->data + (size_t)begin * (size_t)a->map->arity; /* elements from begin */
       pargs[i].arity = a->map->arity;
-      pargs[i].idx = a->idx;
+      pargs[i].idx = a->idx == UM_ALL ? UM_PLAN_ALL : a->idx; /* a vector arg: conflicts through every target */
       pargs[i].to_size = um__set_total(a->map->to);
       pargs[i].dat_id = a->dat->index;
       pargs[i].map_id = a->map->index;

@@ -293,6 +293,14 @@ static uint64_t shape_of(const um_loop *loop) {
 /* Whether the loop can be split; if not, why (into why). */
 static int splittable(const um_loop *loop, char *why, size_t n) {
   int any = 0;
+  for (int i = 0; i < loop->nargs; i++) { /* never split: its contributions would be arity rows per element */
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_DAT && a->idx == UM_ALL) {
+      snprintf(why, n, "kept whole: arg %d passes every target of map '%s' as one vector argument; loops with "
+               "vector arguments are never split", i, a->map->name);
+      return 0;
+    }
+  }
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT || !a->map || a->acc != UM_INC) continue;

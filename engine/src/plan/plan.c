@@ -20,7 +20,9 @@
  * the same map or not. When one dat is written through two different maps,
  * the block-local masks of a single ind cannot see the conflict, so that dat's
  * thread colouring falls back to masks indexed by global target (only the
- * entries touched by a block are reset afterwards).
+ * entries touched by a block are reset afterwards). A vector arg (idx
+ * UM_PLAN_ALL, every index of the map row) is never staged: when it writes, its
+ * dat's group is coloured by global target too, through every index of the row.
  *
  * Calls go one way: plan.c calls plan_input.c (um__plan_analyse, the input's
  * inds and conflict groups); plan_input.c calls nothing here and reads only the
@@ -348,11 +350,14 @@ static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, co
   uint32_t *base[UM_PLAN_MAX_ARGS];
   const int *ix[UM_PLAN_MAX_ARGS];
   size_t stride[UM_PLAN_MAX_ARGS];
+  int cnt[UM_PLAN_MAX_ARGS]; /* targets per element: 1, or a vector arg's arity */
   int multi_any = 0;
   for (int k = 0; k < nconf; k++) {
     int a = li->conf_arg[k], g = li->conf_group[k];
+    const int vec = in->args[a].idx == UM_PLAN_ALL;
+    cnt[k] = vec ? in->args[a].arity : 1;
     if (li->group_multi[g]) {
-      ix[k] = in->args[a].map + in->args[a].idx;
+      ix[k] = in->args[a].map + (vec ? 0 : in->args[a].idx);
       stride[k] = (size_t)in->args[a].arity;
       base[k] = gm[g];
       multi_any = 1;
@@ -379,11 +384,13 @@ static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, co
       for (int e = e0; e < e1; e++) {
         if (tc[e] >= 0) continue;
         uint32_t mask = 0;
-        for (int k = 0; k < nconf; k++) mask |= base[k][ix[k][(size_t)e * stride[k]]];
+        for (int k = 0; k < nconf; k++)
+          for (int j = 0; j < cnt[k]; j++) mask |= base[k][ix[k][(size_t)e * stride[k] + (size_t)j]];
         if (mask == FULL_MASK) continue; /* next pass */
         unsigned c = first_zero(mask);
         uint32_t bit = 1u << c;
-        for (int k = 0; k < nconf; k++) base[k][ix[k][(size_t)e * stride[k]]] |= bit;
+        for (int k = 0; k < nconf; k++)
+          for (int j = 0; j < cnt[k]; j++) base[k][ix[k][(size_t)e * stride[k] + (size_t)j]] |= bit;
         tc[e] = colbase + (int)c;
         if (tc[e] > maxc) maxc = tc[e];
         remaining--;
@@ -393,7 +400,8 @@ static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, co
       if (multi_any)
         for (int k = 0; k < nconf; k++)
           if (li->group_multi[li->conf_group[k]])
-            for (int e = e0; e < e1; e++) base[k][ix[k][(size_t)e * stride[k]]] = 0;
+            for (int e = e0; e < e1; e++)
+              for (int j = 0; j < cnt[k]; j++) base[k][ix[k][(size_t)e * stride[k] + (size_t)j]] = 0;
       colbase += 32;
     }
     p->nthread_colours[b] = maxc + 1;
@@ -404,7 +412,14 @@ static int colour_threads(alloc_ctx *ac, um_plan *p, const um_plan_input *in, co
 }
 
 /* What a block writes, per conflict group: the ind's list when every arg of the
- * ind writes, else the targets of each writing arg. */
+ * ind writes, else the targets of each writing arg (a vector arg: every index of
+ * the row). */
+
+/* An arg's first map column and how many columns it reaches (1, or a vector arg's arity). */
+static const int *arg_cols(const um_plan_arg *y, int *n) {
+  *n = y->idx == UM_PLAN_ALL ? y->arity : 1;
+  return y->map + (y->idx == UM_PLAN_ALL ? 0 : y->idx);
+}
 typedef struct {
   int ind;  /* >= 0: staged list of this ind */
   int arg;  /* otherwise: this arg's targets */
@@ -421,8 +436,10 @@ static uint32_t block_mask(const um_plan *p, const um_plan_input *in, int b, con
       for (int j = p->ind_offset[src[s].ind][b]; j < p->ind_offset[src[s].ind][b + 1]; j++) mask |= w[t[j]];
     } else {
       const um_plan_arg *y = &in->args[src[s].arg];
-      const int *m = y->map + y->idx;
-      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) mask |= w[m[(size_t)e * (size_t)y->arity]];
+      int n;
+      const int *m = arg_cols(y, &n);
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++)
+        for (int j = 0; j < n; j++) mask |= w[m[(size_t)e * (size_t)y->arity + (size_t)j]];
     }
     if (mask == FULL_MASK) break;
   }
@@ -440,11 +457,13 @@ static void block_mark(const um_plan *p, const um_plan_input *in, int b, const w
         w[t[j]] = bit ? (w[t[j]] | bit) : 0;
     } else {
       const um_plan_arg *y = &in->args[src[s].arg];
-      const int *m = y->map + y->idx;
-      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) {
-        uint32_t *q = &w[m[(size_t)e * (size_t)y->arity]];
-        *q = bit ? (*q | bit) : 0;
-      }
+      int n;
+      const int *m = arg_cols(y, &n);
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++)
+        for (int j = 0; j < n; j++) {
+          uint32_t *q = &w[m[(size_t)e * (size_t)y->arity + (size_t)j]];
+          *q = bit ? (*q | bit) : 0;
+        }
     }
   }
 }
@@ -477,6 +496,13 @@ static int colour_blocks(alloc_ctx *ac, um_plan *p, const um_plan_input *in, con
       nsrc++;
     }
   }
+  for (int k = 0; k < li->nconf; k++) /* vector args: in no ind, each its own source */
+    if (in->args[li->conf_arg[k]].idx == UM_PLAN_ALL) {
+      src[nsrc].ind = -1;
+      src[nsrc].arg = li->conf_arg[k];
+      src[nsrc].group = li->conf_group[k];
+      nsrc++;
+    }
   uint32_t *bm[UM_PLAN_MAX_ARGS] = {0};
   for (int g = 0; g < li->ngroups; g++) {
     bm[g] = ac_calloc(ac, (size_t)li->group_to_size[g], sizeof(uint32_t));

@@ -20,12 +20,16 @@ extern "C" {
 
 /* Most args a plan (and a plan key) can describe. */
 #define UM_PLAN_MAX_ARGS 48
+/* um_plan_arg.idx of a vector arg: every index of the map row (um/um.h's UM_ALL).
+ * Such an arg is never staged (no ind, no local indices); when it writes (INC),
+ * every target of an element's row conflicts, in thread and block colouring. */
+#define UM_PLAN_ALL (-2)
 
 /* One argument of the loop, as the plan builder sees it. */
 typedef struct {
   const int *map;   /* NULL: direct or global arg (ignored by the plan)        */
   int arity;        /* map arity                                               */
-  int idx;          /* map index, 0 <= idx < arity                             */
+  int idx;          /* map index, 0 <= idx < arity; UM_PLAN_ALL: every index   */
   int to_size;      /* size of the map's target set                            */
   int dat_id;       /* identifies the dat; args with equal (dat_id, map_id)    */
   int map_id;       /*   share one staging list ("ind")                        */

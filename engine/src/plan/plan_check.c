@@ -52,16 +52,17 @@ static int check_structure(const um_plan *p, const um_plan_input *in, const loop
   for (int a = 0; a < in->nargs; a++) {
     const um_plan_arg *x = &in->args[a];
     int i = p->arg_ind[a];
-    if (!x->map) {
+    if (!x->map || x->idx == UM_PLAN_ALL) {
       if (i != -1)
-        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: direct arg %d has ind %d, expected -1", a, i);
+        return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: %s arg %d has ind %d, expected -1",
+                               x->map ? "vector" : "direct", a, i);
       continue;
     }
     if (i < 0 || i >= p->ninds)
       return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: arg %d has ind %d outside [0, %d)", a, i,
                        p->ninds);
     for (int b = 0; b < a; b++) {
-      if (!in->args[b].map) continue;
+      if (!in->args[b].map || in->args[b].idx == UM_PLAN_ALL) continue;
       int same = in->args[b].dat_id == x->dat_id && in->args[b].map_id == x->map_id;
       if (same != (p->arg_ind[b] == i))
         return um_format_error(err, errlen, UM_ERR_PLAN, "plan check: args %d and %d %s (dat_id, map_id) but inds %d and %d",
@@ -243,20 +244,23 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
   for (int b = 0; b < nb && rc == UM_SUCCESS; b++) {
     for (int e = p->block_offset[b]; e < p->block_offset[b + 1] && rc == UM_SUCCESS; e++) {
       const long long key = kbase + p->thread_colour[e];
-      for (int k = 0; k < li->nconf; k++) {
+      for (int k = 0; k < li->nconf && rc == UM_SUCCESS; k++) {
         const int a = li->conf_arg[k], g = li->conf_group[k];
         const um_plan_arg *x = &in->args[a];
-        const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
-        if (ot[g].key[t] == key && ot[g].elem[t] != e) {
-          rc = um_format_error(err, errlen, UM_ERR_PLAN,
-                         "plan check: thread colour conflict in block %d: elements %d (arg %d) and %d (arg %d) "
-                         "both have thread colour %d and write target %d of dat %d",
-                         b, ot[g].elem[t], ot[g].arg[t], e, a, p->thread_colour[e], t, x->dat_id);
-          break;
+        const int j0 = x->idx == UM_PLAN_ALL ? 0 : x->idx, j1 = x->idx == UM_PLAN_ALL ? x->arity : x->idx + 1;
+        for (int q = j0; q < j1; q++) { /* a vector arg writes every target of the row */
+          const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)q];
+          if (ot[g].key[t] == key && ot[g].elem[t] != e) {
+            rc = um_format_error(err, errlen, UM_ERR_PLAN,
+                           "plan check: thread colour conflict in block %d: elements %d (arg %d) and %d (arg %d) "
+                           "both have thread colour %d and write target %d of dat %d",
+                           b, ot[g].elem[t], ot[g].arg[t], e, a, p->thread_colour[e], t, x->dat_id);
+            break;
+          }
+          ot[g].key[t] = key;
+          ot[g].elem[t] = e;
+          ot[g].arg[t] = a;
         }
-        ot[g].key[t] = key;
-        ot[g].elem[t] = e;
-        ot[g].arg[t] = a;
       }
     }
     kbase += p->nthread_colours[b];
@@ -267,21 +271,24 @@ static int check_colours(const um_plan *p, const um_plan_input *in, const loop_i
     for (int j = p->colour_offset[c]; j < p->colour_offset[c + 1] && rc == UM_SUCCESS; j++) {
       const int b = p->block_order[j];
       for (int e = p->block_offset[b]; e < p->block_offset[b + 1] && rc == UM_SUCCESS; e++)
-        for (int k = 0; k < li->nconf; k++) {
+        for (int k = 0; k < li->nconf && rc == UM_SUCCESS; k++) {
           const int a = li->conf_arg[k], g = li->conf_group[k];
           const um_plan_arg *x = &in->args[a];
-          const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)x->idx];
-          if (ot[g].key[t] == key && ot[g].block[t] != b) {
-            rc = um_format_error(err, errlen, UM_ERR_PLAN,
-                           "plan check: block colour conflict: blocks %d (element %d, arg %d) and %d (element %d, "
-                           "arg %d) both have block colour %d and write target %d of dat %d",
-                           ot[g].block[t], ot[g].elem[t], ot[g].arg[t], b, e, a, c, t, x->dat_id);
-            break;
+          const int j0 = x->idx == UM_PLAN_ALL ? 0 : x->idx, j1 = x->idx == UM_PLAN_ALL ? x->arity : x->idx + 1;
+          for (int q = j0; q < j1; q++) {
+            const int t = x->map[(size_t)e * (size_t)x->arity + (size_t)q];
+            if (ot[g].key[t] == key && ot[g].block[t] != b) {
+              rc = um_format_error(err, errlen, UM_ERR_PLAN,
+                             "plan check: block colour conflict: blocks %d (element %d, arg %d) and %d (element %d, "
+                             "arg %d) both have block colour %d and write target %d of dat %d",
+                             ot[g].block[t], ot[g].elem[t], ot[g].arg[t], b, e, a, c, t, x->dat_id);
+              break;
+            }
+            ot[g].key[t] = key;
+            ot[g].block[t] = b;
+            ot[g].elem[t] = e;
+            ot[g].arg[t] = a;
           }
-          ot[g].key[t] = key;
-          ot[g].block[t] = b;
-          ot[g].elem[t] = e;
-          ot[g].arg[t] = a;
         }
     }
   }

@@ -56,9 +56,9 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
     if (!x->map) continue;
     if (x->arity < 1)
       return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: map arity %d must be >= 1", a, x->arity);
-    if (x->idx < 0 || x->idx >= x->arity)
-      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: map index %d outside [0, %d)", a, x->idx,
-                       x->arity);
+    if ((x->idx < 0 || x->idx >= x->arity) && x->idx != UM_PLAN_ALL)
+      return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: map index %d outside [0, %d) and not UM_PLAN_ALL",
+                             a, x->idx, x->arity);
     if (x->to_size < 0)
       return um_format_error(err, errlen, UM_ERR_ARG, "plan arg %d: to_size %d is negative", a, x->to_size);
     if (x->dim < 1 || x->esize < 1)
@@ -69,11 +69,12 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
                        "plan arg %d: access mode %d not allowed on an indirect arg "
                        "(use READ, WRITE, RW or INC; MIN/MAX are for global args)",
                        a, (int)x->acc);
+    if (x->idx == UM_PLAN_ALL) continue; /* a vector arg: read or written in place, never staged */
     /* ind: first earlier arg with the same (dat_id, map_id) */
     int ind = -1;
     for (int b = 0; b < a; b++) {
       const um_plan_arg *y = &args[b];
-      if (!y->map || y->dat_id != x->dat_id) continue;
+      if (!y->map || y->idx == UM_PLAN_ALL || y->dat_id != x->dat_id) continue;
       if (y->to_size != x->to_size || y->dim != x->dim || y->esize != x->esize)
         return um_format_error(err, errlen, UM_ERR_ARG,
                          "plan args %d and %d name the same dat (dat_id %d) but disagree on "
@@ -104,14 +105,16 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
     const int *m = x->map;
     size_t ar = (size_t)x->arity;
     unsigned to = (unsigned)x->to_size;
-    for (int e = 0; e < in->set_size; e++) {
-      int t = m[(size_t)e * ar + (size_t)x->idx];
-      if ((unsigned)t >= to)
-        return um_format_error(err, errlen, UM_ERR_ARG,
-                         "plan arg %d: map entry of element %d at index %d (map[%zu]) is %d, outside the "
-                         "target set [0, %d); fix the map data",
-                         a, e, x->idx, (size_t)e * ar + (size_t)x->idx, t, x->to_size);
-    }
+    const size_t j0 = x->idx == UM_PLAN_ALL ? 0 : (size_t)x->idx, j1 = x->idx == UM_PLAN_ALL ? ar : j0 + 1;
+    for (int e = 0; e < in->set_size; e++)
+      for (size_t j = j0; j < j1; j++) {
+        int t = m[(size_t)e * ar + j];
+        if ((unsigned)t >= to)
+          return um_format_error(err, errlen, UM_ERR_ARG,
+                                 "plan arg %d: map entry of element %d at index %zu (map[%zu]) is %d, outside the "
+                                 "target set [0, %d); fix the map data",
+                                 a, e, j, (size_t)e * ar + j, t, x->to_size);
+      }
   }
 
   /* per-ind arg lists and flags */
@@ -135,9 +138,11 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
     if (!um__plan_conflicting(args[a].acc)) li->ind_allconf[i] = 0;
   }
 
-  /* conflict groups by dat_id */
+  /* conflict groups by dat_id; a group with a vector arg is coloured with masks by global target
+   * (multi), as the arg has no staged list */
   for (int a = 0; a < in->nargs; a++) {
-    if (li->arg_ind[a] < 0 || !um__plan_conflicting(args[a].acc)) continue;
+    const int vec = args[a].map && args[a].idx == UM_PLAN_ALL;
+    if ((li->arg_ind[a] < 0 && !vec) || !um__plan_conflicting(args[a].acc)) continue;
     int g = 0;
     while (g < li->ngroups && li->group_dat[g] != args[a].dat_id) g++;
     if (g == li->ngroups) {
@@ -149,7 +154,8 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
     } else if (li->group_ind[g] != li->arg_ind[a]) {
       li->group_multi[g] = 1;
     }
-    li->ind_group[li->arg_ind[a]] = g;
+    if (vec) li->group_multi[g] = 1;
+    else li->ind_group[li->arg_ind[a]] = g;
     li->conf_arg[li->nconf] = a;
     li->conf_group[li->nconf] = g;
     li->nconf++;

@@ -25,6 +25,7 @@ const char *umc_pass_name(umc_pass p) {
   case UMC_PASS_GBL_READ: return "global value";
   case UMC_PASS_GBL_REDUCE: return "reduction";
   case UMC_PASS_SHARED_DIRECT: return "shared memory (coalesced, direct)";
+  case UMC_PASS_VEC: return "um_vec (every target of the map row, in place)";
   }
   return "?";
 }
@@ -68,7 +69,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
     D->loc_slot[a] = -1;
-    if (x->dim < 1 || x->dim > UM_MAX_SCRATCH_DIM)
+    if (x->dim < 1 || (x->dim > UM_MAX_SCRATCH_DIM && !x->vec)) /* a vector arg is never held in registers */
       return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
                   UM_MAX_SCRATCH_DIM);
     if (x->gbl) {
@@ -84,6 +85,21 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
                   a, x->dat);
     ndat_type_set[x->dat] = 1;
     dat_type[x->dat] = x->type;
+    if (x->vec) { /* every target of the row, in the dat in place: safe as colours include all of them */
+      if (!x->indirect || (x->acc != UM_READ && x->acc != UM_INC))
+        return um_format_error(err, errlen, UM_ERR_ARG,
+                               "loop '%s', arg %d: a vector argument goes through a map and is READ or INC, not %s%s",
+                               L->loop_name, a, um_access_name(x->acc), x->indirect ? "" : " (and it has no map)");
+      D->pass[a] = UMC_PASS_VEC;
+      if (x->acc == UM_INC) {
+        /* without colours (one thread per element, or staged blocks without colours) increments are atomic */
+        const int atomic = L->exec == UMC_EXEC_FLAT || (L->exec == UMC_EXEC_HIER && L->block_atomics);
+        D->apply[a] = atomic ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
+        /* hierarchical: the kernel itself adds, so it runs one thread colour at a time */
+        if (L->exec == UMC_EXEC_HIER && !L->block_atomics) D->colour_loop = D->kernel_in_colour_loop = 1;
+      }
+      continue;
+    }
     if (!x->indirect && x->store && x->acc == UM_INC) {
       D->pass[a] = UMC_PASS_REG_INC; /* from zero in registers, stored: the row is never read */
       D->apply[a] = UMC_APPLY_STORE;
@@ -155,7 +171,7 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect) continue;
+      if (x->gbl || !x->indirect || x->vec) continue;
       const int i = x->ind;
       if (D->ind_staged[i]) {
         if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
@@ -301,6 +317,11 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
     case UMC_PASS_SHARED_DIRECT:
       P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, a, x->dim);
       break;
+    case UMC_PASS_VEC: /* {idx, base, n, es, cs, atomic}: AoS es = dim, cs = 1; SoA es = 1, cs = rows */
+      P("%sconst um_vec v%d = {p.m%d + (size_t)e * %d, (char *)p.d%d, %d, %d, %lld, %d};\n", ind, a, x->map,
+        x->arity, x->dat, x->arity, x->soa ? 1 : x->dim, x->soa ? x->stride : 1LL,
+        D->apply[a] == UMC_APPLY_ATOMIC ? 1 : 0);
+      break;
     case UMC_PASS_REG:
       P("%s%s r%d[%d];\n", ind, tname(x->type), a, x->dim);
       if (x->acc != UM_WRITE) {
@@ -316,7 +337,8 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
   for (int a = 0; a < L->nargs; a++) {
     const int ptr =
         D->pass[a] == UMC_PASS_GLOBAL || D->pass[a] == UMC_PASS_SHARED || D->pass[a] == UMC_PASS_SHARED_DIRECT;
-    P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
+    if (D->pass[a] == UMC_PASS_VEC) P("%s&v%d", a ? ", " : "", a);
+    else P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
   }
   P(");\n");
   for (int a = 0; a < L->nargs; a++) {
@@ -442,7 +464,8 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     const umc_arg *x = &L->args[a];
     P(" * arg %d: %s %s[%d] %s%s", a, um_access_name(x->acc), tname(x->type), x->dim,
       x->gbl ? "global" : x->indirect ? "indirect" : "direct", x->soa ? " SoA" : "");
-    if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
+    if (x->vec) P(" (map slot %d, every index of %d)", x->map, x->arity);
+    else if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
     P(": %s", umc_pass_name(D->pass[a]));
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
@@ -550,7 +573,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     int seen[4] = {0, 0, 0, 0}, n = 0, arity = 0;
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect || x->map != m || D->loc_slot[a] >= 0) continue;
+      if (x->gbl || !x->indirect || x->vec || x->map != m || D->loc_slot[a] >= 0) continue;
       arity = x->arity;
       if (x->idx >= 0 && x->idx < 4 && !seen[x->idx]) seen[x->idx] = 1, n++;
     }
@@ -565,7 +588,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     int done_loc[UM_MAX_ARGS] = {0};
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect) continue;
+      if (x->gbl || !x->indirect || x->vec) continue;
       if (D->loc_slot[a] >= 0) {
         if (!done_loc[D->loc_slot[a]]) {
           P("  const int l%d = active ? (int)p.loc%d[e] : 0;\n", D->loc_slot[a], D->loc_slot[a]);
@@ -614,7 +637,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       if (D->apply[a] == UMC_APPLY_COLOURED) emit_apply_inc(g, a, "      ");
     P("    }\n    __syncthreads();\n  }\n");
   } else {
-    P("  /* RW or WRITE through a map: the whole call one thread colour at a time */\n");
+    P("  /* RW or WRITE through a map, or increments through a um_vec: the whole call one thread colour at a time */\n");
     P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
     emit_body(g, "      ", 1);
     P("    }\n    __syncthreads();\n  }\n");
@@ -695,87 +718,3 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   *source = buf.s;
   return UM_SUCCESS;
 }
-
-/* ---- halo rows (distributed runs; the backend's halo.c runs them) ----
- * One thread per value: row k of the list, component c. `stride` is the SoA
- * column length in values (0: AoS). */
-static const char halo_source[] =
-    "#define UM_HALO(name, T, body)                                                              \\\n"
-    "  extern \"C\" __global__ void name(T *__restrict__ d, T *__restrict__ buf,                   \\\n"
-    "                                    const int *__restrict__ rows, int n, int dim,              \\\n"
-    "                                    long long stride) {                                        \\\n"
-    "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;                       \\\n"
-    "    if (t >= (long long)n * dim) return;                                                       \\\n"
-    "    const int k = (int)(t / dim), c = (int)(t - (long long)k * dim);                           \\\n"
-    "    const size_t i = stride ? (size_t)c * (size_t)stride + (size_t)rows[k]                      \\\n"
-    "                            : (size_t)rows[k] * (size_t)dim + (size_t)c;                        \\\n"
-    "    body;                                                                                      \\\n"
-    "  }\n"
-    "UM_HALO(um_rows_out4, unsigned int, buf[t] = d[i])\n"
-    "UM_HALO(um_rows_out8, unsigned long long, buf[t] = d[i])\n"
-    "UM_HALO(um_rows_in4, unsigned int, d[i] = buf[t])\n"
-    "UM_HALO(um_rows_in8, unsigned long long, d[i] = buf[t])\n"
-    "UM_HALO(um_rows_add_d, double, d[i] += buf[t])\n"
-    "UM_HALO(um_rows_add_f, float, d[i] += buf[t])\n"
-    "UM_HALO(um_rows_add_i, int, d[i] += buf[t])\n"
-    "/* gathers of split loops (um/backend.h: um_gather): one thread per target value, its\n"
-    "   contributions added in the entries' order */\n"
-    "#define UM_GATHER(name, T)                                                                  \\\n"
-    "  extern \"C\" __global__ void name(T *__restrict__ d, const T *const *__restrict__ src,       \\\n"
-    "                                    const int *__restrict__ rows, const int *__restrict__ off, \\\n"
-    "                                    const int *__restrict__ ent, int nt, int nsrc, int dim,    \\\n"
-    "                                    long long stride, long long sstride) {                     \\\n"
-    "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;                       \\\n"
-    "    if (t >= (long long)nt * dim) return;                                                      \\\n"
-    "    const int q = (int)(t / dim), c = (int)(t - (long long)q * dim), r = rows ? rows[q] : q;    \\\n"
-    "    const size_t i = stride ? (size_t)c * (size_t)stride + (size_t)r                            \\\n"
-    "                            : (size_t)r * (size_t)dim + (size_t)c;                              \\\n"
-    "    const int j0 = off[q], j1 = off[q + 1];                                                    \\\n"
-    "    if (j0 == j1) return;                                                                      \\\n"
-    "    T v = d[i];                                                                                \\\n"
-    "    for (int j = j0; j < j1; j++) {                                                            \\\n"
-    "      const int e = ent[j];                                                                    \\\n"
-    "      const size_t k = (size_t)(e / nsrc);                                                     \\\n"
-    "      v += src[e % nsrc][sstride ? (size_t)c * (size_t)sstride + k : k * (size_t)dim + (size_t)c]; \\\n"
-    "    }                                                                                          \\\n"
-    "    d[i] = v;                                                                                  \\\n"
-    "  }\n"
-    "UM_GATHER(um_gather_d, double)\n"
-    "UM_GATHER(um_gather_f, float)\n"
-    "UM_GATHER(um_gather_i, int)\n"
-    "/* exact sums (um/backend.h: UM_XSUM_*): component c of rows [0, n), each block into a shared\n"
-    "   fixed-point accumulator with integer atomics (any order: the same words), then into out */\n"
-    "__device__ __forceinline__ void um_xs_add(long long *acc, double v) {\n"
-    "  const unsigned long long bits = (unsigned long long)__double_as_longlong(v);\n"
-    "  int ex = (int)((bits >> 52) & 0x7ff);\n"
-    "  unsigned long long m = bits & ((1ULL << 52) - 1);\n"
-    "  if (ex == 0x7ff) { atomicAdd((unsigned long long *)&acc[72 + (m ? 0 : (bits >> 63) ? 2 : 1)], 1ULL); return; }\n"
-    "  if (ex) m |= 1ULL << 52; else ex = 1;\n"
-    "  if (!m) return;\n"
-    "  const int sh = ex - 1075 + 1152, w = sh >> 5, b = sh & 31;\n"
-    "  const unsigned long long p0 = (m << b) & 0xffffffffULL;\n"
-    "  const unsigned long long p1 = b ? ((m >> (32 - b)) & 0xffffffffULL) : ((m >> 32) & 0xffffffffULL);\n"
-    "  const unsigned long long p2 = b ? (m >> (64 - b)) : 0ULL;\n"
-    "  const int neg = (int)(bits >> 63);\n"
-    "  if (p0) atomicAdd((unsigned long long *)&acc[w], neg ? (unsigned long long)(-(long long)p0) : p0);\n"
-    "  if (p1) atomicAdd((unsigned long long *)&acc[w + 1], neg ? (unsigned long long)(-(long long)p1) : p1);\n"
-    "  if (p2) atomicAdd((unsigned long long *)&acc[w + 2], neg ? (unsigned long long)(-(long long)p2) : p2);\n"
-    "}\n"
-    "#define UM_XSUM(name, T)                                                                    \\\n"
-    "  extern \"C\" __global__ void name(const T *__restrict__ v, int n, int dim, int c,            \\\n"
-    "                                    long long stride, unsigned long long *out) {               \\\n"
-    "    __shared__ long long acc[75];                                                              \\\n"
-    "    for (int i = threadIdx.x; i < 75; i += blockDim.x) acc[i] = 0;                             \\\n"
-    "    __syncthreads();                                                                           \\\n"
-    "    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;                 \\\n"
-    "         e += (long long)gridDim.x * blockDim.x)                                               \\\n"
-    "      um_xs_add(acc, (double)v[stride ? (size_t)c * (size_t)stride + (size_t)e                 \\\n"
-    "                                      : (size_t)e * (size_t)dim + (size_t)c]);                  \\\n"
-    "    __syncthreads();                                                                           \\\n"
-    "    for (int i = threadIdx.x; i < 75; i += blockDim.x)                                         \\\n"
-    "      if (acc[i]) atomicAdd(&out[i], (unsigned long long)acc[i]);                               \\\n"
-    "  }\n"
-    "UM_XSUM(um_xsum_d, double)\n"
-    "UM_XSUM(um_xsum_f, float)\n";
-
-const char *umc_halo_source(void) { return halo_source; }

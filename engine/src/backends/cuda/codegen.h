@@ -49,6 +49,8 @@ typedef struct {
   int arity, idx;     /* indirect */
   int store;          /* direct INC into a split loop's contribution temporary: registers from zero, stored */
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
+  int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
+                         incremented in the dat in place (never staged, never in an ind) */
 } umc_arg;
 
 /* A staging list of the hierarchical scheme: one (dat, map) pair. */
@@ -86,8 +88,10 @@ typedef enum {
   UMC_PASS_REG_INC,     /* register array of increments, zero-filled, applied after */
   UMC_PASS_GBL_READ,    /* register copy of a global READ value                    */
   UMC_PASS_GBL_REDUCE,  /* register accumulator of a global reduction              */
-  UMC_PASS_SHARED_DIRECT/* direct AoS data of the CUDA block's contiguous elements, moved
+  UMC_PASS_SHARED_DIRECT,/* direct AoS data of the CUDA block's contiguous elements, moved
                            between device and shared memory in coalesced sweeps      */
+  UMC_PASS_VEC          /* a um_vec over the element's map row, the dat in device memory in
+                           place (um/kernel.h); increments atomic with UMC_APPLY_ATOMIC */
 } umc_pass;
 
 /* How an increment held in registers is applied. */

@@ -5,7 +5,7 @@
  * pinned, mapped buffers the kernels below write and read directly (no device
  * staging buffer, no copy of a whole dat). A row list (which rows of a set go
  * to or come from one neighbour) is uploaded once, the first time it is used,
- * and kept. The kernels (codegen.c: umc_halo_source) are compiled by NVRTC once per context, at the first
+ * and kept. The kernels (codegen_halo.c: umc_halo_source) are compiled by NVRTC once per context, at the first
  * exchange (with the disk cache like every loop's module). Each call only
  * queues work on the backend's stream: copies and sums into one dat happen in
  * the order they were queued, so reverse increments add up in a fixed order. */

@@ -100,6 +100,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
       if (m == L->nmaps) maps[L->nmaps++] = a->map;
       x->map = m;
       x->arity = um_map_arity(a->map);
+      x->vec = a->idx == UM_ALL; /* never staged: in no ind */
     }
   }
   if (exec != UMC_EXEC_HIER) return UM_SUCCESS;
@@ -108,7 +109,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   int tl_map[UM_MAX_ARGS], tl_n[UM_MAX_ARGS], tl_idx[UM_MAX_ARGS][UM_MAX_ARGS], ntl = 0;
   for (int i = 0; i < loop->nargs; i++) {
     umc_arg *x = &L->args[i];
-    if (x->gbl || !x->indirect) continue;
+    if (x->gbl || !x->indirect || x->vec) continue;
     int s = 0;
     while (s < L->ninds && !(L->inds[s].dat == x->dat && L->inds[s].map == x->map)) s++;
     if (s == L->ninds) {

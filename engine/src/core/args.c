@@ -1,0 +1,123 @@
+/* Loop arguments: building them (um_arg_dat, um_arg_vec, um_arg_gbl) and checking
+ * one against its loop (um__check_arg, stage 1 of um_par_loop in loop.c). */
+#include <string.h>
+#include "internal.h"
+
+um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc) {
+  um_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = UM_ARG_DAT;
+  a.dat = dat;
+  a.map = map;
+  a.idx = idx;
+  a.dim = dim;
+  a.type = type;
+  a.acc = acc;
+  return a;
+}
+
+um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
+  um_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = UM_ARG_GBL;
+  a.gbl = data;
+  a.idx = -1;
+  a.dim = dim;
+  a.type = type;
+  a.acc = acc;
+  return a;
+}
+
+um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc) {
+  return um_arg_dat(dat, UM_ALL, map, dim, type, acc);
+}
+
+/* A vector argument (idx UM_ALL): a map from the loop's set to the dat's, READ or INC. */
+static int check_vec(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a) {
+  const um_dat *d = a->dat;
+  const um_map *m = a->map;
+  if (!m)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d (dat '%s'): a vector argument (um_arg_vec, or idx UM_ALL) passes every target "
+                    "of a map, but no map was given; give a map from '%s' to '%s', or use UM_ID with idx -1 for "
+                    "direct access",
+                    loop, i, d->name, set->name, d->set->name);
+  if (m->ctx != ctx)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' belongs to another context", loop, i, m->name);
+  if (a->acc != UM_READ && a->acc != UM_INC)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d: vector argument of dat '%s' through map '%s' has access %s, but a vector "
+                    "argument may only be READ or INC (add with um_vec_inc_*); to write or update targets in "
+                    "place, pass them one by one with um_arg_dat(dat, j, map, ...) and RW or WRITE",
+                    loop, i, d->name, m->name, um_access_name(a->acc));
+  if (m->from != set)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d: vector argument through map '%s', which goes from set '%s', but the loop runs "
+                    "over '%s'",
+                    loop, i, m->name, m->from->name, set->name);
+  if (m->to != d->set)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d: vector argument through map '%s', which leads to set '%s', but dat '%s' "
+                    "lives on '%s'",
+                    loop, i, m->name, m->to->name, d->name, d->set->name);
+  return UM_SUCCESS;
+}
+
+/* Check one argument against the loop's set and its dat; message names the loop and arg. */
+int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a) {
+  if (a->kind == UM_ARG_GBL) {
+    if (!a->gbl) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg with NULL data", loop, i);
+    if (!um_type_size(a->type))
+      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg of unknown type %d", loop, i, (int)a->type);
+    if (a->dim < 1 || a->dim > UM_MAX_SCRATCH_DIM)
+      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg dim %d outside 1..%d", loop, i, a->dim,
+                      UM_MAX_SCRATCH_DIM);
+    if (a->acc == UM_WRITE || a->acc == UM_RW)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s', arg %d: a global arg may be READ, INC, MIN or MAX, not %s (use a dat for "
+                      "per-element output)",
+                      loop, i, um_access_name(a->acc));
+    return UM_SUCCESS;
+  }
+  if (a->kind != UM_ARG_DAT) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: not an argument", loop, i);
+  const um_dat *d = a->dat;
+  if (!d) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat is NULL", loop, i);
+  if (d->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' belongs to another context", loop, i, d->name);
+  if (a->acc != UM_READ && a->acc != UM_WRITE && a->acc != UM_RW && a->acc != UM_INC)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): access %s is only for global args", loop, i,
+                    d->name, um_access_name(a->acc));
+  if (a->dim != d->dim)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: declared dim %d but dat '%s' has dim %d", loop, i, a->dim,
+                    d->name, d->dim);
+  if (a->type != d->type)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: declared type %s but dat '%s' holds %s", loop, i,
+                    um_type_name(a->type), d->name, um_type_name(d->type));
+  if (a->idx == UM_ALL) return check_vec(ctx, loop, set, i, a); /* read in place: never staged, any width */
+  if (d->dim * (int)d->esize > UM_MAX_SCRATCH_DIM * (int)sizeof(double) && (d->layout == UM_SOA || d->layout_auto))
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' of dim %d is too wide for SoA (at most %d doubles)",
+                    loop, i, d->name, d->dim, UM_MAX_SCRATCH_DIM);
+  if (!a->map) {
+    if (d->set != set)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s', arg %d: dat '%s' lives on set '%s' but the loop runs over '%s'; "
+                      "access it through a map from '%s'",
+                      loop, i, d->name, d->set->name, set->name, set->name);
+    if (a->idx != -1)
+      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): direct access needs idx -1 with UM_ID, got %d",
+                      loop, i, d->name, a->idx);
+    return UM_SUCCESS;
+  }
+  const um_map *m = a->map;
+  if (m->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' belongs to another context", loop, i, m->name);
+  if (m->from != set)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' goes from set '%s', but the loop runs over '%s'",
+                    loop, i, m->name, m->from->name, set->name);
+  if (m->to != d->set)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: map '%s' leads to set '%s', but dat '%s' lives on '%s'", loop,
+                    i, m->name, m->to->name, d->name, d->set->name);
+  if (a->idx < 0 || a->idx >= m->arity)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: index %d outside map '%s' of arity %d (0..%d, or UM_ALL for "
+                    "every target as one vector argument)", loop, i, a->idx, m->name, m->arity, m->arity - 1);
+  return UM_SUCCESS;
+}
+

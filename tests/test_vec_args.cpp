@@ -1,0 +1,316 @@
+// Vector arguments (um_arg_vec, idx UM_ALL): every target of a map row as one `const um_vec *`.
+// Each loop is compared with the same loop written with one argument per map index and with a
+// serial reference (the values are small integers, so every order of the sums gives the same
+// bits): READ and INC, arity 3 and 60 (beyond the 48-argument limit), AoS and SoA, seq and
+// coloured OpenMP; the plan's colourings and its checker; argument checks; splitting, compiled
+// host loops and statistics.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "plan.h"
+#include "um/exec.h"
+#include "um/um.h"
+}
+#include "test_vec_workload.hpp"
+
+namespace {
+
+struct Ctx {
+  um_context *ctx = nullptr;
+  explicit Ctx(const char *backend, int threads = 4, int block_size = 16) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = backend;
+    o.nthreads = strcmp(backend, "openmp") == 0 ? threads : 0;
+    o.parallel_threshold = 0;  // always parallel: the colouring must carry the loop
+    o.block_size = block_size;
+    o.check_plans = 1;  // every plan proven by the checker
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
+  }
+  ~Ctx() { um_finalize(&ctx); }
+  std::string msg() const { return um_error_message(ctx); }
+};
+
+std::vector<const char *> host_backends() {
+  std::vector<const char *> v = {"seq"};
+  if (um_backend_available("openmp")) v.push_back("openmp");
+  return v;
+}
+
+const um_loop_stats *stats_of(um_context *ctx, const std::string &name, um_loop_stats *s) {
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, s) == UM_SUCCESS && name == s->name) return s;
+  ADD_FAILURE() << "no statistics for loop " << name;
+  return nullptr;
+}
+
+TEST(VecArgs, ArgVecIsArgDatWithEveryIndex) {
+  um_arg a = um_arg_vec(nullptr, nullptr, 3, UM_FLOAT, UM_INC);
+  EXPECT_EQ(a.kind, UM_ARG_DAT);
+  EXPECT_EQ(a.idx, UM_ALL);
+  EXPECT_EQ(UM_ALL, -2);
+  EXPECT_EQ(a.dim, 3);
+  EXPECT_EQ(a.type, UM_FLOAT);
+  EXPECT_EQ(a.acc, UM_INC);
+}
+
+TEST(VecArgs, ReadEqualsPerIndexArgsArity3) {
+  const tvw::Mesh m = tvw::make(300, 3, 11);
+  const std::vector<double> ref = tvw::sum_reference(m);
+  for (const char *b : host_backends())
+    for (um_layout l : {UM_AOS, UM_SOA}) {
+      Ctx c(b);
+      tvw::Decl D = tvw::declare(c.ctx, m);
+      const std::vector<double> v = tvw::sum(c.ctx, D, m, true, l, "v"), p = tvw::sum(c.ctx, D, m, false, l, "p");
+      EXPECT_EQ(v, p) << b << " " << um_layout_name(l) << ": vector READ differs from per-index READ";
+      EXPECT_EQ(v, ref) << b << " " << um_layout_name(l);
+    }
+}
+
+TEST(VecArgs, ReadArity60BeyondTheArgumentLimit) {
+  const tvw::Mesh m = tvw::make(200, 60, 5);
+  ASSERT_GT(m.arity, UM_MAX_ARGS);
+  const std::vector<double> ref = tvw::sum_reference(m);
+  for (const char *b : host_backends())
+    for (um_layout l : {UM_AOS, UM_SOA}) {
+      Ctx c(b);
+      tvw::Decl D = tvw::declare(c.ctx, m);
+      const std::vector<double> v = tvw::sum(c.ctx, D, m, true, l, "v"), p = tvw::sum(c.ctx, D, m, false, l, "p");
+      EXPECT_EQ(v, p) << b << " " << um_layout_name(l) << ": one vector arg vs 60 loops of one index each";
+      EXPECT_EQ(v, ref) << b << " " << um_layout_name(l);
+    }
+}
+
+TEST(VecArgs, IncMatchesTheSerialReferenceOnSeqAndColouredOpenMP) {
+  for (int arity : {3, 60}) {
+    const tvw::Mesh m = tvw::make(400, arity, 17 + arity);
+    const std::vector<double> ref = tvw::scatter_reference(m);
+    for (const char *b : host_backends())
+      for (um_layout l : {UM_AOS, UM_SOA}) {
+        Ctx c(b);
+        tvw::Decl D = tvw::declare(c.ctx, m);
+        const std::vector<double> v = tvw::scatter(c.ctx, D, m, true, l, "v");
+        EXPECT_EQ(v, ref) << b << " " << um_layout_name(l) << " arity " << arity
+                          << ": a vector INC adds into the existing values, once per reference";
+        if (arity == 3) EXPECT_EQ(tvw::scatter(c.ctx, D, m, false, l, "p"), ref) << b << " per-index form";
+        um_loop_stats s;
+        if (stats_of(c.ctx, "scatter_v", &s)) {
+          if (!strcmp(b, "openmp")) {  // blocks of 16 whose rows overlap: one colour would race
+            EXPECT_EQ(s.has_plan, 1) << "OpenMP runs increments through maps by block colour";
+            EXPECT_GT(s.nblock_colours, 1) << "block colours must include every target of the row";
+            EXPECT_GT(s.max_thread_colours, 1) << "thread colours must include every target of the row";
+          }
+        }
+      }
+  }
+}
+
+TEST(VecArgs, IntAndFloatIncrementsRaceFree) {
+  const tvw::Mesh m = tvw::make(500, 3, 23);
+  std::vector<int> rc(m.n, 0);
+  for (int t : m.map) rc[t]++;
+  for (const char *b : host_backends()) {
+    Ctx c(b, 8);
+    tvw::Decl D = tvw::declare(c.ctx, m);
+    std::vector<int> cv, cp;
+    std::vector<float> hv, hp;
+    tvw::count(c.ctx, D, m, true, "v", &cv, &hv);
+    tvw::count(c.ctx, D, m, false, "p", &cp, &hp);
+    EXPECT_EQ(cv, rc) << b;
+    EXPECT_EQ(cv, cp) << b;
+    EXPECT_EQ(hv, hp) << b;
+    for (int i = 0; i < m.n; i++) EXPECT_EQ(hv[i], 0.5f * (float)rc[i]) << b << " target " << i;
+  }
+}
+
+TEST(VecArgs, VectorAndPerIndexArgsInOneLoop) {
+  const tvw::Mesh m = tvw::make(300, 3, 31);
+  for (const char *b : host_backends())
+    for (um_layout l : {UM_AOS, UM_SOA}) {
+      Ctx c(b);
+      tvw::Decl D = tvw::declare(c.ctx, m);
+      const std::vector<double> v = tvw::mixed(c.ctx, D, m, true, l, "v"), p = tvw::mixed(c.ctx, D, m, false, l, "p");
+      EXPECT_EQ(v, p) << b << " " << um_layout_name(l);
+    }
+}
+
+TEST(VecArgs, BadArgumentsAreRejectedWithAMessage) {
+  Ctx c("seq");
+  const tvw::Mesh m = tvw::make(20, 4, 3);
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  um_set *nodes = nullptr;
+  ASSERT_EQ(um_decl_set(c.ctx, 10, "nodes", &nodes), UM_SUCCESS);
+  std::vector<int> c2n(20 * 2, 1);
+  um_map *cn = nullptr;
+  ASSERT_EQ(um_decl_map(c.ctx, D.cells, nodes, 2, c2n.data(), "c2n", &cn), UM_SUCCESS);
+  um_dat *q = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, nullptr, "q", UM_AOS);
+  um_dat *out = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, nullptr, "out", UM_AOS);
+  um_dat *xn = tvw::dat(c.ctx, nodes, 2, UM_DOUBLE, nullptr, "xn", UM_AOS);
+  auto run = [&](um_arg v) {
+    um_arg a[2] = {v, um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+    return um_par_loop(c.ctx, &tv_sum_vec_kernel, "bad", D.cells, 2, a);
+  };
+  for (um_access acc : {UM_RW, UM_WRITE, UM_MIN}) {
+    EXPECT_EQ(run(um_arg_vec(q, D.nbr, 2, UM_DOUBLE, acc)), UM_ERR_ARG) << um_access_name(acc);
+    EXPECT_NE(c.msg().find("loop 'bad', arg 0"), std::string::npos) << c.msg();
+    if (acc != UM_MIN) {
+      EXPECT_NE(c.msg().find("may only be READ or INC"), std::string::npos) << c.msg();
+      EXPECT_NE(c.msg().find("um_arg_dat(dat, j, map"), std::string::npos) << "says what to do instead: " << c.msg();
+    }
+  }
+  EXPECT_EQ(run(um_arg_vec(q, nullptr, 2, UM_DOUBLE, UM_READ)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("no map was given"), std::string::npos) << c.msg();
+  EXPECT_NE(c.msg().find("dat 'q'"), std::string::npos) << c.msg();
+  EXPECT_EQ(run(um_arg_vec(q, cn, 2, UM_DOUBLE, UM_READ)), UM_ERR_ARG) << "dat on cells, map leads to nodes";
+  EXPECT_NE(c.msg().find("map 'c2n', which leads to set 'nodes', but dat 'q' lives on 'cells'"), std::string::npos)
+      << c.msg();
+  um_arg a[2] = {um_arg_vec(xn, cn, 2, UM_DOUBLE, UM_READ), um_arg_dat(xn, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(c.ctx, &tv_sum_vec_kernel, "bad_set", nodes, 2, a), UM_ERR_ARG) << "loop over nodes";
+  EXPECT_NE(c.msg().find("goes from set 'cells', but the loop runs over 'nodes'"), std::string::npos) << c.msg();
+  EXPECT_EQ(run(um_arg_vec(q, D.nbr, 3, UM_DOUBLE, UM_READ)), UM_ERR_ARG) << "dim checked as for other args";
+  EXPECT_EQ(run(um_arg_vec(q, D.nbr, 2, UM_FLOAT, UM_READ)), UM_ERR_ARG) << "type checked as for other args";
+  EXPECT_EQ(run(um_arg_dat(q, 7, D.nbr, 2, UM_DOUBLE, UM_READ)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("or UM_ALL"), std::string::npos) << "a bad index names the vector form: " << c.msg();
+  EXPECT_EQ(run(um_arg_vec(q, D.nbr, 2, UM_DOUBLE, UM_READ)), UM_SUCCESS) << c.msg();
+}
+
+TEST(VecArgs, LoopsWithVectorArgsAreNeverSplit) {
+  Ctx c("seq");
+  ASSERT_EQ(um_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS);
+  const tvw::Mesh m = tvw::make(100, 5, 9);
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  EXPECT_EQ(tvw::scatter(c.ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
+  um_loop_stats s;
+  if (stats_of(c.ctx, "scatter_v", &s)) {
+    EXPECT_STREQ(s.split, "off");
+    ASSERT_NE(s.split_reason, nullptr);
+    EXPECT_NE(std::string(s.split_reason).find("vector argument"), std::string::npos) << s.split_reason;
+  }
+}
+
+TEST(VecArgs, CompiledHostLoopsRunTheKernelsOwnRange) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  o.compile = UM_COMPILE_WAIT;  // every loop compiled before its first call, but not one with vector args
+  snprintf(o.cache, sizeof o.cache, "off");
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  const tvw::Mesh m = tvw::make(100, 60, 4);
+  tvw::Decl D = tvw::declare(ctx, m);
+  EXPECT_EQ(tvw::sum(ctx, D, m, true, UM_AOS, "v"), tvw::sum_reference(m));
+  EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_SOA, "w"), tvw::scatter_reference(m));
+  um_loop_stats s;
+  for (const char *n : {"sum_v", "scatter_w"})
+    if (stats_of(ctx, n, &s)) {
+      EXPECT_EQ(s.calls, 1);
+      EXPECT_EQ(s.compiled_calls, 0) << n;
+    }
+  um_finalize(&ctx);
+}
+
+TEST(VecArgs, UsefulBytesCountEveryTargetOfTheRowAndTheMap) {
+  Ctx c("seq");
+  const tvw::Mesh m = tvw::make(100, 60, 8);
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  tvw::sum(c.ctx, D, m, true, UM_AOS, "v");
+  std::vector<char> seen(m.n, 0);
+  double touched = 0;
+  for (int t : m.map) touched += !seen[t]++;
+  const double expect = (double)m.n * m.arity * sizeof(int) + touched * 2 * sizeof(double) + m.n * 2 * sizeof(double);
+  um_loop_stats s;
+  if (stats_of(c.ctx, "sum_v", &s)) EXPECT_DOUBLE_EQ(s.bytes, expect);
+}
+
+// ---- the plan: a vector INC arg conflicts through every target of its row ----
+
+struct PlanIn {
+  std::vector<int> map;
+  um_plan_arg arg[2];
+  um_plan_input in;
+  PlanIn(int n, int arity, int to, um_access acc) {
+    unsigned s = 7;
+    for (int i = 0; i < n * arity; i++) map.push_back((int)((s = s * 1103515245u + 12345u) >> 9) % to);
+    memset(arg, 0, sizeof arg);
+    arg[0].map = map.data();
+    arg[0].arity = arity;
+    arg[0].idx = UM_PLAN_ALL;
+    arg[0].to_size = to;
+    arg[0].dim = 2;
+    arg[0].esize = 8;
+    arg[0].acc = acc;
+    memset(&in, 0, sizeof in);
+    in.set_size = n;
+    in.block_size = 32;
+    in.nargs = 1;
+    in.args = arg;
+  }
+};
+
+TEST(VecArgs, PlanColoursEveryTargetAndTheCheckerSeesThem) {
+  PlanIn P(1000, 60, 5000, UM_INC);
+  um_plan *p = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(um_plan_build(&P.in, &p, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_plan_check(p, &P.in, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(p->arg_ind[0], -1) << "a vector arg is never staged";
+  EXPECT_EQ(p->ninds, 0);
+  EXPECT_GT(p->nblock_colours, 1);
+  // proven here too, independently: no two elements of one block and thread colour, and no two blocks of one
+  // block colour, share a target through any index of their rows
+  std::vector<long long> owner(5000, -1);
+  for (int b = 0; b < p->nblocks; b++)
+    for (int c = 0; c < p->nthread_colours[b]; c++) {
+      std::fill(owner.begin(), owner.end(), -1);
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++) {
+        if (p->thread_colour[e] != c) continue;
+        for (int j = 0; j < 60; j++) {
+          const int t = P.map[(size_t)e * 60 + j];
+          EXPECT_TRUE(owner[t] == -1 || owner[t] == e) << "block " << b << " colour " << c << " target " << t;
+          owner[t] = e;
+        }
+      }
+    }
+  for (int c = 0; c < p->nblock_colours; c++) {
+    std::fill(owner.begin(), owner.end(), -1);
+    for (int k = p->colour_offset[c]; k < p->colour_offset[c + 1]; k++) {
+      const int b = p->block_order[k];
+      for (int e = p->block_offset[b]; e < p->block_offset[b + 1]; e++)
+        for (int j = 0; j < 60; j++) {
+          const int t = P.map[(size_t)e * 60 + j];
+          EXPECT_TRUE(owner[t] == -1 || owner[t] == b) << "block colour " << c << " target " << t;
+          owner[t] = b;
+        }
+    }
+  }
+  // a plan that ignores the row's other targets must fail the check
+  std::vector<int> tc(p->thread_colour, p->thread_colour + p->set_size), ntc(p->nthread_colours,
+                                                                            p->nthread_colours + p->nblocks);
+  for (int e = 0; e < p->set_size; e++) p->thread_colour[e] = 0;
+  for (int b = 0; b < p->nblocks; b++) p->nthread_colours[b] = 1;
+  EXPECT_EQ(um_plan_check(p, &P.in, err, sizeof err), UM_ERR_PLAN);
+  EXPECT_NE(std::string(err).find("thread colour conflict"), std::string::npos) << err;
+  std::copy(tc.begin(), tc.end(), p->thread_colour);
+  std::copy(ntc.begin(), ntc.end(), p->nthread_colours);
+  EXPECT_EQ(um_plan_check(p, &P.in, err, sizeof err), UM_SUCCESS) << err;
+  um_plan_free(p);
+}
+
+TEST(VecArgs, PlanOfAVectorReadNeedsNoColours) {
+  PlanIn P(1000, 60, 500, UM_READ);
+  um_plan *p = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(um_plan_build(&P.in, &p, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_plan_check(p, &P.in, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(p->nblock_colours, 1);
+  EXPECT_EQ(p->stats.max_thread_colours, 1);
+  um_plan_free(p);
+  P.map[5] = 500;  // outside the target set, at an index other than 0
+  EXPECT_EQ(um_plan_build(&P.in, &p, err, sizeof err), UM_ERR_ARG);
+  EXPECT_NE(std::string(err).find("index 5"), std::string::npos) << "every index of a vector arg is checked: " << err;
+}
+
+}  // namespace
