@@ -280,12 +280,13 @@ UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy
   return sum;
 }
 
-/* siac_contrib with a mode: 0 the filter's integrand (what siac_contrib
+/* siac_contrib for u_T prepared by siac_u_prepare (the loops prepare it once per
+ * triangle and apply it to many points), with a mode: 0 the filter's integrand (what siac_contrib
  * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
  * inside the stencil square as the sum of the sub-triangles' areas (a test
  * hook for the clipping). */
-UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, double px, double py, int mode,
-                                   double *ntests, double *nsub) {
+UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, double px, double py, int mode,
+                                       double *ntests, double *nsub) {
   const int npiece = 3 * siac_k + 1;
   const double h = siac_h, half = 0.5 * npiece * h;
   const double X0 = px - half, Y0 = py - half; /* the first breaks */
@@ -299,8 +300,6 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
   }
   *ntests += 1.0;
   if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
-  double G[16]; /* u_T in the cheap form, once per triangle */
-  siac_u_prepare(tcoef, G);
 
   /* the x-strips (between X0 + m h and X0 + (m+1) h) that T's bounding box meets */
   /* (clamped as doubles: a huge triangle must not overflow the int conversion) */
@@ -362,6 +361,14 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
   return mode == 1 ? sum : sum / (h * h);
 }
 
+/* siac_contrib_prepared with u_T given by its coefficients (prepared here). */
+UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, double px, double py, int mode,
+                                   double *ntests, double *nsub) {
+  double G[16]; /* u_T in the cheap form */
+  siac_u_prepare(tcoef, G);
+  return siac_contrib_prepared(txy, G, px, py, mode, ntests, nsub);
+}
+
 /* The contribution of one triangle T (vertices txy[6] counter-clockwise, in the
  * periodic image the caller chose; dG coefficients tcoef[nb]) to the filtered
  * value at (px,py):
@@ -371,6 +378,117 @@ UM_KERNEL double siac_contrib_mode(const double *txy, const double *tcoef, doubl
 UM_KERNEL double siac_contrib(const double *txy, const double *tcoef, double px, double py, double *ntests,
                               double *nsub) {
   return siac_contrib_mode(txy, tcoef, px, py, 0, ntests, nsub);
+}
+
+/* ---- the loops: per point (gather) and per element (scatter) ---------------------------
+ * Both iterate over the cells. A cell's evaluation points are siac_point(cell, q), q < siac_nq.
+ * The neighbourhood of a cell (the map "nbr", padded to a fixed arity; *nn entries in use)
+ * holds every cell whose nearest periodic image can touch the stencil of one of its points;
+ * the relation is symmetric, so the same map serves the gather and the scatter. */
+
+/* The image of triangle t (6 values) nearest to (cx, cy): shifted by whole periods. */
+UM_KERNEL void siac_image(const double *t, double cx, double cy, double *out) {
+  const double tx = (t[0] + t[2] + t[4]) / 3.0, ty = (t[1] + t[3] + t[5]) / 3.0;
+  const double sx = floor(cx - tx + 0.5), sy = floor(cy - ty + 0.5);
+  for (int i = 0; i < 3; i++) {
+    out[2 * i] = t[2 * i] + sx;
+    out[2 * i + 1] = t[2 * i + 1] + sy;
+  }
+}
+
+/* Evaluation point q of the cell with vertices c (the affine image of siac_qr/qs[q]). */
+UM_KERNEL void siac_point(const double *c, int q, double *px, double *py) {
+  *px = c[0] + (c[2] - c[0]) * siac_qr[q] + (c[4] - c[0]) * siac_qs[q];
+  *py = c[1] + (c[3] - c[1]) * siac_qr[q] + (c[5] - c[1]) * siac_qs[q];
+}
+
+/* Per point: the cell gathers, for each of its points, the contributions of every
+ * neighbour (its vertices and coefficients read through the map), and writes the
+ * filtered values of its own points. stats: [intersection tests, sub-triangles]. */
+UM_KERNEL void siac_per_point(const double *xy, const int *nn, const um_vec *nxy, const um_vec *ncoef,
+                              double *ustar, double *stats) {
+  const double cx = (xy[0] + xy[2] + xy[4]) / 3.0, cy = (xy[1] + xy[3] + xy[5]) / 3.0;
+  double acc[16], tests = 0, nsub = 0;
+  for (int q = 0; q < siac_nq; q++) acc[q] = 0;
+  for (int j = 0; j < *nn; j++) {
+    double t[6], ti[6], tc[10], G[16];
+    for (int i = 0; i < 6; i++) t[i] = UM_VEC_D(nxy, j, i);
+    for (int i = 0; i < siac_nb; i++) tc[i] = UM_VEC_D(ncoef, j, i);
+    siac_image(t, cx, cy, ti);
+    siac_u_prepare(tc, G);
+    for (int q = 0; q < siac_nq; q++) {
+      double px, py;
+      siac_point(xy, q, &px, &py);
+      acc[q] += siac_contrib_prepared(ti, G, px, py, 0, &tests, &nsub);
+    }
+  }
+  for (int q = 0; q < siac_nq; q++) ustar[q] = acc[q];
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+/* Per element: the cell reads its own data once and adds its contribution to the
+ * points of every neighbour whose stencils reach it (increments through the map). */
+UM_KERNEL void siac_per_element(const double *xy, const double *coef, const int *nn, const um_vec *nxy,
+                                const um_vec *nout, double *stats) {
+  double tests = 0, nsub = 0, G[16];
+  siac_u_prepare(coef, G); /* once: the cell's own solution serves every neighbour's points */
+  for (int j = 0; j < *nn; j++) {
+    double c[6], ti[6];
+    for (int i = 0; i < 6; i++) c[i] = UM_VEC_D(nxy, j, i);
+    siac_image(xy, (c[0] + c[2] + c[4]) / 3.0, (c[1] + c[3] + c[5]) / 3.0, ti);
+    for (int q = 0; q < siac_nq; q++) {
+      double px, py;
+      siac_point(c, q, &px, &py);
+      const double v = siac_contrib_prepared(ti, G, px, py, 0, &tests, &nsub);
+      if (v != 0.0) um_vec_inc_d(nout, j, q, v);
+    }
+  }
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+UM_KERNEL void siac_zero(double *u) {
+  for (int q = 0; q < siac_nq; q++) u[q] = 0.0;
+}
+
+/* The function the solution approximates: sin(2 pi x) sin(2 pi y), periodic on the unit square. */
+UM_KERNEL double siac_exact(double x, double y) {
+  const double tp = 6.283185307179586476925286766559;
+  return sin(tp * x) * sin(tp * y);
+}
+
+/* Errors at the evaluation points, weighted by the rule and the cell's area:
+ * sq[0..1] += squared L2 errors of the unfiltered and filtered solutions, mx[0..1]
+ * the L-infinity errors, mean[0..1] the cell's mean unfiltered and filtered values
+ * (the fields written for ParaView). */
+UM_KERNEL void siac_errors(const double *xy, const double *coef, const double *ustar, double *mean, double *sq,
+                           double *mx) {
+  const double jac = fabs((xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[4] - xy[0]) * (xy[3] - xy[1]));
+  double m0 = 0, m1 = 0, wsum = 0;
+  for (int q = 0; q < siac_nq; q++) {
+    double px, py;
+    siac_point(xy, q, &px, &py);
+    const double f = siac_exact(px, py), u = siac_eval(xy, coef, px, py);
+    const double e0 = u - f, e1 = ustar[q] - f, w = siac_qw[q] * jac;
+    sq[0] += w * e0 * e0;
+    sq[1] += w * e1 * e1;
+    if (fabs(e0) > mx[0]) mx[0] = fabs(e0);
+    if (fabs(e1) > mx[1]) mx[1] = fabs(e1);
+    m0 += siac_qw[q] * u;
+    m1 += siac_qw[q] * ustar[q];
+    wsum += siac_qw[q];
+  }
+  mean[0] = m0 / wsum;
+  mean[1] = m1 / wsum;
+}
+
+/* The largest difference between two evaluations of the filter (per point against per element). */
+UM_KERNEL void siac_diff(const double *a, const double *b, double *mx) {
+  for (int q = 0; q < siac_nq; q++) {
+    const double d = fabs(a[q] - b[q]);
+    if (d > *mx) *mx = d;
+  }
 }
 
 #endif

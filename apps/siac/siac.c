@@ -1,0 +1,157 @@
+/* SIAC: Smoothness-Increasing Accuracy-Conserving filtering of a discontinuous
+ * Galerkin solution on a triangle mesh of the periodic unit square, after King &
+ * Kirby, "A Scalable, Efficient Scheme for Evaluation of Stencil Computations over
+ * Unstructured Meshes" (SC'13).
+ *
+ * The dG solution u_h is, on each triangle, a polynomial of degree k in an
+ * orthonormal modal basis (by default the L2 projection of sin(2 pi x) sin(2 pi y),
+ * or read from an HDF5 file). The filtered value at a point is the convolution of
+ * u_h with the tensor product of the B-spline kernel K^{2k+1,k+1} scaled by h,
+ * integrated exactly over the pieces of every triangle the stencil (a square of
+ * side (3k+1)h) covers. It is evaluated at the quadrature points of every
+ * triangle in two ways, both par_loops over the cells through one neighbourhood
+ * map passed whole to the kernel (a vector argument):
+ *   per_point   - each cell gathers from its neighbours and writes its own points;
+ *   per_element - each cell reads its own data once and increments the points of
+ *                 its neighbours (conflicting writes: colouring or atomics).
+ * The errors of the unfiltered and filtered solutions against the exact function
+ * are metrics (the filter should raise the order from k+1 to about 2k+1).
+ *
+ * Config: params: {degree: 1..3, mesh: uniform|low_variance|high_variance|file, n: 16,
+ *                  size: 4 (k triangles of a generated Delaunay mesh), scheme: both|per_point|per_element}
+ * (docs/options.md lists every key). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "um/app.h"
+#include "siac_internal.h"
+
+#define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+static const um_option siac_options[] = {
+    {.key = "params.degree", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 3, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1, 2 or 3", .help = "k: the polynomial degree of the dG solution (the kernel is K^{2k+1,k+1})"},
+    {.key = "params.mesh", .type = UM_OPT_CHOICE, .def = "uniform",
+     .choices = CHOICES("uniform", "low_variance", "high_variance", "file"),
+     .help = "the triangle mesh: uniform (params.n), a Delaunay mesh of low or high element-size\n"
+             "variance made by scripts/siac-meshes.sh (params.size), or mesh.file"},
+    {.key = "params.n", .type = UM_OPT_INT, .def = "16", .min = 2, .max = 8192, .flags = UM_OPT_RANGE,
+     .range_hint = "use 2..8192", .help = "uniform mesh: squares per side (two triangles each)"},
+    {.key = "params.size", .type = UM_OPT_INT, .def = "4", .min = 1, .max = 1048576, .flags = UM_OPT_RANGE,
+     .range_hint = "a size scripts/siac-meshes.sh made: 4, 16, 64, 256 or 1024",
+     .help = "low_variance / high_variance: thousands of triangles (the file siac_<low|high>_<size>k.msh)"},
+    {.key = "mesh.dir", .type = UM_OPT_STRING, .def = "build/siac-meshes",
+     .help = "where scripts/siac-meshes.sh wrote the Delaunay meshes (relative: to the current folder)"},
+    {.key = "mesh.file", .type = UM_OPT_STRING, .def = "",
+     .help = "params.mesh: file: a Gmsh ASCII (format 2) triangle mesh inside the unit square"},
+    {.key = "params.refine", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 8, .flags = UM_OPT_RANGE,
+     .range_hint = "use 0..8", .help = "split every triangle into 4 this many times before filtering"},
+    {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "both", .choices = CHOICES("both", "per_point", "per_element"),
+     .help = "how the filter runs: per_point (gather), per_element (scatter), or both (and compare them)"},
+    {.key = "params.solution", .type = UM_OPT_STRING, .def = "",
+     .help = "an HDF5 file holding the dG solution to filter (the layout this app writes with output.hdf5:\n"
+             "set cells, set nodes, map cell_nodes, dat x on nodes, dat coef on cells of (k+1)(k+2)/2 values);\n"
+             "empty: the L2 projection of sin(2 pi x) sin(2 pi y)"},
+    {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
+};
+
+static const char *scheme_loop[2] = {"per_point", "per_element"};
+
+/* One scheme, `repeat` times: the fastest time, the tests and sub-triangles of one run. */
+static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *best, double stats[2]) {
+  *best = INFINITY;
+  for (int it = 0; it < repeat; it++) {
+    stats[0] = stats[1] = 0;
+    UM_APP_TRY(um_sync(r->ctx));
+    const double t0 = um_wtime();
+    if (which == 0) {
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_kernel, "per_point", s->cells,
+                             um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_nn, -1, UM_ID, 1, UM_INT, UM_READ),
+                             um_arg_vec(s->p_xy, s->nbr, 6, UM_DOUBLE, UM_READ),
+                             um_arg_vec(s->p_coef, s->nbr, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_pp, -1, UM_ID, s->nq, UM_DOUBLE, UM_WRITE),
+                             um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
+    } else {
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_zero_kernel, "zero", s->cells,
+                             um_arg_dat(s->p_pe, -1, UM_ID, s->nq, UM_DOUBLE, UM_WRITE)));
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_element_kernel, "per_element", s->cells,
+                             um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_coef, -1, UM_ID, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_nn, -1, UM_ID, 1, UM_INT, UM_READ),
+                             um_arg_vec(s->p_xy, s->nbr, 6, UM_DOUBLE, UM_READ),
+                             um_arg_vec(s->p_pe, s->nbr, s->nq, UM_DOUBLE, UM_INC),
+                             um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
+    }
+    UM_APP_TRY(um_sync(r->ctx));
+    const double t = um_wtime() - t0;
+    if (t < *best) *best = t;
+    um_app_progress(r, scheme_loop[which], it + 1, repeat);
+  }
+  um_app_progress_clear(r);
+  return UM_SUCCESS;
+}
+
+static int record_scheme(um_app_run *r, const siac *s, int which, double t, const double stats[2]) {
+  char name[64];
+  const double flops = siac_flops(s->k, stats[0], stats[1]);
+  fprintf(r->log, "siac: %-11s %10.4f s  %.0f intersection tests (%.1f per point), %.0f sub-triangles, "
+                  "%.3g GFLOP/s\n",
+          scheme_loop[which], t, stats[0], stats[0] / ((double)s->ncells * s->nq), stats[1], flops / t * 1e-9);
+  snprintf(name, sizeof name, "seconds_%s", scheme_loop[which]);
+  UM_APP_TRY(um_app_metric(r, name, t));
+  snprintf(name, sizeof name, "tests_%s", scheme_loop[which]);
+  UM_APP_TRY(um_app_metric(r, name, stats[0]));
+  snprintf(name, sizeof name, "subtriangles_%s", scheme_loop[which]);
+  UM_APP_TRY(um_app_metric(r, name, stats[1]));
+  snprintf(name, sizeof name, "gflops_%s", scheme_loop[which]);
+  UM_APP_TRY(um_app_metric(r, name, flops / t * 1e-9));
+  return UM_SUCCESS;
+}
+
+static int siac_run(um_app_run *r) {
+  siac s;
+  memset(&s, 0, sizeof s);
+  int scheme, repeat;
+  UM_APP_TRY(um_app_choice(r, "params.scheme", &scheme, NULL));
+  UM_APP_TRY(um_app_int(r, "params.repeat", &repeat));
+  const double t0 = um_wtime();
+  int rc = siac_setup(r, &s);
+  if (!rc) rc = um_app_prepare(r, "cell_nodes");
+  if (rc) {
+    siac_free(&s);
+    return rc;
+  }
+  r->setup_seconds = um_wtime() - t0;
+  const double t1 = um_wtime();
+  double t[2] = {0, 0}, st[2][2] = {{0, 0}, {0, 0}};
+  const int use[2] = {scheme != 2, scheme != 1};
+  for (int w = 0; w < 2 && !rc; w++)
+    if (use[w]) rc = run_scheme(r, &s, w, repeat, &t[w], st[w]);
+  r->run_seconds = um_wtime() - t1;
+  for (int w = 0; w < 2 && !rc; w++)
+    if (use[w]) rc = record_scheme(r, &s, w, t[w], st[w]);
+  if (!rc && use[0] && use[1]) {
+    double diff = 0;
+    rc = UM_PAR_LOOP(r->ctx, siac_diff_kernel, "compare", s.cells,
+                     um_arg_dat(s.p_pp, -1, UM_ID, s.nq, UM_DOUBLE, UM_READ),
+                     um_arg_dat(s.p_pe, -1, UM_ID, s.nq, UM_DOUBLE, UM_READ), um_arg_gbl(&diff, 1, UM_DOUBLE, UM_MAX));
+    if (!rc) {
+      fprintf(r->log, "siac: per_point and per_element differ by at most %.3g; per_element / per_point time %.3f\n",
+              diff, t[1] / t[0]);
+      rc = um_app_metric(r, "scheme_difference", diff);
+    }
+    if (!rc) rc = um_app_metric(r, "speedup_per_element", t[0] / t[1]);
+  }
+  if (!rc) rc = siac_finish(r, &s, use[0] ? s.p_pp : s.p_pe);
+  siac_free(&s);
+  return rc;
+}
+
+const um_app um_app_siac = {
+    .name = "siac",
+    .description = "SIAC filtering of a dG solution on triangles: per point (gather) against per element (scatter)",
+    .run = siac_run,
+    .options = siac_options,
+    .noptions = (int)(sizeof siac_options / sizeof siac_options[0])};

@@ -1,0 +1,322 @@
+/* The SIAC app's setup and results: the mesh (generated, read or refined), the dG
+ * solution (projected or read from HDF5), the neighbourhoods, the kernel's
+ * constants, the declarations; then the errors, the fields and the outputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "um/hdf5io.h"
+#include "um/safe_file.h"
+#include "siac_internal.h"
+#include "siac_kernels.h"
+#include "siac_mesh.h"
+#include "siac_setup.h"
+
+extern const char siac_kernels_source[];
+UM_KERNEL_DEFINE(siac_per_point, 6, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_element, 6, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_zero, 1, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_errors, 6, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_diff, 3, siac_kernels_source, "siac_kernels.h");
+
+UM_CONST_DEFINE(int, siac_k);
+UM_CONST_DEFINE(int, siac_nb);
+UM_CONST_DEFINE(int, siac_nq);
+UM_CONST_DEFINE(int, siac_ns);
+UM_CONST_DEFINE(double, siac_h);
+UM_CONST_DEFINE(double, siac_kpoly[40]);
+UM_CONST_DEFINE(double, siac_qr[16]);
+UM_CONST_DEFINE(double, siac_qs[16]);
+UM_CONST_DEFINE(double, siac_qw[16]);
+UM_CONST_DEFINE(double, siac_sr[25]);
+UM_CONST_DEFINE(double, siac_ss[25]);
+UM_CONST_DEFINE(double, siac_sw[25]);
+
+/* Publish the filter's constants for degree k and scale h (host copies and every backend's). */
+static int publish_constants(um_app_run *r, int k, double h) {
+  siac_consts c;
+  if (siac_consts_fill(k, h, &c)) return um_app_fail(r, UM_ERR_CONFIG, "%s", c.error);
+  siac_k = c.k;
+  siac_nb = c.nb;
+  siac_nq = c.nq;
+  siac_ns = c.ns;
+  siac_h = c.h;
+  memcpy(siac_kpoly, c.kpoly, sizeof siac_kpoly);
+  memcpy(siac_qr, c.qr, sizeof siac_qr);
+  memcpy(siac_qs, c.qs, sizeof siac_qs);
+  memcpy(siac_qw, c.qw, sizeof siac_qw);
+  memcpy(siac_sr, c.sr, sizeof siac_sr);
+  memcpy(siac_ss, c.ss, sizeof siac_ss);
+  memcpy(siac_sw, c.sw, sizeof siac_sw);
+  um_context *ctx = r->ctx;
+  UM_APP_TRY(um_decl_const(ctx, "siac_k", 1, UM_INT, &siac_k));
+  UM_APP_TRY(um_decl_const(ctx, "siac_nb", 1, UM_INT, &siac_nb));
+  UM_APP_TRY(um_decl_const(ctx, "siac_nq", 1, UM_INT, &siac_nq));
+  UM_APP_TRY(um_decl_const(ctx, "siac_ns", 1, UM_INT, &siac_ns));
+  UM_APP_TRY(um_decl_const(ctx, "siac_h", 1, UM_DOUBLE, &siac_h));
+  UM_APP_TRY(um_decl_const(ctx, "siac_kpoly", 40, UM_DOUBLE, siac_kpoly));
+  UM_APP_TRY(um_decl_const(ctx, "siac_qr", 16, UM_DOUBLE, siac_qr));
+  UM_APP_TRY(um_decl_const(ctx, "siac_qs", 16, UM_DOUBLE, siac_qs));
+  UM_APP_TRY(um_decl_const(ctx, "siac_qw", 16, UM_DOUBLE, siac_qw));
+  UM_APP_TRY(um_decl_const(ctx, "siac_sr", 25, UM_DOUBLE, siac_sr));
+  UM_APP_TRY(um_decl_const(ctx, "siac_ss", 25, UM_DOUBLE, siac_ss));
+  UM_APP_TRY(um_decl_const(ctx, "siac_sw", 25, UM_DOUBLE, siac_sw));
+  return UM_SUCCESS;
+}
+
+static double exact_fn(double x, double y, void *user) {
+  (void)user;
+  return siac_exact(x, y);
+}
+
+/* The mesh the config names: uniform, a generated Delaunay mesh, or a file; refined params.refine times. */
+static int load_mesh(um_app_run *r, siac_mesh *m, char *what, size_t wlen) {
+  int kind, n, size, refine;
+  const char *dir, *file;
+  char err[1024], path[4096];
+  UM_APP_TRY(um_app_choice(r, "params.mesh", &kind, NULL));
+  UM_APP_TRY(um_app_int(r, "params.n", &n));
+  UM_APP_TRY(um_app_int(r, "params.size", &size));
+  UM_APP_TRY(um_app_string(r, "mesh.dir", &dir));
+  UM_APP_TRY(um_app_string(r, "mesh.file", &file));
+  UM_APP_TRY(um_app_int(r, "params.refine", &refine));
+  int rc;
+  if (kind == 0) {
+    rc = siac_mesh_uniform(n, m, err, sizeof err);
+    snprintf(what, wlen, "uniform %d x %d", n, n);
+  } else if (kind == 3) {
+    if (!file || !*file)
+      return um_app_fail(r, UM_ERR_CONFIG, "params.mesh: file needs mesh.file (a Gmsh format-2 triangle mesh)");
+    snprintf(path, sizeof path, "%s", file);
+    rc = siac_mesh_read(path, m, err, sizeof err);
+    snprintf(what, wlen, "%s", path);
+  } else {
+    snprintf(path, sizeof path, "%s/siac_%s_%dk.msh", dir, kind == 1 ? "low" : "high", size);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      return um_app_fail(r, UM_ERR_CONFIG,
+                         "params.mesh: %s needs %s, which does not exist: make it with "
+                         "`bash scripts/siac-meshes.sh %s %d` (needs the Debian package gmsh), or set mesh.dir",
+                         kind == 1 ? "low_variance" : "high_variance", path, dir, size);
+    fclose(f);
+    rc = siac_mesh_read(path, m, err, sizeof err);
+    snprintf(what, wlen, "%s-variance Delaunay %s", kind == 1 ? "low" : "high", path);
+  }
+  if (rc) return um_app_fail(r, UM_ERR_CONFIG, "mesh: %s", err);
+  for (int i = 0; i < refine; i++) {
+    siac_mesh fine;
+    if (siac_mesh_refine(m, &fine, err, sizeof err)) {
+      siac_mesh_free(m);
+      return um_app_fail(r, UM_ERR_ALLOC, "params.refine: %s", err);
+    }
+    siac_mesh_free(m);
+    *m = fine;
+  }
+  if (refine) snprintf(what + strlen(what), wlen - strlen(what), ", refined %d times", refine);
+  return UM_SUCCESS;
+}
+
+/* A solution from an HDF5 file: its sets, map cell_nodes, dats x and coef become the run's. */
+static int read_solution(um_app_run *r, siac *s, const char *file, siac_mesh *m) {
+  um_context *ctx = r->ctx;
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "nodes", &s->nodes));
+  UM_APP_TRY(um_hdf5_read_set(ctx, file, "cells", &s->cells));
+  UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, s->cells, s->nodes, 3, "cell_nodes", &s->cell_nodes));
+  UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, s->nodes, 2, UM_DOUBLE, "x", &s->p_x));
+  UM_APP_TRY(um_hdf5_read_dat(ctx, file, s->cells, "coef", &s->p_coef));
+  const int nb = um_dat_dim(s->p_coef);
+  int k = 0;
+  for (int d = 1; d <= 3; d++)
+    if ((d + 1) * (d + 2) / 2 == nb) k = d;
+  if (!k || um_dat_type(s->p_coef) != UM_DOUBLE)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.solution %s: dat coef holds %d %s values per cell; a dG solution of degree 1, 2 or 3 "
+                       "holds 3, 6 or 10 doubles (the orthonormal modal coefficients)",
+                       file, nb, um_type_name(um_dat_type(s->p_coef)));
+  s->k = k;
+  m->nnodes = um_set_size(s->nodes);
+  m->ncells = um_set_size(s->cells);
+  m->xy = malloc(sizeof(double) * 2 * (size_t)m->nnodes);
+  m->tri = malloc(sizeof(int) * 3 * (size_t)m->ncells);
+  if (!m->xy || !m->tri) return um_app_fail(r, UM_ERR_ALLOC, "params.solution %s: out of memory", file);
+  UM_APP_TRY(um_dat_fetch(ctx, s->p_x, m->xy, sizeof(double) * 2 * (size_t)m->nnodes));
+  memcpy(m->tri, um_map_data(s->cell_nodes), sizeof(int) * 3 * (size_t)m->ncells);
+  return UM_SUCCESS;
+}
+
+int siac_build(um_app_run *r, siac *s) {
+  um_context *ctx = r->ctx;
+  const char *solution;
+  char what[4400] = "", err[1024];
+  int k;
+  UM_APP_TRY(um_app_int(r, "params.degree", &k));
+  UM_APP_TRY(um_app_string(r, "params.solution", &solution));
+  siac_mesh m;
+  memset(&m, 0, sizeof m);
+  int rc, from_file = solution && *solution;
+  if (from_file) {
+    rc = read_solution(r, s, solution, &m);
+    snprintf(what, sizeof what, "%s", solution);
+  } else {
+    s->k = k;
+    rc = load_mesh(r, &m, what, sizeof what);
+  }
+  if (rc) {
+    siac_mesh_free(&m);
+    return rc;
+  }
+  s->exact = !from_file;
+  s->nb = (s->k + 1) * (s->k + 2) / 2;
+  s->ncells = m.ncells;
+  s->nnodes = m.nnodes;
+  s->h = siac_mesh_h(&m);
+  double *cellxy = malloc(sizeof(double) * 6 * (size_t)m.ncells), *coef = NULL;
+  if (!cellxy) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d cells", m.ncells);
+  if (!rc) {
+    siac_mesh_cellxy(&m, cellxy);
+    rc = publish_constants(r, s->k, s->h);
+  }
+  s->nq = siac_nq;
+  /* the neighbourhoods: every cell a stencil of one of this cell's points can reach */
+  int *nbr = NULL, *count = NULL;
+  siac_nbr_stats ns;
+  const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
+  if (!rc && siac_neighbours(&m, reach, &s->arity, &nbr, &count, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_CONFIG, "%s (degree %d, h %.4g)", err, s->k, s->h);
+  if (!rc) {
+    siac_neighbour_stats(count, m.ncells, &ns);
+    s->nmin = ns.min;
+    s->nmax = ns.max;
+    s->nmean = ns.mean;
+    fprintf(r->log,
+            "siac: %s: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per triangle), h %.5g, "
+            "stencil %.5g wide\n"
+            "siac: neighbourhoods in %.2f s: %d..%d cells (mean %.1f), map arity %d\n",
+            what, m.ncells, m.nnodes, s->k, s->nb, s->nq, s->h, (3 * s->k + 1) * s->h, um_wtime() - tn, ns.min,
+            ns.max, ns.mean, s->arity);
+  }
+  if (!rc && !from_file) {
+    coef = malloc(sizeof(double) * (size_t)s->nb * (size_t)m.ncells);
+    if (!coef) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for the solution of %d cells", m.ncells);
+    else siac_project(m.ncells, cellxy, s->k, exact_fn, NULL, coef);
+  }
+  if (!rc && !from_file) rc = um_decl_set(ctx, m.nnodes, "nodes", &s->nodes);
+  if (!rc && !from_file) rc = um_decl_set(ctx, m.ncells, "cells", &s->cells);
+  if (!rc && !from_file) rc = um_decl_map(ctx, s->cells, s->nodes, 3, m.tri, "cell_nodes", &s->cell_nodes);
+  if (!rc && !from_file) rc = um_decl_dat(ctx, s->nodes, 2, UM_DOUBLE, m.xy, "x", &s->p_x);
+  if (!rc && !from_file) rc = um_decl_dat(ctx, s->cells, s->nb, UM_DOUBLE, coef, "coef", &s->p_coef);
+  if (!rc) rc = um_decl_map(ctx, s->cells, s->cells, s->arity, nbr, "nbr", &s->nbr);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 6, UM_DOUBLE, cellxy, "xy", &s->p_xy);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 1, UM_INT, count, "nn", &s->p_nn);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered", &s->p_pp);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered_pe", &s->p_pe);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 2, UM_DOUBLE, NULL, "mean", &s->p_mean);
+  free(nbr);
+  free(count);
+  free(coef);
+  free(cellxy);
+  siac_mesh_free(&m);
+  return rc;
+}
+
+/* One line "x y value" per evaluation point, sorted by (x, y): independent of the numbering. */
+typedef struct { double x, y, v; } point_value;
+static int cmp_point(const void *a, const void *b) {
+  const point_value *p = a, *q = b;
+  if (p->x != q->x) return p->x < q->x ? -1 : 1;
+  return p->y < q->y ? -1 : p->y > q->y;
+}
+
+static int write_field(um_app_run *r, siac *s, um_dat *filtered) {
+  char path[UM_APP_FIELD_PATH_MAX], why[1200];
+  if (snprintf(path, sizeof path, "%s/siac_filtered.txt", um_app_field_dir(r)) >= (int)sizeof path)
+    return um_app_fail(r, UM_ERR_ARG, "field filtered: output folder name too long");
+  const size_t n = (size_t)s->ncells * (size_t)s->nq;
+  double *xy = malloc(sizeof(double) * 6 * (size_t)s->ncells), *u = malloc(sizeof(double) * n);
+  point_value *pv = malloc(sizeof(point_value) * n);
+  int rc = !xy || !u || !pv ? um_app_fail(r, UM_ERR_ALLOC, "field filtered: out of memory") : UM_SUCCESS;
+  if (!rc) rc = um_dat_fetch(r->ctx, s->p_xy, xy, sizeof(double) * 6 * (size_t)s->ncells);
+  if (!rc) rc = um_dat_fetch(r->ctx, filtered, u, sizeof(double) * n);
+  for (int c = 0; !rc && c < s->ncells; c++)
+    for (int q = 0; q < s->nq; q++) {
+      point_value *p = &pv[(size_t)c * s->nq + q];
+      siac_point(xy + 6 * (size_t)c, q, &p->x, &p->y);
+      p->v = u[(size_t)c * s->nq + q];
+    }
+  um_safe_file sf;
+  if (!rc) {
+    qsort(pv, n, sizeof *pv, cmp_point);
+    if (um_safe_open(&sf, path, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field filtered: %s", why);
+  }
+  if (!rc) {
+    for (size_t i = 0; i < n; i++) fprintf(sf.f, "%.12g %.12g %.15g\n", pv[i].x, pv[i].y, pv[i].v);
+    if (um_safe_commit(&sf, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field filtered: %s", why);
+  }
+  free(xy);
+  free(u);
+  free(pv);
+  return rc ? rc : um_app_field(r, "filtered", path);
+}
+
+/* HDF5 (the solution's layout: read back with params.solution) and XDMF for ParaView. */
+static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
+  char h5[4096], xmf[4096], err[1024];
+  snprintf(h5, sizeof h5, "%s/siac.h5", r->output_dir);
+  snprintf(xmf, sizeof xmf, "%s/siac.xmf", r->output_dir);
+  um_context *ctx = r->ctx;
+  (void)remove(h5);
+  UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->nodes));
+  UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->cells));
+  UM_APP_TRY(um_hdf5_write_map(ctx, h5, s->cell_nodes));
+  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_x));
+  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_coef));
+  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, filtered));
+  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_mean));
+  const char *fields[] = {"mean"};
+  const int dims[] = {2};
+  if (um_xdmf_write(xmf, "siac.h5", "x", s->nnodes, 2, "cell_nodes", s->ncells, 3, fields, dims, 1, err, sizeof err))
+    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  fprintf(r->log, "siac: wrote %s and %s (open the .xmf in ParaView: 'mean' holds each triangle's mean unfiltered "
+                  "and filtered values)\n", h5, xmf);
+  return UM_SUCCESS;
+}
+
+int siac_finish(um_app_run *r, siac *s, um_dat *filtered) {
+  double sq[2] = {0, 0}, mx[2] = {0, 0};
+  UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_errors_kernel, "errors", s->cells,
+                         um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
+                         um_arg_dat(s->p_coef, -1, UM_ID, s->nb, UM_DOUBLE, UM_READ),
+                         um_arg_dat(filtered, -1, UM_ID, s->nq, UM_DOUBLE, UM_READ),
+                         um_arg_dat(s->p_mean, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE), um_arg_gbl(sq, 2, UM_DOUBLE, UM_INC),
+                         um_arg_gbl(mx, 2, UM_DOUBLE, UM_MAX)));
+  UM_APP_TRY(um_app_metric(r, "cells", s->ncells));
+  UM_APP_TRY(um_app_metric(r, "degree", s->k));
+  UM_APP_TRY(um_app_metric(r, "neighbours_max", s->nmax));
+  UM_APP_TRY(um_app_metric(r, "neighbours_mean", s->nmean));
+  if (s->exact) {
+    fprintf(r->log, "siac: errors against sin(2 pi x) sin(2 pi y): unfiltered L2 %.4e Linf %.4e, filtered L2 %.4e "
+                    "Linf %.4e\n", sqrt(sq[0]), mx[0], sqrt(sq[1]), mx[1]);
+    UM_APP_TRY(um_app_metric(r, "unfiltered_l2", sqrt(sq[0])));
+    UM_APP_TRY(um_app_metric(r, "unfiltered_linf", mx[0]));
+    UM_APP_TRY(um_app_metric(r, "filtered_l2", sqrt(sq[1])));
+    UM_APP_TRY(um_app_metric(r, "filtered_linf", mx[1]));
+  }
+  if (um_app_wants_field(r, "filtered")) UM_APP_TRY(write_field(r, s, filtered));
+  if (r->output_dir && *r->output_dir && r->write_hdf5) UM_APP_TRY(write_outputs(r, s, filtered));
+  return UM_SUCCESS;
+}
+
+void siac_free(siac *s) { (void)s; /* everything declared belongs to the context */ }
+
+/* Floating-point operations (adds and multiplies) of the kernels' arithmetic, counted from
+ * siac_kernels.h: 4 per intersection test (the stencil square's sides); per sub-triangle 17 (its
+ * Jacobian, the edge differences, the sum) plus, at each of its ns rule points, 16 (the four
+ * interpolated coordinates), 2(k+1) for each of the two kernel pieces (Horner), 3 + (k+1)(k+2)
+ * + c_k for u_T (siac_u_value; c_k = 2, 9, 18 combines the Horner sums) and 4 for the weighted
+ * product. The clipping and the per-vertex maps are not counted: a lower bound. */
+double siac_flops(int k, double tests, double nsub) {
+  static const int ns[4] = {0, 4, 16, 25}, comb[4] = {0, 2, 9, 18};
+  if (k < 1 || k > 3) return 0;
+  const double per_point = 16 + 4.0 * (k + 1) + 3 + (k + 1) * (k + 2) + comb[k] + 4;
+  return 4 * tests + nsub * (17 + ns[k] * per_point);
+}

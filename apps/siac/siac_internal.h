@@ -1,0 +1,31 @@
+/* The SIAC app's pieces (siac.c: options and the run; siac_app.c: mesh, solution,
+ * declarations, errors and outputs). */
+#ifndef SIAC_INTERNAL_H
+#define SIAC_INTERNAL_H
+#include "um/app.h"
+#include "um/um.h"
+
+typedef struct {
+  int k, nb, nq;      /* degree, modal basis functions, evaluation points per cell */
+  int ncells, nnodes; /* the mesh */
+  int arity;          /* the neighbourhood map's (padded) arity */
+  int nmin, nmax;     /* fewest and most neighbours of a cell */
+  double nmean;       /* mean neighbours */
+  double h;           /* the kernel scale */
+  int exact;          /* 1: the solution is the projection of the built-in function (errors measured) */
+  um_set *cells, *nodes;
+  um_map *cell_nodes, *nbr;
+  um_dat *p_x, *p_xy, *p_coef, *p_nn, *p_pp, *p_pe, *p_mean;
+} siac;
+
+extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel;
+
+/* Mesh (or solution file), projection, neighbourhoods, constants and declarations. */
+int siac_build(um_app_run *r, siac *s);
+/* Errors against the exact function (when known), the fields for ParaView and validation. */
+int siac_finish(um_app_run *r, siac *s, um_dat *filtered);
+void siac_free(siac *s);
+/* Floating-point operations of a filter run with that many intersection tests and sub-triangles
+ * (counted from the kernels' code: docs/apps.md, SIAC). */
+double siac_flops(int k, double tests, double nsub);
+#endif
