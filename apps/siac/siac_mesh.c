@@ -217,9 +217,28 @@ static int sm_meet(const sm_cell *C, const sm_cell *T, double reach) {
   return 1;
 }
 
-static int sm_cmp_int(const void *x, const void *y) {
-  const int a = *(const int *)x, b = *(const int *)y;
-  return (a > b) - (a < b);
+/* sort n non-negative ints below `bound` (tmp: room for n): insertion sort when short, else LSD radix
+ * sort by bytes, as many passes as bound needs */
+static void sm_sort(int *v, size_t n, int *tmp, int bound) {
+  if (n < 48) {
+    for (size_t i = 1; i < n; i++) {
+      const int x = v[i];
+      size_t j = i;
+      for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return;
+  }
+  int *src = v, *dst = tmp;
+  for (int shift = 0; shift < 31 && (bound - 1) >> shift; shift += 8) {
+    size_t at[257] = {0};
+    for (size_t i = 0; i < n; i++) at[((unsigned)src[i] >> shift & 255u) + 1]++;
+    for (int b = 0; b < 256; b++) at[b + 1] += at[b];
+    for (size_t i = 0; i < n; i++) dst[at[(unsigned)src[i] >> shift & 255u]++] = src[i];
+    int *x = src;
+    src = dst, dst = x;
+  }
+  if (src != v) memcpy(v, src, n * sizeof(int));
 }
 
 /* a growable int list */
@@ -244,6 +263,7 @@ typedef struct {
   int nb;         /* bins per side */
   int *start;     /* nb^2 + 1 */
   int *cells;     /* ncells, by bin */
+  sm_cell *cl;    /* their boxes, in the same order (read contiguously) */
 } sm_grid;
 
 static int sm_bin(double x, int nb) {
@@ -259,8 +279,9 @@ static int sm_grid_build(const sm_cell *cl, int nc, double side, sm_grid *G) {
   G->nb = (int)nb;
   G->start = calloc((size_t)(nb * nb + 1), sizeof(int));
   G->cells = sm_alloc((size_t)nc, sizeof(int));
+  G->cl = sm_alloc((size_t)nc, sizeof(sm_cell));
   int *bin = sm_alloc((size_t)nc, sizeof(int));
-  if (!G->start || !G->cells || !bin) {
+  if (!G->start || !G->cells || !G->cl || !bin) {
     free(bin);
     return -1;
   }
@@ -275,18 +296,37 @@ static int sm_grid_build(const sm_cell *cl, int nc, double side, sm_grid *G) {
     return -1;
   }
   memcpy(fill, G->start, (size_t)(nb * nb) * sizeof(int));
-  for (int c = 0; c < nc; c++) G->cells[fill[bin[c]]++] = c; /* increasing cell number within a bin */
+  for (int c = 0; c < nc; c++) { /* increasing cell number within a bin */
+    G->cl[fill[bin[c]]] = cl[c];
+    G->cells[fill[bin[c]]++] = c;
+  }
   free(fill);
   free(bin);
   return 0;
 }
 
-/* the bins [lo, hi] of one axis, wrapped; all of them once when the range spans the grid */
+/* the bins [lo, hi] of one axis (to be wrapped) that hold every position within r of centre; all of them
+ * once when the range spans the grid. The margin (far above rounding, far below any cell) covers the
+ * rounding of the predicate and of the bins near their edges. */
 static int sm_range(double centre, double r, int nb, int *lo, int *hi) {
-  *lo = (int)floor((centre - r) * nb) - 1;
-  *hi = (int)floor((centre + r) * nb) + 1;
+  const double margin = 1e-9;
+  *lo = (int)floor((centre - r - margin) * nb);
+  *hi = (int)floor((centre + r + margin) * nb);
   if (*hi - *lo + 1 >= nb) *lo = 0, *hi = nb - 1;
   return *hi - *lo + 1;
+}
+
+/* the padded rows, filled as the cells are done (in bin order): room for `need` a row (every row moved to its
+ * new place, the last first: a row only moves up); grows by a quarter at least */
+static int sm_widen(int **pad, int nc, int *width, int need) {
+  int w = *width + *width / 4 + 8;
+  if (w < need) w = need;
+  if (w > nc) w = nc;
+  int *p = (size_t)w <= SIZE_MAX / sizeof(int) / (size_t)nc ? realloc(*pad, (size_t)nc * w * sizeof(int)) : NULL;
+  if (!p) return -1;
+  for (int c = nc - 1; c > 0 && *width; c--) memmove(p + (size_t)c * w, p + (size_t)c * *width, (size_t)*width * sizeof(int));
+  *pad = p, *width = w;
+  return 0;
 }
 
 int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int **count, char *err, size_t errlen) {
@@ -319,61 +359,69 @@ int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int
                     "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
                     "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
   }
-  sm_grid G = {0, NULL, NULL};
+  sm_grid G = {0, NULL, NULL, NULL};
   int *cnt = sm_alloc((size_t)nc, sizeof(int));
-  sm_ints all = {NULL, 0, 0}, row = {NULL, 0, 0};
-  int rc = -1, most = 0;
+  sm_ints row = {NULL, 0, 0};
+  int *tmp = NULL, *pad = NULL; /* the sort's second buffer, as long as row; the rows, `width` apart */
+  size_t tmpcap = 0;
+  int rc = -1, most = 0, width = 0;
   if (!cnt || sm_grid_build(cl, nc, fmax(reach, 2 * wmax), &G)) {
     snprintf(err, errlen, "neighbours: out of memory for the grid of %d cells", nc);
     goto out;
   }
   const int nb = G.nb;
-  for (int c = 0; c < nc; c++) {
+  for (int at = 0; at < nc; at++) { /* the cells in bin order: neighbouring cells read neighbouring bins */
+    const int c = G.cells[at];
+    const sm_cell *C = &G.cl[at];
     int xlo, xhi, ylo, yhi;
-    sm_range(cl[c].b[0], cl[c].w[0] + wmax + reach, nb, &xlo, &xhi);
-    sm_range(cl[c].b[1], cl[c].w[1] + wmax + reach, nb, &ylo, &yhi);
+    sm_range(C->b[0], C->w[0] + wmax + reach, nb, &xlo, &xhi);
+    sm_range(C->b[1], C->w[1] + wmax + reach, nb, &ylo, &yhi);
     row.n = 0;
     for (int by = ylo; by <= yhi; by++)
       for (int bx = xlo; bx <= xhi; bx++) {
         const int ix = ((bx % nb) + nb) % nb, iy = ((by % nb) + nb) % nb, bin = iy * nb + ix;
         for (int q = G.start[bin]; q < G.start[bin + 1]; q++) {
-          const int t = G.cells[q];
-          if (sm_meet(&cl[c], &cl[t], reach) && sm_push(&row, t)) {
+          if (sm_meet(C, &G.cl[q], reach) && sm_push(&row, G.cells[q])) {
             snprintf(err, errlen, "neighbours: out of memory");
             goto out;
           }
         }
       }
-    qsort(row.v, row.n, sizeof(int), sm_cmp_int);
+    if (row.n > tmpcap) {
+      free(tmp);
+      tmpcap = row.cap;
+      if (!(tmp = sm_alloc(tmpcap, sizeof(int)))) {
+        snprintf(err, errlen, "neighbours: out of memory");
+        goto out;
+      }
+    }
+    sm_sort(row.v, row.n, tmp, nc);
     if (row.n > (size_t)INT_MAX) {
       snprintf(err, errlen, "neighbours: cell %d has more than %d neighbours", c, INT_MAX);
       goto out;
     }
     cnt[c] = (int)row.n;
     if (cnt[c] > most) most = cnt[c];
-    for (size_t i = 0; i < row.n; i++)
-      if (sm_push(&all, row.v[i])) {
-        snprintf(err, errlen, "neighbours: out of memory for %zu (cell, neighbour) pairs", all.n);
-        goto out;
-      }
+    if (cnt[c] > width && sm_widen(&pad, nc, &width, cnt[c])) {
+      snprintf(err, errlen, "neighbours: out of memory for %d cells x %d neighbours (the padded rows): the mesh's "
+               "cell sizes vary too much for the global h, or the reach is too large", nc, cnt[c]);
+      goto out;
+    }
+    memcpy(pad + (size_t)c * width, row.v, row.n * sizeof(int));
   }
-  int *pad = sm_alloc((size_t)nc * (size_t)most, sizeof(int)); /* most <= nc: no overflow of nc x most */
-  if (!pad) {
-    snprintf(err, errlen, "neighbours: out of memory for %d cells x %d neighbours (the padded arity): the mesh's "
-             "cell sizes vary too much for a padded list, or the reach is too large", nc, most);
-    goto out;
-  }
-  size_t at = 0;
-  for (int c = 0; c < nc; at += (size_t)cnt[c], c++) {
+  /* the rows `most` apart (a row only moves down), padded with their cell */
+  for (int c = 0; c < nc; c++) {
     int *r = pad + (size_t)c * most;
-    memcpy(r, all.v + at, (size_t)cnt[c] * sizeof(int));
+    memmove(r, pad + (size_t)c * width, (size_t)cnt[c] * sizeof(int));
     for (int i = cnt[c]; i < most; i++) r[i] = c;
   }
+  int *fit = realloc(pad, (size_t)nc * most * sizeof(int));
+  if (fit) pad = fit;
   *arity = most, *nbr = pad, *count = cnt;
-  cnt = NULL;
+  cnt = NULL, pad = NULL;
   rc = 0;
 out:
-  free(cl), free(cnt), free(G.start), free(G.cells), free(all.v), free(row.v);
+  free(cl), free(cnt), free(G.start), free(G.cells), free(G.cl), free(row.v), free(tmp), free(pad);
   return rc;
 }
 
