@@ -104,10 +104,11 @@ TEST(SiacMesh, UniformCountsAreaOrientation) {
   siac_mesh_cellxy(&u.m, cxy.data());
   EXPECT_EQ(cxy[6 * 5 + 2], u.m.xy[2 * u.m.tri[3 * 5 + 1]]);
   EXPECT_EQ(cxy[6 * 5 + 5], u.m.xy[2 * u.m.tri[3 * 5 + 2] + 1]);
-  EXPECT_NE(siac_mesh_uniform(0, &u.m, err, sizeof err), 0);
-  EXPECT_NE(std::string(err).find("n = 0"), std::string::npos) << err;
   siac_mesh_free(&u.m);
   siac_mesh_free(&u.m);  // twice is safe
+  EXPECT_NE(siac_mesh_uniform(0, &u.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("n = 0"), std::string::npos) << err;
+  EXPECT_EQ(u.m.xy, nullptr);
 }
 
 TEST(SiacMesh, RefineKeepsAreaFourTimesCellsNoDuplicateNodes) {
@@ -264,5 +265,7 @@ TEST(SiacNeighbours, TooCoarseSaysWhatToDo) {
   // degree 1 (W = 4h, reach 2h) fits
   ASSERT_EQ(siac_neighbours(&u.m, 2 * h, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
   EXPECT_EQ(n.arity, 2 * 7 * 7);  // the grown box [x - 2h, x + 3h] touches 3 columns either side (exact in binary)
-  EXPECT_NE(siac_neighbours(&u.m, -1, &n.arity, &n.nbr, &n.count, err, sizeof err), 0);
+  Nbr bad;
+  EXPECT_NE(siac_neighbours(&u.m, -1, &bad.arity, &bad.nbr, &bad.count, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("reach -1 must be finite and >= 0"), std::string::npos) << err;
 }
