@@ -6,8 +6,6 @@
  *   edge -> cells  (larger cell number, smaller one); a boundary edge: its cell twice
  *   cell -> edges, cell -> cells  in increasing edge number (a missing neighbour: the cell itself)
  *   normals   unit, pointing away from the edge's first (larger-numbered) cell */
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +13,7 @@
 #include <string.h>
 #include "volna.h"
 #include "checked.h"
-#include "um/safe_file.h"
-
-#define VL_MSH_MAX_BYTES ((size_t)1 << 31)
+#include "um/gmsh.h"
 
 void vl_mesh_free(vl_mesh *m) {
   free(m->node_xy);
@@ -247,250 +243,39 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
   return 0;
 }
 
-/* ---- Gmsh ASCII (format 2) ---------------------------------------------------------- */
+/* ---- Gmsh ASCII (format 2): the shared reader (um/gmsh.h), nodes in float --------- */
 
-typedef struct {
-  const char *p, *end, *name;
-  int line;
-} rd;
-
-static int next_line(rd *r, char *buf, size_t n) {
-  if (r->p >= r->end) return 0;
-  const char *q = memchr(r->p, '\n', (size_t)(r->end - r->p));
-  if (!q) q = r->end;
-  size_t k = (size_t)(q - r->p);
-  if (k >= n) k = n - 1;
-  memcpy(buf, r->p, k);
-  buf[k] = 0;
-  if (k && buf[k - 1] == '\r') buf[k - 1] = 0;
-  r->p = q < r->end ? q + 1 : q;
-  r->line++;
-  return 1;
-}
-
-static const char *elem_name(int type) {
-  switch (type) {
-  case 1: return "line";
-  case 2: return "triangle";
-  case 3: return "quadrangle";
-  case 4: return "tetrahedron";
-  case 5: return "hexahedron";
-  case 6: return "prism";
-  case 7: return "pyramid";
-  case 8: return "second-order line";
-  case 9: return "second-order triangle";
-  case 15: return "point";
-  default: return "element";
+/* cells and nodes from what the reader read, then the connectivity; frees g */
+static int from_gmsh(um_gmsh_mesh *g, const char *name, vl_mesh *m, char *err, size_t errlen) {
+  m->nnodes = g->nnodes;
+  m->ncells = g->ntris;
+  m->node_xy = xalloc(2 * (size_t)g->nnodes, sizeof(float));
+  m->cell_nodes = xalloc(3 * (size_t)g->ntris, sizeof(int));
+  int rc = -1;
+  if (!m->node_xy || !m->cell_nodes) {
+    snprintf(err, errlen, "%s: out of memory for %d nodes and %d cells", name, g->nnodes, g->ntris);
+  } else {
+    for (size_t i = 0; i < 2 * (size_t)g->nnodes; i++) m->node_xy[i] = (float)g->xy[i];
+    memcpy(m->cell_nodes, g->tri, 3 * (size_t)g->ntris * sizeof(int));
+    rc = vl_mesh_finish(m, name, g->tri_line, err, errlen);
   }
-}
-
-typedef struct {
-  int id, index;
-} id_pair;
-
-static int cmp_id(const void *a, const void *b) {
-  const int x = ((const id_pair *)a)->id, y = ((const id_pair *)b)->id;
-  return x < y ? -1 : x > y;
-}
-
-/* the index of node `id`, or -1 */
-static int find_id(const id_pair *ids, long n, long id) {
-  long lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    const long mid = lo + (hi - lo) / 2;
-    if (ids[mid].id == id) return ids[mid].index;
-    if (ids[mid].id < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m, char *err, size_t errlen) {
-  memset(m, 0, sizeof *m);
-  rd r = {text, text + n, name, 0};
-  char line[4096];
-  int have_format = 0, *lines = NULL, rc = -1;
-  id_pair *ids = NULL; /* node ids with their index, sorted by id */
-  long nids = 0;
-  size_t cap = 0;
-  while (next_line(&r, line, sizeof line)) {
-    if (!strncmp(line, "$MeshFormat", 11)) {
-      if (!next_line(&r, line, sizeof line)) break;
-      double ver;
-      int ft, ds;
-      if (sscanf(line, "%lf %d %d", &ver, &ft, &ds) != 3) {
-        snprintf(err, errlen, "%s:%d: '$MeshFormat': 'version file-type data-size' expected", name, r.line);
-        goto out;
-      }
-      if (ft != 0) {
-        snprintf(err, errlen, "%s:%d: a binary Gmsh file: this reader takes ASCII files; save the mesh as ASCII "
-                 "(gmsh -format msh2 -save_all ... or File > Export, ASCII)", name, r.line);
-        goto out;
-      }
-      if (ver < 2.0 || ver >= 3.0) {
-        snprintf(err, errlen, "%s:%d: Gmsh format %g: this reader takes format 2 (ASCII); convert with "
-                 "gmsh file.msh -format msh2 -o out.msh -save", name, r.line, ver);
-        goto out;
-      }
-      have_format = 1;
-    } else if (!strncmp(line, "$Nodes", 6)) {
-      if (m->node_xy) {
-        snprintf(err, errlen, "%s:%d: a second $Nodes section: a Gmsh format 2 mesh has one", name, r.line);
-        goto out;
-      }
-      long nn;
-      char *e;
-      if (!next_line(&r, line, sizeof line) || (nn = strtol(line, &e, 10), e == line) || nn < 1 || nn > INT_MAX / 4) {
-        snprintf(err, errlen, "%s:%d: '$Nodes': the number of nodes (>= 1) expected", name, r.line);
-        goto out;
-      }
-      if ((size_t)nn > (size_t)(r.end - r.p) / 8 + 1) { /* a node line has at least 8 characters */
-        snprintf(err, errlen, "%s:%d: $Nodes claims %ld nodes, more than the file can hold", name, r.line, nn);
-        goto out;
-      }
-      m->nnodes = (int)nn;
-      m->node_xy = xalloc(2 * (size_t)nn, sizeof(float));
-      ids = xalloc((size_t)nn, sizeof *ids);
-      if (!m->node_xy || !ids) {
-        snprintf(err, errlen, "%s: out of memory for %ld nodes", name, nn);
-        goto out;
-      }
-      for (long i = 0; i < nn; i++) {
-        int id;
-        double x, y, z;
-        if (!next_line(&r, line, sizeof line) || sscanf(line, "%d %lf %lf %lf", &id, &x, &y, &z) != 4 || id < 1) {
-          snprintf(err, errlen, "%s:%d: node %ld of %ld: 'id x y z' expected (id >= 1)", name, r.line, i + 1, nn);
-          goto out;
-        }
-        ids[i].id = id;
-        ids[i].index = (int)i;
-        m->node_xy[2 * i] = (float)x;
-        m->node_xy[2 * i + 1] = (float)y;
-      }
-      nids = nn;
-      qsort(ids, (size_t)nn, sizeof *ids, cmp_id);
-      for (long i = 1; i < nn; i++)
-        if (ids[i].id == ids[i - 1].id) {
-          snprintf(err, errlen, "%s: node id %d appears twice in $Nodes", name, ids[i].id);
-          goto out;
-        }
-    } else if (!strncmp(line, "$Elements", 9)) {
-      if (!ids) {
-        snprintf(err, errlen, "%s:%d: $Elements before $Nodes", name, r.line);
-        goto out;
-      }
-      long ne;
-      char *e;
-      if (!next_line(&r, line, sizeof line) || (ne = strtol(line, &e, 10), e == line) || ne < 0) {
-        snprintf(err, errlen, "%s:%d: '$Elements': the number of elements (>= 0) expected", name, r.line);
-        goto out;
-      }
-      if (ne > INT_MAX / 4 || (size_t)ne > (size_t)(r.end - r.p) / 6 + 1) { /* an element line: at least 6 characters */
-        snprintf(err, errlen, "%s:%d: $Elements claims %ld elements, more than the file can hold (%zu bytes follow; "
-                 "an element takes a line of at least 6): fix the count", name, r.line, ne, (size_t)(r.end - r.p));
-        goto out;
-      }
-      for (long i = 0; i < ne; i++) {
-        if (!next_line(&r, line, sizeof line)) {
-          snprintf(err, errlen, "%s:%d: the file ends after %ld of %ld elements", name, r.line, i, ne);
-          goto out;
-        }
-        long v[64];
-        int k = 0, range = 0;
-        char *s = line;
-        while (k < 64) {
-          char *q;
-          errno = 0;
-          long x = strtol(s, &q, 10);
-          if (q == s) break;
-          if (errno || x < INT_MIN || x > INT_MAX) range = 1;
-          v[k++] = x;
-          s = q;
-        }
-        while (isspace((unsigned char)*s)) s++;
-        if (range || k < 3 || *s || v[2] < 0 || 3 + v[2] > k) {
-          snprintf(err, errlen, "%s:%d: element %ld: 'id type ntags tags... nodes...' expected", name, r.line, i + 1);
-          goto out;
-        }
-        const int type = (int)v[1], nv = k - 3 - (int)v[2];
-        const long *nodes = v + 3 + v[2];
-        if (type == 1 || type == 15) continue; /* boundary lines and points: upstream keeps only walls */
-        if (type != 2) {
-          snprintf(err, errlen, "%s:%d: element %ld is a %s (Gmsh type %d): Volna meshes are triangles only; mesh "
-                   "the surface with first-order triangles (no Recombine, Mesh.ElementOrder = 1) or remove the "
-                   "element", name, r.line, v[0], elem_name(type), type);
-          goto out;
-        }
-        if (nv != 3) {
-          snprintf(err, errlen, "%s:%d: triangle %ld has %d nodes, 3 expected", name, r.line, v[0], nv);
-          goto out;
-        }
-        if ((size_t)m->ncells == cap) {
-          size_t nc = cap ? 2 * cap : 1024;
-          int *cn = realloc(m->cell_nodes, nc * 3 * sizeof(int)), *ln;
-          if (cn) m->cell_nodes = cn;
-          ln = cn ? realloc(lines, nc * sizeof(int)) : NULL;
-          if (!cn || !ln) {
-            snprintf(err, errlen, "%s: out of memory", name);
-            goto out;
-          }
-          lines = ln;
-          cap = nc;
-        }
-        for (int j = 0; j < 3; j++) {
-          const int k = find_id(ids, nids, nodes[j]);
-          if (k < 0) {
-            snprintf(err, errlen, "%s:%d: triangle %ld refers to node %ld, which $Nodes does not define", name,
-                     r.line, v[0], nodes[j]);
-            goto out;
-          }
-          m->cell_nodes[3 * (size_t)m->ncells + j] = k;
-        }
-        lines[m->ncells++] = r.line;
-      }
-    }
-  }
-  if (!have_format) {
-    snprintf(err, errlen, "%s: no $MeshFormat section: not a Gmsh mesh file", name);
-    goto out;
-  }
-  if (!m->ncells) {
-    snprintf(err, errlen, "%s: no triangles in the mesh ($Elements with Gmsh type 2)", name);
-    goto out;
-  }
-  rc = vl_mesh_finish(m, name, lines, err, errlen);
-out:
-  free(ids);
-  free(lines);
+  um_gmsh_free(g);
   if (rc) vl_mesh_free(m);
   return rc;
 }
 
+int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  um_gmsh_mesh g;
+  if (um_gmsh_parse(text, n, name, &g, err, errlen)) return -1;
+  return from_gmsh(&g, name, m, err, errlen);
+}
+
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
-  char why[512];
-  FILE *f = um_read_open(path, 0, NULL, why, sizeof why); /* a regular file: a FIFO never hangs */
-  if (!f) return snprintf(err, errlen, "%s: cannot open the mesh: %s", path, why), -1;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap || cap >= VL_MSH_MAX_BYTES) break;
-    char *b = realloc(buf, 2 * cap + 1);
-    if (!b) free(buf);
-    buf = b;
-    cap *= 2;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) {
-    free(buf);
-    return snprintf(err, errlen, "%s: %s", path, bad ? "read error" : "out of memory"), -1;
-  }
-  buf[n] = 0;
-  int rc = vl_mesh_gmsh_parse(buf, n, path, m, err, errlen);
-  free(buf);
-  return rc;
+  um_gmsh_mesh g;
+  if (um_gmsh_read(path, &g, err, errlen)) return -1;
+  return from_gmsh(&g, path, m, err, errlen);
 }
 
 /* ---- Stoker's dam break ------------------------------------------------------------------ */

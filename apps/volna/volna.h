@@ -94,8 +94,9 @@ typedef struct {
  * pre-processor numbers it (2 nx ny cells), with its connectivity and geometry. */
 int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, int ny, vl_mesh *m, char *err,
                       size_t errlen);
-/* A Gmsh ASCII mesh (format 2): triangles become cells, lines and points are
- * ignored (upstream has only reflective walls), anything else is an error. */
+/* A Gmsh ASCII mesh (format 2), read by the shared reader (um/gmsh.h): triangles
+ * become cells, nodes float; lines and points are ignored (upstream has only
+ * reflective walls), anything else is an error. */
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen);
 int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m, char *err, size_t errlen);
 /* From cells given by their nodes: edges, neighbours, centres, areas, normals

@@ -9,6 +9,7 @@
 #include <vector>
 
 extern "C" {
+#include "um/gmsh.h"
 #include "volna.h"
 #include "volna_kernels.h"
 }
@@ -312,6 +313,48 @@ TEST(VolnaMesh, GmshTrianglesAndClearErrors) {
   std::string three = msh("1 2 2 0 1 1 2 3\n2 2 2 0 1 1 2 4\n3 2 2 0 1 2 1 3\n", 3);
   EXPECT_NE(vl_mesh_gmsh_parse(three.c_str(), three.size(), "t.msh", &m, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("belongs to 3 triangles"), std::string::npos) << err;
+}
+
+// the shared reader itself (um/gmsh.h): doubles, z ignored, tags, skipped lines and points, file lines
+TEST(VolnaMesh, SharedGmshReader) {
+  um_gmsh_mesh g;
+  char err[512] = "";
+  const std::string text =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n2 7 \"sea\"\n$EndPhysicalNames\n"
+      "$Nodes\n4\n10 0 0 5\n20 0.1234567890123 0 -1\n30 1 1 0\n40 0 1 0\n$EndNodes\n"
+      "$Elements\n4\n1 15 2 0 1 10\n2 1 2 0 1 10 20\n5 2 2 7 1 10 20 30\n6 2 0 10 30 40\n$EndElements\n";
+  ASSERT_EQ(um_gmsh_parse(text.c_str(), text.size(), "g.msh", &g, err, sizeof err), 0) << err;
+  EXPECT_EQ(g.nnodes, 4);
+  EXPECT_EQ(g.ntris, 2);
+  EXPECT_EQ(g.nskipped, 2);
+  EXPECT_EQ(g.xy[2], 0.1234567890123);  // double, not float
+  EXPECT_EQ(g.node_id[3], 40);
+  EXPECT_EQ(g.tri[0], 0);
+  EXPECT_EQ(g.tri[1], 1);
+  EXPECT_EQ(g.tri[5], 3);
+  EXPECT_EQ(g.tri_tag[0], 7);
+  EXPECT_EQ(g.tri_tag[1], 0);  // no tags
+  EXPECT_EQ(g.tri_id[1], 6);
+  EXPECT_EQ(g.tri_line[0], 19);
+  um_gmsh_free(&g);
+  um_gmsh_free(&g);  // twice is safe
+  const std::string v4 = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
+  EXPECT_NE(um_gmsh_parse(v4.c_str(), v4.size(), "v4.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("v4.msh:2: Gmsh format 4.1"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("-format msh22"), std::string::npos) << err;
+  EXPECT_EQ(g.xy, nullptr);
+  const std::string bin = "$MeshFormat\n2.2 1 8\n";
+  EXPECT_NE(um_gmsh_parse(bin.c_str(), bin.size(), "b.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("-format msh22"), std::string::npos) << err;
+  const std::string junk = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0 x\n$EndNodes\n";
+  EXPECT_NE(um_gmsh_parse(junk.c_str(), junk.size(), "j.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("j.msh:6: node 1 of 1: 'id x y z' expected"), std::string::npos) << err;
+  const std::string none = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n"
+                           "$Elements\n1\n1 15 2 0 1 1\n$EndElements\n";
+  EXPECT_NE(um_gmsh_parse(none.c_str(), none.size(), "n.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("n.msh: no triangles"), std::string::npos) << err;
+  EXPECT_NE(um_gmsh_read("/nonexistent/x.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("/nonexistent/x.msh: cannot open the mesh"), std::string::npos) << err;
 }
 
 // ---- the exact dam break -----------------------------------------------------------------

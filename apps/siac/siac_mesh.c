@@ -1,0 +1,438 @@
+/* SIAC's meshes (siac_mesh.h): the uniform mesh, Gmsh files, refinement, the
+ * kernel scale and the periodic neighbourhoods found with a hash grid. */
+#include "siac_mesh.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "um/gmsh.h"
+
+#define SM_NODE_TOL 1e-12 /* how far outside [0,1]^2 a node may lie (then clamped) */
+#define SM_DEGENERATE 1e-12 /* |2 area| <= this x (longest edge)^2: a degenerate triangle */
+
+/* n x size bytes, or NULL (overflow or no memory) */
+static void *sm_alloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  return malloc(n ? n * size : 1);
+}
+
+void siac_mesh_free(siac_mesh *m) {
+  if (!m) return;
+  free(m->xy);
+  free(m->tri);
+  memset(m, 0, sizeof *m);
+}
+
+static int sm_new(siac_mesh *m, long long nnodes, long long ncells, const char *what, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (nnodes > INT_MAX / 2 || ncells > INT_MAX / 6)
+    return snprintf(err, errlen, "%s: %lld nodes and %lld cells do not fit the mesh's int arrays: use a smaller "
+                    "mesh", what, nnodes, ncells), -1;
+  m->nnodes = (int)nnodes;
+  m->ncells = (int)ncells;
+  m->xy = sm_alloc(2 * (size_t)nnodes, sizeof(double));
+  m->tri = sm_alloc(3 * (size_t)ncells, sizeof(int));
+  if (!m->xy || !m->tri) {
+    siac_mesh_free(m);
+    return snprintf(err, errlen, "%s: out of memory for %lld nodes and %lld cells", what, nnodes, ncells), -1;
+  }
+  return 0;
+}
+
+/* twice the signed area of triangle (a, b, c) */
+static double sm_orient(const double *a, const double *b, const double *c) {
+  return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+static double sm_len2(const double *a, const double *b) {
+  return (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
+}
+
+int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (n < 1 || n > 20000)
+    return snprintf(err, errlen, "uniform mesh: n = %d squares a side; take 1 <= n <= 20000", n), -1;
+  if (sm_new(m, (long long)(n + 1) * (n + 1), 2LL * n * n, "uniform mesh", err, errlen)) return -1;
+  for (int j = 0; j <= n; j++)
+    for (int i = 0; i <= n; i++) {
+      double *p = m->xy + 2 * ((size_t)j * (n + 1) + i);
+      p[0] = (double)i / n;
+      p[1] = (double)j / n;
+    }
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      const int v00 = j * (n + 1) + i, v10 = v00 + 1, v01 = v00 + n + 1, v11 = v01 + 1;
+      int *t = m->tri + 6 * ((size_t)j * n + i);
+      t[0] = v00, t[1] = v10, t[2] = v11; /* lower right, ccw */
+      t[3] = v00, t[4] = v11, t[5] = v01; /* upper left, ccw */
+    }
+  return 0;
+}
+
+int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  um_gmsh_mesh g;
+  if (um_gmsh_read(path, &g, err, errlen)) return -1;
+  int rc = -1;
+  /* the node's line in $Nodes: the reader keeps element lines only, so name the node by its Gmsh id */
+  for (int i = 0; i < g.nnodes; i++)
+    for (int k = 0; k < 2; k++) {
+      double *v = &g.xy[2 * (size_t)i + k];
+      if (!(*v >= -SM_NODE_TOL && *v <= 1.0 + SM_NODE_TOL)) {
+        snprintf(err, errlen, "%s: node %d (Gmsh id %d) at (%.17g, %.17g) lies outside the unit square [0,1]^2: "
+                 "SIAC filters dG solutions on the periodic unit square; mesh [0,1]^2 (scripts/siac-meshes.sh) or "
+                 "scale the mesh into it", path, i + 1, g.node_id[i], g.xy[2 * (size_t)i], g.xy[2 * (size_t)i + 1]);
+        goto out;
+      }
+      *v = *v < 0 ? 0 : *v > 1 ? 1 : *v;
+    }
+  for (int c = 0; c < g.ntris; c++) {
+    int *t = g.tri + 3 * (size_t)c;
+    const double *a = g.xy + 2 * (size_t)t[0], *b = g.xy + 2 * (size_t)t[1], *p = g.xy + 2 * (size_t)t[2];
+    double l2 = sm_len2(a, b), l;
+    if ((l = sm_len2(b, p)) > l2) l2 = l;
+    if ((l = sm_len2(p, a)) > l2) l2 = l;
+    const double o = sm_orient(a, b, p);
+    if (!(fabs(o) > SM_DEGENERATE * l2) || t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
+      snprintf(err, errlen, "%s:%d: triangle %d (nodes with Gmsh ids %d %d %d at (%g, %g) (%g, %g) (%g, %g)) is "
+               "degenerate (area %g): fix the mesh (remove the element or move its nodes)", path, g.tri_line[c],
+               g.tri_id[c], g.node_id[t[0]], g.node_id[t[1]], g.node_id[t[2]], a[0], a[1], b[0], b[1], p[0], p[1],
+               0.5 * fabs(o));
+      goto out;
+    }
+    if (o < 0) { /* clockwise: swap two corners */
+      const int x = t[1];
+      t[1] = t[2], t[2] = x;
+    }
+  }
+  if (sm_new(m, g.nnodes, g.ntris, path, err, errlen)) goto out;
+  memcpy(m->xy, g.xy, 2 * (size_t)g.nnodes * sizeof(double));
+  memcpy(m->tri, g.tri, 3 * (size_t)g.ntris * sizeof(int));
+  rc = 0;
+out:
+  um_gmsh_free(&g);
+  return rc;
+}
+
+/* ---- refinement ---------------------------------------------------------------------- */
+
+typedef struct {
+  int lo, hi, slot; /* an edge by its sorted nodes; slot = 3 cell + corner */
+} sm_edge;
+
+static int sm_cmp_edge(const void *x, const void *y) {
+  const sm_edge *p = x, *q = y;
+  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
+  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
+  return (p->slot > q->slot) - (p->slot < q->slot);
+}
+
+int siac_mesh_refine(const siac_mesh *in, siac_mesh *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  const size_t n3 = 3 * (size_t)in->ncells;
+  sm_edge *e = sm_alloc(n3, sizeof *e);
+  int *mid = sm_alloc(n3, sizeof(int)); /* slot 3c + j: the midpoint of edge (j, j+1) of cell c */
+  if (!e || !mid) {
+    free(e), free(mid);
+    return snprintf(err, errlen, "refine: out of memory for %d cells", in->ncells), -1;
+  }
+  for (size_t s = 0; s < n3; s++) {
+    const int a = in->tri[s], b = in->tri[s - s % 3 + (s % 3 + 1) % 3];
+    e[s].lo = a < b ? a : b, e[s].hi = a < b ? b : a, e[s].slot = (int)s;
+  }
+  qsort(e, n3, sizeof *e, sm_cmp_edge);
+  long long ne = 0; /* distinct edges */
+  for (size_t s = 0; s < n3; s++) ne += !s || e[s].lo != e[s - 1].lo || e[s].hi != e[s - 1].hi;
+  if (sm_new(out, in->nnodes + ne, 4LL * in->ncells, "refine", err, errlen)) {
+    free(e), free(mid);
+    return -1;
+  }
+  for (size_t s = 0, k = (size_t)in->nnodes; s < n3; s++) {
+    if (s && (e[s].lo != e[s - 1].lo || e[s].hi != e[s - 1].hi)) k++;
+    mid[e[s].slot] = (int)k;
+  }
+  memcpy(out->xy, in->xy, 2 * (size_t)in->nnodes * sizeof(double));
+  for (size_t s = 0; s < n3; s++) {
+    const int a = e[s].lo, b = e[s].hi, k = mid[e[s].slot];
+    out->xy[2 * (size_t)k] = 0.5 * (in->xy[2 * (size_t)a] + in->xy[2 * (size_t)b]);
+    out->xy[2 * (size_t)k + 1] = 0.5 * (in->xy[2 * (size_t)a + 1] + in->xy[2 * (size_t)b + 1]);
+  }
+  for (int c = 0; c < in->ncells; c++) {
+    const int *v = in->tri + 3 * (size_t)c, *md = mid + 3 * (size_t)c; /* md: 01, 12, 20 */
+    int *t = out->tri + 12 * (size_t)c;
+    const int kids[12] = {v[0], md[0], md[2], md[0], v[1], md[1], md[2], md[1], v[2], md[0], md[1], md[2]};
+    memcpy(t, kids, sizeof kids);
+  }
+  free(e), free(mid);
+  return 0;
+}
+
+/* ---- geometry ---------------------------------------------------------------------------- */
+
+void siac_mesh_cellxy(const siac_mesh *m, double *cellxy) {
+  for (int c = 0; c < m->ncells; c++)
+    for (int j = 0; j < 3; j++) {
+      const double *p = m->xy + 2 * (size_t)m->tri[3 * (size_t)c + j];
+      cellxy[6 * (size_t)c + 2 * j] = p[0];
+      cellxy[6 * (size_t)c + 2 * j + 1] = p[1];
+    }
+}
+
+/* cell c's bounding box: lo[2], hi[2] */
+static void sm_box(const siac_mesh *m, int c, double *lo, double *hi) {
+  const int *t = m->tri + 3 * (size_t)c;
+  for (int k = 0; k < 2; k++) {
+    const double a = m->xy[2 * (size_t)t[0] + k], b = m->xy[2 * (size_t)t[1] + k], d = m->xy[2 * (size_t)t[2] + k];
+    lo[k] = fmin(a, fmin(b, d));
+    hi[k] = fmax(a, fmax(b, d));
+  }
+}
+
+double siac_mesh_h(const siac_mesh *m) {
+  double h = 0;
+  for (int c = 0; c < m->ncells; c++) {
+    double lo[2], hi[2];
+    sm_box(m, c, lo, hi);
+    h = fmax(h, fmax(hi[0] - lo[0], hi[1] - lo[1]));
+  }
+  return h;
+}
+
+/* ---- neighbourhoods ---------------------------------------------------------------------- */
+
+typedef struct {
+  double b[2], w[2], g[2]; /* box centre, box half-width, centroid */
+} sm_cell;
+
+/* the predicate of siac_neighbours (siac_mesh.h), symmetric bit for bit */
+static int sm_meet(const sm_cell *C, const sm_cell *T, double reach) {
+  for (int k = 0; k < 2; k++) {
+    const double dg = T->g[k] - C->g[k];
+    const double s = dg > 0.5 ? -1.0 : dg < -0.5 ? 1.0 : 0.0;
+    if (!(fabs((T->b[k] - C->b[k]) + s) <= (T->w[k] + C->w[k]) + reach)) return 0;
+  }
+  return 1;
+}
+
+/* sort n non-negative ints below `bound` (tmp: room for n): insertion sort when short, else LSD radix
+ * sort by bytes, as many passes as bound needs */
+static void sm_sort(int *v, size_t n, int *tmp, int bound) {
+  if (n < 48) {
+    for (size_t i = 1; i < n; i++) {
+      const int x = v[i];
+      size_t j = i;
+      for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return;
+  }
+  int *src = v, *dst = tmp;
+  for (int shift = 0; shift < 31 && (bound - 1) >> shift; shift += 8) {
+    size_t at[257] = {0};
+    for (size_t i = 0; i < n; i++) at[((unsigned)src[i] >> shift & 255u) + 1]++;
+    for (int b = 0; b < 256; b++) at[b + 1] += at[b];
+    for (size_t i = 0; i < n; i++) dst[at[(unsigned)src[i] >> shift & 255u]++] = src[i];
+    int *x = src;
+    src = dst, dst = x;
+  }
+  if (src != v) memcpy(v, src, n * sizeof(int));
+}
+
+/* a growable int list */
+typedef struct {
+  int *v;
+  size_t n, cap;
+} sm_ints;
+
+static int sm_push(sm_ints *l, int x) {
+  if (l->n == l->cap) {
+    const size_t cap = l->cap ? 2 * l->cap : 4096;
+    int *v = cap <= SIZE_MAX / sizeof(int) ? realloc(l->v, cap * sizeof(int)) : NULL;
+    if (!v) return -1;
+    l->v = v, l->cap = cap;
+  }
+  l->v[l->n++] = x;
+  return 0;
+}
+
+/* the grid: cells listed by bin (counting sort of each cell's box-centre bin) */
+typedef struct {
+  int nb;         /* bins per side */
+  int *start;     /* nb^2 + 1 */
+  int *cells;     /* ncells, by bin */
+  sm_cell *cl;    /* their boxes, in the same order (read contiguously) */
+} sm_grid;
+
+static int sm_bin(double x, int nb) {
+  int i = (int)floor(x * nb);
+  return i < 0 ? 0 : i >= nb ? nb - 1 : i;
+}
+
+static int sm_grid_build(const sm_cell *cl, int nc, double side, sm_grid *G) {
+  long long nb = side > 0 ? (long long)floor(1.0 / side) : 1;
+  const long long cap = (long long)ceil(sqrt(4.0 * nc)) + 1; /* at most ~4 bins a cell */
+  if (nb > cap) nb = cap;
+  if (nb < 1) nb = 1;
+  G->nb = (int)nb;
+  G->start = calloc((size_t)(nb * nb + 1), sizeof(int));
+  G->cells = sm_alloc((size_t)nc, sizeof(int));
+  G->cl = sm_alloc((size_t)nc, sizeof(sm_cell));
+  int *bin = sm_alloc((size_t)nc, sizeof(int));
+  if (!G->start || !G->cells || !G->cl || !bin) {
+    free(bin);
+    return -1;
+  }
+  for (int c = 0; c < nc; c++) {
+    bin[c] = sm_bin(cl[c].b[1], G->nb) * G->nb + sm_bin(cl[c].b[0], G->nb);
+    G->start[bin[c] + 1]++;
+  }
+  for (long long i = 0; i < nb * nb; i++) G->start[i + 1] += G->start[i];
+  int *fill = sm_alloc((size_t)(nb * nb), sizeof(int));
+  if (!fill) {
+    free(bin);
+    return -1;
+  }
+  memcpy(fill, G->start, (size_t)(nb * nb) * sizeof(int));
+  for (int c = 0; c < nc; c++) { /* increasing cell number within a bin */
+    G->cl[fill[bin[c]]] = cl[c];
+    G->cells[fill[bin[c]]++] = c;
+  }
+  free(fill);
+  free(bin);
+  return 0;
+}
+
+/* the bins [lo, hi] of one axis (to be wrapped) that hold every position within r of centre; all of them
+ * once when the range spans the grid. The margin (far above rounding, far below any cell) covers the
+ * rounding of the predicate and of the bins near their edges. */
+static int sm_range(double centre, double r, int nb, int *lo, int *hi) {
+  const double margin = 1e-9;
+  *lo = (int)floor((centre - r - margin) * nb);
+  *hi = (int)floor((centre + r + margin) * nb);
+  if (*hi - *lo + 1 >= nb) *lo = 0, *hi = nb - 1;
+  return *hi - *lo + 1;
+}
+
+/* the padded rows, filled as the cells are done (in bin order): room for `need` a row (every row moved to its
+ * new place, the last first: a row only moves up); grows by a quarter at least */
+static int sm_widen(int **pad, int nc, int *width, int need) {
+  int w = *width + *width / 4 + 8;
+  if (w < need) w = need;
+  if (w > nc) w = nc;
+  int *p = (size_t)w <= SIZE_MAX / sizeof(int) / (size_t)nc ? realloc(*pad, (size_t)nc * w * sizeof(int)) : NULL;
+  if (!p) return -1;
+  for (int c = nc - 1; c > 0 && *width; c--) memmove(p + (size_t)c * w, p + (size_t)c * *width, (size_t)*width * sizeof(int));
+  *pad = p, *width = w;
+  return 0;
+}
+
+int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int **count, char *err, size_t errlen) {
+  *arity = 0, *nbr = NULL, *count = NULL;
+  const int nc = m->ncells;
+  if (!(reach >= 0) || !isfinite(reach))
+    return snprintf(err, errlen, "neighbours: reach %g must be finite and >= 0 (the app passes W/2 = (3k+1)h/2)",
+                    reach), -1;
+  if (nc < 1) return snprintf(err, errlen, "neighbours: the mesh has no cells"), -1;
+  sm_cell *cl = sm_alloc((size_t)nc, sizeof *cl);
+  if (!cl) return snprintf(err, errlen, "neighbours: out of memory for %d cells", nc), -1;
+  double diam = 0, wmax = 0;
+  for (int c = 0; c < nc; c++) {
+    double lo[2], hi[2];
+    sm_box(m, c, lo, hi);
+    const int *t = m->tri + 3 * (size_t)c;
+    const double *a = m->xy + 2 * (size_t)t[0], *b = m->xy + 2 * (size_t)t[1], *p = m->xy + 2 * (size_t)t[2];
+    for (int k = 0; k < 2; k++) {
+      cl[c].b[k] = 0.5 * (lo[k] + hi[k]);
+      cl[c].w[k] = 0.5 * (hi[k] - lo[k]);
+      cl[c].g[k] = (a[k] + b[k] + p[k]) / 3.0;
+      wmax = fmax(wmax, cl[c].w[k]);
+    }
+    diam = fmax(diam, sqrt(fmax(sm_len2(a, b), fmax(sm_len2(b, p), sm_len2(p, a)))));
+  }
+  if (2 * reach + 2 * diam >= 1) {
+    free(cl);
+    return snprintf(err, errlen, "neighbours: the mesh is too coarse for this degree: the stencil's reach %g "
+                    "(W/2 = (3k+1)h/2) and the largest cell diameter %g give 2 reach + 2 diameter = %g >= 1, the "
+                    "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
+                    "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
+  }
+  sm_grid G = {0, NULL, NULL, NULL};
+  int *cnt = sm_alloc((size_t)nc, sizeof(int));
+  sm_ints row = {NULL, 0, 0};
+  int *tmp = NULL, *pad = NULL; /* the sort's second buffer, as long as row; the rows, `width` apart */
+  size_t tmpcap = 0;
+  int rc = -1, most = 0, width = 0;
+  if (!cnt || sm_grid_build(cl, nc, fmax(reach, 2 * wmax), &G)) {
+    snprintf(err, errlen, "neighbours: out of memory for the grid of %d cells", nc);
+    goto out;
+  }
+  const int nb = G.nb;
+  for (int at = 0; at < nc; at++) { /* the cells in bin order: neighbouring cells read neighbouring bins */
+    const int c = G.cells[at];
+    const sm_cell *C = &G.cl[at];
+    int xlo, xhi, ylo, yhi;
+    sm_range(C->b[0], C->w[0] + wmax + reach, nb, &xlo, &xhi);
+    sm_range(C->b[1], C->w[1] + wmax + reach, nb, &ylo, &yhi);
+    row.n = 0;
+    for (int by = ylo; by <= yhi; by++)
+      for (int bx = xlo; bx <= xhi; bx++) {
+        const int ix = ((bx % nb) + nb) % nb, iy = ((by % nb) + nb) % nb, bin = iy * nb + ix;
+        for (int q = G.start[bin]; q < G.start[bin + 1]; q++) {
+          if (sm_meet(C, &G.cl[q], reach) && sm_push(&row, G.cells[q])) {
+            snprintf(err, errlen, "neighbours: out of memory");
+            goto out;
+          }
+        }
+      }
+    if (row.n > tmpcap) {
+      free(tmp);
+      tmpcap = row.cap;
+      if (!(tmp = sm_alloc(tmpcap, sizeof(int)))) {
+        snprintf(err, errlen, "neighbours: out of memory");
+        goto out;
+      }
+    }
+    sm_sort(row.v, row.n, tmp, nc);
+    if (row.n > (size_t)INT_MAX) {
+      snprintf(err, errlen, "neighbours: cell %d has more than %d neighbours", c, INT_MAX);
+      goto out;
+    }
+    cnt[c] = (int)row.n;
+    if (cnt[c] > most) most = cnt[c];
+    if (cnt[c] > width && sm_widen(&pad, nc, &width, cnt[c])) {
+      snprintf(err, errlen, "neighbours: out of memory for %d cells x %d neighbours (the padded rows): the mesh's "
+               "cell sizes vary too much for the global h, or the reach is too large", nc, cnt[c]);
+      goto out;
+    }
+    memcpy(pad + (size_t)c * width, row.v, row.n * sizeof(int));
+  }
+  /* the rows `most` apart (a row only moves down), padded with their cell */
+  for (int c = 0; c < nc; c++) {
+    int *r = pad + (size_t)c * most;
+    memmove(r, pad + (size_t)c * width, (size_t)cnt[c] * sizeof(int));
+    for (int i = cnt[c]; i < most; i++) r[i] = c;
+  }
+  int *fit = realloc(pad, (size_t)nc * most * sizeof(int));
+  if (fit) pad = fit;
+  *arity = most, *nbr = pad, *count = cnt;
+  cnt = NULL, pad = NULL;
+  rc = 0;
+out:
+  free(cl), free(cnt), free(G.start), free(G.cells), free(G.cl), free(row.v), free(tmp), free(pad);
+  return rc;
+}
+
+void siac_neighbour_stats(const int *count, int ncells, siac_nbr_stats *s) {
+  memset(s, 0, sizeof *s);
+  if (ncells < 1) return;
+  s->min = INT_MAX;
+  for (int c = 0; c < ncells; c++) {
+    s->min = count[c] < s->min ? count[c] : s->min;
+    s->max = count[c] > s->max ? count[c] : s->max;
+    s->total += count[c];
+  }
+  s->mean = (double)s->total / ncells;
+}

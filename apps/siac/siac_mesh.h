@@ -1,0 +1,75 @@
+/* SIAC's meshes: triangles of the periodic unit square [0,1)^2 (uniform, read
+ * from Gmsh, refined), the kernel scale h and each cell's neighbourhood (the
+ * cells the filter's stencil of a point in it can reach, periodic images
+ * included). Plain C11; the Gmsh file is parsed by the shared reader (um/gmsh.h). */
+#ifndef SIAC_MESH_H
+#define SIAC_MESH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A triangle mesh of the unit square. Arrays malloc'd, freed by siac_mesh_free. */
+typedef struct {
+  int nnodes, ncells;
+  double *xy; /* 2 per node */
+  int *tri;   /* 3 per cell, counter-clockwise */
+} siac_mesh;
+
+/* n x n squares of the unit square, 2 triangles each (2n^2 cells; nodes row by
+ * row, y outer; square (i, j) gives cells 2(j n + i) (lower right) and +1 (upper left)). */
+int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen);
+
+/* A Gmsh ASCII format 2 mesh (gmsh -2 -format msh22; scripts/siac-meshes.sh
+ * makes them) through the shared reader: its triangles in file order. Checks
+ * that every node lies in [0,1]^2 (within 1e-12, then clamped; the message
+ * names the node, its Gmsh id and its line), turns clockwise triangles
+ * counter-clockwise and rejects degenerate ones (naming the element's line). */
+int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen);
+
+/* Each triangle into 4 by its edge midpoints (a midpoint made once per edge:
+ * no duplicate nodes); the input's nodes first, then the midpoints; cell c's
+ * children are 4c .. 4c+3 (the three corners, then the middle one). */
+int siac_mesh_refine(const siac_mesh *in, siac_mesh *out, char *err, size_t errlen);
+
+/* Free the arrays and zero the mesh (safe twice). */
+void siac_mesh_free(siac_mesh *m);
+
+/* 6 per cell: x0 y0 x1 y1 x2 y2, the vertices in the cell's (ccw) order. */
+void siac_mesh_cellxy(const siac_mesh *m, double *cellxy);
+
+/* The kernel scale h: the largest side of any cell's bounding box (1/n on the uniform mesh). */
+double siac_mesh_h(const siac_mesh *m);
+
+/* The neighbourhoods. Cell T is a neighbour of cell C when T's bounding box,
+ * moved to its periodic image nearest to C, meets C's bounding box grown by
+ * `reach` on every side; C is its own neighbour. Per axis, with b the box
+ * centre, w the box half-width and g the centroid:
+ *     s = -1 if g_T - g_C > 0.5, +1 if g_T - g_C < -0.5, else 0
+ *     meet iff |(b_T - b_C) + s| <= (w_T + w_C) + reach   (both axes)
+ * (symmetric in C and T, bit for bit). Stored padded to a fixed arity (the
+ * largest count): row c of *nbr (ncells x arity) holds its count[c] neighbours
+ * in increasing cell number, then c repeated. Found with a periodic uniform
+ * grid of bins no smaller than reach: O(cells x neighbours). Fails, with what
+ * to do, when 2 reach + 2 (largest cell diameter) >= 1 (a cell could meet two
+ * images of one cell: the mesh is too coarse for the degree). *nbr and *count
+ * are malloc'd (free them); NULL on failure. */
+int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int **count, char *err, size_t errlen);
+
+/* Neighbour counts for the app's report. */
+typedef struct {
+  int min, max;   /* fewest and most neighbours of a cell (max = the arity) */
+  double mean;    /* mean neighbours per cell */
+  long long total;/* all (cell, neighbour) pairs */
+} siac_nbr_stats;
+
+/* The statistics of count[0 .. ncells-1] (from siac_neighbours). */
+void siac_neighbour_stats(const int *count, int ncells, siac_nbr_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
