@@ -117,7 +117,7 @@ static int siac_run(um_app_run *r) {
   UM_APP_TRY(um_app_choice(r, "params.scheme", &scheme, NULL));
   UM_APP_TRY(um_app_int(r, "params.repeat", &repeat));
   const double t0 = um_wtime();
-  int rc = siac_setup(r, &s);
+  int rc = siac_build(r, &s);
   if (!rc) rc = um_app_prepare(r, "cell_nodes");
   if (rc) {
     siac_free(&s);

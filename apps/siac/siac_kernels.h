@@ -197,7 +197,7 @@ UM_KERNEL void siac_u_prepare(const double *tcoef, double *G) {
 UM_KERNEL double siac_u_value(const double *G, double r, double s) {
   const int k = siac_k;
   const double x = 2.0 * r - 1.0 + s, y = 1.0 - s;
-  double g[4];
+  double g[4] = {0.0, 0.0, 0.0, 0.0};
   for (int p = 0; p <= k; p++) {
     double v = 0.0;
     for (int j = k - p; j >= 0; j--) v = v * s + G[4 * p + j];
