@@ -2,7 +2,9 @@
 # Unstructured Delaunay triangle meshes of the unit square for SIAC, like King & Kirby's (SC'13):
 #   low variance   near-uniform element size (one characteristic length)
 #   high variance  element size from a smooth, periodic size field,
-#                  size(x, y) = lc (1 + 9 sin^2(pi x) sin^2(pi y)): 10x larger in the middle than along the sides
+#                  size(x, y) = lc (1 + 2 sin^2(pi x) sin^2(pi y)): 3x larger in the middle than along the sides
+#                  (a ratio of 10 made the neighbourhoods of the small cells 100x those of the large: h is
+#                  the largest cell's, so the stencil covers ~(3k+1)^2 r^2 small cells; 3 keeps a 64k mesh at k = 3 in memory)
 # written as Gmsh ASCII format 2 (-format msh22), siac_<low|high>_<N>k.msh, for N in the sizes given.
 #
 #   scripts/siac-meshes.sh [-o DIR] [-k low|high|both] [SIZE...]
@@ -54,7 +56,7 @@ Physical Surface(1) = {1};
 Mesh.Algorithm = 5; // Delaunay
 If (high)
   Field[1] = MathEval;
-  Field[1].F = Sprintf("%.17g * (1 + 9 * (Sin(Pi * x) * Sin(Pi * y))^2)", lc);
+  Field[1].F = Sprintf("%.17g * (1 + 2 * (Sin(Pi * x) * Sin(Pi * y))^2)", lc);
   Background Field = 1;
   Mesh.MeshSizeExtendFromBoundary = 0;
   Mesh.MeshSizeFromPoints = 0;

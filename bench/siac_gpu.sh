@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SIAC on one GPU (issue 28): correctness of both schemes on every CUDA strategy, then per element
+# against per point over King & Kirby's mesh sizes and degrees, and the strategies for per element's
+# conflicting writes against each other. Everything in one call, so the ratios come from one card.
+#   bash bench/siac_gpu.sh [PROFILE]      (OUT=out/gpu; logs and JSON in $OUT/siac, table in $OUT/siac/table.md)
+# MESHES: the folder scripts/siac-meshes.sh wrote (default .ext/siac-meshes: make it with
+#   `bash scripts/siac-meshes.sh -o .ext/siac-meshes 4 16 64 256` and carry it); 1024k = 256k refined once.
+# STAGES (default "check sweep strategies"), SIZES (default "4 16 64 256 1024"), DEGREES (default "1 2 3"),
+# KINDS (default "low high"), BUDGET_S (default 520: runs that would start later are skipped and listed).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+T0=$(date +%s)
+BENCH_APP=siac
+source bench/gpu_common.sh
+MESHES=${MESHES:-.ext/siac-meshes}
+STAGES=${STAGES:-check sweep strategies}
+SIZES=${SIZES:-4 16 64 256 1024}
+DEGREES=${DEGREES:-1 2 3}
+KINDS=${KINDS:-low high}
+BUDGET_S=${BUDGET_S:-520}
+CFG=apps/siac/configs/siac_uniform.yaml
+has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
+skipped=""
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader > "$LOG/gpu.txt" 2>&1
+echo "GPU: $(cat "$LOG/gpu.txt")"
+
+if has check; then # both schemes, every strategy and layout: validated, and per point == per element
+  for cfg in siac_uniform siac_uniform_k2 siac_unstructured; do
+    for st in atomics global hierarchical; do
+      for lay in aos soa; do
+        run "check_${cfg}_${st}_${lay}" apps/siac/configs/$cfg.yaml --set run.strategy=$st --set run.layout=$lay
+      done
+    done
+  done
+fi
+
+mesh_args() { # kind size -> umrun settings
+  local kind=$1 size=$2
+  if [ "$size" = 1024 ]; then
+    echo "--set params.mesh=${kind}_variance --set params.size=256 --set params.refine=1 --set mesh.dir=$MESHES"
+  else
+    echo "--set params.mesh=${kind}_variance --set params.size=$size --set mesh.dir=$MESHES"
+  fi
+}
+
+if has sweep; then # per point against per element (atomics), each run once after a warm-up run
+  for k in $DEGREES; do
+    for kind in $KINDS; do
+      for size in $SIZES; do
+        name=sweep_${kind}_${size}k_k$k
+        if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
+        timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args $kind $size) --set params.degree=$k \
+          --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=2 \
+          --set output.dir= --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
+        echo "$name: exit $? $(grep -E 'per_element / per_point' "$LOG/$name.log" | head -1)"
+      done
+    done
+  done
+fi
+
+if has strategies; then # per element's writes: atomics, global colouring, hierarchical colouring
+  for st in atomics global hierarchical; do
+    name=strategy_low_64k_k2_$st
+    if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
+    timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args low 64) --set params.degree=2 \
+      --set params.scheme=per_element --set run.backend=cuda --set run.strategy=$st --set cuda.profile="$PROFILE" \
+      --set params.repeat=2 --set output.dir= --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
+    echo "$name: exit $? $(grep -E 'per_element ' "$LOG/$name.log" | head -1)"
+  done
+fi
+[ -n "$skipped" ] && echo "skipped by the budget:$skipped"
+python3 bench/siac_table.py "$LOG" > "$LOG/table.md" 2>&1
+cat "$LOG/table.md"

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""The SIAC benchmark's tables (bench/siac_gpu.sh) from the JSON of its runs: per element against
+per point per mesh and degree, the intersection-test ratio, GFLOP/s against the card's FP64 peak,
+and the strategies for per element's writes."""
+import glob, json, os, sys
+
+PEAK = {"H100": 67.0, "H200": 67.0}  # FP64 tensor-core peak, TFLOP/s (SXM); vector FP64 is half of it
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def main(d):
+    rows = []
+    for p in sorted(glob.glob(os.path.join(d, "sweep_*.json"))):
+        j = load(p)
+        if not j:
+            continue
+        m = j.get("metrics", {})
+        name = os.path.basename(p)[len("sweep_"):-len(".json")]
+        kind, size, k = name.split("_")
+        rows.append((kind, int(size[:-1]), int(k[1:]), m))
+    rows.sort(key=lambda r: (r[2], r[0], r[1]))
+    print("| mesh | cells | k | neighbours mean/max | per point s | per element s | per element speed-up | "
+          "tests per point | GFLOP/s pp / pe | filtered L2 / unfiltered L2 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind, size, k, m in rows:
+        g = lambda key: m.get(key, float("nan"))
+        print(f"| {kind} {size}k | {int(g('cells'))} | {k} | {g('neighbours_mean'):.0f}/{int(g('neighbours_max'))} | "
+              f"{g('seconds_per_point'):.4f} | {g('seconds_per_element'):.4f} | {g('speedup_per_element'):.2f} | "
+              f"{g('tests_per_point') / (g('cells') * (k + 1) ** 2):.0f} | "
+              f"{g('gflops_per_point'):.0f} / {g('gflops_per_element'):.0f} | "
+              f"{g('filtered_l2'):.2e} / {g('unfiltered_l2'):.2e} |")
+    print()
+    print("| per element's writes (low 64k, k = 2) | seconds | GFLOP/s |")
+    print("|---|---|---|")
+    for p in sorted(glob.glob(os.path.join(d, "strategy_*.json"))):
+        j = load(p)
+        if not j:
+            continue
+        m = j.get("metrics", {})
+        print(f"| {p.rsplit('_', 1)[1][:-5]} | {m.get('seconds_per_element', float('nan')):.4f} | "
+              f"{m.get('gflops_per_element', float('nan')):.0f} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "out/gpu/siac")
