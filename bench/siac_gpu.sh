@@ -4,7 +4,8 @@
 # conflicting writes against each other. Everything in one call, so the ratios come from one card.
 #   bash bench/siac_gpu.sh [PROFILE]      (OUT=out/gpu; logs and JSON in $OUT/siac, table in $OUT/siac/table.md)
 # MESHES: the folder scripts/siac-meshes.sh wrote (default .ext/siac-meshes: make it with
-#   `bash scripts/siac-meshes.sh -o .ext/siac-meshes 4 16 64 256` and carry it); 1024k = 256k refined once.
+#   `bash scripts/siac-meshes.sh -o .ext/siac-meshes 4 16 64 256` and carry it; .msh.gz files there are
+#   unpacked first, to carry less); 1024k = 256k refined once.
 # STAGES (default "check sweep strategies"), SIZES (default "4 16 64 256 1024"), DEGREES (default "1 2 3"),
 # KINDS (default "low high"), BUDGET_S (default 520: runs that would start later are skipped and listed).
 set -uo pipefail
@@ -13,6 +14,14 @@ T0=$(date +%s)
 BENCH_APP=siac
 source bench/gpu_common.sh
 MESHES=${MESHES:-.ext/siac-meshes}
+if ls "$MESHES"/*.msh.gz > /dev/null 2>&1; then # gzipped meshes (smaller to carry): unpacked once
+  mkdir -p build-gpu/siac-meshes
+  for f in "$MESHES"/*.msh.gz; do
+    g=build-gpu/siac-meshes/$(basename "$f" .gz)
+    [ -f "$g" ] || gunzip -c "$f" > "$g.tmp" && mv "$g.tmp" "$g"
+  done
+  MESHES=build-gpu/siac-meshes
+fi
 STAGES=${STAGES:-check sweep strategies}
 SIZES=${SIZES:-4 16 64 256 1024}
 DEGREES=${DEGREES:-1 2 3}
