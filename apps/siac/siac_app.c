@@ -69,8 +69,9 @@ static double exact_fn(double x, double y, void *user) {
   return siac_exact(x, y);
 }
 
-/* The mesh the config names: uniform, a generated Delaunay mesh, or a file; refined params.refine times. */
-static int load_mesh(um_app_run *r, siac_mesh *m, char *what, size_t wlen) {
+/* The mesh the config names: uniform, a generated Delaunay mesh, or a file; refined params.refine times.
+ * With keys_only, the keys are read (a solution file brings its own mesh) and nothing is made. */
+static int load_mesh(um_app_run *r, int keys_only, siac_mesh *m, char *what, size_t wlen) {
   int kind, n, size, refine;
   const char *dir, *file;
   char err[1024], path[4096];
@@ -80,6 +81,7 @@ static int load_mesh(um_app_run *r, siac_mesh *m, char *what, size_t wlen) {
   UM_APP_TRY(um_app_string(r, "mesh.dir", &dir));
   UM_APP_TRY(um_app_string(r, "mesh.file", &file));
   UM_APP_TRY(um_app_int(r, "params.refine", &refine));
+  if (keys_only) return UM_SUCCESS;
   int rc;
   if (kind == 0) {
     rc = siac_mesh_uniform(n, m, err, sizeof err);
@@ -96,8 +98,8 @@ static int load_mesh(um_app_run *r, siac_mesh *m, char *what, size_t wlen) {
     if (!f)
       return um_app_fail(r, UM_ERR_CONFIG,
                          "params.mesh: %s needs %s, which does not exist: make it with "
-                         "`bash scripts/siac-meshes.sh %s %d` (needs the Debian package gmsh), or set mesh.dir",
-                         kind == 1 ? "low_variance" : "high_variance", path, dir, size);
+                         "`bash scripts/siac-meshes.sh -o %s -k %s %d` (needs the Debian package gmsh), or set mesh.dir",
+                         kind == 1 ? "low_variance" : "high_variance", path, dir, kind == 1 ? "low" : "high", size);
     fclose(f);
     rc = siac_mesh_read(path, m, err, sizeof err);
     snprintf(what, wlen, "%s-variance Delaunay %s", kind == 1 ? "low" : "high", path);
@@ -155,11 +157,14 @@ int siac_build(um_app_run *r, siac *s) {
   memset(&m, 0, sizeof m);
   int rc, from_file = solution && *solution;
   if (from_file) {
-    rc = read_solution(r, s, solution, &m);
+    rc = load_mesh(r, 1, NULL, NULL, 0); /* params.mesh and the other mesh keys do not apply */
+    if (!rc) fprintf(r->log, "siac: the mesh and the solution come from %s (params.mesh, params.degree and "
+                             "params.refine do not apply)\n", solution);
+    if (!rc) rc = read_solution(r, s, solution, &m);
     snprintf(what, sizeof what, "%s", solution);
   } else {
     s->k = k;
-    rc = load_mesh(r, &m, what, sizeof what);
+    rc = load_mesh(r, 0, &m, what, sizeof what);
   }
   if (rc) {
     siac_mesh_free(&m);
