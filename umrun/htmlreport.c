@@ -10,6 +10,7 @@
  * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c;
  * htmlreport_internal.h holds what they share. */
 #include "htmlreport_internal.h"
+#include "um/app.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2 };
 
@@ -66,6 +67,8 @@ static const struct {
 };
 
 static const char *note_for(const char *app) {
+  const um_app *a = um_app_find(app); /* the app's own words first */
+  if (a && a->report_note) return a->report_note;
   for (size_t i = 0; i < sizeof app_notes / sizeof app_notes[0]; i++)
     if (!strcmp(app_notes[i].app, app)) return app_notes[i].text;
   return "An app of the um suite.";

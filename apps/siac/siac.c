@@ -154,4 +154,14 @@ const um_app um_app_siac = {
     .description = "SIAC filtering of a dG solution on triangles: per point (gather) against per element (scatter)",
     .run = siac_run,
     .options = siac_options,
-    .noptions = (int)(sizeof siac_options / sizeof siac_options[0])};
+    .noptions = (int)(sizeof siac_options / sizeof siac_options[0]),
+    .report_note =
+        "SIAC is a post-processor, not a solver: it convolves a discontinuous Galerkin solution (a polynomial of "
+        "degree k on each triangle) with a B-spline kernel whose stencil is a square of (3k+1)h, integrating exactly "
+        "over every piece of every triangle the stencil covers. Unlike the other apps, a cell's neighbourhood is not "
+        "its few mesh neighbours but tens to thousands of cells, of varying number: the loops pass the whole "
+        "neighbourhood map to the kernel as one <em>vector argument</em> (<code>um_arg_vec</code>) instead of one "
+        "argument per neighbour. <code>per_point</code> gathers (each cell reads its neighbours and writes its own "
+        "points); <code>per_element</code> scatters (each cell reads itself once and increments its neighbours' "
+        "points: colouring or atomics). Clipping and the quadrature make it compute-bound, more so as k grows: "
+        "thousands of operations per byte, the opposite end of the suite from Airfoil."};

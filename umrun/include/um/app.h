@@ -110,6 +110,9 @@ typedef struct um_app {
    * `--list-apps` and docs/options.md print them. */
   const um_option *options;
   int noptions; /**< the entries of options */
+  /** What makes the app different from the others, for a reader comparing them (`umrun --report`
+   * prints it above the app's loops; HTML markup allowed). NULL: a generic line. */
+  const char *report_note;
 } um_app;
 
 /** @name Reading the app's options
