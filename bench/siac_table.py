@@ -37,15 +37,17 @@ def main(d):
               f"{g('gflops_per_point'):.0f} / {g('gflops_per_element'):.0f} | "
               f"{g('filtered_l2'):.2e} / {g('unfiltered_l2'):.2e} |")
     print()
-    print("| per element's writes (low 64k, k = 2) | seconds | GFLOP/s |")
-    print("|---|---|---|")
+    print("| per element's writes (uniform, k = 1) | cells | strategy | per element s | per point s | "
+          "per element speed-up |")
+    print("|---|---|---|---|---|---|")
     for p in sorted(glob.glob(os.path.join(d, "strategy_*.json"))):
         j = load(p)
         if not j:
             continue
         m = j.get("metrics", {})
-        print(f"| {p.rsplit('_', 1)[1][:-5]} | {m.get('seconds_per_element', float('nan')):.4f} | "
-              f"{m.get('gflops_per_element', float('nan')):.0f} |")
+        parts = os.path.basename(p)[:-5].split("_")
+        print(f"| {parts[1]} | {int(m.get('cells', 0))} | {parts[3]} | {m.get('seconds_per_element', float('nan')):.4f} | "
+              f"{m.get('seconds_per_point', float('nan')):.4f} | {m.get('speedup_per_element', float('nan')):.2f} |")
 
 
 if __name__ == "__main__":
