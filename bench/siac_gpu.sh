@@ -18,7 +18,7 @@ if ls "$MESHES"/*.msh.gz > /dev/null 2>&1; then # gzipped meshes (smaller to car
   mkdir -p build-gpu/siac-meshes
   for f in "$MESHES"/*.msh.gz; do
     g=build-gpu/siac-meshes/$(basename "$f" .gz)
-    [ -f "$g" ] || gunzip -c "$f" > "$g.tmp" && mv "$g.tmp" "$g"
+    if [ ! -f "$g" ]; then gunzip -c "$f" > "$g.tmp" && mv "$g.tmp" "$g"; fi
   done
   MESHES=build-gpu/siac-meshes
 fi
