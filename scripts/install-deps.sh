@@ -16,6 +16,8 @@ PACKAGES=(
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
   chromium                         # umrun --report: the tests render the HTML page headless
   doxygen                          # the API reference (cmake --build build --target um_docs; test docs.doxygen)
+  python3                          # test scripts (SIAC's convergence orders, the options and API checkers)
+  gmsh                             # SIAC's unstructured meshes (scripts/siac-meshes.sh; test siac.meshes_script)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
