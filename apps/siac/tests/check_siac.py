@@ -72,6 +72,13 @@ def roundtrip(argv):
     umrun(exe, ["--set", f"output.dir={a}", "--set", "output.hdf5=true"] + extra, os.path.join(work, "write.json"))
     m = umrun(exe, ["--set", f"output.dir={b}", "--set", f"params.solution={a}/siac.h5"] + extra,
               os.path.join(work, "read.json"))
+    for f in ("siac.h5", "siac.xmf"):  # the outputs ParaView opens
+        if not os.path.getsize(os.path.join(a, f)):
+            sys.exit(f"FAIL: {a}/{f} is empty")
+    with open(os.path.join(a, "siac.xmf")) as f:
+        xmf = f.read()
+    if 'TopologyType="Triangle"' not in xmf or "mean" not in xmf:
+        sys.exit(f"FAIL: {a}/siac.xmf does not describe triangles with the field 'mean'")
     fa, fb = read_field(os.path.join(a, "siac_filtered.txt")), read_field(os.path.join(b, "siac_filtered.txt"))
     if len(fa) != len(fb) or not fa:
         sys.exit(f"FAIL: {len(fa)} points written, {len(fb)} read back")
