@@ -58,13 +58,25 @@ static const um_option siac_options[] = {
 
 static const char *scheme_loop[2] = {"per_point", "per_element"};
 
+/* Seconds the engine measured inside the loops of a scheme so far (device time on a GPU, JIT
+ * compilation excluded; wall time inside the loop on the host). */
+static double scheme_seconds(um_context *ctx, int which) {
+  double t = 0;
+  for (int i = 0, n = um_loop_stats_count(ctx); i < n; i++) {
+    um_loop_stats st;
+    if (um_loop_stats_get(ctx, i, &st)) continue;
+    if (!strcmp(st.name, scheme_loop[which]) || (which == 1 && !strcmp(st.name, "zero"))) t += st.seconds;
+  }
+  return t;
+}
+
 /* One scheme, `repeat` times: the fastest time, the tests and sub-triangles of one run. */
 static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *best, double stats[2]) {
   *best = INFINITY;
   for (int it = 0; it < repeat; it++) {
     stats[0] = stats[1] = 0;
     UM_APP_TRY(um_sync(r->ctx));
-    const double t0 = um_wtime();
+    const double t0 = scheme_seconds(r->ctx, which);
     if (which == 0) {
       UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_kernel, "per_point", s->cells,
                              um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
@@ -85,7 +97,7 @@ static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *bes
                              um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
     }
     UM_APP_TRY(um_sync(r->ctx));
-    const double t = um_wtime() - t0;
+    const double t = scheme_seconds(r->ctx, which) - t0;
     if (t < *best) *best = t;
     um_app_progress(r, scheme_loop[which], it + 1, repeat);
   }
