@@ -2,6 +2,7 @@
  * solution (projected or read from HDF5), the neighbourhoods, the kernel's
  * constants, the declarations; then the errors, the fields and the outputs. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ UM_KERNEL_DEFINE(siac_per_element, 6, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_zero, 1, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_errors, 6, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_diff, 3, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_point_single, 7, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_points_to_cell, 2, siac_kernels_source, "siac_kernels.h");
 
 UM_CONST_DEFINE(int, siac_k);
 UM_CONST_DEFINE(int, siac_nb);
@@ -146,6 +149,45 @@ static int read_solution(um_app_run *r, siac *s, const char *file, siac_mesh *m)
   return UM_SUCCESS;
 }
 
+/* A thread per point (params.point_threads: point): the set of points, each with its cell's
+ * neighbourhood as its own row (nq copies of the cell's), and the maps between points and cells. */
+static int decl_points(um_app_run *r, siac *s, const int *nbr, const int *count) {
+  const size_t np = (size_t)s->ncells * (size_t)s->nq, a = (size_t)s->arity;
+  if (np > (size_t)INT32_MAX || np * a > (size_t)INT32_MAX * (size_t)8)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.point_threads: point needs %zu points x %zu neighbours: too many; use "
+                       "params.point_threads: cell (the same filter, a thread per cell)", np, a);
+  int *pcell = malloc(sizeof(int) * np), *pq = malloc(sizeof(int) * np), *pnn = malloc(sizeof(int) * np);
+  int *cpts = malloc(sizeof(int) * np), *pnbr = malloc(sizeof(int) * np * a);
+  int rc = !pcell || !pq || !pnn || !cpts || !pnbr
+               ? um_app_fail(r, UM_ERR_ALLOC, "params.point_threads: point: out of memory for %zu x %zu neighbours", np, a)
+               : UM_SUCCESS;
+  for (size_t c = 0; !rc && c < (size_t)s->ncells; c++)
+    for (size_t q = 0; q < (size_t)s->nq; q++) {
+      const size_t p = c * (size_t)s->nq + q;
+      pcell[p] = (int)c;
+      pq[p] = (int)q;
+      pnn[p] = count[c];
+      cpts[p] = (int)p;
+      memcpy(pnbr + p * a, nbr + c * a, sizeof(int) * a);
+    }
+  um_context *ctx = r->ctx;
+  if (!rc) rc = um_decl_set(ctx, (int)np, "points", &s->points);
+  if (!rc) rc = um_decl_map(ctx, s->points, s->cells, 1, pcell, "point_cell", &s->pcell);
+  if (!rc) rc = um_decl_map(ctx, s->points, s->cells, s->arity, pnbr, "point_nbr", &s->pnbr);
+  if (!rc) rc = um_decl_map(ctx, s->cells, s->points, s->nq, cpts, "cell_points", &s->cpts);
+  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pq, "q", &s->p_pq);
+  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pnn, "point_nn", &s->p_pnn);
+  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_DOUBLE, NULL, "point_value", &s->p_pval);
+  if (!rc) fprintf(r->log, "siac: a thread per point: %zu points, each with its cell's %d-cell row\n", np, s->arity);
+  free(pcell);
+  free(pq);
+  free(pnn);
+  free(cpts);
+  free(pnbr);
+  return rc;
+}
+
 int siac_build(um_app_run *r, siac *s) {
   um_context *ctx = r->ctx;
   const char *solution;
@@ -216,6 +258,9 @@ int siac_build(um_app_run *r, siac *s) {
   if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered", &s->p_pp);
   if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered_pe", &s->p_pe);
   if (!rc) rc = um_decl_dat(ctx, s->cells, 2, UM_DOUBLE, NULL, "mean", &s->p_mean);
+  int threads = 0;
+  if (!rc) rc = um_app_choice(r, "params.point_threads", &threads, NULL);
+  if (!rc && threads == 1) rc = decl_points(r, s, nbr, count);
   free(nbr);
   free(count);
   free(coef);

@@ -16,9 +16,14 @@ typedef struct {
   um_set *cells, *nodes;
   um_map *cell_nodes, *nbr;
   um_dat *p_x, *p_xy, *p_coef, *p_nn, *p_pp, *p_pe, *p_mean;
+  /* params.point_threads: point: a thread per point (NULL otherwise) */
+  um_set *points;
+  um_map *pcell, *pnbr, *cpts; /* point -> its cell, point -> its cell's neighbourhood, cell -> its points */
+  um_dat *p_pq, *p_pnn, *p_pval; /* the point's index in its cell, its neighbours in use, its filtered value */
 } siac;
 
-extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel;
+extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel,
+    siac_per_point_single_kernel, siac_points_to_cell_kernel;
 
 /* Mesh (or solution file), projection, neighbourhoods, constants and declarations. */
 int siac_build(um_app_run *r, siac *s);

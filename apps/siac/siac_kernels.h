@@ -427,6 +427,32 @@ UM_KERNEL void siac_per_point(const double *xy, const int *nn, const um_vec *nxy
   stats[1] += nsub;
 }
 
+/* Per point, a thread per point (params.point_threads: point), as King & Kirby's per-point scheme:
+ * the point (index *q of the cell with vertices cxy) loads every neighbour of its cell itself,
+ * prepares its polynomial and adds its contribution: no reuse across the cell's points. */
+UM_KERNEL void siac_per_point_single(const double *cxy, const int *q, const int *nn, const um_vec *nxy,
+                                     const um_vec *ncoef, double *u, double *stats) {
+  const double cx = (cxy[0] + cxy[2] + cxy[4]) / 3.0, cy = (cxy[1] + cxy[3] + cxy[5]) / 3.0;
+  double px, py, acc = 0, tests = 0, nsub = 0;
+  siac_point(cxy, *q, &px, &py);
+  for (int j = 0; j < *nn; j++) {
+    double t[6], ti[6], tc[10], G[16];
+    for (int i = 0; i < 6; i++) t[i] = UM_VEC_D(nxy, j, i);
+    for (int i = 0; i < siac_nb; i++) tc[i] = UM_VEC_D(ncoef, j, i);
+    siac_image(t, cx, cy, ti);
+    siac_u_prepare(tc, G);
+    acc += siac_contrib_prepared(ti, G, px, py, 0, &tests, &nsub);
+  }
+  *u = acc;
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+/* A cell's values gathered from its points (after the thread-per-point loop). */
+UM_KERNEL void siac_points_to_cell(const um_vec *pv, double *ustar) {
+  for (int q = 0; q < siac_nq; q++) ustar[q] = UM_VEC_D(pv, q, 0);
+}
+
 /* Per element: the cell reads its own data once and adds its contribution to the
  * points of every neighbour whose stencils reach it (increments through the map). */
 UM_KERNEL void siac_per_element(const double *xy, const double *coef, const int *nn, const um_vec *nxy,
