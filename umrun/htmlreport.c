@@ -28,50 +28,9 @@ void umrun_report_usage(FILE *f) {
         f);
 }
 
-/* What makes each app different, for a reader comparing them. */
-static const struct {
-  const char *app, *text;
-} app_notes[] = {
-    {"airfoil",
-     "Airfoil is OP2's classic benchmark: a 2D inviscid (Euler) finite-volume solver on a quadrilateral mesh around an "
-     "aerofoil. Its cost is two loops over edges: <code>res_calc</code> reads the two nodes and two cells of each edge "
-     "and <em>increments</em> the residual of both cells, so every strategy for indirect increments (colouring, "
-     "atomics, shared-memory staging) shows in it; the cell loops (<code>adt_calc</code>, <code>update</code>) are "
-     "direct or read through a map only, and <code>update</code> carries the RMS reduction. Arithmetic per byte is "
-     "low: it is a bandwidth code."},
-    {"lulesh",
-     "LULESH is a 3D Lagrangian shock-hydrodynamics proxy on hexahedra: kinematics live on nodes, thermodynamics on "
-     "elements. Element loops gather the 8 corner nodes (indirect reads through the element-to-node map) and do a lot "
-     "of arithmetic per element (the hourglass control and the equation of state), so its loops have the highest "
-     "arithmetic intensity of the suite; forces reach the nodes through a node-to-corner gather instead of "
-     "increments, and the time step comes from MIN reductions."},
-    {"miniaero",
-     "miniAero solves the 3D compressible Navier-Stokes equations with a Roe flux and RK4 on hexahedra. Its face "
-     "loops read the two cells of a face (5 conserved values each, and gradients in second order) and increment "
-     "both cells' residuals: the biggest indirect increments per element in the suite (5 doubles to each side). "
-     "Gradients and the limiter are cell loops over the 6 neighbours (a gather), and boundary conditions are small "
-     "loops over boundary faces."},
-    {"jacobi",
-     "Jacobi is OP2's small teaching example: a sparse matrix stored on edges, an iteration that increments node "
-     "values through the edge-to-node map, and a direct update with a reduction. Small enough to read whole."},
-    {"bookleaf",
-     "BookLeaf is a 2D Lagrangian hydrodynamics code on quadrilaterals with an ALE remap. Corner forces and masses "
-     "are scattered to the nodes through the element-to-node map (<code>getacc_scatter</code>, indirect "
-     "increments), the artificial viscosity reads four neighbours through the element-to-element map, and the "
-     "remap moves element and nodal quantities across sides."},
-    {"volna",
-     "Volna simulates tsunamis with the nonlinear shallow-water equations on triangles, in single precision: half "
-     "the bytes per value of the other apps. An edge loop computes fluxes from the two cells of each edge, a cell "
-     "loop finds the time step with a MIN reduction, and <code>SpaceDiscretization</code> increments both cells "
-     "of each edge; bathymetry can move every step."},
-};
-
 static const char *note_for(const char *app) {
-  const um_app *a = um_app_find(app); /* the app's own words first */
-  if (a && a->report_note) return a->report_note;
-  for (size_t i = 0; i < sizeof app_notes / sizeof app_notes[0]; i++)
-    if (!strcmp(app_notes[i].app, app)) return app_notes[i].text;
-  return "An app of the um suite.";
+  const um_app *a = um_app_find(app); /* each app says what makes it different (um_app.report_note) */
+  return a && a->report_note ? a->report_note : "An app of the um suite.";
 }
 
 /* ---- the page ------------------------------------------------------------------------ */

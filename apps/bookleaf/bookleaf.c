@@ -439,4 +439,10 @@ const um_app um_app_bookleaf = {
     "BookLeaf_F90 decks",
     .run = bookleaf_run,
     .options = bookleaf_options,
-    .noptions = (int)(sizeof bookleaf_options / sizeof bookleaf_options[0])};
+    .noptions = (int)(sizeof bookleaf_options / sizeof bookleaf_options[0]),
+    /* what makes it different (umrun --report) */
+    .report_note =
+        "BookLeaf is a 2D Lagrangian hydrodynamics code on quadrilaterals with an ALE remap. Corner forces and masses "
+        "are scattered to the nodes through the element-to-node map (<code>getacc_scatter</code>, indirect "
+        "increments), the artificial viscosity reads four neighbours through the element-to-element map, and the "
+        "remap moves element and nodal quantities across sides."};

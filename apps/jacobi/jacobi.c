@@ -183,4 +183,8 @@ const um_app um_app_jacobi = {
     .description = "Jacobi iteration for Laplace's equation on a shuffled grid graph (teaching example)",
     .run = jacobi_run,
     .options = jacobi_options,
-    .noptions = (int)(sizeof jacobi_options / sizeof jacobi_options[0])};
+    .noptions = (int)(sizeof jacobi_options / sizeof jacobi_options[0]),
+    /* what makes it different (umrun --report) */
+    .report_note =
+        "Jacobi is OP2's small teaching example: a sparse matrix stored on edges, an iteration that increments node "
+        "values through the edge-to-node map, and a direct update with a reduction. Small enough to read whole."};
