@@ -139,8 +139,27 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
     fclose(cf);
     if (counters[0]) fprintf(out, "\n%s backend counters:\n%s", um_context_backend(ctx), counters);
   }
+  umrun_print_legend(out);
   fprintf(out, "\nmetrics:\n");
   for (int i = 0; i < run->nmetrics; i++) fprintf(out, "  %-16s %.17g\n", run->metric_names[i], run->metric_values[i]);
+}
+
+/* What the tables' columns mean, in OP2's words, after them (as PETSc's -log_view prints its legend);
+ * docs/output.md says it at length. */
+void umrun_print_legend(FILE *out) {
+  fputs("\nreading the tables (docs/output.md says more):\n"
+        "  time (s)    time inside the loop (GPU: CUDA events, run-time compilation excluded); %: share of the run\n"
+        "  GB/s        useful bandwidth: bytes that must cross memory once per call (each dat read once, each\n"
+        "              INC/RW dat read and written once, each map read once) / time per call; above the copy\n"
+        "              bandwidth only when a small case fits in the caches\n"
+        "  ops/elem    + - * / and math calls counted in the kernel's source, helpers followed; unknown: a trip\n"
+        "              count known only at run time; ops/byte: intensity, low = bound by memory\n"
+        "  bcolours    block colours: blocks of one colour increment no common element and run in parallel,\n"
+        "              colours one after another; tcolours: the same for the elements of a block (GPU)\n"
+        "  shared B    indirect data a block stages in shared memory (hierarchical); reuse: uses per staged value\n"
+        "  access      READ through a map: indirect read; INC through a map: indirect increment (the reason for\n"
+        "              colours or atomics); without a map: direct; INC/MIN/MAX on a global: a reduction\n",
+        out);
 }
 
 

@@ -62,6 +62,8 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
 void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
                         double total);
+/* What the tables' columns mean (printed after them by umrun_print_report). */
+void umrun_print_legend(FILE *out);
 int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t len);
 int umrun_make_field_dir(validation *v, char *err, size_t len);
 void umrun_remove_field_dir(validation *v);
