@@ -5,6 +5,9 @@
       runs the uniform mesh at three sizes: the unfiltered L2 error must converge at order ~k+1
       (within [k+0.7, k+1.5]) and the filtered at >= 2k+1 - 0.3 (theory: 2k+1, 2k+2 for a projection),
       and the filtered error must be below the unfiltered at every size.
+  check_siac.py improves UMRUN MESH REFINE K [MESH REFINE K ...]
+      filters the projection on each Gmsh mesh (refined REFINE times) at degree K: the filtered L2 and
+      L-infinity errors must both be below the unfiltered ones.
   check_siac.py roundtrip UMRUN WORK [umrun settings...]
       writes the solution to HDF5 (output.hdf5), filters it again read back with params.solution, and
       compares the two filtered fields point by point (same numbers to 1e-14).
@@ -59,6 +62,23 @@ def orders(argv):
     return 0 if ok else 1
 
 
+def improves(argv):
+    exe, cases = argv[0], argv[1:]
+    work = os.environ.get("SIAC_WORK", ".")
+    ok = True
+    for i in range(0, len(cases), 3):
+        mesh, refine, k = cases[i], cases[i + 1], cases[i + 2]
+        m = umrun(exe, ["--set", "params.mesh=file", "--set", f"mesh.file={mesh}", "--set", f"params.refine={refine}",
+                        "--set", f"params.degree={k}", "--set", "params.scheme=per_point", "--set", "run.backend=openmp"],
+                  os.path.join(work, f"siac_improves_{i // 3}.json"))
+        good = m["filtered_l2"] < m["unfiltered_l2"] and m["filtered_linf"] < m["unfiltered_linf"]
+        print(f"{mesh} refined {refine}, k = {k}: L2 {m['unfiltered_l2']:.3e} -> {m['filtered_l2']:.3e}, "
+              f"Linf {m['unfiltered_linf']:.3e} -> {m['filtered_linf']:.3e}{'' if good else '  <- not improved'}")
+        ok = ok and good
+    print("SIAC IMPROVES PASS" if ok else "SIAC IMPROVES FAIL")
+    return 0 if ok else 1
+
+
 def read_field(path):
     with open(path) as f:
         return [tuple(float(v) for v in line.split()) for line in f if line.strip()]
@@ -91,6 +111,7 @@ def roundtrip(argv):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("orders", "roundtrip"):
+    modes = {"orders": orders, "improves": improves, "roundtrip": roundtrip}
+    if len(sys.argv) < 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
-    sys.exit(orders(sys.argv[2:]) if sys.argv[1] == "orders" else roundtrip(sys.argv[2:]))
+    sys.exit(modes[sys.argv[1]](sys.argv[2:]))
