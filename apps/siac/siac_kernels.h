@@ -280,6 +280,23 @@ UM_KERNEL double siac_poly_integral(const double *poly, int n, const double *txy
   return sum;
 }
 
+/* One step of cutting a polygon into strips along `axis`: with split, the part of rest[] below
+ * `cut` goes to out[] (its vertex count returned) and rest[] keeps the part above it; without
+ * split (the last strip), all of rest[] goes to out[] and rest[] is left empty. tmp: scratch. */
+UM_KERNEL int siac_peel(double *rest, int *nrest, int axis, double cut, int split, double *out, double *tmp) {
+  int n;
+  if (split) {
+    n = siac_clip(rest, *nrest, axis, cut, 1, out);
+    *nrest = siac_clip(rest, *nrest, axis, cut, 0, tmp);
+    for (int v = 0; v < 2 * *nrest; v++) rest[v] = tmp[v];
+  } else {
+    n = *nrest;
+    for (int v = 0; v < 2 * n; v++) out[v] = rest[v];
+    *nrest = 0;
+  }
+  return n;
+}
+
 /* siac_contrib for u_T prepared by siac_u_prepare (the loops prepare it once per
  * triangle and apply it to many points), with a mode: 0 the filter's integrand (what siac_contrib
  * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
@@ -315,16 +332,7 @@ UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, doubl
   double sum = 0.0;
   for (int mx = m0; mx <= m1 && nrest >= 3; mx++) {
     const double xr = X0 + (mx + 1) * h;
-    int nstrip;
-    if (mx < m1 || (mx == npiece - 1 && xr < xmax)) { /* split: strip left of xr, rest right of it */
-      nstrip = siac_clip(rest, nrest, 0, xr, 1, strip);
-      nrest = siac_clip(rest, nrest, 0, xr, 0, tmp);
-      for (int v = 0; v < 2 * nrest; v++) rest[v] = tmp[v];
-    } else {
-      nstrip = nrest;
-      for (int v = 0; v < 2 * nrest; v++) strip[v] = rest[v];
-      nrest = 0;
-    }
+    int nstrip = siac_peel(rest, &nrest, 0, xr, mx < m1 || (mx == npiece - 1 && xr < xmax), strip, tmp);
     if (nstrip < 3) continue;
     /* the same inside the strip, along y */
     double smin = strip[1], smax = strip[1];
@@ -344,16 +352,7 @@ UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, doubl
     const int ix = npiece - 1 - mx;
     for (int my = j0; my <= j1 && nstrip >= 3; my++) {
       const double yr = Y0 + (my + 1) * h;
-      int np;
-      if (my < j1 || (my == npiece - 1 && yr < smax)) {
-        np = siac_clip(strip, nstrip, 1, yr, 1, piece);
-        nstrip = siac_clip(strip, nstrip, 1, yr, 0, tmp);
-        for (int v = 0; v < 2 * nstrip; v++) strip[v] = tmp[v];
-      } else {
-        np = nstrip;
-        for (int v = 0; v < 2 * nstrip; v++) piece[v] = strip[v];
-        nstrip = 0;
-      }
+      const int np = siac_peel(strip, &nstrip, 1, yr, my < j1 || (my == npiece - 1 && yr < smax), piece, tmp);
       if (np < 3) continue;
       sum += siac_poly_integral(piece, np, txy, G, px, py, ix, npiece - 1 - my, mode, nsub);
     }

@@ -29,12 +29,6 @@ void vl_mesh_free(vl_mesh *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void *xalloc(size_t n, size_t size) {
-  size_t b;
-  if (um_size_mul(n ? n : 1, size, &b)) return NULL;
-  return malloc(b);
-}
-
 typedef struct {
   int lo, hi; /* sorted node numbers */
   int a, b;   /* node numbers in the cell's order */
@@ -64,11 +58,11 @@ static int cmp_triple(const void *x, const void *y) {
 int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
   const int nc = m->ncells;
   const size_t n3 = 3 * (size_t)nc;
-  tracked *tf = xalloc(n3, sizeof *tf);
-  m->cell_cells = xalloc(n3, sizeof(int));
-  m->cell_edges = xalloc(n3, sizeof(int));
-  m->cell_xy = xalloc(2 * (size_t)nc, sizeof(float));
-  m->cell_area = xalloc((size_t)nc, sizeof(float));
+  tracked *tf = um_array_alloc(n3, sizeof *tf);
+  m->cell_cells = um_array_alloc(n3, sizeof(int));
+  m->cell_edges = um_array_alloc(n3, sizeof(int));
+  m->cell_xy = um_array_alloc(2 * (size_t)nc, sizeof(float));
+  m->cell_area = um_array_alloc((size_t)nc, sizeof(float));
   if (!tf || !m->cell_cells || !m->cell_edges || !m->cell_xy || !m->cell_area) {
     free(tf);
     return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
@@ -127,7 +121,7 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
   }
   /* the same triangle twice (its three nodes, in any order): a boundary one
    * passes the edge check above, each of its edges with two cells */
-  tracked *tr = xalloc((size_t)nc, sizeof *tr);
+  tracked *tr = um_array_alloc((size_t)nc, sizeof *tr);
   if (!tr) {
     free(tf);
     return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
@@ -154,10 +148,10 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     }
   free(tr);
   m->nedges = ne;
-  m->edge_cells = xalloc(2 * (size_t)ne, sizeof(int));
-  m->is_boundary = xalloc((size_t)ne, sizeof(int));
-  m->edge_normal = xalloc(2 * (size_t)ne, sizeof(float));
-  m->edge_length = xalloc((size_t)ne, sizeof(float));
+  m->edge_cells = um_array_alloc(2 * (size_t)ne, sizeof(int));
+  m->is_boundary = um_array_alloc((size_t)ne, sizeof(int));
+  m->edge_normal = um_array_alloc(2 * (size_t)ne, sizeof(float));
+  m->edge_length = um_array_alloc((size_t)ne, sizeof(float));
   if (!m->edge_cells || !m->is_boundary || !m->edge_normal || !m->edge_length) {
     free(tf);
     return snprintf(err, errlen, "out of memory for %d edges", ne), -1;
@@ -214,8 +208,8 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
     return snprintf(err, errlen, "Mesh Rectangle %d x %d: each count must be >= 1 and the cells fit an int", nx, ny), -1;
   m->nnodes = (nx + 1) * (ny + 1);
   m->ncells = 2 * nx * ny;
-  m->node_xy = xalloc(2 * (size_t)m->nnodes, sizeof(float));
-  m->cell_nodes = xalloc(3 * (size_t)m->ncells, sizeof(int));
+  m->node_xy = um_array_alloc(2 * (size_t)m->nnodes, sizeof(float));
+  m->cell_nodes = um_array_alloc(3 * (size_t)m->ncells, sizeof(int));
   if (!m->node_xy || !m->cell_nodes) {
     vl_mesh_free(m);
     return snprintf(err, errlen, "out of memory for a %d x %d rectangle", nx, ny), -1;
@@ -249,8 +243,8 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
 static int from_gmsh(um_gmsh_mesh *g, const char *name, vl_mesh *m, char *err, size_t errlen) {
   m->nnodes = g->nnodes;
   m->ncells = g->ntris;
-  m->node_xy = xalloc(2 * (size_t)g->nnodes, sizeof(float));
-  m->cell_nodes = xalloc(3 * (size_t)g->ntris, sizeof(int));
+  m->node_xy = um_array_alloc(2 * (size_t)g->nnodes, sizeof(float));
+  m->cell_nodes = um_array_alloc(3 * (size_t)g->ntris, sizeof(int));
   int rc = -1;
   if (!m->node_xy || !m->cell_nodes) {
     snprintf(err, errlen, "%s: out of memory for %d nodes and %d cells", name, g->nnodes, g->ntris);

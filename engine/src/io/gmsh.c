@@ -24,12 +24,6 @@ void um_gmsh_free(um_gmsh_mesh *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void *gm_alloc(size_t n, size_t size) {
-  size_t b;
-  if (um_size_mul(n ? n : 1, size, &b)) return NULL;
-  return malloc(b);
-}
-
 /* the text, one line at a time (CR LF taken as LF) */
 typedef struct {
   const char *p, *end;
@@ -149,9 +143,9 @@ static int gm_nodes(gm_reader *r, const char *name, um_gmsh_mesh *m, gm_id **ids
     return snprintf(err, errlen, "%s:%d: $Nodes claims %ld nodes, more than the file can hold: fix the count", name,
                     r->line, nn), -1;
   m->nnodes = (int)nn;
-  m->xy = gm_alloc(2 * (size_t)nn, sizeof(double));
-  m->node_id = gm_alloc((size_t)nn, sizeof(int));
-  gm_id *ids = *ids_out = gm_alloc((size_t)nn, sizeof *ids);
+  m->xy = um_array_alloc(2 * (size_t)nn, sizeof(double));
+  m->node_id = um_array_alloc((size_t)nn, sizeof(int));
+  gm_id *ids = *ids_out = um_array_alloc((size_t)nn, sizeof *ids);
   if (!m->xy || !m->node_id || !ids) return snprintf(err, errlen, "%s: out of memory for %ld nodes", name, nn), -1;
   for (long i = 0; i < nn; i++) {
     long id;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* *out = a * b; returns 0, or -1 (and *out = SIZE_MAX) when the product does
  * not fit a size_t. */
@@ -36,6 +37,14 @@ static inline int um_size_add(size_t a, size_t b, size_t *out) {
   }
   *out = a + b;
   return 0;
+}
+
+/* malloc(n * size) with the product checked (NULL when it overflows); n = 0 allocates one
+ * element, so a NULL return always means failure. */
+static inline void *um_array_alloc(size_t n, size_t size) {
+  size_t b;
+  if (um_size_mul(n ? n : 1, size, &b)) return NULL;
+  return malloc(b);
 }
 
 #endif
