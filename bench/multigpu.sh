@@ -8,8 +8,11 @@
 #   scale   each case of $CASES on each rank count of $RANKS (1 rank once; more ranks once per transport),
 #           JSON per run, then the table (bench/multigpu_table.py): loop time (slowest rank), speed-up
 #           over 1 GPU, the share of halo time hidden behind core elements, validation
+#   graphs  umrun --suite validation/suite.yaml --tags graphs (cuda.graphs=1: every app validated with its
+#           loop sequences replayed as CUDA graphs, 1 and 2 GPUs)
 # STAGES (default "build smoke suite scale"), CASES, RANKS (default "1 2 4", capped by the GPUs),
-# TRANSPORTS (default "auto nccl host"), BUDGET_S (default 540: runs that would start later are skipped and
+# TRANSPORTS (default "auto nccl host"), GRAPHS (default "0"; "0 1": every scaling run also with
+# cuda.graphs=1, named ..._g), BUDGET_S (default 540: runs that would start later are skipped and
 # listed). Everything under $WORK (default out/multigpu); logs and JSON tarred into multigpu.tar.gz there, and
 # with RESULT set, the tarball, the table and the build log's end copied into that folder (few files: the
 # device tool brings back at most 8).
@@ -22,6 +25,7 @@ export NCCL_NVLS_ENABLE=0 # NVLink multicast stays off (docs/architecture.md, "S
 export UM_CUDA_CACHE=$PWD/build-gpu/cuda-cache
 STAGES=${STAGES:-build smoke suite scale}
 TRANSPORTS=${TRANSPORTS:-auto nccl host}
+GRAPHS=${GRAPHS:-0}
 BUDGET_S=${BUDGET_S:-540}
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
 RANKS=${RANKS:-1 2 4}
@@ -85,6 +89,12 @@ if has smoke; then
   fi
 fi
 
+if has graphs; then
+  "$U" --suite validation/suite.yaml --tags graphs --out "$OUT/suite_graphs" > "$OUT/suite_graphs.log" 2>&1
+  echo "suite graphs: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_graphs.log"); $(left) s left)"
+  grep -E "\.\.\. FAIL" "$OUT/suite_graphs.log" | head -5
+fi
+
 if has suite; then
   for tr in $TRANSPORTS; do
     "$U" --suite validation/suite.yaml --tags multigpu --out "$OUT/suite_$tr" --set mpi.gpu_transport="$tr" \
@@ -107,6 +117,12 @@ case_args() {
   miniaero_16m) echo "apps/miniaero/configs/miniaero_sod_h200.yaml --set params.nx=1024 --set params.ny=128
     --set params.nz=128 --set validation.reference= --set cuda.profile=auto --set mpi.partitioner=block" ;;
   volna_2p4m) echo "apps/volna/configs/volna_landslide_2p4m_h200.yaml --set cuda.profile=auto" ;;
+  airfoil_720k) echo "configs/airfoil_720k.yaml --set cuda.profile=auto" ;;
+  lulesh_small) echo "configs/lulesh_small.yaml" ;;
+  miniaero_small) echo "apps/miniaero/configs/miniaero_small.yaml" ;;
+  volna_small) echo "apps/volna/configs/volna_landslide_small.yaml" ;;
+  bookleaf_small) echo "apps/bookleaf/configs/bookleaf_sod_sm_lag_small.yaml" ;;
+  bookleaf_4m) echo "apps/bookleaf/configs/bookleaf_sod_h200.yaml --set cuda.profile=auto" ;;
   bookleaf_14m) echo "apps/bookleaf/configs/bookleaf_sod_h200.yaml --set params.nx=7500 --set params.ny=1880
     --set cuda.profile=auto --set mpi.partitioner=block" ;;
   *) echo "" ;;
@@ -121,8 +137,11 @@ if has scale; then
       [ "$np" -le "$NGPU" ] || continue
       for tr in $TRANSPORTS; do
         [ "$np" -gt 1 ] || [ "$tr" = "$(echo $TRANSPORTS | cut -d' ' -f1)" ] || continue
-        if [ "$(left)" -lt 25 ]; then skipped+=("${c}_np${np}_$tr"); continue; fi
-        run "${c}_np${np}_$tr" "$np" "$tr" "${args[@]}" --quiet
+        for g in $GRAPHS; do
+          sfx=$([ "$g" = 1 ] && echo _g)
+          if [ "$(left)" -lt 25 ]; then skipped+=("${c}_np${np}_$tr$sfx"); continue; fi
+          run "${c}_np${np}_$tr$sfx" "$np" "$tr" "${args[@]}" --set cuda.graphs="$g" --quiet
+        done
       done
     done
   done

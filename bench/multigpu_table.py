@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The multi-GPU scaling table (bench/multigpu.sh): one row per run JSON named <case>_np<P>_<transport>.json.
+"""The multi-GPU scaling table (bench/multigpu.sh): one row per run JSON named <case>_np<P>_<transport>[_g].json
+(_g: cuda.graphs=1).
 
 loops s      total_seconds - setup_seconds (the loops and the host's stepping, rank 0's clock)
-speed-up     over the case's 1-rank run
+speed-up     over the case's 1-rank run (with the same cuda.graphs setting)
+graphs       calls run inside replayed CUDA graphs / all calls (rank 0), "-" without graphs
 halo s       the slowest loop's halo time left exposed, summed over loops (rank 0)
 hidden       hidden / (hidden + exposed) over every loop's halo (rank 0)
 top loop     the loop with the most time on the slowest rank, and its share
@@ -21,7 +23,7 @@ def load(path):
 def main(paths):
     rows = []
     for p in paths:
-        m = re.match(r"(.+)_np(\d+)_(\w+)\.json$", os.path.basename(p))
+        m = re.match(r"(.+)_np(\d+)_([a-z]+(?:_g)?)\.json$", os.path.basename(p))
         if not m:
             continue
         try:
@@ -33,19 +35,22 @@ def main(paths):
     base = {}
     for case, np_, tr, d, _ in rows:
         if d and np_ == 1:
-            base[case] = d["total_seconds"] - d["setup_seconds"]
-    print("| case | GPUs | transport | loops s | speed-up | setup s | halo exposed s | hidden | top loop (share) | status |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+            base[(case, tr.endswith("_g"))] = d["total_seconds"] - d["setup_seconds"]
+    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | halo exposed s | hidden | top loop (share) | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for case, np_, tr, d, err in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
         if not d:
-            print(f"| {case} | {np_} | {tr} | | | | | | | no JSON: {err} |")
+            print(f"| {case} | {np_} | {tr} | | | | | | | | no JSON: {err} |")
             continue
         loops = d["total_seconds"] - d["setup_seconds"]
         exposed = hidden = 0.0
         top, top_s, all_s = "", 0.0, 0.0
+        calls = graphed = 0
         for lp in d.get("loops", []):
             if lp.get("parent"):
                 continue
+            calls += lp.get("calls", 0) or 0
+            graphed += lp.get("graph_calls", 0) or 0
             h = lp.get("halo") or {}
             exposed += h.get("seconds", 0.0)
             hidden += h.get("hidden_seconds", 0.0)
@@ -54,14 +59,16 @@ def main(paths):
             if s > top_s:
                 top, top_s = lp["name"], s
         share = f"{100 * hidden / (hidden + exposed):.0f}%" if hidden + exposed > 0 else "-"
-        sp = f"{base[case] / loops:.2f}x" if case in base and loops > 0 else "-"
+        key = (case, tr.endswith("_g"))
+        sp = f"{base[key] / loops:.2f}x" if key in base and loops > 0 else "-"
+        gr = f"{100 * graphed / calls:.0f}%" if tr.endswith("_g") and calls else "-"
         tr_used = (d.get("partition") or {}).get("transport", "-") if np_ > 1 else "-"
         v = d.get("validation") or {}
         status = d.get("status", "?")
         if isinstance(v, dict) and "pass" in v:
             status += ", PASS" if v["pass"] else f", FAIL ({v.get('nfail')} metrics)"
         topc = f"{top} ({100 * top_s / all_s:.0f}%)" if all_s > 0 else "-"
-        print(f"| {case} | {np_} | {tr_used} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
+        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -468,3 +469,117 @@ TEST(CudaDevice, DescribesTheGpuAndMeasuresCopyBandwidth) {
 }
 
 }  // namespace
+
+// ---- CUDA graphs (cuda.graphs) ---------------------------------------------------------------
+
+double counter_of(um_context *ctx, const char *loop, const char *name) {
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    um_loop_stats s;
+    if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || std::string(s.name) != loop) continue;
+    double v = 0;
+    return um_loop_stats_counter(&s, name, &v) ? v : -1;
+  }
+  return -1;
+}
+
+double seconds_of(um_context *ctx, const char *loop) {
+  for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+    um_loop_stats s;
+    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS && std::string(s.name) == loop) return s.seconds;
+  }
+  return -1;
+}
+
+void expect_same_bits(const std::vector<double> &x, const std::vector<double> &y, const char *what) {
+  ASSERT_EQ(x.size(), y.size()) << what;
+  for (size_t i = 0; i < x.size(); i++)
+    ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(double)), 0) << what << "[" << i << "]: " << x[i] << " vs " << y[i];
+}
+
+// Airfoil with graphs gives the bits of plain launches, in every strategy; the repeated steps are
+// replayed (graph_calls), and every loop keeps its own device time.
+TEST(CudaGraphs, AirfoilSameBitsAsPlainLaunches) {
+  NEED_GPU();
+  for (auto sv : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_GLOBAL, 1),
+                  std::make_pair(UM_STRATEGY_HIERARCHICAL, 1)}) {
+    SCOPED_TRACE(um_strategy_name(sv.first));
+    um_options plain = cuda_options({sv.first, sv.second, UM_SOA, 128});
+    um_options graphs = plain;
+    ASSERT_EQ(um_options_set_backend(&graphs, "cuda.graphs", "1"), UM_SUCCESS);
+    AirfoilRun a(plain, 60, 40), b(graphs, 60, 40);
+    const int iters = 6;
+    std::vector<double> ra = a.run(iters), rb = b.run(iters);
+    expect_same_bits(rb, ra, "rms");
+    expect_same_bits(b.get(b.a.p_q), a.get(a.a.p_q), "q");
+    expect_same_bits(b.get(b.a.p_adt), a.get(a.a.p_adt), "adt");
+    EXPECT_EQ(counter_of(a.ctx, "res_calc", "graph_calls"), 0.0) << "graphs are off by default";
+    // each iteration: save_soln, then two stages of adt_calc, res_calc, bres_calc, update (rms read back)
+    const double replayed = counter_of(b.ctx, "res_calc", "graph_calls");
+    EXPECT_GE(replayed, 2.0 * iters - 4) << "res_calc ran inside replayed graphs";
+    EXPECT_LE(replayed, 2.0 * iters);
+    for (const char *l : {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"})
+      EXPECT_GT(seconds_of(b.ctx, l), 0.0) << l << " has device time under graphs";
+  }
+}
+
+// Segments whose structure changes between steps, parameters that change (a global READ passed
+// by value), host updates and constants in between: graphs give the bits of plain launches.
+TEST(CudaGraphs, ChangingSequencesParametersAndHostUpdates) {
+  NEED_GPU();
+  tcw::Mesh m = tcw::random_mesh(700, 2500, 400, 11);
+  std::vector<std::vector<double>> out[2];
+  for (int with = 0; with < 2; with++) {
+    um_options o = cuda_options({UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, 64});
+    if (with) ASSERT_EQ(um_options_set_backend(&o, "cuda.graphs", "1"), UM_SUCCESS);
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    tcw::Result r0;
+    tcw::run_all(ctx, m, &r0);
+    if (HasFatalFailure()) return;
+    um_dat *u = um_find_dat(ctx, "u"), *r = um_find_dat(ctx, "r"), *w = um_find_dat(ctx, "w"), *f = um_find_dat(ctx, "f"),
+           *v = um_find_dat(ctx, "v"), *x = um_find_dat(ctx, "x"), *k = um_find_dat(ctx, "k"),
+           *acc = um_find_dat(ctx, "acc"), *q = um_find_dat(ctx, "q"), *n = um_find_dat(ctx, "n");
+    um_map *pedge = um_find_map(ctx, "pedge"), *pcell = um_find_map(ctx, "pcell");
+    um_set *edges = um_find_set(ctx, "edges"), *cells = um_find_set(ctx, "cells");
+    for (int step = 0; step < 9; step++) {
+      TCW_OK(UM_PAR_LOOP(ctx, tk_indirect_rw_kernel, "tk_indirect_rw", edges, um_arg_dat(v, 1, pedge, 2, UM_DOUBLE, UM_RW),
+                         um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
+      TCW_OK(UM_PAR_LOOP(ctx, tk_gather_kernel, "tk_gather", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
+                         um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(k, 0, pedge, 1, UM_INT, UM_READ),
+                         um_arg_dat(acc, -1, UM_ID, 2, UM_DOUBLE, UM_INC)));
+      if (step % 3 == 1) {  // another shape of segment now and then
+        double qmax = -1;
+        float fmin = 1e30f;
+        TCW_OK(UM_PAR_LOOP(ctx, tk_cell_kernel, "tk_cell", cells, um_arg_dat(q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                           um_arg_dat(n, 0, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 1, pcell, 3, UM_DOUBLE, UM_INC),
+                           um_arg_dat(n, 2, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(n, 3, pcell, 3, UM_DOUBLE, UM_INC),
+                           um_arg_gbl(&qmax, 1, UM_DOUBLE, UM_MAX), um_arg_gbl(&fmin, 1, UM_FLOAT, UM_MIN)));
+      }
+      if (step == 5) {  // the host writes u and a constant changes between segments
+        std::vector<double> u2(m.u.size());
+        for (size_t i = 0; i < u2.size(); i++) u2[i] = 0.5 * m.u[i] + 0.25;
+        TCW_OK(um_dat_update(ctx, u, u2.data(), u2.size() * sizeof(double)));
+        tk_scale = -2.0;
+        TCW_OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
+      }
+      double esum = 0, g[2] = {0.5 + step, -0.25 * step};  // a READ global that changes every step
+      int cnt = 0;
+      TCW_OK(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                         um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                         um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                         um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&esum, 1, UM_DOUBLE, UM_INC),
+                         um_arg_gbl(&cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ)));
+      out[with].push_back({esum, (double)cnt});
+    }
+    for (um_dat *d : {r, v, acc, n}) {
+      std::vector<double> h((size_t)um_set_size(um_dat_set(d)) * um_dat_dim(d));
+      TCW_OK(um_dat_fetch(ctx, d, h.data(), h.size() * sizeof(double)));
+      out[with].push_back(h);
+    }
+    if (with) EXPECT_GE(counter_of(ctx, "tk_gather", "graph_calls"), 4.0) << "the repeated segment was replayed";
+    tk_scale = 1.5;
+    um_finalize(&ctx);
+  }
+  ASSERT_EQ(out[0].size(), out[1].size());
+  for (size_t i = 0; i < out[0].size(); i++) expect_same_bits(out[1][i], out[0][i], "results with and without graphs");
+}

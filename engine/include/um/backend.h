@@ -201,6 +201,10 @@ typedef struct um_backend_def {
   int (*peer_post)(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
   int (*peer_wait)(um_context *ctx, void *state, int id);
   /** @} */
+  /** Backends that hold launched work back (may be NULL; the CUDA backend's graphs do): start
+   * everything queued so far, without waiting for it. The core calls it before the host blocks
+   * in MPI while core elements should run (halo overlap). */
+  int (*flush)(um_context *ctx, void *state);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

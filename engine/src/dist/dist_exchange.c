@@ -187,6 +187,7 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
   if (hidden && !D->use_peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
+  if (hidden && ctx->backend->flush) UM_CHECK(ctx, ctx->backend->flush(ctx, ctx->bstate)); /* core work starts now */
   UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (halo)"));
   UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;

@@ -81,14 +81,17 @@ static int cu_init(um_context *ctx, void **state) {
   S->dump = flag(um_backend_option_value(ctx, "dump")) || um_context_options(ctx)->verbose >= 2;
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));
+  S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
   return UM_SUCCESS;
 }
 
 static void cu_finalize(um_context *ctx, void *state) {
   cu_state *S = state;
   if (!S) return;
+  cu_flush(ctx, S);
   if (S->stream) cudaStreamSynchronize(S->stream);
   cudaGetLastError();
+  cu_graph_free(S);
   for (int i = 0; i < S->nkerns; i++) cu_kern_free(S->kerns[i]);
   free(S->kerns);
 #ifdef UM_HAVE_NCCL
@@ -116,6 +119,8 @@ static void cu_finalize(um_context *ctx, void *state) {
   free(S);
 }
 
+static int cu_backend_flush(um_context *ctx, void *state) { return cu_flush(ctx, state); }
+
 static const char *cu_device(const um_context *ctx, void *state) {
   (void)ctx;
   return state ? ((const cu_state *)state)->desc : "";
@@ -131,14 +136,19 @@ static const um_backend_option cu_options[] = {
     {"cache", "", NULL, "directory of compiled modules (default $XDG_CACHE_HOME/um or ~/.cache/um; off: none)"},
     {"dump", "0", "0|1", "log every generated kernel and the NVRTC log"},
     {"poison", "0", "0|1", "fill directly WRITTEN dats with NaN before each loop (proves every element is written)"},
+    {"graphs", "0", "0|1",
+     "record each sequence of loops between two host synchronisations (a reduction read, a fetch, a halo exchange) "
+     "and replay it as a CUDA graph from its second occurrence on: fewer launch costs on small sets; same results "
+     "(off with poison)"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},
     {NULL, NULL, NULL, NULL}};
 
-/* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl) */
+/* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl);
+ * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs) */
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
-                                          "halo_post_seconds", NULL};
+                                          "halo_post_seconds", "graph_calls", NULL};
 
 const um_backend_def um_backend_cuda = {
     .name = "cuda",
@@ -154,6 +164,7 @@ const um_backend_def um_backend_cuda = {
     .strategy = cu_strategy,
     .run = cu_run,
     .sync = cu_sync,
+    .flush = cu_backend_flush,
     .dat_to_host = cu_dat_to_host,
     .rows_out = cu_rows_out,
     .rows_in = cu_rows_in,

@@ -9,6 +9,7 @@
  *   device_info.c   um_context_device_info, the copy benchmark
  *   cuda_error.c    the CUDA error wrapper (cu_fail)
  *   halo.c          halo rows packed and unpacked on the GPU (distributed runs)
+ *   graph.c         CUDA graphs of repeated loop sequences (cuda.graphs)
  */
 #ifndef UM_CUDA_INTERNAL_H
 #define UM_CUDA_INTERNAL_H
@@ -125,6 +126,44 @@ typedef struct {
 } cu_halo_timing;
 #define CU_MAX_HALO_TIMINGS 64
 
+/* CUDA graphs (graph.c): an op of the current segment (a kernel launch or a timing event) */
+typedef enum { CG_KERNEL = 0, CG_EVENT = 1 } cg_kind;
+typedef struct {
+  cg_kind kind;
+  int loop;             /* the loop record */
+  int start;            /* event: the loop's start (counts a call) */
+  cudaKernel_t f;       /* kernel */
+  unsigned grid, block;
+  size_t shmem;
+  int pbytes;           /* kernel: its one parameter block, at poff in the segment's (or graph's) arena */
+  size_t poff;
+  cudaEvent_t ev;       /* event */
+  const char *name;     /* for messages */
+} cg_op;
+
+/* A segment structure seen before; with a graph once seen twice. */
+typedef struct {
+  int nops;
+  cg_op *ops;           /* structure, and the values the graph's nodes hold */
+  unsigned char *arena; /* their parameter blocks */
+  cudaGraphNode_t *nodes;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  int failed;           /* could not be built: issued op by op */
+  long replays;
+} cg_graph;
+
+typedef struct {
+  cg_op *ops;           /* the current segment */
+  int nops, capops;
+  unsigned char *arena;
+  size_t used, cap;
+  cg_graph *graphs;
+  int ngraphs, capgraphs;
+  long launches, updates;
+  int warned;
+} cg_segment;
+
 typedef struct {
   int device;
   struct cudaDeviceProp prop;
@@ -169,11 +208,14 @@ typedef struct {
   cu_halo_timing halo_t[CU_MAX_HALO_TIMINGS];
   int nhalo_t;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
+  int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
+  cg_segment cg;
 } cu_state;
 
 /* The backend's state; counters it keeps per loop (def->counters order). */
 #define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
-enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST };
+enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST,
+       CU_COUNTER_GRAPHED };
 
 /* A CUDA runtime call; its own error text reaches the user. */
 #define CU(ctx, call, ...)                                                                              \
@@ -237,6 +279,13 @@ int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, in
 int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
 int cu_peer_wait(um_context *ctx, void *state, int id);
 void cu_peer_close(cu_state *S);
+/* graph.c: with cuda.graphs on, launches and timing events are recorded and issued by cu_flush, which every
+ * other use of the stream calls first; off, they are issued at once */
+int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
+                    size_t shmem, void *params, int pbytes, const char *name);
+int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev);
+int cu_flush(um_context *ctx, cu_state *S);
+void cu_graph_free(cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_sync(um_context *ctx, void *state);

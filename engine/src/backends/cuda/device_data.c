@@ -29,6 +29,7 @@ int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const c
 
 int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name) {
   UM_CHECK(ctx, cu_dalloc(ctx, d, bytes, what, name));
+  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
   if (bytes)
     CU(ctx, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying %s of loop '%s' to the GPU",
        what, name);
@@ -60,6 +61,7 @@ int cu_dat_on_device(um_context *ctx, um_dat *d) {
     um_dat_set_backend_data(d, c);
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
+    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     if (c->bytes)
       CU(ctx, cudaMemcpyAsync(c->d, um_dat_host_data(d), c->bytes, cudaMemcpyHostToDevice, ST(ctx)->stream),
          "copying dat '%s' to the GPU", um_dat_name(d));
@@ -72,6 +74,7 @@ int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
   (void)state;
   cu_dat *c = cu_dat_state(d);
   if (c && c->bytes) {
+    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     CU(ctx, cudaMemcpyAsync(um_dat_host_data(d), c->d, c->bytes, cudaMemcpyDeviceToHost, ST(ctx)->stream),
        "copying dat '%s' from the GPU", um_dat_name(d));
     UM_CHECK(ctx, cu_sync(ctx, NULL));
@@ -119,6 +122,7 @@ int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_
                     "constant '%s': the kernel header declares %zu bytes but um_decl_const gave %d x %s (%zu bytes); "
                     "make the declarations agree",
                     name, bytes, dim, um_type_name(type), want);
+  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
   CU(ctx, cudaMemcpyAsync(p, data, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying constant '%s' to the GPU",
      name);
   return UM_SUCCESS;

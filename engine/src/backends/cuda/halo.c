@@ -59,6 +59,7 @@ static int row_list(um_context *ctx, cu_state *S, const int *rows, int n, int **
 
 static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
   if (n <= 0) return UM_SUCCESS;
+  UM_CHECK(ctx, cu_flush(ctx, S)); /* halo kernels are not recorded into graphs: they end a segment */
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
   int *drows = NULL;
@@ -91,6 +92,7 @@ int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, 
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   cu_state *S = state;
   if (end <= begin) return UM_SUCCESS;
+  UM_CHECK(ctx, cu_flush(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
   char *dd = cu_dat_state(d)->d;
@@ -146,6 +148,7 @@ void cu_dev_free(void *p) {
  * thread per target value (timed under the gather's record, like a loop). */
 int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   cu_state *S = state;
+  UM_CHECK(ctx, cu_flush(ctx, S));
   if (g->ntargets <= 0) return UM_SUCCESS;
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, g->dst));
@@ -202,6 +205,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
 /* Exact sums of a split loop's reduction temporary, component by component, on the device. */
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words) {
   cu_state *S = state;
+  UM_CHECK(ctx, cu_flush(ctx, S));
   if (n <= 0) return UM_SUCCESS;
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d));

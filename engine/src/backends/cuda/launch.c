@@ -97,28 +97,24 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   UM_CHECK(ctx, cu_get_event(ctx, &t->stop));
   t->rec = loop->id;
   t->name = k->name;
-  CU(ctx, cudaEventRecord(t->start, S->stream), "recording a timing event");
+  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 1, t->start));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
-  void *args[1] = {k->params};
   for (int l = 0; l < k->nlaunch; l++) {
     const cu_launch *L = &k->launch[l];
     if (L->n <= 0) continue;
     put_int(k->params, off_n, L->n);
     put_int(k->params, off_start, L->start);
     put_int(k->params, off_part, L->part);
-    dim3 grid = {(unsigned)L->grid, 1, 1}, block = {(unsigned)k->threads, 1, 1};
-    CU(ctx, cudaLaunchKernel((const void *)k->kloop, grid, block, args, k->shmem, S->stream),
-       "launching loop '%s' (%d blocks of %d threads, %zu bytes of shared memory)", loop->name, L->grid, k->threads,
-       k->shmem);
+    UM_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kloop, (unsigned)L->grid, (unsigned)k->threads, k->shmem,
+                                  k->params, k->D.param_bytes, loop->name));
   }
   if (k->D.has_reduction) {
     put_int(k->params, off_n, k->nparts);
-    dim3 grid = {1, 1, 1}, block = {UMC_REDUCE_THREADS, 1, 1};
-    CU(ctx, cudaLaunchKernel((const void *)k->kreduce, grid, block, args, 0, S->stream),
-       "launching the reduction of loop '%s'", loop->name);
+    UM_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kreduce, 1, UMC_REDUCE_THREADS, 0, k->params,
+                                  k->D.param_bytes, loop->name));
   }
-  CU(ctx, cudaEventRecord(t->stop, S->stream), "recording a timing event");
+  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 0, t->stop));
   S->npending++;
 
   /* written dats: the device copy is now the only current one */

@@ -161,6 +161,7 @@ int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, in
 int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id) {
   cu_state *S = state;
   if (!S->nccl) return UM_ERROR(ctx, UM_ERR_INTERNAL, "NCCL: a halo posted before the communicator was made");
+  UM_CHECK(ctx, cu_flush(ctx, S)); /* an exchange is not recorded into graphs: it ends a segment */
   if (S->nhalo_t == CU_MAX_HALO_TIMINGS) UM_CHECK(ctx, cu_sync(ctx, S)); /* reads the waited ones' times */
   if (S->nhalo_t == CU_MAX_HALO_TIMINGS) return UM_ERROR(ctx, UM_ERR_INTERNAL, "NCCL: too many halos in flight");
   cu_halo_timing *h = &S->halo_t[S->nhalo_t];
@@ -199,6 +200,7 @@ int cu_peer_wait(um_context *ctx, void *state, int id) {
   for (int i = S->nhalo_t - 1; i >= 0 && !h; i--)
     if (!S->halo_t[i].waited) h = &S->halo_t[i];
   if (!h) return UM_ERROR(ctx, UM_ERR_INTERNAL, "NCCL: a halo waited for that was never posted");
+  UM_CHECK(ctx, cu_flush(ctx, S));
   CU(ctx, cudaEventRecord(h->core, S->stream), "recording a halo event");
   CU(ctx, cudaStreamWaitEvent(S->stream, h->stop, 0), "ordering the halo's readers after it");
   h->waited = 1;

@@ -1,0 +1,263 @@
+/* CUDA graphs of repeated loop sequences (option cuda.graphs).
+ *
+ * With graphs on, a loop's launches and timing events are not issued when um_par_loop is called:
+ * they are recorded into the current *segment*. A segment ends wherever the host must see the
+ * device's work or queue something else on the stream: a reduction read back, a fetch, um_sync,
+ * a halo exchange, a split loop's gather, a constant changed, a new kernel built (every entry point
+ * of the backend but the loops themselves calls cu_flush first). At its end the segment is compared,
+ * op by op, with the segments seen before: kernels, grids, blocks, shared memory and parameter block
+ * sizes (the structure), not the parameter values.
+ *   - first time: the ops are issued one by one, as without graphs, and the structure is kept;
+ *   - second time: a CUDA graph is built from the ops (a chain of kernel and event-record nodes),
+ *     instantiated, and launched;
+ *   - later: the instantiated graph is launched again, after updating the kernel nodes whose
+ *     parameter values changed (a global READ argument passed by value, a dat reallocated) and
+ *     pointing the event nodes at this segment's timing events, so every loop keeps its own
+ *     device time.
+ * Results are the same bits as plain launches (same kernels, same parameters, same order). What a
+ * graph saves is the host's launch work and the gaps between kernels: it pays on loops of small sets.
+ * The cost is that a segment's work starts on the GPU only when the segment ends. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "../../util/array.h"
+
+#define CG_MAX_OPS 4096 /* a longer segment is ended there */
+#define CG_MAX_GRAPHS 256 /* structures kept (seen once, or with a graph) */
+
+static unsigned char *op_params(const cu_state *S, const cg_op *o) { return S->cg.arena + o->poff; }
+
+static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *params) {
+  cg_segment *G = &S->cg;
+  if (G->nops == CG_MAX_OPS) UM_CHECK(ctx, cu_flush(ctx, S));
+  if (UM_GROW(G->ops, G->capops, G->nops)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  cg_op *d = &G->ops[G->nops];
+  *d = *o;
+  d->poff = G->used;
+  if (o->pbytes) {
+    size_t need = G->used + (size_t)o->pbytes;
+    if (need > G->cap) {
+      size_t cap = G->cap ? G->cap : 4096;
+      while (cap < need) cap *= 2;
+      unsigned char *a = realloc(G->arena, cap);
+      if (!a) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      G->arena = a;
+      G->cap = cap;
+    }
+    memcpy(G->arena + G->used, params, (size_t)o->pbytes);
+    G->used = need;
+  }
+  G->nops++;
+  return UM_SUCCESS;
+}
+
+int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
+                    size_t shmem, void *params, int pbytes, const char *name) {
+  if (!S->graphs) {
+    void *args[1] = {params};
+    dim3 g = {grid, 1, 1}, b = {block, 1, 1};
+    CU(ctx, cudaLaunchKernel((const void *)f, g, b, args, shmem, S->stream),
+       "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", name, grid, block, shmem);
+    return UM_SUCCESS;
+  }
+  cg_op o = {.kind = CG_KERNEL, .loop = loop, .f = f, .grid = grid, .block = block, .shmem = shmem, .pbytes = pbytes,
+             .name = name};
+  return record(ctx, S, &o, params);
+}
+
+int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev) {
+  if (!S->graphs) {
+    CU(ctx, cudaEventRecord(ev, S->stream), "recording a timing event");
+    return UM_SUCCESS;
+  }
+  cg_op o = {.kind = CG_EVENT, .loop = loop, .start = start, .ev = ev};
+  return record(ctx, S, &o, NULL);
+}
+
+/* The same structure: every op of the same kind, kernel, launch shape and parameter size. */
+static int same_shape(const cg_op *a, const cg_op *b, int n) {
+  for (int i = 0; i < n; i++) {
+    if (a[i].kind != b[i].kind || a[i].loop != b[i].loop || a[i].start != b[i].start) return 0;
+    if (a[i].kind == CG_KERNEL && (a[i].f != b[i].f || a[i].grid != b[i].grid || a[i].block != b[i].block ||
+                                   a[i].shmem != b[i].shmem || a[i].pbytes != b[i].pbytes))
+      return 0;
+  }
+  return 1;
+}
+
+static cg_graph *find_graph(cu_state *S) {
+  const cg_segment *G = &S->cg;
+  for (int i = 0; i < G->ngraphs; i++) {
+    cg_graph *g = &G->graphs[i];
+    if (g->nops == G->nops && same_shape(g->ops, G->ops, G->nops)) return g;
+  }
+  return NULL;
+}
+
+/* Keep the segment's structure and parameter values (the values the graph's nodes will hold). */
+static int keep_shape(um_context *ctx, cu_state *S, cg_graph *g) {
+  const cg_segment *G = &S->cg;
+  g->nops = G->nops;
+  g->ops = malloc((size_t)G->nops * sizeof *g->ops);
+  g->arena = malloc(G->used ? G->used : 1);
+  if (!g->ops || !g->arena) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  memcpy(g->ops, G->ops, (size_t)G->nops * sizeof *g->ops);
+  memcpy(g->arena, G->arena, G->used);
+  return UM_SUCCESS;
+}
+
+static int issue_direct(um_context *ctx, cu_state *S) {
+  const cg_segment *G = &S->cg;
+  for (int i = 0; i < G->nops; i++) {
+    const cg_op *o = &G->ops[i];
+    if (o->kind == CG_EVENT) {
+      CU(ctx, cudaEventRecord(o->ev, S->stream), "recording a timing event");
+      continue;
+    }
+    void *args[1] = {op_params(S, o)};
+    dim3 gr = {o->grid, 1, 1}, bl = {o->block, 1, 1};
+    CU(ctx, cudaLaunchKernel((const void *)o->f, gr, bl, args, o->shmem, S->stream),
+       "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", o->name, o->grid, o->block,
+       o->shmem);
+  }
+  return UM_SUCCESS;
+}
+
+static struct cudaKernelNodeParams node_params(const cg_op *o, void **args) {
+  struct cudaKernelNodeParams p;
+  memset(&p, 0, sizeof p);
+  p.func = (void *)o->f;
+  p.gridDim.x = o->grid;
+  p.gridDim.y = p.gridDim.z = 1;
+  p.blockDim.x = o->block;
+  p.blockDim.y = p.blockDim.z = 1;
+  p.sharedMemBytes = (unsigned)o->shmem;
+  p.kernelParams = args;
+  return p;
+}
+
+/* A chain of nodes, one per op, in the segment's order; instantiated. A failure leaves g without
+ * a graph (its segments are issued op by op) and says why once. */
+static int build(um_context *ctx, cu_state *S, cg_graph *g) {
+  cudaGraph_t graph = NULL;
+  cudaGraphNode_t prev = NULL;
+  cudaError_t e = cudaGraphCreate(&graph, 0);
+  g->nodes = e == cudaSuccess ? calloc((size_t)g->nops, sizeof *g->nodes) : NULL;
+  if (e == cudaSuccess && !g->nodes) e = cudaErrorMemoryAllocation;
+  for (int i = 0; e == cudaSuccess && i < g->nops; i++) {
+    const cg_op *o = &g->ops[i];
+    const size_t ndep = prev ? 1 : 0;
+    if (o->kind == CG_EVENT) {
+      e = cudaGraphAddEventRecordNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, o->ev);
+    } else {
+      void *args[1] = {g->arena + o->poff};
+      struct cudaKernelNodeParams p = node_params(o, args);
+      e = cudaGraphAddKernelNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, &p);
+    }
+    prev = g->nodes[i];
+  }
+  if (e == cudaSuccess) e = cudaGraphInstantiate(&g->exec, graph, 0);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (graph) cudaGraphDestroy(graph);
+    free(g->nodes);
+    g->nodes = NULL;
+    g->exec = NULL;
+    g->failed = 1;
+    if (!S->cg.warned) {
+      S->cg.warned = 1;
+      fprintf(stderr, "um: warning: CUDA graphs: cannot build a graph of %d launches (%s); those loops are launched "
+              "one by one\n", g->nops, cudaGetErrorString(e));
+    }
+    return UM_SUCCESS;
+  }
+  g->graph = graph;
+  (void)ctx;
+  return UM_SUCCESS;
+}
+
+/* Point the graph's nodes at this segment's values: changed kernel parameters, this segment's events. */
+static int update(um_context *ctx, cu_state *S, cg_graph *g) {
+  const cg_segment *G = &S->cg;
+  for (int i = 0; i < g->nops; i++) {
+    const cg_op *o = &G->ops[i];
+    cg_op *h = &g->ops[i];
+    if (o->kind == CG_EVENT) {
+      if (h->ev != o->ev)
+        CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, g->nodes[i], o->ev), "updating a CUDA graph's event");
+      h->ev = o->ev;
+      continue;
+    }
+    unsigned char *now = op_params(S, o), *was = g->arena + h->poff;
+    if (memcmp(now, was, (size_t)o->pbytes)) {
+      memcpy(was, now, (size_t)o->pbytes);
+      void *args[1] = {was};
+      struct cudaKernelNodeParams p = node_params(h, args);
+      CU(ctx, cudaGraphExecKernelNodeSetParams(g->exec, g->nodes[i], &p),
+         "updating the parameters of loop '%s' in a CUDA graph", o->name);
+      S->cg.updates++;
+    }
+  }
+  return UM_SUCCESS;
+}
+
+static void count_calls(um_context *ctx, const cg_graph *g) {
+  for (int i = 0; i < g->nops; i++)
+    if (g->ops[i].kind == CG_EVENT && g->ops[i].start) um_backend_counter_add(ctx, g->ops[i].loop, CU_COUNTER_GRAPHED, 1);
+}
+
+int cu_flush(um_context *ctx, cu_state *S) {
+  if (!S || !S->cg.nops) return UM_SUCCESS;
+  cg_segment *G = &S->cg;
+  cg_graph *g = find_graph(S);
+  int rc = UM_SUCCESS;
+  if (!g && G->ngraphs < CG_MAX_GRAPHS) {
+    if (UM_GROW(G->graphs, G->capgraphs, G->ngraphs)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    g = &G->graphs[G->ngraphs++];
+    memset(g, 0, sizeof *g);
+    rc = keep_shape(ctx, S, g);
+    g = NULL; /* first time: issued op by op below */
+  } else if (g && !g->exec && !g->failed) {
+    /* second time: the graph, holding this segment's values */
+    memcpy(g->arena, G->arena, G->used);
+    memcpy(g->ops, G->ops, (size_t)G->nops * sizeof *g->ops);
+    rc = build(ctx, S, g);
+  } else if (g && g->exec) {
+    rc = update(ctx, S, g);
+  }
+  if (rc == UM_SUCCESS) {
+    if (g && g->exec) {
+      cudaError_t e = cudaGraphLaunch(g->exec, S->stream);
+      if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "launching a CUDA graph of %d loops' launches", g->nops);
+      else {
+        g->replays++;
+        G->launches++;
+        count_calls(ctx, g);
+      }
+    } else {
+      rc = issue_direct(ctx, S);
+    }
+  }
+  G->nops = 0;
+  G->used = 0;
+  return rc;
+}
+
+void cu_graph_free(cu_state *S) {
+  cg_segment *G = &S->cg;
+  for (int i = 0; i < G->ngraphs; i++) {
+    cg_graph *g = &G->graphs[i];
+    if (g->exec) cudaGraphExecDestroy(g->exec);
+    if (g->graph) cudaGraphDestroy(g->graph);
+    free(g->nodes);
+    free(g->ops);
+    free(g->arena);
+  }
+  free(G->graphs);
+  free(G->ops);
+  free(G->arena);
+  memset(G, 0, sizeof *G);
+}
