@@ -131,7 +131,7 @@ typedef enum { CG_KERNEL = 0, CG_EVENT = 1 } cg_kind;
 typedef struct {
   cg_kind kind;
   int loop;             /* the loop record */
-  int start;            /* event: the loop's start (counts a call) */
+  int start;            /* event: 0 the loop's end; its start: 1 of a call's first piece (counts a call), 2 of a later piece */
   cudaKernel_t f;       /* kernel */
   unsigned grid, block;
   size_t shmem;

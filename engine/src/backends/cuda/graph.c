@@ -27,6 +27,7 @@
 
 #define CG_MAX_OPS 4096 /* a longer segment is ended there */
 #define CG_MAX_GRAPHS 256 /* structures kept (seen once, or with a graph) */
+#define CG_PERIOD_MIN 32  /* ops before a loop that began the segment may begin the next one */
 
 static unsigned char *op_params(const cu_state *S, const cg_op *o) { return S->cg.arena + o->poff; }
 
@@ -37,7 +38,7 @@ static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *para
   cg_op *d = &G->ops[G->nops];
   *d = *o;
   d->poff = G->used;
-  if (o->pbytes) {
+  if (o->pbytes && params) {
     size_t need = G->used + (size_t)o->pbytes;
     if (need > G->cap) {
       size_t cap = G->cap ? G->cap : 4096;
@@ -73,6 +74,12 @@ int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_
     CU(ctx, cudaEventRecord(ev, S->stream), "recording a timing event");
     return UM_SUCCESS;
   }
+  /* an app that never reads a result back between steps (a fixed time step) would make one long segment
+   * cut at CG_MAX_OPS, at a different place in each step: never the same twice. A segment ends instead
+   * where the loop that began it begins again (a step, or a stage of one): periods that repeat */
+  const cg_segment *G = &S->cg;
+  if (start && G->nops >= CG_PERIOD_MIN && G->ops[0].kind == CG_EVENT && G->ops[0].start && G->ops[0].loop == loop)
+    UM_CHECK(ctx, cu_flush(ctx, S));
   cg_op o = {.kind = CG_EVENT, .loop = loop, .start = start, .ev = ev};
   return record(ctx, S, &o, NULL);
 }
@@ -206,7 +213,7 @@ static int update(um_context *ctx, cu_state *S, cg_graph *g) {
 
 static void count_calls(um_context *ctx, const cg_graph *g) {
   for (int i = 0; i < g->nops; i++)
-    if (g->ops[i].kind == CG_EVENT && g->ops[i].start) um_backend_counter_add(ctx, g->ops[i].loop, CU_COUNTER_GRAPHED, 1);
+    if (g->ops[i].kind == CG_EVENT && g->ops[i].start == 1) um_backend_counter_add(ctx, g->ops[i].loop, CU_COUNTER_GRAPHED, 1);
 }
 
 int cu_flush(um_context *ctx, cu_state *S) {

@@ -97,7 +97,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   UM_CHECK(ctx, cu_get_event(ctx, &t->stop));
   t->rec = loop->id;
   t->name = k->name;
-  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 1, t->start));
+  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
   for (int l = 0; l < k->nlaunch; l++) {
