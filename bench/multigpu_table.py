@@ -2,7 +2,8 @@
 """The multi-GPU scaling table (bench/multigpu.sh): one row per run JSON named <case>_np<P>_<transport>[_g].json
 (_g: cuda.graphs=1).
 
-loops s      total_seconds - setup_seconds (the loops and the host's stepping, rank 0's clock)
+loops s      total_seconds - setup_seconds - compile s (the loops and the host's stepping, rank 0's clock)
+compile s    NVRTC compilation during the loops (rank 0's compile_seconds; 0 with a warm module cache)
 speed-up     over the case's 1-rank run (with the same cuda.graphs setting)
 graphs       calls run inside replayed CUDA graphs / all calls (rank 0), "-" without graphs
 halo s       the slowest loop's halo time left exposed, summed over loops (rank 0)
@@ -20,6 +21,14 @@ def load(path):
         return json.load(f)
 
 
+def compile_of(d):
+    return sum(lp.get("compile_seconds", 0.0) or 0.0 for lp in d.get("loops", []))
+
+
+def loops_of(d):
+    return d["total_seconds"] - d["setup_seconds"] - compile_of(d)
+
+
 def main(paths):
     rows = []
     for p in paths:
@@ -35,14 +44,14 @@ def main(paths):
     base = {}
     for case, np_, tr, d, _ in rows:
         if d and np_ == 1:
-            base[(case, tr.endswith("_g"))] = d["total_seconds"] - d["setup_seconds"]
-    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | halo exposed s | hidden | top loop (share) | status |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+            base[(case, tr.endswith("_g"))] = loops_of(d)
+    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | compile s | halo exposed s | hidden | top loop (share) | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case, np_, tr, d, err in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
         if not d:
-            print(f"| {case} | {np_} | {tr} | | | | | | | | no JSON: {err} |")
+            print(f"| {case} | {np_} | {tr} | | | | | | | | | no JSON: {err} |")
             continue
-        loops = d["total_seconds"] - d["setup_seconds"]
+        loops = loops_of(d)
         exposed = hidden = 0.0
         top, top_s, all_s = "", 0.0, 0.0
         calls = graphed = 0
@@ -68,7 +77,7 @@ def main(paths):
         if isinstance(v, dict) and "pass" in v:
             status += ", PASS" if v["pass"] else f", FAIL ({v.get('nfail')} metrics)"
         topc = f"{top} ({100 * top_s / all_s:.0f}%)" if all_s > 0 else "-"
-        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
+        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {compile_of(d):.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
 
 
 if __name__ == "__main__":
