@@ -547,12 +547,16 @@ TEST(CudaGraphs, ChangingSequencesParametersAndHostUpdates) {
            *acc = um_find_dat(ctx, "acc"), *q = um_find_dat(ctx, "q"), *n = um_find_dat(ctx, "n");
     um_map *pedge = um_find_map(ctx, "pedge"), *pcell = um_find_map(ctx, "pcell");
     um_set *edges = um_find_set(ctx, "edges"), *cells = um_find_set(ctx, "cells");
-    for (int step = 0; step < 9; step++) {
+    auto two_loops = [&]() {  // a segment of two loops without a read-back
       TCW_OK(UM_PAR_LOOP(ctx, tk_indirect_rw_kernel, "tk_indirect_rw", edges, um_arg_dat(v, 1, pedge, 2, UM_DOUBLE, UM_RW),
                          um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
       TCW_OK(UM_PAR_LOOP(ctx, tk_gather_kernel, "tk_gather", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
                          um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(k, 0, pedge, 1, UM_INT, UM_READ),
                          um_arg_dat(acc, -1, UM_ID, 2, UM_DOUBLE, UM_INC)));
+    };
+    for (int step = 0; step < 9; step++) {
+      two_loops();
+      if (HasFatalFailure()) return;
       if (step % 3 == 1) {  // another shape of segment now and then
         double qmax = -1;
         float fmin = 1e30f;
@@ -580,11 +584,8 @@ TEST(CudaGraphs, ChangingSequencesParametersAndHostUpdates) {
     // steps that never read a result back: segments end where the step's first loop begins again
     const double before = counter_of(ctx, "tk_indirect_rw", "graph_calls");
     for (int step = 0; step < 24; step++) {
-      TCW_OK(UM_PAR_LOOP(ctx, tk_indirect_rw_kernel, "tk_indirect_rw", edges, um_arg_dat(v, 1, pedge, 2, UM_DOUBLE, UM_RW),
-                         um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
-      TCW_OK(UM_PAR_LOOP(ctx, tk_gather_kernel, "tk_gather", edges, um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
-                         um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(k, 0, pedge, 1, UM_INT, UM_READ),
-                         um_arg_dat(acc, -1, UM_ID, 2, UM_DOUBLE, UM_INC)));
+      two_loops();
+      if (HasFatalFailure()) return;
     }
     if (with) EXPECT_GE(counter_of(ctx, "tk_indirect_rw", "graph_calls") - before, 12.0) << "steps without a read-back replayed";
     for (um_dat *d : {r, v, acc, n}) {
