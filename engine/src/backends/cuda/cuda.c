@@ -110,8 +110,8 @@ static void cu_finalize(um_context *ctx, void *state) {
     um_dat_set_backend_data(d, NULL);
   }
   for (int i = 0; i < S->npending; i++) {
-    cudaEventDestroy(S->pending[i].start);
-    cudaEventDestroy(S->pending[i].stop);
+    if (!(S->pending[i].owned & 1)) cudaEventDestroy(S->pending[i].start); /* a graph's own: freed with it */
+    if (!(S->pending[i].owned & 2)) cudaEventDestroy(S->pending[i].stop);
   }
   for (int i = 0; i < S->nfree; i++) cudaEventDestroy(S->free_events[i]);
   free(S->free_events);

@@ -113,6 +113,7 @@ typedef struct {
   int rec;          /* the loop's id (um_backend_loop_time) */
   const char *name; /* its kernel's name, for messages */
   cudaEvent_t start, stop;
+  unsigned char owned; /* 1: start, 2: stop belong to a CUDA graph (graph.c), not to the event pool */
 } cu_timing;
 
 #define MAX_PENDING 2048
@@ -138,6 +139,7 @@ typedef struct {
   int pbytes;           /* kernel: its one parameter block, at poff in the segment's (or graph's) arena */
   size_t poff;
   cudaEvent_t ev;       /* event */
+  int pend;             /* event: its timing entry (S->pending) */
   const char *name;     /* for messages */
 } cg_op;
 
@@ -147,6 +149,8 @@ typedef struct {
   cg_op *ops;           /* structure, and the values the graph's nodes hold */
   unsigned char *arena; /* their parameter blocks */
   cudaGraphNode_t *nodes;
+  cudaEvent_t *own;     /* the graph's own events, per event op */
+  long synced_at;       /* S->syncs when last launched: a later sync has read its events' times */
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   int failed;           /* could not be built: issued op by op */
@@ -209,6 +213,7 @@ typedef struct {
   int nhalo_t;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
+  long syncs;              /* synchronisations so far (each reads every pending time) */
   cg_segment cg;
 } cu_state;
 
@@ -283,11 +288,12 @@ void cu_peer_close(cu_state *S);
  * other use of the stream calls first; off, they are issued at once */
 int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
                     size_t shmem, void *params, int pbytes, const char *name);
-int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev);
+int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev, int pend);
 int cu_flush(um_context *ctx, cu_state *S);
 void cu_graph_free(cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
+int cu_put_event(um_context *ctx, cudaEvent_t ev);
 int cu_sync(um_context *ctx, void *state);
 /* device_info.c */
 int cu_device_info(um_context *ctx, void *state, um_device_info *out);

@@ -11,9 +11,10 @@
  *   - second time: a CUDA graph is built from the ops (a chain of kernel and event-record nodes),
  *     instantiated, and launched;
  *   - later: the instantiated graph is launched again, after updating the kernel nodes whose
- *     parameter values changed (a global READ argument passed by value, a dat reallocated) and
- *     pointing the event nodes at this segment's timing events, so every loop keeps its own
- *     device time.
+ *     parameter values changed (a global READ argument passed by value, a dat reallocated). Every
+ *     loop keeps its own device time: the graph records its own events, which the segment's timing
+ *     entries take over when a synchronisation has read them since the graph's last launch (else
+ *     the event nodes are pointed at the segment's pool events).
  * Results are the same bits as plain launches (same kernels, same parameters, same order). What a
  * graph saves is the host's launch work and the gaps between kernels: it pays on loops of small sets.
  * The cost is that a segment's work starts on the GPU only when the segment ends. */
@@ -69,7 +70,7 @@ int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsi
   return record(ctx, S, &o, params);
 }
 
-int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev) {
+int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev, int pend) {
   if (!S->graphs) {
     CU(ctx, cudaEventRecord(ev, S->stream), "recording a timing event");
     return UM_SUCCESS;
@@ -80,7 +81,7 @@ int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_
   const cg_segment *G = &S->cg;
   if (start && G->nops >= CG_PERIOD_MIN && G->ops[0].kind == CG_EVENT && G->ops[0].start && G->ops[0].loop == loop)
     UM_CHECK(ctx, cu_flush(ctx, S));
-  cg_op o = {.kind = CG_EVENT, .loop = loop, .start = start, .ev = ev};
+  cg_op o = {.kind = CG_EVENT, .loop = loop, .start = start, .ev = ev, .pend = pend};
   return record(ctx, S, &o, NULL);
 }
 
@@ -133,6 +134,13 @@ static int issue_direct(um_context *ctx, cu_state *S) {
   return UM_SUCCESS;
 }
 
+static void free_own(cg_graph *g) {
+  for (int i = 0; g->own && i < g->nops; i++)
+    if (g->own[i]) cudaEventDestroy(g->own[i]);
+  free(g->own);
+  g->own = NULL;
+}
+
 static struct cudaKernelNodeParams node_params(const cg_op *o, void **args) {
   struct cudaKernelNodeParams p;
   memset(&p, 0, sizeof p);
@@ -153,12 +161,15 @@ static int build(um_context *ctx, cu_state *S, cg_graph *g) {
   cudaGraphNode_t prev = NULL;
   cudaError_t e = cudaGraphCreate(&graph, 0);
   g->nodes = e == cudaSuccess ? calloc((size_t)g->nops, sizeof *g->nodes) : NULL;
-  if (e == cudaSuccess && !g->nodes) e = cudaErrorMemoryAllocation;
+  g->own = e == cudaSuccess ? calloc((size_t)g->nops, sizeof *g->own) : NULL;
+  if (e == cudaSuccess && (!g->nodes || !g->own)) e = cudaErrorMemoryAllocation;
   for (int i = 0; e == cudaSuccess && i < g->nops; i++) {
-    const cg_op *o = &g->ops[i];
+    cg_op *o = &g->ops[i];
     const size_t ndep = prev ? 1 : 0;
     if (o->kind == CG_EVENT) {
-      e = cudaGraphAddEventRecordNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, o->ev);
+      e = cudaEventCreate(&g->own[i]);
+      if (e == cudaSuccess) e = cudaGraphAddEventRecordNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, g->own[i]);
+      o->ev = g->own[i];
     } else {
       void *args[1] = {g->arena + o->poff};
       struct cudaKernelNodeParams p = node_params(o, args);
@@ -172,6 +183,7 @@ static int build(um_context *ctx, cu_state *S, cg_graph *g) {
     if (graph) cudaGraphDestroy(graph);
     free(g->nodes);
     g->nodes = NULL;
+    free_own(g);
     g->exec = NULL;
     g->failed = 1;
     if (!S->cg.warned) {
@@ -186,16 +198,36 @@ static int build(um_context *ctx, cu_state *S, cg_graph *g) {
   return UM_SUCCESS;
 }
 
-/* Point the graph's nodes at this segment's values: changed kernel parameters, this segment's events. */
+/* The segment's timing entry of event op o uses the graph's event ev; its pool event goes back. */
+static int take_own(um_context *ctx, cu_state *S, const cg_op *o, cudaEvent_t ev) {
+  cu_timing *t = &S->pending[o->pend];
+  if (o->start) {
+    t->start = ev;
+    t->owned |= 1;
+  } else {
+    t->stop = ev;
+    t->owned |= 2;
+  }
+  return cu_put_event(ctx, o->ev);
+}
+
+/* Point the graph's nodes at this segment's values: changed kernel parameters, and events. The graph's
+ * own events serve when a synchronisation has read their times since its last launch (the usual case: a
+ * segment ends at a read-back): the segment's timing entries then take them and give theirs back to the
+ * pool, and no node changes. Otherwise (launched twice without a sync) the event nodes are pointed at the
+ * segment's own events, so no time is overwritten before it is read. */
 static int update(um_context *ctx, cu_state *S, cg_graph *g) {
   const cg_segment *G = &S->cg;
+  const int reuse = S->syncs > g->synced_at;
   for (int i = 0; i < g->nops; i++) {
     const cg_op *o = &G->ops[i];
     cg_op *h = &g->ops[i];
     if (o->kind == CG_EVENT) {
-      if (h->ev != o->ev)
-        CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, g->nodes[i], o->ev), "updating a CUDA graph's event");
-      h->ev = o->ev;
+      cudaEvent_t want = reuse ? g->own[i] : o->ev;
+      if (h->ev != want)
+        CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, g->nodes[i], want), "updating a CUDA graph's event");
+      h->ev = want;
+      if (want == g->own[i]) UM_CHECK(ctx, take_own(ctx, S, o, want));
       continue;
     }
     unsigned char *now = op_params(S, o), *was = g->arena + h->poff;
@@ -232,6 +264,8 @@ int cu_flush(um_context *ctx, cu_state *S) {
     memcpy(g->arena, G->arena, G->used);
     memcpy(g->ops, G->ops, (size_t)G->nops * sizeof *g->ops);
     rc = build(ctx, S, g);
+    for (int i = 0; rc == UM_SUCCESS && g->exec && i < g->nops; i++)
+      if (G->ops[i].kind == CG_EVENT) rc = take_own(ctx, S, &G->ops[i], g->own[i]);
   } else if (g && g->exec) {
     rc = update(ctx, S, g);
   }
@@ -240,6 +274,7 @@ int cu_flush(um_context *ctx, cu_state *S) {
       cudaError_t e = cudaGraphLaunch(g->exec, S->stream);
       if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "launching a CUDA graph of %d loops' launches", g->nops);
       else {
+        g->synced_at = S->syncs;
         g->replays++;
         G->launches++;
         count_calls(ctx, g);
@@ -260,6 +295,7 @@ void cu_graph_free(cu_state *S) {
     if (g->exec) cudaGraphExecDestroy(g->exec);
     if (g->graph) cudaGraphDestroy(g->graph);
     free(g->nodes);
+    free_own(g);
     free(g->ops);
     free(g->arena);
   }

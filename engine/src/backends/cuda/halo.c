@@ -192,6 +192,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   UM_CHECK(ctx, cu_get_event(ctx, &tm->stop));
   tm->rec = g->id;
   tm->name = halo_kernel_names[which];
+  tm->owned = 0;
   CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
   S->last_loop = halo_kernel_names[which];
   CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),

@@ -97,7 +97,8 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   UM_CHECK(ctx, cu_get_event(ctx, &t->stop));
   t->rec = loop->id;
   t->name = k->name;
-  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start));
+  t->owned = 0;
+  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start, S->npending));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
   for (int l = 0; l < k->nlaunch; l++) {
@@ -114,7 +115,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
     UM_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kreduce, 1, UMC_REDUCE_THREADS, 0, k->params,
                                   k->D.param_bytes, loop->name));
   }
-  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 0, t->stop));
+  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 0, t->stop, S->npending));
   S->npending++;
 
   /* written dats: the device copy is now the only current one */

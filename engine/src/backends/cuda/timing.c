@@ -24,7 +24,7 @@ int cu_get_event(um_context *ctx, cudaEvent_t *ev) {
   return UM_SUCCESS;
 }
 
-static int put_event(um_context *ctx, cudaEvent_t ev) {
+int cu_put_event(um_context *ctx, cudaEvent_t ev) {
   cu_state *S = ST(ctx);
   if (UM_GROW(S->free_events, S->capfree, S->nfree)) {
     cudaEventDestroy(ev);
@@ -42,8 +42,8 @@ static int resolve_timings(um_context *ctx) {
     float ms = 0;
     CU(ctx, cudaEventElapsedTime(&ms, t->start, t->stop), "reading the timing events of loop '%s'", t->name);
     um_backend_loop_time(ctx, t->rec, 1e-3 * ms);
-    put_event(ctx, t->start);
-    put_event(ctx, t->stop);
+    if (!(t->owned & 1)) cu_put_event(ctx, t->start);
+    if (!(t->owned & 2)) cu_put_event(ctx, t->stop);
   }
   S->npending = 0;
   /* halos sent GPU to GPU and waited for: how long each moved, and how much of that the core work hid */
@@ -59,9 +59,9 @@ static int resolve_timings(um_context *ctx) {
     CU(ctx, cudaEventElapsedTime(&exposed, h->core, h->stop), "reading the timing events of a halo exchange");
     exposed = exposed < 0 ? 0 : exposed > total ? total : exposed;
     um_backend_halo_time(ctx, h->id, 1e-3 * exposed, 1e-3 * (total - exposed));
-    put_event(ctx, h->start);
-    put_event(ctx, h->stop);
-    put_event(ctx, h->core);
+    cu_put_event(ctx, h->start);
+    cu_put_event(ctx, h->stop);
+    cu_put_event(ctx, h->core);
   }
   S->nhalo_t = keep;
   return UM_SUCCESS;
@@ -76,5 +76,6 @@ int cu_sync(um_context *ctx, void *state) {
     return cu_fail(ctx, e, __FILE__, __LINE__, "waiting for the GPU (the last loop launched was '%s'; run with "
                    "compute-sanitizer to find the failing access)", S->last_loop ? S->last_loop : "none");
   UM_CHECK(ctx, resolve_timings(ctx));
+  S->syncs++;
   return UM_SUCCESS;
 }
