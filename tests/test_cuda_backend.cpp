@@ -507,6 +507,7 @@ TEST(CudaGraphs, AirfoilSameBitsAsPlainLaunches) {
     um_options plain = cuda_options({sv.first, sv.second, UM_SOA, 128});
     um_options graphs = plain;
     ASSERT_EQ(um_options_set_backend(&graphs, "cuda.graphs", "1"), UM_SUCCESS);
+    ASSERT_EQ(um_options_set_backend(&graphs, "cuda.graph_min_kernels", "1"), UM_SUCCESS);  // every stage a graph
     AirfoilRun a(plain, 60, 40), b(graphs, 60, 40);
     const int iters = 6;
     std::vector<double> ra = a.run(iters), rb = b.run(iters);
@@ -537,6 +538,7 @@ TEST(CudaGraphs, ChangingSequencesParametersAndHostUpdates) {
   for (int with = 0; with < 2; with++) {
     um_options o = cuda_options({UM_STRATEGY_HIERARCHICAL, 1, UM_AOS, 64});
     if (with) ASSERT_EQ(um_options_set_backend(&o, "cuda.graphs", "1"), UM_SUCCESS);
+    if (with) ASSERT_EQ(um_options_set_backend(&o, "cuda.graph_min_kernels", "2"), UM_SUCCESS);
     um_context *ctx = nullptr;
     ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     tcw::Result r0;

@@ -82,6 +82,13 @@ static int cu_init(um_context *ctx, void **state) {
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));
   S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
+  const char *gm = um_backend_option_value(ctx, "graph_min_kernels");
+  char *end = NULL;
+  long gmin = gm ? strtol(gm, &end, 10) : 8;
+  if (!gm || end == gm || *end || gmin < 1 || gmin > 1000000)
+    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.graph_min_kernels: '%s' is not a whole number from 1 to 1000000 (the fewest kernel "
+                    "launches a sequence needs to be replayed as a CUDA graph; default 8)", gm ? gm : "");
+  S->graph_min = (int)gmin;
   return UM_SUCCESS;
 }
 
@@ -91,7 +98,7 @@ static void cu_finalize(um_context *ctx, void *state) {
   cu_flush(ctx, S);
   if (S->stream) cudaStreamSynchronize(S->stream);
   cudaGetLastError();
-  cu_graph_free(S);
+  cu_graph_free(ctx, S);
   for (int i = 0; i < S->nkerns; i++) cu_kern_free(S->kerns[i]);
   free(S->kerns);
 #ifdef UM_HAVE_NCCL
@@ -140,6 +147,9 @@ static const um_backend_option cu_options[] = {
      "record each sequence of loops between two host synchronisations (a reduction read, a fetch, a halo exchange) "
      "and replay it as a CUDA graph from its second occurrence on: fewer launch costs on small sets; same results "
      "(off with poison)"},
+    {"graph_min_kernels", "8", NULL,
+     "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
+     "by one (a graph launch and its updates cost about as much as a few launches)"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},

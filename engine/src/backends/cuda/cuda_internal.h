@@ -164,7 +164,8 @@ typedef struct {
   size_t used, cap;
   cg_graph *graphs;
   int ngraphs, capgraphs;
-  long launches, updates;
+  int nkernels;         /* kernel ops in the current segment */
+  long launches, updates, segments, short_segments, replayed_kernels;
   int warned;
 } cg_segment;
 
@@ -213,6 +214,7 @@ typedef struct {
   int nhalo_t;
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
+  int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   long syncs;              /* synchronisations so far (each reads every pending time) */
   cg_segment cg;
 } cu_state;
@@ -290,7 +292,7 @@ int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsi
                     size_t shmem, void *params, int pbytes, const char *name);
 int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev, int pend);
 int cu_flush(um_context *ctx, cu_state *S);
-void cu_graph_free(cu_state *S);
+void cu_graph_free(um_context *ctx, cu_state *S);
 /* timing.c */
 int cu_get_event(um_context *ctx, cudaEvent_t *ev);
 int cu_put_event(um_context *ctx, cudaEvent_t ev);

@@ -29,6 +29,8 @@
 #define CG_MAX_OPS 4096 /* a longer segment is ended there */
 #define CG_MAX_GRAPHS 256 /* structures kept (seen once, or with a graph) */
 #define CG_PERIOD_MIN 32  /* ops before a loop that began the segment may begin the next one */
+/* S->graph_min (cuda.graph_min_kernels, default 8): shorter segments are launched one by one: a graph launch
+ * and its parameter updates cost about as much as a few kernel launches */
 
 static unsigned char *op_params(const cu_state *S, const cg_op *o) { return S->cg.arena + o->poff; }
 
@@ -53,6 +55,7 @@ static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *para
     G->used = need;
   }
   G->nops++;
+  if (o->kind == CG_KERNEL) G->nkernels++;
   return UM_SUCCESS;
 }
 
@@ -251,9 +254,12 @@ static void count_calls(um_context *ctx, const cg_graph *g) {
 int cu_flush(um_context *ctx, cu_state *S) {
   if (!S || !S->cg.nops) return UM_SUCCESS;
   cg_segment *G = &S->cg;
-  cg_graph *g = find_graph(S);
+  G->segments++;
+  cg_graph *g = G->nkernels >= S->graph_min ? find_graph(S) : NULL;
   int rc = UM_SUCCESS;
-  if (!g && G->ngraphs < CG_MAX_GRAPHS) {
+  if (G->nkernels < S->graph_min) {
+    G->short_segments++;
+  } else if (!g && G->ngraphs < CG_MAX_GRAPHS) {
     if (UM_GROW(G->graphs, G->capgraphs, G->ngraphs)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     g = &G->graphs[G->ngraphs++];
     memset(g, 0, sizeof *g);
@@ -277,6 +283,7 @@ int cu_flush(um_context *ctx, cu_state *S) {
         g->synced_at = S->syncs;
         g->replays++;
         G->launches++;
+        G->replayed_kernels += G->nkernels;
         count_calls(ctx, g);
       }
     } else {
@@ -284,12 +291,21 @@ int cu_flush(um_context *ctx, cu_state *S) {
     }
   }
   G->nops = 0;
+  G->nkernels = 0;
   G->used = 0;
   return rc;
 }
 
-void cu_graph_free(cu_state *S) {
+void cu_graph_free(um_context *ctx, cu_state *S) {
   cg_segment *G = &S->cg;
+  if (S->graphs && um_context_options(ctx)->verbose >= 1) {
+    int built = 0;
+    for (int i = 0; i < G->ngraphs; i++) built += G->graphs[i].exec != NULL;
+    fprintf(stderr, "cuda graphs: %ld segments (%ld under %d kernels, launched one by one), %d shapes, %d graphs, "
+            "%ld graph launches of %.1f kernels on average, %ld parameter updates\n", G->segments, G->short_segments,
+            S->graph_min, G->ngraphs, built, G->launches, G->launches ? (double)G->replayed_kernels / G->launches : 0.0,
+            G->updates);
+  }
   for (int i = 0; i < G->ngraphs; i++) {
     cg_graph *g = &G->graphs[i];
     if (g->exec) cudaGraphExecDestroy(g->exec);
