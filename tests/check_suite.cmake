@@ -236,6 +236,53 @@ if(CHROMIUM)
   message(STATUS "headless ${CHROMIUM} rendered report.html: ${WORK}/report.png (${png_size} bytes)")
 endif()
 
+# the teaching report (issue 26) on LULESH's quick cases, run twice (--repeat 2) and given as two results
+# files of one CPU: the devices' columns named apart, side by side with the ratio; the eos_r* loops and the
+# region sets one row each (the loops one by one in <details>); fixed colours per strategy; seq runs not
+# called "coloured"; the share of loop time; the spread; the glossary; the paragraph from the figures
+run(0 "4 of 4 runs pass" --suite validation/suite.yaml --tags quick --only lulesh --repeat 2 --out ${WORK}/l)
+file(READ ${WORK}/l/results.json lj)
+file(WRITE ${WORK}/l2/results.json "${lj}")
+string(JSON cpu GET "${lj}" machine cpu)
+run(0 "wrote .*lulesh.html" --report ${WORK}/lulesh.html ${WORK}/l/results.json ${WORK}/l2/results.json)
+file(READ ${WORK}/lulesh.html lh)
+foreach(must "<th>${cpu} (A: l) ms/call</th><th>${cpu} (B: l2) ms/call</th><th>B/A (${cpu} (B: l2) / ${cpu} (A: l))</th>"
+        "Side by side" "<td>eos_r* (10 loops)</td>" "<details><summary>eos_r* (10 loops) one by one</summary>"
+        "<td>eos_r2</td>" "region* (11 sets: region1 .. region11)" "fill=\"#7f7f7f\"><title>small seq aos"
+        "fill=\"#1f77b4\"><title>small openmp coloured/aos" "lulesh_small seq/aos/none" "<th>share of loop time</th>"
+        " ±" "id=\"glossary\"" "READ / WRITE / RW / INC" "class=\"gen\">From the figures below"
+        "of the loops&#39; time: volume_force")
+  string(FIND "${lh}" "${must}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "lulesh.html lacks '${must}'")
+  endif()
+endforeach()
+if(lh MATCHES "seq/coloured|seq coloured")
+  message(FATAL_ERROR "lulesh.html calls a seq run coloured: ${CMAKE_MATCH_0}")
+endif()
+string(REGEX MATCHALL "<tr><td>eos_r[0-9]+</td>" eos_rows "${lh}")
+list(LENGTH eos_rows n_eos)
+string(REGEX MATCHALL "<details><summary>eos_r" eos_details "${lh}")
+list(LENGTH eos_details n_det)
+if(NOT n_eos EQUAL 10 OR n_det LESS 1)
+  message(FATAL_ERROR "lulesh.html: the eos_r* loops are listed ${n_eos} times one by one (10 expected: once, in <details>)")
+endif()
+# a copy bandwidth far below the loops' (as a small case in cache gives): the page says why
+string(JSON slow SET "${lj}" machine host_copy_gb_per_s 0.001)
+file(WRITE ${WORK}/l3/results.json "${slow}")
+run(0 "wrote" --report ${WORK}/lulesh_cache.html ${WORK}/l3/results.json)
+file(READ ${WORK}/lulesh_cache.html lc)
+if(NOT lc MATCHES "above 100% of the copy bandwidth \\(up to [0-9]+%, [a-z_0-9]+\\) are not faster memory: the small case")
+  message(FATAL_ERROR "lulesh_cache.html: no note for the figures above the copy bandwidth")
+endif()
+# the page fits 1366 px (headless chromium; skipped with a message where there is none)
+execute_process(COMMAND ${CMAKE_COMMAND} -DCHROMIUM=${CHROMIUM} -DPAGE=${WORK}/lulesh.html -DWORK=${WORK}
+                        -P ${CMAKE_CURRENT_LIST_DIR}/check_report_width.cmake RESULT_VARIABLE rc OUTPUT_VARIABLE wo ERROR_VARIABLE we)
+message(STATUS "${wo}${we}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the report is wider than a laptop's screen:\n${wo}${we}")
+endif()
+
 # 3. bad suites
 file(WRITE ${WORK}/bad_key.yaml "cases:\n  - name: x\n    config: configs/jacobi.yaml\n    tags: [quick]\n    matrx: {backend: [seq]}\n")
 run(1 "cases.0.matrx .*bad_key.yaml:5.*unknown key" --suite ${WORK}/bad_key.yaml)
