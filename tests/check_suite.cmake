@@ -137,7 +137,7 @@ file(WRITE ${WORK}/loadavg_busy "999.00 999.00 999.00 3/85 4474\n")
 execute_process(COMMAND ${CMAKE_COMMAND} -E env UMRUN_LOADAVG=${WORK}/loadavg_busy
                         ${UMRUN} --suite validation/suite.yaml --only jacobi --repeat 3 --out ${WORK}/r
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS  [0-9.]+ s \\(median of 3\\)\n      warning: the machine was busy \\(load average 999.00"
+if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS  [0-9.]+ s \\(median of 3: [0-9.]+, [0-9.]+, [0-9.]+ s\\)\n      warning: the machine was busy \\(load average 999.00"
    OR NOT out MATCHES "warning: 2 of 2 runs ran on a busy machine")
   message(FATAL_ERROR "--suite --repeat 3 on a busy machine: exit ${rc}, no median or no warning\n${out}${err}")
 endif()

@@ -22,9 +22,13 @@ void umrun_report_usage(FILE *f) {
         "device or machine: per app its sets and maps, each loop's access pattern (direct,\n"
         "indirect read, indirect increment, reductions), bytes moved per element and per call,\n"
         "estimated arithmetic intensity, and per variant the achieved useful GB/s and its share\n"
-        "of the device's measured copy bandwidth, colours, reuse and shared bytes per block.\n"
+        "of the device's measured copy bandwidth, colours, reuse and shared bytes per block; a\n"
+        "glossary, a paragraph per app from its figures, notes on figures above the copy bandwidth\n"
+        "and variants far off. Given two or more files, each loop's figures for the same run on\n"
+        "the two devices side by side (columns named by the devices, the ratio B/A). Files made\n"
+        "with --suite --repeat N show each time's spread. The page fits a 1366 px screen.\n"
         "View it with any browser; to check it renders headless:\n"
-        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1400,4000 FILE.html\n",
+        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n",
         f);
 }
 
@@ -96,7 +100,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         "<style>body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1200px;margin:2em "
         "auto;padding:0 1em;color:#222;line-height:1.45}table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:"
         ".88em;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;overflow-wrap:anywhere}"
-        "th{background:#f2f4f7}td.n{text-align:right}h2{border-bottom:2px solid #dde;padding-bottom:.2em;margin-top:2em}"
+        "th{background:#f2f4f7;overflow-wrap:normal}td:first-child{overflow-wrap:break-word}td.n{text-align:right}h2{border-bottom:2px solid #dde;padding-bottom:.2em;margin-top:2em}"
         "code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-size:.9em}.warn{border-left:3px solid #c80;"
         "padding-left:.6em}.gen{background:#f6f8fb;padding:.4em .7em}.wrap{max-width:100%;overflow-x:auto}"
         "dl.gloss dt{font-weight:bold;margin-top:.4em}dl.gloss dd{margin-left:1.5em}details{margin:.3em 0}"
@@ -144,8 +148,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     fputs("</a>", h);
   }
   fputs(" &middot; <a href=\"#bandwidth\">bandwidth per variant</a> &middot; <a href=\"#roofline\">roofline</a> &middot; "
-        "<a href=\"#glossary\">reading the page</a></p>\n", h);
-  rep_write_glossary(h, m);
+        "<a href=\"#glossary\">reading the page</a> (a glossary of every figure, in OP2's words)</p>\n", h);
 
   /* bandwidth per app and variant, one chart per results file */
   fputs("<h2 id=\"bandwidth\">Useful bandwidth per app and variant</h2>\n<p>Useful bytes (each value a loop needs, "
@@ -317,15 +320,18 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
           rep_pattern_summary(l, pat, sizeof pat);
           double size = 0, bpc = 0, opsum = 0;
           int unknown = 0;
+          int nsets = 1;
           snprintf(over, sizeof over, "%s", uj_gets(l, "iteration_set", "?"));
           for (int z = one.start; z < one.start + one.count; z++) {
             const double zs = uj_getn(al[z].loop, "set_size", 0), zo = uj_getn(al[z].loop, "ops_estimate", -1);
             size += zs, bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
             if (zo < 0) unknown = 1;
             opsum += zo * zs;
-            if (z > one.start && !strstr(over, uj_gets(al[z].loop, "iteration_set", "?")) && strlen(over) < 200)
-              snprintf(over + strlen(over), sizeof over - strlen(over), ", %s", uj_gets(al[z].loop, "iteration_set", "?"));
+            nsets += z > one.start && strcmp(uj_gets(al[z].loop, "iteration_set", "?"), uj_gets(al[z - 1].loop, "iteration_set", "?"));
           }
+          if (nsets > 1) /* a family over a family of sets: the first and the last */
+            snprintf(over, sizeof over, "%.120s .. %.120s (%d sets)", uj_gets(l, "iteration_set", "?"),
+                     uj_gets(al[one.start + one.count - 1].loop, "iteration_set", "?"), nsets);
           const double op = unknown ? -1 : size > 0 ? opsum / size : 0;
           snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
           snprintf(bc, sizeof bc, "%.0f", bpc);
@@ -434,6 +440,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     free(pts);
     free(labels);
   }
+  rep_write_glossary(h, m);
   fputs("</body></html>\n", h);
   free(devl);
   free(devs);

@@ -303,9 +303,9 @@ void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, con
     row_intensity(al, &rows[q], &ind, &inc);
     nall++, nind += ind, ninc += inc;
   }
-  fprintf(t, "Of its %d loops (a family counted once), %d reach other sets through maps (indirect) and %d of those "
-             "increment through a map (INC: the colours or atomics of the plans below). ",
-          nall, nind, ninc);
+  fprintf(t, "Of its %d loops (a family counted once), %d reach%s other sets through maps (indirect) and %d of those "
+             "increment%s through a map (INC: the colours or atomics of the plans below). ",
+          nall, nind, nind == 1 ? "es" : "", ninc, ninc == 1 ? "s" : "");
   (void)mem, (void)comp, (void)unk;
   if (first == 0) fputs("Its largest loop moves more bytes than it computes on: its useful GB/s against the copy "
                         "bandwidth is the figure to read.", t);
@@ -340,9 +340,9 @@ void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *
       const double g = rep_run_gbs(r), copy = rep_device_copy_gbs(files[k], r);
       for (int j = 0; j < uj_len(cs); j++) { /* the best run of the same app and backend */
         const uj *o = uj_at(cs, j), *ro = uj_get(o, "run");
-        if (strcmp(uj_gets(o, "app", ""), app) || !ro || ro->kind != UJ_OBJ ||
+        if (strcmp(uj_gets(o, "case", ""), uj_gets(c, "case", "")) || !ro || ro->kind != UJ_OBJ ||
             strcmp(uj_gets(o, "backend", ""), uj_gets(c, "backend", "")))
-          continue;
+          continue; /* the same case (mesh, deck) and backend: only the variant differs */
         const double go = rep_run_gbs(ro);
         if (g > 0 && go / g > far) far = go / g, best = go, worst = g, cb = o, cw = c;
       }
@@ -374,8 +374,13 @@ void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *
         fputs("SoA on a CPU: an element's components lie a set's length apart, so each element touches one cache "
               "line per component instead of one for all, and the gathers through maps cannot share lines; SoA is "
               "the GPU's layout (neighbouring threads read neighbouring values). ", t);
-      else if (!strcmp(rep_strategy_key(cw), "seq"))
-        fputs("The seq backend runs on one thread. ", t);
+      for (int q = 0; q < 2; q++) { /* a run on a busy machine: the gap may be the machine's */
+        const uj *ld = uj_get(q ? cb : cw, "load");
+        if (uj_is_true(uj_get(ld, "busy")))
+          fprintf(t, "The %s ran on a busy machine (load average %.1f on %.0f cores): part of the gap may be other "
+                     "work's, not the variant's. ", q ? "faster" : "slower", fmax(uj_getn(ld, "start", 0), uj_getn(ld, "end", 0)),
+                  uj_getn(ld, "cores", 0));
+      }
     }
     fclose(t);
     if (len) {

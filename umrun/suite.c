@@ -261,6 +261,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     printf("warning: the machine is busy before the first run (load average %.2f on %ld cores): timings will be noisy\n",
            info.load_start, cores);
   uj **samples = calloc((size_t)repeat, sizeof *samples);
+  double walls[100]; /* each sample's wall time (--repeat is at most 100) */
   if (!samples) {
     rc = EXIT_RUN;
     goto free_runs;
@@ -316,12 +317,21 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
         free(r->json_text);
         r->json_text = NULL;
         unlink(r->json_path);
-        printf(" %.1f s,", r->res.seconds);
-        fflush(stdout);
       }
       run_child(r, args, np);
+      walls[rep] = r->res.seconds;
       r->samples = rep + 1;
       if (strcmp(r->status, "pass")) break;
+    }
+    if (r->samples > 1) { /* the wall time: the median of the samples' */
+      double w[100];
+      memcpy(w, walls, (size_t)r->samples * sizeof *w);
+      for (int x = 1; x < r->samples; x++)
+        for (int y = x; y > 0 && w[y] < w[y - 1]; y--) {
+          const double t = w[y];
+          w[y] = w[y - 1], w[y - 1] = t;
+        }
+      r->res.seconds = r->samples % 2 ? w[r->samples / 2] : 0.5 * (w[r->samples / 2 - 1] + w[r->samples / 2]);
     }
     r->load_end = suite_loadavg();
     r->threads = (int)uj_getn(r->json, "threads", threads);
@@ -333,12 +343,17 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     const int busy = suite_busy(r->load_start, cores) || suite_busy(r->load_end, cores);
     info.busy_runs += busy;
     printf(" %s  %.1f s", suite_status_word(r->status), r->res.seconds);
-    if (r->samples > 1) printf(" (median of %d)", r->samples);
+    if (r->samples > 1) {
+      printf(" (median of %d:", r->samples);
+      for (int q = 0; q < r->samples; q++) printf("%s %.2f", q ? "," : "", walls[q]);
+      printf(" s)");
+    }
     if (strcmp(r->status, "pass")) printf("\n      %s", r->message);
     if (busy)
       printf("\n      warning: the machine was busy (load average %.2f before, %.2f after, on %ld cores, %d threads): "
-             "these timings share the CPU with other work; rerun on an idle machine, or with --repeat N",
-             r->load_start, r->load_end, cores, r->threads);
+             "these timings share the CPU with other work; rerun on an idle machine%s",
+             r->load_start, r->load_end, cores, r->threads,
+             repeat > 1 ? " (the median of the samples resists some of it)" : ", or with --repeat N");
     printf("\n");
   }
   const double seconds = um_wtime() - t0;
