@@ -199,8 +199,10 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         fputs("- ", m);
         rep_md_cell(m, devs[k]);
         fputs(", ", m);
+        rep_md_cell(m, apps.names[a]);
+        fputc(' ', m);
         rep_md_cell(m, labels[nb]);
-        fprintf(m, ": %.1f GB/s (%.0f%% of copy)\n", bars[nb].value,
+        fprintf(m, ": %.3g GB/s (%.0f%% of copy)\n", bars[nb].value,
                 isfinite(cb) && cb > 0 ? 100 * bars[nb].value / cb : 0);
         nb++;
       }

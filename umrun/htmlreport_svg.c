@@ -22,13 +22,13 @@ const char *rep_strategy_colour(const char *key) {
 /* ---- SVG ---------------------------------------------------------------------------- */
 void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *const *groups, const int *gstart,
                   int ngroups, const bar *bars, int nbars, double roof) {
-  const int W = 1100, H = 420, L = 70, B = 170, T = 56;
+  const int W = 1100, H = 470, L = 70, B = 215, T = 56; /* B: room for the slanted labels */
   double ymax = roof > 0 ? roof : 0;
   for (int i = 0; i < nbars; i++)
     if (bars[i].value > ymax) ymax = bars[i].value;
   if (ymax <= 0) ymax = 1;
   ymax *= 1.1;
-  const double bw = nbars ? (double)(W - L - 120) / nbars : 1; /* 120 px on the right: the last labels, slanted */
+  const double bw = nbars ? (double)(W - L - 150) / nbars : 1; /* 150 px on the right: the last labels, slanted */
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
              "aria-label=\"", W, H, W, H);
   umrun_xml_escape(f, title);
