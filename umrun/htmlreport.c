@@ -312,6 +312,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
           fputs("<details><summary>", h);
           rep_html_text(h, rows[q].label);
           fputs(" one by one</summary>\n<div class=\"wrap\"><table>\n", h);
+          fputs("\n", m); /* the markdown: a table of its own */
           rep_row(h, m, 1, 9, lh);
         }
         for (int i = rows[q].start; i < rows[q].start + (pass ? rows[q].count : 1); i++) {
