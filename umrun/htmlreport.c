@@ -7,7 +7,8 @@
  * measured copy bandwidth, colours, reuse and shared memory per block; a bar
  * chart of bandwidth per app and variant and a roofline-style picture per
  * device.
- * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c;
+ * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c, the families, the
+ * side-by-side tables, the glossary and the generated paragraphs by htmlreport_side.c;
  * htmlreport_internal.h holds what they share. */
 #include "htmlreport_internal.h"
 #include "um/app.h"

@@ -1,5 +1,6 @@
 /* htmlreport_internal.h: what the --report sources share (htmlreport.c: the command and the page;
- * htmlreport_svg.c: the plots; htmlreport_loops.c: per-run figures, table rows and an app's loops).
+ * htmlreport_svg.c: the plots; htmlreport_loops.c: per-run figures, table rows and an app's loops;
+ * htmlreport_side.c: loop families, two devices side by side, the glossary, paragraphs and notes).
  * Private to umrun. */
 #ifndef UMRUN_HTMLREPORT_INTERNAL_H
 #define UMRUN_HTMLREPORT_INTERNAL_H

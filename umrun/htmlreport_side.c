@@ -1,6 +1,7 @@
 /* umrun --report: loop families (LULESH's eos_r2 .. eos_r11 as one row), a run's strategy as its colour
  * key, two devices side by side (each loop's figures from two results files, with the ratio B/A), the
- * glossary and the paragraph each app gets from its own figures. */
+ * glossary, the paragraph each app gets from its own figures and the notes beside them (figures above
+ * the copy bandwidth, a variant far off its backend's best). */
 #include "htmlreport_internal.h"
 
 #define REP_FAR_OFF 3.0 /* a run this many times slower than its backend's best: a note says why */

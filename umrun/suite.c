@@ -4,7 +4,9 @@
  * umrun child process (a crash or a timeout ends that run only), writes its
  * --json summary, and is judged by its exit status and validation. The
  * results file records the machine, the build and every run's JSON whole, so
- * that --compare and --report can read it later on another machine.
+ * that --compare and --report can read it later on another machine. --repeat N
+ * runs each combination N times and keeps per loop the median and the spread;
+ * the load average around each run says whether the machine was busy.
  * The suite file is read by suite_file.c; runs are judged and written by suite_run.c;
  * suite_internal.h holds what they share. */
 #include "suite_internal.h"
