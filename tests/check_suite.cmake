@@ -108,7 +108,7 @@ endforeach()
 if(generated EQUAL 0)
   message(FATAL_ERROR "results.json of a run.split=gather suite has no generated loop")
 endif()
-run(0 "\\| jacobi\\[seq\\] \\| gather \\(split: A off, B gather\\) [^\n]*\n\\| jacobi\\[seq\\] \\| gather:contrib \\(part of gather\\) \\| - \\|[^\n]*only in B \\|.*Loops run in one file only: 0 in A, 8 in B"
+run(0 "Loops run in one file only: 0 in A, 8 in B.*\\| jacobi\\[seq\\] \\| gather \\(split: A off, B gather\\) [^\n]*\n\\| jacobi\\[seq\\] \\| gather:contrib \\(part of gather\\) \\| - \\|[^\n]*only in B \\|"
     --compare ${WORK}/a/results.json ${WORK}/s/results.json --json ${WORK}/compare_split.json)
 run(0 "gather:gather \\(part of gather\\) \\| [0-9.e-]+ \\| - \\|[^\n]*only in A"
     --compare ${WORK}/s/results.json ${WORK}/a/results.json)
@@ -119,6 +119,74 @@ string(JSON nl LENGTH "${cj}" cases 0 loops)
 if(nl LESS 8)
   message(FATAL_ERROR "compare.json lists ${nl} loops of jacobi[seq] (4 and 4 generated expected)")
 endif()
+# --compare prints its verdict before its tables, says that one sample measures no spread, and --top N
+# lists only the N largest changes
+run(0 "^# um --compare.*one sample per run in A and in B: no spread.*## Verdict.*## Correctness.*## Speed"
+    --compare ${WORK}/a/results.json ${WORK}/s/results.json)
+run(3 "## Verdict.*## Correctness.*REGRESSION.*## The 2 largest speed changes[^\n]*\n\n[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*\n\n\\(the full comparison"
+    --compare ${WORK}/a/results.json ${WORK}/b/results.json --top 2)
+execute_process(COMMAND ${UMRUN} --compare ${WORK}/a/results.json ${WORK}/b/results.json --brief OUTPUT_VARIABLE br)
+if(br MATCHES "## Per run|## Speed")
+  message(FATAL_ERROR "--compare --brief prints the full tables:\n${br}")
+endif()
+run(1 "--top '0': expected a number" --compare ${WORK}/a/results.json ${WORK}/b/results.json --top 0)
+
+# --repeat N: each run N times; per loop the median and its spread, the load and threads recorded; a busy
+# machine (load above the cores; UMRUN_LOADAVG stands in for /proc/loadavg) is warned about
+file(WRITE ${WORK}/loadavg_busy "999.00 999.00 999.00 3/85 4474\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env UMRUN_LOADAVG=${WORK}/loadavg_busy
+                        ${UMRUN} --suite validation/suite.yaml --only jacobi --repeat 3 --out ${WORK}/r
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS  [0-9.]+ s \\(median of 3: [0-9.]+, [0-9.]+, [0-9.]+ s\\)\n      warning: the machine was busy \\(load average 999.00"
+   OR NOT out MATCHES "warning: 2 of 2 runs ran on a busy machine")
+  message(FATAL_ERROR "--suite --repeat 3 on a busy machine: exit ${rc}, no median or no warning\n${out}${err}")
+endif()
+check_results(${WORK}/r/results.json 2)
+file(READ ${WORK}/r/results.json rj)
+string(JSON rep GET "${rj}" repeat)
+string(JSON rrep GET "${rj}" cases 1 run repeat)
+string(JSON busy GET "${rj}" cases 1 load busy)
+string(JSON lstart GET "${rj}" cases 1 load start)
+string(JSON thr GET "${rj}" cases 1 load threads)
+string(JSON cores GET "${rj}" cases 1 load cores)
+if(NOT rep EQUAL 3 OR NOT rrep EQUAL 3 OR NOT busy OR NOT lstart EQUAL 999 OR thr LESS 1 OR cores LESS 1)
+  message(FATAL_ERROR "results.json of --repeat 3: repeat ${rep}, run repeat ${rrep}, load busy ${busy} start ${lstart} threads ${thr} cores ${cores}")
+endif()
+string(JSON nl LENGTH "${rj}" cases 1 run loops)
+math(EXPR last "${nl} - 1")
+foreach(i RANGE ${last})
+  string(JSON n GET "${rj}" cases 1 run loops ${i} samples)
+  string(JSON lo GET "${rj}" cases 1 run loops ${i} seconds_min)
+  string(JSON med GET "${rj}" cases 1 run loops ${i} seconds)
+  string(JSON hi GET "${rj}" cases 1 run loops ${i} seconds_max)
+  if(NOT n EQUAL 3 OR lo GREATER med OR med GREATER hi)
+    message(FATAL_ERROR "results.json: loop ${i}: samples ${n}, seconds ${lo} <= ${med} <= ${hi} does not hold")
+  endif()
+endforeach()
+run(1 "--repeat '0': expected a number of runs" --suite validation/suite.yaml --only jacobi --repeat 0)
+# --compare calls a change only beyond the measured spread: loop 0 of jacobi[openmp] made 3x slower in B,
+# once with ranges that overlap A's (within spread), once with ranges apart (SLOWER)
+string(JSON calls GET "${rj}" cases 1 run loops 0 calls)
+string(JSON name GET "${rj}" cases 1 run loops 0 name)
+set(big 1000)
+math(EXPR s_med "${big} * 3")
+string(JSON wide SET "${rj}" cases 1 run loops 0 seconds ${s_med})
+string(JSON wide SET "${wide}" cases 1 run loops 0 seconds_min 0)
+string(JSON wide SET "${wide}" cases 1 run loops 0 seconds_max 99999)
+string(JSON base SET "${rj}" cases 1 run loops 0 seconds ${big})
+string(JSON base SET "${base}" cases 1 run loops 0 seconds_min ${big})
+string(JSON base SET "${base}" cases 1 run loops 0 seconds_max ${big})
+string(JSON apart SET "${rj}" cases 1 run loops 0 seconds ${s_med})
+string(JSON apart SET "${apart}" cases 1 run loops 0 seconds_min ${s_med})
+string(JSON apart SET "${apart}" cases 1 run loops 0 seconds_max ${s_med})
+file(WRITE ${WORK}/spread_a.json "${base}")
+file(WRITE ${WORK}/spread_wide.json "${wide}")
+file(WRITE ${WORK}/spread_apart.json "${apart}")
+run(0 "beyond the measured spread.*1 loop changed by more than 10% but within the measured spread.*jacobi\\[openmp\\] \\| ${name} \\|[^\n]*\\| 3.000 [^\n]*within spread"
+    --compare ${WORK}/spread_a.json ${WORK}/spread_wide.json)
+run(0 "1 loop slower .*jacobi\\[openmp\\] \\| ${name} \\|[^\n]*\\| 3.000 [^\n]*SLOWER"
+    --compare ${WORK}/spread_a.json ${WORK}/spread_apart.json)
+
 # --validate: a finished run's JSON against a reference, without running it again
 run(0 "max_error .*PASS.*VALIDATION PASS \\(" --validate ${WORK}/a/runs/0001_jacobi.json validation/jacobi/grid16.ref.yaml
     --json ${WORK}/revalidate.json)
@@ -166,6 +234,75 @@ if(CHROMIUM)
     message(FATAL_ERROR "${CHROMIUM} did not render report.html (exit ${rc}, screenshot ${png_size} bytes)")
   endif()
   message(STATUS "headless ${CHROMIUM} rendered report.html: ${WORK}/report.png (${png_size} bytes)")
+endif()
+
+# the teaching report (issue 26) on LULESH's quick cases, run twice (--repeat 2) and given as two results
+# files of one CPU: the devices' columns named apart, side by side with the ratio; the eos_r* loops and the
+# region sets one row each (the loops one by one in <details>); fixed colours per strategy; seq runs not
+# called "coloured"; the share of loop time; the spread; the glossary; the paragraph from the figures
+run(0 "4 of 4 runs pass" --suite validation/suite.yaml --tags quick --only lulesh --repeat 2 --out ${WORK}/l)
+file(READ ${WORK}/l/results.json lj)
+file(WRITE ${WORK}/l2/results.json "${lj}")
+string(JSON cpu GET "${lj}" machine cpu)
+run(0 "wrote .*lulesh.html" --report ${WORK}/lulesh.html ${WORK}/l/results.json ${WORK}/l2/results.json)
+file(READ ${WORK}/lulesh.html lh)
+foreach(must "<th>${cpu} (A: l) ms/call</th><th>${cpu} (B: l2) ms/call</th><th>B/A (${cpu} (B: l2) / ${cpu} (A: l))</th>"
+        "Side by side" "<td>eos_r* (10 loops)</td>" "<details><summary>eos_r* (10 loops) one by one</summary>"
+        "<td>eos_r2</td>" "region* (11 sets: region1 .. region11)" "fill=\"#7f7f7f\"><title>small seq aos"
+        "fill=\"#1f77b4\"><title>small openmp coloured/aos" "lulesh_small seq/aos/none" "<th>share of loop time</th>"
+        " ±" "id=\"glossary\"" "READ / WRITE / RW / INC" "class=\"gen\">From the figures below"
+        "of the loops&#39; time: volume_force")
+  string(FIND "${lh}" "${must}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "lulesh.html lacks '${must}'")
+  endif()
+endforeach()
+if(lh MATCHES "seq/coloured|seq coloured")
+  message(FATAL_ERROR "lulesh.html calls a seq run coloured: ${CMAKE_MATCH_0}")
+endif()
+string(REGEX MATCHALL "<tr><td>eos_r[0-9]+</td>" eos_rows "${lh}")
+list(LENGTH eos_rows n_eos)
+string(REGEX MATCHALL "<details><summary>eos_r" eos_details "${lh}")
+list(LENGTH eos_details n_det)
+if(NOT n_eos EQUAL 10 OR n_det LESS 1)
+  message(FATAL_ERROR "lulesh.html: the eos_r* loops are listed ${n_eos} times one by one (10 expected: once, in <details>)")
+endif()
+# a copy bandwidth far below the loops' (as a small case in cache gives): the page says why
+string(JSON slow SET "${lj}" machine host_copy_gb_per_s 0.001)
+file(WRITE ${WORK}/l3/results.json "${slow}")
+run(0 "wrote" --report ${WORK}/lulesh_cache.html ${WORK}/l3/results.json)
+file(READ ${WORK}/lulesh_cache.html lc)
+if(NOT lc MATCHES "above 100% of the copy bandwidth \\(up to [0-9]+%, [a-z_0-9]+\\) are not faster memory: the small case")
+  message(FATAL_ERROR "lulesh_cache.html: no note for the figures above the copy bandwidth")
+endif()
+# a variant far off its backend's best (SoA made 10x slower than AoS): the page says so, and why
+set(far "${lj}")
+string(JSON nc LENGTH "${lj}" cases)
+math(EXPR lastc "${nc} - 1")
+foreach(c RANGE ${lastc})
+  string(JSON layout GET "${lj}" cases ${c} layout)
+  string(JSON nl LENGTH "${lj}" cases ${c} run loops)
+  math(EXPR lastl "${nl} - 1")
+  set(sec 1)
+  if(layout STREQUAL "soa")
+    set(sec 10)
+  endif()
+  foreach(l RANGE ${lastl})
+    string(JSON far SET "${far}" cases ${c} run loops ${l} seconds ${sec})
+  endforeach()
+endforeach()
+file(WRITE ${WORK}/l4/results.json "${far}")
+run(0 "wrote" --report ${WORK}/lulesh_far.html ${WORK}/l4/results.json)
+file(READ ${WORK}/lulesh_far.html lf)
+if(NOT lf MATCHES "lulesh_small seq/soa/none moves its bytes 10x slower than lulesh_small seq/aos/none. SoA on a CPU")
+  message(FATAL_ERROR "lulesh_far.html: no note for the SoA runs 10x slower than AoS")
+endif()
+# the page fits 1366 px (headless chromium; skipped with a message where there is none)
+execute_process(COMMAND ${CMAKE_COMMAND} -DCHROMIUM=${CHROMIUM} -DPAGE=${WORK}/lulesh.html -DWORK=${WORK}
+                        -P ${CMAKE_CURRENT_LIST_DIR}/check_report_width.cmake RESULT_VARIABLE rc OUTPUT_VARIABLE wo ERROR_VARIABLE we)
+message(STATUS "${wo}${we}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the report is wider than a laptop's screen:\n${wo}${we}")
 endif()
 
 # 3. bad suites

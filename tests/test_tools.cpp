@@ -57,6 +57,36 @@ TEST(Json, SurrogatePairsAndNulEscapes) {
   uj_free(v);
 }
 
+// --suite --repeat rewrites a run's JSON: what uj_write prints reads back the same, and uj_set_num replaces
+// a number or adds the key
+TEST(Json, WritesWhatItReadsAndSetsNumbers) {
+  uj *v = parse(R"({"a": 0.1, "b": [true, null, "q\"\n\u0001"], "o": {"k": 3}, "e": []})");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(uj_set_num(const_cast<uj *>(uj_get(v, "o")), "k", 2.5), 0);
+  EXPECT_EQ(uj_set_num(const_cast<uj *>(uj_get(v, "o")), "new", 7), 0);
+  EXPECT_EQ(uj_set_num(v, "nan", NAN), 0);                          // not finite: null
+  EXPECT_NE(uj_set_num(const_cast<uj *>(uj_get(v, "b")), "x", 1), 0);  // not an object
+  char *text = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ASSERT_NE(f, nullptr);
+  uj_write(f, v);
+  fclose(f);
+  uj *w = parse(std::string(text, len));
+  ASSERT_NE(w, nullptr) << text;
+  EXPECT_EQ(uj_getn(w, "a", 0), 0.1);  // 17 digits: the same double
+  EXPECT_TRUE(uj_is_true(uj_at(uj_get(w, "b"), 0)));
+  EXPECT_EQ(uj_at(uj_get(w, "b"), 1)->kind, UJ_NULL);
+  EXPECT_STREQ(uj_str(uj_at(uj_get(w, "b"), 2), ""), "q\"\n\x01");
+  EXPECT_EQ(uj_getn(uj_get(w, "o"), "k", 0), 2.5);
+  EXPECT_EQ(uj_getn(uj_get(w, "o"), "new", 0), 7);
+  EXPECT_EQ(uj_get(w, "nan")->kind, UJ_NULL);
+  EXPECT_EQ(uj_len(uj_get(w, "e")), 0);
+  free(text);
+  uj_free(v);
+  uj_free(w);
+}
+
 TEST(Json, ErrorsSayWhereAndWhat) {
   std::string e;
   EXPECT_EQ(parse("{\"a\": 1,}", &e), nullptr);

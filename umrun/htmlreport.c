@@ -7,7 +7,8 @@
  * measured copy bandwidth, colours, reuse and shared memory per block; a bar
  * chart of bandwidth per app and variant and a roofline-style picture per
  * device.
- * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c;
+ * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c, the families, the
+ * side-by-side tables, the glossary and the generated paragraphs by htmlreport_side.c;
  * htmlreport_internal.h holds what they share. */
 #include "htmlreport_internal.h"
 #include "um/app.h"
@@ -22,9 +23,13 @@ void umrun_report_usage(FILE *f) {
         "device or machine: per app its sets and maps, each loop's access pattern (direct,\n"
         "indirect read, indirect increment, reductions), bytes moved per element and per call,\n"
         "estimated arithmetic intensity, and per variant the achieved useful GB/s and its share\n"
-        "of the device's measured copy bandwidth, colours, reuse and shared bytes per block.\n"
+        "of the device's measured copy bandwidth, colours, reuse and shared bytes per block; a\n"
+        "glossary, a paragraph per app from its figures, notes on figures above the copy bandwidth\n"
+        "and variants far off. Given two or more files, each loop's figures for the same run on\n"
+        "the two devices side by side (columns named by the devices, the ratio B/A). Files made\n"
+        "with --suite --repeat N show each time's spread. The page fits a 1366 px screen.\n"
         "View it with any browser; to check it renders headless:\n"
-        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1400,4000 FILE.html\n",
+        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n",
         f);
 }
 
@@ -35,6 +40,7 @@ static const char *note_for(const char *app) {
 
 /* ---- the page ------------------------------------------------------------------------ */
 #define MAXAPPS 32
+#define REP_BARS_MAX 24 /* bars per chart: readable labels at 1366 px */
 
 typedef struct {
   const char *names[MAXAPPS];
@@ -49,8 +55,41 @@ static int app_index(app_list *a, const char *name) {
   return a->n++;
 }
 
+/* Each results file's device, named as its columns are headed: the GPU's name, else the CPU's; files of
+ * one name told apart by their folder ("NVIDIA H100 (h100a)") or, failing that, their order. */
+static char (*device_labels(const uj *const *files, const char *const *paths, int nfiles))[256] {
+  char (*d)[256] = calloc(2 * (size_t)nfiles + 1, sizeof *d), (*name)[256] = d + nfiles;
+  if (!d) return NULL;
+  for (int k = 0; k < nfiles; k++) rep_device_name(files[k], name[k], sizeof name[k]);
+  for (int k = 0; k < nfiles; k++) {
+    int same = 0;
+    for (int q = 0; q < nfiles; q++) same |= q != k && !strcmp(name[q], name[k]);
+    if (!same) {
+      snprintf(d[k], sizeof d[k], "%s", name[k]);
+      continue;
+    }
+    char dir[256] = "";
+    const char *sl = strrchr(paths[k], '/');
+    if (sl && sl > paths[k]) { /* the folder holding the file */
+      const char *b = sl - 1;
+      while (b > paths[k] && b[-1] != '/') b--;
+      snprintf(dir, sizeof dir, "%.*s", (int)(sl - b + 1) - 1, b);
+    } else snprintf(dir, sizeof dir, "%s", paths[k]);
+    snprintf(d[k], sizeof d[k], "%.150s (%c: %.60s)", name[k], 'A' + (k < 26 ? k : 25), dir);
+  }
+  return d;
+}
+
 static void write_page(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles) {
   app_list apps = {{0}, 0};
+  char (*devl)[256] = device_labels(files, paths, nfiles);
+  const char **devs = calloc((size_t)nfiles + 1, sizeof *devs);
+  if (!devl || !devs) {
+    free(devl);
+    free(devs);
+    return;
+  }
+  for (int k = 0; k < nfiles; k++) devs[k] = devl[k];
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) app_index(&apps, uj_gets(uj_at(cases, i), "app", "?"));
@@ -61,9 +100,12 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>um: the apps side by side</title>\n"
         "<style>body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1200px;margin:2em "
         "auto;padding:0 1em;color:#222;line-height:1.45}table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:"
-        ".88em}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left}th{background:#f2f4f7}td.n{text-align:"
-        "right}h2{border-bottom:2px solid #dde;padding-bottom:.2em;margin-top:2em}code{background:#f4f4f4;padding:0 "
-        ".2em}.note{color:#555;font-size:.9em}svg{max-width:100%;height:auto;display:block;margin:.5em 0}</style>\n"
+        ".88em;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;overflow-wrap:anywhere}"
+        "th{background:#f2f4f7;overflow-wrap:normal}td:first-child{overflow-wrap:break-word}td.n{text-align:right}h2{border-bottom:2px solid #dde;padding-bottom:.2em;margin-top:2em}"
+        "code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-size:.9em}.warn{border-left:3px solid #c80;"
+        "padding-left:.6em}.gen{background:#f6f8fb;padding:.4em .7em}.wrap{max-width:100%;overflow-x:auto}"
+        "dl.gloss dt{font-weight:bold;margin-top:.4em}dl.gloss dd{margin-left:1.5em}details{margin:.3em 0}"
+        "summary{cursor:pointer;color:#235}svg{max-width:100%;height:auto;display:block;margin:.5em 0}</style>\n"
         "</head><body>\n<h1>um: the apps side by side</h1>\n",
         h);
   fprintf(h, "<p class=\"note\">Generated %s by <code>umrun --report</code> from %d results file%s of "
@@ -72,11 +114,11 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   fprintf(m, "# um: the apps side by side\n\nGenerated %s by `umrun --report` from %d results file%s of `umrun --suite`.\n\n",
           now, nfiles, nfiles == 1 ? "" : "s");
   /* machines */
-  fputs("<h2>Machines</h2>\n<table>\n", h);
+  fputs("<h2>Machines</h2>\n<div class=\"wrap\"><table>\n", h);
   fputs("## Machines\n\n", m);
-  const char *mh[] = {"results", "CPU", "host copy GB/s", "GPU", "cc", "GPU copy GB/s", "driver / CUDA", "um commit",
-                      "runs pass"};
-  rep_row(h, m, 1, 9, mh);
+  const char *mh[] = {"results", "device (as the columns name it)", "CPU", "host copy GB/s", "GPU", "cc", "GPU copy GB/s",
+                      "driver / CUDA", "um commit", "runs pass", "samples per run", "load (start / end, cores)"};
+  rep_row(h, m, 1, 12, mh);
   for (int k = 0; k < nfiles; k++) {
     const uj *R = files[k], *mm = uj_get(R, "machine"), *g = uj_get(mm, "gpu"), *s = uj_get(R, "summary");
     char c2[64], c5[64], c6[128], c8[64];
@@ -84,12 +126,18 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     snprintf(c5, sizeof c5, "%.0f", uj_getn(g, "copy_gb_per_s", 0));
     snprintf(c6, sizeof c6, "%s / %s", uj_gets(g, "driver", "-"), uj_gets(g, "cuda_runtime", "-"));
     snprintf(c8, sizeof c8, "%.0f of %.0f", uj_getn(s, "pass", 0), uj_getn(s, "runs", 0));
-    const char *cells[] = {paths[k], uj_gets(mm, "cpu", "?"), c2, g && g->kind == UJ_OBJ ? uj_gets(g, "name", "-") : "-",
-                           uj_gets(g, "compute_capability", "-"), g && g->kind == UJ_OBJ ? c5 : "-", c6,
-                           uj_gets(uj_get(R, "um"), "commit", "?"), c8};
-    rep_row(h, m, 0, 9, cells);
+    char c10[32], c11[96];
+    const uj *ld = uj_get(R, "load");
+    snprintf(c10, sizeof c10, "%.0f", uj_getn(R, "repeat", 1));
+    if (ld) snprintf(c11, sizeof c11, "%.2f / %.2f, %.0f%s", uj_getn(ld, "start", NAN), uj_getn(ld, "end", NAN),
+                     uj_getn(ld, "cores", 0), uj_getn(ld, "busy_runs", 0) > 0 ? " (busy: noisy timings)" : "");
+    else snprintf(c11, sizeof c11, "not recorded");
+    const char *cells[] = {paths[k], devs[k], uj_gets(mm, "cpu", "?"), c2,
+                           g && g->kind == UJ_OBJ ? uj_gets(g, "name", "-") : "-", uj_gets(g, "compute_capability", "-"),
+                           g && g->kind == UJ_OBJ ? c5 : "-", c6, uj_gets(uj_get(R, "um"), "commit", "?"), c8, c10, c11};
+    rep_row(h, m, 0, 12, cells);
   }
-  fputs("</table>\n", h);
+  fputs("</table></div>\n", h);
   fputc('\n', m);
   /* contents */
   fputs("<p>Apps:", h);
@@ -100,7 +148,8 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     rep_html_text(h, apps.names[a]);
     fputs("</a>", h);
   }
-  fputs(" &middot; <a href=\"#bandwidth\">bandwidth per variant</a> &middot; <a href=\"#roofline\">roofline</a></p>\n", h);
+  fputs(" &middot; <a href=\"#bandwidth\">bandwidth per variant</a> &middot; <a href=\"#roofline\">roofline</a> &middot; "
+        "<a href=\"#glossary\">reading the page</a> (a glossary of every figure, in OP2's words)</p>\n", h);
 
   /* bandwidth per app and variant, one chart per results file */
   fputs("<h2 id=\"bandwidth\">Useful bandwidth per app and variant</h2>\n<p>Useful bytes (each value a loop needs, "
@@ -115,14 +164,28 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     bar *bars = calloc((size_t)n + 1, sizeof *bars);
     char (*labels)[160] = calloc((size_t)n + 1, sizeof *labels);
     const char *groups[MAXAPPS];
-    int gstart[MAXAPPS], ng = 0, nb = 0;
+    int gstart[MAXAPPS], ng = 0, nb = 0, g0 = 0, b0 = 0, part = 0;
     double roof = 0;
     if (!bars || !labels) {
       free(bars);
       free(labels);
       continue;
     }
-    for (int a = 0; a < apps.n; a++) {
+    for (int a = 0; a <= apps.n; a++) {
+      /* a chart holds whole apps, at most REP_BARS_MAX bars (one app of more: a chart of its own) */
+      int napp = 0;
+      for (int i = 0; a < apps.n && i < n; i++)
+        napp += !strcmp(uj_gets(uj_at(cases, i), "app", ""), apps.names[a]) && uj_get(uj_at(cases, i), "run") &&
+                uj_get(uj_at(cases, i), "run")->kind == UJ_OBJ;
+      if (nb > b0 && (a == apps.n || nb - b0 + napp > REP_BARS_MAX)) {
+        char title[512];
+        snprintf(title, sizeof title, "%s: useful GB/s per run (%d)", devs[k], ++part);
+        int gs[MAXAPPS];
+        for (int q = g0; q < ng; q++) gs[q - g0] = gstart[q] - b0;
+        rep_svg_bars(h, title, "useful GB/s", groups + g0, gs, ng - g0, bars + b0, nb - b0, roof);
+        g0 = ng, b0 = nb;
+      }
+      if (a == apps.n) break;
       int first = 1;
       for (int i = 0; i < n; i++) {
         const uj *c = uj_at(cases, i), *run = uj_get(c, "run");
@@ -131,22 +194,20 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         rep_short_label(c, apps.names[a], labels[nb], sizeof labels[nb]);
         bars[nb].label = labels[nb];
         bars[nb].value = rep_run_gbs(run);
-        bars[nb].colour = a;
+        bars[nb].key = rep_strategy_key(c);
         const double cb = rep_device_copy_gbs(files[k], run);
         if (isfinite(cb) && cb > roof) roof = cb;
         fputs("- ", m);
-        rep_md_cell(m, paths[k]);
+        rep_md_cell(m, devs[k]);
         fputs(", ", m);
+        rep_md_cell(m, apps.names[a]);
+        fputc(' ', m);
         rep_md_cell(m, labels[nb]);
-        fprintf(m, ": %.1f GB/s (%.0f%% of copy)\n", bars[nb].value,
+        fprintf(m, ": %.3g GB/s (%.0f%% of copy)\n", bars[nb].value,
                 isfinite(cb) && cb > 0 ? 100 * bars[nb].value / cb : 0);
         nb++;
       }
     }
-    char title[512], dev[256];
-    rep_device_name(files[k], dev, sizeof dev);
-    snprintf(title, sizeof title, "%s: useful GB/s per run", dev);
-    rep_svg_bars(h, title, "useful GB/s", groups, gstart, ng, bars, nb, roof);
     free(bars);
     free(labels);
   }
@@ -168,62 +229,153 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
       fputs("<p>No run of this app produced results.</p>\n", h);
       continue;
     }
+    app_loop *al = NULL;
+    const int nal = rep_app_loops(files, nfiles, app, &al);
+    rep_app_paragraph(h, m, files, nfiles, app, al, nal); /* from the figures shown below */
+    rep_app_notes(h, m, files, devs, nfiles, app);
     const uj *mesh = uj_get(run, "mesh");
-    fputs("<h3>Sets and maps</h3>\n<table>\n", h);
+    fputs("<h3>Sets and maps</h3>\n<div class=\"wrap\"><table>\n", h);
     fputs("### Sets and maps\n\n", m);
     const char *sh[] = {"set", "size", "maps from it (arity, to)"};
     rep_row(h, m, 1, 3, sh);
     const uj *sets = uj_get(mesh, "sets"), *maps = uj_get(mesh, "maps");
-    for (int i = 0; i < uj_len(sets); i++) {
+    for (int i = 0; i < uj_len(sets);) {
       const char *sn = uj_gets(uj_at(sets, i), "name", "?");
-      char size[32], mp[1024] = "";
-      size_t l = 0;
-      snprintf(size, sizeof size, "%.0f", uj_getn(uj_at(sets, i), "size", 0));
-      for (int j = 0; j < uj_len(maps) && l < sizeof mp; j++) {
-        const uj *mj = uj_at(maps, j);
-        if (strcmp(uj_gets(mj, "from", ""), sn)) continue;
-        l += (size_t)snprintf(mp + l, sizeof mp - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
-                              uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
+      /* sets named alike (region1 .. region11) with no maps from them: one row */
+      int j = i + 1;
+      char st[128] = "", st2[128];
+      const size_t sl = strcspn(sn, "0123456789");
+      if (sl && sn[sl] && strspn(sn + sl, "0123456789") == strlen(sn + sl)) {
+        snprintf(st, sizeof st, "%.*s", (int)sl, sn);
+        for (; j < uj_len(sets); j++) {
+          const char *o = uj_gets(uj_at(sets, j), "name", "?");
+          const size_t ol = strcspn(o, "0123456789");
+          snprintf(st2, sizeof st2, "%.*s", (int)ol, o);
+          if (strcmp(st, st2) || !o[ol] || strspn(o + ol, "0123456789") != strlen(o + ol)) break;
+        }
       }
+      char size[64], mp[1024] = "", fam[200];
+      size_t l = 0;
+      for (int q = i; q < j; q++)
+        for (int jj = 0; jj < uj_len(maps) && l < sizeof mp; jj++) {
+          const uj *mj = uj_at(maps, jj);
+          if (strcmp(uj_gets(mj, "from", ""), uj_gets(uj_at(sets, q), "name", ""))) continue;
+          l += (size_t)snprintf(mp + l, sizeof mp - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
+                                uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
+        }
+      if (j - i >= REP_FAMILY_MIN) {
+        l = 0, mp[0] = '\0'; /* the first set's maps stand for each's */
+        for (int jj = 0; jj < uj_len(maps) && l < sizeof mp; jj++) {
+          const uj *mj = uj_at(maps, jj);
+          if (strcmp(uj_gets(mj, "from", ""), sn)) continue;
+          l += (size_t)snprintf(mp + l, sizeof mp - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
+                                uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
+        }
+        if (l && l < sizeof mp) snprintf(mp + l, sizeof mp - l, "; and the like from each");
+        double lo = INFINITY, hi = 0;
+        for (int q = i; q < j; q++) {
+          const double z = uj_getn(uj_at(sets, q), "size", 0);
+          lo = z < lo ? z : lo, hi = z > hi ? z : hi;
+        }
+        snprintf(fam, sizeof fam, "%s* (%d sets: %s .. %s)", st, j - i, sn, uj_gets(uj_at(sets, j - 1), "name", "?"));
+        snprintf(size, sizeof size, "%.0f .. %.0f", lo, hi);
+        const char *cells[] = {fam, size, mp[0] ? mp : "-"};
+        rep_row(h, m, 0, 3, cells);
+        i = j;
+        continue;
+      }
+      snprintf(size, sizeof size, "%.0f", uj_getn(uj_at(sets, i), "size", 0));
       const char *cells[] = {sn, size, mp[0] ? mp : "-"};
       rep_row(h, m, 0, 3, cells);
+      i++;
     }
-    fputs("</table>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
+    fputs("</table></div>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
           "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
           "helper functions and multiplying loops with a constant trip count; both branches of an if count), so the "
           "intensity is a guide, not a measurement; \"unknown\": a count that cannot be computed from the source "
           "(e.g. a loop that runs a number of times known only at run time). <em>split</em>: how the engine ran a "
           "loop that increments through maps (<code>run.split</code>; the reason in the cell's tooltip and in the "
           "table of loop splitting below); the loops a split generates are listed under it (&#8627;): their time is "
-          "inside their loop's, never counted twice.</p>\n<table>\n",
+          "inside their loop's, never counted twice. <em>share</em>: the loop's time over the time of all the app's "
+          "loops, the median over its runs. Loops named alike (<code>eos_r2</code> .. <code>eos_r11</code>) share a "
+          "row: their bytes and times summed; each is listed under the table.</p>\n<div class=\"wrap\"><table>\n",
           h);
     fputs("\n### Loops\n\n", m);
     const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
-                        "ops / byte", "split"};
-    rep_row(h, m, 1, 8, lh);
-    app_loop *al = NULL;
-    const int nal = rep_app_loops(files, nfiles, app, &al);
-    for (int i = 0; i < nal; i++) {
-      const uj *l = al[i].loop;
-      char name[300], pat[1024], be[32], bc[32], ops[32], ai[32], sp[400], why[1200];
-      rep_loop_label(&al[i], name, sizeof name);
-      rep_pattern_summary(l, pat, sizeof pat);
-      const double size = uj_getn(l, "set_size", 0), bpc = uj_getn(l, "bytes_per_call", 0),
-                   op = uj_getn(l, "ops_estimate", -1);
-      snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
-      snprintf(bc, sizeof bc, "%.0f", bpc);
-      /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
-      snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
-      snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
-      rep_split_summary(files, nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
-      const char *over = uj_gets(l, "iteration_set", "?");
-      const char *cells[] = {name, *over ? over : "-", pat, be, bc, ops, ai, sp};
-      const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, NULL, NULL, why};
-      rep_row_t(h, m, 0, 8, cells, tips);
+                        "ops / byte", "share of loop time", "split"};
+    rep_row(h, m, 1, 9, lh);
+    rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
+    const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
+    for (int pass = 0; pass < 2; pass++) { /* the rows; then, below the table, each family's loops */
+      for (int q = 0; q < nr; q++) {
+        if (pass && rows[q].count < 2) continue;
+        if (pass) {
+          fputs("<details><summary>", h);
+          rep_html_text(h, rows[q].label);
+          fputs(" one by one</summary>\n<div class=\"wrap\"><table>\n", h);
+          fputs("\n", m); /* the markdown: a table of its own */
+          rep_row(h, m, 1, 9, lh);
+        }
+        for (int i = rows[q].start; i < rows[q].start + (pass ? rows[q].count : 1); i++) {
+          const uj *l = al[i].loop;
+          char name[300], pat[1024], be[32], bc[32], ops[32], ai[32], sp[400], why[1200], sh[32], over[300];
+          const rep_rowspan one = {i, pass ? 1 : rows[q].count, ""};
+          rep_loop_label(&al[i], name, sizeof name);
+          rep_pattern_summary(l, pat, sizeof pat);
+          double size = 0, bpc = 0, opsum = 0;
+          int unknown = 0;
+          int nsets = 1;
+          snprintf(over, sizeof over, "%s", uj_gets(l, "iteration_set", "?"));
+          for (int z = one.start; z < one.start + one.count; z++) {
+            const double zs = uj_getn(al[z].loop, "set_size", 0), zo = uj_getn(al[z].loop, "ops_estimate", -1);
+            size += zs, bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
+            if (zo < 0) unknown = 1;
+            opsum += zo * zs;
+            nsets += z > one.start && strcmp(uj_gets(al[z].loop, "iteration_set", "?"), uj_gets(al[z - 1].loop, "iteration_set", "?"));
+          }
+          if (nsets > 1) /* a family over a family of sets: the first and the last */
+            snprintf(over, sizeof over, "%.120s .. %.120s (%d sets)", uj_gets(l, "iteration_set", "?"),
+                     uj_gets(al[one.start + one.count - 1].loop, "iteration_set", "?"), nsets);
+          const double op = unknown ? -1 : size > 0 ? opsum / size : 0;
+          snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
+          snprintf(bc, sizeof bc, "%.0f", bpc);
+          /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
+          snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
+          snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
+          rep_split_summary(files, nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
+          /* the share of the loops' time: the median over the app's runs */
+          double shares[512];
+          int ns = 0;
+          for (int k = 0; k < nfiles; k++) {
+            const uj *cs = uj_get(files[k], "cases");
+            for (int c = 0; c < uj_len(cs) && ns < 512; c++) {
+              const uj *r = uj_get(uj_at(cs, c), "run");
+              rep_figs fg;
+              if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(r, al, &one, &fg)) continue;
+              const double tot = rep_loops_seconds(r);
+              if (tot > 0) shares[ns++] = fg.seconds / tot;
+            }
+          }
+          for (int x = 1; x < ns; x++)
+            for (int y = x; y > 0 && shares[y] < shares[y - 1]; y--) {
+              const double tmp = shares[y];
+              shares[y] = shares[y - 1], shares[y - 1] = tmp;
+            }
+          if (ns) snprintf(sh, sizeof sh, "%.1f%%", 100 * (ns % 2 ? shares[ns / 2] : 0.5 * (shares[ns / 2 - 1] + shares[ns / 2])));
+          else snprintf(sh, sizeof sh, "-");
+          const char *cells[] = {pass || one.count < 2 ? name : rows[q].label, *over ? over : "-", pat, be, bc, ops, ai,
+                                 al[i].depth ? "(inside)" : sh, sp};
+          const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, why};
+          rep_row_t(h, m, 0, 9, cells, tips);
+        }
+        if (pass) fputs("</table></div></details>\n", h);
+      }
+      if (!pass) fputs("</table></div>\n", h);
     }
-    fputs("</table>\n", h);
+    free(rows);
     fputc('\n', m);
-    rep_write_variants(h, m, files, nfiles, app, al, nal);
+    rep_write_variants(h, m, files, devs, nfiles, app, al, nal);
+    rep_write_side_by_side(h, m, files, devs, nfiles, app, al, nal);
     rep_write_splits(h, m, files, nfiles, app);
     free(al);
   }
@@ -286,14 +438,16 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         np++;
       }
     }
-    char title[512], dev[256];
-    rep_device_name(files[k], dev, sizeof dev);
-    snprintf(title, sizeof title, "%s: loops at their best variant", dev);
+    char title[512];
+    snprintf(title, sizeof title, "%s: loops at their best variant", devs[k]);
     rep_svg_roofline(h, title, bw, pts, np, apps.names, apps.n);
     free(pts);
     free(labels);
   }
+  rep_write_glossary(h, m);
   fputs("</body></html>\n", h);
+  free(devl);
+  free(devs);
 }
 
 int umrun_report_main(int argc, char **argv) {

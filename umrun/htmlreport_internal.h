@@ -1,5 +1,6 @@
 /* htmlreport_internal.h: what the --report sources share (htmlreport.c: the command and the page;
- * htmlreport_svg.c: the plots; htmlreport_loops.c: per-run figures, table rows and an app's loops).
+ * htmlreport_svg.c: the plots; htmlreport_loops.c: per-run figures, table rows and an app's loops;
+ * htmlreport_side.c: loop families, two devices side by side, the glossary, paragraphs and notes).
  * Private to umrun. */
 #ifndef UMRUN_HTMLREPORT_INTERNAL_H
 #define UMRUN_HTMLREPORT_INTERNAL_H
@@ -16,7 +17,7 @@
 typedef struct {
   const char *label;
   double value;
-  int colour;
+  const char *key; /* its strategy ("seq" for the seq backend): the bar's fixed colour */
 } bar;
 
 typedef struct {
@@ -25,6 +26,7 @@ typedef struct {
   int colour;
 } point;
 
+const char *rep_strategy_colour(const char *key);
 void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *const *groups, const int *gstart,
                   int ngroups, const bar *bars, int nbars, double roof);
 void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p, int n, const char *const *apps,
@@ -53,7 +55,28 @@ void rep_device_name(const uj *R, char *buf, size_t len);
 void rep_split_summary(const uj *const *files, int nfiles, const char *app, const app_loop *a, char *buf,
                        size_t len, char *why, size_t wlen);
 void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
-void rep_write_variants(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
-                        int nal);
+void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
+                        const app_loop *al, int nal);
+
+/* htmlreport_side.c */
+#define REP_FAMILY_MIN 3 /* loops named alike (eos_r2 .. eos_r11) this many or more: one row */
+typedef struct {
+  int start, count; /* loops al[start .. start+count) */
+  char label[300];  /* "eos_r* (10 loops)", or the loop's label */
+} rep_rowspan;
+typedef struct {
+  double seconds, smin, smax, bytes, calls, samples;
+  int found;
+} rep_figs;
+int rep_group_rows(const app_loop *al, int nal, rep_rowspan *rows);
+int rep_row_figures(const uj *run, const app_loop *al, const rep_rowspan *r, rep_figs *f);
+double rep_loops_seconds(const uj *run);
+const char *rep_strategy_key(const uj *c);
+void rep_write_side_by_side(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles,
+                            const char *app, const app_loop *al, int nal);
+void rep_write_glossary(FILE *h, FILE *m);
+void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
+                       int nal);
+void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app);
 
 #endif

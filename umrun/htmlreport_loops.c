@@ -21,9 +21,10 @@ void rep_short_label(const uj *c, const char *app, char *buf, size_t len) {
   const size_t al = strlen(app);
   if (!strncmp(cn, app, al) && (cn[al] == '_' || cn[al] == '\0')) cn += al + (cn[al] == '_');
   const char *b = uj_gets(c, "backend", ""), *r = uj_gets(c, "reorder", "none");
-  snprintf(buf, len, "%s%s%s%s%s/%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
-           uj_gets(c, "strategy", "?"), uj_gets(c, "layout", "?"), strcmp(r, "none") && strcmp(r, "default") ? "/" : "",
-           strcmp(r, "none") && strcmp(r, "default") ? r : "");
+  const int seq = !strcmp(b, "seq"); /* seq runs in order: no strategy */
+  snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
+           seq ? "" : uj_gets(c, "strategy", "?"), seq ? "" : "/", uj_gets(c, "layout", "?"),
+           strcmp(r, "none") && strcmp(r, "default") ? "/" : "", strcmp(r, "none") && strcmp(r, "default") ? r : "");
 }
 
 /* app-level useful GB/s: bytes of every loop / time of every loop (a split loop's generated loops
@@ -197,6 +198,7 @@ void rep_device_name(const uj *R, char *buf, size_t len) {
 /* Per app: a pivot of useful GB/s (% of copy bandwidth) with loops as rows and
  * runs as columns (8 per table), then the plan statistics of the runs that
  * used plans. */
+#define REP_COLS 5 /* runs per table: five columns fit 1366 px */
 typedef struct {
   const uj *file, *c, *run;
   char label[600];
@@ -305,14 +307,13 @@ void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, cons
   }
 }
 
-void rep_write_variants(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
-                        int nal) {
+void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
+                        const app_loop *al, int nal) {
   col *cols = NULL;
   int nc = 0, cap = 0;
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
-    char dev[256];
-    rep_device_name(files[k], dev, sizeof dev);
+    const char *dev = devs[k];
     for (int i = 0; i < uj_len(cases); i++) {
       const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
       if (strcmp(uj_gets(c, "app", ""), app) || !r || r->kind != UJ_OBJ) continue;
@@ -334,38 +335,56 @@ void rep_write_variants(FILE *h, FILE *m, const uj *const *files, int nfiles, co
   }
   fputs("<h3>Useful GB/s per loop and run (% of the device's copy bandwidth)</h3>\n", h);
   fputs("### Useful GB/s per loop and run (% of the device's copy bandwidth)\n\n", m);
-  for (int c0 = 0; c0 < nc; c0 += 6) {
-    const int c1 = c0 + 6 < nc ? c0 + 6 : nc;
-    const char *hdr[9];
+  rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
+  const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
+  int cached = 0, spread = 0;
+  for (int c0 = 0; c0 < nc; c0 += REP_COLS) {
+    const int c1 = c0 + REP_COLS < nc ? c0 + REP_COLS : nc;
+    const char *hdr[REP_COLS + 1];
     hdr[0] = "loop";
     for (int j = c0; j < c1; j++) hdr[1 + j - c0] = cols[j].label;
-    fputs("<table>\n", h);
+    fputs("<div class=\"wrap\"><table>\n", h);
     rep_row(h, m, 1, 1 + c1 - c0, hdr);
-    for (int i = 0; i < nal; i++) {
-      const char *name = al[i].name;
-      char cells[9][96], label[300];
-      const char *cp[9], *tips[9] = {NULL};
-      rep_loop_label(&al[i], label, sizeof label);
-      cp[0] = label;
+    for (int q = 0; q < nr; q++) {
+      char cells[REP_COLS + 1][96];
+      const char *cp[REP_COLS + 1], *tips[REP_COLS + 1] = {NULL};
+      cp[0] = rows[q].label;
       for (int j = c0; j < c1; j++) {
-        const uj *l = run_loop(cols[j].run, name);
-        const double g = l ? umrun_loop_gbs(l) : NAN, cb = rep_device_copy_gbs(cols[j].file, cols[j].run);
+        rep_figs f;
+        const int ran = rep_row_figures(cols[j].run, al, &rows[q], &f);
+        const uj *l = rows[q].count == 1 ? run_loop(cols[j].run, al[rows[q].start].name) : NULL;
+        const double g = f.seconds > 0 ? f.bytes / f.seconds * 1e-9 : 0,
+                     cb = rep_device_copy_gbs(cols[j].file, cols[j].run);
         const char *sv = l ? uj_gets(l, "split", "off") : "off";
-        char v[24] = ""; /* a loop that ran split says how; the reason is the cell's tooltip */
+        char v[24] = "", sp[24] = ""; /* a loop that ran split says how; the reason is the cell's tooltip */
         if (strcmp(sv, "off")) snprintf(v, sizeof v, " %s", sv);
-        if (!l) snprintf(cells[j - c0], sizeof cells[0], "-");
+        if (f.samples > 1 && f.seconds > 0) /* --repeat: half the spread of the time, as a share of the median */
+          snprintf(sp, sizeof sp, " \u00b1%.0f%%", 50 * (f.smax - f.smin) / f.seconds), spread = 1;
+        const int over = isfinite(cb) && cb > 0 && g > cb; /* above the copy bandwidth: the caches */
+        cached |= over;
+        if (!ran) snprintf(cells[j - c0], sizeof cells[0], "-");
         else if (isfinite(cb) && cb > 0)
-          snprintf(cells[j - c0], sizeof cells[0], "%.1f (%.0f%%)%s", g, 100 * g / cb, v);
-        else snprintf(cells[j - c0], sizeof cells[0], "%.1f%s", g, v);
+          snprintf(cells[j - c0], sizeof cells[0], "%.1f (%.0f%%%s)%s%s", g, 100 * g / cb, over ? "\u2020" : "", sp, v);
+        else snprintf(cells[j - c0], sizeof cells[0], "%.1f%s%s", g, sp, v);
         cp[1 + j - c0] = cells[j - c0];
         tips[1 + j - c0] = l ? uj_gets(l, "split_reason", NULL) : NULL;
       }
       rep_row_t(h, m, 0, 1 + c1 - c0, cp, tips);
     }
-    fputs("</table>\n", h);
+    fputs("</table></div>\n", h);
     fputc('\n', m);
   }
-  fputs("<h3>Plans (runs whose loops used one)</h3>\n<table>\n", h);
+  free(rows);
+  if (cached || spread) {
+    fprintf(h, "<p class=\"note warn\">%s%s</p>\n",
+            cached ? "\u2020 above 100% of the copy bandwidth: the small case's data fit in the caches, which serve them "
+                     "faster than memory; not a faster memory. " : "",
+            spread ? "\u00b1: half the spread of the samples' times (--suite --repeat), as a share of the median." : "");
+    fprintf(m, "%s%s\n\n", cached ? "\u2020 above 100% of the copy bandwidth: the data fit in the caches. " : "",
+            spread ? "\u00b1: half the spread of the samples' times (--suite --repeat)." : "");
+  }
+  fputs("<h3>Plans (runs whose loops used one)</h3>\n<details><summary>the plans of each run</summary>\n<div "
+        "class=\"wrap\"><table>\n", h);
   fputs("### Plans (runs whose loops used one)\n\n", m);
   const char *ph[] = {"run", "loop", "block size", "blocks", "block colours", "thread colours (mean / max)", "reuse",
                       "shared B / block (mean)"};
@@ -386,7 +405,7 @@ void rep_write_variants(FILE *h, FILE *m, const uj *const *files, int nfiles, co
       rep_row(h, m, 0, 8, cells);
     }
   }
-  fputs("</table>\n", h);
+  fputs("</table></div></details>\n", h);
   fputc('\n', m);
   free(cols);
 }

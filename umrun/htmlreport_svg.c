@@ -6,21 +6,50 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define NPAL ((int)(sizeof palette / sizeof palette[0]))
 
+/* Fixed colours per strategy, the same in every report: seq grey, coloured blue, atomics red, global
+ * green, hierarchical purple; any other name a colour of its own from its letters. */
+const char *rep_strategy_colour(const char *key) {
+  static const char *const names[] = {"seq", "coloured", "atomics", "global", "hierarchical"};
+  static const char *const fixed[] = {"#7f7f7f", "#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+  static const char *const others[] = {"#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#17becf"};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(key, names[i])) return fixed[i];
+  unsigned hsh = 5381;
+  for (const char *c = key; *c; c++) hsh = hsh * 33u + (unsigned char)*c;
+  return others[hsh % 5];
+}
+
 /* ---- SVG ---------------------------------------------------------------------------- */
 void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *const *groups, const int *gstart,
                   int ngroups, const bar *bars, int nbars, double roof) {
-  const int W = 1100, H = 420, L = 70, B = 170, T = 36;
+  const int W = 1100, H = 470, L = 70, B = 215, T = 56; /* B: room for the slanted labels */
   double ymax = roof > 0 ? roof : 0;
   for (int i = 0; i < nbars; i++)
     if (bars[i].value > ymax) ymax = bars[i].value;
   if (ymax <= 0) ymax = 1;
   ymax *= 1.1;
-  const double bw = nbars ? (double)(W - L - 20) / nbars : 1;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", W, H);
+  const double bw = nbars ? (double)(W - L - 150) / nbars : 1; /* 150 px on the right: the last labels, slanted */
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+             "aria-label=\"", W, H, W, H);
   umrun_xml_escape(f, title);
   fprintf(f, "\">\n<text x=\"%d\" y=\"20\" font-size=\"15\" font-weight=\"bold\">", L);
   umrun_xml_escape(f, title);
-  fprintf(f, "</text>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - 10, H - B);
+  fputs("</text>\n", f);
+  /* the legend: each strategy's colour (fixed: the same in every report) */
+  const char *seen[16];
+  int nseen = 0;
+  for (int i = 0; i < nbars && nseen < 16; i++) {
+    int dup = 0;
+    for (int q = 0; q < nseen; q++) dup |= !strcmp(seen[q], bars[i].key);
+    if (dup) continue;
+    seen[nseen] = bars[i].key;
+    fprintf(f, "<rect x=\"%d\" y=\"28\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"37\" "
+               "font-size=\"11\">", L + 130 * nseen, rep_strategy_colour(bars[i].key), L + 14 + 130 * nseen);
+    umrun_xml_escape(f, bars[i].key);
+    fputs("</text>\n", f);
+    nseen++;
+  }
+  fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - 10, H - B);
   fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, T, L, H - B);
   for (int k = 0; k <= 4; k++) {
     const double v = ymax * k / 4, y = H - B - (H - B - T) * (double)k / 4;
@@ -41,7 +70,7 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
   for (int i = 0; i < nbars; i++) {
     const double h = (H - B - T) * bars[i].value / ymax, x = L + 4 + i * bw;
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x, H - B - h,
-            bw > 6 ? bw - 4 : bw, h, palette[bars[i].colour % NPAL]);
+            bw > 6 ? bw - 4 : bw, h, rep_strategy_colour(bars[i].key));
     umrun_xml_escape(f, bars[i].label);
     fprintf(f, ": %.1f GB/s</title></rect>\n", bars[i].value);
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" transform=\"rotate(50 %.1f %d)\">", x + bw / 2 - 2,
@@ -53,7 +82,7 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
     const int end = g + 1 < ngroups ? gstart[g + 1] : nbars;
     const double x0 = L + 4 + gstart[g] * bw, x1 = L + 4 + end * bw;
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">", (x0 + x1) / 2,
-            T - 2);
+            T + 14);
     umrun_xml_escape(f, groups[g]);
     fputs("</text>\n", f);
   }
@@ -64,7 +93,8 @@ void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p,
                       int napps) {
   const int W = 760, H = 460, L = 70, B = 60, T = 36, R = 170;
   const double x0 = -3, x1 = 3, y0 = -2, y1 = 5; /* log10 ranges: ops/byte, Gop/s */
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", W, H);
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+             "aria-label=\"", W, H, W, H);
   umrun_xml_escape(f, title);
   fprintf(f, "\">\n<text x=\"%d\" y=\"20\" font-size=\"15\" font-weight=\"bold\">", L);
   umrun_xml_escape(f, title);

@@ -362,3 +362,70 @@ double uj_num(const uj *v, double def) { return v && (v->kind == UJ_NUM || v->ki
 int uj_is_true(const uj *v) { return v && v->kind == UJ_BOOL && v->num != 0; }
 const char *uj_gets(const uj *obj, const char *key, const char *def) { return uj_str(uj_get(obj, key), def); }
 double uj_getn(const uj *obj, const char *key, double def) { return uj_num(uj_get(obj, key), def); }
+
+/* ---- writing (umrun --suite --repeat rewrites a run's loops with their median) -------------- */
+static void write_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c == '\n') fputs("\\n", f);
+    else if (*c == '\t') fputs("\\t", f);
+    else if (*c == '\r') fputs("\\r", f);
+    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
+    else fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+void uj_write(FILE *f, const uj *v) {
+  if (!v) {
+    fputs("null", f);
+    return;
+  }
+  switch (v->kind) {
+  case UJ_NULL: fputs("null", f); break;
+  case UJ_BOOL: fputs(v->num != 0 ? "true" : "false", f); break;
+  case UJ_NUM:
+    if (isfinite(v->num)) fprintf(f, "%.17g", v->num);
+    else fputs("null", f);
+    break;
+  case UJ_STR: write_str(f, v->str ? v->str : ""); break;
+  case UJ_ARR:
+  case UJ_OBJ:
+    fputc(v->kind == UJ_ARR ? '[' : '{', f);
+    for (int i = 0; i < v->n; i++) {
+      if (i) fputs(", ", f);
+      if (v->kind == UJ_OBJ) {
+        write_str(f, v->keys[i]);
+        fputs(": ", f);
+      }
+      uj_write(f, &v->items[i]);
+    }
+    fputc(v->kind == UJ_ARR ? ']' : '}', f);
+    break;
+  }
+}
+
+int uj_set_num(uj *obj, const char *key, double value) {
+  if (!obj || obj->kind != UJ_OBJ || !key) return -1;
+  for (int i = 0; i < obj->n; i++)
+    if (!strcmp(obj->keys[i], key)) {
+      free_inner(&obj->items[i]);
+      obj->items[i].kind = isfinite(value) ? UJ_NUM : UJ_NULL;
+      obj->items[i].num = isfinite(value) ? value : 0;
+      return 0;
+    }
+  uj *items = realloc(obj->items, (size_t)(obj->n + 1) * sizeof *items);
+  if (!items) return -1;
+  obj->items = items;
+  char **keys = realloc(obj->keys, (size_t)(obj->n + 1) * sizeof *keys);
+  if (!keys) return -1;
+  obj->keys = keys;
+  char *k = strdup(key);
+  if (!k) return -1;
+  memset(&obj->items[obj->n], 0, sizeof obj->items[0]);
+  obj->items[obj->n].kind = isfinite(value) ? UJ_NUM : UJ_NULL;
+  obj->items[obj->n].num = isfinite(value) ? value : 0;
+  obj->keys[obj->n++] = k;
+  return 0;
+}

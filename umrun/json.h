@@ -37,4 +37,11 @@ int uj_is_true(const uj *v);
 /* uj_str(uj_get(obj, key), def) and the like */
 const char *uj_gets(const uj *obj, const char *key, const char *def);
 double uj_getn(const uj *obj, const char *key, double def);
+
+/* Writing: v as JSON text (numbers with 17 digits, non-finite ones as null); uj_set_num sets
+ * obj[key] to a number (null when not finite), adding the key when absent (0, or -1: not an
+ * object, out of memory). */
+#include <stdio.h>
+void uj_write(FILE *f, const uj *v);
+int uj_set_num(uj *obj, const char *key, double value);
 #endif

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "um/report.h"
 #include "um/build_config.h"
 #include "um/safe_file.h"
@@ -63,6 +66,12 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   write_device_json(f, ctx);
   fprintf(f, ",\n  \"ranks\": %d", um_context_nranks(ctx));
   um_report_partition_json(ctx, f);
+  int threads = s->opts.nthreads; /* OpenMP threads (0: the runtime's default), for the reader of timings */
+#ifdef _OPENMP
+  if (threads <= 0) threads = omp_get_max_threads();
+#endif
+  if (threads <= 0 || strcmp(um_context_backend(ctx), "openmp")) threads = 1;
+  fprintf(f, ",\n  \"threads\": %d, \"cores\": %ld", threads, sysconf(_SC_NPROCESSORS_ONLN));
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);

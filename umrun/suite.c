@@ -4,7 +4,9 @@
  * umrun child process (a crash or a timeout ends that run only), writes its
  * --json summary, and is judged by its exit status and validation. The
  * results file records the machine, the build and every run's JSON whole, so
- * that --compare and --report can read it later on another machine.
+ * that --compare and --report can read it later on another machine. --repeat N
+ * runs each combination N times and keeps per loop the median and the spread;
+ * the load average around each run says whether the machine was busy.
  * The suite file is read by suite_file.c; runs are judged and written by suite_run.c;
  * suite_internal.h holds what they share. */
 #include "suite_internal.h"
@@ -12,7 +14,7 @@
 /* ---- the command ------------------------------------------------------------------- */
 void umrun_suite_usage(FILE *f) {
   fputs("usage: umrun --suite SUITE.yaml [--tags T1,T2] [--only APP] [--out DIR] [--set key=value]...\n"
-        "                    [--timeout S] [--list]\n"
+        "                    [--timeout S] [--repeat N] [--list]\n"
         "\n"
         "Runs every case of the suite whose tags match (default: quick) over its matrix of\n"
         "backends x strategies x layouts x reorderings x block sizes x MPI ranks, each as its own\n"
@@ -32,7 +34,14 @@ void umrun_suite_usage(FILE *f) {
         "  --only APP     only the cases of this app\n"
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
+        "  --repeat N     run each case N times (1 to 100): per loop results.json keeps the median\n"
+        "                 time (seconds) and its spread (seconds_min, seconds_max, samples), which\n"
+        "                 --compare and --report use; a failing sample ends the repeats\n"
         "  --list         list the runs the selection would make, and exit\n"
+        "\n"
+        "Before and after each run the machine's load average (/proc/loadavg) is recorded with the\n"
+        "cores and the run's threads (results.json: cases[].load); a load above the cores prints a\n"
+        "warning: the run shared the CPU and its timings are noisy.\n"
         "\n"
         "A case with same_bits: true also asks every passing run of its matrix for the first\n"
         "passing run's validated metrics bit for bit (e.g. run.reproducible across strategies,\n"
@@ -60,10 +69,35 @@ static int split_list(const char *s, char ***out, int *n) {
   return v ? 0 : -1;
 }
 
+/* One run of r as a child process (args: its command line), judged. */
+static void run_child(suite_run *r, const char **args, int np) {
+  /* each run's temporaries (its field folder, mpirun's session) in a folder of
+   * the suite's own, removed after the run: a TIMEOUT leaves nothing behind */
+  char tmpdir[4096] = "";
+  const char *base = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", base && *base ? base : "/tmp");
+  const int have_tmp = mkdtemp(tmpdir) != NULL;
+  const int tmp_slot = have_tmp ? um_safe_dir_register(tmpdir) : -1;
+  const int started = umrun_run_in(args, np <= 1, r->log_path, r->c->timeout_s, have_tmp ? tmpdir : NULL, &r->res);
+  if (have_tmp && umrun_remove_tree(tmpdir))
+    fprintf(stderr, "\numrun --suite: note: cannot remove the run's temporary folder '%s': %s\n", tmpdir,
+            strerror(errno));
+  um_safe_dir_unregister(tmp_slot);
+  if (started != 0) {
+    r->res.exit_code = -1;
+    snprintf(r->status, sizeof r->status, "error");
+    snprintf(r->message, sizeof r->message, "could not start %s: %s%s", args[0], strerror(errno),
+             np > 1 ? " (the ranks axis needs mpirun: apt-get install openmpi-bin)" : "");
+    r->worst_margin = -1;
+  } else {
+    suite_judge(r);
+  }
+}
+
 int umrun_suite_main(const char *argv0, int argc, char **argv) {
   const char *path = NULL, *only = NULL, *outdir = "out/suite";
   char **tags = NULL;
-  int ntags = 0, list = 0;
+  int ntags = 0, list = 0, repeat = 1;
   double timeout = 0;
   const char **gsets = calloc((size_t)argc + 1, sizeof *gsets);
   int ngsets = 0, rc = EXIT_USAGE;
@@ -71,7 +105,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   for (int i = 0; i < argc; i++) { /* --help anywhere (umrun --suite --help too), unless it is another option's value */
     const char *a = argv[i], *prev = i ? argv[i - 1] : "";
     const int value = !strcmp(prev, "--tags") || !strcmp(prev, "--only") || !strcmp(prev, "--out") ||
-                      !strcmp(prev, "--set") || !strcmp(prev, "--timeout");
+                      !strcmp(prev, "--set") || !strcmp(prev, "--timeout") || !strcmp(prev, "--repeat");
     if ((!strcmp(a, "--help") || !strcmp(a, "-h")) && !value) {
       umrun_suite_usage(stdout);
       free(gsets);
@@ -81,7 +115,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const int takes = !strcmp(a, "--suite") || !strcmp(a, "--tags") || !strcmp(a, "--only") || !strcmp(a, "--out") ||
-                      !strcmp(a, "--set") || !strcmp(a, "--timeout");
+                      !strcmp(a, "--set") || !strcmp(a, "--timeout") || !strcmp(a, "--repeat");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "umrun: %s needs an argument (see umrun --suite --help)\n", a);
       goto done;
@@ -105,6 +139,15 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
         fprintf(stderr, "umrun --suite: --timeout '%s': expected a number of seconds > 0\n", argv[i]);
         goto done;
       }
+    } else if (!strcmp(a, "--repeat")) {
+      char *end = NULL;
+      const long v = strtol(argv[++i], &end, 10);
+      if (!end || *end || v < 1 || v > 100) {
+        fprintf(stderr, "umrun --suite: --repeat '%s': expected a number of runs per case from 1 to 100 (e.g. 5)\n",
+                argv[i]);
+        goto done;
+      }
+      repeat = (int)v;
     } else if (!strcmp(a, "--list")) list = 1;
     else {
       fprintf(stderr, "umrun --suite: unknown argument '%s' (see umrun --suite --help)\n", a);
@@ -210,6 +253,21 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   printf("umrun --suite %s: %d runs (tags", path, nruns);
   for (int i = 0; i < ntags; i++) printf(" %s", tags[i]);
   printf("%s%s), results in %s\n", only ? ", only " : "", only ? only : "", outdir);
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = 1; /* what the runs inherit (OMP_NUM_THREADS), unless their JSON says */
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  suite_info info = {repeat, suite_loadavg(), -1, 0};
+  if (suite_busy(info.load_start, cores))
+    printf("warning: the machine is busy before the first run (load average %.2f on %ld cores): timings will be noisy\n",
+           info.load_start, cores);
+  uj **samples = calloc((size_t)repeat, sizeof *samples);
+  double walls[100]; /* each sample's wall time (--repeat is at most 100) */
+  if (!samples) {
+    rc = EXIT_RUN;
+    goto free_runs;
+  }
   const double host_gbs = suite_host_copy_gbs();
   const double t0 = um_wtime();
   for (int i = 0, ci = -1, k = 0, kmax = 0; i < nruns; i++) {
@@ -253,32 +311,56 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     args[na] = NULL;
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);
-    /* each run's temporaries (its field folder, mpirun's session) in a folder of
-     * the suite's own, removed after the run: a TIMEOUT leaves nothing behind */
-    char tmpdir[4096] = "";
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", base && *base ? base : "/tmp");
-    const int have_tmp = mkdtemp(tmpdir) != NULL;
-    const int tmp_slot = have_tmp ? um_safe_dir_register(tmpdir) : -1;
-    const int started = umrun_run_in(args, np <= 1, r->log_path, r->c->timeout_s, have_tmp ? tmpdir : NULL, &r->res);
-    if (have_tmp && umrun_remove_tree(tmpdir))
-      fprintf(stderr, "\numrun --suite: note: cannot remove the run's temporary folder '%s': %s\n", tmpdir,
-              strerror(errno));
-    um_safe_dir_unregister(tmp_slot);
-    if (started != 0) {
-      r->res.exit_code = -1;
-      snprintf(r->status, sizeof r->status, "error");
-      snprintf(r->message, sizeof r->message, "could not start %s: %s%s", args[0], strerror(errno),
-               np > 1 ? " (the ranks axis needs mpirun: apt-get install openmpi-bin)" : "");
-      r->worst_margin = -1;
-    } else {
-      suite_judge(r);
+    r->load_start = suite_loadavg();
+    for (int rep = 0; rep < repeat; rep++) { /* --repeat: the same run again; a failing sample ends it */
+      if (rep) {
+        samples[rep - 1] = r->json; /* the last sample's JSON stays r's */
+        r->json = NULL;
+        free(r->json_text);
+        r->json_text = NULL;
+        unlink(r->json_path);
+      }
+      run_child(r, args, np);
+      walls[rep] = r->res.seconds;
+      r->samples = rep + 1;
+      if (strcmp(r->status, "pass")) break;
     }
+    if (r->samples > 1) { /* the wall time: the median of the samples' */
+      double w[100];
+      memcpy(w, walls, (size_t)r->samples * sizeof *w);
+      for (int x = 1; x < r->samples; x++)
+        for (int y = x; y > 0 && w[y] < w[y - 1]; y--) {
+          const double t = w[y];
+          w[y] = w[y - 1], w[y - 1] = t;
+        }
+      r->res.seconds = r->samples % 2 ? w[r->samples / 2] : 0.5 * (w[r->samples / 2 - 1] + w[r->samples / 2]);
+    }
+    r->load_end = suite_loadavg();
+    r->threads = (int)uj_getn(r->json, "threads", threads);
+    if (r->samples > 1 && !strcmp(r->status, "pass")) {
+      samples[r->samples - 1] = r->json;
+      suite_merge_samples(r, samples, r->samples);
+    }
+    for (int q = 0; q + 1 < r->samples; q++) uj_free(samples[q]);
+    const int busy = suite_busy(r->load_start, cores) || suite_busy(r->load_end, cores);
+    info.busy_runs += busy;
     printf(" %s  %.1f s", suite_status_word(r->status), r->res.seconds);
+    if (r->samples > 1) {
+      printf(" (median of %d:", r->samples);
+      for (int q = 0; q < r->samples; q++) printf("%s %.2f", q ? "," : "", walls[q]);
+      printf(" s)");
+    }
     if (strcmp(r->status, "pass")) printf("\n      %s", r->message);
+    if (busy)
+      printf("\n      warning: the machine was busy (load average %.2f before, %.2f after, on %ld cores, %d threads): "
+             "these timings share the CPU with other work; rerun on an idle machine%s",
+             r->load_start, r->load_end, cores, r->threads,
+             repeat > 1 ? " (the median of the samples resists some of it)" : ", or with --repeat N");
     printf("\n");
   }
   const double seconds = um_wtime() - t0;
+  free(samples);
+  info.load_end = suite_loadavg();
   suite_same_bits(runs, nruns);
   /* the PASS/FAIL matrix: a line per case */
   int np = 0, nfail = 0;
@@ -309,7 +391,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
       wrote = 0;
       continue;
     }
-    if (k == 0) suite_write_results(sf.f, path, tags, ntags, only, runs, nruns, host_gbs, started, seconds);
+    if (k == 0) suite_write_results(sf.f, path, tags, ntags, only, runs, nruns, host_gbs, started, seconds, &info);
     else if (k == 1) suite_write_junit(sf.f, runs, nruns, seconds);
     else suite_write_markdown(sf.f, path, runs, nruns, started, seconds, host_gbs);
     if (um_safe_commit(&sf, err, sizeof err)) {
@@ -319,6 +401,9 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   }
   printf("\numrun --suite: %d of %d runs pass%s (%.1f s); wrote %s/results.json, junit.xml, summary.md\n", np, nruns,
          nfail ? ", SOME FAILED" : "", seconds, outdir);
+  if (info.busy_runs)
+    printf("umrun --suite: warning: %d of %d runs ran on a busy machine (load average above its %ld cores): their "
+           "timings are noisy (results.json: cases[].load)\n", info.busy_runs, nruns, cores);
   rc = nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
 free_runs:
   for (int i = 0; runs && i < nruns; i++) {

@@ -75,7 +75,15 @@ typedef struct {
   uj *json;
   double worst_margin; /* largest |got-ref| / allowance over the metrics, -1 none */
   char worst_metric[128];
+  int samples;                 /* times it ran (--repeat N: N, unless a sample failed) */
+  double load_start, load_end; /* the machine's 1-minute load average before and after (-1: unknown) */
+  int threads;                 /* OpenMP threads of the run (its JSON's, else the suite's) */
 } suite_run;
+
+/* The machine's state around a run: its 1-minute load average (/proc/loadavg; -1 if unreadable), and
+ * whether it was busy (a load above the cores: the runs shared the CPU with other work). */
+double suite_loadavg(void);
+int suite_busy(double load, long cores);
 
 /* suite_file.c */
 void suite_free_strs(char **v, int n);
@@ -86,8 +94,16 @@ int suite_has_tag(const suite_case *c, char **want, int nwant);
 double suite_host_copy_gbs(void);
 void suite_judge(suite_run *r);
 void suite_same_bits(suite_run *runs, int nruns);
+typedef struct {
+  int repeat;                  /* --repeat N */
+  double load_start, load_end; /* the suite's */
+  int busy_runs;               /* runs during which the machine was busy */
+} suite_info;
 void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags, const char *only, suite_run *runs,
-                         int nruns, double host_gbs, const char *started, double seconds);
+                         int nruns, double host_gbs, const char *started, double seconds, const suite_info *info);
+/* --repeat: the samples' loops folded into r's run JSON (seconds the median, seconds_min, seconds_max,
+ * samples; the rates from the median), r->json_text rewritten; samples[0..n) are r's runs */
+void suite_merge_samples(suite_run *r, uj *const *samples, int n);
 void suite_write_junit(FILE *f, suite_run *runs, int nruns, double seconds);
 const char *suite_status_word(const char *s);
 void suite_variant_of(const suite_run *r, char *buf, size_t len);

@@ -129,6 +129,77 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   fputs("}}", f);
 }
 
+double suite_loadavg(void) {
+  double l = -1;
+  const char *path = getenv("UMRUN_LOADAVG"); /* tests: a file in /proc/loadavg's format instead */
+  FILE *f = fopen(path && *path ? path : "/proc/loadavg", "r");
+  if (!f) return -1;
+  if (fscanf(f, "%lf", &l) != 1) l = -1;
+  fclose(f);
+  return l;
+}
+
+int suite_busy(double load, long cores) { return cores > 0 && load > (double)cores; }
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* the median of v[0..n) (sorted in place); min and max */
+static double median_of(double *v, int n, double *mn, double *mx) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  *mn = v[0];
+  *mx = v[n - 1];
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void suite_merge_samples(suite_run *r, uj *const *samples, int n) {
+  if (!r->json || n < 1) return;
+  double *v = malloc((size_t)n * sizeof *v), mn, mx;
+  if (!v) return;
+  uj *run = r->json, *loops = (uj *)uj_get(run, "loops");
+  for (int i = 0; i < uj_len(loops); i++) {
+    uj *l = &loops->items[i];
+    const char *name = uj_gets(l, "name", "");
+    int k = 0;
+    for (int s = 0; s < n; s++) { /* the same loop in each sample (by name: the loops' order is the run's) */
+      const uj *ls = uj_get(samples[s], "loops");
+      for (int q = 0; q < uj_len(ls); q++)
+        if (!strcmp(uj_gets(uj_at(ls, q), "name", ""), name)) {
+          v[k++] = uj_getn(uj_at(ls, q), "seconds", NAN);
+          break;
+        }
+    }
+    if (!k) continue;
+    const double med = median_of(v, k, &mn, &mx), calls = uj_getn(l, "calls", 0);
+    const double per = calls > 0 ? med / calls : 0, ops = uj_getn(l, "ops_estimate", NAN);
+    uj_set_num(l, "seconds", med);
+    uj_set_num(l, "seconds_min", mn);
+    uj_set_num(l, "seconds_max", mx);
+    uj_set_num(l, "samples", k);
+    uj_set_num(l, "gb_per_s", per > 0 ? uj_getn(l, "bytes_per_call", 0) / per * 1e-9 : 0);
+    if (uj_get(l, "gflop_per_s"))
+      uj_set_num(l, "gflop_per_s", per > 0 ? ops * uj_getn(l, "set_size", 0) / per * 1e-9 : NAN);
+  }
+  int k = 0;
+  for (int s = 0; s < n; s++) v[k++] = uj_getn(samples[s], "total_seconds", NAN);
+  const double med = median_of(v, k, &mn, &mx);
+  uj_set_num(run, "total_seconds", med);
+  uj_set_num(run, "total_seconds_min", mn);
+  uj_set_num(run, "total_seconds_max", mx);
+  uj_set_num(run, "repeat", n);
+  free(v);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return;
+  uj_write(f, run);
+  fclose(f);
+  free(r->json_text);
+  r->json_text = text;
+}
+
 /* ---- one run ----------------------------------------------------------------------- */
 static void last_lines(const char *path, char *out, size_t len, int nlines) {
   out[0] = '\0';
@@ -242,7 +313,7 @@ void suite_same_bits(suite_run *runs, int nruns) {
 
 /* ---- outputs ---------------------------------------------------------------------- */
 void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags, const char *only, suite_run *runs,
-                   int nruns, double host_gbs, const char *started, double seconds) {
+                   int nruns, double host_gbs, const char *started, double seconds, const suite_info *info) {
   const uj *gpu = NULL;
   for (int i = 0; i < nruns && !gpu; i++) gpu = uj_get(runs[i].json, "device");
   int np = 0, nf = 0, ne = 0;
@@ -263,7 +334,11 @@ void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags
   else fputs("null", f);
   fputs(",\n  \"started\": ", f);
   um_json_string(f, started);
-  fprintf(f, ",\n  \"seconds\": %.3f,\n  \"um\": ", seconds);
+  fprintf(f, ",\n  \"seconds\": %.3f,\n  \"repeat\": %d,\n  \"load\": {\"start\": ", seconds, info->repeat);
+  um_json_number(f, info->load_start >= 0 ? info->load_start : NAN);
+  fputs(", \"end\": ", f);
+  um_json_number(f, info->load_end >= 0 ? info->load_end : NAN);
+  fprintf(f, ", \"cores\": %ld, \"busy_runs\": %d},\n  \"um\": ", sysconf(_SC_NPROCESSORS_ONLN), info->busy_runs);
   umrun_write_build_json(f);
   fputs(",\n  \"machine\": ", f);
   write_machine(f, host_gbs, gpu);
@@ -310,6 +385,13 @@ void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags
     um_json_string(f, r->worst_metric);
     fputs(", \"worst_margin\": ", f);
     um_json_number(f, r->worst_margin >= 0 ? r->worst_margin : NAN);
+    fprintf(f, ", \"samples\": %d, \"load\": {\"start\": ", r->samples);
+    um_json_number(f, r->load_start >= 0 ? r->load_start : NAN);
+    fputs(", \"end\": ", f);
+    um_json_number(f, r->load_end >= 0 ? r->load_end : NAN);
+    fprintf(f, ", \"cores\": %ld, \"threads\": %d, \"busy\": %s}", sysconf(_SC_NPROCESSORS_ONLN), r->threads,
+            suite_busy(r->load_start, sysconf(_SC_NPROCESSORS_ONLN)) || suite_busy(r->load_end, sysconf(_SC_NPROCESSORS_ONLN))
+                ? "true" : "false");
     fputs(", \"log\": ", f);
     um_json_string(f, r->log_path);
     fputs(",\n     \"run\": ", f);

@@ -131,8 +131,12 @@ int umrun_loop_order(const uj *loops, int *idx, int *depth) {
 }
 
 void umrun_variant_label(const uj *c, char *buf, size_t len) {
-  snprintf(buf, len, "%s/%s/%s/%s", uj_gets(c, "backend", "?"), uj_gets(c, "strategy", "?"),
-           uj_gets(c, "layout", "?"), uj_gets(c, "reorder", "?"));
+  const char *b = uj_gets(c, "backend", "?");
+  if (!strcmp(b, "seq")) /* one thread, blocks in order: whatever strategy the config names is not used */
+    snprintf(buf, len, "seq/%s/%s", uj_gets(c, "layout", "?"), uj_gets(c, "reorder", "?"));
+  else
+    snprintf(buf, len, "%s/%s/%s/%s", b, uj_gets(c, "strategy", "?"), uj_gets(c, "layout", "?"),
+             uj_gets(c, "reorder", "?"));
   const double bs = uj_getn(c, "block_size_axis", 0);
   if (bs > 0) {
     size_t n = strlen(buf);

@@ -173,5 +173,6 @@ const um_app um_app_lulesh = {
         "LULESH is a 3D Lagrangian shock-hydrodynamics proxy on hexahedra: kinematics live on nodes, thermodynamics on "
         "elements. Element loops gather the 8 corner nodes (indirect reads through the element-to-node map) and do a lot "
         "of arithmetic per element (the hourglass control and the equation of state), so its loops have the highest "
-        "arithmetic intensity of the suite; forces reach the nodes through a node-to-corner gather instead of "
-        "increments, and the time step comes from MIN reductions."};
+        "arithmetic intensity of the suite; forces reach the nodes by increments through the element-to-node map "
+        "(params.forces: inc, the default) or by a node-to-corner gather without increments (params.forces: gather), "
+        "and the time step comes from MIN reductions."};
