@@ -191,13 +191,12 @@ static int build(um_context *ctx, cu_state *S, cg_graph *g) {
     g->failed = 1;
     if (!S->cg.warned) {
       S->cg.warned = 1;
-      fprintf(stderr, "um: warning: CUDA graphs: cannot build a graph of %d launches (%s); those loops are launched "
-              "one by one\n", g->nops, cudaGetErrorString(e));
+      um_backend_log(ctx, UM_LOG_WARNING, "um cuda: warning: CUDA graphs: cannot build a graph of %d launches (%s); "
+                     "those loops are launched one by one", g->nops, cudaGetErrorString(e));
     }
     return UM_SUCCESS;
   }
   g->graph = graph;
-  (void)ctx;
   return UM_SUCCESS;
 }
 
@@ -298,11 +297,11 @@ int cu_flush(um_context *ctx, cu_state *S) {
 
 void cu_graph_free(um_context *ctx, cu_state *S) {
   cg_segment *G = &S->cg;
-  if (S->graphs && um_context_options(ctx)->verbose >= 1) {
+  if (S->graphs) {
     int built = 0;
     for (int i = 0; i < G->ngraphs; i++) built += G->graphs[i].exec != NULL;
-    fprintf(stderr, "cuda graphs: %ld segments (%ld under %d kernels, launched one by one), %d shapes, %d graphs, "
-            "%ld graph launches of %.1f kernels on average, %ld parameter updates\n", G->segments, G->short_segments,
+    um_backend_log(ctx, UM_LOG_INFO, "um cuda: graphs: %ld segments (%ld under %d kernels, launched one by one), %d "
+                   "shapes, %d graphs, %ld graph launches of %.1f kernels on average, %ld parameter updates", G->segments, G->short_segments,
             S->graph_min, G->ngraphs, built, G->launches, G->launches ? (double)G->replayed_kernels / G->launches : 0.0,
             G->updates);
   }
