@@ -86,9 +86,11 @@ typedef struct um_gather {
 
 /** A split loop's contribution temporary (automatic loop splitting): the loop
  * that writes it passes it as a direct INC argument, and every element of the
- * range the backend runs adds into its own row, which starts at zero. A
- * backend with contrib_store set keeps such a row in registers from zero and
- * stores it (no read; the core then does not zero it first). */
+ * range the backend runs adds into its own row, which starts at the additive
+ * identity (-0.0 for floating point, so that a -0.0 target the loop adds
+ * nothing or only -0.0 to stays -0.0, as in the unsplit loop; 0 for int). A
+ * backend with contrib_store set keeps such a row in registers from -0.0 and
+ * stores it (no read; the core then does not set it first). */
 int um_dat_contribution(const um_dat *d);
 
 /** One message of a device-to-device exchange (um_backend_def.peer_post):
@@ -123,7 +125,7 @@ typedef struct um_backend_def {
   /** 1: run() runs kernels on the host through um_exec_range, so the core may
    * hand it loops compiled for their arguments (um_loop.compiled) */
   int host_code;
-  /** 1: run() stores contribution temporaries' rows from zero (um_dat_contribution) */
+  /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
   const char *description;  /**< one line for umrun --help and --list-backends  */
   /** NULL: always available; else 1, or 0 with why (e.g. no device) */

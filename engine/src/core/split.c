@@ -5,7 +5,7 @@
  *
  *   <loop>:contrib   the user's kernel, once per element, with every INC-through-
  *                    a-map argument redirected to an engine-owned temporary on
- *                    the iteration set (direct, zeroed first), so it writes
+ *                    the iteration set (direct, set to -0.0 first), so it writes
  *                    nothing through a map: no colouring, no atomics;
  *   SCATTER          <loop>:inc<i>, one loop per such argument i: the temporary
  *                    added through the argument's map (coloured or atomic as the
@@ -555,19 +555,31 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
 }
 
 /* ---- running ---------------------------------------------------------------------------------- */
+/* Values [at, at + n) of d set to the additive identity: -0.0 for floating point (x + -0.0 is x for every x,
+ * -0.0 included, so a target the loop adds only -0.0 to, or nothing, keeps its sign as in the unsplit loop;
+ * +0.0 would turn a -0.0 target into +0.0), 0 for int. */
+static void identity_fill(um_dat *d, size_t at, size_t n) {
+  if (d->type == UM_DOUBLE)
+    for (double *p = (double *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0;
+  else if (d->type == UM_FLOAT)
+    for (float *p = (float *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0f;
+  else
+    memset(d->data + at * d->esize, 0, n * d->esize);
+}
+
+/* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from zero */
-  if (!ctx->backend->host_code && ctx->backend->rows_zero) {
+  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from -0.0 */
+  if (!ctx->backend->host_code && ctx->backend->rows_zero) { /* +0.0: such a device loses -0.0 targets */
     UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, b, e));
     d->valid = UM_VALID_DEVICE;
     return UM_SUCCESS;
   }
   if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
   if (um_dat_storage_layout(d) == UM_SOA)
-    for (int c = 0; c < d->dim; c++)
-      memset(d->data + ((size_t)c * (size_t)d->rows + (size_t)b) * d->esize, 0, (size_t)(e - b) * d->esize);
+    for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
   else
-    memset(d->data + (size_t)b * (size_t)d->dim * d->esize, 0, (size_t)(e - b) * (size_t)d->dim * d->esize);
+    identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
   d->valid = UM_VALID_HOST;
   return UM_SUCCESS;
 }

@@ -36,6 +36,10 @@ static const char *tname(um_type t) {
 
 static int tsize(um_type t) { return t == UM_DOUBLE ? 8 : 4; }
 
+/* What increments start from: the additive identity, -0.0 for floating point (x + -0.0 is x for every x, so a
+ * target the loop adds nothing or only -0.0 to keeps its sign, as on the host backends), 0 for int. */
+static const char *inc_identity(um_type t) { return t == UM_DOUBLE ? "-0.0" : t == UM_FLOAT ? "-0.0f" : "0"; }
+
 /* static shared memory for direct AoS staging, per CUDA block */
 #define UMC_DIRECT_SHARED_MAX (32 * 1024)
 
@@ -470,7 +474,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
-    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from zero (a split loop's contributions)");
+    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from -0.0 (a split loop's contributions)");
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
@@ -544,7 +548,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       const umc_ind *s = &L->inds[i];
       const int k = g->staged_k[i];
       if (!D->ind_load[i]) {
-        P("  for (int l = tid; l < nt%d * %d; l += %d) s%d[l] = (%s)0;\n", k, s->dim, BS, k, tname(s->type));
+        P("  for (int l = tid; l < nt%d * %d; l += %d) s%d[l] = %s;\n", k, s->dim, BS, k, inc_identity(s->type));
       } else if (s->soa) {
         P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
           "    for (int j = tid; j < nt%d; j += %d) s%d[j * %d + c] = p.d%d[(size_t)c * %lld + (size_t)tg%d[j]];\n",
@@ -611,9 +615,9 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   /* registers that live across the call: increments and globals */
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
-    if (D->pass[a] == UMC_PASS_REG_INC) {
-      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = (%s)0;\n", tname(x->type), a, x->dim,
-        x->dim, a, tname(x->type));
+    if (D->pass[a] == UMC_PASS_REG_INC) { /* from the additive identity: -0.0 keeps a -0.0 target's sign */
+      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = %s;\n", tname(x->type), a, x->dim,
+        x->dim, a, inc_identity(x->type));
     } else if (D->pass[a] == UMC_PASS_GBL_READ || (D->pass[a] == UMC_PASS_GBL_REDUCE && x->acc != UM_INC)) {
       P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = p.g%d[c];\n", tname(x->type), a,
         x->dim, x->dim, a, a);
