@@ -68,6 +68,8 @@ typedef struct um_gather {
   const int *rows;    /**< [ntargets]: the rows some element increments; NULL: every row */
   const int *offset;  /**< [ntargets + 1] */
   const int *entry;   /**< [offset[ntargets]] */
+  const int *elem;    /**< [offset[ntargets]]: entry[j] / nsrc, decoded once */
+  const unsigned char *slot; /**< [offset[ntargets]]: entry[j] % nsrc; NULL when nsrc is 1 */
   unsigned long key;  /**< changes whenever offset or entry change */
   int id;             /**< the record to time it under (um_backend_loop_time) */
 } um_gather;

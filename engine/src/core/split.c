@@ -144,6 +144,8 @@ typedef struct {
   um_dat *src[UM_MAX_ARGS];
   int end;                 /* the CSR covers elements [0, end); -1: not built */
   int *rows, *off, *ent;   /* rows: the targets some element increments (NULL: all of them) */
+  int *elem;               /* ent decoded once: ent / nsrc (the element) and ent % nsrc (the source; NULL if 1) */
+  unsigned char *slot;
   int ntargets;
   int total;               /* rows of the target set when built */
   unsigned long key;
@@ -250,7 +252,8 @@ um_dat *um_context_temp_at(const um_context *ctx, int i) {
 static void free_state(struct um_split_state *sp) {
   while (sp) {
     struct um_split_state *next = sp->next;
-    for (int t = 0; t < sp->ntgt; t++) free(sp->tgt[t].rows), free(sp->tgt[t].off), free(sp->tgt[t].ent);
+    for (split_target *T = sp->tgt; T < sp->tgt + sp->ntgt; T++)
+      free(T->rows), free(T->off), free(T->ent), free(T->elem), free(T->slot);
     free(sp);
     sp = next;
   }
@@ -644,8 +647,8 @@ int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
 /* The inverse of target T's maps over elements [0, end): per target row, its (element, source) pairs
  * ordered by the element's global number, then source. */
 static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end) {
-  free(T->rows), free(T->off), free(T->ent);
-  T->rows = T->off = T->ent = NULL;
+  free(T->rows), free(T->off), free(T->ent), free(T->elem), free(T->slot);
+  T->rows = T->off = T->ent = T->elem = NULL, T->slot = NULL;
   const int nt = um__set_total(T->dst->set), ns = T->nsrc;
   size_t n = (size_t)end * (size_t)ns;
   T->off = calloc((size_t)nt + 1, sizeof *T->off);
@@ -696,6 +699,15 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
         }
         T->ent[i + 1] = v;
       }
+  const size_t nent = (size_t)T->off[ntg]; /* decoded once, for the host gathers (no division per entry) */
+  T->elem = malloc((nent ? nent : 1) * sizeof *T->elem);
+  T->slot = ns > 1 ? malloc(nent ? nent : 1) : NULL;
+  if (!T->elem || (ns > 1 && !T->slot))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s'", loop->name);
+  for (size_t j = 0; j < nent; j++) {
+    T->elem[j] = T->ent[j] / ns;
+    if (T->slot) T->slot[j] = (unsigned char)(T->ent[j] % ns);
+  }
   T->ntargets = ntg;
   T->total = nt;
   T->end = end;
@@ -761,6 +773,8 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) 
     g.rows = T->rows;
     g.offset = T->off;
     g.entry = T->ent;
+    g.elem = T->elem;
+    g.slot = T->slot;
     g.key = T->key;
     g.id = sp->gid;
     um_loop_rec *r = &ctx->loops[sp->gid];
