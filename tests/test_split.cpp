@@ -757,6 +757,31 @@ TEST_P(Split, PerLoopModeBeatsTheContextsAndOffKeepsEverythingWhole) {
   }
 }
 
+// run.split fused (variant B, the split inside each launch) needs a backend that has it (CUDA): the host
+// backends gather instead and say so, with the gathered loop's bits.
+TEST_P(Split, FusedGathersOnABackendWithoutIt) {
+  const Mesh m = random_mesh(60, 200, 40, 8u);
+  EdgeCell gather, fused;
+  {
+    Ctx c(with(base, UM_SPLIT_GATHER));
+    run_edge_cell(c.ctx, m, &gather);
+  }
+  {
+    Ctx c(with(base, UM_SPLIT_FUSED));
+    run_edge_cell(c.ctx, m, &fused);
+    if (HasFatalFailure()) return;
+    for (const char *l : {"tk_edge", "tk_cell"}) {
+      const um_loop_stats s = c.stats(l);
+      EXPECT_STREQ(s.split, "gather") << l;
+      EXPECT_TRUE(contains(s.split_reason, "run.split: fused, but the ") &&
+                  contains(s.split_reason, " backend has no fused split: gather"))
+          << l << ": " << s.split_reason;
+      EXPECT_EQ(c.stats(std::string(l) + ":gather").calls, s.calls) << l;
+    }
+  }
+  expect_same_bits(fused, gather);
+}
+
 // Generated loops name their parent; the parent counts the temporaries' bytes.
 TEST_P(Split, GeneratedLoopsNameTheirParent) {
   const Mesh m = random_mesh(60, 200, 40, 6u);
@@ -978,8 +1003,8 @@ TEST(SplitReproducible, NonFiniteContributions) {
 TEST(SplitApi, UnknownModesAreRefused) {
   Cfg cfg;
   Ctx c(cfg);
-  EXPECT_EQ(um_set_split(c.ctx, (um_split)4), UM_ERR_ARG);
-  EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 4 is unknown")) << um_error_message(c.ctx);
+  EXPECT_EQ(um_set_split(c.ctx, (um_split)5), UM_ERR_ARG);
+  EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 5 is unknown")) << um_error_message(c.ctx);
   EXPECT_EQ(um_set_split(c.ctx, (um_split)-1), UM_ERR_ARG);
   EXPECT_EQ(um_loop_set_split(c.ctx, "res_calc", (um_split)7), UM_ERR_ARG);
   EXPECT_TRUE(contains(um_error_message(c.ctx), "loop 'res_calc': split mode 7 is unknown")) << um_error_message(c.ctx);
@@ -991,12 +1016,13 @@ TEST(SplitApi, UnknownModesAreRefused) {
   EXPECT_EQ(um_context_reproducible(c.ctx), 0);
   EXPECT_EQ(um_set_reproducible(c.ctx, 5), UM_SUCCESS);
   EXPECT_EQ(um_context_reproducible(c.ctx), 1);
-  for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO})
+  for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO, UM_SPLIT_FUSED})
     EXPECT_EQ(um_set_split(c.ctx, s), UM_SUCCESS) << s;
   EXPECT_STREQ(um_split_name(UM_SPLIT_OFF), "off");
   EXPECT_STREQ(um_split_name(UM_SPLIT_SCATTER), "scatter");
   EXPECT_STREQ(um_split_name(UM_SPLIT_GATHER), "gather");
   EXPECT_STREQ(um_split_name(UM_SPLIT_AUTO), "auto");
+  EXPECT_STREQ(um_split_name(UM_SPLIT_FUSED), "fused");
   EXPECT_STREQ(um_split_name((um_split)9), "unknown");
 }
 

@@ -38,6 +38,10 @@ typedef struct um_loop {
   int indirect;          /**< any arg through a map                          */
   int has_conflicts;     /**< any INC/RW/WRITE arg through a map             */
   int has_reduction;     /**< any global INC/MIN/MAX                         */
+  /** run.split fused (a backend with fused_split only): the loop's increments
+   * through maps as a split inside each launch (contributions, a barrier, the
+   * increments); the backend runs the loop whole otherwise as usual */
+  int fused;
   int has_vec;           /**< any vector arg (idx UM_ALL: every target of a map row) */
   int block_size;        /**< elements per plan block                        */
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
@@ -168,6 +172,8 @@ typedef struct um_backend_def {
   const char *(*device)(const um_context *ctx, void *state);
   /** The device's facts for um_context_device_info; may be NULL (host backends) */
   int (*device_info)(um_context *ctx, void *state, um_device_info *out);
+  /** 1: run() honours um_loop.fused (run.split fused, variant B) */
+  int fused_split;
   /** Run a gather (um_gather above); may be NULL: split loops then apply
    * their increments with generated loops (SCATTER) instead. */
   int (*gather)(um_context *ctx, void *state, const um_gather *g);
