@@ -130,6 +130,62 @@ std::vector<Case> all_cases() {
 INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
                          [](const auto &info) { return case_name(info.param); });
 
+// ---- run.split fused (variant B: the split inside each launch) --------------------------------
+// Every strategy (fused runs hierarchical colouring whatever the strategy) x staging x layout x block size: the
+// test workload with run.split=fused gives the unsplit loops' results (1e-12; floats 1e-5) on random meshes, and
+// the loops that increment through maps say they ran fused.
+class CudaFusedSplit : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaFusedSplit, MatchesTheUnsplitLoops) {
+  NEED_GPU();
+  const Case cs = GetParam();
+  const int shapes[][3] = {{1000, 3001, 777}, {4099, 20000, 3000}, {37, 200, 50}, {1, 1, 1}, {0, 0, 0}};
+  for (auto &sh : shapes) {
+    SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
+    tcw::Mesh m = tcw::random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 7u + (unsigned)sh[0]);
+    tcw::Result ref, got;
+    for (int fused : {0, 1}) {
+      um_options o = cuda_options(cs);
+      um_context *ctx = nullptr;
+      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+      ASSERT_EQ(um_set_split(ctx, fused ? UM_SPLIT_FUSED : UM_SPLIT_OFF), UM_SUCCESS);
+      tcw::run_all(ctx, m, fused ? &got : &ref);
+      for (const char *l : {"tk_edge", "tk_cell"}) {
+        for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+          um_loop_stats s;
+          ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
+          if (std::string(s.name) == l) EXPECT_STREQ(s.split, fused ? "fused" : "off") << l << ": " << s.split_reason;
+        }
+      }
+      um_finalize(&ctx);
+      if (HasFatalFailure()) return;
+    }
+    expect_close(got.r, ref.r, "INC r (fused)");
+    expect_close(got.n, ref.n, "INC n, arity 4 (fused)");
+    expect_close(got.s, ref.s, "direct INC s");
+    expect_close(got.v, ref.v, "indirect RW v (kept whole)");
+    expect_close(got.vw, ref.vw, "indirect WRITE vw");
+    expect_close(got.acc, ref.acc, "INC acc");
+    for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "float INC";
+    EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+    EXPECT_EQ(got.cnt, ref.cnt);
+    EXPECT_EQ(got.qmax, ref.qmax);
+    EXPECT_EQ(got.fmin, ref.fmin);
+  }
+}
+
+std::vector<Case> fused_cases() {
+  std::vector<Case> v;
+  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_GLOBAL, 1),
+                  std::make_pair(UM_STRATEGY_HIERARCHICAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 2)})
+    for (um_layout l : {UM_AOS, UM_SOA})
+      for (int bs : {7, 64, 256}) v.push_back({st.first, st.second, l, bs});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaFusedSplit, ::testing::ValuesIn(fused_cases()),
+                         [](const auto &info) { return case_name(info.param); });
+
 // ---- vector arguments: every target of a map row as one um_vec -------------------------------
 // Every strategy (atomics: atomicAdd through um_vec_inc_*; global and hierarchical colouring: plain
 // adds, the colours including every target of the row) x layout: the vector loops equal the same loops
@@ -264,6 +320,29 @@ std::vector<Case> airfoil_cases() {
 
 INSTANTIATE_TEST_SUITE_P(All, CudaAirfoil, ::testing::ValuesIn(airfoil_cases()),
                          [](const auto &info) { return case_name(info.param); });
+
+// Airfoil with run.split=fused against seq: the residuals and the flow (res_calc and bres_calc fused).
+TEST(CudaFusedSplit, AirfoilMatchesSeq) {
+  NEED_GPU();
+  um_options so;
+  um_options_default(&so);
+  so.backend = "seq";
+  for (um_layout l : {UM_AOS, UM_SOA}) {
+    SCOPED_TRACE(um_layout_name(l));
+    AirfoilRun ref(so, 60, 40);
+    AirfoilRun got(cuda_options({UM_STRATEGY_HIERARCHICAL, 1, l, 128}), 60, 40);
+    ASSERT_EQ(um_set_split(got.ctx, UM_SPLIT_FUSED), UM_SUCCESS);
+    std::vector<double> r1 = ref.run(5), r2 = got.run(5);
+    for (size_t i = 0; i < r1.size(); i++) EXPECT_NEAR(r2[i], r1[i], 1e-10 * r1[i]) << "rms of iteration " << i + 1;
+    expect_close(got.get(got.a.p_q), ref.get(ref.a.p_q), "q", 1e-11);
+    for (int i = 0; i < um_loop_stats_count(got.ctx); i++) {
+      um_loop_stats s;
+      ASSERT_EQ(um_loop_stats_get(got.ctx, i, &s), UM_SUCCESS);
+      const std::string n = s.name;
+      if (n == "res_calc" || n == "bres_calc") EXPECT_STREQ(s.split, "fused") << n << ": " << s.split_reason;
+    }
+  }
+}
 
 // Every element a loop WRITEs directly is written: the backend fills such dats
 // with NaN before each loop (UM_CUDA_POISON), and the residuals stay finite.

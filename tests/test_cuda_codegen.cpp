@@ -300,6 +300,62 @@ TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
   EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL);
 }
 
+// run.split fused (variant B): one kernel per block colour in two phases. Phase 1 stages only the data it reads,
+// runs the kernel and parks each element's increments in shared memory (by thread); after a barrier, phase 2
+// stages only the targets (from the additive identity, where phase 1's data was) and adds the contributions by
+// thread colour; then the targets go back to the dat as in the hierarchical scheme.
+TEST(CudaCodegen, FusedSplitStagesEachPhasesOwnData) {
+  umc_loop L = res_calc_like(UMC_EXEC_HIER, 0);
+  L.stage_all = 1;
+  L.fused = 1;
+  umc_decisions D;
+  const std::string src = generate(L, D);
+  EXPECT_TRUE(D.fused);
+  EXPECT_EQ(D.contrib_bytes, 2 * 256 * 4 * 8) << "res at both cells: 4 doubles a thread each";
+  for (int i = 0; i < 3; i++) EXPECT_TRUE(D.ind_load[i]) << "READ data is staged for phase 1: ind " << i;
+  EXPECT_FALSE(D.ind_load[3]) << "res is staged for phase 2 only";
+  EXPECT_TRUE(has(src, "double *sc6 = (double *)um_sp;")) << src;
+  EXPECT_TRUE(has(src, "sc6[tid * 4 + c] = r6[c];")) << src;
+  EXPECT_TRUE(has(src, "sc7[tid * 4 + c] = r7[c];")) << src;
+  EXPECT_FALSE(has(src, "+= r6[c]")) << "the increments leave the registers before the barrier: " << src;
+  const size_t x = src.find("staged: dat slot 0"), kernel = src.find("res_calc(a0"), barrier = src.find("um_sp = um_p2;"),
+               res = src.find("staged: dat slot 3"), add = src.find("+= sc6[tid * 4 + c];"),
+               back = src.find("p.d3[(size_t)tg3[j] * 4 + (l - j * 4)] += s3[l];");
+  ASSERT_NE(x, std::string::npos) << src;
+  ASSERT_NE(res, std::string::npos) << src;
+  ASSERT_NE(add, std::string::npos) << src;
+  ASSERT_NE(back, std::string::npos) << src;
+  EXPECT_LT(x, kernel) << "x staged before the kernel";
+  EXPECT_LT(kernel, barrier);
+  EXPECT_LT(barrier, res) << "res staged after phase 1, where phase 1's data was";
+  EXPECT_LT(res, add);
+  EXPECT_LT(add, back);
+  EXPECT_TRUE(has(src, "s3[l] = -0.0;")) << "targets start at -0.0: " << src;
+  EXPECT_FALSE(has(src, "atomicAdd")) << src;
+}
+
+TEST(CudaCodegen, FusedSplitIsRefusedWhereItCannotRun) {
+  char err[512] = "";
+  umc_decisions D;
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 0);
+  L.fused = 1;
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_ARG);
+  EXPECT_TRUE(has(err, "hierarchical colouring")) << err;
+  L = res_calc_like(UMC_EXEC_HIER, 0);
+  L.fused = 1;
+  L.args[4].acc = UM_RW;  // adt through pecell
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(err, "arg 4: RW through a map") && has(err, "adds only increments")) << err;
+  L = res_calc_like(UMC_EXEC_HIER, 0);
+  L.fused = 1;
+  L.args[4].dat = L.args[6].dat;  // res also read through pecell: its staged copy is loaded
+  L.args[5].dat = L.args[6].dat;
+  L.args[4].dim = L.args[5].dim = 4;
+  L.args[4].ind = L.args[5].ind = 3;
+  L.ninds = 4;
+  EXPECT_NE(umc_decide(&L, &D, err, sizeof err), UM_SUCCESS) << "res read and incremented";
+}
+
 // ---- NVRTC: every loop of every app ---------------------------------------------------
 
 std::vector<int> archs() {
@@ -607,6 +663,65 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
   EXPECT_GE(n, (int)(tcw::loop_names().size() * archs().size()));
   RecordProperty("kernels_compiled", n);
   um_finalize(&ctx);
+}
+
+// run.split fused (variant B) for the loops that increment through maps: Airfoil's res_calc and bres_calc, the
+// test kernels tk_edge (two dats, a float, globals) and tk_cell (four corners), in hierarchical colouring,
+// staging increments or all, AoS and SoA, every architecture.
+TEST(CudaNvrtc, FusedSplitCompiles) {
+  um_context *actx = seq_context(), *ctx = actx;
+  airfoil a{};
+  airfoil_mesh m{};
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;
+  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+  ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+  ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
+  double rms = 0;
+  ASSERT_EQ(airfoil_iteration(ctx, &a, &rms), UM_SUCCESS) << um_error_message(ctx);
+  um_context *tctx = seq_context();  // the test kernels on their own context (their sets have Airfoil's names)
+  tcw::Mesh tm = tcw::random_mesh(50, 120, 40, 7);
+  tcw::Result res;
+  tcw::run_all(tctx, tm, &res, 1);
+  int n = 0;
+  for (const char *loop : {"res_calc", "bres_calc", "tk_edge", "tk_cell"})
+    for (int staging : {1, 2}) {
+      um_context *ctx = loop[0] == 't' ? tctx : actx;
+      for (int layout : {(int)UM_AOS, (int)UM_SOA}) {
+        um_cuda_gen_options o;
+        um_cuda_gen_options_default(&o);
+        o.strategy = UM_STRATEGY_HIERARCHICAL;
+        o.staging = staging;
+        o.layout = layout;
+        o.fused = 1;
+        char *src = nullptr;
+        ASSERT_EQ(um_cuda_generate_loop(ctx, loop, &o, &src), UM_SUCCESS) << loop << ": " << um_error_message(ctx);
+        EXPECT_TRUE(has(src, "um_sp = um_p2;")) << loop << ": the fused kernel: " << src;
+        free(src);
+        for (int arch : archs()) {
+          o.arch = arch;
+          size_t bytes = 0;
+          EXPECT_EQ(um_cuda_compile_loop(ctx, loop, &o, nullptr, &bytes), UM_SUCCESS)
+              << loop << " staging " << staging << " " << um_layout_name((um_layout)layout) << " sm_" << arch << ": "
+              << um_error_message(ctx);
+          n++;
+        }
+      }
+    }
+  {  // fused whatever the strategy: atomics give the same hierarchical two-phase kernel
+    um_cuda_gen_options o;
+    um_cuda_gen_options_default(&o);
+    o.strategy = UM_STRATEGY_ATOMICS;
+    o.fused = 1;
+    char *src = nullptr;
+    ASSERT_EQ(um_cuda_generate_loop(ctx, "res_calc", &o, &src), UM_SUCCESS) << um_error_message(ctx);
+    EXPECT_TRUE(has(src, "um_sp = um_p2;") && !has(src, "atomicAdd")) << src;
+    free(src);
+  }
+  RecordProperty("kernels_compiled", n);
+  airfoil_mesh_free(&m);
+  um_finalize(&actx);
+  um_finalize(&tctx);
 }
 
 // Vector arguments (um_arg_vec): a vector READ, a vector INC (double, float, int) and per-index args beside

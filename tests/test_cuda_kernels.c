@@ -19,3 +19,4 @@ TK(tk_split_minmax, 6);
 TK(tk_split_some_paths, 3);
 TK(tk_split_sum, 3);
 TK(tk_split_dsum, 2);
+TK(tk_split_signed_zero, 4);

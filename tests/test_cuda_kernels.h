@@ -144,4 +144,16 @@ UM_KERNEL void tk_split_sum(const double *a, double *sum, float *fsum) {
 /* Direct: a global double sum of a (values beyond the float range). */
 UM_KERNEL void tk_split_dsum(const double *a, double *sum) { sum[0] += a[0]; }
 
+/* Over edges, signed zeros: r0 dim 2 INC at the first node adds w and subtracts it, r1 dim 2 INC at the
+ * second node adds only where w > 0 (never for a zero), f1 float INC at the second node adds w. */
+UM_KERNEL void tk_split_signed_zero(const double *w, double *r0, double *r1, float *f1) {
+  r0[0] += w[0];
+  r0[1] -= w[0];
+  if (w[0] > 0) {
+    r1[0] += w[0];
+    r1[1] += 2.0 * w[0];
+  }
+  f1[0] += (float)w[0];
+}
+
 #endif

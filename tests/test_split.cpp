@@ -16,13 +16,16 @@
 #include <string>
 #include <vector>
 
+#include "test_files.hpp"
 #include "test_random_mesh.hpp"
 
 extern "C" {
 #include "um/backend.h"
 #include "um/um.h"
 extern const um_kernel tk_edge_kernel, tk_cell_kernel, tk_split_two_maps_kernel, tk_split_inc_rw_kernel,
-    tk_split_inc_read_kernel, tk_split_minmax_kernel, tk_split_some_paths_kernel, tk_split_sum_kernel, tk_split_dsum_kernel;
+    tk_split_inc_read_kernel, tk_split_minmax_kernel, tk_split_some_paths_kernel, tk_split_sum_kernel, tk_split_dsum_kernel,
+    tk_split_signed_zero_kernel;
+extern double tk_scale;
 }
 
 namespace {
@@ -40,6 +43,7 @@ struct Cfg {
   int reproducible = 0;
   int threads = 2;
   int block = 64;
+  const char *cache = nullptr;  // non-NULL: loops compiled for their arguments (run.compile wait), cached here
 };
 
 Cfg with(Cfg c, um_split s, int repro = 0) {
@@ -59,6 +63,11 @@ struct Ctx {
     o.block_size = c.block;
     o.parallel_threshold = 0;  // OpenMP: colours and chunks on threads even on small sets
     o.check_plans = 1;
+    if (c.cache) {
+      o.compile = UM_COMPILE_WAIT;
+      o.compile_after = 0;
+      snprintf(o.cache, sizeof o.cache, "%s", c.cache);
+    }
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     if (!ctx) return;
     EXPECT_EQ(um_set_split(ctx, c.split), UM_SUCCESS);
@@ -624,6 +633,75 @@ TEST_P(Split, IncrementsOnSomePathsOnly) {
   expect_close(repro, whole, 1e-12, "reproducible");
 }
 
+// Signed zeros: a target the loop adds only zeros to keeps the sign IEEE addition gives it, -0.0 if it was -0.0
+// and every addend is -0.0 (or there is none), else +0.0, whatever the order of the additions; so every mode,
+// backend and layout gives the bits of the sequential adds. Increments start from -0.0 (x + -0.0 is x): from
+// +0.0, a split loop's contributions and SoA's staged rows would turn such -0.0 targets into +0.0.
+TEST_P(Split, SignedZeroTargetsKeepTheirSign) {
+  const Mesh m = random_mesh(80, 300, 1, 17u);
+  std::vector<double> w(m.nedge), r0(2 * (size_t)m.nnode);
+  std::vector<float> f0(m.nnode);
+  for (int e = 0; e < m.nedge; e++) w[e] = e % 5 == 0 ? 0.0 : -0.0;
+  for (int i = 0; i < m.nnode; i++) {
+    for (int c = 0; c < 2; c++) r0[2 * i + c] = (i + c) % 2 ? 0.0 : -0.0;
+    f0[i] = i % 3 ? -0.0f : 0.0f;
+  }
+  // by hand: the kernel's additions in element order
+  std::vector<double> want_r = r0;
+  std::vector<float> want_f = f0;
+  for (int e = 0; e < m.nedge; e++) {
+    const int a = m.edge[2 * e], b = m.edge[2 * e + 1];
+    want_r[2 * a] += w[e];
+    want_r[2 * a + 1] -= w[e];
+    want_f[b] += (float)w[e];
+  }
+  int neg = 0, pos = 0;
+  for (double v : want_r) (std::signbit(v) ? neg : pos)++;
+  for (float v : want_f) (std::signbit(v) ? neg : pos)++;
+  ASSERT_GT(neg, 10) << "some targets end -0.0";
+  ASSERT_GT(pos, 10) << "some targets end +0.0";
+  struct Mode {
+    um_split split;
+    int repro, compiled;
+  };
+  umtest::TempDir cache("split_signed_zero");
+  for (Mode md : {Mode{UM_SPLIT_OFF, 0, 0}, Mode{UM_SPLIT_GATHER, 0, 0}, Mode{UM_SPLIT_SCATTER, 0, 0},
+                  Mode{UM_SPLIT_OFF, 1, 0}, Mode{UM_SPLIT_OFF, 0, 1}, Mode{UM_SPLIT_GATHER, 0, 1}}) {
+    SCOPED_TRACE(std::string(um_split_name(md.split)) + (md.repro ? " reproducible" : "") +
+                 (md.compiled ? " compiled" : ""));
+    Cfg cfg = with(base, md.split, md.repro);
+    const std::string dir = cache.dir.string();
+    if (md.compiled) cfg.cache = dir.c_str();
+    Ctx c(cfg);
+    um_context *ctx = c.ctx;
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *dw, *r, *f;
+    if (md.compiled) OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));  // the kernel header's constant
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r));
+    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, f0.data(), "f", &f));
+    OK(UM_PAR_LOOP(ctx, tk_split_signed_zero_kernel, "signed_zero", edges,
+                   um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC),
+                   um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)));
+    EXPECT_STREQ(c.stats("signed_zero").split, md.repro ? "gather" : um_split_name(md.split));
+    if (md.compiled) EXPECT_EQ(c.stats(md.split ? "signed_zero:contrib" : "signed_zero").compiled_calls, 1);
+    const std::vector<double> got_r = fetch<double>(ctx, r);
+    const std::vector<float> got_f = fetch<float>(ctx, f);
+    ASSERT_EQ(got_r.size(), want_r.size());
+    for (size_t i = 0; i < got_r.size(); i++)
+      ASSERT_TRUE(same_bits(got_r[i], want_r[i])) << "r[" << i / 2 << "][" << i % 2 << "] is " << got_r[i]
+                                                  << ", the sequential adds give " << want_r[i];
+    ASSERT_EQ(got_f.size(), want_f.size());
+    for (size_t i = 0; i < got_f.size(); i++)
+      ASSERT_TRUE(same_bits(got_f[i], want_f[i])) << "f[" << i << "] is " << got_f[i]
+                                                  << ", the sequential adds give " << want_f[i];
+  }
+}
+
 // The context's mode, a loop's own, and run.split=off.
 TEST_P(Split, PerLoopModeBeatsTheContextsAndOffKeepsEverythingWhole) {
   const Mesh m = random_mesh(60, 200, 40, 2u);
@@ -677,6 +755,31 @@ TEST_P(Split, PerLoopModeBeatsTheContextsAndOffKeepsEverythingWhole) {
     }
     um_finalize(&ctx);
   }
+}
+
+// run.split fused (variant B, the split inside each launch) needs a backend that has it (CUDA): the host
+// backends gather instead and say so, with the gathered loop's bits.
+TEST_P(Split, FusedGathersOnABackendWithoutIt) {
+  const Mesh m = random_mesh(60, 200, 40, 8u);
+  EdgeCell gather, fused;
+  {
+    Ctx c(with(base, UM_SPLIT_GATHER));
+    run_edge_cell(c.ctx, m, &gather);
+  }
+  {
+    Ctx c(with(base, UM_SPLIT_FUSED));
+    run_edge_cell(c.ctx, m, &fused);
+    if (HasFatalFailure()) return;
+    for (const char *l : {"tk_edge", "tk_cell"}) {
+      const um_loop_stats s = c.stats(l);
+      EXPECT_STREQ(s.split, "gather") << l;
+      EXPECT_TRUE(contains(s.split_reason, "run.split: fused, but the ") &&
+                  contains(s.split_reason, " backend has no fused split: gather"))
+          << l << ": " << s.split_reason;
+      EXPECT_EQ(c.stats(std::string(l) + ":gather").calls, s.calls) << l;
+    }
+  }
+  expect_same_bits(fused, gather);
 }
 
 // Generated loops name their parent; the parent counts the temporaries' bytes.
@@ -900,8 +1003,8 @@ TEST(SplitReproducible, NonFiniteContributions) {
 TEST(SplitApi, UnknownModesAreRefused) {
   Cfg cfg;
   Ctx c(cfg);
-  EXPECT_EQ(um_set_split(c.ctx, (um_split)4), UM_ERR_ARG);
-  EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 4 is unknown")) << um_error_message(c.ctx);
+  EXPECT_EQ(um_set_split(c.ctx, (um_split)5), UM_ERR_ARG);
+  EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 5 is unknown")) << um_error_message(c.ctx);
   EXPECT_EQ(um_set_split(c.ctx, (um_split)-1), UM_ERR_ARG);
   EXPECT_EQ(um_loop_set_split(c.ctx, "res_calc", (um_split)7), UM_ERR_ARG);
   EXPECT_TRUE(contains(um_error_message(c.ctx), "loop 'res_calc': split mode 7 is unknown")) << um_error_message(c.ctx);
@@ -913,12 +1016,13 @@ TEST(SplitApi, UnknownModesAreRefused) {
   EXPECT_EQ(um_context_reproducible(c.ctx), 0);
   EXPECT_EQ(um_set_reproducible(c.ctx, 5), UM_SUCCESS);
   EXPECT_EQ(um_context_reproducible(c.ctx), 1);
-  for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO})
+  for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO, UM_SPLIT_FUSED})
     EXPECT_EQ(um_set_split(c.ctx, s), UM_SUCCESS) << s;
   EXPECT_STREQ(um_split_name(UM_SPLIT_OFF), "off");
   EXPECT_STREQ(um_split_name(UM_SPLIT_SCATTER), "scatter");
   EXPECT_STREQ(um_split_name(UM_SPLIT_GATHER), "gather");
   EXPECT_STREQ(um_split_name(UM_SPLIT_AUTO), "auto");
+  EXPECT_STREQ(um_split_name(UM_SPLIT_FUSED), "fused");
   EXPECT_STREQ(um_split_name((um_split)9), "unknown");
 }
 

@@ -240,14 +240,16 @@ static int check_unread(um_app_run *run) {
                      u.n > 1 ? "s" : "", u.msg, u.n > 1 ? "them" : "it", u.n > 1 ? "them" : "it");
 }
 
-/* Automatic loop splitting: run.split (auto | off | on | scatter | gather; on is gather), per loop
+/* Automatic loop splitting: run.split (auto | off | on | scatter | gather | fused; on is gather), per loop
  * split: {res_calc: on}, and run.reproducible. */
+static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? UM_SPLIT_FUSED : (um_split)m; }
+
 static int split_options(um_app_run *run) {
   char err[512] = "";
-  int m = 3, repro = 0; /* the choices: um_split's order, then on (gather) */
+  int m = 3, repro = 0; /* the choices: um_split's order to auto, then on (gather), then fused */
   OPT(umrun_opt_choice(run->cfg, "run.split", &m, NULL, E));
   OPT(umrun_opt_bool(run->cfg, "run.reproducible", &repro, E));
-  UM_APP_TRY(um_set_split(run->ctx, m == 4 ? UM_SPLIT_GATHER : (um_split)m));
+  UM_APP_TRY(um_set_split(run->ctx, split_mode(m)));
   UM_APP_TRY(um_set_reproducible(run->ctx, repro));
   um_config_kind_t per_loop = UM_CONFIG_ABSENT;
   OPT(umrun_opt_kind(run->cfg, "split", &per_loop, E));
@@ -255,13 +257,13 @@ static int split_options(um_app_run *run) {
   int n = 0;
   const char *names[64];
   if (um_config_keys(run->cfg, "split", &n, names, 64, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "split: %s (a mapping from loop names to off | on | scatter | gather | auto, "
+    return um_app_fail(run, UM_ERR_CONFIG, "split: %s (a mapping from loop names to off | on | scatter | gather | fused | auto, "
                        "e.g. split: {res_calc: on})", err);
   for (int i = 0; i < n && i < 64; i++) {
     char key[160];
     snprintf(key, sizeof key, "split.%s", names[i]);
     OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
-    UM_APP_TRY(um_loop_set_split(run->ctx, names[i], m == 4 ? UM_SPLIT_GATHER : (um_split)m));
+    UM_APP_TRY(um_loop_set_split(run->ctx, names[i], split_mode(m)));
   }
   return UM_SUCCESS;
 }

@@ -76,15 +76,19 @@ static const um_option options[] = {
      .help = "the primary set (default: the set the app's main map points into);\n"
              "the other sets follow it through the maps. Rank 0 prints, writes the\n"
              "outputs and validates; every rank exits with the same status"},
-    {.key = "run.split", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "scatter", "gather", "auto", "on"),
+    {.key = "run.split", .type = UM_OPT_CHOICE, .def = "auto",
+     .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
      .help = "automatic loop splitting: a loop that\n"
              "increments through maps runs as its kernel writing per-element\n"
              "contributions (no colouring, no atomics), then the increments: one\n"
              "loop per argument (scatter) or each target summing its elements'\n"
-             "contributions in a fixed order (gather; on = gather). auto: CPU\n"
-             "backends keep loops whole; a GPU times both and keeps the faster"},
+             "contributions in a fixed order (gather; on = gather). fused (cuda;\n"
+             "elsewhere gather): both in one launch per block colour, the\n"
+             "contributions in shared memory, a barrier, then the increments by\n"
+             "thread colour (hierarchical colouring). auto: CPU backends keep\n"
+             "loops whole; a GPU times both and keeps the faster"},
     {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = CHOICES("off", "scatter", "gather", "auto", "on"),
+     .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
      .help = "run.split for one loop: split: {res_calc: on}"},
     {.key = "run.reproducible", .type = UM_OPT_BOOL, .def = "false",
      .help = "true: increments gathered in a fixed order (by global element number)\n"

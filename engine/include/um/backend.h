@@ -38,6 +38,10 @@ typedef struct um_loop {
   int indirect;          /**< any arg through a map                          */
   int has_conflicts;     /**< any INC/RW/WRITE arg through a map             */
   int has_reduction;     /**< any global INC/MIN/MAX                         */
+  /** run.split fused (a backend with fused_split only): the loop's increments
+   * through maps as a split inside each launch (contributions, a barrier, the
+   * increments); the backend runs the loop whole otherwise as usual */
+  int fused;
   int has_vec;           /**< any vector arg (idx UM_ALL: every target of a map row) */
   int block_size;        /**< elements per plan block                        */
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
@@ -68,6 +72,8 @@ typedef struct um_gather {
   const int *rows;    /**< [ntargets]: the rows some element increments; NULL: every row */
   const int *offset;  /**< [ntargets + 1] */
   const int *entry;   /**< [offset[ntargets]] */
+  const int *elem;    /**< [offset[ntargets]]: entry[j] / nsrc, decoded once */
+  const unsigned char *slot; /**< [offset[ntargets]]: entry[j] % nsrc; NULL when nsrc is 1 */
   unsigned long key;  /**< changes whenever offset or entry change */
   int id;             /**< the record to time it under (um_backend_loop_time) */
 } um_gather;
@@ -86,9 +92,11 @@ typedef struct um_gather {
 
 /** A split loop's contribution temporary (automatic loop splitting): the loop
  * that writes it passes it as a direct INC argument, and every element of the
- * range the backend runs adds into its own row, which starts at zero. A
- * backend with contrib_store set keeps such a row in registers from zero and
- * stores it (no read; the core then does not zero it first). */
+ * range the backend runs adds into its own row, which starts at the additive
+ * identity (-0.0 for floating point, so that a -0.0 target the loop adds
+ * nothing or only -0.0 to stays -0.0, as in the unsplit loop; 0 for int). A
+ * backend with contrib_store set keeps such a row in registers from -0.0 and
+ * stores it (no read; the core then does not set it first). */
 int um_dat_contribution(const um_dat *d);
 
 /** One message of a device-to-device exchange (um_backend_def.peer_post):
@@ -123,7 +131,7 @@ typedef struct um_backend_def {
   /** 1: run() runs kernels on the host through um_exec_range, so the core may
    * hand it loops compiled for their arguments (um_loop.compiled) */
   int host_code;
-  /** 1: run() stores contribution temporaries' rows from zero (um_dat_contribution) */
+  /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
   const char *description;  /**< one line for umrun --help and --list-backends  */
   /** NULL: always available; else 1, or 0 with why (e.g. no device) */
@@ -164,6 +172,8 @@ typedef struct um_backend_def {
   const char *(*device)(const um_context *ctx, void *state);
   /** The device's facts for um_context_device_info; may be NULL (host backends) */
   int (*device_info)(um_context *ctx, void *state, um_device_info *out);
+  /** 1: run() honours um_loop.fused (run.split fused, variant B) */
+  int fused_split;
   /** Run a gather (um_gather above); may be NULL: split loops then apply
    * their increments with generated loops (SCATTER) instead. */
   int (*gather)(um_context *ctx, void *state, const um_gather *g);

@@ -37,6 +37,8 @@ typedef struct {
   int staging;          /**< 1 stage incremented data in shared memory, 2 all indirect data, 3 none;
                            0: hierarchical 1, atomics 3                                         */
   int arch;             /**< um_cuda_compile_loop: e.g. 75 for sm_75                               */
+  int fused;            /**< 1: the loop's split fused into its launches (run.split fused, variant B);
+                           0: as the loop last ran                                               */
 } um_cuda_gen_options;
 
 /** Defaults: strategy AUTO, layout -1 (the dats'), block size 0 (the loop's), staging 0, arch 90. */

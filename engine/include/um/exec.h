@@ -101,8 +101,13 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
       break;
     default: { /* SoA: gather one element into scratch */
       char *s = (char *)x->scratch[i];
-      if (a->acc == UM_INC) {
-        memset(s, 0, (size_t)a->dim * (size_t)a->esize);
+      if (a->acc == UM_INC) { /* floating point from -0.0, the additive identity: a target stays -0.0 */
+        if (a->type == UM_DOUBLE)
+          for (int c = 0; c < a->dim; c++) ((double *)(void *)s)[c] = -0.0;
+        else if (a->type == UM_FLOAT)
+          for (int c = 0; c < a->dim; c++) ((float *)(void *)s)[c] = -0.0f;
+        else
+          memset(s, 0, (size_t)a->dim * (size_t)a->esize);
       } else if (a->acc != UM_WRITE) {
         const char *src = a->base + um__target(a, e) * (size_t)a->esize;
         /* fixed-size copies, so the compiler makes them plain loads */

@@ -584,6 +584,12 @@ int um_set_gpu_transport_min_bytes(um_context *ctx, long bytes);
  *              an inverse (CSR) map, in a fixed order: no colouring, no atomics,
  *              the same bits from run to run on every backend;
  *   - AUTO     the engine decides per loop (host backends keep loops whole);
+ *   - FUSED    (variant B) the split inside one launch per block colour, on a
+ *              backend that has it (um_backend_def.fused_split: CUDA): each
+ *              plan block's elements write their contributions to shared
+ *              memory, a block barrier, then the block's targets are staged
+ *              and the contributions added by thread colour; hierarchical
+ *              colouring whatever the strategy. Elsewhere: GATHER, saying so;
  *   - OFF      never.
  *
  * A loop that also reads or writes an incremented dat otherwise than INC is
@@ -592,9 +598,10 @@ typedef enum {
   UM_SPLIT_OFF = 0,  /**< never split                                   */
   UM_SPLIT_SCATTER,  /**< contributions, then one loop per increment    */
   UM_SPLIT_GATHER,   /**< contributions, then a gather per target row   */
-  UM_SPLIT_AUTO      /**< the engine decides per loop                   */
+  UM_SPLIT_AUTO,     /**< the engine decides per loop                   */
+  UM_SPLIT_FUSED     /**< contributions and increments in one launch    */
 } um_split;
-/** The name of a split mode ("off", "scatter", "gather", "auto"). */
+/** The name of a split mode ("off", "scatter", "gather", "auto", "fused"). */
 const char *um_split_name(um_split s);
 /** The split mode of every loop of the context (default AUTO). */
 int um_set_split(um_context *ctx, um_split mode);
@@ -691,7 +698,7 @@ typedef struct {
   double halo_hidden_seconds;  /**< of those, seconds overlapped with core elements */
   int reverse_increments; /**< 1: the last call sent increments back to their owners (REVERSE) */
   /** Automatic loop splitting: the last call's variant ("off", "scatter",
-   * "gather"); split_reason says why; parent: for the loops a split generates
+   * "gather", "fused"); split_reason says why; parent: for the loops a split generates
    * (named "<loop>:contrib", "<loop>:inc<k>", "<loop>:gather<k>"), the loop they
    * belong to (NULL otherwise). temp_bytes: the engine's temporaries. */
   const char *split;

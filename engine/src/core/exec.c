@@ -141,19 +141,48 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
   for (int i = 0; i < loop->nargs; i++) um_reduce_into(loop, i, x->scratch[i]);
 }
 
-/* ---- gathers of split loops (um/backend.h: um_gather) ---- */
-#define GATHER_ROWS(T)                                                                           \
-  do {                                                                                           \
-    T *dst = (T *)d->data;                                                                       \
-    for (int t = begin; t < end; t++) {                                                          \
-      T *r = dst + (size_t)(g->rows ? g->rows[t] : t) * rs;                                                               \
-      for (int j = g->offset[t]; j < g->offset[t + 1]; j++) {                                    \
-        const int v = g->entry[j];                                                               \
-        const size_t e = (size_t)(v / g->nsrc);                                                  \
-        const T *s = (const T *)g->src[v % g->nsrc]->data + (ss ? e : e * (size_t)dim);          \
-        for (int c = 0; c < dim; c++) r[(size_t)c * cs] += s[ss ? (size_t)c * ss : (size_t)c];   \
-      }                                                                                          \
-    }                                                                                            \
+/* ---- gathers of split loops (um/backend.h: um_gather) ----
+ * Each target's values are summed in registers, from the target's value, in its entries' order: the same
+ * additions, in the same order, as adding each contribution into the row in memory, so the same bits. The
+ * entries come decoded (element and source, once per inverse map, not divided per entry), and a target of
+ * dim 1 to 4 runs a copy of the loop with the dim a constant (unrolled, in registers). */
+#define GATHER_ROWS(T, DIM)                                                                          \
+  do {                                                                                               \
+    T *dst = (T *)(void *)d->data;                                                                   \
+    const T *base[UM_MAX_ARGS];                                                                      \
+    for (int k = 0; k < g->nsrc; k++) base[k] = (const T *)(const void *)g->src[k]->data;            \
+    const size_t es = ss ? 1 : (size_t)(DIM), sc = ss ? ss : 1; /* source element and component strides */ \
+    for (int t = begin; t < end; t++) {                                                              \
+      const int j0 = g->offset[t], j1 = g->offset[t + 1];                                            \
+      if (j0 == j1) continue;                                                                        \
+      T *r = dst + (size_t)(g->rows ? g->rows[t] : t) * rs;                                          \
+      if ((DIM) <= 4) { /* every component in a register */                                         \
+        T v[4];                                                                                      \
+        for (int c = 0; c < (DIM); c++) v[c] = r[(size_t)c * cs];                                    \
+        for (int j = j0; j < j1; j++) {                                                              \
+          const T *s = base[g->slot ? g->slot[j] : 0] + (size_t)g->elem[j] * es;                     \
+          for (int c = 0; c < (DIM); c++) v[c] += s[(size_t)c * sc];                                 \
+        }                                                                                            \
+        for (int c = 0; c < (DIM); c++) r[(size_t)c * cs] = v[c];                                   \
+      } else { /* one component at a time: each component's additions in the same order */          \
+        for (int c = 0; c < (DIM); c++) {                                                            \
+          T v = r[(size_t)c * cs];                                                                   \
+          for (int j = j0; j < j1; j++)                                                              \
+            v += base[g->slot ? g->slot[j] : 0][(size_t)g->elem[j] * es + (size_t)c * sc];           \
+          r[(size_t)c * cs] = v;                                                                     \
+        }                                                                                            \
+      }                                                                                              \
+    }                                                                                                \
+  } while (0)
+#define GATHER_TYPE(T)                                                                               \
+  do {                                                                                               \
+    switch (dim) {                                                                                   \
+    case 1: GATHER_ROWS(T, 1); break;                                                                \
+    case 2: GATHER_ROWS(T, 2); break;                                                                \
+    case 3: GATHER_ROWS(T, 3); break;                                                                \
+    case 4: GATHER_ROWS(T, 4); break;                                                                \
+    default: GATHER_ROWS(T, dim); break;                                                             \
+    }                                                                                                \
   } while (0)
 
 void um_exec_gather(const um_gather *g, int begin, int end) {
@@ -163,7 +192,7 @@ void um_exec_gather(const um_gather *g, int begin, int end) {
   const size_t rs = soa ? 1 : (size_t)dim, cs = soa ? (size_t)d->rows : 1; /* row and component strides */
   /* the sources (all alike): SoA column length, 0 for AoS */
   const size_t ss = g->nsrc && um_dat_storage_layout(g->src[0]) == UM_SOA ? (size_t)g->src[0]->rows : 0;
-  if (d->type == UM_DOUBLE) GATHER_ROWS(double);
-  else if (d->type == UM_FLOAT) GATHER_ROWS(float);
-  else GATHER_ROWS(int);
+  if (d->type == UM_DOUBLE) GATHER_TYPE(double);
+  else if (d->type == UM_FLOAT) GATHER_TYPE(float);
+  else GATHER_TYPE(int);
 }

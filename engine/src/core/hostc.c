@@ -221,14 +221,15 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
 }
 
 /* Argument i's row (at t<i>) into its staged copy v<i><sub> before the kernel
- * (zeros for INC, nothing for WRITE), or out of it after (added for INC). */
+ * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC). */
 static void stage(um_strbuf *b, const um_arg *a, int i, const char *sub, int store) {
   if (!store && a->acc == UM_WRITE) return;
   char row[64];
   snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, i, is_soa(a) ? i : a->dim);
   um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
   if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
-  else if (a->acc == UM_INC) um_strbuf_printf(b, "v%d%s[c] = 0;\n", i, sub);
+  else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
+    um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, a->type == UM_DOUBLE ? "-0.0" : a->type == UM_FLOAT ? "-0.0f" : "0");
   else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
 }
 

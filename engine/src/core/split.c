@@ -5,7 +5,7 @@
  *
  *   <loop>:contrib   the user's kernel, once per element, with every INC-through-
  *                    a-map argument redirected to an engine-owned temporary on
- *                    the iteration set (direct, zeroed first), so it writes
+ *                    the iteration set (direct, set to -0.0 first), so it writes
  *                    nothing through a map: no colouring, no atomics;
  *   SCATTER          <loop>:inc<i>, one loop per such argument i: the temporary
  *                    added through the argument's map (coloured or atomic as the
@@ -35,6 +35,7 @@
 #include "um/kernel.h"
 #include "../util/array.h"
 #include "../dist/dist.h"
+#include "xsum.h"
 
 /* ---- the generated increment loops' kernels (host and JIT source alike) ---- */
 #define SPLIT_KERNELS(X)                                                                            \
@@ -62,79 +63,7 @@ static const um_kernel *add_kernel(um_type t) {
   return t == UM_DOUBLE ? &um_split_add_d_kernel : t == UM_FLOAT ? &um_split_add_f_kernel : &um_split_add_i_kernel;
 }
 
-/* ---- exact sums (reproducible reductions) ----------------------------------------------- */
-/* The fixed-point accumulator of um/backend.h (UM_XSUM_*): 32-bit digits in int64 words, room for
- * 2^30 additions before a normalisation carries their excess up; non-finite values counted apart. */
-#define XS_DIGITS UM_XSUM_DIGITS
-#define XS_BIAS UM_XSUM_BIAS
-#define XS_WORDS UM_XSUM_WORDS
-typedef struct {
-  long long w[XS_WORDS];
-  long adds;
-} xsum;
-
-static void xs_norm(xsum *x) {
-  for (int i = 0; i < XS_DIGITS - 1; i++) {
-    const long long c = x->w[i] >> 32; /* floor: the digit keeps [0, 2^32) */
-    x->w[i] -= c * (1LL << 32);
-    x->w[i + 1] += c;
-  }
-  x->adds = 0;
-}
-
-static void xs_add(xsum *x, double v) {
-  uint64_t bits;
-  memcpy(&bits, &v, sizeof bits);
-  int ex = (int)((bits >> 52) & 0x7ff);
-  uint64_t m = bits & ((1ULL << 52) - 1);
-  if (ex == 0x7ff) {
-    x->w[XS_DIGITS + (m ? 0 : (bits >> 63) ? 2 : 1)]++;
-    return;
-  }
-  if (ex) m |= 1ULL << 52;
-  else ex = 1;
-  if (!m) return;
-  const int sh = ex - 1075 + XS_BIAS, w = sh >> 5, b = sh & 31;
-  const unsigned __int128 u = (unsigned __int128)m << b;
-  const long long p0 = (long long)(u & 0xffffffffu), p1 = (long long)((u >> 32) & 0xffffffffu),
-                  p2 = (long long)(u >> 64);
-  if (bits >> 63) {
-    x->w[w] -= p0;
-    x->w[w + 1] -= p1;
-    x->w[w + 2] -= p2;
-  } else {
-    x->w[w] += p0;
-    x->w[w + 1] += p1;
-    x->w[w + 2] += p2;
-  }
-  if (++x->adds == (1L << 30)) xs_norm(x);
-}
-
-/* The sum, rounded once to the nearest double. */
-static double xs_round(xsum *x) {
-  const long long nan = x->w[XS_DIGITS], pinf = x->w[XS_DIGITS + 1], ninf = x->w[XS_DIGITS + 2];
-  if (nan || (pinf && ninf)) return NAN;
-  if (pinf) return INFINITY;
-  if (ninf) return -INFINITY;
-  xs_norm(x);
-  int neg = x->w[XS_DIGITS - 1] < 0;
-  if (neg) { /* magnitude: negate every digit and carry again */
-    for (int i = 0; i < XS_DIGITS; i++) x->w[i] = -x->w[i];
-    xs_norm(x);
-  }
-  int h = XS_DIGITS - 1;
-  while (h >= 0 && x->w[h] == 0) h--;
-  if (h < 0) return 0.0;
-  unsigned __int128 u = 0;
-  for (int i = h; i >= h - 2; i--) u = (u << 32) | (unsigned long long)(i >= 0 ? x->w[i] : 0);
-  for (int i = h - 3; i >= 0; i--)
-    if (x->w[i]) { /* sticky: u has at least 65 bits, so its last one decides no tie but this */
-      u |= 1;
-      break;
-    }
-  const double r = ldexp((double)u, 32 * (h - 2) - XS_BIAS);
-  return neg ? -r : r;
-}
+#define XS_WORDS UM_XSUM_WORDS /* exact sums (reproducible reductions): xsum.h */
 
 /* ---- the split's state ---------------------------------------------------------------------- */
 typedef struct {
@@ -144,6 +73,8 @@ typedef struct {
   um_dat *src[UM_MAX_ARGS];
   int end;                 /* the CSR covers elements [0, end); -1: not built */
   int *rows, *off, *ent;   /* rows: the targets some element increments (NULL: all of them) */
+  int *elem;               /* ent decoded once: ent / nsrc (the element) and ent % nsrc (the source; NULL if 1) */
+  unsigned char *slot;
   int ntargets;
   int total;               /* rows of the target set when built */
   unsigned long key;
@@ -170,13 +101,13 @@ struct um_split_state {
 static unsigned long gather_keys;
 
 const char *um_split_name(um_split s) {
-  static const char *const n[] = {"off", "scatter", "gather", "auto"};
-  return (unsigned)s < 4 ? n[s] : "unknown";
+  static const char *const n[] = {"off", "scatter", "gather", "auto", "fused"};
+  return (unsigned)s < 5 ? n[s] : "unknown";
 }
 
 int um_set_split(um_context *ctx, um_split mode) {
   if (!ctx) return UM_ERR_ARG;
-  if ((unsigned)mode > UM_SPLIT_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "split mode %d is unknown", (int)mode);
+  if ((unsigned)mode > UM_SPLIT_FUSED) return UM_ERROR(ctx, UM_ERR_ARG, "split mode %d is unknown", (int)mode);
   ctx->split = mode;
   return UM_SUCCESS;
 }
@@ -185,7 +116,7 @@ int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!loop_name)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
-  if ((unsigned)mode > UM_SPLIT_AUTO)
+  if ((unsigned)mode > UM_SPLIT_FUSED)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': split mode %d is unknown", loop_name, (int)mode);
   um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -250,7 +181,8 @@ um_dat *um_context_temp_at(const um_context *ctx, int i) {
 static void free_state(struct um_split_state *sp) {
   while (sp) {
     struct um_split_state *next = sp->next;
-    for (int t = 0; t < sp->ntgt; t++) free(sp->tgt[t].rows), free(sp->tgt[t].off), free(sp->tgt[t].ent);
+    for (split_target *T = sp->tgt; T < sp->tgt + sp->ntgt; T++)
+      free(T->rows), free(T->off), free(T->ent), free(T->elem), free(T->slot);
     free(sp);
     sp = next;
   }
@@ -373,6 +305,22 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   if (mode == UM_SPLIT_SCATTER) {
     snprintf(why, n, "run.split: scatter");
     return UM_SPLIT_SCATTER;
+  }
+  if (mode == UM_SPLIT_FUSED) { /* variant B: the backend splits inside its launches, which add only increments */
+    int rw = -1;
+    for (int i = 0; i < loop->nargs && rw < 0; i++)
+      if (loop->args[i].map && (loop->args[i].acc == UM_RW || loop->args[i].acc == UM_WRITE)) rw = i;
+    if (ctx->backend->fused_split && rw < 0) {
+      snprintf(why, n, "run.split: fused (contributions, a block barrier, the increments: one launch per block colour)");
+      return UM_SPLIT_FUSED;
+    }
+    if (rw >= 0)
+      snprintf(why, n, "run.split: fused, but arg %d is %s through a map (a fused split adds only increments): %s", rw,
+               um_access_name(loop->args[rw].acc), gather_ok ? "gather" : "scatter");
+    else
+      snprintf(why, n, "run.split: fused, but the %s backend has no fused split: %s", ctx->backend->name,
+               gather_ok ? "gather" : "scatter");
+    return gather_ok ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER;
   }
   if (mode == UM_SPLIT_GATHER) {
     if (gather_ok) {
@@ -536,7 +484,8 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
   int exact = 0;
   for (int i = 0; ctx->reproducible && i < loop->nargs; i++) exact |= fp_reduction(&loop->args[i]);
   rec->split_variant = variant;
-  if (variant == UM_SPLIT_OFF && !exact) return UM_SUCCESS;
+  loop->fused = variant == UM_SPLIT_FUSED; /* run whole, split by the backend inside its launches */
+  if ((variant == UM_SPLIT_OFF && !exact) || loop->fused) return UM_SUCCESS;
   if (rec->calls == 0)
     um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': split %s (%s)%s", loop->name, um_split_name((um_split)variant),
                    rec->split_reason, exact ? "; global sums exact" : "");
@@ -555,19 +504,31 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
 }
 
 /* ---- running ---------------------------------------------------------------------------------- */
+/* Values [at, at + n) of d set to the additive identity: -0.0 for floating point (x + -0.0 is x for every x,
+ * -0.0 included, so a target the loop adds only -0.0 to, or nothing, keeps its sign as in the unsplit loop;
+ * +0.0 would turn a -0.0 target into +0.0), 0 for int. */
+static void identity_fill(um_dat *d, size_t at, size_t n) {
+  if (d->type == UM_DOUBLE)
+    for (double *p = (double *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0;
+  else if (d->type == UM_FLOAT)
+    for (float *p = (float *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0f;
+  else
+    memset(d->data + at * d->esize, 0, n * d->esize);
+}
+
+/* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from zero */
-  if (!ctx->backend->host_code && ctx->backend->rows_zero) {
+  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from -0.0 */
+  if (!ctx->backend->host_code && ctx->backend->rows_zero) { /* +0.0: such a device loses -0.0 targets */
     UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, b, e));
     d->valid = UM_VALID_DEVICE;
     return UM_SUCCESS;
   }
   if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
   if (um_dat_storage_layout(d) == UM_SOA)
-    for (int c = 0; c < d->dim; c++)
-      memset(d->data + ((size_t)c * (size_t)d->rows + (size_t)b) * d->esize, 0, (size_t)(e - b) * d->esize);
+    for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
   else
-    memset(d->data + (size_t)b * (size_t)d->dim * d->esize, 0, (size_t)(e - b) * (size_t)d->dim * d->esize);
+    identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
   d->valid = UM_VALID_HOST;
   return UM_SUCCESS;
 }
@@ -632,8 +593,8 @@ int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
 /* The inverse of target T's maps over elements [0, end): per target row, its (element, source) pairs
  * ordered by the element's global number, then source. */
 static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end) {
-  free(T->rows), free(T->off), free(T->ent);
-  T->rows = T->off = T->ent = NULL;
+  free(T->rows), free(T->off), free(T->ent), free(T->elem), free(T->slot);
+  T->rows = T->off = T->ent = T->elem = NULL, T->slot = NULL;
   const int nt = um__set_total(T->dst->set), ns = T->nsrc;
   size_t n = (size_t)end * (size_t)ns;
   T->off = calloc((size_t)nt + 1, sizeof *T->off);
@@ -684,6 +645,15 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
         }
         T->ent[i + 1] = v;
       }
+  const size_t nent = (size_t)T->off[ntg]; /* decoded once, for the host gathers (no division per entry) */
+  T->elem = malloc((nent ? nent : 1) * sizeof *T->elem);
+  T->slot = ns > 1 ? malloc(nent ? nent : 1) : NULL;
+  if (!T->elem || (ns > 1 && !T->slot))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s'", loop->name);
+  for (size_t j = 0; j < nent; j++) {
+    T->elem[j] = T->ent[j] / ns;
+    if (T->slot) T->slot[j] = (unsigned char)(T->ent[j] % ns);
+  }
   T->ntargets = ntg;
   T->total = nt;
   T->end = end;
@@ -695,7 +665,7 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
 static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, int i) {
   um_dat *d = ctx->temps[sp->tmp[i]];
   const int dim = d->dim, n = loop->set->size;
-  xsum *x = calloc((size_t)dim, sizeof *x);
+  um_xsum *x = calloc((size_t)dim, sizeof *x);
   long long *all = malloc((size_t)dim * XS_WORDS * sizeof *all);
   if (!x || !all) {
     free(x), free(all);
@@ -712,12 +682,12 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
     for (int e = 0; !rc && e < n; e++)
       for (int c = 0; c < dim; c++) {
         const size_t at = soa ? (size_t)c * (size_t)d->rows + (size_t)e : (size_t)e * dim + c;
-        xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[at] : (double)((const float *)d->data)[at]);
+        um__xs_add(&x[c], d->type == UM_DOUBLE ? ((const double *)d->data)[at] : (double)((const float *)d->data)[at]);
       }
   }
   if (!rc && ctx->dist) {
     for (int c = 0; c < dim; c++) {
-      xs_norm(&x[c]);
+      um__xs_norm(&x[c]);
       memcpy(all + (size_t)c * XS_WORDS, x[c].w, sizeof x[c].w);
     }
     rc = um__dist_sum_i64(ctx, all, dim * XS_WORDS);
@@ -726,7 +696,7 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
   /* every rank holds the whole sum: rank 0 reports it, the others 0, so the ranks' partials add up to it exactly */
   const int root = um__dist_root(ctx);
   for (int c = 0; !rc && c < dim; c++) {
-    const double v = root ? xs_round(&x[c]) : 0.0;
+    const double v = root ? um__xs_round(&x[c]) : 0.0;
     if (d->type == UM_DOUBLE) loop->red[i][c] = v;
     else ((float *)loop->red[i])[c] = (float)v;
   }
@@ -749,6 +719,8 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) 
     g.rows = T->rows;
     g.offset = T->off;
     g.entry = T->ent;
+    g.elem = T->elem;
+    g.slot = T->slot;
     g.key = T->key;
     g.id = sp->gid;
     um_loop_rec *r = &ctx->loops[sp->gid];

@@ -36,6 +36,10 @@ static const char *tname(um_type t) {
 
 static int tsize(um_type t) { return t == UM_DOUBLE ? 8 : 4; }
 
+/* What increments start from: the additive identity, -0.0 for floating point (x + -0.0 is x for every x, so a
+ * target the loop adds nothing or only -0.0 to keeps its sign, as on the host backends), 0 for int. */
+static const char *inc_identity(um_type t) { return t == UM_DOUBLE ? "-0.0" : t == UM_FLOAT ? "-0.0f" : "0"; }
+
 /* static shared memory for direct AoS staging, per CUDA block */
 #define UMC_DIRECT_SHARED_MAX (32 * 1024)
 
@@ -203,6 +207,29 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     }
     D->loc_short = (long long)L->block_threads * maxidx <= 32767;
     D->perm_short = L->block_threads <= 32767;
+  }
+
+  if (L->fused) { /* variant B: only increments through maps, added by thread colour after a barrier */
+    if (L->exec != UMC_EXEC_HIER || L->block_atomics)
+      return um_format_error(err, errlen, UM_ERR_ARG,
+                             "loop '%s': a fused split needs hierarchical colouring (block and thread colours), "
+                             "not %s%s", L->loop_name, umc_exec_name(L->exec),
+                             L->block_atomics ? " with shared-memory atomics" : "");
+    for (int a = 0; a < L->nargs; a++)
+      if (!L->args[a].gbl && L->args[a].indirect && L->args[a].acc != UM_READ && D->apply[a] != UMC_APPLY_COLOURED)
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                               "loop '%s', arg %d: %s through a map%s; a fused split adds only increments (use "
+                               "run.split gather for this loop)", L->loop_name, a, um_access_name(L->args[a].acc),
+                               L->args[a].vec ? " as a vector argument" : "");
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED && (!D->ind_staged[L->args[a].ind] || D->ind_load[L->args[a].ind]))
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                               "loop '%s', arg %d: its dat is also read through the map; a fused split adds only "
+                               "increments (use run.split gather for this loop)", L->loop_name, a);
+    D->fused = 1;
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED)
+        D->contrib_bytes += (L->block_threads * L->args[a].dim * tsize(L->args[a].type) + 15) & ~15;
   }
 
   /* the parameter block */
@@ -441,6 +468,34 @@ static void emit_direct_stores(gen *g) {
   }
 }
 
+/* Staged ind i of a hierarchical block: its target list, shared array s<k> (from um_sp) and contents
+ * (the dat's values, or the additive identity for increments). */
+static void emit_staged(gen *g, int i) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  const umc_ind *s = &L->inds[i];
+  const int k = g->staged_k[i], tl = s->tlist, BS = L->block_threads;
+  P("  /* staged: dat slot %d through map slot %d, %s */\n", s->dat, s->map,
+    D->ind_load[i] ? "loaded" : "zero-filled");
+  P("  const int nt%d = p.toff%d[b + 1] - p.toff%d[b];\n  const int *tg%d = p.tgt%d + p.toff%d[b];\n", k, tl, tl,
+    k, tl, tl);
+  P("  %s *s%d = (%s *)um_sp;\n  um_sp += ((size_t)nt%d * %d + 15) & ~(size_t)15;\n", tname(s->type), k,
+    tname(s->type), k, s->dim * tsize(s->type));
+  if (!D->ind_load[i]) {
+    P("  for (int l = tid; l < nt%d * %d; l += %d) s%d[l] = %s;\n", k, s->dim, BS, k, inc_identity(s->type));
+  } else if (s->soa) {
+    P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
+      "    for (int j = tid; j < nt%d; j += %d) s%d[j * %d + c] = p.d%d[(size_t)c * %lld + (size_t)tg%d[j]];\n",
+      s->dim, k, BS, k, s->dim, s->dat, s->stride, k);
+  } else if (s->dim == 1) {
+    P("  for (int j = tid; j < nt%d; j += %d) s%d[j] = p.d%d[(size_t)tg%d[j]];\n", k, BS, k, s->dat, k);
+  } else {
+    P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
+      "    s%d[l] = p.d%d[(size_t)tg%d[j] * %d + (l - j * %d)];\n  }\n",
+      k, s->dim, BS, s->dim, k, s->dat, k, s->dim, s->dim);
+  }
+}
+
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
   *source = NULL;
   um_strbuf buf = {0};
@@ -470,7 +525,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
-    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from zero (a split loop's contributions)");
+    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from -0.0 (a split loop's contributions)");
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
@@ -527,37 +582,20 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       "  const int b = p.blocks[p.start + blockIdx.x]; /* plan block */\n"
       "  const int e0 = p.boff[b], ne = p.boff[b + 1] - e0;\n"
       "  const bool active = tid < ne;\n");
-    if (nstaged) P("  unsigned char *um_sp = um_sh;\n");
-    for (int i = 0; i < L->ninds; i++) {
-      if (!D->ind_staged[i]) continue;
-      const umc_ind *s = &L->inds[i];
-      const int k = g->staged_k[i], tl = s->tlist;
-      P("  /* staged: dat slot %d through map slot %d, %s */\n", s->dat, s->map,
-        D->ind_load[i] ? "loaded" : "zero-filled");
-      P("  const int nt%d = p.toff%d[b + 1] - p.toff%d[b];\n  const int *tg%d = p.tgt%d + p.toff%d[b];\n", k, tl, tl,
-        k, tl, tl);
-      P("  %s *s%d = (%s *)um_sp;\n  um_sp += ((size_t)nt%d * %d + 15) & ~(size_t)15;\n", tname(s->type), k,
-        tname(s->type), k, s->dim * tsize(s->type));
-    }
-    for (int i = 0; i < L->ninds; i++) {
-      if (!D->ind_staged[i]) continue;
-      const umc_ind *s = &L->inds[i];
-      const int k = g->staged_k[i];
-      if (!D->ind_load[i]) {
-        P("  for (int l = tid; l < nt%d * %d; l += %d) s%d[l] = (%s)0;\n", k, s->dim, BS, k, tname(s->type));
-      } else if (s->soa) {
-        P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
-          "    for (int j = tid; j < nt%d; j += %d) s%d[j * %d + c] = p.d%d[(size_t)c * %lld + (size_t)tg%d[j]];\n",
-          s->dim, k, BS, k, s->dim, s->dat, s->stride, k);
-      } else if (s->dim == 1) {
-        P("  for (int j = tid; j < nt%d; j += %d) s%d[j] = p.d%d[(size_t)tg%d[j]];\n", k, BS, k, s->dat, k);
-      } else {
-        P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
-          "    s%d[l] = p.d%d[(size_t)tg%d[j] * %d + (l - j * %d)];\n  }\n",
-          k, s->dim, BS, s->dim, k, s->dat, k, s->dim, s->dim);
+    if (nstaged || D->fused) P("  unsigned char *um_sp = um_sh;\n");
+    if (D->fused) { /* variant B: the contributions first, then each phase's staged data from um_p2 */
+      for (int a = 0; a < L->nargs; a++) {
+        if (D->apply[a] != UMC_APPLY_COLOURED) continue;
+        const umc_arg *x = &L->args[a];
+        P("  %s *sc%d = (%s *)um_sp; /* phase 1: arg %d's contributions, by thread */\n"
+          "  um_sp += %d;\n", tname(x->type), a, tname(x->type), a, (BS * x->dim * tsize(x->type) + 15) & ~15);
       }
+      P("  unsigned char *const um_p2 = um_sp; /* phase 2 stages its targets where phase 1 staged its data */\n");
     }
-    if (emit_direct_loads(g) || nstaged) P("  __syncthreads();\n");
+    int nstaged1 = 0; /* staged now: fused, only the data phase 1 reads */
+    for (int i = 0; i < L->ninds; i++)
+      if (D->ind_staged[i] && (!D->fused || D->ind_load[i])) emit_staged(g, i), nstaged1++;
+    if (emit_direct_loads(g) || nstaged1) P("  __syncthreads();\n");
     if (D->colour_loop)
       P("  const int *um_co = p.cols + p.coff[b]; /* [ncolours, first thread of each colour..., ne] */\n"
         "  const int e = e0 + (active ? (int)p.perm[e0 + tid] : 0); /* threads sorted by thread colour */\n");
@@ -611,9 +649,9 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   /* registers that live across the call: increments and globals */
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
-    if (D->pass[a] == UMC_PASS_REG_INC) {
-      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = (%s)0;\n", tname(x->type), a, x->dim,
-        x->dim, a, tname(x->type));
+    if (D->pass[a] == UMC_PASS_REG_INC) { /* from the additive identity: -0.0 keeps a -0.0 target's sign */
+      P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = %s;\n", tname(x->type), a, x->dim,
+        x->dim, a, inc_identity(x->type));
     } else if (D->pass[a] == UMC_PASS_GBL_READ || (D->pass[a] == UMC_PASS_GBL_REDUCE && x->acc != UM_INC)) {
       P("  %s r%d[%d];\n#pragma unroll\n  for (int c = 0; c < %d; c++) r%d[c] = p.g%d[c];\n", tname(x->type), a,
         x->dim, x->dim, a, a);
@@ -627,6 +665,27 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     P("  if (active) {\n");
     emit_body(g, "    ", 1);
     P("  }\n");
+  } else if (D->fused) {
+    P("  /* phase 1: every element's contributions, to shared memory */\n  if (active) {\n");
+    emit_body(g, "    ", 0);
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED)
+        P("#pragma unroll\n    for (int c = 0; c < %d; c++) sc%d[tid * %d + c] = r%d[c];\n", L->args[a].dim, a,
+          L->args[a].dim, a);
+    P("  }\n  __syncthreads();\n"
+      "  /* phase 2: the block's targets staged where phase 1's data was, the contributions added by thread "
+      "colour */\n  um_sp = um_p2;\n");
+    for (int i = 0; i < L->ninds; i++)
+      if (D->ind_staged[i] && !D->ind_load[i]) emit_staged(g, i);
+    P("  __syncthreads();\n");
+    P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
+    for (int a = 0; a < L->nargs; a++) {
+      if (D->apply[a] != UMC_APPLY_COLOURED) continue;
+      const umc_arg *x = &L->args[a];
+      P("#pragma unroll\n      for (int c = 0; c < %d; c++) s%d[l%d * %d + c] += sc%d[tid * %d + c];\n", x->dim,
+        g->staged_k[x->ind], D->loc_slot[a], x->dim, a, x->dim);
+    }
+    P("    }\n    __syncthreads();\n  }\n");
   } else if (!D->kernel_in_colour_loop) {
     P("  if (active) {\n");
     emit_body(g, "    ", 0);

@@ -76,6 +76,10 @@ typedef struct {
   int block_atomics;        /* hierarchical blocks without colours: increments go to the
                                staged copy with shared-memory atomics and back to the dat
                                with one global atomic per staged value (INC only)    */
+  int fused;                /* hierarchical, coloured: a split inside the launch (variant B, run.split fused):
+                               every element's increments through maps to shared memory, a block barrier,
+                               then the block's targets staged (where phase 1's staged data was) and the
+                               contributions added by thread colour */
   int ninds;                /* hierarchical */
   umc_ind inds[UM_MAX_ARGS];
 } umc_loop;
@@ -155,6 +159,9 @@ typedef struct {
   umc_field fields[UMC_MAX_FIELDS];
   int param_bytes;            /* size of the parameter block                              */
   int direct_shared_bytes;    /* static shared memory of SHARED_DIRECT args               */
+  int fused;                  /* the launch is split in two phases (umc_loop.fused)       */
+  int contrib_bytes;          /* fused: the contributions' dynamic shared memory, per block
+                                 (before the staged data, 16-byte aligned per arg)        */
 } umc_decisions;
 
 

@@ -48,6 +48,7 @@ int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_
   cu_staging staging = CU_STAGING_INC;
   int threads = 1;
   UM_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &staging));
+  if (o->fused) loop.fused = 1;
   const cu_mode mode = cu_choose_mode(&loop, s, staging);
   UM_CHECK(ctx, cu_threads_for(ctx, &loop, mode.exec, &threads));
   umc_loop *L = malloc(sizeof *L);

@@ -68,13 +68,14 @@ typedef struct {
   umc_exec exec;
   int stage_all;     /* hierarchical: stage all indirect data */
   int block_atomics; /* hierarchical blocks, shared-memory atomics, no colouring */
+  int fused;         /* hierarchical: run.split fused (umc_loop.fused) */
 } cu_mode;
 
 typedef struct {
   const um_kernel *kernel;
   const um_set *set;
   int begin, end;
-  int nargs, exec, threads, stage_all, block_atomics;
+  int nargs, exec, threads, stage_all, block_atomics, fused;
   struct {
     const void *dat, *map, *gbl_type;
     int idx, acc, dim, type, soa, gbl;

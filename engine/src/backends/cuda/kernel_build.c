@@ -22,12 +22,18 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
  *   atomics, staging inc / all         plan blocks, atomics to shared memory, then to the dat
  *   atomics with RW / WRITE via a map  global colouring (atomics cannot serialise them)
  *   global                             global element colouring
- *   hierarchical                       plan blocks, block and thread colours */
+ *   hierarchical                       plan blocks, block and thread colours
+ *   run.split fused (um_loop.fused)    hierarchical, split in two phases inside each launch */
 cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
-  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0};
+  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0};
   if (!loop->indirect) return m;
   if (!loop->has_conflicts) {
     if (m.stage_all && (s == UM_STRATEGY_HIERARCHICAL || s == UM_STRATEGY_ATOMICS)) m.exec = UMC_EXEC_HIER;
+    return m;
+  }
+  if (loop->fused) { /* run.split fused (variant B): plan blocks, block and thread colours, whatever the strategy */
+    m.exec = UMC_EXEC_HIER;
+    m.fused = 1;
     return m;
   }
   if (s == UM_STRATEGY_ATOMICS) {
@@ -65,6 +71,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   L->block_threads = threads;
   L->stage_all = mode.stage_all;
   L->block_atomics = mode.block_atomics;
+  L->fused = mode.fused;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     umc_arg *x = &L->args[i];
@@ -231,6 +238,7 @@ void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
   k->threads = threads;
   k->stage_all = mode.stage_all;
   k->block_atomics = mode.block_atomics;
+  k->fused = mode.fused;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     k->a[i].acc = a->acc;
@@ -339,15 +347,17 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     UM_CHECK(ctx, rc);
   }
   /* target lists (one per tlist, from its first ind) and local indices (one per slot) */
-  size_t maxsh = 0;
+  size_t maxsh = 0; /* fused: the contributions, then the larger of the two phases' staged data */
   for (int b = 0; b < nb; b++) {
-    size_t sh = 0;
+    size_t sh[2] = {0, 0};
     for (int i = 0; i < L->ninds; i++)
       if (D->ind_staged[i]) {
         size_t n = (size_t)(p->ind_offset[i][b + 1] - p->ind_offset[i][b]);
-        sh += (n * (size_t)L->inds[i].dim * (L->inds[i].type == UM_DOUBLE ? 8 : 4) + 15) & ~(size_t)15;
+        sh[D->fused && !D->ind_load[i]] += (n * (size_t)L->inds[i].dim * (L->inds[i].type == UM_DOUBLE ? 8 : 4) + 15) &
+                                           ~(size_t)15;
       }
-    if (sh > maxsh) maxsh = sh;
+    const size_t need = (size_t)D->contrib_bytes + (sh[0] > sh[1] ? sh[0] : sh[1]);
+    if (need > maxsh) maxsh = need;
   }
   k->shmem = maxsh;
   for (int t = 0; t < D->ntlists; t++) {
