@@ -26,6 +26,8 @@ extern const um_kernel tk_edge_kernel, tk_cell_kernel, tk_split_two_maps_kernel,
     tk_split_inc_read_kernel, tk_split_minmax_kernel, tk_split_some_paths_kernel, tk_split_sum_kernel, tk_split_dsum_kernel,
     tk_split_signed_zero_kernel;
 extern double tk_scale;
+extern const um_backend_def um_backend_seq;
+#include "um/report.h"
 }
 
 namespace {
@@ -780,6 +782,100 @@ TEST_P(Split, FusedGathersOnABackendWithoutIt) {
     }
   }
   expect_same_bits(fused, gather);
+}
+
+// The core's side of run.split fused on a backend that has it: seq with fused_split set, which records what each
+// loop asked for and runs it whole (the CUDA backend's two-phase kernel is tested in test_cuda_*.cpp). The loops
+// that increment through maps are handed over whole with um_loop.fused set (no generated loops, no
+// temporaries), the others without it; a loop that also updates through a map (RW) gathers, saying why; the
+// per-loop table says which loops ran fused.
+std::vector<std::string> fused_seen;
+int fused_run(um_context *ctx, void *state, um_loop *loop) {
+  fused_seen.push_back(std::string(loop->name) + (loop->fused ? " fused" : " whole"));
+  return um_backend_seq.run(ctx, state, loop);
+}
+
+TEST(SplitFused, TheBackendRunsTheLoopWholeWithFusedSet) {
+  um_backend_def fb = um_backend_seq;
+  fb.name = "seqfused";
+  fb.priority = -100;
+  fb.fused_split = 1;
+  fb.run = fused_run;
+  const um_backend_def *const list[1] = {&fb};
+  auto init = [&](um_split mode) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seqfused";
+    o.extra_backends = list;
+    o.nextra_backends = 1;
+    um_context *ctx = nullptr;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    if (ctx) EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
+    return ctx;
+  };
+  const Mesh m = random_mesh(60, 200, 40, 4u);
+  EdgeCell whole, fused;
+  std::string table;
+  for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_FUSED}) {
+    um_context *ctx = init(mode);
+    ASSERT_NE(ctx, nullptr);
+    fused_seen.clear();
+    run_edge_cell(ctx, m, mode ? &fused : &whole, 1);
+    if (mode == UM_SPLIT_FUSED) {
+      const std::vector<std::string> want = {"tk_edge fused", "tk_cell fused"};
+      EXPECT_EQ(fused_seen, want);
+      um_loop_stats s;
+      for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+        ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
+        const std::string n = s.name;
+        EXPECT_EQ(n.find(':'), std::string::npos) << n << ": no generated loops";
+        EXPECT_STREQ(s.split, "fused") << n;
+        EXPECT_TRUE(contains(s.split_reason, "run.split: fused (")) << n << ": " << s.split_reason;
+        EXPECT_EQ(s.temp_bytes, 0) << n << ": no temporaries";
+      }
+      EXPECT_EQ(um_context_temp_count(ctx), 0);
+      char *buf = nullptr;
+      size_t len = 0;
+      FILE *f = open_memstream(&buf, &len);
+      ASSERT_NE(f, nullptr);
+      um_report_loops(ctx, f, 0);
+      fclose(f);
+      table = buf ? buf : "";
+      free(buf);
+    }
+    um_finalize(&ctx);
+  }
+  expect_same_bits(fused, whole);  // the backend ran the loops whole
+  EXPECT_TRUE(contains(table.c_str(), "fused: 2 loops split inside their launches")) << table;
+  EXPECT_TRUE(contains(table.c_str(), "  split\n")) << "the split column: " << table;
+  {  // INC and an RW of another dat through a map: gathered, and why
+    um_context *ctx = init(UM_SPLIT_FUSED);
+    ASSERT_NE(ctx, nullptr);
+    um_set *nodes, *edges;
+    um_map *pedge;
+    um_dat *dw, *r, *v;
+    std::vector<double> r0(2 * (size_t)m.nnode, 0.0), v0(2 * (size_t)m.nnode, 0.0);
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &dw));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, v0.data(), "v", &v));
+    fused_seen.clear();
+    OK(UM_PAR_LOOP(ctx, tk_split_inc_rw_kernel, "inc_rw", edges, um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                   um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                   um_arg_dat(v, 0, pedge, 2, UM_DOUBLE, UM_RW)));
+    const std::vector<std::string> want = {"inc_rw:contrib whole"};
+    EXPECT_EQ(fused_seen, want);
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      um_loop_stats s;
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
+      if (std::string(s.name) != "inc_rw") continue;
+      EXPECT_STREQ(s.split, "gather");
+      EXPECT_TRUE(contains(s.split_reason, "run.split: fused, but arg 3 is RW through a map")) << s.split_reason;
+    }
+    um_finalize(&ctx);
+  }
 }
 
 // Generated loops name their parent; the parent counts the temporaries' bytes.

@@ -74,10 +74,13 @@ static void row_name(char *buf, size_t n, const um_loop_stats *s, int depth, int
   snprintf(buf, n, "%s%s%s", depth ? "  " : "", nm, mark);
 }
 
-/* Whether any loop that ran was split (has generated loops that ran). */
-static int any_split(const loop_order *o) {
+static int ran_fused(const um_loop_stats *s) { return s->split && !strcmp(s->split, "fused"); }
+
+/* Whether any loop that ran was split (has generated loops that ran, or split inside its launches: fused). */
+static int any_split(const um_context *ctx, const loop_order *o) {
+  um_loop_stats s;
   for (int k = 0; k < o->n; k++)
-    if (o->depth[k]) return 1;
+    if (o->depth[k] || (um_loop_stats_get(ctx, o->idx[k], &s) == UM_SUCCESS && ran_fused(&s))) return 1;
   return 0;
 }
 
@@ -93,13 +96,13 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
       if (s.ranks_timed > ranks) ranks = s.ranks_timed;
     }
   if (total <= 0) total = sum;
-  const int split = any_split(&o);
+  const int split = any_split(ctx, &o);
   if (ranks > 1)
     fprintf(f, "(times of the slowest of %d ranks; max/mean: the slowest rank's time over the ranks' mean)\n", ranks);
   fprintf(f, "%-20s %8s %11s %7s %12s %10s %10s%s%s\n", "loop", "calls", "time (s)", "%", "ms/call", "GB/s", "set size",
           ranks > 1 ? "   max/mean" : "", split ? "  split" : "");
   long calls = 0, compiled = 0, simd = 0;
-  int nsplit = 0, nwhole = 0, nexact = 0;
+  int nsplit = 0, nwhole = 0, nexact = 0, nfused = 0;
   for (int k = 0; k < o.n; k++) {
     if (um_loop_stats_get(ctx, o.idx[k], &s) != UM_SUCCESS) continue;
     const double t = loop_seconds(&s), per = t / (double)s.calls;
@@ -116,6 +119,9 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
       const int exact = (!s.split || !strcmp(s.split, "off")) && um_context_reproducible(ctx);
       fprintf(f, "  %s", exact ? "exact sums" : s.split && strcmp(s.split, "off") ? s.split : "off (last call)");
       nexact += exact;
+    } else if (split && ran_fused(&s)) {
+      fprintf(f, "  fused");
+      nfused++;
     }
     fputc('\n', f);
     if (has_children) nsplit++;
@@ -137,6 +143,10 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
                "the kernel\n       into temporaries, :inc<arg> a scatter per argument, :gather the fixed-order "
                "gather; their time is inside\n       their parent's: (%%) is their share, not added to \"all loops\"\n",
             nsplit, nsplit == 1 ? "" : "s", nsplit == 1 ? "it" : "each");
+  if (nfused)
+    fprintf(f, "fused: %d loop%s split inside %s launches (run.split fused): contributions to shared memory, a block "
+               "barrier,\n       then the increments by thread colour; no generated loops\n",
+            nfused, nfused == 1 ? "" : "s", nfused == 1 ? "its" : "their");
   if (nexact)
     fprintf(f, "exact sums: run.reproducible; the loop's floating-point global sums were computed from per-element "
                "contributions\n       (:contrib) summed exactly, whatever the order\n");
