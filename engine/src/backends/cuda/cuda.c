@@ -84,7 +84,7 @@ static int cu_init(um_context *ctx, void **state) {
   S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
   const char *gm = um_backend_option_value(ctx, "graph_min_kernels");
   char *end = NULL;
-  long gmin = gm ? strtol(gm, &end, 10) : 8;
+  long gmin = gm ? strtol(gm, &end, 10) : 1;
   if (!gm || end == gm || *end || gmin < 1 || gmin > 1000000)
     return UM_ERROR(ctx, UM_ERR_ARG, "cuda.graph_min_kernels: '%s' is not a whole number from 1 to 1000000 (the fewest kernel "
                     "launches a sequence needs to be replayed as a CUDA graph; default 8)", gm ? gm : "");
