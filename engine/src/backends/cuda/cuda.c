@@ -87,7 +87,7 @@ static int cu_init(um_context *ctx, void **state) {
   long gmin = gm ? strtol(gm, &end, 10) : 1;
   if (!gm || end == gm || *end || gmin < 1 || gmin > 1000000)
     return UM_ERROR(ctx, UM_ERR_ARG, "cuda.graph_min_kernels: '%s' is not a whole number from 1 to 1000000 (the fewest kernel "
-                    "launches a sequence needs to be replayed as a CUDA graph; default 8)", gm ? gm : "");
+                    "launches a sequence needs to be replayed as a CUDA graph; default 1)", gm ? gm : "");
   S->graph_min = (int)gmin;
   return UM_SUCCESS;
 }
@@ -147,9 +147,9 @@ static const um_backend_option cu_options[] = {
      "record each sequence of loops between two host synchronisations (a reduction read, a fetch, a halo exchange) "
      "and replay it as a CUDA graph from its second occurrence on: fewer launch costs on small sets; same results "
      "(off with poison)"},
-    {"graph_min_kernels", "8", NULL,
+    {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
-     "by one (a graph launch and its updates cost about as much as a few launches)"},
+     "by one"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},

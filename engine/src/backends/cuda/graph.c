@@ -29,8 +29,9 @@
 #define CG_MAX_OPS 4096 /* a longer segment is ended there */
 #define CG_MAX_GRAPHS 256 /* structures kept (seen once, or with a graph) */
 #define CG_PERIOD_MIN 32  /* ops before a loop that began the segment may begin the next one */
-/* S->graph_min (cuda.graph_min_kernels, default 8): shorter segments are launched one by one: a graph launch
- * and its parameter updates cost about as much as a few kernel launches */
+/* S->graph_min (cuda.graph_min_kernels, default 1): shorter segments are launched one by one. Measured on an
+ * H100 (docs/benchmarks.md, "CUDA graphs"): a threshold of 8 made no case faster and left Airfoil's 5-kernel
+ * stages recorded but never replayed (2-10% slower), hence 1 */
 
 static unsigned char *op_params(const cu_state *S, const cg_op *o) { return S->cg.arena + o->poff; }
 
