@@ -65,6 +65,7 @@ static int cu_init(um_context *ctx, void **state) {
   CU(ctx, cudaFree(0), "creating the CUDA context on GPU %d", S->device);
   CU(ctx, cudaStreamCreateWithFlags(&S->stream, cudaStreamNonBlocking), "creating a CUDA stream");
   S->arch = S->prop.major * 10 + S->prop.minor;
+  S->cur_loop = -1;
   if (umj_arch_supported(S->arch)) {
     S->jit_arch = S->arch;
   } else {
@@ -156,9 +157,10 @@ static const um_backend_option cu_options[] = {
     {NULL, NULL, NULL, NULL}};
 
 /* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl);
- * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs) */
+ * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs);
+ * upload_bytes: bytes of dats copied host -> device when the loop found the host copy the only current one */
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
-                                          "halo_post_seconds", "graph_calls", NULL};
+                                          "halo_post_seconds", "graph_calls", "upload_bytes", NULL};
 
 const um_backend_def um_backend_cuda = {
     .name = "cuda",

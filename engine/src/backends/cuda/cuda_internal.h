@@ -217,13 +217,14 @@ typedef struct {
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   long syncs;              /* synchronisations so far (each reads every pending time) */
+  int cur_loop;            /* the loop record cu_run is running (-1 outside): dat uploads are counted to it */
   cg_segment cg;
 } cu_state;
 
 /* The backend's state; counters it keeps per loop (def->counters order). */
 #define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
 enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST,
-       CU_COUNTER_GRAPHED };
+       CU_COUNTER_GRAPHED, CU_COUNTER_UPLOAD };
 
 /* A CUDA runtime call; its own error text reaches the user. */
 #define CU(ctx, call, ...)                                                                              \

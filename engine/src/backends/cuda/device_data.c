@@ -62,6 +62,7 @@ int cu_dat_on_device(um_context *ctx, um_dat *d) {
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
     UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+    if (c->bytes && ST(ctx)->cur_loop >= 0) um_backend_counter_add(ctx, ST(ctx)->cur_loop, CU_COUNTER_UPLOAD, (double)c->bytes);
     if (c->bytes)
       CU(ctx, cudaMemcpyAsync(c->d, um_dat_host_data(d), c->bytes, cudaMemcpyHostToDevice, ST(ctx)->stream),
          "copying dat '%s' to the GPU", um_dat_name(d));

@@ -76,8 +76,16 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
 
   /* data on the device */
+  S->cur_loop = loop->id;
   for (int i = 0; i < loop->nargs; i++)
-    if (loop->args[i].kind == UM_ARG_DAT) UM_CHECK(ctx, cu_dat_on_device(ctx, loop->args[i].dat));
+    if (loop->args[i].kind == UM_ARG_DAT) {
+      const int rc = cu_dat_on_device(ctx, loop->args[i].dat);
+      if (rc != UM_SUCCESS) {
+        S->cur_loop = -1;
+        return um__trace(ctx, rc, __FILE__, __LINE__);
+      }
+    }
+  S->cur_loop = -1;
   if (S->poison)
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
