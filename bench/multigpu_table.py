@@ -4,6 +4,8 @@
 
 loops s      total_seconds - setup_seconds - compile s (the loops and the host's stepping, rank 0's clock)
 compile s    NVRTC compilation during the loops (rank 0's compile_seconds; 0 with a warm module cache)
+plan s       plans built during the loops (rank 0's plan_seconds; inside loops s: a first-cycle cost that a
+             short run does not amortise)
 speed-up     over the case's 1-rank run (with the same cuda.graphs setting)
 graphs       calls run inside replayed CUDA graphs / all calls (rank 0), "-" without graphs
 halo s       the slowest loop's halo time left exposed, summed over loops (rank 0)
@@ -23,6 +25,10 @@ def load(path):
 
 def compile_of(d):
     return sum(lp.get("compile_seconds", 0.0) or 0.0 for lp in d.get("loops", []))
+
+
+def plan_of(d):
+    return sum(lp.get("plan_seconds", 0.0) or 0.0 for lp in d.get("loops", []))
 
 
 def loops_of(d):
@@ -45,11 +51,11 @@ def main(paths):
     for case, np_, tr, d, _ in rows:
         if d and np_ == 1:
             base[(case, tr.endswith("_g"))] = loops_of(d)
-    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | compile s | halo exposed s | hidden | top loop (share) | status |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | compile s | plan s | halo exposed s | hidden | top loop (share) | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case, np_, tr, d, err in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
         if not d:
-            print(f"| {case} | {np_} | {tr} | | | | | | | | | no JSON: {err} |")
+            print(f"| {case} | {np_} | {tr} | | | | | | | | | | no JSON: {err} |")
             continue
         loops = loops_of(d)
         exposed = hidden = 0.0
@@ -77,7 +83,7 @@ def main(paths):
         if isinstance(v, dict) and "pass" in v:
             status += ", PASS" if v["pass"] else f", FAIL ({v.get('nfail')} metrics)"
         topc = f"{top} ({100 * top_s / all_s:.0f}%)" if all_s > 0 else "-"
-        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {compile_of(d):.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
+        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {compile_of(d):.1f} | {plan_of(d):.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
 
 
 if __name__ == "__main__":
