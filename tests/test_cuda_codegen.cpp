@@ -458,17 +458,23 @@ TEST(CudaNvrtc, ArchitecturesAreSupported) {
   EXPECT_FALSE(um_cuda_arch_supported(1)) << "sm_1 does not exist";
 }
 
+// A small Airfoil mesh declared on ctx and one iteration run, so its loops are recorded.
+void airfoil_one_iteration(um_context *ctx, airfoil *a, airfoil_mesh *m) {
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, m, err, sizeof err), 0) << err;
+  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+  ASSERT_EQ(airfoil_decl_mesh(ctx, m, a), UM_SUCCESS) << um_error_message(ctx);
+  ASSERT_EQ(airfoil_decl_flow(ctx, a), UM_SUCCESS) << um_error_message(ctx);
+  double rms = 0;
+  ASSERT_EQ(airfoil_iteration(ctx, a, &rms), UM_SUCCESS) << um_error_message(ctx);
+}
+
 TEST(CudaNvrtc, EveryAirfoilLoopCompiles) {
   um_context *ctx = seq_context();
   airfoil a{};
   airfoil_mesh m{};
-  char err[256];
-  ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;
-  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
-  ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
-  ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
-  double rms = 0;
-  ASSERT_EQ(airfoil_iteration(ctx, &a, &rms), UM_SUCCESS) << um_error_message(ctx);
+  airfoil_one_iteration(ctx, &a, &m);
+  if (HasFatalFailure()) return;
   const std::vector<std::string> loops = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"};
   int n = compile_all(ctx, loops);
   EXPECT_GE(n, (int)(loops.size() * archs().size()));
@@ -672,13 +678,8 @@ TEST(CudaNvrtc, FusedSplitCompiles) {
   um_context *actx = seq_context(), *ctx = actx;
   airfoil a{};
   airfoil_mesh m{};
-  char err[256];
-  ASSERT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;
-  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
-  ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
-  ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
-  double rms = 0;
-  ASSERT_EQ(airfoil_iteration(ctx, &a, &rms), UM_SUCCESS) << um_error_message(ctx);
+  airfoil_one_iteration(ctx, &a, &m);
+  if (HasFatalFailure()) return;
   um_context *tctx = seq_context();  // the test kernels on their own context (their sets have Airfoil's names)
   tcw::Mesh tm = tcw::random_mesh(50, 120, 40, 7);
   tcw::Result res;
