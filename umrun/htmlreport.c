@@ -384,7 +384,11 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   fputs("<h2 id=\"roofline\">Roofline-style picture per device</h2>\n<p>Each point is one loop at its fastest "
         "variant on that device: estimated operations per useful byte against estimated operations per second. "
         "Points near the dashed bandwidth line move their bytes at copy speed; the distance below it is what a "
-        "better strategy could still win. A loop that ran split is one point (the whole call's time, the loop's "
+        "better strategy could still win. The flat solid line is the GPU's peak double-precision rate (its "
+        "multiprocessors, FP64 units and clock; a fused multiply-add counts two): a loop can sit under it only if "
+        "its operations were all FP64 multiply-adds, so it bounds the estimated operations from above. No "
+        "compute roof is drawn for CPU runs (their peak is not recorded). The points with the highest rates "
+        "carry their loop's name. A loop that ran split is one point (the whole call's time, the loop's "
         "useful bytes); the loops its split generated are not drawn apart.</p>\n",
         h);
   for (int k = 0; k < nfiles; k++) {
@@ -392,12 +396,13 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     point *pts = NULL;
     char (*labels)[200] = NULL;
     int np = 0, cap = 0;
-    double bw = 0;
+    double bw = 0, peak = 0;
     for (int i = 0; i < uj_len(cases); i++) {
       const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
       if (!r || r->kind != UJ_OBJ) continue;
-      const double cb = rep_device_copy_gbs(files[k], r);
+      const double cb = rep_device_copy_gbs(files[k], r), pk = rep_device_peak_gflops(files[k], r);
       if (isfinite(cb) && cb > bw) bw = cb;
+      if (isfinite(pk) && pk > peak) peak = pk;
       const uj *ls = uj_get(r, "loops");
       const int a = app_index(&apps, uj_gets(c, "app", "?"));
       for (int j = 0; j < uj_len(ls); j++) {
@@ -440,7 +445,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     }
     char title[512];
     snprintf(title, sizeof title, "%s: loops at their best variant", devs[k]);
-    rep_svg_roofline(h, title, bw, pts, np, apps.names, apps.n);
+    rep_svg_roofline(h, title, bw, peak, pts, np, apps.names, apps.n);
     free(pts);
     free(labels);
   }

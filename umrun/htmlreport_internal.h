@@ -29,8 +29,10 @@ typedef struct {
 const char *rep_strategy_colour(const char *key);
 void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *const *groups, const int *gstart,
                   int ngroups, const bar *bars, int nbars, double roof);
-void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p, int n, const char *const *apps,
-                      int napps);
+/* the roofline: bw_gbs the copy bandwidth (the slanted roof), peak_gflops the device's peak FP64 rate (the flat
+ * roof; <= 0 or NaN: unknown, said on the chart); the points with the highest rates are labelled */
+void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, double peak_gflops, const point *p, int n,
+                      const char *const *apps, int napps);
 
 /* htmlreport_loops.c */
 typedef struct {
@@ -40,6 +42,7 @@ typedef struct {
 } app_loop;
 
 double rep_device_copy_gbs(const uj *R, const uj *run);
+double rep_device_peak_gflops(const uj *R, const uj *run);
 void rep_short_label(const uj *c, const char *app, char *buf, size_t len);
 double rep_run_gbs(const uj *run);
 void rep_pattern_summary(const uj *loop, char *buf, size_t len);

@@ -14,6 +14,14 @@ double rep_device_copy_gbs(const uj *R, const uj *run) {
   return uj_getn(m, "host_copy_gb_per_s", NAN);
 }
 
+/* the GPU's peak FP64 GFLOP/s (um_device_info.peak_fp64_gflops); NaN on the CPU and when not recorded */
+double rep_device_peak_gflops(const uj *R, const uj *run) {
+  if (strcmp(uj_gets(run, "backend", ""), "cuda")) return NAN;
+  double g = uj_getn(uj_get(run, "device"), "peak_fp64_gflop_per_s", NAN);
+  if (!isfinite(g)) g = uj_getn(uj_get(uj_get(R, "machine"), "gpu"), "peak_fp64_gflop_per_s", NAN);
+  return g;
+}
+
 /* "720k atomics/soa" for case airfoil_720k: the case without its app's name, the
  * strategy and layout, the reordering when there is one, the backend off the GPU */
 void rep_short_label(const uj *c, const char *app, char *buf, size_t len) {

@@ -89,8 +89,10 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
   fputs("</svg>\n", f);
 }
 
-void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p, int n, const char *const *apps,
-                      int napps) {
+#define ROOF_LABELS 10 /* points named on the roofline */
+
+void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, double peak_gflops, const point *p, int n,
+                      const char *const *apps, int napps) {
   const int W = 760, H = 460, L = 70, B = 60, T = 36, R = 170;
   const double x0 = -3, x1 = 3, y0 = -2, y1 = 5; /* log10 ranges: ops/byte, Gop/s */
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
@@ -113,8 +115,11 @@ void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p,
   fprintf(f, "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">Gop/s "
              "achieved</text>\n",
           (H - B + T) / 2, (H - B + T) / 2);
-  if (bw_gbs > 0) { /* the bandwidth roof: Gop/s = GB/s x ops/byte */
-    const double a = x0, b = x1;
+  const int has_peak = isfinite(peak_gflops) && peak_gflops > 0;
+  if (bw_gbs > 0) { /* the bandwidth roof: Gop/s = GB/s x ops/byte, up to the ridge where it meets the peak */
+    const double a = x0;
+    double b = x1;
+    if (has_peak && log10(peak_gflops / bw_gbs) < b) b = log10(peak_gflops / bw_gbs);
     double ya = log10(bw_gbs) + a, yb = log10(bw_gbs) + b;
     double xa = a, xb = b;
     if (ya < y0) xa = y0 - log10(bw_gbs), ya = y0;
@@ -123,6 +128,20 @@ void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p,
             PY(ya), PX(xb), PY(yb));
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#c00\">copy bandwidth %.0f GB/s</text>\n",
             PX(xa) + 6, PY(ya) - 6, bw_gbs);
+  }
+  if (has_peak) { /* the compute roof, flat from the ridge (or the left edge) */
+    double lp = log10(peak_gflops), xr = bw_gbs > 0 ? log10(peak_gflops / bw_gbs) : x0;
+    if (lp > y1) lp = y1;
+    if (xr < x0) xr = x0;
+    if (xr < x1) {
+      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"2\"/>", PX(xr),
+              PY(lp), PX(x1), PY(lp));
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">peak FP64 %.0f GFLOP/s</text>\n",
+              PX(x1) - 4, PY(lp) - 6, peak_gflops);
+    }
+  } else {
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">compute roof unknown: no peak rate "
+               "recorded for this device</text>\n", L + 8, T + 16);
   }
   for (int i = 0; i < n; i++) {
     if (!(p[i].ai > 0) || !(p[i].gops > 0)) continue;
@@ -134,6 +153,13 @@ void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, const point *p,
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", PX(lx), PY(ly), palette[p[i].colour % NPAL]);
     umrun_xml_escape(f, p[i].label);
     fprintf(f, ": %.3g op/B, %.3g Gop/s</title></circle>\n", p[i].ai, p[i].gops);
+    int above = 0; /* labelled: the ROOF_LABELS points with the highest rates */
+    for (int j = 0; j < n; j++) above += p[j].gops > p[i].gops || (p[j].gops == p[i].gops && j < i);
+    if (above < ROOF_LABELS) {
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#333\">", PX(lx) + 6, PY(ly) + 3);
+      umrun_xml_escape(f, p[i].label);
+      fputs("</text>\n", f);
+    }
   }
   for (int a = 0; a < napps; a++) {
     fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">", W - R + 16,

@@ -40,6 +40,8 @@ static void write_device_json(FILE *f, um_context *ctx) {
   um_json_string(f, d.runtime);
   fputs(", \"copy_gb_per_s\": ", f);
   um_json_number(f, d.copy_gbs > 0 ? d.copy_gbs : NAN);
+  fputs(", \"peak_fp64_gflop_per_s\": ", f);
+  um_json_number(f, d.peak_fp64_gflops > 0 ? d.peak_fp64_gflops : NAN);
   fputs(", \"profile\": ", f);
   um_json_string(f, d.profile);
   fputc('}', f);

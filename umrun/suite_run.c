@@ -126,6 +126,8 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   um_json_string(f, rel);
   fputs(", \"copy_gb_per_s\": ", f);
   um_json_number(f, uj_getn(gpu, "copy_gb_per_s", NAN));
+  fputs(", \"peak_fp64_gflop_per_s\": ", f);
+  um_json_number(f, uj_getn(gpu, "peak_fp64_gflop_per_s", NAN));
   fputs("}}", f);
 }
 

@@ -262,6 +262,9 @@ typedef struct {
   char runtime[32];            /**< the runtime um was built with                   */
   char profile[32];            /**< the device profile in use                       */
   double copy_gbs;             /**< measured device-to-device copy, GB/s (0: unknown) */
+  /** peak double-precision rate of the device's vector units (no tensor cores), GFLOP/s: multiprocessors x
+   * FP64 fused multiply-adds per multiprocessor and clock x 2 x the highest clock (0: unknown) */
+  double peak_fp64_gflops;
 } um_device_info;
 /** Fill *out with the context's device. Host backends:
  * UM_ERR_UNSUPPORTED (no message is left in the context). */

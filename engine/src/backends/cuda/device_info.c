@@ -58,6 +58,27 @@ int um_cuda_copy_bandwidth(um_context *ctx, double *gbs) {
   return rc;
 }
 
+/* FP64 fused multiply-adds per multiprocessor and clock, by compute capability (NVIDIA's tables): the data-centre
+ * chips (P100 6.0, V100 7.0, A100 8.0: 32; H100/H200 9.0, B200 10.0: 64), the others 1/64 of their FP32 rate (2). */
+static int fp64_per_sm(int major, int minor) {
+  if (major == 6 && minor == 0) return 32;
+  if (major == 7 && minor == 0) return 32;
+  if (major == 8 && minor == 0) return 32;
+  if (major == 9 && minor == 0) return 64;
+  if (major == 10 && minor == 0) return 64;
+  return 2;
+}
+
+/* The device's peak FP64 rate in GFLOP/s (0: the clock cannot be read). */
+static double peak_fp64(const cu_state *S) {
+  int khz = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, S->device) != cudaSuccess || khz <= 0) {
+    cudaGetLastError();
+    return 0;
+  }
+  return (double)S->prop.multiProcessorCount * fp64_per_sm(S->prop.major, S->prop.minor) * 2.0 * khz * 1e-6;
+}
+
 /* um_context_device_info on the CUDA backend (the copy bandwidth measured once). */
 int cu_device_info(um_context *ctx, void *state, um_device_info *out) {
   const cu_state *S = state;
@@ -72,6 +93,7 @@ int cu_device_info(um_context *ctx, void *state, um_device_info *out) {
   snprintf(out->driver, sizeof out->driver, "%d.%d", dv / 1000, dv % 1000 / 10);
   snprintf(out->runtime, sizeof out->runtime, "%d.%d", rv / 1000, rv % 1000 / 10);
   snprintf(out->profile, sizeof out->profile, "%s", S->profile ? S->profile->name : "");
+  out->peak_fp64_gflops = peak_fp64(S);
   double gbs = 0;
   if (um_cuda_copy_bandwidth(ctx, &gbs) == UM_SUCCESS) out->copy_gbs = gbs;
   else um_error_clear(ctx);
