@@ -16,11 +16,13 @@
 
 #include "airfoil.h"
 #include "test_kernels.h"
+#include "test_random_mesh.hpp"
 #include "test_vec_workload.hpp"
 #include "um/backend.h"
 #include "um/um.h"
 
 extern "C" const um_backend_def um_backend_seq;
+extern "C" const um_kernel tk_split_signed_zero_kernel;
 
 namespace {
 
@@ -748,6 +750,72 @@ TEST(DistributedVecArgs, MatchOneProcess) {
         um_finalize(&ctx);
       }
       EXPECT_EQ(res[1], res[0]) << backend << " " << um_increments_name(inc) << " on " << um_mpi_size() << " ranks";
+    }
+}
+
+// Reverse increments keep signed zeros: a target that holds -0.0 and gets only -0.0 added, some of it from
+// other ranks' elements, stays -0.0 as on one process (the halo copies start at -0.0, the additive identity,
+// not +0.0: +0.0 + -0.0 is +0.0). Bits against one process, seq and openmp, AoS and SoA.
+TEST(DistributedSignedZero, ReverseIncrementsKeepMinusZero) {
+  const umtest::Mesh m = umtest::random_mesh(300, 1200, 1, 23u);
+  std::vector<double> w(m.nedge), r0(2 * (size_t)m.nnode);
+  std::vector<float> f0(m.nnode);
+  for (int e = 0; e < m.nedge; e++) w[e] = e % 7 == 0 ? 0.0 : -0.0;
+  for (int i = 0; i < m.nnode; i++) {
+    for (int c = 0; c < 2; c++) r0[2 * i + c] = (i + c) % 2 ? 0.0 : -0.0;
+    f0[i] = i % 3 ? -0.0f : 0.0f;
+  }
+  for (const char *backend : {"seq", "openmp"})
+    for (um_layout layout : {UM_AOS, UM_SOA}) {
+      if (!um_backend_available(backend)) continue;
+      std::vector<double> rr[2];
+      std::vector<float> ff[2];
+      for (int dist = 0; dist < 2; dist++) {
+        um_options o;
+        um_options_default(&o);
+        o.backend = backend;
+        o.nthreads = 2;
+        o.parallel_threshold = 0;
+        o.layout = layout;
+        um_context *ctx = nullptr;
+        ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+        um_set *nodes, *edges;
+        um_map *pedge;
+        um_dat *dw, *r, *f;
+        ASSERT_EQ(um_decl_set(ctx, m.nnode, "nodes", &nodes), UM_SUCCESS);
+        ASSERT_EQ(um_decl_set(ctx, m.nedge, "edges", &edges), UM_SUCCESS);
+        ASSERT_EQ(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge), UM_SUCCESS);
+        ASSERT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw), UM_SUCCESS);
+        ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r), UM_SUCCESS);
+        ASSERT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, f0.data(), "f", &f), UM_SUCCESS);
+        if (dist) ASSERT_EQ(um_distribute(ctx, "nodes", "block"), UM_SUCCESS) << um_error_message(ctx);
+        ASSERT_EQ(um_set_increments(ctx, UM_INCREMENTS_REVERSE), UM_SUCCESS);
+        um_arg a[4] = {um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC),
+                       um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)};
+        ASSERT_EQ(um_par_loop(ctx, &tk_split_signed_zero_kernel, "signed_zero", edges, 4, a), UM_SUCCESS)
+            << um_error_message(ctx);
+        if (dist && um_mpi_size() > 1) {
+          um_loop_stats st;
+          ASSERT_EQ(um_loop_stats_get(ctx, 0, &st), UM_SUCCESS);
+          EXPECT_EQ(st.reverse_increments, 1) << "the increments were sent back";
+        }
+        rr[dist].resize(r0.size());
+        ff[dist].resize(f0.size());
+        ASSERT_EQ(um_dat_fetch(ctx, r, rr[dist].data(), rr[dist].size() * sizeof(double)), UM_SUCCESS);
+        ASSERT_EQ(um_dat_fetch(ctx, f, ff[dist].data(), ff[dist].size() * sizeof(float)), UM_SUCCESS);
+        um_finalize(&ctx);
+      }
+      int neg = 0;
+      for (double v : rr[0]) neg += std::signbit(v) ? 1 : 0;
+      ASSERT_GT(neg, 20) << "some targets end -0.0 on one process";
+      for (size_t i = 0; i < rr[0].size(); i++)
+        ASSERT_EQ(std::memcmp(&rr[1][i], &rr[0][i], sizeof(double)), 0)
+            << backend << " " << um_layout_name(layout) << ": r[" << i / 2 << "][" << i % 2 << "] is " << rr[1][i]
+            << " on " << um_mpi_size() << " ranks, " << rr[0][i] << " on one process";
+      for (size_t i = 0; i < ff[0].size(); i++)
+        ASSERT_EQ(std::memcmp(&ff[1][i], &ff[0][i], sizeof(float)), 0)
+            << backend << " " << um_layout_name(layout) << ": f[" << i << "] is " << ff[1][i] << " on "
+            << um_mpi_size() << " ranks, " << ff[0][i] << " on one process";
     }
 }
 

@@ -204,8 +204,16 @@ int um__dist_zero_halo(um_context *ctx, um_dat *d) {
     return UM_SUCCESS;
   }
   UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  /* the additive identity: -0.0 for floating point, so an owner's -0.0 target that other ranks add only -0.0
+   * to keeps its sign as on one process (+0.0 + -0.0 is +0.0); 0 for int. (The device path's rows_zero
+   * fills +0.0: such a target becomes +0.0 there.) */
   for (int i = d->set->size; i < S->total; i++)
-    for (int c = 0; c < d->dim; c++) memset(elem_ptr(d, i, c), 0, d->esize);
+    for (int c = 0; c < d->dim; c++) {
+      void *p = elem_ptr(d, i, c);
+      if (d->type == UM_DOUBLE) *(double *)p = -0.0;
+      else if (d->type == UM_FLOAT) *(float *)p = -0.0f;
+      else memset(p, 0, d->esize);
+    }
   um__dat_host_changed(d);
   return UM_SUCCESS;
 }
