@@ -112,10 +112,13 @@ static cg_graph *find_graph(cu_state *S) {
 /* Keep the segment's structure and parameter values (the values the graph's nodes will hold). */
 static int keep_shape(um_context *ctx, cu_state *S, cg_graph *g) {
   const cg_segment *G = &S->cg;
-  g->nops = G->nops;
   g->ops = malloc((size_t)G->nops * sizeof *g->ops);
   g->arena = malloc(G->used ? G->used : 1);
-  if (!g->ops || !g->arena) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (!g->ops || !g->arena) { /* an empty shape: matches no segment */
+    g->failed = 1;
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  }
+  g->nops = G->nops;
   memcpy(g->ops, G->ops, (size_t)G->nops * sizeof *g->ops);
   memcpy(g->arena, G->arena, G->used);
   return UM_SUCCESS;
