@@ -441,7 +441,7 @@ int umrun_compare_main(int argc, char **argv) {
   const size_t head_len = tlen; /* header and verdict: --top prints them, then its own table */
   fprintf(o, "\n%.*s\n%.*s\n%.*s", (int)clen, corr ? corr : "", (int)plen, per ? per : "", (int)slen,
           speed ? speed : "");
-  qsort(ch, (size_t)nch, sizeof *ch, by_size);
+  if (nch > 1) qsort(ch, (size_t)nch, sizeof *ch, by_size); /* ch is NULL when nothing changed */
   char *brief = NULL;
   size_t blen = 0;
   FILE *bo = open_memstream(&brief, &blen);

@@ -265,7 +265,7 @@ void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, con
     sh[n].row = q;
     sh[n++].share = total > 0 ? f.seconds / total : 0;
   }
-  qsort(sh, (size_t)n, sizeof *sh, by_share);
+  if (n > 1) qsort(sh, (size_t)n, sizeof *sh, by_share);
   char *text = NULL;
   size_t len = 0;
   FILE *t = open_memstream(&text, &len);

@@ -150,7 +150,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* the median of v[0..n) (sorted in place); min and max */
 static double median_of(double *v, int n, double *mn, double *mx) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_double);
   *mn = v[0];
   *mx = v[n - 1];
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
