@@ -60,15 +60,19 @@ static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *para
   return UM_SUCCESS;
 }
 
+/* One launch on the stream: a kernel whose one parameter is the block at params. */
+static int launch(um_context *ctx, cu_state *S, cudaKernel_t f, unsigned grid, unsigned block, size_t shmem,
+                  void *params, const char *name) {
+  void *args[1] = {params};
+  dim3 g = {grid, 1, 1}, b = {block, 1, 1};
+  CU(ctx, cudaLaunchKernel((const void *)f, g, b, args, shmem, S->stream),
+     "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", name, grid, block, shmem);
+  return UM_SUCCESS;
+}
+
 int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
                     size_t shmem, void *params, int pbytes, const char *name) {
-  if (!S->graphs) {
-    void *args[1] = {params};
-    dim3 g = {grid, 1, 1}, b = {block, 1, 1};
-    CU(ctx, cudaLaunchKernel((const void *)f, g, b, args, shmem, S->stream),
-       "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", name, grid, block, shmem);
-    return UM_SUCCESS;
-  }
+  if (!S->graphs) return launch(ctx, S, f, grid, block, shmem, params, name);
   cg_op o = {.kind = CG_KERNEL, .loop = loop, .f = f, .grid = grid, .block = block, .shmem = shmem, .pbytes = pbytes,
              .name = name};
   return record(ctx, S, &o, params);
@@ -132,11 +136,7 @@ static int issue_direct(um_context *ctx, cu_state *S) {
       CU(ctx, cudaEventRecord(o->ev, S->stream), "recording a timing event");
       continue;
     }
-    void *args[1] = {op_params(S, o)};
-    dim3 gr = {o->grid, 1, 1}, bl = {o->block, 1, 1};
-    CU(ctx, cudaLaunchKernel((const void *)o->f, gr, bl, args, o->shmem, S->stream),
-       "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", o->name, o->grid, o->block,
-       o->shmem);
+    UM_CHECK(ctx, launch(ctx, S, o->f, o->grid, o->block, o->shmem, op_params(S, o), o->name));
   }
   return UM_SUCCESS;
 }
