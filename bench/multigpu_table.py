@@ -7,6 +7,9 @@ compile s    NVRTC compilation during the loops (rank 0's compile_seconds; 0 wit
 plan s       plans built during the loops (rank 0's plan_seconds; inside loops s: a first-cycle cost that a
              short run does not amortise)
 speed-up     over the case's 1-rank run (with the same cuda.graphs setting)
+first s      the app's first step (uploads, plans, compilation; `first_step_seconds`), "-" if the app did not say
+step ms      the steady time per step after the first (`step_seconds`): the whole step, one-off costs left out
+step x       its speed-up over the case's 1-rank run
 graphs       calls run inside replayed CUDA graphs / all calls (rank 0), "-" without graphs
 halo s       the slowest loop's halo time left exposed, summed over loops (rank 0)
 hidden       hidden / (hidden + exposed) over every loop's halo (rank 0)
@@ -47,15 +50,17 @@ def main(paths):
             rows.append((m.group(1), int(m.group(2)), m.group(3), None, str(e)))
             continue
         rows.append((m.group(1), int(m.group(2)), m.group(3), d, ""))
-    base = {}
+    base, sbase = {}, {}
     for case, np_, tr, d, _ in rows:
         if d and np_ == 1:
             base[(case, tr.endswith("_g"))] = loops_of(d)
-    print("| case | GPUs | transport | graphs | loops s | speed-up | setup s | compile s | plan s | halo exposed s | hidden | top loop (share) | status |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+            if d.get("step_seconds"):
+                sbase[(case, tr.endswith("_g"))] = d["step_seconds"]
+    print("| case | GPUs | transport | graphs | loops s | speed-up | first s | step ms | step x | setup s | compile s | plan s | halo exposed s | hidden | top loop (share) | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case, np_, tr, d, err in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
         if not d:
-            print(f"| {case} | {np_} | {tr} | | | | | | | | | | no JSON: {err} |")
+            print(f"| {case} | {np_} | {tr} | | | | | | | | | | | | | no JSON: {err} |")
             continue
         loops = loops_of(d)
         exposed = hidden = 0.0
@@ -83,7 +88,11 @@ def main(paths):
         if isinstance(v, dict) and "pass" in v:
             status += ", PASS" if v["pass"] else f", FAIL ({v.get('nfail')} metrics)"
         topc = f"{top} ({100 * top_s / all_s:.0f}%)" if all_s > 0 else "-"
-        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {d['setup_seconds']:.1f} | {compile_of(d):.1f} | {plan_of(d):.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
+        st = d.get("step_seconds")
+        first = f"{d['first_step_seconds']:.2f}" if st else "-"
+        stms = f"{1e3 * st:.3f}" if st else "-"
+        stx = f"{sbase[key] / st:.2f}x" if st and key in sbase and np_ > 1 else "-"
+        print(f"| {case} | {np_} | {tr_used} | {gr} | {loops:.3f} | {sp} | {first} | {stms} | {stx} | {d['setup_seconds']:.1f} | {compile_of(d):.1f} | {plan_of(d):.1f} | {exposed:.3f} | {share} | {topc} | {status} |")
 
 
 if __name__ == "__main__":

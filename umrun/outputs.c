@@ -76,7 +76,12 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   fprintf(f, ",\n  \"threads\": %d, \"cores\": %ld", threads, sysconf(_SC_NPROCESSORS_ONLN));
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
-  fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f,\n  \"loops\": ", total, run->setup_seconds);
+  fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f", total, run->setup_seconds);
+  if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
+    fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
+            run->run_seconds, run->steps, run->first_step_seconds,
+            run->steps > 1 ? (run->run_seconds - run->first_step_seconds) / (double)(run->steps - 1) : run->run_seconds);
+  fputs(",\n  \"loops\": ", f);
   um_report_loops_json(ctx, f);
   fputs(",\n  \"mesh\": ", f);
   um_report_mesh_json(ctx, f);

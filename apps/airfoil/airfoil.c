@@ -331,9 +331,13 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(um_app_metric(r, "bedges", um_set_size(a.bedges)));
   r->setup_seconds = um_wtime() - t0;
 
-  double rms = 0.0;
+  double rms = 0.0, t_first = 0.0;
   for (int iter = 1; iter <= niter; iter++) {
     UM_APP_TRY(airfoil_iteration(ctx, &a, &rms));
+    if (iter == 1) { /* the first iteration also uploads data, builds plans, compiles kernels */
+      UM_APP_TRY(um_sync(ctx));
+      t_first = um_wtime() - t0 - r->setup_seconds;
+    }
     if (iter % 100 == 0) {
       char name[32];
       snprintf(name, sizeof name, "rms_%d", iter);
@@ -349,6 +353,8 @@ static int airfoil_run(um_app_run *r) {
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t0 - r->setup_seconds;
+  r->steps = niter;
+  r->first_step_seconds = t_first;
   return write_output(r, &a);
 }
 

@@ -96,6 +96,12 @@ typedef struct {
   char field_names[UM_APP_MAX_FIELDS][64]; /**< their names */
   char field_paths[UM_APP_MAX_FIELDS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
   const struct um_app *app; /**< the app being run: its option table serves um_app_int and the other reads */
+  /** The main loop's steps (time steps, cycles, iterations) and its first one, which also uploads data, builds
+   * plans and compiles kernels: the app sets both after its main loop (steps 0: not measured). The results
+   * JSON then carries `steps`, `first_step_seconds` and `step_seconds`, the steady time per step after the
+   * first ((run_seconds - first_step_seconds) / (steps - 1)). */
+  long steps;
+  double first_step_seconds; /**< the first step, synchronised with the device (see steps) */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
