@@ -185,6 +185,22 @@ TEST(CudaCodegen, RWThroughAMapRunsTheKernelByThreadColour) {
   EXPECT_TRUE(has(err, "WRITE through a map")) << err;
 }
 
+// A loop that writes through one-to-one map columns only (LULESH's region loops): one thread per element,
+// RW and WRITE through the map allowed, increments plain adds; no permutation, no colours, no atomics.
+TEST(CudaCodegen, OneToOneMapsWriteWithoutColoursOrAtomics) {
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 0);
+  L.one_to_one = 1;
+  L.args[6].acc = UM_RW;
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_EQ(D.apply[7], UMC_APPLY_PLAIN);
+  EXPECT_FALSE(has(src, "atomicAdd")) << src;
+  EXPECT_FALSE(has(src, "p.perm")) << src;
+  EXPECT_FALSE(D.colour_loop);
+  EXPECT_TRUE(has(src, "one-to-one maps")) << src;
+  EXPECT_TRUE(has(src, "p.d3[(size_t)(t1_1) * 4 + (c)] += r7[c];")) << src;
+}
+
 TEST(CudaCodegen, StagedAtomicsNeedNoColours) {
   umc_loop L = res_calc_like(UMC_EXEC_HIER, 1);
   L.block_atomics = 1;

@@ -395,7 +395,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "bytes_per_call", s.bytes, 0);
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
-    fprintf(f, "\"indirect\": %s", s.indirect ? "true" : "false");
+    fprintf(f, "\"indirect\": %s, \"one_to_one\": %s", s.indirect ? "true" : "false", s.one_to_one ? "true" : "false");
     /* automatic loop splitting: the last call's variant and why; a generated loop names its parent */
     fputs(", \"split\": ", f);
     um_json_string(f, s.split ? s.split : "off");

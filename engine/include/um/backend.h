@@ -43,6 +43,10 @@ typedef struct um_loop {
    * increments); the backend runs the loop whole otherwise as usual */
   int fused;
   int has_vec;           /**< any vector arg (idx UM_ALL: every target of a map row) */
+  /** has_conflicts, but every arg that writes through a map does so through one map column whose targets are
+   * all distinct (and no other arg names that dat another way): no two elements write one row, so the
+   * elements may run at once, without plans, colours or atomics (e.g. LULESH's region loops) */
+  int one_to_one;
   int block_size;        /**< elements per plan block                        */
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
   int id;                /**< the loop's record, for um_backend_loop_* calls */

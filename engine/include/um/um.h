@@ -670,6 +670,8 @@ typedef struct {
   double bytes;         /**< useful bytes per call (GUIDE.md convention)   */
   int set_size;         /**< elements of the iteration set               */
   int indirect;         /**< 1 if any arg goes through a map               */
+  int one_to_one;       /**< 1 if it writes through maps, only through one-to-one columns: run without plan,
+                           colours or atomics (um_loop.one_to_one) */
   int has_plan;         /**< 1 if the loop used a plan; the plan statistics below are those of the last
                            plan used (0 for direct loops) */
   int block_size;       /**< plan: elements per block                    */

@@ -36,7 +36,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
   const um_options *opts = um_context_options(ctx);
   const um_plan *plan = NULL;
-  if (loop->has_conflicts) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
+  if (loop->has_conflicts && !loop->one_to_one) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
   const int b0 = loop->begin, n = loop->end - loop->begin, bs = loop->block_size;
   const int nchunks = plan ? plan->nblocks : (n + bs - 1) / bs;
   int gwidth = 0; /* doubles per chunk of reduction partials */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "maputil.h"
 #include "../util/array.h"
 #include "../dist/dist.h"
 
@@ -389,6 +390,7 @@ static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
     rec->set_size = loop->set->size;
     rec->indirect = loop->indirect;
   }
+  rec->one_to_one = loop->one_to_one;
   rec->calls++;
   rec->seconds += seconds;
 }
@@ -410,6 +412,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
+  loop.one_to_one = um__loop_one_to_one(&loop); /* writes that never meet: no plan, colours or atomics */
   struct um_split_state *sp = NULL;
   UM_CHECK(ctx, transform(ctx, &loop, &sp));
   rec = &ctx->loops[loop.id]; /* the split may have added records */
@@ -583,6 +586,7 @@ int um_loop_recorded(um_context *ctx, const char *name, um_loop *loop) {
                     name);
   memset(loop, 0, offsetof(um_loop, red));
   describe_loop(loop, r->kernel, r->name, r->set, r->nargs, r->args);
+  loop->one_to_one = um__loop_one_to_one(loop);
   loop->id = (int)(r - ctx->loops);
   loop->block_size = r->block_size > 0 ? r->block_size : ctx->opts.block_size;
   loop->strategy = r->strategy;
@@ -625,6 +629,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->bytes = r->bytes;
   o->set_size = r->set_size;
   o->indirect = r->indirect;
+  o->one_to_one = r->one_to_one;
   o->nplans = r->nplans;
   o->plan_seconds = r->plan_seconds;
   o->halo_exchanges = r->halo_exchanges;

@@ -17,6 +17,41 @@ int um__is_bijection(const int *p, int n) {
   return ok;
 }
 
+/* ---- one-to-one columns ----------------------------------------------------------- */
+
+int um__map_column_one_to_one(um_map *m, int idx) {
+  if (idx < 0 || idx >= m->arity || idx >= 64) return 0;
+  if (m->one_data != m->data) m->one_data = m->data, m->one_known = m->one_cols = 0;
+  const unsigned long long bit = 1ull << idx;
+  if (m->one_known & bit) return (m->one_cols & bit) != 0;
+  m->one_known |= bit;
+  const int rows = m->from->size + m->from->exec_halo, nt = um__set_total(m->to);
+  unsigned char *seen = calloc(nt > 0 ? (size_t)nt : 1, 1);
+  int ok = seen != NULL;
+  for (int e = 0; ok && e < rows; e++) {
+    const int t = m->data[(size_t)e * (size_t)m->arity + (size_t)idx];
+    if (t < 0 || t >= nt || seen[t]) ok = 0;
+    else seen[t] = 1;
+  }
+  free(seen);
+  if (ok) m->one_cols |= bit;
+  return ok;
+}
+
+int um__loop_one_to_one(const um_loop *loop) {
+  if (!loop->has_conflicts || loop->has_vec) return 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || !a->map || a->acc == UM_READ) continue;
+    for (int j = 0; j < loop->nargs; j++) {
+      const um_arg *b = &loop->args[j];
+      if (b->kind == UM_ARG_DAT && b->dat == a->dat && (b->map != a->map || b->idx != a->idx)) return 0;
+    }
+    if (!um__map_column_one_to_one(a->map, a->idx)) return 0;
+  }
+  return 1;
+}
+
 /* ---- inverse maps and sorting ----------------------------------------------------- */
 
 int um__inverse_build(const um_map *m, um__inverse *inv) {

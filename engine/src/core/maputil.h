@@ -7,6 +7,13 @@
 
 /* 1 if p is a permutation of 0..n-1 (scratch: n bytes, allocated inside). -1 out of memory. */
 int um__is_bijection(const int *p, int n);
+/* 1 if column idx of m has distinct targets, all in range, over the rows a loop writing through it runs (owned
+ * and exec halo); 0 otherwise or out of memory. Checked once per column (O(rows)) and kept while m's data stays:
+ * renumbering and partitioning keep the answer, as both number rows and targets one to one. */
+int um__map_column_one_to_one(um_map *m, int idx);
+/* 1 if the loop writes through maps (has_conflicts) only through one-to-one columns, each written dat through
+ * one column and named by no other arg another way: then no two elements write one row. */
+int um__loop_one_to_one(const um_loop *loop);
 /* CSR inverse of a map: for target t, inv[off[t] .. off[t+1]) lists the
  * from-elements referencing it (once per reference, ascending). */
 typedef struct {

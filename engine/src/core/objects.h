@@ -39,6 +39,9 @@ struct um_map {
   int arity;
   int *data;
   int index;
+  /* um__map_column_one_to_one's cache: columns checked / found one to one, for this data */
+  const int *one_data;
+  unsigned long long one_known, one_cols;
 };
 
 struct um_dat {
@@ -88,6 +91,7 @@ typedef struct {
   double bytes;
   int set_size;
   int indirect;
+  int one_to_one;       /* the last call's um_loop.one_to_one */
   int block_size;       /* per-loop override, 0 = context's */
   um_strategy strategy; /* per-loop override (resolved by the backend) */
   int increments;       /* per-loop override: 0 the context's, else um_increments + 1 */

@@ -248,6 +248,10 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
     }
   }
   if (!any) snprintf(why, n, "nothing to split: no increments through a map");
+  else if (loop->one_to_one) {
+    snprintf(why, n, "nothing to split: every map it increments through is one to one (one increment per row)");
+    return 0;
+  }
   return any;
 }
 
@@ -568,6 +572,7 @@ int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
   c.args = sp->cargs;
   c.indirect = sp->c_indirect;
   c.has_conflicts = sp->c_conflicts;
+  c.one_to_one = piece->one_to_one && sp->c_conflicts; /* the same map args, or only temporaries */
   c.has_reduction = sp->c_reduction;
   c.compiled = NULL;
   UM_CHECK(ctx, run_sub(ctx, &c, sp->cid));

@@ -119,10 +119,11 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
       else if (x->acc == UM_INC) D->pass[a] = UMC_PASS_REG_INC, D->apply[a] = UMC_APPLY_PLAIN;
       else D->pass[a] = UMC_PASS_REG;
     } else if (L->exec == UMC_EXEC_FLAT || L->exec == UMC_EXEC_GLOBAL) {
+      const int plain = L->exec == UMC_EXEC_GLOBAL || L->one_to_one; /* one element per target row */
       if (x->acc == UM_INC) {
         D->pass[a] = UMC_PASS_REG_INC;
-        D->apply[a] = L->exec == UMC_EXEC_FLAT ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
-      } else if (L->exec == UMC_EXEC_FLAT && x->acc != UM_READ) {
+        D->apply[a] = plain ? UMC_APPLY_PLAIN : UMC_APPLY_ATOMIC;
+      } else if (!plain && x->acc != UM_READ) {
         return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
                     "loop '%s', arg %d: %s through a map cannot run with one thread per element and atomics "
                     "(only INC can); the backend runs such loops with colouring",
@@ -514,6 +515,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   if (L->exec == UMC_EXEC_HIER)
     P(", staging %s%s", L->stage_all ? "all indirect data" : "incremented data",
       L->block_atomics ? ", shared-memory atomics, no colouring" : "");
+  if (L->one_to_one) P(", one-to-one maps: no two elements write one row");
   P("\n");
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];

@@ -73,6 +73,8 @@ typedef struct {
   umc_exec exec;
   int block_threads;        /* CUDA threads per block (hierarchical: the plan's block size) */
   int stage_all;            /* hierarchical: stage every ind, not only all-INC ones */
+  int one_to_one;           /* flat: the loop writes through one-to-one maps only (no two elements write one
+                               row): increments are plain adds, RW / WRITE through the map allowed */
   int block_atomics;        /* hierarchical blocks without colours: increments go to the
                                staged copy with shared-memory atomics and back to the dat
                                with one global atomic per staged value (INC only)    */

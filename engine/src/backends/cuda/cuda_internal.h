@@ -69,13 +69,14 @@ typedef struct {
   int stage_all;     /* hierarchical: stage all indirect data */
   int block_atomics; /* hierarchical blocks, shared-memory atomics, no colouring */
   int fused;         /* hierarchical: run.split fused (umc_loop.fused) */
+  int one_to_one;    /* flat: writes through one-to-one maps (um_loop.one_to_one), plain */
 } cu_mode;
 
 typedef struct {
   const um_kernel *kernel;
   const um_set *set;
   int begin, end;
-  int nargs, exec, threads, stage_all, block_atomics, fused;
+  int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one;
   struct {
     const void *dat, *map, *gbl_type;
     int idx, acc, dim, type, soa, gbl;

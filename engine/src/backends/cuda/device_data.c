@@ -49,7 +49,9 @@ cu_dat *cu_dat_state(const um_dat *d) { return (cu_dat *)um_dat_backend_data(d);
  * from the host whenever the host copy is the only current one. */
 int cu_dat_on_device(um_context *ctx, um_dat *d) {
   cu_dat *c = cu_dat_state(d);
+  int fresh = 0;
   if (!c) {
+    fresh = 1;
     c = calloc(1, sizeof *c);
     if (!c) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     c->bytes = um_dat_bytes(d);
@@ -59,6 +61,14 @@ int cu_dat_on_device(um_context *ctx, um_dat *d) {
       return um__trace(ctx, rc, __FILE__, __LINE__);
     }
     um_dat_set_backend_data(d, c);
+  }
+  if (!(um_dat_valid(d) & UM_VALID_DEVICE) && fresh && um_dat_contribution(d)) {
+    /* a split loop's new temporary: its host copy is zeros never touched (calloc); zeroing on the GPU spares
+     * the upload of every row (GBs at scale) and the host's faulting in of its pages */
+    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+    if (c->bytes)
+      CU(ctx, cudaMemsetAsync(c->d, 0, c->bytes, ST(ctx)->stream), "zeroing temporary '%s' on the GPU", um_dat_name(d));
+    um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
     UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));

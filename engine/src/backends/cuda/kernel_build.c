@@ -23,12 +23,18 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
  *   atomics with RW / WRITE via a map  global colouring (atomics cannot serialise them)
  *   global                             global element colouring
  *   hierarchical                       plan blocks, block and thread colours
- *   run.split fused (um_loop.fused)    hierarchical, split in two phases inside each launch */
+ *   run.split fused (um_loop.fused)    hierarchical, split in two phases inside each launch
+ *   writes through one-to-one maps     one thread per element, plain writes and adds, no plan (any strategy) */
 cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
-  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0};
+  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0, 0};
   if (!loop->indirect) return m;
   if (!loop->has_conflicts) {
     if (m.stage_all && (s == UM_STRATEGY_HIERARCHICAL || s == UM_STRATEGY_ATOMICS)) m.exec = UMC_EXEC_HIER;
+    return m;
+  }
+  if (loop->one_to_one) { /* no two elements write one row: nothing to colour or serialise */
+    m.stage_all = 0;
+    m.one_to_one = 1;
     return m;
   }
   if (loop->fused) { /* run.split fused (variant B): plan blocks, block and thread colours, whatever the strategy */
@@ -72,6 +78,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   L->stage_all = mode.stage_all;
   L->block_atomics = mode.block_atomics;
   L->fused = mode.fused;
+  L->one_to_one = mode.one_to_one;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     umc_arg *x = &L->args[i];
@@ -239,6 +246,7 @@ void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
   k->stage_all = mode.stage_all;
   k->block_atomics = mode.block_atomics;
   k->fused = mode.fused;
+  k->one_to_one = mode.one_to_one;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     k->a[i].acc = a->acc;
