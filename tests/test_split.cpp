@@ -1144,4 +1144,69 @@ TEST(SplitApi, NothingToSplit) {
   EXPECT_EQ(c.stats("sum:contrib").calls, -1);
 }
 
+// split auto on a device times a loop whole and split only where the split's one-off cost, its inverse map
+// built on the host (about 30 ns an entry), is at most 10 calls of the whole loop: a "device" that runs seq and
+// reports each call at a set time, well under its copy bandwidth, at occupancy 0.125.
+double slow_device_seconds = 1e-3;
+int slow_device_run(um_context *ctx, void *state, um_loop *loop) {
+  const int rc = um_backend_seq.run(ctx, state, loop);
+  um_backend_loop_time(ctx, loop->id, slow_device_seconds);
+  um_backend_counter_set(ctx, loop->id, 0, 0.125);
+  return rc;
+}
+int slow_device_info(um_context *, void *, um_device_info *out) {
+  memset(out, 0, sizeof *out);
+  out->copy_gbs = 1e6;
+  return UM_SUCCESS;
+}
+const char *const slow_device_counters[] = {"occupancy", nullptr};
+um_backend_def make_slow_device() {
+  um_backend_def d;
+  memset(&d, 0, sizeof d);
+  d.name = "slowdev";
+  d.priority = -100;
+  d.ranges = 1;
+  d.description = "seq, reported as a slow device (tests)";
+  d.counters = slow_device_counters;
+  d.strategy = um_backend_seq.strategy;
+  d.run = slow_device_run;
+  d.gather = um_backend_seq.gather;
+  d.device_info = slow_device_info;
+  return d;
+}
+const um_backend_def slow_device = make_slow_device();
+const um_backend_def *const slow_device_list[1] = {&slow_device};
+
+TEST(SplitAuto, TimedOnlyWhereTheInverseMapCostsAFewCalls) {
+  const Mesh m = random_mesh(20000, 40000, 100, 11);
+  const double trial = 40000.0 * 3 * 30e-9;  // tk_edge increments through 3 args: 3.6 ms
+  for (const double per : {trial / 5, trial / 20}) {
+    slow_device_seconds = per;
+    um_options o;
+    um_options_default(&o);
+    o.backend = "slowdev";
+    o.extra_backends = slow_device_list;
+    o.nextra_backends = 1;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    EdgeCell got;
+    run_edge_cell(ctx, m, &got, 8);
+    um_loop_stats s;
+    bool seen = false;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &s), UM_SUCCESS);
+      if (strcmp(s.name, "tk_edge") != 0) continue;
+      seen = true;
+      if (per > trial / 10)
+        EXPECT_TRUE(contains(s.split_reason, "auto: measured")) << per << ": " << s.split_reason;
+      else
+        EXPECT_TRUE(contains(s.split_reason, "auto: kept whole") && contains(s.split_reason, "inverse map"))
+            << per << ": " << s.split_reason;
+    }
+    EXPECT_TRUE(seen);
+    EXPECT_EQ(um_context_temp_count(ctx) > 0, per > trial / 10) << "temporaries only where the split was timed";
+    um_finalize(&ctx);
+  }
+}
+
 }  // namespace

@@ -265,6 +265,12 @@ static int fp_reduction(const um_arg *a) {
 #define AUTO_BW_SHARE 0.5
 #define AUTO_OCCUPANCY 0.25
 #define AUTO_MIN_SECONDS 1e-4 /* a shorter loop cannot repay compiling its split (about a second) */
+/* The trial's one-off cost: the inverse map is built on the host, about 30 ns per (element, incremented arg)
+ * entry with its upload (LULESH 150^3 volume_force, 27M entries: 0.8 s; 300^3: 6-7 s on the H100 host); it is
+ * timed only where that costs at most AUTO_REPAY_CALLS calls of the whole loop, so a trial that keeps the loop
+ * whole (all of them on the H100) never costs the run more than a few calls */
+#define AUTO_SECONDS_PER_ENTRY 30e-9
+#define AUTO_REPAY_CALLS 10
 
 static um_split mode_of(const um_context *ctx, const um_loop_rec *rec) {
   return rec->split ? (um_split)(rec->split - 1) : ctx->split;
@@ -367,6 +373,20 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
                "for a loop under %.0f%% of copy at occupancy %.3g or less, of %.3g ms or more",
                gbs, info.copy_gbs > 0 ? 100 * gbs / info.copy_gbs : 0, occ, 1e3 * per, 100 * AUTO_BW_SHARE,
                AUTO_OCCUPANCY, 1e3 * AUTO_MIN_SECONDS);
+      return UM_SPLIT_OFF;
+    }
+    int incs = 0;
+    for (int i = 0; i < loop->nargs; i++) incs += loop->args[i].kind == UM_ARG_DAT && loop->args[i].map && loop->args[i].acc == UM_INC;
+    const double entries = (double)(loop->set->size + loop->set->exec_halo) * (double)incs;
+    const double trial = v == UM_SPLIT_GATHER ? entries * AUTO_SECONDS_PER_ENTRY : 0.0;
+    if (trial > AUTO_REPAY_CALLS * per) {
+      rec->auto_trial = 5;
+      *final = 1;
+      snprintf(why, n,
+               "auto: kept whole: %.0f GB/s (%.0f%% of copy) at occupancy %.3g, but its split's inverse map (%.3g "
+               "entries) would take about %.2g s to build, more than %d calls of the loop (%.3g ms each)",
+               gbs, info.copy_gbs > 0 ? 100 * gbs / info.copy_gbs : 0, occ, entries, trial, AUTO_REPAY_CALLS,
+               1e3 * per);
       return UM_SPLIT_OFF;
     }
     rec->auto_trial = 1;
