@@ -366,21 +366,26 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   um_dat *d = calloc(1, sizeof *d);
   if (d) {
     d->name = dupstr(name);
-    d->data = bytes ? malloc(bytes) : malloc(1);
+    d->data = calloc(bytes ? bytes : 1, 1); /* zero pages: the copy below touches each page once */
   }
   if (!d || !d->name || !d->data) {
     if (d) { free(d->name); free(d->data); }
     free(d);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s' (%zu bytes)", name, bytes);
   }
-  if (bytes) memset(d->data, 0, bytes);
-  if (given && data && !ctx->dist) memcpy(d->data, data, given);
+  /* SoA by default (run.layout soa or auto): transposed straight from the caller's rows, not copied then
+   * converted (at scale the second buffer cost as much as the copy: pages touched twice) */
+  const int soa_now = dim > 1 && !ctx->dist && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
+  if (given && data && !ctx->dist) {
+    if (soa_now) um__transpose(d->data, data, (size_t)set->size, (size_t)rows, dim, esize, 1);
+    else memcpy(d->data, data, given);
+  }
   d->ctx = ctx;
   d->set = set;
   d->dim = dim;
   d->type = type;
   d->esize = esize;
-  d->layout = UM_AOS;
+  d->layout = soa_now ? UM_SOA : UM_AOS;
   d->rows = (int)rows;
   d->valid = UM_VALID_HOST;
   d->index = ctx->ndats;

@@ -8,7 +8,7 @@
 
 /* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back; the
  * SoA side has columns of `rows` values (rows >= n). */
-static void transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa) {
+void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa) {
   for (size_t e = 0; e < n; e++)
     for (int c = 0; c < dim; c++) {
       size_t aos = (e * (size_t)dim + (size_t)c) * esize, soa = ((size_t)c * rows + e) * esize;
@@ -27,7 +27,7 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
   size_t n = (size_t)d->rows, bytes = n * (size_t)d->dim * d->esize;
   char *buf = malloc(bytes ? bytes : 1);
   if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory converting dat '%s' to %s", d->name, um_layout_name(to));
-  transpose(buf, d->data, n, n, d->dim, d->esize, to == UM_SOA);
+  um__transpose(buf, d->data, n, n, d->dim, d->esize, to == UM_SOA);
   free(d->data);
   d->data = buf;
   d->layout = to;
@@ -87,7 +87,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   if (ctx->dist) return um__dist_fetch(ctx, d, out); /* collective, also for 0 bytes */
   if (!bytes) return UM_SUCCESS;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
-  if (d->layout == UM_SOA && d->dim > 1) transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
+  if (d->layout == UM_SOA && d->dim > 1) um__transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
   else memcpy(out, d->data, bytes);
   return UM_SUCCESS;
 }
@@ -102,7 +102,7 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   if (!bytes) return UM_SUCCESS;
   /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */
   if (d->rows > d->set->size) UM_CHECK(ctx, um__dat_to_host(ctx, d));
-  if (d->layout == UM_SOA && d->dim > 1) transpose(d->data, in, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 1);
+  if (d->layout == UM_SOA && d->dim > 1) um__transpose(d->data, in, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 1);
   else memcpy(d->data, in, bytes);
   um__dat_host_changed(d);
   return UM_SUCCESS;

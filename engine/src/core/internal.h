@@ -9,6 +9,8 @@
 /* Resolve AUTO layouts for the dats of a loop and convert storage if needed. */
 int um__resolve_layouts(um_context *ctx, const um_loop *loop);
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);
+/* n x dim values of esize bytes, AoS -> SoA (to_soa) or back; the SoA side has columns of `rows` values */
+void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa);
 /* Make the host copy of d current (asks the backend if it holds newer values). */
 int um__dat_to_host(um_context *ctx, um_dat *d);
 /* The host copy of d changed: other copies are stale. */
