@@ -189,11 +189,12 @@ typedef enum {
                                                int ntargets, int nsrc, int dim, long long soa_stride,
                                                long long src_soa_stride) */
   UMC_XSUM_D, UMC_XSUM_F,     /* (const T *v, int n, int dim, int c, long long soa_stride, unsigned long long *words) */
+  UMC_FILL4, UMC_FILL8,       /* (T *p, long long n, T bits): n values set to the bit pattern (-0.0: halo copies) */
   UMC_HALO_KERNELS
 } umc_halo_kernel;
 #define UMC_HALO_KERNEL_NAMES                                                                             \
   {"um_rows_out4", "um_rows_out8", "um_rows_in4", "um_rows_in8", "um_rows_add_d", "um_rows_add_f", "um_rows_add_i", \
-   "um_gather_d", "um_gather_f", "um_gather_i", "um_xsum_d", "um_xsum_f"}
+   "um_gather_d", "um_gather_f", "um_gather_i", "um_xsum_d", "um_xsum_f", "um_fill4", "um_fill8"}
 const char *umc_halo_source(void);
 
 #ifdef __cplusplus

@@ -82,6 +82,15 @@ static const char halo_source[] =
     "      if (acc[i]) atomicAdd(&out[i], (unsigned long long)acc[i]);                               \\\n"
     "  }\n"
     "UM_XSUM(um_xsum_d, double)\n"
-    "UM_XSUM(um_xsum_f, float)\n";
+    "UM_XSUM(um_xsum_f, float)\n"
+    "/* n values set to one bit pattern (the halo copies of reverse increments start at -0.0) */\n"
+    "#define UM_FILL(name, T)                                                                    \\\n"
+    "  extern \"C\" __global__ void name(T *__restrict__ p, long long n, T bits) {                \\\n"
+    "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;                 \\\n"
+    "         i += (long long)gridDim.x * blockDim.x)                                               \\\n"
+    "      p[i] = bits;                                                                             \\\n"
+    "  }\n"
+    "UM_FILL(um_fill4, unsigned int)\n"
+    "UM_FILL(um_fill8, unsigned long long)\n";
 
 const char *umc_halo_source(void) { return halo_source; }

@@ -89,21 +89,43 @@ int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, 
   return launch(ctx, state, which, d, rows, n, in);
 }
 
+/* n values of esize bytes at p set to -0.0 (floating point; an int dat gets 0), as the host backends start
+ * the halo copies of reverse increments, so a -0.0 target that other ranks add only -0.0 to stays -0.0 */
+static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t n) {
+  if (!n) return UM_SUCCESS;
+  const um_type t = um_dat_type(d);
+  if (t == UM_INT) {
+    CU(ctx, cudaMemsetAsync(p, 0, n * sizeof(int), S->stream), "zeroing the halo of dat '%s'", um_dat_name(d));
+    return UM_SUCCESS;
+  }
+  const int wide = um_type_size(t) == 8;
+  unsigned long long bits8 = 1ULL << 63;
+  unsigned int bits4 = 1u << 31;
+  long long count = (long long)n;
+  void *args[] = {&p, &count, wide ? (void *)&bits8 : (void *)&bits4};
+  const long long blocks = (count + HALO_THREADS - 1) / HALO_THREADS;
+  dim3 grid = {(unsigned)(blocks < 65535 ? blocks : 65535), 1, 1}, block = {HALO_THREADS, 1, 1};
+  const umc_halo_kernel which = wide ? UMC_FILL8 : UMC_FILL4;
+  S->last_loop = halo_kernel_names[which];
+  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
+     "setting the halo of dat '%s' to -0.0", um_dat_name(d));
+  return UM_SUCCESS;
+}
+
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   cu_state *S = state;
   if (end <= begin) return UM_SUCCESS;
   UM_CHECK(ctx, cu_flush(ctx, S));
+  UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
   char *dd = cu_dat_state(d)->d;
   if (um_dat_storage_layout(d) == UM_SOA) {
     const size_t rows = um_dat_bytes(d) / (dim * esize);
     for (size_t c = 0; c < dim; c++)
-      CU(ctx, cudaMemsetAsync(dd + (c * rows + (size_t)begin) * esize, 0, (size_t)(end - begin) * esize, S->stream),
-         "zeroing the halo of dat '%s'", um_dat_name(d));
+      UM_CHECK(ctx, fill_negzero(ctx, S, d, dd + (c * rows + (size_t)begin) * esize, (size_t)(end - begin)));
   } else {
-    CU(ctx, cudaMemsetAsync(dd + (size_t)begin * dim * esize, 0, (size_t)(end - begin) * dim * esize, S->stream),
-       "zeroing the halo of dat '%s'", um_dat_name(d));
+    UM_CHECK(ctx, fill_negzero(ctx, S, d, dd + (size_t)begin * dim * esize, (size_t)(end - begin) * dim));
   }
   return UM_SUCCESS;
 }
