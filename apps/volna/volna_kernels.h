@@ -164,8 +164,8 @@ UM_KERNEL void vl_gaussian_landslide(const float *c, float *v, const float *xmin
   const float x = c[0], y = c[1];
   v[3] = (float)((*xmin - x) * (double)(x < 0.0) - 5.0 * (double)(x >= 0.0) +
                  *A * (double)(*t < 1.0 / (*vel)) *
-                     exp(-1.0 * *lx * *lx * (x + 3.0 - *vel * *t) * (x + 3.0 - *vel * *t) - *ly * *ly * y * y) +
-                 *A * (double)(*t >= 1.0 / (*vel)) * exp(-*lx * (x + 3.0 - 1.0) * *lx * (x + 3.0 - 1.0) - *ly * *ly * y * y));
+                     um_exp(-1.0 * *lx * *lx * (x + 3.0 - *vel * *t) * (x + 3.0 - *vel * *t) - *ly * *ly * y * y) +
+                 *A * (double)(*t >= 1.0 / (*vel)) * um_exp(-*lx * (x + 3.0 - 1.0) * *lx * (x + 3.0 - 1.0) - *ly * *ly * y * y));
 }
 
 /* Diagnostics in double: sums (volume, x and y momentum, kinetic, potential

@@ -175,4 +175,41 @@ UM_KERNEL void um_vec_inc_d(const um_vec *v, int j, int c, double x) { UM__VEC_I
 UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_INC(UM_VEC_F); }
 /** Add x to target j, component c of a vector INC argument of ints (atomicAdd on the GPU when v->atomic). */
 UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(UM_VEC_I); }
+
+/** @name Math with the same bits on the host and the GPU
+ * cbrt and exp as a fixed sequence of +, -, *, / (correctly rounded everywhere), floor, frexp and ldexp
+ * (exact): the host and the GPU compute the same bits when neither contracts a*b+c into an FMA (the host
+ * build does not; the CUDA backend compiles without contraction in reproducible mode). Within 3 ulp (cbrt)
+ * and 1 ulp (exp) of the C library's, whose last bits differ between glibc and CUDA's libdevice; kernels whose
+ * results must agree bit for bit between backends call these (LULESH's hourglass volume, Volna's moving
+ * bathymetry).
+ * @{ */
+/** The cube root of x (+-0, NaN and +-inf returned as they are). */
+UM_KERNEL double um_cbrt(double x) {
+  if (x == 0.0 || x != x || x - x != 0.0) return x;
+  int e = 0;
+  double m = frexp(x < 0.0 ? -x : x, &e); /* |x| = m 2^e, m in [0.5, 1) */
+  int r = e % 3;
+  if (r < 0) r += 3;
+  m = ldexp(m, r); /* [0.5, 4); e - r is a multiple of 3 */
+  double y = 0.69 + 0.24 * m; /* within 7%, then Newton (quadratic): 6 steps reach the last bit */
+  for (int k = 0; k < 6; k++) y = y - (y * y * y - m) / (3.0 * y * y);
+  y = ldexp(y, (e - r) / 3);
+  return x < 0.0 ? -y : y;
+}
+/** e to the power x (NaN returned; +inf above 709.78, +0 below -745.14). */
+UM_KERNEL double um_exp(double x) {
+  if (x != x) return x;
+  if (x > 709.782712893384) return 1e308 * 10.0;
+  if (x < -745.1332191019412) return 0.0;
+  const double k = floor(x * 1.4426950408889634 + 0.5);              /* x = k ln2 + r, |r| <= ln2 / 2 */
+  const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10; /* ln2 in two parts */
+  double p = 1.0 / 6227020800.0; /* 1/13!: the series to r^13 (truncation below 1e-17 relative) */
+  const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                               1.0 / 5040.0,      1.0 / 720.0,      1.0 / 120.0,     1.0 / 24.0,     1.0 / 6.0,
+                               0.5,               1.0,              1.0};
+  for (int n = 0; n < 13; n++) p = p * r + inv_fact[n];
+  return ldexp(p, (int)k);
+}
+/** @} */
 #endif
