@@ -544,6 +544,29 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
   RecordProperty("kernels_compiled", n);
 }
 
+// Reproducible mode compiles LULESH's loops with UM_REPRO_MATH: um_cbrt is then the portable cube root, the host's.
+TEST(CudaNvrtc, ReproducibleLuleshLoopsCompileWithThePortableMath) {
+  um_context *ctx = seq_context();
+  ASSERT_EQ(um_set_reproducible(ctx, 1), UM_SUCCESS);
+  lulesh_params p;
+  lulesh_params_default(&p);
+  p.size = 3;
+  lulesh_state *s = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
+  int done = 0;
+  ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  char *src = nullptr;
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "volume_force", &o, &src), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(std::string(src).rfind("#define UM_REPRO_MATH 1\n", 0), 0u) << "the define comes first";
+  free(src);
+  EXPECT_GE(compile_all(ctx, {"volume_force"}, true), 1);
+  lulesh_state_free(&s);
+  um_finalize(&ctx);
+}
+
 TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
   // every kernel: first order inviscid and viscous, second order viscous on the flat plate (every
   // boundary kind; gradients by cells and by faces), with both collection schemes (the loops a run records). The kernels are the same C

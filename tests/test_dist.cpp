@@ -235,6 +235,34 @@ TEST(DistPartition, GraphAndEdgeCut) {
   free(adj);
 }
 
+// A primary set large enough for the threaded build (65536 elements or more): every cell's neighbours are the
+// cells around it (sharing a node), each once, never itself, and the graph is symmetric.
+TEST(DistPartition, GraphOfALargeGridIsExact) {
+  Grid G(300);
+  int *xadj = nullptr, *adj = nullptr;
+  char err[256];
+  ASSERT_EQ(umd_graph(&G.mesh, 1, &xadj, &adj, err, sizeof err), 0) << err;
+  const int N = 300;
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++) {
+      const int c = j * N + i;
+      std::set<int> want;
+      for (int dj = -1; dj <= 1; dj++)
+        for (int di = -1; di <= 1; di++)
+          if ((di || dj) && i + di >= 0 && i + di < N && j + dj >= 0 && j + dj < N) want.insert((j + dj) * N + i + di);
+      const std::set<int> got(adj + xadj[c], adj + xadj[c + 1]);
+      ASSERT_EQ((size_t)(xadj[c + 1] - xadj[c]), got.size()) << "cell " << c << ": a neighbour listed twice";
+      ASSERT_EQ(got, want) << "cell " << c;
+    }
+  for (int p = 0; p < G.size[1]; p += 97)  // symmetric (a sample)
+    for (int j = xadj[p]; j < xadj[p + 1]; j++) {
+      const int q = adj[j];
+      EXPECT_TRUE(std::find(adj + xadj[q], adj + xadj[q + 1], p) != adj + xadj[q + 1]);
+    }
+  free(xadj);
+  free(adj);
+}
+
 // The halo transport of GPU ranks (mpi.gpu_transport): what auto takes, and why, from every rank's facts.
 namespace {
 struct Ranks {

@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+#include <cmath>
+#include <random>
+
 extern "C" {
 #include "um/report.h"
 #include "um/exec.h"
+#include "um/kernel.h"
 #include "um/um.h"
 }
 #include "test_kernels.h"
@@ -207,6 +211,39 @@ TEST_F(Loop, PlanIsBuiltOncePerLoopSignature) {
     EXPECT_TRUE(st.has_plan);
     EXPECT_EQ(st.nblocks, 1);
   }
+}
+
+// um/kernel.h's portable cube root and exponential: within 3 and 1 ulp of the C library's over the range of
+// doubles, exact where they must be; um_cbrt / um_exp are the library's unless reproducible mode is on.
+double ulps(double a, double b) {
+  if (a == b) return 0;
+  return std::fabs(a - b) / (std::nextafter(std::fabs(b), INFINITY) - std::fabs(b));
+}
+TEST(KernelMath, PortableCbrtAndExpAreCloseToTheLibrary) {
+  std::mt19937 g(5);
+  std::uniform_real_distribution<double> U(0.5, 1.0), X(-745.0, 709.0);
+  double worst_c = 0, worst_e = 0;
+  for (int i = 0; i < 200000; i++) {
+    const double x = std::ldexp(U(g), (int)(g() % 2000) - 1000) * (g() % 2 ? 1 : -1), y = X(g);
+    worst_c = std::max(worst_c, ulps(um_soft_cbrt(x), std::cbrt(x)));
+    worst_e = std::max(worst_e, ulps(um_soft_exp(y), std::exp(y)));
+  }
+  EXPECT_LE(worst_c, 3.0);
+  EXPECT_LE(worst_e, 1.0);
+  EXPECT_EQ(um_soft_cbrt(27.0), 3.0);
+  EXPECT_EQ(um_soft_cbrt(-8.0), -2.0);
+  EXPECT_EQ(um_soft_exp(0.0), 1.0);
+  EXPECT_TRUE(std::signbit(um_soft_cbrt(-0.0)));
+  EXPECT_TRUE(std::isinf(um_soft_cbrt(INFINITY)) && std::isinf(um_soft_exp(710.0)));
+  EXPECT_EQ(um_soft_exp(-746.0), 0.0);
+  EXPECT_TRUE(std::isnan(um_soft_exp(NAN)) && std::isnan(um_soft_cbrt(NAN)));
+  const double x = 0.7316;
+  um_kernel_repro_math = 0;
+  EXPECT_EQ(um_cbrt(x), std::cbrt(x));
+  um_kernel_repro_math = 1;
+  EXPECT_EQ(um_cbrt(x), um_soft_cbrt(x));
+  EXPECT_EQ(um_exp(x), um_soft_exp(x));
+  um_kernel_repro_math = 0;
 }
 
 // Writes through one-to-one map columns never meet: such a loop runs without a plan (no colours, no

@@ -197,7 +197,7 @@ UM_KERNEL void lu_hourglass_forces(const double x[8], const double y[8], const d
     for (int n = 0; n < 8; n++)
       hourgam[n][i1] = gamma[i1][n] - volinv * (dvdx[n] * hourmodx + dvdy[n] * hourmody + dvdz[n] * hourmodz);
   }
-  const double volume13 = um_cbrt(determ); /* the same bits on the host and the GPU (um/kernel.h) */
+  const double volume13 = um_cbrt(determ); /* cbrt; in reproducible mode the same bits on host and GPU (um/kernel.h) */
   const double coefficient = -lu_hgcoef * 0.01 * ss * mass / volume13;
   const double *vel[3] = {xd, yd, zd};
   for (int d = 0; d < 3; d++) {

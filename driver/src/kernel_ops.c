@@ -58,7 +58,9 @@ static const char *const math_calls[] = {"sqrt", "pow", "exp", "log", "log10", "
                                          "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "cbrt",
                                          "sqrtf", "fabsf", "fminf", "fmaxf", "expf", "logf", "powf", "sinf", "cosf",
                                          "copysign", "hypot", "floor", "ceil", "fmod", "round", "trunc", "erf",
-                                         "erfc", "exp2", "log2", "rsqrt", NULL};
+                                         "erfc", "exp2", "log2", "rsqrt",
+                                         /* um/kernel.h's: the library's, or their portable twins (one call) */
+                                         "um_cbrt", "um_exp", "um_soft_cbrt", "um_soft_exp", NULL};
 
 /* Past blanks and comments. */
 static const char *skip_blank(const char *c, const char *end) {

@@ -177,28 +177,30 @@ UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_IN
 UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(UM_VEC_I); }
 
 /** @name Math with the same bits on the host and the GPU
- * cbrt and exp as a fixed sequence of +, -, *, / (correctly rounded everywhere), floor, frexp and ldexp
- * (exact): the host and the GPU compute the same bits when neither contracts a*b+c into an FMA (the host
- * build does not; the CUDA backend compiles without contraction in reproducible mode). Within 3 ulp (cbrt)
- * and 1 ulp (exp) of the C library's, whose last bits differ between glibc and CUDA's libdevice; kernels whose
- * results must agree bit for bit between backends call these (LULESH's hourglass volume, Volna's moving
- * bathymetry).
+ * um_cbrt and um_exp are C's cbrt and exp, except in reproducible mode (run.reproducible), where they are
+ * um_soft_cbrt and um_soft_exp: a fixed sequence of +, -, *, / (correctly rounded everywhere), floor, frexp
+ * and ldexp (exact), so the host and the GPU compute the same bits (neither contracts a*b+c into an FMA then:
+ * the host build does not, the CUDA backend compiles without contraction in reproducible mode). Within 3 ulp
+ * (cbrt) and 1 ulp (exp) of the C library's, whose last bits differ between glibc and CUDA's libdevice.
+ * Outside reproducible mode the library's own are kept, so a port still matches its upstream code bit for
+ * bit where it did (LULESH's serial run). Kernels whose results must agree between backends call um_cbrt /
+ * um_exp (LULESH's hourglass volume, Volna's moving sea floor).
  * @{ */
-/** The cube root of x (+-0, NaN and +-inf returned as they are). */
-UM_KERNEL double um_cbrt(double x) {
+/** The cube root of x by Newton's method (+-0, NaN and +-inf returned as they are). */
+UM_KERNEL double um_soft_cbrt(double x) {
   if (x == 0.0 || x != x || x - x != 0.0) return x;
   int e = 0;
   double m = frexp(x < 0.0 ? -x : x, &e); /* |x| = m 2^e, m in [0.5, 1) */
   int r = e % 3;
   if (r < 0) r += 3;
   m = ldexp(m, r); /* [0.5, 4); e - r is a multiple of 3 */
-  double y = 0.69 + 0.24 * m; /* within 7%, then Newton (quadratic): 6 steps reach the last bit */
+  double y = 0.69 + 0.24 * m; /* within 7%, then Newton (quadratic): 6 steps reach the last bits */
   for (int k = 0; k < 6; k++) y = y - (y * y * y - m) / (3.0 * y * y);
   y = ldexp(y, (e - r) / 3);
   return x < 0.0 ? -y : y;
 }
-/** e to the power x (NaN returned; +inf above 709.78, +0 below -745.14). */
-UM_KERNEL double um_exp(double x) {
+/** e to the power x by its series after x = k ln2 + r (NaN returned; +inf above 709.78, +0 below -745.14). */
+UM_KERNEL double um_soft_exp(double x) {
   if (x != x) return x;
   if (x > 709.782712893384) return 1e308 * 10.0;
   if (x < -745.1332191019412) return 0.0;
@@ -211,5 +213,22 @@ UM_KERNEL double um_exp(double x) {
   for (int n = 0; n < 13; n++) p = p * r + inv_fact[n];
   return ldexp(p, (int)k);
 }
+#if UM_DEVICE || defined(UM_HOST_COMPILED)
+/* the GPU's and the compiled host loops' modules are built per mode: UM_REPRO_MATH set in reproducible mode */
+#ifdef UM_REPRO_MATH
+#define UM__REPRO_MATH 1
+#else
+#define UM__REPRO_MATH 0
+#endif
+#else
+/** 1 while a loop of a context in reproducible mode runs (set by um_par_loop): the host's generic code
+ * takes um_soft_cbrt / um_soft_exp then */
+extern int um_kernel_repro_math;
+#define UM__REPRO_MATH um_kernel_repro_math
+#endif
+/** cbrt(x); um_soft_cbrt(x) in reproducible mode. */
+UM_KERNEL double um_cbrt(double x) { return UM__REPRO_MATH ? um_soft_cbrt(x) : cbrt(x); }
+/** exp(x); um_soft_exp(x) in reproducible mode. */
+UM_KERNEL double um_exp(double x) { return UM__REPRO_MATH ? um_soft_exp(x) : exp(x); }
 /** @} */
 #endif

@@ -23,6 +23,8 @@
 #include "../util/array.h"
 #include "../dist/dist.h"
 
+int um_kernel_repro_math = 0; /* um/kernel.h: um_cbrt / um_exp take the portable versions while set */
+
 um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
     if (strcmp(ctx->loops[i].name, name) == 0) return &ctx->loops[i];
@@ -413,6 +415,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
   UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
   loop.one_to_one = um__loop_one_to_one(&loop); /* writes that never meet: no plan, colours or atomics */
+  um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */
   struct um_split_state *sp = NULL;
   UM_CHECK(ctx, transform(ctx, &loop, &sp));
   rec = &ctx->loops[loop.id]; /* the split may have added records */

@@ -168,6 +168,15 @@ int cu_gen_source(um_context *ctx, const umc_loop *L, umc_decisions *D, char **s
   int rc = umc_decide(L, D, err, sizeof err);
   if (rc == UM_SUCCESS) rc = umc_generate(L, D, src, err, sizeof err);
   if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "generating the CUDA kernel: %s", err);
+  if (um_context_reproducible(ctx)) { /* um_cbrt / um_exp: the portable versions, as on the host (um/kernel.h) */
+    static const char repro[] = "#define UM_REPRO_MATH 1\n";
+    char *s2 = malloc(sizeof repro + strlen(*src));
+    if (!s2) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating the CUDA kernel of loop '%s'", L->loop_name);
+    memcpy(s2, repro, sizeof repro - 1);
+    strcpy(s2 + sizeof repro - 1, *src);
+    free(*src);
+    *src = s2;
+  }
   return UM_SUCCESS;
 }
 
