@@ -243,7 +243,9 @@ TEST(KernelMath, PortableCbrtAndExpAreCloseToTheLibrary) {
   um_kernel_repro_math = 1;
   EXPECT_EQ(um_cbrt(x), um_soft_cbrt(x));
   EXPECT_EQ(um_exp(x), um_soft_exp(x));
+  EXPECT_EQ(um_expf(-1.5f), (float)um_soft_exp(-1.5));
   um_kernel_repro_math = 0;
+  EXPECT_EQ(um_expf(-1.5f), expf(-1.5f));
 }
 
 // Writes through one-to-one map columns never meet: such a loop runs without a plan (no colours, no

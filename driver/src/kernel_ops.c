@@ -60,7 +60,7 @@ static const char *const math_calls[] = {"sqrt", "pow", "exp", "log", "log10", "
                                          "copysign", "hypot", "floor", "ceil", "fmod", "round", "trunc", "erf",
                                          "erfc", "exp2", "log2", "rsqrt",
                                          /* um/kernel.h's: the library's, or their portable twins (one call) */
-                                         "um_cbrt", "um_exp", "um_soft_cbrt", "um_soft_exp", NULL};
+                                         "um_cbrt", "um_exp", "um_expf", "um_soft_cbrt", "um_soft_exp", NULL};
 
 /* Past blanks and comments. */
 static const char *skip_blank(const char *c, const char *end) {

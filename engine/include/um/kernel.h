@@ -230,5 +230,7 @@ extern int um_kernel_repro_math;
 UM_KERNEL double um_cbrt(double x) { return UM__REPRO_MATH ? um_soft_cbrt(x) : cbrt(x); }
 /** exp(x); um_soft_exp(x) in reproducible mode. */
 UM_KERNEL double um_exp(double x) { return UM__REPRO_MATH ? um_soft_exp(x) : exp(x); }
+/** expf(x); in reproducible mode um_soft_exp in double, rounded to float (the same bits on host and GPU). */
+UM_KERNEL float um_expf(float x) { return UM__REPRO_MATH ? (float)um_soft_exp((double)x) : expf(x); }
 /** @} */
 #endif
