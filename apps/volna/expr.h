@@ -10,7 +10,8 @@
  * Arithmetic is single precision throughout, as upstream Volna compiles a
  * formula (it appends `f` to every literal and evaluates in float): numbers
  * are float, a comparison or a logical operator gives 0 or 1, and the
- * functions are the float ones (expf, sqrtf, ...).
+ * functions are the float ones (expf, sqrtf, ...); exp is um_expf (um/kernel.h: expf, and in reproducible
+ * mode a portable exponential with the same bits on the host and the GPU).
  *
  * Grammar (C's precedence; upstream writes `return <expr>;`):
  *   formula := ['return'] expr [';']
