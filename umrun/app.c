@@ -125,6 +125,10 @@ int um_app_step_check(um_app_run *run, const char *app, long step, double t, dou
   return rc ? um_error_set(run->ctx, rc, "%s", msg) : UM_SUCCESS;
 }
 
+double um_app_step_seconds(const um_app_run *run) {
+  return run->steps > 1 ? (run->run_seconds - run->first_step_seconds) / (double)(run->steps - 1) : run->run_seconds;
+}
+
 void um_app_progress_clear(um_app_run *run) {
   if (!run->progress) return;
   fputs("\r\033[K", stderr);

@@ -79,8 +79,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f", total, run->setup_seconds);
   if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
-            run->run_seconds, run->steps, run->first_step_seconds,
-            run->steps > 1 ? (run->run_seconds - run->first_step_seconds) / (double)(run->steps - 1) : run->run_seconds);
+            run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
   fputs(",\n  \"loops\": ", f);
   um_report_loops_json(ctx, f);
   fputs(",\n  \"mesh\": ", f);

@@ -387,9 +387,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     rc = um_app_metric(r, "sod_l1_density", l1);
   }
   const int steps = S->nstep;
-  const double per_step = steps > 1 ? (r->run_seconds - t_first) / (steps - 1) : r->run_seconds;
   r->steps = steps;
   r->first_step_seconds = t_first;
+  const double per_step = um_app_step_seconds(r);
   if (!rc) rc = um_app_metric(r, "ms_per_step", 1e3 * per_step);
   if (!rc)
     fprintf(r->log, "\n bookleaf: %d steps to t = %.9e in %.3f s (first step %.3f s, then %.4f ms per step)\n", steps,

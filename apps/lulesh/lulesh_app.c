@@ -135,9 +135,9 @@ static int lulesh_run(um_app_run *r) {
     double c = 0;
     if (um_loop_stats_get(r->ctx, i, &st) == UM_SUCCESS && um_loop_stats_counter(&st, "compile_seconds", &c)) compile += c;
   }
-  const double steady = res.cycles > 1 ? (r->run_seconds - t_first) / (res.cycles - 1) : r->run_seconds;
   r->steps = res.cycles;
   r->first_step_seconds = t_first;
+  const double steady = um_app_step_seconds(r);
   const double zps = steady > 0 ? (double)nelem / steady : 0;
   fprintf(r->log, "lulesh: run completed\n");
   fprintf(r->log, "  size                 %d (%d elements)\n", p.size, nelem);

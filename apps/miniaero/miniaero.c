@@ -660,9 +660,9 @@ static int miniaero_run(um_app_run *r) {
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
   const int steps = in->steps;
-  const double per_step = steps > 1 ? (r->run_seconds - t_first) / (steps - 1) : r->run_seconds;
   r->steps = steps;
   r->first_step_seconds = t_first;
+  const double per_step = um_app_step_seconds(r);
   if (!rc) rc = metrics(r, &S, steps, time, per_step, t_first);
   if (!rc)
     fprintf(r->log, "  time stepping %.3f s: first step %.3f s (with plans, uploads, compilation), then %.4f ms per step\n",

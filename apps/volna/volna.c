@@ -565,9 +565,9 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   um_app_progress_clear(r);
   UM_APP_TRY(um_sync(r->ctx));
   r->run_seconds = um_wtime() - t_run;
-  const double per_step = S->itercount > 1 ? (r->run_seconds - t_first) / (double)(S->itercount - 1) : r->run_seconds;
   r->steps = S->itercount;
   r->first_step_seconds = t_first;
+  const double per_step = um_app_step_seconds(r);
   /* the maxima at the end, as upstream writes them for a timer of step -1 */
   for (int i = 0; i < S->deck.nevents; i++) {
     const vl_event *ev = &S->deck.events[i];

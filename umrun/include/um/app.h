@@ -213,6 +213,10 @@ int um_app_field(um_app_run *run, const char *name, const char *path);
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /** Erase the progress bar before printing a line to the log. */
 void um_app_progress_clear(um_app_run *run);
+/** The steady time per step after the first, from run_seconds, steps and first_step_seconds (set them first):
+ * (run_seconds - first_step_seconds) / (steps - 1); run_seconds when there are fewer than two steps. The
+ * results JSON's `step_seconds`. */
+double um_app_step_seconds(const um_app_run *run);
 /** The most steps the stall rule (um_step_check) lets a run's remaining steps
  * come to when dt has stopped growing. */
 #define UM_APP_MAX_STEPS 100000000L
