@@ -57,6 +57,20 @@ static int row_list(um_context *ctx, cu_state *S, const int *rows, int n, int **
   return UM_SUCCESS;
 }
 
+/* Blocks of HALO_THREADS threads for one thread per value. */
+static long long blocks_for(long long values) { return (values + HALO_THREADS - 1) / HALO_THREADS; }
+
+/* Kernel `which` of the halo module on the stream, `blocks` blocks of HALO_THREADS threads; a failure names the
+ * kernel, the dat and the count of what it ran for. */
+static int run_kernel(um_context *ctx, cu_state *S, umc_halo_kernel which, long long blocks, void **args, const um_dat *d,
+                      long long count, const char *what) {
+  dim3 grid = {(unsigned)blocks, 1, 1}, block = {HALO_THREADS, 1, 1};
+  S->last_loop = halo_kernel_names[which];
+  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
+     "launching %s for dat '%s' (%lld %s)", halo_kernel_names[which], um_dat_name(d), count, what);
+  return UM_SUCCESS;
+}
+
 static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
   if (n <= 0) return UM_SUCCESS;
   UM_CHECK(ctx, cu_flush(ctx, S)); /* halo kernels are not recorded into graphs: they end a segment */
@@ -70,12 +84,7 @@ static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d
   long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)(um_dat_bytes(d) / ((size_t)dim * esize)) : 0;
   void *dd = cu_dat_state(d)->d;
   void *args[] = {&dd, &dbuf, &drows, &n, (void *)&dim, &stride};
-  const long long total = (long long)n * dim;
-  dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
-  S->last_loop = halo_kernel_names[which];
-  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
-     "launching %s for dat '%s' (%d rows)", halo_kernel_names[which], um_dat_name(d), n);
-  return UM_SUCCESS;
+  return run_kernel(ctx, S, which, blocks_for((long long)n * dim), args, d, n, "rows");
 }
 
 int cu_rows_out(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out) {
@@ -103,13 +112,9 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
   unsigned int bits4 = 1u << 31;
   long long count = (long long)n;
   void *args[] = {&p, &count, wide ? (void *)&bits8 : (void *)&bits4};
-  const long long blocks = (count + HALO_THREADS - 1) / HALO_THREADS;
-  dim3 grid = {(unsigned)(blocks < 65535 ? blocks : 65535), 1, 1}, block = {HALO_THREADS, 1, 1};
-  const umc_halo_kernel which = wide ? UMC_FILL8 : UMC_FILL4;
-  S->last_loop = halo_kernel_names[which];
-  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
-     "setting the halo of dat '%s' to -0.0", um_dat_name(d));
-  return UM_SUCCESS;
+  const long long blocks = blocks_for(count); /* the kernel strides over the rest */
+  return run_kernel(ctx, S, wide ? UMC_FILL8 : UMC_FILL4, blocks < 65535 ? blocks : 65535, args, d, count,
+                    "values set to -0.0");
 }
 
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
@@ -206,8 +211,6 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   long long sstride = um_dat_storage_layout(g->src[0]) == UM_SOA ? (long long)um_dat_rows(g->src[0]) : 0;
   void *args[] = {&dd,        &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent,
                   (void *)&nt, (void *)&nsrc,       (void *)&dim,         &stride,               &sstride};
-  const long long total = (long long)nt * dim;
-  dim3 grid = {(unsigned)((total + HALO_THREADS - 1) / HALO_THREADS), 1, 1}, block = {HALO_THREADS, 1, 1};
   if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
   cu_timing *tm = &S->pending[S->npending];
   UM_CHECK(ctx, cu_get_event(ctx, &tm->start));
@@ -216,9 +219,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   tm->name = halo_kernel_names[which];
   tm->owned = 0;
   CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
-  S->last_loop = halo_kernel_names[which];
-  CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
-     "launching %s for dat '%s' (%d targets)", halo_kernel_names[which], um_dat_name(g->dst), nt);
+  UM_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, g->dst, nt, "targets"));
   CU(ctx, cudaEventRecord(tm->stop, S->stream), "recording a timing event");
   S->npending++;
   um_dat_set_valid(g->dst, UM_VALID_DEVICE);
@@ -238,15 +239,12 @@ int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *word
   const int dim = um_dat_dim(d);
   void *dd = cu_dat_state(d)->d;
   int blocks = S->prop.multiProcessorCount * 4;
-  if ((long long)blocks * HALO_THREADS > n) blocks = (n + HALO_THREADS - 1) / HALO_THREADS;
+  if ((long long)blocks * HALO_THREADS > n) blocks = (int)blocks_for(n);
   for (int c = 0; c < dim; c++) {
     CU(ctx, cudaMemsetAsync(S->xsum_words, 0, wbytes, S->stream), "zeroing an exact sum");
     long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)um_dat_rows(d) : 0;
     void *args[] = {&dd, &n, (void *)&dim, &c, &stride, &S->xsum_words};
-    dim3 grid = {(unsigned)blocks, 1, 1}, block = {HALO_THREADS, 1, 1};
-    S->last_loop = halo_kernel_names[which];
-    CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
-       "launching %s for '%s' (%d rows)", halo_kernel_names[which], um_dat_name(d), n);
+    UM_CHECK(ctx, run_kernel(ctx, S, which, blocks, args, d, n, "rows"));
     long long part[UM_XSUM_WORDS];
     CU(ctx, cudaMemcpyAsync(part, S->xsum_words, wbytes, cudaMemcpyDeviceToHost, S->stream), "reading an exact sum");
     CU(ctx, cudaStreamSynchronize(S->stream), "waiting for an exact sum");
