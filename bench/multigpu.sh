@@ -8,8 +8,9 @@
 #   scale   each case of $CASES on each rank count of $RANKS (1 rank once; more ranks once per transport),
 #           JSON per run, then the table (bench/multigpu_table.py): loop time (slowest rank), speed-up
 #           over 1 GPU, the share of halo time hidden behind core elements, validation
-#   graphs  umrun --suite validation/suite.yaml --tags graphs (cuda.graphs=1: every app validated with its
-#           loop sequences replayed as CUDA graphs, 1 and 2 GPUs)
+#   graphs  umrun --suite validation/suite.yaml --tags graphs, then --tags graphs_nccl (cuda.graphs=1: every
+#           app validated with its loop sequences replayed as CUDA graphs, 1 and 2 GPUs; then on 2 and 4
+#           GPUs with NCCL halos, the exchanges inside the graphs)
 # STAGES (default "build smoke suite scale"), CASES, RANKS (default "1 2 4", capped by the GPUs),
 # TRANSPORTS (default "auto nccl host"), GRAPHS (default "0"; "0 1": every scaling run also with
 # cuda.graphs=1, named ..._g), BUDGET_S (default 540: runs that would start later are skipped and
@@ -90,9 +91,11 @@ if has smoke; then
 fi
 
 if has graphs; then
-  "$U" --suite validation/suite.yaml --tags graphs --out "$OUT/suite_graphs" > "$OUT/suite_graphs.log" 2>&1
-  echo "suite graphs: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_graphs.log"); $(left) s left)"
-  grep -E "\.\.\. FAIL" "$OUT/suite_graphs.log" | head -5
+  for t in graphs graphs_nccl; do
+    "$U" --suite validation/suite.yaml --tags $t --out "$OUT/suite_$t" > "$OUT/suite_$t.log" 2>&1
+    echo "suite $t: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_$t.log"); $(left) s left)"
+    grep -E "\.\.\. FAIL" "$OUT/suite_$t.log" | head -5
+  done
 fi
 
 if has suite; then

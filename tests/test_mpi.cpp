@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -39,6 +40,8 @@ struct ShadowState {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<MPI_Request> reqs;
   long posts = 0, waits = 0, msgs = 0, opens = 0;
+  std::vector<long> allocs_at;       // posts made before each dev_alloc
+  std::vector<long long> sent;       // per message: post, peer, send, bytes, tag
 };
 ShadowState shadow_last;  // the counts of the context finalized last
 
@@ -188,7 +191,8 @@ int peer_open(um_context *ctx, void *state, const void *token, size_t len, int r
   S->opens++;
   return UM_SUCCESS;
 }
-void *peer_alloc(um_context *, void *, size_t bytes) {
+void *peer_alloc(um_context *, void *state, size_t bytes) {
+  if (state) ((ShadowState *)state)->allocs_at.push_back(((ShadowState *)state)->posts);
   void *p = malloc(bytes);
   if (p) memset(p, 0xff, bytes);  // NaN: a row unpacked before it arrived shows
   return p;
@@ -197,6 +201,7 @@ void peer_free(void *p) { free(p); }
 int peer_post(um_context *, void *state, const um_peer_msg *m, int n, int) {
   auto *S = (ShadowState *)state;
   for (int i = 0; i < n; i++) {
+    S->sent.insert(S->sent.end(), {S->posts, m[i].peer, m[i].send, (long long)m[i].bytes, m[i].tag});
     S->reqs.emplace_back();
     if (m[i].send) MPI_Isend(m[i].buf, (int)m[i].bytes, MPI_BYTE, m[i].peer, 0, S->comm, &S->reqs.back());
     else MPI_Irecv(m[i].buf, (int)m[i].bytes, MPI_BYTE, m[i].peer, 0, S->comm, &S->reqs.back());
@@ -567,6 +572,69 @@ TEST(DistributedTransport, AutoSendsByHaloSize) {
     if (min_bytes) EXPECT_EQ(shadow_last.posts, 0);  // every halo here is far below 1 GiB
     else EXPECT_GT(shadow_last.posts, 0);
     EXPECT_EQ(shadow_last.posts, shadow_last.waits);
+  }
+}
+
+// What a backend may rely on to keep exchanges apart the same way on every rank (the CUDA backend captures each
+// NCCL exchange as a graph, which NCCL asks of every rank or none): the message buffers are reallocated at the
+// same posts on every rank, though each rank's halo differs (an uneven block partition), and the k-th message
+// one rank sends another is the k-th that one receives from it, with the same size, post and tag.
+TEST(DistributedTransport, MessagesMatchAndBuffersGrowOnEveryRankAtOnce) {
+  if (um_mpi_size() < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
+  Grid g(90);  // halos beyond the first buffer, larger on the middle ranks
+  for (um_increments incs : {UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE}) {
+    Mesh m;
+    m.build(g, "shadow-peer", true, "block", incs);
+    for (int it = 0; it < 3; it++) {
+      double s;
+      int c;
+      double mx;
+      m.step(&s, &c, &mx);
+    }
+    um_finalize(&m.ctx);
+    const ShadowState &S = shadow_last;
+    ASSERT_GT(S.posts, 0);
+    ASSERT_FALSE(S.allocs_at.empty());
+    // the same growth points on every rank
+    const int P = um_mpi_size(), me = um_mpi_rank();
+    int na = (int)S.allocs_at.size(), namax = 0;
+    MPI_Allreduce(&na, &namax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(na, namax) << "rank " << me << " reallocated its message buffers a different number of times";
+    std::vector<long> at(namax, -1), lo(namax), hi(namax);
+    std::copy(S.allocs_at.begin(), S.allocs_at.end(), at.begin());
+    MPI_Allreduce(at.data(), lo.data(), namax, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(at.data(), hi.data(), namax, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo, hi) << "buffers reallocated at different posts on different ranks";
+    long pmin = 0, pmax = 0;
+    MPI_Allreduce(&S.posts, &pmin, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&S.posts, &pmax, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(pmin, pmax) << "ranks posted different numbers of exchanges";
+    // every rank's messages to every rank: the k-th send of A to B is the k-th receive of B from A
+    int len = (int)S.sent.size();
+    std::vector<int> lens(P), offs(P + 1, 0);
+    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < P; q++) offs[q + 1] = offs[q] + lens[q];
+    std::vector<long long> all(offs[P]);
+    MPI_Allgatherv(S.sent.data(), len, MPI_LONG_LONG, all.data(), lens.data(), offs.data(), MPI_LONG_LONG,
+                   MPI_COMM_WORLD);
+    long matched = 0;
+    for (int a = 0; a < P; a++)
+      for (int b = 0; b < P; b++) {
+        std::vector<std::array<long long, 3>> sends, recvs;  // post, bytes, tag
+        for (int k = offs[a]; k < offs[a + 1]; k += 5)
+          if (all[k + 1] == b && all[k + 2] == 1) sends.push_back({all[k], all[k + 3], all[k + 4]});
+        for (int k = offs[b]; k < offs[b + 1]; k += 5)
+          if (all[k + 1] == a && all[k + 2] == 0) recvs.push_back({all[k], all[k + 3], all[k + 4]});
+        EXPECT_EQ(sends, recvs) << "messages from rank " << a << " to rank " << b;
+        matched += (long)sends.size();
+      }
+    EXPECT_GT(matched, 0);
+    // tags: even forward (owner -> halo copies), odd for reverse increments, which only `reverse` sends
+    long odd = 0, oddsum = 0;
+    for (size_t k = 0; k < S.sent.size(); k += 5) odd += S.sent[k + 4] & 1;
+    MPI_Allreduce(&odd, &oddsum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (incs == UM_INCREMENTS_REVERSE) EXPECT_GT(oddsum, 0);
+    else EXPECT_EQ(oddsum, 0);
   }
 }
 

@@ -106,12 +106,16 @@ int um_dat_contribution(const um_dat *d);
 /** One message of a device-to-device exchange (um_backend_def.peer_post):
  * `bytes` bytes sent from, or received into, device memory at buf (from
  * dev_alloc), to or from rank `peer`. Between two ranks, the k-th send of one
- * matches the k-th receive of the other. */
+ * matches the k-th receive of the other. `tag` names what the message
+ * carries the same way on every rank (the dat's index and the direction), so
+ * a backend can tell exchanges apart identically on every rank; dev_alloc is
+ * called on every rank at the same exchanges. */
 typedef struct {
   int peer;     /**< the other rank                    */
   int send;     /**< 1 send, 0 receive */
   void *buf;    /**< device memory from dev_alloc      */
   size_t bytes; /**< the message's size                */
+  int tag;      /**< 2 x dat index + 1 for reverse increments */
 } um_peer_msg;
 
 /** A setting of the backend's own, read from "<backend>.<key>". */

@@ -58,9 +58,18 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
   }
   /* device to device, or through host memory (the same choice on every rank: from global halo sizes) */
   double halo_bytes = 0;
-  for (int i = 0; D->peer && D->peer_min > 0 && i < n; i++)
+  for (int i = 0; D->peer && i < n; i++)
     halo_bytes += um__dist_set_halo_total(ctx, dats[i]->set, 0) * (double)dats[i]->dim * (double)dats[i]->esize;
   D->use_peer = D->peer && halo_bytes / D->nranks >= D->peer_min;
+  /* device buffers are sized by the global halo (no rank sends or receives more), so every rank reallocates
+   * them at the same exchanges: a backend that keeps exchanges by their buffers (CUDA graphs of NCCL groups)
+   * sees the same exchanges on every rank */
+  if (D->use_peer) {
+    size_t g = (size_t)halo_bytes;
+    if (g < sneed) g = sneed;
+    if (g < rneed) g = rneed;
+    sneed = rneed = g;
+  }
   struct msgbuf *B = &D->buf[D->use_peer];
   UM_CHECK(ctx, ensure(ctx, D->use_peer, &B->s, &B->scap, sneed + 1));
   UM_CHECK(ctx, ensure(ctx, D->use_peer, &B->r, &B->rcap, rneed + 1));
@@ -101,7 +110,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     for (int j = 0; j < S->nnb; j++) {
       const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
       if (nr && D->use_peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, rbuf + ro, (size_t)nr * row};
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, rbuf + ro, (size_t)nr * row, 2 * d->index + backward};
       } else if (nr) {
         MPI_TRY(ctx, MPI_Irecv(rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
@@ -112,7 +121,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
         ro += (size_t)nr * row;
       }
       if (ns && D->use_peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, sbuf + so, (size_t)ns * row};
+        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, sbuf + so, (size_t)ns * row, 2 * d->index + backward};
       } else if (ns) {
         MPI_TRY(ctx, MPI_Isend(sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
@@ -187,7 +196,9 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
   if (hidden && !D->use_peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
-  if (hidden && ctx->backend->flush) UM_CHECK(ctx, ctx->backend->flush(ctx, ctx->bstate)); /* core work starts now */
+  /* core work starts now (device transport: the device orders it, the host does not wait; a backend that
+   * records a step as one graph keeps recording) */
+  if (hidden && !D->use_peer && ctx->backend->flush) UM_CHECK(ctx, ctx->backend->flush(ctx, ctx->bstate));
   UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (halo)"));
   UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;
@@ -205,8 +216,8 @@ int um__dist_zero_halo(um_context *ctx, um_dat *d) {
   }
   UM_CHECK(ctx, um__dat_to_host(ctx, d));
   /* the additive identity: -0.0 for floating point, so an owner's -0.0 target that other ranks add only -0.0
-   * to keeps its sign as on one process (+0.0 + -0.0 is +0.0); 0 for int. (The device path's rows_zero
-   * fills +0.0: such a target becomes +0.0 there.) */
+   * to keeps its sign as on one process (+0.0 + -0.0 is +0.0); 0 for int (the device's rows_zero fills the
+   * same) */
   for (int i = d->set->size; i < S->total; i++)
     for (int c = 0; c < d->dim; c++) {
       void *p = elem_ptr(d, i, c);

@@ -129,21 +129,40 @@ typedef struct {
 } cu_halo_timing;
 #define CU_MAX_HALO_TIMINGS 64
 
-/* CUDA graphs (graph.c): an op of the current segment (a kernel launch or a timing event) */
-typedef enum { CG_KERNEL = 0, CG_EVENT = 1 } cg_kind;
+/* CUDA graphs (graph.c): an op of the current segment: a kernel launch, a timing event, or (halos GPU to GPU,
+ * nccl.c) an exchange posted on the communication stream and the compute stream's wait for it */
+typedef enum { CG_KERNEL = 0, CG_EVENT = 1, CG_POST = 2, CG_WAIT = 3 } cg_kind;
+#define CG_MAX_ARGS 8
 typedef struct {
   cg_kind kind;
-  int loop;             /* the loop record */
+  int loop;             /* the loop record (-1: none) */
   int start;            /* event: 0 the loop's end; its start: 1 of a call's first piece (counts a call), 2 of a later piece */
   cudaKernel_t f;       /* kernel */
   unsigned grid, block;
   size_t shmem;
-  int pbytes;           /* kernel: its one parameter block, at poff in the segment's (or graph's) arena */
+  int pbytes;           /* kernel: its parameters at poff in the segment's (or graph's) arena: one block (nargs 0), */
+  int nargs;            /* or nargs parameters of 8 bytes or fewer, each in an 8-byte slot */
   size_t poff;
-  cudaEvent_t ev;       /* event */
+  cudaEvent_t ev;       /* event; post: the exchange's start (communication stream); wait: the core work's end */
+  cudaEvent_t ev2;      /* post and wait: the exchange's end (communication stream) */
   int pend;             /* event: its timing entry (S->pending) */
+  int x;                /* post: the exchange (S->xg; its NCCL group captured); wait: its post in this segment (-1: none) */
   const char *name;     /* for messages */
 } cg_op;
+
+/* A halo exchange sent with NCCL, as the communication stream runs it: its messages (the device buffers, sizes,
+ * peers and tags), how often it was posted, and from its second post on, the NCCL group captured as a CUDA graph
+ * (graph.c replays it alone or inside a segment's graph). Capturing is uniform over the ranks, as NCCL requires:
+ * every rank posts the same exchanges in the same order, tags are the same on every rank, and the buffers are
+ * reallocated on every rank at once (their sizes come from global halo totals: dist_exchange.c), each time
+ * starting a new generation of exchanges. */
+typedef struct {
+  int id, n, gen;
+  um_peer_msg *msgs;
+  long seen;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+} cu_xgraph;
 
 /* A segment structure seen before; with a graph once seen twice. */
 typedef struct {
@@ -214,6 +233,8 @@ typedef struct {
   cudaEvent_t halo_ready;
   cu_halo_timing halo_t[CU_MAX_HALO_TIMINGS];
   int nhalo_t;
+  cu_xgraph *xg;           /* with cuda.graphs: the exchanges posted so far */
+  int nxg, capxg, xg_gen;  /* xg_gen: the message buffers' generation (dev_alloc starts a new one) */
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
@@ -289,11 +310,20 @@ int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, in
 int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
 int cu_peer_wait(um_context *ctx, void *state, int id);
 void cu_peer_close(cu_state *S);
+/* nccl.c, for graph.c: issue an exchange's post / wait on the streams now; an exchange's captured NCCL group */
+int cu_peer_issue_post(um_context *ctx, cu_state *S, int id, const cu_xgraph *x, cudaEvent_t start, cudaEvent_t stop);
+int cu_peer_issue_wait(um_context *ctx, cu_state *S, cudaEvent_t core, cudaEvent_t stop);
 /* graph.c: with cuda.graphs on, launches and timing events are recorded and issued by cu_flush, which every
  * other use of the stream calls first; off, they are issued at once */
 int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
                     size_t shmem, void *params, int pbytes, const char *name);
 int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev, int pend);
+/* graphs on: record a kernel of nargs parameters (args[i] points at one of sizes[i] <= 8 bytes) */
+int cu_graph_kernel_args(um_context *ctx, cu_state *S, cudaKernel_t f, unsigned grid, unsigned block, void **args,
+                         const int *sizes, int nargs, const char *name);
+/* halos GPU to GPU: the exchange x posted (its group's start and end events) and the compute stream's wait */
+int cu_graph_post(um_context *ctx, cu_state *S, int id, int x, cudaEvent_t start, cudaEvent_t stop);
+int cu_graph_wait(um_context *ctx, cu_state *S, int id, cudaEvent_t core, cudaEvent_t stop);
 int cu_flush(um_context *ctx, cu_state *S);
 void cu_graph_free(um_context *ctx, cu_state *S);
 /* timing.c */

@@ -15,6 +15,12 @@
  *     loop keeps its own device time: the graph records its own events, which the segment's timing
  *     entries take over when a synchronisation has read them since the graph's last launch (else
  *     the event nodes are pointed at the segment's pool events).
+ * Halos sent GPU to GPU with NCCL do not end a segment: the packing and unpacking kernels are recorded like
+ * loops', and an exchange is recorded as two ops, its post (the communication stream waits for the packing,
+ * runs the NCCL group, records its end) and the compute stream's wait (after the core elements). In a graph
+ * the post is a child graph -- the NCCL group captured once per exchange (nccl.c) -- beside the core kernels,
+ * and the wait joins the two branches: a whole step, exchanges included, is one graph launch. A segment is
+ * made a graph only when each of its exchanges is waited for within it.
  * Results are the same bits as plain launches (same kernels, same parameters, same order). What a
  * graph saves is the host's launch work and the gaps between kernels: it pays on loops of small sets.
  * The cost is that a segment's work starts on the GPU only when the segment ends. */
@@ -34,6 +40,12 @@
  * stages recorded but never replayed (2-10% slower), hence 1 */
 
 static unsigned char *op_params(const cu_state *S, const cg_op *o) { return S->cg.arena + o->poff; }
+
+/* A kernel op's parameter pointers into arena: its one block, or its nargs 8-byte slots. */
+static void op_args(unsigned char *arena, const cg_op *o, void **args) {
+  if (!o->nargs) args[0] = arena + o->poff;
+  for (int i = 0; i < o->nargs; i++) args[i] = arena + o->poff + 8 * (size_t)i;
+}
 
 static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *params) {
   cg_segment *G = &S->cg;
@@ -60,22 +72,54 @@ static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *para
   return UM_SUCCESS;
 }
 
-/* One launch on the stream: a kernel whose one parameter is the block at params. */
+/* One launch on the stream of a kernel op's parameters (args from op_args): a loop's, or (nargs) a halo kernel's. */
 static int launch(um_context *ctx, cu_state *S, cudaKernel_t f, unsigned grid, unsigned block, size_t shmem,
-                  void *params, const char *name) {
-  void *args[1] = {params};
+                  void **args, int nargs, const char *name) {
   dim3 g = {grid, 1, 1}, b = {block, 1, 1};
   CU(ctx, cudaLaunchKernel((const void *)f, g, b, args, shmem, S->stream),
-     "launching loop '%s' (%u blocks of %u threads, %zu bytes of shared memory)", name, grid, block, shmem);
+     "launching %s%s%s (%u blocks of %u threads, %zu bytes of shared memory)", nargs ? "" : "loop '", name,
+     nargs ? "" : "'", grid, block, shmem);
   return UM_SUCCESS;
 }
 
 int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsigned grid, unsigned block,
                     size_t shmem, void *params, int pbytes, const char *name) {
-  if (!S->graphs) return launch(ctx, S, f, grid, block, shmem, params, name);
+  if (!S->graphs) {
+    void *args[1] = {params};
+    return launch(ctx, S, f, grid, block, shmem, args, 0, name);
+  }
   cg_op o = {.kind = CG_KERNEL, .loop = loop, .f = f, .grid = grid, .block = block, .shmem = shmem, .pbytes = pbytes,
-             .name = name};
+             .name = name, .x = -1};
   return record(ctx, S, &o, params);
+}
+
+int cu_graph_kernel_args(um_context *ctx, cu_state *S, cudaKernel_t f, unsigned grid, unsigned block, void **args,
+                         const int *sizes, int nargs, const char *name) {
+  if (nargs < 1 || nargs > CG_MAX_ARGS) return UM_ERROR(ctx, UM_ERR_INTERNAL, "%s: %d parameters to record", name, nargs);
+  unsigned char slots[8 * CG_MAX_ARGS];
+  memset(slots, 0, sizeof slots);
+  for (int i = 0; i < nargs; i++) {
+    if (sizes[i] < 1 || sizes[i] > 8) return UM_ERROR(ctx, UM_ERR_INTERNAL, "%s: a parameter of %d bytes", name, sizes[i]);
+    memcpy(slots + 8 * i, args[i], (size_t)sizes[i]);
+  }
+  cg_op o = {.kind = CG_KERNEL, .loop = -1, .f = f, .grid = grid, .block = block, .pbytes = 8 * nargs, .nargs = nargs,
+             .name = name, .x = -1};
+  return record(ctx, S, &o, slots);
+}
+
+int cu_graph_post(um_context *ctx, cu_state *S, int id, int x, cudaEvent_t start, cudaEvent_t stop) {
+  cg_op o = {.kind = CG_POST, .loop = id, .x = x, .ev = start, .ev2 = stop, .name = "a halo exchange"};
+  return record(ctx, S, &o, NULL);
+}
+
+/* The wait for the last post not waited for in this segment (x -1: it was posted in an earlier one). */
+int cu_graph_wait(um_context *ctx, cu_state *S, int id, cudaEvent_t core, cudaEvent_t stop) {
+  const cg_segment *G = &S->cg;
+  int x = -1;
+  for (int i = G->nops - 1; i >= 0 && x < 0; i--)
+    if (G->ops[i].kind == CG_POST && G->ops[i].ev2 == stop) x = i;
+  cg_op o = {.kind = CG_WAIT, .loop = id, .x = x, .ev = core, .ev2 = stop, .name = "a halo wait"};
+  return record(ctx, S, &o, NULL);
 }
 
 int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_t ev, int pend) {
@@ -98,8 +142,9 @@ static int same_shape(const cg_op *a, const cg_op *b, int n) {
   for (int i = 0; i < n; i++) {
     if (a[i].kind != b[i].kind || a[i].loop != b[i].loop || a[i].start != b[i].start) return 0;
     if (a[i].kind == CG_KERNEL && (a[i].f != b[i].f || a[i].grid != b[i].grid || a[i].block != b[i].block ||
-                                   a[i].shmem != b[i].shmem || a[i].pbytes != b[i].pbytes))
+                                   a[i].shmem != b[i].shmem || a[i].pbytes != b[i].pbytes || a[i].nargs != b[i].nargs))
       return 0;
+    if ((a[i].kind == CG_POST || a[i].kind == CG_WAIT) && a[i].x != b[i].x) return 0;
   }
   return 1;
 }
@@ -136,9 +181,33 @@ static int issue_direct(um_context *ctx, cu_state *S) {
       CU(ctx, cudaEventRecord(o->ev, S->stream), "recording a timing event");
       continue;
     }
-    UM_CHECK(ctx, launch(ctx, S, o->f, o->grid, o->block, o->shmem, op_params(S, o), o->name));
+#ifdef UM_HAVE_NCCL
+    if (o->kind == CG_POST) {
+      UM_CHECK(ctx, cu_peer_issue_post(ctx, S, o->loop, &S->xg[o->x], o->ev, o->ev2));
+      continue;
+    }
+    if (o->kind == CG_WAIT) {
+      UM_CHECK(ctx, cu_peer_issue_wait(ctx, S, o->ev, o->ev2));
+      continue;
+    }
+#endif
+    void *args[CG_MAX_ARGS];
+    op_args(G->arena, o, args);
+    UM_CHECK(ctx, launch(ctx, S, o->f, o->grid, o->block, o->shmem, args, o->nargs, o->name));
   }
   return UM_SUCCESS;
+}
+
+/* A segment can be a graph when each exchange posted in it is waited for in it, and each wait's post is in it
+ * (a post is recorded only once its NCCL group is captured: nccl.c). */
+static int graphable(const cg_segment *G) {
+  int open = 0;
+  for (int i = 0; i < G->nops; i++) {
+    const cg_op *o = &G->ops[i];
+    if (o->kind == CG_WAIT && o->x < 0) return 0;
+    open += o->kind == CG_POST ? 1 : o->kind == CG_WAIT ? -1 : 0;
+  }
+  return open == 0;
 }
 
 static void free_own(cg_graph *g) {
@@ -161,28 +230,44 @@ static struct cudaKernelNodeParams node_params(const cg_op *o, void **args) {
   return p;
 }
 
-/* A chain of nodes, one per op, in the segment's order; instantiated. A failure leaves g without
- * a graph (its segments are issued op by op) and says why once. */
+/* The graph's nodes, in the segment's order: a chain of kernel and event nodes on the compute stream's side; an
+ * exchange's post branches off it (start event, the captured NCCL group as a child graph, end event) and its
+ * wait joins the two (the core elements' end event, then an empty node after both). Node k of op i is
+ * nodes[CG_NODES * i + k]. Instantiated. A failure leaves g without a graph (its segments are issued op by op)
+ * and says why once. */
+#define CG_NODES 3
 static int build(um_context *ctx, cu_state *S, cg_graph *g) {
   cudaGraph_t graph = NULL;
   cudaGraphNode_t prev = NULL;
   cudaError_t e = cudaGraphCreate(&graph, 0);
-  g->nodes = e == cudaSuccess ? calloc((size_t)g->nops, sizeof *g->nodes) : NULL;
+  g->nodes = e == cudaSuccess ? calloc((size_t)g->nops * CG_NODES, sizeof *g->nodes) : NULL;
   g->own = e == cudaSuccess ? calloc((size_t)g->nops, sizeof *g->own) : NULL;
   if (e == cudaSuccess && (!g->nodes || !g->own)) e = cudaErrorMemoryAllocation;
   for (int i = 0; e == cudaSuccess && i < g->nops; i++) {
     cg_op *o = &g->ops[i];
+    cudaGraphNode_t *nd = &g->nodes[CG_NODES * i];
     const size_t ndep = prev ? 1 : 0;
     if (o->kind == CG_EVENT) {
       e = cudaEventCreate(&g->own[i]);
-      if (e == cudaSuccess) e = cudaGraphAddEventRecordNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, g->own[i]);
+      if (e == cudaSuccess) e = cudaGraphAddEventRecordNode(&nd[0], graph, prev ? &prev : NULL, ndep, g->own[i]);
       o->ev = g->own[i];
+      prev = nd[0];
+    } else if (o->kind == CG_POST) {
+      e = cudaGraphAddEventRecordNode(&nd[0], graph, prev ? &prev : NULL, ndep, o->ev);
+      if (e == cudaSuccess) e = cudaGraphAddChildGraphNode(&nd[1], graph, &nd[0], 1, S->xg[o->x].graph);
+      if (e == cudaSuccess) e = cudaGraphAddEventRecordNode(&nd[2], graph, &nd[1], 1, o->ev2);
+    } else if (o->kind == CG_WAIT) {
+      e = cudaGraphAddEventRecordNode(&nd[0], graph, prev ? &prev : NULL, ndep, o->ev);
+      cudaGraphNode_t both[2] = {nd[0], g->nodes[CG_NODES * o->x + 2]};
+      if (e == cudaSuccess) e = cudaGraphAddEmptyNode(&nd[1], graph, both, 2);
+      prev = nd[1];
     } else {
-      void *args[1] = {g->arena + o->poff};
+      void *args[CG_MAX_ARGS];
+      op_args(g->arena, o, args);
       struct cudaKernelNodeParams p = node_params(o, args);
-      e = cudaGraphAddKernelNode(&g->nodes[i], graph, prev ? &prev : NULL, ndep, &p);
+      e = cudaGraphAddKernelNode(&nd[0], graph, prev ? &prev : NULL, ndep, &p);
+      prev = nd[0];
     }
-    prev = g->nodes[i];
   }
   if (e == cudaSuccess) e = cudaGraphInstantiate(&g->exec, graph, 0);
   if (e != cudaSuccess) {
@@ -228,21 +313,30 @@ static int update(um_context *ctx, cu_state *S, cg_graph *g) {
   for (int i = 0; i < g->nops; i++) {
     const cg_op *o = &G->ops[i];
     cg_op *h = &g->ops[i];
+    cudaGraphNode_t *nd = &g->nodes[CG_NODES * i];
     if (o->kind == CG_EVENT) {
       cudaEvent_t want = reuse ? g->own[i] : o->ev;
-      if (h->ev != want)
-        CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, g->nodes[i], want), "updating a CUDA graph's event");
+      if (h->ev != want) CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, nd[0], want), "updating a CUDA graph's event");
       h->ev = want;
       if (want == g->own[i]) UM_CHECK(ctx, take_own(ctx, S, o, want));
+      continue;
+    }
+    if (o->kind == CG_POST || o->kind == CG_WAIT) { /* the exchange's timing events, this time's */
+      if (h->ev != o->ev) CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, nd[0], o->ev), "updating a CUDA graph's event");
+      if (o->kind == CG_POST && h->ev2 != o->ev2)
+        CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, nd[2], o->ev2), "updating a CUDA graph's event");
+      h->ev = o->ev;
+      h->ev2 = o->ev2;
       continue;
     }
     unsigned char *now = op_params(S, o), *was = g->arena + h->poff;
     if (memcmp(now, was, (size_t)o->pbytes)) {
       memcpy(was, now, (size_t)o->pbytes);
-      void *args[1] = {was};
+      void *args[CG_MAX_ARGS];
+      op_args(g->arena, h, args);
       struct cudaKernelNodeParams p = node_params(h, args);
-      CU(ctx, cudaGraphExecKernelNodeSetParams(g->exec, g->nodes[i], &p),
-         "updating the parameters of loop '%s' in a CUDA graph", o->name);
+      CU(ctx, cudaGraphExecKernelNodeSetParams(g->exec, nd[0], &p), "updating the parameters of %s in a CUDA graph",
+         o->name);
       S->cg.updates++;
     }
   }
@@ -258,9 +352,10 @@ int cu_flush(um_context *ctx, cu_state *S) {
   if (!S || !S->cg.nops) return UM_SUCCESS;
   cg_segment *G = &S->cg;
   G->segments++;
-  cg_graph *g = G->nkernels >= S->graph_min ? find_graph(S) : NULL;
+  const int can = G->nkernels >= S->graph_min && graphable(G);
+  cg_graph *g = can ? find_graph(S) : NULL;
   int rc = UM_SUCCESS;
-  if (G->nkernels < S->graph_min) {
+  if (!can) {
     G->short_segments++;
   } else if (!g && G->ngraphs < CG_MAX_GRAPHS) {
     if (UM_GROW(G->graphs, G->capgraphs, G->ngraphs)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -302,12 +397,17 @@ int cu_flush(um_context *ctx, cu_state *S) {
 void cu_graph_free(um_context *ctx, cu_state *S) {
   cg_segment *G = &S->cg;
   if (S->graphs) {
-    int built = 0;
-    for (int i = 0; i < G->ngraphs; i++) built += G->graphs[i].exec != NULL;
-    um_backend_log(ctx, UM_LOG_INFO, "um cuda: graphs: %ld segments (%ld under %d kernels, launched one by one), %d "
-                   "shapes, %d graphs, %ld graph launches of %.1f kernels on average, %ld parameter updates", G->segments, G->short_segments,
+    int built = 0, captured = 0, inside = 0;
+    for (int i = 0; i < G->ngraphs; i++) {
+      built += G->graphs[i].exec != NULL;
+      for (int k = 0; G->graphs[i].exec && k < G->graphs[i].nops; k++) inside += G->graphs[i].ops[k].kind == CG_POST;
+    }
+    for (int i = 0; i < S->nxg; i++) captured += S->xg[i].exec != NULL;
+    um_backend_log(ctx, UM_LOG_INFO, "um cuda: graphs: %ld segments (%ld launched one by one: under %d kernels, or an exchange not captured yet), %d "
+                   "shapes, %d graphs, %ld graph launches of %.1f kernels on average, %ld parameter updates; %d NCCL exchanges "
+                   "captured, %d inside graphs", G->segments, G->short_segments,
             S->graph_min, G->ngraphs, built, G->launches, G->launches ? (double)G->replayed_kernels / G->launches : 0.0,
-            G->updates);
+            G->updates, captured, inside);
   }
   for (int i = 0; i < G->ngraphs; i++) {
     cg_graph *g = &G->graphs[i];

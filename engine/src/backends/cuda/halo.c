@@ -61,19 +61,24 @@ static int row_list(um_context *ctx, cu_state *S, const int *rows, int n, int **
 static long long blocks_for(long long values) { return (values + HALO_THREADS - 1) / HALO_THREADS; }
 
 /* Kernel `which` of the halo module on the stream, `blocks` blocks of HALO_THREADS threads; a failure names the
- * kernel, the dat and the count of what it ran for. */
-static int run_kernel(um_context *ctx, cu_state *S, umc_halo_kernel which, long long blocks, void **args, const um_dat *d,
-                      long long count, const char *what) {
+ * kernel, the dat and the count of what it ran for. With sizes (each parameter's) and graphs on, recorded into the
+ * current segment instead (graph.c); the caller has then not ended the segment. */
+static int run_kernel(um_context *ctx, cu_state *S, umc_halo_kernel which, long long blocks, void **args,
+                      const int *sizes, int nargs, const um_dat *d, long long count, const char *what) {
   dim3 grid = {(unsigned)blocks, 1, 1}, block = {HALO_THREADS, 1, 1};
   S->last_loop = halo_kernel_names[which];
+  if (sizes && S->graphs)
+    return cu_graph_kernel_args(ctx, S, S->halo_k[which], (unsigned)blocks, HALO_THREADS, args, sizes, nargs,
+                                halo_kernel_names[which]);
   CU(ctx, cudaLaunchKernel((const void *)S->halo_k[which], grid, block, args, 0, S->stream),
      "launching %s for dat '%s' (%lld %s)", halo_kernel_names[which], um_dat_name(d), count, what);
   return UM_SUCCESS;
 }
 
+/* Rows copied between a dat and a message buffer (recorded into graphs: an exchange does not end a segment). */
 static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
   if (n <= 0) return UM_SUCCESS;
-  UM_CHECK(ctx, cu_flush(ctx, S)); /* halo kernels are not recorded into graphs: they end a segment */
+  if (!S->graphs) UM_CHECK(ctx, cu_flush(ctx, S));
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
   int *drows = NULL;
@@ -84,7 +89,8 @@ static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d
   long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)(um_dat_bytes(d) / ((size_t)dim * esize)) : 0;
   void *dd = cu_dat_state(d)->d;
   void *args[] = {&dd, &dbuf, &drows, &n, (void *)&dim, &stride};
-  return run_kernel(ctx, S, which, blocks_for((long long)n * dim), args, d, n, "rows");
+  static const int sizes[] = {sizeof(void *), sizeof(void *), sizeof(int *), sizeof(int), sizeof(int), sizeof(long long)};
+  return run_kernel(ctx, S, which, blocks_for((long long)n * dim), args, sizes, 6, d, n, "rows");
 }
 
 int cu_rows_out(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out) {
@@ -104,6 +110,7 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
   if (!n) return UM_SUCCESS;
   const um_type t = um_dat_type(d);
   if (t == UM_INT) {
+    UM_CHECK(ctx, cu_flush(ctx, S));
     CU(ctx, cudaMemsetAsync(p, 0, n * sizeof(int), S->stream), "zeroing the halo of dat '%s'", um_dat_name(d));
     return UM_SUCCESS;
   }
@@ -112,15 +119,16 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
   unsigned int bits4 = 1u << 31;
   long long count = (long long)n;
   void *args[] = {&p, &count, wide ? (void *)&bits8 : (void *)&bits4};
+  const int sizes[] = {sizeof p, sizeof count, wide ? (int)sizeof bits8 : (int)sizeof bits4};
   const long long blocks = blocks_for(count); /* the kernel strides over the rest */
-  return run_kernel(ctx, S, wide ? UMC_FILL8 : UMC_FILL4, blocks < 65535 ? blocks : 65535, args, d, count,
+  return run_kernel(ctx, S, wide ? UMC_FILL8 : UMC_FILL4, blocks < 65535 ? blocks : 65535, args, sizes, 3, d, count,
                     "values set to -0.0");
 }
 
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   cu_state *S = state;
   if (end <= begin) return UM_SUCCESS;
-  UM_CHECK(ctx, cu_flush(ctx, S));
+  if (!S->graphs) UM_CHECK(ctx, cu_flush(ctx, S));
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
@@ -161,7 +169,8 @@ void cu_host_free(void *p) {
 }
 
 void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes) {
-  (void)state;
+  cu_state *S = state;
+  if (S) S->xg_gen++; /* new message buffers: the exchanges posted so far are not posted again (nccl.c) */
   void *p = NULL;
   cudaError_t e = cudaMalloc(&p, bytes);
   return buffer_or_warn(ctx, e, p, bytes, "GPU memory");
@@ -219,7 +228,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   tm->name = halo_kernel_names[which];
   tm->owned = 0;
   CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
-  UM_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, g->dst, nt, "targets"));
+  UM_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, NULL, 0, g->dst, nt, "targets"));
   CU(ctx, cudaEventRecord(tm->stop, S->stream), "recording a timing event");
   S->npending++;
   um_dat_set_valid(g->dst, UM_VALID_DEVICE);
@@ -244,7 +253,7 @@ int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *word
     CU(ctx, cudaMemsetAsync(S->xsum_words, 0, wbytes, S->stream), "zeroing an exact sum");
     long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)um_dat_rows(d) : 0;
     void *args[] = {&dd, &n, (void *)&dim, &c, &stride, &S->xsum_words};
-    UM_CHECK(ctx, run_kernel(ctx, S, which, blocks, args, d, n, "rows"));
+    UM_CHECK(ctx, run_kernel(ctx, S, which, blocks, args, NULL, 0, d, n, "rows"));
     long long part[UM_XSUM_WORDS];
     CU(ctx, cudaMemcpyAsync(part, S->xsum_words, wbytes, cudaMemcpyDeviceToHost, S->stream), "reading an exact sum");
     CU(ctx, cudaStreamSynchronize(S->stream), "waiting for an exact sum");
