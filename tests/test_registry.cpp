@@ -277,6 +277,47 @@ TEST(DataModel, RowsBeyondTheSetSizeChangeNoResult) {
   um_finalize(&ctx);
 }
 
+// A dat declared without data holds the zeros it was allocated with until something writes it: a device
+// backend then zeroes its first copy instead of uploading this one (um_dat_host_zeros). Moves keep it, writes
+// end it: a loop's WRITE/RW/INC argument, um_dat_update.
+TEST(DataModel, HostZerosLastUntilTheDatIsWritten) {
+  um_options o;
+  um_options_default(&o);
+  o.layout = UM_SOA;  // declared dats are transposed (a move)
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  std::vector<double> a(3 * N, 1.0), c(2 * N, 2.0), u(2 * N, 0.5);
+  std::vector<int> k(N, 1);
+  um_set *s;
+  um_dat *da, *db, *dc, *dk, *dz, *du;
+  ASSERT_EQ(um_decl_set(ctx, N, "elems", &s), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 3, UM_DOUBLE, a.data(), "a", &da), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 3, UM_DOUBLE, nullptr, "b", &db), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 2, UM_DOUBLE, c.data(), "c", &dc), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_INT, k.data(), "k", &dk), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 2, UM_DOUBLE, nullptr, "z", &dz), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 2, UM_DOUBLE, nullptr, "u", &du), UM_SUCCESS);
+  EXPECT_FALSE(um_dat_host_zeros(da));
+  EXPECT_TRUE(um_dat_host_zeros(db));
+  EXPECT_TRUE(um_dat_host_zeros(dz));
+  ASSERT_EQ(um_dat_set_layout(ctx, dz, UM_AOS), UM_SUCCESS);
+  EXPECT_TRUE(um_dat_host_zeros(dz)) << "a layout change moves rows, writes none";
+  double sum[2] = {0, 0}, mn = 1e300, mx = -1e300;
+  int isum = 0;
+  ASSERT_EQ(UM_PAR_LOOP(ctx, direct_ops_kernel, "direct_ops", s, um_arg_dat(da, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                        um_arg_dat(db, -1, UM_ID, 3, UM_DOUBLE, UM_WRITE), um_arg_dat(dc, -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                        um_arg_dat(dk, -1, UM_ID, 1, UM_INT, UM_READ), um_arg_gbl(sum, 2, UM_DOUBLE, UM_INC),
+                        um_arg_gbl(&mn, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX),
+                        um_arg_gbl(&isum, 1, UM_INT, UM_INC)),
+            UM_SUCCESS);
+  EXPECT_FALSE(um_dat_host_zeros(db)) << "written by a loop";
+  EXPECT_TRUE(um_dat_host_zeros(dz)) << "no loop wrote it";
+  EXPECT_TRUE(um_dat_host_zeros(du));
+  ASSERT_EQ(um_dat_update(ctx, du, u.data(), u.size() * sizeof(double)), UM_SUCCESS);
+  EXPECT_FALSE(um_dat_host_zeros(du)) << "written by um_dat_update";
+  um_finalize(&ctx);
+}
+
 TEST(Registry, ListsBuiltInBackendsByPriority) {
   ASSERT_GE(um_backend_count(), 3);  // seq and openmp, and cuda built or not
   bool seq = false, cuda = false;

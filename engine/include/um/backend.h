@@ -103,6 +103,13 @@ typedef struct um_gather {
  * stores it (no read; the core then does not set it first). */
 int um_dat_contribution(const um_dat *d);
 
+/** 1 if the host copy of d still holds the zeros it was allocated with: a
+ * dat declared without data, or a split loop's temporary, that nothing has
+ * written since (its rows may have been moved: another layout, order or
+ * rank). A device backend may zero its first copy of such a dat instead of
+ * copying the host's (the upload of every row, GBs at scale). */
+int um_dat_host_zeros(const um_dat *d);
+
 /** One message of a device-to-device exchange (um_backend_def.peer_post):
  * `bytes` bytes sent from, or received into, device memory at buf (from
  * dev_alloc), to or from rank `peer`. Between two ranks, the k-th send of one

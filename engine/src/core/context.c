@@ -388,6 +388,7 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   d->layout = soa_now ? UM_SOA : UM_AOS;
   d->rows = (int)rows;
   d->valid = UM_VALID_HOST;
+  d->host_zeros = !data; /* calloc'ed */
   d->index = ctx->ndats;
   ctx->dats[ctx->ndats++] = d;
   *out = d;

@@ -31,7 +31,7 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
   free(d->data);
   d->data = buf;
   d->layout = to;
-  um__dat_host_changed(d);
+  um__dat_host_moved(d);
   return UM_SUCCESS;
 }
 
@@ -115,10 +115,15 @@ int um__dat_to_host(um_context *ctx, um_dat *d) {
                     d->name);
   UM_CHECK(ctx, ctx->backend->dat_to_host(ctx, ctx->bstate, d));
   d->valid |= UM_VALID_HOST;
+  d->host_zeros = 0;
   return UM_SUCCESS;
 }
 
-void um__dat_host_changed(um_dat *d) { d->valid = UM_VALID_HOST; }
+void um__dat_host_changed(um_dat *d) {
+  d->valid = UM_VALID_HOST;
+  d->host_zeros = 0;
+}
+void um__dat_host_moved(um_dat *d) { d->valid = UM_VALID_HOST; }
 
 /* ---- what backends see of a dat (um/backend.h) ---- */
 int um_dat_valid(const um_dat *d) { return d->valid; }
@@ -128,4 +133,5 @@ size_t um_dat_bytes(const um_dat *d) { return (size_t)d->rows * (size_t)d->dim *
 void *um_dat_backend_data(const um_dat *d) { return d->backend_data; }
 void um_dat_set_backend_data(um_dat *d, void *p) { d->backend_data = p; }
 int um_dat_contribution(const um_dat *d) { return d && d->contrib; }
+int um_dat_host_zeros(const um_dat *d) { return d && d->host_zeros; }
 um_layout um_dat_storage_layout(const um_dat *d) { return d->layout == UM_SOA && d->dim > 1 ? UM_SOA : UM_AOS; }

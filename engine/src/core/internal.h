@@ -15,6 +15,8 @@ void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, s
 int um__dat_to_host(um_context *ctx, um_dat *d);
 /* The host copy of d changed: other copies are stale. */
 void um__dat_host_changed(um_dat *d);
+/* the host copy's rows were moved (another layout, order or rank), not written: it is the only current copy */
+void um__dat_host_moved(um_dat *d);
 /* dst op= src over dim values (INC: +, MIN, MAX), the one combination rule. */
 void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc);
 /* Plan for elements [begin, begin + n) of the loop's set with its args, block

@@ -381,11 +381,14 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
                   loop->name, rec->calls + 1, um_access_name(a->acc), bad, badc, after, before);
 }
 
-/* Stage 7: written dats' halos are stale; the loop's record counts the call. */
+/* Stage 7: written dats' halos are stale (and they hold more than zeros); the loop's record counts the call. */
 static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) a->dat->halo_stale = 1;
+    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) {
+      a->dat->halo_stale = 1;
+      a->dat->host_zeros = 0;
+    }
   }
   if (rec->calls == 0) {
     rec->bytes = um__useful_bytes(loop);

@@ -60,6 +60,9 @@ struct um_dat {
   int index;
   void *backend_data;    /* the backend's (e.g. the device copy)                  */
   int contrib;           /* a split loop's contribution temporary (split.c)        */
+  int host_zeros;        /* the host copy is the zeros it was allocated with (declared without data, a
+                            temporary); cleared by any write to it, kept by moves (layout, migration,
+                            renumbering): a backend zeroes its first copy instead of uploading this one */
 };
 
 typedef struct {

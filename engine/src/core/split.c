@@ -165,6 +165,7 @@ static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int
   d->esize = esize;
   d->layout = !ctx->backend->host_code && dim > 1 ? UM_SOA : UM_AOS; /* a GPU stores each component coalesced */
   d->contrib = 1;
+  d->host_zeros = 1;
   d->rows = (int)rows;
   d->valid = UM_VALID_HOST;
   d->index = -1 - ctx->ntemps; /* not among ctx->dats */
@@ -553,7 +554,7 @@ static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
     for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
   else
     identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
-  d->valid = UM_VALID_HOST;
+  um__dat_host_changed(d); /* -0.0: no longer the zeros it was allocated with */
   return UM_SUCCESS;
 }
 

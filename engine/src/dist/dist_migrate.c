@@ -239,7 +239,7 @@ static int migrate_dat(um_context *ctx, um_dat *d, const umd_layout *L) {
   free(d->data);
   d->data = nd;
   d->rows = rows;
-  um__dat_host_changed(d);
+  um__dat_host_moved(d);
   d->halo_stale = 0; /* every halo row came from the global values */
   return UM_SUCCESS;
 }

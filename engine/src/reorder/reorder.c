@@ -478,7 +478,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
         free(ctx->dats[i]->data);
         ctx->dats[i]->data = dbuf[i];
         dbuf[i] = NULL;
-        um__dat_host_changed(ctx->dats[i]);
+        um__dat_host_moved(ctx->dats[i]);
       }
     for (int i = 0; i < ctx->nmaps; i++)
       if (mbuf[i]) {

@@ -62,12 +62,12 @@ int cu_dat_on_device(um_context *ctx, um_dat *d) {
     }
     um_dat_set_backend_data(d, c);
   }
-  if (!(um_dat_valid(d) & UM_VALID_DEVICE) && fresh && um_dat_contribution(d)) {
-    /* a split loop's new temporary: its host copy is zeros never touched (calloc); zeroing on the GPU spares
-     * the upload of every row (GBs at scale) and the host's faulting in of its pages */
+  if (!(um_dat_valid(d) & UM_VALID_DEVICE) && fresh && um_dat_host_zeros(d)) {
+    /* declared without data, or a split loop's new temporary: its host copy is zeros never written (calloc);
+     * zeroing on the GPU spares the upload of every row (GBs at scale) and the host's faulting in of its pages */
     UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     if (c->bytes)
-      CU(ctx, cudaMemsetAsync(c->d, 0, c->bytes, ST(ctx)->stream), "zeroing temporary '%s' on the GPU", um_dat_name(d));
+      CU(ctx, cudaMemsetAsync(c->d, 0, c->bytes, ST(ctx)->stream), "zeroing dat '%s' on the GPU", um_dat_name(d));
     um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
