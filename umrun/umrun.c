@@ -106,6 +106,8 @@ static void usage(FILE *f) {
           "\n"
           "  <backend>.<key>     a backend's own settings (below); every one can also come from\n"
           "                      the environment variable UM_<BACKEND>_<KEY>\n"
+          "  UM_VERBOSE=1|2      the engine's details on stderr (1: choices, e.g. each backend's\n"
+          "                      summary at the end; 2: more)\n"
           "\n"
           "exit status: 0 success (and validation passed, if configured); 1 bad command\n"
           "line or config, or an input/output path that does not work (a validation\n"
@@ -342,6 +344,8 @@ static int run_config(const cmdline *c, um_config *cfg) {
   if (nranks > 1)
     fprintf(out, "mpi: %d ranks (rank 0 prints, writes the outputs and validates)\n", nranks);
   s.opts.log = log_to_stderr;
+  const char *verbose = getenv("UM_VERBOSE");
+  if (verbose && *verbose) s.opts.verbose = verbose[0] == '2' ? 2 : verbose[0] == '1' ? 1 : 0;
   um_context *ctx = NULL;
   if (um_init(&ctx, &s.opts)) {
     umrun_err("%s\n", um_error_message(ctx));
