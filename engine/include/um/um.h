@@ -568,11 +568,12 @@ typedef enum {
 int um_set_gpu_transport(um_context *ctx, um_transport t);
 /** AUTO with the device transport open sends an exchange device to device
  * only when its halo rows average at least this many bytes per rank (the
- * same choice on every rank), and smaller ones through host memory: NCCL
- * costs about 0.5 ms of host time per exchange on the H100 host it was
- * measured on, more than a small halo takes through host memory (docs/
- * benchmarks.md, "Several GPUs of one host"). 0: every exchange device to
- * device. Before um_distribute. */
+ * same choice on every rank), and smaller ones through host memory: on the
+ * H100 host it was measured on, an exchange of a small halo (76 KB) took
+ * about 1 ms of device time through NCCL against 0.17 ms through host
+ * memory, and NCCL's first exchange ~1 s to connect (docs/benchmarks.md,
+ * "Several GPUs of one host"). 0: every exchange device to device. Before
+ * um_distribute. */
 #define UM_TRANSPORT_MIN_BYTES (1L << 20)
 /** The size rule of UM_TRANSPORT_AUTO: bytes per rank from which an exchange
  * goes device to device (default UM_TRANSPORT_MIN_BYTES); before um_distribute. */
