@@ -235,6 +235,58 @@ TEST(DistPartition, GraphAndEdgeCut) {
   free(adj);
 }
 
+// Each rank's share of the partition's quality (its own rows of the graph, so no rank builds the whole graph):
+// the cut edges' ends summed over the parts are twice the whole graph's edge cut, and each part's components are
+// those of a search over the whole graph; rows of a range are the whole graph's rows.
+TEST(DistPartition, PartQualityFromEachPartsRowsMatchesTheWholeGraph) {
+  Grid G(12);
+  const int n = G.size[1], P = 4;
+  std::vector<int> part(n);
+  for (int c = 0; c < n; c++) part[c] = (c / 12) % 3;  // stripes of rows: parts 0, 1, 2 each fall in 4 pieces
+  part[5 * 12 + 5] = 1;                                  // and one cell of part 1 alone inside part 2's stripe
+  // part 3 is empty
+  int *xadj = nullptr, *adj = nullptr;
+  char err[256];
+  ASSERT_EQ(umd_graph(&G.mesh, 1, &xadj, &adj, err, sizeof err), 0) << err;
+  long ends = 0;
+  for (int q = 0; q < P; q++) {
+    long e = -1;
+    int ncomp = -1;
+    ASSERT_EQ(umd_part_quality(&G.mesh, 1, part.data(), q, &e, &ncomp, err, sizeof err), 0) << err;
+    ends += e;
+    // components of part q over the whole graph
+    std::vector<int> seen(n, 0), stack;
+    int want = 0;
+    for (int v = 0; v < n; v++) {
+      if (part[v] != q || seen[v]) continue;
+      want++;
+      stack.push_back(v);
+      seen[v] = 1;
+      while (!stack.empty()) {
+        const int x = stack.back();
+        stack.pop_back();
+        for (int j = xadj[x]; j < xadj[x + 1]; j++)
+          if (part[adj[j]] == q && !seen[adj[j]]) seen[adj[j]] = 1, stack.push_back(adj[j]);
+      }
+    }
+    EXPECT_EQ(ncomp, want) << "part " << q;
+  }
+  EXPECT_EQ(ends, 2 * umd_edge_cut(n, xadj, adj, part.data()));
+  int c3 = -1;
+  long e3 = -1;
+  ASSERT_EQ(umd_part_quality(&G.mesh, 1, part.data(), 3, &e3, &c3, err, sizeof err), 0);
+  EXPECT_EQ(c3, 0);
+  EXPECT_EQ(e3, 0);
+  // rows of [40, 90): the whole graph's rows 40..89
+  int *rx = nullptr, *ra = nullptr;
+  ASSERT_EQ(umd_graph_rows(&G.mesh, 1, nullptr, 0, 40, 90, &rx, &ra, err, sizeof err), 0) << err;
+  for (int r = 0; r < 50; r++) {
+    ASSERT_EQ(rx[r + 1] - rx[r], xadj[40 + r + 1] - xadj[40 + r]) << "row " << 40 + r;
+    EXPECT_TRUE(std::equal(ra + rx[r], ra + rx[r + 1], adj + xadj[40 + r])) << "row " << 40 + r;
+  }
+  free(rx), free(ra), free(xadj), free(adj);
+}
+
 // A primary set large enough for the threaded build (65536 elements or more): every cell's neighbours are the
 // cells around it (sharing a node), each once, never itself, and the graph is symmetric.
 TEST(DistPartition, GraphOfALargeGridIsExact) {

@@ -63,10 +63,18 @@ static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, 
   const int n = m->size[primary];
   int *xadj = NULL, *adj = NULL, *cnt = malloc((size_t)nranks * sizeof(int)), *dsp = malloc((size_t)nranks * sizeof(int));
   char err[256] = "";
-  int ok = cnt && dsp && umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
+  for (int q = 0; cnt && dsp && q < nranks; q++) {
+    cnt[q] = (int)((long long)n * (q + 1) / nranks - (long long)n * q / nranks);
+    dsp[q] = (int)((long long)n * q / nranks);
+  }
+  /* each rank builds the rows of its own block of vertices only */
+  int ok = cnt && dsp &&
+           umd_graph_rows(m, primary, NULL, 0, dsp[rank], dsp[rank] + cnt[rank], &xadj, &adj, err, sizeof err) == UM_SUCCESS;
   if (!ok) snprintf(why, wl, "%s", err[0] ? err : "out of memory");
+  long edges = ok ? xadj[cnt[rank]] : 0, all_edges = 0;
+  MPI_Allreduce(&edges, &all_edges, 1, MPI_LONG, MPI_SUM, comm);
   if (ok && n < nranks) ok = 0, snprintf(why, wl, "the primary set has fewer elements (%d) than ranks (%d)", n, nranks);
-  if (ok && xadj[n] == 0) ok = 0, snprintf(why, wl, "the primary set's graph has no edges");
+  if (ok && all_edges == 0) ok = 0, snprintf(why, wl, "the primary set's graph has no edges");
   int level = 0;
   MPI_Query_thread(&level);
   if (ok && level < MPI_THREAD_MULTIPLE)
@@ -76,22 +84,17 @@ static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, 
   int failed = !ok, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm); /* all go on, or none */
   if (!any) {
-    for (int q = 0; q < nranks; q++) {
-      cnt[q] = (int)((long long)n * (q + 1) / nranks - (long long)n * q / nranks);
-      dsp[q] = (int)((long long)n * q / nranks);
-    }
-    const int v0 = dsp[rank], nv = cnt[rank];
+    const int nv = cnt[rank];
     SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
     SCOTCH_Dgraph g;
     SCOTCH_Strat st;
     int r = !vert || !loc;
     if (!r) {
-      for (int i = 0; i <= nv; i++) vert[i] = xadj[v0 + i] - xadj[v0];
+      for (int i = 0; i <= nv; i++) vert[i] = xadj[i];
       const SCOTCH_Num ne = vert[nv];
       r = SCOTCH_dgraphInit(&g, comm);
       if (!r) { /* edges in the global numbering, base 0 (SCOTCH_Num is int in Debian's build, checked below) */
-        r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj + xadj[v0], NULL,
-                               NULL);
+        r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj, NULL, NULL);
         if (!r) {
           SCOTCH_stratInit(&st);
           r = SCOTCH_dgraphPart(&g, nranks, &st, loc);
@@ -124,21 +127,22 @@ _Static_assert(sizeof(SCOTCH_Num) == sizeof(int), "PT-Scotch's SCOTCH_Num must b
 #endif
 
 /* The primary set's parts on rank 0: METIS k-way of its graph, or PT-Scotch's parts computed before
- * (have: 1, or 0 with why: METIS instead); falls back to blocks with a note; then the edge cut, the parts that
- * are not connected, the imbalance. */
+ * (have: 1, or 0 with why: METIS instead); falls back to blocks with a note; then the imbalance (the edge cut
+ * and the parts' connectedness: part_quality, on every rank). */
 static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part, int have,
                               const char *why, um_partition_info *info) {
   const int n = m->size[primary];
   snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
   int *xadj = NULL, *adj = NULL;
   char err[256] = "";
-  const int have_graph = umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
   int done = 0;
   if (!strcmp(method, "ptscotch") && !have) { /* METIS on rank 0 instead, said */
     add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
     method = "metis";
     snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
   }
+  /* the whole graph only where METIS needs it */
+  const int have_graph = !strcmp(method, "metis") && umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
   const char *name = !strcmp(method, "ptscotch") ? "PT-Scotch" : "METIS";
   if (!strcmp(method, "metis") && have_graph && n >= nranks && xadj[n] > 0) {
     idx_t nv = n, ncon = 1, np = nranks, objval = 0;
@@ -170,38 +174,34 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
     umd_block_partition(n, nranks, part);
     snprintf(info->partitioner, sizeof info->partitioner, "block");
   }
-  if (have_graph) {
-    info->edge_cut = umd_edge_cut(n, xadj, adj, part);
-    /* parts that fall apart are said, not hidden: they cost halo, not correctness */
-    int *comp = malloc((size_t)(n ? n : 1) * sizeof *comp), *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
-    int *ncomp = calloc((size_t)nranks, sizeof *ncomp), split = 0;
-    if (comp && stack && ncomp) {
-      for (int i = 0; i < n; i++) comp[i] = -1;
-      for (int i = 0; i < n; i++) {
-        if (comp[i] >= 0) continue;
-        ncomp[part[i]]++;
-        int top = 0;
-        stack[top++] = i;
-        comp[i] = i;
-        while (top) {
-          int v = stack[--top];
-          for (int j = xadj[v]; j < xadj[v + 1]; j++)
-            if (comp[adj[j]] < 0 && part[adj[j]] == part[v]) {
-              comp[adj[j]] = i;
-              stack[top++] = adj[j];
-            }
-        }
-      }
-      for (int q = 0; q < nranks; q++) split += ncomp[q] > 1;
-      if (split) add_note(info, "%d of %d parts are not connected (more halo, same results)", split, nranks);
-    }
-    free(comp), free(stack), free(ncomp);
-  }
   int empty = 0;
   const int mx = largest_part(n, part, nranks, &empty);
   info->imbalance = n ? (double)mx * nranks / n : 1.0;
   free(xadj);
   free(adj);
+}
+
+/* The edge cut and the parts that are not connected, each rank checking its own part from its own rows of the
+ * graph (the whole graph on rank 0 was the largest serial cost of distributing a large mesh); every rank ends
+ * with the same figures and words. Parts that fall apart are said, not hidden: they cost halo, not correctness. */
+static int part_quality(um_context *ctx, const umd_mesh *m, int primary, const int *part, int rank, MPI_Comm comm,
+                        um_partition_info *info) {
+  long ends = 0;
+  int ncomp = 0, failed = 0, any = 0;
+  char err[256] = "";
+  failed = umd_part_quality(m, primary, part, rank, &ends, &ncomp, err, sizeof err) != UM_SUCCESS;
+  long mine[2] = {ends, ncomp > 1}, sum[2] = {0, 0};
+  int m1 = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (m1 == MPI_SUCCESS) m1 = MPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, comm);
+  if (m1 != MPI_SUCCESS) return mpi_fail(ctx, m1, "MPI_Allreduce (partition quality)");
+  if (any) {
+    info->edge_cut = -1;
+    add_note(info, "edge cut and connectedness not computed (a rank ran out of memory)");
+    return UM_SUCCESS;
+  }
+  info->edge_cut = sum[0] / 2;
+  if (sum[1]) add_note(info, "%ld of %d parts are not connected (more halo, same results)", sum[1], info->nranks);
+  return UM_SUCCESS;
 }
 
 static void dset_free(umd_set *s) {
@@ -517,6 +517,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
     if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
     if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Bcast (partition)");
   }
+  if (rc == UM_SUCCESS) rc = part_quality(ctx, &mesh, primary, owner[primary], rank, D->comm, info);
   char err[512] = "";
   if (rc == UM_SUCCESS && umd_derive_owners(&mesh, primary, P, owner, err, sizeof err))
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);

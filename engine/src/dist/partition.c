@@ -209,9 +209,17 @@ static int invert(const umd_map *mp, int nfrom, int nto, int **off, int **inv) {
 }
 
 int umd_graph(const umd_mesh *m, int primary, int **xadj_out, int **adj_out, char *err, size_t errlen) {
+  return umd_graph_rows(m, primary, NULL, 0, 0, m->size[primary], xadj_out, adj_out, err, errlen);
+}
+
+int umd_graph_rows(const umd_mesh *m, int primary, const int *part, int which, int lo, int hi, int **xadj_out,
+                   int **adj_out, char *err, size_t errlen) {
   const int n = m->size[primary];
+  if (lo < 0) lo = 0;
+  if (hi > n) hi = n;
   int **off = calloc((size_t)m->nmaps + 1, sizeof *off), **inv = calloc((size_t)m->nmaps + 1, sizeof *inv);
-  int *mark = malloc((size_t)(n ? n : 1) * sizeof *mark), *xadj = calloc((size_t)n + 1, sizeof *xadj);
+  int *mark = malloc((size_t)(n ? n : 1) * sizeof *mark);
+  int *xadj = calloc((size_t)(hi > lo ? hi - lo : 0) + 1, sizeof *xadj), row = 0;
   int *adj = NULL;
   size_t len = 0, cap = 0;
   int rc = off && inv && mark && xadj ? UM_SUCCESS : UM_ERR_ALLOC;
@@ -240,7 +248,8 @@ int umd_graph(const umd_mesh *m, int primary, int **xadj_out, int **adj_out, cha
       adj[len++] = v_;                                                     \
     }                                                                      \
   } while (0)
-  for (int p = 0; p < n && rc == UM_SUCCESS; p++) {
+  for (int p = lo; p < hi && rc == UM_SUCCESS; p++) {
+    if (part && part[p] != which) continue;
     for (int k = 0; k < m->nmaps && rc == UM_SUCCESS; k++) {
       const umd_map *mp = &m->maps[k];
       if (mp->from == primary && mp->to == primary) { /* a map of the set to itself: its rows and their inverse */
@@ -258,7 +267,7 @@ int umd_graph(const umd_mesh *m, int primary, int **xadj_out, int **adj_out, cha
         }
       }
     }
-    xadj[p + 1] = (int)len;
+    xadj[++row] = (int)len;
   }
 #undef PUSH
   for (int k = 0; off && inv && k < m->nmaps; k++) {
@@ -276,6 +285,48 @@ int umd_graph(const umd_mesh *m, int primary, int **xadj_out, int **adj_out, cha
   }
   *xadj_out = xadj;
   *adj_out = adj;
+  return UM_SUCCESS;
+}
+
+int umd_part_quality(const umd_mesh *m, int primary, const int *part, int which, long *cut_ends, int *ncomp, char *err,
+                     size_t errlen) {
+  const int n = m->size[primary];
+  int *xadj = NULL, *adj = NULL;
+  *cut_ends = 0;
+  *ncomp = 0;
+  if (umd_graph_rows(m, primary, part, which, 0, n, &xadj, &adj, err, errlen)) return UM_ERR_ALLOC;
+  int *row_of = malloc((size_t)(n ? n : 1) * sizeof *row_of), *stack = NULL, cnt = 0;
+  if (row_of) {
+    for (int v = 0; v < n; v++) row_of[v] = part[v] == which ? cnt++ : -1;
+    stack = malloc((size_t)(cnt ? cnt : 1) * sizeof *stack);
+  }
+  if (!row_of || !stack) {
+    free(xadj), free(adj), free(row_of), free(stack);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "partition: out of memory checking the parts");
+  }
+  long ends = 0;
+  for (int r = 0; r < cnt; r++)
+    for (int j = xadj[r]; j < xadj[r + 1]; j++) ends += part[adj[j]] != which;
+  /* components: a depth-first search over the part's own edges; row_of[v] = -2 once reached */
+  for (int v = 0; v < n; v++) {
+    if (row_of[v] < 0) continue;
+    (*ncomp)++;
+    int top = 0;
+    stack[top++] = row_of[v];
+    row_of[v] = -2;
+    while (top) {
+      const int r = stack[--top];
+      for (int j = xadj[r]; j < xadj[r + 1]; j++) {
+        const int q = adj[j];
+        if (row_of[q] >= 0) {
+          stack[top++] = row_of[q];
+          row_of[q] = -2;
+        }
+      }
+    }
+  }
+  *cut_ends = ends;
+  free(xadj), free(adj), free(row_of), free(stack);
   return UM_SUCCESS;
 }
 

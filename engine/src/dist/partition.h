@@ -64,6 +64,15 @@ void umd_layout_free(umd_layout *l, int nsets);
  * one element of another set maps to both, or when a map from the set to
  * itself joins them. *xadj [n+1], *adj [xadj[n]] (free()). */
 int umd_graph(const umd_mesh *m, int primary, int **xadj, int **adj, char *err, size_t errlen);
+/* Rows of that graph only: for the elements v in [lo, hi) with part[v] == which (every one there when part
+ * is NULL), in increasing order; *xadj [rows + 1] from 0, *adj in the global numbering. */
+int umd_graph_rows(const umd_mesh *m, int primary, const int *part, int which, int lo, int hi, int **xadj,
+                   int **adj, char *err, size_t errlen);
+/* One part's share of a partition's quality, from its own rows of the graph (so the ranks share the work): the
+ * edges from its elements to other parts (*cut_ends; each cut edge has two ends, in two parts) and its
+ * connected components (*ncomp; 0 for an empty part). */
+int umd_part_quality(const umd_mesh *m, int primary, const int *part, int which, long *cut_ends, int *ncomp, char *err,
+                     size_t errlen);
 
 /* Edges of the graph cut by a partition, counted once. */
 long umd_edge_cut(int n, const int *xadj, const int *adj, const int *part);
