@@ -190,6 +190,8 @@ static int issue_direct(um_context *ctx, cu_state *S) {
       UM_CHECK(ctx, cu_peer_issue_wait(ctx, S, o->ev, o->ev2));
       continue;
     }
+#else
+    if (o->kind == CG_POST || o->kind == CG_WAIT) continue; /* never recorded without NCCL */
 #endif
     void *args[CG_MAX_ARGS];
     op_args(G->arena, o, args);
