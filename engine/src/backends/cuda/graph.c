@@ -3,8 +3,9 @@
  * With graphs on, a loop's launches and timing events are not issued when um_par_loop is called:
  * they are recorded into the current *segment*. A segment ends wherever the host must see the
  * device's work or queue something else on the stream: a reduction read back, a fetch, um_sync,
- * a halo exchange, a split loop's gather, a constant changed, a new kernel built (every entry point
- * of the backend but the loops themselves calls cu_flush first). At its end the segment is compared,
+ * a halo exchange through host memory, a split loop's gather, a constant changed, a new kernel built
+ * (every entry point of the backend but the loops, the halo kernels and NCCL's posts and waits calls
+ * cu_flush first). At its end the segment is compared,
  * op by op, with the segments seen before: kernels, grids, blocks, shared memory and parameter block
  * sizes (the structure), not the parameter values.
  *   - first time: the ops are issued one by one, as without graphs, and the structure is kept;
