@@ -90,21 +90,22 @@ if has smoke; then
   fi
 fi
 
+# one suite run: its name (out/log files suite_NAME), what to say of it, then umrun --suite arguments
+suite() {
+  local name=$1 what=$2
+  shift 2
+  "$U" --suite validation/suite.yaml --out "$OUT/suite_$name" "$@" > "$OUT/suite_$name.log" 2>&1
+  echo "suite $what: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_$name.log"); $(left) s left)"
+  grep -E "\.\.\. FAIL" "$OUT/suite_$name.log" | head -5
+}
+
 if has graphs; then
-  for t in graphs graphs_nccl; do
-    "$U" --suite validation/suite.yaml --tags $t --out "$OUT/suite_$t" > "$OUT/suite_$t.log" 2>&1
-    echo "suite $t: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_$t.log"); $(left) s left)"
-    grep -E "\.\.\. FAIL" "$OUT/suite_$t.log" | head -5
-  done
+  for t in graphs graphs_nccl; do suite "$t" "$t" --tags "$t"; done
 fi
 
 if has suite; then
   for tr in $TRANSPORTS; do
-    "$U" --suite validation/suite.yaml --tags multigpu --out "$OUT/suite_$tr" --set mpi.gpu_transport="$tr" \
-      > "$OUT/suite_$tr.log" 2>&1
-    echo "suite multigpu, mpi.gpu_transport=$tr: exit $? ($(grep -oE '[0-9]+ of [0-9]+ runs pass' "$OUT/suite_$tr.log");" \
-         "$(left) s left)"
-    grep -E "\.\.\. FAIL" "$OUT/suite_$tr.log" | head -5
+    suite "$tr" "multigpu, mpi.gpu_transport=$tr" --tags multigpu --set mpi.gpu_transport="$tr"
   done
 fi
 

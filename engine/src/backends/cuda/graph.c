@@ -406,7 +406,7 @@ void cu_graph_free(um_context *ctx, cu_state *S) {
       for (int k = 0; G->graphs[i].exec && k < G->graphs[i].nops; k++) inside += G->graphs[i].ops[k].kind == CG_POST;
     }
     for (int i = 0; i < S->nxg; i++) captured += S->xg[i].exec != NULL;
-    um_backend_log(ctx, UM_LOG_INFO, "um cuda: graphs: %ld segments (%ld launched one by one: under %d kernels, or an exchange not captured yet), %d "
+    um_backend_log(ctx, UM_LOG_INFO, "um cuda: graphs: %ld segments (%ld launched one by one: under %d kernels, or an exchange posted and waited for in two segments), %d "
                    "shapes, %d graphs, %ld graph launches of %.1f kernels on average, %ld parameter updates; %d NCCL exchanges "
                    "captured, %d inside graphs", G->segments, G->short_segments,
             S->graph_min, G->ngraphs, built, G->launches, G->launches ? (double)G->replayed_kernels / G->launches : 0.0,

@@ -78,7 +78,6 @@ static int run_kernel(um_context *ctx, cu_state *S, umc_halo_kernel which, long 
 /* Rows copied between a dat and a message buffer (recorded into graphs: an exchange does not end a segment). */
 static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
   if (n <= 0) return UM_SUCCESS;
-  if (!S->graphs) UM_CHECK(ctx, cu_flush(ctx, S));
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
   int *drows = NULL;
@@ -128,7 +127,6 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   cu_state *S = state;
   if (end <= begin) return UM_SUCCESS;
-  if (!S->graphs) UM_CHECK(ctx, cu_flush(ctx, S));
   UM_CHECK(ctx, halo_module(ctx, S));
   UM_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
