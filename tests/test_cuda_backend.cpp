@@ -547,6 +547,86 @@ TEST(CudaDevice, DescribesTheGpuAndMeasuresCopyBandwidth) {
   um_finalize(&ctx);
 }
 
+// Per-loop tuning on the GPU (run.tune, tune.c): the trials run on device copies of the loop's outputs and
+// restore them, so a tuned run matches seq to round-off (INC applied once a call, counts exact) whatever was
+// tried; in reproducible mode (no atomics order) the tuned run and an untuned one given its choices per loop
+// give the same bits. The knobs the GPU has are listed: several strategies, block sizes and split variants.
+um_context *tune_ctx(int reproducible, um_tune t) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "cuda";
+  o.block_size = 128;
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  if (ctx) EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
+  if (ctx) EXPECT_EQ(um_set_tune(ctx, t), UM_SUCCESS);
+  return ctx;
+}
+
+TEST(CudaTune, TrialsChangeNoResultAndReproducibleChoicesReplayBitForBit) {
+  NEED_GPU();
+  const tcw::Mesh m = tcw::random_mesh(3000, 9000, 2000, 17u);
+  tcw::Result ref, got, repro, replay;
+  {
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seq";
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    tcw::run_all(ctx, m, &ref, 3);
+    um_finalize(&ctx);
+  }
+  um_context *ctx = tune_ctx(0, UM_TUNE_ALWAYS);
+  ASSERT_NE(ctx, nullptr);
+  tcw::run_all(ctx, m, &got, 3);
+  um_tune_info e;
+  int edge = -1;
+  um_loop_stats st;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &st) == UM_SUCCESS && !strcmp(st.name, "tk_edge")) edge = i;
+  ASSERT_GE(edge, 0);
+  ASSERT_EQ(um_loop_tune_info(ctx, edge, &e), 1);
+  EXPECT_EQ(e.state, 1) << e.note;
+  EXPECT_GE(e.ntrials, 9) << "strategies x block sizes, then split variants: " << e.note;
+  bool fused = false, gather = false;
+  for (int k = 0; k < e.ntrials; k++) {
+    fused |= e.trial[k].split == UM_SPLIT_FUSED;
+    gather |= e.trial[k].split == UM_SPLIT_GATHER;
+    EXPECT_TRUE(e.trial[k].seconds > 0 || e.trial[k].note[0]) << k;
+  }
+  EXPECT_TRUE(fused && gather) << "both split variants tried";
+  EXPECT_EQ(st.calls, 3);
+  um_finalize(&ctx);
+  expect_close(got.r, ref.r, "INC r");
+  expect_close(got.n, ref.n, "INC n (arity 4)");
+  expect_close(got.v, ref.v, "indirect RW v");
+  expect_close(got.c, ref.c, "direct RW c");
+  expect_close(got.s, ref.s, "direct INC s");
+  EXPECT_EQ(got.cnt, ref.cnt) << "each edge once a call: the trials added nothing";
+  EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+  // reproducible: tuned, then untuned with the tuned choices per loop: the same bits
+  ctx = tune_ctx(1, UM_TUNE_ALWAYS);
+  ASSERT_NE(ctx, nullptr);
+  tcw::run_all(ctx, m, &repro, 3);
+  std::vector<std::pair<std::string, um_tune_trial>> choices;
+  um_tune_info t;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &st) == UM_SUCCESS && um_loop_tune_info(ctx, i, &t) && t.chosen >= 0)
+      choices.emplace_back(st.name, t.trial[t.chosen]);
+  um_finalize(&ctx);
+  ctx = tune_ctx(1, UM_TUNE_OFF);
+  ASSERT_NE(ctx, nullptr);
+  for (const auto &c : choices) {
+    ASSERT_EQ(um_loop_set_strategy(ctx, c.first.c_str(), c.second.strategy), UM_SUCCESS) << um_error_message(ctx);
+    ASSERT_EQ(um_loop_set_block_size(ctx, c.first.c_str(), c.second.block_size), UM_SUCCESS);
+    ASSERT_EQ(um_loop_set_split(ctx, c.first.c_str(), c.second.split), UM_SUCCESS);
+  }
+  tcw::run_all(ctx, m, &replay, 3);
+  um_finalize(&ctx);
+  EXPECT_FALSE(choices.empty());
+  tcw::expect_same(repro, replay);
+}
+
 }  // namespace
 
 // ---- CUDA graphs (cuda.graphs) ---------------------------------------------------------------

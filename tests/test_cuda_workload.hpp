@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -114,6 +115,37 @@ inline void run_all(um_context *ctx, const Mesh &m, Result *res, int reps = 2) {
   fetch(acc, res->acc);
   res->f.resize(m.nnode);
   TCW_OK(um_dat_fetch(ctx, f, res->f.data(), res->f.size() * sizeof(float)));
+}
+
+template <class T>
+inline bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+template <class T>
+inline bool same_bits(const T &a, const T &b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// Every output of run_all, bit for bit.
+inline void expect_same(const tcw::Result &g, const tcw::Result &r) {
+  EXPECT_TRUE(same_bits(g.b, r.b)) << "direct WRITE b";
+  EXPECT_TRUE(same_bits(g.c, r.c)) << "direct RW c";
+  EXPECT_TRUE(same_bits(g.s, r.s)) << "direct INC s";
+  EXPECT_TRUE(same_bits(g.r, r.r)) << "INC r through a map";
+  EXPECT_TRUE(same_bits(g.n, r.n)) << "INC n (arity 4)";
+  EXPECT_TRUE(same_bits(g.v, r.v)) << "indirect RW v";
+  EXPECT_TRUE(same_bits(g.vw, r.vw)) << "indirect WRITE vw";
+  EXPECT_TRUE(same_bits(g.acc, r.acc)) << "direct INC acc";
+  EXPECT_TRUE(same_bits(g.f, r.f)) << "float INC f";
+  EXPECT_TRUE(same_bits(g.sum, r.sum)) << "gbl INC sum";
+  EXPECT_TRUE(same_bits(g.mn, r.mn)) << "gbl MIN";
+  EXPECT_TRUE(same_bits(g.mx, r.mx)) << "gbl MAX";
+  EXPECT_TRUE(same_bits(g.esum, r.esum)) << "gbl INC esum";
+  EXPECT_TRUE(same_bits(g.qmax, r.qmax)) << "gbl MAX qmax";
+  EXPECT_TRUE(same_bits(g.fmin, r.fmin)) << "gbl float MIN";
+  EXPECT_EQ(g.isum, r.isum);
+  EXPECT_EQ(g.cnt, r.cnt);
 }
 
 // The loop names run_all runs.

@@ -61,35 +61,8 @@ void count_calls(um_context *ctx, long *calls, long *compiled, long *simd = null
   }
 }
 
-template <class T>
-bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-template <class T>
-bool same_bits(const T &a, const T &b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-void expect_same(const tcw::Result &g, const tcw::Result &r) {
-  EXPECT_TRUE(same_bits(g.b, r.b)) << "direct WRITE b";
-  EXPECT_TRUE(same_bits(g.c, r.c)) << "direct RW c";
-  EXPECT_TRUE(same_bits(g.s, r.s)) << "direct INC s";
-  EXPECT_TRUE(same_bits(g.r, r.r)) << "INC r through a map";
-  EXPECT_TRUE(same_bits(g.n, r.n)) << "INC n (arity 4)";
-  EXPECT_TRUE(same_bits(g.v, r.v)) << "indirect RW v";
-  EXPECT_TRUE(same_bits(g.vw, r.vw)) << "indirect WRITE vw";
-  EXPECT_TRUE(same_bits(g.acc, r.acc)) << "direct INC acc";
-  EXPECT_TRUE(same_bits(g.f, r.f)) << "float INC f";
-  EXPECT_TRUE(same_bits(g.sum, r.sum)) << "gbl INC sum";
-  EXPECT_TRUE(same_bits(g.mn, r.mn)) << "gbl MIN";
-  EXPECT_TRUE(same_bits(g.mx, r.mx)) << "gbl MAX";
-  EXPECT_TRUE(same_bits(g.esum, r.esum)) << "gbl INC esum";
-  EXPECT_TRUE(same_bits(g.qmax, r.qmax)) << "gbl MAX qmax";
-  EXPECT_TRUE(same_bits(g.fmin, r.fmin)) << "gbl float MIN";
-  EXPECT_EQ(g.isum, r.isum);
-  EXPECT_EQ(g.cnt, r.cnt);
-}
+using tcw::expect_same;
+using tcw::same_bits;
 
 // Runs the workload with options o; returns its calls and compiled calls.
 void run(const um_options &o, const tcw::Mesh &m, tcw::Result *res, long *calls, long *compiled,

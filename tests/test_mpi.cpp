@@ -140,6 +140,15 @@ int shadow_rows_zero(um_context *, void *state, um_dat *d, int begin, int end) {
   ((ShadowState *)state)->rows_zero++;
   return UM_SUCCESS;
 }
+// run.tune's trials: a copy of the "device" rows (op 0), restored (1), freed (2); op 3 uploads.
+int shadow_dat_copy(um_context *, void *state, um_dat *d, void **copy, int op) {
+  auto **c = (std::vector<char> **)copy;
+  if (op == 0) *c = new std::vector<char>(dev_of(d));
+  else if (op == 1) dev_of(d) = **c;
+  else if (op == 2) delete *c, *c = nullptr;
+  else upload((ShadowState *)state, d);
+  return UM_SUCCESS;
+}
 void *shadow_host_alloc(um_context *, void *, size_t bytes) { return malloc(bytes); }
 void shadow_host_free(void *p) { free(p); }
 
@@ -160,6 +169,8 @@ um_backend_def make_shadow() {
   b.rows_zero = shadow_rows_zero;
   b.host_alloc = shadow_host_alloc;
   b.host_free = shadow_host_free;
+  b.dat_copy = shadow_dat_copy;
+  b.block_sized = 2;  // as a GPU's: run.tune tries block sizes on every loop
   return b;
 }
 // The device transport of "shadow-peer", with what a test may make of the machine: a rank that cannot
@@ -502,6 +513,69 @@ INSTANTIATE_TEST_SUITE_P(Backends, DistributedReproducible,
                          ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
+
+// Per-loop tuning (run.tune, tune.c) on several ranks: every rank keeps the same setting for every loop (the
+// slowest rank's times decide), the trials change no result (outputs kept on the "device" and restored,
+// exchanges done before them, reverse increments sent once), and an untuned run given the chosen settings
+// per loop gives the same bits, sums included.
+class DistributedTune : public ::testing::TestWithParam<std::tuple<const char *, um_increments>> {};
+
+TEST_P(DistributedTune, EveryRankKeepsOneChoiceAndItReplaysUntuned) {
+  const char *backend = std::get<0>(GetParam());
+  if (!is_shadow(backend) && !um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
+  Grid g(10);
+  Mesh tuned, replay;
+  tuned.build(g, backend, true, "block", std::get<1>(GetParam()));
+  replay.build(g, backend, true, "block", std::get<1>(GetParam()));
+  ASSERT_EQ(um_set_tune(tuned.ctx, UM_TUNE_ALWAYS), 0);
+  double s1[3], s2[3], m1[3], m2[3];
+  int c1[3], c2[3];
+  for (int it = 0; it < 3; it++) tuned.step(&s1[it], &c1[it], &m1[it]);
+  std::vector<std::string> names;
+  std::vector<um_tune_info> infos;
+  um_loop_stats st;
+  um_tune_info t;
+  for (int i = 0; i < um_loop_stats_count(tuned.ctx); i++)
+    if (um_loop_stats_get(tuned.ctx, i, &st) == 0 && um_loop_tune_info(tuned.ctx, i, &t)) {
+      names.push_back(st.name);
+      infos.push_back(t);
+      EXPECT_EQ(st.calls, 3) << st.name << ": trials are not calls";
+      if (t.chosen < 0) continue;
+      const um_tune_trial &c = t.trial[t.chosen];
+      ASSERT_EQ(um_loop_set_strategy(replay.ctx, st.name, c.strategy), 0);
+      ASSERT_EQ(um_loop_set_block_size(replay.ctx, st.name, c.block_size), 0);
+      ASSERT_EQ(um_loop_set_split(replay.ctx, st.name, c.split), 0);
+    }
+  ASSERT_EQ(names.size(), 3u) << "edge_inc, cell_inc, indirect_rw";
+  for (size_t k = 0; k < infos.size(); k++) {  // one choice on every rank
+    const bool fixed = names[k] == "indirect_rw" && !strcmp(backend, "seq");  // RW through a map: no split; seq:
+    EXPECT_EQ(infos[k].state, fixed ? 0 : 1) << names[k] << ": " << infos[k].note;  // no block sizes
+    int mine[2] = {infos[k].chosen, infos[k].ntrials}, lo[2], hi[2];
+    MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo[0], hi[0]) << names[k] << ": ranks chose differently";
+    EXPECT_EQ(lo[1], hi[1]) << names[k] << ": ranks listed different settings";
+  }
+  for (int it = 0; it < 3; it++) replay.step(&s2[it], &c2[it], &m2[it]);
+  for (int it = 0; it < 3; it++) {
+    EXPECT_EQ(memcmp(&s1[it], &s2[it], sizeof(double)), 0) << "sum, step " << it << ": " << s1[it] << " " << s2[it];
+    EXPECT_EQ(c1[it], c2[it]);
+    EXPECT_EQ(m1[it], m2[it]);
+    EXPECT_EQ(c1[it], g.nedge) << "each edge counted once a call";
+  }
+  for (const auto &pair : std::vector<std::pair<um_dat *, um_dat *>>{{tuned.r, replay.r}, {tuned.u, replay.u},
+                                                                     {tuned.nv, replay.nv}}) {
+    const size_t n = (size_t)um_set_size(um_dat_set(pair.first)) * um_dat_dim(pair.first);
+    std::vector<double> x(n), y(n);
+    ASSERT_EQ(um_dat_fetch(tuned.ctx, pair.first, x.data(), n * sizeof(double)), 0);
+    ASSERT_EQ(um_dat_fetch(replay.ctx, pair.second, y.data(), n * sizeof(double)), 0);
+    EXPECT_TRUE(x == y) << "dat " << um_dat_name(pair.first) << ": the tuned run differs from its replay";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DistributedTune,
+                         ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
+                                            ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE)));
 
 // mpi.gpu_transport: auto takes the device transport only when every rank can load it and has a device of
 // its own, and says why not; asked for where it cannot run, um_distribute fails on every rank with the reason.

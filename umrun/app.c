@@ -245,7 +245,7 @@ static int check_unread(um_app_run *run) {
 }
 
 /* Automatic loop splitting: run.split (auto | off | on | scatter | gather | fused; on is gather), per loop
- * split: {res_calc: on}, and run.reproducible. */
+ * split: {res_calc: on}, run.reproducible; and per-loop tuning, run.tune. */
 static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? UM_SPLIT_FUSED : (um_split)m; }
 
 static int split_options(um_app_run *run) {
@@ -255,6 +255,9 @@ static int split_options(um_app_run *run) {
   OPT(umrun_opt_bool(run->cfg, "run.reproducible", &repro, E));
   UM_APP_TRY(um_set_split(run->ctx, split_mode(m)));
   UM_APP_TRY(um_set_reproducible(run->ctx, repro));
+  int tune = 0;
+  OPT(umrun_opt_choice(run->cfg, "run.tune", &tune, NULL, E));
+  UM_APP_TRY(um_set_tune(run->ctx, (um_tune)tune));
   um_config_kind_t per_loop = UM_CONFIG_ABSENT;
   OPT(umrun_opt_kind(run->cfg, "split", &per_loop, E));
   if (per_loop == UM_CONFIG_ABSENT) return UM_SUCCESS;

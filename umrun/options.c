@@ -91,6 +91,14 @@ static const um_option options[] = {
     {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
      .help = "run.split for one loop: split: {res_calc: on}"},
+    {.key = "run.tune", .type = UM_OPT_CHOICE, .def = "off", .choices = CHOICES("off", "once", "always"),
+     .help = "per-loop auto-tuning: at its first call each loop is run with\n"
+             "every setting it could take (the backend's strategies x block sizes\n"
+             "x split variants), on copies of its outputs, and keeps the fastest\n"
+             "(the JSON's tuned record lists them). once: the choice is stored per\n"
+             "device and mesh in run.cache (tune.txt) and later runs start tuned;\n"
+             "always: tuned in every run. A loop whose first call takes over 2 s\n"
+             "is not tuned"},
     {.key = "run.reproducible", .type = UM_OPT_BOOL, .def = "false",
      .help = "true: increments gathered in a fixed order (by global element number)\n"
              "and floating-point sums exact, so runs, strategies, backends and rank\n"

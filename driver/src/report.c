@@ -74,6 +74,33 @@ static void row_name(char *buf, size_t n, const um_loop_stats *s, int depth, int
   snprintf(buf, n, "%s%s%s", depth ? "  " : "", nm, mark);
 }
 
+/* run.tune: each loop's kept setting, where it came from, and the settings it was measured against. */
+static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
+  um_tune_info t;
+  int any = 0;
+  for (int k = 0; k < o->n; k++) {
+    if (o->depth[k] || !um_loop_tune_info(ctx, o->idx[k], &t)) continue;
+    um_loop_stats s;
+    if (um_loop_stats_get(ctx, o->idx[k], &s) != UM_SUCCESS) continue;
+    if (!any++) fprintf(f, "tuned (run.tune): the setting each loop kept; the configured one first, then the fastest "
+                           "and slowest others\n");
+    if (t.state == 0 || t.chosen < 0) {
+      fprintf(f, "  %-18s %s\n", s.name, t.note);
+      continue;
+    }
+    const um_tune_trial *c = &t.trial[t.chosen];
+    int slow = -1;
+    for (int j = 0; j < t.ntrials; j++)
+      if (t.trial[j].seconds >= 0 && (slow < 0 || t.trial[j].seconds > t.trial[slow].seconds)) slow = j;
+    fprintf(f, "  %-18s %s, block %d, %s: %.4g ms (%s); configured %.4g ms, slowest %.4g ms (%s, block %d, %s), of %d\n",
+            s.name, um_strategy_name(c->strategy), c->block_size, c->split == UM_SPLIT_OFF ? "whole" : um_split_name(c->split),
+            1e3 * c->seconds, t.state == 2 ? "cache" : "measured", 1e3 * t.trial[0].seconds,
+            slow >= 0 ? 1e3 * t.trial[slow].seconds : 0.0, slow >= 0 ? um_strategy_name(t.trial[slow].strategy) : "-",
+            slow >= 0 ? t.trial[slow].block_size : 0,
+            slow < 0 ? "-" : t.trial[slow].split == UM_SPLIT_OFF ? "whole" : um_split_name(t.trial[slow].split), t.ntrials);
+  }
+}
+
 static int ran_fused(const um_loop_stats *s) { return s->split && !strcmp(s->split, "fused"); }
 
 /* Whether any loop that ran was split (has generated loops that ran, or split inside its launches: fused). */
@@ -157,6 +184,7 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
           !strncmp(s.split_reason, "kept whole", 10))
         fprintf(f, "  %s: %s\n", s.name, s.split_reason + (strncmp(s.split_reason, "kept whole: ", 12) ? 0 : 12));
   }
+  report_tuning(ctx, &o, f);
   order_free(&o);
 }
 
@@ -369,6 +397,33 @@ static double hidden_share(const um_loop_stats *s) {
   return tot > 0 ? s->halo_hidden_seconds / tot : 0;
 }
 
+/* run.tune's record of loop i: where the choice came from, the choice and every setting tried. */
+static void tuned_json(const um_context *ctx, int i, FILE *f) {
+  um_tune_info t;
+  if (!um_loop_tune_info(ctx, i, &t)) return;
+  static const char *const states[] = {"not tuned", "measured", "cache"};
+  fputs(", \"tuned\": {\"source\": ", f);
+  um_json_string(f, states[t.state < 0 || t.state > 2 ? 0 : t.state]);
+  fputs(", \"note\": ", f);
+  um_json_string(f, t.note);
+  fputs(", ", f);
+  num(f, "seconds", t.seconds, 0);
+  fprintf(f, "\"chosen\": %d, \"trials\": [", t.chosen);
+  for (int k = 0; k < t.ntrials; k++) {
+    const um_tune_trial *x = &t.trial[k];
+    fputs(k ? ", {\"strategy\": " : "{\"strategy\": ", f);
+    um_json_string(f, um_strategy_name(x->strategy));
+    fprintf(f, ", \"block_size\": %d, \"split\": ", x->block_size);
+    um_json_string(f, um_split_name(x->split));
+    fputs(", ", f);
+    num(f, "seconds", x->seconds >= 0 ? x->seconds : NAN, 0);
+    fputs("\"note\": ", f);
+    um_json_string(f, x->note);
+    fputc('}', f);
+  }
+  fputs("]}", f);
+}
+
 void um_report_loops_json(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   int first = 1;
@@ -407,6 +462,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     else fputs("null", f);
     fputs(", ", f);
     num(f, "temp_bytes", s.temp_bytes, 1);
+    tuned_json(ctx, i, f);
     const long ops = loop_shape_json(ctx, i, f);
     /* counted operations per useful byte, and per second (null when the count is unknown) */
     fputs(", ", f);

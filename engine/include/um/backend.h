@@ -230,6 +230,18 @@ typedef struct um_backend_def {
    * everything queued so far, without waiting for it. The core calls it before the host blocks
    * in MPI while core elements should run (halo overlap). */
   int (*flush)(um_context *ctx, void *state);
+  /** What the block size (um_loop.block_size) changes, for per-loop tuning
+   * (run.tune): 0 nothing (the loop runs in element order), 1 the plans of
+   * loops that write through maps (their blocks and colours), 2 every loop
+   * (e.g. a GPU's threads per block too). */
+  int block_sized;
+  /** Tuning trials (run.tune): a copy of d's device copy, which is current
+   * (may be NULL: only host copies are kept then). op 0: *copy = a new copy
+   * of d's device rows (queued; sync waits for it); op 1: d's device rows =
+   * *copy (queued); op 2: free *copy (after a sync), set it to NULL; op 3:
+   * make d's device copy current (from the host copy if that is the only
+   * current one; copy unused). */
+  int (*dat_copy)(um_context *ctx, void *state, um_dat *d, void **copy, int op);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

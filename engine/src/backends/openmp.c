@@ -119,6 +119,7 @@ const um_backend_def um_backend_openmp = {
     .name = "openmp",
     .ranges = 1,
     .host_code = 1,
+    .block_sized = 1,
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour",
     .init = omp_init,

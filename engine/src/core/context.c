@@ -219,7 +219,10 @@ int um_finalize(um_context **pctx) {
     free(ctx->consts[i].name);
     free(ctx->consts[i].data);
   }
-  for (int i = 0; i < ctx->nloops; i++) free(ctx->loops[i].name);
+  for (int i = 0; i < ctx->nloops; i++) {
+    free(ctx->loops[i].name);
+    free(ctx->loops[i].tune);
+  }
   for (int i = 0; i < ctx->nkernels; i++) free(ctx->kernels[i]); /* descriptor and its strings: one block */
   free(ctx->kernels);
   free(ctx->sets);

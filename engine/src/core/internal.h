@@ -46,6 +46,14 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop);
 void um__split_timed(um_context *ctx, int rec_id, double seconds);
 int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing this loop's calls */
 void um__split_free(um_context *ctx);
+/* 1 if the loop can be split (tuning: which variants to try): *gather 1 if the backend gathers (else its
+ * split scatters), *fused 1 if it can also split inside its launches (FUSED) */
+int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused);
+/* Per-loop auto-tuning (tune.c): at a loop's first call with run.tune on, its settings tried (um__loop_trial,
+ * after um__loop_tune_halos) and the fastest kept as the loop's overrides. */
+int um__tune_loop(um_context *ctx, um_loop *loop);
+int um__loop_tune_halos(um_context *ctx, const um_loop *base);
+int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds);
 /* Check argument i of loop `loop` over `set` (its dat, map, index, dim, type and
  * access); the message names the loop and the argument (args.c). */
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);

@@ -400,6 +400,8 @@ static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
   rec->seconds += seconds;
 }
 
+static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
+
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                 const um_arg *args) {
   if (!ctx) return UM_ERR_ARG;
@@ -414,15 +416,13 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   rec->set = set;
   rec->nargs = nargs;
   if (nargs) memcpy(rec->args, args, (size_t)nargs * sizeof *args);
-  loop.block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
-  loop.strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
-  UM_CHECK(ctx, um__resolve_layouts(ctx, &loop));
-  loop.one_to_one = um__loop_one_to_one(&loop); /* writes that never meet: no plan, colours or atomics */
-  um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */
+  if (ctx->tune != UM_TUNE_OFF && !rec->tune_done && !ctx->tuning && !rec->parent) {
+    UM_CHECK(ctx, um__tune_loop(ctx, &loop)); /* run.tune: its settings tried and the fastest kept (tune.c) */
+    rec = &ctx->loops[loop.id];
+  }
   struct um_split_state *sp = NULL;
-  UM_CHECK(ctx, transform(ctx, &loop, &sp));
+  UM_CHECK(ctx, prepare(ctx, &loop, &sp));
   rec = &ctx->loops[loop.id]; /* the split may have added records */
-  exec_range(&loop);
   um_dat *xd[UM_MAX_ARGS];
   int nx = 0;
   const int reverse = use_reverse(ctx, &loop, rec);
@@ -447,6 +447,58 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
   return frc;
+}
+
+/* Stages 2 and 3 for one call: the loop's block size and strategy (its record's overrides, else the
+ * context's), layouts, then the transform passes; the range it runs. */
+static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
+  const um_loop_rec *rec = &ctx->loops[loop->id];
+  loop->block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
+  loop->strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
+  UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
+  loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
+  um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */
+  UM_CHECK(ctx, transform(ctx, loop, sp));
+  exec_range(loop);
+  return UM_SUCCESS;
+}
+
+/* run.tune (tune.c): the stale halos the loop reads, exchanged now (before its trials), so that its trials and
+ * its call read current values and the call exchanges nothing. Collective, as a call is. */
+int um__loop_tune_halos(um_context *ctx, const um_loop *base) {
+  if (!ctx->dist) return UM_SUCCESS;
+  um_loop loop;
+  memcpy(&loop, base, offsetof(um_loop, red));
+  exec_range(&loop);
+  um_loop_rec *rec = &ctx->loops[loop.id];
+  um_dat *xd[UM_MAX_ARGS];
+  int nx = 0;
+  halo_list(ctx, &loop, use_reverse(ctx, &loop, rec), xd, &nx);
+  if (!nx) return UM_SUCCESS;
+  UM_CHECK(ctx, um__dist_exchange_begin(ctx, xd, nx, rec));
+  UM_CHECK(ctx, um__dist_exchange_end(ctx, &ctx->loops[loop.id], 0));
+  for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
+  return UM_SUCCESS;
+}
+
+/* run.tune (tune.c): one trial call with the settings the loop's record holds now: every element a call runs
+ * (owned only with reverse increments), in one piece, on the backend, with no halo exchange, no reverse
+ * increments sent and its reduction partials dropped; *seconds: from the device idle to the device idle again.
+ * The caller keeps and restores what it writes. */
+int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds) {
+  um_loop loop;
+  memcpy(&loop, base, offsetof(um_loop, red));
+  struct um_split_state *sp = NULL;
+  UM_CHECK(ctx, prepare(ctx, &loop, &sp));
+  if (use_reverse(ctx, &loop, &ctx->loops[loop.id])) loop.end = loop.set->size;
+  start_reductions(&loop);
+  UM_CHECK(ctx, um_sync(ctx));
+  const double t0 = um_wtime();
+  UM_CHECK(ctx, run_piece(ctx, &loop, sp));
+  if (sp) UM_CHECK(ctx, um__split_finish(ctx, sp, &loop));
+  UM_CHECK(ctx, um_sync(ctx));
+  *seconds = um_wtime() - t0;
+  return UM_SUCCESS;
 }
 
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **out) {

@@ -110,6 +110,10 @@ typedef struct {
   int split_measuring;  /* split auto on a device times this call */
   int auto_trial;       /* split auto on a device: calls measured so far */
   double auto_time[2];  /* the measured call of each choice (whole, split) */
+  /* per-loop auto-tuning (tune.c) */
+  int tune_done;        /* 1: run.tune has looked at this loop (its choice, if any, is in the overrides above) */
+  int split_by_tune;    /* 1: the split override above is run.tune's choice (split.c names it so) */
+  um_tune_info *tune;   /* what tuning tried and kept; NULL if it never looked */
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
@@ -160,6 +164,8 @@ struct um_context {
   struct um_hostc *hostc; /* compiled host loops (hostc.c); NULL until the first */
   um_split split;        /* automatic loop splitting: the default mode (split.c) */
   int reproducible;      /* 1: increments gathered in a fixed order, reductions summed exactly */
+  um_tune tune;          /* per-loop auto-tuning (tune.c) */
+  int tuning;            /* 1 while tune.c runs a loop's trials (nothing else may start tuning) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
 };

@@ -256,6 +256,18 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
   return any;
 }
 
+int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused) {
+  char no[160];
+  *gather = ctx->backend->gather != NULL;
+  *fused = 0;
+  if (!splittable(loop, no, sizeof no)) return 0;
+  int rw = 0;
+  for (int i = 0; i < loop->nargs; i++)
+    rw |= loop->args[i].map && (loop->args[i].acc == UM_RW || loop->args[i].acc == UM_WRITE);
+  *fused = ctx->backend->fused_split && !rw;
+  return 1;
+}
+
 static int fp_reduction(const um_arg *a) {
   return a->kind == UM_ARG_GBL && a->acc == UM_INC && (a->type == UM_DOUBLE || a->type == UM_FLOAT);
 }
@@ -505,6 +517,13 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
   if (rec->split_memo != key) {
     variant = decide(ctx, loop, rec, &final);
     rec->split_memo = final ? key : 0;
+    char *at = rec->split_by_tune ? strstr(rec->split_reason, "run.split") : NULL;
+    if (at) { /* the per-loop setting is run.tune's choice (tune.c): say so */
+      char t[sizeof rec->split_reason];
+      snprintf(t, sizeof t, "%.*srun.tune, measured fastest%s", (int)(at - rec->split_reason), rec->split_reason,
+               at + 9);
+      memcpy(rec->split_reason, t, sizeof t);
+    }
   }
   int exact = 0;
   for (int i = 0; ctx->reproducible && i < loop->nargs; i++) exact |= fp_reduction(&loop->args[i]);

@@ -38,6 +38,11 @@ int um__dist_root(const um_context *ctx);
 const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);
 /* v[0..n) summed over the ranks, in place (integers: exact, any order). */
 int um__dist_sum_i64(um_context *ctx, long long *v, int n);
+/* v[0..n) replaced by each entry's largest value over the ranks (per-loop tuning: the slowest rank decides,
+ * so every rank keeps the same choice). */
+int um__dist_max_f64(um_context *ctx, double *v, int n);
+/* n bytes of buf from rank 0 to every rank. */
+int um__dist_bcast(um_context *ctx, void *buf, int n);
 void um__dist_free(um_context *ctx);
 
 #endif

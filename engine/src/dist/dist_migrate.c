@@ -644,6 +644,18 @@ int um__dist_sum_i64(um_context *ctx, long long *v, int n) {
   return m == MPI_SUCCESS ? UM_SUCCESS : mpi_fail(ctx, m, "MPI_Allreduce (exact sum)");
 }
 
+int um__dist_max_f64(um_context *ctx, double *v, int n) {
+  if (!ctx->dist || n <= 0) return UM_SUCCESS;
+  int m = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, ctx->dist->comm);
+  return m == MPI_SUCCESS ? UM_SUCCESS : mpi_fail(ctx, m, "MPI_Allreduce (tuning times)");
+}
+
+int um__dist_bcast(um_context *ctx, void *buf, int n) {
+  if (!ctx->dist || n <= 0) return UM_SUCCESS;
+  int m = MPI_Bcast(buf, n, MPI_BYTE, 0, ctx->dist->comm);
+  return m == MPI_SUCCESS ? UM_SUCCESS : mpi_fail(ctx, m, "MPI_Bcast (tuning choice)");
+}
+
 int um__dist_set_has_exec(const um_context *ctx, const um_set *s) {
   const struct um_dist *D = ctx->dist;
   if (!D || s->index >= D->nsets) return 0;

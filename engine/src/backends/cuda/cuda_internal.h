@@ -273,6 +273,7 @@ void cu_dfree(void **p);
 cu_dat *cu_dat_state(const um_dat *d);
 int cu_dat_on_device(um_context *ctx, um_dat *d);
 int cu_dat_to_host(um_context *ctx, void *state, um_dat *d);
+int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op);
 int cu_map_on_device(um_context *ctx, const um_map *m, int **out);
 int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_type type, const void *data);
 int cu_const_changed(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);

@@ -93,6 +93,25 @@ int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
   return UM_SUCCESS;
 }
 
+/* Tuning trials (um_backend_def.dat_copy): a device-side copy of d's rows, restored after each trial. */
+int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op) {
+  (void)state;
+  cu_dat *c = cu_dat_state(d);
+  if (op == 2) {
+    cu_dfree(copy);
+    return UM_SUCCESS;
+  }
+  if (op == 3) return cu_dat_on_device(ctx, d);
+  if (!c) return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to keep for tuning", um_dat_name(d));
+  if (op == 0) UM_CHECK(ctx, cu_dalloc(ctx, copy, c->bytes, "a tuning copy of dat", um_dat_name(d)));
+  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+  if (c->bytes)
+    CU(ctx, cudaMemcpyAsync(op == 0 ? *copy : c->d, op == 0 ? c->d : *copy, c->bytes, cudaMemcpyDeviceToDevice,
+                            ST(ctx)->stream),
+       "%s dat '%s' for a tuning trial", op == 0 ? "keeping" : "restoring", um_dat_name(d));
+  return UM_SUCCESS;
+}
+
 int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
   cu_state *S = ST(ctx);
   for (int i = 0; i < S->nmaps; i++)

@@ -1,0 +1,483 @@
+/* Per-loop auto-tuning (run.tune; um.h: um_set_tune).
+ *
+ * At a loop's first call (um_par_loop, before its stages run) um__tune_loop
+ * lists the settings the loop could take -- the backend's strategies x block
+ * sizes x split variants, each knob only where it changes how this loop runs
+ * and the user left it open -- and tries each on the backend
+ * (um__loop_trial, loop.c): one run that compiles and builds its plans, then
+ * timed runs, the fastest kept. Every run starts from the loop's outputs as
+ * they were before the call (kept once, restored before each run and after
+ * the last), so trials change no result, and the call then runs with the
+ * chosen settings as per-loop overrides: a tuned run computes what an untuned
+ * run given those settings computes.
+ *
+ * Distributed: every rank lists the same settings (from facts every rank
+ * shares), tries them in the same order with no message in between (the
+ * loop's stale halos are exchanged before the trials), and the slowest rank's
+ * time of each setting decides, so every rank keeps the same choice.
+ *
+ * run.tune once stores the choice, per device, backend, threads, ranks, loop
+ * and mesh (a hash of the loop's arguments and of its maps' contents), as a
+ * line of <cache>/tune.txt; a later run finds it and starts tuned.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "maputil.h"
+#include "../dist/dist.h"
+#include "../util/hash.h"
+#include "um/safe_file.h"
+
+static const char *const tune_names[] = {"off", "once", "always"};
+const char *um_tune_name(um_tune t) { return (unsigned)t < 3 ? tune_names[t] : "unknown"; }
+
+int um_set_tune(um_context *ctx, um_tune mode) {
+  if (!ctx) return UM_ERR_ARG;
+  if ((unsigned)mode > UM_TUNE_ALWAYS) return UM_ERROR(ctx, UM_ERR_ARG, "tune mode %d is unknown (off, once, always)", (int)mode);
+  ctx->tune = mode;
+  return UM_SUCCESS;
+}
+
+int um_loop_tune_info(const um_context *ctx, int i, um_tune_info *out) {
+  if (!ctx || !out || i < 0 || i >= ctx->nloops || !ctx->loops[i].tune) return 0;
+  *out = *ctx->loops[i].tune;
+  return 1;
+}
+
+/* ---- the settings a loop can take -------------------------------------------------------------- */
+#define TUNE_REPS 2            /* timed runs per setting after the one that compiles (the fastest counts) */
+#define TUNE_FAILED 1e300      /* a setting that failed (on any rank) */
+static const int tune_blocks[] = {128, 256, 512};
+
+static void add_trial(um_tune_info *T, um_strategy s, int bs, um_split sp) {
+  for (int k = 0; k < T->ntrials; k++)
+    if (T->trial[k].strategy == s && T->trial[k].block_size == bs && T->trial[k].split == sp) return;
+  if (T->ntrials >= UM_TUNE_MAX_TRIALS) return;
+  um_tune_trial *t = &T->trial[T->ntrials++];
+  memset(t, 0, sizeof *t);
+  t->strategy = s;
+  t->block_size = bs;
+  t->split = sp;
+  t->seconds = -1;
+}
+
+/* The strategies the backend runs as themselves (its rule maps the others onto one of these). */
+static int strategies(um_context *ctx, um_strategy first, um_strategy *out) {
+  char keep[UM_ERRMSG_LEN];
+  memcpy(keep, ctx->errmsg, sizeof keep);
+  int n = 0;
+  out[n++] = first;
+  const um_strategy all[] = {UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL, UM_STRATEGY_HIERARCHICAL};
+  for (int i = 0; i < 4; i++) {
+    um_strategy r = UM_STRATEGY_AUTO;
+    if (ctx->backend->strategy(ctx, ctx->bstate, all[i], &r) != UM_SUCCESS || r != all[i]) continue;
+    int seen = 0;
+    for (int j = 0; j < n; j++) seen |= out[j] == r;
+    if (!seen) out[n++] = r;
+  }
+  memcpy(ctx->errmsg, keep, sizeof keep); /* the refusals were questions, not errors */
+  return n;
+}
+
+/* The loop's settings into T (the configured one first); 0 with why in T->note when there is one only. */
+static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *rec, um_tune_info *T) {
+  const um_strategy s0 = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
+  const int b0 = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
+  const um_split mode = rec->split ? (um_split)(rec->split - 1) : ctx->split;
+  const int planned = loop->has_conflicts && !loop->one_to_one; /* plans, colours or atomics */
+  um_strategy ss[5];
+  int ns = 1, blocks[4] = {b0}, nb = 1;
+  ss[0] = s0;
+  if (planned && rec->strategy == UM_STRATEGY_AUTO) ns = strategies(ctx, s0, ss);
+  const int bsz = ctx->backend->block_sized;
+  if (rec->block_size == 0 && (bsz == 2 || (bsz == 1 && planned)))
+    for (int i = 0; i < 3; i++)
+      if (tune_blocks[i] != b0) blocks[nb++] = tune_blocks[i];
+  int gather = 0, fused = 0;
+  const int split_knob = !ctx->reproducible && rec->split == 0 && mode == UM_SPLIT_AUTO &&
+                         um__split_variants(ctx, loop, &gather, &fused);
+  const um_split whole = split_knob ? UM_SPLIT_OFF : mode;
+  for (int j = 0; j < nb; j++) /* whole (or as configured) first: every strategy and block size */
+    for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], whole);
+  for (int j = 0; split_knob && j < nb; j++) {
+    if (gather) add_trial(T, s0, blocks[j], UM_SPLIT_GATHER); /* no strategy: contributions direct, then gathers */
+    else
+      for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], UM_SPLIT_SCATTER);
+    if (fused) add_trial(T, s0, blocks[j], UM_SPLIT_FUSED); /* hierarchical inside, whatever the strategy */
+  }
+  if (T->ntrials > 1) return 1;
+  snprintf(T->note, sizeof T->note, "nothing to tune: %s",
+           !loop->has_conflicts ? "no writes through a map, and block sizes do not change how the backend runs it"
+           : !planned            ? "its writes through maps never meet (one to one), and block sizes do not matter here"
+                                 : "every knob is fixed (per-loop settings) or has one value on this backend");
+  return 0;
+}
+
+static void apply(um_context *ctx, um_loop_rec *rec, const um_tune_trial *t, int split_knob) {
+  (void)ctx;
+  rec->strategy = t->strategy;
+  rec->block_size = t->block_size;
+  if (split_knob) {
+    rec->split = (int)t->split + 1;
+    rec->split_by_tune = 1;
+  }
+}
+
+/* ---- the loop's outputs, kept and restored around the trials --------------------------------------- */
+typedef struct {
+  um_dat *d;
+  void *dev;  /* the backend's copy of its device rows */
+  void *host; /* or a copy of its host rows */
+  int valid, stale, zeros;
+} kept_dat;
+
+static int keep_outputs(um_context *ctx, const um_loop *loop, kept_dat *k, int *nk) {
+  *nk = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || a->acc == UM_READ) continue;
+    int seen = 0;
+    for (int j = 0; j < *nk; j++) seen |= k[j].d == a->dat;
+    if (seen) continue;
+    kept_dat *o = &k[(*nk)++];
+    memset(o, 0, sizeof *o);
+    um_dat *d = a->dat;
+    o->d = d;
+    o->valid = d->valid;
+    o->stale = d->halo_stale;
+    o->zeros = d->host_zeros;
+    if (ctx->backend->dat_copy) { /* on the device first, so that no trial uploads it */
+      if (!(d->valid & UM_VALID_DEVICE)) {
+        UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, NULL, 3));
+        o->valid = d->valid;
+      }
+      UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, &o->dev, 0));
+      continue;
+    }
+    if (!(d->valid & UM_VALID_HOST)) {
+      UM_CHECK(ctx, um__dat_to_host(ctx, d));
+      o->valid = d->valid;
+    }
+    const size_t bytes = (size_t)d->rows * (size_t)d->dim * d->esize;
+    o->host = malloc(bytes ? bytes : 1);
+    if (!o->host)
+      return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory keeping dat '%s' (%zu bytes) for tuning loop '%s'", d->name,
+                      bytes, loop->name);
+    memcpy(o->host, d->data, bytes);
+  }
+  return UM_SUCCESS;
+}
+
+static int restore_outputs(um_context *ctx, kept_dat *k, int nk) {
+  for (int j = 0; j < nk; j++) {
+    um_dat *d = k[j].d;
+    if (k[j].dev) UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, &k[j].dev, 1));
+    else memcpy(d->data, k[j].host, (size_t)d->rows * (size_t)d->dim * d->esize);
+    d->valid = k[j].valid; /* a device trial wrote only the device rows, now as they were */
+    d->halo_stale = k[j].stale;
+    d->host_zeros = k[j].zeros;
+  }
+  return UM_SUCCESS;
+}
+
+static void free_kept(um_context *ctx, kept_dat *k, int nk) {
+  if (nk && ctx->backend->sync) ctx->backend->sync(ctx, ctx->bstate); /* copies in flight finish first */
+  for (int j = 0; j < nk; j++) {
+    if (k[j].dev) ctx->backend->dat_copy(ctx, ctx->bstate, k[j].d, &k[j].dev, 2);
+    free(k[j].host);
+  }
+}
+
+/* ---- the loops' statistics: trials are not calls ---------------------------------------------------- */
+typedef struct {
+  long calls, dev_calls, compiled_calls, simd_calls;
+  double seconds, dev_seconds;
+} rec_times;
+
+static rec_times *save_times(const um_context *ctx, int *n) {
+  *n = ctx->nloops;
+  rec_times *t = malloc((size_t)(*n ? *n : 1) * sizeof *t);
+  for (int i = 0; t && i < *n; i++) {
+    const um_loop_rec *r = &ctx->loops[i];
+    t[i] = (rec_times){r->calls, r->dev_calls, r->compiled_calls, r->simd_calls, r->seconds, r->dev_seconds};
+  }
+  return t;
+}
+
+static void restore_times(um_context *ctx, const rec_times *t, int n) {
+  for (int i = 0; i < ctx->nloops; i++) {
+    um_loop_rec *r = &ctx->loops[i];
+    const rec_times z = {0, 0, 0, 0, 0, 0}, *s = t && i < n ? &t[i] : &z; /* records the trials added: none */
+    r->calls = s->calls, r->dev_calls = s->dev_calls, r->compiled_calls = s->compiled_calls;
+    r->simd_calls = s->simd_calls, r->seconds = s->seconds, r->dev_seconds = s->dev_seconds;
+  }
+}
+
+/* ---- the cache: one line per choice ------------------------------------------------------------------ */
+static uint64_t mix(uint64_t h, uint64_t v) { return um_fnv1a(h, &v, sizeof v); }
+static uint64_t mix_s(uint64_t h, const char *s) { return s ? um_fnv1a(h, s, strlen(s) + 1) : mix(h, 0); }
+
+/* What the choice depends on: the device and backend, threads and ranks, the loop and its arguments, the
+ * mesh (its maps' contents: rank 0's, which decides), and the settings listed. */
+static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_info *T) {
+  uint64_t h = mix_s(UM_FNV_OFFSET, "um-tune-1");
+  h = mix_s(h, ctx->backend->name);
+  h = mix_s(h, ctx->backend->device ? ctx->backend->device(ctx, ctx->bstate) : "");
+  h = mix(h, (uint64_t)ctx->opts.nthreads);
+  h = mix_s(h, getenv("OMP_NUM_THREADS"));
+  h = mix(h, (uint64_t)um_context_nranks(ctx));
+  h = mix(h, (uint64_t)ctx->reproducible);
+  h = mix_s(h, loop->name);
+  h = mix_s(h, loop->kernel->name);
+  h = mix(h, (uint64_t)loop->set->gsize);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    h = mix(h, ((uint64_t)a->kind << 48) ^ ((uint64_t)a->acc << 40) ^ ((uint64_t)(unsigned)a->dim << 8) ^ (uint64_t)a->type);
+    h = mix(h, (uint64_t)(int64_t)a->idx);
+    if (a->kind != UM_ARG_DAT) continue;
+    h = mix(h, ((uint64_t)a->dat->layout << 32) ^ (uint64_t)a->dat->set->gsize);
+    if (!a->map) continue;
+    h = mix(h, ((uint64_t)a->map->arity << 32) ^ (uint64_t)a->map->to->gsize);
+    int first = 1;
+    for (int j = 0; j < i; j++) first &= loop->args[j].map != a->map;
+    if (first) /* the mesh: the map's rows (owned and halo) */
+      h = um_fnv1a(h, a->map->data, (size_t)um__set_total(a->map->from) * (size_t)a->map->arity * sizeof(int));
+  }
+  for (int k = 0; k < T->ntrials; k++)
+    h = mix(h, ((uint64_t)T->trial[k].strategy << 40) ^ ((uint64_t)T->trial[k].split << 32) ^ (uint64_t)T->trial[k].block_size);
+  return h;
+}
+
+static int cache_path(const um_context *ctx, char *path, size_t n) {
+  char dir[512];
+  um_cache_dir(ctx->opts.cache, dir, sizeof dir);
+  if (!dir[0]) return 0;
+  char err[256];
+  if (um_make_dirs(dir, err, sizeof err) != 0) return 0;
+  return snprintf(path, n, "%s/tune.txt", dir) < (int)n;
+}
+
+/* The last line of the cache for this key whose settings are T's: its choice and times into T. */
+static int cache_read(const char *path, uint64_t key, um_tune_info *T) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096], want[20];
+  snprintf(want, sizeof want, "%016llx ", (unsigned long long)key);
+  int found = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, want, 17) != 0) continue;
+    const char *p = line + 17;
+    int chosen = -1, n = 0, used = 0;
+    if (sscanf(p, "%d %d%n", &chosen, &n, &used) != 2 || n != T->ntrials || chosen < 0 || chosen >= n) continue;
+    p += used;
+    double sec[UM_TUNE_MAX_TRIALS];
+    int ok = 1;
+    for (int k = 0; ok && k < n; k++) {
+      int s = 0, b = 0, sp = 0;
+      ok = sscanf(p, " %d:%d:%d:%lf%n", &s, &b, &sp, &sec[k], &used) == 4 && s == (int)T->trial[k].strategy &&
+           b == T->trial[k].block_size && sp == (int)T->trial[k].split;
+      p += used;
+    }
+    if (!ok) continue;
+    for (int k = 0; k < n; k++) T->trial[k].seconds = sec[k];
+    T->chosen = chosen;
+    found = 1; /* later lines win: keep reading */
+  }
+  fclose(f);
+  return found;
+}
+
+static void cache_write(um_context *ctx, const char *path, uint64_t key, const char *loop, const um_tune_info *T) {
+  char line[4096];
+  int n = snprintf(line, sizeof line, "%016llx %d %d", (unsigned long long)key, T->chosen, T->ntrials);
+  for (int k = 0; k < T->ntrials && n > 0 && n < (int)sizeof line; k++)
+    n += snprintf(line + n, sizeof line - (size_t)n, " %d:%d:%d:%.6g", (int)T->trial[k].strategy,
+                  T->trial[k].block_size, (int)T->trial[k].split, T->trial[k].seconds);
+  if (n > 0 && n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " # %s\n", loop);
+  if (n <= 0 || n >= (int)sizeof line) return;
+  char err[256];
+  if (um_safe_append(path, "# um run.tune: key chosen n strategy:block_size:split:seconds ... # loop\n", line,
+                     (size_t)n, err, sizeof err) != 0)
+    um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: could not store the choice of loop '%s' in %s: %s", loop, path, err);
+}
+
+/* ---- tuning one loop ---------------------------------------------------------------------------------- */
+static void first_line(char *dst, size_t n, const char *msg) {
+  size_t i = 0;
+  for (; i + 1 < n && msg[i] && msg[i] != '\n'; i++) dst[i] = msg[i];
+  dst[i] = '\0';
+}
+
+/* Run setting k once (after restoring the outputs); its time, or -1 with the error in the trial's note. */
+static double one_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
+                        int split_knob) {
+  apply(ctx, &ctx->loops[loop->id], &T->trial[k], split_knob);
+  double dt = -1;
+  int rc = restore_outputs(ctx, kept, nk);
+  if (!rc) rc = um__loop_trial(ctx, loop, &dt);
+  if (!rc) return dt;
+  first_line(T->trial[k].note, sizeof T->trial[k].note, ctx->errmsg);
+  um_error_clear(ctx);
+  if (ctx->backend->sync) ctx->backend->sync(ctx, ctx->bstate); /* leave the device idle, whatever failed */
+  um_error_clear(ctx);
+  return -1;
+}
+
+/* The trials (T listed, the outputs kept); the times into T, the slowest rank's. */
+static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk, int split_knob) {
+  int n = T->ntrials, reps = TUNE_REPS;
+  double sec[UM_TUNE_MAX_TRIALS], first[2];
+  for (int k = 0; k < n; k++) {
+    double warm = one_trial(ctx, loop, T, k, kept, nk, split_knob), best = warm < 0 ? TUNE_FAILED : INFINITY;
+    for (int r = 0; warm >= 0 && r < reps; r++) {
+      const double dt = one_trial(ctx, loop, T, k, kept, nk, split_knob);
+      if (dt < 0) best = TUNE_FAILED;
+      else if (dt < best) best = dt;
+      if (dt < 0) break;
+    }
+    sec[k] = best;
+    if (k > 0) continue;
+    /* after the configured setting: can the others be afforded? (the same answer on every rank) */
+    first[0] = warm < 0 ? TUNE_FAILED : warm;
+    first[1] = best;
+    UM_CHECK(ctx, um__dist_max_f64(ctx, first, 2));
+    if (first[0] >= TUNE_FAILED || first[1] >= TUNE_FAILED) {
+      snprintf(T->note, sizeof T->note, "not tuned: its configured setting failed in a trial (%s)",
+               T->trial[0].note[0] ? T->trial[0].note : "on another rank");
+      T->ntrials = 1;
+      return UM_SUCCESS;
+    }
+    if (first[0] > UM_TUNE_BUDGET_SECONDS) {
+      snprintf(T->note, sizeof T->note, "not tuned: its first call took %.3g s, more than the %.3g s trials may cost "
+               "a loop", first[0], UM_TUNE_BUDGET_SECONDS);
+      T->ntrials = 1;
+      return UM_SUCCESS;
+    }
+    const double per = first[1] * (1 + reps); /* a setting's runs, compiles aside */
+    if (per * (n - 1) > UM_TUNE_BUDGET_SECONDS) {
+      reps = 1;
+      const int fit = 1 + (int)(UM_TUNE_BUDGET_SECONDS / (2 * first[1]));
+      if (fit < n) {
+        for (int j = fit; j < n; j++) snprintf(T->trial[j].note, sizeof T->trial[j].note, "not tried: over the budget");
+        n = fit;
+      }
+    }
+  }
+  UM_CHECK(ctx, um__dist_max_f64(ctx, sec, n));
+  for (int k = 0; k < n; k++) {
+    T->trial[k].seconds = sec[k] >= TUNE_FAILED ? -1 : sec[k];
+    if (sec[k] >= TUNE_FAILED && !T->trial[k].note[0]) snprintf(T->trial[k].note, sizeof T->trial[k].note, "failed on another rank");
+  }
+  return UM_SUCCESS;
+}
+
+/* The trial whose time is the least (the configured one on ties). */
+static int fastest(const um_tune_info *T) {
+  int c = -1;
+  for (int k = 0; k < T->ntrials; k++)
+    if (T->trial[k].seconds >= 0 && (c < 0 || T->trial[k].seconds < T->trial[c].seconds)) c = k;
+  return c;
+}
+
+static void describe(char *dst, size_t n, const um_tune_trial *t) {
+  snprintf(dst, n, "%s, block %d, %s", um_strategy_name(t->strategy), t->block_size,
+           t->split == UM_SPLIT_OFF ? "whole" : um_split_name(t->split));
+}
+
+int um__tune_loop(um_context *ctx, um_loop *loop) {
+  um_loop_rec *rec = &ctx->loops[loop->id];
+  rec->tune_done = 1;
+  um_tune_info *T = calloc(1, sizeof *T);
+  if (!T) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
+  rec->tune = T;
+  T->chosen = -1;
+  if (ctx->dist && ctx->reproducible) {
+    snprintf(T->note, sizeof T->note, "not tuned: run.reproducible on several ranks (its exact sums cross ranks)");
+    return UM_SUCCESS;
+  }
+  if (loop->set->gsize == 0) {
+    snprintf(T->note, sizeof T->note, "not tuned: its set is empty");
+    return UM_SUCCESS;
+  }
+  /* facts every rank shares: one to one only if it is so on every rank */
+  um_loop L = *loop;
+  L.one_to_one = um__loop_one_to_one(&L);
+  double not_one = !L.one_to_one;
+  UM_CHECK(ctx, um__dist_max_f64(ctx, &not_one, 1));
+  L.one_to_one = not_one == 0;
+  if (!list_trials(ctx, &L, rec, T)) return UM_SUCCESS;
+  const int split_knob = T->trial[T->ntrials - 1].split != T->trial[0].split;
+  const um_strategy keep_s = rec->strategy;
+  const int keep_b = rec->block_size, keep_split = rec->split;
+
+  /* the cache (rank 0 reads it, every rank takes its answer) */
+  char path[600] = "";
+  const int cached = ctx->tune == UM_TUNE_ONCE || ctx->tune == UM_TUNE_ALWAYS ? cache_path(ctx, path, sizeof path) : 0;
+  const uint64_t key = cache_key(ctx, loop, T);
+  if (ctx->tune == UM_TUNE_ONCE) {
+    struct {
+      int found, chosen;
+      double sec[UM_TUNE_MAX_TRIALS];
+    } got;
+    memset(&got, 0, sizeof got);
+    if (um__dist_root(ctx) && cached && cache_read(path, key, T)) {
+      got.found = 1;
+      got.chosen = T->chosen;
+      for (int k = 0; k < T->ntrials; k++) got.sec[k] = T->trial[k].seconds;
+    }
+    UM_CHECK(ctx, um__dist_bcast(ctx, &got, (int)sizeof got));
+    if (got.found) {
+      T->chosen = got.chosen;
+      for (int k = 0; k < T->ntrials; k++) T->trial[k].seconds = got.sec[k];
+      T->state = 2;
+      char d[64];
+      describe(d, sizeof d, &T->trial[T->chosen]);
+      snprintf(T->note, sizeof T->note, "from the cache (%s): %s", path, d);
+      apply(ctx, rec, &T->trial[T->chosen], split_knob);
+      return UM_SUCCESS;
+    }
+  }
+
+  /* the trials */
+  const double t0 = um_wtime();
+  ctx->tuning = 1;
+  UM_CHECK(ctx, um__loop_tune_halos(ctx, loop));
+  int nt = 0;
+  rec_times *times = save_times(ctx, &nt);
+  kept_dat kept[UM_MAX_ARGS];
+  int nk = 0;
+  int rc = times ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
+  if (!rc) rc = um_sync(ctx);
+  if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
+  if (!rc) rc = run_trials(ctx, loop, T, kept, nk, split_knob);
+  if (!rc) rc = restore_outputs(ctx, kept, nk);
+  if (!rc) rc = um_sync(ctx);
+  free_kept(ctx, kept, nk);
+  restore_times(ctx, times, nt);
+  free(times);
+  ctx->tuning = 0;
+  rec = &ctx->loops[loop->id];
+  rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
+  T->seconds = um_wtime() - t0;
+  if (rc) return rc;
+  if (T->ntrials == 1) return UM_SUCCESS; /* not tuned: the note says why */
+  T->chosen = fastest(T);
+  if (T->chosen < 0) {
+    snprintf(T->note, sizeof T->note, "not tuned: every setting failed in its trial");
+    return UM_SUCCESS;
+  }
+  T->state = 1;
+  int timed = 0;
+  for (int k = 0; k < T->ntrials; k++) timed += T->trial[k].seconds >= 0;
+  char d[64];
+  describe(d, sizeof d, &T->trial[T->chosen]);
+  snprintf(T->note, sizeof T->note, "measured: %s, the fastest of %d settings timed (%.3g ms a call; the configured "
+           "one %.3g ms); trials took %.3g s", d, timed, 1e3 * T->trial[T->chosen].seconds, 1e3 * T->trial[0].seconds,
+           T->seconds);
+  apply(ctx, rec, &T->trial[T->chosen], split_knob);
+  if (cached && um__dist_root(ctx)) cache_write(ctx, path, key, loop->name, T);
+  um_backend_log(ctx, UM_LOG_INFO, "um: run.tune: loop '%s': %s", loop->name, T->note);
+  return UM_SUCCESS;
+}

@@ -1,0 +1,225 @@
+// Per-loop auto-tuning (engine/src/core/tune.c; um/um.h: um_set_tune,
+// um_loop_tune_info). A tuned loop tries its settings at its first call on
+// copies of its outputs, so (1) the trials change no result: the tuned run
+// equals, bit for bit, an untuned run given the chosen settings per loop
+// (every access mode: direct WRITE/RW/INC, INC and RW and WRITE through maps,
+// global INC/MIN/MAX); (2) run.tune once stores the choice and a later run on
+// the same mesh reads it (another mesh does not); (3) a setting that fails is
+// skipped and says why; (4) a loop too slow for the trials' budget tries fewer
+// settings. The trials are not counted as calls.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "test_cuda_workload.hpp"
+
+extern "C" {
+#include "um/backend.h"
+extern const um_backend_def um_backend_seq;
+}
+
+namespace {
+
+using Infos = std::map<std::string, um_tune_info>;
+
+// The tune records of every loop of ctx that run.tune looked at.
+Infos infos_of(const um_context *ctx) {
+  Infos out;
+  um_loop_stats s;
+  um_tune_info t;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS && um_loop_tune_info(ctx, i, &t)) out[s.name] = t;
+  return out;
+}
+
+// The chosen settings of a tuned run as per-loop settings of ctx (an untuned run that replays them).
+void apply_choices(um_context *ctx, const Infos &in) {
+  for (const auto &kv : in) {
+    const um_tune_info &t = kv.second;
+    if (t.chosen < 0) continue;
+    const um_tune_trial &c = t.trial[t.chosen];
+    ASSERT_EQ(um_loop_set_strategy(ctx, kv.first.c_str(), c.strategy), UM_SUCCESS) << um_error_message(ctx);
+    ASSERT_EQ(um_loop_set_block_size(ctx, kv.first.c_str(), c.block_size), UM_SUCCESS);
+    ASSERT_EQ(um_loop_set_split(ctx, kv.first.c_str(), c.split), UM_SUCCESS);
+  }
+}
+
+// A test backend on top of seq (its block size changes how it runs every loop, as a GPU's does): a run with
+// block size 512 fails; a run of "tk_direct" sleeps `sleep_s`.
+double sleep_s = 0;
+int flaky_run(um_context *ctx, void *state, um_loop *loop) {
+  if (loop->block_size == 512) return um_error_set(ctx, UM_ERR_BACKEND, "flaky: block size 512 refused\n  [detail]");
+  if (sleep_s > 0 && !strcmp(loop->name, "tk_direct"))
+    std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
+  return um_backend_seq.run(ctx, state, loop);
+}
+um_backend_def make_flaky() {
+  um_backend_def b = um_backend_seq;
+  b.name = "flaky";
+  b.priority = -100;
+  b.description = "seq, refusing block size 512 (tests)";
+  b.block_sized = 2;
+  b.run = flaky_run;
+  return b;
+}
+const um_backend_def flaky_backend = make_flaky();
+const um_backend_def *const flaky_list[1] = {&flaky_backend};
+
+struct Outcome {
+  tcw::Result res;
+  Infos infos;
+  std::map<std::string, long> calls;
+};
+
+// The workload (tcw::run_all, 3 edge loops) on `backend` with tune mode t (cache: run.cache), replaying
+// `replay`'s choices as per-loop settings when given.
+void run(const char *backend, um_tune t, const std::string &cache, const tcw::Mesh &m, Outcome *out,
+         const Infos *replay = nullptr) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = backend;
+  o.extra_backends = flaky_list;
+  o.nextra_backends = 1;
+  o.nthreads = 2;
+  o.block_size = 64;
+  o.parallel_threshold = 0;
+  snprintf(o.cache, sizeof o.cache, "%s", cache.c_str());
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(um_set_tune(ctx, t), UM_SUCCESS);
+  if (replay) apply_choices(ctx, *replay);
+  tcw::run_all(ctx, m, &out->res, 3);
+  out->infos = infos_of(ctx);
+  um_loop_stats s;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &s) == UM_SUCCESS) out->calls[s.name] = s.calls;
+  um_finalize(&ctx);
+}
+
+std::string temp_dir() {
+  char d[] = "/tmp/um-tune-XXXXXX";
+  return mkdtemp(d) ? d : "";
+}
+void remove_dir(const std::string &d) {
+  std::remove((d + "/tune.txt").c_str());
+  rmdir(d.c_str());
+}
+
+class Tune : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override {
+    if (um_backend_available(GetParam()) != 1) GTEST_SKIP() << GetParam() << " not built";
+  }
+};
+
+// The trials change no result, the chosen settings replayed untuned give the same bits, and trials are no calls.
+TEST_P(Tune, TrialsChangeNoResultAndTheChoiceReplays) {
+  const tcw::Mesh m = tcw::random_mesh(400, 1200, 300, 3u);
+  Outcome tuned, replay, plain;
+  run(GetParam(), UM_TUNE_ALWAYS, "off", m, &tuned);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(tuned.infos.count("tk_edge")) << "run.tune looked at every loop";
+  EXPECT_EQ(tuned.infos.size(), tcw::loop_names().size());
+  const um_tune_info &e = tuned.infos["tk_edge"];
+  EXPECT_EQ(e.state, 1) << e.note;  // whole against split at least
+  ASSERT_GE(e.ntrials, 2);
+  ASSERT_GE(e.chosen, 0);
+  for (int k = 0; k < e.ntrials; k++) EXPECT_GE(e.trial[k].seconds, 0) << k << ": " << e.trial[k].note;
+  EXPECT_EQ(e.trial[0].split, UM_SPLIT_OFF) << "the configured setting (whole) comes first";
+  bool split_tried = false;
+  for (int k = 0; k < e.ntrials; k++) split_tried |= e.trial[k].split == UM_SPLIT_GATHER;
+  EXPECT_TRUE(split_tried) << "tk_edge increments through a map: its gather was tried";
+  for (int k = 1; k < e.ntrials; k++) EXPECT_GE(e.trial[k].seconds, e.trial[e.chosen].seconds) << "the fastest kept";
+  const um_tune_info &d = tuned.infos["tk_direct"];  // direct: no strategy; a CPU's block size shapes only plans
+  EXPECT_EQ(d.state, 0);
+  EXPECT_EQ(std::string(d.note).rfind("nothing to tune", 0), 0u) << d.note;
+  EXPECT_EQ(tuned.calls["tk_edge"], 3) << "trials are not calls";
+  EXPECT_EQ(tuned.calls["tk_direct"], 1);
+  run(GetParam(), UM_TUNE_OFF, "off", m, &replay, &tuned.infos);
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(replay.infos.empty()) << "run.tune off looks at no loop";
+  tcw::expect_same(tuned.res, replay.res);
+  // and the results are the workload's: the default run agrees to round-off (another order of sums)
+  run(GetParam(), UM_TUNE_OFF, "off", m, &plain);
+  ASSERT_EQ(plain.res.r.size(), tuned.res.r.size());
+  for (size_t i = 0; i < plain.res.r.size(); i++) EXPECT_NEAR(tuned.res.r[i], plain.res.r[i], 1e-12 * (1 + std::fabs(plain.res.r[i])));
+  EXPECT_EQ(tuned.res.cnt, plain.res.cnt) << "every edge counted once per call, trials not";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Tune, ::testing::Values("seq", "openmp"));
+
+// run.tune once: the choice is stored and read back by the next run on the same mesh (no trials), not by a run
+// on another mesh; always measures again.
+TEST(TuneCache, OnceStoresTheChoiceForThisMesh) {
+  const std::string dir = temp_dir();
+  ASSERT_FALSE(dir.empty());
+  const tcw::Mesh m = tcw::random_mesh(300, 900, 200, 5u), other = tcw::random_mesh(300, 900, 200, 6u);
+  Outcome first, second, moved, again;
+  run("seq", UM_TUNE_ONCE, dir, m, &first);
+  run("seq", UM_TUNE_ONCE, dir, m, &second);
+  run("seq", UM_TUNE_ONCE, dir, other, &moved);
+  run("seq", UM_TUNE_ALWAYS, dir, m, &again);
+  std::ifstream f(dir + "/tune.txt");
+  std::stringstream text;
+  text << f.rdbuf();
+  remove_dir(dir);
+  if (HasFatalFailure()) return;
+  const um_tune_info &a = first.infos["tk_edge"], &b = second.infos["tk_edge"];
+  EXPECT_EQ(a.state, 1) << a.note;
+  EXPECT_EQ(b.state, 2) << b.note;
+  EXPECT_NE(std::string(b.note).find("from the cache"), std::string::npos) << b.note;
+  EXPECT_EQ(b.chosen, a.chosen);
+  ASSERT_EQ(b.ntrials, a.ntrials);
+  for (int k = 0; k < a.ntrials; k++) EXPECT_NEAR(b.trial[k].seconds, a.trial[k].seconds, 1e-5 * a.trial[k].seconds + 1e-12);
+  EXPECT_EQ(b.seconds, 0) << "no trials ran";
+  tcw::expect_same(second.res, first.res);  // the same settings from the first call on
+  EXPECT_EQ(moved.infos["tk_edge"].state, 1) << "another mesh is tuned anew: " << moved.infos["tk_edge"].note;
+  EXPECT_EQ(again.infos["tk_edge"].state, 1) << "always measures: " << again.infos["tk_edge"].note;
+  EXPECT_NE(text.str().find("# tk_edge\n"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().rfind("# um run.tune:", 0), 0u) << "the file says what its lines are";
+}
+
+// A setting that fails in its trial is not kept; its error is its note; the run goes on without an error.
+TEST(TuneFailures, AFailingSettingIsSkippedAndSaysWhy) {
+  const tcw::Mesh m = tcw::random_mesh(300, 900, 200, 9u);
+  Outcome tuned, ref;
+  run("flaky", UM_TUNE_ALWAYS, "off", m, &tuned);
+  run("seq", UM_TUNE_OFF, "off", m, &ref);
+  if (HasFatalFailure()) return;
+  const um_tune_info &d = tuned.infos["tk_direct"];
+  EXPECT_EQ(d.state, 1) << d.note;
+  int refused = -1;
+  for (int k = 0; k < d.ntrials; k++)
+    if (d.trial[k].block_size == 512) refused = k;
+  ASSERT_GE(refused, 0) << "block size 512 was listed";
+  EXPECT_LT(d.trial[refused].seconds, 0);
+  EXPECT_STREQ(d.trial[refused].note, "flaky: block size 512 refused") << "its error's first line";
+  EXPECT_NE(d.chosen, refused);
+  tcw::expect_same(tuned.res, ref.res);  // seq underneath: the block size changes no bit
+}
+
+// A loop whose settings would take longer than the trials' budget (UM_TUNE_BUDGET_SECONDS) tries fewer.
+TEST(TuneFailures, ASlowLoopTriesWhatTheBudgetAllows) {
+  const tcw::Mesh m = tcw::random_mesh(100, 300, 60, 4u);
+  Outcome tuned;
+  sleep_s = 0.4 * UM_TUNE_BUDGET_SECONDS / 2.0; // a setting's three runs take 1.2 budget-halves: not every one fits
+  run("flaky", UM_TUNE_ALWAYS, "off", m, &tuned);
+  sleep_s = 0;
+  if (HasFatalFailure()) return;
+  const um_tune_info &d = tuned.infos["tk_direct"];
+  int skipped = 0;
+  for (int k = 0; k < d.ntrials; k++) skipped += !strcmp(d.trial[k].note, "not tried: over the budget");
+  EXPECT_GE(skipped, 1) << d.note;
+  EXPECT_LT(d.seconds, 2.5 * UM_TUNE_BUDGET_SECONDS) << "the trials kept near the budget";
+  EXPECT_EQ(tuned.calls["tk_direct"], 1);
+}
+
+}  // namespace
