@@ -158,9 +158,10 @@ static const um_backend_option cu_options[] = {
 
 /* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl);
  * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs);
- * upload_bytes: bytes of dats copied host -> device when the loop found the host copy the only current one */
+ * upload_bytes: bytes of dats copied host -> device when the loop found the host copy the only current one;
+ * registers: per thread, of the loop's last kernel (with occupancy: the resources that bind it) */
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
-                                          "halo_post_seconds", "graph_calls", "upload_bytes", NULL};
+                                          "halo_post_seconds", "graph_calls", "upload_bytes", "registers", NULL};
 
 const um_backend_def um_backend_cuda = {
     .name = "cuda",

@@ -529,6 +529,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     struct cudaFuncAttributes fa;
     cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)k->kloop);
     if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "reading the attributes of loop '%s'", loop->name);
+    else k->registers = fa.numRegs;
     size_t dev_max = (size_t)S->prop.sharedMemPerBlockOptin, prof_max = (size_t)S->profile->smem_optin;
     size_t limit = prof_max && prof_max < dev_max ? prof_max : dev_max;
     if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > limit)

@@ -109,6 +109,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start, S->npending));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
+  um_backend_counter_set(ctx, loop->id, CU_COUNTER_REGISTERS, k->registers);
   for (int l = 0; l < k->nlaunch; l++) {
     const cu_launch *L = &k->launch[l];
     if (L->n <= 0) continue;
