@@ -595,7 +595,11 @@ TEST(CudaTune, TrialsChangeNoResultAndReproducibleChoicesReplayBitForBit) {
     EXPECT_TRUE(e.trial[k].seconds > 0 || e.trial[k].note[0]) << k;
   }
   EXPECT_TRUE(fused && gather) << "both split variants tried";
-  EXPECT_EQ(st.calls, 3);
+  ASSERT_EQ(um_loop_stats_get(ctx, edge, &st), UM_SUCCESS);
+  EXPECT_EQ(st.calls, 3) << "trials are not calls";
+  double regs = 0;
+  EXPECT_TRUE(um_loop_stats_counter(&st, "registers", &regs));
+  EXPECT_GT(regs, 0) << "registers per thread of its kernel";
   um_finalize(&ctx);
   expect_close(got.r, ref.r, "INC r");
   expect_close(got.n, ref.n, "INC n (arity 4)");

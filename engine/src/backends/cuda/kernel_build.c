@@ -529,7 +529,6 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     struct cudaFuncAttributes fa;
     cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)k->kloop);
     if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "reading the attributes of loop '%s'", loop->name);
-    else k->registers = fa.numRegs;
     size_t dev_max = (size_t)S->prop.sharedMemPerBlockOptin, prof_max = (size_t)S->profile->smem_optin;
     size_t limit = prof_max && prof_max < dev_max ? prof_max : dev_max;
     if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > limit)
@@ -547,8 +546,11 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     }
   }
   /* theoretical occupancy: blocks resident per SM (registers, shared memory, block size) x warps per
-   * block, over the SM's maximum resident warps */
+   * block, over the SM's maximum resident warps; and the registers per thread that bind it */
   if (rc == UM_SUCCESS) {
+    struct cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, (const void *)k->kloop) == cudaSuccess) k->registers = fa.numRegs;
+    else (void)cudaGetLastError(); /* not known: leave 0 */
     int nb = 0;
     const int ws = S->prop.warpSize > 0 ? S->prop.warpSize : 32;
     const int max_warps = S->prop.maxThreadsPerMultiProcessor / ws;
