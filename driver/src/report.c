@@ -74,6 +74,8 @@ static void row_name(char *buf, size_t n, const um_loop_stats *s, int depth, int
   snprintf(buf, n, "%s%s%s", depth ? "  " : "", nm, mark);
 }
 
+static const char *split_word(um_split v) { return v == UM_SPLIT_OFF ? "whole" : um_split_name(v); }
+
 /* run.tune: each loop's kept setting, where it came from, and the settings it was measured against. */
 static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
   um_tune_info t;
@@ -82,8 +84,8 @@ static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
     if (o->depth[k] || !um_loop_tune_info(ctx, o->idx[k], &t)) continue;
     um_loop_stats s;
     if (um_loop_stats_get(ctx, o->idx[k], &s) != UM_SUCCESS) continue;
-    if (!any++) fprintf(f, "tuned (run.tune): the setting each loop kept; the configured one first, then the fastest "
-                           "and slowest others\n");
+    if (!any++) fprintf(f, "tuned (run.tune): each loop's setting kept, its time in the trials and where it came from;\n"
+                           "  then the configured setting's time and the slowest setting tried\n");
     if (t.state == 0 || t.chosen < 0) {
       fprintf(f, "  %-18s %s\n", s.name, t.note);
       continue;
@@ -92,12 +94,12 @@ static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
     int slow = -1;
     for (int j = 0; j < t.ntrials; j++)
       if (t.trial[j].seconds >= 0 && (slow < 0 || t.trial[j].seconds > t.trial[slow].seconds)) slow = j;
-    fprintf(f, "  %-18s %s, block %d, %s: %.4g ms (%s); configured %.4g ms, slowest %.4g ms (%s, block %d, %s), of %d\n",
-            s.name, um_strategy_name(c->strategy), c->block_size, c->split == UM_SPLIT_OFF ? "whole" : um_split_name(c->split),
-            1e3 * c->seconds, t.state == 2 ? "cache" : "measured", 1e3 * t.trial[0].seconds,
-            slow >= 0 ? 1e3 * t.trial[slow].seconds : 0.0, slow >= 0 ? um_strategy_name(t.trial[slow].strategy) : "-",
-            slow >= 0 ? t.trial[slow].block_size : 0,
-            slow < 0 ? "-" : t.trial[slow].split == UM_SPLIT_OFF ? "whole" : um_split_name(t.trial[slow].split), t.ntrials);
+    fprintf(f, "  %-18s %s, block %d, %s: %.4g ms (%s, %d settings)\n", s.name, um_strategy_name(c->strategy),
+            c->block_size, split_word(c->split), 1e3 * c->seconds, t.state == 2 ? "cache" : "measured", t.ntrials);
+    if (slow >= 0)
+      fprintf(f, "  %-18s configured %.4g ms; slowest %.4g ms: %s, block %d, %s\n", "", 1e3 * t.trial[0].seconds,
+              1e3 * t.trial[slow].seconds, um_strategy_name(t.trial[slow].strategy), t.trial[slow].block_size,
+              split_word(t.trial[slow].split));
   }
 }
 

@@ -108,10 +108,10 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
     if (fused) add_trial(T, s0, blocks[j], UM_SPLIT_FUSED); /* hierarchical inside, whatever the strategy */
   }
   if (T->ntrials > 1) return 1;
-  snprintf(T->note, sizeof T->note, "nothing to tune: %s",
-           !loop->has_conflicts ? "no writes through a map, and block sizes do not change how the backend runs it"
-           : !planned            ? "its writes through maps never meet (one to one), and block sizes do not matter here"
-                                 : "every knob is fixed (per-loop settings) or has one value on this backend");
+  snprintf(T->note, sizeof T->note, "nothing to tune (%s)",
+           !loop->has_conflicts ? "no writes through a map; the block size does not matter here"
+           : !planned            ? "its writes through maps never meet; the block size does not matter here"
+                                 : "its knobs are fixed per loop, or have one value on this backend");
   return 0;
 }
 
