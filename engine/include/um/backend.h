@@ -242,6 +242,12 @@ typedef struct um_backend_def {
    * make d's device copy current (from the host copy if that is the only
    * current one; copy unused). */
   int (*dat_copy)(um_context *ctx, void *state, um_dat *d, void **copy, int op);
+  /** Compiling ahead (may be NULL): get ready to run each of the n loops
+   * (settings run.tune is about to try), e.g. compile their kernels in
+   * parallel; nothing runs. A loop it cannot prepare is left for its run,
+   * which reports what is wrong; so it returns an error only for its own
+   * failures (none is fatal to the run). */
+  int (*prepare)(um_context *ctx, void *state, um_loop *const *loops, int n);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

@@ -54,6 +54,7 @@ int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, 
 int um__tune_loop(um_context *ctx, um_loop *loop);
 int um__loop_tune_halos(um_context *ctx, const um_loop *base);
 int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds);
+int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out);
 /* Check argument i of loop `loop` over `set` (its dat, map, index, dim, type and
  * access); the message names the loop and the argument (args.c). */
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);

@@ -501,6 +501,17 @@ int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds) {
   return UM_SUCCESS;
 }
 
+/* run.tune (tune.c): *out = the loop as a trial with its record's settings now hands it to the backend, for
+ * compiling ahead (um_backend_def.prepare); 0 if those settings run it split into generated loops (not
+ * prepared), else 1. */
+int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out) {
+  memcpy(out, base, offsetof(um_loop, red));
+  struct um_split_state *sp = NULL;
+  if (prepare(ctx, out, &sp) != UM_SUCCESS || sp) return 0;
+  if (use_reverse(ctx, out, &ctx->loops[out->id])) out->end = out->set->size;
+  return 1;
+}
+
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **out) {
   um_plan_key key;
   memset(&key, 0, sizeof key);

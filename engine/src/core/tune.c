@@ -325,6 +325,26 @@ static double one_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, i
   return -1;
 }
 
+/* The backend gets ready for the settings that run the loop whole (or fused): e.g. the CUDA backend compiles
+ * their kernels in parallel threads, so the trials' first runs only load them. */
+static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, int split_knob) {
+  if (!ctx->backend->prepare || T->ntrials < 2) return;
+  um_loop *ls = calloc((size_t)T->ntrials, sizeof *ls);
+  um_loop *ptr[UM_TUNE_MAX_TRIALS];
+  if (!ls) return;
+  char keep[UM_ERRMSG_LEN];
+  memcpy(keep, ctx->errmsg, sizeof keep);
+  int n = 0;
+  for (int k = 0; k < T->ntrials; k++) {
+    if (split_knob && T->trial[k].split != UM_SPLIT_OFF && T->trial[k].split != UM_SPLIT_FUSED) continue;
+    apply(ctx, &ctx->loops[loop->id], &T->trial[k], split_knob);
+    if (um__loop_trial_loop(ctx, loop, &ls[n])) ptr[n] = &ls[n], n++;
+  }
+  if (n > 1) ctx->backend->prepare(ctx, ctx->bstate, ptr, n);
+  memcpy(ctx->errmsg, keep, sizeof keep); /* only a missed speed-up: the trials report what fails */
+  free(ls);
+}
+
 /* The trials (T listed, the outputs kept); the times into T, the slowest rank's. */
 static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk, int split_knob) {
   int n = T->ntrials, reps = TUNE_REPS;
@@ -451,6 +471,7 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   int rc = times ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
   if (!rc) rc = um_sync(ctx);
   if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
+  if (!rc) prepare_trials(ctx, loop, T, split_knob);
   if (!rc) rc = run_trials(ctx, loop, T, kept, nk, split_knob);
   if (!rc) rc = restore_outputs(ctx, kept, nk);
   if (!rc) rc = um_sync(ctx);

@@ -90,6 +90,13 @@ static int cu_init(um_context *ctx, void **state) {
     return UM_ERROR(ctx, UM_ERR_ARG, "cuda.graph_min_kernels: '%s' is not a whole number from 1 to 1000000 (the fewest kernel "
                     "launches a sequence needs to be replayed as a CUDA graph; default 1)", gm ? gm : "");
   S->graph_min = (int)gmin;
+  const char *ct = um_backend_option_value(ctx, "compile_threads");
+  end = NULL;
+  long nct = ct ? strtol(ct, &end, 10) : 0;
+  if (!ct || end == ct || *end || nct < 0 || nct > 64)
+    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.compile_threads: '%s' is not a whole number from 0 to 64 (threads that compile "
+                    "kernels ahead for run.tune; 0: one per core, 1: none ahead)", ct ? ct : "");
+  S->compile_threads = (int)nct;
   return UM_SUCCESS;
 }
 
@@ -148,6 +155,9 @@ static const um_backend_option cu_options[] = {
      "record each sequence of loops between two host synchronisations (a reduction read, a fetch, a halo exchange) "
      "and replay it as a CUDA graph from its second occurrence on: fewer launch costs on small sets; same results "
      "(off with poison)"},
+    {"compile_threads", "0", NULL,
+     "threads that compile the kernels of run.tune's settings ahead, in parallel, into cuda.cache (0: one per "
+     "core; 1: none ahead, each compiled at its first run)"},
     {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
      "by one"},
@@ -181,6 +191,7 @@ const um_backend_def um_backend_cuda = {
     .flush = cu_backend_flush,
     .dat_to_host = cu_dat_to_host,
     .dat_copy = cu_dat_copy,
+    .prepare = cu_prepare,
     .block_sized = 2,
     .rows_out = cu_rows_out,
     .rows_in = cu_rows_in,

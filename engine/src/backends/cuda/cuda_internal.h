@@ -239,6 +239,7 @@ typedef struct {
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
+  int compile_threads;     /* cuda.compile_threads: 0 one per core, 1 none ahead (prepare.c) */
   long syncs;              /* synchronisations so far (each reads every pending time) */
   int cur_loop;            /* the loop record cu_run is running (-1 outside): dat uploads are counted to it */
   cg_segment cg;
@@ -293,6 +294,10 @@ void cu_kern_free(cu_kern *k);
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out);
 /* launch.c */
 int cu_run(um_context *ctx, void *state, um_loop *loop);
+/* The loop's kernel built already (the same key), or NULL. */
+cu_kern *cu_find_kern(cu_state *S, const cu_key *key);
+/* Compiling ahead (prepare.c, um_backend_def.prepare). */
+int cu_prepare(um_context *ctx, void *state, um_loop *const *loops, int n);
 /* halo.c */
 int cu_rows_out(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out);
 int cu_rows_in(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add);

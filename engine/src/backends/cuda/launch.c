@@ -55,7 +55,7 @@ static int field_offset(const cu_kern *k, umc_field_kind kind) {
   return -1;
 }
 
-static cu_kern *find_kern(cu_state *S, const cu_key *key) {
+cu_kern *cu_find_kern(cu_state *S, const cu_key *key) {
   const size_t n = cu_key_bytes(key);
   for (int i = S->nkerns - 1; i >= 0; i--)
     if (S->kerns[i]->key.kernel == key->kernel && !memcmp(&S->kerns[i]->key, key, n)) return S->kerns[i];
@@ -72,7 +72,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   UM_CHECK(ctx, cu_threads_for(ctx, loop, mode.exec, &threads));
   cu_key key;
   cu_make_key(loop, mode, threads, &key);
-  cu_kern *k = find_kern(S, &key);
+  cu_kern *k = cu_find_kern(S, &key);
   if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
 
   /* data on the device */
