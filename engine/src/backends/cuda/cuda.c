@@ -97,6 +97,13 @@ static int cu_init(um_context *ctx, void **state) {
     return UM_ERROR(ctx, UM_ERR_ARG, "cuda.compile_threads: '%s' is not a whole number from 0 to 64 (threads that compile "
                     "kernels ahead for run.tune; 0: one per core, 1: none ahead)", ct ? ct : "");
   S->compile_threads = (int)nct;
+  const char *mr = um_backend_option_value(ctx, "max_registers");
+  end = NULL;
+  long nmr = mr ? strtol(mr, &end, 10) : 0;
+  if (!mr || end == mr || *end || (nmr != 0 && (nmr < 16 || nmr > 255)))
+    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.max_registers: '%s' is not 0 or a whole number from 16 to 255 (registers per "
+                    "thread the kernels may use, NVRTC's --maxrregcount; 0: NVRTC's choice)", mr ? mr : "");
+  S->max_registers = (int)nmr;
   return UM_SUCCESS;
 }
 
@@ -158,6 +165,9 @@ static const um_backend_option cu_options[] = {
     {"compile_threads", "0", NULL,
      "threads that compile the kernels of run.tune's settings ahead, in parallel, into cuda.cache (0: one per "
      "core; 1: none ahead, each compiled at its first run)"},
+    {"max_registers", "0", NULL,
+     "registers per thread a kernel may use (NVRTC's --maxrregcount, 16 to 255): fewer raise the occupancy of "
+     "register-bound loops, and may spill to local memory; 0: NVRTC's choice"},
     {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
      "by one"},

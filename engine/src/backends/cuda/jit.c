@@ -174,8 +174,20 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
     return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
-  const char *opts[] = {arch_opt, "-lineinfo", "--std=c++17", "--fmad=false"};
-  const int nopts = (int)(sizeof opts / sizeof opts[0]) - (rq->no_fma ? 0 : 1);
+  char regs_opt[48];
+  const char *opts[5];
+  int nopts = 0;
+  opts[nopts++] = arch_opt;
+  opts[nopts++] = "-lineinfo";
+  opts[nopts++] = "--std=c++17";
+  if (rq->no_fma) opts[nopts++] = "--fmad=false";
+  if (rq->max_registers > 0) {
+    snprintf(regs_opt, sizeof regs_opt, "--maxrregcount=%d", rq->max_registers);
+    opts[nopts++] = regs_opt;
+  }
+  char optlist[256] = ""; /* for messages */
+  for (int i = 0; i < nopts; i++)
+    snprintf(optlist + strlen(optlist), sizeof optlist - strlen(optlist), "%s%s", i ? " " : "", opts[i]);
 
   /* the cache key: everything the compilation depends on */
   kbuf key = {0};
@@ -237,10 +249,9 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
       char *head = malloc(hn);
       if (head) {
         snprintf(head, hn,
-                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s %s %s%s%s):\n%s\n"
+                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s):\n%s\n"
                  "--- generated source ---\n",
-                 rq->name, nvrtcGetErrorString(cr), opts[0], opts[1], opts[2], nopts > 3 ? " " : "",
-                 nopts > 3 ? opts[3] : "", out->log ? out->log : "");
+                 rq->name, nvrtcGetErrorString(cr), optlist, out->log ? out->log : "");
         log_numbered(rq, head, rq->source, "");
         free(head);
       }

@@ -487,6 +487,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     umj_request rq;
     cu_jit_request(ctx, loop->kernel, loop->name, src, S->jit_arch, S->jit_ptx, S->cache_dir, S->dump, hn, hs, &rq);
     rq.no_fma = S->no_fma || um_context_reproducible(ctx); /* reproducible: the host's arithmetic, no contraction */
+    rq.max_registers = S->max_registers;
     char what[300];
     snprintf(what, sizeof what, "loop '%s'", loop->name);
     rc = cu_load_module(ctx, &rq, what, &k->lib, &from_cache);
