@@ -569,7 +569,10 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   if (D->has_reduction) emit_reduction_helpers(g);
 
   /* ---- the loop kernel ---- */
-  P("extern \"C\" __global__ void __launch_bounds__(%d) um_loop(const um_params p) {\n", BS);
+  if (L->min_blocks > 0)
+    P("extern \"C\" __global__ void __launch_bounds__(%d, %d) um_loop(const um_params p) {\n", BS, L->min_blocks);
+  else
+    P("extern \"C\" __global__ void __launch_bounds__(%d) um_loop(const um_params p) {\n", BS);
   P("  const int tid = threadIdx.x;\n");
   if (D->has_reduction) emit_red_scratch(g, "  ");
   if (L->exec == UMC_EXEC_FLAT) {

@@ -82,6 +82,8 @@ typedef struct {
                                every element's increments through maps to shared memory, a block barrier,
                                then the block's targets staged (where phase 1's staged data was) and the
                                contributions added by thread colour */
+  int min_blocks;           /* > 0: __launch_bounds__(block_threads, min_blocks): the compiler keeps registers
+                               per thread low enough for that many resident blocks per SM (cuda.max_registers) */
   int ninds;                /* hierarchical */
   umc_ind inds[UM_MAX_ARGS];
 } umc_loop;

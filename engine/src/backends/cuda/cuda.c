@@ -102,7 +102,7 @@ static int cu_init(um_context *ctx, void **state) {
   long nmr = mr ? strtol(mr, &end, 10) : 0;
   if (!mr || end == mr || *end || (nmr != 0 && (nmr < 16 || nmr > 255)))
     return UM_ERROR(ctx, UM_ERR_ARG, "cuda.max_registers: '%s' is not 0 or a whole number from 16 to 255 (registers per "
-                    "thread the kernels may use, NVRTC's --maxrregcount; 0: NVRTC's choice)", mr ? mr : "");
+                    "thread the kernels may use; 0: the compiler's choice)", mr ? mr : "");
   S->max_registers = (int)nmr;
   return UM_SUCCESS;
 }
@@ -166,8 +166,9 @@ static const um_backend_option cu_options[] = {
      "threads that compile the kernels of run.tune's settings ahead, in parallel, into cuda.cache (0: one per "
      "core; 1: none ahead, each compiled at its first run)"},
     {"max_registers", "0", NULL,
-     "registers per thread a kernel may use (NVRTC's --maxrregcount, 16 to 255): fewer raise the occupancy of "
-     "register-bound loops, and may spill to local memory; 0: NVRTC's choice"},
+     "registers per thread a loop's kernel may use (16 to 255; its launch bounds ask for the resident blocks per "
+     "SM that leaves): fewer raise the occupancy of register-bound loops, and may spill to local memory; 0: the "
+     "compiler's choice"},
     {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
      "by one"},

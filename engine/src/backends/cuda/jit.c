@@ -174,17 +174,12 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
     return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
-  char regs_opt[48];
-  const char *opts[5];
+  const char *opts[4];
   int nopts = 0;
   opts[nopts++] = arch_opt;
   opts[nopts++] = "-lineinfo";
   opts[nopts++] = "--std=c++17";
   if (rq->no_fma) opts[nopts++] = "--fmad=false";
-  if (rq->max_registers > 0) {
-    snprintf(regs_opt, sizeof regs_opt, "--maxrregcount=%d", rq->max_registers);
-    opts[nopts++] = regs_opt;
-  }
   char optlist[256] = ""; /* for messages */
   for (int i = 0; i < nopts; i++)
     snprintf(optlist + strlen(optlist), sizeof optlist - strlen(optlist), "%s%s", i ? " " : "", opts[i]);

@@ -20,7 +20,6 @@ typedef struct {
   const char *cache_dir; /* NULL or "": no disk cache */
   int dump;          /* log the source and the NVRTC log */
   int no_fma;        /* 1: --fmad=false (no a*b+c contracted into one rounding: closer to the host's results) */
-  int max_registers; /* > 0: --maxrregcount (at most this many registers per thread: more resident threads, maybe spills) */
   /* where diagnostics go (compile errors with the numbered source, dumps); NULL: nowhere */
   void (*log)(void *user, const char *text);
   void *log_user;

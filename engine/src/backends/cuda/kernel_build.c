@@ -75,6 +75,13 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   L->nargs = loop->nargs;
   L->exec = exec;
   L->block_threads = threads;
+  /* cuda.max_registers: as many resident blocks per SM as a 64K-register file holds at that many registers per
+   * thread (the launch bounds make the compiler fit them; --maxrregcount is ignored beside launch bounds) */
+  const cu_state *S = !strcmp(um_context_backend(ctx), "cuda") ? ST(ctx) : NULL;
+  if (S && S->max_registers > 0 && threads > 0) {
+    const int mb = 65536 / (S->max_registers * threads);
+    L->min_blocks = mb < 1 ? 1 : mb;
+  }
   L->stage_all = mode.stage_all;
   L->block_atomics = mode.block_atomics;
   L->fused = mode.fused;
@@ -487,7 +494,6 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     umj_request rq;
     cu_jit_request(ctx, loop->kernel, loop->name, src, S->jit_arch, S->jit_ptx, S->cache_dir, S->dump, hn, hs, &rq);
     rq.no_fma = S->no_fma || um_context_reproducible(ctx); /* reproducible: the host's arithmetic, no contraction */
-    rq.max_registers = S->max_registers;
     char what[300];
     snprintf(what, sizeof what, "loop '%s'", loop->name);
     rc = cu_load_module(ctx, &rq, what, &k->lib, &from_cache);

@@ -66,7 +66,6 @@ static int make_job(um_context *ctx, cu_state *S, um_loop *loop, prep_job *j) {
   j->rq.header_names = j->hn; /* the job's own arrays: they outlive this call */
   j->rq.header_sources = j->hs;
   j->rq.no_fma = S->no_fma || um_context_reproducible(ctx); /* as cu_build_kern asks, so the cache entry is its */
-  j->rq.max_registers = S->max_registers;
   j->rq.log = NULL; /* no messages from the threads: the loop's own run reports a failed compile */
   return 1;
 }
