@@ -54,8 +54,10 @@ MA_KERNEL(ma_flux1_inc, 5);
 MA_KERNEL(ma_flux1_slot, 5);
 MA_KERNEL(ma_flux1v_inc, 7);
 MA_KERNEL(ma_flux1v_slot, 7);
-MA_KERNEL(ma_flux2_inc, 13);
-MA_KERNEL(ma_flux2_slot, 13);
+MA_KERNEL(ma_flux2_inc, 12);
+MA_KERNEL(ma_flux2_slot, 12);
+MA_KERNEL(ma_flux2v_inc, 12);
+MA_KERNEL(ma_flux2v_slot, 12);
 MA_KERNEL(ma_bc_inc, 4);
 MA_KERNEL(ma_bc_slot, 4);
 MA_KERNEL(ma_wall_inc, 5);
@@ -368,11 +370,12 @@ static int fluxes(ma_solver *S) {
   const um_arg ql = D(S->q_stage, 0, fc, 5, UM_READ), qr = D(S->q_stage, 1, fc, 5, UM_READ);
   const um_arg area = D(S->f_area, -1, UM_ID, 3, UM_READ), outl = D(ft, 0, fm, 5, acc), outr = D(ft, 1, fm, 5, acc);
   if (S->order2) {
-    UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_flux2_slot_kernel : &ma_flux2_inc_kernel), "flux_faces", S->faces, ql, qr,
-                           area, D(S->f_x, -1, UM_ID, 3, UM_READ), D(S->xc, 0, fc, 3, UM_READ),
-                           D(S->xc, 1, fc, 3, UM_READ), D(S->grad, 0, fc, 15, UM_READ), D(S->grad, 1, fc, 15, UM_READ),
-                           D(S->lim, 0, fc, 5, UM_READ), D(S->lim, 1, fc, 5, UM_READ), G(&viscous, 1, UM_INT), outl,
-                           outr));
+    const um_kernel *k2 = viscous ? (slots ? &ma_flux2v_slot_kernel : &ma_flux2v_inc_kernel)
+                                  : (slots ? &ma_flux2_slot_kernel : &ma_flux2_inc_kernel);
+    UM_APP_TRY(UM_PAR_LOOP(ctx, *k2, "flux_faces", S->faces, ql, qr, area, D(S->f_x, -1, UM_ID, 3, UM_READ),
+                           D(S->xc, 0, fc, 3, UM_READ), D(S->xc, 1, fc, 3, UM_READ), D(S->grad, 0, fc, 15, UM_READ),
+                           D(S->grad, 1, fc, 15, UM_READ), D(S->lim, 0, fc, 5, UM_READ), D(S->lim, 1, fc, 5, UM_READ),
+                           outl, outr));
   } else if (viscous) {
     UM_APP_TRY(UM_PAR_LOOP(ctx, *(slots ? &ma_flux1v_slot_kernel : &ma_flux1v_inc_kernel), "flux_faces", S->faces, ql, qr,
                            area, D(S->grad, 0, fc, 15, UM_READ), D(S->grad, 1, fc, 15, UM_READ), outl, outr));

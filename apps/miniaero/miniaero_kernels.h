@@ -238,20 +238,35 @@ UM_KERNEL void ma_flux1v_slot(const double *UL, const double *UR, const double *
   ma_face_flux(UL, UR, A, 0, 0, 0, GL, GR, 0, 0, 0, 1, F);
   ma_put_pair(F, sl, sr);
 }
-/* second order (inviscid or viscous: the last flag) */
+/* second order, inviscid and viscous: two kernels, so that each compiles only its own part of
+ * ma_face_flux (a run-time flag kept the viscous arrays of the inviscid case alive: on the GPU they
+ * went to local memory) */
 UM_KERNEL void ma_flux2_inc(const double *UL, const double *UR, const double *A, const double *xf,
                             const double *xl, const double *xr, const double *GL, const double *GR,
-                            const double *limL, const double *limR, const int *viscous, double *fl, double *fr) {
+                            const double *limL, const double *limR, double *fl, double *fr) {
   double F[5];
-  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, viscous[0], F);
+  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, 0, F);
   ma_add_pair(F, fl, fr);
 }
 UM_KERNEL void ma_flux2_slot(const double *UL, const double *UR, const double *A, const double *xf,
                              const double *xl, const double *xr, const double *GL, const double *GR,
-                             const double *limL, const double *limR, const int *viscous, double *sl,
-                             double *sr) {
+                             const double *limL, const double *limR, double *sl, double *sr) {
   double F[5];
-  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, viscous[0], F);
+  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, 0, F);
+  ma_put_pair(F, sl, sr);
+}
+UM_KERNEL void ma_flux2v_inc(const double *UL, const double *UR, const double *A, const double *xf,
+                             const double *xl, const double *xr, const double *GL, const double *GR,
+                             const double *limL, const double *limR, double *fl, double *fr) {
+  double F[5];
+  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, 1, F);
+  ma_add_pair(F, fl, fr);
+}
+UM_KERNEL void ma_flux2v_slot(const double *UL, const double *UR, const double *A, const double *xf,
+                              const double *xl, const double *xr, const double *GL, const double *GR,
+                              const double *limL, const double *limR, double *sl, double *sr) {
+  double F[5];
+  ma_face_flux(UL, UR, A, xf, xl, xr, GL, GR, limL, limR, 1, 1, F);
   ma_put_pair(F, sl, sr);
 }
 
