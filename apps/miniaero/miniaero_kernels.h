@@ -53,24 +53,19 @@ UM_KERNEL double ma_norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[
 
 /* Unit tangent and binormal of a face from its area vector: the tangent lies in
  * the plane of A's largest component k and the next-but-one k+2 (mod 3); the
- * binormal is A x t (length |A|; the flux only uses its direction). Written
- * with constant indices only (the same values as indexing t by k): an array
- * indexed by a run-time value lives in local memory on a GPU. */
+ * binormal is A x t (length |A|; the flux only uses its direction). */
 UM_KERNEL void ma_face_frame(const double *A, double *t, double *b) {
-  const double a0 = A[0], a1 = A[1], a2 = A[2];
   int k = 0;
-  double ak = a0;
-  if (fabs(a1) > fabs(ak)) k = 1, ak = a1;
-  if (fabs(a2) > fabs(ak)) k = 2, ak = a2;
-  const double ak2 = k == 0 ? a2 : k == 1 ? a0 : a1; /* A[(k + 2) % 3] */
-  const double len = sqrt(ak * ak + ak2 * ak2);
-  const double tk = ak2 / len, tk2 = -ak / len; /* t[k], t[(k + 2) % 3]; t[(k + 1) % 3] = 0 */
-  t[0] = k == 0 ? tk : k == 1 ? tk2 : 0.0;
-  t[1] = k == 0 ? 0.0 : k == 1 ? tk : tk2;
-  t[2] = k == 0 ? tk2 : k == 1 ? 0.0 : tk;
-  b[0] = a1 * t[2] - t[1] * a2;
-  b[1] = -a0 * t[2] + t[0] * a2;
-  b[2] = a0 * t[1] - t[0] * a1;
+  if (fabs(A[1]) > fabs(A[k])) k = 1;
+  if (fabs(A[2]) > fabs(A[k])) k = 2;
+  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  const double len = sqrt(A[k] * A[k] + A[k2] * A[k2]);
+  t[k1] = 0.0;
+  t[k] = A[k2] / len;
+  t[k2] = -A[k] / len;
+  b[0] = A[1] * t[2] - t[1] * A[2];
+  b[1] = -A[0] * t[2] + t[0] * A[2];
+  b[2] = A[0] * t[1] - t[0] * A[1];
 }
 
 /* ---- Roe's approximate Riemann flux through a face (area vector A) --------- */
