@@ -377,6 +377,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     rep_write_variants(h, m, files, devs, nfiles, app, al, nal);
     rep_write_side_by_side(h, m, files, devs, nfiles, app, al, nal);
     rep_write_splits(h, m, files, nfiles, app);
+    rep_write_tuning(h, m, files, nfiles, app);
     free(al);
   }
 

@@ -58,6 +58,7 @@ void rep_device_name(const uj *R, char *buf, size_t len);
 void rep_split_summary(const uj *const *files, int nfiles, const char *app, const app_loop *a, char *buf,
                        size_t len, char *why, size_t wlen);
 void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
+void rep_write_tuning(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
 void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
                         const app_loop *al, int nal);
 

@@ -315,6 +315,65 @@ void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, cons
   }
 }
 
+/* One tried setting as text: "atomics, block 256, whole". */
+static void tuned_setting(const uj *t, char *buf, size_t len) {
+  const char *sp = uj_gets(t, "split", "off");
+  snprintf(buf, len, "%s, block %.0f, %s", uj_gets(t, "strategy", "?"), uj_getn(t, "block_size", 0),
+           strcmp(sp, "off") ? sp : "whole");
+}
+
+/* Per app, what run.tune kept for each loop it tuned (measured or from the cache): the setting, its time in the
+ * trials, the configured setting's and the slowest one's. Nothing when no run of the app tuned a loop. */
+void rep_write_tuning(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
+  int any = 0;
+  for (int k = 0; k < nfiles; k++) {
+    const uj *cases = uj_get(files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *r = uj_get(c, "run"), *ls = uj_get(r, "loops");
+      if (strcmp(uj_gets(c, "app", ""), app)) continue;
+      for (int q = 0; q < uj_len(ls); q++) {
+        const uj *l = uj_at(ls, q), *t = uj_get(l, "tuned"), *tr = uj_get(t, "trials");
+        const int ch = (int)uj_getn(t, "chosen", -1);
+        if (!t || ch < 0 || ch >= uj_len(tr)) continue;
+        if (!any) {
+          fputs("<h3>Tuning</h3>\n<p class=\"note\">The setting <code>run.tune</code> kept for each loop it tuned: "
+                "measured at the loop's first call (every setting run on copies of its outputs, the fastest kept) or "
+                "read from <code>run.cache</code>'s tune.txt; times are one call in the trials.</p>\n<table>\n",
+                h);
+          fputs("### Tuning\n\n", m);
+          const char *hd[] = {"run", "loop", "kept", "source", "its time (ms)", "configured (ms)", "slowest (ms)",
+                              "settings"};
+          rep_row(h, m, 1, 8, hd);
+          any = 1;
+        }
+        char dev[256], v[200], run[700], kept[96], ms[32], conf[32], slow[160], n[16];
+        rep_device_name(files[k], dev, sizeof dev);
+        umrun_variant_label(c, v, sizeof v);
+        snprintf(run, sizeof run, "%s%s%s %s", nfiles > 1 ? dev : "", nfiles > 1 ? ": " : "", uj_gets(c, "case", ""),
+                 v);
+        tuned_setting(uj_at(tr, ch), kept, sizeof kept);
+        snprintf(ms, sizeof ms, "%.4g", 1e3 * uj_getn(uj_at(tr, ch), "seconds", 0));
+        snprintf(conf, sizeof conf, "%.4g", 1e3 * uj_getn(uj_at(tr, 0), "seconds", 0));
+        int sl = -1;
+        for (int z = 0; z < uj_len(tr); z++)
+          if (uj_getn(uj_at(tr, z), "seconds", -1) >= 0 &&
+              (sl < 0 || uj_getn(uj_at(tr, z), "seconds", 0) > uj_getn(uj_at(tr, sl), "seconds", 0)))
+            sl = z;
+        char ss[96] = "-";
+        if (sl >= 0) tuned_setting(uj_at(tr, sl), ss, sizeof ss);
+        snprintf(slow, sizeof slow, "%.4g (%s)", sl >= 0 ? 1e3 * uj_getn(uj_at(tr, sl), "seconds", 0) : 0.0, ss);
+        snprintf(n, sizeof n, "%d", uj_len(tr));
+        const char *cells[] = {run, uj_gets(l, "name", "?"), kept, uj_gets(t, "source", "?"), ms, conf, slow, n};
+        rep_row(h, m, 0, 8, cells);
+      }
+    }
+  }
+  if (any) {
+    fputs("</table>\n", h);
+    fputc('\n', m);
+  }
+}
+
 void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
                         const app_loop *al, int nal) {
   col *cols = NULL;
