@@ -595,6 +595,7 @@ TEST(CudaTune, TrialsChangeNoResultAndReproducibleChoicesReplayBitForBit) {
     EXPECT_TRUE(e.trial[k].seconds > 0 || e.trial[k].note[0]) << k;
   }
   EXPECT_TRUE(fused && gather) << "both split variants tried";
+  EXPECT_EQ(e.trial[e.ntrials - 1].variant, 1) << "the kernel variant (one more block per SM) tried last";
   ASSERT_EQ(um_loop_stats_get(ctx, edge, &st), UM_SUCCESS);
   EXPECT_EQ(st.calls, 3) << "trials are not calls";
   double regs = 0;
@@ -624,6 +625,7 @@ TEST(CudaTune, TrialsChangeNoResultAndReproducibleChoicesReplayBitForBit) {
     ASSERT_EQ(um_loop_set_strategy(ctx, c.first.c_str(), c.second.strategy), UM_SUCCESS) << um_error_message(ctx);
     ASSERT_EQ(um_loop_set_block_size(ctx, c.first.c_str(), c.second.block_size), UM_SUCCESS);
     ASSERT_EQ(um_loop_set_split(ctx, c.first.c_str(), c.second.split), UM_SUCCESS);
+    ASSERT_EQ(um_loop_set_variant(ctx, c.first.c_str(), c.second.variant), UM_SUCCESS);
   }
   tcw::run_all(ctx, m, &replay, 3);
   um_finalize(&ctx);

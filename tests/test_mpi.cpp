@@ -545,6 +545,7 @@ TEST_P(DistributedTune, EveryRankKeepsOneChoiceAndItReplaysUntuned) {
       ASSERT_EQ(um_loop_set_strategy(replay.ctx, st.name, c.strategy), 0);
       ASSERT_EQ(um_loop_set_block_size(replay.ctx, st.name, c.block_size), 0);
       ASSERT_EQ(um_loop_set_split(replay.ctx, st.name, c.split), 0);
+      ASSERT_EQ(um_loop_set_variant(replay.ctx, st.name, c.variant), 0);
     }
   ASSERT_EQ(names.size(), 3u) << "edge_inc, cell_inc, indirect_rw";
   for (size_t k = 0; k < infos.size(); k++) {  // one choice on every rank

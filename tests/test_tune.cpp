@@ -49,6 +49,7 @@ void apply_choices(um_context *ctx, const Infos &in) {
     ASSERT_EQ(um_loop_set_strategy(ctx, kv.first.c_str(), c.strategy), UM_SUCCESS) << um_error_message(ctx);
     ASSERT_EQ(um_loop_set_block_size(ctx, kv.first.c_str(), c.block_size), UM_SUCCESS);
     ASSERT_EQ(um_loop_set_split(ctx, kv.first.c_str(), c.split), UM_SUCCESS);
+    ASSERT_EQ(um_loop_set_variant(ctx, kv.first.c_str(), c.variant), UM_SUCCESS) << um_error_message(ctx);
   }
 }
 
@@ -61,6 +62,7 @@ int flaky_run(um_context *ctx, void *state, um_loop *loop) {
     std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
   return um_backend_seq.run(ctx, state, loop);
 }
+const char *const flaky_variants[] = {"plain", "the other one", nullptr};  // kernel variants it ignores
 um_backend_def make_flaky() {
   um_backend_def b = um_backend_seq;
   b.name = "flaky";
@@ -68,6 +70,7 @@ um_backend_def make_flaky() {
   b.description = "seq, refusing block size 512 (tests)";
   b.block_sized = 2;
   b.run = flaky_run;
+  b.variants = flaky_variants;
   return b;
 }
 const um_backend_def flaky_backend = make_flaky();
@@ -203,7 +206,41 @@ TEST(TuneFailures, AFailingSettingIsSkippedAndSaysWhy) {
   EXPECT_LT(d.trial[refused].seconds, 0);
   EXPECT_STREQ(d.trial[refused].note, "flaky: block size 512 refused") << "its error's first line";
   EXPECT_NE(d.chosen, refused);
+  // then the backend's kernel variant, tried with the best setting of the first round
+  const um_tune_trial &last = d.trial[d.ntrials - 1];
+  EXPECT_EQ(last.variant, 1) << "the variant comes last";
+  int best = -1;
+  for (int k = 0; k + 1 < d.ntrials; k++)
+    if (d.trial[k].seconds >= 0 && (best < 0 || d.trial[k].seconds < d.trial[best].seconds)) best = k;
+  ASSERT_GE(best, 0);
+  EXPECT_EQ(last.block_size, d.trial[best].block_size) << "with the best block size";
+  EXPECT_GE(last.seconds, 0) << last.note;
+  for (int k = 0; k + 1 < d.ntrials; k++) EXPECT_EQ(d.trial[k].variant, 0);
   tcw::expect_same(tuned.res, ref.res);  // seq underneath: the block size changes no bit
+}
+
+// Kernel variants by name; a variant the backend does not have is refused, naming what it has.
+TEST(TuneVariants, NamesAndRefusals) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "flaky";
+  o.extra_backends = flaky_list;
+  o.nextra_backends = 1;
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_STREQ(um_backend_variant_name(ctx, 0), "plain");
+  EXPECT_STREQ(um_backend_variant_name(ctx, 1), "the other one");
+  EXPECT_EQ(um_backend_variant_name(ctx, 2), nullptr);
+  EXPECT_EQ(um_loop_set_variant(ctx, "x", 1), UM_SUCCESS);
+  EXPECT_EQ(um_loop_set_variant(ctx, "x", 2), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("has no kernel variant 2 (it has 2)"), std::string::npos)
+      << um_error_message(ctx);
+  um_finalize(&ctx);
+  o.backend = "seq";
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  EXPECT_STREQ(um_backend_variant_name(ctx, 0), "default") << "a backend without variants has its default";
+  EXPECT_EQ(um_loop_set_variant(ctx, "x", 1), UM_ERR_ARG);
+  um_finalize(&ctx);
 }
 
 // A loop whose settings would take longer than the trials' budget (UM_TUNE_BUDGET_SECONDS) tries fewer.

@@ -317,9 +317,10 @@ void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, cons
 
 /* One tried setting as text: "atomics, block 256, whole". */
 static void tuned_setting(const uj *t, char *buf, size_t len) {
-  const char *sp = uj_gets(t, "split", "off");
-  snprintf(buf, len, "%s, block %.0f, %s", uj_gets(t, "strategy", "?"), uj_getn(t, "block_size", 0),
-           strcmp(sp, "off") ? sp : "whole");
+  const char *sp = uj_gets(t, "split", "off"), *v = uj_gets(t, "variant", NULL);
+  const int other = v && uj_getn(t, "variant_index", 0) > 0; /* the backend's default kernel needs no word */
+  snprintf(buf, len, "%s, block %.0f, %s%s%s", uj_gets(t, "strategy", "?"), uj_getn(t, "block_size", 0),
+           strcmp(sp, "off") ? sp : "whole", other ? ", " : "", other ? v : "");
 }
 
 /* Per app, what run.tune kept for each loop it tuned (measured or from the cache): the setting, its time in the

@@ -75,6 +75,11 @@ static void row_name(char *buf, size_t n, const um_loop_stats *s, int depth, int
 }
 
 static const char *split_word(um_split v) { return v == UM_SPLIT_OFF ? "whole" : um_split_name(v); }
+/* ", <variant>" for a kernel variant other than the default, else "" */
+static void variant_words(const um_context *ctx, int v, char *buf, size_t n) {
+  const char *name = v ? um_backend_variant_name(ctx, v) : NULL;
+  snprintf(buf, n, "%s%s", name ? ", " : "", name ? name : "");
+}
 
 /* run.tune: each loop's kept setting, where it came from, and the settings it was measured against. */
 static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
@@ -94,12 +99,16 @@ static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
     int slow = -1;
     for (int j = 0; j < t.ntrials; j++)
       if (t.trial[j].seconds >= 0 && (slow < 0 || t.trial[j].seconds > t.trial[slow].seconds)) slow = j;
-    fprintf(f, "  %-18s %s, block %d, %s: %.4g ms (%s, %d settings)\n", s.name, um_strategy_name(c->strategy),
-            c->block_size, split_word(c->split), 1e3 * c->seconds, t.state == 2 ? "cache" : "measured", t.ntrials);
-    if (slow >= 0)
-      fprintf(f, "  %-18s configured %.4g ms; slowest %.4g ms: %s, block %d, %s\n", "", 1e3 * t.trial[0].seconds,
+    char cv[96], sv[96];
+    variant_words(ctx, c->variant, cv, sizeof cv);
+    fprintf(f, "  %-18s %s, block %d, %s%s: %.4g ms (%s, %d settings)\n", s.name, um_strategy_name(c->strategy),
+            c->block_size, split_word(c->split), cv, 1e3 * c->seconds, t.state == 2 ? "cache" : "measured", t.ntrials);
+    if (slow >= 0) {
+      variant_words(ctx, t.trial[slow].variant, sv, sizeof sv);
+      fprintf(f, "  %-18s configured %.4g ms; slowest %.4g ms: %s, block %d, %s%s\n", "", 1e3 * t.trial[0].seconds,
               1e3 * t.trial[slow].seconds, um_strategy_name(t.trial[slow].strategy), t.trial[slow].block_size,
-              split_word(t.trial[slow].split));
+              split_word(t.trial[slow].split), sv);
+    }
   }
 }
 
@@ -417,6 +426,8 @@ static void tuned_json(const um_context *ctx, int i, FILE *f) {
     um_json_string(f, um_strategy_name(x->strategy));
     fprintf(f, ", \"block_size\": %d, \"split\": ", x->block_size);
     um_json_string(f, um_split_name(x->split));
+    fprintf(f, ", \"variant_index\": %d, \"variant\": ", x->variant);
+    um_json_string(f, um_backend_variant_name(ctx, x->variant));
     fputs(", ", f);
     num(f, "seconds", x->seconds >= 0 ? x->seconds : NAN, 0);
     fputs("\"note\": ", f);

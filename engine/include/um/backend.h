@@ -47,6 +47,9 @@ typedef struct um_loop {
    * all distinct (and no other arg names that dat another way): no two elements write one row, so the
    * elements may run at once, without plans, colours or atomics (e.g. LULESH's region loops) */
   int one_to_one;
+  /** which of the backend's variants of the loop's kernel to run
+   * (um_backend_def.variants; 0: its default), e.g. chosen by run.tune */
+  int variant;
   int block_size;        /**< elements per plan block                        */
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
   int id;                /**< the loop's record, for um_backend_loop_* calls */
@@ -248,6 +251,10 @@ typedef struct um_backend_def {
    * which reports what is wrong; so it returns an error only for its own
    * failures (none is fatal to the run). */
   int (*prepare)(um_context *ctx, void *state, um_loop *const *loops, int n);
+  /** The backend's own variants of a loop's kernel (um_loop.variant), by
+   * name, ended by NULL; the first is the default. run.tune tries each with
+   * the loop's best setting. NULL: one. */
+  const char *const *variants;
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

@@ -59,7 +59,8 @@ int um_context_reproducible(const um_context *ctx);
 
 /** Per-loop auto-tuning (engine/src/core/tune.c). At its first call a loop is
  * run with each setting it could take -- the backend's strategies x block
- * sizes x split variants (whole, gather or scatter, fused), each knob only
+ * sizes x split variants (whole, gather or scatter, fused), then the
+ * backend's kernel variants with the best of those, each knob only
  * where it changes how the loop runs and the user left it open -- on copies
  * of its outputs (restored after each trial, so the trials change no result),
  * each timed after a first run that compiles it; the fastest is kept for the
@@ -94,6 +95,7 @@ typedef struct {
   um_strategy strategy; /**< the strategy it ran with (resolved)          */
   int block_size;       /**< elements per plan block                       */
   um_split split;       /**< UM_SPLIT_OFF (whole), _GATHER, _SCATTER or _FUSED */
+  int variant;          /**< the backend's kernel variant (um_backend_variant_name; 0 its default) */
   double seconds;       /**< its fastest timed call (slowest rank); < 0: not timed (note says why) */
   char note[120];       /**< why it was not timed, or ""                   */
 } um_tune_trial;
@@ -109,6 +111,11 @@ typedef struct {
 /** What tuning did for loop i (as in um_loop_stats_get): 1 and *out filled if
  * run.tune looked at the loop (tuned or not, with why), 0 if it never did. */
 int um_loop_tune_info(const um_context *ctx, int i, um_tune_info *out);
+/** The name of the backend's kernel variant v (0: its default), or NULL if it
+ * has no such variant. */
+const char *um_backend_variant_name(const um_context *ctx, int v);
+/** Run one loop, by name, with the backend's kernel variant v (0: its default). */
+int um_loop_set_variant(um_context *ctx, const char *loop_name, int v);
 
 #ifdef __cplusplus
 }

@@ -455,6 +455,7 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
   const um_loop_rec *rec = &ctx->loops[loop->id];
   loop->block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
   loop->strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
+  loop->variant = rec->variant;
   UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
   um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */

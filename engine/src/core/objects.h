@@ -111,6 +111,7 @@ typedef struct {
   int auto_trial;       /* split auto on a device: calls measured so far */
   double auto_time[2];  /* the measured call of each choice (whole, split) */
   /* per-loop auto-tuning (tune.c) */
+  int variant;          /* per-loop: the backend's kernel variant (um_loop.variant; 0 its default) */
   int tune_done;        /* 1: run.tune has looked at this loop (its choice, if any, is in the overrides above) */
   int split_by_tune;    /* 1: the split override above is run.tune's choice (split.c names it so) */
   um_tune_info *tune;   /* what tuning tried and kept; NULL if it never looked */

@@ -40,6 +40,30 @@ int um_set_tune(um_context *ctx, um_tune mode) {
   return UM_SUCCESS;
 }
 
+static int nvariants(const um_context *ctx) {
+  int n = 0;
+  while (ctx->backend->variants && ctx->backend->variants[n]) n++;
+  return n;
+}
+
+const char *um_backend_variant_name(const um_context *ctx, int v) {
+  if (!ctx || !ctx->backend) return NULL;
+  if (v == 0 && !ctx->backend->variants) return "default";
+  return v >= 0 && v < nvariants(ctx) ? ctx->backend->variants[v] : NULL;
+}
+
+int um_loop_set_variant(um_context *ctx, const char *loop_name, int v) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!loop_name) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
+  if (!um_backend_variant_name(ctx, v))
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': the %s backend has no kernel variant %d (it has %d)", loop_name,
+                    ctx->backend->name, v, nvariants(ctx) > 0 ? nvariants(ctx) : 1);
+  um_loop_rec *r = um__loop_record(ctx, loop_name);
+  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  r->variant = v;
+  return UM_SUCCESS;
+}
+
 int um_loop_tune_info(const um_context *ctx, int i, um_tune_info *out) {
   if (!ctx || !out || i < 0 || i >= ctx->nloops || !ctx->loops[i].tune) return 0;
   *out = *ctx->loops[i].tune;
@@ -51,15 +75,18 @@ int um_loop_tune_info(const um_context *ctx, int i, um_tune_info *out) {
 #define TUNE_FAILED 1e300      /* a setting that failed (on any rank) */
 static const int tune_blocks[] = {128, 256, 512};
 
-static void add_trial(um_tune_info *T, um_strategy s, int bs, um_split sp) {
+static void add_trial(um_tune_info *T, um_strategy s, int bs, um_split sp, int variant) {
   for (int k = 0; k < T->ntrials; k++)
-    if (T->trial[k].strategy == s && T->trial[k].block_size == bs && T->trial[k].split == sp) return;
+    if (T->trial[k].strategy == s && T->trial[k].block_size == bs && T->trial[k].split == sp &&
+        T->trial[k].variant == variant)
+      return;
   if (T->ntrials >= UM_TUNE_MAX_TRIALS) return;
   um_tune_trial *t = &T->trial[T->ntrials++];
   memset(t, 0, sizeof *t);
   t->strategy = s;
   t->block_size = bs;
   t->split = sp;
+  t->variant = variant;
   t->seconds = -1;
 }
 
@@ -100,14 +127,14 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
                          um__split_variants(ctx, loop, &gather, &fused);
   const um_split whole = split_knob ? UM_SPLIT_OFF : mode;
   for (int j = 0; j < nb; j++) /* whole (or as configured) first: every strategy and block size */
-    for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], whole);
+    for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], whole, 0);
   for (int j = 0; split_knob && j < nb; j++) {
-    if (gather) add_trial(T, s0, blocks[j], UM_SPLIT_GATHER); /* no strategy: contributions direct, then gathers */
+    if (gather) add_trial(T, s0, blocks[j], UM_SPLIT_GATHER, 0); /* no strategy: contributions direct, then gathers */
     else
-      for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], UM_SPLIT_SCATTER);
-    if (fused) add_trial(T, s0, blocks[j], UM_SPLIT_FUSED); /* hierarchical inside, whatever the strategy */
+      for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], UM_SPLIT_SCATTER, 0);
+    if (fused) add_trial(T, s0, blocks[j], UM_SPLIT_FUSED, 0); /* hierarchical inside, whatever the strategy */
   }
-  if (T->ntrials > 1) return 1;
+  if (T->ntrials > 1 || nvariants(ctx) > 1) return 1; /* (the variants are tried with the best setting) */
   snprintf(T->note, sizeof T->note, "nothing to tune (%s)",
            !loop->has_conflicts ? "no writes through a map; the block size does not matter here"
            : !planned            ? "its writes through maps never meet; the block size does not matter here"
@@ -119,6 +146,7 @@ static void apply(um_context *ctx, um_loop_rec *rec, const um_tune_trial *t, int
   (void)ctx;
   rec->strategy = t->strategy;
   rec->block_size = t->block_size;
+  rec->variant = t->variant;
   if (split_knob) {
     rec->split = (int)t->split + 1;
     rec->split_by_tune = 1;
@@ -222,7 +250,7 @@ static uint64_t mix_s(uint64_t h, const char *s) { return s ? um_fnv1a(h, s, str
 /* What the choice depends on: the device and backend, threads and ranks, the loop and its arguments, the
  * mesh (its maps' contents: rank 0's, which decides), and the settings listed. */
 static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_info *T) {
-  uint64_t h = mix_s(UM_FNV_OFFSET, "um-tune-1");
+  uint64_t h = mix_s(UM_FNV_OFFSET, "um-tune-2");
   h = mix_s(h, ctx->backend->name);
   h = mix_s(h, ctx->backend->device ? ctx->backend->device(ctx, ctx->bstate) : "");
   h = mix(h, (uint64_t)ctx->opts.nthreads);
@@ -259,8 +287,9 @@ static int cache_path(const um_context *ctx, char *path, size_t n) {
   return snprintf(path, n, "%s/tune.txt", dir) < (int)n;
 }
 
-/* The last line of the cache for this key whose settings are T's: its choice and times into T. */
-static int cache_read(const char *path, uint64_t key, um_tune_info *T) {
+/* The last line of the cache for this key whose settings begin with T's (then the kernel variants tried with
+ * the best of them): its choice, settings and times into T. */
+static int cache_read(const um_context *ctx, const char *path, uint64_t key, um_tune_info *T) {
   FILE *f = fopen(path, "r");
   if (!f) return 0;
   char line[4096], want[20];
@@ -270,18 +299,25 @@ static int cache_read(const char *path, uint64_t key, um_tune_info *T) {
     if (strncmp(line, want, 17) != 0) continue;
     const char *p = line + 17;
     int chosen = -1, n = 0, used = 0;
-    if (sscanf(p, "%d %d%n", &chosen, &n, &used) != 2 || n != T->ntrials || chosen < 0 || chosen >= n) continue;
+    if (sscanf(p, "%d %d%n", &chosen, &n, &used) != 2 || n < T->ntrials || n > UM_TUNE_MAX_TRIALS || chosen < 0 ||
+        chosen >= n)
+      continue;
     p += used;
-    double sec[UM_TUNE_MAX_TRIALS];
+    um_tune_trial tr[UM_TUNE_MAX_TRIALS];
     int ok = 1;
     for (int k = 0; ok && k < n; k++) {
-      int s = 0, b = 0, sp = 0;
-      ok = sscanf(p, " %d:%d:%d:%lf%n", &s, &b, &sp, &sec[k], &used) == 4 && s == (int)T->trial[k].strategy &&
-           b == T->trial[k].block_size && sp == (int)T->trial[k].split;
+      int s = 0, b = 0, sp = 0, v = 0;
+      memset(&tr[k], 0, sizeof tr[k]);
+      ok = sscanf(p, " %d:%d:%d:%d:%lf%n", &s, &b, &sp, &v, &tr[k].seconds, &used) == 5 && b > 0 &&
+           um_backend_variant_name(ctx, v) && (unsigned)sp <= UM_SPLIT_FUSED;
+      tr[k].strategy = (um_strategy)s, tr[k].block_size = b, tr[k].split = (um_split)sp, tr[k].variant = v;
+      if (ok && k < T->ntrials) /* the settings listed now, in the same order */
+        ok = s == (int)T->trial[k].strategy && b == T->trial[k].block_size && sp == (int)T->trial[k].split && v == 0;
       p += used;
     }
     if (!ok) continue;
-    for (int k = 0; k < n; k++) T->trial[k].seconds = sec[k];
+    memcpy(T->trial, tr, (size_t)n * sizeof tr[0]);
+    T->ntrials = n;
     T->chosen = chosen;
     found = 1; /* later lines win: keep reading */
   }
@@ -293,12 +329,12 @@ static void cache_write(um_context *ctx, const char *path, uint64_t key, const c
   char line[4096];
   int n = snprintf(line, sizeof line, "%016llx %d %d", (unsigned long long)key, T->chosen, T->ntrials);
   for (int k = 0; k < T->ntrials && n > 0 && n < (int)sizeof line; k++)
-    n += snprintf(line + n, sizeof line - (size_t)n, " %d:%d:%d:%.6g", (int)T->trial[k].strategy,
-                  T->trial[k].block_size, (int)T->trial[k].split, T->trial[k].seconds);
+    n += snprintf(line + n, sizeof line - (size_t)n, " %d:%d:%d:%d:%.6g", (int)T->trial[k].strategy,
+                  T->trial[k].block_size, (int)T->trial[k].split, T->trial[k].variant, T->trial[k].seconds);
   if (n > 0 && n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " # %s\n", loop);
   if (n <= 0 || n >= (int)sizeof line) return;
   char err[256];
-  if (um_safe_append(path, "# um run.tune: key chosen n strategy:block_size:split:seconds ... # loop\n", line,
+  if (um_safe_append(path, "# um run.tune: key chosen n strategy:block_size:split:variant:seconds ... # loop\n", line,
                      (size_t)n, err, sizeof err) != 0)
     um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: could not store the choice of loop '%s' in %s: %s", loop, path, err);
 }
@@ -346,10 +382,13 @@ static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T
 }
 
 /* The trials (T listed, the outputs kept); the times into T, the slowest rank's. */
-static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk, int split_knob) {
-  int n = T->ntrials, reps = TUNE_REPS;
+/* Trials [from, T->ntrials); from 0: after the configured setting, what the budget allows (else not tuned,
+ * with T->note saying why). */
+static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, int from, int reps, kept_dat *kept,
+                      int nk, int split_knob) {
+  int n = T->ntrials;
   double sec[UM_TUNE_MAX_TRIALS], first[2];
-  for (int k = 0; k < n; k++) {
+  for (int k = from; k < n; k++) {
     double warm = one_trial(ctx, loop, T, k, kept, nk, split_knob), best = warm < 0 ? TUNE_FAILED : INFINITY;
     for (int r = 0; warm >= 0 && r < reps; r++) {
       const double dt = one_trial(ctx, loop, T, k, kept, nk, split_knob);
@@ -358,7 +397,7 @@ static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kep
       if (dt < 0) break;
     }
     sec[k] = best;
-    if (k > 0) continue;
+    if (k > 0 || from > 0) continue;
     /* after the configured setting: can the others be afforded? (the same answer on every rank) */
     first[0] = warm < 0 ? TUNE_FAILED : warm;
     first[1] = best;
@@ -385,8 +424,8 @@ static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kep
       }
     }
   }
-  UM_CHECK(ctx, um__dist_max_f64(ctx, sec, n));
-  for (int k = 0; k < n; k++) {
+  UM_CHECK(ctx, um__dist_max_f64(ctx, sec + from, n - from));
+  for (int k = from; k < n; k++) {
     T->trial[k].seconds = sec[k] >= TUNE_FAILED ? -1 : sec[k];
     if (sec[k] >= TUNE_FAILED && !T->trial[k].note[0]) snprintf(T->trial[k].note, sizeof T->trial[k].note, "failed on another rank");
   }
@@ -401,9 +440,23 @@ static int fastest(const um_tune_info *T) {
   return c;
 }
 
-static void describe(char *dst, size_t n, const um_tune_trial *t) {
-  snprintf(dst, n, "%s, block %d, %s", um_strategy_name(t->strategy), t->block_size,
-           t->split == UM_SPLIT_OFF ? "whole" : um_split_name(t->split));
+/* The backend's kernel variants (after the default), each with the best setting so far, where the budget
+ * would have allowed every setting's runs, these included (a loop the budget cut tries none). */
+static int variant_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk,
+                          int split_knob) {
+  const int nv = nvariants(ctx), c = fastest(T), n1 = T->ntrials;
+  if (nv < 2 || c < 0) return UM_SUCCESS;
+  const um_tune_trial best = T->trial[c];
+  const double per = best.seconds * (1 + TUNE_REPS);
+  if (per * (n1 - 1 + nv - 1) > UM_TUNE_BUDGET_SECONDS) return UM_SUCCESS; /* (the same on every rank) */
+  for (int v = 1; v < nv; v++) add_trial(T, best.strategy, best.block_size, best.split, v);
+  return run_trials(ctx, loop, T, n1, TUNE_REPS, kept, nk, split_knob);
+}
+
+static void describe(const um_context *ctx, char *dst, size_t n, const um_tune_trial *t) {
+  snprintf(dst, n, "%s, block %d, %s%s%s", um_strategy_name(t->strategy), t->block_size,
+           t->split == UM_SPLIT_OFF ? "whole" : um_split_name(t->split), t->variant ? ", " : "",
+           t->variant ? um_backend_variant_name(ctx, t->variant) : "");
 }
 
 int um__tune_loop(um_context *ctx, um_loop *loop) {
@@ -430,30 +483,20 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   if (!list_trials(ctx, &L, rec, T)) return UM_SUCCESS;
   const int split_knob = T->trial[T->ntrials - 1].split != T->trial[0].split;
   const um_strategy keep_s = rec->strategy;
-  const int keep_b = rec->block_size, keep_split = rec->split;
+  const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant;
 
   /* the cache (rank 0 reads it, every rank takes its answer) */
   char path[600] = "";
   const int cached = ctx->tune == UM_TUNE_ONCE || ctx->tune == UM_TUNE_ALWAYS ? cache_path(ctx, path, sizeof path) : 0;
   const uint64_t key = cache_key(ctx, loop, T);
   if (ctx->tune == UM_TUNE_ONCE) {
-    struct {
-      int found, chosen;
-      double sec[UM_TUNE_MAX_TRIALS];
-    } got;
-    memset(&got, 0, sizeof got);
-    if (um__dist_root(ctx) && cached && cache_read(path, key, T)) {
-      got.found = 1;
-      got.chosen = T->chosen;
-      for (int k = 0; k < T->ntrials; k++) got.sec[k] = T->trial[k].seconds;
-    }
-    UM_CHECK(ctx, um__dist_bcast(ctx, &got, (int)sizeof got));
-    if (got.found) {
-      T->chosen = got.chosen;
-      for (int k = 0; k < T->ntrials; k++) T->trial[k].seconds = got.sec[k];
+    int found = um__dist_root(ctx) && cached && cache_read(ctx, path, key, T);
+    UM_CHECK(ctx, um__dist_bcast(ctx, &found, (int)sizeof found));
+    if (found) {
+      UM_CHECK(ctx, um__dist_bcast(ctx, T, (int)sizeof *T)); /* rank 0's line, for every rank */
       T->state = 2;
-      char d[64];
-      describe(d, sizeof d, &T->trial[T->chosen]);
+      char d[96];
+      describe(ctx, d, sizeof d, &T->trial[T->chosen]);
       snprintf(T->note, sizeof T->note, "from the cache (%s): %s", path, d);
       apply(ctx, rec, &T->trial[T->chosen], split_knob);
       return UM_SUCCESS;
@@ -472,7 +515,8 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   if (!rc) rc = um_sync(ctx);
   if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
   if (!rc) prepare_trials(ctx, loop, T, split_knob);
-  if (!rc) rc = run_trials(ctx, loop, T, kept, nk, split_knob);
+  if (!rc) rc = run_trials(ctx, loop, T, 0, TUNE_REPS, kept, nk, split_knob);
+  if (!rc && !T->note[0]) rc = variant_trials(ctx, loop, T, kept, nk, split_knob);
   if (!rc) rc = restore_outputs(ctx, kept, nk);
   if (!rc) rc = um_sync(ctx);
   free_kept(ctx, kept, nk);
@@ -481,9 +525,10 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   ctx->tuning = 0;
   rec = &ctx->loops[loop->id];
   rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
+  rec->variant = keep_v;
   T->seconds = um_wtime() - t0;
   if (rc) return rc;
-  if (T->ntrials == 1) return UM_SUCCESS; /* not tuned: the note says why */
+  if (T->note[0]) return UM_SUCCESS; /* not tuned: the note says why */
   T->chosen = fastest(T);
   if (T->chosen < 0) {
     snprintf(T->note, sizeof T->note, "not tuned: every setting failed in its trial");
@@ -492,8 +537,8 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   T->state = 1;
   int timed = 0;
   for (int k = 0; k < T->ntrials; k++) timed += T->trial[k].seconds >= 0;
-  char d[64];
-  describe(d, sizeof d, &T->trial[T->chosen]);
+  char d[96];
+  describe(ctx, d, sizeof d, &T->trial[T->chosen]);
   snprintf(T->note, sizeof T->note, "measured: %s, the fastest of %d settings timed (%.3g ms a call; the configured "
            "one %.3g ms); trials took %.3g s", d, timed, 1e3 * T->trial[T->chosen].seconds, 1e3 * T->trial[0].seconds,
            T->seconds);

@@ -184,6 +184,10 @@ static const um_backend_option cu_options[] = {
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
                                           "halo_post_seconds", "graph_calls", "upload_bytes", "registers", NULL};
 
+/* run.tune's kernel variants (um_loop.variant): 1 asks the compiler for one more resident block per SM
+ * than the default kernel (launch.c) */
+static const char *const cu_variants[] = {"registers as compiled", "registers for one more block per SM", NULL};
+
 const um_backend_def um_backend_cuda = {
     .name = "cuda",
     .priority = 30,
@@ -203,6 +207,7 @@ const um_backend_def um_backend_cuda = {
     .dat_to_host = cu_dat_to_host,
     .dat_copy = cu_dat_copy,
     .prepare = cu_prepare,
+    .variants = cu_variants,
     .block_sized = 2,
     .rows_out = cu_rows_out,
     .rows_in = cu_rows_in,

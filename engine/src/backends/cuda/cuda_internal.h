@@ -70,13 +70,15 @@ typedef struct {
   int block_atomics; /* hierarchical blocks, shared-memory atomics, no colouring */
   int fused;         /* hierarchical: run.split fused (umc_loop.fused) */
   int one_to_one;    /* flat: writes through one-to-one maps (um_loop.one_to_one), plain */
+  int min_blocks;    /* > 0: launch bounds ask for this many resident blocks per SM (fewer registers per thread):
+                        the loop's variant 1 (one block more than its default kernel's) */
 } cu_mode;
 
 typedef struct {
   const um_kernel *kernel;
   const um_set *set;
   int begin, end;
-  int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one;
+  int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one, min_blocks;
   struct {
     const void *dat, *map, *gbl_type;
     int idx, acc, dim, type, soa, gbl;
@@ -100,6 +102,7 @@ typedef struct {
   size_t shmem;
   double occupancy; /* theoretical: resident warps per SM / the SM's maximum */
   int registers;    /* per thread, as the compiled kernel declares (cudaFuncGetAttributes) */
+  int blocks_per_sm; /* resident blocks per SM (the occupancy's), 0 if not known */
   int nlaunch;
   cu_launch *launch;
   int nparts;

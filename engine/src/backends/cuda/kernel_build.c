@@ -26,7 +26,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
  *   run.split fused (um_loop.fused)    hierarchical, split in two phases inside each launch
  *   writes through one-to-one maps     one thread per element, plain writes and adds, no plan (any strategy) */
 cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
-  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0, 0};
+  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0, 0, 0};
   if (!loop->indirect) return m;
   if (!loop->has_conflicts) {
     if (m.stage_all && (s == UM_STRATEGY_HIERARCHICAL || s == UM_STRATEGY_ATOMICS)) m.exec = UMC_EXEC_HIER;
@@ -78,7 +78,8 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   /* cuda.max_registers: as many resident blocks per SM as a 64K-register file holds at that many registers per
    * thread (the launch bounds make the compiler fit them; --maxrregcount is ignored beside launch bounds) */
   const cu_state *S = !strcmp(um_context_backend(ctx), "cuda") ? ST(ctx) : NULL;
-  if (S && S->max_registers > 0 && threads > 0) {
+  if (mode.min_blocks > 0) L->min_blocks = mode.min_blocks; /* the loop's variant 1 (launch.c) */
+  else if (S && S->max_registers > 0 && threads > 0) {
     const int mb = 65536 / (S->max_registers * threads);
     L->min_blocks = mb < 1 ? 1 : mb;
   }
@@ -263,6 +264,7 @@ void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
   k->block_atomics = mode.block_atomics;
   k->fused = mode.fused;
   k->one_to_one = mode.one_to_one;
+  k->min_blocks = mode.min_blocks;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     k->a[i].acc = a->acc;
@@ -565,6 +567,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
         max_warps > 0) {
       double occ = (double)nb * (double)((threads + ws - 1) / ws) / (double)max_warps;
       k->occupancy = occ > 1 ? 1 : occ;
+      k->blocks_per_sm = nb;
     } else {
       (void)cudaGetLastError(); /* not known: leave 0 */
     }

@@ -42,7 +42,7 @@ static void *prep_worker(void *p) {
 
 /* The job of one loop, or 0 if it has nothing to compile (already built, or it cannot be prepared). */
 static int make_job(um_context *ctx, cu_state *S, um_loop *loop, prep_job *j) {
-  if (loop->end <= loop->begin) return 0;
+  if (loop->end <= loop->begin || loop->variant) return 0; /* a variant is built from its default (launch.c) */
   um_strategy s = loop->strategy;
   if (cu_strategy(ctx, S, s, &s) != UM_SUCCESS) return 0;
   const cu_mode mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
