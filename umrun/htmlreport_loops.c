@@ -257,62 +257,79 @@ void rep_split_summary(const uj *const *files, int nfiles, const char *app, cons
              runs == 1 ? "" : "s");
 }
 
+/* Calls fn for every loop of every run of `app` in the results files, in order (k: the file). */
+typedef struct rep_tab {
+  FILE *h, *m;
+  const uj *const *files;
+  int nfiles, any;
+} rep_tab;
+typedef void (*rep_loop_fn)(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l);
+static void each_app_loop(rep_tab *t, const char *app, rep_loop_fn fn) {
+  for (int k = 0; k < t->nfiles; k++) {
+    const uj *cases = uj_get(t->files[k], "cases");
+    for (int i = 0; i < uj_len(cases); i++) {
+      const uj *c = uj_at(cases, i), *ls = uj_get(uj_get(c, "run"), "loops");
+      if (strcmp(uj_gets(c, "app", ""), app)) continue;
+      for (int q = 0; q < uj_len(ls); q++) fn(t, k, c, ls, uj_at(ls, q));
+    }
+  }
+  if (t->any) {
+    fputs("</table>\n", t->h);
+    fputc('\n', t->m);
+  }
+}
+
+/* A run's name in a table: the device (with several files), the case and its variant. */
+static void run_name(const rep_tab *t, int k, const uj *c, char *run, size_t n) {
+  char dev[256], v[200];
+  rep_device_name(t->files[k], dev, sizeof dev);
+  umrun_variant_label(c, v, sizeof v);
+  snprintf(run, n, "%s%s%s %s", t->nfiles > 1 ? dev : "", t->nfiles > 1 ? ": " : "", uj_gets(c, "case", ""), v);
+}
+
+/* One row of the loop splitting table: a loop that ran split (or whose generated loops ran). */
+static void split_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l) {
+  char run[700], tb[32], parts[1024] = "", tl[48];
+  const char *sv = uj_gets(l, "split", "off");
+  size_t pl = 0;
+  int kids = 0;
+  if (umrun_loop_parent(l)) return;
+  for (int z = 0; z < uj_len(ls); z++) { /* its generated loops' times */
+    const uj *g = uj_at(ls, z);
+    const char *p = umrun_loop_parent(g), *gn = uj_gets(g, "name", "?");
+    if (!p || strcmp(p, uj_gets(l, "name", ""))) continue;
+    kids++;
+    if (pl < sizeof parts)
+      pl += (size_t)snprintf(parts + pl, sizeof parts - pl, "%s%s %.4g s", pl ? ", " : "",
+                             !strncmp(gn, p, strlen(p)) && gn[strlen(p)] == ':' ? gn + strlen(p) : gn,
+                             uj_getn(g, "seconds", 0));
+  }
+  if (!strcmp(sv, "off") && !kids) return;
+  if (!t->any) {
+    fputs("<h3>Loop splitting</h3>\n<p class=\"note\">The loops the engine ran split (<code>run.split</code>, "
+          "<code>run.reproducible</code>): a contribution loop (<code>:contrib</code>, the kernel writing into "
+          "temporaries), then the increments: per argument (<code>:inc&lt;arg&gt;</code>, scatter) or a gather "
+          "in a fixed order (<code>:gather</code>). The loop's time is the whole call's; its parts' times are "
+          "inside it.</p>\n<table>\n",
+          t->h);
+    fputs("### Loop splitting\n\n", t->m);
+    const char *hd[] = {"run", "loop", "split", "why", "temporaries (MB)", "loop time (s)", "its parts"};
+    rep_row(t->h, t->m, 1, 7, hd);
+    t->any = 1;
+  }
+  run_name(t, k, c, run, sizeof run);
+  snprintf(tb, sizeof tb, "%.3f", uj_getn(l, "temp_bytes", 0) / 1e6);
+  snprintf(tl, sizeof tl, "%.4g", uj_getn(l, "seconds", 0));
+  const char *cells[] = {run, uj_gets(l, "name", "?"), strcmp(sv, "off") ? sv : "exact sums",
+                         uj_gets(l, "split_reason", "-"), tb, tl, parts[0] ? parts : "-"};
+  rep_row(t->h, t->m, 0, 7, cells);
+}
+
 /* Per app, the loops that ran split: per run, the variant, why, the engine's temporaries and the time
  * of each generated loop (inside the loop's own). Nothing when no run of the app split a loop. */
 void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
-  int any = 0;
-  for (int k = 0; k < nfiles; k++) {
-    const uj *cases = uj_get(files[k], "cases");
-    for (int i = 0; i < uj_len(cases); i++) {
-      const uj *c = uj_at(cases, i), *r = uj_get(c, "run"), *ls = uj_get(r, "loops");
-      if (strcmp(uj_gets(c, "app", ""), app)) continue;
-      for (int q = 0; q < uj_len(ls); q++) {
-        const uj *l = uj_at(ls, q);
-        char dev[256], v[200], run[700], tb[32], parts[1024] = "", tl[48];
-        const char *sv = uj_gets(l, "split", "off");
-        size_t pl = 0;
-        int kids = 0;
-        if (umrun_loop_parent(l)) continue;
-        for (int z = 0; z < uj_len(ls); z++) { /* its generated loops' times */
-          const uj *g = uj_at(ls, z);
-          const char *p = umrun_loop_parent(g), *gn = uj_gets(g, "name", "?");
-          if (!p || strcmp(p, uj_gets(l, "name", ""))) continue;
-          kids++;
-          if (pl < sizeof parts)
-            pl += (size_t)snprintf(parts + pl, sizeof parts - pl, "%s%s %.4g s", pl ? ", " : "",
-                                   !strncmp(gn, p, strlen(p)) && gn[strlen(p)] == ':' ? gn + strlen(p) : gn,
-                                   uj_getn(g, "seconds", 0));
-        }
-        if (!strcmp(sv, "off") && !kids) continue;
-        if (!any) {
-          fputs("<h3>Loop splitting</h3>\n<p class=\"note\">The loops the engine ran split (<code>run.split</code>, "
-                "<code>run.reproducible</code>): a contribution loop (<code>:contrib</code>, the kernel writing into "
-                "temporaries), then the increments: per argument (<code>:inc&lt;arg&gt;</code>, scatter) or a gather "
-                "in a fixed order (<code>:gather</code>). The loop's time is the whole call's; its parts' times are "
-                "inside it.</p>\n<table>\n",
-                h);
-          fputs("### Loop splitting\n\n", m);
-          const char *hd[] = {"run", "loop", "split", "why", "temporaries (MB)", "loop time (s)", "its parts"};
-          rep_row(h, m, 1, 7, hd);
-          any = 1;
-        }
-        rep_device_name(files[k], dev, sizeof dev);
-        umrun_variant_label(c, v, sizeof v);
-        snprintf(run, sizeof run, "%s%s%s %s", nfiles > 1 ? dev : "", nfiles > 1 ? ": " : "", uj_gets(c, "case", ""),
-                 v);
-        snprintf(tb, sizeof tb, "%.3f", uj_getn(l, "temp_bytes", 0) / 1e6);
-        snprintf(tl, sizeof tl, "%.4g", uj_getn(l, "seconds", 0));
-        const char *cells[] = {run, uj_gets(l, "name", "?"), strcmp(sv, "off") ? sv : "exact sums",
-                               uj_gets(l, "split_reason", "-"), tb, tl,
-                               parts[0] ? parts : "-"};
-        rep_row(h, m, 0, 7, cells);
-      }
-    }
-  }
-  if (any) {
-    fputs("</table>\n", h);
-    fputc('\n', m);
-  }
+  rep_tab t = {h, m, files, nfiles, 0};
+  each_app_loop(&t, app, split_row);
 }
 
 /* One tried setting as text: "atomics, block 256, whole". */
@@ -323,56 +340,44 @@ static void tuned_setting(const uj *t, char *buf, size_t len) {
            strcmp(sp, "off") ? sp : "whole", other ? ", " : "", other ? v : "");
 }
 
+/* One row of the tuning table: a loop run.tune tuned (measured or from the cache). */
+static void tune_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l) {
+  (void)ls;
+  const uj *tu = uj_get(l, "tuned"), *tr = uj_get(tu, "trials");
+  const int ch = (int)uj_getn(tu, "chosen", -1);
+  if (!tu || ch < 0 || ch >= uj_len(tr)) return;
+  if (!t->any) {
+    fputs("<h3>Tuning</h3>\n<p class=\"note\">The setting <code>run.tune</code> kept for each loop it tuned: "
+          "measured at the loop's first call (every setting run on copies of its outputs, the fastest kept) or "
+          "read from <code>run.cache</code>'s tune.txt; times are one call in the trials.</p>\n<table>\n",
+          t->h);
+    fputs("### Tuning\n\n", t->m);
+    const char *hd[] = {"run", "loop", "kept", "source", "its time (ms)", "configured (ms)", "slowest (ms)", "settings"};
+    rep_row(t->h, t->m, 1, 8, hd);
+    t->any = 1;
+  }
+  char run[700], kept[160], ms[32], conf[32], slow[200], n[16], ss[160] = "-";
+  run_name(t, k, c, run, sizeof run);
+  tuned_setting(uj_at(tr, ch), kept, sizeof kept);
+  snprintf(ms, sizeof ms, "%.4g", 1e3 * uj_getn(uj_at(tr, ch), "seconds", 0));
+  snprintf(conf, sizeof conf, "%.4g", 1e3 * uj_getn(uj_at(tr, 0), "seconds", 0));
+  int sl = -1;
+  for (int z = 0; z < uj_len(tr); z++)
+    if (uj_getn(uj_at(tr, z), "seconds", -1) >= 0 &&
+        (sl < 0 || uj_getn(uj_at(tr, z), "seconds", 0) > uj_getn(uj_at(tr, sl), "seconds", 0)))
+      sl = z;
+  if (sl >= 0) tuned_setting(uj_at(tr, sl), ss, sizeof ss);
+  snprintf(slow, sizeof slow, "%.4g (%s)", sl >= 0 ? 1e3 * uj_getn(uj_at(tr, sl), "seconds", 0) : 0.0, ss);
+  snprintf(n, sizeof n, "%d", uj_len(tr));
+  const char *cells[] = {run, uj_gets(l, "name", "?"), kept, uj_gets(tu, "source", "?"), ms, conf, slow, n};
+  rep_row(t->h, t->m, 0, 8, cells);
+}
+
 /* Per app, what run.tune kept for each loop it tuned (measured or from the cache): the setting, its time in the
  * trials, the configured setting's and the slowest one's. Nothing when no run of the app tuned a loop. */
 void rep_write_tuning(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
-  int any = 0;
-  for (int k = 0; k < nfiles; k++) {
-    const uj *cases = uj_get(files[k], "cases");
-    for (int i = 0; i < uj_len(cases); i++) {
-      const uj *c = uj_at(cases, i), *r = uj_get(c, "run"), *ls = uj_get(r, "loops");
-      if (strcmp(uj_gets(c, "app", ""), app)) continue;
-      for (int q = 0; q < uj_len(ls); q++) {
-        const uj *l = uj_at(ls, q), *t = uj_get(l, "tuned"), *tr = uj_get(t, "trials");
-        const int ch = (int)uj_getn(t, "chosen", -1);
-        if (!t || ch < 0 || ch >= uj_len(tr)) continue;
-        if (!any) {
-          fputs("<h3>Tuning</h3>\n<p class=\"note\">The setting <code>run.tune</code> kept for each loop it tuned: "
-                "measured at the loop's first call (every setting run on copies of its outputs, the fastest kept) or "
-                "read from <code>run.cache</code>'s tune.txt; times are one call in the trials.</p>\n<table>\n",
-                h);
-          fputs("### Tuning\n\n", m);
-          const char *hd[] = {"run", "loop", "kept", "source", "its time (ms)", "configured (ms)", "slowest (ms)",
-                              "settings"};
-          rep_row(h, m, 1, 8, hd);
-          any = 1;
-        }
-        char dev[256], v[200], run[700], kept[96], ms[32], conf[32], slow[160], n[16];
-        rep_device_name(files[k], dev, sizeof dev);
-        umrun_variant_label(c, v, sizeof v);
-        snprintf(run, sizeof run, "%s%s%s %s", nfiles > 1 ? dev : "", nfiles > 1 ? ": " : "", uj_gets(c, "case", ""),
-                 v);
-        tuned_setting(uj_at(tr, ch), kept, sizeof kept);
-        snprintf(ms, sizeof ms, "%.4g", 1e3 * uj_getn(uj_at(tr, ch), "seconds", 0));
-        snprintf(conf, sizeof conf, "%.4g", 1e3 * uj_getn(uj_at(tr, 0), "seconds", 0));
-        int sl = -1;
-        for (int z = 0; z < uj_len(tr); z++)
-          if (uj_getn(uj_at(tr, z), "seconds", -1) >= 0 &&
-              (sl < 0 || uj_getn(uj_at(tr, z), "seconds", 0) > uj_getn(uj_at(tr, sl), "seconds", 0)))
-            sl = z;
-        char ss[96] = "-";
-        if (sl >= 0) tuned_setting(uj_at(tr, sl), ss, sizeof ss);
-        snprintf(slow, sizeof slow, "%.4g (%s)", sl >= 0 ? 1e3 * uj_getn(uj_at(tr, sl), "seconds", 0) : 0.0, ss);
-        snprintf(n, sizeof n, "%d", uj_len(tr));
-        const char *cells[] = {run, uj_gets(l, "name", "?"), kept, uj_gets(t, "source", "?"), ms, conf, slow, n};
-        rep_row(h, m, 0, 8, cells);
-      }
-    }
-  }
-  if (any) {
-    fputs("</table>\n", h);
-    fputc('\n', m);
-  }
+  rep_tab t = {h, m, files, nfiles, 0};
+  each_app_loop(&t, app, tune_row);
 }
 
 void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,

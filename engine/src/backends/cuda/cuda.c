@@ -50,6 +50,19 @@ static int cu_available(char *why, size_t n) {
 
 static int flag(const char *v) { return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "off") != 0; }
 
+/* A whole-number setting cuda.<key> in [lo, hi] (zero_ok: 0 as well, meaning "not set"), or an error naming
+ * it, its value, the range and what it does. */
+static int int_option(um_context *ctx, const char *key, long lo, long hi, int zero_ok, const char *what, int *out) {
+  const char *v = um_backend_option_value(ctx, key);
+  char *end = NULL;
+  const long n = v ? strtol(v, &end, 10) : 0;
+  if (!v || end == v || *end || ((n < lo || n > hi) && !(zero_ok && n == 0)))
+    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.%s: '%s' is not %sa whole number from %ld to %ld (%s)", key, v ? v : "",
+                    zero_ok ? "0 or " : "", lo, hi, what);
+  *out = (int)n;
+  return UM_SUCCESS;
+}
+
 static int cu_init(um_context *ctx, void **state) {
   cu_state *S = calloc(1, sizeof *S);
   if (!S) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -83,27 +96,14 @@ static int cu_init(um_context *ctx, void **state) {
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));
   S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
-  const char *gm = um_backend_option_value(ctx, "graph_min_kernels");
-  char *end = NULL;
-  long gmin = gm ? strtol(gm, &end, 10) : 1;
-  if (!gm || end == gm || *end || gmin < 1 || gmin > 1000000)
-    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.graph_min_kernels: '%s' is not a whole number from 1 to 1000000 (the fewest kernel "
-                    "launches a sequence needs to be replayed as a CUDA graph; default 1)", gm ? gm : "");
-  S->graph_min = (int)gmin;
-  const char *ct = um_backend_option_value(ctx, "compile_threads");
-  end = NULL;
-  long nct = ct ? strtol(ct, &end, 10) : 0;
-  if (!ct || end == ct || *end || nct < 0 || nct > 64)
-    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.compile_threads: '%s' is not a whole number from 0 to 64 (threads that compile "
-                    "kernels ahead for run.tune; 0: one per core, 1: none ahead)", ct ? ct : "");
-  S->compile_threads = (int)nct;
-  const char *mr = um_backend_option_value(ctx, "max_registers");
-  end = NULL;
-  long nmr = mr ? strtol(mr, &end, 10) : 0;
-  if (!mr || end == mr || *end || (nmr != 0 && (nmr < 16 || nmr > 255)))
-    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.max_registers: '%s' is not 0 or a whole number from 16 to 255 (registers per "
-                    "thread the kernels may use; 0: the compiler's choice)", mr ? mr : "");
-  S->max_registers = (int)nmr;
+  UM_CHECK(ctx, int_option(ctx, "graph_min_kernels", 1, 1000000, 0,
+                           "the fewest kernel launches a sequence needs to be replayed as a CUDA graph; default 1",
+                           &S->graph_min));
+  UM_CHECK(ctx, int_option(ctx, "compile_threads", 0, 64, 0,
+                           "threads that compile kernels ahead for run.tune; 0: one per core, 1: none ahead",
+                           &S->compile_threads));
+  UM_CHECK(ctx, int_option(ctx, "max_registers", 16, 255, 1,
+                           "registers per thread the kernels may use; 0: the compiler's choice", &S->max_registers));
   return UM_SUCCESS;
 }
 
