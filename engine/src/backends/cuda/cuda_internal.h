@@ -243,7 +243,7 @@ typedef struct {
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   int compile_threads;     /* cuda.compile_threads: 0 one per core, 1 none ahead (prepare.c) */
-  int max_registers;       /* cuda.max_registers: NVRTC's --maxrregcount, 0 its choice */
+  int max_registers;       /* cuda.max_registers: registers per thread through launch bounds, 0 the compiler's choice */
   long syncs;              /* synchronisations so far (each reads every pending time) */
   int cur_loop;            /* the loop record cu_run is running (-1 outside): dat uploads are counted to it */
   cg_segment cg;
