@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""The table of bench/ncu_loops.sh: python3 bench/ncu_table.py NCU.csv RUN.json
+
+Names each profiled um_loop launch by the loop of the run's JSON with the same registers per thread and grid
+(set size over block size, or the hierarchical plan's blocks), keeps the loops taking 8% or more of the loop
+time, and prints one row per loop: what ncu measured of its first launch."""
+import csv
+import io
+import json
+import sys
+
+
+def num(x):
+    try:
+        return float(x.replace(",", ""))
+    except (AttributeError, ValueError):
+        return float("nan")
+
+
+def main():
+    text = open(sys.argv[1]).read()
+    rows = list(csv.reader(io.StringIO(text[text.index('"ID"'):])))
+    head = rows[0]
+    run = json.load(open(sys.argv[2]))
+    loops = [l for l in run["loops"] if not l.get("parent")]
+    total = sum(l["seconds"] for l in loops) or 1.0
+    big = [l for l in loops if l["seconds"] >= 0.08 * total]
+    print("| loop | share | regs | grid x block | us | warps | DRAM | L2 thr. | L2 hit | L2 red sectors | FP64 | mem. stall | local loads (MB) |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    seen, picked = set(), []
+    for exact in (True, False):  # a launch whose grid is the set over the block first, then any with its registers
+        for r in rows[2:]:
+            d = dict(zip(head, r))
+            reg, grid, bs = (int(num(d["launch__registers_per_thread"])), int(num(d["launch__grid_size"])),
+                             int(num(d["launch__block_size"])))
+            for l in big:
+                if l["name"] in seen or l.get("registers") != reg:
+                    continue
+                if exact and -(-l["set_size"] // bs) != grid:
+                    continue
+                seen.add(l["name"])
+                picked.append((l, d, reg, grid, bs))
+                break
+    for l, d, reg, grid, bs in sorted(picked, key=lambda p: -p[0]["seconds"]):
+        print("| %s | %.0f%% | %d | %d x %d | %.1f | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.1fM | %.0f%% | %.0f%% | %.0f |" % (
+            l["name"], 100 * l["seconds"] / total, reg, grid, bs, num(d["gpu__time_duration.sum"]) / 1e3,
+            num(d["sm__warps_active.avg.pct_of_peak_sustained_active"]),
+            num(d["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+            num(d["lts__throughput.avg.pct_of_peak_sustained_elapsed"]), num(d["lts__t_sector_hit_rate.pct"]),
+            num(d["lts__t_sectors_op_red.sum"]) / 1e6,
+            num(d["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"]),
+            num(d["smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct"]),
+            num(d["l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"]) / 1e6))
+    missing = [l["name"] for l in big if l["name"] not in seen]
+    if missing:
+        print("\nnot among the profiled launches (raise COUNT): " + ", ".join(missing))
+
+
+if __name__ == "__main__":
+    main()
