@@ -85,7 +85,7 @@ struct Outcome {
 // The workload (tcw::run_all, 3 edge loops) on `backend` with tune mode t (cache: run.cache), replaying
 // `replay`'s choices as per-loop settings when given.
 void run(const char *backend, um_tune t, const std::string &cache, const tcw::Mesh &m, Outcome *out,
-         const Infos *replay = nullptr) {
+         const Infos *replay = nullptr, int reproducible = 0) {
   um_options o;
   um_options_default(&o);
   o.backend = backend;
@@ -98,6 +98,7 @@ void run(const char *backend, um_tune t, const std::string &cache, const tcw::Me
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   EXPECT_EQ(um_set_tune(ctx, t), UM_SUCCESS);
+  EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
   if (replay) apply_choices(ctx, *replay);
   tcw::run_all(ctx, m, &out->res, 3);
   out->infos = infos_of(ctx);
@@ -155,6 +156,21 @@ TEST_P(Tune, TrialsChangeNoResultAndTheChoiceReplays) {
   ASSERT_EQ(plain.res.r.size(), tuned.res.r.size());
   for (size_t i = 0; i < plain.res.r.size(); i++) EXPECT_NEAR(tuned.res.r[i], plain.res.r[i], 1e-12 * (1 + std::fabs(plain.res.r[i])));
   EXPECT_EQ(tuned.res.cnt, plain.res.cnt) << "every edge counted once per call, trials not";
+}
+
+// Reproducible mode fixes the increments' order, so whatever tuning keeps (block sizes, strategies; the split
+// stays the gather), a tuned run gives the bits of an untuned one, and of seq's.
+TEST_P(Tune, ReproducibleRunsKeepTheirBits) {
+  const tcw::Mesh m = tcw::random_mesh(500, 1500, 300, 8u);
+  Outcome tuned, plain, ref;
+  run(GetParam(), UM_TUNE_ALWAYS, "off", m, &tuned, nullptr, 1);
+  run(GetParam(), UM_TUNE_OFF, "off", m, &plain, nullptr, 1);
+  run("seq", UM_TUNE_OFF, "off", m, &ref, nullptr, 1);
+  if (HasFatalFailure()) return;
+  const um_tune_info &e = tuned.infos["tk_edge"];
+  for (int k = 0; k < e.ntrials; k++) EXPECT_NE(e.trial[k].split, UM_SPLIT_OFF) << "reproducible: never whole";
+  tcw::expect_same(tuned.res, plain.res);
+  tcw::expect_same(tuned.res, ref.res);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Tune, ::testing::Values("seq", "openmp"));
