@@ -206,6 +206,23 @@ TEST(TuneCache, OnceStoresTheChoiceForThisMesh) {
   EXPECT_EQ(text.str().rfind("# um run.tune:", 0), 0u) << "the file says what its lines are";
 }
 
+// Big meshes (maps over 65536 entries) are told apart by a sample of their maps: the same mesh hits, another
+// of the same sizes misses.
+TEST(TuneCache, BigMeshesToldApart) {
+  const std::string dir = temp_dir();
+  ASSERT_FALSE(dir.empty());
+  const tcw::Mesh m = tcw::random_mesh(20000, 40000, 17000, 5u), other = tcw::random_mesh(20000, 40000, 17000, 6u);
+  Outcome first, second, moved;
+  run("seq", UM_TUNE_ONCE, dir, m, &first);
+  run("seq", UM_TUNE_ONCE, dir, m, &second);
+  run("seq", UM_TUNE_ONCE, dir, other, &moved);
+  remove_dir(dir);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(first.infos["tk_edge"].state, 1) << first.infos["tk_edge"].note;
+  EXPECT_EQ(second.infos["tk_edge"].state, 2) << second.infos["tk_edge"].note;
+  EXPECT_EQ(moved.infos["tk_edge"].state, 1) << moved.infos["tk_edge"].note;
+}
+
 // A setting that fails in its trial is not kept; its error is its note; the run goes on without an error.
 TEST(TuneFailures, AFailingSettingIsSkippedAndSaysWhy) {
   const tcw::Mesh m = tcw::random_mesh(300, 900, 200, 9u);

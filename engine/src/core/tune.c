@@ -247,6 +247,18 @@ static void restore_times(um_context *ctx, const rec_times *t, int n) {
 static uint64_t mix(uint64_t h, uint64_t v) { return um_fnv1a(h, &v, sizeof v); }
 static uint64_t mix_s(uint64_t h, const char *s) { return s ? um_fnv1a(h, s, strlen(s) + 1) : mix(h, 0); }
 
+/* The mesh as one map sees it: its entries (owned and halo rows), all of them up to TUNE_HASH_SAMPLES, else that
+ * many evenly spaced (hashing every entry of a big mesh cost ~0.1 s per loop; two meshes of one size that agree
+ * on every sampled entry would only share a tuning choice, never a result). */
+#define TUNE_HASH_SAMPLES 65536
+static uint64_t map_sample_hash(uint64_t h, const um_map *m) {
+  const size_t n = (size_t)um__set_total(m->from) * (size_t)m->arity;
+  h = mix(h, (uint64_t)n);
+  if (n <= TUNE_HASH_SAMPLES) return n ? um_fnv1a(h, m->data, n * sizeof(int)) : h;
+  for (size_t i = 0; i < TUNE_HASH_SAMPLES; i++) h = mix(h, (uint64_t)(unsigned)m->data[i * (n / TUNE_HASH_SAMPLES)]);
+  return mix(h, (uint64_t)(unsigned)m->data[n - 1]);
+}
+
 /* What the choice depends on: the device and backend, threads and ranks, the loop and its arguments, the
  * mesh (its maps' contents: rank 0's, which decides), and the settings listed. */
 static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_info *T) {
@@ -270,8 +282,7 @@ static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_in
     h = mix(h, ((uint64_t)a->map->arity << 32) ^ (uint64_t)a->map->to->gsize);
     int first = 1;
     for (int j = 0; j < i; j++) first &= loop->args[j].map != a->map;
-    if (first) /* the mesh: the map's rows (owned and halo) */
-      h = um_fnv1a(h, a->map->data, (size_t)um__set_total(a->map->from) * (size_t)a->map->arity * sizeof(int));
+    if (first) h = map_sample_hash(h, a->map);
   }
   for (int k = 0; k < T->ntrials; k++)
     h = mix(h, ((uint64_t)T->trial[k].strategy << 40) ^ ((uint64_t)T->trial[k].split << 32) ^ (uint64_t)T->trial[k].block_size);
