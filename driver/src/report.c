@@ -74,13 +74,6 @@ static void row_name(char *buf, size_t n, const um_loop_stats *s, int depth, int
   snprintf(buf, n, "%s%s%s", depth ? "  " : "", nm, mark);
 }
 
-static const char *split_word(um_split v) { return v == UM_SPLIT_OFF ? "whole" : um_split_name(v); }
-/* ", <variant>" for a kernel variant other than the default, else "" */
-static void variant_words(const um_context *ctx, int v, char *buf, size_t n) {
-  const char *name = v ? um_backend_variant_name(ctx, v) : NULL;
-  snprintf(buf, n, "%s%s", name ? ", " : "", name ? name : "");
-}
-
 /* run.tune: each loop's kept setting, where it came from, and the settings it was measured against. */
 static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
   um_tune_info t;
@@ -99,16 +92,12 @@ static void report_tuning(const um_context *ctx, const loop_order *o, FILE *f) {
     int slow = -1;
     for (int j = 0; j < t.ntrials; j++)
       if (t.trial[j].seconds >= 0 && (slow < 0 || t.trial[j].seconds > t.trial[slow].seconds)) slow = j;
-    char cv[96], sv[96];
-    variant_words(ctx, c->variant, cv, sizeof cv);
-    fprintf(f, "  %-18s %s, block %d, %s%s: %.4g ms (%s, %d settings)\n", s.name, um_strategy_name(c->strategy),
-            c->block_size, split_word(c->split), cv, 1e3 * c->seconds, t.state == 2 ? "cache" : "measured", t.ntrials);
-    if (slow >= 0) {
-      variant_words(ctx, t.trial[slow].variant, sv, sizeof sv);
-      fprintf(f, "  %-18s configured %.4g ms; slowest %.4g ms: %s, block %d, %s%s\n", "", 1e3 * t.trial[0].seconds,
-              1e3 * t.trial[slow].seconds, um_strategy_name(t.trial[slow].strategy), t.trial[slow].block_size,
-              split_word(t.trial[slow].split), sv);
-    }
+    char w[160];
+    fprintf(f, "  %-18s %s: %.4g ms (%s, %d settings)\n", s.name, um_tune_trial_text(ctx, c, w, sizeof w),
+            1e3 * c->seconds, t.state == 2 ? "cache" : "measured", t.ntrials);
+    if (slow >= 0)
+      fprintf(f, "  %-18s configured %.4g ms; slowest %.4g ms: %s\n", "", 1e3 * t.trial[0].seconds,
+              1e3 * t.trial[slow].seconds, um_tune_trial_text(ctx, &t.trial[slow], w, sizeof w));
   }
 }
 

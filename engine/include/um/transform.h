@@ -114,6 +114,10 @@ int um_loop_tune_info(const um_context *ctx, int i, um_tune_info *out);
 /** The name of the backend's kernel variant v (0: its default), or NULL if it
  * has no such variant. */
 const char *um_backend_variant_name(const um_context *ctx, int v);
+/** A tried setting in words, e.g. "atomics, block 256, whole" or "atomics, block
+ * 128, whole, registers for one more block per SM" (the backend's default
+ * kernel unnamed), into buf (n bytes); returns buf. */
+const char *um_tune_trial_text(const um_context *ctx, const um_tune_trial *t, char *buf, size_t n);
 /** Run one loop, by name, with the backend's kernel variant v (0: its default). */
 int um_loop_set_variant(um_context *ctx, const char *loop_name, int v);
 

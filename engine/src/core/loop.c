@@ -416,7 +416,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   rec->set = set;
   rec->nargs = nargs;
   if (nargs) memcpy(rec->args, args, (size_t)nargs * sizeof *args);
-  if (ctx->tune != UM_TUNE_OFF && !rec->tune_done && !ctx->tuning && !rec->parent) {
+  if (ctx->tune != UM_TUNE_OFF && !rec->tune && !rec->parent) { /* (trials run the backend, never um_par_loop) */
     UM_CHECK(ctx, um__tune_loop(ctx, &loop)); /* run.tune: its settings tried and the fastest kept (tune.c) */
     rec = &ctx->loops[loop.id];
   }
@@ -482,16 +482,24 @@ int um__loop_tune_halos(um_context *ctx, const um_loop *base) {
   return UM_SUCCESS;
 }
 
+/* run.tune (tune.c): the loop as a trial runs it with the settings its record holds now: prepared, over every
+ * element a call runs (owned only with reverse increments); *sp: its split, or NULL. */
+static int trial_setup(um_context *ctx, const um_loop *base, um_loop *loop, struct um_split_state **sp) {
+  memcpy(loop, base, offsetof(um_loop, red));
+  *sp = NULL;
+  UM_CHECK(ctx, prepare(ctx, loop, sp));
+  if (use_reverse(ctx, loop, &ctx->loops[loop->id])) loop->end = loop->set->size;
+  return UM_SUCCESS;
+}
+
 /* run.tune (tune.c): one trial call with the settings the loop's record holds now: every element a call runs
  * (owned only with reverse increments), in one piece, on the backend, with no halo exchange, no reverse
  * increments sent and its reduction partials dropped; *seconds: from the device idle to the device idle again.
  * The caller keeps and restores what it writes. */
 int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds) {
   um_loop loop;
-  memcpy(&loop, base, offsetof(um_loop, red));
-  struct um_split_state *sp = NULL;
-  UM_CHECK(ctx, prepare(ctx, &loop, &sp));
-  if (use_reverse(ctx, &loop, &ctx->loops[loop.id])) loop.end = loop.set->size;
+  struct um_split_state *sp;
+  UM_CHECK(ctx, trial_setup(ctx, base, &loop, &sp));
   start_reductions(&loop);
   UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
@@ -506,11 +514,8 @@ int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds) {
  * compiling ahead (um_backend_def.prepare); 0 if those settings run it split into generated loops (not
  * prepared), else 1. */
 int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out) {
-  memcpy(out, base, offsetof(um_loop, red));
-  struct um_split_state *sp = NULL;
-  if (prepare(ctx, out, &sp) != UM_SUCCESS || sp) return 0;
-  if (use_reverse(ctx, out, &ctx->loops[out->id])) out->end = out->set->size;
-  return 1;
+  struct um_split_state *sp;
+  return trial_setup(ctx, base, out, &sp) == UM_SUCCESS && !sp;
 }
 
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **out) {

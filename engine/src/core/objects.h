@@ -112,9 +112,9 @@ typedef struct {
   double auto_time[2];  /* the measured call of each choice (whole, split) */
   /* per-loop auto-tuning (tune.c) */
   int variant;          /* per-loop: the backend's kernel variant (um_loop.variant; 0 its default) */
-  int tune_done;        /* 1: run.tune has looked at this loop (its choice, if any, is in the overrides above) */
   int split_by_tune;    /* 1: the split override above is run.tune's choice (split.c names it so) */
-  um_tune_info *tune;   /* what tuning tried and kept; NULL if it never looked */
+  um_tune_info *tune;   /* what tuning tried and kept (its choice, if any, is in the overrides above); NULL if it
+                           never looked */
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
@@ -166,7 +166,6 @@ struct um_context {
   um_split split;        /* automatic loop splitting: the default mode (split.c) */
   int reproducible;      /* 1: increments gathered in a fixed order, reductions summed exactly */
   um_tune tune;          /* per-loop auto-tuning (tune.c) */
-  int tuning;            /* 1 while tune.c runs a loop's trials (nothing else may start tuning) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
 };

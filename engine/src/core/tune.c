@@ -142,8 +142,7 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
   return 0;
 }
 
-static void apply(um_context *ctx, um_loop_rec *rec, const um_tune_trial *t, int split_knob) {
-  (void)ctx;
+static void apply(um_loop_rec *rec, const um_tune_trial *t, int split_knob) {
   rec->strategy = t->strategy;
   rec->block_size = t->block_size;
   rec->variant = t->variant;
@@ -188,7 +187,7 @@ static int keep_outputs(um_context *ctx, const um_loop *loop, kept_dat *k, int *
       UM_CHECK(ctx, um__dat_to_host(ctx, d));
       o->valid = d->valid;
     }
-    const size_t bytes = (size_t)d->rows * (size_t)d->dim * d->esize;
+    const size_t bytes = um_dat_bytes(d);
     o->host = malloc(bytes ? bytes : 1);
     if (!o->host)
       return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory keeping dat '%s' (%zu bytes) for tuning loop '%s'", d->name,
@@ -202,7 +201,7 @@ static int restore_outputs(um_context *ctx, kept_dat *k, int nk) {
   for (int j = 0; j < nk; j++) {
     um_dat *d = k[j].d;
     if (k[j].dev) UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, &k[j].dev, 1));
-    else memcpy(d->data, k[j].host, (size_t)d->rows * (size_t)d->dim * d->esize);
+    else memcpy(d->data, k[j].host, um_dat_bytes(d));
     d->valid = k[j].valid; /* a device trial wrote only the device rows, now as they were */
     d->halo_stale = k[j].stale;
     d->host_zeros = k[j].zeros;
@@ -360,7 +359,7 @@ static void first_line(char *dst, size_t n, const char *msg) {
 /* Run setting k once (after restoring the outputs); its time, or -1 with the error in the trial's note. */
 static double one_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
                         int split_knob) {
-  apply(ctx, &ctx->loops[loop->id], &T->trial[k], split_knob);
+  apply(&ctx->loops[loop->id], &T->trial[k], split_knob);
   double dt = -1;
   int rc = restore_outputs(ctx, kept, nk);
   if (!rc) rc = um__loop_trial(ctx, loop, &dt);
@@ -384,7 +383,7 @@ static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T
   int n = 0;
   for (int k = 0; k < T->ntrials; k++) {
     if (split_knob && T->trial[k].split != UM_SPLIT_OFF && T->trial[k].split != UM_SPLIT_FUSED) continue;
-    apply(ctx, &ctx->loops[loop->id], &T->trial[k], split_knob);
+    apply(&ctx->loops[loop->id], &T->trial[k], split_knob);
     if (um__loop_trial_loop(ctx, loop, &ls[n])) ptr[n] = &ls[n], n++;
   }
   if (n > 1) ctx->backend->prepare(ctx, ctx->bstate, ptr, n);
@@ -464,15 +463,15 @@ static int variant_trials(um_context *ctx, const um_loop *loop, um_tune_info *T,
   return run_trials(ctx, loop, T, n1, TUNE_REPS, kept, nk, split_knob);
 }
 
-static void describe(const um_context *ctx, char *dst, size_t n, const um_tune_trial *t) {
-  snprintf(dst, n, "%s, block %d, %s%s%s", um_strategy_name(t->strategy), t->block_size,
-           t->split == UM_SPLIT_OFF ? "whole" : um_split_name(t->split), t->variant ? ", " : "",
-           t->variant ? um_backend_variant_name(ctx, t->variant) : "");
+const char *um_tune_trial_text(const um_context *ctx, const um_tune_trial *t, char *buf, size_t n) {
+  const char *v = t->variant ? um_backend_variant_name(ctx, t->variant) : NULL;
+  snprintf(buf, n, "%s, block %d, %s%s%s", um_strategy_name(t->strategy), t->block_size,
+           t->split == UM_SPLIT_OFF ? "whole" : um_split_name(t->split), v ? ", " : "", v ? v : "");
+  return buf;
 }
 
 int um__tune_loop(um_context *ctx, um_loop *loop) {
   um_loop_rec *rec = &ctx->loops[loop->id];
-  rec->tune_done = 1;
   um_tune_info *T = calloc(1, sizeof *T);
   if (!T) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
   rec->tune = T;
@@ -507,16 +506,15 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
       UM_CHECK(ctx, um__dist_bcast(ctx, T, (int)sizeof *T)); /* rank 0's line, for every rank */
       T->state = 2;
       char d[96];
-      describe(ctx, d, sizeof d, &T->trial[T->chosen]);
+      um_tune_trial_text(ctx, &T->trial[T->chosen], d, sizeof d);
       snprintf(T->note, sizeof T->note, "from the cache (%s): %s", path, d);
-      apply(ctx, rec, &T->trial[T->chosen], split_knob);
+      apply(rec, &T->trial[T->chosen], split_knob);
       return UM_SUCCESS;
     }
   }
 
   /* the trials */
   const double t0 = um_wtime();
-  ctx->tuning = 1;
   UM_CHECK(ctx, um__loop_tune_halos(ctx, loop));
   int nt = 0;
   rec_times *times = save_times(ctx, &nt);
@@ -533,7 +531,6 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   free_kept(ctx, kept, nk);
   restore_times(ctx, times, nt);
   free(times);
-  ctx->tuning = 0;
   rec = &ctx->loops[loop->id];
   rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
   rec->variant = keep_v;
@@ -549,11 +546,11 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   int timed = 0;
   for (int k = 0; k < T->ntrials; k++) timed += T->trial[k].seconds >= 0;
   char d[96];
-  describe(ctx, d, sizeof d, &T->trial[T->chosen]);
+  um_tune_trial_text(ctx, &T->trial[T->chosen], d, sizeof d);
   snprintf(T->note, sizeof T->note, "measured: %s, the fastest of %d settings timed (%.3g ms a call; the configured "
            "one %.3g ms); trials took %.3g s", d, timed, 1e3 * T->trial[T->chosen].seconds, 1e3 * T->trial[0].seconds,
            T->seconds);
-  apply(ctx, rec, &T->trial[T->chosen], split_knob);
+  apply(rec, &T->trial[T->chosen], split_knob);
   if (cached && um__dist_root(ctx)) cache_write(ctx, path, key, loop->name, T);
   um_backend_log(ctx, UM_LOG_INFO, "um: run.tune: loop '%s': %s", loop->name, T->note);
   return UM_SUCCESS;
