@@ -126,7 +126,7 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
   fprintf(out, "\n%s finished in %.3f s (setup %.3f s)\n\nper-loop table (%s backend, block size %d):\n", app->name,
           total, run->setup_seconds, um_context_backend(ctx), s->opts.block_size);
   um_report_loops(ctx, out, total);
-  double jit = 0, v;
+  double jit = 0, up = 0, v;
   int nmod = 0, ncached = 0;
   um_loop_stats ls;
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
@@ -134,10 +134,11 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
     if (um_loop_stats_counter(&ls, "compile_seconds", &v)) jit += v;
     if (um_loop_stats_counter(&ls, "modules", &v)) nmod += (int)v;
     if (um_loop_stats_counter(&ls, "modules_cached", &v)) ncached += (int)v;
+    if (um_loop_stats_counter(&ls, "upload_seconds", &v)) up += v;
   }
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
-                 "not included)\n", jit, nmod, ncached);
+                 "and uploads of dats and maps %.3f s, not included)\n", jit, nmod, ncached, up);
   fprintf(out, "\narithmetic (operations counted in each kernel's source, helpers and constant loops followed):\n");
   um_report_ops(ctx, out);
   fprintf(out, "\nplan statistics:\n");

@@ -449,6 +449,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "seconds_rank_max", s.seconds_rank_max, 0);
     }
     num(f, "plan_seconds", s.plan_seconds, 0);
+    num(f, "first_call_seconds", s.first_call_seconds, 0);
     num(f, "bytes_per_call", s.bytes, 0);
     num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);

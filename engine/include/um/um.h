@@ -610,7 +610,7 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
 
 /* ---- timing and statistics ------------------------------------------------ */
 /** The most backend counters a loop's statistics hold (um_loop_stats.counters). */
-#define UM_MAX_COUNTERS 8
+#define UM_MAX_COUNTERS 12
 /** What the engine measured of one loop (by name) since the context began or
  * the last um_loop_stats_reset: calls, times, useful bytes, plan statistics,
  * the backend's counters, halo exchanges, splitting. */
@@ -644,6 +644,9 @@ typedef struct {
   double cache_lines_mean;    /**< plan: cache lines touched per block, mean */
   int nplans;           /**< plans built for this loop name               */
   double plan_seconds;  /**< time spent building (and checking) its plans */
+  /** Wall time of the loop's first call, entry to return: its checks, plans, compilation, uploads, the
+   * launch (or on the host the run) and a reduction's wait; the first cycle's cost per loop. */
+  double first_call_seconds;
   int device_timed;     /**< 1: seconds is device time (e.g. CUDA events),
                            run-time compilation excluded                 */
   /** The backend's own per-loop counters (names from its registration, e.g.

@@ -64,7 +64,24 @@ double um__useful_bytes(const um_loop *loop) {
     if (!first) continue;
     const size_t n = (size_t)a->dat->set->size, held = (size_t)um__set_total(a->dat->set); /* targets may be halo rows */
     size_t touched = n;
-    unsigned char *seen = direct || held == 0 ? NULL : calloc(held, 1);
+    /* every reference through one map of arity <= 64: its columns' distinct targets, counted once per map */
+    unsigned long long cols = 0;
+    um_map *one = NULL;
+    int several = 0, counted = direct;
+    for (int j = 0; j < loop->nargs && !direct; j++) {
+      const um_arg *b = &loop->args[j];
+      if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
+      if (one && b->map != one) several = 1;
+      one = b->map;
+      if (b->idx == UM_ALL) cols |= b->map->arity >= 64 ? ~0ull : (1ull << b->map->arity) - 1;
+      else if (b->idx < 64) cols |= 1ull << b->idx;
+      else several = 1;
+    }
+    if (!direct && held && one && !several && one->arity <= 64) {
+      const size_t c = um__map_distinct_targets(one, cols, loop->set->size);
+      if (c != (size_t)-1) counted = 1, touched = c;
+    }
+    unsigned char *seen = counted || held == 0 ? NULL : calloc(held, 1);
     if (seen) { /* distinct targets over every map reference to this dat */
       touched = 0;
       for (int j = 0; j < loop->nargs; j++) {
@@ -405,6 +422,7 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                 const um_arg *args) {
   if (!ctx) return UM_ERR_ARG;
+  const double t_enter = um_wtime();
   if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
   um_loop loop;
   memset(&loop, 0, offsetof(um_loop, red));
@@ -446,6 +464,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (measuring) um__split_timed(ctx, loop.id, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
+  if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_enter;
   return frc;
 }
 
@@ -707,6 +726,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->one_to_one = r->one_to_one;
   o->nplans = r->nplans;
   o->plan_seconds = r->plan_seconds;
+  o->first_call_seconds = r->first_call_seconds;
   o->halo_exchanges = r->halo_exchanges;
   o->halo_messages = r->halo_messages;
   o->halo_bytes = r->halo_bytes;

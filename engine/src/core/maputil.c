@@ -38,6 +38,34 @@ int um__map_column_one_to_one(um_map *m, int idx) {
   return ok;
 }
 
+size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows) {
+  if (m->distinct_data != m->data) m->distinct_data = m->data, m->ndistinct = 0;
+  for (int i = 0; i < m->ndistinct; i++)
+    if (m->distinct[i].cols == cols && m->distinct[i].rows == rows) return m->distinct[i].count;
+  const size_t nt = (size_t)um__set_total(m->to), ar = (size_t)m->arity;
+  unsigned long long *seen = calloc(nt / 64 + 1, sizeof *seen);
+  if (!seen) return (size_t)-1;
+  int col[64], nc = 0;
+  for (size_t j = 0; j < ar && j < 64; j++)
+    if (cols >> j & 1) col[nc++] = (int)j;
+  size_t count = 0;
+  for (size_t e = 0; e < (size_t)rows; e++) { /* row by row: the map is read once, in order */
+    const int *row = m->data + e * ar;
+    for (int k = 0; k < nc; k++) {
+      const size_t t = (size_t)row[col[k]];
+      const unsigned long long bit = 1ull << (t & 63);
+      count += !(seen[t >> 6] & bit);
+      seen[t >> 6] |= bit;
+    }
+  }
+  free(seen);
+  const int slot = m->ndistinct < 4 ? m->ndistinct++ : 3; /* the last slot is replaced when full */
+  m->distinct[slot].cols = cols;
+  m->distinct[slot].rows = rows;
+  m->distinct[slot].count = count;
+  return count;
+}
+
 int um__loop_one_to_one(const um_loop *loop) {
   if (!loop->has_conflicts || loop->has_vec) return 0;
   for (int i = 0; i < loop->nargs; i++) {

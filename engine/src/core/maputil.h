@@ -11,6 +11,10 @@ int um__is_bijection(const int *p, int n);
  * and exec halo); 0 otherwise or out of memory. Checked once per column (O(rows)) and kept while m's data stays:
  * renumbering and partitioning keep the answer, as both number rows and targets one to one. */
 int um__map_column_one_to_one(um_map *m, int idx);
+/* The distinct targets of the columns in cols (bit k: column k; arity <= 64) over rows [0, rows) of m, counted
+ * once (a bitmap over the targets) and kept while m's data stays; (size_t)-1 if out of memory. Loop statistics
+ * (useful bytes) ask it for every indirect dat at each loop's first call, and many loops share a map's columns. */
+size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows);
 /* 1 if the loop writes through maps (has_conflicts) only through one-to-one columns, each written dat through
  * one column and named by no other arg another way: then no two elements write one row. */
 int um__loop_one_to_one(const um_loop *loop);

@@ -42,6 +42,14 @@ struct um_map {
   /* um__map_column_one_to_one's cache: columns checked / found one to one, for this data */
   const int *one_data;
   unsigned long long one_known, one_cols;
+  /* um__map_distinct_targets' cache: (columns, rows) -> distinct targets, for this data */
+  const int *distinct_data;
+  struct {
+    unsigned long long cols;
+    int rows;
+    size_t count;
+  } distinct[4];
+  int ndistinct;
 };
 
 struct um_dat {
@@ -118,6 +126,7 @@ typedef struct {
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
+  double first_call_seconds; /* wall time of the first call, um_par_loop's entry to its return */
   /* the last call's kernel and arguments (gbl pointers not kept valid): lets
    * a backend generate a loop's kernel without running it (um/cuda.h) */
   const um_kernel *kernel;

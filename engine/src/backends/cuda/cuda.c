@@ -180,9 +180,12 @@ static const um_backend_option cu_options[] = {
 /* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl);
  * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs);
  * upload_bytes: bytes of dats copied host -> device when the loop found the host copy the only current one;
- * registers: per thread, of the loop's last kernel (with occupancy: the resources that bind it) */
+ * registers: per thread, of the loop's last kernel (with occupancy: the resources that bind it);
+ * upload_seconds: host time allocating the loop's dats and maps on the GPU and copying them there (a first
+ * cycle's one-off cost, with compile_seconds) */
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
-                                          "halo_post_seconds", "graph_calls", "upload_bytes", "registers", NULL};
+                                          "halo_post_seconds", "graph_calls", "upload_bytes", "registers",
+                                          "upload_seconds", NULL};
 
 /* run.tune's kernel variants (um_loop.variant): 1 asks the compiler for one more resident block per SM
  * than the default kernel (launch.c) */

@@ -252,7 +252,7 @@ typedef struct {
 /* The backend's state; counters it keeps per loop (def->counters order). */
 #define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
 enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST,
-       CU_COUNTER_GRAPHED, CU_COUNTER_UPLOAD, CU_COUNTER_REGISTERS };
+       CU_COUNTER_GRAPHED, CU_COUNTER_UPLOAD, CU_COUNTER_REGISTERS, CU_COUNTER_UPLOAD_SECONDS };
 
 /* A CUDA runtime call; its own error text reaches the user. */
 #define CU(ctx, call, ...)                                                                              \

@@ -107,7 +107,9 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
         return um__trace(ctx, rc, __FILE__, __LINE__);
       }
     }
+  const int prc = fill_params(ctx, loop, k); /* (maps uploaded at their first use: timed for the loop) */
   S->cur_loop = -1;
+  UM_CHECK(ctx, prc);
   if (S->poison)
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
@@ -116,7 +118,6 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
         CU(ctx, cudaMemsetAsync(c->d, 0xff, c->bytes, S->stream), "poisoning dat '%s'", um_dat_name(a->dat));
       }
     }
-  UM_CHECK(ctx, fill_params(ctx, loop, k));
   const int off_n = field_offset(k, UMC_F_INT_N), off_start = field_offset(k, UMC_F_INT_START),
             off_part = field_offset(k, UMC_F_INT_PART);
 
