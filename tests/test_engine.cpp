@@ -191,6 +191,43 @@ TEST_F(Loop, CorrectLoopRunsAndCountsStats) {
   EXPECT_DOUBLE_EQ(st.bytes, 24 + 48 + 96 + 24 + 24);
 }
 
+// Useful bytes count the distinct rows a loop reaches through each map column it uses (a map's count is
+// kept per set of columns, so loops sharing a map share it): rows no column names are not counted.
+TEST(Engine, UsefulBytesCountDistinctTargetsPerColumnSet) {
+  Ctx c;
+  um_set *e, *n;
+  um_map *m;
+  um_dat *u, *r, *w, *f;
+  const int conn[] = {0, 1, 1, 2, 2, 3, 0, 3};  // column 0 reaches {0,1,2}, column 1 {1,2,3}, both {0..3}
+  ASSERT_EQ(um_decl_set(c.ctx, 4, "edges", &e), UM_SUCCESS);
+  ASSERT_EQ(um_decl_set(c.ctx, 10, "nodes", &n), UM_SUCCESS);
+  ASSERT_EQ(um_decl_map(c.ctx, e, n, 2, conn, "m", &m), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "u", &u), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(c.ctx, e, 1, UM_DOUBLE, nullptr, "w", &w), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(c.ctx, n, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+  double s = 0;
+  int cnt = 0;
+  auto loop = [&](const char *name, int ucol, int r0, int r1) {
+    return UM_PAR_LOOP(c.ctx, edge_inc_kernel, name, e, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(u, ucol, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, ucol, m, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(r, r0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, r1, m, 2, UM_DOUBLE, UM_INC),
+                       um_arg_dat(f, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
+                       um_arg_gbl(&cnt, 1, UM_INT, UM_INC));
+  };
+  ASSERT_EQ(loop("both", 0, 0, 1), UM_SUCCESS) << c.msg();
+  ASSERT_EQ(loop("second", 1, 1, 1), UM_SUCCESS) << c.msg();
+  ASSERT_EQ(loop("first", 0, 0, 0), UM_SUCCESS) << c.msg();
+  um_loop_stats st;
+  ASSERT_EQ(um_loop_stats_get(c.ctx, 0, &st), UM_SUCCESS);
+  // w 4*8; u through column 0: 3 rows * 16; r through both: 2 * 4 rows * 16; f column 0: 2 * 3 * 4; map 4*2*4
+  EXPECT_DOUBLE_EQ(st.bytes, 32 + 48 + 128 + 24 + 32) << st.name;
+  ASSERT_EQ(um_loop_stats_get(c.ctx, 1, &st), UM_SUCCESS);
+  EXPECT_DOUBLE_EQ(st.bytes, 32 + 48 + 96 + 24 + 32) << st.name;  // u and r through column 1: 3 rows each
+  ASSERT_EQ(um_loop_stats_get(c.ctx, 2, &st), UM_SUCCESS);
+  EXPECT_DOUBLE_EQ(st.bytes, 32 + 48 + 96 + 24 + 32) << st.name;  // column 0 only: 3 rows each
+}
+
 TEST_F(Loop, PlanIsBuiltOncePerLoopSignature) {
   um_context *ctx = c.ctx;
   um_options o;
