@@ -280,6 +280,28 @@ TEST(CudaCodegen, ReductionsPropagateNaN) {
   EXPECT_TRUE(has(src, "um_block_reduce<2>")) << src;
 }
 
+// um_reduce folds whole partial rows per thread (one contiguous row read, several rows in flight) for
+// reductions up to UMC_REDUCE_ROW_MAX values, and value by value above that.
+TEST(CudaCodegen, ReduceKernelFoldsWholeRows) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = L.kernel_name = "sums";
+  L.header_name = "k.h";
+  L.exec = UMC_EXEC_FLAT;
+  L.block_threads = 128;
+  L.nargs = 3;
+  L.ndats = 1;
+  L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 0, -1, 0, -1, -1};
+  L.args[1] = umc_arg{1, 0, UM_INC, UM_DOUBLE, 3, 0, 0, -1, -1, 0, -1, -1};
+  L.args[2] = umc_arg{1, 0, UM_MAX, UM_DOUBLE, UMC_REDUCE_ROW_MAX + 4, 0, 0, -1, -1, 0, -1, -1};
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(has(src, "const double *row = p.part1 + (size_t)k * 3;")) << src;
+  EXPECT_TRUE(has(src, "v[c] = um_op<0>(v[c], row[c]);")) << src;
+  EXPECT_TRUE(has(src, "p.part2[(size_t)k * " + std::to_string(UMC_REDUCE_ROW_MAX + 4) + " + c]")) << src;
+  EXPECT_TRUE(has(src, "__launch_bounds__(" + std::to_string(UMC_REDUCE_THREADS) + ") um_reduce")) << src;
+}
+
 TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
   umc_loop L;
   memset(&L, 0, sizeof L);

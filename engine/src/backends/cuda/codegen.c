@@ -757,21 +757,38 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   P("}\n");
 
   if (D->has_reduction) {
+    /* one block; each thread folds whole partial rows (all of a row's values from one contiguous read, unrolled
+     * so several rows' loads are in flight: a row at a time per value left one block waiting on each load in
+     * turn, e.g. 37 loads x 10 values for Volna's diagnostics), then the block combines the threads' values */
     P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
       "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
     emit_red_scratch(g, "  ");
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
       if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
+      const char *t = tname(x->type), *op = op_of(x->acc);
       char init[48];
-      if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", tname(x->type));
+      if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", t);
       else snprintf(init, sizeof init, "p.part%d[c]", a);
-      P("  for (int c = 0; c < %d; c++) {\n"
-        "    %s v = %s;\n"
-        "    for (int k = threadIdx.x; k < p.n; k += %d) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
-        "    v = um_block_reduce<%s>(v, um_red_%s);\n"
-        "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
-        x->dim, tname(x->type), init, UMC_REDUCE_THREADS, op_of(x->acc), a, x->dim, op_of(x->acc), tname(x->type), a);
+      if (x->dim <= UMC_REDUCE_ROW_MAX) {
+        P("  {\n    %s v[%d];\n#pragma unroll\n    for (int c = 0; c < %d; c++) v[c] = %s;\n"
+          "#pragma unroll %d\n    for (int k = threadIdx.x; k < p.n; k += %d) {\n"
+          "      const %s *row = p.part%d + (size_t)k * %d;\n"
+          "#pragma unroll\n      for (int c = 0; c < %d; c++) v[c] = um_op<%s>(v[c], row[c]);\n    }\n"
+          "#pragma unroll\n    for (int c = 0; c < %d; c++) {\n"
+          "      const %s r = um_block_reduce<%s>(v[c], um_red_%s);\n"
+          "      if (threadIdx.x == 0) p.res%d[c] = r;\n    }\n  }\n",
+          t, x->dim, x->dim, init, x->dim <= 4 ? 4 : 2, UMC_REDUCE_THREADS, t, a, x->dim, x->dim, op, x->dim, t, op,
+          t, a);
+      } else {
+        P("  for (int c = 0; c < %d; c++) {\n"
+          "    %s v = %s;\n"
+          "#pragma unroll 4\n"
+          "    for (int k = threadIdx.x; k < p.n; k += %d) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
+          "    v = um_block_reduce<%s>(v, um_red_%s);\n"
+          "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
+          x->dim, t, init, UMC_REDUCE_THREADS, op, a, x->dim, op, t, a);
+      }
     }
     P("}\n");
   }

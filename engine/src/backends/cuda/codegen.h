@@ -20,7 +20,8 @@
 #include "um/um.h"
 
 /* Limits the generator and the backend must agree on. */
-#define UMC_REDUCE_THREADS 256          /* threads of the partial-combining kernel um_reduce */
+#define UMC_REDUCE_THREADS 512          /* threads of the partial-combining kernel um_reduce */
+#define UMC_REDUCE_ROW_MAX 16           /* um_reduce folds whole rows of a reduction up to this dim */
 #define UMC_MAX_BLOCK_THREADS 1024      /* threads per CUDA block                            */
 #define UMC_STATIC_SHARED_MAX (48 * 1024) /* above this a kernel must opt in to shared memory */
 
