@@ -11,6 +11,7 @@ typedef struct {
   um_set *nodes, *edges, *bedges, *cells;
   um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
   um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
+  um_reduction *rms; /* the squared update of the last update, read lazily (airfoil_rms) */
 } airfoil;
 
 /* gam, gm1, cfl, eps and the free stream qinf, as upstream sets them. */
@@ -22,7 +23,7 @@ int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a);
  * coordinates, cells of non-zero area, boundary codes 1 (wall) or 2 (far
  * field), no edge twice; UM_ERR_IO naming the element otherwise. */
 int airfoil_check_mesh(um_context *ctx, const airfoil *a);
-/* p_q = free stream, p_qold, p_res = 0, p_adt. Call after airfoil_set_constants. */
+/* p_q = free stream, p_qold, p_res = 0, p_adt; the rms reduction. Call after airfoil_set_constants. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a);
 
 /* The five loops, with OP2's argument lists and access modes. */
@@ -32,8 +33,12 @@ int airfoil_res_calc(um_context *ctx, const airfoil *a);
 int airfoil_bres_calc(um_context *ctx, const airfoil *a);
 /* Adds the squared update to *rms. */
 int airfoil_update(um_context *ctx, const airfoil *a, double *rms);
-/* One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update.
- * Returns rms = sqrt(sum / ncell) of the second update. */
+/* One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update, each update reducing into
+ * a->rms without waiting for it (a GPU runs on: the rms is read when wanted, airfoil_rms). */
+int airfoil_step(um_context *ctx, const airfoil *a);
+/* rms = sqrt(sum / ncell) of the last update (waits for it). */
+int airfoil_rms(um_context *ctx, const airfoil *a, double *rms);
+/* airfoil_step, then airfoil_rms. */
 int airfoil_iteration(um_context *ctx, const airfoil *a, double *rms);
 
 #ifdef __cplusplus

@@ -56,6 +56,10 @@ typedef struct um_loop {
   /** host backends (host_code): the range compiled for this loop's arguments,
    * or NULL; um_exec_init hands it on and um_exec_range runs it */
   um_compiled_range compiled;
+  /** lazy reductions (um_arg_reduction): lazy_ok, set by core, says every reduction of this call is one and
+   * the call runs in one piece, so a backend with lazy_reductions may leave their results to arrive later
+   * in um_reduction_buffer(arg.red) instead of waiting; it then sets deferred (core skips combining them) */
+  int lazy_ok, deferred;
   /** Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
    * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
    * The backend combines its elements' contributions into it (um_reduce_into);
@@ -151,6 +155,9 @@ typedef struct um_backend_def {
   int host_code;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
+  /** 1: run() may leave a loop's lazy reductions to arrive later (um_loop.lazy_ok / deferred) in buffers
+   * from host_alloc, which um_decl_reduction then allocates */
+  int lazy_reductions;
   const char *description;  /**< one line for umrun --help and --list-backends  */
   /** NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);
@@ -330,6 +337,9 @@ int um_context_temp_count(const um_context *ctx);
 um_dat *um_context_temp_at(const um_context *ctx, int i);
 /** Host gathers: targets [begin, end) of g (the seq and openmp backends). */
 void um_exec_gather(const um_gather *g, int begin, int end);
+/** Where a deferred call of a lazy reduction writes its result (dim values of its type): memory from the
+ * backend's host_alloc (pinned, mapped: the same address on the device), read by core after a sync. */
+void *um_reduction_buffer(const struct um_reduction *r);
 /** Combine `values` (dim values of the arg's type) into loop->red[i]. */
 void um_reduce_into(um_loop *loop, int i, const void *values);
 struct um_plan;

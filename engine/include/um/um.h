@@ -393,6 +393,7 @@ typedef struct {
   um_type type;    /**< declared type, checked against the dat's      */
   um_access acc;   /**< access mode                                   */
   void *gbl;       /**< UM_ARG_GBL: user memory of dim values         */
+  struct um_reduction *red; /**< um_arg_reduction: the handle the loop reduces into (else NULL) */
 } um_arg;
 
 /** idx for um_arg_dat meaning "every target of the map, as one argument" (OP2's OP_ALL). */
@@ -411,6 +412,22 @@ um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc
 /** A global argument: dim values of type at `data`, read (UM_READ) or reduced
  * into (UM_INC, UM_MIN, UM_MAX) by the loop. */
 um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc);
+
+/** A reduction read lazily: loops reduce into it (um_arg_reduction) and return without waiting for the
+ * result, which um_reduction_get delivers when the app asks (a GPU backend then runs on instead of stopping
+ * at every reduction, e.g. Airfoil's rms, read every 100 iterations). Each call's result starts afresh (INC
+ * from 0, MIN from the type's largest value, MAX from its smallest) and the handle holds the last call's. */
+typedef struct um_reduction um_reduction;
+/** Declare a lazy reduction of dim values (1 .. UM_MAX_SCRATCH_DIM of um/exec.h) of type, reduced by acc (UM_INC,
+ * UM_MIN or UM_MAX); freed by um_finalize. */
+int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, const char *name, um_reduction **out);
+/** The argument through which a loop reduces into r (as um_arg_gbl with r's dim, type and access). */
+um_arg um_arg_reduction(um_reduction *r);
+/** The result of the last loop that reduced into r (bytes = dim values of its type), waiting for it if it
+ * is still running. A non-finite sum, or a NaN minimum or maximum, is UM_ERR_DIVERGED naming the loop and
+ * its call (the check an eager global gets at its call, made here). UM_ERR_ARG if no loop has reduced
+ * into r yet. */
+int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes);
 
 /* ---- kernels -------------------------------------------------------------- */
 struct um_exec;

@@ -195,6 +195,7 @@ const char *um_backend_option_value(const um_context *ctx, const char *key) {
 int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
+  um__reductions_free(ctx); /* (their buffers are the backend's host memory: freed while it runs) */
   if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
   um__hostc_free(ctx);
   um__split_free(ctx);

@@ -46,6 +46,12 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop);
 void um__split_timed(um_context *ctx, int rec_id, double seconds);
 int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing this loop's calls */
 void um__split_free(um_context *ctx);
+/* reduction.c: lazy reductions. um__reduction_finish: after loop's call, arg i (a lazy reduction) holds the
+ * call's result (loop->red[i], combined across ranks) or, deferred, will find it in its buffer later. */
+void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call);
+/* 1 if every global reduction of the loop is a lazy one with a buffer (the backend may defer them) */
+int um__reductions_all_lazy(const um_loop *loop);
+void um__reductions_free(um_context *ctx);
 /* 1 if the loop can be split (tuning: which variants to try): *gather 1 if the backend gathers (else its
  * split scatters), *fused 1 if it can also split inside its launches (FUSED) */
 int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused);

@@ -373,6 +373,7 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    if (a->red) { um__reduction_finish(ctx, loop, i, rec->calls + 1); continue; } /* lazy: checked when read */
     const int fp = a->type == UM_DOUBLE || a->type == UM_FLOAT;
     double old[UM_MAX_SCRATCH_DIM];
     const int n = a->dim < UM_MAX_SCRATCH_DIM ? a->dim : UM_MAX_SCRATCH_DIM;
@@ -448,6 +449,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
+  loop.lazy_ok = !sp && !ctx->dist && !ctx->reproducible && um__reductions_all_lazy(&loop); /* (reduction.c) */
   if (!sp) {
     UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
     if (loop.compiled) rec->compiled_calls++;

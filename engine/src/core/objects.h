@@ -166,6 +166,8 @@ struct um_context {
   um_dat **dats;
   um_const *consts;
   um_loop_rec *loops;
+  struct um_reduction **reductions; /* um_decl_reduction's handles (reduction.c) */
+  int nreductions, capreductions;
   um_plan_cache *plans;
   int nkernels, capkernels;
   um_kernel **kernels;   /* run-time kernels (um_decl_kernel): copies owned by the context */

@@ -196,6 +196,7 @@ const um_backend_def um_backend_cuda = {
     .priority = 30,
     .ranges = 1,
     .contrib_store = 1,
+    .lazy_reductions = 1,
     .fused_split = 1,
     .description = "NVIDIA GPUs: kernels generated per loop, compiled with NVRTC",
     .available = cu_available,

@@ -110,6 +110,12 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   const int prc = fill_params(ctx, loop, k); /* (maps uploaded at their first use: timed for the loop) */
   S->cur_loop = -1;
   UM_CHECK(ctx, prc);
+  /* lazy reductions (core says every one of this call is): um_reduce writes each result into its handle's
+   * mapped buffer and the host goes on; not with graphs (a replay would write the recorded buffers) */
+  const int defer = loop->lazy_ok && k->D.has_reduction && !S->graphs;
+  for (int f = 0; defer && f < k->D.nfields; f++)
+    if (k->D.fields[f].kind == UMC_F_RES)
+      put_ptr(k->params, k->D.fields[f].offset, um_reduction_buffer(loop->args[k->D.fields[f].slot].red));
   if (S->poison)
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
@@ -155,7 +161,8 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
     const um_arg *a = &loop->args[i];
     if (a->kind == UM_ARG_DAT && a->acc != UM_READ) um_dat_set_valid(a->dat, UM_VALID_DEVICE);
   }
-  if (k->D.has_reduction) {
+  if (defer) loop->deferred = 1;
+  else if (k->D.has_reduction) {
     /* the API hands the value back when um_par_loop returns: wait for it; core combines it */
     UM_CHECK(ctx, cu_sync(ctx, S));
     for (int i = 0; i < loop->nargs; i++)

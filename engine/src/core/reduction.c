@@ -1,0 +1,145 @@
+/* Lazy reductions (um_decl_reduction, um_arg_reduction, um_reduction_get): a loop reduces into a handle
+ * and, on a backend with lazy_reductions, returns without waiting for the result; um_reduction_get waits for
+ * it when the app asks. Each call's result starts from the operation's identity and replaces the handle's
+ * value. Core decides when a backend may defer (um__reductions_all_lazy: every reduction of the call lazy,
+ * one piece, one process, not reproducible); a backend that defers writes the result into the handle's
+ * buffer (host_alloc: pinned, mapped) and sets loop->deferred. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "../util/array.h"
+
+struct um_reduction {
+  char *name;
+  int dim;
+  um_type type;
+  um_access acc;
+  double identity[UM_MAX_SCRATCH_DIM]; /* each call starts here (dim values of type) */
+  double value[UM_MAX_SCRATCH_DIM];    /* the last delivered result */
+  void *buf;                           /* where a deferred call's result lands, or NULL (never deferred) */
+  void (*buf_free)(void *p);
+  int state;                           /* 0 no call yet, 1 value holds the result, 2 buf will hold it */
+  char loop[64];                       /* the loop and call that produced it, for messages */
+  long call;
+};
+
+static size_t value_bytes(const um_reduction *r) { return (size_t)r->dim * um_type_size(r->type); }
+
+static void set_identity(um_reduction *r) {
+  for (int c = 0; c < r->dim; c++) {
+    if (r->type == UM_DOUBLE)
+      ((double *)r->identity)[c] = r->acc == UM_INC ? 0.0 : r->acc == UM_MIN ? INFINITY : -INFINITY;
+    else if (r->type == UM_FLOAT)
+      ((float *)r->identity)[c] = r->acc == UM_INC ? 0.0f : r->acc == UM_MIN ? INFINITY : -INFINITY;
+    else ((int *)r->identity)[c] = r->acc == UM_INC ? 0 : r->acc == UM_MIN ? INT_MAX : INT_MIN;
+  }
+}
+
+int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, const char *name, um_reduction **out) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!out || !name || !*name)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_decl_reduction: %s", !out ? "out is NULL" : "give the reduction a name");
+  *out = NULL;
+  if (dim < 1 || dim > UM_MAX_SCRATCH_DIM)
+    return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': dim %d (use 1 .. %d)", name, dim, UM_MAX_SCRATCH_DIM);
+  if (!um_type_size(type)) return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': unknown type %d", name, (int)type);
+  if (acc != UM_INC && acc != UM_MIN && acc != UM_MAX)
+    return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': access %s (a reduction is UM_INC, UM_MIN or UM_MAX)", name,
+                    um_access_name(acc));
+  if (UM_GROW(ctx->reductions, ctx->capreductions, ctx->nreductions))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring reduction '%s'", name);
+  um_reduction *r = calloc(1, sizeof *r);
+  if (r) r->name = malloc(strlen(name) + 1);
+  if (!r || !r->name) {
+    free(r);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring reduction '%s'", name);
+  }
+  strcpy(r->name, name);
+  r->dim = dim;
+  r->type = type;
+  r->acc = acc;
+  set_identity(r);
+  const um_backend_def *b = ctx->backend;
+  if (b && b->lazy_reductions && b->host_alloc && b->host_free) { /* else every call delivers at once */
+    r->buf = b->host_alloc(ctx, ctx->bstate, value_bytes(r));
+    r->buf_free = b->host_free;
+  }
+  ctx->reductions[ctx->nreductions++] = r;
+  *out = r;
+  return UM_SUCCESS;
+}
+
+um_arg um_arg_reduction(um_reduction *r) {
+  um_arg a = um_arg_gbl(r ? r->identity : NULL, r ? r->dim : 0, r ? r->type : UM_DOUBLE, r ? r->acc : UM_INC);
+  a.red = r;
+  return a;
+}
+
+void *um_reduction_buffer(const um_reduction *r) { return r ? r->buf : NULL; }
+
+int um__reductions_all_lazy(const um_loop *loop) {
+  int any = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
+    if (!a->red || !a->red->buf) return 0;
+    any = 1;
+  }
+  return any;
+}
+
+void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call) {
+  (void)ctx;
+  um_reduction *r = loop->args[i].red;
+  snprintf(r->loop, sizeof r->loop, "%s", loop->name);
+  r->call = call;
+  if (loop->deferred) {
+    r->state = 2;
+    return;
+  }
+  memcpy(r->value, loop->red[i], value_bytes(r)); /* started from the identity: the call's own result */
+  r->state = 1;
+}
+
+int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!r || (!out && bytes)) return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get: %s", !r ? "no reduction" : "out is NULL");
+  if (bytes != value_bytes(r))
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get('%s'): buffer is %zu bytes but the reduction holds %d x %s = %zu",
+                    r->name, bytes, r->dim, um_type_name(r->type), value_bytes(r));
+  if (r->state == 0)
+    return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': no loop has reduced into it yet (pass um_arg_reduction to one)",
+                    r->name);
+  if (r->state == 2) { /* the call's result arrives in buf once the backend's queued work is done */
+    UM_CHECK(ctx, um_sync(ctx));
+    memcpy(r->value, r->buf, value_bytes(r));
+    r->state = 1;
+  }
+  memcpy(out, r->value, bytes);
+  for (int c = 0; c < r->dim && r->type != UM_INT; c++) {
+    const double v = r->type == UM_DOUBLE ? ((const double *)r->value)[c] : (double)((const float *)r->value)[c];
+    if (isnan(v) || (r->acc == UM_INC && !isfinite(v)))
+      return UM_ERROR(ctx, UM_ERR_DIVERGED,
+                      "loop '%s', call %ld: the lazy %s reduction '%s' (component %d) is %g: the run diverged, or a "
+                      "kernel produced a non-finite value (read with um_reduction_get, so found after the call; "
+                      "earlier calls may already have gone wrong)",
+                      r->loop, r->call, um_access_name(r->acc), r->name, c, v);
+  }
+  return UM_SUCCESS;
+}
+
+void um__reductions_free(um_context *ctx) {
+  for (int i = 0; i < ctx->nreductions; i++) {
+    um_reduction *r = ctx->reductions[i];
+    if (r->buf && r->buf_free) r->buf_free(r->buf);
+    free(r->name);
+    free(r);
+  }
+  free(ctx->reductions);
+  ctx->reductions = NULL;
+  ctx->nreductions = ctx->capreductions = 0;
+}
