@@ -1,8 +1,8 @@
 // Lazy reductions (um_decl_reduction / um_arg_reduction / um_reduction_get) on every backend here: the handle
 // holds the last call's result, equal to an eager global reset before that call; a loop mixing lazy and
 // eager globals; the errors (no call yet, wrong size, bad declarations) and the divergence check at the read.
-// On CUDA the lazy calls are deferred (the result lands in a mapped buffer; no wait in um_par_loop), and with
-// cuda.graphs they are delivered at once: both must give the eager values bit for bit.
+// On CUDA the lazy calls are deferred (the result lands in a mapped buffer; no wait in um_par_loop), also with
+// cuda.graphs (recorded, launched at the read's sync): both must give the eager values bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>

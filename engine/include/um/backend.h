@@ -56,10 +56,11 @@ typedef struct um_loop {
   /** host backends (host_code): the range compiled for this loop's arguments,
    * or NULL; um_exec_init hands it on and um_exec_range runs it */
   um_compiled_range compiled;
-  /** lazy reductions (um_arg_reduction): lazy_ok, set by core, says every reduction of this call is one and
-   * the call runs in one piece, so a backend with lazy_reductions may leave their results to arrive later
-   * in um_reduction_buffer(arg.red) instead of waiting; it then sets deferred (core skips combining them) */
-  int lazy_ok, deferred;
+  /** lazy reductions (um_arg_reduction): set by core when every reduction of this call is one and the call
+   * runs in one piece, so a backend with lazy_reductions may leave their results to arrive later in
+   * um_reduction_buffer(arg.red) instead of waiting */
+  int lazy_ok;
+  int deferred; /**< set by such a backend when it did (core then leaves the results to the handles) */
   /** Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
    * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
    * The backend combines its elements' contributions into it (um_reduce_into);

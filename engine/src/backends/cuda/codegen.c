@@ -757,9 +757,8 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   P("}\n");
 
   if (D->has_reduction) {
-    /* one block; each thread folds whole partial rows (all of a row's values from one contiguous read, unrolled
-     * so several rows' loads are in flight: a row at a time per value left one block waiting on each load in
-     * turn, e.g. 37 loads x 10 values for Volna's diagnostics), then the block combines the threads' values */
+    /* one block; each thread folds whole partial rows (one contiguous read per row, unrolled so several rows'
+     * loads are in flight), then the block combines the threads' values */
     P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
       "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
     emit_red_scratch(g, "  ");

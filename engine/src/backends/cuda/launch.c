@@ -111,8 +111,9 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   S->cur_loop = -1;
   UM_CHECK(ctx, prc);
   /* lazy reductions (core says every one of this call is): um_reduce writes each result into its handle's
-   * mapped buffer and the host goes on; not with graphs (a replay would write the recorded buffers) */
-  const int defer = loop->lazy_ok && k->D.has_reduction && !S->graphs;
+   * mapped buffer and the host goes on (with graphs too: a replay updates the nodes whose parameters changed,
+   * and um_reduction_get's sync launches the segment first) */
+  const int defer = loop->lazy_ok && k->D.has_reduction;
   for (int f = 0; defer && f < k->D.nfields; f++)
     if (k->D.fields[f].kind == UMC_F_RES)
       put_ptr(k->params, k->D.fields[f].offset, um_reduction_buffer(loop->args[k->D.fields[f].slot].red));
