@@ -218,15 +218,21 @@ TEST(CudaCodegen, StagedAtomicsNeedNoColours) {
   EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
 }
 
-TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
+// A flat (atomics-less, one launch) loop of nargs arguments over one dat, for the tests to fill in.
+umc_loop flat_loop(const char *name, const char *header, int nargs) {
   umc_loop L;
   memset(&L, 0, sizeof L);
-  L.loop_name = L.kernel_name = "update";
-  L.header_name = "airfoil_kernels.h";
+  L.loop_name = L.kernel_name = name;
+  L.header_name = header;
   L.exec = UMC_EXEC_FLAT;
   L.block_threads = 128;
-  L.nargs = 4;
+  L.nargs = nargs;
   L.ndats = 1;
+  return L;
+}
+
+TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
+  umc_loop L = flat_loop("update", "airfoil_kernels.h", 4);
   L.args[0] = umc_arg{0, 0, UM_RW, UM_DOUBLE, 4, 0, 100, 0, -1, 0, -1, -1};
   L.args[1] = umc_arg{1, 0, UM_INC, UM_DOUBLE, 1, 0, 0, -1, -1, 0, -1, -1};
   L.args[2] = umc_arg{1, 0, UM_MIN, UM_INT, 3, 0, 0, -1, -1, 0, -1, -1};
@@ -260,14 +266,7 @@ TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
 // CudaNvrtc tests (Jacobi's MAX, LULESH's MIN), the GPU runs them in
 // CudaReductions.PropagateNaNLikeTheHostBackends.
 TEST(CudaCodegen, ReductionsPropagateNaN) {
-  umc_loop L;
-  memset(&L, 0, sizeof L);
-  L.loop_name = L.kernel_name = "minmax";
-  L.header_name = "k.h";
-  L.exec = UMC_EXEC_FLAT;
-  L.block_threads = 128;
-  L.nargs = 3;
-  L.ndats = 1;
+  umc_loop L = flat_loop("minmax", "k.h", 3);
   L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 0, -1, 0, -1, -1};
   L.args[1] = umc_arg{1, 0, UM_MIN, UM_DOUBLE, 1, 0, 0, -1, -1, 0, -1, -1};
   L.args[2] = umc_arg{1, 0, UM_MAX, UM_FLOAT, 1, 0, 0, -1, -1, 0, -1, -1};
@@ -283,14 +282,7 @@ TEST(CudaCodegen, ReductionsPropagateNaN) {
 // um_reduce folds whole partial rows per thread (one contiguous row read, several rows in flight) for
 // reductions up to UMC_REDUCE_ROW_MAX values, and value by value above that.
 TEST(CudaCodegen, ReduceKernelFoldsWholeRows) {
-  umc_loop L;
-  memset(&L, 0, sizeof L);
-  L.loop_name = L.kernel_name = "sums";
-  L.header_name = "k.h";
-  L.exec = UMC_EXEC_FLAT;
-  L.block_threads = 128;
-  L.nargs = 3;
-  L.ndats = 1;
+  umc_loop L = flat_loop("sums", "k.h", 3);
   L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 0, -1, 0, -1, -1};
   L.args[1] = umc_arg{1, 0, UM_INC, UM_DOUBLE, 3, 0, 0, -1, -1, 0, -1, -1};
   L.args[2] = umc_arg{1, 0, UM_MAX, UM_DOUBLE, UMC_REDUCE_ROW_MAX + 4, 0, 0, -1, -1, 0, -1, -1};

@@ -191,30 +191,40 @@ TEST_F(Loop, CorrectLoopRunsAndCountsStats) {
   EXPECT_DOUBLE_EQ(st.bytes, 24 + 48 + 96 + 24 + 24);
 }
 
+// Edges -> nodes (arity 2, conn) with edge_inc_kernel's dats: u and r (dim 2) and f (float) on the nodes, w on the
+// edges; loop() runs edge_inc reading u through column ucol, incrementing r through r0 and r1, f through 0.
+struct EdgeMesh {
+  um_context *ctx;
+  um_set *e = nullptr, *n = nullptr;
+  um_map *m = nullptr;
+  um_dat *u = nullptr, *r = nullptr, *w = nullptr, *f = nullptr;
+  double s = 0;
+  int cnt = 0;
+  EdgeMesh(um_context *c, int ne, int nn, const int *conn) : ctx(c) {
+    EXPECT_EQ(um_decl_set(ctx, ne, "edges", &e), UM_SUCCESS);
+    EXPECT_EQ(um_decl_set(ctx, nn, "nodes", &n), UM_SUCCESS);
+    EXPECT_EQ(um_decl_map(ctx, e, n, 2, conn, "m", &m), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, n, 2, UM_DOUBLE, nullptr, "u", &u), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, n, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, e, 1, UM_DOUBLE, nullptr, "w", &w), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, n, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+  }
+  int loop(const char *name, int ucol = 0, int ucol2 = 1, int r0 = 0, int r1 = 1) {
+    return UM_PAR_LOOP(ctx, edge_inc_kernel, name, e, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(u, ucol, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, ucol2, m, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(r, r0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, r1, m, 2, UM_DOUBLE, UM_INC),
+                       um_arg_dat(f, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
+                       um_arg_gbl(&cnt, 1, UM_INT, UM_INC));
+  }
+};
+
 // Useful bytes count the distinct rows a loop reaches through each map column it uses (a map's count is
 // kept per set of columns, so loops sharing a map share it): rows no column names are not counted.
 TEST(Engine, UsefulBytesCountDistinctTargetsPerColumnSet) {
   Ctx c;
-  um_set *e, *n;
-  um_map *m;
-  um_dat *u, *r, *w, *f;
   const int conn[] = {0, 1, 1, 2, 2, 3, 0, 3};  // column 0 reaches {0,1,2}, column 1 {1,2,3}, both {0..3}
-  ASSERT_EQ(um_decl_set(c.ctx, 4, "edges", &e), UM_SUCCESS);
-  ASSERT_EQ(um_decl_set(c.ctx, 10, "nodes", &n), UM_SUCCESS);
-  ASSERT_EQ(um_decl_map(c.ctx, e, n, 2, conn, "m", &m), UM_SUCCESS);
-  ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "u", &u), UM_SUCCESS);
-  ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
-  ASSERT_EQ(um_decl_dat(c.ctx, e, 1, UM_DOUBLE, nullptr, "w", &w), UM_SUCCESS);
-  ASSERT_EQ(um_decl_dat(c.ctx, n, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
-  double s = 0;
-  int cnt = 0;
-  auto loop = [&](const char *name, int ucol, int r0, int r1) {
-    return UM_PAR_LOOP(c.ctx, edge_inc_kernel, name, e, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
-                       um_arg_dat(u, ucol, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, ucol, m, 2, UM_DOUBLE, UM_READ),
-                       um_arg_dat(r, r0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, r1, m, 2, UM_DOUBLE, UM_INC),
-                       um_arg_dat(f, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
-                       um_arg_gbl(&cnt, 1, UM_INT, UM_INC));
-  };
+  EdgeMesh g(c.ctx, 4, 10, conn);
+  auto loop = [&](const char *name, int ucol, int r0, int r1) { return g.loop(name, ucol, ucol, r0, r1); };
   ASSERT_EQ(loop("both", 0, 0, 1), UM_SUCCESS) << c.msg();
   ASSERT_EQ(loop("second", 1, 1, 1), UM_SUCCESS) << c.msg();
   ASSERT_EQ(loop("first", 0, 0, 0), UM_SUCCESS) << c.msg();
@@ -435,28 +445,13 @@ TEST(Engine, ZeroSizeSetsRunNothing) {
   for (const char *b : {"seq", "openmp"}) {
     if (!um_backend_available(b)) continue;
     Ctx c(b);
-    um_set *e, *n;
-    um_map *m;
-    um_dat *u, *r, *w, *f;
-    ASSERT_EQ(um_decl_set(c.ctx, 0, "edges", &e), UM_SUCCESS);
-    ASSERT_EQ(um_decl_set(c.ctx, 0, "nodes", &n), UM_SUCCESS);
-    ASSERT_EQ(um_decl_map(c.ctx, e, n, 2, nullptr, "m", &m), UM_SUCCESS);
-    ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "u", &u), UM_SUCCESS);
-    ASSERT_EQ(um_decl_dat(c.ctx, n, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
-    ASSERT_EQ(um_decl_dat(c.ctx, e, 1, UM_DOUBLE, nullptr, "w", &w), UM_SUCCESS);
-    ASSERT_EQ(um_decl_dat(c.ctx, n, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
-    double s = 5;
-    int cnt = 7;
-    ASSERT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, "edge_inc", e, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
-                          um_arg_dat(u, 0, m, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, m, 2, UM_DOUBLE, UM_READ),
-                          um_arg_dat(r, 0, m, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, m, 2, UM_DOUBLE, UM_INC),
-                          um_arg_dat(f, 0, m, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s, 1, UM_DOUBLE, UM_INC),
-                          um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
-              UM_SUCCESS)
-        << c.msg();
-    EXPECT_EQ(s, 5);
-    EXPECT_EQ(cnt, 7);
-    EXPECT_EQ(um_dat_fetch(c.ctx, u, nullptr, 0), UM_SUCCESS);
+    EdgeMesh g(c.ctx, 0, 0, nullptr);
+    g.s = 5;
+    g.cnt = 7;
+    ASSERT_EQ(g.loop("edge_inc"), UM_SUCCESS) << c.msg();
+    EXPECT_EQ(g.s, 5);
+    EXPECT_EQ(g.cnt, 7);
+    EXPECT_EQ(um_dat_fetch(c.ctx, g.u, nullptr, 0), UM_SUCCESS);
   }
 }
 
