@@ -168,6 +168,25 @@ TEST(LazyReductionErrors, DeclarationsAndReadsAreChecked) {
       << um_error_message(ctx);
   EXPECT_EQ(um_reduction_get(ctx, r, v, sizeof v[0]), UM_ERR_ARG);
   EXPECT_NE(std::string(um_error_message(ctx)).find("2 x double"), std::string::npos) << um_error_message(ctx);
+  // a handle of another context, or an argument changed after um_arg_reduction, is refused by the loop
+  LRun other("seq");
+  um_reduction *sum = nullptr, *mn = nullptr, *mx = nullptr, *is = nullptr;
+  ASSERT_EQ(um_decl_reduction(other.ctx, 2, UM_DOUBLE, UM_INC, "sum", &sum), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(other.ctx, 1, UM_DOUBLE, UM_MIN, "mn", &mn), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(other.ctx, 1, UM_DOUBLE, UM_MAX, "mx", &mx), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(other.ctx, 1, UM_INT, UM_INC, "is", &is), UM_SUCCESS);
+  um_reduction *foreign = nullptr;
+  ASSERT_EQ(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "foreign", &foreign), UM_SUCCESS);
+  EXPECT_EQ(other.loop(um_arg_reduction(sum), um_arg_reduction(foreign), um_arg_reduction(mx), um_arg_reduction(is)),
+            UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(other.ctx)).find("belongs to another context"), std::string::npos)
+      << um_error_message(other.ctx);
+  um_arg changed = um_arg_reduction(mn);
+  changed.acc = UM_MAX;
+  EXPECT_EQ(other.loop(um_arg_reduction(sum), changed, um_arg_reduction(mx), um_arg_reduction(is)), UM_ERR_ARG);
+  EXPECT_NE(std::string(um_error_message(other.ctx)).find("was changed after um_arg_reduction"), std::string::npos)
+      << um_error_message(other.ctx);
+  EXPECT_EQ(um_reduction_get(other.ctx, foreign, v, sizeof v[0]), UM_ERR_ARG);
   um_finalize(&ctx);
 }
 

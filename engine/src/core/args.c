@@ -77,7 +77,7 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
                       "loop '%s', arg %d: a global arg may be READ, INC, MIN or MAX, not %s (use a dat for "
                       "per-element output)",
                       loop, i, um_access_name(a->acc));
-    return UM_SUCCESS;
+    return a->red ? um__reduction_check(ctx, loop, i, a) : UM_SUCCESS;
   }
   if (a->kind != UM_ARG_DAT) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: not an argument", loop, i);
   const um_dat *d = a->dat;

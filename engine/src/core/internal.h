@@ -52,6 +52,8 @@ void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call
 /* 1 if every global reduction of the loop is a lazy one with a buffer (the backend may defer them) */
 int um__reductions_all_lazy(const um_loop *loop);
 void um__reductions_free(um_context *ctx);
+/* a um_arg_reduction argument: the handle is this context's and the argument still says what it was made with */
+int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *a);
 /* 1 if the loop can be split (tuning: which variants to try): *gather 1 if the backend gathers (else its
  * split scatters), *fused 1 if it can also split inside its launches (FUSED) */
 int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused);

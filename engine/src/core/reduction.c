@@ -14,6 +14,7 @@
 #include "../util/array.h"
 
 struct um_reduction {
+  um_context *ctx;
   char *name;
   int dim;
   um_type type;
@@ -59,6 +60,7 @@ int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, con
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring reduction '%s'", name);
   }
   strcpy(r->name, name);
+  r->ctx = ctx;
   r->dim = dim;
   r->type = type;
   r->acc = acc;
@@ -80,6 +82,18 @@ um_arg um_arg_reduction(um_reduction *r) {
 }
 
 void *um_reduction_buffer(const um_reduction *r) { return r ? r->buf : NULL; }
+
+int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *a) {
+  const um_reduction *r = a->red;
+  if (r->ctx != ctx)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: reduction '%s' belongs to another context", loop, i, r->name);
+  if (a->gbl != (const void *)r->identity || a->dim != r->dim || a->type != r->type || a->acc != r->acc)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d: the argument of reduction '%s' was changed after um_arg_reduction made it (it "
+                    "reduces %d x %s by %s); pass um_arg_reduction(r) as it is",
+                    loop, i, r->name, r->dim, um_type_name(r->type), um_access_name(r->acc));
+  return UM_SUCCESS;
+}
 
 int um__reductions_all_lazy(const um_loop *loop) {
   int any = 0;
@@ -108,6 +122,7 @@ void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call
 int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG;
   if (!r || (!out && bytes)) return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get: %s", !r ? "no reduction" : "out is NULL");
+  if (r->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get: reduction '%s' belongs to another context", r->name);
   if (bytes != value_bytes(r))
     return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get('%s'): buffer is %zu bytes but the reduction holds %d x %s = %zu",
                     r->name, bytes, r->dim, um_type_name(r->type), value_bytes(r));
