@@ -353,23 +353,21 @@ static int airfoil_run(um_app_run *r) {
       UM_APP_TRY(um_sync(ctx));
       t_first = um_wtime() - t0 - r->setup_seconds;
     }
-    if (iter % 100 && iter != niter) { /* the rms is read (and the GPU waited for) only when printed */
-      um_app_progress(r, "airfoil", iter, niter);
-      continue;
-    }
-    UM_APP_TRY(airfoil_rms(ctx, &a, &rms));
-    if (iter % 100 == 0) {
-      char name[32];
-      snprintf(name, sizeof name, "rms_%d", iter);
-      UM_APP_TRY(um_app_metric(r, name, rms));
-      um_app_progress_clear(r);
-      fprintf(r->log, " %5d  %.17e\n", iter, rms);
-      fflush(r->log);
+    if (iter % 100 == 0 || iter == niter) { /* the rms is read (and the GPU waited for) only when printed */
+      UM_APP_TRY(airfoil_rms(ctx, &a, &rms));
+      if (iter % 100 == 0) {
+        char name[32];
+        snprintf(name, sizeof name, "rms_%d", iter);
+        UM_APP_TRY(um_app_metric(r, name, rms));
+        um_app_progress_clear(r);
+        fprintf(r->log, " %5d  %.17e\n", iter, rms);
+        fflush(r->log);
+      }
+      if (!isfinite(rms))
+        return um_app_fail(r, UM_ERR_DIVERGED, "airfoil: the residual became %g at iteration %d: the run diverged",
+                           rms, iter);
     }
     um_app_progress(r, "airfoil", iter, niter);
-    if (!isfinite(rms))
-      return um_app_fail(r, UM_ERR_DIVERGED, "airfoil: the residual became %g at iteration %d: the run diverged",
-                         rms, iter);
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t0 - r->setup_seconds;

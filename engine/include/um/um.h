@@ -661,8 +661,9 @@ typedef struct {
   double cache_lines_mean;    /**< plan: cache lines touched per block, mean */
   int nplans;           /**< plans built for this loop name               */
   double plan_seconds;  /**< time spent building (and checking) its plans */
-  /** Wall time of the loop's first call, entry to return: its checks, plans, compilation, uploads, the
-   * launch (or on the host the run) and a reduction's wait; the first cycle's cost per loop. */
+  /** Wall time of the loop's first call, after its argument checks to its return: tuning, statistics, plans,
+   * compilation, uploads, the launch (or on the host the run) and a reduction's wait; the first cycle's cost
+   * per loop. */
   double first_call_seconds;
   int device_timed;     /**< 1: seconds is device time (e.g. CUDA events),
                            run-time compilation excluded                 */

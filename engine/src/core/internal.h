@@ -48,7 +48,7 @@ int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing th
 void um__split_free(um_context *ctx);
 /* reduction.c: lazy reductions. um__reduction_finish: after loop's call, arg i (a lazy reduction) holds the
  * call's result (loop->red[i], combined across ranks) or, deferred, will find it in its buffer later. */
-void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call);
+void um__reduction_finish(const um_loop *loop, int i, long call);
 /* 1 if every global reduction of the loop is a lazy one with a buffer (the backend may defer them) */
 int um__reductions_all_lazy(const um_loop *loop);
 void um__reductions_free(um_context *ctx);

@@ -373,7 +373,7 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
-    if (a->red) { um__reduction_finish(ctx, loop, i, rec->calls + 1); continue; } /* lazy: checked when read */
+    if (a->red) { um__reduction_finish(loop, i, rec->calls + 1); continue; } /* lazy: checked when read */
     const int fp = a->type == UM_DOUBLE || a->type == UM_FLOAT;
     double old[UM_MAX_SCRATCH_DIM];
     const int n = a->dim < UM_MAX_SCRATCH_DIM ? a->dim : UM_MAX_SCRATCH_DIM;
@@ -423,7 +423,6 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                 const um_arg *args) {
   if (!ctx) return UM_ERR_ARG;
-  const double t_enter = um_wtime();
   if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
   um_loop loop;
   memset(&loop, 0, offsetof(um_loop, red));
@@ -431,6 +430,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   um_loop_rec *rec = um__loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
   loop.id = (int)(rec - ctx->loops);
+  const double t_first = rec->calls ? 0 : um_wtime(); /* the first call is timed whole (first_call_seconds) */
   rec->kernel = kernel;
   rec->set = set;
   rec->nargs = nargs;
@@ -449,7 +449,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (reverse) loop.end = loop.set->size; /* owned elements only */
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
-  loop.lazy_ok = !sp && !ctx->dist && !ctx->reproducible && um__reductions_all_lazy(&loop); /* (reduction.c) */
+  loop.lazy_ok = loop.has_reduction && !sp && !ctx->dist && !ctx->reproducible && um__reductions_all_lazy(&loop);
   if (!sp) {
     UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
     if (loop.compiled) rec->compiled_calls++;
@@ -466,7 +466,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (measuring) um__split_timed(ctx, loop.id, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(&loop, rec, t1 - t0);
-  if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_enter;
+  if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_first;
   return frc;
 }
 

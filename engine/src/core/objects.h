@@ -126,7 +126,7 @@ typedef struct {
   const um_plan *last_plan;
   int nplans;
   double plan_seconds;
-  double first_call_seconds; /* wall time of the first call, um_par_loop's entry to its return */
+  double first_call_seconds; /* wall time of the first call, after its argument checks to its return */
   /* the last call's kernel and arguments (gbl pointers not kept valid): lets
    * a backend generate a loop's kernel without running it (um/cuda.h) */
   const um_kernel *kernel;

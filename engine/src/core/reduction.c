@@ -21,8 +21,7 @@ struct um_reduction {
   um_access acc;
   double identity[UM_MAX_SCRATCH_DIM]; /* each call starts here (dim values of type) */
   double value[UM_MAX_SCRATCH_DIM];    /* the last delivered result */
-  void *buf;                           /* where a deferred call's result lands, or NULL (never deferred) */
-  void (*buf_free)(void *p);
+  void *buf;                           /* where a deferred call's result lands (the backend's host_alloc), or NULL */
   int state;                           /* 0 no call yet, 1 value holds the result, 2 buf will hold it */
   char loop[64];                       /* the loop and call that produced it, for messages */
   long call;
@@ -68,7 +67,6 @@ int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, con
   const um_backend_def *b = ctx->backend;
   if (b && b->lazy_reductions && b->host_alloc && b->host_free) { /* else every call delivers at once */
     r->buf = b->host_alloc(ctx, ctx->bstate, value_bytes(r));
-    r->buf_free = b->host_free;
   }
   ctx->reductions[ctx->nreductions++] = r;
   *out = r;
@@ -106,8 +104,7 @@ int um__reductions_all_lazy(const um_loop *loop) {
   return any;
 }
 
-void um__reduction_finish(um_context *ctx, const um_loop *loop, int i, long call) {
-  (void)ctx;
+void um__reduction_finish(const um_loop *loop, int i, long call) {
   um_reduction *r = loop->args[i].red;
   snprintf(r->loop, sizeof r->loop, "%s", loop->name);
   r->call = call;
@@ -150,7 +147,7 @@ int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) 
 void um__reductions_free(um_context *ctx) {
   for (int i = 0; i < ctx->nreductions; i++) {
     um_reduction *r = ctx->reductions[i];
-    if (r->buf && r->buf_free) r->buf_free(r->buf);
+    if (r->buf) ctx->backend->host_free(r->buf); /* (allocated only where the backend has both hooks) */
     free(r->name);
     free(r);
   }

@@ -45,20 +45,14 @@ void cu_dfree(void **p) {
 
 cu_dat *cu_dat_state(const um_dat *d) { return (cu_dat *)um_dat_backend_data(d); }
 
-/* The device copy of d, allocated at first use (all its rows) and refreshed
- * from the host whenever the host copy is the only current one. */
-static int dat_on_device(um_context *ctx, um_dat *d);
-
-/* Uploads timed per loop (upload_seconds): the host's time in the allocation and the copy (a copy from
- * pageable memory returns once the driver has staged it) */
-int cu_dat_on_device(um_context *ctx, um_dat *d) {
-  if (um_dat_valid(d) & UM_VALID_DEVICE) return UM_SUCCESS;
-  const double t0 = um_wtime();
-  const int rc = dat_on_device(ctx, d);
+/* Uploads are timed for the loop cu_run is running (upload_seconds): the host's time in the allocation and the
+ * copy since t0 (a copy from pageable memory returns once the driver has staged it). */
+static void count_upload(um_context *ctx, double t0) {
   if (ST(ctx)->cur_loop >= 0) um_backend_counter_add(ctx, ST(ctx)->cur_loop, CU_COUNTER_UPLOAD_SECONDS, um_wtime() - t0);
-  return rc;
 }
 
+/* The device copy of d, allocated at first use (all its rows) and refreshed
+ * from the host whenever the host copy is the only current one (cu_dat_on_device times it). */
 static int dat_on_device(um_context *ctx, um_dat *d) {
   cu_dat *c = cu_dat_state(d);
   int fresh = 0;
@@ -91,6 +85,14 @@ static int dat_on_device(um_context *ctx, um_dat *d) {
     um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   return UM_SUCCESS;
+}
+
+int cu_dat_on_device(um_context *ctx, um_dat *d) {
+  if (um_dat_valid(d) & UM_VALID_DEVICE) return UM_SUCCESS;
+  const double t0 = um_wtime();
+  const int rc = dat_on_device(ctx, d);
+  count_upload(ctx, t0);
+  return rc;
 }
 
 int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
@@ -141,7 +143,7 @@ int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
   const size_t rows = (size_t)owned + (size_t)exec + (size_t)nonexec;
   const double t0 = um_wtime();
   UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), rows * (size_t)um_map_arity(m) * sizeof(int), "map", um_map_name(m)));
-  if (S->cur_loop >= 0) um_backend_counter_add(ctx, S->cur_loop, CU_COUNTER_UPLOAD_SECONDS, um_wtime() - t0);
+  count_upload(ctx, t0);
   S->maps[S->nmaps].map = m;
   S->maps[S->nmaps].d = d;
   S->nmaps++;
