@@ -317,7 +317,9 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
     return;
   }
   if (D->apply[a] == UMC_APPLY_ATOMIC || D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) {
-    P("atomicAdd(&");
+    /* a zero increment is not sent to the L2's atomics unit (components a kernel leaves alone, e.g. Volna's
+     * fourth value, or its boundary edges' outer side): adding +-0 changes no value but a -0 target's sign */
+    P("if (r%d[c] != 0) atomicAdd(&", a);
     value_ref(g, a, "c", t);
     P(", r%d[c]);\n", a);
   } else {
