@@ -128,21 +128,22 @@ UM_KERNEL void vl_rk2_1(const float *dt, float *mid_c, const float *in, float *i
   mid[3] = mid_c[3];
 }
 
-/* The second stage: the average of the two. (EvolveValuesRK2_2) */
-UM_KERNEL void vl_rk2_2(const float *dt, float *out_c, const float *in_c, const float *mid_c, float *out) {
-  out_c[0] = 0.5f * (out_c[0] * *dt + mid_c[0] + in_c[0]);
-  out_c[1] = 0.5f * (out_c[1] * *dt + mid_c[1] + in_c[1]);
-  out_c[2] = 0.5f * (out_c[2] * *dt + mid_c[2] + in_c[2]);
-  out_c[0] = out_c[0] <= vl_eps ? vl_eps : out_c[0];
-  out_c[3] = in_c[3];
-  const float h = out_c[0] < vl_eps ? vl_eps : out_c[0];
-  out[0] = out_c[0];
-  out[1] = out_c[1] / h;
-  out[2] = out_c[2] / h;
-  out[3] = out_c[3];
+/* The second stage: the average of the two, written straight to the values (upstream writes a copy,
+ * values_new, and copies it back in simulation_1; the second stage reads no value, so one pass does both).
+ * (EvolveValuesRK2_2) */
+UM_KERNEL void vl_rk2_2(const float *dt, const float *out_c, const float *in_c, const float *mid_c, float *out) {
+  float o0 = 0.5f * (out_c[0] * *dt + mid_c[0] + in_c[0]);
+  const float o1 = 0.5f * (out_c[1] * *dt + mid_c[1] + in_c[1]);
+  const float o2 = 0.5f * (out_c[2] * *dt + mid_c[2] + in_c[2]);
+  o0 = o0 <= vl_eps ? vl_eps : o0;
+  const float h = o0 < vl_eps ? vl_eps : o0;
+  out[0] = o0;
+  out[1] = o1 / h;
+  out[2] = o2 / h;
+  out[3] = in_c[3];
 }
 
-/* values = values_new (simulation_1), also the first copy of a running maximum */
+/* the first copy of a running maximum (simulation_1) */
 UM_KERNEL void vl_copy4(float *out, const float *in) {
   out[0] = in[0], out[1] = in[1], out[2] = in[2], out[3] = in[3];
 }
