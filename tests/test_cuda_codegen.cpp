@@ -3,6 +3,7 @@
 // strategy x layout and every architecture in UM_CUDA_ARCHITECTURES, the disk
 // cache of compiled modules, and the behaviour of a build with CUDA on a
 // machine without a GPU.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -653,6 +654,9 @@ TEST(CudaNvrtc, EveryVolnaLoopCompiles) {
   um_cuda_gen_options_default(&o);
   ASSERT_EQ(um_cuda_generate_loop(ctx, "initBathymetry_formula", &o, &src), UM_SUCCESS) << um_error_message(ctx);
   EXPECT_NE(std::string(src).find("vl_formula_0("), std::string::npos) << src;
+  EXPECT_NE(std::string(src).find("arg 3: READ int[1] global"), std::string::npos)
+      << "a bathymetry formula takes the update's first-time flag (initBathymetry_update in its own pass): " << src;
+  EXPECT_EQ(std::find(loops.begin(), loops.end(), "initBathymetry_update"), loops.end()) << "no separate update loop";
   free(src);
   int n = compile_all(ctx, loops, true);
   EXPECT_GE(n, (int)loops.size());

@@ -153,7 +153,8 @@ UM_KERNEL void vl_depth_to_eta(float *v) { v[0] = v[0] + v[3]; }
 /* The first landslide: H = eta - Zb. */
 UM_KERNEL void vl_eta_to_depth(float *v) { v[0] = v[0] - v[3]; }
 
-/* After a bathymetry event: the first time H = eta - Zb; always H >= EPS. (initBathymetry_update) */
+/* After a bathymetry event: the first time H = eta - Zb; always H >= EPS (initBathymetry_update). Run inside the
+ * bathymetry formula's own pass: its host version calls this, its generated kernel has the same two lines. */
 UM_KERNEL void vl_bathymetry_update(float *v, const int *first) {
   if (*first) v[0] -= v[3];
   v[0] = v[0] < vl_eps ? vl_eps : v[0];
