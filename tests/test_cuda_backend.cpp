@@ -286,6 +286,26 @@ TEST_P(CudaAirfoil, MatchesSeq) {
   expect_close(got.get(got.a.p_qold), ref.get(ref.a.p_qold), "qold", 1e-11);
 }
 
+// Airfoil's fused step (params.fused: update + adt_calc, update + save_soln + adt_calc) on the GPU: every
+// strategy and layout against the five loops on seq (the same arithmetic; atomics change only the order of sums).
+TEST_P(CudaAirfoil, FusedStepMatchesSeq) {
+  NEED_GPU();
+  um_options so;
+  um_options_default(&so);
+  so.backend = "seq";
+  AirfoilRun ref(so, 60, 40), got(cuda_options(GetParam()), 60, 40);
+  std::vector<double> r1 = ref.run(5);
+  for (int i = 1; i <= 5; i++) {
+    double r = 0;
+    ASSERT_EQ(airfoil_step_fused(got.ctx, &got.a, i == 5), UM_SUCCESS) << um_error_message(got.ctx);
+    ASSERT_EQ(airfoil_rms(got.ctx, &got.a, &r), UM_SUCCESS) << um_error_message(got.ctx);
+    EXPECT_NEAR(r, r1[(size_t)i - 1], 1e-10 * r1[(size_t)i - 1]) << "rms of iteration " << i;
+  }
+  expect_close(got.get(got.a.p_q), ref.get(ref.a.p_q), "q", 1e-11);
+  expect_close(got.get(got.a.p_adt), ref.get(ref.a.p_adt), "adt", 1e-11);
+  expect_close(got.get(got.a.p_qold), ref.get(ref.a.p_qold), "qold", 1e-11);
+}
+
 // The backend fills in the theoretical occupancy of each loop's kernel (from the
 // CUDA occupancy calculator): a fraction in (0, 1] for Airfoil's res_calc.
 TEST(CudaOccupancy, AirfoilResCalcHasTheoreticalOccupancy) {

@@ -12,6 +12,7 @@ typedef struct {
   um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
   um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
   um_reduction *rms; /* the squared update of the last update, read lazily (airfoil_rms) */
+  int primed;        /* airfoil_step_fused: qold and adt of the next iteration are computed already */
 } airfoil;
 
 /* gam, gm1, cfl, eps and the free stream qinf, as upstream sets them. */
@@ -36,6 +37,12 @@ int airfoil_update(um_context *ctx, const airfoil *a, double *rms);
 /* One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update, each update reducing into
  * a->rms without waiting for it (a GPU runs on: the rms is read when wanted, airfoil_rms). */
 int airfoil_step(um_context *ctx, const airfoil *a);
+/* The same iteration with each update fused with the adt_calc after it: res_calc, bres_calc, update_adt,
+ * res_calc, bres_calc, then (unless last) update_save_adt, which also saves q and computes the next
+ * iteration's first adt (a->primed); the first call (or the one after a last) runs save_soln and adt_calc
+ * first. The same arithmetic as airfoil_step, so the same results; last: end with a plain update, so adt
+ * is the second stage's, as upstream leaves it. */
+int airfoil_step_fused(um_context *ctx, airfoil *a, int last);
 /* rms = sqrt(sum / ncell) of the last update (waits for it). */
 int airfoil_rms(um_context *ctx, const airfoil *a, double *rms);
 /* airfoil_step, then airfoil_rms. */

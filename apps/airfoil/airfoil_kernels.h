@@ -95,4 +95,20 @@ UM_KERNEL void update(const double *qold, double *q, double *res, const double *
   }
 }
 
+/* The fused pair (params.fused): update, then the next stage's adt_calc on the new q, in one pass over the
+ * cells (q stays in registers; adt is read for the update, then written for the next stage). */
+UM_KERNEL void update_adt(const double *x1, const double *x2, const double *x3, const double *x4, const double *qold,
+                          double *q, double *res, double *adt, double *rms) {
+  update(qold, q, res, adt, rms);
+  adt_calc(x1, x2, x3, x4, q, adt);
+}
+
+/* The last update of an iteration fused with the next one's save_soln and first adt_calc. */
+UM_KERNEL void update_save_adt(const double *x1, const double *x2, const double *x3, const double *x4, double *qold,
+                               double *q, double *res, double *adt, double *rms) {
+  update(qold, q, res, adt, rms);
+  save_soln(q, qold);
+  adt_calc(x1, x2, x3, x4, q, adt);
+}
+
 #endif
