@@ -705,9 +705,11 @@ TEST(CudaGraphs, AirfoilSameBitsAsPlainLaunches) {
       expect_same_bits(b.get(b.a.p_adt), a.get(a.a.p_adt), "adt");
     }
     EXPECT_EQ(counter_of(a.ctx, "res_calc", "graph_calls"), 0.0) << "graphs are off by default";
-    // each iteration: save_soln, then two stages of adt_calc, res_calc, bres_calc, update (rms read back)
+    // each iteration: save_soln, then two stages of adt_calc, res_calc, bres_calc, update, its rms lazy and read
+    // at the end: one segment. The first is cut by compilations, the second's shape is kept, from the third on
+    // the graph runs (res_calc twice in each)
     const double replayed = counter_of(b.ctx, "res_calc", "graph_calls");
-    EXPECT_GE(replayed, 2.0 * iters - 4) << "res_calc ran inside replayed graphs";
+    EXPECT_GE(replayed, 2.0 * (iters - 3)) << "res_calc ran inside replayed graphs";
     EXPECT_LE(replayed, 2.0 * iters);
     for (const char *l : {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"})
       EXPECT_GT(seconds_of(b.ctx, l), 0.0) << l << " has device time under graphs";

@@ -121,6 +121,37 @@ TEST_P(LazyReduction, HoldsTheLastCallsResultAsAnEagerGlobalWould) {
   EXPECT_EQ(ce, cl);
 }
 
+// A result read while later loops are still queued (on CUDA without graphs the read waits for an event after
+// its own loop only): the first call's value, not a later one's, though the later calls changed the data.
+TEST_P(LazyReduction, AResultReadWhileLaterLoopsAreQueuedIsItsOwnCalls) {
+  LRun eager(GetParam()), lazy(GetParam());
+  um_reduction *first, *later, *mn, *mx, *isum;
+  ASSERT_EQ(um_decl_reduction(lazy.ctx, 2, UM_DOUBLE, UM_INC, "first", &first), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(lazy.ctx, 2, UM_DOUBLE, UM_INC, "later", &later), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(lazy.ctx, 1, UM_DOUBLE, UM_MIN, "mn", &mn), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(lazy.ctx, 1, UM_DOUBLE, UM_MAX, "mx", &mx), UM_SUCCESS);
+  ASSERT_EQ(um_decl_reduction(lazy.ctx, 1, UM_INT, UM_INC, "isum", &isum), UM_SUCCESS);
+  std::vector<Vals> e;
+  for (int call = 0; call < 6; call++) e.push_back(eager.eager());
+  // every reduction of each call lazy: each call is deferred on CUDA
+  for (int call = 0; call < 6; call++)
+    ASSERT_EQ(lazy.loop(um_arg_reduction(call ? later : first), um_arg_reduction(mn), um_arg_reduction(mx),
+                        um_arg_reduction(isum)),
+              UM_SUCCESS)
+        << um_error_message(lazy.ctx);
+  double s1[2], s6[2], m6 = 0;
+  ASSERT_EQ(um_reduction_get(lazy.ctx, first, s1, sizeof s1), UM_SUCCESS) << um_error_message(lazy.ctx);
+  EXPECT_EQ(s1[0], e[0].sum[0]);
+  EXPECT_EQ(s1[1], e[0].sum[1]) << "the first call's sum, not a later call's";
+  EXPECT_NE(s1[1], e[5].sum[1]) << "the calls' sums differ, so the check above can fail";
+  ASSERT_EQ(um_reduction_get(lazy.ctx, later, s6, sizeof s6), UM_SUCCESS);
+  ASSERT_EQ(um_reduction_get(lazy.ctx, mn, &m6, sizeof m6), UM_SUCCESS);
+  EXPECT_EQ(s6[1], e[5].sum[1]);
+  EXPECT_EQ(m6, e[5].mn);
+  ASSERT_EQ(um_reduction_get(lazy.ctx, first, s1, sizeof s1), UM_SUCCESS) << "read again: the same value";
+  EXPECT_EQ(s1[1], e[0].sum[1]);
+}
+
 TEST_P(LazyReduction, ReadingANonFiniteResultIsDivergence) {
   LRun r(GetParam(), NAN);
   um_reduction *hs, *hmn, *hmx, *hi;

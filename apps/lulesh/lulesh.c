@@ -354,6 +354,9 @@ struct lulesh_state {
   /* upstream's Domain scalars */
   double time, deltatime, stoptime, dtfixed, dtcourant, dthydro, dtmax, deltatimemultlb, deltatimemultub;
   int cycle;
+  /* the constraints' reductions, read lazily: a GPU runs the next cycle's forces while the host waits for them */
+  um_reduction *r_courant, *r_hydro, *r_err;
+  int pending; /* the last constraints' results are not read yet */
 };
 
 static int set_constants(um_context *ctx) {
@@ -531,6 +534,9 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
   s->p = *p;
   rc = set_constants(ctx);
   if (!rc) rc = decl_all(ctx, s, &m);
+  if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dtcourant", &s->r_courant);
+  if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dthydro", &s->r_hydro);
+  if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "errcode", &s->r_err);
   s->dtfixed = -1.0e-6; /* negative: use the Courant condition */
   s->stoptime = 1.0e-2;
   s->deltatimemultlb = 1.1;
@@ -623,9 +629,9 @@ static int nodal_forces(um_context *ctx, lulesh_state *s) {
                      DIRECT(s->elem_mass, UM_READ), NODES8(s->force, UM_INC));
 }
 
+/* LagrangeNodal after the forces (which need no dt: lulesh_step queues them before it knows dt) */
 static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
-  UM_APP_TRY(nodal_forces(ctx, s));
   if (s->p.fused) {
     UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_x_kernel, "symm_force_x", s->symm[0],
                            ARG(s->force, 0, s->symm_map[0], 3, UM_RW)));
@@ -690,30 +696,15 @@ static int lagrange_elements(um_context *ctx, lulesh_state *s) {
                      DIRECT(s->v, UM_WRITE));
 }
 
-int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t errlen) {
-  *done = 0;
-  if (!(s->time < s->stoptime) || (s->p.max_cycles > 0 && s->cycle >= s->p.max_cycles)) {
-    *done = 1;
-    return UM_SUCCESS;
-  }
-  const double t_before = s->time, dt_before = s->cycle ? s->deltatime : 0;
-  time_increment(s);
-  int rc = um_step_check("lulesh", s->cycle, t_before, s->deltatime, dt_before, s->stoptime, s->p.max_cycles, err,
-                         errlen); /* the stall rule (umrun/include/um/app.h) */
-  if (rc) return rc;
-  rc = lagrange_nodal(ctx, s);
-  if (!rc) rc = lagrange_elements(ctx, s);
-  double dtcourant = 1.0e+20, dthydro = 1.0e+20, errcode = 0.0;
-  if (!rc && s->p.fused)
-    rc = UM_PAR_LOOP(ctx, lu_volume_constraints_kernel, "volume_constraints", s->elems, DIRECT(s->ss, UM_READ),
-                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
-                     DIRECT(s->q, UM_READ), DIRECT(s->v, UM_WRITE), um_arg_gbl(&dtcourant, 1, UM_DOUBLE, UM_MIN),
-                     um_arg_gbl(&dthydro, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&errcode, 1, UM_DOUBLE, UM_MAX));
-  else if (!rc)
-    rc = UM_PAR_LOOP(ctx, lu_time_constraints_kernel, "time_constraints", s->elems, DIRECT(s->ss, UM_READ),
-                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
-                     DIRECT(s->q, UM_READ), um_arg_gbl(&dtcourant, 1, UM_DOUBLE, UM_MIN),
-                     um_arg_gbl(&dthydro, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&errcode, 1, UM_DOUBLE, UM_MAX));
+/* The last constraints' results (CalcTimeConstraints' minima, the error code), checked as upstream does at
+ * the end of the cycle that made them. min(1e20, .) and max(0, .) as upstream's starting values give. */
+static int read_constraints(um_context *ctx, lulesh_state *s, char *err, size_t errlen) {
+  if (!s->pending) return UM_SUCCESS;
+  s->pending = 0;
+  double dtcourant = 0, dthydro = 0, errcode = 0;
+  int rc = um_reduction_get(ctx, s->r_courant, &dtcourant, sizeof dtcourant);
+  if (!rc) rc = um_reduction_get(ctx, s->r_hydro, &dthydro, sizeof dthydro);
+  if (!rc) rc = um_reduction_get(ctx, s->r_err, &errcode, sizeof errcode);
   if (rc) return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
   if (errcode >= LU_ERR_QSTOP)
     return um_format_error(err, errlen, UM_ERR_VALIDATION,
@@ -725,9 +716,44 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
                            "lulesh: cycle %d (t = %.6e): an element's volume became zero or negative (upstream "
                            "stops with VolumeError); the mesh tangled",
                            s->cycle, s->time);
-  s->dtcourant = dtcourant;
-  s->dthydro = dthydro;
+  s->dtcourant = dtcourant < 1.0e+20 ? dtcourant : 1.0e+20;
+  s->dthydro = dthydro < 1.0e+20 ? dthydro : 1.0e+20;
   return UM_SUCCESS;
+}
+
+/* One cycle. The nodal forces need no dt, so they are queued first; then the previous cycle's constraints are
+ * read (on a GPU the read waits only for them, while the forces run), TimeIncrement, the rest of the leapfrog and
+ * this cycle's constraints, read now where that costs no wait (host backends) and in the next call otherwise. */
+int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t errlen) {
+  *done = 0;
+  if (!(s->time < s->stoptime) || (s->p.max_cycles > 0 && s->cycle >= s->p.max_cycles)) {
+    *done = 1;
+    return read_constraints(ctx, s, err, errlen);
+  }
+  int rc = nodal_forces(ctx, s);
+  if (rc) return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  UM_APP_TRY(read_constraints(ctx, s, err, errlen));
+  const double t_before = s->time, dt_before = s->cycle ? s->deltatime : 0;
+  time_increment(s);
+  rc = um_step_check("lulesh", s->cycle, t_before, s->deltatime, dt_before, s->stoptime, s->p.max_cycles, err,
+                     errlen); /* the stall rule (umrun/include/um/app.h) */
+  if (rc) return rc;
+  rc = lagrange_nodal(ctx, s);
+  if (!rc) rc = lagrange_elements(ctx, s);
+  const um_arg courant = um_arg_reduction(s->r_courant), hydro = um_arg_reduction(s->r_hydro),
+               code = um_arg_reduction(s->r_err);
+  if (!rc && s->p.fused)
+    rc = UM_PAR_LOOP(ctx, lu_volume_constraints_kernel, "volume_constraints", s->elems, DIRECT(s->ss, UM_READ),
+                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
+                     DIRECT(s->q, UM_READ), DIRECT(s->v, UM_WRITE), courant, hydro, code);
+  else if (!rc)
+    rc = UM_PAR_LOOP(ctx, lu_time_constraints_kernel, "time_constraints", s->elems, DIRECT(s->ss, UM_READ),
+                     DIRECT(s->vdov, UM_READ), DIRECT(s->arealg, UM_READ), DIRECT(s->vnew, UM_READ),
+                     DIRECT(s->q, UM_READ), courant, hydro, code);
+  if (rc) return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  s->pending = 1;
+  if (um_reduction_pending(s->r_courant)) return UM_SUCCESS;
+  return read_constraints(ctx, s, err, errlen);
 }
 
 void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, double *stoptime) {
@@ -740,6 +766,7 @@ void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, doub
  * energy (e(j, k) against e(k, j)), in the mesh's original numbering. */
 int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
+  UM_APP_TRY(read_constraints(ctx, s, err, errlen)); /* the last cycle's, if a GPU left them for later */
   const int ne = um_set_size(s->elems), nx = s->p.size;
   double *e = malloc(sizeof(double) * (size_t)ne);
   if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");

@@ -210,6 +210,7 @@ static int declare(vl_solver *S) {
   UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_FLOAT, m->edge_length, "edge_lengths", &S->length));
   UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_INT, m->is_boundary, "is_boundary", &S->boundary));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "values", &S->values));
+  UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "min_dt", &S->dt));
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "unused_dt", &S->unused_dt));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "mid_point_conservative", &S->mid_c));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "in_conservative", &S->in_c));
@@ -456,12 +457,11 @@ static int process_events(vl_solver *S, int first, int update, float dt, int rem
 
 /* ---- the step ----------------------------------------------------------------------------------- */
 
-/* The three loops of one stage. min_dt NULL: the time step's minimum is not wanted (the second stage), so it
- * goes to a lazy reduction nobody reads, and a GPU runs on without waiting for it. */
-static int space_discretization(vl_solver *S, um_dat *in, um_dat *out, float *min_dt) {
+/* The three loops of one stage. The time step's minimum goes to dt (a lazy reduction): the first stage reads it
+ * after the three loops are queued (a GPU runs SpaceDiscretization meanwhile), the second never does. */
+static int space_discretization(vl_solver *S, um_dat *in, um_dat *out, um_reduction *dt) {
   um_context *ctx = S->ctx;
   um_map *ec = S->edge_cells, *ce = S->cell_edges;
-  if (min_dt) *min_dt = INFINITY;
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_compute_fluxes_kernel, "computeFluxes", S->edges, F(in, 0, ec, 4, UM_READ),
                          F(in, 1, ec, 4, UM_READ), FD(S->length, 1, UM_READ), FD(S->normal, 2, UM_READ),
                          um_arg_dat(S->boundary, -1, UM_ID, 1, UM_INT, UM_READ), FD(S->bsrc, 2, UM_WRITE),
@@ -470,7 +470,7 @@ static int space_discretization(vl_solver *S, um_dat *in, um_dat *out, float *mi
                          F(S->max_eig, 1, ce, 1, UM_READ), F(S->max_eig, 2, ce, 1, UM_READ),
                          F(S->length, 0, ce, 1, UM_READ), F(S->length, 1, ce, 1, UM_READ),
                          F(S->length, 2, ce, 1, UM_READ), FD(S->area, 1, UM_READ), FD(out, 4, UM_WRITE),
-                         min_dt ? um_arg_gbl(min_dt, 1, UM_FLOAT, UM_MIN) : um_arg_reduction(S->unused_dt)));
+                         um_arg_reduction(dt)));
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_space_discretization_kernel, "SpaceDiscretization", S->edges,
                          F(out, 0, ec, 4, UM_INC), F(out, 1, ec, 4, UM_INC), FD(S->flux, 3, UM_READ),
                          FD(S->bsrc, 2, UM_READ), FD(S->normal, 2, UM_READ),
@@ -482,7 +482,8 @@ static int space_discretization(vl_solver *S, um_dat *in, um_dat *out, float *mi
 static int step(vl_solver *S, double *timestep) {
   um_context *ctx = S->ctx;
   float min_dt = 0.0f;
-  UM_APP_TRY(space_discretization(S, S->values, S->mid_c, &min_dt));
+  UM_APP_TRY(space_discretization(S, S->values, S->mid_c, S->dt));
+  UM_APP_TRY(um_reduction_get(ctx, S->dt, &min_dt, sizeof min_dt));
   float dT = S->deck.cfl * min_dt;
   dT = dT < S->deck.dtmax ? dT : (float)S->deck.dtmax;
   if (!(dT > 0) || !isfinite(dT))
@@ -492,7 +493,7 @@ static int step(vl_solver *S, double *timestep) {
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_rk2_1_kernel, "EvolveValuesRK2_1", S->cells, um_arg_gbl(&dT, 1, UM_FLOAT, UM_READ),
                          FD(S->mid_c, 4, UM_RW), FD(S->values, 4, UM_READ), FD(S->in_c, 4, UM_WRITE),
                          FD(S->mid, 4, UM_WRITE)));
-  UM_APP_TRY(space_discretization(S, S->mid, S->out_c, NULL));
+  UM_APP_TRY(space_discretization(S, S->mid, S->out_c, S->unused_dt));
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_rk2_2_kernel, "EvolveValuesRK2_2", S->cells, um_arg_gbl(&dT, 1, UM_FLOAT, UM_READ),
                          FD(S->out_c, 4, UM_READ), FD(S->in_c, 4, UM_READ), FD(S->mid_c, 4, UM_READ),
                          FD(S->values, 4, UM_WRITE)));

@@ -194,6 +194,15 @@ typedef struct um_backend_def {
   void *(*host_alloc)(um_context *ctx, void *state, size_t bytes);
   void (*host_free)(void *p);
   /** @} */
+  /** @{ Lazy reductions, optional (NULL: um_reduction_get waits with sync): reduction_mark marks the point in
+   * the backend's queue where the deferred result of the call just run is complete, in *mark (NULL the first
+   * time: the backend makes it, then reuses it) and returns 1, or 0 where it cannot mark (the handle then waits
+   * with sync); reduction_wait waits for that point only, so the work queued after it keeps running while the
+   * app reads the value; reduction_mark_free frees a mark (before finalize). */
+  int (*reduction_mark)(um_context *ctx, void *state, void **mark);
+  int (*reduction_wait)(um_context *ctx, void *state, void *mark);
+  void (*reduction_mark_free)(um_context *ctx, void *state, void *mark);
+  /** @} */
   /** A one-line description of the device (um_context_device); may be NULL */
   const char *(*device)(const um_context *ctx, void *state);
   /** The device's facts for um_context_device_info; may be NULL (host backends) */

@@ -428,6 +428,10 @@ um_arg um_arg_reduction(um_reduction *r);
  * its call (the check an eager global gets at its call, made here). UM_ERR_ARG if no loop has reduced
  * into r yet. */
 int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes);
+/** 1 if the last call's result is not delivered yet (a GPU may still be computing it: um_reduction_get would
+ * wait), 0 if um_reduction_get returns it at once (or no loop has reduced into r yet). Lets an app check a
+ * result in the step that made it where that costs no wait, and in the next step otherwise. */
+int um_reduction_pending(const um_reduction *r);
 
 /* ---- kernels -------------------------------------------------------------- */
 struct um_exec;

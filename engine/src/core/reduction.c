@@ -3,7 +3,8 @@
  * it when the app asks. Each call's result starts from the operation's identity and replaces the handle's
  * value. Core decides when a backend may defer (um__reductions_all_lazy: every reduction of the call lazy,
  * one piece, one process, not reproducible); a backend that defers writes the result into the handle's
- * buffer (host_alloc: pinned, mapped) and sets loop->deferred. */
+ * buffer (host_alloc: pinned, mapped) and sets loop->deferred; where it can also mark that point in its queue
+ * (reduction_mark), um_reduction_get waits for the mark only, not for the work queued after the call. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -23,6 +24,8 @@ struct um_reduction {
   double value[UM_MAX_SCRATCH_DIM];    /* the last delivered result */
   void *buf;                           /* where a deferred call's result lands (the backend's host_alloc), or NULL */
   int state;                           /* 0 no call yet, 1 value holds the result, 2 buf will hold it */
+  void *mark;                          /* the backend's mark of where buf's result is complete (reduction_mark) */
+  int marked;                          /* state 2 and mark set by the last call: wait for it, not for everything */
   char loop[64];                       /* the loop and call that produced it, for messages */
   long call;
 };
@@ -109,7 +112,9 @@ void um__reduction_finish(const um_loop *loop, int i, long call) {
   snprintf(r->loop, sizeof r->loop, "%s", loop->name);
   r->call = call;
   if (loop->deferred) {
+    const um_backend_def *b = r->ctx->backend;
     r->state = 2;
+    r->marked = b->reduction_mark && b->reduction_wait && b->reduction_mark(r->ctx, r->ctx->bstate, &r->mark) == 1;
     return;
   }
   memcpy(r->value, loop->red[i], value_bytes(r)); /* started from the identity: the call's own result */
@@ -126,8 +131,9 @@ int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) 
   if (r->state == 0)
     return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': no loop has reduced into it yet (pass um_arg_reduction to one)",
                     r->name);
-  if (r->state == 2) { /* the call's result arrives in buf once the backend's queued work is done */
-    UM_CHECK(ctx, um_sync(ctx));
+  if (r->state == 2) { /* the call's result arrives in buf: wait for its mark (the later work runs on), or for all */
+    if (r->marked) UM_CHECK(ctx, ctx->backend->reduction_wait(ctx, ctx->bstate, r->mark));
+    else UM_CHECK(ctx, um_sync(ctx));
     memcpy(r->value, r->buf, value_bytes(r));
     r->state = 1;
   }
@@ -144,10 +150,13 @@ int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) 
   return UM_SUCCESS;
 }
 
+int um_reduction_pending(const um_reduction *r) { return r && r->state == 2; }
+
 void um__reductions_free(um_context *ctx) {
   for (int i = 0; i < ctx->nreductions; i++) {
     um_reduction *r = ctx->reductions[i];
     if (r->buf) ctx->backend->host_free(r->buf); /* (allocated only where the backend has both hooks) */
+    if (r->mark && ctx->backend->reduction_mark_free) ctx->backend->reduction_mark_free(ctx, ctx->bstate, r->mark);
     free(r->name);
     free(r);
   }

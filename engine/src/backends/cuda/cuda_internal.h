@@ -298,6 +298,10 @@ void cu_kern_free(cu_kern *k);
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out);
 /* launch.c */
 int cu_run(um_context *ctx, void *state, um_loop *loop);
+/* timing.c: lazy reductions' marks (an event after the loop that reduced) */
+int cu_reduction_mark(um_context *ctx, void *state, void **mark);
+int cu_reduction_wait(um_context *ctx, void *state, void *mark);
+void cu_reduction_mark_free(um_context *ctx, void *state, void *mark);
 /* The loop's kernel built already (the same key), or NULL. */
 cu_kern *cu_find_kern(cu_state *S, const cu_key *key);
 /* Compiling ahead (prepare.c, um_backend_def.prepare). */

@@ -1,5 +1,5 @@
 /* Timing with CUDA events and synchronisation (cu_sync: the stream drained, the finished loops'
- * and halos' times read). Calls go one way: device_data.c and device_info.c call into this file;
+ * and halos' times read), and the events lazy reductions wait for. Calls go one way: device_data.c and device_info.c call into this file;
  * it calls only the error wrapper (cuda_error.c). */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -78,4 +78,37 @@ int cu_sync(um_context *ctx, void *state) {
   UM_CHECK(ctx, resolve_timings(ctx));
   S->syncs++;
   return UM_SUCCESS;
+}
+
+/* ---- lazy reductions' marks (um_backend_def.reduction_mark): an event recorded after the loop ---- */
+
+int cu_reduction_mark(um_context *ctx, void *state, void **mark) {
+  (void)ctx;
+  cu_state *S = state;
+  if (!S || S->graphs) return 0; /* a recorded segment is launched later: um_reduction_get syncs (launching it) */
+  cudaEvent_t ev = (cudaEvent_t)*mark;
+  if (!ev && cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  *mark = (void *)ev;
+  if (cudaEventRecord(ev, S->stream) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return 1;
+}
+
+int cu_reduction_wait(um_context *ctx, void *state, void *mark) {
+  cu_state *S = state;
+  cudaError_t e = cudaEventSynchronize((cudaEvent_t)mark);
+  if (e != cudaSuccess)
+    return cu_fail(ctx, e, __FILE__, __LINE__, "waiting for a lazy reduction (the last loop launched was '%s'; run "
+                   "with compute-sanitizer to find the failing access)", S && S->last_loop ? S->last_loop : "none");
+  return UM_SUCCESS;
+}
+
+void cu_reduction_mark_free(um_context *ctx, void *state, void *mark) {
+  (void)ctx, (void)state;
+  if (mark) cudaEventDestroy((cudaEvent_t)mark);
 }
