@@ -710,7 +710,9 @@ TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
       ASSERT_EQ(um_loop_stats_get(ctx, i, &st), UM_SUCCESS);
       loops.push_back(st.name);
     }
-    EXPECT_GE(loops.size(), 18u) << yaml;
+    // (the controlling element is looked for, with one kernel, bl_argfind, only for the limit that set dt on a
+    // printed step: getdt_cfl_element or getdt_div_element)
+    EXPECT_GE(loops.size(), 17u) << yaml;
     n += compile_all(ctx, loops, true);
     um_finalize(&ctx);
   }

@@ -248,6 +248,9 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   if (!rc) rc = um_dat_set_layout(ctx, S->edge, UM_AOS);
   DAT(S->el, 4, UM_DOUBLE, NULL, "evisc", &S->evisc);
   DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch", &S->scratch);
+  DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch_div", &S->scratch_div);
+  UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dt_cfl_min", &S->wmin));
+  UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "dt_div_max", &S->wmax));
   DAT(S->el, 8, UM_INT, nbr, "neighbour_faces", &S->nbr);
   DAT(S->el, 1, UM_INT, m->elreg, "region", &S->reg);
   DAT(S->el, 1, UM_INT, m->elmat, "material", &S->mat);
@@ -326,8 +329,14 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     S->nstep++;
     S->dt = c.dt;
     counts[c.reason]++;
-    last_el = c.el;
     S->time += c.dt;
+    const int last = S->time >= d->time_end || (cfg->max_steps && S->nstep >= cfg->max_steps);
+    const int print = (cfg->print_every && S->nstep % cfg->print_every == 0) || last;
+    if (print || c.dt < d->dt_min) { /* the controlling element, only where it is printed or kept */
+      rc = bl_dt_element(S, &c);
+      if (rc) break;
+      last_el = c.el;
+    }
     if (c.dt < d->dt_min) {
       rc = um_app_fail(r, UM_ERR_DIVERGED, "dt = %.9e < dt_min = %g at step %d (%s, element %d)", c.dt, d->dt_min,
                        S->nstep, c.why, c.el);
@@ -340,8 +349,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
       rc = um_sync(r->ctx);
       t_first = um_wtime() - t_run;
     }
-    const int last = S->time >= d->time_end || (cfg->max_steps && S->nstep >= cfg->max_steps);
-    if ((cfg->print_every && S->nstep % cfg->print_every == 0) || last) {
+    if (print) {
       um_app_progress_clear(r);
       const char *mat = c.el > 0 ? S->material_name[S->elmat_orig[c.el - 1]] : "UNKNOWN";
       fprintf(r->log, " step=%7d  el=%9d %10.10s dt=%16.9E  time=%16.9E %s\n", S->nstep, c.el, mat, c.dt, S->time,

@@ -35,8 +35,10 @@ typedef struct {
   um_set *el, *nd;
   um_map *elnd, *elel;
   um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
-      *mat, *id, *scratch, *spmass;
+      *mat, *id, *scratch, *scratch_div, *spmass;
   um_dat *x, *u, *ubar, *acc, *type;
+  um_reduction *wmin, *wmax; /* getdt's CFL minimum and divergence maximum, read after both loops are queued */
+  double wmin_value, wmax_value; /* their last values (bl_dt_element) */
   /* the ALE remap (Eulerian decks) */
   um_dat *x0, *fcdv, *fcdm, *vm0, *eflux, *cnm0, *cnd, *cnflux, *cnu, *mflux, *nbasis, *nflux;
   /* the mesh's own numbering, for reports and outputs */
@@ -73,7 +75,10 @@ typedef struct {
 
 /* bookleaf_step.c */
 int bl_step_eos(bl_solver *S);
+/* The time step and why (out->el 0: the controlling element not looked for yet: bl_dt_element). */
 int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out);
+/* The element that controls a CFL or divergence time step (upstream's, for the printed line and the metric). */
+int bl_dt_element(bl_solver *S, dt_choice *c);
 int bl_lagstep(um_app_run *r, bl_solver *S);
 int bl_alestep(um_app_run *r, bl_solver *S);
 

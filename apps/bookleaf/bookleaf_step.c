@@ -51,15 +51,26 @@ int bl_step_eos(bl_solver *S) {
                      D(S->p, -1, UM_ID, 1, UM_WRITE), D(S->cs2, -1, UM_ID, 1, UM_WRITE));
 }
 
-static int controlling_element(bl_solver *S, const char *name, double value) {
+static int controlling_element(bl_solver *S, const char *name, um_dat *scratch, double value) {
   int first = 2147483647;
-  int rc = UM_PAR_LOOP(S->ctx, bl_argfind_kernel, name, S->el, D(S->scratch, -1, UM_ID, 1, UM_READ),
+  int rc = UM_PAR_LOOP(S->ctx, bl_argfind_kernel, name, S->el, D(scratch, -1, UM_ID, 1, UM_READ),
                        I(S->id, -1, UM_ID, 1, UM_READ), G(&value, 1, UM_DOUBLE, UM_READ),
                        G(&first, 1, UM_INT, UM_MIN));
   return rc ? -rc : first;
 }
 
-/* getdt: viscosity, then the minimum of the maximum, growth, initial, CFL and divergence limits. */
+int bl_dt_element(bl_solver *S, dt_choice *c) {
+  if (c->reason != DT_CFL && c->reason != DT_DIV) return UM_SUCCESS; /* el stays -1 */
+  if (c->reason == DT_DIV && !(S->wmax_value > DBL_MIN)) return UM_SUCCESS; /* el 0, as upstream */
+  const int el = c->reason == DT_CFL ? controlling_element(S, "getdt_cfl_element", S->scratch, S->wmin_value)
+                                     : controlling_element(S, "getdt_div_element", S->scratch_div, S->wmax_value);
+  if (el < 0) return -el;
+  c->el = el;
+  return UM_SUCCESS;
+}
+
+/* getdt: viscosity, then the minimum of the maximum, growth, initial, CFL and divergence limits (the controlling
+ * element of the last two is looked for only where it is wanted: bl_dt_element). */
 int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   um_context *ctx = S->ctx;
   const bl_deck *d = &S->cfg->deck;
@@ -79,24 +90,22 @@ int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
   c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
   if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
-  double wmin = DBL_MAX;
+  /* both limits queued, then read: on a GPU the read of the first waits for its loop only */
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
                          D(S->cs2, -1, UM_ID, 1, UM_READ), D(S->visc, -1, UM_ID, 1, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
-                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmin, 1, UM_DOUBLE, UM_MIN)));
-  if (wmin < 0.0) return um_app_fail(r, UM_ERR_DIVERGED, "negative CFL condition at step %d", S->nstep + 1);
-  int el = controlling_element(S, "getdt_cfl_element", wmin);
-  if (el < 0) return -el;
-  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), el, "     CFL", DT_CFL};
-  double wmax = DBL_MIN;
+                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), um_arg_reduction(S->wmin)));
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_div_kernel, "getdt_div", S->el, NODES(S->u, UM_READ),
                          D(S->iso, -1, UM_ID, 4, UM_READ), D(S->vol, -1, UM_ID, 1, UM_READ),
-                         D(S->scratch, -1, UM_ID, 1, UM_WRITE), G(&wmax, 1, UM_DOUBLE, UM_MAX)));
-  el = 0;
-  if (wmax > DBL_MIN) {
-    el = controlling_element(S, "getdt_div_element", wmax);
-    if (el < 0) return -el;
-  }
-  c[n++] = (dt_choice){d->div_sf / wmax, el, "     DIV", DT_DIV};
+                         D(S->scratch_div, -1, UM_ID, 1, UM_WRITE), um_arg_reduction(S->wmax)));
+  double wmin = 0, wmax = 0;
+  UM_APP_TRY(um_reduction_get(ctx, S->wmin, &wmin, sizeof wmin));
+  UM_APP_TRY(um_reduction_get(ctx, S->wmax, &wmax, sizeof wmax));
+  wmin = wmin < DBL_MAX ? wmin : DBL_MAX; /* upstream's starting values */
+  wmax = wmax > DBL_MIN ? wmax : DBL_MIN;
+  S->wmin_value = wmin, S->wmax_value = wmax;
+  if (wmin < 0.0) return um_app_fail(r, UM_ERR_DIVERGED, "negative CFL condition at step %d", S->nstep + 1);
+  c[n++] = (dt_choice){d->cfl_sf * sqrt(wmin), 0, "     CFL", DT_CFL};
+  c[n++] = (dt_choice){d->div_sf / wmax, 0, "     DIV", DT_DIV};
   *out = c[0];
   for (int i = 1; i < n; i++)
     if (c[i].dt < out->dt) *out = c[i];
