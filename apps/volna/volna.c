@@ -10,7 +10,7 @@
  * The step as upstream orders it (volna.cpp): Init events before the step;
  * computeFluxes (edges), NumericalFluxes (cells, MIN of the time step),
  * SpaceDiscretization (edges, INC into both cells); RK2 stage 1; the same
- * three loops on the midpoint; RK2 stage 2 (into the values: no copy back); outputs after.
+ * three loops on the midpoint; RK2 stage 2 (into the values: no copy back, in_c recomputed); outputs after.
  * Formulas are parsed at run time (expr.c): each becomes a kernel whose host
  * version interprets the compiled formula and whose device version is
  * generated C that NVRTC compiles (um_kernel.user / generated source).
@@ -24,8 +24,8 @@ extern const char volna_kernels_source[];
 VL_KERNEL(vl_compute_fluxes, 8);
 VL_KERNEL(vl_numerical_fluxes, 9);
 VL_KERNEL(vl_space_discretization, 8);
-VL_KERNEL(vl_rk2_1, 5);
-VL_KERNEL(vl_rk2_2, 5);
+VL_KERNEL(vl_rk2_1, 4);
+VL_KERNEL(vl_rk2_2, 4);
 VL_KERNEL(vl_copy4, 2);
 VL_KERNEL(vl_depth_to_eta, 1);
 VL_KERNEL(vl_eta_to_depth, 1);
@@ -213,7 +213,6 @@ static int declare(vl_solver *S) {
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "min_dt", &S->dt));
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "unused_dt", &S->unused_dt));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "mid_point_conservative", &S->mid_c));
-  UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "in_conservative", &S->in_c));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "out_conservative", &S->out_c));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "mid_point", &S->mid));
   UM_APP_TRY(um_decl_dat(ctx, S->edges, 2, UM_FLOAT, NULL, "bathy_source", &S->bsrc));
@@ -491,12 +490,10 @@ static int step(vl_solver *S, double *timestep) {
                        "step %ld: the time step is %g (the largest wave speed is not finite or the water is gone): the "
                        "run diverged; check the deck's initial values", S->itercount + 1, dT);
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_rk2_1_kernel, "EvolveValuesRK2_1", S->cells, um_arg_gbl(&dT, 1, UM_FLOAT, UM_READ),
-                         FD(S->mid_c, 4, UM_RW), FD(S->values, 4, UM_READ), FD(S->in_c, 4, UM_WRITE),
-                         FD(S->mid, 4, UM_WRITE)));
+                         FD(S->mid_c, 4, UM_RW), FD(S->values, 4, UM_READ), FD(S->mid, 4, UM_WRITE)));
   UM_APP_TRY(space_discretization(S, S->mid, S->out_c, S->unused_dt));
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_rk2_2_kernel, "EvolveValuesRK2_2", S->cells, um_arg_gbl(&dT, 1, UM_FLOAT, UM_READ),
-                         FD(S->out_c, 4, UM_READ), FD(S->in_c, 4, UM_READ), FD(S->mid_c, 4, UM_READ),
-                         FD(S->values, 4, UM_WRITE)));
+                         FD(S->out_c, 4, UM_READ), FD(S->mid_c, 4, UM_READ), FD(S->values, 4, UM_RW)));
   *timestep = dT;
   return UM_SUCCESS;
 }

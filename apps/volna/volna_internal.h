@@ -39,7 +39,7 @@ typedef struct {
   um_set *nodes, *edges, *cells, *gauges;
   um_map *cell_nodes, *cell_edges, *cell_cells, *edge_cells, *gauge_cells;
   um_dat *node_xy, *cell_xy, *area, *normal, *length, *boundary;
-  um_dat *values, *mid_c, *in_c, *out_c, *mid, *bsrc, *flux, *max_eig, *zb0, *max_el, *max_sp, *gauge_v;
+  um_dat *values, *mid_c, *out_c, *mid, *bsrc, *flux, *max_eig, *zb0, *max_el, *max_sp, *gauge_v;
   um_reduction *dt, *unused_dt; /* the time step's minimum (read after its stage is queued); the second stage's (not read) */
   /* formula kernels, one per formula event */
   int nformulas;

@@ -108,15 +108,21 @@ UM_KERNEL void vl_space_discretization(float *left, float *right, const float *f
   }
 }
 
+/* The conservative variables of a cell's values (upstream stores them as in_c in the first stage). */
+UM_KERNEL void vl_conservative(const float *in, float *c) {
+  c[0] = in[0];
+  c[1] = in[0] * (in[1]);
+  c[2] = in[0] * (in[2]);
+  c[3] = in[3];
+}
+
 /* The first Runge-Kutta stage. (EvolveValuesRK2_1) */
-UM_KERNEL void vl_rk2_1(const float *dt, float *mid_c, const float *in, float *in_c, float *mid) {
+UM_KERNEL void vl_rk2_1(const float *dt, float *mid_c, const float *in, float *mid) {
+  float in_c[4];
+  vl_conservative(in, in_c);
   mid_c[0] *= *dt;
   mid_c[1] *= *dt;
   mid_c[2] *= *dt;
-  in_c[0] = in[0];
-  in_c[1] = in[0] * (in[1]);
-  in_c[2] = in[0] * (in[2]);
-  in_c[3] = in[3];
   mid_c[0] += in_c[0];
   mid_c[1] += in_c[1];
   mid_c[2] += in_c[2];
@@ -128,19 +134,21 @@ UM_KERNEL void vl_rk2_1(const float *dt, float *mid_c, const float *in, float *i
   mid[3] = mid_c[3];
 }
 
-/* The second stage: the average of the two, written straight to the values (upstream writes a copy,
- * values_new, and copies it back in simulation_1; the second stage reads no value, so one pass does both).
- * (EvolveValuesRK2_2) */
-UM_KERNEL void vl_rk2_2(const float *dt, const float *out_c, const float *in_c, const float *mid_c, float *out) {
+/* The second stage: the average of the two, written straight to the values (upstream keeps the first stage's
+ * conservative values in_c, writes values_new and copies it back in simulation_1; here in_c is recomputed from
+ * the values, which only this pass overwrites). (EvolveValuesRK2_2) */
+UM_KERNEL void vl_rk2_2(const float *dt, const float *out_c, const float *mid_c, float *v) {
+  float in_c[4];
+  vl_conservative(v, in_c);
   float o0 = 0.5f * (out_c[0] * *dt + mid_c[0] + in_c[0]);
   const float o1 = 0.5f * (out_c[1] * *dt + mid_c[1] + in_c[1]);
   const float o2 = 0.5f * (out_c[2] * *dt + mid_c[2] + in_c[2]);
   o0 = o0 <= vl_eps ? vl_eps : o0;
   const float h = o0 < vl_eps ? vl_eps : o0;
-  out[0] = o0;
-  out[1] = o1 / h;
-  out[2] = o2 / h;
-  out[3] = in_c[3];
+  v[0] = o0;
+  v[1] = o1 / h;
+  v[2] = o2 / h;
+  v[3] = in_c[3];
 }
 
 /* the first copy of a running maximum (simulation_1) */
