@@ -21,7 +21,7 @@ AIRFOIL_KERNEL(adt_calc, 6);
 AIRFOIL_KERNEL(res_calc, 8);
 AIRFOIL_KERNEL(bres_calc, 6);
 AIRFOIL_KERNEL(update, 5);
-AIRFOIL_KERNEL(update_adt, 9);
+AIRFOIL_KERNEL(update_adt, 8);
 AIRFOIL_KERNEL(update_save_adt, 9);
 
 /* The kernels' constants (UM_CONST in airfoil_kernels.h), set in set_constants(). */
@@ -234,17 +234,21 @@ int airfoil_step(um_context *ctx, const airfoil *a) {
   return UM_SUCCESS;
 }
 
-/* update fused with the adt_calc after it (and, save: with the next iteration's save_soln before that) */
+/* update fused with the adt_calc after it: the first stage's (no rms: never read), or (save) the second stage's,
+ * also with the next iteration's save_soln */
 static int update_fused(um_context *ctx, const airfoil *a, int save) {
-  return UM_PAR_LOOP(ctx, *(save ? &update_save_adt_kernel : &update_adt_kernel), save ? "update_save_adt" : "update_adt",
-                     a->cells, um_arg_dat(a->p_x, 0, a->pcell, 2, UM_DOUBLE, UM_READ),
-                     um_arg_dat(a->p_x, 1, a->pcell, 2, UM_DOUBLE, UM_READ),
-                     um_arg_dat(a->p_x, 2, a->pcell, 2, UM_DOUBLE, UM_READ),
-                     um_arg_dat(a->p_x, 3, a->pcell, 2, UM_DOUBLE, UM_READ),
-                     um_arg_dat(a->p_qold, -1, UM_ID, 4, UM_DOUBLE, save ? UM_RW : UM_READ),
-                     um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE),
-                     um_arg_dat(a->p_res, -1, UM_ID, 4, UM_DOUBLE, UM_RW),
-                     um_arg_dat(a->p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_reduction(a->rms));
+  const um_arg x[4] = {um_arg_dat(a->p_x, 0, a->pcell, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(a->p_x, 1, a->pcell, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(a->p_x, 2, a->pcell, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(a->p_x, 3, a->pcell, 2, UM_DOUBLE, UM_READ)};
+  const um_arg q = um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE),
+               res = um_arg_dat(a->p_res, -1, UM_ID, 4, UM_DOUBLE, UM_RW),
+               adt = um_arg_dat(a->p_adt, -1, UM_ID, 1, UM_DOUBLE, UM_RW);
+  if (!save)
+    return UM_PAR_LOOP(ctx, update_adt_kernel, "update_adt", a->cells, x[0], x[1], x[2], x[3],
+                       um_arg_dat(a->p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_READ), q, res, adt);
+  return UM_PAR_LOOP(ctx, update_save_adt_kernel, "update_save_adt", a->cells, x[0], x[1], x[2], x[3],
+                     um_arg_dat(a->p_qold, -1, UM_ID, 4, UM_DOUBLE, UM_RW), q, res, adt, um_arg_reduction(a->rms));
 }
 
 int airfoil_step_fused(um_context *ctx, airfoil *a, int last) {

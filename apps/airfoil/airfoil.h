@@ -37,7 +37,8 @@ int airfoil_update(um_context *ctx, const airfoil *a, double *rms);
 /* One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update, each update reducing into
  * a->rms without waiting for it (a GPU runs on: the rms is read when wanted, airfoil_rms). */
 int airfoil_step(um_context *ctx, const airfoil *a);
-/* The same iteration with each update fused with the adt_calc after it: res_calc, bres_calc, update_adt,
+/* The same iteration with each update fused with the adt_calc after it: res_calc, bres_calc, update_adt (without
+ * the rms: upstream resets it before each update, so only the second stage's is read),
  * res_calc, bres_calc, then (unless last) update_save_adt, which also saves q and computes the next
  * iteration's first adt (a->primed); the first call (or the one after a last) runs save_soln and adt_calc
  * first. The same arithmetic as airfoil_step, so the same results; last: end with a plain update, so adt

@@ -95,11 +95,17 @@ UM_KERNEL void update(const double *qold, double *q, double *res, const double *
   }
 }
 
-/* The fused pair (params.fused): update, then the next stage's adt_calc on the new q, in one pass over the
- * cells (q stays in registers; adt is read for the update, then written for the next stage). */
+/* The fused pair (params.fused): the first stage's update, then the second stage's adt_calc on the new q, in
+ * one pass over the cells (q stays in registers; adt is read for the update, then written for the next stage).
+ * No rms: upstream sets rms to 0 before each update, so only the second stage's sum is ever read. */
 UM_KERNEL void update_adt(const double *x1, const double *x2, const double *x3, const double *x4, const double *qold,
-                          double *q, double *res, double *adt, double *rms) {
-  update(qold, q, res, adt, rms);
+                          double *q, double *res, double *adt) {
+  const double adti = 1.0 / adt[0];
+  for (int n = 0; n < 4; n++) {
+    const double del = adti * res[n];
+    q[n] = qold[n] - del;
+    res[n] = 0.0;
+  }
   adt_calc(x1, x2, x3, x4, q, adt);
 }
 
