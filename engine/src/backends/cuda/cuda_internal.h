@@ -293,6 +293,8 @@ void cu_jit_request(um_context *ctx, const um_kernel *k, const char *name, const
                     const char *cache, int dump, const char *hn[2], const char *hs[2], umj_request *rq);
 int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cudaLibrary_t *lib, int *from_cache);
 void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k);
+/* strategy -> mode and staging -> threads -> key, the one way cu_run, cu_prepare and the variants do it */
+int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode *mode, int *threads, cu_key *key);
 size_t cu_key_bytes(const cu_key *k);
 void cu_kern_free(cu_kern *k);
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out);

@@ -248,6 +248,17 @@ int cu_threads_for(um_context *ctx, const um_loop *loop, umc_exec exec, int *thr
   return UM_SUCCESS;
 }
 
+/* A loop's kernel settings, worked out in this one place for cu_run, cu_prepare and the variants: the backend's
+ * strategy for it, the mode and staging that strategy runs as, the threads per block and the kernel's key. */
+int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode *mode, int *threads, cu_key *key) {
+  um_strategy s = loop->strategy;
+  UM_CHECK(ctx, cu_strategy(ctx, S, s, &s));
+  *mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
+  *threads = 1;
+  UM_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
+  cu_make_key(loop, *mode, *threads, key);
+  return UM_SUCCESS;
+}
 
 /* ---- building a loop's kernel -------------------------------------------------------- */
 

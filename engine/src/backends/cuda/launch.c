@@ -68,32 +68,28 @@ cu_kern *cu_find_kern(cu_state *S, const cu_key *key) {
  * threads (register-bound: LULESH's kinematics_gradients, 12% of warps, ran 1.23x faster so; a kernel at half
  * or more gains nothing); otherwise, or where one more block cannot fit, it is the default kernel itself (no
  * compile: the same key). */
-static int one_more_block(um_context *ctx, cu_state *S, um_loop *loop, cu_mode *mode, int threads) {
-  cu_key key0;
-  cu_make_key(loop, *mode, threads, &key0);
-  cu_kern *k0 = cu_find_kern(S, &key0);
+static int one_more_block(um_context *ctx, cu_state *S, um_loop *loop, cu_mode *mode, int threads, cu_key *key) {
+  cu_kern *k0 = cu_find_kern(S, key); /* key: the default kernel's, on entry */
   if (!k0) {
     um_loop l0 = *loop;
     l0.variant = 0;
-    UM_CHECK(ctx, cu_build_kern(ctx, &l0, *mode, threads, &key0, &k0));
+    UM_CHECK(ctx, cu_build_kern(ctx, &l0, *mode, threads, key, &k0));
   }
   const int nb = k0->blocks_per_sm;
   const int max = S->prop.maxThreadsPerMultiProcessor;
   if (nb > 0 && 2 * nb * threads < max && (nb + 1) * threads <= max) mode->min_blocks = nb + 1;
+  cu_make_key(loop, *mode, threads, key);
   return UM_SUCCESS;
 }
 
 int cu_run(um_context *ctx, void *state, um_loop *loop) {
   cu_state *S = state;
   if (loop->end <= loop->begin) return UM_SUCCESS; /* nothing to run; reductions keep the user's values */
-  um_strategy s = loop->strategy;
-  UM_CHECK(ctx, cu_strategy(ctx, S, s, &s));
-  cu_mode mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
-  int threads = 1;
-  UM_CHECK(ctx, cu_threads_for(ctx, loop, mode.exec, &threads));
-  if (loop->variant == 1) UM_CHECK(ctx, one_more_block(ctx, S, loop, &mode, threads));
+  cu_mode mode;
+  int threads;
   cu_key key;
-  cu_make_key(loop, mode, threads, &key);
+  UM_CHECK(ctx, cu_loop_settings(ctx, S, loop, &mode, &threads, &key));
+  if (loop->variant == 1) UM_CHECK(ctx, one_more_block(ctx, S, loop, &mode, threads, &key));
   cu_kern *k = cu_find_kern(S, &key);
   if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
 

@@ -43,14 +43,10 @@ static void *prep_worker(void *p) {
 /* The job of one loop, or 0 if it has nothing to compile (already built, or it cannot be prepared). */
 static int make_job(um_context *ctx, cu_state *S, um_loop *loop, prep_job *j) {
   if (loop->end <= loop->begin || loop->variant) return 0; /* a variant is built from its default (launch.c) */
-  um_strategy s = loop->strategy;
-  if (cu_strategy(ctx, S, s, &s) != UM_SUCCESS) return 0;
-  const cu_mode mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
-  int threads = 1;
-  if (cu_threads_for(ctx, loop, mode.exec, &threads) != UM_SUCCESS) return 0;
+  cu_mode mode;
+  int threads;
   cu_key key;
-  cu_make_key(loop, mode, threads, &key);
-  if (cu_find_kern(S, &key)) return 0;
+  if (cu_loop_settings(ctx, S, loop, &mode, &threads, &key) != UM_SUCCESS || cu_find_kern(S, &key)) return 0;
   umc_loop L;
   umc_decisions D;
   const um_dat *dats[UM_MAX_ARGS];
