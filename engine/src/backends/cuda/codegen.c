@@ -316,9 +316,7 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
       P("s%d[l%d * %d + c] += r%d[c];\n", g->staged_k[x->ind], D->loc_slot[a], x->dim, a);
     return;
   }
-  if (D->apply[a] == UMC_APPLY_ATOMIC || D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) {
-    /* a zero increment is not sent to the L2's atomics unit (components a kernel leaves alone, e.g. Volna's
-     * fourth value, or its boundary edges' outer side): adding +-0 changes no value but a -0 target's sign */
+  if (D->apply[a] == UMC_APPLY_ATOMIC || D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) { /* zeros skipped: docs/cuda.md */
     P("if (r%d[c] != 0) atomicAdd(&", a);
     value_ref(g, a, "c", t);
     P(", r%d[c]);\n", a);
