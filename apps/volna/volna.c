@@ -40,13 +40,13 @@ UM_CONST_DEFINE(float, vl_eps);
 
 /* ---- formulas as kernels ------------------------------------------------------------ */
 
-/* Host version of every formula kernel: (xy, t, values[, zb0]); the formula is evaluated a block of
+/* Host version of every formula kernel: (xy, t, values[, zb0][, first]); the formula is evaluated a block of
  * cells at a time (vl_expr_eval_block), then applied cell by cell. */
 static void vl_formula_range(struct um_exec *x, int begin, int end) {
   const vl_formula *f = (const vl_formula *)x->kernel->user;
   float px[VL_EXPR_BLOCK], py[VL_EXPR_BLOCK], val[VL_EXPR_BLOCK];
   float *ws = malloc(sizeof(float) * vl_expr_workspace(f->expr));
-  void *p[4];
+  void *p[5]; /* xy, t, values, then zb0 (BathyRelative) and the update's flag (bathymetry) */
   for (int e0 = begin; e0 < end; e0 += VL_EXPR_BLOCK) {
     const int n = end - e0 < VL_EXPR_BLOCK ? end - e0 : VL_EXPR_BLOCK;
     float t = 0.0f;

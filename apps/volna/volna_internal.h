@@ -23,7 +23,7 @@
 typedef struct {
   const vl_expr *expr;
   int kind;  /* VL_INIT_* */
-  int nargs; /* 3, or 4 with the initial bathymetry (BathyRelative) */
+  int nargs; /* 3; bathymetry 4 (the update's first-time flag); BathyRelative 5 (the initial bathymetry, the flag) */
 } vl_formula;
 
 
