@@ -182,6 +182,10 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
 const char *umc_exec_name(umc_exec e);
 const char *umc_pass_name(umc_pass p);
 
+/* The generator's own helpers, shared by its decisions (codegen_decide.c) and its source (codegen.c). */
+static inline int umc_tsize(um_type t) { return t == UM_DOUBLE ? 8 : 4; }
+static inline int umc_is_write(um_access a) { return a == UM_WRITE || a == UM_RW || a == UM_INC; }
+
 /* The kernels that pack and unpack halo rows (distributed runs): one thread per
  * value; arguments (T *dat, T *buffer, const int *rows, int n, int dim,
  * long long soa_stride, 0 for AoS). OUT: buffer[k*dim+c] = row rows[k] of the

@@ -1,0 +1,263 @@
+/* The CUDA backend's code generator, its decisions (umc_decide, codegen.h): per argument how it is passed
+ * and applied, what is staged in shared memory, the parameter block's layout. The source is written from
+ * them in codegen.c. */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *umc_exec_name(umc_exec e) {
+  switch (e) {
+  case UMC_EXEC_FLAT: return "flat";
+  case UMC_EXEC_GLOBAL: return "global colouring";
+  case UMC_EXEC_HIER: return "hierarchical colouring";
+  }
+  return "?";
+}
+
+const char *umc_pass_name(umc_pass p) {
+  switch (p) {
+  case UMC_PASS_GLOBAL: return "global pointer";
+  case UMC_PASS_SHARED: return "shared memory";
+  case UMC_PASS_REG: return "registers";
+  case UMC_PASS_REG_INC: return "register increments";
+  case UMC_PASS_GBL_READ: return "global value";
+  case UMC_PASS_GBL_REDUCE: return "reduction";
+  case UMC_PASS_SHARED_DIRECT: return "shared memory (coalesced, direct)";
+  case UMC_PASS_VEC: return "um_vec (every target of the map row, in place)";
+  }
+  return "?";
+}
+
+/* static shared memory for direct AoS staging, per CUDA block */
+#define UMC_DIRECT_SHARED_MAX (32 * 1024)
+
+/* ---- decisions -------------------------------------------------------------- */
+
+static void add_field(umc_decisions *D, umc_field_kind k, int slot, int bytes, int align) {
+  int off = D->param_bytes;
+  off = (off + align - 1) / align * align;
+  umc_field *f = &D->fields[D->nfields++];
+  f->kind = k;
+  f->slot = slot;
+  f->offset = off;
+  f->bytes = bytes;
+  D->param_bytes = off + bytes;
+}
+
+int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
+  memset(D, 0, sizeof *D);
+  D->exec = L->exec;
+  if (L->nargs < 0 || L->nargs > UM_MAX_ARGS)
+    return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s': %d args (at most %d)", L->loop_name, L->nargs, UM_MAX_ARGS);
+  if (L->block_threads < 1 || L->block_threads > UMC_MAX_BLOCK_THREADS)
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                "loop '%s': %d threads per CUDA block; a CUDA block has 1 to 1024 threads (use a block size of "
+                "at most 1024)",
+                L->loop_name, L->block_threads);
+  int ndat_type_set[UM_MAX_ARGS] = {0};
+  um_type dat_type[UM_MAX_ARGS];
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    D->loc_slot[a] = -1;
+    if (x->dim < 1 || (x->dim > UM_MAX_SCRATCH_DIM && !x->vec)) /* a vector arg is never held in registers */
+      return um_format_error(err, errlen, UM_ERR_ARG, "loop '%s', arg %d: dim %d outside 1..%d", L->loop_name, a, x->dim,
+                  UM_MAX_SCRATCH_DIM);
+    if (x->gbl) {
+      D->pass[a] = x->acc == UM_READ ? UMC_PASS_GBL_READ : UMC_PASS_GBL_REDUCE;
+      D->reg_values[a] = x->dim;
+      if (x->acc != UM_READ) D->has_reduction = 1;
+      continue;
+    }
+    if (x->dat < 0 || x->dat >= L->ndats || (x->indirect && (x->map < 0 || x->map >= L->nmaps)))
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad dat or map slot", L->loop_name, a);
+    if (ndat_type_set[x->dat] && dat_type[x->dat] != x->type)
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: dat slot %d seen with two types", L->loop_name,
+                  a, x->dat);
+    ndat_type_set[x->dat] = 1;
+    dat_type[x->dat] = x->type;
+    if (x->vec) { /* every target of the row, in the dat in place: safe as colours include all of them */
+      if (!x->indirect || (x->acc != UM_READ && x->acc != UM_INC))
+        return um_format_error(err, errlen, UM_ERR_ARG,
+                               "loop '%s', arg %d: a vector argument goes through a map and is READ or INC, not %s%s",
+                               L->loop_name, a, um_access_name(x->acc), x->indirect ? "" : " (and it has no map)");
+      D->pass[a] = UMC_PASS_VEC;
+      if (x->acc == UM_INC) {
+        /* without colours (one thread per element, or staged blocks without colours) increments are atomic */
+        const int atomic = L->exec == UMC_EXEC_FLAT || (L->exec == UMC_EXEC_HIER && L->block_atomics);
+        D->apply[a] = atomic ? UMC_APPLY_ATOMIC : UMC_APPLY_PLAIN;
+        /* hierarchical: the kernel itself adds, so it runs one thread colour at a time */
+        if (L->exec == UMC_EXEC_HIER && !L->block_atomics) D->colour_loop = D->kernel_in_colour_loop = 1;
+      }
+      continue;
+    }
+    if (!x->indirect && x->store && x->acc == UM_INC) {
+      D->pass[a] = UMC_PASS_REG_INC; /* from zero in registers, stored: the row is never read */
+      D->apply[a] = UMC_APPLY_STORE;
+    } else if (!x->indirect) {
+      /* AoS with dim > 1: a thread's values are dim apart from its neighbour's, so
+       * the block moves its contiguous slice through shared memory, coalesced */
+      const int bytes = L->block_threads * x->dim * umc_tsize(x->type);
+      if (!x->soa && x->dim > 1 && L->exec != UMC_EXEC_GLOBAL &&
+          D->direct_shared_bytes + bytes <= UMC_DIRECT_SHARED_MAX) {
+        D->pass[a] = UMC_PASS_SHARED_DIRECT;
+        D->direct_shared_bytes += bytes;
+      } else if (!x->soa) D->pass[a] = UMC_PASS_GLOBAL;
+      else if (x->acc == UM_INC) D->pass[a] = UMC_PASS_REG_INC, D->apply[a] = UMC_APPLY_PLAIN;
+      else D->pass[a] = UMC_PASS_REG;
+    } else if (L->exec == UMC_EXEC_FLAT || L->exec == UMC_EXEC_GLOBAL) {
+      const int plain = L->exec == UMC_EXEC_GLOBAL || L->one_to_one; /* one element per target row */
+      if (x->acc == UM_INC) {
+        D->pass[a] = UMC_PASS_REG_INC;
+        D->apply[a] = plain ? UMC_APPLY_PLAIN : UMC_APPLY_ATOMIC;
+      } else if (!plain && x->acc != UM_READ) {
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                    "loop '%s', arg %d: %s through a map cannot run with one thread per element and atomics "
+                    "(only INC can); the backend runs such loops with colouring",
+                    L->loop_name, a, um_access_name(x->acc));
+      } else {
+        D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
+      }
+    } else { /* hierarchical */
+      if (x->ind < 0 || x->ind >= L->ninds)
+        return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s', arg %d: bad ind %d", L->loop_name, a, x->ind);
+      if (L->block_atomics && (x->acc == UM_RW || x->acc == UM_WRITE))
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                    "loop '%s', arg %d: %s through a map needs colouring; staged atomics handle INC only",
+                    L->loop_name, a, um_access_name(x->acc));
+      if (x->acc == UM_INC) {
+        D->pass[a] = UMC_PASS_REG_INC;
+        D->apply[a] = L->block_atomics ? UMC_APPLY_BLOCK_ATOMIC : UMC_APPLY_COLOURED;
+      }
+      if (x->acc != UM_READ && !L->block_atomics) D->colour_loop = 1;
+      if (x->acc == UM_RW || x->acc == UM_WRITE) D->kernel_in_colour_loop = 1;
+    }
+    if (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) D->reg_values[a] = x->dim;
+  }
+
+  if (L->exec == UMC_EXEC_HIER) {
+    if (L->ninds < 0 || L->ninds > UM_MAX_ARGS)
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
+    /* which inds are staged, loaded and written back */
+    for (int i = 0; i < L->ninds; i++) {
+      int all_inc = 1, any_write = 0, nargs_i = 0;
+      for (int a = 0; a < L->nargs; a++) {
+        const umc_arg *x = &L->args[a];
+        if (x->gbl || !x->indirect || x->ind != i) continue;
+        nargs_i++;
+        if (x->acc != UM_INC) all_inc = 0;
+        if (umc_is_write(x->acc)) any_write = 1;
+      }
+      if (!nargs_i) return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
+      const umc_ind *s = &L->inds[i];
+      if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
+        return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
+      /* without block colours (block_atomics), data that is read and written is not staged */
+      D->ind_staged[i] = all_inc || (L->stage_all && !(L->block_atomics && any_write));
+      D->ind_load[i] = D->ind_staged[i] && !all_inc;
+      D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? (L->block_atomics ? 3 : 1) : 2;
+      if (D->ind_staged[i]) D->tlist_used[s->tlist] = 1;
+      if (s->tlist + 1 > D->ntlists) D->ntlists = s->tlist + 1;
+    }
+    /* pass modes, and local-index slots: one per (target list, map index) */
+    int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect || x->vec) continue;
+      const int i = x->ind;
+      if (D->ind_staged[i]) {
+        if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
+        int t = L->inds[i].tlist, k = 0;
+        while (k < D->nlocs && !(loc_tlist[k] == t && loc_idx[k] == x->idx)) k++;
+        if (k == D->nlocs) {
+          loc_tlist[k] = t;
+          loc_idx[k] = x->idx;
+          D->nlocs++;
+        }
+        D->loc_slot[a] = k;
+      } else if (x->acc != UM_INC) {
+        D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
+      }
+      D->reg_values[a] = (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) ? x->dim : 0;
+    }
+    /* local indices < targets per block <= block size * map indices of the ind */
+    int maxidx = 1;
+    for (int i = 0; i < L->ninds; i++) {
+      int n = 0, seen[UM_MAX_ARGS];
+      for (int a = 0; a < L->nargs; a++) {
+        const umc_arg *x = &L->args[a];
+        if (x->gbl || !x->indirect || x->ind != i) continue;
+        int k = 0;
+        while (k < n && seen[k] != x->idx) k++;
+        if (k == n) seen[n++] = x->idx;
+      }
+      if (n > maxidx) maxidx = n;
+    }
+    D->loc_short = (long long)L->block_threads * maxidx <= 32767;
+    D->perm_short = L->block_threads <= 32767;
+  }
+
+  if (L->fused) { /* variant B: only increments through maps, added by thread colour after a barrier */
+    if (L->exec != UMC_EXEC_HIER || L->block_atomics)
+      return um_format_error(err, errlen, UM_ERR_ARG,
+                             "loop '%s': a fused split needs hierarchical colouring (block and thread colours), "
+                             "not %s%s", L->loop_name, umc_exec_name(L->exec),
+                             L->block_atomics ? " with shared-memory atomics" : "");
+    for (int a = 0; a < L->nargs; a++)
+      if (!L->args[a].gbl && L->args[a].indirect && L->args[a].acc != UM_READ && D->apply[a] != UMC_APPLY_COLOURED)
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                               "loop '%s', arg %d: %s through a map%s; a fused split adds only increments (use "
+                               "run.split gather for this loop)", L->loop_name, a, um_access_name(L->args[a].acc),
+                               L->args[a].vec ? " as a vector argument" : "");
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED && (!D->ind_staged[L->args[a].ind] || D->ind_load[L->args[a].ind]))
+        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                               "loop '%s', arg %d: its dat is also read through the map; a fused split adds only "
+                               "increments (use run.split gather for this loop)", L->loop_name, a);
+    D->fused = 1;
+    for (int a = 0; a < L->nargs; a++)
+      if (D->apply[a] == UMC_APPLY_COLOURED)
+        D->contrib_bytes += (L->block_threads * L->args[a].dim * umc_tsize(L->args[a].type) + 15) & ~15;
+  }
+
+  /* the parameter block */
+  for (int d = 0; d < L->ndats; d++) add_field(D, UMC_F_DAT, d, 8, 8);
+  for (int m = 0; m < L->nmaps; m++) add_field(D, UMC_F_MAP, m, 8, 8);
+  if (L->exec == UMC_EXEC_GLOBAL) add_field(D, UMC_F_PERM, 0, 8, 8);
+  if (L->exec == UMC_EXEC_HIER) {
+    add_field(D, UMC_F_BLOCKS, 0, 8, 8);
+    add_field(D, UMC_F_BOFF, 0, 8, 8);
+    if (D->colour_loop) {
+      add_field(D, UMC_F_COFF, 0, 8, 8);
+      add_field(D, UMC_F_COLS, 0, 8, 8);
+      add_field(D, UMC_F_PERM, 0, 8, 8);
+    }
+    for (int t = 0; t < D->ntlists; t++)
+      if (D->tlist_used[t]) {
+        add_field(D, UMC_F_TOFF, t, 8, 8);
+        add_field(D, UMC_F_TGT, t, 8, 8);
+      }
+    for (int l = 0; l < D->nlocs; l++) add_field(D, UMC_F_LOC, l, 8, 8);
+  }
+  for (int a = 0; a < L->nargs; a++)
+    if (D->pass[a] == UMC_PASS_GBL_REDUCE) {
+      add_field(D, UMC_F_PART, a, 8, 8);
+      add_field(D, UMC_F_RES, a, 8, 8);
+    }
+  add_field(D, UMC_F_INT_N, 0, 4, 4);
+  add_field(D, UMC_F_INT_START, 0, 4, 4);
+  add_field(D, UMC_F_INT_PART, 0, 4, 4);
+  add_field(D, UMC_F_INT_PAD, 0, 4, 4);
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (x->gbl && (x->acc == UM_READ || x->acc == UM_MIN || x->acc == UM_MAX))
+      add_field(D, UMC_F_GBL, a, x->dim * umc_tsize(x->type), 8);
+  }
+  D->param_bytes = (D->param_bytes + 7) / 8 * 8;
+  if (D->param_bytes > 4096)
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                "loop '%s': the kernel's parameters take %d bytes, more than the 4096 a launch can pass; use "
+                "fewer or smaller global arguments",
+                L->loop_name, D->param_bytes);
+  return UM_SUCCESS;
+}
