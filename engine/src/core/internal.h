@@ -70,6 +70,17 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
 double um__useful_bytes(const um_loop *loop);
 /* Find or add the record of the loop of that name (NULL: out of memory). */
 um_loop_rec *um__loop_record(um_context *ctx, const char *name);
+/* A loop's strategy, block size and split mode: its record's (run.tune's choice, a per-loop setting) where it
+ * has one, else the context's. The one rule for prepare (loop.c), run.tune's trials and the split decision. */
+static inline um_strategy um__rec_strategy(const um_context *ctx, const um_loop_rec *rec) {
+  return rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
+}
+static inline int um__rec_block_size(const um_context *ctx, const um_loop_rec *rec) {
+  return rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
+}
+static inline um_split um__rec_split(const um_context *ctx, const um_loop_rec *rec) {
+  return rec->split ? (um_split)(rec->split - 1) : ctx->split;
+}
 
 /* The registry (core/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */

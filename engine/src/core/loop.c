@@ -474,8 +474,8 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
  * context's), layouts, then the transform passes; the range it runs. */
 static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
   const um_loop_rec *rec = &ctx->loops[loop->id];
-  loop->block_size = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
-  loop->strategy = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
+  loop->block_size = um__rec_block_size(ctx, rec);
+  loop->strategy = um__rec_strategy(ctx, rec);
   loop->variant = rec->variant;
   UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */

@@ -285,14 +285,10 @@ static int fp_reduction(const um_arg *a) {
 #define AUTO_SECONDS_PER_ENTRY 30e-9
 #define AUTO_REPAY_CALLS 10
 
-static um_split mode_of(const um_context *ctx, const um_loop_rec *rec) {
-  return rec->split ? (um_split)(rec->split - 1) : ctx->split;
-}
-
 /* The variant for this call (OFF: whole), with the reason in rec->split_reason; *final: 0 while split auto on a
  * device is still timing the loop (the next call may decide otherwise), 1 when the same inputs decide the same. */
 static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *final) {
-  const um_split mode = mode_of(ctx, rec);
+  const um_split mode = um__rec_split(ctx, rec);
   *final = 1;
   char *why = rec->split_reason;
   const size_t n = sizeof rec->split_reason;
@@ -511,7 +507,7 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_spli
   um_loop_rec *rec = &ctx->loops[rec_id];
   const uint64_t shape = shape_of(loop);
   /* the decision's inputs; a final decision is kept for them, so a loop's later calls skip deciding */
-  const uint64_t key = (shape ^ ((uint64_t)mode_of(ctx, rec) << 56) ^ ((uint64_t)ctx->reproducible << 60)) | 1;
+  const uint64_t key = (shape ^ ((uint64_t)um__rec_split(ctx, rec) << 56) ^ ((uint64_t)ctx->reproducible << 60)) | 1;
   rec->split_measuring = 0;
   int variant = rec->split_variant, final = 1;
   if (rec->split_memo != key) {

@@ -110,9 +110,9 @@ static int strategies(um_context *ctx, um_strategy first, um_strategy *out) {
 
 /* The loop's settings into T (the configured one first); 0 with why in T->note when there is one only. */
 static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *rec, um_tune_info *T) {
-  const um_strategy s0 = rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
-  const int b0 = rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
-  const um_split mode = rec->split ? (um_split)(rec->split - 1) : ctx->split;
+  const um_strategy s0 = um__rec_strategy(ctx, rec);
+  const int b0 = um__rec_block_size(ctx, rec);
+  const um_split mode = um__rec_split(ctx, rec);
   const int planned = loop->has_conflicts && !loop->one_to_one; /* plans, colours or atomics */
   um_strategy ss[5];
   int ns = 1, blocks[4] = {b0}, nb = 1;
