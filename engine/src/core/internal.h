@@ -70,6 +70,11 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
 double um__useful_bytes(const um_loop *loop);
 /* Find or add the record of the loop of that name (NULL: out of memory). */
 um_loop_rec *um__loop_record(um_context *ctx, const char *name);
+/* Component c of dim values of type t at p as a double (0 for int: the divergence checks of eager globals
+ * in loop.c and of lazy reductions in reduction.c look at floating-point values only). */
+static inline double um__gbl_value(const void *p, um_type t, int c) {
+  return t == UM_DOUBLE ? ((const double *)p)[c] : t == UM_FLOAT ? (double)((const float *)p)[c] : 0.0;
+}
 /* A loop's strategy, block size and split mode: its record's (run.tune's choice, a per-loop setting) where it
  * has one, else the context's. The one rule for prepare (loop.c), run.tune's trials and the split decision. */
 static inline um_strategy um__rec_strategy(const um_context *ctx, const um_loop_rec *rec) {

@@ -357,10 +357,6 @@ static void start_reductions(um_loop *loop) {
 }
 
 /* Stage 6: the backend's partials, combined across ranks, then into the user's value, once. */
-static double gbl_value(const void *p, um_type t, int c) {
-  return t == UM_DOUBLE ? ((const double *)p)[c] : t == UM_FLOAT ? (double)((const float *)p)[c] : 0.0;
-}
-
 /* ... and the divergence check: a floating-point reduction whose value was
  * finite before the loop and is NaN or infinite after it stops the run here,
  * naming the loop, its call number and the argument, so a diverged run never
@@ -377,11 +373,11 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
     const int fp = a->type == UM_DOUBLE || a->type == UM_FLOAT;
     double old[UM_MAX_SCRATCH_DIM];
     const int n = a->dim < UM_MAX_SCRATCH_DIM ? a->dim : UM_MAX_SCRATCH_DIM;
-    for (int c = 0; fp && c < n; c++) old[c] = gbl_value(a->gbl, a->type, c);
+    for (int c = 0; fp && c < n; c++) old[c] = um__gbl_value(a->gbl, a->type, c);
     if (a->acc == UM_INC) um__combine(a->gbl, loop->red[i], a->dim, a->type, UM_INC);
     else memcpy(a->gbl, loop->red[i], (size_t)a->dim * um_type_size(a->type));
     for (int c = 0; fp && bad < 0 && c < n; c++) {
-      const double v = gbl_value(a->gbl, a->type, c);
+      const double v = um__gbl_value(a->gbl, a->type, c);
       if (!isfinite(v) && isfinite(old[c])) {
         bad = i;
         badc = c;

@@ -139,7 +139,7 @@ int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) 
   }
   memcpy(out, r->value, bytes);
   for (int c = 0; c < r->dim && r->type != UM_INT; c++) {
-    const double v = r->type == UM_DOUBLE ? ((const double *)r->value)[c] : (double)((const float *)r->value)[c];
+    const double v = um__gbl_value(r->value, r->type, c);
     if (isnan(v) || (r->acc == UM_INC && !isfinite(v)))
       return UM_ERROR(ctx, UM_ERR_DIVERGED,
                       "loop '%s', call %ld: the lazy %s reduction '%s' (component %d) is %g: the run diverged, or a "

@@ -1,6 +1,6 @@
 /* Timing with CUDA events and synchronisation (cu_sync: the stream drained, the finished loops'
- * and halos' times read), and the events lazy reductions wait for. Calls go one way: device_data.c and device_info.c call into this file;
- * it calls only the error wrapper (cuda_error.c). */
+ * and halos' times read), and the events lazy reductions wait for. Calls go one way: device_data.c and
+ * device_info.c call into this file; it calls only the error wrapper (cuda_error.c). */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdint.h>
