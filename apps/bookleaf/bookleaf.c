@@ -57,6 +57,10 @@ static const um_option bookleaf_options[] = {
      .help = "how corner masses, areas and forces reach the nodes (getacc_scatter): inc = one loop over elements "
              "incrementing its four nodes through el_nodes (the engine's strategy: run.strategy); upstream = "
              "upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4)"},
+    {.key = "params.fused", .type = UM_OPT_BOOL, .def = "true",
+     .help = "true: each half step's geometry, energy and EOS in one pass over the elements (state_predictor, which\n"
+             "also takes the step's first forces and energy_save; state_corrector, which takes energy_restore): the\n"
+             "same arithmetic and results, fewer bytes moved; false: upstream's loops one by one"},
     {.key = "params.print_every", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647, .flags = UM_OPT_RANGE,
      .range_hint = "use 0 (the last step's line only) or N >= 1 (every N steps, as upstream prints with 1)",
      .help = "upstream's per-step line every this many steps (0: the last step's only; the progress bar shows the "
@@ -101,6 +105,7 @@ static int read_config(um_app_run *r, bl_config *c) {
   UM_APP_TRY(um_app_int(r, "params.ny", &ny));
   UM_APP_TRY(um_app_choice(r, "params.scheme", &c->scheme, NULL));
   UM_APP_TRY(um_app_int(r, "params.print_every", &c->print_every));
+  UM_APP_TRY(um_app_bool(r, "params.fused", &c->fused));
   UM_APP_TRY(um_app_choice(r, "params.sod_check", &sod, NULL));
   UM_APP_TRY(um_app_int(r, "run.iterations", &c->max_steps));
   d->region_dim[0][0] = nx;

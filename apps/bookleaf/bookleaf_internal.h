@@ -24,7 +24,7 @@ enum { SCHEME_INC, SCHEME_UPSTREAM }; /* params.scheme, in the order of its choi
 typedef struct {
   bl_deck deck;
   const char *deck_path;
-  int scheme, print_every, sod_check, max_steps, zhg, zsp, ztq;
+  int scheme, print_every, sod_check, max_steps, fused, zhg, zsp, ztq;
   int eos_type[BL_MAXREG];
   double eos_param[BL_MAXREG][BL_NEOS];
 } bl_config;

@@ -695,4 +695,33 @@ UM_KERNEL void bl_ale_update_u(const double *nb, const double *nf, const int *ty
   if (ok && t != -2 && t != -3) u[1] = (u[1] * nb[2] + nf[1]) / nb[3];
 }
 
+/* ---- fused loops (params.fused): the loops they replace, called in the same order in one pass ----------- */
+
+/* The predictor after the nodes moved: the corner forces of the step's start (old p and iso, kept in
+ * registers), the geometry at the moved nodes, the energy (e0 keeps the step's start: energy_save) and the EOS. */
+UM_KERNEL void bl_state_predictor(const double *cnvisc, const double *x0, const double *x1, const double *x2,
+                                  const double *x3, const double *u0, const double *u1, const double *u2,
+                                  const double *u3, const double *mass, const double *dts, const int *mat, double *p,
+                                  double *iso, double *cnwt, double *vol, double *rho, double *e, double *e0,
+                                  double *cs2, double *vmin) {
+  double cnf[8];
+  bl_force(p, iso, cnvisc, cnf);
+  bl_geom(x0, x1, x2, x3, mass, iso, cnwt, vol, rho, vmin);
+  e0[0] = e[0];
+  bl_energy(cnf, u0, u1, u2, u3, mass, dts, e);
+  bl_eos(mat, rho, e, p, cs2);
+}
+
+/* The corrector after the nodes moved: geometry, the energy from the step's start (energy_restore) and the EOS. */
+UM_KERNEL void bl_state_corrector(const double *x0, const double *x1, const double *x2, const double *x3,
+                                  const double *u0, const double *u1, const double *u2, const double *u3,
+                                  const double *mass, const double *dts, const int *mat, const double *cnf,
+                                  const double *e0, double *iso, double *cnwt, double *vol, double *rho, double *e,
+                                  double *p, double *cs2, double *vmin) {
+  bl_geom(x0, x1, x2, x3, mass, iso, cnwt, vol, rho, vmin);
+  e[0] = e0[0];
+  bl_energy(cnf, u0, u1, u2, u3, mass, dts, e);
+  bl_eos(mat, rho, e, p, cs2);
+}
+
 #endif

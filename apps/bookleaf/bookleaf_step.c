@@ -37,6 +37,8 @@ BL_KERNEL(bl_ale_momflux, 13);
 BL_KERNEL(bl_ale_node_flux, 5);
 BL_KERNEL(bl_zero2, 1);
 BL_KERNEL(bl_ale_update_u, 4);
+BL_KERNEL(bl_state_predictor, 21);
+BL_KERNEL(bl_state_corrector, 21);
 
 /* ---- the step ------------------------------------------------------------- */
 
@@ -135,24 +137,46 @@ static int getforce(bl_solver *S, int corrector) {
                      D(S->cnf, -1, UM_ID, 8, UM_WRITE));
 }
 
+/* params.fused: the predictor's state pass also takes the forces of the step's start (plain forces only: not
+ * with the sub-zonal pressures) and energy_save; the corrector's takes energy_restore. */
+static int bl_fused_state(const bl_config *c, int corrector) { return c->fused && (corrector || !c->zsp); }
+
 static int getstate(um_app_run *r, bl_solver *S, int corrector) {
   um_context *ctx = S->ctx;
   const double half = 0.5 * S->dt, dts = corrector ? S->dt : 0.5 * S->dt;
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_move_kernel, "getstate_move", S->nd, D(S->u, -1, UM_ID, 2, UM_READ),
                          G(&half, 1, UM_DOUBLE, UM_READ), D(S->x, -1, UM_ID, 2, UM_RW)));
   double vmin = DBL_MAX;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_geom_kernel, "getstate_geometry", S->el, NODES(S->x, UM_READ),
-                         D(S->mass, -1, UM_ID, 1, UM_READ), D(S->iso, -1, UM_ID, 4, UM_WRITE),
-                         D(S->cnwt, -1, UM_ID, 4, UM_WRITE), D(S->vol, -1, UM_ID, 1, UM_WRITE),
-                         D(S->rho, -1, UM_ID, 1, UM_WRITE), G(&vmin, 1, UM_DOUBLE, UM_MIN)));
+  /* predictor: work at u^n over half a step; corrector: at the step's mean velocity over the whole step */
+  um_dat *vel = corrector ? S->ubar : S->u;
+  const um_arg mass = D(S->mass, -1, UM_ID, 1, UM_READ), mat = I(S->mat, -1, UM_ID, 1, UM_READ),
+               cs2 = D(S->cs2, -1, UM_ID, 1, UM_WRITE), least = G(&vmin, 1, UM_DOUBLE, UM_MIN);
+  if (bl_fused_state(S->cfg, corrector)) { /* geometry, energy and EOS in one pass (see bl_lagstep) */
+    if (corrector)
+      UM_APP_TRY(UM_PAR_LOOP(ctx, bl_state_corrector_kernel, "state_corrector", S->el, NODES(S->x, UM_READ),
+                             NODES(vel, UM_READ), mass, G(&dts, 1, UM_DOUBLE, UM_READ), mat,
+                             D(S->cnf, -1, UM_ID, 8, UM_READ), D(S->e0, -1, UM_ID, 1, UM_READ),
+                             D(S->iso, -1, UM_ID, 4, UM_WRITE), D(S->cnwt, -1, UM_ID, 4, UM_WRITE),
+                             D(S->vol, -1, UM_ID, 1, UM_WRITE), D(S->rho, -1, UM_ID, 1, UM_WRITE),
+                             D(S->e, -1, UM_ID, 1, UM_WRITE), D(S->p, -1, UM_ID, 1, UM_WRITE), cs2, least));
+    else
+      UM_APP_TRY(UM_PAR_LOOP(ctx, bl_state_predictor_kernel, "state_predictor", S->el,
+                             D(S->cnvisc, -1, UM_ID, 8, UM_READ), NODES(S->x, UM_READ), NODES(vel, UM_READ), mass,
+                             G(&dts, 1, UM_DOUBLE, UM_READ), mat, D(S->p, -1, UM_ID, 1, UM_RW),
+                             D(S->iso, -1, UM_ID, 4, UM_RW), D(S->cnwt, -1, UM_ID, 4, UM_WRITE),
+                             D(S->vol, -1, UM_ID, 1, UM_WRITE), D(S->rho, -1, UM_ID, 1, UM_WRITE),
+                             D(S->e, -1, UM_ID, 1, UM_RW), D(S->e0, -1, UM_ID, 1, UM_WRITE), cs2, least));
+  } else
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_geom_kernel, "getstate_geometry", S->el, NODES(S->x, UM_READ), mass,
+                           D(S->iso, -1, UM_ID, 4, UM_WRITE), D(S->cnwt, -1, UM_ID, 4, UM_WRITE),
+                           D(S->vol, -1, UM_ID, 1, UM_WRITE), D(S->rho, -1, UM_ID, 1, UM_WRITE), least));
   if (vmin < 0.0)
     return um_app_fail(r, UM_ERR_DIVERGED, "negative volume (%g) at step %d, t = %.9e: the mesh tangled", vmin,
                        S->nstep, S->time);
-  /* predictor: work at u^n over half a step; corrector: at the step's mean velocity over the whole step */
-  um_dat *vel = corrector ? S->ubar : S->u;
+  if (bl_fused_state(S->cfg, corrector)) return UM_SUCCESS;
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_energy_kernel, corrector ? "getenergy_corrector" : "getenergy_predictor", S->el,
-                         D(S->cnf, -1, UM_ID, 8, UM_READ), NODES(vel, UM_READ), D(S->mass, -1, UM_ID, 1, UM_READ),
-                         G(&dts, 1, UM_DOUBLE, UM_READ), D(S->e, -1, UM_ID, 1, UM_RW)));
+                         D(S->cnf, -1, UM_ID, 8, UM_READ), NODES(vel, UM_READ), mass, G(&dts, 1, UM_DOUBLE, UM_READ),
+                         D(S->e, -1, UM_ID, 1, UM_RW)));
   return bl_step_eos(S);
 }
 
@@ -178,12 +202,15 @@ static int getacceleration(bl_solver *S) {
 
 int bl_lagstep(um_app_run *r, bl_solver *S) {
   um_context *ctx = S->ctx;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_save", S->el, D(S->e, -1, UM_ID, 1, UM_READ),
-                         D(S->e0, -1, UM_ID, 1, UM_WRITE)));
-  UM_APP_TRY(getforce(S, 0));
+  if (!bl_fused_state(S->cfg, 0)) {
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_save", S->el, D(S->e, -1, UM_ID, 1, UM_READ),
+                           D(S->e0, -1, UM_ID, 1, UM_WRITE)));
+    UM_APP_TRY(getforce(S, 0));
+  }
   UM_APP_TRY(getstate(r, S, 0));
-  UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
-                         D(S->e, -1, UM_ID, 1, UM_WRITE)));
+  if (!bl_fused_state(S->cfg, 1))
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
+                           D(S->e, -1, UM_ID, 1, UM_WRITE)));
   UM_APP_TRY(getforce(S, 1));
   UM_APP_TRY(getacceleration(S));
   return getstate(r, S, 1);
