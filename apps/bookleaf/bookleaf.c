@@ -29,7 +29,7 @@ UM_CONST_DEFINE(int, bl_dtreg[BL_NMAT_MAX]);
 
 /* ---- inputs ------------------------------------------------------------- */
 
-static const char *const scheme_names[] = {"inc", "upstream", NULL}; /* SCHEME_INC, SCHEME_UPSTREAM */
+static const char *const scheme_names[] = {"inc", "upstream", "gather", NULL}; /* SCHEME_INC, _UPSTREAM, _GATHER */
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 /* an &CONTROL entry of the deck */
 #define DECK(k, what) {.key = "params." k, .type = UM_OPT_DOUBLE, .help = "&CONTROL " k ": " what "; default: the deck's"}
@@ -56,7 +56,10 @@ static const um_option bookleaf_options[] = {
     {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_names,
      .help = "how corner masses, areas and forces reach the nodes (getacc_scatter): inc = one loop over elements "
              "incrementing its four nodes through el_nodes (the engine's strategy: run.strategy); upstream = "
-             "upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4)"},
+             "upstream's order, one pass per corner (corner 1 of every element, then 2, 3, 4); gather = one loop over\n"
+             "nodes reading the corners of their (up to 4) elements through a node -> element map, in element order,\n"
+             "and applying the acceleration in the same pass (no increments: no colouring, no atomics; the bits of\n"
+             "inc on seq)"},
     {.key = "params.fused", .type = UM_OPT_BOOL, .def = "true",
      .help = "true: each half step's geometry, energy and EOS in one pass over the elements (state_predictor, which\n"
              "also takes the step's first forces and energy_save; state_corrector, which takes energy_restore): the\n"
@@ -193,6 +196,32 @@ static int read_config(um_app_run *r, bl_config *c) {
 
 /* ---- declarations --------------------------------------------------------- */
 
+/* params.scheme=gather: each node's elements in increasing order (slot s of node n: element ndel[4n+s], whose
+ * corner ndcorner[4n+s] the node is; -1 in an empty slot, whose map entry repeats the node's first element). */
+static int declare_node_elements(um_app_run *r, bl_solver *S, const bl_mesh *m) {
+  const int nel = m->nel, nnd = m->nnd;
+  int *ndel = malloc(sizeof(int) * 4 * (size_t)nnd), *corner = malloc(sizeof(int) * 4 * (size_t)nnd);
+  int rc = ndel && corner ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d nodes", nnd);
+  for (int i = 0; i < 4 * nnd && !rc; i++) ndel[i] = 0, corner[i] = -1;
+  for (int e = 0; e < nel && !rc; e++)
+    for (int k = 0; k < 4 && !rc; k++) {
+      const int n = m->elnd[4 * e + k];
+      int s = 0;
+      while (s < 4 && corner[4 * n + s] >= 0) s++;
+      if (s == 4)
+        rc = um_app_fail(r, UM_ERR_CONFIG, "%s: node %d is a corner of more than 4 elements: params.scheme=gather "
+                         "takes at most 4; use params.scheme=inc", S->cfg->deck_path, n + 1);
+      else ndel[4 * n + s] = e, corner[4 * n + s] = k;
+    }
+  for (int n = 0; n < nnd && !rc; n++)
+    for (int s = 1; s < 4; s++)
+      if (corner[4 * n + s] < 0) ndel[4 * n + s] = ndel[4 * n];
+  if (!rc) rc = um_decl_map(r->ctx, S->nd, S->el, 4, ndel, "nd_el", &S->ndel);
+  if (!rc) rc = um_decl_dat(r->ctx, S->nd, 4, UM_INT, corner, "node_corners", &S->ndcorner);
+  free(ndel), free(corner);
+  return rc;
+}
+
 static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   um_context *ctx = r->ctx;
   const int nel = m->nel, nnd = m->nnd;
@@ -200,6 +229,7 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   UM_APP_TRY(um_decl_set(ctx, nnd, "nodes", &S->nd));
   UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
   UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
+  if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
   /* initial geometry, masses (init_kn_elmass) */
   double *iso = malloc(sizeof(double) * 4 * (size_t)nel), *cnwt = malloc(sizeof(double) * 4 * (size_t)nel);
   double *vol = malloc(sizeof(double) * (size_t)nel), *mass = malloc(sizeof(double) * (size_t)nel);

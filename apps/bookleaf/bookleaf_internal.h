@@ -19,7 +19,7 @@
 #include "um/reorder.h"
 #include "um/safe_file.h"
 
-enum { SCHEME_INC, SCHEME_UPSTREAM }; /* params.scheme, in the order of its choices (bookleaf.c) */
+enum { SCHEME_INC, SCHEME_UPSTREAM, SCHEME_GATHER }; /* params.scheme, in the order of its choices (bookleaf.c) */
 
 typedef struct {
   bl_deck deck;
@@ -33,9 +33,9 @@ typedef struct {
   um_context *ctx;
   const bl_config *cfg;
   um_set *el, *nd;
-  um_map *elnd, *elel;
+  um_map *elnd, *elel, *ndel; /* ndel: node -> its elements (params.scheme=gather only) */
   um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
-      *mat, *id, *scratch, *scratch_div, *spmass;
+      *mat, *id, *scratch, *scratch_div, *spmass, *ndcorner;
   um_dat *x, *u, *ubar, *acc, *type;
   um_reduction *wmin, *wmax; /* getdt's CFL minimum and divergence maximum, read after both loops are queued */
   double wmin_value, wmax_value; /* their last values (bl_dt_element) */

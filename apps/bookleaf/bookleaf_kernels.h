@@ -434,6 +434,21 @@ UM_KERNEL void bl_accel(const double *acc, const int *type, const double *dt, do
   ubar[1] = v0 + 0.5 * dt[0] * ay;
 }
 
+/* params.scheme=gather: a node adds the corners of its elements (slot order = element order, as the inc
+ * scheme's increments arrive on seq; corner[s] < 0: an empty slot) and applies its acceleration in the same
+ * pass: no increments. */
+UM_KERNEL void bl_gather_accel(const double *r0, const double *r1, const double *r2, const double *r3,
+                               const double *w0, const double *w1, const double *w2, const double *w3,
+                               const double *m0, const double *m1, const double *m2, const double *m3,
+                               const double *f0, const double *f1, const double *f2, const double *f3,
+                               const int *corner, const int *type, const double *dt, double *u, double *ubar) {
+  const double *r[4] = {r0, r1, r2, r3}, *w[4] = {w0, w1, w2, w3}, *m[4] = {m0, m1, m2, m3}, *f[4] = {f0, f1, f2, f3};
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  for (int s = 0; s < 4; s++)
+    if (corner[s] >= 0) bl_corner(r[s], w[s], m[s], f[s], corner[s], acc);
+  bl_accel(acc, type, dt, u, ubar);
+}
+
 /* ---- ALE remap (Eulerian decks): the mesh returns to where it was and the
  * state is advected across the faces (upstream's ale_kn_* with adv_type 1,
  * both directions at once). Faces f = 0..3 join corners f and f+1; nbr[f] is

@@ -39,6 +39,7 @@ BL_KERNEL(bl_zero2, 1);
 BL_KERNEL(bl_ale_update_u, 4);
 BL_KERNEL(bl_state_predictor, 21);
 BL_KERNEL(bl_state_corrector, 21);
+BL_KERNEL(bl_gather_accel, 21);
 
 /* ---- the step ------------------------------------------------------------- */
 
@@ -180,8 +181,16 @@ static int getstate(um_app_run *r, bl_solver *S, int corrector) {
   return bl_step_eos(S);
 }
 
+#define NODE_ELS(dat, dim) D(dat, 0, S->ndel, dim, UM_READ), D(dat, 1, S->ndel, dim, UM_READ), \
+                           D(dat, 2, S->ndel, dim, UM_READ), D(dat, 3, S->ndel, dim, UM_READ)
+
 static int getacceleration(bl_solver *S) {
   um_context *ctx = S->ctx;
+  if (S->cfg->scheme == SCHEME_GATHER) /* one pass over the nodes, no increments */
+    return UM_PAR_LOOP(ctx, bl_gather_accel_kernel, "getacc_gather", S->nd, NODE_ELS(S->rho, 1), NODE_ELS(S->cnwt, 4),
+                       NODE_ELS(S->cnmass, 4), NODE_ELS(S->cnf, 8), I(S->ndcorner, -1, UM_ID, 4, UM_READ),
+                       I(S->type, -1, UM_ID, 1, UM_READ), G(&S->dt, 1, UM_DOUBLE, UM_READ),
+                       D(S->u, -1, UM_ID, 2, UM_RW), D(S->ubar, -1, UM_ID, 2, UM_WRITE));
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_zero4_kernel, "getacc_zero", S->nd, D(S->acc, -1, UM_ID, 4, UM_WRITE)));
   const um_arg rho = D(S->rho, -1, UM_ID, 1, UM_READ), w = D(S->cnwt, -1, UM_ID, 4, UM_READ),
                cm = D(S->cnmass, -1, UM_ID, 4, UM_READ), f = D(S->cnf, -1, UM_ID, 8, UM_READ);
