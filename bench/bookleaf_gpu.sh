@@ -5,8 +5,9 @@
 #      with the engine's scheme (inc), and upstream's corner-by-corner scheme
 #   3. benchmark the locality paper's case, Sod on 4000 x 1000 = 4M elements
 #      (apps/bookleaf/configs/bookleaf_sod_h200.yaml, STEPS steps), in one session:
-#      params.scheme=inc with run.strategy=atomics|global|hierarchical, and upstream's scheme
-#      (one pass per corner) with the same strategies; each run's JSON kept; a markdown
+#      params.scheme=inc with run.strategy=atomics|global|hierarchical, upstream's scheme
+#      (one pass per corner) with the same strategies, and the gather scheme (no increments: one
+#      run, getacc_gather in place of zero + scatter + apply); each run's JSON kept; a markdown
 #      table ($OUT/bookleaf/bench.md): ms per step, per-loop device time and useful GB/s,
 #      getacc_scatter per variant against the copy bandwidth (COPY_GBS), and the variants'
 #      final metrics side by side (they must agree to round-off).
@@ -47,6 +48,9 @@ for scheme in inc upstream; do
       --set params.scheme=$scheme --set run.strategy=$s --set params.print_every=100000
   done
 done
+# the nodes gathering their elements' corners: no increments, so one run (the strategy does not apply)
+run "bench_gather" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=gather \
+  --set params.print_every=100000
 
 python3 - "$LOG" "$COPY_GBS" > "$LOG/bench.md" << 'PY'
 import glob, json, os, sys
@@ -63,7 +67,7 @@ for f in sorted(glob.glob(os.path.join(log, "bench_*.json"))):
     loops = d["loops"]
     steps = m["steps"]
     dev = sum(l["seconds"] for l in loops)
-    sc = [l for l in loops if l["name"].startswith("getacc_scatter")]
+    sc = [l for l in loops if l["name"].startswith(("getacc_scatter", "getacc_gather"))]
     sc_ms = 1e3 * sum(l["seconds"] for l in sc) / steps
     sc_gbs = sum(l["bytes_per_call"] * l["calls"] for l in sc) / max(sum(l["seconds"] for l in sc), 1e-30) / 1e9
     rows.append(dict(name=os.path.basename(f)[6:-5], ms=m["ms_per_step"], dev=1e3 * dev / steps, sc_ms=sc_ms,
@@ -74,7 +78,7 @@ if not rows:
 ref = {r["name"]: r for r in rows}.get("upstream_atomics")
 print(f"\n### BookLeaf Sod 4000 x 1000 (4M elements): ms per step (wall, after the first step), loops (device time per step)\n")
 print(f"Copy bandwidth used for %: {copy:.0f} GB/s.\n")
-print("| variant (scheme_strategy) | ms/step | loops ms/step | getacc_scatter ms/step | scatter GB/s | % copy | scatter vs upstream_atomics |")
+print("| variant (scheme_strategy) | ms/step | loops ms/step | getacc_scatter (or _gather) ms/step | its GB/s | % copy | vs upstream_atomics |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 for r in sorted(rows, key=lambda r: r["dev"]):
     sp = ref["sc_ms"] / r["sc_ms"] if ref and r["sc_ms"] > 0 else 0
