@@ -300,10 +300,11 @@ static const um_option airfoil_options[] = {
      .help = "generator: cells in the j-direction (wall to far field)"},
     {.key = "mesh.round6", .type = UM_OPT_BOOL, .def = "true",
      .help = "generator: round the coordinates to 6 decimals (as OP2's new_grid.dat)"},
-    {.key = "params.fused", .type = UM_OPT_BOOL, .def = "false",
+    {.key = "params.fused", .type = UM_OPT_BOOL, .def = "true",
      .help = "true: each update runs in one pass with the adt_calc after it (and the last one of an iteration\n"
              "with the next iteration's save_soln): q is read once instead of three times, three loops fewer an\n"
-             "iteration, the same arithmetic and results; false: upstream OP2's five loops"},
+             "iteration, the same arithmetic and results (faster on the GPUs and CPUs measured: docs/benchmarks.md);\n"
+             "false: upstream OP2's five loops"},
     {.key = "run.iterations", .type = UM_OPT_INT, .def = "1000", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
      .range_hint = "must be >= 1",
      .help = "iterations; with output: {dir: ..., hdf5: true} the final fields go to\n"
