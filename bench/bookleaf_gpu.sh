@@ -13,7 +13,8 @@
 #      final metrics side by side (they must agree to round-off).
 # Logs and JSON under $OUT/bookleaf (default OUT=out/gpu).
 #   bash bench/bookleaf_gpu.sh [PROFILE]    (PROFILE: auto, h100, h200)
-# SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 200);
+# SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 200); ROUNDS (default 1):
+# how many times the default and the unfused inc variant alternate;
 # COPY_GBS: the device's copy bandwidth in GB/s (read + written) for the % column (default 4063,
 # measured on the H200 by bench/airfoil_bench.c: bench/results/h200_airfoil_720k.md).
 set -uo pipefail
@@ -48,9 +49,15 @@ for scheme in inc upstream; do
       --set params.scheme=$scheme --set run.strategy=$s --set params.print_every=100000
   done
 done
-# the nodes gathering their elements' corners: no increments, so one run (the strategy does not apply)
-run "bench_gather" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=gather \
-  --set params.print_every=100000
+# the nodes gathering their elements' corners: no increments, so one run (the strategy does not apply); and the
+# default (gather, fused state passes) against upstream's loops one by one (params.fused=false, inc, atomics): the
+# issue-29 ratio, side by side, alternated ROUNDS times (default 1)
+for i in $(seq 1 "${ROUNDS:-1}"); do
+  run "bench_gather_r$i" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=gather \
+    --set params.print_every=100000
+  run "bench_unfused_inc_r$i" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=inc \
+    --set params.fused=false --set run.strategy=atomics --set params.print_every=100000
+done
 
 python3 - "$LOG" "$COPY_GBS" > "$LOG/bench.md" << 'PY'
 import glob, json, os, sys
