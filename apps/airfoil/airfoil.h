@@ -13,6 +13,7 @@ typedef struct {
   um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
   um_reduction *rms; /* the squared update of the last update, read lazily (airfoil_rms) */
   int primed;        /* airfoil_step_fused: qold and adt of the next iteration are computed already */
+  int rms_unread;    /* airfoil_step_fused: nobody reads this iteration's rms: no sum (no reduction) */
 } airfoil;
 
 /* gam, gm1, cfl, eps and the free stream qinf, as upstream sets them. */
@@ -42,7 +43,9 @@ int airfoil_step(um_context *ctx, const airfoil *a);
  * res_calc, bres_calc, then (unless last) update_save_adt, which also saves q and computes the next
  * iteration's first adt (a->primed); the first call (or the one after a last) runs save_soln and adt_calc
  * first. The same arithmetic as airfoil_step, so the same results; last: end with a plain update, so adt
- * is the second stage's, as upstream leaves it. */
+ * is the second stage's, as upstream leaves it. With a->rms_unread set (and not last), the second update
+ * does not sum the rms (update_save_adt_no_rms: no reduction, a SIMD range on CPUs, no second kernel on a
+ * GPU), leaving a->rms as the last iteration that summed it left it; q, qold, res and adt are the same. */
 int airfoil_step_fused(um_context *ctx, airfoil *a, int last);
 /* rms = sqrt(sum / ncell) of the last update (waits for it). */
 int airfoil_rms(um_context *ctx, const airfoil *a, double *rms);

@@ -117,4 +117,14 @@ UM_KERNEL void update_save_adt(const double *x1, const double *x2, const double 
   adt_calc(x1, x2, x3, x4, q, adt);
 }
 
+/* update_save_adt on an iteration whose rms nobody reads (umrun prints it every 100 iterations): the sum goes
+ * to a local the compiler drops, so the loop has no reduction; q, qold, res and adt as update_save_adt. */
+UM_KERNEL void update_save_adt_no_rms(const double *x1, const double *x2, const double *x3, const double *x4,
+                                      double *qold, double *q, double *res, double *adt) {
+  double unread = 0.0;
+  update(qold, q, res, adt, &unread);
+  save_soln(q, qold);
+  adt_calc(x1, x2, x3, x4, q, adt);
+}
+
 #endif

@@ -152,6 +152,38 @@ TEST(Airfoil, FusedStepGivesTheBitsOfTheFiveLoops) {
     }
 }
 
+// Iterations whose rms nobody reads (a->rms_unread: umrun's 99 in 100) skip the sum and its reduction: the same
+// fields, and the rms of the iterations that sum it is the five loops' rms.
+TEST(Airfoil, UnreadRmsChangesNoBit) {
+  for (const char *b : {"seq", "openmp"})
+    for (um_layout l : {UM_AOS, UM_SOA}) {
+      if (!um_backend_available(b)) continue;
+      AirfoilRun u(b, l, 16), f(b, l, 16);
+      for (int i = 1; i <= 7; i++) {
+        double ru = 0, rf = 0;
+        ASSERT_EQ(airfoil_iteration(u.ctx, &u.a, &ru), UM_SUCCESS) << um_error_message(u.ctx);
+        f.a.rms_unread = i != 3 && i != 4 && i != 7;
+        ASSERT_EQ(airfoil_step_fused(f.ctx, &f.a, i == 7), UM_SUCCESS) << um_error_message(f.ctx);
+        if (f.a.rms_unread) continue;
+        ASSERT_EQ(airfoil_rms(f.ctx, &f.a, &rf), UM_SUCCESS) << um_error_message(f.ctx);
+        EXPECT_EQ(rf, ru) << b << " " << um_layout_name(l) << ": rms of iteration " << i;
+      }
+      EXPECT_EQ(f.get(f.a.p_q), u.get(u.a.p_q)) << b << " q";
+      EXPECT_EQ(f.get(f.a.p_qold), u.get(u.a.p_qold)) << b << " qold";
+      EXPECT_EQ(f.get(f.a.p_res), u.get(u.a.p_res)) << b << " res";
+      EXPECT_EQ(f.get(f.a.p_adt), u.get(u.a.p_adt)) << b << " adt";
+      long quiet = 0, summed = 0;
+      for (int i = 0; i < um_loop_stats_count(f.ctx); i++) {
+        um_loop_stats st;
+        ASSERT_EQ(um_loop_stats_get(f.ctx, i, &st), UM_SUCCESS);
+        if (std::string(st.name) == "update_save_adt_no_rms") quiet = (long)st.calls;
+        if (std::string(st.name) == "update_save_adt") summed = (long)st.calls;
+      }
+      EXPECT_EQ(quiet, 4) << "iterations 1, 2, 5, 6";
+      EXPECT_EQ(summed, 2) << "iterations 3 and 4 (7 ends with a plain update)";
+    }
+}
+
 // A mesh written in OP2's HDF5 layout and read back gives the same run.
 TEST(Airfoil, Hdf5MeshRoundTripGivesSameResiduals) {
   const std::string path = testing::TempDir() + "um_airfoil_roundtrip.h5";
