@@ -507,7 +507,13 @@ TEST(CudaNvrtc, EveryAirfoilLoopCompiles) {
   airfoil_mesh m{};
   airfoil_one_iteration(ctx, &a, &m);
   if (HasFatalFailure()) return;
-  const std::vector<std::string> loops = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update"};
+  // the fused step: update_adt, update_save_adt, and the second update on an iteration whose rms is not read
+  for (int quiet : {0, 1}) {
+    a.rms_unread = quiet;
+    ASSERT_EQ(airfoil_step_fused(ctx, &a, 0), UM_SUCCESS) << um_error_message(ctx);
+  }
+  const std::vector<std::string> loops = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update",
+                                          "update_adt", "update_save_adt", "update_save_adt_no_rms"};
   int n = compile_all(ctx, loops);
   EXPECT_GE(n, (int)(loops.size() * archs().size()));
   RecordProperty("kernels_compiled", n);
