@@ -688,11 +688,9 @@ TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
       " energy(1)=2.5\n thermodynamic_type(2)='region'\n thermodynamic_value(2)=2\n density(2)=0.125\n"
       " energy(2)=2.0\n/\n&SHAPES\n shape_type(1)='rectangle'\n shape_param(1,:)=50.0,-10.0,150.0,50.0\n/\n";
   char path[] = "/tmp/um_bookleaf_deckXXXXXX";
-  const int fd = mkstemp(path);
+  const int fd = mkstemp(path);  // the name; each variant below writes its deck there
   ASSERT_GE(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(deck, f);
-  fclose(f);
+  close(fd);
   int n = 0;
   // Eulerian with the fused state passes and increments; Lagrangian with sub-zonal pressures, upstream's loops
   // one by one and corner passes; Eulerian, one by one, the nodes gathering (plain getforce, getacc_gather).

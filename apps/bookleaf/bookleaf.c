@@ -278,9 +278,10 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   DAT(S->el, 8, UM_DOUBLE, NULL, "cnf", &S->cnf);
   /* the gather scheme reads one or two values of each of its elements' rows: AoS keeps them in one sector
    * (SoA would gather all 4 + 4 + 8 of four elements; 2.5x slower than the scatter on an H100) */
-  if (S->cfg->scheme == SCHEME_GATHER && !rc) rc = um_dat_set_layout(ctx, S->cnwt, UM_AOS);
-  if (S->cfg->scheme == SCHEME_GATHER && !rc) rc = um_dat_set_layout(ctx, S->cnmass, UM_AOS);
-  if (S->cfg->scheme == SCHEME_GATHER && !rc) rc = um_dat_set_layout(ctx, S->cnf, UM_AOS);
+  if (S->cfg->scheme == SCHEME_GATHER) {
+    um_dat *const read_by_nodes[] = {S->cnwt, S->cnmass, S->cnf};
+    for (int i = 0; i < 3 && !rc; i++) rc = um_dat_set_layout(ctx, read_by_nodes[i], UM_AOS);
+  }
   DAT(S->el, 8, UM_DOUBLE, NULL, "cnvisc", &S->cnvisc);
   DAT(S->el, 16, UM_DOUBLE, NULL, "edge", &S->edge);
   /* the limiter reads two faces (two 32-byte sectors) of each neighbour's row: kept AoS whatever run.layout
@@ -299,7 +300,7 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   DAT(S->nd, 2, UM_DOUBLE, xy, "x", &S->x);
   DAT(S->nd, 2, UM_DOUBLE, uv, "u", &S->u);
   DAT(S->nd, 2, UM_DOUBLE, uv, "ubar", &S->ubar);
-  DAT(S->nd, 4, UM_DOUBLE, NULL, "node_acc", &S->acc);
+  if (S->cfg->scheme != SCHEME_GATHER) DAT(S->nd, 4, UM_DOUBLE, NULL, "node_acc", &S->acc); /* the increments' sums */
   DAT(S->nd, 1, UM_INT, m->indtype, "node_type", &S->type);
   if (S->cfg->deck.zeul) {
     DAT(S->nd, 2, UM_DOUBLE, NULL, "x_lagrangian", &S->x0);
