@@ -512,8 +512,16 @@ TEST(CudaNvrtc, EveryAirfoilLoopCompiles) {
     a.rms_unread = quiet;
     ASSERT_EQ(airfoil_step_fused(ctx, &a, 0), UM_SUCCESS) << um_error_message(ctx);
   }
+  // params.scheme=cells: both stages, the second with and without the rms, and the last
+  ASSERT_EQ(airfoil_decl_cells(ctx, &a), UM_SUCCESS) << um_error_message(ctx);
+  for (int k : {0, 1, 2}) {
+    a.rms_unread = k == 1;
+    ASSERT_EQ(airfoil_step_cells(ctx, &a, k == 2), UM_SUCCESS) << um_error_message(ctx);
+  }
   const std::vector<std::string> loops = {"save_soln", "adt_calc", "res_calc", "bres_calc", "update",
-                                          "update_adt", "update_save_adt", "update_save_adt_no_rms"};
+                                          "update_adt", "update_save_adt", "update_save_adt_no_rms",
+                                          "cells_stage1", "cells_stage2", "cells_stage2_no_rms",
+                                          "cells_stage2_last"};
   int n = compile_all(ctx, loops);
   EXPECT_GE(n, (int)(loops.size() * archs().size()));
   RecordProperty("kernels_compiled", n);

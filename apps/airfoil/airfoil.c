@@ -24,6 +24,10 @@ AIRFOIL_KERNEL(update, 5);
 AIRFOIL_KERNEL(update_adt, 8);
 AIRFOIL_KERNEL(update_save_adt, 9);
 AIRFOIL_KERNEL(update_save_adt_no_rms, 8);
+AIRFOIL_KERNEL(cells_stage1, 17);
+AIRFOIL_KERNEL(cells_stage2, 18);
+AIRFOIL_KERNEL(cells_stage2_no_rms, 17);
+AIRFOIL_KERNEL(cells_stage2_last, 18);
 
 /* The kernels' constants (UM_CONST in airfoil_kernels.h), set in set_constants(). */
 UM_CONST_DEFINE(double, gam);
@@ -273,6 +277,108 @@ int airfoil_step_fused(um_context *ctx, airfoil *a, int last) {
   return UM_SUCCESS;
 }
 
+/* ---- params.scheme: cells ---- */
+
+/* The corner of cell c at node n: by number, else (a node duplicated along a cut, as the C-mesh's wake) the corner
+ * with the same coordinates, bit for bit; -1 if none. */
+static int cell_corner_of(const int *pc, const double *x, int c, int n) {
+  for (int k = 0; k < 4; k++)
+    if (pc[4 * (size_t)c + k] == n) return k;
+  for (int k = 0; k < 4; k++) {
+    const double *y = x + 2 * (size_t)pc[4 * (size_t)c + k];
+    if (y[0] == x[2 * (size_t)n] && y[1] == x[2 * (size_t)n + 1]) return k;
+  }
+  return -1;
+}
+
+/* Adds to cell c the side from node n1 to n2 of kind (airfoil_kernels.h, cell_res) with neighbour nb. */
+static int cells_add_side(um_context *ctx, const int *pc, const double *x, int *side, int *nbr, int *count, int c,
+                          int n1, int n2, int kind, int nb, const char *what, int id) {
+  const int k1 = cell_corner_of(pc, x, c, n1), k2 = cell_corner_of(pc, x, c, n2);
+  if (k1 < 0 || k2 < 0)
+    return um_error_set(ctx, UM_ERR_IO,
+                        "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, none at the "
+                        "same coordinates): the "
+                        "scheme needs a conforming quadrilateral mesh; use params.scheme=edges",
+                        what, id, n1, n2, c, pc[4 * (size_t)c], pc[4 * (size_t)c + 1], pc[4 * (size_t)c + 2],
+                        pc[4 * (size_t)c + 3]);
+  if (count[c] == 4)
+    return um_error_set(ctx, UM_ERR_IO,
+                        "params.scheme=cells: cell %d has more than four edges (%s %d is its fifth); fix the mesh or use "
+                        "params.scheme=edges",
+                        c, what, id);
+  side[c] |= (k1 | k2 << 2 | kind << 4) << (8 * count[c]);
+  nbr[4 * (size_t)c + count[c]++] = nb;
+  return UM_SUCCESS;
+}
+
+int airfoil_decl_cells(um_context *ctx, airfoil *a) {
+  const int nc = um_set_size(a->cells), ne = um_set_size(a->edges), nb = um_set_size(a->bedges);
+  const int *pe = um_map_data(a->pedge), *ec = um_map_data(a->pecell), *pb = um_map_data(a->pbedge),
+            *bc = um_map_data(a->pbecell), *pc = um_map_data(a->pcell);
+  double *x = malloc(sizeof(double) * 2 * (size_t)(um_set_size(a->nodes) ? um_set_size(a->nodes) : 1));
+  int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1)), *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)),
+      *side = calloc((size_t)(nc ? nc : 1), sizeof(int)), *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
+  int rc = !x || !bound || !nbr || !side || !count
+               ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme")
+               : um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
+  if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)um_set_size(a->nodes));
+  for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
+  /* in the edge loops' order: edges by number (first cell, then second), then boundary edges */
+  for (int e = 0; !rc && e < ne; e++)
+    for (int w = 0; !rc && w < 2; w++)
+      rc = cells_add_side(ctx, pc, x, side, nbr, count, ec[2 * (size_t)e + w], pe[2 * (size_t)e], pe[2 * (size_t)e + 1], 1 + w,
+                    ec[2 * (size_t)e + 1 - w], "edge", e);
+  for (int b = 0; !rc && b < nb; b++)
+    rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1], bound[b] == 1 ? 3 : 4,
+                  bc[b], "boundary edge", b);
+  if (!rc) rc = um_decl_map(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb);
+  if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_INT, side, "p_side", &a->p_side);
+  if (!rc) rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_q1", &a->p_q1);
+  if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt1", &a->p_adt1);
+  free(x);
+  free(bound);
+  free(nbr);
+  free(side);
+  free(count);
+  return rc;
+}
+
+/* One stage of the cells scheme: the residual of q / adt (read on the cell and across its sides), the update of
+ * the saved solution qs (stage 1: q itself) and adt_calc into adts (kernel: cells_stage1 / cells_stage2*). */
+static int cells_stage(um_context *ctx, const airfoil *a, const um_kernel *kernel, const char *name, um_dat *q,
+                       um_dat *adt, um_arg qs, um_dat *adts, const um_arg *rms) {
+  um_arg args[18];
+  int n = 0;
+  for (int k = 0; k < 4; k++) args[n++] = um_arg_dat(a->p_x, k, a->pcell, 2, UM_DOUBLE, UM_READ);
+  args[n++] = um_arg_dat(q, -1, UM_ID, 4, UM_DOUBLE, UM_READ);
+  args[n++] = um_arg_dat(adt, -1, UM_ID, 1, UM_DOUBLE, UM_READ);
+  for (int k = 0; k < 4; k++) args[n++] = um_arg_dat(q, k, a->pcnb, 4, UM_DOUBLE, UM_READ);
+  for (int k = 0; k < 4; k++) args[n++] = um_arg_dat(adt, k, a->pcnb, 1, UM_DOUBLE, UM_READ);
+  args[n++] = um_arg_dat(a->p_side, -1, UM_ID, 1, UM_INT, UM_READ);
+  args[n++] = qs;
+  args[n++] = um_arg_dat(adts, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE);
+  if (rms) args[n++] = *rms;
+  return um_par_loop(ctx, kernel, name, a->cells, n, args);
+}
+
+int airfoil_step_cells(um_context *ctx, airfoil *a, int last) {
+  if (!a->primed) UM_APP_TRY(airfoil_adt_calc(ctx, a));
+  a->primed = 0;
+  UM_APP_TRY(cells_stage(ctx, a, &cells_stage1_kernel, "cells_stage1", a->p_q, a->p_adt,
+                         um_arg_dat(a->p_q1, -1, UM_ID, 4, UM_DOUBLE, UM_WRITE), a->p_adt1, NULL));
+  const um_arg qs = um_arg_dat(a->p_q, -1, UM_ID, 4, UM_DOUBLE, UM_RW), rms = um_arg_reduction(a->rms);
+  if (last)
+    return cells_stage(ctx, a, &cells_stage2_last_kernel, "cells_stage2_last", a->p_q1, a->p_adt1, qs, a->p_adt, &rms);
+  if (a->rms_unread)
+    UM_APP_TRY(cells_stage(ctx, a, &cells_stage2_no_rms_kernel, "cells_stage2_no_rms", a->p_q1, a->p_adt1, qs, a->p_adt,
+                           NULL));
+  else
+    UM_APP_TRY(cells_stage(ctx, a, &cells_stage2_kernel, "cells_stage2", a->p_q1, a->p_adt1, qs, a->p_adt, &rms));
+  a->primed = 1;
+  return UM_SUCCESS;
+}
+
 int airfoil_rms(um_context *ctx, const airfoil *a, double *rms) {
   double sum = 0;
   UM_APP_TRY(um_reduction_get(ctx, a->rms, &sum, sizeof sum));
@@ -310,6 +416,13 @@ static const um_option airfoil_options[] = {
              "with the next iteration's save_soln): q is read once instead of three times, three loops fewer an\n"
              "iteration, the same arithmetic and results (faster on the GPUs and CPUs measured: docs/benchmarks.md);\n"
              "false: upstream OP2's five loops"},
+    {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "edges", .choices = CHOICES("edges", "cells"),
+     .help = "edges: upstream's loops over edges (res_calc, bres_calc) incrementing both cells' residuals, then the\n"
+             "cell updates; cells: one loop over the cells a stage: each cell gathers the fluxes of its four sides\n"
+             "(through a cell -> cell map, so each interior flux is computed twice), updates its q into a second\n"
+             "buffer and computes the next stage's adt: no increments, no colouring or atomics, two passes an\n"
+             "iteration; the same bits as edges on one thread (sides added in the edge loops' order); needs\n"
+             "params.fused (it is a fused step) and a conforming quadrilateral mesh"},
     {.key = "run.iterations", .type = UM_OPT_INT, .def = "1000", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
      .range_hint = "must be >= 1",
      .help = "iterations; with output: {dir: ..., hdf5: true} the final fields go to\n"
@@ -372,9 +485,14 @@ static int write_output(um_app_run *r, airfoil *a) {
 }
 
 static int airfoil_run(um_app_run *r) {
-  int niter, fused;
+  int niter, fused, cells;
   UM_APP_TRY(um_app_int(r, "run.iterations", &niter));
   UM_APP_TRY(um_app_bool(r, "params.fused", &fused));
+  UM_APP_TRY(um_app_choice(r, "params.scheme", &cells, NULL));
+  if (cells && !fused)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.scheme=cells is a fused step (one pass over the cells a stage): params.fused=false "
+                       "applies to the edge scheme only; drop it or set params.scheme=edges");
   um_context *ctx = r->ctx;
   airfoil a;
   memset(&a, 0, sizeof a);
@@ -383,11 +501,14 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(load_mesh(r, &a));
   UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
   UM_APP_TRY(airfoil_decl_flow(ctx, &a));
+  if (cells) UM_APP_TRY(airfoil_decl_cells(ctx, &a));
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const int ncell = um_set_size(a.cells);
   fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations%s\n",
           um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter,
-          fused ? " (fused: update + adt_calc, update + save_soln + adt_calc)" : "");
+          cells   ? " (cells: each stage one pass over the cells gathering its sides' fluxes)"
+          : fused ? " (fused: update + adt_calc, update + save_soln + adt_calc)"
+                  : "");
   UM_APP_TRY(um_app_metric(r, "nodes", um_set_size(a.nodes)));
   UM_APP_TRY(um_app_metric(r, "cells", ncell));
   UM_APP_TRY(um_app_metric(r, "edges", um_set_size(a.edges)));
@@ -398,7 +519,9 @@ static int airfoil_run(um_app_run *r) {
   for (int iter = 1; iter <= niter; iter++) {
     const int read_rms = iter % 100 == 0 || iter == niter; /* printed or last: the only iterations it is read */
     a.rms_unread = !read_rms;
-    UM_APP_TRY(fused ? airfoil_step_fused(ctx, &a, iter == niter) : airfoil_step(ctx, &a));
+    UM_APP_TRY(cells   ? airfoil_step_cells(ctx, &a, iter == niter)
+               : fused ? airfoil_step_fused(ctx, &a, iter == niter)
+                       : airfoil_step(ctx, &a));
     if (iter == 1) { /* the first iteration also uploads data, builds plans, compiles kernels */
       UM_APP_TRY(um_sync(ctx));
       t_first = um_wtime() - t0 - r->setup_seconds;

@@ -11,6 +11,10 @@ typedef struct {
   um_set *nodes, *edges, *bedges, *cells;
   um_map *pedge, *pecell, *pbedge, *pbecell, *pcell;
   um_dat *p_x, *p_q, *p_qold, *p_adt, *p_res, *p_bound;
+  /* params.scheme: cells (airfoil_decl_cells): the neighbour across each side of a cell (itself where none), the
+   * sides (kernels' cell_res), the stage-1 buffers of q and adt */
+  um_map *pcnb;
+  um_dat *p_side, *p_q1, *p_adt1;
   um_reduction *rms; /* the squared update of the last update, read lazily (airfoil_rms) */
   int primed;        /* airfoil_step_fused: qold and adt of the next iteration are computed already */
   int rms_unread;    /* airfoil_step_fused: nobody reads this iteration's rms: no sum (no reduction) */
@@ -47,6 +51,16 @@ int airfoil_step(um_context *ctx, const airfoil *a);
  * does not sum the rms (update_save_adt_no_rms: no reduction, a SIMD range on CPUs, no second kernel on a
  * GPU), leaving a->rms as the last iteration that summed it left it; q, qold, res and adt are the same. */
 int airfoil_step_fused(um_context *ctx, airfoil *a, int last);
+/* params.scheme: cells. Each cell's four sides from the edge maps (pcnb, p_side) and the stage-1 buffers; call
+ * after airfoil_decl_flow. UM_ERR_IO naming the edge where an edge is not a side of its cell (the scheme needs a
+ * conforming quadrilateral mesh) or a cell has more than four edges. */
+int airfoil_decl_cells(um_context *ctx, airfoil *a);
+/* One iteration of the cells scheme: two loops over the cells, each gathering the fluxes of its sides (no
+ * increments), updating into the other buffer of q and computing the next stage's adt (cells_stage1, then
+ * cells_stage2[_no_rms|_last]). q and adt ping-pong between p_q / p_adt and p_q1 / p_adt1 within an iteration:
+ * after it they are in p_q and p_adt. On one thread the same bits of q, adt and the rms as airfoil_step_fused
+ * (the sides are added in the edge loops' order); p_qold and p_res are not used. last: as airfoil_step_fused. */
+int airfoil_step_cells(um_context *ctx, airfoil *a, int last);
 /* rms = sqrt(sum / ncell) of the last update (waits for it). */
 int airfoil_rms(um_context *ctx, const airfoil *a, double *rms);
 /* airfoil_step, then airfoil_rms. */

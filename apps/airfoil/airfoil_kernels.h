@@ -31,9 +31,10 @@ UM_KERNEL void adt_calc(const double *x1, const double *x2, const double *x3, co
   adt[0] = sum / cfl;
 }
 
-/* Central flux with scalar artificial dissipation across an interior edge. */
-UM_KERNEL void res_calc(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1,
-                        const double *adt2, double *res1, double *res2) {
+/* The central flux with scalar artificial dissipation across an interior edge from x1 to x2: what res_calc adds
+ * to cell 1 and subtracts from cell 2. */
+UM_KERNEL void edge_flux(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1,
+                         const double *adt2, double *f) {
   const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
   double rinv = 1.0 / q1[0];
   const double p1 = gm1 * (q1[3] - 0.5 * rinv * (q1[1] * q1[1] + q1[2] * q1[2]));
@@ -42,30 +43,33 @@ UM_KERNEL void res_calc(const double *x1, const double *x2, const double *q1, co
   const double p2 = gm1 * (q2[3] - 0.5 * rinv * (q2[1] * q2[1] + q2[2] * q2[2]));
   const double vol2 = rinv * (q2[1] * dy - q2[2] * dx);
   const double mu = 0.5 * (adt1[0] + adt2[0]) * eps;
-  double f;
-  f = 0.5 * (vol1 * q1[0] + vol2 * q2[0]) + mu * (q1[0] - q2[0]);
-  res1[0] += f;
-  res2[0] -= f;
-  f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * q2[1] + p2 * dy) + mu * (q1[1] - q2[1]);
-  res1[1] += f;
-  res2[1] -= f;
-  f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * q2[2] - p2 * dx) + mu * (q1[2] - q2[2]);
-  res1[2] += f;
-  res2[2] -= f;
-  f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (q2[3] + p2)) + mu * (q1[3] - q2[3]);
-  res1[3] += f;
-  res2[3] -= f;
+  f[0] = 0.5 * (vol1 * q1[0] + vol2 * q2[0]) + mu * (q1[0] - q2[0]);
+  f[1] = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * q2[1] + p2 * dy) + mu * (q1[1] - q2[1]);
+  f[2] = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * q2[2] - p2 * dx) + mu * (q1[2] - q2[2]);
+  f[3] = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (q2[3] + p2)) + mu * (q1[3] - q2[3]);
 }
 
-/* Boundary edges: pressure only on the wall (bound == 1), far field otherwise. */
-UM_KERNEL void bres_calc(const double *x1, const double *x2, const double *q1, const double *adt1, double *res1,
-                         const int *bound) {
+/* Interior edges: the flux into the first cell, out of the second. */
+UM_KERNEL void res_calc(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1,
+                        const double *adt2, double *res1, double *res2) {
+  double f[4];
+  edge_flux(x1, x2, q1, q2, adt1, adt2, f);
+  for (int n = 0; n < 4; n++) {
+    res1[n] += f[n];
+    res2[n] -= f[n];
+  }
+}
+
+/* What a boundary edge from x1 to x2 adds to its cell: on the wall (wall != 0) the pressure, f[1] and f[2] only;
+ * else the flux against the free stream. */
+UM_KERNEL void bedge_flux(const double *x1, const double *x2, const double *q1, const double *adt1, int wall,
+                          double *f) {
   const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
   double rinv = 1.0 / q1[0];
   const double p1 = gm1 * (q1[3] - 0.5 * rinv * (q1[1] * q1[1] + q1[2] * q1[2]));
-  if (bound[0] == 1) {
-    res1[1] += +p1 * dy;
-    res1[2] += -p1 * dx;
+  if (wall) {
+    f[1] = +p1 * dy;
+    f[2] = -p1 * dx;
     return;
   }
   const double vol1 = rinv * (q1[1] * dy - q1[2] * dx);
@@ -73,15 +77,24 @@ UM_KERNEL void bres_calc(const double *x1, const double *x2, const double *q1, c
   const double p2 = gm1 * (qinf[3] - 0.5 * rinv * (qinf[1] * qinf[1] + qinf[2] * qinf[2]));
   const double vol2 = rinv * (qinf[1] * dy - qinf[2] * dx);
   const double mu = adt1[0] * eps;
-  double f;
-  f = 0.5 * (vol1 * q1[0] + vol2 * qinf[0]) + mu * (q1[0] - qinf[0]);
-  res1[0] += f;
-  f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * qinf[1] + p2 * dy) + mu * (q1[1] - qinf[1]);
-  res1[1] += f;
-  f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * qinf[2] - p2 * dx) + mu * (q1[2] - qinf[2]);
-  res1[2] += f;
-  f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (qinf[3] + p2)) + mu * (q1[3] - qinf[3]);
-  res1[3] += f;
+  f[0] = 0.5 * (vol1 * q1[0] + vol2 * qinf[0]) + mu * (q1[0] - qinf[0]);
+  f[1] = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * qinf[1] + p2 * dy) + mu * (q1[1] - qinf[1]);
+  f[2] = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * qinf[2] - p2 * dx) + mu * (q1[2] - qinf[2]);
+  f[3] = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (qinf[3] + p2)) + mu * (q1[3] - qinf[3]);
+}
+
+/* Adds what a boundary edge contributes to res (the wall: momentum only). */
+UM_KERNEL void add_bedge(const double *x1, const double *x2, const double *q1, const double *adt1, int wall,
+                         double *res) {
+  double f[4];
+  bedge_flux(x1, x2, q1, adt1, wall, f);
+  for (int n = wall ? 1 : 0; n < (wall ? 3 : 4); n++) res[n] += f[n];
+}
+
+/* Boundary edges: pressure only on the wall (bound == 1), far field otherwise. */
+UM_KERNEL void bres_calc(const double *x1, const double *x2, const double *q1, const double *adt1, double *res1,
+                         const int *bound) {
+  add_bedge(x1, x2, q1, adt1, bound[0] == 1, res1);
 }
 
 /* Explicit update from the saved solution; clears the residual, sums the squared change. */
@@ -125,6 +138,92 @@ UM_KERNEL void update_save_adt_no_rms(const double *x1, const double *x2, const 
   update(qold, q, res, adt, &unread);
   save_soln(q, qold);
   adt_calc(x1, x2, x3, x4, q, adt);
+}
+
+/* ---- params.scheme: cells -- each cell gathers the fluxes of its four sides; one pass a stage, no increments ----
+ * A cell's sides are 8 bits each in side[0] (side s at bits 8s..8s+7): bits 0-1 and 2-3 the corners (x1..x4) of
+ * the edge's first and second node, bits 4-6 the kind: 0 no side, 1 an interior edge whose first cell this is,
+ * 2 one whose second cell it is, 3 a wall, 4 a far-field boundary edge; the neighbour across side s is the s-th
+ * q and adt argument (the cell itself where there is none). The sides come in the edge loops' order (edges by
+ * number, then boundary edges), so on one thread a cell adds the same fluxes in the same order as res_calc and
+ * bres_calc do: the same bits. */
+UM_KERNEL const double *cell_corner(int k, const double *x1, const double *x2, const double *x3, const double *x4) {
+  return k == 0 ? x1 : k == 1 ? x2 : k == 2 ? x3 : x4;
+}
+
+UM_KERNEL void add_side(int b, const double *x1, const double *x2, const double *x3, const double *x4,
+                        const double *q, const double *adt, const double *qn, const double *adtn, double *res) {
+  const int kind = b >> 4;
+  if (kind == 0) return;
+  const double *xa = cell_corner(b & 3, x1, x2, x3, x4), *xb = cell_corner((b >> 2) & 3, x1, x2, x3, x4);
+  if (kind >= 3) {
+    add_bedge(xa, xb, q, adt, kind == 3, res);
+    return;
+  }
+  double f[4];
+  if (kind == 1) {
+    edge_flux(xa, xb, q, qn, adt, adtn, f);
+    for (int n = 0; n < 4; n++) res[n] += f[n];
+  } else {
+    edge_flux(xa, xb, qn, q, adtn, adt, f);
+    for (int n = 0; n < 4; n++) res[n] -= f[n];
+  }
+}
+
+/* The residual of a cell: what res_calc and bres_calc leave in its res (from zero). */
+UM_KERNEL void cell_res(const double *x1, const double *x2, const double *x3, const double *x4, const double *q,
+                        const double *adt, const double *q1, const double *q2, const double *q3, const double *q4,
+                        const double *adt1, const double *adt2, const double *adt3, const double *adt4, int side,
+                        double *res) {
+  for (int n = 0; n < 4; n++) res[n] = 0.0;
+  add_side(side & 255, x1, x2, x3, x4, q, adt, q1, adt1, res);
+  add_side((side >> 8) & 255, x1, x2, x3, x4, q, adt, q2, adt2, res);
+  add_side((side >> 16) & 255, x1, x2, x3, x4, q, adt, q3, adt3, res);
+  add_side((side >> 24) & 255, x1, x2, x3, x4, q, adt, q4, adt4, res);
+}
+
+/* Stage 1: the residual of q (the saved solution), the update into the other buffer qs, its adt into adts. */
+UM_KERNEL void cells_stage1(const double *x1, const double *x2, const double *x3, const double *x4, const double *q,
+                            const double *adt, const double *q1, const double *q2, const double *q3, const double *q4,
+                            const double *adt1, const double *adt2, const double *adt3, const double *adt4,
+                            const int *side, double *qs, double *adts) {
+  double res[4], unread = 0.0;
+  cell_res(x1, x2, x3, x4, q, adt, q1, q2, q3, q4, adt1, adt2, adt3, adt4, side[0], res);
+  update(q, qs, res, adt, &unread);
+  adt_calc(x1, x2, x3, x4, qs, adts);
+}
+
+/* Stage 2: the residual of q (stage 1's), the update of the saved solution qs in place (it is the next
+ * iteration's saved solution), the rms, and the next iteration's first adt into adts. */
+UM_KERNEL void cells_stage2(const double *x1, const double *x2, const double *x3, const double *x4, const double *q,
+                            const double *adt, const double *q1, const double *q2, const double *q3, const double *q4,
+                            const double *adt1, const double *adt2, const double *adt3, const double *adt4,
+                            const int *side, double *qs, double *adts, double *rms) {
+  double res[4];
+  cell_res(x1, x2, x3, x4, q, adt, q1, q2, q3, q4, adt1, adt2, adt3, adt4, side[0], res);
+  update(qs, qs, res, adt, rms);
+  adt_calc(x1, x2, x3, x4, qs, adts);
+}
+
+/* cells_stage2 on an iteration whose rms nobody reads: no sum, no reduction. */
+UM_KERNEL void cells_stage2_no_rms(const double *x1, const double *x2, const double *x3, const double *x4,
+                                   const double *q, const double *adt, const double *q1, const double *q2,
+                                   const double *q3, const double *q4, const double *adt1, const double *adt2,
+                                   const double *adt3, const double *adt4, const int *side, double *qs, double *adts) {
+  double unread = 0.0;
+  cells_stage2(x1, x2, x3, x4, q, adt, q1, q2, q3, q4, adt1, adt2, adt3, adt4, side, qs, adts, &unread);
+}
+
+/* The last stage 2 of a run: adts keeps the second stage's adt (stage 1's, as upstream leaves it), no adt_calc. */
+UM_KERNEL void cells_stage2_last(const double *x1, const double *x2, const double *x3, const double *x4,
+                                 const double *q, const double *adt, const double *q1, const double *q2,
+                                 const double *q3, const double *q4, const double *adt1, const double *adt2,
+                                 const double *adt3, const double *adt4, const int *side, double *qs, double *adts,
+                                 double *rms) {
+  double res[4];
+  cell_res(x1, x2, x3, x4, q, adt, q1, q2, q3, q4, adt1, adt2, adt3, adt4, side[0], res);
+  update(qs, qs, res, adt, rms);
+  adts[0] = adt[0];
 }
 
 #endif

@@ -167,6 +167,96 @@ TEST(Airfoil, FusedStepGivesTheBitsOfTheFiveLoops) { fused_against_five_loops(fa
 // fields, and the rms of the iterations that sum it is the five loops' rms.
 TEST(Airfoil, UnreadRmsChangesNoBit) { fused_against_five_loops(true); }
 
+// params.scheme=cells: each cell gathers its sides' fluxes (no increments), two loops an iteration. On one thread
+// the sides are added in the edge loops' order, so against the fused edge step on seq: the same bits of the rms
+// at every iteration whose rms is read (quiet ones skip the sum) and of q and adt after each last step (4 and 7;
+// iteration 5 starts a new chain). The C-mesh's wake cut (nodes duplicated along it) is part of this mesh.
+TEST(Airfoil, CellsSchemeGivesTheBitsOfTheEdgeScheme) {
+  for (um_layout l : {UM_AOS, UM_SOA}) {
+    AirfoilRun e("seq", l, 16), c("seq", l, 16);
+    ASSERT_EQ(airfoil_decl_cells(c.ctx, &c.a), UM_SUCCESS) << um_error_message(c.ctx);
+    for (int i = 1; i <= 7; i++) {
+      const int last = i == 4 || i == 7;
+      e.a.rms_unread = c.a.rms_unread = i != 3 && !last;
+      ASSERT_EQ(airfoil_step_fused(e.ctx, &e.a, last), UM_SUCCESS) << um_error_message(e.ctx);
+      ASSERT_EQ(airfoil_step_cells(c.ctx, &c.a, last), UM_SUCCESS) << um_error_message(c.ctx);
+      if (!c.a.rms_unread) {
+        double re = 0, rc = 0;
+        ASSERT_EQ(airfoil_rms(e.ctx, &e.a, &re), UM_SUCCESS);
+        ASSERT_EQ(airfoil_rms(c.ctx, &c.a, &rc), UM_SUCCESS);
+        EXPECT_GT(re, 0);
+        EXPECT_EQ(rc, re) << um_layout_name(l) << ": rms of iteration " << i;
+      }
+      if (last) {
+        EXPECT_EQ(c.get(c.a.p_q), e.get(e.a.p_q)) << um_layout_name(l) << " q after iteration " << i;
+        EXPECT_EQ(c.get(c.a.p_adt), e.get(e.a.p_adt)) << um_layout_name(l) << " adt after iteration " << i;
+      }
+    }
+    int stage1 = 0, quiet = 0, last = 0, summed = 0;
+    for (int i = 0; i < um_loop_stats_count(c.ctx); i++) {
+      um_loop_stats st;
+      ASSERT_EQ(um_loop_stats_get(c.ctx, i, &st), UM_SUCCESS);
+      const std::string n = st.name;
+      EXPECT_TRUE(n == "adt_calc" || n.rfind("cells_stage", 0) == 0) << "the cells scheme ran " << n;
+      if (n == "cells_stage1") stage1 = (int)st.calls;
+      if (n == "cells_stage2_no_rms") quiet = (int)st.calls;
+      if (n == "cells_stage2_last") last = (int)st.calls;
+      if (n == "cells_stage2") summed = (int)st.calls;
+    }
+    EXPECT_EQ(stage1, 7);
+    EXPECT_EQ(last, 2);
+    EXPECT_EQ(quiet, 4);  // 1, 2, 5, 6
+    EXPECT_EQ(summed, 1);  // 3
+  }
+}
+
+// The cells scheme's results do not depend on the backend: no increments, each cell sums its own sides. openmp
+// (any layout, block size) gives seq's q and adt bit for bit; the rms, a reduction over threads, to round-off.
+TEST(Airfoil, CellsSchemeIsTheSameOnEveryCpuBackend) {
+  if (!um_backend_available("openmp")) GTEST_SKIP();
+  AirfoilRun s("seq", UM_AOS, 256);
+  ASSERT_EQ(airfoil_decl_cells(s.ctx, &s.a), UM_SUCCESS) << um_error_message(s.ctx);
+  for (int i = 1; i <= 6; i++) ASSERT_EQ(airfoil_step_cells(s.ctx, &s.a, i == 6), UM_SUCCESS);
+  double rs = 0;
+  ASSERT_EQ(airfoil_rms(s.ctx, &s.a, &rs), UM_SUCCESS);
+  for (Case k : {Case{"openmp", UM_AOS, 8}, Case{"openmp", UM_SOA, 16}, Case{"openmp", UM_LAYOUT_AUTO, 3}}) {
+    AirfoilRun o(k.b, k.l, k.bs);
+    ASSERT_EQ(airfoil_decl_cells(o.ctx, &o.a), UM_SUCCESS) << um_error_message(o.ctx);
+    for (int i = 1; i <= 6; i++) ASSERT_EQ(airfoil_step_cells(o.ctx, &o.a, i == 6), UM_SUCCESS);
+    double ro = 0;
+    ASSERT_EQ(airfoil_rms(o.ctx, &o.a, &ro), UM_SUCCESS);
+    EXPECT_GT(rs, 0);
+    EXPECT_NEAR(ro, rs, 1e-14 * rs) << um_layout_name(k.l) << " block " << k.bs;
+    EXPECT_EQ(o.get(o.a.p_q), s.get(s.a.p_q)) << um_layout_name(k.l) << " block " << k.bs;
+    EXPECT_EQ(o.get(o.a.p_adt), s.get(s.a.p_adt)) << um_layout_name(k.l) << " block " << k.bs;
+  }
+}
+
+// An edge that is not a side of its cell (nor at the coordinates of one) cannot be gathered by the cell: a clear
+// error naming the edge and the cell, before any loop runs.
+TEST(Airfoil, CellsSchemeNamesAnEdgeThatIsNotASide) {
+  AirfoilRun r("seq", UM_AOS, 16);
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
+  airfoil a{};
+  airfoil_mesh m = r.m;
+  std::vector<int> edge(r.m.edge, r.m.edge + 2 * r.m.nedge);
+  const int *c1 = r.m.cell + 4 * r.m.ecell[2 * 9];
+  for (int n = 0; n < r.m.nnode; n++)  // a node of no corner of edge 9's first cell
+    if (n != c1[0] && n != c1[1] && n != c1[2] && n != c1[3]) {
+      edge[2 * 9] = n;
+      break;
+    }
+  m.edge = edge.data();
+  ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
+  ASSERT_EQ(airfoil_decl_mesh(ctx, &m, &a), UM_SUCCESS) << um_error_message(ctx);
+  ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS);
+  EXPECT_EQ(airfoil_decl_cells(ctx, &a), UM_ERR_IO);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("edge 9 (nodes"), std::string::npos) << um_error_message(ctx);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("params.scheme=edges"), std::string::npos);
+  um_finalize(&ctx);
+}
+
 // A mesh written in OP2's HDF5 layout and read back gives the same run.
 TEST(Airfoil, Hdf5MeshRoundTripGivesSameResiduals) {
   const std::string path = testing::TempDir() + "um_airfoil_roundtrip.h5";
