@@ -31,22 +31,34 @@ UM_KERNEL void adt_calc(const double *x1, const double *x2, const double *x3, co
   adt[0] = sum / cfl;
 }
 
-/* The central flux with scalar artificial dissipation across an interior edge from x1 to x2: what res_calc adds
- * to cell 1 and subtracts from cell 2. */
-UM_KERNEL void edge_flux(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1,
-                         const double *adt2, double *f) {
+/* 1/rho and the pressure of a cell's state, as the fluxes use them. */
+UM_KERNEL void flow_state(const double *q, double *rinv, double *p) {
+  rinv[0] = 1.0 / q[0];
+  p[0] = gm1 * (q[3] - 0.5 * rinv[0] * (q[1] * q[1] + q[2] * q[2]));
+}
+
+/* The central flux with scalar artificial dissipation across an interior edge from x1 to x2, from the two cells'
+ * states and their flow_state (r: 1/rho, p: pressure): what res_calc adds to cell 1 and subtracts from cell 2. */
+UM_KERNEL void edge_flux_of(const double *x1, const double *x2, const double *q1, double r1, double p1,
+                            const double *q2, double r2, double p2, const double *adt1, const double *adt2,
+                            double *f) {
   const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
-  double rinv = 1.0 / q1[0];
-  const double p1 = gm1 * (q1[3] - 0.5 * rinv * (q1[1] * q1[1] + q1[2] * q1[2]));
-  const double vol1 = rinv * (q1[1] * dy - q1[2] * dx);
-  rinv = 1.0 / q2[0];
-  const double p2 = gm1 * (q2[3] - 0.5 * rinv * (q2[1] * q2[1] + q2[2] * q2[2]));
-  const double vol2 = rinv * (q2[1] * dy - q2[2] * dx);
+  const double vol1 = r1 * (q1[1] * dy - q1[2] * dx);
+  const double vol2 = r2 * (q2[1] * dy - q2[2] * dx);
   const double mu = 0.5 * (adt1[0] + adt2[0]) * eps;
   f[0] = 0.5 * (vol1 * q1[0] + vol2 * q2[0]) + mu * (q1[0] - q2[0]);
   f[1] = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * q2[1] + p2 * dy) + mu * (q1[1] - q2[1]);
   f[2] = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * q2[2] - p2 * dx) + mu * (q1[2] - q2[2]);
   f[3] = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (q2[3] + p2)) + mu * (q1[3] - q2[3]);
+}
+
+/* edge_flux_of with both states' 1/rho and pressure computed here. */
+UM_KERNEL void edge_flux(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1,
+                         const double *adt2, double *f) {
+  double r1, p1, r2, p2;
+  flow_state(q1, &r1, &p1);
+  flow_state(q2, &r2, &p2);
+  edge_flux_of(x1, x2, q1, r1, p1, q2, r2, p2, adt1, adt2, f);
 }
 
 /* Interior edges: the flux into the first cell, out of the second. */
@@ -60,20 +72,18 @@ UM_KERNEL void res_calc(const double *x1, const double *x2, const double *q1, co
   }
 }
 
-/* What a boundary edge from x1 to x2 adds to its cell: on the wall (wall != 0) the pressure, f[1] and f[2] only;
- * else the flux against the free stream. */
-UM_KERNEL void bedge_flux(const double *x1, const double *x2, const double *q1, const double *adt1, int wall,
-                          double *f) {
+/* What a boundary edge from x1 to x2 adds to its cell (state q1, its 1/rho r1 and pressure p1): on the wall
+ * (wall != 0) the pressure, f[1] and f[2] only; else the flux against the free stream. */
+UM_KERNEL void bedge_flux(const double *x1, const double *x2, const double *q1, double r1, double p1,
+                          const double *adt1, int wall, double *f) {
   const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
-  double rinv = 1.0 / q1[0];
-  const double p1 = gm1 * (q1[3] - 0.5 * rinv * (q1[1] * q1[1] + q1[2] * q1[2]));
   if (wall) {
     f[1] = +p1 * dy;
     f[2] = -p1 * dx;
     return;
   }
-  const double vol1 = rinv * (q1[1] * dy - q1[2] * dx);
-  rinv = 1.0 / qinf[0];
+  const double vol1 = r1 * (q1[1] * dy - q1[2] * dx);
+  const double rinv = 1.0 / qinf[0];
   const double p2 = gm1 * (qinf[3] - 0.5 * rinv * (qinf[1] * qinf[1] + qinf[2] * qinf[2]));
   const double vol2 = rinv * (qinf[1] * dy - qinf[2] * dx);
   const double mu = adt1[0] * eps;
@@ -84,17 +94,19 @@ UM_KERNEL void bedge_flux(const double *x1, const double *x2, const double *q1, 
 }
 
 /* Adds what a boundary edge contributes to res (the wall: momentum only). */
-UM_KERNEL void add_bedge(const double *x1, const double *x2, const double *q1, const double *adt1, int wall,
-                         double *res) {
+UM_KERNEL void add_bedge(const double *x1, const double *x2, const double *q1, double r1, double p1,
+                         const double *adt1, int wall, double *res) {
   double f[4];
-  bedge_flux(x1, x2, q1, adt1, wall, f);
+  bedge_flux(x1, x2, q1, r1, p1, adt1, wall, f);
   for (int n = wall ? 1 : 0; n < (wall ? 3 : 4); n++) res[n] += f[n];
 }
 
 /* Boundary edges: pressure only on the wall (bound == 1), far field otherwise. */
 UM_KERNEL void bres_calc(const double *x1, const double *x2, const double *q1, const double *adt1, double *res1,
                          const int *bound) {
-  add_bedge(x1, x2, q1, adt1, bound[0] == 1, res1);
+  double r1, p1;
+  flow_state(q1, &r1, &p1);
+  add_bedge(x1, x2, q1, r1, p1, adt1, bound[0] == 1, res1);
 }
 
 /* Explicit update from the saved solution; clears the residual, sums the squared change. */
@@ -152,34 +164,39 @@ UM_KERNEL const double *cell_corner(int k, const double *x1, const double *x2, c
 }
 
 UM_KERNEL void add_side(int b, const double *x1, const double *x2, const double *x3, const double *x4,
-                        const double *q, const double *adt, const double *qn, const double *adtn, double *res) {
+                        const double *q, double r, double p, const double *adt, const double *qn, const double *adtn,
+                        double *res) {
   const int kind = b >> 4;
   if (kind == 0) return;
   const double *xa = cell_corner(b & 3, x1, x2, x3, x4), *xb = cell_corner((b >> 2) & 3, x1, x2, x3, x4);
   if (kind >= 3) {
-    add_bedge(xa, xb, q, adt, kind == 3, res);
+    add_bedge(xa, xb, q, r, p, adt, kind == 3, res);
     return;
   }
-  double f[4];
+  double rn, pn, f[4];
+  flow_state(qn, &rn, &pn);
   if (kind == 1) {
-    edge_flux(xa, xb, q, qn, adt, adtn, f);
+    edge_flux_of(xa, xb, q, r, p, qn, rn, pn, adt, adtn, f);
     for (int n = 0; n < 4; n++) res[n] += f[n];
   } else {
-    edge_flux(xa, xb, qn, q, adtn, adt, f);
+    edge_flux_of(xa, xb, qn, rn, pn, q, r, p, adtn, adt, f);
     for (int n = 0; n < 4; n++) res[n] -= f[n];
   }
 }
 
-/* The residual of a cell: what res_calc and bres_calc leave in its res (from zero). */
+/* The residual of a cell: what res_calc and bres_calc leave in its res (from zero). The cell's 1/rho and pressure
+ * once, each neighbour's once (the edge loops compute them on every edge). */
 UM_KERNEL void cell_res(const double *x1, const double *x2, const double *x3, const double *x4, const double *q,
                         const double *adt, const double *q1, const double *q2, const double *q3, const double *q4,
                         const double *adt1, const double *adt2, const double *adt3, const double *adt4, int side,
                         double *res) {
+  double r, p;
+  flow_state(q, &r, &p);
   for (int n = 0; n < 4; n++) res[n] = 0.0;
-  add_side(side & 255, x1, x2, x3, x4, q, adt, q1, adt1, res);
-  add_side((side >> 8) & 255, x1, x2, x3, x4, q, adt, q2, adt2, res);
-  add_side((side >> 16) & 255, x1, x2, x3, x4, q, adt, q3, adt3, res);
-  add_side((side >> 24) & 255, x1, x2, x3, x4, q, adt, q4, adt4, res);
+  add_side(side & 255, x1, x2, x3, x4, q, r, p, adt, q1, adt1, res);
+  add_side((side >> 8) & 255, x1, x2, x3, x4, q, r, p, adt, q2, adt2, res);
+  add_side((side >> 16) & 255, x1, x2, x3, x4, q, r, p, adt, q3, adt3, res);
+  add_side((side >> 24) & 255, x1, x2, x3, x4, q, r, p, adt, q4, adt4, res);
 }
 
 /* Stage 1: the residual of q (the saved solution), the update into the other buffer qs, its adt into adts. */
