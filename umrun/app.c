@@ -248,6 +248,32 @@ static int check_unread(um_app_run *run) {
  * split: {res_calc: on}, run.reproducible; and per-loop tuning, run.tune. */
 static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? UM_SPLIT_FUSED : (um_split)m; }
 
+/* variant.<loop>: the backend's kernel variant of one loop (um_loop_set_variant); a backend without it: a note */
+static int loop_variants(um_app_run *run) {
+  char err[512] = "";
+  um_config_kind_t kind = UM_CONFIG_ABSENT;
+  OPT(umrun_opt_kind(run->cfg, "variant", &kind, E));
+  if (kind == UM_CONFIG_ABSENT) return UM_SUCCESS;
+  int n = 0;
+  const char *names[64];
+  if (um_config_keys(run->cfg, "variant", &n, names, 64, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "variant: %s (a mapping from loop names to the backend's kernel variant, "
+                       "e.g. variant: {kinematics_gradients: 1})", err);
+  for (int i = 0; i < n && i < 64; i++) {
+    char key[160];
+    int v = 0;
+    snprintf(key, sizeof key, "variant.%s", names[i]);
+    OPT(umrun_opt_int(run->cfg, key, &v, E));
+    if (!um_backend_variant_name(run->ctx, v)) {
+      fprintf(run->log, "note: %s = %d: the %s backend has no such kernel variant; the loop runs its default\n", key,
+              v, um_context_backend(run->ctx));
+      continue;
+    }
+    UM_APP_TRY(um_loop_set_variant(run->ctx, names[i], v));
+  }
+  return UM_SUCCESS;
+}
+
 static int split_options(um_app_run *run) {
   char err[512] = "";
   int m = 3, repro = 0; /* the choices: um_split's order to auto, then on (gather), then fused */
@@ -258,6 +284,7 @@ static int split_options(um_app_run *run) {
   int tune = 0;
   OPT(umrun_opt_choice(run->cfg, "run.tune", &tune, NULL, E));
   UM_APP_TRY(um_set_tune(run->ctx, (um_tune)tune));
+  UM_APP_TRY(loop_variants(run));
   um_config_kind_t per_loop = UM_CONFIG_ABSENT;
   OPT(umrun_opt_kind(run->cfg, "split", &per_loop, E));
   if (per_loop == UM_CONFIG_ABSENT) return UM_SUCCESS;

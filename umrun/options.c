@@ -91,6 +91,12 @@ static const um_option options[] = {
     {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
      .help = "run.split for one loop: split: {res_calc: on}"},
+    {.key = "variant.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 64, .flags = UM_OPT_RANGE,
+     .range_hint = "must be >= 0",
+     .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
+             "variant: {kinematics_gradients: 1}. cuda: 0 registers as compiled,\n"
+             "1 registers for one more resident block per SM; a backend without\n"
+             "that variant (the CPU backends have none) ignores it with a note"},
     {.key = "run.tune", .type = UM_OPT_CHOICE, .def = "off", .choices = CHOICES("off", "once", "always"),
      .help = "per-loop auto-tuning: at its first call each loop is run with\n"
              "every setting it could take (the backend's strategies x block sizes\n"

@@ -28,6 +28,9 @@ typedef struct {
   int fused;       /* 1: fused loops (stress + hourglass, kinematics + Q gradients,
                       one node update, volumes + constraints); 0: one loop per
                       upstream function */
+  int eos_merged;  /* 1: the EOS of every region and the volume constraints in one loop over all elements
+                      (eos_constraints, regions in order, each element repeating its region's EOS); needs
+                      fused. 0: one loop per region (eos_r<k>), as upstream */
 } lulesh_params;
 
 void lulesh_params_default(lulesh_params *p);

@@ -39,6 +39,11 @@ static const um_option lulesh_options[] = {
     {.key = "params.fused", .type = UM_OPT_BOOL,
      .help = "fuse neighbouring loops (as upstream's GPU port); false: one loop per upstream function\n"
              "(same results to rounding); default: lulesh_params_default's (true)"},
+    {.key = "params.eos", .type = UM_OPT_CHOICE, .def = "regions", .choices = CHOICES("regions", "merged"),
+     .help = "regions: one EOS loop per region (eos_r1 .. eos_r<regions>), as upstream; merged: one loop over every\n"
+             "region's elements, region after region, each repeating its region's EOS, with the volume update and\n"
+             "time constraints in the same pass (eos_constraints): the same results, one launch instead of\n"
+             "regions + 1 (faster on GPUs: docs/benchmarks.md); needs params.fused"},
     {.key = "run.iterations", .type = UM_OPT_INT,
      .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01. With output:\n"
              "{dir: ..., hdf5: true} the final fields go to lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)"},
@@ -53,6 +58,7 @@ static int read_params(um_app_run *r, lulesh_params *p) {
   UM_APP_TRY(um_app_int(r, "params.cost", &p->cost));
   UM_APP_TRY(um_app_choice(r, "params.forces", &f, NULL));
   UM_APP_TRY(um_app_bool(r, "params.fused", &p->fused));
+  UM_APP_TRY(um_app_choice(r, "params.eos", &p->eos_merged, NULL));
   UM_APP_TRY(um_app_has(r, "run.iterations", &has_iterations));
   UM_APP_TRY(um_app_int(r, "run.iterations", &p->max_cycles));
   if (has_iterations && p->max_cycles < 1)

@@ -727,4 +727,13 @@ UM_KERNEL void lu_volume_constraints(const double *ss, const double *vdov, const
   lu_constraints_elem(ss[0], vdov[0], arealg[0], vnew[0], q[0], dtcourant, dthydro, err);
 }
 
+/* params.eos: merged -- an element's EOS (its region's repetitions in rep) and then its volume update and time
+ * constraints, in one pass: what eos_r<k> and volume_constraints do to it, q and ss as the EOS leaves them. */
+UM_KERNEL void lu_eos_constraints(double *e, const double *delv, double *p, double *q, const double *qq,
+                                  const double *ql, const double *vnew, double *ss, const int *rep, const double *vdov,
+                                  const double *arealg, double *v, double *dtcourant, double *dthydro, double *err) {
+  lu_eos(e, delv, p, q, qq, ql, vnew, ss, rep);
+  lu_volume_constraints(ss, vdov, arealg, vnew, q, v, dtcourant, dthydro, err);
+}
+
 #endif

@@ -241,6 +241,7 @@ struct LuleshCase {
   int fused;
   um_strategy strategy = UM_STRATEGY_AUTO;
   int staging = 0; /* CUDA: 0 the profile's, 1 inc, 2 all, 3 none */
+  int eos_merged = 0;
 };
 
 class LuleshVsUpstream : public ::testing::TestWithParam<LuleshCase> {};
@@ -252,6 +253,7 @@ TEST_P(LuleshVsUpstream, Size5And10) {
     lulesh_params p = params(size);
     p.forces = c.forces;
     p.fused = c.fused;
+    p.eos_merged = c.eos_merged;
     LuRun r = run_lulesh(p, c.backend, c.layout, c.block, nullptr, UM_REORDER_NONE, c.strategy, c.staging);
     ASSERT_EQ(r.err, "");
     const Upstream u = upstream(size == 5 ? "s5" : "s10");
@@ -275,13 +277,16 @@ INSTANTIATE_TEST_SUITE_P(
                       LuleshCase{"openmp", UM_SOA, LULESH_FORCES_INC, 256, 0},
                       LuleshCase{"openmp", UM_AOS, LULESH_FORCES_GATHER, 100, 1},
                       LuleshCase{"openmp", UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0},
+                      LuleshCase{"openmp", UM_SOA, LULESH_FORCES_INC, 64, 1, UM_STRATEGY_AUTO, 0, 1},
                       // CUDA (skipped without a GPU): every strategy, both schemes, fused and not
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3},
                       LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 256, 1, UM_STRATEGY_ATOMICS, 1},
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 64, 0, UM_STRATEGY_GLOBAL, 1},
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 320, 1, UM_STRATEGY_HIERARCHICAL, 1},
                       LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 96, 0, UM_STRATEGY_HIERARCHICAL, 2},
-                      LuleshCase{"cuda", UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3}));
+                      LuleshCase{"cuda", UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3},
+                      LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3, 1},
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 128, 1, UM_STRATEGY_HIERARCHICAL, 1, 1}));
 
 // Unfused sequential INC forces add in upstream's serial order, so the field is
 // the same to the last bit as upstream's serial build.
@@ -332,6 +337,49 @@ TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
       ASSERT_NEAR(e[i], base[i], 1e-9 * (std::fabs(base[i]) + 1e-3)) << um_reorder_method_name(m) << " element " << i;
     free_run(r);
   }
+}
+
+// params.eos: merged runs every region's EOS and the volume constraints in one loop over the regions' elements:
+// each element's arithmetic is the same and a minimum does not depend on the order, so the energies, the cycle
+// count and the time are the region loops' bit for bit, on every CPU backend and for other region counts and
+// costs. Without the fused loops it is refused, saying why.
+TEST(LuleshRun, MergedEosGivesTheBitsOfTheRegionLoops) {
+  const struct {
+    int regions, cost;
+  } cases[] = {{11, 1}, {21, 2}, {1, 0}};
+  for (const char *b : {"seq", "openmp"})
+    for (auto c : cases) {
+      if (!um_backend_available(b)) continue;
+      lulesh_params p = params(6);
+      p.regions = c.regions;
+      p.cost = c.cost;
+      std::vector<double> e_regions, e_merged;
+      LuRun r = run_lulesh(p, b, UM_SOA, 64, &e_regions);
+      p.eos_merged = 1;
+      LuRun m = run_lulesh(p, b, UM_SOA, 64, &e_merged);
+      ASSERT_EQ(r.err, "");
+      ASSERT_EQ(m.err, "");
+      EXPECT_EQ(m.res.cycles, r.res.cycles) << b << " regions " << c.regions;
+      EXPECT_EQ(m.res.time, r.res.time) << b << " regions " << c.regions;
+      EXPECT_EQ(m.res.dt, r.res.dt) << b << " regions " << c.regions;
+      EXPECT_EQ(e_merged, e_regions) << b << " regions " << c.regions;
+      int found = 0;
+      for (int i = 0; i < um_loop_stats_count(m.ctx); i++) {
+        um_loop_stats st;
+        ASSERT_EQ(um_loop_stats_get(m.ctx, i, &st), UM_SUCCESS);
+        EXPECT_NE(std::string(st.name).rfind("eos_r", 0), 0u) << "merged, yet " << st.name << " ran";
+        found += std::string(st.name) == "eos_constraints";
+      }
+      EXPECT_EQ(found, 1);
+      free_run(r);
+      free_run(m);
+    }
+  lulesh_params p = params(5);
+  p.eos_merged = 1;
+  p.fused = 0;
+  LuRun r = run_lulesh(p, "seq", UM_AOS, 64);
+  EXPECT_NE(r.err.find("params.fused = true"), std::string::npos) << r.err;
+  free_run(r);
 }
 
 TEST(LuleshRun, IterationCapStopsEarly) {
