@@ -98,7 +98,11 @@ UM_KERNEL void add_bedge(const double *x1, const double *x2, const double *q1, d
                          const double *adt1, int wall, double *res) {
   double f[4];
   bedge_flux(x1, x2, q1, r1, p1, adt1, wall, f);
-  for (int n = wall ? 1 : 0; n < (wall ? 3 : 4); n++) res[n] += f[n];
+  if (wall) { /* constant indices only: a run-time bound would put res and f in a GPU's local memory */
+    res[1] += f[1];
+    res[2] += f[2];
+  } else
+    for (int n = 0; n < 4; n++) res[n] += f[n];
 }
 
 /* Boundary edges: pressure only on the wall (bound == 1), far field otherwise. */
@@ -159,8 +163,10 @@ UM_KERNEL void update_save_adt_no_rms(const double *x1, const double *x2, const 
  * q and adt argument (the cell itself where there is none). The sides come in the edge loops' order (edges by
  * number, then boundary edges), so on one thread a cell adds the same fluxes in the same order as res_calc and
  * bres_calc do: the same bits. */
-UM_KERNEL const double *cell_corner(int k, const double *x1, const double *x2, const double *x3, const double *x4) {
-  return k == 0 ? x1 : k == 1 ? x2 : k == 2 ? x3 : x4;
+/* Component c of the cell's corner k, chosen by value: no corner is addressed with a run-time index, so on a GPU
+ * the corners the engine staged stay in registers (a pointer chosen at run time put them in local memory). */
+UM_KERNEL double cell_corner(int k, int c, const double *x1, const double *x2, const double *x3, const double *x4) {
+  return k == 0 ? x1[c] : k == 1 ? x2[c] : k == 2 ? x3[c] : x4[c];
 }
 
 UM_KERNEL void add_side(int b, const double *x1, const double *x2, const double *x3, const double *x4,
@@ -168,20 +174,24 @@ UM_KERNEL void add_side(int b, const double *x1, const double *x2, const double 
                         double *res) {
   const int kind = b >> 4;
   if (kind == 0) return;
-  const double *xa = cell_corner(b & 3, x1, x2, x3, x4), *xb = cell_corner((b >> 2) & 3, x1, x2, x3, x4);
+  const int ka = b & 3, kb = (b >> 2) & 3;
+  const double xa[2] = {cell_corner(ka, 0, x1, x2, x3, x4), cell_corner(ka, 1, x1, x2, x3, x4)};
+  const double xb[2] = {cell_corner(kb, 0, x1, x2, x3, x4), cell_corner(kb, 1, x1, x2, x3, x4)};
   if (kind >= 3) {
     add_bedge(xa, xb, q, r, p, adt, kind == 3, res);
     return;
   }
-  double rn, pn, f[4];
+  /* the edge's first cell's state and the second's, chosen by value (as cell_corner: no run-time pointer) */
+  double rn, pn, q1[4], q2[4], f[4];
   flow_state(qn, &rn, &pn);
-  if (kind == 1) {
-    edge_flux_of(xa, xb, q, r, p, qn, rn, pn, adt, adtn, f);
-    for (int n = 0; n < 4; n++) res[n] += f[n];
-  } else {
-    edge_flux_of(xa, xb, qn, rn, pn, q, r, p, adtn, adt, f);
-    for (int n = 0; n < 4; n++) res[n] -= f[n];
+  const int first = kind == 1;
+  for (int n = 0; n < 4; n++) {
+    q1[n] = first ? q[n] : qn[n];
+    q2[n] = first ? qn[n] : q[n];
   }
+  const double a1 = first ? adt[0] : adtn[0], a2 = first ? adtn[0] : adt[0];
+  edge_flux_of(xa, xb, q1, first ? r : rn, first ? p : pn, q2, first ? rn : r, first ? pn : p, &a1, &a2, f);
+  for (int n = 0; n < 4; n++) res[n] += first ? f[n] : -f[n]; /* res - f is res + (-f), bit for bit */
 }
 
 /* The residual of a cell: what res_calc and bres_calc leave in its res (from zero). The cell's 1/rho and pressure
