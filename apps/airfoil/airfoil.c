@@ -421,7 +421,7 @@ static const um_option airfoil_options[] = {
              "cell updates; cells: one loop over the cells a stage: each cell gathers the fluxes of its four sides\n"
              "(through a cell -> cell map, so each interior flux is computed twice), updates its q into a second\n"
              "buffer and computes the next stage's adt: no increments, no colouring or atomics, two passes an\n"
-             "iteration; the same bits as edges on one thread (sides added in the edge loops' order); 1.6x edges a\n"
+             "iteration; the same bits as edges on one thread (sides added in the edge loops' order); 2.0x edges a\n"
              "step on an H100, about 2x slower on CPUs, where the doubled flux arithmetic is the cost\n"
              "(docs/benchmarks.md); needs params.fused (it is a fused step) and a conforming quadrilateral mesh"},
     {.key = "run.iterations", .type = UM_OPT_INT, .def = "1000", .min = 1, .max = 2147483647, .flags = UM_OPT_RANGE,
