@@ -16,6 +16,21 @@
   } while (0)
 #define E err_, sizeof err_
 
+#define UM_PER_LOOP_MAX 64
+/* The loop names of a per-loop mapping (mpi.loops, split, variant; at most UM_PER_LOOP_MAX): *n = 0 where the
+ * config has none; one that is not a mapping: UM_ERR_CONFIG, saying what it should be (what). */
+static int per_loop_names(um_app_run *run, const char *mapping, const char *what, const char **names, int *n) {
+  char err[512] = "";
+  um_config_kind_t kind = UM_CONFIG_ABSENT;
+  *n = 0;
+  OPT(umrun_opt_kind(run->cfg, mapping, &kind, E));
+  if (kind == UM_CONFIG_ABSENT) return UM_SUCCESS;
+  if (um_config_keys(run->cfg, mapping, n, names, UM_PER_LOOP_MAX, err, sizeof err))
+    return um_app_fail(run, UM_ERR_CONFIG, "%s: %s (%s)", mapping, err, what);
+  if (*n > UM_PER_LOOP_MAX) *n = UM_PER_LOOP_MAX;
+  return UM_SUCCESS;
+}
+
 /* The divergence check of the app frame: a metric that is NaN or infinite is
  * recorded (written as null in JSON) and stops the run (UM_ERR_DIVERGED, exit
  * status 2), so a diverged run never reports success. */
@@ -142,7 +157,6 @@ static int reorder(um_app_run *run, const char *default_map);
  * several): mpi.partition_set (default: the set the app's main map points
  * into), mpi.partitioner (metis | ptscotch | block; ptscotch in builds with PT-Scotch: the engine says so). */
 static int distribute(um_app_run *run, const char *default_map) {
-  char err[512] = "";
   const char *pset = NULL, *method = NULL;
   if (umrun_opt_first_set(run->cfg, UM_OPT_NEEDS_MPI) && !um_mpi_built())
     return um_app_fail(run, UM_ERR_CONFIG,
@@ -155,20 +169,15 @@ static int distribute(um_app_run *run, const char *default_map) {
   int mode = 0;
   OPT(umrun_opt_choice(run->cfg, "mpi.increments", &mode, NULL, E));
   UM_APP_TRY(um_set_increments(run->ctx, (um_increments)mode));
-  um_config_kind_t loops = UM_CONFIG_ABSENT;
-  OPT(umrun_opt_kind(run->cfg, "mpi.loops", &loops, E));
-  if (loops != UM_CONFIG_ABSENT) {
-    int n = 0;
-    const char *names[64];
-    if (um_config_keys(run->cfg, "mpi.loops", &n, names, 64, err, sizeof err))
-      return um_app_fail(run, UM_ERR_CONFIG, "mpi.loops: %s (a mapping, e.g. {res_calc: reverse})", err);
-    for (int i = 0; i < n && i < 64; i++) {
-      char key[160];
-      int m = 0;
-      snprintf(key, sizeof key, "mpi.loops.%s", names[i]);
-      OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
-      UM_APP_TRY(um_loop_set_increments(run->ctx, names[i], (um_increments)m));
-    }
+  int nl = 0;
+  const char *loops[UM_PER_LOOP_MAX];
+  UM_APP_TRY(per_loop_names(run, "mpi.loops", "a mapping, e.g. {res_calc: reverse}", loops, &nl));
+  for (int i = 0; i < nl; i++) {
+    char key[160];
+    int m = 0;
+    snprintf(key, sizeof key, "mpi.loops.%s", loops[i]);
+    OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
+    UM_APP_TRY(um_loop_set_increments(run->ctx, loops[i], (um_increments)m));
   }
   /* halo messages of CUDA ranks: mpi.gpu_transport auto | host (MPI from host memory) | nccl (GPU to GPU) */
   int tr = 0;
@@ -250,16 +259,13 @@ static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? U
 
 /* variant.<loop>: the backend's kernel variant of one loop (um_loop_set_variant); a backend without it: a note */
 static int loop_variants(um_app_run *run) {
-  char err[512] = "";
-  um_config_kind_t kind = UM_CONFIG_ABSENT;
-  OPT(umrun_opt_kind(run->cfg, "variant", &kind, E));
-  if (kind == UM_CONFIG_ABSENT) return UM_SUCCESS;
   int n = 0;
-  const char *names[64];
-  if (um_config_keys(run->cfg, "variant", &n, names, 64, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "variant: %s (a mapping from loop names to the backend's kernel variant, "
-                       "e.g. variant: {kinematics_gradients: 1})", err);
-  for (int i = 0; i < n && i < 64; i++) {
+  const char *names[UM_PER_LOOP_MAX];
+  UM_APP_TRY(per_loop_names(run, "variant",
+                            "a mapping from loop names to the backend's kernel variant, e.g. variant: "
+                            "{kinematics_gradients: 1}",
+                            names, &n));
+  for (int i = 0; i < n; i++) {
     char key[160];
     int v = 0;
     snprintf(key, sizeof key, "variant.%s", names[i]);
@@ -275,7 +281,6 @@ static int loop_variants(um_app_run *run) {
 }
 
 static int split_options(um_app_run *run) {
-  char err[512] = "";
   int m = 3, repro = 0; /* the choices: um_split's order to auto, then on (gather), then fused */
   OPT(umrun_opt_choice(run->cfg, "run.split", &m, NULL, E));
   OPT(umrun_opt_bool(run->cfg, "run.reproducible", &repro, E));
@@ -285,15 +290,13 @@ static int split_options(um_app_run *run) {
   OPT(umrun_opt_choice(run->cfg, "run.tune", &tune, NULL, E));
   UM_APP_TRY(um_set_tune(run->ctx, (um_tune)tune));
   UM_APP_TRY(loop_variants(run));
-  um_config_kind_t per_loop = UM_CONFIG_ABSENT;
-  OPT(umrun_opt_kind(run->cfg, "split", &per_loop, E));
-  if (per_loop == UM_CONFIG_ABSENT) return UM_SUCCESS;
   int n = 0;
-  const char *names[64];
-  if (um_config_keys(run->cfg, "split", &n, names, 64, err, sizeof err))
-    return um_app_fail(run, UM_ERR_CONFIG, "split: %s (a mapping from loop names to off | on | scatter | gather | fused | auto, "
-                       "e.g. split: {res_calc: on})", err);
-  for (int i = 0; i < n && i < 64; i++) {
+  const char *names[UM_PER_LOOP_MAX];
+  UM_APP_TRY(per_loop_names(run, "split",
+                            "a mapping from loop names to off | on | scatter | gather | fused | auto, e.g. split: "
+                            "{res_calc: on}",
+                            names, &n));
+  for (int i = 0; i < n; i++) {
     char key[160];
     snprintf(key, sizeof key, "split.%s", names[i]);
     OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
