@@ -257,6 +257,22 @@ static int check_unread(um_app_run *run) {
  * split: {res_calc: on}, run.reproducible; and per-loop tuning, run.tune. */
 static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? UM_SPLIT_FUSED : (um_split)m; }
 
+/* block_size.<loop>: run.block_size for one loop (um_loop_set_block_size) */
+static int loop_block_sizes(um_app_run *run) {
+  int n = 0;
+  const char *names[UM_PER_LOOP_MAX];
+  UM_APP_TRY(per_loop_names(run, "block_size", "a mapping from loop names to block sizes, e.g. block_size: {getforce: 128}",
+                            names, &n));
+  for (int i = 0; i < n; i++) {
+    char key[160];
+    int b = 0;
+    snprintf(key, sizeof key, "block_size.%s", names[i]);
+    OPT(umrun_opt_int(run->cfg, key, &b, E));
+    UM_APP_TRY(um_loop_set_block_size(run->ctx, names[i], b));
+  }
+  return UM_SUCCESS;
+}
+
 /* variant.<loop>: the backend's kernel variant of one loop (um_loop_set_variant); a backend without it: a note */
 static int loop_variants(um_app_run *run) {
   int n = 0;
@@ -290,6 +306,7 @@ static int split_options(um_app_run *run) {
   OPT(umrun_opt_choice(run->cfg, "run.tune", &tune, NULL, E));
   UM_APP_TRY(um_set_tune(run->ctx, (um_tune)tune));
   UM_APP_TRY(loop_variants(run));
+  UM_APP_TRY(loop_block_sizes(run));
   int n = 0;
   const char *names[UM_PER_LOOP_MAX];
   UM_APP_TRY(per_loop_names(run, "split",

@@ -91,6 +91,10 @@ static const um_option options[] = {
     {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
      .help = "run.split for one loop: split: {res_calc: on}"},
+    {.key = "block_size.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 1024, .flags = UM_OPT_RANGE,
+     .range_hint = "must be 0 (run.block_size) to 1024",
+     .help = "run.block_size for one loop, as run.tune may keep it: block_size: {getforce: 128};\n"
+             "0: run.block_size"},
     {.key = "variant.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 64, .flags = UM_OPT_RANGE,
      .range_hint = "must be >= 0",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
