@@ -261,8 +261,8 @@ static um_split split_mode(int m) { return m == 4 ? UM_SPLIT_GATHER : m == 5 ? U
 static int loop_block_sizes(um_app_run *run) {
   int n = 0;
   const char *names[UM_PER_LOOP_MAX];
-  UM_APP_TRY(per_loop_names(run, "block_size", "a mapping from loop names to block sizes, e.g. block_size: {getforce: 128}",
-                            names, &n));
+  UM_APP_TRY(per_loop_names(run, "block_size",
+                            "a mapping from loop names to block sizes, e.g. block_size: {getforce: 128}", names, &n));
   for (int i = 0; i < n; i++) {
     char key[160];
     int b = 0;

@@ -297,9 +297,9 @@ static int cells_add_side(um_context *ctx, const int *pc, const double *x, int *
   const int k1 = cell_corner_of(pc, x, c, n1), k2 = cell_corner_of(pc, x, c, n2);
   if (k1 < 0 || k2 < 0)
     return um_error_set(ctx, UM_ERR_IO,
-                        "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, none at the "
-                        "same coordinates): the "
-                        "scheme needs a conforming quadrilateral mesh; use params.scheme=edges",
+                        "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, "
+                        "none at the same coordinates): the scheme needs a conforming quadrilateral mesh; use "
+                        "params.scheme=edges",
                         what, id, n1, n2, c, pc[4 * (size_t)c], pc[4 * (size_t)c + 1], pc[4 * (size_t)c + 2],
                         pc[4 * (size_t)c + 3]);
   if (count[c] == 4)
@@ -323,15 +323,15 @@ int airfoil_decl_cells(um_context *ctx, airfoil *a) {
                ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme")
                : um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
   if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)um_set_size(a->nodes));
-  for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
+  for (size_t i = 0; !rc && i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
   /* in the edge loops' order: edges by number (first cell, then second), then boundary edges */
   for (int e = 0; !rc && e < ne; e++)
     for (int w = 0; !rc && w < 2; w++)
-      rc = cells_add_side(ctx, pc, x, side, nbr, count, ec[2 * (size_t)e + w], pe[2 * (size_t)e], pe[2 * (size_t)e + 1], 1 + w,
-                    ec[2 * (size_t)e + 1 - w], "edge", e);
+      rc = cells_add_side(ctx, pc, x, side, nbr, count, ec[2 * (size_t)e + w], pe[2 * (size_t)e],
+                          pe[2 * (size_t)e + 1], 1 + w, ec[2 * (size_t)e + 1 - w], "edge", e);
   for (int b = 0; !rc && b < nb; b++)
-    rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1], bound[b] == 1 ? 3 : 4,
-                  bc[b], "boundary edge", b);
+    rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1],
+                        bound[b] == 1 ? 3 : 4, bc[b], "boundary edge", b);
   if (!rc) rc = um_decl_map(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb);
   if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_INT, side, "p_side", &a->p_side);
   if (!rc) rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_q1", &a->p_q1);
