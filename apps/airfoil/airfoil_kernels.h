@@ -83,8 +83,8 @@ UM_KERNEL void bedge_flux(const double *x1, const double *x2, const double *q1, 
     return;
   }
   const double vol1 = r1 * (q1[1] * dy - q1[2] * dx);
-  const double rinv = 1.0 / qinf[0];
-  const double p2 = gm1 * (qinf[3] - 0.5 * rinv * (qinf[1] * qinf[1] + qinf[2] * qinf[2]));
+  double rinv, p2;
+  flow_state(qinf, &rinv, &p2);
   const double vol2 = rinv * (qinf[1] * dy - qinf[2] * dx);
   const double mu = adt1[0] * eps;
   f[0] = 0.5 * (vol1 * q1[0] + vol2 * qinf[0]) + mu * (q1[0] - qinf[0]);

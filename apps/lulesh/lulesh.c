@@ -248,7 +248,8 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   s->region_map = calloc((size_t)m->nregions, sizeof *s->region_map);
   s->region_rep = malloc(sizeof(int) * (size_t)m->nregions);
   if (!s->regions || !s->region_map || !s->region_rep) return UM_ERR_ALLOC;
-  for (int r = 0; r < m->nregions; r++) {
+  if (s->p.eos_merged) UM_APP_TRY(decl_eos_merged(ctx, s, m)); /* the region sets would go unused */
+  for (int r = 0; r < m->nregions && !s->p.eos_merged; r++) {
     char name[32];
     s->region_rep[r] = m->region_rep[r];
     snprintf(name, sizeof name, "region%d", r + 1);
@@ -256,7 +257,6 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
     snprintf(name, sizeof name, "region%d_elems", r + 1);
     UM_APP_TRY(um_decl_map(ctx, s->regions[r], s->elems, 1, m->region_elems[r], name, &s->region_map[r]));
   }
-  if (s->p.eos_merged) UM_APP_TRY(decl_eos_merged(ctx, s, m));
   /* nodes */
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
