@@ -11,10 +11,11 @@
 #              unfused  params.fused=false (upstream OP2's five loops)
 #              cells    params.scheme=cells (one loop over the cells a stage)
 #              openmp   run.backend=openmp (threads per rank from OMP_NUM_THREADS)
+#              simd_on, simd_off  run.compile_simd=on|off (the SIMD ranges always / never, not chosen by timing)
 # REF_CMD    optional: a command run as `$REF_CMD P ITER` that prints "main_loop_s=<seconds>" (and
 #            optionally "rms=<value>"): e.g. a reference code built outside the repository; its time goes in
 #            the table beside um's
-# (one untimed iteration of each variant on one rank first fills the compiled-loop cache)
+# (two untimed iterations of each variant on one rank first fill the compiled-loop cache)
 # BUILD      1 (default): build umrun and um_stream_mpi into $UM_BUILD (scripts/build-offline.sh when .debs
 #            exists, else cmake) first; 0: use what is there
 # REPEAT     runs of each (variant, rank count) (default 1; the table shows the fastest)
@@ -50,11 +51,13 @@ variant_args() {
   unfused) echo "--set params.fused=false" ;;
   cells) echo "--set params.scheme=cells" ;;
   openmp) echo "--set run.backend=openmp" ;;
+  simd_on) echo "--set run.compile_simd=on" ;;
+  simd_off) echo "--set run.compile_simd=off" ;;
   *) echo "bad" ;;
   esac
 }
 for v in $VARIANTS; do
-  [ "$(variant_args "$v")" != bad ] || { echo "mpi_cpu: unknown variant '$v' (fused, unfused, cells, openmp)" >&2; exit 2; }
+  [ "$(variant_args "$v")" != bad ] || { echo "mpi_cpu: unknown variant '$v' (fused, unfused, cells, openmp, simd_on, simd_off)" >&2; exit 2; }
 done
 
 if [ "${BUILD:-1}" = 1 ]; then
@@ -76,11 +79,12 @@ cat "$WORK/cpu.txt"
 # field of a umrun JSON: file, then a python expression over d
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-# warm the compiled-loop cache (run.compile): one iteration of each variant on one rank, not timed
+# warm the compiled-loop cache (run.compile): two iterations of each variant on one rank (the second runs the
+# loops only a later iteration has), not timed
 for v in $VARIANTS; do
   read -r -a extra <<< "$(variant_args "$v")"
   read -r -a cargs <<< "$CASE"
-  timeout 300 "$U" "${cargs[@]}" --set run.iterations=1 "${extra[@]}" > "$WORK/runs/warm_$v.log" 2>&1 ||
+  timeout 300 "$U" "${cargs[@]}" --set run.iterations=2 "${extra[@]}" > "$WORK/runs/warm_$v.log" 2>&1 ||
     { echo "mpi_cpu: the warm-up run of $v failed:"; tail -20 "$WORK/runs/warm_$v.log"; finish 1; }
 done
 echo "warm-up done ($(left) s left)"
