@@ -180,6 +180,75 @@ TEST(HostCompile, SimdRangeGivesTheScalarRangesBits) {
       }
 }
 
+// Arguments that share a map get one map pointer and one load per entry in the generated code (hostc.c
+// same_map / same_target). Three loops of one kernel with equal argument shapes but different sharing --
+// the two reads through one map at two entries, at the same entry, and through two different maps of the
+// same arity -- each compile their own module (one cache, in that order: a module keyed without the sharing
+// would be found for the next loop and read the wrong rows) and give the generic code's bits, scalar and SIMD.
+void run_sharing(const um_options &o, int kind, std::vector<double> *got) {
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  const int n = 301, nn = 97;
+  um_set *nodes, *edges;
+  um_map *pe, *pe2;
+  um_dat *x, *w, *out, *acc;
+  std::vector<int> emap(2 * (size_t)n), emap2(2 * (size_t)n);
+  for (int e = 0; e < n; e++) {
+    emap[2 * e] = (e * 7) % nn, emap[2 * e + 1] = (e * 3 + 1) % nn;
+    emap2[2 * e] = (e * 5 + 2) % nn, emap2[2 * e + 1] = (e * 11 + 4) % nn;
+  }
+  std::vector<double> xv(2 * (size_t)nn), wv(n), av(n, 0.5);
+  for (int i = 0; i < 2 * nn; i++) xv[i] = std::sin(0.37 * i) * 3.0;
+  for (int e = 0; e < n; e++) wv[e] = std::cos(0.11 * e);
+  TCW_OK(um_decl_set(ctx, nn, "nodes", &nodes));
+  TCW_OK(um_decl_set(ctx, n, "edges", &edges));
+  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap.data(), "pedge", &pe));
+  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap2.data(), "pedge2", &pe2));
+  TCW_OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x));
+  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, wv.data(), "w", &w));
+  TCW_OK(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "out", &out));
+  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, av.data(), "acc", &acc));
+  tk_scale = 1.5;
+  TCW_OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
+  const um_arg second = kind == 0   ? um_arg_dat(x, 1, pe, 2, UM_DOUBLE, UM_READ)
+                        : kind == 1 ? um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ)
+                                    : um_arg_dat(x, 1, pe2, 2, UM_DOUBLE, UM_READ);
+  for (int it = 0; it < 3; it++)
+    TCW_OK(UM_PAR_LOOP(ctx, tk_simd_kernel, "tk_simd", edges, um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ), second,
+                       um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE),
+                       um_arg_dat(acc, -1, UM_ID, 1, UM_DOUBLE, UM_INC)));
+  long all, compiled;
+  count_calls(ctx, &all, &compiled);
+  if (o.compile == UM_COMPILE_WAIT) EXPECT_EQ(compiled, all) << "wait: every call runs compiled code";
+  got->assign(3 * (size_t)n, 0.0);
+  TCW_OK(um_dat_fetch(ctx, out, got->data(), 2 * (size_t)n * sizeof(double)));
+  TCW_OK(um_dat_fetch(ctx, acc, got->data() + 2 * (size_t)n, (size_t)n * sizeof(double)));
+  um_finalize(&ctx);
+}
+
+TEST(HostCompile, ArgumentsSharingAMapOrNotEachGetTheirModule) {
+  TempDir cache("hostc_sharing");
+  for (um_layout layout : {UM_AOS, UM_SOA})
+    for (int simd : {-1, 1}) {
+      std::vector<double> ref[3];
+      for (int kind = 0; kind < 3; kind++) {
+        SCOPED_TRACE(std::string(um_layout_name(layout)) + (simd > 0 ? " simd" : " scalar") + " sharing " +
+                     std::to_string(kind));
+        run_sharing(options("seq", layout, UM_COMPILE_OFF, cache.dir.string()), kind, &ref[kind]);
+        if (HasFatalFailure()) return;
+        um_options o = options("seq", layout, UM_COMPILE_WAIT, cache.dir.string());
+        o.compile_simd = simd;
+        std::vector<double> got;
+        run_sharing(o, kind, &got);
+        if (HasFatalFailure()) return;
+        EXPECT_TRUE(same_bits(got, ref[kind])) << "compiled against generic";
+      }
+      EXPECT_FALSE(same_bits(ref[0], ref[1])) << "the three loops read different rows";
+      EXPECT_FALSE(same_bits(ref[0], ref[2]));
+    }
+}
+
 // By default the first calls alternate the two ranges, timed; then one stays.
 TEST(HostCompile, AutoTimesBothRangesThenKeepsOne) {
   um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, shared_cache());

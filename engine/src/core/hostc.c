@@ -165,9 +165,30 @@ static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM
 
 static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
 
+/* The first argument (j <= i) that goes through argument i's map (same_map) or also reads the same entry of it
+ * (same_target; direct arguments all share element e): the generated code keeps one map pointer per map and loads
+ * each map entry an element uses once. The arguments of one map get the same M[] pointer at run time (exec.c: the
+ * map's data), and two loops of one kernel that share maps differently hash to different modules (hash_shapes).
+ * One load per entry is what lets the compiler see that two arguments' rows are one (Airfoil's res_calc with eight
+ * map loads an edge instead of four: 1.19x slower on one core). */
+static int same_map(const um_loop *loop, int i) {
+  for (int j = 0; j < i; j++)
+    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map) return j;
+  return i;
+}
+
+static int same_target(const um_loop *loop, int i) {
+  for (int j = 0; j < i; j++)
+    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map &&
+        (!loop->args[i].map || loop->args[j].idx == loop->args[i].idx))
+      return j;
+  return i;
+}
+
 /* The element index of argument i's target for element e (a C expression). */
-static void target(um_strbuf *b, const um_arg *a, int i) {
-  if (a->map) um_strbuf_printf(b, "(size_t)m%d[(size_t)e * %d + %d]", i, a->map->arity, a->idx);
+static void target(um_strbuf *b, const um_loop *loop, int i) {
+  const um_arg *a = &loop->args[i];
+  if (a->map) um_strbuf_printf(b, "(size_t)m%d[(size_t)e * %d + %d]", same_map(loop, i), a->map->arity, a->idx);
   else um_strbuf_printf(b, "(size_t)e");
 }
 
@@ -195,14 +216,14 @@ static void declare(um_strbuf *b, const um_loop *loop) {
       continue;
     }
     um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
-    if (a->map) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
+    if (a->map && same_map(loop, i) == i) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
     if (is_soa(a)) um_strbuf_printf(b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
   }
 }
 
 /* The kernel call: each argument its global copy, its staged row (lane: the
  * SIMD range's lane variable; NULL: the scalar range, which stages SoA rows
- * only) or its row in place. */
+ * only and has an index variable t<j> per target: same_target) or its row in place. */
 static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
   um_strbuf_printf(b, "%s(", loop->kernel->name);
   for (int i = 0; i < loop->nargs; i++) {
@@ -211,21 +232,22 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
     if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
     else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
     else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
+    else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
     else {
       um_strbuf_printf(b, "b%d + ", i);
-      target(b, a, i);
+      target(b, loop, i);
       um_strbuf_printf(b, " * %d", a->dim);
     }
   }
   um_strbuf_printf(b, ");\n");
 }
 
-/* Argument i's row (at t<i>) into its staged copy v<i><sub> before the kernel
+/* Argument i's row (at index variable t<ti>) into its staged copy v<i><sub> before the kernel
  * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC). */
-static void stage(um_strbuf *b, const um_arg *a, int i, const char *sub, int store) {
+static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub, int store) {
   if (!store && a->acc == UM_WRITE) return;
   char row[64];
-  snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, i, is_soa(a) ? i : a->dim);
+  snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, ti, is_soa(a) ? i : a->dim);
   um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
   if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
   else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
@@ -239,19 +261,23 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
                       "  (void)M; (void)S;\n");
   declare(b, loop);
   um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
+  for (int i = 0; i < loop->nargs; i++) /* each target's index, once */
+    if (loop->args[i].kind == UM_ARG_DAT && same_target(loop, i) == i) {
+      um_strbuf_printf(b, "    const size_t t%d = ", i);
+      target(b, loop, i);
+      um_strbuf_printf(b, ";\n");
+    }
   for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
     const um_arg *a = &loop->args[i];
     if (!is_soa(a)) continue;
-    um_strbuf_printf(b, "    const size_t t%d = ", i);
-    target(b, a, i);
-    um_strbuf_printf(b, ";\n    %s v%d[%d];\n", ctype(a->type), i, a->dim);
-    stage(b, a, i, "", 0);
+    um_strbuf_printf(b, "    %s v%d[%d];\n", ctype(a->type), i, a->dim);
+    stage(b, a, i, same_target(loop, i), "", 0);
   }
   um_strbuf_printf(b, "    ");
   call(b, loop, NULL);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, "", 1);
+    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
   }
   um_strbuf_printf(b, "  }\n");
   for (int i = 0; i < loop->nargs; i++) {
@@ -277,9 +303,9 @@ static void simd_range(um_strbuf *b, const um_loop *loop) {
     um_strbuf_printf(b, "    %s v%d[L][%d];\n", ctype(a->type), i, a->dim);
     if (a->acc == UM_WRITE) continue;
     um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      const size_t t%d = ", i);
-    target(b, a, i);
+    target(b, loop, i);
     um_strbuf_printf(b, ";\n");
-    stage(b, a, i, "[l]", 0);
+    stage(b, a, i, i, "[l]", 0);
     um_strbuf_printf(b, "    }\n");
   }
   um_strbuf_printf(b, "#pragma omp simd\n    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      (void)e;\n      ");
@@ -289,7 +315,7 @@ static void simd_range(um_strbuf *b, const um_loop *loop) {
     const um_arg *a = &loop->args[i];
     if (!staged(a) || a->acc == UM_READ) continue;
     um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const size_t t%d = (size_t)(e0 + l);\n", i);
-    stage(b, a, i, "[l]", 1);
+    stage(b, a, i, i, "[l]", 1);
     um_strbuf_printf(b, "    }\n");
   }
   um_strbuf_printf(b, "  }\n  um__compiled_range(B, M, S, e0, end);\n}\n");
@@ -312,12 +338,13 @@ static char *generate(const um_loop *loop) {
   return b.s;
 }
 
-/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA. */
+/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA, and which earlier
+ * argument shares its map and its target (the generated code depends on it). */
 static uint64_t hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    int shape[7] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a)};
+    int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
+                    (int)a->acc, is_soa(a), same_map(loop, i), same_target(loop, i)};
     k = um_fnv1a(k, shape, sizeof shape);
   }
   return k;
