@@ -852,6 +852,57 @@ TEST(DistributedAirfoil, MatchesOneProcess) {
   }
 }
 
+// um_loop_stats_across_ranks: per loop the fastest, mean and slowest rank's time, and which ranks those are (each
+// named rank's own time is the extreme: checked against every rank's own seconds gathered here).
+TEST(DistributedLoopStats, FastestAndSlowestRanksAreNamed) {
+  airfoil_mesh m;
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(20, 30, 1, &m, err, sizeof err), 0) << err;
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *c = nullptr;
+  ASSERT_EQ(um_init(&c, &o), 0);
+  airfoil a;
+  memset(&a, 0, sizeof a);
+  ASSERT_EQ(airfoil_set_constants(c), 0);
+  ASSERT_EQ(airfoil_decl_mesh(c, &m, &a), 0);
+  ASSERT_EQ(airfoil_decl_flow(c, &a), 0);
+  ASSERT_EQ(um_distribute(c, "cells", "block"), 0) << um_error_message(c);
+  airfoil_mesh_free(&m);
+  for (int it = 0; it < 5; it++) {
+    double r = 0;
+    ASSERT_EQ(airfoil_iteration(c, &a, &r), 0) << um_error_message(c);
+  }
+  um_loop_stats s;
+  ASSERT_EQ(um_loop_stats_get(c, 0, &s), 0);
+  EXPECT_EQ(s.rank_fastest, -1) << "not combined yet";
+  ASSERT_EQ(um_loop_stats_across_ranks(c), 0) << um_error_message(c);
+  int nranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  for (int i = 0; i < um_loop_stats_count(c); i++) {
+    ASSERT_EQ(um_loop_stats_get(c, i, &s), 0);
+    SCOPED_TRACE(s.name);
+    std::vector<double> own(nranks);
+    MPI_Allgather(&s.seconds, 1, MPI_DOUBLE, own.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    if (nranks == 1) {
+      EXPECT_EQ(s.rank_slowest, -1);
+      continue;
+    }
+    ASSERT_GE(s.rank_fastest, 0);
+    ASSERT_LT(s.rank_fastest, nranks);
+    ASSERT_GE(s.rank_slowest, 0);
+    ASSERT_LT(s.rank_slowest, nranks);
+    EXPECT_EQ(own[s.rank_slowest], s.seconds_rank_max);
+    EXPECT_EQ(own[s.rank_fastest], s.seconds_rank_min);
+    EXPECT_EQ(*std::max_element(own.begin(), own.end()), s.seconds_rank_max);
+    EXPECT_EQ(*std::min_element(own.begin(), own.end()), s.seconds_rank_min);
+    EXPECT_LE(s.seconds_rank_min, s.seconds_rank_mean);
+    EXPECT_LE(s.seconds_rank_mean, s.seconds_rank_max * (1 + 1e-12));
+  }
+  um_finalize(&c);
+}
+
 // Vector arguments (um_arg_vec) under um_distribute: the halos are built per map over every index of its
 // rows, so a vector READ finds every neighbour, and a vector INC into targets other ranks own reaches them
 // (exec halo run redundantly, or the increments sent back: REVERSE). A vector INC, then a vector READ of the

@@ -447,6 +447,8 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "seconds_rank_min", s.seconds_rank_min, 0);
       num(f, "seconds_rank_mean", s.seconds_rank_mean, 0);
       num(f, "seconds_rank_max", s.seconds_rank_max, 0);
+      num(f, "rank_fastest", s.rank_fastest, 0);
+      num(f, "rank_slowest", s.rank_slowest, 0);
     }
     num(f, "plan_seconds", s.plan_seconds, 0);
     num(f, "first_call_seconds", s.first_call_seconds, 0);

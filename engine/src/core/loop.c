@@ -716,6 +716,8 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->seconds_rank_min = r->rank_min;
   o->seconds_rank_mean = r->rank_mean;
   o->seconds_rank_max = r->rank_max;
+  o->rank_fastest = r->ranks_timed > 1 ? r->rank_fastest : -1;
+  o->rank_slowest = r->ranks_timed > 1 ? r->rank_slowest : -1;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
   o->bytes = r->bytes;

@@ -146,6 +146,7 @@ typedef struct {
   /* um_loop_stats_across_ranks: this loop's seconds on the slowest, fastest and average rank */
   int ranks_timed;
   double rank_min, rank_mean, rank_max;
+  int rank_fastest, rank_slowest;
 } um_loop_rec;
 
 struct um_dist;

@@ -367,24 +367,35 @@ int um_loop_stats_across_ranks(um_context *ctx) {
                     "the ranks ran different loops (%d here): their loop times cannot be put side by side",
                     ctx->nloops);
   const int n = ctx->nloops;
-  /* v = [t, -t]: one MAX gives the slowest and (negated) the fastest rank; one SUM the mean */
-  double *v = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *v);
-  if (!v) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining loop times");
-  double *mx = v + 2 * n;
+  /* p = [(t, rank), (-t, rank)]: one MAXLOC gives the slowest and (negated) the fastest rank and which they are;
+   * one SUM the mean */
+  struct tr {
+    double t;
+    int rank;
+  } *p = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *p);
+  double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+  if (!p || !v) {
+    free(p), free(v);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining loop times");
+  }
+  struct tr *mx = p + 2 * n;
   for (int i = 0; i < n; i++) {
     v[i] = ctx->loops[i].seconds;
-    v[n + i] = -v[i];
+    p[i] = (struct tr){v[i], ctx->dist->rank};
+    p[n + i] = (struct tr){-v[i], ctx->dist->rank};
   }
-  int rc = MPI_Allreduce(v, mx, 2 * n, MPI_DOUBLE, MPI_MAX, comm);
+  int rc = MPI_Allreduce(p, mx, 2 * n, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
     um_loop_rec *r = &ctx->loops[i];
     r->ranks_timed = ctx->dist->nranks;
-    r->rank_max = mx[i];
-    r->rank_min = -mx[n + i];
+    r->rank_max = mx[i].t;
+    r->rank_slowest = mx[i].rank;
+    r->rank_min = -mx[n + i].t;
+    r->rank_fastest = mx[n + i].rank;
     r->rank_mean = v[i] / ctx->dist->nranks;
   }
-  free(v);
+  free(p), free(v);
   if (rc != MPI_SUCCESS) return mpi_fail(ctx, rc, "combining loop times");
   return UM_SUCCESS;
 }
