@@ -18,7 +18,7 @@
 # (two untimed iterations of each variant on one rank first fill the compiled-loop cache)
 # BUILD      1 (default): build umrun and um_stream_mpi into $UM_BUILD (scripts/build-offline.sh when .debs
 #            exists, else cmake) first; 0: use what is there
-# REPEAT     runs of each (variant, rank count) (default 1; the table shows the fastest)
+# REPEAT     rounds per rank count, each every variant then the reference (default 1; the table shows the fastest)
 # BUDGET_S   runs that would start after this many seconds are skipped and listed (default 560)
 # WORK       output folder (default out/mpi_cpu); RESULT: a folder to copy table.md and a tarball of the
 #            logs into (the device tool brings back few files)
@@ -76,6 +76,8 @@ S=$UM_BUILD/bin/um_stream_mpi
 lscpu | grep -E "^Model name|^CPU\(s\)|^Socket|^Core|^Thread|^L2|^L3|^NUMA" > "$WORK/cpu.txt"
 cat "$WORK/cpu.txt"
 
+# the smaller of two times (either may be empty)
+fastest() { python3 -c "import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a) if a else '')" "$@"; }
 # field of a umrun JSON: file, then a python expression over d
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
@@ -96,10 +98,11 @@ for np in $RANKS; do
   if [ -x "$S" ]; then
     copy=$(timeout 120 "${MPI[@]}" -np "$np" "$S" 1024 5 2>&1 | grep -oE "copy +[0-9.]+" | awk '{print $2}')
   fi
-  row="| $np | ${copy:--} |"
-  for v in $VARIANTS; do
-    best=""
-    for r in $(seq 1 "$REPEAT"); do
+  # rounds alternate: every um variant, then the reference, REPEAT times; the table keeps the fastest of each
+  declare -A best=()
+  ref=""
+  for r in $(seq 1 "$REPEAT"); do
+    for v in $VARIANTS; do
       [ "$(left)" -gt 0 ] || { skipped+=("$v@$np#$r"); continue; }
       name=${v}_np${np}_r$r
       read -r -a extra <<< "$(variant_args "$v")"
@@ -110,26 +113,22 @@ for np in $RANKS; do
       t=$(jget "$WORK/runs/$name.json" 'd["run_seconds"]')
       rms=$(jget "$WORK/runs/$name.json" 'd["metrics"].get("rms_final", "")')
       echo "$name: exit $rc run_seconds=$t rms=$rms ($(left) s left)"
-      if [ $rc = 0 ] && [ -n "$t" ]; then
-        best=$(python3 -c "import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))" "$best" "$t")
-      fi
+      if [ $rc = 0 ] && [ -n "$t" ]; then best[$v]=$(fastest "${best[$v]:-}" "$t"); fi
     done
-    row="$row ${best:--} |"
-    eval "best_${v}_$np=${best:-}"
-  done
-  if [ -n "${REF_CMD:-}" ]; then
-    ref=""
-    if [ "$(left)" -gt 0 ]; then
-      $REF_CMD "$np" "$ITER" > "$WORK/runs/ref_np$np.log" 2>&1
-      ref=$(grep -oE "main_loop_s=[0-9.eE+-]+" "$WORK/runs/ref_np$np.log" | tail -1 | cut -d= -f2)
-      echo "ref_np$np: $(grep -oE "main_loop_s=[^ ]+ rms=[^ ]+" "$WORK/runs/ref_np$np.log" | tail -1)"
-    else
-      skipped+=("ref@$np")
+    if [ -n "${REF_CMD:-}" ]; then
+      [ "$(left)" -gt 0 ] || { skipped+=("ref@$np#$r"); continue; }
+      $REF_CMD "$np" "$ITER" > "$WORK/runs/ref_np${np}_r$r.log" 2>&1
+      t=$(grep -oE "main_loop_s=[0-9.eE+-]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1 | cut -d= -f2)
+      echo "ref_np${np}_r$r: $(grep -oE "main_loop_s=[^ ]+ rms=[^ ]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1)"
+      [ -z "$t" ] || ref=$(fastest "$ref" "$t")
     fi
+  done
+  row="| $np | ${copy:--} |"
+  for v in $VARIANTS; do row="$row ${best[$v]:--} |"; done
+  if [ -n "${REF_CMD:-}" ]; then
     row="$row ${ref:--} |"
-    first=${VARIANTS%% *}
     for v in $VARIANTS; do
-      b=$(eval echo "\${best_${v}_$np:-}")
+      b=${best[$v]:-}
       if [ -n "$ref" ] && [ -n "$b" ]; then
         row="$row $(python3 -c "print(f'{$ref/$b:.2f}x')") |"
       else
