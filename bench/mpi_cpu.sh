@@ -12,6 +12,7 @@
 #              cells    params.scheme=cells (one loop over the cells a stage)
 #              openmp   run.backend=openmp (threads per rank from OMP_NUM_THREADS)
 #              simd_on, simd_off  run.compile_simd=on|off (the SIMD ranges always / never, not chosen by timing)
+#              other    the defaults with the umrun binary $UM_OTHER (another commit's build, for an A/B)
 # REF_CMD    optional: a command run as `$REF_CMD P ITER` that prints "main_loop_s=<seconds>" (and
 #            optionally "rms=<value>"): e.g. a reference code built outside the repository; its time goes in
 #            the table beside um's
@@ -53,11 +54,12 @@ variant_args() {
   openmp) echo "--set run.backend=openmp" ;;
   simd_on) echo "--set run.compile_simd=on" ;;
   simd_off) echo "--set run.compile_simd=off" ;;
+  other) if [ -x "${UM_OTHER:-}" ]; then echo ""; else echo "bad"; fi ;;
   *) echo "bad" ;;
   esac
 }
 for v in $VARIANTS; do
-  [ "$(variant_args "$v")" != bad ] || { echo "mpi_cpu: unknown variant '$v' (fused, unfused, cells, openmp, simd_on, simd_off)" >&2; exit 2; }
+  [ "$(variant_args "$v")" != bad ] || { echo "mpi_cpu: unknown variant '$v' (fused, unfused, cells, openmp, simd_on, simd_off; other needs UM_OTHER, an umrun binary)" >&2; exit 2; }
 done
 
 if [ "${BUILD:-1}" = 1 ]; then
@@ -86,7 +88,9 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 for v in $VARIANTS; do
   read -r -a extra <<< "$(variant_args "$v")"
   read -r -a cargs <<< "$CASE"
-  timeout 300 "$U" "${cargs[@]}" --set run.iterations=2 "${extra[@]}" > "$WORK/runs/warm_$v.log" 2>&1 ||
+  bin=$U
+  [ "$v" != other ] || bin=$UM_OTHER
+  timeout 300 "$bin" "${cargs[@]}" --set run.iterations=2 "${extra[@]}" > "$WORK/runs/warm_$v.log" 2>&1 ||
     { echo "mpi_cpu: the warm-up run of $v failed:"; tail -20 "$WORK/runs/warm_$v.log"; finish 1; }
 done
 echo "warm-up done ($(left) s left)"
@@ -107,7 +111,9 @@ for np in $RANKS; do
       name=${v}_np${np}_r$r
       read -r -a extra <<< "$(variant_args "$v")"
       read -r -a cargs <<< "$CASE"
-      timeout 900 "${MPI[@]}" -np "$np" "$U" "${cargs[@]}" --set run.iterations="$ITER" "${extra[@]}" \
+      bin=$U
+      [ "$v" != other ] || bin=$UM_OTHER
+      timeout 900 "${MPI[@]}" -np "$np" "$bin" "${cargs[@]}" --set run.iterations="$ITER" "${extra[@]}" \
         --json "$WORK/runs/$name.json" > "$WORK/runs/$name.log" 2>&1
       rc=$?
       t=$(jget "$WORK/runs/$name.json" 'd["run_seconds"]')

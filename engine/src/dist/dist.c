@@ -178,6 +178,8 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   (void)rec, (void)hidden;
   return UM_ERROR(ctx, UM_ERR_INTERNAL, "halo exchange in a build without MPI");
 }
+int um__dist_progress_piece(const um_context *ctx, const um_loop *loop) { return (void)ctx, (void)loop, 0; }
+int um__dist_progress(um_context *ctx) { return (void)ctx, UM_SUCCESS; }
 int um__dist_zero_halo(um_context *ctx, um_dat *d) {
   (void)d;
   return UM_ERROR(ctx, UM_ERR_INTERNAL, "reverse increments in a build without MPI");

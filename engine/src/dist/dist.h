@@ -12,6 +12,12 @@
  * two, core elements may run. rec gets the traffic and the time. */
 int um__dist_exchange_begin(um_context *ctx, um_dat *const *dats, int n, um_loop_rec *rec);
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden);
+/* While core elements run on the host between the two: the elements of a core piece after which MPI is given a
+ * chance to move the messages (0: no pieces: a device runs the core asynchronously, or nothing is in flight), and
+ * the call that gives it (MPI_Testall). Without it a message larger than MPI's eager size moves only when both
+ * ranks are inside MPI, so a rank's halo leaves only once it has finished its own core elements. */
+int um__dist_progress_piece(const um_context *ctx, const um_loop *loop);
+int um__dist_progress(um_context *ctx);
 /* REVERSE increments: zero the halo rows of d before the loop; after it, send
  * the halo rows of each dat to their owners, which add them into their rows
  * (neighbours in rank order: the same sums on every run). */

@@ -192,6 +192,23 @@ static int unpack(um_context *ctx, int backward) {
   return UM_SUCCESS;
 }
 
+int um__dist_progress_piece(const um_context *ctx, const um_loop *loop) {
+  const struct um_dist *D = ctx->dist;
+  if (!D || D->use_peer || on_device(ctx) || D->nreqs == 0) return 0;
+  /* about 16 pieces, none under 8192 elements, in whole blocks (the chunks of a piece are those of the whole) */
+  const int bs = loop->block_size > 0 ? loop->block_size : 1;
+  int piece = (loop->end - loop->begin) / 16;
+  if (piece < 8192) piece = 8192;
+  return (piece + bs - 1) / bs * bs;
+}
+
+int um__dist_progress(um_context *ctx) {
+  struct um_dist *D = ctx->dist;
+  int done = 0;
+  MPI_TRY(ctx, MPI_Testall(D->nreqs, D->reqs, &done, MPI_STATUSES_IGNORE), "MPI_Testall (halo progress)");
+  return UM_SUCCESS;
+}
+
 int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   struct um_dist *D = ctx->dist;
   const double t0 = MPI_Wtime();
