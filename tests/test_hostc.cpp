@@ -117,31 +117,39 @@ TEST_P(HostCompiled, SameBitsAsTheGenericRange) {
 // around the group size (whole groups, a remainder, fewer elements than one
 // group), AoS and SoA; auto mode times both on the first calls and keeps one.
 // The edge loop of tk_simd over n edges, calls times, with options o; out and
-// acc fetched into got, the loop's SIMD calls into *simd.
-void run_simd(const um_options &o, int n, int calls, std::vector<double> *got, long *simd) {
+// acc fetched into got, the loop's SIMD calls into *simd. kind: its second argument reads x through the
+// first one's map at the other entry (0), at the same entry (1), or through a second map of the same arity (2).
+void run_edges(const um_options &o, int n, int calls, int kind, std::vector<double> *got, long *simd) {
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   const int nn = n / 2 + 3;
   um_set *nodes, *edges;
-  um_map *pe;
+  um_map *pe, *pe2;
   um_dat *x, *w, *out, *acc;
-  std::vector<int> emap(2 * (size_t)n);
-  for (int e = 0; e < n; e++) emap[2 * e] = (e * 7) % nn, emap[2 * e + 1] = (e * 3 + 1) % nn;
+  std::vector<int> emap(2 * (size_t)n), emap2(2 * (size_t)n);
+  for (int e = 0; e < n; e++) {
+    emap[2 * e] = (e * 7) % nn, emap[2 * e + 1] = (e * 3 + 1) % nn;
+    emap2[2 * e] = (e * 5 + 2) % nn, emap2[2 * e + 1] = (e * 11 + 4) % nn;
+  }
   std::vector<double> xv(2 * (size_t)nn), wv(n), av(n, 0.5);
   for (int i = 0; i < 2 * nn; i++) xv[i] = std::sin(0.37 * i) * 3.0;
   for (int e = 0; e < n; e++) wv[e] = std::cos(0.11 * e);
   TCW_OK(um_decl_set(ctx, nn, "nodes", &nodes));
   TCW_OK(um_decl_set(ctx, n, "edges", &edges));
   TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap.data(), "pedge", &pe));
+  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap2.data(), "pedge2", &pe2));
   TCW_OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x));
   TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, wv.data(), "w", &w));
   TCW_OK(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "out", &out));
   TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, av.data(), "acc", &acc));
   tk_scale = 1.5;
   TCW_OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
+  const um_arg second = kind == 0   ? um_arg_dat(x, 1, pe, 2, UM_DOUBLE, UM_READ)
+                        : kind == 1 ? um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ)
+                                    : um_arg_dat(x, 1, pe2, 2, UM_DOUBLE, UM_READ);
   for (int it = 0; it < calls; it++)
-    TCW_OK(UM_PAR_LOOP(ctx, tk_simd_kernel, "tk_simd", edges, um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ),
-                       um_arg_dat(x, 1, pe, 2, UM_DOUBLE, UM_READ), um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+    TCW_OK(UM_PAR_LOOP(ctx, tk_simd_kernel, "tk_simd", edges, um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ), second,
+                       um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
                        um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE),
                        um_arg_dat(acc, -1, UM_ID, 1, UM_DOUBLE, UM_INC)));
   long all, compiled;
@@ -152,6 +160,9 @@ void run_simd(const um_options &o, int n, int calls, std::vector<double> *got, l
   TCW_OK(um_dat_fetch(ctx, out, got->data(), 2 * (size_t)n * sizeof(double)));
   TCW_OK(um_dat_fetch(ctx, acc, got->data() + 2 * (size_t)n, (size_t)n * sizeof(double)));
   um_finalize(&ctx);
+}
+void run_simd(const um_options &o, int n, int calls, std::vector<double> *got, long *simd) {
+  run_edges(o, n, calls, 0, got, simd);
 }
 
 // A SIMD range against its scalar range and the generic one: the same bits on
@@ -185,47 +196,6 @@ TEST(HostCompile, SimdRangeGivesTheScalarRangesBits) {
 // the two reads through one map at two entries, at the same entry, and through two different maps of the
 // same arity -- each compile their own module (one cache, in that order: a module keyed without the sharing
 // would be found for the next loop and read the wrong rows) and give the generic code's bits, scalar and SIMD.
-void run_sharing(const um_options &o, int kind, std::vector<double> *got) {
-  um_context *ctx = nullptr;
-  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  const int n = 301, nn = 97;
-  um_set *nodes, *edges;
-  um_map *pe, *pe2;
-  um_dat *x, *w, *out, *acc;
-  std::vector<int> emap(2 * (size_t)n), emap2(2 * (size_t)n);
-  for (int e = 0; e < n; e++) {
-    emap[2 * e] = (e * 7) % nn, emap[2 * e + 1] = (e * 3 + 1) % nn;
-    emap2[2 * e] = (e * 5 + 2) % nn, emap2[2 * e + 1] = (e * 11 + 4) % nn;
-  }
-  std::vector<double> xv(2 * (size_t)nn), wv(n), av(n, 0.5);
-  for (int i = 0; i < 2 * nn; i++) xv[i] = std::sin(0.37 * i) * 3.0;
-  for (int e = 0; e < n; e++) wv[e] = std::cos(0.11 * e);
-  TCW_OK(um_decl_set(ctx, nn, "nodes", &nodes));
-  TCW_OK(um_decl_set(ctx, n, "edges", &edges));
-  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap.data(), "pedge", &pe));
-  TCW_OK(um_decl_map(ctx, edges, nodes, 2, emap2.data(), "pedge2", &pe2));
-  TCW_OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x));
-  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, wv.data(), "w", &w));
-  TCW_OK(um_decl_dat(ctx, edges, 2, UM_DOUBLE, nullptr, "out", &out));
-  TCW_OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, av.data(), "acc", &acc));
-  tk_scale = 1.5;
-  TCW_OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
-  const um_arg second = kind == 0   ? um_arg_dat(x, 1, pe, 2, UM_DOUBLE, UM_READ)
-                        : kind == 1 ? um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ)
-                                    : um_arg_dat(x, 1, pe2, 2, UM_DOUBLE, UM_READ);
-  for (int it = 0; it < 3; it++)
-    TCW_OK(UM_PAR_LOOP(ctx, tk_simd_kernel, "tk_simd", edges, um_arg_dat(x, 0, pe, 2, UM_DOUBLE, UM_READ), second,
-                       um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
-                       um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE),
-                       um_arg_dat(acc, -1, UM_ID, 1, UM_DOUBLE, UM_INC)));
-  long all, compiled;
-  count_calls(ctx, &all, &compiled);
-  if (o.compile == UM_COMPILE_WAIT) EXPECT_EQ(compiled, all) << "wait: every call runs compiled code";
-  got->assign(3 * (size_t)n, 0.0);
-  TCW_OK(um_dat_fetch(ctx, out, got->data(), 2 * (size_t)n * sizeof(double)));
-  TCW_OK(um_dat_fetch(ctx, acc, got->data() + 2 * (size_t)n, (size_t)n * sizeof(double)));
-  um_finalize(&ctx);
-}
 
 TEST(HostCompile, ArgumentsSharingAMapOrNotEachGetTheirModule) {
   TempDir cache("hostc_sharing");
@@ -235,13 +205,15 @@ TEST(HostCompile, ArgumentsSharingAMapOrNotEachGetTheirModule) {
       for (int kind = 0; kind < 3; kind++) {
         SCOPED_TRACE(std::string(um_layout_name(layout)) + (simd > 0 ? " simd" : " scalar") + " sharing " +
                      std::to_string(kind));
-        run_sharing(options("seq", layout, UM_COMPILE_OFF, cache.dir.string()), kind, &ref[kind]);
+        long simd_calls = 0;
+        run_edges(options("seq", layout, UM_COMPILE_OFF, cache.dir.string()), 301, 3, kind, &ref[kind], &simd_calls);
         if (HasFatalFailure()) return;
         um_options o = options("seq", layout, UM_COMPILE_WAIT, cache.dir.string());
         o.compile_simd = simd;
         std::vector<double> got;
-        run_sharing(o, kind, &got);
+        run_edges(o, 301, 3, kind, &got, &simd_calls);
         if (HasFatalFailure()) return;
+        EXPECT_EQ(simd_calls, simd > 0 ? 3 : 0) << "the range asked for ran";
         EXPECT_TRUE(same_bits(got, ref[kind])) << "compiled against generic";
       }
       EXPECT_FALSE(same_bits(ref[0], ref[1])) << "the three loops read different rows";

@@ -701,8 +701,9 @@ typedef struct {
   /** @{ seconds on the fastest rank, averaged over the ranks, and on the slowest rank */
   double seconds_rank_min, seconds_rank_mean, seconds_rank_max;
   /** @} */
-  /** the fastest and the slowest rank (the lowest of equals); -1 before um_loop_stats_across_ranks */
+  /** @{ the fastest and the slowest rank (the lowest of equals); -1 before um_loop_stats_across_ranks */
   int rank_fastest, rank_slowest;
+  /** @} */
 } um_loop_stats;
 
 /** Collective (every rank calls it, after the same loops): each loop's time on

@@ -319,8 +319,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
     if (core > 0) {
       loop->begin = 0;
       loop->end = core;
-      /* on the host, in pieces with MPI progress between them (dist.h); not where the pieces would change bits: a
-       * reduction's partial sums, the reproducible mode, a split loop */
+      /* on the host in pieces, MPI progress between them (dist.h); not where pieces change bits (a reduction, sp) */
       const int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : um__dist_progress_piece(ctx, loop);
       for (int b = 0; piece > 0 && b < core; b += piece) {
         loop->begin = b;
@@ -725,8 +724,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->seconds_rank_min = r->rank_min;
   o->seconds_rank_mean = r->rank_mean;
   o->seconds_rank_max = r->rank_max;
-  o->rank_fastest = r->ranks_timed > 1 ? r->rank_fastest : -1;
-  o->rank_slowest = r->ranks_timed > 1 ? r->rank_slowest : -1;
+  o->rank_fastest = r->ranks_timed > 1 ? r->rank_fastest : -1, o->rank_slowest = r->ranks_timed > 1 ? r->rank_slowest : -1;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
   o->bytes = r->bytes;
