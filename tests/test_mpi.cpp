@@ -817,11 +817,15 @@ TEST(DistributedPartitioners, FallBackToBlocksWithANoteAndAgreeAcrossRanks) {
 }
 
 // Airfoil (five loops, four sets, five maps) on the ranks against one process.
+// Also on a mesh whose core edges on each rank run in pieces with MPI progress between them (120 x 180: over
+// 100K edges, so some 30K or more core edges a rank on up to 4 ranks, pieces of 8192: um__dist_progress_piece).
 TEST(DistributedAirfoil, MatchesOneProcess) {
+  for (int big = 0; big < 2; big++)
   for (const char *part : {"metis", "block"}) {
+    SCOPED_TRACE(big ? "120 x 180" : "20 x 30");
     airfoil_mesh m;
     char err[256];
-    ASSERT_EQ(airfoil_mesh_generate(20, 30, 1, &m, err, sizeof err), 0) << err;
+    ASSERT_EQ(airfoil_mesh_generate(big ? 120 : 20, big ? 180 : 30, 1, &m, err, sizeof err), 0) << err;
     um_context *c[2] = {nullptr, nullptr};
     airfoil a[2];
     for (int k = 0; k < 2; k++) {
@@ -836,7 +840,7 @@ TEST(DistributedAirfoil, MatchesOneProcess) {
       if (k == 1) ASSERT_EQ(um_distribute(c[k], "cells", part), 0) << um_error_message(c[k]);
     }
     airfoil_mesh_free(&m);
-    for (int it = 0; it < 20; it++) {
+    for (int it = 0; it < (big ? 5 : 20); it++) {
       double r0 = 0, r1 = 0;
       ASSERT_EQ(airfoil_iteration(c[0], &a[0], &r0), 0);
       ASSERT_EQ(airfoil_iteration(c[1], &a[1], &r1), 0) << um_error_message(c[1]);
