@@ -103,8 +103,8 @@ for np in $RANKS; do
     copy=$(timeout 120 "${MPI[@]}" -np "$np" "$S" 1024 5 2>&1 | grep -oE "copy +[0-9.]+" | awk '{print $2}')
   fi
   # rounds alternate: every um variant, then the reference, REPEAT times; the table keeps the fastest of each
-  declare -A best=()
-  ref=""
+  declare -A best=() all=()
+  ref="" refs=""
   for r in $(seq 1 "$REPEAT"); do
     for v in $VARIANTS; do
       [ "$(left)" -gt 0 ] || { skipped+=("$v@$np#$r"); continue; }
@@ -119,14 +119,14 @@ for np in $RANKS; do
       t=$(jget "$WORK/runs/$name.json" 'd["run_seconds"]')
       rms=$(jget "$WORK/runs/$name.json" 'd["metrics"].get("rms_final", "")')
       echo "$name: exit $rc run_seconds=$t rms=$rms ($(left) s left)"
-      if [ $rc = 0 ] && [ -n "$t" ]; then best[$v]=$(fastest "${best[$v]:-}" "$t"); fi
+      if [ $rc = 0 ] && [ -n "$t" ]; then best[$v]=$(fastest "${best[$v]:-}" "$t"); all[$v]="${all[$v]:-} $t"; fi
     done
     if [ -n "${REF_CMD:-}" ]; then
       [ "$(left)" -gt 0 ] || { skipped+=("ref@$np#$r"); continue; }
       $REF_CMD "$np" "$ITER" > "$WORK/runs/ref_np${np}_r$r.log" 2>&1
       t=$(grep -oE "main_loop_s=[0-9.eE+-]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1 | cut -d= -f2)
       echo "ref_np${np}_r$r: $(grep -oE "main_loop_s=[^ ]+ rms=[^ ]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1)"
-      [ -z "$t" ] || ref=$(fastest "$ref" "$t")
+      [ -z "$t" ] || { ref=$(fastest "$ref" "$t"); refs="$refs $t"; }
     fi
   done
   row="| $np | ${copy:--} |"
@@ -135,8 +135,9 @@ for np in $RANKS; do
     row="$row ${ref:--} |"
     for v in $VARIANTS; do
       b=${best[$v]:-}
-      if [ -n "$ref" ] && [ -n "$b" ]; then
-        row="$row $(python3 -c "print(f'{$ref/$b:.2f}x')") |"
+      if [ -n "$ref" ] && [ -n "$b" ]; then # best / best, and the means' ratio
+        row="$row $(python3 -c "import sys; r=[float(x) for x in sys.argv[1].split()]; u=[float(x) for x in sys.argv[2].split()]
+print(f'{$ref/$b:.2f}x ({sum(r)/len(r)/(sum(u)/len(u)):.2f}x)')" "$refs" "${all[$v]}") |"
       else
         row="$row - |"
       fi
@@ -146,7 +147,8 @@ for np in $RANKS; do
 done
 
 {
-  echo "ranks bound to cores; $ITER iterations; um: run_seconds (run less set-up), fastest of $REPEAT"
+  echo "ranks bound to cores; $ITER iterations; um: run_seconds (run less set-up), fastest of $REPEAT rounds;"
+  echo "ratios: reference / um, fastest against fastest (means against means)"
   echo "case: $CASE"
   echo
   hdr="| ranks | copy GB/s |"
