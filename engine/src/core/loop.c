@@ -320,14 +320,14 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
       loop->begin = 0;
       loop->end = core;
       /* on the host in pieces, MPI progress between them (dist.h); not where pieces change bits (a reduction, sp) */
-      const int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : um__dist_progress_piece(ctx, loop);
-      for (int b = 0; piece > 0 && b < core; b += piece) {
+      int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : um__dist_progress_piece(ctx, loop);
+      if (piece <= 0) piece = core; /* one piece */
+      for (int b = 0; b < core; b += piece) {
         loop->begin = b;
         loop->end = core - b > piece ? b + piece : core;
         UM_CHECK(ctx, run_piece(ctx, loop, sp));
         if (loop->end < core) UM_CHECK(ctx, um__dist_progress(ctx));
       }
-      if (!piece) UM_CHECK(ctx, run_piece(ctx, loop, sp));
       done = core;
     }
     UM_CHECK(ctx, um__dist_exchange_end(ctx, rec, core > 0));
