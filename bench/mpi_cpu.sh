@@ -24,7 +24,7 @@
 # WORK       output folder (default out/mpi_cpu); RESULT: a folder to copy table.md and a tarball of the
 #            logs into (the device tool brings back few files)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 T0=$(date +%s)
 WORK=$(realpath -m "${WORK:-out/mpi_cpu}")
 mkdir -p "$WORK/runs"
@@ -78,19 +78,24 @@ S=$UM_BUILD/bin/um_stream_mpi
 lscpu | grep -E "^Model name|^CPU\(s\)|^Socket|^Core|^Thread|^L2|^L3|^NUMA" > "$WORK/cpu.txt"
 cat "$WORK/cpu.txt"
 
-# the smaller of two times (either may be empty)
+# the smallest of the times given (none: empty)
 fastest() { python3 -c "import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a) if a else '')" "$@"; }
+# one umrun of variant v: v, iterations, a JSON file (or empty), then the command that runs it (timeout, mpirun ...)
+um_run() {
+  local v=$1 it=$2 json=$3 bin=$U extra cargs
+  shift 3
+  read -r -a extra <<< "$(variant_args "$v")"
+  read -r -a cargs <<< "$CASE"
+  [ "$v" != other ] || bin=$UM_OTHER
+  "$@" "$bin" "${cargs[@]}" --set run.iterations="$it" "${extra[@]}" ${json:+--json "$json"}
+}
 # field of a umrun JSON: file, then a python expression over d
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
 # warm the compiled-loop cache (run.compile): two iterations of each variant on one rank (the second runs the
 # loops only a later iteration has), not timed
 for v in $VARIANTS; do
-  read -r -a extra <<< "$(variant_args "$v")"
-  read -r -a cargs <<< "$CASE"
-  bin=$U
-  [ "$v" != other ] || bin=$UM_OTHER
-  timeout 300 "$bin" "${cargs[@]}" --set run.iterations=2 "${extra[@]}" > "$WORK/runs/warm_$v.log" 2>&1 ||
+  um_run "$v" 2 "" timeout 300 > "$WORK/runs/warm_$v.log" 2>&1 ||
     { echo "mpi_cpu: the warm-up run of $v failed:"; tail -20 "$WORK/runs/warm_$v.log"; finish 1; }
 done
 echo "warm-up done ($(left) s left)"
@@ -103,38 +108,35 @@ for np in $RANKS; do
     copy=$(timeout 120 "${MPI[@]}" -np "$np" "$S" 1024 5 2>&1 | grep -oE "copy +[0-9.]+" | awk '{print $2}')
   fi
   # rounds alternate: every um variant, then the reference, REPEAT times; the table keeps the fastest of each
-  declare -A best=() all=()
-  ref="" refs=""
+  declare -A all=()
+  refs=""
   for r in $(seq 1 "$REPEAT"); do
     for v in $VARIANTS; do
       [ "$(left)" -gt 0 ] || { skipped+=("$v@$np#$r"); continue; }
       name=${v}_np${np}_r$r
-      read -r -a extra <<< "$(variant_args "$v")"
-      read -r -a cargs <<< "$CASE"
-      bin=$U
-      [ "$v" != other ] || bin=$UM_OTHER
-      timeout 900 "${MPI[@]}" -np "$np" "$bin" "${cargs[@]}" --set run.iterations="$ITER" "${extra[@]}" \
-        --json "$WORK/runs/$name.json" > "$WORK/runs/$name.log" 2>&1
+      um_run "$v" "$ITER" "$WORK/runs/$name.json" timeout 900 "${MPI[@]}" -np "$np" > "$WORK/runs/$name.log" 2>&1
       rc=$?
       t=$(jget "$WORK/runs/$name.json" 'd["run_seconds"]')
       rms=$(jget "$WORK/runs/$name.json" 'd["metrics"].get("rms_final", "")')
       echo "$name: exit $rc run_seconds=$t rms=$rms ($(left) s left)"
-      if [ $rc = 0 ] && [ -n "$t" ]; then best[$v]=$(fastest "${best[$v]:-}" "$t"); all[$v]="${all[$v]:-} $t"; fi
+      if [ $rc = 0 ] && [ -n "$t" ]; then all[$v]="${all[$v]:-} $t"; fi
     done
     if [ -n "${REF_CMD:-}" ]; then
       [ "$(left)" -gt 0 ] || { skipped+=("ref@$np#$r"); continue; }
       $REF_CMD "$np" "$ITER" > "$WORK/runs/ref_np${np}_r$r.log" 2>&1
       t=$(grep -oE "main_loop_s=[0-9.eE+-]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1 | cut -d= -f2)
       echo "ref_np${np}_r$r: $(grep -oE "main_loop_s=[^ ]+ rms=[^ ]+" "$WORK/runs/ref_np${np}_r$r.log" | tail -1)"
-      [ -z "$t" ] || { ref=$(fastest "$ref" "$t"); refs="$refs $t"; }
+      refs="$refs $t"
     fi
   done
   row="| $np | ${copy:--} |"
-  for v in $VARIANTS; do row="$row ${best[$v]:--} |"; done
+  # (unquoted: each list splits into its times)
+  for v in $VARIANTS; do b=$(fastest ${all[$v]:-}); row="$row ${b:--} |"; done
   if [ -n "${REF_CMD:-}" ]; then
+    ref=$(fastest $refs)
     row="$row ${ref:--} |"
     for v in $VARIANTS; do
-      b=${best[$v]:-}
+      b=$(fastest ${all[$v]:-})
       if [ -n "$ref" ] && [ -n "$b" ]; then # best / best, and the means' ratio
         row="$row $(python3 -c "import sys; r=[float(x) for x in sys.argv[1].split()]; u=[float(x) for x in sys.argv[2].split()]
 print(f'{$ref/$b:.2f}x ({sum(r)/len(r)/(sum(u)/len(u)):.2f}x)')" "$refs" "${all[$v]}") |"
