@@ -88,6 +88,7 @@ TEST_P(CudaMatchesSeq, RandomMeshes) {
       um_context *ctx = nullptr;
       ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
       ASSERT_STREQ(um_context_backend(ctx), "cuda");
+      EXPECT_EQ(um_context_on_host(ctx), 0);  // the kernels run on the GPU
       tcw::run_all(ctx, m, &got);
       um_finalize(&ctx);
       if (HasFatalFailure()) return;

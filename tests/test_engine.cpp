@@ -40,6 +40,8 @@ TEST(Engine, InitFinalizeAndAutoBackend) {
     EXPECT_EQ(b, "cuda") << "auto picks the GPU when there is one";
   else
     EXPECT_TRUE(b == "openmp" || b == "seq");
+  EXPECT_EQ(um_context_on_host(ctx), b == "cuda" ? 0 : 1) << b;  // where the kernels run
+  EXPECT_EQ(um_context_on_host(nullptr), 0);
   EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);
   EXPECT_EQ(ctx, nullptr);
   EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);  // idempotent

@@ -62,8 +62,14 @@ static const um_option bookleaf_options[] = {
              "one pass per corner (corner 1 of every element, then 2, 3, 4)"},
     {.key = "params.fused", .type = UM_OPT_BOOL, .def = "true",
      .help = "true: each half step's geometry, energy and EOS in one pass over the elements (state_predictor, which\n"
-             "also takes the step's first forces and energy_save; state_corrector, which takes energy_restore): the\n"
-             "same arithmetic and results, fewer bytes moved; false: upstream's loops one by one"},
+             "also takes the step's first forces and energy_save; state_corrector, which takes energy_restore), and\n"
+             "the edge viscosity as params.visc says: the same arithmetic and results, fewer bytes moved;\n"
+             "false: upstream's loops one by one"},
+    {.key = "params.visc", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "fused", "loops"),
+     .help = "the edge viscosity: fused = one pass (getdt_visc: edges, limiter and corner forces, the neighbours'\n"
+             "edges computed from their nodes, nothing in memory between); loops = upstream's three\n"
+             "(getdt_visc_init, getdt_visc_limit, getdt_visc_force); auto = fused on a GPU with params.fused (1.3x\n"
+             "the three on an H100), loops on CPUs (where the one pass is 1.2x slower). The same bits either way"},
     {.key = "params.print_every", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647, .flags = UM_OPT_RANGE,
      .range_hint = "use 0 (the last step's line only) or N >= 1 (every N steps, as upstream prints with 1)",
      .help = "upstream's per-step line every this many steps (0: the last step's only; the progress bar shows the "
@@ -109,6 +115,7 @@ static int read_config(um_app_run *r, bl_config *c) {
   UM_APP_TRY(um_app_choice(r, "params.scheme", &c->scheme, NULL));
   UM_APP_TRY(um_app_int(r, "params.print_every", &c->print_every));
   UM_APP_TRY(um_app_bool(r, "params.fused", &c->fused));
+  UM_APP_TRY(um_app_choice(r, "params.visc", &c->visc, NULL));
   UM_APP_TRY(um_app_choice(r, "params.sod_check", &sod, NULL));
   UM_APP_TRY(um_app_int(r, "run.iterations", &c->max_steps));
   d->region_dim[0][0] = nx;
@@ -222,6 +229,29 @@ static int declare_node_elements(um_app_run *r, bl_solver *S, const bl_mesh *m) 
   return rc;
 }
 
+/* params.visc: fused: for each face f of an element, the far corners b+2 and b+3 of the neighbour across it (b its
+ * face that faces back), whose edges to the shared corners continue the element's own (bl_nbr_edge). The kernel
+ * takes the neighbour's corners b+1 and b from the element's own: checked here. */
+static int declare_visc_nodes(um_app_run *r, bl_solver *S, const bl_mesh *m) {
+  int *vn = malloc(sizeof(int) * 8 * (size_t)m->nel);
+  if (!vn) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", m->nel);
+  for (size_t e = 0; e < (size_t)m->nel; e++)
+    for (int f = 0; f < 4; f++) {
+      const int n = m->elel[4 * e + f], b = m->elfc[4 * e + f], *nd = m->elnd + 4 * (size_t)n, *own = m->elnd + 4 * e;
+      const int self = (size_t)n == e, a1 = self ? (f + 3) % 4 : f, a0 = self ? (f + 2) % 4 : (f + 1) % 4;
+      if ((self && b != (f + 2) % 4) || nd[(b + 1) % 4] != own[a1] || nd[b] != own[a0]) {
+        free(vn);
+        return um_app_fail(r, UM_ERR_CONFIG, "%s: element %zu face %d and its neighbour %d (face %d) do not share "
+                           "their corners as a conforming mesh does: params.visc=fused needs that; use params.visc=loops",
+                           S->cfg->deck_path, e + 1, f + 1, n + 1, b + 1);
+      }
+      vn[8 * e + 2 * f] = nd[(b + 2) % 4], vn[8 * e + 2 * f + 1] = nd[(b + 3) % 4];
+    }
+  const int rc = um_decl_map(r->ctx, S->el, S->nd, 8, vn, "visc_nodes", &S->viscnd);
+  free(vn);
+  return rc;
+}
+
 static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   um_context *ctx = r->ctx;
   const int nel = m->nel, nnd = m->nnd;
@@ -230,6 +260,9 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
   UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
   if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
+  const int visc = S->cfg->visc; /* params.visc: 0 auto, 1 fused, 2 loops */
+  if (!S->cfg->ztq && (visc == 1 || (visc == 0 && S->cfg->fused && !um_context_on_host(ctx))))
+    UM_APP_TRY(declare_visc_nodes(r, S, m));
   /* initial geometry, masses (init_kn_elmass) */
   double *iso = malloc(sizeof(double) * 4 * (size_t)nel), *cnwt = malloc(sizeof(double) * 4 * (size_t)nel);
   double *vol = malloc(sizeof(double) * (size_t)nel), *mass = malloc(sizeof(double) * (size_t)nel);
@@ -283,11 +316,13 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
     for (int i = 0; i < 3 && !rc; i++) rc = um_dat_set_layout(ctx, read_by_nodes[i], UM_AOS);
   }
   DAT(S->el, 8, UM_DOUBLE, NULL, "cnvisc", &S->cnvisc);
-  DAT(S->el, 16, UM_DOUBLE, NULL, "edge", &S->edge);
-  /* the limiter reads two faces (two 32-byte sectors) of each neighbour's row: kept AoS whatever run.layout
-   * says (SoA would gather all 16 values of four neighbours; 1.22 against 0.80 ms per call on 4M elements, H200) */
-  if (!rc) rc = um_dat_set_layout(ctx, S->edge, UM_AOS);
-  DAT(S->el, 4, UM_DOUBLE, NULL, "evisc", &S->evisc);
+  if (!S->viscnd) { /* the unfused viscosity's edge rows and coefficients (bl_visc keeps them in registers) */
+    DAT(S->el, 16, UM_DOUBLE, NULL, "edge", &S->edge);
+    /* the limiter reads two faces (two 32-byte sectors) of each neighbour's row: kept AoS whatever run.layout
+     * says (SoA would gather all 16 values of four neighbours; 1.22 against 0.80 ms per call on 4M elements, H200) */
+    if (!rc) rc = um_dat_set_layout(ctx, S->edge, UM_AOS);
+    DAT(S->el, 4, UM_DOUBLE, NULL, "evisc", &S->evisc);
+  }
   DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch", &S->scratch);
   DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch_div", &S->scratch_div);
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dt_cfl_min", &S->wmin));

@@ -24,7 +24,7 @@ enum { SCHEME_INC, SCHEME_UPSTREAM, SCHEME_GATHER }; /* params.scheme, in the or
 typedef struct {
   bl_deck deck;
   const char *deck_path;
-  int scheme, print_every, sod_check, max_steps, fused, zhg, zsp, ztq;
+  int scheme, print_every, sod_check, max_steps, fused, visc, zhg, zsp, ztq; /* visc: params.visc (0 auto) */
   int eos_type[BL_MAXREG];
   double eos_param[BL_MAXREG][BL_NEOS];
 } bl_config;
@@ -34,6 +34,7 @@ typedef struct {
   const bl_config *cfg;
   um_set *el, *nd;
   um_map *elnd, *elel, *ndel; /* ndel: node -> its elements (params.scheme=gather only) */
+  um_map *viscnd; /* the nodes of the neighbours' edges the limiter reads (params.fused only; bl_visc) */
   um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
       *mat, *id, *scratch, *scratch_div, *spmass, *ndcorner;
   um_dat *x, *u, *ubar, *acc, *type;

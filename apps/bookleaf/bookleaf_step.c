@@ -8,6 +8,7 @@ extern const char bookleaf_kernels_source[];
 BL_KERNEL(bl_visc_init, 9);
 BL_KERNEL(bl_visc_limit, 18);
 BL_KERNEL(bl_visc_force, 10);
+BL_KERNEL(bl_visc, 23);
 BL_KERNEL(bl_dt_cfl, 9);
 BL_KERNEL(bl_dt_div, 8);
 BL_KERNEL(bl_argfind, 4);
@@ -77,7 +78,13 @@ int bl_dt_element(bl_solver *S, dt_choice *c) {
 int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   um_context *ctx = S->ctx;
   const bl_deck *d = &S->cfg->deck;
-  if (!S->cfg->ztq) { /* the edge viscosity (TENSOR: none, as upstream) */
+  if (S->viscnd) /* the edge viscosity in one pass (params.visc) */
+    UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_kernel, "getdt_visc", S->el, NODES(S->x, UM_READ), NODES(S->u, UM_READ),
+                           um_arg_vec(S->x, S->viscnd, 2, UM_DOUBLE, UM_READ),
+                           um_arg_vec(S->u, S->viscnd, 2, UM_DOUBLE, UM_READ), I(S->nbr, -1, UM_ID, 8, UM_READ),
+                           D(S->rho, -1, UM_ID, 1, UM_READ), NBRS(S->rho, 1), D(S->cs2, -1, UM_ID, 1, UM_READ),
+                           NBRS(S->cs2, 1), D(S->visc, -1, UM_ID, 1, UM_WRITE), D(S->cnvisc, -1, UM_ID, 8, UM_WRITE)));
+  else if (!S->cfg->ztq) { /* the edge viscosity (TENSOR: none, as upstream) */
     UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_init_kernel, "getdt_visc_init", S->el, NODES(S->x, UM_READ),
                            NODES(S->u, UM_READ), D(S->edge, -1, UM_ID, 16, UM_WRITE)));
     UM_APP_TRY(UM_PAR_LOOP(ctx, bl_visc_limit_kernel, "getdt_visc_limit", S->el, D(S->edge, -1, UM_ID, 16, UM_READ),

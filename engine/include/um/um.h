@@ -243,6 +243,9 @@ void um_error_clear(um_context *ctx);
 
 /** The backend in use after auto resolution (its registered name). */
 const char *um_context_backend(const um_context *ctx);
+/** 1 when the context's loops run their kernels on the host CPU (seq, openmp: the backends that can run
+ * compiled host code), 0 on a device (cuda): for apps whose best formulation differs between the two. */
+int um_context_on_host(const um_context *ctx);
 /** The strategy the backend resolved the options' strategy to. */
 um_strategy um_context_strategy(const um_context *ctx);
 /** The context's options (block size, threads, verbosity, ...), as um_init took them. */

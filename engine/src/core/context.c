@@ -239,6 +239,7 @@ int um_finalize(um_context **pctx) {
 
 void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate : NULL; }
 const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
+int um_context_on_host(const um_context *ctx) { return ctx && ctx->backend && ctx->backend->host_code; }
 int um_context_device_info(um_context *ctx, um_device_info *out) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
