@@ -165,9 +165,6 @@ static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM
 
 static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
 
-/* A vector argument (um_arg_vec): the kernel gets a um_vec over the element's whole map row, the dat in place. */
-static int is_vec(const um_arg *a) { return a->kind == UM_ARG_DAT && a->map && a->idx == UM_ALL; }
-
 /* The first argument (j <= i) that goes through argument i's map (same_map) or also reads the same entry of it
  * (same_target; direct arguments all share element e): the generated code keeps one map pointer per map and loads
  * each map entry an element uses once. The arguments of one map get the same M[] pointer at run time (exec.c: the
@@ -181,9 +178,8 @@ static int same_map(const um_loop *loop, int i) {
 }
 
 static int same_target(const um_loop *loop, int i) {
-  if (is_vec(&loop->args[i])) return i; /* every entry of the row, read by the kernel itself */
   for (int j = 0; j < i; j++)
-    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map && !is_vec(&loop->args[j]) &&
+    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map &&
         (!loop->args[i].map || loop->args[j].idx == loop->args[i].idx))
       return j;
   return i;
@@ -205,7 +201,7 @@ static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || 
 static int simd_eligible(const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (is_vec(a) || ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ)) return 0;
+    if ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) return 0;
   }
   return 1;
 }
@@ -234,7 +230,6 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
     const um_arg *a = &loop->args[i];
     if (i) um_strbuf_printf(b, ", ");
     if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
-    else if (is_vec(a)) um_strbuf_printf(b, "&v%d", i);
     else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
     else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
     else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
@@ -267,23 +262,14 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
   declare(b, loop);
   um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
   for (int i = 0; i < loop->nargs; i++) /* each target's index, once */
-    if (loop->args[i].kind == UM_ARG_DAT && !is_vec(&loop->args[i]) && same_target(loop, i) == i) {
+    if (loop->args[i].kind == UM_ARG_DAT && same_target(loop, i) == i) {
       um_strbuf_printf(b, "    const size_t t%d = ", i);
       target(b, loop, i);
       um_strbuf_printf(b, ";\n");
     }
-  for (int i = 0; i < loop->nargs; i++) { /* vector args: the row and the dat in place (exec.c's um_vec) */
-    const um_arg *a = &loop->args[i];
-    if (is_vec(a) && is_soa(a)) /* {row, base, n, es, cs, atomic}: SoA es = 1, cs = the column's length */
-      um_strbuf_printf(b, "    const um_vec v%d = {m%d + (size_t)e * %d, (char *)b%d, %d, 1, (int)s%d, 0};\n", i,
-                       same_map(loop, i), a->map->arity, i, a->map->arity, i);
-    else if (is_vec(a)) /* AoS: es = dim, cs = 1 */
-      um_strbuf_printf(b, "    const um_vec v%d = {m%d + (size_t)e * %d, (char *)b%d, %d, %d, 1, 0};\n", i,
-                       same_map(loop, i), a->map->arity, i, a->map->arity, a->dim);
-  }
   for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
     const um_arg *a = &loop->args[i];
-    if (!is_soa(a) || is_vec(a)) continue;
+    if (!is_soa(a)) continue;
     um_strbuf_printf(b, "    %s v%d[%d];\n", ctype(a->type), i, a->dim);
     stage(b, a, i, same_target(loop, i), "", 0);
   }
@@ -291,7 +277,7 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
   call(b, loop, NULL);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (is_soa(a) && !is_vec(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
+    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
   }
   um_strbuf_printf(b, "  }\n");
   for (int i = 0; i < loop->nargs; i++) {
@@ -697,6 +683,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_host
   loop->compiled = NULL;
   m->ran = -1;
   if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
+  if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
   if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
   um_hostc *h = state(ctx);
