@@ -32,13 +32,11 @@ UM_CONST int bl_dtreg[BL_NMAT_MAX];         /* per region: 1 zdtnotreg, 2 zmidle
 UM_KERNEL void bl_visc_init(const double *x0, const double *x1, const double *x2, const double *x3,
                             const double *u0, const double *u1, const double *u2, const double *u3, double *edge) {
   const double *x[4] = {x0, x1, x2, x3}, *u[4] = {u0, u1, u2, u3};
-  for (int f = 0; f < 4; f++) {
-    const int g = (f + 1) % 4;
-    edge[4 * f] = u[g][0] - u[f][0];
-    edge[4 * f + 1] = u[g][1] - u[f][1];
-    edge[4 * f + 2] = x[g][0] - x[f][0];
-    edge[4 * f + 3] = x[g][1] - x[f][1];
-  }
+  for (int f = 0; f < 4; f++)
+    for (int c = 0; c < 2; c++) {
+      edge[4 * f + c] = u[(f + 1) % 4][c] - u[f][c];
+      edge[4 * f + 2 + c] = x[(f + 1) % 4][c] - x[f][c];
+    }
 }
 
 UM_KERNEL double bl_sgnmax(double den, double cut) {
@@ -52,60 +50,45 @@ UM_KERNEL double bl_ratio(const double *q, double uhat, double vhat, double xhat
   return (q[0] * uhat + q[1] * vhat) / bl_sgnmax(den, cut);
 }
 
-/* Where the limiter's edges come from: bl_visc_init's rows in memory (e: the element's own; ne[f]: the
- * neighbour across face f, nbr[f] its face b that faces back), or (fused != 0) the nodes themselves: the
- * element's own x[4], u[4] and, through the map visc_nodes as vector arguments vx, vu, the neighbours' far
- * nodes (for face f, the neighbour's corners b+2 and b+3, entries 2f and 2f+1; its corners b and b+1 are the
- * element's own). Either way the same differences of the same values (bl_visc_init's): the same bits. The
- * accessors run where a value is used, so the rows are not all live at once. */
+/* What the limiter reads: edges from bl_visc_init's rows (e own, ne[f] the neighbour across face f, nbr[f] its
+ * face b facing back) or, fused, from the nodes (own x, u; the neighbours' far corners b+2, b+3 through
+ * visc_nodes: vx, vu entries 2f, 2f+1): the same values, the same bits. Read where used: never all live. */
 typedef struct {
   int fused;
   const double *e, *ne[4];
   const int *nbr;
   const double *x[4], *u[4];
   const um_vec *vx, *vu;
+  const double *rho, *nr[4], *cs2, *nc[4];
 } bl_edges;
 
 /* Own edge (face) f: du, dv, dx, dy. */
 UM_KERNEL void bl_own_edge(const bl_edges *s, int f, double *w) {
-  if (s->fused) {
-    const int g = (f + 1) % 4;
-    w[0] = s->u[g][0] - s->u[f][0];
-    w[1] = s->u[g][1] - s->u[f][1];
-    w[2] = s->x[g][0] - s->x[f][0];
-    w[3] = s->x[g][1] - s->x[f][1];
-  } else {
-    for (int c = 0; c < 4; c++) w[c] = s->e[4 * f + c];
+  const int g = (f + 1) % 4;
+  for (int c = 0; c < 2; c++) {
+    w[c] = s->fused ? s->u[g][c] - s->u[f][c] : s->e[4 * f + c];
+    w[2 + c] = s->fused ? s->x[g][c] - s->x[f][c] : s->e[4 * f + 2 + c];
   }
 }
 
-/* Face (b + 1 + 2w) % 4 of the neighbour across face f (w = 0, 1): from its corner b+1 to b+2 (w = 0),
- * from b+3 to b (w = 1). Its corners b+1 and b are the element's corners f and f+1 across a face, and
- * f+3 and f+2 on a boundary, where the neighbour is the element itself (b = f+2: bookleaf.c checks both). */
+/* Face (b+1+2w)%4 of the neighbour across face f: corner b+1 to b+2 (w = 0), b+3 to b (w = 1); its b+1, b are the
+ * element's f, f+1, or f+3, f+2 on a boundary (neighbour = self, b = f+2; bookleaf.c checks both). */
 UM_KERNEL void bl_nbr_edge(const bl_edges *s, int f, int w, double *q) {
-  if (s->fused) {
-    const int self = s->nbr[4 + f] & 1, a = w ? (f + 1) % 4 : f, sa = w ? (f + 2) % 4 : (f + 3) % 4;
-    double o[4]; /* the own corner's u, v, x, y: values selected, not pointers (the corners sit in registers) */
-    for (int c = 0; c < 2; c++) {
-      o[c] = self ? s->u[sa][c] : s->u[a][c];
-      o[2 + c] = self ? s->x[sa][c] : s->x[a][c];
-    }
-    const int j = 2 * f + w; /* w = 0: far - own; w = 1: own - far */
-    for (int c = 0; c < 2; c++) {
-      q[c] = w ? o[c] - UM_VEC_D(s->vu, j, c) : UM_VEC_D(s->vu, j, c) - o[c];
-      q[2 + c] = w ? o[2 + c] - UM_VEC_D(s->vx, j, c) : UM_VEC_D(s->vx, j, c) - o[2 + c];
-    }
-  } else {
-    const double *r = s->ne[f] + 4 * ((s->nbr[f] + 1 + 2 * w) % 4);
-    for (int c = 0; c < 4; c++) q[c] = r[c];
+  const int self = s->nbr[4 + f] & 1, a = w ? (f + 1) % 4 : f, sa = w ? (f + 2) % 4 : (f + 3) % 4, j = 2 * f + w;
+  const double *r = s->fused ? 0 : s->ne[f] + 4 * ((s->nbr[f] + 1 + 2 * w) % 4);
+  for (int c = 0; c < 2 && s->fused; c++) { /* the own corner by value, not by pointer (it sits in registers) */
+    const double ou = self ? s->u[sa][c] : s->u[a][c], ox = self ? s->x[sa][c] : s->x[a][c];
+    const double fu = UM_VEC_D(s->vu, j, c), fx = UM_VEC_D(s->vx, j, c);
+    q[c] = w ? ou - fu : fu - ou; /* to minus from */
+    q[2 + c] = w ? ox - fx : fx - ox;
   }
+  for (int c = 0; c < 4 && !s->fused; c++) q[c] = r[c];
 }
 
-/* One side of the limiter (iside 0: faces 0 and 2 with edges 3 and 1; iside 1: faces 1 and 3 with edges 0
- * and 2): the coefficients evisc of its two edges, v the largest viscous sound speed term so far. Called with
- * a constant iside, so every index below is a constant (no array in local memory). */
-UM_KERNEL void bl_visc_side(const bl_edges *s, int iside, const double *rho, const double *const *nr,
-                            const double *cs2, const double *const *nc, double *evisc, double *v) {
+/* One side of the limiter (iside 0: faces 0, 2 and edges 3, 1; 1: faces 1, 3, edges 0, 2; a constant, so no
+ * array goes to local memory): its edges' evisc, v the largest viscous sound speed term. nbr[4 + f]: 1 on a
+ * boundary (neighbour = self), +2 if both nodes are boundary nodes. */
+UM_KERNEL void bl_visc_side(const bl_edges *s, int iside, double *evisc, double *v) {
   const int *nbr = s->nbr;
   const double cut = bl_cut[1], cv1 = bl_visc_coef[0], cv2 = bl_visc_coef[1];
   const int is1 = (iside + 3) % 4, is2 = iside + 1, f1 = iside, f2 = iside + 2;
@@ -136,7 +119,7 @@ UM_KERNEL void bl_visc_side(const bl_edges *s, int iside, const double *rho, con
     const int is = h ? is2 : is1;
     double ow[4];
     bl_own_edge(s, is, ow);
-    const double w1 = cv1 * sqrt(0.5 * (cs2[0] + nc[is][0]));
+    const double w1 = cv1 * sqrt(0.5 * (s->cs2[0] + s->nc[is][0]));
     double w2 = sc[2 * h], w3 = sc[2 * h + 1];
     double lim = 0.5 * (w2 + w3);
     if (2.0 * w2 < lim) lim = 2.0 * w2;
@@ -144,35 +127,28 @@ UM_KERNEL void bl_visc_side(const bl_edges *s, int iside, const double *rho, con
     if (1.0 < lim) lim = 1.0;
     if (lim < 0.0) lim = 0.0;
     double w4 = sqrt(ow[0] * ow[0] + ow[1] * ow[1]);
-    w3 = 0.5 * (1.0 - lim) * (rho[0] + nr[is][0]) * (w1 + cv2 * w4);
+    w3 = 0.5 * (1.0 - lim) * (s->rho[0] + s->nr[is][0]) * (w1 + cv2 * w4);
     evisc[is] = w3;
-    w4 = 2.0 * w4 / (rho[0] > cut ? rho[0] : cut);
+    w4 = 2.0 * w4 / (s->rho[0] > cut ? s->rho[0] : cut);
     if (w3 * w4 > *v) *v = w3 * w4;
   }
 }
 
 /* The limited edge viscosity coefficient of faces 0..3 (evisc) and the element's viscous sound speed term
- * (visc), from the element's edges and two edges of each of its four neighbours (those that continue its
- * own across the face), s's. nbr[4..7]: 1 if face f is on the boundary (neighbour = self), +2 if both its
- * nodes are boundary nodes. */
-UM_KERNEL void bl_visc_limit_edges(const bl_edges *s, const double *rho, const double *r0, const double *r1,
-                                   const double *r2, const double *r3, const double *cs2, const double *c0,
-                                   const double *c1, const double *c2, const double *c3, double *evisc, double *visc) {
-  const double *nr[4] = {r0, r1, r2, r3}, *nc[4] = {c0, c1, c2, c3};
-  double v = 0.0;
-  bl_visc_side(s, 0, rho, nr, cs2, nc, evisc, &v);
-  bl_visc_side(s, 1, rho, nr, cs2, nc, evisc, &v);
-  visc[0] = v;
+ * (visc), from the element's edges and two edges of each of its four neighbours (s's). */
+UM_KERNEL void bl_visc_limit_edges(const bl_edges *s, double *evisc, double *visc) {
+  *visc = 0.0;
+  bl_visc_side(s, 0, evisc, visc), bl_visc_side(s, 1, evisc, visc);
 }
 
-/* The limiter from bl_visc_init's rows: the element's own (e) and its four neighbours' (n0..n3, through
- * el_el); nbr[0..3]: the neighbour's face that faces back, nbr[4..7] as in bl_visc_limit_edges. */
+/* The limiter from bl_visc_init's rows: the element's own (e) and its four neighbours' (n0..n3, el_el). */
 UM_KERNEL void bl_visc_limit(const double *e, const double *n0, const double *n1, const double *n2, const double *n3,
                              const int *nbr, const double *rho, const double *r0, const double *r1, const double *r2,
                              const double *r3, const double *cs2, const double *c0, const double *c1,
                              const double *c2, const double *c3, double *evisc, double *visc) {
-  const bl_edges s = {0, e, {n0, n1, n2, n3}, nbr, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0};
-  bl_visc_limit_edges(&s, rho, r0, r1, r2, r3, cs2, c0, c1, c2, c3, evisc, visc);
+  const bl_edges s = {0, e, {n0, n1, n2, n3}, nbr, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, rho, {r0, r1, r2, r3}, cs2,
+                      {c0, c1, c2, c3}};
+  bl_visc_limit_edges(&s, evisc, visc);
 }
 
 /* Corner viscous forces from the edge coefficients (upstream's geteviscosity). */
@@ -214,18 +190,17 @@ UM_KERNEL void bl_visc_force(const double *x0, const double *x1, const double *x
   }
 }
 
-/* The edge viscosity in one pass (params.visc: fused): bl_visc_init, bl_visc_limit and bl_visc_force, the edges
- * computed from the nodes (bl_edges: the element's own x0..x3, u0..u3, and vx, vu, the neighbours' far nodes
- * through visc_nodes, 8 a row), the edge coefficients kept in registers: visc and the corner forces cnvisc,
- * the bits of the three loops, without their 16 + 4 values an element in memory. */
+/* The edge viscosity in one pass (params.visc: fused): bl_visc_init, bl_visc_limit and bl_visc_force, edges from
+ * the nodes (bl_edges), coefficients in registers: visc and cnvisc, the three loops' bits. */
 UM_KERNEL void bl_visc(const double *x0, const double *x1, const double *x2, const double *x3, const double *u0,
                        const double *u1, const double *u2, const double *u3, const um_vec *vx, const um_vec *vu,
                        const int *nbr, const double *rho, const double *r0, const double *r1, const double *r2,
                        const double *r3, const double *cs2, const double *c0, const double *c1, const double *c2,
                        const double *c3, double *visc, double *cnvisc) {
-  const bl_edges s = {1, 0, {0, 0, 0, 0}, nbr, {x0, x1, x2, x3}, {u0, u1, u2, u3}, vx, vu};
+  const bl_edges s = {1, 0, {0, 0, 0, 0}, nbr, {x0, x1, x2, x3}, {u0, u1, u2, u3}, vx, vu, rho, {r0, r1, r2, r3},
+                      cs2, {c0, c1, c2, c3}};
   double evisc[4];
-  bl_visc_limit_edges(&s, rho, r0, r1, r2, r3, cs2, c0, c1, c2, c3, evisc, visc);
+  bl_visc_limit_edges(&s, evisc, visc);
   bl_visc_force(x0, x1, x2, x3, u0, u1, u2, u3, evisc, cnvisc);
 }
 
