@@ -32,11 +32,11 @@ UM_CONST int bl_dtreg[BL_NMAT_MAX];         /* per region: 1 zdtnotreg, 2 zmidle
 UM_KERNEL void bl_visc_init(const double *x0, const double *x1, const double *x2, const double *x3,
                             const double *u0, const double *u1, const double *u2, const double *u3, double *edge) {
   const double *x[4] = {x0, x1, x2, x3}, *u[4] = {u0, u1, u2, u3};
-  for (int f = 0; f < 4; f++)
-    for (int c = 0; c < 2; c++) {
-      edge[4 * f + c] = u[(f + 1) % 4][c] - u[f][c];
-      edge[4 * f + 2 + c] = x[(f + 1) % 4][c] - x[f][c];
-    }
+  for (int f = 0; f < 4; f++) {
+    const int g = (f + 1) % 4;
+    edge[4 * f] = u[g][0] - u[f][0], edge[4 * f + 1] = u[g][1] - u[f][1];
+    edge[4 * f + 2] = x[g][0] - x[f][0], edge[4 * f + 3] = x[g][1] - x[f][1];
+  }
 }
 
 UM_KERNEL double bl_sgnmax(double den, double cut) {
@@ -65,10 +65,8 @@ typedef struct {
 /* Own edge (face) f: du, dv, dx, dy. */
 UM_KERNEL void bl_own_edge(const bl_edges *s, int f, double *w) {
   const int g = (f + 1) % 4;
-  for (int c = 0; c < 2; c++) {
-    w[c] = s->fused ? s->u[g][c] - s->u[f][c] : s->e[4 * f + c];
-    w[2 + c] = s->fused ? s->x[g][c] - s->x[f][c] : s->e[4 * f + 2 + c];
-  }
+  for (int c = 0; c < 4; c++) /* as bl_visc_init */
+    w[c] = !s->fused ? s->e[4 * f + c] : c < 2 ? s->u[g][c] - s->u[f][c] : s->x[g][c - 2] - s->x[f][c - 2];
 }
 
 /* Face (b+1+2w)%4 of the neighbour across face f: corner b+1 to b+2 (w = 0), b+3 to b (w = 1); its b+1, b are the
