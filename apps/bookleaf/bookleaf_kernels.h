@@ -135,8 +135,9 @@ UM_KERNEL void bl_visc_side(const bl_edges *s, int iside, double *evisc, double 
 /* The limited edge viscosity coefficient of faces 0..3 (evisc) and the element's viscous sound speed term
  * (visc), from the element's edges and two edges of each of its four neighbours (s's). */
 UM_KERNEL void bl_visc_limit_edges(const bl_edges *s, double *evisc, double *visc) {
-  *visc = 0.0;
-  bl_visc_side(s, 0, evisc, visc), bl_visc_side(s, 1, evisc, visc);
+  double v = 0.0; /* a local: through visc, each update would be a store the evisc stores may alias */
+  bl_visc_side(s, 0, evisc, &v), bl_visc_side(s, 1, evisc, &v);
+  visc[0] = v;
 }
 
 /* The limiter from bl_visc_init's rows: the element's own (e) and its four neighbours' (n0..n3, el_el). */
