@@ -34,7 +34,7 @@ typedef struct {
   const bl_config *cfg;
   um_set *el, *nd;
   um_map *elnd, *elel, *ndel; /* ndel: node -> its elements (params.scheme=gather only) */
-  um_map *viscnd; /* the nodes of the neighbours' edges the limiter reads (params.fused only; bl_visc) */
+  um_map *viscnd; /* the neighbours' far corners (params.visc: fused only; bl_visc) */
   um_dat *rho, *e, *e0, *p, *cs2, *visc, *mass, *vol, *iso, *cnwt, *cnmass, *cnf, *cnvisc, *edge, *evisc, *nbr, *reg,
       *mat, *id, *scratch, *scratch_div, *spmass, *ndcorner;
   um_dat *x, *u, *ubar, *acc, *type;
