@@ -130,13 +130,14 @@ for np in $RANKS; do
     fi
   done
   row="| $np | ${copy:--} |"
+  declare -A best=()
   # (unquoted: each list splits into its times)
-  for v in $VARIANTS; do b=$(fastest ${all[$v]:-}); row="$row ${b:--} |"; done
+  for v in $VARIANTS; do best[$v]=$(fastest ${all[$v]:-}); row="$row ${best[$v]:--} |"; done
   if [ -n "${REF_CMD:-}" ]; then
     ref=$(fastest $refs)
     row="$row ${ref:--} |"
     for v in $VARIANTS; do
-      b=$(fastest ${all[$v]:-})
+      b=${best[$v]}
       if [ -n "$ref" ] && [ -n "$b" ]; then # best / best, and the means' ratio
         row="$row $(python3 -c "import sys; r=[float(x) for x in sys.argv[1].split()]; u=[float(x) for x in sys.argv[2].split()]
 print(f'{$ref/$b:.2f}x ({sum(r)/len(r)/(sum(u)/len(u)):.2f}x)')" "$refs" "${all[$v]}") |"

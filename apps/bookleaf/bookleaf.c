@@ -260,8 +260,8 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
   UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
   if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
-  const int visc = S->cfg->visc; /* params.visc: 0 auto, 1 fused, 2 loops */
-  if (!S->cfg->ztq && (visc == 1 || (visc == 0 && S->cfg->fused && !um_context_on_host(ctx))))
+  const int visc = S->cfg->visc; /* auto: the one pass where the kernels run on a GPU (it is slower on CPUs) */
+  if (!S->cfg->ztq && (visc == VISC_FUSED || (visc == VISC_AUTO && S->cfg->fused && !um_context_on_host(ctx))))
     UM_APP_TRY(declare_visc_nodes(r, S, m));
   /* initial geometry, masses (init_kn_elmass) */
   double *iso = malloc(sizeof(double) * 4 * (size_t)nel), *cnwt = malloc(sizeof(double) * 4 * (size_t)nel);

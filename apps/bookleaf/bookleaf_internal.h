@@ -20,11 +20,12 @@
 #include "um/safe_file.h"
 
 enum { SCHEME_INC, SCHEME_UPSTREAM, SCHEME_GATHER }; /* params.scheme, in the order of its choices (bookleaf.c) */
+enum { VISC_AUTO, VISC_FUSED, VISC_LOOPS };       /* params.visc, in the order of its choices */
 
 typedef struct {
   bl_deck deck;
   const char *deck_path;
-  int scheme, print_every, sod_check, max_steps, fused, visc, zhg, zsp, ztq; /* visc: params.visc (0 auto) */
+  int scheme, print_every, sod_check, max_steps, fused, visc, zhg, zsp, ztq; /* visc: VISC_* */
   int eos_type[BL_MAXREG];
   double eos_param[BL_MAXREG][BL_NEOS];
 } bl_config;
