@@ -240,6 +240,36 @@ TEST(Engine, UsefulBytesCountDistinctTargetsPerColumnSet) {
   EXPECT_DOUBLE_EQ(st.bytes, 32 + 48 + 96 + 24 + 32) << st.name;  // column 0 only: 3 rows each
 }
 
+// A dat read through two maps counts the distinct rows of both together (one bitmap, each map read once, and not
+// read on once every row is counted).
+TEST(Engine, UsefulBytesCountDistinctTargetsOverSeveralMaps) {
+  const int conn[] = {0, 1, 1, 2, 2, 3, 0, 3};
+  struct Case {
+    int nodes;
+    int conn2[8];
+    int ucol2;
+    double u_rows;
+  } cases[] = {{10, {5, 6, 6, 7, 7, 8, 8, 9}, 1, 7},  // u: column 0 of m {0,1,2} and column 1 of m2 {6,7,8,9}
+               {4, {3, 3, 2, 2, 1, 1, 0, 0}, 0, 4}};  // column 0 of m2 reaches every node first
+  for (const Case &k : cases) {
+    Ctx c;
+    EdgeMesh g(c.ctx, 4, k.nodes, conn);
+    um_map *m2 = nullptr;
+    ASSERT_EQ(um_decl_map(c.ctx, g.e, g.n, 2, k.conn2, "m2", &m2), UM_SUCCESS) << c.msg();
+    ASSERT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, "two_maps", g.e, um_arg_dat(g.w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(g.u, k.ucol2, m2, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(g.u, 0, g.m, 2, UM_DOUBLE, UM_READ), um_arg_dat(g.r, 0, g.m, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(g.r, 1, g.m, 2, UM_DOUBLE, UM_INC), um_arg_dat(g.f, 0, g.m, 1, UM_FLOAT, UM_INC),
+                          um_arg_gbl(&g.s, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&g.cnt, 1, UM_INT, UM_INC)),
+              UM_SUCCESS)
+        << c.msg();
+    um_loop_stats st;
+    ASSERT_EQ(um_loop_stats_get(c.ctx, 0, &st), UM_SUCCESS);
+    // w 4*8; u its rows * 16; r through both columns of m: 2 * 4 rows * 16; f column 0: 2 * 3 * 4; maps 2 * 4*2*4
+    EXPECT_DOUBLE_EQ(st.bytes, 32 + k.u_rows * 16 + 128 + 24 + 64) << k.nodes << " nodes";
+  }
+}
+
 TEST_F(Loop, PlanIsBuiltOncePerLoopSignature) {
   um_context *ctx = c.ctx;
   um_options o;

@@ -81,25 +81,9 @@ double um__useful_bytes(const um_loop *loop) {
       const size_t c = um__map_distinct_targets(one, cols, loop->set->size);
       if (c != (size_t)-1) counted = 1, touched = c;
     }
-    unsigned char *seen = counted || held == 0 ? NULL : calloc(held, 1);
-    if (seen) { /* distinct targets over every map reference to this dat */
-      touched = 0;
-      for (int j = 0; j < loop->nargs; j++) {
-        const um_arg *b = &loop->args[j];
-        if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
-        const int *m = b->map->data;
-        const size_t ar = (size_t)b->map->arity;
-        const int j0 = b->idx == UM_ALL ? 0 : b->idx, j1 = b->idx == UM_ALL ? (int)ar : b->idx + 1; /* a vector arg: all */
-        for (int e = 0; e < loop->set->size; e++)
-          for (int j = j0; j < j1; j++) {
-            const int t = m[(size_t)e * ar + (size_t)j];
-            if (!seen[t]) {
-              seen[t] = 1;
-              touched++;
-            }
-          }
-      }
-      free(seen);
+    if (!counted && held) { /* several maps, or columns past 64: every reference counted in one bitmap */
+      const size_t c = um__loop_distinct_targets(loop, a->dat);
+      if (c != (size_t)-1) touched = c;
     }
     bytes += (double)mult * (double)touched * a->dat->dim * (double)a->dat->esize;
   }

@@ -49,7 +49,9 @@ size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows) {
   for (size_t j = 0; j < ar && j < 64; j++)
     if (cols >> j & 1) col[nc++] = (int)j;
   size_t count = 0;
-  for (size_t e = 0; e < (size_t)rows; e++) { /* row by row: the map is read once, in order */
+  for (size_t e = 0; e < (size_t)rows && count < nt; e++) { /* row by row: the map read once, in order, until
+                                                              * every target is counted (a mesh's maps often reach
+                                                              * them all early) */
     const int *row = m->data + e * ar;
     for (int k = 0; k < nc; k++) {
       const size_t t = (size_t)row[col[k]];
@@ -63,6 +65,47 @@ size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows) {
   m->distinct[slot].cols = cols;
   m->distinct[slot].rows = rows;
   m->distinct[slot].count = count;
+  return count;
+}
+
+size_t um__loop_distinct_targets(const um_loop *loop, const um_dat *d) {
+  const size_t nt = (size_t)um__set_total(d->set), rows = (size_t)loop->set->size;
+  unsigned long long *seen = calloc(nt / 64 + 1, sizeof *seen);
+  if (!seen) return (size_t)-1;
+  size_t count = 0;
+  for (int i = 0; i < loop->nargs && count != (size_t)-1 && count < nt; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || a->dat != d || !a->map) continue;
+    int seen_map = 0; /* a map's columns are all counted at its first reference */
+    for (int k = 0; k < i && !seen_map; k++)
+      seen_map = loop->args[k].kind == UM_ARG_DAT && loop->args[k].dat == d && loop->args[k].map == a->map;
+    if (seen_map) continue;
+    const size_t ar = (size_t)a->map->arity;
+    int *col = malloc(ar * sizeof *col);
+    unsigned char *use = calloc(ar, 1);
+    if (!col || !use) count = (size_t)-1;
+    for (int k = i; k < loop->nargs && use; k++) {
+      const um_arg *b = &loop->args[k];
+      if (b->kind != UM_ARG_DAT || b->dat != d || b->map != a->map) continue;
+      if (b->idx == UM_ALL) memset(use, 1, ar);
+      else use[b->idx] = 1;
+    }
+    size_t nc = 0;
+    for (size_t j = 0; use && j < ar; j++)
+      if (use[j]) col[nc++] = (int)j;
+    for (size_t e = 0; col && use && e < rows && count < nt; e++) {
+      const int *row = a->map->data + e * ar;
+      for (size_t k = 0; k < nc; k++) {
+        const size_t t = (size_t)row[col[k]];
+        const unsigned long long bit = 1ull << (t & 63);
+        count += !(seen[t >> 6] & bit);
+        seen[t >> 6] |= bit;
+      }
+    }
+    free(col);
+    free(use);
+  }
+  free(seen);
   return count;
 }
 

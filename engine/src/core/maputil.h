@@ -15,6 +15,10 @@ int um__map_column_one_to_one(um_map *m, int idx);
  * once (a bitmap over the targets) and kept while m's data stays; (size_t)-1 if out of memory. Loop statistics
  * (useful bytes) ask it for every indirect dat at each loop's first call, and many loops share a map's columns. */
 size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows);
+/* The distinct targets of dat d over every reference to it through a map among loop's arguments (any maps and
+ * columns), over the loop's rows [0, set size): a bitmap over d's rows, each map read once, row by row, for all of
+ * its columns the loop names. (size_t)-1 if out of memory. For the loops um__map_distinct_targets cannot count. */
+size_t um__loop_distinct_targets(const um_loop *loop, const um_dat *d);
 /* 1 if the loop writes through maps (has_conflicts) only through one-to-one columns, each written dat through
  * one column and named by no other arg another way: then no two elements write one row. */
 int um__loop_one_to_one(const um_loop *loop);
