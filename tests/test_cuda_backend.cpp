@@ -465,6 +465,34 @@ TEST(CudaData, HostUpdatesLayoutChangesAndConstants) {
   }
 }
 
+// Dats and maps of 16 MB or more, once a run has copied 64 MB, go to the GPU through pinned staging buffers filled
+// by several host threads (cuda.upload_threads): the same results, bit for bit, as plain copies (global colouring:
+// the same order of increments), chunk boundaries falling inside rows (odd sizes), and some bytes were staged.
+TEST(CudaData, LargeUploadsThroughPinnedStagingGiveTheSameBits) {
+  NEED_GPU();
+  tcw::Mesh m = tcw::random_mesh(1500001, 2500003, 700001, 11);
+  tcw::Result res[2];
+  double staged[2] = {0, 0};
+  for (int t = 0; t < 2; t++) {
+    um_options o = cuda_options({UM_STRATEGY_GLOBAL, 3, UM_AOS, 256});
+    o.check_plans = 0;
+    ASSERT_EQ(um_options_set_backend(&o, "cuda.upload_threads", t ? "3" : "0"), UM_SUCCESS);
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    tcw::run_all(ctx, m, &res[t], 1);
+    um_loop_stats st;
+    double v;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++)
+      if (um_loop_stats_get(ctx, i, &st) == UM_SUCCESS && um_loop_stats_counter(&st, "upload_staged_bytes", &v))
+        staged[t] += v;
+    um_finalize(&ctx);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(staged[0], 0) << "cuda.upload_threads=0 copies the plain way";
+  EXPECT_GT(staged[1], 32e6) << "large dats and maps went through the staging buffers";
+  tcw::expect_same(res[1], res[0]);
+}
+
 TEST(CudaErrors, BlockSizesThatDoNotFit) {
   NEED_GPU();
   tcw::Mesh m = tcw::random_mesh(2000, 6000, 100, 3);

@@ -104,6 +104,9 @@ static int cu_init(um_context *ctx, void **state) {
                            &S->compile_threads));
   UM_CHECK(ctx, int_option(ctx, "max_registers", 16, 255, 1,
                            "registers per thread the kernels may use; 0: the compiler's choice", &S->max_registers));
+  UM_CHECK(ctx, int_option(ctx, "upload_threads", 1, 64, 1,
+                           "host threads that stage large uploads through pinned memory; 0 or 1: plain copies",
+                           &S->upload_threads));
   return UM_SUCCESS;
 }
 
@@ -113,6 +116,7 @@ static void cu_finalize(um_context *ctx, void *state) {
   cu_flush(ctx, S);
   if (S->stream) cudaStreamSynchronize(S->stream);
   cudaGetLastError();
+  cu_stager_free(S->stager);
   cu_graph_free(ctx, S);
   for (int i = 0; i < S->nkerns; i++) cu_kern_free(S->kerns[i]);
   free(S->kerns);
@@ -169,6 +173,9 @@ static const um_backend_option cu_options[] = {
      "registers per thread a loop's kernel may use (16 to 255; its launch bounds ask for the resident blocks per "
      "SM that leaves): fewer raise the occupancy of register-bound loops, and may spill to local memory; 0: the "
      "compiler's choice"},
+    {"upload_threads", "4", NULL,
+     "host threads that copy each large dat or map (16 MB or more) to the GPU through pinned staging buffers, "
+     "several GB/s faster than one copy from pageable memory (first steps of large cases); 0 or 1: plain copies"},
     {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
      "by one"},
@@ -182,10 +189,12 @@ static const um_backend_option cu_options[] = {
  * upload_bytes: bytes of dats copied host -> device when the loop found the host copy the only current one;
  * registers: per thread, of the loop's last kernel (with occupancy: the resources that bind it);
  * upload_seconds: host time allocating the loop's dats and maps on the GPU and copying them there (a first
- * cycle's one-off cost, with compile_seconds) */
+ * cycle's one-off cost, with compile_seconds);
+ * upload_staged_bytes: the part of the loop's uploads (dats and maps) copied through pinned staging buffers by
+ * several host threads (cuda.upload_threads, upload.c) */
 static const char *const cu_counters[] = {"compile_seconds", "modules", "modules_cached", "occupancy",
                                           "halo_post_seconds", "graph_calls", "upload_bytes", "registers",
-                                          "upload_seconds", NULL};
+                                          "upload_seconds", "upload_staged_bytes", NULL};
 
 /* run.tune's kernel variants (um_loop.variant): 1 asks the compiler for one more resident block per SM
  * than the default kernel (launch.c) */

@@ -244,6 +244,9 @@ typedef struct {
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   int compile_threads;     /* cuda.compile_threads: 0 one per core, 1 none ahead (prepare.c) */
   int max_registers;       /* cuda.max_registers: registers per thread through launch bounds, 0 the compiler's choice */
+  int upload_threads;      /* cuda.upload_threads: host threads staging large uploads through pinned memory (upload.c) */
+  struct cu_stager *stager; /* their streams and pinned buffers, made at the first large upload */
+  size_t uploaded;         /* bytes copied host -> device so far (upload.c stages only past a first amount) */
   long syncs;              /* synchronisations so far (each reads every pending time) */
   int cur_loop;            /* the loop record cu_run is running (-1 outside): dat uploads are counted to it */
   cg_segment cg;
@@ -252,7 +255,8 @@ typedef struct {
 /* The backend's state; counters it keeps per loop (def->counters order). */
 #define ST(ctx) ((cu_state *)um_context_backend_state(ctx))
 enum { CU_COUNTER_COMPILE = 0, CU_COUNTER_MODULES, CU_COUNTER_CACHED, CU_COUNTER_OCCUPANCY, CU_COUNTER_HALO_POST,
-       CU_COUNTER_GRAPHED, CU_COUNTER_UPLOAD, CU_COUNTER_REGISTERS, CU_COUNTER_UPLOAD_SECONDS };
+       CU_COUNTER_GRAPHED, CU_COUNTER_UPLOAD, CU_COUNTER_REGISTERS, CU_COUNTER_UPLOAD_SECONDS,
+       CU_COUNTER_UPLOAD_STAGED };
 
 /* A CUDA runtime call; its own error text reaches the user. */
 #define CU(ctx, call, ...)                                                                              \
@@ -275,6 +279,9 @@ cu_staging cu_staging_for(const cu_state *S, um_strategy s);
 /* device_data.c */
 int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const char *name);
 int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name);
+/* upload.c: bytes from host h to device d, ordered on the main stream (large ones staged by several threads) */
+int cu_copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name);
+void cu_stager_free(struct cu_stager *G);
 void cu_dfree(void **p);
 cu_dat *cu_dat_state(const um_dat *d);
 int cu_dat_on_device(um_context *ctx, um_dat *d);

@@ -30,10 +30,7 @@ int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const c
 int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name) {
   UM_CHECK(ctx, cu_dalloc(ctx, d, bytes, what, name));
   UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
-  if (bytes)
-    CU(ctx, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying %s of loop '%s' to the GPU",
-       what, name);
-  return UM_SUCCESS;
+  return bytes ? cu_copy_in(ctx, *d, h, bytes, what, name) : UM_SUCCESS;
 }
 
 void cu_dfree(void **p) {
@@ -79,9 +76,7 @@ static int dat_on_device(um_context *ctx, um_dat *d) {
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
     UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     if (c->bytes && ST(ctx)->cur_loop >= 0) um_backend_counter_add(ctx, ST(ctx)->cur_loop, CU_COUNTER_UPLOAD, (double)c->bytes);
-    if (c->bytes)
-      CU(ctx, cudaMemcpyAsync(c->d, um_dat_host_data(d), c->bytes, cudaMemcpyHostToDevice, ST(ctx)->stream),
-         "copying dat '%s' to the GPU", um_dat_name(d));
+    if (c->bytes) UM_CHECK(ctx, cu_copy_in(ctx, c->d, um_dat_host_data(d), c->bytes, "dat", um_dat_name(d)));
     um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   return UM_SUCCESS;
