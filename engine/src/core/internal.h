@@ -68,6 +68,8 @@ int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out);
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);
 /* Useful bytes of one call of a loop (GUIDE.md's convention). */
 double um__useful_bytes(const um_loop *loop);
+/* A loop record's useful bytes per call, counted at the first time they are asked for (statistics, split auto). */
+double um__loop_rec_bytes(um_loop_rec *r);
 /* Find or add the record of the loop of that name (NULL: out of memory). */
 um_loop_rec *um__loop_record(um_context *ctx, const char *name);
 /* Component c of dim values of type t at p as a double (0 for int: the divergence checks of eager globals

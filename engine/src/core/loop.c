@@ -39,57 +39,6 @@ um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   return r;
 }
 
-/* Useful bytes per call: every dat once (twice if RW or INC), every map once.
- * A dat reached through maps counts only the targets the loop touches (a loop
- * over boundary edges reads a few cells, not all of them); a vector argument
- * touches every target of each map row, and its map counts whole. */
-double um__useful_bytes(const um_loop *loop) {
-  double bytes = 0;
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind != UM_ARG_DAT) continue;
-    int first = 1, mult = 0, map_first = a->map != NULL, direct = 0;
-    for (int j = 0; j < loop->nargs; j++) {
-      const um_arg *b = &loop->args[j];
-      if (b->kind != UM_ARG_DAT) continue;
-      if (b->dat == a->dat) {
-        if (j < i) first = 0;
-        int m = (b->acc == UM_RW || b->acc == UM_INC) ? 2 : 1;
-        if (m > mult) mult = m;
-        if (!b->map) direct = 1;
-      }
-      if (a->map && b->map == a->map && j < i) map_first = 0;
-    }
-    if (map_first) bytes += (double)a->map->from->size * a->map->arity * (double)sizeof(int);
-    if (!first) continue;
-    const size_t n = (size_t)a->dat->set->size, held = (size_t)um__set_total(a->dat->set); /* targets may be halo rows */
-    size_t touched = n;
-    /* every reference through one map of arity <= 64: its columns' distinct targets, counted once per map */
-    unsigned long long cols = 0;
-    um_map *one = NULL;
-    int several = 0, counted = direct;
-    for (int j = 0; j < loop->nargs && !direct; j++) {
-      const um_arg *b = &loop->args[j];
-      if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
-      if (one && b->map != one) several = 1;
-      one = b->map;
-      if (b->idx == UM_ALL) cols |= b->map->arity >= 64 ? ~0ull : (1ull << b->map->arity) - 1;
-      else if (b->idx < 64) cols |= 1ull << b->idx;
-      else several = 1;
-    }
-    if (!direct && held && one && !several && one->arity <= 64) {
-      const size_t c = um__map_distinct_targets(one, cols, loop->set->size);
-      if (c != (size_t)-1) counted = 1, touched = c;
-    }
-    if (!counted && held) { /* several maps, or columns past 64: every reference counted in one bitmap */
-      const size_t c = um__loop_distinct_targets(loop, a->dat);
-      if (c != (size_t)-1) touched = c;
-    }
-    bytes += (double)mult * (double)touched * a->dat->dim * (double)a->dat->esize;
-  }
-  return bytes;
-}
-
 /* A loop's identity and the flags its arguments imply. */
 static void describe_loop(um_loop *loop, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                           const um_arg *args) {
@@ -397,7 +346,10 @@ static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
     }
   }
   if (rec->calls == 0) {
-    rec->bytes = um__useful_bytes(loop);
+    rec->bytes_due = 1;
+    rec->bytes_set = loop->set;
+    rec->bytes_nargs = loop->nargs;
+    memcpy(rec->bytes_args, loop->args, (size_t)loop->nargs * sizeof *loop->args);
     rec->set_size = loop->set->size;
     rec->indirect = loop->indirect;
   }
@@ -711,7 +663,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->rank_fastest = r->ranks_timed > 1 ? r->rank_fastest : -1, o->rank_slowest = r->ranks_timed > 1 ? r->rank_slowest : -1;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
-  o->bytes = r->bytes;
+  o->bytes = um__loop_rec_bytes(&((um_context *)ctx)->loops[i]); /* counted once, when first asked */
   o->set_size = r->set_size;
   o->indirect = r->indirect;
   o->one_to_one = r->one_to_one;

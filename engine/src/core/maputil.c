@@ -1,5 +1,7 @@
 /* Map utilities shared by reordering, loop splitting and partitioning: the
- * inverse of a map as CSR, permutation checks, sorting by integer keys. */
+ * inverse of a map as CSR, permutation checks, sorting by integer keys; and the
+ * loop statistics that read maps (a loop's useful bytes: the distinct rows it
+ * reaches through them). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +109,72 @@ size_t um__loop_distinct_targets(const um_loop *loop, const um_dat *d) {
   }
   free(seen);
   return count;
+}
+
+/* ---- loop statistics: useful bytes ----------------------------------------------------- */
+
+/* Useful bytes per call: every dat once (twice if RW or INC), every map once.
+ * A dat reached through maps counts only the targets the loop touches (a loop
+ * over boundary edges reads a few cells, not all of them); a vector argument
+ * touches every target of each map row, and its map counts whole. */
+double um__useful_bytes(const um_loop *loop) {
+  double bytes = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT) continue;
+    int first = 1, mult = 0, map_first = a->map != NULL, direct = 0;
+    for (int j = 0; j < loop->nargs; j++) {
+      const um_arg *b = &loop->args[j];
+      if (b->kind != UM_ARG_DAT) continue;
+      if (b->dat == a->dat) {
+        if (j < i) first = 0;
+        int m = (b->acc == UM_RW || b->acc == UM_INC) ? 2 : 1;
+        if (m > mult) mult = m;
+        if (!b->map) direct = 1;
+      }
+      if (a->map && b->map == a->map && j < i) map_first = 0;
+    }
+    if (map_first) bytes += (double)a->map->from->size * a->map->arity * (double)sizeof(int);
+    if (!first) continue;
+    const size_t n = (size_t)a->dat->set->size, held = (size_t)um__set_total(a->dat->set); /* targets may be halo rows */
+    size_t touched = n;
+    /* every reference through one map of arity <= 64: its columns' distinct targets, counted once per map */
+    unsigned long long cols = 0;
+    um_map *one = NULL;
+    int several = 0, counted = direct;
+    for (int j = 0; j < loop->nargs && !direct; j++) {
+      const um_arg *b = &loop->args[j];
+      if (b->kind != UM_ARG_DAT || b->dat != a->dat) continue;
+      if (one && b->map != one) several = 1;
+      one = b->map;
+      if (b->idx == UM_ALL) cols |= b->map->arity >= 64 ? ~0ull : (1ull << b->map->arity) - 1;
+      else if (b->idx < 64) cols |= 1ull << b->idx;
+      else several = 1;
+    }
+    if (!direct && held && one && !several && one->arity <= 64) {
+      const size_t c = um__map_distinct_targets(one, cols, loop->set->size);
+      if (c != (size_t)-1) counted = 1, touched = c;
+    }
+    if (!counted && held) { /* several maps, or columns past 64: every reference counted in one bitmap */
+      const size_t c = um__loop_distinct_targets(loop, a->dat);
+      if (c != (size_t)-1) touched = c;
+    }
+    bytes += (double)mult * (double)touched * a->dat->dim * (double)a->dat->esize;
+  }
+  return bytes;
+}
+
+double um__loop_rec_bytes(um_loop_rec *r) {
+  if (r->bytes_due) {
+    um_loop l;
+    memset(&l, 0, sizeof l);
+    l.set = r->bytes_set;
+    l.nargs = r->bytes_nargs;
+    l.args = r->bytes_args;
+    r->bytes += um__useful_bytes(&l);
+    r->bytes_due = 0;
+  }
+  return r->bytes;
 }
 
 int um__loop_one_to_one(const um_loop *loop) {

@@ -127,6 +127,11 @@ typedef struct {
   int nplans;
   double plan_seconds;
   double first_call_seconds; /* wall time of the first call, after its argument checks to its return */
+  int bytes_due;        /* useful bytes not counted yet: counted from the first call's arguments when first asked
+                           (um__loop_rec_bytes), so the counting is not inside the timed loop */
+  um_set *bytes_set;
+  int bytes_nargs;
+  um_arg bytes_args[UM_MAX_ARGS];
   /* the last call's kernel and arguments (gbl pointers not kept valid): lets
    * a backend generate a loop's kernel without running it (um/cuda.h) */
   const um_kernel *kernel;

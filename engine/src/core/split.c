@@ -361,7 +361,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   if (rec->auto_trial >= 5) return rec->auto_trial == 6 ? v : UM_SPLIT_OFF; /* decided; the reason stays */
   *final = 0;
   if (rec->auto_trial == 0) {
-    if (rec->dev_calls < 2 || rec->bytes <= 0) {
+    if (rec->dev_calls < 2 || um__loop_rec_bytes(rec) <= 0) {
       snprintf(why, n, "auto: whole while its first calls are timed");
       return UM_SPLIT_OFF;
     }
