@@ -337,7 +337,7 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
 }
 
 /* Stage 7: written dats' halos are stale (and they hold more than zeros); the loop's record counts the call. */
-static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
+static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec, double seconds) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind == UM_ARG_DAT && a->acc != UM_READ) {
@@ -350,6 +350,8 @@ static void record_stats(um_loop *loop, um_loop_rec *rec, double seconds) {
     rec->bytes_set = loop->set;
     rec->bytes_nargs = loop->nargs;
     memcpy(rec->bytes_args, loop->args, (size_t)loop->nargs * sizeof *loop->args);
+    if (!ctx->backend->host_code && loop->has_conflicts) /* split auto on a device asks at the next calls: */
+      um__loop_rec_bytes(rec);                            /* counted now, so one-off work stays in the first call */
     rec->set_size = loop->set->size;
     rec->indirect = loop->indirect;
   }
@@ -405,7 +407,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (!sp) um__hostc_timed(&rec->hostc, t1 - t0);
   if (measuring) um__split_timed(ctx, loop.id, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
-  record_stats(&loop, rec, t1 - t0);
+  record_stats(ctx, &loop, rec, t1 - t0);
   if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_first;
   return frc;
 }

@@ -128,7 +128,9 @@ typedef struct {
   double plan_seconds;
   double first_call_seconds; /* wall time of the first call, after its argument checks to its return */
   int bytes_due;        /* useful bytes not counted yet: counted from the first call's arguments when first asked
-                           (um__loop_rec_bytes), so the counting is not inside the timed loop */
+                           (um__loop_rec_bytes; reports), so the counting is not inside the timed loop; a loop
+                           that writes through maps on a device counts them at its first call, as split auto asks
+                           at its next calls (a one-off cost is then in the first step, not in a later one) */
   um_set *bytes_set;
   int bytes_nargs;
   um_arg bytes_args[UM_MAX_ARGS];
