@@ -40,6 +40,23 @@ int um__map_column_one_to_one(um_map *m, int idx) {
   return ok;
 }
 
+/* Marks in the bitmap seen (nt targets, count of them marked already) the targets of columns col[0..nc) of the
+ * map data (arity ar) over rows [0, rows), row by row: the map read once, in order, until every target is counted
+ * (a mesh's maps often reach them all early). Returns the new count. */
+static size_t mark_targets(unsigned long long *seen, size_t nt, size_t count, const int *data, size_t ar,
+                           const int *col, size_t nc, size_t rows) {
+  for (size_t e = 0; e < rows && count < nt; e++) {
+    const int *row = data + e * ar;
+    for (size_t k = 0; k < nc; k++) {
+      const size_t t = (size_t)row[col[k]];
+      const unsigned long long bit = 1ull << (t & 63);
+      count += !(seen[t >> 6] & bit);
+      seen[t >> 6] |= bit;
+    }
+  }
+  return count;
+}
+
 size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows) {
   if (m->distinct_data != m->data) m->distinct_data = m->data, m->ndistinct = 0;
   for (int i = 0; i < m->ndistinct; i++)
@@ -50,18 +67,7 @@ size_t um__map_distinct_targets(um_map *m, unsigned long long cols, int rows) {
   int col[64], nc = 0;
   for (size_t j = 0; j < ar && j < 64; j++)
     if (cols >> j & 1) col[nc++] = (int)j;
-  size_t count = 0;
-  for (size_t e = 0; e < (size_t)rows && count < nt; e++) { /* row by row: the map read once, in order, until
-                                                              * every target is counted (a mesh's maps often reach
-                                                              * them all early) */
-    const int *row = m->data + e * ar;
-    for (int k = 0; k < nc; k++) {
-      const size_t t = (size_t)row[col[k]];
-      const unsigned long long bit = 1ull << (t & 63);
-      count += !(seen[t >> 6] & bit);
-      seen[t >> 6] |= bit;
-    }
-  }
+  const size_t count = mark_targets(seen, nt, 0, m->data, ar, col, (size_t)nc, (size_t)rows);
   free(seen);
   const int slot = m->ndistinct < 4 ? m->ndistinct++ : 3; /* the last slot is replaced when full */
   m->distinct[slot].cols = cols;
@@ -95,15 +101,7 @@ size_t um__loop_distinct_targets(const um_loop *loop, const um_dat *d) {
     size_t nc = 0;
     for (size_t j = 0; use && j < ar; j++)
       if (use[j]) col[nc++] = (int)j;
-    for (size_t e = 0; col && use && e < rows && count < nt; e++) {
-      const int *row = a->map->data + e * ar;
-      for (size_t k = 0; k < nc; k++) {
-        const size_t t = (size_t)row[col[k]];
-        const unsigned long long bit = 1ull << (t & 63);
-        count += !(seen[t >> 6] & bit);
-        seen[t >> 6] |= bit;
-      }
-    }
+    if (col && use) count = mark_targets(seen, nt, count, a->map->data, ar, col, nc, rows);
     free(col);
     free(use);
   }
