@@ -403,38 +403,57 @@ static int generate(const bl_deck *d, grid *g, int *typ_out, char *err, size_t e
 
 /* ---- connectivity --------------------------------------------------------- */
 
-typedef struct {
-  long long key;
-  int slot;
-} edge;
+/* Faces of elements sharing an edge (its two nodes) are neighbours: the faces are bucketed by their lower node
+ * (counting sort, in face order), and within a bucket each face is paired with the next unpaired face of the same
+ * upper node -- the pairs a sort of the faces by (lower, upper, face) would give, in linear time (qsort of the 16M
+ * faces of a 4M-element mesh took about 2 s of the set-up). A face left unpaired is on the boundary. */
+static void face_nodes(const bl_mesh *m, size_t s, int *lo, int *hi) {
+  const int *el = m->elnd + (s & ~(size_t)3), a = el[s & 3], b = el[((s & 3) + 1) % 4];
+  *lo = a < b ? a : b;
+  *hi = a < b ? b : a;
+}
 
-static int cmp_edge(const void *a, const void *b) {
-  const edge *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->slot < y->slot ? -1 : x->slot > y->slot;
+static int connect_faces(bl_mesh *m) {
+  const size_t nf = 4 * (size_t)m->nel;
+  int *off = calloc((size_t)m->nnd + 2, sizeof *off), *face = malloc(sizeof *face * (nf ? nf : 1)), lo, hi;
+  if (!off || !face) {
+    free(off);
+    free(face);
+    return UM_ERR_ALLOC;
+  }
+  for (size_t s = 0; s < nf; s++) {
+    face_nodes(m, s, &lo, &hi);
+    off[lo + 2]++;
+    m->elel[s] = -1;
+  }
+  for (int n = 0; n < m->nnd; n++) off[n + 2] += off[n + 1];
+  for (size_t s = 0; s < nf; s++) {
+    face_nodes(m, s, &lo, &hi);
+    face[off[lo + 1]++] = (int)s;
+  }
+  for (int n = 0; n < m->nnd; n++)
+    for (int k = off[n]; k < off[n + 1]; k++) {
+      const int s = face[k];
+      if (m->elel[s] >= 0) continue;
+      int h, lo2, hi2;
+      face_nodes(m, (size_t)s, &lo, &h);
+      for (int q = k + 1; q < off[n + 1]; q++) {
+        const int t = face[q];
+        face_nodes(m, (size_t)t, &lo2, &hi2);
+        if (hi2 != h || m->elel[t] >= 0) continue;
+        m->elel[s] = t / 4, m->elfc[s] = t % 4;
+        m->elel[t] = s / 4, m->elfc[t] = s % 4;
+        break;
+      }
+    }
+  free(off);
+  free(face);
+  return UM_SUCCESS;
 }
 
 static int connect(bl_mesh *m, char *err, size_t errlen) {
   const int nel = m->nel;
-  edge *e = malloc(sizeof(edge) * 4 * (size_t)nel);
-  if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
-  for (int i = 0; i < nel; i++)
-    for (int f = 0; f < 4; f++) {
-      const int a = m->elnd[4 * i + f], b = m->elnd[4 * i + (f + 1) % 4];
-      const long long lo = a < b ? a : b, hi = a < b ? b : a;
-      e[4 * i + f].key = lo * (long long)m->nnd + hi;
-      e[4 * i + f].slot = 4 * i + f;
-      m->elel[4 * i + f] = -1;
-    }
-  qsort(e, 4 * (size_t)nel, sizeof(edge), cmp_edge);
-  for (size_t k = 0; k + 1 < 4 * (size_t)nel; k++)
-    if (e[k].key == e[k + 1].key) {
-      const int s = e[k].slot, t = e[k + 1].slot;
-      m->elel[s] = t / 4, m->elfc[s] = t % 4;
-      m->elel[t] = s / 4, m->elfc[t] = s % 4;
-      k++;
-    }
-  free(e);
+  if (connect_faces(m) != UM_SUCCESS) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
   for (int i = 0; i < nel; i++)
     for (int f = 0; f < 4; f++)
       if (m->elel[4 * i + f] < 0) m->elel[4 * i + f] = i, m->elfc[4 * i + f] = (f + 2) % 4;
