@@ -118,8 +118,9 @@ int cu_copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char
   cu_stage_job jobs[64];
   pthread_t th[64];
   int started[64] = {0};
-  for (int i = 0; i < G->n; i++) {
+  for (int i = 0; i < G->n; i++) /* (every fallible call before a thread starts: none outlives an early return) */
     CU(ctx, cudaStreamWaitEvent(G->w[i].stream, G->start, 0), "ordering the copy of %s '%s'", what, name);
+  for (int i = 0; i < G->n; i++) {
     jobs[i] = (cu_stage_job){S, &G->w[i], i, G->n, d, h, bytes, cudaSuccess};
     started[i] = i > 0 && pthread_create(&th[i], NULL, stage_worker, &jobs[i]) == 0;
   }
