@@ -41,7 +41,7 @@ static const um_option lulesh_options[] = {
              "(same results to rounding); default: lulesh_params_default's (true)"},
     {.key = "params.eos", .type = UM_OPT_CHOICE, .def = "regions", .choices = CHOICES("regions", "merged"),
      .help = "regions: one EOS loop per region (eos_r1 .. eos_r<regions>), as upstream; merged: one loop over every\n"
-             "region's elements, region after region, each repeating its region's EOS, with the volume update and\n"
+             "region's elements, grouped by their region's repetition count, each repeating its EOS, with the volume update and\n"
              "time constraints in the same pass (eos_constraints): the same results, one launch instead of\n"
              "regions + 1 (faster on GPUs: docs/benchmarks.md); needs params.fused"},
     {.key = "run.iterations", .type = UM_OPT_INT,
