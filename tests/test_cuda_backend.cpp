@@ -493,6 +493,40 @@ TEST(CudaData, LargeUploadsThroughPinnedStagingGiveTheSameBits) {
   tcw::expect_same(res[1], res[0]);
 }
 
+// um_prefetch (run.prefetch): every dat and map on the GPU before the first loop, the same results bit for bit as
+// copying at each loop's first call; the loops then copy nothing but the dat the host changed in between.
+TEST(CudaData, PrefetchCopiesEveryDatAndMapBeforeTheLoops) {
+  NEED_GPU();
+  tcw::Mesh m = tcw::random_mesh(20011, 60013, 9001, 5);
+  tcw::Result res[2];
+  double up[2][6] = {{0}};
+  const std::vector<std::string> names = tcw::loop_names();
+  for (int t = 0; t < 2; t++) {
+    um_options o = cuda_options({UM_STRATEGY_GLOBAL, 3, UM_AOS, 256}); // a fixed order of increments
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    tcw::run_all(ctx, m, &res[t], 2, t == 1);
+    um_loop_stats st;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &st), UM_SUCCESS);
+      for (size_t j = 0; j < names.size(); j++)
+        if (names[j] == st.name) EXPECT_TRUE(um_loop_stats_counter(&st, "upload_bytes", &up[t][j])) << st.name;
+    }
+    um_finalize(&ctx);
+    if (HasFatalFailure()) return;
+  }
+  // per node 25 doubles, an int and a float, and pperm's row; per edge w, acc and pedge; per cell q and pcell
+  const double want = 212.0 * m.nnode + 32.0 * m.nedge + 40.0 * m.ncell;
+  EXPECT_EQ(res[1].prefetched, want) << "every dat and map, each once";
+  EXPECT_EQ(res[0].prefetched, -1);
+  double before = 0;
+  for (int j = 0; j < 6; j++) before += up[0][j];
+  EXPECT_GT(before, 0.5 * want) << "without it, the loops copy their data";
+  EXPECT_EQ(up[1][0], 16.0 * m.nnode) << "tk_direct copies c again, changed on the host after the prefetch";
+  for (int j = 1; j < 6; j++) EXPECT_EQ(up[1][j], 0) << names[j] << " found its data on the GPU";
+  tcw::expect_same(res[1], res[0]);
+}
+
 TEST(CudaErrors, BlockSizesThatDoNotFit) {
   NEED_GPU();
   tcw::Mesh m = tcw::random_mesh(2000, 6000, 100, 3);

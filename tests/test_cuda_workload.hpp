@@ -31,12 +31,15 @@ struct Result {
   double sum[2], mn, mx, esum, qmax;
   float fmin;
   int isum, cnt;
+  double prefetched = -1; // run_all with prefetch: um_prefetch's bytes
 };
 
 #define TCW_OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
 
 // Runs every test loop on ctx (reps times the edge loop); NaN-poisoned WRITE outputs.
-inline void run_all(um_context *ctx, const Mesh &m, Result *res, int reps = 2) {
+// prefetch: um_prefetch after the declarations, then dat c given its values again (um_dat_update: its next loop,
+// tk_direct, copies it again).
+inline void run_all(um_context *ctx, const Mesh &m, Result *res, int reps = 2, bool prefetch = false) {
   um_set *nodes, *edges, *cells;
   um_map *pedge, *pcell, *pperm;
   TCW_OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
@@ -68,6 +71,10 @@ inline void run_all(um_context *ctx, const Mesh &m, Result *res, int reps = 2) {
   std::vector<double> kk(m.k.begin(), m.k.end());
   TCW_OK(um_decl_dat(ctx, nodes, 1, UM_DOUBLE, kk.data(), "kd", &kd));
 
+  if (prefetch) {
+    TCW_OK(um_prefetch(ctx, &res->prefetched));
+    TCW_OK(um_dat_update(ctx, c, m.c.data(), m.c.size() * sizeof(double)));
+  }
   res->sum[0] = 0.5;
   res->sum[1] = -0.25;
   res->mn = 1e30;

@@ -47,6 +47,26 @@ TEST(Engine, InitFinalizeAndAutoBackend) {
   EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);  // idempotent
 }
 
+// um_prefetch on a host backend: the data already lives where the kernels run; nothing to copy, no error.
+TEST(Engine, PrefetchOnTheHostCopiesNothing) {
+  EXPECT_EQ(um_prefetch(nullptr, nullptr), UM_ERR_ARG);
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  um_set *s;
+  um_dat *d;
+  std::vector<double> v(100, 2.0);
+  ASSERT_EQ(um_decl_set(ctx, 100, "s", &s), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, v.data(), "d", &d), UM_SUCCESS);
+  double bytes = -1;
+  EXPECT_EQ(um_prefetch(ctx, &bytes), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(bytes, 0);
+  EXPECT_EQ(um_prefetch(ctx, nullptr), UM_SUCCESS);
+  um_finalize(&ctx);
+}
+
 TEST(Engine, UnavailableBackendIsAnErrorNotASwitch) {
   if (um_backend_available("cuda")) GTEST_SKIP() << "a GPU is present: the CUDA backend is available";
   um_options o;

@@ -322,10 +322,22 @@ static int split_options(um_app_run *run) {
   return UM_SUCCESS;
 }
 
+/* run.prefetch: the data on the device before the run starts (um_prefetch), once it has its final order and place */
+static int prefetch(um_app_run *run) {
+  int on = 1;
+  OPT(umrun_opt_bool(run->cfg, "run.prefetch", &on, E));
+  if (!on) return UM_SUCCESS;
+  const double t0 = um_wtime();
+  UM_APP_TRY(um_prefetch(run->ctx, &run->prefetch_bytes));
+  run->prefetch_seconds = um_wtime() - t0;
+  return UM_SUCCESS;
+}
+
 int um_app_prepare(um_app_run *run, const char *default_map) {
   UM_APP_TRY(reorder(run, default_map));
   UM_APP_TRY(distribute(run, default_map));
   UM_APP_TRY(split_options(run));
+  UM_APP_TRY(prefetch(run));
   return check_unread(run);
 }
 

@@ -113,6 +113,13 @@ static const um_option options[] = {
      .help = "true: increments gathered in a fixed order (by global element number)\n"
              "and floating-point sums exact, so runs, strategies, backends and rank\n"
              "counts give the same bits"},
+    {.key = "run.prefetch", .type = UM_OPT_BOOL, .def = "true",
+     .help = "device backends: every dat and map goes to the device at the end of\n"
+             "set-up (after reordering and distribution), as OP2 copies data when it\n"
+             "is declared, not at the first loop that uses it (the JSON's\n"
+             "prefetch_seconds, prefetch_bytes); nothing is copied ahead when it would\n"
+             "take over half the device's free memory. false: each loop copies what\n"
+             "it uses at its first call"},
     {.key = "run.row_align", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
      .flags = UM_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this"},
     {.key = "run.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "wait", "off"),

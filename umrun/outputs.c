@@ -77,6 +77,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f", total, run->setup_seconds);
+  fprintf(f, ", \"prefetch_seconds\": %.6f, \"prefetch_bytes\": %.0f", run->prefetch_seconds, run->prefetch_bytes);
   if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
             run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
@@ -139,6 +140,9 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
                  "and uploads of dats and maps %.3f s, not included)\n", jit, nmod, ncached, up);
+  if (run->prefetch_bytes > 0)
+    fprintf(out, "(%.1f MB of dats and maps copied to the device in %.3f s at the end of set-up: run.prefetch)\n",
+            run->prefetch_bytes / 1e6, run->prefetch_seconds);
   fprintf(out, "\narithmetic (operations counted in each kernel's source, helpers and constant loops followed):\n");
   um_report_ops(ctx, out);
   fprintf(out, "\nplan statistics:\n");

@@ -272,6 +272,12 @@ typedef struct um_backend_def {
    * name, ended by NULL; the first is the default. run.tune tries each with
    * the loop's best setting. NULL: one. */
   const char *const *variants;
+  /** Copying ahead (um_prefetch; may be NULL: the data lives on the host):
+   * make the device copies of dats[0..n) and of every map declared so far
+   * current now, before the loops that will use them. When they would not fit
+   * comfortably in the device's free memory it copies nothing (the loops then
+   * copy what they use, as without it). *bytes: what it copied or zeroed. */
+  int (*prefetch)(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes);
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */

@@ -495,6 +495,13 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy str
 
 /** Wait for all outstanding device work (no-op on CPU backends). */
 int um_sync(um_context *ctx);
+/** Put the data declared so far on the device now, as OP2 does when data is declared, rather than at the first
+ * loop that uses each: every dat (but those whose layout is still to be decided, UM_LAYOUT_AUTO) and every map,
+ * after set-up has reordered and distributed them. Returns when the copies are done. A backend without a device
+ * copies nothing; a device copies nothing when they would not fit comfortably in its free memory (the loops
+ * then copy what they use). *bytes (may be NULL): what went to the device. A dat the host changes afterwards
+ * (um_dat_update) is copied again at its next loop, as before. */
+int um_prefetch(um_context *ctx, double *bytes);
 
 /* ---- distributed memory (MPI) ---------------------------------------------
  * A run on P ranks declares the whole mesh on every rank, as one process

@@ -87,6 +87,23 @@ int um_sync(um_context *ctx) {
   return UM_SUCCESS;
 }
 
+int um_prefetch(um_context *ctx, double *bytes) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (bytes) *bytes = 0;
+  if (!ctx->backend || !ctx->backend->prefetch) return UM_SUCCESS;
+  um_dat **list = malloc(sizeof *list * (size_t)(ctx->ndats ? ctx->ndats : 1));
+  if (!list) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory listing %d dats to copy ahead", ctx->ndats);
+  int n = 0;
+  for (int i = 0; i < ctx->ndats; i++) /* a layout still to be decided would be transposed at its first loop */
+    if (!ctx->dats[i]->layout_auto) list[n++] = ctx->dats[i];
+  double b = 0;
+  int rc = ctx->backend->prefetch(ctx, ctx->bstate, list, n, &b);
+  free(list);
+  if (rc) return rc;
+  if (bytes) *bytes = b;
+  return um_sync(ctx);
+}
+
 int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!d || (!out && bytes))

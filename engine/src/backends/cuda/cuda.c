@@ -219,6 +219,7 @@ const um_backend_def um_backend_cuda = {
     .flush = cu_backend_flush,
     .dat_to_host = cu_dat_to_host,
     .dat_copy = cu_dat_copy,
+    .prefetch = cu_prefetch,
     .prepare = cu_prepare,
     .variants = cu_variants,
     .block_sized = 2,

@@ -288,6 +288,7 @@ int cu_dat_on_device(um_context *ctx, um_dat *d);
 int cu_dat_to_host(um_context *ctx, void *state, um_dat *d);
 int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op);
 int cu_map_on_device(um_context *ctx, const um_map *m, int **out);
+int cu_prefetch(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes);
 int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_type type, const void *data);
 int cu_const_changed(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
 /* kernel_build.c */

@@ -121,28 +121,68 @@ int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op) {
   return UM_SUCCESS;
 }
 
-int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
-  cu_state *S = ST(ctx);
+static int *map_on_device(cu_state *S, const um_map *m) {
   for (int i = 0; i < S->nmaps; i++)
-    if (S->maps[i].map == m) {
-      *out = S->maps[i].d;
-      return UM_SUCCESS;
-    }
-  if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  void *d = NULL;
-  int exec = 0, nonexec = 0; /* this rank's rows: owned, then both halos (um_set_size is the global count) */
+    if (S->maps[i].map == m) return S->maps[i].d;
+  return NULL;
+}
+
+/* the bytes of m's rows on this rank: owned, then both halos (um_set_size is the global count) */
+static size_t map_bytes(um_context *ctx, const um_map *m) {
+  int exec = 0, nonexec = 0, owned = 0;
   const um_set *from = um_map_from(m);
   um_set_ranges(from, NULL, &exec, &nonexec);
-  int owned = 0;
   um_set_partition(from, um_context_rank(ctx), &owned, NULL, NULL);
-  const size_t rows = (size_t)owned + (size_t)exec + (size_t)nonexec;
+  return ((size_t)owned + (size_t)exec + (size_t)nonexec) * (size_t)um_map_arity(m) * sizeof(int);
+}
+
+int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
+  cu_state *S = ST(ctx);
+  if ((*out = map_on_device(S, m)) != NULL) return UM_SUCCESS;
+  if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  void *d = NULL;
   const double t0 = um_wtime();
-  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), rows * (size_t)um_map_arity(m) * sizeof(int), "map", um_map_name(m)));
+  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), map_bytes(ctx, m), "map", um_map_name(m)));
   count_upload(ctx, t0);
   S->maps[S->nmaps].map = m;
   S->maps[S->nmaps].d = d;
   S->nmaps++;
   *out = d;
+  return UM_SUCCESS;
+}
+
+/* um_prefetch: the dats' and maps' device copies made current ahead of the loops, all or none: only when what is
+ * missing takes at most half the device's free memory (a dat or map no loop uses would otherwise take room a
+ * loop may need; the loops copy what they use then). */
+int cu_prefetch(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes) {
+  cu_state *S = state;
+  *bytes = 0;
+  size_t need = 0, fr = 0, tot = 0;
+  for (int i = 0; i < n; i++)
+    if (!cu_dat_state(dats[i])) need += um_dat_bytes(dats[i]);
+  for (int i = 0; i < um_map_count(ctx); i++)
+    if (!map_on_device(S, um_map_at(ctx, i))) need += map_bytes(ctx, um_map_at(ctx, i));
+  if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+    cudaGetLastError(); /* not knowing the room: leave it to the loops */
+    return UM_SUCCESS;
+  }
+  if (need > fr / 2) {
+    um_backend_log(ctx, UM_LOG_INFO, "um cuda: not copying ahead: %zu MB of dats and maps against %zu MB free on the "
+                   "GPU; the loops copy what they use", need >> 20, fr >> 20);
+    return UM_SUCCESS;
+  }
+  for (int i = 0; i < n; i++) {
+    if (um_dat_valid(dats[i]) & UM_VALID_DEVICE) continue;
+    UM_CHECK(ctx, cu_dat_on_device(ctx, dats[i]));
+    *bytes += (double)um_dat_bytes(dats[i]);
+  }
+  for (int i = 0; i < um_map_count(ctx); i++) {
+    const um_map *m = um_map_at(ctx, i);
+    int *d = NULL;
+    if (map_on_device(S, m)) continue;
+    UM_CHECK(ctx, cu_map_on_device(ctx, m, &d));
+    *bytes += (double)map_bytes(ctx, m);
+  }
   return UM_SUCCESS;
 }
 
