@@ -558,7 +558,7 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
       ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
       std::vector<std::string> loops;
       if (fused && f == LULESH_FORCES_INC)
-        loops = {"volume_force", "symm_force_x", "nodal_update", "kinematics_gradients", "monoq", "eos_r1",
+        loops = {"volume_force", "nodal_update", "kinematics_gradients", "monoq", "eos_r1",
                  "volume_constraints"};
       else if (fused)
         loops = {"volume_force_corners", "gather_force", "eos_constraints"};
@@ -571,7 +571,7 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
       lulesh_state_free(&s);
       um_finalize(&ctx);
     }
-  EXPECT_GE(n, 26 * (int)archs().size());
+  EXPECT_GE(n, 25 * (int)archs().size());
   RecordProperty("kernels_compiled", n);
 }
 

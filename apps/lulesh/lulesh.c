@@ -16,8 +16,8 @@
  *                  reductions read back for the next TimeIncrement (host).
  * With params.fused (the default) neighbouring loops over the same set are
  * fused, as upstream's GPU port does: volume_force (stress + hourglass, INC;
- * or volume_force_corners + gather_force), symm_force_x/y/z (the symmetry
- * planes applied to the force), nodal_update (acceleration, velocity,
+ * or volume_force_corners + gather_force), nodal_update (the symmetry
+ * planes, each node's as bits in node_symm, acceleration, velocity,
  * position), kinematics_gradients, monoq, eos_r<k>, volume_constraints; with params.eos: merged the last
  * two are one loop, eos_constraints, over every region's elements grouped by their repetition count.
  * The monotonic Q and the time constraints run over all elements at once:
@@ -58,10 +58,7 @@ LULESH_KERNEL(lu_time_constraints, 8);
 LULESH_KERNEL(lu_volume_force, 30);
 LULESH_KERNEL(lu_volume_force_corners, 30);
 LULESH_KERNEL(lu_gather_force, 10);
-LULESH_KERNEL(lu_symm_force_x, 1);
-LULESH_KERNEL(lu_symm_force_y, 1);
-LULESH_KERNEL(lu_symm_force_z, 1);
-LULESH_KERNEL(lu_nodal_update, 5);
+LULESH_KERNEL(lu_nodal_update, 6);
 LULESH_KERNEL(lu_kinematics_gradients, 27);
 LULESH_KERNEL(lu_volume_constraints, 9);
 LULESH_KERNEL(lu_eos_constraints, 15);
@@ -109,6 +106,7 @@ struct lulesh_state {
   um_dat *e, *p_, *q, *ql, *qq, *v, *volo, *vnew, *delv, *vdov, *arealg, *ss, *elem_mass, *delx, *delv_xi,
       *delv_eta, *delv_zeta, *elem_bc;
   um_dat *fc_stress, *fc_hourglass, *node_ncorner;
+  um_dat *node_symm; /* params.fused: the symmetry planes each node lies on (bit d: plane d = 0), for nodal_update */
   um_set *eos_elems; /* params.eos: merged: every region's elements, by repetition count (eos_map), and */
   um_map *eos_map;   /* each one's EOS repetitions (eos_rep) */
   um_dat *eos_rep;
@@ -274,6 +272,15 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   if (!s->p.fused) UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
+  if (s->p.fused) { /* the planes as bits read by nodal_update: no launch of its own for each plane */
+    int *bits = calloc((size_t)m->nnode ? (size_t)m->nnode : 1, sizeof(int));
+    if (!bits) return UM_ERR_ALLOC;
+    for (int d = 0; d < 3; d++)
+      for (int i = 0; i < m->nsymm; i++) bits[m->symm[d][i]] |= 1 << d;
+    const int rc = um_decl_dat(ctx, s->nodes, 1, UM_INT, bits, "node_symm", &s->node_symm);
+    free(bits);
+    UM_APP_TRY(rc);
+  }
   /* elements */
   const size_t ne = (size_t)m->nelem;
   double *init = malloc(sizeof(double) * ne);
@@ -433,17 +440,11 @@ static int nodal_forces(um_context *ctx, lulesh_state *s) {
 /* LagrangeNodal after the forces (which need no dt: lulesh_step queues them before it knows dt) */
 static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
-  if (s->p.fused) {
-    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_x_kernel, "symm_force_x", s->symm[0],
-                           ARG(s->force, 0, s->symm_map[0], 3, UM_RW)));
-    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_y_kernel, "symm_force_y", s->symm[1],
-                           ARG(s->force, 0, s->symm_map[1], 3, UM_RW)));
-    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_force_z_kernel, "symm_force_z", s->symm[2],
-                           ARG(s->force, 0, s->symm_map[2], 3, UM_RW)));
+  if (s->p.fused)
     return UM_PAR_LOOP(ctx, lu_nodal_update_kernel, "nodal_update", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_RW),
-                       DIRECT(s->nodal_mass, UM_READ), ARG(s->vel, -1, UM_ID, 3, UM_RW),
+                       DIRECT(s->nodal_mass, UM_READ), um_arg_dat(s->node_symm, -1, UM_ID, 1, UM_INT, UM_READ),
+                       ARG(s->vel, -1, UM_ID, 3, UM_RW),
                        ARG(s->coord, -1, UM_ID, 3, UM_RW), um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ));
-  }
   UM_APP_TRY(UM_PAR_LOOP(ctx, lu_acceleration_kernel, "acceleration", s->nodes, ARG(s->force, -1, UM_ID, 3, UM_READ),
                          DIRECT(s->nodal_mass, UM_READ), ARG(s->acc, -1, UM_ID, 3, UM_WRITE)));
   UM_APP_TRY(UM_PAR_LOOP(ctx, lu_symm_x_kernel, "symm_x", s->symm[0], ARG(s->acc, 0, s->symm_map[0], 3, UM_RW)));

@@ -689,15 +689,13 @@ UM_KERNEL void lu_gather_force(const double *c0, const double *c1, const double 
 
 /* Symmetry planes on the force (fused node update): a zero force component
  * gives upstream's zero acceleration exactly (0 / m = 0). */
-UM_KERNEL void lu_symm_force_x(double *f) { f[0] = 0.0; }
-UM_KERNEL void lu_symm_force_y(double *f) { f[1] = 0.0; }
-UM_KERNEL void lu_symm_force_z(double *f) { f[2] = 0.0; }
-
-/* Acceleration, velocity and position of a node; the force is then cleared for
- * the next step's INC loop. */
-UM_KERNEL void lu_nodal_update(double *f, const double *mass, double *vel, double *x, const double *dt) {
+/* Acceleration (its force taken as zero across each symmetry plane the node lies on: bit d of symm, plane d = 0,
+ * as ApplyAccelerationBoundaryConditions), velocity and position of a node; the force is then cleared for the
+ * next step's INC loop. */
+UM_KERNEL void lu_nodal_update(double *f, const double *mass, const int *symm, double *vel, double *x,
+                               const double *dt) {
   for (int d = 0; d < 3; d++) {
-    const double acc = f[d] / mass[0];
+    const double acc = (symm[0] >> d & 1 ? 0.0 : f[d]) / mass[0];
     double tmp = vel[d] + acc * dt[0];
     if (fabs(tmp) < lu_u_cut) tmp = 0.0;
     vel[d] = tmp;
