@@ -205,7 +205,8 @@ static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) 
 }
 
 /* params.eos: merged: one set of all the regions' elements, mapped to the elements, grouped by their EOS
- * repetitions (eos_rep): the regions of one count merged in element order, the counts ascending. A warp's
+ * repetitions (eos_rep): the regions of one count merged in element order, the counts descending (the GPU starts
+ * the costliest blocks first and the cheap ones fill the tail). A warp's
  * elements then share their count, as they did region after region, and lie closer together (upstream's five
  * regions of 1 + cost repetitions hold ~60% of the elements: one of them alone ~15%), so the gathers through
  * eos_elems_map read fewer sectors. Each element's EOS depends on its own values and count only, and the loop's
@@ -229,7 +230,7 @@ static int decl_eos_merged(um_context *ctx, lulesh_state *s, const lulesh_mesh *
     counts[j] = m->region_rep[r], nc++;
   }
   size_t n = 0; /* elements in no region (none today) have no EOS */
-  for (int c = 0; c < nc; c++)
+  for (int c = nc - 1; c >= 0; c--) /* the costliest first: their blocks start first, the cheap ones fill the tail */
     for (size_t e = 0; e < ne; e++)
       if (erep[e] == counts[c]) elems[n] = (int)e, rep[n++] = counts[c];
   int rc = um_decl_set(ctx, (int)n, "eos_elems", &s->eos_elems);
