@@ -102,9 +102,8 @@ typedef struct {
    * first ((run_seconds - first_step_seconds) / (steps - 1)). */
   long steps;
   double first_step_seconds; /**< the first step, synchronised with the device (see steps) */
-  /** run.prefetch: what um_app_prepare copied to the device ahead of the loops (um_prefetch), and its time
-   * (part of the set-up). */
-  double prefetch_bytes, prefetch_seconds;
+  double prefetch_bytes;   /**< run.prefetch: the bytes um_app_prepare copied to the device ahead of the loops */
+  double prefetch_seconds; /**< and the time it took (part of the set-up) */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
