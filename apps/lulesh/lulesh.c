@@ -206,11 +206,11 @@ static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) 
 
 /* params.eos: merged: one set of all the regions' elements, mapped to the elements, grouped by their EOS
  * repetitions (eos_rep): the regions of one count merged in element order, the counts descending (the GPU starts
- * the costliest blocks first and the cheap ones fill the tail). A warp's
- * elements then share their count, as they did region after region, and lie closer together (upstream's five
- * regions of 1 + cost repetitions hold ~60% of the elements: one of them alone ~15%), so the gathers through
- * eos_elems_map read fewer sectors. Each element's EOS depends on its own values and count only, and the loop's
- * reductions are minima: the same results in any order. */
+ * the costliest blocks first and the cheap ones fill the tail). A warp's elements then share their count, as they
+ * did region after region, and lie closer together (upstream's five regions of 1 + cost repetitions hold ~60% of
+ * the elements, one region 1.5-17%), so the gathers through eos_elems_map read fewer sectors. Each element's EOS
+ * depends on its own values and count only, and the loop's reductions are minima and a maximum: the same results
+ * in any order. */
 static int decl_eos_merged(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   const size_t ne = (size_t)m->nelem;
   int *elems = malloc(sizeof(int) * (ne ? ne : 1)), *rep = malloc(sizeof(int) * (ne ? ne : 1));
@@ -246,7 +246,7 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   UM_APP_TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
   UM_APP_TRY(um_decl_map(ctx, s->elems, s->nodes, 8, m->elem_nodes, "elem_nodes", &s->elem_nodes));
   UM_APP_TRY(um_decl_map(ctx, s->elems, s->elems, 6, m->elem_faces, "elem_faces", &s->elem_faces));
-  for (int d = 0; d < 3; d++) {
+  for (int d = 0; d < 3 && !s->p.fused; d++) { /* the unfused step's symm_x/y/z loops; fused: node_symm below */
     char name[32];
     snprintf(name, sizeof name, "symm_%c", xyz[d]);
     UM_APP_TRY(um_decl_set(ctx, m->nsymm, name, &s->symm[d]));

@@ -687,11 +687,9 @@ UM_KERNEL void lu_gather_force(const double *c0, const double *c1, const double 
   }
 }
 
-/* Symmetry planes on the force (fused node update): a zero force component
- * gives upstream's zero acceleration exactly (0 / m = 0). */
-/* Acceleration (its force taken as zero across each symmetry plane the node lies on: bit d of symm, plane d = 0,
- * as ApplyAccelerationBoundaryConditions), velocity and position of a node; the force is then cleared for the
- * next step's INC loop. */
+/* Acceleration (its force taken as zero across each symmetry plane the node lies on: bit d of symm, plane d = 0;
+ * 0 / m = 0 gives ApplyAccelerationBoundaryConditions' zero exactly), velocity and position of a node; the force
+ * is then cleared for the next step's INC loop. */
 UM_KERNEL void lu_nodal_update(double *f, const double *mass, const int *symm, double *vel, double *x,
                                const double *dt) {
   for (int d = 0; d < 3; d++) {
