@@ -131,6 +131,48 @@ std::vector<Case> all_cases() {
 INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
                          [](const auto &info) { return case_name(info.param); });
 
+// ---- cuda.warp_combine: increments paired by warp shuffles on grid meshes ------------------------------------
+// Grids whose rows end inside a warp (37 cells), at a warp's end (64) and span many warps (300): atomics with
+// pairs (block sizes that are whole warps) and without (7 threads, or the option off) give seq's results.
+TEST(CudaWarpCombine, GridMeshesMatchSeq) {
+  NEED_GPU();
+  for (int nx : {37, 64, 300}) {
+    SCOPED_TRACE("grid " + std::to_string(nx) + " x 7");
+    tcw::Mesh m = umtest::grid_mesh(nx, 7, 17u + (unsigned)nx);
+    tcw::Result ref;
+    {
+      um_options o;
+      um_options_default(&o);
+      o.backend = "seq";
+      um_context *ctx = nullptr;
+      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+      tcw::run_all(ctx, m, &ref);
+      um_finalize(&ctx);
+      if (HasFatalFailure()) return;
+    }
+    for (const char *combine : {"1", "0"})
+      for (um_layout l : {UM_AOS, UM_SOA})
+        for (int bs : {7, 32, 64, 256, 1024}) {
+          SCOPED_TRACE(std::string("warp_combine ") + combine + " " + um_layout_name(l) + " block " + std::to_string(bs));
+          um_options o = cuda_options({UM_STRATEGY_ATOMICS, 3, l, bs});
+          ASSERT_EQ(um_options_set_backend(&o, "cuda.warp_combine", combine), UM_SUCCESS);
+          um_context *ctx = nullptr;
+          ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+          tcw::Result got;
+          tcw::run_all(ctx, m, &got);
+          um_finalize(&ctx);
+          if (HasFatalFailure()) return;
+          expect_close(got.r, ref.r, "INC r (edges along rows: paired)");
+          expect_close(got.n, ref.n, "INC n (cell corners: two pairs)");
+          for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "f";
+          expect_close(got.s, ref.s, "direct INC s");
+          EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+          EXPECT_EQ(got.cnt, ref.cnt);
+          EXPECT_EQ(got.qmax, ref.qmax);
+        }
+  }
+}
+
 // ---- run.split fused (variant B: the split inside each launch) --------------------------------
 // Every strategy (fused runs hierarchical colouring whatever the strategy) x staging x layout x block size: the
 // test workload with run.split=fused gives the unsplit loops' results (1e-12; floats 1e-5) on random meshes, and

@@ -748,6 +748,107 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
   um_finalize(&ctx);
 }
 
+// cuda.warp_combine: the column pairs found along the element order (grid quadrilaterals: the next cell's
+// columns 0 and 3 are this cell's 1 and 2; none on random maps, with a block of threads not a whole number of
+// warps, or outside flat atomics), and the kernels that shuffle them compile for every architecture, AoS and SoA.
+TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
+  auto cells_loop = [](umc_exec exec, int threads) {
+    umc_loop L;
+    memset(&L, 0, sizeof L);
+    L.loop_name = L.kernel_name = "tk_cell";
+    L.header_name = "test_cuda_kernels.h";
+    L.exec = exec;
+    L.block_threads = threads;
+    L.nargs = 5;
+    L.ndats = 2;
+    L.nmaps = 1;
+    L.args[0].dat = 0, L.args[0].dim = 3, L.args[0].acc = UM_READ, L.args[0].type = UM_DOUBLE, L.args[0].map = -1;
+    for (int a = 1; a < 5; a++) {
+      umc_arg &x = L.args[a];
+      x.indirect = 1, x.acc = UM_INC, x.type = UM_DOUBLE, x.dim = 3, x.dat = 1, x.map = 0, x.arity = 4, x.idx = a - 1;
+    }
+    return L;
+  };
+  const umtest::Mesh grid = umtest::grid_mesh(37, 9, 3), rnd = umtest::random_mesh(400, 10, 333, 5);
+  const int *gd[1] = {grid.cell.data()}, *rd[1] = {rnd.cell.data()};
+  umc_loop L = cells_loop(UMC_EXEC_FLAT, 128);
+  ASSERT_EQ(umc_find_pairs(&L, gd, 0, grid.ncell), 2);
+  EXPECT_EQ(L.pair_with[2], 1 + 1) << "column 1 receives the next cell's column 0";
+  EXPECT_EQ(L.pair_with[3], 4 + 1) << "column 2 receives the next cell's column 3";
+  EXPECT_EQ(L.pair_with[1] + L.pair_with[4], 0) << "donors receive nothing";
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(has(src, "const int nt = __shfl_down_sync(0xffffffffu, t0_0, 1);")) << src;
+  EXPECT_TRUE(has(src, "const int take = active && um_next && nt == t0_1;")) << src;
+  const size_t combine = src.find("cuda.warp_combine");
+  ASSERT_NE(combine, std::string::npos) << src;
+  for (int a = 1; a < 5; a++)  // every corner's atomics after the shuffles, none inside the element's call
+    EXPECT_GT(src.find("if (r" + std::to_string(a) + "[c] != 0) atomicAdd("), combine) << a << ": " << src;
+  umc_loop R = cells_loop(UMC_EXEC_FLAT, 128);
+  EXPECT_EQ(umc_find_pairs(&R, rd, 0, rnd.ncell), 0) << "random corners: no pairs";
+  EXPECT_FALSE(has(generate(R, D), "__shfl")) << "no pairs, no shuffles";
+  umc_loop O = cells_loop(UMC_EXEC_FLAT, 100);
+  EXPECT_EQ(umc_find_pairs(&O, gd, 0, grid.ncell), 0) << "100 threads: the last warp is partial";
+  umc_loop H = cells_loop(UMC_EXEC_HIER, 128);
+  EXPECT_EQ(umc_find_pairs(&H, gd, 0, grid.ncell), 0) << "hierarchical blocks colour, not shuffle";
+  umc_loop S = cells_loop(UMC_EXEC_FLAT, 128);
+  EXPECT_EQ(umc_find_pairs(&S, gd, 0, 40), 0) << "under 64 elements: not worth sampling";
+
+  // the test kernels recorded on a grid: tk_edge's r (the next edge's first node is this one's second) and
+  // tk_cell's n are paired, and the kernels compile
+  um_context *ctx = seq_context();
+  tcw::Result res;
+  tcw::run_all(ctx, umtest::grid_mesh(70, 5, 11), &res, 1);
+  int compiled = 0;
+  for (const char *loop : {"tk_edge", "tk_cell"})
+    for (int layout : {(int)UM_AOS, (int)UM_SOA}) {
+      um_cuda_gen_options o;
+      um_cuda_gen_options_default(&o);
+      o.strategy = UM_STRATEGY_ATOMICS;
+      o.staging = 3;
+      o.layout = layout;
+      o.warp_combine = 1;
+      char *s = nullptr;
+      ASSERT_EQ(um_cuda_generate_loop(ctx, loop, &o, &s), UM_SUCCESS) << um_error_message(ctx);
+      EXPECT_TRUE(s && has(s, "__shfl_down_sync")) << loop << ": " << (s ? s : "");
+      free(s);
+      for (int arch : archs()) {
+        o.arch = arch;
+        size_t bytes = 0;
+        EXPECT_EQ(um_cuda_compile_loop(ctx, loop, &o, nullptr, &bytes), UM_SUCCESS)
+            << loop << " sm_" << arch << ": " << um_error_message(ctx);
+        compiled += bytes > 0;
+      }
+    }
+  EXPECT_EQ(compiled, 4 * (int)archs().size());
+  um_finalize(&ctx);
+
+  // LULESH's volume_force (hexahedra numbered along x): four pairs of the force's eight corners
+  um_context *lctx = seq_context();
+  lulesh_params p;
+  lulesh_params_default(&p);
+  p.size = 6;
+  lulesh_state *st = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(lulesh_setup(lctx, &p, &st, err, sizeof err), UM_SUCCESS) << err;
+  int done = 0;
+  ASSERT_EQ(lulesh_step(lctx, st, &done, err, sizeof err), UM_SUCCESS) << err;
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  o.strategy = UM_STRATEGY_ATOMICS;
+  o.staging = 3;
+  o.warp_combine = 1;
+  char *s = nullptr;
+  ASSERT_EQ(um_cuda_generate_loop(lctx, "volume_force", &o, &s), UM_SUCCESS) << um_error_message(lctx);
+  std::string vf = s ? s : "";
+  free(s);
+  size_t pairs = 0;
+  for (size_t at = vf.find("const int nt = "); at != std::string::npos; at = vf.find("const int nt = ", at + 1)) pairs++;
+  EXPECT_EQ(pairs, 4u) << vf;
+  lulesh_state_free(&st);
+  um_finalize(&lctx);
+}
+
 // run.split fused (variant B) for the loops that increment through maps: Airfoil's res_calc and bres_calc, the
 // test kernels tk_edge (two dats, a float, globals) and tk_cell (four corners), in hierarchical colouring,
 // staging increments or all, AoS and SoA, every architecture.

@@ -67,6 +67,50 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
   }
 }
 
+/* cuda.warp_combine: 1 receiver, 2 donor of a pair (umc_loop.pair_with), else 0 */
+static int pair_role(const umc_loop *L, int a) {
+  if (L->pair_with[a]) return 1;
+  for (int b = 0; b < L->nargs; b++)
+    if (L->pair_with[b] == a + 1) return 2;
+  return 0;
+}
+
+/* After the elements' calls, every thread of the warp here (flat: no thread has left): each receiver a adds the
+ * next thread's donor b where b's row there is a's row here, and that thread drops it; then both are applied. */
+static void emit_warp_combine(gen *g) {
+  const umc_loop *L = g->L;
+  int any = 0;
+  for (int a = 0; a < L->nargs; a++) any |= L->pair_with[a] != 0;
+  if (!any) return;
+  P("  /* cuda.warp_combine: the next thread's increment to this thread's row, shuffled here: one atomic for two */\n"
+    "  const int um_lane = tid & 31;\n"
+    "  const int um_next = __shfl_down_sync(0xffffffffu, (int)active, 1) && um_lane < 31;\n");
+  for (int a = 0; a < L->nargs; a++) {
+    if (!L->pair_with[a]) continue;
+    const int b = L->pair_with[a] - 1;
+    const umc_arg *x = &L->args[a];
+    char ta[32], tb[32];
+    target_name(g, a, ta, sizeof ta);
+    target_name(g, b, tb, sizeof tb);
+    P("  {\n"
+      "    const int nt = __shfl_down_sync(0xffffffffu, %s, 1);\n"
+      "    const int take = active && um_next && nt == %s;\n"
+      "    const int given = __shfl_up_sync(0xffffffffu, take, 1) && um_lane > 0;\n"
+      "#pragma unroll\n"
+      "    for (int c = 0; c < %d; c++) {\n"
+      "      const %s v = __shfl_down_sync(0xffffffffu, r%d[c], 1);\n"
+      "      if (take) r%d[c] += v;\n"
+      "      if (given) r%d[c] = 0; /* added by the thread before: no atomic */\n"
+      "    }\n"
+      "  }\n",
+      tb, ta, x->dim, tname(x->type), b, a, b);
+  }
+  P("  if (active) {\n");
+  for (int a = 0; a < L->nargs; a++)
+    if (pair_role(L, a)) emit_apply_inc(g, a, "    ");
+  P("  }\n");
+}
+
 /* Gather SoA args, build pointers, call the kernel, scatter; apply increments
  * unless they are applied by thread colour outside (coloured_apply_here == 0). */
 static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
@@ -118,7 +162,8 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
       P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
       value_ref(g, a, "c", t);
       P(" = r%d[c];\n", a);
-    } else if (D->pass[a] == UMC_PASS_REG_INC && (D->apply[a] != UMC_APPLY_COLOURED || coloured_apply_here)) {
+    } else if (D->pass[a] == UMC_PASS_REG_INC && (D->apply[a] != UMC_APPLY_COLOURED || coloured_apply_here) &&
+               !pair_role(L, a)) {
       emit_apply_inc(g, a, ind);
     }
   }
@@ -411,6 +456,7 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     P("  if (active) {\n");
     emit_body(g, "    ", 1);
     P("  }\n");
+    emit_warp_combine(g);
   } else if (D->fused) {
     P("  /* phase 1: every element's contributions, to shared memory */\n  if (active) {\n");
     emit_body(g, "    ", 0);

@@ -87,6 +87,11 @@ typedef struct {
                                per thread low enough for that many resident blocks per SM (cuda.max_registers) */
   int ninds;                /* hierarchical */
   umc_ind inds[UM_MAX_ARGS];
+  int pair_with[UM_MAX_ARGS]; /* flat, atomic increments (cuda.warp_combine): b + 1 where arg b's row in the next
+                                 element is usually arg a's row here (same dat, map and dim; a map's column pair
+                                 found in its rows, umc_find_pairs): the next thread's b increment is shuffled to
+                                 this thread and added to a's, one atomic for both where the rows agree (checked
+                                 per element); 0: none */
 } umc_loop;
 
 /* How an argument reaches the user kernel. */
@@ -177,6 +182,14 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen);
 /* Write the CUDA source of the loop (kernel "um_loop", and "um_reduce" when
  * the loop reduces a global). *source is malloc'ed; free it. */
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen);
+
+/* cuda.warp_combine: fills L->pair_with for the loop's atomic increments through map slots whose map rows
+ * data[(begin + i) * arity ...] (rows elements [begin, end) of its from-set) pair columns (s, t): the next row's
+ * column t equals this row's column s for at least half the rows sampled (hexahedra or quadrilaterals numbered
+ * along a row: a cell's right face is the next one's left face). maps[m] is the data of map slot m (its arity in
+ * the args). Returns the number of argument pairs. Wrong guesses cost time, never results: the kernel compares
+ * the rows. */
+int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end);
 
 /* Names of the enums above (for messages and the generated comments). */
 const char *umc_exec_name(umc_exec e);

@@ -49,8 +49,9 @@ int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_
   int threads = 1;
   UM_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &staging));
   if (o->fused) loop.fused = 1;
-  const cu_mode mode = cu_choose_mode(&loop, s, staging);
+  cu_mode mode = cu_choose_mode(&loop, s, staging);
   UM_CHECK(ctx, cu_threads_for(ctx, &loop, mode.exec, &threads));
+  mode.warp_combine = o->warp_combine && mode.exec == UMC_EXEC_FLAT && loop.has_conflicts && !mode.one_to_one;
   umc_loop *L = malloc(sizeof *L);
   umc_decisions *D = malloc(sizeof *D);
   const um_dat *dats[UM_MAX_ARGS];

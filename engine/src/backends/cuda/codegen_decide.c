@@ -261,3 +261,63 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
                 L->loop_name, D->param_bytes);
   return UM_SUCCESS;
 }
+
+/* ---- cuda.warp_combine: column pairs of a map along consecutive rows ------------------------------------- */
+
+static int pairable(const umc_loop *L, int a) {
+  const umc_arg *x = &L->args[a];
+  return !x->gbl && x->indirect && !x->vec && x->acc == UM_INC && x->idx >= 0 && x->idx < x->arity;
+}
+
+int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end) {
+  memset(L->pair_with, 0, sizeof L->pair_with);
+  if (L->exec != UMC_EXEC_FLAT || L->one_to_one || L->block_threads % 32 || end - begin < 64) return 0;
+  enum { WINDOWS = 64, RUN = 64, MAXA = 16 };
+  int npairs = 0;
+  for (int m = 0; m < L->nmaps; m++) {
+    int arity = 0;
+    for (int a = 0; a < L->nargs; a++)
+      if (pairable(L, a) && L->args[a].map == m) arity = L->args[a].arity;
+    if (arity < 2 || arity > MAXA || !maps[m]) continue;
+    /* count[s][t]: rows r whose column s is row r + 1's column t, over WINDOWS runs of RUN rows spread evenly */
+    static const int zero[MAXA][MAXA];
+    int count[MAXA][MAXA], samples = 0;
+    memcpy(count, zero, sizeof count);
+    const int *d = maps[m];
+    for (int w = 0; w < WINDOWS; w++) {
+      const long long r0 = begin + (long long)(end - begin - RUN) * w / WINDOWS;
+      for (long long r = r0; r < r0 + RUN - 1; r++, samples++)
+        for (int s = 0; s < arity; s++)
+          for (int t = 0; t < arity; t++) count[s][t] += d[r * arity + s] == d[(r + 1) * arity + t];
+    }
+    /* greedy, most frequent first: a column is a receiver (s) or a donor (t) of one pair at most, never both
+     * (so no increment is passed on twice) */
+    int role[MAXA] = {0}; /* 1 receiver, 2 donor */
+    for (;;) {
+      int bs = -1, bt = -1, best = samples / 2;
+      for (int s = 0; s < arity; s++)
+        for (int t = 0; t < arity; t++)
+          if (s != t && !role[s] && !role[t] && count[s][t] > best) best = count[s][t], bs = s, bt = t;
+      if (bs < 0) break;
+      role[bs] = 1;
+      role[bt] = 2;
+      /* the args through this map at column bs, each with an unpaired arg of its dat at column bt */
+      for (int a = 0; a < L->nargs; a++) {
+        if (!pairable(L, a) || L->args[a].map != m || L->args[a].idx != bs || L->pair_with[a]) continue;
+        for (int b = 0; b < L->nargs; b++) {
+          const umc_arg *x = &L->args[a], *y = &L->args[b];
+          if (b == a || !pairable(L, b) || y->map != m || y->idx != bt || y->dat != x->dat || y->dim != x->dim ||
+              y->type != x->type)
+            continue;
+          int taken = 0;
+          for (int c = 0; c < L->nargs; c++) taken |= L->pair_with[c] == b + 1;
+          if (taken) continue;
+          L->pair_with[a] = b + 1;
+          npairs++;
+          break;
+        }
+      }
+    }
+  }
+  return npairs;
+}

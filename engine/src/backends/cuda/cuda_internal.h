@@ -72,13 +72,15 @@ typedef struct {
   int one_to_one;    /* flat: writes through one-to-one maps (um_loop.one_to_one), plain */
   int min_blocks;    /* > 0: launch bounds ask for this many resident blocks per SM (fewer registers per thread):
                         the loop's variant 1 (one block more than its default kernel's) */
+  int warp_combine;  /* flat, atomics: increments to one row from neighbouring threads added by warp shuffles first,
+                        where the maps pair columns (cuda.warp_combine; umc_find_pairs) */
 } cu_mode;
 
 typedef struct {
   const um_kernel *kernel;
   const um_set *set;
   int begin, end;
-  int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one, min_blocks;
+  int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one, min_blocks, warp_combine;
   struct {
     const void *dat, *map, *gbl_type;
     int idx, acc, dim, type, soa, gbl;
@@ -244,6 +246,7 @@ typedef struct {
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   int compile_threads;     /* cuda.compile_threads: 0 one per core, 1 none ahead (prepare.c) */
   int max_registers;       /* cuda.max_registers: registers per thread through launch bounds, 0 the compiler's choice */
+  int warp_combine;        /* cuda.warp_combine (cu_mode.warp_combine) */
   int upload_threads;      /* cuda.upload_threads: host threads staging large uploads through pinned memory (upload.c) */
   struct cu_stager *stager; /* their streams and pinned buffers, made at the first large upload */
   size_t uploaded;         /* bytes copied host -> device so far (upload.c stages only past a first amount) */

@@ -26,7 +26,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
  *   run.split fused (um_loop.fused)    hierarchical, split in two phases inside each launch
  *   writes through one-to-one maps     one thread per element, plain writes and adds, no plan (any strategy) */
 cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
-  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0, 0, 0};
+  cu_mode m = {UMC_EXEC_FLAT, staging == CU_STAGING_ALL, 0, 0, 0, 0, 0};
   if (!loop->indirect) return m;
   if (!loop->has_conflicts) {
     if (m.stage_all && (s == UM_STRATEGY_HIERARCHICAL || s == UM_STRATEGY_ATOMICS)) m.exec = UMC_EXEC_HIER;
@@ -56,6 +56,9 @@ cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
   m.exec = s == UM_STRATEGY_GLOBAL ? UMC_EXEC_GLOBAL : UMC_EXEC_HIER;
   return m;
 }
+
+static int describe_args(const um_loop *loop, int layout, umc_loop *L, const um_dat **dats, const um_map **maps);
+static void describe_inds(const um_loop *loop, umc_loop *L);
 
 /* layout: -1 the dats' own; else UM_AOS / UM_SOA / UM_LAYOUT_AUTO (SoA unless
  * the loop reaches the dat through a map). */
@@ -87,6 +90,19 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   L->block_atomics = mode.block_atomics;
   L->fused = mode.fused;
   L->one_to_one = mode.one_to_one;
+  int rc = describe_args(loop, layout, L, dats, maps);
+  if (rc == UM_SUCCESS && mode.warp_combine) {
+    const int *data[UM_MAX_ARGS];
+    for (int m = 0; m < L->nmaps; m++) data[m] = um_map_data(maps[m]);
+    umc_find_pairs(L, data, loop->begin, loop->end);
+  }
+  if (rc != UM_SUCCESS || exec != UMC_EXEC_HIER) return rc;
+  describe_inds(loop, L);
+  return UM_SUCCESS;
+}
+
+/* The loop's arguments as the generator sees them: dat and map slots, layouts, arities. */
+static int describe_args(const um_loop *loop, int layout, umc_loop *L, const um_dat **dats, const um_map **maps) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     umc_arg *x = &L->args[i];
@@ -125,7 +141,11 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
       x->vec = a->idx == UM_ALL; /* never staged: in no ind */
     }
   }
-  if (exec != UMC_EXEC_HIER) return UM_SUCCESS;
+  return UM_SUCCESS;
+}
+
+/* Hierarchical: the staging lists and target lists. */
+static void describe_inds(const um_loop *loop, umc_loop *L) {
   /* inds: distinct (dat, map) pairs in argument order (as the plan builder numbers them);
    * target lists: distinct (map, set of map indices) */
   int tl_map[UM_MAX_ARGS], tl_n[UM_MAX_ARGS], tl_idx[UM_MAX_ARGS][UM_MAX_ARGS], ntl = 0;
@@ -168,7 +188,6 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
     }
     L->inds[s].tlist = t;
   }
-  return UM_SUCCESS;
 }
 
 int cu_gen_source(um_context *ctx, const umc_loop *L, umc_decisions *D, char **src) {
@@ -256,6 +275,7 @@ int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode 
   *mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
   *threads = 1;
   UM_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
+  mode->warp_combine = S->warp_combine && mode->exec == UMC_EXEC_FLAT && loop->has_conflicts && !mode->one_to_one;
   cu_make_key(loop, *mode, *threads, key);
   return UM_SUCCESS;
 }
@@ -276,6 +296,7 @@ void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
   k->fused = mode.fused;
   k->one_to_one = mode.one_to_one;
   k->min_blocks = mode.min_blocks;
+  k->warp_combine = mode.warp_combine;
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     k->a[i].acc = a->acc;
