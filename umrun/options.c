@@ -99,8 +99,8 @@ static const um_option options[] = {
      .range_hint = "must be >= 0",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
              "variant: {kinematics_gradients: 1}. cuda: 0 registers as compiled,\n"
-             "1 registers for one more resident block per SM; a backend without\n"
-             "that variant (the CPU backends have none) ignores it with a note"},
+             "1 (2) registers for one (two) more resident blocks per SM; a backend\n"
+             "without that variant (the CPU backends have none) ignores it with a note"},
     {.key = "run.tune", .type = UM_OPT_CHOICE, .def = "off", .choices = CHOICES("off", "once", "always"),
      .help = "per-loop auto-tuning: at its first call each loop is run with\n"
              "every setting it could take (the backend's strategies x block sizes\n"

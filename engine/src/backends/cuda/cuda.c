@@ -202,9 +202,10 @@ static const char *const cu_counters[] = {"compile_seconds", "modules", "modules
                                           "halo_post_seconds", "graph_calls", "upload_bytes", "registers",
                                           "upload_seconds", "upload_staged_bytes", NULL};
 
-/* run.tune's kernel variants (um_loop.variant): 1 asks the compiler for one more resident block per SM
+/* run.tune's kernel variants (um_loop.variant): 1 (2) asks the compiler for one (two) more resident blocks per SM
  * than the default kernel (launch.c) */
-static const char *const cu_variants[] = {"registers as compiled", "registers for one more block per SM", NULL};
+static const char *const cu_variants[] = {"registers as compiled", "registers for one more block per SM",
+                                          "registers for two more blocks per SM", NULL};
 
 const um_backend_def um_backend_cuda = {
     .name = "cuda",

@@ -71,7 +71,7 @@ typedef struct {
   int fused;         /* hierarchical: run.split fused (umc_loop.fused) */
   int one_to_one;    /* flat: writes through one-to-one maps (um_loop.one_to_one), plain */
   int min_blocks;    /* > 0: launch bounds ask for this many resident blocks per SM (fewer registers per thread):
-                        the loop's variant 1 (one block more than its default kernel's) */
+                        the loop's variants 1 and 2 (one or two blocks more than its default kernel's) */
   int warp_combine;  /* flat, atomics: increments to one row from neighbouring threads added by warp shuffles first,
                         where the maps pair columns (cuda.warp_combine; umc_find_pairs) */
 } cu_mode;

@@ -81,7 +81,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   /* cuda.max_registers: as many resident blocks per SM as a 64K-register file holds at that many registers per
    * thread (the launch bounds make the compiler fit them; --maxrregcount is ignored beside launch bounds) */
   const cu_state *S = !strcmp(um_context_backend(ctx), "cuda") ? ST(ctx) : NULL;
-  if (mode.min_blocks > 0) L->min_blocks = mode.min_blocks; /* the loop's variant 1 (launch.c) */
+  if (mode.min_blocks > 0) L->min_blocks = mode.min_blocks; /* the loop's variants 1, 2 (launch.c) */
   else if (S && S->max_registers > 0 && threads > 0) {
     const int mb = 65536 / (S->max_registers * threads);
     L->min_blocks = mb < 1 ? 1 : mb;

@@ -62,13 +62,15 @@ cu_kern *cu_find_kern(cu_state *S, const cu_key *key) {
   return NULL;
 }
 
-/* The loop's variant 1: launch bounds asking for one more resident block per SM than its default kernel
- * holds (built first if need be), so the compiler fits fewer registers per thread: more warps to hide the
- * latency of register-bound loops, perhaps spills. Only for a kernel whose default holds under half the SM's
- * threads (register-bound: LULESH's kinematics_gradients, 12% of warps, ran 1.23x faster so; a kernel at half
- * or more gains nothing); otherwise, or where one more block cannot fit, it is the default kernel itself (no
- * compile: the same key). */
-static int one_more_block(um_context *ctx, cu_state *S, um_loop *loop, cu_mode *mode, int threads, cu_key *key) {
+/* The loop's variants 1 and 2: launch bounds asking for `more` (1, 2) more resident blocks per SM than its
+ * default kernel holds (built first if need be), so the compiler fits fewer registers per thread: more warps to
+ * hide the latency of register-bound loops, perhaps spills. Only for a kernel whose default holds under half the
+ * SM's threads (register-bound: LULESH's kinematics_gradients, 12% of warps, ran 1.23x faster with one more;
+ * volume_force, 249 registers at 64 threads, 1.10x with two more (H200); a kernel at half or more gains
+ * nothing); otherwise, or where the blocks cannot fit, it is the default kernel itself (no compile: the same
+ * key). */
+static int more_blocks(um_context *ctx, cu_state *S, um_loop *loop, int more, cu_mode *mode, int threads,
+                       cu_key *key) {
   cu_kern *k0 = cu_find_kern(S, key); /* key: the default kernel's, on entry */
   if (!k0) {
     um_loop l0 = *loop;
@@ -77,7 +79,7 @@ static int one_more_block(um_context *ctx, cu_state *S, um_loop *loop, cu_mode *
   }
   const int nb = k0->blocks_per_sm;
   const int max = S->prop.maxThreadsPerMultiProcessor;
-  if (nb > 0 && 2 * nb * threads < max && (nb + 1) * threads <= max) mode->min_blocks = nb + 1;
+  if (nb > 0 && 2 * nb * threads < max && (nb + more) * threads <= max) mode->min_blocks = nb + more;
   cu_make_key(loop, *mode, threads, key);
   return UM_SUCCESS;
 }
@@ -89,7 +91,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   int threads;
   cu_key key;
   UM_CHECK(ctx, cu_loop_settings(ctx, S, loop, &mode, &threads, &key));
-  if (loop->variant == 1) UM_CHECK(ctx, one_more_block(ctx, S, loop, &mode, threads, &key));
+  if (loop->variant > 0) UM_CHECK(ctx, more_blocks(ctx, S, loop, loop->variant, &mode, threads, &key));
   cu_kern *k = cu_find_kern(S, &key);
   if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
 
