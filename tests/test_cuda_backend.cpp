@@ -63,6 +63,17 @@ void expect_close(const std::vector<double> &x, const std::vector<double> &y, co
   }
 }
 
+// The test workload on seq: the reference the GPU runs are compared with.
+void seq_reference(const tcw::Mesh &m, tcw::Result *ref) {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  tcw::run_all(ctx, m, ref);
+  um_finalize(&ctx);
+}
+
 class CudaMatchesSeq : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaMatchesSeq, RandomMeshes) {
@@ -73,16 +84,8 @@ TEST_P(CudaMatchesSeq, RandomMeshes) {
     SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
     tcw::Mesh m = tcw::random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 42u + (unsigned)sh[0]);
     tcw::Result ref, got;
-    {
-      um_options o;
-      um_options_default(&o);
-      o.backend = "seq";
-      um_context *ctx = nullptr;
-      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
-      tcw::run_all(ctx, m, &ref);
-      um_finalize(&ctx);
-      if (HasFatalFailure()) return;
-    }
+    seq_reference(m, &ref);
+    if (HasFatalFailure()) return;
     {
       um_options o = cuda_options(cs);
       um_context *ctx = nullptr;
@@ -140,16 +143,8 @@ TEST(CudaWarpCombine, GridMeshesMatchSeq) {
     SCOPED_TRACE("grid " + std::to_string(nx) + " x 7");
     tcw::Mesh m = umtest::grid_mesh(nx, 7, 17u + (unsigned)nx);
     tcw::Result ref;
-    {
-      um_options o;
-      um_options_default(&o);
-      o.backend = "seq";
-      um_context *ctx = nullptr;
-      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
-      tcw::run_all(ctx, m, &ref);
-      um_finalize(&ctx);
-      if (HasFatalFailure()) return;
-    }
+    seq_reference(m, &ref);
+    if (HasFatalFailure()) return;
     for (const char *combine : {"1", "0"})
       for (um_layout l : {UM_AOS, UM_SOA})
         for (int bs : {7, 32, 64, 256, 1024}) {

@@ -575,18 +575,24 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
   RecordProperty("kernels_compiled", n);
 }
 
+// LULESH of size^3 elements (default parameters) set up on ctx and stepped once: its loops recorded.
+void lulesh_one_step(um_context *ctx, int size, lulesh_state **s) {
+  lulesh_params p;
+  lulesh_params_default(&p);
+  p.size = size;
+  char err[512] = "";
+  ASSERT_EQ(lulesh_setup(ctx, &p, s, err, sizeof err), UM_SUCCESS) << err;
+  int done = 0;
+  ASSERT_EQ(lulesh_step(ctx, *s, &done, err, sizeof err), UM_SUCCESS) << err;
+}
+
 // Reproducible mode compiles LULESH's loops with UM_REPRO_MATH: um_cbrt is then the portable cube root, the host's.
 TEST(CudaNvrtc, ReproducibleLuleshLoopsCompileWithThePortableMath) {
   um_context *ctx = seq_context();
   ASSERT_EQ(um_set_reproducible(ctx, 1), UM_SUCCESS);
-  lulesh_params p;
-  lulesh_params_default(&p);
-  p.size = 3;
   lulesh_state *s = nullptr;
-  char err[512] = "";
-  ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
-  int done = 0;
-  ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
+  lulesh_one_step(ctx, 3, &s);
+  if (HasFatalFailure()) return;
   um_cuda_gen_options o;
   um_cuda_gen_options_default(&o);
   char *src = nullptr;
@@ -825,14 +831,9 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
 
   // LULESH's volume_force (hexahedra numbered along x): four pairs of the force's eight corners
   um_context *lctx = seq_context();
-  lulesh_params p;
-  lulesh_params_default(&p);
-  p.size = 6;
   lulesh_state *st = nullptr;
-  char err[512] = "";
-  ASSERT_EQ(lulesh_setup(lctx, &p, &st, err, sizeof err), UM_SUCCESS) << err;
-  int done = 0;
-  ASSERT_EQ(lulesh_step(lctx, st, &done, err, sizeof err), UM_SUCCESS) << err;
+  lulesh_one_step(lctx, 6, &st);
+  if (HasFatalFailure()) return;
   um_cuda_gen_options o;
   um_cuda_gen_options_default(&o);
   o.strategy = UM_STRATEGY_ATOMICS;

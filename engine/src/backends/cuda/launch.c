@@ -64,11 +64,11 @@ cu_kern *cu_find_kern(cu_state *S, const cu_key *key) {
 
 /* The loop's variants 1 and 2: launch bounds asking for `more` (1, 2) more resident blocks per SM than its
  * default kernel holds (built first if need be), so the compiler fits fewer registers per thread: more warps to
- * hide the latency of register-bound loops, perhaps spills. Only for a kernel whose default holds under half the
- * SM's threads (register-bound: LULESH's kinematics_gradients, 12% of warps, ran 1.23x faster with one more;
- * volume_force, 249 registers at 64 threads, 1.10x with two more (H200); a kernel at half or more gains
- * nothing); otherwise, or where the blocks cannot fit, it is the default kernel itself (no compile: the same
- * key). */
+ * hide the latency of register-bound loops, perhaps spills (LULESH's kinematics_gradients, 12% of warps, ran
+ * 1.23x faster with one more; volume_force, 249 registers at 64 threads, 1.10x with two more; eos_constraints,
+ * latency-bound at half the SM's threads, 1.06x with one more and slower with two; the DRAM-bound nodal_update
+ * and monoq slower with either: H200). Where the blocks cannot fit (threads or shared memory bind), it is the
+ * default kernel itself (no compile: the same key). */
 static int more_blocks(um_context *ctx, cu_state *S, um_loop *loop, int more, cu_mode *mode, int threads,
                        cu_key *key) {
   cu_kern *k0 = cu_find_kern(S, key); /* key: the default kernel's, on entry */
@@ -79,7 +79,7 @@ static int more_blocks(um_context *ctx, cu_state *S, um_loop *loop, int more, cu
   }
   const int nb = k0->blocks_per_sm;
   const int max = S->prop.maxThreadsPerMultiProcessor;
-  if (nb > 0 && 2 * nb * threads < max && (nb + more) * threads <= max) mode->min_blocks = nb + more;
+  if (nb > 0 && (nb + more) * threads <= max) mode->min_blocks = nb + more;
   cu_make_key(loop, *mode, threads, key);
   return UM_SUCCESS;
 }
