@@ -135,13 +135,14 @@ INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
                          [](const auto &info) { return case_name(info.param); });
 
 // ---- cuda.warp_combine: increments paired by warp shuffles on grid meshes ------------------------------------
-// Grids whose rows end inside a warp (37 cells), at a warp's end (64) and span many warps (300): atomics with
-// pairs (block sizes that are whole warps) and without (7 threads, or the option off) give seq's results.
+// Grids whose rows end inside a warp (37 cells), at a warp's end (64) and span many warps (300), numbered along
+// rows (one level of pairs) or in strips two rows high (two levels, offsets 2 and 1, and an odd last row): atomics
+// with pairs (block sizes that are whole warps) and without (7 threads, or the option off) give seq's results.
 TEST(CudaWarpCombine, GridMeshesMatchSeq) {
   NEED_GPU();
-  for (int nx : {37, 64, 300}) {
+  for (int nx : {37, 64, 300, -37, -300}) {  // negative: the cells numbered in strips two rows high
     SCOPED_TRACE("grid " + std::to_string(nx) + " x 7");
-    tcw::Mesh m = umtest::grid_mesh(nx, 7, 17u + (unsigned)nx);
+    tcw::Mesh m = umtest::grid_mesh(std::abs(nx), 7, 17u + (unsigned)std::abs(nx), nx < 0);
     tcw::Result ref;
     seq_reference(m, &ref);
     if (HasFatalFailure()) return;

@@ -576,10 +576,11 @@ TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
 }
 
 // LULESH of size^3 elements (default parameters) set up on ctx and stepped once: its loops recorded.
-void lulesh_one_step(um_context *ctx, int size, lulesh_state **s) {
+void lulesh_one_step(um_context *ctx, int size, lulesh_state **s, int strips = 0) {
   lulesh_params p;
   lulesh_params_default(&p);
   p.size = size;
+  p.strips = strips;
   char err[512] = "";
   ASSERT_EQ(lulesh_setup(ctx, &p, s, err, sizeof err), UM_SUCCESS) << err;
   int done = 0;
@@ -779,13 +780,31 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   const int *gd[1] = {grid.cell.data()}, *rd[1] = {rnd.cell.data()};
   umc_loop L = cells_loop(UMC_EXEC_FLAT, 128);
   ASSERT_EQ(umc_find_pairs(&L, gd, 0, grid.ncell), 2);
-  EXPECT_EQ(L.pair_with[2], 1 + 1) << "column 1 receives the next cell's column 0";
-  EXPECT_EQ(L.pair_with[3], 4 + 1) << "column 2 receives the next cell's column 3";
-  EXPECT_EQ(L.pair_with[1] + L.pair_with[4], 0) << "donors receive nothing";
+  ASSERT_EQ(L.npair_levels, 1) << "rows along x: the next cell only";
+  const umc_pair_level &l1 = L.pair_levels[0];
+  EXPECT_EQ(l1.offset, 1);
+  ASSERT_EQ(l1.npairs, 2);
+  std::set<std::pair<int, int>> found{{l1.recv[0], l1.donor[0]}, {l1.recv[1], l1.donor[1]}};
+  EXPECT_TRUE(found.count({2, 1})) << "column 1 receives the next cell's column 0";
+  EXPECT_TRUE(found.count({3, 4})) << "column 2 receives the next cell's column 3";
   umc_decisions D;
   std::string src = generate(L, D);
   EXPECT_TRUE(has(src, "const int nt = __shfl_down_sync(0xffffffffu, t0_0, 1);")) << src;
   EXPECT_TRUE(has(src, "const int take = active && um_next && nt == t0_1;")) << src;
+  // numbered in strips two rows high (cell (i, j) then (i, j + 1)): y neighbours 1 apart (even cells), x
+  // neighbours 2 apart (every cell): two levels, the x pairs (every row) first
+  const umtest::Mesh strips = umtest::grid_mesh(37, 10, 3, true);
+  const int *sd[1] = {strips.cell.data()};
+  umc_loop T = cells_loop(UMC_EXEC_FLAT, 128);
+  EXPECT_EQ(umc_find_pairs(&T, sd, 0, 370), 5) << "x: (1, 0), (2, 3); y: (3, 0), (2, 1); the corner: (1, 3)";
+  ASSERT_EQ(T.npair_levels, 2);
+  EXPECT_EQ(T.pair_levels[0].offset, 2) << "x pairs hold for every cell: first";
+  EXPECT_EQ(T.pair_levels[0].npairs, 2);
+  EXPECT_EQ(T.pair_levels[1].offset, 1);
+  EXPECT_EQ(T.pair_levels[1].npairs, 3) << "y pairs (even cells) and the shared corner (odd cells)";
+  std::string tsrc = generate(T, D);
+  EXPECT_TRUE(has(tsrc, "const int nt = __shfl_down_sync(0xffffffffu, t0_0, 2);")) << tsrc;
+  EXPECT_TRUE(has(tsrc, "&& um_lane + 2 < 32")) << tsrc;
   const size_t combine = src.find("cuda.warp_combine");
   ASSERT_NE(combine, std::string::npos) << src;
   for (int a = 1; a < 5; a++)  // every corner's atomics after the shuffles, none inside the element's call
@@ -846,6 +865,29 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   size_t pairs = 0;
   for (size_t at = vf.find("const int nt = "); at != std::string::npos; at = vf.find("const int nt = ", at + 1)) pairs++;
   EXPECT_EQ(pairs, 4u) << vf;
+  lulesh_state_free(&st);
+  um_finalize(&lctx);
+
+  // numbered in strips (params.numbering: strips): x pairs two apart (4), then y pairs one apart (4, even elements)
+  // and the edge an odd element shares with the next (2); the kernel compiles
+  lctx = seq_context();
+  lulesh_one_step(lctx, 6, &st, 1);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(um_cuda_generate_loop(lctx, "volume_force", &o, &s), UM_SUCCESS) << um_error_message(lctx);
+  vf = s ? s : "";
+  free(s);
+  size_t two = 0, one = 0;
+  for (size_t at = vf.find("const int nt = "); at != std::string::npos; at = vf.find("const int nt = ", at + 1)) {
+    const std::string stmt = vf.substr(at, vf.find(';', at) - at);  // "... __shfl_down_sync(mask, t0_3, 2)"
+    (stmt.compare(stmt.size() - 3, 3, " 2)") == 0 ? two : one)++;
+  }
+  EXPECT_EQ(two, 4u) << vf;
+  EXPECT_EQ(one, 6u) << vf;
+  EXPECT_LT(vf.find(", 2) && um_lane + 2 < 32"), vf.find(", 1) && um_lane + 1 < 32")) << "the offset-2 level first";
+  for (int arch : archs()) {
+    o.arch = arch;
+    EXPECT_EQ(um_cuda_compile_loop(lctx, "volume_force", &o, nullptr, nullptr), UM_SUCCESS) << um_error_message(lctx);
+  }
   lulesh_state_free(&st);
   um_finalize(&lctx);
 }

@@ -38,16 +38,21 @@ inline Mesh random_mesh(int nnode, int nedge, int ncell, unsigned seed) {
 // A structured grid of nx x ny quadrilaterals with random data: cells numbered along rows, each cell's nodes
 // (i,j), (i+1,j), (i+1,j+1), (i,j+1); edges the rows' horizontal sides in order. A cell's right side is the next
 // cell's left side (but at a row's end), as in LULESH's hexahedra: cuda.warp_combine pairs those columns.
-inline Mesh grid_mesh(int nx, int ny, unsigned seed) {
+// strips: the cells numbered in strips two rows high instead, (i, j) then (i, j + 1) (a last odd row alone): y
+// neighbours one apart, x neighbours two apart.
+inline Mesh grid_mesh(int nx, int ny, unsigned seed, bool strips = false) {
   Mesh m = random_mesh((nx + 1) * (ny + 1), nx * (ny + 1), nx * ny, seed);
   auto node = [nx](int i, int j) { return j * (nx + 1) + i; };
   m.edge.clear();
   m.cell.clear();
   for (int j = 0; j <= ny; j++)
     for (int i = 0; i < nx; i++) m.edge.insert(m.edge.end(), {node(i, j), node(i + 1, j)});
-  for (int j = 0; j < ny; j++)
+  auto cell = [&](int i, int j) {
+    m.cell.insert(m.cell.end(), {node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1)});
+  };
+  for (int j = 0; j < ny; j += strips ? 2 : 1)
     for (int i = 0; i < nx; i++)
-      m.cell.insert(m.cell.end(), {node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1)});
+      for (int dj = 0; dj < (strips ? 2 : 1) && j + dj < ny; dj++) cell(i, j + dj);
   return m;
 }
 

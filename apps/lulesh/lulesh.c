@@ -92,6 +92,7 @@ void lulesh_params_default(lulesh_params *p) {
   p->forces = LULESH_FORCES_INC;
   p->fused = 1;
   p->eos_merged = 0;
+  p->strips = 0;
 }
 
 /* ---- state and loops ------------------------------------------------------- */
@@ -321,6 +322,61 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   return UM_SUCCESS;
 }
 
+/* The new -> old order of a set mapped one to one onto the elements by `map` (eos_elems, a region): its rows by
+ * their elements' new numbers (old_to_new), within runs of one key (eos_rep's repetition counts, kept in their
+ * order; key NULL: one run). */
+static int sorted_rows(um_context *ctx, const um_set *set, const um_map *map, const um_dat *key, const int *old_to_new,
+                       int ne, um_reordering *r) {
+  const int n = um_set_size(set), *md = um_map_data(map);
+  int *owner = malloc(sizeof(int) * (size_t)(ne ? ne : 1)), *out = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  int *k = key ? malloc(sizeof(int) * (size_t)(n ? n : 1)) : NULL;
+  int rc = owner && out && (k || !key) ? UM_SUCCESS : UM_ERR_ALLOC;
+  if (!rc && key) rc = um_dat_fetch(ctx, key, k, sizeof(int) * (size_t)n);
+  if (!rc) {
+    for (int e = 0; e < ne; e++) owner[e] = -1;
+    for (int i = 0; i < n; i++) owner[old_to_new[md[i]]] = i;
+    int done = 0;
+    for (int start = 0; start < n; start = done) { /* one run of equal keys, its rows in new element order */
+      const int kv = k ? k[start] : 0;
+      int end = start;
+      while (end < n && (!k || k[end] == kv)) end++;
+      for (int e = 0; e < ne; e++)
+        if (owner[e] >= start && owner[e] < end) out[done++] = owner[e];
+    }
+    rc = um_reordering_set_perm(ctx, r, set, out, n);
+  }
+  free(owner), free(out), free(k);
+  return rc;
+}
+
+/* params.numbering: strips -- the elements renumbered in strips two rows high: (i, j, k), (i, j + 1, k),
+ * (i + 1, j, k), ... (an odd last row alone), so the 32 elements of a warp are 16 x 2 and share their nodes in x
+ * and y (cuda.warp_combine pairs both: one atomic where up to four elements of a plane add to a node). The sets
+ * mapped one to one onto the elements follow, so their gathers stay in order. Results are those of upstream's
+ * numbering to rounding; fields and metrics are read in upstream's order (um_dat_fetch_original_order). */
+static int renumber_strips(um_context *ctx, lulesh_state *s, int nx) {
+  const int ne = um_set_size(s->elems);
+  int *perm = malloc(sizeof(int) * (size_t)(ne ? ne : 1)), *inv = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
+  um_reordering *r = NULL;
+  int rc = perm && inv ? um_reordering_create(ctx, &r) : UM_ERR_ALLOC;
+  if (!rc) {
+    int n = 0;
+    for (int k = 0; k < nx; k++)
+      for (int j = 0; j < nx; j += 2)
+        for (int i = 0; i < nx; i++)
+          for (int dj = 0; dj < 2 && j + dj < nx; dj++) perm[n++] = i + nx * (j + dj) + nx * nx * k;
+    for (int e = 0; e < ne; e++) inv[perm[e]] = e;
+    rc = um_reordering_set_perm(ctx, r, s->elems, perm, ne);
+  }
+  if (!rc && s->eos_elems) rc = sorted_rows(ctx, s->eos_elems, s->eos_map, s->eos_rep, inv, ne, r);
+  for (int g = 0; !rc && s->regions && g < s->nregions; g++)
+    if (s->regions[g]) rc = sorted_rows(ctx, s->regions[g], s->region_map[g], NULL, inv, ne, r);
+  if (!rc) rc = um_reorder_apply(ctx, r, NULL);
+  um_reordering_free(&r);
+  free(perm), free(inv);
+  return rc;
+}
+
 int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, char *err, size_t errlen) {
   *out = NULL;
   if (p->eos_merged && !p->fused)
@@ -343,6 +399,7 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
   s->p = *p;
   rc = set_constants(ctx);
   if (!rc) rc = decl_all(ctx, s, &m);
+  if (!rc && p->strips) rc = renumber_strips(ctx, s, m.nx);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dtcourant", &s->r_courant);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dthydro", &s->r_hydro);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "errcode", &s->r_err);

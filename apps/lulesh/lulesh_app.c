@@ -44,6 +44,10 @@ static const um_option lulesh_options[] = {
              "region's elements, grouped by their region's repetition count, each repeating its EOS, with the volume update and\n"
              "time constraints in the same pass (eos_constraints): the same results, one launch instead of\n"
              "regions + 1 (faster on GPUs: docs/benchmarks.md); needs params.fused"},
+    {.key = "params.numbering", .type = UM_OPT_CHOICE, .def = "rows", .choices = CHOICES("rows", "strips"),
+     .help = "the elements' order: rows (upstream's, x fastest) or strips two rows high ((i, j) then (i, j+1), then\n"
+             "(i+1, j) ...): the same results to rounding (fields and metrics in upstream's order); on GPUs a warp's\n"
+             "elements then share nodes in x and y, and cuda.warp_combine pairs both (one atomic for up to four)"},
     {.key = "run.iterations", .type = UM_OPT_INT,
      .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01. With output:\n"
              "{dir: ..., hdf5: true} the final fields go to lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)"},
@@ -59,6 +63,7 @@ static int read_params(um_app_run *r, lulesh_params *p) {
   UM_APP_TRY(um_app_choice(r, "params.forces", &f, NULL));
   UM_APP_TRY(um_app_bool(r, "params.fused", &p->fused));
   UM_APP_TRY(um_app_choice(r, "params.eos", &p->eos_merged, NULL));
+  UM_APP_TRY(um_app_choice(r, "params.numbering", &p->strips, NULL));
   UM_APP_TRY(um_app_has(r, "run.iterations", &has_iterations));
   UM_APP_TRY(um_app_int(r, "run.iterations", &p->max_cycles));
   if (has_iterations && p->max_cycles < 1)

@@ -382,6 +382,46 @@ TEST(LuleshRun, MergedEosGivesTheBitsOfTheRegionLoops) {
   free_run(r);
 }
 
+// params.numbering: strips renumbers the elements in strips two rows high ((i, j), (i, j + 1), (i + 1, j) ...; an odd
+// last row alone): the run is upstream numbering's to rounding (same cycles, energies read in upstream's order to
+// 1e-12), element 1 is now (0, 1, 0), and the merged EOS set and the regions keep their elements in ascending order.
+TEST(LuleshRun, StripsNumberingGivesTheSameRun) {
+  for (int size : {6, 7})
+    for (int merged : {0, 1})
+      for (const char *b : {"seq", "openmp"}) {
+        if (!um_backend_available(b)) continue;
+        SCOPED_TRACE(std::string(b) + " size " + std::to_string(size) + (merged ? " merged" : " regions"));
+        lulesh_params p = params(size);
+        p.eos_merged = merged;
+        std::vector<double> e_rows, e_strips;
+        LuRun r = run_lulesh(p, b, UM_SOA, 64, &e_rows);
+        p.strips = 1;
+        LuRun t = run_lulesh(p, b, UM_SOA, 64, &e_strips);
+        ASSERT_EQ(r.err, "");
+        ASSERT_EQ(t.err, "");
+        EXPECT_EQ(t.res.cycles, r.res.cycles);
+        EXPECT_NEAR(t.res.time, r.res.time, 1e-15);
+        ASSERT_EQ(e_strips.size(), e_rows.size());
+        for (size_t i = 0; i < e_rows.size(); i++)
+          ASSERT_NEAR(e_strips[i], e_rows[i], 1e-12 * (1 + std::fabs(e_rows[i]))) << "element " << i;
+        const um_map *en = um_find_map(t.ctx, "elem_nodes");
+        ASSERT_NE(en, nullptr);
+        EXPECT_EQ(um_map_data(en)[8 * 1], size + 1) << "element 1 is (0, 1, 0): its first node (0, 1, 0)";
+        EXPECT_EQ(um_map_data(en)[8 * 2], 1) << "element 2 is (1, 0, 0)";
+        for (int i = 0; i < um_map_count(t.ctx); i++) {  // eos_elems_map, region maps: ascending runs
+          const um_map *m = um_map_at(t.ctx, i);
+          const std::string name = um_map_name(m);
+          if (name.rfind("eos_elems_map", 0) && name.rfind("region", 0)) continue;
+          const int *d = um_map_data(m);
+          int descents = 0;
+          for (int k = 1; k < um_set_size(um_map_from(m)); k++) descents += d[k] < d[k - 1];
+          EXPECT_LE(descents, merged ? 2 : 0) << name << ": in order (merged: one run per repetition count)";
+        }
+        free_run(r);
+        free_run(t);
+      }
+}
+
 TEST(LuleshRun, IterationCapStopsEarly) {
   lulesh_params p = params(10);
   p.max_cycles = 17;

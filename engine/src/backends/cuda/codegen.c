@@ -67,43 +67,48 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
   }
 }
 
-/* cuda.warp_combine: 1 receiver, 2 donor of a pair (umc_loop.pair_with), else 0 */
+/* cuda.warp_combine: 1 where arg a is in a pair of any level (umc_loop.pair_levels): its atomics wait for the
+ * shuffles */
 static int pair_role(const umc_loop *L, int a) {
-  if (L->pair_with[a]) return 1;
-  for (int b = 0; b < L->nargs; b++)
-    if (L->pair_with[b] == a + 1) return 2;
+  for (int k = 0; k < L->npair_levels; k++)
+    for (int i = 0; i < L->pair_levels[k].npairs; i++)
+      if (L->pair_levels[k].recv[i] == a || L->pair_levels[k].donor[i] == a) return 1;
   return 0;
 }
 
-/* After the elements' calls, every thread of the warp here (flat: no thread has left): each receiver a adds the
- * next thread's donor b where b's row there is a's row here, and that thread drops it; then both are applied. */
+/* After the elements' calls, every thread of the warp here (flat: no thread has left): level by level, pair by
+ * pair, each receiver adds the donor of the thread `offset` lanes on where that donor's row is the receiver's
+ * row, and that thread drops it; then the paired increments are applied. */
 static void emit_warp_combine(gen *g) {
   const umc_loop *L = g->L;
-  int any = 0;
-  for (int a = 0; a < L->nargs; a++) any |= L->pair_with[a] != 0;
-  if (!any) return;
-  P("  /* cuda.warp_combine: the next thread's increment to this thread's row, shuffled here: one atomic for two */\n"
-    "  const int um_lane = tid & 31;\n"
-    "  const int um_next = __shfl_down_sync(0xffffffffu, (int)active, 1) && um_lane < 31;\n");
-  for (int a = 0; a < L->nargs; a++) {
-    if (!L->pair_with[a]) continue;
-    const int b = L->pair_with[a] - 1;
-    const umc_arg *x = &L->args[a];
-    char ta[32], tb[32];
-    target_name(g, a, ta, sizeof ta);
-    target_name(g, b, tb, sizeof tb);
-    P("  {\n"
-      "    const int nt = __shfl_down_sync(0xffffffffu, %s, 1);\n"
-      "    const int take = active && um_next && nt == %s;\n"
-      "    const int given = __shfl_up_sync(0xffffffffu, take, 1) && um_lane > 0;\n"
-      "#pragma unroll\n"
-      "    for (int c = 0; c < %d; c++) {\n"
-      "      const %s v = __shfl_down_sync(0xffffffffu, r%d[c], 1);\n"
-      "      if (take) r%d[c] += v;\n"
-      "      if (given) r%d[c] = 0; /* added by the thread before: no atomic */\n"
-      "    }\n"
-      "  }\n",
-      tb, ta, x->dim, tname(x->type), b, a, b);
+  if (!L->npair_levels) return;
+  P("  /* cuda.warp_combine: increments to this thread's rows from threads further on, shuffled here: one atomic "
+    "for several */\n"
+    "  const int um_lane = tid & 31;\n");
+  for (int k = 0; k < L->npair_levels; k++) {
+    const umc_pair_level *lv = &L->pair_levels[k];
+    const int o = lv->offset;
+    P("  {\n    const int um_next = __shfl_down_sync(0xffffffffu, (int)active, %d) && um_lane + %d < 32;\n", o, o);
+    for (int i = 0; i < lv->npairs; i++) {
+      const int a = lv->recv[i], b = lv->donor[i];
+      const umc_arg *x = &L->args[a];
+      char ta[32], tb[32];
+      target_name(g, a, ta, sizeof ta);
+      target_name(g, b, tb, sizeof tb);
+      P("    {\n"
+        "      const int nt = __shfl_down_sync(0xffffffffu, %s, %d);\n"
+        "      const int take = active && um_next && nt == %s;\n"
+        "      const int given = __shfl_up_sync(0xffffffffu, take, %d) && um_lane >= %d;\n"
+        "#pragma unroll\n"
+        "      for (int c = 0; c < %d; c++) {\n"
+        "        const %s v = __shfl_down_sync(0xffffffffu, r%d[c], %d);\n"
+        "        if (take) r%d[c] += v;\n"
+        "        if (given) r%d[c] = 0; /* added by the thread %d lanes before: no atomic */\n"
+        "      }\n"
+        "    }\n",
+        tb, o, ta, o, o, x->dim, tname(x->type), b, o, a, b, o);
+    }
+    P("  }\n");
   }
   P("  if (active) {\n");
   for (int a = 0; a < L->nargs; a++)

@@ -54,6 +54,19 @@ typedef struct {
                          incremented in the dat in place (never staged, never in an ind) */
 } umc_arg;
 
+/* cuda.warp_combine: pairs of increments (args) whose rows often agree between an element and the one `offset`
+ * elements later (a map's columns s and t: row r + offset's column t is row r's column s). In each pair, in the
+ * order given, the thread `offset` lanes on in the warp hands its donor increment to this thread's receiver where
+ * the two rows agree (checked per element), and drops it: one atomic where there were two. Each step moves values
+ * between lanes only where they go to one row, so any order of steps and levels is exact. */
+#define UMC_PAIR_LEVELS 2
+#define UMC_MAX_PAIRS 32
+typedef struct {
+  int offset;                                  /* 1 .. 16 lanes */
+  int npairs;
+  int recv[UMC_MAX_PAIRS], donor[UMC_MAX_PAIRS]; /* args: same dat, map, dim and type, INC */
+} umc_pair_level;
+
 /* A staging list of the hierarchical scheme: one (dat, map) pair. */
 typedef struct {
   int dat, map;       /* slots */
@@ -87,11 +100,8 @@ typedef struct {
                                per thread low enough for that many resident blocks per SM (cuda.max_registers) */
   int ninds;                /* hierarchical */
   umc_ind inds[UM_MAX_ARGS];
-  int pair_with[UM_MAX_ARGS]; /* flat, atomic increments (cuda.warp_combine): b + 1 where arg b's row in the next
-                                 element is usually arg a's row here (same dat, map and dim; a map's column pair
-                                 found in its rows, umc_find_pairs): the next thread's b increment is shuffled to
-                                 this thread and added to a's, one atomic for both where the rows agree (checked
-                                 per element); 0: none */
+  int npair_levels;          /* flat, atomic increments (cuda.warp_combine; umc_find_pairs): levels of pairs */
+  umc_pair_level pair_levels[UMC_PAIR_LEVELS];
 } umc_loop;
 
 /* How an argument reaches the user kernel. */
@@ -183,12 +193,12 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen);
  * the loop reduces a global). *source is malloc'ed; free it. */
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen);
 
-/* cuda.warp_combine: fills L->pair_with for the loop's atomic increments through map slots whose map rows
- * data[(begin + i) * arity ...] (rows elements [begin, end) of its from-set) pair columns (s, t): the next row's
- * column t equals this row's column s for at least half the rows sampled (hexahedra or quadrilaterals numbered
- * along a row: a cell's right face is the next one's left face). maps[m] is the data of map slot m (its arity in
- * the args). Returns the number of argument pairs. Wrong guesses cost time, never results: the kernel compares
- * the rows. */
+/* cuda.warp_combine: fills L->pair_levels for the loop's atomic increments through maps whose rows (maps[m]:
+ * the data of map slot m, rows of elements [begin, end)) pair columns (s, t) at an offset of 1 or 2 rows: row
+ * r + offset's column t equals row r's column s for at least a quarter of the rows sampled (hexahedra or
+ * quadrilaterals numbered along x: a cell's right face is the next one's left face, offset 1; numbered in strips
+ * two rows high: y neighbours at offset 1, x neighbours at 2). Levels go most frequent first, pairs likewise.
+ * Returns the number of argument pairs. Wrong guesses cost time, never results: the kernel compares the rows. */
 int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end);
 
 /* Names of the enums above (for messages and the generated comments). */

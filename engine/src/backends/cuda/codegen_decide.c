@@ -269,55 +269,77 @@ static int pairable(const umc_loop *L, int a) {
   return !x->gbl && x->indirect && !x->vec && x->acc == UM_INC && x->idx >= 0 && x->idx < x->arity;
 }
 
-int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end) {
-  memset(L->pair_with, 0, sizeof L->pair_with);
-  if (L->exec != UMC_EXEC_FLAT || L->one_to_one || L->block_threads % 32 || end - begin < 64) return 0;
+/* One level: the column pairs of map slot m at `offset` rows, most frequent first, as argument pairs. Returns
+ * the best column pair's count (0: none over a quarter of the samples). */
+static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, int end, int offset,
+                      umc_pair_level *lv) {
   enum { WINDOWS = 64, RUN = 64, MAXA = 16 };
-  int npairs = 0;
-  for (int m = 0; m < L->nmaps; m++) {
-    int arity = 0;
-    for (int a = 0; a < L->nargs; a++)
-      if (pairable(L, a) && L->args[a].map == m) arity = L->args[a].arity;
-    if (arity < 2 || arity > MAXA || !maps[m]) continue;
-    /* count[s][t]: rows r whose column s is row r + 1's column t, over WINDOWS runs of RUN rows spread evenly */
-    static const int zero[MAXA][MAXA];
-    int count[MAXA][MAXA], samples = 0;
-    memcpy(count, zero, sizeof count);
-    const int *d = maps[m];
-    for (int w = 0; w < WINDOWS; w++) {
-      const long long r0 = begin + (long long)(end - begin - RUN) * w / WINDOWS;
-      for (long long r = r0; r < r0 + RUN - 1; r++, samples++)
-        for (int s = 0; s < arity; s++)
-          for (int t = 0; t < arity; t++) count[s][t] += d[r * arity + s] == d[(r + 1) * arity + t];
-    }
-    /* greedy, most frequent first: a column is a receiver (s) or a donor (t) of one pair at most, never both
-     * (so no increment is passed on twice) */
-    int role[MAXA] = {0}; /* 1 receiver, 2 donor */
-    for (;;) {
-      int bs = -1, bt = -1, best = samples / 2;
+  static const int zero[MAXA][MAXA];
+  int count[MAXA][MAXA], samples = 0;
+  memcpy(count, zero, sizeof count);
+  /* count[s][t]: rows r whose column s is row r + offset's column t, over WINDOWS runs spread evenly */
+  for (int w = 0; w < WINDOWS; w++) {
+    const long long r0 = begin + (long long)(end - begin - RUN) * w / WINDOWS;
+    for (long long r = r0; r + offset < r0 + RUN; r++, samples++)
       for (int s = 0; s < arity; s++)
-        for (int t = 0; t < arity; t++)
-          if (s != t && !role[s] && !role[t] && count[s][t] > best) best = count[s][t], bs = s, bt = t;
-      if (bs < 0) break;
-      role[bs] = 1;
-      role[bt] = 2;
-      /* the args through this map at column bs, each with an unpaired arg of its dat at column bt */
-      for (int a = 0; a < L->nargs; a++) {
-        if (!pairable(L, a) || L->args[a].map != m || L->args[a].idx != bs || L->pair_with[a]) continue;
-        for (int b = 0; b < L->nargs; b++) {
-          const umc_arg *x = &L->args[a], *y = &L->args[b];
-          if (b == a || !pairable(L, b) || y->map != m || y->idx != bt || y->dat != x->dat || y->dim != x->dim ||
-              y->type != x->type)
-            continue;
-          int taken = 0;
-          for (int c = 0; c < L->nargs; c++) taken |= L->pair_with[c] == b + 1;
-          if (taken) continue;
-          L->pair_with[a] = b + 1;
-          npairs++;
+        for (int t = 0; t < arity; t++) count[s][t] += d[r * arity + s] == d[(r + offset) * arity + t];
+  }
+  lv->offset = offset;
+  lv->npairs = 0;
+  int best = 0;
+  for (;;) { /* the most frequent column pair left, then its argument pairs */
+    int bs = -1, bt = -1, top = samples / 4;
+    for (int s = 0; s < arity; s++)
+      for (int t = 0; t < arity; t++)
+        if (s != t && count[s][t] > top) top = count[s][t], bs = s, bt = t;
+    if (bs < 0) break;
+    count[bs][bt] = 0;
+    if (!best) best = top;
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (!pairable(L, a) || x->map != m || x->idx != bs) continue;
+      for (int b = 0; b < L->nargs && lv->npairs < UMC_MAX_PAIRS; b++) {
+        const umc_arg *y = &L->args[b];
+        if (pairable(L, b) && y->map == m && y->idx == bt && y->dat == x->dat && y->dim == x->dim &&
+            y->type == x->type) {
+          lv->recv[lv->npairs] = a;
+          lv->donor[lv->npairs++] = b;
           break;
         }
       }
     }
+  }
+  return lv->npairs ? best : 0;
+}
+
+int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end) {
+  L->npair_levels = 0;
+  if (L->exec != UMC_EXEC_FLAT || L->one_to_one || L->block_threads % 32 || end - begin < 64) return 0;
+  umc_pair_level lv[UMC_PAIR_LEVELS];
+  int score[UMC_PAIR_LEVELS] = {0}, npairs = 0;
+  for (int k = 0; k < UMC_PAIR_LEVELS; k++) { /* offsets 1, 2: every map's pairs at that offset in one level */
+    lv[k].offset = k + 1;
+    lv[k].npairs = 0;
+    for (int m = 0; m < L->nmaps; m++) {
+      int arity = 0;
+      for (int a = 0; a < L->nargs; a++)
+        if (pairable(L, a) && L->args[a].map == m) arity = L->args[a].arity;
+      if (arity < 2 || arity > 16 || !maps[m]) continue;
+      umc_pair_level one;
+      const int best = find_level(L, m, maps[m], arity, begin, end, k + 1, &one);
+      for (int i = 0; i < one.npairs && lv[k].npairs < UMC_MAX_PAIRS; i++, lv[k].npairs++) {
+        lv[k].recv[lv[k].npairs] = one.recv[i];
+        lv[k].donor[lv[k].npairs] = one.donor[i];
+      }
+      if (best > score[k]) score[k] = best;
+    }
+    npairs += lv[k].npairs;
+  }
+  /* the level whose best pair holds for more rows first (ties: the smaller offset) */
+  const int first = score[1] > score[0] ? 1 : 0;
+  for (int k = 0; k < UMC_PAIR_LEVELS; k++) {
+    const umc_pair_level *x = &lv[k == 0 ? first : 1 - first];
+    if (x->npairs) L->pair_levels[L->npair_levels++] = *x;
   }
   return npairs;
 }
