@@ -146,7 +146,7 @@ TEST(CudaWarpCombine, GridMeshesMatchSeq) {
     tcw::Result ref;
     seq_reference(m, &ref);
     if (HasFatalFailure()) return;
-    for (const char *combine : {"1", "0"})
+    for (const char *combine : {"1", "2", "0"})
       for (um_layout l : {UM_AOS, UM_SOA})
         for (int bs : {7, 32, 64, 256, 1024}) {
           SCOPED_TRACE(std::string("warp_combine ") + combine + " " + um_layout_name(l) + " block " + std::to_string(bs));

@@ -427,6 +427,7 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool new
       o.strategy = v.strategy;
       o.staging = v.staging;  // um_cuda_gen_options keeps its numbers: 1 inc, 2 all, 3 none
       o.layout = v.layout;
+      o.warp_combine = 1;  // cuda's default: atomics pair increments where the maps pair columns
       char *src = nullptr;
       EXPECT_EQ(um_cuda_generate_loop(ctx, loop.c_str(), &o, &src), UM_SUCCESS) << loop << " " << v.name << " "
                                                                                << um_layout_name((um_layout)v.layout) << ": "
@@ -434,6 +435,8 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool new
       if (!src) continue;
       std::string s(src);
       free(src);
+      if (getenv("UM_TEST_SHOW_PAIRS") && s.find("cuda.warp_combine: increments") != std::string::npos)
+        printf("paired: %s %s\n", loop.c_str(), v.name);
       std::vector<int> as = archs();
       if (newest_arch_only && !as.empty()) as = {as.back()};
       for (int arch : as) {
@@ -779,7 +782,7 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   const umtest::Mesh grid = umtest::grid_mesh(37, 9, 3), rnd = umtest::random_mesh(400, 10, 333, 5);
   const int *gd[1] = {grid.cell.data()}, *rd[1] = {rnd.cell.data()};
   umc_loop L = cells_loop(UMC_EXEC_FLAT, 128);
-  ASSERT_EQ(umc_find_pairs(&L, gd, 0, grid.ncell), 2);
+  ASSERT_EQ(umc_find_pairs(&L, gd, 0, grid.ncell, 2), 2) << "along x: nothing two apart";
   ASSERT_EQ(L.npair_levels, 1) << "rows along x: the next cell only";
   const umc_pair_level &l1 = L.pair_levels[0];
   EXPECT_EQ(l1.offset, 1);
@@ -796,7 +799,7 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   const umtest::Mesh strips = umtest::grid_mesh(37, 10, 3, true);
   const int *sd[1] = {strips.cell.data()};
   umc_loop T = cells_loop(UMC_EXEC_FLAT, 128);
-  EXPECT_EQ(umc_find_pairs(&T, sd, 0, 370), 5) << "x: (1, 0), (2, 3); y: (3, 0), (2, 1); the corner: (1, 3)";
+  EXPECT_EQ(umc_find_pairs(&T, sd, 0, 370, 2), 5) << "x: (1, 0), (2, 3); y: (3, 0), (2, 1); the corner: (1, 3)";
   ASSERT_EQ(T.npair_levels, 2);
   EXPECT_EQ(T.pair_levels[0].offset, 2) << "x pairs hold for every cell: first";
   EXPECT_EQ(T.pair_levels[0].npairs, 2);
@@ -810,14 +813,14 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   for (int a = 1; a < 5; a++)  // every corner's atomics after the shuffles, none inside the element's call
     EXPECT_GT(src.find("if (r" + std::to_string(a) + "[c] != 0) atomicAdd("), combine) << a << ": " << src;
   umc_loop R = cells_loop(UMC_EXEC_FLAT, 128);
-  EXPECT_EQ(umc_find_pairs(&R, rd, 0, rnd.ncell), 0) << "random corners: no pairs";
+  EXPECT_EQ(umc_find_pairs(&R, rd, 0, rnd.ncell, 2), 0) << "random corners: no pairs";
   EXPECT_FALSE(has(generate(R, D), "__shfl")) << "no pairs, no shuffles";
   umc_loop O = cells_loop(UMC_EXEC_FLAT, 100);
-  EXPECT_EQ(umc_find_pairs(&O, gd, 0, grid.ncell), 0) << "100 threads: the last warp is partial";
+  EXPECT_EQ(umc_find_pairs(&O, gd, 0, grid.ncell, 2), 0) << "100 threads: the last warp is partial";
   umc_loop H = cells_loop(UMC_EXEC_HIER, 128);
-  EXPECT_EQ(umc_find_pairs(&H, gd, 0, grid.ncell), 0) << "hierarchical blocks colour, not shuffle";
+  EXPECT_EQ(umc_find_pairs(&H, gd, 0, grid.ncell, 2), 0) << "hierarchical blocks colour, not shuffle";
   umc_loop S = cells_loop(UMC_EXEC_FLAT, 128);
-  EXPECT_EQ(umc_find_pairs(&S, gd, 0, 40), 0) << "under 64 elements: not worth sampling";
+  EXPECT_EQ(umc_find_pairs(&S, gd, 0, 40, 2), 0) << "under 64 elements: not worth sampling";
 
   // the test kernels recorded on a grid: tk_edge's r (the next edge's first node is this one's second) and
   // tk_cell's n are paired, and the kernels compile
@@ -872,6 +875,7 @@ TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   // and the edge an odd element shares with the next (2); the kernel compiles
   lctx = seq_context();
   lulesh_one_step(lctx, 6, &st, 1);
+  o.warp_combine = 2;
   if (HasFatalFailure()) return;
   ASSERT_EQ(um_cuda_generate_loop(lctx, "volume_force", &o, &s), UM_SUCCESS) << um_error_message(lctx);
   vf = s ? s : "";

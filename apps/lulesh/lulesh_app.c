@@ -47,7 +47,7 @@ static const um_option lulesh_options[] = {
     {.key = "params.numbering", .type = UM_OPT_CHOICE, .def = "rows", .choices = CHOICES("rows", "strips"),
      .help = "the elements' order: rows (upstream's, x fastest) or strips two rows high ((i, j) then (i, j+1), then\n"
              "(i+1, j) ...): the same results to rounding (fields and metrics in upstream's order); on GPUs a warp's\n"
-             "elements then share nodes in x and y, and cuda.warp_combine pairs both (one atomic for up to four)"},
+             "elements then share nodes in x and y, and cuda.warp_combine: 2 pairs both (one atomic for up to four)"},
     {.key = "run.iterations", .type = UM_OPT_INT,
      .help = "cycle cap (upstream's -i), >= 1; unset: run to the end time 0.01. With output:\n"
              "{dir: ..., hdf5: true} the final fields go to lulesh.h5 + lulesh.xmf (hexahedra; e, p, q, v, ss)"},

@@ -39,8 +39,9 @@ typedef struct {
   int arch;             /**< um_cuda_compile_loop: e.g. 75 for sm_75                               */
   int fused;            /**< 1: the loop's split fused into its launches (run.split fused, variant B);
                            0: as the loop last ran                                               */
-  int warp_combine;     /**< 1: atomics: pair increments by warp shuffles where the maps pair columns along
-                           the element order (cuda.warp_combine); 0: off                         */
+  int warp_combine;     /**< atomics: pair increments by warp shuffles where the maps pair columns along the
+                           element order, as cuda.warp_combine: 1 one element apart, 2 also two apart;
+                           0: off                                                                */
 } um_cuda_gen_options;
 
 /** Defaults: strategy AUTO, layout -1 (the dats'), block size 0 (the loop's), staging 0, arch 90. */

@@ -194,12 +194,13 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen);
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen);
 
 /* cuda.warp_combine: fills L->pair_levels for the loop's atomic increments through maps whose rows (maps[m]:
- * the data of map slot m, rows of elements [begin, end)) pair columns (s, t) at an offset of 1 or 2 rows: row
- * r + offset's column t equals row r's column s for at least a quarter of the rows sampled (hexahedra or
- * quadrilaterals numbered along x: a cell's right face is the next one's left face, offset 1; numbered in strips
- * two rows high: y neighbours at offset 1, x neighbours at 2). Levels go most frequent first, pairs likewise.
- * Returns the number of argument pairs. Wrong guesses cost time, never results: the kernel compares the rows. */
-int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end);
+ * the data of map slot m, rows of elements [begin, end)) pair columns (s, t) at an offset of 1 row (levels 1:
+ * row r + 1's column t equals row r's column s for over half the rows sampled; hexahedra or quadrilaterals
+ * numbered along x: a cell's right face is the next one's left face) or of 1 and 2 rows (levels 2: over 2/5 of
+ * the rows; numbered in strips two rows high: y neighbours at offset 1, half the rows, x neighbours at 2).
+ * Levels go most frequent first, pairs likewise. Returns the number of argument pairs. Wrong guesses cost time,
+ * never results: the kernel compares the rows. */
+int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end, int levels);
 
 /* Names of the enums above (for messages and the generated comments). */
 const char *umc_exec_name(umc_exec e);

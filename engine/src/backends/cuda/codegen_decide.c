@@ -269,9 +269,10 @@ static int pairable(const umc_loop *L, int a) {
   return !x->gbl && x->indirect && !x->vec && x->acc == UM_INC && x->idx >= 0 && x->idx < x->arity;
 }
 
-/* One level: the column pairs of map slot m at `offset` rows, most frequent first, as argument pairs. Returns
- * the best column pair's count (0: none over a quarter of the samples). */
-static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, int end, int offset,
+/* One level: the column pairs of map slot m at `offset` rows, most frequent first, as argument pairs: those over
+ * half the samples (wide: over 2/5, for y neighbours in strips, half the rows). Returns the best column pair's
+ * count (0: none). */
+static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, int end, int offset, int wide,
                       umc_pair_level *lv) {
   enum { WINDOWS = 64, RUN = 64, MAXA = 16 };
   static const int zero[MAXA][MAXA];
@@ -288,7 +289,7 @@ static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, in
   lv->npairs = 0;
   int best = 0;
   for (;;) { /* the most frequent column pair left, then its argument pairs */
-    int bs = -1, bt = -1, top = samples / 4;
+    int bs = -1, bt = -1, top = wide ? samples * 2 / 5 : samples / 2;
     for (int s = 0; s < arity; s++)
       for (int t = 0; t < arity; t++)
         if (s != t && count[s][t] > top) top = count[s][t], bs = s, bt = t;
@@ -312,11 +313,12 @@ static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, in
   return lv->npairs ? best : 0;
 }
 
-int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end) {
+int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end, int levels) {
   L->npair_levels = 0;
   if (L->exec != UMC_EXEC_FLAT || L->one_to_one || L->block_threads % 32 || end - begin < 64) return 0;
   umc_pair_level lv[UMC_PAIR_LEVELS];
   int score[UMC_PAIR_LEVELS] = {0}, npairs = 0;
+  if (levels > UMC_PAIR_LEVELS) levels = UMC_PAIR_LEVELS;
   for (int k = 0; k < UMC_PAIR_LEVELS; k++) { /* offsets 1, 2: every map's pairs at that offset in one level */
     lv[k].offset = k + 1;
     lv[k].npairs = 0;
@@ -324,9 +326,9 @@ int umc_find_pairs(umc_loop *L, const int *const *maps, int begin, int end) {
       int arity = 0;
       for (int a = 0; a < L->nargs; a++)
         if (pairable(L, a) && L->args[a].map == m) arity = L->args[a].arity;
-      if (arity < 2 || arity > 16 || !maps[m]) continue;
+      if (k >= levels || arity < 2 || arity > 16 || !maps[m]) continue;
       umc_pair_level one;
-      const int best = find_level(L, m, maps[m], arity, begin, end, k + 1, &one);
+      const int best = find_level(L, m, maps[m], arity, begin, end, k + 1, levels > 1, &one);
       for (int i = 0; i < one.npairs && lv[k].npairs < UMC_MAX_PAIRS; i++, lv[k].npairs++) {
         lv[k].recv[lv[k].npairs] = one.recv[i];
         lv[k].donor[lv[k].npairs] = one.donor[i];

@@ -95,7 +95,10 @@ static int cu_init(um_context *ctx, void **state) {
   S->dump = flag(um_backend_option_value(ctx, "dump")) || um_context_options(ctx)->verbose >= 2;
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));
-  S->warp_combine = flag(um_backend_option_value(ctx, "warp_combine"));
+  {
+    const char *w = um_backend_option_value(ctx, "warp_combine");
+    S->warp_combine = !flag(w) ? 0 : !strcmp(w, "2") ? 2 : 1;
+  }
   S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
   UM_CHECK(ctx, int_option(ctx, "graph_min_kernels", 1, 1000000, 0,
                            "the fewest kernel launches a sequence needs to be replayed as a CUDA graph; default 1",
@@ -180,11 +183,13 @@ static const um_backend_option cu_options[] = {
     {"graph_min_kernels", "1", NULL,
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
      "by one"},
-    {"warp_combine", "1", "0|1",
+    {"warp_combine", "1", "0|1|2",
      "atomics, one thread per element: where a map's rows pair two columns along the element order (a hexahedron's "
      "or quadrilateral's right face is the next one's left face), the next thread's increment to the shared row is "
      "shuffled to this thread and added first: one atomic for the two (rows compared per element, so any mesh "
-     "gives the same results; fewer atomics reach L2 on structured numberings); 0: one atomic per increment"},
+     "gives the same results; fewer atomics reach L2 on structured numberings); 2: also elements two apart (x and "
+     "y neighbours of elements numbered in strips two rows high, LULESH's params.numbering: strips; not yet timed "
+     "on a GPU); 0: one atomic per increment"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},

@@ -73,7 +73,7 @@ typedef struct {
   int min_blocks;    /* > 0: launch bounds ask for this many resident blocks per SM (fewer registers per thread):
                         the loop's variants 1 and 2 (one or two blocks more than its default kernel's) */
   int warp_combine;  /* flat, atomics: increments to one row from neighbouring threads added by warp shuffles first,
-                        where the maps pair columns (cuda.warp_combine; umc_find_pairs) */
+                        where the maps pair columns (cuda.warp_combine: the levels of umc_find_pairs, 0 none) */
 } cu_mode;
 
 typedef struct {
@@ -246,7 +246,7 @@ typedef struct {
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
   int compile_threads;     /* cuda.compile_threads: 0 one per core, 1 none ahead (prepare.c) */
   int max_registers;       /* cuda.max_registers: registers per thread through launch bounds, 0 the compiler's choice */
-  int warp_combine;        /* cuda.warp_combine (cu_mode.warp_combine) */
+  int warp_combine;        /* cuda.warp_combine: 0 off, 1 pairs one element apart, 2 also two apart */
   int upload_threads;      /* cuda.upload_threads: host threads staging large uploads through pinned memory (upload.c) */
   struct cu_stager *stager; /* their streams and pinned buffers, made at the first large upload */
   size_t uploaded;         /* bytes copied host -> device so far (upload.c stages only past a first amount) */

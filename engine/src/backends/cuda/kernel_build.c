@@ -94,7 +94,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   if (rc == UM_SUCCESS && mode.warp_combine) {
     const int *data[UM_MAX_ARGS];
     for (int m = 0; m < L->nmaps; m++) data[m] = um_map_data(maps[m]);
-    umc_find_pairs(L, data, loop->begin, loop->end);
+    umc_find_pairs(L, data, loop->begin, loop->end, mode.warp_combine);
   }
   if (rc != UM_SUCCESS || exec != UMC_EXEC_HIER) return rc;
   describe_inds(loop, L);
@@ -275,7 +275,7 @@ int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode 
   *mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
   *threads = 1;
   UM_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
-  mode->warp_combine = S->warp_combine && mode->exec == UMC_EXEC_FLAT && loop->has_conflicts && !mode->one_to_one;
+  mode->warp_combine = mode->exec == UMC_EXEC_FLAT && loop->has_conflicts && !mode->one_to_one ? S->warp_combine : 0;
   cu_make_key(loop, *mode, *threads, key);
   return UM_SUCCESS;
 }
