@@ -51,7 +51,7 @@ int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_
   if (o->fused) loop.fused = 1;
   cu_mode mode = cu_choose_mode(&loop, s, staging);
   UM_CHECK(ctx, cu_threads_for(ctx, &loop, mode.exec, &threads));
-  mode.warp_combine = mode.exec == UMC_EXEC_FLAT && loop.has_conflicts && !mode.one_to_one ? o->warp_combine : 0;
+  mode.warp_combine = o->warp_combine; /* umc_find_pairs pairs only where it applies: flat atomics */
   umc_loop *L = malloc(sizeof *L);
   umc_decisions *D = malloc(sizeof *D);
   const um_dat *dats[UM_MAX_ARGS];

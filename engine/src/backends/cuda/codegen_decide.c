@@ -275,9 +275,7 @@ static int pairable(const umc_loop *L, int a) {
 static int find_level(umc_loop *L, int m, const int *d, int arity, int begin, int end, int offset, int wide,
                       umc_pair_level *lv) {
   enum { WINDOWS = 64, RUN = 64, MAXA = 16 };
-  static const int zero[MAXA][MAXA];
-  int count[MAXA][MAXA], samples = 0;
-  memcpy(count, zero, sizeof count);
+  int count[MAXA][MAXA] = {{0}}, samples = 0;
   /* count[s][t]: rows r whose column s is row r + offset's column t, over WINDOWS runs spread evenly */
   for (int w = 0; w < WINDOWS; w++) {
     const long long r0 = begin + (long long)(end - begin - RUN) * w / WINDOWS;

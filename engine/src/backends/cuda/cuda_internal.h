@@ -72,8 +72,8 @@ typedef struct {
   int one_to_one;    /* flat: writes through one-to-one maps (um_loop.one_to_one), plain */
   int min_blocks;    /* > 0: launch bounds ask for this many resident blocks per SM (fewer registers per thread):
                         the loop's variants 1 and 2 (one or two blocks more than its default kernel's) */
-  int warp_combine;  /* flat, atomics: increments to one row from neighbouring threads added by warp shuffles first,
-                        where the maps pair columns (cuda.warp_combine: the levels of umc_find_pairs, 0 none) */
+  int warp_combine;  /* cuda.warp_combine, the levels umc_find_pairs looks for (0 none): in flat atomics,
+                        increments to one row from neighbouring threads added by warp shuffles first */
 } cu_mode;
 
 typedef struct {

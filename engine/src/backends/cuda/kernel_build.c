@@ -275,7 +275,7 @@ int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode 
   *mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
   *threads = 1;
   UM_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
-  mode->warp_combine = mode->exec == UMC_EXEC_FLAT && loop->has_conflicts && !mode->one_to_one ? S->warp_combine : 0;
+  mode->warp_combine = S->warp_combine; /* umc_find_pairs pairs only where it applies: flat atomics */
   cu_make_key(loop, *mode, *threads, key);
   return UM_SUCCESS;
 }
