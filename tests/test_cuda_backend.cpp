@@ -663,6 +663,86 @@ TEST(CudaReductions, PropagateNaNLikeTheHostBackends) {
   }
 }
 
+// MIN and MAX reductions combine the CUDA blocks by atomics on ordered keys (codegen.c, um_atomic_red): the
+// results equal seq's bit for bit for double (rows of 3 and 20), float and int, negative values included, over
+// several block sizes; the user's starting value takes part; a second call starts afresh (um_reduce reset the
+// row), and so does a call where the user's value wins. Signed zeros: the GPU's min is -0.0 and its max 0.0
+// whatever the blocks' order (seq keeps the first zero it meets: not compared there).
+TEST(CudaReductions, MinMaxAtomicsGiveTheHostsResults) {
+  NEED_GPU();
+  struct R {
+    double dmn[3], dmx[3];
+    float fmn, fmx;
+    int imn, imx;
+    double wmx[20];
+  };
+  auto run = [](const char *backend, int bs, const std::vector<double> &a, R r0) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = backend;
+    o.block_size = bs;
+    um_context *ctx = nullptr;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_set *s;
+    um_dat *d;
+    EXPECT_EQ(um_decl_set(ctx, (int)a.size(), "s", &s), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, a.data(), "a", &d), UM_SUCCESS);
+    std::vector<R> out;
+    for (int call = 0; call < 3; call++) {
+      R r = r0;
+      if (call == 2) r.dmn[0] = -1e300, r.imx = 1 << 30;  // the user's values win
+      EXPECT_EQ(UM_PAR_LOOP(ctx, tk_minmax_types_kernel, "tk_minmax_types", s,
+                            um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_gbl(r.dmn, 3, UM_DOUBLE, UM_MIN),
+                            um_arg_gbl(r.dmx, 3, UM_DOUBLE, UM_MAX), um_arg_gbl(&r.fmn, 1, UM_FLOAT, UM_MIN),
+                            um_arg_gbl(&r.fmx, 1, UM_FLOAT, UM_MAX), um_arg_gbl(&r.imn, 1, UM_INT, UM_MIN),
+                            um_arg_gbl(&r.imx, 1, UM_INT, UM_MAX), um_arg_gbl(r.wmx, 20, UM_DOUBLE, UM_MAX)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      out.push_back(r);
+      if (call == 0) {  // the next call's data: all above the first call's minimum
+        std::vector<double> b(a.size());
+        for (size_t i = 0; i < a.size(); i++) b[i] = a[i] + 1000.0;
+        EXPECT_EQ(um_dat_update(ctx, d, b.data(), b.size() * sizeof(double)), UM_SUCCESS);
+      }
+    }
+    um_finalize(&ctx);
+    return out;
+  };
+  const int n = 150000;
+  std::vector<double> a(n);
+  for (int i = 0; i < n; i++) a[i] = (double)((i * 7919) % n - n / 2) * 0.37;
+  R r0;
+  for (int c = 0; c < 3; c++) r0.dmn[c] = 1e300, r0.dmx[c] = -1e300;
+  r0.fmn = 1e30f, r0.fmx = -1e30f, r0.imn = 1 << 30, r0.imx = -(1 << 30);
+  for (double &w : r0.wmx) w = -1e300;
+  const std::vector<R> want = run("seq", 64, a, r0);
+  ASSERT_EQ(want.size(), 3u);
+  EXPECT_EQ(want[1].dmn[0], want[0].dmn[0] + 1000.0) << "the second call's data moved up";
+  for (int bs : {32, 96, 256, 1024}) {
+    const std::vector<R> got = run("cuda", bs, a, r0);
+    ASSERT_EQ(got.size(), 3u);
+    for (int call = 0; call < 3; call++) {
+      SCOPED_TRACE("block " + std::to_string(bs) + " call " + std::to_string(call));
+      const R &g = got[call], &w = want[call];
+      for (int c = 0; c < 2; c++) {
+        EXPECT_EQ(g.dmn[c], w.dmn[c]);
+        EXPECT_EQ(g.dmx[c], w.dmx[c]);
+      }
+      EXPECT_EQ(g.dmn[2], 0.0);
+      EXPECT_TRUE(std::signbit(g.dmn[2])) << "min of -0.0 and 0.0 is -0.0";
+      EXPECT_EQ(g.dmx[2], 0.0);
+      EXPECT_FALSE(std::signbit(g.dmx[2])) << "max of -0.0 and 0.0 is 0.0";
+      EXPECT_EQ(g.fmn, w.fmn);
+      EXPECT_EQ(g.fmx, w.fmx);
+      EXPECT_EQ(g.imn, w.imn);
+      EXPECT_EQ(g.imx, w.imx);
+      for (int c = 0; c < 20; c++) EXPECT_EQ(g.wmx[c], w.wmx[c]) << "component " << c;
+    }
+  }
+  EXPECT_EQ(want[2].dmn[0], -1e300);
+  EXPECT_EQ(want[2].imx, 1 << 30);
+}
+
 TEST(CudaDevice, DescribesTheGpuAndMeasuresCopyBandwidth) {
   NEED_GPU();
   um_options o = cuda_options({UM_STRATEGY_AUTO, 0, UM_AOS, 256});

@@ -281,19 +281,29 @@ TEST(CudaCodegen, ReductionsPropagateNaN) {
   EXPECT_TRUE(has(src, "um_block_reduce<2>")) << src;
 }
 
-// um_reduce folds whole partial rows per thread (one contiguous row read, several rows in flight) for
-// reductions up to UMC_REDUCE_ROW_MAX values, and value by value above that.
+// um_reduce folds whole partial rows of sums per thread (one contiguous row read, several rows in flight) for
+// reductions up to UMC_REDUCE_ROW_MAX values, and value by value above that. MIN and MAX leave no rows: each
+// block adds its value by an atomic on the row's ordered keys, and um_reduce reads the keys and resets them.
 TEST(CudaCodegen, ReduceKernelFoldsWholeRows) {
-  umc_loop L = flat_loop("sums", "k.h", 3);
+  umc_loop L = flat_loop("sums", "k.h", 5);
   L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 1, 0, 100, 0, -1, 0, -1, -1};
   L.args[1] = umc_arg{1, 0, UM_INC, UM_DOUBLE, 3, 0, 0, -1, -1, 0, -1, -1};
-  L.args[2] = umc_arg{1, 0, UM_MAX, UM_DOUBLE, UMC_REDUCE_ROW_MAX + 4, 0, 0, -1, -1, 0, -1, -1};
+  L.args[2] = umc_arg{1, 0, UM_INC, UM_DOUBLE, UMC_REDUCE_ROW_MAX + 4, 0, 0, -1, -1, 0, -1, -1};
+  L.args[3] = umc_arg{1, 0, UM_MAX, UM_DOUBLE, UMC_REDUCE_ROW_MAX + 4, 0, 0, -1, -1, 0, -1, -1};
+  L.args[4] = umc_arg{1, 0, UM_MIN, UM_FLOAT, 2, 0, 0, -1, -1, 0, -1, -1};
   umc_decisions D;
   std::string src = generate(L, D);
   EXPECT_TRUE(has(src, "const double *row = p.part1 + (size_t)k * 3;")) << src;
   EXPECT_TRUE(has(src, "v[c] = um_op<0>(v[c], row[c]);")) << src;
   EXPECT_TRUE(has(src, "p.part2[(size_t)k * " + std::to_string(UMC_REDUCE_ROW_MAX + 4) + " + c]")) << src;
   EXPECT_TRUE(has(src, "__launch_bounds__(" + std::to_string(UMC_REDUCE_THREADS) + ") um_reduce")) << src;
+  EXPECT_TRUE(has(src, "if (tid == 0) um_atomic_red<2>(p.part3 + c, v);")) << src;
+  EXPECT_TRUE(has(src, "if (tid == 0) um_atomic_red<1>(p.part4 + c, v);")) << src;
+  EXPECT_FALSE(has(src, "p.part3[(size_t)")) << "no partial rows for MAX";
+  EXPECT_TRUE(has(src, "long long *key = (long long *)p.part3 + c;")) << src;
+  EXPECT_TRUE(has(src, "*key = " + std::to_string(umc_red_identity_key(UM_MAX, UM_DOUBLE)) + "LL;")) << src;
+  EXPECT_TRUE(has(src, "int *key = (int *)p.part4 + c;")) << src;
+  EXPECT_TRUE(has(src, "*key = 2147483647LL;")) << "a float MIN resets to the largest key";
 }
 
 TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
@@ -544,23 +554,26 @@ TEST(CudaNvrtc, EveryJacobiLoopCompiles) {
 
 TEST(CudaNvrtc, EveryLuleshLoopCompiles) {
   int n = 0;
-  for (int fused : {0, 1})
+  for (int fused : {0, 1, 2}) /* 2: fused with params.eos merged_q */
     for (lulesh_forces f : {LULESH_FORCES_INC, LULESH_FORCES_GATHER}) {
+      if (fused == 2 && f == LULESH_FORCES_GATHER) continue;
       um_context *ctx = seq_context();
       lulesh_params p;
       lulesh_params_default(&p);
       p.size = 3;
       p.regions = 2; /* region 2 repeats its EOS (cost): the same kernel as region 1 */
       p.forces = f;
-      p.fused = fused;
-      p.eos_merged = fused && f == LULESH_FORCES_GATHER; /* eos_constraints: the region EOS and constraints */
+      p.fused = fused > 0;
+      p.eos_merged = fused == 2 ? LULESH_EOS_MERGED_Q : fused && f == LULESH_FORCES_GATHER; /* eos_constraints */
       lulesh_state *s = nullptr;
       char err[512] = "";
       ASSERT_EQ(lulesh_setup(ctx, &p, &s, err, sizeof err), UM_SUCCESS) << err;
       int done = 0;
       ASSERT_EQ(lulesh_step(ctx, s, &done, err, sizeof err), UM_SUCCESS) << err;
       std::vector<std::string> loops;
-      if (fused && f == LULESH_FORCES_INC)
+      if (fused == 2)
+        loops = {"q_eos_constraints"};
+      else if (fused && f == LULESH_FORCES_INC)
         loops = {"volume_force", "nodal_update", "kinematics_gradients", "monoq", "eos_r1",
                  "volume_constraints"};
       else if (fused)
@@ -752,8 +765,24 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
   tcw::Mesh m = tcw::random_mesh(50, 120, 40, 7);
   tcw::Result res;
   tcw::run_all(ctx, m, &res, 1);
-  int n = compile_all(ctx, tcw::loop_names());
-  EXPECT_GE(n, (int)(tcw::loop_names().size() * archs().size()));
+  std::vector<double> a(100, 1.5);  // MIN and MAX of double, float and int: the atomics of each type
+  double d[26] = {0};
+  float f[2] = {0, 0};
+  int k[2] = {0, 0};
+  um_set *s = nullptr;
+  um_dat *ad = nullptr;
+  ASSERT_EQ(um_decl_set(ctx, 100, "minmax_set", &s), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, a.data(), "minmax_a", &ad), UM_SUCCESS);
+  ASSERT_EQ(UM_PAR_LOOP(ctx, tk_minmax_types_kernel, "tk_minmax_types", s, um_arg_dat(ad, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                        um_arg_gbl(d, 3, UM_DOUBLE, UM_MIN), um_arg_gbl(d + 3, 3, UM_DOUBLE, UM_MAX),
+                        um_arg_gbl(f, 1, UM_FLOAT, UM_MIN), um_arg_gbl(f + 1, 1, UM_FLOAT, UM_MAX),
+                        um_arg_gbl(k, 1, UM_INT, UM_MIN), um_arg_gbl(k + 1, 1, UM_INT, UM_MAX),
+                        um_arg_gbl(d + 6, 20, UM_DOUBLE, UM_MAX)),
+            UM_SUCCESS);
+  std::vector<std::string> loops = tcw::loop_names();
+  loops.push_back("tk_minmax_types");
+  int n = compile_all(ctx, loops);
+  EXPECT_GE(n, (int)(loops.size() * archs().size()));
   RecordProperty("kernels_compiled", n);
   um_finalize(&ctx);
 }

@@ -12,6 +12,7 @@ TK(tk_indirect_write, 2);
 TK(tk_gather, 4);
 TK(tk_simd, 5);
 TK(tk_nan_minmax, 5);
+TK(tk_minmax_types, 8);
 TK(tk_split_two_maps, 7);
 TK(tk_split_inc_rw, 4);
 TK(tk_split_inc_read, 2);

@@ -88,6 +88,23 @@ UM_KERNEL void tk_nan_minmax(const double *a, double *mn, double *mx, double *su
   sum[0] += a[0];
 }
 
+/* MIN and MAX of every type, a row of 3 (one component's values reach -0.0 and 0.0) and one of 20 */
+UM_KERNEL void tk_minmax_types(const double *a, double *dmn, double *dmx, float *fmn, float *fmx, int *imn, int *imx,
+                               double *wmx) {
+  for (int c = 0; c < 3; c++) {
+    const double v = c == 0 ? a[0] : c == 1 ? -a[0] : (a[0] > 0 ? 0.0 : -0.0);
+    if (v < dmn[c]) dmn[c] = v;
+    if (v > dmx[c]) dmx[c] = v;
+  }
+  if ((float)a[0] < fmn[0]) fmn[0] = (float)a[0];
+  if ((float)a[0] > fmx[0]) fmx[0] = (float)a[0];
+  const int i = (int)floor(a[0]);
+  if (i < imn[0]) imn[0] = i;
+  if (i > imx[0]) imx[0] = i;
+  for (int c = 0; c < 20; c++)
+    if (a[0] - 3.0 * c > wmx[c]) wmx[c] = a[0] - 3.0 * c;
+}
+
 /* ---- automatic loop splitting (test_split.cpp) ---- */
 
 /* Over edges: increments through two maps of one set into two dats: n0/n1 dim 2 at the edge's two

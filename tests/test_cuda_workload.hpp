@@ -16,7 +16,8 @@
 extern "C" {
 #include "um/um.h"
 extern const um_kernel tk_direct_kernel, tk_edge_kernel, tk_cell_kernel, tk_indirect_rw_kernel,
-    tk_indirect_write_kernel, tk_gather_kernel, tk_nan_minmax_kernel, tk_simd_kernel;
+    tk_indirect_write_kernel, tk_gather_kernel, tk_nan_minmax_kernel, tk_simd_kernel,
+    tk_minmax_types_kernel;
 extern double tk_scale; /* the kernels' constant as the host backends see it */
 }
 

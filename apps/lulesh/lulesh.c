@@ -19,7 +19,8 @@
  * or volume_force_corners + gather_force), nodal_update (the symmetry
  * planes, each node's as bits in node_symm, acceleration, velocity,
  * position), kinematics_gradients, monoq, eos_r<k>, volume_constraints; with params.eos: merged the last
- * two are one loop, eos_constraints, over every region's elements grouped by their repetition count.
+ * two are one loop, eos_constraints, over every region's elements grouped by their repetition count; with
+ * merged_q the last three are one, q_eos_constraints (each element's Q kept in registers for its EOS).
  * The monotonic Q and the time constraints run over all elements at once:
  * upstream loops over regions there, but every region runs the same code, and
  * a minimum does not depend on the order, so the results are the same.
@@ -62,6 +63,7 @@ LULESH_KERNEL(lu_nodal_update, 6);
 LULESH_KERNEL(lu_kinematics_gradients, 27);
 LULESH_KERNEL(lu_volume_constraints, 9);
 LULESH_KERNEL(lu_eos_constraints, 15);
+LULESH_KERNEL(lu_q_eos_constraints, 26);
 
 UM_CONST_DEFINE(double, lu_e_cut);
 UM_CONST_DEFINE(double, lu_p_cut);
@@ -110,6 +112,7 @@ struct lulesh_state {
   um_dat *node_symm; /* params.fused: the symmetry planes each node lies on (bit d: plane d = 0), for nodal_update */
   um_set *eos_elems; /* params.eos: merged: every region's elements, by repetition count (eos_map), and */
   um_map *eos_map;   /* each one's EOS repetitions (eos_rep) */
+  um_map *eos_faces; /* merged_q: each one's element's face neighbours (elem_faces through eos_map) */
   um_dat *eos_rep;
   /* upstream's Domain scalars */
   double time, deltatime, stoptime, dtfixed, dtcourant, dthydro, dtmax, deltatimemultlb, deltatimemultub;
@@ -237,6 +240,13 @@ static int decl_eos_merged(um_context *ctx, lulesh_state *s, const lulesh_mesh *
   int rc = um_decl_set(ctx, (int)n, "eos_elems", &s->eos_elems);
   if (!rc) rc = um_decl_map(ctx, s->eos_elems, s->elems, 1, elems, "eos_elems_map", &s->eos_map);
   if (!rc) rc = um_decl_dat(ctx, s->eos_elems, 1, UM_INT, rep, "eos_rep", &s->eos_rep);
+  if (!rc && s->p.eos_merged == LULESH_EOS_MERGED_Q) { /* the face map composed with eos_elems_map */
+    int *faces = malloc(sizeof(int) * 6 * (n ? n : 1));
+    rc = faces ? UM_SUCCESS : UM_ERR_ALLOC;
+    for (size_t i = 0; !rc && i < n; i++) memcpy(faces + 6 * i, m->elem_faces + 6 * (size_t)elems[i], sizeof(int) * 6);
+    if (!rc) rc = um_decl_map(ctx, s->eos_elems, s->elems, 6, faces, "eos_faces", &s->eos_faces);
+    free(faces);
+  }
   free(elems), free(rep), free(erep), free(counts);
   return rc;
 }
@@ -314,9 +324,10 @@ static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
                    {"delv_xi", 1, NULL, &s->delv_xi},
                    {"delv_eta", 1, NULL, &s->delv_eta},
                    {"delv_zeta", 1, NULL, &s->delv_zeta}};
-  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++)
-    UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
-                           elem_dats[i].dat));
+  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) /* merged_q: qq and ql in registers only */
+    if (s->p.eos_merged != LULESH_EOS_MERGED_Q || (elem_dats[i].dat != &s->qq && elem_dats[i].dat != &s->ql))
+      UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
+                             elem_dats[i].dat));
   UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
   if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners(ctx, s, m));
   return UM_SUCCESS;
@@ -381,8 +392,9 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
   *out = NULL;
   if (p->eos_merged && !p->fused)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
-                           "params.eos = merged runs the EOS with the volume constraints (a fused loop): it needs "
-                           "params.fused = true; or use params.eos = regions");
+                           "params.eos = %s runs the EOS with the volume constraints (a fused loop): it needs "
+                           "params.fused = true; or use params.eos = regions",
+                           p->eos_merged == LULESH_EOS_MERGED_Q ? "merged_q" : "merged");
   if (p->forces == LULESH_FORCES_GATHER && 8.0 * (double)p->size * p->size * p->size > 2147483647.0)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
                            "params.forces = gather with params.size = %d: the 8 size^3 element corners do not fit a "
@@ -533,14 +545,16 @@ static int lagrange_elements(um_context *ctx, lulesh_state *s) {
                            ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE),
                            DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE)));
   }
-  UM_APP_TRY(UM_PAR_LOOP(
-      ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, s->elem_faces, 1, UM_READ),
-      ARG(s->delv_xi, 1, s->elem_faces, 1, UM_READ), ARG(s->delv_eta, 2, s->elem_faces, 1, UM_READ),
-      ARG(s->delv_eta, 3, s->elem_faces, 1, UM_READ), ARG(s->delv_zeta, 4, s->elem_faces, 1, UM_READ),
-      ARG(s->delv_zeta, 5, s->elem_faces, 1, UM_READ), DIRECT(s->delv_xi, UM_READ), DIRECT(s->delv_eta, UM_READ),
-      DIRECT(s->delv_zeta, UM_READ), ARG(s->delx, -1, UM_ID, 3, UM_READ),
-      um_arg_dat(s->elem_bc, -1, UM_ID, 1, UM_INT, UM_READ), DIRECT(s->vdov, UM_READ), DIRECT(s->elem_mass, UM_READ),
-      DIRECT(s->volo, UM_READ), DIRECT(s->vnew, UM_READ), DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
+  um_map *f = s->elem_faces;
+  if (s->p.eos_merged != LULESH_EOS_MERGED_Q) /* merged_q: each element's Q in q_eos_constraints (lulesh_step) */
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_monoq_kernel, "monoq", s->elems, ARG(s->delv_xi, 0, f, 1, UM_READ),
+                           ARG(s->delv_xi, 1, f, 1, UM_READ), ARG(s->delv_eta, 2, f, 1, UM_READ),
+                           ARG(s->delv_eta, 3, f, 1, UM_READ), ARG(s->delv_zeta, 4, f, 1, UM_READ),
+                           ARG(s->delv_zeta, 5, f, 1, UM_READ), DIRECT(s->delv_xi, UM_READ),
+                           DIRECT(s->delv_eta, UM_READ), DIRECT(s->delv_zeta, UM_READ),
+                           ARG(s->delx, -1, UM_ID, 3, UM_READ), um_arg_dat(s->elem_bc, -1, UM_ID, 1, UM_INT, UM_READ),
+                           DIRECT(s->vdov, UM_READ), DIRECT(s->elem_mass, UM_READ), DIRECT(s->volo, UM_READ),
+                           DIRECT(s->vnew, UM_READ), DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
   for (int r = 0; r < s->nregions && !s->p.eos_merged; r++) { /* merged: with the constraints (lulesh_step) */
     if (um_set_size(s->regions[r]) == 0) continue;
     char name[32];
@@ -602,8 +616,21 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
   if (!rc) rc = lagrange_elements(ctx, s);
   const um_arg courant = um_arg_reduction(s->r_courant), hydro = um_arg_reduction(s->r_hydro),
                code = um_arg_reduction(s->r_err);
-  um_map *em = s->eos_map;
-  if (!rc && s->p.eos_merged)
+  um_map *em = s->eos_map, *ef = s->eos_faces;
+  if (!rc && s->p.eos_merged == LULESH_EOS_MERGED_Q)
+    rc = UM_PAR_LOOP(ctx, lu_q_eos_constraints_kernel, "q_eos_constraints", s->eos_elems,
+                     ARG(s->delv_xi, 0, ef, 1, UM_READ), ARG(s->delv_xi, 1, ef, 1, UM_READ),
+                     ARG(s->delv_eta, 2, ef, 1, UM_READ), ARG(s->delv_eta, 3, ef, 1, UM_READ),
+                     ARG(s->delv_zeta, 4, ef, 1, UM_READ), ARG(s->delv_zeta, 5, ef, 1, UM_READ),
+                     ARG(s->delv_xi, 0, em, 1, UM_READ), ARG(s->delv_eta, 0, em, 1, UM_READ),
+                     ARG(s->delv_zeta, 0, em, 1, UM_READ), ARG(s->delx, 0, em, 3, UM_READ),
+                     um_arg_dat(s->elem_bc, 0, em, 1, UM_INT, UM_READ), ARG(s->vdov, 0, em, 1, UM_READ),
+                     ARG(s->elem_mass, 0, em, 1, UM_READ), ARG(s->volo, 0, em, 1, UM_READ),
+                     ARG(s->vnew, 0, em, 1, UM_READ), ARG(s->e, 0, em, 1, UM_RW), ARG(s->delv, 0, em, 1, UM_READ),
+                     ARG(s->p_, 0, em, 1, UM_RW), ARG(s->q, 0, em, 1, UM_RW), ARG(s->ss, 0, em, 1, UM_WRITE),
+                     um_arg_dat(s->eos_rep, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->arealg, 0, em, 1, UM_READ),
+                     ARG(s->v, 0, em, 1, UM_WRITE), courant, hydro, code);
+  else if (!rc && s->p.eos_merged)
     rc = UM_PAR_LOOP(ctx, lu_eos_constraints_kernel, "eos_constraints", s->eos_elems, ARG(s->e, 0, em, 1, UM_RW),
                      ARG(s->delv, 0, em, 1, UM_READ), ARG(s->p_, 0, em, 1, UM_RW), ARG(s->q, 0, em, 1, UM_RW),
                      ARG(s->qq, 0, em, 1, UM_READ), ARG(s->ql, 0, em, 1, UM_READ), ARG(s->vnew, 0, em, 1, UM_READ),

@@ -30,11 +30,16 @@ typedef struct {
                       upstream function */
   int eos_merged;  /* 1: the EOS of every region and the volume constraints in one loop over all elements
                       (eos_constraints, regions in order, each element repeating its region's EOS); needs
-                      fused. 0: one loop per region (eos_r<k>), as upstream */
+                      fused. 2 (LULESH_EOS_MERGED_Q): the same loop computing each element's monotonic Q
+                      first (q_eos_constraints; no monoq loop, no qq/ql arrays). 0: one loop per region
+                      (eos_r<k>), as upstream */
   int strips;      /* 1: the elements renumbered in strips two rows high ((i, j, k) then (i, j + 1, k)) after the
                       set-up, so a warp's elements share nodes in x and y (cuda.warp_combine pairs both); 0:
                       upstream's numbering, x fastest */
 } lulesh_params;
+
+/* lulesh_params.eos_merged's value for params.eos: merged_q */
+#define LULESH_EOS_MERGED_Q 2
 
 void lulesh_params_default(lulesh_params *p);
 

@@ -39,11 +39,13 @@ static const um_option lulesh_options[] = {
     {.key = "params.fused", .type = UM_OPT_BOOL,
      .help = "fuse neighbouring loops (as upstream's GPU port); false: one loop per upstream function\n"
              "(same results to rounding); default: lulesh_params_default's (true)"},
-    {.key = "params.eos", .type = UM_OPT_CHOICE, .def = "regions", .choices = CHOICES("regions", "merged"),
+    {.key = "params.eos", .type = UM_OPT_CHOICE, .def = "regions", .choices = CHOICES("regions", "merged", "merged_q"),
      .help = "regions: one EOS loop per region (eos_r1 .. eos_r<regions>), as upstream; merged: one loop over every\n"
              "region's elements, grouped by their region's repetition count, each repeating its EOS, with the volume update and\n"
              "time constraints in the same pass (eos_constraints): the same results, one launch instead of\n"
-             "regions + 1 (faster on GPUs: docs/benchmarks.md); needs params.fused"},
+             "regions + 1 (faster on GPUs: docs/benchmarks.md); merged_q: merged, each element's monotonic Q\n"
+             "computed first in the same pass (q_eos_constraints; no monoq loop, qq and ql never stored): the\n"
+             "same results; both need params.fused"},
     {.key = "params.numbering", .type = UM_OPT_CHOICE, .def = "rows", .choices = CHOICES("rows", "strips"),
      .help = "the elements' order: rows (upstream's, x fastest) or strips two rows high ((i, j) then (i, j+1), then\n"
              "(i+1, j) ...): the same results to rounding (fields and metrics in upstream's order); on GPUs a warp's\n"

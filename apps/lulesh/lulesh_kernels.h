@@ -736,4 +736,19 @@ UM_KERNEL void lu_eos_constraints(double *e, const double *delv, double *p, doub
   lu_volume_constraints(ss, vdov, arealg, vnew, q, v, dtcourant, dthydro, err);
 }
 
+/* params.eos: merged_q -- eos_constraints with the element's monotonic Q terms computed first in the same pass
+ * (its neighbours' gradients through eos_faces, its own through eos_elems_map): qq and ql stay in registers
+ * instead of a write by monoq and a read here. The same arithmetic as monoq then eos_constraints. */
+UM_KERNEL void lu_q_eos_constraints(const double *xi_m, const double *xi_p, const double *eta_m, const double *eta_p,
+                                    const double *zeta_m, const double *zeta_p, const double *delv_xi,
+                                    const double *delv_eta, const double *delv_zeta, const double *delx, const int *bc,
+                                    const double *vdov, const double *mass, const double *volo, const double *vnew,
+                                    double *e, const double *delv, double *p, double *q, double *ss, const int *rep,
+                                    const double *arealg, double *v, double *dtcourant, double *dthydro, double *err) {
+  double qq, ql;
+  lu_monoq(xi_m, xi_p, eta_m, eta_p, zeta_m, zeta_p, delv_xi, delv_eta, delv_zeta, delx, bc, vdov, mass, volo, vnew,
+           &qq, &ql);
+  lu_eos_constraints(e, delv, p, q, &qq, &ql, vnew, ss, rep, vdov, arealg, v, dtcourant, dthydro, err);
+}
+
 #endif

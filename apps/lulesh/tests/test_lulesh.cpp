@@ -342,7 +342,8 @@ TEST(LuleshRun, RegionsCostAndOrderingDoNotChangeTheAnswer) {
 // params.eos: merged runs every region's EOS and the volume constraints in one loop over the regions' elements:
 // each element's arithmetic is the same and a minimum does not depend on the order, so the energies, the cycle
 // count and the time are the region loops' bit for bit, on every CPU backend and for other region counts and
-// costs. Without the fused loops it is refused, saying why.
+// costs; merged_q (each element's monotonic Q in the same loop, no monoq loop) too. Without the fused loops
+// either is refused, saying why.
 TEST(LuleshRun, MergedEosGivesTheBitsOfTheRegionLoops) {
   const struct {
     int regions, cost;
@@ -353,33 +354,43 @@ TEST(LuleshRun, MergedEosGivesTheBitsOfTheRegionLoops) {
       lulesh_params p = params(6);
       p.regions = c.regions;
       p.cost = c.cost;
-      std::vector<double> e_regions, e_merged;
+      std::vector<double> e_regions;
       LuRun r = run_lulesh(p, b, UM_SOA, 64, &e_regions);
-      p.eos_merged = 1;
-      LuRun m = run_lulesh(p, b, UM_SOA, 64, &e_merged);
       ASSERT_EQ(r.err, "");
-      ASSERT_EQ(m.err, "");
-      EXPECT_EQ(m.res.cycles, r.res.cycles) << b << " regions " << c.regions;
-      EXPECT_EQ(m.res.time, r.res.time) << b << " regions " << c.regions;
-      EXPECT_EQ(m.res.dt, r.res.dt) << b << " regions " << c.regions;
-      EXPECT_EQ(e_merged, e_regions) << b << " regions " << c.regions;
-      int found = 0;
-      for (int i = 0; i < um_loop_stats_count(m.ctx); i++) {
-        um_loop_stats st;
-        ASSERT_EQ(um_loop_stats_get(m.ctx, i, &st), UM_SUCCESS);
-        EXPECT_NE(std::string(st.name).rfind("eos_r", 0), 0u) << "merged, yet " << st.name << " ran";
-        found += std::string(st.name) == "eos_constraints";
+      for (int merged : {1, LULESH_EOS_MERGED_Q}) {
+        SCOPED_TRACE(std::string(b) + " regions " + std::to_string(c.regions) + " eos_merged " +
+                     std::to_string(merged));
+        std::vector<double> e_merged;
+        p.eos_merged = merged;
+        LuRun m = run_lulesh(p, b, UM_SOA, 64, &e_merged);
+        ASSERT_EQ(m.err, "");
+        EXPECT_EQ(m.res.cycles, r.res.cycles);
+        EXPECT_EQ(m.res.time, r.res.time);
+        EXPECT_EQ(m.res.dt, r.res.dt);
+        EXPECT_EQ(e_merged, e_regions);
+        const std::string fused = merged == 1 ? "eos_constraints" : "q_eos_constraints";
+        int found = 0;
+        for (int i = 0; i < um_loop_stats_count(m.ctx); i++) {
+          um_loop_stats st;
+          ASSERT_EQ(um_loop_stats_get(m.ctx, i, &st), UM_SUCCESS);
+          EXPECT_NE(std::string(st.name).rfind("eos_r", 0), 0u) << "merged, yet " << st.name << " ran";
+          if (merged == LULESH_EOS_MERGED_Q) EXPECT_NE(std::string(st.name), "monoq") << "its Q is in the EOS loop";
+          found += std::string(st.name) == fused;
+        }
+        EXPECT_EQ(found, 1);
+        free_run(m);
       }
-      EXPECT_EQ(found, 1);
       free_run(r);
-      free_run(m);
     }
-  lulesh_params p = params(5);
-  p.eos_merged = 1;
-  p.fused = 0;
-  LuRun r = run_lulesh(p, "seq", UM_AOS, 64);
-  EXPECT_NE(r.err.find("params.fused = true"), std::string::npos) << r.err;
-  free_run(r);
+  for (int merged : {1, LULESH_EOS_MERGED_Q}) {
+    lulesh_params p = params(5);
+    p.eos_merged = merged;
+    p.fused = 0;
+    LuRun r = run_lulesh(p, "seq", UM_AOS, 64);
+    EXPECT_NE(r.err.find("params.fused = true"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(merged == 1 ? "eos = merged " : "eos = merged_q "), std::string::npos) << r.err;
+    free_run(r);
+  }
 }
 
 // params.numbering: strips renumbers the elements in strips two rows high ((i, j), (i, j + 1), (i + 1, j) ...; an odd
@@ -387,10 +398,10 @@ TEST(LuleshRun, MergedEosGivesTheBitsOfTheRegionLoops) {
 // 1e-12), element 1 is now (0, 1, 0), and the merged EOS set and the regions keep their elements in ascending order.
 TEST(LuleshRun, StripsNumberingGivesTheSameRun) {
   for (int size : {6, 7})
-    for (int merged : {0, 1})
+    for (int merged : {0, 1, LULESH_EOS_MERGED_Q})
       for (const char *b : {"seq", "openmp"}) {
         if (!um_backend_available(b)) continue;
-        SCOPED_TRACE(std::string(b) + " size " + std::to_string(size) + (merged ? " merged" : " regions"));
+        SCOPED_TRACE(std::string(b) + " size " + std::to_string(size) + " eos_merged " + std::to_string(merged));
         lulesh_params p = params(size);
         p.eos_merged = merged;
         std::vector<double> e_rows, e_strips;
@@ -416,6 +427,14 @@ TEST(LuleshRun, StripsNumberingGivesTheSameRun) {
           int descents = 0;
           for (int k = 1; k < um_set_size(um_map_from(m)); k++) descents += d[k] < d[k - 1];
           EXPECT_LE(descents, merged ? 2 : 0) << name << ": in order (merged: one run per repetition count)";
+        }
+        if (merged == LULESH_EOS_MERGED_Q) {  // eos_faces renumbered with both sets: elem_faces through eos_elems_map
+          const um_map *ef = um_find_map(t.ctx, "eos_faces"), *em = um_find_map(t.ctx, "eos_elems_map"),
+                       *f = um_find_map(t.ctx, "elem_faces");
+          ASSERT_TRUE(ef && em && f);
+          for (int i = 0; i < um_set_size(um_map_from(ef)); i++)
+            for (int k = 0; k < 6; k++)
+              ASSERT_EQ(um_map_data(ef)[6 * i + k], um_map_data(f)[6 * um_map_data(em)[i] + k]) << i << " " << k;
         }
         free_run(r);
         free_run(t);

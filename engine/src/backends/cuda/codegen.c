@@ -206,6 +206,27 @@ static void emit_reduction_helpers(gen *g) {
     "  }\n"
     "  __syncthreads();\n"
     "  return v;\n"
+    "}\n"
+    "/* MIN / MAX across blocks: an atomic on a key ordered as the values (a negative value's bits reversed:\n"
+    " * -0.0 below 0.0) where NaN is the extreme that wins, so it propagates as in um_op; exact in any order */\n"
+    "__device__ __forceinline__ long long um_key(double x, bool mx) {\n"
+    "  const long long b = __double_as_longlong(x);\n"
+    "  return x != x ? (mx ? 0x7fffffffffffffffLL : -0x7fffffffffffffffLL - 1) : b >= 0 ? b : b ^ 0x7fffffffffffffffLL;\n"
+    "}\n"
+    "__device__ __forceinline__ int um_key(float x, bool mx) {\n"
+    "  const int b = __float_as_int(x);\n"
+    "  return x != x ? (mx ? 0x7fffffff : -0x7fffffff - 1) : b >= 0 ? b : b ^ 0x7fffffff;\n"
+    "}\n"
+    "__device__ __forceinline__ int um_key(int x, bool) { return x; }\n"
+    "__device__ __forceinline__ double um_unkey(long long k, double) {\n"
+    "  return __longlong_as_double(k >= 0 ? k : k ^ 0x7fffffffffffffffLL);\n"
+    "}\n"
+    "__device__ __forceinline__ float um_unkey(int k, float) { return __int_as_float(k >= 0 ? k : k ^ 0x7fffffff); }\n"
+    "__device__ __forceinline__ int um_unkey(int k, int) { return k; }\n"
+    "template <int OP, typename T> __device__ __forceinline__ void um_atomic_red(T *row, T v) {\n"
+    "  typedef decltype(um_key(v, false)) K;\n"
+    "  if (OP == 1) atomicMin((K *)row, um_key(v, false));\n"
+    "  else atomicMax((K *)row, um_key(v, true));\n"
     "}\n\n");
 }
 
@@ -536,14 +557,16 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
   }
 
   if (D->has_reduction) {
-    P("  /* global reductions: one partial row per CUDA block, combined by um_reduce */\n");
+    P("  /* global reductions: sums one partial row per CUDA block, combined by um_reduce; min / max one atomic\n"
+      "   * per block on the row's keys */\n");
     for (int a = 0; a < L->nargs; a++) {
       const umc_arg *x = &L->args[a];
       if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
       P("#pragma unroll\n  for (int c = 0; c < %d; c++) {\n"
-        "    const %s v = um_block_reduce<%s>(r%d[c], um_red_%s);\n"
-        "    if (tid == 0) p.part%d[(size_t)(p.part + blockIdx.x) * %d + c] = v;\n  }\n",
-        x->dim, tname(x->type), op_of(x->acc), a, tname(x->type), a, x->dim);
+        "    const %s v = um_block_reduce<%s>(r%d[c], um_red_%s);\n",
+        x->dim, tname(x->type), op_of(x->acc), a, tname(x->type));
+      if (umc_red_atomic(x->acc)) P("    if (tid == 0) um_atomic_red<%s>(p.part%d + c, v);\n  }\n", op_of(x->acc), a);
+      else P("    if (tid == 0) p.part%d[(size_t)(p.part + blockIdx.x) * %d + c] = v;\n  }\n", a, x->dim);
     }
   }
   P("}\n");
@@ -558,6 +581,13 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       const umc_arg *x = &L->args[a];
       if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
       const char *t = tname(x->type), *op = op_of(x->acc);
+      if (umc_red_atomic(x->acc)) { /* the blocks' atomics left the result's key: read it, reset the row */
+        const char *kt = x->type == UM_DOUBLE ? "long long" : "int";
+        P("  for (int c = threadIdx.x; c < %d; c += %d) {\n    %s *key = (%s *)p.part%d + c;\n"
+          "    p.res%d[c] = um_unkey(*key, (%s)0);\n    *key = %lldLL;\n  }\n",
+          x->dim, UMC_REDUCE_THREADS, kt, kt, a, a, t, umc_red_identity_key(x->acc, x->type));
+        continue;
+      }
       char init[48];
       if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", t);
       else snprintf(init, sizeof init, "p.part%d[c]", a);

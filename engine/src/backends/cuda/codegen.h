@@ -209,6 +209,14 @@ const char *umc_pass_name(umc_pass p);
 /* The generator's own helpers, shared by its decisions (codegen_decide.c) and its source (codegen.c). */
 static inline int umc_tsize(um_type t) { return t == UM_DOUBLE ? 8 : 4; }
 static inline int umc_is_write(um_access a) { return a == UM_WRITE || a == UM_RW || a == UM_INC; }
+/* A MIN or MAX reduction combines its blocks by one atomic each on an ordered integer key (um_reduce only reads
+ * the row and resets it): exact in any order, so no partial rows to fold; sums keep their rows, in order. */
+static inline int umc_red_atomic(um_access a) { return a == UM_MIN || a == UM_MAX; }
+/* The key of the identity an atomic MIN (MAX) row starts from and is reset to, as stored (8 or 4 bytes). */
+static inline long long umc_red_identity_key(um_access a, um_type t) {
+  const long long big = t == UM_DOUBLE ? 0x7fffffffffffffffLL : 0x7fffffffLL;
+  return a == UM_MIN ? big : -big - 1;
+}
 
 /* The kernels that pack and unpack halo rows (distributed runs): one thread per
  * value; arguments (T *dat, T *buffer, const int *rows, int n, int dim,

@@ -506,6 +506,21 @@ static int build_global(um_context *ctx, um_loop *loop, cu_kern *k) {
   return rc;
 }
 
+/* An atomic MIN / MAX reduction's row of keys set to the identity (umc_red_identity_key) before its first call. */
+static int init_keys(um_context *ctx, void *row, const um_arg *x, const char *loop) {
+  const long long id8 = umc_red_identity_key(x->acc, x->type);
+  const int id4 = (int)id8;
+  const size_t es = (size_t)um_type_size(x->type);
+  unsigned char keys[16 * 8];
+  for (int c = 0; c < x->dim; c += 16) {
+    const int n = x->dim - c < 16 ? x->dim - c : 16;
+    for (int i = 0; i < n; i++) memcpy(keys + (size_t)i * es, es == 8 ? (const void *)&id8 : (const void *)&id4, es);
+    CU(ctx, cudaMemcpy((char *)row + (size_t)c * es, keys, (size_t)n * es, cudaMemcpyHostToDevice),
+       "setting up a min/max reduction of loop '%s'", loop);
+  }
+  return UM_SUCCESS;
+}
+
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out) {
   const umc_exec exec = mode.exec;
   cu_state *S = ST(ctx);
@@ -607,8 +622,12 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
   /* reductions */
   for (int a = 0; rc == UM_SUCCESS && a < loop->nargs; a++) {
     if (k->D.pass[a] != UMC_PASS_GBL_REDUCE) continue;
-    const size_t row = (size_t)loop->args[a].dim * um_type_size(loop->args[a].type);
-    rc = cu_dalloc(ctx, &k->part[a], row * (size_t)(k->nparts ? k->nparts : 1), "reduction partials", loop->name);
+    const um_arg *x = &loop->args[a];
+    const size_t row = (size_t)x->dim * um_type_size(x->type);
+    const int atomic = umc_red_atomic(x->acc); /* one row of keys, from the identity (um_reduce resets it) */
+    rc = cu_dalloc(ctx, &k->part[a], row * (size_t)(k->nparts && !atomic ? k->nparts : 1), "reduction partials",
+                   loop->name);
+    if (rc == UM_SUCCESS && atomic) rc = init_keys(ctx, k->part[a], x, loop->name);
     if (rc != UM_SUCCESS) break;
     cudaError_t e = cudaHostAlloc(&k->res_host[a], row, cudaHostAllocMapped);
     if (e == cudaSuccess) e = cudaHostGetDevicePointer(&k->res_dev[a], k->res_host[a], 0);
