@@ -278,6 +278,7 @@ INSTANTIATE_TEST_SUITE_P(
                       LuleshCase{"openmp", UM_AOS, LULESH_FORCES_GATHER, 100, 1},
                       LuleshCase{"openmp", UM_LAYOUT_AUTO, LULESH_FORCES_GATHER, 256, 0},
                       LuleshCase{"openmp", UM_SOA, LULESH_FORCES_INC, 64, 1, UM_STRATEGY_AUTO, 0, 1},
+                      LuleshCase{"openmp", UM_AOS, LULESH_FORCES_GATHER, 64, 1, UM_STRATEGY_AUTO, 0, LULESH_EOS_MERGED_Q},
                       // CUDA (skipped without a GPU): every strategy, both schemes, fused and not
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3},
                       LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 256, 1, UM_STRATEGY_ATOMICS, 1},
@@ -286,7 +287,9 @@ INSTANTIATE_TEST_SUITE_P(
                       LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 96, 0, UM_STRATEGY_HIERARCHICAL, 2},
                       LuleshCase{"cuda", UM_LAYOUT_AUTO, LULESH_FORCES_INC, 256, 0, UM_STRATEGY_ATOMICS, 3},
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3, 1},
-                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 128, 1, UM_STRATEGY_HIERARCHICAL, 1, 1}));
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 128, 1, UM_STRATEGY_HIERARCHICAL, 1, 1},
+                      LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3, LULESH_EOS_MERGED_Q},
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_INC, 96, 1, UM_STRATEGY_GLOBAL, 1, LULESH_EOS_MERGED_Q}));
 
 // Unfused sequential INC forces add in upstream's serial order, so the field is
 // the same to the last bit as upstream's serial build.
