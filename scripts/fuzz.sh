@@ -23,20 +23,32 @@ CC=clang CXX=clang++ cmake -S . -B $B -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUM_ENA
 cmake --build $B -j "$(nproc)" >/dev/null
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-fail=0
-while read -r name corpus; do
-  [ -z "$name" ] && continue
-  [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
-  work=$B/fuzz/work/$name art=$B/fuzz/artifacts/$name
+# one harness: its line on success, its log's tail and a status file on a finding
+run_one() {
+  local name=$1 corpus=$2
+  local work=$B/fuzz/work/$name art=$B/fuzz/artifacts/$name
   rm -rf "$work" && mkdir -p "$work" "$art"
-  t0=$(date +%s)
+  local t0=$(date +%s)
   if "$B/fuzz/fuzz_$name" "$work" "$corpus" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 \
        -max_len=65536 -artifact_prefix="$art/" -print_final_stats=1 >"$B/fuzz/$name.log" 2>&1; then
     echo "fuzz: $name: $(( $(date +%s) - t0 )) s, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$B/fuzz/$name.log" | grep -o '[0-9]*$') runs, no finding"
   else
     echo "fuzz: $name: FINDING (see $B/fuzz/$name.log and $art/)" >&2
     tail -40 "$B/fuzz/$name.log" >&2
-    fail=1
+    touch "$B/fuzz/failed.$name"
   fi
+}
+# the harnesses run side by side, one per core (each is single-threaded): the same time per harness, the
+# whole in 1/cores of the wall time
+rm -f $B/fuzz/failed.*
+jobs_max=$(nproc)
+while read -r name corpus; do
+  [ -z "$name" ] && continue
+  [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  run_one "$name" "$corpus" &
 done < $B/fuzz/harnesses.txt
+wait
+fail=0
+ls $B/fuzz/failed.* >/dev/null 2>&1 && fail=1
 exit $fail
