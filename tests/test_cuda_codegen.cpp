@@ -445,8 +445,6 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool new
       if (!src) continue;
       std::string s(src);
       free(src);
-      if (getenv("UM_TEST_SHOW_PAIRS") && s.find("cuda.warp_combine: increments") != std::string::npos)
-        printf("paired: %s %s\n", loop.c_str(), v.name);
       std::vector<int> as = archs();
       if (newest_arch_only && !as.empty()) as = {as.back()};
       for (int arch : as) {

@@ -188,8 +188,8 @@ static const um_backend_option cu_options[] = {
      "or quadrilateral's right face is the next one's left face), the next thread's increment to the shared row is "
      "shuffled to this thread and added first: one atomic for the two (rows compared per element, so any mesh "
      "gives the same results; fewer atomics reach L2 on structured numberings); 2: also elements two apart (x and "
-     "y neighbours of elements numbered in strips two rows high, LULESH's params.numbering: strips; not yet timed "
-     "on a GPU); 0: one atomic per increment"},
+     "y neighbours of elements numbered in strips two rows high, LULESH's params.numbering: strips; on an H200 "
+     "slower than rows with 1: docs/benchmarks.md); 0: one atomic per increment"},
     {"fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
      "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},
