@@ -139,7 +139,8 @@ int ma_inputs_check(const ma_inputs *in, const char *where, char *err, size_t er
   if (in->nx < 1 || in->ny < 1 || in->nz < 1)
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: cells per direction %d x %d x %d: each must be >= 1", where,
                            in->nx, in->ny, in->nz);
-  if ((long long)in->nx * in->ny * in->nz > INT_MAX / 6)
+  /* nx * ny fits a long long; compare with the bound over nz, so no product of three ints can overflow */
+  if ((long long)in->nx * in->ny > (INT_MAX / 6) / in->nz)
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: %d x %d x %d cells is more than this build handles (%d)",
                            where, in->nx, in->ny, in->nz, INT_MAX / 6);
   if (!(in->lx > 0) || !(in->ly > 0) || !(in->lz > 0) || !isfinite(in->lx + in->ly + in->lz))

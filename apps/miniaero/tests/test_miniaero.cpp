@@ -54,6 +54,15 @@ TEST(MiniaeroInputs, BadDecksSayWhatAndWhere) {
             std::string::npos);
   EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6x\n1\n1\n0\n0\n").find("entry 10 (dt): expected a number"),
             std::string::npos);
+  // the fuzzer's deck: three counts whose product is past a long long (the check must not overflow computing it)
+  EXPECT_NE(parse_error("0\n0.3048 1.0 1.0 0.0\n1255555558 40 1255555558\n1\n1e-6\n1\n1\n0\n0\n")
+                .find("1255555558 x 40 x 1255555558 cells is more than this build handles"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n2147483647 2147483647 2147483647\n1\n1e-6\n1\n1\n0\n0\n").find("more than this build"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n1000 1000 358\n1\n1e-6\n1\n1\n0\n0\n").find("more than this build"),
+            std::string::npos);  // 358e6 cells > INT_MAX / 6 = 357913941
+  EXPECT_EQ(parse_error("0\n1 1 1 0\n1000 1000 357\n1\n1e-6\n1\n1\n0\n0\n"), "");  // 357e6 cells: at the bound
   EXPECT_EQ(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\ntrailing words are ignored, as upstream does\n"), "");
 }
 
