@@ -228,7 +228,7 @@ int siac_build(um_app_run *r, siac *s) {
   int *nbr = NULL, *count = NULL;
   siac_nbr_stats ns;
   const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
-  if (!rc && siac_neighbours(&m, reach, &s->arity, &nbr, &count, err, sizeof err))
+  if (!rc && siac_neighbours(&m, reach, 0, &s->arity, &nbr, &count, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s (degree %d, h %.4g)", err, s->k, s->h);
   if (!rc) {
     siac_neighbour_stats(count, m.ncells, &ns);

@@ -316,20 +316,49 @@ static int sm_range(double centre, double r, int nb, int *lo, int *hi) {
   return *hi - *lo + 1;
 }
 
-/* the padded rows, filled as the cells are done (in bin order): room for `need` a row (every row moved to its
- * new place, the last first: a row only moves up); grows by a quarter at least */
-static int sm_widen(int **pad, int nc, int *width, int need) {
-  int w = *width + *width / 4 + 8;
-  if (w < need) w = need;
-  if (w > nc) w = nc;
-  int *p = (size_t)w <= SIZE_MAX / sizeof(int) / (size_t)nc ? realloc(*pad, (size_t)nc * w * sizeof(int)) : NULL;
-  if (!p) return -1;
-  for (int c = nc - 1; c > 0 && *width; c--) memmove(p + (size_t)c * w, p + (size_t)c * *width, (size_t)*width * sizeof(int));
-  *pad = p, *width = w;
-  return 0;
+/* the search runs on OpenMP threads where the build has OpenMP */
+#ifdef _OPENMP
+#include <omp.h>
+#define SM_OMP(x) _Pragma(#x)
+static int sm_nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+static int sm_thread(void) { return omp_get_thread_num(); }
+#else
+#define SM_OMP(x)
+static int sm_nthreads(int threads) { return (void)threads, 1; }
+static int sm_thread(void) { return 0; }
+#endif
+
+/* One cell's neighbours (the cell at position `at` of the grid), appended to *S in increasing cell number
+ * (tmp: the sort's second buffer, grown as needed). Returns how many, or -1 out of memory. */
+static long long sm_search(const sm_grid *G, int at, double wmax, double reach, int nc, sm_ints *S, int **tmp,
+                           size_t *tmpcap) {
+  const sm_cell *C = &G->cl[at];
+  const int nb = G->nb;
+  const size_t first = S->n;
+  int xlo, xhi, ylo, yhi;
+  sm_range(C->b[0], C->w[0] + wmax + reach, nb, &xlo, &xhi);
+  sm_range(C->b[1], C->w[1] + wmax + reach, nb, &ylo, &yhi);
+  for (int by = ylo; by <= yhi; by++)
+    for (int bx = xlo; bx <= xhi; bx++) {
+      const int ix = ((bx % nb) + nb) % nb, iy = ((by % nb) + nb) % nb, bin = iy * nb + ix;
+      for (int q = G->start[bin]; q < G->start[bin + 1]; q++)
+        if (sm_meet(C, &G->cl[q], reach) && sm_push(S, G->cells[q])) return -1;
+    }
+  const size_t n = S->n - first; /* at most nc: each cell is in one bin, each bin visited once */
+  if (n > *tmpcap) {
+    free(*tmp);
+    *tmpcap = 2 * n;
+    if (!(*tmp = sm_alloc(*tmpcap, sizeof(int)))) {
+      *tmpcap = 0;
+      return -1;
+    }
+  }
+  sm_sort(S->v + first, n, *tmp, nc);
+  return (long long)n;
 }
 
-int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int **count, char *err, size_t errlen) {
+int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, int **nbr, int **count, char *err,
+                    size_t errlen) {
   *arity = 0, *nbr = NULL, *count = NULL;
   const int nc = m->ncells;
   if (!(reach >= 0) || !isfinite(reach))
@@ -359,69 +388,65 @@ int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int
                     "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
                     "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
   }
+  /* Each thread searches chunks of cells in bin order (neighbouring cells read neighbouring bins) into a list of
+   * its own; then the rows are copied to their padded places. Every row is sorted, so the result does not
+   * depend on the threads. */
+  const int nt = sm_nthreads(threads);
   sm_grid G = {0, NULL, NULL, NULL};
-  int *cnt = sm_alloc((size_t)nc, sizeof(int));
-  sm_ints row = {NULL, 0, 0};
-  int *tmp = NULL, *pad = NULL; /* the sort's second buffer, as long as row; the rows, `width` apart */
-  size_t tmpcap = 0;
-  int rc = -1, most = 0, width = 0;
-  if (!cnt || sm_grid_build(cl, nc, fmax(reach, 2 * wmax), &G)) {
+  int *cnt = sm_alloc((size_t)nc, sizeof(int)), *who = sm_alloc((size_t)nc, sizeof(int)), *pad = NULL;
+  size_t *off = sm_alloc((size_t)nc, sizeof(size_t));
+  sm_ints *list = calloc((size_t)nt, sizeof *list);
+  int rc = -1, most = 0, failed = 0;
+  if (!cnt || !who || !off || !list || sm_grid_build(cl, nc, fmax(reach, 2 * wmax), &G)) {
     snprintf(err, errlen, "neighbours: out of memory for the grid of %d cells", nc);
     goto out;
   }
-  const int nb = G.nb;
-  for (int at = 0; at < nc; at++) { /* the cells in bin order: neighbouring cells read neighbouring bins */
-    const int c = G.cells[at];
-    const sm_cell *C = &G.cl[at];
-    int xlo, xhi, ylo, yhi;
-    sm_range(C->b[0], C->w[0] + wmax + reach, nb, &xlo, &xhi);
-    sm_range(C->b[1], C->w[1] + wmax + reach, nb, &ylo, &yhi);
-    row.n = 0;
-    for (int by = ylo; by <= yhi; by++)
-      for (int bx = xlo; bx <= xhi; bx++) {
-        const int ix = ((bx % nb) + nb) % nb, iy = ((by % nb) + nb) % nb, bin = iy * nb + ix;
-        for (int q = G.start[bin]; q < G.start[bin + 1]; q++) {
-          if (sm_meet(C, &G.cl[q], reach) && sm_push(&row, G.cells[q])) {
-            snprintf(err, errlen, "neighbours: out of memory");
-            goto out;
-          }
-        }
+  SM_OMP(omp parallel num_threads(nt))
+  {
+    sm_ints *S = &list[sm_thread()];
+    int *tmp = NULL;
+    size_t tmpcap = 0;
+    SM_OMP(omp for schedule(dynamic, 64))
+    for (int at = 0; at < nc; at++) {
+      int stop;
+      SM_OMP(omp atomic read)
+      stop = failed;
+      if (stop) continue;
+      const int c = G.cells[at];
+      off[c] = S->n;
+      const long long n = sm_search(&G, at, wmax, reach, nc, S, &tmp, &tmpcap);
+      if (n < 0) {
+        SM_OMP(omp atomic write)
+        failed = 1;
+        continue;
       }
-    if (row.n > tmpcap) {
-      free(tmp);
-      tmpcap = row.cap;
-      if (!(tmp = sm_alloc(tmpcap, sizeof(int)))) {
-        snprintf(err, errlen, "neighbours: out of memory");
-        goto out;
-      }
+      cnt[c] = (int)n, who[c] = sm_thread();
     }
-    sm_sort(row.v, row.n, tmp, nc);
-    if (row.n > (size_t)INT_MAX) {
-      snprintf(err, errlen, "neighbours: cell %d has more than %d neighbours", c, INT_MAX);
-      goto out;
-    }
-    cnt[c] = (int)row.n;
-    if (cnt[c] > most) most = cnt[c];
-    if (cnt[c] > width && sm_widen(&pad, nc, &width, cnt[c])) {
-      snprintf(err, errlen, "neighbours: out of memory for %d cells x %d neighbours (the padded rows): the mesh's "
-               "cell sizes vary too much for the global h, or the reach is too large", nc, cnt[c]);
-      goto out;
-    }
-    memcpy(pad + (size_t)c * width, row.v, row.n * sizeof(int));
+    free(tmp);
   }
-  /* the rows `most` apart (a row only moves down), padded with their cell */
+  if (failed) {
+    snprintf(err, errlen, "neighbours: out of memory for the neighbour lists of %d cells", nc);
+    goto out;
+  }
+  for (int c = 0; c < nc; c++) most = cnt[c] > most ? cnt[c] : most;
+  /* the rows `most` apart, padded with their cell */
+  if (!(pad = sm_alloc((size_t)nc * (size_t)most, sizeof(int)))) {
+    snprintf(err, errlen, "neighbours: out of memory for %d cells x %d neighbours (the padded rows): the mesh's "
+             "cell sizes vary too much for the global h, or the reach is too large", nc, most);
+    goto out;
+  }
+  SM_OMP(omp parallel for num_threads(nt) schedule(static))
   for (int c = 0; c < nc; c++) {
     int *r = pad + (size_t)c * most;
-    memmove(r, pad + (size_t)c * width, (size_t)cnt[c] * sizeof(int));
+    memcpy(r, list[who[c]].v + off[c], (size_t)cnt[c] * sizeof(int));
     for (int i = cnt[c]; i < most; i++) r[i] = c;
   }
-  int *fit = realloc(pad, (size_t)nc * most * sizeof(int));
-  if (fit) pad = fit;
   *arity = most, *nbr = pad, *count = cnt;
   cnt = NULL, pad = NULL;
   rc = 0;
 out:
-  free(cl), free(cnt), free(G.start), free(G.cells), free(G.cl), free(row.v), free(tmp), free(pad);
+  for (int t = 0; list && t < nt; t++) free(list[t].v);
+  free(list), free(cl), free(cnt), free(who), free(off), free(G.start), free(G.cells), free(G.cl), free(pad);
   return rc;
 }
 

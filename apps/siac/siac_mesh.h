@@ -54,9 +54,12 @@ double siac_mesh_h(const siac_mesh *m);
  * in increasing cell number, then c repeated. Found with a periodic uniform
  * grid of bins no smaller than reach: O(cells x neighbours). Fails, with what
  * to do, when 2 reach + 2 (largest cell diameter) >= 1 (a cell could meet two
- * images of one cell: the mesh is too coarse for the degree). *nbr and *count
- * are malloc'd (free them); NULL on failure. */
-int siac_neighbours(const siac_mesh *m, double reach, int *arity, int **nbr, int **count, char *err, size_t errlen);
+ * images of one cell: the mesh is too coarse for the degree). Searched on
+ * `threads` OpenMP threads (0: OpenMP's default, OMP_NUM_THREADS; one in a
+ * build without OpenMP): the same rows for any number. *nbr and *count are
+ * malloc'd (free them); NULL on failure. */
+int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, int **nbr, int **count, char *err,
+                    size_t errlen);
 
 /* Neighbour counts for the app's report. */
 typedef struct {

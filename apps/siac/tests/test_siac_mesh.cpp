@@ -193,7 +193,7 @@ TEST(SiacNeighbours, UniformInteriorCellHandCount) {
   } cases[] = {{1.5 * h, 50}, {0.4 * h, 18}, {2.7 * h, 98}};
   for (auto cs : cases) {
     Nbr n;
-    ASSERT_EQ(siac_neighbours(&u.m, cs.reach, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
+    ASSERT_EQ(siac_neighbours(&u.m, cs.reach, 0, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
     EXPECT_EQ(n.arity, cs.count);
     const int interior = 2 * (10 * 20 + 10);  // square (10, 10)
     EXPECT_EQ(n.count[interior], cs.count) << "reach " << cs.reach;
@@ -207,7 +207,7 @@ TEST(SiacNeighbours, UniformInteriorCellHandCount) {
   }
   // the rows of corner cell 0 (square (0,0)) with reach 0.4h: squares i, j in {19, 0, 1}
   Nbr n;
-  ASSERT_EQ(siac_neighbours(&u.m, 0.4 * h, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
+  ASSERT_EQ(siac_neighbours(&u.m, 0.4 * h, 0, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
   std::vector<int> want;
   for (int j : {0, 1, 19})
     for (int i : {0, 1, 19}) want.push_back(2 * (20 * j + i)), want.push_back(2 * (20 * j + i) + 1);
@@ -225,11 +225,13 @@ TEST(SiacNeighbours, HashGridMatchesBruteForceAndIsSymmetric) {
         << err;
     const std::vector<Box> bx = boxes(g.m);
     const double h = siac_mesh_h(&g.m);
-    for (int trial = 0; trial < 6; trial++) {
-      // random reach from 0 up to what the period allows (2 reach + 2 diameter < 1; diameter <= sqrt(2) h)
+    for (int trial = 0; trial < 12; trial++) {
+      // random reach from 0 up to what the period allows (2 reach + 2 diameter < 1; diameter <= sqrt(2) h),
+      // searched on 1 to 4 threads (the same rows whatever the number; one in a build without OpenMP)
       const double reach = trial == 0 ? 0.0 : unit(rng) * (0.5 - 1.5 * h);
+      const int threads = 1 + trial % 4;
       Nbr n;
-      ASSERT_EQ(siac_neighbours(&g.m, reach, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
+      ASSERT_EQ(siac_neighbours(&g.m, reach, threads, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
       int most = 0;
       std::vector<std::set<int>> rows(g.m.ncells);
       for (int c = 0; c < g.m.ncells; c++) {
@@ -237,7 +239,7 @@ TEST(SiacNeighbours, HashGridMatchesBruteForceAndIsSymmetric) {
         for (int t = 0; t < g.m.ncells; t++)
           if (meet(bx[c], bx[t], reach)) brute.push_back(t);
         const std::vector<int> got = n.row(c);
-        ASSERT_EQ(got, brute) << kind << " cell " << c << " reach " << reach;
+        ASSERT_EQ(got, brute) << kind << " cell " << c << " reach " << reach << " threads " << threads;
         EXPECT_TRUE(std::binary_search(got.begin(), got.end(), c)) << "a cell is its own neighbour";
         for (int i = n.count[c]; i < n.arity; i++) EXPECT_EQ(n.nbr[(size_t)c * n.arity + i], c) << "padding";
         most = std::max(most, n.count[c]);
@@ -257,15 +259,15 @@ TEST(SiacNeighbours, TooCoarseSaysWhatToDo) {
   const double h = siac_mesh_h(&u.m);
   Nbr n;
   // degree 3: W = 10h, reach 5h = 0.625 on 8 x 8 squares: too coarse
-  EXPECT_NE(siac_neighbours(&u.m, 5 * h, &n.arity, &n.nbr, &n.count, err, sizeof err), 0);
+  EXPECT_NE(siac_neighbours(&u.m, 5 * h, 0, &n.arity, &n.nbr, &n.count, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("too coarse for this degree"), std::string::npos) << err;
   EXPECT_NE(std::string(err).find("more cells"), std::string::npos) << err;
   EXPECT_NE(std::string(err).find("lower degree"), std::string::npos) << err;
   EXPECT_EQ(n.nbr, nullptr);
   // degree 1 (W = 4h, reach 2h) fits
-  ASSERT_EQ(siac_neighbours(&u.m, 2 * h, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
+  ASSERT_EQ(siac_neighbours(&u.m, 2 * h, 0, &n.arity, &n.nbr, &n.count, err, sizeof err), 0) << err;
   EXPECT_EQ(n.arity, 2 * 7 * 7);  // the grown box [x - 2h, x + 3h] touches 3 columns either side (exact in binary)
   Nbr bad;
-  EXPECT_NE(siac_neighbours(&u.m, -1, &bad.arity, &bad.nbr, &bad.count, err, sizeof err), 0);
+  EXPECT_NE(siac_neighbours(&u.m, -1, 0, &bad.arity, &bad.nbr, &bad.count, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("reach -1 must be finite and >= 0"), std::string::npos) << err;
 }
