@@ -217,26 +217,28 @@ static int sm_meet(const sm_cell *C, const sm_cell *T, double reach) {
   return 1;
 }
 
-/* sort n non-negative ints below `bound` (tmp: room for n): insertion sort when short, else LSD radix
- * sort by bytes, as many passes as bound needs */
-static void sm_sort(int *v, size_t n, int *tmp, int bound) {
-  if (n < 48) {
-    for (size_t i = 1; i < n; i++) {
-      const int x = v[i];
-      size_t j = i;
-      for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-      v[j] = x;
-    }
-    return;
-  }
+/* Sort v[0..n) (tmp: room for n). A row comes out of the search as ascending runs, one per bin (a bin lists its
+ * cells in increasing number), so a natural merge sort: adjacent runs merged pairwise, pass after pass --
+ * n log(runs), where a radix sort's fixed cost per pass was most of the search on ~100-entry rows. */
+static void sm_sort(int *v, size_t n, int *tmp) {
+  if (n < 2) return;
   int *src = v, *dst = tmp;
-  for (int shift = 0; shift < 31 && (bound - 1) >> shift; shift += 8) {
-    size_t at[257] = {0};
-    for (size_t i = 0; i < n; i++) at[((unsigned)src[i] >> shift & 255u) + 1]++;
-    for (int b = 0; b < 256; b++) at[b + 1] += at[b];
-    for (size_t i = 0; i < n; i++) dst[at[(unsigned)src[i] >> shift & 255u]++] = src[i];
+  for (;;) {
+    size_t i = 0, runs = 0;
+    while (i < n) { /* merge the run at i with the next one, into dst */
+      size_t a = i + 1;
+      while (a < n && src[a - 1] < src[a]) a++;
+      size_t b = a < n ? a + 1 : n;
+      while (b < n && src[b - 1] < src[b]) b++;
+      size_t p = i, q = a, o = i;
+      while (p < a && q < b) dst[o++] = src[p] <= src[q] ? src[p++] : src[q++];
+      while (p < a) dst[o++] = src[p++];
+      while (q < b) dst[o++] = src[q++];
+      runs++, i = b;
+    }
     int *x = src;
     src = dst, dst = x;
+    if (runs <= 1) break;
   }
   if (src != v) memcpy(v, src, n * sizeof(int));
 }
@@ -330,8 +332,7 @@ static int sm_thread(void) { return 0; }
 
 /* One cell's neighbours (the cell at position `at` of the grid), appended to *S in increasing cell number
  * (tmp: the sort's second buffer, grown as needed). Returns how many, or -1 out of memory. */
-static long long sm_search(const sm_grid *G, int at, double wmax, double reach, int nc, sm_ints *S, int **tmp,
-                           size_t *tmpcap) {
+static long long sm_search(const sm_grid *G, int at, double wmax, double reach, sm_ints *S, int **tmp, size_t *tmpcap) {
   const sm_cell *C = &G->cl[at];
   const int nb = G->nb;
   const size_t first = S->n;
@@ -353,7 +354,7 @@ static long long sm_search(const sm_grid *G, int at, double wmax, double reach, 
       return -1;
     }
   }
-  sm_sort(S->v + first, n, *tmp, nc);
+  sm_sort(S->v + first, n, *tmp);
   return (long long)n;
 }
 
@@ -414,7 +415,7 @@ int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, i
       if (stop) continue;
       const int c = G.cells[at];
       off[c] = S->n;
-      const long long n = sm_search(&G, at, wmax, reach, nc, S, &tmp, &tmpcap);
+      const long long n = sm_search(&G, at, wmax, reach, S, &tmp, &tmpcap);
       if (n < 0) {
         SM_OMP(omp atomic write)
         failed = 1;
