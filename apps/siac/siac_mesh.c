@@ -217,28 +217,45 @@ static int sm_meet(const sm_cell *C, const sm_cell *T, double reach) {
   return 1;
 }
 
-/* Sort v[0..n) (tmp: room for n). A row comes out of the search as ascending runs, one per bin (a bin lists its
- * cells in increasing number), so a natural merge sort: adjacent runs merged pairwise, pass after pass --
- * n log(runs), where a radix sort's fixed cost per pass was most of the search on ~100-entry rows. */
-static void sm_sort(int *v, size_t n, int *tmp) {
+/* Sort v[0..n) of distinct ints in [0, bound) (tmp: room for n). A row comes out of the search as ascending runs,
+ * one a bin (a bin lists its cells in increasing number): a natural merge sort (adjacent runs merged pairwise,
+ * pass after pass) costs ~2n a pass and log2(runs) passes; an LSD radix sort by bytes ~2n + 512 a pass and a pass
+ * a byte of bound. The cheaper by that count: merging on short rows (a radix pass's fixed cost was over half the
+ * search on ~100-entry rows), radix on long rows of many runs. */
+static void sm_sort(int *v, size_t n, int *tmp, int bound) {
   if (n < 2) return;
+  size_t runs = 1, mpasses = 0, rpasses = 0;
+  for (size_t i = 1; i < n; i++) runs += v[i - 1] > v[i];
+  while (((size_t)1 << mpasses) < runs) mpasses++;
+  for (int shift = 0; shift < 31 && (bound - 1) >> shift; shift += 8) rpasses++;
   int *src = v, *dst = tmp;
-  for (;;) {
-    size_t i = 0, runs = 0;
-    while (i < n) { /* merge the run at i with the next one, into dst */
-      size_t a = i + 1;
-      while (a < n && src[a - 1] < src[a]) a++;
-      size_t b = a < n ? a + 1 : n;
-      while (b < n && src[b - 1] < src[b]) b++;
-      size_t p = i, q = a, o = i;
-      while (p < a && q < b) dst[o++] = src[p] <= src[q] ? src[p++] : src[q++];
-      while (p < a) dst[o++] = src[p++];
-      while (q < b) dst[o++] = src[q++];
-      runs++, i = b;
+  if (mpasses * 2 * n <= rpasses * (2 * n + 512)) {
+    while (runs > 1) {
+      size_t i = 0;
+      runs = 0;
+      while (i < n) { /* the run at i and the next, merged into dst */
+        size_t a = i + 1;
+        while (a < n && src[a - 1] < src[a]) a++;
+        size_t b = a < n ? a + 1 : n;
+        while (b < n && src[b - 1] < src[b]) b++;
+        size_t p = i, q = a, o = i;
+        while (p < a && q < b) dst[o++] = src[p] < src[q] ? src[p++] : src[q++];
+        while (p < a) dst[o++] = src[p++];
+        while (q < b) dst[o++] = src[q++];
+        runs++, i = b;
+      }
+      int *x = src;
+      src = dst, dst = x;
     }
-    int *x = src;
-    src = dst, dst = x;
-    if (runs <= 1) break;
+  } else {
+    for (int shift = 0; shift < 31 && (bound - 1) >> shift; shift += 8) {
+      size_t at[257] = {0};
+      for (size_t i = 0; i < n; i++) at[((unsigned)src[i] >> shift & 255u) + 1]++;
+      for (int k = 0; k < 256; k++) at[k + 1] += at[k];
+      for (size_t i = 0; i < n; i++) dst[at[(unsigned)src[i] >> shift & 255u]++] = src[i];
+      int *x = src;
+      src = dst, dst = x;
+    }
   }
   if (src != v) memcpy(v, src, n * sizeof(int));
 }
@@ -332,7 +349,8 @@ static int sm_thread(void) { return 0; }
 
 /* One cell's neighbours (the cell at position `at` of the grid), appended to *S in increasing cell number
  * (tmp: the sort's second buffer, grown as needed). Returns how many, or -1 out of memory. */
-static long long sm_search(const sm_grid *G, int at, double wmax, double reach, sm_ints *S, int **tmp, size_t *tmpcap) {
+static long long sm_search(const sm_grid *G, int at, double wmax, double reach, int nc, sm_ints *S, int **tmp,
+                           size_t *tmpcap) {
   const sm_cell *C = &G->cl[at];
   const int nb = G->nb;
   const size_t first = S->n;
@@ -354,7 +372,7 @@ static long long sm_search(const sm_grid *G, int at, double wmax, double reach, 
       return -1;
     }
   }
-  sm_sort(S->v + first, n, *tmp);
+  sm_sort(S->v + first, n, *tmp, nc);
   return (long long)n;
 }
 
@@ -415,7 +433,7 @@ int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, i
       if (stop) continue;
       const int c = G.cells[at];
       off[c] = S->n;
-      const long long n = sm_search(&G, at, wmax, reach, S, &tmp, &tmpcap);
+      const long long n = sm_search(&G, at, wmax, reach, nc, S, &tmp, &tmpcap);
       if (n < 0) {
         SM_OMP(omp atomic write)
         failed = 1;
