@@ -59,7 +59,9 @@ void siac_basis_host(int k, double r, double s, double *phi);
 /** L2 projection of f onto the degree-k dG space: per cell (vertices
  * cellxy[6c .. 6c+6), counter-clockwise), coef[nb c + i] =
  * int_ref f(F_T(r,s)) phi_i(r,s) dr ds (the physical mass matrix is |J| I),
- * with a rule of degree 2k + 9. @return 0, or 1 if k is outside 1..3 */
+ * with a rule of degree 2k + 9. Cells are projected on the OpenMP threads:
+ * f is called from several at once (it must not write shared state).
+ * @return 0, or 1 if k is outside 1..3 */
 int siac_project(int ncells, const double *cellxy, int k, double (*f)(double, double, void *), void *user,
                  double *coef);
 
