@@ -6,12 +6,16 @@
 // host loops and statistics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 extern "C" {
 #include "plan.h"
 #include "um/exec.h"
+#include "um/transform.h"
 #include "um/um.h"
 }
 #include "test_vec_workload.hpp"
@@ -20,10 +24,11 @@ namespace {
 
 struct Ctx {
   um_context *ctx = nullptr;
-  explicit Ctx(const char *backend, int threads = 4, int block_size = 16) {
+  explicit Ctx(const char *backend, int threads = 4, int block_size = 16, um_strategy strategy = UM_STRATEGY_AUTO) {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
+    o.strategy = strategy;
     o.nthreads = strcmp(backend, "openmp") == 0 ? threads : 0;
     o.parallel_threshold = 0;  // always parallel: the colouring must carry the loop
     o.block_size = block_size;
@@ -124,6 +129,98 @@ TEST(VecArgs, IntAndFloatIncrementsRaceFree) {
     EXPECT_EQ(hv, hp) << b;
     for (int i = 0; i < m.n; i++) EXPECT_EQ(hv[i], 0.5f * (float)rc[i]) << b << " target " << i;
   }
+}
+
+// strategy atomics on OpenMP: a loop whose only writes through maps are vector increments runs in chunks without a
+// plan, each increment a compare-and-swap; the sums of small integers are exact in any order, so the results must
+// equal the serial reference, and a lost update (a race) shows as a wrong count
+TEST(VecArgs, OpenMPAtomicsRunVectorIncrementsWithoutAPlan) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  for (int arity : {3, 60}) {
+    const tvw::Mesh m = tvw::make(400, arity, 41 + arity);
+    const std::vector<double> ref = tvw::scatter_reference(m);
+    for (um_layout l : {UM_AOS, UM_SOA}) {
+      Ctx c("openmp", 4, 16, UM_STRATEGY_ATOMICS);
+      tvw::Decl D = tvw::declare(c.ctx, m);
+      EXPECT_EQ(tvw::scatter(c.ctx, D, m, true, l, "v"), ref) << um_layout_name(l) << " arity " << arity;
+      um_loop_stats s;
+      if (stats_of(c.ctx, "scatter_v", &s)) EXPECT_EQ(s.has_plan, 0) << "atomics: no plan, no colours";
+    }
+  }
+  // many threads, many increments on few targets: 40 000 rows of 60 over 16 targets (150 000 each), so that
+  // increments that were not atomic would lose updates
+  tvw::Mesh m;
+  m.n = 40000, m.arity = 60;
+  m.map.resize((size_t)m.n * m.arity);
+  m.q.assign(2 * (size_t)m.n, 1.0);
+  for (size_t i = 0; i < m.map.size(); i++) m.map[i] = (int)((i * 7) % 16);
+  std::vector<int> rc(m.n, 0);
+  for (int t : m.map) rc[t]++;
+  Ctx c("openmp", 8, 64, UM_STRATEGY_ATOMICS);
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  std::vector<int> cv;
+  std::vector<float> hv;
+  tvw::count(c.ctx, D, m, true, "v", &cv, &hv);
+  EXPECT_EQ(cv, rc) << "every increment counted once";
+  for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
+}
+
+// run.reproducible keeps the colours under atomics (a vector argument is never split, so only the colours keep its
+// sums in a fixed order)
+TEST(VecArgs, OpenMPAtomicsKeepColoursInReproducibleMode) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  const tvw::Mesh m = tvw::make(400, 60, 59);
+  Ctx c("openmp", 4, 16, UM_STRATEGY_ATOMICS);
+  ASSERT_EQ(um_set_reproducible(c.ctx, 1), UM_SUCCESS) << c.msg();
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  EXPECT_EQ(tvw::scatter(c.ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
+  um_loop_stats s;
+  if (stats_of(c.ctx, "scatter_v", &s)) EXPECT_EQ(s.has_plan, 1) << "reproducible: coloured";
+}
+
+// a per-index INC beside the vector one: the loop stays coloured under atomics, with the same results
+TEST(VecArgs, OpenMPAtomicsKeepColoursForPerIndexIncrements) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  const tvw::Mesh m = tvw::make(300, 3, 37);
+  Ctx c("openmp", 4, 16, UM_STRATEGY_ATOMICS), plain("openmp");
+  tvw::Decl D = tvw::declare(c.ctx, m), P = tvw::declare(plain.ctx, m);
+  EXPECT_EQ(tvw::mixed(c.ctx, D, m, true, UM_AOS, "v"), tvw::mixed(plain.ctx, P, m, true, UM_AOS, "v"));
+  um_loop_stats s;
+  if (stats_of(c.ctx, "mixed_v", &s)) EXPECT_EQ(s.has_plan, 1) << "a per-index INC needs the colouring";
+}
+
+// run.tune on OpenMP tries atomics where they change how a loop runs (vector increments only), not elsewhere
+TEST(VecArgs, TuneTriesOpenMPAtomicsOnVectorIncrementsOnly) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  const tvw::Mesh m = tvw::make(400, 3, 53);
+  const std::vector<double> ref = tvw::scatter_reference(m);
+  um_options o;
+  um_options_default(&o);
+  o.backend = "openmp";
+  o.nthreads = 4;
+  o.parallel_threshold = 0;
+  snprintf(o.cache, sizeof o.cache, "%s", "off");  // nothing stored
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
+  ASSERT_EQ(um_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
+  tvw::Decl D = tvw::declare(ctx, m);
+  EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_AOS, "v"), ref) << "the trials change no result";
+  EXPECT_EQ(tvw::scatter(ctx, D, m, false, UM_AOS, "p"), ref);
+  std::map<std::string, std::vector<um_strategy>> tried;
+  um_loop_stats st;
+  um_tune_info t;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &st) == UM_SUCCESS && um_loop_tune_info(ctx, i, &t))
+      for (int k = 0; k < t.ntrials; k++) tried[st.name].push_back(t.trial[k].strategy);
+  auto has = [&](const char *loop, um_strategy s) {
+    const std::vector<um_strategy> &v = tried[loop];
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  EXPECT_TRUE(has("scatter_v", UM_STRATEGY_ATOMICS)) << "a vector INC loop tries atomics";
+  EXPECT_TRUE(has("scatter_v", UM_STRATEGY_COLOURED));
+  EXPECT_FALSE(has("scatter_p", UM_STRATEGY_ATOMICS)) << "per-index INCs: atomics would run coloured, a twin trial";
+  EXPECT_TRUE(has("scatter_p", UM_STRATEGY_COLOURED));
+  um_finalize(&ctx);
 }
 
 TEST(VecArgs, VectorAndPerIndexArgsInOneLoop) {

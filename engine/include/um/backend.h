@@ -68,6 +68,19 @@ typedef struct um_loop {
   double red[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
 } um_loop;
 
+/** Does the loop write through maps, and only by vector increments (um_arg_vec INC)? (The loops that a
+ * backend with atomics_vec_only runs by atomics under strategy atomics.) */
+static inline int um_loop_vec_incs_only(const um_loop *loop) {
+  int any = 0;
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || !a->map || a->acc == UM_READ) continue;
+    if (a->idx != UM_ALL || a->acc != UM_INC) return 0;
+    any = 1;
+  }
+  return any;
+}
+
 /** The increments of a split loop gathered through an inverse map (automatic
  * loop splitting, variant GATHER): for each target row t in [0, ntargets), in
  * the order of its entries j in [offset[t], offset[t+1]),
@@ -156,6 +169,9 @@ typedef struct um_backend_def {
   int host_code;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
+  /** 1: strategy atomics changes only loops whose writes through maps are all vector increments
+   * (um_loop_vec_incs_only); others run as under coloured, so run.tune does not try it on them */
+  int atomics_vec_only;
   /** 1: run() may leave a loop's lazy reductions to arrive later (um_loop.lazy_ok / deferred) in buffers
    * from host_alloc, which um_decl_reduction then allocates */
   int lazy_reductions;

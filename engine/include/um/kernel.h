@@ -29,8 +29,8 @@
  * parameter `const um_vec *v`; read target j < v->n, component c with
  * UM_VEC_D(v, j, c) (UM_VEC_F, UM_VEC_I for float and int dats); add to an INC
  * vector argument with um_vec_inc_d(v, j, c, x) (_f, _i), which is atomic where
- * the backend needs it. The same on the host and on the GPU (device pointers
- * there). */
+ * the backend needs it (CUDA atomics; OpenMP under strategy atomics). The same
+ * on the host and on the GPU (device pointers there). */
 typedef struct um_vec {
   const int *idx; /**< this element's map row: n target indices              */
   char *base;     /**< the dat's storage                                      */
@@ -39,7 +39,7 @@ typedef struct um_vec {
    * cs = 1; SoA es = 1, cs = the dat's rows. es: the stride between targets */
   int es;
   int cs;         /**< the stride between components                         */
-  int atomic;     /**< 1: increments must be atomic (CUDA atomics), else 0    */
+  int atomic;     /**< 1: increments must be atomic (CUDA atomics, OpenMP strategy atomics), else 0 */
 } um_vec;
 /** Target j, component c of a vector argument of doubles (an lvalue). */
 #define UM_VEC_D(v, j, c) \
@@ -163,18 +163,27 @@ typedef struct um_vec {
 #endif /* host */
 
 #if UM_DEVICE
-#define UM__VEC_INC(M)                     \
+#define UM__VEC_INC(T, M)                   \
   if (v->atomic) atomicAdd(&M(v, j, c), x); \
   else M(v, j, c) += x
 #else
-#define UM__VEC_INC(M) M(v, j, c) += x
+/* on the host v->atomic is set for OpenMP threads under strategy atomics: a compare-and-swap loop on the value */
+#define UM__VEC_INC(T, M)                                                                         \
+  if (v->atomic) {                                                                                \
+    T *p_ = &M(v, j, c), o_, n_;                                                                  \
+    __atomic_load(p_, &o_, __ATOMIC_RELAXED);                                                     \
+    do n_ = o_ + x;                                                                               \
+    while (!__atomic_compare_exchange(p_, &o_, &n_, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));      \
+  } else                                                                                          \
+    M(v, j, c) += x
 #endif
-/** Add x to target j, component c of a vector INC argument of doubles (atomicAdd on the GPU when v->atomic). */
-UM_KERNEL void um_vec_inc_d(const um_vec *v, int j, int c, double x) { UM__VEC_INC(UM_VEC_D); }
-/** Add x to target j, component c of a vector INC argument of floats (atomicAdd on the GPU when v->atomic). */
-UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_INC(UM_VEC_F); }
-/** Add x to target j, component c of a vector INC argument of ints (atomicAdd on the GPU when v->atomic). */
-UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(UM_VEC_I); }
+/** Add x to target j, component c of a vector INC argument of doubles (atomic when v->atomic: atomicAdd on the
+ * GPU, a compare-and-swap on OpenMP threads). */
+UM_KERNEL void um_vec_inc_d(const um_vec *v, int j, int c, double x) { UM__VEC_INC(double, UM_VEC_D); }
+/** Add x to target j, component c of a vector INC argument of floats (atomic when v->atomic, as _d). */
+UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_INC(float, UM_VEC_F); }
+/** Add x to target j, component c of a vector INC argument of ints (atomic when v->atomic, as _d). */
+UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(int, UM_VEC_I); }
 
 /** @name Math with the same bits on the host and the GPU
  * um_cbrt and um_exp are C's cbrt and exp, except in reproducible mode (run.reproducible), where they are

@@ -6,6 +6,14 @@
  * block per thread at a time, colours in sequence, so no two threads ever
  * write the same target.
  *
+ * Under strategy atomics, a loop whose only writes through maps are vector
+ * increments (um_arg_vec INC) runs in chunks like a direct loop, without a
+ * plan, each increment a compare-and-swap (um_vec_inc_d, um/kernel.h): for
+ * stencils whose rows overlap many others' (SIAC's per element), where block
+ * colouring needs many colours of few blocks. The order of the additions then
+ * varies from run to run (round-off); run.reproducible keeps the colours.
+ * Other loops stay coloured.
+ *
  * Loops over fewer than parallel_threshold elements run the same way on one
  * thread: forking and a barrier per block colour cost more than they save.
  *
@@ -36,7 +44,11 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
   const um_options *opts = um_context_options(ctx);
   const um_plan *plan = NULL;
-  if (loop->has_conflicts && !loop->one_to_one) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
+  const int conflicts = loop->has_conflicts && !loop->one_to_one;
+  /* run.reproducible keeps the colours: vector arguments are never split, so their sums stay in a fixed order */
+  const int atomics = conflicts && loop->strategy == UM_STRATEGY_ATOMICS && !um_context_reproducible(ctx) &&
+                      um_loop_vec_incs_only(loop);
+  if (conflicts && !atomics) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
   const int b0 = loop->begin, n = loop->end - loop->begin, bs = loop->block_size;
   const int nchunks = plan ? plan->nblocks : (n + bs - 1) / bs;
   int gwidth = 0; /* doubles per chunk of reduction partials */
@@ -57,6 +69,8 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
     um_exec *x = &xs[omp_get_thread_num()];
     um_exec_init(x, loop);
     um_exec_gbl_init(x, loop);
+    for (int i = 0; atomics && nthreads > 1 && i < loop->nargs; i++)
+      if (x->a[i].kind == UM_X_VEC && x->a[i].acc == UM_INC) x->vec[i].atomic = 1;
     if (!plan) {
 #pragma omp for schedule(static)
       for (int k = 0; k < nchunks; k++) {
@@ -115,15 +129,29 @@ static int omp_init(um_context *ctx, void **state) {
   return UM_SUCCESS;
 }
 
+/* Blocks by block colour (auto, coloured, hierarchical), or atomics for vector increments (see the top). */
+static int omp_strategy(um_context *ctx, void *state, um_strategy want, um_strategy *out) {
+  if (want == UM_STRATEGY_ATOMICS) {
+    *out = want;
+    return UM_SUCCESS;
+  }
+  if (want != UM_STRATEGY_GLOBAL) return um__host_strategy(ctx, state, want, out);
+  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                  "strategy '%s' needs the cuda backend; the openmp backend runs blocks by block colour (strategy "
+                  "auto, coloured or hierarchical), or vector increments by atomics (strategy atomics)",
+                  um_strategy_name(want));
+}
+
 const um_backend_def um_backend_openmp = {
     .name = "openmp",
     .ranges = 1,
     .host_code = 1,
     .block_sized = 1,
+    .atomics_vec_only = 1,
     .priority = 20,
-    .description = "OpenMP threads on the CPU; indirect increments by block colour",
+    .description = "OpenMP threads on the CPU; indirect increments by block colour (vector increments: atomics too)",
     .init = omp_init,
-    .strategy = um__host_strategy,
+    .strategy = omp_strategy,
     .run = omp_run,
     .gather = omp_gather,
 };
