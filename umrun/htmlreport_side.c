@@ -184,8 +184,9 @@ void rep_write_glossary(FILE *h, FILE *m) {
       {"shared bytes, reuse", "the indirect data a block stages in GPU shared memory, and how often each staged "
                               "value is used (the gain from staging: 1 is none)."},
       {"strategies", "how increments through maps avoid races: seq (one thread, in order), coloured (block colours "
-                     "on OpenMP threads), atomics, global (colouring of elements) and hierarchical (blocks, shared "
-                     "memory, thread colours) on the GPU. Each has the same colour in every report."},
+                     "on OpenMP threads), atomics (on the GPU, and on OpenMP threads for vector increments), global "
+                     "(colouring of elements) and hierarchical (blocks, shared memory, thread colours) on the GPU. "
+                     "Each has the same colour in every report."},
       {"share of loop time", "a loop's time over the time of all the app's loops in the run (the step's loops: what "
                              "dominates the step)."},
       {"±", "with --suite --repeat N: the time is the median of N runs, ± half the spread (max - min) as a share "

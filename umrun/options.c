@@ -22,7 +22,8 @@ static const um_option options[] = {
      .help = "auto: the available one of highest priority: the GPU if present, else the CPU"},
     {.key = "run.strategy", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = CHOICES("auto", "coloured", "atomics", "global", "hierarchical"),
-     .help = "how a loop's increments through maps avoid races (auto: the backend's choice)"},
+     .help = "how a loop's increments through maps avoid races (auto: the backend's choice; openmp: coloured, or atomics "
+             "for loops whose only increments through maps are vector ones; cuda: every one)"},
     {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = CHOICES("aos", "soa", "auto"),
      .help = "dats' layout (auto: SoA unless accessed through a map)"},
     {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
