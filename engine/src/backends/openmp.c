@@ -12,7 +12,8 @@
  * stencils whose rows overlap many others' (SIAC's per element), where block
  * colouring needs many colours of few blocks. The order of the additions then
  * varies from run to run (round-off); run.reproducible keeps the colours.
- * Other loops stay coloured.
+ * Other loops stay coloured (the core refuses atomics set for one of them by
+ * name: backend flag atomics_vec_only).
  *
  * Loops over fewer than parallel_threshold elements run the same way on one
  * thread: forking and a barrier per block colour cost more than they save.

@@ -421,6 +421,15 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
   loop->variant = rec->variant;
   UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
+  /* atomics asked for this loop by name, where the backend has them for vector increments only */
+  if (rec->strategy == UM_STRATEGY_ATOMICS && ctx->backend->atomics_vec_only && loop->has_conflicts &&
+      !loop->one_to_one && !um_loop_vec_incs_only(loop))
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "loop '%s': strategy 'atomics' was set for this loop, but the %s backend runs atomics only for "
+                    "loops whose writes through maps are all vector increments (um_arg_vec INC), and this one "
+                    "writes per map index; leave it to the run's strategy (it is then coloured) or use a backend "
+                    "whose atomics take every increment",
+                    loop->name, ctx->backend->name);
   um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */
   UM_CHECK(ctx, transform(ctx, loop, sp));
   exec_range(loop);

@@ -118,12 +118,13 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
   int ns = 1, blocks[4] = {b0}, nb = 1;
   ss[0] = s0;
   if (planned && rec->strategy == UM_STRATEGY_AUTO) ns = strategies(ctx, s0, ss);
-  if (ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop)) { /* atomics would run it coloured: */
-    int m = 0, twin = 0;                                                  /* the first of the two only */
+  if (ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop)) { /* atomics would run it coloured */
+    int m = 0;
     for (int i = 0; i < ns; i++) {
-      const int c = ss[i] == UM_STRATEGY_ATOMICS || ss[i] == UM_STRATEGY_COLOURED;
-      if (!c || !twin) ss[m++] = ss[i];
-      twin |= c;
+      const um_strategy t = ss[i] == UM_STRATEGY_ATOMICS ? UM_STRATEGY_COLOURED : ss[i];
+      int seen = 0;
+      for (int j = 0; j < m; j++) seen |= ss[j] == t;
+      if (!seen) ss[m++] = t;
     }
     ns = m;
   }
