@@ -90,16 +90,19 @@ static void add_trial(um_tune_info *T, um_strategy s, int bs, um_split sp, int v
   t->seconds = -1;
 }
 
-/* The strategies the backend runs as themselves (its rule maps the others onto one of these). */
-static int strategies(um_context *ctx, um_strategy first, um_strategy *out) {
+/* The strategies the backend runs as themselves for this loop (its rule maps the others onto one of these; a
+ * backend whose atomics are for vector increments only runs the loop's atomics as coloured when it has others). */
+static int strategies(um_context *ctx, const um_loop *loop, um_strategy first, um_strategy *out) {
   char keep[UM_ERRMSG_LEN];
   memcpy(keep, ctx->errmsg, sizeof keep);
+  const int atomics_coloured = ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop);
   int n = 0;
-  out[n++] = first;
-  const um_strategy all[] = {UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL, UM_STRATEGY_HIERARCHICAL};
-  for (int i = 0; i < 4; i++) {
-    um_strategy r = UM_STRATEGY_AUTO;
-    if (ctx->backend->strategy(ctx, ctx->bstate, all[i], &r) != UM_SUCCESS || r != all[i]) continue;
+  const um_strategy all[] = {first, UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL,
+                             UM_STRATEGY_HIERARCHICAL};
+  for (int i = 0; i < 5; i++) {
+    um_strategy r = first;
+    if (i > 0 && (ctx->backend->strategy(ctx, ctx->bstate, all[i], &r) != UM_SUCCESS || r != all[i])) continue;
+    if (atomics_coloured && r == UM_STRATEGY_ATOMICS) r = UM_STRATEGY_COLOURED;
     int seen = 0;
     for (int j = 0; j < n; j++) seen |= out[j] == r;
     if (!seen) out[n++] = r;
@@ -117,17 +120,7 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
   um_strategy ss[5];
   int ns = 1, blocks[4] = {b0}, nb = 1;
   ss[0] = s0;
-  if (planned && rec->strategy == UM_STRATEGY_AUTO) ns = strategies(ctx, s0, ss);
-  if (ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop)) { /* atomics would run it coloured */
-    int m = 0;
-    for (int i = 0; i < ns; i++) {
-      const um_strategy t = ss[i] == UM_STRATEGY_ATOMICS ? UM_STRATEGY_COLOURED : ss[i];
-      int seen = 0;
-      for (int j = 0; j < m; j++) seen |= ss[j] == t;
-      if (!seen) ss[m++] = t;
-    }
-    ns = m;
-  }
+  if (planned && rec->strategy == UM_STRATEGY_AUTO) ns = strategies(ctx, loop, s0, ss);
   const int bsz = ctx->backend->block_sized;
   if (rec->block_size == 0 && (bsz == 2 || (bsz == 1 && planned)))
     for (int i = 0; i < 3; i++)
