@@ -253,6 +253,10 @@ TEST_P(CudaVecArgs, MatchPerIndexArgsAndTheSerialReference) {
       EXPECT_EQ(cv, cp) << "int increments through um_vec_inc_i";
       EXPECT_EQ(hv, hp) << "float increments through um_vec_inc_f";
       EXPECT_EQ(tvw::mixed(x, D, m, true, c.layout, "v"), tvw::mixed(x, D, m, false, c.layout, "p"));
+      // whole-dat arguments (um_arg_whole): READ, and INC (atomics whatever the strategy), twice
+      const tvw::Whole w = tvw::make_whole(m, 37, 5);
+      EXPECT_EQ(tvw::gather_whole(x, D.cells, m, w, c.layout, "w"), tvw::gather_whole_reference(m, w));
+      EXPECT_EQ(tvw::scatter_whole(x, D.cells, m, w, c.layout, "w", 2), tvw::scatter_whole_reference(m, w, 2));
     }
     um_finalize(&x);
   }

@@ -993,7 +993,10 @@ TEST(CudaNvrtc, EveryVectorArgLoopCompiles) {
       std::vector<float> h;
       tvw::count(x, D, m, true, "v", &c, &h);
       tvw::mixed(x, D, m, true, UM_AOS, "v");
-      loops = {"sum_v", "scatter_v", "count_v", "mixed_v"};
+      const tvw::Whole w = tvw::make_whole(m, 20, 1);  // whole-dat arguments (um_arg_whole), READ and INC
+      tvw::gather_whole(x, D.cells, m, w, UM_AOS, "w");
+      tvw::scatter_whole(x, D.cells, m, w, UM_SOA, "w");
+      loops = {"sum_v", "scatter_v", "count_v", "mixed_v", "gather_whole_w", "scatter_whole_w"};
       EXPECT_GE(compile_all(x, loops), (int)(loops.size() * archs().size()));
     } else {
       EXPECT_GE(compile_all(x, {"sum_v", "scatter_v"}), 2 * (int)archs().size());
@@ -1063,6 +1066,39 @@ TEST(CudaCodegen, VectorArgsAreAUmVecOverTheMapRow) {
       }
     }
   }
+}
+
+// A whole-dat argument (um_arg_whole): the um_vec's row is the whole map's one row for every element, n the
+// table's size; its increments are atomic (a thread per element).
+TEST(CudaCodegen, WholeDatArgsShareOneRow) {
+  umc_loop L;
+  memset(&L, 0, sizeof L);
+  L.loop_name = "scatter_whole";
+  L.kernel_name = "tv_scatter_whole";
+  L.header_name = "test_vec_kernels.h";
+  L.exec = UMC_EXEC_FLAT;
+  L.block_threads = 128;
+  L.nargs = 3;
+  L.ndats = 3;
+  L.nmaps = 1;
+  for (int a = 0; a < 3; a++) {
+    umc_arg &x = L.args[a];
+    x.acc = a == 2 ? UM_INC : UM_READ;
+    x.type = a == 0 ? UM_INT : UM_DOUBLE;
+    x.dim = a == 0 ? 4 : 2;
+    x.dat = a;
+    x.map = a == 2 ? 0 : -1;
+    x.ind = -1;
+    x.idx = a == 2 ? UM_ALL : -1;
+    x.indirect = x.vec = x.whole = a == 2;
+    x.arity = a == 2 ? 5000 : 0;
+  }
+  umc_decisions D;
+  const std::string src = generate(L, D);
+  EXPECT_EQ(D.pass[2], UMC_PASS_VEC);
+  EXPECT_EQ(D.apply[2], UMC_APPLY_ATOMIC);
+  EXPECT_TRUE(has(src, "const um_vec v2 = {p.m0, (char *)p.d2, 5000, 2, 1, 1};")) << src;
+  EXPECT_FALSE(has(src, "p.m0 + (size_t)e")) << src;
 }
 
 TEST(CudaNvrtc, UnknownLoopAndKernelWithoutSource) {

@@ -411,3 +411,122 @@ TEST(VecArgs, PlanOfAVectorReadNeedsNoColours) {
 }
 
 }  // namespace
+
+// ---- whole-dat arguments (um_arg_whole): every row of a dat, the rows picked by the kernel -------------------
+
+TEST(WholeArgs, ArgWholeIsArgDatWithNoMap) {
+  um_arg a = um_arg_whole(nullptr, 2, UM_DOUBLE, UM_READ);
+  EXPECT_EQ(a.kind, UM_ARG_DAT);
+  EXPECT_EQ(a.idx, UM_WHOLE);
+  EXPECT_EQ(a.map, nullptr);
+  EXPECT_EQ(a.dim, 2);
+}
+
+// READ and INC on a table of another set, AoS and SoA, seq and OpenMP under every strategy it has (INC runs
+// by atomics without a plan whatever the strategy), repeated calls (the kernel's row is the same one each time)
+TEST(WholeArgs, GatherAndScatterMatchTheSerialReference) {
+  const tvw::Mesh m = tvw::make(700, 3, 71);
+  const tvw::Whole w = tvw::make_whole(m, 37, 5);
+  const std::vector<double> g = tvw::gather_whole_reference(m, w), s = tvw::scatter_whole_reference(m, w, 3);
+  for (const char *b : host_backends())
+    for (um_strategy st : {UM_STRATEGY_AUTO, UM_STRATEGY_ATOMICS})
+      for (um_layout l : {UM_AOS, UM_SOA}) {
+        if (!strcmp(b, "seq") && st == UM_STRATEGY_ATOMICS) continue;
+        Ctx c(b, 4, 16, st);
+        tvw::Decl D = tvw::declare(c.ctx, m);
+        const std::string what = std::string(b) + " " + um_strategy_name(st) + " " + um_layout_name(l);
+        EXPECT_EQ(tvw::gather_whole(c.ctx, D.cells, m, w, l, "g"), g) << what;
+        EXPECT_EQ(tvw::scatter_whole(c.ctx, D.cells, m, w, l, "s", 3), s) << what;
+        um_loop_stats ls;
+        if (stats_of(c.ctx, "scatter_whole_s", &ls)) EXPECT_EQ(ls.has_plan, 0) << what << ": no plan can colour it";
+        if (stats_of(c.ctx, "gather_whole_g", &ls)) EXPECT_EQ(ls.calls, 1) << what;
+      }
+}
+
+// many threads adding to few rows: 20 000 elements x 4 picks over 37 rows, values 1, so lost updates would show
+TEST(WholeArgs, OpenMPIncrementsAreAtomicAndReproducibleModeRunsThemInOrder) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  tvw::Mesh m = tvw::make(20000, 3, 3);
+  m.q.assign(2 * (size_t)m.n, 1.0);
+  const tvw::Whole w = tvw::make_whole(m, 37, 9);
+  const std::vector<double> ref = tvw::scatter_whole_reference(m, w);
+  for (int repro : {0, 1}) {
+    Ctx c("openmp", 8, 64);
+    ASSERT_EQ(um_set_reproducible(c.ctx, repro), UM_SUCCESS) << c.msg();
+    tvw::Decl D = tvw::declare(c.ctx, m);
+    EXPECT_EQ(tvw::scatter_whole(c.ctx, D.cells, m, w, UM_AOS, "s"), ref) << "reproducible " << repro;
+    um_loop_stats ls;
+    if (stats_of(c.ctx, "scatter_whole_s", &ls)) EXPECT_EQ(ls.has_plan, 0);
+  }
+}
+
+// run.tune has one setting to try for a whole-dat INC loop (it runs by atomics whatever the strategy)
+TEST(WholeArgs, TuneTriesOneStrategyForWholeIncrements) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  const tvw::Mesh m = tvw::make(500, 3, 13);
+  const tvw::Whole w = tvw::make_whole(m, 21, 4);
+  um_options o;
+  um_options_default(&o);
+  o.backend = "openmp";
+  o.nthreads = 4;
+  o.parallel_threshold = 0;
+  snprintf(o.cache, sizeof o.cache, "%s", "off");
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
+  ASSERT_EQ(um_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
+  tvw::Decl D = tvw::declare(ctx, m);
+  EXPECT_EQ(tvw::scatter_whole(ctx, D.cells, m, w, UM_AOS, "s"), tvw::scatter_whole_reference(m, w))
+      << "the trials change no result";
+  um_loop_stats st;
+  um_tune_info t;
+  for (int i = 0; i < um_loop_stats_count(ctx); i++)
+    if (um_loop_stats_get(ctx, i, &st) == UM_SUCCESS && std::string(st.name) == "scatter_whole_s" &&
+        um_loop_tune_info(ctx, i, &t))
+      for (int k = 0; k < t.ntrials; k++)
+        for (int j = 0; j < k; j++)
+          EXPECT_FALSE(t.trial[k].strategy != t.trial[j].strategy) << "a second strategy was tried";
+  um_finalize(&ctx);
+}
+
+TEST(WholeArgs, BadArgumentsSayWhatToDo) {
+  const tvw::Mesh m = tvw::make(50, 3, 1);
+  Ctx c("seq");
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  um_dat *q = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, m.q.data(), "q", UM_AOS);
+  um_dat *out = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, nullptr, "out", UM_AOS);
+  um_arg with_map[2] = {um_arg_dat(q, UM_WHOLE, D.nbr, 2, UM_DOUBLE, UM_READ),
+                        um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(c.ctx, &tv_sum_vec_kernel, "with_map", D.cells, 2, with_map), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("takes no map"), std::string::npos) << c.msg();
+  um_arg written[2] = {um_arg_whole(q, 2, UM_DOUBLE, UM_RW), um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(c.ctx, &tv_sum_vec_kernel, "written", D.cells, 2, written), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("may only be READ or INC"), std::string::npos) << c.msg();
+  um_arg wrong_dim[2] = {um_arg_whole(q, 3, UM_DOUBLE, UM_READ), um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(c.ctx, &tv_sum_vec_kernel, "wrong_dim", D.cells, 2, wrong_dim), UM_ERR_ARG);
+  // the whole map is not one of the context's maps (nothing lists, writes or reorders it)
+  const int nmaps = um_map_count(c.ctx);
+  um_arg ok[2] = {um_arg_whole(q, 2, UM_DOUBLE, UM_READ), um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(c.ctx, &tv_sum_vec_kernel, "ok", D.cells, 2, ok), UM_SUCCESS) << c.msg();
+  EXPECT_EQ(um_map_count(c.ctx), nmaps);
+  // tv_sum_vec over the whole dat: out = sum over every row i of (i + 1) q[i]
+  double s0 = 0;
+  for (int i = 0; i < m.n; i++) s0 += (i + 1) * m.q[2 * (size_t)i];
+  EXPECT_EQ(tvw::fetch<double>(c.ctx, out, 2 * m.n)[0], s0);
+}
+
+// a whole-dat loop is kept whole by run.split (as every loop with vector arguments) and its useful bytes count
+// the table once
+TEST(WholeArgs, NeverSplitAndTheTableCountsOnce) {
+  const tvw::Mesh m = tvw::make(400, 3, 17);
+  const tvw::Whole w = tvw::make_whole(m, 40, 2);
+  Ctx c("seq");
+  ASSERT_EQ(um_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS) << c.msg();
+  tvw::Decl D = tvw::declare(c.ctx, m);
+  EXPECT_EQ(tvw::scatter_whole(c.ctx, D.cells, m, w, UM_AOS, "s"), tvw::scatter_whole_reference(m, w));
+  um_loop_stats ls;
+  if (stats_of(c.ctx, "scatter_whole_s", &ls)) {
+    EXPECT_STREQ(ls.split, "off");
+    // pick (4 ints) and q (2 doubles) per cell, the table (2 doubles a row) read and written once
+    EXPECT_DOUBLE_EQ(ls.bytes, 400.0 * (16 + 16) + 2 * 40.0 * 16);
+  }
+}

@@ -12,3 +12,5 @@ TV(tv_count_vec, 2);
 TV(tv_count3, 6);
 TV(tv_mixed_vec, 4);
 TV(tv_mixed3, 8);
+TV(tv_gather_whole, 3);
+TV(tv_scatter_whole, 3);

@@ -65,4 +65,19 @@ UM_KERNEL void tv_mixed3(const double *q, const double *n0, const double *n1, co
   s2[0] += q[0] * s, s2[1] += q[1];
   r0[0] += 1.0;
 }
+
+/* Whole-dat arguments (um_arg_whole): rows the element picks itself (pick[0..4), any row of the table),
+ * read from and added to; tab->n is the table's size, the same for every element. */
+UM_KERNEL void tv_gather_whole(const int *pick, const um_vec *tab, double *out) {
+  for (int c = 0; c < 2; c++) {
+    double s = 0;
+    for (int j = 0; j < 4; j++) s += (j + 1) * UM_VEC_D(tab, pick[j], c);
+    out[c] = s;
+  }
+  out[2] = tab->n;
+}
+UM_KERNEL void tv_scatter_whole(const int *pick, const double *q, const um_vec *tab) {
+  for (int j = 0; j < 4; j++)
+    for (int c = 0; c < 2; c++) um_vec_inc_d(tab, pick[j], c, (j + 1) * q[c]);
+}
 #endif

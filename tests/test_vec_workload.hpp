@@ -168,4 +168,78 @@ inline std::vector<double> mixed(um_context *ctx, const Decl &D, const Mesh &m, 
   return v;
 }
 
+// Whole-dat arguments (um_arg_whole): a table on a set of its own (ntab rows, dim 2, small integers) and
+// each cell's four picks, any rows of it.
+struct Whole {
+  int ntab = 0;
+  std::vector<int> pick;   // n * 4
+  std::vector<double> tab; // ntab * 2
+};
+
+inline Whole make_whole(const Mesh &m, int ntab, unsigned seed) {
+  Whole w;
+  w.ntab = ntab;
+  unsigned s = seed;
+  auto next = [&s]() { return s = s * 1103515245u + 12345u, (s >> 8) & 0xffffff; };
+  for (int e = 0; e < 4 * m.n; e++) w.pick.push_back(e % 5 == 4 ? 0 : (int)(next() % (unsigned)ntab));
+  for (int i = 0; i < 2 * ntab; i++) w.tab.push_back((double)((int)(next() % 13) - 6));
+  return w;
+}
+
+// out[e] = sum_j (j + 1) tab[pick[e][j]], then the table's size as the kernel saw it (dim 3)
+inline std::vector<double> gather_whole(um_context *ctx, um_set *cells, const Mesh &m, const Whole &w,
+                                        um_layout layout, const std::string &tag) {
+  um_set *tabs = nullptr;
+  EXPECT_EQ(um_decl_set(ctx, w.ntab, ("tab_" + tag).c_str(), &tabs), UM_SUCCESS) << um_error_message(ctx);
+  um_dat *pick = dat(ctx, cells, 4, UM_INT, w.pick.data(), "pick_" + tag, UM_AOS);
+  um_dat *tab = dat(ctx, tabs, 2, UM_DOUBLE, w.tab.data(), "t_" + tag, layout);
+  um_dat *out = dat(ctx, cells, 3, UM_DOUBLE, nullptr, "gw_" + tag, layout);
+  um_arg a[3] = {um_arg_dat(pick, -1, UM_ID, 4, UM_INT, UM_READ), um_arg_whole(tab, 2, UM_DOUBLE, UM_READ),
+                 um_arg_dat(out, -1, UM_ID, 3, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(ctx, &tv_gather_whole_kernel, ("gather_whole_" + tag).c_str(), cells, 3, a), UM_SUCCESS)
+      << um_error_message(ctx);
+  return fetch<double>(ctx, out, 3 * m.n);
+}
+
+inline std::vector<double> gather_whole_reference(const Mesh &m, const Whole &w) {
+  std::vector<double> r;
+  for (int e = 0; e < m.n; e++) {
+    for (int c = 0; c < 2; c++) {
+      double s = 0;
+      for (int j = 0; j < 4; j++) s += (j + 1) * w.tab[2 * (size_t)w.pick[4 * (size_t)e + j] + c];
+      r.push_back(s);
+    }
+    r.push_back(w.ntab);
+  }
+  return r;
+}
+
+// tab (starting at 50 + i) += (j + 1) q[e] at each of e's picks; `calls` times
+inline std::vector<double> scatter_whole(um_context *ctx, um_set *cells, const Mesh &m, const Whole &w,
+                                         um_layout layout, const std::string &tag, int calls = 1) {
+  um_set *tabs = nullptr;
+  EXPECT_EQ(um_decl_set(ctx, w.ntab, ("stab_" + tag).c_str(), &tabs), UM_SUCCESS) << um_error_message(ctx);
+  std::vector<double> init(2 * (size_t)w.ntab);
+  for (size_t i = 0; i < init.size(); i++) init[i] = 50.0 + (double)i;
+  um_dat *pick = dat(ctx, cells, 4, UM_INT, w.pick.data(), "spick_" + tag, UM_AOS);
+  um_dat *q = dat(ctx, cells, 2, UM_DOUBLE, m.q.data(), "wq_" + tag, layout);
+  um_dat *tab = dat(ctx, tabs, 2, UM_DOUBLE, init.data(), "st_" + tag, layout);
+  um_arg a[3] = {um_arg_dat(pick, -1, UM_ID, 4, UM_INT, UM_READ), um_arg_dat(q, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                 um_arg_whole(tab, 2, UM_DOUBLE, UM_INC)};
+  for (int k = 0; k < calls; k++)
+    EXPECT_EQ(um_par_loop(ctx, &tv_scatter_whole_kernel, ("scatter_whole_" + tag).c_str(), cells, 3, a), UM_SUCCESS)
+        << um_error_message(ctx);
+  return fetch<double>(ctx, tab, 2 * w.ntab);
+}
+
+inline std::vector<double> scatter_whole_reference(const Mesh &m, const Whole &w, int calls = 1) {
+  std::vector<double> r(2 * (size_t)w.ntab);
+  for (size_t i = 0; i < r.size(); i++) r[i] = 50.0 + (double)i;
+  for (int k = 0; k < calls; k++)
+    for (int e = 0; e < m.n; e++)
+      for (int j = 0; j < 4; j++)
+        for (int c = 0; c < 2; c++) r[2 * (size_t)w.pick[4 * (size_t)e + j] + c] += (j + 1) * m.q[2 * (size_t)e + c];
+  return r;
+}
+
 }  // namespace tvw

@@ -43,6 +43,9 @@ typedef struct um_loop {
    * increments); the backend runs the loop whole otherwise as usual */
   int fused;
   int has_vec;           /**< any vector arg (idx UM_ALL: every target of a map row) */
+  /** any whole-dat INC (um_arg_whole): increments to rows no map names; a vector arg through the set's whole map
+   * (um_map_whole: one shared row of every index), which no plan can colour: atomics, or one thread */
+  int has_whole_inc;
   /** has_conflicts, but every arg that writes through a map does so through one map column whose targets are
    * all distinct (and no other arg names that dat another way): no two elements write one row, so the
    * elements may run at once, without plans, colours or atomics (e.g. LULESH's region loops) */
@@ -338,6 +341,9 @@ void *um_dat_backend_data(const um_dat *d);
 void um_dat_set_backend_data(um_dat *d, void *p);
 /** The map's entries on the host (from->size * arity, 0-based); also in um/um.h. */
 const int *um_map_data(const um_map *m);
+/** 1 for the map a whole-dat argument (um_arg_whole) runs through: a vector argument whose row, data[0 .. arity)
+ * = 0, 1, .., arity - 1 (every row of the to-set), is the same for every element (not one row per element). */
+int um_map_is_whole(const um_map *m);
 
 /** Statistics the backend measured: device time of one call of loop `id`
  * (may come after run returned, e.g. when events are read at a sync). */

@@ -46,6 +46,7 @@ typedef struct {
   size_t stride;     /**< SoA: bytes between components (set size * esize)*/
   int acc;           /**< um_access                                      */
   int type;          /**< um_type                                        */
+  int whole;         /**< a vector arg over a whole dat (um_arg_whole): one row for all elements */
 } um_exec_arg;
 
 /** A loop's range compiled for its arguments (engine/src/core/hostc.c): base
@@ -96,7 +97,7 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
     case UM_X_INDIRECT_AOS: p[i] = a->base + um__target(a, e) * a->row; break;
     case UM_X_GBL: p[i] = a->base; break;
     case UM_X_VEC:
-      x->vec[i].idx = a->map + (size_t)e * (size_t)a->arity;
+      x->vec[i].idx = a->whole ? a->map : a->map + (size_t)e * (size_t)a->arity;
       p[i] = &x->vec[i];
       break;
     default: { /* SoA: gather one element into scratch */

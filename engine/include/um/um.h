@@ -412,6 +412,17 @@ um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_a
  * to-set, acc is UM_READ or UM_INC (increments through um_vec_inc_d / _f / _i). One argument however
  * large the arity, so stencils over many neighbours stay within UM_MAX_ARGS. */
 um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc);
+/** idx for um_arg_dat meaning "every row of the dat, whatever the element" (um_arg_whole). */
+#define UM_WHOLE (-3)
+/** A whole-dat argument: every row of `dat` (on any set) as one argument, for kernels that find the rows they
+ * need themselves (a search through a hash grid, a lookup table). The kernel receives a `const um_vec *` with
+ * n = the dat's set size and reads row j, component c as UM_VEC_D(v, j, c); the same for every element. acc is
+ * UM_READ, or UM_INC (add with um_vec_inc_d / _f / _i): increments to rows no map names cannot be coloured, so a
+ * loop with one runs by atomics on backends that have them (CUDA; OpenMP), serially on seq and, under
+ * run.reproducible, on one OpenMP thread. Not under distribution (every rank would need every row): a loop with
+ * one is refused there. Row numbers are the current ones: after a reordering (um_app_prepare, run.reorder) index
+ * tables the kernel reads must be built from the reordered data (um_dat_fetch). */
+um_arg um_arg_whole(um_dat *dat, int dim, um_type type, um_access acc);
 /** A global argument: dim values of type at `data`, read (UM_READ) or reduced
  * into (UM_INC, UM_MIN, UM_MAX) by the loop. */
 um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc);

@@ -13,7 +13,9 @@
  * colouring needs many colours of few blocks. The order of the additions then
  * varies from run to run (round-off); run.reproducible keeps the colours.
  * Other loops stay coloured (the core refuses atomics set for one of them by
- * name: backend flag atomics_vec_only).
+ * name: backend flag atomics_vec_only). Loops that increment a whole dat
+ * (um_arg_whole) always run by atomics (the core sets their strategy), or on
+ * one thread in element order under run.reproducible.
  *
  * Loops over fewer than parallel_threshold elements run the same way on one
  * thread: forking and a barrier per block colour cost more than they save.
@@ -49,7 +51,9 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   /* run.reproducible keeps the colours: vector arguments are never split, so their sums stay in a fixed order */
   const int atomics = conflicts && loop->strategy == UM_STRATEGY_ATOMICS && !um_context_reproducible(ctx) &&
                       um_loop_vec_incs_only(loop);
-  if (conflicts && !atomics) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
+  /* increments to a whole dat (um_arg_whole) cannot be coloured: under run.reproducible, one thread in order */
+  const int serial = conflicts && loop->has_whole_inc && um_context_reproducible(ctx) && um_loop_vec_incs_only(loop);
+  if (conflicts && !atomics && !serial) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
   const int b0 = loop->begin, n = loop->end - loop->begin, bs = loop->block_size;
   const int nchunks = plan ? plan->nblocks : (n + bs - 1) / bs;
   int gwidth = 0; /* doubles per chunk of reduction partials */
@@ -57,7 +61,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
     if (loop->args[i].kind == UM_ARG_GBL && loop->args[i].acc != UM_READ) gwidth += loop->args[i].dim;
   int nthreads = opts->nthreads > 0 ? opts->nthreads : omp_get_max_threads();
   /* a small loop costs less on one thread than a fork and a barrier per colour */
-  if (n < opts->parallel_threshold) nthreads = 1;
+  if (n < opts->parallel_threshold || serial) nthreads = 1;
   um_exec *xs = malloc((size_t)nthreads * sizeof *xs);
   double *parts = gwidth ? malloc((size_t)(nchunks > 0 ? nchunks : 1) * (size_t)gwidth * sizeof(double)) : NULL;
   if (!xs || (gwidth && !parts)) {

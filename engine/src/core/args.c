@@ -32,6 +32,32 @@ um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc
   return um_arg_dat(dat, UM_ALL, map, dim, type, acc);
 }
 
+um_arg um_arg_whole(um_dat *dat, int dim, um_type type, um_access acc) {
+  return um_arg_dat(dat, UM_WHOLE, NULL, dim, type, acc);
+}
+
+/* A whole-dat argument (idx UM_WHOLE): no map, READ or INC; um_par_loop then gives it the dat set's whole map. */
+static int check_whole(um_context *ctx, const char *loop, int i, const um_arg *a) {
+  const um_dat *d = a->dat;
+  if (a->map)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d (dat '%s'): a whole-dat argument (um_arg_whole, or idx UM_WHOLE) passes every "
+                    "row of the dat, so it takes no map, but map '%s' was given; drop the map, or use um_arg_vec for "
+                    "the targets of a map row",
+                    loop, i, d->name, a->map->name);
+  if (a->acc != UM_READ && a->acc != UM_INC)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "loop '%s', arg %d: whole-dat argument of dat '%s' has access %s, but it may only be READ or INC "
+                    "(add with um_vec_inc_*)",
+                    loop, i, d->name, um_access_name(a->acc));
+  if (ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "loop '%s', arg %d: a whole-dat argument (dat '%s') needs every row of the dat on every rank, "
+                    "but this run is distributed over ranks; run it on one rank",
+                    loop, i, d->name);
+  return UM_SUCCESS;
+}
+
 /* A vector argument (idx UM_ALL): a map from the loop's set to the dat's, READ or INC. */
 static int check_vec(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a) {
   const um_dat *d = a->dat;
@@ -93,6 +119,7 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: declared type %s but dat '%s' holds %s", loop, i,
                     um_type_name(a->type), d->name, um_type_name(d->type));
   if (a->idx == UM_ALL) return check_vec(ctx, loop, set, i, a); /* read in place: never staged, any width */
+  if (a->idx == UM_WHOLE) return check_whole(ctx, loop, i, a);
   if (d->dim * (int)d->esize > UM_MAX_SCRATCH_DIM * (int)sizeof(double) && (d->layout == UM_SOA || d->layout_auto))
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' of dim %d is too wide for SoA (at most %d doubles)",
                     loop, i, d->name, d->dim, UM_MAX_SCRATCH_DIM);

@@ -1,4 +1,5 @@
 /* The context and the objects declared on it: sets, maps, dats, constants. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
@@ -211,6 +212,12 @@ int um_finalize(um_context **pctx) {
     free(ctx->maps[i]->data);
     free(ctx->maps[i]);
   }
+  for (int i = 0; i < ctx->nwholes; i++) {
+    free(ctx->wholes[i]->name);
+    free(ctx->wholes[i]->data);
+    free(ctx->wholes[i]);
+  }
+  free(ctx->wholes);
   for (int i = 0; i < ctx->ndats; i++) {
     free(ctx->dats[i]->name);
     free(ctx->dats[i]->data);
@@ -343,6 +350,41 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
   return UM_SUCCESS;
 }
 
+int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {
+  for (int i = 0; i < ctx->nwholes; i++)
+    if (ctx->wholes[i]->from == from && ctx->wholes[i]->to == to && ctx->wholes[i]->arity == um__set_total(to)) {
+      *out = ctx->wholes[i];
+      return UM_SUCCESS;
+    }
+  const int n = um__set_total(to);
+  if (n < 1)
+    return UM_ERROR(ctx, UM_ERR_ARG, "a whole-dat argument of set '%s' needs at least one row; the set is empty",
+                    to->name);
+  if (UM_GROW(ctx->wholes, ctx->capwholes, ctx->nwholes)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  um_map *m = calloc(1, sizeof *m);
+  char name[300];
+  snprintf(name, sizeof name, "whole(%s)", to->name);
+  if (m) {
+    m->name = dupstr(name);
+    m->data = malloc((size_t)n * sizeof(int));
+  }
+  if (!m || !m->name || !m->data) {
+    if (m) { free(m->name); free(m->data); }
+    free(m);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the rows of set '%s' (%d)", to->name, n);
+  }
+  for (int i = 0; i < n; i++) m->data[i] = i;
+  m->ctx = ctx;
+  m->from = from;
+  m->to = to;
+  m->arity = n;
+  m->index = -1;
+  m->whole = 1;
+  ctx->wholes[ctx->nwholes++] = m;
+  *out = m;
+  return UM_SUCCESS;
+}
+
 int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data, const char *name,
                 um_dat **out) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
@@ -464,6 +506,7 @@ int um_map_arity(const um_map *m) { return m->arity; }
 um_set *um_map_from(const um_map *m) { return m->from; }
 um_set *um_map_to(const um_map *m) { return m->to; }
 const int *um_map_data(const um_map *m) { return m->data; }
+int um_map_is_whole(const um_map *m) { return m && m->whole; }
 const char *um_dat_name(const um_dat *d) { return d->name; }
 um_set *um_dat_set(const um_dat *d) { return d->set; }
 int um_dat_rows(const um_dat *d) { return d->rows; }

@@ -37,6 +37,7 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
       e->map = a->map->data;
       e->arity = a->map->arity;
       e->idx = UM_ALL;
+      e->whole = a->map->whole;
       e->kind = UM_X_VEC;
       x->vec[i].idx = e->map;
       x->vec[i].base = d->data;

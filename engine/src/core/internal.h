@@ -6,6 +6,9 @@
 #include "error.h"
 #include "objects.h"
 
+/* The whole map from `from` to `to` (objects.h: um_map.whole), made at its first use: whole-dat arguments
+ * (um_arg_whole) run as vector arguments through it. */
+int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out);
 /* Resolve AUTO layouts for the dats of a loop and convert storage if needed. */
 int um__resolve_layouts(um_context *ctx, const um_loop *loop);
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);

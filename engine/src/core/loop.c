@@ -52,14 +52,17 @@ static void describe_loop(um_loop *loop, const um_kernel *kernel, const char *na
       loop->indirect = 1;
       if (args[i].acc != UM_READ) loop->has_conflicts = 1;
       if (args[i].idx == UM_ALL) loop->has_vec = 1;
+      if (args[i].map->whole && args[i].acc == UM_INC) loop->has_whole_inc = 1;
     }
     if (args[i].kind == UM_ARG_GBL && args[i].acc != UM_READ) loop->has_reduction = 1;
   }
 }
 
-/* Stage 1: the kernel, the set and every argument; fills the loop's flags. */
+/* Stage 1: the kernel, the set and every argument; fills the loop's flags. The loop runs `run` (nargs
+ * entries the caller provides): args, with every whole-dat argument (idx UM_WHOLE) made a vector argument
+ * through its set's whole map. */
 static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
-                      const um_arg *args, um_loop *loop) {
+                      const um_arg *args, um_arg *run, um_loop *loop) {
   if (!kernel || !kernel->range)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (define it with UM_KERNEL_DEFINE)", name);
   if (!set) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': iteration set is NULL", name);
@@ -70,7 +73,13 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': kernel '%s' takes %d arguments but the loop passes %d", name,
                     kernel->name, kernel->nargs, nargs);
   for (int i = 0; i < nargs; i++) UM_CHECK(ctx, um__check_arg(ctx, name, set, i, &args[i]));
-  describe_loop(loop, kernel, name, set, nargs, args);
+  if (nargs) memcpy(run, args, (size_t)nargs * sizeof *args);
+  for (int i = 0; i < nargs; i++)
+    if (run[i].kind == UM_ARG_DAT && run[i].idx == UM_WHOLE) {
+      UM_CHECK(ctx, um__whole_map(ctx, set, run[i].dat->set, &run[i].map));
+      run[i].idx = UM_ALL;
+    }
+  describe_loop(loop, kernel, name, set, nargs, run);
   return UM_SUCCESS;
 }
 
@@ -145,7 +154,8 @@ static double bytes_per_element(const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT) continue;
-    const double n = a->idx == UM_ALL ? (double)a->map->arity : 1.0; /* a vector arg: every target of the row */
+    /* a vector arg: every target of the row; a whole-dat arg: the rows the kernel picks, counted as one */
+    const double n = a->idx == UM_ALL && !a->map->whole ? (double)a->map->arity : 1.0;
     b += n * ((double)a->dim * (double)a->dat->esize * (a->acc == UM_READ ? 1 : 2) + (a->map ? sizeof(int) : 0));
   }
   return b;
@@ -362,13 +372,33 @@ static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec,
 
 static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
 
+/* A loop that increments a whole dat (um_arg_whole INC) writes rows no map names: no plan can colour it, so it
+ * runs by atomics whatever the strategy, where the backend has them; a backend without (seq) runs it serially. */
+static int whole_inc_strategy(um_context *ctx, um_loop *loop) {
+  char keep[UM_ERRMSG_LEN];
+  memcpy(keep, ctx->errmsg, sizeof keep);
+  um_strategy got = UM_STRATEGY_AUTO;
+  if (ctx->backend->strategy(ctx, ctx->bstate, UM_STRATEGY_ATOMICS, &got) == UM_SUCCESS && got == UM_STRATEGY_ATOMICS) {
+    loop->strategy = UM_STRATEGY_ATOMICS;
+    return UM_SUCCESS;
+  }
+  memcpy(ctx->errmsg, keep, sizeof keep); /* the refusal was a question */
+  if (!strcmp(ctx->backend->name, "seq")) return UM_SUCCESS; /* one element after another: nothing meets */
+  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                  "loop '%s' increments a whole dat (um_arg_whole INC), which needs atomics, and the %s backend has "
+                  "none; run it on seq, openmp or cuda",
+                  loop->name, ctx->backend->name);
+}
+
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                 const um_arg *args) {
   if (!ctx) return UM_ERR_ARG;
   if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
   um_loop loop;
   memset(&loop, 0, offsetof(um_loop, red));
-  UM_CHECK(ctx, check_loop(ctx, kernel, name, set, nargs, args, &loop));
+  um_arg run[UM_MAX_ARGS];
+  UM_CHECK(ctx, check_loop(ctx, kernel, name, set, nargs, args, run, &loop));
+  args = run;
   um_loop_rec *rec = um__loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
   loop.id = (int)(rec - ctx->loops);
@@ -421,6 +451,7 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
   loop->variant = rec->variant;
   UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
+  if (loop->has_whole_inc) UM_CHECK(ctx, whole_inc_strategy(ctx, loop));
   /* atomics asked for this loop by name, where the backend has them for vector increments only */
   if (rec->strategy == UM_STRATEGY_ATOMICS && ctx->backend->atomics_vec_only && loop->has_conflicts &&
       !loop->one_to_one && !um_loop_vec_incs_only(loop))
@@ -515,6 +546,15 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
       if (a->kind != UM_ARG_DAT || !a->map) continue;
+      if (a->map->whole) { /* read in place and never staged: as a direct arg to the plan (INC: never planned) */
+        if (a->acc != UM_READ)
+          return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                          "loop '%s' increments a whole dat (arg %d, um_arg_whole) and writes through a map per index: "
+                          "the %s backend cannot colour the first nor run the second by atomics; pass the per-index "
+                          "writes as vector increments (um_arg_vec), or run on seq or cuda",
+                          loop->name, i, ctx->backend->name);
+        continue;
+      }
       pargs[i].map = a->map->data + (size_t)begin * (size_t)a->map->arity; /* elements from begin */
       pargs[i].arity = a->map->arity;
       pargs[i].idx = a->idx == UM_ALL ? UM_PLAN_ALL : a->idx; /* a vector arg: conflicts through every target */

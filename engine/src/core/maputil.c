@@ -120,7 +120,7 @@ double um__useful_bytes(const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT) continue;
-    int first = 1, mult = 0, map_first = a->map != NULL, direct = 0;
+    int first = 1, mult = 0, map_first = a->map != NULL && !a->map->whole, direct = 0;
     for (int j = 0; j < loop->nargs; j++) {
       const um_arg *b = &loop->args[j];
       if (b->kind != UM_ARG_DAT) continue;
@@ -128,7 +128,7 @@ double um__useful_bytes(const um_loop *loop) {
         if (j < i) first = 0;
         int m = (b->acc == UM_RW || b->acc == UM_INC) ? 2 : 1;
         if (m > mult) mult = m;
-        if (!b->map) direct = 1;
+        if (!b->map || b->map->whole) direct = 1; /* a whole dat: counted as every row once */
       }
       if (a->map && b->map == a->map && j < i) map_first = 0;
     }

@@ -39,6 +39,10 @@ struct um_map {
   int arity;
   int *data;
   int index;
+  /* 1: a whole map (um__whole_map): every element's row is the one row data[0 .. arity) = 0, 1, .., arity-1 of
+   * the to-set, for whole-dat arguments; held by the context apart from its maps (never reordered, distributed,
+   * written or planned through) */
+  int whole;
   /* um__map_column_one_to_one's cache: columns checked / found one to one, for this data */
   const int *one_data;
   unsigned long long one_known, one_cols;
@@ -187,6 +191,8 @@ struct um_context {
   um_tune tune;          /* per-loop auto-tuning (tune.c) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
+  int nwholes, capwholes;
+  um_map **wholes;       /* whole maps (um__whole_map), not among maps[] */
 };
 
 #endif

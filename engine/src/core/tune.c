@@ -97,6 +97,10 @@ static int strategies(um_context *ctx, const um_loop *loop, um_strategy first, u
   memcpy(keep, ctx->errmsg, sizeof keep);
   const int atomics_coloured = ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop);
   int n = 0;
+  if (loop->has_whole_inc) { /* runs by atomics (or serially) whatever the strategy: prepare() in loop.c */
+    out[0] = first;
+    return 1;
+  }
   const um_strategy all[] = {first, UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL,
                              UM_STRATEGY_HIERARCHICAL};
   for (int i = 0; i < 5; i++) {
@@ -284,7 +288,7 @@ static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_in
     h = mix(h, ((uint64_t)a->map->arity << 32) ^ (uint64_t)a->map->to->gsize);
     int first = 1;
     for (int j = 0; j < i; j++) first &= loop->args[j].map != a->map;
-    if (first) h = map_sample_hash(h, a->map);
+    if (first && !a->map->whole) h = map_sample_hash(h, a->map); /* (a whole map is one row: 0, 1, ..) */
   }
   for (int k = 0; k < T->ntrials; k++)
     h = mix(h, ((uint64_t)T->trial[k].strategy << 40) ^ ((uint64_t)T->trial[k].split << 32) ^ (uint64_t)T->trial[k].block_size);

@@ -136,8 +136,9 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
       P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, a, x->dim);
       break;
     case UMC_PASS_VEC: /* {idx, base, n, es, cs, atomic}: AoS es = dim, cs = 1; SoA es = 1, cs = rows */
-      P("%sconst um_vec v%d = {p.m%d + (size_t)e * %d, (char *)p.d%d, %d, %d, %lld, %d};\n", ind, a, x->map,
-        x->arity, x->dat, x->arity, x->soa ? 1 : x->dim, x->soa ? x->stride : 1LL,
+      P("%sconst um_vec v%d = {p.m%d", ind, a, x->map); /* a whole dat's one row serves every element */
+      if (!x->whole) P(" + (size_t)e * %d", x->arity);
+      P(", (char *)p.d%d, %d, %d, %lld, %d};\n", x->dat, x->arity, x->soa ? 1 : x->dim, x->soa ? x->stride : 1LL,
         D->apply[a] == UMC_APPLY_ATOMIC ? 1 : 0);
       break;
     case UMC_PASS_REG:

@@ -52,6 +52,7 @@ typedef struct {
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
   int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
                          incremented in the dat in place (never staged, never in an ind) */
+  int whole;          /* a vector arg over a whole dat (um_arg_whole): the map's one row serves every element */
 } umc_arg;
 
 /* cuda.warp_combine: pairs of increments (args) whose rows often agree between an element and the one `offset`

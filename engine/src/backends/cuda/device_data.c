@@ -129,6 +129,7 @@ static int *map_on_device(cu_state *S, const um_map *m) {
 
 /* the bytes of m's rows on this rank: owned, then both halos (um_set_size is the global count) */
 static size_t map_bytes(um_context *ctx, const um_map *m) {
+  if (um_map_is_whole(m)) return (size_t)um_map_arity(m) * sizeof(int); /* one row, shared by every element */
   int exec = 0, nonexec = 0, owned = 0;
   const um_set *from = um_map_from(m);
   um_set_ranges(from, NULL, &exec, &nonexec);

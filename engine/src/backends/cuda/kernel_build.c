@@ -42,6 +42,10 @@ cu_mode cu_choose_mode(const um_loop *loop, um_strategy s, cu_staging staging) {
     m.fused = 1;
     return m;
   }
+  if (loop->has_whole_inc) { /* increments to any row of a whole dat: a thread per element, atomics */
+    m.stage_all = 0;
+    return m;
+  }
   if (s == UM_STRATEGY_ATOMICS) {
     for (int i = 0; i < loop->nargs; i++) {
       const um_arg *a = &loop->args[i];
@@ -139,6 +143,7 @@ static int describe_args(const um_loop *loop, int layout, umc_loop *L, const um_
       x->map = m;
       x->arity = um_map_arity(a->map);
       x->vec = a->idx == UM_ALL; /* never staged: in no ind */
+      x->whole = um_map_is_whole(a->map);
     }
   }
   return UM_SUCCESS;
