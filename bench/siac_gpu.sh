@@ -7,7 +7,10 @@
 #   `bash scripts/siac-meshes.sh -o .ext/siac-meshes 4 16 64 256` and carry it; .msh.gz files there are
 #   unpacked first, to carry less); 1024k = 256k refined once.
 # STAGES (default "check sweep strategies"), SIZES (default "4 16 64 256 1024"), DEGREES (default "1 2 3"),
-# KINDS (default "low high"), POINT_THREADS (cell or point: per point's thread, default cell), REPEAT (runs per scheme, the fastest kept; default 2), BUDGET_S (default 520: runs that would start later are skipped and listed).
+# KINDS (default "low high"), POINT_THREADS (cell or point: per point's thread, default cell), SEARCH (map or grid:
+# params.search, the neighbourhood map built once or King & Kirby's hash-grid searches inside the loops; default map),
+# REPEAT (runs per scheme, the fastest kept; default 2), BUDGET_S (default 520: runs that would start later are
+# skipped and listed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -29,8 +32,10 @@ KINDS=${KINDS:-low high}
 BUDGET_S=${BUDGET_S:-520}
 REPEAT=${REPEAT:-2}
 POINT_THREADS=${POINT_THREADS:-cell} # per point's parallel unit (params.point_threads): cell or point
+SEARCH=${SEARCH:-map} # params.search: map or grid
 SUFFIX=""
 [ "$POINT_THREADS" = point ] && SUFFIX=_pt
+[ "$SEARCH" = grid ] && SUFFIX=_grid
 CFG=apps/siac/configs/siac_uniform.yaml
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
@@ -45,6 +50,9 @@ if has check; then # both schemes, every strategy and layout: validated, and per
         run "check_${cfg}_${st}_${lay}" apps/siac/configs/$cfg.yaml --set run.strategy=$st --set run.layout=$lay
       done
     done
+  done
+  for lay in aos soa; do # the searches inside the loops (per element's increments: atomics whatever the strategy)
+    run "check_siac_grid_$lay" apps/siac/configs/siac_grid.yaml --set run.layout=$lay
   done
 fi
 
@@ -64,7 +72,7 @@ if has sweep; then # per point against per element (atomics), each run once afte
         name=sweep_${kind}_${size}k_k$k$SUFFIX
         if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
         timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args $kind $size) --set params.degree=$k \
-          --set params.point_threads=$POINT_THREADS --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=$REPEAT \
+          --set params.point_threads=$POINT_THREADS --set params.search=$SEARCH --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=$REPEAT \
           --set output.dir= --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
         echo "$name: exit $? $(grep -E 'per_element / per_point' "$LOG/$name.log" | head -1)"
       done

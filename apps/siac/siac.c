@@ -56,6 +56,15 @@ static const um_option siac_options[] = {
      .help = "per_point's parallel unit: cell (a thread per cell computes its (k+1)^2 points, loading each\n"
              "neighbour once for all of them) or point (a thread per point, as King & Kirby's per-point scheme:\n"
              "each point loads every neighbour itself; the map is (k+1)^2 times larger)"},
+    {.key = "params.search", .type = UM_OPT_CHOICE, .def = "map", .choices = CHOICES("map", "grid"),
+     .help = "how each scheme finds what its stencils meet: map (a neighbourhood map built once on the host,\n"
+             "passed to both loops: they test the same pairs) or grid (King & Kirby's own schemes: a uniform hash\n"
+             "grid searched inside the loops, per point for the triangles near each point, a thread per point,\n"
+             "per element for the points near each triangle, adding to any point: their Table 1 test counts)"},
+    {.key = "params.bins", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 4096, .flags = UM_OPT_RANGE,
+     .range_hint = "use 0 (1/h) or 1..4096",
+     .help = "params.search: grid: bins per side of the search grid (0: 1/h, bins about as wide as the largest\n"
+             "triangle)"},
     {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
 };
@@ -69,7 +78,8 @@ static double scheme_seconds(um_context *ctx, int which) {
   for (int i = 0, n = um_loop_stats_count(ctx); i < n; i++) {
     um_loop_stats st;
     if (um_loop_stats_get(ctx, i, &st)) continue;
-    if (!strcmp(st.name, scheme_loop[which]) || (which == 1 && !strcmp(st.name, "zero"))) t += st.seconds;
+    if (!strcmp(st.name, scheme_loop[which]) || (which == 1 && (!strcmp(st.name, "zero") || !strcmp(st.name, "zero_points"))))
+      t += st.seconds;
   }
   return t;
 }
@@ -81,7 +91,24 @@ static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *bes
     stats[0] = stats[1] = 0;
     UM_APP_TRY(um_sync(r->ctx));
     const double t0 = scheme_seconds(r->ctx, which);
-    if (which == 0 && s->points) {
+    if (s->grid && which == 0) {
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_grid_kernel, "per_point", s->points,
+                             um_arg_dat(s->p_pxy, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_xy, 6, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_coef, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_tstart, 1, UM_INT, UM_READ), um_arg_whole(s->p_tlist, 1, UM_INT, UM_READ),
+                             um_arg_dat(s->p_pval, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE),
+                             um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
+    } else if (s->grid) {
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_zero1_kernel, "zero_points", s->points,
+                             um_arg_dat(s->p_pval_e, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)));
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_element_grid_kernel, "per_element", s->cells,
+                             um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_coef, -1, UM_ID, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_pxy, 2, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_pstart, 1, UM_INT, UM_READ), um_arg_whole(s->p_plist, 1, UM_INT, UM_READ),
+                             um_arg_whole(s->p_pval_e, 1, UM_DOUBLE, UM_INC), um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
+    } else if (which == 0 && s->points) {
       UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_single_kernel, "per_point", s->points,
                              um_arg_dat(s->p_xy, 0, s->pcell, 6, UM_DOUBLE, UM_READ),
                              um_arg_dat(s->p_pq, -1, UM_ID, 1, UM_INT, UM_READ),
@@ -111,10 +138,10 @@ static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *bes
     }
     UM_APP_TRY(um_sync(r->ctx));
     const double t = scheme_seconds(r->ctx, which) - t0;
-    if (which == 0 && s->points) /* each cell's values in one row, as the other schemes leave them (not timed) */
-      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_points_to_cell_kernel, "points_to_cells", s->cells,
-                             um_arg_vec(s->p_pval, s->cpts, 1, UM_DOUBLE, UM_READ),
-                             um_arg_dat(s->p_pp, -1, UM_ID, s->nq, UM_DOUBLE, UM_WRITE)));
+    if (s->points && (which == 0 || s->grid)) /* each cell's values in one row, as the map's schemes leave them */
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_points_to_cell_kernel, which ? "points_to_cells_pe" : "points_to_cells",
+                             s->cells, um_arg_vec(which ? s->p_pval_e : s->p_pval, s->cpts, 1, UM_DOUBLE, UM_READ),
+                             um_arg_dat(which ? s->p_pe : s->p_pp, -1, UM_ID, s->nq, UM_DOUBLE, UM_WRITE)));
     if (t < *best) *best = t;
     um_app_progress(r, scheme_loop[which], it + 1, repeat);
   }
@@ -146,8 +173,11 @@ static int siac_run(um_app_run *r) {
   UM_APP_TRY(um_app_choice(r, "params.scheme", &scheme, NULL));
   UM_APP_TRY(um_app_int(r, "params.repeat", &repeat));
   const double t0 = um_wtime();
+  int bins;
+  UM_APP_TRY(um_app_int(r, "params.bins", &bins));
   int rc = siac_build(r, &s);
   if (!rc) rc = um_app_prepare(r, "cell_nodes");
+  if (!rc && s.grid) rc = siac_grid_build(r, &s, bins);
   if (rc) {
     siac_free(&s);
     return rc;

@@ -21,6 +21,10 @@ UM_KERNEL_DEFINE(siac_errors, 6, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_diff, 3, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_per_point_single, 7, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_points_to_cell, 2, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_point_grid, 7, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_element_grid, 7, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_point_xy, 3, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_zero1, 1, siac_kernels_source, "siac_kernels.h");
 
 UM_CONST_DEFINE(int, siac_k);
 UM_CONST_DEFINE(int, siac_nb);
@@ -195,6 +199,12 @@ int siac_build(um_app_run *r, siac *s) {
   int k;
   UM_APP_TRY(um_app_int(r, "params.degree", &k));
   UM_APP_TRY(um_app_string(r, "params.solution", &solution));
+  UM_APP_TRY(um_app_choice(r, "params.search", &s->grid, NULL));
+  if (s->grid && um_context_nranks(r->ctx) > 1)
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.search: grid searches the whole mesh from every element (whole-dat arguments), which "
+                       "a run over %d ranks does not hold; use params.search: map there, or run on one rank",
+                       um_context_nranks(r->ctx));
   siac_mesh m;
   memset(&m, 0, sizeof m);
   int rc, from_file = solution && *solution;
@@ -228,9 +238,14 @@ int siac_build(um_app_run *r, siac *s) {
   int *nbr = NULL, *count = NULL;
   siac_nbr_stats ns;
   const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
-  if (!rc && siac_neighbours(&m, reach, 0, &s->arity, &nbr, &count, err, sizeof err))
+  if (s->grid && !rc) /* the searches run in the loops: no neighbourhoods (the grid checks the mesh's size) */
+    fprintf(r->log,
+            "siac: %s: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per triangle), h %.5g, "
+            "stencil %.5g wide; the searches run in the loops (params.search: grid)\n",
+            what, m.ncells, m.nnodes, s->k, s->nb, s->nq, s->h, (3 * s->k + 1) * s->h);
+  else if (!rc && siac_neighbours(&m, reach, 0, &s->arity, &nbr, &count, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s (degree %d, h %.4g)", err, s->k, s->h);
-  if (!rc) {
+  if (!rc && !s->grid) {
     siac_neighbour_stats(count, m.ncells, &ns);
     s->nmin = ns.min;
     s->nmax = ns.max;
@@ -256,15 +271,19 @@ int siac_build(um_app_run *r, siac *s) {
   if (!rc && !from_file) rc = um_decl_map(ctx, s->cells, s->nodes, 3, m.tri, "cell_nodes", &s->cell_nodes);
   if (!rc && !from_file) rc = um_decl_dat(ctx, s->nodes, 2, UM_DOUBLE, m.xy, "x", &s->p_x);
   if (!rc && !from_file) rc = um_decl_dat(ctx, s->cells, s->nb, UM_DOUBLE, coef, "coef", &s->p_coef);
-  if (!rc) rc = um_decl_map(ctx, s->cells, s->cells, s->arity, nbr, "nbr", &s->nbr);
+  if (!rc && !s->grid) rc = um_decl_map(ctx, s->cells, s->cells, s->arity, nbr, "nbr", &s->nbr);
   if (!rc) rc = um_decl_dat(ctx, s->cells, 6, UM_DOUBLE, cellxy, "xy", &s->p_xy);
-  if (!rc) rc = um_decl_dat(ctx, s->cells, 1, UM_INT, count, "nn", &s->p_nn);
+  if (!rc && !s->grid) rc = um_decl_dat(ctx, s->cells, 1, UM_INT, count, "nn", &s->p_nn);
   if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered", &s->p_pp);
   if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered_pe", &s->p_pe);
   if (!rc) rc = um_decl_dat(ctx, s->cells, 2, UM_DOUBLE, NULL, "mean", &s->p_mean);
   int threads = 0;
   if (!rc) rc = um_app_choice(r, "params.point_threads", &threads, NULL);
-  if (!rc && threads == 1) rc = decl_points(r, s, nbr, count);
+  if (!rc && s->grid) {
+    if (threads == 1) fprintf(r->log, "siac: params.search: grid: per point runs a thread per point anyway\n");
+    rc = siac_grid_points(r, s);
+  } else if (!rc && threads == 1)
+    rc = decl_points(r, s, nbr, count);
   free(nbr);
   free(count);
   free(coef);
@@ -345,8 +364,10 @@ int siac_finish(um_app_run *r, siac *s, um_dat *filtered) {
                          um_arg_gbl(mx, 2, UM_DOUBLE, UM_MAX)));
   UM_APP_TRY(um_app_metric(r, "cells", s->ncells));
   UM_APP_TRY(um_app_metric(r, "degree", s->k));
-  UM_APP_TRY(um_app_metric(r, "neighbours_max", s->nmax));
-  UM_APP_TRY(um_app_metric(r, "neighbours_mean", s->nmean));
+  if (!s->grid) {
+    UM_APP_TRY(um_app_metric(r, "neighbours_max", s->nmax));
+    UM_APP_TRY(um_app_metric(r, "neighbours_mean", s->nmean));
+  }
   if (s->exact) {
     fprintf(r->log, "siac: errors against sin(2 pi x) sin(2 pi y): unfiltered L2 %.4e Linf %.4e, filtered L2 %.4e "
                     "Linf %.4e\n", sqrt(sq[0]), mx[0], sqrt(sq[1]), mx[1]);

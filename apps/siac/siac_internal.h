@@ -20,16 +20,26 @@ typedef struct {
   um_set *points;
   um_map *pcell, *pnbr, *cpts; /* point -> its cell, point -> its cell's neighbourhood, cell -> its points */
   um_dat *p_pq, *p_pnn, *p_pval; /* the point's index in its cell, its neighbours in use, its filtered value */
+  /* params.search: grid (siac_grid.c): the points' coordinates and per element's values on them; the grids */
+  int grid, nbin;
+  um_dat *p_pxy, *p_pval_e;
+  um_set *gbins, *gtri, *gpts;
+  um_dat *p_tstart, *p_tlist, *p_pstart, *p_plist;
 } siac;
 
 extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel,
-    siac_per_point_single_kernel, siac_points_to_cell_kernel;
+    siac_per_point_single_kernel, siac_points_to_cell_kernel, siac_per_point_grid_kernel,
+    siac_per_element_grid_kernel, siac_point_xy_kernel, siac_zero1_kernel;
 
 /* Mesh (or solution file), projection, neighbourhoods, constants and declarations. */
 int siac_build(um_app_run *r, siac *s);
 /* Errors against the exact function (when known), the fields for ParaView and validation. */
 int siac_finish(um_app_run *r, siac *s, um_dat *filtered);
 void siac_free(siac *s);
+/* params.search: grid (siac_grid.c): the evaluation points as a set (before um_app_prepare), then the search
+ * grids of triangles and points, bins per side (0: 1/h), built from the data as the engine numbers it. */
+int siac_grid_points(um_app_run *r, siac *s);
+int siac_grid_build(um_app_run *r, siac *s, int bins);
 /* Floating-point operations of a filter run with that many intersection tests and sub-triangles
  * (counted from the kernels' code: docs/apps.md, SIAC). */
 double siac_flops(int k, double tests, double nsub);

@@ -473,6 +473,120 @@ UM_KERNEL void siac_per_element(const double *xy, const double *coef, const int 
   stats[1] += nsub;
 }
 
+/* ---- the paper's schemes, searching a uniform hash grid inside the loop (params.search: grid) -------------
+ * The periodic unit square is cut into siac_nbin x siac_nbin bins, bin (i, j) = i + siac_nbin j, each a list
+ * (CSR: start[b] .. start[b+1] of list) of what lies in it: the triangles, each in the one bin of its first
+ * vertex, or the evaluation points. Bin b' = b + period shifts covers the periodic images. A search visits every
+ * bin a square meets, each once (the squares span fewer than siac_nbin bins: checked when the grid is built);
+ * every entry it visits is an intersection test, as in King & Kirby's Table 1. */
+UM_CONST int siac_nbin;       /* bins per side */
+UM_CONST double siac_reach_t; /* how far a triangle reaches from its first vertex, at most (plus a margin) */
+
+/* Does triangle t's bounding box meet the stencil square of the point (px, py)? (siac_contrib_prepared's test) */
+UM_KERNEL int siac_meets(const double *t, double px, double py) {
+  const double half = 0.5 * (3 * siac_k + 1) * siac_h;
+  double xmin = t[0], xmax = t[0], ymin = t[1], ymax = t[1];
+  for (int v = 1; v < 3; v++) {
+    xmin = t[2 * v] < xmin ? t[2 * v] : xmin;
+    xmax = t[2 * v] > xmax ? t[2 * v] : xmax;
+    ymin = t[2 * v + 1] < ymin ? t[2 * v + 1] : ymin;
+    ymax = t[2 * v + 1] > ymax ? t[2 * v + 1] : ymax;
+  }
+  return !(xmax <= px - half || xmin >= px + half || ymax <= py - half || ymin >= py + half);
+}
+
+/* The bins [b0, b1] (unwrapped: any integers) a stretch [lo, hi] of one axis meets. */
+UM_KERNEL void siac_bin_range(double lo, double hi, int *b0, int *b1) {
+  *b0 = (int)floor(lo * siac_nbin);
+  *b1 = (int)floor(hi * siac_nbin);
+}
+
+/* An unwrapped bin index b as the bin in [0, nbin) and the period shift (whole periods). */
+UM_KERNEL int siac_bin_wrap(int b, double *shift) {
+  const int n = siac_nbin, w = ((b % n) + n) % n;
+  *shift = (double)((b - w) / n);
+  return w;
+}
+
+/* Per point, searching (params.search: grid): the point finds, through the grid of triangles, every triangle that
+ * may meet its stencil (those whose first vertex lies in a bin the stencil square, widened by siac_reach_t,
+ * meets), loads its vertices and coefficients, prepares its polynomial and adds its contribution. */
+UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_vec *ccoef, const um_vec *start,
+                                   const um_vec *list, double *u, double *stats) {
+  const double half = 0.5 * (3 * siac_k + 1) * siac_h + siac_reach_t;
+  int bx0, bx1, by0, by1;
+  siac_bin_range(p[0] - half, p[0] + half, &bx0, &bx1);
+  siac_bin_range(p[1] - half, p[1] + half, &by0, &by1);
+  double acc = 0, tests = 0, nsub = 0, dummy = 0;
+  for (int by = by0; by <= by1; by++) {
+    double sy;
+    const int wy = siac_bin_wrap(by, &sy);
+    for (int bx = bx0; bx <= bx1; bx++) {
+      double sx;
+      const int b = siac_bin_wrap(bx, &sx) + siac_nbin * wy;
+      for (int e = UM_VEC_I(start, b, 0); e < UM_VEC_I(start, b + 1, 0); e++) {
+        const int c = UM_VEC_I(list, e, 0);
+        double t[6], tc[10], G[16];
+        for (int v = 0; v < 3; v++) {
+          t[2 * v] = UM_VEC_D(cxy, c, 2 * v) + sx;
+          t[2 * v + 1] = UM_VEC_D(cxy, c, 2 * v + 1) + sy;
+        }
+        tests += 1.0;
+        if (!siac_meets(t, p[0], p[1])) continue; /* the test: only a triangle that meets the stencil is loaded whole */
+        for (int i = 0; i < siac_nb; i++) tc[i] = UM_VEC_D(ccoef, c, i);
+        siac_u_prepare(tc, G);
+        acc += siac_contrib_prepared(t, G, p[0], p[1], 0, &dummy, &nsub);
+      }
+    }
+  }
+  *u = acc;
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+/* Per element, searching (params.search: grid): the cell prepares its polynomial once, finds through the grid of
+ * points every point whose stencil may meet it (the points in the bins its bounding box, widened by half the
+ * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). */
+UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const um_vec *pxy, const um_vec *start,
+                                     const um_vec *list, const um_vec *pval, double *stats) {
+  const double half = 0.5 * (3 * siac_k + 1) * siac_h * (1.0 + 1e-12); /* (a point on the edge adds 0) */
+  double xmin = xy[0], xmax = xy[0], ymin = xy[1], ymax = xy[1];
+  for (int v = 1; v < 3; v++) {
+    xmin = xy[2 * v] < xmin ? xy[2 * v] : xmin;
+    xmax = xy[2 * v] > xmax ? xy[2 * v] : xmax;
+    ymin = xy[2 * v + 1] < ymin ? xy[2 * v + 1] : ymin;
+    ymax = xy[2 * v + 1] > ymax ? xy[2 * v + 1] : ymax;
+  }
+  int bx0, bx1, by0, by1;
+  siac_bin_range(xmin - half, xmax + half, &bx0, &bx1);
+  siac_bin_range(ymin - half, ymax + half, &by0, &by1);
+  double G[16], tests = 0, nsub = 0, dummy = 0;
+  siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
+  for (int by = by0; by <= by1; by++) {
+    double sy;
+    const int wy = siac_bin_wrap(by, &sy);
+    for (int bx = bx0; bx <= bx1; bx++) {
+      double sx;
+      const int b = siac_bin_wrap(bx, &sx) + siac_nbin * wy;
+      for (int e = UM_VEC_I(start, b, 0); e < UM_VEC_I(start, b + 1, 0); e++) {
+        const int q = UM_VEC_I(list, e, 0);
+        tests += 1.0;
+        /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
+        const double v =
+            siac_contrib_prepared(xy, G, UM_VEC_D(pxy, q, 0) + sx, UM_VEC_D(pxy, q, 1) + sy, 0, &dummy, &nsub);
+        if (v != 0.0) um_vec_inc_d(pval, q, 0, v);
+      }
+    }
+  }
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+/* A point's coordinates (the point with index *q in the cell with vertices c). */
+UM_KERNEL void siac_point_xy(const double *c, const int *q, double *p) { siac_point(c, *q, &p[0], &p[1]); }
+
+UM_KERNEL void siac_zero1(double *u) { *u = 0.0; }
+
 UM_KERNEL void siac_zero(double *u) {
   for (int q = 0; q < siac_nq; q++) u[q] = 0.0;
 }
