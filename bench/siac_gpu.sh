@@ -9,6 +9,7 @@
 # STAGES (default "check sweep strategies"), SIZES (default "4 16 64 256 1024"), DEGREES (default "1 2 3"),
 # KINDS (default "low high"), POINT_THREADS (cell or point: per point's thread, default cell), SEARCH (map or grid:
 # params.search, the neighbourhood map built once or King & Kirby's hash-grid searches inside the loops; default map),
+# ELEMENT_THREADS (grid: per element's threads per cell, a number or nq for (k+1)^2; default 1),
 # REPEAT (runs per scheme, the fastest kept; default 2), BUDGET_S (default 520: runs that would start later are
 # skipped and listed).
 set -uo pipefail
@@ -33,9 +34,11 @@ BUDGET_S=${BUDGET_S:-520}
 REPEAT=${REPEAT:-2}
 POINT_THREADS=${POINT_THREADS:-cell} # per point's parallel unit (params.point_threads): cell or point
 SEARCH=${SEARCH:-map} # params.search: map or grid
+ELEMENT_THREADS=${ELEMENT_THREADS:-1} # grid: per element's threads per cell (params.element_threads); nq: (k+1)^2
 SUFFIX=""
 [ "$POINT_THREADS" = point ] && SUFFIX=_pt
 [ "$SEARCH" = grid ] && SUFFIX=_grid
+[ "$SEARCH" = grid ] && [ "$ELEMENT_THREADS" != 1 ] && SUFFIX=_grid_et
 CFG=apps/siac/configs/siac_uniform.yaml
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
@@ -71,7 +74,10 @@ if has sweep; then # per point against per element (atomics), each run once afte
       for size in $SIZES; do
         name=sweep_${kind}_${size}k_k$k$SUFFIX
         if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
+        et=$ELEMENT_THREADS
+        [ "$et" = nq ] && et=$(((k + 1) * (k + 1)))
         timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args $kind $size) --set params.degree=$k \
+          --set params.element_threads=$et \
           --set params.point_threads=$POINT_THREADS --set params.search=$SEARCH --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=$REPEAT \
           --set output.dir= --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
         echo "$name: exit $? $(grep -E 'per_element / per_point' "$LOG/$name.log" | head -1)"

@@ -24,7 +24,8 @@ def main(d):
         m = j.get("metrics", {})
         name = os.path.basename(p)[len("sweep_"):-len(".json")]
         kind, size, k = name.split("_")[:3]
-        unit = "point" if name.endswith("_pt") else "grid" if name.endswith("_grid") else "cell"
+        unit = ("point" if name.endswith("_pt") else "grid" if name.endswith("_grid") else
+                "grid, (k+1)^2 threads a cell for pe" if name.endswith("_grid_et") else "cell")
         rows.append((kind, int(size[:-1]), int(k[1:]), unit, m))
     rows.sort(key=lambda r: (r[2], r[0], r[1], r[3]))
     print("| mesh | cells | k | per point: a thread per (grid: searched in the loops) | neighbours mean/max | "
@@ -33,7 +34,7 @@ def main(d):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind, size, k, unit, m in rows:
         g = lambda key: m.get(key, float("nan"))
-        nb = "-" if unit == "grid" else f"{g('neighbours_mean'):.0f}/{int(g('neighbours_max'))}"
+        nb = "-" if unit.startswith("grid") else f"{g('neighbours_mean'):.0f}/{int(g('neighbours_max'))}"
         print(f"| {kind} {size}k | {int(g('cells'))} | {k} | {unit} | {nb} | "
               f"{g('seconds_per_point'):.4f} | {g('seconds_per_element'):.4f} | {g('speedup_per_element'):.2f} | "
               f"{g('tests_per_point') / (g('cells') * (k + 1) ** 2):.0f} | "

@@ -65,6 +65,10 @@ static const um_option siac_options[] = {
      .range_hint = "use 0 (1/h) or 1..4096",
      .help = "params.search: grid: bins per side of the search grid (0: 1/h, bins about as wide as the largest\n"
              "triangle)"},
+    {.key = "params.element_threads", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 64, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1..64",
+     .help = "params.search: grid: threads per cell for per element (1: a thread per element, as King & Kirby;\n"
+             "T: T threads share a cell's bins, each preparing its polynomial: T times the threads)"},
     {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
 };
@@ -102,9 +106,10 @@ static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *bes
     } else if (s->grid) {
       UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_zero1_kernel, "zero_points", s->points,
                              um_arg_dat(s->p_pval_e, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)));
-      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_element_grid_kernel, "per_element", s->cells,
-                             um_arg_dat(s->p_xy, -1, UM_ID, 6, UM_DOUBLE, UM_READ),
-                             um_arg_dat(s->p_coef, -1, UM_ID, s->nb, UM_DOUBLE, UM_READ),
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_element_grid_kernel, "per_element", s->eparts,
+                             um_arg_dat(s->p_xy, 0, s->part_cell, 6, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_coef, 0, s->part_cell, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_part, -1, UM_ID, 1, UM_INT, UM_READ),
                              um_arg_whole(s->p_pxy, 2, UM_DOUBLE, UM_READ),
                              um_arg_whole(s->p_pstart, 1, UM_INT, UM_READ), um_arg_whole(s->p_plist, 1, UM_INT, UM_READ),
                              um_arg_whole(s->p_pval_e, 1, UM_DOUBLE, UM_INC), um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));

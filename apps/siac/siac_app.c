@@ -22,7 +22,7 @@ UM_KERNEL_DEFINE(siac_diff, 3, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_per_point_single, 7, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_points_to_cell, 2, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_per_point_grid, 7, siac_kernels_source, "siac_kernels.h");
-UM_KERNEL_DEFINE(siac_per_element_grid, 7, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_element_grid, 8, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_point_xy, 3, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_zero1, 1, siac_kernels_source, "siac_kernels.h");
 
@@ -281,7 +281,9 @@ int siac_build(um_app_run *r, siac *s) {
   if (!rc) rc = um_app_choice(r, "params.point_threads", &threads, NULL);
   if (!rc && s->grid) {
     if (threads == 1) fprintf(r->log, "siac: params.search: grid: per point runs a thread per point anyway\n");
-    rc = siac_grid_points(r, s);
+    int et = 1;
+    rc = um_app_int(r, "params.element_threads", &et);
+    if (!rc) rc = siac_grid_points(r, s, et);
   } else if (!rc && threads == 1)
     rc = decl_points(r, s, nbr, count);
   free(nbr);

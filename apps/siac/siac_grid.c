@@ -12,6 +12,7 @@
 
 UM_CONST_DEFINE(int, siac_nbin);
 UM_CONST_DEFINE(double, siac_reach_t);
+UM_CONST_DEFINE(int, siac_eparts);
 
 /* The bin of a coordinate in [0, 1] (1 itself in the last bin). */
 static int bin_of(double x, int n) {
@@ -34,7 +35,33 @@ static int csr(const int *bin, int nitems, int nbins, int **start, int **list) {
   return 0;
 }
 
-int siac_grid_points(um_app_run *r, siac *s) {
+/* Per element's threads: `parts` per cell, each a map to its cell and its number. */
+static int grid_parts(um_app_run *r, siac *s, int parts) {
+  const size_t n = (size_t)s->ncells * (size_t)parts;
+  if (n > (size_t)INT32_MAX)
+    return um_app_fail(r, UM_ERR_CONFIG, "params.element_threads: %d threads for each of %d cells: too many; use fewer",
+                       parts, s->ncells);
+  int *cell = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
+  int rc = !cell || !part ? um_app_fail(r, UM_ERR_ALLOC, "params.element_threads: out of memory") : UM_SUCCESS;
+  for (size_t i = 0; !rc && i < n; i++) {
+    cell[i] = (int)(i / (size_t)parts);
+    part[i] = (int)(i % (size_t)parts);
+  }
+  um_context *ctx = r->ctx;
+  if (!rc) rc = um_decl_set(ctx, (int)n, "element_parts", &s->eparts);
+  if (!rc) rc = um_decl_map(ctx, s->eparts, s->cells, 1, cell, "part_cell", &s->part_cell);
+  if (!rc) rc = um_decl_dat(ctx, s->eparts, 1, UM_INT, part, "part", &s->p_part);
+  if (!rc) {
+    siac_eparts = parts;
+    rc = um_decl_const(ctx, "siac_eparts", 1, UM_INT, &siac_eparts);
+  }
+  free(cell);
+  free(part);
+  return rc;
+}
+
+int siac_grid_points(um_app_run *r, siac *s, int element_threads) {
+  UM_APP_TRY(grid_parts(r, s, element_threads));
   const size_t np = (size_t)s->ncells * (size_t)s->nq;
   if (np > (size_t)INT32_MAX)
     return um_app_fail(r, UM_ERR_CONFIG, "params.search: grid needs %zu evaluation points: too many for one set", np);

@@ -25,6 +25,9 @@ typedef struct {
   um_dat *p_pxy, *p_pval_e;
   um_set *gbins, *gtri, *gpts;
   um_dat *p_tstart, *p_tlist, *p_pstart, *p_plist;
+  um_set *eparts;     /* per element's threads: params.element_threads per cell */
+  um_map *part_cell;
+  um_dat *p_part;
 } siac;
 
 extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel,
@@ -36,9 +39,10 @@ int siac_build(um_app_run *r, siac *s);
 /* Errors against the exact function (when known), the fields for ParaView and validation. */
 int siac_finish(um_app_run *r, siac *s, um_dat *filtered);
 void siac_free(siac *s);
-/* params.search: grid (siac_grid.c): the evaluation points as a set (before um_app_prepare), then the search
+/* params.search: grid (siac_grid.c): the evaluation points and per element's threads as sets (before
+ * um_app_prepare), then the search
  * grids of triangles and points, bins per side (0: 1/h), built from the data as the engine numbers it. */
-int siac_grid_points(um_app_run *r, siac *s);
+int siac_grid_points(um_app_run *r, siac *s, int element_threads);
 int siac_grid_build(um_app_run *r, siac *s, int bins);
 /* Floating-point operations of a filter run with that many intersection tests and sub-triangles
  * (counted from the kernels' code: docs/apps.md, SIAC). */

@@ -481,6 +481,7 @@ UM_KERNEL void siac_per_element(const double *xy, const double *coef, const int 
  * every entry it visits is an intersection test, as in King & Kirby's Table 1. */
 UM_CONST int siac_nbin;       /* bins per side */
 UM_CONST double siac_reach_t; /* how far a triangle reaches from its first vertex, at most (plus a margin) */
+UM_CONST int siac_eparts;     /* per element: threads per cell (params.element_threads) */
 
 /* Does triangle t's bounding box meet the stencil square of the point (px, py)? (siac_contrib_prepared's test) */
 UM_KERNEL int siac_meets(const double *t, double px, double py) {
@@ -546,9 +547,12 @@ UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_
 
 /* Per element, searching (params.search: grid): the cell prepares its polynomial once, finds through the grid of
  * points every point whose stencil may meet it (the points in the bins its bounding box, widened by half the
- * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). */
-UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const um_vec *pxy, const um_vec *start,
-                                     const um_vec *list, const um_vec *pval, double *stats) {
+ * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). With
+ * params.element_threads T > 1, T threads share a cell (each prepares the polynomial itself): part *part takes
+ * every T-th point of each bin: the threads of a cell (neighbours in a warp) walk the
+ * same bins in step, meeting nearby points, as per point's threads of a cell meet the same triangles. */
+UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const int *part, const um_vec *pxy,
+                                     const um_vec *start, const um_vec *list, const um_vec *pval, double *stats) {
   const double half = 0.5 * (3 * siac_k + 1) * siac_h * (1.0 + 1e-12); /* (a point on the edge adds 0) */
   double xmin = xy[0], xmax = xy[0], ymin = xy[1], ymax = xy[1];
   for (int v = 1; v < 3; v++) {
@@ -562,20 +566,18 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
   siac_bin_range(ymin - half, ymax + half, &by0, &by1);
   double G[16], tests = 0, nsub = 0, dummy = 0;
   siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
-  for (int by = by0; by <= by1; by++) {
-    double sy;
-    const int wy = siac_bin_wrap(by, &sy);
-    for (int bx = bx0; bx <= bx1; bx++) {
-      double sx;
-      const int b = siac_bin_wrap(bx, &sx) + siac_nbin * wy;
-      for (int e = UM_VEC_I(start, b, 0); e < UM_VEC_I(start, b + 1, 0); e++) {
-        const int q = UM_VEC_I(list, e, 0);
-        tests += 1.0;
-        /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
-        const double v =
-            siac_contrib_prepared(xy, G, UM_VEC_D(pxy, q, 0) + sx, UM_VEC_D(pxy, q, 1) + sy, 0, &dummy, &nsub);
-        if (v != 0.0) um_vec_inc_d(pval, q, 0, v);
-      }
+  const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
+  for (int i = 0; i < nbins; i++) { /* the cell's threads walk the same bins together, sharing each bin's points */
+    const int bx = bx0 + i % nbx, by = by0 + i / nbx;
+    double sx, sy;
+    const int b = siac_bin_wrap(bx, &sx) + siac_nbin * siac_bin_wrap(by, &sy);
+    for (int e = UM_VEC_I(start, b, 0) + *part; e < UM_VEC_I(start, b + 1, 0); e += siac_eparts) {
+      const int q = UM_VEC_I(list, e, 0);
+      tests += 1.0;
+      /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
+      const double v =
+          siac_contrib_prepared(xy, G, UM_VEC_D(pxy, q, 0) + sx, UM_VEC_D(pxy, q, 1) + sy, 0, &dummy, &nsub);
+      if (v != 0.0) um_vec_inc_d(pval, q, 0, v);
     }
   }
   stats[0] += tests;
