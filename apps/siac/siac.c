@@ -14,6 +14,9 @@
  *   per_point   - each cell gathers from its neighbours and writes its own points;
  *   per_element - each cell reads its own data once and increments the points of
  *                 its neighbours (conflicting writes: colouring or atomics).
+ * With params.search: grid they run as King & Kirby's own schemes instead: the hash-grid
+ * searches inside the loops, per point a thread per point, per element adding to any point
+ * (whole-dat arguments: siac_grid.c).
  * The errors of the unfiltered and filtered solutions against the exact function
  * are metrics (the filter should raise the order from k+1 to about 2k+1).
  *
@@ -227,5 +230,7 @@ const um_app um_app_siac = {
         "neighbourhood map to the kernel as one <em>vector argument</em> (<code>um_arg_vec</code>) instead of one "
         "argument per neighbour. <code>per_point</code> gathers (each cell reads its neighbours and writes its own "
         "points); <code>per_element</code> scatters (each cell reads itself once and increments its neighbours' "
-        "points: colouring or atomics). Clipping and the quadrature make it compute-bound, more so as k grows: "
+        "points: colouring or atomics). With <code>params.search: grid</code> the two run as King &amp; Kirby wrote them: each "
+        "searches a hash grid inside the loop (the grid passed whole, <code>um_arg_whole</code>), per element adding to "
+        "any point by atomics. Clipping and the quadrature make it compute-bound, more so as k grows: "
         "thousands of operations per byte, the opposite end of the suite from Airfoil."};
