@@ -954,6 +954,33 @@ TEST(DistributedVecArgs, MatchOneProcess) {
     }
 }
 
+// Whole-dat arguments (um_arg_whole) need every row on every rank: after um_distribute over several ranks a loop
+// with one is refused on every rank, saying so (and the context goes on: a loop without one still runs); on one
+// rank it runs.
+TEST(DistributedVecArgs, WholeDatArgumentsAreRefused) {
+  const tvw::Mesh m = tvw::make(200, 3, 5);
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  tvw::Decl D = tvw::declare(ctx, m);
+  um_dat *q = tvw::dat(ctx, D.cells, 2, UM_DOUBLE, m.q.data(), "q", UM_AOS);
+  um_dat *out = tvw::dat(ctx, D.cells, 2, UM_DOUBLE, nullptr, "out", UM_AOS);
+  ASSERT_EQ(um_distribute(ctx, "cells", "block"), UM_SUCCESS) << um_error_message(ctx);
+  um_arg w[2] = {um_arg_whole(q, 2, UM_DOUBLE, UM_READ), um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  if (um_mpi_size() > 1) {
+    EXPECT_EQ(um_par_loop(ctx, &tv_sum_vec_kernel, "whole", D.cells, 2, w), UM_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(um_error_message(ctx)).find("needs every row of the dat on every rank"), std::string::npos)
+        << um_error_message(ctx);
+  } else {  // one rank holds every row: it runs
+    EXPECT_EQ(um_par_loop(ctx, &tv_sum_vec_kernel, "whole", D.cells, 2, w), UM_SUCCESS) << um_error_message(ctx);
+  }
+  um_arg r[2] = {um_arg_vec(q, D.nbr, 2, UM_DOUBLE, UM_READ), um_arg_dat(out, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)};
+  EXPECT_EQ(um_par_loop(ctx, &tv_sum_vec_kernel, "sum", D.cells, 2, r), UM_SUCCESS) << um_error_message(ctx);
+  um_finalize(&ctx);
+}
+
 // Reverse increments keep signed zeros: a target that holds -0.0 and gets only -0.0 added, some of it from
 // other ranks' elements, stays -0.0 as on one process (the halo copies start at -0.0, the additive identity,
 // not +0.0: +0.0 + -0.0 is +0.0). Bits against one process, seq and openmp, AoS and SoA.

@@ -526,6 +526,8 @@ TEST(WholeArgs, NeverSplitAndTheTableCountsOnce) {
   um_loop_stats ls;
   if (stats_of(c.ctx, "scatter_whole_s", &ls)) {
     EXPECT_STREQ(ls.split, "off");
+    ASSERT_NE(ls.split_reason, nullptr);
+    EXPECT_NE(std::string(ls.split_reason).find("whole-dat argument"), std::string::npos) << ls.split_reason;
     // pick (4 ints) and q (2 doubles) per cell, the table (2 doubles a row) read and written once
     EXPECT_DOUBLE_EQ(ls.bytes, 400.0 * (16 + 16) + 2 * 40.0 * 16);
   }

@@ -297,6 +297,19 @@ UM_KERNEL int siac_peel(double *rest, int *nrest, int axis, double cut, int spli
   return n;
 }
 
+/* Triangle t's bounding box: {xmin, xmax, ymin, ymax} (not fmin/fmax: on the host they are libm calls). */
+UM_KERNEL void siac_tri_box(const double *t, double *box) {
+  box[0] = box[1] = t[0];
+  box[2] = box[3] = t[1];
+  for (int v = 1; v < 3; v++) {
+    const double x = t[2 * v], y = t[2 * v + 1];
+    box[0] = x < box[0] ? x : box[0];
+    box[1] = x > box[1] ? x : box[1];
+    box[2] = y < box[2] ? y : box[2];
+    box[3] = y > box[3] ? y : box[3];
+  }
+}
+
 /* siac_contrib for u_T prepared by siac_u_prepare (the loops prepare it once per
  * triangle and apply it to many points), with a mode: 0 the filter's integrand (what siac_contrib
  * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
@@ -307,14 +320,9 @@ UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, doubl
   const int npiece = 3 * siac_k + 1;
   const double h = siac_h, half = 0.5 * npiece * h;
   const double X0 = px - half, Y0 = py - half; /* the first breaks */
-  double xmin = txy[0], xmax = txy[0], ymin = txy[1], ymax = txy[1];
-  for (int v = 1; v < 3; v++) { /* (not fmin/fmax: on the host they are libm calls) */
-    const double x = txy[2 * v], y = txy[2 * v + 1];
-    xmin = x < xmin ? x : xmin;
-    xmax = x > xmax ? x : xmax;
-    ymin = y < ymin ? y : ymin;
-    ymax = y > ymax ? y : ymax;
-  }
+  double box[4];
+  siac_tri_box(txy, box);
+  const double xmin = box[0], xmax = box[1], ymin = box[2], ymax = box[3];
   *ntests += 1.0;
   if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
 
@@ -486,14 +494,9 @@ UM_CONST int siac_eparts;     /* per element: threads per cell (params.element_t
 /* Does triangle t's bounding box meet the stencil square of the point (px, py)? (siac_contrib_prepared's test) */
 UM_KERNEL int siac_meets(const double *t, double px, double py) {
   const double half = 0.5 * (3 * siac_k + 1) * siac_h;
-  double xmin = t[0], xmax = t[0], ymin = t[1], ymax = t[1];
-  for (int v = 1; v < 3; v++) {
-    xmin = t[2 * v] < xmin ? t[2 * v] : xmin;
-    xmax = t[2 * v] > xmax ? t[2 * v] : xmax;
-    ymin = t[2 * v + 1] < ymin ? t[2 * v + 1] : ymin;
-    ymax = t[2 * v + 1] > ymax ? t[2 * v + 1] : ymax;
-  }
-  return !(xmax <= px - half || xmin >= px + half || ymax <= py - half || ymin >= py + half);
+  double b[4];
+  siac_tri_box(t, b);
+  return !(b[1] <= px - half || b[0] >= px + half || b[3] <= py - half || b[2] >= py + half);
 }
 
 /* The bins [b0, b1] (unwrapped: any integers) a stretch [lo, hi] of one axis meets. */
@@ -554,16 +557,11 @@ UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_
 UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const int *part, const um_vec *pxy,
                                      const um_vec *start, const um_vec *list, const um_vec *pval, double *stats) {
   const double half = 0.5 * (3 * siac_k + 1) * siac_h * (1.0 + 1e-12); /* (a point on the edge adds 0) */
-  double xmin = xy[0], xmax = xy[0], ymin = xy[1], ymax = xy[1];
-  for (int v = 1; v < 3; v++) {
-    xmin = xy[2 * v] < xmin ? xy[2 * v] : xmin;
-    xmax = xy[2 * v] > xmax ? xy[2 * v] : xmax;
-    ymin = xy[2 * v + 1] < ymin ? xy[2 * v + 1] : ymin;
-    ymax = xy[2 * v + 1] > ymax ? xy[2 * v + 1] : ymax;
-  }
+  double box[4];
+  siac_tri_box(xy, box);
   int bx0, bx1, by0, by1;
-  siac_bin_range(xmin - half, xmax + half, &bx0, &bx1);
-  siac_bin_range(ymin - half, ymax + half, &by0, &by1);
+  siac_bin_range(box[0] - half, box[1] + half, &bx0, &bx1);
+  siac_bin_range(box[2] - half, box[3] + half, &by0, &by1);
   double G[16], tests = 0, nsub = 0, dummy = 0;
   siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
   const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);

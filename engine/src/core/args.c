@@ -50,11 +50,11 @@ static int check_whole(um_context *ctx, const char *loop, int i, const um_arg *a
                     "loop '%s', arg %d: whole-dat argument of dat '%s' has access %s, but it may only be READ or INC "
                     "(add with um_vec_inc_*)",
                     loop, i, d->name, um_access_name(a->acc));
-  if (ctx->dist)
+  if (ctx->dist && um_context_nranks(ctx) > 1)
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "loop '%s', arg %d: a whole-dat argument (dat '%s') needs every row of the dat on every rank, "
-                    "but this run is distributed over ranks; run it on one rank",
-                    loop, i, d->name);
+                    "but this run is distributed over %d ranks; run it on one rank",
+                    loop, i, d->name, um_context_nranks(ctx));
   return UM_SUCCESS;
 }
 

@@ -228,6 +228,11 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
   int any = 0;
   for (int i = 0; i < loop->nargs; i++) { /* never split: its contributions would be arity rows per element */
     const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_DAT && a->idx == UM_ALL && a->map->whole) {
+      snprintf(why, n, "kept whole: arg %d passes every row of dat '%s' as one whole-dat argument (um_arg_whole); "
+               "loops with vector arguments are never split", i, a->dat->name);
+      return 0;
+    }
     if (a->kind == UM_ARG_DAT && a->idx == UM_ALL) {
       snprintf(why, n, "kept whole: arg %d passes every target of map '%s' as one vector argument; loops with "
                "vector arguments are never split", i, a->map->name);
