@@ -650,6 +650,29 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
   RecordProperty("kernels_compiled", n);
 }
 
+TEST(CudaNvrtc, EverySiacLoopCompiles) {
+  // both searches: the neighbourhood map (a thread per cell, and a thread per point) and the hash grid (per element
+  // with 2 threads a cell: whole-dat READ and INC); the newest architecture (the kernels are the same C for all)
+  const char *cases[] = {"params: {n: 8, degree: 1}", "params: {n: 8, degree: 1, point_threads: point}",
+                         "params: {n: 10, degree: 1, search: grid, element_threads: 2}"};
+  int n = 0;
+  for (const char *c : cases) {
+    um_context *ctx = seq_context();
+    const std::string yaml = std::string("app: siac\n") + c + "\n";
+    ASSERT_TRUE(run_app(ctx, "siac", yaml));
+    std::vector<std::string> loops;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      um_loop_stats st;
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &st), UM_SUCCESS);
+      loops.push_back(st.name);
+    }
+    EXPECT_GE(loops.size(), 4u) << yaml;
+    n += compile_all(ctx, loops, true);
+    um_finalize(&ctx);
+  }
+  RecordProperty("kernels_compiled", n);
+}
+
 TEST(CudaNvrtc, EveryVolnaLoopCompiles) {
   // a deck with every event kind: each Init formula becomes a kernel generated from the parsed expression
   // (Eta, U, V, Bathymetry, BathyRelative), plus the landslide, the maxima and a gauge; 2 steps
