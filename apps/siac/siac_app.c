@@ -200,11 +200,11 @@ int siac_build(um_app_run *r, siac *s) {
   UM_APP_TRY(um_app_int(r, "params.degree", &k));
   UM_APP_TRY(um_app_string(r, "params.solution", &solution));
   UM_APP_TRY(um_app_choice(r, "params.search", &s->grid, NULL));
-  if (s->grid && um_context_nranks(r->ctx) > 1)
+  if (s->grid && um_mpi_size() > 1)
     return um_app_fail(r, UM_ERR_CONFIG,
                        "params.search: grid searches the whole mesh from every element (whole-dat arguments), which "
                        "a run over %d ranks does not hold; use params.search: map there, or run on one rank",
-                       um_context_nranks(r->ctx));
+                       um_mpi_size());
   siac_mesh m;
   memset(&m, 0, sizeof m);
   int rc, from_file = solution && *solution;
