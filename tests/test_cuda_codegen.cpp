@@ -35,18 +35,26 @@ namespace {
 
 // ---- decisions ------------------------------------------------------------------
 
-// res_calc's argument list (Airfoil): x via pedge, q, adt via pecell (READ), res via pecell (INC)
-umc_loop res_calc_like(umc_exec exec, int soa) {
+// A loop description with its names, execution, threads per block and counts set, its arguments zero for the
+// tests to fill in.
+umc_loop loop_frame(const char *loop, const char *kernel, const char *header, umc_exec exec, int threads, int nargs,
+                    int ndats, int nmaps) {
   umc_loop L;
   memset(&L, 0, sizeof L);
-  L.loop_name = "res_calc";
-  L.kernel_name = "res_calc";
-  L.header_name = "airfoil_kernels.h";
+  L.loop_name = loop;
+  L.kernel_name = kernel;
+  L.header_name = header;
   L.exec = exec;
-  L.block_threads = 256;
-  L.nargs = 8;
-  L.ndats = 4;
-  L.nmaps = 2;
+  L.block_threads = threads;
+  L.nargs = nargs;
+  L.ndats = ndats;
+  L.nmaps = nmaps;
+  return L;
+}
+
+// res_calc's argument list (Airfoil): x via pedge, q, adt via pecell (READ), res via pecell (INC)
+umc_loop res_calc_like(umc_exec exec, int soa) {
+  umc_loop L = loop_frame("res_calc", "res_calc", "airfoil_kernels.h", exec, 256, 8, 4, 2);
   const int dat[8] = {0, 0, 1, 1, 2, 2, 3, 3}, map[8] = {0, 0, 1, 1, 1, 1, 1, 1}, dim[8] = {2, 2, 4, 4, 1, 1, 4, 4};
   for (int a = 0; a < 8; a++) {
     umc_arg &x = L.args[a];
@@ -222,15 +230,7 @@ TEST(CudaCodegen, StagedAtomicsNeedNoColours) {
 
 // A flat (atomics-less, one launch) loop of nargs arguments over one dat, for the tests to fill in.
 umc_loop flat_loop(const char *name, const char *header, int nargs) {
-  umc_loop L;
-  memset(&L, 0, sizeof L);
-  L.loop_name = L.kernel_name = name;
-  L.header_name = header;
-  L.exec = UMC_EXEC_FLAT;
-  L.block_threads = 128;
-  L.nargs = nargs;
-  L.ndats = 1;
-  return L;
+  return loop_frame(name, name, header, UMC_EXEC_FLAT, 128, nargs, 1, 0);
 }
 
 TEST(CudaCodegen, GlobalsAndTheParameterBlock) {
@@ -307,14 +307,7 @@ TEST(CudaCodegen, ReduceKernelFoldsWholeRows) {
 }
 
 TEST(CudaCodegen, DirectAoSDataMovesThroughSharedMemoryCoalesced) {
-  umc_loop L;
-  memset(&L, 0, sizeof L);
-  L.loop_name = L.kernel_name = "update";
-  L.header_name = "airfoil_kernels.h";
-  L.exec = UMC_EXEC_FLAT;
-  L.block_threads = 256;
-  L.nargs = 4;
-  L.ndats = 4;
+  umc_loop L = loop_frame("update", "update", "airfoil_kernels.h", UMC_EXEC_FLAT, 256, 4, 4, 0);
   L.args[0] = umc_arg{0, 0, UM_READ, UM_DOUBLE, 4, 0, 100, 0, -1, 0, -1, -1};
   L.args[1] = umc_arg{0, 0, UM_WRITE, UM_DOUBLE, 4, 0, 100, 1, -1, 0, -1, -1};
   L.args[2] = umc_arg{0, 0, UM_RW, UM_DOUBLE, 4, 1, 100, 2, -1, 0, -1, -1};  // SoA: registers
@@ -809,15 +802,7 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
 // warps, or outside flat atomics), and the kernels that shuffle them compile for every architecture, AoS and SoA.
 TEST(CudaCodegen, WarpCombinePairsColumnsAlongTheElementOrder) {
   auto cells_loop = [](umc_exec exec, int threads) {
-    umc_loop L;
-    memset(&L, 0, sizeof L);
-    L.loop_name = L.kernel_name = "tk_cell";
-    L.header_name = "test_cuda_kernels.h";
-    L.exec = exec;
-    L.block_threads = threads;
-    L.nargs = 5;
-    L.ndats = 2;
-    L.nmaps = 1;
+    umc_loop L = loop_frame("tk_cell", "tk_cell", "test_cuda_kernels.h", exec, threads, 5, 2, 1);
     L.args[0].dat = 0, L.args[0].dim = 3, L.args[0].acc = UM_READ, L.args[0].type = UM_DOUBLE, L.args[0].map = -1;
     for (int a = 1; a < 5; a++) {
       umc_arg &x = L.args[a];
@@ -1031,17 +1016,8 @@ TEST(CudaCodegen, VectorArgsAreAUmVecOverTheMapRow) {
   for (umc_exec exec : {UMC_EXEC_FLAT, UMC_EXEC_GLOBAL, UMC_EXEC_HIER}) {
     for (int block_atomics : {0, 1}) {
       if (block_atomics && exec != UMC_EXEC_HIER) continue;
-      umc_loop L;
-      memset(&L, 0, sizeof L);
-      L.loop_name = "stencil";
-      L.kernel_name = "tv_mixed_vec";
-      L.header_name = "test_vec_kernels.h";
-      L.exec = exec;
+      umc_loop L = loop_frame("stencil", "tv_mixed_vec", "test_vec_kernels.h", exec, 128, 4, 3, 1);
       L.block_atomics = block_atomics;
-      L.block_threads = 128;
-      L.nargs = 4;
-      L.ndats = 3;
-      L.nmaps = 1;
       const int dat[4] = {0, 0, 1, 2}, dim[4] = {2, 2, 2, 1}, vec[4] = {0, 1, 1, 0};
       const um_access acc[4] = {UM_READ, UM_READ, UM_INC, UM_INC};
       for (int a = 0; a < 4; a++) {
@@ -1090,16 +1066,7 @@ TEST(CudaCodegen, VectorArgsAreAUmVecOverTheMapRow) {
 // A whole-dat argument (um_arg_whole): the um_vec's row is the whole map's one row for every element, n the
 // table's size; its increments are atomic (a thread per element).
 TEST(CudaCodegen, WholeDatArgsShareOneRow) {
-  umc_loop L;
-  memset(&L, 0, sizeof L);
-  L.loop_name = "scatter_whole";
-  L.kernel_name = "tv_scatter_whole";
-  L.header_name = "test_vec_kernels.h";
-  L.exec = UMC_EXEC_FLAT;
-  L.block_threads = 128;
-  L.nargs = 3;
-  L.ndats = 3;
-  L.nmaps = 1;
+  umc_loop L = loop_frame("scatter_whole", "tv_scatter_whole", "test_vec_kernels.h", UMC_EXEC_FLAT, 128, 3, 3, 1);
   for (int a = 0; a < 3; a++) {
     umc_arg &x = L.args[a];
     x.acc = a == 2 ? UM_INC : UM_READ;
