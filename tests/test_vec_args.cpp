@@ -514,6 +514,29 @@ TEST(WholeArgs, BadArgumentsSayWhatToDo) {
   EXPECT_EQ(tvw::fetch<double>(c.ctx, out, 2 * m.n)[0], s0);
 }
 
+// increments to a whole dat beside a per-index increment through a map: OpenMP has atomics for neither together,
+// so it refuses the loop, saying what to do; seq runs it
+TEST(WholeArgs, OpenMPRefusesWholeIncrementsBesidePerIndexOnes) {
+  const tvw::Mesh m = tvw::make(300, 3, 23);
+  for (const char *b : host_backends()) {
+    Ctx c(b);
+    tvw::Decl D = tvw::declare(c.ctx, m);
+    um_dat *q = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, m.q.data(), "q", UM_AOS);
+    um_dat *res = tvw::dat(c.ctx, D.cells, 2, UM_DOUBLE, nullptr, "res", UM_AOS);
+    um_dat *r0 = tvw::dat(c.ctx, D.cells, 1, UM_DOUBLE, nullptr, "r0", UM_AOS);
+    um_arg a[4] = {um_arg_dat(q, -1, UM_ID, 2, UM_DOUBLE, UM_READ), um_arg_vec(q, D.nbr, 2, UM_DOUBLE, UM_READ),
+                   um_arg_whole(res, 2, UM_DOUBLE, UM_INC), um_arg_dat(r0, 0, D.nbr, 1, UM_DOUBLE, UM_INC)};
+    const int rc = um_par_loop(c.ctx, &tv_mixed_vec_kernel, "mixed_whole", D.cells, 4, a);
+    if (!strcmp(b, "seq")) {
+      EXPECT_EQ(rc, UM_SUCCESS) << c.msg();
+    } else {
+      EXPECT_EQ(rc, UM_ERR_UNSUPPORTED);
+      EXPECT_NE(c.msg().find("which no plan can colour"), std::string::npos) << c.msg();
+      EXPECT_NE(c.msg().find("um_arg_vec"), std::string::npos) << c.msg();
+    }
+  }
+}
+
 // a whole-dat loop is kept whole by run.split (as every loop with vector arguments) and its useful bytes count
 // the table once
 TEST(WholeArgs, NeverSplitAndTheTableCountsOnce) {

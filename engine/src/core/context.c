@@ -33,6 +33,33 @@ static char *dupstr(const char *s) {
   return d;
 }
 
+/* A map object and what it holds (its name and entries); NULL: nothing. */
+static void map_free(um_map *m) {
+  if (!m) return;
+  free(m->name);
+  free(m->data);
+  free(m);
+}
+
+/* A new map object named `name` from `from` to `to` of `arity`, with room for `bytes` of entries (uninitialised);
+ * NULL when out of memory. */
+static um_map *map_new(um_context *ctx, const char *name, um_set *from, um_set *to, int arity, size_t bytes) {
+  um_map *m = calloc(1, sizeof *m);
+  if (m) {
+    m->name = dupstr(name);
+    m->data = malloc(bytes ? bytes : 1);
+  }
+  if (!m || !m->name || !m->data) {
+    map_free(m);
+    return NULL;
+  }
+  m->ctx = ctx;
+  m->from = from;
+  m->to = to;
+  m->arity = arity;
+  return m;
+}
+
 static int check_name(um_context *ctx, const char *what, const char *name) {
   if (!name || !*name) return UM_ERROR(ctx, UM_ERR_ARG, "%s declared without a name: give every %s a name", what, what);
   return UM_SUCCESS;
@@ -207,16 +234,8 @@ int um_finalize(um_context **pctx) {
     free(ctx->sets[i]->part_offset);
     free(ctx->sets[i]);
   }
-  for (int i = 0; i < ctx->nmaps; i++) {
-    free(ctx->maps[i]->name);
-    free(ctx->maps[i]->data);
-    free(ctx->maps[i]);
-  }
-  for (int i = 0; i < ctx->nwholes; i++) {
-    free(ctx->wholes[i]->name);
-    free(ctx->wholes[i]->data);
-    free(ctx->wholes[i]);
-  }
+  for (int i = 0; i < ctx->nmaps; i++) map_free(ctx->maps[i]);
+  for (int i = 0; i < ctx->nwholes; i++) map_free(ctx->wholes[i]);
   free(ctx->wholes);
   for (int i = 0; i < ctx->ndats; i++) {
     free(ctx->dats[i]->name);
@@ -329,21 +348,9 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
                       to->size);
   if (UM_GROW(ctx->maps, ctx->capmaps, ctx->nmaps))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name);
-  um_map *m = calloc(1, sizeof *m);
-  if (m) {
-    m->name = dupstr(name);
-    m->data = malloc(n ? nbytes : 1);
-  }
-  if (!m || !m->name || !m->data) {
-    if (m) { free(m->name); free(m->data); }
-    free(m);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
-  }
+  um_map *m = map_new(ctx, name, from, to, arity, n ? nbytes : 0);
+  if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
   if (n) memcpy(m->data, data, n * sizeof(int));
-  m->ctx = ctx;
-  m->from = from;
-  m->to = to;
-  m->arity = arity;
   m->index = ctx->nmaps;
   ctx->maps[ctx->nmaps++] = m;
   *out = m;
@@ -361,23 +368,11 @@ int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {
     return UM_ERROR(ctx, UM_ERR_ARG, "a whole-dat argument of set '%s' needs at least one row; the set is empty",
                     to->name);
   if (UM_GROW(ctx->wholes, ctx->capwholes, ctx->nwholes)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  um_map *m = calloc(1, sizeof *m);
   char name[300];
   snprintf(name, sizeof name, "whole(%s)", to->name);
-  if (m) {
-    m->name = dupstr(name);
-    m->data = malloc((size_t)n * sizeof(int));
-  }
-  if (!m || !m->name || !m->data) {
-    if (m) { free(m->name); free(m->data); }
-    free(m);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the rows of set '%s' (%d)", to->name, n);
-  }
+  um_map *m = map_new(ctx, name, from, to, n, (size_t)n * sizeof(int));
+  if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the rows of set '%s' (%d)", to->name, n);
   for (int i = 0; i < n; i++) m->data[i] = i;
-  m->ctx = ctx;
-  m->from = from;
-  m->to = to;
-  m->arity = n;
   m->index = -1;
   m->whole = 1;
   ctx->wholes[ctx->nwholes++] = m;

@@ -373,21 +373,16 @@ static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec,
 static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
 
 /* A loop that increments a whole dat (um_arg_whole INC) writes rows no map names: no plan can colour it, so it
- * runs by atomics whatever the strategy, where the backend has them; a backend without (seq) runs it serially. */
-static int whole_inc_strategy(um_context *ctx, um_loop *loop) {
+ * runs by atomics whatever the strategy, where the backend has them. A backend without keeps the loop's strategy:
+ * seq runs one element after another (nothing meets); one that would plan it is refused by um__get_plan. */
+static void whole_inc_strategy(um_context *ctx, um_loop *loop) {
   char keep[UM_ERRMSG_LEN];
   memcpy(keep, ctx->errmsg, sizeof keep);
   um_strategy got = UM_STRATEGY_AUTO;
-  if (ctx->backend->strategy(ctx, ctx->bstate, UM_STRATEGY_ATOMICS, &got) == UM_SUCCESS && got == UM_STRATEGY_ATOMICS) {
+  if (ctx->backend->strategy(ctx, ctx->bstate, UM_STRATEGY_ATOMICS, &got) == UM_SUCCESS && got == UM_STRATEGY_ATOMICS)
     loop->strategy = UM_STRATEGY_ATOMICS;
-    return UM_SUCCESS;
-  }
-  memcpy(ctx->errmsg, keep, sizeof keep); /* the refusal was a question */
-  if (!strcmp(ctx->backend->name, "seq")) return UM_SUCCESS; /* one element after another: nothing meets */
-  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                  "loop '%s' increments a whole dat (um_arg_whole INC), which needs atomics, and the %s backend has "
-                  "none; run it on seq, openmp or cuda",
-                  loop->name, ctx->backend->name);
+  else
+    memcpy(ctx->errmsg, keep, sizeof keep); /* the refusal was a question */
 }
 
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
@@ -451,7 +446,7 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
   loop->variant = rec->variant;
   UM_CHECK(ctx, um__resolve_layouts(ctx, loop));
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
-  if (loop->has_whole_inc) UM_CHECK(ctx, whole_inc_strategy(ctx, loop));
+  if (loop->has_whole_inc) whole_inc_strategy(ctx, loop);
   /* atomics asked for this loop by name, where the backend has them for vector increments only */
   if (rec->strategy == UM_STRATEGY_ATOMICS && ctx->backend->atomics_vec_only && loop->has_conflicts &&
       !loop->one_to_one && !um_loop_vec_incs_only(loop))
@@ -549,9 +544,9 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
       if (a->map->whole) { /* read in place and never staged: as a direct arg to the plan (INC: never planned) */
         if (a->acc != UM_READ)
           return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                          "loop '%s' increments a whole dat (arg %d, um_arg_whole) and writes through a map per index: "
-                          "the %s backend cannot colour the first nor run the second by atomics; pass the per-index "
-                          "writes as vector increments (um_arg_vec), or run on seq or cuda",
+                          "loop '%s' increments a whole dat (arg %d, um_arg_whole), which no plan can colour, and the "
+                          "%s backend has no atomics for this loop (OpenMP has them when every write through a map is "
+                          "a vector increment: pass per-index writes with um_arg_vec); or run it on seq or cuda",
                           loop->name, i, ctx->backend->name);
         continue;
       }

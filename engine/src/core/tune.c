@@ -93,14 +93,14 @@ static void add_trial(um_tune_info *T, um_strategy s, int bs, um_split sp, int v
 /* The strategies the backend runs as themselves for this loop (its rule maps the others onto one of these; a
  * backend whose atomics are for vector increments only runs the loop's atomics as coloured when it has others). */
 static int strategies(um_context *ctx, const um_loop *loop, um_strategy first, um_strategy *out) {
-  char keep[UM_ERRMSG_LEN];
-  memcpy(keep, ctx->errmsg, sizeof keep);
-  const int atomics_coloured = ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop);
-  int n = 0;
   if (loop->has_whole_inc) { /* runs by atomics (or serially) whatever the strategy: prepare() in loop.c */
     out[0] = first;
     return 1;
   }
+  char keep[UM_ERRMSG_LEN];
+  memcpy(keep, ctx->errmsg, sizeof keep);
+  const int atomics_coloured = ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop);
+  int n = 0;
   const um_strategy all[] = {first, UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL,
                              UM_STRATEGY_HIERARCHICAL};
   for (int i = 0; i < 5; i++) {
