@@ -153,41 +153,53 @@ static int read_solution(um_app_run *r, siac *s, const char *file, siac_mesh *m)
   return UM_SUCCESS;
 }
 
-/* A thread per point (params.point_threads: point): the set of points, each with its cell's
- * neighbourhood as its own row (nq copies of the cell's), and the maps between points and cells. */
+int siac_decl_point_set(um_app_run *r, siac *s, const char *what) {
+  const size_t np = (size_t)s->ncells * (size_t)s->nq;
+  if (np > (size_t)INT32_MAX)
+    return um_app_fail(r, UM_ERR_CONFIG, "%s needs %zu evaluation points: too many for one set", what, np);
+  int *pcell = malloc(sizeof(int) * np), *pq = malloc(sizeof(int) * np), *cpts = malloc(sizeof(int) * np);
+  int rc = !pcell || !pq || !cpts ? um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory for %zu points", what, np)
+                                  : UM_SUCCESS;
+  for (size_t p = 0; !rc && p < np; p++) {
+    pcell[p] = (int)(p / (size_t)s->nq);
+    pq[p] = (int)(p % (size_t)s->nq);
+    cpts[p] = (int)p;
+  }
+  um_context *ctx = r->ctx;
+  if (!rc) rc = um_decl_set(ctx, (int)np, "points", &s->points);
+  if (!rc) rc = um_decl_map(ctx, s->points, s->cells, 1, pcell, "point_cell", &s->pcell);
+  if (!rc) rc = um_decl_map(ctx, s->cells, s->points, s->nq, cpts, "cell_points", &s->cpts);
+  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pq, "q", &s->p_pq);
+  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_DOUBLE, NULL, "point_value", &s->p_pval);
+  free(pcell);
+  free(pq);
+  free(cpts);
+  return rc;
+}
+
+/* A thread per point (params.point_threads: point): the set of points, each with its cell's neighbourhood as its
+ * own row (nq copies of the cell's). */
 static int decl_points(um_app_run *r, siac *s, const int *nbr, const int *count) {
   const size_t np = (size_t)s->ncells * (size_t)s->nq, a = (size_t)s->arity;
   if (np > (size_t)INT32_MAX || np * a > (size_t)INT32_MAX * (size_t)8)
     return um_app_fail(r, UM_ERR_CONFIG,
                        "params.point_threads: point needs %zu points x %zu neighbours: too many; use "
                        "params.point_threads: cell (the same filter, a thread per cell)", np, a);
-  int *pcell = malloc(sizeof(int) * np), *pq = malloc(sizeof(int) * np), *pnn = malloc(sizeof(int) * np);
-  int *cpts = malloc(sizeof(int) * np), *pnbr = malloc(sizeof(int) * np * a);
-  int rc = !pcell || !pq || !pnn || !cpts || !pnbr
+  UM_APP_TRY(siac_decl_point_set(r, s, "params.point_threads: point"));
+  int *pnn = malloc(sizeof(int) * np), *pnbr = malloc(sizeof(int) * np * a);
+  int rc = !pnn || !pnbr
                ? um_app_fail(r, UM_ERR_ALLOC, "params.point_threads: point: out of memory for %zu x %zu neighbours", np, a)
                : UM_SUCCESS;
-  for (size_t c = 0; !rc && c < (size_t)s->ncells; c++)
-    for (size_t q = 0; q < (size_t)s->nq; q++) {
-      const size_t p = c * (size_t)s->nq + q;
-      pcell[p] = (int)c;
-      pq[p] = (int)q;
-      pnn[p] = count[c];
-      cpts[p] = (int)p;
-      memcpy(pnbr + p * a, nbr + c * a, sizeof(int) * a);
-    }
+  for (size_t p = 0; !rc && p < np; p++) {
+    const size_t c = p / (size_t)s->nq;
+    pnn[p] = count[c];
+    memcpy(pnbr + p * a, nbr + c * a, sizeof(int) * a);
+  }
   um_context *ctx = r->ctx;
-  if (!rc) rc = um_decl_set(ctx, (int)np, "points", &s->points);
-  if (!rc) rc = um_decl_map(ctx, s->points, s->cells, 1, pcell, "point_cell", &s->pcell);
   if (!rc) rc = um_decl_map(ctx, s->points, s->cells, s->arity, pnbr, "point_nbr", &s->pnbr);
-  if (!rc) rc = um_decl_map(ctx, s->cells, s->points, s->nq, cpts, "cell_points", &s->cpts);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pq, "q", &s->p_pq);
   if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pnn, "point_nn", &s->p_pnn);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_DOUBLE, NULL, "point_value", &s->p_pval);
   if (!rc) fprintf(r->log, "siac: a thread per point: %zu points, each with its cell's %d-cell row\n", np, s->arity);
-  free(pcell);
-  free(pq);
   free(pnn);
-  free(cpts);
   free(pnbr);
   return rc;
 }
@@ -238,24 +250,22 @@ int siac_build(um_app_run *r, siac *s) {
   int *nbr = NULL, *count = NULL;
   siac_nbr_stats ns;
   const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
-  if (s->grid && !rc) /* the searches run in the loops: no neighbourhoods (the grid checks the mesh's size) */
+  if (!rc)
     fprintf(r->log,
             "siac: %s: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per triangle), h %.5g, "
-            "stencil %.5g wide; the searches run in the loops (params.search: grid)\n",
-            what, m.ncells, m.nnodes, s->k, s->nb, s->nq, s->h, (3 * s->k + 1) * s->h);
-  else if (!rc && siac_neighbours(&m, reach, 0, &s->arity, &nbr, &count, err, sizeof err))
+            "stencil %.5g wide%s\n",
+            what, m.ncells, m.nnodes, s->k, s->nb, s->nq, s->h, (3 * s->k + 1) * s->h,
+            s->grid ? "; the searches run in the loops (params.search: grid)" : "");
+  /* with the grid, no neighbourhoods (the grid checks the mesh's size) */
+  if (!rc && !s->grid && siac_neighbours(&m, reach, 0, &s->arity, &nbr, &count, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s (degree %d, h %.4g)", err, s->k, s->h);
   if (!rc && !s->grid) {
     siac_neighbour_stats(count, m.ncells, &ns);
     s->nmin = ns.min;
     s->nmax = ns.max;
     s->nmean = ns.mean;
-    fprintf(r->log,
-            "siac: %s: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per triangle), h %.5g, "
-            "stencil %.5g wide\n"
-            "siac: neighbourhoods in %.2f s: %d..%d cells (mean %.1f), map arity %d\n",
-            what, m.ncells, m.nnodes, s->k, s->nb, s->nq, s->h, (3 * s->k + 1) * s->h, um_wtime() - tn, ns.min,
-            ns.max, ns.mean, s->arity);
+    fprintf(r->log, "siac: neighbourhoods in %.2f s: %d..%d cells (mean %.1f), map arity %d\n", um_wtime() - tn,
+            ns.min, ns.max, ns.mean, s->arity);
   }
   if (!rc && !from_file) {
     coef = malloc(sizeof(double) * (size_t)s->nb * (size_t)m.ncells);
@@ -281,9 +291,7 @@ int siac_build(um_app_run *r, siac *s) {
   if (!rc) rc = um_app_choice(r, "params.point_threads", &threads, NULL);
   if (!rc && s->grid) {
     if (threads == 1) fprintf(r->log, "siac: params.search: grid: per point runs a thread per point anyway\n");
-    int et = 1;
-    rc = um_app_int(r, "params.element_threads", &et);
-    if (!rc) rc = siac_grid_points(r, s, et);
+    rc = siac_grid_points(r, s);
   } else if (!rc && threads == 1)
     rc = decl_points(r, s, nbr, count);
   free(nbr);

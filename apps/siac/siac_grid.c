@@ -60,31 +60,13 @@ static int grid_parts(um_app_run *r, siac *s, int parts) {
   return rc;
 }
 
-int siac_grid_points(um_app_run *r, siac *s, int element_threads) {
-  UM_APP_TRY(grid_parts(r, s, element_threads));
-  const size_t np = (size_t)s->ncells * (size_t)s->nq;
-  if (np > (size_t)INT32_MAX)
-    return um_app_fail(r, UM_ERR_CONFIG, "params.search: grid needs %zu evaluation points: too many for one set", np);
-  int *pcell = malloc(sizeof(int) * np), *pq = malloc(sizeof(int) * np), *cpts = malloc(sizeof(int) * np);
-  int rc = !pcell || !pq || !cpts ? um_app_fail(r, UM_ERR_ALLOC, "params.search: grid: out of memory for %zu points", np)
-                                  : UM_SUCCESS;
-  for (size_t p = 0; !rc && p < np; p++) {
-    pcell[p] = (int)(p / (size_t)s->nq);
-    pq[p] = (int)(p % (size_t)s->nq);
-    cpts[p] = (int)p;
-  }
-  um_context *ctx = r->ctx;
-  if (!rc) rc = um_decl_set(ctx, (int)np, "points", &s->points);
-  if (!rc) rc = um_decl_map(ctx, s->points, s->cells, 1, pcell, "point_cell", &s->pcell);
-  if (!rc) rc = um_decl_map(ctx, s->cells, s->points, s->nq, cpts, "cell_points", &s->cpts);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_INT, pq, "q", &s->p_pq);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 2, UM_DOUBLE, NULL, "point_xy", &s->p_pxy);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_DOUBLE, NULL, "point_value", &s->p_pval);
-  if (!rc) rc = um_decl_dat(ctx, s->points, 1, UM_DOUBLE, NULL, "point_value_pe", &s->p_pval_e);
-  free(pcell);
-  free(pq);
-  free(cpts);
-  return rc;
+int siac_grid_points(um_app_run *r, siac *s) {
+  int parts;
+  UM_APP_TRY(um_app_int(r, "params.element_threads", &parts));
+  UM_APP_TRY(grid_parts(r, s, parts));
+  UM_APP_TRY(siac_decl_point_set(r, s, "params.search: grid"));
+  UM_APP_TRY(um_decl_dat(r->ctx, s->points, 2, UM_DOUBLE, NULL, "point_xy", &s->p_pxy));
+  return um_decl_dat(r->ctx, s->points, 1, UM_DOUBLE, NULL, "point_value_pe", &s->p_pval_e);
 }
 
 /* The grids, from the data as the engine numbers it now. */
@@ -151,7 +133,6 @@ int siac_grid_build(um_app_run *r, siac *s, int bins) {
       most_t = tstart[b + 1] - tstart[b] > most_t ? tstart[b + 1] - tstart[b] : most_t;
       most_p = pstart[b + 1] - pstart[b] > most_p ? pstart[b + 1] - pstart[b] : most_p;
     }
-    s->nbin = n;
     fprintf(r->log,
             "siac: search grid %d x %d bins (side %.4g) in %.2f s: up to %d triangles (by first vertex, which "
             "they reach %.4g from) and %d points a bin\n",

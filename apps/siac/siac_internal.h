@@ -21,7 +21,7 @@ typedef struct {
   um_map *pcell, *pnbr, *cpts; /* point -> its cell, point -> its cell's neighbourhood, cell -> its points */
   um_dat *p_pq, *p_pnn, *p_pval; /* the point's index in its cell, its neighbours in use, its filtered value */
   /* params.search: grid (siac_grid.c): the points' coordinates and per element's values on them; the grids */
-  int grid, nbin;
+  int grid;
   um_dat *p_pxy, *p_pval_e;
   um_set *gbins, *gtri, *gpts;
   um_dat *p_tstart, *p_tlist, *p_pstart, *p_plist;
@@ -39,10 +39,13 @@ int siac_build(um_app_run *r, siac *s);
 /* Errors against the exact function (when known), the fields for ParaView and validation. */
 int siac_finish(um_app_run *r, siac *s, um_dat *filtered);
 void siac_free(siac *s);
-/* params.search: grid (siac_grid.c): the evaluation points and per element's threads as sets (before
- * um_app_prepare), then the search
- * grids of triangles and points, bins per side (0: 1/h), built from the data as the engine numbers it. */
-int siac_grid_points(um_app_run *r, siac *s, int element_threads);
+/* The evaluation points as a set (points, point_cell, cell_points, q, point_value), before um_app_prepare; `what`
+ * names the setting that asks for them in messages. */
+int siac_decl_point_set(um_app_run *r, siac *s, const char *what);
+/* params.search: grid (siac_grid.c): the evaluation points and per element's threads (params.element_threads) as
+ * sets (before um_app_prepare), then the search grids of triangles and points (params.bins per side, 0: 1/h),
+ * built from the data as the engine numbers it. */
+int siac_grid_points(um_app_run *r, siac *s);
 int siac_grid_build(um_app_run *r, siac *s, int bins);
 /* Floating-point operations of a filter run with that many intersection tests and sub-triangles
  * (counted from the kernels' code: docs/apps.md, SIAC). */
