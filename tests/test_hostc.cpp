@@ -6,8 +6,14 @@
 // and a warning (the generic code runs) in AUTO mode.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -431,6 +437,199 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
   const std::string msg = um_error_message(ctx);
   EXPECT_TRUE(has(msg, "tk_gather") && has(msg, "cc.log") && has(msg, "error")) << msg;
   um_finalize(&ctx);
+}
+
+// ---- the cache as a trust boundary (docs/reliability.md, "The caches") ----
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> modules_in(const fs::path &dir) {
+  std::vector<fs::path> v;
+  for (auto &e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("host-", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0) v.push_back(e.path());
+  }
+  return v;
+}
+
+// A shared object whose constructor writes `marker`: what a hostile user would plant.
+void build_planted(const fs::path &so, const fs::path &marker) {
+  const fs::path src = so.string() + ".c";
+  std::ofstream(src) << "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) {\n"
+                        "  FILE *f = fopen(\"" << marker.string() << "\", \"w\"); if (f) { fputs(\"ran\", f); fclose(f); }\n}\n"
+                        "void um__compiled_range(void) {}\n";
+  const std::string cmd = std::string(UM_TEST_CC) + " -shared -fPIC -o '" + so.string() + "' '" + src.string() + "'";
+  ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
+  fs::remove(src);
+}
+
+// The key-named modules of a run of the workload, compiled once into a private cache: where to plant.
+std::vector<std::string> module_names(const tcw::Mesh &m) {
+  TempDir c("hostc_names");
+  tcw::Result r;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, c.dir.string()), m, &r, &calls, &compiled);
+  std::vector<std::string> names;
+  for (auto &p : modules_in(c.dir)) names.push_back(p.filename().string());
+  return names;
+}
+
+// A module planted by another user in a cache others can write must never run: the folder is not trusted (a
+// warning says why) and the run compiles into a private folder, results unchanged.
+TEST(HostCompileCache, AModuleInACacheOthersCanWriteIsNotLoaded) {
+  tcw::Mesh m = tcw::random_mesh(120, 360, 60, 21u);
+  const std::vector<std::string> names = module_names(m);
+  ASSERT_FALSE(names.empty());
+  TempDir shared("hostc_shared");
+  const fs::path marker = shared.dir.parent_path() / ("um_test_planted_" + std::to_string(getpid()));
+  fs::remove(marker);
+  for (const std::string &n : names) {
+    build_planted(shared.dir / n, marker);
+    if (geteuid() == 0) ASSERT_EQ(chown((shared.dir / n).c_str(), 65534, 65534), 0);  // nobody's
+  }
+  ASSERT_EQ(chmod(shared.dir.c_str(), 0777), 0);
+  tcw::Result ref, got;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_OFF, shared.dir.string()), m, &ref, &calls, &compiled);
+  um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, shared.dir.string());
+  Logged log;
+  o.log = capture;
+  o.log_user = &log;
+  run(o, m, &got, &calls, &compiled);
+  EXPECT_FALSE(fs::exists(marker)) << "a planted module's constructor ran";
+  fs::remove(marker);
+  EXPECT_EQ(compiled, calls) << "compiled privately instead";
+  expect_same(got, ref);
+  EXPECT_TRUE(has(log.warnings, "run.cache") && has(log.warnings, "writable by group or others") &&
+              has(log.warnings, shared.dir.string()))
+      << log.warnings;
+  for (auto &p : modules_in(shared.dir)) EXPECT_TRUE(has(p.filename().string(), ".so")) << "nothing new written";
+  EXPECT_EQ(modules_in(shared.dir).size(), names.size());
+}
+
+// In the user's own cache, a module that is not the one um compiled and sealed (planted, swapped, owned by
+// another user) is a miss: removed and compiled again, never loaded.
+TEST(HostCompileCache, AModuleUmDidNotSealIsRebuiltNotLoaded) {
+  tcw::Mesh m = tcw::random_mesh(120, 360, 60, 22u);
+  const std::vector<std::string> names = module_names(m);
+  TempDir cache("hostc_unsealed");
+  const fs::path marker = cache.dir.parent_path() / ("um_test_unsealed_" + std::to_string(getpid()));
+  fs::remove(marker);
+  for (const std::string &n : names) {
+    build_planted(cache.dir / n, marker);
+    if (geteuid() == 0 && &n == &names.front()) ASSERT_EQ(chown((cache.dir / n).c_str(), 65534, 65534), 0);
+  }
+  tcw::Result ref, got;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_OFF, cache.dir.string()), m, &ref, &calls, &compiled);
+  um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string());
+  Logged log;
+  o.log = capture;
+  o.log_user = &log;
+  run(o, m, &got, &calls, &compiled);
+  EXPECT_FALSE(fs::exists(marker)) << "an unsealed module's constructor ran";
+  fs::remove(marker);
+  EXPECT_EQ(compiled, calls);
+  expect_same(got, ref);
+  EXPECT_TRUE(has(log.warnings, "the cached module is not used") && has(log.warnings, "compiling it again"))
+      << log.warnings;
+}
+
+// What a crash or a full disk leaves: a module cut short. It is found before dlopen (which would die of SIGBUS),
+// removed and compiled again; the next run loads the new one without a word.
+TEST(HostCompileCache, ATruncatedModuleIsRebuiltNotLoaded) {
+  TempDir cache("hostc_truncated");
+  tcw::Mesh m = tcw::random_mesh(150, 450, 80, 23u);
+  tcw::Result ref, got;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string()), m, &ref, &calls, &compiled);
+  std::vector<fs::path> mods = modules_in(cache.dir);
+  ASSERT_FALSE(mods.empty());
+  std::vector<uintmax_t> sizes;
+  for (auto &p : mods) {
+    sizes.push_back(fs::file_size(p));
+    fs::resize_file(p, sizes.back() / 2);
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    SCOPED_TRACE(pass ? "the run after" : "the truncated modules");
+    um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string());
+    Logged log;
+    o.log = capture;
+    o.log_user = &log;
+    run(o, m, &got, &calls, &compiled);
+    EXPECT_EQ(compiled, calls);
+    expect_same(got, ref);
+    if (pass == 0) EXPECT_TRUE(has(log.warnings, "carries no seal") || has(log.warnings, "checksum")) << log.warnings;
+    else EXPECT_EQ(log.warnings, "");
+  }
+  for (size_t i = 0; i < mods.size(); i++) EXPECT_EQ(fs::file_size(mods[i]), sizes[i]) << mods[i];
+}
+
+// Links planted where the compiler's work folder and temporaries used to be (names another user could predict)
+// write nothing outside the cache: the work folder is made by mkdtemp, its files only created new.
+TEST(HostCompileCache, PlantedLinksWriteNothingOutsideTheCache) {
+  tcw::Mesh m = tcw::random_mesh(100, 300, 50, 24u);
+  const std::vector<std::string> names = module_names(m);
+  TempDir cache("hostc_links"), outside("hostc_victim");
+  const fs::path victim = outside.dir / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  for (const std::string &n : names) {
+    const std::string key = n.substr(5, 16);
+    const fs::path work = cache.dir / ("work-" + key + "-" + std::to_string(getpid()));
+    fs::create_directories(work / "um");
+    for (const char *f : {"loop.c", "kernels.h", "cc.log", "um/kernel.h"}) fs::create_symlink(victim, work / f);
+    fs::create_symlink(victim, cache.dir / (n + ".tmp." + std::to_string(getpid())));
+  }
+  tcw::Result ref, got;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_OFF, cache.dir.string()), m, &ref, &calls, &compiled);
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string()), m, &got, &calls, &compiled);
+  EXPECT_EQ(compiled, calls);
+  expect_same(got, ref);
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious\n") << "a planted link was written through";
+  EXPECT_TRUE(fs::is_regular_file(victim));
+}
+
+// A lock left by a run that died (its PID gone), or dated in the future, does not hold the next run: the lock is
+// taken over at once; a dead run's work folder is cleaned away.
+TEST(HostCompileCache, LocksOfDeadRunsAreTakenOverAndTheirLitterRemoved) {
+  tcw::Mesh m = tcw::random_mesh(100, 300, 50, 25u);
+  const std::vector<std::string> names = module_names(m);
+  TempDir cache("hostc_locks");
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  waitpid(dead, nullptr, 0);
+  char host[256] = "";
+  gethostname(host, sizeof host);
+  for (size_t i = 0; i < names.size(); i++) {
+    const fs::path lock = cache.dir / (names[i] + ".lock");
+    if (i % 2 == 0) std::ofstream(lock) << dead << " " << host << "\n";
+    else {
+      std::ofstream(lock) << "garbage";
+      fs::last_write_time(lock, fs::file_time_type::clock::now() + std::chrono::hours(24 * 365));
+    }
+  }
+  const fs::path litter = cache.dir / ("work-" + std::to_string(dead) + "-AbC123");
+  fs::create_directories(litter / "um");
+  std::ofstream(litter / "loop.c") << "left";
+  std::ofstream(litter / "um" / "kernel.h") << "left";
+  tcw::Result ref, got;
+  long calls, compiled;
+  run(options("seq", UM_AOS, UM_COMPILE_OFF, cache.dir.string()), m, &ref, &calls, &compiled);
+  const auto t0 = std::chrono::steady_clock::now();
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string()), m, &got, &calls, &compiled);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(waited, 200) << "the run waited for locks nobody holds";
+  EXPECT_EQ(compiled, calls);
+  expect_same(got, ref);
+  EXPECT_FALSE(fs::exists(litter)) << "a dead run's work folder was left";
+  for (auto &e : fs::directory_iterator(cache.dir)) {
+    const std::string f = e.path().filename().string();
+    EXPECT_FALSE(has(f, ".lock") || has(f, "work-")) << "left behind: " << f;
+  }
 }
 
 }  // namespace

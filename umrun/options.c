@@ -136,12 +136,16 @@ static const um_option options[] = {
      .help = "a loop whose indirect and global arguments are all read\n"
              "also gets a SIMD range (elements in groups, same bits); auto: its\n"
              "first calls time both ranges and the faster one stays"},
-    {.key = "run.cc", .type = UM_OPT_STRING, .help = "the compiler (default: the one um was built with)"},
+    {.key = "run.cc", .type = UM_OPT_STRING,
+     .help = "the compiler (default: the one um was built with); a program um\n"
+             "runs, so only --set names it (a config or UM_OPTIONS: --allow-compiler)"},
     {.key = "run.cflags", .type = UM_OPT_STRING,
      .help = "its flags (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
-             "this CPU, same bits as the generic code; e.g. -ffast-math changes them)"},
+             "this CPU, same bits as the generic code; e.g. -ffast-math changes them);\n"
+             "like run.cc, only from --set unless --allow-compiler"},
     {.key = "run.cache", .type = UM_OPT_STRING,
-     .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off)"},
+     .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off);\n"
+             "used only if it is this user's and nobody else can write it"},
     {.key = "run.iterations", .type = UM_OPT_APP, .help = "iterations of the app's main loop"},
     {.key = "run.unknown_keys", .type = UM_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
      .help = "a config key nothing reads (misspelt, or another app's) is\n"

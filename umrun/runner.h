@@ -26,6 +26,7 @@ void umrun_err(const char *fmt, ...)
 typedef struct {
   const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
   int sweep_child, quiet, print_config, no_validate;
+  int allow_compiler; /* --allow-compiler: run.cc / run.cflags may come from the config or UM_OPTIONS */
   const char **sets;
   int nsets;
   umrun_sweep_spec sweep;
@@ -57,6 +58,8 @@ int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s
 int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
+/* 1 when a "key=value" assignment sets run.cc or run.cflags (a program and its arguments). */
+int umrun_names_compiler(const char *assignment);
 
 /* ---- outputs.c ---- */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);

@@ -192,6 +192,30 @@ static int check_in_file(const char *what, const char *path, char *err, size_t l
   return UM_SUCCESS;
 }
 
+int umrun_names_compiler(const char *assignment) {
+  const char *eq = strchr(assignment, '=');
+  const size_t n = eq ? (size_t)(eq - assignment) : strlen(assignment);
+  return (n == 6 && !strncmp(assignment, "run.cc", 6)) || (n == 10 && !strncmp(assignment, "run.cflags", 10));
+}
+
+/* run.cc and run.cflags name a program that um runs, with its arguments: only the command line (--set, --sweep)
+ * names them, or a config file or UM_OPTIONS when the command line says --allow-compiler. */
+static int check_compiler(const cmdline *c, um_config *cfg, char *err, size_t len) {
+  static const char *const keys[] = {"run.cc", "run.cflags"};
+  for (int k = 0; k < 2 && !c->allow_compiler; k++) {
+    char where[1024] = "";
+    if (um_config_kind(cfg, keys[k]) == UM_CONFIG_ABSENT || um_config_origin(cfg, keys[k], where, sizeof where))
+      continue;
+    if (!strcmp(where, "--set") || !strcmp(where, "--sweep")) continue;
+    snprintf(err, len,
+             "%s is set by %s: the compiler and its flags are a program um runs, so only the command line may name "
+             "them (--set %s=...); pass --allow-compiler to accept the value from a config or UM_OPTIONS",
+             keys[k], where, keys[k]);
+    return UM_ERR_CONFIG;
+  }
+  return UM_SUCCESS;
+}
+
 /* Every input and output path the run will use, checked before the first
  * loop: a missing or misspelt file is a config error (exit status 1) found
  * at once, not after all the computing. */
@@ -222,6 +246,7 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
       return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
                                 "output.dir", s->outdir, why), UM_ERR_CONFIG;
   }
+  if ((rc = check_compiler(c, cfg, err, len))) return rc;
   if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
   if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
   if (um_config_kind(cfg, "mesh.file") == UM_CONFIG_SCALAR && !um_config_get_string(cfg, "mesh.file", NULL, &v, NULL, 0) &&

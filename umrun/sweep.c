@@ -282,6 +282,7 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
       if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r') *p = ';';
     args[na++] = "--quiet";
     args[na++] = "--sweep-child";
+    if (spec->allow_compiler) args[na++] = "--allow-compiler";
     args[na++] = "--csv";
     args[na++] = csv;
     args[na++] = "--csv-label";

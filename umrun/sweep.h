@@ -14,6 +14,7 @@ typedef struct {
   char *values[UMRUN_SWEEP_MAX_KEYS][64]; /* its values                  */
   int nvalues[UMRUN_SWEEP_MAX_KEYS];
   char storage[UMRUN_SWEEP_MAX_KEYS][1024];
+  int allow_compiler; /* pass --allow-compiler to each run */
 } umrun_sweep_spec;
 
 /* Parse one "key=v1,v2,..." into spec; 0 or -1 with a message in err. */

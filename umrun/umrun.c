@@ -90,6 +90,8 @@ static void usage(FILE *f) {
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
+          "  --allow-compiler  accept run.cc / run.cflags from the config file or UM_OPTIONS\n"
+          "                    (without it only --set names the compiler um runs)\n"
           "  --list-apps       list the registered apps with their own config keys and exit\n"
           "  --version         print the version and build configuration and exit\n"
           "  --help            this text\n"
@@ -201,6 +203,8 @@ static int parse_args(int argc, char **argv, cmdline *c) {
       c->quiet = 1;
     } else if (!strcmp(a, "--print-config")) {
       c->print_config = 1;
+    } else if (!strcmp(a, "--allow-compiler")) {
+      c->allow_compiler = 1;
     } else if (!strcmp(a, "--no-validate")) {
       c->no_validate = 1;
     } else if (a[0] == '-') {
@@ -259,6 +263,11 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
       const char *v = NULL;
       snprintf(key, sizeof key, "sweep.%d", i);
       rc = umrun_opt_string(cfg, key, &v, err, sizeof err);
+      if (!rc && v && !c->allow_compiler && umrun_names_compiler(v)) {
+        snprintf(err, sizeof err, "'%s': the compiler and its flags are a program um runs; sweep them from the "
+                                  "command line (--sweep), or pass --allow-compiler", v);
+        rc = UM_ERR_CONFIG;
+      }
       if (!rc && v && umrun_sweep_add(&c->sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
     }
     if (rc) {
@@ -300,6 +309,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
   const char *appname = s.app;
   if (c->sweep_out) snprintf(outdir, sizeof outdir, "%s", c->sweep_out);
   else snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
+  c->sweep.allow_compiler = c->allow_compiler;
   return umrun_sweep_run(argv[0], c->config_path, c->sets, c->nsets, &c->sweep, outdir);
 }
 

@@ -52,8 +52,9 @@ int um_make_dirs(const char *dir, char *err, size_t errlen);
 
 /** Where compiled code is cached (cuda.cache, run.cache): the setting's folder;
  * "off", "0" or "none": no cache (out ""); empty or NULL: $XDG_CACHE_HOME/um,
- * else $HOME/.cache/um (else ""). */
-void um_cache_dir(const char *setting, char *out, size_t n);
+ * else $HOME/.cache/um (else ""). Returns 0, or -1 (out "") when the folder's
+ * path does not fit in n bytes: never a truncated path. */
+int um_cache_dir(const char *setting, char *out, size_t n);
 
 /** Create the temporary for `path` (a symlink's target) and open it for
  * writing (sf->f); a character device or FIFO at the path is opened in place
@@ -111,6 +112,11 @@ int um_safe_dir_register(const char *dir);
 /** Unregister the folder of `slot` (from um_safe_dir_register) when the program
  * removes it itself; -1: nothing to do. */
 void um_safe_dir_unregister(int slot);
+/** A file (a compile lock) that those handlers remove; returns its slot (-1:
+ * not listed), unregistered when the program removes it itself. */
+int um_safe_file_register(const char *path);
+/** Unregister the file of `slot` (from um_safe_file_register); -1: nothing to do. */
+void um_safe_file_unregister(int slot);
 /** Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 

@@ -41,8 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "hostc_cache.h"
+#include "hostc_gen.h"
 #include "um/build_config.h"
 #include "../util/array.h"
+#include "../util/cache_dir.h"
 #include "../util/hash.h"
 #include "um/safe_file.h"
 #include "../util/strbuf.h"
@@ -51,7 +54,6 @@ extern char **environ;
 extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
-#define HC_LOCK_STALE_S 300   /* a lock older than this is another process that died */
 #define HC_PATH 1024
 #define HC_ABI "um-hostc-2"   /* bump when the generated code's interface changes (2: the SIMD range) */
 
@@ -64,7 +66,10 @@ typedef struct {
   double started;          /* clock at the compile's start */
   char name[64];           /* the loop, for messages */
   char so[HC_PATH];        /* the module in the cache */
-  char work[HC_PATH];      /* folder of the source, headers and compiler log */
+  char work[HC_PATH];      /* private folder of the source, headers, compiler log and output */
+  int locked;              /* 1: this process made the module's lock */
+  int lock_slot;           /* the lock's entry in the signal-cleanup table, or -1 */
+  int work_slot;           /* the work folder's, or -1 */
   char *source;            /* generated code, until written */
   const char *ksource;     /* the kernel header text */
   void *handle;
@@ -95,23 +100,12 @@ static double now(void) {
 }
 
 
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  size_t n = strlen(text);
-  int ok = fwrite(text, 1, n, f) == n;
-  ok = (fclose(f) == 0) && ok;
-  return ok ? 0 : -1;
-}
-
-static void remove_tree(const char *dir) { /* the work folders hold a fixed set of names */
-  static const char *const names[] = {"um/kernel.h", "kernels.h", "loop.c", "cc.log", "um", NULL};
-  char p[HC_PATH + 32];
-  for (int i = 0; names[i]; i++) {
-    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-    remove(p); /* a name that is not there is no matter */
-  }
-  rmdir(dir);
+/* The work folder and everything in it (the compiler's temporaries too: it runs with TMPDIR there). */
+static void remove_work(hc_entry *e) {
+  um_safe_dir_unregister(e->work_slot);
+  e->work_slot = -1;
+  if (e->work[0]) um_cache_remove_tree(e->work, 2);
+  e->work[0] = '\0';
 }
 
 /* ---- settings ------------------------------------------------------------ */
@@ -138,6 +132,26 @@ static void cpu_id(char *out, size_t n) {
   if (got) snprintf(out, n, "cpu-%016llx", (unsigned long long)k);
 }
 
+/* The cache folder in h->cache: run.cache (or the default) when it can be trusted (util/cache_dir.h), else a
+ * private folder for this run, with a warning that says why. */
+static void open_cache(um_context *ctx, um_hostc *h) {
+  char why[1024] = "";
+  if (um_cache_dir(ctx->opts.cache, h->cache, sizeof h->cache) != 0)
+    snprintf(why, sizeof why, "the cache folder's path is longer than the %zu characters it may have",
+             sizeof h->cache - 1);
+  else if (h->cache[0] && um_cache_dir_ready(h->cache, why, sizeof why) == 0) {
+    hcc_clean_litter(h->cache);
+    return;
+  }
+  if (why[0])
+    um_backend_log(ctx, UM_LOG_WARNING, "um: run.cache: %s; compiled loops are kept for this run only", why);
+  const char *tmp = getenv("TMPDIR");
+  if (snprintf(h->cache, sizeof h->cache, "%s/um-hostc-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof h->cache ||
+      !mkdtemp(h->cache))
+    h->cache[0] = '\0';
+  h->private_cache = 1;
+}
+
 static um_hostc *state(um_context *ctx) {
   if (ctx->hostc) return ctx->hostc;
   um_hostc *h = calloc(1, sizeof *h);
@@ -147,207 +161,9 @@ static um_hostc *state(um_context *ctx) {
   if (!o->cc[0] && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
   snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : UM_HOSTC_DEFAULT_CFLAGS);
   cpu_id(h->cpu, sizeof h->cpu);
-  char derr[64];
-  um_cache_dir(o->cache, h->cache, sizeof h->cache);
-  if (!h->cache[0] || um_make_dirs(h->cache, derr, sizeof derr) != 0 || access(h->cache, W_OK) != 0) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(h->cache, sizeof h->cache, "%s/um-hostc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(h->cache)) h->cache[0] = '\0';
-    h->private_cache = 1;
-  }
+  open_cache(ctx, h);
   ctx->hostc = h;
   return h;
-}
-
-/* ---- the generated code -------------------------------------------------- */
-
-static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int"; }
-
-static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
-
-/* The first argument (j <= i) that goes through argument i's map (same_map) or also reads the same entry of it
- * (same_target; direct arguments all share element e): the generated code keeps one map pointer per map and loads
- * each map entry an element uses once. The arguments of one map get the same M[] pointer at run time (exec.c: the
- * map's data), and two loops of one kernel that share maps differently hash to different modules (hash_shapes).
- * One load per entry is what lets the compiler see that two arguments' rows are one (Airfoil's res_calc with eight
- * map loads an edge instead of four: 1.19x slower on one core). */
-static int same_map(const um_loop *loop, int i) {
-  for (int j = 0; j < i; j++)
-    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map) return j;
-  return i;
-}
-
-static int same_target(const um_loop *loop, int i) {
-  for (int j = 0; j < i; j++)
-    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map &&
-        (!loop->args[i].map || loop->args[j].idx == loop->args[i].idx))
-      return j;
-  return i;
-}
-
-/* The element index of argument i's target for element e (a C expression). */
-static void target(um_strbuf *b, const um_loop *loop, int i) {
-  const um_arg *a = &loop->args[i];
-  if (a->map) um_strbuf_printf(b, "(size_t)m%d[(size_t)e * %d + %d]", same_map(loop, i), a->map->arity, a->idx);
-  else um_strbuf_printf(b, "(size_t)e");
-}
-
-/* The SIMD range stages an argument's rows in a local [lanes][dim] block: an
- * indirect one (gathered), or a direct SoA one (as the scalar range does). */
-static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || is_soa(a)); }
-
-/* A SIMD range exists for loops whose elements are independent within a group
- * of lanes: every indirect and global argument only read. */
-static int simd_eligible(const um_loop *loop) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) return 0;
-  }
-  return 1;
-}
-
-/* The pointers and maps every range starts with. */
-static void declare(um_strbuf *b, const um_loop *loop) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    const char *t = ctype(a->type);
-    if (a->kind == UM_ARG_GBL) { /* a private copy: the compiler keeps it in registers */
-      um_strbuf_printf(b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
-      continue;
-    }
-    um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
-    if (a->map && same_map(loop, i) == i) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
-    if (is_soa(a)) um_strbuf_printf(b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
-  }
-}
-
-/* The kernel call: each argument its global copy, its staged row (lane: the
- * SIMD range's lane variable; NULL: the scalar range, which stages SoA rows
- * only and has an index variable t<j> per target: same_target) or its row in place. */
-static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
-  um_strbuf_printf(b, "%s(", loop->kernel->name);
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (i) um_strbuf_printf(b, ", ");
-    if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
-    else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
-    else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
-    else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
-    else {
-      um_strbuf_printf(b, "b%d + ", i);
-      target(b, loop, i);
-      um_strbuf_printf(b, " * %d", a->dim);
-    }
-  }
-  um_strbuf_printf(b, ");\n");
-}
-
-/* Argument i's row (at index variable t<ti>) into its staged copy v<i><sub> before the kernel
- * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC). */
-static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub, int store) {
-  if (!store && a->acc == UM_WRITE) return;
-  char row[64];
-  snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, ti, is_soa(a) ? i : a->dim);
-  um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
-  if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
-  else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
-    um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, a->type == UM_DOUBLE ? "-0.0" : a->type == UM_FLOAT ? "-0.0f" : "0");
-  else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
-}
-
-/* The scalar range: element by element, SoA rows staged as AoS. */
-static void scalar_range(um_strbuf *b, const um_loop *loop) {
-  um_strbuf_printf(b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
-                      "  (void)M; (void)S;\n");
-  declare(b, loop);
-  um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
-  for (int i = 0; i < loop->nargs; i++) /* each target's index, once */
-    if (loop->args[i].kind == UM_ARG_DAT && same_target(loop, i) == i) {
-      um_strbuf_printf(b, "    const size_t t%d = ", i);
-      target(b, loop, i);
-      um_strbuf_printf(b, ";\n");
-    }
-  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
-    const um_arg *a = &loop->args[i];
-    if (!is_soa(a)) continue;
-    um_strbuf_printf(b, "    %s v%d[%d];\n", ctype(a->type), i, a->dim);
-    stage(b, a, i, same_target(loop, i), "", 0);
-  }
-  um_strbuf_printf(b, "    ");
-  call(b, loop, NULL);
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
-  }
-  um_strbuf_printf(b, "  }\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) um_strbuf_printf(b, "  memcpy(B[%d], g%d, sizeof g%d);\n", i, i, i);
-  }
-  um_strbuf_printf(b, "}\n");
-}
-
-/* The SIMD range (simd_eligible loops): groups of L elements; each group's
- * staged rows gathered into [L][dim] blocks, the kernel run on the L lanes
- * under `omp simd` (each lane only reads shared data and writes its own rows),
- * written rows stored in element order; the rest of the range runs scalar. */
-static void simd_range(um_strbuf *b, const um_loop *loop) {
-  um_strbuf_printf(b, "\nvoid um__compiled_range_simd(char *const *B, const int *const *M, const size_t *S, int begin, "
-                      "int end) {\n  (void)M; (void)S;\n  enum { L = %d };\n",
-                   UM_HOSTC_LANES);
-  declare(b, loop);
-  um_strbuf_printf(b, "  int e0 = begin;\n  for (; e0 + L <= end; e0 += L) {\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (!staged(a)) continue;
-    um_strbuf_printf(b, "    %s v%d[L][%d];\n", ctype(a->type), i, a->dim);
-    if (a->acc == UM_WRITE) continue;
-    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      const size_t t%d = ", i);
-    target(b, loop, i);
-    um_strbuf_printf(b, ";\n");
-    stage(b, a, i, i, "[l]", 0);
-    um_strbuf_printf(b, "    }\n");
-  }
-  um_strbuf_printf(b, "#pragma omp simd\n    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      (void)e;\n      ");
-  call(b, loop, "l");
-  um_strbuf_printf(b, "    }\n");
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    if (!staged(a) || a->acc == UM_READ) continue;
-    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const size_t t%d = (size_t)(e0 + l);\n", i);
-    stage(b, a, i, i, "[l]", 1);
-    um_strbuf_printf(b, "    }\n");
-  }
-  um_strbuf_printf(b, "  }\n  um__compiled_range(B, M, S, e0, end);\n}\n");
-}
-
-static char *generate(const um_loop *loop) {
-  um_strbuf b = {0};
-  um_strbuf_printf(&b, "/* generated by um for loop '%s' (kernel %s) */\n#define UM_HOST_COMPILED 1\n%s#include <stddef.h>\n"
-          "#include <string.h>\n#include \"kernels.h\"\n\n",
-      loop->name, loop->kernel->name, loop->set->ctx->reproducible ? "#define UM_REPRO_MATH 1\n" : "");
-  um_strbuf_printf(&b, "extern char __start_um_consts[] __attribute__((weak)), __stop_um_consts[] __attribute__((weak));\n"
-          "char *um__consts_begin(void) { return __start_um_consts; }\n"
-          "char *um__consts_end(void) { return __stop_um_consts; }\n\n");
-  scalar_range(&b, loop);
-  if (simd_eligible(loop)) simd_range(&b, loop);
-  if (b.oom) {
-    um_strbuf_free(&b);
-    return NULL;
-  }
-  return b.s;
-}
-
-/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA, and which earlier
- * argument shares its map and its target (the generated code depends on it). */
-static uint64_t hash_shapes(uint64_t k, const um_loop *loop) {
-  for (int i = 0; i < loop->nargs; i++) {
-    const um_arg *a = &loop->args[i];
-    int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a), same_map(loop, i), same_target(loop, i)};
-    k = um_fnv1a(k, shape, sizeof shape);
-  }
-  return k;
 }
 
 /* Everything that shapes the module: its interface, the compiler and flags,
@@ -359,35 +175,67 @@ static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
   for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
   const int repro = loop->set->ctx->reproducible; /* UM_REPRO_MATH: um_cbrt / um_exp portable */
   k = um_fnv1a(k, &repro, sizeof repro);
-  return hash_shapes(k, loop);
+  return um__hostc_hash_shapes(k, loop);
 }
 
 /* ---- compiling ------------------------------------------------------------ */
 
-/* Write the work folder and start the compiler; 0 on success, else -1 and why. */
-static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
+/* The environment of the compiler: this process's, with TMPDIR in the work folder (its temporaries go there and
+ * leave with it). NULL when out of memory; free the array and *own (the one string made here). */
+static char **compiler_env(const char *work, char **own) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 2, sizeof *env);
+  const size_t len = strlen(work) + 8;
+  char *tmpdir = malloc(len);
+  if (!env || !tmpdir) {
+    free(env);
+    free(tmpdir);
+    return NULL;
+  }
+  snprintf(tmpdir, len, "TMPDIR=%s", work);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7) != 0) env[k++] = environ[i];
+  env[k++] = tmpdir;
+  env[k] = NULL;
+  *own = tmpdir;
+  return env;
+}
+
+/* The compiler's output in the work folder. */
+static void work_module(const hc_entry *e, char *p, size_t n) { snprintf(p, n, "%s/module.so", e->work); }
+
+/* Write the sources into a new private work folder; 0, or -1 and why. */
+static int write_work(hc_entry *e, const char *cache, char *why, size_t wn) {
+  if (hcc_work_dir(cache, e->work, sizeof e->work, why, wn) != 0) return -1;
+  e->work_slot = um_safe_dir_register(e->work);
   char p[HC_PATH + 64];
-  snprintf(e->work, sizeof e->work, "%s/work-%016llx-%ld", h->cache, (unsigned long long)e->key, (long)getpid());
   snprintf(p, sizeof p, "%s/um", e->work);
-  char derr[64];
-  int ok = um_make_dirs(p, derr, sizeof derr) == 0;
+  int ok = mkdir(p, 0700) == 0;
   snprintf(p, sizeof p, "%s/um/kernel.h", e->work);
-  ok = ok && write_file(p, um_kernel_h_source) == 0;
+  ok = ok && hcc_write_new(p, um_kernel_h_source) == 0;
   snprintf(p, sizeof p, "%s/kernels.h", e->work);
-  ok = ok && write_file(p, e->ksource) == 0;
+  ok = ok && hcc_write_new(p, e->ksource) == 0;
   snprintf(p, sizeof p, "%s/loop.c", e->work);
-  ok = ok && write_file(p, e->source) == 0;
+  ok = ok && hcc_write_new(p, e->source) == 0;
   if (!ok) {
     snprintf(why, wn, "cannot write the loop's source into %s: %s", e->work, strerror(errno));
-    remove_tree(e->work);
+    remove_work(e);
     return -1;
   }
   free(e->source);
   e->source = NULL;
+  return 0;
+}
+
+/* Write the work folder and start the compiler; 0 on success, else -1 and why. */
+static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
+  if (write_work(e, h->cache, why, wn) != 0) return -1;
   /* argv: cc, the flags split at spaces, then what a loadable module needs */
   char flags[sizeof h->cflags], out[HC_PATH + 64], src[HC_PATH + 64], inc[HC_PATH + 64], log[HC_PATH + 64];
   snprintf(flags, sizeof flags, "%s", h->cflags);
-  snprintf(out, sizeof out, "%s.tmp.%ld", e->so, (long)getpid());
+  work_module(e, out, sizeof out);
   snprintf(src, sizeof src, "%s/loop.c", e->work);
   snprintf(inc, sizeof inc, "-I%s", e->work);
   snprintf(log, sizeof log, "%s/cc.log", e->work);
@@ -399,16 +247,26 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   char *fixed[] = {"-fPIC", "-shared", "-Wl,-Bsymbolic", inc, "-o", out, src, "-lm"};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
   argv[n] = NULL;
+  char *own = NULL;
+  char **env = compiler_env(e->work, &own);
   posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+  if (!env || posix_spawn_file_actions_init(&fa) != 0) {
+    free(env);
+    free(own);
+    snprintf(why, wn, "out of memory starting the compiler");
+    remove_work(e);
+    return -1;
+  }
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  int rc = posix_spawnp(&e->pid, h->cc, &fa, NULL, argv, environ);
+  int rc = posix_spawnp(&e->pid, h->cc, &fa, NULL, argv, env);
   posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  free(own);
   if (rc != 0) {
     snprintf(why, wn, "cannot run the compiler '%s': %s (set run.cc to a C compiler)", h->cc, strerror(rc));
-    remove_tree(e->work);
+    remove_work(e);
     return -1;
   }
   e->started = now();
@@ -420,28 +278,24 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
 
 static void lock_path(const hc_entry *e, char *p, size_t n) { snprintf(p, n, "%s.lock", e->so); }
 
-/* Take the module's lock: 1 taken, 0 another process holds it (and is alive by its age). */
-static int take_lock(const hc_entry *e) {
+/* Take the module's lock: 1 taken, 0 another live process holds it (holder: which). */
+static int take_lock(hc_entry *e, char *holder, size_t hn) {
   char p[HC_PATH + 16];
   lock_path(e, p, sizeof p);
-  for (int tries = 0; tries < 2; tries++) {
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd >= 0) {
-      close(fd);
-      return 1;
-    }
-    struct stat st;
-    if (errno != EEXIST || stat(p, &st) != 0) return 1; /* no lock to honour: compile privately */
-    if (time(NULL) - st.st_mtime < HC_LOCK_STALE_S) return 0;
-    unlink(p); /* its process died */
-  }
-  return 1;
+  return hcc_lock_take(p, &e->lock_slot, &e->locked, holder, hn);
 }
 
-static void drop_lock(const hc_entry *e) {
+static void drop_lock(hc_entry *e) {
   char p[HC_PATH + 16];
   lock_path(e, p, sizeof p);
-  unlink(p);
+  if (e->locked) hcc_lock_drop(p, &e->lock_slot);
+  e->locked = 0;
+}
+
+static int lock_held(const hc_entry *e) {
+  char p[HC_PATH + 16];
+  lock_path(e, p, sizeof p);
+  return hcc_lock_held(p);
 }
 
 /* The first lines of the compiler's log, for a message. */
@@ -555,7 +409,28 @@ static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
   return UM_SUCCESS;
 }
 
-/* The compiler of e finished (or must be waited for): move its module into the cache and load it. */
+/* e's module from the cache, if it is there and whole: 1 done (*rc: loaded, or failed for good); 0 a miss (a
+ * module that is not whole or not e's is removed, with a warning that says why). */
+static int from_cache(um_context *ctx, um_hostc *h, hc_entry *e, int *rc) {
+  char why[3 * HC_PATH];
+  const int v = hcc_verify(e->so, e->key, why, sizeof why);
+  if (v == 0) return 0;
+  if (v > 0) {
+    const int l = load(ctx, e, why, sizeof why);
+    if (l == 0 || l == -2) {
+      *rc = l == 0 ? UM_SUCCESS : failed(ctx, h, e, why);
+      return 1;
+    }
+    if (e->handle) dlclose(e->handle);
+    e->handle = NULL;
+  }
+  um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s': the cached module is not used: %s; compiling it again", e->name,
+                 why);
+  unlink(e->so);
+  return 0;
+}
+
+/* The compiler of e finished (or must be waited for): seal its module, move it into the cache and load it. */
 static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   int status = 0;
   pid_t r;
@@ -564,51 +439,71 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   if (r == 0) return UM_SUCCESS; /* still compiling */
   h->running--;
   e->pid = 0;
-  char tmp[HC_PATH + 64], why[3 * HC_PATH];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", e->so, (long)getpid());
-  int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && rename(tmp, e->so) == 0;
-  drop_lock(e);
-  if (!ok) {
-    unlink(tmp);
+  char out[HC_PATH + 64], why[3 * HC_PATH];
+  work_module(e, out, sizeof out);
+  if (!(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    drop_lock(e);
     char excerpt[900];
     log_excerpt(e, excerpt, sizeof excerpt);
     snprintf(why, sizeof why, "%s %s failed (log: %s/cc.log)%s%s", h->cc, h->cflags, e->work, excerpt[0] ? ":\n" : "",
              excerpt);
+    um_safe_dir_unregister(e->work_slot); /* kept for its log */
+    e->work_slot = -1;
     return failed(ctx, h, e, why);
   }
-  remove_tree(e->work);
+  int ok = hcc_seal(out, e->key, why, sizeof why) == 0;
+  if (ok && rename(out, e->so) != 0) {
+    snprintf(why, sizeof why, "cannot move the module into %s: %s", e->so, strerror(errno));
+    ok = 0;
+  }
+  drop_lock(e);
+  remove_work(e);
+  if (!ok) return failed(ctx, h, e, why);
   if (load(ctx, e, why, sizeof why) != 0) return failed(ctx, h, e, why);
   um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' runs compiled host code (compiled in %.2f s: %s)", e->name,
                  now() - e->started, e->so);
   return UM_SUCCESS;
 }
 
+/* WAIT mode while another process compiles e's module (holder: which): wait for the module; take the lock over
+ * and compile here when that process dies or its lock goes stale. */
+static int wait_elsewhere(um_context *ctx, um_hostc *h, hc_entry *e, const char *holder) {
+  char why[3 * HC_PATH], other[HC_PATH + 128];
+  int rc = UM_SUCCESS, told = 0;
+  for (const double t0 = now(); now() - t0 < HCC_LOCK_STALE_S; usleep(20000)) {
+    if (from_cache(ctx, h, e, &rc)) return rc;
+    if (!lock_held(e) && take_lock(e, other, sizeof other)) {
+      if (start_compile(h, e, why, sizeof why) != 0) {
+        drop_lock(e);
+        return failed(ctx, h, e, why);
+      }
+      return finish(ctx, h, e, 1);
+    }
+    if (!told && now() - t0 > 2) {
+      um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s' waits for its module, being compiled by %s", e->name, holder);
+      told = 1;
+    }
+  }
+  snprintf(why, sizeof why, "%s held the compile lock for %d s and left no module", holder, HCC_LOCK_STALE_S);
+  return failed(ctx, h, e, why);
+}
+
 /* Start e's compile, or queue it behind the running ones; WAIT: compile now. */
 static int begin(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
-  char why[3 * HC_PATH];
+  char why[3 * HC_PATH], holder[HC_PATH + 128];
+  int rc = UM_SUCCESS;
   if (!h->cache[0]) return failed(ctx, h, e, "no folder to compile in (cache and $TMPDIR not writable)");
-  if (access(e->so, R_OK) == 0) { /* compiled before (an earlier run, another rank) */
-    const int rc = load(ctx, e, why, sizeof why);
-    if (rc == 0) return UM_SUCCESS;
-    if (rc == -2) return failed(ctx, h, e, why);
-    if (e->handle) dlclose(e->handle);
-    e->handle = NULL;
-    unlink(e->so); /* stale or corrupt: compile it again */
-  }
+  if (from_cache(ctx, h, e, &rc)) return rc; /* compiled before (an earlier run, another rank) */
   if (!block && h->running >= HC_MAX_JOBS) {
     e->state = HC_QUEUED;
     h->pending = 1;
     return UM_SUCCESS;
   }
-  if (!h->private_cache && !take_lock(e)) {
-    if (!block) {
-      e->state = HC_ELSEWHERE;
-      h->pending = 1;
-      return UM_SUCCESS;
-    }
-    for (double t0 = now(); access(e->so, R_OK) != 0 && now() - t0 < HC_LOCK_STALE_S;) usleep(20000);
-    if (access(e->so, R_OK) != 0) return failed(ctx, h, e, "another process held the compile lock and left no module");
-    return load(ctx, e, why, sizeof why) == 0 ? UM_SUCCESS : failed(ctx, h, e, why);
+  if (!h->private_cache && !take_lock(e, holder, sizeof holder)) {
+    if (block) return wait_elsewhere(ctx, h, e, holder);
+    e->state = HC_ELSEWHERE;
+    h->pending = 1;
+    return UM_SUCCESS;
   }
   if (start_compile(h, e, why, sizeof why) != 0) {
     drop_lock(e);
@@ -624,6 +519,7 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
   hc_entry *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->key = key;
+  e->lock_slot = e->work_slot = -1;
   snprintf(e->name, sizeof e->name, "%s", loop->name);
   snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
   e->ksource = loop->kernel->source;
@@ -636,9 +532,10 @@ static int poll_all(um_context *ctx, um_hostc *h) {
   for (int i = 0; i < h->n; i++) {
     hc_entry *e = h->e[i];
     if (e->state == HC_RUNNING) UM_CHECK(ctx, finish(ctx, h, e, 0));
-    else if (e->state == HC_ELSEWHERE && access(e->so, R_OK) == 0) {
-      char why[3 * HC_PATH];
-      if (load(ctx, e, why, sizeof why) != 0) UM_CHECK(ctx, failed(ctx, h, e, why));
+    else if (e->state == HC_ELSEWHERE) {
+      int rc = UM_SUCCESS;
+      if (from_cache(ctx, h, e, &rc)) UM_CHECK(ctx, rc);
+      else if (!lock_held(e)) e->state = HC_QUEUED; /* its compiler's process died: compile it here */
     }
   }
   for (int i = 0; i < h->n && h->running < HC_MAX_JOBS; i++)
@@ -656,7 +553,7 @@ static int poll_all(um_context *ctx, um_hostc *h) {
 static uint64_t quick_shape(const um_loop *loop) {
   uint64_t k = um_fnv1a(UM_FNV_OFFSET, &loop->kernel, sizeof loop->kernel);
   k = um_fnv1a(k, &loop->kernel->source, sizeof loop->kernel->source);
-  return hash_shapes(k, loop);
+  return um__hostc_hash_shapes(k, loop);
 }
 
 /* Which range the loop's next call runs: the scalar one without a SIMD range
@@ -699,7 +596,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_host
     m->shape = shape;
   }
   if (e->state == HC_NEW && (block || loop_seconds >= ctx->opts.compile_after)) {
-    e->source = generate(loop);
+    e->source = um__hostc_generate(loop);
     if (!e->source) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
     e->state = HC_QUEUED;
     UM_CHECK(ctx, begin(ctx, h, e, block));
@@ -722,12 +619,10 @@ void um__hostc_free(um_context *ctx) {
       kill(e->pid, SIGTERM);
       while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR) {
       }
-      char tmp[HC_PATH + 64];
-      snprintf(tmp, sizeof tmp, "%s.tmp.%ld", e->so, (long)getpid());
-      unlink(tmp);
-      drop_lock(e);
     }
-    if (e->work[0] && e->state != HC_FAILED) remove_tree(e->work);
+    drop_lock(e);
+    if (e->state != HC_FAILED) remove_work(e);
+    else um_safe_dir_unregister(e->work_slot); /* kept for its log */
     if (e->handle) dlclose(e->handle);
     if (h->private_cache) unlink(e->so);
     free(e->source);

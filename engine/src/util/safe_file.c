@@ -62,9 +62,24 @@ void um_safe_dir_unregister(int slot) {
   if (slot >= 0 && slot < DIR_SLOTS) atomic_store(&dir_used[slot], 0);
 }
 
+/* ---- single files removed on a signal (the host compiler's locks) -------------- */
+#define FILE_SLOTS 16
+static char file_path[FILE_SLOTS][SLOT_PATH];
+static atomic_int file_used[FILE_SLOTS];
+
+int um_safe_file_register(const char *path) {
+  if (!path || !*path) return -1;
+  return table_take(file_path, file_used, FILE_SLOTS, path);
+}
+
+void um_safe_file_unregister(int slot) {
+  if (slot >= 0 && slot < FILE_SLOTS) atomic_store(&file_used[slot], 0);
+}
+
 /* Async-signal-safe removal of a folder and the plain files in it (and in
  * folders within, `depth` levels): open, getdents64, unlinkat, close only. */
-static void remove_dir_at(int parent, const char *name, int depth) {
+void um__remove_dir_at(int parent, const char *name, int depth); /* also for cache_dir.c */
+void um__remove_dir_at(int parent, const char *name, int depth) {
 #ifdef __linux__
   int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) {
@@ -82,7 +97,7 @@ static void remove_dir_at(int parent, const char *name, int depth) {
         } *d = (void *)(buf + off);
         off += d->reclen;
         if (!strcmp(d->name, ".") || !strcmp(d->name, "..")) continue;
-        if (unlinkat(fd, d->name, 0) != 0 && errno == EISDIR && depth > 0) remove_dir_at(fd, d->name, depth - 1);
+        if (unlinkat(fd, d->name, 0) != 0 && errno == EISDIR && depth > 0) um__remove_dir_at(fd, d->name, depth - 1);
       }
     }
     close(fd);
@@ -103,8 +118,10 @@ int um_safe_live_count(void) {
 static void on_signal(int sig) {
   for (int i = 0; i < SLOTS; i++)
     if (atomic_load(&slot_used[i]) == 2) unlink(slot_path[i]);
+  for (int i = 0; i < FILE_SLOTS; i++)
+    if (atomic_load(&file_used[i]) == 2) unlink(file_path[i]);
   for (int i = 0; i < DIR_SLOTS; i++)
-    if (atomic_load(&dir_used[i]) == 2) remove_dir_at(AT_FDCWD, dir_path[i], 4);
+    if (atomic_load(&dir_used[i]) == 2) um__remove_dir_at(AT_FDCWD, dir_path[i], 4);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
@@ -659,14 +676,18 @@ int um_make_dirs(const char *dir, char *err, size_t errlen) {
   return 0;
 }
 
-void um_cache_dir(const char *setting, char *out, size_t n) {
+int um_cache_dir(const char *setting, char *out, size_t n) {
+  int len;
   if (setting && *setting) {
-    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) snprintf(out, n, "%s", "");
-    else snprintf(out, n, "%s", setting);
-    return;
+    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) len = snprintf(out, n, "%s", "");
+    else len = snprintf(out, n, "%s", setting);
+  } else {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) len = snprintf(out, n, "%s/um", xdg);
+    else if (home && *home) len = snprintf(out, n, "%s/.cache/um", home);
+    else len = snprintf(out, n, "%s", "");
   }
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (xdg && *xdg) snprintf(out, n, "%s/um", xdg);
-  else if (home && *home) snprintf(out, n, "%s/.cache/um", home);
-  else snprintf(out, n, "%s", "");
+  if (len >= 0 && (size_t)len < n) return 0;
+  if (n) out[0] = '\0'; /* never a sibling folder with a truncated name */
+  return -1;
 }

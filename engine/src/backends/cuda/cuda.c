@@ -30,6 +30,7 @@
 
 #include "cuda_internal.h"
 #include "um/safe_file.h"
+#include "../../util/cache_dir.h"
 
 /* ---- availability ------------------------------------------------------------- */
 
@@ -91,7 +92,14 @@ static int cu_init(um_context *ctx, void **state) {
                       S->prop.name, S->arch);
   }
   UM_CHECK(ctx, cu_choose_profile(ctx, S));
-  um_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir);
+  {
+    char why[1024] = "";
+    if (um_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir) != 0)
+      snprintf(why, sizeof why, "the cache folder's path is longer than the %zu characters it may have",
+               sizeof S->cache_dir - 1);
+    else if (S->cache_dir[0] && um_cache_dir_ready(S->cache_dir, why, sizeof why) != 0) S->cache_dir[0] = '\0';
+    if (why[0]) um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cuda.cache: %s; modules are not cached", why);
+  }
   S->dump = flag(um_backend_option_value(ctx, "dump")) || um_context_options(ctx)->verbose >= 2;
   S->poison = flag(um_backend_option_value(ctx, "poison"));
   S->no_fma = !flag(um_backend_option_value(ctx, "fma"));

@@ -1,0 +1,206 @@
+/* Compiled host loops: the code generated for one loop (see hostc.c).
+ *
+ * The engine writes the range OP2's code generator would write for this one
+ * loop: dims, map arities and slots, layouts and access modes are constants, a
+ * global is a local array (kept in registers), and the kernel is inlined into
+ * it. The results are the generic range's, bit for bit: the same operations in
+ * the same element order. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostc_gen.h"
+#include "um/build_config.h"
+#include "../util/hash.h"
+#include "../util/strbuf.h"
+
+static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int"; }
+
+static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
+
+/* The first argument (j <= i) that goes through argument i's map (same_map) or also reads the same entry of it
+ * (same_target; direct arguments all share element e): the generated code keeps one map pointer per map and loads
+ * each map entry an element uses once. The arguments of one map get the same M[] pointer at run time (exec.c: the
+ * map's data), and two loops of one kernel that share maps differently hash to different modules (hash_shapes).
+ * One load per entry is what lets the compiler see that two arguments' rows are one (Airfoil's res_calc with eight
+ * map loads an edge instead of four: 1.19x slower on one core). */
+static int same_map(const um_loop *loop, int i) {
+  for (int j = 0; j < i; j++)
+    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map) return j;
+  return i;
+}
+
+static int same_target(const um_loop *loop, int i) {
+  for (int j = 0; j < i; j++)
+    if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].map == loop->args[i].map &&
+        (!loop->args[i].map || loop->args[j].idx == loop->args[i].idx))
+      return j;
+  return i;
+}
+
+/* The element index of argument i's target for element e (a C expression). */
+static void target(um_strbuf *b, const um_loop *loop, int i) {
+  const um_arg *a = &loop->args[i];
+  if (a->map) um_strbuf_printf(b, "(size_t)m%d[(size_t)e * %d + %d]", same_map(loop, i), a->map->arity, a->idx);
+  else um_strbuf_printf(b, "(size_t)e");
+}
+
+/* The SIMD range stages an argument's rows in a local [lanes][dim] block: an
+ * indirect one (gathered), or a direct SoA one (as the scalar range does). */
+static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || is_soa(a)); }
+
+/* A SIMD range exists for loops whose elements are independent within a group
+ * of lanes: every indirect and global argument only read. */
+static int simd_eligible(const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) return 0;
+  }
+  return 1;
+}
+
+/* The pointers and maps every range starts with. */
+static void declare(um_strbuf *b, const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    const char *t = ctype(a->type);
+    if (a->kind == UM_ARG_GBL) { /* a private copy: the compiler keeps it in registers */
+      um_strbuf_printf(b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
+      continue;
+    }
+    um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
+    if (a->map && same_map(loop, i) == i) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
+    if (is_soa(a)) um_strbuf_printf(b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
+  }
+}
+
+/* The kernel call: each argument its global copy, its staged row (lane: the
+ * SIMD range's lane variable; NULL: the scalar range, which stages SoA rows
+ * only and has an index variable t<j> per target: same_target) or its row in place. */
+static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
+  um_strbuf_printf(b, "%s(", loop->kernel->name);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (i) um_strbuf_printf(b, ", ");
+    if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
+    else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
+    else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
+    else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
+    else {
+      um_strbuf_printf(b, "b%d + ", i);
+      target(b, loop, i);
+      um_strbuf_printf(b, " * %d", a->dim);
+    }
+  }
+  um_strbuf_printf(b, ");\n");
+}
+
+/* Argument i's row (at index variable t<ti>) into its staged copy v<i><sub> before the kernel
+ * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC). */
+static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub, int store) {
+  if (!store && a->acc == UM_WRITE) return;
+  char row[64];
+  snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, ti, is_soa(a) ? i : a->dim);
+  um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
+  if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
+  else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
+    um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, a->type == UM_DOUBLE ? "-0.0" : a->type == UM_FLOAT ? "-0.0f" : "0");
+  else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
+}
+
+/* The scalar range: element by element, SoA rows staged as AoS. */
+static void scalar_range(um_strbuf *b, const um_loop *loop) {
+  um_strbuf_printf(b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
+                      "  (void)M; (void)S;\n");
+  declare(b, loop);
+  um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
+  for (int i = 0; i < loop->nargs; i++) /* each target's index, once */
+    if (loop->args[i].kind == UM_ARG_DAT && same_target(loop, i) == i) {
+      um_strbuf_printf(b, "    const size_t t%d = ", i);
+      target(b, loop, i);
+      um_strbuf_printf(b, ";\n");
+    }
+  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
+    const um_arg *a = &loop->args[i];
+    if (!is_soa(a)) continue;
+    um_strbuf_printf(b, "    %s v%d[%d];\n", ctype(a->type), i, a->dim);
+    stage(b, a, i, same_target(loop, i), "", 0);
+  }
+  um_strbuf_printf(b, "    ");
+  call(b, loop, NULL);
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
+  }
+  um_strbuf_printf(b, "  }\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind == UM_ARG_GBL && a->acc != UM_READ) um_strbuf_printf(b, "  memcpy(B[%d], g%d, sizeof g%d);\n", i, i, i);
+  }
+  um_strbuf_printf(b, "}\n");
+}
+
+/* The SIMD range (simd_eligible loops): groups of L elements; each group's
+ * staged rows gathered into [L][dim] blocks, the kernel run on the L lanes
+ * under `omp simd` (each lane only reads shared data and writes its own rows),
+ * written rows stored in element order; the rest of the range runs scalar. */
+static void simd_range(um_strbuf *b, const um_loop *loop) {
+  um_strbuf_printf(b, "\nvoid um__compiled_range_simd(char *const *B, const int *const *M, const size_t *S, int begin, "
+                      "int end) {\n  (void)M; (void)S;\n  enum { L = %d };\n",
+                   UM_HOSTC_LANES);
+  declare(b, loop);
+  um_strbuf_printf(b, "  int e0 = begin;\n  for (; e0 + L <= end; e0 += L) {\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (!staged(a)) continue;
+    um_strbuf_printf(b, "    %s v%d[L][%d];\n", ctype(a->type), i, a->dim);
+    if (a->acc == UM_WRITE) continue;
+    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      const size_t t%d = ", i);
+    target(b, loop, i);
+    um_strbuf_printf(b, ";\n");
+    stage(b, a, i, i, "[l]", 0);
+    um_strbuf_printf(b, "    }\n");
+  }
+  um_strbuf_printf(b, "#pragma omp simd\n    for (int l = 0; l < L; l++) {\n      const int e = e0 + l;\n      (void)e;\n      ");
+  call(b, loop, "l");
+  um_strbuf_printf(b, "    }\n");
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (!staged(a) || a->acc == UM_READ) continue;
+    um_strbuf_printf(b, "    for (int l = 0; l < L; l++) {\n      const size_t t%d = (size_t)(e0 + l);\n", i);
+    stage(b, a, i, i, "[l]", 1);
+    um_strbuf_printf(b, "    }\n");
+  }
+  um_strbuf_printf(b, "  }\n  um__compiled_range(B, M, S, e0, end);\n}\n");
+}
+
+char *um__hostc_generate(const um_loop *loop) {
+  um_strbuf b = {0};
+  um_strbuf_printf(&b, "/* generated by um for loop '%s' (kernel %s) */\n#define UM_HOST_COMPILED 1\n%s#include <stddef.h>\n"
+          "#include <string.h>\n#include \"kernels.h\"\n\n",
+      loop->name, loop->kernel->name, loop->set->ctx->reproducible ? "#define UM_REPRO_MATH 1\n" : "");
+  um_strbuf_printf(&b, "extern char __start_um_consts[] __attribute__((weak)), __stop_um_consts[] __attribute__((weak));\n"
+          "char *um__consts_begin(void) { return __start_um_consts; }\n"
+          "char *um__consts_end(void) { return __stop_um_consts; }\n\n");
+  scalar_range(&b, loop);
+  if (simd_eligible(loop)) simd_range(&b, loop);
+  if (b.oom) {
+    um_strbuf_free(&b);
+    return NULL;
+  }
+  return b.s;
+}
+
+/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA, and which earlier
+ * argument shares its map and its target (the generated code depends on it). */
+uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
+                    (int)a->acc, is_soa(a), same_map(loop, i), same_target(loop, i)};
+    k = um_fnv1a(k, shape, sizeof shape);
+  }
+  return k;
+}
+
