@@ -6,18 +6,22 @@
 // global INC/MIN/MAX); (2) run.tune once stores the choice and a later run on
 // the same mesh reads it (another mesh does not); (3) a setting that fails is
 // skipped and says why; (4) a loop too slow for the trials' budget tries fewer
-// settings. The trials are not counted as calls.
+// settings. The trials are not counted as calls. (5) The cache file is found, not named: a FIFO, a link, another
+// user's file or a bad line never hangs or fails a run, and a bad line is noted once with the file and line.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "test_cuda_workload.hpp"
 
@@ -80,7 +84,12 @@ struct Outcome {
   tcw::Result res;
   Infos infos;
   std::map<std::string, long> calls;
+  std::vector<std::string> log;  // the run's warnings
 };
+
+void collect_log(void *user, um_log_level, const char *msg) {
+  static_cast<std::vector<std::string> *>(user)->push_back(msg);
+}
 
 // The workload (tcw::run_all, 3 edge loops) on `backend` with tune mode t (cache: run.cache), replaying
 // `replay`'s choices as per-loop settings when given.
@@ -94,6 +103,8 @@ void run(const char *backend, um_tune t, const std::string &cache, const tcw::Me
   o.nthreads = 2;
   o.block_size = 64;
   o.parallel_threshold = 0;
+  o.log = collect_log;
+  o.log_user = &out->log;
   snprintf(o.cache, sizeof o.cache, "%s", cache.c_str());
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
@@ -194,7 +205,8 @@ TEST(TuneCache, OnceStoresTheChoiceForThisMesh) {
   const um_tune_info &a = first.infos["tk_edge"], &b = second.infos["tk_edge"];
   EXPECT_EQ(a.state, 1) << a.note;
   EXPECT_EQ(b.state, 2) << b.note;
-  EXPECT_NE(std::string(b.note).find("from the cache"), std::string::npos) << b.note;
+  EXPECT_NE(std::string(b.note).find("from the cache (" + dir + "/tune.txt:"), std::string::npos) << b.note;
+  EXPECT_TRUE(second.log.empty()) << "a good cache file gives no note: " << second.log[0];
   EXPECT_EQ(b.chosen, a.chosen);
   ASSERT_EQ(b.ntrials, a.ntrials);
   for (int k = 0; k < a.ntrials; k++) EXPECT_NEAR(b.trial[k].seconds, a.trial[k].seconds, 1e-5 * a.trial[k].seconds + 1e-12);
@@ -290,6 +302,212 @@ TEST(TuneFailures, ASlowLoopTriesWhatTheBudgetAllows) {
   EXPECT_GE(skipped, 1) << d.note;
   EXPECT_LT(d.seconds, 2.5 * UM_TUNE_BUDGET_SECONDS) << "the trials kept near the budget";
   EXPECT_EQ(tuned.calls["tk_direct"], 1);
+}
+
+// ---- the cache file as found: whatever stands at <cache>/tune.txt, a run neither hangs nor fails ----------------
+std::string read_text(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream t;
+  t << f.rdbuf();
+  return t.str();
+}
+void write_text(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
+
+// The lines of the run's log that mention `what`.
+int notes_with(const Outcome &o, const std::string &what) {
+  int n = 0;
+  for (const auto &l : o.log) n += l.find(what) != std::string::npos;
+  return n;
+}
+std::string all_notes(const Outcome &o) {
+  std::string s;
+  for (const auto &l : o.log) s += l + "\n";
+  return s;
+}
+
+// A run that hangs is killed (SIGALRM), never waited for.
+struct HangGuard {
+  HangGuard() { alarm(300); }
+  ~HangGuard() { alarm(0); }
+};
+
+// The cache's folder with tune.txt as the test makes it, removed with whatever is in it.
+struct CacheDir {
+  std::string dir = temp_dir(), file = dir + "/tune.txt";
+  ~CacheDir() {
+    for (const char *f : {"/tune.txt", "/target.txt"}) unlink((dir + f).c_str());
+    rmdir(dir.c_str());
+  }
+};
+
+// A FIFO at tune.txt (no writer): not read (no hang), not written, one note naming it; the run tunes.
+TEST(TuneCacheFile, AFifoIsNotReadAndDoesNotHang) {
+  CacheDir c;
+  ASSERT_EQ(mkfifo(c.file.c_str(), 0600), 0);
+  const tcw::Mesh m = tcw::random_mesh(200, 600, 100, 5u);
+  Outcome o;
+  {
+    HangGuard g;
+    run("seq", UM_TUNE_ONCE, c.dir, m, &o);
+  }
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(o.infos["tk_edge"].state, 1) << o.infos["tk_edge"].note;
+  EXPECT_EQ(notes_with(o, "the tuning cache is not read: '" + c.file + "' is not a regular file"), 1) << all_notes(o);
+}
+
+// tune.txt a symbolic link to /dev/zero: not read (no hang, no endless line), not written through.
+TEST(TuneCacheFile, ALinkToDevZeroIsNotReadNorWritten) {
+  CacheDir c;
+  ASSERT_EQ(symlink("/dev/zero", c.file.c_str()), 0);
+  const tcw::Mesh m = tcw::random_mesh(200, 600, 100, 5u);
+  Outcome o;
+  {
+    HangGuard g;
+    run("seq", UM_TUNE_ONCE, c.dir, m, &o);
+  }
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(o.infos["tk_edge"].state, 1) << o.infos["tk_edge"].note;
+  EXPECT_EQ(notes_with(o, "is not read: '" + c.file + "' is a symbolic link"), 1) << all_notes(o);
+  EXPECT_GE(notes_with(o, "it is a symbolic link, and a cache file is never written through a link"), 1)
+      << all_notes(o);
+}
+
+// An append never goes through a link planted at tune.txt: its target keeps its bytes.
+TEST(TuneCacheFile, AnAppendNeverGoesThroughALink) {
+  CacheDir c;
+  write_text(c.dir + "/target.txt", "precious\n");
+  ASSERT_EQ(symlink((c.dir + "/target.txt").c_str(), c.file.c_str()), 0);
+  const tcw::Mesh m = tcw::random_mesh(200, 600, 100, 5u);
+  Outcome o;
+  run("seq", UM_TUNE_ONCE, c.dir, m, &o);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(read_text(c.dir + "/target.txt"), "precious\n");
+  EXPECT_EQ(o.infos["tk_edge"].state, 1) << o.infos["tk_edge"].note;
+  EXPECT_GE(notes_with(o, "cannot append to '" + c.file + "': it is a symbolic link"), 1) << all_notes(o);
+}
+
+// A file of another user's is neither trusted nor appended to (as root, the only user that can make one here).
+TEST(TuneCacheFile, AnotherUsersFileIsIgnored) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  CacheDir c;
+  const tcw::Mesh m = tcw::random_mesh(200, 600, 100, 5u);
+  Outcome first, second;
+  run("seq", UM_TUNE_ONCE, c.dir, m, &first);
+  ASSERT_EQ(chown(c.file.c_str(), 65534, 65534), 0);
+  const std::string before = read_text(c.file);
+  run("seq", UM_TUNE_ONCE, c.dir, m, &second);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(second.infos["tk_edge"].state, 1) << "not from another user's file: " << second.infos["tk_edge"].note;
+  EXPECT_EQ(notes_with(second, "is not read: '" + c.file + "' belongs to another user"), 1) << all_notes(second);
+  EXPECT_EQ(read_text(c.file), before) << "not appended to";
+}
+
+// tune.txt's line for `loop` (its number from 1 in *n), split into fields ("#" and the name dropped).
+std::vector<std::string> line_fields(const std::string &text, const std::string &loop, int *n) {
+  std::istringstream in(text);
+  std::string l;
+  std::vector<std::string> f;
+  for (int i = 1; std::getline(in, l); i++)
+    if (l.size() > loop.size() && l.compare(l.size() - loop.size() - 2, std::string::npos, "# " + loop) == 0) {
+      std::istringstream w(l.substr(0, l.size() - loop.size() - 2));
+      f.clear();
+      for (std::string x; w >> x;) f.push_back(x);
+      *n = i;
+    }
+  return f;
+}
+std::string join(const std::vector<std::string> &f) {
+  std::string s;
+  for (const auto &x : f) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+// "s:b:sp:v:sec" with field i replaced
+std::string with_field(const std::string &trial, int i, const std::string &v) {
+  std::vector<std::string> p;
+  std::stringstream in(trial);
+  for (std::string x; std::getline(in, x, ':');) p.push_back(x);
+  p.at(i) = v;
+  return p[0] + ":" + p[1] + ":" + p[2] + ":" + p[3] + ":" + p[4];
+}
+
+// A first run of the flaky backend (kernel variants; block size 512 refused) stores tk_direct's choice; the line is
+// rewritten by `forge` (fields: key chosen n trial...); the next run must tune tk_direct again, succeed, and note the
+// line once, with the file and the line's number, saying `why`.
+void forged_line_is_skipped(const std::function<std::string(std::vector<std::string>)> &forge, const std::string &why) {
+  CacheDir c;
+  const tcw::Mesh m = tcw::random_mesh(300, 900, 200, 9u);
+  Outcome first, second, ref;
+  run("flaky", UM_TUNE_ONCE, c.dir, m, &first);
+  if (::testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(first.infos["tk_direct"].state, 1) << first.infos["tk_direct"].note;
+  std::string text = read_text(c.file);
+  int n = 0;
+  const std::vector<std::string> f = line_fields(text, "tk_direct", &n);
+  ASSERT_GE(f.size(), 5u) << text;
+  const std::string old_line = join(f), new_line = forge(f);
+  const size_t at = text.find(old_line);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('\n', at) - at, new_line);
+  write_text(c.file, text);
+  run("flaky", UM_TUNE_ONCE, c.dir, m, &second);
+  run("seq", UM_TUNE_OFF, "off", m, &ref);
+  if (::testing::Test::HasFatalFailure()) return;
+  SCOPED_TRACE("line " + std::to_string(n) + ": " + new_line);
+  EXPECT_EQ(second.infos["tk_direct"].state, 1) << "tuned again: " << second.infos["tk_direct"].note;
+  const std::string where = c.file + ":" + std::to_string(n) + ": ";
+  EXPECT_EQ(notes_with(second, where), 1) << "one note naming the file and the line:\n" << all_notes(second);
+  EXPECT_EQ(notes_with(second, why), 1) << all_notes(second);
+  EXPECT_EQ(second.infos["tk_edge"].state, 2) << "the good lines still count: " << second.infos["tk_edge"].note;
+  tcw::expect_same(second.res, ref.res);
+}
+
+// the last setting (the kernel variant) chosen, with `field` set to `value`
+std::function<std::string(std::vector<std::string>)> chosen_last_with(int field, const std::string &value) {
+  return [field, value](std::vector<std::string> f) {
+    f[1] = std::to_string(f.size() - 4);
+    f.back() = with_field(f.back(), field, value);
+    return join(f) + " # tk_direct";
+  };
+}
+
+TEST(TuneCacheFile, AStrategyTheBackendLacksIsSkipped) {
+  forged_line_is_skipped(chosen_last_with(0, "99"), "strategy 99 is not one the flaky backend offers");
+}
+TEST(TuneCacheFile, AGlobalStrategyOnTheHostIsSkipped) {
+  forged_line_is_skipped(chosen_last_with(0, "3"), "strategy 3 is not one the flaky backend offers (global)");
+}
+TEST(TuneCacheFile, BlockSizeOneIsSkipped) {
+  forged_line_is_skipped(chosen_last_with(1, "1"), "tried with a setting this loop does not list");
+}
+TEST(TuneCacheFile, AHugeBlockSizeIsSkipped) {
+  forged_line_is_skipped(chosen_last_with(1, "2147483647"), "block size 2147483647 is outside run.block_size's bounds");
+}
+TEST(TuneCacheFile, ATruncatedLineIsSkipped) {
+  forged_line_is_skipped(
+      [](std::vector<std::string> f) {
+        f.resize(f.size() - 2);  // its last setting and the comment cut off, and half of the one before
+        f.back() = f.back().substr(0, 3);
+        return join(f);
+      },
+      "setting 3: it is not strategy:block_size:split:variant:seconds (cut short?)");
+}
+TEST(TuneCacheFile, AVariantTheBackendLacksIsSkipped) {
+  forged_line_is_skipped(chosen_last_with(3, "7"), "kernel variant 7 is not one the flaky backend has");
+}
+
+// A stored choice the backend refuses when it runs (flaky: block size 512) is tried once, then tuned again with a
+// note naming the file, the line and the refusal: never a failed run.
+TEST(TuneCacheFile, AChoiceTheBackendRefusesIsTunedAgain) {
+  forged_line_is_skipped(
+      [](std::vector<std::string> f) {
+        for (size_t k = 3; k < f.size(); k++)
+          if (f[k].find(":512:") != std::string::npos) {
+            f[1] = std::to_string(k - 3);
+            f[k] = with_field(f[k], 4, "1e-06");  // as if it had been the fastest
+          }
+        return join(f) + " # tk_direct";
+      },
+      "failed when tried (flaky: block size 512 refused); the loop is tuned again");
 }
 
 }  // namespace

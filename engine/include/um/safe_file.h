@@ -101,6 +101,13 @@ int um_read_check(const char *path, unsigned long long max_bytes, char *err, siz
 /** The whole file, NUL-terminated (malloc'ed; *len its length), or NULL. */
 char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, char *err, size_t errlen);
 
+/* ---- cache files ------------------------------------------------------------ */
+/** um_safe_append for a file in a cache folder (run.tune's tune.txt): never through a symbolic link (O_NOFOLLOW),
+ * never onto anything but a regular file owned by this user (checked with fstat on the open file), created with
+ * mode 0600. 0, or -1 with the reason in err; a caller treats a failure as a missed speed-up, never as an error of
+ * the run. (Reading cache files: util/cache_dir.h, um_cache_open_read.) */
+int um_cache_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen);
+
 /** Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */

@@ -63,6 +63,12 @@ int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, 
 /* Per-loop auto-tuning (tune.c): at a loop's first call with run.tune on, its settings tried (um__loop_trial,
  * after um__loop_tune_halos) and the fastest kept as the loop's overrides. */
 int um__tune_loop(um_context *ctx, um_loop *loop);
+/* run.tune's cache file (tune_cache.c): the last valid line of `path` for `key` whose settings are T's listing
+ * (then the kernel variants tried with one of them) into T; 1 and *line its number, or 0. Bad lines are skipped
+ * with a note naming the file and line: every bad line when note_all (a run's first read), else only this key's.
+ * um__tune_cache_write appends T's choice (a failure is a note). Neither fails a run. */
+int um__tune_cache_read(um_context *ctx, const char *path, uint64_t key, um_tune_info *T, int note_all, int *line);
+void um__tune_cache_write(um_context *ctx, const char *path, uint64_t key, const char *loop, const um_tune_info *T);
 int um__loop_tune_halos(um_context *ctx, const um_loop *base);
 int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds);
 int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out);

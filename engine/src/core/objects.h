@@ -189,6 +189,7 @@ struct um_context {
   um_split split;        /* automatic loop splitting: the default mode (split.c) */
   int reproducible;      /* 1: increments gathered in a fixed order, reductions summed exactly */
   um_tune tune;          /* per-loop auto-tuning (tune.c) */
+  int tune_cache_noted;  /* 1: tune.txt was read once in this run (its bad lines noted then, tune_cache.c) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
   int nwholes, capwholes;

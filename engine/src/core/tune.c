@@ -18,7 +18,8 @@
  *
  * run.tune once stores the choice, per device, backend, threads, ranks, loop
  * and mesh (a hash of the loop's arguments and of its maps' contents), as a
- * line of <cache>/tune.txt; a later run finds it and starts tuned.
+ * line of <cache>/tune.txt (tune_cache.c); a later run finds it, runs the stored choice once as a trial (a
+ * choice the backend now refuses is tuned again) and starts tuned.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "../dist/dist.h"
 #include "../util/hash.h"
 #include "um/safe_file.h"
+#include "../util/cache_dir.h"
 
 static const char *const tune_names[] = {"off", "once", "always"};
 const char *um_tune_name(um_tune t) { return (unsigned)t < 3 ? tune_names[t] : "unknown"; }
@@ -295,65 +297,18 @@ static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_in
   return h;
 }
 
-static int cache_path(const um_context *ctx, char *path, size_t n) {
-  char dir[512];
-  um_cache_dir(ctx->opts.cache, dir, sizeof dir);
-  if (!dir[0]) return 0;
-  char err[256];
-  if (um_make_dirs(dir, err, sizeof err) != 0) return 0;
-  return snprintf(path, n, "%s/tune.txt", dir) < (int)n;
-}
-
-/* The last line of the cache for this key whose settings begin with T's (then the kernel variants tried with
- * the best of them): its choice, settings and times into T. */
-static int cache_read(const um_context *ctx, const char *path, uint64_t key, um_tune_info *T) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[4096], want[20];
-  snprintf(want, sizeof want, "%016llx ", (unsigned long long)key);
-  int found = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, want, 17) != 0) continue;
-    const char *p = line + 17;
-    int chosen = -1, n = 0, used = 0;
-    if (sscanf(p, "%d %d%n", &chosen, &n, &used) != 2 || n < T->ntrials || n > UM_TUNE_MAX_TRIALS || chosen < 0 ||
-        chosen >= n)
-      continue;
-    p += used;
-    um_tune_trial tr[UM_TUNE_MAX_TRIALS];
-    int ok = 1;
-    for (int k = 0; ok && k < n; k++) {
-      int s = 0, b = 0, sp = 0, v = 0;
-      memset(&tr[k], 0, sizeof tr[k]);
-      ok = sscanf(p, " %d:%d:%d:%d:%lf%n", &s, &b, &sp, &v, &tr[k].seconds, &used) == 5 && b > 0 &&
-           um_backend_variant_name(ctx, v) && (unsigned)sp <= UM_SPLIT_FUSED;
-      tr[k].strategy = (um_strategy)s, tr[k].block_size = b, tr[k].split = (um_split)sp, tr[k].variant = v;
-      if (ok && k < T->ntrials) /* the settings listed now, in the same order */
-        ok = s == (int)T->trial[k].strategy && b == T->trial[k].block_size && sp == (int)T->trial[k].split && v == 0;
-      p += used;
-    }
-    if (!ok) continue;
-    memcpy(T->trial, tr, (size_t)n * sizeof tr[0]);
-    T->ntrials = n;
-    T->chosen = chosen;
-    found = 1; /* later lines win: keep reading */
-  }
-  fclose(f);
-  return found;
-}
-
-static void cache_write(um_context *ctx, const char *path, uint64_t key, const char *loop, const um_tune_info *T) {
-  char line[4096];
-  int n = snprintf(line, sizeof line, "%016llx %d %d", (unsigned long long)key, T->chosen, T->ntrials);
-  for (int k = 0; k < T->ntrials && n > 0 && n < (int)sizeof line; k++)
-    n += snprintf(line + n, sizeof line - (size_t)n, " %d:%d:%d:%d:%.6g", (int)T->trial[k].strategy,
-                  T->trial[k].block_size, (int)T->trial[k].split, T->trial[k].variant, T->trial[k].seconds);
-  if (n > 0 && n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " # %s\n", loop);
-  if (n <= 0 || n >= (int)sizeof line) return;
-  char err[256];
-  if (um_safe_append(path, "# um run.tune: key chosen n strategy:block_size:split:variant:seconds ... # loop\n", line,
-                     (size_t)n, err, sizeof err) != 0)
-    um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: could not store the choice of loop '%s' in %s: %s", loop, path, err);
+/* <cache>/tune.txt when the cache folder is on and can be trusted (util/cache_dir.h: the user's own, writable by
+ * nobody else); else 0, with a note once a run saying why. */
+static int cache_path(um_context *ctx, char *path, size_t n) {
+  char dir[512], why[1024] = "";
+  if (um_cache_dir(ctx->opts.cache, dir, sizeof dir) != 0)
+    snprintf(why, sizeof why, "the cache folder's path is longer than the %zu characters it may have", sizeof dir - 1);
+  else if (dir[0] && um_cache_dir_ready(dir, why, sizeof why) != 0 && !why[0])
+    snprintf(why, sizeof why, "the cache folder '%s' cannot be used", dir);
+  if (why[0] && !ctx->tune_cache_noted && um__dist_root(ctx))
+    um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: run.cache: %s; tuning choices are not cached", why);
+  if (why[0]) ctx->tune_cache_noted = 1;
+  return !why[0] && dir[0] && snprintf(path, n, "%s/tune.txt", dir) < (int)n;
 }
 
 /* ---- tuning one loop ---------------------------------------------------------------------------------- */
@@ -477,6 +432,81 @@ const char *um_tune_trial_text(const um_context *ctx, const um_tune_trial *t, ch
   return buf;
 }
 
+/* Setting k once, the cache's choice before it is trusted: *failed 1 if it failed on any rank (the note says why). */
+static int check_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
+                       int split_knob, int *failed) {
+  double f = one_trial(ctx, loop, T, k, kept, nk, split_knob) < 0;
+  UM_CHECK(ctx, um__dist_max_f64(ctx, &f, 1));
+  *failed = f != 0;
+  if (*failed && !T->trial[k].note[0]) snprintf(T->trial[k].note, sizeof T->trial[k].note, "failed on another rank");
+  return UM_SUCCESS;
+}
+
+/* Trials with the loop's outputs kept and restored around them, and its record's settings and the loops'
+ * statistics as they were: every listed setting (check < 0: T->seconds their time), or setting `check` once. */
+static int trials_kept(um_context *ctx, um_loop *loop, um_tune_info *T, int split_knob, int check, int *failed) {
+  um_loop_rec *rec = &ctx->loops[loop->id];
+  const um_strategy keep_s = rec->strategy;
+  const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant;
+  const double t0 = um_wtime();
+  UM_CHECK(ctx, um__loop_tune_halos(ctx, loop));
+  int nt = 0;
+  rec_times *times = save_times(ctx, &nt);
+  kept_dat kept[UM_MAX_ARGS];
+  int nk = 0;
+  int rc = times ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
+  if (!rc) rc = um_sync(ctx);
+  if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
+  if (!rc && check >= 0) rc = check_trial(ctx, loop, T, check, kept, nk, split_knob, failed);
+  if (!rc && check < 0) prepare_trials(ctx, loop, T, split_knob);
+  if (!rc && check < 0) rc = run_trials(ctx, loop, T, 0, TUNE_REPS, kept, nk, split_knob);
+  if (!rc && check < 0 && !T->note[0]) rc = variant_trials(ctx, loop, T, kept, nk, split_knob);
+  if (!rc) rc = restore_outputs(ctx, kept, nk);
+  if (!rc) rc = um_sync(ctx);
+  free_kept(ctx, kept, nk);
+  restore_times(ctx, times, nt);
+  free(times);
+  rec = &ctx->loops[loop->id];
+  rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
+  rec->variant = keep_v;
+  if (check < 0) T->seconds = um_wtime() - t0;
+  return rc;
+}
+
+/* run.tune once: the cache's line for the loop (rank 0 reads it, every rank takes its answer), its choice tried
+ * once before it is trusted; *hit 1: T holds it and the loop's record its settings. A choice that fails (the
+ * backend refuses it now) is a miss, with a note naming the line: the loop is tuned again. */
+static int from_cache(um_context *ctx, um_loop *loop, um_tune_info *T, const char *path, uint64_t key,
+                      int split_knob, int *hit) {
+  *hit = 0;
+  um_tune_info *C = malloc(sizeof *C);
+  if (!C) return UM_SUCCESS; /* (a missed speed-up) */
+  *C = *T;
+  int found[2] = {0, 0}; /* found, its line */
+  if (um__dist_root(ctx) && path[0]) {
+    found[0] = um__tune_cache_read(ctx, path, key, C, !ctx->tune_cache_noted, &found[1]);
+    ctx->tune_cache_noted = 1; /* a bad line or file is noted once a run */
+  }
+  int rc = um__dist_bcast(ctx, found, (int)sizeof found);
+  if (!rc && found[0]) rc = um__dist_bcast(ctx, C, (int)sizeof *C); /* rank 0's line, for every rank */
+  int failed = 0;
+  if (!rc && found[0]) rc = trials_kept(ctx, loop, C, split_knob, C->chosen, &failed);
+  char d[96];
+  if (!rc && found[0]) um_tune_trial_text(ctx, &C->trial[C->chosen], d, sizeof d);
+  if (!rc && found[0] && failed) {
+    um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: %s:%d: loop '%s': the setting stored there (%s) failed when "
+                   "tried (%s); the loop is tuned again", path, found[1], loop->name, d, C->trial[C->chosen].note);
+  } else if (!rc && found[0]) {
+    *T = *C;
+    T->state = 2;
+    snprintf(T->note, sizeof T->note, "from the cache (%s:%d): %s", path, found[1], d);
+    apply(&ctx->loops[loop->id], &T->trial[T->chosen], split_knob);
+    *hit = 1;
+  }
+  free(C);
+  return rc;
+}
+
 int um__tune_loop(um_context *ctx, um_loop *loop) {
   um_loop_rec *rec = &ctx->loops[loop->id];
   um_tune_info *T = calloc(1, sizeof *T);
@@ -499,49 +529,20 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   L.one_to_one = not_one == 0;
   if (!list_trials(ctx, &L, rec, T)) return UM_SUCCESS;
   const int split_knob = T->trial[T->ntrials - 1].split != T->trial[0].split;
-  const um_strategy keep_s = rec->strategy;
-  const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant;
 
-  /* the cache (rank 0 reads it, every rank takes its answer) */
+  /* the cache */
   char path[600] = "";
   const int cached = ctx->tune == UM_TUNE_ONCE || ctx->tune == UM_TUNE_ALWAYS ? cache_path(ctx, path, sizeof path) : 0;
   const uint64_t key = cache_key(ctx, loop, T);
   if (ctx->tune == UM_TUNE_ONCE) {
-    int found = um__dist_root(ctx) && cached && cache_read(ctx, path, key, T);
-    UM_CHECK(ctx, um__dist_bcast(ctx, &found, (int)sizeof found));
-    if (found) {
-      UM_CHECK(ctx, um__dist_bcast(ctx, T, (int)sizeof *T)); /* rank 0's line, for every rank */
-      T->state = 2;
-      char d[96];
-      um_tune_trial_text(ctx, &T->trial[T->chosen], d, sizeof d);
-      snprintf(T->note, sizeof T->note, "from the cache (%s): %s", path, d);
-      apply(rec, &T->trial[T->chosen], split_knob);
-      return UM_SUCCESS;
-    }
+    int hit = 0;
+    UM_CHECK(ctx, from_cache(ctx, loop, T, cached ? path : "", key, split_knob, &hit));
+    if (hit) return UM_SUCCESS;
   }
 
   /* the trials */
-  const double t0 = um_wtime();
-  UM_CHECK(ctx, um__loop_tune_halos(ctx, loop));
-  int nt = 0;
-  rec_times *times = save_times(ctx, &nt);
-  kept_dat kept[UM_MAX_ARGS];
-  int nk = 0;
-  int rc = times ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
-  if (!rc) rc = um_sync(ctx);
-  if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
-  if (!rc) prepare_trials(ctx, loop, T, split_knob);
-  if (!rc) rc = run_trials(ctx, loop, T, 0, TUNE_REPS, kept, nk, split_knob);
-  if (!rc && !T->note[0]) rc = variant_trials(ctx, loop, T, kept, nk, split_knob);
-  if (!rc) rc = restore_outputs(ctx, kept, nk);
-  if (!rc) rc = um_sync(ctx);
-  free_kept(ctx, kept, nk);
-  restore_times(ctx, times, nt);
-  free(times);
+  const int rc = trials_kept(ctx, loop, T, split_knob, -1, NULL);
   rec = &ctx->loops[loop->id];
-  rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
-  rec->variant = keep_v;
-  T->seconds = um_wtime() - t0;
   if (rc) return rc;
   if (T->note[0]) return UM_SUCCESS; /* not tuned: the note says why */
   T->chosen = fastest(T);
@@ -558,7 +559,7 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
            "one %.3g ms); trials took %.3g s", d, timed, 1e3 * T->trial[T->chosen].seconds, 1e3 * T->trial[0].seconds,
            T->seconds);
   apply(rec, &T->trial[T->chosen], split_knob);
-  if (cached && um__dist_root(ctx)) cache_write(ctx, path, key, loop->name, T);
+  if (cached && um__dist_root(ctx)) um__tune_cache_write(ctx, path, key, loop->name, T);
   um_backend_log(ctx, UM_LOG_INFO, "um: run.tune: loop '%s': %s", loop->name, T->note);
   return UM_SUCCESS;
 }

@@ -508,17 +508,20 @@ static int write_all(int fd, const char *p, size_t n) {
   return 0;
 }
 
-int um_safe_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen) {
-  if (!path || !*path) {
-    if (err && errlen) snprintf(err, errlen, "cannot append to a file: no path given");
-    return -1;
-  }
-  /* non-blocking: a FIFO that no process reads is an error, not a hang */
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+/* The file at path opened to append (non-blocking while it is opened: a FIFO that no process reads is an error,
+ * not a hang), *st what it is; cache: never through a symbolic link, created 0600, a regular file of this user's
+ * only. The descriptor, or -1 with the reason in err. */
+static int open_append(const char *path, int cache, struct stat *st, char *err, size_t errlen) {
+  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (cache ? O_NOFOLLOW : 0);
+  int fd = open(path, flags, cache ? 0600 : 0644);
   if (fd < 0) {
     int e = errno;
     struct stat ls;
-    if (e == ENXIO && stat(path, &ls) == 0 && S_ISFIFO(ls.st_mode)) {
+    if (cache && e == ELOOP && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+      if (err && errlen)
+        snprintf(err, errlen, "cannot append to '%s': it is a symbolic link, and a cache file is never written "
+                              "through a link; remove the link", path);
+    } else if (e == ENXIO && stat(path, &ls) == 0 && S_ISFIFO(ls.st_mode)) {
       if (err && errlen)
         snprintf(err, errlen, "cannot append to '%s': it is a FIFO (named pipe) that no process reads; start its "
                               "reader first, or give the path of a regular file", path);
@@ -527,22 +530,42 @@ int um_safe_append(const char *path, const char *header, const void *data, size_
     }
     return -1;
   }
-  struct stat st;
   int fl = fcntl(fd, F_GETFL);
-  if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+  if (fstat(fd, st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
     int e = errno;
     close(fd);
     fail(err, errlen, "looking at it failed", path, e);
     return -1;
   }
-  const int in_place = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); /* written as they are, nothing to roll back */
-  if (!S_ISREG(st.st_mode) && !in_place) {
+  const int in_place = !cache && (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode));
+  if (!S_ISREG(st->st_mode) && !in_place) {
     close(fd);
     if (err && errlen)
-      snprintf(err, errlen, "cannot append to '%s': it is %s, not a regular file; give the path of a regular file",
-               path, kind_name(st.st_mode));
+      snprintf(err, errlen, "cannot append to '%s': it is %s, not a regular file; %s", path, kind_name(st->st_mode),
+               cache ? "remove it (a cache file is rewritten when it is missing)" : "give the path of a regular file");
     return -1;
   }
+  if (cache && st->st_uid != geteuid()) {
+    close(fd);
+    if (err && errlen)
+      snprintf(err, errlen, "cannot append to '%s': it belongs to user id %lu, not to this user (%lu), and a cache "
+                            "file is only written when it is the user's own; remove it",
+               path, (unsigned long)st->st_uid, (unsigned long)geteuid());
+    return -1;
+  }
+  return fd;
+}
+
+static int append_file(const char *path, int cache, const char *header, const void *data, size_t n, char *err,
+                       size_t errlen) {
+  if (!path || !*path) {
+    if (err && errlen) snprintf(err, errlen, "cannot append to a file: no path given");
+    return -1;
+  }
+  struct stat st;
+  int fd = open_append(path, cache, &st, err, errlen);
+  if (fd < 0) return -1;
+  const int in_place = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); /* written as they are, nothing to roll back */
   const off_t old = in_place ? 0 : st.st_size;
   int bad = 0, e = 0;
   if (old == 0 && header && *header && write_all(fd, header, strlen(header)) != 0) bad = 1, e = errno;
@@ -556,6 +579,14 @@ int um_safe_append(const char *path, const char *header, const void *data, size_
     return -1;
   }
   return 0;
+}
+
+int um_safe_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen) {
+  return append_file(path, 0, header, data, n, err, errlen);
+}
+
+int um_cache_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen) {
+  return append_file(path, 1, header, data, n, err, errlen);
 }
 
 /* ---- reading ------------------------------------------------------------------------ */
