@@ -1,12 +1,12 @@
 /* NVRTC compilation and the disk cache of compiled modules (see jit.h).
  *
- * Cache entry (one file per key, named by a 128-bit hash of the key):
- *   "UMJIT001" | u64 key bytes | u64 image bytes | u64 FNV-1a of the image | key | image
- * The key is the whole input of the compilation: a format version, the NVRTC
- * version, the options, every header's name and text, and the source. A file
- * whose sizes, key or checksum do not match is corrupt or stale: it is
- * replaced by a fresh compilation, never trusted. Entries are written to a
- * temporary file and renamed, so concurrent runs never see half a file. */
+ * Cache entries (module_cache.c: the format, its reader and writer) are one
+ * file per key, named by a 128-bit hash of the key. The key is the whole input
+ * of the compilation: a format version, the NVRTC version, the options, every
+ * header's name and text, and the source. An entry that cannot be used
+ * (corrupt, stale, or not a cache file um trusts) is removed and replaced by a
+ * fresh compilation, never trusted. Entries are written to a temporary file
+ * and renamed, so concurrent runs never see half a file. */
 #include "jit.h"
 
 #include <errno.h>
@@ -23,8 +23,7 @@
 #include "um/um.h"
 #include "../../util/hash.h"
 #include "um/safe_file.h"
-
-#define MAGIC "UMJIT001"
+#include "module_cache.h"
 
 
 int umj_nvrtc_version(int *major, int *minor) {
@@ -98,64 +97,6 @@ static void log_numbered(const umj_request *rq, const char *head, const char *sr
   free(buf);
 }
 
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
-static void wr64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++, v >>= 8) p[i] = (unsigned char)(v & 0xff);
-}
-
-/* 1 hit, 0 miss (no file), -1 corrupt or stale (file present but unusable) */
-static int cache_read(const char *path, const kbuf *key, umj_result *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int rc = -1;
-  unsigned char hdr[32];
-  unsigned char *kb = NULL, *img = NULL;
-  if (fread(hdr, 1, 32, f) != 32 || memcmp(hdr, MAGIC, 8) != 0) goto done;
-  uint64_t klen = rd64(hdr + 8), ilen = rd64(hdr + 16), sum = rd64(hdr + 24);
-  if (klen != key->len || ilen == 0 || ilen > ((uint64_t)1 << 31)) goto done;
-  struct stat st; /* the sizes the header claims must be the file's: nothing is allocated for bytes not there */
-  if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != 32 + klen + ilen) goto done;
-  kb = malloc((size_t)klen ? (size_t)klen : 1);
-  img = malloc((size_t)ilen + 1);
-  if (!kb || !img) goto done;
-  if (fread(kb, 1, (size_t)klen, f) != klen || memcmp(kb, key->s, (size_t)klen) != 0) goto done;
-  if (fread(img, 1, (size_t)ilen, f) != ilen) goto done;
-  if (fgetc(f) != EOF) goto done; /* trailing bytes */
-  if (um_fnv1a(UM_FNV_OFFSET, img, (size_t)ilen) != sum) goto done;
-  img[ilen] = '\0';
-  out->image = img;
-  out->bytes = (size_t)ilen;
-  img = NULL;
-  rc = 1;
-done:
-  fclose(f);
-  free(kb);
-  free(img);
-  return rc;
-}
-
-/* Through a unique temporary renamed into place (util/safe_file.h); a cache
- * entry that cannot be written is only a missed speed-up: nothing reported. */
-static void cache_write(const char *path, const kbuf *key, const void *img, size_t ilen) {
-  um_safe_file sf;
-  if (um_safe_open(&sf, path, NULL, 0) != 0) return;
-  FILE *f = sf.f;
-  unsigned char hdr[32];
-  memcpy(hdr, MAGIC, 8);
-  wr64(hdr + 8, key->len);
-  wr64(hdr + 16, ilen);
-  wr64(hdr + 24, um_fnv1a(UM_FNV_OFFSET, img, ilen));
-  int ok = fwrite(hdr, 1, 32, f) == 32 && fwrite(key->s, 1, key->len, f) == key->len &&
-           fwrite(img, 1, ilen, f) == ilen;
-  if (!ok) um_safe_abort(&sf);
-  else um_safe_commit(&sf, NULL, 0);
-}
-
 #define NVRTC_TRY(call, what)                                                                              \
   do {                                                                                                     \
     nvrtcResult r_ = (call);                                                                               \
@@ -203,7 +144,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
     unsigned long long h2 = um_fnv1a(0x9E3779B97F4A7C15ull, key.s, key.len);
     snprintf(out->cache_file, sizeof out->cache_file, "%s/%016llx%016llx.%s", rq->cache_dir, h1, h2,
              rq->ptx ? "ptx" : "cubin");
-    int hit = cache_read(out->cache_file, &key, out);
+    int hit = umj_cache_read(out->cache_file, key.s, key.len, &out->image, &out->bytes);
     if (hit == 1) {
       free(key.s);
       out->from_cache = 1;
@@ -285,7 +226,7 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   ((char *)out->image)[n] = '\0';
   out->bytes = n;
   char derr[64];
-  if (use_cache && um_make_dirs(rq->cache_dir, derr, sizeof derr) == 0) cache_write(out->cache_file, &key, out->image, n);
+  if (use_cache && um_make_dirs(rq->cache_dir, derr, sizeof derr) == 0) umj_cache_write(out->cache_file, key.s, key.len, out->image, n);
 done:
   if (have_prog) nvrtcDestroyProgram(&prog);
   free(key.s);
