@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -14,6 +17,7 @@
 #define OMPI_SKIP_MPICXX 1  // the C API only (no C++ bindings to link)
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
+#include <unistd.h>
 
 #include "airfoil.h"
 #include "test_kernels.h"
@@ -272,10 +276,11 @@ struct Mesh {
   um_dat *q, *w, *u, *r, *f, *nv, *a;
   ~Mesh() { um_finalize(&ctx); }
   void build(const Grid &g, const char *backend, bool distribute, const char *partitioner,
-             um_increments incs = UM_INCREMENTS_REDUNDANT) {
+             um_increments incs = UM_INCREMENTS_REDUNDANT, const char *cache = nullptr) {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
+    if (cache) snprintf(o.cache, sizeof o.cache, "%s", cache);
     if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"; "shadow-peer[-soa]": halos device to device
       o.backend = "shadow";
       o.extra_backends = is_peer(backend) ? shadow_peer_list : shadow_list;
@@ -577,6 +582,49 @@ TEST_P(DistributedTune, EveryRankKeepsOneChoiceAndItReplaysUntuned) {
 INSTANTIATE_TEST_SUITE_P(Backends, DistributedTune,
                          ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE)));
+
+// run.tune once on several ranks: rank 0 reads tune.txt and every rank takes its line, runs the stored choice once
+// as a check before trusting it (collectively), and starts tuned from the cache with the first run's choices and bits.
+TEST(DistributedTuneCache, EveryRankTakesRankZerosLine) {
+  char dir[64] = "/tmp/um-mpi-tune-XXXXXX";
+  int made = um_mpi_rank() != 0 || mkdtemp(dir) != nullptr;
+  MPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  ASSERT_TRUE(made);
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  Grid g(10);
+  double s[2][3], m[2][3];
+  int c[2][3];
+  std::map<std::string, um_tune_info> info[2];
+  for (int run = 0; run < 2; run++) {
+    Mesh mesh;
+    mesh.build(g, "openmp", true, "block", UM_INCREMENTS_REDUNDANT, dir);
+    if (HasFatalFailure()) break;
+    ASSERT_EQ(um_set_tune(mesh.ctx, UM_TUNE_ONCE), 0);
+    for (int it = 0; it < 3; it++) mesh.step(&s[run][it], &c[run][it], &m[run][it]);
+    um_loop_stats st;
+    um_tune_info t;
+    for (int i = 0; i < um_loop_stats_count(mesh.ctx); i++)
+      if (um_loop_stats_get(mesh.ctx, i, &st) == 0 && um_loop_tune_info(mesh.ctx, i, &t)) info[run][st.name] = t;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (um_mpi_rank() == 0) {
+    unlink((std::string(dir) + "/tune.txt").c_str());
+    rmdir(dir);
+  }
+  if (HasFatalFailure()) return;
+  for (const auto &kv : info[0]) {
+    if (kv.second.state != 1) continue;
+    const um_tune_info &b = info[1][kv.first];
+    EXPECT_EQ(b.state, 2) << kv.first << " on rank " << um_mpi_rank() << ": " << b.note;
+    EXPECT_EQ(b.chosen, kv.second.chosen) << kv.first;
+  }
+  EXPECT_GE(info[0].size(), 2u);
+  for (int it = 0; it < 3; it++) {
+    EXPECT_EQ(memcmp(&s[0][it], &s[1][it], sizeof(double)), 0) << "sum, step " << it;
+    EXPECT_EQ(c[0][it], c[1][it]);
+    EXPECT_EQ(m[0][it], m[1][it]);
+  }
+}
 
 // mpi.gpu_transport: auto takes the device transport only when every rank can load it and has a device of
 // its own, and says why not; asked for where it cannot run, um_distribute fails on every rank with the reason.
