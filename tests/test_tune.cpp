@@ -147,12 +147,16 @@ TEST_P(Tune, TrialsChangeNoResultAndTheChoiceReplays) {
   EXPECT_EQ(e.state, 1) << e.note;  // whole against split at least
   ASSERT_GE(e.ntrials, 2);
   ASSERT_GE(e.chosen, 0);
-  for (int k = 0; k < e.ntrials; k++) EXPECT_GE(e.trial[k].seconds, 0) << k << ": " << e.trial[k].note;
+  // every setting timed, but those a loaded machine's slow trials left over the budget (UM_TUNE_BUDGET_SECONDS)
+  const auto over_budget = [&e](int k) { return !strcmp(e.trial[k].note, "not tried: over the budget"); };
+  for (int k = 0; k < e.ntrials; k++)
+    if (!over_budget(k)) EXPECT_GE(e.trial[k].seconds, 0) << k << ": " << e.trial[k].note;
   EXPECT_EQ(e.trial[0].split, UM_SPLIT_OFF) << "the configured setting (whole) comes first";
   bool split_tried = false;
   for (int k = 0; k < e.ntrials; k++) split_tried |= e.trial[k].split == UM_SPLIT_GATHER;
   EXPECT_TRUE(split_tried) << "tk_edge increments through a map: its gather was tried";
-  for (int k = 1; k < e.ntrials; k++) EXPECT_GE(e.trial[k].seconds, e.trial[e.chosen].seconds) << "the fastest kept";
+  for (int k = 1; k < e.ntrials; k++)
+    if (!over_budget(k)) EXPECT_GE(e.trial[k].seconds, e.trial[e.chosen].seconds) << "the fastest kept";
   const um_tune_info &d = tuned.infos["tk_direct"];  // direct: no strategy; a CPU's block size shapes only plans
   EXPECT_EQ(d.state, 0);
   EXPECT_EQ(std::string(d.note).rfind("nothing to tune", 0), 0u) << d.note;
