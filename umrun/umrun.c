@@ -5,6 +5,7 @@
  * Options are taken from, in increasing priority: the config file (or the
  * embedded default config), the environment variable UM_OPTIONS
  * ("run.backend=seq mesh.I=40"), then each --set. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,6 +480,26 @@ static int start_ranks(int *argc, char ***argv) {
   return -1;
 }
 
+/* --json or --csv names this process's stdout (/dev/stdout, /dev/fd/1, /proc/self/fd/1): the output has
+ * stdout to itself, so that `umrun ... --json /dev/stdout > run.json` (or | jq) gives JSON alone. The
+ * original stdout is kept as descriptor N (the output is written in place there, "/dev/fd/N") and stdout
+ * becomes a copy of stderr: everything umrun and the app print goes there. */
+static void outputs_own_stdout(cmdline *c) {
+  const int json = c->json_path && um_safe_fd_path(c->json_path) == 1;
+  const int csv = c->csv_path && um_safe_fd_path(c->csv_path) == 1;
+  if ((!json && !csv) || fcntl(1, F_GETFL) < 0) return; /* a closed stdout: the check of the paths says so */
+  fflush(stdout);
+  const int keep = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (keep < 0) return;
+  if (dup2(2, 1) < 0) {
+    close(keep);
+    return;
+  }
+  snprintf(c->stdout_path, sizeof c->stdout_path, "/dev/fd/%d", keep);
+  if (json) c->json_path = c->stdout_path;
+  if (csv) c->csv_path = c->stdout_path;
+}
+
 int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   static cmdline c;
   if (!apps || n_apps < 1) {
@@ -504,6 +525,7 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
     um_mpi_finish();
     return status;
   }
+  outputs_own_stdout(&c);
   char err[4096] = "";
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {

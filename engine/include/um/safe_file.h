@@ -79,6 +79,12 @@ int um_safe_append(const char *path, const char *header, const void *data, size_
  * or FIFO in place. Returns 0, or -1 with the reason in err. */
 int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen);
 
+/** The descriptor an output path names when it is this process's stdout, stderr or open file N
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N): N, written in place into the open stream
+ * (whatever it is: a terminal, a pipe, a regular file the shell redirected it to, appended at the
+ * stream's offset, never replaced); -1 for any other path. */
+int um_safe_fd_path(const char *path);
+
 /** "the disk is full", "permission denied (is the folder writable?)", ...: a
  * hint for the errno of a failed write, for messages. */
 const char *um_safe_why(int eno);

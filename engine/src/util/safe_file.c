@@ -249,6 +249,8 @@ static int fd_path(const char *path) {
   return atoi(p);
 }
 
+int um_safe_fd_path(const char *path) { return path ? fd_path(path) : -1; }
+
 int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen) {
   if (!path || !*path) {
     if (err && errlen) snprintf(err, errlen, "no path given");
