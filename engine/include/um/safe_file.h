@@ -14,7 +14,8 @@
  *    of global state, owned by this file: a signal handler can reach nothing
  *    else). A program that installs um_safe_cleanup_on_signals() (umrun does;
  *    the library never installs handlers) removes them on SIGINT, SIGTERM,
- *    SIGHUP and SIGQUIT, then dies of the signal as it would have.
+ *    SIGHUP and SIGQUIT, then dies of the signal as it would have; child
+ *    process groups registered with um_safe_group_register are stopped first.
  *  - What stands at the path decides how it is written (docs/reliability.md,
  *    "the output rule"): a symbolic link is followed and its target replaced
  *    (the link stays); a character device or a FIFO (/dev/null, /dev/stdout, a
@@ -117,6 +118,14 @@ int um_safe_dir_register(const char *dir);
 /** Unregister the folder of `slot` (from um_safe_dir_register) when the program
  * removes it itself; -1: nothing to do. */
 void um_safe_dir_unregister(int slot);
+/** A child that leads its own process group (umrun's suite and sweep runs: setpgid) which those
+ * handlers stop before they remove the temporaries: the group gets the same signal, and what has not
+ * ended grace_s seconds later gets SIGKILL (at once on a second signal); then the program dies of the
+ * signal, leaving no run behind to write into its outputs. Returns its slot (-1: the table is full, not
+ * listed); register it with the signals blocked around fork, unregister it when the child was reaped. */
+int um_safe_group_register(int pgid, double grace_s);
+/** Unregister the group of `slot` (from um_safe_group_register); -1: nothing to do. */
+void um_safe_group_unregister(int slot);
 /** Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 
