@@ -301,7 +301,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     app_loop *al = NULL;
     const int nal = rep_app_loops(files, nfiles, app, &al);
     rep_app_paragraph(h, m, &ix, files, nfiles, app, al, nal); /* from the figures shown below */
-    rep_app_notes(h, m, files, devs, nfiles, app);
+    rep_app_notes(h, m, &ix, files, devs, nfiles, app);
     const uj *mesh = uj_get(run, "mesh");
     fputs("<h3>Sets and maps</h3>\n<div class=\"wrap\"><table>\n", h);
     fputs("### Sets and maps\n\n", m);

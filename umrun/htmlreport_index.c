@@ -84,6 +84,7 @@ static int run_build(rep_run *r, const uj *run) {
     last[first >= 0 ? first : q] = q;
   }
   free(last);
+  r->gbs = rep_run_gbs(run);
   return 0;
 oom:
   free(last);

@@ -52,6 +52,7 @@ typedef struct {
   rep_strmap kids;     /* a loop's name -> the first loop its split generated */
   int *next_kid;       /* per loop: the next loop with the same parent, -1 */
   double loops_seconds; /* the time of the app's own loops (a split loop's parts are inside it) */
+  double gbs;           /* rep_run_gbs */
 } rep_run;
 typedef struct rep_index {
   rep_run *runs;
@@ -111,6 +112,7 @@ void rep_write_side_by_side(FILE *h, FILE *m, const rep_index *ix, const uj *con
 void rep_write_glossary(FILE *h, FILE *m);
 void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app,
                        const app_loop *al, int nal);
-void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app);
+void rep_app_notes(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs, int nfiles,
+                   const char *app);
 
 #endif

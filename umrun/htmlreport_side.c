@@ -326,7 +326,8 @@ void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *f
 
 /* Notes beside the figures: useful bandwidth above the copy bandwidth (cache), and a variant far off the
  * app's others (e.g. SoA on a CPU), with why. */
-void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app) {
+void rep_app_notes(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs, int nfiles,
+                   const char *app) {
   for (int k = 0; k < nfiles; k++) {
     const uj *cs = uj_get(files[k], "cases");
     double best = 0, worst = 0, over = 0, far = 0;
@@ -335,13 +336,15 @@ void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *
     for (int i = 0; i < uj_len(cs); i++) {
       const uj *c = uj_at(cs, i), *r = uj_get(c, "run");
       if (strcmp(uj_gets(c, "app", ""), app) || !r || r->kind != UJ_OBJ) continue;
-      const double g = rep_run_gbs(r), copy = rep_device_copy_gbs(files[k], r);
+      const rep_run *rr = rep_index_run(ix, r);
+      const double g = rr ? rr->gbs : rep_run_gbs(r), copy = rep_device_copy_gbs(files[k], r);
       for (int j = 0; j < uj_len(cs); j++) { /* the best run of the same app and backend */
         const uj *o = uj_at(cs, j), *ro = uj_get(o, "run");
         if (strcmp(uj_gets(o, "case", ""), uj_gets(c, "case", "")) || !ro || ro->kind != UJ_OBJ ||
             strcmp(uj_gets(o, "backend", ""), uj_gets(c, "backend", "")))
           continue; /* the same case (mesh, deck) and backend: only the variant differs */
-        const double go = rep_run_gbs(ro);
+        const rep_run *ri = rep_index_run(ix, ro);
+        const double go = ri ? ri->gbs : rep_run_gbs(ro);
         if (g > 0 && go / g > far) far = go / g, best = go, worst = g, cb = o, cw = c;
       }
       const uj *ls = uj_get(r, "loops");
