@@ -111,13 +111,6 @@ char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, c
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
-/** A private folder (umrun's temporary field folder) that those handlers remove
- * with the files in it; returns its slot (-1: the table is full, not listed),
- * unregistered when the program removes it itself (um_safe_dir_unregister). */
-int um_safe_dir_register(const char *dir);
-/** Unregister the folder of `slot` (from um_safe_dir_register) when the program
- * removes it itself; -1: nothing to do. */
-void um_safe_dir_unregister(int slot);
 /** A child that leads its own process group (umrun's suite and sweep runs: setpgid) which those
  * handlers stop before they remove the temporaries: the group gets the same signal, and what has not
  * ended grace_s seconds later gets SIGKILL (at once on a second signal); then the program dies of the
@@ -126,6 +119,13 @@ void um_safe_dir_unregister(int slot);
 int um_safe_group_register(int pgid, double grace_s);
 /** Unregister the group of `slot` (from um_safe_group_register); -1: nothing to do. */
 void um_safe_group_unregister(int slot);
+/** A private folder (umrun's temporary field folder) that those handlers remove
+ * with the files in it; returns its slot (-1: the table is full, not listed),
+ * unregistered when the program removes it itself (um_safe_dir_unregister). */
+int um_safe_dir_register(const char *dir);
+/** Unregister the folder of `slot` (from um_safe_dir_register) when the program
+ * removes it itself; -1: nothing to do. */
+void um_safe_dir_unregister(int slot);
 /** Number of live temporaries (for tests). */
 int um_safe_live_count(void);
 
