@@ -312,7 +312,8 @@ static void split_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l)
   int kids = 0;
   if (umrun_loop_parent(l)) return;
   const rep_run *rr = rep_index_run(t->ix, uj_get(c, "run"));
-  for (int z = rep_run_first_kid(rr, uj_gets(l, "name", "")); z >= 0; z = rr->next_kid[z]) { /* its generated loops' times */
+  /* its generated loops' times */
+  for (int z = rep_run_first_kid(rr, uj_gets(l, "name", "")); z >= 0; z = rr->next_kid[z]) {
     const uj *g = uj_at(ls, z);
     const char *p = umrun_loop_parent(g), *gn = uj_gets(g, "name", "?");
     kids++;

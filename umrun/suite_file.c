@@ -97,8 +97,8 @@ static int read_timeout(um_config *cfg, const char *key, double def, double *out
   if (isfinite(*out) && *out > 0) return 0;
   char where[256] = "";
   um_config_origin(cfg, key, where, sizeof where);
-  snprintf(err, len, "%s = %g (%s): use a finite number of seconds > 0 (e.g. 1800); a run past it is stopped as TIMEOUT", key,
-           *out, where);
+  snprintf(err, len, "%s = %g (%s): use a finite number of seconds > 0 (e.g. 1800); a run past it is stopped as "
+           "TIMEOUT", key, *out, where);
   return -1;
 }
 

@@ -484,11 +484,12 @@ static int start_ranks(int *argc, char ***argv) {
 /* --json or --csv names this process's stdout (/dev/stdout, /dev/fd/1, /proc/self/fd/1): the output has
  * stdout to itself, so that `umrun ... --json /dev/stdout > run.json` (or | jq) gives JSON alone. The
  * original stdout is kept as descriptor N (the output is written in place there, "/dev/fd/N") and stdout
- * becomes a copy of stderr: everything umrun and the app print goes there. */
+ * becomes a copy of stderr: everything umrun and the app print on rank 0 goes there. */
 static void outputs_own_stdout(cmdline *c) {
   const int json = c->json_path && um_safe_fd_path(c->json_path) == 1;
   const int csv = c->csv_path && um_safe_fd_path(c->csv_path) == 1;
-  if ((!json && !csv) || fcntl(1, F_GETFL) < 0) return; /* a closed stdout: the check of the paths says so */
+  /* rank 0 only: under mpirun the other ranks' stdout is /dev/null, and stays so (they write no outputs) */
+  if ((!json && !csv) || um_mpi_rank() > 0 || fcntl(1, F_GETFL) < 0) return; /* a closed stdout: the check says so */
   fflush(stdout);
   const int keep = fcntl(1, F_DUPFD_CLOEXEC, 3);
   if (keep < 0) return;
