@@ -3,14 +3,11 @@
  * loops of the results files (thousands of loops per run, from files written on other machines). */
 #include <stdint.h>
 
+#include "hash.h"
 #include "htmlreport_internal.h"
 
 /* ---- a table of strings (borrowed) to ints: open addressing, FNV-1a ------------------------- */
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 14695981039346656037ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
+static uint64_t hash_str(const char *s) { return um_fnv1a(UM_FNV_OFFSET, s, strlen(s)); }
 
 static int strmap_grow(rep_strmap *m) {
   const int cap = m->cap ? 2 * m->cap : 64;
