@@ -128,7 +128,7 @@ static void signal_groups(int sig) {
 
 /* Async-signal-safe (kill, waitpid, poll): the registered groups get the signal; what has not ended
  * (the leader reaped, no process left in its group) within the longest grace period gets SIGKILL, and
- * is waited for 2 s more. A second signal while this runs: SIGKILL at once. */
+ * is waited for 5 s more. A second signal while this runs: SIGKILL at once. */
 static void stop_groups(int sig) {
   const int again = atomic_exchange(&stopping, 1);
   int grace = 0, any = 0;
@@ -140,7 +140,7 @@ static void stop_groups(int sig) {
   if (!any) return;
   if (again) grace = 0;
   signal_groups(again ? SIGKILL : sig);
-  for (int waited = 0, killed = again; waited <= grace + 2000; waited += 20) {
+  for (int waited = 0, killed = again; waited <= grace + 5000; waited += 20) {
     int alive = 0;
     for (int i = 0; i < GROUP_SLOTS; i++) {
       const int pid = atomic_load(&group_pid[i]);
