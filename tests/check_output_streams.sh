@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bash tests/check_output_streams.sh <umrun> <work dir>   (run from the source root)
-# --json and --csv may name this process's stdout or stderr (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
+# --json and --csv (and the tools' --json and --md) may name this process's stdout or stderr (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
 # /dev/stderr), whatever the stream is: a file the shell redirected it to (the common
 # `umrun ... --json /dev/stdout > run.json`), a pipe. The output is written into the open stream, and with
 # stdout named, the stream holds the output alone (umrun's own messages go to stderr).
@@ -39,5 +39,19 @@ head -1 "$WORK/run.csv" | grep -q '^variant,app,' || { head -3 "$WORK/run.csv"; 
 $T "$UMRUN" "${JAC[@]}" --json /dev/stderr > "$WORK/out.log" 2> "$WORK/stderr.json"; rc=$?
 [ $rc = 0 ] || { cat "$WORK/stderr.json"; fail "--json /dev/stderr 2> file: exit $rc"; }
 grep -q '"app": "jacobi"' "$WORK/stderr.json" || { cat "$WORK/stderr.json"; fail "--json /dev/stderr 2> file: no JSON"; }
+# the tools: --validate's --json and --compare's --md / --json to stdout hold what the same output to a file holds
+$T "$UMRUN" "${JAC[@]}" --json "$WORK/ok.json" > /dev/null 2>&1 || fail "the jacobi run: exit $?"
+$T "$UMRUN" --validate "$WORK/ok.json" $REF --json "$WORK/v_file.json" > /dev/null 2>&1
+$T "$UMRUN" --validate "$WORK/ok.json" $REF --json /dev/stdout > "$WORK/v_out.json" 2> /dev/null
+cmp -s "$WORK/v_file.json" "$WORK/v_out.json" || { head -5 "$WORK/v_out.json"; fail "--validate --json /dev/stdout > file: not the JSON alone"; }
+printf 'cases:\n  - {name: ok, config: configs/jacobi.yaml, tags: [quick], set: [run.iterations=10, validation.reference=]}\n' \
+  > "$WORK/one.yaml"
+$T "$UMRUN" --suite "$WORK/one.yaml" --out "$WORK/suite" > "$WORK/s.log" 2>&1 || { cat "$WORK/s.log"; fail "the suite: exit $?"; }
+R="$WORK/suite/results.json"
+$T "$UMRUN" --compare "$R" "$R" --md "$WORK/c_file.md" --json "$WORK/c_file.json" > /dev/null 2>&1
+$T "$UMRUN" --compare "$R" "$R" --md /dev/stdout > "$WORK/c_out.md" 2> /dev/null
+$T "$UMRUN" --compare "$R" "$R" --json /dev/fd/1 > "$WORK/c_out.json" 2> /dev/null
+cmp -s "$WORK/c_file.md" "$WORK/c_out.md" || { head -5 "$WORK/c_out.md"; fail "--compare --md /dev/stdout > file: not the markdown alone"; }
+cmp -s "$WORK/c_file.json" "$WORK/c_out.json" || { head -5 "$WORK/c_out.json"; fail "--compare --json /dev/fd/1 > file: not the JSON alone"; }
 ls -A "$WORK" | grep -q '\.tmp\.' && fail "a temporary was left behind"
 echo PASS

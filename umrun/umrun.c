@@ -5,7 +5,6 @@
  * Options are taken from, in increasing priority: the config file (or the
  * embedded default config), the environment variable UM_OPTIONS
  * ("run.backend=seq mesh.I=40"), then each --set. */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,27 +480,6 @@ static int start_ranks(int *argc, char ***argv) {
   return -1;
 }
 
-/* --json or --csv names this process's stdout (/dev/stdout, /dev/fd/1, /proc/self/fd/1): the output has
- * stdout to itself, so that `umrun ... --json /dev/stdout > run.json` (or | jq) gives JSON alone. The
- * original stdout is kept as descriptor N (the output is written in place there, "/dev/fd/N") and stdout
- * becomes a copy of stderr: everything umrun and the app print on rank 0 goes there. */
-static void outputs_own_stdout(cmdline *c) {
-  const int json = c->json_path && um_safe_fd_path(c->json_path) == 1;
-  const int csv = c->csv_path && um_safe_fd_path(c->csv_path) == 1;
-  /* rank 0 only: under mpirun the other ranks' stdout is /dev/null, and stays so (they write no outputs) */
-  if ((!json && !csv) || um_mpi_rank() > 0 || fcntl(1, F_GETFL) < 0) return; /* a closed stdout: the check says so */
-  fflush(stdout);
-  const int keep = fcntl(1, F_DUPFD_CLOEXEC, 3);
-  if (keep < 0) return;
-  if (dup2(2, 1) < 0) {
-    close(keep);
-    return;
-  }
-  snprintf(c->stdout_path, sizeof c->stdout_path, "/dev/fd/%d", keep);
-  if (json) c->json_path = c->stdout_path;
-  if (csv) c->csv_path = c->stdout_path;
-}
-
 int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   static cmdline c;
   if (!apps || n_apps < 1) {
@@ -527,7 +505,8 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
     um_mpi_finish();
     return status;
   }
-  outputs_own_stdout(&c);
+  const char **outs[] = {&c.json_path, &c.csv_path}; /* --json /dev/stdout > run.json: the JSON alone */
+  umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
   char err[4096] = "";
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {
