@@ -13,8 +13,8 @@ cases:
   - {name: hang, config: configs/jacobi.yaml, tags: [quick], timeout_s: 3000,
      set: [run.iterations=2000000000, mesh.N=64, params.tolerance=0, output.dir=]}
 YAML
-# the process group led by a child of $1 (the running case), or nothing
-child_group() { awk -v p="$1" '$4 == p { print $5; exit }' /proc/[0-9]*/stat 2>/dev/null; }
+# the process group led by a child of $1 (the running case: it leads a group of its own), or nothing
+child_group() { awk -v p="$1" '$4 == p && $5 == $1 { print $5; exit }' /proc/[0-9]*/stat 2>/dev/null; }
 group_alive() { [ -n "$1" ] && kill -0 -- "-$1" 2>/dev/null; }
 left=""
 cleanup() { [ -n "$left" ] && kill -KILL -- "-$left" 2>/dev/null; rm -rf "$WORK"; }
