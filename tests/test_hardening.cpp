@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -348,6 +349,62 @@ TEST(Hardening, AKilledWriteLeavesNoTemporary) {
     EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sig) << "the process dies of the signal as it would have";
     EXPECT_EQ(t.count_tmp(), 0) << "signal " << sig;
     EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+// A program's child runs lead process groups of their own, listed with the signal handlers
+// (um_safe_group_register): on the signal they get it too, one that ignores it is killed after the grace
+// period, and only then are the temporaries removed and the program dies of the signal.
+TEST(Hardening, ASignalStopsTheRegisteredChildGroupsFirst) {
+  TempDir t("groups");
+  for (int sig : {SIGTERM, SIGINT}) {
+    int pfd[2];
+    ASSERT_EQ(pipe(pfd), 0);
+    const std::string out = t / "results.json";
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(pfd[0]);
+      um_safe_cleanup_on_signals();
+      sigset_t block, old;
+      sigemptyset(&block);
+      sigaddset(&block, sig);
+      sigprocmask(SIG_BLOCK, &block, &old);
+      int kids[2];
+      for (int k = 0; k < 2; k++) {
+        if ((kids[k] = (int)fork()) == 0) {
+          signal(sig, k ? SIG_IGN : SIG_DFL);  // the second ignores it: killed when the grace period is over
+          sigprocmask(SIG_SETMASK, &old, nullptr);
+          setpgid(0, 0);
+          for (;;) pause();
+        }
+        setpgid(kids[k], kids[k]);
+        if (um_safe_group_register(kids[k], 0.5) < 0) _exit(12);
+      }
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+      char err[2048];
+      um_safe_file a;
+      if (um_safe_open(&a, out.c_str(), err, sizeof err)) _exit(10);
+      fputs("half of it", a.f);
+      fflush(a.f);
+      if (write(pfd[1], kids, sizeof kids) != (ssize_t)sizeof kids) _exit(11);
+      for (;;) pause();
+    }
+    close(pfd[1]);
+    int kids[2] = {0, 0};
+    const ssize_t got = read(pfd[0], kids, sizeof kids);
+    close(pfd[0]);
+    ASSERT_EQ(got, (ssize_t)sizeof kids) << "the child could not start its runs";
+    kill(pid, sig);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sig) << "the process dies of the signal as it would have";
+    for (int k : kids) {
+      errno = 0;
+      const int alive = kill(-k, 0) == 0 || errno != ESRCH;
+      EXPECT_FALSE(alive) << "signal " << sig << ": the run in process group " << k << " outlived the program";
+      if (alive) kill(-k, SIGKILL);
+    }
+    EXPECT_EQ(t.count_tmp(), 0) << "signal " << sig;
   }
 }
 

@@ -73,9 +73,24 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
   fflush(stdout);
   fflush(stderr);
   const double t0 = um_wtime();
+  /* the signals that stop umrun are blocked until the child's group is registered with their handlers
+   * (um_safe_group_register): on one, the run is stopped with umrun, never left behind */
+  static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int k = 0; k < 4; k++) sigaddset(&block, stops[k]);
+  sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
-  if (pid < 0) return -1;
+  if (pid < 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return -1;
+  }
   if (pid == 0) {
+    for (int k = 0; k < 4; k++) { /* umrun's handlers are not the child's (an ignored signal stays ignored) */
+      struct sigaction sa;
+      if (sigaction(stops[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) signal(stops[k], SIG_DFL);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     setpgid(0, 0); /* its own group: a timeout ends whatever it started too */
     if (tmpdir) setenv("TMPDIR", tmpdir, 1); /* its temporaries where the caller removes them, whatever happens */
     if (log_path) {
@@ -88,11 +103,16 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
     _exit(127);
   }
   setpgid(pid, pid);
+  const int slot = um_safe_group_register(pid, UMRUN_KILL_GRACE_S);
+  sigprocmask(SIG_SETMASK, &old, NULL);
   int st = 0, killed = 0;
   for (;;) {
     pid_t w = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
     if (w == pid) break;
-    if (w < 0 && errno != EINTR) return -1;
+    if (w < 0 && errno != EINTR) {
+      um_safe_group_unregister(slot);
+      return -1;
+    }
     if (timeout_s > 0 && um_wtime() - t0 > timeout_s && !r->timed_out) {
       /* SIGTERM first: umrun removes its temporaries and field folder on it;
        * what has not ended UMRUN_KILL_GRACE_S later is killed */
@@ -110,6 +130,7 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
       nanosleep(&ts, NULL);
     }
   }
+  um_safe_group_unregister(slot);
   r->seconds = um_wtime() - t0;
   if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
   else if (WIFSIGNALED(st)) r->signal = WTERMSIG(st);

@@ -163,6 +163,9 @@ int umrun_compare_main(int argc, char **argv) {
     fprintf(stderr, "usage: umrun --compare A.json B.json (results files of umrun --suite; see --compare --help)\n");
     return EXIT_USAGE;
   }
+  char own[32];
+  const char **outs[] = {&md, &js}; /* --md /dev/stdout > cmp.md: the markdown alone */
+  umrun_outputs_own_stdout(outs, 2, own, sizeof own);
   char err[4096];
   uj *A = NULL, *B = NULL;
   if (uj_parse_file(fa, &A, err, sizeof err) || uj_parse_file(fb, &B, err, sizeof err)) {

@@ -80,6 +80,68 @@ static char (*device_labels(const uj *const *files, const char *const *paths, in
   return d;
 }
 
+/* The roofline of one results file: each loop (app and name) at its best variant, found by its label in a
+ * table (linear in the loops). */
+static void write_roofline(FILE *h, const uj *R, const char *dev, app_list *apps) {
+  const uj *cases = uj_get(R, "cases");
+  point *pts = NULL;
+  char **labels = NULL;
+  rep_strmap seen = {0}; /* a label -> its point */
+  int np = 0, cap = 0, oom = 0;
+  double bw = 0, peak = 0;
+  for (int i = 0; i < uj_len(cases) && !oom; i++) {
+    const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
+    if (!r || r->kind != UJ_OBJ) continue;
+    const double cb = rep_device_copy_gbs(R, r), pk = rep_device_peak_gflops(R, r);
+    if (isfinite(cb) && cb > bw) bw = cb;
+    if (isfinite(pk) && pk > peak) peak = pk;
+    const uj *ls = uj_get(r, "loops");
+    const int a = app_index(apps, uj_gets(c, "app", "?"));
+    for (int j = 0; j < uj_len(ls) && !oom; j++) {
+      const uj *l = uj_at(ls, j);
+      const double op = uj_getn(l, "ops_estimate", -1), bpc = uj_getn(l, "bytes_per_call", 0),
+                   size = uj_getn(l, "set_size", 0), calls = uj_getn(l, "calls", 0), s = uj_getn(l, "seconds", 0);
+      if (op <= 0 || bpc <= 0 || s <= 0 || umrun_loop_parent(l)) continue; /* a split loop: its own point */
+      const double gops = op * size * calls / s * 1e-9;
+      char lab[200];
+      snprintf(lab, sizeof lab, "%s %s", uj_gets(c, "app", "?"), uj_gets(l, "name", "?"));
+      const int found = rep_strmap_get(&seen, lab);
+      if (found >= 0) {
+        if (gops > pts[found].gops) pts[found].gops = gops;
+        continue;
+      }
+      if (np == cap) {
+        cap = cap ? 2 * cap : 64;
+        point *npts = realloc(pts, (size_t)cap * sizeof *npts);
+        if (npts) pts = npts;
+        char **nl = realloc(labels, (size_t)cap * sizeof *nl);
+        if (nl) labels = nl;
+        if (!npts || !nl) {
+          oom = 1;
+          break;
+        }
+      }
+      if (!(labels[np] = strdup(lab)) || rep_strmap_add(&seen, labels[np], np) == -2) {
+        oom = 1;
+        free(labels[np]);
+        break;
+      }
+      pts[np].label = labels[np];
+      pts[np].ai = op * size / bpc;
+      pts[np].gops = gops;
+      pts[np].colour = a;
+      np++;
+    }
+  }
+  char title[512];
+  snprintf(title, sizeof title, "%s: loops at their best variant", dev);
+  rep_svg_roofline(h, title, bw, peak, pts, np, apps->names, apps->n);
+  rep_strmap_free(&seen);
+  for (int i = 0; i < np; i++) free(labels[i]);
+  free(labels);
+  free(pts);
+}
+
 static void write_page(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles) {
   app_list apps = {{0}, 0};
   char (*devl)[256] = device_labels(files, paths, nfiles);
@@ -90,6 +152,13 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     return;
   }
   for (int k = 0; k < nfiles; k++) devs[k] = devl[k];
+  rep_index ix; /* every run's loops by name: the page takes time linear in the loops */
+  if (rep_index_build(&ix, files, nfiles)) {
+    fputs("<p>out of memory indexing the runs' loops</p>\n", h);
+    free(devl);
+    free(devs);
+    return;
+  }
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) app_index(&apps, uj_gets(uj_at(cases, i), "app", "?"));
@@ -231,8 +300,8 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     }
     app_loop *al = NULL;
     const int nal = rep_app_loops(files, nfiles, app, &al);
-    rep_app_paragraph(h, m, files, nfiles, app, al, nal); /* from the figures shown below */
-    rep_app_notes(h, m, files, devs, nfiles, app);
+    rep_app_paragraph(h, m, &ix, files, nfiles, app, al, nal); /* from the figures shown below */
+    rep_app_notes(h, m, &ix, files, devs, nfiles, app);
     const uj *mesh = uj_get(run, "mesh");
     fputs("<h3>Sets and maps</h3>\n<div class=\"wrap\"><table>\n", h);
     fputs("### Sets and maps\n\n", m);
@@ -342,7 +411,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
           /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
           snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
           snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
-          rep_split_summary(files, nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
+          rep_split_summary(&ix, files, nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
           /* the share of the loops' time: the median over the app's runs */
           double shares[512];
           int ns = 0;
@@ -351,8 +420,8 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
             for (int c = 0; c < uj_len(cs) && ns < 512; c++) {
               const uj *r = uj_get(uj_at(cs, c), "run");
               rep_figs fg;
-              if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(r, al, &one, &fg)) continue;
-              const double tot = rep_loops_seconds(r);
+              if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(&ix, r, al, &one, &fg)) continue;
+              const double tot = rep_loops_seconds(&ix, r);
               if (tot > 0) shares[ns++] = fg.seconds / tot;
             }
           }
@@ -374,10 +443,10 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     }
     free(rows);
     fputc('\n', m);
-    rep_write_variants(h, m, files, devs, nfiles, app, al, nal);
-    rep_write_side_by_side(h, m, files, devs, nfiles, app, al, nal);
-    rep_write_splits(h, m, files, nfiles, app);
-    rep_write_tuning(h, m, files, nfiles, app);
+    rep_write_variants(h, m, &ix, files, devs, nfiles, app, al, nal);
+    rep_write_side_by_side(h, m, &ix, files, devs, nfiles, app, al, nal);
+    rep_write_splits(h, m, &ix, files, nfiles, app);
+    rep_write_tuning(h, m, &ix, files, nfiles, app);
     free(al);
   }
 
@@ -392,66 +461,10 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         "carry their loop's name. A loop that ran split is one point (the whole call's time, the loop's "
         "useful bytes); the loops its split generated are not drawn apart.</p>\n",
         h);
-  for (int k = 0; k < nfiles; k++) {
-    const uj *cases = uj_get(files[k], "cases");
-    point *pts = NULL;
-    char (*labels)[200] = NULL;
-    int np = 0, cap = 0;
-    double bw = 0, peak = 0;
-    for (int i = 0; i < uj_len(cases); i++) {
-      const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
-      if (!r || r->kind != UJ_OBJ) continue;
-      const double cb = rep_device_copy_gbs(files[k], r), pk = rep_device_peak_gflops(files[k], r);
-      if (isfinite(cb) && cb > bw) bw = cb;
-      if (isfinite(pk) && pk > peak) peak = pk;
-      const uj *ls = uj_get(r, "loops");
-      const int a = app_index(&apps, uj_gets(c, "app", "?"));
-      for (int j = 0; j < uj_len(ls); j++) {
-        const uj *l = uj_at(ls, j);
-        const double op = uj_getn(l, "ops_estimate", -1), bpc = uj_getn(l, "bytes_per_call", 0),
-                     size = uj_getn(l, "set_size", 0), calls = uj_getn(l, "calls", 0), s = uj_getn(l, "seconds", 0);
-        if (op <= 0 || bpc <= 0 || s <= 0 || umrun_loop_parent(l)) continue; /* a split loop: its own point */
-        const double gops = op * size * calls / s * 1e-9;
-        char lab[200];
-        snprintf(lab, sizeof lab, "%s %s", uj_gets(c, "app", "?"), uj_gets(l, "name", "?"));
-        int found = -1;
-        for (int q = 0; q < np; q++)
-          if (!strcmp(labels[q], lab)) found = q;
-        if (found >= 0) {
-          if (gops > pts[found].gops) pts[found].gops = gops;
-          continue;
-        }
-        if (np == cap) {
-          cap = cap ? 2 * cap : 64;
-          point *npts = realloc(pts, (size_t)cap * sizeof *npts);
-          char (*nl)[200] = realloc(labels, (size_t)cap * sizeof *nl);
-          if (!npts || !nl) {
-            free(npts ? npts : pts);
-            free(nl ? nl : labels);
-            pts = NULL;
-            labels = NULL;
-            np = cap = 0;
-            break;
-          }
-          pts = npts;
-          labels = nl;
-        }
-        snprintf(labels[np], sizeof labels[np], "%s", lab);
-        pts[np].label = labels[np];
-        pts[np].ai = op * size / bpc;
-        pts[np].gops = gops;
-        pts[np].colour = a;
-        np++;
-      }
-    }
-    char title[512];
-    snprintf(title, sizeof title, "%s: loops at their best variant", devs[k]);
-    rep_svg_roofline(h, title, bw, peak, pts, np, apps.names, apps.n);
-    free(pts);
-    free(labels);
-  }
+  for (int k = 0; k < nfiles; k++) write_roofline(h, files[k], devs[k], &apps);
   rep_write_glossary(h, m);
   fputs("</body></html>\n", h);
+  rep_index_free(&ix);
   free(devl);
   free(devs);
 }

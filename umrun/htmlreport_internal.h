@@ -34,6 +34,37 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
 void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, double peak_gflops, const point *p, int n,
                       const char *const *apps, int napps);
 
+/* htmlreport_index.c: every run's loops indexed once (the report is linear in the loops) */
+typedef struct {
+  const char **key; /* borrowed strings; NULL: a free slot */
+  int *val;
+  int n, cap;
+} rep_strmap;
+/* the value of key k, or -1 */
+int rep_strmap_get(const rep_strmap *m, const char *k);
+/* add k -> v unless k is there: -1 added, its value when it was there already, -2 out of memory */
+int rep_strmap_add(rep_strmap *m, const char *k, int v);
+void rep_strmap_free(rep_strmap *m);
+typedef struct {
+  const uj *run, *loops;
+  int n;               /* loops */
+  rep_strmap names;    /* a loop's name -> the first loop of that name */
+  rep_strmap kids;     /* a loop's name -> the first loop its split generated */
+  int *next_kid;       /* per loop: the next loop with the same parent, -1 */
+  double loops_seconds; /* the time of the app's own loops (a split loop's parts are inside it) */
+  double gbs;           /* rep_run_gbs */
+} rep_run;
+typedef struct rep_index {
+  rep_run *runs;
+  int nruns, cap;
+  int *slot; /* a hash of the runs' JSON objects: index into runs, -1 free */
+} rep_index;
+int rep_index_build(rep_index *x, const uj *const *files, int nfiles); /* 0, or -1: out of memory */
+const rep_run *rep_index_run(const rep_index *x, const uj *run);      /* NULL: not a run of the files */
+void rep_index_free(rep_index *x);
+const uj *rep_run_loop(const rep_run *r, const char *name); /* the first loop named name, NULL: it did not run */
+int rep_run_first_kid(const rep_run *r, const char *name);  /* the first loop name's split generated, or -1 */
+
 /* htmlreport_loops.c */
 typedef struct {
   const char *name;
@@ -55,12 +86,12 @@ int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop 
 void rep_loop_label(const app_loop *a, char *buf, size_t len);
 const uj *rep_first_run_of(const uj *const *files, int nfiles, const char *app);
 void rep_device_name(const uj *R, char *buf, size_t len);
-void rep_split_summary(const uj *const *files, int nfiles, const char *app, const app_loop *a, char *buf,
-                       size_t len, char *why, size_t wlen);
-void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
-void rep_write_tuning(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
-void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
-                        const app_loop *al, int nal);
+void rep_split_summary(const rep_index *ix, const uj *const *files, int nfiles, const char *app, const app_loop *a,
+                       char *buf, size_t len, char *why, size_t wlen);
+void rep_write_splits(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app);
+void rep_write_tuning(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app);
+void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
+                        int nfiles, const char *app, const app_loop *al, int nal);
 
 /* htmlreport_side.c */
 #define REP_FAMILY_MIN 3 /* loops named alike (eos_r2 .. eos_r11) this many or more: one row */
@@ -73,14 +104,15 @@ typedef struct {
   int found;
 } rep_figs;
 int rep_group_rows(const app_loop *al, int nal, rep_rowspan *rows);
-int rep_row_figures(const uj *run, const app_loop *al, const rep_rowspan *r, rep_figs *f);
-double rep_loops_seconds(const uj *run);
+int rep_row_figures(const rep_index *ix, const uj *run, const app_loop *al, const rep_rowspan *r, rep_figs *f);
+double rep_loops_seconds(const rep_index *ix, const uj *run);
 const char *rep_strategy_key(const uj *c);
-void rep_write_side_by_side(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles,
-                            const char *app, const app_loop *al, int nal);
+void rep_write_side_by_side(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
+                            int nfiles, const char *app, const app_loop *al, int nal);
 void rep_write_glossary(FILE *h, FILE *m);
-void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
-                       int nal);
-void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app);
+void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app,
+                       const app_loop *al, int nal);
+void rep_app_notes(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs, int nfiles,
+                   const char *app);
 
 #endif

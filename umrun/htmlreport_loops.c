@@ -109,12 +109,6 @@ void rep_row(FILE *h, FILE *m, int header, int n, const char *const *cells) { re
 
 /* ---- an app's loops over all its runs, a split loop's generated loops under it --------------- */
 
-static int app_loop_find(const app_loop *v, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (!strcmp(v[i].name, name)) return i;
-  return -1;
-}
-
 static int app_loop_add(app_loop **v, int *n, int *cap, const uj *l, int depth) {
   if (*n == *cap) {
     const int c = *cap ? 2 * *cap : 32;
@@ -134,7 +128,8 @@ static int app_loop_add(app_loop **v, int *n, int *cap, const uj *l, int depth) 
  * last. Returns how many (*out malloc'ed; 0 and NULL when none or out of memory). */
 int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop **out) {
   app_loop *all = NULL, *v = NULL;
-  int na = 0, ca = 0, n = 0, cap = 0;
+  int na = 0, ca = 0, n = 0, cap = 0, *kid = NULL, *in_v = NULL;
+  rep_strmap names = {0}, kids = {0}; /* a name -> its loop in all; a parent -> its first generated loop */
   *out = NULL;
   for (int k = 0; k < nfiles; k++) { /* the distinct loops of the app's runs, in the order they first appear */
     const uj *cases = uj_get(files[k], "cases");
@@ -143,29 +138,58 @@ int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop 
       if (strcmp(uj_gets(c, "app", ""), app)) continue;
       for (int q = 0; q < uj_len(ls); q++) {
         const uj *l = uj_at(ls, q);
-        if (app_loop_find(all, na, uj_gets(l, "name", "?")) < 0 && app_loop_add(&all, &na, &ca, l, 0)) goto oom;
+        const int had = rep_strmap_add(&names, uj_gets(l, "name", "?"), na);
+        if (had == -2 || (had == -1 && app_loop_add(&all, &na, &ca, l, 0))) goto oom;
       }
     }
   }
+  kid = malloc(((size_t)na + 1) * sizeof *kid); /* per loop of all: the next one of the same parent, -1 */
+  in_v = calloc((size_t)na + 1, sizeof *in_v);
+  int *last = calloc((size_t)na + 1, sizeof *last);
+  if (!kid || !in_v || !last) {
+    free(last);
+    goto oom;
+  }
+  for (int u = 0; u < na; u++) { /* the generated loops of each parent, in order */
+    const char *p = umrun_loop_parent(all[u].loop);
+    kid[u] = -1;
+    const int first = p ? rep_strmap_add(&kids, p, u) : -1;
+    if (first == -2) {
+      free(last);
+      goto oom;
+    }
+    if (p && first >= 0) kid[last[first]] = u;
+    if (p) last[first >= 0 ? first : u] = u;
+  }
+  free(last);
   for (int t = 0; t < na; t++) { /* each of the app's loops, its generated loops under it */
     if (umrun_loop_parent(all[t].loop)) continue;
     if (app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
-    for (int u = 0; u < na; u++) {
-      const char *p = umrun_loop_parent(all[u].loop);
-      if (p && !strcmp(p, all[t].name) && app_loop_add(&v, &n, &cap, all[u].loop, 1)) goto oom;
+    in_v[t] = 1;
+    for (int u = rep_strmap_get(&kids, all[t].name); u >= 0; u = kid[u]) {
+      if (app_loop_add(&v, &n, &cap, all[u].loop, 1)) goto oom;
+      in_v[u] = 1;
     }
   }
   for (int t = 0; t < na; t++) { /* generated loops whose parent ran in no run */
     const char *p = umrun_loop_parent(all[t].loop);
-    if (p && app_loop_find(v, n, p) < 0 && app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+    const int pi = p ? rep_strmap_get(&names, p) : -1;
+    if (p && (pi < 0 || !in_v[pi])) {
+      if (app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+      in_v[t] = 1;
+    }
   }
-  free(all);
   *out = v;
-  return n;
+  v = NULL;
 oom:
+  if (v) n = 0;
+  rep_strmap_free(&names);
+  rep_strmap_free(&kids);
   free(all);
   free(v);
-  return 0;
+  free(kid);
+  free(in_v);
+  return n;
 }
 
 /* A loop's row label: a generated loop under its parent as "↳ :contrib" (its name without the parent's). */
@@ -178,11 +202,8 @@ void rep_loop_label(const app_loop *a, char *buf, size_t len) {
 }
 
 /* The loop named name in a run's loops (NULL: it did not run there). */
-static const uj *run_loop(const uj *run, const char *name) {
-  const uj *ls = uj_get(run, "loops");
-  for (int q = 0; q < uj_len(ls); q++)
-    if (!strcmp(uj_gets(uj_at(ls, q), "name", ""), name)) return uj_at(ls, q);
-  return NULL;
+static const uj *run_loop(const rep_index *ix, const uj *run, const char *name) {
+  return rep_run_loop(rep_index_run(ix, run), name);
 }
 
 const uj *rep_first_run_of(const uj *const *files, int nfiles, const char *app) {
@@ -213,19 +234,14 @@ typedef struct {
 } col;
 
 /* Whether the loop named name has generated loops in the run (split, or its sums made exact). */
-static int has_parts(const uj *run, const char *name) {
-  const uj *ls = uj_get(run, "loops");
-  for (int q = 0; q < uj_len(ls); q++) {
-    const char *p = umrun_loop_parent(uj_at(ls, q));
-    if (p && !strcmp(p, name)) return 1;
-  }
-  return 0;
+static int has_parts(const rep_index *ix, const uj *run, const char *name) {
+  return rep_run_first_kid(rep_index_run(ix, run), name) >= 0;
 }
 
 /* The split column of the loops table: how the app's runs ran loop a ("gather in 2 of 6 runs"; a generated
  * loop: "part of res_calc"), and into why the distinct reasons (the cell's tooltip). */
-void rep_split_summary(const uj *const *files, int nfiles, const char *app, const app_loop *a, char *buf,
-                       size_t len, char *why, size_t wlen) {
+void rep_split_summary(const rep_index *ix, const uj *const *files, int nfiles, const char *app, const app_loop *a,
+                       char *buf, size_t len, char *why, size_t wlen) {
   static const char *const variants[] = {"scatter", "gather"};
   int runs = 0, cnt[2] = {0, 0}, exact = 0;
   size_t wl = 0;
@@ -237,12 +253,12 @@ void rep_split_summary(const uj *const *files, int nfiles, const char *app, cons
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) {
-      const uj *c = uj_at(cases, i), *l = run_loop(uj_get(c, "run"), a->name);
+      const uj *c = uj_at(cases, i), *l = run_loop(ix, uj_get(c, "run"), a->name);
       if (strcmp(uj_gets(c, "app", ""), app) || !l) continue;
       runs++;
       const char *v = uj_gets(l, "split", "off"), *r = uj_gets(l, "split_reason", "");
       for (int q = 0; q < 2; q++) cnt[q] += !strcmp(v, variants[q]);
-      if (!strcmp(v, "off") && has_parts(uj_get(c, "run"), a->name)) exact++; /* run.reproducible's sums */
+      if (!strcmp(v, "off") && has_parts(ix, uj_get(c, "run"), a->name)) exact++; /* run.reproducible's sums */
       if (*r && !strstr(why, r) && wl + strlen(r) + 3 < wlen)
         wl += (size_t)snprintf(why + wl, wlen - wl, "%s%s", wl ? "; " : "", r);
     }
@@ -260,6 +276,7 @@ void rep_split_summary(const uj *const *files, int nfiles, const char *app, cons
 /* Calls fn for every loop of every run of `app` in the results files, in order (k: the file). */
 typedef struct rep_tab {
   FILE *h, *m;
+  const rep_index *ix;
   const uj *const *files;
   int nfiles, any;
 } rep_tab;
@@ -294,10 +311,11 @@ static void split_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l)
   size_t pl = 0;
   int kids = 0;
   if (umrun_loop_parent(l)) return;
-  for (int z = 0; z < uj_len(ls); z++) { /* its generated loops' times */
+  const rep_run *rr = rep_index_run(t->ix, uj_get(c, "run"));
+  /* its generated loops' times */
+  for (int z = rep_run_first_kid(rr, uj_gets(l, "name", "")); z >= 0; z = rr->next_kid[z]) {
     const uj *g = uj_at(ls, z);
     const char *p = umrun_loop_parent(g), *gn = uj_gets(g, "name", "?");
-    if (!p || strcmp(p, uj_gets(l, "name", ""))) continue;
     kids++;
     if (pl < sizeof parts)
       pl += (size_t)snprintf(parts + pl, sizeof parts - pl, "%s%s %.4g s", pl ? ", " : "",
@@ -327,8 +345,8 @@ static void split_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l)
 
 /* Per app, the loops that ran split: per run, the variant, why, the engine's temporaries and the time
  * of each generated loop (inside the loop's own). Nothing when no run of the app split a loop. */
-void rep_write_splits(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
-  rep_tab t = {h, m, files, nfiles, 0};
+void rep_write_splits(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app) {
+  rep_tab t = {h, m, ix, files, nfiles, 0};
   each_app_loop(&t, app, split_row);
 }
 
@@ -375,13 +393,13 @@ static void tune_row(rep_tab *t, int k, const uj *c, const uj *ls, const uj *l) 
 
 /* Per app, what run.tune kept for each loop it tuned (measured or from the cache): the setting, its time in the
  * trials, the configured setting's and the slowest one's. Nothing when no run of the app tuned a loop. */
-void rep_write_tuning(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app) {
-  rep_tab t = {h, m, files, nfiles, 0};
+void rep_write_tuning(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app) {
+  rep_tab t = {h, m, ix, files, nfiles, 0};
   each_app_loop(&t, app, tune_row);
 }
 
-void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app,
-                        const app_loop *al, int nal) {
+void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
+                        int nfiles, const char *app, const app_loop *al, int nal) {
   col *cols = NULL;
   int nc = 0, cap = 0;
   for (int k = 0; k < nfiles; k++) {
@@ -424,8 +442,8 @@ void rep_write_variants(FILE *h, FILE *m, const uj *const *files, const char *co
       cp[0] = rows[q].label;
       for (int j = c0; j < c1; j++) {
         rep_figs f;
-        const int ran = rep_row_figures(cols[j].run, al, &rows[q], &f);
-        const uj *l = rows[q].count == 1 ? run_loop(cols[j].run, al[rows[q].start].name) : NULL;
+        const int ran = rep_row_figures(ix, cols[j].run, al, &rows[q], &f);
+        const uj *l = rows[q].count == 1 ? run_loop(ix, cols[j].run, al[rows[q].start].name) : NULL;
         const double g = f.seconds > 0 ? f.bytes / f.seconds * 1e-9 : 0,
                      cb = rep_device_copy_gbs(cols[j].file, cols[j].run);
         const char *sv = l ? uj_gets(l, "split", "off") : "off";

@@ -40,13 +40,12 @@ int rep_group_rows(const app_loop *al, int nal, rep_rowspan *rows) {
 /* A row's figures in one run: the time (s), useful bytes moved (bytes per call x calls), calls of its
  * first loop and the spread of its time (--suite --repeat; min, max: the sums of its loops'). 0: it did
  * not run there. */
-int rep_row_figures(const uj *run, const app_loop *al, const rep_rowspan *r, rep_figs *f) {
+int rep_row_figures(const rep_index *ix, const uj *run, const app_loop *al, const rep_rowspan *r, rep_figs *f) {
   memset(f, 0, sizeof *f);
-  const uj *ls = uj_get(run, "loops");
-  for (int i = r->start; i < r->start + r->count; i++)
-    for (int q = 0; q < uj_len(ls); q++) {
-      const uj *l = uj_at(ls, q);
-      if (strcmp(uj_gets(l, "name", ""), al[i].name)) continue;
+  const rep_run *rr = rep_index_run(ix, run);
+  for (int i = r->start; i < r->start + r->count; i++) {
+    const uj *l = rep_run_loop(rr, al[i].name); /* the first loop of that name */
+    if (l) {
       const double s = uj_getn(l, "seconds", 0), n = uj_getn(l, "samples", 1);
       f->seconds += s;
       f->smin += n > 1 ? uj_getn(l, "seconds_min", s) : s;
@@ -54,18 +53,15 @@ int rep_row_figures(const uj *run, const app_loop *al, const rep_rowspan *r, rep
       f->samples = n > f->samples ? n : f->samples;
       f->bytes += uj_getn(l, "bytes_per_call", 0) * uj_getn(l, "calls", 0);
       if (!f->found++) f->calls = uj_getn(l, "calls", 0);
-      break;
     }
+  }
   return f->found;
 }
 
 /* the time of the run's loops (the app's own: a split loop's parts are inside it) */
-double rep_loops_seconds(const uj *run) {
-  const uj *ls = uj_get(run, "loops");
-  double s = 0;
-  for (int q = 0; q < uj_len(ls); q++)
-    if (!umrun_loop_parent(uj_at(ls, q))) s += uj_getn(uj_at(ls, q), "seconds", 0);
-  return s;
+double rep_loops_seconds(const rep_index *ix, const uj *run) {
+  const rep_run *rr = rep_index_run(ix, run);
+  return rr ? rr->loops_seconds : 0;
 }
 
 /* ---- strategies -------------------------------------------------------------------------- */
@@ -91,8 +87,8 @@ static void fmt_time(char *buf, size_t len, const rep_figs *f) {
   else snprintf(buf, len, "%.4g", ms);
 }
 
-void rep_write_side_by_side(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles,
-                            const char *app, const app_loop *al, int nal) {
+void rep_write_side_by_side(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
+                            int nfiles, const char *app, const app_loop *al, int nal) {
   if (nfiles < 2 || nal <= 0) return;
   rep_rowspan *rows = calloc((size_t)nal, sizeof *rows);
   if (!rows) return;
@@ -131,7 +127,7 @@ void rep_write_side_by_side(FILE *h, FILE *m, const uj *const *files, const char
       const double cba = rep_device_copy_gbs(files[0], ra), cbb = rep_device_copy_gbs(files[k], rb);
       for (int q = 0; q < nr; q++) {
         rep_figs fa, fb;
-        const int ina = rep_row_figures(ra, al, &rows[q], &fa), inb = rep_row_figures(rb, al, &rows[q], &fb);
+        const int ina = rep_row_figures(ix, ra, al, &rows[q], &fa), inb = rep_row_figures(ix, rb, al, &rows[q], &fb);
         if (!ina && !inb) continue;
         char c1[64] = "-", c2[64] = "-", c3[32] = "-", c4[64] = "-", c5[64] = "-";
         if (ina) fmt_time(c1, sizeof c1, &fa);
@@ -239,8 +235,8 @@ static double row_intensity(const app_loop *al, const rep_rowspan *r, int *indir
   return unknown || bytes <= 0 ? -1 : ops / bytes;
 }
 
-void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app, const app_loop *al,
-                       int nal) {
+void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app,
+                       const app_loop *al, int nal) {
   const uj *run = NULL, *c0 = NULL;
   for (int k = 0; k < nfiles && !run; k++) {
     const uj *cs = uj_get(files[k], "cases");
@@ -258,11 +254,11 @@ void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, con
     return;
   }
   const int nr = rep_group_rows(al, nal, rows);
-  const double total = rep_loops_seconds(run);
+  const double total = rep_loops_seconds(ix, run);
   int n = 0;
   for (int q = 0; q < nr; q++) {
     rep_figs f;
-    if (!rep_row_figures(run, al, &rows[q], &f) || al[rows[q].start].depth) continue;
+    if (!rep_row_figures(ix, run, al, &rows[q], &f) || al[rows[q].start].depth) continue;
     sh[n].row = q;
     sh[n++].share = total > 0 ? f.seconds / total : 0;
   }
@@ -330,7 +326,8 @@ void rep_app_paragraph(FILE *h, FILE *m, const uj *const *files, int nfiles, con
 
 /* Notes beside the figures: useful bandwidth above the copy bandwidth (cache), and a variant far off the
  * app's others (e.g. SoA on a CPU), with why. */
-void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *devs, int nfiles, const char *app) {
+void rep_app_notes(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs, int nfiles,
+                   const char *app) {
   for (int k = 0; k < nfiles; k++) {
     const uj *cs = uj_get(files[k], "cases");
     double best = 0, worst = 0, over = 0, far = 0;
@@ -339,13 +336,15 @@ void rep_app_notes(FILE *h, FILE *m, const uj *const *files, const char *const *
     for (int i = 0; i < uj_len(cs); i++) {
       const uj *c = uj_at(cs, i), *r = uj_get(c, "run");
       if (strcmp(uj_gets(c, "app", ""), app) || !r || r->kind != UJ_OBJ) continue;
-      const double g = rep_run_gbs(r), copy = rep_device_copy_gbs(files[k], r);
+      const rep_run *rr = rep_index_run(ix, r);
+      const double g = rr ? rr->gbs : rep_run_gbs(r), copy = rep_device_copy_gbs(files[k], r);
       for (int j = 0; j < uj_len(cs); j++) { /* the best run of the same app and backend */
         const uj *o = uj_at(cs, j), *ro = uj_get(o, "run");
         if (strcmp(uj_gets(o, "case", ""), uj_gets(c, "case", "")) || !ro || ro->kind != UJ_OBJ ||
             strcmp(uj_gets(o, "backend", ""), uj_gets(c, "backend", "")))
           continue; /* the same case (mesh, deck) and backend: only the variant differs */
-        const double go = rep_run_gbs(ro);
+        const rep_run *ri = rep_index_run(ix, ro);
+        const double go = ri ? ri->gbs : rep_run_gbs(ro);
         if (g > 0 && go / g > far) far = go / g, best = go, worst = g, cb = o, cw = c;
       }
       const uj *ls = uj_get(r, "loops");

@@ -99,6 +99,9 @@ int umrun_validate_main(int argc, char **argv) {
     fprintf(stderr, "usage: umrun --validate RUN.json REF.yaml [--json FILE] (see umrun --validate --help)\n");
     return EXIT_USAGE;
   }
+  char own[32];
+  const char **outs[] = {&fjson}; /* --json /dev/stdout > v.json: the JSON alone */
+  umrun_outputs_own_stdout(outs, 1, own, sizeof own);
 
   char err[4096];
   uj *R = NULL;

@@ -30,6 +30,7 @@ typedef struct {
   const char **sets;
   int nsets;
   umrun_sweep_spec sweep;
+  char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
 } cmdline;
 
 /* What the runner itself reads from the config (settings.c). */

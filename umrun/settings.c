@@ -154,6 +154,7 @@ static int check_out_file(const char *what, const char *path, char *err, size_t 
     return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
   char why[2048];
   if (um_safe_check(path, 1, why, sizeof why)) return snprintf(err, len, "%s %s", what, why), UM_ERR_CONFIG;
+  if (um_safe_fd_path(path) >= 0) return UM_SUCCESS; /* an open stream of this process (/dev/stdout): written in it */
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return UM_SUCCESS; /* a device or FIFO: written in place */
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);

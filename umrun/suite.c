@@ -135,8 +135,8 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     } else if (!strcmp(a, "--timeout")) {
       char *end = NULL;
       timeout = strtod(argv[++i], &end);
-      if (!end || *end || !(timeout > 0)) {
-        fprintf(stderr, "umrun --suite: --timeout '%s': expected a number of seconds > 0\n", argv[i]);
+      if (!end || *end || !isfinite(timeout) || !(timeout > 0)) {
+        fprintf(stderr, "umrun --suite: --timeout '%s': expected a finite number of seconds > 0\n", argv[i]);
         goto done;
       }
     } else if (!strcmp(a, "--repeat")) {

@@ -90,6 +90,18 @@ static int valid_name(const char *s) {
   return 1;
 }
 
+/* A run's time limit (defaults.timeout_s, a case's timeout_s): a finite number of seconds > 0; NaN, 0 or a
+ * negative number would turn the limit off and let a hanging run hang the suite. */
+static int read_timeout(um_config *cfg, const char *key, double def, double *out, char *err, size_t len) {
+  if (um_config_get_double(cfg, key, def, out, err, len)) return -1;
+  if (isfinite(*out) && *out > 0) return 0;
+  char where[256] = "";
+  um_config_origin(cfg, key, where, sizeof where);
+  snprintf(err, len, "%s = %g (%s): use a finite number of seconds > 0 (e.g. 1800); a run past it is stopped as "
+           "TIMEOUT", key, *out, where);
+  return -1;
+}
+
 /* A case's app must be registered: refused before the suite runs anything. */
 static int check_app(const char *app, char *err, size_t len) {
   if (app && um_app_find(app)) return 0;
@@ -111,7 +123,7 @@ int suite_load(const char *path, const char *app_override, suite_file *S, char *
   int rc = -1, n = 0;
   if (check_keys(cfg, NULL, top, err, len)) goto out;
   if (um_config_kind(cfg, "defaults") == UM_CONFIG_MAPPING && check_keys(cfg, "defaults", defk, err, len)) goto out;
-  if (um_config_get_double(cfg, "defaults.timeout_s", 1800, &S->timeout_s, err, len)) goto out;
+  if (read_timeout(cfg, "defaults.timeout_s", 1800, &S->timeout_s, err, len)) goto out;
   if (read_list(cfg, "defaults.set", &S->sets, &S->nsets, err, len)) goto out;
   if (um_config_kind(cfg, "cases") != UM_CONFIG_SEQUENCE || um_config_size(cfg, "cases", &n, err, len) || n == 0) {
     snprintf(err, len, "%s: expected 'cases:' with a list of cases (name, config, tags, set, matrix)", path);
@@ -161,7 +173,7 @@ int suite_load(const char *path, const char *app_override, suite_file *S, char *
         goto out;
       }
     snprintf(k, sizeof k, "cases.%d.timeout_s", i);
-    if (um_config_get_double(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
+    if (read_timeout(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.same_bits", i);
     if (um_config_get_bool(cfg, k, 0, &c->same_bits, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);

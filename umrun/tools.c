@@ -1,13 +1,17 @@
 /* umrun's helpers shared by --suite, --compare, --report and --validate (declared in tools.h):
  * metric allowances, the build's JSON, XML/markdown/HTML escaping, the loop tree of a run's JSON
  * and the label of a suite variant. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools.h"
 #include "um/build_config.h"
 #include "um/report.h"
+#include "um/safe_file.h"
+#include "um/um.h"
 
 extern const char um_commit_id[];
 
@@ -142,4 +146,21 @@ void umrun_variant_label(const uj *c, char *buf, size_t len) {
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "/b%.0f", bs);
   }
+}
+
+void umrun_outputs_own_stdout(const char **paths[], int n, char *buf, size_t len) {
+  int named = 0;
+  for (int i = 0; i < n; i++) named |= *paths[i] && um_safe_fd_path(*paths[i]) == 1;
+  /* rank 0 only: under mpirun the other ranks' stdout is /dev/null, and stays so (they write no outputs) */
+  if (!named || um_mpi_rank() > 0 || fcntl(1, F_GETFL) < 0) return; /* a closed stdout: the path check says so */
+  fflush(stdout);
+  const int keep = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (keep < 0) return;
+  if (dup2(2, 1) < 0) {
+    close(keep);
+    return;
+  }
+  snprintf(buf, len, "/dev/fd/%d", keep);
+  for (int i = 0; i < n; i++)
+    if (*paths[i] && um_safe_fd_path(*paths[i]) == 1) *paths[i] = buf;
 }

@@ -65,6 +65,12 @@ const char *umrun_loop_parent(const uj *loop);
  * comes last with depth 0. idx and depth hold uj_len(loops) entries; returns
  * how many were written (uj_len(loops)). */
 int umrun_loop_order(const uj *loops, int *idx, int *depth);
+/* Outputs (--json, --csv, --md) that name this process's stdout (/dev/stdout, /dev/fd/1, /proc/self/fd/1)
+ * get stdout to themselves, so that `umrun ... --json /dev/stdout > run.json` (or | jq) gives the output
+ * alone: the original stdout is kept as descriptor N, each such *paths[i] becomes "/dev/fd/N" (in buf, which
+ * must outlive them; the output is written in place there), and stdout becomes a copy of stderr, where
+ * everything the program prints then goes. Nothing changes when no path names stdout, or on MPI ranks > 0. */
+void umrun_outputs_own_stdout(const char **paths[], int n, char *buf, size_t len);
 /* "backend/strategy/layout/reorder" of a suite case entry */
 void umrun_variant_label(const uj *c, char *buf, size_t len);
 #endif

@@ -75,7 +75,8 @@ static void usage(FILE *f) {
           "  --set key=value   override one config value, by dotted path into the YAML\n"
           "                    (e.g. --set run.backend=seq --set mesh.I=40); repeatable\n"
           "  --json FILE       also write the run summary (options, per-loop table, plan\n"
-          "                    statistics, metrics, validation) as JSON to FILE\n"
+          "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout:\n"
+          "                    the JSON alone on stdout (umrun's messages then go to stderr)\n"
           "  --quiet           no progress bar and no options listing\n"
           "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
           "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
@@ -514,6 +515,8 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
     um_mpi_finish();
     return status;
   }
+  const char **outs[] = {&c.json_path, &c.csv_path}; /* --json /dev/stdout > run.json: the JSON alone */
+  umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
   char err[4096] = "";
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {

@@ -46,7 +46,7 @@ static const um_option siac_options[] = {
     {.key = "mesh.dir", .type = UM_OPT_STRING, .def = "build/siac-meshes",
      .help = "where scripts/siac-meshes.sh wrote the Delaunay meshes (relative: to the current folder)"},
     {.key = "mesh.file", .type = UM_OPT_STRING, .def = "",
-     .help = "params.mesh: file: a Gmsh ASCII (format 2) triangle mesh inside the unit square"},
+     .help = "params.mesh: file: a Gmsh ASCII (format 2) triangle mesh tiling the unit square"},
     {.key = "params.refine", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 8, .flags = UM_OPT_RANGE,
      .range_hint = "use 0..8", .help = "split every triangle into 4 this many times before filtering"},
     {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "both", .choices = CHOICES("both", "per_point", "per_element"),

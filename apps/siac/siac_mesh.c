@@ -72,6 +72,54 @@ int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen) {
   return 0;
 }
 
+/* a triangle by its sorted nodes, for the repeat check */
+typedef struct {
+  int v[3], cell;
+} sm_tri;
+
+static int sm_cmp_tri(const void *x, const void *y) {
+  const sm_tri *p = x, *q = y;
+  for (int k = 0; k < 3; k++)
+    if (p->v[k] != q->v[k]) return p->v[k] < q->v[k] ? -1 : 1;
+  return (p->cell > q->cell) - (p->cell < q->cell);
+}
+
+/* The triangles of a Gmsh mesh (counter-clockwise, none degenerate) must tile the periodic unit square: no
+ * triangle twice (its three nodes, in any order), and their areas sum to 1 within round-off (a hole or an
+ * overlap: another sum). 0, or -1 with the reason in err. */
+static int sm_check_tiling(const um_gmsh_mesh *g, const char *path, char *err, size_t errlen) {
+  sm_tri *t = sm_alloc((size_t)g->ntris, sizeof *t);
+  if (!t) return snprintf(err, errlen, "%s: out of memory for %d triangles", path, g->ntris), -1;
+  double area = 0, round = 0;
+  for (int c = 0; c < g->ntris; c++) {
+    const int *n = g->tri + 3 * (size_t)c;
+    const double *a = g->xy + 2 * (size_t)n[0], *b = g->xy + 2 * (size_t)n[1], *p = g->xy + 2 * (size_t)n[2];
+    area += 0.5 * sm_orient(a, b, p);
+    round += 1e-14; /* each area's rounding (coordinates in [0,1]), and the sum's */
+    int lo = n[0], mid = n[1], hi = n[2], x;
+    if (lo > mid) x = lo, lo = mid, mid = x;
+    if (mid > hi) x = mid, mid = hi, hi = x;
+    if (lo > mid) x = lo, lo = mid, mid = x;
+    t[c] = (sm_tri){{lo, mid, hi}, c};
+  }
+  qsort(t, (size_t)g->ntris, sizeof *t, sm_cmp_tri);
+  for (int i = 1; i < g->ntris; i++)
+    if (!memcmp(t[i].v, t[i - 1].v, sizeof t[i].v)) {
+      const int c1 = t[i - 1].cell, c2 = t[i].cell; /* c1 < c2: sorted by cell last */
+      snprintf(err, errlen, "%s:%d: triangle %d (nodes with Gmsh ids %d %d %d) repeats triangle %d at line %d: "
+               "remove one", path, g->tri_line[c2], g->tri_id[c2], g->node_id[t[i].v[0]], g->node_id[t[i].v[1]],
+               g->node_id[t[i].v[2]], g->tri_id[c1], g->tri_line[c1]);
+      free(t);
+      return -1;
+    }
+  free(t);
+  if (!(fabs(area - 1.0) <= 1e-9 + round))
+    return snprintf(err, errlen, "%s: the %d triangles' areas sum to %.12g, not 1: they do not tile the periodic unit "
+                    "square [0,1]^2 (%s); mesh the whole square (scripts/siac-meshes.sh)", path, g->ntris, area,
+                    area < 1 ? "a hole: triangles are missing" : "triangles overlap"), -1;
+  return 0;
+}
+
 int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   um_gmsh_mesh g;
@@ -108,7 +156,7 @@ int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
       t[1] = t[2], t[2] = x;
     }
   }
-  if (sm_new(m, g.nnodes, g.ntris, path, err, errlen)) goto out;
+  if (sm_check_tiling(&g, path, err, errlen) || sm_new(m, g.nnodes, g.ntris, path, err, errlen)) goto out;
   memcpy(m->xy, g.xy, 2 * (size_t)g.nnodes * sizeof(double));
   memcpy(m->tri, g.tri, 3 * (size_t)g.ntris * sizeof(int));
   rc = 0;

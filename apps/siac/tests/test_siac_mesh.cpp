@@ -271,3 +271,77 @@ TEST(SiacNeighbours, TooCoarseSaysWhatToDo) {
   EXPECT_NE(siac_neighbours(&u.m, -1, 0, &bad.arity, &bad.nbr, &bad.count, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("reach -1 must be finite and >= 0"), std::string::npos) << err;
 }
+
+// A mesh must tile the periodic unit square: a repeated triangle or a hole is refused, naming the file
+// (both ran to the end before, the hole with an error far above the intact mesh's).
+TEST(SiacMesh, ARepeatedTriangleOrAHoleIsRefused) {
+  char err[512] = "";
+  Mesh g;
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> written;
+  auto write = [&](const std::string &name, const std::string &elements, int n) {
+    const std::string path = dir + "siac_tiling_" + name;
+    std::ofstream(path) << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n"
+                           "5 0.5 0.5 0\n$EndNodes\n$Elements\n"
+                        << n << "\n" << elements << "$EndElements\n";
+    written.push_back(path);
+    return path;
+  };
+  // four triangles around the centre node 5: the whole square
+  const std::string fan = "1 2 2 1 1 1 2 5\n2 2 2 1 1 2 3 5\n3 2 2 1 1 3 4 5\n4 2 2 1 1 4 1 5\n";
+  std::string p = write("ok.msh", fan, 4);
+  ASSERT_EQ(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0) << err;
+  EXPECT_NEAR(check_cells(g.m), 1.0, 1e-15);
+  siac_mesh_free(&g.m);
+  p = write("repeat.msh", fan + "9 2 2 1 1 5 2 3\n", 5);  // triangle 2 again, its nodes in another order
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("siac_tiling_repeat.msh:18: triangle 9 (nodes with Gmsh ids 2 3 5) repeats "
+                                  "triangle 2 at line 15"), std::string::npos) << err;
+  EXPECT_EQ(g.m.xy, nullptr);
+  p = write("hole.msh", "1 2 2 1 1 1 2 5\n3 2 2 1 1 3 4 5\n", 2);  // half the triangles removed
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("siac_tiling_hole.msh: the 2 triangles' areas sum to 0.5, not 1: they do not tile "
+                                  "the periodic unit square"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("a hole"), std::string::npos) << err;
+  // an overlap: the fan and the square's two halves
+  p = write("overlap.msh", fan + "5 2 2 1 1 1 2 3\n", 5);
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("areas sum to 1.5, not 1"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("overlap"), std::string::npos) << err;
+  // the tiny Gmsh meshes of validation/siac with every other triangle removed
+  for (const char *kind : {"low", "high"}) {
+    std::ifstream in(data + "/siac_" + kind + "_tiny.msh");
+    std::string text, line;
+    int n = 0, el = -1;
+    while (std::getline(in, line)) {
+      if (el == -2) n = std::stoi(line), el = 0, line = "@COUNT@";
+      else if (line == "$Elements") el = -2;
+      else if (line == "$EndElements") el = -1;
+      else if (el >= 0 && el++ % 2 && line.find(" 2 ") == line.find(' ')) continue;  // a triangle (type 2): dropped
+      text += line + "\n";
+    }
+    ASSERT_GT(n, 0) << kind;
+    int kept = 0;
+    for (size_t at = text.find("@COUNT@\n") + 8; at < text.find("$EndElements"); at = text.find('\n', at) + 1) kept++;
+    text.replace(text.find("@COUNT@"), 7, std::to_string(kept));
+    const std::string path = dir + "siac_tiling_" + kind + "_holed.msh";
+    std::ofstream(path) << text;
+    written.push_back(path);
+    EXPECT_NE(siac_mesh_read(path.c_str(), &g.m, err, sizeof err), 0) << kind;
+    EXPECT_NE(std::string(err).find("do not tile the periodic unit square"), std::string::npos) << err;
+  }
+  for (const std::string &w : written) std::remove(w.c_str());
+}
+
+// A $Nodes count the file cannot hold is named as such (it said "the number of nodes (>= 1) expected").
+TEST(SiacMesh, AnImpossibleNodeCountIsNamed) {
+  char err[512] = "";
+  Mesh g;
+  const std::string path = ::testing::TempDir() + "siac_nodes_count.msh";
+  std::ofstream(path) << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1000000000\n1 0 0 0\n2 1 0 0\n3 1 1 0\n"
+                         "$EndNodes\n$Elements\n1\n1 2 2 1 1 1 2 3\n$EndElements\n";
+  EXPECT_NE(siac_mesh_read(path.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("siac_nodes_count.msh:5: $Nodes claims 1000000000 nodes, more than the file can "
+                                  "hold"), std::string::npos) << err;
+  std::remove(path.c_str());
+}

@@ -14,7 +14,8 @@
  *    of global state, owned by this file: a signal handler can reach nothing
  *    else). A program that installs um_safe_cleanup_on_signals() (umrun does;
  *    the library never installs handlers) removes them on SIGINT, SIGTERM,
- *    SIGHUP and SIGQUIT, then dies of the signal as it would have.
+ *    SIGHUP and SIGQUIT, then dies of the signal as it would have; child
+ *    process groups registered with um_safe_group_register are stopped first.
  *  - What stands at the path decides how it is written (docs/reliability.md,
  *    "the output rule"): a symbolic link is followed and its target replaced
  *    (the link stays); a character device or a FIFO (/dev/null, /dev/stdout, a
@@ -80,6 +81,12 @@ int um_safe_append(const char *path, const char *header, const void *data, size_
  * or FIFO in place. Returns 0, or -1 with the reason in err. */
 int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen);
 
+/** The descriptor an output path names when it is this process's stdout, stderr or open file N
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N): N, written in place into the open stream
+ * (whatever it is: a terminal, a pipe, a regular file the shell redirected it to, appended at the
+ * stream's offset, never replaced); -1 for any other path. */
+int um_safe_fd_path(const char *path);
+
 /** "the disk is full", "permission denied (is the folder writable?)", ...: a
  * hint for the errno of a failed write, for messages. */
 const char *um_safe_why(int eno);
@@ -112,6 +119,14 @@ int um_cache_append(const char *path, const char *header, const void *data, size
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
+/** A child that leads its own process group (umrun's suite and sweep runs: setpgid) which those
+ * handlers stop before they remove the temporaries: the group gets the same signal, and what has not
+ * ended grace_s seconds later gets SIGKILL (at once on a second signal); then the program dies of the
+ * signal, leaving no run behind to write into its outputs. Returns its slot (-1: the table is full, not
+ * listed); register it with the signals blocked around fork, unregister it when the child was reaped. */
+int um_safe_group_register(int pgid, double grace_s);
+/** Unregister the group of `slot` (from um_safe_group_register); -1: nothing to do. */
+void um_safe_group_unregister(int slot);
 /** A private folder (umrun's temporary field folder) that those handlers remove
  * with the files in it; returns its slot (-1: the table is full, not listed),
  * unregistered when the program removes it itself (um_safe_dir_unregister). */

@@ -137,11 +137,12 @@ static int gm_nodes(gm_reader *r, const char *name, um_gmsh_mesh *m, gm_id **ids
   if (m->xy) return snprintf(err, errlen, "%s:%d: a second $Nodes section: a Gmsh format 2 mesh has one", name, r->line), -1;
   long nn;
   char *e;
-  if (!gm_line(r, line, ln) || (nn = strtol(line, &e, 10), e == line) || nn < 1 || nn > INT_MAX / 4)
+  if (!gm_line(r, line, ln) || (nn = strtol(line, &e, 10), e == line) || nn < 1)
     return snprintf(err, errlen, "%s:%d: '$Nodes': the number of nodes (>= 1) expected", name, r->line), -1;
-  if ((size_t)nn > (size_t)(r->end - r->p) / 8 + 1) /* a node line has at least 8 characters */
-    return snprintf(err, errlen, "%s:%d: $Nodes claims %ld nodes, more than the file can hold: fix the count", name,
-                    r->line, nn), -1;
+  if (nn > INT_MAX / 4 || (size_t)nn > (size_t)(r->end - r->p) / 8 + 1) /* a node line: at least 8 characters */
+    return snprintf(err, errlen, "%s:%d: $Nodes claims %ld nodes, more than the file can hold (%zu bytes follow; a "
+                    "node takes a line of at least 8): fix the count", name, r->line, nn,
+                    (size_t)(r->end - r->p)), -1;
   m->nnodes = (int)nn;
   m->xy = um_array_alloc(2 * (size_t)nn, sizeof(double));
   m->node_id = um_array_alloc((size_t)nn, sizeof(int));

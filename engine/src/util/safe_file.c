@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
@@ -108,14 +110,74 @@ void um__remove_dir_at(int parent, const char *name, int depth) {
   unlinkat(parent, name, AT_REMOVEDIR);
 }
 
+/* ---- child process groups stopped on a signal (umrun's suite and sweep runs) ---------- */
+#define GROUP_SLOTS 8
+static atomic_int group_pid[GROUP_SLOTS]; /* 0: free; > 0: a child that leads its own process group */
+static atomic_int group_grace_ms[GROUP_SLOTS];
+static atomic_int stopping; /* a signal is being handled: a second one kills the groups at once */
+
+int um_safe_group_register(int pgid, double grace_s) {
+  if (pgid <= 0) return -1;
+  const int ms = grace_s > 0 && grace_s < 3600 ? (int)(grace_s * 1000) : 0;
+  for (int i = 0; i < GROUP_SLOTS; i++) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&group_pid[i], &expect, -1)) { /* -1: taken, not yet listed */
+      atomic_store(&group_grace_ms[i], ms);
+      atomic_store(&group_pid[i], pgid);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void um_safe_group_unregister(int slot) {
+  if (slot >= 0 && slot < GROUP_SLOTS) atomic_store(&group_pid[slot], 0);
+}
+
+static void signal_groups(int sig) {
+  for (int i = 0; i < GROUP_SLOTS; i++) {
+    const int pid = atomic_load(&group_pid[i]);
+    if (pid > 0) kill(-pid, sig), kill(pid, sig);
+  }
+}
+
+/* Async-signal-safe (kill, waitpid, poll): the registered groups get the signal; what has not ended
+ * (the leader reaped, no process left in its group) within the longest grace period gets SIGKILL, and
+ * is waited for 5 s more. A second signal while this runs: SIGKILL at once. */
+static void stop_groups(int sig) {
+  const int again = atomic_exchange(&stopping, 1);
+  int grace = 0, any = 0;
+  for (int i = 0; i < GROUP_SLOTS; i++)
+    if (atomic_load(&group_pid[i]) > 0) {
+      const int g = atomic_load(&group_grace_ms[i]);
+      grace = g > grace ? g : grace, any = 1;
+    }
+  if (!any) return;
+  if (again) grace = 0;
+  signal_groups(again ? SIGKILL : sig);
+  for (int waited = 0, killed = again; waited <= grace + 5000; waited += 20) {
+    int alive = 0;
+    for (int i = 0; i < GROUP_SLOTS; i++) {
+      const int pid = atomic_load(&group_pid[i]);
+      if (pid <= 0) continue;
+      waitpid(pid, NULL, WNOHANG); /* the leader, once ended, leaves the group */
+      alive |= kill(-pid, 0) == 0 || errno != ESRCH;
+    }
+    if (!alive) return;
+    if (waited >= grace && !killed) signal_groups(SIGKILL), killed = 1;
+    poll(NULL, 0, 20);
+  }
+}
+
 int um_safe_live_count(void) {
   int n = 0;
   for (int i = 0; i < SLOTS; i++) n += atomic_load(&slot_used[i]) == 2;
   return n;
 }
 
-/* Async-signal-safe: unlink, sigaction and raise only. */
+/* Async-signal-safe: kill, waitpid and poll (stop_groups), unlink, unlinkat, sigaction and raise only. */
 static void on_signal(int sig) {
+  stop_groups(sig); /* first: a child still running could write into what is removed next */
   for (int i = 0; i < SLOTS; i++)
     if (atomic_load(&slot_used[i]) == 2) unlink(slot_path[i]);
   for (int i = 0; i < FILE_SLOTS; i++)
@@ -265,6 +327,8 @@ static int fd_path(const char *path) {
   if (!p || !*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 6) return -1;
   return atoi(p);
 }
+
+int um_safe_fd_path(const char *path) { return path ? fd_path(path) : -1; }
 
 int um_safe_check(const char *path, int in_place_ok, char *err, size_t errlen) {
   if (!path || !*path) {
