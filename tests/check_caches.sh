@@ -70,6 +70,12 @@ compiler) # run.cc / run.cflags name a program: only the command line may set th
   [ $rc = 1 ] && grep -q "run.cflags=-O0,-O1': the compiler and its flags are a program" "$WORK/c.log" \
     || { cat "$WORK/c.log"; fail "run.cflags in a config's sweep: exit $rc, expected 1"; }
   [ -e "$WORK/sw" ] && fail "the refused sweep made its folder"
+  printf 'cases:\n  - {name: x, config: configs/jacobi.yaml, tags: [quick], set: ["run.cc=/bin/true"]}\n' \
+    > "$WORK/suite.yaml"
+  $T "$UMRUN" --suite "$WORK/suite.yaml" --out "$WORK/s" > "$WORK/f.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "cases.0.set (.*suite.yaml:2.*): 'run.cc=/bin/true' names the compiler" "$WORK/f.log" \
+    || { cat "$WORK/f.log"; fail "run.cc in a suite case's set: exit $rc, expected 1"; }
+  [ -e "$WORK/s" ] && fail "the refused suite made its folder"
   $T "$UMRUN" "${JAC[@]}" --set run.cflags=-O1 > "$WORK/d.log" 2>&1 || { cat "$WORK/d.log"; fail "--set run.cflags"; }
   UM_OPTIONS="run.cflags=-O1" $T "$UMRUN" "${JAC[@]}" --allow-compiler > "$WORK/e.log" 2>&1 \
     || { cat "$WORK/e.log"; fail "--allow-compiler did not accept UM_OPTIONS' run.cflags"; }

@@ -70,4 +70,8 @@ void umrun_options_markdown(FILE *f);
 #ifdef __cplusplus
 }
 #endif
+/* 1 when a "key=value" assignment sets run.cc or run.cflags (a program and its arguments), which only the
+ * command line may name (settings.c). */
+int umrun_names_compiler(const char *assignment);
+
 #endif

@@ -59,8 +59,6 @@ int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s
 int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
-/* 1 when a "key=value" assignment sets run.cc or run.cflags (a program and its arguments). */
-int umrun_names_compiler(const char *assignment);
 
 /* ---- outputs.c ---- */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);

@@ -34,6 +34,8 @@ void umrun_suite_usage(FILE *f) {
         "  --only APP     only the cases of this app\n"
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
+        "  --allow-compiler  accept run.cc / run.cflags from the suite's set: lists and the\n"
+        "                 cases' configs (without it only --set names the compiler)\n"
         "  --repeat N     run each case N times (1 to 100): per loop results.json keeps the median\n"
         "                 time (seconds) and its spread (seconds_min, seconds_max, samples), which\n"
         "                 --compare and --report use; a failing sample ends the repeats\n"
@@ -97,7 +99,7 @@ static void run_child(suite_run *r, const char **args, int np) {
 int umrun_suite_main(const char *argv0, int argc, char **argv) {
   const char *path = NULL, *only = NULL, *outdir = "out/suite";
   char **tags = NULL;
-  int ntags = 0, list = 0, repeat = 1;
+  int ntags = 0, list = 0, repeat = 1, allow_compiler = 0;
   double timeout = 0;
   const char **gsets = calloc((size_t)argc + 1, sizeof *gsets);
   int ngsets = 0, rc = EXIT_USAGE;
@@ -149,6 +151,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
       }
       repeat = (int)v;
     } else if (!strcmp(a, "--list")) list = 1;
+    else if (!strcmp(a, "--allow-compiler")) allow_compiler = 1;
     else {
       fprintf(stderr, "umrun --suite: unknown argument '%s' (see umrun --suite --help)\n", a);
       goto done;
@@ -167,7 +170,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
   for (int s = 0; s < ngsets; s++)
     if (!strncmp(gsets[s], "app=", 4)) app_override = gsets[s] + 4;
-  if (suite_load(path, app_override, &S, err, sizeof err)) {
+  if (suite_load(path, app_override, allow_compiler, &S, err, sizeof err)) {
     fprintf(stderr, "umrun --suite: %s\n", err);
     suite_free(&S);
     goto done;
@@ -299,6 +302,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     args[na++] = r->json_path;
     args[na++] = "--set";
     args[na++] = "output.dir=";
+    if (allow_compiler) args[na++] = "--allow-compiler";
     for (int s = 0; s < S.nsets && na < 400; s++) args[na++] = "--set", args[na++] = S.sets[s];
     for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--set", args[na++] = r->c->sets[s];
     for (int a = 0; a < AXES; a++)

@@ -1,6 +1,7 @@
 /* umrun --suite: the suite file (validation/suite.yaml): its cases, their axes (backends x
  * strategies x layouts x reorderings x block sizes x ranks), read and checked. */
 #include "suite_internal.h"
+#include "options.h"
 
 /* ---- the suite file ------------------------------------------------------------ */
 void suite_free_strs(char **v, int n) {
@@ -111,7 +112,21 @@ static int check_app(const char *app, char *err, size_t len) {
   return -1;
 }
 
-int suite_load(const char *path, const char *app_override, suite_file *S, char *err, size_t len) {
+/* A set: list (key) that names the compiler or its flags: refused unless --allow-compiler (docs/reliability.md). */
+static int refuse_compiler(um_config *cfg, const char *key, char *const *sets, int n, char *err, size_t len) {
+  for (int j = 0; j < n; j++) {
+    if (!umrun_names_compiler(sets[j])) continue;
+    char item[300], where[256] = "";
+    snprintf(item, sizeof item, "%s.%d", key, j);
+    if (um_config_origin(cfg, item, where, sizeof where)) um_config_origin(cfg, key, where, sizeof where);
+    snprintf(err, len, "%s (%s): '%s' names the compiler or its flags, a program um runs; give it on the command line "
+                       "(umrun --suite ... --set %s) or pass --allow-compiler", key, where, sets[j], sets[j]);
+    return -1;
+  }
+  return 0;
+}
+
+int suite_load(const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
   um_config *cfg = NULL;
@@ -125,6 +140,7 @@ int suite_load(const char *path, const char *app_override, suite_file *S, char *
   if (um_config_kind(cfg, "defaults") == UM_CONFIG_MAPPING && check_keys(cfg, "defaults", defk, err, len)) goto out;
   if (read_timeout(cfg, "defaults.timeout_s", 1800, &S->timeout_s, err, len)) goto out;
   if (read_list(cfg, "defaults.set", &S->sets, &S->nsets, err, len)) goto out;
+  if (!allow_compiler && refuse_compiler(cfg, "defaults.set", S->sets, S->nsets, err, len)) goto out;
   if (um_config_kind(cfg, "cases") != UM_CONFIG_SEQUENCE || um_config_size(cfg, "cases", &n, err, len) || n == 0) {
     snprintf(err, len, "%s: expected 'cases:' with a list of cases (name, config, tags, set, matrix)", path);
     goto out;
@@ -172,6 +188,7 @@ int suite_load(const char *path, const char *app_override, suite_file *S, char *
         snprintf(err, len, "case '%s': set entry '%s' is not key=value", name, c->sets[j]);
         goto out;
       }
+    if (!allow_compiler && refuse_compiler(cfg, k, c->sets, c->nsets, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.timeout_s", i);
     if (read_timeout(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.same_bits", i);
