@@ -32,7 +32,8 @@ output) # an output rank 0 cannot write (a folder where its file goes): every ra
     rc=$?
     [ $rc = 2 ] || { cat "$WORK/$app.log"; fail "$app: rank 0 cannot write its output: exit $rc, expected 2 at once"; }
     grep -q "is a folder" "$WORK/$app.log" || { cat "$WORK/$app.log"; fail "$app: the reason is not said"; }
-    [ "$(count 'failed: ' "$WORK/$app.log")" = 1 ] || { cat "$WORK/$app.log"; fail "$app: the failure is not said once"; }
+    [ "$(count 'failed: ' "$WORK/$app.log")" = 1 ] \
+      || { cat "$WORK/$app.log"; fail "$app: the failure is not said once"; }
     grep -q '"status": "run failed"' "$WORK/$app.json" 2>/dev/null \
       || { cat "$WORK/$app.log"; fail "$app: --json does not hold the failed run's record"; }
     no_fields_left "$TMPDIR" "$app"
@@ -48,7 +49,8 @@ messages) # notes and errors from the config and the command line: once (rank 0)
   $T "${MPI[@]}" "$UMRUN" configs/jacobi.yaml --quiet --set run.backend=seq --set run.iterations=20 \
     --set validation.reference= --set run.unknown_keys=warn --set run.blok_size=3 > "$WORK/c.log" 2>&1 \
     || { cat "$WORK/c.log"; fail "a run with a misspelt key (run.unknown_keys=warn): exit $?"; }
-  [ "$(count "unknown config key 'run.blok_size'" "$WORK/c.log")" = 1 ] || { cat "$WORK/c.log"; fail "the misspelt key: not warned once"; }
+  [ "$(count "unknown config key 'run.blok_size'" "$WORK/c.log")" = 1 ] \
+    || { cat "$WORK/c.log"; fail "the misspelt key: not warned once"; }
   [ "$(count "but --set removes it: this run is NOT validated" "$WORK/c.log")" = 1 ] \
     || { cat "$WORK/c.log"; fail "the note on validation: not once"; }
   cat "$WORK"/[abc].log | grep -q "umrun: umrun:" && fail "two ranks' messages interleaved"
@@ -56,12 +58,13 @@ messages) # notes and errors from the config and the command line: once (rank 0)
 loop_keys) # per-loop keys naming no loop of the run, and mpi.partition_set on one process
   $T "$UMRUN" configs/jacobi.yaml --quiet --set run.backend=seq --set block_size.relx=64 > "$WORK/a.log" 2>&1 \
     || { cat "$WORK/a.log"; fail "block_size.<no such loop>: exit $?"; }
-  grep -q "warning: block_size.relx: no loop named 'relx' ran .*the loops of this run are: degree, gather, relax, max_error" \
+  grep -q "warning: block_size.relx: no loop named .relx. ran .*the loops of this run are: degree, gather, relax" \
     "$WORK/a.log" || { cat "$WORK/a.log"; fail "block_size.<no such loop> is not warned with the loops that ran"; }
   $T "${MPI[@]}" "$UMRUN" configs/airfoil_small.yaml --quiet --set run.backend=seq --set run.iterations=10 \
     --set validation.reference= --set output.dir= --set mpi.loops.res_calk=reverse > "$WORK/b.log" 2>&1 \
     || { cat "$WORK/b.log"; fail "mpi.loops.<no such loop> on 2 ranks: exit $?"; }
-  [ "$(count "warning: mpi.loops.res_calk: no loop named 'res_calk' ran .*: save_soln, adt_calc, res_calc, bres_calc, update" "$WORK/b.log")" = 1 ] \
+  loops="save_soln, adt_calc, res_calc, bres_calc, update"
+  [ "$(count "warning: mpi.loops.res_calk: no loop named 'res_calk' ran .*run are: $loops" "$WORK/b.log")" = 1 ] \
     || { cat "$WORK/b.log"; fail "mpi.loops.<no such loop> is not warned once with the loops that ran"; }
   "$UMRUN" configs/jacobi.yaml --quiet --set mpi.partition_set=nodez > "$WORK/c.log" 2>&1; rc=$?
   [ $rc = 1 ] && grep -q "mpi.partition_set: no set named 'nodez'; this app has: nodes, edges" "$WORK/c.log" \
@@ -84,8 +87,9 @@ folders) # ranks other than 0 create no umrun-fields-* folder (they write nothin
     kill -0 $job 2>/dev/null || { cat "$WORK/a.log"; fail "the run ended early"; }
     sleep 0.1
   done
-  grep -q '^ *200 ' "$WORK/a.log" || { kill $job; cat "$WORK/a.log"; fail "the run did not reach iteration 200 in 120 s"; }
-  ls -A "$WORK/tmp" "$WORK/tmp1" | grep -q umrun-fields && { kill $job; fail "a rank created a folder: $(ls "$WORK/tmp1")"; }
+  grep -q '^ *200 ' "$WORK/a.log" || { kill $job; cat "$WORK/a.log"; fail "the run did not reach iteration 200"; }
+  ls -A "$WORK/tmp" "$WORK/tmp1" | grep -q umrun-fields \
+    && { kill $job; fail "a rank created a folder: $(ls "$WORK/tmp1")"; }
   kill -9 "$(cat "$WORK/rank1.pid")"
   for _ in $(seq 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
   kill -0 $job 2>/dev/null && { kill -9 $job; fail "mpirun did not end after its rank 1 was killed"; }

@@ -179,10 +179,11 @@ static int one_process(um_app_run *run, const char *pset) {
     return um_app_fail(run, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", pset, list);
   }
   const um_option *o = umrun_opt_first_set(run->cfg, UM_OPT_NEEDS_MPI);
-  const char *lt = o ? strstr(o->key, ".<") : NULL; /* "mpi.loops.<loop>": the mapping mpi.loops */
-  if (o)
-    fprintf(run->log, "note: %.*s is set, but this run is one process: the mpi.* settings apply under mpirun -np P "
-                      "(P > 1), and nothing is partitioned here\n", lt ? (int)(lt - o->key) : (int)strlen(o->key), o->key);
+  if (!o) return UM_SUCCESS;
+  const char *lt = strstr(o->key, ".<"); /* "mpi.loops.<loop>": the mapping mpi.loops */
+  const int n = lt ? (int)(lt - o->key) : (int)strlen(o->key);
+  fprintf(run->log, "note: %.*s is set, but this run is one process: the mpi.* settings apply under mpirun -np P "
+                    "(P > 1), and nothing is partitioned here\n", n, o->key);
   return UM_SUCCESS;
 }
 
