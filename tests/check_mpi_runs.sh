@@ -96,6 +96,15 @@ folders) # ranks other than 0 create no umrun-fields-* folder (they write nothin
   wait $job
   no_fields_left "$WORK/tmp1" "rank 1 (killed)"
   no_fields_left "$WORK/tmp" "rank 0"
+  # rank 0 fails alone (its own mesh.N) after making its temporary field folder: it stops the job after
+  # mpi.deadline_s (MPI_Abort, which ends it without its signal handlers) and removes the folder first
+  mkdir -p "$WORK/tmp0"
+  $T "$MPIEXEC" --oversubscribe -np 1 env TMPDIR="$WORK/tmp0" "$UMRUN" configs/jacobi.yaml --quiet --set mesh.N=1 \
+    --set mpi.deadline_s=3 : -np 1 "$UMRUN" configs/jacobi.yaml --quiet --set mpi.deadline_s=3 > "$WORK/b.log" 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q "rank 0 of 2: jacobi failed: mesh.N = 1" "$WORK/b.log" \
+    || { cat "$WORK/b.log"; fail "rank 0 failing alone: exit $rc, expected 1 with its message"; }
+  no_fields_left "$WORK/tmp0" "rank 0 (failed alone, stopped the job)"
   ;;
 *) fail "unknown check '$check'" ;;
 esac

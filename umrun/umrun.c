@@ -345,8 +345,9 @@ static void hold_err(held_err *h) {
 }
 
 /* Every rank calls it once, on every path, when the checks before the first loop are done (a collective step):
- * returns the status the ranks agree on (the largest), and gives stderr back. */
-static int release_err(held_err *h, int status, double deadline_s) {
+ * returns the status the ranks agree on (the largest), and gives stderr back. v (may be NULL): its temporary
+ * field folder is removed before a rank that cannot reach the others stops the job. */
+static int release_err(held_err *h, int status, double deadline_s, validation *v) {
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
   int all = status, first = status;
   if (nranks > 1) {
@@ -370,6 +371,7 @@ static int release_err(held_err *h, int status, double deadline_s) {
   if (all < 0) { /* the others are not at this step: stop every rank rather than hang */
     umrun_err("rank %d of %d: the other ranks did not finish their checks within mpi.deadline_s (%g s); stopping "
               "every rank\n", rank, nranks, deadline_s);
+    if (v) umrun_remove_field_dir(v); /* MPI_Abort ends this process without its signal handlers */
     um_mpi_abort(status);
   }
   if (all && !status && rank == 0) umrun_err("another rank stopped before the first loop (its message follows)\n");
@@ -421,7 +423,7 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
   v.field_dir_slot = -1;
   um_context *ctx = NULL;
   int st = prepare_run(c, cfg, &s, &v, &ctx, &unknown_keys);
-  st = release_err(held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S);
+  st = release_err(held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
   if (st) {
     umrun_remove_field_dir(&v);
     um_finalize(&ctx);
@@ -468,6 +470,7 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
     const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
       umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_remove_field_dir(&v); /* MPI_Abort ends this process without its signal handlers */
       um_mpi_abort(mine);
     }
     int first = rc;
@@ -550,7 +553,7 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   hold_err(&held);
   status = parse_args(argc, argv, &c);
   if (status >= 0) {
-    status = release_err(&held, status, DEFAULT_DEADLINE_S);
+    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
     um_mpi_finish();
     return status;
@@ -559,13 +562,13 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {
     umrun_err("%s\n", err);
-    status = release_err(&held, EXIT_USAGE, DEFAULT_DEADLINE_S);
+    status = release_err(&held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
   } else if ((status = maybe_sweep(&c, argv, cfg)) >= 0) {
-    status = release_err(&held, status, DEFAULT_DEADLINE_S); /* the sweep ran */
+    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
   } else if (c.print_config) {
     int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
     if (rc) umrun_err("%s\n", err);
-    status = release_err(&held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S);
+    status = release_err(&held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
   } else {
     status = run_config(&c, cfg, &held);
   }
