@@ -24,7 +24,12 @@
 #include "test_random_mesh.hpp"
 #include "test_vec_workload.hpp"
 #include "um/backend.h"
+#include "um/hdf5io.h"
 #include "um/um.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string>
 
 extern "C" const um_backend_def um_backend_seq;
 extern "C" const um_kernel tk_split_signed_zero_kernel;
@@ -828,6 +833,42 @@ TEST(DistributedErrors, AfterTheFirstLoopOrTwiceIsRefused) {
   EXPECT_EQ(um_distribute(f.ctx, "nope", "metis"), UM_ERR_CONFIG);
   EXPECT_NE(std::strstr(um_error_message(f.ctx), "no set named 'nope'"), nullptr);
   EXPECT_EQ(um_distribute(f.ctx, "cells", "parmetis"), UM_ERR_CONFIG);
+}
+
+// HDF5 outputs of a distributed context: rank 0 writes the file from the gathers every rank joins, the other ranks
+// write nothing (their path is not used); a write that fails on rank 0 (a folder where its file goes) fails on every
+// rank at the same step with rank 0's message, where the others would otherwise wait in the next gather.
+TEST(DistributedHdf5, RankZeroWritesAndItsFailedWriteFailsEveryRank) {
+  const int rank = um_mpi_rank();
+  Grid g(6);
+  Mesh d;
+  d.build(g, "seq", true, "metis");
+  char dir[4096] = "";
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/um-mpi-h5-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  const bool made = rank > 0 || mkdtemp(dir) != nullptr;
+  EXPECT_TRUE(made) << dir;
+  MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const std::string own = rank ? "-rank" + std::to_string(rank) : "";
+  const std::string mesh = std::string(dir) + "/mesh" + own + ".h5", bad = std::string(dir) + "/bad" + own + ".h5";
+  EXPECT_EQ(um_hdf5_write_mesh(d.ctx, mesh.c_str()), UM_SUCCESS) << um_error_message(d.ctx);
+  struct stat st;
+  if (rank == 0) EXPECT_EQ(stat(mesh.c_str(), &st), 0) << "rank 0 did not write " << mesh;
+  else EXPECT_NE(stat(mesh.c_str(), &st), 0) << "rank " << rank << " wrote a copy of its own: " << mesh;
+  if (rank == 0) EXPECT_EQ(mkdir(bad.c_str(), 0700), 0);  // the others' paths would work
+  um_mpi_barrier();
+  EXPECT_EQ(um_hdf5_write_mesh(d.ctx, bad.c_str()), UM_ERR_IO);
+  EXPECT_NE(std::strstr(um_error_message(d.ctx), (std::string(dir) + "/bad.h5").c_str()), nullptr)
+      << "rank " << rank << ": " << um_error_message(d.ctx);
+  EXPECT_EQ(um_hdf5_write_dat(d.ctx, bad.c_str(), d.q), UM_ERR_IO);
+  EXPECT_NE(std::strstr(um_error_message(d.ctx), "is a folder"), nullptr)
+      << "rank " << rank << ": " << um_error_message(d.ctx);
+  um_mpi_barrier();
+  if (rank == 0) {
+    EXPECT_EQ(unlink(mesh.c_str()), 0);
+    EXPECT_EQ(rmdir(bad.c_str()), 0);
+    EXPECT_EQ(rmdir(dir), 0) << dir << ": something else was left in it";
+  }
 }
 
 // Every partitioner, on a set smaller than the rank count: blocks (some ranks own nothing), said in the note;

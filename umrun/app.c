@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "um/reorder.h"
 #include "options.h"
+#include "runner.h"
 
 /* A runner option read by the frame: its message (a bad value: UM_ERR_CONFIG) into the run's error. */
 #define OPT(call)                                                        \
@@ -66,6 +67,19 @@ int um_app_wants_field(const um_app_run *run, const char *name) {
   for (int i = 0; i < run->nwanted_fields; i++)
     if (run->wanted_fields && run->wanted_fields[i] && strcmp(run->wanted_fields[i], name) == 0) return 1;
   return 0;
+}
+
+int um_app_writes(const um_app_run *run) {
+  (void)run;
+  return um_mpi_rank() == 0;
+}
+
+int um_app_output_done(um_app_run *run, int rc) {
+  if (um_mpi_size() < 2) return rc;
+  const int all = um_mpi_agree(rc, -1); /* every rank is at this step: no deadline needed */
+  if (rc || !all) return rc;
+  return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not finish an output step (its "
+                     "message says why); rank %d of %d stops with it", um_mpi_rank(), um_mpi_size());
 }
 
 int um_app_field(um_app_run *run, const char *name, const char *path) {
@@ -153,6 +167,26 @@ void um_app_progress_clear(um_app_run *run) {
 
 static int reorder(um_app_run *run, const char *default_map);
 
+/* One process (not under mpirun with several ranks): mpi.partition_set must still name a set of the app (a
+ * misspelt one is refused, as on several ranks), and mpi.* settings are said to do nothing here. */
+static int one_process(um_app_run *run, const char *pset) {
+  if (pset && *pset && !um_find_set(run->ctx, pset)) {
+    char list[512] = "";
+    for (int i = 0; i < um_set_count(run->ctx); i++) {
+      const size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", um_set_name(um_set_at(run->ctx, i)));
+    }
+    return um_app_fail(run, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", pset, list);
+  }
+  const um_option *o = umrun_opt_first_set(run->cfg, UM_OPT_NEEDS_MPI);
+  if (!o) return UM_SUCCESS;
+  const char *lt = strstr(o->key, ".<"); /* "mpi.loops.<loop>": the mapping mpi.loops */
+  const int n = lt ? (int)(lt - o->key) : (int)strlen(o->key);
+  fprintf(run->log, "note: %.*s is set, but this run is one process: the mpi.* settings apply under mpirun -np P "
+                    "(P > 1), and nothing is partitioned here\n", n, o->key);
+  return UM_SUCCESS;
+}
+
 /* After the reordering, the mesh is spread over the MPI ranks (when there are
  * several): mpi.partition_set (default: the set the app's main map points
  * into), mpi.partitioner (metis | ptscotch | block; ptscotch in builds with PT-Scotch: the engine says so). */
@@ -186,7 +220,7 @@ static int distribute(um_app_run *run, const char *default_map) {
   long long min_bytes = 0;
   OPT(umrun_opt_long(run->cfg, "mpi.gpu_transport_min_bytes", &min_bytes, E));
   UM_APP_TRY(um_set_gpu_transport_min_bytes(run->ctx, (long)min_bytes));
-  if (um_mpi_size() < 2) return UM_SUCCESS;
+  if (um_mpi_size() < 2) return one_process(run, pset);
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
   if (!pset && main_map) pset = um_set_name(um_map_to(main_map));
   UM_APP_TRY(um_distribute(run->ctx, pset, method));
@@ -212,6 +246,40 @@ static int distribute(um_app_run *run, const char *default_map) {
             um_set_size(s), lo, hi, ex, ne);
   }
   return UM_SUCCESS;
+}
+
+/* After a run: each per-loop key (mpi.loops.<loop>, block_size.<loop>, split.<loop>, variant.<loop>) whose loop
+ * never ran, a misspelt loop name most likely, warned on `f` naming the key and the loops that ran (they are
+ * known only once they ran). Returns the number warned. */
+int umrun_warn_loop_keys(um_app_run *run, FILE *f) {
+  static const char *const mappings[] = {"mpi.loops", "block_size", "split", "variant"};
+  char ran[2048] = "";
+  size_t len = 0;
+  um_loop_stats ls;
+  for (int i = 0; i < um_loop_stats_count(run->ctx); i++)
+    if (um_loop_stats_get(run->ctx, i, &ls) == UM_SUCCESS && ls.calls > 0 && !strchr(ls.name, ':') &&
+        len < sizeof ran) /* the app's loops, not those a split generates ("res_calc:contrib") */
+      len += (size_t)snprintf(ran + len, sizeof ran - len, "%s%s", len ? ", " : "", ls.name);
+  int nwarned = 0;
+  for (size_t m = 0; m < sizeof mappings / sizeof mappings[0]; m++) {
+    int n = 0;
+    const char *names[UM_PER_LOOP_MAX];
+    if (per_loop_names(run, mappings[m], "", names, &n)) {
+      um_error_clear(run->ctx);
+      continue;
+    }
+    for (int k = 0; k < n; k++) {
+      int found = 0;
+      for (int i = 0; !found && i < um_loop_stats_count(run->ctx); i++)
+        found = um_loop_stats_get(run->ctx, i, &ls) == UM_SUCCESS && ls.calls > 0 && !strcmp(ls.name, names[k]);
+      if (found) continue;
+      fprintf(f, "warning: %s.%s: no loop named '%s' ran (a misspelt name, or a loop these settings do not run), so "
+                 "this setting was not used; the loops of this run are: %s\n", mappings[m], names[k], names[k],
+              *ran ? ran : "none");
+      nwarned++;
+    }
+  }
+  return nwarned;
 }
 
 /* One unread key into the message (or onto stderr as a warning). */

@@ -60,6 +60,11 @@ int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
 
+/* ---- app.c ---- */
+/* After a run: per-loop keys (mpi.loops.<loop>, block_size.<loop>, split.<loop>, variant.<loop>) naming a loop that
+ * never ran, warned on f with the loops that ran; returns how many. */
+int umrun_warn_loop_keys(um_app_run *run, FILE *f);
+
 /* ---- outputs.c ---- */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
 void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,

@@ -28,11 +28,12 @@ const char *umrun_prog_name(void) { return prog; }
 #define prog_name umrun_prog_name
 
 void umrun_err(const char *fmt, ...) {
+  char msg[8192];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: ", prog);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "%s: %s", prog, msg); /* one write: ranks' lines never interleave mid-line */
 }
 
 /* um_run_set_default_config: the job run when no config file is named (NULL: none) */
@@ -320,86 +321,123 @@ static void log_to_stderr(void *user, um_log_level level, const char *msg) {
   (void)level;
   fprintf(stderr, "%s\n", msg);
 }
-/* Set up the context, run the app, report, validate, write outputs. */
-static int run_config(const cmdline *c, um_config *cfg) {
+/* Under mpirun, ranks other than 0 hold their messages (stderr) until the ranks agree how the start went
+ * (release_err): the command line and the config are the same on every rank, so rank 0 alone says what is wrong
+ * with them; a rank that stopped where rank 0 did not shows what it held. */
+typedef struct {
+  FILE *held; /* where stderr goes meanwhile (unnamed: nothing is left behind); NULL: not held */
+  int fd;     /* the real stderr */
+} held_err;
+
+static void hold_err(held_err *h) {
+  h->held = NULL;
+  h->fd = -1;
+  if (um_mpi_size() < 2 || um_mpi_rank() == 0) return;
+  fflush(stderr);
+  FILE *f = tmpfile();
+  const int fd = f ? dup(STDERR_FILENO) : -1;
+  if (fd < 0 || dup2(fileno(f), STDERR_FILENO) < 0) {
+    if (fd >= 0) close(fd);
+    if (f) fclose(f);
+    return;
+  }
+  h->held = f;
+  h->fd = fd;
+}
+
+/* Every rank calls it once, on every path, when the checks before the first loop are done (a collective step):
+ * returns the status the ranks agree on (the largest), and gives stderr back. v (may be NULL): its temporary
+ * field folder is removed before a rank that cannot reach the others stops the job. */
+static int release_err(held_err *h, int status, double deadline_s, validation *v) {
+  const int rank = um_mpi_rank(), nranks = um_mpi_size();
+  int all = status, first = status;
+  if (nranks > 1) {
+    all = um_mpi_agree(status, status ? deadline_s : -1);
+    if (all >= 0) um_mpi_bcast_int(&first, 1); /* rank 0's */
+  }
+  if (h->held) {
+    fflush(stderr);
+    dup2(h->fd, STDERR_FILENO);
+    close(h->fd);
+    if (status && (all < 0 || !first)) { /* rank 0 did not say it: this rank's messages */
+      fprintf(stderr, "%s: rank %d of %d stopped before the first loop, where rank 0 did not:\n", prog, rank, nranks);
+      rewind(h->held);
+      char buf[4096];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, h->held)) > 0) fwrite(buf, 1, n, stderr);
+    }
+    fclose(h->held);
+    h->held = NULL;
+  }
+  if (all < 0) { /* the others are not at this step: stop every rank rather than hang */
+    umrun_err("rank %d of %d: the other ranks did not finish their checks within mpi.deadline_s (%g s); stopping "
+              "every rank\n", rank, nranks, deadline_s);
+    if (v) umrun_remove_field_dir(v); /* MPI_Abort ends this process without its signal handlers */
+    um_mpi_abort(status);
+  }
+  if (all && !status && rank == 0) umrun_err("another rank stopped before the first loop (its message follows)\n");
+  return all;
+}
+
+#define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
+
+/* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
+static int prepare_run(const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
+                       int *unknown_keys) {
   char err[4096] = "";
+  FILE *out = stdout;
+  if (umrun_read_settings(cfg, c->config_path, s, out, err, sizeof err) ||
+      umrun_read_unknown_keys(cfg, unknown_keys, err, sizeof err))
+    return umrun_err("%s\n", err), EXIT_USAGE;
+  if (c->no_validate && s->reference && *s->reference) { /* explore mode */
+    fprintf(out, "note: --no-validate: this run is not checked against %s\n", s->reference);
+    s->reference = NULL;
+  }
+  if (umrun_check_paths(c, s, cfg, err, sizeof err)) return umrun_err("%s\n", err), EXIT_USAGE;
+  if (s->reference && *s->reference && umrun_load_reference(s, v, err, sizeof err)) /* before computing */
+    return umrun_err("validation.reference: %s\n", err), EXIT_USAGE;
+  print_version(out);
+  fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
+  const int rank = um_mpi_rank(), nranks = um_mpi_size();
+  if (nranks > 1) fprintf(out, "mpi: %d ranks (rank 0 prints, writes the outputs and validates)\n", nranks);
+  s->opts.log = log_to_stderr;
+  const char *verbose = getenv("UM_VERBOSE");
+  if (verbose && *verbose) s->opts.verbose = verbose[0] == '2' ? 2 : verbose[0] == '1' ? 1 : 0;
+  if (um_init(ctx, &s->opts)) return umrun_err("%s\n", um_error_message(*ctx)), EXIT_USAGE;
+  /* ranks other than 0 take the same output steps (the gathers are collective) and write nothing
+   * (um_app_writes): they create no folder, output.dir's or a temporary one */
+  if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
+    return umrun_err("output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
+  if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
+    return umrun_err("%s\n", err), EXIT_RUN;
+  return EXIT_OK;
+}
+
+/* Set up the context, run the app, report, validate, write outputs. */
+static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
   run_settings s;
   memset(&s, 0, sizeof s);
   int unknown_keys = UM_APP_KEYS_ERROR;
-  if (umrun_read_settings(cfg, c->config_path, &s, out, err, sizeof err) ||
-      umrun_read_unknown_keys(cfg, &unknown_keys, err, sizeof err)) {
-    umrun_err("%s\n", err);
-    return EXIT_USAGE;
-  }
-  if (c->no_validate && s.reference && *s.reference) { /* explore mode */
-    fprintf(out, "note: --no-validate: this run is not checked against %s\n", s.reference);
-    s.reference = NULL;
-  }
-  if (umrun_check_paths(c, &s, cfg, err, sizeof err)) {
-    umrun_err("%s\n", err);
-    return EXIT_USAGE;
-  }
-  const um_app *app = um_app_find(s.app);
   validation v;
   memset(&v, 0, sizeof v);
   v.field_dir_slot = -1;
-  if (s.reference && *s.reference && umrun_load_reference(&s, &v, err, sizeof err)) { /* before computing */
-    umrun_err("validation.reference: %s\n", err);
-    um_ref_free(v.ref);
-    return EXIT_USAGE;
-  }
-  print_version(out);
-  fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
-  const int rank = um_mpi_rank(), nranks = um_mpi_size();
-  if (nranks > 1)
-    fprintf(out, "mpi: %d ranks (rank 0 prints, writes the outputs and validates)\n", nranks);
-  s.opts.log = log_to_stderr;
-  const char *verbose = getenv("UM_VERBOSE");
-  if (verbose && *verbose) s.opts.verbose = verbose[0] == '2' ? 2 : verbose[0] == '1' ? 1 : 0;
   um_context *ctx = NULL;
-  if (um_init(&ctx, &s.opts)) {
-    umrun_err("%s\n", um_error_message(ctx));
+  int st = prepare_run(c, cfg, &s, &v, &ctx, &unknown_keys);
+  st = release_err(held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
+  if (st) {
+    umrun_remove_field_dir(&v);
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
-    return EXIT_USAGE;
+    return st;
   }
+  const um_app *app = um_app_find(s.app);
+  const int rank = um_mpi_rank(), nranks = um_mpi_size();
   umrun_print_backend(out, &s, ctx);
   if (!c->quiet) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
-  }
-  /* ranks other than 0 write their copies of the outputs into a private folder,
-   * removed at the end: the apps take the same steps (collective fetches) on
-   * every rank, and only rank 0's files are kept */
-  char rank_dir[4096] = "";
-  if (rank > 0 && ((s.outdir && *s.outdir) || (v.ref && v.ref->nfields))) {
-    validation scratch;
-    memset(&scratch, 0, sizeof scratch);
-    scratch.field_dir_slot = -1;
-    if (umrun_make_field_dir(&scratch, err, sizeof err)) {
-      umrun_err("rank %d: %s\n", rank, err);
-      um_mpi_abort(EXIT_RUN);
-    }
-    snprintf(rank_dir, sizeof rank_dir, "%s", scratch.field_dir);
-    v.field_dir_slot = scratch.field_dir_slot; /* removed with v's at the end */
-    if (s.outdir && *s.outdir) s.outdir = rank_dir;
-    else snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir);
-  }
-  if (s.outdir && *s.outdir && umrun_mkdirs(s.outdir, err, sizeof err)) {
-    umrun_err("output.dir: cannot create output directory %s\n", err);
-    um_finalize(&ctx);
-    um_ref_free(v.ref);
-    free(v.wanted);
-    return EXIT_USAGE;
-  }
-  if (v.ref && v.ref->nfields && !(s.outdir && *s.outdir) && !v.field_dir[0] && umrun_make_field_dir(&v, err, sizeof err)) {
-    umrun_err("%s\n", err);
-    um_finalize(&ctx);
-    um_ref_free(v.ref);
-    free(v.wanted);
-    return EXIT_RUN;
   }
 
   um_app_run run;
@@ -412,6 +450,8 @@ static int run_config(const cmdline *c, um_config *cfg) {
   run.output_dir = s.outdir;
   run.write_hdf5 = s.write_hdf5;
   run.field_dir = v.field_dir[0] ? v.field_dir : NULL;
+  if (rank > 0 && v.ref && v.ref->nfields && !(s.outdir && *s.outdir)) /* a path that cannot exist stands */
+    run.field_dir = "/dev/null/umrun: rank 0 writes the field files"; /* for rank 0's temporary folder */
   run.wanted_fields = v.wanted;
   run.nwanted_fields = v.nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
@@ -431,6 +471,7 @@ static int run_config(const cmdline *c, um_config *cfg) {
     const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
       umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_remove_field_dir(&v); /* MPI_Abort ends this process without its signal handlers */
       um_mpi_abort(mine);
     }
     int first = rc;
@@ -459,10 +500,10 @@ static int run_config(const cmdline *c, um_config *cfg) {
     um_config_free(base);
     status = umrun_validate_run(out, &s, app, &run, &v, changed, &status_text);
   }
-  if (rank_dir[0] && !v.field_dir[0]) snprintf(v.field_dir, sizeof v.field_dir, "%s", rank_dir); /* a rank's copies */
   umrun_remove_field_dir(&v);
   if (!rc && rank == 0 && !run.unknown_keys_checked) /* an app that never called um_app_prepare */
     um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
+  if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
   if (rank == 0) status = umrun_write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   um_validation_result_free(&v.val);
@@ -509,8 +550,11 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
   int status = start_ranks(&argc, &argv);
   if (status >= 0) return status;
+  held_err held; /* ranks other than 0: their messages until the checks are done (release_err) */
+  hold_err(&held);
   status = parse_args(argc, argv, &c);
   if (status >= 0) {
+    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
     um_mpi_finish();
     return status;
@@ -521,15 +565,15 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   um_config *cfg = NULL;
   if (load_config(&c, &cfg, err, sizeof err)) {
     umrun_err("%s\n", err);
-    status = EXIT_USAGE;
+    status = release_err(&held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
   } else if ((status = maybe_sweep(&c, argv, cfg)) >= 0) {
-    /* the sweep ran */
+    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
   } else if (c.print_config) {
     int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
     if (rc) umrun_err("%s\n", err);
-    status = rc ? EXIT_RUN : EXIT_OK;
+    status = release_err(&held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
   } else {
-    status = run_config(&c, cfg);
+    status = run_config(&c, cfg, &held);
   }
   um_config_free(cfg);
   free(c.sets);

@@ -478,9 +478,11 @@ static int write_output(um_app_run *r, airfoil *a) {
   UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"p_q", "p_adt"};
   const int dims[] = {4, 1};
-  if (um_xdmf_write(xmf, "airfoil.h5", "p_x", um_set_size(a->nodes), 2, "pcell", um_set_size(a->cells), 4, fields,
-                    dims, 2, err, sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
+  if (um_app_writes(r) && um_xdmf_write(xmf, "airfoil.h5", "p_x", um_set_size(a->nodes), 2, "pcell",
+                                        um_set_size(a->cells), 4, fields, dims, 2, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(r, rc));
   fprintf(r->log, "airfoil: wrote %s and %s (open the .xmf in ParaView)\n", h5, xmf);
   return UM_SUCCESS;
 }

@@ -84,8 +84,11 @@ static int write_output(um_app_run *r, int nnodes, int nelems) {
   UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"e", "p", "q", "v", "ss"};
   const int dims[] = {1, 1, 1, 1, 1};
-  if (um_xdmf_write(xmf, "lulesh.h5", "coord", nnodes, 3, "elem_nodes", nelems, 8, fields, dims, 5, err, sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
+  if (um_app_writes(r) &&
+      um_xdmf_write(xmf, "lulesh.h5", "coord", nnodes, 3, "elem_nodes", nelems, 8, fields, dims, 5, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(r, rc));
   fprintf(r->log, "lulesh: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
   return UM_SUCCESS;
 }

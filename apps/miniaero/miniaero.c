@@ -473,6 +473,7 @@ static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *pat
   snprintf(path, len, "%s/results.0", dir);
   um_safe_file sf; /* a temporary beside the file, renamed into place when complete */
   char why[1200];
+  if (!um_app_writes(r)) return free(q), UM_SUCCESS; /* under mpirun rank 0 writes it */
   if (um_safe_open(&sf, path, why, sizeof why)) {
     free(q);
     return um_app_fail(r, UM_ERR_IO, "%s", why);
@@ -524,32 +525,33 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/miniaero.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/miniaero.xmf", r->output_dir);
-  /* a context of its own, so the output sets never mix with the solver's */
+  /* a context of its own, so the output sets never mix with the solver's; under mpirun rank 0 writes */
   um_context *oc = NULL;
   um_options o;
   um_options_default(&o);
   o.backend = "seq";
-  if (!rc) rc = um_init(&oc, &o);
+  const int writes = um_app_writes(r);
+  if (!rc && writes) rc = um_init(&oc, &o);
   um_set *nodes = NULL, *cells = NULL;
   um_map *map = NULL;
   um_dat *dx = NULL, *dq = NULL;
-  if (!rc) rc = um_decl_set(oc, (int)nn, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(oc, ncells, "cells", &cells);
-  if (!rc) rc = um_decl_map(oc, cells, nodes, 8, cn, "cell_nodes", &map);
-  if (!rc) rc = um_decl_dat(oc, nodes, 3, UM_DOUBLE, x, "node_x", &dx);
-  if (!rc) rc = um_decl_dat(oc, cells, 5, UM_DOUBLE, q, "q", &dq);
-  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
+  if (!rc && writes) rc = um_decl_set(oc, (int)nn, "nodes", &nodes);
+  if (!rc && writes) rc = um_decl_set(oc, ncells, "cells", &cells);
+  if (!rc && writes) rc = um_decl_map(oc, cells, nodes, 8, cn, "cell_nodes", &map);
+  if (!rc && writes) rc = um_decl_dat(oc, nodes, 3, UM_DOUBLE, x, "node_x", &dx);
+  if (!rc && writes) rc = um_decl_dat(oc, cells, 5, UM_DOUBLE, q, "q", &dq);
+  if (!rc && writes) rc = um_hdf5_write_mesh(oc, h5);
   if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
   um_finalize(&oc);
   free(x);
   free(cn);
   free(q);
-  if (rc) return rc;
   const char *fields[] = {"q"};
   const int dims[] = {5};
-  if (um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
-                    sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  if (!rc && writes && um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims,
+                                     1, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome */
   fprintf(r->log, "miniaero: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
   return UM_SUCCESS;
 }
@@ -673,7 +675,7 @@ static int miniaero_run(um_app_run *r) {
   const char *dir = results_dir(r, &cfg);
   char path[4096];
   if (!rc && dir) {
-    rc = write_results(r, &S, dir, path, sizeof path);
+    rc = um_app_output_done(r, write_results(r, &S, dir, path, sizeof path)); /* every rank: one outcome */
     if (!rc) rc = um_app_field(r, "results", path);
     if (!rc && dir == r->output_dir) fprintf(r->log, "miniaero: wrote %s (upstream's results format)\n", path);
   }

@@ -327,17 +327,19 @@ static int write_field(um_app_run *r, siac *s, um_dat *filtered) {
       p->v = u[(size_t)c * s->nq + q];
     }
   um_safe_file sf;
-  if (!rc) {
+  const int writes = um_app_writes(r); /* under mpirun rank 0 writes it */
+  if (!rc && writes) {
     qsort(pv, n, sizeof *pv, cmp_point);
     if (um_safe_open(&sf, path, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field filtered: %s", why);
   }
-  if (!rc) {
+  if (!rc && writes) {
     for (size_t i = 0; i < n; i++) fprintf(sf.f, "%.12g %.12g %.15g\n", pv[i].x, pv[i].y, pv[i].v);
     if (um_safe_commit(&sf, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field filtered: %s", why);
   }
   free(xy);
   free(u);
   free(pv);
+  rc = um_app_output_done(r, rc); /* every rank: one outcome */
   return rc ? rc : um_app_field(r, "filtered", path);
 }
 
@@ -347,7 +349,7 @@ static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
   snprintf(h5, sizeof h5, "%s/siac.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/siac.xmf", r->output_dir);
   um_context *ctx = r->ctx;
-  (void)remove(h5);
+  if (um_app_writes(r)) (void)remove(h5);
   UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->nodes));
   UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->cells));
   UM_APP_TRY(um_hdf5_write_map(ctx, h5, s->cell_nodes));
@@ -357,8 +359,11 @@ static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
   UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_mean));
   const char *fields[] = {"mean"};
   const int dims[] = {2};
-  if (um_xdmf_write(xmf, "siac.h5", "x", s->nnodes, 2, "cell_nodes", s->ncells, 3, fields, dims, 1, err, sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  int rc = UM_SUCCESS; /* the HDF5 writes agree across the ranks; the XDMF file is rank 0's */
+  if (um_app_writes(r) &&
+      um_xdmf_write(xmf, "siac.h5", "x", s->nnodes, 2, "cell_nodes", s->ncells, 3, fields, dims, 1, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(r, rc));
   fprintf(r->log, "siac: wrote %s and %s (open the .xmf in ParaView: 'mean' holds each triangle's mean unfiltered "
                   "and filtered values)\n", h5, xmf);
   return UM_SUCCESS;

@@ -31,39 +31,48 @@ int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsi
   stream_name(slash ? slash + 1 : stream, iter, "", base, sizeof base);
   snprintf(h5, sizeof h5, "%s/%s.h5", r->output_dir, base);
   snprintf(xmf, sizeof xmf, "%s/%s.xmf", r->output_dir, base);
-  um_context *oc = NULL;
+  um_context *oc = NULL; /* under mpirun rank 0 writes, from the values every rank fetched */
   um_options o;
   um_options_default(&o);
   o.backend = "seq";
-  if (!rc) rc = um_init(&oc, &o);
+  const int writes = um_app_writes(r);
+  if (!rc && writes) rc = um_init(&oc, &o);
   um_set *nodes = NULL, *cells = NULL;
   um_map *map = NULL;
   um_dat *d = NULL;
-  if (!rc) rc = um_decl_set(oc, m->nnodes, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(oc, nc, "cells", &cells);
-  if (!rc) rc = um_decl_map(oc, cells, nodes, 3, m->cell_nodes, "cell_nodes", &map);
-  if (!rc) rc = um_decl_dat(oc, nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &d);
-  if (!rc) rc = um_decl_dat(oc, cells, 4, UM_FLOAT, v, "values", &d);
-  if (!rc) rc = um_decl_dat(oc, cells, 1, UM_FLOAT, eta, "eta", &d);
-  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
+  if (!rc && writes) rc = um_decl_set(oc, m->nnodes, "nodes", &nodes);
+  if (!rc && writes) rc = um_decl_set(oc, nc, "cells", &cells);
+  if (!rc && writes) rc = um_decl_map(oc, cells, nodes, 3, m->cell_nodes, "cell_nodes", &map);
+  if (!rc && writes) rc = um_decl_dat(oc, nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &d);
+  if (!rc && writes) rc = um_decl_dat(oc, cells, 4, UM_FLOAT, v, "values", &d);
+  if (!rc && writes) rc = um_decl_dat(oc, cells, 1, UM_FLOAT, eta, "eta", &d);
+  if (!rc && writes) rc = um_hdf5_write_mesh(oc, h5);
   if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
   um_finalize(&oc);
   free(v), free(eta);
-  if (rc) return rc;
   const char *fields[] = {"values", "eta"};
   const int dims[] = {4, 1};
   char h5name[700];
   snprintf(h5name, sizeof h5name, "%s.h5", base);
-  if (um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
+  if (!rc && writes &&
+      um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome, before the next step's loops */
   um_app_progress_clear(r);
   fprintf(r->log, "volna: wrote %s and %s\n", h5, xmf);
   return UM_SUCCESS;
 }
 
+/* every rank: one outcome (under mpirun rank 0 writes the files) */
+static int write_gauges(vl_solver *S);
 int vl_write_gauges(vl_solver *S) {
   um_app_run *r = S->r;
   if (!r->output_dir || !*r->output_dir) return UM_SUCCESS;
+  return um_app_output_done(r, um_app_writes(r) ? write_gauges(S) : UM_SUCCESS);
+}
+
+static int write_gauges(vl_solver *S) {
+  um_app_run *r = S->r;
   for (int g = 0; g < S->ngauges; g++) {
     const vl_event *ev = &S->deck.events[S->gauge_event[g]];
     char path[2048], why[1200];
@@ -92,21 +101,28 @@ int vl_write_gauges(vl_solver *S) {
 }
 
 /* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). */
+static int write_cells(vl_solver *S, const char *path, const float *v);
 int vl_write_cells(vl_solver *S, const char *path) {
   const int nc = S->mesh.ncells;
   float *v = malloc(sizeof(float) * 4 * (size_t)nc);
   if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
   int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
-  if (rc) return free(v), rc;
+  if (rc || !um_app_writes(S->r)) return free(v), um_app_output_done(S->r, rc); /* under mpirun rank 0 writes */
+  rc = write_cells(S, path, v);
+  free(v);
+  return um_app_output_done(S->r, rc); /* every rank: one outcome */
+}
+
+static int write_cells(vl_solver *S, const char *path, const float *v) {
+  const int nc = S->mesh.ncells;
   um_safe_file sf;
   char why[1200];
-  if (um_safe_open(&sf, path, why, sizeof why)) return free(v), um_app_fail(S->r, UM_ERR_IO, "%s", why);
+  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(S->r, UM_ERR_IO, "%s", why);
   int bad = 0;
   for (int c = 0; c < nc && !bad; c++) {
     const float *x = v + 4 * (size_t)c;
     bad = fprintf(sf.f, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]) < 0;
   }
-  free(v);
   if (bad) {
     const int saved = errno;
     um_safe_abort(&sf);

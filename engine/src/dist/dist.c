@@ -167,6 +167,7 @@ const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) { return (vo
 int um__dist_sum_i64(um_context *ctx, long long *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_max_f64(um_context *ctx, double *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_bcast(um_context *ctx, void *buf, int n) { return (void)ctx, (void)buf, (void)n, UM_SUCCESS; }
+int um__dist_agree(um_context *ctx, int rc) { return (void)ctx, rc; }
 int um__dist_set_has_exec(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
 int um__dist_set_has_halo(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, 0; }
 void um__dist_free(um_context *ctx) { (void)ctx; }

@@ -47,6 +47,10 @@ int um__dist_sum_i64(um_context *ctx, long long *v, int n);
 /* v[0..n) replaced by each entry's largest value over the ranks (per-loop tuning: the slowest rank decides,
  * so every rank keeps the same choice). */
 int um__dist_max_f64(um_context *ctx, double *v, int n);
+/* One outcome of a step every rank takes (an output rank 0 writes from gathers every rank joins): each rank's rc
+ * in, on every rank the same code and message out (the lowest failing rank's, its number said when it is not 0),
+ * so that no rank goes on to a gather the others never reach. Not distributed: rc. */
+int um__dist_agree(um_context *ctx, int rc);
 /* n bytes of buf from rank 0 to every rank. */
 int um__dist_bcast(um_context *ctx, void *buf, int n);
 void um__dist_free(um_context *ctx);

@@ -307,6 +307,32 @@ int um__dist_reduce(um_context *ctx, um_loop *loop) {
 
 /* ---- the global view ---------------------------------------------------------------------- */
 
+int um__dist_agree(um_context *ctx, int rc) {
+  struct um_dist *D = ctx->dist;
+  if (!D) return rc;
+  int first = D->nranks; /* the lowest rank that failed; nranks: none */
+  MPI_TRY(ctx, MPI_Allreduce((int[]){rc ? D->rank : D->nranks}, &first, 1, MPI_INT, MPI_MIN, D->comm),
+          "agreeing on an output step");
+  if (first == D->nranks) return UM_SUCCESS;
+  struct {
+    int code;
+    char msg[UM_ERRMSG_LEN];
+  } m;
+  memset(&m, 0, sizeof m);
+  if (D->rank == first) {
+    m.code = rc;
+    snprintf(m.msg, sizeof m.msg, "%s", ctx->errmsg);
+  }
+  MPI_TRY(ctx, MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, D->comm), "agreeing on an output step");
+  if (D->rank != first) {
+    char msg[UM_ERRMSG_LEN];
+    snprintf(msg, sizeof msg, "%s", m.msg);
+    if (first) um_error_set(ctx, m.code, "rank %d: %s", first, msg);
+    else um_error_set(ctx, m.code, "%s", msg);
+  }
+  return m.code;
+}
+
 int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
   struct um_dist *D = ctx->dist;
   const umd_set *S = &D->sets[d->set->index];

@@ -6,6 +6,13 @@
  * util/safe_file.h). HDF5's automatic
  * error printing is off during each call; an HDF5 failure becomes an um error
  * carrying HDF5's own text.
+ *
+ * A distributed context's file is written by rank 0 alone, from the gathers
+ * (um_dat_fetch, um_map_fetch) every rank joins: one file, as one process
+ * writes it. The outcome of each step (opening the temporary, each set, map or
+ * dat, the commit) is agreed across the ranks before the next gather
+ * (um__dist_agree), so a write that fails on rank 0 (a full disk, a folder where
+ * the file goes) stops every rank at the same step with rank 0's message.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -20,11 +27,13 @@
 #include "h5util.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
+#include "../dist/dist.h"
 
 typedef struct {
   const char *path;
   um_safe_file sf; /* sf.tmp: the unique temporary being written */
   hid_t fid;
+  int skip; /* a distributed context's rank other than 0: it joins the gathers and writes nothing */
 } writer;
 
 static int copy_file(const char *src, const char *dst, char *why, size_t whylen) {
@@ -62,6 +71,7 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
 }
 
 static void writer_abort(writer *w) {
+  if (w->skip) return;
   um__tmp_abort(w->fid, &w->sf);
   w->fid = H5I_INVALID_HID;
 }
@@ -71,6 +81,8 @@ static void writer_abort(writer *w) {
 static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
   w->path = path;
   w->fid = H5I_INVALID_HID;
+  w->skip = !um__dist_root(ctx);
+  if (w->skip) return UM_SUCCESS;
   char why[1200];
   /* first: what stands at the path (a FIFO or device is refused before anything opens it) */
   if (um__tmp_begin(&w->sf, path, why, sizeof why) != 0)
@@ -106,7 +118,16 @@ static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, 
   return UM_SUCCESS;
 }
 
+/* writer_begin with its outcome agreed across the ranks (a rank that began aborts when another could not). */
+static int begin_agreed(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
+  const int rc = writer_begin(ctx, w, path, keep, what);
+  const int all = um__dist_agree(ctx, rc);
+  if (all && !rc) writer_abort(w);
+  return all;
+}
+
 static int writer_commit(um_context *ctx, writer *w, const char *what) {
+  if (w->skip) return UM_SUCCESS;
   char why[1200], tmp[1100];
   snprintf(tmp, sizeof tmp, "%s", w->sf.tmp ? w->sf.tmp : "");
   int rc = UM_SUCCESS;
@@ -179,6 +200,7 @@ static int put_set(um_context *ctx, const writer *w, const um_set *set, int repl
   hsize_t dims[1] = {1};
   int size = um_set_size(set);
   hid_t d;
+  if (w->skip) return UM_SUCCESS;
   UM_CHECK(ctx, put_dataset(ctx, w, um_set_name(set), 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
   H5Dclose(d);
   return UM_SUCCESS;
@@ -195,6 +217,7 @@ static int put_map(um_context *ctx, const writer *w, const um_map *map, int repl
   int *buf = malloc(bytes ? bytes : 1);
   if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes);
   int rc = um_map_fetch(ctx, map, buf, bytes);
+  if (!rc && w->skip) return free(buf), UM_SUCCESS;
   if (!rc) rc = put_dataset(ctx, w, um_map_name(map), 2, dims, H5T_NATIVE_INT, buf, replace, what, &d);
   free(buf);
   UM_CHECK(ctx, rc);
@@ -219,6 +242,7 @@ static int put_dat(um_context *ctx, const writer *w, const um_dat *dat, int repl
     free(buf);
     return um__trace(ctx, rc, __FILE__, __LINE__);
   }
+  if (w->skip) return free(buf), UM_SUCCESS;
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)dim};
   hid_t d;
   rc = put_dataset(ctx, w, um_dat_name(dat), 2, dims, um__h5_native_of(t), buf, replace, what, &d);
@@ -237,6 +261,7 @@ static int put_const(um_context *ctx, const writer *w, const char *name, int dim
   snprintf(what, sizeof what, "constant '%s'", name);
   hsize_t dims[1] = {(hsize_t)dim};
   hid_t d;
+  if (w->skip) return UM_SUCCESS;
   UM_CHECK(ctx, put_dataset(ctx, w, name, 1, dims, um__h5_native_of(type), data, replace, what, &d));
   int rc = attr_int(ctx, d, "dim", dim, what, w->path);
   if (!rc) rc = attr_str(ctx, d, "type", um_type_name(type), 0, what, w->path);
@@ -267,7 +292,7 @@ static int write_one(um_context *ctx, const char *file, const wjob *j) {
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", kinds[j->kind], name);
   writer w;
-  UM_CHECK(ctx, writer_begin(ctx, &w, file, 1, what));
+  UM_CHECK(ctx, begin_agreed(ctx, &w, file, 1, what));
   int rc = UM_SUCCESS;
   switch (j->kind) {
   case W_SET: rc = put_set(ctx, &w, (const um_set *)j->obj, 1); break;
@@ -275,11 +300,11 @@ static int write_one(um_context *ctx, const char *file, const wjob *j) {
   case W_DAT: rc = put_dat(ctx, &w, (const um_dat *)j->obj, 1); break;
   case W_CONST: rc = put_const(ctx, &w, j->name, j->dim, j->type, j->data, 1); break;
   }
-  if (rc) {
+  if ((rc = um__dist_agree(ctx, rc)) != UM_SUCCESS) {
     writer_abort(&w);
     return um__trace(ctx, rc, __FILE__, __LINE__);
   }
-  UM_CHECK(ctx, writer_commit(ctx, &w, what));
+  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, what)));
   return UM_SUCCESS;
 }
 
@@ -320,16 +345,19 @@ int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int
 static int write_mesh_impl(um_context *ctx, const char *file) {
   if (!ctx || !file) return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_mesh: ctx and file must not be NULL");
   writer w;
-  UM_CHECK(ctx, writer_begin(ctx, &w, file, 0, "the mesh"));
-  int rc = UM_SUCCESS;
-  for (int i = 0, n = um_set_count(ctx); i < n && !rc; i++) rc = put_set(ctx, &w, um_set_at(ctx, i), 0);
-  for (int i = 0, n = um_map_count(ctx); i < n && !rc; i++) rc = put_map(ctx, &w, um_map_at(ctx, i), 0);
-  for (int i = 0, n = um_dat_count(ctx); i < n && !rc; i++) rc = put_dat(ctx, &w, um_dat_at(ctx, i), 0);
+  UM_CHECK(ctx, begin_agreed(ctx, &w, file, 0, "the mesh"));
+  int rc = UM_SUCCESS; /* each step agreed before the next gather */
+  for (int i = 0, n = um_set_count(ctx); i < n && !rc; i++)
+    rc = um__dist_agree(ctx, put_set(ctx, &w, um_set_at(ctx, i), 0));
+  for (int i = 0, n = um_map_count(ctx); i < n && !rc; i++)
+    rc = um__dist_agree(ctx, put_map(ctx, &w, um_map_at(ctx, i), 0));
+  for (int i = 0, n = um_dat_count(ctx); i < n && !rc; i++)
+    rc = um__dist_agree(ctx, put_dat(ctx, &w, um_dat_at(ctx, i), 0));
   if (rc) {
     writer_abort(&w);
     return um__trace(ctx, rc, __FILE__, __LINE__);
   }
-  UM_CHECK(ctx, writer_commit(ctx, &w, "the mesh"));
+  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, "the mesh")));
   return UM_SUCCESS;
 }
 

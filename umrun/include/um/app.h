@@ -206,6 +206,22 @@ const char *um_app_field_dir(const um_app_run *run);
 /** um_app_wants_field: 1 when there is a folder to write to and either the run
  * writes outputs or the reference compares the field `name` (see um_app_field_dir). */
 int um_app_wants_field(const um_app_run *run, const char *name);
+/** Outputs under mpirun: every rank takes an output's steps (um_dat_fetch and the other gathers are collective)
+ * and rank 0 alone writes the file. um_app_writes: 1 where this process writes the run's files (always on one
+ * process; rank 0 under mpirun). The other ranks compute the paths (um_app_field_dir) and register the fields as
+ * rank 0 does, and write nothing: no folder of theirs is created.
+ * @code
+ *   int rc = um_dat_fetch(r->ctx, p_u, u, bytes);              // every rank
+ *   if (!rc && um_app_writes(r)) rc = write_file(path, u);    // rank 0
+ *   UM_APP_TRY(um_app_output_done(r, rc));                     // every rank: one outcome
+ * @endcode */
+int um_app_writes(const um_app_run *run);
+/** The end of an output step (call it on every rank after the same step, with this rank's outcome): under mpirun
+ * the ranks' outcomes are agreed, so that a write that failed on rank 0 (a full disk, a folder where the file
+ * goes) fails the step on every rank at once, and none goes on to a gather or a loop the others never reach (it
+ * would wait there until mpi.deadline_s). Returns rc where this rank failed, else UM_ERR_IO (or the other rank's
+ * code) when another rank failed, with a message saying so; one process: rc. */
+int um_app_output_done(um_app_run *run, int rc);
 /** um_app_field: registers the file written for `name` (or replaces the path
  * of a name registered before); UM_ERR_ARG (message in the context) when the
  * table is full, the name is longer than 63 characters or the path than
