@@ -606,3 +606,58 @@ TEST(Config, NullArgumentsAreArgErrors) {
   um_config_free(c);
   um_config_free(nullptr);
 }
+
+// ---- limits: configs parse in linear time, with a size limit; messages say what is wrong -----------
+
+#include <chrono>
+#include <fstream>
+
+#include "test_files.hpp"
+
+namespace {
+using umtest::has;
+using umtest::TempDir;
+}  // namespace
+
+TEST(ConfigLimits, LargeConfigsParseInLinearTime) {
+  // 300,000 keys in one mapping: the quadratic duplicate check took minutes
+  // (80,000 keys: 11 s); linear takes well under a second. The bound is generous
+  // (a complexity check, not a benchmark).
+  std::string y;
+  y.reserve(300000 * 16);
+  for (int i = 0; i < 300000; i++) y += "k" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+  um_config *cfg = nullptr;
+  char err[1024] = "";
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(um_config_load_string(y.c_str(), "big", &cfg, err, sizeof err), UM_SUCCESS) << err;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(secs, 30.0);
+  um_config_free(cfg);
+  // a duplicate is still found, wherever it is
+  y += "k123456: again\n";
+  EXPECT_EQ(um_config_load_string(y.c_str(), "big", &cfg, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_TRUE(has(err, "duplicate key 'k123456' (first given at line 123457)")) << err;
+}
+
+TEST(ConfigLimits, ConfigsOverTheSizeLimitAreRefusedWithAClearMessage) {
+  TempDir t("cfgsize");
+  const std::string path = t / "huge.yaml";
+  {
+    std::ofstream o(path);
+    std::string line(1023, '#');
+    for (int i = 0; i < (UM_CONFIG_MAX_BYTES >> 10) + 1; i++) o << line << "\n";
+  }
+  um_config *cfg = nullptr;
+  char err[1024] = "";
+  EXPECT_EQ(um_config_load_file(path.c_str(), &cfg, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_TRUE(has(err, "larger than")) << err;
+  EXPECT_EQ(cfg, nullptr);
+}
+
+TEST(ConfigLimits, AYamlTabGetsAHint) {
+  um_config *cfg = nullptr;
+  char err[1024] = "";
+  EXPECT_EQ(um_config_load_string("run:\n\tbackend: seq\n", "tabbed.yaml", &cfg, err, sizeof err), UM_ERR_CONFIG);
+  EXPECT_TRUE(has(err, "tab")) << err;
+  EXPECT_TRUE(has(err, "tabbed.yaml:2")) << err;
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bash tests/check_hardening3.sh <check> <umrun> <work dir>   (run from the source root)
-# Issue 25's runner-level checks, one per fault class; each failed before its fix.
+# bash tests/check_runner_safety.sh <check> <umrun> <work dir>   (run from the source root)
+# The runner's safety checks end to end, one per subject (ctest umrun.<check>): outputs never replace
+# what is not theirs, report escaping, --validate of unfinished runs, inputs that are regular files,
+# no leftover files, stalled runs stop, suite matrices bounded.
 set -u
 check=$1 UMRUN=$2 WORK=$3
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -10,7 +12,7 @@ JAC=(configs/jacobi.yaml --quiet --set run.iterations=10 --set validation.refere
 AIR=(--quiet --set run.iterations=2 --set validation.reference=)
 
 case $check in
-outputs) # fault 1: symlinks followed, devices and FIFOs written in place, never replaced
+outputs_not_replaced) # symlinks followed, devices and FIFOs written in place, never replaced
   echo old > "$WORK/real.json"; ln -s real.json "$WORK/link.json"
   $T "$UMRUN" "${JAC[@]}" --json "$WORK/link.json" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "--json through a symlink: exit $?"; }
   [ -L "$WORK/link.json" ] || fail "--json replaced the symlink by a file"
@@ -41,8 +43,8 @@ outputs) # fault 1: symlinks followed, devices and FIFOs written in place, never
   [ -c /dev/null ] || fail "/dev/null is no longer a device"
   ls "$WORK" "$WORK/out" "$WORK/elsewhere" | grep -q '\.tmp' && fail "a temporary was left behind"
   ;;
-report) # fault 2: an unregistered app is refused before anything runs; names and messages reach
-        # summary.md, junit.xml, --compare's markdown and --report's page escaped
+report_escaping) # an unregistered app is refused before anything runs; names and messages reach
+                # summary.md, junit.xml, --compare's markdown and --report's page escaped
   cat > "$WORK/bad_app.yaml" <<YAML
 cases:
   - {name: x, config: configs/jacobi.yaml, tags: [quick], set: ["app=<script>alert(1)</script>"]}
@@ -68,7 +70,7 @@ YAML
   $T "$UMRUN" --report "$WORK/r.html" "$WORK/s/results.json" > "$WORK/d.log" 2>&1 || { cat "$WORK/d.log"; fail "--report: exit $?"; }
   if grep -q "<script" "$WORK/r.html" "$WORK/r.md"; then fail "markup reached the report"; fi
   ;;
-validate) # fault 7: --validate of a run that did not finish never passes
+validate_unfinished_run) # --validate of a run that did not finish never passes
   $T "$UMRUN" configs/jacobi.yaml --quiet --set output.dir= --json "$WORK/ok.json" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "the jacobi run: exit $?"; }
   REF=validation/jacobi/grid16.ref.yaml
   $T "$UMRUN" --validate "$WORK/ok.json" $REF > "$WORK/b.log" 2>&1 || { cat "$WORK/b.log"; fail "--validate of a good run: exit $?"; }
@@ -84,7 +86,7 @@ validate) # fault 7: --validate of a run that did not finish never passes
   $T "$UMRUN" --validate "$WORK/nostatus.json" $REF > "$WORK/d.log" 2>&1; rc=$?
   [ $rc = 3 ] || { cat "$WORK/d.log"; fail "--validate of a run JSON without status: exit $rc, expected 3"; }
   ;;
-inputs) # fault 4: a FIFO or a device as any input is refused at once (exit 1), before the first loop
+inputs_regular_files) # a FIFO or a device as any input is refused at once (exit 1), before the first loop
   mkfifo "$WORK/in.fifo"
   expect1() { # <what> <regex> <umrun args...>
     local what=$1 re=$2; shift 2
@@ -104,8 +106,8 @@ inputs) # fault 4: a FIFO or a device as any input is refused at once (exit 1), 
   expect1 "a reference whose field file is /dev/zero" "cannot read reference file '/dev/zero'.*character device, not a regular file" \
     configs/jacobi.yaml --quiet --set validation.reference="$WORK/zero.ref.yaml"
   ;;
-leaks) # fault 9: a read-only output.dir is found before the run; killed runs and suite TIMEOUTs
-       # leave no umrun-fields-* folder in TMPDIR
+no_leftover_files) # a read-only output.dir is found before the run; killed runs and suite TIMEOUTs
+                   # leave no umrun-fields-* folder in TMPDIR
   if [ "$(id -u)" = 0 ]; then RO=/proc/1                 # root writes through permissions: a folder nothing can be made in
   else mkdir "$WORK/ro" && chmod 555 "$WORK/ro" && RO="$WORK/ro"; fi
   $T "$UMRUN" "${JAC[@]}" --set output.dir="$RO" > "$WORK/a.log" 2>&1; rc=$?
@@ -140,7 +142,7 @@ YAML
   [ $rc = 3 ] && grep -q TIMEOUT "$WORK/s.log" || { cat "$WORK/s.log"; fail "the slow suite case: exit $rc, expected 3 and TIMEOUT"; }
   [ -z "$(ls -A "$WORK/tmp_suite")" ] || { ls -lR "$WORK/tmp_suite"; fail "a suite TIMEOUT left $(ls "$WORK/tmp_suite")"; }
   ;;
-stall) # fault 6: time-stepping runs that cannot reach their end time stop with exit 2, naming step, t and dt
+stall_stops) # time-stepping runs that cannot reach their end time stop with exit 2, naming step, t and dt
   sed 's/cfl = .45/cfl = 1e-30/' validation/volna/decks/dambreak_1d.vln > "$WORK/stall.vln"
   printf 'app: volna\nmesh: {file: %s}\n' "$WORK/stall.vln" > "$WORK/volna.yaml"
   $T "$UMRUN" "$WORK/volna.yaml" --quiet > "$WORK/a.log" 2>&1; rc=$?
@@ -149,7 +151,7 @@ stall) # fault 6: time-stepping runs that cannot reach their end time stop with 
     --set params.dt_min=1e-300 --set params.dt_initial=1e-300 --set params.dt_max=1e-300 > "$WORK/b.log" 2>&1; rc=$?
   [ $rc = 2 ] && grep -q "bookleaf: step [0-9]* at t = 1e-300 with dt = 1e-300" "$WORK/b.log" || { tail "$WORK/b.log"; fail "BookLeaf with dt = 1e-300: exit $rc, expected 2"; }
   ;;
-matrix) # fault 3: a suite's matrix is counted before it is expanded; past the limit it is refused with the count
+suite_matrix_bounded) # a suite's matrix is counted before it is expanded; past the limit it is refused with the count
   vals=$(seq -s, 1 1000)
   { echo "cases:"; echo "  - name: big"; echo "    config: configs/jacobi.yaml"; echo "    tags: [quick]"
     echo "    matrix: {backend: [$vals], strategy: [$vals], layout: [$vals], reorder: [$vals], block_size: [$vals]}"; } > "$WORK/big.yaml"
