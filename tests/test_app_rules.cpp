@@ -13,23 +13,14 @@ extern "C" {
 #include "um/um.h"
 }
 
+#include "test_context.hpp"
 #include "test_files.hpp"
 
 namespace {
 
 using umtest::has;
 
-um_context *make_ctx(const char *backend, int nthreads = 0, int bs = 256) {
-  um_options o;
-  um_options_default(&o);
-  o.backend = backend;
-  o.nthreads = nthreads;
-  o.block_size = bs;
-  o.parallel_threshold = 0;
-  um_context *ctx = nullptr;
-  EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  return ctx;
-}
+using umtest::make_ctx;
 
 }  // namespace
 
