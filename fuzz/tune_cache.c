@@ -1,4 +1,4 @@
-/* Fuzz run.tune's cache reader (engine/src/core/tune_cache.c): any bytes as tune.txt, read for one loop whose
+/* Fuzz run.tune's cache reader (engine/src/tune/tune_cache.c): any bytes as tune.txt, read for one loop whose
  * settings and key are fixed (a seq-like backend with two kernel variants): a choice that is one of the loop's
  * settings, within every bound, or nothing; each note names the file and a line; never a crash, a hang, a leak or
  * undefined behaviour. A choice found is written back (um__tune_cache_write) and must read back the same. */

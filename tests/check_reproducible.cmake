@@ -1,4 +1,4 @@
-# Reproducible mode (run.reproducible, engine/src/core/split.c): the same config run on each of RANKS
+# Reproducible mode (run.reproducible, engine/src/transform/split.c): the same config run on each of RANKS
 # (0: one process without mpirun; n: under mpirun -np n) with each of BACKENDS (backend/layout) gives the
 # same metrics, bit for bit (umrun's JSON writes them with 17 significant digits: equal text is equal
 # bits). Timing metrics (names matching SKIP) are left out.

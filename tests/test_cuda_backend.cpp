@@ -187,7 +187,7 @@ TEST_P(CudaFusedSplit, MatchesTheUnsplitLoops) {
       um_options o = cuda_options(cs);
       um_context *ctx = nullptr;
       ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-      ASSERT_EQ(um_set_split(ctx, fused ? UM_SPLIT_FUSED : UM_SPLIT_OFF), UM_SUCCESS);
+      ASSERT_EQ(um_context_set_split(ctx, fused ? UM_SPLIT_FUSED : UM_SPLIT_OFF), UM_SUCCESS);
       tcw::run_all(ctx, m, fused ? &got : &ref);
       for (const char *l : {"tk_edge", "tk_cell"}) {
         for (int i = 0; i < um_loop_stats_count(ctx); i++) {
@@ -410,7 +410,7 @@ TEST(CudaFusedSplit, AirfoilMatchesSeq) {
     SCOPED_TRACE(um_layout_name(l));
     AirfoilRun ref(so, 60, 40);
     AirfoilRun got(cuda_options({UM_STRATEGY_HIERARCHICAL, 1, l, 128}), 60, 40);
-    ASSERT_EQ(um_set_split(got.ctx, UM_SPLIT_FUSED), UM_SUCCESS);
+    ASSERT_EQ(um_context_set_split(got.ctx, UM_SPLIT_FUSED), UM_SUCCESS);
     std::vector<double> r1 = ref.run(5), r2 = got.run(5);
     for (size_t i = 0; i < r1.size(); i++) EXPECT_NEAR(r2[i], r1[i], 1e-10 * r1[i]) << "rms of iteration " << i + 1;
     expect_close(got.get(got.a.p_q), ref.get(ref.a.p_q), "q", 1e-11);
@@ -779,8 +779,8 @@ um_context *tune_ctx(int reproducible, um_tune t) {
   o.block_size = 128;
   um_context *ctx = nullptr;
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  if (ctx) EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
-  if (ctx) EXPECT_EQ(um_set_tune(ctx, t), UM_SUCCESS);
+  if (ctx) EXPECT_EQ(um_context_set_reproducible(ctx, reproducible), UM_SUCCESS);
+  if (ctx) EXPECT_EQ(um_context_set_tune(ctx, t), UM_SUCCESS);
   return ctx;
 }
 

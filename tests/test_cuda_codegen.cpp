@@ -616,7 +616,7 @@ void lulesh_one_step(um_context *ctx, int size, lulesh_state **s, int strips = 0
 // Reproducible mode compiles LULESH's loops with UM_REPRO_MATH: um_cbrt is then the portable cube root, the host's.
 TEST(CudaNvrtc, ReproducibleLuleshLoopsCompileWithThePortableMath) {
   um_context *ctx = seq_context();
-  ASSERT_EQ(um_set_reproducible(ctx, 1), UM_SUCCESS);
+  ASSERT_EQ(um_context_set_reproducible(ctx, 1), UM_SUCCESS);
   lulesh_state *s = nullptr;
   lulesh_one_step(ctx, 3, &s);
   if (HasFatalFailure()) return;

@@ -1,4 +1,4 @@
-// Distributed memory without MPI: owners and per-rank layouts (engine/src/dist/partition.h)
+// Distributed memory without MPI: owners and per-rank layouts (engine/src/distributed/partition.h)
 // checked against brute force on small meshes, for many rank counts and partitions.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/partition.h"
+#include "distributed/partition.h"
 #include "um/um.h"
 
 namespace {

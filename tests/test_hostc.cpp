@@ -1,4 +1,4 @@
-// Compiled host loops (engine/src/core/hostc.c, um_options.compile): every
+// Compiled host loops (engine/src/backends/host/hostc.c, um_options.compile): every
 // access mode of the CUDA tests' workload compiled per loop gives the generic
 // range's results bit for bit on seq and OpenMP, AoS and SoA; modules come back
 // from the cache; constants follow um_decl_const; and a compiler that is

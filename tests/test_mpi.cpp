@@ -295,9 +295,9 @@ struct Mesh {
     o.block_size = 16;
     o.parallel_threshold = 0;
     ASSERT_EQ(um_init(&ctx, &o), 0);
-    ASSERT_EQ(um_set_increments(ctx, incs), 0);
-    if (is_peer(backend)) ASSERT_EQ(um_set_gpu_transport(ctx, transport), 0);
-    if (is_peer(backend)) ASSERT_EQ(um_set_gpu_transport_min_bytes(ctx, min_bytes), 0);
+    ASSERT_EQ(um_context_set_increments(ctx, incs), 0);
+    if (is_peer(backend)) ASSERT_EQ(um_context_set_gpu_transport(ctx, transport), 0);
+    if (is_peer(backend)) ASSERT_EQ(um_context_set_gpu_transport_min_bytes(ctx, min_bytes), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), av(g.ncell);
     for (int c = 0; c < g.ncell; c++) {
       for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
@@ -426,7 +426,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 
-// Reproducible mode (um_set_reproducible): split loops gather every target's increments in the order of the
+// Reproducible mode (um_context_set_reproducible): split loops gather every target's increments in the order of the
 // contributing elements' global numbers and global sums are exact across the ranks, so P ranks give the
 // one-process bits, memcmp-equal: dats incremented through maps (double and float), a direct RW dat read
 // through a map next time (halos), global sums (dim 1 and 2), MIN, MAX and an int sum. ctest runs this on
@@ -446,7 +446,7 @@ TEST_P(DistributedReproducible, SameBitsAsOneProcess) {
   for (int i = 0; i < 2; i++) {
     m[i].build(g, backend, i == 1, partitioner, std::get<2>(GetParam()));
     if (HasFatalFailure()) return;
-    ASSERT_EQ(um_set_reproducible(m[i].ctx, 1), 0);
+    ASSERT_EQ(um_context_set_reproducible(m[i].ctx, 1), 0);
     ASSERT_EQ(um_decl_dat(m[i].ctx, m[i].cells, 3, UM_DOUBLE, nullptr, "b", &b[i]), 0) << um_error_message(m[i].ctx);
     ASSERT_EQ(um_decl_dat(m[i].ctx, m[i].cells, 1, UM_INT, kv.data(), "k", &k[i]), 0) << um_error_message(m[i].ctx);
   }
@@ -537,7 +537,7 @@ TEST_P(DistributedTune, EveryRankKeepsOneChoiceAndItReplaysUntuned) {
   Mesh tuned, replay;
   tuned.build(g, backend, true, "block", std::get<1>(GetParam()));
   replay.build(g, backend, true, "block", std::get<1>(GetParam()));
-  ASSERT_EQ(um_set_tune(tuned.ctx, UM_TUNE_ALWAYS), 0);
+  ASSERT_EQ(um_context_set_tune(tuned.ctx, UM_TUNE_ALWAYS), 0);
   double s1[3], s2[3], m1[3], m2[3];
   int c1[3], c2[3];
   for (int it = 0; it < 3; it++) tuned.step(&s1[it], &c1[it], &m1[it]);
@@ -604,7 +604,7 @@ TEST(DistributedTuneCache, EveryRankTakesRankZerosLine) {
     Mesh mesh;
     mesh.build(g, "openmp", true, "block", UM_INCREMENTS_REDUNDANT, dir);
     if (HasFatalFailure()) break;
-    ASSERT_EQ(um_set_tune(mesh.ctx, UM_TUNE_ONCE), 0);
+    ASSERT_EQ(um_context_set_tune(mesh.ctx, UM_TUNE_ONCE), 0);
     for (int it = 0; it < 3; it++) mesh.step(&s[run][it], &c[run][it], &m[run][it]);
     um_loop_stats st;
     um_tune_info t;
@@ -779,7 +779,7 @@ TEST(DistributedTransport, DeviceWhereItCannotRunFailsOnEveryRank) {
     o.nextra_backends = 1;
     um_context *ctx = nullptr;
     ASSERT_EQ(um_init(&ctx, &o), 0);
-    ASSERT_EQ(um_set_gpu_transport(ctx, UM_TRANSPORT_DEVICE), 0);
+    ASSERT_EQ(um_context_set_gpu_transport(ctx, UM_TRANSPORT_DEVICE), 0);
     um_set *cells = nullptr, *edges = nullptr;
     um_map *ec = nullptr;
     ASSERT_EQ(um_decl_set(ctx, g.ncell, "cells", &cells), 0);
@@ -1026,7 +1026,7 @@ TEST(DistributedVecArgs, MatchOneProcess) {
           um_set_ranges(D.cells, &core, &exec, &nonexec);
           if (um_mpi_size() > 1) EXPECT_GT(exec, 0) << "rows reach cells of other ranks: an exec halo to run";
         }
-        ASSERT_EQ(um_set_increments(ctx, inc), UM_SUCCESS);
+        ASSERT_EQ(um_context_set_increments(ctx, inc), UM_SUCCESS);
         for (int it = 0; it < 2; it++) {
           um_arg s[2] = {um_arg_dat(q, -1, UM_ID, 2, UM_DOUBLE, UM_READ), um_arg_vec(acc, D.nbr, 2, UM_DOUBLE, UM_INC)};
           ASSERT_EQ(um_par_loop(ctx, &tv_scatter_vec_kernel, "scatter", D.cells, 2, s), UM_SUCCESS)
@@ -1106,7 +1106,7 @@ TEST(DistributedSignedZero, ReverseIncrementsKeepMinusZero) {
         ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r), UM_SUCCESS);
         ASSERT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, f0.data(), "f", &f), UM_SUCCESS);
         if (dist) ASSERT_EQ(um_distribute(ctx, "nodes", "block"), UM_SUCCESS) << um_error_message(ctx);
-        ASSERT_EQ(um_set_increments(ctx, UM_INCREMENTS_REVERSE), UM_SUCCESS);
+        ASSERT_EQ(um_context_set_increments(ctx, UM_INCREMENTS_REVERSE), UM_SUCCESS);
         um_arg a[4] = {um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC),
                        um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)};
         ASSERT_EQ(um_par_loop(ctx, &tk_split_signed_zero_kernel, "signed_zero", edges, 4, a), UM_SUCCESS)

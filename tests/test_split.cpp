@@ -1,5 +1,5 @@
-// Automatic loop splitting (engine/src/core/split.c; um/um.h: um_set_split,
-// um_loop_set_split, um_set_reproducible): a loop that increments through maps
+// Automatic loop splitting (engine/src/transform/split.c; um/um.h: um_context_set_split,
+// um_loop_set_split, um_context_set_reproducible): a loop that increments through maps
 // runs as "<loop>:contrib" then "<loop>:inc<i>" loops (scatter) or one
 // "<loop>:gather". On seq, gather adds every target's contributions in the
 // order the whole loop does (element, then argument), so it gives the unsplit
@@ -72,8 +72,8 @@ struct Ctx {
     }
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     if (!ctx) return;
-    EXPECT_EQ(um_set_split(ctx, c.split), UM_SUCCESS);
-    EXPECT_EQ(um_set_reproducible(ctx, c.reproducible), UM_SUCCESS);
+    EXPECT_EQ(um_context_set_split(ctx, c.split), UM_SUCCESS);
+    EXPECT_EQ(um_context_set_reproducible(ctx, c.reproducible), UM_SUCCESS);
   }
   ~Ctx() { um_finalize(&ctx); }
   Ctx(const Ctx &) = delete;
@@ -810,7 +810,7 @@ TEST(SplitFused, TheBackendRunsTheLoopWholeWithFusedSet) {
     o.nextra_backends = 1;
     um_context *ctx = nullptr;
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-    if (ctx) EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
+    if (ctx) EXPECT_EQ(um_context_set_split(ctx, mode), UM_SUCCESS);
     return ctx;
   };
   const Mesh m = random_mesh(60, 200, 40, 4u);
@@ -1099,21 +1099,21 @@ TEST(SplitReproducible, NonFiniteContributions) {
 TEST(SplitApi, UnknownModesAreRefused) {
   Cfg cfg;
   Ctx c(cfg);
-  EXPECT_EQ(um_set_split(c.ctx, (um_split)5), UM_ERR_ARG);
+  EXPECT_EQ(um_context_set_split(c.ctx, (um_split)5), UM_ERR_ARG);
   EXPECT_TRUE(contains(um_error_message(c.ctx), "split mode 5 is unknown")) << um_error_message(c.ctx);
-  EXPECT_EQ(um_set_split(c.ctx, (um_split)-1), UM_ERR_ARG);
+  EXPECT_EQ(um_context_set_split(c.ctx, (um_split)-1), UM_ERR_ARG);
   EXPECT_EQ(um_loop_set_split(c.ctx, "res_calc", (um_split)7), UM_ERR_ARG);
   EXPECT_TRUE(contains(um_error_message(c.ctx), "loop 'res_calc': split mode 7 is unknown")) << um_error_message(c.ctx);
-  EXPECT_EQ(um_set_split(nullptr, UM_SPLIT_GATHER), UM_ERR_ARG);
+  EXPECT_EQ(um_context_set_split(nullptr, UM_SPLIT_GATHER), UM_ERR_ARG);
   EXPECT_EQ(um_loop_set_split(nullptr, "x", UM_SPLIT_GATHER), UM_ERR_ARG);
   EXPECT_EQ(um_loop_set_split(c.ctx, nullptr, UM_SPLIT_GATHER), UM_ERR_ARG);
-  EXPECT_EQ(um_set_reproducible(nullptr, 1), UM_ERR_ARG);
+  EXPECT_EQ(um_context_set_reproducible(nullptr, 1), UM_ERR_ARG);
   EXPECT_EQ(um_context_reproducible(nullptr), 0);
   EXPECT_EQ(um_context_reproducible(c.ctx), 0);
-  EXPECT_EQ(um_set_reproducible(c.ctx, 5), UM_SUCCESS);
+  EXPECT_EQ(um_context_set_reproducible(c.ctx, 5), UM_SUCCESS);
   EXPECT_EQ(um_context_reproducible(c.ctx), 1);
   for (um_split s : {UM_SPLIT_OFF, UM_SPLIT_SCATTER, UM_SPLIT_GATHER, UM_SPLIT_AUTO, UM_SPLIT_FUSED})
-    EXPECT_EQ(um_set_split(c.ctx, s), UM_SUCCESS) << s;
+    EXPECT_EQ(um_context_set_split(c.ctx, s), UM_SUCCESS) << s;
   EXPECT_STREQ(um_split_name(UM_SPLIT_OFF), "off");
   EXPECT_STREQ(um_split_name(UM_SPLIT_SCATTER), "scatter");
   EXPECT_STREQ(um_split_name(UM_SPLIT_GATHER), "gather");

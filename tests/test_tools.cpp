@@ -300,7 +300,7 @@ struct SplitCtx {
     um_options_default(&o);
     o.backend = backend;
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
-    EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
+    EXPECT_EQ(um_context_set_split(ctx, mode), UM_SUCCESS);
     const int e[] = {0, 1, 1, 2, 2, 0};
     const double uu[] = {1, 2, 3, 4, 5, 6}, ww[] = {1, 1, 1};
     EXPECT_EQ(um_decl_set(ctx, 3, "nodes", &nodes), UM_SUCCESS);
@@ -531,8 +531,8 @@ Bits run_mesh(const char *backend, um_layout layout, um_split mode, bool reprodu
   um_context *ctx = nullptr;
   Bits b;
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);
-  EXPECT_EQ(um_set_split(ctx, mode), UM_SUCCESS);
-  EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
+  EXPECT_EQ(um_context_set_split(ctx, mode), UM_SUCCESS);
+  EXPECT_EQ(um_context_set_reproducible(ctx, reproducible), UM_SUCCESS);
   um_set *nodes, *edges;
   um_map *m;
   um_dat *du, *dw, *dr, *df;

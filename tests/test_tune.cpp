@@ -1,4 +1,4 @@
-// Per-loop auto-tuning (engine/src/core/tune.c; um/um.h: um_set_tune,
+// Per-loop auto-tuning (engine/src/tune/tune.c; um/um.h: um_context_set_tune,
 // um_loop_tune_info). A tuned loop tries its settings at its first call on
 // copies of its outputs, so (1) the trials change no result: the tuned run
 // equals, bit for bit, an untuned run given the chosen settings per loop
@@ -108,8 +108,8 @@ void run(const char *backend, um_tune t, const std::string &cache, const tcw::Me
   snprintf(o.cache, sizeof o.cache, "%s", cache.c_str());
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  EXPECT_EQ(um_set_tune(ctx, t), UM_SUCCESS);
-  EXPECT_EQ(um_set_reproducible(ctx, reproducible), UM_SUCCESS);
+  EXPECT_EQ(um_context_set_tune(ctx, t), UM_SUCCESS);
+  EXPECT_EQ(um_context_set_reproducible(ctx, reproducible), UM_SUCCESS);
   if (replay) apply_choices(ctx, *replay);
   tcw::run_all(ctx, m, &out->res, 3);
   out->infos = infos_of(ctx);

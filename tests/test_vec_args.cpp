@@ -171,7 +171,7 @@ TEST(VecArgs, OpenMPAtomicsKeepColoursInReproducibleMode) {
   if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
   const tvw::Mesh m = tvw::make(400, 60, 59);
   Ctx c("openmp", 4, 16, UM_STRATEGY_ATOMICS);
-  ASSERT_EQ(um_set_reproducible(c.ctx, 1), UM_SUCCESS) << c.msg();
+  ASSERT_EQ(um_context_set_reproducible(c.ctx, 1), UM_SUCCESS) << c.msg();
   tvw::Decl D = tvw::declare(c.ctx, m);
   EXPECT_EQ(tvw::scatter(c.ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
   um_loop_stats s;
@@ -202,7 +202,7 @@ TEST(VecArgs, TuneTriesOpenMPAtomicsOnVectorIncrementsOnly) {
   snprintf(o.cache, sizeof o.cache, "%s", "off");  // nothing stored
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
-  ASSERT_EQ(um_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
+  ASSERT_EQ(um_context_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
   tvw::Decl D = tvw::declare(ctx, m);
   EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_AOS, "v"), ref) << "the trials change no result";
   EXPECT_EQ(tvw::scatter(ctx, D, m, false, UM_AOS, "p"), ref);
@@ -276,7 +276,7 @@ TEST(VecArgs, BadArgumentsAreRejectedWithAMessage) {
 
 TEST(VecArgs, LoopsWithVectorArgsAreNeverSplit) {
   Ctx c("seq");
-  ASSERT_EQ(um_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS);
+  ASSERT_EQ(um_context_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS);
   const tvw::Mesh m = tvw::make(100, 5, 9);
   tvw::Decl D = tvw::declare(c.ctx, m);
   EXPECT_EQ(tvw::scatter(c.ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
@@ -452,7 +452,7 @@ TEST(WholeArgs, OpenMPIncrementsAreAtomicAndReproducibleModeRunsThemInOrder) {
   const std::vector<double> ref = tvw::scatter_whole_reference(m, w);
   for (int repro : {0, 1}) {
     Ctx c("openmp", 8, 64);
-    ASSERT_EQ(um_set_reproducible(c.ctx, repro), UM_SUCCESS) << c.msg();
+    ASSERT_EQ(um_context_set_reproducible(c.ctx, repro), UM_SUCCESS) << c.msg();
     tvw::Decl D = tvw::declare(c.ctx, m);
     EXPECT_EQ(tvw::scatter_whole(c.ctx, D.cells, m, w, UM_AOS, "s"), ref) << "reproducible " << repro;
     um_loop_stats ls;
@@ -473,7 +473,7 @@ TEST(WholeArgs, TuneTriesOneStrategyForWholeIncrements) {
   snprintf(o.cache, sizeof o.cache, "%s", "off");
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
-  ASSERT_EQ(um_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
+  ASSERT_EQ(um_context_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
   tvw::Decl D = tvw::declare(ctx, m);
   EXPECT_EQ(tvw::scatter_whole(ctx, D.cells, m, w, UM_AOS, "s"), tvw::scatter_whole_reference(m, w))
       << "the trials change no result";
@@ -543,7 +543,7 @@ TEST(WholeArgs, NeverSplitAndTheTableCountsOnce) {
   const tvw::Mesh m = tvw::make(400, 3, 17);
   const tvw::Whole w = tvw::make_whole(m, 40, 2);
   Ctx c("seq");
-  ASSERT_EQ(um_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS) << c.msg();
+  ASSERT_EQ(um_context_set_split(c.ctx, UM_SPLIT_SCATTER), UM_SUCCESS) << c.msg();
   tvw::Decl D = tvw::declare(c.ctx, m);
   EXPECT_EQ(tvw::scatter_whole(c.ctx, D.cells, m, w, UM_AOS, "s"), tvw::scatter_whole_reference(m, w));
   um_loop_stats ls;

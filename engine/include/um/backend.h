@@ -237,7 +237,7 @@ typedef struct um_backend_def {
   int (*exact_sum)(um_context *ctx, void *state, um_dat *d, int n, long long *words);
   /** @{ Device-to-device halo messages between ranks (all NULL: messages leave
    * from host buffers through rows_out / rows_in above). The core calls them
-   * when the transport is DEVICE (um_set_gpu_transport):
+   * when the transport is DEVICE (um_context_set_gpu_transport):
    *   peer_name    what the transport is called ("nccl");
    *   peer_usable  1 if this process can use it (its library loads), else 0
    *                with why;

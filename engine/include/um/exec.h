@@ -49,7 +49,7 @@ typedef struct {
   int whole;         /**< a vector arg over a whole dat (um_arg_whole): one row for all elements */
 } um_exec_arg;
 
-/** A loop's range compiled for its arguments (engine/src/core/hostc.c): base
+/** A loop's range compiled for its arguments (engine/src/backends/host/hostc.c): base
  * pointers (a global's: its per-thread value), maps and SoA column strides
  * (bytes) per argument, then the elements [begin, end). */
 typedef void (*um_compiled_range)(char *const *base, const int *const *map, const size_t *stride, int begin,

@@ -56,7 +56,7 @@ typedef struct um_vec {
 #define UM_CONST __constant__
 #define UM_DEVICE 1
 #elif defined(UM_HOST_COMPILED)
-/* Host code the engine generates and compiles per loop (engine/src/core/hostc.c):
+/* Host code the engine generates and compiles per loop (engine/src/backends/host/hostc.c):
  * the module holds its own copy of each constant, filled from um_decl_const;
  * all of them sit in one section so the engine can tell that every one was
  * published. */

@@ -1,18 +1,18 @@
 /** @file um/transform.h
  * How the engine rewrites and tunes a loop on its own, without a change to the
- * app: automatic loop splitting (um_set_split), reproducible mode
- * (um_set_reproducible) and per-loop auto-tuning (um_set_tune). Included by
+ * app: automatic loop splitting (um_context_set_split), reproducible mode
+ * (um_context_set_reproducible) and per-loop auto-tuning (um_context_set_tune). Included by
  * um/um.h; include that. */
 #ifndef UM_TRANSFORM_H
 #define UM_TRANSFORM_H
 
-#include "um/um.h"
+#include "um/base.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Automatic loop splitting (engine/src/core/split.c): a loop that increments
+/** Automatic loop splitting (engine/src/transform/split.c): a loop that increments
  * dats through maps runs as a contribution loop (the user's kernel unchanged,
  * each INC-through-a-map argument redirected to an engine-owned temporary row
  * per element, direct) followed by the increments:
@@ -42,7 +42,7 @@ typedef enum {
 /** The name of a split mode ("off", "scatter", "gather", "auto", "fused"). */
 const char *um_split_name(um_split s);
 /** The split mode of every loop of the context (default AUTO). */
-int um_set_split(um_context *ctx, um_split mode);
+int um_context_set_split(um_context *ctx, um_split mode);
 /** The split mode of one loop, by name (overrides the context's). */
 int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode);
 /** Reproducible mode on or off: every loop that increments through a map runs split with
@@ -53,11 +53,11 @@ int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode);
  * order nor on the backend, the strategy or the number of ranks.
  * @param ctx the context
  * @param on  1: on, 0: off (the default) */
-int um_set_reproducible(um_context *ctx, int on);
-/** 1 if the context runs in reproducible mode (um_set_reproducible). */
+int um_context_set_reproducible(um_context *ctx, int on);
+/** 1 if the context runs in reproducible mode (um_context_set_reproducible). */
 int um_context_reproducible(const um_context *ctx);
 
-/** Per-loop auto-tuning (engine/src/core/tune.c). At its first call a loop is
+/** Per-loop auto-tuning (engine/src/tune/tune.c). At its first call a loop is
  * run with each setting it could take -- the backend's strategies x block
  * sizes x split variants (whole, gather or scatter, fused), then the
  * backend's kernel variants with the best of those, each knob only
@@ -89,7 +89,7 @@ typedef enum {
 /** The name of a tune mode ("off", "once", "always"). */
 const char *um_tune_name(um_tune t);
 /** The tune mode of the context (before its loops run). */
-int um_set_tune(um_context *ctx, um_tune mode);
+int um_context_set_tune(um_context *ctx, um_tune mode);
 /** One setting a tuned loop was tried with. */
 typedef struct {
   um_strategy strategy; /**< the strategy it ran with (resolved)          */

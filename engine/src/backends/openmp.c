@@ -26,9 +26,9 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../core/error.h"
-#include "../plan/plan.h"
-#include "host.h"
+#include "core/error.h"
+#include "plan/plan.h"
+#include "host/host.h"
 
 /* Run chunk k: elements [b, e); save its reduction partials into part (if any). */
 static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *part, int gwidth) {

@@ -1,7 +1,7 @@
 /* The sequential backend: a plain loop over the range, the reference for all others. */
 #include <stdlib.h>
-#include "../core/error.h"
-#include "host.h"
+#include "core/error.h"
+#include "host/host.h"
 
 int um__host_strategy(um_context *ctx, void *state, um_strategy want, um_strategy *out) {
   (void)state;

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "internal.h"
-#include "../dist/dist.h"
+#include "distributed/dist.h"
 #include "../util/array.h"
 #include "../util/checked.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "../dist/dist.h"
+#include "distributed/dist.h"
 
 /* One transpose with the value size es known where it is inlined (8 and 4 below): each copy a single move,
  * where a copy of a size known only at run time is a library call per value (a 2.1M-cell miniAero's dats

@@ -21,7 +21,7 @@
 #include "internal.h"
 #include "maputil.h"
 #include "../util/array.h"
-#include "../dist/dist.h"
+#include "distributed/dist.h"
 
 int um_kernel_repro_math = 0; /* um/kernel.h: um_cbrt / um_exp take the portable versions while set */
 
@@ -131,7 +131,7 @@ static const char *const increments_names[] = {"redundant", "reverse", "auto"};
 const char *um_increments_name(um_increments m) {
   return (unsigned)m < 3 ? increments_names[m] : "unknown";
 }
-int um_set_increments(um_context *ctx, um_increments mode) {
+int um_context_set_increments(um_context *ctx, um_increments mode) {
   if (!ctx) return UM_ERR_ARG;
   if ((unsigned)mode > UM_INCREMENTS_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "increments mode %d is unknown", (int)mode);
   ctx->increments = mode;
@@ -203,19 +203,19 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
   return reverse;
 }
 
-int um_set_gpu_transport(um_context *ctx, um_transport t) {
+int um_context_set_gpu_transport(um_context *ctx, um_transport t) {
   if (!ctx) return UM_ERR_ARG;
   if ((unsigned)t > UM_TRANSPORT_DEVICE) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport %d is unknown", (int)t);
-  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_set_gpu_transport: the context is distributed already; set it before um_distribute");
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_gpu_transport: the context is distributed already; set it before um_distribute");
   ctx->transport = t;
   return UM_SUCCESS;
 }
 
-int um_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
+int um_context_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
   if (!ctx) return UM_ERR_ARG;
   if (bytes < 0) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport threshold %ld bytes: use 0 or more", bytes);
   if (ctx->dist)
-    return UM_ERROR(ctx, UM_ERR_ARG, "um_set_gpu_transport_min_bytes: the context is distributed already; set it before um_distribute");
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_gpu_transport_min_bytes: the context is distributed already; set it before um_distribute");
   ctx->transport_min_bytes = bytes;
   return UM_SUCCESS;
 }

@@ -27,7 +27,7 @@
 #include "h5util.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
-#include "../dist/dist.h"
+#include "distributed/dist.h"
 
 typedef struct {
   const char *path;

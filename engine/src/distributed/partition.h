@@ -78,7 +78,7 @@ int umd_part_quality(const umd_mesh *m, int primary, const int *part, int which,
 long umd_edge_cut(int n, const int *xadj, const int *adj, const int *part);
 
 /* The halo transport of a distributed run whose dats live on a device
- * (um_set_gpu_transport): want 0 auto, 1 host, 2 device; name: the backend's
+ * (um_context_set_gpu_transport): want 0 auto, 1 host, 2 device; name: the backend's
  * device transport ("nccl"), NULL if it has none; for each rank r of nranks:
  * usable[r] (it can load the transport; why[r] if not), host[r] and dev[r]
  * (its host's name and its device's identity). Returns 1 (host) or 2

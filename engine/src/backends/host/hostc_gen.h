@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* The module's source for this loop: its scalar range and, where the loop
  * allows one, its SIMD range (malloc'ed; NULL when out of memory). */

@@ -1,4 +1,4 @@
-/* Per-loop auto-tuning (run.tune; um.h: um_set_tune).
+/* Per-loop auto-tuning (run.tune; um.h: um_context_set_tune).
  *
  * At a loop's first call (um_par_loop, before its stages run) um__tune_loop
  * lists the settings the loop could take -- the backend's strategies x block
@@ -25,17 +25,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "maputil.h"
-#include "../dist/dist.h"
-#include "../util/hash.h"
+#include "core/internal.h"
+#include "core/maputil.h"
+#include "distributed/dist.h"
+#include "util/hash.h"
 #include "um/safe_file.h"
-#include "../util/cache_dir.h"
+#include "util/cache_dir.h"
 
 static const char *const tune_names[] = {"off", "once", "always"};
 const char *um_tune_name(um_tune t) { return (unsigned)t < 3 ? tune_names[t] : "unknown"; }
 
-int um_set_tune(um_context *ctx, um_tune mode) {
+int um_context_set_tune(um_context *ctx, um_tune mode) {
   if (!ctx) return UM_ERR_ARG;
   if ((unsigned)mode > UM_TUNE_ALWAYS) return UM_ERROR(ctx, UM_ERR_ARG, "tune mode %d is unknown (off, once, always)", (int)mode);
   ctx->tune = mode;

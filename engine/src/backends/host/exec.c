@@ -4,7 +4,7 @@
 #include <float.h>
 #include <limits.h>
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 
 void um_exec_init(um_exec *x, const um_loop *loop) {
   x->kernel = loop->kernel;

@@ -40,15 +40,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "hostc_cache.h"
 #include "hostc_gen.h"
 #include "um/build_config.h"
-#include "../util/array.h"
-#include "../util/cache_dir.h"
-#include "../util/hash.h"
+#include "util/array.h"
+#include "util/cache_dir.h"
+#include "util/hash.h"
 #include "um/safe_file.h"
-#include "../util/strbuf.h"
+#include "util/strbuf.h"
 
 extern char **environ;
 extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */

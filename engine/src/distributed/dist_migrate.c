@@ -349,7 +349,7 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
   return rc;
 }
 
-/* How halo messages travel (um_set_gpu_transport), decided from every rank's facts (the same answer on every
+/* How halo messages travel (um_context_set_gpu_transport), decided from every rank's facts (the same answer on every
  * rank); the device transport is opened here, by every rank together. */
 #define TOKEN_MAX 1024
 static int setup_transport(um_context *ctx, struct um_dist *D) {

@@ -16,7 +16,7 @@
  *                    argument. On one rank that is the order the sequential
  *                    backend adds them in when the loop runs whole.
  *
- * Reproducible mode (um_set_reproducible) runs every such loop with GATHER,
+ * Reproducible mode (um_context_set_reproducible) runs every such loop with GATHER,
  * and also redirects each floating-point global INC reduction to a temporary
  * per element, summed exactly (fixed point, rounded once) over the owned
  * elements and across ranks: the result's bits depend neither on the order,
@@ -31,10 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "um/kernel.h"
-#include "../util/array.h"
-#include "../dist/dist.h"
+#include "util/array.h"
+#include "distributed/dist.h"
 #include "xsum.h"
 
 /* ---- the generated increment loops' kernels (host and JIT source alike) ---- */
@@ -52,7 +52,7 @@
 SPLIT_KERNELS(SPLIT_DEF)
 
 static const char split_source[] =
-    "/* engine/src/core/split.c: the increments of split loops */\n"
+    "/* engine/src/transform/split.c: the increments of split loops */\n"
     "#include \"um/kernel.h\"\n" SPLIT_KERNELS(SPLIT_SRC);
 
 UM_KERNEL_DEFINE(um_split_add_d, 3, split_source, "um_split.h");
@@ -105,7 +105,7 @@ const char *um_split_name(um_split s) {
   return (unsigned)s < 5 ? n[s] : "unknown";
 }
 
-int um_set_split(um_context *ctx, um_split mode) {
+int um_context_set_split(um_context *ctx, um_split mode) {
   if (!ctx) return UM_ERR_ARG;
   if ((unsigned)mode > UM_SPLIT_FUSED) return UM_ERROR(ctx, UM_ERR_ARG, "split mode %d is unknown", (int)mode);
   ctx->split = mode;
@@ -124,7 +124,7 @@ int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
   return UM_SUCCESS;
 }
 
-int um_set_reproducible(um_context *ctx, int on) {
+int um_context_set_reproducible(um_context *ctx, int on) {
   if (!ctx) return UM_ERR_ARG;
   ctx->reproducible = on != 0;
   return UM_SUCCESS;

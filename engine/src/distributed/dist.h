@@ -5,7 +5,7 @@
 #ifndef UM_DIST_DIST_H
 #define UM_DIST_DIST_H
 
-#include "../core/internal.h"
+#include "core/internal.h"
 
 /* Start exchanging the halos of n dats (owner -> halo copies: the rows the
  * set's import lists name), then finish: unpack into the halo rows. Between the

@@ -12,8 +12,8 @@
 
 #include "hostc_gen.h"
 #include "um/build_config.h"
-#include "../util/hash.h"
-#include "../util/strbuf.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
 
 static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int"; }
 

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include "partition.h"
-#include "../util/array.h"
-#include "../util/hash.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 /* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
  * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */

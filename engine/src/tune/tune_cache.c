@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "um/safe_file.h"
-#include "../util/cache_dir.h"
+#include "util/cache_dir.h"
 
 #define TUNE_FILE_MAX (16ull << 20) /* bytes: thousands of loops' lines */
 #define TUNE_LINE_MAX 4096          /* bytes of one line (24 settings take ~600) */

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include "partition.h"
-#include "../util/array.h"
-#include "../util/hash.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 #ifdef UM_HAVE_MPI
 #include <mpi.h>
@@ -55,7 +55,7 @@ struct um_dist {
   } *pend;
   int npend, cappend;
   double t_begin;
-  /* the transport (um_set_gpu_transport): peer 1 when the backend's device transport is open; an exchange
+  /* the transport (um_context_set_gpu_transport): peer 1 when the backend's device transport is open; an exchange
    * whose halo rows average peer_min bytes or more per rank goes device to device through it (use_peer, set
    * per exchange: the same on every rank), a smaller one through host memory */
   int peer, use_peer;

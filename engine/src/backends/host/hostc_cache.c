@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../util/cache_dir.h"
-#include "../util/hash.h"
+#include "util/cache_dir.h"
+#include "util/hash.h"
 #include "um/safe_file.h"
 
 #define SEAL_MAGIC "umhostc1"

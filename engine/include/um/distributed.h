@@ -1,0 +1,150 @@
+/** @file um/distributed.h
+ * Distributed memory (MPI): starting MPI, distributing a context, halo increments, the GPU transport, partitions.
+ * Part of the public API: include um/um.h. */
+#ifndef UM_DISTRIBUTED_H
+#define UM_DISTRIBUTED_H
+
+#include "um/objects.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- distributed memory (MPI) ---------------------------------------------
+ * A run on P ranks declares the whole mesh on every rank, as one process
+ * would, then calls um_distribute once before its first loop: the engine
+ * partitions a primary set, places the other sets' elements through the maps
+ * (OP2's rule), keeps on each rank its owned elements plus an exec halo and a
+ * non-exec halo, and from then on exchanges stale halos before the loops that
+ * read them and combines reductions across ranks. The app keeps the global
+ * view: um_set_size is the global size, um_dat_fetch / um_dat_update take
+ * arrays of the whole set (collective calls: every rank makes them), and dats
+ * declared later take their global values. um_map_data and um_set_ranges are
+ * the local ones. */
+
+/** 1 if this build has MPI. */
+int um_mpi_built(void);
+/** 1 if this build has the partitioner `name` for um_distribute ("metis",
+ * "block": with MPI; "ptscotch": with MPI and PT-Scotch). */
+int um_mpi_partitioner_built(const char *name);
+/** Start MPI when the process was launched by mpirun (MPI_Init), so that
+ * contexts can be distributed; else (or without MPI) nothing: one process.
+ * rank and nranks (may be NULL) say where it runs. */
+int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks);
+/** 1 if the process was launched by mpirun with more than one rank (whether or
+ * not this build can use it): lets a program without MPI refuse clearly. */
+int um_mpi_launched(void);
+/** This process's rank (0 without MPI). */
+int um_mpi_rank(void);
+/** The number of ranks (1 without MPI). */
+int um_mpi_size(void);
+/** Every rank agrees on one status (>= 0): the largest of the ranks' `status`.
+ * With timeout_s > 0, returns -1 when the others have not all arrived by then
+ * (they wait in a loop for this rank, which failed): the caller then says why
+ * and calls um_mpi_abort rather than hang. Without MPI: returns status. */
+int um_mpi_agree(int status, double timeout_s);
+/** End every rank with exit status `status` (MPI_Abort; exit without MPI). */
+void um_mpi_abort(int status);
+/** End MPI if um_mpi_start started it (MPI_Finalize); else nothing. */
+int um_mpi_finish(void);
+/** Broadcast n ints from rank 0 to every rank (a no-op on one rank): for
+ * drivers that must take one decision (validation on rank 0, say). */
+int um_mpi_bcast_int(int *v, int n);
+/** Wait until every rank has arrived (a no-op on one rank). */
+int um_mpi_barrier(void);
+
+/** Partition the context's mesh over the MPI ranks (collective; nothing on one
+ * rank): primary_set NULL picks the largest set some map points into;
+ * partitioner "metis" (k-way of the primary set's graph, on rank 0),
+ * "ptscotch" (PT-Scotch k-way, every rank taking part; in builds with it),
+ * "block" (contiguous ranges of the current numbering) or NULL (metis). A
+ * partitioner that fails or leaves a part empty falls back to block, said in
+ * um_partition_info's note. Call after declaring every set and map and before
+ * the first loop. */
+int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
+/** How a loop that increments through a map reaches elements other ranks own:
+ * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an
+ * owned element is computed on its owner; REVERSE (PETSc's SFReduce) runs only
+ * the owned elements, then sends the increments that landed in halo copies to
+ * their owners, which add them (less computing, one more message); AUTO picks
+ * per loop by comparing the exec halo's work with the halo rows to send back.
+ * Loops that also read the incremented dat, or write through a map otherwise
+ * than INC, always run REDUNDANT, and so does every loop in reproducible mode
+ * (um_context_set_reproducible). Nothing changes on one rank. */
+typedef enum {
+  UM_INCREMENTS_REDUNDANT = 0, /**< run the exec halo too (OP2)                        */
+  UM_INCREMENTS_REVERSE,       /**< owned elements only, halo increments sent back     */
+  UM_INCREMENTS_AUTO           /**< per loop, by the work and the rows to send         */
+} um_increments;
+/** The name of an increments mode ("redundant", "reverse", "auto"). */
+const char *um_increments_name(um_increments m);
+/** The increments mode of every loop of the context (default REDUNDANT). */
+int um_context_set_increments(um_context *ctx, um_increments mode);
+/** The increments mode of one loop, by name (overrides the context's). */
+int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode);
+/** How halo messages travel between ranks whose dats live on a device (CUDA
+ * ranks; host backends always send from host memory):
+ *   - HOST    rows packed on the device into pinned host buffers and sent with
+ *             MPI (any MPI, any number of ranks on a GPU);
+ *   - DEVICE  rows packed into device buffers and sent device to device by the
+ *             backend's own transport (NCCL on CUDA), on a communication stream
+ *             beside the compute stream: no host copy, no host wait, core
+ *             elements run while the halo moves;
+ *   - AUTO    the device transport when the backend has one, this build and
+ *             machine can load it, every rank has a device of its own and all
+ *             ranks are on one host, for exchanges of at least
+ *             um_context_set_gpu_transport_min_bytes per rank; HOST otherwise.
+ *
+ * Set before um_distribute; um_partition_info says which was taken and why.
+ * DEVICE where it cannot run is an error of um_distribute naming the reason. */
+typedef enum {
+  UM_TRANSPORT_AUTO = 0, /**< the device transport where it can run and pays off */
+  UM_TRANSPORT_HOST,     /**< through pinned host buffers and MPI               */
+  UM_TRANSPORT_DEVICE    /**< device to device by the backend's transport (NCCL) */
+} um_transport;
+/** The halo transport of the context (see um_transport); before um_distribute. */
+int um_context_set_gpu_transport(um_context *ctx, um_transport t);
+/** AUTO with the device transport open sends an exchange device to device
+ * only when its halo rows average at least this many bytes per rank (the
+ * same choice on every rank), and smaller ones through host memory: on the
+ * H100 host it was measured on, an exchange of a small halo (76 KB) took
+ * about 1 ms of device time through NCCL against 0.17 ms through host
+ * memory, and NCCL's first exchange ~1 s to connect (docs/benchmarks.md,
+ * "Several GPUs of one host"). 0: every exchange device to device. Before
+ * um_distribute. */
+#define UM_TRANSPORT_MIN_BYTES (1L << 20)
+/** The size rule of UM_TRANSPORT_AUTO: bytes per rank from which an exchange
+ * goes device to device (default UM_TRANSPORT_MIN_BYTES); before um_distribute. */
+int um_context_set_gpu_transport_min_bytes(um_context *ctx, long bytes);
+
+/** This rank's number: 0 when not distributed. */
+int um_context_rank(const um_context *ctx);   /* 0 when not distributed */
+/** The number of ranks the context is distributed over: 1 when not distributed. */
+int um_context_nranks(const um_context *ctx); /* 1 when not distributed */
+/** The partition of a distributed context: the primary set, the partitioner
+ * that produced it (and why another one, if it fell back), the edge cut of the
+ * primary set's graph and the imbalance (largest part / mean). */
+typedef struct {
+  int nranks;         /**< ranks the mesh is partitioned over                  */
+  char primary[64];   /**< the primary set's name                              */
+  char partitioner[32]; /**< the partitioner that produced the partition       */
+  char note[512];   /**< what happened: fallbacks, disconnected parts ("" if none) */
+  char transport[32];        /**< halo messages: "host" (MPI from host memory) or the backend's device
+                                transport ("nccl") */
+  char transport_note[256];  /**< why that one */
+  long edge_cut;    /**< edges of the primary set's graph between parts          */
+  double imbalance; /**< largest part / mean part                               */
+  double seconds;   /**< partitioning and building the halos */
+} um_partition_info;
+/** Fill *out with the context's partition; UM_ERR_UNSUPPORTED when the context is not distributed. */
+int um_partition_info_get(const um_context *ctx, um_partition_info *out);
+/** What rank `rank` holds of set s (any rank's, known on every rank). */
+int um_set_partition(const um_set *s, int rank, int *owned, int *exec_halo, int *nonexec_halo);
+/** A map with global indices for every element of its from-set (collective when
+ * distributed): out holds um_set_size(from) * arity entries. */
+int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

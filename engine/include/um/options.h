@@ -1,0 +1,105 @@
+/** @file um/options.h
+ * Execution options (um_options), fixed at um_init.
+ * Part of the public API: include um/um.h. */
+#ifndef UM_OPTIONS_H
+#define UM_OPTIONS_H
+
+#include "um/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct um_backend_def;
+/** The most backend settings ("<backend>.<key>" = value) one um_options holds. */
+#define UM_MAX_BACKEND_OPTIONS 16
+
+/** Compiled host loops (um_options.compile): off; compiled in the background
+ * once a loop has run compile_after seconds, the kernel's own range running
+ * meanwhile; or compiled before a loop's first call (a failed compile is then
+ * an error, not a warning). */
+typedef enum {
+  UM_COMPILE_OFF = 0, /**< never compile                                  */
+  UM_COMPILE_AUTO,    /**< in the background, once a loop is busy enough  */
+  UM_COMPILE_WAIT     /**< before a loop's first call                     */
+} um_compile;
+/** The compiler flags of compiled host loops unless um_options.cflags says
+ * otherwise: this machine's instruction set (the cache key names the CPU), no
+ * contraction into FMA and no errno from sqrt, so the results stay those of
+ * the generic range, bit for bit. */
+#define UM_HOSTC_DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp-simd"
+/** Elements per group of the SIMD range of a compiled host loop (um_options.compile_simd). */
+#define UM_HOSTC_LANES 8
+/** The name of a um_compile value ("off", "auto", "wait"). */
+const char *um_compile_name(um_compile c);
+/** Parse "off", "auto" or "wait" into *out; UM_ERR_ARG if unknown. */
+int um_compile_parse(const char *s, um_compile *out);
+
+/** Execution options, fixed at um_init (layout and block size may also be set
+ * per dat / per loop later). Start from um_options_default. */
+typedef struct {
+  const char *backend;    /**< a registered backend's name ("seq", "openmp",
+                             "cuda", ...) or NULL / "auto": the available
+                             backend of highest priority                      */
+  um_strategy strategy;   /**< UM_STRATEGY_AUTO: the backend's default           */
+  um_layout layout;       /**< default layout of dats declared from now on       */
+  int block_size;         /**< plan mini-partition size (elements), > 0          */
+  int nthreads;           /**< OpenMP threads, 0 = runtime default; at most um_threads_max() */
+  int parallel_threshold; /**< OpenMP: loops over fewer elements run on one thread
+                             (same plan and colour order); 0 = always parallel */
+  int check_plans;        /**< 1: verify every plan after building it            */
+  int verbose;            /**< 0 quiet, 1 info, 2 debug (messages to log)        */
+  int row_align;          /**< dats allocate their rows rounded up to a multiple
+                             of this (>= 1; SoA columns start aligned)         */
+  /** Host backends (seq, openmp): each loop's range compiled for its arguments
+   * (dims, maps, layouts, globals known to the compiler) with a C compiler at
+   * run time and kept in a disk cache; the same results, bit for bit, as the
+   * range UM_KERNEL_DEFINE built (engine/src/backends/host/hostc.c).
+   * UM_COMPILE_OFF (default), _AUTO or _WAIT. */
+  um_compile compile;
+  double compile_after;   /**< AUTO: seconds a loop runs before it is compiled   */
+  /** A loop whose indirect and global arguments are all read also gets a SIMD
+   * range: elements in groups of UM_HOSTC_LANES, their indirect data gathered
+   * into local rows, the kernel run on the group under `omp simd` (the same
+   * operations per element, so the same bits). -1: never; 0 (default): its
+   * first calls alternate the two ranges, the faster one stays; 1: always. */
+  int compile_simd;
+  char cc[256];           /**< compiler command; "": the one um was built with   */
+  char cflags[256];       /**< "": UM_HOSTC_DEFAULT_CFLAGS                       */
+  char cache[512];        /**< "": $XDG_CACHE_HOME/um or ~/.cache/um; "off": none */
+  um_log_fn log;          /**< where messages go (NULL: dropped)                 */
+  void *log_user;         /**< passed to log as its first argument               */
+  /** Backends' own settings, "<backend>.<key>" = value (e.g. "cuda.profile" =
+   * "h100"): set with um_options_set_backend; each backend declares its keys
+   * (um_backend_option_count / _at), and um_init refuses unknown ones.
+   * nbackend_options: the entries of backend_options in use. */
+  int nbackend_options;
+  /** The backend settings themselves (nbackend_options of them). */
+  struct {
+    char key[64];    /**< "<backend>.<key>", e.g. "cuda.profile" */
+    char value[256]; /**< its value as text                       */
+  } backend_options[UM_MAX_BACKEND_OPTIONS];
+  /** Backends defined by the caller, offered besides the built-in ones (a test,
+   * an experimental backend): see um/backend.h. The tables must outlive the
+   * contexts that use them; the list itself is read only by um_init. */
+  const struct um_backend_def *const *extra_backends;
+  int nextra_backends;    /**< entries of extra_backends                         */
+} um_options;
+
+/** Defaults: backend auto, strategy AUTO, layout AOS, block_size 256, checks off,
+ * parallel_threshold 4096, row_align 1, no log, no backend options. */
+void um_options_default(um_options *opts);
+/** The most threads a context may run: UM_THREADS_PER_CORE x the cores online
+ * (more only adds start-up cost and memory; 100,000 crashed libgomp). */
+#define UM_THREADS_PER_CORE 8
+/** UM_THREADS_PER_CORE x the cores online: the largest um_options.nthreads um_init accepts. */
+int um_threads_max(void);
+
+/** Set (or replace) "<backend>.<key>" = value; UM_ERR_ARG if the key is malformed,
+ * the value too long or the table full (checked against the backend at um_init). */
+int um_options_set_backend(um_options *opts, const char *key, const char *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

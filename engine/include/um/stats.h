@@ -1,0 +1,123 @@
+/** @file um/stats.h
+ * Timing and statistics of loops, and what each loop last ran.
+ * Part of the public API: include um/um.h. */
+#ifndef UM_STATS_H
+#define UM_STATS_H
+
+#include "um/loop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- timing and statistics ------------------------------------------------ */
+/** The most backend counters a loop's statistics hold (um_loop_stats.counters). */
+#define UM_MAX_COUNTERS 12
+/** What the engine measured of one loop (by name) since the context began or
+ * the last um_loop_stats_reset: calls, times, useful bytes, plan statistics,
+ * the backend's counters, halo exchanges, splitting. */
+typedef struct {
+  const char *name;     /**< the loop's name (as passed to um_par_loop)   */
+  long calls;           /**< calls of the loop                            */
+  long compiled_calls;  /**< calls that ran host code compiled for the loop
+                           (um_options.compile)                           */
+  long simd_calls;      /**< of those, calls that ran its SIMD range
+                           (um_options.compile_simd)                      */
+  double seconds;       /**< total time inside the loop (GPU time when
+                           device_timed)                                  */
+  double host_seconds;  /**< wall-clock time the host spent in um_par_loop
+                           (issuing work, building plans, compiling, and
+                           waiting where a reduction must be read back)   */
+  double bytes;         /**< useful bytes per call (GUIDE.md convention)   */
+  int set_size;         /**< elements of the iteration set               */
+  int indirect;         /**< 1 if any arg goes through a map               */
+  int one_to_one;       /**< 1 if it writes through maps, only through one-to-one columns: run without plan,
+                           colours or atomics (um_loop.one_to_one) */
+  int has_plan;         /**< 1 if the loop used a plan; the plan statistics below are those of the last
+                           plan used (0 for direct loops) */
+  int block_size;       /**< plan: elements per block                    */
+  int nblocks;          /**< plan: blocks (mini-partitions)              */
+  int nblock_colours;   /**< plan: block colours                         */
+  double mean_thread_colours; /**< plan: thread colours per block, mean  */
+  int max_thread_colours;     /**< plan: thread colours per block, most  */
+  double shared_bytes_mean;   /**< plan: shared memory per block (staged data), mean bytes */
+  long shared_bytes_max;      /**< plan: shared memory per block, most bytes */
+  double reuse_factor;        /**< plan: indirect accesses per distinct element staged */
+  double cache_lines_mean;    /**< plan: cache lines touched per block, mean */
+  int nplans;           /**< plans built for this loop name               */
+  double plan_seconds;  /**< time spent building (and checking) its plans */
+  /** Wall time of the loop's first call, after its argument checks to its return: tuning, statistics, plans,
+   * compilation, uploads, the launch (or on the host the run) and a reduction's wait; the first cycle's cost
+   * per loop. */
+  double first_call_seconds;
+  int device_timed;     /**< 1: seconds is device time (e.g. CUDA events),
+                           run-time compilation excluded                 */
+  /** The backend's own per-loop counters (names from its registration, e.g.
+   * compile_seconds, modules, occupancy on cuda); see um_loop_stats_counter.
+   * ncounters: entries used in counter_names and counters. */
+  int ncounters;
+  const char *counter_names[UM_MAX_COUNTERS]; /**< the counters' names          */
+  double counters[UM_MAX_COUNTERS];           /**< the counters' values         */
+  /** Distributed runs (0 otherwise), totals over the calls: dats exchanged,
+   * messages and bytes sent, seconds spent on the exchange, and of those the
+   * seconds that overlapped with core elements running. halo_exchanges: dats exchanged. */
+  long halo_exchanges;
+  long halo_messages;          /**< messages sent                               */
+  double halo_bytes;           /**< bytes sent                                  */
+  double halo_seconds;         /**< seconds spent on the exchange               */
+  double halo_hidden_seconds;  /**< of those, seconds overlapped with core elements */
+  int reverse_increments; /**< 1: the last call sent increments back to their owners (REVERSE) */
+  /** Automatic loop splitting: the last call's variant ("off", "scatter",
+   * "gather", "fused"); split_reason says why; parent: for the loops a split generates
+   * (named "<loop>:contrib", "<loop>:inc<k>", "<loop>:gather<k>"), the loop they
+   * belong to (NULL otherwise). temp_bytes: the engine's temporaries. */
+  const char *split;
+  const char *split_reason;    /**< why the loop ran as `split`                 */
+  const char *parent;          /**< the loop a generated loop belongs to, or NULL */
+  double temp_bytes;           /**< bytes of the engine's temporaries for the split */
+  /** After um_loop_stats_across_ranks (0 before, and on one process): the
+   * ranks timed and this loop's seconds on the fastest, average and slowest
+   * rank (seconds above stay this rank's own). ranks_timed: the ranks timed. */
+  int ranks_timed;
+  /** @{ seconds on the fastest rank, averaged over the ranks, and on the slowest rank */
+  double seconds_rank_min, seconds_rank_mean, seconds_rank_max;
+  /** @} */
+  /** @{ the fastest and the slowest rank (the lowest of equals); -1 before um_loop_stats_across_ranks */
+  int rank_fastest, rank_slowest;
+  /** @} */
+} um_loop_stats;
+
+/** Collective (every rank calls it, after the same loops): each loop's time on
+ * the fastest, average and slowest rank, into um_loop_stats. The slowest rank's
+ * time is the loop's time in the run; max/mean is its load imbalance. A no-op
+ * on one process; UM_ERR_BACKEND if the ranks ran different loops. */
+int um_loop_stats_across_ranks(um_context *ctx);
+
+/** The number of loops (by name) with statistics. */
+int um_loop_stats_count(const um_context *ctx);
+/** A backend counter of a loop by name: 1 and *value if the backend keeps it, else 0. */
+int um_loop_stats_counter(const um_loop_stats *s, const char *name, double *value);
+/** The statistics of loop i (0 <= i < um_loop_stats_count), in the order loops first ran. */
+int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *out);
+/** Plans in the context's plan cache. */
+int um_plan_cache_size(const um_context *ctx);
+/** Reset counters (keeps plans). */
+void um_loop_stats_reset(um_context *ctx);
+
+/** The number of arguments of what loop i (as in um_loop_stats_get) last ran.
+ * With um_loop_arg_get, um_loop_kernel and um_loop_set: its kernel, iteration
+ * set and arguments (dats, maps, indices, access modes). Lets a tool describe the
+ * loops' access patterns (umrun's JSON, --report). */
+int um_loop_arg_count(const um_context *ctx, int i);
+/** Argument j of loop i as it last ran. A gbl argument's data pointer is not
+ * kept valid: read only its dim, type and access. */
+int um_loop_arg_get(const um_context *ctx, int i, int j, um_arg *out);
+/** The kernel loop i last ran, or NULL. */
+const um_kernel *um_loop_kernel(const um_context *ctx, int i);
+/** The set loop i last ran over, or NULL. */
+um_set *um_loop_set(const um_context *ctx, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
