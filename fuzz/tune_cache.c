@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "tune/tune.h"
 #include "fuzz_file.h"
 
 extern const um_backend_def um_backend_seq;

@@ -7,12 +7,20 @@
  * never names a backend: it picks one by name or by priority, asks it which
  * strategy it runs, and hands it loops through this interface.
  *
- * um_par_loop runs these stages, in core, in this order:
- *   check arguments -> resolve layouts -> transform passes -> exchange halos
+ * um_par_loop runs these stages, in core (engine/src/core/loop.c), in this order:
+ *   check arguments -> resolve layouts -> transform pass -> exchange halos
  *   -> backend->run(elements [begin, end) of the set)
  *   -> reductions combined once -> statistics
- * so a backend runs a range and fills reduction partials; it never touches the
- * user's global values, the halo flags or the loop statistics itself.
+ * (run.tune, at a loop's first call, runs the same pieces above them). The
+ * transform pass (automatic loop splitting, engine/src/transform/), the tuner
+ * (engine/src/tune/) and the distributed operations (engine/src/distributed/)
+ * reach core through the tables of engine/src/core/pass.h, as a backend does
+ * through this one: core names none of them. The pass hands a backend the
+ * loops it makes like any other loop, so a backend runs what it is given: a
+ * range, filling reduction partials; it never touches the user's global
+ * values, the halo flags or the loop statistics itself. A host backend runs
+ * the loop's range compiled for its arguments where it has one (the seq and
+ * openmp backends ask engine/src/backends/host/hostc.c in their run).
  */
 #ifndef UM_BACKEND_H
 #define UM_BACKEND_H
@@ -57,7 +65,9 @@ typedef struct um_loop {
   um_strategy strategy;  /**< resolved by the backend's strategy rule        */
   int id;                /**< the loop's record, for um_backend_loop_* calls */
   /** host backends (host_code): the range compiled for this loop's arguments,
-   * or NULL; um_exec_init hands it on and um_exec_range runs it */
+   * or NULL; set by the backend's run itself (seq and openmp: from the host
+   * compiler, engine/src/backends/host/hostc.c; core leaves it NULL);
+   * um_exec_init hands it on and um_exec_range runs it */
   um_compiled_range compiled;
   /** lazy reductions (um_arg_reduction): set by core when every reduction of this call is one and the call
    * runs in one piece, so a backend with lazy_reductions may leave their results to arrive later in
@@ -158,7 +168,7 @@ typedef struct {
 } um_backend_option;
 
 /** A backend: one table of functions, registered by one line in
- * engine/src/backends/backend_list.h or passed in um_options.extra_backends.
+ * engine/src/core/backend_list.h or passed in um_options.extra_backends.
  * Functions marked "may be NULL" are optional; the others are required. */
 typedef struct um_backend_def {
   const char *name;         /**< what options and configs call it              */
@@ -167,8 +177,8 @@ typedef struct um_backend_def {
    * um_loop_plan), so a distributed loop runs its core elements while halos
    * travel; 0: ranges start at 0 (no overlap) */
   int ranges;
-  /** 1: run() runs kernels on the host through um_exec_range, so the core may
-   * hand it loops compiled for their arguments (um_loop.compiled) */
+  /** 1: run() runs kernels on the host through um_exec_range (it may run
+   * them compiled for their arguments: um_loop.compiled) */
   int host_code;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;

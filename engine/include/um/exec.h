@@ -72,6 +72,9 @@ typedef struct um_exec {
   um_vec vec[UM_MAX_ARGS];
   /** per-thread staging for SoA args (one element's values, as AoS) */
   double scratch[UM_MAX_ARGS][UM_MAX_SCRATCH_DIM];
+  /** 1: the loop's context is in reproducible mode (um_exec_init): its kernels' um_cbrt / um_exp take the
+   * portable versions (um/kernel.h) while um_exec_range runs them */
+  int repro_math;
 } um_exec;
 
 static inline size_t um__target(const um_exec_arg *a, int e) {
@@ -126,11 +129,20 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
 /** Write SoA values back after the kernel ran on element e. */
 void um_exec_scatter(um_exec *x, int e);
 
+/** This thread's reproducible-math setting for the kernels' um_cbrt / um_exp (um/kernel.h), set by
+ * um_exec_range from x->repro_math while it runs a range. */
+extern __thread int um_kernel_repro_math;
+
 /** Run elements [begin, end): the compiled range when the loop has one, else
- * the kernel's (UM_KERNEL_DEFINE's) range function. Same results, bit for bit. */
+ * the kernel's (UM_KERNEL_DEFINE's) range function. Same results, bit for bit.
+ * The kernels' math follows x->repro_math while it runs (a compiled range is
+ * built per mode). */
 static inline void um_exec_range(um_exec *x, int begin, int end) {
+  const int repro = um_kernel_repro_math;
+  um_kernel_repro_math = x->repro_math;
   if (x->compiled) x->compiled(x->cbase, x->cmap, x->cstride, begin, end);
   else x->kernel->range(x, begin, end);
+  um_kernel_repro_math = repro;
 }
 
 #ifdef __cplusplus

@@ -230,9 +230,15 @@ UM_KERNEL double um_soft_exp(double x) {
 #define UM__REPRO_MATH 0
 #endif
 #else
-/** 1 while a loop of a context in reproducible mode runs (set by um_par_loop): the host's generic code
- * takes um_soft_cbrt / um_soft_exp then */
-extern int um_kernel_repro_math;
+/** 1 on this thread while a range of a loop of a context in reproducible mode runs: um_exec_range sets it
+ * from its descriptor (um_exec.repro_math, the loop's context's setting) and restores it after, so that two
+ * contexts of different settings never share it; the host's generic code takes um_soft_cbrt / um_soft_exp
+ * then (also declared in um/exec.h) */
+#ifdef __cplusplus
+extern "C" __thread int um_kernel_repro_math;
+#else
+extern __thread int um_kernel_repro_math;
+#endif
 #define UM__REPRO_MATH um_kernel_repro_math
 #endif
 /** cbrt(x); um_soft_cbrt(x) in reproducible mode. */

@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "plan/plan.h"
 #include "host/host.h"
+#include "host/hostc.h"
 
 /* Run chunk k: elements [b, e); save its reduction partials into part (if any). */
 static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *part, int gwidth) {
@@ -45,6 +46,8 @@ static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *par
 
 static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
+  UM_CHECK(ctx, um__hostc_range(ctx, loop)); /* its range compiled for its arguments, where there is one */
+  const double t0 = um_wtime();
   const um_options *opts = um_context_options(ctx);
   const um_plan *plan = NULL;
   const int conflicts = loop->has_conflicts && !loop->one_to_one;
@@ -106,6 +109,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   }
   free(xs);
   free(parts);
+  um__hostc_timed(ctx, loop, um_wtime() - t0);
   return UM_SUCCESS;
 }
 
@@ -156,6 +160,7 @@ const um_backend_def um_backend_openmp = {
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour (vector increments: atomics too)",
     .init = omp_init,
+    .finalize = um__host_finalize,
     .strategy = omp_strategy,
     .run = omp_run,
     .gather = omp_gather,

@@ -1,7 +1,9 @@
-/* The sequential backend: a plain loop over the range, the reference for all others. */
+/* The sequential backend: a plain loop over the range, the reference for all others. Like openmp, it runs
+ * a loop's range compiled for its arguments where the host compiler has one (host/hostc.c). */
 #include <stdlib.h>
 #include "core/error.h"
 #include "host/host.h"
+#include "host/hostc.h"
 
 int um__host_strategy(um_context *ctx, void *state, um_strategy want, um_strategy *out) {
   (void)state;
@@ -15,8 +17,16 @@ int um__host_strategy(um_context *ctx, void *state, um_strategy want, um_strateg
                   um_strategy_name(want), um_context_backend(ctx));
 }
 
+/* The host backends' finalize: their compiled loops go with the context. */
+void um__host_finalize(um_context *ctx, void *state) {
+  (void)state;
+  um__hostc_free(ctx);
+}
+
 static int seq_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
+  UM_CHECK(ctx, um__hostc_range(ctx, loop));
+  const double t0 = um_wtime();
   um_exec *x = malloc(sizeof *x);
   if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
   um_exec_init(x, loop);
@@ -24,6 +34,7 @@ static int seq_run(um_context *ctx, void *state, um_loop *loop) {
   if (loop->end > loop->begin) um_exec_range(x, loop->begin, loop->end);
   um_exec_reduce(loop, x);
   free(x);
+  um__hostc_timed(ctx, loop, um_wtime() - t0);
   return UM_SUCCESS;
 }
 
@@ -40,6 +51,7 @@ const um_backend_def um_backend_seq = {
     .host_code = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
+    .finalize = um__host_finalize,
     .strategy = um__host_strategy,
     .run = seq_run,
     .gather = seq_gather,

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "internal.h"
-#include "distributed/dist.h"
+#include "pass.h"
 #include "../util/array.h"
 #include "../util/checked.h"
 
@@ -151,6 +151,7 @@ int um_init(um_context **out, const um_options *opts) {
   else um_options_default(&ctx->opts);
   ctx->split = UM_SPLIT_AUTO;
   ctx->transport_min_bytes = UM_TRANSPORT_MIN_BYTES;
+  um__passes_install(ctx); /* its transform pass and tuner (engine/src/passes.c) */
   ctx->plans = um_plan_cache_create();
   if (!ctx->plans) {
     free(ctx);
@@ -224,10 +225,9 @@ int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
   um__reductions_free(ctx); /* (their buffers are the backend's host memory: freed while it runs) */
-  if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate);
-  um__hostc_free(ctx);
-  um__split_free(ctx);
-  um__dist_free(ctx);
+  if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate); /* (host: compiled loops) */
+  if (ctx->transform) ctx->transform->free(ctx); /* its temporaries and generated loops */
+  if (ctx->dist_ops) ctx->dist_ops->free(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
     free(ctx->sets[i]->name);
     free(ctx->sets[i]->perm);
@@ -435,7 +435,7 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   ctx->dats[ctx->ndats++] = d;
   *out = d;
   /* distributed: data holds the whole set (the app's view); this rank keeps its rows */
-  if (ctx->dist && data) UM_CHECK(ctx, um__dist_fill(ctx, d, data));
+  if (ctx->dist && data) UM_CHECK(ctx, ctx->dist_ops->fill(ctx, d, data));
   /* the context's default layout applies to dats declared from now on */
   if (ctx->opts.layout != UM_AOS) UM_CHECK(ctx, um_dat_set_layout(ctx, d, ctx->opts.layout));
   return UM_SUCCESS;

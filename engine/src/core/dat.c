@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "distributed/dist.h"
+#include "pass.h"
 
 /* One transpose with the value size es known where it is inlined (8 and 4 below): each copy a single move,
  * where a copy of a size known only at run time is a library call per value (a 2.1M-cell miniAero's dats
@@ -110,7 +110,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
-  if (ctx->dist) return um__dist_fetch(ctx, d, out); /* collective, also for 0 bytes */
+  if (ctx->dist) return ctx->dist_ops->fetch(ctx, d, out); /* collective, also for 0 bytes */
   if (!bytes) return UM_SUCCESS;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
   if (d->layout == UM_SOA && d->dim > 1) um__transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
@@ -124,7 +124,7 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
-  if (ctx->dist) return um__dist_fill(ctx, d, in); /* every local row, halo too, from the global values */
+  if (ctx->dist) return ctx->dist_ops->fill(ctx, d, in); /* every local row, halo too, from the global values */
   if (!bytes) return UM_SUCCESS;
   /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */
   if (d->rows > d->set->size) UM_CHECK(ctx, um__dat_to_host(ctx, d));

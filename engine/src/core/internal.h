@@ -26,29 +26,6 @@ void um__combine(void *dst, const void *src, int dim, um_type t, um_access acc);
  * size and strategy; the plan numbers them from 0 (element begin + i is i). */
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **plan);
 
-/* Compiled host loops (hostc.c): set loop->compiled when the loop's range is
- * compiled for its arguments (starting or advancing its compile as the
- * context's compile mode says; loop_seconds: the loop's time so far; memo: the
- * loop record's memo of its module and of the range chosen, kept by hostc.c);
- * um__hostc_timed: the call's time, for choosing between the scalar and SIMD
- * ranges; and free them with the context (a compile still running is stopped). */
-int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_hostc_memo *memo);
-void um__hostc_timed(um_hostc_memo *memo, double seconds);
-void um__hostc_free(um_context *ctx);
-/* Automatic loop splitting (split.c). um__split_prepare decides for this call
- * of the loop (record rec_id) and returns the split's state, or NULL to run
- * the loop whole; um__split_run runs elements [piece->begin, piece->end) of
- * the split loop (contributions, and with SCATTER their increments), copying
- * the piece's reduction partials back; um__split_finish runs what follows all
- * pieces (GATHER's increments, exact reductions) for elements [0, loop->end);
- * um__split_timed takes the call's time (auto's measurements). */
-struct um_split_state;
-int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_split_state **out);
-int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece);
-int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop);
-void um__split_timed(um_context *ctx, int rec_id, double seconds);
-int um__split_measuring(const um_context *ctx, int rec_id); /* auto is timing this loop's calls */
-void um__split_free(um_context *ctx);
 /* reduction.c: lazy reductions. um__reduction_finish: after loop's call, arg i (a lazy reduction) holds the
  * call's result (loop->red[i], combined across ranks) or, deferred, will find it in its buffer later. */
 void um__reduction_finish(const um_loop *loop, int i, long call);
@@ -57,21 +34,6 @@ int um__reductions_all_lazy(const um_loop *loop);
 void um__reductions_free(um_context *ctx);
 /* a um_arg_reduction argument: the handle is this context's and the argument still says what it was made with */
 int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *a);
-/* 1 if the loop can be split (tuning: which variants to try): *gather 1 if the backend gathers (else its
- * split scatters), *fused 1 if it can also split inside its launches (FUSED) */
-int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused);
-/* Per-loop auto-tuning (tune.c): at a loop's first call with run.tune on, its settings tried (um__loop_trial,
- * after um__loop_tune_halos) and the fastest kept as the loop's overrides. */
-int um__tune_loop(um_context *ctx, um_loop *loop);
-/* run.tune's cache file (tune_cache.c): the last valid line of `path` for `key` whose settings are T's listing
- * (then the kernel variants tried with one of them) into T; 1 and *line its number, or 0. Bad lines are skipped
- * with a note naming the file and line: every bad line when note_all (a run's first read), else only this key's.
- * um__tune_cache_write appends T's choice (a failure is a note). Neither fails a run. */
-int um__tune_cache_read(um_context *ctx, const char *path, uint64_t key, um_tune_info *T, int note_all, int *line);
-void um__tune_cache_write(um_context *ctx, const char *path, uint64_t key, const char *loop, const um_tune_info *T);
-int um__loop_tune_halos(um_context *ctx, const um_loop *base);
-int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds);
-int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out);
 /* Check argument i of loop `loop` over `set` (its dat, map, index, dim, type and
  * access); the message names the loop and the argument (args.c). */
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);

@@ -1,17 +1,24 @@
 /* Arguments, the um_par_loop pipeline and per-loop statistics.
  *
  * um_par_loop runs explicit stages, each a function below:
+ *   0 tuning (first call)   the context's tuner (ctx->tuner, core/pass.h; tune/tune.c), above the
+ *                           pipeline: it runs the pipeline's pieces (um_pipeline below) per setting
  *   1 check arguments       check_loop
  *   2 resolve layouts       um__resolve_layouts
- *   3 transform passes      transform   (automatic loop splitting, split.c)
- *   4 exchange halos        halo_list, then um__dist_exchange_begin/end in run_ranges (dist/)
- *   5 the backend runs a range of the set   run_ranges (core elements while the halos travel)
+ *   3 transform pass        transform: the context's pass (ctx->transform, core/pass.h; automatic
+ *                           loop splitting, transform/split.c) makes the loops that run, or none
+ *   4 exchange halos        halo_list, then exchange_begin/end in run_ranges (ctx->dist_ops,
+ *                           core/pass.h: distributed/, set by um_distribute)
+ *   5 the backend runs a range of the set   run_ranges (core elements while the halos travel); a
+ *                           host backend runs the range compiled for the loop where it has one
+ *                           (backends/host/hostc.c, consulted in its run)
  *   6 reductions combined   finish_reductions (once, in core, across ranks too), and a value
  *                           that became NaN or infinite stops the run there (UM_ERR_DIVERGED)
  *   7 statistics            record_stats (and halo flags of written dats)
  *
- * Calls go one way between the loop and the dats: loop.c calls dat.c (um__resolve_layouts,
- * um_sync); dat.c calls nothing here.
+ * Calls go one way: core names no room above it (transform/, tune/, backends/, distributed/): it
+ * calls them through the tables of core/pass.h and the backend's um_backend_def. Between the loop
+ * and the dats: loop.c calls dat.c (um__resolve_layouts, um_sync); dat.c calls nothing here.
  */
 #include <math.h>
 #include <stddef.h>
@@ -20,10 +27,8 @@
 #include <string.h>
 #include "internal.h"
 #include "maputil.h"
+#include "pass.h"
 #include "../util/array.h"
-#include "distributed/dist.h"
-
-int um_kernel_repro_math = 0; /* um/kernel.h: um_cbrt / um_exp take the portable versions while set */
 
 um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
@@ -83,16 +88,22 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
   return UM_SUCCESS;
 }
 
-/* Stage 3: passes that rewrite a loop into the loops that run: automatic loop
- * splitting (split.c) returns the loop's sequence (contributions into
- * temporaries, then increments), or NULL to run it whole. */
-static int transform(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
-  return um__split_prepare(ctx, loop, loop->id, sp);
+/* Stage 3: the pass that rewrites a loop into the loops that run (ctx->transform: automatic loop
+ * splitting) returns the loop's sequence (contributions into temporaries, then increments), or NULL
+ * to run it whole. */
+static int transform(um_context *ctx, um_loop *loop, void **sp) {
+  *sp = NULL;
+  return ctx->transform ? ctx->transform->prepare(ctx, loop, loop->id, sp) : UM_SUCCESS;
 }
 
-/* Stage 5's unit: elements [loop->begin, loop->end) run whole, or as the split's contributions. */
-static int run_piece(um_context *ctx, um_loop *loop, struct um_split_state *sp) {
-  return sp ? um__split_run(ctx, sp, loop) : ctx->backend->run(ctx, ctx->bstate, loop);
+/* Stage 5's unit: elements [loop->begin, loop->end) run whole, or as the pass's sequence. */
+static int run_piece(um_context *ctx, um_loop *loop, void *sp) {
+  return sp ? ctx->transform->run(ctx, sp, loop) : ctx->backend->run(ctx, ctx->bstate, loop);
+}
+
+/* After every piece: what the pass's sequence runs over elements [0, loop->end) (gathers, exact sums). */
+static int finish_pieces(um_context *ctx, um_loop *loop, void *sp) {
+  return sp ? ctx->transform->finish(ctx, sp, loop) : UM_SUCCESS;
 }
 
 /* Stage 5's range: owned elements, plus the exec halo when the loop writes
@@ -116,13 +127,13 @@ static void add_dat_once(um_dat **list, int *n, um_dat *d) {
  * the set), so each message posted has its receiver. */
 static void halo_list(um_context *ctx, const um_loop *loop, int reverse, um_dat **list, int *n) {
   *n = 0;
-  const int runs_exec = !reverse && loop->has_conflicts && um__dist_set_has_exec(ctx, loop->set);
+  const int runs_exec = !reverse && loop->has_conflicts && ctx->dist_ops->set_has_exec(ctx, loop->set);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind != UM_ARG_DAT || (a->acc != UM_READ && a->acc != UM_RW)) continue;
     if (!a->map && !runs_exec) continue;
     um_dat *d = a->dat;
-    if (d->halo_stale && um__dist_set_has_halo(ctx, d->set)) add_dat_once(list, n, d);
+    if (d->halo_stale && ctx->dist_ops->set_has_halo(ctx, d->set)) add_dat_once(list, n, d);
   }
 }
 
@@ -189,12 +200,12 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
    * times the bytes it adds: measured on the 16-core host, 8 ranks (docs/benchmarks.md), reverse paid at
    * a work/back ratio of 6.7 (LULESH volume_force) and lost at 3.0 (Airfoil res_calc), 2.7 (BookLeaf
    * getacc_scatter) and 1.8 (miniAero flux_faces). */
-  const double work = um__dist_set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop);
+  const double work = ctx->dist_ops->set_halo_total(ctx, loop->set, 1) * bytes_per_element(loop);
   um_dat *inc[UM_MAX_ARGS];
   const int ninc = inc_dats(loop, inc);
   double back = 0;
   for (int i = 0; i < ninc; i++)
-    back += um__dist_set_halo_total(ctx, inc[i]->set, 0) * (double)inc[i]->dim * (double)inc[i]->esize * 3.0;
+    back += ctx->dist_ops->set_halo_total(ctx, inc[i]->set, 0) * (double)inc[i]->dim * (double)inc[i]->esize * 3.0;
   const int reverse = work > REVERSE_GAIN * back;
   if (rec->calls == 0)
     um_backend_log(ctx, UM_LOG_DEBUG, "um: loop '%s': mpi.increments auto -> %s (exec halo %.0f bytes of work, %.0f "
@@ -237,15 +248,16 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
  * past 0), the rest of the owned ones, then the exec halo with its reduction
  * partials dropped (their owner counts those elements). */
 static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse,
-                      struct um_split_state *sp) {
+                      void *sp) {
   if (!ctx->dist) {
     UM_CHECK(ctx, run_piece(ctx, loop, sp));
-    return sp ? um__split_finish(ctx, sp, loop) : UM_SUCCESS;
+    return finish_pieces(ctx, loop, sp);
   }
+  const um_dist_ops *D = ctx->dist_ops;
   um_dat *inc[UM_MAX_ARGS];
   const int ninc = reverse ? inc_dats(loop, inc) : 0;
   for (int i = 0; i < ninc; i++) /* reverse: the halo copies of the incremented dats start from zero */
-    UM_CHECK(ctx, um__dist_zero_halo(ctx, inc[i]));
+    UM_CHECK(ctx, D->zero_halo(ctx, inc[i]));
   const um_set *s = loop->set;
   const int end = loop->end, owned = s->size < end ? s->size : end;
   const int ranges = ctx->backend->ranges;
@@ -257,23 +269,23 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
                     loop->name, ctx->backend->name);
   int done = 0; /* elements [0, done) have run */
   if (nx) {
-    UM_CHECK(ctx, um__dist_exchange_begin(ctx, xd, nx, rec));
+    UM_CHECK(ctx, D->exchange_begin(ctx, xd, nx, rec));
     const int core = ranges && s->core_size < owned ? s->core_size : 0;
     if (core > 0) {
       loop->begin = 0;
       loop->end = core;
       /* on the host in pieces, MPI progress between them (dist.h); not where pieces change bits (a reduction, sp) */
-      int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : um__dist_progress_piece(ctx, loop);
+      int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : D->progress_piece(ctx, loop);
       if (piece <= 0) piece = core; /* one piece */
       for (int b = 0; b < core; b += piece) {
         loop->begin = b;
         loop->end = core - b > piece ? b + piece : core;
         UM_CHECK(ctx, run_piece(ctx, loop, sp));
-        if (loop->end < core) UM_CHECK(ctx, um__dist_progress(ctx));
+        if (loop->end < core) UM_CHECK(ctx, D->progress(ctx));
       }
       done = core;
     }
-    UM_CHECK(ctx, um__dist_exchange_end(ctx, rec, core > 0));
+    UM_CHECK(ctx, D->exchange_end(ctx, rec, core > 0));
     for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
   }
   const int stop = apart ? owned : end;
@@ -291,8 +303,8 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
   }
   loop->begin = 0;
   loop->end = end;
-  if (sp) UM_CHECK(ctx, um__split_finish(ctx, sp, loop)); /* gathers over every element that ran */
-  if (reverse) UM_CHECK(ctx, um__dist_reverse(ctx, inc, ninc, rec)); /* halo copies -> owners, added */
+  UM_CHECK(ctx, finish_pieces(ctx, loop, sp)); /* gathers over every element that ran */
+  if (reverse) UM_CHECK(ctx, D->reverse(ctx, inc, ninc, rec)); /* halo copies -> owners, added */
   return UM_SUCCESS;
 }
 
@@ -314,7 +326,7 @@ static void start_reductions(um_loop *loop) {
  * goes on (or ends with exit status 0) on NaN. The user's value holds the
  * result either way. */
 static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *rec) {
-  if (ctx->dist && loop->has_reduction) UM_CHECK(ctx, um__dist_reduce(ctx, loop));
+  if (ctx->dist && loop->has_reduction) UM_CHECK(ctx, ctx->dist_ops->reduce(ctx, loop));
   int bad = -1, badc = 0;
   double before = 0, after = 0;
   for (int i = 0; i < loop->nargs; i++) {
@@ -370,7 +382,8 @@ static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec,
   rec->seconds += seconds;
 }
 
-static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp);
+static int prepare(um_context *ctx, um_loop *loop, void **sp);
+static const um_pipeline pipeline;
 
 /* A loop that increments a whole dat (um_arg_whole INC) writes rows no map names: no plan can colour it, so it
  * runs by atomics whatever the strategy, where the backend has them. A backend without keeps the loop's strategy:
@@ -402,11 +415,11 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   rec->set = set;
   rec->nargs = nargs;
   if (nargs) memcpy(rec->args, args, (size_t)nargs * sizeof *args);
-  if (ctx->tune != UM_TUNE_OFF && !rec->tune && !rec->parent) { /* (trials run the backend, never um_par_loop) */
-    UM_CHECK(ctx, um__tune_loop(ctx, &loop)); /* run.tune: its settings tried and the fastest kept (tune.c) */
+  if (ctx->tune != UM_TUNE_OFF && ctx->tuner && !rec->tune && !rec->parent) { /* (trials: never um_par_loop) */
+    UM_CHECK(ctx, ctx->tuner->tune_loop(ctx, &loop, &pipeline)); /* run.tune: settings tried, the fastest kept */
     rec = &ctx->loops[loop.id];
   }
-  struct um_split_state *sp = NULL;
+  void *sp = NULL;
   UM_CHECK(ctx, prepare(ctx, &loop, &sp));
   rec = &ctx->loops[loop.id]; /* the split may have added records */
   um_dat *xd[UM_MAX_ARGS];
@@ -417,20 +430,14 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   if (ctx->dist) halo_list(ctx, &loop, reverse, xd, &nx);
   start_reductions(&loop);
   loop.lazy_ok = loop.has_reduction && !sp && !ctx->dist && !ctx->reproducible && um__reductions_all_lazy(&loop);
-  if (!sp) {
-    UM_CHECK(ctx, um__hostc_range(ctx, &loop, rec->seconds, &rec->hostc));
-    if (loop.compiled) rec->compiled_calls++;
-    if (loop.compiled && rec->hostc.ran == 1) rec->simd_calls++;
-  }
-  const int measuring = um__split_measuring(ctx, loop.id); /* split auto on a device: whole calls */
+  const int measuring = ctx->transform && ctx->transform->measuring(ctx, loop.id); /* split auto: whole calls */
   if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
   UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse, sp));
   if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t1 = um_wtime();
   rec = &ctx->loops[loop.id];
-  if (!sp) um__hostc_timed(&rec->hostc, t1 - t0);
-  if (measuring) um__split_timed(ctx, loop.id, t1 - t0);
+  if (measuring) ctx->transform->timed(ctx, loop.id, t1 - t0);
   const int frc = finish_reductions(ctx, &loop, rec);
   record_stats(ctx, &loop, rec, t1 - t0);
   if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_first;
@@ -439,7 +446,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
 
 /* Stages 2 and 3 for one call: the loop's block size and strategy (its record's overrides, else the
  * context's), layouts, then the transform passes; the range it runs. */
-static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
+static int prepare(um_context *ctx, um_loop *loop, void **sp) {
   const um_loop_rec *rec = &ctx->loops[loop->id];
   loop->block_size = um__rec_block_size(ctx, rec);
   loop->strategy = um__rec_strategy(ctx, rec);
@@ -456,15 +463,15 @@ static int prepare(um_context *ctx, um_loop *loop, struct um_split_state **sp) {
                     "writes per map index; leave it to the run's strategy (it is then coloured) or use a backend "
                     "whose atomics take every increment",
                     loop->name, ctx->backend->name);
-  um_kernel_repro_math = ctx->reproducible;     /* the kernels' um_cbrt / um_exp on the host (um/kernel.h) */
   UM_CHECK(ctx, transform(ctx, loop, sp));
   exec_range(loop);
   return UM_SUCCESS;
 }
 
-/* run.tune (tune.c): the stale halos the loop reads, exchanged now (before its trials), so that its trials and
- * its call read current values and the call exchanges nothing. Collective, as a call is. */
-int um__loop_tune_halos(um_context *ctx, const um_loop *base) {
+/* ---- the pieces of the pipeline a tuner runs (core/pass.h: um_pipeline; run.tune, tune/tune.c) ---- */
+/* The stale halos the loop reads, exchanged now (before its trials), so that its trials and its call read
+ * current values and the call exchanges nothing. Collective, as a call is. */
+static int trial_halos(um_context *ctx, const um_loop *base) {
   if (!ctx->dist) return UM_SUCCESS;
   um_loop loop;
   memcpy(&loop, base, offsetof(um_loop, red));
@@ -474,15 +481,15 @@ int um__loop_tune_halos(um_context *ctx, const um_loop *base) {
   int nx = 0;
   halo_list(ctx, &loop, use_reverse(ctx, &loop, rec), xd, &nx);
   if (!nx) return UM_SUCCESS;
-  UM_CHECK(ctx, um__dist_exchange_begin(ctx, xd, nx, rec));
-  UM_CHECK(ctx, um__dist_exchange_end(ctx, &ctx->loops[loop.id], 0));
+  UM_CHECK(ctx, ctx->dist_ops->exchange_begin(ctx, xd, nx, rec));
+  UM_CHECK(ctx, ctx->dist_ops->exchange_end(ctx, &ctx->loops[loop.id], 0));
   for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
   return UM_SUCCESS;
 }
 
-/* run.tune (tune.c): the loop as a trial runs it with the settings its record holds now: prepared, over every
- * element a call runs (owned only with reverse increments); *sp: its split, or NULL. */
-static int trial_setup(um_context *ctx, const um_loop *base, um_loop *loop, struct um_split_state **sp) {
+/* The loop as a trial runs it with the settings its record holds now: prepared, over every element a call
+ * runs (owned only with reverse increments); *sp: the pass's sequence, or NULL. */
+static int trial_setup(um_context *ctx, const um_loop *base, um_loop *loop, void **sp) {
   memcpy(loop, base, offsetof(um_loop, red));
   *sp = NULL;
   UM_CHECK(ctx, prepare(ctx, loop, sp));
@@ -490,31 +497,32 @@ static int trial_setup(um_context *ctx, const um_loop *base, um_loop *loop, stru
   return UM_SUCCESS;
 }
 
-/* run.tune (tune.c): one trial call with the settings the loop's record holds now: every element a call runs
- * (owned only with reverse increments), in one piece, on the backend, with no halo exchange, no reverse
- * increments sent and its reduction partials dropped; *seconds: from the device idle to the device idle again.
- * The caller keeps and restores what it writes. */
-int um__loop_trial(um_context *ctx, const um_loop *base, double *seconds) {
+/* One trial call with the settings the loop's record holds now: every element a call runs (owned only with
+ * reverse increments), in one piece, on the backend, with no halo exchange, no reverse increments sent and its
+ * reduction partials dropped; *seconds: from the device idle to the device idle again. The caller keeps and
+ * restores what it writes. */
+static int trial_run(um_context *ctx, const um_loop *base, double *seconds) {
   um_loop loop;
-  struct um_split_state *sp;
+  void *sp;
   UM_CHECK(ctx, trial_setup(ctx, base, &loop, &sp));
   start_reductions(&loop);
   UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
   UM_CHECK(ctx, run_piece(ctx, &loop, sp));
-  if (sp) UM_CHECK(ctx, um__split_finish(ctx, sp, &loop));
+  UM_CHECK(ctx, finish_pieces(ctx, &loop, sp));
   UM_CHECK(ctx, um_sync(ctx));
   *seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }
 
-/* run.tune (tune.c): *out = the loop as a trial with its record's settings now hands it to the backend, for
- * compiling ahead (um_backend_def.prepare); 0 if those settings run it split into generated loops (not
- * prepared), else 1. */
-int um__loop_trial_loop(um_context *ctx, const um_loop *base, um_loop *out) {
-  struct um_split_state *sp;
+/* *out = the loop as a trial with its record's settings now hands it to the backend, for compiling ahead
+ * (um_backend_def.prepare); 0 if those settings run it split into generated loops (not prepared), else 1. */
+static int trial_prepare(um_context *ctx, const um_loop *base, um_loop *out) {
+  void *sp;
   return trial_setup(ctx, base, out, &sp) == UM_SUCCESS && !sp;
 }
+
+static const um_pipeline pipeline = {.halos = trial_halos, .prepare = trial_prepare, .run = trial_run};
 
 int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan **out) {
   um_plan_key key;

@@ -85,8 +85,8 @@ typedef struct {
   void *data;
 } um_const;
 
-/* hostc.c's memo per loop record: the module of the last call's shape, and the
- * choice between its scalar and SIMD ranges (each timed on the first calls). */
+/* hostc.c's memo per loop record (the host backends reach it through the loop's id): the module of the
+ * last call's shape, and the choice between its scalar and SIMD ranges (each timed on the first calls). */
 typedef struct {
   void *last;        /* the module (hostc.c's entry) of the last call's shape */
   uint64_t shape;
@@ -94,6 +94,9 @@ typedef struct {
   int trials;        /* calls timed so far */
   int pick;          /* -1 undecided, else the range chosen */
   double best[2];    /* fastest timed call of each range (seconds) */
+  long call;         /* the record's calls + 1 when the range of the call in flight was chosen; 0: none */
+  um_compiled_range fn; /* that range (NULL: the kernel's own), for every piece of that call */
+  double seconds;    /* the pieces of that call so far */
 } um_hostc_memo;
 
 typedef struct {
@@ -161,6 +164,9 @@ typedef struct {
 } um_loop_rec;
 
 struct um_dist;
+struct um_transform_pass;
+struct um_tuner;
+struct um_dist_ops;
 
 struct um_context {
   um_options opts;
@@ -183,7 +189,10 @@ struct um_context {
   um_plan_cache *plans;
   int nkernels, capkernels;
   um_kernel **kernels;   /* run-time kernels (um_decl_kernel): copies owned by the context */
-  struct um_dist *dist;  /* NULL: one process; else the partition and halos (dist/) */
+  struct um_dist *dist;  /* NULL: one process; else the partition and halos (distributed/) */
+  const struct um_dist_ops *dist_ops; /* what core calls on it (core/pass.h), set with dist by um_distribute */
+  const struct um_transform_pass *transform; /* the pipeline's transform pass (core/pass.h; NULL: none) */
+  const struct um_tuner *tuner; /* run.tune's tuner (core/pass.h; NULL: none) */
   unsigned const_gen;    /* bumped by every um_decl_const (compiled host loops copy constants when it moves) */
   struct um_hostc *hostc; /* compiled host loops (hostc.c); NULL until the first */
   um_split split;        /* automatic loop splitting: the default mode (split.c) */
@@ -192,6 +201,7 @@ struct um_context {
   int tune_cache_noted;  /* 1: tune.txt was read once in this run (its bad lines noted then, tune_cache.c) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
+  unsigned long gather_keys; /* split.c: the last um_gather.key given out on this context */
   int nwholes, capwholes;
   um_map **wholes;       /* whole maps (um__whole_map), not among maps[] */
 };

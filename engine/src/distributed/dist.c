@@ -210,6 +210,23 @@ int um__dist_map_fetch(um_context *ctx, const um_map *m, int *out) {
 }
 #endif
 
+/* What core calls on a distributed context (core/pass.h), set beside ctx->dist by um_distribute. */
+const um_dist_ops um__dist_ops = {
+    .exchange_begin = um__dist_exchange_begin,
+    .exchange_end = um__dist_exchange_end,
+    .progress_piece = um__dist_progress_piece,
+    .progress = um__dist_progress,
+    .zero_halo = um__dist_zero_halo,
+    .reverse = um__dist_reverse,
+    .set_halo_total = um__dist_set_halo_total,
+    .set_has_exec = um__dist_set_has_exec,
+    .set_has_halo = um__dist_set_has_halo,
+    .reduce = um__dist_reduce,
+    .fetch = um__dist_fetch,
+    .fill = um__dist_fill,
+    .free = um__dist_free,
+};
+
 /* Launched by mpirun (Open MPI, MPICH, PMIx) with more than one rank: known without MPI itself. */
 int um_mpi_launched(void) { return launcher_ranks() > 1; }
 

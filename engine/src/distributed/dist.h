@@ -1,11 +1,17 @@
-/* Distributed memory inside the engine (core's view): the halo exchange, the
- * combination of reductions across ranks and the global view of dats. Only
- * engine/src/dist names MPI; without MPI (or on one rank) ctx->dist is NULL and
- * none of these is called. */
+/* Distributed memory inside the engine: the halo exchange, the combination of
+ * reductions across ranks and the global view of dats. Only
+ * engine/src/distributed names MPI; without MPI (or on one rank) ctx->dist is
+ * NULL and none of these is called. Core calls them through um__dist_ops
+ * (core/pass.h: um_dist_ops), which um_distribute sets beside ctx->dist; the
+ * rooms above core (transform/, tune/, io/) call them by name. */
 #ifndef UM_DIST_DIST_H
 #define UM_DIST_DIST_H
 
 #include "core/internal.h"
+#include "core/pass.h"
+
+/* The calls core makes, as a table (core/pass.h). */
+extern const um_dist_ops um__dist_ops;
 
 /* Start exchanging the halos of n dats (owner -> halo copies: the rows the
  * set's import lists name), then finish: unpack into the halo rows. Between the

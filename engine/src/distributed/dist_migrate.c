@@ -595,6 +595,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   um_plan_cache_clear(ctx->plans);
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
   ctx->dist = D;
+  ctx->dist_ops = &um__dist_ops; /* what core calls on it (core/pass.h) */
   if ((rc = setup_transport(ctx, D)) != UM_SUCCESS) {
     um__dist_free(ctx);
     return rc;

@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "split.h"
 #include "um/kernel.h"
 #include "util/array.h"
 #include "distributed/dist.h"
@@ -97,8 +97,6 @@ struct um_split_state {
   split_target tgt[UM_MAX_ARGS];
   int gid;                 /* GATHER: the record its time and bytes go to */
 };
-
-static unsigned long gather_keys;
 
 const char *um_split_name(um_split s) {
   static const char *const n[] = {"off", "scatter", "gather", "auto", "fused"};
@@ -507,7 +505,7 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
   return UM_SUCCESS;
 }
 
-int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, struct um_split_state **out) {
+int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, void **out) {
   *out = NULL;
   um_loop_rec *rec = &ctx->loops[rec_id];
   const uint64_t shape = shape_of(loop);
@@ -594,18 +592,14 @@ static int run_sub(um_context *ctx, um_loop *l, int rid) {
   }
   l->id = rid;
   l->name = r->name;
-  UM_CHECK(ctx, um__hostc_range(ctx, l, r->seconds, &r->hostc));
-  const double t0 = um_wtime();
+  const double t0 = um_wtime(); /* the backend runs what it is given (a host one: maybe compiled, hostc.c) */
   const int rc = ctx->backend->run(ctx, ctx->bstate, l);
-  const double dt = um_wtime() - t0;
-  r = &ctx->loops[rid];
-  r->seconds += dt;
-  um__hostc_timed(&r->hostc, dt);
-  if (l->compiled) r->compiled_calls++;
+  ctx->loops[rid].seconds += um_wtime() - t0;
   return rc;
 }
 
-int um__split_run(um_context *ctx, struct um_split_state *sp, um_loop *piece) {
+int um__split_run(um_context *ctx, void *state, um_loop *piece) {
+  struct um_split_state *sp = state;
   const int b = piece->begin, e = piece->end;
   for (int i = 0; i < piece->nargs; i++)
     if (sp->tmp[i] >= 0) UM_CHECK(ctx, zero_rows(ctx, ctx->temps[sp->tmp[i]], b, e));
@@ -703,7 +697,7 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
   T->ntargets = ntg;
   T->total = nt;
   T->end = end;
-  T->key = ++gather_keys;
+  T->key = ++ctx->gather_keys; /* per context: a backend keeps its gathers per context */
   return UM_SUCCESS;
 }
 
@@ -751,7 +745,8 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
   return rc;
 }
 
-int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) {
+int um__split_finish(um_context *ctx, void *state, um_loop *loop) {
+  struct um_split_state *sp = state;
   for (int t = 0; t < sp->ntgt; t++) {
     split_target *T = &sp->tgt[t];
     if (T->end != loop->end || T->total != um__set_total(T->dst->set))
@@ -788,3 +783,14 @@ int um__split_finish(um_context *ctx, struct um_split_state *sp, um_loop *loop) 
   for (int u = 0; u < sp->nupd; u++) ctx->loops[sp->uid[u]].calls++;
   return UM_SUCCESS;
 }
+
+const um_transform_pass um__split_pass = {
+    .name = "split",
+    .prepare = um__split_prepare,
+    .run = um__split_run,
+    .finish = um__split_finish,
+    .measuring = um__split_measuring,
+    .timed = um__split_timed,
+    .variants = um__split_variants,
+    .free = um__split_free,
+};

@@ -1,13 +1,15 @@
 /* Per-loop auto-tuning (run.tune; um.h: um_context_set_tune).
  *
- * At a loop's first call (um_par_loop, before its stages run) um__tune_loop
- * lists the settings the loop could take -- the backend's strategies x block
- * sizes x split variants, each knob only where it changes how this loop runs
- * and the user left it open -- and tries each on the backend
- * (um__loop_trial, loop.c): one run that compiles and builds its plans, then
- * timed runs, the fastest kept. Every run starts from the loop's outputs as
- * they were before the call (kept once, restored before each run and after
- * the last), so trials change no result, and the call then runs with the
+ * Above the pipeline: at a loop's first call (um_par_loop, before its stages
+ * run, through the context's tuner: core/pass.h, installed by
+ * engine/src/passes.c) um__tune_loop lists the settings the loop could take
+ * -- the backend's strategies x block sizes x split variants, each knob only
+ * where it changes how this loop runs and the user left it open -- and tries
+ * each on the backend with the pipeline's pieces core hands it (um_pipeline,
+ * core/loop.c: its halos, then prepare and run once per trial): one run that
+ * compiles and builds its plans, then timed runs, the fastest kept. Every
+ * run starts from the loop's outputs as they were before the call (kept once,
+ * restored before each run and after the last), so trials change no result, and the call then runs with the
  * chosen settings as per-loop overrides: a tuned run computes what an untuned
  * run given those settings computes.
  *
@@ -25,7 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "tune.h"
 #include "core/maputil.h"
 #include "distributed/dist.h"
 #include "util/hash.h"
@@ -133,7 +135,7 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
       if (tune_blocks[i] != b0) blocks[nb++] = tune_blocks[i];
   int gather = 0, fused = 0;
   const int split_knob = !ctx->reproducible && rec->split == 0 && mode == UM_SPLIT_AUTO &&
-                         um__split_variants(ctx, loop, &gather, &fused);
+                         ctx->transform && ctx->transform->variants(ctx, loop, &gather, &fused);
   const um_split whole = split_knob ? UM_SPLIT_OFF : mode;
   for (int j = 0; j < nb; j++) /* whole (or as configured) first: every strategy and block size */
     for (int i = 0; i < ns; i++) add_trial(T, ss[i], blocks[j], whole, 0);
@@ -248,6 +250,7 @@ static void restore_times(um_context *ctx, const rec_times *t, int n) {
     const rec_times z = {0, 0, 0, 0, 0, 0}, *s = t && i < n ? &t[i] : &z; /* records the trials added: none */
     r->calls = s->calls, r->dev_calls = s->dev_calls, r->compiled_calls = s->compiled_calls;
     r->simd_calls = s->simd_calls, r->seconds = s->seconds, r->dev_seconds = s->dev_seconds;
+    if (r->hostc.call > s->calls) r->hostc.call = 0; /* a host range chosen in a trial: chosen again at the call */
   }
 }
 
@@ -319,12 +322,13 @@ static void first_line(char *dst, size_t n, const char *msg) {
 }
 
 /* Run setting k once (after restoring the outputs); its time, or -1 with the error in the trial's note. */
-static double one_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
+static double one_trial(um_context *ctx, const um_pipeline *P,
+                        const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
                         int split_knob) {
   apply(&ctx->loops[loop->id], &T->trial[k], split_knob);
   double dt = -1;
   int rc = restore_outputs(ctx, kept, nk);
-  if (!rc) rc = um__loop_trial(ctx, loop, &dt);
+  if (!rc) rc = P->run(ctx, loop, &dt);
   if (!rc) return dt;
   first_line(T->trial[k].note, sizeof T->trial[k].note, ctx->errmsg);
   um_error_clear(ctx);
@@ -335,7 +339,8 @@ static double one_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, i
 
 /* The backend gets ready for the settings that run the loop whole (or fused): e.g. the CUDA backend compiles
  * their kernels in parallel threads, so the trials' first runs only load them. */
-static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, int split_knob) {
+static void prepare_trials(um_context *ctx, const um_pipeline *P,
+                           const um_loop *loop, um_tune_info *T, int split_knob) {
   if (!ctx->backend->prepare || T->ntrials < 2) return;
   um_loop *ls = calloc((size_t)T->ntrials, sizeof *ls);
   um_loop *ptr[UM_TUNE_MAX_TRIALS];
@@ -346,7 +351,7 @@ static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T
   for (int k = 0; k < T->ntrials; k++) {
     if (split_knob && T->trial[k].split != UM_SPLIT_OFF && T->trial[k].split != UM_SPLIT_FUSED) continue;
     apply(&ctx->loops[loop->id], &T->trial[k], split_knob);
-    if (um__loop_trial_loop(ctx, loop, &ls[n])) ptr[n] = &ls[n], n++;
+    if (P->prepare(ctx, loop, &ls[n])) ptr[n] = &ls[n], n++;
   }
   if (n > 1) ctx->backend->prepare(ctx, ctx->bstate, ptr, n);
   memcpy(ctx->errmsg, keep, sizeof keep); /* only a missed speed-up: the trials report what fails */
@@ -356,14 +361,15 @@ static void prepare_trials(um_context *ctx, const um_loop *loop, um_tune_info *T
 /* The trials (T listed, the outputs kept); the times into T, the slowest rank's. */
 /* Trials [from, T->ntrials); from 0: after the configured setting, what the budget allows (else not tuned,
  * with T->note saying why). */
-static int run_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, int from, int reps, kept_dat *kept,
+static int run_trials(um_context *ctx, const um_pipeline *P,
+                      const um_loop *loop, um_tune_info *T, int from, int reps, kept_dat *kept,
                       int nk, int split_knob) {
   int n = T->ntrials;
   double sec[UM_TUNE_MAX_TRIALS], first[2];
   for (int k = from; k < n; k++) {
-    double warm = one_trial(ctx, loop, T, k, kept, nk, split_knob), best = warm < 0 ? TUNE_FAILED : INFINITY;
+    double warm = one_trial(ctx, P, loop, T, k, kept, nk, split_knob), best = warm < 0 ? TUNE_FAILED : INFINITY;
     for (int r = 0; warm >= 0 && r < reps; r++) {
-      const double dt = one_trial(ctx, loop, T, k, kept, nk, split_knob);
+      const double dt = one_trial(ctx, P, loop, T, k, kept, nk, split_knob);
       if (dt < 0) best = TUNE_FAILED;
       else if (dt < best) best = dt;
       if (dt < 0) break;
@@ -414,7 +420,8 @@ static int fastest(const um_tune_info *T) {
 
 /* The backend's kernel variants (after the default), each with the best setting so far, where the budget
  * would have allowed every setting's runs, these included (a loop the budget cut tries none). */
-static int variant_trials(um_context *ctx, const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk,
+static int variant_trials(um_context *ctx, const um_pipeline *P,
+                          const um_loop *loop, um_tune_info *T, kept_dat *kept, int nk,
                           int split_knob) {
   const int nv = nvariants(ctx), c = fastest(T), n1 = T->ntrials;
   if (nv < 2 || c < 0) return UM_SUCCESS;
@@ -422,7 +429,7 @@ static int variant_trials(um_context *ctx, const um_loop *loop, um_tune_info *T,
   const double per = best.seconds * (1 + TUNE_REPS);
   if (per * (n1 - 1 + nv - 1) > UM_TUNE_BUDGET_SECONDS) return UM_SUCCESS; /* (the same on every rank) */
   for (int v = 1; v < nv; v++) add_trial(T, best.strategy, best.block_size, best.split, v);
-  return run_trials(ctx, loop, T, n1, TUNE_REPS, kept, nk, split_knob);
+  return run_trials(ctx, P, loop, T, n1, TUNE_REPS, kept, nk, split_knob);
 }
 
 const char *um_tune_trial_text(const um_context *ctx, const um_tune_trial *t, char *buf, size_t n) {
@@ -433,9 +440,10 @@ const char *um_tune_trial_text(const um_context *ctx, const um_tune_trial *t, ch
 }
 
 /* Setting k once, the cache's choice before it is trusted: *failed 1 if it failed on any rank (the note says why). */
-static int check_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
+static int check_trial(um_context *ctx, const um_pipeline *P,
+                       const um_loop *loop, um_tune_info *T, int k, kept_dat *kept, int nk,
                        int split_knob, int *failed) {
-  double f = one_trial(ctx, loop, T, k, kept, nk, split_knob) < 0;
+  double f = one_trial(ctx, P, loop, T, k, kept, nk, split_knob) < 0;
   UM_CHECK(ctx, um__dist_max_f64(ctx, &f, 1));
   *failed = f != 0;
   if (*failed && !T->trial[k].note[0]) snprintf(T->trial[k].note, sizeof T->trial[k].note, "failed on another rank");
@@ -444,12 +452,13 @@ static int check_trial(um_context *ctx, const um_loop *loop, um_tune_info *T, in
 
 /* Trials with the loop's outputs kept and restored around them, and its record's settings and the loops'
  * statistics as they were: every listed setting (check < 0: T->seconds their time), or setting `check` once. */
-static int trials_kept(um_context *ctx, um_loop *loop, um_tune_info *T, int split_knob, int check, int *failed) {
+static int trials_kept(um_context *ctx, const um_pipeline *P,
+                       um_loop *loop, um_tune_info *T, int split_knob, int check, int *failed) {
   um_loop_rec *rec = &ctx->loops[loop->id];
   const um_strategy keep_s = rec->strategy;
   const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant;
   const double t0 = um_wtime();
-  UM_CHECK(ctx, um__loop_tune_halos(ctx, loop));
+  UM_CHECK(ctx, P->halos(ctx, loop));
   int nt = 0;
   rec_times *times = save_times(ctx, &nt);
   kept_dat kept[UM_MAX_ARGS];
@@ -457,10 +466,10 @@ static int trials_kept(um_context *ctx, um_loop *loop, um_tune_info *T, int spli
   int rc = times ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
   if (!rc) rc = um_sync(ctx);
   if (!rc) rc = keep_outputs(ctx, loop, kept, &nk);
-  if (!rc && check >= 0) rc = check_trial(ctx, loop, T, check, kept, nk, split_knob, failed);
-  if (!rc && check < 0) prepare_trials(ctx, loop, T, split_knob);
-  if (!rc && check < 0) rc = run_trials(ctx, loop, T, 0, TUNE_REPS, kept, nk, split_knob);
-  if (!rc && check < 0 && !T->note[0]) rc = variant_trials(ctx, loop, T, kept, nk, split_knob);
+  if (!rc && check >= 0) rc = check_trial(ctx, P, loop, T, check, kept, nk, split_knob, failed);
+  if (!rc && check < 0) prepare_trials(ctx, P, loop, T, split_knob);
+  if (!rc && check < 0) rc = run_trials(ctx, P, loop, T, 0, TUNE_REPS, kept, nk, split_knob);
+  if (!rc && check < 0 && !T->note[0]) rc = variant_trials(ctx, P, loop, T, kept, nk, split_knob);
   if (!rc) rc = restore_outputs(ctx, kept, nk);
   if (!rc) rc = um_sync(ctx);
   free_kept(ctx, kept, nk);
@@ -476,7 +485,8 @@ static int trials_kept(um_context *ctx, um_loop *loop, um_tune_info *T, int spli
 /* run.tune once: the cache's line for the loop (rank 0 reads it, every rank takes its answer), its choice tried
  * once before it is trusted; *hit 1: T holds it and the loop's record its settings. A choice that fails (the
  * backend refuses it now) is a miss, with a note naming the line: the loop is tuned again. */
-static int from_cache(um_context *ctx, um_loop *loop, um_tune_info *T, const char *path, uint64_t key,
+static int from_cache(um_context *ctx, const um_pipeline *P,
+                      um_loop *loop, um_tune_info *T, const char *path, uint64_t key,
                       int split_knob, int *hit) {
   *hit = 0;
   um_tune_info *C = malloc(sizeof *C);
@@ -490,7 +500,7 @@ static int from_cache(um_context *ctx, um_loop *loop, um_tune_info *T, const cha
   int rc = um__dist_bcast(ctx, found, (int)sizeof found);
   if (!rc && found[0]) rc = um__dist_bcast(ctx, C, (int)sizeof *C); /* rank 0's line, for every rank */
   int failed = 0;
-  if (!rc && found[0]) rc = trials_kept(ctx, loop, C, split_knob, C->chosen, &failed);
+  if (!rc && found[0]) rc = trials_kept(ctx, P, loop, C, split_knob, C->chosen, &failed);
   char d[96];
   if (!rc && found[0]) um_tune_trial_text(ctx, &C->trial[C->chosen], d, sizeof d);
   if (!rc && found[0] && failed) {
@@ -507,7 +517,7 @@ static int from_cache(um_context *ctx, um_loop *loop, um_tune_info *T, const cha
   return rc;
 }
 
-int um__tune_loop(um_context *ctx, um_loop *loop) {
+int um__tune_loop(um_context *ctx, um_loop *loop, const um_pipeline *P) {
   um_loop_rec *rec = &ctx->loops[loop->id];
   um_tune_info *T = calloc(1, sizeof *T);
   if (!T) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory tuning loop '%s'", loop->name);
@@ -536,12 +546,12 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   const uint64_t key = cache_key(ctx, loop, T);
   if (ctx->tune == UM_TUNE_ONCE) {
     int hit = 0;
-    UM_CHECK(ctx, from_cache(ctx, loop, T, cached ? path : "", key, split_knob, &hit));
+    UM_CHECK(ctx, from_cache(ctx, P, loop, T, cached ? path : "", key, split_knob, &hit));
     if (hit) return UM_SUCCESS;
   }
 
   /* the trials */
-  const int rc = trials_kept(ctx, loop, T, split_knob, -1, NULL);
+  const int rc = trials_kept(ctx, P, loop, T, split_knob, -1, NULL);
   rec = &ctx->loops[loop->id];
   if (rc) return rc;
   if (T->note[0]) return UM_SUCCESS; /* not tuned: the note says why */
@@ -563,3 +573,5 @@ int um__tune_loop(um_context *ctx, um_loop *loop) {
   um_backend_log(ctx, UM_LOG_INFO, "um: run.tune: loop '%s': %s", loop->name, T->note);
   return UM_SUCCESS;
 }
+
+const um_tuner um__tuner = {.tune_loop = um__tune_loop};

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "core/internal.h"
+#include "tune.h"
 #include "um/safe_file.h"
 #include "util/cache_dir.h"
 

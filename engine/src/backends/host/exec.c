@@ -6,9 +6,12 @@
 #include <string.h>
 #include "core/internal.h"
 
+__thread int um_kernel_repro_math = 0; /* um/kernel.h: set by um_exec_range while it runs a range */
+
 void um_exec_init(um_exec *x, const um_loop *loop) {
   x->kernel = loop->kernel;
   x->compiled = loop->compiled;
+  x->repro_math = loop->set->ctx->reproducible; /* the loop's context's, for its kernels' um_cbrt / um_exp */
   x->nargs = loop->nargs;
   x->nsoa = 0;
   x->nsoa_write = 0;

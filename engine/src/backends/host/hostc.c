@@ -40,7 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "core/internal.h"
+#include "hostc.h"
 #include "hostc_cache.h"
 #include "hostc_gen.h"
 #include "um/build_config.h"
@@ -570,15 +570,32 @@ static um_compiled_range choose(const um_context *ctx, const hc_entry *e, um_hos
   return m->ran ? e->fn_simd : e->fn;
 }
 
-void um__hostc_timed(um_hostc_memo *m, double seconds) {
+static void memo_timed(um_hostc_memo *m, double seconds) {
   if (m->ran < 0 || m->pick >= 0) return;
   if (m->trials < 2 || seconds < m->best[m->ran]) m->best[m->ran] = seconds;
   if (++m->trials >= HC_TRIALS) m->pick = m->best[1] < m->best[0];
 }
 
-int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_hostc_memo *m) {
+void um__hostc_timed(um_context *ctx, const um_loop *loop, double seconds) {
+  um_hostc_memo *m = &ctx->loops[loop->id].hostc;
+  if (m->ran >= 0) m->seconds += seconds;
+}
+
+int um__hostc_range(um_context *ctx, um_loop *loop) {
+  um_loop_rec *r = &ctx->loops[loop->id];
+  um_hostc_memo *m = &r->hostc;
+  const long call = r->calls + 1;
   loop->compiled = NULL;
+  if (m->call == call) { /* a later piece of the call: the range its first piece ran */
+    loop->compiled = m->fn;
+    return UM_SUCCESS;
+  }
+  if (m->call) memo_timed(m, m->seconds); /* the last call's time, its pieces summed */
+  m->call = call;
+  m->fn = NULL;
+  m->seconds = 0;
   m->ran = -1;
+  const double loop_seconds = r->seconds;
   if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
   if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
@@ -606,7 +623,10 @@ int um__hostc_range(um_context *ctx, um_loop *loop, double loop_seconds, um_host
   }
   if (e->state != HC_READY) return UM_SUCCESS;
   sync_consts(ctx, e);
-  loop->compiled = choose(ctx, e, m);
+  loop->compiled = m->fn = choose(ctx, e, m);
+  r = &ctx->loops[loop->id];
+  r->compiled_calls++;
+  if (m->ran == 1) r->simd_calls++;
   return UM_SUCCESS;
 }
 
