@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cmath>
@@ -14,6 +15,7 @@ extern "C" {
 #include "um/kernel.h"
 #include "um/um.h"
 }
+#include "test_context.hpp"
 #include "test_kernels.h"
 
 namespace {
@@ -65,6 +67,46 @@ TEST(Engine, PrefetchOnTheHostCopiesNothing) {
   EXPECT_EQ(bytes, 0);
   EXPECT_EQ(um_prefetch(ctx, nullptr), UM_SUCCESS);
   um_finalize(&ctx);
+}
+
+// Issue 55: reproducible math (um_cbrt's portable version) is each loop's context's, handed to its kernels by
+// um_exec_range: two contexts of different settings running at once on two threads never share it, and host
+// code outside a loop keeps the thread's own setting.
+TEST(Engine, ReproMathIsEachContextsOwn) {
+  const int n = 2000;
+  std::vector<double> x(n);
+  for (int i = 0; i < n; i++) x[i] = 0.001 + 0.37 * i;
+  auto run = [&](int repro, std::vector<double> *out) {
+    um_context *ctx = umtest::make_ctx("seq");
+    um_set *s;
+    um_dat *a, *b;
+    EXPECT_EQ(um_context_set_reproducible(ctx, repro), UM_SUCCESS);
+    EXPECT_EQ(um_decl_set(ctx, n, "s", &s), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, x.data(), "a", &a), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, nullptr, "b", &b), UM_SUCCESS);
+    const um_arg args[2] = {um_arg_dat(a, -1, nullptr, 1, UM_DOUBLE, UM_READ),
+                            um_arg_dat(b, -1, nullptr, 1, UM_DOUBLE, UM_WRITE)};
+    for (int k = 0; k < 200; k++) EXPECT_EQ(um_par_loop(ctx, &cbrt_of_kernel, "cbrt", s, 2, args), UM_SUCCESS);
+    out->assign(n, 0.0);
+    EXPECT_EQ(um_dat_fetch(ctx, b, out->data(), n * sizeof(double)), UM_SUCCESS);
+    um_finalize(&ctx);
+  };
+  std::vector<double> soft, libm;
+  std::thread other(run, 1, &soft);
+  run(0, &libm);
+  other.join();
+  int diff = 0;
+  for (int i = 0; i < n; i++) {
+    EXPECT_EQ(soft[i], um_soft_cbrt(x[i])) << i;
+    EXPECT_EQ(libm[i], std::cbrt(x[i])) << i;
+    diff += soft[i] != libm[i];
+  }
+  EXPECT_GT(diff, 0) << "the two versions differ somewhere on these values";
+  um_kernel_repro_math = 0;
+  std::vector<double> again;
+  run(1, &again);
+  EXPECT_EQ(um_kernel_repro_math, 0) << "the thread's setting is back after the loop";
+  EXPECT_EQ(um_cbrt(x[1]), std::cbrt(x[1]));
 }
 
 TEST(Engine, UnavailableBackendIsAnErrorNotASwitch) {

@@ -69,3 +69,7 @@ UM_KERNEL_DEFINE(edge_inc, 8, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(indirect_rw, 2, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(indirect_write, 2, 0, "test_kernels.c");
 UM_KERNEL_DEFINE(cell_inc, 6, 0, "test_kernels.c");
+
+/* b = cbrt(a): um_cbrt, the portable version in reproducible mode (um/kernel.h). */
+UM_KERNEL void cbrt_of(const double *a, double *b) { b[0] = um_cbrt(a[0]); }
+UM_KERNEL_DEFINE(cbrt_of, 2, 0, "test_kernels.c");

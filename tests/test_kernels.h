@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+extern const um_kernel cbrt_of_kernel;      /* 2 args: b = um_cbrt(a) */
 extern const um_kernel direct_ops_kernel;   /* 8 args, see test_kernels.c */
 extern const um_kernel edge_inc_kernel;     /* 8 args */
 extern const um_kernel indirect_rw_kernel;  /* 2 args */
