@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "distributed/partition.h"
+#include "distributed/transport.h"
 #include "um/um.h"
 
 namespace {

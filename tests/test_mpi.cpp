@@ -23,6 +23,7 @@
 #include "test_kernels.h"
 #include "test_random_mesh.hpp"
 #include "test_vec_workload.hpp"
+#include "distributed/transport.h"  // the transport table: "shadow-peer" below, and um__transport_add
 #include "um/backend.h"
 #include "um/hdf5io.h"
 #include "um/um.h"
@@ -182,28 +183,30 @@ um_backend_def make_shadow() {
   b.block_sized = 2;  // as a GPU's: run.tune tries block sizes on every loop
   return b;
 }
-// The device transport of "shadow-peer", with what a test may make of the machine: a rank that cannot
-// load it, or every rank on one device.
+// The device transport of the "shadow-peer" backend (a transport table, engine/src/distributed/transport.h, added
+// with um__transport_add), with what a test may make of the machine: a rank that cannot load it, or every rank
+// on one device. Its state is the backend's (the counts the tests read).
 int peer_unusable_rank = -1;
 bool peer_one_device = false;
 const char peer_token_text[] = "shadow-peer token";
-int peer_usable(um_context *, void *, char *why, size_t n) {
+int peer_usable(um_context *, char *why, size_t n) {
   if (um_mpi_rank() != peer_unusable_rank) return 1;
   snprintf(why, n, "libshadowpeer.so not found");
   return 0;
 }
-int peer_device(um_context *, void *, char *id, size_t n) {
+int peer_device(um_context *, char *id, size_t n) {
   snprintf(id, n, "device-%d", peer_one_device ? 0 : um_mpi_rank());
   return UM_SUCCESS;
 }
-int peer_token(um_context *, void *, void *token, size_t cap, size_t *len) {
+int peer_token(um_context *, void *token, size_t cap, size_t *len) {
   if (cap < sizeof peer_token_text) return UM_ERR_INTERNAL;
   memcpy(token, peer_token_text, sizeof peer_token_text);
   *len = sizeof peer_token_text;
   return UM_SUCCESS;
 }
-int peer_open(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks) {
-  auto *S = (ShadowState *)state;
+int peer_open(um_context *ctx, const void *token, size_t len, int rank, int nranks, void **state) {
+  auto *S = (ShadowState *)um_context_backend_state(ctx);
+  *state = S;
   if (len != sizeof peer_token_text || memcmp(token, peer_token_text, len) || rank != um_mpi_rank() ||
       nranks != um_mpi_size())
     return um_error_set(ctx, UM_ERR_BACKEND, "shadow-peer: wrong token or rank");
@@ -217,8 +220,8 @@ void *peer_alloc(um_context *, void *state, size_t bytes) {
   if (p) memset(p, 0xff, bytes);  // NaN: a row unpacked before it arrived shows
   return p;
 }
-void peer_free(void *p) { free(p); }
-int peer_post(um_context *, void *state, const um_peer_msg *m, int n, int) {
+void peer_free(um_context *, void *p) { free(p); }
+int peer_post(um_context *, void *state, const um_transport_msg *m, int n, int) {
   auto *S = (ShadowState *)state;
   for (int i = 0; i < n; i++) {
     S->sent.insert(S->sent.end(), {S->posts, m[i].peer, m[i].send, (long long)m[i].bytes, m[i].tag});
@@ -238,17 +241,29 @@ int peer_wait(um_context *, void *state, int) {
   return UM_SUCCESS;
 }
 
+um_transport_def make_shadow_transport() {
+  um_transport_def t;
+  memset(&t, 0, sizeof t);
+  t.name = "shadow-peer";
+  t.what = "\"device\" buffers sent \"device\" to \"device\"";
+  t.backends = "shadow-peer";
+  t.device = 1;
+  t.usable = peer_usable;
+  t.device_id = peer_device;
+  t.token = peer_token;
+  t.open = peer_open;
+  t.alloc = peer_alloc;
+  t.free = peer_free;
+  t.post = peer_post;
+  t.wait = peer_wait;
+  return t;
+}
+const um_transport_def shadow_transport = make_shadow_transport();
+// the "shadow" backend under another name, which the transport above serves
 um_backend_def make_shadow_peer() {
   um_backend_def b = make_shadow();
-  b.peer_name = "shadow-peer";
-  b.peer_usable = peer_usable;
-  b.peer_device = peer_device;
-  b.peer_token = peer_token;
-  b.peer_open = peer_open;
-  b.dev_alloc = peer_alloc;
-  b.dev_free = peer_free;
-  b.peer_post = peer_post;
-  b.peer_wait = peer_wait;
+  b.name = "shadow-peer";
+  um__transport_add(&shadow_transport);
   return b;
 }
 const um_backend_def shadow_backend = make_shadow(), shadow_peer_backend = make_shadow_peer();
@@ -275,6 +290,7 @@ struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
 struct Mesh {
   um_context *ctx = nullptr;
   um_transport transport = UM_TRANSPORT_DEVICE;  // for "shadow-peer" backends
+  bool set_transport = false;                     // other backends: set `transport` too
   long min_bytes = UM_TRANSPORT_MIN_BYTES;
   um_set *nodes, *cells, *edges;
   um_map *cn, *ec;
@@ -287,7 +303,7 @@ struct Mesh {
     o.backend = backend;
     if (cache) snprintf(o.cache, sizeof o.cache, "%s", cache);
     if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"; "shadow-peer[-soa]": halos device to device
-      o.backend = "shadow";
+      o.backend = is_peer(backend) ? "shadow-peer" : "shadow";
       o.extra_backends = is_peer(backend) ? shadow_peer_list : shadow_list;
       o.nextra_backends = 1;
       if (strstr(backend, "soa")) o.layout = UM_SOA;
@@ -296,7 +312,7 @@ struct Mesh {
     o.parallel_threshold = 0;
     ASSERT_EQ(um_init(&ctx, &o), 0);
     ASSERT_EQ(um_context_set_increments(ctx, incs), 0);
-    if (is_peer(backend)) ASSERT_EQ(um_context_set_gpu_transport(ctx, transport), 0);
+    if (is_peer(backend) || set_transport) ASSERT_EQ(um_context_set_gpu_transport(ctx, transport), 0);
     if (is_peer(backend)) ASSERT_EQ(um_context_set_gpu_transport_min_bytes(ctx, min_bytes), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), av(g.ncell);
     for (int c = 0; c < g.ncell; c++) {
@@ -703,6 +719,64 @@ TEST(DistributedTransport, AutoSendsByHaloSize) {
   }
 }
 
+// The loopback transport (mpi.gpu_transport loopback): the transport table's whole path -- the choice, open,
+// buffers, grouped posts, waits, close -- on host backends (rows packed on the host into its malloc'ed buffers)
+// and on the "device" backend (rows packed by rows_out into host_alloc buffers), with the bits of the host
+// transport: every sum, count and maximum, and every dat's values, memcmp-equal.
+class DistributedLoopback : public ::testing::TestWithParam<std::tuple<const char *, um_increments>> {};
+
+TEST_P(DistributedLoopback, SameBitsAsHostTransport) {
+  const char *backend = std::get<0>(GetParam());
+  const um_increments incs = std::get<1>(GetParam());
+  if (!is_shadow(backend) && !um_backend_available(backend)) GTEST_SKIP() << backend << " not built";
+  Grid g(23);
+  Mesh host, loop;
+  host.set_transport = loop.set_transport = true;
+  host.transport = UM_TRANSPORT_HOST;
+  loop.transport = UM_TRANSPORT_LOOPBACK;
+  host.build(g, backend, true, "metis", incs);
+  loop.build(g, backend, true, "metis", incs);
+  for (int it = 0; it < 4; it++) {
+    double s1, s2, m1, m2;
+    int c1, c2;
+    host.step(&s1, &c1, &m1);
+    loop.step(&s2, &c2, &m2);
+    EXPECT_EQ(memcmp(&s1, &s2, sizeof s1), 0) << s1 << " " << s2;
+    EXPECT_EQ(c1, c2);
+    EXPECT_EQ(memcmp(&m1, &m2, sizeof m1), 0) << m1 << " " << m2;
+  }
+  for (auto pair : {std::make_pair(host.r, loop.r), std::make_pair(host.u, loop.u), std::make_pair(host.nv, loop.nv),
+                    std::make_pair(host.q, loop.q)}) {
+    const size_t n = (size_t)um_set_size(um_dat_set(pair.first)) * um_dat_dim(pair.first);
+    std::vector<double> x(n), y(n);
+    ASSERT_EQ(um_dat_fetch(host.ctx, pair.first, x.data(), n * sizeof(double)), 0);
+    ASSERT_EQ(um_dat_fetch(loop.ctx, pair.second, y.data(), n * sizeof(double)), 0);
+    EXPECT_EQ(memcmp(x.data(), y.data(), n * sizeof(double)), 0) << um_dat_name(pair.first);
+  }
+  std::vector<float> fx((size_t)g.ncell), fy((size_t)g.ncell);
+  ASSERT_EQ(um_dat_fetch(host.ctx, host.f, fx.data(), fx.size() * sizeof(float)), 0);
+  ASSERT_EQ(um_dat_fetch(loop.ctx, loop.f, fy.data(), fy.size() * sizeof(float)), 0);
+  EXPECT_EQ(memcmp(fx.data(), fy.data(), fx.size() * sizeof(float)), 0);
+  if (um_mpi_size() < 2) return;  // one rank: um_distribute does nothing
+  um_partition_info pi;
+  ASSERT_EQ(um_partition_info_get(loop.ctx, &pi), 0);
+  EXPECT_STREQ(pi.transport, "loopback") << pi.transport_note;
+  EXPECT_NE(strstr(pi.transport_note, "asked for: host buffers of its own"), nullptr) << pi.transport_note;
+  ASSERT_EQ(um_partition_info_get(host.ctx, &pi), 0);
+  EXPECT_STREQ(pi.transport, "host") << pi.transport_note;
+  um_loop_stats a, b;  // the same traffic, counted the same way
+  for (int i = 0; i < um_loop_stats_count(host.ctx); i++) {
+    ASSERT_EQ(um_loop_stats_get(host.ctx, i, &a), 0);
+    ASSERT_EQ(um_loop_stats_get(loop.ctx, i, &b), 0);
+    EXPECT_EQ(a.halo_messages, b.halo_messages) << a.name;
+    EXPECT_EQ(a.halo_bytes, b.halo_bytes) << a.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DistributedLoopback,
+                         ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa"),
+                                            ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE)));
+
 // What a backend may rely on to keep exchanges apart the same way on every rank (the CUDA backend captures each
 // NCCL exchange as a graph, which NCCL asks of every rank or none): the message buffers are reallocated at the
 // same posts on every rank, though each rank's halo differs (an uneven block partition), and the k-th message
@@ -774,7 +848,7 @@ TEST(DistributedTransport, DeviceWhereItCannotRunFailsOnEveryRank) {
     peer_unusable_rank = c == 1 ? 1 : -1;
     um_options o;
     um_options_default(&o);
-    o.backend = "shadow";
+    o.backend = "shadow-peer";
     o.extra_backends = shadow_peer_list;
     o.nextra_backends = 1;
     um_context *ctx = nullptr;

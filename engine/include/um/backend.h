@@ -144,21 +144,6 @@ int um_dat_contribution(const um_dat *d);
  * copying the host's (the upload of every row, GBs at scale). */
 int um_dat_host_zeros(const um_dat *d);
 
-/** One message of a device-to-device exchange (um_backend_def.peer_post):
- * `bytes` bytes sent from, or received into, device memory at buf (from
- * dev_alloc), to or from rank `peer`. Between two ranks, the k-th send of one
- * matches the k-th receive of the other. `tag` names what the message
- * carries the same way on every rank (the dat's index and the direction), so
- * a backend can tell exchanges apart identically on every rank; dev_alloc is
- * called on every rank at the same exchanges. */
-typedef struct {
-  int peer;     /**< the other rank                    */
-  int send;     /**< 1 send, 0 receive */
-  void *buf;    /**< device memory from dev_alloc      */
-  size_t bytes; /**< the message's size                */
-  int tag;      /**< 2 x dat index + 1 for reverse increments */
-} um_peer_msg;
-
 /** A setting of the backend's own, read from "<backend>.<key>". */
 typedef struct {
   const char *key;      /**< e.g. "profile" for cuda.profile                   */
@@ -245,36 +230,6 @@ typedef struct um_backend_def {
    * component c, words[c * UM_XSUM_WORDS ..] += its accumulator (above). May
    * be NULL: the core then sums the host copy. */
   int (*exact_sum)(um_context *ctx, void *state, um_dat *d, int n, long long *words);
-  /** @{ Device-to-device halo messages between ranks (all NULL: messages leave
-   * from host buffers through rows_out / rows_in above). The core calls them
-   * when the transport is DEVICE (um_context_set_gpu_transport):
-   *   peer_name    what the transport is called ("nccl");
-   *   peer_usable  1 if this process can use it (its library loads), else 0
-   *                with why;
-   *   peer_device  an identity of this rank's device, the same for two ranks
-   *                only when they share the device (e.g. its UUID);
-   *   peer_token   (rank 0 only) a connection token of at most cap bytes,
-   *                its size in *len; the core hands it to every rank;
-   *   peer_open    every rank, together: join the transport as rank of nranks;
-   *   dev_alloc / dev_free  device memory for messages (rows_out writes it,
-   *                rows_in reads it); dev_free needs no state;
-   *   peer_post    after the device work queued so far: every message of
-   *                msgs as one group, queued beside the compute work (work
-   *                queued after it may run while it moves); id: the loop
-   *                record it is for (the backend may report its times with
-   *                um_backend_halo_time once it has measured them);
-   *   peer_wait    device work queued from now on runs after every message
-   *                posted has completed (the host need not wait). */
-  const char *peer_name;
-  int (*peer_usable)(um_context *ctx, void *state, char *why, size_t n);
-  int (*peer_device)(um_context *ctx, void *state, char *id, size_t n);
-  int (*peer_token)(um_context *ctx, void *state, void *token, size_t cap, size_t *len);
-  int (*peer_open)(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks);
-  void *(*dev_alloc)(um_context *ctx, void *state, size_t bytes);
-  void (*dev_free)(void *p);
-  int (*peer_post)(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
-  int (*peer_wait)(um_context *ctx, void *state, int id);
-  /** @} */
   /** Backends that hold launched work back (may be NULL; the CUDA backend's graphs do): start
    * everything queued so far, without waiting for it. The core calls it before the host blocks
    * in MPI while core elements should run (halo overlap). */
@@ -360,9 +315,10 @@ int um_map_is_whole(const um_map *m);
 void um_backend_loop_time(um_context *ctx, int id, double seconds);
 /** Add value to counter `counter` (an index into def->counters) of loop `id` (summed over calls). */
 void um_backend_counter_add(um_context *ctx, int id, int counter, double value);
-/** A device-to-device halo exchange of loop `id`, measured on the device: the
- * seconds the loop's work waited for it (exposed) and the seconds it moved
- * while core elements ran (hidden). */
+/** A device-to-device halo exchange of loop `id` (a device transport,
+ * engine/src/distributed/transport.h), measured on the device: the seconds
+ * the loop's work waited for it (exposed) and the seconds it moved while core
+ * elements ran (hidden). */
 void um_backend_halo_time(um_context *ctx, int id, double exposed, double hidden);
 /** Set counter `counter` (an index into def->counters) of loop `id` (the last value stays). */
 void um_backend_counter_set(um_context *ctx, int id, int counter, double value);

@@ -100,7 +100,11 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
 typedef enum {
   UM_TRANSPORT_AUTO = 0, /**< the device transport where it can run and pays off */
   UM_TRANSPORT_HOST,     /**< through pinned host buffers and MPI               */
-  UM_TRANSPORT_DEVICE    /**< device to device by the backend's transport (NCCL) */
+  UM_TRANSPORT_DEVICE,   /**< device to device by the backend's transport (NCCL) */
+  /** the test transport "loopback" on any backend (engine/src/distributed/transports/loopback.c): every
+   * exchange's messages in buffers of its own, sent with MPI on a communicator of its own after the queued
+   * work; the same bits as HOST, through the transport table (docs/transports.md) */
+  UM_TRANSPORT_LOOPBACK
 } um_transport;
 /** The halo transport of the context (see um_transport); before um_distribute. */
 int um_context_set_gpu_transport(um_context *ctx, um_transport t);
@@ -129,8 +133,9 @@ typedef struct {
   char primary[64];   /**< the primary set's name                              */
   char partitioner[32]; /**< the partitioner that produced the partition       */
   char note[512];   /**< what happened: fallbacks, disconnected parts ("" if none) */
-  char transport[32];        /**< halo messages: "host" (MPI from host memory) or the backend's device
-                                transport ("nccl") */
+  char transport[32];        /**< halo messages: "host" (MPI from host memory) or the transport's name
+                                ("nccl", "loopback"; "nccl+host" when auto sends small exchanges through
+                                host memory) */
   char transport_note[256];  /**< why that one */
   long edge_cut;    /**< edges of the primary set's graph between parts          */
   double imbalance; /**< largest part / mean part                               */

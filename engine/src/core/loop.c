@@ -216,7 +216,7 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
 
 int um_context_set_gpu_transport(um_context *ctx, um_transport t) {
   if (!ctx) return UM_ERR_ARG;
-  if ((unsigned)t > UM_TRANSPORT_DEVICE) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport %d is unknown", (int)t);
+  if ((unsigned)t > UM_TRANSPORT_LOOPBACK) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport %d is unknown", (int)t);
   if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_gpu_transport: the context is distributed already; set it before um_distribute");
   ctx->transport = t;
   return UM_SUCCESS;

@@ -29,13 +29,13 @@ static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t nee
   while (nc < need) nc *= 2;
   const int dev = on_device(ctx);
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
-  char *p = peer ? ctx->backend->dev_alloc(ctx, ctx->bstate, nc)
+  char *p = peer ? ctx->dist->T->alloc(ctx, ctx->dist->tstate, nc)
             : dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc)
                   : malloc(nc);
   if (!p)
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages",
-                    peer ? "device" : dev ? "pinned" : "host", nc);
-  if (*buf) buffer_free(ctx, peer)(*buf);
+                    peer ? (ctx->dist->T->device ? "device" : "transport") : dev ? "pinned" : "host", nc);
+  buffer_free(ctx, peer, *buf);
   *buf = p;
   *cap = nc;
   return UM_SUCCESS;
@@ -110,7 +110,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     for (int j = 0; j < S->nnb; j++) {
       const int nr = roff[j + 1] - roff[j], ns = soff[j + 1] - soff[j];
       if (nr && D->use_peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 0, rbuf + ro, (size_t)nr * row, 2 * d->index + backward};
+        D->msgs[nm++] = (um_transport_msg){S->nb[j], 0, rbuf + ro, (size_t)nr * row, 2 * d->index + backward};
       } else if (nr) {
         MPI_TRY(ctx, MPI_Irecv(rbuf + ro, (int)((size_t)nr * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
@@ -121,7 +121,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
         ro += (size_t)nr * row;
       }
       if (ns && D->use_peer) {
-        D->msgs[nm++] = (um_peer_msg){S->nb[j], 1, sbuf + so, (size_t)ns * row, 2 * d->index + backward};
+        D->msgs[nm++] = (um_transport_msg){S->nb[j], 1, sbuf + so, (size_t)ns * row, 2 * d->index + backward};
       } else if (ns) {
         MPI_TRY(ctx, MPI_Isend(sbuf + so, (int)((size_t)ns * row), MPI_BYTE, S->nb[j], d->index, D->comm,
                                &D->reqs[D->nreqs++]),
@@ -136,7 +136,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
   }
   /* one group, queued after the packing (every rank posts its messages in the same dat order, so the k-th send
    * between two ranks meets the k-th receive) */
-  if (D->use_peer) UM_CHECK(ctx, ctx->backend->peer_post(ctx, ctx->bstate, D->msgs, nm, (int)(rec - ctx->loops)));
+  if (D->use_peer) UM_CHECK(ctx, D->T->post(ctx, D->tstate, D->msgs, nm, (int)(rec - ctx->loops)));
   return UM_SUCCESS;
 }
 
@@ -144,7 +144,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
  * waits for them, the host does not). */
 static int wait_messages(um_context *ctx, um_loop_rec *rec, const char *what) {
   struct um_dist *D = ctx->dist;
-  if (D->use_peer) return ctx->backend->peer_wait(ctx, ctx->bstate, (int)(rec - ctx->loops));
+  if (D->use_peer) return D->T->wait(ctx, D->tstate, (int)(rec - ctx->loops));
   MPI_TRY(ctx, MPI_Waitall(D->nreqs, D->reqs, MPI_STATUSES_IGNORE), what);
   return UM_SUCCESS;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "partition.h"
+#include "transport.h"
 #include "util/array.h"
 #include "util/hash.h"
 
@@ -40,8 +41,8 @@ struct um_dist {
   umd_set *sets;
   um_partition_info info;
   /* the exchange in flight */
-  /* message buffers: [0] host memory (pinned when rows move on the device), [1] device memory (dev_alloc),
-   * for the device transport; an exchange uses buf[use_peer] */
+  /* message buffers: [0] host memory (pinned when rows move on the device), [1] the transport's (its alloc),
+   * for the transport T; an exchange uses buf[use_peer] */
   struct msgbuf {
     char *s, *r;
     size_t scap, rcap;
@@ -55,12 +56,15 @@ struct um_dist {
   } *pend;
   int npend, cappend;
   double t_begin;
-  /* the transport (um_context_set_gpu_transport): peer 1 when the backend's device transport is open; an exchange
-   * whose halo rows average peer_min bytes or more per rank goes device to device through it (use_peer, set
-   * per exchange: the same on every rank), a smaller one through host memory */
+  /* the transport (um_context_set_gpu_transport, transport.c): peer 1 when the transport T is open on every
+   * rank; an exchange whose halo rows average peer_min bytes or more per rank goes through it (use_peer, set
+   * per exchange: the same on every rank), a smaller one through host memory. T stays set (closed with the
+   * context) on a rank that opened it while another rank could not (peer 0 then). */
+  const um_transport_def *T;
+  void *tstate;
   int peer, use_peer;
   double peer_min;
-  um_peer_msg *msgs;
+  um_transport_msg *msgs;
   int capmsgs;
 };
 
@@ -90,12 +94,19 @@ static inline int on_device(const um_context *ctx) {
   return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
 }
 
-/* How the message buffers are freed (the backend is the context's for its whole life; this also
- * runs after the backend's finalize, which is why host_free and dev_free need no state). */
-static inline void (*buffer_free(const um_context *ctx, int peer))(void *) {
-  if (peer) return ctx->backend->dev_free;
-  return on_device(ctx) ? ctx->backend->host_free : free;
+/* A message buffer freed (buf[peer]): the transport's, or host memory (the backend is the context's for its whole
+ * life; this also runs after the backend's finalize, which is why host_free and the transport's free need no
+ * state). */
+static inline void buffer_free(um_context *ctx, int peer, void *p) {
+  if (!p) return;
+  if (peer) ctx->dist->T->free(ctx, p);
+  else if (on_device(ctx)) ctx->backend->host_free(p);
+  else free(p);
 }
+
+/* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
+int um__transport_setup(um_context *ctx, struct um_dist *D);
+void um__transport_close(um_context *ctx, struct um_dist *D);
 
 /* Rows of a dat, element e, component c (AoS or SoA storage). */
 static inline char *elem_ptr(const um_dat *d, int e, int c) {

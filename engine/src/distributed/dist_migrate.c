@@ -215,8 +215,8 @@ void um__dist_free(um_context *ctx) {
   if (!D) return;
   for (int s = 0; s < D->nsets; s++) dset_free(&D->sets[s]);
   free(D->sets);
-  for (int k = 0; k < 2; k++)
-    if (D->buf[k].s || D->buf[k].r) buffer_free(ctx, k)(D->buf[k].s), buffer_free(ctx, k)(D->buf[k].r);
+  for (int k = 0; k < 2; k++) buffer_free(ctx, k, D->buf[k].s), buffer_free(ctx, k, D->buf[k].r);
+  um__transport_close(ctx, D);
   free(D->reqs), free(D->pend), free(D->msgs);
   free(D);
   ctx->dist = NULL;
@@ -349,102 +349,8 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
   return rc;
 }
 
-/* How halo messages travel (um_context_set_gpu_transport), decided from every rank's facts (the same answer on every
- * rank); the device transport is opened here, by every rank together. */
-#define TOKEN_MAX 1024
-static int setup_transport(um_context *ctx, struct um_dist *D) {
-  um_partition_info *info = &D->info;
-  const um_backend_def *B = ctx->backend;
-  if (!on_device(ctx)) {
-    snprintf(info->transport, sizeof info->transport, "host");
-    snprintf(info->transport_note, sizeof info->transport_note, "the %s backend keeps dats in host memory%s",
-             B->name, ctx->transport == UM_TRANSPORT_DEVICE ? " (mpi.gpu_transport applies to GPU ranks only)" : "");
-    return UM_SUCCESS;
-  }
-  const int has = B->peer_name && B->peer_usable && B->peer_device && B->peer_token && B->peer_open &&
-                  B->dev_alloc && B->dev_free && B->peer_post && B->peer_wait;
-  struct who {
-    int usable;
-    char why[200], host[MPI_MAX_PROCESSOR_NAME + 1], dev[80];
-  } me, *all = calloc((size_t)D->nranks, sizeof *all);
-  const char **why = calloc((size_t)D->nranks, sizeof *why), **host = calloc((size_t)D->nranks, sizeof *host),
-             **dev = calloc((size_t)D->nranks, sizeof *dev);
-  int *usable = calloc((size_t)D->nranks, sizeof *usable);
-  if (!all || !why || !host || !dev || !usable) {
-    free(all), free(why), free(host), free(dev), free(usable);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory choosing the GPU transport");
-  }
-  memset(&me, 0, sizeof me);
-  int len = 0, rc = UM_SUCCESS;
-  MPI_Get_processor_name(me.host, &len);
-  if (has && ctx->transport != UM_TRANSPORT_HOST) {
-    me.usable = B->peer_usable(ctx, ctx->bstate, me.why, sizeof me.why);
-    if (me.usable && B->peer_device(ctx, ctx->bstate, me.dev, sizeof me.dev) != UM_SUCCESS) {
-      me.usable = 0;
-      snprintf(me.why, sizeof me.why, "%s", um_error_message(ctx));
-    }
-  }
-  int m = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, D->comm);
-  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (GPU transport)");
-  int choice = UM_TRANSPORT_HOST;
-  if (rc == UM_SUCCESS) {
-    for (int r = 0; r < D->nranks; r++) usable[r] = all[r].usable, why[r] = all[r].why, host[r] = all[r].host, dev[r] = all[r].dev;
-    choice = umd_choose_transport(ctx->transport, has ? B->peer_name : NULL, D->nranks, usable, why, host, dev,
-                                  info->transport_note, sizeof info->transport_note);
-    if (choice < 0) rc = UM_ERROR(ctx, UM_ERR_CONFIG, "%s", info->transport_note);
-  }
-  free(all), free(why), free(host), free(dev), free(usable);
-  if (rc == UM_SUCCESS && choice == UM_TRANSPORT_DEVICE) { /* rank 0's token to every rank, then all join */
-    unsigned char token[TOKEN_MAX];
-    size_t tlen = 0;
-    int ok = D->rank != 0 || B->peer_token(ctx, ctx->bstate, token, sizeof token, &tlen) == UM_SUCCESS;
-    int hdr[2] = {ok, (int)tlen};
-    if ((m = MPI_Bcast(hdr, 2, MPI_INT, 0, D->comm)) != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
-    if (hdr[0] && (m = MPI_Bcast(token, hdr[1], MPI_BYTE, 0, D->comm)) != MPI_SUCCESS)
-      return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
-    char msg[UM_ERRMSG_LEN] = "";
-    if (!hdr[0]) snprintf(msg, sizeof msg, "%s", D->rank == 0 ? um_error_message(ctx) : "");
-    else if (B->peer_open(ctx, ctx->bstate, token, (size_t)hdr[1], D->rank, D->nranks) != UM_SUCCESS)
-      snprintf(msg, sizeof msg, "%s", um_error_message(ctx));
-    struct { int v, r; } in = {msg[0] || !hdr[0], D->rank}, out; /* the first rank that failed */
-    if ((m = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, D->comm)) != MPI_SUCCESS)
-      return mpi_fail(ctx, m, "MPI_Allreduce (GPU transport)");
-    const int first = out.v ? out.r : -1;
-    if (first >= 0) { /* that rank's words to every rank */
-      if ((m = MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, D->comm)) != MPI_SUCCESS)
-        return mpi_fail(ctx, m, "MPI_Bcast (GPU transport)");
-      msg[sizeof msg - 1] = 0;
-      if (ctx->transport == UM_TRANSPORT_DEVICE)
-        return UM_ERROR(ctx, UM_ERR_BACKEND, "mpi.gpu_transport %s: rank %d could not start it: %s", B->peer_name,
-                        first, msg);
-      snprintf(info->transport_note, sizeof info->transport_note,
-               "%s could not start on rank %d (%.150s): rows sent with MPI from pinned host buffers", B->peer_name,
-               first, msg);
-      choice = UM_TRANSPORT_HOST;
-    }
-  }
-  if (rc != UM_SUCCESS) return rc;
-  D->peer = choice == UM_TRANSPORT_DEVICE;
-  D->peer_min = ctx->transport == UM_TRANSPORT_AUTO ? (double)ctx->transport_min_bytes : 0;
-  if (D->peer && D->peer_min > 0) {
-    snprintf(info->transport, sizeof info->transport, "%s+host", B->peer_name);
-    const size_t l = strlen(info->transport_note);
-    snprintf(info->transport_note + l, sizeof info->transport_note - l,
-             ", for exchanges of %.0f KiB or more per rank; smaller ones through pinned host buffers",
-             D->peer_min / 1024);
-  } else {
-    snprintf(info->transport, sizeof info->transport, "%s", D->peer ? B->peer_name : "host");
-  }
-  return UM_SUCCESS;
-}
-
-int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
-  if (!ctx) return UM_ERR_ARG;
-  if (!mpi_up()) return UM_SUCCESS;
-  int P = 1, rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (P == 1) return UM_SUCCESS;
+/* The checks before distributing: the partitioner's name, a context not distributed yet, no loop run yet. */
+static int distribute_checks(um_context *ctx, const char *method) {
   if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
   for (int i = 0; i < ctx->nloops; i++)
     if (ctx->loops[i].calls > 0)
@@ -452,7 +358,6 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
                       "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
                       "the first loop",
                       ctx->loops[i].name);
-  const char *method = partitioner && *partitioner ? partitioner : "metis";
   if (strcmp(method, "metis") && strcmp(method, "block") && strcmp(method, "ptscotch"))
     return UM_ERROR(ctx, UM_ERR_CONFIG,
                     "mpi.partitioner = '%s': the partitioners are metis (k-way of the primary set's graph on rank 0), "
@@ -464,21 +369,128 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
                     "mpi.partitioner = ptscotch: this build has no PT-Scotch; install libptscotch-dev (or run "
                     "scripts/install-deps.sh) and configure again, or use metis");
 #endif
+  return UM_SUCCESS;
+}
+
+/* The primary set: the one named, else the default. */
+static int primary_set(um_context *ctx, const char *primary_name, int *primary) {
+  *primary = default_primary(ctx);
+  if (!primary_name || !*primary_name) return UM_SUCCESS;
+  const um_set *ps = um_find_set(ctx, primary_name);
+  if (!ps) {
+    char list[512] = "";
+    for (int i = 0; i < ctx->nsets; i++) {
+      size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", ctx->sets[i]->name);
+    }
+    return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", primary_name, list);
+  }
+  *primary = ps->index;
+  return UM_SUCCESS;
+}
+
+/* Every set's owners and this rank's layout of it: rank 0 partitions the primary set (PT-Scotch: every rank
+ * takes part), every rank gets the same parts and the same words about them, the other sets follow through
+ * maps. */
+static int partition_mesh(um_context *ctx, struct um_dist *D, const umd_mesh *mesh, int primary, const char *method,
+                          int **owner, umd_layout *lay) {
+  um_partition_info *info = &D->info;
+  const int P = D->nranks, rank = D->rank, n = mesh->size[primary];
+  owner[primary] = malloc((size_t)(n ? n : 1) * sizeof(int));
+  if (!owner[primary]) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
+  int have = 0;
+  char why[256] = "";
+  if (!strcmp(method, "ptscotch")) /* collective: every rank takes part */
+    have = ptscotch_parts(mesh, primary, P, rank, D->comm, owner[primary], why, sizeof why) == 0;
+  if (rank == 0) partition_primary(mesh, primary, P, method, owner[primary], have, why, info);
+  int m = MPI_Bcast(owner[primary], n, MPI_INT, 0, D->comm);
+  if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
+  if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Bcast (partition)");
+  UM_CHECK(ctx, part_quality(ctx, mesh, primary, owner[primary], rank, D->comm, info));
+  char err[512] = "";
+  if (umd_derive_owners(mesh, primary, P, owner, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  if (umd_build_layout(mesh, owner, rank, lay, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+  return UM_SUCCESS;
+}
+
+/* A map's rows kept by this rank (those of its from-set's layout F), their targets in local indices (tg: the
+ * to-set's global -> local). */
+static int migrate_map(um_context *ctx, um_map *mp, const umd_layout *F, const int *tg, int rank) {
+  const int total = F->owned + F->exec + F->nonexec, ar = mp->arity;
+  int *nd = malloc(((size_t)total * ar + 1) * sizeof(int));
+  if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+  for (int i = 0; i < total; i++)
+    for (int a = 0; a < ar; a++) {
+      int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
+      if (t < 0 && i < F->owned + F->exec) {
+        free(nd);
+        return UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
+                        mp->name, i, rank);
+      }
+      nd[(size_t)i * ar + a] = t < 0 ? 0 : t; /* non-exec rows are never run */
+    }
+  free(mp->data);
+  mp->data = nd;
+  return UM_SUCCESS;
+}
+
+/* This rank's part of the mesh from the layouts: the halo lists and the gather order (collective: every rank
+ * runs them), then the dats, the maps (to local indices) and the sets' ranges. */
+static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_layout *lay) {
+  const int ns = ctx->nsets;
+  int rc = UM_SUCCESS;
+  /* g2l per set: global -> local (-1: not here) */
+  int **g2l = calloc((size_t)ns, sizeof *g2l);
+  if (!g2l) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const int n = ctx->sets[s]->size, total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    if (!(g2l[s] = malloc((size_t)(n ? n : 1) * sizeof(int)))) {
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      break;
+    }
+    for (int g = 0; g < n; g++) g2l[s][g] = -1;
+    for (int i = 0; i < total; i++) g2l[s][lay[s].l2g[i]] = i;
+  }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    rc = build_lists(ctx, D, &D->sets[s], &lay[s], owner[s], g2l[s]);
+    if (rc == UM_SUCCESS) rc = build_gather(ctx, D, &D->sets[s], ctx->sets[s], &lay[s]);
+  }
+  for (int i = 0; rc == UM_SUCCESS && i < ctx->ndats; i++) rc = migrate_dat(ctx, ctx->dats[i], &lay[ctx->dats[i]->set->index]);
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    um_map *mp = ctx->maps[k];
+    rc = migrate_map(ctx, mp, &lay[mp->from->index], g2l[mp->to->index], D->rank);
+  }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    um_set *S = ctx->sets[s];
+    S->size = lay[s].owned;
+    S->core_size = lay[s].core;
+    S->exec_halo = lay[s].exec;
+    S->nonexec_halo = lay[s].nonexec;
+    D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;
+    D->sets[s].l2g = lay[s].l2g;
+    lay[s].l2g = NULL;
+    free(S->part_offset); /* the parts of a partition reordering are global: no longer blocks */
+    S->part_offset = NULL;
+    S->nparts = 0;
+  }
+  for (int s = 0; s < ns; s++) free(g2l[s]);
+  free(g2l);
+  return rc;
+}
+
+int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!mpi_up()) return UM_SUCCESS;
+  int P = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (P == 1) return UM_SUCCESS;
+  const char *method = partitioner && *partitioner ? partitioner : "metis";
+  UM_CHECK(ctx, distribute_checks(ctx, method));
   if (ctx->nsets == 0) return UM_SUCCESS;
   const double t0 = MPI_Wtime();
-  int primary = default_primary(ctx);
-  if (primary_name && *primary_name) {
-    const um_set *ps = um_find_set(ctx, primary_name);
-    if (!ps) {
-      char list[512] = "";
-      for (int i = 0; i < ctx->nsets; i++) {
-        size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", ctx->sets[i]->name);
-      }
-      return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_set: no set named '%s'; this app has: %s", primary_name, list);
-    }
-    primary = ps->index;
-  }
+  int primary = 0;
+  UM_CHECK(ctx, primary_set(ctx, primary_name, &primary));
   const int ns = ctx->nsets, nm = ctx->nmaps;
   int *sizes = malloc((size_t)ns * sizeof *sizes);
   umd_map *maps = malloc((size_t)(nm ? nm : 1) * sizeof *maps);
@@ -503,84 +515,8 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   um_partition_info *info = &D->info;
   info->nranks = P;
   snprintf(info->primary, sizeof info->primary, "%s", ctx->sets[primary]->name);
-  int rc = UM_SUCCESS;
-  owner[primary] = malloc((size_t)(sizes[primary] ? sizes[primary] : 1) * sizeof(int));
-  if (!owner[primary]) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
-  /* rank 0 partitions; every rank gets the same parts and the same words about them */
-  int have = 0;
-  char why[256] = "";
-  if (rc == UM_SUCCESS && !strcmp(method, "ptscotch")) /* collective: every rank takes part */
-    have = ptscotch_parts(&mesh, primary, P, rank, D->comm, owner[primary], why, sizeof why) == 0;
-  if (rc == UM_SUCCESS && rank == 0) partition_primary(&mesh, primary, P, method, owner[primary], have, why, info);
-  if (rc == UM_SUCCESS) {
-    int m = MPI_Bcast(owner[primary], sizes[primary], MPI_INT, 0, D->comm);
-    if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
-    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Bcast (partition)");
-  }
-  if (rc == UM_SUCCESS) rc = part_quality(ctx, &mesh, primary, owner[primary], rank, D->comm, info);
-  char err[512] = "";
-  if (rc == UM_SUCCESS && umd_derive_owners(&mesh, primary, P, owner, err, sizeof err))
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
-  if (rc == UM_SUCCESS && umd_build_layout(&mesh, owner, rank, lay, err, sizeof err))
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
-  /* g2l per set: global -> local (-1: not here) */
-  int **g2l = calloc((size_t)ns, sizeof *g2l);
-  if (rc == UM_SUCCESS && !g2l) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
-    const int n = sizes[s], total = lay[s].owned + lay[s].exec + lay[s].nonexec;
-    if (!(g2l[s] = malloc((size_t)(n ? n : 1) * sizeof(int)))) {
-      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-      break;
-    }
-    for (int g = 0; g < n; g++) g2l[s][g] = -1;
-    for (int i = 0; i < total; i++) g2l[s][lay[s].l2g[i]] = i;
-  }
-  /* halo lists and the gather order (collective: every rank runs them) */
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
-    rc = build_lists(ctx, D, &D->sets[s], &lay[s], owner[s], g2l[s]);
-    if (rc == UM_SUCCESS) rc = build_gather(ctx, D, &D->sets[s], ctx->sets[s], &lay[s]);
-  }
-  /* migrate: dats, then maps (to local indices), then the sets' ranges */
-  for (int i = 0; rc == UM_SUCCESS && i < ctx->ndats; i++) rc = migrate_dat(ctx, ctx->dats[i], &lay[ctx->dats[i]->set->index]);
-  for (int k = 0; rc == UM_SUCCESS && k < nm; k++) {
-    um_map *mp = ctx->maps[k];
-    const umd_layout *F = &lay[mp->from->index];
-    const int total = F->owned + F->exec + F->nonexec, ar = mp->arity, *tg = g2l[mp->to->index];
-    int *nd = malloc(((size_t)total * ar + 1) * sizeof(int));
-    if (!nd) {
-      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
-      break;
-    }
-    for (int i = 0; i < total && rc == UM_SUCCESS; i++)
-      for (int a = 0; a < ar; a++) {
-        int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
-        if (t < 0 && i < F->owned + F->exec)
-          rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
-                        mp->name, i, rank);
-        nd[(size_t)i * ar + a] = t < 0 ? 0 : t; /* non-exec rows are never run */
-      }
-    if (rc != UM_SUCCESS) {
-      free(nd);
-      break;
-    }
-    free(mp->data);
-    mp->data = nd;
-  }
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
-    um_set *S = ctx->sets[s];
-    S->size = lay[s].owned;
-    S->core_size = lay[s].core;
-    S->exec_halo = lay[s].exec;
-    S->nonexec_halo = lay[s].nonexec;
-    D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;
-    D->sets[s].l2g = lay[s].l2g;
-    lay[s].l2g = NULL;
-    free(S->part_offset); /* the parts of a partition reordering are global: no longer blocks */
-    S->part_offset = NULL;
-    S->nparts = 0;
-  }
-  for (int s = 0; g2l && s < ns; s++) free(g2l[s]);
-  free(g2l);
+  int rc = partition_mesh(ctx, D, &mesh, primary, method, owner, lay);
+  if (rc == UM_SUCCESS) rc = migrate_mesh(ctx, D, owner, lay);
   for (int s = 0; s < ns; s++) free(owner[s]);
   free(owner);
   umd_layout_free(lay, ns);
@@ -596,7 +532,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
   ctx->dist = D;
   ctx->dist_ops = &um__dist_ops; /* what core calls on it (core/pass.h) */
-  if ((rc = setup_transport(ctx, D)) != UM_SUCCESS) {
+  if ((rc = um__transport_setup(ctx, D)) != UM_SUCCESS) {
     um__dist_free(ctx);
     return rc;
   }

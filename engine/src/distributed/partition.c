@@ -337,37 +337,3 @@ long umd_edge_cut(int n, const int *xadj, const int *adj, const int *part) {
       if (adj[j] > p && part[adj[j]] != part[p]) cut++;
   return cut;
 }
-
-int umd_choose_transport(int want, const char *name, int nranks, const int *usable, const char *const *why,
-                         const char *const *host, const char *const *dev, char *note, size_t n) {
-  if (want == UM_TRANSPORT_HOST) {
-    snprintf(note, n, "asked for: rows packed on the device, sent with MPI from pinned host buffers");
-    return UM_TRANSPORT_HOST;
-  }
-  char reason[200] = "";
-  if (!name) {
-    snprintf(reason, sizeof reason, "the backend has no device-to-device transport");
-  } else {
-    for (int r = 0; r < nranks && !reason[0]; r++)
-      if (!usable[r]) snprintf(reason, sizeof reason, "rank %d cannot use %s: %s", r, name, why[r] ? why[r] : "");
-    for (int r = 0; r < nranks && !reason[0]; r++)
-      for (int q = r + 1; q < nranks && !reason[0]; q++)
-        if (!strcmp(dev[r], dev[q]) && !strcmp(host[r], host[q]))
-          snprintf(reason, sizeof reason, "ranks %d and %d share one GPU (%s needs a GPU per rank)", r, q, name);
-    for (int r = 1; r < nranks && !reason[0] && want == UM_TRANSPORT_AUTO; r++)
-      if (strcmp(host[r], host[0]))
-        snprintf(reason, sizeof reason, "ranks 0 and %d are on different hosts (%.60s, %.60s)", r, host[0], host[r]);
-  }
-  if (reason[0] && want == UM_TRANSPORT_DEVICE) {
-    snprintf(note, n, "mpi.gpu_transport %s cannot run: %s; use mpi.gpu_transport host (or auto)", name ? name : "device",
-             reason);
-    return -1;
-  }
-  if (reason[0]) {
-    snprintf(note, n, "%s: rows sent with MPI from pinned host buffers", reason);
-    return UM_TRANSPORT_HOST;
-  }
-  if (want == UM_TRANSPORT_DEVICE) snprintf(note, n, "asked for: device buffers sent GPU to GPU");
-  else snprintf(note, n, "every rank has its own GPU on one host: device buffers sent GPU to GPU");
-  return UM_TRANSPORT_DEVICE;
-}

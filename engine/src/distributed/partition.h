@@ -77,17 +77,6 @@ int umd_part_quality(const umd_mesh *m, int primary, const int *part, int which,
 /* Edges of the graph cut by a partition, counted once. */
 long umd_edge_cut(int n, const int *xadj, const int *adj, const int *part);
 
-/* The halo transport of a distributed run whose dats live on a device
- * (um_context_set_gpu_transport): want 0 auto, 1 host, 2 device; name: the backend's
- * device transport ("nccl"), NULL if it has none; for each rank r of nranks:
- * usable[r] (it can load the transport; why[r] if not), host[r] and dev[r]
- * (its host's name and its device's identity). Returns 1 (host) or 2
- * (device), or -1 when device was asked for and cannot run; note (n bytes)
- * says why in one sentence. Auto takes the device transport only when every
- * rank can load it, has a device of its own and all are on one host. */
-int umd_choose_transport(int want, const char *name, int nranks, const int *usable, const char *const *why,
-                         const char *const *host, const char *const *dev, char *note, size_t n);
-
 #ifdef __cplusplus
 }
 #endif

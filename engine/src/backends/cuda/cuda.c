@@ -132,9 +132,7 @@ static void cu_finalize(um_context *ctx, void *state) {
   cu_graph_free(ctx, S);
   for (int i = 0; i < S->nkerns; i++) cu_kern_free(S->kerns[i]);
   free(S->kerns);
-#ifdef UM_HAVE_NCCL
-  cu_peer_close(S);
-#endif
+  cu_peer_close(S); /* a device transport's end (devmsg.c) */
   cu_halo_free(S);
   for (int i = 0; i < S->nmaps; i++) cudaFree(S->maps[i].d);
   free(S->maps);
@@ -257,14 +255,5 @@ const um_backend_def um_backend_cuda = {
     .device = cu_device,
     .device_info = cu_device_info,
 #ifdef UM_HAVE_NCCL
-    .peer_name = "nccl",
-    .peer_usable = cu_peer_usable,
-    .peer_device = cu_peer_device,
-    .peer_token = cu_peer_token,
-    .peer_open = cu_peer_open,
-    .dev_alloc = cu_dev_alloc,
-    .dev_free = cu_dev_free,
-    .peer_post = cu_peer_post,
-    .peer_wait = cu_peer_wait,
 #endif
 };

@@ -9,6 +9,7 @@
  *   device_info.c   um_context_device_info, the copy benchmark
  *   cuda_error.c    the CUDA error wrapper (cu_fail)
  *   halo.c          halo rows packed and unpacked on the GPU (distributed runs)
+ *   devmsg.c        halo messages GPU to GPU: the backend's side of a device transport (cuda_transport.h)
  *   graph.c         CUDA graphs of repeated loop sequences (cuda.graphs)
  */
 #ifndef UM_CUDA_INTERNAL_H
@@ -19,6 +20,7 @@
 #include "../../core/error.h"
 #include "../../plan/plan.h"
 #include "codegen.h"
+#include "cuda_transport.h"
 #include "jit.h"
 #include "um/backend.h"
 
@@ -126,17 +128,17 @@ typedef struct {
 
 #define MAX_PENDING 2048
 
-/* A halo exchange sent GPU to GPU (nccl.c): the group's start and end on the communication stream,
+/* A halo exchange sent GPU to GPU (devmsg.c): the group's start and end on the communication stream,
  * and where the compute stream's work before the wait ended (core elements). */
 typedef struct {
   int id;      /* the loop record */
-  int waited;  /* peer_wait has ordered the compute stream after it: its events complete at the next sync */
+  int waited;  /* cu_transport_wait has ordered the compute stream after it: its events complete at the next sync */
   cudaEvent_t start, stop, core;
 } cu_halo_timing;
 #define CU_MAX_HALO_TIMINGS 64
 
 /* CUDA graphs (graph.c): an op of the current segment: a kernel launch, a timing event, or (halos GPU to GPU,
- * nccl.c) an exchange posted on the communication stream and the compute stream's wait for it */
+ * devmsg.c) an exchange posted on the communication stream and the compute stream's wait for it */
 typedef enum { CG_KERNEL = 0, CG_EVENT = 1, CG_POST = 2, CG_WAIT = 3 } cg_kind;
 #define CG_MAX_ARGS 8
 typedef struct {
@@ -156,15 +158,15 @@ typedef struct {
   const char *name;     /* for messages */
 } cg_op;
 
-/* A halo exchange sent with NCCL, as the communication stream runs it: its messages (the device buffers, sizes,
- * peers and tags), how often it was posted, and from its second post on, the NCCL group captured as a CUDA graph
+/* A halo exchange sent by a device transport (NCCL), as the communication stream runs it: its messages (the device buffers, sizes,
+ * peers and tags), how often it was posted, and from its second post on, its message group captured as a CUDA graph
  * (graph.c replays it alone or inside a segment's graph). Capturing is uniform over the ranks, as NCCL requires:
  * every rank posts the same exchanges in the same order, tags are the same on every rank, and the buffers are
  * reallocated on every rank at once (their sizes come from global halo totals: dist_exchange.c), each time
  * starting a new generation of exchanges. */
 typedef struct {
   int id, n, gen;
-  um_peer_msg *msgs;
+  um_transport_msg *msgs;
   long seen;
   cudaGraph_t graph;
   cudaGraphExec_t exec;
@@ -232,15 +234,17 @@ typedef struct {
   } *gathers;
   int ngathers, capgathers;
   void *xsum_words;        /* exact sums: the device accumulator (UM_XSUM_WORDS words) */
-  /* halos GPU to GPU (nccl.c): the communicator (ncclComm_t; NULL: none), its stream, and the
-   * exchanges whose times are not read yet */
-  void *nccl;
+  /* halos GPU to GPU (devmsg.c): the device transport's group and close (NULL: none open) and their argument,
+   * the communication stream, and the exchanges whose times are not read yet */
+  cu_transport_group tgroup;
+  void (*tclose)(void *arg);
+  void *targ;
   cudaStream_t comm_stream;
   cudaEvent_t halo_ready;
   cu_halo_timing halo_t[CU_MAX_HALO_TIMINGS];
   int nhalo_t;
   cu_xgraph *xg;           /* with cuda.graphs: the exchanges posted so far */
-  int nxg, capxg, xg_gen;  /* xg_gen: the message buffers' generation (dev_alloc starts a new one) */
+  int nxg, capxg, xg_gen;  /* xg_gen: the message buffers' generation (cu_dev_alloc starts a new one) */
   const char *last_loop;   /* for messages about asynchronous failures (a kernel's name) */
   int graphs;              /* cuda.graphs: loops recorded into segments, replayed as CUDA graphs (graph.c) */
   int graph_min;           /* cuda.graph_min_kernels: shorter segments are not made graphs */
@@ -330,15 +334,9 @@ void cu_dev_free(void *p);
 void cu_halo_free(cu_state *S);
 int cu_gather(um_context *ctx, void *state, const um_gather *g);
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words);
-/* nccl.c (builds with NCCL's header) */
-int cu_peer_usable(um_context *ctx, void *state, char *why, size_t n);
-int cu_peer_device(um_context *ctx, void *state, char *id, size_t n);
-int cu_peer_token(um_context *ctx, void *state, void *token, size_t cap, size_t *len);
-int cu_peer_open(um_context *ctx, void *state, const void *token, size_t len, int rank, int nranks);
-int cu_peer_post(um_context *ctx, void *state, const um_peer_msg *msgs, int n, int id);
-int cu_peer_wait(um_context *ctx, void *state, int id);
+/* devmsg.c (the rest of it: cuda_transport.h): the device transport's end, at finalize */
 void cu_peer_close(cu_state *S);
-/* nccl.c, for graph.c: issue an exchange's post / wait on the streams now; an exchange's captured NCCL group */
+/* devmsg.c, for graph.c: issue an exchange's post / wait on the streams now; an exchange's captured group */
 int cu_peer_issue_post(um_context *ctx, cu_state *S, int id, const cu_xgraph *x, cudaEvent_t start, cudaEvent_t stop);
 int cu_peer_issue_wait(um_context *ctx, cu_state *S, cudaEvent_t core, cudaEvent_t stop);
 /* graph.c: with cuda.graphs on, launches and timing events are recorded and issued by cu_flush, which every

@@ -19,7 +19,7 @@
  * Halos sent GPU to GPU with NCCL do not end a segment: the packing and unpacking kernels are recorded like
  * loops', and an exchange is recorded as two ops, its post (the communication stream waits for the packing,
  * runs the NCCL group, records its end) and the compute stream's wait (after the core elements). In a graph
- * the post is a child graph -- the NCCL group captured once per exchange (nccl.c) -- beside the core kernels,
+ * the post is a child graph -- the NCCL group captured once per exchange (devmsg.c) -- beside the core kernels,
  * and the wait joins the two branches: a whole step, exchanges included, is one graph launch. A segment is
  * made a graph only when each of its exchanges is waited for within it.
  * Results are the same bits as plain launches (same kernels, same parameters, same order). What a
@@ -202,7 +202,7 @@ static int issue_direct(um_context *ctx, cu_state *S) {
 }
 
 /* A segment can be a graph when each exchange posted in it is waited for in it, and each wait's post is in it
- * (a post is recorded only once its NCCL group is captured: nccl.c). */
+ * (a post is recorded only once its NCCL group is captured: devmsg.c). */
 static int graphable(const cg_segment *G) {
   int open = 0;
   for (int i = 0; i < G->nops; i++) {

@@ -142,7 +142,7 @@ int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
 }
 
 /* Halo message buffers: pinned host memory the kernels reach directly (host staging), or device memory
- * (halos GPU to GPU, nccl.c). NULL when CUDA has none: the core then says out of which memory. */
+ * (halos GPU to GPU: cuda_transport.h). NULL when CUDA has none: the core then says out of which memory. */
 static void *buffer_or_warn(um_context *ctx, cudaError_t e, void *p, size_t bytes, const char *what) {
   if (e == cudaSuccess) return p;
   um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot allocate %zu bytes of %s for halos: %s", bytes, what,
@@ -168,7 +168,7 @@ void cu_host_free(void *p) {
 
 void *cu_dev_alloc(um_context *ctx, void *state, size_t bytes) {
   cu_state *S = state;
-  if (S) S->xg_gen++; /* new message buffers: the exchanges posted so far are not posted again (nccl.c) */
+  if (S) S->xg_gen++; /* new message buffers: the exchanges posted so far are not posted again (devmsg.c) */
   void *p = NULL;
   cudaError_t e = cudaMalloc(&p, bytes);
   return buffer_or_warn(ctx, e, p, bytes, "GPU memory");
