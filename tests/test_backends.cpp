@@ -11,6 +11,7 @@
 extern "C" {
 #include "um/um.h"
 }
+#include "backend_matrix.hpp"
 #include "test_kernels.h"
 #include "test_random_mesh.hpp"
 
@@ -28,17 +29,8 @@ struct Result {
 
 #define OK(call) ASSERT_EQ((call), UM_SUCCESS) << um_error_message(ctx)
 
-void run_all(const Mesh &m, const char *backend, um_layout layout, int bs, int nthreads, Result *res) {
-  um_options o;
-  um_options_default(&o);
-  o.backend = backend;
-  o.layout = layout;
-  o.block_size = bs;
-  o.nthreads = nthreads;
-  o.parallel_threshold = 0;  // small test meshes still run on all threads
-  o.check_plans = 1;
-  um_context *ctx = nullptr;
-  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+// The workload on ctx: direct, indirect, coloured and reduction loops; their outputs fetched into res.
+void workload(um_context *ctx, const Mesh &m, Result *res) {
   um_set *nodes, *edges, *cells;
   um_map *pedge, *pcell, *pperm;
   OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
@@ -107,76 +99,73 @@ void run_all(const Mesh &m, const char *backend, um_layout layout, int bs, int n
   fetch(vw, res->vw, 3);
   res->f.resize(m.nnode);
   OK(um_dat_fetch(ctx, f, res->f.data(), res->f.size() * sizeof(float)));
-  um_finalize(&ctx);
 }
 
-void expect_close(const std::vector<double> &x, const std::vector<double> &y, const char *what) {
-  ASSERT_EQ(x.size(), y.size()) << what;
-  for (size_t i = 0; i < x.size(); i++)
-    ASSERT_NEAR(x[i], y[i], 1e-12 * (1 + std::fabs(y[i]))) << what << "[" << i << "]";
+// The workload on a fresh context made from o.
+void run_all(const Mesh &m, const um_options &o, Result *res) {
+  bm::with_context(o, [&](um_context *ctx) { workload(ctx, m, res); });
 }
 
-struct Case {
-  const char *backend;
-  um_layout layout;
-  int block_size;
-};
+// The workload with o's backend, layout and block size on nthreads threads.
+void run_all(const Mesh &m, const bm::Case &c, int nthreads, Result *res) {
+  um_options o = bm::case_options(c);
+  o.nthreads = nthreads;
+  run_all(m, o, res);
+}
 
-class BackendMatchesSeq : public ::testing::TestWithParam<Case> {};
+using bm::expect_close;
+
+// got against seq's ref: the outputs within rounding, the reductions exactly (min/max, integers) or within
+// rounding (sums), and checks that the reductions ran (or, on an empty mesh, left their starting values).
+void compare(const Mesh &m, const Result &got, const Result &ref) {
+  expect_close(got.b, ref.b, "WRITE b");
+  expect_close(got.c, ref.c, "RW c");
+  expect_close(got.r, ref.r, "INC r");
+  expect_close(got.n, ref.n, "INC n (arity 4)");
+  expect_close(got.v, ref.v, "indirect RW v");
+  expect_close(got.vw, ref.vw, "indirect WRITE vw");
+  expect_close(got.f, ref.f, "float INC");
+  EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
+  EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
+  EXPECT_EQ(got.mn, ref.mn);
+  EXPECT_EQ(got.mx, ref.mx);
+  EXPECT_EQ(got.isum, ref.isum);
+  EXPECT_EQ(got.cnt, ref.cnt);
+  EXPECT_EQ(got.qmax, ref.qmax);
+  EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+  if (m.nnode > 0) {
+    EXPECT_NE(ref.mn, 1e30);  // the reductions did something
+    EXPECT_EQ(ref.isum, 3 + [&] { int s = 0; for (int x : m.k) s += x; return s; }());
+    EXPECT_EQ(ref.cnt, 2 * m.nedge);
+  } else {
+    EXPECT_EQ(ref.mn, 1e30);  // nothing to reduce over: untouched
+    EXPECT_EQ(ref.isum, 3);
+  }
+  for (double x : got.b) ASSERT_NE(x, -777.0) << "an output element was never written";
+}
+
+class BackendMatchesSeq : public ::testing::TestWithParam<bm::Case> {};
 
 TEST_P(BackendMatchesSeq, RandomMeshes) {
-  const Case cs = GetParam();
+  const bm::Case cs = GetParam();
   const int shapes[][3] = {{1000, 3001, 777}, {37, 200, 50}, {1, 1, 1}, {0, 0, 0}, {5, 0, 3}};
   for (auto &sh : shapes) {
     SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
     Mesh m = random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 42u + (unsigned)sh[0]);
-    Result ref, got;
-    run_all(m, "seq", UM_AOS, 256, 0, &ref);
+    bm::run_and_compare_with_seq<Result>(
+        cs, [&](const um_options &o, Result *res) { run_all(m, o, res); },
+        [&](const Result &got, const Result &ref) { compare(m, got, ref); });
     if (HasFatalFailure()) return;
-    run_all(m, cs.backend, cs.layout, cs.block_size, 0, &got);
-    if (HasFatalFailure()) return;
-    expect_close(got.b, ref.b, "WRITE b");
-    expect_close(got.c, ref.c, "RW c");
-    expect_close(got.r, ref.r, "INC r");
-    expect_close(got.n, ref.n, "INC n (arity 4)");
-    expect_close(got.v, ref.v, "indirect RW v");
-    expect_close(got.vw, ref.vw, "indirect WRITE vw");
-    for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "float INC";
-    EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
-    EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
-    EXPECT_EQ(got.mn, ref.mn);
-    EXPECT_EQ(got.mx, ref.mx);
-    EXPECT_EQ(got.isum, ref.isum);
-    EXPECT_EQ(got.cnt, ref.cnt);
-    EXPECT_EQ(got.qmax, ref.qmax);
-    EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
-    if (m.nnode > 0) {
-      EXPECT_NE(ref.mn, 1e30);  // the reductions did something
-      EXPECT_EQ(ref.isum, 3 + [&] { int s = 0; for (int x : m.k) s += x; return s; }());
-      EXPECT_EQ(ref.cnt, 2 * m.nedge);
-    } else {
-      EXPECT_EQ(ref.mn, 1e30);  // nothing to reduce over: untouched
-      EXPECT_EQ(ref.isum, 3);
-    }
-    for (double x : got.b) ASSERT_NE(x, -777.0) << "an output element was never written";
   }
 }
 
-std::vector<Case> all_cases() {
-  std::vector<Case> v;
-  for (const char *b : {"seq", "openmp"})
-    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
-      for (int bs : {1, 7, 64, 256, 1024}) {
-        if (!um_backend_available(b)) continue;
-        v.push_back({b, l, bs});
-      }
-  return v;
+std::vector<bm::Case> all_cases() {
+  return bm::matrix({"seq", "openmp"}, {{UM_STRATEGY_AUTO, 0}}, {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}, {1, 7, 64, 256, 1024},
+                    true);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, BackendMatchesSeq, ::testing::ValuesIn(all_cases()), [](const auto &info) {
-  return std::string(std::string(info.param.backend)) + "_" + um_layout_name(info.param.layout) + "_bs" +
-         std::to_string(info.param.block_size);
-});
+INSTANTIATE_TEST_SUITE_P(All, BackendMatchesSeq, ::testing::ValuesIn(all_cases()),
+                         [](const auto &info) { return bm::case_name(info.param); });
 
 // Reductions under OpenMP combine per-block partials in block order: the same
 // bits whatever the number of threads.
@@ -184,9 +173,10 @@ TEST(OpenMP, ReductionsIndependentOfThreadCount) {
   if (!um_backend_available("openmp")) GTEST_SKIP() << "OpenMP backend not built";
   Mesh m = random_mesh(5000, 20000, 3000, 7);
   Result r1, r2, r3;
-  run_all(m, "openmp", UM_AOS, 64, 1, &r1);
-  run_all(m, "openmp", UM_AOS, 64, 2, &r2);
-  run_all(m, "openmp", UM_AOS, 64, 3, &r3);
+  const bm::Case omp = {"openmp", UM_STRATEGY_AUTO, 0, UM_AOS, 64};
+  run_all(m, omp, 1, &r1);
+  run_all(m, omp, 2, &r2);
+  run_all(m, omp, 3, &r3);
   EXPECT_EQ(r1.sum[0], r2.sum[0]);
   EXPECT_EQ(r1.sum[1], r3.sum[1]);
   EXPECT_EQ(r1.esum, r2.esum);

@@ -18,6 +18,7 @@ extern "C" {
 #include "um/cuda.h"
 #include "um/um.h"
 }
+#include "backend_matrix.hpp"
 #include "test_cuda_workload.hpp"
 #include "test_vec_workload.hpp"
 
@@ -28,50 +29,63 @@ namespace {
     if (!um_backend_available("cuda")) GTEST_SKIP() << "no GPU on this machine"; \
   } while (0)
 
-struct Case {
-  um_strategy strategy;
-  int staging;  // 1 incremented data, 2 all indirect data, 3 none
-  um_layout layout;
-  int block_size;
+// A cuda case of the backend matrix (tests/backend_matrix.hpp): strategy, cuda.staging (1 incremented data,
+// 2 all indirect data, 3 none), layout, block size.
+struct Case : bm::Case {
+  Case(um_strategy s, int staging, um_layout l, int bs) : bm::Case{"cuda", s, staging, l, bs} {}
+  explicit Case(const bm::Case &c) : bm::Case(c) {}
 };
 
-std::string case_name(const Case &c) {
-  std::string s = um_strategy_name(c.strategy);
-  if (c.strategy == UM_STRATEGY_HIERARCHICAL || c.strategy == UM_STRATEGY_ATOMICS)
-    s += c.staging == 2 ? "_stageall" : c.staging == 3 ? "" : "_stageinc";
-  return s + "_" + um_layout_name(c.layout) + "_bs" + std::to_string(c.block_size);
-}
+using bm::case_name;
+using bm::expect_close;
 
-um_options cuda_options(const Case &c) {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "cuda";
-  o.strategy = c.strategy;
-  static const char *const staging[] = {"auto", "inc", "all", "none"};
-  EXPECT_EQ(um_options_set_backend(&o, "cuda.staging", staging[c.staging]), UM_SUCCESS);
-  o.layout = c.layout;
-  o.block_size = c.block_size;
-  o.check_plans = 1;
-  return o;
-}
+um_options cuda_options(const Case &c) { return bm::case_options(c); }
 
-void expect_close(const std::vector<double> &x, const std::vector<double> &y, const char *what, double tol = 1e-12) {
-  ASSERT_EQ(x.size(), y.size()) << what;
-  for (size_t i = 0; i < x.size(); i++) {
-    ASSERT_FALSE(std::isnan(x[i])) << what << "[" << i << "] was never written (still NaN)";
-    ASSERT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << what << "[" << i << "]";
-  }
+// strategies x layouts x block sizes on cuda (bm::matrix).
+std::vector<Case> cuda_matrix(std::vector<bm::Strategy> strategies, std::vector<um_layout> layouts,
+                              std::vector<int> block_sizes) {
+  std::vector<Case> v;
+  for (const bm::Case &c : bm::matrix({"cuda"}, strategies, layouts, block_sizes)) v.emplace_back(c);
+  return v;
 }
 
 // The test workload on seq: the reference the GPU runs are compared with.
 void seq_reference(const tcw::Mesh &m, tcw::Result *ref) {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  um_context *ctx = nullptr;
-  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
-  tcw::run_all(ctx, m, ref);
-  um_finalize(&ctx);
+  bm::with_context(bm::case_options(bm::seq_case()), [&](um_context *ctx) { tcw::run_all(ctx, m, ref); });
+}
+
+// The test workload on o's backend (on cuda: checked to run on the GPU).
+void run_workload(const tcw::Mesh &m, const um_options &o, tcw::Result *res) {
+  bm::with_context(o, [&](um_context *ctx) {
+    if (std::strcmp(o.backend, "cuda") == 0) {
+      ASSERT_STREQ(um_context_backend(ctx), "cuda");
+      EXPECT_EQ(um_context_on_host(ctx), 0);  // the kernels run on the GPU
+    }
+    tcw::run_all(ctx, m, res);
+  });
+}
+
+// got against seq's ref: every output within rounding, the reductions exactly or within rounding.
+void compare_with_seq(const tcw::Mesh &m, const tcw::Result &got, const tcw::Result &ref) {
+  expect_close(got.b, ref.b, "direct WRITE b");
+  expect_close(got.c, ref.c, "direct RW c");
+  expect_close(got.s, ref.s, "direct INC s");
+  expect_close(got.r, ref.r, "INC r");
+  expect_close(got.n, ref.n, "INC n (arity 4)");
+  expect_close(got.v, ref.v, "indirect RW v");
+  expect_close(got.vw, ref.vw, "indirect WRITE vw");
+  expect_close(got.acc, ref.acc, "direct INC acc");
+  expect_close(got.f, ref.f, "float INC");
+  EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
+  EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
+  EXPECT_EQ(got.mn, ref.mn);
+  EXPECT_EQ(got.mx, ref.mx);
+  EXPECT_EQ(got.isum, ref.isum);
+  EXPECT_EQ(got.cnt, ref.cnt);
+  EXPECT_EQ(got.qmax, ref.qmax);
+  EXPECT_EQ(got.fmin, ref.fmin);
+  EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
+  if (m.nnode > 1) EXPECT_NE(ref.mn, 1e30) << "the reductions did something";
 }
 
 class CudaMatchesSeq : public ::testing::TestWithParam<Case> {};
@@ -83,52 +97,17 @@ TEST_P(CudaMatchesSeq, RandomMeshes) {
   for (auto &sh : shapes) {
     SCOPED_TRACE("nodes " + std::to_string(sh[0]) + " edges " + std::to_string(sh[1]));
     tcw::Mesh m = tcw::random_mesh(sh[0], sh[0] ? sh[1] : 0, sh[0] ? sh[2] : 0, 42u + (unsigned)sh[0]);
-    tcw::Result ref, got;
-    seq_reference(m, &ref);
+    bm::run_and_compare_with_seq<tcw::Result>(
+        cs, [&](const um_options &o, tcw::Result *res) { run_workload(m, o, res); },
+        [&](const tcw::Result &got, const tcw::Result &ref) { compare_with_seq(m, got, ref); });
     if (HasFatalFailure()) return;
-    {
-      um_options o = cuda_options(cs);
-      um_context *ctx = nullptr;
-      ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-      ASSERT_STREQ(um_context_backend(ctx), "cuda");
-      EXPECT_EQ(um_context_on_host(ctx), 0);  // the kernels run on the GPU
-      tcw::run_all(ctx, m, &got);
-      um_finalize(&ctx);
-      if (HasFatalFailure()) return;
-    }
-    expect_close(got.b, ref.b, "direct WRITE b");
-    expect_close(got.c, ref.c, "direct RW c");
-    expect_close(got.s, ref.s, "direct INC s");
-    expect_close(got.r, ref.r, "INC r");
-    expect_close(got.n, ref.n, "INC n (arity 4)");
-    expect_close(got.v, ref.v, "indirect RW v");
-    expect_close(got.vw, ref.vw, "indirect WRITE vw");
-    expect_close(got.acc, ref.acc, "direct INC acc");
-    for (int i = 0; i < m.nnode; i++) ASSERT_NEAR(got.f[i], ref.f[i], 1e-5 * (1 + std::fabs(ref.f[i]))) << "float INC";
-    EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
-    EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
-    EXPECT_EQ(got.mn, ref.mn);
-    EXPECT_EQ(got.mx, ref.mx);
-    EXPECT_EQ(got.isum, ref.isum);
-    EXPECT_EQ(got.cnt, ref.cnt);
-    EXPECT_EQ(got.qmax, ref.qmax);
-    EXPECT_EQ(got.fmin, ref.fmin);
-    EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
-    if (m.nnode > 1) EXPECT_NE(ref.mn, 1e30) << "the reductions did something";
   }
 }
 
 std::vector<Case> all_cases() {
-  std::vector<Case> v;
-  const struct {
-    um_strategy s;
-    int staging;
-  } strategies[] = {{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_ATOMICS, 2},
-                    {UM_STRATEGY_GLOBAL, 1}, {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}};
-  for (auto st : strategies)
-    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
-      for (int bs : {1, 7, 64, 256, 512, 1024}) v.push_back({st.s, st.staging, l, bs});
-  return v;
+  return cuda_matrix({{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_ATOMICS, 2}, {UM_STRATEGY_GLOBAL, 1},
+                      {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}},
+                     {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}, {1, 7, 64, 256, 512, 1024});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaMatchesSeq, ::testing::ValuesIn(all_cases()),
@@ -214,12 +193,9 @@ TEST_P(CudaFusedSplit, MatchesTheUnsplitLoops) {
 }
 
 std::vector<Case> fused_cases() {
-  std::vector<Case> v;
-  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_GLOBAL, 1),
-                  std::make_pair(UM_STRATEGY_HIERARCHICAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 2)})
-    for (um_layout l : {UM_AOS, UM_SOA})
-      for (int bs : {7, 64, 256}) v.push_back({st.first, st.second, l, bs});
-  return v;
+  return cuda_matrix({{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_GLOBAL, 1}, {UM_STRATEGY_HIERARCHICAL, 1},
+                      {UM_STRATEGY_HIERARCHICAL, 2}},
+                     {UM_AOS, UM_SOA}, {7, 64, 256});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaFusedSplit, ::testing::ValuesIn(fused_cases()),
@@ -263,16 +239,9 @@ TEST_P(CudaVecArgs, MatchPerIndexArgsAndTheSerialReference) {
 }
 
 std::vector<Case> vec_cases() {
-  std::vector<Case> v;
-  const struct {
-    um_strategy s;
-    int staging;
-  } strategies[] = {{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1},
-                    {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}};
-  for (auto st : strategies)
-    for (um_layout l : {UM_AOS, UM_SOA})
-      for (int bs : {64, 256}) v.push_back({st.s, st.staging, l, bs});
-  return v;
+  return cuda_matrix({{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1},
+                      {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}},
+                     {UM_AOS, UM_SOA}, {64, 256});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaVecArgs, ::testing::ValuesIn(vec_cases()),
@@ -389,12 +358,9 @@ TEST(CudaOccupancy, AirfoilResCalcHasTheoreticalOccupancy) {
 }
 
 std::vector<Case> airfoil_cases() {
-  std::vector<Case> v;
-  for (auto st : {std::make_pair(UM_STRATEGY_ATOMICS, 3), std::make_pair(UM_STRATEGY_ATOMICS, 1),
-                  std::make_pair(UM_STRATEGY_GLOBAL, 1),
-                  std::make_pair(UM_STRATEGY_HIERARCHICAL, 1), std::make_pair(UM_STRATEGY_HIERARCHICAL, 2)})
-    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}) v.push_back({st.first, st.second, l, 128});
-  return v;
+  return cuda_matrix({{UM_STRATEGY_ATOMICS, 3}, {UM_STRATEGY_ATOMICS, 1}, {UM_STRATEGY_GLOBAL, 1},
+                      {UM_STRATEGY_HIERARCHICAL, 1}, {UM_STRATEGY_HIERARCHICAL, 2}},
+                     {UM_AOS, UM_SOA, UM_LAYOUT_AUTO}, {128});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaAirfoil, ::testing::ValuesIn(airfoil_cases()),

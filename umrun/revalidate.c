@@ -43,13 +43,10 @@ static int exists(const char *p) {
   return stat(p, &st) == 0;
 }
 
-const char *umrun_data_dir(void) {
-  static char dir[4096];
-  static int done;
-  if (done) return dir;
-  done = 1;
+const char *umrun_data_dir(char *dir, size_t len) {
+  dir[0] = '\0';
   const char *env = getenv("UM_DATA_DIR");
-  if (env && *env) return snprintf(dir, sizeof dir, "%s", env), dir;
+  if (env && *env) return snprintf(dir, len, "%s", env), dir;
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return dir;
@@ -60,7 +57,7 @@ const char *umrun_data_dir(void) {
   char cand[4200];
   snprintf(cand, sizeof cand, "%s/../share/um", exe);
   char *real = realpath(cand, NULL); /* PREFIX/share/um, without bin/..; NULL when it does not exist */
-  if (real && strlen(real) < sizeof dir) memcpy(dir, real, strlen(real) + 1);
+  if (real && strlen(real) < len) memcpy(dir, real, strlen(real) + 1);
   free(real);
   return dir;
 }
@@ -68,13 +65,15 @@ const char *umrun_data_dir(void) {
 int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen) {
   char path[8200];
   snprintf(path, sizeof path, "%s", given);
-  if (!exists(path) && given[0] != '/' && *umrun_data_dir())
-    snprintf(path, sizeof path, "%s/%s", umrun_data_dir(), given);
+  char dir[4096];
+  if (!exists(path) && given[0] != '/' && *umrun_data_dir(dir, sizeof dir))
+    snprintf(path, sizeof path, "%s/%s", dir, given);
   return um_ref_load(exists(path) ? path : given, ref, err, errlen);
 }
 
-int umrun_validate_main(int argc, char **argv) {
-  const char *frun = NULL, *fref = NULL, *fjson = NULL;
+/* The command line of --validate: the run's JSON, the reference and --json's file. -1: go on; else the exit
+ * status (--help, or a usage error told on stderr). */
+static int validate_args(int argc, char **argv, const char **frun, const char **fref, const char **fjson) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--validate")) continue;
@@ -84,21 +83,28 @@ int umrun_validate_main(int argc, char **argv) {
         fprintf(stderr, "umrun --validate: --json needs a file name\n");
         return EXIT_USAGE;
       }
-      fjson = argv[++i];
+      *fjson = argv[++i];
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "umrun --validate: unknown option '%s' (see umrun --validate --help)\n", a);
       return EXIT_USAGE;
-    } else if (!frun) frun = a;
-    else if (!fref) fref = a;
+    } else if (!*frun) *frun = a;
+    else if (!*fref) *fref = a;
     else {
       fprintf(stderr, "umrun --validate: give a run's JSON and a reference; '%s' is a third file\n", a);
       return EXIT_USAGE;
     }
   }
-  if (!frun || !fref) {
+  if (!*frun || !*fref) {
     fprintf(stderr, "usage: umrun --validate RUN.json REF.yaml [--json FILE] (see umrun --validate --help)\n");
     return EXIT_USAGE;
   }
+  return -1;
+}
+
+int umrun_validate_main(int argc, char **argv) {
+  const char *frun = NULL, *fref = NULL, *fjson = NULL;
+  const int args = validate_args(argc, argv, &frun, &fref, &fjson);
+  if (args >= 0) return args;
   char own[32];
   const char **outs[] = {&fjson}; /* --json /dev/stdout > v.json: the JSON alone */
   umrun_outputs_own_stdout(outs, 1, own, sizeof own);

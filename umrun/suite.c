@@ -285,7 +285,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", logsdir, r->file_id);
     unlink(r->json_path);
     const char *args[520];
-    static char setbuf[AXES][600];
+    char setbuf[AXES][600];
     int na = 0;
     const int np = r->val[AXIS_RANKS] ? atoi(r->val[AXIS_RANKS]) : 1;
     if (np > 1) { /* several ranks: mpirun (--oversubscribe where cores are fewer, as root where root) */

@@ -126,6 +126,65 @@ static int refuse_compiler(um_config *cfg, const char *key, char *const *sets, i
   return 0;
 }
 
+/* The case's matrix: its axes (k: "cases.<i>.matrix"), the rank counts checked. */
+static int read_matrix(um_config *cfg, const char *k, suite_case *c, const char *name, char *err, size_t len) {
+  static const char *const axes[] = {"backend", "strategy", "layout", "reorder", "block_size", "ranks", NULL};
+  if (check_keys(cfg, k, axes, err, len)) return -1;
+  for (int a = 0; a < AXES; a++) {
+    char ak[700];
+    snprintf(ak, sizeof ak, "%s.%s", k, axis_names[a]);
+    if (read_list(cfg, ak, &c->axis[a], &c->naxis[a], err, len)) return -1;
+  }
+  for (int v = 0; v < c->naxis[AXIS_RANKS]; v++) {
+    char *end = NULL;
+    const long n = strtol(c->axis[AXIS_RANKS][v], &end, 10);
+    if (!end || *end || n < 1 || n > 4096) {
+      snprintf(err, len, "case '%s': matrix.ranks entry '%s' is not a rank count (1, 2, 4, ...)", name,
+               c->axis[AXIS_RANKS][v]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The case's app: the config's, then app= in the suite's defaults.set and the case's set, then --set app=X;
+ * its config file read now, its name checked before anything runs. */
+static int case_app(const suite_file *S, suite_case *c, const char *app_override, const char *name, const char *where,
+                    char *err, size_t len) {
+  /* the app, from the config (for --only and the report), and the path checked now */
+  um_config *cc = NULL;
+  char cerr[2048] = "";
+  if (um_config_load_file(c->config, &cc, cerr, sizeof cerr)) {
+    snprintf(err, len, "case '%s' (%s): config: %s", name, where, cerr);
+    return -1;
+  }
+  const char *app = NULL;
+  if (um_config_get_string(cc, "app", "airfoil", &app, cerr, sizeof cerr) == 0) c->app = strdup(app);
+  for (int j = 0; j < S->nsets; j++) /* the suite's defaults.set, then the case's own set, as the run applies them */
+    if (!strncmp(S->sets[j], "app=", 4)) {
+      free(c->app);
+      c->app = strdup(S->sets[j] + 4);
+    }
+  for (int j = 0; j < c->nsets; j++)
+    if (!strncmp(c->sets[j], "app=", 4)) {
+      free(c->app);
+      c->app = strdup(c->sets[j] + 4);
+    }
+  um_config_free(cc);
+  if (app_override) { /* --set app=X, applied to every run after the case's own */
+    free(c->app);
+    c->app = strdup(app_override);
+  }
+  if (!c->app) c->app = strdup("airfoil");
+  if (check_app(c->app, err, len)) { /* before anything runs: its name reaches files and pages */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", err);
+    snprintf(err, len, "case '%s' (%s): %s", name, where, why);
+    return -1;
+  }
+  return 0;
+}
+
 int suite_load(const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
@@ -194,55 +253,8 @@ int suite_load(const char *path, const char *app_override, int allow_compiler, s
     snprintf(k, sizeof k, "cases.%d.same_bits", i);
     if (um_config_get_bool(cfg, k, 0, &c->same_bits, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);
-    if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING) {
-      static const char *const axes[] = {"backend", "strategy", "layout", "reorder", "block_size", "ranks", NULL};
-      if (check_keys(cfg, k, axes, err, len)) goto out;
-      for (int a = 0; a < AXES; a++) {
-        char ak[700];
-        snprintf(ak, sizeof ak, "%s.%s", k, axis_names[a]);
-        if (read_list(cfg, ak, &c->axis[a], &c->naxis[a], err, len)) goto out;
-      }
-      for (int v = 0; v < c->naxis[AXIS_RANKS]; v++) {
-        char *end = NULL;
-        const long n = strtol(c->axis[AXIS_RANKS][v], &end, 10);
-        if (!end || *end || n < 1 || n > 4096) {
-          snprintf(err, len, "case '%s': matrix.ranks entry '%s' is not a rank count (1, 2, 4, ...)", name,
-                   c->axis[AXIS_RANKS][v]);
-          goto out;
-        }
-      }
-    }
-    /* the app, from the config (for --only and the report), and the path checked now */
-    um_config *cc = NULL;
-    char cerr[2048] = "";
-    if (um_config_load_file(c->config, &cc, cerr, sizeof cerr)) {
-      snprintf(err, len, "case '%s' (%s): config: %s", name, where, cerr);
-      goto out;
-    }
-    const char *app = NULL;
-    if (um_config_get_string(cc, "app", "airfoil", &app, cerr, sizeof cerr) == 0) c->app = strdup(app);
-    for (int j = 0; j < S->nsets; j++) /* the suite's defaults.set, then the case's own set, as the run applies them */
-      if (!strncmp(S->sets[j], "app=", 4)) {
-        free(c->app);
-        c->app = strdup(S->sets[j] + 4);
-      }
-    for (int j = 0; j < c->nsets; j++)
-      if (!strncmp(c->sets[j], "app=", 4)) {
-        free(c->app);
-        c->app = strdup(c->sets[j] + 4);
-      }
-    um_config_free(cc);
-    if (app_override) { /* --set app=X, applied to every run after the case's own */
-      free(c->app);
-      c->app = strdup(app_override);
-    }
-    if (!c->app) c->app = strdup("airfoil");
-    if (check_app(c->app, err, len)) { /* before anything runs: its name reaches files and pages */
-      char why[1024];
-      snprintf(why, sizeof why, "%s", err);
-      snprintf(err, len, "case '%s' (%s): %s", name, where, why);
-      goto out;
-    }
+    if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING && read_matrix(cfg, k, c, name, err, len)) goto out;
+    if (case_app(S, c, app_override, name, where, err, len)) goto out;
   }
   rc = 0;
 out:

@@ -33,7 +33,7 @@ int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen);
  * UM_DATA_DIR, else <the program's folder>/../share/um when it exists (an
  * installed umrun: PREFIX/share/um; in the build tree build/share/um links the
  * source tree's folders); "" when neither. No path of the build is compiled in. */
-const char *umrun_data_dir(void);
+const char *umrun_data_dir(char *dir, size_t len); /* into dir (len bytes); "" when none */
 /* How this umrun was built: version, commit, build type, compiler, OpenMP, CUDA, HDF5 (a JSON object). */
 void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */

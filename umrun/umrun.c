@@ -532,7 +532,7 @@ static int start_ranks(int *argc, char ***argv) {
 }
 
 int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
-  static cmdline c;
+  cmdline c;
   if (!apps || n_apps < 1) {
     fprintf(stderr, "%s: um_run_main was given no apps (pass a table of at least one um_app)\n",
             argc > 0 && argv[0] ? argv[0] : "um_run_main");

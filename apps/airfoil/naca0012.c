@@ -249,6 +249,82 @@ static void *alloc_array(size_t count, size_t size) {
   return malloc(count * size);
 }
 
+/* The grid's connectivity: cells (nodes anticlockwise), interior edges with their two cells (the wake cut
+ * joining the lower and upper sides), boundary edges (aerofoil 1, far field 2) with their cell; *ne, *nb: how
+ * many of each were made. */
+static void connect_grid(airfoil_mesh *m, int I, int J, size_t *ne, size_t *nb) {
+  /* --- cells --------------------------------------------------------------- */
+  const int NI = 3 * I + 1, NC = 3 * I; /* nodes / cells per grid row */
+#define NODE(i, j) ((i) + (j) * NI)
+#define CELL(i, j) ((i) + (j) * NC)
+  for (int j = 0; j < J; j++)
+    for (int i = 0; i < NC; i++) {
+      int *cn = m->cell + 4 * (size_t)CELL(i, j);
+      cn[0] = NODE(i, j);
+      cn[1] = NODE(i + 1, j);
+      cn[2] = NODE(i + 1, j + 1);
+      cn[3] = NODE(i, j + 1);
+    }
+
+  /* --- interior edges -------------------------------------------------------- */
+  size_t e = 0;
+  for (int j = 0; j < J; j++)
+    for (int i = 0; i < NC; i++) {
+      if (j == 0 && i < I) { /* wake cut: joins cell i to its mirror 3I-1-i */
+        m->edge[2 * e] = NODE(i, 0);
+        m->edge[2 * e + 1] = NODE(i + 1, 0);
+        m->ecell[2 * e] = CELL(NC - 1 - i, 0);
+        m->ecell[2 * e + 1] = CELL(i, 0);
+        e++;
+      }
+      if (j < J - 1) { /* top of cell (i,j) */
+        m->edge[2 * e] = NODE(i, j + 1);
+        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
+        m->ecell[2 * e] = CELL(i, j);
+        m->ecell[2 * e + 1] = CELL(i, j + 1);
+        e++;
+      }
+      if (i < NC - 1) { /* right side of cell (i,j) */
+        m->edge[2 * e] = NODE(i + 1, j);
+        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
+        m->ecell[2 * e] = CELL(i + 1, j);
+        m->ecell[2 * e + 1] = CELL(i, j);
+        e++;
+      }
+    }
+
+  /* --- boundary edges -------------------------------------------------------- */
+  size_t b = 0;
+  for (int i = I; i < 2 * I; i++, b++) { /* aerofoil surface */
+    m->bedge[2 * b] = NODE(i + 1, 0);
+    m->bedge[2 * b + 1] = NODE(i, 0);
+    m->becell[b] = CELL(i, 0);
+    m->bound[b] = 1;
+  }
+  for (int j = 0; j < J; j++, b++) { /* far field: i = 3I, downstream, upper side, outwards */
+    m->bedge[2 * b] = NODE(NC, j + 1);
+    m->bedge[2 * b + 1] = NODE(NC, j);
+    m->becell[b] = CELL(NC - 1, j);
+    m->bound[b] = 2;
+  }
+  for (int i = NC - 1; i >= 0; i--, b++) { /* far field: j = J, outer arc */
+    m->bedge[2 * b] = NODE(i, J);
+    m->bedge[2 * b + 1] = NODE(i + 1, J);
+    m->becell[b] = CELL(i, J - 1);
+    m->bound[b] = 2;
+  }
+  for (int j = J - 1; j >= 0; j--, b++) { /* far field: i = 0, downstream, lower side, inwards */
+    m->bedge[2 * b] = NODE(0, j);
+    m->bedge[2 * b + 1] = NODE(0, j + 1);
+    m->becell[b] = CELL(0, j);
+    m->bound[b] = 2;
+  }
+#undef NODE
+#undef CELL
+  *ne = e;
+  *nb = b;
+}
+
 int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, size_t errlen) {
   if (m == NULL) {
     set_err(err, errlen, "airfoil_mesh_generate: mesh pointer is NULL");
@@ -333,74 +409,8 @@ int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, 
   }
   free(yb); free(xb); free(col);
 
-  /* --- cells --------------------------------------------------------------- */
-  const int NI = (int)ni, NC = 3 * I; /* nodes / cells per grid row */
-#define NODE(i, j) ((i) + (j) * NI)
-#define CELL(i, j) ((i) + (j) * NC)
-  for (int j = 0; j < J; j++)
-    for (int i = 0; i < NC; i++) {
-      int *cn = m->cell + 4 * (size_t)CELL(i, j);
-      cn[0] = NODE(i, j);
-      cn[1] = NODE(i + 1, j);
-      cn[2] = NODE(i + 1, j + 1);
-      cn[3] = NODE(i, j + 1);
-    }
-
-  /* --- interior edges -------------------------------------------------------- */
-  size_t e = 0;
-  for (int j = 0; j < J; j++)
-    for (int i = 0; i < NC; i++) {
-      if (j == 0 && i < I) { /* wake cut: joins cell i to its mirror 3I-1-i */
-        m->edge[2 * e] = NODE(i, 0);
-        m->edge[2 * e + 1] = NODE(i + 1, 0);
-        m->ecell[2 * e] = CELL(NC - 1 - i, 0);
-        m->ecell[2 * e + 1] = CELL(i, 0);
-        e++;
-      }
-      if (j < J - 1) { /* top of cell (i,j) */
-        m->edge[2 * e] = NODE(i, j + 1);
-        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
-        m->ecell[2 * e] = CELL(i, j);
-        m->ecell[2 * e + 1] = CELL(i, j + 1);
-        e++;
-      }
-      if (i < NC - 1) { /* right side of cell (i,j) */
-        m->edge[2 * e] = NODE(i + 1, j);
-        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
-        m->ecell[2 * e] = CELL(i + 1, j);
-        m->ecell[2 * e + 1] = CELL(i, j);
-        e++;
-      }
-    }
-
-  /* --- boundary edges -------------------------------------------------------- */
-  size_t b = 0;
-  for (int i = I; i < 2 * I; i++, b++) { /* aerofoil surface */
-    m->bedge[2 * b] = NODE(i + 1, 0);
-    m->bedge[2 * b + 1] = NODE(i, 0);
-    m->becell[b] = CELL(i, 0);
-    m->bound[b] = 1;
-  }
-  for (int j = 0; j < J; j++, b++) { /* far field: i = 3I, downstream, upper side, outwards */
-    m->bedge[2 * b] = NODE(NC, j + 1);
-    m->bedge[2 * b + 1] = NODE(NC, j);
-    m->becell[b] = CELL(NC - 1, j);
-    m->bound[b] = 2;
-  }
-  for (int i = NC - 1; i >= 0; i--, b++) { /* far field: j = J, outer arc */
-    m->bedge[2 * b] = NODE(i, J);
-    m->bedge[2 * b + 1] = NODE(i + 1, J);
-    m->becell[b] = CELL(i, J - 1);
-    m->bound[b] = 2;
-  }
-  for (int j = J - 1; j >= 0; j--, b++) { /* far field: i = 0, downstream, lower side, inwards */
-    m->bedge[2 * b] = NODE(0, j);
-    m->bedge[2 * b + 1] = NODE(0, j + 1);
-    m->becell[b] = CELL(0, j);
-    m->bound[b] = 2;
-  }
-#undef NODE
-#undef CELL
+  size_t e = 0, b = 0; /* interior and boundary edges made */
+  connect_grid(m, I, J, &e, &b);
   if (e != (size_t)nedge || b != (size_t)nbedge) { /* cannot happen: counts are closed forms */
     airfoil_mesh_free(m);
     set_err(err, errlen, "airfoil_mesh_generate: internal error, edge count mismatch");

@@ -484,22 +484,21 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   return rc;
 }
 
-static int bookleaf_run(um_app_run *r) {
-  static bl_config cfg; /* large (the namelist arrays): not on the stack */
-  UM_APP_TRY(read_config(r, &cfg));
+static int run_with_config(um_app_run *r, bl_config *cfg) {
+  UM_APP_TRY(read_config(r, cfg));
   char err[1024] = "";
   const double t0 = um_wtime();
   bl_mesh m;
-  int rc = bl_mesh_build(&cfg.deck, &m, err, sizeof err);
+  int rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);
   if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
   bl_solver S;
   memset(&S, 0, sizeof S);
   S.ctx = r->ctx;
-  S.cfg = &cfg;
+  S.cfg = cfg;
   S.nel = m.nel, S.nnd = m.nnd, S.nreg = m.nreg;
   memcpy(S.region_name, m.region_name, sizeof S.region_name);
   memcpy(S.material_name, m.material_name, sizeof S.material_name);
-  rc = publish_constants(r, &cfg);
+  rc = publish_constants(r, cfg);
   if (!rc) rc = declare(r, &S, &m);
   /* the report needs the mesh's own numbering; the rest goes */
   S.elnd_orig = m.elnd, S.elreg_orig = m.elreg, S.elmat_orig = m.elmat;
@@ -508,14 +507,22 @@ static int bookleaf_run(um_app_run *r) {
   if (!rc) rc = um_app_prepare(r, "el_nodes");
   if (!rc) {
     fprintf(r->log,
-            "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s%s%s\n", cfg.deck_path,
-            S.nel, S.nnd, S.nreg, cfg.deck.time_start, cfg.deck.time_end, scheme_names[cfg.scheme],
-            cfg.zhg ? ", hourglass filters" : "", cfg.zsp ? ", sub-zonal pressures" : "",
-            cfg.deck.zeul ? ", Eulerian (ALE remap every step)" : "");
+            "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s%s%s\n", cfg->deck_path,
+            S.nel, S.nnd, S.nreg, cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
+            cfg->zhg ? ", hourglass filters" : "", cfg->zsp ? ", sub-zonal pressures" : "",
+            cfg->deck.zeul ? ", Eulerian (ALE remap every step)" : "");
     r->setup_seconds = um_wtime() - t0;
-    rc = run(r, &S, &cfg);
+    rc = run(r, &S, cfg);
   }
   free(S.elnd_orig), free(S.elreg_orig), free(S.elmat_orig);
+  return rc;
+}
+
+static int bookleaf_run(um_app_run *r) {
+  bl_config *cfg = calloc(1, sizeof *cfg); /* large (the namelist arrays): not on the stack */
+  if (!cfg) return um_app_fail(r, UM_ERR_ALLOC, "bookleaf: out of memory for the configuration");
+  const int rc = run_with_config(r, cfg);
+  free(cfg);
   return rc;
 }
 

@@ -260,6 +260,55 @@ static int corner_bc(int a, int b, int *bad) {
   return r;
 }
 
+/* Upstream's relaxation of the interior points (2..nl-1 x 2..nk-1) from their transfinite start: the fixed
+ * weights rw/sw (LIN1, LIN2), or per point from the local metric (ep: EQUI), until every move is within tol
+ * or after 8 nl nk sweeps; om: the over-relaxation. */
+static void relax_interior(grid *g, int ep, const double *rw, const double *sw, double tol, double om,
+                           double zerocut) {
+  const int nl = g->nl, nk = g->nk;
+  const int L1 = 2, K1 = 2, L2 = nl - 1, K2 = nk - 1;
+  const long long max_it = 8LL * nl * nk;
+  double r[9], s[9];
+  for (int i = 1; i <= 8; i++) r[i] = ep ? 0.0 : rw[i], s[i] = ep ? 0.0 : sw[i];
+  for (long long it = 1;; it++) {
+    int done = 1;
+    for (int kk = K1; kk <= K2; kk++)
+      for (int ll = L1; ll <= L2; ll++) {
+        const int lm = ll - 1, lp = ll + 1, km = kk - 1, kp = kk + 1;
+        if (ep) {
+          const double r_psi = 0.5 * (g->rr[IX(g, ll, kp)] - g->rr[IX(g, ll, km)]);
+          const double s_psi = 0.5 * (g->ss[IX(g, ll, kp)] - g->ss[IX(g, ll, km)]);
+          const double r_phi = 0.5 * (g->rr[IX(g, lp, kk)] - g->rr[IX(g, lm, kk)]);
+          const double s_phi = 0.5 * (g->ss[IX(g, lp, kk)] - g->ss[IX(g, lm, kk)]);
+          const double zeta = s_psi * r_phi - s_phi * r_psi;
+          if (fabs(zeta) < zerocut) continue;
+          const double alph = s_psi * s_psi + r_psi * r_psi, beta = s_phi * s_psi + r_phi * r_psi;
+          const double gamm = s_phi * s_phi + r_phi * r_phi;
+          r[1] = 0.5 * beta, r[2] = alph, r[3] = -r[1], r[4] = gamm, r[5] = r[4], r[6] = r[3], r[7] = r[2],
+          r[8] = r[1];
+          double f = r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7] + r[8];
+          if (f < 1.0e-24) {
+            f *= 1.0e14;
+            for (int i = 1; i <= 8; i++) r[i] *= 1.0e14;
+          }
+          for (int i = 1; i <= 8; i++) r[i] /= f, s[i] = r[i];
+        }
+        const double dr = r[1] * g->rr[IX(g, lp, km)] + r[2] * g->rr[IX(g, lp, kk)] + r[3] * g->rr[IX(g, lp, kp)] +
+                          r[4] * g->rr[IX(g, ll, km)] + r[5] * g->rr[IX(g, ll, kp)] + r[6] * g->rr[IX(g, lm, km)] +
+                          r[7] * g->rr[IX(g, lm, kk)] + r[8] * g->rr[IX(g, lm, kp)] - g->rr[IX(g, ll, kk)];
+        const double ds = s[1] * g->ss[IX(g, lp, km)] + s[2] * g->ss[IX(g, lp, kk)] + s[3] * g->ss[IX(g, lp, kp)] +
+                          s[4] * g->ss[IX(g, ll, km)] + s[5] * g->ss[IX(g, ll, kp)] + s[6] * g->ss[IX(g, lm, km)] +
+                          s[7] * g->ss[IX(g, lm, kk)] + s[8] * g->ss[IX(g, lm, kp)] - g->ss[IX(g, ll, kk)];
+        if (fabs(dr) > tol || fabs(ds) > tol) {
+          done = 0;
+          g->rr[IX(g, ll, kk)] += om * dr;
+          g->ss[IX(g, ll, kk)] += om * ds;
+        }
+      }
+    if (it > max_it || done) break;
+  }
+}
+
 static int generate(const bl_deck *d, grid *g, int *typ_out, char *err, size_t errlen) {
   int nreg = 0;
   for (int i = 0; i < BL_LN; i++)
@@ -351,46 +400,7 @@ static int generate(const bl_deck *d, grid *g, int *typ_out, char *err, size_t e
       g->ss[IX(g, ll, kk)] = wk0 * g->ss[IX(g, ll, K1 - 1)] + wk1 * g->ss[IX(g, ll, K2 + 1)] +
                              wl0 * g->ss[IX(g, L1 - 1, kk)] + wl1 * g->ss[IX(g, L2 + 1, kk)];
     }
-  const long long max_it = 8LL * nl * nk;
-  double r[9], s[9];
-  for (int i = 1; i <= 8; i++) r[i] = ep ? 0.0 : rw[i], s[i] = ep ? 0.0 : sw[i];
-  for (long long it = 1;; it++) {
-    int done = 1;
-    for (int kk = K1; kk <= K2; kk++)
-      for (int ll = L1; ll <= L2; ll++) {
-        const int lm = ll - 1, lp = ll + 1, km = kk - 1, kp = kk + 1;
-        if (ep) {
-          const double r_psi = 0.5 * (g->rr[IX(g, ll, kp)] - g->rr[IX(g, ll, km)]);
-          const double s_psi = 0.5 * (g->ss[IX(g, ll, kp)] - g->ss[IX(g, ll, km)]);
-          const double r_phi = 0.5 * (g->rr[IX(g, lp, kk)] - g->rr[IX(g, lm, kk)]);
-          const double s_phi = 0.5 * (g->ss[IX(g, lp, kk)] - g->ss[IX(g, lm, kk)]);
-          const double zeta = s_psi * r_phi - s_phi * r_psi;
-          if (fabs(zeta) < zerocut) continue;
-          const double alph = s_psi * s_psi + r_psi * r_psi, beta = s_phi * s_psi + r_phi * r_psi;
-          const double gamm = s_phi * s_phi + r_phi * r_phi;
-          r[1] = 0.5 * beta, r[2] = alph, r[3] = -r[1], r[4] = gamm, r[5] = r[4], r[6] = r[3], r[7] = r[2],
-          r[8] = r[1];
-          double f = r[1] + r[2] + r[3] + r[4] + r[5] + r[6] + r[7] + r[8];
-          if (f < 1.0e-24) {
-            f *= 1.0e14;
-            for (int i = 1; i <= 8; i++) r[i] *= 1.0e14;
-          }
-          for (int i = 1; i <= 8; i++) r[i] /= f, s[i] = r[i];
-        }
-        const double dr = r[1] * g->rr[IX(g, lp, km)] + r[2] * g->rr[IX(g, lp, kk)] + r[3] * g->rr[IX(g, lp, kp)] +
-                          r[4] * g->rr[IX(g, ll, km)] + r[5] * g->rr[IX(g, ll, kp)] + r[6] * g->rr[IX(g, lm, km)] +
-                          r[7] * g->rr[IX(g, lm, kk)] + r[8] * g->rr[IX(g, lm, kp)] - g->rr[IX(g, ll, kk)];
-        const double ds = s[1] * g->ss[IX(g, lp, km)] + s[2] * g->ss[IX(g, lp, kk)] + s[3] * g->ss[IX(g, lp, kp)] +
-                          s[4] * g->ss[IX(g, ll, km)] + s[5] * g->ss[IX(g, ll, kp)] + s[6] * g->ss[IX(g, lm, km)] +
-                          s[7] * g->ss[IX(g, lm, kk)] + s[8] * g->ss[IX(g, lm, kp)] - g->ss[IX(g, ll, kk)];
-        if (fabs(dr) > tol || fabs(ds) > tol) {
-          done = 0;
-          g->rr[IX(g, ll, kk)] += om * dr;
-          g->ss[IX(g, ll, kk)] += om * ds;
-        }
-      }
-    if (it > max_it || done) break;
-  }
+  relax_interior(g, ep, rw, sw, tol, om, zerocut);
   /* boundary types of the four corners */
   int bad = 0, v;
   if ((v = corner_bc(g->bc[IX(g, 2, 1)], g->bc[IX(g, 1, 2)], &bad)) > 0) g->bc[IX(g, 1, 1)] = v;

@@ -123,8 +123,8 @@ static int build_regions(const lulesh_params *p, lulesh_mesh *m) {
   return 0;
 }
 
-int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen) {
-  memset(m, 0, sizeof *m);
+/* The parameters within upstream's ranges (-s, -r, -b, -c), the region weights within rand()'s modulus. */
+static int check_params(const lulesh_params *p, char *err, size_t errlen) {
   if (p->size < 1 || p->size > 1000)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
                            "params.size = %d: the edge length in elements must be 1..1000 (upstream's -s; "
@@ -148,6 +148,13 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
                              "more than a 32-bit int; lower one of them",
                              p->regions, p->balance, den);
   }
+  return 0;
+}
+
+int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  const int bad = check_params(p, err, errlen);
+  if (bad) return bad;
   const int nx = p->size, en = nx + 1;
   m->nx = nx;
   m->nelem = nx * nx * nx;

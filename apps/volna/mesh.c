@@ -90,19 +90,10 @@ static int sort_by_lo(tracked *t, size_t n, int nlo, int (*cmp)(const void *, co
   return 0;
 }
 
-int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
+/* The cells' centres and areas, and the mesh's smallest x; a degenerate triangle refused (-1, the message in
+ * err). */
+static int cell_geometry(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
   const int nc = m->ncells;
-  const size_t n3 = 3 * (size_t)nc;
-  tracked *tf = um_array_alloc(n3, sizeof *tf);
-  m->cell_cells = um_array_alloc(n3, sizeof(int));
-  m->cell_edges = um_array_alloc(n3, sizeof(int));
-  m->cell_xy = um_array_alloc(2 * (size_t)nc, sizeof(float));
-  m->cell_area = um_array_alloc((size_t)nc, sizeof(float));
-  if (!tf || !m->cell_cells || !m->cell_edges || !m->cell_xy || !m->cell_area) {
-    free(tf);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  /* geometry of cells first: a degenerate triangle stops here */
   m->xmin = INFINITY;
   for (int i = 0; i < m->nnodes; i++)
     if (m->node_xy[2 * (size_t)i] < m->xmin) m->xmin = m->node_xy[2 * (size_t)i];
@@ -115,7 +106,6 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     m->cell_xy[2 * (size_t)c + 1] = (p1[1] + p2[1] + p3[1]) * third;
     m->cell_area[c] = 0.5f * fabsf(orient2d(p1, p2, p3));
     if (!(m->cell_area[c] > 0.0f) || v[0] == v[1] || v[1] == v[2] || v[0] == v[2]) {
-      free(tf);
       if (cell_line)
         return snprintf(err, errlen,
                         "%s:%d: a degenerate triangle (nodes %d %d %d at (%g, %g) (%g, %g) (%g, %g), area 0): fix "
@@ -124,6 +114,60 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
                -1;
       return snprintf(err, errlen, "%s: cell %d is a degenerate triangle (area 0): fix the mesh", name, c), -1;
     }
+  }
+  return 0;
+}
+
+/* The same triangle twice (its three nodes, in any order) refused: a boundary one passes the edge check, each of
+ * its edges with two cells. 0, or -1 with the message in err. */
+static int check_repeated_triangles(const vl_mesh *m, const char *name, const int *cell_line, char *err,
+                                    size_t errlen) {
+  const int nc = m->ncells;
+  tracked *tr = um_array_alloc((size_t)nc, sizeof *tr);
+  if (!tr) {
+    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
+  }
+  for (int c = 0; c < nc; c++) {
+    int a = m->cell_nodes[3 * (size_t)c], b = m->cell_nodes[3 * (size_t)c + 1], d = m->cell_nodes[3 * (size_t)c + 2], x;
+    if (a > b) x = a, a = b, b = x;
+    if (b > d) x = b, b = d, d = x;
+    if (a > b) x = a, a = b, b = x;
+    tr[c].lo = a, tr[c].hi = b, tr[c].a = d, tr[c].cell = c, tr[c].b = 0;
+  }
+  if (sort_by_lo(tr, (size_t)nc, m->nnodes, cmp_triple)) {
+    free(tr);
+    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
+  }
+  for (int i = 1; i < nc; i++)
+    if (tr[i].lo == tr[i - 1].lo && tr[i].hi == tr[i - 1].hi && tr[i].a == tr[i - 1].a) {
+      int c1 = tr[i - 1].cell < tr[i].cell ? tr[i - 1].cell : tr[i].cell, c2 = tr[i - 1].cell ^ tr[i].cell ^ c1;
+      const int lo = tr[i].lo, mid = tr[i].hi, hi = tr[i].a;
+      free(tr);
+      if (cell_line)
+        return snprintf(err, errlen, "%s:%d: this triangle (nodes %d %d %d) repeats the one at line %d: remove one",
+                        name, cell_line[c2], lo + 1, mid + 1, hi + 1, cell_line[c1]), -1;
+      return snprintf(err, errlen, "%s: cell %d repeats cell %d (nodes %d %d %d): remove one", name, c2, c1, lo + 1,
+                      mid + 1, hi + 1), -1;
+    }
+  free(tr);
+  return 0;
+}
+
+int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
+  const int nc = m->ncells;
+  const size_t n3 = 3 * (size_t)nc;
+  tracked *tf = um_array_alloc(n3, sizeof *tf);
+  m->cell_cells = um_array_alloc(n3, sizeof(int));
+  m->cell_edges = um_array_alloc(n3, sizeof(int));
+  m->cell_xy = um_array_alloc(2 * (size_t)nc, sizeof(float));
+  m->cell_area = um_array_alloc((size_t)nc, sizeof(float));
+  if (!tf || !m->cell_cells || !m->cell_edges || !m->cell_xy || !m->cell_area) {
+    free(tf);
+    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
+  }
+  if (cell_geometry(m, name, cell_line, err, errlen)) { /* a degenerate triangle stops here */
+    free(tf);
+    return -1;
   }
   for (int c = 0; c < nc; c++)
     for (int j = 0; j < 3; j++) {
@@ -157,38 +201,10 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     ne++;
     i += k;
   }
-  /* the same triangle twice (its three nodes, in any order): a boundary one
-   * passes the edge check above, each of its edges with two cells */
-  tracked *tr = um_array_alloc((size_t)nc, sizeof *tr);
-  if (!tr) {
+  if (check_repeated_triangles(m, name, cell_line, err, errlen)) {
     free(tf);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
+    return -1;
   }
-  for (int c = 0; c < nc; c++) {
-    int a = m->cell_nodes[3 * (size_t)c], b = m->cell_nodes[3 * (size_t)c + 1], d = m->cell_nodes[3 * (size_t)c + 2], x;
-    if (a > b) x = a, a = b, b = x;
-    if (b > d) x = b, b = d, d = x;
-    if (a > b) x = a, a = b, b = x;
-    tr[c].lo = a, tr[c].hi = b, tr[c].a = d, tr[c].cell = c, tr[c].b = 0;
-  }
-  if (sort_by_lo(tr, (size_t)nc, m->nnodes, cmp_triple)) {
-    free(tf);
-    free(tr);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  for (int i = 1; i < nc; i++)
-    if (tr[i].lo == tr[i - 1].lo && tr[i].hi == tr[i - 1].hi && tr[i].a == tr[i - 1].a) {
-      int c1 = tr[i - 1].cell < tr[i].cell ? tr[i - 1].cell : tr[i].cell, c2 = tr[i - 1].cell ^ tr[i].cell ^ c1;
-      const int lo = tr[i].lo, mid = tr[i].hi, hi = tr[i].a;
-      free(tf);
-      free(tr);
-      if (cell_line)
-        return snprintf(err, errlen, "%s:%d: this triangle (nodes %d %d %d) repeats the one at line %d: remove one",
-                        name, cell_line[c2], lo + 1, mid + 1, hi + 1, cell_line[c1]), -1;
-      return snprintf(err, errlen, "%s: cell %d repeats cell %d (nodes %d %d %d): remove one", name, c2, c1, lo + 1,
-                      mid + 1, hi + 1), -1;
-    }
-  free(tr);
   m->nedges = ne;
   m->edge_cells = um_array_alloc(2 * (size_t)ne, sizeof(int));
   m->is_boundary = um_array_alloc((size_t)ne, sizeof(int));

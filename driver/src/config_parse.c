@@ -140,6 +140,48 @@ static int key_add(key_index *ix, const cnode *m, int i) {
   return 0;
 }
 
+/* A mapping's key (the event e) checked: a plain scalar, not empty, without NUL or '.', not given before in n
+ * (ix: its keys). UM_SUCCESS, or the error told in p->err. */
+static int check_key(pctx *p, const yaml_event_t *e, const key_index *ix, const cnode *n) {
+  int rc = UM_SUCCESS;
+  int kline = MARK_LINE(e);
+  unsigned long kcol = MARK_COL(e);
+  if (e->type != YAML_SCALAR_EVENT) {
+    rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+              "%s:%d:%lu: a key must be a plain name, not a %s; write 'name: value'", p->where,
+              kline, kcol,
+              e->type == YAML_ALIAS_EVENT           ? "alias"
+              : e->type == YAML_MAPPING_START_EVENT ? "mapping"
+                                                   : "sequence");
+    return rc;
+  }
+  const char *k = (const char *)e->data.scalar.value;
+  size_t klen = e->data.scalar.length;
+  if (klen == 0 || strlen(k) != klen || memchr(k, '.', klen) ||
+      (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k, "~"))) {
+    if (klen == 0 || !strcmp(k, "~"))
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: empty key; give every value a name",
+                p->where, kline, kcol);
+    else if (strlen(k) != klen)
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: key contains a NUL character",
+                p->where, kline, kcol);
+    else
+      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+                "%s:%d:%lu: key '%.200s' contains '.', which separates levels of dotted keys; "
+                "nest it instead ('a:' then '  b: ...' for a.b)",
+                p->where, kline, kcol, k);
+    return rc;
+  }
+  int dup = key_find(ix, n, k, klen);
+  if (dup >= 0) {
+    rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+              "%s:%d:%lu: duplicate key '%.200s' (first given at line %d); remove one of them",
+              p->where, kline, kcol, k, n->kids[dup]->line);
+    return rc;
+  }
+  return UM_SUCCESS;
+}
+
 /* Build the node that starts with *ev (consumed, deleted here). */
 static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
   int rc = UM_SUCCESS;
@@ -207,44 +249,13 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
       continue;
     }
     /* mapping: key then value */
-    int kline = MARK_LINE(&e);
-    unsigned long kcol = MARK_COL(&e);
-    if (e.type != YAML_SCALAR_EVENT) {
-      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
-                "%s:%d:%lu: a key must be a plain name, not a %s; write 'name: value'", p->where,
-                kline, kcol,
-                e.type == YAML_ALIAS_EVENT           ? "alias"
-                : e.type == YAML_MAPPING_START_EVENT ? "mapping"
-                                                     : "sequence");
+    const int kline = MARK_LINE(&e);
+    if ((rc = check_key(p, &e, &ix, n))) {
       yaml_event_delete(&e);
       goto fail;
     }
     const char *k = (const char *)e.data.scalar.value;
-    size_t klen = e.data.scalar.length;
-    if (klen == 0 || strlen(k) != klen || memchr(k, '.', klen) ||
-        (e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k, "~"))) {
-      if (klen == 0 || !strcmp(k, "~"))
-        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: empty key; give every value a name",
-                  p->where, kline, kcol);
-      else if (strlen(k) != klen)
-        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG, "%s:%d:%lu: key contains a NUL character",
-                  p->where, kline, kcol);
-      else
-        rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
-                  "%s:%d:%lu: key '%.200s' contains '.', which separates levels of dotted keys; "
-                  "nest it instead ('a:' then '  b: ...' for a.b)",
-                  p->where, kline, kcol, k);
-      yaml_event_delete(&e);
-      goto fail;
-    }
-    int dup = key_find(&ix, n, k, klen);
-    if (dup >= 0) {
-      rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
-                "%s:%d:%lu: duplicate key '%.200s' (first given at line %d); remove one of them",
-                p->where, kline, kcol, k, n->kids[dup]->line);
-      yaml_event_delete(&e);
-      goto fail;
-    }
+    const size_t klen = e.data.scalar.length;
     char *key = xstrndup(k, klen);
     yaml_event_delete(&e);
     if (!key) {

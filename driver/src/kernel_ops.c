@@ -406,18 +406,23 @@ int um_kernel_ops(const char *source, const char *name, long *ops, char *why, si
     if (why && whylen) snprintf(why, whylen, "the kernel's source is not known");
     return -1;
   }
-  static _Thread_local ko_src S; /* ~40 KB: not on the stack */
-  memset(&S, 0, sizeof S);
-  S.src = source;
-  S.why = why;
-  S.whylen = whylen;
-  index_source(&S);
-  ko_func *f = find(&S, name, strlen(name), 0);
-  if (!f) {
-    if (why && whylen) snprintf(why, whylen, "no definition of '%s' in the kernel's source", name);
+  ko_src *S = calloc(1, sizeof *S); /* ~40 KB: not on the stack */
+  if (!S) {
+    if (why && whylen) snprintf(why, whylen, "out of memory");
     return -1;
   }
-  const long n = count_func(&S, f, 0);
+  S->src = source;
+  S->why = why;
+  S->whylen = whylen;
+  index_source(S);
+  ko_func *f = find(S, name, strlen(name), 0);
+  if (!f) {
+    if (why && whylen) snprintf(why, whylen, "no definition of '%s' in the kernel's source", name);
+    free(S);
+    return -1;
+  }
+  const long n = count_func(S, f, 0);
+  free(S);
   if (n < 0) return -1;
   if (ops) *ops = n;
   return 0;

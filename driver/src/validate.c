@@ -23,6 +23,57 @@ static void tol_text(char *buf, size_t len, const um_metric_result *m) {
     snprintf(buf, len, "abs %.3g", m->abs_tol);
 }
 
+/* The table of um_validate: the reference's provenance, each metric against its reference and tolerance,
+ * the metrics not in the reference, the verdict (after the fields when the reference has any). */
+static void print_report(FILE *report, const um_ref *ref, int nmetrics, const char *const *names,
+                         const um_validation_result *res) {
+  int w = 6;
+  for (int i = 0; i < res->nmetrics; i++) {
+    int l = (int)strlen(res->metrics[i].name);
+    if (l > w) w = l;
+  }
+  fprintf(report, "validation: app %s, case %s, reference %s\n", ref->app, ref->case_name,
+          ref->path);
+  for (int i = 0; i < ref->nprovenance; i++) {
+    fprintf(report, "  %-9s ", ref->provenance[i].key);
+    print_oneline(report, ref->provenance[i].value);
+    fputc('\n', report);
+  }
+  if (res->nmetrics)
+    fprintf(report, "  %-*s  %22s  %22s  %9s  %-22s  %s\n", w, "metric", "reference", "got",
+            "rel err", "tolerance", "result");
+  for (int i = 0; i < res->nmetrics; i++) {
+    const um_metric_result *m = &res->metrics[i];
+    char tol[64], got[32], rel[16];
+    tol_text(tol, sizeof tol, m);
+    if (m->produced) {
+      snprintf(got, sizeof got, "%.13g", m->got);
+      snprintf(rel, sizeof rel, "%.2e", m->rel_err);
+    } else {
+      snprintf(got, sizeof got, "-");
+      snprintf(rel, sizeof rel, "-");
+    }
+    fprintf(report, "  %-*s  %22.13g  %22s  %9s  %-22s  %s\n", w, m->name, m->ref, got, rel, tol,
+            m->pass       ? "PASS"
+            : m->produced ? "FAIL"
+                          : "FAIL (not produced by the run)");
+  }
+  if (res->nextra) {
+    fprintf(report, "  note: metrics not in the reference (not checked):");
+    for (int j = 0; j < nmetrics; j++) {
+      int found = 0;
+      for (int i = 0; i < ref->nmetrics && !found; i++)
+        found = !strcmp(names[j], ref->metrics[i].name);
+      if (!found) fprintf(report, " %s", names[j]);
+    }
+    fputc('\n', report);
+  }
+  if (ref->nfields == 0)
+    fprintf(report, "  %s\n", res->message);
+  else if (res->nmetrics) /* the verdict comes after the fields (um_validate_fields) */
+    fprintf(report, "  %d of %d metrics within tolerance\n", res->npass, res->nmetrics);
+}
+
 int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *const *names,
                 const double *values, FILE *report, um_validation_result *res) {
   if (!res) return UM_ERR_ARG;
@@ -98,53 +149,7 @@ int um_validate(const um_ref *ref, const char *app, int nmetrics, const char *co
              "validation FAILED: %d of %d metrics failed (%d not produced by the run) against %s",
              res->nfail, res->nmetrics, res->nmissing, ref->path);
 
-  if (report) {
-    int w = 6;
-    for (int i = 0; i < res->nmetrics; i++) {
-      int l = (int)strlen(res->metrics[i].name);
-      if (l > w) w = l;
-    }
-    fprintf(report, "validation: app %s, case %s, reference %s\n", ref->app, ref->case_name,
-            ref->path);
-    for (int i = 0; i < ref->nprovenance; i++) {
-      fprintf(report, "  %-9s ", ref->provenance[i].key);
-      print_oneline(report, ref->provenance[i].value);
-      fputc('\n', report);
-    }
-    if (res->nmetrics)
-      fprintf(report, "  %-*s  %22s  %22s  %9s  %-22s  %s\n", w, "metric", "reference", "got",
-              "rel err", "tolerance", "result");
-    for (int i = 0; i < res->nmetrics; i++) {
-      const um_metric_result *m = &res->metrics[i];
-      char tol[64], got[32], rel[16];
-      tol_text(tol, sizeof tol, m);
-      if (m->produced) {
-        snprintf(got, sizeof got, "%.13g", m->got);
-        snprintf(rel, sizeof rel, "%.2e", m->rel_err);
-      } else {
-        snprintf(got, sizeof got, "-");
-        snprintf(rel, sizeof rel, "-");
-      }
-      fprintf(report, "  %-*s  %22.13g  %22s  %9s  %-22s  %s\n", w, m->name, m->ref, got, rel, tol,
-              m->pass       ? "PASS"
-              : m->produced ? "FAIL"
-                            : "FAIL (not produced by the run)");
-    }
-    if (res->nextra) {
-      fprintf(report, "  note: metrics not in the reference (not checked):");
-      for (int j = 0; j < nmetrics; j++) {
-        int found = 0;
-        for (int i = 0; i < ref->nmetrics && !found; i++)
-          found = !strcmp(names[j], ref->metrics[i].name);
-        if (!found) fprintf(report, " %s", names[j]);
-      }
-      fputc('\n', report);
-    }
-    if (ref->nfields == 0)
-      fprintf(report, "  %s\n", res->message);
-    else if (res->nmetrics) /* the verdict comes after the fields (um_validate_fields) */
-      fprintf(report, "  %d of %d metrics within tolerance\n", res->npass, res->nmetrics);
-  }
+  if (report) print_report(report, ref, nmetrics, names, res);
   return res->pass ? UM_SUCCESS : UM_ERR_VALIDATION;
 }
 

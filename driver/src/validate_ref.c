@@ -208,31 +208,10 @@ static int parse_fields(um_config *cfg, const char *file, um_ref *r, char *err, 
   return UM_SUCCESS;
 }
 
-static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, size_t errlen) {
-  static const char *const top[] = {"app", "case", "provenance", "metrics", "fields", "description"};
-  static const char *const mkeys[] = {"name", "value", "rel_tol", "abs_tol"};
-  int rc, n;
-  char e2[512], key[128], where[256];
-
-  if ((rc = check_keys(cfg, file, "", "", top, 6, "app, case, provenance, metrics, fields, description",
-                       err, errlen)))
-    return rc;
-  if ((rc = req_string(cfg, file, "", "app", "app",
-                       "add 'app: <name>' naming the app this reference is for", &r->app, err,
-                       errlen)) ||
-      (rc = req_string(cfg, file, "", "case", "case",
-                       "add 'case: <name>' naming the mesh / problem size", &r->case_name, err,
-                       errlen)))
-    return rc;
-  if (um_config_has(cfg, "description")) {
-    const char *d = NULL;
-    if ((rc = um_config_get_string(cfg, "description", NULL, &d, e2, sizeof e2)))
-      return um_format_error(err, errlen, rc, "%s: %s", file, e2);
-    if (d && !(r->description = dupstr(d)))
-      return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
-  }
-
-  /* provenance */
+/* The reference's provenance: a mapping of text entries, with at least code and command. */
+static int parse_provenance(um_config *cfg, const char *file, um_ref *r, char *err, size_t errlen) {
+  int rc = UM_SUCCESS, n;
+  char e2[512], key[128];
   um_config_kind_t pk = um_config_kind(cfg, "provenance");
   if (pk != UM_CONFIG_MAPPING)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
@@ -275,6 +254,34 @@ static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, siz
                    "(code) and how it was run (command)",
                    file, origin_line(cfg, "provenance"), need[i]);
   }
+  return UM_SUCCESS;
+}
+
+static int parse_ref(um_config *cfg, const char *file, um_ref *r, char *err, size_t errlen) {
+  static const char *const top[] = {"app", "case", "provenance", "metrics", "fields", "description"};
+  static const char *const mkeys[] = {"name", "value", "rel_tol", "abs_tol"};
+  int rc, n;
+  char e2[512], key[128], where[256];
+
+  if ((rc = check_keys(cfg, file, "", "", top, 6, "app, case, provenance, metrics, fields, description",
+                       err, errlen)))
+    return rc;
+  if ((rc = req_string(cfg, file, "", "app", "app",
+                       "add 'app: <name>' naming the app this reference is for", &r->app, err,
+                       errlen)) ||
+      (rc = req_string(cfg, file, "", "case", "case",
+                       "add 'case: <name>' naming the mesh / problem size", &r->case_name, err,
+                       errlen)))
+    return rc;
+  if (um_config_has(cfg, "description")) {
+    const char *d = NULL;
+    if ((rc = um_config_get_string(cfg, "description", NULL, &d, e2, sizeof e2)))
+      return um_format_error(err, errlen, rc, "%s: %s", file, e2);
+    if (d && !(r->description = dupstr(d)))
+      return um_format_error(err, errlen, UM_ERR_ALLOC, "%s: out of memory", file);
+  }
+
+  if ((rc = parse_provenance(cfg, file, r, err, errlen))) return rc;
 
   /* metrics (optional when fields are given) */
   um_config_kind_t mk = um_config_kind(cfg, "metrics");

@@ -7,6 +7,62 @@
 
 #include <string.h>
 
+/* Given blocks (block_offset): between ceil(set_size / block_size) and set_size of them, each of 1..block_size
+ * elements, covering the set in order. */
+static int check_given_blocks(const um_plan_input *in, char *err, size_t errlen) {
+  const int *off = in->block_offset, nb = in->nblocks;
+  const int min_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
+  if (nb < min_nb || nb > in->set_size)
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                     "plan input: %d blocks given for %d elements of at most block_size %d each; need between "
+                     "%d and %d blocks",
+                     nb, in->set_size, in->block_size, min_nb, in->set_size);
+  if (off[0] != 0)
+    return um_format_error(err, errlen, UM_ERR_ARG, "plan input: block_offset[0] is %d, must be 0", off[0]);
+  for (int b = 0; b < nb; b++) {
+    long long n = (long long)off[b + 1] - off[b];
+    if (n < 1 || n > in->block_size)
+      return um_format_error(err, errlen, UM_ERR_ARG,
+                       "plan input: given block %d is [%d, %d) with %lld elements; every block needs 1..%d "
+                       "(block_size) elements and offsets must increase",
+                       b, off[b], off[b + 1], n, in->block_size);
+  }
+  if (off[nb] != in->set_size)
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                     "plan input: block_offset[%d] (end of the last block) is %d but set_size is %d", nb, off[nb],
+                     in->set_size);
+  return UM_SUCCESS;
+}
+
+/* Every map value the loop reads is within its target set: checked once per distinct (map, arity, idx,
+ * to_size). */
+static int check_map_ranges(const um_plan_input *in, char *err, size_t errlen) {
+  for (int a = 0; a < in->nargs; a++) {
+    const um_plan_arg *x = &in->args[a];
+    if (!x->map) continue;
+    int seen = 0;
+    for (int b = 0; b < a && !seen; b++) {
+      const um_plan_arg *y = &in->args[b];
+      seen = y->map == x->map && y->arity == x->arity && y->idx == x->idx && y->to_size == x->to_size;
+    }
+    if (seen) continue;
+    const int *m = x->map;
+    size_t ar = (size_t)x->arity;
+    unsigned to = (unsigned)x->to_size;
+    const size_t j0 = x->idx == UM_PLAN_ALL ? 0 : (size_t)x->idx, j1 = x->idx == UM_PLAN_ALL ? ar : j0 + 1;
+    for (int e = 0; e < in->set_size; e++)
+      for (size_t j = j0; j < j1; j++) {
+        int t = m[(size_t)e * ar + j];
+        if ((unsigned)t >= to)
+          return um_format_error(err, errlen, UM_ERR_ARG,
+                                 "plan arg %d: map entry of element %d at index %zu (map[%zu]) is %d, outside the "
+                                 "target set [0, %d); fix the map data",
+                                 a, e, j, (size_t)e * ar + j, t, x->to_size);
+      }
+  }
+  return UM_SUCCESS;
+}
+
 int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t errlen) {
   if (!in) return um_format_error(err, errlen, UM_ERR_ARG, "plan input is NULL");
   if (in->set_size < 0)
@@ -25,27 +81,8 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
                      "block_size elements",
                      in->nblocks);
   if (in->block_offset) {
-    const int *off = in->block_offset, nb = in->nblocks;
-    const int min_nb = (int)(((long long)in->set_size + in->block_size - 1) / in->block_size);
-    if (nb < min_nb || nb > in->set_size)
-      return um_format_error(err, errlen, UM_ERR_ARG,
-                       "plan input: %d blocks given for %d elements of at most block_size %d each; need between "
-                       "%d and %d blocks",
-                       nb, in->set_size, in->block_size, min_nb, in->set_size);
-    if (off[0] != 0)
-      return um_format_error(err, errlen, UM_ERR_ARG, "plan input: block_offset[0] is %d, must be 0", off[0]);
-    for (int b = 0; b < nb; b++) {
-      long long n = (long long)off[b + 1] - off[b];
-      if (n < 1 || n > in->block_size)
-        return um_format_error(err, errlen, UM_ERR_ARG,
-                         "plan input: given block %d is [%d, %d) with %lld elements; every block needs 1..%d "
-                         "(block_size) elements and offsets must increase",
-                         b, off[b], off[b + 1], n, in->block_size);
-    }
-    if (off[nb] != in->set_size)
-      return um_format_error(err, errlen, UM_ERR_ARG,
-                       "plan input: block_offset[%d] (end of the last block) is %d but set_size is %d", nb, off[nb],
-                       in->set_size);
+    const int rc = check_given_blocks(in, err, errlen);
+    if (rc != UM_SUCCESS) return rc;
   }
 
   memset(li, 0, sizeof *li);
@@ -92,30 +129,8 @@ int um__plan_analyse(const um_plan_input *in, loop_info *li, char *err, size_t e
     li->arg_ind[a] = ind;
   }
 
-  /* map values in range: once per distinct (map, arity, idx, to_size) */
-  for (int a = 0; a < in->nargs; a++) {
-    const um_plan_arg *x = &args[a];
-    if (!x->map) continue;
-    int seen = 0;
-    for (int b = 0; b < a && !seen; b++) {
-      const um_plan_arg *y = &args[b];
-      seen = y->map == x->map && y->arity == x->arity && y->idx == x->idx && y->to_size == x->to_size;
-    }
-    if (seen) continue;
-    const int *m = x->map;
-    size_t ar = (size_t)x->arity;
-    unsigned to = (unsigned)x->to_size;
-    const size_t j0 = x->idx == UM_PLAN_ALL ? 0 : (size_t)x->idx, j1 = x->idx == UM_PLAN_ALL ? ar : j0 + 1;
-    for (int e = 0; e < in->set_size; e++)
-      for (size_t j = j0; j < j1; j++) {
-        int t = m[(size_t)e * ar + j];
-        if ((unsigned)t >= to)
-          return um_format_error(err, errlen, UM_ERR_ARG,
-                                 "plan arg %d: map entry of element %d at index %zu (map[%zu]) is %d, outside the "
-                                 "target set [0, %d); fix the map data",
-                                 a, e, j, (size_t)e * ar + j, t, x->to_size);
-      }
-  }
+  const int range = check_map_ranges(in, err, errlen); /* once per distinct (map, arity, idx, to_size) */
+  if (range != UM_SUCCESS) return range;
 
   /* per-ind arg lists and flags */
   int count[UM_PLAN_MAX_ARGS + 1] = {0};

@@ -263,6 +263,36 @@ static int two_level(const csr *g, int nparts, const um_reorder_options *o, int 
   return rc;
 }
 
+/* The targets in n2o_to ordered by key = [number of distinct parts, the parts ascending] of the elements
+ * that reach them (inv); unreferenced ones last. */
+static int order_targets_by_parts(int nt, const um__inverse *inv, const int *part, int *n2o_to) {
+  long *off = malloc(((size_t)nt + 1) * sizeof *off);
+  int *key = off ? malloc(((size_t)inv->off[nt] + (size_t)nt + 1) * sizeof *key) : NULL;
+  int rc = key ? UM_SUCCESS : UM_ERR_ALLOC;
+  if (rc == UM_SUCCESS) {
+    long pos = 0;
+    for (int t = 0; t < nt; t++) {
+      off[t] = pos;
+      int *k = key + pos + 1, c = 0;
+      for (int j = inv->off[t]; j < inv->off[t + 1]; j++) {
+        int p = part[inv->elem[j]], i = c - 1;
+        while (i >= 0 && k[i] > p) i--;
+        if (i >= 0 && k[i] == p) continue; /* already listed */
+        for (int q = c; q > i + 1; q--) k[q] = k[q - 1];
+        k[i + 1] = p;
+        c++;
+      }
+      key[pos] = c ? c : INT_MAX;
+      pos += 1 + c;
+    }
+    off[nt] = pos;
+    rc = um__sort_by_keys(nt, off, key, n2o_to);
+  }
+  free(off);
+  free(key);
+  return rc;
+}
+
 int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_options *o, int *n2o_from,
                           int *n2o_to, um_reorder_stats *st, int **part_offset, int *nparts_out) {
   *part_offset = NULL;
@@ -347,31 +377,7 @@ int um__reorder_partition(um_context *ctx, const um_map *m, const um_reorder_opt
     for (int e = 0; e < nf; e++) n2o_from[cnt[part[e]]++] = e;
   }
   free(cnt);
-  /* targets: key = [number of distinct parts, the parts ascending]; unreferenced last */
-  long *off = rc == UM_SUCCESS ? malloc(((size_t)nt + 1) * sizeof *off) : NULL;
-  int *key = off ? malloc(((size_t)inv.off[nt] + (size_t)nt + 1) * sizeof *key) : NULL;
-  if (!key) rc = UM_ERR_ALLOC;
-  if (rc == UM_SUCCESS) {
-    long pos = 0;
-    for (int t = 0; t < nt; t++) {
-      off[t] = pos;
-      int *k = key + pos + 1, c = 0;
-      for (int j = inv.off[t]; j < inv.off[t + 1]; j++) {
-        int p = part[inv.elem[j]], i = c - 1;
-        while (i >= 0 && k[i] > p) i--;
-        if (i >= 0 && k[i] == p) continue; /* already listed */
-        for (int q = c; q > i + 1; q--) k[q] = k[q - 1];
-        k[i + 1] = p;
-        c++;
-      }
-      key[pos] = c ? c : INT_MAX;
-      pos += 1 + c;
-    }
-    off[nt] = pos;
-    rc = um__sort_by_keys(nt, off, key, n2o_to);
-  }
-  free(off);
-  free(key);
+  if (rc == UM_SUCCESS) rc = order_targets_by_parts(nt, &inv, part, n2o_to);
   free(part);
   um__inverse_free(&inv);
   if (rc != UM_SUCCESS) {

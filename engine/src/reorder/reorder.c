@@ -386,14 +386,9 @@ static void permute_rows(char *dst, const char *src, const int *n2o, size_t n, s
   }
 }
 
-int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *stats) {
-  if (ctx && ctx->dist)
-    return UM_ERROR(ctx, UM_ERR_ARG,
-                    "reordering: the mesh is distributed already; reorder before um_distribute (um_app_prepare does)");
-  if (!ctx) return UM_ERR_ARG;
-  if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
-  UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
-  double t0 = um_wtime();
+/* The reordering's sets are the context's (by name and size); *part_set: the set its parts split (checked to
+ * be consecutive ranges), or NULL. */
+static int match_sets(um_context *ctx, const um_reordering *r, um_set **part_set) {
   /* match the reordering's sets to the context's */
   for (int i = 0; i < r->nsets; i++) {
     um_set *s = um_find_set(ctx, r->names[i]);
@@ -408,15 +403,70 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
                       "another mesh",
                       s->name, s->size, r->sizes[i]);
   }
-  um_set *part_set = NULL;
   if (r->part_offset) {
-    part_set = r->part_slot >= 0 && r->part_slot < r->nsets ? um_find_set(ctx, r->names[r->part_slot]) : NULL;
-    if (!part_set || !um__parts_valid(r->part_offset, r->nparts, part_set->size, r->part_block_size))
+    *part_set = r->part_slot >= 0 && r->part_slot < r->nsets ? um_find_set(ctx, r->names[r->part_slot]) : NULL;
+    if (!*part_set || !um__parts_valid(r->part_offset, r->nparts, (*part_set)->size, r->part_block_size))
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "um_reorder_apply: the reordering's parts (%d of at most %d elements) do not split set '%s' "
                       "into consecutive ranges; the reordering is corrupt",
-                      r->nparts, r->part_block_size, part_set ? part_set->name : "?");
+                      r->nparts, r->part_block_size, *part_set ? (*part_set)->name : "?");
   }
+  return UM_SUCCESS;
+}
+
+/* The new arrays (dbuf, mbuf), the sets' cumulative permutations (cum) and the parts take the old ones' places
+ * (each taken is set to NULL); the plans go. */
+static void commit(um_context *ctx, const um_reordering *r, const set_perm *sp, char **dbuf, int **mbuf, int **cum,
+                   um_set *part_set, int **parts) {
+  const int ns = ctx->nsets;
+  for (int i = 0; i < ctx->ndats; i++)
+    if (dbuf[i]) {
+      free(ctx->dats[i]->data);
+      ctx->dats[i]->data = dbuf[i];
+      dbuf[i] = NULL;
+      um__dat_host_moved(ctx->dats[i]);
+    }
+  for (int i = 0; i < ctx->nmaps; i++)
+    if (mbuf[i]) {
+      free(ctx->maps[i]->data);
+      ctx->maps[i]->data = mbuf[i];
+      mbuf[i] = NULL;
+    }
+  for (int s = 0; s < ns; s++) {
+    if (!sp[s].o2n) continue;
+    um_set *S = ctx->sets[s];
+    for (int e = 0; e < S->size; e++) cum[s][e] = sp[s].o2n[S->perm ? S->perm[e] : e];
+    free(S->perm);
+    S->perm = cum[s];
+    cum[s] = NULL;
+    /* parts of an earlier partition do not survive a renumbering */
+    free(S->part_offset);
+    S->part_offset = NULL;
+    S->nparts = 0;
+    S->part_block_size = 0;
+  }
+  if (part_set) {
+    free(part_set->part_offset);
+    part_set->part_offset = *parts;
+    part_set->nparts = r->nparts;
+    part_set->part_block_size = r->part_block_size;
+    *parts = NULL;
+  }
+  um_plan_cache_clear(ctx->plans);
+  for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
+}
+
+int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *stats) {
+  if (ctx && ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "reordering: the mesh is distributed already; reorder before um_distribute (um_app_prepare does)");
+  if (!ctx) return UM_ERR_ARG;
+  if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
+  UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
+  double t0 = um_wtime();
+  um_set *part_set = NULL;
+  const int fits = match_sets(ctx, r, &part_set); /* its errors told there */
+  if (fits != UM_SUCCESS) return fits;
   int ns = ctx->nsets, rc = UM_SUCCESS;
   int *parts = NULL;
   if (part_set) {
@@ -471,44 +521,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
       }
     }
   }
-  if (rc == UM_SUCCESS) {
-    /* commit */
-    for (int i = 0; i < ctx->ndats; i++)
-      if (dbuf[i]) {
-        free(ctx->dats[i]->data);
-        ctx->dats[i]->data = dbuf[i];
-        dbuf[i] = NULL;
-        um__dat_host_moved(ctx->dats[i]);
-      }
-    for (int i = 0; i < ctx->nmaps; i++)
-      if (mbuf[i]) {
-        free(ctx->maps[i]->data);
-        ctx->maps[i]->data = mbuf[i];
-        mbuf[i] = NULL;
-      }
-    for (int s = 0; s < ns; s++) {
-      if (!sp[s].o2n) continue;
-      um_set *S = ctx->sets[s];
-      for (int e = 0; e < S->size; e++) cum[s][e] = sp[s].o2n[S->perm ? S->perm[e] : e];
-      free(S->perm);
-      S->perm = cum[s];
-      cum[s] = NULL;
-      /* parts of an earlier partition do not survive a renumbering */
-      free(S->part_offset);
-      S->part_offset = NULL;
-      S->nparts = 0;
-      S->part_block_size = 0;
-    }
-    if (part_set) {
-      free(part_set->part_offset);
-      part_set->part_offset = parts;
-      part_set->nparts = r->nparts;
-      part_set->part_block_size = r->part_block_size;
-      parts = NULL;
-    }
-    um_plan_cache_clear(ctx->plans);
-    for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
-  }
+  if (rc == UM_SUCCESS) commit(ctx, r, sp, dbuf, mbuf, cum, part_set, &parts);
   if (dbuf)
     for (int i = 0; i < ctx->ndats; i++) free(dbuf[i]);
   if (mbuf)

@@ -45,6 +45,142 @@ static void add_field(umc_decisions *D, umc_field_kind k, int slot, int bytes, i
   D->param_bytes = off + bytes;
 }
 
+/* Hierarchical execution: which inds are staged, loaded and written back; the pass of each indirect arg and
+ * the local-index slots (one per target list and map index); whether local indices and thread orders fit 16
+ * bits. */
+static int decide_staging(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
+  if (L->ninds < 0 || L->ninds > UM_MAX_ARGS)
+    return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
+  /* which inds are staged, loaded and written back */
+  for (int i = 0; i < L->ninds; i++) {
+    int all_inc = 1, any_write = 0, nargs_i = 0;
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect || x->ind != i) continue;
+      nargs_i++;
+      if (x->acc != UM_INC) all_inc = 0;
+      if (umc_is_write(x->acc)) any_write = 1;
+    }
+    if (!nargs_i) return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
+    const umc_ind *s = &L->inds[i];
+    if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
+      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
+    /* without block colours (block_atomics), data that is read and written is not staged */
+    D->ind_staged[i] = all_inc || (L->stage_all && !(L->block_atomics && any_write));
+    D->ind_load[i] = D->ind_staged[i] && !all_inc;
+    D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? (L->block_atomics ? 3 : 1) : 2;
+    if (D->ind_staged[i]) D->tlist_used[s->tlist] = 1;
+    if (s->tlist + 1 > D->ntlists) D->ntlists = s->tlist + 1;
+  }
+  /* pass modes, and local-index slots: one per (target list, map index) */
+  int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (x->gbl || !x->indirect || x->vec) continue;
+    const int i = x->ind;
+    if (D->ind_staged[i]) {
+      if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
+      int t = L->inds[i].tlist, k = 0;
+      while (k < D->nlocs && !(loc_tlist[k] == t && loc_idx[k] == x->idx)) k++;
+      if (k == D->nlocs) {
+        loc_tlist[k] = t;
+        loc_idx[k] = x->idx;
+        D->nlocs++;
+      }
+      D->loc_slot[a] = k;
+    } else if (x->acc != UM_INC) {
+      D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
+    }
+    D->reg_values[a] = (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) ? x->dim : 0;
+  }
+  /* local indices < targets per block <= block size * map indices of the ind */
+  int maxidx = 1;
+  for (int i = 0; i < L->ninds; i++) {
+    int n = 0, seen[UM_MAX_ARGS];
+    for (int a = 0; a < L->nargs; a++) {
+      const umc_arg *x = &L->args[a];
+      if (x->gbl || !x->indirect || x->ind != i) continue;
+      int k = 0;
+      while (k < n && seen[k] != x->idx) k++;
+      if (k == n) seen[n++] = x->idx;
+    }
+    if (n > maxidx) maxidx = n;
+  }
+  D->loc_short = (long long)L->block_threads * maxidx <= 32767;
+  D->perm_short = L->block_threads <= 32767;
+  return UM_SUCCESS;
+}
+
+/* A fused split (variant B): only increments through maps, staged and not read, added by thread colour after
+ * a barrier; the shared memory of their contributions. */
+static int decide_fused(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
+  if (L->exec != UMC_EXEC_HIER || L->block_atomics)
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                           "loop '%s': a fused split needs hierarchical colouring (block and thread colours), "
+                           "not %s%s", L->loop_name, umc_exec_name(L->exec),
+                           L->block_atomics ? " with shared-memory atomics" : "");
+  for (int a = 0; a < L->nargs; a++)
+    if (!L->args[a].gbl && L->args[a].indirect && L->args[a].acc != UM_READ && D->apply[a] != UMC_APPLY_COLOURED)
+      return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                             "loop '%s', arg %d: %s through a map%s; a fused split adds only increments (use "
+                             "run.split gather for this loop)", L->loop_name, a, um_access_name(L->args[a].acc),
+                             L->args[a].vec ? " as a vector argument" : "");
+  for (int a = 0; a < L->nargs; a++)
+    if (D->apply[a] == UMC_APPLY_COLOURED && (!D->ind_staged[L->args[a].ind] || D->ind_load[L->args[a].ind]))
+      return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                             "loop '%s', arg %d: its dat is also read through the map; a fused split adds only "
+                             "increments (use run.split gather for this loop)", L->loop_name, a);
+  D->fused = 1;
+  for (int a = 0; a < L->nargs; a++)
+    if (D->apply[a] == UMC_APPLY_COLOURED)
+      D->contrib_bytes += (L->block_threads * L->args[a].dim * umc_tsize(L->args[a].type) + 15) & ~15;
+  return UM_SUCCESS;
+}
+
+/* The parameter block of a launch: dat and map pointers, plan arrays, reduction partials and results, the
+ * ints, the global arguments passed by value; at most 4096 bytes. */
+static int lay_out_params(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
+  for (int d = 0; d < L->ndats; d++) add_field(D, UMC_F_DAT, d, 8, 8);
+  for (int m = 0; m < L->nmaps; m++) add_field(D, UMC_F_MAP, m, 8, 8);
+  if (L->exec == UMC_EXEC_GLOBAL) add_field(D, UMC_F_PERM, 0, 8, 8);
+  if (L->exec == UMC_EXEC_HIER) {
+    add_field(D, UMC_F_BLOCKS, 0, 8, 8);
+    add_field(D, UMC_F_BOFF, 0, 8, 8);
+    if (D->colour_loop) {
+      add_field(D, UMC_F_COFF, 0, 8, 8);
+      add_field(D, UMC_F_COLS, 0, 8, 8);
+      add_field(D, UMC_F_PERM, 0, 8, 8);
+    }
+    for (int t = 0; t < D->ntlists; t++)
+      if (D->tlist_used[t]) {
+        add_field(D, UMC_F_TOFF, t, 8, 8);
+        add_field(D, UMC_F_TGT, t, 8, 8);
+      }
+    for (int l = 0; l < D->nlocs; l++) add_field(D, UMC_F_LOC, l, 8, 8);
+  }
+  for (int a = 0; a < L->nargs; a++)
+    if (D->pass[a] == UMC_PASS_GBL_REDUCE) {
+      add_field(D, UMC_F_PART, a, 8, 8);
+      add_field(D, UMC_F_RES, a, 8, 8);
+    }
+  add_field(D, UMC_F_INT_N, 0, 4, 4);
+  add_field(D, UMC_F_INT_START, 0, 4, 4);
+  add_field(D, UMC_F_INT_PART, 0, 4, 4);
+  add_field(D, UMC_F_INT_PAD, 0, 4, 4);
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (x->gbl && (x->acc == UM_READ || x->acc == UM_MIN || x->acc == UM_MAX))
+      add_field(D, UMC_F_GBL, a, x->dim * umc_tsize(x->type), 8);
+  }
+  D->param_bytes = (D->param_bytes + 7) / 8 * 8;
+  if (D->param_bytes > 4096)
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                "loop '%s': the kernel's parameters take %d bytes, more than the 4096 a launch can pass; use "
+                "fewer or smaller global arguments",
+                L->loop_name, D->param_bytes);
+  return UM_SUCCESS;
+}
+
 int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
   memset(D, 0, sizeof *D);
   D->exec = L->exec;
@@ -135,131 +271,10 @@ int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen) {
     if (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) D->reg_values[a] = x->dim;
   }
 
-  if (L->exec == UMC_EXEC_HIER) {
-    if (L->ninds < 0 || L->ninds > UM_MAX_ARGS)
-      return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': %d inds", L->loop_name, L->ninds);
-    /* which inds are staged, loaded and written back */
-    for (int i = 0; i < L->ninds; i++) {
-      int all_inc = 1, any_write = 0, nargs_i = 0;
-      for (int a = 0; a < L->nargs; a++) {
-        const umc_arg *x = &L->args[a];
-        if (x->gbl || !x->indirect || x->ind != i) continue;
-        nargs_i++;
-        if (x->acc != UM_INC) all_inc = 0;
-        if (umc_is_write(x->acc)) any_write = 1;
-      }
-      if (!nargs_i) return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d has no args", L->loop_name, i);
-      const umc_ind *s = &L->inds[i];
-      if (s->tlist < 0 || s->tlist >= UM_MAX_ARGS)
-        return um_format_error(err, errlen, UM_ERR_INTERNAL, "loop '%s': ind %d: bad target list", L->loop_name, i);
-      /* without block colours (block_atomics), data that is read and written is not staged */
-      D->ind_staged[i] = all_inc || (L->stage_all && !(L->block_atomics && any_write));
-      D->ind_load[i] = D->ind_staged[i] && !all_inc;
-      D->ind_writeback[i] = !D->ind_staged[i] || !any_write ? 0 : all_inc ? (L->block_atomics ? 3 : 1) : 2;
-      if (D->ind_staged[i]) D->tlist_used[s->tlist] = 1;
-      if (s->tlist + 1 > D->ntlists) D->ntlists = s->tlist + 1;
-    }
-    /* pass modes, and local-index slots: one per (target list, map index) */
-    int loc_tlist[UM_MAX_ARGS], loc_idx[UM_MAX_ARGS];
-    for (int a = 0; a < L->nargs; a++) {
-      const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect || x->vec) continue;
-      const int i = x->ind;
-      if (D->ind_staged[i]) {
-        if (x->acc != UM_INC) D->pass[a] = UMC_PASS_SHARED;
-        int t = L->inds[i].tlist, k = 0;
-        while (k < D->nlocs && !(loc_tlist[k] == t && loc_idx[k] == x->idx)) k++;
-        if (k == D->nlocs) {
-          loc_tlist[k] = t;
-          loc_idx[k] = x->idx;
-          D->nlocs++;
-        }
-        D->loc_slot[a] = k;
-      } else if (x->acc != UM_INC) {
-        D->pass[a] = x->soa ? UMC_PASS_REG : UMC_PASS_GLOBAL;
-      }
-      D->reg_values[a] = (D->pass[a] == UMC_PASS_REG || D->pass[a] == UMC_PASS_REG_INC) ? x->dim : 0;
-    }
-    /* local indices < targets per block <= block size * map indices of the ind */
-    int maxidx = 1;
-    for (int i = 0; i < L->ninds; i++) {
-      int n = 0, seen[UM_MAX_ARGS];
-      for (int a = 0; a < L->nargs; a++) {
-        const umc_arg *x = &L->args[a];
-        if (x->gbl || !x->indirect || x->ind != i) continue;
-        int k = 0;
-        while (k < n && seen[k] != x->idx) k++;
-        if (k == n) seen[n++] = x->idx;
-      }
-      if (n > maxidx) maxidx = n;
-    }
-    D->loc_short = (long long)L->block_threads * maxidx <= 32767;
-    D->perm_short = L->block_threads <= 32767;
-  }
-
-  if (L->fused) { /* variant B: only increments through maps, added by thread colour after a barrier */
-    if (L->exec != UMC_EXEC_HIER || L->block_atomics)
-      return um_format_error(err, errlen, UM_ERR_ARG,
-                             "loop '%s': a fused split needs hierarchical colouring (block and thread colours), "
-                             "not %s%s", L->loop_name, umc_exec_name(L->exec),
-                             L->block_atomics ? " with shared-memory atomics" : "");
-    for (int a = 0; a < L->nargs; a++)
-      if (!L->args[a].gbl && L->args[a].indirect && L->args[a].acc != UM_READ && D->apply[a] != UMC_APPLY_COLOURED)
-        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
-                               "loop '%s', arg %d: %s through a map%s; a fused split adds only increments (use "
-                               "run.split gather for this loop)", L->loop_name, a, um_access_name(L->args[a].acc),
-                               L->args[a].vec ? " as a vector argument" : "");
-    for (int a = 0; a < L->nargs; a++)
-      if (D->apply[a] == UMC_APPLY_COLOURED && (!D->ind_staged[L->args[a].ind] || D->ind_load[L->args[a].ind]))
-        return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
-                               "loop '%s', arg %d: its dat is also read through the map; a fused split adds only "
-                               "increments (use run.split gather for this loop)", L->loop_name, a);
-    D->fused = 1;
-    for (int a = 0; a < L->nargs; a++)
-      if (D->apply[a] == UMC_APPLY_COLOURED)
-        D->contrib_bytes += (L->block_threads * L->args[a].dim * umc_tsize(L->args[a].type) + 15) & ~15;
-  }
-
-  /* the parameter block */
-  for (int d = 0; d < L->ndats; d++) add_field(D, UMC_F_DAT, d, 8, 8);
-  for (int m = 0; m < L->nmaps; m++) add_field(D, UMC_F_MAP, m, 8, 8);
-  if (L->exec == UMC_EXEC_GLOBAL) add_field(D, UMC_F_PERM, 0, 8, 8);
-  if (L->exec == UMC_EXEC_HIER) {
-    add_field(D, UMC_F_BLOCKS, 0, 8, 8);
-    add_field(D, UMC_F_BOFF, 0, 8, 8);
-    if (D->colour_loop) {
-      add_field(D, UMC_F_COFF, 0, 8, 8);
-      add_field(D, UMC_F_COLS, 0, 8, 8);
-      add_field(D, UMC_F_PERM, 0, 8, 8);
-    }
-    for (int t = 0; t < D->ntlists; t++)
-      if (D->tlist_used[t]) {
-        add_field(D, UMC_F_TOFF, t, 8, 8);
-        add_field(D, UMC_F_TGT, t, 8, 8);
-      }
-    for (int l = 0; l < D->nlocs; l++) add_field(D, UMC_F_LOC, l, 8, 8);
-  }
-  for (int a = 0; a < L->nargs; a++)
-    if (D->pass[a] == UMC_PASS_GBL_REDUCE) {
-      add_field(D, UMC_F_PART, a, 8, 8);
-      add_field(D, UMC_F_RES, a, 8, 8);
-    }
-  add_field(D, UMC_F_INT_N, 0, 4, 4);
-  add_field(D, UMC_F_INT_START, 0, 4, 4);
-  add_field(D, UMC_F_INT_PART, 0, 4, 4);
-  add_field(D, UMC_F_INT_PAD, 0, 4, 4);
-  for (int a = 0; a < L->nargs; a++) {
-    const umc_arg *x = &L->args[a];
-    if (x->gbl && (x->acc == UM_READ || x->acc == UM_MIN || x->acc == UM_MAX))
-      add_field(D, UMC_F_GBL, a, x->dim * umc_tsize(x->type), 8);
-  }
-  D->param_bytes = (D->param_bytes + 7) / 8 * 8;
-  if (D->param_bytes > 4096)
-    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
-                "loop '%s': the kernel's parameters take %d bytes, more than the 4096 a launch can pass; use "
-                "fewer or smaller global arguments",
-                L->loop_name, D->param_bytes);
-  return UM_SUCCESS;
+  int rc = UM_SUCCESS;
+  if (L->exec == UMC_EXEC_HIER && (rc = decide_staging(L, D, err, errlen)) != UM_SUCCESS) return rc;
+  if (L->fused && (rc = decide_fused(L, D, err, errlen)) != UM_SUCCESS) return rc;
+  return lay_out_params(L, D, err, errlen);
 }
 
 /* ---- cuda.warp_combine: column pairs of a map along consecutive rows ------------------------------------- */

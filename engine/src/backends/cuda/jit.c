@@ -107,6 +107,31 @@ static void log_numbered(const umj_request *rq, const char *head, const char *sr
     }                                                                                                      \
   } while (0)
 
+/* NVRTC's log and the numbered source of a kernel that did not compile, to the log. */
+static void log_failure(const umj_request *rq, const char *why, const char *optlist, const char *log) {
+  const size_t hn = strlen(log ? log : "") + 1024;
+  char *head = malloc(hn);
+  if (head) {
+    snprintf(head, hn,
+             "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s):\n%s\n"
+             "--- generated source ---\n",
+             rq->name, why, optlist, log ? log : "");
+    log_numbered(rq, head, rq->source, "");
+    free(head);
+  }
+}
+
+/* cuda.dump: the numbered source of a kernel compiled for arch, and NVRTC's log when it said something. */
+static void log_compiled(const umj_request *rq, const char *arch, const char *log) {
+  char head[512];
+  snprintf(head, sizeof head, "um cuda: loop '%s' compiled (%s); generated source:\n", rq->name, arch);
+  const char *lg = log && *log ? log : "";
+  char *tail = malloc(strlen(lg) + 16);
+  if (tail) sprintf(tail, "%s%s", *lg ? "NVRTC log:\n" : "", lg);
+  log_numbered(rq, head, rq->source, tail ? tail : "");
+  free(tail);
+}
+
 int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   double t0 = um_wtime();
@@ -180,33 +205,14 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
   }
   if (!out->log) out->log = calloc(1, 1);
   if (cr != NVRTC_SUCCESS) {
-    if (rq->log) {
-      const size_t hn = strlen(out->log ? out->log : "") + 1024;
-      char *head = malloc(hn);
-      if (head) {
-        snprintf(head, hn,
-                 "um cuda: NVRTC could not compile the kernel of loop '%s' (%s, options %s):\n%s\n"
-                 "--- generated source ---\n",
-                 rq->name, nvrtcGetErrorString(cr), optlist, out->log ? out->log : "");
-        log_numbered(rq, head, rq->source, "");
-        free(head);
-      }
-    }
+    if (rq->log) log_failure(rq, nvrtcGetErrorString(cr), optlist, out->log);
     rc = um_format_error(err, errlen, UM_ERR_BACKEND,
               "NVRTC could not compile the kernel of loop '%s' for %s (%s); the generated source and the full "
               "log were sent to the log (umrun prints it on stderr). Log:\n%s",
               rq->name, arch_opt + 19, nvrtcGetErrorString(cr), out->log ? out->log : "");
     goto done;
   }
-  if (rq->dump) {
-    char head[512];
-    snprintf(head, sizeof head, "um cuda: loop '%s' compiled (%s); generated source:\n", rq->name, arch_opt + 19);
-    const char *lg = out->log && *out->log ? out->log : "";
-    char *tail = malloc(strlen(lg) + 16);
-    if (tail) sprintf(tail, "%s%s", *lg ? "NVRTC log:\n" : "", lg);
-    log_numbered(rq, head, rq->source, tail ? tail : "");
-    free(tail);
-  }
+  if (rq->dump) log_compiled(rq, arch_opt + 19, out->log);
   size_t n = 0;
   if (rq->ptx) {
     NVRTC_TRY(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize");

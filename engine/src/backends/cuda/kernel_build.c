@@ -342,6 +342,47 @@ void cu_kern_free(cu_kern *k) {
   free(k);
 }
 
+/* Per block of a thread-coloured loop: its threads sorted by thread colour (perm) and where each colour
+ * starts (coff, cols), uploaded. */
+static int upload_thread_order(um_context *ctx, const um_loop *loop, const um_plan *p, const umc_decisions *D,
+                               cu_kern *k) {
+  const int nb = p->nblocks;
+  /* per block: threads sorted by thread colour, and where each colour starts */
+  size_t ncols = 0;
+  for (int b = 0; b < nb; b++) ncols += (size_t)p->nthread_colours[b] + 2;
+  int *coff = malloc(((size_t)nb + 1) * sizeof(int)), *cols = malloc((ncols ? ncols : 1) * sizeof(int));
+  void *perm = malloc((size_t)(p->set_size ? p->set_size : 1) * (D->perm_short ? sizeof(short) : sizeof(int)));
+  int *count = malloc(((size_t)p->stats.max_thread_colours + 2) * sizeof(int));
+  if (!coff || !cols || !perm || !count) {
+    free(coff), free(cols), free(perm), free(count);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory ordering the threads of loop '%s'", loop->name);
+  }
+  size_t pos = 0;
+  for (int b = 0; b < nb; b++) {
+    const int e0 = p->block_offset[b], e1 = p->block_offset[b + 1], nc = p->nthread_colours[b];
+    coff[b] = (int)pos;
+    cols[pos] = nc;
+    for (int c = 0; c <= nc; c++) count[c] = 0;
+    for (int e = e0; e < e1; e++) count[p->thread_colour[e] + 1]++;
+    for (int c = 0; c < nc; c++) count[c + 1] += count[c];
+    for (int c = 0; c <= nc; c++) cols[pos + 1 + c] = count[c];
+    for (int e = e0; e < e1; e++) {
+      int slot = e0 + count[p->thread_colour[e]]++;
+      if (D->perm_short) ((short *)perm)[slot] = (short)(e - e0);
+      else ((int *)perm)[slot] = e - e0;
+    }
+    pos += (size_t)nc + 2;
+  }
+  int rc = cu_upload(ctx, &k->coff, coff, (size_t)nb * sizeof(int), "thread colours", loop->name);
+  if (rc == UM_SUCCESS) rc = cu_upload(ctx, &k->cols, cols, pos * sizeof(int), "thread colours", loop->name);
+  if (rc == UM_SUCCESS)
+    rc = cu_upload(ctx, &k->perm, perm, (size_t)p->set_size * (D->perm_short ? sizeof(short) : sizeof(int)),
+                "thread order", loop->name);
+  free(coff), free(cols), free(perm), free(count);
+  UM_CHECK(ctx, rc);
+  return UM_SUCCESS;
+}
+
 /* Plan-derived arrays of the hierarchical scheme. */
 static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state *S) {
   const um_plan *p = NULL;
@@ -375,39 +416,8 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
   free(boff);
   UM_CHECK(ctx, up);
   if (D->colour_loop) {
-    /* per block: threads sorted by thread colour, and where each colour starts */
-    size_t ncols = 0;
-    for (int b = 0; b < nb; b++) ncols += (size_t)p->nthread_colours[b] + 2;
-    int *coff = malloc(((size_t)nb + 1) * sizeof(int)), *cols = malloc((ncols ? ncols : 1) * sizeof(int));
-    void *perm = malloc((size_t)(p->set_size ? p->set_size : 1) * (D->perm_short ? sizeof(short) : sizeof(int)));
-    int *count = malloc(((size_t)p->stats.max_thread_colours + 2) * sizeof(int));
-    if (!coff || !cols || !perm || !count) {
-      free(coff), free(cols), free(perm), free(count);
-      return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory ordering the threads of loop '%s'", loop->name);
-    }
-    size_t pos = 0;
-    for (int b = 0; b < nb; b++) {
-      const int e0 = p->block_offset[b], e1 = p->block_offset[b + 1], nc = p->nthread_colours[b];
-      coff[b] = (int)pos;
-      cols[pos] = nc;
-      for (int c = 0; c <= nc; c++) count[c] = 0;
-      for (int e = e0; e < e1; e++) count[p->thread_colour[e] + 1]++;
-      for (int c = 0; c < nc; c++) count[c + 1] += count[c];
-      for (int c = 0; c <= nc; c++) cols[pos + 1 + c] = count[c];
-      for (int e = e0; e < e1; e++) {
-        int slot = e0 + count[p->thread_colour[e]]++;
-        if (D->perm_short) ((short *)perm)[slot] = (short)(e - e0);
-        else ((int *)perm)[slot] = e - e0;
-      }
-      pos += (size_t)nc + 2;
-    }
-    int rc = cu_upload(ctx, &k->coff, coff, (size_t)nb * sizeof(int), "thread colours", loop->name);
-    if (rc == UM_SUCCESS) rc = cu_upload(ctx, &k->cols, cols, pos * sizeof(int), "thread colours", loop->name);
-    if (rc == UM_SUCCESS)
-      rc = cu_upload(ctx, &k->perm, perm, (size_t)p->set_size * (D->perm_short ? sizeof(short) : sizeof(int)),
-                  "thread order", loop->name);
-    free(coff), free(cols), free(perm), free(count);
-    UM_CHECK(ctx, rc);
+    const int rc = upload_thread_order(ctx, loop, p, D, k); /* traced there */
+    if (rc != UM_SUCCESS) return rc;
   }
   /* target lists (one per tlist, from its first ind) and local indices (one per slot) */
   size_t maxsh = 0; /* fused: the contributions, then the larger of the two phases' staged data */
@@ -526,6 +536,50 @@ static int init_keys(um_context *ctx, void *row, const um_arg *x, const char *lo
   return UM_SUCCESS;
 }
 
+/* Shared memory: the largest block's staged data, within what the GPU and the profile allow (asked for
+ * beyond the static limit). */
+static int fit_shared_memory(um_context *ctx, const cu_state *S, const um_loop *loop, cu_kern *k) {
+  int rc = UM_SUCCESS;
+  struct cudaFuncAttributes fa;
+  cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)k->kloop);
+  if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "reading the attributes of loop '%s'", loop->name);
+  size_t dev_max = (size_t)S->prop.sharedMemPerBlockOptin, prof_max = (size_t)S->profile->smem_optin;
+  size_t limit = prof_max && prof_max < dev_max ? prof_max : dev_max;
+  if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > limit)
+    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                  "loop '%s': block size %d needs %zu bytes of shared memory per block (%zu staged + %zu for "
+                  "reductions), more than the %zu bytes %s allows; use a smaller block size, or "
+                  "staging of incremented data only",
+                  loop->name, loop->block_size, k->shmem + fa.sharedSizeBytes, k->shmem, (size_t)fa.sharedSizeBytes,
+                  limit, prof_max && prof_max < dev_max ? "the device profile" : "the GPU");
+  if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > UMC_STATIC_SHARED_MAX) {
+    e = cudaFuncSetAttribute((const void *)k->kloop, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->shmem);
+    if (e != cudaSuccess)
+      rc = cu_fail(ctx, e, __FILE__, __LINE__, "asking for %zu bytes of shared memory per block for loop '%s'",
+                   k->shmem, loop->name);
+  }
+  return rc;
+}
+
+/* Theoretical occupancy: blocks resident per SM (registers, shared memory, block size) x warps per
+ * block, over the SM's maximum resident warps; and the registers per thread that bind it. */
+static void measure_occupancy(const cu_state *S, cu_kern *k, int threads) {
+  struct cudaFuncAttributes fa;
+  if (cudaFuncGetAttributes(&fa, (const void *)k->kloop) == cudaSuccess) k->registers = fa.numRegs;
+  else (void)cudaGetLastError(); /* not known: leave 0 */
+  int nb = 0;
+  const int ws = S->prop.warpSize > 0 ? S->prop.warpSize : 32;
+  const int max_warps = S->prop.maxThreadsPerMultiProcessor / ws;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (const void *)k->kloop, threads, k->shmem) == cudaSuccess &&
+      max_warps > 0) {
+    double occ = (double)nb * (double)((threads + ws - 1) / ws) / (double)max_warps;
+    k->occupancy = occ > 1 ? 1 : occ;
+    k->blocks_per_sm = nb;
+  } else {
+    (void)cudaGetLastError(); /* not known: leave 0 */
+  }
+}
+
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out) {
   const umc_exec exec = mode.exec;
   cu_state *S = ST(ctx);
@@ -585,45 +639,8 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
       }
     }
   }
-  /* shared memory: the largest block's staged data, within what the GPU and the profile allow */
-  if (rc == UM_SUCCESS && k->shmem > 0) {
-    struct cudaFuncAttributes fa;
-    cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)k->kloop);
-    if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "reading the attributes of loop '%s'", loop->name);
-    size_t dev_max = (size_t)S->prop.sharedMemPerBlockOptin, prof_max = (size_t)S->profile->smem_optin;
-    size_t limit = prof_max && prof_max < dev_max ? prof_max : dev_max;
-    if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > limit)
-      rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                    "loop '%s': block size %d needs %zu bytes of shared memory per block (%zu staged + %zu for "
-                    "reductions), more than the %zu bytes %s allows; use a smaller block size, or "
-                    "staging of incremented data only",
-                    loop->name, loop->block_size, k->shmem + fa.sharedSizeBytes, k->shmem, (size_t)fa.sharedSizeBytes,
-                    limit, prof_max && prof_max < dev_max ? "the device profile" : "the GPU");
-    if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > UMC_STATIC_SHARED_MAX) {
-      e = cudaFuncSetAttribute((const void *)k->kloop, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->shmem);
-      if (e != cudaSuccess)
-        rc = cu_fail(ctx, e, __FILE__, __LINE__, "asking for %zu bytes of shared memory per block for loop '%s'",
-                     k->shmem, loop->name);
-    }
-  }
-  /* theoretical occupancy: blocks resident per SM (registers, shared memory, block size) x warps per
-   * block, over the SM's maximum resident warps; and the registers per thread that bind it */
-  if (rc == UM_SUCCESS) {
-    struct cudaFuncAttributes fa;
-    if (cudaFuncGetAttributes(&fa, (const void *)k->kloop) == cudaSuccess) k->registers = fa.numRegs;
-    else (void)cudaGetLastError(); /* not known: leave 0 */
-    int nb = 0;
-    const int ws = S->prop.warpSize > 0 ? S->prop.warpSize : 32;
-    const int max_warps = S->prop.maxThreadsPerMultiProcessor / ws;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (const void *)k->kloop, threads, k->shmem) == cudaSuccess &&
-        max_warps > 0) {
-      double occ = (double)nb * (double)((threads + ws - 1) / ws) / (double)max_warps;
-      k->occupancy = occ > 1 ? 1 : occ;
-      k->blocks_per_sm = nb;
-    } else {
-      (void)cudaGetLastError(); /* not known: leave 0 */
-    }
-  }
+  if (rc == UM_SUCCESS && k->shmem > 0) rc = fit_shared_memory(ctx, S, loop, k);
+  if (rc == UM_SUCCESS) measure_occupancy(S, k, threads);
   /* reductions */
   for (int a = 0; rc == UM_SUCCESS && a < loop->nargs; a++) {
     if (k->D.pass[a] != UMC_PASS_GBL_REDUCE) continue;
