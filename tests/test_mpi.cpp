@@ -275,7 +275,7 @@ struct Grid {  // N x N quads: cells -> 4 nodes, edges -> 2 cells
 struct Mesh {
   um_context *ctx = nullptr;
   um_transport transport = UM_TRANSPORT_DEVICE;  // for "shadow-peer" backends
-  long min_bytes = UM_TRANSPORT_MIN_BYTES;
+  long min_bytes = atol(um_option_find("mpi.gpu_transport_min_bytes")->def);
   um_set *nodes, *cells, *edges;
   um_map *cn, *ec;
   um_dat *q, *w, *u, *r, *f, *nv, *a;
