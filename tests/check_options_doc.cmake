@@ -2,7 +2,9 @@
 # cannot go stale. A backend this build lacks (cuda in a CPU-only build) prints no
 # section; the doc's section of it is kept as it is and left out of the comparison.
 #   cmake -DUMRUN=build/bin/umrun -DDOC=docs/options.md -P tests/check_options_doc.cmake
-#   ... -DUPDATE=ON  rewrites DOC from umrun's output (keeping the sections of missing backends)
+#   ... -DUPDATE=ON  rewrites DOC from umrun's output (keeping the sections of missing backends);
+#   the same as `cmake --build build --target options_md`. The engine's keys come from the engine's
+#   declarations (um/option_decl.h, each in the component that reads it), the runner's from umrun/options.c.
 cmake_minimum_required(VERSION 3.20)
 execute_process(COMMAND ${UMRUN} --help-options=markdown RESULT_VARIABLE rc OUTPUT_VARIABLE gen ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -84,6 +86,6 @@ if(NOT trimmed STREQUAL gen)
   set(where "line ${ln}:\n  doc:   ${dline}\n  umrun: ${gline}")
   message(FATAL_ERROR "${DOC} is not what `umrun --help-options=markdown` prints (an option was added or changed; "
                       "the doc is generated, never edited). First difference, ${where}\nRegenerate it with:\n"
-                      "  cmake -DUMRUN=${UMRUN} -DDOC=${DOC} -DUPDATE=ON -P ${CMAKE_CURRENT_LIST_FILE}")
+                      "  cmake --build <build> --target options_md   or\n  cmake -DUMRUN=${UMRUN} -DDOC=${DOC} -DUPDATE=ON -P ${CMAKE_CURRENT_LIST_FILE}")
 endif()
 message(STATUS "${DOC} is current")

@@ -291,7 +291,7 @@ struct Mesh {
   um_context *ctx = nullptr;
   um_transport transport = UM_TRANSPORT_DEVICE;  // for "shadow-peer" backends
   bool set_transport = false;                     // other backends: set `transport` too
-  long min_bytes = UM_TRANSPORT_MIN_BYTES;
+  long min_bytes = atol(um_option_find("mpi.gpu_transport_min_bytes")->def);
   um_set *nodes, *cells, *edges;
   um_map *cn, *ec;
   um_dat *q, *w, *u, *r, *f, *nv, *a;

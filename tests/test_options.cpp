@@ -84,7 +84,8 @@ TEST(Options, DefaultsChoicesAndRangesComeFromTheTable) {
   EXPECT_EQ(umrun_opt_double(cfg.c, "mpi.deadline_s", &d, err, sizeof err), UM_SUCCESS);
   EXPECT_EQ(d, 60.0);
   EXPECT_EQ(umrun_opt_long(cfg.c, "mpi.gpu_transport_min_bytes", &l, err, sizeof err), UM_SUCCESS);
-  EXPECT_EQ(l, (long long)UM_TRANSPORT_MIN_BYTES);
+  EXPECT_EQ(l, 1048576LL);
+  EXPECT_STREQ(um_option_find("mpi.gpu_transport_min_bytes")->def, "1048576"); /* declared once, by distributed/ */
   EXPECT_EQ(umrun_opt_string(cfg.c, "output.dir", &s, err, sizeof err), UM_SUCCESS);
   EXPECT_EQ(s, nullptr);
 
@@ -177,6 +178,64 @@ TEST(Options, TableIsConsistent) {
   EXPECT_STREQ(umrun_option_find("run.layout")->def, um_layout_name(d.layout));
   EXPECT_STREQ(umrun_option_find("run.strategy")->def, um_strategy_name(d.strategy));
   EXPECT_STREQ(umrun_option_find("run.backend")->def, d.backend);
+}
+
+// The engine's declarations (um/option_decl.h, issue 55): each component declares the keys it reads, the
+// runner's table places them, and um_option_apply sets them by key with messages naming the key.
+TEST(EngineOptions, DeclaredOnceAndAppliedByKey) {
+  std::set<std::string> keys;
+  for (int i = 0; i < um_option_count(); i++) {
+    const um_option *o = um_option_at(i);
+    SCOPED_TRACE(o->key);
+    EXPECT_TRUE(keys.insert(o->key).second) << "declared twice";
+    EXPECT_NE(o->component, nullptr);
+    EXPECT_EQ(um_option_find(o->key), o);
+    const um_option *r = umrun_option_find(o->key);
+    ASSERT_NE(r, nullptr) << "not in the runner's table";
+    EXPECT_STREQ(r->help, o->help);
+    EXPECT_EQ(r->def == nullptr, o->def == nullptr);
+    if (o->def) EXPECT_STREQ(r->def, o->def);
+  }
+  EXPECT_STREQ(um_option_find("run.split")->component, "transform");
+  EXPECT_STREQ(um_option_find("run.tune")->component, "tune");
+  EXPECT_STREQ(um_option_find("run.compile")->component, "hostc");
+  EXPECT_STREQ(um_option_find("mpi.gpu_transport")->component, "distributed");
+  EXPECT_EQ(um_option_at(um_option_count()), nullptr);
+
+  um_options o;
+  um_options_default(&o);
+  char err[512] = "";
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.block_size", "128", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(o.block_size, 128);
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.layout", "soa", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(o.layout, UM_SOA);
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.compile_simd", "off", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(o.compile_simd, -1);
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.compile", "wait", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(o.compile, UM_COMPILE_WAIT);
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.backend", "seq", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_STREQ(o.backend, "seq");
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.blok_size", "64", err, sizeof err), UM_ERR_ARG);
+  EXPECT_STREQ(err, "unknown option 'run.blok_size': did you mean 'run.block_size'?");
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.layout", "sao", err, sizeof err), UM_ERR_ARG);
+  EXPECT_STREQ(err, "run.layout = 'sao': use one of aos, soa, auto (declared by the engine's core options; default aos)");
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.block_size", "0", err, sizeof err), UM_ERR_ARG);
+  EXPECT_NE(std::strstr(err, "use 1 .. 1048576"), nullptr) << err;
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.split", "gather", err, sizeof err), UM_ERR_ARG);
+  EXPECT_NE(std::strstr(err, "after um_init"), nullptr) << err;
+  EXPECT_EQ(o.block_size, 128) << "a refused value changes nothing";
+
+  um_context *ctx = nullptr;
+  um_options_default(&o);
+  o.backend = "seq";
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+  EXPECT_EQ(um_option_apply(nullptr, ctx, "run.reproducible", "true", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_context_reproducible(ctx), 1);
+  EXPECT_EQ(um_option_apply(nullptr, ctx, "run.tune", "once", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_option_apply(nullptr, ctx, "run.split", "on", err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(um_option_apply(nullptr, ctx, "run.block_size", "64", err, sizeof err), UM_ERR_ARG);
+  EXPECT_NE(std::strstr(err, "fixed at um_init"), nullptr) << err;
+  um_finalize(&ctx);
 }
 
 TEST(Options, HelpAndMarkdownListEveryOption) {

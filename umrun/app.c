@@ -200,9 +200,9 @@ static int distribute(um_app_run *run, const char *default_map) {
   OPT(umrun_opt_string(run->cfg, "mpi.partition_set", &pset, E));
   /* increments into other ranks' elements: mpi.increments, and per loop mpi.loops.<loop>: redundant|reverse|auto
    * (the choices in um_increments' order) */
-  int mode = 0;
-  OPT(umrun_opt_choice(run->cfg, "mpi.increments", &mode, NULL, E));
-  UM_APP_TRY(um_context_set_increments(run->ctx, (um_increments)mode));
+  /* mpi.increments, mpi.gpu_transport, mpi.gpu_transport_min_bytes: context settings, each applied by its
+   * declaration (engine/src/distributed/dist_options.c) */
+  OPT(umrun_apply_engine_options(run->cfg, NULL, run->ctx, "mpi.", E));
   int nl = 0;
   const char *loops[UM_PER_LOOP_MAX];
   UM_APP_TRY(per_loop_names(run, "mpi.loops", "a mapping, e.g. {res_calc: reverse}", loops, &nl));
@@ -213,13 +213,6 @@ static int distribute(um_app_run *run, const char *default_map) {
     OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
     UM_APP_TRY(um_loop_set_increments(run->ctx, loops[i], (um_increments)m));
   }
-  /* halo messages of CUDA ranks: mpi.gpu_transport auto | host (MPI from host memory) | nccl (GPU to GPU) */
-  int tr = 0;
-  OPT(umrun_opt_choice(run->cfg, "mpi.gpu_transport", &tr, NULL, E));
-  UM_APP_TRY(um_context_set_gpu_transport(run->ctx, (um_transport)tr)); /* the names follow um_transport's order */
-  long long min_bytes = 0;
-  OPT(umrun_opt_long(run->cfg, "mpi.gpu_transport_min_bytes", &min_bytes, E));
-  UM_APP_TRY(um_context_set_gpu_transport_min_bytes(run->ctx, (long)min_bytes));
   if (um_mpi_size() < 2) return one_process(run, pset);
   const um_map *main_map = default_map ? um_find_map(run->ctx, default_map) : NULL;
   if (!pset && main_map) pset = um_set_name(um_map_to(main_map));
@@ -365,14 +358,9 @@ static int loop_variants(um_app_run *run) {
 }
 
 static int split_options(um_app_run *run) {
-  int m = 3, repro = 0; /* the choices: um_split's order to auto, then on (gather), then fused */
-  OPT(umrun_opt_choice(run->cfg, "run.split", &m, NULL, E));
-  OPT(umrun_opt_bool(run->cfg, "run.reproducible", &repro, E));
-  UM_APP_TRY(um_context_set_split(run->ctx, split_mode(m)));
-  UM_APP_TRY(um_context_set_reproducible(run->ctx, repro));
-  int tune = 0;
-  OPT(umrun_opt_choice(run->cfg, "run.tune", &tune, NULL, E));
-  UM_APP_TRY(um_context_set_tune(run->ctx, (um_tune)tune));
+  /* run.split, run.reproducible (transform/split.c), run.tune (tune/tune.c): context settings, each applied by its
+   * declaration */
+  OPT(umrun_apply_engine_options(run->cfg, NULL, run->ctx, "run.", E));
   UM_APP_TRY(loop_variants(run));
   UM_APP_TRY(loop_block_sizes(run));
   int n = 0;
@@ -383,6 +371,7 @@ static int split_options(um_app_run *run) {
                             names, &n));
   for (int i = 0; i < n; i++) {
     char key[160];
+    int m = 3; /* the choices: um_split's order to auto, then on (gather), then fused */
     snprintf(key, sizeof key, "split.%s", names[i]);
     OPT(umrun_opt_choice(run->cfg, key, &m, NULL, E));
     UM_APP_TRY(um_loop_set_split(run->ctx, names[i], split_mode(m)));

@@ -3,6 +3,7 @@
  * markdown reference printed from it. */
 #include "options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,87 +12,45 @@
 
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* A key the engine declares (um/option_decl.h: core/context.c, transform/split.c, ...): its type, default,
+ * choices and help are the engine's, taken at the first use of the table; here only its place in --help. */
+#define FROM_ENGINE (1 << 30)
+#define ENGINE(k) {.key = k, .flags = FROM_ENGINE}
+/* The per-loop form of an engine key: its type, default, choices and flags; its own help. */
+#define PER_LOOP(k, of, h) {.key = k, .component = of, .flags = FROM_ENGINE, .help = h}
+
 /* In the order of umrun --help. The help text says what the key does; the
  * default and the choices are printed from their own fields. */
-static const um_option options[] = {
+static const um_option declared_here[] = {
     {.key = "app", .type = UM_OPT_CHOICE, .range_hint = "a registered app (umrun --list-apps)",
      .help = "the app to run"},
     {.key = "mesh.*", .type = UM_OPT_APP, .help = "generator and its parameters, or mesh.file"},
     {.key = "params.*", .type = UM_OPT_APP, .help = "app parameters"},
-    {.key = "run.backend", .type = UM_OPT_CHOICE, .def = "auto", .range_hint = "auto | a backend listed below",
-     .help = "auto: the available one of highest priority: the GPU if present, else the CPU"},
-    {.key = "run.strategy", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = CHOICES("auto", "coloured", "atomics", "global", "hierarchical"),
-     .help = "how a loop's increments through maps avoid races (auto: the backend's choice; openmp: coloured, or atomics "
-             "for loops whose only increments through maps are vector ones; cuda: every one)"},
-    {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = CHOICES("aos", "soa", "auto"),
-     .help = "dats' layout (auto: SoA unless accessed through a map)"},
-    {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
-     .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UM_OPT_RANGE,
-     .help = "elements per mini-partition (plan block)"},
-    {.key = "run.threads", .type = UM_OPT_INT, .def = "0",
-     .range_hint = "0 (OpenMP default) or 1 .. the cores here x UM_THREADS_PER_CORE",
-     .help = "OpenMP threads (0: OMP_NUM_THREADS or all cores)"},
-    {.key = "run.check_plans", .type = UM_OPT_BOOL, .def = "false",
-     .help = "verify every plan's colouring after building it"},
-    {.key = "run.parallel_threshold", .type = UM_OPT_INT, .def = "4096",
-     .help = "OpenMP: loops over fewer elements run on one thread"},
+    ENGINE("run.backend"),
+    ENGINE("run.strategy"),
+    ENGINE("run.layout"),
+    ENGINE("run.block_size"),
+    ENGINE("run.threads"),
+    ENGINE("run.check_plans"),
+    ENGINE("run.parallel_threshold"),
     {.key = "run.reorder", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "gps", "partition"),
      .help = "renumber the mesh for locality before the run"},
     {.key = "run.reorder_map", .type = UM_OPT_STRING,
      .help = "the map it is based on (default: the app's main indirect map)"},
     {.key = "run.reorder_file", .type = UM_OPT_STRING,
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
-    {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "metis", .choices = CHOICES("metis", "ptscotch", "block"),
-     .flags = UM_OPT_NEEDS_MPI,
-     .help = "under mpirun: how the primary set is split over\n"
-             "the ranks (metis: k-way of its graph, on rank 0; ptscotch: PT-Scotch\n"
-             "k-way, every rank taking part; block: contiguous ranges)"},
-    {.key = "mpi.increments", .type = UM_OPT_CHOICE, .def = "redundant",
-     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UM_OPT_NEEDS_MPI,
-     .help = "increments into other ranks' elements:\n"
-             "redundant runs the exec halo too (OP2); reverse sends them to their owners\n"
-             "(PETSc's SFReduce); auto picks reverse for a loop whose exec halo's work\n"
-             "is over 5x the bytes it would send back (LULESH's volume_force)"},
-    {.key = "mpi.loops.<loop>", .type = UM_OPT_CHOICE, .def = "redundant",
-     .choices = CHOICES("redundant", "reverse", "auto"), .flags = UM_OPT_NEEDS_MPI,
-     .help = "mpi.increments for one loop: mpi.loops: {res_calc: reverse}"},
-    {.key = "mpi.gpu_transport", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "host", "nccl"),
-     .flags = UM_OPT_NEEDS_MPI,
-     .help = "halo messages of CUDA ranks: nccl sends device\n"
-             "buffers GPU to GPU (NCCL, on a stream beside the compute stream: no host\n"
-             "copy, no host wait); host packs rows into pinned host memory and sends\n"
-             "them with MPI (any MPI; several ranks may share a GPU). auto: nccl when\n"
-             "NCCL loads and every rank has its own GPU on one host, for exchanges\n"
-             "of mpi.gpu_transport_min_bytes or more per rank; host below\n"
-             "(NCCL takes ~1 ms of device time per small exchange, and ~1 s to connect\n"
-             "at its first: small halos lose)"},
-    {.key = "mpi.gpu_transport_min_bytes", .type = UM_OPT_LONG, .def = "1048576", .min = 0,
-     .max = 1099511627776.0, .range_hint = "use 0 .. 2^40 bytes",
-     .flags = UM_OPT_NEEDS_MPI | UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
-     .help = "mpi.gpu_transport auto: the smallest exchange per rank that goes through NCCL"},
+    ENGINE("mpi.partitioner"),
+    ENGINE("mpi.increments"),
+    PER_LOOP("mpi.loops.<loop>", "mpi.increments", "mpi.increments for one loop: mpi.loops: {res_calc: reverse}"),
+    ENGINE("mpi.gpu_transport"),
+    ENGINE("mpi.gpu_transport_min_bytes"),
     {.key = "mpi.deadline_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 1, .max = 86400,
      .range_hint = "use 1 .. 86400 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "a rank that failed alone waits this long for the others to reach\n"
              "the end of the run, then stops every rank with its message (MPI_Abort)"},
-    {.key = "mpi.partition_set", .type = UM_OPT_STRING, .flags = UM_OPT_NEEDS_MPI,
-     .help = "the primary set (default: the set the app's main map points into);\n"
-             "the other sets follow it through the maps. Rank 0 prints, writes the\n"
-             "outputs and validates; every rank exits with the same status"},
-    {.key = "run.split", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
-     .help = "automatic loop splitting: a loop that\n"
-             "increments through maps runs as its kernel writing per-element\n"
-             "contributions (no colouring, no atomics), then the increments: one\n"
-             "loop per argument (scatter) or each target summing its elements'\n"
-             "contributions in a fixed order (gather; on = gather). fused (cuda;\n"
-             "elsewhere gather): both in one launch per block colour, the\n"
-             "contributions in shared memory, a barrier, then the increments by\n"
-             "thread colour (hierarchical colouring). auto: CPU backends keep\n"
-             "loops whole; a GPU times both and keeps the faster"},
-    {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
-     .help = "run.split for one loop: split: {res_calc: on}"},
+    ENGINE("mpi.partition_set"),
+    ENGINE("run.split"),
+    PER_LOOP("split.<loop>", "run.split", "run.split for one loop: split: {res_calc: on}"),
     {.key = "block_size.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 1024, .flags = UM_OPT_RANGE,
      .range_hint = "must be 0 (run.block_size) to 1024",
      .help = "run.block_size for one loop, as run.tune may keep it: block_size: {getforce: 128};\n"
@@ -102,18 +61,8 @@ static const um_option options[] = {
              "variant: {kinematics_gradients: 1}. cuda: 0 registers as compiled,\n"
              "1 (2) registers for one (two) more resident blocks per SM; a backend\n"
              "without that variant (the CPU backends have none) ignores it with a note"},
-    {.key = "run.tune", .type = UM_OPT_CHOICE, .def = "off", .choices = CHOICES("off", "once", "always"),
-     .help = "per-loop auto-tuning: at its first call each loop is run with\n"
-             "every setting it could take (the backend's strategies x block sizes\n"
-             "x split variants), on copies of its outputs, and keeps the fastest\n"
-             "(the JSON's tuned record lists them). once: the choice is stored per\n"
-             "device and mesh in run.cache (tune.txt) and later runs start tuned;\n"
-             "always: tuned in every run. A loop whose first call takes over 2 s\n"
-             "is not tuned"},
-    {.key = "run.reproducible", .type = UM_OPT_BOOL, .def = "false",
-     .help = "true: increments gathered in a fixed order (by global element number)\n"
-             "and floating-point sums exact, so runs, strategies, backends and rank\n"
-             "counts give the same bits"},
+    ENGINE("run.tune"),
+    ENGINE("run.reproducible"),
     {.key = "run.prefetch", .type = UM_OPT_BOOL, .def = "true",
      .help = "device backends: every dat and map goes to the device at the end of\n"
              "set-up (after reordering and distribution), as OP2 copies data when it\n"
@@ -121,31 +70,13 @@ static const um_option options[] = {
              "prefetch_seconds, prefetch_bytes); nothing is copied ahead when it would\n"
              "take over half the device's free memory. false: each loop copies what\n"
              "it uses at its first call"},
-    {.key = "run.row_align", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
-     .flags = UM_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this"},
-    {.key = "run.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("auto", "wait", "off"),
-     .help = "CPU backends: each loop's host code generated for its\n"
-             "arguments and compiled with a C compiler at run time (OP2's per-loop\n"
-             "code, same results bit for bit). auto: in the background once a loop has\n"
-             "run run.compile_after seconds, the generic code running meanwhile;\n"
-             "wait: before each loop's first call (a failed compile is an error)"},
-    {.key = "run.compile_after", .type = UM_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
-     .range_hint = "use 0 .. 1e6 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
-     .help = "run.compile auto: seconds a loop runs before it is compiled"},
-    {.key = "run.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = CHOICES("off", "auto", "on"),
-     .help = "a loop whose indirect and global arguments are all read\n"
-             "also gets a SIMD range (elements in groups, same bits); auto: its\n"
-             "first calls time both ranges and the faster one stays"},
-    {.key = "run.cc", .type = UM_OPT_STRING,
-     .help = "the compiler (default: the one um was built with); a program um\n"
-             "runs, so only --set names it (a config or UM_OPTIONS: --allow-compiler)"},
-    {.key = "run.cflags", .type = UM_OPT_STRING,
-     .help = "its flags (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
-             "this CPU, same bits as the generic code; e.g. -ffast-math changes them);\n"
-             "like run.cc, only from --set unless --allow-compiler"},
-    {.key = "run.cache", .type = UM_OPT_STRING,
-     .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off);\n"
-             "used only if it is this user's and nobody else can write it"},
+    ENGINE("run.row_align"),
+    ENGINE("run.compile"),
+    ENGINE("run.compile_after"),
+    ENGINE("run.compile_simd"),
+    ENGINE("run.cc"),
+    ENGINE("run.cflags"),
+    ENGINE("run.cache"),
     {.key = "run.iterations", .type = UM_OPT_APP, .help = "iterations of the app's main loop"},
     {.key = "run.unknown_keys", .type = UM_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
      .help = "a config key nothing reads (misspelt, or another app's) is\n"
@@ -165,7 +96,48 @@ static const um_option options[] = {
     {.key = "run.staging", .type = UM_OPT_STRING, .renamed_to = "cuda.staging",
      .help = "the earlier spelling of cuda.staging, still read (with a note)"},
 };
-#define NOPT ((int)(sizeof options / sizeof options[0]))
+#define NHERE ((int)(sizeof declared_here / sizeof declared_here[0]))
+#define MAX_OPTIONS (NHERE + 128)
+
+/* The runner's table: declared_here with the engine's declarations filled in, then any engine option
+ * declared_here does not place (a new engine key is in --help and the doc at once). */
+static um_option options[MAX_OPTIONS];
+static int noptions;
+
+static void resolve(void) {
+  if (noptions) return;
+  int n = 0;
+  for (int i = 0; i < NHERE; i++) {
+    um_option o = declared_here[i];
+    if (o.flags & FROM_ENGINE) {
+      const um_option *e = um_option_find(o.component ? o.component : o.key);
+      if (!e) {
+        fprintf(stderr, "umrun: internal error: the engine declares no option '%s' (umrun/options.c)\n",
+                o.component ? o.component : o.key);
+        abort();
+      }
+      if (o.component) { /* per loop: the engine key's type, default and choices, set per loop by the runner */
+        um_option p = *e;
+        p.key = o.key;
+        p.help = o.help;
+        p.to_options = NULL;
+        p.to_context = NULL;
+        o = p;
+      } else {
+        o = *e;
+      }
+    }
+    options[n++] = o;
+  }
+  for (int i = 0; i < um_option_count() && n < MAX_OPTIONS; i++) {
+    const um_option *e = um_option_at(i);
+    int placed = 0;
+    for (int k = 0; k < NHERE && !placed; k++) placed = !strcmp(declared_here[k].key, e->key);
+    if (!placed) options[n++] = *e;
+  }
+  noptions = n;
+}
+#define NOPT (resolve(), noptions)
 
 int umrun_option_count(void) { return NOPT; }
 const um_option *umrun_option_at(int i) { return i >= 0 && i < NOPT ? &options[i] : NULL; }
@@ -221,6 +193,7 @@ static const um_option *find_in(const um_option *t, int n, const char *key, int 
 }
 
 const um_option *umrun_option_find(const char *key) {
+  resolve();
   if (app_scope) return find_in(app_scope->options, app_scope->noptions, key, 0);
   return find_in(options, NOPT, key, 1);
 }
@@ -466,7 +439,11 @@ void umrun_options_markdown(FILE *f) {
         "<!-- Generated by `umrun --help-options=markdown`: do not edit. The test umrun.options_doc_current\n"
         "     (tests/check_options_doc.cmake) fails when it differs from what umrun prints; it says how to\n"
         "     regenerate it. -->\n\n"
-        "Every key a config can set, from the declarations they are read with: the runner's table\n"
+        "Every key a config can set, from the declarations they are read with: the engine's, each\n"
+        "declared by the component that reads it (`um/option_decl.h`: `run.backend` ... `run.row_align`\n"
+        "in `core/context.c`, `run.compile` and `run.cc` ... in `backends/host/hostc.c`, `run.split` and\n"
+        "`run.reproducible` in `transform/split.c`, `run.tune` in `tune/tune.c`, `mpi.*` in\n"
+        "`distributed/dist_options.c`; a library applies them with `um_option_apply`), the runner's own\n"
         "(`umrun/options.c`), each backend's own settings (`um_backend_option`) and each app's\n"
         "(`um_app.options`: `mesh.*`, `params.*`, `run.iterations`; also `umrun --list-apps`).\n\n"
         "Values come from, in increasing priority: the config file (or the embedded default job), the\n"
@@ -532,4 +509,53 @@ void umrun_options_markdown(FILE *f) {
           f);
     md_table(f, a->options, a->noptions);
   }
+}
+
+/* ---- the engine's options, applied through their declarations ------------------------------------------------ */
+
+int umrun_opt_value(um_config *cfg, const um_option *o, um_option_value *v, char *err, size_t len) {
+  memset(v, 0, sizeof *v);
+  int rc = UM_SUCCESS;
+  switch (o->type) {
+    case UM_OPT_INT: rc = umrun_opt_int(cfg, o->key, &v->i, err, len), v->l = v->i; break;
+    case UM_OPT_LONG: rc = umrun_opt_long(cfg, o->key, &v->l, err, len), v->i = (int)v->l; break;
+    case UM_OPT_DOUBLE: rc = umrun_opt_double(cfg, o->key, &v->d, err, len); break;
+    case UM_OPT_BOOL: rc = umrun_opt_bool(cfg, o->key, &v->i, err, len); break;
+    case UM_OPT_STRING: rc = umrun_opt_string(cfg, o->key, &v->s, err, len); break;
+    case UM_OPT_CHOICE:
+      if (o->choices) {
+        rc = umrun_opt_choice(cfg, o->key, &v->i, &v->s, err, len);
+      } else if (!strcmp(o->key, "run.backend")) { /* the registered backends, and auto */
+        const char *names[33];
+        int n = 0;
+        for (int i = 0; i < um_backend_count() && n < 32; i++) names[n++] = um_backend_at(i);
+        names[n++] = "auto";
+        rc = umrun_opt_choice_in(cfg, o->key, names, n, &v->i, err, len);
+        if (!rc) v->s = names[v->i];
+      } else {
+        if (err && len) snprintf(err, len, "internal error: the option '%s' has no fixed choices", o->key);
+        rc = UM_ERR_INTERNAL;
+      }
+      break;
+    default:
+      if (err && len) snprintf(err, len, "internal error: the option '%s' is not an engine setting", o->key);
+      rc = UM_ERR_INTERNAL;
+  }
+  return rc;
+}
+
+int umrun_apply_engine_options(um_config *cfg, um_options *opts, um_context *ctx, const char *prefix, char *err,
+                               size_t len) {
+  for (int i = 0; i < NOPT; i++) {
+    const um_option *o = &options[i];
+    if (!(opts && o->to_options) && !(ctx && o->to_context)) continue;
+    if (prefix && strncmp(o->key, prefix, strlen(prefix))) continue;
+    um_option_value v;
+    int rc = umrun_opt_value(cfg, o, &v, err, len);
+    if (rc) return rc;
+    if (err && len) err[0] = '\0';
+    rc = um_option_apply_value(opts, ctx, o, &v, err, len);
+    if (rc) return err && len && err[0] ? UM_ERR_CONFIG : rc;
+  }
+  return UM_SUCCESS;
 }

@@ -54,6 +54,15 @@ int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind
  * mpi.loops), NULL if none. */
 const um_option *umrun_opt_first_set(const um_config *cfg, int flags);
 
+/* ---- the engine's options (um/option_decl.h) ---------------------------------- */
+/* The value of an engine option from the config (absent: its declared default), read as declared. */
+int umrun_opt_value(um_config *cfg, const um_option *o, um_option_value *v, char *err, size_t len);
+/* Every engine option whose key starts with `prefix` (NULL: all) read from the config and applied
+ * through its declaration: those set before um_init to `opts` (when not NULL), the context's to `ctx`
+ * (when not NULL). A value the config gets wrong: UM_ERR_CONFIG with the message in err. */
+int umrun_apply_engine_options(um_config *cfg, um_options *opts, um_context *ctx, const char *prefix, char *err,
+                               size_t len);
+
 /* While `app` is set (not NULL), umrun_option_find and the reads above use its
  * table (um_app.options) and only it: the app frame's um_app_int etc. set it
  * around their reads. NULL: the runner's table. */

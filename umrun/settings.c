@@ -18,19 +18,6 @@ static int file_exists(const char *p) {
   return stat(p, &st) == 0;
 }
 
-/* A string setting into a fixed buffer of um_options, refused when too long. */
-static int get_text(um_config *cfg, const char *key, char *dst, size_t cap, char *err, size_t len) {
-  const char *v = NULL;
-  int rc = umrun_opt_string(cfg, key, &v, err, len);
-  if (rc || !v) return rc;
-  if (strlen(v) >= cap) {
-    snprintf(err, len, "%s is %zu characters long: at most %zu", key, strlen(v), cap - 1);
-    return UM_ERR_CONFIG;
-  }
-  snprintf(dst, cap, "%s", v);
-  return UM_SUCCESS;
-}
-
 /* Every registered backend's own keys "<backend>.<key>" that the config sets. */
 static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *err, size_t len) {
   for (int r = 0; r < umrun_option_count(); r++) { /* earlier spellings, still read (with a note) */
@@ -78,12 +65,7 @@ int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s
   const char *app_names[64];
   int napps = um_app_count() < 64 ? um_app_count() : 64;
   for (int i = 0; i < napps; i++) app_names[i] = um_app_at(i)->name;
-  const char *backend_names[32];
-  int nb = 0;
-  for (int i = 0; i < um_backend_count() && nb < 31; i++) backend_names[nb++] = um_backend_at(i);
-  backend_names[nb++] = "auto";
-  int app, b, st, l, comp = 0, simd = 1;
-  const char *compile = NULL;
+  int app;
   um_config_kind_t app_kind;
   int rc = umrun_opt_kind(cfg, "app", &app_kind, err, len);
   if (rc) return rc;
@@ -91,25 +73,10 @@ int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s
     snprintf(err, len, "the config names no app: add 'app: <name>' (one of the apps listed by umrun --list-apps)");
     return UM_ERR_CONFIG;
   }
-  /* run.strategy's choices are the engine's um_strategy values in order; run.compile_simd's are compile_simd + 1 */
   rc = umrun_opt_choice_in(cfg, "app", app_names, napps, &app, err, len);
-  if (!rc) rc = umrun_opt_choice_in(cfg, "run.backend", backend_names, nb, &b, err, len);
-  if (!rc) rc = umrun_opt_choice(cfg, "run.strategy", &st, NULL, err, len);
-  if (!rc) rc = umrun_opt_choice(cfg, "run.layout", &l, NULL, err, len);
-  if (!rc) rc = umrun_opt_int(cfg, "run.block_size", &s->opts.block_size, err, len);
-  if (!rc) rc = umrun_opt_int(cfg, "run.threads", &s->opts.nthreads, err, len);
-  if (!rc) rc = umrun_opt_bool(cfg, "run.check_plans", &s->opts.check_plans, err, len);
-  if (!rc) rc = umrun_opt_int(cfg, "run.parallel_threshold", &s->opts.parallel_threshold, err, len);
-  if (!rc) rc = umrun_opt_int(cfg, "run.row_align", &s->opts.row_align, err, len);
+  /* the engine's options (run.backend, run.block_size, run.compile, ...), each applied by its declaration */
+  if (!rc) rc = umrun_apply_engine_options(cfg, &s->opts, NULL, NULL, err, len);
   if (!rc) rc = umrun_opt_choice(cfg, "run.reorder", NULL, &s->reorder, err, len);
-  if (!rc) rc = umrun_opt_choice(cfg, "run.compile", &comp, &compile, err, len);
-  if (!rc) rc = umrun_opt_double(cfg, "run.compile_after", &s->opts.compile_after, err, len);
-  if (!rc) rc = umrun_opt_choice(cfg, "run.compile_simd", &simd, NULL, err, len);
-  s->opts.compile_simd = simd - 1;
-  if (!rc) rc = get_text(cfg, "run.cc", s->opts.cc, sizeof s->opts.cc, err, len);
-  if (!rc) rc = get_text(cfg, "run.cflags", s->opts.cflags, sizeof s->opts.cflags, err, len);
-  if (!rc) rc = get_text(cfg, "run.cache", s->opts.cache, sizeof s->opts.cache, err, len);
-  if (!rc && um_compile_parse(compile, &s->opts.compile) != UM_SUCCESS) rc = UM_ERR_CONFIG;
   if (!rc) rc = read_backend_options(cfg, &s->opts, out, err, len);
   if (!rc) rc = umrun_opt_string(cfg, "validation.reference", &s->reference, err, len);
   if (!rc) rc = umrun_opt_string(cfg, "output.dir", &s->outdir, err, len);
@@ -117,15 +84,6 @@ int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s
   if (!rc) rc = umrun_opt_double(cfg, "mpi.deadline_s", &s->deadline_s, err, len);
   if (rc) return rc;
   s->app = app_names[app];
-  s->opts.backend = backend_names[b];
-  s->opts.strategy = (um_strategy)st;
-  s->opts.layout = (um_layout)l;
-  if (s->opts.nthreads < 0 || s->opts.nthreads > um_threads_max()) {
-    snprintf(err, len, "run.threads = %d: use 0 (OpenMP default) or 1 .. %d (at most %d threads per core, %d cores "
-                       "here)", s->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE,
-             um_threads_max() / UM_THREADS_PER_CORE);
-    return UM_ERR_CONFIG;
-  }
   char why[512];
   if (strcmp(s->opts.backend, "auto") != 0 && !um_backend_status(s->opts.backend, why, sizeof why)) {
     /* never change backend behind the user's back: say how to run it on what is here */

@@ -115,10 +115,10 @@ int um_context_set_gpu_transport(um_context *ctx, um_transport t);
  * about 1 ms of device time through NCCL against 0.17 ms through host
  * memory, and NCCL's first exchange ~1 s to connect (docs/benchmarks.md,
  * "Several GPUs of one host"). 0: every exchange device to device. Before
- * um_distribute. */
-#define UM_TRANSPORT_MIN_BYTES (1L << 20)
-/** The size rule of UM_TRANSPORT_AUTO: bytes per rank from which an exchange
- * goes device to device (default UM_TRANSPORT_MIN_BYTES); before um_distribute. */
+ * um_distribute.
+ * The size rule of UM_TRANSPORT_AUTO: bytes per rank from which an exchange
+ * goes device to device; before um_distribute. Its default (1 MiB) is declared
+ * once, by the option mpi.gpu_transport_min_bytes (um_option_find(...)->def). */
 int um_context_set_gpu_transport_min_bytes(um_context *ctx, long bytes);
 
 /** This rank's number: 0 when not distributed. */

@@ -18,6 +18,7 @@
 /* The API by subject; each header includes what it needs of the others. */
 #include "um/base.h"
 #include "um/options.h"
+#include "um/option_decl.h"
 #include "um/context.h"
 #include "um/objects.h"
 #include "um/args.h"

@@ -8,22 +8,13 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pass.h"
+#include "option_tables.h"
 #include "../util/array.h"
 #include "../util/checked.h"
 
 void um_options_default(um_options *o) {
-  memset(o, 0, sizeof *o);
-  o->backend = "auto";
-  o->strategy = UM_STRATEGY_AUTO;
-  o->layout = UM_AOS;
-  o->block_size = 256;
-  o->nthreads = 0;
-  o->parallel_threshold = 4096;
-  o->check_plans = 0;
-  o->verbose = 0;
-  o->row_align = 1;
-  o->compile = UM_COMPILE_OFF;
-  o->compile_after = 0.05;
+  memset(o, 0, sizeof *o); /* compile off, verbose 0, no log, no backend options */
+  um__options_defaults(o); /* the rest from the declarations (run.block_size 256, ...: core/context.c and the others) */
 }
 
 static char *dupstr(const char *s) {
@@ -149,16 +140,14 @@ int um_init(um_context **out, const um_options *opts) {
   if (!ctx) return UM_ERR_ALLOC;
   if (opts) ctx->opts = *opts;
   else um_options_default(&ctx->opts);
-  ctx->split = UM_SPLIT_AUTO;
-  ctx->transport_min_bytes = UM_TRANSPORT_MIN_BYTES;
   um__passes_install(ctx); /* its transform pass and tuner (engine/src/passes.c) */
   ctx->plans = um_plan_cache_create();
   if (!ctx->plans) {
     free(ctx);
     return UM_ERR_ALLOC;
   }
-  int rc = UM_SUCCESS;
-  if (ctx->opts.block_size <= 0)
+  int rc = um__context_defaults(ctx); /* run.split, run.tune, mpi.*: their declared defaults */
+  if (rc == UM_SUCCESS && ctx->opts.block_size <= 0)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "block size %d is not positive: use e.g. 256", ctx->opts.block_size);
   if (rc == UM_SUCCESS && (ctx->opts.row_align < 1 || ctx->opts.row_align > 4096))
     rc = UM_ERROR(ctx, UM_ERR_ARG, "row_align %d: use 1 .. 4096 (1: rows as the set's size)", ctx->opts.row_align);
@@ -557,3 +546,79 @@ int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
   *out = c;
   return UM_SUCCESS;
 }
+
+/* ---- the options core reads (um/option_decl.h): declared here, once ------------------------------------------ */
+
+static int set_backend(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->backend = v->s ? v->s : "auto";
+  return UM_SUCCESS;
+}
+static int set_strategy(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->strategy = (um_strategy)v->i; /* the choices are um_strategy's values in order */
+  return UM_SUCCESS;
+}
+static int set_layout(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->layout = (um_layout)v->i; /* the choices are um_layout's values in order */
+  return UM_SUCCESS;
+}
+static int set_block_size(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->block_size = v->i;
+  return UM_SUCCESS;
+}
+static int set_threads(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  if (v->i < 0 || v->i > um_threads_max()) {
+    if (err && len)
+      snprintf(err, len, "%s = %d: use 0 (OpenMP default) or 1 .. %d (at most %d threads per core, %d cores here)",
+               d->key, v->i, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max() / UM_THREADS_PER_CORE);
+    return UM_ERR_ARG;
+  }
+  o->nthreads = v->i;
+  return UM_SUCCESS;
+}
+static int set_check_plans(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->check_plans = v->i;
+  return UM_SUCCESS;
+}
+static int set_parallel_threshold(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->parallel_threshold = v->i;
+  return UM_SUCCESS;
+}
+static int set_row_align(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->row_align = v->i;
+  return UM_SUCCESS;
+}
+
+const um_option um_core_options[] = {
+    {.key = "run.backend", .type = UM_OPT_CHOICE, .def = "auto", .range_hint = "auto | a backend listed below",
+     .help = "auto: the available one of highest priority: the GPU if present, else the CPU", .component = "core",
+     .to_options = set_backend},
+    {.key = "run.strategy", .type = UM_OPT_CHOICE, .def = "auto",
+     .choices = UM_CHOICES("auto", "coloured", "atomics", "global", "hierarchical"),
+     .help = "how a loop's increments through maps avoid races (auto: the backend's choice; openmp: coloured, or atomics "
+             "for loops whose only increments through maps are vector ones; cuda: every one)",
+     .component = "core", .to_options = set_strategy},
+    {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = UM_CHOICES("aos", "soa", "auto"),
+     .help = "dats' layout (auto: SoA unless accessed through a map)", .component = "core", .to_options = set_layout},
+    {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
+     .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UM_OPT_RANGE,
+     .help = "elements per mini-partition (plan block)", .component = "core", .to_options = set_block_size},
+    {.key = "run.threads", .type = UM_OPT_INT, .def = "0",
+     .range_hint = "0 (OpenMP default) or 1 .. the cores here x UM_THREADS_PER_CORE",
+     .help = "OpenMP threads (0: OMP_NUM_THREADS or all cores)", .component = "core", .to_options = set_threads},
+    {.key = "run.check_plans", .type = UM_OPT_BOOL, .def = "false",
+     .help = "verify every plan's colouring after building it", .component = "core", .to_options = set_check_plans},
+    {.key = "run.parallel_threshold", .type = UM_OPT_INT, .def = "4096",
+     .help = "OpenMP: loops over fewer elements run on one thread", .component = "core",
+     .to_options = set_parallel_threshold},
+    {.key = "run.row_align", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
+     .flags = UM_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this", .component = "core",
+     .to_options = set_row_align},
+};
+const int um_core_noptions = (int)(sizeof um_core_options / sizeof um_core_options[0]);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tune.h"
+#include "core/option_tables.h"
 #include "core/maputil.h"
 #include "distributed/dist.h"
 #include "util/hash.h"
@@ -575,3 +576,23 @@ int um__tune_loop(um_context *ctx, um_loop *loop, const um_pipeline *P) {
 }
 
 const um_tuner um__tuner = {.tune_loop = um__tune_loop};
+
+/* ---- the option tuning reads (um/option_decl.h): declared here, once ------------------------------------------ */
+
+static int opt_tune(um_context *ctx, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  return um_context_set_tune(ctx, (um_tune)v->i); /* the choices are um_tune's values in order */
+}
+
+const um_option um_tune_options[] = {
+    {.key = "run.tune", .type = UM_OPT_CHOICE, .def = "off", .choices = UM_CHOICES("off", "once", "always"),
+     .help = "per-loop auto-tuning: at its first call each loop is run with\n"
+             "every setting it could take (the backend's strategies x block sizes\n"
+             "x split variants), on copies of its outputs, and keeps the fastest\n"
+             "(the JSON's tuned record lists them). once: the choice is stored per\n"
+             "device and mesh in run.cache (tune.txt) and later runs start tuned;\n"
+             "always: tuned in every run. A loop whose first call takes over 2 s\n"
+             "is not tuned",
+     .component = "tune", .to_context = opt_tune},
+};
+const int um_tune_noptions = (int)(sizeof um_tune_options / sizeof um_tune_options[0]);

@@ -21,43 +21,8 @@ extern "C" {
 /** The longest path of a field file, in bytes with the final NUL (um_app_field). */
 #define UM_APP_FIELD_PATH_MAX 4096
 
-/** The type of an option (um_option): how its value is read and checked. */
-typedef enum {
-  UM_OPT_STRING, /**< any text */
-  UM_OPT_INT,    /**< an int (range checked with UM_OPT_RANGE) */
-  UM_OPT_LONG,   /**< a long long (range checked with UM_OPT_RANGE) */
-  UM_OPT_DOUBLE, /**< a double (range checked with UM_OPT_RANGE) */
-  UM_OPT_BOOL,   /**< true/false, yes/no, on/off, 1/0 */
-  UM_OPT_CHOICE, /**< one of `choices`; the runner's `app` and `run.backend` get their list at run time */
-  UM_OPT_LIST,   /**< a sequence of strings, items "<key>.0", "<key>.1", ... (the runner's sweep) */
-  UM_OPT_APP     /**< the runner's table only: a family of keys the app declares (mesh.*, params.*) */
-} um_opt_type;
-
-/** Flags of an option (um_option.flags). */
-enum {
-  UM_OPT_NEEDS_MPI = 1,   /**< setting it in a build without MPI is a config error */
-  UM_OPT_RANGE = 2,       /**< min .. max are checked: "<key> = <value>: <range_hint>" */
-  UM_OPT_HINT_DEFAULT = 4 /**< ... followed by " (default <def>)" */
-};
-
-/** One option, declared once: its key, type, default, allowed values and help.
- * The runner's options (umrun/options.c) and each app's (um_app.options) are
- * tables of these; reads (um_app_int, ...) take the default, the choices and
- * the range from the declaration and refuse a key that is not declared, and
- * `--help`, `--list-apps` and docs/options.md are printed from the tables. */
-typedef struct {
-  const char *key;            /**< "params.tolerance"; a component in angle brackets matches any name (mpi.loops.&lt;loop&gt;) */
-  um_opt_type type;           /**< how the value is read */
-  const char *def;            /**< the default as text ("1e-12", "true", "aos"); NULL: none */
-  const char *const *choices; /**< UM_OPT_CHOICE: {"aos", "soa", "auto", NULL}, in the order of the index read */
-  double min;                 /**< with UM_OPT_RANGE: the smallest value allowed */
-  double max;                 /**< with UM_OPT_RANGE: the largest value allowed */
-  const char *range_hint;     /**< what a value out of range is told: "use 2 .. 4000"; for a choice whose list
-                               * comes at run time (choices NULL), the values in words */
-  int flags;                  /**< UM_OPT_* flags */
-  const char *renamed_to;     /**< an earlier spelling, still read: the key it is now ("cuda.profile") */
-  const char *help;           /**< lines separated by newlines; the default and choices are added when printed */
-} um_option;
+/* um_option, um_opt_type and the UM_OPT_* flags: um/option_decl.h (the engine declares its options
+ * with the same type). */
 
 struct um_app;
 

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hostc.h"
+#include "core/option_tables.h"
 #include "hostc_cache.h"
 #include "hostc_gen.h"
 #include "um/build_config.h"
@@ -654,3 +655,74 @@ void um__hostc_free(um_context *ctx) {
   free(h);
   ctx->hostc = NULL;
 }
+
+/* ---- the options the host compiler reads (um/option_decl.h): declared here, once ------------------------------ */
+
+static int set_compile(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  if (um_compile_parse(v->s, &o->compile) == UM_SUCCESS) return UM_SUCCESS;
+  if (err && len) snprintf(err, len, "%s = '%s': use auto, wait or off", d->key, v->s ? v->s : "");
+  return UM_ERR_ARG;
+}
+static int set_compile_after(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->compile_after = v->d;
+  return UM_SUCCESS;
+}
+static int set_compile_simd(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  o->compile_simd = v->i - 1; /* off, auto, on: -1, 0, 1 */
+  return UM_SUCCESS;
+}
+/* A string setting into a fixed buffer of um_options, refused when too long. */
+static int set_text(const um_option *d, const um_option_value *v, char *dst, size_t cap, char *err, size_t len) {
+  if (!v->s) return UM_SUCCESS;
+  if (strlen(v->s) >= cap) {
+    if (err && len) snprintf(err, len, "%s is %zu characters long: at most %zu", d->key, strlen(v->s), cap - 1);
+    return UM_ERR_ARG;
+  }
+  snprintf(dst, cap, "%s", v->s);
+  return UM_SUCCESS;
+}
+static int set_cc(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  return set_text(d, v, o->cc, sizeof o->cc, err, len);
+}
+static int set_cflags(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  return set_text(d, v, o->cflags, sizeof o->cflags, err, len);
+}
+static int set_cache(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  return set_text(d, v, o->cache, sizeof o->cache, err, len);
+}
+
+const um_option um_hostc_options[] = {
+    {.key = "run.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("auto", "wait", "off"),
+     .flags = UM_OPT_CONFIG_DEFAULT, /* um_options_default: off (a library caller asks for compiling) */
+     .help = "CPU backends: each loop's host code generated for its\n"
+             "arguments and compiled with a C compiler at run time (OP2's per-loop\n"
+             "code, same results bit for bit). auto: in the background once a loop has\n"
+             "run run.compile_after seconds, the generic code running meanwhile;\n"
+             "wait: before each loop's first call (a failed compile is an error)",
+     .component = "hostc", .to_options = set_compile},
+    {.key = "run.compile_after", .type = UM_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
+     .range_hint = "use 0 .. 1e6 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
+     .help = "run.compile auto: seconds a loop runs before it is compiled", .component = "hostc",
+     .to_options = set_compile_after},
+    {.key = "run.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("off", "auto", "on"),
+     .help = "a loop whose indirect and global arguments are all read\n"
+             "also gets a SIMD range (elements in groups, same bits); auto: its\n"
+             "first calls time both ranges and the faster one stays",
+     .component = "hostc", .to_options = set_compile_simd},
+    {.key = "run.cc", .type = UM_OPT_STRING,
+     .help = "the compiler (default: the one um was built with); a program um\n"
+             "runs, so only --set names it (a config or UM_OPTIONS: --allow-compiler)",
+     .component = "hostc", .to_options = set_cc},
+    {.key = "run.cflags", .type = UM_OPT_STRING,
+     .help = "its flags (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
+             "this CPU, same bits as the generic code; e.g. -ffast-math changes them);\n"
+             "like run.cc, only from --set unless --allow-compiler",
+     .component = "hostc", .to_options = set_cflags},
+    {.key = "run.cache", .type = UM_OPT_STRING,
+     .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off);\n"
+             "used only if it is this user's and nobody else can write it",
+     .component = "hostc", .to_options = set_cache},
+};
+const int um_hostc_noptions = (int)(sizeof um_hostc_options / sizeof um_hostc_options[0]);
