@@ -22,8 +22,6 @@ DIRS = ("engine", "driver", "umrun", "apps")
 EXEMPT = {
     # not ours to split: the transport engineer's (wt-transport) file, split on that branch
     "engine/src/distributed/dist_migrate.c:um_distribute": "split by the transport engineer",
-    # TEMPORARY, issue 55: still to split on this branch (remove each entry as its function is split)
-    "engine/src/backends/cuda/codegen.c:umc_generate": "to split",
 }
 
 
