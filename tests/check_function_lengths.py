@@ -20,11 +20,6 @@ DIRS = ("engine", "driver", "umrun", "apps")
 
 # Functions allowed to be longer for now, each with its reason; remove an entry once it is split.
 EXEMPT = {
-    # TEMPORARY, issue 55: still to split on this branch (remove each entry as its function is split)
-    "umrun/compare.c:umrun_compare_main": "to split",
-    "umrun/htmlreport.c:write_page": "to split",
-    "umrun/suite.c:umrun_suite_main": "to split",
-    "engine/src/backends/cuda/codegen.c:umc_generate": "to split",
 }
 
 

@@ -118,10 +118,34 @@ typedef struct {
   int within_spread;                          /* changes beyond the noise but inside the measured spread */
 } tally;
 
-int umrun_compare_main(int argc, char **argv) {
-  const char *fa = NULL, *fb = NULL, *md = NULL, *js = NULL;
-  double noise = 0.10;
-  int drift_fails = 0, top = 0;
+/* the command line */
+typedef struct {
+  const char *fa, *fb, *md, *js; /* the two results files; --md and --json */
+  double noise;
+  int drift_fails, top;
+} cmp_opts;
+
+/* what the comparison writes to and counts, case after case */
+typedef struct {
+  FILE *J, *co, *so, *po; /* the JSON; the correctness, speed and per-run tables */
+  double noise;
+  int drift_fails;
+  tally t;
+  change *ch; /* the loops run in both files, for --top */
+  int nch, cch;
+} cmp_ctx;
+
+/* one run (case) of A and its match in B, as it is compared */
+typedef struct {
+  char eid[600], esa[64], esb[64]; /* its id and both statuses, escaped for markdown */
+  int reg;                         /* a correctness regression */
+  double max_share, ta_sum, tb_sum; /* the largest drift / tolerance; time in loops in A and B */
+  char max_name[128];              /* the metric of the largest drift */
+  int nloops;                      /* loops counted in its time in loops */
+} case_acc;
+
+/* the command line into *op: -1 to go on, else the exit status */
+static int parse_compare_args(int argc, char **argv, cmp_opts *op) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return umrun_compare_usage(stdout), EXIT_OK;
@@ -132,8 +156,8 @@ int umrun_compare_main(int argc, char **argv) {
     if (!strcmp(a, "--compare")) continue;
     if (!strcmp(a, "--noise")) {
       char *end = NULL;
-      noise = strtod(argv[++i], &end);
-      if (!end || *end || !(noise >= 0)) {
+      op->noise = strtod(argv[++i], &end);
+      if (!end || *end || !(op->noise >= 0)) {
         fprintf(stderr, "umrun --compare: --noise '%s': expected a fraction >= 0 (0.1 for 10%%)\n", argv[i]);
         return EXIT_USAGE;
       }
@@ -144,58 +168,58 @@ int umrun_compare_main(int argc, char **argv) {
         fprintf(stderr, "umrun --compare: --top '%s': expected a number of changes >= 1 (e.g. 10)\n", argv[i]);
         return EXIT_USAGE;
       }
-      top = v > 100000 ? 100000 : (int)v;
-    } else if (!strcmp(a, "--brief")) top = 10;
-    else if (!strcmp(a, "--md")) md = argv[++i];
-    else if (!strcmp(a, "--json")) js = argv[++i];
-    else if (!strcmp(a, "--drift-fails")) drift_fails = 1;
+      op->top = v > 100000 ? 100000 : (int)v;
+    } else if (!strcmp(a, "--brief")) op->top = 10;
+    else if (!strcmp(a, "--md")) op->md = argv[++i];
+    else if (!strcmp(a, "--json")) op->js = argv[++i];
+    else if (!strcmp(a, "--drift-fails")) op->drift_fails = 1;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "umrun --compare: unknown option '%s' (see umrun --compare --help)\n", a);
       return EXIT_USAGE;
-    } else if (!fa) fa = a;
-    else if (!fb) fb = a;
+    } else if (!op->fa) op->fa = a;
+    else if (!op->fb) op->fb = a;
     else {
       fprintf(stderr, "umrun --compare: give two results files (A, the baseline, and B); '%s' is a third\n", a);
       return EXIT_USAGE;
     }
   }
-  if (!fa || !fb) {
+  if (!op->fa || !op->fb) {
     fprintf(stderr, "usage: umrun --compare A.json B.json (results files of umrun --suite; see --compare --help)\n");
     return EXIT_USAGE;
   }
-  char own[32];
-  const char **outs[] = {&md, &js}; /* --md /dev/stdout > cmp.md: the markdown alone */
-  umrun_outputs_own_stdout(outs, 2, own, sizeof own);
+  return -1;
+}
+
+/* both files parsed and checked to be results of umrun --suite: 0, or the exit status */
+static int load_results(const cmp_opts *op, uj **A, uj **B) {
   char err[4096];
-  uj *A = NULL, *B = NULL;
-  if (uj_parse_file(fa, &A, err, sizeof err) || uj_parse_file(fb, &B, err, sizeof err)) {
+  *A = *B = NULL;
+  if (uj_parse_file(op->fa, A, err, sizeof err) || uj_parse_file(op->fb, B, err, sizeof err)) {
     fprintf(stderr, "umrun --compare: %s\n", err);
-    uj_free(A);
+    uj_free(*A);
     return EXIT_USAGE;
   }
   for (int k = 0; k < 2; k++) {
-    const uj *R = k ? B : A;
+    const uj *R = k ? *B : *A;
     if (strcmp(uj_gets(R, "format", ""), "um-suite-results-1") != 0) {
       fprintf(stderr, "umrun --compare: '%s' is not a results file of umrun --suite (no \"format\": "
                       "\"um-suite-results-1\"); a single run's --json cannot be compared this way\n",
-              k ? fb : fa);
-      uj_free(A);
-      uj_free(B);
+              k ? op->fb : op->fa);
+      uj_free(*A);
+      uj_free(*B);
       return EXIT_USAGE;
     }
   }
-  /* everything goes to a memory buffer, printed and written as markdown */
-  char *text = NULL, *jtext = NULL;
-  size_t tlen = 0, jlen = 0;
-  FILE *o = open_memstream(&text, &tlen), *J = open_memstream(&jtext, &jlen);
-  if (!o || !J) return EXIT_RUN;
-  tally t = {0};
+  return 0;
+}
+
+/* the markdown's header (machines, thresholds) and the JSON's opening */
+static void write_header(FILE *o, FILE *J, const uj *A, const uj *B, const cmp_opts *op, int sa_n, int sb_n) {
   fprintf(o, "# um --compare\n\n");
   machine_line(o, "A", A);
   machine_line(o, "B", B);
-  const int sa_n = file_samples(A), sb_n = file_samples(B), spread = sa_n > 1 || sb_n > 1;
-  fprintf(o, "- noise threshold for speed: %.0f%%\n", 100 * noise);
-  if (spread)
+  fprintf(o, "- noise threshold for speed: %.0f%%\n", 100 * op->noise);
+  if (sa_n > 1 || sb_n > 1)
     fprintf(o, "- spread: A has %d sample%s per run, B %d (umrun --suite --repeat); a change is called only beyond the "
                "measured spread (the ranges min..max of the two do not overlap) as well as beyond the noise threshold\n\n",
             sa_n, sa_n == 1 ? "" : "s", sb_n);
@@ -203,279 +227,282 @@ int umrun_compare_main(int argc, char **argv) {
     fprintf(o, "- spread: one sample per run in A and in B: no spread was measured, so a change is called beyond the "
                "noise threshold only (umrun --suite --repeat N measures the spread)\n\n");
   fputs("{\"format\": \"um-compare-1\", \"a\": ", J);
-  um_json_string(J, fa);
+  um_json_string(J, op->fa);
   fputs(", \"b\": ", J);
-  um_json_string(J, fb);
-  fprintf(J, ", \"noise\": %g, \"cases\": [", noise);
-  const uj *ca = uj_get(A, "cases"), *cb = uj_get(B, "cases");
-  char *corr = NULL;
-  size_t clen = 0;
-  FILE *co = open_memstream(&corr, &clen);
-  if (!co) return EXIT_RUN;
-  change *ch = NULL;
-  int nch = 0, cch = 0;
-  fputs("## Correctness\n\n| run | A | B | metric | A value | B value | tolerance | drift / tol | verdict |\n"
-        "|---|---|---|---|---:|---:|---:|---:|---|\n",
-        co);
-  char *speed = NULL, *per = NULL;
-  size_t slen = 0, plen = 0;
-  FILE *so = open_memstream(&speed, &slen), *po = open_memstream(&per, &plen);
-  if (!so || !po) return EXIT_RUN;
-  fputs("## Per run\n\n| run | A | B | metrics | largest drift / tolerance | loops | B/A time in loops |\n"
-        "|---|---|---|---:|---|---:|---:|\n",
-        po);
-  fputs("## Speed (time per call, B / A)\n\n| run | loop | A ms/call | B ms/call | B/A | A GB/s | B GB/s | flag |\n"
-        "|---|---|---:|---:|---:|---:|---:|---|\n",
-        so);
-  int firstj = 1;
-  for (int i = 0; i < uj_len(ca); i++) {
-    const uj *a = uj_at(ca, i);
-    const char *id = uj_gets(a, "id", "?");
-    const uj *b = find_case(cb, id);
-    const char *sa = uj_gets(a, "status", "?"), *sb = b ? uj_gets(b, "status", "?") : "missing";
-    char eid[600], esa[64], esb[64], ename[300], emsg[2100], edrift[400];
-    MD(eid, id), MD(esa, sa), MD(esb, sb);
-    fputs(firstj ? "\n  {\"id\": " : ",\n  {\"id\": ", J);
-    firstj = 0;
-    um_json_string(J, id);
+  um_json_string(J, op->fb);
+  fprintf(J, ", \"noise\": %g, \"cases\": [", op->noise);
+}
+
+/* the metrics: both runs' validation entries, by name, each against its tolerance and the drift */
+static void compare_metrics(cmp_ctx *c, case_acc *r, const uj *ma, const uj *mb) {
+  FILE *J = c->J;
+  char ename[300];
+  fputs(", \"metrics\": [", J);
+  for (int k = 0; k < uj_len(ma); k++) {
+    const uj *x = uj_at(ma, k);
+    const char *name = uj_gets(x, "name", "?");
+    const uj *y = find_named(mb, name);
+    const double va = uj_getn(x, "got", NAN), vb = y ? uj_getn(y, "got", NAN) : NAN;
+    double allow = umrun_metric_allowance(x);
+    const double allow_b = y ? umrun_metric_allowance(y) : -1;
+    if (allow_b > allow) allow = allow_b;
+    const double drift = fabs(vb - va);
+    const double share = allow > 0 ? drift / allow : (drift == 0 ? 0 : INFINITY);
+    const int pa = uj_is_true(uj_get(x, "pass")), pb = y && uj_is_true(uj_get(y, "pass"));
+    if (share > r->max_share || (isnan(share) && r->max_share < INFINITY)) {
+      r->max_share = isnan(share) ? INFINITY : share;
+      snprintf(r->max_name, sizeof r->max_name, "%s", name);
+    }
+    const char *verdict = "ok";
+    int reg = 0;
+    if (pa && !pb) verdict = "REGRESSION (B outside the tolerance)", reg = 1;
+    else if (!(share <= 1)) {
+      verdict = "DRIFT beyond the tolerance";
+      c->t.drifts++;
+      if (c->drift_fails) reg = 1;
+    } else if (!pa && !pb) verdict = "fails in both";
+    r->reg |= reg;
+    if (reg || strcmp(verdict, "ok"))
+      fprintf(c->co, "| %s | %s | %s | %s | %.10g | %.10g | %.3g | %.3g | %s%s%s |\n", r->eid, r->esa, r->esb,
+              MD(ename, name), va, vb, allow, share, reg ? "**" : "", verdict, reg ? "**" : "");
+    fputs(k ? ", {\"name\": " : "{\"name\": ", J);
+    um_json_string(J, name);
     fputs(", \"a\": ", J);
-    um_json_string(J, sa);
+    um_json_number(J, va);
     fputs(", \"b\": ", J);
-    um_json_string(J, sb);
-    int case_reg = 0;
-    if (!b) {
-      t.missing_b++;
-      if (!strcmp(sa, "pass")) {
-        case_reg = 1;
-        fprintf(co, "| %s | %s | missing | | | | | | **REGRESSION**: not run in B |\n", eid, esa);
-      }
-      fprintf(J, ", \"regression\": %s, \"metrics\": [], \"loops\": []}", case_reg ? "true" : "false");
-      t.regressions += case_reg;
-      continue;
-    }
-    t.compared_runs++;
-    if (!strcmp(sa, "pass") && strcmp(sb, "pass")) {
-      case_reg = 1;
-      fprintf(co, "| %s | %s | %s | | | | | | **REGRESSION**: %s |\n", eid, esa, esb, MD(emsg, uj_gets(b, "message", "")));
-    }
-    /* metrics: both runs' validation entries, by name */
-    double max_share = -1, ta_sum = 0, tb_sum = 0;
-    char max_name[128] = "";
-    int nloops = 0;
-    const uj *ma = uj_get(uj_get(uj_get(a, "run"), "validation"), "metrics");
-    const uj *mb = uj_get(uj_get(uj_get(b, "run"), "validation"), "metrics");
-    fputs(", \"metrics\": [", J);
-    for (int k = 0; k < uj_len(ma); k++) {
-      const uj *x = uj_at(ma, k);
-      const char *name = uj_gets(x, "name", "?");
-      const uj *y = find_named(mb, name);
-      const double va = uj_getn(x, "got", NAN), vb = y ? uj_getn(y, "got", NAN) : NAN;
-      double allow = umrun_metric_allowance(x);
-      const double allow_b = y ? umrun_metric_allowance(y) : -1;
-      if (allow_b > allow) allow = allow_b;
-      const double drift = fabs(vb - va);
-      const double share = allow > 0 ? drift / allow : (drift == 0 ? 0 : INFINITY);
-      const int pa = uj_is_true(uj_get(x, "pass")), pb = y && uj_is_true(uj_get(y, "pass"));
-      if (share > max_share || (isnan(share) && max_share < INFINITY)) {
-        max_share = isnan(share) ? INFINITY : share;
-        snprintf(max_name, sizeof max_name, "%s", name);
-      }
-      const char *verdict = "ok";
-      int reg = 0;
-      if (pa && !pb) verdict = "REGRESSION (B outside the tolerance)", reg = 1;
-      else if (!(share <= 1)) {
-        verdict = "DRIFT beyond the tolerance";
-        t.drifts++;
-        if (drift_fails) reg = 1;
-      } else if (!pa && !pb) verdict = "fails in both";
-      case_reg |= reg;
-      if (reg || strcmp(verdict, "ok"))
-        fprintf(co, "| %s | %s | %s | %s | %.10g | %.10g | %.3g | %.3g | %s%s%s |\n", eid, esa, esb, MD(ename, name), va, vb, allow,
-                share, reg ? "**" : "", verdict, reg ? "**" : "");
-      fputs(k ? ", {\"name\": " : "{\"name\": ", J);
-      um_json_string(J, name);
-      fputs(", \"a\": ", J);
-      um_json_number(J, va);
-      fputs(", \"b\": ", J);
-      um_json_number(J, vb);
-      fputs(", \"tolerance\": ", J);
-      um_json_number(J, allow > 0 ? allow : NAN);
-      fputs(", \"drift_share\": ", J);
-      um_json_number(J, share);
-      fputs(", \"verdict\": ", J);
-      um_json_string(J, verdict);
-      fputc('}', J);
-    }
-    /* loops: each of A's in table order (a split loop's generated loops under it), then those only in B.
-     * A generated loop's time is inside its parent's: compared and flagged, but neither summed into the
-     * run's time in loops nor counted among the loops slower or faster (its parent is). */
-    const uj *la = uj_get(uj_get(a, "run"), "loops"), *lb = uj_get(uj_get(b, "run"), "loops");
-    fputs("], \"loops\": [", J);
-    int firstl = 1;
-    const int na = uj_len(la), nb = uj_len(lb);
-    int *ord = malloc((size_t)(3 * na + 2 * nb + 1) * sizeof *ord);
-    if (!ord) return EXIT_RUN;
-    int *dep = ord + na, *seq = dep + na, *used = seq + na + nb; /* seq: A's index, or na + B's */
-    const int nord = umrun_loop_order(la, ord, dep);
-    int nseq = 0;
-    for (int k = 0; k < nb; k++) used[k] = find_named(la, uj_gets(uj_at(lb, k), "name", "?")) != NULL;
-    const char *top = NULL;
-    for (int q = 0; q <= nord; q++) {
-      if (q == nord || !dep[q]) { /* the group of the previous loop of the app ends: B's loops of it that A lacks */
-        for (int k = 0; top && k < nb; k++) {
-          const char *p = umrun_loop_parent(uj_at(lb, k));
-          if (!used[k] && p && !strcmp(p, top)) used[k] = 1, seq[nseq++] = na + k;
-        }
-        if (q == nord) break;
-        top = umrun_loop_parent(uj_at(la, ord[q])) ? NULL : uj_gets(uj_at(la, ord[q]), "name", "?");
-      }
-      seq[nseq++] = ord[q];
-    }
-    for (int k = 0; k < nb; k++) /* B's loops that A lacks (e.g. the generated loops of a loop split only in B) */
-      if (!used[k]) seq[nseq++] = na + k;
-    for (int q = 0; q < nseq; q++) {
-      const int in_b_only = seq[q] >= na;
-      const uj *x = in_b_only ? NULL : uj_at(la, seq[q]);
-      const uj *y = in_b_only ? uj_at(lb, seq[q] - na) : find_named(lb, uj_gets(x, "name", "?"));
-      const uj *any = x ? x : y;
-      const char *name = uj_gets(any, "name", "?");
-      const int generated = umrun_loop_parent(any) != NULL;
-      const double ta = x ? ms_per_call(x) : NAN, tb = y ? ms_per_call(y) : NAN, ratio = tb / ta;
-      const char *flag = "";
-      t.generated += generated;
-      if (!x) flag = "only in B", t.loops_only_b++;
-      else if (!y) flag = "only in A", t.loops_only_a++;
-      else {
-        if (!generated) {
-          ta_sum += uj_getn(x, "seconds", 0);
-          tb_sum += uj_getn(y, "seconds", 0);
-          nloops++;
-        }
-        double alo, ahi, blo, bhi; /* the samples' ranges: a change inside them is not called */
-        ms_range(x, &alo, &ahi);
-        ms_range(y, &blo, &bhi);
-        if (ratio > 1 + noise && blo > ahi) flag = "SLOWER", t.slower += !generated;
-        else if (ratio < 1 / (1 + noise) && bhi < alo) flag = "FASTER", t.faster += !generated;
-        else if (ratio > 1 + noise || ratio < 1 / (1 + noise)) flag = "within spread", t.within_spread += !generated;
-      }
-      /* the loop's cell: a generated loop says whose part it is; a loop split in either run says how */
-      char label[600];
-      const char *sa_ = x ? uj_gets(x, "split", "off") : "-", *sb_ = y ? uj_gets(y, "split", "off") : "-";
-      const int split_a = x && strcmp(sa_, "off"), split_b = y && strcmp(sb_, "off");
-      if (generated) snprintf(label, sizeof label, "%s (part of %s)", name, umrun_loop_parent(any));
-      else if ((split_a || split_b) && x && y && !strcmp(sa_, sb_))
-        snprintf(label, sizeof label, "%s (split: %s)", name, sa_);
-      else if (split_a || split_b) snprintf(label, sizeof label, "%s (split: A %s, B %s)", name, sa_, sb_);
-      else snprintf(label, sizeof label, "%s", name);
-      char cta[32] = "-", ctb[32] = "-", cr[32] = "-", cga[32] = "-", cgb[32] = "-";
-      if (x) snprintf(cta, sizeof cta, "%.4g", ta), snprintf(cga, sizeof cga, "%.1f", umrun_loop_gbs(x));
-      if (y) snprintf(ctb, sizeof ctb, "%.4g", tb), snprintf(cgb, sizeof cgb, "%.1f", umrun_loop_gbs(y));
-      if (x && y) snprintf(cr, sizeof cr, "%.3f", ratio);
-      if (x && y && !generated && ratio > 0 && isfinite(ratio)) { /* for --top: the largest changes */
-        if (nch == cch) {
-          cch = cch ? 2 * cch : 64;
-          change *nc = realloc(ch, (size_t)cch * sizeof *nc);
-          if (!nc) return EXIT_RUN;
-          ch = nc;
-        }
-        snprintf(ch[nch].id, sizeof ch[nch].id, "%s", eid);
-        MD(ch[nch].label, label);
-        ch[nch].ta = ta, ch[nch].tb = tb, ch[nch].ratio = ratio, ch[nch].flag = flag;
-        nch++;
-      }
-      fprintf(so, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", eid, MD(ename, label), cta, ctb, cr, cga, cgb, flag);
-      fputs(firstl ? "{\"name\": " : ", {\"name\": ", J);
-      firstl = 0;
-      um_json_string(J, name);
-      fputs(", \"parent\": ", J);
-      if (generated) um_json_string(J, umrun_loop_parent(any));
-      else fputs("null", J);
-      fputs(", \"split_a\": ", J);
-      if (x) um_json_string(J, sa_);
-      else fputs("null", J);
-      fputs(", \"split_b\": ", J);
-      if (y) um_json_string(J, sb_);
-      else fputs("null", J);
-      fputs(", \"a_ms\": ", J);
-      um_json_number(J, ta);
-      fputs(", \"b_ms\": ", J);
-      um_json_number(J, tb);
-      fputs(", \"ratio\": ", J);
-      um_json_number(J, x && y ? ratio : NAN);
-      fputs(", \"flag\": ", J);
-      um_json_string(J, flag);
-      fputc('}', J);
-    }
-    free(ord);
-    char drift[200] = "-";
-    if (max_share > 0) snprintf(drift, sizeof drift, "%.3g (%s)", max_share, max_name);
-    else if (max_share == 0) snprintf(drift, sizeof drift, "0");
-    fprintf(po, "| %s | %s | %s | %d | %s | %d | %.3f |\n", eid, esa, esb, uj_len(ma), MD(edrift, drift), nloops,
-            ta_sum > 0 ? tb_sum / ta_sum : NAN);
-    fputs("], \"max_drift_share\": ", J);
-    um_json_number(J, max_share >= 0 ? max_share : NAN);
-    fputs(", \"loop_time_ratio\": ", J);
-    um_json_number(J, ta_sum > 0 ? tb_sum / ta_sum : NAN);
-    fprintf(J, ", \"regression\": %s}", case_reg ? "true" : "false");
-    t.regressions += case_reg;
+    um_json_number(J, vb);
+    fputs(", \"tolerance\": ", J);
+    um_json_number(J, allow > 0 ? allow : NAN);
+    fputs(", \"drift_share\": ", J);
+    um_json_number(J, share);
+    fputs(", \"verdict\": ", J);
+    um_json_string(J, verdict);
+    fputc('}', J);
   }
-  for (int i = 0; i < uj_len(cb); i++)
-    if (!find_case(ca, uj_gets(uj_at(cb, i), "id", ""))) t.new_b++;
-  fclose(so);
-  fclose(po);
-  fclose(co);
-  /* the verdict first, then the tables */
+}
+
+/* the order the loops are listed in: each of A's in table order (a split loop's generated loops under it,
+ * then those of its group only in B), then the rest of B's. seq gets A's index, or na + B's; returns their
+ * number. ord, dep (na each) and used (nb) are work space. */
+static int loop_sequence(const uj *la, const uj *lb, int *ord, int *dep, int *seq, int *used) {
+  const int na = uj_len(la), nb = uj_len(lb);
+  const int nord = umrun_loop_order(la, ord, dep);
+  int nseq = 0;
+  for (int k = 0; k < nb; k++) used[k] = find_named(la, uj_gets(uj_at(lb, k), "name", "?")) != NULL;
+  const char *top = NULL;
+  for (int q = 0; q <= nord; q++) {
+    if (q == nord || !dep[q]) { /* the group of the previous loop of the app ends: B's loops of it that A lacks */
+      for (int k = 0; top && k < nb; k++) {
+        const char *p = umrun_loop_parent(uj_at(lb, k));
+        if (!used[k] && p && !strcmp(p, top)) used[k] = 1, seq[nseq++] = na + k;
+      }
+      if (q == nord) break;
+      top = umrun_loop_parent(uj_at(la, ord[q])) ? NULL : uj_gets(uj_at(la, ord[q]), "name", "?");
+    }
+    seq[nseq++] = ord[q];
+  }
+  for (int k = 0; k < nb; k++) /* B's loops that A lacks (e.g. the generated loops of a loop split only in B) */
+    if (!used[k]) seq[nseq++] = na + k;
+  return nseq;
+}
+
+/* the loop's speed flag, counted in the tally (a generated loop is flagged but not counted) */
+static const char *speed_flag(cmp_ctx *c, case_acc *r, const uj *x, const uj *y, int generated, double ratio) {
+  const double noise = c->noise;
+  if (!x) return c->t.loops_only_b++, "only in B";
+  if (!y) return c->t.loops_only_a++, "only in A";
+  if (!generated) {
+    r->ta_sum += uj_getn(x, "seconds", 0);
+    r->tb_sum += uj_getn(y, "seconds", 0);
+    r->nloops++;
+  }
+  double alo, ahi, blo, bhi; /* the samples' ranges: a change inside them is not called */
+  ms_range(x, &alo, &ahi);
+  ms_range(y, &blo, &bhi);
+  if (ratio > 1 + noise && blo > ahi) return c->t.slower += !generated, "SLOWER";
+  if (ratio < 1 / (1 + noise) && bhi < alo) return c->t.faster += !generated, "FASTER";
+  if (ratio > 1 + noise || ratio < 1 / (1 + noise)) return c->t.within_spread += !generated, "within spread";
+  return "";
+}
+
+/* the loop's cell: a generated loop says whose part it is; a loop split in either run says how */
+static void loop_label(char *label, size_t n, const char *name, const char *parent, const uj *x, const uj *y) {
+  const char *sa_ = x ? uj_gets(x, "split", "off") : "-", *sb_ = y ? uj_gets(y, "split", "off") : "-";
+  const int split_a = x && strcmp(sa_, "off"), split_b = y && strcmp(sb_, "off");
+  if (parent) snprintf(label, n, "%s (part of %s)", name, parent);
+  else if ((split_a || split_b) && x && y && !strcmp(sa_, sb_)) snprintf(label, n, "%s (split: %s)", name, sa_);
+  else if (split_a || split_b) snprintf(label, n, "%s (split: A %s, B %s)", name, sa_, sb_);
+  else snprintf(label, n, "%s", name);
+}
+
+/* a loop in both files, for --top's largest changes: 0, or -1 out of memory */
+static int record_change(cmp_ctx *c, const char *eid, const char *label, double ta, double tb, double ratio,
+                         const char *flag) {
+  if (c->nch == c->cch) {
+    c->cch = c->cch ? 2 * c->cch : 64;
+    change *nc = realloc(c->ch, (size_t)c->cch * sizeof *nc);
+    if (!nc) return -1;
+    c->ch = nc;
+  }
+  change *e = &c->ch[c->nch];
+  snprintf(e->id, sizeof e->id, "%s", eid);
+  MD(e->label, label);
+  e->ta = ta, e->tb = tb, e->ratio = ratio, e->flag = flag;
+  c->nch++;
+  return 0;
+}
+
+/* the loop's JSON entry */
+static void loop_json(FILE *J, int first, const char *name, const char *parent, const uj *x, const uj *y, double ta,
+                      double tb, double ratio, const char *flag) {
+  fputs(first ? "{\"name\": " : ", {\"name\": ", J);
+  um_json_string(J, name);
+  fputs(", \"parent\": ", J);
+  if (parent) um_json_string(J, parent);
+  else fputs("null", J);
+  fputs(", \"split_a\": ", J);
+  if (x) um_json_string(J, uj_gets(x, "split", "off"));
+  else fputs("null", J);
+  fputs(", \"split_b\": ", J);
+  if (y) um_json_string(J, uj_gets(y, "split", "off"));
+  else fputs("null", J);
+  fputs(", \"a_ms\": ", J);
+  um_json_number(J, ta);
+  fputs(", \"b_ms\": ", J);
+  um_json_number(J, tb);
+  fputs(", \"ratio\": ", J);
+  um_json_number(J, x && y ? ratio : NAN);
+  fputs(", \"flag\": ", J);
+  um_json_string(J, flag);
+  fputc('}', J);
+}
+
+/* one loop, of A (x) or B (y) or both: its speed row and JSON entry. 0, or -1 out of memory */
+static int compare_loop(cmp_ctx *c, case_acc *r, const uj *x, const uj *y, int first) {
+  const uj *any = x ? x : y;
+  const char *name = uj_gets(any, "name", "?"), *parent = umrun_loop_parent(any);
+  const int generated = parent != NULL;
+  const double ta = x ? ms_per_call(x) : NAN, tb = y ? ms_per_call(y) : NAN, ratio = tb / ta;
+  c->t.generated += generated;
+  const char *flag = speed_flag(c, r, x, y, generated, ratio);
+  char label[600], ename[300];
+  loop_label(label, sizeof label, name, parent, x, y);
+  char cta[32] = "-", ctb[32] = "-", cr[32] = "-", cga[32] = "-", cgb[32] = "-";
+  if (x) snprintf(cta, sizeof cta, "%.4g", ta), snprintf(cga, sizeof cga, "%.1f", umrun_loop_gbs(x));
+  if (y) snprintf(ctb, sizeof ctb, "%.4g", tb), snprintf(cgb, sizeof cgb, "%.1f", umrun_loop_gbs(y));
+  if (x && y) snprintf(cr, sizeof cr, "%.3f", ratio);
+  if (x && y && !generated && ratio > 0 && isfinite(ratio)) /* for --top: the largest changes */
+    if (record_change(c, r->eid, label, ta, tb, ratio, flag)) return -1;
+  fprintf(c->so, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->eid, MD(ename, label), cta, ctb, cr, cga, cgb, flag);
+  loop_json(c->J, first, name, parent, x, y, ta, tb, ratio, flag);
+  return 0;
+}
+
+/* the loops of a run in A and B. A generated loop's time is inside its parent's: compared and flagged, but
+ * neither summed into the run's time in loops nor counted among the loops slower or faster (its parent is).
+ * 0, or -1 out of memory */
+static int compare_loops(cmp_ctx *c, case_acc *r, const uj *la, const uj *lb) {
+  fputs("], \"loops\": [", c->J);
+  const int na = uj_len(la), nb = uj_len(lb);
+  int *ord = malloc((size_t)(3 * na + 2 * nb + 1) * sizeof *ord);
+  if (!ord) return -1;
+  int *dep = ord + na, *seq = dep + na, *used = seq + na + nb; /* seq: A's index, or na + B's */
+  const int nseq = loop_sequence(la, lb, ord, dep, seq, used);
+  for (int q = 0; q < nseq; q++) {
+    const int in_b_only = seq[q] >= na;
+    const uj *x = in_b_only ? NULL : uj_at(la, seq[q]);
+    const uj *y = in_b_only ? uj_at(lb, seq[q] - na) : find_named(lb, uj_gets(x, "name", "?"));
+    if (compare_loop(c, r, x, y, q == 0)) return -1;
+  }
+  free(ord);
+  return 0;
+}
+
+/* one run of A (a) against its match in the cases of B: 0, or -1 out of memory */
+static int compare_case(cmp_ctx *c, const uj *a, const uj *cb, int first) {
+  FILE *J = c->J;
+  const char *id = uj_gets(a, "id", "?");
+  const uj *b = find_case(cb, id);
+  const char *sa = uj_gets(a, "status", "?"), *sb = b ? uj_gets(b, "status", "?") : "missing";
+  case_acc r = {.max_share = -1};
+  char emsg[2100], edrift[400];
+  MD(r.eid, id), MD(r.esa, sa), MD(r.esb, sb);
+  fputs(first ? "\n  {\"id\": " : ",\n  {\"id\": ", J);
+  um_json_string(J, id);
+  fputs(", \"a\": ", J);
+  um_json_string(J, sa);
+  fputs(", \"b\": ", J);
+  um_json_string(J, sb);
+  if (!b) {
+    c->t.missing_b++;
+    if (!strcmp(sa, "pass")) {
+      r.reg = 1;
+      fprintf(c->co, "| %s | %s | missing | | | | | | **REGRESSION**: not run in B |\n", r.eid, r.esa);
+    }
+    fprintf(J, ", \"regression\": %s, \"metrics\": [], \"loops\": []}", r.reg ? "true" : "false");
+    c->t.regressions += r.reg;
+    return 0;
+  }
+  c->t.compared_runs++;
+  if (!strcmp(sa, "pass") && strcmp(sb, "pass")) {
+    r.reg = 1;
+    fprintf(c->co, "| %s | %s | %s | | | | | | **REGRESSION**: %s |\n", r.eid, r.esa, r.esb,
+            MD(emsg, uj_gets(b, "message", "")));
+  }
+  const uj *ma = uj_get(uj_get(uj_get(a, "run"), "validation"), "metrics");
+  const uj *mb = uj_get(uj_get(uj_get(b, "run"), "validation"), "metrics");
+  compare_metrics(c, &r, ma, mb);
+  if (compare_loops(c, &r, uj_get(uj_get(a, "run"), "loops"), uj_get(uj_get(b, "run"), "loops"))) return -1;
+  char drift[200] = "-";
+  if (r.max_share > 0) snprintf(drift, sizeof drift, "%.3g (%s)", r.max_share, r.max_name);
+  else if (r.max_share == 0) snprintf(drift, sizeof drift, "0");
+  fprintf(c->po, "| %s | %s | %s | %d | %s | %d | %.3f |\n", r.eid, r.esa, r.esb, uj_len(ma), MD(edrift, drift),
+          r.nloops, r.ta_sum > 0 ? r.tb_sum / r.ta_sum : NAN);
+  fputs("], \"max_drift_share\": ", J);
+  um_json_number(J, r.max_share >= 0 ? r.max_share : NAN);
+  fputs(", \"loop_time_ratio\": ", J);
+  um_json_number(J, r.ta_sum > 0 ? r.tb_sum / r.ta_sum : NAN);
+  fprintf(J, ", \"regression\": %s}", r.reg ? "true" : "false");
+  c->t.regressions += r.reg;
+  return 0;
+}
+
+/* the verdict, first in the markdown */
+static void write_verdict(FILE *o, const tally *t, double noise, int spread) {
   fprintf(o, "## Verdict\n\n%s: %d runs compared; %d correctness regression%s; %d metric%s drifted beyond the "
              "tolerance; %d loop%s slower and %d faster beyond %.0f%%%s; %d run%s of A missing in B, %d new in B.\n",
-          t.regressions ? "**REGRESSION**" : "no correctness regression", t.compared_runs, t.regressions,
-          t.regressions == 1 ? "" : "s", t.drifts, t.drifts == 1 ? "" : "s", t.slower, t.slower == 1 ? "" : "s",
-          t.faster, 100 * noise, spread ? " and the measured spread" : "", t.missing_b, t.missing_b == 1 ? "" : "s",
-          t.new_b);
-  if (t.within_spread)
-    fprintf(o, "%d loop%s changed by more than %.0f%% but within the measured spread: not called.\n", t.within_spread,
-            t.within_spread == 1 ? "" : "s", 100 * noise);
-  if (t.loops_only_a || t.loops_only_b)
+          t->regressions ? "**REGRESSION**" : "no correctness regression", t->compared_runs, t->regressions,
+          t->regressions == 1 ? "" : "s", t->drifts, t->drifts == 1 ? "" : "s", t->slower, t->slower == 1 ? "" : "s",
+          t->faster, 100 * noise, spread ? " and the measured spread" : "", t->missing_b, t->missing_b == 1 ? "" : "s",
+          t->new_b);
+  if (t->within_spread)
+    fprintf(o, "%d loop%s changed by more than %.0f%% but within the measured spread: not called.\n", t->within_spread,
+            t->within_spread == 1 ? "" : "s", 100 * noise);
+  if (t->loops_only_a || t->loops_only_b)
     fprintf(o, "Loops run in one file only: %d in A, %d in B (e.g. the generated loops of a loop split in one run: "
-               "run.split).\n", t.loops_only_a, t.loops_only_b);
-  if (t.generated)
+               "run.split).\n", t->loops_only_a, t->loops_only_b);
+  if (t->generated)
     fprintf(o, "Loops generated by splitting (\"part of\" a loop) are compared but counted neither in the loops slower "
                "or faster nor in the time in loops: their time is inside their parent's.\n");
-  fflush(o);
-  const size_t head_len = tlen; /* header and verdict: --top prints them, then its own table */
-  fprintf(o, "\n%.*s\n%.*s\n%.*s", (int)clen, corr ? corr : "", (int)plen, per ? per : "", (int)slen,
-          speed ? speed : "");
-  if (nch > 1) qsort(ch, (size_t)nch, sizeof *ch, by_size); /* ch is NULL when nothing changed */
-  char *brief = NULL;
-  size_t blen = 0;
-  FILE *bo = open_memstream(&brief, &blen);
-  if (!bo) return EXIT_RUN;
-  if (top) {
-    if (t.regressions) fprintf(bo, "\n%.*s", (int)clen, corr ? corr : "");
-    fprintf(bo, "\n## The %d largest speed changes (of %d loops in both files)\n\n| run | loop | A ms/call | B ms/call | "
-                "B/A | flag |\n|---|---|---:|---:|---:|---|\n",
-            top < nch ? top : nch, nch);
-    for (int q = 0; q < nch && q < top; q++)
-      fprintf(bo, "| %s | %s | %.4g | %.4g | %.3f | %s |\n", ch[q].id, ch[q].label, ch[q].ta, ch[q].tb, ch[q].ratio,
-              ch[q].flag);
-    fprintf(bo, "\n(the full comparison: without --top, or with --md FILE)\n");
-  }
-  fclose(bo);
-  free(ch);
-  free(corr);
-  free(speed);
-  free(per);
-  fprintf(J, "\n], \"regressions\": %d, \"drifts\": %d, \"slower\": %d, \"faster\": %d, \"within_spread\": %d, "
-             "\"samples_a\": %d, \"samples_b\": %d}\n", t.regressions, t.drifts, t.slower, t.faster, t.within_spread, sa_n,
-          sb_n);
-  fclose(o);
-  fclose(J);
-  if (top) {
-    fwrite(text, 1, head_len, stdout);
-    fwrite(brief, 1, blen, stdout);
-  } else fwrite(text, 1, tlen, stdout);
-  free(brief);
-  int rc = t.regressions ? EXIT_REGRESSION : EXIT_OK;
-  const char *paths[2] = {md, js};
+}
+
+/* --top N: the correctness regressions and the N largest speed changes (c->ch sorted) */
+static void write_top(FILE *bo, const cmp_ctx *c, int top, const char *corr, size_t clen) {
+  const int nch = c->nch;
+  if (c->t.regressions) fprintf(bo, "\n%.*s", (int)clen, corr ? corr : "");
+  fprintf(bo, "\n## The %d largest speed changes (of %d loops in both files)\n\n| run | loop | A ms/call | B ms/call | "
+              "B/A | flag |\n|---|---|---:|---:|---:|---|\n",
+          top < nch ? top : nch, nch);
+  for (int q = 0; q < nch && q < top; q++)
+    fprintf(bo, "| %s | %s | %.4g | %.4g | %.3f | %s |\n", c->ch[q].id, c->ch[q].label, c->ch[q].ta, c->ch[q].tb,
+            c->ch[q].ratio, c->ch[q].flag);
+  fprintf(bo, "\n(the full comparison: without --top, or with --md FILE)\n");
+}
+
+/* --md and --json: the markdown and the JSON to their files; rc, or EXIT_RUN where one could not be written */
+static int write_outputs(const cmp_opts *op, const char *text, size_t tlen, const char *jtext, size_t jlen, int rc) {
+  char err[4096];
+  const char *paths[2] = {op->md, op->js};
   const char *bufs[2] = {text, jtext};
   const size_t lens[2] = {tlen, jlen};
   for (int k = 0; k < 2; k++) {
@@ -488,7 +515,80 @@ int umrun_compare_main(int argc, char **argv) {
     fprintf(stderr, "umrun --compare: %s\n", err);
     if (rc == EXIT_OK) rc = EXIT_RUN;
   }
-  if (t.regressions) printf("\numrun --compare: %d CORRECTNESS REGRESSION%s\n", t.regressions, t.regressions == 1 ? "" : "S");
+  return rc;
+}
+
+int umrun_compare_main(int argc, char **argv) {
+  cmp_opts op = {.noise = 0.10};
+  const int prc = parse_compare_args(argc, argv, &op);
+  if (prc >= 0) return prc;
+  char own[32];
+  const char **outs[] = {&op.md, &op.js}; /* --md /dev/stdout > cmp.md: the markdown alone */
+  umrun_outputs_own_stdout(outs, 2, own, sizeof own);
+  uj *A = NULL, *B = NULL;
+  const int lrc = load_results(&op, &A, &B);
+  if (lrc) return lrc;
+  /* everything goes to a memory buffer, printed and written as markdown */
+  char *text = NULL, *jtext = NULL;
+  size_t tlen = 0, jlen = 0;
+  FILE *o = open_memstream(&text, &tlen), *J = open_memstream(&jtext, &jlen);
+  if (!o || !J) return EXIT_RUN;
+  cmp_ctx c = {.J = J, .noise = op.noise, .drift_fails = op.drift_fails};
+  const int sa_n = file_samples(A), sb_n = file_samples(B), spread = sa_n > 1 || sb_n > 1;
+  write_header(o, J, A, B, &op, sa_n, sb_n);
+  const uj *ca = uj_get(A, "cases"), *cb = uj_get(B, "cases");
+  char *corr = NULL, *speed = NULL, *per = NULL;
+  size_t clen = 0, slen = 0, plen = 0;
+  c.co = open_memstream(&corr, &clen);
+  if (!c.co) return EXIT_RUN;
+  fputs("## Correctness\n\n| run | A | B | metric | A value | B value | tolerance | drift / tol | verdict |\n"
+        "|---|---|---|---|---:|---:|---:|---:|---|\n",
+        c.co);
+  c.so = open_memstream(&speed, &slen), c.po = open_memstream(&per, &plen);
+  if (!c.so || !c.po) return EXIT_RUN;
+  fputs("## Per run\n\n| run | A | B | metrics | largest drift / tolerance | loops | B/A time in loops |\n"
+        "|---|---|---|---:|---|---:|---:|\n",
+        c.po);
+  fputs("## Speed (time per call, B / A)\n\n| run | loop | A ms/call | B ms/call | B/A | A GB/s | B GB/s | flag |\n"
+        "|---|---|---:|---:|---:|---:|---:|---|\n",
+        c.so);
+  for (int i = 0; i < uj_len(ca); i++)
+    if (compare_case(&c, uj_at(ca, i), cb, i == 0)) return EXIT_RUN;
+  for (int i = 0; i < uj_len(cb); i++)
+    if (!find_case(ca, uj_gets(uj_at(cb, i), "id", ""))) c.t.new_b++;
+  fclose(c.so);
+  fclose(c.po);
+  fclose(c.co);
+  /* the verdict first, then the tables */
+  write_verdict(o, &c.t, op.noise, spread);
+  fflush(o);
+  const size_t head_len = tlen; /* header and verdict: --top prints them, then its own table */
+  fprintf(o, "\n%.*s\n%.*s\n%.*s", (int)clen, corr ? corr : "", (int)plen, per ? per : "", (int)slen,
+          speed ? speed : "");
+  if (c.nch > 1) qsort(c.ch, (size_t)c.nch, sizeof *c.ch, by_size); /* ch is NULL when nothing changed */
+  char *brief = NULL;
+  size_t blen = 0;
+  FILE *bo = open_memstream(&brief, &blen);
+  if (!bo) return EXIT_RUN;
+  if (op.top) write_top(bo, &c, op.top, corr, clen);
+  fclose(bo);
+  free(c.ch);
+  free(corr);
+  free(speed);
+  free(per);
+  const tally *t = &c.t;
+  fprintf(J, "\n], \"regressions\": %d, \"drifts\": %d, \"slower\": %d, \"faster\": %d, \"within_spread\": %d, "
+             "\"samples_a\": %d, \"samples_b\": %d}\n", t->regressions, t->drifts, t->slower, t->faster,
+          t->within_spread, sa_n, sb_n);
+  fclose(o);
+  fclose(J);
+  if (op.top) {
+    fwrite(text, 1, head_len, stdout);
+    fwrite(brief, 1, blen, stdout);
+  } else fwrite(text, 1, tlen, stdout);
+  free(brief);
+  const int rc = write_outputs(&op, text, tlen, jtext, jlen, t->regressions ? EXIT_REGRESSION : EXIT_OK);
+  if (t->regressions) printf("\numrun --compare: %d CORRECTNESS REGRESSION%s\n", t->regressions, t->regressions == 1 ? "" : "S");
   free(text);
   free(jtext);
   uj_free(A);

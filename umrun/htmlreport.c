@@ -142,27 +142,19 @@ static void write_roofline(FILE *h, const uj *R, const char *dev, app_list *apps
   free(pts);
 }
 
-static void write_page(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles) {
-  app_list apps = {{0}, 0};
-  char (*devl)[256] = device_labels(files, paths, nfiles);
-  const char **devs = calloc((size_t)nfiles + 1, sizeof *devs);
-  if (!devl || !devs) {
-    free(devl);
-    free(devs);
-    return;
-  }
-  for (int k = 0; k < nfiles; k++) devs[k] = devl[k];
-  rep_index ix; /* every run's loops by name: the page takes time linear in the loops */
-  if (rep_index_build(&ix, files, nfiles)) {
-    fputs("<p>out of memory indexing the runs' loops</p>\n", h);
-    free(devl);
-    free(devs);
-    return;
-  }
-  for (int k = 0; k < nfiles; k++) {
-    const uj *cases = uj_get(files[k], "cases");
-    for (int i = 0; i < uj_len(cases); i++) app_index(&apps, uj_gets(uj_at(cases, i), "app", "?"));
-  }
+/* what the page's sections share */
+typedef struct {
+  FILE *h, *m; /* the HTML and the markdown */
+  const uj *const *files;
+  const char *const *paths, **devs; /* the files' paths and their devices' labels */
+  int nfiles;
+  app_list apps;
+  rep_index ix;
+} page;
+
+/* the HTML head with its styles, and the line saying where the page comes from */
+static void write_page_head(const page *pg) {
+  FILE *h = pg->h, *m = pg->m;
   char now[64];
   time_t t = time(NULL);
   strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", gmtime(&t));
@@ -179,17 +171,21 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         h);
   fprintf(h, "<p class=\"note\">Generated %s by <code>umrun --report</code> from %d results file%s of "
              "<code>umrun --suite</code>.</p>\n",
-          now, nfiles, nfiles == 1 ? "" : "s");
+          now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
   fprintf(m, "# um: the apps side by side\n\nGenerated %s by `umrun --report` from %d results file%s of `umrun --suite`.\n\n",
-          now, nfiles, nfiles == 1 ? "" : "s");
-  /* machines */
+          now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
+}
+
+/* the machines: a row per results file */
+static void write_machines(const page *pg) {
+  FILE *h = pg->h, *m = pg->m;
   fputs("<h2>Machines</h2>\n<div class=\"wrap\"><table>\n", h);
   fputs("## Machines\n\n", m);
   const char *mh[] = {"results", "device (as the columns name it)", "CPU", "host copy GB/s", "GPU", "cc", "GPU copy GB/s",
                       "driver / CUDA", "um commit", "runs pass", "samples per run", "load (start / end, cores)"};
   rep_row(h, m, 1, 12, mh);
-  for (int k = 0; k < nfiles; k++) {
-    const uj *R = files[k], *mm = uj_get(R, "machine"), *g = uj_get(mm, "gpu"), *s = uj_get(R, "summary");
+  for (int k = 0; k < pg->nfiles; k++) {
+    const uj *R = pg->files[k], *mm = uj_get(R, "machine"), *g = uj_get(mm, "gpu"), *s = uj_get(R, "summary");
     char c2[64], c5[64], c6[128], c8[64];
     snprintf(c2, sizeof c2, "%.0f", uj_getn(mm, "host_copy_gb_per_s", 0));
     snprintf(c5, sizeof c5, "%.0f", uj_getn(g, "copy_gb_per_s", 0));
@@ -201,255 +197,334 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
     if (ld) snprintf(c11, sizeof c11, "%.2f / %.2f, %.0f%s", uj_getn(ld, "start", NAN), uj_getn(ld, "end", NAN),
                      uj_getn(ld, "cores", 0), uj_getn(ld, "busy_runs", 0) > 0 ? " (busy: noisy timings)" : "");
     else snprintf(c11, sizeof c11, "not recorded");
-    const char *cells[] = {paths[k], devs[k], uj_gets(mm, "cpu", "?"), c2,
+    const char *cells[] = {pg->paths[k], pg->devs[k], uj_gets(mm, "cpu", "?"), c2,
                            g && g->kind == UJ_OBJ ? uj_gets(g, "name", "-") : "-", uj_gets(g, "compute_capability", "-"),
                            g && g->kind == UJ_OBJ ? c5 : "-", c6, uj_gets(uj_get(R, "um"), "commit", "?"), c8, c10, c11};
     rep_row(h, m, 0, 12, cells);
   }
   fputs("</table></div>\n", h);
   fputc('\n', m);
-  /* contents */
+}
+
+/* the contents: a link per app and to the page's other sections */
+static void write_contents(const page *pg) {
+  FILE *h = pg->h;
   fputs("<p>Apps:", h);
-  for (int a = 0; a < apps.n; a++) { /* names from results files: an id of safe characters, the text escaped */
+  for (int a = 0; a < pg->apps.n; a++) { /* names from results files: an id of safe characters, the text escaped */
     fputs(" <a href=\"#app-", h);
-    umrun_html_id(h, apps.names[a]);
+    umrun_html_id(h, pg->apps.names[a]);
     fputs("\">", h);
-    rep_html_text(h, apps.names[a]);
+    rep_html_text(h, pg->apps.names[a]);
     fputs("</a>", h);
   }
   fputs(" &middot; <a href=\"#bandwidth\">bandwidth per variant</a> &middot; <a href=\"#roofline\">roofline</a> &middot; "
         "<a href=\"#glossary\">reading the page</a> (a glossary of every figure, in OP2's words)</p>\n", h);
+}
 
-  /* bandwidth per app and variant, one chart per results file */
+/* the bars of one results file's charts, app after app, as they are gathered */
+typedef struct {
+  bar *bars;
+  char (*labels)[160];
+  const char *groups[MAXAPPS];
+  int gstart[MAXAPPS], ng, nb, g0, b0, part; /* groups and bars; those of the charts drawn; the charts */
+  double roof;                               /* the device's copy bandwidth */
+} bar_charts;
+
+/* app a's runs in results file k: its bars, and a line each in the markdown */
+static void add_app_bars(const page *pg, int k, int a, bar_charts *bc) {
+  const uj *cases = uj_get(pg->files[k], "cases");
+  const char *app = pg->apps.names[a];
+  FILE *m = pg->m;
+  int first = 1;
+  for (int i = 0; i < uj_len(cases); i++) {
+    const uj *c = uj_at(cases, i), *run = uj_get(c, "run");
+    if (strcmp(uj_gets(c, "app", ""), app) || !run || run->kind != UJ_OBJ) continue;
+    const int nb = bc->nb;
+    if (first) bc->groups[bc->ng] = app, bc->gstart[bc->ng++] = nb, first = 0;
+    rep_short_label(c, app, bc->labels[nb], sizeof bc->labels[nb]);
+    bc->bars[nb].label = bc->labels[nb];
+    bc->bars[nb].value = rep_run_gbs(run);
+    bc->bars[nb].key = rep_strategy_key(c);
+    const double cb = rep_device_copy_gbs(pg->files[k], run);
+    if (isfinite(cb) && cb > bc->roof) bc->roof = cb;
+    fputs("- ", m);
+    rep_md_cell(m, pg->devs[k]);
+    fputs(", ", m);
+    rep_md_cell(m, app);
+    fputc(' ', m);
+    rep_md_cell(m, bc->labels[nb]);
+    fprintf(m, ": %.3g GB/s (%.0f%% of copy)\n", bc->bars[nb].value,
+            isfinite(cb) && cb > 0 ? 100 * bc->bars[nb].value / cb : 0);
+    bc->nb++;
+  }
+}
+
+/* results file k's bandwidth charts: each holds whole apps, at most REP_BARS_MAX bars (one app of more: a
+ * chart of its own) */
+static void write_bandwidth_charts(const page *pg, int k) {
+  const uj *cases = uj_get(pg->files[k], "cases");
+  const int n = uj_len(cases);
+  bar_charts bc = {.bars = calloc((size_t)n + 1, sizeof *bc.bars), .labels = calloc((size_t)n + 1, sizeof *bc.labels)};
+  if (!bc.bars || !bc.labels) {
+    free(bc.bars);
+    free(bc.labels);
+    return;
+  }
+  for (int a = 0; a <= pg->apps.n; a++) {
+    int napp = 0;
+    for (int i = 0; a < pg->apps.n && i < n; i++)
+      napp += !strcmp(uj_gets(uj_at(cases, i), "app", ""), pg->apps.names[a]) && uj_get(uj_at(cases, i), "run") &&
+              uj_get(uj_at(cases, i), "run")->kind == UJ_OBJ;
+    if (bc.nb > bc.b0 && (a == pg->apps.n || bc.nb - bc.b0 + napp > REP_BARS_MAX)) {
+      char title[512];
+      snprintf(title, sizeof title, "%s: useful GB/s per run (%d)", pg->devs[k], ++bc.part);
+      int gs[MAXAPPS];
+      for (int q = bc.g0; q < bc.ng; q++) gs[q - bc.g0] = bc.gstart[q] - bc.b0;
+      rep_svg_bars(pg->h, title, "useful GB/s", bc.groups + bc.g0, gs, bc.ng - bc.g0, bc.bars + bc.b0, bc.nb - bc.b0,
+                   bc.roof);
+      bc.g0 = bc.ng, bc.b0 = bc.nb;
+    }
+    if (a == pg->apps.n) break;
+    add_app_bars(pg, k, a, &bc);
+  }
+  free(bc.bars);
+  free(bc.labels);
+}
+
+/* bandwidth per app and variant, one chart per results file */
+static void write_bandwidth(const page *pg) {
   fputs("<h2 id=\"bandwidth\">Useful bandwidth per app and variant</h2>\n<p>Useful bytes (each value a loop needs, "
         "read or written once per call) over the time in loops (a split loop's generated loops counted once, in their "
         "loop's time), per run; the dashed line is the device's measured "
         "copy bandwidth (read + write), the floor every loop aims at.</p>\n",
+        pg->h);
+  fputs("## Useful bandwidth per app and variant\n\n", pg->m);
+  for (int k = 0; k < pg->nfiles; k++) write_bandwidth_charts(pg, k);
+  fputc('\n', pg->m);
+}
+
+/* the end of the family of sets from sets[i] (named alike, region1 .. region11): the index after its last,
+ * st its stem; i + 1 and "" for a set of no family */
+static int set_family_end(const uj *sets, int i, char *st, size_t n) {
+  const char *sn = uj_gets(uj_at(sets, i), "name", "?");
+  int j = i + 1;
+  char st2[128];
+  const size_t sl = strcspn(sn, "0123456789");
+  st[0] = '\0';
+  if (sl && sn[sl] && strspn(sn + sl, "0123456789") == strlen(sn + sl)) {
+    snprintf(st, n, "%.*s", (int)sl, sn);
+    for (; j < uj_len(sets); j++) {
+      const char *o = uj_gets(uj_at(sets, j), "name", "?");
+      const size_t ol = strcspn(o, "0123456789");
+      snprintf(st2, sizeof st2, "%.*s", (int)ol, o);
+      if (strcmp(st, st2) || !o[ol] || strspn(o + ol, "0123456789") != strlen(o + ol)) break;
+    }
+  }
+  return j;
+}
+
+/* the maps from the sets sets[i .. j) into mp: "name (arity, to set)" each; returns the length written */
+static size_t maps_from(const uj *maps, const uj *sets, int i, int j, char *mp, size_t n) {
+  size_t l = 0;
+  for (int q = i; q < j; q++)
+    for (int jj = 0; jj < uj_len(maps) && l < n; jj++) {
+      const uj *mj = uj_at(maps, jj);
+      if (strcmp(uj_gets(mj, "from", ""), uj_gets(uj_at(sets, q), "name", ""))) continue;
+      l += (size_t)snprintf(mp + l, n - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
+                            uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
+    }
+  return l;
+}
+
+/* the table of an app's sets and the maps from each; sets named alike with no maps from them: one row */
+static void write_sets_maps(FILE *h, FILE *m, const uj *mesh) {
+  fputs("<h3>Sets and maps</h3>\n<div class=\"wrap\"><table>\n", h);
+  fputs("### Sets and maps\n\n", m);
+  const char *sh[] = {"set", "size", "maps from it (arity, to)"};
+  rep_row(h, m, 1, 3, sh);
+  const uj *sets = uj_get(mesh, "sets"), *maps = uj_get(mesh, "maps");
+  for (int i = 0; i < uj_len(sets);) {
+    const char *sn = uj_gets(uj_at(sets, i), "name", "?");
+    char st[128], size[64], mp[1024] = "", fam[200];
+    const int j = set_family_end(sets, i, st, sizeof st);
+    maps_from(maps, sets, i, j, mp, sizeof mp);
+    if (j - i >= REP_FAMILY_MIN) {
+      mp[0] = '\0'; /* the first set's maps stand for each's */
+      const size_t l = maps_from(maps, sets, i, i + 1, mp, sizeof mp);
+      if (l && l < sizeof mp) snprintf(mp + l, sizeof mp - l, "; and the like from each");
+      double lo = INFINITY, hi = 0;
+      for (int q = i; q < j; q++) {
+        const double z = uj_getn(uj_at(sets, q), "size", 0);
+        lo = z < lo ? z : lo, hi = z > hi ? z : hi;
+      }
+      snprintf(fam, sizeof fam, "%s* (%d sets: %s .. %s)", st, j - i, sn, uj_gets(uj_at(sets, j - 1), "name", "?"));
+      snprintf(size, sizeof size, "%.0f .. %.0f", lo, hi);
+      const char *cells[] = {fam, size, mp[0] ? mp : "-"};
+      rep_row(h, m, 0, 3, cells);
+      i = j;
+      continue;
+    }
+    snprintf(size, sizeof size, "%.0f", uj_getn(uj_at(sets, i), "size", 0));
+    const char *cells[] = {sn, size, mp[0] ? mp : "-"};
+    rep_row(h, m, 0, 3, cells);
+    i++;
+  }
+}
+
+/* the share of the loops' time of the loops one in the app's runs: the median over them, as "12.3%" or "-" */
+static void median_share(const page *pg, const char *app, const app_loop *al, const rep_rowspan *one, char *sh, size_t n) {
+  double shares[512];
+  int ns = 0;
+  for (int k = 0; k < pg->nfiles; k++) {
+    const uj *cs = uj_get(pg->files[k], "cases");
+    for (int c = 0; c < uj_len(cs) && ns < 512; c++) {
+      const uj *r = uj_get(uj_at(cs, c), "run");
+      rep_figs fg;
+      if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(&pg->ix, r, al, one, &fg)) continue;
+      const double tot = rep_loops_seconds(&pg->ix, r);
+      if (tot > 0) shares[ns++] = fg.seconds / tot;
+    }
+  }
+  for (int x = 1; x < ns; x++)
+    for (int y = x; y > 0 && shares[y] < shares[y - 1]; y--) {
+      const double tmp = shares[y];
+      shares[y] = shares[y - 1], shares[y - 1] = tmp;
+    }
+  if (ns) snprintf(sh, n, "%.1f%%", 100 * (ns % 2 ? shares[ns / 2] : 0.5 * (shares[ns / 2 - 1] + shares[ns / 2])));
+  else snprintf(sh, n, "-");
+}
+
+/* one row of the loops table: loop i, alone (pass 1: one of a family) or standing for its row's family */
+static void write_loop_row(const page *pg, const char *app, const app_loop *al, const rep_rowspan *row, int i,
+                           int pass) {
+  const uj *l = al[i].loop;
+  char name[300], pat[1024], be[32], bc[32], ops[32], ai[32], sp[400], why[1200], sh[32], over[300];
+  const rep_rowspan one = {i, pass ? 1 : row->count, ""};
+  rep_loop_label(&al[i], name, sizeof name);
+  rep_pattern_summary(l, pat, sizeof pat);
+  double size = 0, bpc = 0, opsum = 0;
+  int unknown = 0;
+  int nsets = 1;
+  snprintf(over, sizeof over, "%s", uj_gets(l, "iteration_set", "?"));
+  for (int z = one.start; z < one.start + one.count; z++) {
+    const double zs = uj_getn(al[z].loop, "set_size", 0), zo = uj_getn(al[z].loop, "ops_estimate", -1);
+    size += zs, bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
+    if (zo < 0) unknown = 1;
+    opsum += zo * zs;
+    nsets += z > one.start && strcmp(uj_gets(al[z].loop, "iteration_set", "?"), uj_gets(al[z - 1].loop, "iteration_set", "?"));
+  }
+  if (nsets > 1) /* a family over a family of sets: the first and the last */
+    snprintf(over, sizeof over, "%.120s .. %.120s (%d sets)", uj_gets(l, "iteration_set", "?"),
+             uj_gets(al[one.start + one.count - 1].loop, "iteration_set", "?"), nsets);
+  const double op = unknown ? -1 : size > 0 ? opsum / size : 0;
+  snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
+  snprintf(bc, sizeof bc, "%.0f", bpc);
+  /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
+  snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
+  snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
+  rep_split_summary(&pg->ix, pg->files, pg->nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
+  median_share(pg, app, al, &one, sh, sizeof sh);
+  const char *cells[] = {pass || one.count < 2 ? name : row->label, *over ? over : "-", pat, be, bc, ops, ai,
+                         al[i].depth ? "(inside)" : sh, sp};
+  const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, why};
+  rep_row_t(pg->h, pg->m, 0, 9, cells, tips);
+}
+
+/* the table of an app's loops: a row each (loops named alike share one), then each family's loops */
+static void write_loops_table(const page *pg, const char *app, const app_loop *al, int nal) {
+  FILE *h = pg->h, *m = pg->m;
+  fputs("</table></div>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
+        "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
+        "helper functions and multiplying loops with a constant trip count; both branches of an if count), so the "
+        "intensity is a guide, not a measurement; \"unknown\": a count that cannot be computed from the source "
+        "(e.g. a loop that runs a number of times known only at run time). <em>split</em>: how the engine ran a "
+        "loop that increments through maps (<code>run.split</code>; the reason in the cell's tooltip and in the "
+        "table of loop splitting below); the loops a split generates are listed under it (&#8627;): their time is "
+        "inside their loop's, never counted twice. <em>share</em>: the loop's time over the time of all the app's "
+        "loops, the median over its runs. Loops named alike (<code>eos_r2</code> .. <code>eos_r11</code>) share a "
+        "row: their bytes and times summed; each is listed under the table.</p>\n<div class=\"wrap\"><table>\n",
         h);
-  fputs("## Useful bandwidth per app and variant\n\n", m);
+  fputs("\n### Loops\n\n", m);
+  const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
+                      "ops / byte", "share of loop time", "split"};
+  rep_row(h, m, 1, 9, lh);
+  rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
+  const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
+  for (int pass = 0; pass < 2; pass++) { /* the rows; then, below the table, each family's loops */
+    for (int q = 0; q < nr; q++) {
+      if (pass && rows[q].count < 2) continue;
+      if (pass) {
+        fputs("<details><summary>", h);
+        rep_html_text(h, rows[q].label);
+        fputs(" one by one</summary>\n<div class=\"wrap\"><table>\n", h);
+        fputs("\n", m); /* the markdown: a table of its own */
+        rep_row(h, m, 1, 9, lh);
+      }
+      for (int i = rows[q].start; i < rows[q].start + (pass ? rows[q].count : 1); i++)
+        write_loop_row(pg, app, al, &rows[q], i, pass);
+      if (pass) fputs("</table></div></details>\n", h);
+    }
+    if (!pass) fputs("</table></div>\n", h);
+  }
+  free(rows);
+  fputc('\n', m);
+}
+
+/* an app's section: its note, paragraph, sets and maps, loops, variants, side by side, splits and tuning */
+static void write_app(const page *pg, const char *app) {
+  FILE *h = pg->h, *m = pg->m;
+  const uj *run = rep_first_run_of(pg->files, pg->nfiles, app);
+  fputs("<h2 id=\"app-", h);
+  umrun_html_id(h, app);
+  fputs("\">", h);
+  rep_html_text(h, app);
+  fprintf(h, "</h2>\n<p>%s</p>\n", note_for(app)); /* our own text, with its markup */
+  fputs("## ", m);
+  rep_md_cell(m, app);
+  fputs("\n\n", m);
+  if (!run) {
+    fputs("<p>No run of this app produced results.</p>\n", h);
+    return;
+  }
+  app_loop *al = NULL;
+  const int nal = rep_app_loops(pg->files, pg->nfiles, app, &al);
+  rep_app_paragraph(h, m, &pg->ix, pg->files, pg->nfiles, app, al, nal); /* from the figures shown below */
+  rep_app_notes(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app);
+  write_sets_maps(h, m, uj_get(run, "mesh"));
+  write_loops_table(pg, app, al, nal);
+  rep_write_variants(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app, al, nal);
+  rep_write_side_by_side(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app, al, nal);
+  rep_write_splits(h, m, &pg->ix, pg->files, pg->nfiles, app);
+  rep_write_tuning(h, m, &pg->ix, pg->files, pg->nfiles, app);
+  free(al);
+}
+
+static void write_page(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles) {
+  page pg = {.h = h, .m = m, .files = files, .paths = paths, .nfiles = nfiles, .apps = {{0}, 0}};
+  char (*devl)[256] = device_labels(files, paths, nfiles);
+  pg.devs = calloc((size_t)nfiles + 1, sizeof *pg.devs);
+  if (!devl || !pg.devs) {
+    free(devl);
+    free(pg.devs);
+    return;
+  }
+  for (int k = 0; k < nfiles; k++) pg.devs[k] = devl[k];
+  /* every run's loops by name: the page takes time linear in the loops */
+  if (rep_index_build(&pg.ix, files, nfiles)) {
+    fputs("<p>out of memory indexing the runs' loops</p>\n", h);
+    free(devl);
+    free(pg.devs);
+    return;
+  }
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
-    const int n = uj_len(cases);
-    bar *bars = calloc((size_t)n + 1, sizeof *bars);
-    char (*labels)[160] = calloc((size_t)n + 1, sizeof *labels);
-    const char *groups[MAXAPPS];
-    int gstart[MAXAPPS], ng = 0, nb = 0, g0 = 0, b0 = 0, part = 0;
-    double roof = 0;
-    if (!bars || !labels) {
-      free(bars);
-      free(labels);
-      continue;
-    }
-    for (int a = 0; a <= apps.n; a++) {
-      /* a chart holds whole apps, at most REP_BARS_MAX bars (one app of more: a chart of its own) */
-      int napp = 0;
-      for (int i = 0; a < apps.n && i < n; i++)
-        napp += !strcmp(uj_gets(uj_at(cases, i), "app", ""), apps.names[a]) && uj_get(uj_at(cases, i), "run") &&
-                uj_get(uj_at(cases, i), "run")->kind == UJ_OBJ;
-      if (nb > b0 && (a == apps.n || nb - b0 + napp > REP_BARS_MAX)) {
-        char title[512];
-        snprintf(title, sizeof title, "%s: useful GB/s per run (%d)", devs[k], ++part);
-        int gs[MAXAPPS];
-        for (int q = g0; q < ng; q++) gs[q - g0] = gstart[q] - b0;
-        rep_svg_bars(h, title, "useful GB/s", groups + g0, gs, ng - g0, bars + b0, nb - b0, roof);
-        g0 = ng, b0 = nb;
-      }
-      if (a == apps.n) break;
-      int first = 1;
-      for (int i = 0; i < n; i++) {
-        const uj *c = uj_at(cases, i), *run = uj_get(c, "run");
-        if (strcmp(uj_gets(c, "app", ""), apps.names[a]) || !run || run->kind != UJ_OBJ) continue;
-        if (first) groups[ng] = apps.names[a], gstart[ng++] = nb, first = 0;
-        rep_short_label(c, apps.names[a], labels[nb], sizeof labels[nb]);
-        bars[nb].label = labels[nb];
-        bars[nb].value = rep_run_gbs(run);
-        bars[nb].key = rep_strategy_key(c);
-        const double cb = rep_device_copy_gbs(files[k], run);
-        if (isfinite(cb) && cb > roof) roof = cb;
-        fputs("- ", m);
-        rep_md_cell(m, devs[k]);
-        fputs(", ", m);
-        rep_md_cell(m, apps.names[a]);
-        fputc(' ', m);
-        rep_md_cell(m, labels[nb]);
-        fprintf(m, ": %.3g GB/s (%.0f%% of copy)\n", bars[nb].value,
-                isfinite(cb) && cb > 0 ? 100 * bars[nb].value / cb : 0);
-        nb++;
-      }
-    }
-    free(bars);
-    free(labels);
+    for (int i = 0; i < uj_len(cases); i++) app_index(&pg.apps, uj_gets(uj_at(cases, i), "app", "?"));
   }
-  fputc('\n', m);
-
-  /* per app */
-  for (int a = 0; a < apps.n; a++) {
-    const char *app = apps.names[a];
-    const uj *run = rep_first_run_of(files, nfiles, app);
-    fputs("<h2 id=\"app-", h);
-    umrun_html_id(h, app);
-    fputs("\">", h);
-    rep_html_text(h, app);
-    fprintf(h, "</h2>\n<p>%s</p>\n", note_for(app)); /* our own text, with its markup */
-    fputs("## ", m);
-    rep_md_cell(m, app);
-    fputs("\n\n", m);
-    if (!run) {
-      fputs("<p>No run of this app produced results.</p>\n", h);
-      continue;
-    }
-    app_loop *al = NULL;
-    const int nal = rep_app_loops(files, nfiles, app, &al);
-    rep_app_paragraph(h, m, &ix, files, nfiles, app, al, nal); /* from the figures shown below */
-    rep_app_notes(h, m, &ix, files, devs, nfiles, app);
-    const uj *mesh = uj_get(run, "mesh");
-    fputs("<h3>Sets and maps</h3>\n<div class=\"wrap\"><table>\n", h);
-    fputs("### Sets and maps\n\n", m);
-    const char *sh[] = {"set", "size", "maps from it (arity, to)"};
-    rep_row(h, m, 1, 3, sh);
-    const uj *sets = uj_get(mesh, "sets"), *maps = uj_get(mesh, "maps");
-    for (int i = 0; i < uj_len(sets);) {
-      const char *sn = uj_gets(uj_at(sets, i), "name", "?");
-      /* sets named alike (region1 .. region11) with no maps from them: one row */
-      int j = i + 1;
-      char st[128] = "", st2[128];
-      const size_t sl = strcspn(sn, "0123456789");
-      if (sl && sn[sl] && strspn(sn + sl, "0123456789") == strlen(sn + sl)) {
-        snprintf(st, sizeof st, "%.*s", (int)sl, sn);
-        for (; j < uj_len(sets); j++) {
-          const char *o = uj_gets(uj_at(sets, j), "name", "?");
-          const size_t ol = strcspn(o, "0123456789");
-          snprintf(st2, sizeof st2, "%.*s", (int)ol, o);
-          if (strcmp(st, st2) || !o[ol] || strspn(o + ol, "0123456789") != strlen(o + ol)) break;
-        }
-      }
-      char size[64], mp[1024] = "", fam[200];
-      size_t l = 0;
-      for (int q = i; q < j; q++)
-        for (int jj = 0; jj < uj_len(maps) && l < sizeof mp; jj++) {
-          const uj *mj = uj_at(maps, jj);
-          if (strcmp(uj_gets(mj, "from", ""), uj_gets(uj_at(sets, q), "name", ""))) continue;
-          l += (size_t)snprintf(mp + l, sizeof mp - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
-                                uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
-        }
-      if (j - i >= REP_FAMILY_MIN) {
-        l = 0, mp[0] = '\0'; /* the first set's maps stand for each's */
-        for (int jj = 0; jj < uj_len(maps) && l < sizeof mp; jj++) {
-          const uj *mj = uj_at(maps, jj);
-          if (strcmp(uj_gets(mj, "from", ""), sn)) continue;
-          l += (size_t)snprintf(mp + l, sizeof mp - l, "%s%s (%.0f, to %s)", l ? "; " : "", uj_gets(mj, "name", "?"),
-                                uj_getn(mj, "arity", 0), uj_gets(mj, "to", "?"));
-        }
-        if (l && l < sizeof mp) snprintf(mp + l, sizeof mp - l, "; and the like from each");
-        double lo = INFINITY, hi = 0;
-        for (int q = i; q < j; q++) {
-          const double z = uj_getn(uj_at(sets, q), "size", 0);
-          lo = z < lo ? z : lo, hi = z > hi ? z : hi;
-        }
-        snprintf(fam, sizeof fam, "%s* (%d sets: %s .. %s)", st, j - i, sn, uj_gets(uj_at(sets, j - 1), "name", "?"));
-        snprintf(size, sizeof size, "%.0f .. %.0f", lo, hi);
-        const char *cells[] = {fam, size, mp[0] ? mp : "-"};
-        rep_row(h, m, 0, 3, cells);
-        i = j;
-        continue;
-      }
-      snprintf(size, sizeof size, "%.0f", uj_getn(uj_at(sets, i), "size", 0));
-      const char *cells[] = {sn, size, mp[0] ? mp : "-"};
-      rep_row(h, m, 0, 3, cells);
-      i++;
-    }
-    fputs("</table></div>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
-          "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
-          "helper functions and multiplying loops with a constant trip count; both branches of an if count), so the "
-          "intensity is a guide, not a measurement; \"unknown\": a count that cannot be computed from the source "
-          "(e.g. a loop that runs a number of times known only at run time). <em>split</em>: how the engine ran a "
-          "loop that increments through maps (<code>run.split</code>; the reason in the cell's tooltip and in the "
-          "table of loop splitting below); the loops a split generates are listed under it (&#8627;): their time is "
-          "inside their loop's, never counted twice. <em>share</em>: the loop's time over the time of all the app's "
-          "loops, the median over its runs. Loops named alike (<code>eos_r2</code> .. <code>eos_r11</code>) share a "
-          "row: their bytes and times summed; each is listed under the table.</p>\n<div class=\"wrap\"><table>\n",
-          h);
-    fputs("\n### Loops\n\n", m);
-    const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
-                        "ops / byte", "share of loop time", "split"};
-    rep_row(h, m, 1, 9, lh);
-    rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
-    const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
-    for (int pass = 0; pass < 2; pass++) { /* the rows; then, below the table, each family's loops */
-      for (int q = 0; q < nr; q++) {
-        if (pass && rows[q].count < 2) continue;
-        if (pass) {
-          fputs("<details><summary>", h);
-          rep_html_text(h, rows[q].label);
-          fputs(" one by one</summary>\n<div class=\"wrap\"><table>\n", h);
-          fputs("\n", m); /* the markdown: a table of its own */
-          rep_row(h, m, 1, 9, lh);
-        }
-        for (int i = rows[q].start; i < rows[q].start + (pass ? rows[q].count : 1); i++) {
-          const uj *l = al[i].loop;
-          char name[300], pat[1024], be[32], bc[32], ops[32], ai[32], sp[400], why[1200], sh[32], over[300];
-          const rep_rowspan one = {i, pass ? 1 : rows[q].count, ""};
-          rep_loop_label(&al[i], name, sizeof name);
-          rep_pattern_summary(l, pat, sizeof pat);
-          double size = 0, bpc = 0, opsum = 0;
-          int unknown = 0;
-          int nsets = 1;
-          snprintf(over, sizeof over, "%s", uj_gets(l, "iteration_set", "?"));
-          for (int z = one.start; z < one.start + one.count; z++) {
-            const double zs = uj_getn(al[z].loop, "set_size", 0), zo = uj_getn(al[z].loop, "ops_estimate", -1);
-            size += zs, bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
-            if (zo < 0) unknown = 1;
-            opsum += zo * zs;
-            nsets += z > one.start && strcmp(uj_gets(al[z].loop, "iteration_set", "?"), uj_gets(al[z - 1].loop, "iteration_set", "?"));
-          }
-          if (nsets > 1) /* a family over a family of sets: the first and the last */
-            snprintf(over, sizeof over, "%.120s .. %.120s (%d sets)", uj_gets(l, "iteration_set", "?"),
-                     uj_gets(al[one.start + one.count - 1].loop, "iteration_set", "?"), nsets);
-          const double op = unknown ? -1 : size > 0 ? opsum / size : 0;
-          snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
-          snprintf(bc, sizeof bc, "%.0f", bpc);
-          /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
-          snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
-          snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
-          rep_split_summary(&ix, files, nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
-          /* the share of the loops' time: the median over the app's runs */
-          double shares[512];
-          int ns = 0;
-          for (int k = 0; k < nfiles; k++) {
-            const uj *cs = uj_get(files[k], "cases");
-            for (int c = 0; c < uj_len(cs) && ns < 512; c++) {
-              const uj *r = uj_get(uj_at(cs, c), "run");
-              rep_figs fg;
-              if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(&ix, r, al, &one, &fg)) continue;
-              const double tot = rep_loops_seconds(&ix, r);
-              if (tot > 0) shares[ns++] = fg.seconds / tot;
-            }
-          }
-          for (int x = 1; x < ns; x++)
-            for (int y = x; y > 0 && shares[y] < shares[y - 1]; y--) {
-              const double tmp = shares[y];
-              shares[y] = shares[y - 1], shares[y - 1] = tmp;
-            }
-          if (ns) snprintf(sh, sizeof sh, "%.1f%%", 100 * (ns % 2 ? shares[ns / 2] : 0.5 * (shares[ns / 2 - 1] + shares[ns / 2])));
-          else snprintf(sh, sizeof sh, "-");
-          const char *cells[] = {pass || one.count < 2 ? name : rows[q].label, *over ? over : "-", pat, be, bc, ops, ai,
-                                 al[i].depth ? "(inside)" : sh, sp};
-          const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, why};
-          rep_row_t(h, m, 0, 9, cells, tips);
-        }
-        if (pass) fputs("</table></div></details>\n", h);
-      }
-      if (!pass) fputs("</table></div>\n", h);
-    }
-    free(rows);
-    fputc('\n', m);
-    rep_write_variants(h, m, &ix, files, devs, nfiles, app, al, nal);
-    rep_write_side_by_side(h, m, &ix, files, devs, nfiles, app, al, nal);
-    rep_write_splits(h, m, &ix, files, nfiles, app);
-    rep_write_tuning(h, m, &ix, files, nfiles, app);
-    free(al);
-  }
-
+  write_page_head(&pg);
+  write_machines(&pg);
+  write_contents(&pg);
+  write_bandwidth(&pg);
+  for (int a = 0; a < pg.apps.n; a++) write_app(&pg, pg.apps.names[a]);
   /* roofline per results file: each loop at its best variant */
   fputs("<h2 id=\"roofline\">Roofline-style picture per device</h2>\n<p>Each point is one loop at its fastest "
         "variant on that device: estimated operations per useful byte against estimated operations per second. "
@@ -461,12 +536,12 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
         "carry their loop's name. A loop that ran split is one point (the whole call's time, the loop's "
         "useful bytes); the loops its split generated are not drawn apart.</p>\n",
         h);
-  for (int k = 0; k < nfiles; k++) write_roofline(h, files[k], devs[k], &apps);
+  for (int k = 0; k < nfiles; k++) write_roofline(h, files[k], pg.devs[k], &pg.apps);
   rep_write_glossary(h, m);
   fputs("</body></html>\n", h);
-  rep_index_free(&ix);
+  rep_index_free(&pg.ix);
   free(devl);
-  free(devs);
+  free(pg.devs);
 }
 
 int umrun_report_main(int argc, char **argv) {

@@ -96,50 +96,56 @@ static void run_child(suite_run *r, const char **args, int np) {
   }
 }
 
-int umrun_suite_main(const char *argv0, int argc, char **argv) {
-  const char *path = NULL, *only = NULL, *outdir = "out/suite";
-  char **tags = NULL;
-  int ntags = 0, list = 0, repeat = 1, allow_compiler = 0;
-  double timeout = 0;
-  const char **gsets = calloc((size_t)argc + 1, sizeof *gsets);
-  int ngsets = 0, rc = EXIT_USAGE;
-  if (!gsets) return EXIT_RUN;
-  for (int i = 0; i < argc; i++) { /* --help anywhere (umrun --suite --help too), unless it is another option's value */
+/* the command line */
+typedef struct {
+  const char *path, *only, *outdir; /* the suite file, --only, --out */
+  char **tags;                      /* --tags (default: quick) */
+  int ntags, all;                   /* all: the tag "all" among them */
+  int list, repeat, allow_compiler;
+  double timeout;                   /* --timeout, or 0 */
+  const char **gsets;               /* --set key=value, each */
+  int ngsets;
+} suite_opts;
+
+/* --help anywhere (umrun --suite --help too), unless it is another option's value */
+static int suite_help_asked(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *prev = i ? argv[i - 1] : "";
     const int value = !strcmp(prev, "--tags") || !strcmp(prev, "--only") || !strcmp(prev, "--out") ||
                       !strcmp(prev, "--set") || !strcmp(prev, "--timeout") || !strcmp(prev, "--repeat");
-    if ((!strcmp(a, "--help") || !strcmp(a, "-h")) && !value) {
-      umrun_suite_usage(stdout);
-      free(gsets);
-      return EXIT_OK;
-    }
+    if ((!strcmp(a, "--help") || !strcmp(a, "-h")) && !value) return 1;
   }
+  return 0;
+}
+
+/* the command line into *o: 0, or -1 for a bad one (said on stderr) */
+static int parse_suite_args(int argc, char **argv, suite_opts *o) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const int takes = !strcmp(a, "--suite") || !strcmp(a, "--tags") || !strcmp(a, "--only") || !strcmp(a, "--out") ||
                       !strcmp(a, "--set") || !strcmp(a, "--timeout") || !strcmp(a, "--repeat");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "umrun: %s needs an argument (see umrun --suite --help)\n", a);
-      goto done;
+      return -1;
     }
-    if (!strcmp(a, "--suite")) path = argv[++i];
+    if (!strcmp(a, "--suite")) o->path = argv[++i];
     else if (!strcmp(a, "--tags")) {
-      suite_free_strs(tags, ntags);
-      split_list(argv[++i], &tags, &ntags);
-    } else if (!strcmp(a, "--only")) only = argv[++i];
-    else if (!strcmp(a, "--out")) outdir = argv[++i];
+      suite_free_strs(o->tags, o->ntags);
+      split_list(argv[++i], &o->tags, &o->ntags);
+    } else if (!strcmp(a, "--only")) o->only = argv[++i];
+    else if (!strcmp(a, "--out")) o->outdir = argv[++i];
     else if (!strcmp(a, "--set")) {
       if (!strchr(argv[i + 1], '=')) {
         fprintf(stderr, "umrun --suite: --set '%s': expected key=value\n", argv[i + 1]);
-        goto done;
+        return -1;
       }
-      gsets[ngsets++] = argv[++i];
+      o->gsets[o->ngsets++] = argv[++i];
     } else if (!strcmp(a, "--timeout")) {
       char *end = NULL;
-      timeout = strtod(argv[++i], &end);
-      if (!end || *end || !isfinite(timeout) || !(timeout > 0)) {
+      o->timeout = strtod(argv[++i], &end);
+      if (!end || *end || !isfinite(o->timeout) || !(o->timeout > 0)) {
         fprintf(stderr, "umrun --suite: --timeout '%s': expected a finite number of seconds > 0\n", argv[i]);
-        goto done;
+        return -1;
       }
     } else if (!strcmp(a, "--repeat")) {
       char *end = NULL;
@@ -147,227 +153,233 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
       if (!end || *end || v < 1 || v > 100) {
         fprintf(stderr, "umrun --suite: --repeat '%s': expected a number of runs per case from 1 to 100 (e.g. 5)\n",
                 argv[i]);
-        goto done;
+        return -1;
       }
-      repeat = (int)v;
-    } else if (!strcmp(a, "--list")) list = 1;
-    else if (!strcmp(a, "--allow-compiler")) allow_compiler = 1;
+      o->repeat = (int)v;
+    } else if (!strcmp(a, "--list")) o->list = 1;
+    else if (!strcmp(a, "--allow-compiler")) o->allow_compiler = 1;
     else {
       fprintf(stderr, "umrun --suite: unknown argument '%s' (see umrun --suite --help)\n", a);
-      goto done;
+      return -1;
     }
   }
-  if (!path) {
+  if (!o->path) {
     fprintf(stderr, "umrun: --suite needs a suite file, e.g. umrun --suite validation/suite.yaml --tags quick\n");
-    goto done;
+    return -1;
   }
-  if (!ntags) split_list("quick", &tags, &ntags);
-  int all = 0;
-  for (int i = 0; i < ntags; i++) all |= !strcmp(tags[i], "all");
+  if (!o->ntags) split_list("quick", &o->tags, &o->ntags);
+  for (int i = 0; i < o->ntags; i++) o->all |= !strcmp(o->tags[i], "all");
+  return 0;
+}
 
-  suite_file S;
-  char err[4096] = "";
-  const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
-  for (int s = 0; s < ngsets; s++)
-    if (!strncmp(gsets[s], "app=", 4)) app_override = gsets[s] + 4;
-  if (suite_load(path, app_override, allow_compiler, &S, err, sizeof err)) {
-    fprintf(stderr, "umrun --suite: %s\n", err);
-    suite_free(&S);
-    goto done;
-  }
-  /* the runs: selected cases x their matrices, counted first (a few axes of
-   * many values make more runs than memory holds), refused past
-   * UMRUN_SUITE_MAX_RUNS, and expanded one at a time: --list prints each as it
-   * comes, a run's entry is filled just before it starts */
-  int nruns = 0, known_tag = all;
-  suite_run *runs = NULL;
+/* the selection past UMRUN_SUITE_MAX_RUNS, said with its largest matrices */
+static void say_too_many_runs(const suite_file *S, double total) {
+  fprintf(stderr, "umrun --suite: the selection makes %.6g runs, more than the %d a suite may run; its largest "
+                  "matrices:", total, UMRUN_SUITE_MAX_RUNS);
+  for (int i = 0; i < S->ncases; i++)
+    if (S->cases[i].selected && S->cases[i].combos > UMRUN_SUITE_MAX_RUNS / 10.0) {
+      fprintf(stderr, " case '%s' %.6g (", S->cases[i].name, S->cases[i].combos);
+      for (int a = 0, f = 1; a < AXES; a++)
+        if (S->cases[i].naxis[a]) fprintf(stderr, "%s%d %s", f ? "" : " x ", S->cases[i].naxis[a], axis_names[a]), f = 0;
+      fputc(')', stderr);
+    }
+  fprintf(stderr, "; narrow the matrices, select fewer cases (--tags, --only) or split the suite file\n");
+}
+
+/* The runs: selected cases x their matrices, counted first (a few axes of many values make more runs than
+ * memory holds), refused past UMRUN_SUITE_MAX_RUNS; they are expanded one at a time later. Marks the cases
+ * selected; returns the number of runs, or -1 for a selection that cannot run (said on stderr). */
+static int select_runs(const suite_opts *o, suite_file *S) {
+  int known_tag = o->all;
   double total = 0;
-  for (int i = 0; i < S.ncases; i++) {
-    suite_case *c = &S.cases[i];
-    known_tag |= suite_has_tag(c, tags, ntags);
-    if ((!all && !suite_has_tag(c, tags, ntags)) || (only && strcmp(only, c->app))) continue;
-    if (timeout > 0) c->timeout_s = timeout;
+  for (int i = 0; i < S->ncases; i++) {
+    suite_case *c = &S->cases[i];
+    known_tag |= suite_has_tag(c, o->tags, o->ntags);
+    if ((!o->all && !suite_has_tag(c, o->tags, o->ntags)) || (o->only && strcmp(o->only, c->app))) continue;
+    if (o->timeout > 0) c->timeout_s = o->timeout;
     c->selected = 1;
     c->combos = 1;
     for (int a = 0; a < AXES; a++) c->combos *= c->naxis[a] ? c->naxis[a] : 1; /* a double: never overflows */
     total += c->combos;
   }
   if (total > UMRUN_SUITE_MAX_RUNS) {
-    fprintf(stderr, "umrun --suite: the selection makes %.6g runs, more than the %d a suite may run; its largest "
-                    "matrices:", total, UMRUN_SUITE_MAX_RUNS);
-    for (int i = 0; i < S.ncases; i++)
-      if (S.cases[i].selected && S.cases[i].combos > UMRUN_SUITE_MAX_RUNS / 10.0) {
-        fprintf(stderr, " case '%s' %.6g (", S.cases[i].name, S.cases[i].combos);
-        for (int a = 0, f = 1; a < AXES; a++)
-          if (S.cases[i].naxis[a]) fprintf(stderr, "%s%d %s", f ? "" : " x ", S.cases[i].naxis[a], axis_names[a]), f = 0;
-        fputc(')', stderr);
-      }
-    fprintf(stderr, "; narrow the matrices, select fewer cases (--tags, --only) or split the suite file\n");
-    goto free_runs;
+    say_too_many_runs(S, total);
+    return -1;
   }
-  nruns = (int)total;
+  const int nruns = (int)total;
   if (!known_tag) {
-    fprintf(stderr, "umrun --suite: no case of %s has the tag%s", path, ntags > 1 ? "s" : "");
-    for (int i = 0; i < ntags; i++) fprintf(stderr, " '%s'", tags[i]);
+    fprintf(stderr, "umrun --suite: no case of %s has the tag%s", o->path, o->ntags > 1 ? "s" : "");
+    for (int i = 0; i < o->ntags; i++) fprintf(stderr, " '%s'", o->tags[i]);
     fprintf(stderr, "; its cases' tags are:");
-    for (int i = 0; i < S.ncases; i++)
-      for (int t = 0; t < S.cases[i].ntags; t++) fprintf(stderr, " %s", S.cases[i].tags[t]);
+    for (int i = 0; i < S->ncases; i++)
+      for (int t = 0; t < S->cases[i].ntags; t++) fprintf(stderr, " %s", S->cases[i].tags[t]);
     fprintf(stderr, " (or --tags all)\n");
-    goto free_runs;
+    return -1;
   }
   if (!nruns) {
-    fprintf(stderr, "umrun --suite: the selection is empty (tags and --only %s match no case)\n", only ? only : "");
-    goto free_runs;
+    fprintf(stderr, "umrun --suite: the selection is empty (tags and --only %s match no case)\n", o->only ? o->only : "");
+    return -1;
   }
-  if (list) { /* one at a time: nothing is kept */
-    suite_run one;
-    for (int i = 0, n = 0; i < S.ncases; i++)
-      for (long k = 0; S.cases[i].selected && k < (long)S.cases[i].combos; k++) {
-        suite_expand(&one, &S.cases[i], k, ++n);
-        printf("%s  (%s, %s)\n", one.id, one.c->app, one.c->config);
-      }
-    printf("%d runs\n", nruns);
-    rc = EXIT_OK;
-    goto free_runs;
-  }
-  runs = calloc((size_t)nruns, sizeof *runs); /* at most UMRUN_SUITE_MAX_RUNS entries */
-  if (!runs) {
-    fprintf(stderr, "umrun --suite: out of memory for %d runs\n", nruns);
-    rc = EXIT_RUN;
-    goto free_runs;
-  }
-  char runsdir[3000], logsdir[3000];
-  snprintf(runsdir, sizeof runsdir, "%s/runs", outdir);
-  snprintf(logsdir, sizeof logsdir, "%s/logs", outdir);
-  if (umrun_mkdirs(runsdir, err, sizeof err) || umrun_mkdirs(logsdir, err, sizeof err)) {
+  return nruns;
+}
+
+/* --list: each run as it is expanded, one at a time (nothing is kept) */
+static void list_runs(const suite_file *S, int nruns) {
+  suite_run one;
+  for (int i = 0, n = 0; i < S->ncases; i++)
+    for (long k = 0; S->cases[i].selected && k < (long)S->cases[i].combos; k++) {
+      suite_expand(&one, &S->cases[i], k, ++n);
+      printf("%s  (%s, %s)\n", one.id, one.c->app, one.c->config);
+    }
+  printf("%d runs\n", nruns);
+}
+
+/* what the runs share, as they are made one after another */
+typedef struct {
+  const suite_opts *o;
+  const suite_file *S;
+  const char *argv0;
+  char runsdir[3000], logsdir[3000]; /* each run's JSON and log */
+  long cores;
+  int threads;   /* what the runs inherit (OMP_NUM_THREADS), unless their JSON says */
+  uj **samples;  /* --repeat: the samples' JSON */
+  double walls[100]; /* each sample's wall time (--repeat is at most 100) */
+  suite_info info;
+} suite_ctx;
+
+/* the runs' folders under --out, made and checked to be writable before the first run: 0, or -1 (said) */
+static int make_out_dirs(suite_ctx *x, char *err, size_t len) {
+  const char *outdir = x->o->outdir;
+  snprintf(x->runsdir, sizeof x->runsdir, "%s/runs", outdir);
+  snprintf(x->logsdir, sizeof x->logsdir, "%s/logs", outdir);
+  if (umrun_mkdirs(x->runsdir, err, len) || umrun_mkdirs(x->logsdir, err, len)) {
     fprintf(stderr, "umrun --suite: cannot create the folder %s\n", err);
-    goto free_runs;
+    return -1;
   }
-  const char *outs[] = {outdir, runsdir, logsdir};
+  const char *outs[] = {outdir, x->runsdir, x->logsdir};
   for (int k = 0; k < 3; k++) /* before the first run, not when the results are written */
-    if (umrun_probe_writable(outs[k], err, sizeof err)) {
+    if (umrun_probe_writable(outs[k], err, len)) {
       fprintf(stderr, "umrun --suite: the folder '%s' is not writable (%s); make it writable or choose another --out\n",
               outs[k], err);
-      goto free_runs;
+      return -1;
     }
-  char started[64];
-  time_t now = time(NULL);
-  strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  printf("umrun --suite %s: %d runs (tags", path, nruns);
-  for (int i = 0; i < ntags; i++) printf(" %s", tags[i]);
-  printf("%s%s), results in %s\n", only ? ", only " : "", only ? only : "", outdir);
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int threads = 1; /* what the runs inherit (OMP_NUM_THREADS), unless their JSON says */
-#ifdef _OPENMP
-  threads = omp_get_max_threads();
-#endif
-  suite_info info = {repeat, suite_loadavg(), -1, 0};
-  if (suite_busy(info.load_start, cores))
-    printf("warning: the machine is busy before the first run (load average %.2f on %ld cores): timings will be noisy\n",
-           info.load_start, cores);
-  uj **samples = calloc((size_t)repeat, sizeof *samples);
-  double walls[100]; /* each sample's wall time (--repeat is at most 100) */
-  if (!samples) {
-    rc = EXIT_RUN;
-    goto free_runs;
+  return 0;
+}
+
+/* run r's command line into args (NULL-ended; setbuf holds its axes' --set values); returns its ranks */
+static int run_args(const suite_ctx *x, const suite_run *r, const char **args, char (*setbuf)[600]) {
+  int na = 0;
+  const int np = r->val[AXIS_RANKS] ? atoi(r->val[AXIS_RANKS]) : 1;
+  if (np > 1) { /* several ranks: mpirun (--oversubscribe where cores are fewer, as root where root) */
+    args[na++] = "mpirun";
+    if (np > (int)sysconf(_SC_NPROCESSORS_ONLN)) args[na++] = "--oversubscribe";
+    if (geteuid() == 0) args[na++] = "--allow-run-as-root";
+    args[na++] = "-np";
+    args[na++] = r->val[AXIS_RANKS];
   }
-  const double host_gbs = suite_host_copy_gbs();
-  const double t0 = um_wtime();
+  args[na++] = x->argv0;
+  args[na++] = r->c->config;
+  args[na++] = "--quiet";
+  args[na++] = "--json";
+  args[na++] = r->json_path;
+  args[na++] = "--set";
+  args[na++] = "output.dir=";
+  if (x->o->allow_compiler) args[na++] = "--allow-compiler";
+  for (int s = 0; s < x->S->nsets && na < 400; s++) args[na++] = "--set", args[na++] = x->S->sets[s];
+  for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--set", args[na++] = r->c->sets[s];
+  for (int a = 0; a < AXES; a++)
+    if (r->val[a] && axis_keys[a]) {
+      snprintf(setbuf[a], sizeof setbuf[a], "%s=%s", axis_keys[a], r->val[a]);
+      args[na++] = "--set";
+      args[na++] = setbuf[a];
+    }
+  for (int s = 0; s < x->o->ngsets && na < 500; s++) args[na++] = "--set", args[na++] = x->o->gsets[s];
+  args[na] = NULL;
+  return np;
+}
+
+/* r run --repeat times (a failing sample ends it): its wall time the samples' median, its loops merged */
+static void run_samples(suite_ctx *x, suite_run *r, const char **args, int np) {
+  uj **samples = x->samples;
+  for (int rep = 0; rep < x->o->repeat; rep++) { /* --repeat: the same run again; a failing sample ends it */
+    if (rep) {
+      samples[rep - 1] = r->json; /* the last sample's JSON stays r's */
+      r->json = NULL;
+      free(r->json_text);
+      r->json_text = NULL;
+      unlink(r->json_path);
+    }
+    run_child(r, args, np);
+    x->walls[rep] = r->res.seconds;
+    r->samples = rep + 1;
+    if (strcmp(r->status, "pass")) break;
+  }
+  if (r->samples > 1) { /* the wall time: the median of the samples' */
+    double w[100];
+    memcpy(w, x->walls, (size_t)r->samples * sizeof *w);
+    for (int i = 1; i < r->samples; i++)
+      for (int j = i; j > 0 && w[j] < w[j - 1]; j--) {
+        const double t = w[j];
+        w[j] = w[j - 1], w[j - 1] = t;
+      }
+    r->res.seconds = r->samples % 2 ? w[r->samples / 2] : 0.5 * (w[r->samples / 2 - 1] + w[r->samples / 2]);
+  }
+  r->load_end = suite_loadavg();
+  r->threads = (int)uj_getn(r->json, "threads", x->threads);
+  if (r->samples > 1 && !strcmp(r->status, "pass")) {
+    samples[r->samples - 1] = r->json;
+    suite_merge_samples(r, samples, r->samples);
+  }
+  for (int q = 0; q + 1 < r->samples; q++) uj_free(samples[q]);
+}
+
+/* the end of run r's progress line: its status, time, samples, message, and whether the machine was busy */
+static void print_run_result(suite_ctx *x, const suite_run *r) {
+  const int busy = suite_busy(r->load_start, x->cores) || suite_busy(r->load_end, x->cores);
+  x->info.busy_runs += busy;
+  printf(" %s  %.1f s", suite_status_word(r->status), r->res.seconds);
+  if (r->samples > 1) {
+    printf(" (median of %d:", r->samples);
+    for (int q = 0; q < r->samples; q++) printf("%s %.2f", q ? "," : "", x->walls[q]);
+    printf(" s)");
+  }
+  if (strcmp(r->status, "pass")) printf("\n      %s", r->message);
+  if (busy)
+    printf("\n      warning: the machine was busy (load average %.2f before, %.2f after, on %ld cores, %d threads): "
+           "these timings share the CPU with other work; rerun on an idle machine%s",
+           r->load_start, r->load_end, x->cores, r->threads,
+           x->o->repeat > 1 ? " (the median of the samples resists some of it)" : ", or with --repeat N");
+  printf("\n");
+}
+
+/* every run, each combination expanded just before it starts, as a child process */
+static void run_all(suite_ctx *x, suite_run *runs, int nruns) {
+  const suite_file *S = x->S;
   for (int i = 0, ci = -1, k = 0, kmax = 0; i < nruns; i++) {
     while (k >= kmax) { /* the next selected case */
       ci++;
       k = 0;
-      kmax = S.cases[ci].selected ? (int)S.cases[ci].combos : 0;
+      kmax = S->cases[ci].selected ? (int)S->cases[ci].combos : 0;
     }
     suite_run *r = &runs[i];
-    suite_expand(r, &S.cases[ci], k++, i + 1); /* this combination, expanded now */
-    snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", runsdir, r->file_id);
-    snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", logsdir, r->file_id);
+    suite_expand(r, &S->cases[ci], k++, i + 1); /* this combination, expanded now */
+    snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", x->runsdir, r->file_id);
+    snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", x->logsdir, r->file_id);
     unlink(r->json_path);
     const char *args[520];
     char setbuf[AXES][600];
-    int na = 0;
-    const int np = r->val[AXIS_RANKS] ? atoi(r->val[AXIS_RANKS]) : 1;
-    if (np > 1) { /* several ranks: mpirun (--oversubscribe where cores are fewer, as root where root) */
-      args[na++] = "mpirun";
-      if (np > (int)sysconf(_SC_NPROCESSORS_ONLN)) args[na++] = "--oversubscribe";
-      if (geteuid() == 0) args[na++] = "--allow-run-as-root";
-      args[na++] = "-np";
-      args[na++] = r->val[AXIS_RANKS];
-    }
-    args[na++] = argv0;
-    args[na++] = r->c->config;
-    args[na++] = "--quiet";
-    args[na++] = "--json";
-    args[na++] = r->json_path;
-    args[na++] = "--set";
-    args[na++] = "output.dir=";
-    if (allow_compiler) args[na++] = "--allow-compiler";
-    for (int s = 0; s < S.nsets && na < 400; s++) args[na++] = "--set", args[na++] = S.sets[s];
-    for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--set", args[na++] = r->c->sets[s];
-    for (int a = 0; a < AXES; a++)
-      if (r->val[a] && axis_keys[a]) {
-        snprintf(setbuf[a], sizeof setbuf[a], "%s=%s", axis_keys[a], r->val[a]);
-        args[na++] = "--set";
-        args[na++] = setbuf[a];
-      }
-    for (int s = 0; s < ngsets && na < 500; s++) args[na++] = "--set", args[na++] = gsets[s];
-    args[na] = NULL;
+    const int np = run_args(x, r, args, setbuf);
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);
     r->load_start = suite_loadavg();
-    for (int rep = 0; rep < repeat; rep++) { /* --repeat: the same run again; a failing sample ends it */
-      if (rep) {
-        samples[rep - 1] = r->json; /* the last sample's JSON stays r's */
-        r->json = NULL;
-        free(r->json_text);
-        r->json_text = NULL;
-        unlink(r->json_path);
-      }
-      run_child(r, args, np);
-      walls[rep] = r->res.seconds;
-      r->samples = rep + 1;
-      if (strcmp(r->status, "pass")) break;
-    }
-    if (r->samples > 1) { /* the wall time: the median of the samples' */
-      double w[100];
-      memcpy(w, walls, (size_t)r->samples * sizeof *w);
-      for (int x = 1; x < r->samples; x++)
-        for (int y = x; y > 0 && w[y] < w[y - 1]; y--) {
-          const double t = w[y];
-          w[y] = w[y - 1], w[y - 1] = t;
-        }
-      r->res.seconds = r->samples % 2 ? w[r->samples / 2] : 0.5 * (w[r->samples / 2 - 1] + w[r->samples / 2]);
-    }
-    r->load_end = suite_loadavg();
-    r->threads = (int)uj_getn(r->json, "threads", threads);
-    if (r->samples > 1 && !strcmp(r->status, "pass")) {
-      samples[r->samples - 1] = r->json;
-      suite_merge_samples(r, samples, r->samples);
-    }
-    for (int q = 0; q + 1 < r->samples; q++) uj_free(samples[q]);
-    const int busy = suite_busy(r->load_start, cores) || suite_busy(r->load_end, cores);
-    info.busy_runs += busy;
-    printf(" %s  %.1f s", suite_status_word(r->status), r->res.seconds);
-    if (r->samples > 1) {
-      printf(" (median of %d:", r->samples);
-      for (int q = 0; q < r->samples; q++) printf("%s %.2f", q ? "," : "", walls[q]);
-      printf(" s)");
-    }
-    if (strcmp(r->status, "pass")) printf("\n      %s", r->message);
-    if (busy)
-      printf("\n      warning: the machine was busy (load average %.2f before, %.2f after, on %ld cores, %d threads): "
-             "these timings share the CPU with other work; rerun on an idle machine%s",
-             r->load_start, r->load_end, cores, r->threads,
-             repeat > 1 ? " (the median of the samples resists some of it)" : ", or with --repeat N");
-    printf("\n");
+    run_samples(x, r, args, np);
+    print_run_result(x, r);
   }
-  const double seconds = um_wtime() - t0;
-  free(samples);
-  info.load_end = suite_loadavg();
-  suite_same_bits(runs, nruns);
-  /* the PASS/FAIL matrix: a line per case */
-  int np = 0, nfail = 0;
+}
+
+/* the PASS/FAIL matrix, a line per case; returns the runs that pass */
+static int print_matrix(const suite_run *runs, int nruns) {
+  int np = 0;
   printf("\n%-28s %s\n", "case", "runs: variant status");
   for (int i = 0; i < nruns;) {
     int j = i;
@@ -382,33 +394,111 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
     printf("\n");
     i = j;
   }
-  nfail = nruns - np;
-  /* the three files */
+  return np;
+}
+
+/* the three files under --out: results.json, junit.xml, summary.md; 1 when all were written */
+static int write_suite_files(const suite_ctx *x, suite_run *runs, int nruns, double host_gbs, const char *started,
+                             double seconds, char *err, size_t len) {
+  const suite_opts *o = x->o;
   const char *names[3] = {"results.json", "junit.xml", "summary.md"};
   int wrote = 1;
   for (int k = 0; k < 3; k++) {
     char p[4096];
-    snprintf(p, sizeof p, "%s/%s", outdir, names[k]);
+    snprintf(p, sizeof p, "%s/%s", o->outdir, names[k]);
     um_safe_file sf;
-    if (um_safe_open(&sf, p, err, sizeof err)) {
+    if (um_safe_open(&sf, p, err, len)) {
       fprintf(stderr, "umrun --suite: %s\n", err);
       wrote = 0;
       continue;
     }
-    if (k == 0) suite_write_results(sf.f, path, tags, ntags, only, runs, nruns, host_gbs, started, seconds, &info);
+    if (k == 0)
+      suite_write_results(sf.f, o->path, o->tags, o->ntags, o->only, runs, nruns, host_gbs, started, seconds, &x->info);
     else if (k == 1) suite_write_junit(sf.f, runs, nruns, seconds);
-    else suite_write_markdown(sf.f, path, runs, nruns, started, seconds, host_gbs);
-    if (um_safe_commit(&sf, err, sizeof err)) {
+    else suite_write_markdown(sf.f, o->path, runs, nruns, started, seconds, host_gbs);
+    if (um_safe_commit(&sf, err, len)) {
       fprintf(stderr, "umrun --suite: %s\n", err);
       wrote = 0;
     }
   }
+  return wrote;
+}
+
+/* the selected runs made, judged and written: the exit status */
+static int run_suite(const char *argv0, const suite_opts *o, suite_file *S, suite_run *runs, int nruns, char *err,
+                     size_t len) {
+  suite_ctx x = {.o = o, .S = S, .argv0 = argv0};
+  if (make_out_dirs(&x, err, len)) return EXIT_USAGE;
+  char started[64];
+  time_t now = time(NULL);
+  strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  printf("umrun --suite %s: %d runs (tags", o->path, nruns);
+  for (int i = 0; i < o->ntags; i++) printf(" %s", o->tags[i]);
+  printf("%s%s), results in %s\n", o->only ? ", only " : "", o->only ? o->only : "", o->outdir);
+  x.cores = sysconf(_SC_NPROCESSORS_ONLN);
+  x.threads = 1;
+#ifdef _OPENMP
+  x.threads = omp_get_max_threads();
+#endif
+  x.info = (suite_info){o->repeat, suite_loadavg(), -1, 0};
+  if (suite_busy(x.info.load_start, x.cores))
+    printf("warning: the machine is busy before the first run (load average %.2f on %ld cores): timings will be noisy\n",
+           x.info.load_start, x.cores);
+  x.samples = calloc((size_t)o->repeat, sizeof *x.samples);
+  if (!x.samples) return EXIT_RUN;
+  const double host_gbs = suite_host_copy_gbs();
+  const double t0 = um_wtime();
+  run_all(&x, runs, nruns);
+  const double seconds = um_wtime() - t0;
+  free(x.samples);
+  x.info.load_end = suite_loadavg();
+  suite_same_bits(runs, nruns);
+  const int np = print_matrix(runs, nruns), nfail = nruns - np;
+  const int wrote = write_suite_files(&x, runs, nruns, host_gbs, started, seconds, err, len);
   printf("\numrun --suite: %d of %d runs pass%s (%.1f s); wrote %s/results.json, junit.xml, summary.md\n", np, nruns,
-         nfail ? ", SOME FAILED" : "", seconds, outdir);
-  if (info.busy_runs)
+         nfail ? ", SOME FAILED" : "", seconds, o->outdir);
+  if (x.info.busy_runs)
     printf("umrun --suite: warning: %d of %d runs ran on a busy machine (load average above its %ld cores): their "
-           "timings are noisy (results.json: cases[].load)\n", info.busy_runs, nruns, cores);
-  rc = nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
+           "timings are noisy (results.json: cases[].load)\n", x.info.busy_runs, nruns, x.cores);
+  return nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
+}
+
+int umrun_suite_main(const char *argv0, int argc, char **argv) {
+  suite_opts o = {.outdir = "out/suite", .repeat = 1};
+  int rc = EXIT_USAGE;
+  o.gsets = calloc((size_t)argc + 1, sizeof *o.gsets);
+  if (!o.gsets) return EXIT_RUN;
+  if (suite_help_asked(argc, argv)) {
+    umrun_suite_usage(stdout);
+    free(o.gsets);
+    return EXIT_OK;
+  }
+  if (parse_suite_args(argc, argv, &o)) goto done;
+  suite_file S;
+  char err[4096] = "";
+  const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
+  for (int s = 0; s < o.ngsets; s++)
+    if (!strncmp(o.gsets[s], "app=", 4)) app_override = o.gsets[s] + 4;
+  if (suite_load(o.path, app_override, o.allow_compiler, &S, err, sizeof err)) {
+    fprintf(stderr, "umrun --suite: %s\n", err);
+    suite_free(&S);
+    goto done;
+  }
+  const int nruns = select_runs(&o, &S);
+  suite_run *runs = NULL;
+  if (nruns < 0) goto free_runs;
+  if (o.list) {
+    list_runs(&S, nruns);
+    rc = EXIT_OK;
+    goto free_runs;
+  }
+  runs = calloc((size_t)nruns, sizeof *runs); /* at most UMRUN_SUITE_MAX_RUNS entries */
+  if (!runs) {
+    fprintf(stderr, "umrun --suite: out of memory for %d runs\n", nruns);
+    rc = EXIT_RUN;
+    goto free_runs;
+  }
+  rc = run_suite(argv0, &o, &S, runs, nruns, err, sizeof err);
 free_runs:
   for (int i = 0; runs && i < nruns; i++) {
     free(runs[i].json_text);
@@ -417,7 +507,7 @@ free_runs:
   free(runs);
   suite_free(&S);
 done:
-  suite_free_strs(tags, ntags);
-  free(gsets);
+  suite_free_strs(o.tags, o.ntags);
+  free(o.gsets);
   return rc;
 }

@@ -310,21 +310,12 @@ static void emit_staged(gen *g, int i) {
   }
 }
 
-int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
-  *source = NULL;
-  um_strbuf buf = {0};
-  gen G, *g = &G;
-  memset(g, 0, sizeof *g);
-  g->L = L;
-  g->D = D;
-  g->b = &buf;
-  const int BS = L->block_threads;
-  int nstaged = 0;
-  for (int i = 0; i < L->ninds; i++) g->staged_k[i] = (L->exec == UMC_EXEC_HIER && D->ind_staged[i]) ? nstaged++ : -1;
-
-  /* header comment: what was decided */
+/* The header comment: what was decided, loop and args */
+static void emit_header_comment(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   P("/* um CUDA backend: loop '%s', kernel %s (%s)\n * %s, %d threads per block", L->loop_name, L->kernel_name,
-    L->header_name, umc_exec_name(L->exec), BS);
+    L->header_name, umc_exec_name(L->exec), L->block_threads);
   if (L->exec == UMC_EXEC_HIER)
     P(", staging %s%s", L->stage_all ? "all indirect data" : "incremented data",
       L->block_atomics ? ", shared-memory atomics, no colouring" : "");
@@ -344,8 +335,12 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);
+}
 
-  /* the parameter block */
+/* The parameter block (struct um_params), a member per field the decisions list */
+static void emit_params(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   P("struct um_params {\n");
   for (int f = 0; f < D->nfields; f++) {
     const umc_field *F = &D->fields[f];
@@ -379,15 +374,49 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     }
   }
   P("};\n\n");
-  if (D->has_reduction) emit_reduction_helpers(g);
+}
 
-  /* ---- the loop kernel ---- */
+/* A hierarchical kernel's start: its plan block, shared memory (fused: phase 1's contributions first), the
+ * staged data it reads and the element of each thread. nstaged: the staged inds in all. */
+static void emit_hier_prologue(gen *g, int nstaged) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  const int BS = L->block_threads;
+  P("  extern __shared__ __align__(16) unsigned char um_sh[];\n"
+    "  const int b = p.blocks[p.start + blockIdx.x]; /* plan block */\n"
+    "  const int e0 = p.boff[b], ne = p.boff[b + 1] - e0;\n"
+    "  const bool active = tid < ne;\n");
+  if (nstaged || D->fused) P("  unsigned char *um_sp = um_sh;\n");
+  if (D->fused) { /* variant B: the contributions first, then each phase's staged data from um_p2 */
+    for (int a = 0; a < L->nargs; a++) {
+      if (D->apply[a] != UMC_APPLY_COLOURED) continue;
+      const umc_arg *x = &L->args[a];
+      P("  %s *sc%d = (%s *)um_sp; /* phase 1: arg %d's contributions, by thread */\n"
+        "  um_sp += %d;\n", tname(x->type), a, tname(x->type), a, (BS * x->dim * umc_tsize(x->type) + 15) & ~15);
+    }
+    P("  unsigned char *const um_p2 = um_sp; /* phase 2 stages its targets where phase 1 staged its data */\n");
+  }
+  int nstaged1 = 0; /* staged now: fused, only the data phase 1 reads */
+  for (int i = 0; i < L->ninds; i++)
+    if (D->ind_staged[i] && (!D->fused || D->ind_load[i])) emit_staged(g, i), nstaged1++;
+  if (emit_direct_loads(g) || nstaged1) P("  __syncthreads();\n");
+  if (D->colour_loop)
+    P("  const int *um_co = p.cols + p.coff[b]; /* [ncolours, first thread of each colour..., ne] */\n"
+      "  const int e = e0 + (active ? (int)p.perm[e0 + tid] : 0); /* threads sorted by thread colour */\n");
+  else
+    P("  const int e = e0 + tid;\n");
+}
+
+/* The loop kernel's signature and start, to each thread's element e (and whether it is active) */
+static void emit_kernel_prologue(gen *g, int nstaged) {
+  const umc_loop *L = g->L;
+  const int BS = L->block_threads;
   if (L->min_blocks > 0)
     P("extern \"C\" __global__ void __launch_bounds__(%d, %d) um_loop(const um_params p) {\n", BS, L->min_blocks);
   else
     P("extern \"C\" __global__ void __launch_bounds__(%d) um_loop(const um_params p) {\n", BS);
   P("  const int tid = threadIdx.x;\n");
-  if (D->has_reduction) emit_red_scratch(g, "  ");
+  if (g->D->has_reduction) emit_red_scratch(g, "  ");
   if (L->exec == UMC_EXEC_FLAT) {
     P("  const int i = blockIdx.x * %d + tid;\n  const bool active = i < p.n;\n  const int e = p.start + i;\n", BS);
     if (emit_direct_loads(g)) P("  __syncthreads();\n");
@@ -396,35 +425,15 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
       "  const int e = active ? p.perm[p.start + i] : 0; /* elements of one colour */\n",
       BS);
   } else {
-    P("  extern __shared__ __align__(16) unsigned char um_sh[];\n"
-      "  const int b = p.blocks[p.start + blockIdx.x]; /* plan block */\n"
-      "  const int e0 = p.boff[b], ne = p.boff[b + 1] - e0;\n"
-      "  const bool active = tid < ne;\n");
-    if (nstaged || D->fused) P("  unsigned char *um_sp = um_sh;\n");
-    if (D->fused) { /* variant B: the contributions first, then each phase's staged data from um_p2 */
-      for (int a = 0; a < L->nargs; a++) {
-        if (D->apply[a] != UMC_APPLY_COLOURED) continue;
-        const umc_arg *x = &L->args[a];
-        P("  %s *sc%d = (%s *)um_sp; /* phase 1: arg %d's contributions, by thread */\n"
-          "  um_sp += %d;\n", tname(x->type), a, tname(x->type), a, (BS * x->dim * umc_tsize(x->type) + 15) & ~15);
-      }
-      P("  unsigned char *const um_p2 = um_sp; /* phase 2 stages its targets where phase 1 staged its data */\n");
-    }
-    int nstaged1 = 0; /* staged now: fused, only the data phase 1 reads */
-    for (int i = 0; i < L->ninds; i++)
-      if (D->ind_staged[i] && (!D->fused || D->ind_load[i])) emit_staged(g, i), nstaged1++;
-    if (emit_direct_loads(g) || nstaged1) P("  __syncthreads();\n");
-    if (D->colour_loop)
-      P("  const int *um_co = p.cols + p.coff[b]; /* [ncolours, first thread of each colour..., ne] */\n"
-        "  const int e = e0 + (active ? (int)p.perm[e0 + tid] : 0); /* threads sorted by thread colour */\n");
-    else
-      P("  const int e = e0 + tid;\n");
+    emit_hier_prologue(g, nstaged);
   }
+}
 
-  /* indices: map entries and local (shared-memory) indices, once each; a map
-   * row of arity 2 or 4 the loop reads at two or more indices comes in one
-   * vector load */
-  int vec_row[UM_MAX_ARGS] = {0};
+/* Map rows of arity 2 or 4 the loop reads at two or more indices: one vector load each (mr<map>);
+ * vec_row[map] gets the arity of those loaded so, else 0 */
+static void emit_map_rows(gen *g, int *vec_row) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   for (int m = 0; m < L->nmaps; m++) {
     int seen[4] = {0, 0, 0, 0}, n = 0, arity = 0;
     for (int a = 0; a < L->nargs; a++) {
@@ -439,32 +448,41 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
         arity, m, arity, arity, arity == 2 ? "0, 0" : "0, 0, 0, 0");
     }
   }
-  {
-    int done_m[UM_MAX_ARGS], done_i[UM_MAX_ARGS], ndone = 0;
-    int done_loc[UM_MAX_ARGS] = {0};
-    for (int a = 0; a < L->nargs; a++) {
-      const umc_arg *x = &L->args[a];
-      if (x->gbl || !x->indirect || x->vec) continue;
-      if (D->loc_slot[a] >= 0) {
-        if (!done_loc[D->loc_slot[a]]) {
-          P("  const int l%d = active ? (int)p.loc%d[e] : 0;\n", D->loc_slot[a], D->loc_slot[a]);
-          done_loc[D->loc_slot[a]] = 1;
-        }
-        continue;
+}
+
+/* The indices: map entries (t<map>_<idx>) and local shared-memory indices (l<slot>), once each */
+static void emit_indices(gen *g, const int *vec_row) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  int done_m[UM_MAX_ARGS], done_i[UM_MAX_ARGS], ndone = 0;
+  int done_loc[UM_MAX_ARGS] = {0};
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (x->gbl || !x->indirect || x->vec) continue;
+    if (D->loc_slot[a] >= 0) {
+      if (!done_loc[D->loc_slot[a]]) {
+        P("  const int l%d = active ? (int)p.loc%d[e] : 0;\n", D->loc_slot[a], D->loc_slot[a]);
+        done_loc[D->loc_slot[a]] = 1;
       }
-      int k = 0;
-      while (k < ndone && !(done_m[k] == x->map && done_i[k] == x->idx)) k++;
-      if (k < ndone) continue;
-      done_m[ndone] = x->map;
-      done_i[ndone++] = x->idx;
-      if (vec_row[x->map])
-        P("  const int t%d_%d = mr%d.%c;\n", x->map, x->idx, x->map, "xyzw"[x->idx]);
-      else
-        P("  const int t%d_%d = active ? p.m%d[(size_t)e * %d + %d] : 0;\n", x->map, x->idx, x->map, x->arity,
-          x->idx);
+      continue;
     }
+    int k = 0;
+    while (k < ndone && !(done_m[k] == x->map && done_i[k] == x->idx)) k++;
+    if (k < ndone) continue;
+    done_m[ndone] = x->map;
+    done_i[ndone++] = x->idx;
+    if (vec_row[x->map])
+      P("  const int t%d_%d = mr%d.%c;\n", x->map, x->idx, x->map, "xyzw"[x->idx]);
+    else
+      P("  const int t%d_%d = active ? p.m%d[(size_t)e * %d + %d] : 0;\n", x->map, x->idx, x->map, x->arity,
+        x->idx);
   }
-  /* registers that live across the call: increments and globals */
+}
+
+/* Registers that live across the call: increments and globals */
+static void emit_live_registers(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
     if (D->pass[a] == UMC_PASS_REG_INC) { /* from the additive identity: -0.0 keeps a -0.0 target's sign */
@@ -478,33 +496,47 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
         x->dim, a, tname(x->type));
     }
   }
+}
 
+/* Fused (variant B): phase 1 the contributions to shared memory, phase 2 the targets staged where phase 1's
+ * data was and the contributions added by thread colour */
+static void emit_fused_phases(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  P("  /* phase 1: every element's contributions, to shared memory */\n  if (active) {\n");
+  emit_body(g, "    ", 0);
+  for (int a = 0; a < L->nargs; a++)
+    if (D->apply[a] == UMC_APPLY_COLOURED)
+      P("#pragma unroll\n    for (int c = 0; c < %d; c++) sc%d[tid * %d + c] = r%d[c];\n", L->args[a].dim, a,
+        L->args[a].dim, a);
+  P("  }\n  __syncthreads();\n"
+    "  /* phase 2: the block's targets staged where phase 1's data was, the contributions added by thread "
+    "colour */\n  um_sp = um_p2;\n");
+  for (int i = 0; i < L->ninds; i++)
+    if (D->ind_staged[i] && !D->ind_load[i]) emit_staged(g, i);
+  P("  __syncthreads();\n");
+  P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
+  for (int a = 0; a < L->nargs; a++) {
+    if (D->apply[a] != UMC_APPLY_COLOURED) continue;
+    const umc_arg *x = &L->args[a];
+    P("#pragma unroll\n      for (int c = 0; c < %d; c++) s%d[l%d * %d + c] += sc%d[tid * %d + c];\n", x->dim,
+      g->staged_k[x->ind], D->loc_slot[a], x->dim, a, x->dim);
+  }
+  P("    }\n    __syncthreads();\n  }\n");
+}
+
+/* The calls of the kernel: all at once, fused, with their increments applied by thread colour, or the whole
+ * call one thread colour at a time */
+static void emit_calls(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   if (L->exec != UMC_EXEC_HIER || !D->colour_loop) {
     P("  if (active) {\n");
     emit_body(g, "    ", 1);
     P("  }\n");
     emit_warp_combine(g);
   } else if (D->fused) {
-    P("  /* phase 1: every element's contributions, to shared memory */\n  if (active) {\n");
-    emit_body(g, "    ", 0);
-    for (int a = 0; a < L->nargs; a++)
-      if (D->apply[a] == UMC_APPLY_COLOURED)
-        P("#pragma unroll\n    for (int c = 0; c < %d; c++) sc%d[tid * %d + c] = r%d[c];\n", L->args[a].dim, a,
-          L->args[a].dim, a);
-    P("  }\n  __syncthreads();\n"
-      "  /* phase 2: the block's targets staged where phase 1's data was, the contributions added by thread "
-      "colour */\n  um_sp = um_p2;\n");
-    for (int i = 0; i < L->ninds; i++)
-      if (D->ind_staged[i] && !D->ind_load[i]) emit_staged(g, i);
-    P("  __syncthreads();\n");
-    P("  for (int c = 0; c < um_co[0]; c++) {\n    if (active && tid >= um_co[1 + c] && tid < um_co[2 + c]) {\n");
-    for (int a = 0; a < L->nargs; a++) {
-      if (D->apply[a] != UMC_APPLY_COLOURED) continue;
-      const umc_arg *x = &L->args[a];
-      P("#pragma unroll\n      for (int c = 0; c < %d; c++) s%d[l%d * %d + c] += sc%d[tid * %d + c];\n", x->dim,
-        g->staged_k[x->ind], D->loc_slot[a], x->dim, a, x->dim);
-    }
-    P("    }\n    __syncthreads();\n  }\n");
+    emit_fused_phases(g);
   } else if (!D->kernel_in_colour_loop) {
     P("  if (active) {\n");
     emit_body(g, "    ", 0);
@@ -520,7 +552,36 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     emit_body(g, "      ", 1);
     P("    }\n    __syncthreads();\n  }\n");
   }
+}
 
+/* Staged ind i written back to its dat: added, stored or added atomically (ind_writeback 1, 2, 3) */
+static void emit_writeback(gen *g, int i) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  const int BS = L->block_threads;
+  const umc_ind *s = &L->inds[i];
+  const int k = g->staged_k[i];
+  const int at = D->ind_writeback[i] == 3;
+  const char *op = at ? "," : D->ind_writeback[i] == 1 ? " +=" : " =", *pre = at ? "atomicAdd(&" : "",
+             *post = at ? ")" : "";
+  if (s->soa) {
+    P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
+      "    for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)c * %lld + (size_t)tg%d[j]]%s s%d[j * %d + c]%s;\n",
+      s->dim, k, BS, pre, s->dat, s->stride, k, op, k, s->dim, post);
+  } else if (s->dim == 1) {
+    P("  for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)tg%d[j]]%s s%d[j]%s;\n", k, BS, pre, s->dat, k, op,
+      k, post);
+  } else {
+    P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
+      "    %sp.d%d[(size_t)tg%d[j] * %d + (l - j * %d)]%s s%d[l]%s;\n  }\n",
+      k, s->dim, BS, s->dim, pre, s->dat, k, s->dim, s->dim, op, k, post);
+  }
+}
+
+/* After the calls: direct data stored from shared memory, staged data written back */
+static void emit_stores(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
   if (L->exec == UMC_EXEC_FLAT && has_direct_stores(g)) {
     P("  __syncthreads();\n");
     emit_direct_stores(g);
@@ -534,86 +595,106 @@ int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char 
     }
     if (any_wb) {
       P("  /* write the staged data back (no other block of this colour touches it) */\n");
-      for (int i = 0; i < L->ninds; i++) {
-        if (!D->ind_writeback[i]) continue;
-        const umc_ind *s = &L->inds[i];
-        const int k = g->staged_k[i];
-        const int at = D->ind_writeback[i] == 3;
-        const char *op = at ? "," : D->ind_writeback[i] == 1 ? " +=" : " =", *pre = at ? "atomicAdd(&" : "",
-                   *post = at ? ")" : "";
-        if (s->soa) {
-          P("#pragma unroll\n  for (int c = 0; c < %d; c++)\n"
-            "    for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)c * %lld + (size_t)tg%d[j]]%s s%d[j * %d + c]%s;\n",
-            s->dim, k, BS, pre, s->dat, s->stride, k, op, k, s->dim, post);
-        } else if (s->dim == 1) {
-          P("  for (int j = tid; j < nt%d; j += %d) %sp.d%d[(size_t)tg%d[j]]%s s%d[j]%s;\n", k, BS, pre, s->dat, k, op,
-            k, post);
-        } else {
-          P("  for (int l = tid; l < nt%d * %d; l += %d) {\n    const int j = l / %d;\n"
-            "    %sp.d%d[(size_t)tg%d[j] * %d + (l - j * %d)]%s s%d[l]%s;\n  }\n",
-            k, s->dim, BS, s->dim, pre, s->dat, k, s->dim, s->dim, op, k, post);
-        }
-      }
+      for (int i = 0; i < L->ninds; i++)
+        if (D->ind_writeback[i]) emit_writeback(g, i);
     }
   }
+}
 
-  if (D->has_reduction) {
-    P("  /* global reductions: sums one partial row per CUDA block, combined by um_reduce; min / max one atomic\n"
-      "   * per block on the row's keys */\n");
-    for (int a = 0; a < L->nargs; a++) {
-      const umc_arg *x = &L->args[a];
-      if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
-      P("#pragma unroll\n  for (int c = 0; c < %d; c++) {\n"
-        "    const %s v = um_block_reduce<%s>(r%d[c], um_red_%s);\n",
-        x->dim, tname(x->type), op_of(x->acc), a, tname(x->type));
-      if (umc_red_atomic(x->acc)) P("    if (tid == 0) um_atomic_red<%s>(p.part%d + c, v);\n  }\n", op_of(x->acc), a);
-      else P("    if (tid == 0) p.part%d[(size_t)(p.part + blockIdx.x) * %d + c] = v;\n  }\n", a, x->dim);
-    }
+/* The loop kernel's global reductions: sums a partial row per block, min / max an atomic per block */
+static void emit_block_reductions(gen *g) {
+  const umc_loop *L = g->L;
+  const umc_decisions *D = g->D;
+  P("  /* global reductions: sums one partial row per CUDA block, combined by um_reduce; min / max one atomic\n"
+    "   * per block on the row's keys */\n");
+  for (int a = 0; a < L->nargs; a++) {
+    const umc_arg *x = &L->args[a];
+    if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
+    P("#pragma unroll\n  for (int c = 0; c < %d; c++) {\n"
+      "    const %s v = um_block_reduce<%s>(r%d[c], um_red_%s);\n",
+      x->dim, tname(x->type), op_of(x->acc), a, tname(x->type));
+    if (umc_red_atomic(x->acc)) P("    if (tid == 0) um_atomic_red<%s>(p.part%d + c, v);\n  }\n", op_of(x->acc), a);
+    else P("    if (tid == 0) p.part%d[(size_t)(p.part + blockIdx.x) * %d + c] = v;\n  }\n", a, x->dim);
   }
+}
+
+/* um_reduce's part for reduced arg a: the blocks' partial rows folded into p.res<a> (min / max: the key
+ * their atomics left, read and reset) */
+static void emit_reduce_arg(gen *g, int a) {
+  const umc_arg *x = &g->L->args[a];
+  const char *t = tname(x->type), *op = op_of(x->acc);
+  if (umc_red_atomic(x->acc)) { /* the blocks' atomics left the result's key: read it, reset the row */
+    const char *kt = x->type == UM_DOUBLE ? "long long" : "int";
+    P("  for (int c = threadIdx.x; c < %d; c += %d) {\n    %s *key = (%s *)p.part%d + c;\n"
+      "    p.res%d[c] = um_unkey(*key, (%s)0);\n    *key = %lldLL;\n  }\n",
+      x->dim, UMC_REDUCE_THREADS, kt, kt, a, a, t, umc_red_identity_key(x->acc, x->type));
+    return;
+  }
+  char init[48];
+  if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", t);
+  else snprintf(init, sizeof init, "p.part%d[c]", a);
+  if (x->dim <= UMC_REDUCE_ROW_MAX) {
+    P("  {\n    %s v[%d];\n#pragma unroll\n    for (int c = 0; c < %d; c++) v[c] = %s;\n"
+      "#pragma unroll %d\n    for (int k = threadIdx.x; k < p.n; k += %d) {\n"
+      "      const %s *row = p.part%d + (size_t)k * %d;\n"
+      "#pragma unroll\n      for (int c = 0; c < %d; c++) v[c] = um_op<%s>(v[c], row[c]);\n    }\n"
+      "#pragma unroll\n    for (int c = 0; c < %d; c++) {\n"
+      "      const %s r = um_block_reduce<%s>(v[c], um_red_%s);\n"
+      "      if (threadIdx.x == 0) p.res%d[c] = r;\n    }\n  }\n",
+      t, x->dim, x->dim, init, x->dim <= 4 ? 4 : 2, UMC_REDUCE_THREADS, t, a, x->dim, x->dim, op, x->dim, t, op,
+      t, a);
+  } else {
+    P("  for (int c = 0; c < %d; c++) {\n"
+      "    %s v = %s;\n"
+      "#pragma unroll 4\n"
+      "    for (int k = threadIdx.x; k < p.n; k += %d) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
+      "    v = um_block_reduce<%s>(v, um_red_%s);\n"
+      "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
+      x->dim, t, init, UMC_REDUCE_THREADS, op, a, x->dim, op, t, a);
+  }
+}
+
+/* The um_reduce kernel: one block; each thread folds whole partial rows (one contiguous read per row, unrolled
+ * so several rows' loads are in flight), then the block combines the threads' values */
+static void emit_reduce_kernel(gen *g) {
+  P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
+    "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
+  emit_red_scratch(g, "  ");
+  for (int a = 0; a < g->L->nargs; a++)
+    if (g->D->pass[a] == UMC_PASS_GBL_REDUCE) emit_reduce_arg(g, a);
+  P("}\n");
+}
+
+int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
+  *source = NULL;
+  um_strbuf buf = {0};
+  gen G, *g = &G;
+  memset(g, 0, sizeof *g);
+  g->L = L;
+  g->D = D;
+  g->b = &buf;
+  int nstaged = 0;
+  for (int i = 0; i < L->ninds; i++) g->staged_k[i] = (L->exec == UMC_EXEC_HIER && D->ind_staged[i]) ? nstaged++ : -1;
+
+  emit_header_comment(g);
+  emit_params(g);
+  if (D->has_reduction) emit_reduction_helpers(g);
+
+  /* ---- the loop kernel ---- */
+  emit_kernel_prologue(g, nstaged);
+  /* indices: map entries and local (shared-memory) indices, once each; a map
+   * row of arity 2 or 4 the loop reads at two or more indices comes in one
+   * vector load */
+  int vec_row[UM_MAX_ARGS] = {0};
+  emit_map_rows(g, vec_row);
+  emit_indices(g, vec_row);
+  emit_live_registers(g);
+  emit_calls(g);
+  emit_stores(g);
+  if (D->has_reduction) emit_block_reductions(g);
   P("}\n");
 
-  if (D->has_reduction) {
-    /* one block; each thread folds whole partial rows (one contiguous read per row, unrolled so several rows'
-     * loads are in flight), then the block combines the threads' values */
-    P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
-      "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
-    emit_red_scratch(g, "  ");
-    for (int a = 0; a < L->nargs; a++) {
-      const umc_arg *x = &L->args[a];
-      if (D->pass[a] != UMC_PASS_GBL_REDUCE) continue;
-      const char *t = tname(x->type), *op = op_of(x->acc);
-      if (umc_red_atomic(x->acc)) { /* the blocks' atomics left the result's key: read it, reset the row */
-        const char *kt = x->type == UM_DOUBLE ? "long long" : "int";
-        P("  for (int c = threadIdx.x; c < %d; c += %d) {\n    %s *key = (%s *)p.part%d + c;\n"
-          "    p.res%d[c] = um_unkey(*key, (%s)0);\n    *key = %lldLL;\n  }\n",
-          x->dim, UMC_REDUCE_THREADS, kt, kt, a, a, t, umc_red_identity_key(x->acc, x->type));
-        continue;
-      }
-      char init[48];
-      if (x->acc == UM_INC) snprintf(init, sizeof init, "(%s)0", t);
-      else snprintf(init, sizeof init, "p.part%d[c]", a);
-      if (x->dim <= UMC_REDUCE_ROW_MAX) {
-        P("  {\n    %s v[%d];\n#pragma unroll\n    for (int c = 0; c < %d; c++) v[c] = %s;\n"
-          "#pragma unroll %d\n    for (int k = threadIdx.x; k < p.n; k += %d) {\n"
-          "      const %s *row = p.part%d + (size_t)k * %d;\n"
-          "#pragma unroll\n      for (int c = 0; c < %d; c++) v[c] = um_op<%s>(v[c], row[c]);\n    }\n"
-          "#pragma unroll\n    for (int c = 0; c < %d; c++) {\n"
-          "      const %s r = um_block_reduce<%s>(v[c], um_red_%s);\n"
-          "      if (threadIdx.x == 0) p.res%d[c] = r;\n    }\n  }\n",
-          t, x->dim, x->dim, init, x->dim <= 4 ? 4 : 2, UMC_REDUCE_THREADS, t, a, x->dim, x->dim, op, x->dim, t, op,
-          t, a);
-      } else {
-        P("  for (int c = 0; c < %d; c++) {\n"
-          "    %s v = %s;\n"
-          "#pragma unroll 4\n"
-          "    for (int k = threadIdx.x; k < p.n; k += %d) v = um_op<%s>(v, p.part%d[(size_t)k * %d + c]);\n"
-          "    v = um_block_reduce<%s>(v, um_red_%s);\n"
-          "    if (threadIdx.x == 0) p.res%d[c] = v;\n  }\n",
-          x->dim, t, init, UMC_REDUCE_THREADS, op, a, x->dim, op, t, a);
-      }
-    }
-    P("}\n");
-  }
+  if (D->has_reduction) emit_reduce_kernel(g);
   if (buf.oom) {
     um_strbuf_free(&buf);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory generating the kernel of loop '%s'", L->loop_name);
