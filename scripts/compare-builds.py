@@ -8,8 +8,9 @@ Runs `umrun --suite validation/suite.yaml --tags TAGS` with each umrun (default 
 app's small references on seq and OpenMP, both layouts, reorderings, split loops and reproducible mode),
 or takes two suite output folders, and compares every run's metrics (runs/*.json, written by umrun with
 17 significant digits, so equal text is equal bits) and every validated value. Timings are left out
-(names with seconds, ms_per, per_second, gb_s). Prints one line per run and a summary; exits 1 if any
-run is missing on one side, failed on one side, or differs in any metric.
+(names with seconds, ms_per, per_second, gb_s, gflops, speedup: times, and rates and ratios of times).
+Prints one line per run and a summary; exits 1 if any run is missing on one side, failed on one side, or
+differs in any metric.
 
 Use it to show that a refactor changed no result: build the previous commit and the new one
 (scripts/build-offline.sh or cmake), then run this with both umruns.
@@ -21,7 +22,7 @@ import re
 import subprocess
 import sys
 
-TIMING = re.compile(r"seconds|ms_per|per_second|gb_s|_time$|bandwidth", re.I)
+TIMING = re.compile(r"seconds|ms_per|per_second|gb_s|gflops|speedup|_time$|bandwidth", re.I)
 
 
 def run_suite(umrun, tags, out):
