@@ -48,10 +48,10 @@ struct um_option;
 /** A parsed value: `i` for int, bool and choice (the index into choices), `l` for long,
  * `d` for double, `s` for string and choice (the choice's name; NULL: not set). */
 typedef struct {
-  int i;
-  long long l;
-  double d;
-  const char *s;
+  int i;         /**< int and bool values; a choice's index into its choices */
+  long long l;   /**< long values                                            */
+  double d;      /**< double values                                          */
+  const char *s; /**< string values; a choice's name (NULL: not set)         */
 } um_option_value;
 
 /** Applies a value to um_options before um_init (o->key names it in messages). */
