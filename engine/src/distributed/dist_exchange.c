@@ -297,7 +297,11 @@ int um__dist_reduce(um_context *ctx, um_loop *loop) {
     if (a->kind != UM_ARG_GBL || a->acc == UM_READ) continue;
     const size_t b = (size_t)a->dim * um_type_size(a->type);
     memcpy(loop->red[i], all + o, b);
-    for (int q = 1; q < D->nranks; q++) um__combine(loop->red[i], all + (size_t)q * bytes + o, a->dim, a->type, a->acc);
+    for (int q = 1; q < D->nranks; q++) { /* through an aligned copy: the packed partials of mixed types are not */
+      double part[UM_MAX_SCRATCH_DIM];
+      memcpy(part, all + (size_t)q * bytes + o, b);
+      um__combine(loop->red[i], part, a->dim, a->type, a->acc);
+    }
     o += b;
   }
   free(mine);
