@@ -156,21 +156,6 @@ const char *umrun_opt_type_name(um_opt_type t) {
   return "?";
 }
 
-/* Does `key` match the declared `pat` ("mpi.loops.<loop>": a "<...>" component matches any one component)? */
-static int key_matches(const char *pat, const char *key) {
-  while (*pat && *key) {
-    const char *pe = strchr(pat, '.'), *ke = strchr(key, '.');
-    const size_t pn = pe ? (size_t)(pe - pat) : strlen(pat), kn = ke ? (size_t)(ke - key) : strlen(key);
-    if (!kn) return 0;
-    if (!(pat[0] == '<' && pat[pn - 1] == '>') && (pn != kn || strncmp(pat, key, pn))) return 0;
-    if (!pe != !ke) return 0;
-    if (!pe) return 1;
-    pat = pe + 1;
-    key = ke + 1;
-  }
-  return 0;
-}
-
 /* "sweep.3": an item of a list option */
 static int is_item_of(const char *list, const char *key) {
   const size_t n = strlen(list);
@@ -187,7 +172,7 @@ static const um_option *find_in(const um_option *t, int n, const char *key, int 
   for (int i = 0; key && t && i < n; i++) {
     const um_option *o = &t[i];
     if (skip_app && o->type == UM_OPT_APP) continue; /* the app's, not the runner's */
-    if (key_matches(o->key, key) || (o->type == UM_OPT_LIST && is_item_of(o->key, key))) return o;
+    if (um_option_key_matches(o->key, key) || (o->type == UM_OPT_LIST && is_item_of(o->key, key))) return o;
   }
   return NULL;
 }

@@ -89,6 +89,9 @@ typedef struct um_option {
 int um_option_count(void);
 /** The i-th declaration (0 .. um_option_count() - 1), NULL out of range. */
 const um_option *um_option_at(int i);
+/** 1 if `key` matches the declared key `pattern` component by component, a "<...>" component of the pattern
+ * matching any one component (e.g. "mpi.loops.res_calc" matches "mpi.loops.<loop>"), else 0. */
+int um_option_key_matches(const char *pattern, const char *key);
 /** The declaration of `key` (exact, or a "<name>" component), NULL if the engine declares none. */
 const um_option *um_option_find(const char *key);
 /** The declared key nearest to `key` (edit distance), for "did you mean"; NULL if none is near. */

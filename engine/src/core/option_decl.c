@@ -41,7 +41,7 @@ const um_option *um_option_at(int i) {
 }
 
 /* Does `key` match the declared `pat` ("mpi.loops.<loop>": a "<...>" component matches any one component)? */
-static int key_matches(const char *pat, const char *key) {
+int um_option_key_matches(const char *pat, const char *key) {
   while (*pat && *key) {
     const char *pe = strchr(pat, '.'), *ke = strchr(key, '.');
     const size_t pn = pe ? (size_t)(pe - pat) : strlen(pat), kn = ke ? (size_t)(ke - key) : strlen(key);
@@ -58,7 +58,7 @@ static int key_matches(const char *pat, const char *key) {
 const um_option *um_option_find(const char *key) {
   if (!key) return NULL;
   for (int i = 0; i < um_option_count(); i++)
-    if (key_matches(um_option_at(i)->key, key)) return um_option_at(i);
+    if (um_option_key_matches(um_option_at(i)->key, key)) return um_option_at(i);
   return NULL;
 }
 
