@@ -42,7 +42,6 @@ BEING_REMOVED = {
     "umrun/options.c:options": "the runner's option table, resolved once: to be built into the settings",
     "umrun/options.c:noptions": "the runner's option table, resolved once: to be built into the settings",
     "engine/src/core/option_decl.c:buf": "um_option_nearest returns a thread's buffer: to take the caller's",
-    "engine/src/distributed/transport.c:extra": "um__transport_add (tests): to come through um_options like extra_backends",
 }
 
 KEYWORDS = {"static", "extern", "const", "volatile", "register", "inline", "_Thread_local", "thread_local",
