@@ -43,7 +43,7 @@ typedef struct {
   /** apps[0..n_apps-1]: a config's `app:` names one of them; --list-apps lists
    * them in this order. The table must outlive the call. */
   const um_app *const *apps;
-  int n_apps;
+  int n_apps; /**< the entries of apps (at least 1) */
   /** The YAML text run when the command line names no config file (umrun: a
    * small Airfoil case); NULL: a config file must be given. Must outlive the call. */
   const char *default_config;
