@@ -47,12 +47,12 @@ static int seq_gather(um_context *ctx, void *state, const um_gather *g) {
 
 const um_backend_def um_backend_seq = {
     .name = "seq",
-    .ranges = 1,
-    .host_code = 1,
+    .caps.ranges = 1,
+    .caps.host_code = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
-    .finalize = um__host_finalize,
-    .strategy = um__host_strategy,
-    .run = seq_run,
-    .gather = seq_gather,
+    .exec.finalize = um__host_finalize,
+    .exec.strategy = um__host_strategy,
+    .exec.run = seq_run,
+    .extras.gather = seq_gather,
 };

@@ -102,23 +102,41 @@ int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
   return UM_SUCCESS;
 }
 
-/* Tuning trials (um_backend_def.dat_copy): a device-side copy of d's rows, restored after each trial. */
-int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op) {
+/* Tuning trials (um_backend_data.dat_keep / dat_restore / dat_drop / dat_to_device): a device-side copy
+ * of d's rows, restored after each trial. */
+static int copy_rows(um_context *ctx, um_dat *d, void *to, const void *from, const char *what) {
+  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+  const size_t bytes = cu_dat_state(d)->bytes;
+  if (bytes)
+    CU(ctx, cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, ST(ctx)->stream), "%s dat '%s' for a tuning trial",
+       what, um_dat_name(d));
+  return UM_SUCCESS;
+}
+
+int cu_dat_keep(um_context *ctx, void *state, um_dat *d, void **copy) {
   (void)state;
   cu_dat *c = cu_dat_state(d);
-  if (op == 2) {
-    cu_dfree(copy);
-    return UM_SUCCESS;
-  }
-  if (op == 3) return cu_dat_on_device(ctx, d);
   if (!c) return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to keep for tuning", um_dat_name(d));
-  if (op == 0) UM_CHECK(ctx, cu_dalloc(ctx, copy, c->bytes, "a tuning copy of dat", um_dat_name(d)));
-  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
-  if (c->bytes)
-    CU(ctx, cudaMemcpyAsync(op == 0 ? *copy : c->d, op == 0 ? c->d : *copy, c->bytes, cudaMemcpyDeviceToDevice,
-                            ST(ctx)->stream),
-       "%s dat '%s' for a tuning trial", op == 0 ? "keeping" : "restoring", um_dat_name(d));
-  return UM_SUCCESS;
+  UM_CHECK(ctx, cu_dalloc(ctx, copy, c->bytes, "a tuning copy of dat", um_dat_name(d)));
+  return copy_rows(ctx, d, *copy, c->d, "keeping");
+}
+
+int cu_dat_restore(um_context *ctx, void *state, um_dat *d, void *copy) {
+  (void)state;
+  cu_dat *c = cu_dat_state(d);
+  if (!c) return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to restore for tuning", um_dat_name(d));
+  return copy_rows(ctx, d, c->d, copy, "restoring");
+}
+
+void cu_dat_drop(um_context *ctx, void *state, void **copy) {
+  (void)ctx;
+  (void)state;
+  cu_dfree(copy);
+}
+
+int cu_dat_to_device(um_context *ctx, void *state, um_dat *d) {
+  (void)state;
+  return cu_dat_on_device(ctx, d);
 }
 
 static int *map_on_device(cu_state *S, const um_map *m) {

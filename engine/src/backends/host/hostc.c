@@ -597,7 +597,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   m->seconds = 0;
   m->ran = -1;
   const double loop_seconds = r->seconds;
-  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
+  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->caps.host_code || !loop->kernel->source) return UM_SUCCESS;
   if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
   if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
