@@ -25,6 +25,7 @@
 #ifndef UM_BACKEND_H
 #define UM_BACKEND_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "um/exec.h"
 #include "um/um.h"
@@ -298,6 +299,26 @@ void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/** @{ Errors, as the core records them: the message (printf-style) is stored in the context with the
+ * code's name and file:line, and the code is returned; UM_BACKEND_CHECK returns a failing call's code
+ * with " <- file:line" added to the message, so an error carries the trail it came back by
+ * (um_error_message). UM_ERRMSG_LEN: the longest message kept. */
+#define UM_ERRMSG_LEN 4096
+int um_backend_error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int um_backend_verror(um_context *ctx, int code, const char *file, int line, const char *fmt, va_list ap);
+int um_backend_trace(um_context *ctx, int code, const char *file, int line);
+#define UM_BACKEND_ERROR(ctx, code, ...) um_backend_error((ctx), (code), __FILE__, __LINE__, __VA_ARGS__)
+#define UM_BACKEND_CHECK(ctx, call)                                                          \
+  do {                                                                                       \
+    int um__rc = (call);                                                                     \
+    if (um__rc != UM_SUCCESS) return um_backend_trace((ctx), um__rc, __FILE__, __LINE__);    \
+  } while (0)
+/** @} */
 
 /** Where a dat's valid copy lives (PETSc's offload mask). The host copy is
  * valid after declaration and every host-side change; a device backend sets

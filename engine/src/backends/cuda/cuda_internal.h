@@ -17,7 +17,6 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
-#include "../../core/error.h"
 #include "../../plan/plan.h"
 #include "codegen.h"
 #include "cuda_transport.h"
