@@ -106,7 +106,7 @@ int shadow_run(um_context *ctx, void *state, um_loop *loop) {
     upload((ShadowState *)state, d);
     memcpy(um_dat_host_data(d), dev_of(d).data(), um_dat_bytes(d));
   }
-  const int rc = um_backend_seq.run(ctx, nullptr, loop);
+  const int rc = um_backend_seq.exec.run(ctx, nullptr, loop);
   for (um_dat *d : ds) {
     memcpy(dev_of(d).data(), um_dat_host_data(d), um_dat_bytes(d));
     device_only(d);
@@ -150,13 +150,21 @@ int shadow_rows_zero(um_context *, void *state, um_dat *d, int begin, int end) {
   ((ShadowState *)state)->rows_zero++;
   return UM_SUCCESS;
 }
-// run.tune's trials: a copy of the "device" rows (op 0), restored (1), freed (2); op 3 uploads.
-int shadow_dat_copy(um_context *, void *state, um_dat *d, void **copy, int op) {
-  auto **c = (std::vector<char> **)copy;
-  if (op == 0) *c = new std::vector<char>(dev_of(d));
-  else if (op == 1) dev_of(d) = **c;
-  else if (op == 2) delete *c, *c = nullptr;
-  else upload((ShadowState *)state, d);
+// run.tune's trials: a copy of the "device" rows kept, restored, dropped; dat_to_device uploads.
+int shadow_dat_keep(um_context *, void *, um_dat *d, void **copy) {
+  *(std::vector<char> **)copy = new std::vector<char>(dev_of(d));
+  return UM_SUCCESS;
+}
+int shadow_dat_restore(um_context *, void *, um_dat *d, void *copy) {
+  dev_of(d) = *(std::vector<char> *)copy;
+  return UM_SUCCESS;
+}
+void shadow_dat_drop(um_context *, void *, void **copy) {
+  delete *(std::vector<char> **)copy;
+  *copy = nullptr;
+}
+int shadow_dat_to_device(um_context *, void *state, um_dat *d) {
+  upload((ShadowState *)state, d);
   return UM_SUCCESS;
 }
 void *shadow_host_alloc(um_context *, void *, size_t bytes) { return malloc(bytes); }
@@ -167,20 +175,23 @@ um_backend_def make_shadow() {
   memset(&b, 0, sizeof b);
   b.name = "shadow";
   b.priority = -100;
-  b.ranges = 1;
+  b.caps.ranges = 1;
   b.description = "a device in host memory (tests)";
-  b.init = shadow_init;
-  b.finalize = shadow_finalize;
-  b.strategy = um_backend_seq.strategy;
-  b.run = shadow_run;
-  b.dat_to_host = shadow_to_host;
-  b.rows_out = shadow_rows_out;
-  b.rows_in = shadow_rows_in;
-  b.rows_zero = shadow_rows_zero;
-  b.host_alloc = shadow_host_alloc;
-  b.host_free = shadow_host_free;
-  b.dat_copy = shadow_dat_copy;
-  b.block_sized = 2;  // as a GPU's: run.tune tries block sizes on every loop
+  b.exec.init = shadow_init;
+  b.exec.finalize = shadow_finalize;
+  b.exec.strategy = um_backend_seq.exec.strategy;
+  b.exec.run = shadow_run;
+  b.data.dat_to_host = shadow_to_host;
+  b.data.rows_out = shadow_rows_out;
+  b.data.rows_in = shadow_rows_in;
+  b.data.rows_zero = shadow_rows_zero;
+  b.data.host_alloc = shadow_host_alloc;
+  b.data.host_free = shadow_host_free;
+  b.data.dat_keep = shadow_dat_keep;
+  b.data.dat_restore = shadow_dat_restore;
+  b.data.dat_drop = shadow_dat_drop;
+  b.data.dat_to_device = shadow_dat_to_device;
+  b.caps.block_sized = 2;  // as a GPU's: run.tune tries block sizes on every loop
   return b;
 }
 // The device transport of the "shadow-peer" backend (a transport table, engine/src/distributed/transport.h, passed

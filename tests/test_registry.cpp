@@ -78,10 +78,10 @@ um_backend_def make_mock(int priority) {
   d.description = "a backend defined in a test";
   d.options = mock_options;
   d.counters = mock_counters;
-  d.init = mock_init;
-  d.finalize = mock_finalize;
-  d.strategy = mock_strategy;
-  d.run = mock_run;
+  d.exec.init = mock_init;
+  d.exec.finalize = mock_finalize;
+  d.exec.strategy = mock_strategy;
+  d.exec.run = mock_run;
   return d;
 }
 

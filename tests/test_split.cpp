@@ -792,15 +792,15 @@ TEST_P(Split, FusedGathersOnABackendWithoutIt) {
 std::vector<std::string> fused_seen;
 int fused_run(um_context *ctx, void *state, um_loop *loop) {
   fused_seen.push_back(std::string(loop->name) + (loop->fused ? " fused" : " whole"));
-  return um_backend_seq.run(ctx, state, loop);
+  return um_backend_seq.exec.run(ctx, state, loop);
 }
 
 TEST(SplitFused, TheBackendRunsTheLoopWholeWithFusedSet) {
   um_backend_def fb = um_backend_seq;
   fb.name = "seqfused";
   fb.priority = -100;
-  fb.fused_split = 1;
-  fb.run = fused_run;
+  fb.caps.fused_split = 1;
+  fb.exec.run = fused_run;
   const um_backend_def *const list[1] = {&fb};
   auto init = [&](um_split mode) {
     um_options o;
@@ -1149,7 +1149,7 @@ TEST(SplitApi, NothingToSplit) {
 // reports each call at a set time, well under its copy bandwidth, at occupancy 0.125.
 double slow_device_seconds = 1e-3;
 int slow_device_run(um_context *ctx, void *state, um_loop *loop) {
-  const int rc = um_backend_seq.run(ctx, state, loop);
+  const int rc = um_backend_seq.exec.run(ctx, state, loop);
   um_backend_loop_time(ctx, loop->id, slow_device_seconds);
   um_backend_counter_set(ctx, loop->id, 0, 0.125);
   return rc;
@@ -1165,13 +1165,13 @@ um_backend_def make_slow_device() {
   memset(&d, 0, sizeof d);
   d.name = "slowdev";
   d.priority = -100;
-  d.ranges = 1;
+  d.caps.ranges = 1;
   d.description = "seq, reported as a slow device (tests)";
   d.counters = slow_device_counters;
-  d.strategy = um_backend_seq.strategy;
-  d.run = slow_device_run;
-  d.gather = um_backend_seq.gather;
-  d.device_info = slow_device_info;
+  d.exec.strategy = um_backend_seq.exec.strategy;
+  d.exec.run = slow_device_run;
+  d.extras.gather = um_backend_seq.extras.gather;
+  d.extras.device_info = slow_device_info;
   return d;
 }
 const um_backend_def slow_device = make_slow_device();

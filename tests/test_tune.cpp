@@ -64,7 +64,7 @@ int flaky_run(um_context *ctx, void *state, um_loop *loop) {
   if (loop->block_size == 512) return um_error_set(ctx, UM_ERR_BACKEND, "flaky: block size 512 refused\n  [detail]");
   if (sleep_s > 0 && !strcmp(loop->name, "tk_direct"))
     std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
-  return um_backend_seq.run(ctx, state, loop);
+  return um_backend_seq.exec.run(ctx, state, loop);
 }
 const char *const flaky_variants[] = {"plain", "the other one", nullptr};  // kernel variants it ignores
 um_backend_def make_flaky() {
@@ -72,8 +72,8 @@ um_backend_def make_flaky() {
   b.name = "flaky";
   b.priority = -100;
   b.description = "seq, refusing block size 512 (tests)";
-  b.block_sized = 2;
-  b.run = flaky_run;
+  b.caps.block_sized = 2;
+  b.exec.run = flaky_run;
   b.variants = flaky_variants;
   return b;
 }

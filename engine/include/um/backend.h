@@ -25,6 +25,7 @@
 #ifndef UM_BACKEND_H
 #define UM_BACKEND_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "um/exec.h"
 #include "um/um.h"
@@ -152,18 +153,13 @@ typedef struct {
   const char *help;     /**< one line for umrun --help                          */
 } um_backend_option;
 
-/** A backend: one table of functions, registered by one line in
- * engine/src/core/backend_list.h or passed in um_options.extra_backends.
- * Functions marked "may be NULL" are optional; the others are required. */
-typedef struct um_backend_def {
-  const char *name;         /**< what options and configs call it              */
-  int priority;             /**< auto picks the available one of highest       */
-  /** 1: run() takes any range [begin, end) (its plans then start at begin, see
-   * um_loop_plan), so a distributed loop runs its core elements while halos
-   * travel; 0: ranges start at 0 (no overlap) */
+/** What a backend can do beyond running loops whole, as flags (0: it cannot; the core then does without). */
+typedef struct {
+  /** 1: run() takes any range [begin, end) (its plans then start at begin, see um_loop_plan), so a
+   * distributed loop runs its core elements while halos travel; 0: ranges start at 0 (no overlap) */
   int ranges;
-  /** 1: run() runs kernels on the host through um_exec_range (it may run
-   * them compiled for their arguments: um_loop.compiled) */
+  /** 1: run() runs kernels on the host through um_exec_range, so the loops it runs may be compiled for
+   * their arguments (um_loop.compiled) */
   int host_code;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
@@ -171,36 +167,43 @@ typedef struct um_backend_def {
    * (um_loop_vec_incs_only); others run as under coloured, so run.tune does not try it on them */
   int atomics_vec_only;
   /** 1: run() may leave a loop's lazy reductions to arrive later (um_loop.lazy_ok / deferred) in buffers
-   * from host_alloc, which um_decl_reduction then allocates */
+   * from data.host_alloc, which um_decl_reduction then allocates */
   int lazy_reductions;
-  const char *description;  /**< one line for umrun --help and --list-backends  */
-  /** NULL: always available; else 1, or 0 with why (e.g. no device) */
-  int (*available)(char *why, size_t n);
-  const um_backend_option *options; /**< its settings, ended by {NULL}          */
-  const char *const *counters;      /**< its per-loop counters, ended by NULL   */
+  /** 1: run() honours um_loop.fused (run.split fused, variant B) */
+  int fused_split;
+  /** What the block size (um_loop.block_size) changes, for per-loop tuning (run.tune): 0 nothing (the
+   * loop runs in element order), 1 the plans of loops that write through maps (their blocks and colours),
+   * 2 every loop (e.g. a GPU's threads per block too). */
+  int block_sized;
+} um_backend_caps;
+
+/** Running loops: what every backend fills (init, finalize and sync may be NULL). */
+typedef struct {
   int (*init)(um_context *ctx, void **state);     /**< start: *state is passed to every other call (may be NULL) */
   void (*finalize)(um_context *ctx, void *state); /**< free the state (may be NULL) */
-  /** The strategy rule, the one place it lives: what `want` (AUTO included)
-   * runs as on this backend, or an error saying which strategies it has. */
+  /** The strategy rule, the one place it lives: what `want` (AUTO included) runs as on this backend, or an
+   * error saying which strategies it has. */
   int (*strategy)(um_context *ctx, void *state, um_strategy want, um_strategy *out);
   int (*run)(um_context *ctx, void *state, um_loop *loop); /**< run elements [loop->begin, loop->end) of the loop */
-  int (*sync)(um_context *ctx, void *state);                    /**< may be NULL */
-  /** Backends that keep copies of dats elsewhere (may be NULL): make the host
-   * copy current (core then marks it valid). */
+  int (*sync)(um_context *ctx, void *state);               /**< wait for the work queued (may be NULL) */
+} um_backend_exec;
+
+/** Moving data, for backends that keep copies of dats elsewhere than the host (a device). All NULL: the
+ * data lives on the host only (seq, openmp). */
+typedef struct {
+  /** Make the host copy current (core then marks it valid). */
   int (*dat_to_host)(um_context *ctx, void *state, um_dat *d);
-  /** A constant changed (um_decl_const): publish the new value (may be NULL). */
+  /** A constant changed (um_decl_const): publish the new value. */
   int (*const_changed)(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data);
-  /** @{ Halo rows on the device, for distributed runs (all may be NULL: the host
-   * copies are exchanged then). Used for a dat whose device copy is valid; each
-   * call only queues its work, and `sync` waits for it.
-   *   rows_out   rows[0..n) of d, packed as n rows of dim values (AoS) into
-   *              `out`, a buffer from host_alloc;
-   *   rows_in    n packed rows from `in` (a host_alloc buffer) copied (add 0)
-   *              or added (add 1) into rows[0..n) of d, which are distinct;
+  /** @{ Halo rows on the device, for distributed runs (NULL: the host copies are exchanged then). Used
+   * for a dat whose device copy is valid; each call only queues its work, and exec.sync waits for it.
+   *   rows_out   rows[0..n) of d, packed as n rows of dim values (AoS) into `out`, a buffer from
+   *              host_alloc or from the transport's alloc;
+   *   rows_in    n packed rows from `in` copied (add 0) or added (add 1) into rows[0..n) of d, which are
+   *              distinct;
    *   rows_zero  rows [begin, end) of d set to zero;
-   *   host_alloc / host_free  buffers the device reads and writes directly
-   *              (pinned, mapped); host_free needs no state (it may run after
-   *              finalize). The row lists stay valid as long as the context.
+   *   host_alloc / host_free  buffers the device reads and writes directly (pinned, mapped); host_free
+   *              needs no state (it may run after finalize). The row lists stay valid as long as the context.
    * The core then marks the device copy of d the only current one. */
   int (*rows_out)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, void *out);
   int (*rows_in)(um_context *ctx, void *state, um_dat *d, const int *rows, int n, const void *in, int add);
@@ -208,60 +211,74 @@ typedef struct um_backend_def {
   void *(*host_alloc)(um_context *ctx, void *state, size_t bytes);
   void (*host_free)(void *p);
   /** @} */
-  /** @{ Lazy reductions, optional (NULL: um_reduction_get waits with sync): reduction_mark marks the point in
-   * the backend's queue where the deferred result of the call just run is complete, in *mark (NULL the first
-   * time: the backend makes it, then reuses it) and returns 1, or 0 where it cannot mark (the handle then waits
-   * with sync); reduction_wait waits for that point only, so the work queued after it keeps running while the
-   * app reads the value; reduction_mark_free frees a mark (before finalize). */
+  /** @{ Tuning trials (run.tune): a copy of d's device copy, which is current (NULL: only host copies are
+   * kept then).
+   *   dat_keep       *copy = a new copy of d's device rows (queued; exec.sync waits for it);
+   *   dat_restore    d's device rows = *copy (queued);
+   *   dat_drop       free *copy (after a sync), set it to NULL;
+   *   dat_to_device  make d's device copy current (from the host copy if that is the only current one). */
+  int (*dat_keep)(um_context *ctx, void *state, um_dat *d, void **copy);
+  int (*dat_restore)(um_context *ctx, void *state, um_dat *d, void *copy);
+  void (*dat_drop)(um_context *ctx, void *state, void **copy);
+  int (*dat_to_device)(um_context *ctx, void *state, um_dat *d);
+  /** @} */
+  /** Copying ahead (um_prefetch): make the device copies of dats[0..n) and of every map declared so far
+   * current now, before the loops that will use them. When they would not fit comfortably in the device's
+   * free memory it copies nothing (the loops then copy what they use, as without it). *bytes: what it
+   * copied or zeroed. */
+  int (*prefetch)(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes);
+} um_backend_data;
+
+/** Optional extras, each NULL when the backend has none (the core's default is said beside it). */
+typedef struct {
+  /** A one-line description of the device (um_context_device). */
+  const char *(*device)(const um_context *ctx, void *state);
+  /** The device's facts for um_context_device_info (NULL: host backends). */
+  int (*device_info)(um_context *ctx, void *state, um_device_info *out);
+  /** @{ Lazy reductions (NULL: um_reduction_get waits with exec.sync): reduction_mark marks the point in
+   * the backend's queue where the deferred result of the call just run is complete, in *mark (NULL the
+   * first time: the backend makes it, then reuses it) and returns 1, or 0 where it cannot mark (the handle
+   * then waits with sync); reduction_wait waits for that point only, so the work queued after it keeps
+   * running while the app reads the value; reduction_mark_free frees a mark (before finalize). */
   int (*reduction_mark)(um_context *ctx, void *state, void **mark);
   int (*reduction_wait)(um_context *ctx, void *state, void *mark);
   void (*reduction_mark_free)(um_context *ctx, void *state, void *mark);
   /** @} */
-  /** A one-line description of the device (um_context_device); may be NULL */
-  const char *(*device)(const um_context *ctx, void *state);
-  /** The device's facts for um_context_device_info; may be NULL (host backends) */
-  int (*device_info)(um_context *ctx, void *state, um_device_info *out);
-  /** 1: run() honours um_loop.fused (run.split fused, variant B) */
-  int fused_split;
-  /** Run a gather (um_gather above); may be NULL: split loops then apply
-   * their increments with generated loops (SCATTER) instead. */
+  /** Run a gather (um_gather above). NULL: split loops apply their increments with generated loops
+   * (SCATTER) instead. */
   int (*gather)(um_context *ctx, void *state, const um_gather *g);
-  /** Exact sums of rows [0, n) of d (double or float, AoS): for each
-   * component c, words[c * UM_XSUM_WORDS ..] += its accumulator (above). May
-   * be NULL: the core then sums the host copy. */
+  /** Exact sums of rows [0, n) of d (double or float, AoS): for each component c,
+   * words[c * UM_XSUM_WORDS ..] += its accumulator (above). NULL: the core sums the host copy. */
   int (*exact_sum)(um_context *ctx, void *state, um_dat *d, int n, long long *words);
-  /** Backends that hold launched work back (may be NULL; the CUDA backend's graphs do): start
-   * everything queued so far, without waiting for it. The core calls it before the host blocks
-   * in MPI while core elements should run (halo overlap). */
+  /** Backends that hold launched work back (the CUDA backend's graphs do): start everything queued so
+   * far, without waiting for it. The core calls it before the host blocks in MPI while core elements
+   * should run (halo overlap). NULL: nothing is held back. */
   int (*flush)(um_context *ctx, void *state);
-  /** What the block size (um_loop.block_size) changes, for per-loop tuning
-   * (run.tune): 0 nothing (the loop runs in element order), 1 the plans of
-   * loops that write through maps (their blocks and colours), 2 every loop
-   * (e.g. a GPU's threads per block too). */
-  int block_sized;
-  /** Tuning trials (run.tune): a copy of d's device copy, which is current
-   * (may be NULL: only host copies are kept then). op 0: *copy = a new copy
-   * of d's device rows (queued; sync waits for it); op 1: d's device rows =
-   * *copy (queued); op 2: free *copy (after a sync), set it to NULL; op 3:
-   * make d's device copy current (from the host copy if that is the only
-   * current one; copy unused). */
-  int (*dat_copy)(um_context *ctx, void *state, um_dat *d, void **copy, int op);
-  /** Compiling ahead (may be NULL): get ready to run each of the n loops
-   * (settings run.tune is about to try), e.g. compile their kernels in
-   * parallel; nothing runs. A loop it cannot prepare is left for its run,
-   * which reports what is wrong; so it returns an error only for its own
-   * failures (none is fatal to the run). */
+  /** Compiling ahead: get ready to run each of the n loops (settings run.tune is about to try), e.g.
+   * compile their kernels in parallel; nothing runs. A loop it cannot prepare is left for its run, which
+   * reports what is wrong; so it returns an error only for its own failures (none is fatal to the run).
+   * NULL: each loop is built at its first run. */
   int (*prepare)(um_context *ctx, void *state, um_loop *const *loops, int n);
-  /** The backend's own variants of a loop's kernel (um_loop.variant), by
-   * name, ended by NULL; the first is the default. run.tune tries each with
-   * the loop's best setting. NULL: one. */
+} um_backend_extras;
+
+/** A backend: one table, registered by one line in engine/src/core/backend_list.h or passed in
+ * um_options.extra_backends. By concern: who it is (name .. variants), what it can do (caps), how it runs
+ * loops (exec: required), how it moves data (data: backends with a device) and its optional extras. */
+typedef struct um_backend_def {
+  const char *name;         /**< what options and configs call it              */
+  int priority;             /**< auto picks the available one of highest       */
+  const char *description;  /**< one line for umrun --help and --list-backends  */
+  /** NULL: always available; else 1, or 0 with why (e.g. no device) */
+  int (*available)(char *why, size_t n);
+  const um_backend_option *options; /**< its settings, ended by {NULL}          */
+  const char *const *counters;      /**< its per-loop counters, ended by NULL   */
+  /** The backend's own variants of a loop's kernel (um_loop.variant), by name, ended by NULL; the first is
+   * the default. run.tune tries each with the loop's best setting. NULL: one. */
   const char *const *variants;
-  /** Copying ahead (um_prefetch; may be NULL: the data lives on the host):
-   * make the device copies of dats[0..n) and of every map declared so far
-   * current now, before the loops that will use them. When they would not fit
-   * comfortably in the device's free memory it copies nothing (the loops then
-   * copy what they use, as without it). *bytes: what it copied or zeroed. */
-  int (*prefetch)(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes);
+  um_backend_caps caps;     /**< what it can do                                */
+  um_backend_exec exec;     /**< running loops (required)                      */
+  um_backend_data data;     /**< moving data (all NULL: host memory only)      */
+  um_backend_extras extras; /**< optional extras                               */
 } um_backend_def;
 
 /* ---- what a backend may ask of the core ------------------------------------ */
@@ -282,6 +299,26 @@ void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/** @{ Errors, as the core records them: the message (printf-style) is stored in the context with the
+ * code's name and file:line, and the code is returned; UM_BACKEND_CHECK returns a failing call's code
+ * with " <- file:line" added to the message, so an error carries the trail it came back by
+ * (um_error_message). UM_ERRMSG_LEN: the longest message kept. */
+#define UM_ERRMSG_LEN 4096
+int um_backend_error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int um_backend_verror(um_context *ctx, int code, const char *file, int line, const char *fmt, va_list ap);
+int um_backend_trace(um_context *ctx, int code, const char *file, int line);
+#define UM_BACKEND_ERROR(ctx, code, ...) um_backend_error((ctx), (code), __FILE__, __LINE__, __VA_ARGS__)
+#define UM_BACKEND_CHECK(ctx, call)                                                          \
+  do {                                                                                       \
+    int um__rc = (call);                                                                     \
+    if (um__rc != UM_SUCCESS) return um_backend_trace((ctx), um__rc, __FILE__, __LINE__);    \
+  } while (0)
+/** @} */
 
 /** Where a dat's valid copy lives (PETSc's offload mask). The host copy is
  * valid after declaration and every host-side change; a device backend sets

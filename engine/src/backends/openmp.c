@@ -26,7 +26,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/error.h"
+#include "um/backend.h"
 #include "plan/plan.h"
 #include "host/host.h"
 #include "host/hostc.h"
@@ -46,7 +46,7 @@ static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *par
 
 static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
-  UM_CHECK(ctx, um__hostc_range(ctx, loop)); /* its range compiled for its arguments, where there is one */
+  UM_BACKEND_CHECK(ctx, um__hostc_range(ctx, loop)); /* its range compiled for its arguments, where there is one */
   const double t0 = um_wtime();
   const um_options *opts = um_context_options(ctx);
   const um_plan *plan = NULL;
@@ -56,7 +56,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
                       um_loop_vec_incs_only(loop);
   /* increments to a whole dat (um_arg_whole) cannot be coloured: under run.reproducible, one thread in order */
   const int serial = conflicts && loop->has_whole_inc && um_context_reproducible(ctx) && um_loop_vec_incs_only(loop);
-  if (conflicts && !atomics && !serial) UM_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
+  if (conflicts && !atomics && !serial) UM_BACKEND_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
   const int b0 = loop->begin, n = loop->end - loop->begin, bs = loop->block_size;
   const int nchunks = plan ? plan->nblocks : (n + bs - 1) / bs;
   int gwidth = 0; /* doubles per chunk of reduction partials */
@@ -70,7 +70,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   if (!xs || (gwidth && !parts)) {
     free(xs);
     free(parts);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
   }
 #pragma omp parallel num_threads(nthreads)
   {
@@ -131,7 +131,7 @@ static int omp_init(um_context *ctx, void **state) {
   const um_options *opts = um_context_options(ctx);
   const int n = omp_get_max_threads();
   if (opts->nthreads == 0 && n > um_threads_max())
-    return UM_ERROR(ctx, UM_ERR_ARG,
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ARG,
                     "OpenMP would run %d threads (OMP_NUM_THREADS), more than the %d allowed here (%d per core); set "
                     "OMP_NUM_THREADS or run.threads to at most %d",
                     n, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max());
@@ -145,7 +145,7 @@ static int omp_strategy(um_context *ctx, void *state, um_strategy want, um_strat
     return UM_SUCCESS;
   }
   if (want != UM_STRATEGY_GLOBAL) return um__host_strategy(ctx, state, want, out);
-  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+  return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
                   "strategy '%s' needs the cuda backend; the openmp backend runs blocks by block colour (strategy "
                   "auto, coloured or hierarchical), or vector increments by atomics (strategy atomics)",
                   um_strategy_name(want));
@@ -153,15 +153,15 @@ static int omp_strategy(um_context *ctx, void *state, um_strategy want, um_strat
 
 const um_backend_def um_backend_openmp = {
     .name = "openmp",
-    .ranges = 1,
-    .host_code = 1,
-    .block_sized = 1,
-    .atomics_vec_only = 1,
+    .caps.ranges = 1,
+    .caps.host_code = 1,
+    .caps.block_sized = 1,
+    .caps.atomics_vec_only = 1,
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour (vector increments: atomics too)",
-    .init = omp_init,
-    .finalize = um__host_finalize,
-    .strategy = omp_strategy,
-    .run = omp_run,
-    .gather = omp_gather,
+    .exec.init = omp_init,
+    .exec.finalize = um__host_finalize,
+    .exec.strategy = omp_strategy,
+    .exec.run = omp_run,
+    .extras.gather = omp_gather,
 };

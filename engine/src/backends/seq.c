@@ -1,7 +1,7 @@
 /* The sequential backend: a plain loop over the range, the reference for all others. Like openmp, it runs
  * a loop's range compiled for its arguments where the host compiler has one (host/hostc.c). */
 #include <stdlib.h>
-#include "core/error.h"
+#include "um/backend.h"
 #include "host/host.h"
 #include "host/hostc.h"
 
@@ -11,7 +11,7 @@ int um__host_strategy(um_context *ctx, void *state, um_strategy want, um_strateg
     *out = UM_STRATEGY_COLOURED;
     return UM_SUCCESS;
   }
-  return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+  return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
                   "strategy '%s' needs the cuda backend; the %s backend runs blocks by block colour (strategy auto, "
                   "coloured or hierarchical)",
                   um_strategy_name(want), um_context_backend(ctx));
@@ -25,10 +25,10 @@ void um__host_finalize(um_context *ctx, void *state) {
 
 static int seq_run(um_context *ctx, void *state, um_loop *loop) {
   (void)state;
-  UM_CHECK(ctx, um__hostc_range(ctx, loop));
+  UM_BACKEND_CHECK(ctx, um__hostc_range(ctx, loop));
   const double t0 = um_wtime();
   um_exec *x = malloc(sizeof *x);
-  if (!x) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
+  if (!x) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory running loop '%s'", loop->name);
   um_exec_init(x, loop);
   um_exec_gbl_init(x, loop);
   if (loop->end > loop->begin) um_exec_range(x, loop->begin, loop->end);
@@ -47,12 +47,12 @@ static int seq_gather(um_context *ctx, void *state, const um_gather *g) {
 
 const um_backend_def um_backend_seq = {
     .name = "seq",
-    .ranges = 1,
-    .host_code = 1,
+    .caps.ranges = 1,
+    .caps.host_code = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
-    .finalize = um__host_finalize,
-    .strategy = um__host_strategy,
-    .run = seq_run,
-    .gather = seq_gather,
+    .exec.finalize = um__host_finalize,
+    .exec.strategy = um__host_strategy,
+    .exec.run = seq_run,
+    .extras.gather = seq_gather,
 };

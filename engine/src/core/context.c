@@ -74,7 +74,7 @@ static int choose_backend(um_context *ctx) {
     }
     b = um__backend_find(want, o);
   }
-  if (!b->run || !b->strategy)
+  if (!b->exec.run || !b->exec.strategy)
     return UM_ERROR(ctx, UM_ERR_ARG, "backend '%s' is incomplete: it needs a run and a strategy function", b->name);
   ctx->backend = b;
   ctx->opts.backend = b->name;
@@ -164,8 +164,8 @@ int um_init(um_context **out, const um_options *opts) {
     rc = UM_ERROR(ctx, UM_ERR_ARG, "compile_simd %d: use -1 (never), 0 (timed choice) or 1 (always)",
                   ctx->opts.compile_simd);
   if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
-  if (rc == UM_SUCCESS && ctx->backend->init) rc = ctx->backend->init(ctx, &ctx->bstate);
-  if (rc == UM_SUCCESS) rc = ctx->backend->strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);
+  if (rc == UM_SUCCESS && ctx->backend->exec.init) rc = ctx->backend->exec.init(ctx, &ctx->bstate);
+  if (rc == UM_SUCCESS) rc = ctx->backend->exec.strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);
   /* the caller's extra backend list need not outlive um_init */
   ctx->opts.extra_backends = NULL;
   ctx->opts.nextra_backends = 0;
@@ -214,7 +214,7 @@ int um_finalize(um_context **pctx) {
   if (!pctx || !*pctx) return UM_SUCCESS;
   um_context *ctx = *pctx;
   um__reductions_free(ctx); /* (their buffers are the backend's host memory: freed while it runs) */
-  if (ctx->backend && ctx->backend->finalize) ctx->backend->finalize(ctx, ctx->bstate); /* (host: compiled loops) */
+  if (ctx->backend && ctx->backend->exec.finalize) ctx->backend->exec.finalize(ctx, ctx->bstate); /* (host: compiled loops) */
   if (ctx->transform) ctx->transform->free(ctx); /* its temporaries and generated loops */
   if (ctx->dist_ops) ctx->dist_ops->free(ctx);
   for (int i = 0; i < ctx->nsets; i++) {
@@ -254,19 +254,19 @@ int um_finalize(um_context **pctx) {
 
 void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate : NULL; }
 const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
-int um_context_on_host(const um_context *ctx) { return ctx && ctx->backend && ctx->backend->host_code; }
+int um_context_on_host(const um_context *ctx) { return ctx && ctx->backend && ctx->backend->caps.host_code; }
 int um_context_device_info(um_context *ctx, um_device_info *out) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   memset(out, 0, sizeof *out);
-  if (!ctx->backend || !ctx->backend->device_info) return UM_ERR_UNSUPPORTED;
-  return ctx->backend->device_info(ctx, ctx->bstate, out);
+  if (!ctx->backend || !ctx->backend->extras.device_info) return UM_ERR_UNSUPPORTED;
+  return ctx->backend->extras.device_info(ctx, ctx->bstate, out);
 }
 
 const char *um_context_device(const um_context *ctx) {
-  if (!ctx || !ctx->backend || !ctx->backend->device) return "";
-  const char *d = ctx->backend->device(ctx, ctx->bstate);
+  if (!ctx || !ctx->backend || !ctx->backend->extras.device) return "";
+  const char *d = ctx->backend->extras.device(ctx, ctx->bstate);
   return d ? d : "";
 }
 um_strategy um_context_strategy(const um_context *ctx) { return ctx->strategy; }
@@ -462,8 +462,8 @@ int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, cons
   }
   memcpy(c->data, data, (size_t)dim * esize);
   ctx->const_gen++;
-  if (ctx->backend && ctx->backend->const_changed)
-    UM_CHECK(ctx, ctx->backend->const_changed(ctx, ctx->bstate, c->name, c->dim, c->type, c->data));
+  if (ctx->backend && ctx->backend->data.const_changed)
+    UM_CHECK(ctx, ctx->backend->data.const_changed(ctx, ctx->bstate, c->name, c->dim, c->type, c->data));
   return UM_SUCCESS;
 }
 

@@ -83,21 +83,21 @@ static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const cha
 
 int um_sync(um_context *ctx) {
   if (!ctx) return UM_ERR_ARG;
-  if (ctx->backend && ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  if (ctx->backend && ctx->backend->exec.sync) UM_CHECK(ctx, ctx->backend->exec.sync(ctx, ctx->bstate));
   return UM_SUCCESS;
 }
 
 int um_prefetch(um_context *ctx, double *bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (bytes) *bytes = 0;
-  if (!ctx->backend || !ctx->backend->prefetch) return UM_SUCCESS;
+  if (!ctx->backend || !ctx->backend->data.prefetch) return UM_SUCCESS;
   um_dat **list = malloc(sizeof *list * (size_t)(ctx->ndats ? ctx->ndats : 1));
   if (!list) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory listing %d dats to copy ahead", ctx->ndats);
   int n = 0;
   for (int i = 0; i < ctx->ndats; i++) /* a layout still to be decided would be transposed at its first loop */
     if (!ctx->dats[i]->layout_auto) list[n++] = ctx->dats[i];
   double b = 0;
-  int rc = ctx->backend->prefetch(ctx, ctx->bstate, list, n, &b);
+  int rc = ctx->backend->data.prefetch(ctx, ctx->bstate, list, n, &b);
   free(list);
   if (rc) return rc;
   if (bytes) *bytes = b;
@@ -136,10 +136,10 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
 
 int um__dat_to_host(um_context *ctx, um_dat *d) {
   if (d->valid & UM_VALID_HOST) return UM_SUCCESS;
-  if (!ctx->backend || !ctx->backend->dat_to_host)
+  if (!ctx->backend || !ctx->backend->data.dat_to_host)
     return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s': no valid copy on the host and the backend cannot provide one",
                     d->name);
-  UM_CHECK(ctx, ctx->backend->dat_to_host(ctx, ctx->bstate, d));
+  UM_CHECK(ctx, ctx->backend->data.dat_to_host(ctx, ctx->bstate, d));
   d->valid |= UM_VALID_HOST;
   d->host_zeros = 0;
   return UM_SUCCESS;

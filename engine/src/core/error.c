@@ -17,7 +17,7 @@ static const char *basename_of(const char *path) {
   return s ? s + 1 : path;
 }
 
-int um__verror(um_context *ctx, int code, const char *file, int line, const char *fmt, va_list ap) {
+int um_backend_verror(um_context *ctx, int code, const char *file, int line, const char *fmt, va_list ap) {
   if (!ctx) return code;
   int n = vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
   if (n < 0) n = 0;
@@ -27,10 +27,10 @@ int um__verror(um_context *ctx, int code, const char *file, int line, const char
   return code;
 }
 
-int um__error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
+int um_backend_error(um_context *ctx, int code, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  um__verror(ctx, code, file, line, fmt, ap);
+  um_backend_verror(ctx, code, file, line, fmt, ap);
   va_end(ap);
   return code;
 }
@@ -53,7 +53,7 @@ void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...) {
   ctx->opts.log(ctx->opts.log_user, level, msg);
 }
 
-int um__trace(um_context *ctx, int code, const char *file, int line) {
+int um_backend_trace(um_context *ctx, int code, const char *file, int line) {
   if (!ctx) return code;
   size_t n = strlen(ctx->errmsg);
   if (n + 64 < sizeof ctx->errmsg)

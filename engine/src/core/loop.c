@@ -98,7 +98,7 @@ static int transform(um_context *ctx, um_loop *loop, void **sp) {
 
 /* Stage 5's unit: elements [loop->begin, loop->end) run whole, or as the pass's sequence. */
 static int run_piece(um_context *ctx, um_loop *loop, void *sp) {
-  return sp ? ctx->transform->run(ctx, sp, loop) : ctx->backend->run(ctx, ctx->bstate, loop);
+  return sp ? ctx->transform->run(ctx, sp, loop) : ctx->backend->exec.run(ctx, ctx->bstate, loop);
 }
 
 /* After every piece: what the pass's sequence runs over elements [0, loop->end) (gathers, exact sums). */
@@ -260,7 +260,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
     UM_CHECK(ctx, D->zero_halo(ctx, inc[i]));
   const um_set *s = loop->set;
   const int end = loop->end, owned = s->size < end ? s->size : end;
-  const int ranges = ctx->backend->ranges;
+  const int ranges = ctx->backend->caps.ranges;
   const int apart = loop->has_reduction && end > owned;
   if (apart && !ranges)
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
@@ -372,7 +372,7 @@ static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec,
     rec->bytes_set = loop->set;
     rec->bytes_nargs = loop->nargs;
     memcpy(rec->bytes_args, loop->args, (size_t)loop->nargs * sizeof *loop->args);
-    if (!ctx->backend->host_code && loop->has_conflicts) /* split auto on a device asks at the next calls: */
+    if (!ctx->backend->caps.host_code && loop->has_conflicts) /* split auto on a device asks at the next calls: */
       um__loop_rec_bytes(rec);                            /* counted now, so one-off work stays in the first call */
     rec->set_size = loop->set->size;
     rec->indirect = loop->indirect;
@@ -392,7 +392,7 @@ static void whole_inc_strategy(um_context *ctx, um_loop *loop) {
   char keep[UM_ERRMSG_LEN];
   memcpy(keep, ctx->errmsg, sizeof keep);
   um_strategy got = UM_STRATEGY_AUTO;
-  if (ctx->backend->strategy(ctx, ctx->bstate, UM_STRATEGY_ATOMICS, &got) == UM_SUCCESS && got == UM_STRATEGY_ATOMICS)
+  if (ctx->backend->exec.strategy(ctx, ctx->bstate, UM_STRATEGY_ATOMICS, &got) == UM_SUCCESS && got == UM_STRATEGY_ATOMICS)
     loop->strategy = UM_STRATEGY_ATOMICS;
   else
     memcpy(ctx->errmsg, keep, sizeof keep); /* the refusal was a question */
@@ -455,7 +455,7 @@ static int prepare(um_context *ctx, um_loop *loop, void **sp) {
   loop->one_to_one = um__loop_one_to_one(loop); /* writes that never meet: no plan, colours or atomics */
   if (loop->has_whole_inc) whole_inc_strategy(ctx, loop);
   /* atomics asked for this loop by name, where the backend has them for vector increments only */
-  if (rec->strategy == UM_STRATEGY_ATOMICS && ctx->backend->atomics_vec_only && loop->has_conflicts &&
+  if (rec->strategy == UM_STRATEGY_ATOMICS && ctx->backend->caps.atomics_vec_only && loop->has_conflicts &&
       !loop->one_to_one && !um_loop_vec_incs_only(loop))
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "loop '%s': strategy 'atomics' was set for this loop, but the %s backend runs atomics only for "
@@ -624,7 +624,7 @@ int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) 
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   um_strategy resolved = UM_STRATEGY_AUTO;
   if (s != UM_STRATEGY_AUTO) { /* AUTO: back to the context's */
-    int rc = ctx->backend->strategy(ctx, ctx->bstate, s, &resolved);
+    int rc = ctx->backend->exec.strategy(ctx, ctx->bstate, s, &resolved);
     if (rc != UM_SUCCESS) {
       char msg[UM_ERRMSG_LEN];
       snprintf(msg, sizeof msg, "%s", ctx->errmsg);

@@ -68,8 +68,8 @@ int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, con
   r->acc = acc;
   set_identity(r);
   const um_backend_def *b = ctx->backend;
-  if (b && b->lazy_reductions && b->host_alloc && b->host_free) { /* else every call delivers at once */
-    r->buf = b->host_alloc(ctx, ctx->bstate, value_bytes(r));
+  if (b && b->caps.lazy_reductions && b->data.host_alloc && b->data.host_free) { /* else every call delivers at once */
+    r->buf = b->data.host_alloc(ctx, ctx->bstate, value_bytes(r));
   }
   ctx->reductions[ctx->nreductions++] = r;
   *out = r;
@@ -114,7 +114,7 @@ void um__reduction_finish(const um_loop *loop, int i, long call) {
   if (loop->deferred) {
     const um_backend_def *b = r->ctx->backend;
     r->state = 2;
-    r->marked = b->reduction_mark && b->reduction_wait && b->reduction_mark(r->ctx, r->ctx->bstate, &r->mark) == 1;
+    r->marked = b->extras.reduction_mark && b->extras.reduction_wait && b->extras.reduction_mark(r->ctx, r->ctx->bstate, &r->mark) == 1;
     return;
   }
   memcpy(r->value, loop->red[i], value_bytes(r)); /* started from the identity: the call's own result */
@@ -132,7 +132,7 @@ int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) 
     return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': no loop has reduced into it yet (pass um_arg_reduction to one)",
                     r->name);
   if (r->state == 2) { /* the call's result arrives in buf: wait for its mark (the later work runs on), or for all */
-    if (r->marked) UM_CHECK(ctx, ctx->backend->reduction_wait(ctx, ctx->bstate, r->mark));
+    if (r->marked) UM_CHECK(ctx, ctx->backend->extras.reduction_wait(ctx, ctx->bstate, r->mark));
     else UM_CHECK(ctx, um_sync(ctx));
     memcpy(r->value, r->buf, value_bytes(r));
     r->state = 1;
@@ -155,8 +155,8 @@ int um_reduction_pending(const um_reduction *r) { return r && r->state == 2; }
 void um__reductions_free(um_context *ctx) {
   for (int i = 0; i < ctx->nreductions; i++) {
     um_reduction *r = ctx->reductions[i];
-    if (r->buf) ctx->backend->host_free(r->buf); /* (allocated only where the backend has both hooks) */
-    if (r->mark && ctx->backend->reduction_mark_free) ctx->backend->reduction_mark_free(ctx, ctx->bstate, r->mark);
+    if (r->buf) ctx->backend->data.host_free(r->buf); /* (allocated only where the backend has both hooks) */
+    if (r->mark && ctx->backend->extras.reduction_mark_free) ctx->backend->extras.reduction_mark_free(ctx, ctx->bstate, r->mark);
     free(r->name);
     free(r);
   }

@@ -16,7 +16,7 @@ static void rows_changed(um_dat *d, int dev) {
 /* The device's queued work is done (packed rows are in the send buffer; the receive buffer may
  * be written again). */
 static int device_wait(um_context *ctx) {
-  if (ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  if (ctx->backend->exec.sync) UM_CHECK(ctx, ctx->backend->exec.sync(ctx, ctx->bstate));
   return UM_SUCCESS;
 }
 
@@ -30,7 +30,7 @@ static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t nee
   const int dev = on_device(ctx);
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
   char *p = peer ? ctx->dist->T->alloc(ctx, ctx->dist->tstate, nc)
-            : dev ? ctx->backend->host_alloc(ctx, ctx->bstate, nc)
+            : dev ? ctx->backend->data.host_alloc(ctx, ctx->bstate, nc)
                   : malloc(nc);
   if (!p)
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages",
@@ -86,7 +86,7 @@ static int post_messages(um_context *ctx, um_dat *const *dats, int n, um_loop_re
     const int *soff = backward ? S->imp_off : S->exp_off, *sl = backward ? S->imp : S->exp;
     const int ns = soff[S->nnb] - soff[0];
     if (dev && ns) {
-      UM_CHECK(ctx, ctx->backend->rows_out(ctx, ctx->bstate, d, sl + soff[0], ns, sbuf + so));
+      UM_CHECK(ctx, ctx->backend->data.rows_out(ctx, ctx->bstate, d, sl + soff[0], ns, sbuf + so));
     } else if (ns) {
       UM_CHECK(ctx, um__dat_to_host(ctx, d));
       char *p = sbuf + so;
@@ -174,7 +174,7 @@ static int unpack(um_context *ctx, int backward) {
     const int *off = backward ? S->exp_off : S->imp_off, *rows = (backward ? S->exp : S->imp) + off[j];
     const int nr = off[j + 1] - off[j];
     if (dev) {
-      UM_CHECK(ctx, ctx->backend->rows_in(ctx, ctx->bstate, d, rows, nr, p, backward));
+      UM_CHECK(ctx, ctx->backend->data.rows_in(ctx, ctx->bstate, d, rows, nr, p, backward));
     } else {
       UM_CHECK(ctx, um__dat_to_host(ctx, d));
       for (int k = 0; k < nr; k++, p += row) {
@@ -215,7 +215,7 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
   if (hidden && !D->use_peer) rec->halo_hidden += t0 - D->t_begin; /* device transport: measured by the backend */
   /* core work starts now (device transport: the device orders it, the host does not wait; a backend that
    * records a step as one graph keeps recording) */
-  if (hidden && !D->use_peer && ctx->backend->flush) UM_CHECK(ctx, ctx->backend->flush(ctx, ctx->bstate));
+  if (hidden && !D->use_peer && ctx->backend->extras.flush) UM_CHECK(ctx, ctx->backend->extras.flush(ctx, ctx->bstate));
   UM_CHECK(ctx, wait_messages(ctx, rec, "MPI_Waitall (halo)"));
   UM_CHECK(ctx, unpack(ctx, 0));
   rec->halo_seconds += MPI_Wtime() - t0;
@@ -227,7 +227,7 @@ int um__dist_exchange_end(um_context *ctx, um_loop_rec *rec, int hidden) {
 int um__dist_zero_halo(um_context *ctx, um_dat *d) {
   const umd_set *S = &ctx->dist->sets[d->set->index];
   if (on_device(ctx)) {
-    UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, d->set->size, S->total));
+    UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, d->set->size, S->total));
     rows_changed(d, 1);
     return UM_SUCCESS;
   }

@@ -91,7 +91,7 @@ static inline int mpi_up(void) {
  * the device copy is brought up to date first if it is not, so no whole dat is copied. */
 static inline int on_device(const um_context *ctx) {
   const um_backend_def *B = ctx->backend;
-  return B && B->rows_out && B->rows_in && B->rows_zero && B->host_alloc && B->host_free;
+  return B && B->data.rows_out && B->data.rows_in && B->data.rows_zero && B->data.host_alloc && B->data.host_free;
 }
 
 /* A message buffer freed (buf[peer]): the transport's, or host memory (the backend is the context's for its whole
@@ -100,7 +100,7 @@ static inline int on_device(const um_context *ctx) {
 static inline void buffer_free(um_context *ctx, int peer, void *p) {
   if (!p) return;
   if (peer) ctx->dist->T->free(ctx, p);
-  else if (on_device(ctx)) ctx->backend->host_free(p);
+  else if (on_device(ctx)) ctx->backend->data.host_free(p);
   else free(p);
 }
 

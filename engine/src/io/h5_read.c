@@ -321,7 +321,7 @@ static int read_set_impl(um_context *ctx, const char *file, const char *name, um
   int size = 0;
   int rc = read_values(ctx, &r, UM_INT, 1, &size, what, name, file);
   reader_close(&r);
-  if (rc) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   if (size < 0)
     return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %d", what,
                     name, file, size);
@@ -379,7 +379,7 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
   reader_close(&r);
   if (rc) {
     free(data);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   for (size_t i = 0; i < n; i++) {
     if (data[i] < 0 || data[i] >= nto) {
@@ -449,7 +449,7 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
   reader_close(&r);
   if (rc) {
     free(data);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   rc = um_decl_dat(ctx, set, (int)di.cols, t, data, name, out);
   free(data);

@@ -240,7 +240,7 @@ static int put_dat(um_context *ctx, const writer *w, const um_dat *dat, int repl
   int rc = um_dat_fetch(ctx, dat, buf, bytes);
   if (rc) {
     free(buf);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   if (w->skip) return free(buf), UM_SUCCESS;
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)dim};
@@ -302,7 +302,7 @@ static int write_one(um_context *ctx, const char *file, const wjob *j) {
   }
   if ((rc = um__dist_agree(ctx, rc)) != UM_SUCCESS) {
     writer_abort(&w);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, what)));
   return UM_SUCCESS;
@@ -355,7 +355,7 @@ static int write_mesh_impl(um_context *ctx, const char *file) {
     rc = um__dist_agree(ctx, put_dat(ctx, &w, um_dat_at(ctx, i), 0));
   if (rc) {
     writer_abort(&w);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, "the mesh")));
   return UM_SUCCESS;

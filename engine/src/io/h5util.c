@@ -65,7 +65,7 @@ int um__h5_fail(um_context *ctx, int code, const char *file, int line, const cha
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   h5_text(h5, sizeof h5);
-  return um__error(ctx, code, file, line, "%s [HDF5: %s]", what, h5);
+  return um_backend_error(ctx, code, file, line, "%s [HDF5: %s]", what, h5);
 }
 
 hid_t um__h5_native_of(um_type t) {

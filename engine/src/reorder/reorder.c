@@ -349,7 +349,7 @@ int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *
   if (rc == UM_SUCCESS) rc = compute_impl(ctx, method, map, &o, r, &st);
   if (rc != UM_SUCCESS) {
     um_reordering_free(&r);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   st.compute_seconds = um_wtime() - t0;
   if (stats) {
@@ -538,7 +538,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
   free(parts);
   if (rc == UM_ERR_ALLOC)
     return UM_ERROR(ctx, rc, "out of memory applying a reordering (it needs a second copy of every dat and map)");
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->apply_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }
@@ -551,7 +551,7 @@ int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, con
   UM_CHECK(ctx, um_reorder_compute(ctx, method, map, opts, &r, stats));
   int rc = um_reorder_apply(ctx, r, stats);
   um_reordering_free(&r);
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   return UM_SUCCESS;
 }
 
@@ -571,6 +571,6 @@ int um_dat_fetch_original_order(um_context *ctx, const um_dat *d, void *out, siz
   if (rc == UM_SUCCESS)
     for (size_t i = 0; i < n; i++) memcpy((char *)out + i * row, tmp + (size_t)perm[i] * row, row);
   free(tmp);
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   return UM_SUCCESS;
 }

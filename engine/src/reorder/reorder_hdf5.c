@@ -113,7 +113,7 @@ int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file
   um__h5_quiet_on(&q);
   int rc = save_impl(ctx, r, file, &sf);
   um__h5_quiet_off(&q);
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }
@@ -360,7 +360,7 @@ int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, u
   um__h5_quiet_on(&q);
   int rc = load_impl(ctx, file, out);
   um__h5_quiet_off(&q);
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   if (stats) stats->io_seconds = um_wtime() - t0;
   return UM_SUCCESS;
 }

@@ -137,7 +137,7 @@ static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int
   for (int i = 0; i < ctx->ntemps; i++) { /* a loop's shapes never run at once: they share their temporaries */
     const um_dat *t = ctx->temps[i];
     if (t->set == set && t->dim == dim && t->type == type && t->rows == um__set_total(set) && !strcmp(t->name, name) &&
-        t->layout == (!ctx->backend->host_code && dim > 1 ? UM_SOA : UM_AOS)) {
+        t->layout == (!ctx->backend->caps.host_code && dim > 1 ? UM_SOA : UM_AOS)) {
       *out = i;
       return UM_SUCCESS;
     }
@@ -161,7 +161,7 @@ static int new_temp(um_context *ctx, const char *loop, int arg, um_set *set, int
   d->dim = dim;
   d->type = type;
   d->esize = esize;
-  d->layout = !ctx->backend->host_code && dim > 1 ? UM_SOA : UM_AOS; /* a GPU stores each component coalesced */
+  d->layout = !ctx->backend->caps.host_code && dim > 1 ? UM_SOA : UM_AOS; /* a GPU stores each component coalesced */
   d->contrib = 1;
   d->host_zeros = 1;
   d->rows = (int)rows;
@@ -261,13 +261,13 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
 
 int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused) {
   char no[160];
-  *gather = ctx->backend->gather != NULL;
+  *gather = ctx->backend->extras.gather != NULL;
   *fused = 0;
   if (!splittable(loop, no, sizeof no)) return 0;
   int rw = 0;
   for (int i = 0; i < loop->nargs; i++)
     rw |= loop->args[i].map && (loop->args[i].acc == UM_RW || loop->args[i].acc == UM_WRITE);
-  *fused = ctx->backend->fused_split && !rw;
+  *fused = ctx->backend->caps.fused_split && !rw;
   return 1;
 }
 
@@ -297,7 +297,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   const size_t n = sizeof rec->split_reason;
   char no[160];
   const int can = splittable(loop, no, sizeof no);
-  const int gather_ok = ctx->backend->gather != NULL;
+  const int gather_ok = ctx->backend->extras.gather != NULL;
   if (ctx->reproducible) {
     if (!can) {
       snprintf(why, n, "%s (run.reproducible)", no);
@@ -332,7 +332,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
     int rw = -1;
     for (int i = 0; i < loop->nargs && rw < 0; i++)
       if (loop->args[i].map && (loop->args[i].acc == UM_RW || loop->args[i].acc == UM_WRITE)) rw = i;
-    if (ctx->backend->fused_split && rw < 0) {
+    if (ctx->backend->caps.fused_split && rw < 0) {
       snprintf(why, n, "run.split: fused (contributions, a block barrier, the increments: one launch per block colour)");
       return UM_SPLIT_FUSED;
     }
@@ -353,7 +353,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
     return UM_SPLIT_SCATTER;
   }
   /* AUTO */
-  if (ctx->backend->host_code) {
+  if (ctx->backend->caps.host_code) {
     snprintf(why, n, "auto: kept whole on a CPU backend (the unsplit loop wins on CPUs; run.split: on measures it)");
     return UM_SPLIT_OFF;
   }
@@ -420,7 +420,7 @@ void um__split_timed(um_context *ctx, int rec_id, double seconds) {
   rec->auto_trial = split ? 6 : 5;
   snprintf(rec->split_reason, sizeof rec->split_reason, "auto: measured %.3g ms whole, %.3g ms %s: %s",
            1e3 * rec->auto_time[0], 1e3 * rec->auto_time[1],
-           um_split_name(ctx->backend->gather ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER), split ? "split" : "kept whole");
+           um_split_name(ctx->backend->extras.gather ? UM_SPLIT_GATHER : UM_SPLIT_SCATTER), split ? "split" : "kept whole");
 }
 
 /* A record for a generated loop: "<parent>:<what>". */
@@ -561,9 +561,9 @@ static void identity_fill(um_dat *d, size_t at, size_t n) {
 
 /* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b || ctx->backend->contrib_store) return UM_SUCCESS; /* the backend stores every row from -0.0 */
-  if (!ctx->backend->host_code && ctx->backend->rows_zero) { /* +0.0: such a device loses -0.0 targets */
-    UM_CHECK(ctx, ctx->backend->rows_zero(ctx, ctx->bstate, d, b, e));
+  if (e <= b || ctx->backend->caps.contrib_store) return UM_SUCCESS; /* the backend stores every row from -0.0 */
+  if (!ctx->backend->caps.host_code && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
+    UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
     d->valid = UM_VALID_DEVICE;
     return UM_SUCCESS;
   }
@@ -593,7 +593,7 @@ static int run_sub(um_context *ctx, um_loop *l, int rid) {
   l->id = rid;
   l->name = r->name;
   const double t0 = um_wtime(); /* the backend runs what it is given (a host one: maybe compiled, hostc.c) */
-  const int rc = ctx->backend->run(ctx, ctx->bstate, l);
+  const int rc = ctx->backend->exec.run(ctx, ctx->bstate, l);
   ctx->loops[rid].seconds += um_wtime() - t0;
   return rc;
 }
@@ -712,9 +712,9 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory summing a reduction of loop '%s'", loop->name);
   }
   int rc = UM_SUCCESS;
-  if (ctx->backend->exact_sum && (d->valid & UM_VALID_DEVICE) && !(d->valid & UM_VALID_HOST)) {
+  if (ctx->backend->extras.exact_sum && (d->valid & UM_VALID_DEVICE) && !(d->valid & UM_VALID_HOST)) {
     memset(all, 0, (size_t)dim * XS_WORDS * sizeof *all); /* on the device, where the contributions are */
-    rc = ctx->backend->exact_sum(ctx, ctx->bstate, d, n, all);
+    rc = ctx->backend->extras.exact_sum(ctx, ctx->bstate, d, n, all);
     for (int c = 0; !rc && c < dim; c++) memcpy(x[c].w, all + (size_t)c * XS_WORDS, sizeof x[c].w);
   } else {
     if (!(d->valid & UM_VALID_HOST)) rc = um__dat_to_host(ctx, d);
@@ -773,7 +773,7 @@ int um__split_finish(um_context *ctx, void *state, um_loop *loop) {
       r->bytes += (double)T->off[T->ntargets] * ((double)T->dst->dim * (double)T->dst->esize + sizeof(int)) +
                   (double)T->ntargets * (2.0 * T->dst->dim * (double)T->dst->esize + (T->rows ? 2.0 : 1.0) * sizeof(int));
     const double t0 = um_wtime();
-    UM_CHECK(ctx, ctx->backend->gather(ctx, ctx->bstate, &g));
+    UM_CHECK(ctx, ctx->backend->extras.gather(ctx, ctx->bstate, &g));
     ctx->loops[sp->gid].seconds += um_wtime() - t0;
   }
   if (sp->ntgt) ctx->loops[sp->gid].calls++;

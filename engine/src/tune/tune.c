@@ -104,13 +104,13 @@ static int strategies(um_context *ctx, const um_loop *loop, um_strategy first, u
   }
   char keep[UM_ERRMSG_LEN];
   memcpy(keep, ctx->errmsg, sizeof keep);
-  const int atomics_coloured = ctx->backend->atomics_vec_only && !um_loop_vec_incs_only(loop);
+  const int atomics_coloured = ctx->backend->caps.atomics_vec_only && !um_loop_vec_incs_only(loop);
   int n = 0;
   const um_strategy all[] = {first, UM_STRATEGY_COLOURED, UM_STRATEGY_ATOMICS, UM_STRATEGY_GLOBAL,
                              UM_STRATEGY_HIERARCHICAL};
   for (int i = 0; i < 5; i++) {
     um_strategy r = first;
-    if (i > 0 && (ctx->backend->strategy(ctx, ctx->bstate, all[i], &r) != UM_SUCCESS || r != all[i])) continue;
+    if (i > 0 && (ctx->backend->exec.strategy(ctx, ctx->bstate, all[i], &r) != UM_SUCCESS || r != all[i])) continue;
     if (atomics_coloured && r == UM_STRATEGY_ATOMICS) r = UM_STRATEGY_COLOURED;
     int seen = 0;
     for (int j = 0; j < n; j++) seen |= out[j] == r;
@@ -130,7 +130,7 @@ static int list_trials(um_context *ctx, const um_loop *loop, const um_loop_rec *
   int ns = 1, blocks[4] = {b0}, nb = 1;
   ss[0] = s0;
   if (planned && rec->strategy == UM_STRATEGY_AUTO) ns = strategies(ctx, loop, s0, ss);
-  const int bsz = ctx->backend->block_sized;
+  const int bsz = ctx->backend->caps.block_sized;
   if (rec->block_size == 0 && (bsz == 2 || (bsz == 1 && planned)))
     for (int i = 0; i < 3; i++)
       if (tune_blocks[i] != b0) blocks[nb++] = tune_blocks[i];
@@ -187,12 +187,12 @@ static int keep_outputs(um_context *ctx, const um_loop *loop, kept_dat *k, int *
     o->valid = d->valid;
     o->stale = d->halo_stale;
     o->zeros = d->host_zeros;
-    if (ctx->backend->dat_copy) { /* on the device first, so that no trial uploads it */
+    if (ctx->backend->data.dat_keep) { /* on the device first, so that no trial uploads it */
       if (!(d->valid & UM_VALID_DEVICE)) {
-        UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, NULL, 3));
+        UM_CHECK(ctx, ctx->backend->data.dat_to_device(ctx, ctx->bstate, d));
         o->valid = d->valid;
       }
-      UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, &o->dev, 0));
+      UM_CHECK(ctx, ctx->backend->data.dat_keep(ctx, ctx->bstate, d, &o->dev));
       continue;
     }
     if (!(d->valid & UM_VALID_HOST)) {
@@ -212,7 +212,7 @@ static int keep_outputs(um_context *ctx, const um_loop *loop, kept_dat *k, int *
 static int restore_outputs(um_context *ctx, kept_dat *k, int nk) {
   for (int j = 0; j < nk; j++) {
     um_dat *d = k[j].d;
-    if (k[j].dev) UM_CHECK(ctx, ctx->backend->dat_copy(ctx, ctx->bstate, d, &k[j].dev, 1));
+    if (k[j].dev) UM_CHECK(ctx, ctx->backend->data.dat_restore(ctx, ctx->bstate, d, k[j].dev));
     else memcpy(d->data, k[j].host, um_dat_bytes(d));
     d->valid = k[j].valid; /* a device trial wrote only the device rows, now as they were */
     d->halo_stale = k[j].stale;
@@ -222,9 +222,9 @@ static int restore_outputs(um_context *ctx, kept_dat *k, int nk) {
 }
 
 static void free_kept(um_context *ctx, kept_dat *k, int nk) {
-  if (nk && ctx->backend->sync) ctx->backend->sync(ctx, ctx->bstate); /* copies in flight finish first */
+  if (nk && ctx->backend->exec.sync) ctx->backend->exec.sync(ctx, ctx->bstate); /* copies in flight finish first */
   for (int j = 0; j < nk; j++) {
-    if (k[j].dev) ctx->backend->dat_copy(ctx, ctx->bstate, k[j].d, &k[j].dev, 2);
+    if (k[j].dev) ctx->backend->data.dat_drop(ctx, ctx->bstate, &k[j].dev);
     free(k[j].host);
   }
 }
@@ -276,7 +276,7 @@ static uint64_t map_sample_hash(uint64_t h, const um_map *m) {
 static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_info *T) {
   uint64_t h = mix_s(UM_FNV_OFFSET, "um-tune-2");
   h = mix_s(h, ctx->backend->name);
-  h = mix_s(h, ctx->backend->device ? ctx->backend->device(ctx, ctx->bstate) : "");
+  h = mix_s(h, ctx->backend->extras.device ? ctx->backend->extras.device(ctx, ctx->bstate) : "");
   h = mix(h, (uint64_t)ctx->opts.nthreads);
   h = mix_s(h, getenv("OMP_NUM_THREADS"));
   h = mix(h, (uint64_t)um_context_nranks(ctx));
@@ -333,7 +333,7 @@ static double one_trial(um_context *ctx, const um_pipeline *P,
   if (!rc) return dt;
   first_line(T->trial[k].note, sizeof T->trial[k].note, ctx->errmsg);
   um_error_clear(ctx);
-  if (ctx->backend->sync) ctx->backend->sync(ctx, ctx->bstate); /* leave the device idle, whatever failed */
+  if (ctx->backend->exec.sync) ctx->backend->exec.sync(ctx, ctx->bstate); /* leave the device idle, whatever failed */
   um_error_clear(ctx);
   return -1;
 }
@@ -342,7 +342,7 @@ static double one_trial(um_context *ctx, const um_pipeline *P,
  * their kernels in parallel threads, so the trials' first runs only load them. */
 static void prepare_trials(um_context *ctx, const um_pipeline *P,
                            const um_loop *loop, um_tune_info *T, int split_knob) {
-  if (!ctx->backend->prepare || T->ntrials < 2) return;
+  if (!ctx->backend->extras.prepare || T->ntrials < 2) return;
   um_loop *ls = calloc((size_t)T->ntrials, sizeof *ls);
   um_loop *ptr[UM_TUNE_MAX_TRIALS];
   if (!ls) return;
@@ -354,7 +354,7 @@ static void prepare_trials(um_context *ctx, const um_pipeline *P,
     apply(&ctx->loops[loop->id], &T->trial[k], split_knob);
     if (P->prepare(ctx, loop, &ls[n])) ptr[n] = &ls[n], n++;
   }
-  if (n > 1) ctx->backend->prepare(ctx, ctx->bstate, ptr, n);
+  if (n > 1) ctx->backend->extras.prepare(ctx, ctx->bstate, ptr, n);
   memcpy(ctx->errmsg, keep, sizeof keep); /* only a missed speed-up: the trials report what fails */
   free(ls);
 }

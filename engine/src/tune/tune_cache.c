@@ -65,7 +65,7 @@ static int strategy_offered(um_context *ctx, int s) {
   char keep[UM_ERRMSG_LEN];
   memcpy(keep, ctx->errmsg, sizeof keep);
   um_strategy r = UM_STRATEGY_AUTO;
-  const int ok = ctx->backend->strategy(ctx, ctx->bstate, (um_strategy)s, &r) == UM_SUCCESS;
+  const int ok = ctx->backend->exec.strategy(ctx, ctx->bstate, (um_strategy)s, &r) == UM_SUCCESS;
   memcpy(ctx->errmsg, keep, sizeof keep);
   return ok;
 }

@@ -25,12 +25,12 @@ static int is_cuda(const um_context *ctx) { return strcmp(um_context_backend(ctx
  * hierarchical (the strategy rule of profiles.c, without a device). */
 static int recorded_loop(um_context *ctx, const char *name, const um_cuda_gen_options *o, um_loop *loop,
                          um_strategy *s, cu_staging *staging) {
-  UM_CHECK(ctx, um_loop_recorded(ctx, name, loop));
+  UM_BACKEND_CHECK(ctx, um_loop_recorded(ctx, name, loop));
   if (o->block_size > 0) loop->block_size = o->block_size;
   um_strategy want = o->strategy;
   if (want == UM_STRATEGY_AUTO) want = loop->strategy;
   if (want == UM_STRATEGY_AUTO && is_cuda(ctx)) want = um_context_strategy(ctx);
-  UM_CHECK(ctx, cu_strategy(ctx, NULL, want, s));
+  UM_BACKEND_CHECK(ctx, cu_strategy(ctx, NULL, want, s));
   *staging = o->staging >= 1 && o->staging <= 3  ? (cu_staging)o->staging
              : *s == UM_STRATEGY_ATOMICS ? CU_STAGING_NONE
                                          : CU_STAGING_INC;
@@ -47,21 +47,21 @@ int um_cuda_generate_loop(um_context *ctx, const char *loop_name, const um_cuda_
   um_strategy s = UM_STRATEGY_HIERARCHICAL;
   cu_staging staging = CU_STAGING_INC;
   int threads = 1;
-  UM_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &staging));
+  UM_BACKEND_CHECK(ctx, recorded_loop(ctx, loop_name, o, &loop, &s, &staging));
   if (o->fused) loop.fused = 1;
   cu_mode mode = cu_choose_mode(&loop, s, staging);
-  UM_CHECK(ctx, cu_threads_for(ctx, &loop, mode.exec, &threads));
+  UM_BACKEND_CHECK(ctx, cu_threads_for(ctx, &loop, mode.exec, &threads));
   mode.warp_combine = o->warp_combine; /* umc_find_pairs pairs only where it applies: flat atomics */
   umc_loop *L = malloc(sizeof *L);
   umc_decisions *D = malloc(sizeof *D);
   const um_dat *dats[UM_MAX_ARGS];
   const um_map *maps[UM_MAX_ARGS];
-  int rc = L && D ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  int rc = L && D ? UM_SUCCESS : UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (rc == UM_SUCCESS) rc = cu_describe(ctx, &loop, mode, threads, o->layout, L, dats, maps);
   if (rc == UM_SUCCESS) rc = cu_gen_source(ctx, L, D, source);
   free(L);
   free(D);
-  if (rc != UM_SUCCESS) return um__trace(ctx, rc, __FILE__, __LINE__);
+  if (rc != UM_SUCCESS) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   return UM_SUCCESS;
 }
 
@@ -71,12 +71,12 @@ int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_g
   um_cuda_gen_options def;
   if (!o) um_cuda_gen_options_default(&def), o = &def;
   char *src = NULL;
-  UM_CHECK(ctx, um_cuda_generate_loop(ctx, loop_name, o, &src));
+  UM_BACKEND_CHECK(ctx, um_cuda_generate_loop(ctx, loop_name, o, &src));
   um_loop loop;
-  UM_CHECK(ctx, um_loop_recorded(ctx, loop_name, &loop));
+  UM_BACKEND_CHECK(ctx, um_loop_recorded(ctx, loop_name, &loop));
   if (!umj_arch_supported(o->arch)) {
     free(src);
-    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "NVRTC of this toolkit cannot build code for sm_%d", o->arch);
+    return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED, "NVRTC of this toolkit cannot build code for sm_%d", o->arch);
   }
   const char *hn[2], *hs[2];
   umj_request rq;
@@ -86,7 +86,7 @@ int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_g
   char err[3000] = "";
   int rc = umj_compile(&rq, &res, err, sizeof err);
   free(src);
-  if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "%s", err);
+  if (rc != UM_SUCCESS) return UM_BACKEND_ERROR(ctx, rc, "%s", err);
   if (seconds) *seconds = res.seconds;
   if (cubin_bytes) *cubin_bytes = res.bytes;
   umj_result_free(&res);

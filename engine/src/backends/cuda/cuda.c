@@ -58,7 +58,7 @@ static int int_option(um_context *ctx, const char *key, long lo, long hi, int ze
   char *end = NULL;
   const long n = v ? strtol(v, &end, 10) : 0;
   if (!v || end == v || *end || ((n < lo || n > hi) && !(zero_ok && n == 0)))
-    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.%s: '%s' is not %sa whole number from %ld to %ld (%s)", key, v ? v : "",
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ARG, "cuda.%s: '%s' is not %sa whole number from %ld to %ld (%s)", key, v ? v : "",
                     zero_ok ? "0 or " : "", lo, hi, what);
   *out = (int)n;
   return UM_SUCCESS;
@@ -66,7 +66,7 @@ static int int_option(um_context *ctx, const char *key, long lo, long hi, int ze
 
 static int cu_init(um_context *ctx, void **state) {
   cu_state *S = calloc(1, sizeof *S);
-  if (!S) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (!S) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   *state = S;
   /* ranks of one host share its GPUs round-robin by local rank (several ranks on one GPU work too) */
   const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -86,12 +86,12 @@ static int cu_init(um_context *ctx, void **state) {
     S->jit_arch = umj_best_arch(S->arch);
     S->jit_ptx = 1;
     if (!S->jit_arch)
-      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+      return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
                       "this toolkit's NVRTC cannot build code for the GPU '%s' (sm_%d): use a toolkit that supports "
                       "it, or backend openmp",
                       S->prop.name, S->arch);
   }
-  UM_CHECK(ctx, cu_choose_profile(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_choose_profile(ctx, S));
   {
     char why[1024] = "";
     if (um_cache_dir(um_backend_option_value(ctx, "cache"), S->cache_dir, sizeof S->cache_dir) != 0)
@@ -108,15 +108,15 @@ static int cu_init(um_context *ctx, void **state) {
     S->warp_combine = !flag(w) ? 0 : !strcmp(w, "2") ? 2 : 1;
   }
   S->graphs = flag(um_backend_option_value(ctx, "graphs")) && !S->poison; /* poison's fills are not recorded */
-  UM_CHECK(ctx, int_option(ctx, "graph_min_kernels", 1, 1000000, 0,
+  UM_BACKEND_CHECK(ctx, int_option(ctx, "graph_min_kernels", 1, 1000000, 0,
                            "the fewest kernel launches a sequence needs to be replayed as a CUDA graph; default 1",
                            &S->graph_min));
-  UM_CHECK(ctx, int_option(ctx, "compile_threads", 0, 64, 0,
+  UM_BACKEND_CHECK(ctx, int_option(ctx, "compile_threads", 0, 64, 0,
                            "threads that compile kernels ahead for run.tune; 0: one per core, 1: none ahead",
                            &S->compile_threads));
-  UM_CHECK(ctx, int_option(ctx, "max_registers", 16, 255, 1,
+  UM_BACKEND_CHECK(ctx, int_option(ctx, "max_registers", 16, 255, 1,
                            "registers per thread the kernels may use; 0: the compiler's choice", &S->max_registers));
-  UM_CHECK(ctx, int_option(ctx, "upload_threads", 1, 64, 1,
+  UM_BACKEND_CHECK(ctx, int_option(ctx, "upload_threads", 1, 64, 1,
                            "host threads that stage large uploads through pinned memory; 0 or 1: plain copies",
                            &S->upload_threads));
   return UM_SUCCESS;
@@ -221,39 +221,42 @@ static const char *const cu_variants[] = {"registers as compiled", "registers fo
 const um_backend_def um_backend_cuda = {
     .name = "cuda",
     .priority = 30,
-    .ranges = 1,
-    .contrib_store = 1,
-    .lazy_reductions = 1,
-    .fused_split = 1,
+    .caps.ranges = 1,
+    .caps.contrib_store = 1,
+    .caps.lazy_reductions = 1,
+    .caps.fused_split = 1,
     .description = "NVIDIA GPUs: kernels generated per loop, compiled with NVRTC",
     .available = cu_available,
     .options = cu_options,
     .counters = cu_counters,
-    .init = cu_init,
-    .finalize = cu_finalize,
-    .strategy = cu_strategy,
-    .run = cu_run,
-    .sync = cu_sync,
-    .flush = cu_backend_flush,
-    .dat_to_host = cu_dat_to_host,
-    .dat_copy = cu_dat_copy,
-    .prefetch = cu_prefetch,
-    .prepare = cu_prepare,
+    .exec.init = cu_init,
+    .exec.finalize = cu_finalize,
+    .exec.strategy = cu_strategy,
+    .exec.run = cu_run,
+    .exec.sync = cu_sync,
+    .extras.flush = cu_backend_flush,
+    .data.dat_to_host = cu_dat_to_host,
+    .data.dat_keep = cu_dat_keep,
+    .data.dat_restore = cu_dat_restore,
+    .data.dat_drop = cu_dat_drop,
+    .data.dat_to_device = cu_dat_to_device,
+    .data.prefetch = cu_prefetch,
+    .extras.prepare = cu_prepare,
     .variants = cu_variants,
-    .block_sized = 2,
-    .rows_out = cu_rows_out,
-    .rows_in = cu_rows_in,
-    .rows_zero = cu_rows_zero,
-    .gather = cu_gather,
-    .exact_sum = cu_exact_sum,
-    .host_alloc = cu_host_alloc,
-    .host_free = cu_host_free,
-    .reduction_mark = cu_reduction_mark,
-    .reduction_wait = cu_reduction_wait,
-    .reduction_mark_free = cu_reduction_mark_free,
-    .const_changed = cu_const_changed,
-    .device = cu_device,
-    .device_info = cu_device_info,
+    .caps.block_sized = 2,
+    .data.rows_out = cu_rows_out,
+    .data.rows_in = cu_rows_in,
+    .data.rows_zero = cu_rows_zero,
+    .extras.gather = cu_gather,
+    .extras.exact_sum = cu_exact_sum,
+    .data.host_alloc = cu_host_alloc,
+    .data.host_free = cu_host_free,
+    .extras.reduction_mark = cu_reduction_mark,
+    .extras.reduction_wait = cu_reduction_wait,
+    .extras.reduction_mark_free = cu_reduction_mark_free,
+    .data.const_changed = cu_const_changed,
+    .extras.device = cu_device,
+    .extras.device_info = cu_device_info,
 #ifdef UM_HAVE_NCCL
 #endif
 };

@@ -17,6 +17,6 @@ int cu_fail(um_context *ctx, cudaError_t e, const char *file, int line, const ch
   if (e == cudaErrorMemoryAllocation) hint = "; the GPU is out of memory: use a smaller mesh";
   else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
     hint = "; run on the CPU with backend openmp";
-  return um__error(ctx, UM_ERR_BACKEND, file, line, "CUDA: %s failed: %s (%s)%s", what, cudaGetErrorString(e),
+  return um_backend_error(ctx, UM_ERR_BACKEND, file, line, "CUDA: %s failed: %s (%s)%s", what, cudaGetErrorString(e),
                    cudaGetErrorName(e), hint);
 }

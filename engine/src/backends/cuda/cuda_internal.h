@@ -17,7 +17,6 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
-#include "../../core/error.h"
 #include "../../plan/plan.h"
 #include "codegen.h"
 #include "distributed/transport_cuda.h"
@@ -293,7 +292,10 @@ void cu_dfree(void **p);
 cu_dat *cu_dat_state(const um_dat *d);
 int cu_dat_on_device(um_context *ctx, um_dat *d);
 int cu_dat_to_host(um_context *ctx, void *state, um_dat *d);
-int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op);
+int cu_dat_keep(um_context *ctx, void *state, um_dat *d, void **copy);
+int cu_dat_restore(um_context *ctx, void *state, um_dat *d, void *copy);
+void cu_dat_drop(um_context *ctx, void *state, void **copy);
+int cu_dat_to_device(um_context *ctx, void *state, um_dat *d);
 int cu_map_on_device(um_context *ctx, const um_map *m, int **out);
 int cu_prefetch(um_context *ctx, void *state, um_dat *const *dats, int n, double *bytes);
 int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_type type, const void *data);

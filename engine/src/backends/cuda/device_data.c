@@ -19,7 +19,7 @@ int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const c
     size_t fr = 0, tot = 0;
     cudaGetLastError();
     cudaMemGetInfo(&fr, &tot);
-    return um__error(ctx, UM_ERR_ALLOC, __FILE__, __LINE__,
+    return um_backend_error(ctx, UM_ERR_ALLOC, __FILE__, __LINE__,
                      "CUDA: cannot allocate %zu bytes on the GPU for %s '%s' (%zu of %zu MB free): %s; use a "
                      "smaller mesh",
                      bytes, what, name, fr >> 20, tot >> 20, cudaGetErrorString(e));
@@ -28,8 +28,8 @@ int cu_dalloc(um_context *ctx, void **p, size_t bytes, const char *what, const c
 }
 
 int cu_upload(um_context *ctx, void **d, const void *h, size_t bytes, const char *what, const char *name) {
-  UM_CHECK(ctx, cu_dalloc(ctx, d, bytes, what, name));
-  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+  UM_BACKEND_CHECK(ctx, cu_dalloc(ctx, d, bytes, what, name));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
   return bytes ? cu_copy_in(ctx, *d, h, bytes, what, name) : UM_SUCCESS;
 }
 
@@ -56,27 +56,27 @@ static int dat_on_device(um_context *ctx, um_dat *d) {
   if (!c) {
     fresh = 1;
     c = calloc(1, sizeof *c);
-    if (!c) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (!c) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     c->bytes = um_dat_bytes(d);
     int rc = cu_dalloc(ctx, &c->d, c->bytes, "dat", um_dat_name(d));
     if (rc != UM_SUCCESS) {
       free(c);
-      return um__trace(ctx, rc, __FILE__, __LINE__);
+      return um_backend_trace(ctx, rc, __FILE__, __LINE__);
     }
     um_dat_set_backend_data(d, c);
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE) && fresh && um_dat_host_zeros(d)) {
     /* declared without data, or a split loop's new temporary: its host copy is zeros never written (calloc);
      * zeroing on the GPU spares the upload of every row (GBs at scale) and the host's faulting in of its pages */
-    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+    UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     if (c->bytes)
       CU(ctx, cudaMemsetAsync(c->d, 0, c->bytes, ST(ctx)->stream), "zeroing dat '%s' on the GPU", um_dat_name(d));
     um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   if (!(um_dat_valid(d) & UM_VALID_DEVICE)) {
-    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+    UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     if (c->bytes && ST(ctx)->cur_loop >= 0) um_backend_counter_add(ctx, ST(ctx)->cur_loop, CU_COUNTER_UPLOAD, (double)c->bytes);
-    if (c->bytes) UM_CHECK(ctx, cu_copy_in(ctx, c->d, um_dat_host_data(d), c->bytes, "dat", um_dat_name(d)));
+    if (c->bytes) UM_BACKEND_CHECK(ctx, cu_copy_in(ctx, c->d, um_dat_host_data(d), c->bytes, "dat", um_dat_name(d)));
     um_dat_set_valid(d, um_dat_valid(d) | UM_VALID_DEVICE);
   }
   return UM_SUCCESS;
@@ -94,31 +94,49 @@ int cu_dat_to_host(um_context *ctx, void *state, um_dat *d) {
   (void)state;
   cu_dat *c = cu_dat_state(d);
   if (c && c->bytes) {
-    UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+    UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
     CU(ctx, cudaMemcpyAsync(um_dat_host_data(d), c->d, c->bytes, cudaMemcpyDeviceToHost, ST(ctx)->stream),
        "copying dat '%s' from the GPU", um_dat_name(d));
-    UM_CHECK(ctx, cu_sync(ctx, NULL));
+    UM_BACKEND_CHECK(ctx, cu_sync(ctx, NULL));
   }
   return UM_SUCCESS;
 }
 
-/* Tuning trials (um_backend_def.dat_copy): a device-side copy of d's rows, restored after each trial. */
-int cu_dat_copy(um_context *ctx, void *state, um_dat *d, void **copy, int op) {
+/* Tuning trials (um_backend_data.dat_keep / dat_restore / dat_drop / dat_to_device): a device-side copy
+ * of d's rows, restored after each trial. */
+static int copy_rows(um_context *ctx, um_dat *d, void *to, const void *from, const char *what) {
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+  const size_t bytes = cu_dat_state(d)->bytes;
+  if (bytes)
+    CU(ctx, cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, ST(ctx)->stream), "%s dat '%s' for a tuning trial",
+       what, um_dat_name(d));
+  return UM_SUCCESS;
+}
+
+int cu_dat_keep(um_context *ctx, void *state, um_dat *d, void **copy) {
   (void)state;
   cu_dat *c = cu_dat_state(d);
-  if (op == 2) {
-    cu_dfree(copy);
-    return UM_SUCCESS;
-  }
-  if (op == 3) return cu_dat_on_device(ctx, d);
-  if (!c) return UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to keep for tuning", um_dat_name(d));
-  if (op == 0) UM_CHECK(ctx, cu_dalloc(ctx, copy, c->bytes, "a tuning copy of dat", um_dat_name(d)));
-  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
-  if (c->bytes)
-    CU(ctx, cudaMemcpyAsync(op == 0 ? *copy : c->d, op == 0 ? c->d : *copy, c->bytes, cudaMemcpyDeviceToDevice,
-                            ST(ctx)->stream),
-       "%s dat '%s' for a tuning trial", op == 0 ? "keeping" : "restoring", um_dat_name(d));
-  return UM_SUCCESS;
+  if (!c) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to keep for tuning", um_dat_name(d));
+  UM_BACKEND_CHECK(ctx, cu_dalloc(ctx, copy, c->bytes, "a tuning copy of dat", um_dat_name(d)));
+  return copy_rows(ctx, d, *copy, c->d, "keeping");
+}
+
+int cu_dat_restore(um_context *ctx, void *state, um_dat *d, void *copy) {
+  (void)state;
+  cu_dat *c = cu_dat_state(d);
+  if (!c) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s' has no device copy to restore for tuning", um_dat_name(d));
+  return copy_rows(ctx, d, c->d, copy, "restoring");
+}
+
+void cu_dat_drop(um_context *ctx, void *state, void **copy) {
+  (void)ctx;
+  (void)state;
+  cu_dfree(copy);
+}
+
+int cu_dat_to_device(um_context *ctx, void *state, um_dat *d) {
+  (void)state;
+  return cu_dat_on_device(ctx, d);
 }
 
 static int *map_on_device(cu_state *S, const um_map *m) {
@@ -140,10 +158,10 @@ static size_t map_bytes(um_context *ctx, const um_map *m) {
 int cu_map_on_device(um_context *ctx, const um_map *m, int **out) {
   cu_state *S = ST(ctx);
   if ((*out = map_on_device(S, m)) != NULL) return UM_SUCCESS;
-  if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (UM_GROW(S->maps, S->capmaps, S->nmaps)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   void *d = NULL;
   const double t0 = um_wtime();
-  UM_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), map_bytes(ctx, m), "map", um_map_name(m)));
+  UM_BACKEND_CHECK(ctx, cu_upload(ctx, &d, um_map_data(m), map_bytes(ctx, m), "map", um_map_name(m)));
   count_upload(ctx, t0);
   S->maps[S->nmaps].map = m;
   S->maps[S->nmaps].d = d;
@@ -174,14 +192,14 @@ int cu_prefetch(um_context *ctx, void *state, um_dat *const *dats, int n, double
   }
   for (int i = 0; i < n; i++) {
     if (um_dat_valid(dats[i]) & UM_VALID_DEVICE) continue;
-    UM_CHECK(ctx, cu_dat_on_device(ctx, dats[i]));
+    UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, dats[i]));
     *bytes += (double)um_dat_bytes(dats[i]);
   }
   for (int i = 0; i < um_map_count(ctx); i++) {
     const um_map *m = um_map_at(ctx, i);
     int *d = NULL;
     if (map_on_device(S, m)) continue;
-    UM_CHECK(ctx, cu_map_on_device(ctx, m, &d));
+    UM_BACKEND_CHECK(ctx, cu_map_on_device(ctx, m, &d));
     *bytes += (double)map_bytes(ctx, m);
   }
   return UM_SUCCESS;
@@ -200,11 +218,11 @@ int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_
   if (e != cudaSuccess)
     return cu_fail(ctx, e, __FILE__, __LINE__, "looking up constant '%s' in the module of loop '%s'", name, k->name);
   if (bytes != want)
-    return UM_ERROR(ctx, UM_ERR_ARG,
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ARG,
                     "constant '%s': the kernel header declares %zu bytes but um_decl_const gave %d x %s (%zu bytes); "
                     "make the declarations agree",
                     name, bytes, dim, um_type_name(type), want);
-  UM_CHECK(ctx, cu_flush(ctx, ST(ctx)));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, ST(ctx)));
   CU(ctx, cudaMemcpyAsync(p, data, bytes, cudaMemcpyHostToDevice, ST(ctx)->stream), "copying constant '%s' to the GPU",
      name);
   return UM_SUCCESS;
@@ -213,6 +231,6 @@ int cu_publish_const(um_context *ctx, cu_kern *k, const char *name, int dim, um_
 int cu_const_changed(um_context *ctx, void *state, const char *name, int dim, um_type type, const void *data) {
   cu_state *S = state;
   if (!S) return UM_SUCCESS;
-  for (int i = 0; i < S->nkerns; i++) UM_CHECK(ctx, cu_publish_const(ctx, S->kerns[i], name, dim, type, data));
+  for (int i = 0; i < S->nkerns; i++) UM_BACKEND_CHECK(ctx, cu_publish_const(ctx, S->kerns[i], name, dim, type, data));
   return UM_SUCCESS;
 }

@@ -12,22 +12,22 @@
 int um_cuda_copy_bandwidth(um_context *ctx, double *gbs) {
   if (!ctx || !gbs) return UM_ERR_ARG;
   if (strcmp(um_context_backend(ctx), "cuda") != 0 || !ST(ctx))
-    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "um_cuda_copy_bandwidth: the context does not run on the CUDA backend");
+    return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED, "um_cuda_copy_bandwidth: the context does not run on the CUDA backend");
   cu_state *S = ST(ctx);
   if (S->copy_gbs > 0) {
     *gbs = S->copy_gbs;
     return UM_SUCCESS;
   }
-  UM_CHECK(ctx, cu_sync(ctx, NULL));
+  UM_BACKEND_CHECK(ctx, cu_sync(ctx, NULL));
   const size_t bytes = (size_t)256 << 20;
   void *a = NULL, *b = NULL;
-  UM_CHECK(ctx, cu_dalloc(ctx, &a, bytes, "the copy benchmark", "a"));
+  UM_BACKEND_CHECK(ctx, cu_dalloc(ctx, &a, bytes, "the copy benchmark", "a"));
   int rc = cu_dalloc(ctx, &b, bytes, "the copy benchmark", "b");
   cudaEvent_t e0 = NULL, e1 = NULL;
   float ms[20];
   const int reps = 20;
   if (rc == UM_SUCCESS && (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess))
-    rc = UM_ERROR(ctx, UM_ERR_BACKEND, "CUDA: cannot create events for the copy benchmark");
+    rc = UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND, "CUDA: cannot create events for the copy benchmark");
   if (rc == UM_SUCCESS) {
     cudaMemsetAsync(a, 1, bytes, S->stream);
     for (int i = 0; i < 3; i++) cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, S->stream);

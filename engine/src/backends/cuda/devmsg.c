@@ -32,7 +32,7 @@ void cu_transport_free(void *p) { cu_dev_free(p); }
 
 int cu_transport_open(um_context *ctx, cu_transport_group group, void (*close)(void *arg), void *arg) {
   cu_state *S = um_context_backend_state(ctx);
-  if (S->tgroup) return UM_ERROR(ctx, UM_ERR_INTERNAL, "a device transport is open already");
+  if (S->tgroup) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "a device transport is open already");
   S->tgroup = group;
   S->tclose = close;
   S->targ = arg;
@@ -62,7 +62,7 @@ static int issue_post(um_context *ctx, cu_state *S, int id, const um_transport_m
   CU(ctx, cudaEventRecord(start, S->comm_stream), "recording a halo event");
   const double t0 = um_wtime();
   if (exec) CU(ctx, cudaGraphLaunch(exec, S->comm_stream), "launching the CUDA graph of a halo exchange");
-  else UM_CHECK(ctx, group(ctx, S, msgs, n));
+  else UM_BACKEND_CHECK(ctx, group(ctx, S, msgs, n));
   um_backend_counter_add(ctx, id, CU_COUNTER_HALO_POST, um_wtime() - t0);
   CU(ctx, cudaEventRecord(stop, S->comm_stream), "recording a halo event");
   S->last_loop = "a halo exchange GPU to GPU";
@@ -98,11 +98,11 @@ static int exchange(um_context *ctx, cu_state *S, const um_transport_msg *msgs, 
     if (c->gen == S->xg_gen && c->id == id && c->n == n && same_msgs(c->msgs, msgs, n)) x = c;
   }
   if (!x) {
-    if (UM_GROW(S->xg, S->capxg, S->nxg)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (UM_GROW(S->xg, S->capxg, S->nxg)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     x = &S->xg[S->nxg++];
     memset(x, 0, sizeof *x);
     x->msgs = malloc((n ? (size_t)n : 1) * sizeof *msgs);
-    if (!x->msgs) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (!x->msgs) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     memcpy(x->msgs, msgs, (size_t)n * sizeof *msgs);
     x->id = id;
     x->n = n;
@@ -132,22 +132,22 @@ static int exchange(um_context *ctx, cu_state *S, const um_transport_msg *msgs, 
 
 int cu_transport_post(um_context *ctx, const um_transport_msg *msgs, int n, int id) {
   cu_state *S = um_context_backend_state(ctx);
-  if (!S->tgroup) return UM_ERROR(ctx, UM_ERR_INTERNAL, "a halo posted before the device transport was opened");
-  if (S->nhalo_t == CU_MAX_HALO_TIMINGS) UM_CHECK(ctx, cu_sync(ctx, S)); /* reads the waited ones' times */
-  if (S->nhalo_t == CU_MAX_HALO_TIMINGS) return UM_ERROR(ctx, UM_ERR_INTERNAL, "device transport: too many halos in flight");
+  if (!S->tgroup) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "a halo posted before the device transport was opened");
+  if (S->nhalo_t == CU_MAX_HALO_TIMINGS) UM_BACKEND_CHECK(ctx, cu_sync(ctx, S)); /* reads the waited ones' times */
+  if (S->nhalo_t == CU_MAX_HALO_TIMINGS) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "device transport: too many halos in flight");
   cu_halo_timing *h = &S->halo_t[S->nhalo_t];
-  UM_CHECK(ctx, cu_get_event(ctx, &h->start));
-  UM_CHECK(ctx, cu_get_event(ctx, &h->stop));
-  UM_CHECK(ctx, cu_get_event(ctx, &h->core));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &h->start));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &h->stop));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &h->core));
   h->id = id;
   h->waited = 0;
   S->nhalo_t++;
   if (!S->graphs) return issue_post(ctx, S, id, msgs, n, NULL, h->start, h->stop);
   int x = -1;
-  UM_CHECK(ctx, exchange(ctx, S, msgs, n, id, &x));
+  UM_BACKEND_CHECK(ctx, exchange(ctx, S, msgs, n, id, &x));
   if (S->xg[x].exec) return cu_graph_post(ctx, S, id, x, h->start, h->stop); /* issued by cu_flush, in a graph or not */
   /* its first post: the transport called now, after what the segment holds (so that every rank calls it in the same order) */
-  UM_CHECK(ctx, cu_flush(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
   return issue_post(ctx, S, id, msgs, n, NULL, h->start, h->stop);
 }
 
@@ -156,7 +156,7 @@ int cu_transport_wait(um_context *ctx, int id) {
   cu_halo_timing *h = NULL;
   for (int i = S->nhalo_t - 1; i >= 0 && !h; i--)
     if (!S->halo_t[i].waited) h = &S->halo_t[i];
-  if (!h) return UM_ERROR(ctx, UM_ERR_INTERNAL, "device transport: a halo waited for that was never posted");
+  if (!h) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "device transport: a halo waited for that was never posted");
   h->waited = 1;
   if (S->graphs) return cu_graph_wait(ctx, S, id, h->core, h->stop);
   return cu_peer_issue_wait(ctx, S, h->core, h->stop);

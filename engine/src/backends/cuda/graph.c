@@ -50,8 +50,8 @@ static void op_args(unsigned char *arena, const cg_op *o, void **args) {
 
 static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *params) {
   cg_segment *G = &S->cg;
-  if (G->nops == CG_MAX_OPS) UM_CHECK(ctx, cu_flush(ctx, S));
-  if (UM_GROW(G->ops, G->capops, G->nops)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (G->nops == CG_MAX_OPS) UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
+  if (UM_GROW(G->ops, G->capops, G->nops)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   cg_op *d = &G->ops[G->nops];
   *d = *o;
   d->poff = G->used;
@@ -61,7 +61,7 @@ static int record(um_context *ctx, cu_state *S, const cg_op *o, const void *para
       size_t cap = G->cap ? G->cap : 4096;
       while (cap < need) cap *= 2;
       unsigned char *a = realloc(G->arena, cap);
-      if (!a) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      if (!a) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
       G->arena = a;
       G->cap = cap;
     }
@@ -96,11 +96,11 @@ int cu_graph_kernel(um_context *ctx, cu_state *S, int loop, cudaKernel_t f, unsi
 
 int cu_graph_kernel_args(um_context *ctx, cu_state *S, cudaKernel_t f, unsigned grid, unsigned block, void **args,
                          const int *sizes, int nargs, const char *name) {
-  if (nargs < 1 || nargs > CG_MAX_ARGS) return UM_ERROR(ctx, UM_ERR_INTERNAL, "%s: %d parameters to record", name, nargs);
+  if (nargs < 1 || nargs > CG_MAX_ARGS) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "%s: %d parameters to record", name, nargs);
   unsigned char slots[8 * CG_MAX_ARGS];
   memset(slots, 0, sizeof slots);
   for (int i = 0; i < nargs; i++) {
-    if (sizes[i] < 1 || sizes[i] > 8) return UM_ERROR(ctx, UM_ERR_INTERNAL, "%s: a parameter of %d bytes", name, sizes[i]);
+    if (sizes[i] < 1 || sizes[i] > 8) return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "%s: a parameter of %d bytes", name, sizes[i]);
     memcpy(slots + 8 * i, args[i], (size_t)sizes[i]);
   }
   cg_op o = {.kind = CG_KERNEL, .loop = -1, .f = f, .grid = grid, .block = block, .pbytes = 8 * nargs, .nargs = nargs,
@@ -133,7 +133,7 @@ int cu_graph_event(um_context *ctx, cu_state *S, int loop, int start, cudaEvent_
    * where the loop that began it begins again (a step, or a stage of one): periods that repeat */
   const cg_segment *G = &S->cg;
   if (start && G->nops >= CG_PERIOD_MIN && G->ops[0].kind == CG_EVENT && G->ops[0].start && G->ops[0].loop == loop)
-    UM_CHECK(ctx, cu_flush(ctx, S));
+    UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
   cg_op o = {.kind = CG_EVENT, .loop = loop, .start = start, .ev = ev, .pend = pend};
   return record(ctx, S, &o, NULL);
 }
@@ -166,7 +166,7 @@ static int keep_shape(um_context *ctx, cu_state *S, cg_graph *g) {
   g->arena = malloc(G->used ? G->used : 1);
   if (!g->ops || !g->arena) { /* an empty shape: matches no segment */
     g->failed = 1;
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   }
   g->nops = G->nops;
   memcpy(g->ops, G->ops, (size_t)G->nops * sizeof *g->ops);
@@ -184,11 +184,11 @@ static int issue_direct(um_context *ctx, cu_state *S) {
     }
 #ifdef UM_HAVE_NCCL
     if (o->kind == CG_POST) {
-      UM_CHECK(ctx, cu_peer_issue_post(ctx, S, o->loop, &S->xg[o->x], o->ev, o->ev2));
+      UM_BACKEND_CHECK(ctx, cu_peer_issue_post(ctx, S, o->loop, &S->xg[o->x], o->ev, o->ev2));
       continue;
     }
     if (o->kind == CG_WAIT) {
-      UM_CHECK(ctx, cu_peer_issue_wait(ctx, S, o->ev, o->ev2));
+      UM_BACKEND_CHECK(ctx, cu_peer_issue_wait(ctx, S, o->ev, o->ev2));
       continue;
     }
 #else
@@ -196,7 +196,7 @@ static int issue_direct(um_context *ctx, cu_state *S) {
 #endif
     void *args[CG_MAX_ARGS];
     op_args(G->arena, o, args);
-    UM_CHECK(ctx, launch(ctx, S, o->f, o->grid, o->block, o->shmem, args, o->nargs, o->name));
+    UM_BACKEND_CHECK(ctx, launch(ctx, S, o->f, o->grid, o->block, o->shmem, args, o->nargs, o->name));
   }
   return UM_SUCCESS;
 }
@@ -321,7 +321,7 @@ static int update(um_context *ctx, cu_state *S, cg_graph *g) {
       cudaEvent_t want = reuse ? g->own[i] : o->ev;
       if (h->ev != want) CU(ctx, cudaGraphExecEventRecordNodeSetEvent(g->exec, nd[0], want), "updating a CUDA graph's event");
       h->ev = want;
-      if (want == g->own[i]) UM_CHECK(ctx, take_own(ctx, S, o, want));
+      if (want == g->own[i]) UM_BACKEND_CHECK(ctx, take_own(ctx, S, o, want));
       continue;
     }
     if (o->kind == CG_POST || o->kind == CG_WAIT) { /* the exchange's timing events, this time's */
@@ -361,7 +361,7 @@ int cu_flush(um_context *ctx, cu_state *S) {
   if (!can) {
     G->short_segments++;
   } else if (!g && G->ngraphs < CG_MAX_GRAPHS) {
-    if (UM_GROW(G->graphs, G->capgraphs, G->ngraphs)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (UM_GROW(G->graphs, G->capgraphs, G->ngraphs)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     g = &G->graphs[G->ngraphs++];
     memset(g, 0, sizeof *g);
     rc = keep_shape(ctx, S, g);

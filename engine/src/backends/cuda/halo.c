@@ -32,7 +32,7 @@ static int halo_module(um_context *ctx, cu_state *S) {
   rq.ptx = S->jit_ptx;
   rq.cache_dir = S->cache_dir;
   rq.dump = S->dump;
-  UM_CHECK(ctx, cu_load_module(ctx, &rq, "the halo rows", &S->halo_lib, NULL));
+  UM_BACKEND_CHECK(ctx, cu_load_module(ctx, &rq, "the halo rows", &S->halo_lib, NULL));
   for (int i = 0; i < UMC_HALO_KERNELS; i++)
     CU(ctx, cudaLibraryGetKernel(&S->halo_k[i], S->halo_lib, halo_kernel_names[i]), "finding the halo kernel %s",
        halo_kernel_names[i]);
@@ -46,9 +46,9 @@ static int row_list(um_context *ctx, cu_state *S, const int *rows, int n, int **
       *out = S->lists[i].d;
       return UM_SUCCESS;
     }
-  if (UM_GROW(S->lists, S->caplists, S->nlists)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (UM_GROW(S->lists, S->caplists, S->nlists)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   void *d = NULL;
-  UM_CHECK(ctx, cu_upload(ctx, &d, rows, (size_t)n * sizeof(int), "halo rows", "of a set"));
+  UM_BACKEND_CHECK(ctx, cu_upload(ctx, &d, rows, (size_t)n * sizeof(int), "halo rows", "of a set"));
   S->lists[S->nlists].h = rows;
   S->lists[S->nlists].n = n;
   S->lists[S->nlists].d = d;
@@ -78,10 +78,10 @@ static int run_kernel(um_context *ctx, cu_state *S, umc_halo_kernel which, long 
 /* Rows copied between a dat and a message buffer (recorded into graphs: an exchange does not end a segment). */
 static int launch(um_context *ctx, cu_state *S, umc_halo_kernel which, um_dat *d, const int *rows, int n, const void *buf) {
   if (n <= 0) return UM_SUCCESS;
-  UM_CHECK(ctx, halo_module(ctx, S));
-  UM_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
+  UM_BACKEND_CHECK(ctx, halo_module(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, d)); /* uploaded whole once, if the host copy was the only current one */
   int *drows = NULL;
-  UM_CHECK(ctx, row_list(ctx, S, rows, n, &drows));
+  UM_BACKEND_CHECK(ctx, row_list(ctx, S, rows, n, &drows));
   void *dbuf = (void *)buf; /* mapped pinned memory: with unified addressing, the same address on the GPU */
   const int dim = um_dat_dim(d);
   const size_t esize = um_type_size(um_dat_type(d));
@@ -109,7 +109,7 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
   if (!n) return UM_SUCCESS;
   const um_type t = um_dat_type(d);
   if (t == UM_INT) {
-    UM_CHECK(ctx, cu_flush(ctx, S));
+    UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
     CU(ctx, cudaMemsetAsync(p, 0, n * sizeof(int), S->stream), "zeroing the halo of dat '%s'", um_dat_name(d));
     return UM_SUCCESS;
   }
@@ -127,16 +127,16 @@ static int fill_negzero(um_context *ctx, cu_state *S, um_dat *d, char *p, size_t
 int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
   cu_state *S = state;
   if (end <= begin) return UM_SUCCESS;
-  UM_CHECK(ctx, halo_module(ctx, S));
-  UM_CHECK(ctx, cu_dat_on_device(ctx, d));
+  UM_BACKEND_CHECK(ctx, halo_module(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t dim = (size_t)um_dat_dim(d), esize = um_type_size(um_dat_type(d));
   char *dd = cu_dat_state(d)->d;
   if (um_dat_storage_layout(d) == UM_SOA) {
     const size_t rows = um_dat_bytes(d) / (dim * esize);
     for (size_t c = 0; c < dim; c++)
-      UM_CHECK(ctx, fill_negzero(ctx, S, d, dd + (c * rows + (size_t)begin) * esize, (size_t)(end - begin)));
+      UM_BACKEND_CHECK(ctx, fill_negzero(ctx, S, d, dd + (c * rows + (size_t)begin) * esize, (size_t)(end - begin)));
   } else {
-    UM_CHECK(ctx, fill_negzero(ctx, S, d, dd + (size_t)begin * dim * esize, (size_t)(end - begin) * dim));
+    UM_BACKEND_CHECK(ctx, fill_negzero(ctx, S, d, dd + (size_t)begin * dim * esize, (size_t)(end - begin) * dim));
   }
   return UM_SUCCESS;
 }
@@ -182,16 +182,16 @@ void cu_dev_free(void *p) {
  * thread per target value (timed under the gather's record, like a loop). */
 int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   cu_state *S = state;
-  UM_CHECK(ctx, cu_flush(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
   if (g->ntargets <= 0) return UM_SUCCESS;
-  UM_CHECK(ctx, halo_module(ctx, S));
-  UM_CHECK(ctx, cu_dat_on_device(ctx, g->dst));
-  for (int k = 0; k < g->nsrc; k++) UM_CHECK(ctx, cu_dat_on_device(ctx, g->src[k]));
+  UM_BACKEND_CHECK(ctx, halo_module(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, g->dst));
+  for (int k = 0; k < g->nsrc; k++) UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, g->src[k]));
   int at = -1;
   for (int i = 0; i < S->ngathers; i++)
     if (S->gathers[i].key == g->key) at = i;
   if (at < 0) {
-    if (UM_GROW(S->gathers, S->capgathers, S->ngathers)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (UM_GROW(S->gathers, S->capgathers, S->ngathers)) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     at = S->ngathers++;
     memset(&S->gathers[at], 0, sizeof S->gathers[at]);
     S->gathers[at].key = g->key;
@@ -199,13 +199,13 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
     for (int k = 0; k < g->nsrc; k++) srcs[k] = cu_dat_state(g->src[k])->d;
     const size_t nent = (size_t)g->offset[g->ntargets];
     if (g->rows)
-      UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].rows, g->rows, (size_t)g->ntargets * sizeof(int), "inverse map",
+      UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].rows, g->rows, (size_t)g->ntargets * sizeof(int), "inverse map",
                               um_dat_name(g->dst)));
-    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].off, g->offset, ((size_t)g->ntargets + 1) * sizeof(int),
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].off, g->offset, ((size_t)g->ntargets + 1) * sizeof(int),
                             "inverse map", um_dat_name(g->dst)));
-    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].ent, g->entry, (nent ? nent : 1) * sizeof(int), "inverse map",
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].ent, g->entry, (nent ? nent : 1) * sizeof(int), "inverse map",
                             um_dat_name(g->dst)));
-    UM_CHECK(ctx, cu_upload(ctx, &S->gathers[at].src, srcs, (size_t)g->nsrc * sizeof(void *), "contributions",
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].src, srcs, (size_t)g->nsrc * sizeof(void *), "contributions",
                             um_dat_name(g->dst)));
   }
   const um_type t = um_dat_type(g->dst);
@@ -218,15 +218,15 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   long long sstride = um_dat_storage_layout(g->src[0]) == UM_SOA ? (long long)um_dat_rows(g->src[0]) : 0;
   void *args[] = {&dd,        &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent,
                   (void *)&nt, (void *)&nsrc,       (void *)&dim,         &stride,               &sstride};
-  if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
+  if (S->npending == MAX_PENDING) UM_BACKEND_CHECK(ctx, cu_sync(ctx, S));
   cu_timing *tm = &S->pending[S->npending];
-  UM_CHECK(ctx, cu_get_event(ctx, &tm->start));
-  UM_CHECK(ctx, cu_get_event(ctx, &tm->stop));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &tm->start));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &tm->stop));
   tm->rec = g->id;
   tm->name = halo_kernel_names[which];
   tm->owned = 0;
   CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
-  UM_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, NULL, 0, g->dst, nt, "targets"));
+  UM_BACKEND_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, NULL, 0, g->dst, nt, "targets"));
   CU(ctx, cudaEventRecord(tm->stop, S->stream), "recording a timing event");
   S->npending++;
   um_dat_set_valid(g->dst, UM_VALID_DEVICE);
@@ -236,12 +236,12 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
 /* Exact sums of a split loop's reduction temporary, component by component, on the device. */
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words) {
   cu_state *S = state;
-  UM_CHECK(ctx, cu_flush(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
   if (n <= 0) return UM_SUCCESS;
-  UM_CHECK(ctx, halo_module(ctx, S));
-  UM_CHECK(ctx, cu_dat_on_device(ctx, d));
+  UM_BACKEND_CHECK(ctx, halo_module(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_dat_on_device(ctx, d));
   const size_t wbytes = UM_XSUM_WORDS * sizeof(long long);
-  if (!S->xsum_words) UM_CHECK(ctx, cu_dalloc(ctx, &S->xsum_words, wbytes, "exact sum", um_dat_name(d)));
+  if (!S->xsum_words) UM_BACKEND_CHECK(ctx, cu_dalloc(ctx, &S->xsum_words, wbytes, "exact sum", um_dat_name(d)));
   const umc_halo_kernel which = um_dat_type(d) == UM_FLOAT ? UMC_XSUM_F : UMC_XSUM_D;
   const int dim = um_dat_dim(d);
   void *dd = cu_dat_state(d)->d;
@@ -251,7 +251,7 @@ int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *word
     CU(ctx, cudaMemsetAsync(S->xsum_words, 0, wbytes, S->stream), "zeroing an exact sum");
     long long stride = um_dat_storage_layout(d) == UM_SOA ? (long long)um_dat_rows(d) : 0;
     void *args[] = {&dd, &n, (void *)&dim, &c, &stride, &S->xsum_words};
-    UM_CHECK(ctx, run_kernel(ctx, S, which, blocks, args, NULL, 0, d, n, "rows"));
+    UM_BACKEND_CHECK(ctx, run_kernel(ctx, S, which, blocks, args, NULL, 0, d, n, "rows"));
     long long part[UM_XSUM_WORDS];
     CU(ctx, cudaMemcpyAsync(part, S->xsum_words, wbytes, cudaMemcpyDeviceToHost, S->stream), "reading an exact sum");
     CU(ctx, cudaStreamSynchronize(S->stream), "waiting for an exact sum");

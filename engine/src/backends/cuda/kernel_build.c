@@ -72,7 +72,7 @@ int cu_describe(um_context *ctx, const um_loop *loop, cu_mode mode, int threads,
   memset(L, 0, sizeof *L);
   const um_kernel *k = loop->kernel;
   if (!k->source || !k->source_name)
-    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+    return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "loop '%s': kernel '%s' has no source text, so the CUDA backend cannot compile it; define it "
                     "with UM_KERNEL_DEFINE(fn, n, <embedded header text>, \"<header name>\") (see um/kernel.h)",
                     loop->name, k->name);
@@ -199,11 +199,11 @@ int cu_gen_source(um_context *ctx, const umc_loop *L, umc_decisions *D, char **s
   char err[1024] = "";
   int rc = umc_decide(L, D, err, sizeof err);
   if (rc == UM_SUCCESS) rc = umc_generate(L, D, src, err, sizeof err);
-  if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "generating the CUDA kernel: %s", err);
+  if (rc != UM_SUCCESS) return UM_BACKEND_ERROR(ctx, rc, "generating the CUDA kernel: %s", err);
   if (um_context_reproducible(ctx)) { /* um_cbrt / um_exp: the portable versions, as on the host (um/kernel.h) */
     static const char repro[] = "#define UM_REPRO_MATH 1\n";
     char *s2 = malloc(sizeof repro + strlen(*src));
-    if (!s2) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating the CUDA kernel of loop '%s'", L->loop_name);
+    if (!s2) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating the CUDA kernel of loop '%s'", L->loop_name);
     memcpy(s2, repro, sizeof repro - 1);
     strcpy(s2 + sizeof repro - 1, *src);
     free(*src);
@@ -244,7 +244,7 @@ int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cud
   memset(&res, 0, sizeof res);
   char err[3000] = "";
   int rc = umj_compile(rq, &res, err, sizeof err);
-  if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, rc, "%s", err);
+  if (rc != UM_SUCCESS) rc = UM_BACKEND_ERROR(ctx, rc, "%s", err);
   if (rc == UM_SUCCESS && res.cache_rebuilt)
     um_backend_log(ctx, UM_LOG_WARNING, "um cuda: %s: the cached module %s was corrupt or stale; compiled it again",
                    what, res.cache_file);
@@ -264,7 +264,7 @@ int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cud
 int cu_threads_for(um_context *ctx, const um_loop *loop, umc_exec exec, int *threads) {
   int bs = loop->block_size;
   if (exec == UMC_EXEC_HIER && bs > UMC_MAX_BLOCK_THREADS)
-    return UM_ERROR(ctx, UM_ERR_ARG,
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ARG,
                     "loop '%s': block size %d: the hierarchical strategy runs one CUDA block per plan block, and a "
                     "CUDA block has at most 1024 threads; use a block size of at most 1024",
                     loop->name, bs);
@@ -276,10 +276,10 @@ int cu_threads_for(um_context *ctx, const um_loop *loop, umc_exec exec, int *thr
  * strategy for it, the mode and staging that strategy runs as, the threads per block and the kernel's key. */
 int cu_loop_settings(um_context *ctx, cu_state *S, const um_loop *loop, cu_mode *mode, int *threads, cu_key *key) {
   um_strategy s = loop->strategy;
-  UM_CHECK(ctx, cu_strategy(ctx, S, s, &s));
+  UM_BACKEND_CHECK(ctx, cu_strategy(ctx, S, s, &s));
   *mode = cu_choose_mode(loop, s, cu_staging_for(S, s));
   *threads = 1;
-  UM_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
+  UM_BACKEND_CHECK(ctx, cu_threads_for(ctx, loop, mode->exec, threads));
   mode->warp_combine = S->warp_combine; /* umc_find_pairs pairs only where it applies: flat atomics */
   cu_make_key(loop, *mode, *threads, key);
   return UM_SUCCESS;
@@ -355,7 +355,7 @@ static int upload_thread_order(um_context *ctx, const um_loop *loop, const um_pl
   int *count = malloc(((size_t)p->stats.max_thread_colours + 2) * sizeof(int));
   if (!coff || !cols || !perm || !count) {
     free(coff), free(cols), free(perm), free(count);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory ordering the threads of loop '%s'", loop->name);
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory ordering the threads of loop '%s'", loop->name);
   }
   size_t pos = 0;
   for (int b = 0; b < nb; b++) {
@@ -379,42 +379,42 @@ static int upload_thread_order(um_context *ctx, const um_loop *loop, const um_pl
     rc = cu_upload(ctx, &k->perm, perm, (size_t)p->set_size * (D->perm_short ? sizeof(short) : sizeof(int)),
                 "thread order", loop->name);
   free(coff), free(cols), free(perm), free(count);
-  UM_CHECK(ctx, rc);
+  UM_BACKEND_CHECK(ctx, rc);
   return UM_SUCCESS;
 }
 
 /* Plan-derived arrays of the hierarchical scheme. */
 static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state *S) {
   const um_plan *p = NULL;
-  UM_CHECK(ctx, um_loop_plan(ctx, loop, &p));
+  UM_BACKEND_CHECK(ctx, um_loop_plan(ctx, loop, &p));
   const umc_loop *L = &k->L;
   const umc_decisions *D = &k->D;
   const int nb = p->nblocks;
   /* the generator numbered inds as the plan does */
   for (int i = 0; i < loop->nargs; i++)
     if (!L->args[i].gbl && L->args[i].indirect && p->arg_ind[i] != L->args[i].ind)
-      return UM_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': arg %d is in plan ind %d but generator ind %d", loop->name, i,
+      return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': arg %d is in plan ind %d but generator ind %d", loop->name, i,
                       p->arg_ind[i], L->args[i].ind);
   if (L->block_atomics) { /* no block colours: every block in one launch, in mesh order */
     int *ident = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    if (!ident) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (!ident) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     for (int b = 0; b < nb; b++) ident[b] = b;
     int rc = cu_upload(ctx, &k->blocks, ident, (size_t)nb * sizeof(int), "block list", loop->name);
     free(ident);
-    UM_CHECK(ctx, rc);
+    UM_BACKEND_CHECK(ctx, rc);
   } else {
-    UM_CHECK(ctx, cu_upload(ctx, &k->blocks, p->block_order, (size_t)nb * sizeof(int), "block map", loop->name));
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &k->blocks, p->block_order, (size_t)nb * sizeof(int), "block map", loop->name));
   }
   /* a range [begin, end) of the set: the kernel's elements are absolute (block offsets shifted by begin), the
    * per-element plan arrays (thread order, local indices) relative, reached through pointers shifted back by
    * begin (fill_params) */
   k->base = loop->begin;
   int *boff = malloc(((size_t)nb + 1) * sizeof(int));
-  if (!boff) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (!boff) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int b = 0; b <= nb; b++) boff[b] = p->block_offset[b] + loop->begin;
   const int up = cu_upload(ctx, &k->boff, boff, ((size_t)nb + 1) * sizeof(int), "block offsets", loop->name);
   free(boff);
-  UM_CHECK(ctx, up);
+  UM_BACKEND_CHECK(ctx, up);
   if (D->colour_loop) {
     const int rc = upload_thread_order(ctx, loop, p, D, k); /* traced there */
     if (rc != UM_SUCCESS) return rc;
@@ -437,9 +437,9 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     if (!D->tlist_used[t]) continue;
     int i = 0;
     while (L->inds[i].tlist != t || !D->ind_staged[i]) i++;
-    UM_CHECK(ctx, cu_upload(ctx, &k->toff[t], p->ind_offset[i], ((size_t)nb + 1) * sizeof(int), "staging offsets",
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &k->toff[t], p->ind_offset[i], ((size_t)nb + 1) * sizeof(int), "staging offsets",
                          loop->name));
-    UM_CHECK(ctx, cu_upload(ctx, &k->tgt[t], p->ind_targets[i], (size_t)p->ind_offset[i][nb] * sizeof(int),
+    UM_BACKEND_CHECK(ctx, cu_upload(ctx, &k->tgt[t], p->ind_targets[i], (size_t)p->ind_offset[i][nb] * sizeof(int),
                          "staging lists", loop->name));
   }
   for (int l = 0; l < D->nlocs; l++) {
@@ -448,12 +448,12 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     const int *src = p->loc[a];
     const size_t n = (size_t)p->set_size;
     void *h = malloc((n ? n : 1) * (D->loc_short ? sizeof(short) : sizeof(int)));
-    if (!h) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the local indices of loop '%s'", loop->name);
+    if (!h) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the local indices of loop '%s'", loop->name);
     for (size_t e = 0; e < n; e++) {
       if (D->loc_short) {
         if (src[e] > 32767) {
           free(h);
-          return UM_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': local index %d does not fit 16 bits", loop->name, src[e]);
+          return UM_BACKEND_ERROR(ctx, UM_ERR_INTERNAL, "loop '%s': local index %d does not fit 16 bits", loop->name, src[e]);
         }
         ((short *)h)[e] = (short)src[e];
       } else {
@@ -462,12 +462,12 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
     }
     int rc = cu_upload(ctx, &k->loc[l], h, n * (D->loc_short ? sizeof(short) : sizeof(int)), "local indices", loop->name);
     free(h);
-    UM_CHECK(ctx, rc);
+    UM_BACKEND_CHECK(ctx, rc);
   }
   /* one launch per block colour (or one for all), one CUDA block per plan block */
   if (L->block_atomics) {
     k->launch = calloc(1, sizeof *k->launch);
-    if (!k->launch) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (!k->launch) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
     k->nlaunch = nb > 0;
     k->launch[0].n = k->launch[0].grid = nb;
     k->nparts = nb;
@@ -475,7 +475,7 @@ static int build_hier(um_context *ctx, um_loop *loop, cu_kern *k, const cu_state
   }
   k->nlaunch = p->nblock_colours;
   k->launch = calloc((size_t)(k->nlaunch ? k->nlaunch : 1), sizeof *k->launch);
-  if (!k->launch) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (!k->launch) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int c = 0; c < p->nblock_colours; c++) {
     cu_launch *l = &k->launch[c];
     l->start = p->colour_offset[c];
@@ -494,13 +494,13 @@ static int build_global(um_context *ctx, um_loop *loop, cu_kern *k) {
   whole.block_size = loop->end > 0 ? loop->end : 1;
   whole.strategy = UM_STRATEGY_GLOBAL;
   const um_plan *p = NULL;
-  UM_CHECK(ctx, um_loop_plan(ctx, &whole, &p));
+  UM_BACKEND_CHECK(ctx, um_loop_plan(ctx, &whole, &p));
   const int n = p->set_size, nc = p->nblocks ? p->nthread_colours[0] : 0;
   int *count = calloc((size_t)nc + 1, sizeof(int)), *perm = malloc((size_t)(n ? n : 1) * sizeof(int));
   k->launch = calloc((size_t)(nc ? nc : 1), sizeof *k->launch);
   if (!count || !perm || !k->launch) {
     free(count), free(perm);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory colouring loop '%s'", loop->name);
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory colouring loop '%s'", loop->name);
   }
   for (int e = 0; e < n; e++) count[p->thread_colour[e] + 1]++;
   for (int c = 0; c < nc; c++) count[c + 1] += count[c];
@@ -546,7 +546,7 @@ static int fit_shared_memory(um_context *ctx, const cu_state *S, const um_loop *
   size_t dev_max = (size_t)S->prop.sharedMemPerBlockOptin, prof_max = (size_t)S->profile->smem_optin;
   size_t limit = prof_max && prof_max < dev_max ? prof_max : dev_max;
   if (rc == UM_SUCCESS && k->shmem + fa.sharedSizeBytes > limit)
-    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+    rc = UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
                   "loop '%s': block size %d needs %zu bytes of shared memory per block (%zu staged + %zu for "
                   "reductions), more than the %zu bytes %s allows; use a smaller block size, or "
                   "staging of incremented data only",
@@ -585,12 +585,12 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
   cu_state *S = ST(ctx);
   const double t0 = um_wtime();
   cu_kern *k = calloc(1, sizeof *k);
-  if (!k) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (!k) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   k->key = *key;
   k->threads = threads;
   size_t nl = strlen(loop->name) + 1;
   k->name = malloc(nl);
-  int rc = k->name ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  int rc = k->name ? UM_SUCCESS : UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (k->name) memcpy(k->name, loop->name, nl);
   char *src = NULL;
   if (rc == UM_SUCCESS) rc = cu_describe(ctx, loop, mode, threads, -1, &k->L, k->dats, k->maps);
@@ -629,7 +629,7 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     else if (exec == UMC_EXEC_GLOBAL) rc = build_global(ctx, loop, k);
     else {
       k->launch = calloc(1, sizeof *k->launch);
-      if (!k->launch) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+      if (!k->launch) rc = UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
       else {
         k->nlaunch = 1;
         k->launch[0].start = loop->begin;
@@ -657,12 +657,12 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
   }
   if (rc == UM_SUCCESS) {
     k->params = calloc(1, (size_t)k->D.param_bytes);
-    if (!k->params) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (!k->params) rc = UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   }
-  if (rc == UM_SUCCESS && UM_GROW(S->kerns, S->capkerns, S->nkerns)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS && UM_GROW(S->kerns, S->capkerns, S->nkerns)) rc = UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (rc != UM_SUCCESS) {
     cu_kern_free(k);
-    return um__trace(ctx, rc, __FILE__, __LINE__);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   S->kerns[S->nkerns++] = k;
   um_backend_counter_add(ctx, loop->id, CU_COUNTER_COMPILE, um_wtime() - t0);

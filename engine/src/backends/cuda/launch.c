@@ -28,7 +28,7 @@ static int fill_params(um_context *ctx, const um_loop *loop, cu_kern *k) {
     case UMC_F_DAT: put_ptr(b, F->offset, cu_dat_state(k->dats[F->slot])->d); break;
     case UMC_F_MAP: {
       int *d = NULL;
-      UM_CHECK(ctx, cu_map_on_device(ctx, k->maps[F->slot], &d));
+      UM_BACKEND_CHECK(ctx, cu_map_on_device(ctx, k->maps[F->slot], &d));
       put_ptr(b, F->offset, d);
       break;
     }
@@ -75,7 +75,7 @@ static int more_blocks(um_context *ctx, cu_state *S, um_loop *loop, int more, cu
   if (!k0) {
     um_loop l0 = *loop;
     l0.variant = 0;
-    UM_CHECK(ctx, cu_build_kern(ctx, &l0, *mode, threads, key, &k0));
+    UM_BACKEND_CHECK(ctx, cu_build_kern(ctx, &l0, *mode, threads, key, &k0));
   }
   const int nb = k0->blocks_per_sm;
   const int max = S->prop.maxThreadsPerMultiProcessor;
@@ -90,10 +90,10 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   cu_mode mode;
   int threads;
   cu_key key;
-  UM_CHECK(ctx, cu_loop_settings(ctx, S, loop, &mode, &threads, &key));
-  if (loop->variant > 0) UM_CHECK(ctx, more_blocks(ctx, S, loop, loop->variant, &mode, threads, &key));
+  UM_BACKEND_CHECK(ctx, cu_loop_settings(ctx, S, loop, &mode, &threads, &key));
+  if (loop->variant > 0) UM_BACKEND_CHECK(ctx, more_blocks(ctx, S, loop, loop->variant, &mode, threads, &key));
   cu_kern *k = cu_find_kern(S, &key);
-  if (!k) UM_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
+  if (!k) UM_BACKEND_CHECK(ctx, cu_build_kern(ctx, loop, mode, threads, &key, &k));
 
   /* data on the device */
   S->cur_loop = loop->id;
@@ -102,12 +102,12 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
       const int rc = cu_dat_on_device(ctx, loop->args[i].dat);
       if (rc != UM_SUCCESS) {
         S->cur_loop = -1;
-        return um__trace(ctx, rc, __FILE__, __LINE__);
+        return um_backend_trace(ctx, rc, __FILE__, __LINE__);
       }
     }
   const int prc = fill_params(ctx, loop, k); /* (maps uploaded at their first use: timed for the loop) */
   S->cur_loop = -1;
-  UM_CHECK(ctx, prc);
+  UM_BACKEND_CHECK(ctx, prc);
   /* lazy reductions (core says every one of this call is): um_reduce writes each result into its handle's
    * mapped buffer and the host goes on (with graphs too: a replay updates the nodes whose parameters changed,
    * and um_reduction_get's sync launches the segment first) */
@@ -127,14 +127,14 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
             off_part = field_offset(k, UMC_F_INT_PART);
 
   /* timing */
-  if (S->npending == MAX_PENDING) UM_CHECK(ctx, cu_sync(ctx, S));
+  if (S->npending == MAX_PENDING) UM_BACKEND_CHECK(ctx, cu_sync(ctx, S));
   cu_timing *t = &S->pending[S->npending];
-  UM_CHECK(ctx, cu_get_event(ctx, &t->start));
-  UM_CHECK(ctx, cu_get_event(ctx, &t->stop));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &t->start));
+  UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &t->stop));
   t->rec = loop->id;
   t->name = k->name;
   t->owned = 0;
-  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start, S->npending));
+  UM_BACKEND_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start, S->npending));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_REGISTERS, k->registers);
@@ -144,15 +144,15 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
     put_int(k->params, off_n, L->n);
     put_int(k->params, off_start, L->start);
     put_int(k->params, off_part, L->part);
-    UM_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kloop, (unsigned)L->grid, (unsigned)k->threads, k->shmem,
+    UM_BACKEND_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kloop, (unsigned)L->grid, (unsigned)k->threads, k->shmem,
                                   k->params, k->D.param_bytes, loop->name));
   }
   if (k->D.has_reduction) {
     put_int(k->params, off_n, k->nparts);
-    UM_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kreduce, 1, UMC_REDUCE_THREADS, 0, k->params,
+    UM_BACKEND_CHECK(ctx, cu_graph_kernel(ctx, S, loop->id, k->kreduce, 1, UMC_REDUCE_THREADS, 0, k->params,
                                   k->D.param_bytes, loop->name));
   }
-  UM_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 0, t->stop, S->npending));
+  UM_BACKEND_CHECK(ctx, cu_graph_event(ctx, S, loop->id, 0, t->stop, S->npending));
   S->npending++;
 
   /* written dats: the device copy is now the only current one */
@@ -163,7 +163,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   if (defer) loop->deferred = 1;
   else if (k->D.has_reduction) {
     /* the API hands the value back when um_par_loop returns: wait for it; core combines it */
-    UM_CHECK(ctx, cu_sync(ctx, S));
+    UM_BACKEND_CHECK(ctx, cu_sync(ctx, S));
     for (int i = 0; i < loop->nargs; i++)
       if (k->D.pass[i] == UMC_PASS_GBL_REDUCE) um_reduce_into(loop, i, k->res_host[i]);
   }

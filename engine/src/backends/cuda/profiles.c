@@ -36,7 +36,7 @@ int cu_choose_profile(um_context *ctx, cu_state *S) {
   for (int i = 0; i < NPROFILES && want; i++)
     if (strcasecmp(want, profiles[i].name) == 0) w = i;
   if (w < 0)
-    return UM_ERROR(ctx, UM_ERR_ARG, "cuda.profile '%s' unknown: use auto, p100, v100, a100, h100 or h200",
+    return UM_BACKEND_ERROR(ctx, UM_ERR_ARG, "cuda.profile '%s' unknown: use auto, p100, v100, a100, h100 or h200",
                     want ? want : "");
   char warn[512] = "";
   if (w == 0) {

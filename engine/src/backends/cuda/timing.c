@@ -70,12 +70,12 @@ static int resolve_timings(um_context *ctx) {
 int cu_sync(um_context *ctx, void *state) {
   cu_state *S = state ? state : ST(ctx);
   if (!S) return UM_SUCCESS;
-  UM_CHECK(ctx, cu_flush(ctx, S));
+  UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
   cudaError_t e = cudaStreamSynchronize(S->stream);
   if (e != cudaSuccess)
     return cu_fail(ctx, e, __FILE__, __LINE__, "waiting for the GPU (the last loop launched was '%s'; run with "
                    "compute-sanitizer to find the failing access)", S->last_loop ? S->last_loop : "none");
-  UM_CHECK(ctx, resolve_timings(ctx));
+  UM_BACKEND_CHECK(ctx, resolve_timings(ctx));
   S->syncs++;
   return UM_SUCCESS;
 }

@@ -397,7 +397,7 @@ static void sync_consts(um_context *ctx, hc_entry *e) {
 static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
   e->state = HC_FAILED;
   if (ctx->opts.compile == UM_COMPILE_WAIT)
-    return UM_ERROR(ctx, UM_ERR_BACKEND,
+    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
                     "loop '%s': compiling its host code failed: %s (run.compile: auto runs the generic code "
                     "instead; off never compiles)",
                     e->name, why);
@@ -532,15 +532,15 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
 static int poll_all(um_context *ctx, um_hostc *h) {
   for (int i = 0; i < h->n; i++) {
     hc_entry *e = h->e[i];
-    if (e->state == HC_RUNNING) UM_CHECK(ctx, finish(ctx, h, e, 0));
+    if (e->state == HC_RUNNING) UM_BACKEND_CHECK(ctx, finish(ctx, h, e, 0));
     else if (e->state == HC_ELSEWHERE) {
       int rc = UM_SUCCESS;
-      if (from_cache(ctx, h, e, &rc)) UM_CHECK(ctx, rc);
+      if (from_cache(ctx, h, e, &rc)) UM_BACKEND_CHECK(ctx, rc);
       else if (!lock_held(e)) e->state = HC_QUEUED; /* its compiler's process died: compile it here */
     }
   }
   for (int i = 0; i < h->n && h->running < HC_MAX_JOBS; i++)
-    if (h->e[i]->state == HC_QUEUED) UM_CHECK(ctx, begin(ctx, h, h->e[i], 0));
+    if (h->e[i]->state == HC_QUEUED) UM_BACKEND_CHECK(ctx, begin(ctx, h, h->e[i], 0));
   h->pending = 0;
   for (int i = 0; i < h->n; i++) {
     const int st = h->e[i]->state;
@@ -597,30 +597,30 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   m->seconds = 0;
   m->ran = -1;
   const double loop_seconds = r->seconds;
-  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->host_code || !loop->kernel->source) return UM_SUCCESS;
+  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->caps.host_code || !loop->kernel->source) return UM_SUCCESS;
   if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = ctx->opts.compile == UM_COMPILE_WAIT;
   if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
   um_hostc *h = state(ctx);
-  if (!h) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
-  if (h->pending) UM_CHECK(ctx, poll_all(ctx, h));
+  if (!h) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
+  if (h->pending) UM_BACKEND_CHECK(ctx, poll_all(ctx, h));
   const uint64_t shape = quick_shape(loop);
   hc_entry *e = m->last && m->shape == shape ? (hc_entry *)m->last : NULL;
   if (!e) {
     e = find_or_add(h, loop, loop_key(h, loop));
-    if (!e) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
+    if (!e) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
     if (e != m->last) m->trials = 0, m->pick = -1; /* another module: choose its range again */
     m->last = e;
     m->shape = shape;
   }
   if (e->state == HC_NEW && (block || loop_seconds >= ctx->opts.compile_after)) {
     e->source = um__hostc_generate(loop);
-    if (!e->source) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
+    if (!e->source) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
     e->state = HC_QUEUED;
-    UM_CHECK(ctx, begin(ctx, h, e, block));
+    UM_BACKEND_CHECK(ctx, begin(ctx, h, e, block));
   } else if (block && e->state != HC_READY && e->state != HC_FAILED) {
-    if (e->state == HC_RUNNING) UM_CHECK(ctx, finish(ctx, h, e, 1));
-    else UM_CHECK(ctx, begin(ctx, h, e, 1));
+    if (e->state == HC_RUNNING) UM_BACKEND_CHECK(ctx, finish(ctx, h, e, 1));
+    else UM_BACKEND_CHECK(ctx, begin(ctx, h, e, 1));
   }
   if (e->state != HC_READY) return UM_SUCCESS;
   sync_consts(ctx, e);

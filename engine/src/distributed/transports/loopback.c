@@ -39,11 +39,11 @@ static int lb_open(um_context *ctx, const void *token, size_t len, int rank, int
 
 static void *lb_alloc(um_context *ctx, void *state, size_t bytes) {
   (void)state;
-  return on_device(ctx) ? ctx->backend->host_alloc(ctx, ctx->bstate, bytes) : malloc(bytes);
+  return on_device(ctx) ? ctx->backend->data.host_alloc(ctx, ctx->bstate, bytes) : malloc(bytes);
 }
 
 static void lb_free(um_context *ctx, void *p) {
-  if (on_device(ctx)) ctx->backend->host_free(p);
+  if (on_device(ctx)) ctx->backend->data.host_free(p);
   else free(p);
 }
 
@@ -51,7 +51,7 @@ static int lb_post(um_context *ctx, void *state, const um_transport_msg *msgs, i
   (void)id;
   loopback *L = state;
   /* after the queued work: a device backend's packing is in the buffers once it has synchronised */
-  if (on_device(ctx) && ctx->backend->sync) UM_CHECK(ctx, ctx->backend->sync(ctx, ctx->bstate));
+  if (on_device(ctx) && ctx->backend->exec.sync) UM_CHECK(ctx, ctx->backend->exec.sync(ctx, ctx->bstate));
   if (UM_GROW(L->reqs, L->capreqs, L->nreqs + n)) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory posting halos");
   for (int i = 0; i < n; i++) {
     const um_transport_msg *m = &msgs[i];
