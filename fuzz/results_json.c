@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *cargv[] = {"--compare", path, path, NULL};
   umrun_compare_main(3, cargv);
   char *rargv[] = {"--report", html, path, NULL};
-  umrun_report_main(3, rargv);
+  umrun_report_main(NULL, 3, rargv);
   /* no string of the input becomes an element of the page (issue 25): the page has no script of its own */
   FILE *h = fopen(html, "rb");
   if (h) {

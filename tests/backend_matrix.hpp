@@ -1,6 +1,7 @@
 // The backend matrix shared by the backend tests (test_backends.cpp: seq and OpenMP; test_cuda_backend.cpp:
 // CUDA): one case (backend x strategy x staging x layout x block size), the matrix of cases, the options
-// of a case, its test name, a context made from them, and the comparison of a run with seq's.
+// of a case, its test name, a context made from them, and the comparison of a run with seq's
+// (expect_matches_seq: the results both workloads share).
 #ifndef UM_TESTS_BACKEND_MATRIX_HPP
 #define UM_TESTS_BACKEND_MATRIX_HPP
 #include <gtest/gtest.h>
@@ -103,6 +104,28 @@ inline void expect_close(const std::vector<double> &x, const std::vector<double>
 inline void expect_close(const std::vector<float> &x, const std::vector<float> &y, const char *what) {
   ASSERT_EQ(x.size(), y.size()) << what;
   for (size_t i = 0; i < x.size(); i++) ASSERT_NEAR(x[i], y[i], 1e-5 * (1 + std::fabs(y[i]))) << what << "[" << i << "]";
+}
+
+// got against seq's ref for what every backend workload computes (test_backends.cpp's Result and
+// test_cuda_workload.hpp's tcw::Result both have these members): the outputs within rounding (b direct WRITE,
+// c direct RW, r and n INC through maps, v indirect RW, vw indirect WRITE, f float INC), the sums within
+// rounding, min/max and the integer reductions exactly. Each test then checks the members of its own.
+template <class Result> void expect_matches_seq(const Result &got, const Result &ref) {
+  expect_close(got.b, ref.b, "direct WRITE b");
+  expect_close(got.c, ref.c, "direct RW c");
+  expect_close(got.r, ref.r, "INC r");
+  expect_close(got.n, ref.n, "INC n (arity 4)");
+  expect_close(got.v, ref.v, "indirect RW v");
+  expect_close(got.vw, ref.vw, "indirect WRITE vw");
+  expect_close(got.f, ref.f, "float INC");
+  EXPECT_NEAR(got.sum[0], ref.sum[0], 1e-12 * (1 + std::fabs(ref.sum[0])));
+  EXPECT_NEAR(got.sum[1], ref.sum[1], 1e-12 * (1 + std::fabs(ref.sum[1])));
+  EXPECT_EQ(got.mn, ref.mn);
+  EXPECT_EQ(got.mx, ref.mx);
+  EXPECT_EQ(got.isum, ref.isum);
+  EXPECT_EQ(got.cnt, ref.cnt);
+  EXPECT_EQ(got.qmax, ref.qmax);
+  EXPECT_NEAR(got.esum, ref.esum, 1e-12 * (1 + std::fabs(ref.esum)));
 }
 
 // run(options, result) on seq and on the case, then compare(got, ref): the "run on X, compare with seq" step.

@@ -32,7 +32,7 @@ ALLOWED = {
     # one call's setting into the kernels' um_cbrt/um_exp (um/kernel.h), which take no context
     "engine/src/backends/host/exec.c:um_kernel_repro_math": "one call's reproducible-math setting, per thread, restored",
     # not a variable: the scan reads the function-pointer parameter of a prototype as one
-    "engine/src/backends/cuda/cuda_transport.h:close": "a parameter of cu_transport_open's prototype (scan limit)",
+    "engine/src/distributed/transport_cuda.h:close": "a parameter of cu_transport_open's prototype (scan limit)",
 }
 
 # TEMPORARY: being removed by other engineers on branches of issue 55; delete each entry when its
@@ -42,16 +42,6 @@ BEING_REMOVED = {
     "umrun/options.c:options": "the runner's option table, resolved once: to be built into the settings",
     "umrun/options.c:noptions": "the runner's option table, resolved once: to be built into the settings",
     "engine/src/core/option_decl.c:buf": "um_option_nearest returns a thread's buffer: to take the caller's",
-    "engine/src/distributed/transport.c:extra": "um__transport_add (tests): to come through um_options like extra_backends",
-    # The runner's process-wide setup, read through calls that take no argument (um_app_count/at/find
-    # in um/app.h, umrun_err, um_run_set_default_config in um/run.h), called from umrun/options.c and
-    # settings.c too: to go with a runner state passed to those calls (an API change across the
-    # runner, to be done with the options engineer).
-    "umrun/apps_table.c:table": "the app table behind um_app_count/um_app_at/um_app_find (API change)",
-    "umrun/apps_table.c:ntable": "the app table behind um_app_count/um_app_at/um_app_find (API change)",
-    "umrun/umrun.c:prog": "the program's name in umrun_err's messages (API change)",
-    "umrun/umrun.c:default_config": "set by um_run_set_default_config before um_run_main (API change)",
-    "umrun/umrun.c:default_config_name": "set by um_run_set_default_config before um_run_main (API change)",
 }
 
 KEYWORDS = {"static", "extern", "const", "volatile", "register", "inline", "_Thread_local", "thread_local",

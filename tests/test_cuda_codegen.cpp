@@ -477,8 +477,16 @@ bool run_app(um_context *ctx, const char *app, const std::string &yaml) {
   r.ctx = ctx;
   r.cfg = cfg;
   r.log = std::tmpfile();
-  umrun_apps_set(um_builtin_apps, um_builtin_app_count); /* the apps umrun runs, found as umrun finds them */
-  r.app = um_app_find(app);
+  um_run_args args = {};
+  args.apps = um_builtin_apps; /* the apps umrun runs, found as umrun finds them */
+  args.n_apps = um_builtin_app_count;
+  um_runner runner;
+  if (umrun_runner_init(&runner, &args, "test_cuda_codegen")) {
+    ADD_FAILURE() << "no built-in apps";
+    return false;
+  }
+  r.app = um_app_find(&runner, app);
+  r.runner = &runner;
   const int rc = r.app->run(&r);
   fclose(r.log);
   um_config_free(cfg);

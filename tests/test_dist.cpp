@@ -367,3 +367,36 @@ TEST(DistTransport, AutoTakesTheDeviceOnlyWhenEveryRankHasItsOwnGpuOnOneHost) {
   r.dev[2] = "gpu9";
   EXPECT_EQ(r.choose(DEV), DEV);
 }
+
+// Extra transports come with a context's options (um_options.extra_transports), not a process-wide setting: a
+// context offers them after the list's, another context does not see them, and lookups without a context see
+// the list alone.
+TEST(DistTransport, ExtraTransportsAreTheContextsOwn) {
+  um_transport_def mine{};
+  mine.name = "test-extra";
+  mine.device = 1;
+  mine.backends = "seq";
+  const um_transport_def *const list[1] = {&mine};
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  o.extra_transports = list;
+  o.nextra_transports = 1;
+  um_context *with = nullptr, *without = nullptr;
+  ASSERT_EQ(um_init(&with, &o), UM_SUCCESS) << um_error_message(with);
+  o.extra_transports = nullptr;
+  o.nextra_transports = 0;
+  ASSERT_EQ(um_init(&without, &o), UM_SUCCESS) << um_error_message(without);
+  EXPECT_EQ(um__transport_find(with, "TEST-EXTRA"), &mine);  // names ignore case
+  EXPECT_EQ(um__transport_for_backend(with, "seq"), &mine);
+  EXPECT_EQ(um__transport_find(without, "test-extra"), nullptr);
+  EXPECT_EQ(um__transport_for_backend(without, "seq"), nullptr);
+  EXPECT_EQ(um__transport_find(nullptr, "test-extra"), nullptr);
+  for (int i = 0; i < um__transport_count(); i++) {  // the list's are every context's
+    EXPECT_NE(um__transport_find(with, um__transport_at(i)), nullptr) << um__transport_at(i);
+    EXPECT_NE(um__transport_find(without, um__transport_at(i)), nullptr) << um__transport_at(i);
+    EXPECT_NE(um__transport_find(nullptr, um__transport_at(i)), nullptr) << um__transport_at(i);
+  }
+  um_finalize(&with);
+  um_finalize(&without);
+}

@@ -23,7 +23,7 @@
 #include "test_kernels.h"
 #include "test_random_mesh.hpp"
 #include "test_vec_workload.hpp"
-#include "distributed/transport.h"  // the transport table: "shadow-peer" below, and um__transport_add
+#include "distributed/transport.h"  // the transport table: "shadow-peer" below, in um_options.extra_transports
 #include "um/backend.h"
 #include "um/hdf5io.h"
 #include "um/um.h"
@@ -194,8 +194,8 @@ um_backend_def make_shadow() {
   b.caps.block_sized = 2;  // as a GPU's: run.tune tries block sizes on every loop
   return b;
 }
-// The device transport of the "shadow-peer" backend (a transport table, engine/src/distributed/transport.h, added
-// with um__transport_add), with what a test may make of the machine: a rank that cannot load it, or every rank
+// The device transport of the "shadow-peer" backend (a transport table, engine/src/distributed/transport.h, passed
+// in um_options.extra_transports), with what a test may make of the machine: a rank that cannot load it, or every rank
 // on one device. Its state is the backend's (the counts the tests read).
 int peer_unusable_rank = -1;
 bool peer_one_device = false;
@@ -270,11 +270,11 @@ um_transport_def make_shadow_transport() {
   return t;
 }
 const um_transport_def shadow_transport = make_shadow_transport();
+const um_transport_def *const shadow_transports[1] = {&shadow_transport};
 // the "shadow" backend under another name, which the transport above serves
 um_backend_def make_shadow_peer() {
   um_backend_def b = make_shadow();
   b.name = "shadow-peer";
-  um__transport_add(&shadow_transport);
   return b;
 }
 const um_backend_def shadow_backend = make_shadow(), shadow_peer_backend = make_shadow_peer();
@@ -317,6 +317,8 @@ struct Mesh {
       o.backend = is_peer(backend) ? "shadow-peer" : "shadow";
       o.extra_backends = is_peer(backend) ? shadow_peer_list : shadow_list;
       o.nextra_backends = 1;
+      o.extra_transports = shadow_transports;  // the context offers it; it serves "shadow-peer" alone
+      o.nextra_transports = 1;
       if (strstr(backend, "soa")) o.layout = UM_SOA;
     }
     o.block_size = 16;
@@ -862,6 +864,8 @@ TEST(DistributedTransport, DeviceWhereItCannotRunFailsOnEveryRank) {
     o.backend = "shadow-peer";
     o.extra_backends = shadow_peer_list;
     o.nextra_backends = 1;
+    o.extra_transports = shadow_transports;
+    o.nextra_transports = 1;
     um_context *ctx = nullptr;
     ASSERT_EQ(um_init(&ctx, &o), 0);
     ASSERT_EQ(um_context_set_gpu_transport(ctx, UM_TRANSPORT_DEVICE), 0);

@@ -245,7 +245,7 @@ TEST(Options, HelpAndMarkdownListEveryOption) {
   umrun_options_help(f);
   fclose(f);
   f = open_memstream(&md, &nm);
-  umrun_options_markdown(f);
+  umrun_options_markdown(f, nullptr);
   fclose(f);
   for (int i = 0; i < umrun_option_count(); i++) {
     const um_option *o = umrun_option_at(i);

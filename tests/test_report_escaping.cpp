@@ -110,7 +110,7 @@ TEST(ReportEscaping, AReportOfAResultsFileFullOfMarkupRendersItAsText) {
   std::vector<std::string> args = {"--report", page, res};
   std::vector<char *> argv;
   for (auto &a : args) argv.push_back(a.data());
-  ASSERT_EQ(umrun_report_main((int)argv.size(), argv.data()), 0);
+  ASSERT_EQ(umrun_report_main(nullptr, (int)argv.size(), argv.data()), 0);
   const std::string h = slurp(page), md = slurp(t / "report.md");
   ASSERT_TRUE(has(h, "</html>"));
   const std::set<std::string> allowed = {"!doctype", "html", "head", "meta", "title", "style", "body", "h1", "h2",

@@ -33,8 +33,8 @@ void umrun_report_usage(FILE *f) {
         f);
 }
 
-static const char *note_for(const char *app) {
-  const um_app *a = um_app_find(app); /* each app says what makes it different (um_app.report_note) */
+static const char *note_for(const um_runner *r, const char *app) {
+  const um_app *a = um_app_find(r, app); /* each app says what makes it different (um_app.report_note) */
   return a && a->report_note ? a->report_note : "An app of the um suite.";
 }
 
@@ -150,6 +150,7 @@ typedef struct {
   int nfiles;
   app_list apps;
   rep_index ix;
+  const um_runner *runner; /* the apps, for their report notes */
 } page;
 
 /* the HTML head with its styles, and the line saying where the page comes from */
@@ -478,7 +479,7 @@ static void write_app(const page *pg, const char *app) {
   umrun_html_id(h, app);
   fputs("\">", h);
   rep_html_text(h, app);
-  fprintf(h, "</h2>\n<p>%s</p>\n", note_for(app)); /* our own text, with its markup */
+  fprintf(h, "</h2>\n<p>%s</p>\n", note_for(pg->runner, app)); /* our own text, with its markup */
   fputs("## ", m);
   rep_md_cell(m, app);
   fputs("\n\n", m);
@@ -499,8 +500,9 @@ static void write_app(const page *pg, const char *app) {
   free(al);
 }
 
-static void write_page(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles) {
-  page pg = {.h = h, .m = m, .files = files, .paths = paths, .nfiles = nfiles, .apps = {{0}, 0}};
+static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *files, const char *const *paths,
+                       int nfiles) {
+  page pg = {.h = h, .m = m, .files = files, .paths = paths, .nfiles = nfiles, .apps = {{0}, 0}, .runner = r};
   char (*devl)[256] = device_labels(files, paths, nfiles);
   pg.devs = calloc((size_t)nfiles + 1, sizeof *pg.devs);
   if (!devl || !pg.devs) {
@@ -544,7 +546,7 @@ static void write_page(FILE *h, FILE *m, const uj *const *files, const char *con
   free(pg.devs);
 }
 
-int umrun_report_main(int argc, char **argv) {
+int umrun_report_main(const um_runner *r, int argc, char **argv) {
   const char *out = NULL;
   const char **paths = calloc((size_t)argc + 1, sizeof *paths);
   uj **files = calloc((size_t)argc + 1, sizeof *files);
@@ -606,7 +608,7 @@ int umrun_report_main(int argc, char **argv) {
     rc = EXIT_RUN;
     goto done;
   }
-  write_page(hf.f, mf.f, (const uj *const *)files, paths, n);
+  write_page(r, hf.f, mf.f, (const uj *const *)files, paths, n);
   int bad = um_safe_commit(&hf, err, sizeof err);
   if (bad) um_safe_abort(&mf);
   else bad = um_safe_commit(&mf, err, sizeof err);

@@ -6,6 +6,9 @@
 extern const char umrun_default_config[];
 
 int main(int argc, char **argv) {
-  um_run_set_default_config(umrun_default_config, "embedded default config");
-  return um_run_main(argc, argv, um_builtin_apps, um_builtin_app_count);
+  const um_run_args args = {.apps = um_builtin_apps,
+                            .n_apps = um_builtin_app_count,
+                            .default_config = umrun_default_config,
+                            .default_config_name = "embedded default config"};
+  return um_run_main(argc, argv, &args);
 }

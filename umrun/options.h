@@ -73,8 +73,8 @@ void umrun_options_scope(const um_app *app);
 void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent);
 /* The "config keys" section of umrun --help (two-space indent, keys in a column). */
 void umrun_options_help(FILE *f);
-/* Every runner option and every registered backend's as markdown (docs/options.md). */
-void umrun_options_markdown(FILE *f);
+/* Every runner option and every registered backend's as markdown (docs/options.md), then the options of r's apps. */
+void umrun_options_markdown(FILE *f, const um_runner *r);
 
 #ifdef __cplusplus
 }

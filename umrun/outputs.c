@@ -217,7 +217,7 @@ int umrun_make_field_dir(validation *v, char *err, size_t len) {
 
 /* Remove the temporary field folder and the files in it (not recursive: the
  * apps write plain files). */
-void umrun_remove_field_dir(validation *v) {
+void umrun_remove_field_dir(const um_runner *r, validation *v) {
   if (!v->field_dir[0]) return;
   DIR *d = opendir(v->field_dir);
   if (d) {
@@ -226,20 +226,20 @@ void umrun_remove_field_dir(validation *v) {
     while ((e = readdir(d)))
       if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
         snprintf(p, sizeof p, "%s/%s", v->field_dir, e->d_name);
-        if (unlink(p)) umrun_err("note: cannot remove '%s': %s\n", p, strerror(errno));
+        if (unlink(p)) umrun_err(r, "note: cannot remove '%s': %s\n", p, strerror(errno));
       }
     closedir(d);
   }
   if (rmdir(v->field_dir))
-    umrun_err("note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
+    umrun_err(r, "note: cannot remove the temporary folder '%s': %s\n", v->field_dir, strerror(errno));
   um_safe_dir_unregister(v->field_dir_slot);
   v->field_dir_slot = -1;
   v->field_dir[0] = '\0';
 }
 
 /* Compare the metrics and field files with the reference; returns the exit status it implies. */
-int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
-                        const char *changed, const char **status_text) {
+int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, const um_app *app, const um_app_run *run,
+                       validation *v, const char *changed, const char **status_text) {
   char err[4096] = "";
   /* the run's settings differ from the reference's config: its comparison is shown only if it passes */
   char *held = NULL;
@@ -281,7 +281,7 @@ int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, cons
     }
   }
   if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
-    umrun_err("validation: %s\n", err);
+    umrun_err(r, "validation: %s\n", err);
     *status_text = "validation error";
     return EXIT_USAGE;
   }
@@ -309,8 +309,8 @@ int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, cons
  * The JSON goes through a temporary renamed into place (the old file stays
  * until the new one is complete); CSV rows are appended in one checked write
  * (util/safe_file.h). */
-int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
-                         const um_app_run *run, double total, const validation *v, int rc, int status,
+int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
+                        const um_app_run *run, double total, const validation *v, int rc, int status,
                          const char *status_text) {
   char err[4096];
   if (c->json_path) {
@@ -321,7 +321,7 @@ int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx
       bad = um_safe_commit(&jf, err, sizeof err);
     }
     if (bad) {
-      umrun_err("--json: %s\n", err);
+      umrun_err(r, "--json: %s\n", err);
       if (!status) status = EXIT_RUN;
     }
   }
@@ -345,7 +345,7 @@ int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx
     else bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
     free(rows);
     if (bad) {
-      umrun_err("--csv: %s\n", err);
+      umrun_err(r, "--csv: %s\n", err);
       if (!status) status = EXIT_RUN;
     }
   }

@@ -10,15 +10,15 @@
 #include "um/um.h"
 #include "um/validate.h"
 #include "sweep.h"
+#include "apps_table.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
 
-/* The program's name (argv[0]'s last component: umrun, or an out-of-tree app's program). */
-const char *umrun_prog_name(void);
-/* A message on stderr, prefixed "<program>: ". */
-void umrun_err(const char *fmt, ...)
+/* A message on stderr, prefixed "<program>: " (r->prog: argv[0]'s last component, umrun or an out-of-tree
+ * app's program; r NULL: "umrun"). */
+void umrun_err(const um_runner *r, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
@@ -53,8 +53,9 @@ typedef struct {
 } validation;
 
 /* ---- settings.c ---- */
-/* The run's settings (app, run.*, backend settings, validation.reference, output.*, mpi.deadline_s), checked. */
-int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len);
+/* The run's settings (app: one of r's apps, run.*, backend settings, validation.reference, output.*,
+ * mpi.deadline_s), checked. */
+int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len);
 /* run.unknown_keys (UM_APP_KEYS_ERROR or _WARN); the settings of backends not available here marked read. */
 int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
@@ -73,10 +74,10 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
 void umrun_print_legend(FILE *out);
 int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t len);
 int umrun_make_field_dir(validation *v, char *err, size_t len);
-void umrun_remove_field_dir(validation *v);
-int umrun_validate_run(FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
+void umrun_remove_field_dir(const um_runner *r, validation *v);
+int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
                        const char *changed, const char **status_text);
-int umrun_write_outputs(const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
+int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
                         const um_app_run *run, double total, const validation *v, int rc, int status,
                         const char *status_text);
 #endif

@@ -60,11 +60,11 @@ static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *
   return UM_SUCCESS;
 }
 
-int umrun_read_settings(um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len) {
+int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_path, run_settings *s, FILE *out, char *err, size_t len) {
   um_options_default(&s->opts);
   const char *app_names[64];
-  int napps = um_app_count() < 64 ? um_app_count() : 64;
-  for (int i = 0; i < napps; i++) app_names[i] = um_app_at(i)->name;
+  int napps = um_app_count(r) < 64 ? um_app_count(r) : 64;
+  for (int i = 0; i < napps; i++) app_names[i] = um_app_at(r, i)->name;
   int app;
   um_config_kind_t app_kind;
   int rc = umrun_opt_kind(cfg, "app", &app_kind, err, len);

@@ -463,7 +463,7 @@ static int run_suite(const char *argv0, const suite_opts *o, suite_file *S, suit
   return nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
 }
 
-int umrun_suite_main(const char *argv0, int argc, char **argv) {
+int umrun_suite_main(const um_runner *r, const char *argv0, int argc, char **argv) {
   suite_opts o = {.outdir = "out/suite", .repeat = 1};
   int rc = EXIT_USAGE;
   o.gsets = calloc((size_t)argc + 1, sizeof *o.gsets);
@@ -479,7 +479,7 @@ int umrun_suite_main(const char *argv0, int argc, char **argv) {
   const char *app_override = NULL; /* --set app=X runs every case as X (checked with the cases) */
   for (int s = 0; s < o.ngsets; s++)
     if (!strncmp(o.gsets[s], "app=", 4)) app_override = o.gsets[s] + 4;
-  if (suite_load(o.path, app_override, o.allow_compiler, &S, err, sizeof err)) {
+  if (suite_load(r, o.path, app_override, o.allow_compiler, &S, err, sizeof err)) {
     fprintf(stderr, "umrun --suite: %s\n", err);
     suite_free(&S);
     goto done;

@@ -104,10 +104,11 @@ static int read_timeout(um_config *cfg, const char *key, double def, double *out
 }
 
 /* A case's app must be registered: refused before the suite runs anything. */
-static int check_app(const char *app, char *err, size_t len) {
-  if (app && um_app_find(app)) return 0;
+static int check_app(const um_runner *r, const char *app, char *err, size_t len) {
+  if (app && um_app_find(r, app)) return 0;
   size_t l = (size_t)snprintf(err, len, "app '%.200s' is not a registered app; registered:", app ? app : "");
-  for (int i = 0; i < um_app_count() && l < len; i++) l += (size_t)snprintf(err + l, len - l, " %s", um_app_at(i)->name);
+  for (int i = 0; i < um_app_count(r) && l < len; i++)
+    l += (size_t)snprintf(err + l, len - l, " %s", um_app_at(r, i)->name);
   if (l < len) snprintf(err + l, len - l, " (umrun --list-apps)");
   return -1;
 }
@@ -149,8 +150,8 @@ static int read_matrix(um_config *cfg, const char *k, suite_case *c, const char 
 
 /* The case's app: the config's, then app= in the suite's defaults.set and the case's set, then --set app=X;
  * its config file read now, its name checked before anything runs. */
-static int case_app(const suite_file *S, suite_case *c, const char *app_override, const char *name, const char *where,
-                    char *err, size_t len) {
+static int case_app(const um_runner *r, const suite_file *S, suite_case *c, const char *app_override, const char *name,
+                    const char *where, char *err, size_t len) {
   /* the app, from the config (for --only and the report), and the path checked now */
   um_config *cc = NULL;
   char cerr[2048] = "";
@@ -176,7 +177,7 @@ static int case_app(const suite_file *S, suite_case *c, const char *app_override
     c->app = strdup(app_override);
   }
   if (!c->app) c->app = strdup("airfoil");
-  if (check_app(c->app, err, len)) { /* before anything runs: its name reaches files and pages */
+  if (check_app(r, c->app, err, len)) { /* before anything runs: its name reaches files and pages */
     char why[1024];
     snprintf(why, sizeof why, "%s", err);
     snprintf(err, len, "case '%s' (%s): %s", name, where, why);
@@ -185,7 +186,7 @@ static int case_app(const suite_file *S, suite_case *c, const char *app_override
   return 0;
 }
 
-int suite_load(const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len) {
+int suite_load(const um_runner *r, const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
   um_config *cfg = NULL;
@@ -254,7 +255,7 @@ int suite_load(const char *path, const char *app_override, int allow_compiler, s
     if (um_config_get_bool(cfg, k, 0, &c->same_bits, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);
     if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING && read_matrix(cfg, k, c, name, err, len)) goto out;
-    if (case_app(S, c, app_override, name, where, err, len)) goto out;
+    if (case_app(r, S, c, app_override, name, where, err, len)) goto out;
   }
   rc = 0;
 out:

@@ -10,10 +10,11 @@
 #include "json.h"
 #include "um/config.h"
 #include "um/validate.h"
+#include "um/app.h"
 
-int umrun_suite_main(const char *argv0, int argc, char **argv);
+int umrun_suite_main(const um_runner *r, const char *argv0, int argc, char **argv); /* r: the apps cases name */
 int umrun_compare_main(int argc, char **argv);
-int umrun_report_main(int argc, char **argv);
+int umrun_report_main(const um_runner *r, int argc, char **argv); /* r: the apps' report notes */
 int umrun_validate_main(int argc, char **argv);
 
 void umrun_suite_usage(FILE *f);

@@ -22,42 +22,29 @@
 #include "tools.h"
 #include "apps_table.h"
 
-/* The program's name in messages: argv[0]'s last component (umrun, or an out-of-tree app's program). */
-static const char *prog = "umrun";
-const char *umrun_prog_name(void) { return prog; }
-#define prog_name umrun_prog_name
-
-void umrun_err(const char *fmt, ...) {
+void umrun_err(const um_runner *r, const char *fmt, ...) {
   char msg[8192];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "%s: %s", prog, msg); /* one write: ranks' lines never interleave mid-line */
-}
-
-/* um_run_set_default_config: the job run when no config file is named (NULL: none) */
-static const char *default_config, *default_config_name = "embedded default config";
-
-void um_run_set_default_config(const char *yaml, const char *name) {
-  default_config = yaml;
-  default_config_name = name && *name ? name : "embedded default config";
+  fprintf(stderr, "%s: %s", r && r->prog ? r->prog : "umrun", msg); /* one write: ranks' lines never interleave */
 }
 
 /* A config from c->config_path, else the default job; an error naming what to do when there is neither. */
-static int load_base(const char *path, um_config **cfg, char *err, size_t len) {
+static int load_base(const um_runner *r, const char *path, um_config **cfg, char *err, size_t len) {
   if (path) return um_config_load_file(path, cfg, err, len);
-  if (default_config) return um_config_load_string(default_config, default_config_name, cfg, err, len);
+  if (r->default_config) return um_config_load_string(r->default_config, r->default_config_name, cfg, err, len);
   if (err && len) snprintf(err, len, "no config file given: name one (e.g. %s CONFIG.yaml; --help lists the keys)",
-                           prog_name());
+                           r->prog);
   return UM_ERR_CONFIG;
 }
 
-static void usage(FILE *f) {
-  if (strcmp(prog_name(), "umrun")) /* an out-of-tree program: the runner's options are umrun's */
+static void usage(const um_runner *r, FILE *f) {
+  if (strcmp(r->prog, "umrun")) /* an out-of-tree program: the runner's options are umrun's */
     fprintf(f, "%s: a program built on the um runner (um/run.h); its command line is umrun's, with its own apps:\n"
                "  %s [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]   (the same options as below)\n\n",
-            prog_name(), prog_name());
+            r->prog, r->prog);
   fprintf(f,
           "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
@@ -139,10 +126,10 @@ static void print_version(FILE *f) {
           UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
 }
 
-static void list_apps(FILE *f) {
+static void list_apps(const um_runner *r, FILE *f) {
   fprintf(f, "registered apps:\n");
-  for (int i = 0; i < um_app_count(); i++) {
-    const um_app *a = um_app_at(i);
+  for (int i = 0; i < um_app_count(r); i++) {
+    const um_app *a = um_app_at(r, i);
     fprintf(f, "  %-10s %s\n", a->name, a->description);
     umrun_options_help_table(f, a->options, a->noptions, 15); /* its options, from its table */
   }
@@ -152,24 +139,24 @@ static void list_apps(FILE *f) {
 
 
 /* Returns -1 to go on, or the exit status. */
-static int parse_args(int argc, char **argv, cmdline *c) {
+static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   char err[4096];
   for (int i = 1; i < argc; i++) { /* the multi-run tools take the whole command line */
-    if (!strcmp(argv[i], "--suite")) return umrun_suite_main(argv[0], argc - 1, argv + 1);
+    if (!strcmp(argv[i], "--suite")) return umrun_suite_main(r, argv[0], argc - 1, argv + 1);
     if (!strcmp(argv[i], "--compare")) return umrun_compare_main(argc - 1, argv + 1);
-    if (!strcmp(argv[i], "--report")) return umrun_report_main(argc - 1, argv + 1);
+    if (!strcmp(argv[i], "--report")) return umrun_report_main(r, argc - 1, argv + 1);
     if (!strcmp(argv[i], "--validate")) return umrun_validate_main(argc - 1, argv + 1);
   }
   for (int i = 1; i < argc; i++) { /* flags that need no config */
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       for (int j = 1; j < argc; j++) /* umrun --sweep --help: the sweep's own */
         if (!strcmp(argv[j], "--sweep")) return umrun_sweep_usage(stdout), EXIT_OK;
-      return usage(stdout), EXIT_OK;
+      return usage(r, stdout), EXIT_OK;
     }
-    if (!strcmp(argv[i], "--list-apps")) return list_apps(stdout), EXIT_OK;
-    if (!strcmp(argv[i], "--help-options=markdown")) return umrun_options_markdown(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--list-apps")) return list_apps(r, stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--help-options=markdown")) return umrun_options_markdown(stdout, r), EXIT_OK;
     if (!strncmp(argv[i], "--help-options", 14)) {
-      umrun_err("%s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
+      umrun_err(r, "%s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
       return EXIT_USAGE;
     }
     if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
@@ -182,7 +169,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
         !strcmp(a, "--csv") || !strcmp(a, "--csv-label")) {
       if (i + 1 >= argc) {
-        umrun_err("%s needs an argument (see umrun --help)\n", a);
+        umrun_err(r, "%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
       }
       const char *v = argv[++i];
@@ -192,7 +179,7 @@ static int parse_args(int argc, char **argv, cmdline *c) {
       else if (!strcmp(a, "--csv")) c->csv_path = v;
       else if (!strcmp(a, "--csv-label")) c->csv_label = v;
       else if (umrun_sweep_add(&c->sweep, v, err, sizeof err)) {
-        umrun_err("%s\n", err);
+        umrun_err(r, "%s\n", err);
         return EXIT_USAGE;
       }
     } else if (!strncmp(a, "--set=", 6)) {
@@ -210,10 +197,10 @@ static int parse_args(int argc, char **argv, cmdline *c) {
     } else if (!strcmp(a, "--no-validate")) {
       c->no_validate = 1;
     } else if (a[0] == '-') {
-      umrun_err("unknown option '%s' (see umrun --help)\n", a);
+      umrun_err(r, "unknown option '%s' (see umrun --help)\n", a);
       return EXIT_USAGE;
     } else if (c->config_path) {
-      umrun_err("two config files given ('%s' and '%s'); give one, and --set to change values\n",
+      umrun_err(r, "two config files given ('%s' and '%s'); give one, and --set to change values\n",
               c->config_path, a);
       return EXIT_USAGE;
     } else {
@@ -234,8 +221,8 @@ static const char *reference_of(um_config *cfg, char *buf, size_t len) {
   return buf;
 }
 
-static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len) {
-  int rc = load_base(c->config_path, cfg, err, len);
+static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, char *err, size_t len) {
+  int rc = load_base(r, c->config_path, cfg, err, len);
   char ref[1024];
   const char *named = rc ? NULL : reference_of(*cfg, ref, sizeof ref);
   const char *by = NULL;
@@ -245,18 +232,18 @@ static int load_config(const cmdline *c, um_config **cfg, char *err, size_t len)
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
   if (!rc && named && by)
-    umrun_err("note: the config names validation.reference %s, but %s removes it: this run is NOT "
+    umrun_err(r, "note: the config names validation.reference %s, but %s removes it: this run is NOT "
                     "validated\n", ref, by);
   return rc;
 }
 
 /* A sweep from --sweep or the config's "sweep: [key=v1,v2, ...]": runs it and
  * returns the exit status; -1 when there is no sweep to run. */
-static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
+static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *cfg) {
   char err[4096];
   um_config_kind_t kind = UM_CONFIG_ABSENT;
   int rc = umrun_opt_kind(cfg, "sweep", &kind, err, sizeof err);
-  if (rc) return umrun_err("%s\n", err), EXIT_USAGE;
+  if (rc) return umrun_err(r, "%s\n", err), EXIT_USAGE;
   if (!c->sweep_child && kind == UM_CONFIG_SEQUENCE && !c->sweep.nkeys) {
     int n = 0;
     rc = um_config_size(cfg, "sweep", &n, err, sizeof err);
@@ -273,7 +260,7 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
       if (!rc && v && umrun_sweep_add(&c->sweep, v, err, sizeof err)) rc = UM_ERR_CONFIG;
     }
     if (rc) {
-      umrun_err("sweep: %s\n", err);
+      umrun_err(r, "sweep: %s\n", err);
       return EXIT_USAGE;
     }
   }
@@ -284,8 +271,8 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
    * them; the output folder is built from the checked app name only. */
   run_settings s;
   memset(&s, 0, sizeof s);
-  if (umrun_read_settings(cfg, c->config_path, &s, stdout, err, sizeof err)) {
-    umrun_err("%s\n", err);
+  if (umrun_read_settings(r, cfg, c->config_path, &s, stdout, err, sizeof err)) {
+    umrun_err(r, "%s\n", err);
     return EXIT_USAGE;
   }
   FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
@@ -296,12 +283,12 @@ static int maybe_sweep(cmdline *c, char **argv, um_config *cfg) {
       snprintf(set, sizeof set, "%s=%s", c->sweep.key[k], c->sweep.values[k][v]);
       run_settings sv;
       memset(&sv, 0, sizeof sv);
-      int rc = load_config(c, &one, err, sizeof err);
+      int rc = load_config(r, c, &one, err, sizeof err);
       if (!rc) rc = um_config_set_assignment(one, set, "--sweep", err, sizeof err);
-      if (!rc) rc = umrun_read_settings(one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
+      if (!rc) rc = umrun_read_settings(r, one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
       um_config_free(one);
       if (rc) {
-        umrun_err("--sweep %s: %s\n", set, err);
+        umrun_err(r, "--sweep %s: %s\n", set, err);
         if (quiet) fclose(quiet);
         return EXIT_USAGE;
       }
@@ -348,7 +335,7 @@ static void hold_err(held_err *h) {
 /* Every rank calls it once, on every path, when the checks before the first loop are done (a collective step):
  * returns the status the ranks agree on (the largest), and gives stderr back. v (may be NULL): its temporary
  * field folder is removed before a rank that cannot reach the others stops the job. */
-static int release_err(held_err *h, int status, double deadline_s, validation *v) {
+static int release_err(const um_runner *r, held_err *h, int status, double deadline_s, validation *v) {
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
   int all = status, first = status;
   if (nranks > 1) {
@@ -360,7 +347,7 @@ static int release_err(held_err *h, int status, double deadline_s, validation *v
     dup2(h->fd, STDERR_FILENO);
     close(h->fd);
     if (status && (all < 0 || !first)) { /* rank 0 did not say it: this rank's messages */
-      fprintf(stderr, "%s: rank %d of %d stopped before the first loop, where rank 0 did not:\n", prog, rank, nranks);
+      fprintf(stderr, "%s: rank %d of %d stopped before the first loop, where rank 0 did not:\n", r->prog, rank, nranks);
       rewind(h->held);
       char buf[4096];
       size_t n;
@@ -370,32 +357,32 @@ static int release_err(held_err *h, int status, double deadline_s, validation *v
     h->held = NULL;
   }
   if (all < 0) { /* the others are not at this step: stop every rank rather than hang */
-    umrun_err("rank %d of %d: the other ranks did not finish their checks within mpi.deadline_s (%g s); stopping "
+    umrun_err(r, "rank %d of %d: the other ranks did not finish their checks within mpi.deadline_s (%g s); stopping "
               "every rank\n", rank, nranks, deadline_s);
-    if (v) umrun_remove_field_dir(v); /* MPI_Abort ends this process without its signal handlers */
+    if (v) umrun_remove_field_dir(r, v); /* MPI_Abort ends this process without its signal handlers */
     um_mpi_abort(status);
   }
-  if (all && !status && rank == 0) umrun_err("another rank stopped before the first loop (its message follows)\n");
+  if (all && !status && rank == 0) umrun_err(r, "another rank stopped before the first loop (its message follows)\n");
   return all;
 }
 
 #define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
 
 /* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
-static int prepare_run(const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
+static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
                        int *unknown_keys) {
   char err[4096] = "";
   FILE *out = stdout;
-  if (umrun_read_settings(cfg, c->config_path, s, out, err, sizeof err) ||
+  if (umrun_read_settings(r, cfg, c->config_path, s, out, err, sizeof err) ||
       umrun_read_unknown_keys(cfg, unknown_keys, err, sizeof err))
-    return umrun_err("%s\n", err), EXIT_USAGE;
+    return umrun_err(r, "%s\n", err), EXIT_USAGE;
   if (c->no_validate && s->reference && *s->reference) { /* explore mode */
     fprintf(out, "note: --no-validate: this run is not checked against %s\n", s->reference);
     s->reference = NULL;
   }
-  if (umrun_check_paths(c, s, cfg, err, sizeof err)) return umrun_err("%s\n", err), EXIT_USAGE;
+  if (umrun_check_paths(c, s, cfg, err, sizeof err)) return umrun_err(r, "%s\n", err), EXIT_USAGE;
   if (s->reference && *s->reference && umrun_load_reference(s, v, err, sizeof err)) /* before computing */
-    return umrun_err("validation.reference: %s\n", err), EXIT_USAGE;
+    return umrun_err(r, "validation.reference: %s\n", err), EXIT_USAGE;
   print_version(out);
   fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
@@ -403,18 +390,18 @@ static int prepare_run(const cmdline *c, um_config *cfg, run_settings *s, valida
   s->opts.log = log_to_stderr;
   const char *verbose = getenv("UM_VERBOSE");
   if (verbose && *verbose) s->opts.verbose = verbose[0] == '2' ? 2 : verbose[0] == '1' ? 1 : 0;
-  if (um_init(ctx, &s->opts)) return umrun_err("%s\n", um_error_message(*ctx)), EXIT_USAGE;
+  if (um_init(ctx, &s->opts)) return umrun_err(r, "%s\n", um_error_message(*ctx)), EXIT_USAGE;
   /* ranks other than 0 take the same output steps (the gathers are collective) and write nothing
    * (um_app_writes): they create no folder, output.dir's or a temporary one */
   if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
-    return umrun_err("output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
+    return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
   if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
-    return umrun_err("%s\n", err), EXIT_RUN;
+    return umrun_err(r, "%s\n", err), EXIT_RUN;
   return EXIT_OK;
 }
 
 /* Set up the context, run the app, report, validate, write outputs. */
-static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
+static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
   run_settings s;
   memset(&s, 0, sizeof s);
@@ -423,16 +410,16 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
   memset(&v, 0, sizeof v);
   v.field_dir_slot = -1;
   um_context *ctx = NULL;
-  int st = prepare_run(c, cfg, &s, &v, &ctx, &unknown_keys);
-  st = release_err(held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
+  int st = prepare_run(r, c, cfg, &s, &v, &ctx, &unknown_keys);
+  st = release_err(r, held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
   if (st) {
-    umrun_remove_field_dir(&v);
+    umrun_remove_field_dir(r, &v);
     um_finalize(&ctx);
     um_ref_free(v.ref);
     free(v.wanted);
     return st;
   }
-  const um_app *app = um_app_find(s.app);
+  const um_app *app = um_app_find(r, s.app);
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
   umrun_print_backend(out, &s, ctx);
   if (!c->quiet) {
@@ -445,6 +432,7 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
   run.ctx = ctx;
   run.cfg = cfg;
   run.app = app;
+  run.runner = r;
   run.log = out;
   run.progress = !c->quiet && rank == 0 && isatty(STDERR_FILENO);
   run.output_dir = s.outdir;
@@ -470,17 +458,17 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
     const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN) : EXIT_OK;
     const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
-      umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
-      umrun_remove_field_dir(&v); /* MPI_Abort ends this process without its signal handlers */
+      umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_remove_field_dir(r, &v); /* MPI_Abort ends this process without its signal handlers */
       um_mpi_abort(mine);
     }
     int first = rc;
     um_mpi_bcast_int(&first, 1); /* rank 0's outcome */
     if (rc && !first)
-      umrun_err("rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
+      umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
     if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
   }
-  if (rc && rank == 0) umrun_err("%s failed: %s\n", app->name, um_error_message(ctx));
+  if (rc && rank == 0) umrun_err(r, "%s failed: %s\n", app->name, um_error_message(ctx));
   if (rc) {
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
@@ -488,23 +476,23 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
   } else {
     if (nranks > 1) { /* every rank: each loop's time on the slowest rank, and the imbalance */
       const int src = um_loop_stats_across_ranks(ctx);
-      if (src && rank == 0) umrun_err("note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
+      if (src && rank == 0) umrun_err(r, "note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
     }
     umrun_print_report(out, app, &run, &s, ctx, total);
   }
   if (!rc && v.ref && rank == 0) {
     char changed[2048] = "";
     um_config *base = NULL; /* the config file (or the embedded default) alone */
-    if (load_base(c->config_path, &base, NULL, 0)) base = NULL;
+    if (load_base(r, c->config_path, &base, NULL, 0)) base = NULL;
     umrun_changed_settings(cfg, base, changed, sizeof changed);
     um_config_free(base);
-    status = umrun_validate_run(out, &s, app, &run, &v, changed, &status_text);
+    status = umrun_validate_run(r, out, &s, app, &run, &v, changed, &status_text);
   }
-  umrun_remove_field_dir(&v);
+  umrun_remove_field_dir(r, &v);
   if (!rc && rank == 0 && !run.unknown_keys_checked) /* an app that never called um_app_prepare */
     um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
   if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
-  if (rank == 0) status = umrun_write_outputs(c, &s, ctx, app, &run, total, &v, rc, status, status_text);
+  if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   um_validation_result_free(&v.val);
   um_ref_free(v.ref);
@@ -515,46 +503,36 @@ static int run_config(const cmdline *c, um_config *cfg, held_err *held) {
 
 /* Under mpirun: MPI started, and ranks other than 0 print nothing on stdout
  * (their errors still reach stderr). Returns -1 to go on, or an exit status. */
-static int start_ranks(int *argc, char ***argv) {
+static int start_ranks(const um_runner *r, int *argc, char ***argv) {
   if (um_mpi_launched() && !um_mpi_built()) {
-    umrun_err("launched by mpirun on several ranks, but this umrun was built without MPI: install "
+    umrun_err(r, "launched by mpirun on several ranks, but this umrun was built without MPI: install "
                     "libopenmpi-dev and openmpi-bin (scripts/install-deps.sh), configure and build again (MPI is on "
                     "when found); or run it without mpirun\n");
     return EXIT_USAGE;
   }
   int rank = 0, n = 1;
   if (um_mpi_start(argc, argv, &rank, &n) != UM_SUCCESS) {
-    umrun_err("MPI_Init failed\n");
+    umrun_err(r, "MPI_Init failed\n");
     return EXIT_RUN;
   }
   if (rank > 0 && !freopen("/dev/null", "w", stdout)) return EXIT_RUN;
   return -1;
 }
 
-int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
+int um_run_main(int argc, char **argv, const um_run_args *args) {
   cmdline c;
-  if (!apps || n_apps < 1) {
-    fprintf(stderr, "%s: um_run_main was given no apps (pass a table of at least one um_app)\n",
-            argc > 0 && argv[0] ? argv[0] : "um_run_main");
-    return EXIT_USAGE;
-  }
-  for (int i = 0; i < n_apps; i++)
-    if (!apps[i] || !apps[i]->name || !apps[i]->run) {
-      fprintf(stderr, "%s: um_run_main: app %d of %d has no name or no run function\n",
-              argc > 0 && argv[0] ? argv[0] : "um_run_main", i, n_apps);
-      return EXIT_USAGE;
-    }
-  umrun_apps_set(apps, n_apps);
-  if (argc > 0 && argv[0] && *argv[0]) prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  um_runner runner; /* the runner's state: the apps, the default job, the program's name */
+  if (umrun_runner_init(&runner, args, argc > 0 ? argv[0] : NULL)) return EXIT_USAGE;
+  const um_runner *r = &runner;
   memset(&c, 0, sizeof c);
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
-  int status = start_ranks(&argc, &argv);
+  int status = start_ranks(r, &argc, &argv);
   if (status >= 0) return status;
   held_err held; /* ranks other than 0: their messages until the checks are done (release_err) */
   hold_err(&held);
-  status = parse_args(argc, argv, &c);
+  status = parse_args(r, argc, argv, &c);
   if (status >= 0) {
-    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL);
+    status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
     um_mpi_finish();
     return status;
@@ -563,17 +541,17 @@ int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps) {
   umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
   char err[4096] = "";
   um_config *cfg = NULL;
-  if (load_config(&c, &cfg, err, sizeof err)) {
-    umrun_err("%s\n", err);
-    status = release_err(&held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
-  } else if ((status = maybe_sweep(&c, argv, cfg)) >= 0) {
-    status = release_err(&held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
+  if (load_config(r, &c, &cfg, err, sizeof err)) {
+    umrun_err(r, "%s\n", err);
+    status = release_err(r, &held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
+  } else if ((status = maybe_sweep(r, &c, argv, cfg)) >= 0) {
+    status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
   } else if (c.print_config) {
     int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
-    if (rc) umrun_err("%s\n", err);
-    status = release_err(&held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
+    if (rc) umrun_err(r, "%s\n", err);
+    status = release_err(r, &held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
   } else {
-    status = run_config(&c, cfg, &held);
+    status = run_config(r, &c, cfg, &held);
   }
   um_config_free(cfg);
   free(c.sets);

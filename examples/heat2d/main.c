@@ -5,5 +5,6 @@ extern const um_app um_app_heat2d;
 
 int main(int argc, char **argv) {
   const um_app *apps[] = {&um_app_heat2d};
-  return um_run_main(argc, argv, apps, 1);
+  const um_run_args args = {.apps = apps, .n_apps = 1};
+  return um_run_main(argc, argv, &args);
 }

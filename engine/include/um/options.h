@@ -84,6 +84,12 @@ typedef struct {
    * contexts that use them; the list itself is read only by um_init. */
   const struct um_backend_def *const *extra_backends;
   int nextra_backends;    /**< entries of extra_backends                         */
+  /** Halo transports defined by the caller (a test, an experimental transport), offered after the built-in
+   * ones (docs/transports.md: the table, um_transport_def, is the distributed layer's,
+   * engine/src/distributed/transport.h). um_init keeps the list in the context, where um_distribute looks its
+   * transport up: the list and its tables must outlive the contexts that use them. */
+  const struct um_transport_def *const *extra_transports;
+  int nextra_transports;  /**< entries of extra_transports                       */
 } um_options;
 
 /** Defaults: backend auto, strategy AUTO, layout AOS, block_size 256, checks off,

@@ -15,13 +15,22 @@ static const um_transport_def *const builtin[] = {
 #undef UM_TRANSPORT
     NULL};
 #define NBUILTIN ((int)(sizeof builtin / sizeof builtin[0]) - 1)
-static const um_transport_def *extra; /* um__transport_add (tests) */
 
-static const um_transport_def *transport_at(int i) { return i < NBUILTIN ? builtin[i] : i == NBUILTIN ? extra : NULL; }
+static int ntransports(const um_context *ctx) {
+  const int nextra = ctx && ctx->opts.extra_transports ? ctx->opts.nextra_transports : 0;
+  return NBUILTIN + (nextra > 0 ? nextra : 0);
+}
 
-const um_transport_def *um__transport_find(const char *name) {
-  for (int i = 0; name && i <= NBUILTIN; i++)
-    if (transport_at(i) && !strcasecmp(transport_at(i)->name, name)) return transport_at(i);
+/* The i-th transport ctx offers: the list's, then the caller's (um_options.extra_transports); NULL past them. */
+static const um_transport_def *transport_at(const um_context *ctx, int i) {
+  if (i < NBUILTIN) return builtin[i];
+  const int k = i - NBUILTIN;
+  return i < ntransports(ctx) ? ctx->opts.extra_transports[k] : NULL;
+}
+
+const um_transport_def *um__transport_find(const um_context *ctx, const char *name) {
+  for (int i = 0; name && i < ntransports(ctx); i++)
+    if (transport_at(ctx, i) && !strcasecmp(transport_at(ctx, i)->name, name)) return transport_at(ctx, i);
   return NULL;
 }
 
@@ -37,15 +46,14 @@ static int serves(const um_transport_def *t, const char *backend) {
   return 0;
 }
 
-const um_transport_def *um__transport_for_backend(const char *backend) {
-  for (int i = 0; i <= NBUILTIN; i++) {
-    const um_transport_def *t = transport_at(i);
+const um_transport_def *um__transport_for_backend(const um_context *ctx, const char *backend) {
+  for (int i = 0; i < ntransports(ctx); i++) {
+    const um_transport_def *t = transport_at(ctx, i);
     if (t && t->device && serves(t, backend)) return t;
   }
   return NULL;
 }
 
-void um__transport_add(const um_transport_def *t) { extra = t; }
 int um__transport_count(void) { return NBUILTIN; }
 const char *um__transport_at(int i) { return i >= 0 && i < NBUILTIN ? builtin[i]->name : NULL; }
 
@@ -168,7 +176,7 @@ int um__transport_setup(um_context *ctx, struct um_dist *D) {
   int want = ctx->transport;
   const um_transport_def *T = NULL;
   if (want == UM_TRANSPORT_LOOPBACK) { /* by name, on any backend (its buffers are host memory) */
-    T = um__transport_find("loopback");
+    T = um__transport_find(ctx, "loopback");
     want = UM_TRANSPORT_DEVICE;
   } else if (!on_device(ctx)) {
     snprintf(info->transport, sizeof info->transport, "host");
@@ -176,7 +184,7 @@ int um__transport_setup(um_context *ctx, struct um_dist *D) {
              B->name, ctx->transport == UM_TRANSPORT_DEVICE ? " (mpi.gpu_transport applies to GPU ranks only)" : "");
     return UM_SUCCESS;
   } else {
-    T = um__transport_for_backend(B->name);
+    T = um__transport_for_backend(ctx, B->name);
   }
   int choice = UM_TRANSPORT_HOST, fallback = 0;
   UM_CHECK(ctx, decide(ctx, D, T, want, &choice));

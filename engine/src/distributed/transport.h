@@ -3,7 +3,7 @@
  * The built-in way is MPI from host memory (dist_exchange.c: malloc'ed buffers on host backends, the backend's
  * pinned host_alloc buffers when rows are packed on a device): it needs no table and is always there. A
  * transport is another way, one table of functions, um_transport_def, in one file under transports/, listed by
- * one line in transport_list.h; um__transport_choose (transport.c) is the one place that picks one, from every
+ * one line in transport_list.h (or passed by the caller in um_options.extra_transports); um__transport_choose (transport.c) is the one place that picks one, from every
  * rank's facts. The core hands it the messages of an exchange (um_transport_msg) after packing the rows into the
  * buffers it allocated, and waits with it before unpacking. */
 #ifndef UM_DIST_TRANSPORT_H
@@ -62,14 +62,13 @@ typedef struct um_transport_def {
   void (*close)(um_context *ctx, void *state);
 } um_transport_def;
 
-/** The transport called name (transport_list.h, then the one um__transport_add gave), or NULL. */
-const um_transport_def *um__transport_find(const char *name);
-/** The device transport mpi.gpu_transport auto / device take for backend `backend`: the first of the list with
- * device set that serves it, or NULL (its halos then travel through host memory). */
-const um_transport_def *um__transport_for_backend(const char *backend);
-/** Tests: one more transport, after the list (NULL: none); a process-wide setting. */
-void um__transport_add(const um_transport_def *t);
-/** The number of transports of this build (the list, without um__transport_add's) and their names. */
+/** The transports a context offers: the list (transport_list.h), then the caller's, um_options.extra_transports
+ * as um_init kept them in ctx (NULL: the list alone). The transport called name among them, or NULL. */
+const um_transport_def *um__transport_find(const um_context *ctx, const char *name);
+/** The device transport mpi.gpu_transport auto / device take for backend `backend` in ctx: the first of those
+ * with device set that serves it, or NULL (its halos then travel through host memory). */
+const um_transport_def *um__transport_for_backend(const um_context *ctx, const char *backend);
+/** The number of transports of this build (the list, without a context's extra ones) and their names. */
 int um__transport_count(void);
 const char *um__transport_at(int i);
 

@@ -25,6 +25,9 @@ extern "C" {
  * with the same type). */
 
 struct um_app;
+/** The runner running the app: what um_run_main (um/run.h) was given, made by it from its arguments (the apps,
+ * the default job, the program's name). Opaque; um_app_count, um_app_at and um_app_find read its apps. */
+typedef struct um_runner um_runner;
 
 /** One run of an app: what the runner gives it (context, config, outputs) and
  * what the app hands back (timings, metrics, field files). */
@@ -69,6 +72,7 @@ typedef struct {
   double first_step_seconds; /**< the first step, synchronised with the device (see steps) */
   double prefetch_bytes;   /**< run.prefetch: the bytes um_app_prepare copied to the device ahead of the loops */
   double prefetch_seconds; /**< and the time it took (part of the set-up) */
+  const um_runner *runner; /**< the runner running the app (um_app_count/at/find: the apps it was given); may be NULL */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
@@ -129,14 +133,15 @@ enum {
   UM_APP_KEYS_WARN = 2       /**< the same as warnings on stderr, and the run goes on */
 };
 
-/** The apps the running runner knows: the table given to um_run_main (um/run.h),
- * in the order given (`--list-apps` order). Empty before um_run_main; the
- * suite refuses apps that are not in it. um_app_count: their number. */
-int um_app_count(void);
-/** The i-th app of that table (0 <= i < um_app_count(), in `--list-apps` order). */
-const um_app *um_app_at(int i);
-/** The app of that table named `name`; um_app_find ignores case. */
-const um_app *um_app_find(const char *name);
+/** The apps runner r knows: the table given to um_run_main (um/run.h), in the
+ * order given (`--list-apps` order); an app reaches its runner as
+ * um_app_run.runner. The suite refuses apps that are not in it. um_app_count:
+ * their number (0 when r is NULL). */
+int um_app_count(const um_runner *r);
+/** The i-th app of r's table (0 <= i < um_app_count(r), in `--list-apps` order); NULL outside. */
+const um_app *um_app_at(const um_runner *r, int i);
+/** The app of r's table named `name`; um_app_find ignores case. NULL when none. */
+const um_app *um_app_find(const um_runner *r, const char *name);
 
 /** Call once after declaring every set and map (and the dats) and before the
  * first loop: applies the reordering the config asks for (run.reorder: none |

@@ -10,7 +10,8 @@
  *   extern const um_app um_app_heat2d;            // the app's file (um/app.h)
  *   int main(int argc, char **argv) {
  *     const um_app *apps[] = {&um_app_heat2d};
- *     return um_run_main(argc, argv, apps, 1);
+ *     const um_run_args args = {.apps = apps, .n_apps = 1};
+ *     return um_run_main(argc, argv, &args);
  *   }
  * @endcode
  *
@@ -34,20 +35,29 @@ enum {
   UM_RUN_VALIDATION = 3  /**< validation failed */
 };
 
-/** Runs the command line argv[0..argc-1] as umrun does (`PROGRAM --help` lists
- * everything), over apps[0..n_apps-1] (a config's `app:` names one of them;
- * --list-apps lists them in this order). Returns the exit status (UM_RUN_*);
- * under mpirun every rank returns the same one. The table must outlive the
- * call. Call it once per process: it initialises and finalises MPI when the
- * process was started by mpirun, and installs SIGINT/SIGTERM handlers that
- * remove unfinished output files. n_apps < 1 or a NULL entry: usage error. */
-int um_run_main(int argc, char **argv, const um_app *const *apps, int n_apps);
+/** What a program gives um_run_main: its apps and, optionally, a default job.
+ * um_run_main makes the runner's state (um_runner, um/app.h) from it: nothing
+ * is set process-wide beforehand. Fields left out (designated initialisers)
+ * are NULL / 0. */
+typedef struct {
+  /** apps[0..n_apps-1]: a config's `app:` names one of them; --list-apps lists
+   * them in this order. The table must outlive the call. */
+  const um_app *const *apps;
+  int n_apps; /**< the entries of apps (at least 1) */
+  /** The YAML text run when the command line names no config file (umrun: a
+   * small Airfoil case); NULL: a config file must be given. Must outlive the call. */
+  const char *default_config;
+  /** Its name in messages; NULL or "": "embedded default config". */
+  const char *default_config_name;
+} um_run_args;
 
-/** The YAML text run when the command line names no config file (umrun: a small
- * Airfoil case), and its name in messages ("embedded default config"). Call
- * before um_run_main; NULL (the default): a config file must be given. The
- * text must outlive the call. */
-void um_run_set_default_config(const char *yaml, const char *name);
+/** Runs the command line argv[0..argc-1] as umrun does (`PROGRAM --help` lists
+ * everything), over args->apps. Returns the exit status (UM_RUN_*); under
+ * mpirun every rank returns the same one. Call it once per process: it
+ * initialises and finalises MPI when the process was started by mpirun, and
+ * installs SIGINT/SIGTERM handlers that remove unfinished output files.
+ * args NULL, n_apps < 1 or a NULL entry: usage error. */
+int um_run_main(int argc, char **argv, const um_run_args *args);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
  *   device_info.c   um_context_device_info, the copy benchmark
  *   cuda_error.c    the CUDA error wrapper (cu_fail)
  *   halo.c          halo rows packed and unpacked on the GPU (distributed runs)
- *   devmsg.c        halo messages GPU to GPU: the backend's side of a device transport (cuda_transport.h)
+ *   devmsg.c        halo messages GPU to GPU: the backend's side of a device transport (distributed/transport_cuda.h)
  *   graph.c         CUDA graphs of repeated loop sequences (cuda.graphs)
  */
 #ifndef UM_CUDA_INTERNAL_H
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include "../../plan/plan.h"
 #include "codegen.h"
-#include "cuda_transport.h"
+#include "distributed/transport_cuda.h"
 #include "jit.h"
 #include "um/backend.h"
 
@@ -336,7 +336,7 @@ void cu_dev_free(void *p);
 void cu_halo_free(cu_state *S);
 int cu_gather(um_context *ctx, void *state, const um_gather *g);
 int cu_exact_sum(um_context *ctx, void *state, um_dat *d, int n, long long *words);
-/* devmsg.c (the rest of it: cuda_transport.h): the device transport's end, at finalize */
+/* devmsg.c (the rest of it: distributed/transport_cuda.h): the device transport's end, at finalize */
 void cu_peer_close(cu_state *S);
 /* devmsg.c, for graph.c: issue an exchange's post / wait on the streams now; an exchange's captured group */
 int cu_peer_issue_post(um_context *ctx, cu_state *S, int id, const cu_xgraph *x, cudaEvent_t start, cudaEvent_t stop);

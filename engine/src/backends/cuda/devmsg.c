@@ -1,5 +1,5 @@
-/* Halo messages GPU to GPU: the CUDA backend's side of a device transport (cuda_transport.h; the transport,
- * e.g. engine/src/distributed/transports/nccl.c, issues the messages themselves).
+/* Halo messages GPU to GPU: the CUDA backend's side of a device transport (distributed/transport_cuda.h, declared
+ * by the distributed layer; the transport, e.g. engine/src/distributed/transports/nccl.c, issues the messages).
  *
  * The core packs a loop's halo rows into device buffers (rows_out, on the compute stream), then hands every
  * message of the exchange to the transport, which posts them here: the communication stream waits for the
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
-#include "cuda_transport.h"
+#include "distributed/transport_cuda.h"
 #include "../../util/array.h"
 
 int cu_transport_device_id(um_context *ctx, char *id, size_t n) {

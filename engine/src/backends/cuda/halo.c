@@ -142,7 +142,7 @@ int cu_rows_zero(um_context *ctx, void *state, um_dat *d, int begin, int end) {
 }
 
 /* Halo message buffers: pinned host memory the kernels reach directly (host staging), or device memory
- * (halos GPU to GPU: cuda_transport.h). NULL when CUDA has none: the core then says out of which memory. */
+ * (halos GPU to GPU: distributed/transport_cuda.h). NULL when CUDA has none: the core then says out of which memory. */
 static void *buffer_or_warn(um_context *ctx, cudaError_t e, void *p, size_t bytes, const char *what) {
   if (e == cudaSuccess) return p;
   um_backend_log(ctx, UM_LOG_WARNING, "um cuda: cannot allocate %zu bytes of %s for halos: %s", bytes, what,

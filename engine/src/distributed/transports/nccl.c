@@ -1,7 +1,7 @@
 /* The NCCL transport (mpi.gpu_transport nccl, or auto on CUDA ranks): halo rows GPU to GPU, for the CUDA backend.
  *
  * The core packs a loop's halo rows into device buffers (rows_out, on the compute stream) and posts every message
- * of the exchange; the CUDA backend's side (backends/cuda/cuda_transport.h, devmsg.c) orders the communication
+ * of the exchange; the CUDA backend's side (distributed/transport_cuda.h, devmsg.c) orders the communication
  * stream after the packing and calls group() below on it -- the sends and receives as one NCCL group (ncclSend /
  * ncclRecv of bytes) -- or, with cuda.graphs, captures that group once into a CUDA graph; the wait orders the
  * compute stream's unpacking after the group's end: the host never waits for a halo. The communicator is made
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "backends/cuda/cuda_transport.h"
+#include "distributed/transport_cuda.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 7, 0)
 #error "um's NCCL transport needs NCCL 2.7 or newer (ncclSend / ncclRecv)"

@@ -1,7 +1,9 @@
-/* What the CUDA backend offers a device transport (engine/src/distributed/transports/, e.g. nccl.c): the narrow
- * side of the backend that halo messages between GPUs need, so the backend's table carries no transport and a
- * transport needs none of the backend's insides. Implemented in devmsg.c; every call takes a context that runs
- * the CUDA backend (a transport that serves "cuda" only is called with no other).
+/* What a device transport for the CUDA backend (engine/src/distributed/transports/, e.g. nccl.c) needs from it:
+ * the narrow side of the backend that halo messages between GPUs need, so the backend's table carries no
+ * transport and a transport needs none of the backend's insides. Declared here, by the distributed layer, and
+ * implemented by the CUDA backend (backends/cuda/devmsg.c): the dependency goes one way, the backend to this
+ * layer (tests/check_layers.py); a transport includes no header of the backend. Every call takes a context that
+ * runs the CUDA backend (a transport that serves "cuda" only is called with no other).
  *
  * A transport's messages are issued on the backend's communication stream (a stream of high priority beside the
  * compute stream): cu_transport_post orders it after the packing queued on the compute stream, has the
@@ -9,11 +11,11 @@
  * exchange's second post on, and replayed inside the step's graphs), and records its end; cu_transport_wait
  * orders the compute stream's later work (the unpacking) after that end, without the host waiting. Three events
  * per exchange give the halo's exposed and hidden device time (um_backend_halo_time) at the next sync. */
-#ifndef UM_CUDA_TRANSPORT_H
-#define UM_CUDA_TRANSPORT_H
+#ifndef UM_DIST_TRANSPORT_CUDA_H
+#define UM_DIST_TRANSPORT_CUDA_H
 
 #include <stddef.h>
-#include "distributed/transport.h"
+#include "transport.h"
 
 /* An identity of the context's GPU: its UUID in hex. */
 int cu_transport_device_id(um_context *ctx, char *id, size_t n);
