@@ -38,10 +38,6 @@ ALLOWED = {
 # TEMPORARY: being removed by other engineers on branches of issue 55; delete each entry when its
 # fix lands (the test then holds the line).
 BEING_REMOVED = {
-    "umrun/options.c:app_scope": "options engineer (wt-options): the app's option scope moves into the settings",
-    "umrun/options.c:options": "the runner's option table, resolved once: to be built into the settings",
-    "umrun/options.c:noptions": "the runner's option table, resolved once: to be built into the settings",
-    "engine/src/core/option_decl.c:buf": "um_option_nearest returns a thread's buffer: to take the caller's",
     "engine/src/distributed/transport.c:extra": "um__transport_add (tests): to come through um_options like extra_backends",
     # The runner's process-wide setup, read through calls that take no argument (um_app_count/at/find
     # in um/app.h, umrun_err, um_run_set_default_config in um/run.h), called from umrun/options.c and

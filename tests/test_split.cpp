@@ -63,12 +63,12 @@ struct Ctx {
     o.layout = c.layout;
     o.nthreads = c.threads;
     o.block_size = c.block;
-    o.parallel_threshold = 0;  // OpenMP: colours and chunks on threads even on small sets
+    um_options_set(&o, "openmp.parallel_threshold", "0");  // OpenMP: colours and chunks on threads even on small sets
     o.check_plans = 1;
     if (c.cache) {
-      o.compile = UM_COMPILE_WAIT;
-      o.compile_after = 0;
-      snprintf(o.cache, sizeof o.cache, "%s", c.cache);
+      um_options_set(&o, "hostc.compile", "wait");
+      um_options_set(&o, "hostc.compile_after", "0");
+      um_options_set(&o, "run.cache", c.cache);
     }
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     if (!ctx) return;
