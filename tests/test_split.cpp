@@ -45,7 +45,7 @@ struct Cfg {
   int reproducible = 0;
   int threads = 2;
   int block = 64;
-  const char *cache = nullptr;  // non-NULL: loops compiled for their arguments (run.compile wait), cached here
+  const char *cache = nullptr;  // non-NULL: loops compiled for their arguments (hostc.compile wait), cached here
 };
 
 Cfg with(Cfg c, um_split s, int repro = 0) {

@@ -196,7 +196,7 @@ const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, k
 /* The mapping above a "<name>" option ("mpi.loops" of "mpi.loops.<loop>"), if `key` is one. */
 static const um_option *parent_of(const char *key) {
   const size_t n = strlen(key);
-  for (int i = 0; i < NOPT; i++) {
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
     const um_option *o = umrun_option_at(i);
     if (!strncmp(o->key, key, n) && o->key[n] == '.' && o->key[n + 1] == '<') return o;
   }
@@ -345,7 +345,7 @@ int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind
 }
 
 const um_option *umrun_opt_first_set(const um_config *cfg, int flags) {
-  for (int i = 0; i < NOPT; i++) {
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
     const um_option *o = umrun_option_at(i);
     if ((o->flags & flags) != flags || o->type == UM_OPT_APP) continue;
     const char *lt = strstr(o->key, ".<"); /* "mpi.loops.<loop>": is there an mpi.loops? */
@@ -396,7 +396,7 @@ void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent) {
 }
 
 void umrun_options_help(FILE *f) {
-  for (int i = 0; i < NOPT; i++) help_row(f, umrun_option_at(i), 2);
+  for (int i = 0, n_ = NOPT; i < n_; i++) help_row(f, umrun_option_at(i), 2);
 }
 
 /* A table cell: '|' escaped, '<' '>' '&' as entities, newlines as spaces. */
@@ -479,7 +479,7 @@ void umrun_options_markdown(FILE *f) {
         "| key | type | default | allowed values | description |\n"
         "|---|---|---|---|---|\n",
         f);
-  for (int i = 0; i < NOPT; i++) md_row(f, umrun_option_at(i));
+  for (int i = 0, n_ = NOPT; i < n_; i++) md_row(f, umrun_option_at(i));
   fputs("\n## Backends\n\n"
         "Each backend's own settings, `<backend>.<key>`; every one can also come from the environment\n"
         "variable `UM_<BACKEND>_<KEY>`. Listed by priority; a build prints the backends it has (the test\n"
@@ -553,7 +553,7 @@ int umrun_opt_value(um_config *cfg, const um_option *o, um_option_value *v, char
 
 int umrun_apply_engine_options(um_config *cfg, um_options *opts, um_context *ctx, const char *prefix, char *err,
                                size_t len) {
-  for (int i = 0; i < NOPT; i++) {
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
     const um_option *o = umrun_option_at(i);
     if (!(opts && o->to_options) && !(ctx && o->to_context)) continue;
     if (prefix && strncmp(o->key, prefix, strlen(prefix))) continue;
