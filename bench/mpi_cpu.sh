@@ -11,7 +11,7 @@
 #              unfused  params.fused=false (upstream OP2's five loops)
 #              cells    params.scheme=cells (one loop over the cells a stage)
 #              openmp   run.backend=openmp (threads per rank from OMP_NUM_THREADS)
-#              simd_on, simd_off  run.compile_simd=on|off (the SIMD ranges always / never, not chosen by timing)
+#              simd_on, simd_off  hostc.compile_simd=on|off (the SIMD ranges always / never, not chosen by timing)
 #              other    the defaults with the umrun binary $UM_OTHER (another commit's build, for an A/B)
 # REF_CMD    optional: a command run as `$REF_CMD P ITER` that prints "main_loop_s=<seconds>" (and
 #            optionally "rms=<value>"): e.g. a reference code built outside the repository; its time goes in
@@ -34,7 +34,7 @@ VARIANTS=${VARIANTS:-fused unfused cells}
 REPEAT=${REPEAT:-1}
 BUDGET_S=${BUDGET_S:-560}
 UM_BUILD=${UM_BUILD:-build}
-CASE=${CASE:-apps/airfoil/configs/airfoil_2880k.yaml --set output.hdf5=false --set output.dir= --set validation.reference= --set run.backend=seq --set run.compile=wait}
+CASE=${CASE:-apps/airfoil/configs/airfoil_2880k.yaml --set output.hdf5=false --set output.dir= --set validation.reference= --set run.backend=seq --set hostc.compile=wait}
 MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to core --map-by core)
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
 finish() {
@@ -52,8 +52,8 @@ variant_args() {
   unfused) echo "--set params.fused=false" ;;
   cells) echo "--set params.scheme=cells" ;;
   openmp) echo "--set run.backend=openmp" ;;
-  simd_on) echo "--set run.compile_simd=on" ;;
-  simd_off) echo "--set run.compile_simd=off" ;;
+  simd_on) echo "--set hostc.compile_simd=on" ;;
+  simd_off) echo "--set hostc.compile_simd=off" ;;
   other) if [ -x "${UM_OTHER:-}" ]; then echo ""; else echo "bad"; fi ;;
   *) echo "bad" ;;
   esac
@@ -92,7 +92,7 @@ um_run() {
 # field of a umrun JSON: file, then a python expression over d
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-# warm the compiled-loop cache (run.compile): two iterations of each variant on one rank (the second runs the
+# warm the compiled-loop cache (hostc.compile): two iterations of each variant on one rank (the second runs the
 # loops only a later iteration has), not timed
 for v in $VARIANTS; do
   um_run "$v" 2 "" timeout 300 > "$WORK/runs/warm_$v.log" 2>&1 ||

@@ -56,7 +56,7 @@ inline um_options case_options(const Case &c) {
     static const char *const staging[] = {"auto", "inc", "all", "none"};
     EXPECT_EQ(um_options_set_backend(&o, "cuda.staging", staging[c.staging]), UM_SUCCESS);
   } else {
-    o.parallel_threshold = 0;  // small test meshes still run on all threads
+    um_options_set(&o, "openmp.parallel_threshold", "0");  // small test meshes still run on all threads
   }
   return o;
 }

@@ -35,15 +35,6 @@ ALLOWED = {
     "engine/src/distributed/transport_cuda.h:close": "a parameter of cu_transport_open's prototype (scan limit)",
 }
 
-# TEMPORARY: being removed by other engineers on branches of issue 55; delete each entry when its
-# fix lands (the test then holds the line).
-BEING_REMOVED = {
-    "umrun/options.c:app_scope": "options engineer (wt-options): the app's option scope moves into the settings",
-    "umrun/options.c:options": "the runner's option table, resolved once: to be built into the settings",
-    "umrun/options.c:noptions": "the runner's option table, resolved once: to be built into the settings",
-    "engine/src/core/option_decl.c:buf": "um_option_nearest returns a thread's buffer: to take the caller's",
-}
-
 KEYWORDS = {"static", "extern", "const", "volatile", "register", "inline", "_Thread_local", "thread_local",
             "__thread", "_Atomic", "struct", "union", "enum", "unsigned", "signed", "restrict", "__restrict"}
 
@@ -181,7 +172,7 @@ def main(argv):
         for dp, dn, fn in os.walk(os.path.join(root, d)):
             dn[:] = sorted(x for x in dn if x != "tests")
             files += [os.path.join(dp, f) for f in sorted(fn) if f.endswith((".c", ".h"))]
-    bad, allowed, pending = [], [], []
+    bad, allowed = [], []
     for f in files:
         rel = os.path.relpath(f, root).replace(os.sep, "/")
         with open(f, encoding="utf-8", errors="replace") as fh:
@@ -190,23 +181,16 @@ def main(argv):
             key = rel + ":" + name
             if key in ALLOWED or rel + ":*" in ALLOWED:
                 allowed.append(key)
-            elif key in BEING_REMOVED:
-                pending.append(key)
             else:
                 bad.append(f"{rel}:{ln}: {name} ({where})")
     for b in bad:
         print(b)
-    gone = [k for k in BEING_REMOVED if k not in pending]
-    for k in gone:
-        print(f"note: {k} is listed as being removed and is gone: take it off BEING_REMOVED")
     if bad:
-        if bad:
-            print(f"{len(bad)} mutable variables at file scope or static in a function (move the state into the "
-                  "context or a struct the caller passes, or make a fixed table const all the way down)")
+        print(f"{len(bad)} mutable variables at file scope or static in a function (move the state into the "
+              "context or a struct the caller passes, or make a fixed table const all the way down)")
         return 1
     print(f"{len(files)} files under {', '.join(DIRS)}: no mutable global state (allowed, process-wide: "
-          f"{len(allowed)} in {', '.join(sorted(set(k.split(':')[0] for k in allowed)))}; "
-          f"being removed: {', '.join(pending) or 'none'})")
+          f"{len(allowed)} in {', '.join(sorted(set(k.split(':')[0] for k in allowed)))})")
     return 0
 
 

@@ -7,10 +7,10 @@
 #    generated ones their parent.
 # 2. run.split=gather on seq validates against the reference (the gather adds in the sequential
 #    order).
-# run.compile=off: whether a background compile finishes within the run (and the rows get their
+# hostc.compile=off: whether a background compile finishes within the run (and the rows get their
 # marks, * or **) depends on the machine's load; the rows are checked here, the marks elsewhere
 execute_process(COMMAND ${UMRUN} ${CFG} --no-validate --set run.split=scatter --set run.iterations=20
-                        --set run.compile=off --set output.dir= --json ${OUT}
+                        --set hostc.compile=off --set output.dir= --json ${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the run failed (${rc}):\n${out}${err}")

@@ -13,7 +13,7 @@ inline um_context *make_ctx(const char *backend, int nthreads = 0, int bs = 256)
   o.backend = backend;
   o.nthreads = nthreads;
   o.block_size = bs;
-  o.parallel_threshold = 0;
+  um_options_set(&o, "openmp.parallel_threshold", "0");
   um_context *ctx = nullptr;
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   return ctx;

@@ -46,11 +46,11 @@ um_options options(const char *backend, um_layout layout, um_compile mode, const
   o.backend = backend;
   o.layout = layout;
   o.nthreads = 2;
-  o.parallel_threshold = 0;  // OpenMP: colours and chunks even on the small meshes
+  EXPECT_EQ(um_options_set(&o, "openmp.parallel_threshold", "0"), UM_SUCCESS);  // OpenMP: colours and chunks even on the small meshes
   o.block_size = 64;
-  o.compile = mode;
-  o.compile_after = 0;
-  snprintf(o.cache, sizeof o.cache, "%s", cache.c_str());
+  EXPECT_EQ(um_options_set(&o, "hostc.compile", um_compile_name(mode)), UM_SUCCESS);
+  EXPECT_EQ(um_options_set(&o, "hostc.compile_after", "0"), UM_SUCCESS);
+  EXPECT_EQ(um_options_set(&o, "run.cache", cache.c_str()), UM_SUCCESS);
   return o;
 }
 
@@ -107,7 +107,7 @@ TEST_P(HostCompiled, SameBitsAsTheGenericRange) {
     if (sh[0] > 1) EXPECT_NE(ref.mn, 1e30) << "the reductions did something";
     // the SIMD range wherever a loop has one (tk_gather: indirect reads, a direct increment)
     um_options o = options(cs.backend, cs.layout, UM_COMPILE_WAIT, shared_cache());
-    o.compile_simd = 1;
+    ASSERT_EQ(um_options_set(&o, "hostc.compile_simd", "on"), UM_SUCCESS);
     tcw::Result vec;
     long simd = 0;
     run(o, m, &vec, &calls, &compiled, nullptr, &simd);
@@ -161,7 +161,9 @@ void run_edges(const um_options &o, int n, int calls, int kind, std::vector<doub
   long all, compiled;
   count_calls(ctx, &all, &compiled, simd);
   EXPECT_EQ(all, calls);
-  if (o.compile == UM_COMPILE_WAIT) EXPECT_EQ(compiled, calls) << "wait: every call runs compiled code";
+  um_option_value mode;
+  ASSERT_EQ(um_options_get(&o, "hostc.compile", &mode), UM_SUCCESS);
+  if (mode.s && !strcmp(mode.s, "wait")) EXPECT_EQ(compiled, calls) << "wait: every call runs compiled code";
   got->assign(3 * (size_t)n, 0.0);
   TCW_OK(um_dat_fetch(ctx, out, got->data(), 2 * (size_t)n * sizeof(double)));
   TCW_OK(um_dat_fetch(ctx, acc, got->data() + 2 * (size_t)n, (size_t)n * sizeof(double)));
@@ -184,7 +186,7 @@ TEST(HostCompile, SimdRangeGivesTheScalarRangesBits) {
         long simd[3] = {0, 0, 0};
         for (int mode = 0; mode < 3; mode++) {  // generic, compiled scalar, compiled SIMD
           um_options o = options(backend, layout, mode ? UM_COMPILE_WAIT : UM_COMPILE_OFF, shared_cache());
-          o.compile_simd = mode == 2 ? 1 : -1;
+          ASSERT_EQ(um_options_set(&o, "hostc.compile_simd", mode == 2 ? "on" : "off"), UM_SUCCESS);
           run_simd(o, n, 3, &got[mode], &simd[mode]);
           if (HasFatalFailure()) return;
         }
@@ -215,7 +217,7 @@ TEST(HostCompile, ArgumentsSharingAMapOrNotEachGetTheirModule) {
         run_edges(options("seq", layout, UM_COMPILE_OFF, cache.dir.string()), 301, 3, kind, &ref[kind], &simd_calls);
         if (HasFatalFailure()) return;
         um_options o = options("seq", layout, UM_COMPILE_WAIT, cache.dir.string());
-        o.compile_simd = simd;
+        ASSERT_EQ(um_options_set(&o, "hostc.compile_simd", simd > 0 ? "on" : "off"), UM_SUCCESS);
         std::vector<double> got;
         run_edges(o, 301, 3, kind, &got, &simd_calls);
         if (HasFatalFailure()) return;
@@ -230,7 +232,9 @@ TEST(HostCompile, ArgumentsSharingAMapOrNotEachGetTheirModule) {
 // By default the first calls alternate the two ranges, timed; then one stays.
 TEST(HostCompile, AutoTimesBothRangesThenKeepsOne) {
   um_options o = options("seq", UM_AOS, UM_COMPILE_WAIT, shared_cache());
-  ASSERT_EQ(o.compile_simd, 0) << "timed choice by default";
+  um_option_value simd_mode;
+  ASSERT_EQ(um_options_get(&o, "hostc.compile_simd", &simd_mode), UM_SUCCESS);
+  ASSERT_STREQ(simd_mode.s, "auto") << "timed choice by default";
   std::vector<double> got;
   long simd = 0;
   const int calls = 20;
@@ -262,14 +266,14 @@ TEST(HostCompile, ModulesComeBackFromTheCacheAndLeaveNothingBehind) {
   EXPECT_EQ(modules, (int)tcw::loop_names().size()) << "one module per loop shape";
   // AUTO compiles a loop only after it ran compile_after seconds; a cached module is loaded at once
   um_options o = options("seq", UM_AOS, UM_COMPILE_AUTO, cache.dir.string());
-  o.compile_after = 0;
+  ASSERT_EQ(um_options_set(&o, "hostc.compile_after", "0"), UM_SUCCESS);
   run(o, m, &b, &calls, &compiled);
   EXPECT_EQ(compiled, calls) << "every loop found its module in the cache on its first call";
   expect_same(b, a);
   // and with a threshold no loop reaches, nothing is even looked at
   TempDir empty("hostc_none");
   o = options("seq", UM_AOS, UM_COMPILE_AUTO, empty.dir.string());
-  o.compile_after = 1e6;
+  ASSERT_EQ(um_options_set(&o, "hostc.compile_after", "1e6"), UM_SUCCESS);
   run(o, m, &b, &calls, &compiled);
   EXPECT_EQ(compiled, 0);
   EXPECT_TRUE(std::filesystem::is_empty(empty.dir));
@@ -380,7 +384,7 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
   for (um_compile mode : {UM_COMPILE_WAIT, UM_COMPILE_AUTO}) {
     SCOPED_TRACE(um_compile_name(mode));
     um_options o = options("seq", UM_AOS, mode, cache.dir.string());
-    snprintf(o.cc, sizeof o.cc, "%s", "/nonexistent/um-test-cc");
+    ASSERT_EQ(um_options_set(&o, "hostc.cc", "/nonexistent/um-test-cc"), UM_SUCCESS);
     Logged log;
     o.log = capture;
     o.log_user = &log;
@@ -402,7 +406,7 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
                            um_arg_dat(vw, 0, pm, 3, UM_DOUBLE, UM_WRITE), um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_READ));
       EXPECT_NE(rc, UM_SUCCESS);
       const std::string msg = um_error_message(ctx);
-      EXPECT_TRUE(has(msg, "tk_indirect_write") && has(msg, "um-test-cc") && has(msg, "run.compile")) << msg;
+      EXPECT_TRUE(has(msg, "tk_indirect_write") && has(msg, "um-test-cc") && has(msg, "hostc.compile")) << msg;
     } else {
       tcw::run_all(ctx, m, &got, 3);
       count_calls(ctx, &calls, &compiled);

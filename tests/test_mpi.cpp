@@ -312,7 +312,7 @@ struct Mesh {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
-    if (cache) snprintf(o.cache, sizeof o.cache, "%s", cache);
+    if (cache) um_options_set(&o, "run.cache", cache);
     if (is_shadow(backend)) {  // "shadow" (AoS) or "shadow-soa"; "shadow-peer[-soa]": halos device to device
       o.backend = is_peer(backend) ? "shadow-peer" : "shadow";
       o.extra_backends = is_peer(backend) ? shadow_peer_list : shadow_list;
@@ -322,7 +322,7 @@ struct Mesh {
       if (strstr(backend, "soa")) o.layout = UM_SOA;
     }
     o.block_size = 16;
-    o.parallel_threshold = 0;
+    um_options_set(&o, "openmp.parallel_threshold", "0");
     ASSERT_EQ(um_init(&ctx, &o), 0);
     ASSERT_EQ(um_context_set_increments(ctx, incs), 0);
     if (is_peer(backend) || set_transport) ASSERT_EQ(um_context_set_gpu_transport(ctx, transport), 0);
@@ -1100,7 +1100,7 @@ TEST(DistributedVecArgs, MatchOneProcess) {
         um_options_default(&o);
         o.backend = backend;
         o.nthreads = 2;
-        o.parallel_threshold = 0;
+        um_options_set(&o, "openmp.parallel_threshold", "0");
         o.block_size = 32;
         o.check_plans = 1;
         um_context *ctx = nullptr;
@@ -1181,7 +1181,7 @@ TEST(DistributedSignedZero, ReverseIncrementsKeepMinusZero) {
         um_options_default(&o);
         o.backend = backend;
         o.nthreads = 2;
-        o.parallel_threshold = 0;
+        um_options_set(&o, "openmp.parallel_threshold", "0");
         o.layout = layout;
         um_context *ctx = nullptr;
         ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);

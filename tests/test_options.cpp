@@ -171,10 +171,16 @@ TEST(Options, TableIsConsistent) {
   um_options d;
   um_options_default(&d);
   EXPECT_EQ(atoi(umrun_option_find("run.block_size")->def), d.block_size);
-  EXPECT_EQ(atoi(umrun_option_find("run.parallel_threshold")->def), d.parallel_threshold);
+  um_option_value setting;
+  ASSERT_EQ(um_options_get(&d, "openmp.parallel_threshold", &setting), UM_SUCCESS);
+  EXPECT_EQ(atoi(umrun_option_find("openmp.parallel_threshold")->def), setting.i);
   EXPECT_EQ(atoi(umrun_option_find("run.row_align")->def), d.row_align);
   EXPECT_EQ(atoi(umrun_option_find("run.threads")->def), d.nthreads);
-  EXPECT_EQ(std::strtod(umrun_option_find("run.compile_after")->def, nullptr), d.compile_after);
+  ASSERT_EQ(um_options_get(&d, "hostc.compile_after", &setting), UM_SUCCESS);
+  EXPECT_EQ(std::strtod(umrun_option_find("hostc.compile_after")->def, nullptr), setting.d);
+  ASSERT_EQ(um_options_get(&d, "hostc.compile", &setting), UM_SUCCESS);
+  EXPECT_EQ(setting.s, nullptr) << "a library caller compiles nothing unless it asks (UM_OPT_CONFIG_DEFAULT)";
+  EXPECT_EQ(d.nsettings, 0) << "defaults are read from the declarations, not stored";
   EXPECT_STREQ(umrun_option_find("run.layout")->def, um_layout_name(d.layout));
   EXPECT_STREQ(umrun_option_find("run.strategy")->def, um_strategy_name(d.strategy));
   EXPECT_STREQ(umrun_option_find("run.backend")->def, d.backend);
@@ -190,6 +196,7 @@ TEST(EngineOptions, DeclaredOnceAndAppliedByKey) {
     EXPECT_TRUE(keys.insert(o->key).second) << "declared twice";
     EXPECT_NE(o->component, nullptr);
     EXPECT_EQ(um_option_find(o->key), o);
+    if (um_backend_option_count(o->component)) continue; // a backend's own: the backends' section, not the table
     const um_option *r = umrun_option_find(o->key);
     ASSERT_NE(r, nullptr) << "not in the runner's table";
     EXPECT_STREQ(r->help, o->help);
@@ -198,7 +205,9 @@ TEST(EngineOptions, DeclaredOnceAndAppliedByKey) {
   }
   EXPECT_STREQ(um_option_find("run.split")->component, "transform");
   EXPECT_STREQ(um_option_find("run.tune")->component, "tune");
-  EXPECT_STREQ(um_option_find("run.compile")->component, "hostc");
+  EXPECT_STREQ(um_option_find("hostc.compile")->component, "hostc");
+  EXPECT_STREQ(um_option_find("run.compile")->renamed_to, "hostc.compile");
+  EXPECT_STREQ(um_option_find("openmp.parallel_threshold")->component, "openmp");
   EXPECT_STREQ(um_option_find("mpi.gpu_transport")->component, "distributed");
   EXPECT_EQ(um_option_at(um_option_count()), nullptr);
 
@@ -209,10 +218,23 @@ TEST(EngineOptions, DeclaredOnceAndAppliedByKey) {
   EXPECT_EQ(o.block_size, 128);
   EXPECT_EQ(um_option_apply(&o, nullptr, "run.layout", "soa", err, sizeof err), UM_SUCCESS) << err;
   EXPECT_EQ(o.layout, UM_SOA);
-  EXPECT_EQ(um_option_apply(&o, nullptr, "run.compile_simd", "off", err, sizeof err), UM_SUCCESS) << err;
-  EXPECT_EQ(o.compile_simd, -1);
-  EXPECT_EQ(um_option_apply(&o, nullptr, "run.compile", "wait", err, sizeof err), UM_SUCCESS) << err;
-  EXPECT_EQ(o.compile, UM_COMPILE_WAIT);
+  um_option_value v;
+  EXPECT_EQ(um_option_apply(&o, nullptr, "hostc.compile_simd", "off", err, sizeof err), UM_SUCCESS) << err;
+  ASSERT_EQ(um_options_get(&o, "hostc.compile_simd", &v), UM_SUCCESS);
+  EXPECT_STREQ(v.s, "off");
+  EXPECT_EQ(um_option_apply(&o, nullptr, "run.compile", "wait", err, sizeof err), UM_SUCCESS) << err; // earlier spelling
+  ASSERT_EQ(um_options_get(&o, "hostc.compile", &v), UM_SUCCESS);
+  EXPECT_STREQ(v.s, "wait");
+  EXPECT_EQ(um_options_set(&o, "openmp.parallel_threshold", "10"), UM_SUCCESS);
+  ASSERT_EQ(um_options_get(&o, "openmp.parallel_threshold", &v), UM_SUCCESS);
+  EXPECT_EQ(v.i, 10);
+  EXPECT_EQ(um_options_set(&o, "openmp.parallel_threshold", "-1"), UM_ERR_ARG) << "checked against the declaration";
+  EXPECT_EQ(um_options_set(&o, "hostc.compile_after", "0.05"), UM_SUCCESS);
+  ASSERT_EQ(um_options_get(&o, "hostc.compile_after", &v), UM_SUCCESS);
+  EXPECT_EQ(v.d, 0.05);
+  char near[64];
+  EXPECT_STREQ(um_option_nearest("hostc.compil", near, sizeof near), "hostc.compile");
+  EXPECT_EQ(um_option_nearest("zzzzzzzzzzzz", near, sizeof near), nullptr);
   EXPECT_EQ(um_option_apply(&o, nullptr, "run.backend", "seq", err, sizeof err), UM_SUCCESS) << err;
   EXPECT_STREQ(o.backend, "seq");
   EXPECT_EQ(um_option_apply(&o, nullptr, "run.blok_size", "64", err, sizeof err), UM_ERR_ARG);

@@ -66,8 +66,8 @@ int mock_unavailable(char *why, size_t n) {
   return 0;
 }
 
-const um_backend_option mock_options[] = {{"mode", "halves", "halves|whole", "how the range is cut"},
-                                          {nullptr, nullptr, nullptr, nullptr}};
+const um_option mock_options[] = {
+    UM_BACKEND_CHOICE("mock", "mode", "halves", "halves|whole", "how the range is cut", "halves", "whole"), {}};
 const char *const mock_counters[] = {"elements_run", "constant", nullptr};
 
 um_backend_def make_mock(int priority) {
@@ -217,7 +217,7 @@ TEST(Registry, TheBackendOwnsItsStrategyRuleSettingsAndCounters) {
   o.strategy = UM_STRATEGY_AUTO;
   ASSERT_EQ(um_options_set_backend(&o, "mock.mode", "sideways"), UM_SUCCESS);
   EXPECT_EQ(um_init(&ctx, &o), UM_ERR_ARG);
-  EXPECT_NE(std::string(um_error_message(ctx)).find("halves|whole"), std::string::npos) << um_error_message(ctx);
+  EXPECT_NE(std::string(um_error_message(ctx)).find("use one of halves, whole"), std::string::npos) << um_error_message(ctx);
   um_finalize(&ctx);
 
   ASSERT_EQ(um_options_set_backend(&o, "mock.mode", "whole"), UM_SUCCESS);

@@ -40,7 +40,7 @@ struct AfRun {
     o.layout = l;
     o.block_size = bs;
     o.check_plans = 1;
-    o.parallel_threshold = 0;
+    um_options_set(&o, "openmp.parallel_threshold", "0");
     o.nthreads = 2;
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     char err[256];

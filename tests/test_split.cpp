@@ -45,7 +45,7 @@ struct Cfg {
   int reproducible = 0;
   int threads = 2;
   int block = 64;
-  const char *cache = nullptr;  // non-NULL: loops compiled for their arguments (run.compile wait), cached here
+  const char *cache = nullptr;  // non-NULL: loops compiled for their arguments (hostc.compile wait), cached here
 };
 
 Cfg with(Cfg c, um_split s, int repro = 0) {
@@ -63,12 +63,12 @@ struct Ctx {
     o.layout = c.layout;
     o.nthreads = c.threads;
     o.block_size = c.block;
-    o.parallel_threshold = 0;  // OpenMP: colours and chunks on threads even on small sets
+    um_options_set(&o, "openmp.parallel_threshold", "0");  // OpenMP: colours and chunks on threads even on small sets
     o.check_plans = 1;
     if (c.cache) {
-      o.compile = UM_COMPILE_WAIT;
-      o.compile_after = 0;
-      snprintf(o.cache, sizeof o.cache, "%s", c.cache);
+      um_options_set(&o, "hostc.compile", "wait");
+      um_options_set(&o, "hostc.compile_after", "0");
+      um_options_set(&o, "run.cache", c.cache);
     }
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     if (!ctx) return;

@@ -527,7 +527,7 @@ Bits run_mesh(const char *backend, um_layout layout, um_split mode, bool reprodu
   o.backend = backend;
   o.layout = layout;
   o.nthreads = 2;
-  o.parallel_threshold = 0; // openmp: threads even on this small set
+  um_options_set(&o, "openmp.parallel_threshold", "0"); // openmp: threads even on this small set
   um_context *ctx = nullptr;
   Bits b;
   EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS);

@@ -102,10 +102,10 @@ void run(const char *backend, um_tune t, const std::string &cache, const tcw::Me
   o.nextra_backends = 1;
   o.nthreads = 2;
   o.block_size = 64;
-  o.parallel_threshold = 0;
+  um_options_set(&o, "openmp.parallel_threshold", "0");
   o.log = collect_log;
   o.log_user = &out->log;
-  snprintf(o.cache, sizeof o.cache, "%s", cache.c_str());
+  um_options_set(&o, "run.cache", cache.c_str());
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   EXPECT_EQ(um_context_set_tune(ctx, t), UM_SUCCESS);

@@ -30,7 +30,7 @@ struct Ctx {
     o.backend = backend;
     o.strategy = strategy;
     o.nthreads = strcmp(backend, "openmp") == 0 ? threads : 0;
-    o.parallel_threshold = 0;  // always parallel: the colouring must carry the loop
+    um_options_set(&o, "openmp.parallel_threshold", "0");  // always parallel: the colouring must carry the loop
     o.block_size = block_size;
     o.check_plans = 1;  // every plan proven by the checker
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
@@ -198,8 +198,8 @@ TEST(VecArgs, TuneTriesOpenMPAtomicsOnVectorIncrementsOnly) {
   um_options_default(&o);
   o.backend = "openmp";
   o.nthreads = 4;
-  o.parallel_threshold = 0;
-  snprintf(o.cache, sizeof o.cache, "%s", "off");  // nothing stored
+  um_options_set(&o, "openmp.parallel_threshold", "0");
+  um_options_set(&o, "run.cache", "off");  // nothing stored
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
   ASSERT_EQ(um_context_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);
@@ -292,8 +292,8 @@ TEST(VecArgs, CompiledHostLoopsRunTheKernelsOwnRange) {
   um_options o;
   um_options_default(&o);
   o.backend = "seq";
-  o.compile = UM_COMPILE_WAIT;  // every loop compiled before its first call, but not one with vector args
-  snprintf(o.cache, sizeof o.cache, "off");
+  um_options_set(&o, "hostc.compile", "wait");  // every loop compiled before its first call, but not one with vector args
+  um_options_set(&o, "run.cache", "off");
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
   const tvw::Mesh m = tvw::make(100, 60, 4);
@@ -469,8 +469,8 @@ TEST(WholeArgs, TuneTriesOneStrategyForWholeIncrements) {
   um_options_default(&o);
   o.backend = "openmp";
   o.nthreads = 4;
-  o.parallel_threshold = 0;
-  snprintf(o.cache, sizeof o.cache, "%s", "off");
+  um_options_set(&o, "openmp.parallel_threshold", "0");
+  um_options_set(&o, "run.cache", "off");
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
   ASSERT_EQ(um_context_set_tune(ctx, UM_TUNE_ALWAYS), UM_SUCCESS);

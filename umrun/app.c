@@ -477,36 +477,34 @@ static int reorder(um_app_run *run, const char *default_map) {
                          "the app being run; a test calling app->run must too)",                               \
                          key);                                                                                  \
     char err_[1024] = "";                                                                                       \
-    umrun_options_scope((run)->app);                                                                            \
     const int rc_ = (call);                                                                                     \
-    umrun_options_scope(NULL);                                                                                  \
     return rc_ ? um_app_fail(run, rc_, "%s", err_) : UM_SUCCESS;                                                \
   } while (0)
 
 int um_app_string(um_app_run *run, const char *key, const char **out) {
-  APP_READ(run, key, umrun_opt_string(run->cfg, key, out, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_string(run->app, run->cfg, key, out, err_, sizeof err_));
 }
 int um_app_int(um_app_run *run, const char *key, int *out) {
-  APP_READ(run, key, umrun_opt_int(run->cfg, key, out, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_int(run->app, run->cfg, key, out, err_, sizeof err_));
 }
 int um_app_long(um_app_run *run, const char *key, long long *out) {
-  APP_READ(run, key, umrun_opt_long(run->cfg, key, out, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_long(run->app, run->cfg, key, out, err_, sizeof err_));
 }
 int um_app_double(um_app_run *run, const char *key, double *out) {
-  APP_READ(run, key, umrun_opt_double(run->cfg, key, out, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_double(run->app, run->cfg, key, out, err_, sizeof err_));
 }
 int um_app_bool(um_app_run *run, const char *key, int *out) {
-  APP_READ(run, key, umrun_opt_bool(run->cfg, key, out, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_bool(run->app, run->cfg, key, out, err_, sizeof err_));
 }
 int um_app_choice(um_app_run *run, const char *key, int *index, const char **name) {
-  APP_READ(run, key, umrun_opt_choice(run->cfg, key, index, name, err_, sizeof err_));
+  APP_READ(run, key, umrun_app_opt_choice(run->app, run->cfg, key, index, name, err_, sizeof err_));
 }
-static int kind_present(um_config *cfg, const char *key, int *present, char *err, size_t len) {
+static int kind_present(const um_app *app, um_config *cfg, const char *key, int *present, char *err, size_t len) {
   um_config_kind_t kind = UM_CONFIG_ABSENT;
-  const int rc = umrun_opt_kind(cfg, key, &kind, err, len);
+  const int rc = umrun_app_opt_kind(app, cfg, key, &kind, err, len);
   if (!rc) *present = kind != UM_CONFIG_ABSENT;
   return rc;
 }
 int um_app_has(um_app_run *run, const char *key, int *present) {
-  APP_READ(run, key, kind_present(run->cfg, key, present, err_, sizeof err_));
+  APP_READ(run, key, kind_present(run->app, run->cfg, key, present, err_, sizeof err_));
 }

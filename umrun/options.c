@@ -12,12 +12,10 @@
 
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* A key the engine declares (um/option_decl.h: core/context.c, transform/split.c, ...): its type, default,
- * choices and help are the engine's, taken at the first use of the table; here only its place in --help. */
+/* A key the engine declares (um/option_decl.h: core/context.c, transform/split.c, ...): the table holds the
+ * engine's declaration itself; here only its place in --help. */
 #define FROM_ENGINE (1 << 30)
 #define ENGINE(k) {.key = k, .flags = FROM_ENGINE}
-/* The per-loop form of an engine key: its type, default, choices and flags; its own help. */
-#define PER_LOOP(k, of, h) {.key = k, .component = of, .flags = FROM_ENGINE, .help = h}
 
 /* In the order of umrun --help. The help text says what the key does; the
  * default and the choices are printed from their own fields. */
@@ -32,7 +30,7 @@ static const um_option declared_here[] = {
     ENGINE("run.block_size"),
     ENGINE("run.threads"),
     ENGINE("run.check_plans"),
-    ENGINE("run.parallel_threshold"),
+    ENGINE("openmp.parallel_threshold"),
     {.key = "run.reorder", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "gps", "partition"),
      .help = "renumber the mesh for locality before the run"},
     {.key = "run.reorder_map", .type = UM_OPT_STRING,
@@ -41,7 +39,7 @@ static const um_option declared_here[] = {
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
     ENGINE("mpi.partitioner"),
     ENGINE("mpi.increments"),
-    PER_LOOP("mpi.loops.<loop>", "mpi.increments", "mpi.increments for one loop: mpi.loops: {res_calc: reverse}"),
+    ENGINE("mpi.loops.<loop>"),
     ENGINE("mpi.gpu_transport"),
     ENGINE("mpi.gpu_transport_min_bytes"),
     {.key = "mpi.deadline_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 1, .max = 86400,
@@ -50,7 +48,7 @@ static const um_option declared_here[] = {
              "the end of the run, then stops every rank with its message (MPI_Abort)"},
     ENGINE("mpi.partition_set"),
     ENGINE("run.split"),
-    PER_LOOP("split.<loop>", "run.split", "run.split for one loop: split: {res_calc: on}"),
+    ENGINE("split.<loop>"),
     {.key = "block_size.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 1024, .flags = UM_OPT_RANGE,
      .range_hint = "must be 0 (run.block_size) to 1024",
      .help = "run.block_size for one loop, as run.tune may keep it: block_size: {getforce: 128};\n"
@@ -71,11 +69,11 @@ static const um_option declared_here[] = {
              "take over half the device's free memory. false: each loop copies what\n"
              "it uses at its first call"},
     ENGINE("run.row_align"),
-    ENGINE("run.compile"),
-    ENGINE("run.compile_after"),
-    ENGINE("run.compile_simd"),
-    ENGINE("run.cc"),
-    ENGINE("run.cflags"),
+    ENGINE("hostc.compile"),
+    ENGINE("hostc.compile_after"),
+    ENGINE("hostc.compile_simd"),
+    ENGINE("hostc.cc"),
+    ENGINE("hostc.cflags"),
     ENGINE("run.cache"),
     {.key = "run.iterations", .type = UM_OPT_APP, .help = "iterations of the app's main loop"},
     {.key = "run.unknown_keys", .type = UM_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
@@ -97,50 +95,56 @@ static const um_option declared_here[] = {
      .help = "the earlier spelling of cuda.staging, still read (with a note)"},
 };
 #define NHERE ((int)(sizeof declared_here / sizeof declared_here[0]))
-#define MAX_OPTIONS (NHERE + 128)
 
-/* The runner's table: declared_here with the engine's declarations filled in, then any engine option
- * declared_here does not place (a new engine key is in --help and the doc at once). */
-static um_option options[MAX_OPTIONS];
-static int noptions;
-
-static void resolve(void) {
-  if (noptions) return;
-  int n = 0;
-  for (int i = 0; i < NHERE; i++) {
-    um_option o = declared_here[i];
-    if (o.flags & FROM_ENGINE) {
-      const um_option *e = um_option_find(o.component ? o.component : o.key);
-      if (!e) {
-        fprintf(stderr, "umrun: internal error: the engine declares no option '%s' (umrun/options.c)\n",
-                o.component ? o.component : o.key);
-        abort();
-      }
-      if (o.component) { /* per loop: the engine key's type, default and choices, set per loop by the runner */
-        um_option p = *e;
-        p.key = o.key;
-        p.help = o.help;
-        p.to_options = NULL;
-        p.to_context = NULL;
-        o = p;
-      } else {
-        o = *e;
-      }
-    }
-    options[n++] = o;
+/* The runner's table, read in place (no copy, no state): declared_here, an ENGINE entry standing for the engine's
+ * declaration, then every engine option declared_here does not place (a new engine key is in --help and the doc
+ * at once). */
+static const um_option *here(int i) {
+  const um_option *o = &declared_here[i];
+  if (!(o->flags & FROM_ENGINE)) return o;
+  const um_option *e = um_option_find(o->key);
+  if (!e || strcmp(e->key, o->key)) {
+    fprintf(stderr, "umrun: internal error: the engine declares no option '%s' (umrun/options.c)\n", o->key);
+    abort();
   }
-  for (int i = 0; i < um_option_count() && n < MAX_OPTIONS; i++) {
-    const um_option *e = um_option_at(i);
-    int placed = 0;
-    for (int k = 0; k < NHERE && !placed; k++) placed = !strcmp(declared_here[k].key, e->key);
-    if (!placed) options[n++] = *e;
-  }
-  noptions = n;
+  return e;
 }
-#define NOPT (resolve(), noptions)
+/* 1 if e is a backend's own setting (its um_backend_def.options: cuda.profile), of the backend b. */
+static int of_backend(const um_option *e, const char *b) {
+  const size_t n = strlen(b);
+  if (strncmp(e->key, b, n) || e->key[n] != '.') return 0;
+  for (int k = 0; k < um_backend_option_count(b); k++) {
+    const char *key;
+    um_backend_option_at(b, k, &key, NULL, NULL, NULL);
+    if (!strcmp(key, e->key + n + 1)) return 1;
+  }
+  return 0;
+}
 
-int umrun_option_count(void) { return NOPT; }
-const um_option *umrun_option_at(int i) { return i >= 0 && i < NOPT ? &options[i] : NULL; }
+/* Placed by declared_here, or a backend's own setting (in the backends' section, read by settings.c), so not
+ * appended to the runner's table. */
+static int placed(const um_option *e) {
+  for (int b = 0; b < um_backend_count(); b++)
+    if (of_backend(e, um_backend_at(b))) return 1;
+  for (int k = 0; k < NHERE; k++)
+    if (!strcmp(declared_here[k].key, e->key)) return 1;
+  return 0;
+}
+
+int umrun_option_count(void) {
+  int n = NHERE;
+  for (int i = 0; i < um_option_count(); i++) n += !placed(um_option_at(i));
+  return n;
+}
+const um_option *umrun_option_at(int i) {
+  if (i < 0) return NULL;
+  if (i < NHERE) return here(i);
+  i -= NHERE;
+  for (int k = 0; k < um_option_count(); k++)
+    if (!placed(um_option_at(k)) && i-- == 0) return um_option_at(k);
+  return NULL;
+}
+#define NOPT umrun_option_count()
 
 const char *umrun_opt_type_name(um_opt_type t) {
   switch (t) {
@@ -163,11 +167,6 @@ static int is_item_of(const char *list, const char *key) {
   return strspn(key + n + 1, "0123456789") == strlen(key + n + 1);
 }
 
-/* While an app reads its own options (um_app_int, ...): its table, and only it. */
-static const um_app *app_scope;
-
-void umrun_options_scope(const um_app *app) { app_scope = app; }
-
 static const um_option *find_in(const um_option *t, int n, const char *key, int skip_app) {
   for (int i = 0; key && t && i < n; i++) {
     const um_option *o = &t[i];
@@ -177,23 +176,37 @@ static const um_option *find_in(const um_option *t, int n, const char *key, int 
   return NULL;
 }
 
-const um_option *umrun_option_find(const char *key) {
-  resolve();
-  if (app_scope) return find_in(app_scope->options, app_scope->noptions, key, 0);
-  return find_in(options, NOPT, key, 1);
+static int matches(const um_option *o, const char *key) {
+  if (o->type == UM_OPT_APP) return 0; /* the app's, not the runner's */
+  return um_option_key_matches(o->key, key) || (o->type == UM_OPT_LIST && is_item_of(o->key, key));
 }
+
+/* app_scope set: an app reads its own options (um_app_int, ...): its table, and only it. */
+static const um_option *find_scoped(const um_app *app_scope, const char *key) {
+  if (app_scope) return find_in(app_scope->options, app_scope->noptions, key, 0);
+  for (int i = 0; key && i < NHERE; i++)
+    if (matches(here(i), key)) return here(i);
+  for (int i = 0; key && i < um_option_count(); i++)
+    if (!placed(um_option_at(i)) && matches(um_option_at(i), key)) return um_option_at(i);
+  return NULL;
+}
+
+const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
 
 /* The mapping above a "<name>" option ("mpi.loops" of "mpi.loops.<loop>"), if `key` is one. */
 static const um_option *parent_of(const char *key) {
   const size_t n = strlen(key);
-  for (int i = 0; i < NOPT; i++)
-    if (!strncmp(options[i].key, key, n) && options[i].key[n] == '.' && options[i].key[n + 1] == '<') return &options[i];
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
+    const um_option *o = umrun_option_at(i);
+    if (!strncmp(o->key, key, n) && o->key[n] == '.' && o->key[n + 1] == '<') return o;
+  }
   return NULL;
 }
 
 /* The declaration of a key read as `type`; UM_ERR_INTERNAL when there is none or it says another type. */
-static int declared(const char *key, um_opt_type type, const um_option **out, char *err, size_t len) {
-  const um_option *o = umrun_option_find(key);
+static int declared(const um_app *app_scope, const char *key, um_opt_type type, const um_option **out, char *err,
+                    size_t len) {
+  const um_option *o = find_scoped(app_scope, key);
   if (!o && app_scope) {
     if (err && len)
       snprintf(err, len, "internal error: the app '%s' reads the option '%s', which is not declared in its options "
@@ -232,15 +245,15 @@ static int out_of_range(const um_option *o, const char *key, double v, const cha
   return 1;
 }
 
-int umrun_opt_string(um_config *cfg, const char *key, const char **out, char *err, size_t len) {
+int umrun_app_opt_string(const um_app *app_scope, um_config *cfg, const char *key, const char **out, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_STRING, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_STRING, &o, err, len);
   return rc ? rc : um_config_get_string(cfg, key, o->type == UM_OPT_STRING ? o->def : NULL, out, err, len);
 }
 
-int umrun_opt_int(um_config *cfg, const char *key, int *out, char *err, size_t len) {
+int umrun_app_opt_int(const um_app *app_scope, um_config *cfg, const char *key, int *out, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_INT, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_INT, &o, err, len);
   if (rc) return rc;
   if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
@@ -248,9 +261,9 @@ int umrun_opt_int(um_config *cfg, const char *key, int *out, char *err, size_t l
   return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
-int umrun_opt_long(um_config *cfg, const char *key, long long *out, char *err, size_t len) {
+int umrun_app_opt_long(const um_app *app_scope, um_config *cfg, const char *key, long long *out, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_LONG, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_LONG, &o, err, len);
   if (rc) return rc;
   if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
@@ -258,9 +271,9 @@ int umrun_opt_long(um_config *cfg, const char *key, long long *out, char *err, s
   return out_of_range(o, key, (double)*out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
-int umrun_opt_double(um_config *cfg, const char *key, double *out, char *err, size_t len) {
+int umrun_app_opt_double(const um_app *app_scope, um_config *cfg, const char *key, double *out, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_DOUBLE, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_DOUBLE, &o, err, len);
   if (rc) return rc;
   if ((rc = um_config_get_double(cfg, key, o->def ? strtod(o->def, NULL) : keep(*out), out, err, len))) return rc;
   char shown[32];
@@ -268,15 +281,15 @@ int umrun_opt_double(um_config *cfg, const char *key, double *out, char *err, si
   return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
-int umrun_opt_bool(um_config *cfg, const char *key, int *out, char *err, size_t len) {
+int umrun_app_opt_bool(const um_app *app_scope, um_config *cfg, const char *key, int *out, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_BOOL, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_BOOL, &o, err, len);
   return rc ? rc : um_config_get_bool(cfg, key, o->def ? !strcmp(o->def, "true") : (int)keep(*out), out, err, len);
 }
 
-int umrun_opt_choice(um_config *cfg, const char *key, int *index, const char **name, char *err, size_t len) {
+int umrun_app_opt_choice(const um_app *app_scope, um_config *cfg, const char *key, int *index, const char **name, char *err, size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_CHOICE, &o, err, len);
+  int rc = declared(app_scope, key, UM_OPT_CHOICE, &o, err, len);
   if (!rc && !o->choices) {
     if (err && len)
       snprintf(err, len, "internal error: the option '%s' has no fixed choices (umrun/options.c): read it with "
@@ -292,25 +305,48 @@ int umrun_opt_choice(um_config *cfg, const char *key, int *index, const char **n
   return UM_SUCCESS;
 }
 
+int umrun_opt_string(um_config *cfg, const char *key, const char **out, char *err, size_t len) {
+  return umrun_app_opt_string(NULL, cfg, key, out, err, len);
+}
+int umrun_opt_int(um_config *cfg, const char *key, int *out, char *err, size_t len) {
+  return umrun_app_opt_int(NULL, cfg, key, out, err, len);
+}
+int umrun_opt_long(um_config *cfg, const char *key, long long *out, char *err, size_t len) {
+  return umrun_app_opt_long(NULL, cfg, key, out, err, len);
+}
+int umrun_opt_double(um_config *cfg, const char *key, double *out, char *err, size_t len) {
+  return umrun_app_opt_double(NULL, cfg, key, out, err, len);
+}
+int umrun_opt_bool(um_config *cfg, const char *key, int *out, char *err, size_t len) {
+  return umrun_app_opt_bool(NULL, cfg, key, out, err, len);
+}
+int umrun_opt_choice(um_config *cfg, const char *key, int *index, const char **name, char *err, size_t len) {
+  return umrun_app_opt_choice(NULL, cfg, key, index, name, err, len);
+}
+
 int umrun_opt_choice_in(um_config *cfg, const char *key, const char *const *choices, int n, int *index, char *err,
                         size_t len) {
   const um_option *o;
-  int rc = declared(key, UM_OPT_CHOICE, &o, err, len);
+  int rc = declared(NULL, key, UM_OPT_CHOICE, &o, err, len);
   return rc ? rc : um_config_get_choice(cfg, key, o->def, choices, n, index, err, len);
 }
 
-int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind, char *err, size_t len) {
-  if (!umrun_option_find(key) && !(key && parent_of(key))) {
+int umrun_app_opt_kind(const um_app *app_scope, const um_config *cfg, const char *key, um_config_kind_t *kind, char *err, size_t len) {
+  if (!find_scoped(app_scope, key) && !(key && parent_of(key))) {
     const um_option *o;
-    return declared(key, UM_OPT_STRING, &o, err, len);
+    return declared(app_scope, key, UM_OPT_STRING, &o, err, len);
   }
   *kind = um_config_kind(cfg, key);
   return UM_SUCCESS;
 }
 
+int umrun_opt_kind(const um_config *cfg, const char *key, um_config_kind_t *kind, char *err, size_t len) {
+  return umrun_app_opt_kind(NULL, cfg, key, kind, err, len);
+}
+
 const um_option *umrun_opt_first_set(const um_config *cfg, int flags) {
-  for (int i = 0; i < NOPT; i++) {
-    const um_option *o = &options[i];
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
+    const um_option *o = umrun_option_at(i);
     if ((o->flags & flags) != flags || o->type == UM_OPT_APP) continue;
     const char *lt = strstr(o->key, ".<"); /* "mpi.loops.<loop>": is there an mpi.loops? */
     char key[128];
@@ -334,31 +370,34 @@ static void join_choices(const um_option *o, const char *sep, char *buf, size_t 
   }
 }
 
-void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent) {
-  for (int i = 0; t && i < n; i++) {
-    const um_option *o = &t[i];
-    if (o->renamed_to) continue; /* earlier spellings: in the reference, not in --help */
-    char head[256];
-    join_choices(o, " | ", head, sizeof head);
-    if (strlen(o->key) < 19) fprintf(f, "%*s%-19s ", indent, "", o->key);
-    else fprintf(f, "%*s%s  ", indent, "", o->key);
-    if (*head) fprintf(f, "%s   ", head);
-    for (const char *p = o->help ? o->help : ""; *p;) {
-      const char *nl = strchr(p, '\n');
-      const int len = nl ? (int)(nl - p) : (int)strlen(p);
-      fprintf(f, "%.*s", len, p);
-      p += len;
-      if (*p) {
-        fprintf(f, "\n%*s", indent + 20, "");
-        p++;
-      }
+static void help_row(FILE *f, const um_option *o, int indent) {
+  if (o->renamed_to) return; /* earlier spellings: in the reference, not in --help */
+  char head[256];
+  join_choices(o, " | ", head, sizeof head);
+  if (strlen(o->key) < 19) fprintf(f, "%*s%-19s ", indent, "", o->key);
+  else fprintf(f, "%*s%s  ", indent, "", o->key);
+  if (*head) fprintf(f, "%s   ", head);
+  for (const char *p = o->help ? o->help : ""; *p;) {
+    const char *nl = strchr(p, '\n');
+    const int len = nl ? (int)(nl - p) : (int)strlen(p);
+    fprintf(f, "%.*s", len, p);
+    p += len;
+    if (*p) {
+      fprintf(f, "\n%*s", indent + 20, "");
+      p++;
     }
-    if (o->def && o->type != UM_OPT_APP) fprintf(f, " (default %s)", o->def);
-    fputc('\n', f);
   }
+  if (o->def && o->type != UM_OPT_APP) fprintf(f, " (default %s)", o->def);
+  fputc('\n', f);
 }
 
-void umrun_options_help(FILE *f) { umrun_options_help_table(f, options, NOPT, 2); }
+void umrun_options_help_table(FILE *f, const um_option *t, int n, int indent) {
+  for (int i = 0; t && i < n; i++) help_row(f, &t[i], indent);
+}
+
+void umrun_options_help(FILE *f) {
+  for (int i = 0, n_ = NOPT; i < n_; i++) help_row(f, umrun_option_at(i), 2);
+}
 
 /* A table cell: '|' escaped, '<' '>' '&' as entities, newlines as spaces. */
 static void md_cell(FILE *f, const char *s) {
@@ -394,29 +433,30 @@ static void md_values(FILE *f, const char *const *choices, const char *text) {
   }
 }
 
-static void md_table(FILE *f, const um_option *t, int n) {
-  for (int i = 0; t && i < n; i++) {
-    const um_option *o = &t[i];
-    fputs("| ", f);
-    md_code(f, o->key);
-    fprintf(f, " | %s | ", umrun_opt_type_name(o->type));
-    if (o->def) md_code(f, o->def);
-    else fputs("—", f);
-    fputs(" | ", f);
-    if (o->type == UM_OPT_BOOL) md_values(f, CHOICES("true", "false"), NULL);
-    else if (o->type == UM_OPT_CHOICE) md_values(f, o->choices, o->range_hint);
-    else if (o->range_hint) md_cell(f, strncmp(o->range_hint, "use ", 4) ? o->range_hint : o->range_hint + 4);
-    else if (o->type == UM_OPT_LIST) fputs("`key=v1,v2,...` strings", f);
-    else fputs("any", f);
-    fputs(" | ", f);
-    md_cell(f, o->help);
-    if (o->renamed_to) {
-      fputs(" (now `", f);
-      md_cell(f, o->renamed_to);
-      fputs("`)", f);
-    }
-    fputs(" |\n", f);
+static void md_row(FILE *f, const um_option *o) {
+  fputs("| ", f);
+  md_code(f, o->key);
+  fprintf(f, " | %s | ", umrun_opt_type_name(o->type));
+  if (o->def) md_code(f, o->def);
+  else fputs("—", f);
+  fputs(" | ", f);
+  if (o->type == UM_OPT_BOOL) md_values(f, CHOICES("true", "false"), NULL);
+  else if (o->type == UM_OPT_CHOICE) md_values(f, o->choices, o->range_hint);
+  else if (o->range_hint) md_cell(f, strncmp(o->range_hint, "use ", 4) ? o->range_hint : o->range_hint + 4);
+  else if (o->type == UM_OPT_LIST) fputs("`key=v1,v2,...` strings", f);
+  else fputs("any", f);
+  fputs(" | ", f);
+  md_cell(f, o->help);
+  if (o->renamed_to) {
+    fputs(" (now `", f);
+    md_cell(f, o->renamed_to);
+    fputs("`)", f);
   }
+  fputs(" |\n", f);
+}
+
+static void md_table(FILE *f, const um_option *t, int n) {
+  for (int i = 0; t && i < n; i++) md_row(f, &t[i]);
 }
 
 void umrun_options_markdown(FILE *f, const um_runner *r) {
@@ -426,10 +466,11 @@ void umrun_options_markdown(FILE *f, const um_runner *r) {
         "     regenerate it. -->\n\n"
         "Every key a config can set, from the declarations they are read with: the engine's, each\n"
         "declared by the component that reads it (`um/option_decl.h`: `run.backend` ... `run.row_align`\n"
-        "in `core/context.c`, `run.compile` and `run.cc` ... in `backends/host/hostc.c`, `run.split` and\n"
-        "`run.reproducible` in `transform/split.c`, `run.tune` in `tune/tune.c`, `mpi.*` in\n"
-        "`distributed/dist_options.c`; a library applies them with `um_option_apply`), the runner's own\n"
-        "(`umrun/options.c`), each backend's own settings (`um_backend_option`) and each app's\n"
+        "and `run.cache` in `core/context.c`, `hostc.compile`, `hostc.cc` ... in `backends/host/hostc.c`,\n"
+        "`openmp.parallel_threshold` in `backends/openmp_options.c`, `run.split` and `run.reproducible`\n"
+        "in `transform/split.c`, `run.tune` in `tune/tune.c`, `mpi.*` in `distributed/dist_options.c`;\n"
+        "a library applies them with `um_option_apply` or `um_options_set`), the runner's own\n"
+        "(`umrun/options.c`), each backend's own settings (`um_backend_def.options`) and each app's\n"
         "(`um_app.options`: `mesh.*`, `params.*`, `run.iterations`; also `umrun --list-apps`).\n\n"
         "Values come from, in increasing priority: the config file (or the embedded default job), the\n"
         "environment variable `UM_OPTIONS` (`UM_OPTIONS='run.backend=seq mesh.I=40'`), then each\n"
@@ -438,7 +479,7 @@ void umrun_options_markdown(FILE *f, const um_runner *r) {
         "| key | type | default | allowed values | description |\n"
         "|---|---|---|---|---|\n",
         f);
-  md_table(f, options, NOPT);
+  for (int i = 0, n_ = NOPT; i < n_; i++) md_row(f, umrun_option_at(i));
   fputs("\n## Backends\n\n"
         "Each backend's own settings, `<backend>.<key>`; every one can also come from the environment\n"
         "variable `UM_<BACKEND>_<KEY>`. Listed by priority; a build prints the backends it has (the test\n"
@@ -453,27 +494,8 @@ void umrun_options_markdown(FILE *f, const um_runner *r) {
       fputs("| key | type | default | allowed values | description |\n"
             "|---|---|---|---|---|\n",
             f);
-    for (int k = 0; k < um_backend_option_count(b); k++) {
-      const char *key, *def, *choices, *help;
-      um_backend_option_at(b, k, &key, &def, &choices, &help);
-      fprintf(f, "| `%s.%s` | %s | ", b, key, choices ? "choice" : "string");
-      if (def && *def) md_code(f, def);
-      else fputs("—", f);
-      fputs(" | ", f);
-      if (choices) {
-        for (const char *p = choices; *p;) {
-          const char *bar = strchr(p, '|');
-          const int n = bar ? (int)(bar - p) : (int)strlen(p);
-          fprintf(f, "%s`%.*s`", p == choices ? "" : ", ", n, p);
-          p += n + (bar ? 1 : 0);
-        }
-      } else {
-        fputs("any", f);
-      }
-      fputs(" | ", f);
-      md_cell(f, help);
-      fputs(" |\n", f);
-    }
+    for (int k = 0; k < um_option_count(); k++) /* its declarations (um_backend_def.options) */
+      if (of_backend(um_option_at(k), b)) md_row(f, um_option_at(k));
     fprintf(f, "<!-- end backend %s -->\n", b);
   }
   fputs("\n## Apps\n\n"
@@ -531,8 +553,8 @@ int umrun_opt_value(um_config *cfg, const um_option *o, um_option_value *v, char
 
 int umrun_apply_engine_options(um_config *cfg, um_options *opts, um_context *ctx, const char *prefix, char *err,
                                size_t len) {
-  for (int i = 0; i < NOPT; i++) {
-    const um_option *o = &options[i];
+  for (int i = 0, n_ = NOPT; i < n_; i++) {
+    const um_option *o = umrun_option_at(i);
     if (!(opts && o->to_options) && !(ctx && o->to_context)) continue;
     if (prefix && strncmp(o->key, prefix, strlen(prefix))) continue;
     um_option_value v;

@@ -5,7 +5,7 @@
  * umrun --help, umrun --help-options=markdown (docs/options.md) and the
  * tests that no runner key is read undeclared (PETSc's PetscOptionsBegin is
  * the model). The apps' own keys (mesh.*, params.*) are theirs; the backends'
- * ("<backend>.<key>") are declared in their um_backend_option tables.
+ * ("<backend>.<key>") are declared as um_option in their um_backend_def.options.
  *
  *     int bs;
  *     rc = umrun_opt_int(cfg, "run.block_size", &bs, err, len);
@@ -63,10 +63,17 @@ int umrun_opt_value(um_config *cfg, const um_option *o, um_option_value *v, char
 int umrun_apply_engine_options(um_config *cfg, um_options *opts, um_context *ctx, const char *prefix, char *err,
                                size_t len);
 
-/* While `app` is set (not NULL), umrun_option_find and the reads above use its
- * table (um_app.options) and only it: the app frame's um_app_int etc. set it
- * around their reads. NULL: the runner's table. */
-void umrun_options_scope(const um_app *app);
+/* The reads above within an app's table (um_app.options) and only it, for the app frame's um_app_int etc.
+ * (app: the app being run; NULL: the runner's table, as the reads above). */
+int umrun_app_opt_string(const um_app *app, um_config *cfg, const char *key, const char **out, char *err, size_t len);
+int umrun_app_opt_int(const um_app *app, um_config *cfg, const char *key, int *out, char *err, size_t len);
+int umrun_app_opt_long(const um_app *app, um_config *cfg, const char *key, long long *out, char *err, size_t len);
+int umrun_app_opt_double(const um_app *app, um_config *cfg, const char *key, double *out, char *err, size_t len);
+int umrun_app_opt_bool(const um_app *app, um_config *cfg, const char *key, int *out, char *err, size_t len);
+int umrun_app_opt_choice(const um_app *app, um_config *cfg, const char *key, int *index, const char **name, char *err,
+                         size_t len);
+int umrun_app_opt_kind(const um_app *app, const um_config *cfg, const char *key, um_config_kind_t *kind, char *err,
+                       size_t len);
 
 /* ---- documentation ---------------------------------------------------------- */
 /* The options of table t[0..n-1] as in --help, indented by `indent` spaces. */
@@ -79,7 +86,7 @@ void umrun_options_markdown(FILE *f, const um_runner *r);
 #ifdef __cplusplus
 }
 #endif
-/* 1 when a "key=value" assignment sets run.cc or run.cflags (a program and its arguments), which only the
+/* 1 when a "key=value" assignment sets hostc.cc or hostc.cflags (or run.cc, run.cflags: a program and its arguments), which only the
  * command line may name (settings.c). */
 int umrun_names_compiler(const char *assignment);
 

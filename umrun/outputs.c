@@ -112,12 +112,15 @@ void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx) {
     fprintf(out, "backend: %s\n", used);
   const char *device = um_context_device(ctx);
   if (*device) fprintf(out, "device: %s\n", device);
-  for (int i = 0; i < s->opts.nbackend_options; i++) {
-    const char *key = s->opts.backend_options[i].key;
+  for (int i = 0; i < s->opts.nsettings; i++) {
+    const char *key = s->opts.settings[i].key, *dot = strchr(key, '.');
+    int backend = 0; /* a backend's setting (cuda.*, openmp.*), not another component's (hostc.*, run.cache) */
+    for (int b = 0; b < um_backend_count() && dot; b++)
+      backend |= strlen(um_backend_at(b)) == (size_t)(dot - key) && !strncmp(key, um_backend_at(b), (size_t)(dot - key));
     const size_t n = strlen(used);
-    if (strncmp(key, used, n) != 0 || key[n] != '.')
+    if (backend && (strncmp(key, used, n) != 0 || key[n] != '.'))
       fprintf(out, "note: %s=%s is a setting of another backend; the %s backend does not use it\n", key,
-              s->opts.backend_options[i].value, used);
+              s->opts.settings[i].value, used);
   }
 }
 

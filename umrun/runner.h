@@ -26,7 +26,7 @@ void umrun_err(const um_runner *r, const char *fmt, ...)
 typedef struct {
   const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
   int sweep_child, quiet, print_config, no_validate;
-  int allow_compiler; /* --allow-compiler: run.cc / run.cflags may come from the config or UM_OPTIONS */
+  int allow_compiler; /* --allow-compiler: hostc.cc / hostc.cflags may come from the config or UM_OPTIONS */
   const char **sets;
   int nsets;
   umrun_sweep_spec sweep;

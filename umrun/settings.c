@@ -18,9 +18,11 @@ static int file_exists(const char *p) {
   return stat(p, &st) == 0;
 }
 
-/* Every registered backend's own keys "<backend>.<key>" that the config sets. */
-static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *err, size_t len) {
-  for (int r = 0; r < umrun_option_count(); r++) { /* earlier spellings, still read (with a note) */
+/* Earlier spellings (run.compile, run.profile, ...), still read (with a note): copied to the key they are
+ * now, with their origin (run.cc from a config is still refused without --allow-compiler). Before the keys
+ * are read. */
+static int read_renamed(um_config *cfg, FILE *out, char *err, size_t len) {
+  for (int r = 0; r < umrun_option_count(); r++) {
     const um_option *o = umrun_option_at(r);
     const char *v = NULL;
     um_config_kind_t kind;
@@ -28,10 +30,17 @@ static int read_backend_options(um_config *cfg, um_options *o, FILE *out, char *
     if (umrun_opt_kind(cfg, o->key, &kind, err, len)) return UM_ERR_INTERNAL;
     if (kind == UM_CONFIG_ABSENT) continue;
     if (umrun_opt_string(cfg, o->key, &v, err, len)) return UM_ERR_CONFIG;
-    if (!um_config_has(cfg, o->renamed_to) && v && um_config_set(cfg, o->renamed_to, v, o->key, err, len))
+    char where[1024] = "";
+    if (um_config_origin(cfg, o->key, where, sizeof where)) snprintf(where, sizeof where, "%s", o->key);
+    if (!um_config_has(cfg, o->renamed_to) && v && um_config_set(cfg, o->renamed_to, v, where, err, len))
       return UM_ERR_CONFIG;
     fprintf(out, "note: %s is now spelled %s\n", o->key, o->renamed_to);
   }
+  return UM_SUCCESS;
+}
+
+/* Every registered backend's own keys "<backend>.<key>" that the config sets. */
+static int read_backend_options(um_config *cfg, um_options *o, char *err, size_t len) {
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
     for (int k = 0; k < um_backend_option_count(b); k++) {
@@ -74,10 +83,11 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
     return UM_ERR_CONFIG;
   }
   rc = umrun_opt_choice_in(cfg, "app", app_names, napps, &app, err, len);
-  /* the engine's options (run.backend, run.block_size, run.compile, ...), each applied by its declaration */
+  if (!rc) rc = read_renamed(cfg, out, err, len);
+  /* the engine's options (run.backend, run.block_size, hostc.compile, ...), each applied by its declaration */
   if (!rc) rc = umrun_apply_engine_options(cfg, &s->opts, NULL, NULL, err, len);
   if (!rc) rc = umrun_opt_choice(cfg, "run.reorder", NULL, &s->reorder, err, len);
-  if (!rc) rc = read_backend_options(cfg, &s->opts, out, err, len);
+  if (!rc) rc = read_backend_options(cfg, &s->opts, err, len);
   if (!rc) rc = umrun_opt_string(cfg, "validation.reference", &s->reference, err, len);
   if (!rc) rc = umrun_opt_string(cfg, "output.dir", &s->outdir, err, len);
   if (!rc) rc = umrun_opt_bool(cfg, "output.hdf5", &s->write_hdf5, err, len);
@@ -154,14 +164,16 @@ static int check_in_file(const char *what, const char *path, char *err, size_t l
 int umrun_names_compiler(const char *assignment) {
   const char *eq = strchr(assignment, '=');
   const size_t n = eq ? (size_t)(eq - assignment) : strlen(assignment);
-  return (n == 6 && !strncmp(assignment, "run.cc", 6)) || (n == 10 && !strncmp(assignment, "run.cflags", 10));
+  return (n == 6 && !strncmp(assignment, "run.cc", 6)) || (n == 10 && !strncmp(assignment, "run.cflags", 10)) ||
+         (n == 8 && !strncmp(assignment, "hostc.cc", 8)) || (n == 12 && !strncmp(assignment, "hostc.cflags", 12));
 }
 
-/* run.cc and run.cflags name a program that um runs, with its arguments: only the command line (--set, --sweep)
- * names them, or a config file or UM_OPTIONS when the command line says --allow-compiler. */
+/* hostc.cc and hostc.cflags (earlier run.cc, run.cflags) name a program that um runs, with its arguments: only
+ * the command line (--set, --sweep) names them, or a config file or UM_OPTIONS when the command line says
+ * --allow-compiler. */
 static int check_compiler(const cmdline *c, um_config *cfg, char *err, size_t len) {
-  static const char *const keys[] = {"run.cc", "run.cflags"};
-  for (int k = 0; k < 2 && !c->allow_compiler; k++) {
+  static const char *const keys[] = {"run.cc", "run.cflags", "hostc.cc", "hostc.cflags"}; /* as written first */
+  for (int k = 0; k < 4 && !c->allow_compiler; k++) {
     char where[1024] = "";
     if (um_config_kind(cfg, keys[k]) == UM_CONFIG_ABSENT || um_config_origin(cfg, keys[k], where, sizeof where))
       continue;

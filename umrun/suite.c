@@ -34,7 +34,7 @@ void umrun_suite_usage(FILE *f) {
         "  --only APP     only the cases of this app\n"
         "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
-        "  --allow-compiler  accept run.cc / run.cflags from the suite's set: lists and the\n"
+        "  --allow-compiler  accept hostc.cc / hostc.cflags from the suite's set: lists and the\n"
         "                 cases' configs (without it only --set names the compiler)\n"
         "  --repeat N     run each case N times (1 to 100): per loop results.json keeps the median\n"
         "                 time (seconds) and its spread (seconds_min, seconds_max, samples), which\n"

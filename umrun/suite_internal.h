@@ -88,7 +88,7 @@ int suite_busy(double load, long cores);
 /* suite_file.c */
 void suite_free_strs(char **v, int n);
 void suite_free(suite_file *s);
-/* allow_compiler: --allow-compiler was given (set: entries may name run.cc / run.cflags). */
+/* allow_compiler: --allow-compiler was given (set: entries may name hostc.cc / hostc.cflags). */
 int suite_load(const um_runner *r, const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len);
 int suite_has_tag(const suite_case *c, char **want, int nwant);
 /* suite_run.c */

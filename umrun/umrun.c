@@ -79,7 +79,7 @@ static void usage(const um_runner *r, FILE *f) {
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
-          "  --allow-compiler  accept run.cc / run.cflags from the config file or UM_OPTIONS\n"
+          "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
           "                    (without it only --set names the compiler um runs)\n"
           "  --list-apps       list the registered apps with their own config keys and exit\n"
           "  --version         print the version and build configuration and exit\n"

@@ -49,7 +49,7 @@ struct AirfoilRun {
     o.layout = l;
     o.block_size = bs;
     o.check_plans = 1;
-    o.parallel_threshold = 0;
+    um_options_set(&o, "openmp.parallel_threshold", "0");
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
     char err[256];
     EXPECT_EQ(airfoil_mesh_generate(4, 6, 1, &m, err, sizeof err), 0) << err;

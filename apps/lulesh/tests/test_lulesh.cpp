@@ -72,7 +72,7 @@ LuRun run_lulesh(const lulesh_params &p, const char *b, um_layout l, int block, 
   o.nthreads = std::string(b) == "openmp" ? 2 : 0; /* the same on every machine, and no oversubscription
                                                   when ctest runs tests in parallel on many cores */
   o.check_plans = 1;
-  o.parallel_threshold = 0;
+  um_options_set(&o, "openmp.parallel_threshold", "0");
   EXPECT_EQ(um_init(&r.ctx, &o), UM_SUCCESS) << um_error_message(r.ctx);
   char err[1024] = "";
   if (lulesh_setup(r.ctx, &p, &r.s, err, sizeof err) != UM_SUCCESS) {

@@ -145,13 +145,18 @@ int um_dat_contribution(const um_dat *d);
  * copying the host's (the upload of every row, GBs at scale). */
 int um_dat_host_zeros(const um_dat *d);
 
-/** A setting of the backend's own, read from "<backend>.<key>". */
-typedef struct {
-  const char *key;      /**< e.g. "profile" for cuda.profile                   */
-  const char *def;      /**< default value                                     */
-  const char *choices;  /**< "auto|p100|h100", or NULL for any value           */
-  const char *help;     /**< one line for umrun --help                          */
-} um_backend_option;
+/** A backend's own setting "<backend>.<key>" is declared with um_option (um/option_decl.h), like every
+ * option: the full key ("cuda.profile"), its type (UM_OPT_CHOICE with its choices, or UM_OPT_STRING), the
+ * default, the help, component = the backend's name and to_options = um_option_to_setting; a choice's
+ * values also as text "a|b|c" in range_hint (um_backend_option_at). UM_BACKEND_OPTION and
+ * UM_BACKEND_CHOICE write one. */
+#define UM_BACKEND_OPTION(backend, k, d, h)                                                                        \
+  {.key = backend "." k, .type = UM_OPT_STRING, .def = d, .help = h, .component = backend,                         \
+   .to_options = um_option_to_setting}
+/** A backend's setting with choices: UM_BACKEND_CHOICE("cuda", "staging", "auto", "auto|inc", help, "auto", "inc"). */
+#define UM_BACKEND_CHOICE(backend, k, d, text, h, ...)                                                             \
+  {.key = backend "." k, .type = UM_OPT_CHOICE, .def = d, .choices = (const char *const[]){__VA_ARGS__, NULL},     \
+   .range_hint = text, .help = h, .component = backend, .to_options = um_option_to_setting}
 
 /** What a backend can do beyond running loops whole, as flags (0: it cannot; the core then does without). */
 typedef struct {
@@ -270,7 +275,7 @@ typedef struct um_backend_def {
   const char *description;  /**< one line for umrun --help and --list-backends  */
   /** NULL: always available; else 1, or 0 with why (e.g. no device) */
   int (*available)(char *why, size_t n);
-  const um_backend_option *options; /**< its settings, ended by {NULL}          */
+  const um_option *options;         /**< its settings ("<name>.<key>", um_option), ended by {NULL} */
   const char *const *counters;      /**< its per-loop counters, ended by NULL   */
   /** The backend's own variants of a loop's kernel (um_loop.variant), by name, ended by NULL; the first is
    * the default. run.tune tries each with the loop's best setting. NULL: one. */

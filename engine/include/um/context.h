@@ -88,8 +88,10 @@ int um_backend_available(const char *name);
 const char *um_backend_auto(void);
 /** The number of the backend's own settings (0 for an unknown backend). */
 int um_backend_option_count(const char *backend);
-/** The backend's setting i: key (without the "<backend>." prefix), default,
- * allowed values ("a|b|c", or NULL for any) and help text. Any out pointer may be NULL. */
+/** The backend's setting i: key (without the "<backend>." prefix), default ("" for none),
+ * allowed values ("a|b|c", or NULL for any) and help text. Any out pointer may be NULL.
+ * The declarations themselves (type, choices, help) are listed by um_option_count / um_option_at
+ * (component: the backend's name). */
 int um_backend_option_at(const char *backend, int i, const char **key, const char **def, const char **choices,
                          const char **help);
 

@@ -3,7 +3,7 @@
  * SetFromOptions is the model). Each engine component holds a table of
  * um_option in its own source file (core: run.backend, run.block_size, ...;
  * transform: run.split, run.reproducible; tune: run.tune; distributed: mpi.*;
- * the host compiler: run.compile, run.cc, ...): key, type, default (the only
+ * the host compiler: hostc.compile, hostc.cc, ...; the OpenMP backend: openmp.*): key, type, default (the only
  * place it is written), allowed values, help, and how a value is applied —
  * to um_options before um_init (to_options) or to the context after it
  * (to_context). The engine lists them (um_option_count / um_option_at /
@@ -83,9 +83,9 @@ typedef struct um_option {
   um_option_to_context to_context; /**< set after um_init (a context setter); NULL: not a context setting */
 } um_option;
 
-/** The engine's declared options, in component order (core, host compiler, transform,
- * tune, distributed), then every backend's "<backend>.<key>" settings (type string or
- * choice, applied with um_options_set_backend). */
+/** The engine's declared options, in component order (core, host compiler, OpenMP, transform,
+ * tune, distributed), then every registered backend's "<backend>.<key>" settings (its
+ * um_backend_def.options: component the backend's name, kept as settings). */
 int um_option_count(void);
 /** The i-th declaration (0 .. um_option_count() - 1), NULL out of range. */
 const um_option *um_option_at(int i);
@@ -94,8 +94,9 @@ const um_option *um_option_at(int i);
 int um_option_key_matches(const char *pattern, const char *key);
 /** The declaration of `key` (exact, or a "<name>" component), NULL if the engine declares none. */
 const um_option *um_option_find(const char *key);
-/** The declared key nearest to `key` (edit distance), for "did you mean"; NULL if none is near. */
-const char *um_option_nearest(const char *key);
+/** The declared key nearest to `key` (edit distance), for "did you mean", written to buf (n bytes);
+ * returns buf, or NULL (buf "") if none is near. */
+const char *um_option_nearest(const char *key, char *buf, size_t n);
 /** Parse `text` as o's type into *v, checking its choices and range. UM_ERR_ARG with a
  * message saying the allowed values (and that o->component declares the key). */
 int um_option_parse(const um_option *o, const char *text, um_option_value *v, char *err, size_t len);
@@ -104,6 +105,15 @@ int um_option_parse(const um_option *o, const char *text, um_option_value *v, ch
  * nearest declared key; a value that does not parse: the allowed values; an option of the
  * other stage: says where it belongs (um_options before um_init, or the context). */
 int um_option_apply(um_options *opts, um_context *ctx, const char *key, const char *value, char *err, size_t len);
+/** The setter of a component's setting (um_option.to_options): the value, as text, into
+ * um_options.settings under o->key; the component reads it back with um_options_get. */
+int um_option_to_setting(um_options *opts, const um_option *o, const um_option_value *v, char *err, size_t len);
+/** A component's setting read with its declared type: the text um_options.settings holds for `key`
+ * (an earlier spelling followed through renamed_to), else its declared default, parsed into *v
+ * (v->s points into opts or the declaration). Not set and no default for a library caller (none
+ * declared, or UM_OPT_CONFIG_DEFAULT): *v zeroed, v->s NULL. UM_ERR_ARG: no such declaration, or a
+ * value that does not parse. */
+int um_options_get(const um_options *opts, const char *key, um_option_value *v);
 /** Apply a parsed value of the declaration o (the runner reads config values itself). */
 int um_option_apply_value(um_options *opts, um_context *ctx, const um_option *o, const um_option_value *v, char *err,
                           size_t len);

@@ -11,11 +11,11 @@ extern "C" {
 #endif
 
 struct um_backend_def;
-/** The most backend settings ("<backend>.<key>" = value) one um_options holds. */
-#define UM_MAX_BACKEND_OPTIONS 16
+/** The most component settings ("<component>.<key>" = value) one um_options holds. */
+#define UM_MAX_SETTINGS 32
 
-/** Compiled host loops (um_options.compile): off; compiled in the background
- * once a loop has run compile_after seconds, the kernel's own range running
+/** Compiled host loops (the setting hostc.compile): off; compiled in the background
+ * once a loop has run hostc.compile_after seconds, the kernel's own range running
  * meanwhile; or compiled before a loop's first call (a failed compile is then
  * an error, not a warning). */
 typedef enum {
@@ -23,12 +23,12 @@ typedef enum {
   UM_COMPILE_AUTO,    /**< in the background, once a loop is busy enough  */
   UM_COMPILE_WAIT     /**< before a loop's first call                     */
 } um_compile;
-/** The compiler flags of compiled host loops unless um_options.cflags says
+/** The compiler flags of compiled host loops unless hostc.cflags says
  * otherwise: this machine's instruction set (the cache key names the CPU), no
  * contraction into FMA and no errno from sqrt, so the results stay those of
  * the generic range, bit for bit. */
 #define UM_HOSTC_DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-math-errno -fopenmp-simd"
-/** Elements per group of the SIMD range of a compiled host loop (um_options.compile_simd). */
+/** Elements per group of the SIMD range of a compiled host loop (hostc.compile_simd). */
 #define UM_HOSTC_LANES 8
 /** The name of a um_compile value ("off", "auto", "wait"). */
 const char *um_compile_name(um_compile c);
@@ -45,40 +45,25 @@ typedef struct {
   um_layout layout;       /**< default layout of dats declared from now on       */
   int block_size;         /**< plan mini-partition size (elements), > 0          */
   int nthreads;           /**< OpenMP threads, 0 = runtime default; at most um_threads_max() */
-  int parallel_threshold; /**< OpenMP: loops over fewer elements run on one thread
-                             (same plan and colour order); 0 = always parallel */
   int check_plans;        /**< 1: verify every plan after building it            */
   int verbose;            /**< 0 quiet, 1 info, 2 debug (messages to log)        */
   int row_align;          /**< dats allocate their rows rounded up to a multiple
                              of this (>= 1; SoA columns start aligned)         */
-  /** Host backends (seq, openmp): each loop's range compiled for its arguments
-   * (dims, maps, layouts, globals known to the compiler) with a C compiler at
-   * run time and kept in a disk cache; the same results, bit for bit, as the
-   * range UM_KERNEL_DEFINE built (engine/src/backends/host/hostc.c).
-   * UM_COMPILE_OFF (default), _AUTO or _WAIT. */
-  um_compile compile;
-  double compile_after;   /**< AUTO: seconds a loop runs before it is compiled   */
-  /** A loop whose indirect and global arguments are all read also gets a SIMD
-   * range: elements in groups of UM_HOSTC_LANES, their indirect data gathered
-   * into local rows, the kernel run on the group under `omp simd` (the same
-   * operations per element, so the same bits). -1: never; 0 (default): its
-   * first calls alternate the two ranges, the faster one stays; 1: always. */
-  int compile_simd;
-  char cc[256];           /**< compiler command; "": the one um was built with   */
-  char cflags[256];       /**< "": UM_HOSTC_DEFAULT_CFLAGS                       */
-  char cache[512];        /**< "": $XDG_CACHE_HOME/um or ~/.cache/um; "off": none */
   um_log_fn log;          /**< where messages go (NULL: dropped)                 */
   void *log_user;         /**< passed to log as its first argument               */
-  /** Backends' own settings, "<backend>.<key>" = value (e.g. "cuda.profile" =
-   * "h100"): set with um_options_set_backend; each backend declares its keys
-   * (um_backend_option_count / _at), and um_init refuses unknown ones.
-   * nbackend_options: the entries of backend_options in use. */
-  int nbackend_options;
-  /** The backend settings themselves (nbackend_options of them). */
+  /** The settings of the components that declare their own keys, as text,
+   * "<component>.<key>" = value: the host compiler's (hostc.compile, hostc.cc,
+   * ...), the OpenMP backend's (openmp.parallel_threshold), run.cache, each
+   * backend's (cuda.profile, ...). Set them with um_options_set (checked
+   * against the declaration, um/option_decl.h) or um_options_set_backend (text,
+   * checked at um_init); the component reads them with um_options_get (the
+   * declared type and default). nsettings: the entries in use. */
+  int nsettings;
+  /** The settings themselves (nsettings of them). */
   struct {
-    char key[64];    /**< "<backend>.<key>", e.g. "cuda.profile" */
-    char value[256]; /**< its value as text                       */
-  } backend_options[UM_MAX_BACKEND_OPTIONS];
+    char key[64];    /**< "<component>.<key>", e.g. "hostc.compile" */
+    char value[512]; /**< its value as text                          */
+  } settings[UM_MAX_SETTINGS];
   /** Backends defined by the caller, offered besides the built-in ones (a test,
    * an experimental backend): see um/backend.h. The tables must outlive the
    * contexts that use them; the list itself is read only by um_init. */
@@ -93,7 +78,7 @@ typedef struct {
 } um_options;
 
 /** Defaults: backend auto, strategy AUTO, layout AOS, block_size 256, checks off,
- * parallel_threshold 4096, row_align 1, no log, no backend options. */
+ * row_align 1, no log, no settings (each component's declared default). */
 void um_options_default(um_options *opts);
 /** The most threads a context may run: UM_THREADS_PER_CORE x the cores online
  * (more only adds start-up cost and memory; 100,000 crashed libgomp). */
@@ -101,9 +86,12 @@ void um_options_default(um_options *opts);
 /** UM_THREADS_PER_CORE x the cores online: the largest um_options.nthreads um_init accepts. */
 int um_threads_max(void);
 
-/** Set (or replace) "<backend>.<key>" = value; UM_ERR_ARG if the key is malformed,
- * the value too long or the table full (checked against the backend at um_init). */
+/** Set (or replace) the setting "<component>.<key>" = value as text; UM_ERR_ARG if the key is
+ * malformed, the value too long or the table full (checked against its declaration at um_init). */
 int um_options_set_backend(um_options *opts, const char *key, const char *value);
+/** Set one declared option before um_init, checked against its declaration (type, choices, range):
+ * um_options_set(&o, "hostc.compile", "wait"). um_option_apply(opts, NULL, key, value, NULL, 0). */
+int um_options_set(um_options *opts, const char *key, const char *value);
 
 #ifdef __cplusplus
 }

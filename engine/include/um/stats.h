@@ -20,9 +20,9 @@ typedef struct {
   const char *name;     /**< the loop's name (as passed to um_par_loop)   */
   long calls;           /**< calls of the loop                            */
   long compiled_calls;  /**< calls that ran host code compiled for the loop
-                           (um_options.compile)                           */
+                           (hostc.compile)                                */
   long simd_calls;      /**< of those, calls that ran its SIMD range
-                           (um_options.compile_simd)                      */
+                           (hostc.compile_simd)                           */
   double seconds;       /**< total time inside the loop (GPU time when
                            device_timed)                                  */
   double host_seconds;  /**< wall-clock time the host spent in um_par_loop

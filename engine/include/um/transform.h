@@ -68,7 +68,7 @@ int um_context_reproducible(const um_context *ctx);
  * an untuned run with the chosen settings given per loop. Every rank keeps the
  * same choice (the slowest rank's time of each setting decides).
  *   - ONCE    the choice is stored per device, backend, rank count, loop and
- *             mesh in the cache folder (um_options.cache: tune.txt) and read
+ *             mesh in the cache folder (run.cache: tune.txt) and read
  *             back by later runs, which then run tuned from their first call;
  *   - ALWAYS  tuned in every run (and stored);
  *   - OFF     never (the default).

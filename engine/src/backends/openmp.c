@@ -17,7 +17,7 @@
  * (um_arg_whole) always run by atomics (the core sets their strategy), or on
  * one thread in element order under run.reproducible.
  *
- * Loops over fewer than parallel_threshold elements run the same way on one
+ * Loops over fewer than openmp.parallel_threshold elements run the same way on one
  * thread: forking and a barrier per block colour cost more than they save.
  *
  * Global reductions are accumulated per chunk (block) and the partial results
@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "um/backend.h"
+#include "core/option_tables.h"
 #include "plan/plan.h"
 #include "host/host.h"
 #include "host/hostc.h"
@@ -44,8 +45,13 @@ static void run_chunk(const um_loop *loop, um_exec *x, int b, int e, double *par
   }
 }
 
+/* The backend's state: its settings, read once at um_init. */
+typedef struct {
+  int threshold; /* openmp.parallel_threshold */
+} omp_state;
+
 static int omp_run(um_context *ctx, void *state, um_loop *loop) {
-  (void)state;
+  const omp_state *st = state;
   UM_BACKEND_CHECK(ctx, um__hostc_range(ctx, loop)); /* its range compiled for its arguments, where there is one */
   const double t0 = um_wtime();
   const um_options *opts = um_context_options(ctx);
@@ -64,7 +70,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
     if (loop->args[i].kind == UM_ARG_GBL && loop->args[i].acc != UM_READ) gwidth += loop->args[i].dim;
   int nthreads = opts->nthreads > 0 ? opts->nthreads : omp_get_max_threads();
   /* a small loop costs less on one thread than a fork and a barrier per colour */
-  if (n < opts->parallel_threshold || serial) nthreads = 1;
+  if (n < (st ? st->threshold : um__openmp_threshold(opts)) || serial) nthreads = 1;
   um_exec *xs = malloc((size_t)nthreads * sizeof *xs);
   double *parts = gwidth ? malloc((size_t)(nchunks > 0 ? nchunks : 1) * (size_t)gwidth * sizeof(double)) : NULL;
   if (!xs || (gwidth && !parts)) {
@@ -115,10 +121,10 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
 
 /* Targets are independent rows: chunks of them in parallel, each target's sum in its fixed order. */
 static int omp_gather(um_context *ctx, void *state, const um_gather *g) {
-  (void)state;
+  const omp_state *st = state;
   const um_options *opts = um_context_options(ctx);
   int nthreads = opts->nthreads > 0 ? opts->nthreads : omp_get_max_threads();
-  if (g->ntargets < opts->parallel_threshold) nthreads = 1;
+  if (g->ntargets < (st ? st->threshold : um__openmp_threshold(opts))) nthreads = 1;
   const int chunk = 1024, n = g->ntargets;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int b = 0; b < n; b += chunk) um_exec_gather(g, b, b + chunk < n ? b + chunk : n);
@@ -135,7 +141,16 @@ static int omp_init(um_context *ctx, void **state) {
                     "OpenMP would run %d threads (OMP_NUM_THREADS), more than the %d allowed here (%d per core); set "
                     "OMP_NUM_THREADS or run.threads to at most %d",
                     n, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max());
+  omp_state *st = malloc(sizeof *st);
+  if (!st) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory starting the OpenMP backend");
+  st->threshold = um__openmp_threshold(opts);
+  *state = st;
   return UM_SUCCESS;
+}
+
+static void omp_finalize(um_context *ctx, void *state) {
+  um__host_finalize(ctx, NULL);
+  free(state);
 }
 
 /* Blocks by block colour (auto, coloured, hierarchical), or atomics for vector increments (see the top). */
@@ -160,7 +175,7 @@ const um_backend_def um_backend_openmp = {
     .priority = 20,
     .description = "OpenMP threads on the CPU; indirect increments by block colour (vector increments: atomics too)",
     .exec.init = omp_init,
-    .exec.finalize = um__host_finalize,
+    .exec.finalize = omp_finalize,
     .exec.strategy = omp_strategy,
     .exec.run = omp_run,
     .extras.gather = omp_gather,

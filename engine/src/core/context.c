@@ -13,7 +13,7 @@
 #include "../util/checked.h"
 
 void um_options_default(um_options *o) {
-  memset(o, 0, sizeof *o); /* compile off, verbose 0, no log, no backend options */
+  memset(o, 0, sizeof *o); /* verbose 0, no log, no settings (hostc.compile off) */
   um__options_defaults(o); /* the rest from the declarations (run.block_size 256, ...: core/context.c and the others) */
 }
 
@@ -81,12 +81,22 @@ static int choose_backend(um_context *ctx) {
   return UM_SUCCESS;
 }
 
-/* Every "<backend>.<key>" option must name a key its backend declares, with
- * one of the allowed values. */
+/* Every setting must be a declared option's (checked against its declaration) or name a key its
+ * backend declares, with one of the allowed values. */
 static int check_backend_options(um_context *ctx) {
   const um_options *o = &ctx->opts;
-  for (int i = 0; i < o->nbackend_options; i++) {
-    const char *key = o->backend_options[i].key, *value = o->backend_options[i].value;
+  for (int i = 0; i < o->nsettings; i++) {
+    const char *key = o->settings[i].key, *value = o->settings[i].value;
+    const um_option *decl = um_option_find(key);
+    if (decl && decl->renamed_to) decl = um_option_find(decl->renamed_to);
+    if (decl) {
+      um_option_value v;
+      char err[700];
+      if (!decl->to_options || um_option_parse(decl, value, &v, err, sizeof err))
+        return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': %s", key,
+                        decl->to_options ? err : "not a setting of um_options (um_option_apply)");
+      continue;
+    }
     const char *dot = strchr(key, '.');
     char bname[64];
     snprintf(bname, sizeof bname, "%.*s", dot ? (int)(dot - key) : 0, key);
@@ -98,30 +108,21 @@ static int check_backend_options(um_context *ctx) {
       um__backend_status(bname, o, why, sizeof why);
       return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': %s", key, why);
     }
-    const um_backend_option *opt = NULL;
+    const um_option *opt = NULL;
     for (int k = 0; b->options && b->options[k].key; k++)
-      if (strcmp(b->options[k].key, dot + 1) == 0) opt = &b->options[k];
+      if (strcmp(b->options[k].key, key) == 0) opt = &b->options[k];
     if (!opt) {
       char list[512] = "";
       for (int k = 0; b->options && b->options[k].key; k++) {
         size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s.%s", k ? ", " : "", b->name, b->options[k].key);
+        snprintf(list + l, sizeof list - l, "%s%s", k ? ", " : "", b->options[k].key);
       }
       return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': the %s backend has no such setting; it has: %s", key, b->name,
                       list[0] ? list : "none");
     }
-    if (opt->choices) {
-      int ok = 0;
-      const size_t n = strlen(value);
-      for (const char *c = opt->choices; *c;) {
-        const char *bar = strchr(c, '|');
-        const size_t m = bar ? (size_t)(bar - c) : strlen(c);
-        if (m == n && strncasecmp(c, value, n) == 0) ok = 1;
-        c += m + (bar ? 1 : 0);
-      }
-      if (!ok)
-        return UM_ERROR(ctx, UM_ERR_ARG, "option '%s' = '%s': expected one of %s", key, value, opt->choices);
-    }
+    um_option_value v;
+    char err[700];
+    if (um_option_parse(opt, value, &v, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': %s", key, err);
   }
   return UM_SUCCESS;
 }
@@ -157,12 +158,6 @@ int um_init(um_context **out, const um_options *opts) {
     rc = UM_ERROR(ctx, UM_ERR_ARG, "nthreads %d: at most %d here (%d per core, %d cores); use 0 for the OpenMP default",
                   ctx->opts.nthreads, um_threads_max(), UM_THREADS_PER_CORE, um_threads_max() / UM_THREADS_PER_CORE);
   if (rc == UM_SUCCESS) rc = choose_backend(ctx);
-  if (rc == UM_SUCCESS && ((unsigned)ctx->opts.compile > UM_COMPILE_WAIT || !(ctx->opts.compile_after >= 0)))
-    rc = UM_ERROR(ctx, UM_ERR_ARG, "compile %d / compile_after %g: use UM_COMPILE_OFF, _AUTO or _WAIT and seconds >= 0",
-                  (int)ctx->opts.compile, ctx->opts.compile_after);
-  if (rc == UM_SUCCESS && (ctx->opts.compile_simd < -1 || ctx->opts.compile_simd > 1))
-    rc = UM_ERROR(ctx, UM_ERR_ARG, "compile_simd %d: use -1 (never), 0 (timed choice) or 1 (always)",
-                  ctx->opts.compile_simd);
   if (rc == UM_SUCCESS) rc = check_backend_options(ctx);
   if (rc == UM_SUCCESS && ctx->backend->exec.init) rc = ctx->backend->exec.init(ctx, &ctx->bstate);
   if (rc == UM_SUCCESS) rc = ctx->backend->exec.strategy(ctx, ctx->bstate, ctx->opts.strategy, &ctx->strategy);
@@ -177,17 +172,17 @@ int um_init(um_context **out, const um_options *opts) {
 int um_options_set_backend(um_options *o, const char *key, const char *value) {
   if (!o || !key || !value) return UM_ERR_ARG;
   const char *dot = strchr(key, '.');
-  if (!dot || dot == key || !dot[1] || strlen(key) >= sizeof o->backend_options[0].key ||
-      strlen(value) >= sizeof o->backend_options[0].value)
+  if (!dot || dot == key || !dot[1] || strlen(key) >= sizeof o->settings[0].key ||
+      strlen(value) >= sizeof o->settings[0].value)
     return UM_ERR_ARG;
   int i = 0;
-  while (i < o->nbackend_options && strcmp(o->backend_options[i].key, key) != 0) i++;
-  if (i == o->nbackend_options) {
-    if (i == UM_MAX_BACKEND_OPTIONS) return UM_ERR_ARG;
-    o->nbackend_options++;
+  while (i < o->nsettings && strcmp(o->settings[i].key, key) != 0) i++;
+  if (i == o->nsettings) {
+    if (i == UM_MAX_SETTINGS) return UM_ERR_ARG;
+    o->nsettings++;
   }
-  snprintf(o->backend_options[i].key, sizeof o->backend_options[i].key, "%s", key);
-  snprintf(o->backend_options[i].value, sizeof o->backend_options[i].value, "%s", value);
+  snprintf(o->settings[i].key, sizeof o->settings[i].key, "%s", key);
+  snprintf(o->settings[i].value, sizeof o->settings[i].value, "%s", value);
   return UM_SUCCESS;
 }
 
@@ -195,8 +190,8 @@ const char *um_backend_option_value(const um_context *ctx, const char *key) {
   if (!ctx || !ctx->backend || !key) return NULL;
   char full[128];
   snprintf(full, sizeof full, "%s.%s", ctx->backend->name, key);
-  for (int i = 0; i < ctx->opts.nbackend_options; i++)
-    if (strcasecmp(ctx->opts.backend_options[i].key, full) == 0) return ctx->opts.backend_options[i].value;
+  for (int i = 0; i < ctx->opts.nsettings; i++)
+    if (strcasecmp(ctx->opts.settings[i].key, full) == 0) return ctx->opts.settings[i].value;
   char env[128] = "UM_";
   for (size_t i = 0, k = 3; full[i] && k + 1 < sizeof env; i++, k++) {
     const char c = full[i];
@@ -206,7 +201,8 @@ const char *um_backend_option_value(const um_context *ctx, const char *key) {
   const char *e = getenv(env);
   if (e) return e;
   for (int k = 0; ctx->backend->options && ctx->backend->options[k].key; k++)
-    if (strcmp(ctx->backend->options[k].key, key) == 0) return ctx->backend->options[k].def;
+    if (strcmp(ctx->backend->options[k].key, full) == 0)
+      return ctx->backend->options[k].def ? ctx->backend->options[k].def : "";
   return NULL;
 }
 
@@ -584,11 +580,6 @@ static int set_check_plans(um_options *o, const um_option *d, const um_option_va
   o->check_plans = v->i;
   return UM_SUCCESS;
 }
-static int set_parallel_threshold(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  (void)d, (void)err, (void)len;
-  o->parallel_threshold = v->i;
-  return UM_SUCCESS;
-}
 static int set_row_align(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
   (void)d, (void)err, (void)len;
   o->row_align = v->i;
@@ -614,11 +605,13 @@ const um_option um_core_options[] = {
      .help = "OpenMP threads (0: OMP_NUM_THREADS or all cores)", .component = "core", .to_options = set_threads},
     {.key = "run.check_plans", .type = UM_OPT_BOOL, .def = "false",
      .help = "verify every plan's colouring after building it", .component = "core", .to_options = set_check_plans},
-    {.key = "run.parallel_threshold", .type = UM_OPT_INT, .def = "4096",
-     .help = "OpenMP: loops over fewer elements run on one thread", .component = "core",
-     .to_options = set_parallel_threshold},
     {.key = "run.row_align", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 4096, .range_hint = "use 1 .. 4096",
      .flags = UM_OPT_RANGE, .help = "dats allocate rows rounded up to a multiple of this", .component = "core",
      .to_options = set_row_align},
+    /* read by the host compiler (compiled loops) and by run.tune (tune.txt): a setting, um_options_get */
+    {.key = "run.cache", .type = UM_OPT_STRING,
+     .help = "where compiled loops and tuning choices are kept ($XDG_CACHE_HOME/um or\n"
+             "~/.cache/um; off: none); used only if it is this user's and nobody else can write it",
+     .component = "core", .to_options = um_option_to_setting},
 };
 const int um_core_noptions = (int)(sizeof um_core_options / sizeof um_core_options[0]);

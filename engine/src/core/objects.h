@@ -195,6 +195,12 @@ struct um_context {
   const struct um_tuner *tuner; /* run.tune's tuner (core/pass.h; NULL: none) */
   unsigned const_gen;    /* bumped by every um_decl_const (compiled host loops copy constants when it moves) */
   struct um_hostc *hostc; /* compiled host loops (hostc.c); NULL until the first */
+  struct {                /* the host compiler's settings (hostc.*), read once at the first loop (hostc.c) */
+    int read;             /* 1: the fields below hold them */
+    int mode;             /* hostc.compile (um_compile) */
+    int simd;             /* hostc.compile_simd: 0 off, 1 auto, 2 on */
+    double after;         /* hostc.compile_after */
+  } hostc_set;
   um_split split;        /* automatic loop splitting: the default mode (split.c) */
   int reproducible;      /* 1: increments gathered in a fixed order, reductions summed exactly */
   um_tune tune;          /* per-loop auto-tuning (tune.c) */

@@ -20,15 +20,26 @@ typedef struct {
 static const table tables[] = {
     {um_core_options, &um_core_noptions},
     {um_hostc_options, &um_hostc_noptions},
+    {um_openmp_options, &um_openmp_noptions},
     {um_transform_options, &um_transform_noptions},
     {um_tune_options, &um_tune_noptions},
     {um_distributed_options, &um_distributed_noptions},
 };
 #define NTABLES ((int)(sizeof tables / sizeof tables[0]))
 
+/* The settings the registered backend b declares (its um_backend_def.options), and their number. */
+static const um_option *backend_options(int b, int *n) {
+  const um_backend_def *d = um__backend_find(um_backend_at(b), NULL);
+  *n = 0;
+  if (!d || !d->options) return NULL;
+  while (d->options[*n].key) (*n)++;
+  return d->options;
+}
+
 int um_option_count(void) {
-  int n = 0;
+  int n = 0, nb;
   for (int t = 0; t < NTABLES; t++) n += *tables[t].n;
+  for (int b = 0; b < um_backend_count(); b++) n += (backend_options(b, &nb), nb);
   return n;
 }
 
@@ -36,6 +47,12 @@ const um_option *um_option_at(int i) {
   for (int t = 0; i >= 0 && t < NTABLES; t++) {
     if (i < *tables[t].n) return &tables[t].t[i];
     i -= *tables[t].n;
+  }
+  for (int b = 0; i >= 0 && b < um_backend_count(); b++) { /* then every backend's own settings */
+    int nb;
+    const um_option *o = backend_options(b, &nb);
+    if (i < nb) return &o[i];
+    i -= nb;
   }
   return NULL;
 }
@@ -79,26 +96,20 @@ static int distance(const char *a, const char *b) {
   return prev[m];
 }
 
-const char *um_option_nearest(const char *key) {
-  static __thread char buf[160];
-  const char *best = NULL;
+const char *um_option_nearest(const char *key, char *buf, size_t n) {
   int bd = INT_MAX;
-  if (!key) return NULL;
+  if (buf && n) buf[0] = '\0';
+  if (!key || !buf || !n) return NULL;
   for (int i = 0; i < um_option_count(); i++) {
-    const int d = distance(key, um_option_at(i)->key);
-    if (d < bd) bd = d, best = um_option_at(i)->key;
+    const um_option *o = um_option_at(i);
+    if (o->renamed_to) continue; /* an earlier spelling: suggest the key it is now */
+    const int d = distance(key, o->key);
+    if (d < bd) bd = d, snprintf(buf, n, "%s", o->key);
   }
-  for (int b = 0; b < um_backend_count(); b++) /* the backends' own settings, "<backend>.<key>" */
-    for (int k = 0; k < um_backend_option_count(um_backend_at(b)); k++) {
-      const char *bk;
-      char name[160];
-      um_backend_option_at(um_backend_at(b), k, &bk, NULL, NULL, NULL);
-      snprintf(name, sizeof name, "%s.%s", um_backend_at(b), bk);
-      const int d = distance(key, name);
-      if (d < bd) bd = d, snprintf(buf, sizeof buf, "%s", name), best = buf;
-    }
-  const size_t n = strlen(key);
-  return best && bd <= (int)(n / 3 > 2 ? n / 3 : 2) ? best : NULL;
+  const size_t kn = strlen(key);
+  if (buf[0] && bd <= (int)(kn / 3 > 2 ? kn / 3 : 2)) return buf;
+  buf[0] = '\0';
+  return NULL;
 }
 
 static void list_choices(const um_option *o, char *buf, size_t n) {
@@ -118,9 +129,11 @@ static void list_choices(const um_option *o, char *buf, size_t n) {
 }
 
 static int bad_value(const um_option *o, const char *text, const char *allowed, char *err, size_t len) {
+  const int backend = o->component && um__backend_find(o->component, NULL);
   if (err && len)
-    snprintf(err, len, "%s = '%s': %s (declared by the engine's %s options; default %s)", o->key, text, allowed,
-             o->component ? o->component : "", o->def ? o->def : "none");
+    snprintf(err, len, "%s = '%s': %s (declared by the %s%s %s; default %s)", o->key, text, allowed,
+             backend ? "" : "engine's ", o->component ? o->component : "", backend ? "backend" : "options",
+             o->def && *o->def ? o->def : "none");
   return UM_ERR_ARG;
 }
 
@@ -198,48 +211,6 @@ int um_option_apply_value(um_options *opts, um_context *ctx, const um_option *o,
   return UM_ERR_ARG;
 }
 
-/* "<backend>.<key>": a backend's own setting (um_backend_option), kept as text in um_options. */
-static int apply_backend(um_options *opts, const char *key, const char *value, int *found, char *err, size_t len) {
-  const char *dot = strchr(key, '.');
-  *found = 0;
-  if (!dot) return UM_ERR_ARG;
-  for (int b = 0; b < um_backend_count(); b++) {
-    const char *name = um_backend_at(b);
-    if (strlen(name) != (size_t)(dot - key) || strncmp(name, key, strlen(name))) continue;
-    for (int k = 0; k < um_backend_option_count(name); k++) {
-      const char *bk, *choices;
-      um_backend_option_at(name, k, &bk, NULL, &choices, NULL);
-      if (strcmp(bk, dot + 1)) continue;
-      *found = 1;
-      if (choices) {
-        int ok = 0;
-        const size_t n = strlen(value);
-        for (const char *c = choices; *c;) {
-          const char *bar = strchr(c, '|');
-          const size_t m = bar ? (size_t)(bar - c) : strlen(c);
-          if (m == n && !strncasecmp(c, value, n)) ok = 1;
-          c += m + (bar ? 1 : 0);
-        }
-        if (!ok) {
-          if (err && len) snprintf(err, len, "%s = '%s': expected one of %s (declared by the %s backend)", key, value,
-                                   choices, name);
-          return UM_ERR_ARG;
-        }
-      }
-      if (!opts) {
-        if (err && len) snprintf(err, len, "%s is a backend setting, fixed at um_init: set it in um_options", key);
-        return UM_ERR_ARG;
-      }
-      if (um_options_set_backend(opts, key, value)) {
-        if (err && len) snprintf(err, len, "%s = '%s': too long, or too many backend settings", key, value);
-        return UM_ERR_ARG;
-      }
-      return UM_SUCCESS;
-    }
-  }
-  return UM_ERR_ARG;
-}
-
 int um_option_apply(um_options *opts, um_context *ctx, const char *key, const char *value, char *err, size_t len) {
   if (err && len) err[0] = '\0';
   if (!key || !value) {
@@ -248,10 +219,8 @@ int um_option_apply(um_options *opts, um_context *ctx, const char *key, const ch
   }
   const um_option *o = um_option_find(key);
   if (!o) {
-    int found = 0;
-    const int rc = apply_backend(opts, key, value, &found, err, len);
-    if (found) return rc;
-    const char *near = um_option_nearest(key);
+    char nearbuf[160];
+    const char *near = um_option_nearest(key, nearbuf, sizeof nearbuf);
     if (err && len) {
       if (near) snprintf(err, len, "unknown option '%s': did you mean '%s'?", key, near);
       else snprintf(err, len, "unknown option '%s' (the engine's options: um_option_count / um_option_at, or "
@@ -259,9 +228,75 @@ int um_option_apply(um_options *opts, um_context *ctx, const char *key, const ch
     }
     return UM_ERR_ARG;
   }
+  if (o->renamed_to) { /* an earlier spelling: the key it is now */
+    const um_option *now = um_option_find(o->renamed_to);
+    if (now) o = now;
+  }
   um_option_value v;
   const int rc = um_option_parse(o, value, &v, err, len);
   return rc ? rc : um_option_apply_value(opts, ctx, o, &v, err, len);
+}
+
+int um_options_set(um_options *opts, const char *key, const char *value) {
+  if (!opts) return UM_ERR_ARG;
+  return um_option_apply(opts, NULL, key, value, NULL, 0);
+}
+
+/* 1 if v is o's declared default for a library caller; a backend's setting never (kept even when it is the
+ * default: it overrides UM_<BACKEND>_<KEY>). */
+static int is_default(const um_option *o, const um_option_value *v) {
+  um_option_value d;
+  if (!o->def || (o->flags & UM_OPT_CONFIG_DEFAULT) || (o->component && um__backend_find(o->component, NULL)) ||
+      um_option_parse(o, o->def, &d, NULL, 0) != UM_SUCCESS)
+    return 0;
+  return d.i == v->i && d.l == v->l && d.d == v->d && (d.s == v->s || (d.s && v->s && !strcmp(d.s, v->s)));
+}
+
+int um_option_to_setting(um_options *opts, const um_option *o, const um_option_value *v, char *err, size_t len) {
+  char text[64];
+  const char *t = text;
+  if (!opts || !o || !v) return UM_ERR_ARG;
+  switch (o->type) {
+    case UM_OPT_INT: snprintf(text, sizeof text, "%d", v->i); break;
+    case UM_OPT_LONG: snprintf(text, sizeof text, "%lld", v->l); break;
+    case UM_OPT_DOUBLE: snprintf(text, sizeof text, "%.17g", v->d); break;
+    case UM_OPT_BOOL: t = v->i ? "true" : "false"; break;
+    default: t = v->s; break;
+  }
+  if (!t) return UM_SUCCESS; /* a string left unset: the declared default */
+  if (is_default(o, v)) {
+    for (int i = 0; i < opts->nsettings; i++) /* the default: nothing to keep (um_options_get reads it) */
+      if (!strcmp(opts->settings[i].key, o->key)) {
+        opts->settings[i] = opts->settings[--opts->nsettings];
+        break;
+      }
+    return UM_SUCCESS;
+  }
+  if (um_options_set_backend(opts, o->key, t)) {
+    if (err && len) snprintf(err, len, "%s = '%.200s': too long (at most %zu characters), or too many settings", o->key,
+                             t, sizeof opts->settings[0].value - 1);
+    return UM_ERR_ARG;
+  }
+  return UM_SUCCESS;
+}
+
+int um_options_get(const um_options *opts, const char *key, um_option_value *v) {
+  if (!key || !v) return UM_ERR_ARG;
+  memset(v, 0, sizeof *v);
+  const um_option *o = um_option_find(key);
+  if (o && o->renamed_to) o = um_option_find(o->renamed_to);
+  if (!o) return UM_ERR_ARG;
+  const char *text = NULL;
+  for (int i = 0; opts && i < opts->nsettings && !text; i++)
+    if (!strcmp(opts->settings[i].key, o->key)) text = opts->settings[i].value;
+  for (int i = 0; opts && !text && i < um_option_count(); i++) { /* set under an earlier spelling */
+    const um_option *r = um_option_at(i);
+    if (!r->renamed_to || strcmp(r->renamed_to, o->key)) continue;
+    for (int k = 0; k < opts->nsettings && !text; k++)
+      if (!strcmp(opts->settings[k].key, r->key)) text = opts->settings[k].value;
+  }
+  if (!text && (!o->def || (o->flags & UM_OPT_CONFIG_DEFAULT))) return UM_SUCCESS;
+  return um_option_parse(o, text ? text : o->def, v, NULL, 0);
 }
 
 /* Every default of the options applied to um_options (the declarations are the only place they are written). */
@@ -269,6 +304,7 @@ void um__options_defaults(um_options *opts) {
   for (int i = 0; i < um_option_count(); i++) {
     const um_option *o = um_option_at(i);
     if (!o->to_options || !o->def || (o->flags & UM_OPT_CONFIG_DEFAULT)) continue;
+    if (o->to_options == um_option_to_setting) continue; /* a setting: its default is read from the declaration */
     um_option_value v;
     if (um_option_parse(o, o->def, &v, NULL, 0) == UM_SUCCESS) o->to_options(opts, o, &v, NULL, 0);
   }

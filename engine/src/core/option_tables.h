@@ -9,8 +9,11 @@
 
 extern const um_option um_core_options[];        /* core/context.c: run.backend, run.block_size, ... */
 extern const int um_core_noptions;
-extern const um_option um_hostc_options[];       /* backends/host/hostc.c: run.compile, run.cc, ... */
+extern const um_option um_hostc_options[];       /* backends/host/hostc.c: hostc.compile, hostc.cc, ... */
 extern const int um_hostc_noptions;
+extern const um_option um_openmp_options[];      /* backends/openmp.c: openmp.parallel_threshold */
+extern const int um_openmp_noptions;
+int um__openmp_threshold(const um_options *o); /* openmp.parallel_threshold, as declared */
 extern const um_option um_transform_options[];   /* transform/split.c: run.split, run.reproducible */
 extern const int um_transform_noptions;
 extern const um_option um_tune_options[];        /* tune/tune.c: run.tune */

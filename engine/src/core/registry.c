@@ -116,7 +116,7 @@ const char *um_backend_auto(void) {
   return b ? b->name : "seq";
 }
 
-static const um_backend_option *option_list(const char *backend, int *count) {
+static const um_option *option_list(const char *backend, int *count) {
   const um_backend_def *b = um__backend_find(backend, NULL);
   *count = 0;
   if (!b || !b->options) return NULL;
@@ -133,11 +133,13 @@ int um_backend_option_count(const char *backend) {
 int um_backend_option_at(const char *backend, int i, const char **key, const char **def, const char **choices,
                          const char **help) {
   int n;
-  const um_backend_option *o = option_list(backend, &n);
+  const um_option *o = option_list(backend, &n);
   if (i < 0 || i >= n) return UM_ERR_ARG;
-  if (key) *key = o[i].key;
-  if (def) *def = o[i].def;
-  if (choices) *choices = o[i].choices;
+  const size_t bn = strlen(backend);
+  /* without the "<backend>." prefix; a choice's values as text ("a|b|c", its range_hint) */
+  if (key) *key = !strncmp(o[i].key, backend, bn) && o[i].key[bn] == '.' ? o[i].key + bn + 1 : o[i].key;
+  if (def) *def = o[i].def ? o[i].def : "";
+  if (choices) *choices = o[i].type == UM_OPT_CHOICE ? o[i].range_hint : NULL;
   if (help) *help = o[i].help;
   return UM_SUCCESS;
 }

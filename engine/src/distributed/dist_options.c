@@ -19,6 +19,10 @@ static int opt_transport_min(um_context *ctx, const um_option *d, const um_optio
   return um_context_set_gpu_transport_min_bytes(ctx, (long)v->l);
 }
 
+/* mpi.increments' values, and its default: the per-loop form (mpi.loops.<loop>) takes the same */
+static const char *const increments_choices[] = {"redundant", "reverse", "auto", NULL};
+#define INCREMENTS_DEFAULT "redundant"
+
 const um_option um_distributed_options[] = {
     {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "metis", .choices = UM_CHOICES("metis", "ptscotch", "block"),
      .flags = UM_OPT_NEEDS_MPI,
@@ -26,13 +30,17 @@ const um_option um_distributed_options[] = {
              "the ranks (metis: k-way of its graph, on rank 0; ptscotch: PT-Scotch\n"
              "k-way, every rank taking part; block: contiguous ranges)",
      .component = "distributed"}, /* read by the caller and passed to um_distribute */
-    {.key = "mpi.increments", .type = UM_OPT_CHOICE, .def = "redundant",
-     .choices = UM_CHOICES("redundant", "reverse", "auto"), .flags = UM_OPT_NEEDS_MPI,
+    {.key = "mpi.increments", .type = UM_OPT_CHOICE, .def = INCREMENTS_DEFAULT, .choices = increments_choices,
+     .flags = UM_OPT_NEEDS_MPI,
      .help = "increments into other ranks' elements:\n"
              "redundant runs the exec halo too (OP2); reverse sends them to their owners\n"
              "(PETSc's SFReduce); auto picks reverse for a loop whose exec halo's work\n"
              "is over 5x the bytes it would send back (LULESH's volume_force)",
      .component = "distributed", .to_context = opt_increments},
+    /* set per loop by its caller (the runner: um_loop_set_increments), as mpi.increments is for every loop */
+    {.key = "mpi.loops.<loop>", .type = UM_OPT_CHOICE, .def = INCREMENTS_DEFAULT, .choices = increments_choices,
+     .flags = UM_OPT_NEEDS_MPI, .help = "mpi.increments for one loop: mpi.loops: {res_calc: reverse}",
+     .component = "distributed"},
     {.key = "mpi.gpu_transport", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("auto", "host", "nccl", "loopback"),
      .flags = UM_OPT_NEEDS_MPI,
      .help = "halo messages of CUDA ranks: nccl sends device\n"

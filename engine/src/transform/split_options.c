@@ -12,9 +12,12 @@ static int opt_reproducible(um_context *ctx, const um_option *d, const um_option
   return um_context_set_reproducible(ctx, v->i);
 }
 
+/* run.split's values, and its default: the per-loop form (split.<loop>) takes the same */
+static const char *const split_choices[] = {"off", "scatter", "gather", "auto", "on", "fused", NULL};
+#define SPLIT_DEFAULT "auto"
+
 const um_option um_transform_options[] = {
-    {.key = "run.split", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = UM_CHOICES("off", "scatter", "gather", "auto", "on", "fused"),
+    {.key = "run.split", .type = UM_OPT_CHOICE, .def = SPLIT_DEFAULT, .choices = split_choices,
      .help = "automatic loop splitting: a loop that\n"
              "increments through maps runs as its kernel writing per-element\n"
              "contributions (no colouring, no atomics), then the increments: one\n"
@@ -30,5 +33,8 @@ const um_option um_transform_options[] = {
              "and floating-point sums exact, so runs, strategies, backends and rank\n"
              "counts give the same bits",
      .component = "transform", .to_context = opt_reproducible},
+    /* set per loop by its caller (the runner: um_loop settings), as run.split is for every loop */
+    {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = SPLIT_DEFAULT, .choices = split_choices,
+     .help = "run.split for one loop: split: {res_calc: on}", .component = "transform"},
 };
 const int um_transform_noptions = (int)(sizeof um_transform_options / sizeof um_transform_options[0]);

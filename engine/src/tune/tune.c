@@ -305,7 +305,9 @@ static uint64_t cache_key(um_context *ctx, const um_loop *loop, const um_tune_in
  * nobody else); else 0, with a note once a run saying why. */
 static int cache_path(um_context *ctx, char *path, size_t n) {
   char dir[512], why[1024] = "";
-  if (um_cache_dir(ctx->opts.cache, dir, sizeof dir) != 0)
+  um_option_value cache;
+  if (um_options_get(&ctx->opts, "run.cache", &cache)) cache.s = NULL;
+  if (um_cache_dir(cache.s, dir, sizeof dir) != 0)
     snprintf(why, sizeof why, "the cache folder's path is longer than the %zu characters it may have", sizeof dir - 1);
   else if (dir[0] && um_cache_dir_ready(dir, why, sizeof why) != 0 && !why[0])
     snprintf(why, sizeof why, "the cache folder '%s' cannot be used", dir);

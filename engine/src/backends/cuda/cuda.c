@@ -164,42 +164,54 @@ static const char *cu_device(const um_context *ctx, void *state) {
 
 const char *um_cuda_device(const um_context *ctx) { return um_context_device(ctx); }
 
-static const um_backend_option cu_options[] = {
-    {"profile", "auto", "auto|p100|v100|a100|h100|h200",
-     "GPU device profile: shared memory, multiprocessors and bandwidth plans are sized for (auto: the GPU found)"},
-    {"staging", "auto", "auto|inc|all|none",
-     "data staged in shared memory per plan block (auto: the profile's choice for the strategy)"},
-    {"cache", "", NULL, "directory of compiled modules (default $XDG_CACHE_HOME/um or ~/.cache/um; off: none)"},
-    {"dump", "0", "0|1", "log every generated kernel and the NVRTC log"},
-    {"poison", "0", "0|1", "fill directly WRITTEN dats with NaN before each loop (proves every element is written)"},
-    {"graphs", "0", "0|1",
+/* The backend's own settings, cuda.<key> (um/option_decl.h): the choice ones with their values as text too,
+ * for um_backend_option_at. */
+static const um_option cu_options[] = {
+    UM_BACKEND_CHOICE("cuda", "profile", "auto", "auto|p100|v100|a100|h100|h200",
+     "GPU device profile: shared memory, multiprocessors and bandwidth plans are sized for (auto: the GPU found)",
+     "auto", "p100", "v100", "a100", "h100", "h200"),
+    UM_BACKEND_CHOICE("cuda", "staging", "auto", "auto|inc|all|none",
+     "data staged in shared memory per plan block (auto: the profile's choice for the strategy)",
+     "auto", "inc", "all", "none"),
+    UM_BACKEND_OPTION("cuda", "cache", NULL,
+     "directory of compiled modules (default $XDG_CACHE_HOME/um or ~/.cache/um; off: none)"),
+    UM_BACKEND_CHOICE("cuda", "dump", "0", "0|1",
+     "log every generated kernel and the NVRTC log",
+     "0", "1"),
+    UM_BACKEND_CHOICE("cuda", "poison", "0", "0|1",
+     "fill directly WRITTEN dats with NaN before each loop (proves every element is written)",
+     "0", "1"),
+    UM_BACKEND_CHOICE("cuda", "graphs", "0", "0|1",
      "record each sequence of loops between two host synchronisations (a reduction read, a fetch, a halo exchange) "
      "and replay it as a CUDA graph from its second occurrence on: fewer launch costs on small sets; same results "
-     "(off with poison)"},
-    {"compile_threads", "0", NULL,
+     "(off with poison)",
+     "0", "1"),
+    UM_BACKEND_OPTION("cuda", "compile_threads", "0",
      "threads that compile the kernels of run.tune's settings ahead, in parallel, into cuda.cache (0: one per "
-     "core; 1: none ahead, each compiled at its first run)"},
-    {"max_registers", "0", NULL,
+     "core; 1: none ahead, each compiled at its first run)"),
+    UM_BACKEND_OPTION("cuda", "max_registers", "0",
      "registers per thread a loop's kernel may use (16 to 255; its launch bounds ask for the resident blocks per "
      "SM that leaves): fewer raise the occupancy of register-bound loops, and may spill to local memory; 0: the "
-     "compiler's choice"},
-    {"upload_threads", "4", NULL,
+     "compiler's choice"),
+    UM_BACKEND_OPTION("cuda", "upload_threads", "4",
      "host threads that copy each large dat or map (16 MB or more) to the GPU through pinned staging buffers, "
-     "several GB/s faster than one copy from pageable memory (first steps of large cases); 0 or 1: plain copies"},
-    {"graph_min_kernels", "1", NULL,
+     "several GB/s faster than one copy from pageable memory (first steps of large cases); 0 or 1: plain copies"),
+    UM_BACKEND_OPTION("cuda", "graph_min_kernels", "1",
      "with graphs: the fewest kernel launches a sequence needs to be made a CUDA graph; shorter ones are launched one "
-     "by one"},
-    {"warp_combine", "1", "0|1|2",
+     "by one"),
+    UM_BACKEND_CHOICE("cuda", "warp_combine", "1", "0|1|2",
      "atomics, one thread per element: where a map's rows pair two columns along the element order (a hexahedron's "
      "or quadrilateral's right face is the next one's left face), the next thread's increment to the shared row is "
      "shuffled to this thread and added first: one atomic for the two (rows compared per element, so any mesh "
      "gives the same results; fewer atomics reach L2 on structured numberings); 2: also elements two apart (x and "
      "y neighbours of elements numbered in strips two rows high, LULESH's params.numbering: strips; on an H200 "
-     "slower than rows with 1: docs/benchmarks.md); 0: one atomic per increment"},
-    {"fma", "1", "0|1",
+     "slower than rows with 1: docs/benchmarks.md); 0: one atomic per increment",
+     "0", "1", "2"),
+    UM_BACKEND_CHOICE("cuda", "fma", "1", "0|1",
      "let NVRTC contract a*b+c into fused multiply-adds (its default); 0: --fmad=false, each product rounded as "
-     "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)"},
-    {NULL, NULL, NULL, NULL}};
+     "on the host, for results closer to the CPU backends' (compute-bound loops may run slower)",
+     "0", "1"),
+    {NULL}};
 
 /* halo_post_seconds: host time spent handing halo messages to NCCL (distributed runs with mpi.gpu_transport nccl);
  * graph_calls: calls of the loop run inside a replayed CUDA graph (cuda.graphs);

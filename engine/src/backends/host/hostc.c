@@ -17,7 +17,7 @@
  * same element order (the compiler flags default to the build's -O3; flags
  * that reassociate, such as -ffast-math, are the user's choice).
  *
- * Modes (um_options.compile): AUTO compiles a loop in the background once it
+ * Modes (hostc.compile): AUTO compiles a loop in the background once it
  * has run compile_after seconds and keeps running the generic range until the
  * compiler is done (a failed compile is a warning); WAIT compiles before the
  * loop's first call (a failed compile is an error). Compiled modules are kept
@@ -133,11 +133,30 @@ static void cpu_id(char *out, size_t n) {
   if (got) snprintf(out, n, "cpu-%016llx", (unsigned long long)k);
 }
 
+/* The host compiler's settings as the context's options say (hostc.compile not set: off, the library's
+ * default), read at the first loop into ctx->hostc_set. */
+static void read_settings(um_context *ctx) {
+  um_option_value v;
+  um_compile c = UM_COMPILE_OFF;
+  if (ctx->hostc_set.read) return;
+  if (um_options_get(&ctx->opts, "hostc.compile", &v) == UM_SUCCESS && v.s) um_compile_parse(v.s, &c);
+  ctx->hostc_set.mode = (int)c;
+  ctx->hostc_set.simd = um_options_get(&ctx->opts, "hostc.compile_simd", &v) == UM_SUCCESS ? v.i : 1;
+  ctx->hostc_set.after = um_options_get(&ctx->opts, "hostc.compile_after", &v) == UM_SUCCESS ? v.d : 0.05;
+  ctx->hostc_set.read = 1;
+}
+static um_compile compile_mode(um_context *ctx) {
+  read_settings(ctx);
+  return (um_compile)ctx->hostc_set.mode;
+}
+
 /* The cache folder in h->cache: run.cache (or the default) when it can be trusted (util/cache_dir.h), else a
  * private folder for this run, with a warning that says why. */
 static void open_cache(um_context *ctx, um_hostc *h) {
   char why[1024] = "";
-  if (um_cache_dir(ctx->opts.cache, h->cache, sizeof h->cache) != 0)
+  um_option_value cache;
+  if (um_options_get(&ctx->opts, "run.cache", &cache)) cache.s = NULL;
+  if (um_cache_dir(cache.s, h->cache, sizeof h->cache) != 0)
     snprintf(why, sizeof why, "the cache folder's path is longer than the %zu characters it may have",
              sizeof h->cache - 1);
   else if (h->cache[0] && um_cache_dir_ready(h->cache, why, sizeof why) == 0) {
@@ -157,10 +176,12 @@ static um_hostc *state(um_context *ctx) {
   if (ctx->hostc) return ctx->hostc;
   um_hostc *h = calloc(1, sizeof *h);
   if (!h) return NULL;
-  const um_options *o = &ctx->opts;
-  snprintf(h->cc, sizeof h->cc, "%s", o->cc[0] ? o->cc : UM_C_COMPILER_PATH);
-  if (!o->cc[0] && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
-  snprintf(h->cflags, sizeof h->cflags, "%s", o->cflags[0] ? o->cflags : UM_HOSTC_DEFAULT_CFLAGS);
+  um_option_value cc, cflags;
+  if (um_options_get(&ctx->opts, "hostc.cc", &cc) || (cc.s && !cc.s[0])) cc.s = NULL;
+  if (um_options_get(&ctx->opts, "hostc.cflags", &cflags) || (cflags.s && !cflags.s[0])) cflags.s = NULL;
+  snprintf(h->cc, sizeof h->cc, "%s", cc.s ? cc.s : UM_C_COMPILER_PATH);
+  if (!cc.s && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
+  snprintf(h->cflags, sizeof h->cflags, "%s", cflags.s ? cflags.s : UM_HOSTC_DEFAULT_CFLAGS);
   cpu_id(h->cpu, sizeof h->cpu);
   open_cache(ctx, h);
   ctx->hostc = h;
@@ -266,7 +287,7 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   free(env);
   free(own);
   if (rc != 0) {
-    snprintf(why, wn, "cannot run the compiler '%s': %s (set run.cc to a C compiler)", h->cc, strerror(rc));
+    snprintf(why, wn, "cannot run the compiler '%s': %s (set hostc.cc to a C compiler)", h->cc, strerror(rc));
     remove_work(e);
     return -1;
   }
@@ -396,14 +417,14 @@ static void sync_consts(um_context *ctx, hc_entry *e) {
 /* A compile or load failed: AUTO warns once and runs the generic range, WAIT fails the loop. */
 static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
   e->state = HC_FAILED;
-  if (ctx->opts.compile == UM_COMPILE_WAIT)
+  if (compile_mode(ctx) == UM_COMPILE_WAIT)
     return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
-                    "loop '%s': compiling its host code failed: %s (run.compile: auto runs the generic code "
+                    "loop '%s': compiling its host code failed: %s (hostc.compile: auto runs the generic code "
                     "instead; off never compiles)",
                     e->name, why);
   if (!h->warned++)
     um_backend_log(ctx, UM_LOG_WARNING,
-                   "um: loop '%s' keeps its generic host code: %s (same results, slower; run.compile: off stops "
+                   "um: loop '%s' keeps its generic host code: %s (same results, slower; hostc.compile: off stops "
                    "trying)",
                    e->name, why);
   else um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' keeps its generic host code: %s", e->name, why);
@@ -562,10 +583,11 @@ static uint64_t quick_shape(const um_loop *loop) {
  * first HC_TRIALS calls alternate the two and the faster call wins. Both give
  * the same bits, so ranks that choose differently still agree. */
 #define HC_TRIALS 6
-static um_compiled_range choose(const um_context *ctx, const hc_entry *e, um_hostc_memo *m) {
+static um_compiled_range choose(um_context *ctx, const hc_entry *e, um_hostc_memo *m) {
   m->ran = 0;
-  if (!e->fn_simd || ctx->opts.compile_simd < 0) return e->fn;
-  if (ctx->opts.compile_simd > 0) m->ran = 1;
+  read_settings(ctx);
+  if (!e->fn_simd || ctx->hostc_set.simd == 0) return e->fn; /* off, auto, on: 0, 1, 2 */
+  if (ctx->hostc_set.simd == 2) m->ran = 1;
   else if (m->pick >= 0) m->ran = m->pick;
   else m->ran = m->trials & 1;
   return m->ran ? e->fn_simd : e->fn;
@@ -597,10 +619,12 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   m->seconds = 0;
   m->ran = -1;
   const double loop_seconds = r->seconds;
-  if (ctx->opts.compile == UM_COMPILE_OFF || !ctx->backend->caps.host_code || !loop->kernel->source) return UM_SUCCESS;
+  const um_compile mode = compile_mode(ctx);
+  if (mode == UM_COMPILE_OFF || !ctx->backend->caps.host_code || !loop->kernel->source) return UM_SUCCESS;
   if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
-  const int block = ctx->opts.compile == UM_COMPILE_WAIT;
-  if (!block && !ctx->hostc && loop_seconds < ctx->opts.compile_after) return UM_SUCCESS;
+  const int block = mode == UM_COMPILE_WAIT;
+  const double after = ctx->hostc_set.after;
+  if (!block && !ctx->hostc && loop_seconds < after) return UM_SUCCESS;
   um_hostc *h = state(ctx);
   if (!h) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
   if (h->pending) UM_BACKEND_CHECK(ctx, poll_all(ctx, h));
@@ -613,7 +637,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     m->last = e;
     m->shape = shape;
   }
-  if (e->state == HC_NEW && (block || loop_seconds >= ctx->opts.compile_after)) {
+  if (e->state == HC_NEW && (block || loop_seconds >= after)) {
     e->source = um__hostc_generate(loop);
     if (!e->source) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
     e->state = HC_QUEUED;
@@ -658,71 +682,52 @@ void um__hostc_free(um_context *ctx) {
 
 /* ---- the options the host compiler reads (um/option_decl.h): declared here, once ------------------------------ */
 
-static int set_compile(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  if (um_compile_parse(v->s, &o->compile) == UM_SUCCESS) return UM_SUCCESS;
-  if (err && len) snprintf(err, len, "%s = '%s': use auto, wait or off", d->key, v->s ? v->s : "");
-  return UM_ERR_ARG;
-}
-static int set_compile_after(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  (void)d, (void)err, (void)len;
-  o->compile_after = v->d;
-  return UM_SUCCESS;
-}
-static int set_compile_simd(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  (void)d, (void)err, (void)len;
-  o->compile_simd = v->i - 1; /* off, auto, on: -1, 0, 1 */
-  return UM_SUCCESS;
-}
-/* A string setting into a fixed buffer of um_options, refused when too long. */
-static int set_text(const um_option *d, const um_option_value *v, char *dst, size_t cap, char *err, size_t len) {
-  if (!v->s) return UM_SUCCESS;
-  if (strlen(v->s) >= cap) {
-    if (err && len) snprintf(err, len, "%s is %zu characters long: at most %zu", d->key, strlen(v->s), cap - 1);
+/* A text setting no longer than the buffer the host compiler copies it into (255 characters). */
+static int set_program(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  if (v->s && strlen(v->s) > 255) {
+    if (err && len) snprintf(err, len, "%s is %zu characters long: at most 255", d->key, strlen(v->s));
     return UM_ERR_ARG;
   }
-  snprintf(dst, cap, "%s", v->s);
-  return UM_SUCCESS;
-}
-static int set_cc(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  return set_text(d, v, o->cc, sizeof o->cc, err, len);
-}
-static int set_cflags(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  return set_text(d, v, o->cflags, sizeof o->cflags, err, len);
-}
-static int set_cache(um_options *o, const um_option *d, const um_option_value *v, char *err, size_t len) {
-  return set_text(d, v, o->cache, sizeof o->cache, err, len);
+  return um_option_to_setting(o, d, v, err, len);
 }
 
+/* The earlier spelling of a key (run.compile ...), still read: um_option_apply and the runner apply it
+ * to the key it is now. */
+#define RENAMED(old, now)                                                                                          \
+  {.key = old, .type = UM_OPT_STRING, .renamed_to = now, .component = "hostc",                                     \
+   .help = "the earlier spelling of " now ", still read (with a note)"}
+
 const um_option um_hostc_options[] = {
-    {.key = "run.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("auto", "wait", "off"),
-     .flags = UM_OPT_CONFIG_DEFAULT, /* um_options_default: off (a library caller asks for compiling) */
+    {.key = "hostc.compile", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("auto", "wait", "off"),
+     .flags = UM_OPT_CONFIG_DEFAULT, /* a library caller that sets nothing: off (it asks for compiling) */
      .help = "CPU backends: each loop's host code generated for its\n"
              "arguments and compiled with a C compiler at run time (OP2's per-loop\n"
              "code, same results bit for bit). auto: in the background once a loop has\n"
-             "run run.compile_after seconds, the generic code running meanwhile;\n"
+             "run hostc.compile_after seconds, the generic code running meanwhile;\n"
              "wait: before each loop's first call (a failed compile is an error)",
-     .component = "hostc", .to_options = set_compile},
-    {.key = "run.compile_after", .type = UM_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
+     .component = "hostc", .to_options = um_option_to_setting},
+    {.key = "hostc.compile_after", .type = UM_OPT_DOUBLE, .def = "0.05", .min = 0, .max = 1e6,
      .range_hint = "use 0 .. 1e6 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
-     .help = "run.compile auto: seconds a loop runs before it is compiled", .component = "hostc",
-     .to_options = set_compile_after},
-    {.key = "run.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("off", "auto", "on"),
+     .help = "hostc.compile auto: seconds a loop runs before it is compiled", .component = "hostc",
+     .to_options = um_option_to_setting},
+    {.key = "hostc.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("off", "auto", "on"),
      .help = "a loop whose indirect and global arguments are all read\n"
              "also gets a SIMD range (elements in groups, same bits); auto: its\n"
              "first calls time both ranges and the faster one stays",
-     .component = "hostc", .to_options = set_compile_simd},
-    {.key = "run.cc", .type = UM_OPT_STRING,
+     .component = "hostc", .to_options = um_option_to_setting},
+    {.key = "hostc.cc", .type = UM_OPT_STRING,
      .help = "the compiler (default: the one um was built with); a program um\n"
              "runs, so only --set names it (a config or UM_OPTIONS: --allow-compiler)",
-     .component = "hostc", .to_options = set_cc},
-    {.key = "run.cflags", .type = UM_OPT_STRING,
+     .component = "hostc", .to_options = set_program},
+    {.key = "hostc.cflags", .type = UM_OPT_STRING,
      .help = "its flags (default '" UM_HOSTC_DEFAULT_CFLAGS "':\n"
              "this CPU, same bits as the generic code; e.g. -ffast-math changes them);\n"
-             "like run.cc, only from --set unless --allow-compiler",
-     .component = "hostc", .to_options = set_cflags},
-    {.key = "run.cache", .type = UM_OPT_STRING,
-     .help = "where compiled loops are kept ($XDG_CACHE_HOME/um or ~/.cache/um; off);\n"
-             "used only if it is this user's and nobody else can write it",
-     .component = "hostc", .to_options = set_cache},
+             "like hostc.cc, only from --set unless --allow-compiler",
+     .component = "hostc", .to_options = set_program},
+    RENAMED("run.compile", "hostc.compile"),
+    RENAMED("run.compile_after", "hostc.compile_after"),
+    RENAMED("run.compile_simd", "hostc.compile_simd"),
+    RENAMED("run.cc", "hostc.cc"),
+    RENAMED("run.cflags", "hostc.cflags"),
 };
 const int um_hostc_noptions = (int)(sizeof um_hostc_options / sizeof um_hostc_options[0]);
