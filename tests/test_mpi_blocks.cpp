@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #define OMPI_SKIP_MPICXX 1  // the C API only (no C++ bindings to link)
@@ -72,8 +73,19 @@ std::vector<long long> map_rows(const std::vector<int> &v, const Block &k, int a
   return r;
 }
 
+struct Variant {              // what a mesh is declared and run with
+  const char *primary = "cells";
+  bool en_first = false;      // edge_nodes declared before cell_nodes: nodes placed through the edges
+  bool extra = false;         // a set no map connects (the block split), with a dat
+  const char *backend = "seq";
+  bool soa = false;
+  um_increments incs = UM_INCREMENTS_REDUNDANT;
+};
+
 struct BMesh {
   um_context *ctx = nullptr;
+  um_set *extra = nullptr;
+  um_dat *xd = nullptr;
   um_set *nodes = nullptr, *cells = nullptr, *edges = nullptr;
   um_map *ec = nullptr, *cn = nullptr, *en = nullptr;
   um_dat *q = nullptr, *w = nullptr, *u = nullptr, *r = nullptr, *f = nullptr, *nu = nullptr, *nr = nullptr,
@@ -81,13 +93,15 @@ struct BMesh {
   ~BMesh() { um_finalize(&ctx); }
   // blocks: declared by blocks (cells on the block partitioner's ranges, nodes and edges skewed); returns
   // um_distribute's code (distribute) or 0
-  int build(const QuadMesh &g, bool blocks, bool distribute, int shrink = 0) {
+  int build(const QuadMesh &g, bool blocks, bool distribute, int shrink = 0, const Variant &v = Variant()) {
     um_options o;
     um_options_default(&o);
-    o.backend = "seq";
+    o.backend = v.backend;
     o.block_size = 16;
     o.parallel_threshold = 0;
+    if (v.soa) o.layout = UM_SOA;
     EXPECT_EQ(um_init(&ctx, &o), 0);
+    EXPECT_EQ(um_context_set_increments(ctx, v.incs), 0);
     std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), nuv(2 * g.nnode);
     for (int c = 0; c < g.ncell; c++) {
       for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
@@ -95,27 +109,33 @@ struct BMesh {
     }
     for (int e = 0; e < g.nedge; e++) wv[e] = 1.0 + 0.001 * e;
     for (int v = 0; v < g.nnode; v++) nuv[2 * v] = std::sin(0.2 * v), nuv[2 * v + 1] = 0.3 - 0.02 * v;
-    const Block bc = blocks ? my_block(g.ncell, false, shrink) : Block{0, g.ncell};
-    const Block bn = blocks ? my_block(g.nnode, true, 0) : Block{0, g.nnode};
-    const Block be = blocks ? my_block(g.nedge, true, 0) : Block{0, g.nedge};
-    if (blocks) {
-      EXPECT_EQ(um_decl_set_block(ctx, g.nnode, bn.b, bn.n, "nodes", &nodes), 0) << um_error_message(ctx);
-      EXPECT_EQ(um_decl_set_block(ctx, g.ncell, bc.b, bc.n, "cells", &cells), 0) << um_error_message(ctx);
-      EXPECT_EQ(um_decl_set_block(ctx, g.nedge, be.b, be.n, "edges", &edges), 0) << um_error_message(ctx);
-      EXPECT_EQ(um_decl_map_block(ctx, edges, cells, 2, map_rows(g.edge_cells, be, 2).data(), "edge_cells", &ec), 0)
-          << um_error_message(ctx);
-      EXPECT_EQ(um_decl_map_block(ctx, cells, nodes, 4, map_rows(g.cell_nodes, bc, 4).data(), "cell_nodes", &cn), 0)
-          << um_error_message(ctx);
-      EXPECT_EQ(um_decl_map_block(ctx, edges, nodes, 2, map_rows(g.edge_nodes, be, 2).data(), "edge_nodes", &en), 0)
-          << um_error_message(ctx);
-    } else {
-      EXPECT_EQ(um_decl_set(ctx, g.nnode, "nodes", &nodes), 0);
-      EXPECT_EQ(um_decl_set(ctx, g.ncell, "cells", &cells), 0);
-      EXPECT_EQ(um_decl_set(ctx, g.nedge, "edges", &edges), 0);
-      EXPECT_EQ(um_decl_map(ctx, edges, cells, 2, g.edge_cells.data(), "edge_cells", &ec), 0);
-      EXPECT_EQ(um_decl_map(ctx, cells, nodes, 4, g.cell_nodes.data(), "cell_nodes", &cn), 0);
-      EXPECT_EQ(um_decl_map(ctx, edges, nodes, 2, g.edge_nodes.data(), "edge_nodes", &en), 0);
-    }
+    const int nx = 5;  // the extra set: fewer elements than some rank counts
+    std::vector<double> xv(nx);
+    for (int i = 0; i < nx; i++) xv[i] = 10.0 + i;
+    // the primary set on the block partitioner's ranges, the others skewed
+    auto blk = [&](int n, const char *name, int sh) {
+      return blocks ? my_block(n, strcmp(name, v.primary) != 0, sh) : Block{0, n};
+    };
+    const Block bc = blk(g.ncell, "cells", shrink), bn = blk(g.nnode, "nodes", 0), be = blk(g.nedge, "edges", 0);
+    const Block bx = blk(nx, "extra", 0);
+    auto set = [&](int n, const Block &k, const char *name, um_set **out) {
+      if (blocks) EXPECT_EQ(um_decl_set_block(ctx, n, k.b, k.n, name, out), 0) << um_error_message(ctx);
+      else EXPECT_EQ(um_decl_set(ctx, n, name, out), 0) << um_error_message(ctx);
+    };
+    auto map = [&](um_set *from, um_set *to, int ar, const std::vector<int> &data, const Block &k, const char *name,
+                   um_map **out) {
+      if (blocks) EXPECT_EQ(um_decl_map_block(ctx, from, to, ar, map_rows(data, k, ar).data(), name, out), 0) << um_error_message(ctx);
+      else EXPECT_EQ(um_decl_map(ctx, from, to, ar, data.data(), name, out), 0) << um_error_message(ctx);
+    };
+    set(g.nnode, bn, "nodes", &nodes);
+    set(g.ncell, bc, "cells", &cells);
+    set(g.nedge, be, "edges", &edges);
+    if (v.extra) set(nx, bx, "extra", &extra);
+    map(edges, cells, 2, g.edge_cells, be, "edge_cells", &ec);
+    if (v.en_first) map(edges, nodes, 2, g.edge_nodes, be, "edge_nodes", &en);
+    map(cells, nodes, 4, g.cell_nodes, bc, "cell_nodes", &cn);
+    if (!v.en_first) map(edges, nodes, 2, g.edge_nodes, be, "edge_nodes", &en);
+    if (v.extra) EXPECT_EQ(um_decl_dat(ctx, extra, 1, UM_DOUBLE, rows(xv, bx, 1).data(), "xd", &xd), 0);
     EXPECT_EQ(um_decl_dat(ctx, cells, 3, UM_DOUBLE, rows(qv, bc, 3).data(), "q", &q), 0);
     EXPECT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, rows(wv, be, 1).data(), "w", &w), 0);
     EXPECT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, rows(uv, bc, 2).data(), "u", &u), 0);
@@ -125,7 +145,7 @@ struct BMesh {
     EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "nr", &nr), 0);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "nf", &nf), 0);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, nullptr, "nv", &nv), 0);
-    return distribute ? um_distribute(ctx, "cells", "block") : 0;
+    return distribute ? um_distribute(ctx, v.primary, "block") : 0;
   }
   // increments through edge->cell and edge->node with global sums, corner increments with a MAX, RW through a map
   void step(double red[5]) {
@@ -200,21 +220,42 @@ void expect_same_bits(const std::vector<T> &x, const std::vector<T> &y, const ch
     ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(T)), 0) << what << "[" << i << "]: " << x[i] << " vs " << y[i];
 }
 
-class Blocks : public ::testing::TestWithParam<int> {};
+Variant variant(int k) {
+  Variant v;
+  if (k == 1) {  // nodes placed through the edges, a set no map connects, SoA, reverse increments, openmp
+    v.en_first = true, v.extra = true, v.soa = true, v.incs = UM_INCREMENTS_REVERSE;
+    v.backend = um_backend_available("openmp") ? "openmp" : "seq";
+  } else if (k == 2) {  // nodes primary: cells and edges placed from their first node
+    v.primary = "nodes", v.extra = true, v.incs = UM_INCREMENTS_AUTO;
+  }
+  return v;
+}
+
+class Blocks : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
-  const QuadMesh g(GetParam());  // 1: fewer cells (and edges: none) than ranks
+  const QuadMesh g(std::get<0>(GetParam()));  // 1: fewer cells (and edges: none) than ranks
+  const Variant v = variant(std::get<1>(GetParam()));
   BMesh one, whole, blk;
-  ASSERT_EQ(one.build(g, false, false), 0);
-  ASSERT_EQ(whole.build(g, false, true), 0) << um_error_message(whole.ctx);
-  ASSERT_EQ(blk.build(g, true, true), 0) << um_error_message(blk.ctx);
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(whole.build(g, false, true, 0, v), 0) << um_error_message(whole.ctx);
+  ASSERT_EQ(blk.build(g, true, true, 0, v), 0) << um_error_message(blk.ctx);
   EXPECT_EQ(um_context_nranks(blk.ctx), um_mpi_size());
   expect_same_layout(whole, blk);
   if (um_mpi_size() > 1) {
     um_partition_info pi;
     ASSERT_EQ(um_partition_info_get(blk.ctx, &pi), 0);
     EXPECT_STREQ(pi.partitioner, "block");
-    EXPECT_STREQ(pi.primary, "cells");
+    EXPECT_STREQ(pi.primary, v.primary);
+  }
+  if (v.extra) {
+    expect_same_bits(fetch<double>(whole.ctx, whole.xd), fetch<double>(blk.ctx, blk.xd), "xd");
+    for (int q = 0; q < um_context_nranks(blk.ctx); q++) {
+      int x[3], y[3];
+      ASSERT_EQ(um_set_partition(whole.extra, q, &x[0], &x[1], &x[2]), 0);
+      ASSERT_EQ(um_set_partition(blk.extra, q, &y[0], &y[1], &y[2]), 0);
+      EXPECT_EQ(std::vector<int>(x, x + 3), std::vector<int>(y, y + 3)) << "extra on rank " << q;
+    }
   }
   for (int it = 0; it < 3; it++) {
     double r1[5], r2[5], r3[5];
@@ -243,7 +284,7 @@ TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
   EXPECT_EQ(m, g.cell_nodes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Values(7, 2, 1));
+INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 2, 1), ::testing::Values(0, 1, 2)));
 
 // The same code and the same words on every rank (a hash of the message, compared across the ranks).
 void expect_same_everywhere(int rc, const std::string &msg) {
