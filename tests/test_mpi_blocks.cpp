@@ -80,6 +80,7 @@ struct Variant {              // what a mesh is declared and run with
   const char *backend = "seq";
   bool soa = false;
   um_increments incs = UM_INCREMENTS_REDUNDANT;
+  const char *partitioner = "block";
 };
 
 struct BMesh {
@@ -145,7 +146,7 @@ struct BMesh {
     EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "nr", &nr), 0);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "nf", &nf), 0);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, nullptr, "nv", &nv), 0);
-    return distribute ? um_distribute(ctx, v.primary, "block") : 0;
+    return distribute ? um_distribute(ctx, v.primary, v.partitioner) : 0;
   }
   // increments through edge->cell and edge->node with global sums, corner increments with a MAX, RW through a map
   void step(double red[5]) {
@@ -247,6 +248,10 @@ TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
     ASSERT_EQ(um_partition_info_get(blk.ctx, &pi), 0);
     EXPECT_STREQ(pi.partitioner, "block");
     EXPECT_STREQ(pi.primary, v.primary);
+    um_partition_info pw;  // the graph built from the blocks' rows: the whole declaration's edge cut
+    ASSERT_EQ(um_partition_info_get(whole.ctx, &pw), 0);
+    EXPECT_EQ(pi.edge_cut, pw.edge_cut) << pi.note;
+    EXPECT_EQ(pi.imbalance, pw.imbalance);
   }
   if (v.extra) {
     expect_same_bits(fetch<double>(whole.ctx, whole.xd), fetch<double>(blk.ctx, blk.xd), "xd");
@@ -285,6 +290,50 @@ TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 2, 1), ::testing::Values(0, 1, 2)));
+
+// PT-Scotch's parts of the graph each rank builds from its block's rows: every element owned once, the loops those
+// of one process.
+TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
+  if (!um_mpi_partitioner_built("ptscotch")) GTEST_SKIP() << "no PT-Scotch";
+  const QuadMesh g(9);
+  Variant v;
+  v.partitioner = "ptscotch";
+  BMesh one, blk;
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(blk.build(g, true, true, 0, v), 0) << um_error_message(blk.ctx);
+  const int P = um_mpi_size();
+  if (P > 1) {
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(blk.ctx, &pi), 0);
+    EXPECT_STREQ(pi.partitioner, "ptscotch") << pi.note;
+    EXPECT_GT(pi.edge_cut, 0);
+    EXPECT_LT(pi.edge_cut, 2 * g.nedge);
+    for (um_set *s : {blk.cells, blk.nodes, blk.edges}) {
+      long long sum = 0;
+      for (int q = 0; q < P; q++) {
+        int o, e, n;
+        ASSERT_EQ(um_set_partition(s, q, &o, &e, &n), 0);
+        if (s == blk.cells) EXPECT_GT(o, 0) << "rank " << q;
+        sum += o;
+      }
+      EXPECT_EQ(sum, um_set_size(s)) << um_set_name(s);
+    }
+  }
+  for (int it = 0; it < 2; it++) {
+    double r1[5], r3[5];
+    one.step(r1);
+    blk.step(r3);
+    EXPECT_EQ(r1[2], r3[2]);
+    EXPECT_EQ(r1[3], r3[3]);
+    EXPECT_EQ(r1[4], r3[4]);
+    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
+  }
+  for (auto pr : {std::make_pair(one.r, blk.r), std::make_pair(one.nr, blk.nr), std::make_pair(one.nv, blk.nv),
+                  std::make_pair(one.u, blk.u)}) {
+    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(blk.ctx, pr.second);
+    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
+  }
+}
 
 // The same code and the same words on every rank (a hash of the message, compared across the ranks).
 void expect_same_everywhere(int rc, const std::string &msg) {

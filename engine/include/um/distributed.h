@@ -61,8 +61,9 @@ int um_mpi_barrier(void);
  * partitioner that fails or leaves a part empty falls back to block, said in
  * um_partition_info's note. Call after declaring every set and map and before
  * the first loop. A context declared by blocks (um_decl_set_block) is
- * partitioned by its primary set's declared blocks, whatever the partitioner
- * (said in the note), with no rank holding the whole mesh. */
+ * partitioned by its primary set's declared blocks, or by PT-Scotch when
+ * "ptscotch" is asked for ("metis" falls back to the blocks, said in the note),
+ * with no rank holding the whole mesh. */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
 /* ---- declaring by blocks: no rank holds the whole mesh -------------------------
  * Instead of declaring the whole mesh on every rank, each rank may declare a
@@ -71,7 +72,8 @@ int um_distribute(um_context *ctx, const char *primary_set, const char *partitio
  * global numbers and the dat rows of its block (um_decl_dat with the block's
  * `count` rows). um_distribute then partitions and migrates without any rank
  * holding a global-sized array (engine/src/distributed/dist_blocks.c): the
- * primary set keeps the declared blocks as its partition ("block"), the other
+ * primary set keeps the declared blocks as its partition ("block"; "ptscotch":
+ * PT-Scotch's parts of the graph the ranks build from their blocks), the other
  * sets follow the same rules as a whole declaration, so both give the same
  * layout when the primary set's blocks are the block partitioner's ranges
  * (element i on rank floor(i * nranks / gsize)). Every set of the context is

@@ -14,7 +14,8 @@
  * displacements in items: a record, a long long or an int, so no displacement overflows before 2^31 items):
  *   1. the blocks tile [0, gsize) in rank order for every set (else one error, the same on every rank);
  *   2. owners, with umd_derive_owners' rules (partition.h) made distributed: the primary set is owned by its
- *      declared blocks ("block"); a set with a map into a placed set takes the owner of each element's first
+ *      declared blocks ("block") or by PT-Scotch's parts of its graph, each rank building its block's rows
+ *      (dist_blocks_graph.c); a set with a map into a placed set takes the owner of each element's first
  *      target (asked of the target's home); a set that a map from a placed set reaches takes the owner of the
  *      lowest referencing element: each home of a from-element sends (target, its global number, its owner)
  *      to the target's home (the lowest per target first kept locally), which keeps the lowest; targets nobody
@@ -237,8 +238,7 @@ static int derive_owners(umd_blocks *B, int primary) {
   um_context *ctx = B->ctx;
   char *placed = calloc((size_t)B->ns + 1, 1);
   if (!placed) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory placing the sets");
-  for (int i = 0; i < B->S[primary].count; i++) B->S[primary].own_home[i] = B->rank; /* "block": the blocks */
-  placed[primary] = 1;
+  placed[primary] = 1; /* umd_blocks_partition's */
   int rc = UM_SUCCESS;
   for (int progress = 1; progress && rc == UM_SUCCESS;) {
     progress = 0;
@@ -267,14 +267,24 @@ static int derive_owners(umd_blocks *B, int primary) {
   return rc;
 }
 
-/* One outcome for every rank after a step: the largest code (a rank's own message kept; the others say that
- * another rank failed). */
-static int agree_step(umd_blocks *B, int rc, const char *step) {
+int umd_agree(umd_blocks *B, int rc, const char *step) {
   int mine = rc, all = 0;
   int m = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, B->D->comm);
   if (m != MPI_SUCCESS) return mpi_fail(B->ctx, m, "MPI_Allreduce (blocks)");
   if (rc != UM_SUCCESS || !all) return rc;
   return UM_ERROR(B->ctx, all, "um_distribute: another rank failed %s", step);
+}
+
+void umd_add_note(um_partition_info *info, const char *fmt, ...) {
+  size_t l = strlen(info->note);
+  if (l && l + 2 < sizeof info->note) {
+    memcpy(info->note + l, "; ", 3);
+    l += 2;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(info->note + l, sizeof info->note - l, fmt, ap);
+  va_end(ap);
 }
 
 static void blocks_free(umd_blocks *B) {
@@ -287,22 +297,13 @@ static void blocks_free(umd_blocks *B) {
   free(B->S), free(B->moff), free(B->doff);
 }
 
-/* The partition's description: "block", what was asked for instead, the imbalance of the primary set. */
-static void blocks_info(umd_blocks *B, int primary, const char *method) {
-  um_partition_info *info = &B->D->info;
-  snprintf(info->partitioner, sizeof info->partitioner, "block");
-  if (strcmp(method, "block"))
-    snprintf(info->note, sizeof info->note,
-             "a mesh declared by blocks is partitioned by its blocks (partitioner %s not available there yet)", method);
+/* The imbalance of the primary set's partition (largest part / mean). */
+static void blocks_info(umd_blocks *B, int primary) {
   const umd_set *S = &B->D->sets[primary];
   int mx = 0;
   for (int q = 0; q < B->P; q++) mx = S->all_owned[q] > mx ? S->all_owned[q] : mx;
   const long long n = B->S[primary].gsize;
-  info->imbalance = n ? (double)mx * B->P / (double)n : 1.0;
-  info->edge_cut = -1; /* the graph is not built on this path */
-  size_t l = strlen(info->note);
-  snprintf(info->note + l, sizeof info->note - l, "%sedge cut not computed for a mesh declared by blocks",
-           l ? "; " : "");
+  B->D->info.imbalance = n ? (double)mx * B->P / (double)n : 1.0;
 }
 
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method) {
@@ -319,14 +320,15 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
     if (!S->begin || !S->own_home) rc = UM_ERR_ALLOC;
   }
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the blocks");
-  rc = agree_step(&B, rc, "to start distributing the blocks");
+  rc = umd_agree(&B, rc, "to start distributing the blocks");
   if (rc == UM_SUCCESS) rc = check_tiling(&B); /* the same verdict on every rank */
-  if (rc == UM_SUCCESS) rc = agree_step(&B, derive_owners(&B, primary), "placing the sets");
-  if (rc == UM_SUCCESS) rc = agree_step(&B, umd_blocks_layout(&B), "laying out the rows");
-  if (rc == UM_SUCCESS) rc = agree_step(&B, umd_blocks_migrate(&B), "migrating the rows");
-  if (rc == UM_SUCCESS) rc = agree_step(&B, umd_blocks_halos(&B), "building the halos");
-  if (rc == UM_SUCCESS) rc = agree_step(&B, umd_blocks_install(&B), "installing the rows");
-  if (rc == UM_SUCCESS) blocks_info(&B, primary, method);
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_partition(&B, primary, method), "partitioning");
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, derive_owners(&B, primary), "placing the sets");
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");
+  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_install(&B), "installing the rows");
+  if (rc == UM_SUCCESS) blocks_info(&B, primary);
   blocks_free(&B);
   return rc;
 }

@@ -124,6 +124,19 @@ void umd_group(int n, const int *dest, int P, int *perm, int *cnt);
 /* The owners of n global numbers g of set s, from their homes (collective). */
 int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out);
 
+/* One outcome of a step on every rank: rc, or (when another rank failed) the largest code with a message naming
+ * the step. */
+int umd_agree(umd_blocks *B, int rc, const char *step);
+/* Another sentence in the partition's note ("; " between them). */
+void umd_add_note(um_partition_info *info, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* dist_blocks_graph.c: the primary set's owners at its homes (own_home): PT-Scotch's parts of its graph when
+ * method is "ptscotch" and it can, else the declared blocks; the partition's words and edge cut in D->info. */
+int umd_blocks_partition(umd_blocks *B, int primary, const char *method);
+
 /* dist_blocks_rows.c: the records' layout, the migration home -> owner, the exec and non-exec halos, and the
  * result: this rank's dats, maps, sets and halo lists (collective). */
 int umd_blocks_layout(umd_blocks *B);
