@@ -59,7 +59,8 @@ Block my_block(long long n, bool skew, int shrink) {
   Block k;
   k.b = block_begin(n, q, P, skew);
   k.n = (int)(block_begin(n, q + 1, P, skew) - k.b);
-  if (shrink && q == P - 1 && k.n > 0) k.n--;  // the last element declared by nobody
+  if (shrink == 1 && q == P - 1 && k.n > 0) k.n--;  // the last element declared by nobody
+  if (shrink == 2 && q == 0 && k.n > 0) k.n--;      // a gap before rank 1's block
   return k;
 }
 
@@ -351,8 +352,17 @@ TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
   const int rc = b.build(g, true, true, 1);
   const std::string msg = um_error_message(b.ctx);
   EXPECT_EQ(rc, UM_ERR_ARG) << msg;
-  EXPECT_NE(msg.find("blocks of set 'cells' do not tile [0, 25)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("blocks of set 'cells' do not tile [0, 25) in rank order: rank " + std::to_string(um_mpi_size() - 1) + ", the last"), std::string::npos) << msg;
   expect_same_everywhere(rc, msg);
+  BMesh gap;
+  const int rc2 = gap.build(g, true, true, 2);
+  const std::string msg2 = um_error_message(gap.ctx);
+  EXPECT_EQ(rc2, UM_ERR_ARG) << msg2;
+  const std::string b1 = std::to_string(block_begin(25, 1, um_mpi_size(), false)),
+                    end0 = std::to_string(block_begin(25, 1, um_mpi_size(), false) - 1);
+  EXPECT_NE(msg2.find("do not tile [0, 25) in rank order: rank 1 declares [" + b1 + ", "), std::string::npos) << msg2;
+  EXPECT_NE(msg2.find("which should begin at " + end0 + " (where the previous rank's ends)"), std::string::npos) << msg2;
+  expect_same_everywhere(rc2, msg2);
 }
 
 TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
@@ -379,6 +389,9 @@ TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
               UM_ERR_ARG);
     EXPECT_NE(std::string(um_error_message(ctx)).find("call um_distribute before the first loop"), std::string::npos)
         << um_error_message(ctx);
+    std::vector<double> all(10);  // no whole view yet
+    EXPECT_EQ(um_dat_fetch(ctx, d, all.data(), all.size() * sizeof(double)), UM_ERR_ARG);
+    EXPECT_EQ(um_dat_update(ctx, d, all.data(), all.size() * sizeof(double)), UM_ERR_ARG);
   }
   const int rc = um_distribute(ctx, "a", "block");
   const std::string msg = um_error_message(ctx);

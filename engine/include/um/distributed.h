@@ -80,7 +80,10 @@ int um_distribute(um_context *ctx, const char *primary_set, const char *partitio
  * declared by blocks or none is; blocks that do not tile [0, gsize) in rank
  * order are an error of um_distribute on every rank. On one rank (or without
  * MPI) a block is the whole set and these are um_decl_set / um_decl_map. After
- * um_distribute the global view is as with a whole declaration. */
+ * um_distribute the global view is as with a whole declaration (dats declared
+ * then take whole-set values: declare them before to stay with blocks); before
+ * it, loops, um_dat_fetch / um_dat_update, um_map_fetch and reorderings of a
+ * mesh declared by blocks are refused. */
 
 /** Declare set `name` of `gsize` elements over all ranks, of which this rank
  * declares the block [begin, begin + count) (collective in effect: every rank

@@ -234,6 +234,9 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!m || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", __func__);
+  if (m->from->block && !ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): set '%s' is declared by blocks: its whole view exists after "
+                    "um_distribute", m->name, m->from->name);
   const size_t want = (size_t)m->from->gsize * (size_t)m->arity * sizeof(int);
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): buffer is %zu bytes but the map holds %d x %d ints = %zu bytes",

@@ -164,12 +164,16 @@ static int check_tiling(umd_blocks *B) {
         rc = UM_ERROR(ctx, UM_ERR_ARG,
                       "um_distribute: set '%s' is declared with %lld elements on rank 0 and %lld on rank %d",
                       ctx->sets[s]->name, S->gsize, b[0], q);
-      else if (b[1] != at || (q == P - 1 && b[1] + b[2] != S->gsize))
+      else if (b[1] != at)
         rc = UM_ERROR(ctx, UM_ERR_ARG,
                       "um_distribute: the blocks of set '%s' do not tile [0, %lld) in rank order: rank %d declares "
-                      "[%lld, %lld) where [%lld, %s) was expected",
-                      ctx->sets[s]->name, S->gsize, q, b[1], b[1] + b[2], at,
-                      q == P - 1 ? "gsize" : "the next rank's begin");
+                      "[%lld, %lld), which should begin at %lld (%s)",
+                      ctx->sets[s]->name, S->gsize, q, b[1], b[1] + b[2], at, q ? "where the previous rank's ends" : "rank 0");
+      else if (q == P - 1 && b[1] + b[2] != S->gsize)
+        rc = UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_distribute: the blocks of set '%s' do not tile [0, %lld) in rank order: rank %d, the last, "
+                      "declares [%lld, %lld), which should end at %lld",
+                      ctx->sets[s]->name, S->gsize, q, b[1], b[1] + b[2], S->gsize);
       at = b[1] + b[2];
     }
     S->begin[P] = S->gsize;
