@@ -34,18 +34,18 @@ static void pairs_free(umd_pairs *x) {
   memset(x, 0, sizeof *x);
 }
 
-static int cmp_pair(const void *a, const void *b) {
-  const long long *x = a, *y = b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (x[1] > y[1]) - (x[1] < y[1]);
+static int cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
 }
 
-/* The pairs to their ranks (then emptied): *out the pairs sent here, sorted, *nout of them. */
-static int pairs_send(umd_blocks *B, umd_pairs *x, long long **out, int *nout) {
+/* The pairs (p, q) to their ranks (then emptied), where p is in [base, base + count): the q of the pairs sent here
+ * grouped by p (a counting sort, in arrival order within each p): *val[(*off)[p - base] .. (*off)[p - base + 1]). */
+static int pairs_send(umd_blocks *B, umd_pairs *x, long long base, int count, int **off, long long **val) {
   const int P = B->P;
   int *perm = malloc((size_t)(x->n ? x->n : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
-  int *rcnt = malloc((size_t)P * sizeof *rcnt);
-  long long *sv = malloc((size_t)(x->n ? x->n : 1) * 2 * sizeof *sv);
+  int *rcnt = malloc((size_t)P * sizeof *rcnt), nr = 0;
+  long long *sv = malloc((size_t)(x->n ? x->n : 1) * 2 * sizeof *sv), *rv = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
   int rc = perm && scnt && rcnt && sv ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
   if (rc == UM_SUCCESS) {
@@ -55,11 +55,19 @@ static int pairs_send(umd_blocks *B, umd_pairs *x, long long **out, int *nout) {
     if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
     if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (pairs)");
   }
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, 2 * sizeof *sv, sv, scnt, (void **)out, rcnt, nout);
-  if (rc == UM_SUCCESS) qsort(*out, (size_t)*nout, 2 * sizeof **out, cmp_pair);
-  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(perm), free(scnt), free(rcnt), free(sv);
   pairs_free(x);
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, 2 * sizeof *sv, sv, scnt, (void **)&rv, rcnt, &nr);
+  *off = rc == UM_SUCCESS ? calloc((size_t)count + 2, sizeof **off) : NULL;
+  *val = rc == UM_SUCCESS ? malloc((size_t)(nr ? nr : 1) * sizeof **val) : NULL;
+  if (rc == UM_SUCCESS && (!*off || !*val)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  if (rc == UM_SUCCESS) {
+    int *o = *off;
+    for (int i = 0; i < nr; i++) o[rv[2 * i] - base + 2]++;
+    for (int r = 0; r < count; r++) o[r + 2] += o[r + 1];
+    for (int i = 0; i < nr; i++) (*val)[o[rv[2 * i] - base + 1]++] = rv[2 * i + 1]; /* o[r + 1]: r's end after */
+  }
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(perm), free(scnt), free(rcnt), free(sv), free(rv);
   return rc;
 }
 
@@ -69,25 +77,22 @@ static int shared_targets(umd_blocks *B, const um_map *mp, umd_pairs *out) {
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
   const int ar = mp->arity;
   umd_pairs mem = {0};
-  long long *rv = NULL;
-  int nr = 0, rc = UM_SUCCESS;
+  long long *val = NULL;
+  int *off = NULL, rc = UM_SUCCESS;
   for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
     for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
       const long long t = mp->gtargets[(size_t)i * ar + a];
       rc = pairs_add(&mem, t, F->begin[B->rank] + i, umd_home(T, B->P, t));
     }
   if (rc != UM_SUCCESS) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  rc = rc == UM_SUCCESS ? pairs_send(B, &mem, &rv, &nr) : rc;
+  rc = umd_agree(B, rc, "building the graph");
+  if (rc == UM_SUCCESS) rc = pairs_send(B, &mem, T->begin[B->rank], T->count, &off, &val);
   pairs_free(&mem);
-  for (int i = 0; rc == UM_SUCCESS && i < nr;) { /* one target's elements: rv[2 i .. 2 j) */
-    int j = i;
-    while (j < nr && rv[2 * j] == rv[2 * i]) j++;
-    for (int x = i; x < j && rc == UM_SUCCESS; x++)
-      for (int y = i; y < j && rc == UM_SUCCESS; y++)
-        if (rv[2 * x + 1] != rv[2 * y + 1]) rc = pairs_add(out, rv[2 * x + 1], rv[2 * y + 1], umd_home(F, B->P, rv[2 * x + 1]));
-    i = j;
-  }
-  free(rv);
+  for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) /* each target's elements, paired */
+    for (int x = off[t]; x < off[t + 1] && rc == UM_SUCCESS; x++)
+      for (int y = off[t]; y < off[t + 1] && rc == UM_SUCCESS; y++)
+        if (val[x] != val[y]) rc = pairs_add(out, val[x], val[y], umd_home(F, B->P, val[x]));
+  free(off), free(val);
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
 }
 
@@ -96,8 +101,8 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[primary];
   umd_pairs out = {0};
-  int rc = UM_SUCCESS, nr = 0;
-  long long *rv = NULL;
+  int rc = UM_SUCCESS;
+  long long *val = NULL;
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     const umd_bset *F = &B->S[mp->from->index];
@@ -118,19 +123,23 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
   }
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
   rc = umd_agree(B, rc, "building the graph");
-  if (rc == UM_SUCCESS) rc = pairs_send(B, &out, &rv, &nr);
+  int *off = NULL;
+  if (rc == UM_SUCCESS) rc = pairs_send(B, &out, S->begin[B->rank], S->count, &off, &val);
   pairs_free(&out);
+  const int nr = rc == UM_SUCCESS ? off[S->count] : 0;
   *xadj = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof **xadj) : NULL;
   *adj = rc == UM_SUCCESS ? malloc((size_t)(nr ? nr : 1) * sizeof **adj) : NULL;
   if (rc == UM_SUCCESS && (!*xadj || !*adj)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
   int len = 0;
-  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) { /* sorted: each row's neighbours once, no self loops */
-    if (rv[2 * i] == rv[2 * i + 1] || (i && rv[2 * i] == rv[2 * i - 2] && rv[2 * i + 1] == rv[2 * i - 1])) continue;
-    (*adj)[len++] = (int)rv[2 * i + 1];
-    (*xadj)[rv[2 * i] - S->begin[B->rank] + 1]++;
+  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) { /* each row's neighbours once, ascending, no self loop */
+    const long long p = S->begin[B->rank] + i, *v = val + off[i];
+    const int n = off[i + 1] - off[i];
+    qsort(val + off[i], (size_t)n, sizeof *val, cmp_ll);
+    for (int j = 0; j < n; j++)
+      if (v[j] != p && (j == 0 || v[j] != v[j - 1])) (*adj)[len++] = (int)v[j];
+    (*xadj)[i + 1] = len;
   }
-  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) (*xadj)[i + 1] += (*xadj)[i];
-  free(rv);
+  free(off), free(val);
   return rc;
 }
 
