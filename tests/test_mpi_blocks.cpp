@@ -290,7 +290,7 @@ TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
   EXPECT_EQ(m, g.cell_nodes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 2, 1), ::testing::Values(0, 1, 2)));
+INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 16, 2, 1), ::testing::Values(0, 1, 2)));
 
 // PT-Scotch's parts of the graph each rank builds from its block's rows: every element owned once, the loops those
 // of one process.
