@@ -253,10 +253,10 @@ int umd_blocks_halos(umd_blocks *B) {
 /* Import lists (halo rows grouped by owner, in local order), then export lists from what each owner is asked. */
 static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l) {
   const int P = B->P, nh = S->total - owned;
-  int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt), *pos = calloc((size_t)P + 1, sizeof *pos);
+  int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
   int *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), nr = 0;
   long long *req = malloc((size_t)(nh ? nh : 1) * sizeof *req), *want = NULL;
-  int rc = icnt && ecnt && pos && perm && req ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  int rc = icnt && ecnt && perm && req ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
   if (rc == UM_SUCCESS) {
     umd_group(nh, hown, P, perm, icnt); /* stable: local order within each owner */
     S->imp = malloc((size_t)(nh ? nh : 1) * sizeof *S->imp);
@@ -287,7 +287,7 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
                     B->rank, want[i]);
     else S->exp[i] = l;
   }
-  free(icnt), free(ecnt), free(pos), free(perm), free(req), free(want);
+  free(icnt), free(ecnt), free(perm), free(req), free(want);
   return rc;
 }
 
