@@ -60,8 +60,44 @@ int um_mpi_barrier(void);
  * "block" (contiguous ranges of the current numbering) or NULL (metis). A
  * partitioner that fails or leaves a part empty falls back to block, said in
  * um_partition_info's note. Call after declaring every set and map and before
- * the first loop. */
+ * the first loop. A context declared by blocks (um_decl_set_block) is
+ * partitioned by its primary set's declared blocks, or by PT-Scotch when
+ * "ptscotch" is asked for ("metis" falls back to the blocks, said in the note),
+ * with no rank holding the whole mesh. */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
+/* ---- declaring by blocks: no rank holds the whole mesh -------------------------
+ * Instead of declaring the whole mesh on every rank, each rank may declare a
+ * contiguous block of every set's global numbering (rank 0 the first block,
+ * rank 1 the next, ..., together [0, gsize)), with the map rows of its block in
+ * global numbers and the dat rows of its block (um_decl_dat with the block's
+ * `count` rows). um_distribute then partitions and migrates without any rank
+ * holding a global-sized array (engine/src/distributed/dist_blocks.c): the
+ * primary set keeps the declared blocks as its partition ("block"; "ptscotch":
+ * PT-Scotch's parts of the graph the ranks build from their blocks), the other
+ * sets follow the same rules as a whole declaration, so both give the same
+ * layout when the primary set's blocks are the block partitioner's ranges
+ * (element i on rank floor(i * nranks / gsize)). Every set of the context is
+ * declared by blocks or none is; blocks that do not tile [0, gsize) in rank
+ * order are an error of um_distribute on every rank. On one rank (or without
+ * MPI) a block is the whole set and these are um_decl_set / um_decl_map. After
+ * um_distribute the global view is as with a whole declaration (dats declared
+ * then take whole-set values: declare them before to stay with blocks); before
+ * it, loops, um_dat_fetch / um_dat_update, um_map_fetch and reorderings of a
+ * mesh declared by blocks are refused. */
+
+/** Declare set `name` of `gsize` elements over all ranks, of which this rank
+ * declares the block [begin, begin + count) (collective in effect: every rank
+ * declares the same sets in the same order). gsize must fit an int (local and
+ * global element numbers are int after um_distribute). On one rank the block
+ * must be the whole set: a plain um_decl_set. */
+int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out);
+/** Declare map `name` from a set declared by blocks: `targets` holds this
+ * rank's rows, um_set_size-local count(from) * arity entries, each a 0-based
+ * global number of the to-set (< its gsize). Both sets are declared by blocks
+ * (or neither: then a plain um_decl_map). */
+int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
+                      um_map **out);
+
 /** How a loop that increments through a map reaches elements other ranks own:
  * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an
  * owned element is computed on its owner; REVERSE (PETSc's SFReduce) runs only

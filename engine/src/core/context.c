@@ -29,6 +29,7 @@ static void map_free(um_map *m) {
   if (!m) return;
   free(m->name);
   free(m->data);
+  free(m->gtargets);
   free(m);
 }
 
@@ -302,8 +303,10 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
   return UM_SUCCESS;
 }
 
-int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
-                um_map **out) {
+/* um_decl_map, and um_decl_map_block's rows over several ranks (keep: the global targets, taken over; data
+ * then holds placeholder zeros, not checked against this rank's block of the to-set). */
+static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
+                    um_map **out, long long *keep) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
@@ -319,12 +322,17 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "map '%s' declared after the mesh was distributed: declare every set and map before um_distribute",
                     name);
+  if (!keep && (from->block || to->block))
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s': set '%s' is declared by blocks (um_decl_set_block): declare its maps with "
+                    "um_decl_map_block, in global numbers",
+                    name, from->block ? from->name : to->name);
   size_t n, nbytes;
   if (um_size_mul((size_t)from->size, (size_t)arity, &n) || um_size_mul(n, sizeof(int), &nbytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
                     from->size, arity);
   if (n && !data) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; !keep && i < n; i++)
     if (data[i] < 0 || data[i] >= um__set_total(to))
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "map '%s' (%s -> %s, arity %d): entry %zu (element %zu, index %zu) is %d, outside the "
@@ -336,10 +344,75 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
   um_map *m = map_new(ctx, name, from, to, arity, n ? nbytes : 0);
   if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
   if (n) memcpy(m->data, data, n * sizeof(int));
+  m->gtargets = keep;
   m->index = ctx->nmaps;
   ctx->maps[ctx->nmaps++] = m;
   *out = m;
   return UM_SUCCESS;
+}
+
+int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
+                um_map **out) {
+  return decl_map(ctx, from, to, arity, data, name, out, NULL);
+}
+
+int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
+  *out = NULL;
+  UM_CHECK(ctx, check_name(ctx, "set", name));
+  if (gsize < 0 || gsize > INT_MAX)
+    return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared by blocks with global size %lld: it must be in 0..%d", name,
+                    gsize, INT_MAX);
+  if (count < 0 || begin < 0 || begin + count > gsize)
+    return UM_ERROR(ctx, UM_ERR_ARG, "set '%s': the block [%lld, %lld) is not inside [0, %lld)", name, begin,
+                    begin + count, gsize);
+  const int P = um_mpi_size();
+  if (P == 1 && (begin != 0 || count != gsize))
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "set '%s': one rank declares the block [%lld, %lld) of %lld elements; on one rank the block is the "
+                    "whole set",
+                    name, begin, begin + count, gsize);
+  UM_CHECK(ctx, um_decl_set(ctx, count, name, out));
+  if (P > 1) { /* this rank's block until um_distribute */
+    (*out)->gsize = (int)gsize;
+    (*out)->block = 1;
+    (*out)->block_begin = begin;
+  }
+  return UM_SUCCESS;
+}
+
+int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
+                      um_map **out) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!out || !from || !to || arity <= 0)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out || !from || !to || arity <= 0)",
+                    __func__);
+  *out = NULL;
+  const size_t n = (size_t)from->size * (size_t)arity;
+  if (n && !targets) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name ? name : "");
+  for (size_t i = 0; i < n; i++)
+    if (targets[i] < 0 || targets[i] >= to->gsize)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "map '%s' (%s -> %s, arity %d): entry %zu (row %zu of this rank's block) is %lld, outside the "
+                      "to-set '%s' of global size %d; targets are 0-based global numbers",
+                      name ? name : "", from->name, to->name, arity, i, i / (size_t)arity, targets[i], to->name,
+                      to->gsize);
+  if (from->block != to->block)
+    return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': set '%s' is declared by blocks and set '%s' is not: declare both by blocks",
+                    name ? name : "", from->block ? from->name : to->name, from->block ? to->name : from->name);
+  int *loc = calloc(n ? n : 1, sizeof *loc); /* this rank's rows: local sized */
+  long long *keep = from->block ? malloc((n ? n : 1) * sizeof *keep) : NULL;
+  if (!loc || (from->block && !keep)) {
+    free(loc), free(keep);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
+  }
+  for (size_t i = 0; !from->block && i < n; i++) loc[i] = (int)targets[i]; /* whole sets: global == local */
+  if (keep && n) memcpy(keep, targets, n * sizeof *keep);
+  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep); /* placeholder rows, the global ones beside */
+  free(loc);
+  if (rc != UM_SUCCESS) free(keep);
+  return rc;
 }
 
 int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {

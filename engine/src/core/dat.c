@@ -74,6 +74,9 @@ int um__resolve_layouts(um_context *ctx, const um_loop *loop) {
 
 /* The caller's view is the whole set (every rank's elements when distributed). */
 static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const char *fn) {
+  if (d->set->block && !ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): set '%s' is declared by blocks: its whole view exists after um_distribute",
+                    fn, d->name, d->set->name);
   size_t want = (size_t)d->set->gsize * (size_t)d->dim * d->esize;
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): buffer is %zu bytes but the dat holds %d x %d %s = %zu bytes", fn,

@@ -406,6 +406,9 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   memset(&loop, 0, offsetof(um_loop, red));
   um_arg run[UM_MAX_ARGS];
   UM_CHECK(ctx, check_loop(ctx, kernel, name, set, nargs, args, run, &loop));
+  if (set->block && !ctx->dist) /* its maps hold global numbers until then */
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': set '%s' is declared by blocks; call um_distribute before the first loop",
+                    name, set->name);
   args = run;
   um_loop_rec *rec = um__loop_record(ctx, name);
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);

@@ -27,6 +27,10 @@ struct um_set {
   int *part_offset; /* [nparts+1] */
   int nparts;
   int part_block_size;
+  /* declared by blocks (um_decl_set_block) over more than one rank: this rank holds the declared elements
+   * [block_begin, block_begin + size) of the global numbering until um_distribute (dist_blocks.c) */
+  int block;
+  long long block_begin;
 };
 
 /* Elements with storage: owned plus both halos. */
@@ -54,6 +58,9 @@ struct um_map {
     size_t count;
   } distinct[4];
   int ndistinct;
+  /* um_decl_map_block over more than one rank: the declared rows' targets in the to-set's global numbering
+   * ([from->size * arity]) until um_distribute turns them into local indices in data; NULL otherwise */
+  long long *gtargets;
 };
 
 struct um_dat {

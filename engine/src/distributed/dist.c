@@ -10,12 +10,16 @@
  * every increment into an owned element is computed where the element lives.
  *
  * Every rank holds the global mesh until um_distribute, which keeps only its
- * own rows: the memory peak is one global copy per rank (docs/architecture.md).
+ * own rows: the memory peak is one global copy per rank (docs/architecture.md);
+ * unless the mesh is declared by blocks (um_decl_set_block), when no rank ever
+ * holds more than its block and its part (dist_blocks.c).
  * Only this folder names MPI; without MPI the public calls say so.
  *
  * The engine's distributed memory is in three files: dist.c (this one: the process, the calls
  * without MPI), dist_migrate.c (partitioning and migration, um_distribute) and dist_exchange.c (the
- * halo exchange, reverse increments, reductions, the global view); dist_impl.h holds what they share. */
+ * halo exchange, reverse increments, reductions, the global view); dist_impl.h holds what they share.
+ * A mesh declared by blocks is partitioned and migrated by dist_blocks.c, dist_blocks_graph.c and
+ * dist_blocks_rows.c (dist_blocks.h), called from um_distribute. */
 #include "dist.h"
 
 #include <stdio.h>
@@ -234,6 +238,9 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!m || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", __func__);
+  if (m->from->block && !ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): set '%s' is declared by blocks: its whole view exists after "
+                    "um_distribute", m->name, m->from->name);
   const size_t want = (size_t)m->from->gsize * (size_t)m->arity * sizeof(int);
   if (bytes != want)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): buffer is %zu bytes but the map holds %d x %d ints = %zu bytes",

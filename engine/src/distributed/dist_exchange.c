@@ -337,9 +337,30 @@ int um__dist_agree(um_context *ctx, int rc) {
   return m.code;
 }
 
+int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s) {
+  struct um_dist *D = ctx->dist;
+  if (S->gather_g) return UM_SUCCESS;
+  int *dis = malloc(((size_t)D->nranks + 1) * sizeof *dis);
+  S->gather_g = malloc((size_t)(s->gsize ? s->gsize : 1) * sizeof(int));
+  if (!dis || !S->gather_g) {
+    free(dis), free(S->gather_g);
+    S->gather_g = NULL;
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the gather order of set '%s'", s->name);
+  }
+  dis[0] = 0;
+  for (int q = 0; q < D->nranks; q++) dis[q + 1] = dis[q] + S->all_owned[q];
+  const int m = MPI_Allgatherv(S->l2g, s->size, MPI_INT, S->gather_g, S->all_owned, dis, MPI_INT, D->comm);
+  free(dis);
+  if (m == MPI_SUCCESS) return UM_SUCCESS;
+  free(S->gather_g);
+  S->gather_g = NULL;
+  return mpi_fail(ctx, m, "MPI_Allgatherv (owned elements)");
+}
+
 int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
   struct um_dist *D = ctx->dist;
-  const umd_set *S = &D->sets[d->set->index];
+  umd_set *S = &D->sets[d->set->index];
+  UM_CHECK(ctx, umd_gather_order(ctx, S, d->set));
   const size_t row = (size_t)d->dim * d->esize;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
   char *mine = malloc((size_t)(d->set->size ? d->set->size : 1) * row);
@@ -377,7 +398,9 @@ int um__dist_fill(um_context *ctx, um_dat *d, const void *in) {
 
 int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
   struct um_dist *D = ctx->dist;
-  const umd_set *F = &D->sets[mp->from->index], *T = &D->sets[mp->to->index];
+  umd_set *F = &D->sets[mp->from->index];
+  const umd_set *T = &D->sets[mp->to->index];
+  UM_CHECK(ctx, umd_gather_order(ctx, F, mp->from));
   const int ar = mp->arity, n = mp->from->size;
   int *mine = malloc(((size_t)n * ar + 1) * sizeof(int)), *all = malloc(((size_t)mp->from->gsize * ar + 1) * sizeof(int));
   int *cnt = malloc((size_t)D->nranks * sizeof *cnt), *dis = malloc((size_t)D->nranks * sizeof *dis);

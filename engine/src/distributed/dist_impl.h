@@ -31,7 +31,8 @@ typedef struct {
   int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */
   int *exp_off, *exp;            /* [nnb+1], local owned rows sent to nb[j]      */
   int *all_owned, *all_exec, *all_nonexec; /* [nranks] */
-  int *gather_g;                 /* [gsize]: global index of each owned row, ranks in order */
+  int *gather_g;                 /* [gsize]: global index of each owned row, ranks in order; a mesh declared by
+                                    blocks: NULL until the first whole-set fetch (umd_gather_order) */
 } umd_set;
 
 struct um_dist {
@@ -103,6 +104,13 @@ static inline void buffer_free(um_context *ctx, int peer, void *p) {
   else if (on_device(ctx)) ctx->backend->data.host_free(p);
   else free(p);
 }
+
+/* dist_blocks.c: whether the context is declared by blocks (collective: every rank's answer, 1 only when all
+ * are; an error on every rank when they differ or one mixes), and um_distribute's work on such a context. */
+int umd_blocks_mode(um_context *ctx, MPI_Comm comm, int *blocks);
+int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method);
+/* dist_exchange.c: the gather order of set s (gather_g) for whole-set fetches, built at the first (collective). */
+int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s);
 
 /* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
 int um__transport_setup(um_context *ctx, struct um_dist *D);

@@ -8,12 +8,13 @@
 
 /* ---- partitioning and migration ------------------------------------------------------------ */
 
-/* The primary set by default: the largest set some map points into (ties: first declared). */
+/* The primary set by default: the largest set some map points into (ties: first declared); global sizes, the same
+ * on every rank when the sets are declared by blocks. */
 static int default_primary(const um_context *ctx) {
   int best = -1;
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_set *t = ctx->maps[k]->to;
-    if (best < 0 || t->size > ctx->sets[best]->size || (t->size == ctx->sets[best]->size && t->index < best))
+    if (best < 0 || t->gsize > ctx->sets[best]->gsize || (t->gsize == ctx->sets[best]->gsize && t->index < best))
       best = t->index;
   }
   return best >= 0 ? best : 0;
@@ -488,6 +489,8 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   const char *method = partitioner && *partitioner ? partitioner : "metis";
   UM_CHECK(ctx, distribute_checks(ctx, method));
   if (ctx->nsets == 0) return UM_SUCCESS;
+  int blocks = 0; /* declared by blocks (dist_blocks.c): every rank says, so all take the same path */
+  UM_CHECK(ctx, umd_blocks_mode(ctx, MPI_COMM_WORLD, &blocks));
   const double t0 = MPI_Wtime();
   int primary = 0;
   UM_CHECK(ctx, primary_set(ctx, primary_name, &primary));
@@ -515,8 +518,9 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   um_partition_info *info = &D->info;
   info->nranks = P;
   snprintf(info->primary, sizeof info->primary, "%s", ctx->sets[primary]->name);
-  int rc = partition_mesh(ctx, D, &mesh, primary, method, owner, lay);
-  if (rc == UM_SUCCESS) rc = migrate_mesh(ctx, D, owner, lay);
+  int rc = blocks ? umd_distribute_blocks(ctx, D, primary, method)
+                 : partition_mesh(ctx, D, &mesh, primary, method, owner, lay);
+  if (rc == UM_SUCCESS && !blocks) rc = migrate_mesh(ctx, D, owner, lay);
   for (int s = 0; s < ns; s++) free(owner[s]);
   free(owner);
   umd_layout_free(lay, ns);

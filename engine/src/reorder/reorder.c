@@ -302,9 +302,19 @@ static int compute_impl(um_context *ctx, um_reorder_method method, const um_map 
   return UM_SUCCESS;
 }
 
+/* A mesh declared by blocks (um_decl_set_block) holds only this rank's block of each set: no reordering of it. */
+static int check_not_blocks(um_context *ctx, const char *fn) {
+  for (int i = 0; i < ctx->nsets; i++)
+    if (ctx->sets[i]->block)
+      return UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "%s: set '%s' is declared by blocks; a mesh declared by blocks is not "
+                      "reordered (yet)", fn, ctx->sets[i]->name);
+  return UM_SUCCESS;
+}
+
 int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
                        um_reordering **out, um_reorder_stats *stats) {
   if (!ctx) return UM_ERR_ARG;
+  UM_CHECK(ctx, check_not_blocks(ctx, "um_reorder_compute"));
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_compute: out is NULL");
   *out = NULL;
   if (method != UM_REORDER_NONE && method != UM_REORDER_GPS && method != UM_REORDER_PARTITION)
@@ -462,6 +472,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
                     "reordering: the mesh is distributed already; reorder before um_distribute (um_app_prepare does)");
   if (!ctx) return UM_ERR_ARG;
   if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
+  UM_CHECK(ctx, check_not_blocks(ctx, "um_reorder_apply"));
   UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
   double t0 = um_wtime();
   um_set *part_set = NULL;

@@ -1,0 +1,148 @@
+/* dist_blocks.h: private to dist_blocks.c and dist_blocks_rows.c, um_distribute on a context declared by blocks
+ * (design: the comment at the top of dist_blocks.c): the per-set state of the distribution, a hash map of global
+ * numbers (64-bit) to local indices, and the collective steps the two files share. */
+#ifndef UM_DIST_DIST_BLOCKS_H
+#define UM_DIST_DIST_BLOCKS_H
+
+#include "dist_impl.h"
+
+#ifdef UM_HAVE_MPI
+
+/* Global number -> int, open addressing (keys >= 0; -1 marks an empty slot). */
+typedef struct {
+  long long *k;
+  int *v;
+  size_t cap, n;
+} umd_gmap;
+
+static inline size_t umd_gmap_slot(const umd_gmap *h, long long g) {
+  uint64_t x = (uint64_t)g + 0x9e3779b97f4a7c15ULL; /* splitmix64's finaliser */
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return (size_t)(x ^ (x >> 31)) & (h->cap - 1);
+}
+/* Room for `expect` keys without growing; 0 or UM_ERR_ALLOC. */
+static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
+  h->cap = 16;
+  while (h->cap < 2 * expect + 2) h->cap *= 2;
+  h->n = 0;
+  h->k = malloc(h->cap * sizeof *h->k);
+  h->v = malloc(h->cap * sizeof *h->v);
+  if (!h->k || !h->v) {
+    free(h->k), free(h->v);
+    h->k = NULL, h->v = NULL;
+    return UM_ERR_ALLOC;
+  }
+  for (size_t i = 0; i < h->cap; i++) h->k[i] = -1;
+  return UM_SUCCESS;
+}
+static inline void umd_gmap_free(umd_gmap *h) {
+  free(h->k), free(h->v);
+  h->k = NULL, h->v = NULL;
+  h->cap = h->n = 0;
+}
+/* The value of g, or -1. */
+static inline int umd_gmap_get(const umd_gmap *h, long long g) {
+  if (!h->cap) return -1;
+  for (size_t i = umd_gmap_slot(h, g);; i = (i + 1) & (h->cap - 1)) {
+    if (h->k[i] == g) return h->v[i];
+    if (h->k[i] < 0) return -1;
+  }
+}
+/* g -> v unless g is there already (its value kept); grows; 0 or UM_ERR_ALLOC. */
+static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
+  if (2 * (h->n + 1) > h->cap) {
+    umd_gmap o = *h, nh;
+    if (umd_gmap_init(&nh, h->n + 1) != UM_SUCCESS) return UM_ERR_ALLOC;
+    for (size_t i = 0; i < o.cap; i++)
+      if (o.k[i] >= 0) umd_gmap_add(&nh, o.k[i], o.v[i]);
+    umd_gmap_free(&o);
+    *h = nh;
+  }
+  size_t i = umd_gmap_slot(h, g);
+  for (; h->k[i] >= 0; i = (i + 1) & (h->cap - 1))
+    if (h->k[i] == g) return UM_SUCCESS;
+  h->k[i] = g;
+  h->v[i] = v;
+  h->n++;
+  return UM_SUCCESS;
+}
+
+/* One set during the distribution. A record is one element's row as it travels: its global number, then the rows
+ * of the maps from the set (global targets), then the rows of the dats on it (AoS), rec bytes. */
+typedef struct {
+  long long gsize;
+  long long *begin;  /* [P + 1]: rank q is home to [begin[q], begin[q + 1]) (its declared block) */
+  int count;         /* this rank's block */
+  int *own_home;     /* [count]: the owner of each element this rank is home to */
+  size_t rec;        /* bytes of a record */
+  char *own;         /* [nown] records this rank owns, ascending global number */
+  int nown;
+  unsigned char *core; /* [nown]: 1 when every map target of the element is owned here */
+  char *ex, *nx;     /* exec and non-exec halo records, sorted by owner then global number */
+  int nex, nnx;
+  int *ex_owner, *nx_owner;
+  umd_gmap held;     /* global number -> local index (owned in record order, then exec, then non-exec) */
+} umd_bset;
+
+typedef struct {
+  um_context *ctx;
+  struct um_dist *D;
+  int P, rank, ns;
+  umd_bset *S;      /* [ns] */
+  size_t *moff;     /* [nmaps]: where each map's row sits in its from-set's record */
+  size_t *doff;     /* [ndats]: where each dat's row sits in its set's record */
+} umd_blocks;
+
+static inline long long umd_rec_g(const char *recs, size_t rec, int i) {
+  long long g;
+  memcpy(&g, recs + (size_t)i * rec, sizeof g);
+  return g;
+}
+static inline long long umd_rec_t(const char *recs, size_t rec, int i, size_t off, int a) {
+  long long t;
+  memcpy(&t, recs + (size_t)i * rec + off + (size_t)a * sizeof t, sizeof t);
+  return t;
+}
+/* The rank whose declared block holds g (blocks may be empty). */
+static inline int umd_home(const umd_bset *S, int P, long long g) {
+  int lo = 0, hi = P - 1; /* the largest q with begin[q] <= g */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (S->begin[mid] <= g) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* dist_blocks.c: n items of tsize bytes (MPI type t), sbuf grouped by destination with scnt[P] items each, to
+ * their ranks: *rbuf (malloc) gets what every rank sent here grouped by source, rcnt[P] items each, *nr in all. */
+int umd_a2a(umd_blocks *B, MPI_Datatype t, size_t tsize, const void *sbuf, const int *scnt, void **rbuf, int *rcnt,
+            int *nr);
+/* The order that groups n items by dest[i] (stable) into perm[n], and cnt[P] per rank. */
+void umd_group(int n, const int *dest, int P, int *perm, int *cnt);
+/* The owners of n global numbers g of set s, from their homes (collective). */
+int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out);
+
+/* One outcome of a step on every rank: rc, or (when another rank failed) the largest code with a message naming
+ * the step. */
+int umd_agree(umd_blocks *B, int rc, const char *step);
+/* Another sentence in the partition's note ("; " between them). */
+void umd_add_note(um_partition_info *info, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* dist_blocks_graph.c: the primary set's owners at its homes (own_home): PT-Scotch's parts of its graph when
+ * method is "ptscotch" and it can, else the declared blocks; the partition's words and edge cut in D->info. */
+int umd_blocks_partition(umd_blocks *B, int primary, const char *method);
+
+/* dist_blocks_rows.c: the records' layout, the migration home -> owner, the exec and non-exec halos, and the
+ * result: this rank's dats, maps, sets and halo lists (collective). */
+int umd_blocks_layout(umd_blocks *B);
+int umd_blocks_migrate(umd_blocks *B);
+int umd_blocks_halos(umd_blocks *B);
+int umd_blocks_install(umd_blocks *B);
+
+#endif /* UM_HAVE_MPI */
+#endif

@@ -1,0 +1,247 @@
+/* dist_blocks_graph.c: the primary set's partition on a mesh declared by blocks (design: dist_blocks.c). Each rank
+ * builds the graph rows of its own block, with umd_graph_rows' adjacency (partition.h: elements sharing a target
+ * of a map from the set, elements one element of another set maps to together, elements a map of the set to
+ * itself joins), from pairs of global numbers sent to the homes: no rank sees more than its rows. PT-Scotch
+ * partitions that distributed graph (SCOTCH_dgraphPart); "block" keeps the declared blocks; the edge cut is
+ * counted from the rows, the neighbours' owners asked of their homes. Collective. */
+#include "dist_blocks.h"
+
+#ifdef UM_HAVE_MPI
+
+/* Pairs (p, q) of global numbers, each for rank dest. */
+typedef struct {
+  long long *v; /* [2 n] */
+  int *dest;
+  int n, cap;
+} umd_pairs;
+
+static int pairs_add(umd_pairs *x, long long p, long long q, int dest) {
+  if (x->n == x->cap) {
+    const int nc = x->cap ? 2 * x->cap : 1024;
+    long long *v = realloc(x->v, (size_t)nc * 2 * sizeof *v);
+    if (v) x->v = v;
+    int *d = realloc(x->dest, (size_t)nc * sizeof *d);
+    if (d) x->dest = d;
+    if (!v || !d) return UM_ERR_ALLOC;
+    x->cap = nc;
+  }
+  x->v[2 * x->n] = p, x->v[2 * x->n + 1] = q;
+  x->dest[x->n++] = dest;
+  return UM_SUCCESS;
+}
+static void pairs_free(umd_pairs *x) {
+  free(x->v), free(x->dest);
+  memset(x, 0, sizeof *x);
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* The pairs (p, q) to their ranks (then emptied), where p is in [base, base + count): the q of the pairs sent here
+ * grouped by p (a counting sort, in arrival order within each p): *val[(*off)[p - base] .. (*off)[p - base + 1]). */
+static int pairs_send(umd_blocks *B, umd_pairs *x, long long base, int count, int **off, long long **val) {
+  const int P = B->P;
+  int *perm = malloc((size_t)(x->n ? x->n : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
+  int *rcnt = malloc((size_t)P * sizeof *rcnt), nr = 0;
+  long long *sv = malloc((size_t)(x->n ? x->n : 1) * 2 * sizeof *sv), *rv = NULL;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int rc = perm && scnt && rcnt && sv ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  if (rc == UM_SUCCESS) {
+    umd_group(x->n, x->dest, P, perm, scnt);
+    for (int j = 0; j < x->n; j++) memcpy(sv + 2 * j, x->v + 2 * perm[j], 2 * sizeof *sv);
+    int m = MPI_Type_contiguous(2, MPI_LONG_LONG, &t);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (pairs)");
+  }
+  pairs_free(x);
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, 2 * sizeof *sv, sv, scnt, (void **)&rv, rcnt, &nr);
+  *off = rc == UM_SUCCESS ? calloc((size_t)count + 2, sizeof **off) : NULL;
+  *val = rc == UM_SUCCESS ? malloc((size_t)(nr ? nr : 1) * sizeof **val) : NULL;
+  if (rc == UM_SUCCESS && (!*off || !*val)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  if (rc == UM_SUCCESS) {
+    int *o = *off;
+    for (int i = 0; i < nr; i++) o[rv[2 * i] - base + 2]++;
+    for (int r = 0; r < count; r++) o[r + 2] += o[r + 1];
+    for (int i = 0; i < nr; i++) (*val)[o[rv[2 * i] - base + 1]++] = rv[2 * i + 1]; /* o[r + 1]: r's end after */
+  }
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(perm), free(scnt), free(rcnt), free(sv), free(rv);
+  return rc;
+}
+
+/* Elements of the primary set sharing a target of map mp (from the primary set to another): (target, element) to
+ * the target's home, which pairs the elements of each target. */
+static int shared_targets(umd_blocks *B, const um_map *mp, umd_pairs *out) {
+  const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
+  const int ar = mp->arity;
+  umd_pairs mem = {0};
+  long long *val = NULL;
+  int *off = NULL, rc = UM_SUCCESS;
+  for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
+    for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
+      const long long t = mp->gtargets[(size_t)i * ar + a];
+      rc = pairs_add(&mem, t, F->begin[B->rank] + i, umd_home(T, B->P, t));
+    }
+  if (rc != UM_SUCCESS) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  rc = umd_agree(B, rc, "building the graph");
+  if (rc == UM_SUCCESS) rc = pairs_send(B, &mem, T->begin[B->rank], T->count, &off, &val);
+  pairs_free(&mem);
+  for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) /* each target's elements, paired */
+    for (int x = off[t]; x < off[t + 1] && rc == UM_SUCCESS; x++)
+      for (int y = off[t]; y < off[t + 1] && rc == UM_SUCCESS; y++)
+        if (val[x] != val[y]) rc = pairs_add(out, val[x], val[y], umd_home(F, B->P, val[x]));
+  free(off), free(val);
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+}
+
+/* This rank's rows of the primary set's graph: *xadj [count + 1], *adj global numbers (int). */
+static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
+  um_context *ctx = B->ctx;
+  const umd_bset *S = &B->S[primary];
+  umd_pairs out = {0};
+  int rc = UM_SUCCESS;
+  long long *val = NULL;
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    const umd_bset *F = &B->S[mp->from->index];
+    const int ar = mp->arity, from = mp->from->index, to = mp->to->index;
+    if (from == primary && to != primary) rc = shared_targets(B, mp, &out);
+    for (int i = 0; from != primary && to == primary && rc == UM_SUCCESS && i < F->count; i++) { /* mapped together */
+      const long long *r = mp->gtargets + (size_t)i * ar;
+      for (int a = 0; a < ar && rc == UM_SUCCESS; a++)
+        for (int b = 0; b < ar && rc == UM_SUCCESS; b++)
+          if (r[a] != r[b]) rc = pairs_add(&out, r[a], r[b], umd_home(S, B->P, r[a]));
+    }
+    for (int i = 0; from == primary && to == primary && rc == UM_SUCCESS && i < F->count; i++) /* the set to itself */
+      for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
+        const long long p = F->begin[B->rank] + i, t = mp->gtargets[(size_t)i * ar + a];
+        rc = pairs_add(&out, p, t, B->rank);
+        if (rc == UM_SUCCESS) rc = pairs_add(&out, t, p, umd_home(S, B->P, t));
+      }
+  }
+  if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  rc = umd_agree(B, rc, "building the graph");
+  int *off = NULL;
+  if (rc == UM_SUCCESS) rc = pairs_send(B, &out, S->begin[B->rank], S->count, &off, &val);
+  pairs_free(&out);
+  const int nr = rc == UM_SUCCESS ? off[S->count] : 0;
+  *xadj = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof **xadj) : NULL;
+  *adj = rc == UM_SUCCESS ? malloc((size_t)(nr ? nr : 1) * sizeof **adj) : NULL;
+  if (rc == UM_SUCCESS && (!*xadj || !*adj)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  int len = 0;
+  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) { /* each row's neighbours once, ascending, no self loop */
+    const long long p = S->begin[B->rank] + i, *v = val + off[i];
+    const int n = off[i + 1] - off[i];
+    qsort(val + off[i], (size_t)n, sizeof *val, cmp_ll);
+    for (int j = 0; j < n; j++)
+      if (v[j] != p && (j == 0 || v[j] != v[j - 1])) (*adj)[len++] = (int)v[j];
+    (*xadj)[i + 1] = len;
+  }
+  free(off), free(val);
+  return rc;
+}
+
+/* PT-Scotch's k-way partition of the distributed graph into part[count] (0), or -1 with why (every rank alike). */
+static int scotch_parts(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, char *why, size_t wl) {
+#ifdef UM_HAVE_PTSCOTCH
+  setenv("SCOTCH_PTHREAD_NUMBER", "1", 0); /* one thread per rank (dist_migrate.c's ptscotch_parts says why) */
+  const int nv = B->S[primary].count;
+  long edges = xadj[nv], all_edges = 0;
+  MPI_Allreduce(&edges, &all_edges, 1, MPI_LONG, MPI_SUM, B->D->comm);
+  int level = 0, failed = 0, any = 0;
+  MPI_Query_thread(&level);
+  if (B->S[primary].gsize < B->P)
+    failed = 1, snprintf(why, wl, "the primary set has fewer elements (%lld) than ranks (%d)", B->S[primary].gsize, B->P);
+  else if (all_edges == 0) failed = 1, snprintf(why, wl, "the primary set's graph has no edges");
+  else if (level < MPI_THREAD_MULTIPLE)
+    failed = 1, snprintf(why, wl, "MPI was started without MPI_THREAD_MULTIPLE, which this PT-Scotch needs");
+  if (failed) return -1; /* the same facts on every rank */
+  SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
+  SCOTCH_Dgraph g;
+  SCOTCH_Strat st;
+  int r = !vert || !loc;
+  if (!r) {
+    for (int i = 0; i <= nv; i++) vert[i] = xadj[i];
+    const SCOTCH_Num ne = vert[nv];
+    r = SCOTCH_dgraphInit(&g, B->D->comm);
+    if (!r) {
+      r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj, NULL, NULL);
+      if (!r) {
+        SCOTCH_stratInit(&st);
+        r = SCOTCH_dgraphPart(&g, B->P, &st, loc);
+        SCOTCH_stratExit(&st);
+      }
+      SCOTCH_dgraphExit(&g);
+    }
+  }
+  failed = r != 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, B->D->comm);
+  for (int i = 0; !any && i < nv; i++) part[i] = loc[i];
+  if (any) snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
+  free(vert), free(loc);
+  return any ? -1 : 0;
+#else
+  (void)B, (void)primary, (void)xadj, (void)adj, (void)part;
+  snprintf(why, wl, "this build has no PT-Scotch");
+  return -1;
+#endif
+}
+
+/* Parts that are empty, over every rank (-1: could not count). */
+static int empty_parts(umd_blocks *B, const int *part, int n) {
+  int *cnt = calloc((size_t)B->P, sizeof *cnt), empty = 0;
+  if (!cnt) return -1;
+  for (int i = 0; i < n; i++) cnt[part[i]]++;
+  if (MPI_Allreduce(MPI_IN_PLACE, cnt, B->P, MPI_INT, MPI_SUM, B->D->comm) != MPI_SUCCESS) empty = -1;
+  for (int q = 0; empty >= 0 && q < B->P; q++) empty += cnt[q] == 0;
+  free(cnt);
+  return empty;
+}
+
+/* The edges of the graph between parts (own_home of the primary set), counted once over every rank; -1 if not. */
+static long long edge_cut(umd_blocks *B, int primary, const int *xadj, const int *adj) {
+  const umd_bset *S = &B->S[primary];
+  const int n = xadj[S->count];
+  long long *g = malloc((size_t)(n ? n : 1) * sizeof *g), ends = 0;
+  int *o = malloc((size_t)(n ? n : 1) * sizeof *o);
+  int rc = g && o ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int j = 0; rc == UM_SUCCESS && j < n; j++) g[j] = adj[j];
+  rc = umd_agree(B, rc, "building the graph");
+  if (rc == UM_SUCCESS) rc = umd_agree(B, umd_dir_owner(B, primary, n, g, o), "counting the edge cut");
+  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++)
+    for (int j = xadj[i]; j < xadj[i + 1]; j++) ends += o[j] != S->own_home[i];
+  if (rc == UM_SUCCESS && MPI_Allreduce(MPI_IN_PLACE, &ends, 1, MPI_LONG_LONG, MPI_SUM, B->D->comm) != MPI_SUCCESS)
+    rc = UM_ERR_BACKEND;
+  free(g), free(o);
+  return rc == UM_SUCCESS ? ends / 2 : -1;
+}
+
+int umd_blocks_partition(umd_blocks *B, int primary, const char *method) {
+  um_partition_info *info = &B->D->info;
+  umd_bset *S = &B->S[primary];
+  int *xadj = NULL, *adj = NULL, done = 0;
+  char why[256] = "";
+  const int graph = umd_agree(B, build_graph(B, primary, &xadj, &adj), "building the graph") == UM_SUCCESS;
+  snprintf(info->partitioner, sizeof info->partitioner, "block");
+  if (!strcmp(method, "ptscotch") && graph) {
+    done = scotch_parts(B, primary, xadj, adj, S->own_home, why, sizeof why) == 0;
+    const int empty = done ? empty_parts(B, S->own_home, S->count) : 0;
+    if (empty) done = 0, snprintf(why, sizeof why, "PT-Scotch left %d of %d parts empty", empty, B->P);
+    if (done) snprintf(info->partitioner, sizeof info->partitioner, "ptscotch");
+    else umd_add_note(info, "PT-Scotch: %s; partitioned by the declared blocks instead", why);
+  } else if (!strcmp(method, "ptscotch")) {
+    umd_add_note(info, "PT-Scotch: the graph could not be built; partitioned by the declared blocks instead");
+  } else if (strcmp(method, "block")) {
+    umd_add_note(info, "%s needs the whole graph on one rank: a mesh declared by blocks is partitioned by ptscotch "
+                       "or by its blocks; partitioned by the declared blocks",
+                 method);
+  }
+  for (int i = 0; !done && i < S->count; i++) S->own_home[i] = B->rank; /* "block": the declared blocks */
+  info->edge_cut = graph ? edge_cut(B, primary, xadj, adj) : -1;
+  if (info->edge_cut < 0) umd_add_note(info, "edge cut not computed");
+  free(xadj), free(adj);
+  return UM_SUCCESS;
+}
+#endif /* UM_HAVE_MPI */

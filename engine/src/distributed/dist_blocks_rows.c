@@ -1,0 +1,430 @@
+/* dist_blocks_rows.c: the rows of a mesh declared by blocks on their way to their ranks (design: dist_blocks.c):
+ * records from homes to owners, the exec halo (owners send the elements that reach other ranks), the non-exec
+ * halo (fetched from the owners), then this rank's layout, dats, maps and halo lists. Collective throughout. */
+#include "dist_blocks.h"
+
+#include <limits.h>
+
+#ifdef UM_HAVE_MPI
+
+int umd_blocks_layout(umd_blocks *B) {
+  um_context *ctx = B->ctx;
+  for (int s = 0; s < B->ns; s++) B->S[s].rec = sizeof(long long);
+  for (int k = 0; k < ctx->nmaps; k++) {
+    umd_bset *S = &B->S[ctx->maps[k]->from->index];
+    B->moff[k] = S->rec;
+    S->rec += (size_t)ctx->maps[k]->arity * sizeof(long long);
+  }
+  for (int i = 0; i < ctx->ndats; i++) {
+    const um_dat *d = ctx->dats[i];
+    umd_bset *S = &B->S[d->set->index];
+    B->doff[i] = S->rec;
+    S->rec += (size_t)d->dim * d->esize;
+  }
+  for (int s = 0; s < B->ns; s++) {
+    umd_bset *S = &B->S[s];
+    S->rec = (S->rec + 7) / 8 * 8;
+    if (S->rec > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s': a row of %zu bytes", ctx->sets[s]->name, S->rec);
+  }
+  return UM_SUCCESS;
+}
+
+/* np records recs[idx[j]] of set s to ranks dest[j] (grouped here): *out gets the ones sent here, by source rank
+ * ascending, each source's in its order; *src (when asked) the source of each. */
+static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, const int *dest, char **out, int *nout,
+                int **src) {
+  const int P = B->P;
+  const size_t rec = B->S[s].rec;
+  int *perm = malloc((size_t)(np ? np : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
+  int *rcnt = malloc((size_t)P * sizeof *rcnt);
+  char *sb = malloc((size_t)(np ? np : 1) * rec);
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int rc = perm && scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory moving rows");
+  if (rc == UM_SUCCESS) {
+    umd_group(np, dest, P, perm, scnt);
+    for (int j = 0; j < np; j++) memcpy(sb + (size_t)j * rec, recs + (size_t)idx[perm[j]] * rec, rec);
+    int m = MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (rows)");
+  }
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, rec, sb, scnt, (void **)out, rcnt, nout);
+  if (rc == UM_SUCCESS && src) {
+    *src = malloc((size_t)(*nout ? *nout : 1) * sizeof **src);
+    if (!*src) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory moving rows");
+    for (int q = 0, j = 0; *src && q < P; q++)
+      for (int c = 0; c < rcnt[q]; c++) (*src)[j++] = q;
+  }
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(perm), free(scnt), free(rcnt), free(sb);
+  return rc;
+}
+
+/* The records of the elements this rank is home to, from what it declared. */
+static int home_records(umd_blocks *B, int s, char **out) {
+  um_context *ctx = B->ctx;
+  const umd_bset *S = &B->S[s];
+  char *r = calloc((size_t)(S->count ? S->count : 1), S->rec);
+  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory migrating set '%s'", ctx->sets[s]->name);
+  for (int i = 0; i < S->count; i++) {
+    const long long g = S->begin[B->rank] + i;
+    memcpy(r + (size_t)i * S->rec, &g, sizeof g);
+  }
+  for (int k = 0; k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    const size_t row = (size_t)mp->arity * sizeof(long long);
+    for (int i = 0; mp->from->index == s && i < S->count; i++)
+      memcpy(r + (size_t)i * S->rec + B->moff[k], mp->gtargets + (size_t)i * mp->arity, row);
+  }
+  for (int k = 0; k < ctx->ndats; k++) {
+    um_dat *d = ctx->dats[k];
+    if (d->set->index != s) continue;
+    int rc = um__dat_to_host(ctx, d);
+    if (rc != UM_SUCCESS) {
+      free(r);
+      return rc;
+    }
+    for (int i = 0; i < S->count; i++) copy_row_out(d, i, r + (size_t)i * S->rec + B->doff[k]);
+  }
+  *out = r;
+  return UM_SUCCESS;
+}
+
+int umd_blocks_migrate(umd_blocks *B) {
+  int rc = UM_SUCCESS;
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) {
+    umd_bset *S = &B->S[s];
+    char *home = NULL;
+    int *idx = malloc((size_t)(S->count ? S->count : 1) * sizeof *idx);
+    rc = idx ? home_records(B, s, &home) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
+    for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) idx[i] = i;
+    /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
+    if (rc == UM_SUCCESS) rc = ship(B, s, home, S->count, idx, S->own_home, &S->own, &S->nown, NULL);
+    free(home), free(idx);
+  }
+  return rc;
+}
+
+/* The exec halo of set s: the owners of the owned rows' targets (from their homes), each element sent to every
+ * other rank owning one of its targets; core: reaching none. */
+static int exec_halo(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  umd_bset *S = &B->S[s];
+  int ar_all = 0, rc = UM_SUCCESS;
+  for (int k = 0; k < ctx->nmaps; k++) ar_all += ctx->maps[k]->from->index == s ? ctx->maps[k]->arity : 0;
+  const size_t n = (size_t)S->nown * (size_t)ar_all;
+  int *tow = malloc((n ? n : 1) * sizeof *tow), *idx = malloc((n ? n : 1) * sizeof *idx);
+  int *dst = malloc((n ? n : 1) * sizeof *dst), np = 0;
+  long long *tg = malloc((size_t)(S->nown ? S->nown : 1) * ((size_t)ar_all + 1) * sizeof *tg);
+  S->core = malloc((size_t)(S->nown ? S->nown : 1));
+  if (!tow || !idx || !dst || !tg || !S->core) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+  size_t col = 0; /* tow[e * ar_all + col + a]: map k's targets' owners */
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->from->index != s) continue;
+    const int ar = mp->arity, m = S->nown * ar;
+    int *o = malloc((size_t)(m ? m : 1) * sizeof *o);
+    for (int e = 0; e < S->nown; e++)
+      for (int a = 0; a < ar; a++) tg[(size_t)e * ar + a] = umd_rec_t(S->own, S->rec, e, B->moff[k], a);
+    rc = o ? umd_dir_owner(B, mp->to->index, m, tg, o) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++)
+      for (int a = 0; a < ar; a++) tow[(size_t)e * ar_all + col + a] = o[(size_t)e * ar + a];
+    free(o);
+    col += (size_t)ar;
+  }
+  for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++) {
+    const int *r = tow + (size_t)e * ar_all;
+    S->core[e] = 1;
+    for (int a = 0; a < ar_all; a++) {
+      if (r[a] == B->rank) continue;
+      S->core[e] = 0;
+      int dup = 0; /* each other rank once */
+      for (int b = 0; b < a; b++) dup |= r[b] == r[a];
+      if (!dup) idx[np] = e, dst[np++] = r[a];
+    }
+  }
+  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, np, idx, dst, &S->ex, &S->nex, &S->ex_owner);
+  /* each source's in ascending global order, sources ascending: sorted by owner then global number */
+  free(tow), free(idx), free(dst), free(tg);
+  return rc;
+}
+
+/* Halo keys sorted by owner, then global number. */
+typedef struct {
+  int owner;
+  long long g;
+} bkey;
+static int cmp_bkey(const void *a, const void *b) {
+  const bkey *x = a, *y = b;
+  if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
+  return (x->g > y->g) - (x->g < y->g);
+}
+
+/* The targets of owned and exec rows into set t that are neither owned nor exec here, with their owners. */
+static int nonexec_wanted(umd_blocks *B, int t, bkey **keys, int *nk) {
+  um_context *ctx = B->ctx;
+  const umd_bset *T = &B->S[t];
+  umd_gmap cand = {0};
+  long long *g = NULL;
+  int n = 0, cap = 0, rc = umd_gmap_init(&cand, 16);
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->to->index != t) continue;
+    const umd_bset *F = &B->S[mp->from->index];
+    for (int part = 0; part < 2 && rc == UM_SUCCESS; part++) {
+      const char *recs = part ? F->ex : F->own;
+      const int nr = part ? F->nex : F->nown;
+      for (int e = 0; e < nr && rc == UM_SUCCESS; e++)
+        for (int a = 0; a < mp->arity && rc == UM_SUCCESS; a++) {
+          const long long x = umd_rec_t(recs, F->rec, e, B->moff[k], a);
+          if (umd_gmap_get(&T->held, x) >= 0 || umd_gmap_get(&cand, x) >= 0) continue;
+          if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            long long *ng = realloc(g, (size_t)cap * sizeof *g);
+            if (!ng) rc = UM_ERR_ALLOC;
+            else g = ng;
+          }
+          if (rc == UM_SUCCESS) rc = umd_gmap_add(&cand, x, n);
+          if (rc == UM_SUCCESS) g[n++] = x;
+        }
+    }
+  }
+  umd_gmap_free(&cand);
+  int *o = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof *o) : NULL;
+  *keys = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof **keys) : NULL;
+  rc = o && *keys ? umd_dir_owner(B, t, n, g, o) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo");
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) (*keys)[i] = (bkey){o[i], g[i]};
+  if (rc == UM_SUCCESS) qsort(*keys, (size_t)n, sizeof **keys, cmp_bkey);
+  *nk = n;
+  free(g), free(o);
+  return rc;
+}
+
+/* The non-exec halo of set t: its rows asked of their owners (the global numbers there, the records back). */
+static int nonexec_halo(umd_blocks *B, int t) {
+  umd_bset *T = &B->S[t];
+  const int P = B->P;
+  bkey *keys = NULL;
+  int nk = 0, nr = 0, nb = 0;
+  long long *sg = NULL, *rg = NULL;
+  int *scnt = malloc((size_t)P * sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *idx = NULL, *dst = NULL;
+  int rc = scnt && rcnt ? nonexec_wanted(B, t, &keys, &nk) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS && !(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)))
+    rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS) {
+    for (int q = 0; q < P; q++) scnt[q] = 0;
+    for (int i = 0; i < nk; i++) sg[i] = keys[i].g, scnt[keys[i].owner]++;
+    rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
+  }
+  if (rc == UM_SUCCESS) { /* asked of this rank: its owned records, in the order asked, back to each asker */
+    idx = malloc((size_t)(nr ? nr : 1) * sizeof *idx), dst = malloc((size_t)(nr ? nr : 1) * sizeof *dst);
+    if (!idx || !dst) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
+    for (int q = 0, i = 0; rc == UM_SUCCESS && q < P; q++)
+      for (int c = 0; c < rcnt[q] && rc == UM_SUCCESS; c++, i++) {
+        idx[i] = umd_gmap_get(&T->held, rg[i]), dst[i] = q;
+        if (idx[i] < 0 || idx[i] >= T->nown)
+          rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': rank %d was asked for element %lld, which it does not own",
+                        B->ctx->sets[t]->name, B->rank, rg[i]);
+      }
+  }
+  if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner);
+  if (rc == UM_SUCCESS && nb != nk) rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", B->ctx->sets[t]->name, nb, nk);
+  T->nnx = nb;
+  free(keys), free(sg), free(rg), free(scnt), free(rcnt), free(idx), free(dst);
+  return rc;
+}
+
+/* Owned, then exec elements of every set in its hash map of held elements. */
+static int index_held(umd_blocks *B, int s) {
+  umd_bset *S = &B->S[s];
+  int rc = umd_gmap_init(&S->held, (size_t)S->nown + S->nex);
+  for (int i = 0; rc == UM_SUCCESS && i < S->nown; i++) rc = umd_gmap_add(&S->held, umd_rec_g(S->own, S->rec, i), i);
+  for (int i = 0; rc == UM_SUCCESS && i < S->nex; i++)
+    rc = umd_gmap_add(&S->held, umd_rec_g(S->ex, S->rec, i), S->nown + i);
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
+}
+
+int umd_blocks_halos(umd_blocks *B) {
+  int rc = UM_SUCCESS;
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = exec_halo(B, s); /* every exec halo first */
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = index_held(B, s);
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = nonexec_halo(B, s);
+  return rc;
+}
+/* Import lists (halo rows grouped by owner, in local order), then export lists from what each owner is asked. */
+static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l) {
+  const int P = B->P, nh = S->total - owned;
+  int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
+  int *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), nr = 0;
+  long long *req = malloc((size_t)(nh ? nh : 1) * sizeof *req), *want = NULL;
+  int rc = icnt && ecnt && perm && req ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  if (rc == UM_SUCCESS) {
+    umd_group(nh, hown, P, perm, icnt); /* stable: local order within each owner */
+    S->imp = malloc((size_t)(nh ? nh : 1) * sizeof *S->imp);
+    for (int j = 0; S->imp && j < nh; j++) S->imp[j] = owned + perm[j], req[j] = S->l2g[owned + perm[j]];
+    rc = S->imp ? umd_a2a(B, MPI_LONG_LONG, sizeof *req, req, icnt, (void **)&want, ecnt, &nr)
+                : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  }
+  if (rc == UM_SUCCESS) {
+    S->nnb = 0;
+    for (int q = 0; q < P; q++) S->nnb += icnt[q] || ecnt[q];
+    S->nb = malloc((size_t)(S->nnb ? S->nnb : 1) * sizeof(int));
+    S->imp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+    S->exp_off = calloc((size_t)S->nnb + 1, sizeof(int));
+    S->exp = malloc((size_t)(nr ? nr : 1) * sizeof(int));
+    if (!S->nb || !S->imp_off || !S->exp_off || !S->exp) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  }
+  for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++) {
+    if (!icnt[q] && !ecnt[q]) continue;
+    S->nb[j] = q;
+    S->imp_off[j + 1] = S->imp_off[j] + icnt[q];
+    S->exp_off[j + 1] = S->exp_off[j] + ecnt[q];
+    j++;
+  }
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
+    const int l = umd_gmap_get(g2l, want[i]);
+    if (l < 0 || l >= owned)
+      rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %lld, which it does not own",
+                    B->rank, want[i]);
+    else S->exp[i] = l;
+  }
+  free(icnt), free(ecnt), free(perm), free(req), free(want);
+  return rc;
+}
+
+/* Set s's local order (core, rest of the owned, exec, non-exec): each row's record, l2g, g2l and the halo rows'
+ * owners. */
+static int order_set(umd_blocks *B, int s, const char **rows, umd_gmap *g2l, int *hown) {
+  const umd_bset *S = &B->S[s];
+  umd_set *U = &B->D->sets[s];
+  U->total = S->nown + S->nex + S->nnx;
+  U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
+  int rc = U->l2g ? umd_gmap_init(g2l, (size_t)U->total) : UM_ERR_ALLOC, j = 0;
+  for (int pass = 1; pass >= 0; pass--) /* core, then the rest */
+    for (int i = 0; i < S->nown; i++)
+      if (S->core[i] == pass) rows[j++] = S->own + (size_t)i * S->rec;
+  for (int i = 0; i < S->nex; i++) hown[i] = S->ex_owner[i], rows[j++] = S->ex + (size_t)i * S->rec;
+  for (int i = 0; i < S->nnx; i++) hown[S->nex + i] = S->nx_owner[i], rows[j++] = S->nx + (size_t)i * S->rec;
+  for (int i = 0; rc == UM_SUCCESS && i < U->total; i++) {
+    long long g;
+    memcpy(&g, rows[i], sizeof g);
+    U->l2g[i] = (int)g; /* gsize <= INT_MAX (um_decl_set_block) */
+    rc = umd_gmap_add(g2l, g, i);
+  }
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
+}
+
+/* A dat's rows in its set's local order. */
+static int install_dat(umd_blocks *B, int k, const char *const *rows, int total) {
+  um_context *ctx = B->ctx;
+  um_dat *d = ctx->dats[k];
+  const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
+  const int nrows = (total + align - 1) / align * align;
+  char *nd = calloc((size_t)(nrows ? nrows : 1), (size_t)d->dim * d->esize);
+  if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  um_dat tmp = *d;
+  tmp.data = nd;
+  tmp.rows = nrows;
+  for (int i = 0; i < total; i++) copy_row_in(&tmp, i, rows[i] + B->doff[k]);
+  free(d->data);
+  d->data = nd;
+  d->rows = nrows;
+  um__dat_host_moved(d);
+  d->halo_stale = 0; /* every halo row came from its owner */
+  return UM_SUCCESS;
+}
+
+/* A map's rows in its from-set's local order, targets local (0 in non-exec rows for targets not held: never run). */
+static int install_map(umd_blocks *B, int k, const char *const *rows, const umd_gmap *tg) {
+  um_map *mp = B->ctx->maps[k];
+  const umd_set *F = &B->D->sets[mp->from->index];
+  const um_set *fs = mp->from;
+  const int ar = mp->arity, run = B->S[fs->index].nown + B->S[fs->index].nex;
+  int *nd = malloc(((size_t)F->total * ar + 1) * sizeof *nd);
+  if (!nd) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+  for (int i = 0; i < F->total; i++)
+    for (int a = 0; a < ar; a++) {
+      long long t;
+      memcpy(&t, rows[i] + B->moff[k] + (size_t)a * sizeof t, sizeof t);
+      const int l = umd_gmap_get(tg, t);
+      if (l < 0 && i < run) {
+        free(nd);
+        return UM_ERROR(B->ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
+                        mp->name, i, B->rank);
+      }
+      nd[(size_t)i * ar + a] = l < 0 ? 0 : l;
+    }
+  free(mp->data);
+  mp->data = nd;
+  free(mp->gtargets);
+  mp->gtargets = NULL;
+  return UM_SUCCESS;
+}
+
+/* Every rank's counts of set s (um_set_partition), and the set's sizes here. */
+static int set_counts(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  const umd_bset *S = &B->S[s];
+  umd_set *U = &B->D->sets[s];
+  const int P = B->P;
+  U->all_owned = malloc((size_t)P * sizeof(int));
+  U->all_exec = malloc((size_t)P * sizeof(int));
+  U->all_nonexec = malloc((size_t)P * sizeof(int));
+  int mine[3] = {S->nown, S->nex, S->nnx}, *all = malloc((size_t)P * 3 * sizeof *all);
+  if (!U->all_owned || !U->all_exec || !U->all_nonexec || !all) {
+    free(all);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", ctx->sets[s]->name);
+  }
+  const int m = MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, B->D->comm);
+  long long sum = 0;
+  for (int q = 0; m == MPI_SUCCESS && q < P; q++) {
+    U->all_owned[q] = all[3 * q], U->all_exec[q] = all[3 * q + 1], U->all_nonexec[q] = all[3 * q + 2];
+    sum += all[3 * q];
+  }
+  free(all);
+  if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
+  if (sum != S->gsize)
+    return UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %lld elements together, not %lld", ctx->sets[s]->name,
+                    sum, S->gsize);
+  um_set *st = ctx->sets[s];
+  int core = 0;
+  for (int i = 0; i < S->nown; i++) core += S->core[i];
+  st->size = S->nown, st->core_size = core, st->exec_halo = S->nex, st->nonexec_halo = S->nnx;
+  st->block = 0;
+  free(st->part_offset);
+  st->part_offset = NULL;
+  st->nparts = 0;
+  return UM_SUCCESS;
+}
+
+int umd_blocks_install(umd_blocks *B) {
+  um_context *ctx = B->ctx;
+  const int ns = B->ns;
+  const char ***rows = calloc((size_t)ns, sizeof *rows);
+  umd_gmap *g2l = calloc((size_t)ns, sizeof *g2l);
+  int **hown = calloc((size_t)ns, sizeof *hown);
+  int rc = rows && g2l && hown ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const umd_bset *S = &B->S[s];
+    const size_t total = (size_t)S->nown + S->nex + S->nnx;
+    rows[s] = malloc((total ? total : 1) * sizeof **rows);
+    hown[s] = malloc(((size_t)S->nex + S->nnx + 1) * sizeof **hown);
+    rc = rows[s] && hown[s] ? order_set(B, s, rows[s], &g2l[s], hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  }
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
+    const int s = ctx->dats[k]->set->index;
+    rc = install_dat(B, k, rows[s], B->D->sets[s].total);
+  }
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
+    rc = install_map(B, k, rows[ctx->maps[k]->from->index], &g2l[ctx->maps[k]->to->index]);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
+    rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown[s], &g2l[s]);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_counts(B, s);
+  for (int s = 0; s < ns; s++) {
+    if (rows) free(rows[s]);
+    if (hown) free(hown[s]);
+    if (g2l) umd_gmap_free(&g2l[s]);
+  }
+  free(rows), free(g2l), free(hown);
+  return rc;
+}
+#endif /* UM_HAVE_MPI */

@@ -1,0 +1,408 @@
+// A mesh declared by blocks (um_decl_set_block / um_decl_map_block: no rank holds the whole mesh) against the same
+// mesh declared whole, both distributed with the block partitioner: the same counts and local order on every rank,
+// the same local maps, bit-identical loops and reductions, and reductions equal to one process; blocks that do not
+// tile and declarations that mix the two fail on every rank alike. Part of um_mpi_tests (ctest: 1 to 4 ranks).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#define OMPI_SKIP_MPICXX 1  // the C API only (no C++ bindings to link)
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include "test_kernels.h"
+#include "um/um.h"
+
+extern "C" const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
+
+namespace {
+
+struct QuadMesh {  // N x N quads: cells -> 4 nodes; interior edges -> 2 cells and -> their 2 nodes
+  int N, nnode, ncell, nedge;
+  std::vector<int> cell_nodes, edge_cells, edge_nodes;
+  explicit QuadMesh(int n) : N(n), nnode((n + 1) * (n + 1)), ncell(n * n) {
+    for (int j = 0; j < N; j++)
+      for (int i = 0; i < N; i++) {
+        const int a = j * (N + 1) + i;
+        cell_nodes.insert(cell_nodes.end(), {a, a + 1, a + N + 2, a + N + 1});
+        if (i + 1 < N) {
+          edge_cells.insert(edge_cells.end(), {j * N + i, j * N + i + 1});
+          edge_nodes.insert(edge_nodes.end(), {a + 1, a + N + 2});
+        }
+        if (j + 1 < N) {
+          edge_cells.insert(edge_cells.end(), {j * N + i, (j + 1) * N + i});
+          edge_nodes.insert(edge_nodes.end(), {a + N + 1, a + N + 2});
+        }
+      }
+    nedge = (int)edge_cells.size() / 2;
+  }
+};
+
+// Where rank q's block of n elements begins: the block partitioner's ranges (element i on rank i * P / n), or
+// skewed ones (rank q from n q^2 / P^2: homes that are not the owners).
+long long block_begin(long long n, int q, int P, bool skew) {
+  if (q >= P) return n;
+  return skew ? n * q * q / ((long long)P * P) : (n * q + P - 1) / P;
+}
+
+struct Block {
+  long long b = 0;
+  int n = 0;
+};
+Block my_block(long long n, bool skew, int shrink) {
+  const int P = um_mpi_size(), q = um_mpi_rank();
+  Block k;
+  k.b = block_begin(n, q, P, skew);
+  k.n = (int)(block_begin(n, q + 1, P, skew) - k.b);
+  if (shrink == 1 && q == P - 1 && k.n > 0) k.n--;  // the last element declared by nobody
+  if (shrink == 2 && q == 0 && k.n > 0) k.n--;      // a gap before rank 1's block
+  return k;
+}
+
+template <typename T>
+std::vector<T> rows(const std::vector<T> &v, const Block &k, int dim) {
+  return std::vector<T>(v.begin() + k.b * dim, v.begin() + (k.b + k.n) * dim);
+}
+std::vector<long long> map_rows(const std::vector<int> &v, const Block &k, int ar) {
+  std::vector<long long> r;
+  for (long long i = k.b * ar; i < (k.b + k.n) * ar; i++) r.push_back(v[i]);
+  return r;
+}
+
+struct Variant {              // what a mesh is declared and run with
+  const char *primary = "cells";
+  bool en_first = false;      // edge_nodes declared before cell_nodes: nodes placed through the edges
+  bool extra = false;         // a set no map connects (the block split), with a dat
+  const char *backend = "seq";
+  bool soa = false;
+  um_increments incs = UM_INCREMENTS_REDUNDANT;
+  const char *partitioner = "block";
+};
+
+struct BMesh {
+  um_context *ctx = nullptr;
+  um_set *extra = nullptr;
+  um_dat *xd = nullptr;
+  um_set *nodes = nullptr, *cells = nullptr, *edges = nullptr;
+  um_map *ec = nullptr, *cn = nullptr, *en = nullptr;
+  um_dat *q = nullptr, *w = nullptr, *u = nullptr, *r = nullptr, *f = nullptr, *nu = nullptr, *nr = nullptr,
+         *nf = nullptr, *nv = nullptr;
+  ~BMesh() { um_finalize(&ctx); }
+  // blocks: declared by blocks (cells on the block partitioner's ranges, nodes and edges skewed); returns
+  // um_distribute's code (distribute) or 0
+  int build(const QuadMesh &g, bool blocks, bool distribute, int shrink = 0, const Variant &v = Variant()) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = v.backend;
+    o.block_size = 16;
+    o.parallel_threshold = 0;
+    if (v.soa) o.layout = UM_SOA;
+    EXPECT_EQ(um_init(&ctx, &o), 0);
+    EXPECT_EQ(um_context_set_increments(ctx, v.incs), 0);
+    std::vector<double> qv(3 * g.ncell), wv(g.nedge), uv(2 * g.ncell), nuv(2 * g.nnode);
+    for (int c = 0; c < g.ncell; c++) {
+      for (int k = 0; k < 3; k++) qv[3 * c + k] = std::sin(0.1 * c + k);
+      uv[2 * c] = std::cos(0.3 * c), uv[2 * c + 1] = 0.01 * c;
+    }
+    for (int e = 0; e < g.nedge; e++) wv[e] = 1.0 + 0.001 * e;
+    for (int v = 0; v < g.nnode; v++) nuv[2 * v] = std::sin(0.2 * v), nuv[2 * v + 1] = 0.3 - 0.02 * v;
+    const int nx = 5;  // the extra set: fewer elements than some rank counts
+    std::vector<double> xv(nx);
+    for (int i = 0; i < nx; i++) xv[i] = 10.0 + i;
+    // the primary set on the block partitioner's ranges, the others skewed
+    auto blk = [&](int n, const char *name, int sh) {
+      return blocks ? my_block(n, strcmp(name, v.primary) != 0, sh) : Block{0, n};
+    };
+    const Block bc = blk(g.ncell, "cells", shrink), bn = blk(g.nnode, "nodes", 0), be = blk(g.nedge, "edges", 0);
+    const Block bx = blk(nx, "extra", 0);
+    auto set = [&](int n, const Block &k, const char *name, um_set **out) {
+      if (blocks) EXPECT_EQ(um_decl_set_block(ctx, n, k.b, k.n, name, out), 0) << um_error_message(ctx);
+      else EXPECT_EQ(um_decl_set(ctx, n, name, out), 0) << um_error_message(ctx);
+    };
+    auto map = [&](um_set *from, um_set *to, int ar, const std::vector<int> &data, const Block &k, const char *name,
+                   um_map **out) {
+      if (blocks) EXPECT_EQ(um_decl_map_block(ctx, from, to, ar, map_rows(data, k, ar).data(), name, out), 0) << um_error_message(ctx);
+      else EXPECT_EQ(um_decl_map(ctx, from, to, ar, data.data(), name, out), 0) << um_error_message(ctx);
+    };
+    set(g.nnode, bn, "nodes", &nodes);
+    set(g.ncell, bc, "cells", &cells);
+    set(g.nedge, be, "edges", &edges);
+    if (v.extra) set(nx, bx, "extra", &extra);
+    map(edges, cells, 2, g.edge_cells, be, "edge_cells", &ec);
+    if (v.en_first) map(edges, nodes, 2, g.edge_nodes, be, "edge_nodes", &en);
+    map(cells, nodes, 4, g.cell_nodes, bc, "cell_nodes", &cn);
+    if (!v.en_first) map(edges, nodes, 2, g.edge_nodes, be, "edge_nodes", &en);
+    if (v.extra) EXPECT_EQ(um_decl_dat(ctx, extra, 1, UM_DOUBLE, rows(xv, bx, 1).data(), "xd", &xd), 0);
+    EXPECT_EQ(um_decl_dat(ctx, cells, 3, UM_DOUBLE, rows(qv, bc, 3).data(), "q", &q), 0);
+    EXPECT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, rows(wv, be, 1).data(), "w", &w), 0);
+    EXPECT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, rows(uv, bc, 2).data(), "u", &u), 0);
+    EXPECT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, nullptr, "r", &r), 0);
+    EXPECT_EQ(um_decl_dat(ctx, cells, 1, UM_FLOAT, nullptr, "f", &f), 0);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, rows(nuv, bn, 2).data(), "nu", &nu), 0);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "nr", &nr), 0);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "nf", &nf), 0);
+    EXPECT_EQ(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, nullptr, "nv", &nv), 0);
+    return distribute ? um_distribute(ctx, v.primary, v.partitioner) : 0;
+  }
+  // increments through edge->cell and edge->node with global sums, corner increments with a MAX, RW through a map
+  void step(double red[5]) {
+    double s1 = 0, s2 = 0, mx = -1e300;
+    int c1 = 0, c2 = 0;
+    ASSERT_EQ(UM_PAR_LOOP(ctx, edge_inc_kernel, "edge_inc", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(u, 0, ec, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, ec, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(r, 0, ec, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, ec, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(f, 0, ec, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s1, 1, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&c1, 1, UM_INT, UM_INC)),
+              0)
+        << um_error_message(ctx);
+    ASSERT_EQ(UM_PAR_LOOP(ctx, edge_inc_kernel, "edge_node_inc", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(nu, 0, en, 2, UM_DOUBLE, UM_READ), um_arg_dat(nu, 1, en, 2, UM_DOUBLE, UM_READ),
+                          um_arg_dat(nr, 0, en, 2, UM_DOUBLE, UM_INC), um_arg_dat(nr, 1, en, 2, UM_DOUBLE, UM_INC),
+                          um_arg_dat(nf, 0, en, 1, UM_FLOAT, UM_INC), um_arg_gbl(&s2, 1, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&c2, 1, UM_INT, UM_INC)),
+              0)
+        << um_error_message(ctx);
+    ASSERT_EQ(UM_PAR_LOOP(ctx, cell_inc_kernel, "cell_inc", cells, um_arg_dat(q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                          um_arg_dat(nv, 0, cn, 3, UM_DOUBLE, UM_INC), um_arg_dat(nv, 1, cn, 3, UM_DOUBLE, UM_INC),
+                          um_arg_dat(nv, 2, cn, 3, UM_DOUBLE, UM_INC), um_arg_dat(nv, 3, cn, 3, UM_DOUBLE, UM_INC),
+                          um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX)),
+              0)
+        << um_error_message(ctx);
+    ASSERT_EQ(UM_PAR_LOOP(ctx, indirect_rw_kernel, "indirect_rw", edges, um_arg_dat(u, 0, ec, 2, UM_DOUBLE, UM_RW),
+                          um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)),
+              0)
+        << um_error_message(ctx);
+    red[0] = s1, red[1] = s2, red[2] = mx, red[3] = c1, red[4] = c2;
+  }
+};
+
+template <typename T>
+std::vector<T> fetch(um_context *ctx, um_dat *d) {
+  std::vector<T> v((size_t)um_set_size(um_dat_set(d)) * um_dat_dim(d));
+  EXPECT_EQ(um_dat_fetch(ctx, d, v.data(), v.size() * sizeof(T)), 0) << um_error_message(ctx);
+  return v;
+}
+
+// The same partition on every rank: counts of every rank, this rank's local -> global order and local maps.
+void expect_same_layout(const BMesh &a, const BMesh &b) {
+  const std::vector<std::pair<um_set *, um_set *>> sets = {{a.nodes, b.nodes}, {a.cells, b.cells}, {a.edges, b.edges}};
+  for (const auto &s : sets) {
+    EXPECT_EQ(um_set_size(s.first), um_set_size(s.second));
+    for (int q = 0; q < um_context_nranks(a.ctx); q++) {
+      int x[3], y[3];
+      ASSERT_EQ(um_set_partition(s.first, q, &x[0], &x[1], &x[2]), 0);
+      ASSERT_EQ(um_set_partition(s.second, q, &y[0], &y[1], &y[2]), 0);
+      EXPECT_EQ(std::vector<int>(x, x + 3), std::vector<int>(y, y + 3)) << um_set_name(s.first) << " on rank " << q;
+    }
+    int o, e, n;
+    ASSERT_EQ(um_set_partition(s.first, um_context_rank(a.ctx), &o, &e, &n), 0);
+    const int *la = um__dist_set_l2g(a.ctx, s.first), *lb = um__dist_set_l2g(b.ctx, s.second);
+    ASSERT_EQ(la == nullptr, lb == nullptr);
+    if (la) EXPECT_EQ(std::vector<int>(la, la + o + e + n), std::vector<int>(lb, lb + o + e + n)) << um_set_name(s.first);
+  }
+  const std::vector<std::pair<um_map *, um_map *>> maps = {{a.ec, b.ec}, {a.cn, b.cn}, {a.en, b.en}};
+  for (const auto &m : maps) {
+    int o, e, n;
+    ASSERT_EQ(um_set_partition(um_map_from(m.first), um_context_rank(a.ctx), &o, &e, &n), 0);
+    const size_t len = (size_t)(o + e + n) * um_map_arity(m.first);
+    const int *x = um_map_data(m.first), *y = um_map_data(m.second);
+    EXPECT_EQ(std::vector<int>(x, x + len), std::vector<int>(y, y + len)) << um_map_name(m.first);
+  }
+}
+
+template <typename T>
+void expect_same_bits(const std::vector<T> &x, const std::vector<T> &y, const char *what) {
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); i++)
+    ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(T)), 0) << what << "[" << i << "]: " << x[i] << " vs " << y[i];
+}
+
+Variant variant(int k) {
+  Variant v;
+  if (k == 1) {  // nodes placed through the edges, a set no map connects, SoA, reverse increments, openmp
+    v.en_first = true, v.extra = true, v.soa = true, v.incs = UM_INCREMENTS_REVERSE;
+    v.backend = um_backend_available("openmp") ? "openmp" : "seq";
+  } else if (k == 2) {  // nodes primary: cells and edges placed from their first node
+    v.primary = "nodes", v.extra = true, v.incs = UM_INCREMENTS_AUTO;
+  }
+  return v;
+}
+
+class Blocks : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(Blocks, SameLayoutAndBitsAsTheWholeDeclaration) {
+  const QuadMesh g(std::get<0>(GetParam()));  // 1: fewer cells (and edges: none) than ranks
+  const Variant v = variant(std::get<1>(GetParam()));
+  BMesh one, whole, blk;
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(whole.build(g, false, true, 0, v), 0) << um_error_message(whole.ctx);
+  ASSERT_EQ(blk.build(g, true, true, 0, v), 0) << um_error_message(blk.ctx);
+  EXPECT_EQ(um_context_nranks(blk.ctx), um_mpi_size());
+  expect_same_layout(whole, blk);
+  if (um_mpi_size() > 1) {
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(blk.ctx, &pi), 0);
+    EXPECT_STREQ(pi.partitioner, "block");
+    EXPECT_STREQ(pi.primary, v.primary);
+    um_partition_info pw;  // the graph built from the blocks' rows: the whole declaration's edge cut
+    ASSERT_EQ(um_partition_info_get(whole.ctx, &pw), 0);
+    EXPECT_EQ(pi.edge_cut, pw.edge_cut) << pi.note;
+    EXPECT_EQ(pi.imbalance, pw.imbalance);
+  }
+  if (v.extra) {
+    expect_same_bits(fetch<double>(whole.ctx, whole.xd), fetch<double>(blk.ctx, blk.xd), "xd");
+    for (int q = 0; q < um_context_nranks(blk.ctx); q++) {
+      int x[3], y[3];
+      ASSERT_EQ(um_set_partition(whole.extra, q, &x[0], &x[1], &x[2]), 0);
+      ASSERT_EQ(um_set_partition(blk.extra, q, &y[0], &y[1], &y[2]), 0);
+      EXPECT_EQ(std::vector<int>(x, x + 3), std::vector<int>(y, y + 3)) << "extra on rank " << q;
+    }
+  }
+  for (int it = 0; it < 3; it++) {
+    double r1[5], r2[5], r3[5];
+    one.step(r1);
+    whole.step(r2);
+    blk.step(r3);
+    for (int k = 0; k < 5; k++) EXPECT_EQ(std::memcmp(&r2[k], &r3[k], sizeof(double)), 0) << "reduction " << k;
+    EXPECT_EQ(r1[2], r3[2]);  // MAX and the counts: exactly one process's
+    EXPECT_EQ(r1[3], r3[3]);
+    EXPECT_EQ(r1[4], r3[4]);
+    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
+  }
+  const std::vector<std::pair<um_dat *, um_dat *>> dd = {{whole.r, blk.r},   {whole.u, blk.u},   {whole.nr, blk.nr},
+                                                         {whole.nv, blk.nv}, {whole.nu, blk.nu}, {whole.q, blk.q}};
+  const std::vector<um_dat *> od = {one.r, one.u, one.nr, one.nv, one.nu, one.q};
+  for (size_t i = 0; i < dd.size(); i++) {
+    const std::vector<double> x = fetch<double>(whole.ctx, dd[i].first), y = fetch<double>(blk.ctx, dd[i].second);
+    expect_same_bits(x, y, um_dat_name(dd[i].first));
+    const std::vector<double> z = fetch<double>(one.ctx, od[i]);
+    for (size_t j = 0; j < z.size(); j++) ASSERT_NEAR(y[j], z[j], 1e-12 * (1 + std::fabs(z[j]))) << um_dat_name(od[i]);
+  }
+  expect_same_bits(fetch<float>(whole.ctx, whole.f), fetch<float>(blk.ctx, blk.f), "f");
+  expect_same_bits(fetch<float>(whole.ctx, whole.nf), fetch<float>(blk.ctx, blk.nf), "nf");
+  std::vector<int> m(4 * (size_t)g.ncell);  // the global view of a map (its gather order built now)
+  ASSERT_EQ(um_map_fetch(blk.ctx, blk.cn, m.data(), m.size() * sizeof(int)), 0) << um_error_message(blk.ctx);
+  EXPECT_EQ(m, g.cell_nodes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 16, 2, 1), ::testing::Values(0, 1, 2)));
+
+// PT-Scotch's parts of the graph each rank builds from its block's rows: every element owned once, the loops those
+// of one process.
+TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
+  if (!um_mpi_partitioner_built("ptscotch")) GTEST_SKIP() << "no PT-Scotch";
+  const QuadMesh g(9);
+  Variant v;
+  v.partitioner = "ptscotch";
+  BMesh one, blk;
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(blk.build(g, true, true, 0, v), 0) << um_error_message(blk.ctx);
+  const int P = um_mpi_size();
+  if (P > 1) {
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(blk.ctx, &pi), 0);
+    EXPECT_STREQ(pi.partitioner, "ptscotch") << pi.note;
+    EXPECT_GT(pi.edge_cut, 0);
+    EXPECT_LT(pi.edge_cut, 2 * g.nedge);
+    for (um_set *s : {blk.cells, blk.nodes, blk.edges}) {
+      long long sum = 0;
+      for (int q = 0; q < P; q++) {
+        int o, e, n;
+        ASSERT_EQ(um_set_partition(s, q, &o, &e, &n), 0);
+        if (s == blk.cells) EXPECT_GT(o, 0) << "rank " << q;
+        sum += o;
+      }
+      EXPECT_EQ(sum, um_set_size(s)) << um_set_name(s);
+    }
+  }
+  for (int it = 0; it < 2; it++) {
+    double r1[5], r3[5];
+    one.step(r1);
+    blk.step(r3);
+    EXPECT_EQ(r1[2], r3[2]);
+    EXPECT_EQ(r1[3], r3[3]);
+    EXPECT_EQ(r1[4], r3[4]);
+    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
+  }
+  for (auto pr : {std::make_pair(one.r, blk.r), std::make_pair(one.nr, blk.nr), std::make_pair(one.nv, blk.nv),
+                  std::make_pair(one.u, blk.u)}) {
+    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(blk.ctx, pr.second);
+    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
+  }
+}
+
+// The same code and the same words on every rank (a hash of the message, compared across the ranks).
+void expect_same_everywhere(int rc, const std::string &msg) {
+  const long long h = (long long)(std::hash<std::string>{}(msg) >> 2), mine[4] = {rc, -rc, h, -h};
+  long long all[4];
+  MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(all[0], -all[1]) << "the ranks' codes differ";
+  EXPECT_EQ(all[2], -all[3]) << "the ranks' messages differ; here: " << msg;
+}
+
+TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
+  if (um_mpi_size() == 1) GTEST_SKIP() << "one rank: a block is the whole set";
+  const QuadMesh g(5);
+  BMesh b;
+  const int rc = b.build(g, true, true, 1);
+  const std::string msg = um_error_message(b.ctx);
+  EXPECT_EQ(rc, UM_ERR_ARG) << msg;
+  EXPECT_NE(msg.find("blocks of set 'cells' do not tile [0, 25) in rank order: rank " + std::to_string(um_mpi_size() - 1) + ", the last"), std::string::npos) << msg;
+  expect_same_everywhere(rc, msg);
+  BMesh gap;
+  const int rc2 = gap.build(g, true, true, 2);
+  const std::string msg2 = um_error_message(gap.ctx);
+  EXPECT_EQ(rc2, UM_ERR_ARG) << msg2;
+  const std::string b1 = std::to_string(block_begin(25, 1, um_mpi_size(), false)),
+                    end0 = std::to_string(block_begin(25, 1, um_mpi_size(), false) - 1);
+  EXPECT_NE(msg2.find("do not tile [0, 25) in rank order: rank 1 declares [" + b1 + ", "), std::string::npos) << msg2;
+  EXPECT_NE(msg2.find("which should begin at " + end0 + " (where the previous rank's ends)"), std::string::npos) << msg2;
+  expect_same_everywhere(rc2, msg2);
+}
+
+TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
+  um_context *ctx = nullptr;
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  ASSERT_EQ(um_init(&ctx, &o), 0);
+  const int P = um_mpi_size(), q = um_mpi_rank();
+  um_set *a, *b, *c;
+  const long long b0 = block_begin(10, q, P, false), b1 = block_begin(10, q + 1, P, false);
+  ASSERT_EQ(um_decl_set_block(ctx, 10, b0, (int)(b1 - b0), "a", &a), 0) << um_error_message(ctx);
+  if (P == 1) EXPECT_EQ(um_decl_set_block(ctx, 10, 0, 9, "part", &c), UM_ERR_ARG);  // one rank: the whole set
+  ASSERT_EQ(um_decl_set(ctx, 4, "b", &b), 0);
+  if (P > 1) {
+    um_map *m;
+    std::vector<int> t(4, 0);
+    EXPECT_EQ(um_decl_map(ctx, b, a, 1, t.data(), "b_a", &m), UM_ERR_ARG);  // a plain map into a block set
+    um_dat *d, *e;
+    ASSERT_EQ(um_decl_dat(ctx, a, 1, UM_DOUBLE, nullptr, "d", &d), 0);
+    ASSERT_EQ(um_decl_dat(ctx, a, 1, UM_DOUBLE, nullptr, "e", &e), 0);
+    EXPECT_EQ(UM_PAR_LOOP(ctx, cbrt_of_kernel, "early", a, um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(e, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+              UM_ERR_ARG);
+    EXPECT_NE(std::string(um_error_message(ctx)).find("call um_distribute before the first loop"), std::string::npos)
+        << um_error_message(ctx);
+    std::vector<double> all(10);  // no whole view yet
+    EXPECT_EQ(um_dat_fetch(ctx, d, all.data(), all.size() * sizeof(double)), UM_ERR_ARG);
+    EXPECT_EQ(um_dat_update(ctx, d, all.data(), all.size() * sizeof(double)), UM_ERR_ARG);
+  }
+  const int rc = um_distribute(ctx, "a", "block");
+  const std::string msg = um_error_message(ctx);
+  if (P > 1) {
+    EXPECT_EQ(rc, UM_ERR_ARG);
+    EXPECT_NE(msg.find("declare every set by blocks, or none"), std::string::npos) << msg;
+    expect_same_everywhere(rc, msg);
+  } else {
+    EXPECT_EQ(rc, 0) << msg;
+  }
+  um_finalize(&ctx);
+}
+
+}  // namespace
