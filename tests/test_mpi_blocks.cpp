@@ -100,7 +100,7 @@ struct BMesh {
     um_options_default(&o);
     o.backend = v.backend;
     o.block_size = 16;
-    o.parallel_threshold = 0;
+    EXPECT_EQ(um_options_set(&o, "openmp.parallel_threshold", "0"), 0);
     if (v.soa) o.layout = UM_SOA;
     EXPECT_EQ(um_init(&ctx, &o), 0);
     EXPECT_EQ(um_context_set_increments(ctx, v.incs), 0);
