@@ -127,12 +127,6 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out);
 /* One outcome of a step on every rank: rc, or (when another rank failed) the largest code with a message naming
  * the step. */
 int umd_agree(umd_blocks *B, int rc, const char *step);
-/* Another sentence in the partition's note ("; " between them). */
-void umd_add_note(um_partition_info *info, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 /* dist_blocks_graph.c: the primary set's owners at its homes (own_home): PT-Scotch's parts of its graph when
  * method is "ptscotch" and it can, else the declared blocks; the partition's words and edge cut in D->info. */
 int umd_blocks_partition(umd_blocks *B, int primary, const char *method);

@@ -158,29 +158,11 @@ static int scotch_parts(umd_blocks *B, int primary, const int *xadj, const int *
   else if (level < MPI_THREAD_MULTIPLE)
     failed = 1, snprintf(why, wl, "MPI was started without MPI_THREAD_MULTIPLE, which this PT-Scotch needs");
   if (failed) return -1; /* the same facts on every rank */
-  SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
-  SCOTCH_Dgraph g;
-  SCOTCH_Strat st;
-  int r = !vert || !loc;
-  if (!r) {
-    for (int i = 0; i <= nv; i++) vert[i] = xadj[i];
-    const SCOTCH_Num ne = vert[nv];
-    r = SCOTCH_dgraphInit(&g, B->D->comm);
-    if (!r) {
-      r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj, NULL, NULL);
-      if (!r) {
-        SCOTCH_stratInit(&st);
-        r = SCOTCH_dgraphPart(&g, B->P, &st, loc);
-        SCOTCH_stratExit(&st);
-      }
-      SCOTCH_dgraphExit(&g);
-    }
-  }
-  failed = r != 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, B->D->comm);
+  int *loc = malloc(((size_t)nv + 1) * sizeof *loc);
+  any = umd_scotch_part(B->D->comm, nv, xadj, adj, B->P, loc);
   for (int i = 0; !any && i < nv; i++) part[i] = loc[i];
   if (any) snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
-  free(vert), free(loc);
+  free(loc);
   return any ? -1 : 0;
 #else
   (void)B, (void)primary, (void)xadj, (void)adj, (void)part;

@@ -112,6 +112,18 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
 /* dist_exchange.c: the gather order of set s (gather_g) for whole-set fetches, built at the first (collective). */
 int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s);
 
+#ifdef UM_HAVE_PTSCOTCH
+/* dist_migrate.c: PT-Scotch's k-way partition of a distributed graph (this rank's nv rows, edges in the global
+ * numbering) into loc[nv]; collective: 0 on every rank, or 1 on every rank when any failed. */
+int umd_scotch_part(MPI_Comm comm, int nv, const int *xadj, const int *adj, int nparts, int *loc);
+#endif
+/* dist_blocks.c: another sentence in the partition's note ("; " between them). */
+void umd_add_note(um_partition_info *info, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
 int um__transport_setup(um_context *ctx, struct um_dist *D);
 void um__transport_close(um_context *ctx, struct um_dist *D);

@@ -33,23 +33,35 @@ static int largest_part(int n, const int *part, int nranks, int *empty) {
   return mx;
 }
 
-/* Another sentence in the partition's note ("; " between them). */
-static void add_note(um_partition_info *info, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void add_note(um_partition_info *info, const char *fmt, ...) {
-  size_t l = strlen(info->note);
-  if (l && l + 2 < sizeof info->note) {
-    memcpy(info->note + l, "; ", 3);
-    l += 2;
+#ifdef UM_HAVE_PTSCOTCH
+/* PT-Scotch's k-way partition of a distributed graph (this rank's nv vertices: rows xadj[nv + 1], edges adj in the
+ * global numbering, base 0) into loc[nv]. Collective: 0 on every rank, or 1 on every rank when it failed on any
+ * (loc NULL counts as a failure: out of memory). */
+int umd_scotch_part(MPI_Comm comm, int nv, const int *xadj, const int *adj, int nparts, int *loc) {
+  SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert);
+  SCOTCH_Dgraph g;
+  SCOTCH_Strat st;
+  int r = !vert || !loc;
+  if (!r) {
+    for (int i = 0; i <= nv; i++) vert[i] = xadj[i];
+    const SCOTCH_Num ne = vert[nv];
+    r = SCOTCH_dgraphInit(&g, comm);
+    if (!r) { /* SCOTCH_Num is int in Debian's build (checked below) */
+      r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj, NULL, NULL);
+      if (!r) {
+        SCOTCH_stratInit(&st);
+        r = SCOTCH_dgraphPart(&g, nparts, &st, (SCOTCH_Num *)loc);
+        SCOTCH_stratExit(&st);
+      }
+      SCOTCH_dgraphExit(&g);
+    }
   }
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(info->note + l, sizeof info->note - l, fmt, ap);
-  va_end(ap);
+  free(vert);
+  int failed = r != 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  return any;
 }
+#endif
 
 /* PT-Scotch k-way of the primary set's graph, in parallel: each rank hands PT-Scotch a block of
  * the vertices (every rank holds the whole mesh, so the graph too) and every rank gets all the
@@ -86,32 +98,14 @@ static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, 
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm); /* all go on, or none */
   if (!any) {
     const int nv = cnt[rank];
-    SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert), *loc = malloc(((size_t)nv + 1) * sizeof *loc);
-    SCOTCH_Dgraph g;
-    SCOTCH_Strat st;
-    int r = !vert || !loc;
-    if (!r) {
-      for (int i = 0; i <= nv; i++) vert[i] = xadj[i];
-      const SCOTCH_Num ne = vert[nv];
-      r = SCOTCH_dgraphInit(&g, comm);
-      if (!r) { /* edges in the global numbering, base 0 (SCOTCH_Num is int in Debian's build, checked below) */
-        r = SCOTCH_dgraphBuild(&g, 0, nv, nv, vert, vert + 1, NULL, NULL, ne, ne, (SCOTCH_Num *)adj, NULL, NULL);
-        if (!r) {
-          SCOTCH_stratInit(&st);
-          r = SCOTCH_dgraphPart(&g, nranks, &st, loc);
-          SCOTCH_stratExit(&st);
-        }
-        SCOTCH_dgraphExit(&g);
-      }
-    }
-    failed = r != 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    int *loc = malloc(((size_t)nv + 1) * sizeof *loc);
+    any = umd_scotch_part(comm, nv, xadj, adj, nranks, loc);
     if (!any) {
       MPI_Allgatherv(loc, nv, MPI_INT, part, cnt, dsp, MPI_INT, comm);
     } else {
       snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
     }
-    free(vert), free(loc);
+    free(loc);
   } else if (!failed) {
     snprintf(why, wl, "another rank could not build the graph");
   }
@@ -138,7 +132,7 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
   char err[256] = "";
   int done = 0;
   if (!strcmp(method, "ptscotch") && !have) { /* METIS on rank 0 instead, said */
-    add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
+    umd_add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
     method = "metis";
     snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
   }
@@ -155,10 +149,10 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
                                 &objval, (idx_t *)part);
     have = r == METIS_OK;
     if (!have)
-      add_note(info, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner", r);
+      umd_add_note(info, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner", r);
   } else if (!strcmp(method, "metis")) {
     have = 0;
-    add_note(info,
+    umd_add_note(info,
              n < nranks ? "the primary set has fewer elements (%d) than there are ranks (%d): block partitioner"
                         : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
              n, nranks);
@@ -167,7 +161,7 @@ static void partition_primary(const umd_mesh *m, int primary, int nranks, const 
     int empty = 0;
     largest_part(n, part, nranks, &empty);
     if (empty)
-      add_note(info, "%s left %d of %d parts empty; fell back to the block partitioner", name, empty, nranks);
+      umd_add_note(info, "%s left %d of %d parts empty; fell back to the block partitioner", name, empty, nranks);
     else
       done = 1;
   }
@@ -197,11 +191,11 @@ static int part_quality(um_context *ctx, const umd_mesh *m, int primary, const i
   if (m1 != MPI_SUCCESS) return mpi_fail(ctx, m1, "MPI_Allreduce (partition quality)");
   if (any) {
     info->edge_cut = -1;
-    add_note(info, "edge cut and connectedness not computed (a rank ran out of memory)");
+    umd_add_note(info, "edge cut and connectedness not computed (a rank ran out of memory)");
     return UM_SUCCESS;
   }
   info->edge_cut = sum[0] / 2;
-  if (sum[1]) add_note(info, "%ld of %d parts are not connected (more halo, same results)", sum[1], info->nranks);
+  if (sum[1]) umd_add_note(info, "%ld of %d parts are not connected (more halo, same results)", sum[1], info->nranks);
   return UM_SUCCESS;
 }
 
