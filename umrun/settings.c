@@ -44,21 +44,18 @@ static int read_backend_options(um_config *cfg, um_options *o, char *err, size_t
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
     for (int k = 0; k < um_backend_option_count(b); k++) {
-      const char *key, *def, *choices, *help;
-      um_backend_option_at(b, k, &key, &def, &choices, &help);
+      const char *key, *def;
+      um_backend_option_at(b, k, &key, &def, NULL, NULL);
       char name[128];
       snprintf(name, sizeof name, "%s.%s", b, key);
       if (!um_config_has(cfg, name)) continue;
       const char *v = NULL;
       if (um_config_get_string(cfg, name, def, &v, err, len)) return UM_ERR_CONFIG;
-      if (choices) { /* checked here too, so the message names the config key */
-        const char *list[32];
-        char buf[256];
-        int n = 0;
-        snprintf(buf, sizeof buf, "%s", choices);
-        for (char *t = strtok(buf, "|"); t && n < 32; t = strtok(NULL, "|")) list[n++] = t;
-        int pick;
-        if (um_config_get_choice(cfg, name, def, list, n, &pick, err, len)) return UM_ERR_CONFIG;
+      const um_option *decl = um_option_find(name);
+      if (decl && decl->type == UM_OPT_CHOICE && decl->choices) { /* checked here too, so the message names the config key */
+        int n = 0, pick;
+        while (decl->choices[n]) n++;
+        if (um_config_get_choice(cfg, name, def, decl->choices, n, &pick, err, len)) return UM_ERR_CONFIG;
       }
       if (um_options_set_backend(o, name, v)) {
         snprintf(err, len, "%s = '%s': too long, or too many backend settings", name, v);
