@@ -189,6 +189,42 @@ TEST(SafeFile, ASignalStopsTheRegisteredChildGroupsFirst) {
   }
 }
 
+// um_safe_group_stop (the host compiler's stop): it returns only once no process of the group is left, not
+// merely its leader (a compiler driver's cc1 went on writing into a folder being removed), and a member
+// that ignores SIGTERM is killed when the grace period is over.
+TEST(SafeFile, StoppingAGroupWaitsForEveryProcessInIt) {
+  for (int ignore : {0, 1}) {
+    int pfd[2];
+    ASSERT_EQ(pipe(pfd), 0);
+    pid_t leader = fork();
+    if (leader == 0) {
+      setpgid(0, 0);
+      close(pfd[0]);
+      pid_t member = fork();  // stays in the leader's group: the grandchild
+      if (member == 0) {
+        if (ignore) signal(SIGTERM, SIG_IGN);
+        if (write(pfd[1], "x", 1) != 1) _exit(11);
+        for (;;) pause();
+      }
+      for (;;) pause();
+    }
+    setpgid(leader, leader);
+    close(pfd[1]);
+    char c;
+    ASSERT_EQ(read(pfd[0], &c, 1), 1) << "the group's member did not start";
+    close(pfd[0]);
+    const auto t0 = std::chrono::steady_clock::now();
+    um_safe_group_stop((int)leader, 0.3);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    errno = 0;
+    const int alive = kill(-leader, 0) == 0 || errno != ESRCH;
+    EXPECT_FALSE(alive) << "a process of the group outlived um_safe_group_stop (ignoring SIGTERM: " << ignore << ")";
+    if (alive) kill(-leader, SIGKILL);
+    EXPECT_EQ(waitpid(leader, nullptr, WNOHANG), -1) << "the leader was reaped";
+    if (ignore) EXPECT_GE(s, 0.3) << "SIGKILL only once the grace period is over";
+  }
+}
+
 // ---- an output never replaces what is not its own ------------------------------------------------
 
 // A symlinked output: the link's target gets the new content, the link stays a

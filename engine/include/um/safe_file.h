@@ -127,6 +127,10 @@ void um_safe_cleanup_on_signals(void);
 int um_safe_group_register(int pgid, double grace_s);
 /** Unregister the group of `slot` (from um_safe_group_register); -1: nothing to do. */
 void um_safe_group_unregister(int slot);
+/** Stop the process group that the child pgid leads, from the program (not a handler): SIGTERM to the group,
+ * SIGKILL to what is left grace_s seconds later; returns once the leader is reaped and no process of the
+ * group is left, or 5 s after the SIGKILL. The group stays registered: the caller unregisters it. */
+void um_safe_group_stop(int pgid, double grace_s);
 /** A private folder (umrun's temporary field folder) that those handlers remove
  * with the files in it; returns its slot (-1: the table is full, not listed),
  * unregistered when the program removes it itself (um_safe_dir_unregister). */

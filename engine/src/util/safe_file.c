@@ -141,6 +141,12 @@ static void signal_groups(int sig) {
   }
 }
 
+/* 1 while the group led by pid has a process in it (its leader, once ended, is reaped here and leaves it). */
+static int group_alive(int pid) {
+  waitpid(pid, NULL, WNOHANG);
+  return kill(-pid, 0) == 0 || errno != ESRCH;
+}
+
 /* Async-signal-safe (kill, waitpid, poll): the registered groups get the signal; what has not ended
  * (the leader reaped, no process left in its group) within the longest grace period gets SIGKILL, and
  * is waited for 5 s more. A second signal while this runs: SIGKILL at once. */
@@ -160,12 +166,21 @@ static void stop_groups(int sig) {
     for (int i = 0; i < GROUP_SLOTS; i++) {
       const int pid = atomic_load(&group_pid[i]);
       if (pid <= 0) continue;
-      waitpid(pid, NULL, WNOHANG); /* the leader, once ended, leaves the group */
-      alive |= kill(-pid, 0) == 0 || errno != ESRCH;
+      alive |= group_alive(pid);
     }
     if (!alive) return;
     if (waited >= grace && !killed) signal_groups(SIGKILL), killed = 1;
     poll(NULL, 0, 20);
+  }
+}
+
+void um_safe_group_stop(int pgid, double grace_s) {
+  if (pgid <= 0) return;
+  const int grace = grace_s > 0 && grace_s < 3600 ? (int)(grace_s * 1000) : 0;
+  kill(-pgid, SIGTERM), kill(pgid, SIGTERM);
+  for (int waited = 0, killed = 0; waited <= grace + 5000 && group_alive(pgid); waited += 5) {
+    if (waited >= grace && !killed) kill(-pgid, SIGKILL), kill(pgid, SIGKILL), killed = 1;
+    poll(NULL, 0, 5);
   }
 }
 

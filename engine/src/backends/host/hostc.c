@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -55,6 +56,7 @@ extern char **environ;
 extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
+#define HC_STOP_GRACE_S 2.0   /* a compiler told to stop and still running this long later is killed */
 #define HC_PATH 1024
 #define HC_ABI "um-hostc-2"   /* bump when the generated code's interface changes (2: the SIMD range) */
 
@@ -71,6 +73,7 @@ typedef struct {
   int locked;              /* 1: this process made the module's lock */
   int lock_slot;           /* the lock's entry in the signal-cleanup table, or -1 */
   int work_slot;           /* the work folder's, or -1 */
+  int group_slot;          /* the compiler's process group's, or -1 */
   char *source;            /* generated code, until written */
   const char *ksource;     /* the kernel header text */
   void *handle;
@@ -282,7 +285,25 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  int rc = posix_spawnp(&e->pid, h->cc, &fa, NULL, argv, env);
+  /* The compiler leads its own process group: stopping it stops what it started (cc1, as, ld), which would
+   * otherwise go on writing into the work folder while it is removed. The stop signals are blocked from the
+   * spawn until the group is listed for the signal handlers (um_safe_cleanup_on_signals); the child
+   * gets this thread's mask back. */
+  posix_spawnattr_t at;
+  sigset_t stops, old;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT), sigaddset(&stops, SIGTERM), sigaddset(&stops, SIGHUP), sigaddset(&stops, SIGQUIT);
+  pthread_sigmask(SIG_BLOCK, &stops, &old);
+  int rc = posix_spawnattr_init(&at);
+  if (rc == 0) {
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &old);
+    rc = posix_spawnp(&e->pid, h->cc, &fa, &at, argv, env);
+    posix_spawnattr_destroy(&at);
+  }
+  if (rc == 0) e->group_slot = um_safe_group_register((int)e->pid, HC_STOP_GRACE_S);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   free(own);
@@ -461,6 +482,8 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   if (r == 0) return UM_SUCCESS; /* still compiling */
   h->running--;
   e->pid = 0;
+  um_safe_group_unregister(e->group_slot); /* the driver ended after what it started */
+  e->group_slot = -1;
   char out[HC_PATH + 64], why[3 * HC_PATH];
   work_module(e, out, sizeof out);
   if (!(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
@@ -541,7 +564,7 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
   hc_entry *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->key = key;
-  e->lock_slot = e->work_slot = -1;
+  e->lock_slot = e->work_slot = e->group_slot = -1;
   snprintf(e->name, sizeof e->name, "%s", loop->name);
   snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
   e->ksource = loop->kernel->source;
@@ -661,9 +684,9 @@ void um__hostc_free(um_context *ctx) {
   for (int i = 0; i < h->n; i++) {
     hc_entry *e = h->e[i];
     if (e->state == HC_RUNNING && e->pid > 0) { /* the run ends first: stop its compiler, leave nothing half-made */
-      kill(e->pid, SIGTERM);
-      while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR) {
-      }
+      um_safe_group_stop((int)e->pid, HC_STOP_GRACE_S);
+      um_safe_group_unregister(e->group_slot);
+      e->group_slot = -1;
     }
     drop_lock(e);
     if (e->state != HC_FAILED) remove_work(e);
