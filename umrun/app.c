@@ -390,6 +390,36 @@ static int prefetch(um_app_run *run) {
   return UM_SUCCESS;
 }
 
+int um_app_by_blocks(um_app_run *run, int *blocks) {
+  int whole = 0, reorder_m = 0;
+  const char *reorder_name = NULL;
+  *blocks = 0;
+  OPT(umrun_opt_choice(run->cfg, "mpi.mesh", &whole, NULL, E));
+  if (whole || um_mpi_size() < 2) return UM_SUCCESS;
+  OPT(umrun_opt_choice(run->cfg, "run.reorder", &reorder_m, &reorder_name, E));
+  if (reorder_m)
+    return um_app_fail(run, UM_ERR_CONFIG,
+                       "run.reorder: %s renumbers the whole mesh, and under mpirun each rank declares only its block "
+                       "of it (mpi.mesh: blocks, the default): set mpi.mesh: whole to reorder (every rank then holds "
+                       "the whole mesh while it is declared), or drop run.reorder",
+                       reorder_name);
+  *blocks = 1;
+  return UM_SUCCESS;
+}
+
+int um_app_block(um_app_run *run, long long gsize, long long *begin, int *count) {
+  if (um_block_range(gsize, um_mpi_rank(), um_mpi_size(), begin, count) != UM_SUCCESS)
+    return um_app_fail(run, UM_ERR_ARG, "a set of %lld elements has blocks of over %d elements on %d ranks: run on more "
+                                        "ranks", gsize, 2147483647, um_mpi_size());
+  return UM_SUCCESS;
+}
+
+void um_app_whole_note(um_app_run *run, const char *why) {
+  if (um_mpi_size() < 2) return;
+  fprintf(run->log, "note: mpi.mesh is blocks, but %s: every rank declares the whole mesh (each holds all of it "
+                    "until it is distributed)\n", why);
+}
+
 int um_app_prepare(um_app_run *run, const char *default_map) {
   UM_APP_TRY(reorder(run, default_map));
   UM_APP_TRY(distribute(run, default_map));

@@ -47,6 +47,12 @@ static const um_option declared_here[] = {
      .help = "a rank that failed alone waits this long for the others to reach\n"
              "the end of the run, then stops every rank with its message (MPI_Abort)"},
     ENGINE("mpi.partition_set"),
+    {.key = "mpi.mesh", .type = UM_OPT_CHOICE, .def = "blocks", .choices = CHOICES("blocks", "whole"),
+     .flags = UM_OPT_NEEDS_MPI,
+     .help = "how the ranks hold the mesh while it is declared: blocks: each rank makes or reads\n"
+             "only its block of every set (apps whose generator or file can: no rank holds the\n"
+             "whole mesh; the others say so and declare it whole); whole: every rank declares\n"
+             "the whole mesh and keeps its rows when it is distributed (needed by run.reorder)"},
     ENGINE("run.split"),
     ENGINE("split.<loop>"),
     {.key = "block_size.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 1024, .flags = UM_OPT_RANGE,

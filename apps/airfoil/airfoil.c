@@ -90,6 +90,41 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   return UM_SUCCESS;
 }
 
+/* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h). */
+int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a) {
+  UM_APP_TRY(um_decl_set_block(ctx, b->gsize[0], b->first[0], b->count[0], "nodes", &a->nodes));
+  UM_APP_TRY(um_decl_set_block(ctx, b->gsize[2], b->first[2], b->count[2], "edges", &a->edges));
+  UM_APP_TRY(um_decl_set_block(ctx, b->gsize[3], b->first[3], b->count[3], "bedges", &a->bedges));
+  UM_APP_TRY(um_decl_set_block(ctx, b->gsize[1], b->first[1], b->count[1], "cells", &a->cells));
+  UM_APP_TRY(um_decl_map_block(ctx, a->edges, a->nodes, 2, b->edge, "pedge", &a->pedge));
+  UM_APP_TRY(um_decl_map_block(ctx, a->edges, a->cells, 2, b->ecell, "pecell", &a->pecell));
+  UM_APP_TRY(um_decl_map_block(ctx, a->bedges, a->nodes, 2, b->bedge, "pbedge", &a->pbedge));
+  UM_APP_TRY(um_decl_map_block(ctx, a->bedges, a->cells, 1, b->becell, "pbecell", &a->pbecell));
+  UM_APP_TRY(um_decl_map_block(ctx, a->cells, a->nodes, 4, b->cell, "pcell", &a->pcell));
+  UM_APP_TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, b->x, "p_x", &a->p_x));
+  UM_APP_TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, b->bound, "p_bound", &a->p_bound));
+  return UM_SUCCESS;
+}
+
+int airfoil_check_block(um_context *ctx, const airfoil_block *b) {
+  for (int i = 0; i < b->count[0]; i++)
+    if (!isfinite(b->x[2 * (size_t)i]) || !isfinite(b->x[2 * (size_t)i + 1]))
+      return um_error_set(ctx, UM_ERR_IO, "mesh: node %lld has coordinates (%g, %g), which are not finite",
+                          b->first[0] + i, b->x[2 * (size_t)i], b->x[2 * (size_t)i + 1]);
+  for (int i = 0; i < b->count[3]; i++)
+    if (b->bound[i] != 1 && b->bound[i] != 2)
+      return um_error_set(ctx, UM_ERR_IO, "mesh: boundary edge %lld has boundary code %d, neither 1 (wall) nor 2 (far "
+                          "field)", b->first[3] + i, b->bound[i]);
+  for (int k = 0; k < 2; k++) {
+    const long long *e = k ? b->bedge : b->edge;
+    for (int i = 0; i < b->count[k ? 3 : 2]; i++)
+      if (e[2 * (size_t)i] == e[2 * (size_t)i + 1])
+        return um_error_set(ctx, UM_ERR_IO, "mesh: %s %lld joins node %lld to itself", k ? "boundary edge" : "edge",
+                            b->first[k ? 3 : 2] + i, e[2 * (size_t)i]);
+  }
+  return UM_SUCCESS;
+}
+
 /* OP2's new_grid.h5 layout: the same names as above. */
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a) {
   UM_APP_TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
@@ -430,10 +465,55 @@ static const um_option airfoil_options[] = {
              "airfoil.h5 (OP2's layout) + airfoil.xmf"},
 };
 
-static int load_mesh(um_app_run *r, airfoil *a) {
+/* The generated mesh: this rank's block of it when the run declares its mesh by blocks (*checked: the block's
+ * own checks were made), else the whole of it. */
+static int generate_mesh(um_app_run *r, airfoil *a, int blocks, int *checked) {
+  char err[1024] = "";
+  int I, J, round6;
+  UM_APP_TRY(um_app_choice(r, "mesh.generator", NULL, NULL));
+  UM_APP_TRY(um_app_int(r, "mesh.I", &I));
+  UM_APP_TRY(um_app_int(r, "mesh.J", &J));
+  UM_APP_TRY(um_app_bool(r, "mesh.round6", &round6));
+  const double t0 = um_wtime();
+  long long gsize[4], first[4], count[4];
+  if (blocks && airfoil_mesh_counts(I, J, gsize) == 0) {
+    for (int s = 0; s < 4; s++) {
+      int n = 0;
+      UM_APP_TRY(um_app_block(r, gsize[s], &first[s], &n));
+      count[s] = n;
+    }
+    airfoil_block b;
+    if (airfoil_block_generate(I, J, round6, first, count, &b, err, sizeof err))
+      return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
+    fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s, this rank's block of it (%d of %lld cells) generated in "
+                    "%.2f s\n", I, J, round6 ? " (coordinates rounded to 6 decimals)" : "", b.count[1], b.gsize[1],
+            um_wtime() - t0);
+    int rc = airfoil_check_block(r->ctx, &b);
+    if (!rc) rc = airfoil_decl_mesh_block(r->ctx, &b, a);
+    airfoil_block_free(&b);
+    *checked = 1;
+    return rc;
+  }
+  airfoil_mesh m;
+  if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
+  fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
+          round6 ? " (coordinates rounded to 6 decimals)" : "", um_wtime() - t0);
+  int rc = airfoil_decl_mesh(r->ctx, &m, a);
+  airfoil_mesh_free(&m);
+  return rc;
+}
+
+/* The mesh from mesh.file or the generator. Under mpirun with mpi.mesh: blocks the generator makes each rank's
+ * block only; files (OP2's text and HDF5 layouts) and params.scheme: cells are declared whole, said on the log.
+ * *checked: the mesh was checked as it was made (a block); else airfoil_check_mesh checks the whole of it. */
+static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
   char err[1024] = "";
   const char *file = NULL;
+  int blocks = 0;
+  *checked = 0;
   UM_APP_TRY(um_app_string(r, "mesh.file", &file));
+  UM_APP_TRY(um_app_by_blocks(r, &blocks));
   if (file) {
     /* the generator's settings (e.g. from the config that mesh.file overrides) are known keys, not used */
     static const char *const gen_keys[] = {"mesh.generator", "mesh.I", "mesh.J", "mesh.round6"};
@@ -446,7 +526,10 @@ static int load_mesh(um_app_run *r, airfoil *a) {
       }
     }
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
-    if (ends_with(file, ".h5") || ends_with(file, ".hdf5")) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
+    const int h5 = ends_with(file, ".h5") || ends_with(file, ".hdf5");
+    if (blocks)
+      um_app_whole_note(r, h5 ? "airfoil reads an HDF5 mesh.file whole" : "mesh.file is a text new_grid.dat, read whole");
+    if (h5) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);
@@ -454,20 +537,9 @@ static int load_mesh(um_app_run *r, airfoil *a) {
     airfoil_mesh_free(&m);
     return rc;
   }
-  int I, J, round6;
-  UM_APP_TRY(um_app_choice(r, "mesh.generator", NULL, NULL));
-  UM_APP_TRY(um_app_int(r, "mesh.I", &I));
-  UM_APP_TRY(um_app_int(r, "mesh.J", &J));
-  UM_APP_TRY(um_app_bool(r, "mesh.round6", &round6));
-  double t0 = um_wtime();
-  airfoil_mesh m;
-  if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
-  fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
-          round6 ? " (coordinates rounded to 6 decimals)" : "", um_wtime() - t0);
-  int rc = airfoil_decl_mesh(r->ctx, &m, a);
-  airfoil_mesh_free(&m);
-  return rc;
+  if (blocks && cells) /* its cell -> cell map is built from the whole mesh */
+    um_app_whole_note(r, "params.scheme: cells builds its cell neighbours from the whole mesh");
+  return generate_mesh(r, a, blocks && !cells, checked);
 }
 
 static int write_output(um_app_run *r, airfoil *a) {
@@ -501,8 +573,9 @@ static int airfoil_run(um_app_run *r) {
   memset(&a, 0, sizeof a);
   double t0 = um_wtime();
   UM_APP_TRY(airfoil_set_constants(ctx));
-  UM_APP_TRY(load_mesh(r, &a));
-  UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
+  int checked = 0;
+  UM_APP_TRY(load_mesh(r, &a, cells, &checked));
+  if (!checked) UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
   UM_APP_TRY(airfoil_decl_flow(ctx, &a));
   if (cells) UM_APP_TRY(airfoil_decl_cells(ctx, &a));
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */

@@ -249,80 +249,185 @@ static void *alloc_array(size_t count, size_t size) {
   return malloc(count * size);
 }
 
-/* The grid's connectivity: cells (nodes anticlockwise), interior edges with their two cells (the wake cut
- * joining the lower and upper sides), boundary edges (aerofoil 1, far field 2) with their cell; *ne, *nb: how
- * many of each were made. */
-static void connect_grid(airfoil_mesh *m, int I, int J, size_t *ne, size_t *nb) {
-  /* --- cells --------------------------------------------------------------- */
-  const int NI = 3 * I + 1, NC = 3 * I; /* nodes / cells per grid row */
-#define NODE(i, j) ((i) + (j) * NI)
-#define CELL(i, j) ((i) + (j) * NC)
-  for (int j = 0; j < J; j++)
-    for (int i = 0; i < NC; i++) {
-      int *cn = m->cell + 4 * (size_t)CELL(i, j);
-      cn[0] = NODE(i, j);
-      cn[1] = NODE(i + 1, j);
-      cn[2] = NODE(i + 1, j + 1);
-      cn[3] = NODE(i, j + 1);
-    }
+/* ---- the grid, element by element ----------------------------------------------------------------------- */
 
-  /* --- interior edges -------------------------------------------------------- */
-  size_t e = 0;
-  for (int j = 0; j < J; j++)
-    for (int i = 0; i < NC; i++) {
-      if (j == 0 && i < I) { /* wake cut: joins cell i to its mirror 3I-1-i */
-        m->edge[2 * e] = NODE(i, 0);
-        m->edge[2 * e + 1] = NODE(i + 1, 0);
-        m->ecell[2 * e] = CELL(NC - 1 - i, 0);
-        m->ecell[2 * e + 1] = CELL(i, 0);
-        e++;
+/* What every element's computation needs: the sizes and the bottom row of the square-root-plane grid (3I+1
+ * values, the only arrays: a block of any size costs them and its own rows). */
+typedef struct {
+  int I, J;
+  long long ni, nj, nc; /* nodes per grid row, rows of nodes, cells per grid row */
+  double *xb, *yb;      /* the bottom row: x of each column, and the height it starts at */
+} grid;
+
+#define NODE(g, i, j) ((long long)(i) + (long long)(j) * (g)->ni)
+#define CELL(g, i, j) ((long long)(i) + (long long)(j) * (g)->nc)
+
+/* out[k] of linspace_sym(x1, x2, n, out, 1), computed alone (n >= 2): the same operations, so the same bits. */
+static double linspace_at(double x1, double x2, long long n, long long k) {
+  if (x1 == x2) return x2;
+  const double delta = (x2 - x1) / (double)(n - 1);
+  const long long n2 = n / 2;
+  if (k == 0) return x1;
+  if (k == n - 1) return x2;
+  if (k < n2) return x1 + (double)k * delta;
+  if (n % 2 == 1 && k == n2) return (x1 == -x2) ? 0.0 : (x1 + x2) / 2.0;
+  return x2 - (double)(n - 1 - k) * delta;
+}
+
+static void grid_free(grid *g) {
+  free(g->xb);
+  free(g->yb);
+  g->xb = g->yb = NULL;
+}
+
+/* The sizes checked and the bottom row computed; 0, or 1 with the message in err. */
+static int grid_make(int I, int J, grid *g, char *err, size_t errlen) {
+  memset(g, 0, sizeof *g);
+  if (I < 1 || J < 1) {
+    set_err(err, errlen,
+            "I and J must be >= 1 (got I=%d, J=%d); I=400, J=600 gives the standard 720K-cell mesh", I, J);
+    return 1;
+  }
+  if (I > INT_MAX / 3 - 1) {
+    set_err(err, errlen, "I=%d is too large", I);
+    return 1;
+  }
+  g->I = I, g->J = J;
+  g->ni = 3LL * I + 1, g->nj = (long long)J + 1, g->nc = 3LL * I;
+  g->xb = alloc_array((size_t)g->ni, sizeof(double));
+  g->yb = alloc_array((size_t)g->ni, sizeof(double));
+  if (!g->xb || !g->yb) {
+    grid_free(g);
+    set_err(err, errlen, "out of memory for the grid's bottom row (I=%d)", I);
+    return 1;
+  }
+  double px[NSPL], py[NSPL], h[NSPL], c[NSPL], cb[NSPL], cd[NSPL], dl[NSPL], dd[NSPL], du[NSPL];
+  profile_sqrt_plane(px, py);
+  if (spline_not_a_knot(NSPL, px, py, h, c, cb, cd, dl, dd, du) != 0) {
+    grid_free(g);
+    set_err(err, errlen, "singular spline system (internal error)");
+    return 1;
+  }
+  for (long long i = 0; i < g->ni; i++) {
+    g->xb[i] = linspace_at(-3.0, 3.0, g->ni, i);
+    g->yb[i] = 0.0;
+  }
+  /* aerofoil: interior points of the middle third (the script's xb(I+2:2*I)) */
+  for (long long i = I + 1; i < 2LL * I; i++) g->yb[i] = spline_eval(NSPL, px, py, c, cb, cd, g->xb[i]);
+  return 0;
+}
+
+/* Node n: column i equispaced from yb[i] to 3, then z = w^2. */
+static void node_xy(const grid *g, long long n, int round6, double *xy) {
+  const long long i = n % g->ni, j = n / g->ni;
+  const double xg = g->xb[i], yg = linspace_at(g->yb[i], 3.0, g->nj, j);
+  /* w^2 as Octave's complex power computes it: (1 + 0i) * (w * w); the extra "+ 0.0 * re" only turns a -0
+   * imaginary part into +0 */
+  const double re = xg * xg - yg * yg;
+  double im = xg * yg + yg * xg;
+  im = im + 0.0 * re;
+  xy[0] = round6 ? round_to_6_decimals(re) : re;
+  xy[1] = round6 ? round_to_6_decimals(im) : im;
+}
+
+/* Cell c's nodes, anticlockwise. */
+static void cell_nodes(const grid *g, long long c, long long q[4]) {
+  const long long i = c % g->nc, j = c / g->nc;
+  q[0] = NODE(g, i, j);
+  q[1] = NODE(g, i + 1, j);
+  q[2] = NODE(g, i + 1, j + 1);
+  q[3] = NODE(g, i, j + 1);
+}
+
+/* Boundary edge b: aerofoil (bound 1), then far field (2): i = 3I upwards, the outer arc, i = 0 downwards. */
+static void bedge_at(const grid *g, long long b, long long n[2], long long *cell, int *bound) {
+  const long long I = g->I, J = g->J, NC = g->nc;
+  if (b < I) { /* aerofoil surface */
+    const long long i = I + b;
+    n[0] = NODE(g, i + 1, 0), n[1] = NODE(g, i, 0), *cell = CELL(g, i, 0), *bound = 1;
+  } else if (b < I + J) { /* far field: i = 3I, downstream, upper side, outwards */
+    const long long j = b - I;
+    n[0] = NODE(g, NC, j + 1), n[1] = NODE(g, NC, j), *cell = CELL(g, NC - 1, j), *bound = 2;
+  } else if (b < I + J + NC) { /* far field: j = J, outer arc */
+    const long long i = NC - 1 - (b - I - J);
+    n[0] = NODE(g, i, J), n[1] = NODE(g, i + 1, J), *cell = CELL(g, i, J - 1), *bound = 2;
+  } else { /* far field: i = 0, downstream, lower side, inwards */
+    const long long j = J - 1 - (b - I - J - NC);
+    n[0] = NODE(g, 0, j), n[1] = NODE(g, 0, j + 1), *cell = CELL(g, 0, j), *bound = 2;
+  }
+}
+
+/* Indices written as int (a whole mesh) or long long (a block, in global numbers). */
+typedef struct {
+  int *i32;
+  long long *i64;
+} index_out;
+
+static void put(index_out o, size_t k, long long v) {
+  if (o.i64) o.i64[k] = v;
+  else o.i32[k] = (int)v;
+}
+
+/* Interior edges of grid row j (cells i = 0..3I-1 in turn: the wake cut below, the top, the right side). */
+static long long row_edges(const grid *g, long long j) {
+  return (j == 0 ? g->I : 0) + (j < g->J - 1 ? g->nc : 0) + (g->nc - 1);
+}
+
+/* The interior edges [e0, e0 + ne) in the generator's order: nodes into edge, cells into ecell (row k - e0). */
+static void edges_range(const grid *g, long long e0, long long ne, index_out edge, index_out ecell) {
+  long long j = 0, e = 0;
+  while (j < g->J && e + row_edges(g, j) <= e0) e += row_edges(g, j++); /* the row e0 is in */
+  const long long NC = g->nc, end = e0 + ne;
+  for (; j < g->J && e < end; j++)
+    for (long long i = 0; i < NC && e < end; i++) {
+      long long n[3][4]; /* up to three edges of cell (i, j): n0 n1 c0 c1 */
+      int k = 0;
+      if (j == 0 && i < g->I) { /* wake cut: joins cell i to its mirror 3I-1-i */
+        long long t[4] = {NODE(g, i, 0), NODE(g, i + 1, 0), CELL(g, NC - 1 - i, 0), CELL(g, i, 0)};
+        memcpy(n[k++], t, sizeof t);
       }
-      if (j < J - 1) { /* top of cell (i,j) */
-        m->edge[2 * e] = NODE(i, j + 1);
-        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
-        m->ecell[2 * e] = CELL(i, j);
-        m->ecell[2 * e + 1] = CELL(i, j + 1);
-        e++;
+      if (j < g->J - 1) { /* top of cell (i,j) */
+        long long t[4] = {NODE(g, i, j + 1), NODE(g, i + 1, j + 1), CELL(g, i, j), CELL(g, i, j + 1)};
+        memcpy(n[k++], t, sizeof t);
       }
       if (i < NC - 1) { /* right side of cell (i,j) */
-        m->edge[2 * e] = NODE(i + 1, j);
-        m->edge[2 * e + 1] = NODE(i + 1, j + 1);
-        m->ecell[2 * e] = CELL(i + 1, j);
-        m->ecell[2 * e + 1] = CELL(i, j);
-        e++;
+        long long t[4] = {NODE(g, i + 1, j), NODE(g, i + 1, j + 1), CELL(g, i + 1, j), CELL(g, i, j)};
+        memcpy(n[k++], t, sizeof t);
+      }
+      for (int q = 0; q < k; q++, e++) {
+        if (e < e0 || e >= end) continue;
+        const size_t r = (size_t)(e - e0);
+        put(edge, 2 * r, n[q][0]), put(edge, 2 * r + 1, n[q][1]);
+        put(ecell, 2 * r, n[q][2]), put(ecell, 2 * r + 1, n[q][3]);
       }
     }
+}
 
-  /* --- boundary edges -------------------------------------------------------- */
-  size_t b = 0;
-  for (int i = I; i < 2 * I; i++, b++) { /* aerofoil surface */
-    m->bedge[2 * b] = NODE(i + 1, 0);
-    m->bedge[2 * b + 1] = NODE(i, 0);
-    m->becell[b] = CELL(i, 0);
-    m->bound[b] = 1;
+/* Rows [first, first + count) of each set (nodes, cells, edges, bedges) into the arrays (index_out: int or long
+ * long), every element computed alone. */
+static void fill_rows(const grid *g, int round6, const long long first[4], const long long count[4], double *x,
+                      index_out cell, index_out edge, index_out ecell, index_out bedge, index_out becell, int *bound) {
+  for (long long k = 0; k < count[0]; k++) node_xy(g, first[0] + k, round6, x + 2 * (size_t)k);
+  for (long long k = 0; k < count[1]; k++) {
+    long long q[4];
+    cell_nodes(g, first[1] + k, q);
+    for (int a = 0; a < 4; a++) put(cell, 4 * (size_t)k + (size_t)a, q[a]);
   }
-  for (int j = 0; j < J; j++, b++) { /* far field: i = 3I, downstream, upper side, outwards */
-    m->bedge[2 * b] = NODE(NC, j + 1);
-    m->bedge[2 * b + 1] = NODE(NC, j);
-    m->becell[b] = CELL(NC - 1, j);
-    m->bound[b] = 2;
+  edges_range(g, first[2], count[2], edge, ecell);
+  for (long long k = 0; k < count[3]; k++) {
+    long long n[2] = {0, 0}, c = 0;
+    bedge_at(g, first[3] + k, n, &c, &bound[k]);
+    put(bedge, 2 * (size_t)k, n[0]), put(bedge, 2 * (size_t)k + 1, n[1]), put(becell, (size_t)k, c);
   }
-  for (int i = NC - 1; i >= 0; i--, b++) { /* far field: j = J, outer arc */
-    m->bedge[2 * b] = NODE(i, J);
-    m->bedge[2 * b + 1] = NODE(i + 1, J);
-    m->becell[b] = CELL(i, J - 1);
-    m->bound[b] = 2;
-  }
-  for (int j = J - 1; j >= 0; j--, b++) { /* far field: i = 0, downstream, lower side, inwards */
-    m->bedge[2 * b] = NODE(0, j);
-    m->bedge[2 * b + 1] = NODE(0, j + 1);
-    m->becell[b] = CELL(0, j);
-    m->bound[b] = 2;
-  }
-#undef NODE
-#undef CELL
-  *ne = e;
-  *nb = b;
+}
+
+int airfoil_mesh_counts(int I, int J, long long counts[4]) {
+  if (I < 1 || J < 1 || I > INT_MAX / 3 - 1) return 1;
+  counts[0] = (3LL * I + 1) * ((long long)J + 1);
+  counts[1] = 3LL * I * J;
+  counts[2] = (3LL * I - 1) * J + 3LL * I * (J - 1) + I;
+  counts[3] = 4LL * I + 2LL * J;
+  return 0;
 }
 
 int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, size_t errlen) {
@@ -331,90 +436,97 @@ int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, 
     return 1;
   }
   memset(m, 0, sizeof *m);
-  if (I < 1 || J < 1) {
-    set_err(err, errlen,
-            "airfoil_mesh_generate: I and J must be >= 1 (got I=%d, J=%d); "
-            "I=400, J=600 gives the standard 720K-cell mesh", I, J);
+  grid g;
+  char why[256];
+  if (grid_make(I, J, &g, why, sizeof why)) {
+    set_err(err, errlen, "airfoil_mesh_generate: %s", why);
     return 1;
   }
-  if (I > INT_MAX / 3 - 1) {
-    set_err(err, errlen, "airfoil_mesh_generate: I=%d is too large", I);
-    return 1;
-  }
-  const long long ni = 3LL * I + 1, nj = (long long)J + 1;
-  const long long nnode = ni * nj;
-  const long long ncell = 3LL * I * J;
-  const long long nedge = (3LL * I - 1) * J + 3LL * I * (J - 1) + I;
-  const long long nbedge = 4LL * I + 2LL * J;
-  if (nnode > INT_MAX || nedge > INT_MAX || nbedge > INT_MAX) {
+  long long n[4] = {0, 0, 0, 0};
+  airfoil_mesh_counts(I, J, n);
+  if (n[0] > INT_MAX || n[2] > INT_MAX || n[3] > INT_MAX) {
+    grid_free(&g);
     set_err(err, errlen,
             "airfoil_mesh_generate: I=%d, J=%d gives %lld nodes and %lld edges, more than "
-            "int indices can address (%d); choose smaller I, J", I, J, nnode, nedge, INT_MAX);
+            "int indices can address (%d); choose smaller I, J", I, J, n[0], n[2], INT_MAX);
     return 1;
   }
-  m->nnode = (int)nnode;
-  m->ncell = (int)ncell;
-  m->nedge = (int)nedge;
-  m->nbedge = (int)nbedge;
-  m->x = alloc_array(2 * (size_t)nnode, sizeof(double));
-  m->cell = alloc_array(4 * (size_t)ncell, sizeof(int));
-  m->edge = alloc_array(2 * (size_t)nedge, sizeof(int));
-  m->ecell = alloc_array(2 * (size_t)nedge, sizeof(int));
-  m->bedge = alloc_array(2 * (size_t)nbedge, sizeof(int));
-  m->becell = alloc_array((size_t)nbedge, sizeof(int));
-  m->bound = alloc_array((size_t)nbedge, sizeof(int));
-  double *yb = alloc_array((size_t)ni, sizeof(double));
-  double *xb = alloc_array((size_t)ni, sizeof(double));
-  double *col = alloc_array((size_t)nj, sizeof(double));
-  if (!m->x || !m->cell || !m->edge || !m->ecell || !m->bedge || !m->becell || !m->bound ||
-      !yb || !xb || !col) {
-    free(yb); free(xb); free(col);
+  m->nnode = (int)n[0];
+  m->ncell = (int)n[1];
+  m->nedge = (int)n[2];
+  m->nbedge = (int)n[3];
+  m->x = alloc_array(2 * (size_t)n[0], sizeof(double));
+  m->cell = alloc_array(4 * (size_t)n[1], sizeof(int));
+  m->edge = alloc_array(2 * (size_t)n[2], sizeof(int));
+  m->ecell = alloc_array(2 * (size_t)n[2], sizeof(int));
+  m->bedge = alloc_array(2 * (size_t)n[3], sizeof(int));
+  m->becell = alloc_array((size_t)n[3], sizeof(int));
+  m->bound = alloc_array((size_t)n[3], sizeof(int));
+  if (!m->x || !m->cell || !m->edge || !m->ecell || !m->bedge || !m->becell || !m->bound) {
+    grid_free(&g);
     airfoil_mesh_free(m);
-    set_err(err, errlen,
-            "airfoil_mesh_generate: out of memory for I=%d, J=%d (%lld nodes, %lld cells)",
-            I, J, nnode, ncell);
+    set_err(err, errlen, "airfoil_mesh_generate: out of memory for I=%d, J=%d (%lld nodes, %lld cells)", I, J, n[0],
+            n[1]);
     return 1;
   }
+  const long long first[4] = {0, 0, 0, 0};
+  fill_rows(&g, round6, first, n, m->x, (index_out){m->cell, NULL}, (index_out){m->edge, NULL},
+            (index_out){m->ecell, NULL}, (index_out){m->bedge, NULL}, (index_out){m->becell, NULL}, m->bound);
+  grid_free(&g);
+  return 0;
+}
 
-  /* --- bottom row of the square-root-plane grid ---------------------------- */
-  double px[NSPL], py[NSPL], h[NSPL], c[NSPL], cb[NSPL], cd[NSPL], dl[NSPL], dd[NSPL], du[NSPL];
-  profile_sqrt_plane(px, py);
-  if (spline_not_a_knot(NSPL, px, py, h, c, cb, cd, dl, dd, du) != 0) {
-    free(yb); free(xb); free(col);
-    airfoil_mesh_free(m);
-    set_err(err, errlen, "airfoil_mesh_generate: singular spline system (internal error)");
+void airfoil_block_free(airfoil_block *b) {
+  if (b == NULL) return;
+  free(b->x);
+  free(b->cell);
+  free(b->edge);
+  free(b->ecell);
+  free(b->bedge);
+  free(b->becell);
+  free(b->bound);
+  memset(b, 0, sizeof *b);
+}
+
+int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4],
+                           airfoil_block *b, char *err, size_t errlen) {
+  if (b == NULL) {
+    set_err(err, errlen, "airfoil_block_generate: block pointer is NULL");
     return 1;
   }
-  linspace_sym(-3.0, 3.0, (size_t)ni, xb, 1);
-  for (long long i = 0; i < ni; i++) yb[i] = 0.0;
-  /* aerofoil: interior points of the middle third (the script's xb(I+2:2*I)) */
-  for (long long i = I + 1; i < 2LL * I; i++)
-    yb[i] = spline_eval(NSPL, px, py, c, cb, cd, xb[i]);
-
-  /* --- nodes: column i equispaced from yb[i] to 3, then z = w^2 ---------- */
-  for (long long i = 0; i < ni; i++) {
-    linspace_sym(yb[i], 3.0, (size_t)nj, col, 1);
-    const double xg = xb[i];
-    for (long long j = 0; j < nj; j++) {
-      const double yg = col[j];
-      /* w^2 as Octave's complex power computes it: (1 + 0i) * (w * w); the
-       * extra "+ 0.0 * re" only turns a -0 imaginary part into +0 */
-      const double re = xg * xg - yg * yg;
-      double im = xg * yg + yg * xg;
-      im = im + 0.0 * re;
-      const size_t n = (size_t)(i + j * ni);
-      m->x[2 * n] = round6 ? round_to_6_decimals(re) : re;
-      m->x[2 * n + 1] = round6 ? round_to_6_decimals(im) : im;
+  memset(b, 0, sizeof *b);
+  grid g;
+  char why[256];
+  if (grid_make(I, J, &g, why, sizeof why)) {
+    set_err(err, errlen, "airfoil_block_generate: %s", why);
+    return 1;
+  }
+  airfoil_mesh_counts(I, J, b->gsize);
+  static const char *const sets[4] = {"nodes", "cells", "edges", "bedges"};
+  for (int s = 0; s < 4; s++)
+    if (first[s] < 0 || count[s] < 0 || count[s] > INT_MAX || first[s] + count[s] > b->gsize[s]) {
+      grid_free(&g);
+      set_err(err, errlen, "airfoil_block_generate: the block [%lld, %lld) of %s is not within its %lld elements",
+              first[s], first[s] + count[s], sets[s], b->gsize[s]);
+      return 1;
     }
-  }
-  free(yb); free(xb); free(col);
-
-  size_t e = 0, b = 0; /* interior and boundary edges made */
-  connect_grid(m, I, J, &e, &b);
-  if (e != (size_t)nedge || b != (size_t)nbedge) { /* cannot happen: counts are closed forms */
-    airfoil_mesh_free(m);
-    set_err(err, errlen, "airfoil_mesh_generate: internal error, edge count mismatch");
+  for (int s = 0; s < 4; s++) b->first[s] = first[s], b->count[s] = (int)count[s];
+  b->x = alloc_array(2 * (size_t)count[0], sizeof(double));
+  b->cell = alloc_array(4 * (size_t)count[1], sizeof(long long));
+  b->edge = alloc_array(2 * (size_t)count[2], sizeof(long long));
+  b->ecell = alloc_array(2 * (size_t)count[2], sizeof(long long));
+  b->bedge = alloc_array(2 * (size_t)count[3], sizeof(long long));
+  b->becell = alloc_array((size_t)count[3], sizeof(long long));
+  b->bound = alloc_array((size_t)count[3], sizeof(int));
+  if (!b->x || !b->cell || !b->edge || !b->ecell || !b->bedge || !b->becell || !b->bound) {
+    grid_free(&g);
+    airfoil_block_free(b);
+    set_err(err, errlen, "airfoil_block_generate: out of memory for a block of %lld nodes and %lld cells", count[0],
+            count[1]);
     return 1;
   }
+  fill_rows(&g, round6, first, count, b->x, (index_out){NULL, b->cell}, (index_out){NULL, b->edge},
+            (index_out){NULL, b->ecell}, (index_out){NULL, b->bedge}, (index_out){NULL, b->becell}, b->bound);
+  grid_free(&g);
   return 0;
 }

@@ -50,6 +50,32 @@ typedef struct {
  * subsequent read would (the published residuals are for that rounded mesh). */
 int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, size_t errlen);
 
+/* The global counts of the mesh generate() makes: nodes, cells, edges, bedges.  0, or 1 when I or J is out of
+ * range. */
+int airfoil_mesh_counts(int I, int J, long long counts[4]);
+
+/* One block of the same mesh, for a rank that declares its mesh by blocks: the elements
+ * [first[s], first[s] + count[s]) of each set s (0 nodes, 1 cells, 2 edges, 3 bedges), with the same
+ * coordinates, connectivity and flags as those rows of airfoil_mesh_generate()'s mesh and the map
+ * targets in global (long long) numbers.  Every element is computed alone: the block costs its own
+ * rows and one row of 3I+1 doubles, never the whole mesh. */
+typedef struct {
+  long long gsize[4]; /* the whole mesh's nodes, cells, edges, bedges */
+  long long first[4]; /* this block's first element of each */
+  int count[4];       /* and how many */
+  double *x;          /* 2*count[0] */
+  long long *cell;    /* 4*count[1] */
+  long long *edge;    /* 2*count[2] */
+  long long *ecell;   /* 2*count[2] */
+  long long *bedge;   /* 2*count[3] */
+  long long *becell;  /* count[3] */
+  int *bound;         /* count[3] */
+} airfoil_block;
+
+int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4],
+                           airfoil_block *b, char *err, size_t errlen);
+void airfoil_block_free(airfoil_block *b);
+
 /* Read an OP2 new_grid.dat file.  Malformed files (truncated, bad or missing
  * numbers, extra fields or data, indices out of range) are rejected with a
  * message naming the file, the line and what was wrong. */

@@ -403,3 +403,57 @@ TEST(AirfoilMeshText, RejectsUnknownBoundaryCodes) {
   expect_error_at(read_text("bound3", tiny_with_line(16, " 0 3 0 3 ")), "bound3", 16,
                   "boundary code 3 is neither 1 (wall) nor 2 (far field)");
 }
+
+// ---- the generator by blocks -------------------------------------------------------------------------------
+
+// The blocks of P ranks, put end to end, are the whole mesh: the same coordinates (bits), connectivity and flags,
+// for any P and for block boundaries anywhere in a grid row (row lengths differ for edges), both roundings.
+TEST(AirfoilMeshBlocks, BlocksEndToEndAreTheWholeMesh) {
+  for (int ij : {0, 1, 2}) {
+    const int I = ij == 0 ? 1 : ij == 1 ? 7 : 50, J = ij == 0 ? 1 : ij == 1 ? 5 : 75;
+    for (int round6 : {0, 1}) {
+      Mesh whole;
+      char err[256];
+      ASSERT_EQ(airfoil_mesh_generate(I, J, round6, &whole.m, err, sizeof err), 0) << err;
+      const long long gsize[4] = {whole.m.nnode, whole.m.ncell, whole.m.nedge, whole.m.nbedge};
+      for (int P : {1, 2, 3, 5, 7}) {
+        for (int r = 0; r < P; r++) {
+          long long first[4], count[4];
+          for (int s = 0; s < 4; s++) {
+            first[s] = r * gsize[s] / P;
+            count[s] = (r + 1) * gsize[s] / P - first[s];
+          }
+          airfoil_block b;
+          ASSERT_EQ(airfoil_block_generate(I, J, round6, first, count, &b, err, sizeof err), 0) << err;
+          for (int s = 0; s < 4; s++) EXPECT_EQ(b.gsize[s], gsize[s]);
+          const auto &m = whole.m;
+          int bad = 0;
+          for (int k = 0; k < b.count[0] && bad < 3; k++)
+            for (int c = 0; c < 2; c++)
+              bad += std::memcmp(&b.x[2 * k + c], &m.x[2 * (first[0] + k) + c], sizeof(double)) != 0;
+          for (int k = 0; k < 4 * b.count[1]; k++) bad += b.cell[k] != m.cell[4 * first[1] + k];
+          for (int k = 0; k < 2 * b.count[2]; k++)
+            bad += b.edge[k] != m.edge[2 * first[2] + k] || b.ecell[k] != m.ecell[2 * first[2] + k];
+          for (int k = 0; k < b.count[3]; k++)
+            bad += b.bedge[2 * k] != m.bedge[2 * (first[3] + k)] ||
+                   b.bedge[2 * k + 1] != m.bedge[2 * (first[3] + k) + 1] || b.becell[k] != m.becell[first[3] + k] ||
+                   b.bound[k] != m.bound[first[3] + k];
+          EXPECT_EQ(bad, 0) << "I=" << I << " J=" << J << " round6=" << round6 << ": rank " << r << " of " << P;
+          airfoil_block_free(&b);
+        }
+      }
+    }
+  }
+}
+
+TEST(AirfoilMeshBlocks, RejectsABlockOutsideTheMesh) {
+  airfoil_block b;
+  char err[256] = "";
+  long long first[4] = {0, 0, 0, 0}, count[4] = {1, 1, 1, 1};
+  first[2] = 22325;  // I=50, J=75 has 22325 edges: [22325, 22326) is past its end
+  EXPECT_NE(airfoil_block_generate(50, 75, 1, first, count, &b, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("edges"), std::string::npos) << err;
+  EXPECT_EQ(b.x, nullptr);
+  EXPECT_NE(airfoil_block_generate(0, 75, 1, count, count, &b, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("I and J must be >= 1"), std::string::npos) << err;
+}

@@ -85,6 +85,10 @@ int um_distribute(um_context *ctx, const char *primary_set, const char *partitio
  * it, loops, um_dat_fetch / um_dat_update, um_map_fetch and reorderings of a
  * mesh declared by blocks are refused. */
 
+/** The block partitioner's range of rank `rank` of `nranks` in a set of `gsize` elements (element i on rank
+ * floor(i * nranks / gsize)): the block a rank declares to get the same layout as a whole declaration
+ * partitioned by "block". UM_ERR_ARG for a bad argument or a block over INT_MAX elements. */
+int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count);
 /** Declare set `name` of `gsize` elements over all ranks, of which this rank
  * declares the block [begin, begin + count) (collective in effect: every rank
  * declares the same sets in the same order). gsize must fit an int (local and

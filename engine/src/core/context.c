@@ -356,6 +356,17 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
   return decl_map(ctx, from, to, arity, data, name, out, NULL);
 }
 
+int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count) {
+  if (gsize < 0 || nranks < 1 || rank < 0 || rank >= nranks || !begin || !count) return UM_ERR_ARG;
+  /* element i is on rank floor(i * nranks / gsize): rank r's first is ceil(r * gsize / nranks) */
+  const long long b = ((long long)rank * gsize + nranks - 1) / nranks;
+  const long long e = ((long long)(rank + 1) * gsize + nranks - 1) / nranks;
+  if (e - b > INT_MAX) return UM_ERR_ARG;
+  *begin = b;
+  *count = (int)(e - b);
+  return UM_SUCCESS;
+}
+
 int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out) {
   if (!ctx) return UM_ERR_ARG;
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);

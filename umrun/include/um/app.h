@@ -153,6 +153,21 @@ const um_app *um_app_find(const um_runner *r, const char *name);
  * config keys nobody read (run->unknown_keys), so read every key before. */
 int um_app_prepare(um_app_run *run, const char *default_map);
 
+/** Whether the app declares its mesh by blocks (um/distributed.h: um_decl_set_block, um_decl_map_block): 1 under
+ * mpirun with several ranks when mpi.mesh is blocks (the default), then each rank makes or reads only its block of
+ * each set (um_app_block says which) and no rank holds the whole mesh; 0 on one process, or with mpi.mesh: whole
+ * (every rank declares the whole mesh, um_distribute keeps its rows). An app whose mesh source cannot be read by
+ * blocks declares it whole and says so (um_app_whole_note). With run.reorder set it is UM_ERR_CONFIG (a
+ * reordering renumbers the whole mesh, which no rank then holds), saying to set mpi.mesh: whole. */
+int um_app_by_blocks(um_app_run *run, int *blocks);
+/** This rank's block of a set of gsize elements: [*begin, *begin + *count), the block partitioner's range
+ * (um_block_range), so that a mesh declared by blocks and partitioned by them has the layout of a whole
+ * declaration partitioned by "block". */
+int um_app_block(um_app_run *run, long long gsize, long long *begin, int *count);
+/** Say on the run's log why this run declares its mesh whole although mpi.mesh is blocks (`why`: "mesh.file is
+ * a text deck, read whole"), and what it costs: every rank holds the whole mesh while it is declared. */
+void um_app_whole_note(um_app_run *run, const char *why);
+
 /** Record (or overwrite) a metric. A NaN or infinite value is recorded and
  * returns UM_ERR_DIVERGED (the run diverged: umrun exits with status 2). */
 int um_app_metric(um_app_run *run, const char *name, double value);
