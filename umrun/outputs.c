@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -47,6 +48,76 @@ static void write_device_json(FILE *f, um_context *ctx) {
   fputc('}', f);
 }
 
+/* This process's peak resident bytes (VmHWM in /proc/self/status; else getrusage's maximum), 0 when unknown. */
+static double peak_rss(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  double kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) kb = strtod(line + 6, NULL);
+  if (f) fclose(f);
+  struct rusage ru;
+  if (kb <= 0 && getrusage(RUSAGE_SELF, &ru) == 0) kb = (double)ru.ru_maxrss; /* kilobytes on Linux */
+  return kb * 1024.0;
+}
+
+int umrun_measure_memory(um_app_run *run, um_context *ctx) {
+  const int n = um_mpi_size();
+  umrun_free_memory(run);
+  run->rank_peak_rss = calloc((size_t)n, sizeof(double));
+  run->rank_mesh_bytes = calloc((size_t)n, sizeof(double));
+  const int ok = run->rank_peak_rss && run->rank_mesh_bytes; /* every rank takes part in both gathers regardless */
+  double sink[1];
+  int rc = um_mpi_allgather_double(peak_rss(), ok ? run->rank_peak_rss : (n == 1 ? sink : NULL));
+  const int rc2 = um_mpi_allgather_double(um_context_mesh_bytes(ctx), ok ? run->rank_mesh_bytes : (n == 1 ? sink : NULL));
+  if (!ok || rc || rc2) {
+    umrun_free_memory(run);
+    return ok ? UM_ERR_BACKEND : UM_ERR_ALLOC;
+  }
+  run->nranks_measured = n;
+  return UM_SUCCESS;
+}
+
+void umrun_free_memory(um_app_run *run) {
+  free(run->rank_peak_rss);
+  free(run->rank_mesh_bytes);
+  run->rank_peak_rss = run->rank_mesh_bytes = NULL;
+  run->nranks_measured = 0;
+}
+
+/* max and mean of v[0 .. n) */
+static void max_mean(const double *v, int n, double *max, double *mean) {
+  *max = 0, *mean = 0;
+  for (int i = 0; i < n; i++) *max = v[i] > *max ? v[i] : *max, *mean += v[i] / n;
+}
+
+static void memory_json(FILE *f, const um_app_run *run) {
+  if (!run->nranks_measured) return;
+  const char *names[2] = {"peak_rss_bytes", "mesh_bytes"};
+  const double *v[2] = {run->rank_peak_rss, run->rank_mesh_bytes};
+  fputs(",\n  \"memory\": {", f);
+  for (int k = 0; k < 2; k++) {
+    double mx, mean;
+    max_mean(v[k], run->nranks_measured, &mx, &mean);
+    fprintf(f, "%s\"%s\": {\"max\": %.0f, \"mean\": %.0f, \"per_rank\": [", k ? ", " : "", names[k], mx, mean);
+    for (int q = 0; q < run->nranks_measured; q++) fprintf(f, "%s%.0f", q ? ", " : "", v[k][q]);
+    fputs("]}", f);
+  }
+  fputc('}', f);
+}
+
+static void memory_line(FILE *out, const um_app_run *run) {
+  if (!run->nranks_measured) return;
+  double pm, pmean, mm, mmean;
+  max_mean(run->rank_peak_rss, run->nranks_measured, &pm, &pmean);
+  max_mean(run->rank_mesh_bytes, run->nranks_measured, &mm, &mmean);
+  if (run->nranks_measured == 1)
+    fprintf(out, "memory: peak resident %.1f MB; the mesh (maps and dats) %.1f MB\n", pm / 1e6, mm / 1e6);
+  else
+    fprintf(out, "memory per rank: peak resident %.1f MB max, %.1f MB mean; the mesh (maps and dats) %.1f MB max, "
+                 "%.1f MB mean (%d ranks)\n", pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
+}
+
 static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,
                        const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
   fputs("{\n  \"um_version\": ", f);
@@ -81,6 +152,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
             run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
+  memory_json(f, run);
   fputs(",\n  \"loops\": ", f);
   um_report_loops_json(ctx, f);
   fputs(",\n  \"mesh\": ", f);
@@ -143,6 +215,7 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
                  "and uploads of dats and maps %.3f s, not included)\n", jit, nmod, ncached, up);
+  memory_line(out, run);
   if (run->prefetch_bytes > 0)
     fprintf(out, "(%.1f MB of dats and maps copied to the device in %.3f s at the end of set-up: run.prefetch)\n",
             run->prefetch_bytes / 1e6, run->prefetch_seconds);

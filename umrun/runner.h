@@ -68,6 +68,10 @@ int umrun_warn_loop_keys(um_app_run *run, FILE *f);
 
 /* ---- outputs.c ---- */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
+/* Every rank's peak resident memory and mesh bytes into run->rank_peak_rss / rank_mesh_bytes (collective: every
+ * rank calls it after a run that succeeded everywhere); umrun_free_memory releases them. */
+int umrun_measure_memory(um_app_run *run, um_context *ctx);
+void umrun_free_memory(um_app_run *run);
 void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
                         double total);
 /* What the tables' columns mean (printed after them by umrun_print_report). */

@@ -478,6 +478,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
       const int src = um_loop_stats_across_ranks(ctx);
       if (src && rank == 0) umrun_err(r, "note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
     }
+    if (umrun_measure_memory(&run, ctx) && rank == 0) umrun_err(r, "note: the ranks' memory could not be gathered\n");
     umrun_print_report(out, app, &run, &s, ctx, total);
   }
   if (!rc && v.ref && rank == 0) {
@@ -494,6 +495,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
   if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
+  umrun_free_memory(&run);
   um_validation_result_free(&v.val);
   um_ref_free(v.ref);
   free(v.wanted);

@@ -50,6 +50,9 @@ int um_mpi_finish(void);
 /** Broadcast n ints from rank 0 to every rank (a no-op on one rank): for
  * drivers that must take one decision (validation on rank 0, say). */
 int um_mpi_bcast_int(int *v, int n);
+/** Every rank's value of `mine`, in rank order, into all[0 .. um_mpi_size()) on every rank (collective;
+ * all[0] = mine on one rank). */
+int um_mpi_allgather_double(double mine, double *all);
 /** Wait until every rank has arrived (a no-op on one rank). */
 int um_mpi_barrier(void);
 

@@ -76,6 +76,8 @@ int um_sync(um_context *ctx);
  * then copy what they use). *bytes (may be NULL): what went to the device. A dat the host changes afterwards
  * (um_dat_update) is copied again at its next loop, as before. */
 int um_prefetch(um_context *ctx, double *bytes);
+/** The host bytes of this rank's mesh: every map's rows and every dat's allocated rows (halos included). */
+double um_context_mesh_bytes(const um_context *ctx);
 
 #ifdef __cplusplus
 }

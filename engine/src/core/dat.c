@@ -90,6 +90,15 @@ int um_sync(um_context *ctx) {
   return UM_SUCCESS;
 }
 
+double um_context_mesh_bytes(const um_context *ctx) {
+  if (!ctx) return 0;
+  double b = 0;
+  for (int i = 0; i < ctx->nmaps; i++)
+    b += (double)um__set_total(ctx->maps[i]->from) * ctx->maps[i]->arity * sizeof(int);
+  for (int i = 0; i < ctx->ndats; i++) b += (double)ctx->dats[i]->rows * ctx->dats[i]->dim * ctx->dats[i]->esize;
+  return b;
+}
+
 int um_prefetch(um_context *ctx, double *bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (bytes) *bytes = 0;

@@ -118,6 +118,13 @@ int um_mpi_bcast_int(int *v, int n) {
   return UM_SUCCESS;
 }
 
+int um_mpi_allgather_double(double mine, double *all) {
+  if (!all) return UM_ERR_ARG;
+  if (!mpi_up() || um_mpi_size() < 2) return all[0] = mine, UM_SUCCESS;
+  return MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD) == MPI_SUCCESS ? UM_SUCCESS
+                                                                                            : UM_ERR_BACKEND;
+}
+
 int um_mpi_barrier(void) {
   if (mpi_up() && um_mpi_size() > 1 && MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) return UM_ERR_BACKEND;
   return UM_SUCCESS;
@@ -150,6 +157,11 @@ int um_mpi_bcast_int(int *v, int n) {
   return UM_SUCCESS;
 }
 int um_mpi_barrier(void) { return UM_SUCCESS; }
+int um_mpi_allgather_double(double mine, double *all) {
+  if (!all) return UM_ERR_ARG;
+  all[0] = mine;
+  return UM_SUCCESS;
+}
 int um_distribute(um_context *ctx, const char *primary, const char *partitioner) {
   (void)primary, (void)partitioner;
   return ctx ? UM_SUCCESS : UM_ERR_ARG;

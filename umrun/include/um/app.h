@@ -73,6 +73,12 @@ typedef struct {
   double prefetch_bytes;   /**< run.prefetch: the bytes um_app_prepare copied to the device ahead of the loops */
   double prefetch_seconds; /**< and the time it took (part of the set-up) */
   const um_runner *runner; /**< the runner running the app (um_app_count/at/find: the apps it was given); may be NULL */
+  /** What the run cost in memory, per rank (filled by the runner after a run that succeeded on every rank; NULL
+   * before): rank_peak_rss[q] the peak resident bytes of rank q (VmHWM), rank_mesh_bytes[q] its mesh's host
+   * bytes (um_context_mesh_bytes) at the end of the run; nranks_measured entries each. */
+  double *rank_peak_rss;
+  double *rank_mesh_bytes; /**< see rank_peak_rss */
+  int nranks_measured;     /**< see rank_peak_rss */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
