@@ -6,6 +6,8 @@
  * counted from the rows, the neighbours' owners asked of their homes. Collective. */
 #include "dist_blocks.h"
 
+#include <limits.h>
+
 #ifdef UM_HAVE_MPI
 
 /* Pairs (p, q) of global numbers, each for rank dest. */
@@ -71,43 +73,166 @@ static int pairs_send(umd_blocks *B, umd_pairs *x, long long base, int count, in
   return rc;
 }
 
-/* Elements of the primary set sharing a target of map mp (from the primary set to another): (target, element) to
- * the target's home, which pairs the elements of each target. */
-static int shared_targets(umd_blocks *B, const um_map *mp, umd_pairs *out) {
-  const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
-  const int ar = mp->arity;
-  umd_pairs mem = {0};
-  long long *val = NULL;
-  int *off = NULL, rc = UM_SUCCESS;
-  for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
-    for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
-      const long long t = mp->gtargets[(size_t)i * ar + a];
-      rc = pairs_add(&mem, t, F->begin[B->rank] + i, umd_home(T, B->P, t));
-    }
-  if (rc != UM_SUCCESS) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  rc = umd_agree(B, rc, "building the graph");
-  if (rc == UM_SUCCESS) rc = pairs_send(B, &mem, T->begin[B->rank], T->count, &off, &val);
-  pairs_free(&mem);
-  for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) /* each target's elements, paired */
-    for (int x = off[t]; x < off[t + 1] && rc == UM_SUCCESS; x++)
-      for (int y = off[t]; y < off[t + 1] && rc == UM_SUCCESS; y++)
-        if (val[x] != val[y]) rc = pairs_add(out, val[x], val[y], umd_home(F, B->P, val[x]));
-  free(off), free(val);
-  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+/* Send n long longs, v grouped by destination with scnt[P] each, to their ranks: *rv, *nr of them (umd_a2a of
+ * MPI_LONG_LONG). */
+static int send_lls(umd_blocks *B, const long long *v, const int *scnt, long long **rv, int *nr) {
+  int *rcnt = malloc((size_t)B->P * sizeof *rcnt);
+  int rc = rcnt ? umd_a2a(B, MPI_LONG_LONG, sizeof **rv, v, scnt, (void **)rv, rcnt, nr)
+                : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  free(rcnt);
+  return rc;
 }
 
-/* This rank's rows of the primary set's graph: *xadj [count + 1], *adj global numbers (int). */
+/* The elements of each target of map mp this rank is home to, from (target, element) sent to the homes:
+ * lists *off [T->count + 1] into *val (arrival order). Buffers sized exactly (a count pass, then a fill). */
+static int target_lists(umd_blocks *B, const um_map *mp, int **off, long long **val) {
+  const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
+  const int P = B->P, ar = mp->arity;
+  const size_t n = (size_t)F->count * (size_t)ar;
+  int *scnt = calloc((size_t)P + 1, sizeof *scnt), *pos = malloc(((size_t)P + 1) * sizeof *pos), nr = 0;
+  long long *sv = malloc((2 * n + 1) * sizeof *sv), *rv = NULL;
+  int rc = scnt && pos && sv ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) scnt[umd_home(T, P, mp->gtargets[k])] += 2;
+  for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
+  for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) {
+    const long long t = mp->gtargets[k];
+    const int q = umd_home(T, P, t);
+    sv[pos[q]++] = t, sv[pos[q]++] = F->begin[B->rank] + (long long)(k / (size_t)ar);
+  }
+  rc = umd_agree(B, rc, "building the graph");
+  if (rc == UM_SUCCESS) rc = send_lls(B, sv, scnt, &rv, &nr);
+  free(sv), free(scnt), free(pos);
+  *off = rc == UM_SUCCESS ? calloc((size_t)T->count + 2, sizeof **off) : NULL;
+  *val = rc == UM_SUCCESS ? malloc((size_t)(nr / 2 + 1) * sizeof **val) : NULL;
+  if (rc == UM_SUCCESS && (!*off || !*val)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  if (rc == UM_SUCCESS) { /* a counting sort by target, in arrival order within each */
+    int *o = *off;
+    const long long base = T->begin[B->rank];
+    for (int i = 0; i < nr; i += 2) o[rv[i] - base + 2]++;
+    for (int r = 0; r < T->count; r++) o[r + 2] += o[r + 1];
+    for (int i = 0; i < nr; i += 2) (*val)[o[rv[i] - base + 1]++] = rv[i + 1];
+  }
+  free(rv);
+  return rc;
+}
+
+/* A received list: its target and where its k elements start in the stream. */
+typedef struct {
+  long long t;
+  int at, k;
+} tlist;
+static int cmp_tlist(const void *a, const void *b) {
+  const long long x = ((const tlist *)a)->t, y = ((const tlist *)b)->t;
+  return (x > y) - (x < y);
+}
+
+/* The lists (t, k, elements) grouped by rank in sv (scnt[P] numbers each) to their ranks, then, for each element i
+ * of this rank's block of mp's from-set, the elements of every list of its targets (itself left out): *roff
+ * [count + 1] into *rval. */
+static int send_lists_join(umd_blocks *B, const um_map *mp, const long long *sv, const int *scnt, long long **rv,
+                           int *nr, int **roff, long long **rval) {
+  const umd_bset *F = &B->S[mp->from->index];
+  const int ar = mp->arity;
+  int rc = send_lls(B, sv, scnt, rv, nr), nl = 0;
+  for (int i = 0; rc == UM_SUCCESS && i < *nr; i += 2 + (int)(*rv)[i + 1]) nl++;
+  tlist *L = rc == UM_SUCCESS ? malloc((size_t)(nl + 1) * sizeof *L) : NULL;
+  *roff = rc == UM_SUCCESS ? calloc((size_t)F->count + 1, sizeof **roff) : NULL;
+  if (rc == UM_SUCCESS && (!L || !*roff)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  for (int i = 0, l = 0; rc == UM_SUCCESS && i < *nr; i += 2 + (int)(*rv)[i + 1], l++)
+    L[l] = (tlist){(*rv)[i], i + 2, (int)(*rv)[i + 1]};
+  if (rc == UM_SUCCESS) qsort(L, (size_t)nl, sizeof *L, cmp_tlist);
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill */
+    if (pass) {
+      for (int i = 0; i < F->count; i++) (*roff)[i + 1] += (*roff)[i];
+      if (!(*rval = malloc(((size_t)(*roff)[F->count] + 1) * sizeof **rval)))
+        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+    }
+    for (int i = 0; rc == UM_SUCCESS && i < F->count; i++) {
+      const long long e = F->begin[B->rank] + i;
+      int w = pass ? (*roff)[i] : 0;
+      for (int a = 0; a < ar; a++) {
+        const tlist key = {mp->gtargets[(size_t)i * ar + a], 0, 0};
+        const tlist *f = bsearch(&key, L, (size_t)nl, sizeof *L, cmp_tlist);
+        for (int x = 0; f && x < f->k; x++) {
+          const long long o = (*rv)[f->at + x];
+          if (o == e) continue;
+          if (pass) (*rval)[w++] = o;
+          else (*roff)[i + 1]++;
+        }
+      }
+    }
+  }
+  free(L);
+  return rc;
+}
+
+/* Elements of the primary set sharing a target of map mp (from the primary set to another): each target's home sends
+ * the target's list of elements, once, to every rank home to one of them (t, k, then the k elements); each rank then
+ * joins, for each element of its block, the lists of its targets: rows[i] (global numbers, with repeats) as
+ * *roff [count + 1] into *rval. prior: this rank's outcome so far (agreed first: collective). No pair is ever sent: a list of k elements costs k numbers, not k (k - 1) pairs. */
+static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff, long long **rval) {
+  const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
+  const int P = B->P;
+  int *off = NULL, nr = 0;
+  long long *val = NULL, *sv = NULL, *rv = NULL;
+  int *scnt = calloc((size_t)P + 1, sizeof *scnt), *pos = malloc(((size_t)P + 1) * sizeof *pos);
+  unsigned char *to = calloc((size_t)P + 1, 1);
+  int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  *roff = NULL, *rval = NULL;
+  rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
+  if (rc == UM_SUCCESS) rc = target_lists(B, mp, &off, &val);
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each list to its ranks once */
+    if (pass) {
+      long long total = 0;
+      for (int q = 0; q < P; q++) pos[q] = (int)total, total += scnt[q];
+      if (total > INT_MAX) rc = UM_ERROR(B->ctx, UM_ERR_ARG, "the graph's lists exceed %d numbers on rank %d", INT_MAX,
+                                         B->rank);
+      else if (!(sv = malloc((size_t)(total + 1) * sizeof *sv)))
+        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+    }
+    for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) {
+      const int k = off[t + 1] - off[t];
+      if (k < 2) continue; /* an element alone on a target joins nobody */
+      for (int x = off[t]; x < off[t + 1]; x++) {
+        const int q = umd_home(F, P, val[x]);
+        if (to[q]) continue;
+        to[q] = 1;
+        if (!pass) scnt[q] += 2 + k;
+        else {
+          sv[pos[q]++] = T->begin[B->rank] + t, sv[pos[q]++] = k;
+          memcpy(sv + pos[q], val + off[t], (size_t)k * sizeof *sv);
+          pos[q] += k;
+        }
+      }
+      for (int x = off[t]; x < off[t + 1]; x++) to[umd_home(F, P, val[x])] = 0;
+    }
+  }
+  free(off), free(val), free(to), free(pos);
+  rc = umd_agree(B, rc, "building the graph");
+  if (rc == UM_SUCCESS) rc = send_lists_join(B, mp, sv, scnt, &rv, &nr, roff, rval);
+  free(sv), free(scnt), free(rv);
+  return rc;
+}
+
+#define MAX_LISTS 16 /* maps from the primary set to another whose shared targets join elements */
+
+/* This rank's rows of the primary set's graph: *xadj [count + 1], *adj global numbers (int). The rows of shared
+ * targets come as lists per map (shared_targets); the other rules' pairs go to the homes (pairs_send). */
 static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[primary];
   umd_pairs out = {0};
-  int rc = UM_SUCCESS;
-  long long *val = NULL;
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+  int rc = UM_SUCCESS, nlists = 0, *loff[MAX_LISTS] = {NULL};
+  long long *val = NULL, *lval[MAX_LISTS] = {NULL};
+  for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     const umd_bset *F = &B->S[mp->from->index];
     const int ar = mp->arity, from = mp->from->index, to = mp->to->index;
-    if (from == primary && to != primary) rc = shared_targets(B, mp, &out);
+    if (from == primary && to != primary && nlists == MAX_LISTS) /* the same on every rank */
+      rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "more than %d maps from the primary set '%s' to other sets", MAX_LISTS,
+                    mp->from->name);
+    else if (from == primary && to != primary) /* collective: called on every rank whatever rc is */
+      rc = shared_targets(B, mp, rc, &loff[nlists], &lval[nlists]), nlists++;
     for (int i = 0; from != primary && to == primary && rc == UM_SUCCESS && i < F->count; i++) { /* mapped together */
       const long long *r = mp->gtargets + (size_t)i * ar;
       for (int a = 0; a < ar && rc == UM_SUCCESS; a++)
@@ -121,25 +246,38 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
         if (rc == UM_SUCCESS) rc = pairs_add(&out, t, p, umd_home(S, B->P, t));
       }
   }
-  if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  if (rc == UM_ERR_ALLOC) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
   rc = umd_agree(B, rc, "building the graph");
   int *off = NULL;
   if (rc == UM_SUCCESS) rc = pairs_send(B, &out, S->begin[B->rank], S->count, &off, &val);
   pairs_free(&out);
-  const int nr = rc == UM_SUCCESS ? off[S->count] : 0;
+  long long nr = rc == UM_SUCCESS ? off[S->count] : 0, longest = 0;
+  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) {
+    long long len = off[i + 1] - off[i];
+    for (int l = 0; l < nlists; l++) len += loff[l][i + 1] - loff[l][i];
+    longest = len > longest ? len : longest;
+  }
+  for (int l = 0; rc == UM_SUCCESS && l < nlists; l++) nr += loff[l][S->count];
+  long long *row = rc == UM_SUCCESS ? malloc((size_t)(longest + 1) * sizeof *row) : NULL;
   *xadj = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof **xadj) : NULL;
-  *adj = rc == UM_SUCCESS ? malloc((size_t)(nr ? nr : 1) * sizeof **adj) : NULL;
-  if (rc == UM_SUCCESS && (!*xadj || !*adj)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  *adj = rc == UM_SUCCESS && nr <= INT_MAX ? malloc((size_t)(nr ? nr : 1) * sizeof **adj) : NULL;
+  if (rc == UM_SUCCESS && (!*xadj || !*adj || !row)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the graph");
   int len = 0;
   for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) { /* each row's neighbours once, ascending, no self loop */
-    const long long p = S->begin[B->rank] + i, *v = val + off[i];
-    const int n = off[i + 1] - off[i];
-    qsort(val + off[i], (size_t)n, sizeof *val, cmp_ll);
+    const long long p = S->begin[B->rank] + i;
+    int n = off[i + 1] - off[i];
+    memcpy(row, val + off[i], (size_t)n * sizeof *row);
+    for (int l = 0; l < nlists; l++) {
+      memcpy(row + n, lval[l] + loff[l][i], (size_t)(loff[l][i + 1] - loff[l][i]) * sizeof *row);
+      n += loff[l][i + 1] - loff[l][i];
+    }
+    qsort(row, (size_t)n, sizeof *row, cmp_ll);
     for (int j = 0; j < n; j++)
-      if (v[j] != p && (j == 0 || v[j] != v[j - 1])) (*adj)[len++] = (int)v[j];
+      if (row[j] != p && (j == 0 || row[j] != row[j - 1])) (*adj)[len++] = (int)row[j];
     (*xadj)[i + 1] = len;
   }
-  free(off), free(val);
+  free(off), free(val), free(row);
+  for (int l = 0; l < nlists; l++) free(loff[l]), free(lval[l]);
   return rc;
 }
 
