@@ -331,7 +331,7 @@ static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const 
   if (um_size_mul((size_t)from->size, (size_t)arity, &n) || um_size_mul(n, sizeof(int), &nbytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
                     from->size, arity);
-  if (n && !data) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
+  if (n && !data && !keep) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
   for (size_t i = 0; !keep && i < n; i++)
     if (data[i] < 0 || data[i] >= um__set_total(to))
       return UM_ERROR(ctx, UM_ERR_ARG,
@@ -341,9 +341,9 @@ static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const 
                       to->size);
   if (UM_GROW(ctx->maps, ctx->capmaps, ctx->nmaps))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name);
-  um_map *m = map_new(ctx, name, from, to, arity, n ? nbytes : 0);
+  um_map *m = map_new(ctx, name, from, to, arity, n && !keep ? nbytes : 0); /* by blocks: rows come at um_distribute */
   if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
-  if (n) memcpy(m->data, data, n * sizeof(int));
+  if (n && !keep) memcpy(m->data, data, n * sizeof(int));
   m->gtargets = keep;
   m->index = ctx->nmaps;
   ctx->maps[ctx->nmaps++] = m;
@@ -412,15 +412,15 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
   if (from->block != to->block)
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': set '%s' is declared by blocks and set '%s' is not: declare both by blocks",
                     name ? name : "", from->block ? from->name : to->name, from->block ? to->name : from->name);
-  int *loc = calloc(n ? n : 1, sizeof *loc); /* this rank's rows: local sized */
+  int *loc = from->block ? NULL : calloc(n ? n : 1, sizeof *loc); /* whole sets: the rows as they are */
   long long *keep = from->block ? malloc((n ? n : 1) * sizeof *keep) : NULL;
-  if (!loc || (from->block && !keep)) {
+  if (from->block ? !keep : !loc) {
     free(loc), free(keep);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
   }
   for (size_t i = 0; !from->block && i < n; i++) loc[i] = (int)targets[i]; /* whole sets: global == local */
   if (keep && n) memcpy(keep, targets, n * sizeof *keep);
-  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep); /* placeholder rows, the global ones beside */
+  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep); /* by blocks: the global rows only */
   free(loc);
   if (rc != UM_SUCCESS) free(keep);
   return rc;

@@ -8,7 +8,8 @@
 
 #ifdef UM_HAVE_MPI
 
-/* Global number -> int, open addressing (keys >= 0; -1 marks an empty slot). */
+/* Global number -> int, open addressing with linear probing (keys >= 0; -1 marks an empty slot), at most 2/3 full:
+ * 1.5 slots of 12 bytes a key (a power-of-two table would take 2 to 4). */
 typedef struct {
   long long *k;
   int *v;
@@ -19,12 +20,13 @@ static inline size_t umd_gmap_slot(const umd_gmap *h, long long g) {
   uint64_t x = (uint64_t)g + 0x9e3779b97f4a7c15ULL; /* splitmix64's finaliser */
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return (size_t)(x ^ (x >> 31)) & (h->cap - 1);
+  x ^= x >> 31;
+  return (size_t)(((unsigned __int128)x * h->cap) >> 64); /* x scaled to [0, cap) */
 }
+static inline size_t umd_gmap_next(const umd_gmap *h, size_t i) { return i + 1 == h->cap ? 0 : i + 1; }
 /* Room for `expect` keys without growing; 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
-  h->cap = 16;
-  while (h->cap < 2 * expect + 2) h->cap *= 2;
+  h->cap = expect + expect / 2 + 16;
   h->n = 0;
   h->k = malloc(h->cap * sizeof *h->k);
   h->v = malloc(h->cap * sizeof *h->v);
@@ -44,23 +46,23 @@ static inline void umd_gmap_free(umd_gmap *h) {
 /* The value of g, or -1. */
 static inline int umd_gmap_get(const umd_gmap *h, long long g) {
   if (!h->cap) return -1;
-  for (size_t i = umd_gmap_slot(h, g);; i = (i + 1) & (h->cap - 1)) {
+  for (size_t i = umd_gmap_slot(h, g);; i = umd_gmap_next(h, i)) {
     if (h->k[i] == g) return h->v[i];
     if (h->k[i] < 0) return -1;
   }
 }
 /* g -> v unless g is there already (its value kept); grows; 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
-  if (2 * (h->n + 1) > h->cap) {
+  if (3 * (h->n + 1) > 2 * h->cap) {
     umd_gmap o = *h, nh;
-    if (umd_gmap_init(&nh, h->n + 1) != UM_SUCCESS) return UM_ERR_ALLOC;
+    if (umd_gmap_init(&nh, 2 * h->n + 1) != UM_SUCCESS) return UM_ERR_ALLOC;
     for (size_t i = 0; i < o.cap; i++)
       if (o.k[i] >= 0) umd_gmap_add(&nh, o.k[i], o.v[i]);
     umd_gmap_free(&o);
     *h = nh;
   }
   size_t i = umd_gmap_slot(h, g);
-  for (; h->k[i] >= 0; i = (i + 1) & (h->cap - 1))
+  for (; h->k[i] >= 0; i = umd_gmap_next(h, i))
     if (h->k[i] == g) return UM_SUCCESS;
   h->k[i] = g;
   h->v[i] = v;

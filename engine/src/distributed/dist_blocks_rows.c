@@ -30,9 +30,10 @@ int umd_blocks_layout(umd_blocks *B) {
 }
 
 /* np records recs[idx[j]] of set s to ranks dest[j] (grouped here): *out gets the ones sent here, by source rank
- * ascending, each source's in its order; *src (when asked) the source of each. */
+ * ascending, each source's in its order; *src (when asked) the source of each. drop (may be NULL): records freed
+ * once packed, before the exchange allocates what arrives (the peak holds two copies, not three). */
 static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, const int *dest, char **out, int *nout,
-                int **src) {
+                int **src, char **drop) {
   const int P = B->P;
   const size_t rec = B->S[s].rec;
   int *perm = malloc((size_t)(np ? np : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
@@ -43,10 +44,13 @@ static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, 
   if (rc == UM_SUCCESS) {
     umd_group(np, dest, P, perm, scnt);
     for (int j = 0; j < np; j++) memcpy(sb + (size_t)j * rec, recs + (size_t)idx[perm[j]] * rec, rec);
+    free(perm);
+    perm = NULL;
     int m = MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
     if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
     if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (rows)");
   }
+  if (drop) free(*drop), *drop = NULL;
   if (rc == UM_SUCCESS) rc = umd_a2a(B, t, rec, sb, scnt, (void **)out, rcnt, nout);
   if (rc == UM_SUCCESS && src) {
     *src = malloc((size_t)(*nout ? *nout : 1) * sizeof **src);
@@ -89,6 +93,21 @@ static int home_records(umd_blocks *B, int s, char **out) {
   return UM_SUCCESS;
 }
 
+/* Set s's declared rows, now in its home records: its dats' data, its maps' global targets and placeholder rows
+ * are freed (umd_blocks_install gives each its distributed rows; a failed um_distribute leaves the context to be
+ * finalized). */
+static void drop_declared(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  for (int k = 0; k < ctx->ndats; k++)
+    if (ctx->dats[k]->set->index == s) free(ctx->dats[k]->data), ctx->dats[k]->data = NULL;
+  for (int k = 0; k < ctx->nmaps; k++) {
+    um_map *mp = ctx->maps[k];
+    if (mp->from->index != s) continue;
+    free(mp->gtargets), free(mp->data);
+    mp->gtargets = NULL, mp->data = NULL;
+  }
+}
+
 int umd_blocks_migrate(umd_blocks *B) {
   int rc = UM_SUCCESS;
   for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) {
@@ -97,8 +116,9 @@ int umd_blocks_migrate(umd_blocks *B) {
     int *idx = malloc((size_t)(S->count ? S->count : 1) * sizeof *idx);
     rc = idx ? home_records(B, s, &home) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
     for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) idx[i] = i;
+    if (rc == UM_SUCCESS) drop_declared(B, s);
     /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
-    if (rc == UM_SUCCESS) rc = ship(B, s, home, S->count, idx, S->own_home, &S->own, &S->nown, NULL);
+    if (rc == UM_SUCCESS) rc = ship(B, s, home, S->count, idx, S->own_home, &S->own, &S->nown, NULL, &home);
     free(home), free(idx);
   }
   return rc;
@@ -142,7 +162,7 @@ static int exec_halo(umd_blocks *B, int s) {
       if (!dup) idx[np] = e, dst[np++] = r[a];
     }
   }
-  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, np, idx, dst, &S->ex, &S->nex, &S->ex_owner);
+  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, np, idx, dst, &S->ex, &S->nex, &S->ex_owner, NULL);
   /* each source's in ascending global order, sources ascending: sorted by owner then global number */
   free(tow), free(idx), free(dst), free(tg);
   return rc;
@@ -226,7 +246,7 @@ static int nonexec_halo(umd_blocks *B, int t) {
                         B->ctx->sets[t]->name, B->rank, rg[i]);
       }
   }
-  if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner);
+  if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner, NULL);
   if (rc == UM_SUCCESS && nb != nk) rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", B->ctx->sets[t]->name, nb, nk);
   T->nnx = nb;
   free(keys), free(sg), free(rg), free(scnt), free(rcnt), free(idx), free(dst);
@@ -248,6 +268,7 @@ int umd_blocks_halos(umd_blocks *B) {
   for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = exec_halo(B, s); /* every exec halo first */
   for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = index_held(B, s);
   for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = nonexec_halo(B, s);
+  for (int s = 0; s < B->ns; s++) umd_gmap_free(&B->S[s].held); /* install orders the rows anew (g2l) */
   return rc;
 }
 /* Import lists (halo rows grouped by owner, in local order), then export lists from what each owner is asked. */
@@ -410,12 +431,19 @@ int umd_blocks_install(umd_blocks *B) {
     hown[s] = malloc(((size_t)S->nex + S->nnx + 1) * sizeof **hown);
     rc = rows[s] && hown[s] ? order_set(B, s, rows[s], &g2l[s], hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   }
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
-    const int s = ctx->dats[k]->set->index;
-    rc = install_dat(B, k, rows[s], B->D->sets[s].total);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* set by set, its records freed once its rows are in place */
+    umd_bset *S = &B->S[s];
+    for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++)
+      if (ctx->dats[k]->set->index == s) rc = install_dat(B, k, rows[s], B->D->sets[s].total);
+    for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
+      if (ctx->maps[k]->from->index == s) rc = install_map(B, k, rows[s], &g2l[ctx->maps[k]->to->index]);
+    if (rc == UM_SUCCESS) {
+      free(S->own), free(S->ex), free(S->nx);
+      S->own = S->ex = S->nx = NULL;
+      free(rows[s]);
+      rows[s] = NULL;
+    }
   }
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
-    rc = install_map(B, k, rows[ctx->maps[k]->from->index], &g2l[ctx->maps[k]->to->index]);
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
     rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown[s], &g2l[s]);
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_counts(B, s);
