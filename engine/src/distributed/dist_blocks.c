@@ -85,34 +85,50 @@ void umd_group(int n, const int *dest, int P, int *perm, int *cnt) {
   for (int q = P - 1; q > 0; q--) cnt[q] -= cnt[q - 1]; /* cnt[q] is now the end of q: back to counts */
 }
 
+static int cmp_gll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Owners of the numbers this rank is home to are read here; the others, each distinct number once (sorted: grouped
+ * by home already), are asked of their homes. So the buffers grow with the distinct numbers of other homes, not
+ * with n: on a block-local mesh, a few. */
 int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
   const umd_bset *S = &B->S[s];
   const int P = B->P;
-  int *dest = malloc((size_t)(n ? n : 1) * sizeof *dest), *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-  int *scnt = malloc((size_t)P * sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt);
-  long long *sg = malloc((size_t)(n ? n : 1) * sizeof *sg), *rg = NULL;
-  int *ans = NULL, *got = NULL, nr = 0, ng = 0;
-  int rc = dest && perm && scnt && rcnt && sg ? UM_SUCCESS
-                                              : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory asking for owners");
+  const long long b0 = S->begin[B->rank], b1 = S->begin[B->rank + 1];
+  int nu = 0, nr = 0, ng = 0;
+  for (int i = 0; i < n; i++) nu += g[i] < b0 || g[i] >= b1;
+  long long *u = malloc((size_t)(nu ? nu : 1) * sizeof *u), *rg = NULL;
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *ans = NULL, *got = NULL;
+  int rc = u && scnt && rcnt ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory asking for owners");
   if (rc == UM_SUCCESS) {
-    for (int i = 0; i < n; i++) dest[i] = umd_home(S, P, g[i]);
-    umd_group(n, dest, P, perm, scnt);
-    for (int j = 0; j < n; j++) sg[j] = g[perm[j]];
-    rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
+    nu = 0;
+    for (int i = 0; i < n; i++) {
+      if (g[i] >= b0 && g[i] < b1) out[i] = S->own_home[g[i] - b0];
+      else u[nu++] = g[i];
+    }
+    qsort(u, (size_t)nu, sizeof *u, cmp_gll);
+    int w = 0;
+    for (int i = 0; i < nu; i++)
+      if (!w || u[i] != u[w - 1]) u[w++] = u[i];
+    nu = w;
+    for (int i = 0; i < nu; i++) scnt[umd_home(S, P, u[i])]++;
   }
+  rc = umd_agree(B, rc, "asking for owners"); /* the exchanges below are collective */
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *u, u, scnt, (void **)&rg, rcnt, &nr);
   if (rc == UM_SUCCESS && !(ans = malloc((size_t)(nr ? nr : 1) * sizeof *ans)))
     rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory answering for owners");
   if (rc == UM_SUCCESS) {
-    const long long b = S->begin[B->rank];
-    for (int i = 0; i < nr; i++) ans[i] = S->own_home[rg[i] - b];
+    for (int i = 0; i < nr; i++) ans[i] = S->own_home[rg[i] - b0];
     int *back = malloc((size_t)P * sizeof *back);
     rc = back ? umd_a2a(B, MPI_INT, sizeof *ans, ans, rcnt, (void **)&got, back, &ng)
               : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
     free(back);
   }
-  if (rc == UM_SUCCESS)
-    for (int j = 0; j < n; j++) out[perm[j]] = got[j];
-  free(dest), free(perm), free(scnt), free(rcnt), free(sg), free(rg), free(ans), free(got);
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) /* got[k]: the owner of u[k] (answers come back in asked order) */
+    if (g[i] < b0 || g[i] >= b1) out[i] = got[(const long long *)bsearch(&g[i], u, (size_t)nu, sizeof *u, cmp_gll) - u];
+  free(u), free(rg), free(scnt), free(rcnt), free(ans), free(got);
   return rc;
 }
 
@@ -200,28 +216,31 @@ static int rule_first_ref(umd_blocks *B, const um_map *mp) {
   umd_bset *T = &B->S[mp->to->index];
   const int P = B->P, ar = mp->arity;
   const size_t n = (size_t)F->count * ar;
-  umd_gmap seen = {0};
-  long long *prop = malloc((n ? n : 1) * 3 * sizeof *prop), *sp = malloc((n ? n : 1) * 3 * sizeof *sp), *rp = NULL;
-  long long *best = malloc((size_t)(T->count ? T->count : 1) * sizeof *best);
-  int *dest = malloc((n ? n : 1) * sizeof *dest), *perm = malloc((n ? n : 1) * sizeof *perm);
-  int *scnt = malloc((size_t)P * sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), np = 0, nr = 0;
-  int rc = prop && sp && best && dest && perm && scnt && rcnt && umd_gmap_init(&seen, n) == UM_SUCCESS
+  umd_gmap seen = {0}; /* each distinct target -> its first entry (ascending elements: the lowest referencing) */
+  long long *sp = NULL, *rp = NULL, *best = malloc((size_t)(T->count ? T->count : 1) * sizeof *best);
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *pos = NULL, np = 0, nr = 0;
+  int rc = best && scnt && rcnt && umd_gmap_init(&seen, (size_t)T->count + 16) == UM_SUCCESS
                ? UM_SUCCESS
                : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory placing set '%s'", mp->to->name);
-  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++) { /* ascending elements: the first seen is the lowest */
-    const long long t = mp->gtargets[i];
-    if (umd_gmap_get(&seen, t) >= 0) continue;
-    if ((rc = umd_gmap_add(&seen, t, np)) != UM_SUCCESS) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
-    prop[3 * np] = t, prop[3 * np + 1] = F->begin[B->rank] + (long long)(i / ar);
-    prop[3 * np + 2] = F->own_home[i / ar];
-    dest[np++] = umd_home(T, P, t);
+  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++)
+    if (umd_gmap_add(&seen, mp->gtargets[i], (int)(i / ar)) != UM_SUCCESS)
+      rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory placing set '%s'", mp->to->name);
+  np = (int)seen.n;
+  if (rc == UM_SUCCESS && (!(sp = malloc(((size_t)np + 1) * 3 * sizeof *sp)) || !(pos = malloc((size_t)P * sizeof *pos))))
+    rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory placing set '%s'", mp->to->name);
+  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++) /* proposals (target, element, owner) by home */
+    if (seen.k[k] >= 0) scnt[umd_home(T, P, seen.k[k])] += 3;
+  for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
+  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++) {
+    if (seen.k[k] < 0) continue;
+    long long *w = sp + pos[umd_home(T, P, seen.k[k])];
+    w[0] = seen.k[k], w[1] = F->begin[B->rank] + seen.v[k], w[2] = F->own_home[seen.v[k]];
+    pos[umd_home(T, P, seen.k[k])] += 3;
   }
-  if (rc == UM_SUCCESS) {
-    umd_group(np, dest, P, perm, scnt);
-    for (int j = 0; j < np; j++) memcpy(sp + 3 * j, prop + 3 * perm[j], 3 * sizeof *sp);
-    for (int q = 0; q < P; q++) scnt[q] *= 3;
-    rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sp, sp, scnt, (void **)&rp, rcnt, &nr);
-  }
+  umd_gmap_free(&seen);
+  rc = umd_agree(B, rc, "placing the sets");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sp, sp, scnt, (void **)&rp, rcnt, &nr);
+  free(sp);
   if (rc == UM_SUCCESS) {
     const long long b = T->begin[B->rank];
     for (int j = 0; j < T->count; j++) best[j] = LLONG_MAX, T->own_home[j] = -1;
@@ -232,8 +251,7 @@ static int rule_first_ref(umd_blocks *B, const um_map *mp) {
     for (int j = 0; j < T->count; j++)
       if (T->own_home[j] < 0) T->own_home[j] = (int)((b + j) * P / T->gsize);
   }
-  umd_gmap_free(&seen);
-  free(prop), free(sp), free(rp), free(best), free(dest), free(perm), free(scnt), free(rcnt);
+  free(rp), free(best), free(scnt), free(rcnt), free(pos);
   return rc;
 }
 

@@ -124,47 +124,63 @@ int umd_blocks_migrate(umd_blocks *B) {
   return rc;
 }
 
-/* The exec halo of set s: the owners of the owned rows' targets (from their homes), each element sent to every
- * other rank owning one of its targets; core: reaching none. */
+/* (element, rank) pairs of the exec halo, ordered by element then rank. */
+typedef struct {
+  int e, q;
+} epair;
+static int cmp_epair(const void *a, const void *b) {
+  const epair *x = a, *y = b;
+  if (x->e != y->e) return x->e < y->e ? -1 : 1;
+  return (x->q > y->q) - (x->q < y->q);
+}
+
+/* The exec halo of set s: the owners of the owned rows' targets (from their homes), map by map; each element sent
+ * once to every other rank owning one of its targets (pairs kept only for those: few on a partitioned mesh);
+ * core: reaching none. */
 static int exec_halo(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
-  int ar_all = 0, rc = UM_SUCCESS;
-  for (int k = 0; k < ctx->nmaps; k++) ar_all += ctx->maps[k]->from->index == s ? ctx->maps[k]->arity : 0;
-  const size_t n = (size_t)S->nown * (size_t)ar_all;
-  int *tow = malloc((n ? n : 1) * sizeof *tow), *idx = malloc((n ? n : 1) * sizeof *idx);
-  int *dst = malloc((n ? n : 1) * sizeof *dst), np = 0;
-  long long *tg = malloc((size_t)(S->nown ? S->nown : 1) * ((size_t)ar_all + 1) * sizeof *tg);
+  int rc = UM_SUCCESS, np = 0, cap = 0;
+  epair *pr = NULL;
   S->core = malloc((size_t)(S->nown ? S->nown : 1));
-  if (!tow || !idx || !dst || !tg || !S->core) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
-  size_t col = 0; /* tow[e * ar_all + col + a]: map k's targets' owners */
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+  if (!S->core) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+  for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++) S->core[e] = 1;
+  for (int k = 0; k < ctx->nmaps; k++) { /* collective: every rank takes each map, agreeing first */
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
     const int ar = mp->arity, m = S->nown * ar;
     int *o = malloc((size_t)(m ? m : 1) * sizeof *o);
-    for (int e = 0; e < S->nown; e++)
+    long long *tg = malloc((size_t)(m ? m : 1) * sizeof *tg);
+    for (int e = 0; tg && e < S->nown; e++)
       for (int a = 0; a < ar; a++) tg[(size_t)e * ar + a] = umd_rec_t(S->own, S->rec, e, B->moff[k], a);
-    rc = o ? umd_dir_owner(B, mp->to->index, m, tg, o) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-    for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++)
-      for (int a = 0; a < ar; a++) tow[(size_t)e * ar_all + col + a] = o[(size_t)e * ar + a];
-    free(o);
-    col += (size_t)ar;
-  }
-  for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++) {
-    const int *r = tow + (size_t)e * ar_all;
-    S->core[e] = 1;
-    for (int a = 0; a < ar_all; a++) {
-      if (r[a] == B->rank) continue;
-      S->core[e] = 0;
-      int dup = 0; /* each other rank once */
-      for (int b = 0; b < a; b++) dup |= r[b] == r[a];
-      if (!dup) idx[np] = e, dst[np++] = r[a];
+    if (rc == UM_SUCCESS && (!o || !tg)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+    rc = umd_agree(B, rc, "building the exec halo");
+    if (rc == UM_SUCCESS) rc = umd_dir_owner(B, mp->to->index, m, tg, o);
+    free(tg);
+    for (int j = 0; rc == UM_SUCCESS && j < m; j++) {
+      if (o[j] == B->rank) continue;
+      if (np == cap) {
+        cap = cap ? 2 * cap : 1024;
+        epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
+        if (!n2) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+        else pr = n2;
+      }
+      if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]}, S->core[j / ar] = 0;
     }
+    free(o);
   }
-  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, np, idx, dst, &S->ex, &S->nex, &S->ex_owner, NULL);
+  int *idx = NULL, *dst = NULL, w = 0;
+  if (rc == UM_SUCCESS) {
+    qsort(pr, (size_t)np, sizeof *pr, cmp_epair); /* each other rank once per element, elements ascending */
+    idx = malloc((size_t)(np ? np : 1) * sizeof *idx), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
+    if (!idx || !dst) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+    for (int j = 0; rc == UM_SUCCESS && j < np; j++)
+      if (!w || pr[j].e != idx[w - 1] || pr[j].q != dst[w - 1]) idx[w] = pr[j].e, dst[w++] = pr[j].q;
+  }
+  free(pr);
+  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, w, idx, dst, &S->ex, &S->nex, &S->ex_owner, NULL);
   /* each source's in ascending global order, sources ascending: sorted by owner then global number */
-  free(tow), free(idx), free(dst), free(tg);
+  free(idx), free(dst);
   return rc;
 }
 
