@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (um_init(&ctx, &o) == UM_SUCCESS) {
     airfoil a;
     memset(&a, 0, sizeof a);
-    if (airfoil_decl_mesh_hdf5(ctx, path, &a) == UM_SUCCESS) airfoil_check_mesh(ctx, &a);
+    if (airfoil_decl_mesh_hdf5(ctx, path, 0, &a) == UM_SUCCESS) airfoil_check_mesh(ctx, &a);
   }
   um_finalize(&ctx);
   unlink(path);

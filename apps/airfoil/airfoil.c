@@ -61,7 +61,7 @@ int airfoil_set_constants(um_context *ctx) {
 
 /* Flow dats on cells: q = free stream, res = 0. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a) {
-  const int n = um_set_size(a->cells);
+  const int n = um_set_decl_rows(a->cells); /* this rank's block when declared by blocks */
   double *q = malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
   if (!q) return UM_ERR_ALLOC;
   for (int i = 0; i < n; i++) memcpy(q + 4 * (size_t)i, qinf, sizeof qinf);
@@ -125,12 +125,13 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b) {
   return UM_SUCCESS;
 }
 
-/* OP2's new_grid.h5 layout: the same names as above. */
-int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a) {
-  UM_APP_TRY(um_hdf5_read_set(ctx, file, "nodes", &a->nodes));
-  UM_APP_TRY(um_hdf5_read_set(ctx, file, "edges", &a->edges));
-  UM_APP_TRY(um_hdf5_read_set(ctx, file, "bedges", &a->bedges));
-  UM_APP_TRY(um_hdf5_read_set(ctx, file, "cells", &a->cells));
+/* OP2's new_grid.h5 layout: the same names as above; blocks: each rank reads only its block's rows. */
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
+  int (*set)(um_context *, const char *, const char *, um_set **) = blocks ? um_hdf5_read_set_block : um_hdf5_read_set;
+  UM_APP_TRY(set(ctx, file, "nodes", &a->nodes));
+  UM_APP_TRY(set(ctx, file, "edges", &a->edges));
+  UM_APP_TRY(set(ctx, file, "bedges", &a->bedges));
+  UM_APP_TRY(set(ctx, file, "cells", &a->cells));
   UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->nodes, 2, "pedge", &a->pedge));
   UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->edges, a->cells, 2, "pecell", &a->pecell));
   UM_APP_TRY(um_hdf5_read_map_expect(ctx, file, a->bedges, a->nodes, 2, "pbedge", &a->pbedge));
@@ -527,9 +528,14 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
     }
     fprintf(r->log, "airfoil: reading mesh %s\n", file);
     const int h5 = ends_with(file, ".h5") || ends_with(file, ".hdf5");
-    if (blocks)
-      um_app_whole_note(r, h5 ? "airfoil reads an HDF5 mesh.file whole" : "mesh.file is a text new_grid.dat, read whole");
-    if (h5) return airfoil_decl_mesh_hdf5(r->ctx, file, a);
+    if (h5 && blocks && cells) um_app_whole_note(r, "params.scheme: cells builds its cell neighbours from the whole mesh");
+    if (h5 && blocks && !cells) { /* by blocks: every rank reads its rows; sizes and ranges checked as read */
+      fprintf(r->log, "airfoil: each rank reads its block of %s; the geometry checks of a whole mesh (cell areas, "
+                      "duplicated edges) are not made (mpi.mesh: whole makes them)\n", file);
+      *checked = 1;
+    }
+    if (h5) return airfoil_decl_mesh_hdf5(r->ctx, file, blocks && !cells, a);
+    if (blocks) um_app_whole_note(r, "mesh.file is a text new_grid.dat, read whole");
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);

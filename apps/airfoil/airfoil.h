@@ -24,7 +24,7 @@ typedef struct {
 int airfoil_set_constants(um_context *ctx);
 /* Sets, maps, p_x and p_bound from mesh arrays (OP2's names), or from an OP2 new_grid.h5. */
 int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
-int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, airfoil *a);
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a);
 /* The same from this rank's block of the generated mesh (um_decl_set_block: declared by blocks). */
 int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a);
 /* What a block can check alone: finite coordinates, boundary codes 1 or 2, no edge from a node to itself

@@ -274,7 +274,7 @@ TEST(Airfoil, Hdf5MeshRoundTripGivesSameResiduals) {
     ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
     airfoil a{};
     ASSERT_EQ(airfoil_set_constants(ctx), UM_SUCCESS);
-    ASSERT_EQ(airfoil_decl_mesh_hdf5(ctx, path.c_str(), &a), UM_SUCCESS) << um_error_message(ctx);
+    ASSERT_EQ(airfoil_decl_mesh_hdf5(ctx, path.c_str(), 0, &a), UM_SUCCESS) << um_error_message(ctx);
     ASSERT_EQ(airfoil_decl_flow(ctx, &a), UM_SUCCESS);
     EXPECT_EQ(um_set_size(a.cells), 72);
     for (int i = 0; i < 20; i++) ASSERT_EQ(airfoil_iteration(ctx, &a, &rms_b), UM_SUCCESS);
@@ -289,7 +289,7 @@ TEST(Airfoil, MissingHdf5MeshIsAClearError) {
   um_context *ctx = nullptr;
   ASSERT_EQ(um_init(&ctx, nullptr), UM_SUCCESS);
   airfoil a{};
-  EXPECT_NE(airfoil_decl_mesh_hdf5(ctx, "/nonexistent/new_grid.h5", &a), UM_SUCCESS);
+  EXPECT_NE(airfoil_decl_mesh_hdf5(ctx, "/nonexistent/new_grid.h5", 0, &a), UM_SUCCESS);
   EXPECT_NE(std::string(um_error_message(ctx)).find("new_grid.h5"), std::string::npos) << um_error_message(ctx);
   um_finalize(&ctx);
 }

@@ -54,9 +54,17 @@ extern "C" {
  * (OP2: op_decl_set_hdf5). */
 int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set **out);
 
+/** Declare set `name` by blocks (um/distributed.h: um_decl_set_block): its size from dataset `name`, this
+ * rank's block the block partitioner's range (um_block_range); on one rank the whole set (um_hdf5_read_set).
+ * The map and dat readers below then read only the block's rows of their datasets (an HDF5 hyperslab of
+ * [block_begin, block_begin + count) rows): no rank reads or holds the whole mesh. Every rank opens the file
+ * read-only on its own (serial HDF5 suffices). */
+int um_hdf5_read_set_block(um_context *ctx, const char *file, const char *name, um_set **out);
+
 /** Declare a map from -> to named `name` from dataset `name` [from_size][arity].
  * The arity is taken from the file; rows must equal um_set_size(from) and every
- * entry must lie in [0, um_set_size(to)). (OP2: op_decl_map_hdf5) */
+ * entry must lie in [0, um_set_size(to)). (OP2: op_decl_map_hdf5) A from-set declared by blocks: the block's
+ * rows, declared with um_decl_map_block (both sets by blocks). */
 int um_hdf5_read_map(um_context *ctx, const char *file, um_set *from, um_set *to, const char *name,
                      um_map **out);
 /** The same, also requiring the file's arity to equal `arity` (> 0). */
@@ -65,7 +73,8 @@ int um_hdf5_read_map_expect(um_context *ctx, const char *file, um_set *from, um_
 
 /** Declare a dat on `set` named `name` from dataset `name` [set_size][dim]; dim
  * and type come from the file (64-bit float -> UM_DOUBLE, 32-bit float ->
- * UM_FLOAT, integer -> UM_INT). Rows must equal um_set_size(set). */
+ * UM_FLOAT, integer -> UM_INT). Rows must equal um_set_size(set). A set declared by blocks: the block's rows
+ * (integers then only as 32-bit signed in the file). */
 int um_hdf5_read_dat(um_context *ctx, const char *file, um_set *set, const char *name, um_dat **out);
 /** The same, also requiring dim (> 0) and type to match the file (OP2:
  * op_decl_dat_hdf5(set, dim, type, file, name)). */

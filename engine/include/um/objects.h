@@ -38,6 +38,9 @@ um_dat *um_find_dat(const um_context *ctx, const char *name);
 const char *um_set_name(const um_set *s);
 /** Elements of the whole set (over every rank when distributed). */
 int um_set_size(const um_set *s); /* elements of the whole set (over every rank when distributed) */
+/** The rows um_decl_dat takes for set s on this rank now: its declared block when the set is declared by blocks
+ * (um_decl_set_block) and not yet distributed, else um_set_size. */
+int um_set_decl_rows(const um_set *s);
 /** Element ranges as OP2 lays them out for distributed runs: [0, core) touch no
  * halo, [0, size) are owned, then exec_halo elements executed redundantly and
  * nonexec_halo elements only read. On one rank core == size, halos 0. */

@@ -560,6 +560,7 @@ FIND(um_find_dat, um_dat, dats, ndats)
 
 const char *um_set_name(const um_set *s) { return s->name; }
 int um_set_size(const um_set *s) { return s->gsize; }
+int um_set_decl_rows(const um_set *s) { return s->block ? s->size : s->gsize; }
 void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo) {
   if (core) *core = s->core_size;
   if (exec_halo) *exec_halo = s->exec_halo;

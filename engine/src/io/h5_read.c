@@ -240,6 +240,24 @@ static int read_values(um_context *ctx, reader *r, um_type type, size_t n, void 
   return UM_SUCCESS;
 }
 
+/* Rows [row0, row0 + nrows) of the dataset (all its columns) as `native` into out: a hyperslab, so a rank
+ * reading its block reads nothing else. */
+static int read_rows(um_context *ctx, reader *r, hid_t native, unsigned long long row0, size_t nrows, void *out,
+                     const char *what, const char *name, const char *path) {
+  if (nrows == 0) return UM_SUCCESS;
+  const int rank = r->di.rank < 1 ? 1 : r->di.rank;
+  hsize_t start[2] = {row0, 0}, count[2] = {nrows, r->di.cols};
+  hid_t fs = H5Dget_space(r->did), ms = H5Screate_simple(rank, count, NULL);
+  herr_t e = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) : -1;
+  if (e >= 0) e = H5Dread(r->did, native, ms, fs, H5P_DEFAULT, out);
+  if (fs >= 0) H5Sclose(fs);
+  if (ms >= 0) H5Sclose(ms);
+  if (e < 0)
+    return H5_FAIL(ctx, UM_ERR_IO, "cannot read %s: reading rows %llu .. %llu of dataset '%s' in '%s' failed", what,
+                   row0, row0 + nrows, name, path);
+  return UM_SUCCESS;
+}
+
 /* Check that the dataset's element type can be read as `type`. */
 static int check_type(um_context *ctx, const dinfo *di, um_type type, const char *what, const char *name,
                       const char *path) {
@@ -329,6 +347,54 @@ static int read_set_impl(um_context *ctx, const char *file, const char *name, um
   return UM_SUCCESS;
 }
 
+/* The size stored for set `name` (shape [1], integer, >= 0). */
+static int read_set_size(um_context *ctx, const char *file, const char *name, int *size) {
+  char what[300];
+  snprintf(what, sizeof what, "set '%s'", name);
+  reader r;
+  UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
+  char desc[64];
+  type_desc(&r.di, desc, sizeof desc);
+  if (r.di.cls != H5T_INTEGER || r.di.rows * r.di.cols != 1) {
+    unsigned long long rows = r.di.rows, cols = r.di.cols;
+    int rank = r.di.rank;
+    reader_close(&r);
+    return UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: dataset '%s' in '%s' holds %s values of shape [%llu][%llu] (rank %d), "
+                    "but a set is stored as one integer, its size (shape [1]); is '%s' the name of a map "
+                    "or dat?",
+                    what, name, file, desc, rows, cols, rank, name);
+  }
+  int rc = read_values(ctx, &r, UM_INT, 1, size, what, name, file);
+  reader_close(&r);
+  if (rc) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
+  if (*size < 0)
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %d", what,
+                    name, file, *size);
+  return UM_SUCCESS;
+}
+
+/* A map from a set declared by blocks: the block's rows of the dataset (a hyperslab), targets global (checked
+ * against the to-set's global size), declared with um_decl_map_block. */
+static int read_map_block(um_context *ctx, reader *r, um_set *from, um_set *to, const char *what, const char *name,
+                          const char *file, um_map **out) {
+  const size_t cols = (size_t)r->di.cols, n = (size_t)from->size * cols;
+  long long *t = malloc((n ? n : 1) * sizeof *t);
+  if (!t) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu entries", what, n);
+  int rc = read_rows(ctx, r, H5T_NATIVE_LLONG, (unsigned long long)from->block_begin, (size_t)from->size, t, what,
+                     name, file);
+  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++)
+    if (t[i] < 0 || t[i] >= to->gsize)
+      rc = UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: entry %zu of element %lld in dataset '%s' of '%s' is %lld, outside the to-set "
+                    "'%s' of size %d; entries must be 0-based indices into the to-set (a 1-based mesh must be "
+                    "converted)",
+                    what, i % cols, from->block_begin + (long long)(i / cols), name, file, t[i], to->name, to->gsize);
+  if (rc == UM_SUCCESS) rc = um_decl_map_block(ctx, from, to, (int)cols, t, name, out);
+  free(t);
+  return rc;
+}
+
 static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set *to, int arity,
                          const char *name, um_map **out) {
   if (!file || !name || !out || !from || !to)
@@ -344,7 +410,7 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
   char desc[64];
   type_desc(&di, desc, sizeof desc);
   int rc = UM_SUCCESS;
-  int nfrom = um_set_size(from), nto = um_set_size(to);
+  int nfrom = from->block ? from->gsize : um_set_size(from), nto = um_set_size(to);
   if (di.cls != H5T_INTEGER)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds %s values; map entries must be integers",
                   what, name, file, desc);
@@ -366,7 +432,8 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
   }
   size_t n, nbytes;
   rc = check_extent(ctx, &r, sizeof(int), &n, &nbytes, what, name, file);
-  if (rc) {
+  if (rc || from->block) {
+    if (!rc) rc = read_map_block(ctx, &r, from, to, what, name, file, out);
     reader_close(&r);
     return rc;
   }
@@ -411,7 +478,7 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
   reader r;
   UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
   dinfo di = r.di;
-  int nset = um_set_size(set);
+  int nset = set->block ? set->gsize : um_set_size(set);
   int rc = UM_SUCCESS;
   int ft = file_um_type(&di);
   if (ft < 0)
@@ -440,12 +507,19 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
     reader_close(&r);
     return rc;
   }
+  if (set->block) n = (size_t)set->size * (size_t)di.cols, nbytes = n * um_type_size(t); /* the block's rows */
   void *data = malloc(n ? nbytes : 1);
   if (!data) {
     reader_close(&r);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values", what, n);
   }
-  rc = read_values(ctx, &r, t, n, data, what, name, file);
+  if (set->block && t == UM_INT && !(di.tsize == sizeof(int) && di.sign == H5T_SGN_2))
+    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s by blocks: dataset '%s' in '%s' holds integers other than 32-bit "
+                  "signed ones; declare the mesh whole (mpi.mesh: whole) or convert the file", what, name, file);
+  else if (set->block)
+    rc = read_rows(ctx, &r, um__h5_native_of(t), (unsigned long long)set->block_begin, (size_t)set->size, data, what,
+                   name, file);
+  else rc = read_values(ctx, &r, t, n, data, what, name, file);
   reader_close(&r);
   if (rc) {
     free(data);
@@ -486,6 +560,22 @@ int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set
   int rc = read_set_impl(ctx, file, name, out);
   um__h5_quiet_off(&q);
   return rc;
+}
+
+int um_hdf5_read_set_block(um_context *ctx, const char *file, const char *name, um_set **out) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!file || !name || !out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_read_set_block: file, name and out must not be NULL");
+  *out = NULL;
+  um__h5_quiet q;
+  um__h5_quiet_on(&q);
+  int size = 0, count = 0;
+  long long begin = 0;
+  int rc = read_set_size(ctx, file, name, &size);
+  um__h5_quiet_off(&q);
+  UM_CHECK(ctx, rc);
+  UM_CHECK(ctx, um_block_range(size, um_mpi_rank(), um_mpi_size(), &begin, &count));
+  return um_decl_set_block(ctx, size, begin, count, name, out);
 }
 
 int um_hdf5_read_map(um_context *ctx, const char *file, um_set *from, um_set *to, const char *name,
