@@ -316,37 +316,6 @@ static int check_extent(um_context *ctx, const reader *r, size_t elem, size_t *c
   return UM_SUCCESS;
 }
 
-static int read_set_impl(um_context *ctx, const char *file, const char *name, um_set **out) {
-  if (!file || !name || !out)
-    return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_read_set: file, name and out must not be NULL");
-  *out = NULL;
-  char what[300];
-  snprintf(what, sizeof what, "set '%s'", name);
-  reader r;
-  UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
-  char desc[64];
-  type_desc(&r.di, desc, sizeof desc);
-  if (r.di.cls != H5T_INTEGER || r.di.rows * r.di.cols != 1) {
-    unsigned long long rows = r.di.rows, cols = r.di.cols;
-    int rank = r.di.rank;
-    reader_close(&r);
-    return UM_ERROR(ctx, UM_ERR_IO,
-                    "cannot read %s: dataset '%s' in '%s' holds %s values of shape [%llu][%llu] (rank %d), "
-                    "but a set is stored as one integer, its size (shape [1]); is '%s' the name of a map "
-                    "or dat?",
-                    what, name, file, desc, rows, cols, rank, name);
-  }
-  int size = 0;
-  int rc = read_values(ctx, &r, UM_INT, 1, &size, what, name, file);
-  reader_close(&r);
-  if (rc) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
-  if (size < 0)
-    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %d", what,
-                    name, file, size);
-  UM_CHECK(ctx, um_decl_set(ctx, size, name, out));
-  return UM_SUCCESS;
-}
-
 /* The size stored for set `name` (shape [1], integer, >= 0). */
 static int read_set_size(um_context *ctx, const char *file, const char *name, int *size) {
   char what[300];
@@ -371,6 +340,16 @@ static int read_set_size(um_context *ctx, const char *file, const char *name, in
   if (*size < 0)
     return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %d", what,
                     name, file, *size);
+  return UM_SUCCESS;
+}
+
+static int read_set_impl(um_context *ctx, const char *file, const char *name, um_set **out) {
+  if (!file || !name || !out)
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_read_set: file, name and out must not be NULL");
+  *out = NULL;
+  int size = 0;
+  UM_CHECK(ctx, read_set_size(ctx, file, name, &size));
+  UM_CHECK(ctx, um_decl_set(ctx, size, name, out));
   return UM_SUCCESS;
 }
 
