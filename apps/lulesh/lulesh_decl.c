@@ -65,7 +65,6 @@ static int decl_fields(um_context *ctx, lulesh_state *s, const fields *m) {
   return UM_SUCCESS;
 }
 
-
 /* The gather scheme's dats: each node's corner count, the corner forces. */
 static int decl_corner_fields(um_context *ctx, lulesh_state *s, const int *ncorner) {
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_INT, ncorner, "node_ncorner", &s->node_ncorner));
