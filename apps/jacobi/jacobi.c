@@ -221,7 +221,9 @@ static int jacobi_run(um_app_run *r) {
   if (rc) return rc;
   if (blocks)
     fprintf(r->log, "jacobi: this rank's block of the grid generated in %.2f s (the shuffles are global: each rank "
-                    "draws both permutations whole, %zu bytes, and keeps its rows)\n",
+                    "draws both permutations whole, %zu bytes, and keeps its rows); blocks of a shuffled numbering are "
+                    "a random partition, so partition it with mpi.partitioner: ptscotch (metis and block keep the "
+                    "blocks) or declare it whole (mpi.mesh: whole)\n",
             um_wtime() - t0, sizeof(int) * (size_t)(nn + ne));
   UM_APP_TRY(um_app_prepare(r, "pedge"));
   fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
