@@ -3,19 +3,21 @@
 # timings (names matching SKIP) and every text file written must be equal (umrun's JSON writes metrics with
 # 17 significant digits: equal text is equal bits).
 #   cmake -DUMRUN=<umrun> -DCFG=<config> -DWORK=<scratch> -DA=<args> -DB=<args> [-DARGS=<args>] [-DSKIP=<regex>]
-#         [-DNO_FIELDS=ON] -P check_same_bits.cmake      (args comma separated, e.g. --set,params.fused=true)
+#         [-DNO_FIELDS=ON] [-DLAUNCHER=<args>] -P check_same_bits.cmake   (args comma separated, e.g.
+#         --set,params.fused=true; LAUNCHER: what runs umrun, e.g. mpiexec,-np,3)
 # NO_FIELDS: the app writes no text field files (Airfoil: HDF5); the metrics alone are compared.
 if(NOT SKIP)
   set(SKIP "ms_per|seconds|per_second")
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/json_metrics.cmake)
+string(REPLACE "," ";" launcher "${LAUNCHER}")
 file(REMOVE_RECURSE "${WORK}")
 set(ENV{OMP_WAIT_POLICY} passive)
 foreach(v A B)
   string(REPLACE "," ";" extra "${ARGS},${${v}}")
   string(TOLOWER ${v} dir)
   file(MAKE_DIRECTORY "${WORK}/${dir}")
-  execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set output.dir=${WORK}/${dir} ${extra}
+  execute_process(COMMAND ${launcher} ${UMRUN} ${CFG} --quiet --no-validate --set output.dir=${WORK}/${dir} ${extra}
                           --json ${WORK}/${dir}.json RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "with ${${v}}: umrun exited with ${rc}\n${out}${err}")

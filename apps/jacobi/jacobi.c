@@ -7,6 +7,10 @@
  * With outputs on, or when the reference compares it, the app writes the
  * field u (jacobi_u.txt: "x y u" per node in grid order) for validation.
  *
+ * Under mpirun (mpi.mesh: blocks, the default) each rank declares only its block of the nodes and edges
+ * (jacobi_grid_generate); the shuffles are global permutations, which every rank draws whole (4 bytes per node
+ * and per edge) to find its rows.
+ *
  * Config: mesh: {generator: grid, N: 32, seed: 1}   (N x N cells)
  *         run.iterations: maximum sweeps; params.tolerance: stop when max |du| is below. */
 #include "um/safe_file.h"
@@ -16,6 +20,8 @@
 #include <string.h>
 #include "um/app.h"
 #include "jacobi_kernels.h"
+#include "jacobi.h"
+#include "um/distributed.h"
 
 extern const char jacobi_kernels_source[];
 UM_KERNEL_DEFINE(degree, 2, jacobi_kernels_source, "jacobi_kernels.h");
@@ -37,6 +43,103 @@ static void shuffle(int *p, int n, uint64_t *s) {
     p[i] = p[j];
     p[j] = t;
   }
+}
+
+/* The grid graph of N x N cells, numbered at random: grid node (i, j) (of (N+1)^2, j fastest) gets number
+ * perm[i * (N+1) + j], and the k-th grid edge (in the order (i, j) -> (i+1, j), (i, j) -> (i, j+1) over the
+ * nodes) number eperm[k], both Fisher-Yates shuffles of one splitmix64 stream. A shuffle is a global permutation:
+ * no number's grid node is known without drawing the whole of it, so a block (nranks > 1) draws both permutations
+ * whole (4 bytes per node and per edge) and keeps only its rows: the block partitioner's ranges of the node and the
+ * edge numbers (um_block_range), the same code for the whole grid (rank 0 of 1). */
+int jacobi_grid_generate(int N, uint64_t seed, int rank, int nranks, jacobi_grid *g, char *err, size_t errlen) {
+  memset(g, 0, sizeof *g);
+  const long long W = N + 1;
+  g->nnode = W * W;
+  g->nedge = 2 * (long long)N * W;
+  if (um_block_range(g->nnode, rank, nranks, &g->node_first, &g->node_count) ||
+      um_block_range(g->nedge, rank, nranks, &g->edge_first, &g->edge_count))
+    return um_format_error(err, errlen, UM_ERR_ARG, "rank %d of %d: no block", rank, nranks);
+  const size_t nc = (size_t)g->node_count, ec = (size_t)g->edge_count;
+  int *perm = malloc(sizeof(int) * (size_t)g->nnode), *eperm = malloc(sizeof(int) * (size_t)g->nedge);
+  g->x = malloc(sizeof(double) * 2 * (nc ? nc : 1));
+  g->u = malloc(sizeof(double) * (nc ? nc : 1));
+  g->bnd = malloc(sizeof(int) * (nc ? nc : 1));
+  g->edge = malloc(sizeof(long long) * 2 * (ec ? ec : 1));
+  if (!perm || !eperm || !g->x || !g->u || !g->bnd || !g->edge) {
+    free(perm), free(eperm), jacobi_grid_free(g);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a %d x %d grid", N, N);
+  }
+  uint64_t s = seed;
+  shuffle(perm, (int)g->nnode, &s);
+  shuffle(eperm, (int)g->nedge, &s);
+  for (int i = 0; i <= N; i++)
+    for (int j = 0; j <= N; j++) {
+      const long long n = perm[i * W + j] - g->node_first;
+      if (n < 0 || n >= g->node_count) continue;
+      const double xx = (double)i / N, yy = (double)j / N;
+      g->x[2 * n] = xx;
+      g->x[2 * n + 1] = yy;
+      g->bnd[n] = (i == 0 || j == 0 || i == N || j == N);
+      g->u[n] = g->bnd[n] ? xx * xx - yy * yy + 0.5 * xx * yy : 0.0;
+    }
+  long long k = 0;
+  for (int i = 0; i <= N; i++)
+    for (int j = 0; j <= N; j++)
+      for (int d = 0; d < 2; d++) {
+        if (d == 0 ? i == N : j == N) continue;
+        const long long e = eperm[k++] - g->edge_first;
+        if (e < 0 || e >= g->edge_count) continue;
+        g->edge[2 * e] = perm[i * W + j];
+        g->edge[2 * e + 1] = d == 0 ? perm[(i + 1) * W + j] : perm[i * W + j + 1];
+      }
+  free(perm), free(eperm);
+  return 0;
+}
+
+void jacobi_grid_free(jacobi_grid *g) {
+  free(g->x), free(g->u), free(g->bnd), free(g->edge);
+  memset(g, 0, sizeof *g);
+}
+
+int jacobi_decl(um_context *ctx, const jacobi_grid *g, int blocks, jacobi_mesh *m) {
+  memset(m, 0, sizeof *m);
+  int rc = UM_SUCCESS;
+  if (blocks) {
+    rc = um_decl_set_block(ctx, g->nnode, g->node_first, g->node_count, "nodes", &m->nodes);
+    if (!rc) rc = um_decl_set_block(ctx, g->nedge, g->edge_first, g->edge_count, "edges", &m->edges);
+    if (!rc) rc = um_decl_map_block(ctx, m->edges, m->nodes, 2, g->edge, "pedge", &m->pedge);
+  } else { /* the whole grid (g: rank 0 of 1) */
+    int *edge = malloc(sizeof(int) * 2 * (size_t)(g->nedge ? g->nedge : 1));
+    for (size_t k = 0; edge && k < 2 * (size_t)g->nedge; k++) edge[k] = (int)g->edge[k];
+    rc = edge ? um_decl_set(ctx, (int)g->nnode, "nodes", &m->nodes) : UM_ERR_ALLOC;
+    if (!rc) rc = um_decl_set(ctx, (int)g->nedge, "edges", &m->edges);
+    if (!rc) rc = um_decl_map(ctx, m->edges, m->nodes, 2, edge, "pedge", &m->pedge);
+    free(edge);
+  }
+  if (!rc) rc = um_decl_dat(ctx, m->nodes, 2, UM_DOUBLE, g->x, "x", &m->x);
+  if (!rc) rc = um_decl_dat(ctx, m->nodes, 1, UM_DOUBLE, g->u, "u", &m->u);
+  if (!rc) rc = um_decl_dat(ctx, m->nodes, 1, UM_DOUBLE, NULL, "s", &m->s);
+  if (!rc) rc = um_decl_dat(ctx, m->nodes, 1, UM_INT, NULL, "deg", &m->deg);
+  if (!rc) rc = um_decl_dat(ctx, m->nodes, 1, UM_INT, g->bnd, "boundary", &m->bnd);
+  return rc;
+}
+
+int jacobi_degree(um_context *ctx, const jacobi_mesh *m) {
+  return UM_PAR_LOOP(ctx, degree_kernel, "degree", m->edges, um_arg_dat(m->deg, 0, m->pedge, 1, UM_INT, UM_INC),
+                     um_arg_dat(m->deg, 1, m->pedge, 1, UM_INT, UM_INC));
+}
+
+int jacobi_sweep(um_context *ctx, const jacobi_mesh *m, double *maxdu, double *sumdu2) {
+  *maxdu = 0;
+  *sumdu2 = 0;
+  UM_APP_TRY(UM_PAR_LOOP(ctx, gather_kernel, "gather", m->edges, um_arg_dat(m->u, 0, m->pedge, 1, UM_DOUBLE, UM_READ),
+                         um_arg_dat(m->u, 1, m->pedge, 1, UM_DOUBLE, UM_READ),
+                         um_arg_dat(m->s, 0, m->pedge, 1, UM_DOUBLE, UM_INC),
+                         um_arg_dat(m->s, 1, m->pedge, 1, UM_DOUBLE, UM_INC)));
+  return UM_PAR_LOOP(ctx, relax_kernel, "relax", m->nodes, um_arg_dat(m->deg, -1, UM_ID, 1, UM_INT, UM_READ),
+                     um_arg_dat(m->bnd, -1, UM_ID, 1, UM_INT, UM_READ),
+                     um_arg_dat(m->s, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_dat(m->u, -1, UM_ID, 1, UM_DOUBLE, UM_RW),
+                     um_arg_gbl(maxdu, 1, UM_DOUBLE, UM_MAX), um_arg_gbl(sumdu2, 1, UM_DOUBLE, UM_INC));
 }
 
 /* The field "u" as text for validation: one line "x y u" per node, in grid
@@ -100,67 +203,37 @@ static int jacobi_run(um_app_run *r) {
     return um_app_fail(r, UM_ERR_CONFIG, "params.tolerance = %g: use a finite number >= 0 (0: run all run.iterations)",
                        tol);
 
-  const int nn = (N + 1) * (N + 1), ne = 2 * N * (N + 1);
-  int *perm = malloc(sizeof(int) * (size_t)nn), *eperm = malloc(sizeof(int) * (size_t)ne);
-  int *edge = malloc(sizeof(int) * 2 * (size_t)ne), *bnd = malloc(sizeof(int) * (size_t)nn);
-  double *x = malloc(sizeof(double) * 2 * (size_t)nn), *u = malloc(sizeof(double) * (size_t)nn);
-  if (!perm || !eperm || !edge || !bnd || !x || !u) {
-    free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
-    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for a %d x %d grid", N, N);
-  }
-  uint64_t s = (uint64_t)seed;
-  shuffle(perm, nn, &s);  /* node (i,j) gets number perm[i*(N+1)+j] */
-  shuffle(eperm, ne, &s); /* edge k gets number eperm[k] */
-  for (int i = 0; i <= N; i++)
-    for (int j = 0; j <= N; j++) {
-      int n = perm[i * (N + 1) + j];
-      double xx = (double)i / N, yy = (double)j / N;
-      x[2 * n] = xx;
-      x[2 * n + 1] = yy;
-      bnd[n] = (i == 0 || j == 0 || i == N || j == N);
-      u[n] = bnd[n] ? xx * xx - yy * yy + 0.5 * xx * yy : 0.0;
-    }
-  int k = 0;
-  for (int i = 0; i <= N; i++)
-    for (int j = 0; j <= N; j++) {
-      int a = perm[i * (N + 1) + j];
-      if (i < N) { edge[2 * eperm[k]] = a; edge[2 * eperm[k] + 1] = perm[(i + 1) * (N + 1) + j]; k++; }
-      if (j < N) { edge[2 * eperm[k]] = a; edge[2 * eperm[k] + 1] = perm[i * (N + 1) + j + 1]; k++; }
-    }
   um_context *ctx = r->ctx;
-  um_set *nodes, *edges;
-  um_map *pedge;
-  um_dat *p_x, *p_u, *p_s, *p_deg, *p_bnd;
-  int rc = um_decl_set(ctx, nn, "nodes", &nodes);
-  if (!rc) rc = um_decl_set(ctx, ne, "edges", &edges);
-  if (!rc) rc = um_decl_map(ctx, edges, nodes, 2, edge, "pedge", &pedge);
-  if (!rc) rc = um_decl_dat(ctx, nodes, 2, UM_DOUBLE, x, "x", &p_x);
-  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_DOUBLE, u, "u", &p_u);
-  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_DOUBLE, NULL, "s", &p_s);
-  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, NULL, "deg", &p_deg);
-  if (!rc) rc = um_decl_dat(ctx, nodes, 1, UM_INT, bnd, "boundary", &p_bnd);
-  free(perm); free(eperm); free(edge); free(bnd); free(x); free(u);
+  int blocks = 0;
+  UM_APP_TRY(um_app_by_blocks(r, &blocks));
+  jacobi_grid g;
+  char err[256];
+  const double t0 = um_wtime();
+  const int grc = jacobi_grid_generate(N, (uint64_t)seed, blocks ? um_mpi_rank() : 0, blocks ? um_mpi_size() : 1,
+                                       &g, err, sizeof err);
+  if (grc) return um_app_fail(r, grc, "mesh generator grid (N = %d): %s", N, err);
+  const int nn = (int)g.nnode, ne = (int)g.nedge;
+  jacobi_mesh jm;
+  const int rc = jacobi_decl(ctx, &g, blocks, &jm);
+  jacobi_grid_free(&g);
+  um_set *nodes = jm.nodes;
+  um_dat *p_x = jm.x, *p_u = jm.u;
   if (rc) return rc;
+  if (blocks)
+    fprintf(r->log, "jacobi: this rank's block of the grid generated in %.2f s (the shuffles are global: each rank "
+                    "draws both permutations whole, %zu bytes, and keeps its rows); blocks of a shuffled numbering are "
+                    "a random partition, so partition it with mpi.partitioner: ptscotch (metis and block keep the "
+                    "blocks) or declare it whole (mpi.mesh: whole)\n",
+            um_wtime() - t0, sizeof(int) * (size_t)(nn + ne));
   UM_APP_TRY(um_app_prepare(r, "pedge"));
   fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
 
   r->setup_seconds = 0;
-  UM_APP_TRY(UM_PAR_LOOP(ctx, degree_kernel, "degree", edges, um_arg_dat(p_deg, 0, pedge, 1, UM_INT, UM_INC),
-                         um_arg_dat(p_deg, 1, pedge, 1, UM_INT, UM_INC)));
+  UM_APP_TRY(jacobi_degree(ctx, &jm));
   double maxdu = 0, sumdu2 = 0;
   int it;
   for (it = 1; it <= iters; it++) {
-    UM_APP_TRY(UM_PAR_LOOP(ctx, gather_kernel, "gather", edges, um_arg_dat(p_u, 0, pedge, 1, UM_DOUBLE, UM_READ),
-                           um_arg_dat(p_u, 1, pedge, 1, UM_DOUBLE, UM_READ),
-                           um_arg_dat(p_s, 0, pedge, 1, UM_DOUBLE, UM_INC),
-                           um_arg_dat(p_s, 1, pedge, 1, UM_DOUBLE, UM_INC)));
-    maxdu = 0;
-    sumdu2 = 0;
-    UM_APP_TRY(UM_PAR_LOOP(ctx, relax_kernel, "relax", nodes, um_arg_dat(p_deg, -1, UM_ID, 1, UM_INT, UM_READ),
-                           um_arg_dat(p_bnd, -1, UM_ID, 1, UM_INT, UM_READ),
-                           um_arg_dat(p_s, -1, UM_ID, 1, UM_DOUBLE, UM_RW),
-                           um_arg_dat(p_u, -1, UM_ID, 1, UM_DOUBLE, UM_RW), um_arg_gbl(&maxdu, 1, UM_DOUBLE, UM_MAX),
-                           um_arg_gbl(&sumdu2, 1, UM_DOUBLE, UM_INC)));
+    UM_APP_TRY(jacobi_sweep(ctx, &jm, &maxdu, &sumdu2));
     if (it % 500 == 0) fprintf(r->log, "  iteration %5d  max|du| %.6e  |du| %.6e\n", it, maxdu, sqrt(sumdu2));
     um_app_progress(r, "jacobi", it, iters);
     if (maxdu < tol) break;

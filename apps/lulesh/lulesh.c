@@ -26,6 +26,7 @@
  * a minimum does not depend on the order, so the results are the same.
  */
 #include "lulesh.h"
+#include "lulesh_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 
 #include "um/app.h"
 #include "lulesh_kernels.h"
+#include "um/distributed.h"
 #include "um/reorder.h"
 
 extern const char lulesh_kernels_source[];
@@ -95,32 +97,11 @@ void lulesh_params_default(lulesh_params *p) {
   p->fused = 1;
   p->eos_merged = 0;
   p->strips = 0;
+  p->by_blocks = 0;
 }
 
 /* ---- state and loops ------------------------------------------------------- */
 
-struct lulesh_state {
-  lulesh_params p;
-  int nregions;
-  int *region_rep;
-  um_set *nodes, *elems, *symm[3], **regions, *corners;
-  um_map *elem_nodes, *elem_faces, *symm_map[3], **region_map, *elem_corners, *node_corners;
-  um_dat *coord, *vel, *acc, *force, *nodal_mass;
-  um_dat *e, *p_, *q, *ql, *qq, *v, *volo, *vnew, *delv, *vdov, *arealg, *ss, *elem_mass, *delx, *delv_xi,
-      *delv_eta, *delv_zeta, *elem_bc;
-  um_dat *fc_stress, *fc_hourglass, *node_ncorner;
-  um_dat *node_symm; /* params.fused: the symmetry planes each node lies on (bit d: plane d = 0), for nodal_update */
-  um_set *eos_elems; /* params.eos: merged: every region's elements, by repetition count (eos_map), and */
-  um_map *eos_map;   /* each one's EOS repetitions (eos_rep) */
-  um_map *eos_faces; /* merged_q: each one's element's face neighbours (elem_faces through eos_map) */
-  um_dat *eos_rep;
-  /* upstream's Domain scalars */
-  double time, deltatime, stoptime, dtfixed, dtcourant, dthydro, dtmax, deltatimemultlb, deltatimemultub;
-  int cycle;
-  /* the constraints' reductions, read lazily: a GPU runs the next cycle's forces while the host waits for them */
-  um_reduction *r_courant, *r_hydro, *r_err;
-  int pending; /* the last constraints' results are not read yet */
-};
 
 static int set_constants(um_context *ctx) {
   lu_e_cut = 1.0e-7;
@@ -173,164 +154,6 @@ void lulesh_state_free(lulesh_state **s) {
   free((*s)->region_map);
   free(*s);
   *s = NULL;
-}
-
-/* The gather variant's corner numbering: corner j of element e is j * nelem + e
- * (one contiguous run per corner index, as upstream's GPU port). node_corners
- * lists a node's corners in element order, padded with its first corner. */
-static int decl_corners(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
-  const size_t ne = (size_t)m->nelem, nn = (size_t)m->nnode;
-  int *ec = malloc(sizeof(int) * 8 * ne), *nc = malloc(sizeof(int) * 8 * nn), *cnt = calloc(nn, sizeof(int));
-  if (!ec || !nc || !cnt) {
-    free(ec);
-    free(nc);
-    free(cnt);
-    return UM_ERR_ALLOC;
-  }
-  for (size_t e = 0; e < ne; e++)
-    for (int j = 0; j < 8; j++) {
-      const int c = (int)((size_t)j * ne + e), n = m->elem_nodes[8 * e + (size_t)j];
-      ec[8 * e + (size_t)j] = c;
-      nc[8 * (size_t)n + (size_t)cnt[n]++] = c;
-    }
-  for (size_t n = 0; n < nn; n++)
-    for (int k = cnt[n]; k < 8; k++) nc[8 * n + (size_t)k] = nc[8 * n];
-  int rc = um_decl_set(ctx, (int)(8 * ne), "corners", &s->corners);
-  if (!rc) rc = um_decl_map(ctx, s->elems, s->corners, 8, ec, "elem_corners", &s->elem_corners);
-  if (!rc) rc = um_decl_map(ctx, s->nodes, s->corners, 8, nc, "node_corners", &s->node_corners);
-  if (!rc) rc = um_decl_dat(ctx, s->nodes, 1, UM_INT, cnt, "node_ncorner", &s->node_ncorner);
-  if (!rc) rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_stress", &s->fc_stress);
-  if (!rc && !s->p.fused) /* fused: one corner force, stress + hourglass */
-    rc = um_decl_dat(ctx, s->corners, 3, UM_DOUBLE, NULL, "fc_hourglass", &s->fc_hourglass);
-  free(ec);
-  free(nc);
-  free(cnt);
-  return rc;
-}
-
-/* params.eos: merged: one set of all the regions' elements, mapped to the elements, grouped by their EOS
- * repetitions (eos_rep): the regions of one count merged in element order, the counts descending (the GPU starts
- * the costliest blocks first and the cheap ones fill the tail). A warp's elements then share their count, as they
- * did region after region, and lie closer together (upstream's five regions of 1 + cost repetitions hold ~60% of
- * the elements, one region 1.5-17%), so the gathers through eos_elems_map read fewer sectors. Each element's EOS
- * depends on its own values and count only, and the loop's reductions are minima and a maximum: the same results
- * in any order. */
-static int decl_eos_merged(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
-  const size_t ne = (size_t)m->nelem;
-  int *elems = malloc(sizeof(int) * (ne ? ne : 1)), *rep = malloc(sizeof(int) * (ne ? ne : 1));
-  int *erep = malloc(sizeof(int) * (ne ? ne : 1)), *counts = malloc(sizeof(int) * (size_t)(m->nregions + 1));
-  if (!elems || !rep || !erep || !counts) {
-    free(elems), free(rep), free(erep), free(counts);
-    return UM_ERR_ALLOC;
-  }
-  for (size_t e = 0; e < ne; e++) erep[e] = -1;
-  int nc = 0; /* the distinct counts, ascending */
-  for (int r = 0; r < m->nregions; r++) {
-    for (int i = 0; i < m->region_size[r]; i++) erep[m->region_elems[r][i]] = m->region_rep[r];
-    int j = nc;
-    while (j > 0 && counts[j - 1] > m->region_rep[r]) j--;
-    if (j > 0 && counts[j - 1] == m->region_rep[r]) continue;
-    memmove(counts + j + 1, counts + j, sizeof(int) * (size_t)(nc - j));
-    counts[j] = m->region_rep[r], nc++;
-  }
-  size_t n = 0; /* elements in no region (none today) have no EOS */
-  for (int c = nc - 1; c >= 0; c--) /* the costliest first: their blocks start first, the cheap ones fill the tail */
-    for (size_t e = 0; e < ne; e++)
-      if (erep[e] == counts[c]) elems[n] = (int)e, rep[n++] = counts[c];
-  int rc = um_decl_set(ctx, (int)n, "eos_elems", &s->eos_elems);
-  if (!rc) rc = um_decl_map(ctx, s->eos_elems, s->elems, 1, elems, "eos_elems_map", &s->eos_map);
-  if (!rc) rc = um_decl_dat(ctx, s->eos_elems, 1, UM_INT, rep, "eos_rep", &s->eos_rep);
-  if (!rc && s->p.eos_merged == LULESH_EOS_MERGED_Q) { /* the face map composed with eos_elems_map */
-    int *faces = malloc(sizeof(int) * 6 * (n ? n : 1));
-    rc = faces ? UM_SUCCESS : UM_ERR_ALLOC;
-    for (size_t i = 0; !rc && i < n; i++) memcpy(faces + 6 * i, m->elem_faces + 6 * (size_t)elems[i], sizeof(int) * 6);
-    if (!rc) rc = um_decl_map(ctx, s->eos_elems, s->elems, 6, faces, "eos_faces", &s->eos_faces);
-    free(faces);
-  }
-  free(elems), free(rep), free(erep), free(counts);
-  return rc;
-}
-
-static int decl_all(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
-  const char *xyz = "xyz";
-  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &s->nodes));
-  UM_APP_TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
-  UM_APP_TRY(um_decl_map(ctx, s->elems, s->nodes, 8, m->elem_nodes, "elem_nodes", &s->elem_nodes));
-  UM_APP_TRY(um_decl_map(ctx, s->elems, s->elems, 6, m->elem_faces, "elem_faces", &s->elem_faces));
-  for (int d = 0; d < 3 && !s->p.fused; d++) { /* the unfused step's symm_x/y/z loops; fused: node_symm below */
-    char name[32];
-    snprintf(name, sizeof name, "symm_%c", xyz[d]);
-    UM_APP_TRY(um_decl_set(ctx, m->nsymm, name, &s->symm[d]));
-    snprintf(name, sizeof name, "symm_%c_nodes", xyz[d]);
-    UM_APP_TRY(um_decl_map(ctx, s->symm[d], s->nodes, 1, m->symm[d], name, &s->symm_map[d]));
-  }
-  s->nregions = m->nregions;
-  s->regions = calloc((size_t)m->nregions, sizeof *s->regions);
-  s->region_map = calloc((size_t)m->nregions, sizeof *s->region_map);
-  s->region_rep = malloc(sizeof(int) * (size_t)m->nregions);
-  if (!s->regions || !s->region_map || !s->region_rep) return UM_ERR_ALLOC;
-  if (s->p.eos_merged) UM_APP_TRY(decl_eos_merged(ctx, s, m)); /* the region sets would go unused */
-  for (int r = 0; r < m->nregions && !s->p.eos_merged; r++) {
-    char name[32];
-    s->region_rep[r] = m->region_rep[r];
-    snprintf(name, sizeof name, "region%d", r + 1);
-    UM_APP_TRY(um_decl_set(ctx, m->region_size[r], name, &s->regions[r]));
-    snprintf(name, sizeof name, "region%d_elems", r + 1);
-    UM_APP_TRY(um_decl_map(ctx, s->regions[r], s->elems, 1, m->region_elems[r], name, &s->region_map[r]));
-  }
-  /* nodes */
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
-  if (!s->p.fused) UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
-  if (s->p.fused) { /* the planes as bits read by nodal_update: no launch of its own for each plane */
-    int *bits = calloc((size_t)m->nnode ? (size_t)m->nnode : 1, sizeof(int));
-    if (!bits) return UM_ERR_ALLOC;
-    for (int d = 0; d < 3; d++)
-      for (int i = 0; i < m->nsymm; i++) bits[m->symm[d][i]] |= 1 << d;
-    const int rc = um_decl_dat(ctx, s->nodes, 1, UM_INT, bits, "node_symm", &s->node_symm);
-    free(bits);
-    UM_APP_TRY(rc);
-  }
-  /* elements */
-  const size_t ne = (size_t)m->nelem;
-  double *init = malloc(sizeof(double) * ne);
-  if (!init) return UM_ERR_ALLOC;
-  for (size_t i = 0; i < ne; i++) init[i] = 0.0;
-  init[0] = m->einit;
-  int rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "e", &s->e);
-  for (size_t i = 0; i < ne; i++) init[i] = 1.0; /* v starts at 1, not 0 */
-  if (!rc) rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "v", &s->v);
-  free(init);
-  UM_APP_TRY(rc);
-  const struct {
-    const char *name;
-    int dim;
-    const double *init; /* NULL: zeros */
-    um_dat **dat;
-  } elem_dats[] = {{"p", 1, NULL, &s->p_},
-                   {"q", 1, NULL, &s->q},
-                   {"ql", 1, NULL, &s->ql},
-                   {"qq", 1, NULL, &s->qq},
-                   {"volo", 1, m->volo, &s->volo},
-                   {"vnew", 1, NULL, &s->vnew},
-                   {"delv", 1, NULL, &s->delv},
-                   {"vdov", 1, NULL, &s->vdov},
-                   {"arealg", 1, NULL, &s->arealg},
-                   {"ss", 1, NULL, &s->ss},
-                   {"elem_mass", 1, m->elem_mass, &s->elem_mass},
-                   {"delx", 3, NULL, &s->delx},
-                   {"delv_xi", 1, NULL, &s->delv_xi},
-                   {"delv_eta", 1, NULL, &s->delv_eta},
-                   {"delv_zeta", 1, NULL, &s->delv_zeta}};
-  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) /* merged_q: qq and ql in registers only */
-    if (s->p.eos_merged != LULESH_EOS_MERGED_Q || (elem_dats[i].dat != &s->qq && elem_dats[i].dat != &s->ql))
-      UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
-                             elem_dats[i].dat));
-  UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
-  if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners(ctx, s, m));
-  return UM_SUCCESS;
 }
 
 /* The new -> old order of a set mapped one to one onto the elements by `map` (eos_elems, a region): its rows by
@@ -400,18 +223,40 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
                            "params.forces = gather with params.size = %d: the 8 size^3 element corners do not fit a "
                            "32-bit index; use size <= 644, or forces: inc",
                            p->size);
-  lulesh_mesh m;
-  int rc = lulesh_mesh_build(p, &m, err, errlen);
-  if (rc) return rc;
+  if (p->by_blocks && p->strips)
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "params.numbering = strips renumbers the whole mesh: declare "
+                                                       "it whole (by_blocks 0)");
   lulesh_state *s = calloc(1, sizeof *s);
-  if (!s) {
-    lulesh_mesh_free(&m);
-    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
-  }
+  if (!s) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
   s->p = *p;
-  rc = set_constants(ctx);
-  if (!rc) rc = decl_all(ctx, s, &m);
-  if (!rc && p->strips) rc = renumber_strips(ctx, s, m.nx);
+  int rc = set_constants(ctx);
+  if (rc) {
+    lulesh_state_free(&s);
+    return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
+  }
+  double dt_init = 0;
+  if (p->by_blocks) { /* this rank's rows only */
+    lulesh_block b;
+    rc = lulesh_block_build(p, um_mpi_rank(), um_mpi_size(), &b, err, errlen);
+    if (rc) {
+      lulesh_state_free(&s);
+      return rc;
+    }
+    rc = lulesh_decl_block(ctx, s, &b);
+    dt_init = b.dt_init;
+    lulesh_block_free(&b);
+  } else {
+    lulesh_mesh m;
+    rc = lulesh_mesh_build(p, &m, err, errlen);
+    if (rc) {
+      lulesh_state_free(&s);
+      return rc;
+    }
+    rc = lulesh_decl_whole(ctx, s, &m);
+    if (!rc && p->strips) rc = renumber_strips(ctx, s, m.nx);
+    dt_init = m.dt_init;
+    lulesh_mesh_free(&m);
+  }
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dtcourant", &s->r_courant);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dthydro", &s->r_hydro);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "errcode", &s->r_err);
@@ -424,8 +269,7 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
   s->dtmax = 1.0e-2;
   s->time = 0.;
   s->cycle = 0;
-  s->deltatime = m.dt_init;
-  lulesh_mesh_free(&m);
+  s->deltatime = dt_init;
   if (rc) {
     lulesh_state_free(&s);
     if (rc == UM_ERR_ALLOC && !um_error_message(ctx)[0])

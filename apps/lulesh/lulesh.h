@@ -33,6 +33,9 @@ typedef struct {
                       fused. 2 (LULESH_EOS_MERGED_Q): the same loop computing each element's monotonic Q
                       first (q_eos_constraints; no monoq loop, no qq/ql arrays). 0: one loop per region
                       (eos_r<k>), as upstream */
+  int by_blocks;   /* 1: under MPI every rank generates and declares only its block of every set (um_mpi_rank's
+                      of um_mpi_size, lulesh_block_build; um_decl_set_block), none holds the whole mesh; needs
+                      strips 0. 0: every rank declares the whole mesh */
   int strips;      /* 1: the elements renumbered in strips two rows high ((i, j, k) then (i, j + 1, k)) after the
                       set-up, so a warp's elements share nodes in x and y (cuda.warp_combine pairs both); 0:
                       upstream's numbering, x fastest */
@@ -64,6 +67,43 @@ typedef struct {
  * Returns 0, or nonzero with a message in err. */
 int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen);
 void lulesh_mesh_free(lulesh_mesh *m);
+
+/* This rank's block of the generated mesh (lulesh_block_build): of every set the block partitioner's range
+ * [first, first + count) of rank `rank` of `nranks` (um_block_range), its rows computed alone, the same bits as
+ * lulesh_mesh_build's rows; map targets are global numbers (um_decl_map_block). Sets: the nodes, the elements, the
+ * symmetry planes (one set each, (nx+1)^2 nodes, in the whole mesh's list order), each region (its ascending
+ * element list), eos_elems (params.eos: merged: every element, ordered by its region's repetition count,
+ * descending, then by number, as lulesh.c's whole declaration) and the gather scheme's element corners (corner j
+ * of element e is j * nelem + e). */
+typedef struct {
+  int nx;
+  long long nnode, nelem, nsymm;     /* global sizes */
+  long long node_first, elem_first, symm_first, eos_first, corner_first;
+  int node_count, elem_count, symm_count, eos_count, corner_count;
+  double *coord, *nodal_mass;        /* node_count x 3, node_count */
+  int *node_symm;                    /* node_count: bit d set on the plane d = 0 */
+  int *node_ncorner;                 /* node_count: its elements (the gather scheme's corners) */
+  long long *node_corners;           /* node_count x 8: its corners in element order, padded with the first */
+  long long *elem_nodes, *elem_faces; /* elem_count x 8, x 6 */
+  int *elem_bc;                      /* elem_count */
+  double *volo;                      /* elem_count (also the element masses: unit density) */
+  long long *symm[3];                /* symm_count each */
+  int nregions;
+  int *region_rep;                   /* nregions: EOS repetitions */
+  long long *region_size, *region_first; /* nregions: global sizes, this rank's firsts */
+  int *region_count;                 /* nregions */
+  long long **region_elems;          /* nregions lists of region_count[r] element numbers */
+  long long *eos_elems;              /* eos_count element numbers */
+  int *eos_rep;                      /* eos_count */
+  double einit, dt_init;
+} lulesh_block;
+
+/* Build rank `rank`'s block of `nranks` (0 of 1: the whole mesh). Every rank replays the region sequence from the
+ * first element (O(elements) time, O(regions) memory). Returns 0, or nonzero with a message in err. */
+int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_block *b, char *err, size_t errlen);
+void lulesh_block_free(lulesh_block *b);
+/* Node n's symmetry planes as bits (bit d: on the plane d = 0). */
+int lulesh_node_symm_bits(int nx, long long n);
 
 /* glibc's rand() sequence (TYPE_3 additive feedback generator), which upstream's
  * region assignment draws from after srand(0); reproduced so regions match on

@@ -73,6 +73,13 @@ static int read_params(um_app_run *r, lulesh_params *p) {
                        "run.iterations = %d: must be >= 1 (upstream's -i); leave it out to run to the end time",
                        p->max_cycles);
   if (f >= 0) p->forces = f == 1 ? LULESH_FORCES_GATHER : LULESH_FORCES_INC;
+  /* under mpirun (mpi.mesh: blocks) each rank generates only its block of the cube; the strips numbering
+   * renumbers the whole mesh before it is distributed */
+  UM_APP_TRY(um_app_by_blocks(r, &p->by_blocks));
+  if (p->by_blocks && p->strips) {
+    um_app_whole_note(r, "params.numbering: strips renumbers the whole mesh");
+    p->by_blocks = 0;
+  }
   return UM_SUCCESS;
 }
 
@@ -111,10 +118,11 @@ static int lulesh_run(um_app_run *r) {
   const int nelem = p.size * p.size * p.size, nnode = (p.size + 1) * (p.size + 1) * (p.size + 1);
   fprintf(r->log,
           "lulesh: Sedov blast, %d^3 elements (%d), %d nodes, %d regions (balance %d, cost %d), forces %s, %s "
-          "loops; %s\n",
+          "loops; %s%s\n",
           p.size, nelem, nnode, p.regions, p.balance, p.cost, p.forces == LULESH_FORCES_GATHER ? "gather" : "inc",
           p.fused ? "fused" : "unfused",
-          p.max_cycles > 0 ? "cycle cap set (run.iterations)" : "running to t = 0.01");
+          p.max_cycles > 0 ? "cycle cap set (run.iterations)" : "running to t = 0.01",
+          p.by_blocks ? "; each rank generated only its block of the mesh" : "");
   r->setup_seconds = um_wtime() - t0;
   const double t_run = um_wtime();
   int done = 0, cycle = 0;

@@ -54,72 +54,90 @@ void lulesh_mesh_free(lulesh_mesh *m) {
   memset(m, 0, sizeof *m);
 }
 
-/* Regions as upstream's CreateRegionIndexSets (rank 0): runs of random length
- * with a random region, weighted (i+1)^balance, never the same region twice in a row. */
+/* Regions as upstream's CreateRegionIndexSets (rank 0): runs of random length with a random region, weighted
+ * (i+1)^balance, never the same region twice in a row. The runs are drawn in element order from one rand()
+ * sequence, so any block of them is found by replaying the sequence from its start (regions_walk): O(elements)
+ * time, O(regions) memory. */
+typedef struct {
+  lulesh_rand g;
+  int nr, ne, costden, last, next;
+  int *binend; /* nr cumulative weights */
+} regions_walk;
+
+static int regions_walk_start(regions_walk *w, const lulesh_params *p, int ne) {
+  memset(w, 0, sizeof *w);
+  w->nr = p->regions, w->ne = ne, w->last = -1;
+  w->binend = malloc(sizeof(int) * (size_t)w->nr);
+  if (!w->binend) return 1;
+  for (int i = 0; i < w->nr; i++) {
+    w->costden += (int)pow((double)(i + 1), (double)p->balance);
+    w->binend[i] = w->costden;
+  }
+  lulesh_srand(&w->g, 0);
+  return 0;
+}
+
+/* The next run: elements [*start, *end) of region *region (0-based); 0 when every element has one. */
+static int regions_walk_next(regions_walk *w, int *start, int *end, int *region) {
+  if (w->next >= w->ne) return 0;
+  if (w->nr == 1) { /* one region: no draws */
+    *start = 0, *end = w->ne, *region = 0;
+    w->next = w->ne;
+    return 1;
+  }
+  int reg;
+  do {
+    const int var = lulesh_rand_next(&w->g) % w->costden;
+    int i = 0;
+    while (var >= w->binend[i]) i++;
+    reg = i % w->nr + 1;
+  } while (reg == w->last);
+  const int bin = lulesh_rand_next(&w->g) % 1000;
+  int n;
+  if (bin < 773) n = lulesh_rand_next(&w->g) % 15 + 1;
+  else if (bin < 937) n = lulesh_rand_next(&w->g) % 16 + 16;
+  else if (bin < 970) n = lulesh_rand_next(&w->g) % 32 + 32;
+  else if (bin < 974) n = lulesh_rand_next(&w->g) % 64 + 64;
+  else if (bin < 978) n = lulesh_rand_next(&w->g) % 128 + 128;
+  else if (bin < 981) n = lulesh_rand_next(&w->g) % 256 + 256;
+  else n = lulesh_rand_next(&w->g) % 1537 + 512;
+  *start = w->next;
+  *end = w->next + n < w->ne ? w->next + n : w->ne;
+  *region = reg - 1;
+  w->next = *end;
+  w->last = reg;
+  return 1;
+}
+
+/* cost model (ApplyMaterialPropertiesForElems): the cheaper half once, the expensive ones 1 + cost times, the last
+ * ~5% 10 (1 + cost) times */
+static int region_rep(const lulesh_params *p, int r) {
+  const int nr = p->regions;
+  return r < nr / 2 ? 1 : r < nr - (nr + 15) / 20 ? 1 + p->cost : 10 * (1 + p->cost);
+}
+
 static int build_regions(const lulesh_params *p, lulesh_mesh *m) {
-  const int nr = p->regions, ne = m->nelem;
-  int *regnum = malloc(sizeof(int) * (size_t)ne);
+  const int nr = p->regions;
   m->region_size = calloc((size_t)nr, sizeof(int));
   m->region_elems = calloc((size_t)nr, sizeof(int *));
   m->region_rep = malloc(sizeof(int) * (size_t)nr);
-  int *binend = malloc(sizeof(int) * (size_t)nr);
-  if (!regnum || !m->region_size || !m->region_elems || !m->region_rep || !binend) {
-    free(regnum);
-    free(binend);
-    return 1;
-  }
+  if (!m->region_size || !m->region_elems || !m->region_rep) return 1;
   m->nregions = nr;
-  if (nr == 1) {
-    for (int i = 0; i < ne; i++) regnum[i] = 1;
-  } else {
-    lulesh_rand g;
-    lulesh_srand(&g, 0);
-    int costden = 0, last = -1, next = 0;
-    for (int i = 0; i < nr; i++) {
-      costden += (int)pow((double)(i + 1), (double)p->balance);
-      binend[i] = costden;
-    }
-    while (next < ne) {
-      int region;
-      do {
-        const int var = lulesh_rand_next(&g) % costden;
-        int i = 0;
-        while (var >= binend[i]) i++;
-        region = i % nr + 1;
-      } while (region == last);
-      const int bin = lulesh_rand_next(&g) % 1000;
-      int n;
-      if (bin < 773) n = lulesh_rand_next(&g) % 15 + 1;
-      else if (bin < 937) n = lulesh_rand_next(&g) % 16 + 16;
-      else if (bin < 970) n = lulesh_rand_next(&g) % 32 + 32;
-      else if (bin < 974) n = lulesh_rand_next(&g) % 64 + 64;
-      else if (bin < 978) n = lulesh_rand_next(&g) % 128 + 128;
-      else if (bin < 981) n = lulesh_rand_next(&g) % 256 + 256;
-      else n = lulesh_rand_next(&g) % 1537 + 512;
-      const int end = next + n;
-      while (next < end && next < ne) regnum[next++] = region;
-      last = region;
-    }
-  }
-  free(binend);
-  for (int i = 0; i < ne; i++) m->region_size[regnum[i] - 1]++;
+  for (int r = 0; r < nr; r++) m->region_rep[r] = region_rep(p, r);
+  regions_walk w;
+  int start, end, reg;
+  if (regions_walk_start(&w, p, m->nelem)) return 1;
+  while (regions_walk_next(&w, &start, &end, &reg)) m->region_size[reg] += end - start;
+  free(w.binend);
   for (int r = 0; r < nr; r++) {
     m->region_elems[r] = malloc(sizeof(int) * (size_t)(m->region_size[r] ? m->region_size[r] : 1));
-    if (!m->region_elems[r]) {
-      free(regnum);
-      return 1;
-    }
+    if (!m->region_elems[r]) return 1;
     m->region_size[r] = 0;
   }
-  for (int i = 0; i < ne; i++) {
-    const int r = regnum[i] - 1;
-    m->region_elems[r][m->region_size[r]++] = i;
-  }
-  free(regnum);
-  /* cost model (ApplyMaterialPropertiesForElems): the cheaper half once, the
-   * expensive ones 1 + cost times, the last ~5% 10 (1 + cost) times */
-  for (int r = 0; r < nr; r++)
-    m->region_rep[r] = r < nr / 2 ? 1 : r < nr - (nr + 15) / 20 ? 1 + p->cost : 10 * (1 + p->cost);
+  if (regions_walk_start(&w, p, m->nelem)) return 1;
+  while (regions_walk_next(&w, &start, &end, &reg))
+    for (int i = start; i < end; i++) m->region_elems[reg][m->region_size[reg]++] = i;
+  free(w.binend);
   return 0;
 }
 
@@ -151,6 +169,96 @@ static int check_params(const lulesh_params *p, char *err, size_t errlen) {
   return 0;
 }
 
+/* ---- the cube, one element or node at a time (the whole mesh and every block from the same code) ---- */
+
+/* Node n's coordinates: a uniform box [0, 1.125]^3 (BuildMesh), x fastest. */
+static void node_coord(int nx, long long n, double c[3]) {
+  const long long en = nx + 1;
+  c[0] = 1.125 * (double)(n % en) / (double)nx;
+  c[1] = 1.125 * (double)(n / en % en) / (double)nx;
+  c[2] = 1.125 * (double)(n / (en * en)) / (double)nx;
+}
+
+/* Element e's nodes in upstream's local order (bottom face counter-clockwise, then the top). */
+static void elem_nodes(int nx, long long e, long long n[8]) {
+  const long long en = nx + 1, col = e % nx, row = e / nx % nx, plane = e / ((long long)nx * nx);
+  const long long b = plane * en * en + row * en + col;
+  n[0] = b, n[1] = b + 1, n[2] = b + en + 1, n[3] = b + en;
+  n[4] = b + en * en, n[5] = b + en * en + 1, n[6] = b + en * en + en + 1, n[7] = b + en * en + en;
+}
+
+/* Face neighbours (SetupElementConnectivities): at the box's faces the element itself stands in. */
+static void elem_faces(int nx, long long i, long long f[6]) {
+  const long long nxx = (long long)nx * nx, ne = nxx * nx;
+  f[0] = i == 0 ? 0 : i - 1;
+  f[1] = i == ne - 1 ? ne - 1 : i + 1;
+  f[2] = i < nx ? i : i - nx;
+  f[3] = i >= ne - nx ? i : i + nx;
+  f[4] = i < nxx ? i : i - nxx;
+  f[5] = i >= ne - nxx ? i : i + nxx;
+}
+
+/* Boundary conditions (SetupBoundaryConditions, one domain): symmetry on the minus faces, free surface on the
+ * plus faces. */
+static int elem_bc(int nx, long long e) {
+  const long long col = e % nx, row = e / nx % nx, plane = e / ((long long)nx * nx);
+  return (plane == 0 ? LU_ZETA_M_SYMM : 0) | (plane == nx - 1 ? LU_ZETA_P_FREE : 0) |
+         (row == 0 ? LU_ETA_M_SYMM : 0) | (row == nx - 1 ? LU_ETA_P_FREE : 0) | (col == 0 ? LU_XI_M_SYMM : 0) |
+         (col == nx - 1 ? LU_XI_P_FREE : 0);
+}
+
+static double elem_volume(int nx, long long e) {
+  double x[8], y[8], z[8], c[3];
+  long long n[8];
+  elem_nodes(nx, e, n);
+  for (int k = 0; k < 8; k++) {
+    node_coord(nx, n[k], c);
+    x[k] = c[0], y[k] = c[1], z[k] = c[2];
+  }
+  return lu_elem_volume(x, y, z);
+}
+
+/* Node n's elements in ascending order (up to 8; returns how many), with the corner each is to it (elem_nodes'
+ * index of n). */
+static int node_elems(int nx, long long n, long long e[8], int corner[8]) {
+  static const int corner_at[2][2][2] = {{{0, 1}, {3, 2}}, {{4, 5}, {7, 6}}}; /* [dz][dy][dx] */
+  const long long en = nx + 1, col = n % en, row = n / en % en, plane = n / (en * en);
+  int k = 0;
+  for (int dz = 1; dz >= 0; dz--) /* the element below the node first: ascending numbers */
+    for (int dy = 1; dy >= 0; dy--)
+      for (int dx = 1; dx >= 0; dx--) {
+        const long long c = col - dx, r = row - dy, p = plane - dz;
+        if (c < 0 || r < 0 || p < 0 || c >= nx || r >= nx || p >= nx) continue;
+        e[k] = (p * nx + r) * nx + c;
+        corner[k++] = corner_at[dz][dy][dx];
+      }
+  return k;
+}
+
+/* A node's mass (unit density): an eighth of each of its elements' volumes, added in element order; volo: the
+ * elements' volumes (NULL: computed here). */
+static double node_mass(int nx, long long n, const double *volo) {
+  long long e[8];
+  int corner[8];
+  const int k = node_elems(nx, n, e, corner);
+  double m = 0.0;
+  for (int i = 0; i < k; i++) m += (volo ? volo[e[i]] : elem_volume(nx, e[i])) / 8.0;
+  return m;
+}
+
+int lulesh_node_symm_bits(int nx, long long n) {
+  const long long en = nx + 1;
+  return (n % en == 0 ? 1 : 0) | (n / en % en == 0 ? 2 : 0) | (n / (en * en) == 0 ? 4 : 0);
+}
+
+/* The blast: energy deposited in the corner element at the origin, scaled from 3.948746e+7 for 45 elements along
+ * an edge, and the first time step from that element's volume. */
+static void blast(int nx, double *einit, double *dt_init) {
+  const double ebase = 3.948746e+7, scale = (double)nx / 45.0;
+  *einit = ebase * scale * scale * scale;
+  *dt_init = (.5 * cbrt(elem_volume(nx, 0))) / sqrt(2.0 * *einit);
+}
+
 int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   const int bad = check_params(p, err, errlen);
@@ -174,88 +282,182 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     lulesh_mesh_free(m);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the LULESH mesh of size %d", nx);
   }
-
-  /* nodes of a uniform box [0, 1.125]^3 (BuildMesh) */
-  int nidx = 0;
-  for (int plane = 0; plane < en; plane++)
-    for (int row = 0; row < en; row++)
-      for (int col = 0; col < en; col++, nidx++) {
-        m->coord[3 * nidx + 0] = 1.125 * (double)col / (double)nx;
-        m->coord[3 * nidx + 1] = 1.125 * (double)row / (double)nx;
-        m->coord[3 * nidx + 2] = 1.125 * (double)plane / (double)nx;
-      }
-  /* hexahedra, nodes in upstream's local order */
-  int z = 0;
-  nidx = 0;
-  for (int plane = 0; plane < nx; plane++) {
-    for (int row = 0; row < nx; row++) {
-      for (int col = 0; col < nx; col++, z++, nidx++) {
-        int *n = m->elem_nodes + 8 * (size_t)z;
-        n[0] = nidx;
-        n[1] = nidx + 1;
-        n[2] = nidx + en + 1;
-        n[3] = nidx + en;
-        n[4] = nidx + en * en;
-        n[5] = nidx + en * en + 1;
-        n[6] = nidx + en * en + en + 1;
-        n[7] = nidx + en * en + en;
-      }
-      nidx++;
-    }
-    nidx += en;
+  for (size_t n = 0; n < nn; n++) node_coord(nx, (long long)n, m->coord + 3 * n);
+  for (size_t i = 0; i < ne; i++) {
+    long long n[8], f[6];
+    elem_nodes(nx, (long long)i, n);
+    elem_faces(nx, (long long)i, f);
+    for (int k = 0; k < 8; k++) m->elem_nodes[8 * i + (size_t)k] = (int)n[k];
+    for (int k = 0; k < 6; k++) m->elem_faces[6 * i + (size_t)k] = (int)f[k];
+    m->elem_bc[i] = elem_bc(nx, (long long)i);
+    m->volo[i] = m->elem_mass[i] = elem_volume(nx, (long long)i);
   }
+  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, (long long)n, m->volo);
   /* symmetry-plane node lists (SetupSymmetryPlanes) */
-  nidx = 0;
-  for (int i = 0; i < en; i++)
+  for (int i = 0, nidx = 0; i < en; i++)
     for (int j = 0; j < en; j++, nidx++) {
-      m->symm[2][nidx] = i * en + j;          /* z = 0 */
-      m->symm[1][nidx] = i * en * en + j;     /* y = 0 */
+      m->symm[2][nidx] = i * en + j;           /* z = 0 */
+      m->symm[1][nidx] = i * en * en + j;      /* y = 0 */
       m->symm[0][nidx] = i * en * en + j * en; /* x = 0 */
     }
-  /* face neighbours (SetupElementConnectivities): at the box's faces the
-   * element itself stands in; elem_bc says what the face is */
-  const int ne_i = m->nelem, nxx = nx * nx;
-  for (int i = 0; i < ne_i; i++) {
-    int *f = m->elem_faces + 6 * (size_t)i;
-    f[0] = i == 0 ? 0 : i - 1;
-    f[1] = i == ne_i - 1 ? ne_i - 1 : i + 1;
-    f[2] = i < nx ? i : i - nx;
-    f[3] = i >= ne_i - nx ? i : i + nx;
-    f[4] = i < nxx ? i : i - nxx;
-    f[5] = i >= ne_i - nxx ? i : i + nxx;
+  blast(nx, &m->einit, &m->dt_init);
+  return 0;
+}
+
+/* ---- by blocks --------------------------------------------------------------------------------------------- */
+
+void lulesh_block_free(lulesh_block *b) {
+  if (!b) return;
+  free(b->coord), free(b->nodal_mass), free(b->node_symm), free(b->node_ncorner), free(b->node_corners);
+  free(b->elem_nodes), free(b->elem_faces), free(b->elem_bc), free(b->volo);
+  for (int d = 0; d < 3; d++) free(b->symm[d]);
+  if (b->region_elems)
+    for (int r = 0; r < b->nregions; r++) free(b->region_elems[r]);
+  free(b->region_elems), free(b->region_rep), free(b->region_size), free(b->region_first), free(b->region_count);
+  free(b->eos_elems), free(b->eos_rep);
+  memset(b, 0, sizeof *b);
+}
+
+static void *alloc_rows(size_t n, size_t size) { return malloc((n ? n : 1) * size); }
+
+/* The nodes' rows: coordinates, masses, symmetry bits and (forces: gather) their corners. */
+static int block_nodes(const lulesh_params *p, lulesh_block *b) {
+  const size_t n = (size_t)b->node_count;
+  const int gather = p->forces == LULESH_FORCES_GATHER, nx = b->nx;
+  b->coord = alloc_rows(3 * n, sizeof(double));
+  b->nodal_mass = alloc_rows(n, sizeof(double));
+  b->node_symm = alloc_rows(n, sizeof(int));
+  if (gather) b->node_ncorner = alloc_rows(n, sizeof(int)), b->node_corners = alloc_rows(8 * n, sizeof(long long));
+  if (!b->coord || !b->nodal_mass || !b->node_symm || (gather && (!b->node_ncorner || !b->node_corners))) return 1;
+  for (size_t i = 0; i < n; i++) {
+    const long long g = b->node_first + (long long)i;
+    node_coord(nx, g, b->coord + 3 * i);
+    b->nodal_mass[i] = node_mass(nx, g, NULL);
+    b->node_symm[i] = lulesh_node_symm_bits(nx, g);
+    if (!gather) continue;
+    long long e[8];
+    int corner[8];
+    const int k = node_elems(nx, g, e, corner);
+    for (int j = 0; j < 8; j++) /* corner j of element e is j * nelem + e; padded with the first */
+      b->node_corners[8 * i + (size_t)j] = (long long)corner[j < k ? j : 0] * b->nelem + e[j < k ? j : 0];
+    b->node_ncorner[i] = k;
   }
-  /* boundary conditions (SetupBoundaryConditions, one domain): symmetry on the
-   * minus faces, free surface on the plus faces */
-  for (int i = 0; i < nx; i++) {
-    const int planeInc = i * nxx, rowInc = i * nx;
-    for (int j = 0; j < nx; j++) {
-      m->elem_bc[rowInc + j] |= LU_ZETA_M_SYMM;
-      m->elem_bc[rowInc + j + ne_i - nxx] |= LU_ZETA_P_FREE;
-      m->elem_bc[planeInc + j] |= LU_ETA_M_SYMM;
-      m->elem_bc[planeInc + j + nxx - nx] |= LU_ETA_P_FREE;
-      m->elem_bc[planeInc + j * nx] |= LU_XI_M_SYMM;
-      m->elem_bc[planeInc + j * nx + nx - 1] |= LU_XI_P_FREE;
+  return 0;
+}
+
+/* The elements' rows and the symmetry planes' (one list each, in SetupSymmetryPlanes' order). */
+static int block_elems(lulesh_block *b) {
+  const size_t n = (size_t)b->elem_count, ns = (size_t)b->symm_count;
+  const int nx = b->nx;
+  const long long en = nx + 1;
+  b->elem_nodes = alloc_rows(8 * n, sizeof(long long));
+  b->elem_faces = alloc_rows(6 * n, sizeof(long long));
+  b->elem_bc = alloc_rows(n, sizeof(int));
+  b->volo = alloc_rows(n, sizeof(double));
+  for (int d = 0; d < 3; d++) b->symm[d] = alloc_rows(ns, sizeof(long long));
+  if (!b->elem_nodes || !b->elem_faces || !b->elem_bc || !b->volo || !b->symm[0] || !b->symm[1] || !b->symm[2])
+    return 1;
+  for (size_t i = 0; i < n; i++) {
+    const long long g = b->elem_first + (long long)i;
+    elem_nodes(nx, g, b->elem_nodes + 8 * i);
+    elem_faces(nx, g, b->elem_faces + 6 * i);
+    b->elem_bc[i] = elem_bc(nx, g);
+    b->volo[i] = elem_volume(nx, g);
+  }
+  for (size_t k = 0; k < ns; k++) {
+    const long long idx = b->symm_first + (long long)k, i = idx / en, j = idx % en;
+    b->symm[2][k] = i * en + j;
+    b->symm[1][k] = i * en * en + j;
+    b->symm[0][k] = i * en * en + j * en;
+  }
+  return 0;
+}
+
+/* The elements of a run [start, end) of region `reg` that fall in this rank's block of that region's list
+ * (*seen: the region's elements before the run), appended to its list. */
+static void take_run(lulesh_block *b, int reg, int start, int end, long long *seen) {
+  const long long lo = b->region_first[reg], hi = lo + b->region_count[reg];
+  for (long long k = *seen > lo ? *seen : lo; k < *seen + (end - start) && k < hi; k++)
+    b->region_elems[reg][k - lo] = start + (k - *seen);
+  *seen += end - start;
+}
+
+/* params.eos: merged: eos_elems is every element ordered by its region's repetition count (descending), then by
+ * number; this rank's block of that order. cls: each region's class (its count's rank, the costliest 0), off:
+ * each class's first position (ncls + 1 entries). */
+static void take_eos_run(lulesh_block *b, int cls, int start, int end, const long long *off, long long *seen,
+                         int rep) {
+  const long long lo = b->eos_first, hi = lo + b->eos_count;
+  for (int i = start; i < end; i++) {
+    const long long pos = off[cls] + seen[cls]++;
+    if (pos >= lo && pos < hi) b->eos_elems[pos - lo] = i, b->eos_rep[pos - lo] = rep;
+  }
+}
+
+static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int nranks) {
+  const int nr = p->regions;
+  b->nregions = nr;
+  b->region_rep = calloc((size_t)nr, sizeof(int));
+  b->region_size = calloc((size_t)nr, sizeof(long long));
+  b->region_first = calloc((size_t)nr, sizeof(long long));
+  b->region_count = calloc((size_t)nr, sizeof(int));
+  b->region_elems = calloc((size_t)nr, sizeof(long long *));
+  long long *seen = calloc((size_t)nr + 1, sizeof(long long)), *off = calloc((size_t)nr + 1, sizeof(long long));
+  int *cls = calloc((size_t)nr, sizeof(int));
+  regions_walk w;
+  int start, end, reg, rc = !b->region_rep || !b->region_size || !b->region_first || !b->region_count ||
+                            !b->region_elems || !seen || !off || !cls || regions_walk_start(&w, p, (int)b->nelem);
+  for (int r = 0; !rc && r < nr; r++) b->region_rep[r] = region_rep(p, r);
+  while (!rc && regions_walk_next(&w, &start, &end, &reg)) b->region_size[reg] += end - start;
+  if (!rc) free(w.binend);
+  for (int r = 0; !rc && r < nr; r++) { /* class: how many distinct counts exceed this region's */
+    for (int q = 0; q < nr; q++) {
+      int dup = 0;
+      for (int t = 0; t < q; t++) dup |= b->region_rep[t] == b->region_rep[q];
+      if (!dup && b->region_rep[q] > b->region_rep[r]) cls[r]++;
     }
+    off[cls[r] + 1] += b->region_size[r];
   }
-  /* volumes and masses (unit density) */
-  m->volo[0] = 0.0;
-  for (int i = 0; i < ne_i; i++) {
-    double x[8], y[8], zz[8];
-    const int *n = m->elem_nodes + 8 * (size_t)i;
-    for (int k = 0; k < 8; k++) {
-      x[k] = m->coord[3 * n[k]];
-      y[k] = m->coord[3 * n[k] + 1];
-      zz[k] = m->coord[3 * n[k] + 2];
-    }
-    const double volume = lu_elem_volume(x, y, zz);
-    m->volo[i] = volume;
-    m->elem_mass[i] = volume;
-    for (int k = 0; k < 8; k++) m->nodal_mass[n[k]] += volume / 8.0;
+  for (int c = 0; !rc && c < nr; c++) off[c + 1] += off[c];
+  if (!rc && p->eos_merged) {
+    rc = um_block_range(b->nelem, rank, nranks, &b->eos_first, &b->eos_count) ||
+         !(b->eos_elems = alloc_rows((size_t)b->eos_count, sizeof(long long))) ||
+         !(b->eos_rep = alloc_rows((size_t)b->eos_count, sizeof(int)));
   }
-  /* the blast: energy deposited in the corner element at the origin, scaled
-   * from 3.948746e+7 for 45 elements along an edge */
-  const double ebase = 3.948746e+7, scale = (double)nx / 45.0;
-  m->einit = ebase * scale * scale * scale;
-  m->dt_init = (.5 * cbrt(m->volo[0])) / sqrt(2.0 * m->einit); /* nelem >= 1: size was checked */
+  for (int r = 0; !rc && !p->eos_merged && r < nr; r++)
+    rc = um_block_range(b->region_size[r], rank, nranks, &b->region_first[r], &b->region_count[r]) ||
+         !(b->region_elems[r] = alloc_rows((size_t)b->region_count[r], sizeof(long long)));
+  if (!rc) rc = regions_walk_start(&w, p, (int)b->nelem);
+  while (!rc && regions_walk_next(&w, &start, &end, &reg))
+    if (p->eos_merged) take_eos_run(b, cls[reg], start, end, off, seen, b->region_rep[reg]);
+    else take_run(b, reg, start, end, &seen[reg]);
+  if (!rc) free(w.binend);
+  free(seen), free(off), free(cls);
+  return rc;
+}
+
+int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_block *b, char *err, size_t errlen) {
+  memset(b, 0, sizeof *b);
+  const int bad = check_params(p, err, errlen);
+  if (bad) return bad;
+  if (nranks < 1 || rank < 0 || rank >= nranks)
+    return um_format_error(err, errlen, UM_ERR_ARG, "lulesh_block_build: rank %d of %d ranks", rank, nranks);
+  const int nx = p->size;
+  b->nx = nx;
+  b->nelem = (long long)nx * nx * nx;
+  b->nnode = (long long)(nx + 1) * (nx + 1) * (nx + 1);
+  b->nsymm = (long long)(nx + 1) * (nx + 1);
+  int rc = um_block_range(b->nnode, rank, nranks, &b->node_first, &b->node_count) ||
+           um_block_range(b->nelem, rank, nranks, &b->elem_first, &b->elem_count) ||
+           um_block_range(b->nsymm, rank, nranks, &b->symm_first, &b->symm_count);
+  if (!rc && p->forces == LULESH_FORCES_GATHER)
+    rc = um_block_range(8 * b->nelem, rank, nranks, &b->corner_first, &b->corner_count);
+  if (rc) return um_format_error(err, errlen, UM_ERR_CONFIG, "params.size = %d: a block does not fit an int", nx);
+  if (block_nodes(p, b) || block_elems(b) || block_regions(p, b, rank, nranks)) {
+    lulesh_block_free(b);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building this rank's block of the LULESH mesh "
+                           "of size %d", nx);
+  }
+  blast(nx, &b->einit, &b->dt_init);
   return 0;
 }

@@ -1,11 +1,13 @@
 /* The SIAC app's setup and results: the mesh (generated, read or refined), the dG
  * solution (projected or read from HDF5), the neighbourhoods, the kernel's
  * constants, the declarations; then the errors, the fields and the outputs. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "um/distributed.h"
 #include "um/hdf5io.h"
 #include "um/safe_file.h"
 #include "siac_internal.h"
@@ -204,6 +206,88 @@ static int decl_points(um_app_run *r, siac *s, const int *nbr, const int *count)
   return rc;
 }
 
+/* The uniform mesh by blocks (mpi.mesh: blocks under mpirun): this rank's nodes and cells (siac_uniform_block_make:
+ * coordinates, triangles, the neighbourhoods of its cells), the map's arity and the neighbour counts' statistics
+ * over every rank, its cells' projection; declared by blocks in the order of siac_build's whole declaration. */
+static int build_uniform_blocks(um_app_run *r, siac *s, int n) {
+  um_context *ctx = r->ctx;
+  char err[1024];
+  s->exact = 1;
+  s->nb = (s->k + 1) * (s->k + 2) / 2;
+  s->nnodes = (n + 1) * (n + 1);
+  s->ncells = 2 * n * n;
+  s->h = siac_uniform_h(n);
+  UM_APP_TRY(publish_constants(r, s->k, s->h));
+  s->nq = siac_nq;
+  long long first[2];
+  int count[2];
+  UM_APP_TRY(um_app_block(r, s->nnodes, &first[0], &count[0]));
+  UM_APP_TRY(um_app_block(r, s->ncells, &first[1], &count[1]));
+  const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
+  fprintf(r->log, "siac: uniform %d x %d: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per "
+          "triangle), h %.5g, stencil %.5g wide; this rank's block of %d triangles\n", n, n, s->ncells, s->nnodes, s->k,
+          s->nb, s->nq, s->h, (3 * s->k + 1) * s->h, count[1]);
+  siac_uniform_block b;
+  if (siac_uniform_block_make(n, reach, first, count, &b, err, sizeof err))
+    return um_app_fail(r, UM_ERR_CONFIG, "%s (degree %d, h %.4g)", err, s->k, s->h);
+  siac_nbr_stats ns;
+  siac_neighbour_stats(b.count, b.cell_count, &ns);
+  const int P = um_mpi_size();
+  double *all = malloc(sizeof(double) * 3 * (size_t)P), *coef = malloc(sizeof(double) * (size_t)s->nb *
+                                                                          (size_t)(count[1] ? count[1] : 1));
+  int rc = all && coef ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d cells", count[1]);
+  if (!rc) rc = um_mpi_allgather_double(b.cell_count ? ns.max : 0, all);
+  if (!rc) rc = um_mpi_allgather_double(b.cell_count ? ns.min : INT_MAX, all + P);
+  if (!rc) rc = um_mpi_allgather_double((double)ns.total, all + 2 * P);
+  long long total = 0;
+  for (int q = 0; !rc && q < P; q++) {
+    s->nmax = q == 0 || all[q] > s->nmax ? (int)all[q] : s->nmax;
+    s->nmin = q == 0 || all[P + q] < s->nmin ? (int)all[P + q] : s->nmin;
+    total += (long long)all[2 * P + q];
+  }
+  s->arity = s->nmax;
+  s->nmean = (double)total / s->ncells;
+  if (!rc) {
+    siac_uniform_block_pad(&b, s->arity);
+    fprintf(r->log, "siac: neighbourhoods in %.2f s: %d..%d cells (mean %.1f), map arity %d\n", um_wtime() - tn,
+            s->nmin, s->nmax, s->nmean, s->arity);
+    siac_project(count[1], b.cellxy, s->k, exact_fn, NULL, coef);
+  }
+  if (!rc) rc = um_decl_set_block(ctx, s->nnodes, first[0], count[0], "nodes", &s->nodes);
+  if (!rc) rc = um_decl_set_block(ctx, s->ncells, first[1], count[1], "cells", &s->cells);
+  if (!rc) rc = um_decl_map_block(ctx, s->cells, s->nodes, 3, b.tri, "cell_nodes", &s->cell_nodes);
+  if (!rc) rc = um_decl_dat(ctx, s->nodes, 2, UM_DOUBLE, b.xy, "x", &s->p_x);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, s->nb, UM_DOUBLE, coef, "coef", &s->p_coef);
+  if (!rc) rc = um_decl_map_block(ctx, s->cells, s->cells, s->arity, b.nbr, "nbr", &s->nbr);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 6, UM_DOUBLE, b.cellxy, "xy", &s->p_xy);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 1, UM_INT, b.count, "nn", &s->p_nn);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered", &s->p_pp);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, s->nq, UM_DOUBLE, NULL, "filtered_pe", &s->p_pe);
+  if (!rc) rc = um_decl_dat(ctx, s->cells, 2, UM_DOUBLE, NULL, "mean", &s->p_mean);
+  free(all), free(coef);
+  siac_uniform_block_free(&b);
+  return rc;
+}
+
+/* Whether this run generates its mesh by blocks: under mpirun with mpi.mesh: blocks, the uniform mesh unrefined,
+ * a thread per cell; every other source is declared whole, said on the log. */
+static int by_blocks(um_app_run *r, const siac *s, int from_file, int *blocks) {
+  int kind, refine, threads;
+  UM_APP_TRY(um_app_by_blocks(r, blocks));
+  UM_APP_TRY(um_app_choice(r, "params.mesh", &kind, NULL));
+  UM_APP_TRY(um_app_int(r, "params.refine", &refine));
+  UM_APP_TRY(um_app_choice(r, "params.point_threads", &threads, NULL));
+  if (!*blocks) return UM_SUCCESS;
+  const char *why = from_file ? "params.solution is an HDF5 file, read whole"
+                    : kind != 0 ? "siac reads a Gmsh mesh whole"
+                    : refine ? "params.refine refines the whole mesh"
+                    : threads == 1 ? "params.point_threads: point copies every cell's row whole"
+                    : s->grid ? "params.search: grid needs the whole mesh" : NULL;
+  if (why) um_app_whole_note(r, why);
+  *blocks = !why;
+  return UM_SUCCESS;
+}
+
 int siac_build(um_app_run *r, siac *s) {
   um_context *ctx = r->ctx;
   const char *solution;
@@ -219,7 +303,15 @@ int siac_build(um_app_run *r, siac *s) {
                        um_mpi_size());
   siac_mesh m;
   memset(&m, 0, sizeof m);
-  int rc, from_file = solution && *solution;
+  int rc, from_file = solution && *solution, blocks = 0;
+  UM_APP_TRY(by_blocks(r, s, from_file, &blocks));
+  if (blocks) { /* the uniform mesh, this rank's block of it */
+    int n;
+    s->k = k;
+    UM_APP_TRY(load_mesh(r, 1, NULL, NULL, 0)); /* the mesh keys (read, as on the whole path) */
+    UM_APP_TRY(um_app_int(r, "params.n", &n));
+    return build_uniform_blocks(r, s, n);
+  }
   if (from_file) {
     rc = load_mesh(r, 1, NULL, NULL, 0); /* params.mesh and the other mesh keys do not apply */
     if (!rc) fprintf(r->log, "siac: the mesh and the solution come from %s (params.mesh, params.degree and "

@@ -265,6 +265,26 @@ static int sm_meet(const sm_cell *C, const sm_cell *T, double reach) {
   return 1;
 }
 
+/* A cell's box centre, half-width and centroid from its vertices a, b, p (in the cell's order); returns its
+ * diameter (the longest side). */
+static double sm_cell_of(const double *a, const double *b, const double *p, sm_cell *c) {
+  for (int k = 0; k < 2; k++) {
+    const double lo = fmin(a[k], fmin(b[k], p[k])), hi = fmax(a[k], fmax(b[k], p[k]));
+    c->b[k] = 0.5 * (lo + hi);
+    c->w[k] = 0.5 * (hi - lo);
+    c->g[k] = (a[k] + b[k] + p[k]) / 3.0;
+  }
+  return sqrt(fmax(sm_len2(a, b), fmax(sm_len2(b, p), sm_len2(p, a))));
+}
+
+static int sm_too_coarse(double reach, double diam, char *err, size_t errlen) {
+  if (2 * reach + 2 * diam < 1) return 0;
+  return snprintf(err, errlen, "neighbours: the mesh is too coarse for this degree: the stencil's reach %g "
+                  "(W/2 = (3k+1)h/2) and the largest cell diameter %g give 2 reach + 2 diameter = %g >= 1, the "
+                  "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
+                  "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
+}
+
 /* Sort v[0..n) of distinct ints in [0, bound) (tmp: room for n). A row comes out of the search as ascending runs,
  * one a bin (a bin lists its cells in increasing number): a natural merge sort (adjacent runs merged pairwise,
  * pass after pass) costs ~2n a pass and log2(runs) passes; an LSD radix sort by bytes ~2n + 512 a pass and a pass
@@ -436,24 +456,14 @@ int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, i
   if (!cl) return snprintf(err, errlen, "neighbours: out of memory for %d cells", nc), -1;
   double diam = 0, wmax = 0;
   for (int c = 0; c < nc; c++) {
-    double lo[2], hi[2];
-    sm_box(m, c, lo, hi);
     const int *t = m->tri + 3 * (size_t)c;
     const double *a = m->xy + 2 * (size_t)t[0], *b = m->xy + 2 * (size_t)t[1], *p = m->xy + 2 * (size_t)t[2];
-    for (int k = 0; k < 2; k++) {
-      cl[c].b[k] = 0.5 * (lo[k] + hi[k]);
-      cl[c].w[k] = 0.5 * (hi[k] - lo[k]);
-      cl[c].g[k] = (a[k] + b[k] + p[k]) / 3.0;
-      wmax = fmax(wmax, cl[c].w[k]);
-    }
-    diam = fmax(diam, sqrt(fmax(sm_len2(a, b), fmax(sm_len2(b, p), sm_len2(p, a)))));
+    diam = fmax(diam, sm_cell_of(a, b, p, &cl[c]));
+    wmax = fmax(wmax, fmax(cl[c].w[0], cl[c].w[1]));
   }
-  if (2 * reach + 2 * diam >= 1) {
+  if (sm_too_coarse(reach, diam, err, errlen)) {
     free(cl);
-    return snprintf(err, errlen, "neighbours: the mesh is too coarse for this degree: the stencil's reach %g "
-                    "(W/2 = (3k+1)h/2) and the largest cell diameter %g give 2 reach + 2 diameter = %g >= 1, the "
-                    "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
-                    "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
+    return -1;
   }
   /* Each thread searches chunks of cells in bin order (neighbouring cells read neighbouring bins) into a list of
    * its own; then the rows are copied to their padded places. Every row is sorted, so the result does not
@@ -527,4 +537,120 @@ void siac_neighbour_stats(const int *count, int ncells, siac_nbr_stats *s) {
     s->total += count[c];
   }
   s->mean = (double)s->total / ncells;
+}
+
+/* ---- the uniform mesh by blocks ---------------------------------------------------------------------------- */
+
+/* Uniform node v's coordinates and cell c's nodes, as siac_mesh_uniform numbers them. */
+static void su_node(int n, long long v, double *p) {
+  p[0] = (double)(v % (n + 1)) / n;
+  p[1] = (double)(v / (n + 1)) / n;
+}
+
+static void su_tri(int n, long long c, long long *t) {
+  const long long sq = c / 2, j = sq / n, i = sq % n;
+  const long long v00 = j * (n + 1) + i, v10 = v00 + 1, v01 = v00 + n + 1, v11 = v01 + 1;
+  if (c % 2 == 0) t[0] = v00, t[1] = v10, t[2] = v11; /* lower right, ccw */
+  else t[0] = v00, t[1] = v11, t[2] = v01;            /* upper left, ccw */
+}
+
+static double su_cell(int n, long long c, sm_cell *cl, double *xy6) {
+  long long t[3];
+  double v[3][2];
+  su_tri(n, c, t);
+  for (int j = 0; j < 3; j++) su_node(n, t[j], v[j]);
+  if (xy6)
+    for (int j = 0; j < 3; j++) xy6[2 * j] = v[j][0], xy6[2 * j + 1] = v[j][1];
+  return sm_cell_of(v[0], v[1], v[2], cl);
+}
+
+double siac_uniform_h(int n) {
+  double h = 0; /* siac_mesh_h: every cell's box is one square (fmax is exact: the order does not matter) */
+  for (int i = 0; i < n; i++) h = fmax(h, (double)(i + 1) / n - (double)i / n);
+  return h;
+}
+
+void siac_uniform_block_free(siac_uniform_block *b) {
+  free(b->xy), free(b->tri), free(b->cellxy), free(b->nbr), free(b->count);
+  memset(b, 0, sizeof *b);
+}
+
+/* The block's neighbourhoods: for each of its cells, the predicate of siac_neighbours over the cells of the
+ * squares within reach (all of them where that window spans the period), in increasing cell number. */
+static int su_neighbours(int n, double reach, siac_uniform_block *b) {
+  const long long R = (long long)ceil(reach * n) + 2, span = 2 * R + 1 >= n ? n : 2 * R + 1;
+  const size_t cap = (size_t)(2 * span * span);
+  int *tmp = sm_alloc(cap, sizeof(int));
+  b->count = sm_alloc((size_t)b->cell_count, sizeof(int));
+  b->nbr = sm_alloc((size_t)b->cell_count * cap, sizeof(long long));
+  if (!tmp || !b->count || !b->nbr) return free(tmp), -1;
+  for (int q = 0; q < b->cell_count; q++) {
+    const long long c = b->cell_first + q, sq = c / 2, ci = sq % n, cj = sq / n;
+    sm_cell C, T;
+    su_cell(n, c, &C, NULL);
+    int k = 0;
+    for (long long dj = 0; dj < span; dj++)
+      for (long long di = 0; di < span; di++) {
+        const long long j = span == n ? dj : ((cj - R + dj) % n + n) % n;
+        const long long i = span == n ? di : ((ci - R + di) % n + n) % n;
+        for (int h = 0; h < 2; h++) {
+          const long long t = 2 * (j * n + i) + h;
+          su_cell(n, t, &T, NULL);
+          if (sm_meet(&C, &T, reach)) tmp[k++] = (int)t;
+        }
+      }
+    int *sorted = sm_alloc((size_t)k ? (size_t)k : 1, sizeof(int));
+    if (!sorted) return free(tmp), -1;
+    sm_sort(tmp, (size_t)k, sorted, (int)b->ncells);
+    free(sorted);
+    for (int i = 0; i < k; i++) b->nbr[(size_t)q * cap + (size_t)i] = tmp[i];
+    b->count[q] = k;
+    if (k > b->most) b->most = k;
+  }
+  b->cap = (int)cap;
+  free(tmp);
+  return 0;
+}
+
+int siac_uniform_block_make(int n, double reach, const long long first[2], const int count[2], siac_uniform_block *b,
+                            char *err, size_t errlen) {
+  memset(b, 0, sizeof *b);
+  if (n < 1 || n > 20000)
+    return snprintf(err, errlen, "uniform mesh: n = %d squares a side; take 1 <= n <= 20000", n), -1;
+  b->n = n;
+  b->nnodes = (long long)(n + 1) * (n + 1), b->ncells = 2LL * n * n;
+  b->node_first = first[0], b->node_count = count[0], b->cell_first = first[1], b->cell_count = count[1];
+  if (first[0] < 0 || count[0] < 0 || first[0] + count[0] > b->nnodes || first[1] < 0 || count[1] < 0 ||
+      first[1] + count[1] > b->ncells)
+    return snprintf(err, errlen, "uniform mesh: a block outside the %lld nodes or %lld cells", b->nnodes, b->ncells),
+           -1;
+  double diam = 0; /* the whole mesh's largest cell, as siac_neighbours checks it: O(cells), no memory */
+  for (long long c = 0; c < b->ncells; c++) {
+    sm_cell C;
+    diam = fmax(diam, su_cell(n, c, &C, NULL));
+  }
+  if (sm_too_coarse(reach, diam, err, errlen)) return -1;
+  b->xy = sm_alloc((size_t)count[0] ? 2 * (size_t)count[0] : 1, sizeof(double));
+  b->tri = sm_alloc((size_t)count[1] ? 3 * (size_t)count[1] : 1, sizeof(long long));
+  b->cellxy = sm_alloc((size_t)count[1] ? 6 * (size_t)count[1] : 1, sizeof(double));
+  if (!b->xy || !b->tri || !b->cellxy || su_neighbours(n, reach, b)) {
+    siac_uniform_block_free(b);
+    return snprintf(err, errlen, "uniform mesh: out of memory for a block of %d cells", count[1]), -1;
+  }
+  for (int v = 0; v < count[0]; v++) su_node(n, first[0] + v, b->xy + 2 * (size_t)v);
+  for (int q = 0; q < count[1]; q++) {
+    sm_cell C;
+    su_tri(n, first[1] + q, b->tri + 3 * (size_t)q);
+    su_cell(n, first[1] + q, &C, b->cellxy + 6 * (size_t)q);
+  }
+  return 0;
+}
+
+void siac_uniform_block_pad(siac_uniform_block *b, int arity) {
+  for (int q = 0; q < b->cell_count; q++) { /* rows `cap` apart -> `arity` apart (arity <= cap), padded with the cell */
+    long long *to = b->nbr + (size_t)q * (size_t)arity;
+    memmove(to, b->nbr + (size_t)q * (size_t)b->cap, sizeof(long long) * (size_t)b->count[q]);
+    for (int i = b->count[q]; i < arity; i++) to[i] = b->cell_first + q;
+  }
+  b->cap = arity;
 }

@@ -61,6 +61,30 @@ double siac_mesh_h(const siac_mesh *m);
 int siac_neighbours(const siac_mesh *m, double reach, int threads, int *arity, int **nbr, int **count, char *err,
                     size_t errlen);
 
+/* The uniform mesh by blocks: the nodes [first[0], first[0] + count[0]) and the cells [first[1], ...) of
+ * siac_mesh_uniform(n)'s numbering, every row computed alone (the same bits as the whole mesh's), with the
+ * neighbourhoods of the block's cells as siac_neighbours finds them (the same predicate, over the cells of the
+ * squares within reach): row q's count[q] neighbours in increasing cell number, rows `cap` apart until
+ * siac_uniform_block_pad sets the arity (the largest count over every block: the caller's reduction) and pads
+ * them with their cell. Checks the mesh is fine enough for the reach as siac_neighbours does. 0, or -1 with err. */
+typedef struct {
+  int n;
+  long long nnodes, ncells, node_first, cell_first;
+  int node_count, cell_count;
+  double *xy;     /* node_count x 2 */
+  long long *tri; /* cell_count x 3 global node numbers */
+  double *cellxy; /* cell_count x 6 (siac_mesh_cellxy's) */
+  int *count;     /* cell_count: neighbours */
+  long long *nbr; /* cell_count rows, `cap` apart: global cell numbers */
+  int most, cap;  /* the block's largest count; the rows' spacing */
+} siac_uniform_block;
+int siac_uniform_block_make(int n, double reach, const long long first[2], const int count[2], siac_uniform_block *b,
+                            char *err, size_t errlen);
+void siac_uniform_block_pad(siac_uniform_block *b, int arity);
+void siac_uniform_block_free(siac_uniform_block *b);
+/* siac_mesh_h of the uniform n x n mesh, without it. */
+double siac_uniform_h(int n);
+
 /* Neighbour counts for the app's report. */
 typedef struct {
   int min, max;   /* fewest and most neighbours of a cell (max = the arity) */

@@ -4,6 +4,7 @@
 // scheme; results that must not depend on regions, cost or reordering.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -480,4 +481,122 @@ TEST(LuleshRun, NegativeVolumeStopsTheRun) {
   EXPECT_NE(std::string(err).find("VolumeError"), std::string::npos) << err;
   lulesh_state_free(&s);
   um_finalize(&ctx);
+}
+
+// ---- the mesh by blocks ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Every rank's block (lulesh_block_build) for P ranks, end to end, against the whole mesh, bit for bit: nodes,
+// elements, symmetry planes, region lists, eos_elems' order and the gather scheme's corners.
+void expect_blocks_are_the_whole_mesh(const lulesh_params &p, int P) {
+  lulesh_mesh m;
+  char err[256];
+  ASSERT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), 0) << err;
+  std::vector<double> coord, nmass, volo;
+  std::vector<long long> en, ef, symm[3], corners, eos;
+  std::vector<int> bits, bc, ncorner, eos_rep;
+  std::vector<std::vector<long long>> regions(m.nregions);
+  for (int q = 0; q < P; q++) {
+    lulesh_block b;
+    ASSERT_EQ(lulesh_block_build(&p, q, P, &b, err, sizeof err), 0) << err;
+    ASSERT_EQ(b.node_first, (long long)coord.size() / 3) << "rank " << q << " of " << P;
+    ASSERT_EQ(b.elem_first, (long long)volo.size());
+    coord.insert(coord.end(), b.coord, b.coord + 3 * b.node_count);
+    nmass.insert(nmass.end(), b.nodal_mass, b.nodal_mass + b.node_count);
+    bits.insert(bits.end(), b.node_symm, b.node_symm + b.node_count);
+    volo.insert(volo.end(), b.volo, b.volo + b.elem_count);
+    bc.insert(bc.end(), b.elem_bc, b.elem_bc + b.elem_count);
+    en.insert(en.end(), b.elem_nodes, b.elem_nodes + 8 * b.elem_count);
+    ef.insert(ef.end(), b.elem_faces, b.elem_faces + 6 * b.elem_count);
+    for (int d = 0; d < 3; d++) symm[d].insert(symm[d].end(), b.symm[d], b.symm[d] + b.symm_count);
+    if (p.forces == LULESH_FORCES_GATHER) {
+      corners.insert(corners.end(), b.node_corners, b.node_corners + 8 * b.node_count);
+      ncorner.insert(ncorner.end(), b.node_ncorner, b.node_ncorner + b.node_count);
+    }
+    if (p.eos_merged) {
+      eos.insert(eos.end(), b.eos_elems, b.eos_elems + b.eos_count);
+      eos_rep.insert(eos_rep.end(), b.eos_rep, b.eos_rep + b.eos_count);
+    }
+    for (int r = 0; r < b.nregions && !p.eos_merged; r++) {
+      ASSERT_EQ(b.region_size[r], m.region_size[r]);
+      ASSERT_EQ(b.region_first[r], (long long)regions[r].size());
+      regions[r].insert(regions[r].end(), b.region_elems[r], b.region_elems[r] + b.region_count[r]);
+    }
+    EXPECT_EQ(std::memcmp(&b.einit, &m.einit, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&b.dt_init, &m.dt_init, sizeof(double)), 0);
+    lulesh_block_free(&b);
+  }
+  const size_t nn = (size_t)m.nnode, ne = (size_t)m.nelem;
+  ASSERT_EQ(coord.size(), 3 * nn);
+  ASSERT_EQ(volo.size(), ne);
+  EXPECT_EQ(std::memcmp(coord.data(), m.coord, sizeof(double) * 3 * nn), 0);
+  EXPECT_EQ(std::memcmp(nmass.data(), m.nodal_mass, sizeof(double) * nn), 0);
+  EXPECT_EQ(std::memcmp(volo.data(), m.volo, sizeof(double) * ne), 0);
+  EXPECT_EQ(std::memcmp(volo.data(), m.elem_mass, sizeof(double) * ne), 0);
+  for (size_t i = 0; i < 8 * ne; i++) ASSERT_EQ(en[i], m.elem_nodes[i]) << "elem_nodes entry " << i;
+  for (size_t i = 0; i < 6 * ne; i++) ASSERT_EQ(ef[i], m.elem_faces[i]) << "elem_faces entry " << i;
+  for (size_t i = 0; i < ne; i++) ASSERT_EQ(bc[i], m.elem_bc[i]) << "elem_bc " << i;
+  std::vector<int> want_bits(nn, 0);
+  for (int d = 0; d < 3; d++) {
+    ASSERT_EQ(symm[d].size(), (size_t)m.nsymm);
+    for (int i = 0; i < m.nsymm; i++) ASSERT_EQ(symm[d][i], m.symm[d][i]) << "plane " << d << " entry " << i;
+    for (int i = 0; i < m.nsymm; i++) want_bits[m.symm[d][i]] |= 1 << d;
+  }
+  EXPECT_TRUE(bits == want_bits);
+  for (int r = 0; r < m.nregions && !p.eos_merged; r++) {
+    ASSERT_EQ(regions[r].size(), (size_t)m.region_size[r]) << "region " << r;
+    for (int i = 0; i < m.region_size[r]; i++) ASSERT_EQ(regions[r][i], m.region_elems[r][i]) << "region " << r;
+  }
+  if (p.eos_merged) { // every element, by its region's repetitions (descending), then by number
+    std::vector<int> rep(ne);
+    for (int r = 0; r < m.nregions; r++)
+      for (int i = 0; i < m.region_size[r]; i++) rep[m.region_elems[r][i]] = m.region_rep[r];
+    std::vector<std::pair<int, long long>> order;
+    for (size_t e = 0; e < ne; e++) order.push_back({-rep[e], (long long)e});
+    std::sort(order.begin(), order.end());
+    ASSERT_EQ(eos.size(), ne);
+    for (size_t i = 0; i < ne; i++) {
+      ASSERT_EQ(eos[i], order[i].second) << "eos_elems " << i;
+      ASSERT_EQ(eos_rep[i], -order[i].first) << "eos_rep " << i;
+    }
+  }
+  if (p.forces == LULESH_FORCES_GATHER) { // node n's corners in element order, padded with the first
+    std::vector<int> cnt(nn, 0);
+    std::vector<long long> want(8 * nn);
+    for (size_t e = 0; e < ne; e++)
+      for (int j = 0; j < 8; j++) {
+        const size_t n = (size_t)m.elem_nodes[8 * e + j];
+        want[8 * n + cnt[n]++] = (long long)j * (long long)ne + (long long)e;
+      }
+    for (size_t n = 0; n < nn; n++)
+      for (int k = cnt[n]; k < 8; k++) want[8 * n + k] = want[8 * n];
+    EXPECT_TRUE(corners == want);
+    EXPECT_TRUE(ncorner == cnt);
+  }
+  lulesh_mesh_free(&m);
+}
+
+}  // namespace
+
+TEST(LuleshMeshBlocks, BlocksEndToEndAreTheWholeMesh) {
+  for (int P : {1, 2, 3, 5, 7, 13, 64}) {
+    SCOPED_TRACE("P = " + std::to_string(P));
+    expect_blocks_are_the_whole_mesh(params(6), P);
+  }
+}
+
+TEST(LuleshMeshBlocks, RegionsSplitMidRunAndTheOtherVariants) {
+  lulesh_params p = params(9); // 729 elements: runs of up to 2048 and many short ones, blocks cut inside them
+  for (int P : {2, 3, 4, 11}) expect_blocks_are_the_whole_mesh(p, P);
+  p.regions = 1;
+  expect_blocks_are_the_whole_mesh(p, 3);
+  p = params(7);
+  p.forces = LULESH_FORCES_GATHER;
+  for (int P : {2, 5}) expect_blocks_are_the_whole_mesh(p, P);
+  p = params(8);
+  p.eos_merged = 1;
+  p.regions = 21;
+  p.balance = 2;
+  for (int P : {3, 6}) expect_blocks_are_the_whole_mesh(p, P);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
@@ -344,4 +345,58 @@ TEST(SiacMesh, AnImpossibleNodeCountIsNamed) {
   EXPECT_NE(std::string(err).find("siac_nodes_count.msh:5: $Nodes claims 1000000000 nodes, more than the file can "
                                   "hold"), std::string::npos) << err;
   std::remove(path.c_str());
+}
+
+// The uniform mesh by blocks (siac_uniform_block_make): every block's nodes, cells, vertex coordinates and
+// neighbourhoods, end to end, are the whole mesh's and siac_neighbours' rows bit for bit, for several block counts
+// (cut anywhere: the block partitioner's ranges) and degrees.
+TEST(SiacUniformBlocks, BlocksEndToEndAreTheWholeMesh) {
+  struct Case {
+    int n, k;
+  } cases[] = {{9, 1}, {12, 2}, {15, 3}, {20, 1}};
+  for (const Case &cs : cases) {
+    siac_mesh m;
+    char err[1024];
+    ASSERT_EQ(siac_mesh_uniform(cs.n, &m, err, sizeof err), 0) << err;
+    const double h = siac_mesh_h(&m), reach = 0.5 * (3 * cs.k + 1) * h;
+    ASSERT_EQ(siac_uniform_h(cs.n), h);
+    std::vector<double> cellxy(6 * (size_t)m.ncells);
+    siac_mesh_cellxy(&m, cellxy.data());
+    int arity = 0, *nbr = nullptr, *count = nullptr;
+    ASSERT_EQ(siac_neighbours(&m, reach, 1, &arity, &nbr, &count, err, sizeof err), 0) << err;
+    for (int P : {1, 2, 3, 7, 64}) {
+      SCOPED_TRACE("n " + std::to_string(cs.n) + ", k " + std::to_string(cs.k) + ", P " + std::to_string(P));
+      int most = 0, cells = 0, nodes = 0;
+      for (int q = 0; q < P; q++) {
+        const long long first[2] = {(long long)q * m.nnodes / P, (long long)q * m.ncells / P};
+        const int cnt[2] = {(int)((long long)(q + 1) * m.nnodes / P - first[0]),
+                            (int)((long long)(q + 1) * m.ncells / P - first[1])};
+        siac_uniform_block b;
+        ASSERT_EQ(siac_uniform_block_make(cs.n, reach, first, cnt, &b, err, sizeof err), 0) << err;
+        ASSERT_EQ(std::memcmp(b.xy, m.xy + 2 * first[0], sizeof(double) * 2 * cnt[0]), 0);
+        ASSERT_EQ(std::memcmp(b.cellxy, cellxy.data() + 6 * first[1], sizeof(double) * 6 * cnt[1]), 0);
+        for (int i = 0; i < 3 * cnt[1]; i++) ASSERT_EQ(b.tri[i], m.tri[3 * first[1] + i]) << "tri entry " << i;
+        most = std::max(most, b.most);
+        siac_uniform_block_pad(&b, arity);
+        for (int c = 0; c < cnt[1]; c++) {
+          ASSERT_EQ(b.count[c], count[first[1] + c]) << "cell " << first[1] + c;
+          for (int i = 0; i < arity; i++)
+            ASSERT_EQ(b.nbr[(size_t)c * arity + i], nbr[(size_t)(first[1] + c) * arity + i]) << "cell " << first[1] + c;
+        }
+        cells += cnt[1], nodes += cnt[0];
+        siac_uniform_block_free(&b);
+      }
+      EXPECT_EQ(most, arity);
+      EXPECT_EQ(cells, m.ncells);
+      EXPECT_EQ(nodes, m.nnodes);
+    }
+    free(nbr), free(count);
+    siac_mesh_free(&m);
+  }
+  siac_uniform_block b;
+  char err[1024];
+  const long long first[2] = {0, 0};
+  const int cnt[2] = {16, 18};
+  EXPECT_NE(siac_uniform_block_make(3, 0.5 * 4 / 3.0, first, cnt, &b, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("too coarse"), std::string::npos) << err;
 }
