@@ -214,7 +214,70 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   return rc;
 }
 
-#define MAX_LISTS 16 /* maps from the primary set to another whose shared targets join elements */
+/* Elements of the primary set one element of another set maps to together (map mp from another set into the
+ * primary one): each row (k targets) goes once to every rank home to one of its targets, which adds, for each
+ * target it is home to, the row's other targets to that element's row: *roff [count + 1] into *rval (global
+ * numbers, with repeats). k numbers a rank instead of k (k - 1) pairs (LULESH's element -> 8 nodes: 8, not 56).
+ * prior: this rank's outcome so far (agreed first: collective). */
+static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **roff, long long **rval) {
+  const umd_bset *F = &B->S[mp->from->index], *S = &B->S[mp->to->index];
+  const int P = B->P, ar = mp->arity;
+  const long long b0 = S->begin[B->rank];
+  int *scnt = calloc((size_t)P + 1, sizeof *scnt), *pos = malloc(((size_t)P + 1) * sizeof *pos), nr = 0;
+  unsigned char *to = calloc((size_t)P + 1, 1);
+  long long *sv = NULL, *rv = NULL;
+  int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  *roff = NULL, *rval = NULL;
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each row to its homes once */
+    if (pass) {
+      long long total = 0;
+      for (int q = 0; q < P; q++) pos[q] = (int)total, total += scnt[q];
+      if (total > INT_MAX) rc = UM_ERROR(B->ctx, UM_ERR_ARG, "the graph's rows exceed %d numbers on rank %d", INT_MAX,
+                                         B->rank);
+      else if (!(sv = malloc((size_t)(total + 1) * sizeof *sv)))
+        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+    }
+    for (int i = 0; rc == UM_SUCCESS && i < F->count; i++) {
+      const long long *r = mp->gtargets + (size_t)i * ar;
+      for (int a = 0; a < ar; a++) {
+        const int q = umd_home(S, P, r[a]);
+        if (to[q]) continue;
+        to[q] = 1;
+        if (!pass) scnt[q] += ar;
+        else memcpy(sv + pos[q], r, (size_t)ar * sizeof *sv), pos[q] += ar;
+      }
+      for (int a = 0; a < ar; a++) to[umd_home(S, P, r[a])] = 0;
+    }
+  }
+  free(to), free(pos);
+  rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
+  if (rc == UM_SUCCESS) rc = send_lls(B, sv, scnt, &rv, &nr);
+  free(sv), free(scnt);
+  int *cur = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof *cur) : NULL;
+  *roff = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof **roff) : NULL;
+  if (rc == UM_SUCCESS && (!cur || !*roff)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill */
+    if (pass) {
+      for (int i = 0; i < S->count; i++) (*roff)[i + 1] += (*roff)[i], cur[i] = (*roff)[i];
+      if (!(*rval = malloc(((size_t)(*roff)[S->count] + 1) * sizeof **rval)))
+        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+    }
+    for (int at = 0; rc == UM_SUCCESS && at < nr; at += ar) /* every row, ar numbers */
+      for (int a = 0; a < ar; a++) {
+        const long long m = rv[at + a];
+        if (m < b0 || m >= b0 + S->count) continue; /* another rank's element */
+        for (int b = 0; b < ar; b++) {
+          if (rv[at + b] == m) continue;
+          if (pass) (*rval)[cur[m - b0]++] = rv[at + b];
+          else (*roff)[m - b0 + 1]++;
+        }
+      }
+  }
+  free(rv), free(cur);
+  return rc;
+}
+
+#define MAX_LISTS 32 /* maps from or into the primary set whose rows join its elements */
 
 /* This rank's rows of the primary set's graph: *xadj [count + 1], *adj global numbers (int). The rows of shared
  * targets come as lists per map (shared_targets); the other rules' pairs go to the homes (pairs_send). */
@@ -228,17 +291,13 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
     const um_map *mp = ctx->maps[k];
     const umd_bset *F = &B->S[mp->from->index];
     const int ar = mp->arity, from = mp->from->index, to = mp->to->index;
-    if (from == primary && to != primary && nlists == MAX_LISTS) /* the same on every rank */
-      rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "more than %d maps from the primary set '%s' to other sets", MAX_LISTS,
-                    mp->from->name);
+    if ((from == primary) != (to == primary) && nlists == MAX_LISTS) /* the same on every rank */
+      rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED, "more than %d maps from or into the primary set '%s'", MAX_LISTS,
+                    ctx->sets[primary]->name);
     else if (from == primary && to != primary) /* collective: called on every rank whatever rc is */
       rc = shared_targets(B, mp, rc, &loff[nlists], &lval[nlists]), nlists++;
-    for (int i = 0; from != primary && to == primary && rc == UM_SUCCESS && i < F->count; i++) { /* mapped together */
-      const long long *r = mp->gtargets + (size_t)i * ar;
-      for (int a = 0; a < ar && rc == UM_SUCCESS; a++)
-        for (int b = 0; b < ar && rc == UM_SUCCESS; b++)
-          if (r[a] != r[b]) rc = pairs_add(&out, r[a], r[b], umd_home(S, B->P, r[a]));
-    }
+    else if (from != primary && to == primary) /* mapped together; collective as well */
+      rc = mapped_together(B, mp, rc, &loff[nlists], &lval[nlists]), nlists++;
     for (int i = 0; from == primary && to == primary && rc == UM_SUCCESS && i < F->count; i++) /* the set to itself */
       for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
         const long long p = F->begin[B->rank] + i, t = mp->gtargets[(size_t)i * ar + a];
