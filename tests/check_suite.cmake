@@ -137,7 +137,7 @@ run(0 "Loops run in one file only: 0 in A, 8 in B.*\\| jacobi\\[seq\\] \\| gathe
     --compare ${WORK}/a/results.json ${WORK}/s/results.json --allow run.split --json ${WORK}/compare_split.json)
 run(0 "gather:gather \\(part of gather\\) \\| [0-9.e-]+ \\| - \\|[^\n]*only in A"
     --compare ${WORK}/s/results.json ${WORK}/a/results.json --allow run.split)
-run(4 "run.split \\| off \\(default\\) \\| gather \\(--set\\) \\| \\*\\*differs: not comparable"
+run(4 "run.split \\| auto \\(default\\) \\| gather \\(--set\\) \\| \\*\\*differs: not comparable"
     --compare ${WORK}/a/results.json ${WORK}/s/results.json)
 run(0 "0 correctness regressions" --compare ${WORK}/s/results.json ${WORK}/s/results.json)
 # the time in loops counts each loop once: comparing the split file with itself gives 1
