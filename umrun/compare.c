@@ -246,7 +246,7 @@ static void write_header(FILE *o, FILE *J, const uj *A, const uj *B, const cmp_o
   fprintf(o, "- noise threshold for speed: %.0f%%\n", 100 * op->noise);
   if (sa_n > 1 || sb_n > 1)
     fprintf(o, "- spread: A has %d sample%s per run, B %d (umrun --suite --repeat); a change is called only beyond the "
-               "measured spread (the ranges min..max of the two do not overlap) as well as beyond the noise threshold\n",
+               "measured spread of each side (the ranges min..max apart) as well as beyond the noise threshold\n",
             sa_n, sa_n == 1 ? "" : "s", sb_n);
   else
     fprintf(o, "- spread: one sample per run in A and in B: no spread was measured, so no change is called faster or "
