@@ -270,9 +270,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
                     loop->name, ctx->backend->name);
   int done = 0; /* elements [0, done) have run */
   if (nx) {
-    int xrc;
-    UM_TRACE_CALL("exchange", xrc, D->exchange_begin(ctx, xd, nx, rec));
-    UM_CHECK(ctx, xrc);
+    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_begin(ctx, xd, nx, rec))); /* a profiler range (trace.h) */
     const int core = ranges && s->core_size < owned ? s->core_size : 0;
     if (core > 0) {
       loop->begin = 0;
@@ -288,8 +286,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
       }
       done = core;
     }
-    UM_TRACE_CALL("exchange", xrc, D->exchange_end(ctx, rec, core > 0));
-    UM_CHECK(ctx, xrc);
+    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, core > 0)));
     for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
   }
   const int stop = apart ? owned : end;
@@ -454,9 +451,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
                 const um_arg *args) {
   if (!ctx) return UM_ERR_ARG;
   if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
-  int rc;
-  UM_TRACE_CALL(name, rc, par_loop(ctx, kernel, name, set, nargs, args)); /* the loop's range (util/trace.h) */
-  return rc;
+  return UM_TRACED(name, par_loop(ctx, kernel, name, set, nargs, args)); /* the loop's range (util/trace.h) */
 }
 
 /* Stages 2 and 3 for one call: the loop's block size and strategy (its record's overrides, else the
@@ -596,8 +591,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
       in.nblocks = s->nparts;
     }
     char err[512] = "";
-    int rc;
-    UM_TRACE_CALL("plan", rc, um_plan_build(&in, &p, err, sizeof err));
+    int rc = UM_TRACED("plan", um_plan_build(&in, &p, err, sizeof err));
     if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "building the plan of loop '%s': %s", loop->name, err);
     if (ctx->opts.check_plans) {
       rc = um_plan_check(p, &in, err, sizeof err);

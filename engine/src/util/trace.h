@@ -5,7 +5,7 @@
  *
  * Built with NVTX where the CUDA toolkit ships its header-only nvtx3 (UM_HAVE_NVTX): with no tool attached a
  * push or pop is a call through a pointer that does nothing; without NVTX they are empty. Ranges nest per
- * thread and every push has its pop on every path (UM_TRACE_CALL). */
+ * thread and every push has its pop on every path (UM_TRACED). */
 #ifndef UM_TRACE_H
 #define UM_TRACE_H
 
@@ -18,11 +18,11 @@ static inline void um_trace_push(const char *name) { (void)name; }
 static inline void um_trace_pop(void) {}
 #endif
 
-/* rc = call, inside a range named `name` (a stage) */
-#define UM_TRACE_CALL(name, rc, call) \
-  do {                                \
-    um_trace_push(name);              \
-    (rc) = (call);                    \
-    um_trace_pop();                   \
-  } while (0)
+/* The value of `call`, evaluated inside a range named `name` (a loop, a stage): the comma operator pushes
+ * before the call's evaluation, um_trace_end pops after it. */
+static inline int um_trace_end(int rc) {
+  um_trace_pop();
+  return rc;
+}
+#define UM_TRACED(name, call) (um_trace_push(name), um_trace_end(call))
 #endif

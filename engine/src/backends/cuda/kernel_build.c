@@ -244,8 +244,7 @@ int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cud
   umj_result res;
   memset(&res, 0, sizeof res);
   char err[3000] = "";
-  int rc;
-  UM_TRACE_CALL("compile", rc, umj_compile(rq, &res, err, sizeof err)); /* a range for the profilers (trace.h) */
+  int rc = UM_TRACED("compile", umj_compile(rq, &res, err, sizeof err)); /* a range for the profilers (trace.h) */
   if (rc != UM_SUCCESS) rc = UM_BACKEND_ERROR(ctx, rc, "%s", err);
   if (rc == UM_SUCCESS && res.cache_rebuilt)
     um_backend_log(ctx, UM_LOG_WARNING, "um cuda: %s: the cached module %s was corrupt or stale; compiled it again",

@@ -108,9 +108,7 @@ static void *stage_worker(void *p) {
 static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name);
 
 int cu_copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {
-  int rc;
-  UM_TRACE_CALL("upload", rc, copy_in(ctx, d, h, bytes, what, name)); /* a range for the profilers (trace.h) */
-  return rc;
+  return UM_TRACED("upload", copy_in(ctx, d, h, bytes, what, name)); /* a range for the profilers (trace.h) */
 }
 
 static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {
