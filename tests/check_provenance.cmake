@@ -12,17 +12,7 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-function(run expect_rc regex)
-  execute_process(COMMAND ${UMRUN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "umrun ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  if(NOT all MATCHES "${regex}")
-    message(FATAL_ERROR "umrun ${ARGN}: output does not match '${regex}'\n${all}")
-  endif()
-  set(last_output "${all}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/umrun_checks.cmake) # run(), check_schemas()
 
 # 1. every option in effect with its source
 execute_process(COMMAND ${CMAKE_COMMAND} -E env "UM_OPTIONS=run.block_size=32"
@@ -174,13 +164,4 @@ endif()
 run(1 "--repeat '0': expected a number of runs" ${CFG} --repeat 0)
 
 # 4. the schemas
-if(PYTHON)
-  execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_schema.py ${CMAKE_CURRENT_LIST_DIR}/../docs/schema
-                          ${WORK}/a.json ${WORK}/b.json ${WORK}/c.json ${WORK}/r.json ${WORK}/slow_loaded.json
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
-  if(rc EQUAL 77)
-    message(STATUS "${so}")
-  elseif(NOT rc EQUAL 0)
-    message(FATAL_ERROR "JSON files that do not validate against docs/schema:\n${so}${se}")
-  endif()
-endif()
+check_schemas(${WORK} ${WORK}/a.json ${WORK}/b.json ${WORK}/c.json ${WORK}/r.json ${WORK}/slow_loaded.json)

@@ -14,16 +14,7 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-function(run expect_rc regex)
-  execute_process(COMMAND ${UMRUN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "umrun ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  if(NOT all MATCHES "${regex}")
-    message(FATAL_ERROR "umrun ${ARGN}: output does not match '${regex}'\n${all}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/umrun_checks.cmake) # run(), check_schemas()
 
 # every run of a results file passed and carries metrics, tolerances and loops
 function(check_results path expect_runs_min)
@@ -54,25 +45,6 @@ function(check_results path expect_runs_min)
   set(nruns ${runs} PARENT_SCOPE)
 endfunction()
 
-# every JSON file this test wrote that names one of um's formats validates against its schema (docs/schema)
-function(check_schemas)
-  if(NOT PYTHON)
-    message(STATUS "PYTHON not given: the JSON files are not validated against docs/schema")
-    return()
-  endif()
-  execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_schema.py
-                          ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../docs/schema --scan ${WORK}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
-  if(rc EQUAL 77)
-    message(STATUS "${so}")
-  elseif(NOT rc EQUAL 0)
-    message(FATAL_ERROR "JSON files that do not validate against docs/schema:\n${so}${se}")
-  endif()
-  string(REGEX MATCHALL ": valid um-" valid "${so}")
-  list(LENGTH valid nvalid)
-  message(STATUS "${nvalid} JSON files validated against docs/schema")
-endfunction()
-
 if(MODE STREQUAL "quick")
   run(0 "umrun --suite: ([0-9]+) of ([0-9]+) runs pass \\(" --suite validation/suite.yaml --tags quick --out ${WORK}/quick)
   check_results(${WORK}/quick/results.json 10)
@@ -82,7 +54,7 @@ if(MODE STREQUAL "quick")
   if(NOT n EQUAL nruns)
     message(FATAL_ERROR "junit.xml has ${n} testcases for ${nruns} runs")
   endif()
-  check_schemas()
+  check_schemas(${WORK})
   return()
 endif()
 
@@ -385,4 +357,4 @@ file(WRITE ${WORK}/no_config.yaml "cases:\n  - name: x\n    config: configs/nowh
 run(1 "case 'x' .*config: .*nowhere.yaml" --suite ${WORK}/no_config.yaml)
 run(1 "no case of .* has the tag 'nosuch'" --suite validation/suite.yaml --tags nosuch)
 run(0 "airfoil_small\\[seq aos\\].*runs" --suite validation/suite.yaml --list)
-check_schemas()
+check_schemas(${WORK}) # every JSON file written here that names a format of um's
