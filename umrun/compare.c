@@ -117,7 +117,10 @@ static void machine_line(FILE *o, const char *tag, const uj *R) {
     fprintf(o, "CUDA driver API %s, runtime %s)", MD(e[3], uj_gets(g, "driver", "?")),
             MD(e[4], uj_gets(g, "cuda_runtime", "?")));
   }
-  fprintf(o, "; um commit %s; started %s\n", MD(e[0], uj_gets(um, "commit", "?")), MD(e[1], uj_gets(R, "started", "?")));
+  fprintf(o, "; um commit %s", MD(e[0], uj_gets(um, "commit", "?")));
+  if (uj_get(R, "started")) fprintf(o, "; started %s", MD(e[1], uj_gets(R, "started", "?")));
+  if (uj_is_true(uj_get(R, "single_run"))) fputs("; a single run's --json", o);
+  fputc('\n', o);
 }
 
 typedef struct {

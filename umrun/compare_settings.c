@@ -76,7 +76,8 @@ static void one_key(const char *key, const uj *oa, const uj *ob, const cmp_allow
 
 int cmp_settings_differ(const uj *a, const uj *b, const cmp_allow *allow, cmp_setting *out, int cap, int *recorded) {
   const uj *oa = uj_get(a, "options"), *ob = uj_get(b, "options");
-  *recorded = oa && ob && oa->kind == UJ_OBJ && ob->kind == UJ_OBJ;
+  /* (a run has a hundred options or so; a file with thousands is not a run's: its settings are not checked) */
+  *recorded = oa && ob && oa->kind == UJ_OBJ && ob->kind == UJ_OBJ && oa->n <= 4096 && ob->n <= 4096;
   if (!*recorded) return 0;
   int n = 0;
   for (int i = 0; i < oa->n; i++) one_key(oa->keys[i], oa, ob, allow, out, cap, &n);

@@ -47,9 +47,9 @@ static void usage(const um_runner *r, FILE *f) {
                "  %s [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]   (the same options as below)\n\n",
             r->prog, r->prog);
   fprintf(f,
-          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
+          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet] [--repeat N]\n"
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
-          "       umrun --compare A.json B.json [--noise F]                  (see umrun --compare --help)\n"
+          "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
           "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
           "       umrun --list-apps | --help | --help-options=markdown | --version\n"
@@ -83,6 +83,8 @@ static void usage(const um_runner *r, FILE *f) {
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
+          "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
+          "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"
           "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
           "                    (without it only --set names the compiler um runs)\n"
           "  --list-apps       list the registered apps with their own config keys and exit\n"
@@ -181,7 +183,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
       }
       const char *v = argv[++i];
       if (!strcmp(a, "--set") || !strcmp(a, "--suite-set")) { /* --suite-set: a suite case's value (umrun --suite) */
-        c->set_origins[c->nsets] = a[2] == 's' && a[3] == 'u' ? case_origin : "--set";
+        c->set_origins[c->nsets] = !strcmp(a, "--suite-set") ? case_origin : "--set";
         c->sets[c->nsets++] = v;
       } else if (!strcmp(a, "--suite-case")) case_origin = v;
       else if (!strcmp(a, "--repeat")) {
