@@ -2,8 +2,9 @@
 # the load is injected by editing a run's JSON, never by loading the machine):
 #   cmake -DUMRUN=<umrun> -DCFG=<jacobi.yaml> -DWORK=<scratch> [-DPYTHON=<python3>] -P check_provenance.cmake
 #   1. a run's JSON lists every key of the options table in effect (the one umrun prints) with its value and
-#      source: config file, UM_OPTIONS, --set, default; the files it read with their SHA-256; the machine, the
-#      load, the threads and ranks; umrun prints threads, ranks, device and load at the start;
+#      source: config file, UM_OPTIONS, --set, default; the files it read with their SHA-256 (those options name,
+#      and one only a deck names: um_app_input); the machine, the load, the threads and ranks; umrun prints
+#      threads, ranks, device and load at the start;
 #   2. --compare of (a) two runs with the same settings: compared; (b) a params.* difference: NOT COMPARABLE
 #      (exit 4), naming the key; (c) --allow of that key: compared, the difference shown; (d) a loaded side: no
 #      faster/slower verdict, where the same pair unloaded is called SLOWER;
@@ -85,6 +86,21 @@ if(gpu STREQUAL "NULL" AND no_note)
   message(FATAL_ERROR "a.json: machine.gpu is null without a gpu_note saying why")
 endif()
 
+# a file no option names, read by the app (a Volna deck's Gmsh mesh: um_app_input), listed with its hash too
+get_filename_component(msh ${CMAKE_CURRENT_LIST_DIR}/../apps/volna/tests/data/gmsh_square.msh ABSOLUTE)
+file(WRITE ${WORK}/deck.vln "Time { end = 0.01 }\nMesh \"${msh}\"\nPhysicalParams { g = 9.81 }\n"
+                            "NumericalParams { cfl = .45 }\nInit { istart = 0 iend = 0 } Bathymetry { return -1;}\n")
+file(WRITE ${WORK}/volna.yaml "app: volna\nmesh: {file: ${WORK}/deck.vln}\nrun: {backend: seq}\n")
+run(0 "volna finished" ${WORK}/volna.yaml --json ${WORK}/volna.json --quiet)
+file(READ ${WORK}/volna.json vj)
+string(JSON role GET "${vj}" inputs 2 role)
+string(JSON path GET "${vj}" inputs 2 path)
+string(JSON hash GET "${vj}" inputs 2 sha256)
+file(SHA256 ${msh} want)
+if(NOT role STREQUAL "read by the app" OR NOT path STREQUAL msh OR NOT hash STREQUAL want)
+  message(FATAL_ERROR "volna.json: inputs[2] is '${role}' '${path}' sha256 ${hash} (the deck's mesh ${msh}: ${want})")
+endif()
+
 # 2. like with like
 execute_process(COMMAND ${CMAKE_COMMAND} -E env "UM_OPTIONS=run.block_size=32"
                         ${UMRUN} ${CFG} --set run.backend=seq --json ${WORK}/b.json --quiet OUTPUT_QUIET RESULT_VARIABLE rc)
@@ -164,4 +180,5 @@ endif()
 run(1 "--repeat '0': expected a number of runs" ${CFG} --repeat 0)
 
 # 4. the schemas
-check_schemas(${WORK} ${WORK}/a.json ${WORK}/b.json ${WORK}/c.json ${WORK}/r.json ${WORK}/slow_loaded.json)
+check_schemas(${WORK} ${WORK}/a.json ${WORK}/b.json ${WORK}/c.json ${WORK}/r.json ${WORK}/slow_loaded.json
+              ${WORK}/volna.json)

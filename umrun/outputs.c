@@ -65,8 +65,8 @@ int umrun_threads_of(const run_settings *s, const char *backend) {
 }
 
 /* provenance: the format, the config, every option in effect, the files read, the machine and its load */
-static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_ref *ref,
-                             const char *gpu) {
+static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_app_run *run,
+                             const um_ref *ref, const char *gpu) {
   const char *backend = um_context_backend(ctx);
   fputs(",\n  \"config\": ", f);
   if (s->config_path) um_json_string(f, s->config_path);
@@ -74,7 +74,7 @@ static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, co
   fputs(",\n  \"options\": ", f);
   umrun_write_options_json(f, s->cfg, app, backend);
   fputs(",\n  \"inputs\": ", f);
-  umrun_write_inputs_json(f, s->config_path, s->cfg, ref);
+  umrun_write_inputs_json(f, s->config_path, s->cfg, ref, run);
   fputs(",\n  \"machine\": ", f);
   umrun_write_machine_json(f, gpu, backend);
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -110,7 +110,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   char *gpu = NULL;
   device_json(ctx, &gpu);
   if (gpu) fprintf(f, ",\n  \"device\": %s", gpu);
-  write_provenance(f, s, ctx, app, ref, gpu);
+  write_provenance(f, s, ctx, app, run, ref, gpu);
   free(gpu);
   fprintf(f, ",\n  \"ranks\": %d", um_context_nranks(ctx));
   um_report_partition_json(ctx, f);

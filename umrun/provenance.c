@@ -156,11 +156,20 @@ static int one_input(const char *key, const char *value, const char *origin, int
   return 0;
 }
 
-void umrun_write_inputs_json(FILE *f, const char *config_path, const um_config *cfg, const um_ref *ref) {
+void um_app_input(um_app_run *run, const char *path) {
+  if (!run || !path || !*path || strlen(path) >= sizeof run->input_paths[0]) return;
+  for (int i = 0; i < run->ninputs; i++)
+    if (!strcmp(run->input_paths[i], path)) return;
+  if (run->ninputs < UM_APP_MAX_INPUTS) snprintf(run->input_paths[run->ninputs++], sizeof run->input_paths[0], "%s", path);
+}
+
+void umrun_write_inputs_json(FILE *f, const char *config_path, const um_config *cfg, const um_ref *ref,
+                             const um_app_run *run) {
   input_list x = {f, 0};
   fputc('[', f);
   if (config_path) input(&x, "config", config_path);
   um_config_each(cfg, one_input, &x);
+  for (int i = 0; run && i < run->ninputs; i++) input(&x, "read by the app", run->input_paths[i]);
   for (int i = 0; ref && i < ref->nfields; i++)
     if (regular_file(ref->fields[i].path)) input(&x, "validation.reference field", ref->fields[i].path);
   fputs(x.n ? "\n  ]" : "]", f);

@@ -36,9 +36,11 @@ const char *umrun_option_source(const char *origin);
  * default. */
 void umrun_write_options_json(FILE *f, const um_config *cfg, const um_app *app, const char *backend);
 /* "inputs": the config file (config_path; NULL: the embedded config) and every option in effect that
- * names an existing file (mesh.file, a deck, validation.reference, run.reorder_file, ...), and the
- * reference's field files (ref, may be NULL): [{role, path, bytes, sha256}]. */
-void umrun_write_inputs_json(FILE *f, const char *config_path, const um_config *cfg, const um_ref *ref);
+ * names an existing file (mesh.file, a deck, validation.reference, run.reorder_file, ...), the
+ * reference's field files (ref, may be NULL) and the files the app recorded (run's um_app_input; run may be
+ * NULL): [{role, path, bytes, sha256}]. */
+void umrun_write_inputs_json(FILE *f, const char *config_path, const um_config *cfg, const um_ref *ref,
+                             const um_app_run *run);
 /* "machine": host, os, CPU model, cores, memory; "gpu": gpu (the run's device, from the backend; NULL
  * when it has none) or null with "gpu_note" saying why. */
 void umrun_write_machine_json(FILE *f, const char *gpu_json, const char *backend);
