@@ -5,10 +5,12 @@
     check_schema.py SCHEMA_DIR --scan DIR ...  every *.json under DIR that names a format of um's validates
 
 The schema is chosen by the file's "format" ("um-run-2": run.schema.json, "um-suite-results-1":
-results.schema.json). Exit 0 when every file validates, 1 when one does not (each error printed with its
+results.schema.json, "um-compare-1": compare.schema.json). --scan reads regular files only (a FIFO
+named *.json never blocks it). Exit 0 when every file validates, 1 when one does not (each error printed with its
 path in the file), 77 when python3-jsonschema is not installed (ctest: skipped)."""
 import json
 import os
+import stat
 import sys
 
 try:
@@ -18,7 +20,8 @@ except ImportError:
     print("SKIP: python3-jsonschema is not installed (scripts/install-deps.sh installs it)")
     sys.exit(77)
 
-SCHEMAS = {"um-run-2": "run.schema.json", "um-suite-results-1": "results.schema.json"}
+SCHEMAS = {"um-run-2": "run.schema.json", "um-suite-results-1": "results.schema.json",
+           "um-compare-1": "compare.schema.json"}
 
 
 def validators(schema_dir):
@@ -68,8 +71,9 @@ def main(argv):
         for top in argv[3:]:
             for root, _, files in os.walk(top):
                 for name in sorted(files):
-                    if name.endswith(".json"):
-                        ok &= check(os.path.join(root, name), v, False)
+                    path = os.path.join(root, name)
+                    if name.endswith(".json") and stat.S_ISREG(os.lstat(path).st_mode):
+                        ok &= check(path, v, False)
                         n += 1
         print(f"scanned {n} JSON files")
     else:
