@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# What holds each large loop of an app on the GPU: Nsight Compute (ncu) over one step, the launches named by the
-# run's JSON (every kernel is um_loop; a loop's launches are told apart by registers and grid), then a table per
-# loop taking 8% or more of the loop time: registers, warps active, DRAM and L2 throughput, L2 hit rate, L2
-# reduction sectors (atomic increments), FP64 pipe, memory stalls, local-memory loads.
+# What holds each large loop of an app on the GPU: Nsight Compute (ncu) over one step, each kernel named after its
+# loop (um_loop_<loop>, um_reduce_<loop>), then a table per loop taking 8% or more of the loop time (from the
+# run's JSON): registers, warps active, DRAM and L2 throughput, L2 hit rate, L2 reduction sectors (atomic
+# increments), FP64 pipe, memory stalls, local-memory loads. LOOP=<name> profiles that loop's kernels only,
+# selected by its NVTX range (ncu --nvtx --nvtx-include "<name>/"; the CUDA build names every loop call).
 # Usage: bash bench/ncu_loops.sh NAME COUNT CONFIG [umrun --set ...]
 #   NAME   a label (files $OUT/ncu_NAME.csv, NAME.json, the table NAME.md); COUNT: launches to profile
 #   e.g.   bash bench/ncu_loops.sh lulesh 45 configs/lulesh_h200.yaml --set run.iterations=1
+#          LOOP=res_calc bash bench/ncu_loops.sh res_calc 4 configs/airfoil_720k_h200.yaml --set run.iterations=2
 # Needs ncu (CUDA toolkit) and performance counters (root, or NVreg_RestrictProfilingToAdminUsers=0).
 # OUT defaults to out/ncu; U to build-gpu/bin/umrun (built by scripts/build-offline.sh).
 set -uo pipefail
@@ -24,6 +26,7 @@ M=$M,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,lts__throughpu
 M=$M,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum
 run=("$U" "$@" --quiet --no-validate --set run.backend=cuda --set output.dir=)
 "${run[@]}" --json "$OUT/$NAME.json" > "$OUT/$NAME.log" 2>&1 || { tail -5 "$OUT/$NAME.log"; exit 1; }
-ncu --kernel-name um_loop --launch-count "$COUNT" --metrics "$M" --csv --page raw "${run[@]}" \
+if [ -n "${LOOP:-}" ]; then pick=(--nvtx --nvtx-include "$LOOP/"); else pick=(--kernel-name "regex:^um_(loop|reduce)_"); fi
+ncu "${pick[@]}" --launch-count "$COUNT" --metrics "$M" --csv --page raw "${run[@]}" \
   > "$OUT/ncu_$NAME.csv" 2> "$OUT/ncu_$NAME.err" || { tail -5 "$OUT/ncu_$NAME.err"; exit 1; }
 python3 bench/ncu_table.py "$OUT/ncu_$NAME.csv" "$OUT/$NAME.json" | tee "$OUT/$NAME.md"

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """The table of bench/ncu_loops.sh: python3 bench/ncu_table.py NCU.csv RUN.json
 
-Names each profiled um_loop launch by the loop of the run's JSON with the same registers per thread and grid
-(set size over block size, or the hierarchical plan's blocks), keeps the loops taking 8% or more of the loop
-time, and prints one row per loop: what ncu measured of its first launch."""
+Names each profiled launch by its kernel's name: the CUDA backend names a loop's kernels after it
+(um_loop_<loop>, um_reduce_<loop>, the loop's name with every byte outside [A-Za-z0-9_] as '_'), keeps the
+loops taking 8% or more of the loop time in the run's JSON, and prints one row per loop: what ncu measured
+of its first launch."""
 import csv
 import io
 import json
+import re
 import sys
+
+
+def symbol(loop):
+    """The loop kernel's name (engine/src/backends/cuda/codegen.h: umc_kernel_symbol)."""
+    return "um_loop_" + re.sub(r"[^A-Za-z0-9_]", "_", loop)[:96]
 
 
 def num(x):
@@ -28,19 +35,16 @@ def main():
     print("| loop | share | regs | grid x block | us | warps | DRAM | L2 thr. | L2 hit | L2 red sectors | FP64 | mem. stall | local loads (MB) |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     seen, picked = set(), []
-    for exact in (True, False):  # a launch whose grid is the set over the block first, then any with its registers
-        for r in rows[2:]:
-            d = dict(zip(head, r))
-            reg, grid, bs = (int(num(d["launch__registers_per_thread"])), int(num(d["launch__grid_size"])),
-                             int(num(d["launch__block_size"])))
-            for l in big:
-                if l["name"] in seen or l.get("registers") != reg:
-                    continue
-                if exact and -(-l["set_size"] // bs) != grid:
-                    continue
-                seen.add(l["name"])
-                picked.append((l, d, reg, grid, bs))
-                break
+    by_symbol = {symbol(l["name"]): l for l in big}
+    for r in rows[2:]:
+        d = dict(zip(head, r))
+        kernel = d.get("Kernel Name", "").split("(")[0].strip()
+        l = by_symbol.get(kernel)
+        if l is None or l["name"] in seen:
+            continue
+        seen.add(l["name"])
+        picked.append((l, d, int(num(d["launch__registers_per_thread"])), int(num(d["launch__grid_size"])),
+                       int(num(d["launch__block_size"]))))
     for l, d, reg, grid, bs in sorted(picked, key=lambda p: -p[0]["seconds"]):
         print("| %s | %.0f%% | %d | %d x %d | %.1f | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.1fM | %.0f%% | %.0f%% | %.0f |" % (
             l["name"], 100 * l["seconds"] / total, reg, grid, bs, num(d["gpu__time_duration.sum"]) / 1e3,

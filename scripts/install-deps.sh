@@ -17,6 +17,7 @@ PACKAGES=(
   chromium                         # umrun --report: the tests render the HTML page headless
   doxygen                          # the API reference (cmake --build build --target um_docs; test docs.doxygen)
   python3                          # test scripts (SIAC's convergence orders, the options and API checkers)
+  python3-jsonschema               # the tests validate the JSON they write against docs/schema (tests/check_schema.py)
   gmsh                             # SIAC's unstructured meshes (scripts/siac-meshes.sh; test siac.meshes_script)
 )
 SUDO=""

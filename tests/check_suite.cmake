@@ -14,16 +14,7 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-function(run expect_rc regex)
-  execute_process(COMMAND ${UMRUN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "umrun ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  if(NOT all MATCHES "${regex}")
-    message(FATAL_ERROR "umrun ${ARGN}: output does not match '${regex}'\n${all}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/umrun_checks.cmake) # run(), check_schemas()
 
 # every run of a results file passed and carries metrics, tolerances and loops
 function(check_results path expect_runs_min)
@@ -63,6 +54,7 @@ if(MODE STREQUAL "quick")
   if(NOT n EQUAL nruns)
     message(FATAL_ERROR "junit.xml has ${n} testcases for ${nruns} runs")
   endif()
+  check_schemas(${WORK})
   return()
 endif()
 
@@ -75,15 +67,19 @@ file(READ ${WORK}/b/junit.xml x)
 if(NOT x MATCHES "<failure message=\"validation failed: max_error")
   message(FATAL_ERROR "junit.xml of the failing suite has no <failure> naming the metric:\n${x}")
 endif()
-run(3 "jacobi\\[seq\\] \\| pass \\| fail .*REGRESSION.*2 CORRECTNESS REGRESSIONS" --compare ${WORK}/a/results.json
-    ${WORK}/b/results.json --md ${WORK}/compare.md --json ${WORK}/compare.json)
+# B's runs differ from A's in params.tolerance: not comparable (exit 4), naming it, unless --allow names it
+run(4 "## Settings that differ.*jacobi\\[seq\\] \\| params.tolerance \\| 1.0e-13 \\(config\\) \\| 1e-3 \\(--set\\) \\| \\*\\*differs: not comparable.*2 pairs NOT COMPARABLE"
+    --compare ${WORK}/a/results.json ${WORK}/b/results.json)
+run(3 "params.tolerance [^\n]*allowed \\(--allow\\).*jacobi\\[seq\\] \\| pass \\| fail .*REGRESSION.*2 CORRECTNESS REGRESSIONS"
+    --compare ${WORK}/a/results.json ${WORK}/b/results.json --allow params.tolerance --md ${WORK}/compare.md
+    --json ${WORK}/compare.json)
 file(READ ${WORK}/compare.json cj)
 string(JSON nreg GET "${cj}" regressions)
 if(NOT nreg EQUAL 2)
   message(FATAL_ERROR "compare.json: ${nreg} regressions, expected 2")
 endif()
 run(0 "0 correctness regressions" --compare ${WORK}/a/results.json ${WORK}/a/results.json)
-run(1 "not a results file of umrun --suite" --compare ${WORK}/a/results.json ${WORK}/a/runs/0001_jacobi.json)
+run(1 "a single run's --json: compare like with like" --compare ${WORK}/a/results.json ${WORK}/a/runs/0001_jacobi.json)
 # a results file whose runs split loops (run.split) against one whose runs do not: the generated
 # loops are listed under their loop, as "only in" the file that has them, and the suite's per-loop
 # entries carry the split fields
@@ -108,10 +104,13 @@ endforeach()
 if(generated EQUAL 0)
   message(FATAL_ERROR "results.json of a run.split=gather suite has no generated loop")
 endif()
-run(0 "Loops run in one file only: 0 in A, 8 in B.*\\| jacobi\\[seq\\] \\| gather \\(split: A off, B gather\\) [^\n]*\n\\| jacobi\\[seq\\] \\| gather:contrib \\(part of gather\\) \\| - \\|[^\n]*only in B \\|"
-    --compare ${WORK}/a/results.json ${WORK}/s/results.json --json ${WORK}/compare_split.json)
+# (run.split differs: --allow run.split; the loops in one file only say why: the split)
+run(0 "Loops run in one file only: 0 in A, 8 in B.*\\| jacobi\\[seq\\] \\| gather \\(split: A off, B gather\\) [^\n]*\n\\| jacobi\\[seq\\] \\| gather:contrib \\(part of gather\\) \\| - \\|[^\n]*only in B: B ran gather split \\(gather\\), A whole \\|"
+    --compare ${WORK}/a/results.json ${WORK}/s/results.json --allow run.split --json ${WORK}/compare_split.json)
 run(0 "gather:gather \\(part of gather\\) \\| [0-9.e-]+ \\| - \\|[^\n]*only in A"
-    --compare ${WORK}/s/results.json ${WORK}/a/results.json)
+    --compare ${WORK}/s/results.json ${WORK}/a/results.json --allow run.split)
+run(4 "run.split \\| auto \\(default\\) \\| gather \\(--set\\) \\| \\*\\*differs: not comparable"
+    --compare ${WORK}/a/results.json ${WORK}/s/results.json)
 run(0 "0 correctness regressions" --compare ${WORK}/s/results.json ${WORK}/s/results.json)
 # the time in loops counts each loop once: comparing the split file with itself gives 1
 file(READ ${WORK}/compare_split.json cj)
@@ -122,10 +121,11 @@ endif()
 # --compare prints its verdict before its tables, says that one sample measures no spread, and --top N
 # lists only the N largest changes
 run(0 "^# um --compare.*one sample per run in A and in B: no spread.*## Verdict.*## Correctness.*## Speed"
-    --compare ${WORK}/a/results.json ${WORK}/s/results.json)
+    --compare ${WORK}/a/results.json ${WORK}/s/results.json --allow run.split)
 run(3 "## Verdict.*## Correctness.*REGRESSION.*## The 2 largest speed changes[^\n]*\n\n[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*\n\n\\(the full comparison"
-    --compare ${WORK}/a/results.json ${WORK}/b/results.json --top 2)
-execute_process(COMMAND ${UMRUN} --compare ${WORK}/a/results.json ${WORK}/b/results.json --brief OUTPUT_VARIABLE br)
+    --compare ${WORK}/a/results.json ${WORK}/b/results.json --top 2 --allow params.tolerance)
+execute_process(COMMAND ${UMRUN} --compare ${WORK}/a/results.json ${WORK}/b/results.json --brief --allow params.tolerance
+                OUTPUT_VARIABLE br)
 if(br MATCHES "## Per run|## Speed")
   message(FATAL_ERROR "--compare --brief prints the full tables:\n${br}")
 endif()
@@ -164,8 +164,12 @@ foreach(i RANGE ${last})
   endif()
 endforeach()
 run(1 "--repeat '0': expected a number of runs" --suite validation/suite.yaml --only jacobi --repeat 0)
-# --compare calls a change only beyond the measured spread: loop 0 of jacobi[openmp] made 3x slower in B,
-# once with ranges that overlap A's (within spread), once with ranges apart (SLOWER)
+# --compare calls a change only beyond the measured spread and with neither side loaded: loop 0 of
+# jacobi[openmp] made 3x slower in B, once with ranges that overlap A's (within spread), once with ranges
+# apart (SLOWER), once apart but B on a loaded machine (noisy: no verdict). The samples above ran on a
+# "busy" machine (UMRUN_LOADAVG): each file says not busy here, the last says busy (injected, never made)
+string(JSON rj SET "${rj}" cases 1 load busy false)
+string(JSON rj SET "${rj}" cases 1 run load busy false)
 string(JSON calls GET "${rj}" cases 1 run loops 0 calls)
 string(JSON name GET "${rj}" cases 1 run loops 0 name)
 set(big 1000)
@@ -186,6 +190,10 @@ run(0 "beyond the measured spread.*1 loop changed by more than 10% but within th
     --compare ${WORK}/spread_a.json ${WORK}/spread_wide.json)
 run(0 "1 loop slower .*jacobi\\[openmp\\] \\| ${name} \\|[^\n]*\\| 3.000 [^\n]*SLOWER"
     --compare ${WORK}/spread_a.json ${WORK}/spread_apart.json)
+string(JSON loaded SET "${apart}" cases 1 run load busy true)
+file(WRITE ${WORK}/spread_loaded.json "${loaded}")
+run(0 "0 loops slower .*1 loop changed by more than 10% but is not called: noisy \\(0: one sample, no spread measured; 1: a side ran on a loaded machine\\).*jacobi\\[openmp\\] \\| ${name} \\|[^\n]*\\| 3.000 [^\n]*noisy \\(B loaded\\)"
+    --compare ${WORK}/spread_a.json ${WORK}/spread_loaded.json)
 
 # --validate: a finished run's JSON against a reference, without running it again
 run(0 "max_error .*PASS.*VALIDATION PASS \\(" --validate ${WORK}/a/runs/0001_jacobi.json validation/jacobi/grid16.ref.yaml
@@ -349,3 +357,4 @@ file(WRITE ${WORK}/no_config.yaml "cases:\n  - name: x\n    config: configs/nowh
 run(1 "case 'x' .*config: .*nowhere.yaml" --suite ${WORK}/no_config.yaml)
 run(1 "no case of .* has the tag 'nosuch'" --suite validation/suite.yaml --tags nosuch)
 run(0 "airfoil_small\\[seq aos\\].*runs" --suite validation/suite.yaml --list)
+check_schemas(${WORK}) # every JSON file written here that names a format of um's

@@ -117,6 +117,28 @@ TEST(CudaCodegen, AtomicsIncrementInRegistersThenAtomicAdd) {
   EXPECT_FALSE(D.has_reduction);
 }
 
+// The kernel is named after its loop (profilers show um_loop_res_calc, not um_loop), its name made a C identifier
+// (a generated loop's "res_calc:contrib" is um_loop_res_calc_contrib), and the launch finds it by the same name.
+TEST(CudaCodegen, KernelsAreNamedAfterTheirLoop) {
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 0);
+  umc_decisions D;
+  std::string src = generate(L, D);
+  EXPECT_TRUE(has(src, "__launch_bounds__(256) um_loop_res_calc(const um_params p)")) << src;
+  char sym[UMC_SYMBOL_MAX];
+  umc_kernel_symbol("res_calc:contrib", 0, sym, sizeof sym);
+  EXPECT_STREQ(sym, "um_loop_res_calc_contrib");
+  umc_kernel_symbol("eos r2/x", 1, sym, sizeof sym);
+  EXPECT_STREQ(sym, "um_reduce_eos_r2_x");
+  umc_kernel_symbol(nullptr, 0, sym, sizeof sym);
+  EXPECT_STREQ(sym, "um_loop");
+  std::string longname(300, 'a');
+  umc_kernel_symbol(longname.c_str(), 0, sym, sizeof sym);
+  EXPECT_EQ(strlen(sym), strlen("um_loop_") + UMC_SYMBOL_NAME) << "a long name is cut, never overflows";
+  L.loop_name = "update:gather";
+  src = generate(L, D);
+  EXPECT_TRUE(has(src, " um_loop_update_gather(const um_params p)")) << src;
+}
+
 TEST(CudaCodegen, SoAIsStagedInRegistersWithTheStrideAsAConstant) {
   umc_loop L = res_calc_like(UMC_EXEC_FLAT, 1);
   umc_decisions D;

@@ -11,7 +11,7 @@
 static int from_command_line(const um_config *cfg, const char *key) {
   char org[256];
   if (um_config_origin(cfg, key, org, sizeof org)) return 0;
-  return !strcmp(org, "--set") || !strcmp(org, "UM_OPTIONS") || !strcmp(org, "--sweep");
+  return !strcmp(org, "--set") || !strcmp(org, "UM_OPTIONS") || !strcmp(org, "--sweep") || !strncmp(org, "suite case", 10);
 }
 
 static void add_changed(um_config *cfg, um_config *base, const char *key, char *buf, size_t len, int *n) {

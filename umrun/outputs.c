@@ -18,19 +18,25 @@
 #include "json.h"
 #include "runner.h"
 #include "tools.h"
+#include "provenance.h"
 
 extern const char um_commit_id[];
 
 
 /* The GPU a cuda run used: name, compute capability, memory, driver and
- * runtime, and its measured device-to-device copy bandwidth. */
-static void write_device_json(FILE *f, um_context *ctx) {
+ * runtime, and its measured device-to-device copy bandwidth; into *text (malloc'ed), NULL when the
+ * run's backend has no device. */
+static void device_json(um_context *ctx, char **text) {
   um_device_info d;
+  size_t n = 0;
+  *text = NULL;
   if (um_context_device_info(ctx, &d) != UM_SUCCESS) {
     um_error_clear(ctx);
     return;
   }
-  fputs(",\n  \"device\": {\"name\": ", f);
+  FILE *f = open_memstream(text, &n);
+  if (!f) return;
+  fputs("{\"name\": ", f);
   um_json_string(f, d.name);
   fputs(", \"compute_capability\": ", f);
   um_json_string(f, d.compute_capability);
@@ -46,6 +52,7 @@ static void write_device_json(FILE *f, um_context *ctx) {
   fputs(", \"profile\": ", f);
   um_json_string(f, d.profile);
   fputc('}', f);
+  fclose(f);
 }
 
 /* This process's peak resident bytes (VmHWM in /proc/self/status; else getrusage's maximum), 0 when unknown. */
@@ -118,9 +125,44 @@ static void memory_line(FILE *out, const um_app_run *run) {
                  "%.1f MB mean (%d ranks)\n", pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
 }
 
-static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app_run *run, double total,
+/* OpenMP threads per rank (0: the runtime's default), for the reader of timings; 1 off the openmp backend */
+int umrun_threads_of(const run_settings *s, const char *backend) {
+  int threads = s->opts.nthreads;
+#ifdef _OPENMP
+  if (threads <= 0) threads = omp_get_max_threads();
+#endif
+  if (threads <= 0 || strcmp(backend, "openmp")) threads = 1;
+  return threads;
+}
+
+/* provenance: the format, the config, every option in effect, the files read, the machine and its load */
+static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_app_run *run,
+                             const um_ref *ref, const char *gpu) {
+  const char *backend = um_context_backend(ctx);
+  fputs(",\n  \"config\": ", f);
+  if (s->config_path) um_json_string(f, s->config_path);
+  else fputs("null", f);
+  fputs(",\n  \"options\": ", f);
+  umrun_write_options_json(f, s->cfg, app, backend);
+  fputs(",\n  \"inputs\": ", f);
+  umrun_write_inputs_json(f, s->config_path, s->cfg, ref, run);
+  fputs(",\n  \"machine\": ", f);
+  umrun_write_machine_json(f, gpu, backend);
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const double end = umrun_loadavg();
+  fputs(",\n  \"load\": {\"start\": ", f);
+  um_json_number(f, s->load_start >= 0 ? s->load_start : NAN);
+  fputs(", \"end\": ", f);
+  um_json_number(f, end >= 0 ? end : NAN);
+  fprintf(f, ", \"cores\": %ld, \"threads\": %d, \"ranks\": %d, \"busy\": %s}", cores,
+          umrun_threads_of(s, backend), um_context_nranks(ctx),
+          umrun_busy(s->load_start, cores) || umrun_busy(end, cores) ? "true" : "false");
+}
+
+static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_app_run *run,
+                       double total,
                        const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
-  fputs("{\n  \"um_version\": ", f);
+  fputs("{\n  \"format\": \"" UMRUN_RUN_FORMAT "\",\n  \"um_version\": ", f);
   um_json_string(f, UM_VERSION);
   fputs(",\n  \"app\": ", f);
   um_json_string(f, s->app);
@@ -136,15 +178,15 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   um_json_string(f, um_commit_id);
   fputs(",\n  \"build\": ", f);
   umrun_write_build_json(f);
-  write_device_json(f, ctx);
+  char *gpu = NULL;
+  device_json(ctx, &gpu);
+  if (gpu) fprintf(f, ",\n  \"device\": %s", gpu);
+  write_provenance(f, s, ctx, app, run, ref, gpu);
+  free(gpu);
   fprintf(f, ",\n  \"ranks\": %d", um_context_nranks(ctx));
   um_report_partition_json(ctx, f);
-  int threads = s->opts.nthreads; /* OpenMP threads (0: the runtime's default), for the reader of timings */
-#ifdef _OPENMP
-  if (threads <= 0) threads = omp_get_max_threads();
-#endif
-  if (threads <= 0 || strcmp(um_context_backend(ctx), "openmp")) threads = 1;
-  fprintf(f, ",\n  \"threads\": %d, \"cores\": %ld", threads, sysconf(_SC_NPROCESSORS_ONLN));
+  fprintf(f, ",\n  \"threads\": %d, \"cores\": %ld", umrun_threads_of(s, um_context_backend(ctx)),
+          sysconf(_SC_NPROCESSORS_ONLN));
   fprintf(f, ",\n  \"block_size\": %d,\n  \"status\": ", s->opts.block_size);
   um_json_string(f, status);
   fprintf(f, ",\n  \"total_seconds\": %.6f,\n  \"setup_seconds\": %.6f", total, run->setup_seconds);
@@ -393,7 +435,7 @@ int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings
     um_safe_file jf;
     int bad = um_safe_open(&jf, c->json_path, err, sizeof err);
     if (!bad) {
-      write_json(jf.f, s, ctx, run, total, v->ref, &v->val, v->validated, status_text);
+      write_json(jf.f, s, ctx, app, run, total, v->ref, &v->val, v->validated, status_text);
       bad = um_safe_commit(&jf, err, sizeof err);
     }
     if (bad) {

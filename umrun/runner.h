@@ -26,8 +26,10 @@ void umrun_err(const um_runner *r, const char *fmt, ...)
 typedef struct {
   const char *config_path, *json_path, *csv_path, *csv_label, *sweep_out;
   int sweep_child, quiet, print_config, no_validate;
+  int repeat; /* --repeat N: the run made N times (child processes), per loop the median and the spread */
   int allow_compiler; /* --allow-compiler: hostc.cc / hostc.cflags may come from the config or UM_OPTIONS */
   const char **sets;
+  const char **set_origins; /* each set's origin: "--set", or "suite case <name>" (--suite-set, from --suite) */
   int nsets;
   umrun_sweep_spec sweep;
   char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
@@ -39,6 +41,10 @@ typedef struct {
   const char *app, *reorder, *reference, *outdir;
   int write_hdf5;
   double deadline_s; /* mpi.deadline_s: how long the other ranks get to reach a failed rank */
+  /* provenance (the JSON): the config in effect, its file (NULL: the embedded config), the load before */
+  um_config *cfg;
+  const char *config_path;
+  double load_start;
 } run_settings;
 
 /* The validation of a run against validation.reference (outputs.c). */
@@ -61,12 +67,19 @@ int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
 
+/* ---- repeat.c ---- */
+/* umrun CONFIG --repeat N (c->repeat > 1): the run made N times as child processes, per loop the median and the
+ * spread printed and written to --json; returns the exit status. */
+int umrun_repeat_main(const um_runner *r, int argc, char **argv, const cmdline *c);
+
 /* ---- app.c ---- */
 /* After a run: per-loop keys (mpi.loops.<loop>, block_size.<loop>, split.<loop>, variant.<loop>) naming a loop that
  * never ran, warned on f with the loops that ran; returns how many. */
 int umrun_warn_loop_keys(um_app_run *run, FILE *f);
 
 /* ---- outputs.c ---- */
+/* The run's OpenMP threads per rank (1 off the openmp backend). */
+int umrun_threads_of(const run_settings *s, const char *backend);
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
 /* Every rank's peak resident memory and mesh bytes into run->rank_peak_rss / rank_mesh_bytes (collective: every
  * rank calls it after a run that succeeded everywhere); umrun_free_memory releases them. */

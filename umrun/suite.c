@@ -266,7 +266,7 @@ static int make_out_dirs(suite_ctx *x, char *err, size_t len) {
   return 0;
 }
 
-/* run r's command line into args (NULL-ended; setbuf holds its axes' --set values); returns its ranks */
+/* run r's command line into args (NULL-ended; setbuf holds its axes' values and the case's origin); returns its ranks */
 static int run_args(const suite_ctx *x, const suite_run *r, const char **args, char (*setbuf)[600]) {
   int na = 0;
   const int np = r->val[AXIS_RANKS] ? atoi(r->val[AXIS_RANKS]) : 1;
@@ -285,12 +285,16 @@ static int run_args(const suite_ctx *x, const suite_run *r, const char **args, c
   args[na++] = "--set";
   args[na++] = "output.dir=";
   if (x->o->allow_compiler) args[na++] = "--allow-compiler";
-  for (int s = 0; s < x->S->nsets && na < 400; s++) args[na++] = "--set", args[na++] = x->S->sets[s];
-  for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--set", args[na++] = r->c->sets[s];
+  /* the suite's values reach the run as a suite case's (their source in the run's JSON: "suite") */
+  snprintf(setbuf[AXES], sizeof setbuf[AXES], "suite case %s", r->c->name);
+  args[na++] = "--suite-case";
+  args[na++] = setbuf[AXES];
+  for (int s = 0; s < x->S->nsets && na < 400; s++) args[na++] = "--suite-set", args[na++] = x->S->sets[s];
+  for (int s = 0; s < r->c->nsets && na < 400; s++) args[na++] = "--suite-set", args[na++] = r->c->sets[s];
   for (int a = 0; a < AXES; a++)
     if (r->val[a] && axis_keys[a]) {
       snprintf(setbuf[a], sizeof setbuf[a], "%s=%s", axis_keys[a], r->val[a]);
-      args[na++] = "--set";
+      args[na++] = "--suite-set";
       args[na++] = setbuf[a];
     }
   for (int s = 0; s < x->o->ngsets && na < 500; s++) args[na++] = "--set", args[na++] = x->o->gsets[s];
@@ -367,7 +371,7 @@ static void run_all(suite_ctx *x, suite_run *runs, int nruns) {
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", x->logsdir, r->file_id);
     unlink(r->json_path);
     const char *args[520];
-    char setbuf[AXES][600];
+    char setbuf[AXES + 1][600];
     const int np = run_args(x, r, args, setbuf);
     printf("[%d/%d] %s ...", i + 1, nruns, r->id);
     fflush(stdout);

@@ -2,26 +2,9 @@
  * exit status, validation and log; same_bits across a case's runs) and the outputs (results JSON,
  * JUnit XML, markdown) and the expansion of a case into its runs. */
 #include "suite_internal.h"
+#include "provenance.h"
 
 /* ---- the machine ------------------------------------------------------------------ */
-static void read_field(const char *path, const char *key, char *out, size_t len) {
-  out[0] = '\0';
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  char line[1024];
-  const size_t kl = strlen(key);
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, key, kl)) {
-      char *v = strchr(line, ':');
-      if (!v) continue;
-      v++;
-      while (*v == ' ' || *v == '\t') v++;
-      v[strcspn(v, "\n")] = '\0';
-      snprintf(out, len, "%s", v);
-      break;
-    }
-  fclose(f);
-}
 
 /* Host memory copy bandwidth, all threads (bytes read + written per second,
  * GB/s), 2 x 256 MiB, the median of 5 copies: the CPU runs' floor. */
@@ -64,8 +47,8 @@ double suite_host_copy_gbs(void) {
 
 static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   char cpu[256], mem[128];
-  read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-  read_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+  umrun_proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+  umrun_proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
   struct utsname u;
   memset(&u, 0, sizeof u);
   uname(&u);
@@ -131,17 +114,9 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
   fputs("}}", f);
 }
 
-double suite_loadavg(void) {
-  double l = -1;
-  const char *path = getenv("UMRUN_LOADAVG"); /* tests: a file in /proc/loadavg's format instead */
-  FILE *f = fopen(path && *path ? path : "/proc/loadavg", "r");
-  if (!f) return -1;
-  if (fscanf(f, "%lf", &l) != 1) l = -1;
-  fclose(f);
-  return l;
-}
+double suite_loadavg(void) { return umrun_loadavg(); }
 
-int suite_busy(double load, long cores) { return cores > 0 && load > (double)cores; }
+int suite_busy(double load, long cores) { return umrun_busy(load, cores); }
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -156,11 +131,11 @@ static double median_of(double *v, int n, double *mn, double *mx) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void suite_merge_samples(suite_run *r, uj *const *samples, int n) {
-  if (!r->json || n < 1) return;
+void umrun_merge_samples(uj *run, uj *const *samples, int n) {
+  if (!run || n < 1) return;
   double *v = malloc((size_t)n * sizeof *v), mn, mx;
   if (!v) return;
-  uj *run = r->json, *loops = (uj *)uj_get(run, "loops");
+  uj *loops = (uj *)uj_get(run, "loops");
   for (int i = 0; i < uj_len(loops); i++) {
     uj *l = &loops->items[i];
     const char *name = uj_gets(l, "name", "");
@@ -192,6 +167,12 @@ void suite_merge_samples(suite_run *r, uj *const *samples, int n) {
   uj_set_num(run, "total_seconds_max", mx);
   uj_set_num(run, "repeat", n);
   free(v);
+}
+
+void suite_merge_samples(suite_run *r, uj *const *samples, int n) {
+  if (!r->json || n < 1) return;
+  umrun_merge_samples(r->json, samples, n);
+  uj *run = r->json;
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -477,7 +458,7 @@ void suite_write_markdown(FILE *f, const char *suite_path, suite_run *runs, int 
   const uj *gpu = NULL;
   for (int i = 0; i < nruns && !gpu; i++) gpu = uj_get(runs[i].json, "device");
   char cpu[256];
-  read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+  umrun_proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
   fputs("# um validation suite: ", f);
   umrun_md_escape(f, suite_path);
   fprintf(f, "\n\n- started %s, %.1f s; um %s, commit `%s` (%s build, %s)\n", started, seconds, UM_VERSION, um_commit_id,

@@ -33,6 +33,10 @@ void umrun_write_build_json(FILE *f) {
   um_json_string(f, UM_BUILD_TYPE);
   fputs(", \"compiler\": ", f);
   um_json_string(f, UM_C_COMPILER);
+  fputs(", \"c_flags\": ", f);
+  um_json_string(f, UM_C_FLAGS);
+  fputs(", \"cuda_toolkit\": ", f);
+  um_json_string(f, UM_CUDA_TOOLKIT);
   fputs(", \"openmp\": ", f);
   um_json_string(f, UM_BUILD_OPENMP);
   fputs(", \"cuda\": ", f);

@@ -20,6 +20,7 @@
 #include "runner.h"
 #include "sweep.h"
 #include "tools.h"
+#include "provenance.h"
 #include "apps_table.h"
 
 void umrun_err(const um_runner *r, const char *fmt, ...) {
@@ -46,9 +47,9 @@ static void usage(const um_runner *r, FILE *f) {
                "  %s [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]   (the same options as below)\n\n",
             r->prog, r->prog);
   fprintf(f,
-          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]\n"
+          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet] [--repeat N]\n"
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
-          "       umrun --compare A.json B.json [--noise F]                  (see umrun --compare --help)\n"
+          "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
           "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
           "       umrun --list-apps | --help | --help-options=markdown | --version\n"
@@ -66,6 +67,9 @@ static void usage(const um_runner *r, FILE *f) {
           "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout:\n"
           "                    the JSON alone on stdout (umrun's messages then go to stderr)\n"
           "  --quiet           no progress bar and no options listing\n"
+          "  --repeat N        make the run N times (1 to 100), each its own process, and print per\n"
+          "                    loop the median time and its spread (min .. max); --json gets the\n"
+          "                    median and the spread per loop, as umrun --suite --repeat writes them\n"
           "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
           "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
           "                    run.iterations differ (--set, UM_OPTIONS) from the config that names\n"
@@ -79,6 +83,8 @@ static void usage(const um_runner *r, FILE *f) {
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
+          "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
+          "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"
           "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
           "                    (without it only --set names the compiler um runs)\n"
           "  --list-apps       list the registered apps with their own config keys and exit\n"
@@ -163,17 +169,32 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   }
   c->csv_label = "run";
   c->sets = calloc((size_t)argc, sizeof *c->sets);
-  if (!c->sets) return EXIT_RUN;
+  c->set_origins = calloc((size_t)argc, sizeof *c->set_origins);
+  if (!c->sets || !c->set_origins) return EXIT_RUN;
+  const char *case_origin = "suite case"; /* --suite-case NAME: the origin of the --suite-set values */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
-        !strcmp(a, "--csv") || !strcmp(a, "--csv-label")) {
+        !strcmp(a, "--csv") || !strcmp(a, "--csv-label") || !strcmp(a, "--suite-set") || !strcmp(a, "--suite-case") ||
+        !strcmp(a, "--repeat")) {
       if (i + 1 >= argc) {
         umrun_err(r, "%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
       }
       const char *v = argv[++i];
-      if (!strcmp(a, "--set")) c->sets[c->nsets++] = v;
+      if (!strcmp(a, "--set") || !strcmp(a, "--suite-set")) { /* --suite-set: a suite case's value (umrun --suite) */
+        c->set_origins[c->nsets] = !strcmp(a, "--suite-set") ? case_origin : "--set";
+        c->sets[c->nsets++] = v;
+      } else if (!strcmp(a, "--suite-case")) case_origin = v;
+      else if (!strcmp(a, "--repeat")) {
+        char *end = NULL;
+        const long n = strtol(v, &end, 10);
+        if (!end || *end || n < 1 || n > 100) {
+          umrun_err(r, "--repeat '%s': expected a number of runs from 1 to 100 (e.g. 5)\n", v);
+          return EXIT_USAGE;
+        }
+        c->repeat = (int)n;
+      }
       else if (!strcmp(a, "--json")) c->json_path = v;
       else if (!strcmp(a, "--sweep-out")) c->sweep_out = v;
       else if (!strcmp(a, "--csv")) c->csv_path = v;
@@ -183,6 +204,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
         return EXIT_USAGE;
       }
     } else if (!strncmp(a, "--set=", 6)) {
+      c->set_origins[c->nsets] = "--set";
       c->sets[c->nsets++] = a + 6;
     } else if (!strncmp(a, "--json=", 7)) {
       c->json_path = a + 7;
@@ -228,7 +250,8 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   const char *by = NULL;
   if (!rc) rc = um_config_apply_env(*cfg, "UM_OPTIONS", err, len);
   if (!rc && named && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "UM_OPTIONS";
-  for (int i = 0; !rc && i < c->nsets; i++) rc = um_config_set_assignment(*cfg, c->sets[i], "--set", err, len);
+  for (int i = 0; !rc && i < c->nsets; i++)
+    rc = um_config_set_assignment(*cfg, c->sets[i], c->set_origins[i] ? c->set_origins[i] : "--set", err, len);
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
   if (!rc && named && by)
@@ -400,6 +423,20 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   return EXIT_OK;
 }
 
+/* Where the run runs, at its start: ranks, threads per rank, device, and the machine's load, with a warning
+ * (on stderr, so that --quiet and a JSON on stdout keep it) when the load is above the cores. */
+static void print_where(const um_runner *r, FILE *out, const run_settings *s, um_context *ctx) {
+  const char *backend = um_context_backend(ctx), *device = um_context_device(ctx);
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  fprintf(out, "where: %d rank%s x %d thread%s per rank (%s backend), device %s; load average %.2f on %ld cores\n",
+          um_mpi_size(), um_mpi_size() == 1 ? "" : "s", umrun_threads_of(s, backend),
+          umrun_threads_of(s, backend) == 1 ? "" : "s", backend, *device ? device : "none (CPU)", s->load_start, cores);
+  if (umrun_busy(s->load_start, cores) && um_mpi_rank() == 0)
+    umrun_err(r, "warning: the machine is busy (load average %.2f on %ld cores): this run shares the CPU with other "
+                 "work and its timings are noisy; rerun on an idle machine, or measure with --repeat N\n",
+              s->load_start, cores);
+}
+
 /* Set up the context, run the app, report, validate, write outputs. */
 static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
@@ -410,6 +447,9 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   memset(&v, 0, sizeof v);
   v.field_dir_slot = -1;
   um_context *ctx = NULL;
+  s.load_start = umrun_loadavg(); /* provenance: the load before the run, the config and its file */
+  s.cfg = cfg;
+  s.config_path = c->config_path;
   int st = prepare_run(r, c, cfg, &s, &v, &ctx, &unknown_keys);
   st = release_err(r, held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
   if (st) {
@@ -422,6 +462,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   const um_app *app = um_app_find(r, s.app);
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
   umrun_print_backend(out, &s, ctx);
+  print_where(r, out, &s, ctx);
   if (!c->quiet) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
@@ -536,6 +577,15 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   if (status >= 0) {
     status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
+    free(c.set_origins);
+    um_mpi_finish();
+    return status;
+  }
+  if (c.repeat > 1) { /* the run N times, each its own process (repeat.c) */
+    status = umrun_repeat_main(r, argc, argv, &c);
+    status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
+    free(c.sets);
+    free(c.set_origins);
     um_mpi_finish();
     return status;
   }
@@ -557,6 +607,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   }
   um_config_free(cfg);
   free(c.sets);
+  free(c.set_origins);
   um_mpi_finish();
   return status;
 }

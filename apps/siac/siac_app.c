@@ -111,6 +111,7 @@ static int load_mesh(um_app_run *r, int keys_only, siac_mesh *m, char *what, siz
                          kind == 1 ? "low_variance" : "high_variance", path, dir, kind == 1 ? "low" : "high", size);
     fclose(f);
     rc = siac_mesh_read(path, m, err, sizeof err);
+    um_app_input(r, path); /* found under mesh.dir, named by no option: the run's JSON lists it with its hash */
     snprintf(what, wlen, "%s-variance Delaunay %s", kind == 1 ? "low" : "high", path);
   }
   if (rc) return um_app_fail(r, UM_ERR_CONFIG, "mesh: %s", err);

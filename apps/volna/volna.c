@@ -173,6 +173,7 @@ static int build_mesh(vl_solver *S) {
   else snprintf(path, sizeof path, "%s/%s", d->dir, d->mesh_file);
   if (vl_mesh_gmsh(path, &S->mesh, err, sizeof err))
     return um_app_fail(S->r, UM_ERR_CONFIG, "%s (the Mesh of %s:%d)", err, d->file, d->mesh_line);
+  um_app_input(S->r, path); /* the deck names it, no option does: the run's JSON lists it with its hash */
   return UM_SUCCESS;
 }
 

@@ -198,6 +198,38 @@ void um_config_print(const um_config *cfg, FILE *f) {
   }
 }
 
+typedef struct {
+  um_config_each_fn fn;
+  void *user;
+  int n, stop;
+} each_ctx;
+
+static int each_leaf(const um_config *c, const char *path, const cnode *n, void *u) {
+  each_ctx *x = (each_ctx *)u;
+  sbuf v = {0};
+  value_text(&v, n);
+  char org[256];
+  um__cfg_origin_of(c, n, org, sizeof org);
+  x->n++;
+  x->stop = x->fn ? x->fn(path, sb_str(&v), org, n->read, x->user) : 0;
+  free(v.s);
+  return x->stop;
+}
+
+int um_config_each(const um_config *cfg, um_config_each_fn fn, void *user) {
+  if (!cfg) return 0;
+  each_ctx x = {fn, user, 0, 0};
+  sbuf path = {0};
+  if (cfg->root->n) walk(cfg, cfg->root, &path, 1, each_leaf, &x);
+  free(path.s);
+  for (int i = 0; i < cfg->ndefs && !x.stop; i++) {
+    if (!default_shown(cfg, i)) continue;
+    x.n++;
+    x.stop = fn ? fn(cfg->defs[i].key, cfg->defs[i].value, "default", 1, user) : 0;
+  }
+  return x.n;
+}
+
 /* ---- YAML output -------------------------------------------------------------------- */
 static int emit(yaml_emitter_t *e, yaml_event_t *ev) {
   return yaml_emitter_emit(e, ev) ? 0 : 1;

@@ -186,6 +186,15 @@ int um_config_warn_unread(const um_config *cfg, FILE *f);
  * Sequences of scalars print inline: mesh.dims = [4, 4]. */
 void um_config_print(const um_config *cfg, FILE *f);
 
+/** Called by um_config_each for every option in effect: `key` (dotted), its value as text (a sequence
+ * of scalars inline: "[4, 4]", a null "~"), `origin` ("file configs/x.yaml:12", "UM_OPTIONS", "--set",
+ * ..., or "default" for a default a getter used for an absent key) and whether a getter read it.
+ * Return non-zero to stop. */
+typedef int (*um_config_each_fn)(const char *key, const char *value, const char *origin, int read, void *user);
+/** Every option in effect, as um_config_print lists them: the config's values in file order, then
+ * the defaults getters used for absent keys. Returns the number visited. */
+int um_config_each(const um_config *cfg, um_config_each_fn fn, void *user);
+
 /** The config as a YAML document (loadable again with um_config_load_*). */
 int um_config_write_yaml(const um_config *cfg, FILE *f, char *err, size_t errlen);
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../util/trace.h"
 #include "maputil.h"
 #include "pass.h"
 #include "../util/array.h"
@@ -269,7 +270,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
                     loop->name, ctx->backend->name);
   int done = 0; /* elements [0, done) have run */
   if (nx) {
-    UM_CHECK(ctx, D->exchange_begin(ctx, xd, nx, rec));
+    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_begin(ctx, xd, nx, rec))); /* a profiler range (trace.h) */
     const int core = ranges && s->core_size < owned ? s->core_size : 0;
     if (core > 0) {
       loop->begin = 0;
@@ -285,7 +286,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
       }
       done = core;
     }
-    UM_CHECK(ctx, D->exchange_end(ctx, rec, core > 0));
+    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, core > 0)));
     for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
   }
   const int stop = apart ? owned : end;
@@ -398,10 +399,9 @@ static void whole_inc_strategy(um_context *ctx, um_loop *loop) {
     memcpy(ctx->errmsg, keep, sizeof keep); /* the refusal was a question */
 }
 
-int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
-                const um_arg *args) {
-  if (!ctx) return UM_ERR_ARG;
-  if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
+/* one call of the loop (um_par_loop: inside its profiler range) */
+static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
+                    const um_arg *args) {
   um_loop loop;
   memset(&loop, 0, offsetof(um_loop, red));
   um_arg run[UM_MAX_ARGS];
@@ -445,6 +445,13 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
   record_stats(ctx, &loop, rec, t1 - t0);
   if (rec->calls == 1) rec->first_call_seconds = um_wtime() - t_first;
   return frc;
+}
+
+int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
+                const um_arg *args) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
+  return UM_TRACED(name, par_loop(ctx, kernel, name, set, nargs, args)); /* the loop's range (util/trace.h) */
 }
 
 /* Stages 2 and 3 for one call: the loop's block size and strategy (its record's overrides, else the
@@ -584,7 +591,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
       in.nblocks = s->nparts;
     }
     char err[512] = "";
-    int rc = um_plan_build(&in, &p, err, sizeof err);
+    int rc = UM_TRACED("plan", um_plan_build(&in, &p, err, sizeof err));
     if (rc != UM_SUCCESS) return UM_ERROR(ctx, rc, "building the plan of loop '%s': %s", loop->name, err);
     if (ctx->opts.check_plans) {
       rc = um_plan_check(p, &in, err, sizeof err);

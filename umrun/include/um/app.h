@@ -18,6 +18,7 @@ extern "C" {
 /** The most metrics one run can record (um_app_metric). */
 #define UM_APP_MAX_METRICS 128
 #define UM_APP_MAX_FIELDS 16        /**< field files one run can register */
+#define UM_APP_MAX_INPUTS 16        /**< files read that no option names, one run can record (um_app_input) */
 /** The longest path of a field file, in bytes with the final NUL (um_app_field). */
 #define UM_APP_FIELD_PATH_MAX 4096
 
@@ -79,6 +80,8 @@ typedef struct {
   double *rank_peak_rss;
   double *rank_mesh_bytes; /**< see rank_peak_rss */
   int nranks_measured;     /**< see rank_peak_rss */
+  int ninputs; /**< files the app read that no option names (um_app_input): the run's JSON lists them with a hash */
+  char input_paths[UM_APP_MAX_INPUTS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
@@ -218,6 +221,12 @@ int um_app_output_done(um_app_run *run, int rc);
  * table is full, the name is longer than 63 characters or the path than
  * UM_APP_FIELD_PATH_MAX - 1 (see um_app_field_dir). */
 int um_app_field(um_app_run *run, const char *name, const char *path);
+
+/** um_app_input: records a file the app read that no option names (a mesh its deck names, a mesh generated
+ * under mesh.dir), so that the run's JSON lists it among its inputs with its SHA-256 (provenance: the files
+ * an option names are listed without it). Each path once; past UM_APP_MAX_INPUTS files, or a longer path than
+ * UM_APP_FIELD_PATH_MAX, it is not recorded (never an error). */
+void um_app_input(um_app_run *run, const char *path);
 /** Progress of a long run: prints `"\r[name] iteration i/n ..."` on stderr when run->progress. */
 void um_app_progress(um_app_run *run, const char *what, long i, long n);
 /** Erase the progress bar before printing a line to the log. */

@@ -407,14 +407,30 @@ static void emit_hier_prologue(gen *g, int nstaged) {
     P("  const int e = e0 + tid;\n");
 }
 
+void umc_kernel_symbol(const char *loop_name, int reduce, char *buf, size_t n) {
+  const char *base = reduce ? "um_reduce" : "um_loop";
+  if (!loop_name || !*loop_name) {
+    snprintf(buf, n, "%s", base);
+    return;
+  }
+  size_t k = (size_t)snprintf(buf, n, "%s_", base);
+  for (const char *c = loop_name; *c && k + 1 < n && c - loop_name < UMC_SYMBOL_NAME; c++, k++) {
+    const int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    buf[k] = ok ? *c : '_';
+  }
+  if (k < n) buf[k] = '\0';
+}
+
 /* The loop kernel's signature and start, to each thread's element e (and whether it is active) */
 static void emit_kernel_prologue(gen *g, int nstaged) {
   const umc_loop *L = g->L;
   const int BS = L->block_threads;
+  char sym[UMC_SYMBOL_MAX];
+  umc_kernel_symbol(L->loop_name, 0, sym, sizeof sym);
   if (L->min_blocks > 0)
-    P("extern \"C\" __global__ void __launch_bounds__(%d, %d) um_loop(const um_params p) {\n", BS, L->min_blocks);
+    P("extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(const um_params p) {\n", BS, L->min_blocks, sym);
   else
-    P("extern \"C\" __global__ void __launch_bounds__(%d) um_loop(const um_params p) {\n", BS);
+    P("extern \"C\" __global__ void __launch_bounds__(%d) %s(const um_params p) {\n", BS, sym);
   P("  const int tid = threadIdx.x;\n");
   if (g->D->has_reduction) emit_red_scratch(g, "  ");
   if (L->exec == UMC_EXEC_FLAT) {
@@ -657,8 +673,10 @@ static void emit_reduce_arg(gen *g, int a) {
 /* The um_reduce kernel: one block; each thread folds whole partial rows (one contiguous read per row, unrolled
  * so several rows' loads are in flight), then the block combines the threads' values */
 static void emit_reduce_kernel(gen *g) {
+  char sym[UMC_SYMBOL_MAX];
+  umc_kernel_symbol(g->L->loop_name, 1, sym, sizeof sym);
   P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
-    "extern \"C\" __global__ void __launch_bounds__(%d) um_reduce(const um_params p) {\n", UMC_REDUCE_THREADS);
+    "extern \"C\" __global__ void __launch_bounds__(%d) %s(const um_params p) {\n", UMC_REDUCE_THREADS, sym);
   emit_red_scratch(g, "  ");
   for (int a = 0; a < g->L->nargs; a++)
     if (g->D->pass[a] == UMC_PASS_GBL_REDUCE) emit_reduce_arg(g, a);

@@ -190,7 +190,15 @@ typedef struct {
  * Returns UM_SUCCESS, or UM_ERR_ARG / UM_ERR_UNSUPPORTED with a message in err. */
 int umc_decide(const umc_loop *L, umc_decisions *D, char *err, size_t errlen);
 
-/* Write the CUDA source of the loop (kernel "um_loop", and "um_reduce" when
+/* The symbols of a loop's kernels, named after the loop so that profilers (Nsight Compute, Nsight Systems)
+ * show which loop a kernel is: "um_loop_" + the loop's name with every byte outside [A-Za-z0-9_] as '_'
+ * ("res_calc:contrib": um_loop_res_calc_contrib), at most UMC_SYMBOL_NAME bytes of it; reduce: the kernel that
+ * combines its reductions, "um_reduce_" + the same. No loop name (NULL or ""): um_loop / um_reduce. */
+#define UMC_SYMBOL_NAME 96
+#define UMC_SYMBOL_MAX (UMC_SYMBOL_NAME + 16)
+void umc_kernel_symbol(const char *loop_name, int reduce, char *buf, size_t n);
+
+/* Write the CUDA source of the loop (kernel umc_kernel_symbol(L->loop_name, 0), and (.., 1) when
  * the loop reduces a global). *source is malloc'ed; free it. */
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 
 #include "cuda_internal.h"
 #include "../../util/array.h"
+#include "../../util/trace.h"
 
 extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 
@@ -243,7 +244,7 @@ int cu_load_module(um_context *ctx, const umj_request *rq, const char *what, cud
   umj_result res;
   memset(&res, 0, sizeof res);
   char err[3000] = "";
-  int rc = umj_compile(rq, &res, err, sizeof err);
+  int rc = UM_TRACED("compile", umj_compile(rq, &res, err, sizeof err)); /* a range for the profilers (trace.h) */
   if (rc != UM_SUCCESS) rc = UM_BACKEND_ERROR(ctx, rc, "%s", err);
   if (rc == UM_SUCCESS && res.cache_rebuilt)
     um_backend_log(ctx, UM_LOG_WARNING, "um cuda: %s: the cached module %s was corrupt or stale; compiled it again",
@@ -607,8 +608,11 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     rc = cu_load_module(ctx, &rq, what, &k->lib, &from_cache);
   }
   if (rc == UM_SUCCESS) {
-    cudaError_t e = cudaLibraryGetKernel(&k->kloop, k->lib, "um_loop");
-    if (e == cudaSuccess && k->D.has_reduction) e = cudaLibraryGetKernel(&k->kreduce, k->lib, "um_reduce");
+    char sym[UMC_SYMBOL_MAX], rsym[UMC_SYMBOL_MAX]; /* the kernels are named after the loop (codegen.h) */
+    umc_kernel_symbol(k->L.loop_name, 0, sym, sizeof sym);
+    umc_kernel_symbol(k->L.loop_name, 1, rsym, sizeof rsym);
+    cudaError_t e = cudaLibraryGetKernel(&k->kloop, k->lib, sym);
+    if (e == cudaSuccess && k->D.has_reduction) e = cudaLibraryGetKernel(&k->kreduce, k->lib, rsym);
     if (e != cudaSuccess) rc = cu_fail(ctx, e, __FILE__, __LINE__, "finding the kernels of loop '%s'", loop->name);
   }
   um_backend_counter_add(ctx, loop->id, CU_COUNTER_MODULES, 1);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "../../util/trace.h"
 
 /* Chunks of 2 MB, two per thread; copies of 16 MB or more are staged once the run has copied 64 MB the plain way:
  * pinning the buffers costs about 10 ms (measured), which smaller cases would not win back (Airfoil 720K copies
@@ -104,7 +105,13 @@ static void *stage_worker(void *p) {
   return NULL;
 }
 
+static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name);
+
 int cu_copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {
+  return UM_TRACED("upload", copy_in(ctx, d, h, bytes, what, name)); /* a range for the profilers (trace.h) */
+}
+
+static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {
   cu_state *S = ST(ctx);
   cu_stager *G = bytes >= CU_STAGE_MIN && S->uploaded >= CU_STAGE_AFTER ? stager(S) : NULL;
   S->uploaded += bytes;
