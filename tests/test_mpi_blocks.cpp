@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include "test_kernels.h"
+#include "test_mpi_same.hpp"
 #include "um/um.h"
 
 extern "C" const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
@@ -334,15 +335,6 @@ TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
     const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(blk.ctx, pr.second);
     for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
   }
-}
-
-// The same code and the same words on every rank (a hash of the message, compared across the ranks).
-void expect_same_everywhere(int rc, const std::string &msg) {
-  const long long h = (long long)(std::hash<std::string>{}(msg) >> 2), mine[4] = {rc, -rc, h, -h};
-  long long all[4];
-  MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(all[0], -all[1]) << "the ranks' codes differ";
-  EXPECT_EQ(all[2], -all[3]) << "the ranks' messages differ; here: " << msg;
 }
 
 TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {

@@ -16,6 +16,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "test_mpi_same.hpp"
 #include "um/um.h"
 
 extern "C" const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
@@ -114,15 +115,6 @@ struct PMesh {
   }
   bool noted(const char *what) const { return std::strstr(info.note, what) != nullptr; }
 };
-
-// The same code and words on every rank.
-void expect_same_everywhere(int rc, const std::string &msg) {
-  const long long h = (long long)(std::hash<std::string>{}(msg) >> 2), mine[4] = {rc, -rc, h, -h};
-  long long all[4];
-  MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(all[0], -all[1]) << "the ranks' codes differ";
-  EXPECT_EQ(all[2], -all[3]) << "the ranks' messages differ; here: " << msg;
-}
 
 // rcb and sfc: the partitioner asked for, exactly the block partitioner's part sizes (so an imbalance of at most
 // ceil(N/P) / (N/P)), every element owned once, and the same parts and local order from a whole declaration and
