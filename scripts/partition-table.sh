@@ -5,7 +5,8 @@
 #   mpi: 4 ranks; set 'cells' partitioned by rcb in 0.05 s: edge cut 863, imbalance 1.000; ...
 # The edge cut counts the edges of the primary set's graph (elements sharing a map target, or joined by one
 # element of another set) between parts; the imbalance is the largest part over the mean. A partitioner that
-# gave way to another (its chain: docs/architecture.md) is shown with the one that was used.
+# gave way to another (its chain: docs/architecture.md) is shown with the one that was used, and parts that are
+# not connected are counted.
 #   scripts/partition-table.sh [build/bin/umrun] [NP]        (mpirun --oversubscribe: a 2-core machine will do)
 set -euo pipefail
 UMRUN=${1:-build/bin/umrun}
@@ -47,6 +48,8 @@ for c in "${CASES[@]}"; do
     fi
     cell="$cut / $imb / ${secs} s"
     [[ $used != "$p" ]] && cell="$cell ($used)"
+    dis=$(grep -oE "[0-9]+ of [0-9]+ parts are not connected" <<<"$line" | awk '{print $1}' || true)
+    [[ -n $dis ]] && cell="$cell, $dis not connected"
     row="$row $cell |"
   done
   echo "| $name | ${n:-?} |$row"

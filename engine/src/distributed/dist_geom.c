@@ -7,12 +7,13 @@
  * B(q) = floor(q N / P) for N elements in all, so part q ends with exactly B(q + 1) - B(q) elements (the block
  * partitioner's counts: imbalance ceil(N / P) / (N / P) at most).
  *   rcb  the key is the coordinate along the longest side of the range's bounding box (MPI_Allreduce of the
- *        ranges' boxes), ties broken by the global number;
+ *        ranges' boxes), ties broken by the next coordinate (so a row of points on the cut is split in one piece,
+ *        whatever their numbering), then by the global number;
  *   sfc  the key is the element's index along a Hilbert curve through the bounding box of all the points
  *        (21 bits a side in 3-D, 32 in 2-D), ties broken by the global number: the bisections then cut the curve
  *        into P pieces of consecutive indices, which a parallel sort with splitters would give too.
- * The split of a range is an exact selection of the 128-bit keys (key, global number): a radix select, one byte a
- * round (16 rounds), each an MPI_Allreduce of the ranges' 256-bucket histograms. Every rank sees the same sums, so
+ * The split of a range is an exact selection of the keys (key, next coordinate (rcb), global number): a radix
+ * select, one byte a round (24 rounds for rcb, 16 for sfc), each an MPI_Allreduce of the ranges' 256-bucket histograms. Every rank sees the same sums, so
  * every rank takes the same decisions, and the result depends only on the points and their global numbers: not on
  * which rank holds which point (a whole declaration and a declaration by blocks get the same parts). */
 #include "dist_impl.h"
@@ -87,6 +88,8 @@ typedef struct {
   long long N;
   int *range;       /* [n] */
   uint64_t *key;    /* [n] the level's key (rcb) or the Hilbert index (sfc) */
+  uint64_t *key2;   /* [n] rcb: the next coordinate (ties of key) */
+  int nbytes;       /* of the whole key: 24 (rcb: key, key2, gid) or 16 (sfc: key, gid) */
   const long long *gid;
   unsigned char *cand; /* [n] still equal to the selected prefix */
   int nr;           /* ranges of this level */
@@ -97,15 +100,15 @@ typedef struct {
 static long long bound(const geom_state *G, int q) { return (long long)q * G->N / G->P; } /* N < 2^31 */
 
 static unsigned key_byte(const geom_state *G, int i, int b) {
-  const uint64_t w = b < 8 ? G->key[i] : (uint64_t)G->gid[i];
+  const uint64_t w = b < 8 ? G->key[i] : b < G->nbytes - 8 ? G->key2[i] : (uint64_t)G->gid[i];
   return (unsigned)(w >> (8 * (7 - (b & 7)))) & 0xffu;
 }
 
-/* For each range r to split, the key (by[r][16] bytes) of its t[r]-th smallest element (0-based), by a radix
- * select over every rank's points (16 MPI_Allreduce). t[r] < 0: the range is not split. */
-static int radix_select(geom_state *G, long long *t, unsigned char (*by)[16]) {
+/* For each range r to split, the key (by[r][nbytes] bytes) of its t[r]-th smallest element (0-based), by a radix
+ * select over every rank's points (nbytes MPI_Allreduce). t[r] < 0: the range is not split. */
+static int radix_select(geom_state *G, long long *t, unsigned char (*by)[24]) {
   for (int i = 0; i < G->n; i++) G->cand[i] = t[G->range[i]] >= 0;
-  for (int b = 0; b < 16; b++) {
+  for (int b = 0; b < G->nbytes; b++) {
     memset(G->hist, 0, (size_t)G->nr * 256 * sizeof *G->hist);
     for (int i = 0; i < G->n; i++)
       if (G->cand[i]) G->hist[(size_t)G->range[i] * 256 + key_byte(G, i, b)]++;
@@ -123,9 +126,9 @@ static int radix_select(geom_state *G, long long *t, unsigned char (*by)[16]) {
   return MPI_SUCCESS;
 }
 
-/* 1 when point i's key (with its global number) is below the 16 bytes `by`. */
+/* 1 when point i's key (with its global number) is below the nbytes bytes `by`. */
 static int below(const geom_state *G, int i, const unsigned char *by) {
-  for (int b = 0; b < 16; b++) {
+  for (int b = 0; b < G->nbytes; b++) {
     const unsigned k = key_byte(G, i, b);
     if (k != by[b]) return k < by[b];
   }
@@ -150,13 +153,14 @@ static int rcb_keys(geom_state *G, const double *xyz, int dim, double *box) {
     for (int c = 1; c < dim; c++)
       if (bx[c] + bx[3 + c] > bx[best] + bx[3 + best]) best = c;
     G->key[i] = dkey(xyz[3 * (size_t)i + best]);
+    G->key2[i] = dkey(xyz[3 * (size_t)i + (best + 1) % dim]);
   }
   return MPI_SUCCESS;
 }
 
 /* One level: every range of more than one part split at its count, each point to its side. */
 static int bisect_level(geom_state *G, const double *xyz, int dim, int sfc, double *box, long long *t,
-                        unsigned char (*by)[16]) {
+                        unsigned char (*by)[24]) {
   int m = sfc ? MPI_SUCCESS : rcb_keys(G, xyz, dim, box);
   for (int r = 0; r < G->nr; r++) {
     const int mid = (G->lo[r] + G->hi[r]) / 2;
@@ -194,20 +198,21 @@ static int bisect_level(geom_state *G, const double *xyz, int dim, int sfc, doub
 }
 
 int umd_geom_part(MPI_Comm comm, int sfc, int n, int dim, const double *xyz, const long long *gid, int P, int *part) {
-  geom_state G = {comm, n, P, 0, NULL, NULL, gid, NULL, 1, NULL, NULL, NULL};
+  geom_state G = {comm, n, P, 0, NULL, NULL, NULL, sfc ? 16 : 24, gid, NULL, 1, NULL, NULL, NULL};
   long long mine = n;
   int m = MPI_Allreduce(&mine, &G.N, 1, MPI_LONG_LONG, MPI_SUM, comm);
   const size_t nn = (size_t)(n ? n : 1);
   G.range = calloc(nn, sizeof *G.range);
   G.key = malloc(nn * sizeof *G.key);
+  G.key2 = malloc(nn * sizeof *G.key2);
   G.cand = malloc(nn);
   G.lo = malloc((size_t)P * sizeof *G.lo);
   G.hi = malloc((size_t)P * sizeof *G.hi);
   G.hist = malloc((size_t)P * 256 * sizeof *G.hist);
   double *box = malloc((size_t)P * 6 * sizeof *box);
   long long *t = malloc((size_t)P * sizeof *t);
-  unsigned char(*by)[16] = malloc((size_t)P * sizeof *by);
-  int ok = G.range && G.key && G.cand && G.lo && G.hi && G.hist && box && t && by, all = 0;
+  unsigned char(*by)[24] = malloc((size_t)P * sizeof *by);
+  int ok = G.range && G.key && G.key2 && G.cand && G.lo && G.hi && G.hist && box && t && by, all = 0;
   if (m == MPI_SUCCESS) m = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
   int rc = m != MPI_SUCCESS ? m : all ? UM_SUCCESS : UM_ERR_ALLOC;
   if (rc == UM_SUCCESS) {
@@ -220,7 +225,7 @@ int umd_geom_part(MPI_Comm comm, int sfc, int n, int dim, const double *xyz, con
     for (int r = 0; r < G.nr; r++) more |= G.hi[r] - G.lo[r] > 1;
   }
   for (int i = 0; rc == UM_SUCCESS && i < n; i++) part[i] = G.lo[G.range[i]];
-  free(G.range), free(G.key), free(G.cand), free(G.lo), free(G.hi), free(G.hist), free(box), free(t), free(by);
+  free(G.range), free(G.key), free(G.key2), free(G.cand), free(G.lo), free(G.hi), free(G.hist), free(box), free(t), free(by);
   return rc;
 }
 
