@@ -83,14 +83,19 @@ int um_mpi_barrier(void);
  * ptscotch partitions the graph the ranks build from their blocks, rcb and sfc
  * the points of their blocks (coordinates of other ranks' targets fetched from
  * them), and metis (which needs the whole graph on one rank) gives way to the
- * chain. For tests only: the environment variable UM_TEST_PARTITION_FAULT =
- * <partitioner>:fail|overrun[,...] makes a partitioner fail, or sleep past the
- * budget after it ran (never block). */
+ * chain. METIS runs in a thread that rank 0 waits for at most the budget: past
+ * it the run goes on (the thread finishes in the background). For tests only:
+ * the environment variable UM_TEST_PARTITION_FAULT =
+ * <partitioner>:fail|overrun|hang[,...] makes a partitioner fail, or count as
+ * having taken the budget + 1 s (never block, which has no budget), or METIS's
+ * thread sleep an hour first (metis:hang). */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
 /** The time budget of um_distribute's partitioner, in seconds of the slowest
  * rank (0: none; default 60, the option mpi.partition_budget_s): a partitioner
  * that takes longer has its parts discarded and the next of its chain is used.
- * METIS and PT-Scotch cannot be interrupted: the budget is checked when they
+ * METIS (on rank 0) runs in a thread waited for at most the budget, so a METIS
+ * that never returns costs the budget and a core; PT-Scotch (collective, in
+ * MPI) and rcb / sfc cannot be cut short: the budget is checked when they
  * return. Before um_distribute. */
 int um_context_set_partition_budget(um_context *ctx, double seconds);
 /** The dat rcb and sfc place the primary set's elements by (NULL or "": the

@@ -4,16 +4,18 @@
  *
  * The chain: the partitioner asked for, then rcb (where the primary set has coordinates), then block; sfc's is
  * sfc, rcb, block; block's is block. A candidate is discarded when it failed (on any rank), when it ran past
- * the time budget (mpi.partition_budget_s: every rank's time from the same start, the largest taken, so every
- * rank decides alike; PT-Scotch and METIS cannot be interrupted, so the budget is checked when they return and
- * an overrun's parts are discarded) or when it left a part empty; block is kept whatever it gives (its parts are
+ * the time budget (mpi.partition_budget_s, which does not apply to block: every rank's time from the same start, the largest taken, so every
+ * rank decides alike; METIS is waited for at most the budget (dist_whole_part.c: its thread is left behind past
+ * it); PT-Scotch, rcb and sfc are checked when they return, an overrun's parts discarded) or when it left a part empty; block is kept whatever it gives (its parts are
  * empty only when there are fewer elements than ranks). A candidate that leaves parts not connected gives way
  * to the next, and the one with the fewest such parts is kept (the earlier on a tie). Every decision comes
  * from figures combined over the ranks, so every rank takes the same; the run always ends with a partition.
  *
- * A test hook, read only here and set only by tests: UM_TEST_PARTITION_FAULT=<partitioner>:fail|overrun[,...]
- * makes that partitioner fail, or sleep past the budget (budget + 0.25 s on rank 0) after it ran (block, the last
- * resort, is never made to fail). */
+ * A test hook, read only here and set only by tests: UM_TEST_PARTITION_FAULT=<partitioner>:fail|overrun|hang[,...]
+ * makes that partitioner fail, or count as having taken the budget + 1 s on rank 0 (an overrun that is certain,
+ * without waiting for it; the chain's next candidates are timed as usual), block excepted, the last resort, which
+ * no hook touches and no budget limits; metis:hang makes METIS's thread sleep an hour before it starts
+ * (dist_whole_part.c): a real overrun, which the budget must cut short. */
 #include "dist_impl.h"
 
 #include <limits.h>
@@ -23,12 +25,11 @@
 /* Whole meshes up to this many elements of the primary set are partitioned by METIS on rank 0 under "auto". */
 #define AUTO_METIS_MAX (1L << 20)
 
-/* The test hook's word for partitioner `name`: 'f' (fail), 'o' (overrun) or 0. */
-static char fault_for(const char *name) {
+char umd_fault(const char *name) {
   const char *v = getenv("UM_TEST_PARTITION_FAULT");
   const size_t l = strlen(name);
   for (const char *p = v; p && *p;) {
-    if (!strncmp(p, name, l) && p[l] == ':') return p[l + 1] == 'f' ? 'f' : p[l + 1] == 'o' ? 'o' : 0;
+    if (!strncmp(p, name, l) && p[l] == ':') return strchr("foh", p[l + 1]) ? p[l + 1] : 0;
     p = strchr(p, ',');
     if (p) p++;
   }
@@ -65,15 +66,10 @@ static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void
   why[0] = '\0';
   const double budget = ctx->partition_budget_s, t0 = MPI_Wtime();
   int failed = ops->run(self, name, why, wl) != 0;
-  const char f = strcmp(name, "block") ? fault_for(name) : 0; /* block is the last resort: never made to fail */
+  const char f = strcmp(name, "block") ? umd_fault(name) : 0; /* block is the last resort: never made to fail */
   if (f == 'f' && !failed) failed = 1, snprintf(why, wl, "made to fail by UM_TEST_PARTITION_FAULT (a test hook)");
-  if (f == 'o' && budget > 0 && rank == 0) {
-    const double s = budget + 0.25;
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-  }
   double t = MPI_Wtime() - t0;
+  if (f == 'o' && budget > 0 && rank == 0) t += budget + 1.0; /* the test hook: counted as over, without waiting */
   int who = failed ? rank : INT_MAX, first = INT_MAX;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
   MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm);
@@ -83,7 +79,7 @@ static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void
     why[wl - 1] = '\0';
     return 1;
   }
-  if (budget > 0 && t > budget) {
+  if (budget > 0 && t > budget && strcmp(name, "block")) { /* block, the last resort, has no budget */
     snprintf(why, wl, "took %.2f s, over mpi.partition_budget_s = %g s: its parts discarded", t, budget);
     return 2;
   }

@@ -138,6 +138,8 @@ typedef struct {
 /* Try method's chain; info gets the partitioner used, the edge cut and the notes (collective). */
 int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *self, const char *method,
                int have_coords, um_partition_info *info);
+/* The test hook UM_TEST_PARTITION_FAULT's word for partitioner `name`: 'f' (fail), 'o' (overrun), 'h' (hang) or 0. */
+char umd_fault(const char *name);
 /* "auto" for a whole declaration (whole 1) or one by blocks, of n elements of the primary set: the name, said in
  * the note. */
 const char *umd_auto(int whole, long long n, int have_coords, um_partition_info *info);

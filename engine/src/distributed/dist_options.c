@@ -71,9 +71,9 @@ const um_option um_distributed_options[] = {
     {.key = "mpi.partition_budget_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 0, .max = 86400,
      .range_hint = "use 0 (no budget) .. 86400 seconds", .flags = UM_OPT_NEEDS_MPI | UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "a partitioner that takes longer (the slowest rank's\n"
-             "time) has its parts discarded and the next of the chain is used;\n"
-             "METIS and PT-Scotch cannot be interrupted: checked when they return.\n"
-             "0: no budget",
+             "time) has its parts discarded and the next of the chain is used.\n"
+             "METIS (rank 0) runs in a thread waited for at most this long;\n"
+             "PT-Scotch, rcb and sfc are checked when they return. 0: no budget",
      .component = "distributed", .to_context = opt_budget},
     {.key = "mpi.partition_coords", .type = UM_OPT_STRING, .flags = UM_OPT_NEEDS_MPI,
      .help = "the dat rcb and sfc place the primary set's elements\n"

@@ -1,6 +1,7 @@
 /* dist_whole_part.c: the primary set's partition when every rank holds the whole mesh (um_distribute on a whole
  * declaration): the candidates of dist_choose.c's chain, each giving every rank the same parts of all n elements.
- *   metis     k-way of the primary set's graph, built whole on rank 0 only, the parts broadcast;
+ *   metis     k-way of the primary set's graph, built whole on rank 0 only, the parts broadcast; METIS runs in a
+ *             thread waited for at most mpi.partition_budget_s (a true bound: past it the run goes on without it);
  *   ptscotch  PT-Scotch's k-way, every rank handing it the rows of its block of the vertices, parts gathered;
  *   rcb, sfc  every rank computes the points of its block of the elements (dist_geom.c), the parts gathered;
  *   block     contiguous ranges of the numbering.
@@ -9,6 +10,8 @@
 #include "dist_impl.h"
 
 #ifdef UM_HAVE_MPI
+#include <errno.h>
+#include <pthread.h>
 
 typedef struct {
   um_context *ctx;
@@ -79,30 +82,99 @@ static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, 
 #endif
 }
 
+/* METIS on rank 0, in a thread of its own that owns its graph and parts: the caller waits for it at most the
+ * budget (0: as long as it takes). Past it the caller goes on without it and the thread, abandoned, finishes on
+ * its own and frees what it owns (it holds a core until then): whichever of the two comes second frees the job. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, abandoned, result;
+  int n, nparts, hang; /* hang: the test hook's metis:hang, an hour's sleep first */
+  int *xadj, *adj, *part;
+} metis_job;
+
+static void job_free(metis_job *J) {
+  pthread_mutex_destroy(&J->mu);
+  pthread_cond_destroy(&J->cv);
+  free(J->xadj), free(J->adj), free(J->part), free(J);
+}
+
+static void *metis_thread(void *arg) {
+  metis_job *J = arg;
+  struct timespec hour = {3600, 0};
+  while (J->hang && nanosleep(&hour, &hour) != 0) {
+  }
+  idx_t nv = J->n, ncon = 1, np = J->nparts, objval = 0;
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_SEED] = 1;
+  const int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)J->xadj, (idx_t *)J->adj, NULL, NULL, NULL, &np, NULL, NULL,
+                                    options, &objval, (idx_t *)J->part);
+  pthread_mutex_lock(&J->mu);
+  J->done = 1, J->result = r;
+  const int abandoned = J->abandoned;
+  pthread_cond_signal(&J->cv);
+  pthread_mutex_unlock(&J->mu);
+  if (abandoned) job_free(J);
+  return NULL;
+}
+
+/* Run the job (its graph built) and wait at most budget seconds: 0 with the parts in part[n], or -1 with why. */
+static int metis_wait(metis_job *J, double budget, int *part, char *why, size_t wl) {
+  pthread_t th;
+  pthread_attr_t at;
+  int started = pthread_attr_init(&at) == 0;
+  if (started) {
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&th, &at, metis_thread, J) == 0;
+    pthread_attr_destroy(&at);
+  }
+  if (!started) metis_thread(J); /* no thread: here, unbounded */
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  const double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + budget;
+  until.tv_sec = (time_t)end, until.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
+  pthread_mutex_lock(&J->mu);
+  int late = 0;
+  while (!J->done && !late)
+    late = budget > 0 ? pthread_cond_timedwait(&J->cv, &J->mu, &until) == ETIMEDOUT && !J->done
+                      : (pthread_cond_wait(&J->cv, &J->mu), 0);
+  if (late) J->abandoned = 1;
+  pthread_mutex_unlock(&J->mu);
+  if (late) {
+    snprintf(why, wl, "still running after mpi.partition_budget_s = %g s: left to finish in the background, its "
+                      "parts unused", budget);
+    return -1; /* the thread frees the job */
+  }
+  const int ok = J->result == METIS_OK;
+  if (ok) memcpy(part, J->part, (size_t)J->n * sizeof *part);
+  else snprintf(why, wl, "METIS_PartGraphKway returned %d", J->result);
+  job_free(J);
+  return ok ? 0 : -1;
+}
+
 /* METIS k-way of the primary set's graph on rank 0 (the whole graph there only), the parts and the outcome
  * broadcast. */
 static int metis_parts(whole_part *W, char *why, size_t wl) {
   const int n = W->n, P = W->D->nranks;
   int ok = 0;
   if (W->D->rank == 0) {
-    int *xadj = NULL, *adj = NULL;
+    metis_job *J = calloc(1, sizeof *J);
     char err[256] = "";
-    const int graph = umd_graph(W->m, W->primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
-    if (!graph) snprintf(why, wl, "%s", err);
+    const int graph = J && umd_graph(W->m, W->primary, &J->xadj, &J->adj, err, sizeof err) == UM_SUCCESS;
+    if (J) J->part = malloc((size_t)(n ? n : 1) * sizeof *J->part), J->n = n, J->nparts = P;
+    if (J) J->hang = umd_fault("metis") == 'h';
+    if (!graph || !J->part) snprintf(why, wl, "%s", err[0] ? err : "out of memory");
     else if (n < P) snprintf(why, wl, "the primary set has fewer elements (%d) than there are ranks (%d)", n, P);
-    else if (xadj[n] == 0) snprintf(why, wl, "the primary set's graph has no edges (%d elements, %d ranks)", n, P);
-    if (graph && n >= P && xadj[n] > 0) {
-      idx_t nv = n, ncon = 1, np = P, objval = 0;
-      idx_t options[METIS_NOPTIONS];
-      METIS_SetDefaultOptions(options);
-      options[METIS_OPTION_NUMBERING] = 0;
-      options[METIS_OPTION_SEED] = 1;
-      const int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL,
-                                        options, &objval, (idx_t *)W->cand);
-      ok = r == METIS_OK;
-      if (!ok) snprintf(why, wl, "METIS_PartGraphKway returned %d", r);
+    else if (J->xadj[n] == 0) snprintf(why, wl, "the primary set's graph has no edges (%d elements, %d ranks)", n, P);
+    if (graph && J->part && n >= P && J->xadj[n] > 0) {
+      pthread_mutex_init(&J->mu, NULL);
+      pthread_cond_init(&J->cv, NULL);
+      ok = metis_wait(J, W->ctx->partition_budget_s, W->cand, why, wl) == 0;
+    } else if (J) {
+      free(J->xadj), free(J->adj), free(J->part), free(J);
     }
-    free(xadj), free(adj);
   }
   int m = MPI_Bcast(&ok, 1, MPI_INT, 0, W->D->comm);
   if (m == MPI_SUCCESS && ok) m = MPI_Bcast(W->cand, n, MPI_INT, 0, W->D->comm);
