@@ -200,10 +200,12 @@ static int blocks_geom(blocks_part *X, int sfc, char *why, size_t wl) {
   int rc = umd_agree(B, xyz && gid ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory"), "placing points");
   if (rc == UM_SUCCESS) rc = umd_agree(B, umd_blocks_points(B, X->primary, X->coords, X->via, xyz), "placing points");
   for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) gid[i] = S->begin[B->rank] + i;
-  if (rc == UM_SUCCESS) rc = umd_geom_part(B->D->comm, sfc, S->count, X->coords->dim, xyz, gid, B->P, X->cand);
+  int geom = rc;
+  if (rc == UM_SUCCESS) geom = umd_geom_part(B->D->comm, sfc, S->count, X->coords->dim, xyz, gid, B->P, X->cand);
   if (rc != UM_SUCCESS) snprintf(why, wl, "%s", um_error_message(B->ctx));
+  else if (geom != UM_SUCCESS) snprintf(why, wl, "out of memory or an MPI call failed (code %d)", geom);
   free(xyz), free(gid);
-  return rc == UM_SUCCESS ? 0 : -1;
+  return rc == UM_SUCCESS && geom == UM_SUCCESS ? 0 : -1;
 }
 
 static int blocks_run(void *self, const char *name, char *why, size_t wl) {

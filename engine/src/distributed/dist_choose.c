@@ -59,8 +59,8 @@ static int make_chain(const char *method, int have_coords, const char **chain) {
 }
 
 /* One candidate: run it, timed, with the test hook; failed (1) or overran (2) on any rank, or 0; why said. */
-static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *self, const char *name,
-                   double *took, char *why, size_t wl) {
+static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *self, const char *name, char *why,
+                   size_t wl) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   why[0] = '\0';
@@ -73,7 +73,6 @@ static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void
   int who = failed ? rank : INT_MAX, first = INT_MAX;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
   MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm);
-  *took = t;
   if (first != INT_MAX) { /* the first failing rank's words on every rank */
     MPI_Bcast(why, (int)wl, MPI_CHAR, first, comm);
     why[wl - 1] = '\0';
@@ -96,8 +95,7 @@ int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *se
   for (int i = 0; i < nc; i++) {
     const char *name = chain[i];
     const int last = i == nc - 1;
-    double took = 0;
-    const int bad = run_one(ctx, comm, ops, self, name, &took, why, sizeof why);
+    const int bad = run_one(ctx, comm, ops, self, name, why, sizeof why);
     if (bad) {
       umd_add_note(info, "%s %s%s", name, bad == 1 ? "failed: " : "", why);
       continue;

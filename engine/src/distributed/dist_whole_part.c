@@ -10,7 +10,6 @@
 #include "dist_impl.h"
 
 #ifdef UM_HAVE_MPI
-#include <errno.h>
 #include <pthread.h>
 
 typedef struct {
@@ -137,8 +136,8 @@ static int metis_wait(metis_job *J, double budget, int *part, char *why, size_t 
   until.tv_sec = (time_t)end, until.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
   pthread_mutex_lock(&J->mu);
   int late = 0;
-  while (!J->done && !late)
-    late = budget > 0 ? pthread_cond_timedwait(&J->cv, &J->mu, &until) == ETIMEDOUT && !J->done
+  while (!J->done && !late) /* a timed wait that fails otherwise than by the time (EINVAL) gives up too */
+    late = budget > 0 ? pthread_cond_timedwait(&J->cv, &J->mu, &until) != 0 && !J->done
                       : (pthread_cond_wait(&J->cv, &J->mu), 0);
   if (late) J->abandoned = 1;
   pthread_mutex_unlock(&J->mu);
