@@ -114,7 +114,9 @@ int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *se
       continue;
     }
     if (disc && best >= 0 && disc >= best_disc) { /* the earlier one stays */
-      if (last) umd_add_note(info, "%s left %d: kept %s's partition", name, disc, chain[best]);
+      if (last)
+        umd_add_note(info, "%s left %d of %d not connected too: kept %s's partition (the first with the fewest)", name,
+                     disc, info->nranks, chain[best]);
       else umd_add_note(info, "%s left %d of %d parts not connected", name, disc, info->nranks);
       if (!last) continue;
       break;
