@@ -335,6 +335,8 @@ struct Mesh {
       av[c] = 1.0 + 0.5 * std::sin(0.7 * c);
     }
     for (int e = 0; e < g.nedge; e++) wv[e] = 1.0 + 0.001 * e;
+    std::vector<double> xv(2 * g.nnode);  // the nodes' coordinates (rcb, sfc: the cells' centroids)
+    for (int v = 0; v < g.nnode; v++) xv[2 * v] = v % (g.N + 1), xv[2 * v + 1] = v / (g.N + 1);
     ASSERT_EQ(um_decl_set(ctx, g.nnode, "nodes", &nodes), 0);
     ASSERT_EQ(um_decl_set(ctx, g.ncell, "cells", &cells), 0);
     ASSERT_EQ(um_decl_set(ctx, g.nedge, "edges", &edges), 0);
@@ -346,6 +348,8 @@ struct Mesh {
     ASSERT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, nullptr, "r", &r), 0);
     ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_FLOAT, nullptr, "f", &f), 0);
     ASSERT_EQ(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, nullptr, "nv", &nv), 0);
+    um_dat *x = nullptr;
+    ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x), 0);
     if (distribute) ASSERT_EQ(um_distribute(ctx, "cells", partitioner), 0) << um_error_message(ctx);
     // declared after distributing: global values in, this rank's rows kept
     ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_DOUBLE, av.data(), "a", &a), 0) << um_error_message(ctx);
@@ -451,7 +455,7 @@ TEST_P(Distributed, LoopsMatchOneProcess) {
 INSTANTIATE_TEST_SUITE_P(Backends, Distributed,
                          ::testing::Combine(::testing::Values("seq", "openmp", "shadow", "shadow-soa", "shadow-peer",
                                                               "shadow-peer-soa"),
-                                            ::testing::Values("metis", "ptscotch", "block"),
+                                            ::testing::Values("metis", "ptscotch", "rcb", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 
@@ -549,7 +553,8 @@ TEST_P(DistributedReproducible, SameBitsAsOneProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DistributedReproducible,
-                         ::testing::Combine(::testing::Values("seq", "openmp"), ::testing::Values("metis", "block"),
+                         ::testing::Combine(::testing::Values("seq", "openmp"),
+                                            ::testing::Values("metis", "rcb", "sfc", "block"),
                                             ::testing::Values(UM_INCREMENTS_REDUNDANT, UM_INCREMENTS_REVERSE,
                                                               UM_INCREMENTS_AUTO)));
 
@@ -960,12 +965,13 @@ TEST(DistributedHdf5, RankZeroWritesAndItsFailedWriteFailsEveryRank) {
   }
 }
 
-// Every partitioner, on a set smaller than the rank count: blocks (some ranks own nothing), said in the note;
+// Every partitioner (the graph's and the geometric ones), on a set smaller than the rank count: blocks (some
+// ranks own nothing), said in the note;
 // on a set large enough: the partitioner asked for, every part non-empty, the same parts on every rank.
 TEST(DistributedPartitioners, FallBackToBlocksWithANoteAndAgreeAcrossRanks) {
   const int P = um_mpi_size();
   if (P < 2) GTEST_SKIP() << "one rank: um_distribute does nothing";
-  for (const char *part : {"metis", "ptscotch", "block"}) {
+  for (const char *part : {"metis", "ptscotch", "rcb", "sfc", "block"}) {
     if (!um_mpi_partitioner_built(part)) continue;
     Grid tiny(1);  // one cell, no edge: fewer cells than ranks
     Mesh t;
@@ -973,7 +979,9 @@ TEST(DistributedPartitioners, FallBackToBlocksWithANoteAndAgreeAcrossRanks) {
     um_partition_info info;
     ASSERT_EQ(um_partition_info_get(t.ctx, &info), 0);
     EXPECT_STREQ(info.partitioner, "block") << part;
-    if (strcmp(part, "block")) EXPECT_NE(std::strstr(info.note, "fewer elements"), nullptr) << part << ": " << info.note;
+    const bool geom = !strcmp(part, "rcb") || !strcmp(part, "sfc");  // they say it by the parts they leave empty
+    if (strcmp(part, "block"))
+      EXPECT_NE(std::strstr(info.note, geom ? "parts empty" : "fewer elements"), nullptr) << part << ": " << info.note;
     Grid g(12);
     Mesh m;
     m.build(g, "seq", true, part);

@@ -38,6 +38,8 @@ static const um_option declared_here[] = {
     {.key = "run.reorder_file", .type = UM_OPT_STRING,
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
     ENGINE("mpi.partitioner"),
+    ENGINE("mpi.partition_budget_s"),
+    ENGINE("mpi.partition_coords"),
     ENGINE("mpi.increments"),
     ENGINE("mpi.loops.<loop>"),
     ENGINE("mpi.gpu_transport"),

@@ -24,8 +24,8 @@ extern "C" {
 
 /** 1 if this build has MPI. */
 int um_mpi_built(void);
-/** 1 if this build has the partitioner `name` for um_distribute ("metis",
- * "block": with MPI; "ptscotch": with MPI and PT-Scotch). */
+/** 1 if this build has the partitioner `name` for um_distribute ("auto", "metis",
+ * "rcb", "sfc", "block": with MPI; "ptscotch": with MPI and PT-Scotch). */
 int um_mpi_partitioner_built(const char *name);
 /** Start MPI when the process was launched by mpirun (MPI_Init), so that
  * contexts can be distributed; else (or without MPI) nothing: one process.
@@ -57,17 +57,60 @@ int um_mpi_allgather_double(double mine, double *all);
 int um_mpi_barrier(void);
 
 /** Partition the context's mesh over the MPI ranks (collective; nothing on one
- * rank): primary_set NULL picks the largest set some map points into;
- * partitioner "metis" (k-way of the primary set's graph, on rank 0),
- * "ptscotch" (PT-Scotch k-way, every rank taking part; in builds with it),
- * "block" (contiguous ranges of the current numbering) or NULL (metis). A
- * partitioner that fails or leaves a part empty falls back to block, said in
- * um_partition_info's note. Call after declaring every set and map and before
- * the first loop. A context declared by blocks (um_decl_set_block) is
- * partitioned by its primary set's declared blocks, or by PT-Scotch when
- * "ptscotch" is asked for ("metis" falls back to the blocks, said in the note),
- * with no rank holding the whole mesh. */
+ * rank): primary_set NULL picks the largest set some map points into. The
+ * partitioner of the primary set:
+ *   - "metis"     k-way of the primary set's graph (elements that share a map
+ *                 target, that one element maps to, or that a map of the set to
+ *                 itself joins), on rank 0: small whole meshes only;
+ *   - "ptscotch"  PT-Scotch's k-way of the same graph, every rank taking part
+ *                 (in builds with it);
+ *   - "rcb"       recursive coordinate bisection of the elements' points (a
+ *                 coordinate dat, or the centroids of its rows an element's map
+ *                 reaches: um_context_set_partition_coords), in parallel;
+ *   - "sfc"       a Hilbert curve through the same points, cut into P pieces;
+ *   - "block"     contiguous ranges of the current numbering;
+ *   - "auto" or NULL: metis for a whole mesh of up to 2^20 elements, else
+ *                 ptscotch where built, else rcb where there are coordinates,
+ *                 else metis (whole) or block (by blocks).
+ * rcb and sfc give parts of exactly the block partitioner's sizes (imbalance at
+ * most ceil(N/P) / (N/P)) and depend only on the points and the global numbers,
+ * not on which rank holds what. A partitioner that fails (on any rank), runs
+ * past the budget (um_context_set_partition_budget) or leaves a part empty gives
+ * way to the next of its chain: rcb (where there are coordinates), then block,
+ * which is kept whatever it gives; one that leaves parts not connected gives way
+ * too, and of those tried the one with the fewest such parts is kept. Every rank
+ * takes the same decisions; um_partition_info's note says what was tried, which
+ * was used and why. Call after declaring every set and map and before the first
+ * loop. A context declared by blocks (um_decl_set_block) is partitioned the same
+ * way with no rank holding the whole mesh: "block" keeps the declared blocks,
+ * ptscotch partitions the graph the ranks build from their blocks, rcb and sfc
+ * the points of their blocks (coordinates of other ranks' targets fetched from
+ * them), and metis (which needs the whole graph on one rank) gives way to the
+ * chain. METIS runs in a thread that rank 0 waits for at most the budget: past
+ * it the run goes on (the thread finishes in the background). For tests only:
+ * the environment variable UM_TEST_PARTITION_FAULT =
+ * <partitioner>:fail|overrun|hang[,...] makes a partitioner fail, or count as
+ * having taken the budget + 1 s (never block, which has no budget), or METIS's
+ * thread sleep an hour first (metis:hang). */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
+/** The time budget of um_distribute's partitioner, in seconds of the slowest
+ * rank (0: none; default 60, the option mpi.partition_budget_s): a partitioner
+ * that takes longer has its parts discarded and the next of its chain is used.
+ * METIS (on rank 0) runs in a thread waited for at most the budget, so a METIS
+ * that never returns costs the budget and a core; PT-Scotch (collective, in
+ * MPI) and rcb / sfc cannot be cut short: the budget is checked when they
+ * return. Before um_distribute. */
+int um_context_set_partition_budget(um_context *ctx, double seconds);
+/** The dat rcb and sfc place the primary set's elements by (NULL or "": the
+ * default): 2 or 3 doubles or floats per element of the primary set, or of a
+ * set a map from it reaches (the first such map: each element's point is the
+ * mean of its targets' rows). The default is the first such dat named like
+ * coordinates (x, xy, xyz, coords, coordinates, *coord*, *centre*, *center*,
+ * *_x, *_xy, *_xyz), one on the primary set before one on another set, else the
+ * first such dat by the same order; without one, rcb and sfc give way to the
+ * chain, said in the note. A named dat that cannot serve is an error of
+ * um_distribute (UM_ERR_CONFIG). Before um_distribute. */
+int um_context_set_partition_coords(um_context *ctx, const char *dat_name);
 /* ---- declaring by blocks: no rank holds the whole mesh -------------------------
  * Instead of declaring the whole mesh on every rank, each rank may declare a
  * contiguous block of every set's global numbering (rank 0 the first block,
@@ -175,7 +218,8 @@ typedef struct {
   int nranks;         /**< ranks the mesh is partitioned over                  */
   char primary[64];   /**< the primary set's name                              */
   char partitioner[32]; /**< the partitioner that produced the partition       */
-  char note[512];   /**< what happened: fallbacks, disconnected parts ("" if none) */
+  char note[512];   /**< what happened: auto's choice, the coordinates, the partitioners tried and why each gave
+                         way, disconnected parts ("" if none) */
   char transport[32];        /**< halo messages: "host" (MPI from host memory) or the transport's name
                                 ("nccl", "loopback"; "nccl+host" when auto sends small exchanges through
                                 host memory) */

@@ -183,6 +183,8 @@ struct um_context {
   um_increments increments; /* distributed runs: how increments reach other ranks' elements */
   um_transport transport;   /* distributed runs on a device: how halo messages travel (dist.c) */
   long transport_min_bytes; /* AUTO: an exchange goes device to device from this many bytes per rank on */
+  double partition_budget_s; /* um_distribute: a partitioner's time past which its parts are discarded (0: none) */
+  char partition_coords[64]; /* um_distribute: the dat rcb and sfc place the primary set by ("": the default) */
   char errmsg[UM_ERRMSG_LEN];
   int nsets, nmaps, ndats, nconsts, nloops;
   int capsets, capmaps, capdats, capconsts, caploops;

@@ -52,7 +52,8 @@ int um_mpi_partitioner_built(const char *name) {
 #ifdef UM_HAVE_PTSCOTCH
   if (!strcmp(name, "ptscotch")) return 1;
 #endif
-  return !strcmp(name, "metis") || !strcmp(name, "block");
+  return !strcmp(name, "auto") || !strcmp(name, "metis") || !strcmp(name, "rcb") || !strcmp(name, "sfc") ||
+         !strcmp(name, "block");
 }
 
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {

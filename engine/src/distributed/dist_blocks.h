@@ -129,9 +129,17 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out);
 /* One outcome of a step on every rank: rc, or (when another rank failed) the largest code with a message naming
  * the step. */
 int umd_agree(umd_blocks *B, int rc, const char *step);
-/* dist_blocks_graph.c: the primary set's owners at its homes (own_home): PT-Scotch's parts of its graph when
- * method is "ptscotch" and it can, else the declared blocks; the partition's words and edge cut in D->info. */
+/* dist_blocks_graph.c: the primary set's owners at its homes (own_home), by dist_choose.c's chain from method
+ * (PT-Scotch's parts of its graph, rcb or sfc of its points, or the declared blocks); the partition's words and edge
+ * cut in D->info. */
 int umd_blocks_partition(umd_blocks *B, int primary, const char *method);
+
+/* dist_blocks_geom.c: the points (xyz[3 count]) of this rank's block of the primary set from coordinate dat d (on
+ * it, or on via's to-set: the centroids of the targets, fetched from their homes); the edge cut and the parts not
+ * connected of a candidate partition part[count] of the primary set, from this rank's rows of the graph
+ * (collective; the same figures on every rank). */
+int umd_blocks_points(umd_blocks *B, int primary, const um_dat *d, const um_map *via, double *xyz);
+int umd_blocks_quality(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, long *cut, int *disc);
 
 /* dist_blocks_rows.c: the records' layout, the migration home -> owner, the exec and non-exec halos, and the
  * result: this rank's dats, maps, sets and halo lists (collective). */

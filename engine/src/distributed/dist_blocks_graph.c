@@ -1,9 +1,10 @@
 /* dist_blocks_graph.c: the primary set's partition on a mesh declared by blocks (design: dist_blocks.c). Each rank
  * builds the graph rows of its own block, with umd_graph_rows' adjacency (partition.h: elements sharing a target
  * of a map from the set, elements one element of another set maps to together, elements a map of the set to
- * itself joins), from pairs of global numbers sent to the homes: no rank sees more than its rows. PT-Scotch
- * partitions that distributed graph (SCOTCH_dgraphPart); "block" keeps the declared blocks; the edge cut is
- * counted from the rows, the neighbours' owners asked of their homes. Collective. */
+ * itself joins), from pairs of global numbers sent to the homes: no rank sees more than its rows. The candidates of
+ * dist_choose.c's chain: PT-Scotch partitions that distributed graph (SCOTCH_dgraphPart), rcb and sfc the points
+ * of the blocks (dist_blocks_geom.c), "block" keeps the declared blocks, metis gives way (it needs the whole
+ * graph); the edge cut and the parts' connectedness come from the rows (dist_blocks_geom.c). Collective. */
 #include "dist_blocks.h"
 
 #include <limits.h>
@@ -368,59 +369,93 @@ static int scotch_parts(umd_blocks *B, int primary, const int *xadj, const int *
 #endif
 }
 
-/* Parts that are empty, over every rank (-1: could not count). */
-static int empty_parts(umd_blocks *B, const int *part, int n) {
-  int *cnt = calloc((size_t)B->P, sizeof *cnt), empty = 0;
-  if (!cnt) return -1;
-  for (int i = 0; i < n; i++) cnt[part[i]]++;
-  if (MPI_Allreduce(MPI_IN_PLACE, cnt, B->P, MPI_INT, MPI_SUM, B->D->comm) != MPI_SUCCESS) empty = -1;
-  for (int q = 0; empty >= 0 && q < B->P; q++) empty += cnt[q] == 0;
-  free(cnt);
-  return empty;
+/* The candidates of dist_choose.c's chain on a mesh declared by blocks: each gives the owners of this rank's block. */
+typedef struct {
+  umd_blocks *B;
+  int primary, graph;
+  const int *xadj, *adj;
+  int *cand; /* [count] */
+  const um_dat *coords;
+  const um_map *via;
+  char coords_why[256];
+  int coords_said;
+} blocks_part;
+
+/* rcb or sfc over the points of this rank's block (dist_blocks_geom.c, dist_geom.c). */
+static int blocks_geom(blocks_part *X, int sfc, char *why, size_t wl) {
+  umd_blocks *B = X->B;
+  const umd_bset *S = &B->S[X->primary];
+  if (!X->coords) return snprintf(why, wl, "%s", X->coords_why), -1;
+  if (!X->coords_said) {
+    char say[200];
+    umd_coords_say(X->coords, X->via, say, sizeof say);
+    umd_add_note(&B->D->info, "coordinates: %s", say);
+    X->coords_said = 1;
+  }
+  double *xyz = malloc(((size_t)S->count + 1) * 3 * sizeof *xyz);
+  long long *gid = malloc(((size_t)S->count + 1) * sizeof *gid);
+  int rc = umd_agree(B, xyz && gid ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory"), "placing points");
+  if (rc == UM_SUCCESS) rc = umd_agree(B, umd_blocks_points(B, X->primary, X->coords, X->via, xyz), "placing points");
+  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) gid[i] = S->begin[B->rank] + i;
+  int geom = rc;
+  if (rc == UM_SUCCESS) geom = umd_geom_part(B->D->comm, sfc, S->count, X->coords->dim, xyz, gid, B->P, X->cand);
+  if (rc != UM_SUCCESS) snprintf(why, wl, "%s", um_error_message(B->ctx));
+  else if (geom != UM_SUCCESS) snprintf(why, wl, "out of memory or an MPI call failed (code %d)", geom);
+  free(xyz), free(gid);
+  return rc == UM_SUCCESS && geom == UM_SUCCESS ? 0 : -1;
 }
 
-/* The edges of the graph between parts (own_home of the primary set), counted once over every rank; -1 if not. */
-static long long edge_cut(umd_blocks *B, int primary, const int *xadj, const int *adj) {
-  const umd_bset *S = &B->S[primary];
-  const int n = xadj[S->count];
-  long long *g = malloc((size_t)(n ? n : 1) * sizeof *g), ends = 0;
-  int *o = malloc((size_t)(n ? n : 1) * sizeof *o);
-  int rc = g && o ? UM_SUCCESS : UM_ERR_ALLOC;
-  for (int j = 0; rc == UM_SUCCESS && j < n; j++) g[j] = adj[j];
-  rc = umd_agree(B, rc, "building the graph");
-  if (rc == UM_SUCCESS) rc = umd_agree(B, umd_dir_owner(B, primary, n, g, o), "counting the edge cut");
-  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++)
-    for (int j = xadj[i]; j < xadj[i + 1]; j++) ends += o[j] != S->own_home[i];
-  if (rc == UM_SUCCESS && MPI_Allreduce(MPI_IN_PLACE, &ends, 1, MPI_LONG_LONG, MPI_SUM, B->D->comm) != MPI_SUCCESS)
-    rc = UM_ERR_BACKEND;
-  free(g), free(o);
-  return rc == UM_SUCCESS ? ends / 2 : -1;
+static int blocks_run(void *self, const char *name, char *why, size_t wl) {
+  blocks_part *X = self;
+  umd_blocks *B = X->B;
+  if (!strcmp(name, "metis")) {
+    snprintf(why, wl, "METIS needs the whole graph on one rank, which a mesh declared by blocks never builds");
+    return -1;
+  }
+  if (!strcmp(name, "ptscotch") && !X->graph) return snprintf(why, wl, "the graph could not be built"), -1;
+  if (!strcmp(name, "ptscotch")) return scotch_parts(B, X->primary, X->xadj, X->adj, X->cand, why, wl);
+  if (!strcmp(name, "rcb") || !strcmp(name, "sfc")) return blocks_geom(X, !strcmp(name, "sfc"), why, wl);
+  for (int i = 0; i < B->S[X->primary].count; i++) X->cand[i] = B->rank; /* block: the declared blocks */
+  return 0;
+}
+
+static int blocks_quality(void *self, int *empty, int *disc, long *cut) {
+  blocks_part *X = self;
+  umd_blocks *B = X->B;
+  const int n = B->S[X->primary].count;
+  int *cnt = calloc((size_t)B->P, sizeof *cnt);
+  if (!cnt) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
+  for (int i = 0; i < n; i++) cnt[X->cand[i]]++;
+  int m = MPI_Allreduce(MPI_IN_PLACE, cnt, B->P, MPI_INT, MPI_SUM, B->D->comm);
+  *empty = 0;
+  for (int q = 0; q < B->P; q++) *empty += cnt[q] == 0;
+  free(cnt);
+  if (m != MPI_SUCCESS) return mpi_fail(B->ctx, m, "MPI_Allreduce (part sizes)");
+  *cut = -1, *disc = 0;
+  return X->graph ? umd_blocks_quality(B, X->primary, X->xadj, X->adj, X->cand, cut, disc) : UM_SUCCESS;
+}
+
+static void blocks_keep(void *self) {
+  blocks_part *X = self;
+  memcpy(X->B->S[X->primary].own_home, X->cand, (size_t)X->B->S[X->primary].count * sizeof *X->cand);
 }
 
 int umd_blocks_partition(umd_blocks *B, int primary, const char *method) {
   um_partition_info *info = &B->D->info;
   umd_bset *S = &B->S[primary];
-  int *xadj = NULL, *adj = NULL, done = 0;
-  char why[256] = "";
-  const int graph = umd_agree(B, build_graph(B, primary, &xadj, &adj), "building the graph") == UM_SUCCESS;
-  snprintf(info->partitioner, sizeof info->partitioner, "block");
-  if (!strcmp(method, "ptscotch") && graph) {
-    done = scotch_parts(B, primary, xadj, adj, S->own_home, why, sizeof why) == 0;
-    const int empty = done ? empty_parts(B, S->own_home, S->count) : 0;
-    if (empty) done = 0, snprintf(why, sizeof why, "PT-Scotch left %d of %d parts empty", empty, B->P);
-    if (done) snprintf(info->partitioner, sizeof info->partitioner, "ptscotch");
-    else umd_add_note(info, "PT-Scotch: %s; partitioned by the declared blocks instead", why);
-  } else if (!strcmp(method, "ptscotch")) {
-    umd_add_note(info, "PT-Scotch: the graph could not be built; partitioned by the declared blocks instead");
-  } else if (strcmp(method, "block")) {
-    umd_add_note(info, "%s needs the whole graph on one rank: a mesh declared by blocks is partitioned by ptscotch "
-                       "or by its blocks; partitioned by the declared blocks",
-                 method);
-  }
-  for (int i = 0; !done && i < S->count; i++) S->own_home[i] = B->rank; /* "block": the declared blocks */
-  info->edge_cut = graph ? edge_cut(B, primary, xadj, adj) : -1;
-  if (info->edge_cut < 0) umd_add_note(info, "edge cut not computed");
-  free(xadj), free(adj);
-  return UM_SUCCESS;
+  int *xadj = NULL, *adj = NULL;
+  blocks_part X = {B, primary, 0, NULL, NULL, NULL, NULL, NULL, "", 0};
+  X.graph = umd_agree(B, build_graph(B, primary, &xadj, &adj), "building the graph") == UM_SUCCESS;
+  if (!X.graph) umd_add_note(info, "the primary set's graph could not be built");
+  X.xadj = xadj, X.adj = adj;
+  int rc = umd_coords_find(B->ctx, primary, &X.coords, &X.via, X.coords_why, sizeof X.coords_why);
+  if (rc == UM_SUCCESS && !strcmp(method, "auto")) method = umd_auto(0, S->gsize, X.coords != NULL, info);
+  if (rc == UM_SUCCESS && !(X.cand = malloc((size_t)(S->count ? S->count : 1) * sizeof *X.cand)))
+    rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory partitioning");
+  rc = umd_agree(B, rc, "partitioning");
+  static const umd_part_ops ops = {blocks_run, blocks_quality, blocks_keep};
+  if (rc == UM_SUCCESS) rc = umd_choose(B->ctx, B->D->comm, &ops, &X, method, X.coords != NULL, info);
+  free(xadj), free(adj), free(X.cand);
+  return rc;
 }
 #endif /* UM_HAVE_MPI */

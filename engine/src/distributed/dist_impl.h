@@ -124,6 +124,42 @@ void umd_add_note(um_partition_info *info, const char *fmt, ...)
 #endif
     ;
 
+/* dist_choose.c: the primary set's partition, chosen along a chain of partitioners (design at its top). A path
+ * (whole declaration, declaration by blocks) gives its candidates through these: */
+typedef struct {
+  /* partition by `name` ("metis", "ptscotch", "rcb", "sfc", "block") into the path's candidate parts: 0, or
+   * nonzero with why (a rank's own words; the chooser agrees on one outcome); collective */
+  int (*run)(void *self, const char *name, char *why, size_t wl);
+  /* the candidate's empty parts, parts not connected and edge cut (-1: not known), the same on every rank */
+  int (*quality)(void *self, int *empty, int *disconnected, long *cut);
+  /* the candidate becomes the partition */
+  void (*keep)(void *self);
+} umd_part_ops;
+/* Try method's chain; info gets the partitioner used, the edge cut and the notes (collective). */
+int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *self, const char *method,
+               int have_coords, um_partition_info *info);
+/* The test hook UM_TEST_PARTITION_FAULT's word for partitioner `name`: 'f' (fail), 'o' (overrun), 'h' (hang) or 0. */
+char umd_fault(const char *name);
+/* "auto" for a whole declaration (whole 1) or one by blocks, of n elements of the primary set: the name, said in
+ * the note. */
+const char *umd_auto(int whole, long long n, int have_coords, um_partition_info *info);
+
+/* dist_whole_part.c: the primary set's parts part[n] when every rank holds the whole mesh (collective). */
+int umd_partition_whole(um_context *ctx, struct um_dist *D, const umd_mesh *m, int primary, const char *method,
+                        int *part);
+/* dist_geom.c: rcb (sfc 0) or sfc (1) over every rank's n points (xyz[3 n], dim 2 or 3 used), gid their global
+ * numbers: part[n] in [0, P) (collective; 0, an MPI code or UM_ERR_ALLOC, the same on every rank). */
+int umd_geom_part(MPI_Comm comm, int sfc, int n, int dim, const double *xyz, const long long *gid, int P, int *part);
+/* The primary set's coordinates: a dat (*dat) on it, or on a set a map from it (*via) reaches (the centroids of
+ * the targets); mpi.partition_coords's dat, else the default (dist_geom.c); none: *dat NULL and why. An error only
+ * for a named dat that cannot serve. */
+int umd_coords_find(um_context *ctx, int primary, const um_dat **dat, const um_map **via, char *why, size_t wl);
+void umd_coords_say(const um_dat *d, const um_map *via, char *out, size_t len);
+/* Row e of a coordinate dat as 3 doubles (z 0 in 2-D). */
+void umd_coord_row(const um_dat *d, int e, double *out);
+/* The points of a whole declaration's primary elements [lo, hi) into xyz[3 (hi - lo)]. */
+int umd_centroids(um_context *ctx, const um_dat *d, const um_map *via, int lo, int hi, double *xyz);
+
 /* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
 int um__transport_setup(um_context *ctx, struct um_dist *D);
 void um__transport_close(um_context *ctx, struct um_dist *D);

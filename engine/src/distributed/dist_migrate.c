@@ -1,5 +1,5 @@
 /* dist_migrate.c: partitioning and migration (OP2's op_mpi_core.c model, see dist.c): the primary
- * set's parts (METIS, PT-Scotch or blocks), the other sets' through maps, each rank keeping only its own
+ * set's parts (dist_whole_part.c, dist_choose.c), the other sets' through maps, each rank keeping only its own
  * rows with exec and non-exec halos, the import/export lists, the gather order and the transport;
  * um_distribute and the queries on a distributed context. */
 #include "dist_impl.h"
@@ -18,19 +18,6 @@ static int default_primary(const um_context *ctx) {
       best = t->index;
   }
   return best >= 0 ? best : 0;
-}
-
-/* The largest part's size, and how many parts are empty (-1 out of memory). */
-static int largest_part(int n, const int *part, int nranks, int *empty) {
-  int *cnt = calloc((size_t)nranks, sizeof *cnt), mx = 0;
-  *empty = cnt ? 0 : -1;
-  for (int i = 0; cnt && i < n; i++) cnt[part[i]]++;
-  for (int q = 0; cnt && q < nranks; q++) {
-    mx = cnt[q] > mx ? cnt[q] : mx;
-    *empty += cnt[q] == 0;
-  }
-  free(cnt);
-  return mx;
 }
 
 #ifdef UM_HAVE_PTSCOTCH
@@ -62,142 +49,6 @@ int umd_scotch_part(MPI_Comm comm, int nv, const int *xadj, const int *adj, int 
   return any;
 }
 #endif
-
-/* PT-Scotch k-way of the primary set's graph, in parallel: each rank hands PT-Scotch a block of
- * the vertices (every rank holds the whole mesh, so the graph too) and every rank gets all the
- * parts back. Collective; 0, or -1 with why (then rank 0 partitions with METIS). */
-static int ptscotch_parts(const umd_mesh *m, int primary, int nranks, int rank, MPI_Comm comm, int *part, char *why,
-                          size_t wl) {
-#ifdef UM_HAVE_PTSCOTCH
-  /* Debian's Scotch 7 starts a thread per core in every rank: 16 ranks on 16 cores then fight for them
-   * (upstream OP2 through the same library partitioned the 2.88M Airfoil on 4 ranks in 21 s, in 0.5-1.2 s
-   * with one thread each, on the lent 16-core host). One thread per rank unless the user says otherwise. */
-  setenv("SCOTCH_PTHREAD_NUMBER", "1", 0);
-  const int n = m->size[primary];
-  int *xadj = NULL, *adj = NULL, *cnt = malloc((size_t)nranks * sizeof(int)), *dsp = malloc((size_t)nranks * sizeof(int));
-  char err[256] = "";
-  for (int q = 0; cnt && dsp && q < nranks; q++) {
-    cnt[q] = (int)((long long)n * (q + 1) / nranks - (long long)n * q / nranks);
-    dsp[q] = (int)((long long)n * q / nranks);
-  }
-  /* each rank builds the rows of its own block of vertices only */
-  int ok = cnt && dsp &&
-           umd_graph_rows(m, primary, NULL, 0, dsp[rank], dsp[rank] + cnt[rank], &xadj, &adj, err, sizeof err) == UM_SUCCESS;
-  if (!ok) snprintf(why, wl, "%s", err[0] ? err : "out of memory");
-  long edges = ok ? xadj[cnt[rank]] : 0, all_edges = 0;
-  MPI_Allreduce(&edges, &all_edges, 1, MPI_LONG, MPI_SUM, comm);
-  if (ok && n < nranks) ok = 0, snprintf(why, wl, "the primary set has fewer elements (%d) than ranks (%d)", n, nranks);
-  if (ok && all_edges == 0) ok = 0, snprintf(why, wl, "the primary set's graph has no edges");
-  int level = 0;
-  MPI_Query_thread(&level);
-  if (ok && level < MPI_THREAD_MULTIPLE)
-    ok = 0, snprintf(why, wl,
-                     "MPI was started without MPI_THREAD_MULTIPLE, which this PT-Scotch (built with threads) needs; "
-                     "start it with um_mpi_start");
-  int failed = !ok, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm); /* all go on, or none */
-  if (!any) {
-    const int nv = cnt[rank];
-    int *loc = malloc(((size_t)nv + 1) * sizeof *loc);
-    any = umd_scotch_part(comm, nv, xadj, adj, nranks, loc);
-    if (!any) {
-      MPI_Allgatherv(loc, nv, MPI_INT, part, cnt, dsp, MPI_INT, comm);
-    } else {
-      snprintf(why, wl, "SCOTCH_dgraphPart failed on a rank (see the PT-Scotch message above)");
-    }
-    free(loc);
-  } else if (!failed) {
-    snprintf(why, wl, "another rank could not build the graph");
-  }
-  free(xadj), free(adj), free(cnt), free(dsp);
-  return any ? -1 : 0;
-#else
-  (void)m, (void)primary, (void)nranks, (void)rank, (void)comm, (void)part;
-  snprintf(why, wl, "this build has no PT-Scotch");
-  return -1;
-#endif
-}
-#ifdef UM_HAVE_PTSCOTCH
-_Static_assert(sizeof(SCOTCH_Num) == sizeof(int), "PT-Scotch's SCOTCH_Num must be int (Debian's scotch headers)");
-#endif
-
-/* The primary set's parts on rank 0: METIS k-way of its graph, or PT-Scotch's parts computed before
- * (have: 1, or 0 with why: METIS instead); falls back to blocks with a note; then the imbalance (the edge cut
- * and the parts' connectedness: part_quality, on every rank). */
-static void partition_primary(const umd_mesh *m, int primary, int nranks, const char *method, int *part, int have,
-                              const char *why, um_partition_info *info) {
-  const int n = m->size[primary];
-  snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
-  int *xadj = NULL, *adj = NULL;
-  char err[256] = "";
-  int done = 0;
-  if (!strcmp(method, "ptscotch") && !have) { /* METIS on rank 0 instead, said */
-    umd_add_note(info, "PT-Scotch: %s; partitioned with METIS instead", why);
-    method = "metis";
-    snprintf(info->partitioner, sizeof info->partitioner, "%s", method);
-  }
-  /* the whole graph only where METIS needs it */
-  const int have_graph = !strcmp(method, "metis") && umd_graph(m, primary, &xadj, &adj, err, sizeof err) == UM_SUCCESS;
-  const char *name = !strcmp(method, "ptscotch") ? "PT-Scotch" : "METIS";
-  if (!strcmp(method, "metis") && have_graph && n >= nranks && xadj[n] > 0) {
-    idx_t nv = n, ncon = 1, np = nranks, objval = 0;
-    idx_t options[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_NUMBERING] = 0;
-    options[METIS_OPTION_SEED] = 1;
-    int r = METIS_PartGraphKway(&nv, &ncon, (idx_t *)xadj, (idx_t *)adj, NULL, NULL, NULL, &np, NULL, NULL, options,
-                                &objval, (idx_t *)part);
-    have = r == METIS_OK;
-    if (!have)
-      umd_add_note(info, "METIS_PartGraphKway failed (code %d); fell back to the block partitioner", r);
-  } else if (!strcmp(method, "metis")) {
-    have = 0;
-    umd_add_note(info,
-             n < nranks ? "the primary set has fewer elements (%d) than there are ranks (%d): block partitioner"
-                        : "the primary set's graph has no edges (%d elements, %d ranks): block partitioner",
-             n, nranks);
-  }
-  if (have) {
-    int empty = 0;
-    largest_part(n, part, nranks, &empty);
-    if (empty)
-      umd_add_note(info, "%s left %d of %d parts empty; fell back to the block partitioner", name, empty, nranks);
-    else
-      done = 1;
-  }
-  if (!done) {
-    umd_block_partition(n, nranks, part);
-    snprintf(info->partitioner, sizeof info->partitioner, "block");
-  }
-  int empty = 0;
-  const int mx = largest_part(n, part, nranks, &empty);
-  info->imbalance = n ? (double)mx * nranks / n : 1.0;
-  free(xadj);
-  free(adj);
-}
-
-/* The edge cut and the parts that are not connected, each rank checking its own part from its own rows of the
- * graph (the whole graph on rank 0 was the largest serial cost of distributing a large mesh); every rank ends
- * with the same figures and words. Parts that fall apart are said, not hidden: they cost halo, not correctness. */
-static int part_quality(um_context *ctx, const umd_mesh *m, int primary, const int *part, int rank, MPI_Comm comm,
-                        um_partition_info *info) {
-  long ends = 0;
-  int ncomp = 0, failed = 0, any = 0;
-  char err[256] = "";
-  failed = umd_part_quality(m, primary, part, rank, &ends, &ncomp, err, sizeof err) != UM_SUCCESS;
-  long mine[2] = {ends, ncomp > 1}, sum[2] = {0, 0};
-  int m1 = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (m1 == MPI_SUCCESS) m1 = MPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, comm);
-  if (m1 != MPI_SUCCESS) return mpi_fail(ctx, m1, "MPI_Allreduce (partition quality)");
-  if (any) {
-    info->edge_cut = -1;
-    umd_add_note(info, "edge cut and connectedness not computed (a rank ran out of memory)");
-    return UM_SUCCESS;
-  }
-  info->edge_cut = sum[0] / 2;
-  if (sum[1]) umd_add_note(info, "%ld of %d parts are not connected (more halo, same results)", sum[1], info->nranks);
-  return UM_SUCCESS;
-}
 
 static void dset_free(umd_set *s) {
   free(s->l2g), free(s->nb), free(s->imp_off), free(s->imp), free(s->exp_off), free(s->exp);
@@ -353,10 +204,14 @@ static int distribute_checks(um_context *ctx, const char *method) {
                       "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
                       "the first loop",
                       ctx->loops[i].name);
-  if (strcmp(method, "metis") && strcmp(method, "block") && strcmp(method, "ptscotch"))
+  static const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", NULL};
+  int found = 0;
+  for (int i = 0; known[i]; i++) found |= !strcmp(method, known[i]);
+  if (!found)
     return UM_ERROR(ctx, UM_ERR_CONFIG,
-                    "mpi.partitioner = '%s': the partitioners are metis (k-way of the primary set's graph on rank 0), "
-                    "ptscotch (PT-Scotch k-way, in parallel) and block (contiguous ranges); ParMETIS is not in Debian",
+                    "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
+                    "rank 0), ptscotch (PT-Scotch k-way, in parallel), rcb (recursive coordinate bisection), sfc "
+                    "(Hilbert curve) and block (contiguous ranges); ParMETIS is not in Debian",
                     method);
 #ifndef UM_HAVE_PTSCOTCH
   if (!strcmp(method, "ptscotch"))
@@ -384,24 +239,14 @@ static int primary_set(um_context *ctx, const char *primary_name, int *primary) 
   return UM_SUCCESS;
 }
 
-/* Every set's owners and this rank's layout of it: rank 0 partitions the primary set (PT-Scotch: every rank
- * takes part), every rank gets the same parts and the same words about them, the other sets follow through
- * maps. */
+/* Every set's owners and this rank's layout of it: the primary set's parts, the same on every rank
+ * (dist_whole_part.c), the other sets following through maps. */
 static int partition_mesh(um_context *ctx, struct um_dist *D, const umd_mesh *mesh, int primary, const char *method,
                           int **owner, umd_layout *lay) {
-  um_partition_info *info = &D->info;
   const int P = D->nranks, rank = D->rank, n = mesh->size[primary];
   owner[primary] = malloc((size_t)(n ? n : 1) * sizeof(int));
-  if (!owner[primary]) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", info->primary);
-  int have = 0;
-  char why[256] = "";
-  if (!strcmp(method, "ptscotch")) /* collective: every rank takes part */
-    have = ptscotch_parts(mesh, primary, P, rank, D->comm, owner[primary], why, sizeof why) == 0;
-  if (rank == 0) partition_primary(mesh, primary, P, method, owner[primary], have, why, info);
-  int m = MPI_Bcast(owner[primary], n, MPI_INT, 0, D->comm);
-  if (m == MPI_SUCCESS) m = MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, D->comm);
-  if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Bcast (partition)");
-  UM_CHECK(ctx, part_quality(ctx, mesh, primary, owner[primary], rank, D->comm, info));
+  if (!owner[primary]) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", D->info.primary);
+  UM_CHECK(ctx, umd_partition_whole(ctx, D, mesh, primary, method, owner[primary]));
   char err[512] = "";
   if (umd_derive_owners(mesh, primary, P, owner, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
   if (umd_build_layout(mesh, owner, rank, lay, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
@@ -480,7 +325,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (P == 1) return UM_SUCCESS;
-  const char *method = partitioner && *partitioner ? partitioner : "metis";
+  const char *method = partitioner && *partitioner ? partitioner : "auto";
   UM_CHECK(ctx, distribute_checks(ctx, method));
   if (ctx->nsets == 0) return UM_SUCCESS;
   int blocks = 0; /* declared by blocks (dist_blocks.c): every rank says, so all take the same path */

@@ -3,8 +3,39 @@
  * what is done with increments into other ranks' elements, and how CUDA ranks'
  * halos travel (context settings, before um_distribute). */
 #include <stdio.h>
+#include <string.h>
 
+#include "core/internal.h"
 #include "core/option_tables.h"
+
+int um_context_set_partition_budget(um_context *ctx, double seconds) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!(seconds >= 0) || seconds > 86400)
+    return UM_ERROR(ctx, UM_ERR_ARG, "partition budget %g s: use 0 (none) .. 86400 seconds", seconds);
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_partition_budget: the context is distributed already");
+  ctx->partition_budget_s = seconds;
+  return UM_SUCCESS;
+}
+
+int um_context_set_partition_coords(um_context *ctx, const char *dat_name) {
+  if (!ctx) return UM_ERR_ARG;
+  if (!dat_name) dat_name = "";
+  if (strlen(dat_name) >= sizeof ctx->partition_coords)
+    return UM_ERROR(ctx, UM_ERR_ARG, "partition coordinates: a dat name of %zu characters; at most %zu",
+                    strlen(dat_name), sizeof ctx->partition_coords - 1);
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_partition_coords: the context is distributed already");
+  snprintf(ctx->partition_coords, sizeof ctx->partition_coords, "%s", dat_name);
+  return UM_SUCCESS;
+}
+
+static int opt_budget(um_context *ctx, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  return um_context_set_partition_budget(ctx, v->d);
+}
+static int opt_coords(um_context *ctx, const um_option *d, const um_option_value *v, char *err, size_t len) {
+  (void)d, (void)err, (void)len;
+  return um_context_set_partition_coords(ctx, v->s);
+}
 
 static int opt_increments(um_context *ctx, const um_option *d, const um_option_value *v, char *err, size_t len) {
   (void)d, (void)err, (void)len;
@@ -24,12 +55,34 @@ static const char *const increments_choices[] = {"redundant", "reverse", "auto",
 #define INCREMENTS_DEFAULT "redundant"
 
 const um_option um_distributed_options[] = {
-    {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "metis", .choices = UM_CHOICES("metis", "ptscotch", "block"),
-     .flags = UM_OPT_NEEDS_MPI,
+    {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "auto",
+     .choices = UM_CHOICES("auto", "ptscotch", "rcb", "sfc", "metis", "block"), .flags = UM_OPT_NEEDS_MPI,
      .help = "under mpirun: how the primary set is split over\n"
-             "the ranks (metis: k-way of its graph, on rank 0; ptscotch: PT-Scotch\n"
-             "k-way, every rank taking part; block: contiguous ranges)",
+             "the ranks. metis: k-way of its graph, on rank 0 (small meshes); ptscotch:\n"
+             "PT-Scotch k-way, every rank taking part; rcb: recursive coordinate\n"
+             "bisection of the elements' centroids, in parallel; sfc: a Hilbert curve\n"
+             "through them cut into equal pieces; block: contiguous ranges. auto: metis\n"
+             "for a whole mesh of up to 2^20 elements, else ptscotch where built, else\n"
+             "rcb where there are coordinates. One that fails, overruns\n"
+             "mpi.partition_budget_s or leaves a part empty gives way to rcb, then\n"
+             "block (one leaving parts not connected too, the fewest kept); the log\n"
+             "line says which was used and why",
      .component = "distributed"}, /* read by the caller and passed to um_distribute */
+    {.key = "mpi.partition_budget_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 0, .max = 86400,
+     .range_hint = "use 0 (no budget) .. 86400 seconds", .flags = UM_OPT_NEEDS_MPI | UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
+     .help = "a partitioner that takes longer (the slowest rank's\n"
+             "time) has its parts discarded and the next of the chain is used.\n"
+             "METIS (rank 0) runs in a thread waited for at most this long;\n"
+             "PT-Scotch, rcb and sfc are checked when they return. 0: no budget",
+     .component = "distributed", .to_context = opt_budget},
+    {.key = "mpi.partition_coords", .type = UM_OPT_STRING, .flags = UM_OPT_NEEDS_MPI,
+     .help = "the dat rcb and sfc place the primary set's elements\n"
+             "by: 2 or 3 doubles (or floats) per element of the primary set, or of a\n"
+             "set a map from it reaches (then the centroid of each element's targets).\n"
+             "Default: the first such dat named like coordinates (x, xy, xyz, *coord*,\n"
+             "*_x, *_xy, *centre*), on the primary set before the others, else the\n"
+             "first such dat; the log line names it",
+     .component = "distributed", .to_context = opt_coords},
     {.key = "mpi.increments", .type = UM_OPT_CHOICE, .def = INCREMENTS_DEFAULT, .choices = increments_choices,
      .flags = UM_OPT_NEEDS_MPI,
      .help = "increments into other ranks' elements:\n"
