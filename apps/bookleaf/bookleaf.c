@@ -286,7 +286,8 @@ static int declare_sets(um_app_run *r, bl_solver *S, const bl_source *src) {
     UM_APP_TRY(um_decl_map_block(ctx, S->nd, S->el, 4, b->ndel, "nd_el", &S->ndel));
     UM_APP_TRY(um_decl_dat(ctx, S->nd, 4, UM_INT, b->ndcorner, "node_corners", &S->ndcorner));
   }
-  if (wants_visc_nodes(r, S->cfg)) UM_APP_TRY(um_decl_map_block(ctx, S->el, S->nd, 8, b->visc, "visc_nodes", &S->viscnd));
+  if (wants_visc_nodes(r, S->cfg))
+    UM_APP_TRY(um_decl_map_block(ctx, S->el, S->nd, 8, b->visc, "visc_nodes", &S->viscnd));
   return UM_SUCCESS;
 }
 
@@ -311,11 +312,13 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
   int rc = iso && cnwt && vol && mass && cnmass && xy && uv && nbr && id && (spmass || !S->cfg->zsp)
                ? UM_SUCCESS
                : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", nel);
-  for (int i = 0; i < nnd && !rc; i++) xy[2 * i] = nx[i], xy[2 * i + 1] = ny[i], uv[2 * i] = nu[i], uv[2 * i + 1] = nv[i];
+  for (int i = 0; i < nnd && !rc; i++)
+    xy[2 * i] = nx[i], xy[2 * i + 1] = ny[i], uv[2 * i] = nu[i], uv[2 * i + 1] = nv[i];
   for (int e = 0; e < nel && !rc; e++) {
     double cx[4], cy[4];
     for (int k = 0; k < 4; k++)
-      cx[k] = bk ? bk->cx[4 * e + k] : m->x[m->elnd[4 * e + k]], cy[k] = bk ? bk->cy[4 * e + k] : m->y[m->elnd[4 * e + k]];
+      cx[k] = bk ? bk->cx[4 * e + k] : m->x[m->elnd[4 * e + k]],
+      cy[k] = bk ? bk->cy[4 * e + k] : m->y[m->elnd[4 * e + k]];
     double *s = iso + 4 * e;
     bl_geometry(cx, cy, s, s + 1, s + 2, s + 3, cnwt + 4 * e, vol + e);
     if (!(vol[e] > 0.0)) {
@@ -539,7 +542,9 @@ static int build_block(um_app_run *r, const bl_config *cfg, bl_block *b) {
     count[s] = n;
   }
   const double t0 = um_wtime();
-  rc = bl_block_build(&cfg->deck, first, count, wants_visc_nodes(r, cfg), b, err, sizeof err);
+  const int what =
+      (wants_visc_nodes(r, cfg) ? BL_BLOCK_VISC : 0) | (cfg->scheme == SCHEME_GATHER ? BL_BLOCK_NODE_ELEMENTS : 0);
+  rc = bl_block_build(&cfg->deck, first, count, what, b, err, sizeof err);
   if (rc) rc = um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
   rc = um_app_agree(r, rc, "make its block of the mesh"); /* a bad element is in some ranks' blocks only */
   if (!rc && um_mpi_agree(!b->regular, -1)) { /* some rank's nodes move in the relaxation: every rank makes it whole */

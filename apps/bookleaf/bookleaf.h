@@ -125,14 +125,19 @@ typedef struct {
   double *density, *energy;           /* per element */
   double *cx, *cy;                    /* 4 per element: its corners' coordinates */
   int *ctype;                         /* 4 per element: its corners' node types */
-  long long *visc;                    /* 8 per element (with `visc`): the far corners across each face (bl_visc) */
+  long long *visc;                    /* 8 per element (BL_BLOCK_VISC): the far corners across each face (bl_visc) */
   int *indtype;                       /* per node */
   double *x, *y, *u, *v;              /* per node */
-  long long *ndel;                    /* 4 per node: its elements in increasing order, the first repeated in an empty slot */
-  int *ndcorner;                      /* 4 per node: its corner in each (-1 in an empty slot) */
+  /* 4 per node (BL_BLOCK_NODE_ELEMENTS): its elements in increasing order (the first repeated in an empty slot)
+   * and its corner in each (-1 in an empty slot) */
+  long long *ndel;
+  int *ndcorner;
 } bl_block;
 
-int bl_block_build(const bl_deck *d, const long long first[2], const long long count[2], int visc, bl_block *b,
+/* What bl_block_build makes beside the mesh (`what`, or-ed): the fused viscosity's far corners, the gather
+ * scheme's node -> element lists. */
+enum { BL_BLOCK_VISC = 1, BL_BLOCK_NODE_ELEMENTS = 2 };
+int bl_block_build(const bl_deck *d, const long long first[2], const long long count[2], int what, bl_block *b,
                    char *err, size_t errlen);
 void bl_block_free(bl_block *b);
 

@@ -351,7 +351,8 @@ static int region_checks(const bl_deck *d, bl_relax *p, int *nl, int *nk, char *
   if (dim1 <= 0 || dim2 <= 0)
     return bl_ferr(d, "region_dim", err, errlen, "region 1 has %d x %d cells: each must be >= 1", dim2, dim1);
   if ((long long)dim1 * dim2 > 200000000LL)
-    return bl_ferr(d, "region_dim", err, errlen, "region 1 has %d x %d cells: more than this port supports", dim2, dim1);
+    return bl_ferr(d, "region_dim", err, errlen, "region 1 has %d x %d cells: more than this port supports", dim2,
+                   dim1);
   p->tol = d->region_tol[0], p->om = d->region_om[0], p->zerocut = d->zerocut;
   if (p->tol < 0.0) return bl_ferr(d, "region_tol", err, errlen, "region_tol < 0");
   if (p->om < 0.0) return bl_ferr(d, "region_om", err, errlen, "region_om < 0");
@@ -406,7 +407,8 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
                   d->max_seg);
     const int seg = segno - 1, st = seg_type(d->segment_typ[seg]), bc = seg_bc(d->segment_bc[seg]);
     if (!st) return bl_ferr(d, "segment_typ", err, errlen, "segment %d: unknown type '%s'", segno, d->segment_typ[seg]);
-    if (!bc) return bl_ferr(d, "segment_bc", err, errlen, "segment %d: unknown boundary '%s'", segno, d->segment_bc[seg]);
+    if (!bc)
+      return bl_ferr(d, "segment_bc", err, errlen, "segment %d: unknown boundary '%s'", segno, d->segment_bc[seg]);
     int l1, k1, l2, k2;
     switch (side) {
     case 1: l1 = 1, k1 = 1, l2 = 1, k2 = nk; break;
@@ -417,7 +419,8 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
     if (st == BL_LINE || st == BL_LINK) gen_line(g, d, seg, bc, l1, l2, k1, k2, tol, om, zerocut);
     else if (st == BL_ARC_C || st == BL_ARC_A) {
       if (d->segment_pos[6][seg] + d->segment_pos[7][seg] > zerocut)
-        return bl_ferr(d, "segment_pos", err, errlen, "segment %d: weighted arcs are not supported by this port", segno);
+        return bl_ferr(d, "segment_pos", err, errlen, "segment %d: weighted arcs are not supported by this port",
+                       segno);
       gen_arc(g, d, seg, st, bc, l1, l2, k1, k2, zerocut);
     } else return bl_ferr(d, "segment_typ", err, errlen, "segment %d: POINT sides are not supported", segno);
   }

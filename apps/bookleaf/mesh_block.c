@@ -181,8 +181,9 @@ int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const doubl
                    "element %lld (region %d) has density %g: the initial density must be > 0 everywhere", e + 1,
                    *reg + 1, *density);
   if (!(*energy >= 0.0))
-    return bl_ferr(d, "energy", err, errlen, "element %lld (region %d) has specific internal energy %g: it must be >= 0",
-                   e + 1, *reg + 1, *energy);
+    return bl_ferr(d, "energy", err, errlen,
+                   "element %lld (region %d) has specific internal energy %g: it must be >= 0", e + 1, *reg + 1,
+                   *energy);
   return UM_SUCCESS;
 }
 
@@ -295,19 +296,21 @@ static void neighbour(int nl, int nk, int orient, long long e, int f, const long
   *el = e, *fc = (f + 2) % 4;
 }
 
-static int block_alloc(bl_block *b, int visc) {
+static int block_alloc(bl_block *b, int what) {
+  const int visc = what & BL_BLOCK_VISC, ndel = what & BL_BLOCK_NODE_ELEMENTS;
   const size_t ne = (size_t)b->count[0] + 1, nn = (size_t)b->count[1] + 1;
   b->elnd = malloc(sizeof(long long) * 4 * ne), b->elel = malloc(sizeof(long long) * 4 * ne);
   b->elfc = malloc(sizeof(int) * 4 * ne), b->elreg = malloc(sizeof(int) * ne), b->elmat = malloc(sizeof(int) * ne);
   b->density = malloc(sizeof(double) * ne), b->energy = malloc(sizeof(double) * ne);
-  b->cx = malloc(sizeof(double) * 4 * ne), b->cy = malloc(sizeof(double) * 4 * ne), b->ctype = malloc(sizeof(int) * 4 * ne);
+  b->cx = malloc(sizeof(double) * 4 * ne), b->cy = malloc(sizeof(double) * 4 * ne);
+  b->ctype = malloc(sizeof(int) * 4 * ne);
   b->visc = visc ? malloc(sizeof(long long) * 8 * ne) : NULL;
   b->indtype = malloc(sizeof(int) * nn), b->x = malloc(sizeof(double) * nn), b->y = malloc(sizeof(double) * nn);
   b->u = malloc(sizeof(double) * nn), b->v = malloc(sizeof(double) * nn);
-  b->ndel = malloc(sizeof(long long) * 4 * nn), b->ndcorner = malloc(sizeof(int) * 4 * nn);
+  b->ndel = ndel ? malloc(sizeof(long long) * 4 * nn) : NULL, b->ndcorner = ndel ? malloc(sizeof(int) * 4 * nn) : NULL;
   return b->elnd && b->elel && b->elfc && b->elreg && b->elmat && b->density && b->energy && b->cx && b->cy &&
-                 b->ctype && (b->visc || !visc) && b->indtype && b->x && b->y && b->u && b->v && b->ndel &&
-                 b->ndcorner
+                 b->ctype && (b->visc || !visc) && b->indtype && b->x && b->y && b->u && b->v &&
+                 (b->ndel || !ndel) && (b->ndcorner || !ndel)
              ? UM_SUCCESS
              : UM_ERR_ALLOC;
 }
@@ -320,6 +323,7 @@ static void block_nodes(const bl_deck *d, const bl_grid *g, const bl_relax *p, i
     bl_grid_point(g, p, ll, kk, &b->y[i], &b->x[i]);
     b->indtype[i] = node_type(g, orient, n);
     bl_node_velocity(d, b->x[i], b->y[i], b->indtype[i], &b->u[i], &b->v[i]);
+    if (!b->ndel) continue;
     long long el[4] = {0, 0, 0, 0}, nd[4];
     const int ne = node_elements(g->nl, g->nk, n, el);
     for (int s = 0; s < 4; s++) {
@@ -374,7 +378,7 @@ static int block_checks(const bl_deck *d, const bl_grid *g, const bl_relax *p, b
   return UM_SUCCESS;
 }
 
-int bl_block_build(const bl_deck *d, const long long first[2], const long long count[2], int visc, bl_block *b,
+int bl_block_build(const bl_deck *d, const long long first[2], const long long count[2], int what, bl_block *b,
                    char *err, size_t errlen) {
   memset(b, 0, sizeof *b);
   bl_grid g;
@@ -398,7 +402,7 @@ int bl_block_build(const bl_deck *d, const long long first[2], const long long c
     memcpy(b->region_name, ic.region_name, sizeof b->region_name);
     memcpy(b->material_name, ic.material_name, sizeof b->material_name);
     const int orient = bl_grid_orientation(&g, &p);
-    if (block_alloc(b, visc)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
+    if (block_alloc(b, what)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
     if (!rc) block_nodes(d, &g, &p, orient, b);
     if (!rc) rc = block_elements(d, &g, &p, &ic, orient, b, err, errlen);
   }

@@ -355,7 +355,8 @@ static int build_and_declare(um_app_run *r, ma_solver *S) {
     UM_APP_TRY(um_app_block(r, gsize[s], &first[s], &n));
     count[s] = n;
   }
-  if (S->cfg->scheme == SCHEME_SLOTS) UM_APP_TRY(um_app_block(r, 6 * gsize[MA_SET_CELLS], &src.slot_first, &src.slot_count));
+  if (S->cfg->scheme == SCHEME_SLOTS)
+    UM_APP_TRY(um_app_block(r, 6 * gsize[MA_SET_CELLS], &src.slot_first, &src.slot_count));
   ma_block b;
   const double t0 = um_wtime();
   int rc = ma_block_build(in, first, count, &b, err, sizeof err);

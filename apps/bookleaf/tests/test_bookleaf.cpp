@@ -228,7 +228,8 @@ TEST_F(BookLeafMesh, BlocksEndToEndAreTheWholeMesh) {
         const long long first[2] = {r * nel / P, r * nnd / P};
         const long long count[2] = {(r + 1) * nel / P - first[0], (r + 1) * nnd / P - first[1]};
         bl_block b;
-        ASSERT_EQ(bl_block_build(d, first, count, 1, &b, err, sizeof err), UM_SUCCESS) << err;
+        const int what = BL_BLOCK_VISC | BL_BLOCK_NODE_ELEMENTS;
+        ASSERT_EQ(bl_block_build(d, first, count, what, &b, err, sizeof err), UM_SUCCESS) << err;
         ASSERT_EQ(b.regular, 1) << c.deck;
         EXPECT_EQ(b.nreg, m.nreg);
         EXPECT_EQ(b.nmat, m.nmat);
@@ -251,7 +252,8 @@ TEST_F(BookLeafMesh, BlocksEndToEndAreTheWholeMesh) {
           bad += b.indtype[i] != m.indtype[n];
           bad += !same_bits(b.x[i], m.x[n]) || !same_bits(b.y[i], m.y[n]);
           bad += !same_bits(b.u[i], m.u[n]) || !same_bits(b.v[i], m.v[n]);
-          for (int s = 0; s < 4; s++) bad += b.ndel[4 * i + s] != ndel[4 * n + s] || b.ndcorner[4 * i + s] != corner[4 * n + s];
+          for (int s = 0; s < 4; s++)
+            bad += b.ndel[4 * i + s] != ndel[4 * n + s] || b.ndcorner[4 * i + s] != corner[4 * n + s];
         }
         EXPECT_EQ(bad, 0) << c.deck << " " << c.nx << "x" << c.ny << ": rank " << r << " of " << P;
         bl_block_free(&b);
