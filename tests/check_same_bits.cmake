@@ -5,7 +5,9 @@
 #   cmake -DUMRUN=<umrun> -DCFG=<config> -DWORK=<scratch> -DA=<args> -DB=<args> [-DARGS=<args>] [-DSKIP=<regex>]
 #         [-DNO_FIELDS=ON] [-DLAUNCHER=<args>] -P check_same_bits.cmake   (args comma separated, e.g.
 #         --set,params.fused=true; LAUNCHER: what runs umrun, e.g. mpiexec,-np,3)
-# NO_FIELDS: the app writes no text field files (Airfoil: HDF5); the metrics alone are compared.
+# NO_FIELDS: the app writes no text field files (Airfoil: HDF5); the metrics alone are compared. FIELDS: the
+# field files' pattern (default *.txt; miniAero: results.*). UMRUN may also be a launcher and umrun (a list:
+# mpirun -np 3 umrun).
 if(NOT SKIP)
   set(SKIP "ms_per|seconds|per_second")
 endif()
@@ -37,10 +39,13 @@ if(NO_FIELDS)
   message("the same ${n} metrics, bit for bit, with ${A} and with ${B}")
   return()
 endif()
-file(GLOB files RELATIVE ${WORK}/a ${WORK}/a/*.txt)
+if(NOT FIELDS)
+  set(FIELDS "*.txt")
+endif()
+file(GLOB files RELATIVE ${WORK}/a ${WORK}/a/${FIELDS})
 list(LENGTH files nf)
 if(nf EQUAL 0)
-  message(FATAL_ERROR "no field files (.txt) in ${WORK}/a to compare")
+  message(FATAL_ERROR "no field files (${FIELDS}) in ${WORK}/a to compare")
 endif()
 foreach(f ${files})
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/a/${f} ${WORK}/b/${f} RESULT_VARIABLE same)

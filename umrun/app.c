@@ -82,6 +82,14 @@ int um_app_output_done(um_app_run *run, int rc) {
                      "message says why); rank %d of %d stops with it", um_mpi_rank(), um_mpi_size());
 }
 
+int um_app_agree(um_app_run *run, int rc, const char *step) {
+  if (um_mpi_size() < 2) return rc;
+  const int all = um_mpi_agree(rc, -1); /* every rank is at this step: no deadline needed */
+  if (rc || !all) return rc;
+  return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not %s (its message says why); rank %d "
+                     "of %d stops with it", step, um_mpi_rank(), um_mpi_size());
+}
+
 int um_app_field(um_app_run *run, const char *name, const char *path) {
   if (!name || !path) return um_app_fail(run, UM_ERR_ARG, "um_app_field: NULL %s", name ? "path" : "name");
   if (strlen(name) >= sizeof run->field_names[0])

@@ -252,17 +252,56 @@ static int declare_visc_nodes(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   return rc;
 }
 
-static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
+/* The mesh the run declares: the whole of it (m), or this rank's block of it (b: declared by blocks, the map
+ * targets in global numbers, each element with its own copy of its corners' coordinates and types). */
+typedef struct {
+  const bl_mesh *m;
+  const bl_block *b;
+} bl_source;
+
+/* Whether the one-pass viscosity's map is declared (params.visc: fused, or auto on a GPU with params.fused). */
+static int wants_visc_nodes(um_app_run *r, const bl_config *c) {
+  return !c->ztq && (c->visc == VISC_FUSED || (c->visc == VISC_AUTO && c->fused && !um_context_on_host(r->ctx)));
+}
+
+/* The sets and maps: whole (um_decl_set, um_decl_map) or by blocks (um_decl_set_block, um_decl_map_block). */
+static int declare_sets(um_app_run *r, bl_solver *S, const bl_source *src) {
   um_context *ctx = r->ctx;
-  const int nel = m->nel, nnd = m->nnd;
-  UM_APP_TRY(um_decl_set(ctx, nel, "elements", &S->el));
-  UM_APP_TRY(um_decl_set(ctx, nnd, "nodes", &S->nd));
-  UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
-  UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
-  if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
-  const int visc = S->cfg->visc; /* auto: the one pass where the kernels run on a GPU (it is slower on CPUs) */
-  if (!S->cfg->ztq && (visc == VISC_FUSED || (visc == VISC_AUTO && S->cfg->fused && !um_context_on_host(ctx))))
-    UM_APP_TRY(declare_visc_nodes(r, S, m));
+  const bl_block *b = src->b;
+  if (!b) {
+    const bl_mesh *m = src->m;
+    UM_APP_TRY(um_decl_set(ctx, m->nel, "elements", &S->el));
+    UM_APP_TRY(um_decl_set(ctx, m->nnd, "nodes", &S->nd));
+    UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
+    UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
+    if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
+    if (wants_visc_nodes(r, S->cfg)) UM_APP_TRY(declare_visc_nodes(r, S, m));
+    return UM_SUCCESS;
+  }
+  UM_APP_TRY(um_decl_set_block(ctx, b->nel, b->first[0], b->count[0], "elements", &S->el));
+  UM_APP_TRY(um_decl_set_block(ctx, b->nnd, b->first[1], b->count[1], "nodes", &S->nd));
+  UM_APP_TRY(um_decl_map_block(ctx, S->el, S->nd, 4, b->elnd, "el_nodes", &S->elnd));
+  UM_APP_TRY(um_decl_map_block(ctx, S->el, S->el, 4, b->elel, "el_el", &S->elel));
+  if (S->cfg->scheme == SCHEME_GATHER) {
+    UM_APP_TRY(um_decl_map_block(ctx, S->nd, S->el, 4, b->ndel, "nd_el", &S->ndel));
+    UM_APP_TRY(um_decl_dat(ctx, S->nd, 4, UM_INT, b->ndcorner, "node_corners", &S->ndcorner));
+  }
+  if (wants_visc_nodes(r, S->cfg))
+    UM_APP_TRY(um_decl_map_block(ctx, S->el, S->nd, 8, b->visc, "visc_nodes", &S->viscnd));
+  return UM_SUCCESS;
+}
+
+static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
+  um_context *ctx = r->ctx;
+  const bl_mesh *m = src->m;
+  const bl_block *bk = src->b;
+  const int nel = bk ? bk->count[0] : m->nel, nnd = bk ? bk->count[1] : m->nnd; /* this rank's rows */
+  const long long e0 = bk ? bk->first[0] : 0;
+  const double *density = bk ? bk->density : m->density, *energy = bk ? bk->energy : m->energy;
+  const double *nx = bk ? bk->x : m->x, *ny = bk ? bk->y : m->y, *nu = bk ? bk->u : m->u, *nv = bk ? bk->v : m->v;
+  const int *elfc = bk ? bk->elfc : m->elfc, *elreg = bk ? bk->elreg : m->elreg, *elmat = bk ? bk->elmat : m->elmat;
+  const int *indtype = bk ? bk->indtype : m->indtype;
+  UM_APP_TRY(declare_sets(r, S, src));
   /* initial geometry, masses (init_kn_elmass) */
   double *iso = malloc(sizeof(double) * 4 * (size_t)nel), *cnwt = malloc(sizeof(double) * 4 * (size_t)nel);
   double *vol = malloc(sizeof(double) * (size_t)nel), *mass = malloc(sizeof(double) * (size_t)nel);
@@ -273,33 +312,38 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   int rc = iso && cnwt && vol && mass && cnmass && xy && uv && nbr && id && (spmass || !S->cfg->zsp)
                ? UM_SUCCESS
                : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", nel);
-  for (int i = 0; i < nnd && !rc; i++) xy[2 * i] = m->x[i], xy[2 * i + 1] = m->y[i], uv[2 * i] = m->u[i],
-                                       uv[2 * i + 1] = m->v[i];
+  for (int i = 0; i < nnd && !rc; i++)
+    xy[2 * i] = nx[i], xy[2 * i + 1] = ny[i], uv[2 * i] = nu[i], uv[2 * i + 1] = nv[i];
   for (int e = 0; e < nel && !rc; e++) {
     double cx[4], cy[4];
-    for (int k = 0; k < 4; k++) cx[k] = m->x[m->elnd[4 * e + k]], cy[k] = m->y[m->elnd[4 * e + k]];
+    for (int k = 0; k < 4; k++)
+      cx[k] = bk ? bk->cx[4 * e + k] : m->x[m->elnd[4 * e + k]],
+      cy[k] = bk ? bk->cy[4 * e + k] : m->y[m->elnd[4 * e + k]];
     double *s = iso + 4 * e;
     bl_geometry(cx, cy, s, s + 1, s + 2, s + 3, cnwt + 4 * e, vol + e);
     if (!(vol[e] > 0.0)) {
-      rc = um_app_fail(r, UM_ERR_CONFIG, "%s: the generated mesh has element %d with volume %g <= 0",
-                       S->cfg->deck_path, e + 1, vol[e]);
+      rc = um_app_fail(r, UM_ERR_CONFIG, "%s: the generated mesh has element %lld with volume %g <= 0",
+                       S->cfg->deck_path, e0 + e + 1, vol[e]);
       break;
     }
-    mass[e] = m->density[e] * vol[e];
-    for (int k = 0; k < 4; k++) cnmass[4 * e + k] = m->density[e] * cnwt[4 * e + k];
-    if (spmass) bl_subzones(cx, cy, m->density[e], spmass + 4 * e); /* spmassinit */
+    mass[e] = density[e] * vol[e];
+    for (int k = 0; k < 4; k++) cnmass[4 * e + k] = density[e] * cnwt[4 * e + k];
+    if (spmass) bl_subzones(cx, cy, density[e], spmass + 4 * e); /* spmassinit */
     for (int f = 0; f < 4; f++) {
-      const int a = m->elnd[4 * e + f], b = m->elnd[4 * e + (f + 1) % 4];
-      nbr[8 * e + f] = m->elfc[4 * e + f];
-      nbr[8 * e + 4 + f] = (m->elel[4 * e + f] == e) | ((m->indtype[a] < 0 && m->indtype[b] < 0) ? 2 : 0);
+      const int g = (f + 1) % 4;
+      const int self = bk ? bk->elel[4 * e + f] == e0 + e : m->elel[4 * e + f] == e;
+      const int side = bk ? bk->ctype[4 * e + f] < 0 && bk->ctype[4 * e + g] < 0
+                          : m->indtype[m->elnd[4 * e + f]] < 0 && m->indtype[m->elnd[4 * e + g]] < 0;
+      nbr[8 * e + f] = elfc[4 * e + f];
+      nbr[8 * e + 4 + f] = self | (side ? 2 : 0);
     }
-    id[e] = e + 1;
+    id[e] = (int)(e0 + e + 1);
   }
 #define DAT(set, dim, type, data, name, out) \
   if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
-  DAT(S->el, 1, UM_DOUBLE, m->density, "density", &S->rho);
-  DAT(S->el, 1, UM_DOUBLE, m->energy, "energy", &S->e);
-  DAT(S->el, 1, UM_DOUBLE, m->energy, "energy0", &S->e0);
+  DAT(S->el, 1, UM_DOUBLE, density, "density", &S->rho);
+  DAT(S->el, 1, UM_DOUBLE, energy, "energy", &S->e);
+  DAT(S->el, 1, UM_DOUBLE, energy, "energy0", &S->e0);
   DAT(S->el, 1, UM_DOUBLE, NULL, "pressure", &S->p);
   DAT(S->el, 1, UM_DOUBLE, NULL, "cs2", &S->cs2);
   DAT(S->el, 1, UM_DOUBLE, NULL, "visc", &S->visc);
@@ -328,15 +372,15 @@ static int declare(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dt_cfl_min", &S->wmin));
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "dt_div_max", &S->wmax));
   DAT(S->el, 8, UM_INT, nbr, "neighbour_faces", &S->nbr);
-  DAT(S->el, 1, UM_INT, m->elreg, "region", &S->reg);
-  DAT(S->el, 1, UM_INT, m->elmat, "material", &S->mat);
+  DAT(S->el, 1, UM_INT, elreg, "region", &S->reg);
+  DAT(S->el, 1, UM_INT, elmat, "material", &S->mat);
   DAT(S->el, 1, UM_INT, id, "element_id", &S->id);
   if (spmass) DAT(S->el, 4, UM_DOUBLE, spmass, "subzone_mass", &S->spmass);
   DAT(S->nd, 2, UM_DOUBLE, xy, "x", &S->x);
   DAT(S->nd, 2, UM_DOUBLE, uv, "u", &S->u);
   DAT(S->nd, 2, UM_DOUBLE, uv, "ubar", &S->ubar);
   if (S->cfg->scheme != SCHEME_GATHER) DAT(S->nd, 4, UM_DOUBLE, NULL, "node_acc", &S->acc); /* the increments' sums */
-  DAT(S->nd, 1, UM_INT, m->indtype, "node_type", &S->type);
+  DAT(S->nd, 1, UM_INT, indtype, "node_type", &S->type);
   if (S->cfg->deck.zeul) {
     DAT(S->nd, 2, UM_DOUBLE, NULL, "x_lagrangian", &S->x0);
     DAT(S->el, 4, UM_DOUBLE, NULL, "face_volume_flux", &S->fcdv);
@@ -484,27 +528,81 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   return rc;
 }
 
+/* This rank's block of the deck's mesh (mpi.mesh: blocks): *b->regular 0 on every rank where the mesh is not
+ * regular on some rank's block (then the run makes it whole). A block's error fails every rank at once. */
+static int build_block(um_app_run *r, const bl_config *cfg, bl_block *b) {
+  char err[1024] = "";
+  long long gsize[2], first[2], count[2];
+  memset(b, 0, sizeof *b);
+  int rc = bl_mesh_counts(&cfg->deck, &gsize[0], &gsize[1], err, sizeof err);
+  if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
+  for (int s = 0; s < 2; s++) {
+    int n = 0;
+    UM_APP_TRY(um_app_block(r, gsize[s], &first[s], &n));
+    count[s] = n;
+  }
+  const double t0 = um_wtime();
+  const int what =
+      (wants_visc_nodes(r, cfg) ? BL_BLOCK_VISC : 0) | (cfg->scheme == SCHEME_GATHER ? BL_BLOCK_NODE_ELEMENTS : 0);
+  rc = bl_block_build(&cfg->deck, first, count, what, b, err, sizeof err);
+  if (rc) rc = um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
+  rc = um_app_agree(r, rc, "make its block of the mesh"); /* a bad element is in some ranks' blocks only */
+  if (!rc && um_mpi_agree(!b->regular, -1)) { /* some rank's nodes move in the relaxation: every rank makes it whole */
+    bl_block_free(b);
+    b->regular = 0;
+  }
+  if (rc) bl_block_free(b);
+  else if (b->regular)
+    fprintf(r->log, "bookleaf: this rank's block of the mesh (%d of %lld elements, %d of %lld nodes) generated in "
+                    "%.2f s\n", b->count[0], b->nel, b->count[1], b->nnd, um_wtime() - t0);
+  return rc;
+}
+
+/* The mesh's own numbering of the connectivity, regions and materials, for the reports: the whole mesh's arrays,
+ * or (declared by blocks) fetched from the distributed maps and dats once every rank holds its rows. */
+static int fetch_numbering(um_app_run *r, bl_solver *S) {
+  S->elnd_orig = malloc(sizeof(int) * 4 * (size_t)S->nel);
+  S->elreg_orig = malloc(sizeof(int) * (size_t)S->nel);
+  S->elmat_orig = malloc(sizeof(int) * (size_t)S->nel);
+  if (!S->elnd_orig || !S->elreg_orig || !S->elmat_orig)
+    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report's numbering of %d elements", S->nel);
+  UM_APP_TRY(um_map_fetch(r->ctx, S->elnd, S->elnd_orig, sizeof(int) * 4 * (size_t)S->nel));
+  UM_APP_TRY(um_dat_fetch(r->ctx, S->reg, S->elreg_orig, sizeof(int) * (size_t)S->nel));
+  return um_dat_fetch(r->ctx, S->mat, S->elmat_orig, sizeof(int) * (size_t)S->nel);
+}
+
 static int run_with_config(um_app_run *r, bl_config *cfg) {
   UM_APP_TRY(read_config(r, cfg));
   char err[1024] = "";
   const double t0 = um_wtime();
+  int blocks = 0, rc = UM_SUCCESS;
+  UM_APP_TRY(um_app_by_blocks(r, &blocks));
+  bl_block b;
+  memset(&b, 0, sizeof b);
+  if (blocks) UM_APP_TRY(build_block(r, cfg, &b));
+  if (blocks && !b.regular)
+    um_app_whole_note(r, "the deck's mesh is not regular (its relaxation moves points of its start), generated whole");
   bl_mesh m;
-  int rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);
+  memset(&m, 0, sizeof m);
+  if (!b.regular) rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);
   if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
   bl_solver S;
   memset(&S, 0, sizeof S);
   S.ctx = r->ctx;
   S.cfg = cfg;
-  S.nel = m.nel, S.nnd = m.nnd, S.nreg = m.nreg;
-  memcpy(S.region_name, m.region_name, sizeof S.region_name);
-  memcpy(S.material_name, m.material_name, sizeof S.material_name);
+  S.nel = b.regular ? (int)b.nel : m.nel, S.nnd = b.regular ? (int)b.nnd : m.nnd, S.nreg = b.regular ? b.nreg : m.nreg;
+  memcpy(S.region_name, b.regular ? b.region_name : m.region_name, sizeof S.region_name);
+  memcpy(S.material_name, b.regular ? b.material_name : m.material_name, sizeof S.material_name);
+  const bl_source src = {b.regular ? NULL : &m, b.regular ? &b : NULL};
   rc = publish_constants(r, cfg);
-  if (!rc) rc = declare(r, &S, &m);
+  if (!rc) rc = declare(r, &S, &src);
   /* the report needs the mesh's own numbering; the rest goes */
-  S.elnd_orig = m.elnd, S.elreg_orig = m.elreg, S.elmat_orig = m.elmat;
+  if (!b.regular) S.elnd_orig = m.elnd, S.elreg_orig = m.elreg, S.elmat_orig = m.elmat;
   m.elnd = m.elreg = m.elmat = NULL;
   bl_mesh_free(&m);
+  bl_block_free(&b);
   if (!rc) rc = um_app_prepare(r, "el_nodes");
+  if (!rc && !S.elnd_orig) rc = fetch_numbering(r, &S);
   if (!rc) {
     fprintf(r->log,
             "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s%s%s\n", cfg->deck_path,

@@ -79,6 +79,16 @@ static double hex_volume(double x[8][3]) {
   return vol;
 }
 
+/* A cell's nodes, centre (mean of the 8 nodes) and volume: the whole mesh's and a block's, from the same code. */
+static void cell_geometry(const ma_inputs *in, int i, int j, int k, double x[8][3], double *centre, double *volume) {
+  cell_nodes(in, i, j, k, x);
+  double sum[3] = {0, 0, 0};
+  for (int v = 0; v < 8; v++)
+    for (int d = 0; d < 3; d++) sum[d] += x[v][d];
+  for (int d = 0; d < 3; d++) centre[d] = sum[d] / 8;
+  *volume = hex_volume(x);
+}
+
 /* A face's centre (mean of its nodes) and area vector (mean of the cross
  * products of the two triangles' edge pairs from node 0), in the creating
  * cell's node order. */
@@ -132,6 +142,14 @@ void ma_mesh_free(ma_mesh *m) {
   memset(m, 0, sizeof *m);
 }
 
+static int folded(const ma_inputs *in, long long c, double v, char *err, size_t errlen) {
+  const long long ny = in->ny, nz = in->nz;
+  return um_format_error(err, errlen, UM_ERR_CONFIG,
+                         "cell %lld (i %lld, j %lld, k %lld) has volume %g: the ramp angle %g degrees folds the mesh "
+                         "(the ramp must stay below the top, ly = %g)",
+                         c, c / (ny * nz), c / nz % ny, c % nz, v, in->angle, in->ly);
+}
+
 /* Is local face f of cell (i,j,k) created by this cell (no earlier cell has it)? */
 static int creates(int f, int i, int j, int k) {
   return (f == 0 && j == 0) || f == 1 || f == 2 || (f == 3 && i == 0) || (f == 4 && k == 0) || f == 5;
@@ -175,12 +193,7 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
       for (int k = 0; k < nz; k++) {
         const int c = (i * ny + j) * nz + k;
         double x[8][3];
-        cell_nodes(in, i, j, k, x);
-        double sum[3] = {0, 0, 0};
-        for (int v = 0; v < 8; v++)
-          for (int d = 0; d < 3; d++) sum[d] += x[v][d];
-        for (int d = 0; d < 3; d++) m->centre[3 * (size_t)c + d] = sum[d] / 8;
-        m->volume[c] = hex_volume(x);
+        cell_geometry(in, i, j, k, x, m->centre + 3 * (size_t)c, &m->volume[c]);
         for (int f = 0; f < 6; f++) {
           const int a = i + face_step[f][0], b = j + face_step[f][1], e = k + face_step[f][2];
           const int inside = a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
@@ -225,13 +238,200 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
     }
   for (size_t c = 0; c < n; c++)
     if (!(m->volume[c] > 0.0)) {
-      const int i = (int)(c / ((size_t)ny * nz)), j = (int)(c / nz % ny), k = (int)(c % nz);
       const double v = m->volume[c];
       ma_mesh_free(m);
-      return um_format_error(err, errlen, UM_ERR_CONFIG,
-                             "cell %zu (i %d, j %d, k %d) has volume %g: the ramp angle %g degrees folds the mesh "
-                             "(the ramp must stay below the top, ly = %g)",
-                             c, i, j, k, v, in->angle, in->ly);
+      return folded(in, (long long)c, v, err, errlen);
     }
+  return UM_SUCCESS;
+}
+
+/* ---- the mesh by blocks --------------------------------------------------------------------------------------- */
+
+/* The boundary groups' sizes (upstream's order) and where each starts within its kind's set. */
+static void group_layout(const ma_inputs *in, long long ngroup[NGROUPS], long long start[NGROUPS],
+                         long long nbc[MA_NBC]) {
+  const long long nx = in->nx, ny = in->ny, nz = in->nz;
+  const long long n[NGROUPS] = {nx * nz, nx * nz, nx * ny, nx * ny, ny * nz, ny * nz};
+  for (int b = 0; b < MA_NBC; b++) nbc[b] = 0;
+  for (int g = 0; g < NGROUPS; g++) {
+    const int b = group_kind(in->problem, g);
+    ngroup[g] = n[g];
+    start[g] = nbc[b];
+    nbc[b] += n[g];
+  }
+}
+
+int ma_mesh_counts(const ma_inputs *in, long long gsize[MA_NSETS], char *err, size_t errlen) {
+  const int checked = ma_inputs_check(in, "mesh", err, errlen);
+  if (checked) return checked;
+  const long long nx = in->nx, ny = in->ny, nz = in->nz;
+  long long ngroup[NGROUPS], start[NGROUPS];
+  gsize[MA_SET_CELLS] = nx * ny * nz;
+  gsize[MA_SET_FACES] = (nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1);
+  group_layout(in, ngroup, start, gsize + MA_SET_BC);
+  return UM_SUCCESS;
+}
+
+/* The interior faces the cells before cell (i, j, k) create: +x faces of cells with i < nx-1, +y of j < ny-1,
+ * +z of k < nz-1 (each cell creates its interior faces in that order: local faces 1, 2, 5). */
+static long long interior_before(const ma_inputs *in, long long c) {
+  const long long nx = in->nx, ny = in->ny, nz = in->nz;
+  const long long i = c / (ny * nz), j = c / nz % ny, k = c % nz;
+  const long long xs = c < (nx - 1) * ny * nz ? c : (nx - 1) * ny * nz;
+  const long long ys = i * (ny - 1) * nz + (j < ny - 1 ? j * nz + k : (ny - 1) * nz);
+  const long long zs = (i * ny + j) * (nz - 1) + k;
+  return xs + ys + zs;
+}
+
+void ma_block_free(ma_block *b) {
+  if (!b) return;
+  free(b->centre);
+  free(b->volume);
+  free(b->neighbour);
+  free(b->face_centre);
+  free(b->face_area);
+  for (int s = 0; s < MA_NSETS - 1; s++) {
+    free(b->faces[s].cell);
+    free(b->faces[s].slot);
+    free(b->faces[s].area);
+    free(b->faces[s].centre);
+  }
+  memset(b, 0, sizeof *b);
+}
+
+static int block_alloc(ma_block *b) {
+  const size_t n = (size_t)b->count[MA_SET_CELLS] + 1;
+  b->centre = malloc(sizeof(double) * 3 * n);
+  b->volume = malloc(sizeof(double) * n);
+  b->neighbour = malloc(sizeof(long long) * 6 * n);
+  b->face_centre = malloc(sizeof(double) * 18 * n);
+  b->face_area = malloc(sizeof(double) * 18 * n);
+  int ok = b->centre && b->volume && b->neighbour && b->face_centre && b->face_area;
+  for (int s = 0; s < MA_NSETS - 1 && ok; s++) {
+    ma_block_faces *f = &b->faces[s];
+    const size_t m = (size_t)b->count[1 + s] + 1, arity = s ? 1 : 2;
+    f->n = b->count[1 + s];
+    f->cell = malloc(sizeof(long long) * arity * m);
+    f->slot = malloc(sizeof(long long) * arity * m);
+    f->area = malloc(sizeof(double) * 3 * m);
+    f->centre = malloc(sizeof(double) * 3 * m);
+    ok = f->cell && f->slot && f->area && f->centre;
+  }
+  return ok ? UM_SUCCESS : UM_ERR_ALLOC;
+}
+
+/* The block's cells: centre, volume, neighbours, and each local face's centre and outward area vector, from the
+ * cell that created the face (itself, or the neighbour across it: that one's area vector negated). */
+static int block_cells(const ma_inputs *in, ma_block *b, char *err, size_t errlen) {
+  const long long nx = in->nx, ny = in->ny, nz = in->nz;
+  for (int lc = 0; lc < b->count[MA_SET_CELLS]; lc++) {
+    const long long c = b->first[MA_SET_CELLS] + lc;
+    const int i = (int)(c / (ny * nz)), j = (int)(c / nz % ny), k = (int)(c % nz);
+    double x[8][3];
+    cell_geometry(in, i, j, k, x, b->centre + 3 * (size_t)lc, &b->volume[lc]);
+    if (!(b->volume[lc] > 0.0)) return folded(in, c, b->volume[lc], err, errlen);
+    for (int f = 0; f < 6; f++) {
+      const int a = i + face_step[f][0], bb = j + face_step[f][1], e = k + face_step[f][2];
+      const int inside = a >= 0 && a < nx && bb >= 0 && bb < ny && e >= 0 && e < nz;
+      b->neighbour[6 * (size_t)lc + f] = inside ? ((long long)a * ny + bb) * nz + e : c;
+      double *fc = b->face_centre + 18 * (size_t)lc + 3 * f, *fa = b->face_area + 18 * (size_t)lc + 3 * f;
+      if (creates(f, i, j, k)) {
+        face_geometry(x, f, fc, fa);
+      } else { /* an interior face its neighbour created */
+        double y[8][3];
+        cell_nodes(in, a, bb, e, y);
+        face_geometry(y, face_opposite[f], fc, fa);
+        for (int d = 0; d < 3; d++) fa[d] = -fa[d];
+      }
+    }
+  }
+  return UM_SUCCESS;
+}
+
+/* The block's interior faces: from the cell that creates its first one, in creation order. */
+static void block_interior(const ma_inputs *in, ma_block *b) {
+  const long long ny = in->ny, nz = in->nz, nc = b->gsize[MA_SET_CELLS], f0 = b->first[MA_SET_FACES];
+  ma_block_faces *F = &b->faces[0];
+  if (!F->n) return;
+  long long lo = 0, hi = nc - 1; /* the last cell with interior_before(c) <= f0 */
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo + 1) / 2;
+    if (interior_before(in, mid) <= f0) lo = mid;
+    else hi = mid - 1;
+  }
+  long long skip = f0 - interior_before(in, lo);
+  int at = 0;
+  for (long long c = lo; c < nc && at < F->n; c++) {
+    const int i = (int)(c / (ny * nz)), j = (int)(c / nz % ny), k = (int)(c % nz);
+    double x[8][3];
+    cell_nodes(in, i, j, k, x);
+    for (int f = 0; f < 6 && at < F->n; f++) {
+      const int a = i + face_step[f][0], bb = j + face_step[f][1], e = k + face_step[f][2];
+      const int inside = a >= 0 && a < in->nx && bb >= 0 && bb < ny && e >= 0 && e < nz;
+      if (!inside || !creates(f, i, j, k)) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      const long long other = ((long long)a * ny + bb) * nz + e;
+      F->cell[2 * (size_t)at] = c, F->cell[2 * (size_t)at + 1] = other;
+      F->slot[2 * (size_t)at] = 6 * c + f, F->slot[2 * (size_t)at + 1] = 6 * other + face_opposite[f];
+      face_geometry(x, f, F->centre + 3 * (size_t)at, F->area + 3 * (size_t)at);
+      at++;
+    }
+  }
+}
+
+/* The block's boundary faces of kind kind: each row's group (upstream's order) and cell within it. */
+static void block_boundary(const ma_inputs *in, ma_block *b, int kind) {
+  const long long nx = in->nx, ny = in->ny, nz = in->nz;
+  long long ngroup[NGROUPS], start[NGROUPS], nbc[MA_NBC];
+  group_layout(in, ngroup, start, nbc);
+  ma_block_faces *F = &b->faces[1 + kind];
+  for (int at = 0; at < F->n; at++) {
+    const long long o = b->first[MA_SET_BC + kind] + at;
+    int g = 0;
+    while (group_kind(in->problem, g) != kind || o < start[g] || o >= start[g] + ngroup[g]) g++;
+    const long long w = o - start[g];
+    long long i, j, k;
+    switch (g) {
+    case G_BOTTOM: case G_TOP: i = w / nz, j = g == G_BOTTOM ? 0 : ny - 1, k = w % nz; break;
+    case G_FRONT: case G_BACK: i = w / ny, j = w % ny, k = g == G_FRONT ? 0 : nz - 1; break;
+    default: i = g == G_LEFT ? 0 : nx - 1, j = w / nz, k = w % nz; break;
+    }
+    const long long c = (i * ny + j) * nz + k;
+    double x[8][3];
+    cell_nodes(in, (int)i, (int)j, (int)k, x);
+    F->cell[at] = c;
+    F->slot[at] = 6 * c + group_face[g];
+    face_geometry(x, group_face[g], F->centre + 3 * (size_t)at, F->area + 3 * (size_t)at);
+  }
+}
+
+int ma_block_build(const ma_inputs *in, const long long first[MA_NSETS], const long long count[MA_NSETS], ma_block *b,
+                   char *err, size_t errlen) {
+  memset(b, 0, sizeof *b);
+  const int checked = ma_mesh_counts(in, b->gsize, err, errlen);
+  if (checked) return checked;
+  static const char *const names[MA_NSETS] = {"cells", "faces", "bc_extrapolate", "bc_tangent", "bc_inflow",
+                                              "bc_noslip"};
+  for (int s = 0; s < MA_NSETS; s++) {
+    if (first[s] < 0 || count[s] < 0 || count[s] > 2147483647LL || first[s] + count[s] > b->gsize[s])
+      return um_format_error(err, errlen, UM_ERR_ARG, "the block [%lld, %lld) of %s is not in [0, %lld)", first[s],
+                             first[s] + count[s], names[s], b->gsize[s]);
+    b->first[s] = first[s];
+    b->count[s] = (int)count[s];
+  }
+  if (block_alloc(b)) {
+    ma_block_free(b);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of %lld cells", count[0]);
+  }
+  const int rc = block_cells(in, b, err, errlen);
+  if (rc) {
+    ma_block_free(b);
+    return rc;
+  }
+  block_interior(in, b);
+  for (int k = 0; k < MA_NBC; k++) block_boundary(in, b, k);
   return UM_SUCCESS;
 }

@@ -211,75 +211,104 @@ static int read_config(um_app_run *r, ma_config *c) {
 
 /* ---- declarations ------------------------------------------------------- */
 
-static int decl_faces(um_context *ctx, um_set *cells, um_set *slots, const ma_faces *f, int arity, const char *name,
-                      int with_centre, um_set **set, um_map **to_cells, um_map **to_slots, um_dat **area,
-                      um_dat **centre) {
-  char n[96];
-  UM_APP_TRY(um_decl_set(ctx, f->n, name, set));
+/* The mesh the run declares: the whole of it (m), or this rank's block of it (b: declared by blocks, the map
+ * targets in global numbers) with its block of the slots (six per cell). */
+typedef struct {
+  const ma_mesh *m;
+  const ma_block *b;
+  long long slot_first;
+  int slot_count;
+} ma_source;
+
+static int decl_set(um_context *ctx, const ma_source *src, long long gsize, long long first, int count,
+                    const char *name, um_set **out) {
+  if (src->b) return um_decl_set_block(ctx, gsize, first, count, name, out);
+  return um_decl_set(ctx, count, name, out);
+}
+
+static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *whole, const long long *block,
+                    const char *name, um_map **out) {
+  if (block) return um_decl_map_block(ctx, from, to, arity, block, name, out);
+  return um_decl_map(ctx, from, to, arity, whole, name, out);
+}
+
+/* Face set s (0 interior, 1 + kind boundary), its maps to cells and slots and its dats. */
+static int decl_faces(um_context *ctx, ma_solver *S, const ma_source *src, int s) {
+  const int k = s - 1, arity = s ? 1 : 2, with_centre = s ? k == MA_BC_NOSLIP : S->order2;
+  const ma_faces *w = src->m ? (s ? &src->m->bc[k] : &src->m->interior) : NULL;
+  const ma_block_faces *f = src->b ? &src->b->faces[s] : NULL;
+  const long long gsize = f ? src->b->gsize[1 + s] : w->n, first = f ? src->b->first[1 + s] : 0;
+  um_set **set = s ? &S->bc[k] : &S->faces;
+  if (!gsize && s) return UM_SUCCESS; /* a kind the problem has not */
+  char name[64], n[96];
+  snprintf(name, sizeof name, s ? "bc_%s" : "faces", s ? ma_bc_name(k) : "");
+  UM_APP_TRY(decl_set(ctx, src, gsize, first, f ? f->n : w->n, name, set));
   snprintf(n, sizeof n, "%s_cells", name);
-  UM_APP_TRY(um_decl_map(ctx, *set, cells, arity, f->cell, n, to_cells));
-  if (slots) {
+  UM_APP_TRY(decl_map(ctx, *set, S->cells, arity, w ? w->cell : NULL, f ? f->cell : NULL, n,
+                      s ? &S->bc_cells[k] : &S->face_cells));
+  if (S->slots) {
     snprintf(n, sizeof n, "%s_slots", name);
-    UM_APP_TRY(um_decl_map(ctx, *set, slots, arity, f->slot, n, to_slots));
+    UM_APP_TRY(decl_map(ctx, *set, S->slots, arity, w ? w->slot : NULL, f ? f->slot : NULL, n,
+                        s ? &S->bc_slots[k] : &S->face_slots));
   }
   snprintf(n, sizeof n, "%s_area", name);
-  UM_APP_TRY(um_decl_dat(ctx, *set, 3, UM_DOUBLE, f->area, n, area));
+  UM_APP_TRY(um_decl_dat(ctx, *set, 3, UM_DOUBLE, f ? f->area : w->area, n, s ? &S->bc_area[k] : &S->f_area));
   if (with_centre) {
     snprintf(n, sizeof n, "%s_x", name);
-    UM_APP_TRY(um_decl_dat(ctx, *set, 3, UM_DOUBLE, f->centre, n, centre));
+    UM_APP_TRY(um_decl_dat(ctx, *set, 3, UM_DOUBLE, f ? f->centre : w->centre, n, s ? &S->bc_x[k] : &S->f_x));
   }
   return UM_SUCCESS;
 }
 
-static void initial_state(const ma_inputs *in, const ma_mesh *m, double *q) {
+static void initial_state(const ma_inputs *in, int ncells, const double *centre, double *q) {
   /* Sod: two gases at rest, split at x = lx/2; otherwise the inflow state everywhere */
   const double cv = MA_RGAS / (MA_GAMMA - 1.0);
   const double p1 = 68947.57, t1 = 288.889, p2 = 6894.757, t2 = 231.11;
   const double rho1 = p1 / (MA_RGAS * t1), rho2 = p2 / (MA_RGAS * t2);
   const double high[5] = {rho1, 0, 0, 0, rho1 * (cv * t1)}, low[5] = {rho2, 0, 0, 0, rho2 * (cv * t2)};
-  for (int c = 0; c < m->ncells; c++) {
-    const double *s = in->problem != MA_SOD ? ma_inflow : m->centre[3 * (size_t)c] < in->lx / 2.0 ? high : low;
+  for (int c = 0; c < ncells; c++) {
+    const double *s = in->problem != MA_SOD ? ma_inflow : centre[3 * (size_t)c] < in->lx / 2.0 ? high : low;
     memcpy(q + 5 * (size_t)c, s, 5 * sizeof(double));
   }
 }
 
-static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
+static int declare(um_app_run *r, ma_solver *S, const ma_source *src) {
   um_context *ctx = r->ctx;
   const ma_config *c = S->cfg;
   const int slots = c->scheme == SCHEME_SLOTS;
   S->grads = c->in.second_order || c->in.viscous;
   S->order2 = c->in.second_order;
-  const int n = m->ncells;
-  UM_APP_TRY(um_decl_set(ctx, n, "cells", &S->cells));
-  if (slots) UM_APP_TRY(um_decl_set(ctx, 6 * n, "slots", &S->slots));
-  UM_APP_TRY(decl_faces(ctx, S->cells, S->slots, &m->interior, 2, "faces", S->order2, &S->faces, &S->face_cells,
-                        &S->face_slots, &S->f_area, &S->f_x));
-  for (int b = 0; b < MA_NBC; b++) {
-    if (!m->bc[b].n) continue;
-    char name[64];
-    snprintf(name, sizeof name, "bc_%s", ma_bc_name(b));
-    UM_APP_TRY(decl_faces(ctx, S->cells, S->slots, &m->bc[b], 1, name, b == MA_BC_NOSLIP, &S->bc[b], &S->bc_cells[b],
-                          &S->bc_slots[b], &S->bc_area[b], &S->bc_x[b]));
-  }
+  const ma_block *b = src->b;
+  const ma_mesh *m = src->m;
+  const int n = b ? b->count[MA_SET_CELLS] : m->ncells; /* this rank's cells */
+  const long long c0 = b ? b->first[MA_SET_CELLS] : 0, gn = b ? b->gsize[MA_SET_CELLS] : n;
+  const double *centre = b ? b->centre : m->centre, *volume = b ? b->volume : m->volume;
+  UM_APP_TRY(decl_set(ctx, src, gn, c0, n, "cells", &S->cells));
+  if (slots) UM_APP_TRY(decl_set(ctx, src, 6 * gn, src->slot_first, b ? src->slot_count : 6 * n, "slots", &S->slots));
+  for (int s = 0; s < MA_NSETS - 1; s++) UM_APP_TRY(decl_faces(ctx, S, src, s));
   double *q = malloc(sizeof(double) * 5 * (size_t)n);
   if (!q) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the initial state of %d cells", n);
-  initial_state(&c->in, m, q);
+  initial_state(&c->in, n, centre, q);
   int rc = um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, q, "q", &S->q);
   if (!rc) rc = um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, q, "q_new", &S->q_new);
   free(q);
   UM_APP_TRY(rc);
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "q_stage", &S->q_stage));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "res", &S->res));
-  UM_APP_TRY(um_decl_dat(ctx, S->cells, 1, UM_DOUBLE, m->volume, "volume", &S->vol));
-  UM_APP_TRY(um_decl_dat(ctx, S->cells, 3, UM_DOUBLE, m->centre, "centre", &S->xc));
+  UM_APP_TRY(um_decl_dat(ctx, S->cells, 1, UM_DOUBLE, volume, "volume", &S->vol));
+  UM_APP_TRY(um_decl_dat(ctx, S->cells, 3, UM_DOUBLE, centre, "centre", &S->xc));
   if (slots) {
     UM_APP_TRY(um_decl_dat(ctx, S->slots, 5, UM_DOUBLE, NULL, "slot_flux", &S->s_flux));
     if (S->grads) UM_APP_TRY(um_decl_dat(ctx, S->slots, 15, UM_DOUBLE, NULL, "slot_grad", &S->s_grad));
-    int *cs = malloc(sizeof(int) * 6 * (size_t)n);
-    if (!cs) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the cell -> slot map");
-    for (int i = 0; i < 6 * n; i++) cs[i] = i;
-    rc = um_decl_map(ctx, S->cells, S->slots, 6, cs, "cell_slots", &S->cell_slots);
-    free(cs);
+    /* cell c's slots are 6c .. 6c + 5 (global numbers in a block) */
+    int *cs = b ? NULL : malloc(sizeof(int) * 6 * (size_t)n);
+    long long *bs = b ? malloc(sizeof(long long) * 6 * (size_t)(n + 1)) : NULL;
+    if (!cs && !bs) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the cell -> slot map");
+    for (int i = 0; i < 6 * n; i++)
+      if (cs) cs[i] = i;
+      else bs[i] = 6 * c0 + i;
+    rc = decl_map(ctx, S->cells, S->slots, 6, cs, bs, "cell_slots", &S->cell_slots);
+    free(cs), free(bs);
     UM_APP_TRY(rc);
   } else {
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "flux", &S->flux));
@@ -287,15 +316,58 @@ static int declare(um_app_run *r, ma_solver *S, const ma_mesh *m) {
   if (S->grads) UM_APP_TRY(um_decl_dat(ctx, S->cells, 15, UM_DOUBLE, NULL, "grad", &S->grad));
   const int by_cells = S->grads && c->gradients == GRAD_CELLS;
   if (S->order2 || by_cells)
-    UM_APP_TRY(um_decl_map(ctx, S->cells, S->cells, 6, m->neighbour, "cell_cells", &S->cell_cells));
-  if (by_cells) UM_APP_TRY(um_decl_dat(ctx, S->cells, 18, UM_DOUBLE, m->face_area, "face_areas", &S->cell_area));
+    UM_APP_TRY(decl_map(ctx, S->cells, S->cells, 6, m ? m->neighbour : NULL, b ? b->neighbour : NULL, "cell_cells",
+                        &S->cell_cells));
+  if (by_cells)
+    UM_APP_TRY(um_decl_dat(ctx, S->cells, 18, UM_DOUBLE, b ? b->face_area : m->face_area, "face_areas", &S->cell_area));
   if (S->order2) {
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "vmin", &S->vmin));
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "vmax", &S->vmax));
     UM_APP_TRY(um_decl_dat(ctx, S->cells, 5, UM_DOUBLE, NULL, "limiter", &S->lim));
-    UM_APP_TRY(um_decl_dat(ctx, S->cells, 18, UM_DOUBLE, m->face_centre, "face_centres", &S->xfc));
+    UM_APP_TRY(um_decl_dat(ctx, S->cells, 18, UM_DOUBLE, b ? b->face_centre : m->face_centre, "face_centres",
+                           &S->xfc));
   }
   return UM_SUCCESS;
+}
+
+/* The generated mesh, declared: under mpirun with mpi.mesh: blocks (the default) each rank makes and declares only
+ * its block of every set (ma_block_build: no rank holds the whole mesh; a deck holds only the box's sizes and the
+ * problem, so every source is generated by blocks); else the whole mesh (ma_mesh_build). The dats and maps hold
+ * copies: the generator's arrays go before the run. */
+static int build_and_declare(um_app_run *r, ma_solver *S) {
+  const ma_inputs *in = &S->cfg->in;
+  char err[1024] = "";
+  int blocks = 0;
+  UM_APP_TRY(um_app_by_blocks(r, &blocks));
+  ma_source src = {NULL, NULL, 0, 0};
+  if (!blocks) {
+    ma_mesh m;
+    if (ma_mesh_build(in, &m, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+    src.m = &m;
+    const int rc = declare(r, S, &src);
+    ma_mesh_free(&m);
+    return rc;
+  }
+  long long gsize[MA_NSETS], first[MA_NSETS], count[MA_NSETS];
+  if (ma_mesh_counts(in, gsize, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  for (int s = 0; s < MA_NSETS; s++) {
+    int n = 0;
+    UM_APP_TRY(um_app_block(r, gsize[s], &first[s], &n));
+    count[s] = n;
+  }
+  if (S->cfg->scheme == SCHEME_SLOTS)
+    UM_APP_TRY(um_app_block(r, 6 * gsize[MA_SET_CELLS], &src.slot_first, &src.slot_count));
+  ma_block b;
+  const double t0 = um_wtime();
+  int rc = ma_block_build(in, first, count, &b, err, sizeof err);
+  if (rc) rc = um_app_fail(r, rc == UM_ERR_ALLOC ? rc : UM_ERR_CONFIG, "%s", err);
+  UM_APP_TRY(um_app_agree(r, rc, "make its block of the mesh")); /* a folded cell is in some ranks' blocks only */
+  fprintf(r->log, "miniaero: this rank's block of the %d x %d x %d box (%d of %lld cells) generated in %.2f s\n",
+          in->nx, in->ny, in->nz, b.count[MA_SET_CELLS], b.gsize[MA_SET_CELLS], um_wtime() - t0);
+  src.b = &b;
+  rc = declare(r, S, &src);
+  ma_block_free(&b);
+  return rc;
 }
 
 /* ---- one Runge-Kutta stage ------------------------------------------------ */
@@ -615,22 +687,17 @@ static int miniaero_run(um_app_run *r) {
   ma_config cfg;
   UM_APP_TRY(read_config(r, &cfg));
   const ma_inputs *in = &cfg.in;
-  char err[1024] = "";
   const double t0 = um_wtime();
   ma_dt = in->dt;
   static const double inflow[5] = {0.5805, 503.96, 0.0, 0.0, 343750.0};
   memcpy(ma_inflow, inflow, sizeof inflow);
   UM_APP_TRY(um_decl_const(r->ctx, "ma_dt", 1, UM_DOUBLE, &ma_dt));
   UM_APP_TRY(um_decl_const(r->ctx, "ma_inflow", 5, UM_DOUBLE, ma_inflow));
-  ma_mesh m;
-  if (ma_mesh_build(in, &m, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
   ma_solver S;
   memset(&S, 0, sizeof S);
   S.ctx = r->ctx;
   S.cfg = &cfg;
-  /* the dats and maps hold copies: the mesh goes before the run */
-  int rc = declare(r, &S, &m);
-  ma_mesh_free(&m);
+  int rc = build_and_declare(r, &S);
   if (!rc) rc = um_app_prepare(r, "faces_cells");
   if (!rc && cfg.scheme == SCHEME_ATOMICS) rc = use_atomics(&S);
   if (rc) return rc;

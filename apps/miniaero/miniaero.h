@@ -74,6 +74,35 @@ void ma_node_position(const ma_inputs *in, int i, int j, int k, double *x);
 int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen);
 void ma_mesh_free(ma_mesh *m);
 
+/* The sets of the generated mesh, in the order of ma_mesh_counts: cells, interior faces, then the boundary faces
+ * of each kind (ma_bc_kind; a kind the problem lacks has 0). */
+enum { MA_SET_CELLS = 0, MA_SET_FACES = 1, MA_SET_BC = 2, MA_NSETS = 2 + MA_NBC };
+/* The whole mesh's count of each set (0), or a ma_inputs_check error (its message in err). */
+int ma_mesh_counts(const ma_inputs *in, long long gsize[MA_NSETS], char *err, size_t errlen);
+
+/* One block of ma_mesh_build's mesh, for a rank that declares its mesh by blocks: the rows
+ * [first[s], first[s] + count[s]) of every set s, with the same values (bits) as those rows of the whole mesh
+ * and the map targets in global (long long) numbers (cells; a slot is 6 * cell + local face). Every row is
+ * computed alone from the inputs (its cell's nodes and, for a face a neighbour created, the neighbour's):
+ * the block costs its own rows, never the whole mesh. */
+typedef struct {
+  int n;
+  long long *cell, *slot; /* n * arity (2 interior, 1 boundary) */
+  double *area, *centre;  /* n * 3                              */
+} ma_block_faces;
+
+typedef struct {
+  long long gsize[MA_NSETS], first[MA_NSETS];
+  int count[MA_NSETS];
+  double *centre, *volume, *face_centre, *face_area; /* count[cells] rows, as ma_mesh's */
+  long long *neighbour;                              /* count[cells] * 6 */
+  ma_block_faces faces[MA_NSETS - 1];                /* [0] interior, [1 + kind] boundary */
+} ma_block;
+
+int ma_block_build(const ma_inputs *in, const long long first[MA_NSETS], const long long count[MA_NSETS], ma_block *b,
+                   char *err, size_t errlen);
+void ma_block_free(ma_block *b);
+
 #ifdef __cplusplus
 }
 #endif

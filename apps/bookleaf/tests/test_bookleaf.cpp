@@ -2,8 +2,10 @@
 // geometry), the EOS and a few kernels, through the C API.
 #include <gtest/gtest.h>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 #include "bookleaf.h"
 #include "bookleaf_kernels.h"
 #include "um/um.h"
@@ -180,6 +182,102 @@ TEST_F(BookLeafMesh, SedovSourceScaledByVolume) {
   EXPECT_NEAR(v, 0.025 * 0.025, 1e-15);
   EXPECT_DOUBLE_EQ(m.energy[0], 0.2467966 / v);
   EXPECT_DOUBLE_EQ(m.energy[1], 0.0);
+}
+
+// ---- the generator by blocks ----------------------------------------------------------------------------------
+
+template <class T>
+bool same_bits(const T &a, const T &b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// The blocks of P ranks, end to end, are the whole mesh bit for bit (nodes, elements, neighbours, node types with
+// the corner walls, regions, materials, initial state; the gather scheme's node -> element lists and the fused
+// viscosity's far corners as bookleaf.c builds them from the whole mesh): regular decks, at their sizes and thin.
+TEST_F(BookLeafMesh, BlocksEndToEndAreTheWholeMesh) {
+  struct Case {
+    const char *deck;
+    int nx, ny;  // 0: the deck's
+  } cases[] = {{"sod_sm_lag_small", 0, 0}, {"sedov_lag_small", 0, 0}, {"blast_sm_lag_small", 0, 0},
+               {"sod_sm_lag_small", 7, 3}, {"sod_sm_lag_small", 1, 5}, {"sedov_lag_small", 4, 1},
+               {"sod_sm_eul_small", 0, 0}, {"noh_small", 0, 0},        {"noh_small", 6, 5}};
+  for (const Case &c : cases) {
+    char err[1024] = "";
+    ASSERT_EQ(bl_deck_read(d, deck_path(c.deck).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    if (c.nx) d->region_dim[0][0] = c.nx, d->region_dim[1][0] = c.ny;
+    bl_mesh_free(&m);
+    ASSERT_EQ(bl_mesh_build(d, &m, err, sizeof err), UM_SUCCESS) << err;
+    long long nel, nnd;
+    ASSERT_EQ(bl_mesh_counts(d, &nel, &nnd, err, sizeof err), UM_SUCCESS) << err;
+    ASSERT_EQ(nel, m.nel);
+    ASSERT_EQ(nnd, m.nnd);
+    // the whole mesh's node -> element lists (bookleaf.c: declare_node_elements)
+    std::vector<int> ndel(4 * m.nnd, 0), corner(4 * m.nnd, -1);
+    for (int e = 0; e < m.nel; e++)
+      for (int k = 0; k < 4; k++) {
+        const int n = m.elnd[4 * e + k];
+        int s = 0;
+        while (corner[4 * n + s] >= 0) s++;
+        ndel[4 * n + s] = e, corner[4 * n + s] = k;
+      }
+    for (int n = 0; n < m.nnd; n++)
+      for (int s = 1; s < 4; s++)
+        if (corner[4 * n + s] < 0) ndel[4 * n + s] = ndel[4 * n];
+    for (int P : {1, 2, 3, 7}) {
+      for (int r = 0; r < P; r++) {
+        const long long first[2] = {r * nel / P, r * nnd / P};
+        const long long count[2] = {(r + 1) * nel / P - first[0], (r + 1) * nnd / P - first[1]};
+        bl_block b;
+        const int what = BL_BLOCK_VISC | BL_BLOCK_NODE_ELEMENTS;
+        ASSERT_EQ(bl_block_build(d, first, count, what, &b, err, sizeof err), UM_SUCCESS) << err;
+        ASSERT_EQ(b.regular, 1) << c.deck;
+        EXPECT_EQ(b.nreg, m.nreg);
+        EXPECT_EQ(b.nmat, m.nmat);
+        int bad = 0;
+        for (int i = 0; i < b.count[0]; i++) {
+          const long long e = first[0] + i;
+          for (int k = 0; k < 4; k++) {
+            const int n = m.elnd[4 * e + k], nb = m.elel[4 * e + k], f = m.elfc[4 * e + k];
+            bad += b.elnd[4 * i + k] != n || b.elel[4 * i + k] != nb || b.elfc[4 * i + k] != f;
+            bad += !same_bits(b.cx[4 * i + k], m.x[n]) || !same_bits(b.cy[4 * i + k], m.y[n]);
+            bad += b.ctype[4 * i + k] != m.indtype[n];
+            bad += b.visc[8 * i + 2 * k] != m.elnd[4 * nb + (f + 2) % 4];
+            bad += b.visc[8 * i + 2 * k + 1] != m.elnd[4 * nb + (f + 3) % 4];
+          }
+          bad += b.elreg[i] != m.elreg[e] || b.elmat[i] != m.elmat[e];
+          bad += !same_bits(b.density[i], m.density[e]) || !same_bits(b.energy[i], m.energy[e]);
+        }
+        for (int i = 0; i < b.count[1]; i++) {
+          const long long n = first[1] + i;
+          bad += b.indtype[i] != m.indtype[n];
+          bad += !same_bits(b.x[i], m.x[n]) || !same_bits(b.y[i], m.y[n]);
+          bad += !same_bits(b.u[i], m.u[n]) || !same_bits(b.v[i], m.v[n]);
+          for (int s = 0; s < 4; s++)
+            bad += b.ndel[4 * i + s] != ndel[4 * n + s] || b.ndcorner[4 * i + s] != corner[4 * n + s];
+        }
+        EXPECT_EQ(bad, 0) << c.deck << " " << c.nx << "x" << c.ny << ": rank " << r << " of " << P;
+        bl_block_free(&b);
+      }
+    }
+  }
+}
+
+// A mesh whose relaxation moves its points (Noh's arcs relaxed as EQUI, by the local metric: LIN1 and LIN2 start
+// already relaxed, linear along the direction they relax) is not regular: the blocks that hold a moved node say so.
+TEST_F(BookLeafMesh, BlocksOfAnIrregularMeshSaySo) {
+  char err[1024] = "";
+  ASSERT_EQ(bl_deck_read(d, deck_path("noh_small").c_str(), err, sizeof err), UM_SUCCESS) << err;
+  std::snprintf(d->region_typ[0], BL_SLEN, "EQUI");
+  long long nel, nnd;
+  ASSERT_EQ(bl_mesh_counts(d, &nel, &nnd, err, sizeof err), UM_SUCCESS) << err;
+  const long long first[2] = {0, 0}, count[2] = {nel, nnd};
+  bl_block b;
+  ASSERT_EQ(bl_block_build(d, first, count, 0, &b, err, sizeof err), UM_SUCCESS) << err;
+  EXPECT_EQ(b.regular, 0);
+  EXPECT_EQ(b.elnd, nullptr);
+  const long long bad_first[2] = {nel, 0}, one[2] = {1, 1};
+  EXPECT_EQ(bl_block_build(d, bad_first, one, 0, &b, err, sizeof err), UM_ERR_ARG);
+  EXPECT_NE(std::string(err).find("elements"), std::string::npos) << err;
 }
 
 TEST(BookLeafKernels, IdealGasEos) {

@@ -216,6 +216,10 @@ int um_app_writes(const um_app_run *run);
  * would wait there until mpi.deadline_s). Returns rc where this rank failed, else UM_ERR_IO (or the other rank's
  * code) when another rank failed, with a message saying so; one process: rc. */
 int um_app_output_done(um_app_run *run, int rc);
+/** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
+ * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
+ * "another rank could not <step> (its message says why)". One process: rc. */
+int um_app_agree(um_app_run *run, int rc, const char *step);
 /** um_app_field: registers the file written for `name` (or replaces the path
  * of a name registered before); UM_ERR_ARG (message in the context) when the
  * table is full, the name is longer than 63 characters or the path than

@@ -1,0 +1,77 @@
+/* bookleaf_mesh.h: what BookLeaf's mesh sources share (mesh.c: the whole mesh, upstream's generator;
+ * mesh_block.c: the initial state of an element or a node, and a rank's block of a regular mesh): the grid of
+ * the single region, the relaxation's settings, and the state of one element or node. */
+#ifndef BOOKLEAF_MESH_H
+#define BOOKLEAF_MESH_H
+
+#include <stddef.h>
+#include "bookleaf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An error of the deck: "file:line: key: message" (UM_ERR_CONFIG). */
+int bl_ferr(const bl_deck *d, const char *key, char *err, size_t errlen, const char *fmt, ...);
+/* Upper-case copy without leading/trailing blanks; whether s is `name` so. */
+void bl_upper(const char *s, char *out, size_t n);
+int bl_is(const char *s, const char *name);
+/* A quadrilateral's centroid (upstream's geometry_kn_getcentroid). */
+void bl_centroid(const double *x, const double *y, double *c);
+
+/* The region's points (l, k), 1-based, l along the deck's second dimension: the whole grid (column-major), or
+ * with ring set only its boundary (rows k = 1 and nk, then the points l = 1 and nl of each row between). */
+typedef struct {
+  int nl, nk, ring;
+  double *rr, *ss; /* rr = y, ss = x */
+  int *bc;         /* boundary types (the region's corners from their sides) */
+} bl_grid;
+
+/* The relaxation of the interior points (upstream's LIN1 / LIN2 fixed weights rw, sw; EQUI: ep, weights per
+ * point) and the side weights of its transfinite start. */
+typedef struct {
+  int typ, ep;
+  double rw[9], sw[9], tol, om, zerocut;
+  double tl0, tl1, tk0, tk1;
+} bl_relax;
+
+/* The deck's region checked, g allocated (whole, or its ring) and its four sides generated, with the corners'
+ * boundary types; p the relaxation's settings. Errors name the deck's file, line and key. */
+int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err, size_t errlen);
+void bl_grid_free(bl_grid *g);
+/* The transfinite start of interior point (ll, kk), from the sides. */
+void bl_grid_start(const bl_grid *g, const bl_relax *p, int ll, int kk, double *r, double *s);
+/* Point (ll, kk) of a regular grid (one its relaxation moves nowhere): a side's point, or the start. */
+void bl_grid_point(const bl_grid *g, const bl_relax *p, int ll, int kk, double *r, double *s);
+/* Whether the relaxation's first sweep over the start moves interior point (ll, kk): a grid whose first sweep
+ * moves no point is left as it starts (regular: every point computable alone). */
+int bl_grid_moves(const bl_grid *g, const bl_relax *p, int ll, int kk);
+/* The element corners' order: 1 (counter-clockwise from corner 2 along l) or 0, from the first element. */
+int bl_grid_orientation(const bl_grid *g, const bl_relax *p);
+/* Element e's four nodes (0-based; upstream's numbering: nodes and elements k outer, l inner). */
+void bl_element_nodes(int nl, int orient, long long e, long long nd[4]);
+
+/* The deck's regions, materials and initial conditions, checked once (counts, names, the entries' types):
+ * then each element's and node's state is computed alone. */
+typedef struct {
+  int nreg, nmat, rmesh, mmesh, mesh_mat; /* rmesh / mmesh: region / material type MESH (mesh_mat 0-based) */
+  long long nel;
+  char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
+} bl_ic;
+
+int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t errlen);
+/* Element e (0-based) with corners (cx, cy): its region, material, density and specific internal energy, as
+ * upstream's setup (the last indicator entry that takes it wins); an element in no region or material, or with
+ * a density <= 0 or energy < 0, is an error naming it. */
+int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
+                     int *reg, int *mat, double *density, double *energy, char *err, size_t errlen);
+/* A node's initial velocity from the kinematic entries and its type (zeroed across slip and wall sides). */
+void bl_node_velocity(const bl_deck *d, double x, double y, int type, double *u, double *v);
+/* A node's type after upstream's corner rule (a corner between slip x and slip y sides becomes a wall): `type`
+ * the base types of the element's four nodes; returns the new type of corner c, or 0 for no change. */
+int bl_corner_wall(const int type[4], int c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,417 @@
+/* BookLeaf's mesh by blocks: the initial state of one element or node (upstream's setup_IC, computed alone: the
+ * whole mesh of mesh.c takes it from here too), and a rank's block of a regular mesh (one whose relaxation moves
+ * no point of its transfinite start, as every shipped Sod, Sedov and blast deck): each node from the region's
+ * sides alone, each element's nodes, neighbours and state from its own numbers, so that a rank makes only its
+ * rows, never the whole mesh. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bookleaf_mesh.h"
+#include "um/um.h"
+
+int bl_ferr(const bl_deck *d, const char *key, char *err, size_t errlen, const char *fmt, ...) {
+  char msg[700];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const int line = key ? bl_deck_line(d, key) : 0;
+  if (key && line) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: %s: %s", d->file, line, key, msg);
+  if (key) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: %s: %s", d->file, key, msg);
+  return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: %s", d->file, msg);
+}
+
+void bl_upper(const char *s, char *out, size_t n) {
+  while (*s == ' ') s++;
+  size_t k = 0;
+  for (; *s && k + 1 < n; s++) out[k++] = (char)toupper((unsigned char)*s);
+  while (k > 0 && out[k - 1] == ' ') k--;
+  out[k] = 0;
+}
+
+int bl_is(const char *s, const char *name) {
+  char u[BL_SLEN];
+  bl_upper(s, u, sizeof u);
+  return strcmp(u, name) == 0;
+}
+
+#define TRY(call)        \
+  do {                   \
+    int rc_ = (call);    \
+    if (rc_) return rc_; \
+  } while (0)
+
+/* ---- regions, materials, initial conditions ------------------------------------------------------------------ */
+
+static int count_set(const char (*a)[BL_SLEN]) {
+  int n = 0;
+  for (int i = 0; i < BL_LN; i++)
+    if (!bl_is(a[i], "UNKNOWN")) n++;
+  return n;
+}
+
+/* The entries of an indicator list (regions or materials), checked: known types, cells in the mesh, shapes
+ * defined (REGION only for materials: `regions` 0 for the regions' own list). */
+static int check_flags(const bl_deck *d, long long nel, const char (*types)[BL_SLEN], const int *values, int n,
+                       int regions, const char *what, const char *key, char *err, size_t errlen) {
+  for (int ii = 0; ii < n; ii++) {
+    char t[BL_SLEN];
+    bl_upper(types[ii], t, sizeof t);
+    if (!strcmp(t, "BACKGROUND") || (!strcmp(t, "REGION") && regions)) continue;
+    if (!strcmp(t, "CELL")) {
+      if (values[ii] < 1 || values[ii] > nel)
+        return bl_ferr(d, key, err, errlen, "%s %d: cell %d is not in the mesh (1..%lld)", what, ii + 1, values[ii],
+                       nel);
+    } else if (!strcmp(t, "SHAPE")) {
+      const int s = values[ii] - 1;
+      if (s < 0 || s >= BL_LN || bl_is(d->shape_type[s], "UNKNOWN"))
+        return bl_ferr(d, key, err, errlen, "%s %d: shape %d is not defined in &SHAPES", what, ii + 1, values[ii]);
+      if (!bl_is(d->shape_type[s], "CIRCLE") && !bl_is(d->shape_type[s], "RECTANGLE"))
+        return bl_ferr(d, "shape_type", err, errlen, "shape %d: unknown type '%s' (circle, rectangle)", s + 1,
+                       d->shape_type[s]);
+    } else {
+      return bl_ferr(d, key, err, errlen, "%s %d: unknown type '%s'", what, ii + 1, types[ii]);
+    }
+  }
+  return UM_SUCCESS;
+}
+
+int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t errlen) {
+  memset(ic, 0, sizeof *ic);
+  ic->nel = nel;
+  ic->nreg = count_set(d->region_type);
+  if (ic->nreg < 1) return bl_ferr(d, "region_type", err, errlen, "no regions defined (&INDICATORS region_type)");
+  if (ic->nreg > BL_MAXREG)
+    return bl_ferr(d, "region_type", err, errlen, "%d regions: this port supports up to %d", ic->nreg, BL_MAXREG);
+  for (int i = 0; i < ic->nreg; i++) ic->rmesh |= bl_is(d->region_type[i], "MESH");
+  if (!ic->rmesh)
+    TRY(check_flags(d, nel, d->region_type, d->region_value, ic->nreg, 0, "region", "region_type", err, errlen));
+  ic->nmat = count_set(d->material_type);
+  if (ic->nmat < 1)
+    return bl_ferr(d, "material_type", err, errlen, "no materials defined (&INDICATORS material_type)");
+  if (ic->nmat > BL_MAXREG)
+    return bl_ferr(d, "material_type", err, errlen, "%d materials: this port supports up to %d", ic->nmat, BL_MAXREG);
+  for (int i = 0; i < ic->nmat; i++) ic->mmesh |= bl_is(d->material_type[i], "MESH");
+  if (ic->mmesh) {
+    const int rm = d->region_material[0];
+    if (rm < 1 || rm > ic->nmat)
+      return bl_ferr(d, "region_material", err, errlen, "material type MESH needs region_material(1) in 1..%d",
+                     ic->nmat);
+    ic->mesh_mat = rm - 1;
+  } else {
+    TRY(check_flags(d, nel, d->material_type, d->material_value, ic->nmat, 1, "material", "material_type", err,
+                    errlen));
+  }
+  for (int i = 0; i < ic->nreg; i++) snprintf(ic->region_name[i], BL_SLEN, "%s", d->region_name[i]);
+  for (int i = 0; i < ic->nmat; i++) snprintf(ic->material_name[i], BL_SLEN, "%s", d->material_name[i]);
+  const int nt = count_set(d->thermodynamic_type);
+  for (int ii = 0; ii < nt; ii++)
+    if (!bl_is(d->thermodynamic_type[ii], "REGION") && !bl_is(d->thermodynamic_type[ii], "MATERIAL"))
+      return bl_ferr(d, "thermodynamic_type", err, errlen, "entry %d: unknown type '%s' (region, material)", ii + 1,
+                     d->thermodynamic_type[ii]);
+  const int nkin = count_set(d->kinematic_type);
+  for (int ii = 0; ii < nkin; ii++) {
+    if (!bl_is(d->kinematic_geometry[ii], "RADIAL") && !bl_is(d->kinematic_geometry[ii], "PLANAR"))
+      return bl_ferr(d, "kinematic_geometry", err, errlen, "entry %d: unknown geometry '%s' (radial, planar)", ii + 1,
+                     d->kinematic_geometry[ii]);
+    if (!bl_is(d->kinematic_type[ii], "BACKGROUND"))
+      return bl_ferr(d, "kinematic_type", err, errlen,
+                     "entry %d: kinematic type '%s' is not supported by this port (background)", ii + 1,
+                     d->kinematic_type[ii]);
+  }
+  return UM_SUCCESS;
+}
+
+/* The last entry of an indicator list that takes element e (-1: none); `reg` its region (materials). */
+static int flag_element(const bl_deck *d, const char (*types)[BL_SLEN], const int *values, int n, long long e,
+                        const double *c, int reg) {
+  int flag = -1;
+  for (int ii = 0; ii < n; ii++) {
+    char t[BL_SLEN];
+    bl_upper(types[ii], t, sizeof t);
+    if (!strcmp(t, "BACKGROUND")) {
+      flag = ii;
+    } else if (!strcmp(t, "CELL")) {
+      if (values[ii] - 1 == e) flag = ii;
+    } else if (!strcmp(t, "SHAPE")) {
+      const int s = values[ii] - 1, rect = bl_is(d->shape_type[s], "RECTANGLE");
+      double p[5];
+      for (int k = 0; k < 5; k++) p[k] = d->shape_param[k][s];
+      const int in = rect ? (c[0] > p[0] && c[1] > p[1] && c[0] < p[2] && c[1] < p[3])
+                          : sqrt((c[0] - p[0]) * (c[0] - p[0]) + (c[1] - p[1]) * (c[1] - p[1])) <= p[2];
+      if (in) flag = ii;
+    } else if (reg == values[ii] - 1) { /* REGION (materials; check_flags refused it for regions) */
+      flag = ii;
+    }
+  }
+  return flag;
+}
+
+int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
+                     int *reg, int *mat, double *density, double *energy, char *err, size_t errlen) {
+  double c[2];
+  bl_centroid(cx, cy, c);
+  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
+  if (*reg < 0)
+    return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
+  *mat = ic->mmesh ? ic->mesh_mat : flag_element(d, d->material_type, d->material_value, ic->nmat, e, c, *reg);
+  if (*mat < 0)
+    return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
+                   e + 1);
+  *density = *energy = 0.0;
+  const int nt = count_set(d->thermodynamic_type);
+  for (int ii = 0; ii < nt; ii++) {
+    const int flag = bl_is(d->thermodynamic_type[ii], "REGION") ? *reg : *mat;
+    if (flag != d->thermodynamic_value[ii] - 1) continue;
+    const int vol = bl_is(d->thermodynamic_energy_scale[ii], "VOLUME");
+    const int mass = bl_is(d->thermodynamic_energy_scale[ii], "MASS");
+    *density = d->density[ii];
+    *energy = d->energy[ii];
+    if (vol || mass) {
+      double v;
+      bl_geometry(cx, cy, NULL, NULL, NULL, NULL, NULL, &v);
+      *energy /= vol ? v : d->density[ii] * v;
+    }
+  }
+  if (!(*density > 0.0))
+    return bl_ferr(d, "density", err, errlen,
+                   "element %lld (region %d) has density %g: the initial density must be > 0 everywhere", e + 1,
+                   *reg + 1, *density);
+  if (!(*energy >= 0.0))
+    return bl_ferr(d, "energy", err, errlen,
+                   "element %lld (region %d) has specific internal energy %g: it must be >= 0", e + 1, *reg + 1,
+                   *energy);
+  return UM_SUCCESS;
+}
+
+void bl_node_velocity(const bl_deck *d, double x, double y, int type, double *u, double *v) {
+  *u = *v = 0.0;
+  const int nkin = count_set(d->kinematic_type);
+  for (int ii = 0; ii < nkin; ii++) {
+    const double *p = d->kinematic_param[ii];
+    if (bl_is(d->kinematic_geometry[ii], "RADIAL")) {
+      const double rv = 1.0 / sqrt((x - p[1]) * (x - p[1]) + (y - p[2]) * (y - p[2]));
+      *u = p[0] * x * rv;
+      *v = p[0] * y * rv;
+    } else {
+      *u = p[0];
+      *v = p[1];
+    }
+  }
+  const double w1 = d->accut * d->accut;
+  if (type == -1 || type == -3) *u = 0.0;
+  if (type == -2 || type == -3) *v = 0.0;
+  if (*u * *u + *v * *v < w1) *u = *v = 0.0;
+}
+
+int bl_corner_wall(const int type[4], int c) {
+  int nneg = 0;
+  for (int k = 0; k < 4; k++) nneg += type[k] < 0;
+  if (nneg != 3) return 0;
+  int ii = 0;
+  for (; ii < 4; ii++)
+    if (type[ii] > 0) break;
+  ii = (ii + 2) % 4;
+  if (ii != c) return 0;
+  const int j1 = type[(ii + 1) % 4], j2 = type[(ii + 3) % 4];
+  return (j1 == -2 && j2 == -1) || (j2 == -2 && j1 == -1) ? -3 : 0;
+}
+
+/* ---- a block of a regular mesh ------------------------------------------------------------------------------- */
+
+int bl_mesh_counts(const bl_deck *d, long long *nel, long long *nnd, char *err, size_t errlen) {
+  bl_grid g;
+  bl_relax p;
+  const int rc = bl_grid_sides(d, 1, &g, &p, err, errlen);
+  *nel = (long long)(g.nl - 1) * (g.nk - 1);
+  *nnd = (long long)g.nl * g.nk;
+  bl_grid_free(&g);
+  return rc;
+}
+
+void bl_block_free(bl_block *b) {
+  if (!b) return;
+  void *a[] = {b->elnd, b->elel, b->elfc, b->elreg, b->elmat, b->density, b->energy, b->cx, b->cy, b->ctype,
+               b->visc, b->indtype, b->x, b->y, b->u, b->v, b->ndel, b->ndcorner};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) free(a[i]);
+  memset(b, 0, sizeof *b);
+}
+
+/* A node's type before upstream's corner rule: 1 inside, minus its side's boundary type on the boundary. */
+static int base_type(const bl_grid *g, long long n) {
+  const int ll = (int)(n % g->nl) + 1, kk = (int)(n / g->nl) + 1;
+  if (ll > 1 && ll < g->nl && kk > 1 && kk < g->nk) return 1;
+  const size_t i = kk == 1 ? (size_t)(ll - 1) : kk == g->nk ? (size_t)g->nl + (size_t)(ll - 1)
+                                                            : 2 * (size_t)g->nl + 2 * (size_t)(kk - 2) + (ll != 1);
+  return -g->bc[i];
+}
+
+/* Node n's elements in increasing order (up to 4; returns how many). */
+static int node_elements(int nl, int nk, long long n, long long el[4]) {
+  const long long ll = n % nl + 1, kk = n / nl + 1;
+  int k = 0;
+  for (int dk = -1; dk <= 0; dk++)
+    for (int dl = -1; dl <= 0; dl++) {
+      const long long l = ll + dl, m = kk + dk; /* the element (l, m), 1-based */
+      if (l >= 1 && l <= nl - 1 && m >= 1 && m <= nk - 1) el[k++] = (l - 1) + (m - 1) * (nl - 1);
+    }
+  return k;
+}
+
+/* A node's type after the corner rule: each of its elements (in order) may make it a wall. */
+static int node_type(const bl_grid *g, int orient, long long n) {
+  int t = base_type(g, n);
+  long long el[4], nd[4];
+  const int ne = node_elements(g->nl, g->nk, n, el);
+  for (int i = 0; i < ne; i++) {
+    bl_element_nodes(g->nl, orient, el[i], nd);
+    int type[4];
+    for (int k = 0; k < 4; k++) type[k] = base_type(g, nd[k]);
+    for (int k = 0; k < 4; k++)
+      if (nd[k] == n && bl_corner_wall(type, k)) t = bl_corner_wall(type, k);
+  }
+  return t;
+}
+
+/* The element across face f of element e (nodes nd[f], nd[f + 1]) and its face that faces back; on the boundary
+ * the element itself and face f + 2 (as connect() pairs the faces of a whole mesh). */
+static void neighbour(int nl, int nk, int orient, long long e, int f, const long long nd[4], long long *el, int *fc) {
+  const long long l = e % (nl - 1), m = e / (nl - 1), a = nd[f], b = nd[(f + 1) % 4];
+  static const int step[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+  for (int s = 0; s < 4; s++) {
+    const long long l2 = l + step[s][0], m2 = m + step[s][1];
+    if (l2 < 0 || l2 >= nl - 1 || m2 < 0 || m2 >= nk - 1) continue;
+    long long o[4];
+    const long long e2 = l2 + m2 * (nl - 1);
+    bl_element_nodes(nl, orient, e2, o);
+    for (int g = 0; g < 4; g++)
+      if ((o[g] == a && o[(g + 1) % 4] == b) || (o[g] == b && o[(g + 1) % 4] == a)) {
+        *el = e2, *fc = g;
+        return;
+      }
+  }
+  *el = e, *fc = (f + 2) % 4;
+}
+
+static int block_alloc(bl_block *b, int what) {
+  const int visc = what & BL_BLOCK_VISC, ndel = what & BL_BLOCK_NODE_ELEMENTS;
+  const size_t ne = (size_t)b->count[0] + 1, nn = (size_t)b->count[1] + 1;
+  b->elnd = malloc(sizeof(long long) * 4 * ne), b->elel = malloc(sizeof(long long) * 4 * ne);
+  b->elfc = malloc(sizeof(int) * 4 * ne), b->elreg = malloc(sizeof(int) * ne), b->elmat = malloc(sizeof(int) * ne);
+  b->density = malloc(sizeof(double) * ne), b->energy = malloc(sizeof(double) * ne);
+  b->cx = malloc(sizeof(double) * 4 * ne), b->cy = malloc(sizeof(double) * 4 * ne);
+  b->ctype = malloc(sizeof(int) * 4 * ne);
+  b->visc = visc ? malloc(sizeof(long long) * 8 * ne) : NULL;
+  b->indtype = malloc(sizeof(int) * nn), b->x = malloc(sizeof(double) * nn), b->y = malloc(sizeof(double) * nn);
+  b->u = malloc(sizeof(double) * nn), b->v = malloc(sizeof(double) * nn);
+  b->ndel = ndel ? malloc(sizeof(long long) * 4 * nn) : NULL, b->ndcorner = ndel ? malloc(sizeof(int) * 4 * nn) : NULL;
+  return b->elnd && b->elel && b->elfc && b->elreg && b->elmat && b->density && b->energy && b->cx && b->cy &&
+                 b->ctype && (b->visc || !visc) && b->indtype && b->x && b->y && b->u && b->v &&
+                 (b->ndel || !ndel) && (b->ndcorner || !ndel)
+             ? UM_SUCCESS
+             : UM_ERR_ALLOC;
+}
+
+/* The block's nodes: position, type, velocity, elements (the gather scheme's node -> element map). */
+static void block_nodes(const bl_deck *d, const bl_grid *g, const bl_relax *p, int orient, bl_block *b) {
+  for (int i = 0; i < b->count[1]; i++) {
+    const long long n = b->first[1] + i;
+    const int ll = (int)(n % g->nl) + 1, kk = (int)(n / g->nl) + 1;
+    bl_grid_point(g, p, ll, kk, &b->y[i], &b->x[i]);
+    b->indtype[i] = node_type(g, orient, n);
+    bl_node_velocity(d, b->x[i], b->y[i], b->indtype[i], &b->u[i], &b->v[i]);
+    if (!b->ndel) continue;
+    long long el[4] = {0, 0, 0, 0}, nd[4];
+    const int ne = node_elements(g->nl, g->nk, n, el);
+    for (int s = 0; s < 4; s++) {
+      b->ndel[4 * (size_t)i + s] = el[s < ne ? s : 0];
+      b->ndcorner[4 * (size_t)i + s] = -1;
+      if (s >= ne) continue;
+      bl_element_nodes(g->nl, orient, el[s], nd);
+      for (int k = 0; k < 4; k++)
+        if (nd[k] == n) b->ndcorner[4 * (size_t)i + s] = k;
+    }
+  }
+}
+
+/* The block's elements: nodes, neighbours, corners, state, and (visc) the far corners across each face. */
+static int block_elements(const bl_deck *d, const bl_grid *g, const bl_relax *p, const bl_ic *ic, int orient,
+                          bl_block *b, char *err, size_t errlen) {
+  const int nl = g->nl, nk = g->nk;
+  for (int i = 0; i < b->count[0]; i++) {
+    const long long e = b->first[0] + i;
+    long long *nd = b->elnd + 4 * (size_t)i;
+    bl_element_nodes(nl, orient, e, nd);
+    double *cx = b->cx + 4 * (size_t)i, *cy = b->cy + 4 * (size_t)i;
+    for (int k = 0; k < 4; k++) {
+      bl_grid_point(g, p, (int)(nd[k] % nl) + 1, (int)(nd[k] / nl) + 1, &cy[k], &cx[k]);
+      b->ctype[4 * (size_t)i + k] = node_type(g, orient, nd[k]);
+    }
+    for (int f = 0; f < 4; f++) {
+      neighbour(nl, nk, orient, e, f, nd, &b->elel[4 * (size_t)i + f], &b->elfc[4 * (size_t)i + f]);
+      if (!b->visc) continue;
+      long long o[4];
+      const int c = b->elfc[4 * (size_t)i + f];
+      bl_element_nodes(nl, orient, b->elel[4 * (size_t)i + f], o);
+      b->visc[8 * (size_t)i + 2 * f] = o[(c + 2) % 4], b->visc[8 * (size_t)i + 2 * f + 1] = o[(c + 3) % 4];
+    }
+    TRY(bl_element_state(d, ic, e, cx, cy, &b->elreg[i], &b->elmat[i], &b->density[i], &b->energy[i], err, errlen));
+  }
+  return UM_SUCCESS;
+}
+
+/* The block's checks: its nodes' boundary types defined (the whole ring's: every rank says the same), and no
+ * interior node of it that the relaxation would move (else b->regular = 0). */
+static int block_checks(const bl_deck *d, const bl_grid *g, const bl_relax *p, bl_block *b, char *err, size_t errlen) {
+  const size_t nring = 2 * (size_t)g->nl + 2 * (size_t)(g->nk - 2);
+  for (size_t i = 0; i < nring; i++)
+    if (g->bc[i] <= 0) return bl_ferr(d, "segment_bc", err, errlen, "undefined boundary type at a region edge");
+  b->regular = 1;
+  for (int i = 0; i < b->count[1] && b->regular; i++) {
+    const long long n = b->first[1] + i;
+    const int ll = (int)(n % g->nl) + 1, kk = (int)(n / g->nl) + 1;
+    if (ll > 1 && ll < g->nl && kk > 1 && kk < g->nk && bl_grid_moves(g, p, ll, kk)) b->regular = 0;
+  }
+  return UM_SUCCESS;
+}
+
+int bl_block_build(const bl_deck *d, const long long first[2], const long long count[2], int what, bl_block *b,
+                   char *err, size_t errlen) {
+  memset(b, 0, sizeof *b);
+  bl_grid g;
+  bl_relax p;
+  bl_ic ic;
+  int rc = bl_grid_sides(d, 1, &g, &p, err, errlen);
+  if (!rc) {
+    b->nel = (long long)(g.nl - 1) * (g.nk - 1), b->nnd = (long long)g.nl * g.nk;
+    const long long gsize[2] = {b->nel, b->nnd};
+    for (int s = 0; s < 2 && !rc; s++) {
+      if (first[s] < 0 || count[s] < 0 || count[s] > 2147483647LL || first[s] + count[s] > gsize[s])
+        rc = um_format_error(err, errlen, UM_ERR_ARG, "the block [%lld, %lld) of the %s is not in [0, %lld)", first[s],
+                             first[s] + count[s], s ? "nodes" : "elements", gsize[s]);
+      b->first[s] = first[s], b->count[s] = (int)count[s];
+    }
+  }
+  if (!rc) rc = bl_ic_prepare(d, b->nel, &ic, err, errlen);
+  if (!rc) rc = block_checks(d, &g, &p, b, err, errlen);
+  if (!rc && b->regular) {
+    b->nreg = ic.nreg, b->nmat = ic.nmat;
+    memcpy(b->region_name, ic.region_name, sizeof b->region_name);
+    memcpy(b->material_name, ic.material_name, sizeof b->material_name);
+    const int orient = bl_grid_orientation(&g, &p);
+    if (block_alloc(b, what)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
+    if (!rc) block_nodes(d, &g, &p, orient, b);
+    if (!rc) rc = block_elements(d, &g, &p, &ic, orient, b, err, errlen);
+  }
+  bl_grid_free(&g);
+  if (rc || !b->regular) {
+    const int regular = b->regular;
+    const long long nel = b->nel, nnd = b->nnd;
+    bl_block_free(b);
+    b->regular = regular, b->nel = nel, b->nnd = nnd;
+  }
+  return rc;
+}
