@@ -60,9 +60,7 @@ int um_safe_dir_register(const char *dir) {
   return table_take(dir_path, dir_used, DIR_SLOTS, dir);
 }
 
-void um_safe_dir_unregister(int slot) {
-  if (slot >= 0 && slot < DIR_SLOTS) atomic_store(&dir_used[slot], 0);
-}
+void um_safe_dir_unregister(int slot) { if (slot >= 0 && slot < DIR_SLOTS) atomic_store(&dir_used[slot], 0); }
 
 /* ---- single files removed on a signal (the host compiler's locks) -------------- */
 #define FILE_SLOTS 16
@@ -74,9 +72,7 @@ int um_safe_file_register(const char *path) {
   return table_take(file_path, file_used, FILE_SLOTS, path);
 }
 
-void um_safe_file_unregister(int slot) {
-  if (slot >= 0 && slot < FILE_SLOTS) atomic_store(&file_used[slot], 0);
-}
+void um_safe_file_unregister(int slot) { if (slot >= 0 && slot < FILE_SLOTS) atomic_store(&file_used[slot], 0); }
 
 /* Async-signal-safe removal of a folder and the plain files in it (and in
  * folders within, `depth` levels): open, getdents64, unlinkat, close only. */
@@ -130,9 +126,7 @@ int um_safe_group_register(int pgid, double grace_s) {
   return -1;
 }
 
-void um_safe_group_unregister(int slot) {
-  if (slot >= 0 && slot < GROUP_SLOTS) atomic_store(&group_pid[slot], 0);
-}
+void um_safe_group_unregister(int slot) { if (slot >= 0 && slot < GROUP_SLOTS) atomic_store(&group_pid[slot], 0); }
 
 static void signal_groups(int sig) {
   for (int i = 0; i < GROUP_SLOTS; i++) {
