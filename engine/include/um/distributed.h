@@ -89,7 +89,7 @@ int um_mpi_barrier(void);
  * chain. METIS runs in a thread that rank 0 waits for at most the budget: past
  * it the run goes on (the thread finishes in the background). For tests only:
  * the environment variable UM_TEST_PARTITION_FAULT =
- * <partitioner>:fail|overrun|hang[,...] makes a partitioner fail, or count as
+ * NAME:fail|overrun|hang[,...] (NAME a partitioner) makes it fail, or count as
  * having taken the budget + 1 s (never block, which has no budget), or METIS's
  * thread sleep an hour first (metis:hang). */
 int um_distribute(um_context *ctx, const char *primary_set, const char *partitioner);
