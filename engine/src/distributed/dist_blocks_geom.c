@@ -9,6 +9,8 @@
  *            its part with a union-find over the global numbers. */
 #include "dist_blocks.h"
 
+#include <limits.h>
+
 #ifdef UM_HAVE_MPI
 
 int umd_blocks_points(umd_blocks *B, int primary, const um_dat *d, const um_map *via, double *xyz) {
@@ -96,52 +98,104 @@ static int components(umd_blocks *B, const long long *v, int n, int *ncomp) {
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
 }
 
-int umd_blocks_quality(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, long *cut, int *disc) {
+static int cmp_g(const void *x, const void *y) {
+  const long long a = *(const long long *)x, b = *(const long long *)y;
+  return (a > b) - (a < b);
+}
+
+/* The parts of the neighbours in other ranks' blocks: each distinct one asked once (part as the homes' answer). */
+static int remote_parts(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, long long **u, int *nu,
+                        int **up) {
   umd_bset *S = &B->S[primary];
-  const int n = xadj[S->count], P = B->P;
-  long long *g = malloc((size_t)(n ? n : 1) * sizeof *g), *sv = NULL, *pv = NULL, *rv = NULL;
-  int *o = malloc((size_t)(n ? n : 1) * sizeof *o), *dest = NULL, *perm = NULL, np = 0, nr = 0;
-  int *scnt = malloc((size_t)P * sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt);
-  int rc = g && o && scnt && rcnt ? UM_SUCCESS : UM_ERR_ALLOC;
-  for (int j = 0; rc == UM_SUCCESS && j < n; j++) g[j] = adj[j];
+  const long long b0 = S->begin[B->rank], b1 = b0 + S->count;
+  int k = 0;
+  for (int j = 0; j < xadj[S->count]; j++) k += adj[j] < b0 || adj[j] >= b1;
+  *u = malloc(((size_t)k + 1) * sizeof **u), *up = malloc(((size_t)k + 1) * sizeof **up), *nu = 0;
+  int rc = *u && *up ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
+  for (int j = 0; rc == UM_SUCCESS && j < xadj[S->count]; j++)
+    if (adj[j] < b0 || adj[j] >= b1) (*u)[(*nu)++] = adj[j];
+  if (rc == UM_SUCCESS) qsort(*u, (size_t)*nu, sizeof **u, cmp_g);
+  int w = 0;
+  for (int i = 0; rc == UM_SUCCESS && i < *nu; i++)
+    if (!w || (*u)[i] != (*u)[w - 1]) (*u)[w++] = (*u)[i];
+  *nu = w;
   rc = umd_agree(B, rc, "checking the parts");
   int *keep = S->own_home; /* the homes answer from the candidate */
   S->own_home = part;
-  if (rc == UM_SUCCESS) rc = umd_agree(B, umd_dir_owner(B, primary, n, g, o), "checking the parts");
+  if (rc == UM_SUCCESS) rc = umd_agree(B, umd_dir_owner(B, primary, *nu, *u, *up), "checking the parts");
   S->own_home = keep;
-  long long ends = 0;
-  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++)
-    for (int j = xadj[i]; j < xadj[i + 1]; j++) ends += o[j] != part[i], np += o[j] == part[i];
-  np += S->count;
-  pv = malloc(((size_t)np + 1) * 2 * sizeof *pv), sv = malloc(((size_t)np + 1) * 2 * sizeof *sv);
-  dest = malloc(((size_t)np + 1) * sizeof *dest), perm = malloc(((size_t)np + 1) * sizeof *perm);
-  if (rc == UM_SUCCESS && (!pv || !sv || !dest || !perm)) rc = UM_ERR_ALLOC;
+  return rc;
+}
+
+/* The part of neighbour g: read here for this rank's block, else from the remote answers. */
+static int part_of(const umd_bset *S, long long b0, const int *part, const long long *u, int nu, const int *up,
+                   long long g) {
+  if (g >= b0 && g < b0 + S->count) return part[g - b0];
+  const long long *f = bsearch(&g, u, (size_t)nu, sizeof *u, cmp_g);
+  return f ? up[f - u] : -1;
+}
+
+/* Edge cut and connectedness of the candidate parts. Each rank joins the elements of its block that an edge within
+ * their part joins (union-find), so only the local components and the elements with an edge within their part
+ * to another rank's block travel to the part's rank: (rep, rep) for a component, (g, g), (g, rep) and (g, h) for
+ * such an element and edge; the part's rank counts the components there. */
+int umd_blocks_quality(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, long *cut, int *disc) {
+  umd_bset *S = &B->S[primary];
+  const int P = B->P, n = S->count;
+  const long long b0 = S->begin[B->rank];
+  long long *u = NULL, *sv = NULL, *rv = NULL, ends = 0;
+  int *up = NULL, nu = 0, nr = 0, *uf = malloc(((size_t)n + 1) * sizeof *uf);
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *pos = NULL;
+  int rc = uf && scnt && rcnt ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
   rc = umd_agree(B, rc, "checking the parts");
-  int k = 0;
-  for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) { /* the element, then its edges within its part */
-    const long long gi = S->begin[B->rank] + i;
-    pv[2 * k] = pv[2 * k + 1] = gi, dest[k++] = part[i];
-    for (int j = xadj[i]; j < xadj[i + 1]; j++)
-      if (o[j] == part[i]) pv[2 * k] = gi, pv[2 * k + 1] = g[j], dest[k++] = part[i];
+  if (rc == UM_SUCCESS) rc = remote_parts(B, primary, xadj, adj, part, &u, &nu, &up);
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) uf[i] = i;
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++)
+    for (int j = xadj[i]; j < xadj[i + 1]; j++) {
+      const int q = part_of(S, b0, part, u, nu, up, adj[j]);
+      ends += q != part[i];
+      if (q == part[i] && adj[j] >= b0 && adj[j] < b0 + n) { /* within the part and this block: join */
+        const int ra = uf_find(uf, i), rb = uf_find(uf, (int)(adj[j] - b0));
+        if (ra != rb) uf[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+      }
+    }
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill the pairs by part */
+    if (pass) {
+      long long total = 0;
+      pos = malloc((size_t)P * sizeof *pos);
+      for (int q = 0; pos && q < P; q++) pos[q] = (int)total, total += scnt[q];
+      if (!pos || total > INT_MAX || !(sv = malloc((size_t)(total + 1) * sizeof *sv)))
+        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
+    }
+    for (int i = 0; rc == UM_SUCCESS && i < n; i++) {
+      const int q = part[i], r = uf_find(uf, i);
+      const long long gi = b0 + i, gr = b0 + r;
+      int cross = 0; /* edges within the part to another rank's block */
+      for (int j = xadj[i]; j < xadj[i + 1]; j++) {
+        if ((adj[j] >= b0 && adj[j] < b0 + n) || part_of(S, b0, part, u, nu, up, adj[j]) != q) continue;
+        cross = 1;
+        if (pass) sv[pos[q]++] = gi, sv[pos[q]++] = adj[j];
+        else scnt[q] += 2;
+      }
+      const long long nodes[6] = {gr, gr, gi, gi, gi, gr}; /* a component; an element with such edges, its rep */
+      const int from = r == i ? 0 : 2, to = cross ? 6 : 2;
+      if (from >= to) continue;
+      if (pass) memcpy(sv + pos[q], nodes + from, (size_t)(to - from) * sizeof *sv), pos[q] += to - from;
+      else scnt[q] += to - from;
+    }
   }
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  if (rc == UM_SUCCESS) {
-    umd_group(np, dest, P, perm, scnt);
-    for (int j = 0; j < np; j++) memcpy(sv + 2 * j, pv + 2 * perm[j], 2 * sizeof *sv);
-    int m = MPI_Type_contiguous(2, MPI_LONG_LONG, &t);
-    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
-    rc = m == MPI_SUCCESS ? umd_a2a(B, t, 2 * sizeof *sv, sv, scnt, (void **)&rv, rcnt, &nr)
-                          : mpi_fail(B->ctx, m, "MPI_Type_contiguous (pairs)");
-  }
+  free(uf), free(u), free(up), free(pos);
+  rc = umd_agree(B, rc, "checking the parts");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sv, sv, scnt, (void **)&rv, rcnt, &nr);
+  free(sv);
   int ncomp = 0;
-  if (rc == UM_SUCCESS) rc = umd_agree(B, components(B, rv, nr, &ncomp), "checking the parts");
+  if (rc == UM_SUCCESS) rc = umd_agree(B, components(B, rv, nr / 2, &ncomp), "checking the parts");
   long long mine[2] = {ends, ncomp > 1}, sum[2] = {0, 0};
   if (rc == UM_SUCCESS && MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, B->D->comm) != MPI_SUCCESS)
     rc = UM_ERROR(B->ctx, UM_ERR_BACKEND, "MPI_Allreduce (partition quality) failed");
   *cut = rc == UM_SUCCESS ? (long)(sum[0] / 2) : -1;
   *disc = rc == UM_SUCCESS ? (int)sum[1] : 0;
-  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(g), free(o), free(scnt), free(rcnt), free(pv), free(sv), free(rv), free(dest), free(perm);
+  free(rv), free(scnt), free(rcnt);
   return rc;
 }
 #endif /* UM_HAVE_MPI */
