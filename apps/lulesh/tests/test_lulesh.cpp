@@ -245,6 +245,13 @@ struct LuleshCase {
   int eos_merged = 0;
 };
 
+// What gtest prints for a case (its default prints the struct's bytes, pointer included: names that changed
+// from one configure to the next in ctest's list).
+void PrintTo(const LuleshCase &c, std::ostream *os) {
+  *os << c.backend << " layout " << (int)c.layout << " forces " << (int)c.forces << " block " << c.block << " fused "
+      << c.fused << " strategy " << (int)c.strategy << " staging " << c.staging << " eos " << c.eos_merged;
+}
+
 class LuleshVsUpstream : public ::testing::TestWithParam<LuleshCase> {};
 
 TEST_P(LuleshVsUpstream, Size5And10) {
@@ -290,7 +297,10 @@ INSTANTIATE_TEST_SUITE_P(
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3, 1},
                       LuleshCase{"cuda", UM_AOS, LULESH_FORCES_GATHER, 128, 1, UM_STRATEGY_HIERARCHICAL, 1, 1},
                       LuleshCase{"cuda", UM_SOA, LULESH_FORCES_INC, 128, 1, UM_STRATEGY_ATOMICS, 3, LULESH_EOS_MERGED_Q},
-                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_INC, 96, 1, UM_STRATEGY_GLOBAL, 1, LULESH_EOS_MERGED_Q}));
+                      LuleshCase{"cuda", UM_AOS, LULESH_FORCES_INC, 96, 1, UM_STRATEGY_GLOBAL, 1, LULESH_EOS_MERGED_Q}),
+    [](const ::testing::TestParamInfo<LuleshCase> &info) {
+      return std::string(info.param.backend) + "_" + std::to_string(info.index);
+    });
 
 // Unfused sequential INC forces add in upstream's serial order, so the field is
 // the same to the last bit as upstream's serial build.
