@@ -409,6 +409,16 @@ TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
 // ---- an app's generator by blocks ------------------------------------------------------------------------------
 
 namespace {
+// A context on the seq backend.
+um_context *seq_context() {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  EXPECT_EQ(um_init(&ctx, &o), 0);
+  return ctx;
+}
+
 // This rank's block of Airfoil's generated mesh (I x J), checked and declared by blocks.
 void declare_generated_block(um_context *ctx, int I, int J, airfoil *a) {
   long long gsize[4], first[4], count[4];
@@ -436,11 +446,8 @@ TEST(BlocksAirfoil, GeneratedByBlocksGivesTheBitsOfTheWholeMesh) {
   std::vector<double> qv[2];
   double rms[2] = {0, 0};
   for (int blocks = 0; blocks < 2; blocks++) {
-    um_options o;
-    um_options_default(&o);
-    o.backend = "seq";
-    um_context *ctx = nullptr;
-    ASSERT_EQ(um_init(&ctx, &o), 0);
+    um_context *ctx = seq_context();
+    ASSERT_NE(ctx, nullptr);
     airfoil a;
     std::memset(&a, 0, sizeof a);
     char err[256];
@@ -476,14 +483,6 @@ std::string shared_path(const char *tag) {
                                    (long)getpid());
   MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
   return buf;
-}
-um_context *seq_context() {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  um_context *ctx = nullptr;
-  EXPECT_EQ(um_init(&ctx, &o), 0);
-  return ctx;
 }
 }  // namespace
 
@@ -623,11 +622,8 @@ TEST(BlocksJacobi, GeneratedByBlocksGivesTheBitsOfTheWholeGrid) {
   std::vector<double> uv[2];
   double maxdu[2] = {0, 0}, sum[2] = {0, 0};
   for (int blocks = 0; blocks < 2; blocks++) {
-    um_options o;
-    um_options_default(&o);
-    o.backend = "seq";
-    um_context *ctx = nullptr;
-    ASSERT_EQ(um_init(&ctx, &o), 0);
+    um_context *ctx = seq_context();
+    ASSERT_NE(ctx, nullptr);
     jacobi_grid g;
     char err[256];
     ASSERT_EQ(jacobi_grid_generate(N, 7, blocks ? q : 0, blocks ? P : 1, &g, err, sizeof err), 0) << err;
