@@ -73,10 +73,10 @@ int umrun_measure_memory(um_app_run *run, um_context *ctx) {
   umrun_free_memory(run);
   run->rank_peak_rss = calloc((size_t)n, sizeof(double));
   run->rank_mesh_bytes = calloc((size_t)n, sizeof(double));
-  const int ok = run->rank_peak_rss && run->rank_mesh_bytes; /* every rank takes part in both gathers regardless */
-  double sink[1];
-  int rc = um_mpi_allgather_double(peak_rss(), ok ? run->rank_peak_rss : (n == 1 ? sink : NULL));
-  const int rc2 = um_mpi_allgather_double(um_context_mesh_bytes(ctx), ok ? run->rank_mesh_bytes : (n == 1 ? sink : NULL));
+  /* the gathers are collective: every rank takes part in them, or (one could not allocate) none */
+  const int ok = um_mpi_agree(run->rank_peak_rss && run->rank_mesh_bytes ? 0 : 1, -1) == 0;
+  const int rc = ok ? um_mpi_allgather_double(peak_rss(), run->rank_peak_rss) : UM_SUCCESS;
+  const int rc2 = ok ? um_mpi_allgather_double(um_context_mesh_bytes(ctx), run->rank_mesh_bytes) : UM_SUCCESS;
   if (!ok || rc || rc2) {
     umrun_free_memory(run);
     return ok ? UM_ERR_BACKEND : UM_ERR_ALLOC;

@@ -233,9 +233,10 @@ static int rule_first_ref(umd_blocks *B, const um_map *mp) {
   for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
   for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++) {
     if (seen.k[k] < 0) continue;
-    long long *w = sp + pos[umd_home(T, P, seen.k[k])];
+    const int q = umd_home(T, P, seen.k[k]);
+    long long *w = sp + pos[q];
     w[0] = seen.k[k], w[1] = F->begin[B->rank] + seen.v[k], w[2] = F->own_home[seen.v[k]];
-    pos[umd_home(T, P, seen.k[k])] += 3;
+    pos[q] += 3;
   }
   umd_gmap_free(&seen);
   rc = umd_agree(B, rc, "placing the sets");

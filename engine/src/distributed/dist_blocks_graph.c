@@ -167,6 +167,35 @@ static int send_lists_join(umd_blocks *B, const um_map *mp, const long long *sv,
   return rc;
 }
 
+/* The lists sent to the homes of their members, each list once to each such rank (the flags to[P] cleared after):
+ * pass 0 counts numbers per rank into scnt, pass 1 writes head[0 .. nhead) then the k members at pos[q]. */
+static void list_to_homes(const umd_bset *H, int P, const long long *list, int k, const long long *head, int nhead,
+                          int pass, int *scnt, int *pos, long long *sv, unsigned char *to) {
+  for (int x = 0; x < k; x++) {
+    const int q = umd_home(H, P, list[x]);
+    if (to[q]) continue;
+    to[q] = 1;
+    if (!pass) {
+      scnt[q] += nhead + k;
+      continue;
+    }
+    if (nhead) memcpy(sv + pos[q], head, (size_t)nhead * sizeof *sv), pos[q] += nhead;
+    memcpy(sv + pos[q], list, (size_t)k * sizeof *sv), pos[q] += k;
+  }
+  for (int x = 0; x < k; x++) to[umd_home(H, P, list[x])] = 0;
+}
+
+/* After the counting pass: where each rank's numbers start (pos) and the buffer for them all (*sv). */
+static int lists_buffer(umd_blocks *B, const int *scnt, int *pos, long long **sv) {
+  long long total = 0;
+  for (int q = 0; q < B->P; q++) pos[q] = (int)total, total += scnt[q];
+  if (total > INT_MAX)
+    return UM_ERROR(B->ctx, UM_ERR_ARG, "the graph's lists exceed %d numbers on rank %d", INT_MAX, B->rank);
+  if (!(*sv = malloc((size_t)(total + 1) * sizeof **sv)))
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  return UM_SUCCESS;
+}
+
 /* Elements of the primary set sharing a target of map mp (from the primary set to another): each target's home sends
  * the target's list of elements, once, to every rank home to one of them (t, k, then the k elements); each rank then
  * joins, for each element of its block, the lists of its targets: rows[i] (global numbers, with repeats) as
@@ -183,29 +212,11 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
   if (rc == UM_SUCCESS) rc = target_lists(B, mp, &off, &val);
   for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each list to its ranks once */
-    if (pass) {
-      long long total = 0;
-      for (int q = 0; q < P; q++) pos[q] = (int)total, total += scnt[q];
-      if (total > INT_MAX) rc = UM_ERROR(B->ctx, UM_ERR_ARG, "the graph's lists exceed %d numbers on rank %d", INT_MAX,
-                                         B->rank);
-      else if (!(sv = malloc((size_t)(total + 1) * sizeof *sv)))
-        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-    }
+    if (pass) rc = lists_buffer(B, scnt, pos, &sv);
     for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) {
       const int k = off[t + 1] - off[t];
-      if (k < 2) continue; /* an element alone on a target joins nobody */
-      for (int x = off[t]; x < off[t + 1]; x++) {
-        const int q = umd_home(F, P, val[x]);
-        if (to[q]) continue;
-        to[q] = 1;
-        if (!pass) scnt[q] += 2 + k;
-        else {
-          sv[pos[q]++] = T->begin[B->rank] + t, sv[pos[q]++] = k;
-          memcpy(sv + pos[q], val + off[t], (size_t)k * sizeof *sv);
-          pos[q] += k;
-        }
-      }
-      for (int x = off[t]; x < off[t + 1]; x++) to[umd_home(F, P, val[x])] = 0;
+      const long long head[2] = {T->begin[B->rank] + t, k};
+      if (k >= 2) list_to_homes(F, P, val + off[t], k, head, 2, pass, scnt, pos, sv, to); /* alone: joins nobody */
     }
   }
   free(off), free(val), free(to), free(pos);
@@ -230,25 +241,9 @@ static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **rof
   int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
   *roff = NULL, *rval = NULL;
   for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each row to its homes once */
-    if (pass) {
-      long long total = 0;
-      for (int q = 0; q < P; q++) pos[q] = (int)total, total += scnt[q];
-      if (total > INT_MAX) rc = UM_ERROR(B->ctx, UM_ERR_ARG, "the graph's rows exceed %d numbers on rank %d", INT_MAX,
-                                         B->rank);
-      else if (!(sv = malloc((size_t)(total + 1) * sizeof *sv)))
-        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-    }
-    for (int i = 0; rc == UM_SUCCESS && i < F->count; i++) {
-      const long long *r = mp->gtargets + (size_t)i * ar;
-      for (int a = 0; a < ar; a++) {
-        const int q = umd_home(S, P, r[a]);
-        if (to[q]) continue;
-        to[q] = 1;
-        if (!pass) scnt[q] += ar;
-        else memcpy(sv + pos[q], r, (size_t)ar * sizeof *sv), pos[q] += ar;
-      }
-      for (int a = 0; a < ar; a++) to[umd_home(S, P, r[a])] = 0;
-    }
+    if (pass) rc = lists_buffer(B, scnt, pos, &sv);
+    for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
+      list_to_homes(S, P, mp->gtargets + (size_t)i * ar, ar, NULL, 0, pass, scnt, pos, sv, to);
   }
   free(to), free(pos);
   rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */

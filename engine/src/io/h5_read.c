@@ -389,7 +389,7 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
   char desc[64];
   type_desc(&di, desc, sizeof desc);
   int rc = UM_SUCCESS;
-  int nfrom = from->block ? from->gsize : um_set_size(from), nto = um_set_size(to);
+  int nfrom = um_set_size(from), nto = um_set_size(to); /* global sizes, declared by blocks or not */
   if (di.cls != H5T_INTEGER)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds %s values; map entries must be integers",
                   what, name, file, desc);
@@ -457,7 +457,7 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
   reader r;
   UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
   dinfo di = r.di;
-  int nset = set->block ? set->gsize : um_set_size(set);
+  int nset = um_set_size(set); /* the global size, declared by blocks or not */
   int rc = UM_SUCCESS;
   int ft = file_um_type(&di);
   if (ft < 0)
