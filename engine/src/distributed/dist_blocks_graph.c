@@ -127,43 +127,65 @@ static int cmp_tlist(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The lists (t, k, elements) grouped by rank in sv (scnt[P] numbers each) to their ranks, then, for each element i
- * of this rank's block of mp's from-set, the elements of every list of its targets (itself left out): *roff
- * [count + 1] into *rval. */
-static int send_lists_join(umd_blocks *B, const um_map *mp, const long long *sv, const int *scnt, long long **rv,
-                           int *nr, int **roff, long long **rval) {
+/* A row's global numbers made ascending and distinct, self left out: how many remain (at the front of row). */
+static int row_unique(long long *row, int n, long long self) {
+  qsort(row, (size_t)n, sizeof *row, cmp_ll);
+  int w = 0;
+  for (int j = 0; j < n; j++)
+    if (row[j] != self && (!w || row[j] != row[w - 1])) row[w++] = row[j];
+  return w;
+}
+
+/* Room for n numbers in *row (grown by doubling); 0 or UM_ERR_ALLOC. */
+static int row_room(long long **row, int *cap, long long n) {
+  if (n <= *cap) return UM_SUCCESS;
+  if (n > INT_MAX / 2) return UM_ERR_ALLOC;
+  int nc = *cap ? *cap : 64;
+  while (nc < n) nc *= 2;
+  long long *r = realloc(*row, (size_t)nc * sizeof *r);
+  if (!r) return UM_ERR_ALLOC;
+  *row = r, *cap = nc;
+  return UM_SUCCESS;
+}
+
+/* The lists (t, k, elements) grouped by rank in *sv (scnt[P] numbers each; freed once sent) to their ranks, then,
+ * for each element i of this rank's block of mp's from-set, the elements of every list of its targets, each once,
+ * ascending, itself left out: *roff [count + 1] into *rval (global numbers as int: the graph is int, as PT-Scotch
+ * takes it). Rows made distinct here: with repeats they held every neighbour once per shared target. */
+static int send_lists_join(umd_blocks *B, const um_map *mp, long long **sv, const int *scnt, int **roff, int **rval) {
   const umd_bset *F = &B->S[mp->from->index];
   const int ar = mp->arity;
-  int rc = send_lls(B, sv, scnt, rv, nr), nl = 0;
-  for (int i = 0; rc == UM_SUCCESS && i < *nr; i += 2 + (int)(*rv)[i + 1]) nl++;
+  long long *rv = NULL, *row = NULL;
+  int nr = 0, rc = send_lls(B, *sv, scnt, &rv, &nr), nl = 0, cap = 0;
+  free(*sv);
+  *sv = NULL;
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i += 2 + (int)rv[i + 1]) nl++;
   tlist *L = rc == UM_SUCCESS ? malloc((size_t)(nl + 1) * sizeof *L) : NULL;
   *roff = rc == UM_SUCCESS ? calloc((size_t)F->count + 1, sizeof **roff) : NULL;
   if (rc == UM_SUCCESS && (!L || !*roff)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  for (int i = 0, l = 0; rc == UM_SUCCESS && i < *nr; i += 2 + (int)(*rv)[i + 1], l++)
-    L[l] = (tlist){(*rv)[i], i + 2, (int)(*rv)[i + 1]};
+  for (int i = 0, l = 0; rc == UM_SUCCESS && i < nr; i += 2 + (int)rv[i + 1], l++) L[l] = (tlist){rv[i], i + 2, (int)rv[i + 1]};
   if (rc == UM_SUCCESS) qsort(L, (size_t)nl, sizeof *L, cmp_tlist);
   for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill */
     if (pass) {
       for (int i = 0; i < F->count; i++) (*roff)[i + 1] += (*roff)[i];
-      if (!(*rval = malloc(((size_t)(*roff)[F->count] + 1) * sizeof **rval)))
-        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+      if (!(*rval = malloc(((size_t)(*roff)[F->count] + 1) * sizeof **rval))) rc = UM_ERR_ALLOC;
     }
     for (int i = 0; rc == UM_SUCCESS && i < F->count; i++) {
-      const long long e = F->begin[B->rank] + i;
-      int w = pass ? (*roff)[i] : 0;
-      for (int a = 0; a < ar; a++) {
+      int n = 0;
+      for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
         const tlist key = {mp->gtargets[(size_t)i * ar + a], 0, 0};
         const tlist *f = bsearch(&key, L, (size_t)nl, sizeof *L, cmp_tlist);
-        for (int x = 0; f && x < f->k; x++) {
-          const long long o = (*rv)[f->at + x];
-          if (o == e) continue;
-          if (pass) (*rval)[w++] = o;
-          else (*roff)[i + 1]++;
-        }
+        if (f && (rc = row_room(&row, &cap, (long long)n + f->k)) == UM_SUCCESS)
+          memcpy(row + n, rv + f->at, (size_t)f->k * sizeof *row), n += f->k;
       }
+      if (rc != UM_SUCCESS) break;
+      n = row_unique(row, n, F->begin[B->rank] + i);
+      if (!pass) (*roff)[i + 1] = n;
+      for (int j = 0; pass && j < n; j++) (*rval)[(*roff)[i] + j] = (int)row[j];
     }
   }
-  free(L);
+  if (rc == UM_ERR_ALLOC) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  free(L), free(rv), free(row);
   return rc;
 }
 
@@ -198,13 +220,14 @@ static int lists_buffer(umd_blocks *B, const int *scnt, int *pos, long long **sv
 
 /* Elements of the primary set sharing a target of map mp (from the primary set to another): each target's home sends
  * the target's list of elements, once, to every rank home to one of them (t, k, then the k elements); each rank then
- * joins, for each element of its block, the lists of its targets: rows[i] (global numbers, with repeats) as
- * *roff [count + 1] into *rval. prior: this rank's outcome so far (agreed first: collective). No pair is ever sent: a list of k elements costs k numbers, not k (k - 1) pairs. */
-static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff, long long **rval) {
+ * joins, for each element of its block, the lists of its targets: rows[i] (global numbers, each once) as *roff
+ * [count + 1] into *rval. prior: this rank's outcome so far (agreed first: collective). No pair is ever sent: a list
+ * of k elements costs k numbers, not k (k - 1) pairs. */
+static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff, int **rval) {
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
   const int P = B->P;
-  int *off = NULL, nr = 0;
-  long long *val = NULL, *sv = NULL, *rv = NULL;
+  int *off = NULL;
+  long long *val = NULL, *sv = NULL;
   int *scnt = calloc((size_t)P + 1, sizeof *scnt), *pos = malloc(((size_t)P + 1) * sizeof *pos);
   unsigned char *to = calloc((size_t)P + 1, 1);
   int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
@@ -221,17 +244,36 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   }
   free(off), free(val), free(to), free(pos);
   rc = umd_agree(B, rc, "building the graph");
-  if (rc == UM_SUCCESS) rc = send_lists_join(B, mp, sv, scnt, &rv, &nr, roff, rval);
-  free(sv), free(scnt), free(rv);
+  if (rc == UM_SUCCESS) rc = send_lists_join(B, mp, &sv, scnt, roff, rval);
+  free(sv), free(scnt);
   return rc;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Rows off[count + 1] into val made ascending and distinct, compacted in place (off rewritten). */
+static void rows_distinct(int *off, int *val, int count) {
+  int w = 0;
+  for (int i = 0; i < count; i++) {
+    const int b = off[i], e = off[i + 1], start = w;
+    qsort(val + b, (size_t)(e - b), sizeof *val, cmp_int);
+    for (int j = b; j < e; j++)
+      if (w == start || val[j] != val[w - 1]) val[w++] = val[j];
+    off[i] = start;
+  }
+  off[count] = w;
 }
 
 /* Elements of the primary set one element of another set maps to together (map mp from another set into the
  * primary one): each row (k targets) goes once to every rank home to one of its targets, which adds, for each
  * target it is home to, the row's other targets to that element's row: *roff [count + 1] into *rval (global
- * numbers, with repeats). k numbers a rank instead of k (k - 1) pairs (LULESH's element -> 8 nodes: 8, not 56).
- * prior: this rank's outcome so far (agreed first: collective). */
-static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **roff, long long **rval) {
+ * numbers as int, each once: placed with repeats, then each row made distinct in place). k numbers a rank instead
+ * of k (k - 1) pairs (LULESH's element -> 8 nodes: 8, not 56). prior: this rank's outcome so far (agreed first:
+ * collective). */
+static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **roff, int **rval) {
   const umd_bset *F = &B->S[mp->from->index], *S = &B->S[mp->to->index];
   const int P = B->P, ar = mp->arity;
   const long long b0 = S->begin[B->rank];
@@ -264,12 +306,13 @@ static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **rof
         if (m < b0 || m >= b0 + S->count) continue; /* another rank's element */
         for (int b = 0; b < ar; b++) {
           if (rv[at + b] == m) continue;
-          if (pass) (*rval)[cur[m - b0]++] = rv[at + b];
+          if (pass) (*rval)[cur[m - b0]++] = (int)rv[at + b];
           else (*roff)[m - b0 + 1]++;
         }
       }
   }
   free(rv), free(cur);
+  if (rc == UM_SUCCESS) rows_distinct(*roff, *rval, S->count);
   return rc;
 }
 
@@ -281,8 +324,8 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[primary];
   umd_pairs out = {0};
-  int rc = UM_SUCCESS, nlists = 0, *loff[MAX_LISTS] = {NULL};
-  long long *val = NULL, *lval[MAX_LISTS] = {NULL};
+  int rc = UM_SUCCESS, nlists = 0, *loff[MAX_LISTS] = {NULL}, *lval[MAX_LISTS] = {NULL};
+  long long *val = NULL;
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     const umd_bset *F = &B->S[mp->from->index];
@@ -322,10 +365,8 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
     const long long p = S->begin[B->rank] + i;
     int n = off[i + 1] - off[i];
     memcpy(row, val + off[i], (size_t)n * sizeof *row);
-    for (int l = 0; l < nlists; l++) {
-      memcpy(row + n, lval[l] + loff[l][i], (size_t)(loff[l][i + 1] - loff[l][i]) * sizeof *row);
-      n += loff[l][i + 1] - loff[l][i];
-    }
+    for (int l = 0; l < nlists; l++)
+      for (int j = loff[l][i]; j < loff[l][i + 1]; j++) row[n++] = lval[l][j];
     qsort(row, (size_t)n, sizeof *row, cmp_ll);
     for (int j = 0; j < n; j++)
       if (row[j] != p && (j == 0 || row[j] != row[j - 1])) (*adj)[len++] = (int)row[j];
