@@ -21,13 +21,15 @@
  *      to the target's home (the lowest per target first kept locally), which keeps the lowest; targets nobody
  *      references, and sets no map connects, take the block split floor(g * nranks / gsize);
  *   3. migration (dist_blocks_rows.c): each home sends the records of its elements (global number, map rows in
- *      global numbers, dat rows) to their owners; the owners ask the homes for the owners of their rows'
+ *      global numbers) to their owners; the owners ask the homes for the owners of their rows'
  *      targets: an element reaching elements of other ranks is sent to each of them (their exec halo; core:
  *      reaching none), then each rank fetches from their owners the targets of its owned and exec rows it
  *      holds neither (its non-exec halo);
  *   4. the local order of umd_build_layout (core, rest of the owned, each ascending; exec then non-exec, each
- *      by owner then global number), dats and maps in it (targets through a hash map of global numbers, not a
- *      global-sized array), the import/export lists and every rank's counts. The gather order of a whole-set
+ *      by owner then global number), maps in it (targets through a hash map of global numbers, not a
+ *      global-sized array), the import/export lists; then the dats, one at a time, each row pulled from its home
+ *      (the numbers asked once per set, each dat's rows back; its declared rows freed once packed), so that the
+ *      transient beyond the mesh is two copies of one dat's rows; and every rank's counts. The gather order of a whole-set
  *      um_dat_fetch / um_map_fetch (global-sized) is built at the first such call, not here.
  * umd_set keeps int local -> global numbers: um_decl_set_block refuses a global size over INT_MAX. */
 #include "dist_blocks.h"
@@ -317,7 +319,7 @@ static void blocks_free(umd_blocks *B) {
     free(S->ex_owner), free(S->nx_owner);
     umd_gmap_free(&S->held);
   }
-  free(B->S), free(B->moff), free(B->doff);
+  free(B->S), free(B->moff);
 }
 
 /* The imbalance of the primary set's partition (largest part / mean). */
@@ -330,11 +332,10 @@ static void blocks_info(umd_blocks *B, int primary) {
 }
 
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method) {
-  umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL, NULL};
+  umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL};
   B.S = calloc((size_t)B.ns, sizeof *B.S);
   B.moff = calloc((size_t)ctx->nmaps + 1, sizeof *B.moff);
-  B.doff = calloc((size_t)ctx->ndats + 1, sizeof *B.doff);
-  int rc = B.S && B.moff && B.doff ? UM_SUCCESS : UM_ERR_ALLOC;
+  int rc = B.S && B.moff ? UM_SUCCESS : UM_ERR_ALLOC;
   for (int s = 0; rc == UM_SUCCESS && s < B.ns; s++) {
     umd_bset *S = &B.S[s];
     S->count = ctx->sets[s]->size;

@@ -71,7 +71,8 @@ static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
 }
 
 /* One set during the distribution. A record is one element's row as it travels: its global number, then the rows
- * of the maps from the set (global targets), then the rows of the dats on it (AoS), rec bytes. */
+ * of the maps from the set (global targets), rec bytes. The dats' rows travel after, dat by dat, from their homes
+ * straight into the local order (dist_blocks_rows.c's pull_dats). */
 typedef struct {
   long long gsize;
   long long *begin;  /* [P + 1]: rank q is home to [begin[q], begin[q + 1]) (its declared block) */
@@ -93,7 +94,6 @@ typedef struct {
   int P, rank, ns;
   umd_bset *S;      /* [ns] */
   size_t *moff;     /* [nmaps]: where each map's row sits in its from-set's record */
-  size_t *doff;     /* [ndats]: where each dat's row sits in its set's record */
 } umd_blocks;
 
 static inline long long umd_rec_g(const char *recs, size_t rec, int i) {

@@ -15,12 +15,6 @@ int umd_blocks_layout(umd_blocks *B) {
     B->moff[k] = S->rec;
     S->rec += (size_t)ctx->maps[k]->arity * sizeof(long long);
   }
-  for (int i = 0; i < ctx->ndats; i++) {
-    const um_dat *d = ctx->dats[i];
-    umd_bset *S = &B->S[d->set->index];
-    B->doff[i] = S->rec;
-    S->rec += (size_t)d->dim * d->esize;
-  }
   for (int s = 0; s < B->ns; s++) {
     umd_bset *S = &B->S[s];
     S->rec = (S->rec + 7) / 8 * 8;
@@ -79,27 +73,15 @@ static int home_records(umd_blocks *B, int s, char **out) {
     for (int i = 0; mp->from->index == s && i < S->count; i++)
       memcpy(r + (size_t)i * S->rec + B->moff[k], mp->gtargets + (size_t)i * mp->arity, row);
   }
-  for (int k = 0; k < ctx->ndats; k++) {
-    um_dat *d = ctx->dats[k];
-    if (d->set->index != s) continue;
-    int rc = um__dat_to_host(ctx, d);
-    if (rc != UM_SUCCESS) {
-      free(r);
-      return rc;
-    }
-    for (int i = 0; i < S->count; i++) copy_row_out(d, i, r + (size_t)i * S->rec + B->doff[k]);
-  }
   *out = r;
   return UM_SUCCESS;
 }
 
-/* Set s's declared rows, now in its home records: its dats' data, its maps' global targets and placeholder rows
- * are freed (umd_blocks_install gives each its distributed rows; a failed um_distribute leaves the context to be
+/* Set s's declared map rows, now in its home records: its maps' global targets and placeholder rows are freed
+ * (umd_blocks_install gives each its distributed rows; a failed um_distribute leaves the context to be
  * finalized). */
 static void drop_declared(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
-  for (int k = 0; k < ctx->ndats; k++)
-    if (ctx->dats[k]->set->index == s) free(ctx->dats[k]->data), ctx->dats[k]->data = NULL;
   for (int k = 0; k < ctx->nmaps; k++) {
     um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
@@ -328,46 +310,139 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
   return rc;
 }
 
-/* Set s's local order (core, rest of the owned, exec, non-exec): each row's record, l2g, g2l and the halo rows'
- * owners. */
-static int order_set(umd_blocks *B, int s, const char **rows, umd_gmap *g2l, int *hown) {
+/* Set s's local order (core, rest of the owned, exec, non-exec): each row's record in rows. */
+static void set_rows(const umd_bset *S, const char **rows) {
+  int j = 0;
+  for (int pass = 1; pass >= 0; pass--) /* core, then the rest */
+    for (int i = 0; i < S->nown; i++)
+      if (S->core[i] == pass) rows[j++] = S->own + (size_t)i * S->rec;
+  for (int i = 0; i < S->nex; i++) rows[j++] = S->ex + (size_t)i * S->rec;
+  for (int i = 0; i < S->nnx; i++) rows[j++] = S->nx + (size_t)i * S->rec;
+}
+
+/* Set s's local order: l2g and the halo rows' owners (hown). */
+static int order_set(umd_blocks *B, int s, int *hown) {
   const umd_bset *S = &B->S[s];
   umd_set *U = &B->D->sets[s];
   U->total = S->nown + S->nex + S->nnx;
   U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
-  int rc = U->l2g ? umd_gmap_init(g2l, (size_t)U->total) : UM_ERR_ALLOC, j = 0;
-  for (int pass = 1; pass >= 0; pass--) /* core, then the rest */
-    for (int i = 0; i < S->nown; i++)
-      if (S->core[i] == pass) rows[j++] = S->own + (size_t)i * S->rec;
-  for (int i = 0; i < S->nex; i++) hown[i] = S->ex_owner[i], rows[j++] = S->ex + (size_t)i * S->rec;
-  for (int i = 0; i < S->nnx; i++) hown[S->nex + i] = S->nx_owner[i], rows[j++] = S->nx + (size_t)i * S->rec;
-  for (int i = 0; rc == UM_SUCCESS && i < U->total; i++) {
-    long long g;
-    memcpy(&g, rows[i], sizeof g);
-    U->l2g[i] = (int)g; /* gsize <= INT_MAX (um_decl_set_block) */
-    rc = umd_gmap_add(g2l, g, i);
+  const char **rows = malloc((size_t)(U->total ? U->total : 1) * sizeof *rows);
+  if (!U->l2g || !rows) {
+    free(rows);
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
   }
-  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
+  set_rows(S, rows);
+  for (int i = 0; i < U->total; i++) U->l2g[i] = (int)umd_rec_g(rows[i], S->rec, 0); /* gsize <= INT_MAX */
+  for (int i = 0; i < S->nex; i++) hown[i] = S->ex_owner[i];
+  for (int i = 0; i < S->nnx; i++) hown[S->nex + i] = S->nx_owner[i];
+  free(rows);
+  return UM_SUCCESS;
 }
 
-/* A dat's rows in its set's local order. */
-static int install_dat(umd_blocks *B, int k, const char *const *rows, int total) {
+/* Set s's global numbers -> local indices, from l2g. */
+static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
+  const umd_set *U = &B->D->sets[s];
+  int rc = umd_gmap_init(g2l, (size_t)U->total);
+  for (int i = 0; rc == UM_SUCCESS && i < U->total; i++) rc = umd_gmap_add(g2l, U->l2g[i], i);
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
+}
+
+/* Dat k's rows in its set's local order: rb holds them as they came back, grouped by home (row j is local row
+ * perm[j]). */
+static int install_dat(umd_blocks *B, int k, const char *rb, const int *perm, int total) {
   um_context *ctx = B->ctx;
   um_dat *d = ctx->dats[k];
+  const size_t row = (size_t)d->dim * d->esize;
   const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
   const int nrows = (total + align - 1) / align * align;
-  char *nd = calloc((size_t)(nrows ? nrows : 1), (size_t)d->dim * d->esize);
+  char *nd = calloc((size_t)(nrows ? nrows : 1), row ? row : 1);
   if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
   um_dat tmp = *d;
   tmp.data = nd;
   tmp.rows = nrows;
-  for (int i = 0; i < total; i++) copy_row_in(&tmp, i, rows[i] + B->doff[k]);
+  for (int j = 0; j < total; j++) copy_row_in(&tmp, perm[j], rb + (size_t)j * row);
   free(d->data);
   d->data = nd;
   d->rows = nrows;
   um__dat_host_moved(d);
-  d->halo_stale = 0; /* every halo row came from its owner */
+  d->halo_stale = 0; /* every halo row came from its home */
   return UM_SUCCESS;
+}
+
+/* Dat k's rows asked of this rank (at[nr]: rows of its declared block, grouped by asker, acnt[P] each) sent back,
+ * its declared rows freed once packed; its rows in the local order installed from what comes back (qcnt[P] from
+ * each home, in perm's order). */
+static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt, const int *qcnt, const int *perm,
+                    int total) {
+  um_context *ctx = B->ctx;
+  um_dat *d = ctx->dats[k];
+  const size_t row = (size_t)d->dim * d->esize;
+  char *sb = NULL, *rb = NULL;
+  int *got = malloc((size_t)B->P * sizeof *got), nb = 0;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int rc = got ? um__dat_to_host(ctx, d) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS && !(sb = malloc((size_t)(nr ? nr : 1) * (row ? row : 1))))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) copy_row_out(d, at[i], sb + (size_t)i * row);
+  if (rc == UM_SUCCESS) free(d->data), d->data = NULL; /* the declared rows: packed */
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Type_contiguous((int)row, MPI_BYTE, &t);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Type_contiguous (rows)");
+  }
+  rc = umd_agree(B, rc, "moving the dats' rows");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, row, sb, acnt, (void **)&rb, got, &nb);
+  free(sb);
+  for (int q = 0; rc == UM_SUCCESS && q < B->P; q++)
+    if (got[q] != qcnt[q])
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s': rank %d got %d rows from rank %d, not %d", d->name, B->rank,
+                    got[q], q, qcnt[q]);
+  if (rc == UM_SUCCESS) rc = install_dat(B, k, rb, perm, total);
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(rb), free(got);
+  return rc;
+}
+
+/* Set s's dats in its local order, pulled from the homes of its rows, one dat at a time: the global numbers asked
+ * of each home once (grouped by home: perm), then each dat's rows back. A dat's transient is two copies of its
+ * own rows here, never the whole of the rank's mesh. */
+static int pull_dats(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  const umd_bset *S = &B->S[s];
+  const umd_set *U = &B->D->sets[s];
+  const int P = B->P, total = U->total;
+  int nd = 0;
+  for (int k = 0; k < ctx->ndats; k++) nd += ctx->dats[k]->set->index == s;
+  if (!nd) return UM_SUCCESS; /* the same on every rank: every rank declares the same dats */
+  int *perm = malloc((size_t)(total ? total : 1) * sizeof *perm), *qcnt = malloc((size_t)P * sizeof *qcnt);
+  int *acnt = malloc((size_t)P * sizeof *acnt), *at = NULL, nr = 0;
+  long long *sg = malloc((size_t)(total ? total : 1) * sizeof *sg), *rg = NULL;
+  int rc = perm && qcnt && acnt && sg ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  int *home = rc == UM_SUCCESS ? malloc((size_t)(total ? total : 1) * sizeof *home) : NULL;
+  if (rc == UM_SUCCESS && !home) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS) {
+    for (int i = 0; i < total; i++) home[i] = umd_home(S, P, U->l2g[i]);
+    umd_group(total, home, P, perm, qcnt);
+    for (int j = 0; j < total; j++) sg[j] = U->l2g[perm[j]];
+  }
+  free(home);
+  rc = umd_agree(B, rc, "asking for the dats' rows");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, qcnt, (void **)&rg, acnt, &nr);
+  free(sg);
+  if (rc == UM_SUCCESS && !(at = malloc((size_t)(nr ? nr : 1) * sizeof *at))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
+    const long long l = rg[i] - S->begin[B->rank];
+    if (l < 0 || l >= S->count)
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': rank %d was asked for element %lld, outside its block",
+                    ctx->sets[s]->name, B->rank, rg[i]);
+    else at[i] = (int)l;
+  }
+  free(rg);
+  for (int k = 0; k < ctx->ndats; k++) /* collective: every rank takes each dat, agreeing first */
+    if (ctx->dats[k]->set->index == s) rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total)
+                                                             : umd_agree(B, rc, "moving the dats' rows");
+  free(perm), free(qcnt), free(acnt), free(at);
+  return rc;
 }
 
 /* A map's rows in its from-set's local order, targets local (0 in non-exec rows for targets not held: never run). */
@@ -395,6 +470,22 @@ static int install_map(umd_blocks *B, int k, const char *const *rows, const umd_
   free(mp->gtargets);
   mp->gtargets = NULL;
   return UM_SUCCESS;
+}
+
+/* Set s's maps in its local order (their targets through g2l), then its records freed. */
+static int install_maps(umd_blocks *B, int s, const umd_gmap *g2l) {
+  um_context *ctx = B->ctx;
+  umd_bset *S = &B->S[s];
+  const int total = B->D->sets[s].total;
+  const char **rows = malloc((size_t)(total ? total : 1) * sizeof *rows);
+  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory installing the maps");
+  if (rc == UM_SUCCESS) set_rows(S, rows);
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
+    if (ctx->maps[k]->from->index == s) rc = install_map(B, k, rows, &g2l[ctx->maps[k]->to->index]);
+  free(rows);
+  free(S->own), free(S->ex), free(S->nx);
+  S->own = S->ex = S->nx = NULL;
+  return rc;
 }
 
 /* Every rank's counts of set s (um_set_partition), and the set's sizes here. */
@@ -433,42 +524,45 @@ static int set_counts(umd_blocks *B, int s) {
   return UM_SUCCESS;
 }
 
+/* Set s's halo lists, with its index (built here and freed when no map reaches the set). */
+static int set_lists(umd_blocks *B, int s, const int *hown, umd_gmap *g2l) {
+  umd_gmap own = {0};
+  const umd_gmap *ix = &g2l[s];
+  int rc = UM_SUCCESS;
+  if (!g2l[s].cap) rc = index_set(B, s, &own), ix = &own;
+  rc = umd_agree(B, rc, "building halo lists"); /* blocks_lists is collective */
+  if (rc == UM_SUCCESS) rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix);
+  umd_gmap_free(&own);
+  return rc;
+}
+
+/* The local order of every set, its maps (indices only for the sets maps reach, the records of a set freed once
+ * its maps are in place), its halo lists, then its dats pulled one by one (pull_dats: only l2g needed). */
 int umd_blocks_install(umd_blocks *B) {
   um_context *ctx = B->ctx;
   const int ns = B->ns;
-  const char ***rows = calloc((size_t)ns, sizeof *rows);
   umd_gmap *g2l = calloc((size_t)ns, sizeof *g2l);
   int **hown = calloc((size_t)ns, sizeof *hown);
-  int rc = rows && g2l && hown ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  char *target = calloc((size_t)ns + 1, 1);
+  int rc = g2l && hown && target ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) target[ctx->maps[k]->to->index] = 1;
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     const umd_bset *S = &B->S[s];
-    const size_t total = (size_t)S->nown + S->nex + S->nnx;
-    rows[s] = malloc((total ? total : 1) * sizeof **rows);
     hown[s] = malloc(((size_t)S->nex + S->nnx + 1) * sizeof **hown);
-    rc = rows[s] && hown[s] ? order_set(B, s, rows[s], &g2l[s], hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    rc = hown[s] ? order_set(B, s, hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+    if (rc == UM_SUCCESS && target[s]) rc = index_set(B, s, &g2l[s]);
   }
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* set by set, its records freed once its rows are in place */
-    umd_bset *S = &B->S[s];
-    for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++)
-      if (ctx->dats[k]->set->index == s) rc = install_dat(B, k, rows[s], B->D->sets[s].total);
-    for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
-      if (ctx->maps[k]->from->index == s) rc = install_map(B, k, rows[s], &g2l[ctx->maps[k]->to->index]);
-    if (rc == UM_SUCCESS) {
-      free(S->own), free(S->ex), free(S->nx);
-      S->own = S->ex = S->nx = NULL;
-      free(rows[s]);
-      rows[s] = NULL;
-    }
-  }
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
-    rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown[s], &g2l[s]);
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_counts(B, s);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = install_maps(B, s, g2l);
+  rc = umd_agree(B, rc, "installing the maps");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_lists(B, s, hown[s], g2l);
   for (int s = 0; s < ns; s++) {
-    if (rows) free(rows[s]);
     if (hown) free(hown[s]);
     if (g2l) umd_gmap_free(&g2l[s]);
   }
-  free(rows), free(g2l), free(hown);
+  free(g2l), free(hown), free(target);
+  rc = umd_agree(B, rc, "installing the maps");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = pull_dats(B, s);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_counts(B, s);
   return rc;
 }
 #endif /* UM_HAVE_MPI */
