@@ -37,9 +37,41 @@ static void pairs_free(umd_pairs *x) {
   memset(x, 0, sizeof *x);
 }
 
+static int cmp_int(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
 static int cmp_ll(const void *a, const void *b) {
   const long long x = *(const long long *)a, y = *(const long long *)b;
   return (x > y) - (x < y);
+}
+
+/* Ascending order of a graph row: insertion sort for the short rows of a mesh (a dozen neighbours: no call per
+ * comparison), qsort past 32. */
+static void sort_row(long long *row, int n) {
+  if (n > 32) {
+    qsort(row, (size_t)n, sizeof *row, cmp_ll);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    const long long v = row[i];
+    int j = i - 1;
+    while (j >= 0 && row[j] > v) row[j + 1] = row[j], j--;
+    row[j + 1] = v;
+  }
+}
+static void sort_ints(int *row, int n) {
+  if (n > 32) {
+    qsort(row, (size_t)n, sizeof *row, cmp_int);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    const int v = row[i];
+    int j = i - 1;
+    while (j >= 0 && row[j] > v) row[j + 1] = row[j], j--;
+    row[j + 1] = v;
+  }
 }
 
 /* The pairs (p, q) to their ranks (then emptied), where p is in [base, base + count): the q of the pairs sent here
@@ -129,7 +161,7 @@ static int cmp_tlist(const void *a, const void *b) {
 
 /* A row's global numbers made ascending and distinct, self left out: how many remain (at the front of row). */
 static int row_unique(long long *row, int n, long long self) {
-  qsort(row, (size_t)n, sizeof *row, cmp_ll);
+  sort_row(row, n);
   int w = 0;
   for (int j = 0; j < n; j++)
     if (row[j] != self && (!w || row[j] != row[w - 1])) row[w++] = row[j];
@@ -249,17 +281,12 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   return rc;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  const int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 /* Rows off[count + 1] into val made ascending and distinct, compacted in place (off rewritten). */
 static void rows_distinct(int *off, int *val, int count) {
   int w = 0;
   for (int i = 0; i < count; i++) {
     const int b = off[i], e = off[i + 1], start = w;
-    qsort(val + b, (size_t)(e - b), sizeof *val, cmp_int);
+    sort_ints(val + b, e - b);
     for (int j = b; j < e; j++)
       if (w == start || val[j] != val[w - 1]) val[w++] = val[j];
     off[i] = start;
@@ -367,7 +394,7 @@ static int build_graph(umd_blocks *B, int primary, int **xadj, int **adj) {
     memcpy(row, val + off[i], (size_t)n * sizeof *row);
     for (int l = 0; l < nlists; l++)
       for (int j = loff[l][i]; j < loff[l][i + 1]; j++) row[n++] = lval[l][j];
-    qsort(row, (size_t)n, sizeof *row, cmp_ll);
+    sort_row(row, n);
     for (int j = 0; j < n; j++)
       if (row[j] != p && (j == 0 || row[j] != row[j - 1])) (*adj)[len++] = (int)row[j];
     (*xadj)[i + 1] = len;
