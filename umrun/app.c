@@ -232,6 +232,8 @@ static int distribute(um_app_run *run, const char *default_map) {
   fprintf(run->log, "mpi: %d ranks; set '%s' partitioned by %s in %.2f s: edge cut %ld, imbalance %.3f%s%s\n",
           pi.nranks, pi.primary, pi.partitioner, pi.seconds, pi.edge_cut, pi.imbalance, pi.note[0] ? "; " : "",
           pi.note);
+  fprintf(run->log, "mpi: distributed in %.2f s: partition %.2f s, migration and halos %.2f s, transport %.2f s\n",
+          pi.seconds, pi.partition_seconds, pi.migrate_seconds, pi.transport_seconds);
   fprintf(run->log, "mpi: halos %s (%s)\n", !strcmp(pi.transport, "host") ? "through host memory" : pi.transport,
           pi.transport_note);
   for (int i = 0; i < um_set_count(run->ctx); i++) {

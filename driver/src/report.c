@@ -521,8 +521,9 @@ void um_report_partition_json(const um_context *ctx, FILE *f) {
   um_json_string(f, pi.transport);
   fputs(", \"transport_note\": ", f);
   um_json_string(f, pi.transport_note);
-  fprintf(f, ", \"edge_cut\": %ld, \"imbalance\": %.6f, \"seconds\": %.6f, \"sets\": [", pi.edge_cut, pi.imbalance,
-          pi.seconds);
+  fprintf(f, ", \"edge_cut\": %ld, \"imbalance\": %.6f, \"seconds\": %.6f", pi.edge_cut, pi.imbalance, pi.seconds);
+  fprintf(f, ", \"phases\": {\"partition\": %.6f, \"migrate\": %.6f, \"transport\": %.6f}, \"sets\": [",
+          pi.partition_seconds, pi.migrate_seconds, pi.transport_seconds);
   for (int i = 0; i < um_set_count(ctx); i++) {
     const um_set *s = um_set_at(ctx, i);
     fputs(i ? ",\n      {\"name\": " : "\n      {\"name\": ", f);

@@ -226,7 +226,11 @@ typedef struct {
   char transport_note[256];  /**< why that one */
   long edge_cut;    /**< edges of the primary set's graph between parts          */
   double imbalance; /**< largest part / mean part                               */
-  double seconds;   /**< partitioning and building the halos */
+  double seconds;   /**< partitioning and building the halos: the three phases below and their checks */
+  double partition_seconds; /**< the primary set's partition (its graph or points, the partitioner, the quality
+                                 checks, any fallback) and the other sets placed by it */
+  double migrate_seconds;   /**< rows to their owners, the halos, the local order, maps, dats and halo lists */
+  double transport_seconds; /**< setting up the halo transport (NCCL communicators, device lists) */
 } um_partition_info;
 /** Fill *out with the context's partition; UM_ERR_UNSUPPORTED when the context is not distributed. */
 int um_partition_info_get(const um_context *ctx, um_partition_info *out);

@@ -332,6 +332,7 @@ static void blocks_info(umd_blocks *B, int primary) {
 }
 
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method) {
+  const double t0 = MPI_Wtime();
   umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL};
   B.S = calloc((size_t)B.ns, sizeof *B.S);
   B.moff = calloc((size_t)ctx->nmaps + 1, sizeof *B.moff);
@@ -348,11 +349,14 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   if (rc == UM_SUCCESS) rc = check_tiling(&B); /* the same verdict on every rank */
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_partition(&B, primary, method), "partitioning");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, derive_owners(&B, primary), "placing the sets");
+  const double t1 = MPI_Wtime();
+  D->info.partition_seconds = t1 - t0;
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_install(&B), "installing the rows");
   if (rc == UM_SUCCESS) blocks_info(&B, primary);
+  D->info.migrate_seconds = MPI_Wtime() - t1;
   blocks_free(&B);
   return rc;
 }

@@ -359,7 +359,10 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   snprintf(info->primary, sizeof info->primary, "%s", ctx->sets[primary]->name);
   int rc = blocks ? umd_distribute_blocks(ctx, D, primary, method)
                  : partition_mesh(ctx, D, &mesh, primary, method, owner, lay);
+  const double t1 = MPI_Wtime();
+  if (!blocks) info->partition_seconds = t1 - t0;
   if (rc == UM_SUCCESS && !blocks) rc = migrate_mesh(ctx, D, owner, lay);
+  if (!blocks) info->migrate_seconds = MPI_Wtime() - t1;
   for (int s = 0; s < ns; s++) free(owner[s]);
   free(owner);
   umd_layout_free(lay, ns);
@@ -375,10 +378,12 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
   ctx->dist = D;
   ctx->dist_ops = &um__dist_ops; /* what core calls on it (core/pass.h) */
+  const double t2 = MPI_Wtime();
   if ((rc = um__transport_setup(ctx, D)) != UM_SUCCESS) {
     um__dist_free(ctx);
     return rc;
   }
+  info->transport_seconds = MPI_Wtime() - t2;
   info->seconds = MPI_Wtime() - t0;
   return UM_SUCCESS;
 }
