@@ -7,11 +7,11 @@
 #     is left out of this step;
 #  3. each libFuzzer harness (fuzz/, scripts/fuzz.sh) for UM_FUZZ_SECONDS (default 25) s.
 # UM_CI_SANITIZE=0 or UM_CI_FUZZ=0 skip steps 2 or 3 (for a quick local run). OpenMP threads wait
-# passively in step 2 (OMP_WAIT_POLICY=passive): spinning threads under ASan on a shared 2-core machine
-# only cost time.
+# passively in steps 1 and 2 (OMP_WAIT_POLICY=passive): spinning threads on a shared 2-core machine only
+# cost time.
 # Measured on the shared 2-core machine this was written on: step 2 about 3 min to build and
 # 2.5-5.5 min for its 263 tests (depending on load); step 3 about 1 min to build and, its harnesses
-# side by side one per core, 13 x 25 s / 2. CI took about 33 min at 17c5583 (harnesses one by one).
+# side by side one per core, 13 x 25 s / 2. CI took about 33 min at 17c5583 (harnesses one by one), 37 min at 5fd72e3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -20,7 +20,9 @@ CUDA=OFF
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then CUDA=ON; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DUM_ENABLE_CUDA=$CUDA
 cmake --build build -j "$(nproc)"
-ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
+# OpenMP threads wait passively here too: two tests side by side on two cores, each with spinning threads, took
+# 20x their time (miniaero_ramp_openmp: 146 s against 6 s on seq); no test times anything
+OMP_WAIT_POLICY=passive ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
 
 if [ "${UM_CI_SANITIZE:-1}" != 0 ]; then
   echo "== the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
