@@ -116,33 +116,47 @@ static int send_lls(umd_blocks *B, const long long *v, const int *scnt, long lon
   return rc;
 }
 
-/* The elements of each target of map mp this rank is home to, from (target, element) sent to the homes:
- * lists *off [T->count + 1] into *val (arrival order). Buffers sized exactly (a count pass, then a fill). */
+/* The elements of each target of map mp this rank is home to, from (target, element) sent to the homes (a pair
+ * whose target is homed here is read where it is, never copied into the exchange: on a mesh declared by blocks
+ * nearly all are): lists *off [T->count + 1] into *val (local pairs first, then the received ones). Buffers sized
+ * exactly (a count pass, then a fill). */
 static int target_lists(umd_blocks *B, const um_map *mp, int **off, long long **val) {
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
-  const int P = B->P, ar = mp->arity;
+  const int P = B->P, ar = mp->arity, me = B->rank;
   const size_t n = (size_t)F->count * (size_t)ar;
+  const long long base = T->begin[me], e0 = F->begin[me];
   int *scnt = calloc((size_t)P + 1, sizeof *scnt), *pos = malloc(((size_t)P + 1) * sizeof *pos), nr = 0;
-  long long *sv = malloc((2 * n + 1) * sizeof *sv), *rv = NULL;
-  int rc = scnt && pos && sv ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) scnt[umd_home(T, P, mp->gtargets[k])] += 2;
+  long long *sv = NULL, *rv = NULL;
+  int rc = scnt && pos ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
+  for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) {
+    const int q = umd_home(T, P, mp->gtargets[k]);
+    if (q != me) scnt[q] += 2;
+  }
   for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
+  if (rc == UM_SUCCESS && !(sv = malloc(((size_t)pos[P - 1] + scnt[P - 1] + 1) * sizeof *sv)))
+    rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
   for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) {
     const long long t = mp->gtargets[k];
     const int q = umd_home(T, P, t);
-    sv[pos[q]++] = t, sv[pos[q]++] = F->begin[B->rank] + (long long)(k / (size_t)ar);
+    if (q != me) sv[pos[q]++] = t, sv[pos[q]++] = e0 + (long long)(k / (size_t)ar);
   }
   rc = umd_agree(B, rc, "building the graph");
   if (rc == UM_SUCCESS) rc = send_lls(B, sv, scnt, &rv, &nr);
   free(sv), free(scnt), free(pos);
+  size_t nl = 0; /* pairs homed here */
+  for (size_t k = 0; rc == UM_SUCCESS && k < n; k++) nl += mp->gtargets[k] >= base && mp->gtargets[k] < base + T->count;
   *off = rc == UM_SUCCESS ? calloc((size_t)T->count + 2, sizeof **off) : NULL;
-  *val = rc == UM_SUCCESS ? malloc((size_t)(nr / 2 + 1) * sizeof **val) : NULL;
+  *val = rc == UM_SUCCESS ? malloc((nl + (size_t)nr / 2 + 1) * sizeof **val) : NULL;
   if (rc == UM_SUCCESS && (!*off || !*val)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  if (rc == UM_SUCCESS) { /* a counting sort by target, in arrival order within each */
+  if (rc == UM_SUCCESS) { /* a counting sort by target: the local pairs, then the received ones */
     int *o = *off;
-    const long long base = T->begin[B->rank];
+    for (size_t k = 0; k < n; k++)
+      if (mp->gtargets[k] >= base && mp->gtargets[k] < base + T->count) o[mp->gtargets[k] - base + 2]++;
     for (int i = 0; i < nr; i += 2) o[rv[i] - base + 2]++;
     for (int r = 0; r < T->count; r++) o[r + 2] += o[r + 1];
+    for (size_t k = 0; k < n; k++)
+      if (mp->gtargets[k] >= base && mp->gtargets[k] < base + T->count)
+        (*val)[o[mp->gtargets[k] - base + 1]++] = e0 + (long long)(k / (size_t)ar);
     for (int i = 0; i < nr; i += 2) (*val)[o[rv[i] - base + 1]++] = rv[i + 1];
   }
   free(rv);
