@@ -168,6 +168,13 @@ typedef struct {
   long long t;
   int at, k;
 } tlist;
+/* The lists of the targets homed on this rank (target_lists'): never sent to this rank itself. */
+typedef struct {
+  const int *off;
+  const long long *val;
+  long long base;
+  int count;
+} tlocal;
 static int cmp_tlist(const void *a, const void *b) {
   const long long x = ((const tlist *)a)->t, y = ((const tlist *)b)->t;
   return (x > y) - (x < y);
@@ -195,10 +202,12 @@ static int row_room(long long **row, int *cap, long long n) {
 }
 
 /* The lists (t, k, elements) grouped by rank in *sv (scnt[P] numbers each; freed once sent) to their ranks, then,
- * for each element i of this rank's block of mp's from-set, the elements of every list of its targets, each once,
+ * for each element i of this rank's block of mp's from-set, the elements of every list of its targets (read in
+ * mine for a target homed here, which no rank sends to itself), each once,
  * ascending, itself left out: *roff [count + 1] into *rval (global numbers as int: the graph is int, as PT-Scotch
  * takes it). Rows made distinct here: with repeats they held every neighbour once per shared target. */
-static int send_lists_join(umd_blocks *B, const um_map *mp, long long **sv, const int *scnt, int **roff, int **rval) {
+static int send_lists_join(umd_blocks *B, const um_map *mp, const tlocal *mine, long long **sv, const int *scnt,
+                           int **roff, int **rval) {
   const umd_bset *F = &B->S[mp->from->index];
   const int ar = mp->arity;
   long long *rv = NULL, *row = NULL;
@@ -219,10 +228,18 @@ static int send_lists_join(umd_blocks *B, const um_map *mp, long long **sv, cons
     for (int i = 0; rc == UM_SUCCESS && i < F->count; i++) {
       int n = 0;
       for (int a = 0; a < ar && rc == UM_SUCCESS; a++) {
-        const tlist key = {mp->gtargets[(size_t)i * ar + a], 0, 0};
-        const tlist *f = bsearch(&key, L, (size_t)nl, sizeof *L, cmp_tlist);
-        if (f && (rc = row_room(&row, &cap, (long long)n + f->k)) == UM_SUCCESS)
-          memcpy(row + n, rv + f->at, (size_t)f->k * sizeof *row), n += f->k;
+        const long long t = mp->gtargets[(size_t)i * ar + a];
+        const long long *m = NULL; /* the list of t: here when t is homed here, else received */
+        int k = 0;
+        if (t >= mine->base && t < mine->base + mine->count) {
+          m = mine->val + mine->off[t - mine->base], k = mine->off[t - mine->base + 1] - mine->off[t - mine->base];
+        } else {
+          const tlist key = {t, 0, 0};
+          const tlist *f = bsearch(&key, L, (size_t)nl, sizeof *L, cmp_tlist);
+          if (f) m = rv + f->at, k = f->k;
+        }
+        if (m && (rc = row_room(&row, &cap, (long long)n + k)) == UM_SUCCESS)
+          memcpy(row + n, m, (size_t)k * sizeof *row), n += k;
       }
       if (rc != UM_SUCCESS) break;
       n = row_unique(row, n, F->begin[B->rank] + i);
@@ -237,11 +254,11 @@ static int send_lists_join(umd_blocks *B, const um_map *mp, long long **sv, cons
 
 /* The lists sent to the homes of their members, each list once to each such rank (the flags to[P] cleared after):
  * pass 0 counts numbers per rank into scnt, pass 1 writes head[0 .. nhead) then the k members at pos[q]. */
-static void list_to_homes(const umd_bset *H, int P, const long long *list, int k, const long long *head, int nhead,
-                          int pass, int *scnt, int *pos, long long *sv, unsigned char *to) {
+static void list_to_homes(const umd_bset *H, int P, int skip, const long long *list, int k, const long long *head,
+                          int nhead, int pass, int *scnt, int *pos, long long *sv, unsigned char *to) {
   for (int x = 0; x < k; x++) {
     const int q = umd_home(H, P, list[x]);
-    if (to[q]) continue;
+    if (to[q] || q == skip) continue;
     to[q] = 1;
     if (!pass) {
       scnt[q] += nhead + k;
@@ -285,13 +302,14 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
     for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) {
       const int k = off[t + 1] - off[t];
       const long long head[2] = {T->begin[B->rank] + t, k};
-      if (k >= 2) list_to_homes(F, P, val + off[t], k, head, 2, pass, scnt, pos, sv, to); /* alone: joins nobody */
+      if (k >= 2) list_to_homes(F, P, B->rank, val + off[t], k, head, 2, pass, scnt, pos, sv, to); /* alone: nobody */
     }
   }
-  free(off), free(val), free(to), free(pos);
+  free(to), free(pos);
   rc = umd_agree(B, rc, "building the graph");
-  if (rc == UM_SUCCESS) rc = send_lists_join(B, mp, &sv, scnt, roff, rval);
-  free(sv), free(scnt);
+  const tlocal mine = {off, val, T->begin[B->rank], T->count};
+  if (rc == UM_SUCCESS) rc = send_lists_join(B, mp, &mine, &sv, scnt, roff, rval);
+  free(off), free(val), free(sv), free(scnt);
   return rc;
 }
 
@@ -326,7 +344,7 @@ static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **rof
   for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each row to its homes once */
     if (pass) rc = lists_buffer(B, scnt, pos, &sv);
     for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
-      list_to_homes(S, P, mp->gtargets + (size_t)i * ar, ar, NULL, 0, pass, scnt, pos, sv, to);
+      list_to_homes(S, P, -1, mp->gtargets + (size_t)i * ar, ar, NULL, 0, pass, scnt, pos, sv, to);
   }
   free(to), free(pos);
   rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
