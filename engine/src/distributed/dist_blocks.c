@@ -87,38 +87,43 @@ void umd_group(int n, const int *dest, int P, int *perm, int *cnt) {
   for (int q = P - 1; q > 0; q--) cnt[q] -= cnt[q - 1]; /* cnt[q] is now the end of q: back to counts */
 }
 
-static int cmp_gll(const void *a, const void *b) {
-  const long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
-/* Owners of the numbers this rank is home to are read here; the others, each distinct number once (sorted: grouped
- * by home already), are asked of their homes. So the buffers grow with the distinct numbers of other homes, not
- * with n: on a block-local mesh, a few. */
+/* Owners of the numbers this rank is home to are read here; the others, each distinct number once (a hash map of
+ * the numbers seen, then a counting sort by home: O(n)), are asked of their homes. So the buffers grow with the
+ * distinct numbers of other homes, not with n: on a block-local mesh, a few. */
 int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
   const umd_bset *S = &B->S[s];
   const int P = B->P;
   const long long b0 = S->begin[B->rank], b1 = S->begin[B->rank + 1];
   int nu = 0, nr = 0, ng = 0;
-  for (int i = 0; i < n; i++) nu += g[i] < b0 || g[i] >= b1;
-  long long *u = malloc((size_t)(nu ? nu : 1) * sizeof *u), *rg = NULL;
+  umd_gmap seen = {0}; /* a remote number -> its place in u, then in su */
+  long long *u = NULL, *su = NULL, *rg = NULL;
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *ans = NULL, *got = NULL;
-  int rc = u && scnt && rcnt ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory asking for owners");
-  if (rc == UM_SUCCESS) {
-    nu = 0;
-    for (int i = 0; i < n; i++) {
-      if (g[i] >= b0 && g[i] < b1) out[i] = S->own_home[g[i] - b0];
-      else u[nu++] = g[i];
+  int *pos = malloc((size_t)P * sizeof *pos), *home = NULL;
+  int rc = scnt && rcnt && pos && umd_gmap_init(&seen, 64) == UM_SUCCESS ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) {
+    if (g[i] >= b0 && g[i] < b1) {
+      out[i] = S->own_home[g[i] - b0];
+      continue;
     }
-    qsort(u, (size_t)nu, sizeof *u, cmp_gll);
-    int w = 0;
-    for (int i = 0; i < nu; i++)
-      if (!w || u[i] != u[w - 1]) u[w++] = u[i];
-    nu = w;
-    for (int i = 0; i < nu; i++) scnt[umd_home(S, P, u[i])]++;
+    if (umd_gmap_get(&seen, g[i]) >= 0) continue;
+    if ((rc = umd_gmap_add(&seen, g[i], nu)) == UM_SUCCESS) nu++;
   }
+  if (rc == UM_SUCCESS && (!(u = malloc((size_t)(nu ? nu : 1) * sizeof *u)) || !(su = malloc((size_t)(nu ? nu : 1) * sizeof *su)) ||
+                           !(home = malloc((size_t)(nu ? nu : 1) * sizeof *home))))
+    rc = UM_ERR_ALLOC;
+  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++)
+    if (seen.k[k] >= 0) u[seen.v[k]] = seen.k[k];
+  for (int i = 0; rc == UM_SUCCESS && i < nu; i++) scnt[home[i] = umd_home(S, P, u[i])]++;
+  for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
+  for (int i = 0; rc == UM_SUCCESS && i < nu; i++) { /* grouped by home; seen now gives the place in su */
+    const int at = pos[home[i]]++;
+    su[at] = u[i];
+    umd_gmap_set(&seen, u[i], at);
+  }
+  free(u), free(home), free(pos);
+  if (rc == UM_ERR_ALLOC) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory asking for owners");
   rc = umd_agree(B, rc, "asking for owners"); /* the exchanges below are collective */
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *u, u, scnt, (void **)&rg, rcnt, &nr);
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *su, su, scnt, (void **)&rg, rcnt, &nr);
   if (rc == UM_SUCCESS && !(ans = malloc((size_t)(nr ? nr : 1) * sizeof *ans)))
     rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory answering for owners");
   if (rc == UM_SUCCESS) {
@@ -128,9 +133,10 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
               : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
     free(back);
   }
-  for (int i = 0; rc == UM_SUCCESS && i < n; i++) /* got[k]: the owner of u[k] (answers come back in asked order) */
-    if (g[i] < b0 || g[i] >= b1) out[i] = got[(const long long *)bsearch(&g[i], u, (size_t)nu, sizeof *u, cmp_gll) - u];
-  free(u), free(rg), free(scnt), free(rcnt), free(ans), free(got);
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) /* got[k]: the owner of su[k] (answers come back in asked order) */
+    if (g[i] < b0 || g[i] >= b1) out[i] = got[umd_gmap_get(&seen, g[i])];
+  umd_gmap_free(&seen);
+  free(su), free(rg), free(scnt), free(rcnt), free(ans), free(got);
   return rc;
 }
 

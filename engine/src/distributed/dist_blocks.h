@@ -51,6 +51,14 @@ static inline int umd_gmap_get(const umd_gmap *h, long long g) {
     if (h->k[i] < 0) return -1;
   }
 }
+/* g's value set to v when g is there. */
+static inline void umd_gmap_set(umd_gmap *h, long long g, int v) {
+  for (size_t i = h->cap ? umd_gmap_slot(h, g) : 0; h->cap && h->k[i] >= 0; i = umd_gmap_next(h, i))
+    if (h->k[i] == g) {
+      h->v[i] = v;
+      return;
+    }
+}
 /* g -> v unless g is there already (its value kept); grows; 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
   if (3 * (h->n + 1) > 2 * h->cap) {
