@@ -27,11 +27,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(UM_HAVE_CUDA) # NVIDIA's CUDA runtime is no Debian package: its libraries are required as installed, not named
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
 endif()
-set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
-    "um: parallel loops over unstructured meshes (OP2-style) on seq, OpenMP, CUDA and MPI backends; the umrun
- runner with the Airfoil, Volna, BookLeaf, LULESH, miniAero, SIAC and Jacobi apps, their configs and
- validation references (/usr/share/um). Licence BSD-3-Clause; the third-party validation data keeps its own
- licences (/usr/share/doc/um/THIRD_PARTY.md).")
+string(CONCAT CPACK_COMPONENT_RUNTIME_DESCRIPTION "The runtime: umrun and the apps.\n"
+       "OP2-style parallel loops on seq, OpenMP, CUDA and MPI backends; the umrun runner with the Airfoil,\n"
+       "Volna, BookLeaf, LULESH, miniAero, SIAC and Jacobi apps, their configs and validation references\n"
+       "(/usr/share/um). Licence BSD-3-Clause; the third-party validation data keeps its own licences\n"
+       "(/usr/share/doc/um/THIRD_PARTY.md).")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "openmpi-bin")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME um-dev)
@@ -45,7 +45,7 @@ if(UM_HAVE_PTSCOTCH)
 endif()
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${_um_dev_depends}")
 set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "libgtest-dev")
-set(CPACK_COMPONENT_DEV_DESCRIPTION
-    "um: development files: the headers (um/*.h), the static libraries (um_engine, um_driver, um_run), the
- um-embed tool, um.pc for pkg-config and the CMake package (find_package(um)). Licence BSD-3-Clause.")
+string(CONCAT CPACK_COMPONENT_DEV_DESCRIPTION "The development files.\n"
+       "The headers (um/*.h), the static libraries (um_engine, um_driver, um_run), the um-embed tool, um.pc\n"
+       "for pkg-config and the CMake package (find_package(um)). Licence BSD-3-Clause.")
 include(CPack)

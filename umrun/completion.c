@@ -43,7 +43,7 @@ static void drop(words *l) {
   l->n = 0;
 }
 
-/* Every "--flag" of --help's text (a flag's "=markdown" spelling kept whole). */
+/* Every "--flag" of --help's text (a flag's "=markdown" spelling kept whole, "=man|bash" as each). */
 static void flags_of(const um_runner *r, words *flags) {
   char *buf = NULL;
   size_t len = 0;
@@ -54,8 +54,17 @@ static void flags_of(const um_runner *r, words *flags) {
   for (const char *p = buf; p && (p = strstr(p, "--"));) {
     const char *q = p + 2;
     while (islower((unsigned char)*q) || *q == '-' || (*q == '=' && islower((unsigned char)q[1]))) q++;
-    if (q - p > 2 && (p == buf || p[-1] == ' ' || p[-1] == '[' || p[-1] == '(' || p[-1] == '\n'))
+    if (q - p > 2 && (p == buf || p[-1] == ' ' || p[-1] == '[' || p[-1] == '(' || p[-1] == '\n')) {
       add(flags, p, (size_t)(q - p));
+      const char *eq = memchr(p, '=', (size_t)(q - p));
+      while (eq && *q == '|' && islower((unsigned char)q[1])) { /* --help-options=man|bash|zsh: each one */
+        const char *v = ++q;
+        while (islower((unsigned char)*q)) q++;
+        char one[128];
+        snprintf(one, sizeof one, "%.*s%.*s", (int)(eq + 1 - p), p, (int)(q - v), v);
+        add(flags, one, strlen(one));
+      }
+    }
     p = q;
   }
   free(buf);
@@ -72,11 +81,14 @@ static void key_of(const um_option *o, words *keys) {
 static void values_of(const um_runner *r, const um_option *o, char *out, size_t len) {
   size_t k = 0;
   out[0] = '\0';
-  if (o->type == UM_OPT_BOOL) snprintf(out, len, "true false");
+  if (o->type == UM_OPT_BOOL)
+    snprintf(out, len, "true false");
   else if (o->type == UM_OPT_CHOICE && o->choices)
-    for (int i = 0; o->choices[i] && k < len; i++) k += (size_t)snprintf(out + k, len - k, "%s%s", i ? " " : "", o->choices[i]);
+    for (int i = 0; o->choices[i] && k < len; i++)
+      k += (size_t)snprintf(out + k, len - k, "%s%s", i ? " " : "", o->choices[i]);
   else if (!strcmp(o->key, "run.backend")) {
-    for (int i = 0; i < um_backend_count() && k < len; i++) k += (size_t)snprintf(out + k, len - k, "%s ", um_backend_at(i));
+    for (int i = 0; i < um_backend_count() && k < len; i++)
+      k += (size_t)snprintf(out + k, len - k, "%s ", um_backend_at(i));
     if (k < len) snprintf(out + k, len - k, "auto");
   } else if (!strcmp(o->key, "app"))
     for (int i = 0; i < um_app_count(r) && k < len; i++)

@@ -65,9 +65,12 @@ static int same_file(const char *a, const char *b) {
 /* The folder of path as written ("." for a bare name), into dir. */
 static void folder_of(const char *path, char *dir, size_t len) {
   const char *slash = strrchr(path, '/');
-  if (!slash) snprintf(dir, len, ".");
-  else if (slash == path) snprintf(dir, len, "/");
-  else snprintf(dir, len, "%.*s", (int)(slash - path), path);
+  if (!slash)
+    snprintf(dir, len, ".");
+  else if (slash == path)
+    snprintf(dir, len, "/");
+  else
+    snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
 /* value as a YAML flow scalar: single-quoted, quotes doubled (um_config_set reads flow values). */
@@ -89,7 +92,10 @@ static void describe(const char *const *dirs, const char *const *what, int n, ch
   out[0] = '\0';
   for (int i = 0; i < n && k + 1 < len; i++) {
     char *real = realpath(dirs[i], NULL);
-    k += (size_t)snprintf(out + k, len - k, "%s%s (%s)", i == 0 ? "" : i == n - 1 ? ", then " : ", ",
+    k += (size_t)snprintf(out + k, len - k, "%s%s (%s)",
+                          i == 0       ? ""
+                          : i == n - 1 ? ", then "
+                                       : ", ",
                           real ? real : dirs[i], what[i]);
     free(real);
   }

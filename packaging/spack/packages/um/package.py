@@ -1,5 +1,5 @@
 # Copyright the um authors. SPDX-License-Identifier: BSD-3-Clause
-# um's Spack recipe (packaging/README.md: how it is tested; docs: README.md "Install").
+# um's Spack recipe (docs/release.md: how it is tested; README.md "Install").
 from spack.package import *
 
 
@@ -8,8 +8,9 @@ class Um(CMakePackage, CudaPackage):
     seq/OpenMP/CUDA/MPI backends), six validated mini-apps and the umrun runner."""
 
     # No public address yet: build from a clone with `spack dev-build um@<version>` or a `develop`
-    # environment (packaging/README.md); set homepage and git (tags v<version>) when one is published.
+    # environment (docs/release.md); set homepage and git (tags v<version>) when one is published.
     license("BSD-3-Clause")
+    tags = ["proxy-app"]
 
     version("0.1.0")
 
@@ -40,7 +41,6 @@ class Um(CMakePackage, CudaPackage):
     depends_on("cuda@12:", when="+cuda")
     depends_on("nccl@2.18:", when="+nccl")
     depends_on("python@3.8:", when="+python", type=("build", "run"))
-    depends_on("googletest@1.10:", type="test")
 
     def cmake_args(self):
         args = [
@@ -50,7 +50,7 @@ class Um(CMakePackage, CudaPackage):
             self.define_from_variant("UM_ENABLE_PTSCOTCH", "ptscotch"),
             self.define_from_variant("UM_ENABLE_OPENMP", "openmp"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
-            # the GoogleTest suite takes long to build; the recipe checks the installed umrun (below)
+            # the GoogleTest suite (scripts/test.sh) is the tree's; the recipe checks the installed umrun (below)
             self.define("UM_BUILD_TESTS", False),
         ]
         if self.spec.satisfies("+cuda"):
