@@ -55,14 +55,17 @@ dpkg-deb -x "$RT" "$ROOT" && dpkg-deb -x "$DEV" "$ROOT"
 dpkg-deb -c "$RT" > "$WORK/rt.list" && dpkg-deb -c "$DEV" > "$WORK/dev.list"
 for f in usr/bin/umrun usr/share/man/man1/umrun.1 usr/share/bash-completion/completions/umrun \
          usr/share/zsh/vendor-completions/_umrun usr/share/doc/um/LICENSE usr/share/doc/um/THIRD_PARTY.md \
-         usr/share/doc/um/CHANGELOG.md usr/share/um/VERSION usr/share/um/validation/bookleaf/LICENSE.upstream; do
+         usr/share/doc/um/CHANGELOG.md usr/share/doc/um/copyright usr/share/um/VERSION usr/share/um/validation/bookleaf/LICENSE.upstream; do
   grep -q " \./$f$" "$WORK/rt.list" || fail "um does not hold /$f"
 done
-for f in usr/include/um/um.h usr/include/um/version.h usr/bin/um-embed; do
+for f in usr/include/um/um.h usr/include/um/version.h usr/bin/um-embed usr/share/doc/um-dev/copyright; do
   grep -q " \./$f$" "$WORK/dev.list" || fail "um-dev does not hold /$f"
 done
 PC=$(cd "$ROOT" && find usr/lib -name um.pc | head -1) CM=$(cd "$ROOT" && find usr/lib -name umConfig.cmake | head -1)
 [ -n "$PC" ] && [ -n "$CM" ] || fail "um-dev holds no um.pc or umConfig.cmake"
+grep -q "BSD-3-Clause" "$ROOT/$PC" || fail "um.pc does not name the licence"
+grep -q 'set(um_LICENSE "BSD-3-Clause")' "$ROOT/$CM" || fail "umConfig.cmake does not name the licence"
+grep -q "BSD 3-Clause" "$ROOT/usr/share/doc/um/copyright" || fail "/usr/share/doc/um/copyright is not the licence"
 grep -q "usr/include/" "$WORK/rt.list" && fail "the runtime package holds headers"
 UMRUN=$ROOT/usr/bin/umrun DATA=$ROOT/usr/share/um
 

@@ -5,14 +5,14 @@
 #   backends' and the apps' tables (the keys of --help-options=markdown);
 # - bash: `umrun --set run.bac<TAB>` completes run.backend; `--set run.layout=<TAB>` offers aos soa auto;
 #   `--sus<TAB>` offers --suite and --suite-set; a config argument offers .yaml files;
-# - zsh: the script parses (zsh -n) where zsh is installed.
+# - zsh, where it is installed: the script parses, and (compadd stubbed) offers the same keys and values.
 set -euo pipefail
 UMRUN=$1 MAN=$2 BASHC=$3 ZSHC=$4
 fail() { echo "FAIL: $*" >&2; exit 1; }
 for f in "$MAN" "$BASHC" "$ZSHC"; do [ -s "$f" ] || fail "$f was not generated"; done
 cmp -s "$MAN" <("$UMRUN" --help-options=man) || fail "$MAN is not what this umrun prints (rebuild)"
 
-page=$(MANWIDTH=200 man -l "$MAN" 2>/dev/null | col -b) || fail "man -l $MAN"
+page=$(MANWIDTH=200 man -l "$MAN" 2>/dev/null | sed $'s/.\b//g') || fail "man -l $MAN"
 [ -n "$page" ] || fail "man rendered nothing"
 missing=0
 flags=$("$UMRUN" --help | grep -oE '(^|[ [(])--[a-z][a-z-]*' | sed 's/^[ [(]//' | sort -u)
@@ -36,6 +36,18 @@ got=$(complete_line umrun --set run.backend = s | tr '\n' ' ')
 got=$(complete_line umrun --sui | sort | tr '\n' ' ')
 [[ "$got" == *"--suite "* && "$got" == *"--suite-set "* ]] || fail "--sui<TAB> offers '$got'"
 echo "bash completion: run.bac -> run.backend, run.layout= -> aos auto soa, --sui -> $got"
-if command -v zsh > /dev/null; then zsh -n "$ZSHC" || fail "$ZSHC does not parse"; echo "zsh completion parses";
-else echo "zsh not installed: the zsh completion is not parsed here"; fi
+if command -v zsh > /dev/null; then
+  zsh -n "$ZSHC" || fail "$ZSHC does not parse"
+  # the completion function with zsh's compadd, compset and _files stubbed: what it offers
+  zoffer() { # the words, the last one being completed
+    zsh -f -c 'compadd() { while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done
+                 [[ $1 == -- ]] && shift; print -l -- "$@"; }
+               compset() { PREFIX=${PREFIX#*=}; }
+               _files() { print -- FILES; }
+               f=$1; shift; words=("$@"); CURRENT=$#; PREFIX=${words[-1]}; source $f' _ "$ZSHC" "$@"
+  }
+  zoffer umrun --set run.bac | grep -qx run.backend || fail "zsh: --set run.bac<TAB> does not offer run.backend"
+  [ "$(zoffer umrun --set run.layout= | sort | tr '\n' ' ')" = "aos auto soa " ] || fail "zsh: run.layout= values"
+  echo "zsh completion: run.bac -> run.backend, run.layout= -> aos auto soa"
+else echo "zsh not installed: the zsh completion is not checked here"; fi
 echo "umrun.man_completion: all checks passed"
