@@ -40,7 +40,9 @@ static int collect(const char *key, const char *value, const char *origin, int r
   path_walk *w = user;
   (void)read;
   if (!strcmp(key, "app")) snprintf(w->app, sizeof w->app, "%s", value);
-  if (strncmp(origin, w->prefix, strlen(w->prefix)) || !*value || *value == '/' || !strcmp(value, "~")) return 0;
+  if (strncmp(origin, w->prefix, strlen(w->prefix)) || !*value || *value == '/' || !strcmp(value, "~") ||
+      !strcmp(value, "''")) /* null, or empty ('' as um_config_each writes it): nothing to resolve */
+    return 0;
   if (w->n == MAX_PATHS || strlen(key) >= sizeof w->e[0].key || strlen(value) >= PATH_LEN) return 0;
   path_entry *e = &w->e[w->n++];
   snprintf(e->key, sizeof e->key, "%s", key);

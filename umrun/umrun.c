@@ -170,7 +170,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     if (!strcmp(argv[i], "--help-options=man")) return umrun_man_page(stdout, r), EXIT_OK;
     if (!strncmp(argv[i], "--help-options=", 15) && !umrun_completion(stdout, r, argv[i] + 15)) return EXIT_OK;
     if (!strncmp(argv[i], "--help-options", 14)) {
-      umrun_err(r, "%s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
+      umrun_err(r, "%s: give --help-options=markdown (the reference of every option), man, bash or zsh\n", argv[i]);
       return EXIT_USAGE;
     }
     if (!strcmp(argv[i], "--version")) {
