@@ -63,8 +63,9 @@ if(UM_ENABLE_MPI)
 endif()
 
 # PT-Scotch (mpi.partitioner: ptscotch): optional, with MPI; Debian's libptscotch-dev
+option(UM_ENABLE_PTSCOTCH "PT-Scotch partitioner (mpi.partitioner: ptscotch) with MPI, when it is found" ON)
 set(UM_HAVE_PTSCOTCH OFF)
-if(UM_HAVE_MPI)
+if(UM_HAVE_MPI AND UM_ENABLE_PTSCOTCH)
   find_path(UM_PTSCOTCH_INCLUDE_DIR ptscotch.h PATH_SUFFIXES scotch)
   find_library(UM_PTSCOTCH_LIBRARY ptscotch)
   find_library(UM_PTSCOTCHERR_LIBRARY ptscotcherr)

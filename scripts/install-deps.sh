@@ -12,6 +12,8 @@ PACKAGES=(
   libptscotch-dev                  # PT-Scotch: mpi.partitioner ptscotch (parallel k-way)
   libgtest-dev                     # GoogleTest (tests)
   pkg-config                       # the installed package's um.pc (tests/install: the example built with cc)
+  man-db                           # man umrun: the test umrun.man_completion renders the generated page
+  dpkg-dev                         # cpack -G DEB's dependency list (dpkg-shlibdeps; test package.deb)
   gnuplot-nox                      # umrun --sweep plots
   clang                            # libFuzzer harnesses (fuzz/, scripts/fuzz.sh): clang-14 on Debian 12
   chromium                         # umrun --report: the tests render the HTML page headless

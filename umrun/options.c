@@ -35,7 +35,7 @@ static const um_option declared_here[] = {
      .help = "renumber the mesh for locality before the run"},
     {.key = "run.reorder_map", .type = UM_OPT_STRING,
      .help = "the map it is based on (default: the app's main indirect map)"},
-    {.key = "run.reorder_file", .type = UM_OPT_STRING,
+    {.key = "run.reorder_file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH | UM_OPT_PATH_NEW_OK,
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
     ENGINE("mpi.partitioner"),
     ENGINE("mpi.partition_budget_s"),
@@ -88,7 +88,7 @@ static const um_option declared_here[] = {
      .help = "a config key nothing reads (misspelt, or another app's) is\n"
              "an error before the first loop, naming the key, where it came from and\n"
              "the closest key that is read; warn: a warning, and run"},
-    {.key = "validation.reference", .type = UM_OPT_STRING,
+    {.key = "validation.reference", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
      .help = "validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
              "and field files; loaded before the run; field files go to output.dir,\n"
              "else to a temporary folder removed after validation)"},

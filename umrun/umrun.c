@@ -22,6 +22,8 @@
 #include "tools.h"
 #include "provenance.h"
 #include "apps_table.h"
+#include "paths.h"
+#include "manpage.h"
 
 void umrun_err(const um_runner *r, const char *fmt, ...) {
   char msg[8192];
@@ -52,7 +54,7 @@ static void usage(const um_runner *r, FILE *f) {
           "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
           "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
-          "       umrun --list-apps | --help | --help-options=markdown | --version\n"
+          "       umrun --list-apps | --help | --help-options=markdown|man|bash|zsh | --version\n"
           "       mpirun -np P umrun [CONFIG.yaml] ...   the same run on P MPI ranks (mpi.* keys below)\n"
           "\n"
           "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
@@ -88,10 +90,12 @@ static void usage(const um_runner *r, FILE *f) {
           "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
           "                    (without it only --set names the compiler um runs)\n"
           "  --list-apps       list the registered apps with their own config keys and exit\n"
-          "  --version         print the version and build configuration and exit\n"
+          "  --version         print the version, the licence and the build configuration and exit\n"
           "  --help            this text\n"
           "  --help-options=markdown  every config key of the runner and of the backends, with its type,\n"
           "                    default and allowed values, as a markdown reference (docs/options.md)\n"
+          "  --help-options=man|bash|zsh  this manual page (umrun.1) or the shell completion, as\n"
+          "                    installed\n"
           "\n"
           "precedence: config file < environment variable UM_OPTIONS < --set.\n"
           "  UM_OPTIONS holds whitespace-separated key=value pairs: UM_OPTIONS='run.backend=seq'\n"
@@ -132,6 +136,8 @@ static void print_version(FILE *f) {
           UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
 }
 
+void umrun_print_usage(const um_runner *r, FILE *f) { usage(r, f); }
+
 static void list_apps(const um_runner *r, FILE *f) {
   fprintf(f, "registered apps:\n");
   for (int i = 0; i < um_app_count(r); i++) {
@@ -161,11 +167,17 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     }
     if (!strcmp(argv[i], "--list-apps")) return list_apps(r, stdout), EXIT_OK;
     if (!strcmp(argv[i], "--help-options=markdown")) return umrun_options_markdown(stdout, r), EXIT_OK;
+    if (!strcmp(argv[i], "--help-options=man")) return umrun_man_page(stdout, r), EXIT_OK;
+    if (!strncmp(argv[i], "--help-options=", 15) && !umrun_completion(stdout, r, argv[i] + 15)) return EXIT_OK;
     if (!strncmp(argv[i], "--help-options", 14)) {
-      umrun_err(r, "%s: the reference of every option is printed by --help-options=markdown\n", argv[i]);
+      umrun_err(r, "%s: give --help-options=markdown (the reference of every option), man, bash or zsh\n", argv[i]);
       return EXIT_USAGE;
     }
-    if (!strcmp(argv[i], "--version")) return print_version(stdout), EXIT_OK;
+    if (!strcmp(argv[i], "--version")) {
+      print_version(stdout);
+      fputs("licence: BSD-3-Clause (LICENSE); third-party validation data keeps its own (THIRD_PARTY.md)\n", stdout);
+      return EXIT_OK;
+    }
   }
   c->csv_label = "run";
   c->sets = calloc((size_t)argc, sizeof *c->sets);
@@ -232,7 +244,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   return -1;
 }
 
-/* The config in effect: file (or the embedded default) < UM_OPTIONS < --set. */
+/* The config in effect: file (or the embedded default) < UM_OPTIONS < --set; its paths resolved (paths.c). */
 /* The config's validation.reference (NULL if none); does not mark it read. */
 static const char *reference_of(um_config *cfg, char *buf, size_t len) {
   const char *v = NULL;
@@ -253,6 +265,7 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   for (int i = 0; !rc && i < c->nsets; i++)
     rc = um_config_set_assignment(*cfg, c->sets[i], c->set_origins[i] ? c->set_origins[i] : "--set", err, len);
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
+  if (!rc) rc = umrun_resolve_paths(r, c->config_path, *cfg, err, len); /* the config's paths from its folder */
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
   if (!rc && named && by)
     umrun_err(r, "note: the config names validation.reference %s, but %s removes it: this run is NOT "

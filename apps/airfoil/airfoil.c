@@ -435,7 +435,7 @@ static int ends_with(const char *s, const char *suffix) {
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 /* airfoil's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). */
 static const um_option airfoil_options[] = {
-    {.key = "mesh.file", .type = UM_OPT_STRING,
+    {.key = "mesh.file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
      .help = "an OP2 mesh: new_grid.dat (text) or new_grid.h5 (HDF5); unset: generate the mesh\n"
              "(mesh.generator, I, J, round6 are then ignored)"},
     {.key = "mesh.generator", .type = UM_OPT_CHOICE, .def = "naca0012", .choices = CHOICES("naca0012"),

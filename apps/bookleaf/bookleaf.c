@@ -36,10 +36,10 @@ static const char *const scheme_names[] = {"inc", "upstream", "gather", NULL}; /
 /* bookleaf's options, declared once (read with um_app_double etc.; --list-apps, docs/options.md). The
  * deck's entries have no default here: absent, the read keeps the deck's value. */
 static const um_option bookleaf_options[] = {
-    {.key = "mesh.file", .type = UM_OPT_STRING,
+    {.key = "mesh.file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
      .help = "the BookLeaf_F90 namelist deck, read as it stands (required, or params.deck); the params.* keys "
              "below override its entries"},
-    {.key = "params.deck", .type = UM_OPT_STRING, .help = "the deck, as mesh.file (give one of them)"},
+    {.key = "params.deck", .type = UM_OPT_STRING, .flags = UM_OPT_PATH, .help = "the deck, as mesh.file (give one of them)"},
     DECK("time_end", "the end time"),
     DECK("dt_initial", "the first step's dt"),
     DECK("dt_max", "the largest dt"),

@@ -102,10 +102,10 @@ typedef struct {
  * declared with no default take the deck's value (mesh.file / params.inp), or without a deck
  * ma_inputs_default's (upstream's): the reads keep what the deck put in the variable. */
 static const um_option miniaero_options[] = {
-    {.key = "mesh.file", .type = UM_OPT_STRING,
+    {.key = "mesh.file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
      .help = "an upstream miniaero.inp deck, read as it stands (or params.inp);\n"
              "the params.* and run.iterations below override its entries"},
-    {.key = "params.inp", .type = UM_OPT_STRING, .help = "the miniaero.inp deck (the same as mesh.file)"},
+    {.key = "params.inp", .type = UM_OPT_STRING, .flags = UM_OPT_PATH, .help = "the miniaero.inp deck (the same as mesh.file)"},
     {.key = "params.problem", .type = UM_OPT_STRING,
      .help = "sod (0, the shock tube) | flat_plate (1, viscous flat plate) | ramp (2, inviscid ramp)\n"
              "[problem_type]; default: the deck's (sod without a deck)"},

@@ -118,7 +118,7 @@ static char *formula_source(const vl_event *ev, const char *fn, const char *deck
 #define FINITE .min = -DBL_MAX, .max = DBL_MAX, .flags = UM_OPT_RANGE, .range_hint = "must be finite"
 /* volna's options, declared once (read with um_app_double etc.; --list-apps, docs/options.md). */
 static const um_option volna_options[] = {
-    {.key = "mesh.file", .type = UM_OPT_STRING,
+    {.key = "mesh.file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
      .help = "the Volna deck (.vln, required): Time, Mesh Rectangle or \"file.msh\", PhysicalParams, "
              "NumericalParams, Init (formulas in x, y, t), Output* events"},
     {.key = "params.end", .type = UM_OPT_DOUBLE, .min = DBL_TRUE_MIN, .max = 3.4e38, .flags = UM_OPT_RANGE,

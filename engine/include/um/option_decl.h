@@ -40,8 +40,13 @@ enum {
   UM_OPT_NEEDS_MPI = 1,      /**< setting it in a build without MPI is a config error */
   UM_OPT_RANGE = 2,          /**< min .. max are checked: "<key> = <value>: <range_hint>" */
   UM_OPT_HINT_DEFAULT = 4,   /**< ... followed by " (default <def>)" */
-  UM_OPT_CONFIG_DEFAULT = 8  /**< `def` is a config's default (umrun); um_options_default keeps the
+  UM_OPT_CONFIG_DEFAULT = 8, /**< `def` is a config's default (umrun); um_options_default keeps the
                                   library's (0: e.g. run.compile is off unless asked for) */
+  UM_OPT_PATH = 16,          /**< a file or folder the run reads (UM_OPT_STRING): a relative value from a config
+                                  file is looked up from the config's folder, then the data folder, then the
+                                  current folder; found nowhere, the run stops naming the places looked in */
+  UM_OPT_PATH_NEW_OK = 32    /**< with UM_OPT_PATH: a file found nowhere is not an error (the run writes it,
+                                  relative to the current folder) */
 };
 
 struct um_option;
