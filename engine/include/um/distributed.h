@@ -147,6 +147,29 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
  * (or neither: then a plain um_decl_map). */
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out);
+/* A mesh source that must be read whole (a text deck, a generator that needs the whole mesh) is read on rank 0
+ * alone and scattered by blocks: rank 0 broadcasts the sizes (um_mpi_bcast_bytes), then sends each rank its block
+ * of every set's rows (um_mpi_scatter_block) and frees its whole arrays; the other ranks never hold more than their
+ * blocks, rank 0 holds the whole mesh once, while it is read and sent (engine/src/distributed/dist_scatter.c).
+ * @code
+ *   long long n = rank0 ? m.ncells : 0;                       // every rank
+ *   um_mpi_bcast_bytes(&n, sizeof n);
+ *   long long begin; int count;
+ *   um_block_range(n, um_mpi_rank(), um_mpi_size(), &begin, &count);
+ *   float *area = malloc(sizeof(float) * count);
+ *   um_mpi_scatter_block(rank0 ? m.area : NULL, n, sizeof(float), area);
+ *   um_decl_set_block(ctx, n, begin, count, "cells", &cells);
+ * @endcode */
+/** Broadcast n bytes from rank 0 to every rank (collective; a no-op on one rank). UM_ERR_ARG for a NULL buffer of
+ * n > 0 bytes, UM_ERR_BACKEND if MPI fails. */
+int um_mpi_bcast_bytes(void *buf, size_t n);
+/** Scatter a set's rows by blocks (collective): `whole` holds on rank 0 the gsize rows of row_bytes bytes each
+ * (read only there: NULL elsewhere), and every rank gets into `mine` its block of them, the block partitioner's
+ * range [begin, begin + count) of um_block_range (mine holds count * row_bytes bytes; NULL for an empty block). On
+ * one rank (or without MPI) `mine` gets the whole array (a no-op when mine == whole). Every rank passes the same
+ * gsize and row_bytes. A failure on one rank is every rank's (agreed before the scatter, never a hang): UM_ERR_ARG
+ * for a bad argument, UM_ERR_ALLOC when rank 0 could not make its tables, UM_ERR_BACKEND if MPI fails. */
+int um_mpi_scatter_block(const void *whole, long long gsize, size_t row_bytes, void *mine);
 
 /** How a loop that increments through a map reaches elements other ranks own:
  * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an
