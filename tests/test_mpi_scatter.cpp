@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "bookleaf/bookleaf_mesh.h"
+#include "um/hdf5io.h"
 #include "um/um.h"
 #include "volna/volna.h"
 
@@ -181,4 +184,88 @@ TEST(BlocksBookLeaf, BlocksSentFromTheWholeMeshAreTheGeneratedBlocks) {
   expect_same_block(sent, made, what);
   bl_block_free(&sent);
   bl_block_free(&made);
+}
+
+// ---- bad input read by blocks: every rank fails at once with the first failing rank's reason ------------------
+
+namespace {
+// A path every rank agrees on (rank 0's temporary folder and PID).
+std::string shared_file(const char *tag) {
+  char buf[512] = "";
+  if (um_mpi_rank() == 0)
+    snprintf(buf, sizeof buf, "%s/um_scatter_%s_%ld.h5", ::testing::TempDir().c_str(), tag, (long)getpid());
+  um_mpi_bcast_bytes(buf, sizeof buf);
+  return buf;
+}
+um_context *seq_ctx() {
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  return um_init(&ctx, &o) == UM_SUCCESS ? ctx : nullptr;
+}
+}  // namespace
+
+// A map whose last row names a node past the stored node count: only the rank whose block holds that row sees it
+// (each rank reads its rows). After um_hdf5_read_agree every rank has failed, with that rank's reason, at once.
+TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsReason) {
+  const int q = um_mpi_rank(), P = um_mpi_size();
+  const std::string file = shared_file("range");
+  const int ncell = 12, nnode = 14;
+  if (q == 0) {
+    um_context *w = seq_ctx();
+    ASSERT_NE(w, nullptr);
+    um_set *cells, *nodes;
+    um_map *pcell;
+    std::vector<int> cn(4 * ncell);
+    for (int i = 0; i < 4 * ncell; i++) cn[i] = (i / 4 + i % 4) % (nnode - 1);  // nodes 0 .. nnode - 2
+    cn[4 * ncell - 1] = nnode - 1;                                             // the last row: the last node
+    ASSERT_EQ(um_decl_set(w, ncell, "cells", &cells), 0);
+    ASSERT_EQ(um_decl_set(w, nnode, "nodes", &nodes), 0);
+    ASSERT_EQ(um_decl_map(w, cells, nodes, 4, cn.data(), "pcell", &pcell), 0);
+    ASSERT_EQ(um_hdf5_write_mesh(w, file.c_str()), 0) << um_error_message(w);
+    um_finalize(&w);
+    w = seq_ctx();
+    um_set *fewer;
+    ASSERT_EQ(um_decl_set(w, nnode - 1, "nodes", &fewer), 0);
+    ASSERT_EQ(um_hdf5_write_set(w, file.c_str(), fewer), 0) << um_error_message(w);  // "nodes" now says 13
+    um_finalize(&w);
+  }
+  ASSERT_EQ(um_mpi_agree_step(0, 60), 0);  // the file is written
+  um_context *ctx = seq_ctx();
+  ASSERT_NE(ctx, nullptr);
+  um_set *cells = nullptr, *nodes = nullptr;
+  um_map *pcell = nullptr;
+  int rc = um_hdf5_read_set_block(ctx, file.c_str(), "cells", &cells);
+  if (!rc) rc = um_hdf5_read_set_block(ctx, file.c_str(), "nodes", &nodes);
+  if (!rc) rc = um_hdf5_read_map_expect(ctx, file.c_str(), cells, nodes, 4, "pcell", &pcell);
+  const int mine = rc;
+  rc = um_hdf5_read_agree(ctx, rc, file.c_str());
+  EXPECT_NE(rc, UM_SUCCESS) << "rank " << q << " goes on although a rank's rows are bad";
+  long long begin = 0;
+  int count = 0;
+  ASSERT_EQ(um_block_range(ncell, q, P, &begin, &count), 0);
+  const bool holds_bad_row = begin + count == ncell;
+  EXPECT_EQ(mine != UM_SUCCESS, holds_bad_row) << "only the rank reading the last row sees it";
+  const std::string msg = um_error_message(ctx);
+  EXPECT_NE(msg.find("13"), std::string::npos) << msg;  // the node count the entry is out of, on every rank
+  if (!holds_bad_row)
+    EXPECT_NE(msg.find("rank " + std::to_string(P - 1) + " of " + std::to_string(P) + " could not read its block"),
+              std::string::npos)
+        << msg;
+  um_finalize(&ctx);
+  ASSERT_EQ(um_mpi_agree_step(0, 60), 0);
+  if (q == 0) std::remove(file.c_str());
+}
+
+// A rank that stopped before a step (a deck only it could not read) never arrives: um_mpi_agree_step gives up after
+// its timeout on the ranks that wait (-1), rather than hang, and its messages never match a collective.
+TEST(MpiAgreeStep, TheLargestStatusAndATimeoutWhereARankNeverComes) {
+  const int q = um_mpi_rank(), P = um_mpi_size();
+  EXPECT_EQ(um_mpi_agree_step(q == P - 1 ? 3 : 0, 60), 3);  // the last rank's status, on every rank
+  EXPECT_EQ(um_mpi_agree_step(0, 60), 0);
+  if (P < 2) return;
+  const int skipped = q == P - 1;  // the last rank does not come to this step (it goes to the barrier below)
+  if (!skipped) EXPECT_EQ(um_mpi_agree_step(0, 0.5), -1) << "rank " << q << " waits for a rank that never comes";
+  ASSERT_EQ(um_mpi_barrier(), 0);
 }

@@ -125,8 +125,8 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b) {
   return UM_SUCCESS;
 }
 
-/* OP2's new_grid.h5 layout: the same names as above; blocks: each rank reads only its block's rows. */
-int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
+/* OP2's new_grid.h5 layout: the same names as above. */
+static int decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
   int (*set)(um_context *, const char *, const char *, um_set **) = blocks ? um_hdf5_read_set_block : um_hdf5_read_set;
   UM_APP_TRY(set(ctx, file, "nodes", &a->nodes));
   UM_APP_TRY(set(ctx, file, "edges", &a->edges));
@@ -140,6 +140,13 @@ int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoi
   UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->nodes, 2, UM_DOUBLE, "p_x", &a->p_x));
   UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->bedges, 1, UM_INT, "p_bound", &a->p_bound));
   return UM_SUCCESS;
+}
+
+/* blocks: each rank reads only its block's rows, and what only some ranks' rows show (a map entry out of range, a
+ * file one rank cannot open or read) fails every rank at once: the ranks agree on the outcome after reading. */
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
+  const int rc = decl_mesh_hdf5(ctx, file, blocks, a);
+  return blocks ? um_hdf5_read_agree(ctx, rc, file) : rc;
 }
 
 /* ---- the mesh's geometry, checked once after reading (every reader) ---------------------- */

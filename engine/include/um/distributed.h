@@ -43,6 +43,17 @@ int um_mpi_size(void);
  * (they wait in a loop for this rank, which failed): the caller then says why
  * and calls um_mpi_abort rather than hang. Without MPI: returns status. */
 int um_mpi_agree(int status, double timeout_s);
+/** The same agreement for a step of an app that every rank takes where a rank may have stopped before it (a
+ * deck or a mesh one rank could not read, before the first loop): the largest status, by messages of tags of their
+ * own through rank 0 (never matching a collective another rank has entered meanwhile), or -1 when the others have
+ * not all arrived within timeout_s (> 0; <= 0: no limit): the caller then says why and stops (um_mpi_abort).
+ * Without MPI: returns status. */
+int um_mpi_agree_step(int status, double timeout_s);
+/** After a step every rank has reached (collective), the first failure: the lowest rank whose rc is not
+ * UM_SUCCESS sends its rc and its message (`mine`) to every rank; returns that rc (UM_SUCCESS where no rank
+ * failed), with its message in msg (n bytes, at most 1023 characters sent) and the rank in *who (-1: none). One
+ * process: rc, mine and 0. */
+int um_mpi_first_failure(int rc, const char *mine, char *msg, size_t n, int *who);
 /** End every rank with exit status `status` (MPI_Abort; exit without MPI). */
 void um_mpi_abort(int status);
 /** End MPI if um_mpi_start started it (MPI_Finalize); else nothing. */
