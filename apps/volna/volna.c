@@ -206,7 +206,7 @@ static int build_mesh(vl_solver *S) {
   UM_APP_TRY(rc);
   if (path[0]) um_app_input(S->r, path); /* the deck names it, no option does: the run's JSON lists it with its hash */
   if (!S->blocks) return UM_SUCCESS;
-  const double bytes = (double)S->mesh.nnodes * 8 + (double)S->mesh.ncells * 44 + (double)S->mesh.nedges * 28;
+  const double bytes = (double)S->mesh.nnodes * 8 + (double)S->mesh.ncells * 48 + (double)S->mesh.nedges * 24;
   char err[512] = "";
   rc = um_mpi_bcast_int(&S->west, 1);
   if (!rc) rc = um_mpi_bcast_bytes(S->gauge_cell, sizeof(int) * (size_t)S->ngauges);
