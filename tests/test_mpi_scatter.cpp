@@ -204,7 +204,7 @@ um_context *seq_ctx() {
   um_context *ctx = nullptr;
   return um_init(&ctx, &o) == UM_SUCCESS ? ctx : nullptr;
 }
-}  // namespace
+} // namespace
 
 // A map whose last row names a node past the stored node count: only the rank whose block holds that row sees it
 // (each rank reads its rows). After um_hdf5_read_agree every rank has failed, with that rank's reason, at once.
@@ -218,8 +218,8 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
     um_set *cells, *nodes;
     um_map *pcell;
     std::vector<int> cn(4 * ncell);
-    for (int i = 0; i < 4 * ncell; i++) cn[i] = (i / 4 + i % 4) % (nnode - 1);  // nodes 0 .. nnode - 2
-    cn[4 * ncell - 1] = nnode - 1;                                             // the last row: the last node
+    for (int i = 0; i < 4 * ncell; i++) cn[i] = (i / 4 + i % 4) % (nnode - 1); // nodes 0 .. nnode - 2
+    cn[4 * ncell - 1] = nnode - 1; // the last row: the last node
     ASSERT_EQ(um_decl_set(w, ncell, "cells", &cells), 0);
     ASSERT_EQ(um_decl_set(w, nnode, "nodes", &nodes), 0);
     ASSERT_EQ(um_decl_map(w, cells, nodes, 4, cn.data(), "pcell", &pcell), 0);
@@ -228,10 +228,10 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
     w = seq_ctx();
     um_set *fewer;
     ASSERT_EQ(um_decl_set(w, nnode - 1, "nodes", &fewer), 0);
-    ASSERT_EQ(um_hdf5_write_set(w, file.c_str(), fewer), 0) << um_error_message(w);  // "nodes" now says 13
+    ASSERT_EQ(um_hdf5_write_set(w, file.c_str(), fewer), 0) << um_error_message(w); // "nodes" now says 13
     um_finalize(&w);
   }
-  ASSERT_EQ(um_mpi_agree_step(0, 60), 0);  // the file is written
+  ASSERT_EQ(um_mpi_agree_step(0, 60), 0); // the file is written
   um_context *ctx = seq_ctx();
   ASSERT_NE(ctx, nullptr);
   um_set *cells = nullptr, *nodes = nullptr;
@@ -248,7 +248,7 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
   const bool holds_bad_row = begin + count == ncell;
   EXPECT_EQ(mine != UM_SUCCESS, holds_bad_row) << "only the rank reading the last row sees it";
   const std::string msg = um_error_message(ctx);
-  EXPECT_NE(msg.find("13"), std::string::npos) << msg;  // the node count the entry is out of, on every rank
+  EXPECT_NE(msg.find("13"), std::string::npos) << msg; // the node count the entry is out of, on every rank
   if (!holds_bad_row)
     EXPECT_NE(msg.find("rank " + std::to_string(P - 1) + " of " + std::to_string(P) + " could not read its block"),
               std::string::npos)
@@ -262,10 +262,10 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
 // its timeout on the ranks that wait (-1), rather than hang, and its messages never match a collective.
 TEST(MpiAgreeStep, TheLargestStatusAndATimeoutWhereARankNeverComes) {
   const int q = um_mpi_rank(), P = um_mpi_size();
-  EXPECT_EQ(um_mpi_agree_step(q == P - 1 ? 3 : 0, 60), 3);  // the last rank's status, on every rank
+  EXPECT_EQ(um_mpi_agree_step(q == P - 1 ? 3 : 0, 60), 3); // the last rank's status, on every rank
   EXPECT_EQ(um_mpi_agree_step(0, 60), 0);
   if (P < 2) return;
-  const int skipped = q == P - 1;  // the last rank does not come to this step (it goes to the barrier below)
+  const int skipped = q == P - 1; // the last rank does not come to this step (it goes to the barrier below)
   if (!skipped) EXPECT_EQ(um_mpi_agree_step(0, 0.5), -1) << "rank " << q << " waits for a rank that never comes";
   ASSERT_EQ(um_mpi_barrier(), 0);
 }

@@ -84,17 +84,15 @@ int um_app_output_done(um_app_run *run, int rc) {
 
 int um_app_agree(um_app_run *run, int rc, const char *step) {
   if (um_mpi_size() < 2) return rc;
-  double deadline = 60; /* mpi.deadline_s, checked before the run began */
-  char e[256];
-  if (umrun_opt_double(run->cfg, "mpi.deadline_s", &deadline, e, sizeof e) || !(deadline > 0)) deadline = 60;
-  /* a rank that stopped before this step (a deck it could not read) never comes: the others stop at the deadline */
-  const int all = um_mpi_agree_step(rc, deadline);
+  /* by messages of its own, never matching the collective a rank that stopped before this step waits in (umrun's
+   * agreement after the app): that rank's mpi.deadline_s there stops every rank, with its own message; a slow rank
+   * (rank 0 reading a large mesh alone) is waited for */
+  const int all = um_mpi_agree_step(rc, -1);
   if (all < 0) {
     um_app_progress_clear(run);
-    fprintf(stderr, "umrun: rank %d of %d: the other ranks did not reach the step '%s' within mpi.deadline_s (%g s): "
-                    "one stopped before it (its message says why); stopping every rank\n",
-            um_mpi_rank(), um_mpi_size(), step, deadline);
-    um_mpi_abort(rc == UM_SUCCESS || rc == UM_ERR_CONFIG ? 1 : 2);
+    fprintf(stderr, "umrun: rank %d of %d: MPI failed agreeing on the step '%s'; stopping every rank\n", um_mpi_rank(),
+            um_mpi_size(), step);
+    um_mpi_abort(2);
   }
   if (rc || !all) return rc;
   return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not %s (its message says why); rank %d "

@@ -218,8 +218,9 @@ int um_app_writes(const um_app_run *run);
 int um_app_output_done(um_app_run *run, int rc);
 /** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
  * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
- * "another rank could not <step> (its message says why)". A rank that stopped before the step (a deck only it
- * could not read) never arrives: the others stop every rank after mpi.deadline_s, saying so (um_mpi_agree_step).
+ * "another rank could not <step> (its message says why)". The ranks agree by messages of their own
+ * (um_mpi_agree_step): a rank that stopped before the step (a deck only it could not read) waits in umrun's
+ * agreement after the app, which this never matches, and its mpi.deadline_s there stops every rank with its message.
  * One process: rc. */
 int um_app_agree(um_app_run *run, int rc, const char *step);
 /** um_app_field: registers the file written for `name` (or replaces the path
