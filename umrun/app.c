@@ -84,7 +84,16 @@ int um_app_output_done(um_app_run *run, int rc) {
 
 int um_app_agree(um_app_run *run, int rc, const char *step) {
   if (um_mpi_size() < 2) return rc;
-  const int all = um_mpi_agree(rc, -1); /* every rank is at this step: no deadline needed */
+  /* by messages of its own, never matching the collective a rank that stopped before this step waits in (umrun's
+   * agreement after the app): that rank's mpi.deadline_s there stops every rank, with its own message; a slow rank
+   * (rank 0 reading a large mesh alone) is waited for */
+  const int all = um_mpi_agree_step(rc, -1);
+  if (all < 0) {
+    um_app_progress_clear(run);
+    fprintf(stderr, "umrun: rank %d of %d: MPI failed agreeing on the step '%s'; stopping every rank\n", um_mpi_rank(),
+            um_mpi_size(), step);
+    um_mpi_abort(2);
+  }
   if (rc || !all) return rc;
   return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not %s (its message says why); rank %d "
                      "of %d stops with it", step, um_mpi_rank(), um_mpi_size());

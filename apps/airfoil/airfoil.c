@@ -125,8 +125,8 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b) {
   return UM_SUCCESS;
 }
 
-/* OP2's new_grid.h5 layout: the same names as above; blocks: each rank reads only its block's rows. */
-int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
+/* OP2's new_grid.h5 layout: the same names as above. */
+static int decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
   int (*set)(um_context *, const char *, const char *, um_set **) = blocks ? um_hdf5_read_set_block : um_hdf5_read_set;
   UM_APP_TRY(set(ctx, file, "nodes", &a->nodes));
   UM_APP_TRY(set(ctx, file, "edges", &a->edges));
@@ -140,6 +140,13 @@ int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoi
   UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->nodes, 2, UM_DOUBLE, "p_x", &a->p_x));
   UM_APP_TRY(um_hdf5_read_dat_expect(ctx, file, a->bedges, 1, UM_INT, "p_bound", &a->p_bound));
   return UM_SUCCESS;
+}
+
+/* blocks: each rank reads only its block's rows, and what only some ranks' rows show (a map entry out of range, a
+ * file one rank cannot open or read) fails every rank at once: the ranks agree on the outcome after reading. */
+int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a) {
+  const int rc = decl_mesh_hdf5(ctx, file, blocks, a);
+  return blocks ? um_hdf5_read_agree(ctx, rc, file) : rc;
 }
 
 /* ---- the mesh's geometry, checked once after reading (every reader) ---------------------- */
@@ -505,8 +512,32 @@ static int generate_mesh(um_app_run *r, airfoil *a, int blocks, int *checked) {
   return rc;
 }
 
+/* A text new_grid.dat by blocks: read whole on rank 0 alone and sent out, each rank its block (a file rank 0
+ * cannot read stops every rank with its message); each block checked as the generator's are. */
+static int text_by_blocks(um_app_run *r, const char *file, airfoil *a, int *checked) {
+  char err[1024] = "";
+  airfoil_mesh m;
+  memset(&m, 0, sizeof m);
+  int rc = um_mpi_rank() == 0 && airfoil_mesh_read_text(file, &m, err, sizeof err)
+               ? um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err) : UM_SUCCESS;
+  UM_APP_TRY(um_app_agree(r, rc, "read the mesh file"));
+  const double bytes = 16.0 * m.nnode + 16.0 * m.ncell + 16.0 * m.nedge + 12.0 * m.nbedge;
+  airfoil_block b;
+  if (airfoil_block_scatter(&m, &b, err, sizeof err)) return um_app_fail(r, UM_ERR_ALLOC, "airfoil: %s", err);
+  fprintf(r->log, "airfoil: %s read whole on rank 0 (%.1f MB there while it was sent) and sent out by blocks: this "
+                  "rank holds %d of %lld cells; the geometry checks of a whole mesh (cell areas, duplicated edges) "
+                  "are not made (mpi.mesh: whole makes them)\n", file, um_mpi_rank() == 0 ? bytes / 1e6 : 0.0,
+          b.count[1], b.gsize[1]);
+  rc = airfoil_check_block(r->ctx, &b);
+  if (!rc) rc = airfoil_decl_mesh_block(r->ctx, &b, a);
+  airfoil_block_free(&b);
+  *checked = 1;
+  return um_app_agree(r, rc ? um_app_fail(r, rc, "%s", um_error_message(r->ctx)) : rc, "check its block of the mesh");
+}
+
 /* The mesh from mesh.file or the generator. Under mpirun with mpi.mesh: blocks the generator makes each rank's
- * block only; files (OP2's text and HDF5 layouts) and params.scheme: cells are declared whole, said on the log.
+ * block only, each rank reads its block of an HDF5 file, rank 0 reads a text file and sends each rank its block;
+ * params.scheme: cells is declared whole, said on the log.
  * *checked: the mesh was checked as it was made (a block); else airfoil_check_mesh checks the whole of it. */
 static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
   char err[1024] = "";
@@ -535,7 +566,7 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
       *checked = 1;
     }
     if (h5) return airfoil_decl_mesh_hdf5(r->ctx, file, blocks && !cells, a);
-    if (blocks) um_app_whole_note(r, "mesh.file is a text new_grid.dat, read whole");
+    if (blocks && !cells) return text_by_blocks(r, file, a, checked);
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);

@@ -75,6 +75,10 @@ typedef struct {
 int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4],
                            airfoil_block *b, char *err, size_t errlen);
 void airfoil_block_free(airfoil_block *b);
+/* Collective: rank 0's whole mesh m (read there alone from a text new_grid.dat; empty elsewhere) sent out by
+ * blocks, each rank the block partitioner's rows of every set (um/distributed.h: um_mpi_scatter_block) into b;
+ * m is freed on every rank. A failure on any rank (memory) is every rank's, with the message in err. */
+int airfoil_block_scatter(airfoil_mesh *m, airfoil_block *b, char *err, size_t errlen);
 
 /* Read an OP2 new_grid.dat file.  Malformed files (truncated, bad or missing
  * numbers, extra fields or data, indices out of range) are rejected with a

@@ -18,6 +18,7 @@
  * bookleaf_internal.h holds what they share.
  */
 #include "bookleaf_internal.h"
+#include "bookleaf_mesh.h"
 
 UM_CONST_DEFINE(double, bl_cut[6]);
 UM_CONST_DEFINE(double, bl_visc_coef[2]);
@@ -206,23 +207,13 @@ static int read_config(um_app_run *r, bl_config *c) {
 /* params.scheme=gather: each node's elements in increasing order (slot s of node n: element ndel[4n+s], whose
  * corner ndcorner[4n+s] the node is; -1 in an empty slot, whose map entry repeats the node's first element). */
 static int declare_node_elements(um_app_run *r, bl_solver *S, const bl_mesh *m) {
-  const int nel = m->nel, nnd = m->nnd;
+  const int nnd = m->nnd;
   int *ndel = malloc(sizeof(int) * 4 * (size_t)nnd), *corner = malloc(sizeof(int) * 4 * (size_t)nnd);
   int rc = ndel && corner ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d nodes", nnd);
-  for (int i = 0; i < 4 * nnd && !rc; i++) ndel[i] = 0, corner[i] = -1;
-  for (int e = 0; e < nel && !rc; e++)
-    for (int k = 0; k < 4 && !rc; k++) {
-      const int n = m->elnd[4 * e + k];
-      int s = 0;
-      while (s < 4 && corner[4 * n + s] >= 0) s++;
-      if (s == 4)
-        rc = um_app_fail(r, UM_ERR_CONFIG, "%s: node %d is a corner of more than 4 elements: params.scheme=gather "
-                         "takes at most 4; use params.scheme=inc", S->cfg->deck_path, n + 1);
-      else ndel[4 * n + s] = e, corner[4 * n + s] = k;
-    }
-  for (int n = 0; n < nnd && !rc; n++)
-    for (int s = 1; s < 4; s++)
-      if (corner[4 * n + s] < 0) ndel[4 * n + s] = ndel[4 * n];
+  const long long bad = rc ? -1 : bl_mesh_node_elements(m, ndel, corner);
+  if (bad >= 0)
+    rc = um_app_fail(r, UM_ERR_CONFIG, "%s: node %lld is a corner of more than 4 elements: params.scheme=gather "
+                     "takes at most 4; use params.scheme=inc", S->cfg->deck_path, bad + 1);
   if (!rc) rc = um_decl_map(r->ctx, S->nd, S->el, 4, ndel, "nd_el", &S->ndel);
   if (!rc) rc = um_decl_dat(r->ctx, S->nd, 4, UM_INT, corner, "node_corners", &S->ndcorner);
   free(ndel), free(corner);
@@ -231,22 +222,19 @@ static int declare_node_elements(um_app_run *r, bl_solver *S, const bl_mesh *m) 
 
 /* params.visc: fused: for each face f of an element, the far corners b+2 and b+3 of the neighbour across it (b its
  * face that faces back), whose edges to the shared corners continue the element's own (bl_nbr_edge). The kernel
- * takes the neighbour's corners b+1 and b from the element's own: checked here. */
+ * takes the neighbour's corners b+1 and b from the element's own: checked (bl_mesh_visc_nodes). */
 static int declare_visc_nodes(um_app_run *r, bl_solver *S, const bl_mesh *m) {
   int *vn = malloc(sizeof(int) * 8 * (size_t)m->nel);
   if (!vn) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", m->nel);
-  for (size_t e = 0; e < (size_t)m->nel; e++)
-    for (int f = 0; f < 4; f++) {
-      const int n = m->elel[4 * e + f], b = m->elfc[4 * e + f], *nd = m->elnd + 4 * (size_t)n, *own = m->elnd + 4 * e;
-      const int self = (size_t)n == e, a1 = self ? (f + 3) % 4 : f, a0 = self ? (f + 2) % 4 : (f + 1) % 4;
-      if ((self && b != (f + 2) % 4) || nd[(b + 1) % 4] != own[a1] || nd[b] != own[a0]) {
-        free(vn);
-        return um_app_fail(r, UM_ERR_CONFIG, "%s: element %zu face %d and its neighbour %d (face %d) do not share "
-                           "their corners as a conforming mesh does: params.visc=fused needs that; use params.visc=loops",
-                           S->cfg->deck_path, e + 1, f + 1, n + 1, b + 1);
-      }
-      vn[8 * e + 2 * f] = nd[(b + 2) % 4], vn[8 * e + 2 * f + 1] = nd[(b + 3) % 4];
-    }
+  const long long bad = bl_mesh_visc_nodes(m, vn);
+  if (bad >= 0) {
+    const size_t e = (size_t)(bad / 4);
+    const int f = (int)(bad % 4);
+    free(vn);
+    return um_app_fail(r, UM_ERR_CONFIG, "%s: element %zu face %d and its neighbour %d (face %d) do not share "
+                       "their corners as a conforming mesh does: params.visc=fused needs that; use params.visc=loops",
+                       S->cfg->deck_path, e + 1, f + 1, m->elel[4 * e + f] + 1, m->elfc[4 * e + f] + 1);
+  }
   const int rc = um_decl_map(r->ctx, S->el, S->nd, 8, vn, "visc_nodes", &S->viscnd);
   free(vn);
   return rc;
@@ -571,6 +559,29 @@ static int fetch_numbering(um_app_run *r, bl_solver *S) {
   return um_dat_fetch(r->ctx, S->mat, S->elmat_orig, sizeof(int) * (size_t)S->nel);
 }
 
+/* An irregular deck's mesh by blocks: generated whole on rank 0 alone and sent out, each rank its block
+ * (bl_block_scatter); rank 0 frees the whole mesh once sent. A deck rank 0 cannot generate stops every rank. */
+static int scatter_block(um_app_run *r, const bl_config *cfg, bl_block *b) {
+  char err[1024] = "";
+  bl_mesh m;
+  memset(&m, 0, sizeof m);
+  const double t0 = um_wtime();
+  int rc = um_mpi_rank() == 0 ? bl_mesh_build(&cfg->deck, &m, err, sizeof err) : UM_SUCCESS;
+  if (rc) rc = um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
+  rc = um_app_agree(r, rc, "generate the mesh");
+  const double mb = (double)m.nel * 72 + (double)m.nnd * 36; /* bl_mesh's arrays, bytes */
+  const int what =
+      (wants_visc_nodes(r, cfg) ? BL_BLOCK_VISC : 0) | (cfg->scheme == SCHEME_GATHER ? BL_BLOCK_NODE_ELEMENTS : 0);
+  if (!rc) rc = bl_block_scatter(um_mpi_rank() == 0 ? &m : NULL, what, b, err, sizeof err);
+  bl_mesh_free(&m);
+  if (rc) return um_app_fail(r, rc, "%s: %s", cfg->deck_path, err);
+  fprintf(r->log, "bookleaf: the deck's mesh is not regular (its relaxation moves points of its start): generated "
+                  "whole on rank 0 (%.1f MB there) and sent out by blocks in %.2f s; this rank holds %d of %lld "
+                  "elements, %d of %lld nodes\n", um_mpi_rank() == 0 ? mb / 1e6 : 0.0, um_wtime() - t0, b->count[0],
+          b->nel, b->count[1], b->nnd);
+  return UM_SUCCESS;
+}
+
 static int run_with_config(um_app_run *r, bl_config *cfg) {
   UM_APP_TRY(read_config(r, cfg));
   char err[1024] = "";
@@ -580,8 +591,7 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   bl_block b;
   memset(&b, 0, sizeof b);
   if (blocks) UM_APP_TRY(build_block(r, cfg, &b));
-  if (blocks && !b.regular)
-    um_app_whole_note(r, "the deck's mesh is not regular (its relaxation moves points of its start), generated whole");
+  if (blocks && !b.regular) UM_APP_TRY(scatter_block(r, cfg, &b));
   bl_mesh m;
   memset(&m, 0, sizeof m);
   if (!b.regular) rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);

@@ -296,7 +296,7 @@ static void neighbour(int nl, int nk, int orient, long long e, int f, const long
   *el = e, *fc = (f + 2) % 4;
 }
 
-static int block_alloc(bl_block *b, int what) {
+int bl_block_alloc(bl_block *b, int what) {
   const int visc = what & BL_BLOCK_VISC, ndel = what & BL_BLOCK_NODE_ELEMENTS;
   const size_t ne = (size_t)b->count[0] + 1, nn = (size_t)b->count[1] + 1;
   b->elnd = malloc(sizeof(long long) * 4 * ne), b->elel = malloc(sizeof(long long) * 4 * ne);
@@ -402,7 +402,7 @@ int bl_block_build(const bl_deck *d, const long long first[2], const long long c
     memcpy(b->region_name, ic.region_name, sizeof b->region_name);
     memcpy(b->material_name, ic.material_name, sizeof b->material_name);
     const int orient = bl_grid_orientation(&g, &p);
-    if (block_alloc(b, what)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
+    if (bl_block_alloc(b, what)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
     if (!rc) block_nodes(d, &g, &p, orient, b);
     if (!rc) rc = block_elements(d, &g, &p, &ic, orient, b, err, errlen);
   }

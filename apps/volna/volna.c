@@ -160,7 +160,8 @@ static int read_config(um_app_run *r, vl_solver *S) {
   return UM_SUCCESS;
 }
 
-static int build_mesh(vl_solver *S) {
+/* The mesh whole: Mesh Rectangle generated, or the Gmsh file the deck names read (on rank 0 alone by blocks). */
+static int read_mesh(vl_solver *S, const char *path) {
   char err[2048] = "";
   const vl_deck *d = &S->deck;
   if (d->rectangle) {
@@ -168,12 +169,52 @@ static int build_mesh(vl_solver *S) {
       return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: %s", d->file, d->mesh_line, err);
     return UM_SUCCESS;
   }
-  char path[2100];
-  if (d->mesh_file[0] == '/') snprintf(path, sizeof path, "%s", d->mesh_file);
-  else snprintf(path, sizeof path, "%s/%s", d->dir, d->mesh_file);
   if (vl_mesh_gmsh(path, &S->mesh, err, sizeof err))
     return um_app_fail(S->r, UM_ERR_CONFIG, "%s (the Mesh of %s:%d)", err, d->file, d->mesh_line);
-  um_app_input(S->r, path); /* the deck names it, no option does: the run's JSON lists it with its hash */
+  return UM_SUCCESS;
+}
+
+static int locate(const vl_mesh *m, float x, float y);
+
+/* What the events need of the whole mesh, found where it was read: the gauges' cells, whether a cell lies west
+ * of x = 0. */
+static int whole_mesh_facts(vl_solver *S) {
+  for (int i = 0; i < S->deck.nevents; i++) S->ngauges += S->deck.events[i].kind == VL_OUT_LOCATION;
+  S->gauge_cell = malloc(sizeof(int) * (size_t)(S->ngauges + 1));
+  if (!S->gauge_cell) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
+  if (S->blocks && um_mpi_rank() != 0) return UM_SUCCESS;
+  for (int i = 0, g = 0; i < S->deck.nevents; i++)
+    if (S->deck.events[i].kind == VL_OUT_LOCATION) S->gauge_cell[g++] = locate(&S->mesh, S->deck.events[i].x, S->deck.events[i].y);
+  for (int c = 0; c < S->mesh.ncells && !S->west; c++) S->west = S->mesh.cell_xy[2 * (size_t)c] < 0.0f;
+  return UM_SUCCESS;
+}
+
+/* The mesh: whole on every rank, or (mpi.mesh: blocks under mpirun) read whole on rank 0 and sent out by blocks,
+ * rank 0's whole copy freed once sent. A mesh rank 0 cannot read stops every rank with its message. */
+static int build_mesh(vl_solver *S) {
+  const vl_deck *d = &S->deck;
+  char path[2100] = "";
+  if (!d->rectangle) {
+    if (d->mesh_file[0] == '/') snprintf(path, sizeof path, "%s", d->mesh_file);
+    else snprintf(path, sizeof path, "%s/%s", d->dir, d->mesh_file);
+  }
+  UM_APP_TRY(um_app_by_blocks(S->r, &S->blocks));
+  int rc = S->blocks && um_mpi_rank() != 0 ? UM_SUCCESS : read_mesh(S, path);
+  if (S->blocks) rc = um_app_agree(S->r, rc, "read the mesh");
+  if (!rc) rc = whole_mesh_facts(S);
+  if (S->blocks) rc = um_app_agree(S->r, rc, "find the gauges' cells");
+  UM_APP_TRY(rc);
+  if (path[0]) um_app_input(S->r, path); /* the deck names it, no option does: the run's JSON lists it with its hash */
+  if (!S->blocks) return UM_SUCCESS;
+  const double bytes = (double)S->mesh.nnodes * 8 + (double)S->mesh.ncells * 48 + (double)S->mesh.nedges * 24;
+  char err[512] = "";
+  rc = um_mpi_bcast_int(&S->west, 1);
+  if (!rc) rc = um_mpi_bcast_bytes(S->gauge_cell, sizeof(int) * (size_t)S->ngauges);
+  if (!rc) rc = vl_block_scatter(&S->mesh, &S->block, err, sizeof err);
+  if (rc) return um_app_fail(S->r, rc, "volna: %s", err[0] ? err : "the mesh could not be sent out from rank 0");
+  fprintf(S->r->log, "volna: the mesh read whole on rank 0 (%.1f MB there while it was sent) and sent out by blocks: "
+                     "this rank holds %d nodes, %d cells, %d edges\n", um_mpi_rank() == 0 ? bytes / 1e6 : 0.0,
+          S->block.count[0], S->block.count[1], S->block.count[2]);
   return UM_SUCCESS;
 }
 
@@ -194,22 +235,71 @@ static int locate(const vl_mesh *m, float x, float y) {
   return best;
 }
 
-static int declare(vl_solver *S) {
+/* The mesh's sets, maps and dats: whole, or this rank's block of each (the same names in the same order). */
+static int declare_mesh(vl_solver *S) {
   um_context *ctx = S->ctx;
   const vl_mesh *m = &S->mesh;
-  UM_APP_TRY(um_decl_set(ctx, m->nnodes, "nodes", &S->nodes));
-  UM_APP_TRY(um_decl_set(ctx, m->nedges, "edges", &S->edges));
-  UM_APP_TRY(um_decl_set(ctx, m->ncells, "cells", &S->cells));
-  UM_APP_TRY(um_decl_map(ctx, S->cells, S->nodes, 3, m->cell_nodes, "cell_nodes", &S->cell_nodes));
-  UM_APP_TRY(um_decl_map(ctx, S->cells, S->edges, 3, m->cell_edges, "cell_edges", &S->cell_edges));
-  UM_APP_TRY(um_decl_map(ctx, S->cells, S->cells, 3, m->cell_cells, "cell_cells", &S->cell_cells));
-  UM_APP_TRY(um_decl_map(ctx, S->edges, S->cells, 2, m->edge_cells, "edge_cells", &S->edge_cells));
-  UM_APP_TRY(um_decl_dat(ctx, S->nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &S->node_xy));
-  UM_APP_TRY(um_decl_dat(ctx, S->cells, 2, UM_FLOAT, m->cell_xy, "cell_centres", &S->cell_xy));
-  UM_APP_TRY(um_decl_dat(ctx, S->cells, 1, UM_FLOAT, m->cell_area, "cell_areas", &S->area));
-  UM_APP_TRY(um_decl_dat(ctx, S->edges, 2, UM_FLOAT, m->edge_normal, "edge_normals", &S->normal));
-  UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_FLOAT, m->edge_length, "edge_lengths", &S->length));
-  UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_INT, m->is_boundary, "is_boundary", &S->boundary));
+  if (!S->blocks) {
+    UM_APP_TRY(um_decl_set(ctx, m->nnodes, "nodes", &S->nodes));
+    UM_APP_TRY(um_decl_set(ctx, m->nedges, "edges", &S->edges));
+    UM_APP_TRY(um_decl_set(ctx, m->ncells, "cells", &S->cells));
+    UM_APP_TRY(um_decl_map(ctx, S->cells, S->nodes, 3, m->cell_nodes, "cell_nodes", &S->cell_nodes));
+    UM_APP_TRY(um_decl_map(ctx, S->cells, S->edges, 3, m->cell_edges, "cell_edges", &S->cell_edges));
+    UM_APP_TRY(um_decl_map(ctx, S->cells, S->cells, 3, m->cell_cells, "cell_cells", &S->cell_cells));
+    UM_APP_TRY(um_decl_map(ctx, S->edges, S->cells, 2, m->edge_cells, "edge_cells", &S->edge_cells));
+  } else {
+    const vl_block *b = &S->block;
+    UM_APP_TRY(um_decl_set_block(ctx, m->nnodes, b->first[0], b->count[0], "nodes", &S->nodes));
+    UM_APP_TRY(um_decl_set_block(ctx, m->nedges, b->first[2], b->count[2], "edges", &S->edges));
+    UM_APP_TRY(um_decl_set_block(ctx, m->ncells, b->first[1], b->count[1], "cells", &S->cells));
+    UM_APP_TRY(um_decl_map_block(ctx, S->cells, S->nodes, 3, b->cell_nodes, "cell_nodes", &S->cell_nodes));
+    UM_APP_TRY(um_decl_map_block(ctx, S->cells, S->edges, 3, b->cell_edges, "cell_edges", &S->cell_edges));
+    UM_APP_TRY(um_decl_map_block(ctx, S->cells, S->cells, 3, b->cell_cells, "cell_cells", &S->cell_cells));
+    UM_APP_TRY(um_decl_map_block(ctx, S->edges, S->cells, 2, b->edge_cells, "edge_cells", &S->edge_cells));
+  }
+  const vl_block *b = &S->block;
+  const int k = S->blocks;
+  UM_APP_TRY(um_decl_dat(ctx, S->nodes, 2, UM_FLOAT, k ? b->node_xy : m->node_xy, "node_xy", &S->node_xy));
+  UM_APP_TRY(um_decl_dat(ctx, S->cells, 2, UM_FLOAT, k ? b->cell_xy : m->cell_xy, "cell_centres", &S->cell_xy));
+  UM_APP_TRY(um_decl_dat(ctx, S->cells, 1, UM_FLOAT, k ? b->cell_area : m->cell_area, "cell_areas", &S->area));
+  UM_APP_TRY(um_decl_dat(ctx, S->edges, 2, UM_FLOAT, k ? b->edge_normal : m->edge_normal, "edge_normals", &S->normal));
+  UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_FLOAT, k ? b->edge_length : m->edge_length, "edge_lengths", &S->length));
+  UM_APP_TRY(um_decl_dat(ctx, S->edges, 1, UM_INT, k ? b->is_boundary : m->is_boundary, "is_boundary", &S->boundary));
+  return UM_SUCCESS;
+}
+
+/* The gauges: a set of its own, each gauge's cell through gauge_cells (by blocks: this rank's block of them). */
+static int declare_gauges(vl_solver *S) {
+  um_context *ctx = S->ctx;
+  S->gauge_event = malloc(sizeof(int) * (size_t)S->ngauges);
+  S->gseries = calloc((size_t)S->ngauges, sizeof(double *));
+  S->glen = calloc((size_t)S->ngauges, sizeof(long));
+  S->gcap = calloc((size_t)S->ngauges, sizeof(long));
+  if (!S->gauge_event || !S->gseries || !S->glen || !S->gcap)
+    return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
+  for (int i = 0, g = 0; i < S->deck.nevents; i++)
+    if (S->deck.events[i].kind == VL_OUT_LOCATION) S->gauge_event[g++] = i;
+  if (!S->blocks) {
+    UM_APP_TRY(um_decl_set(ctx, S->ngauges, "gauges", &S->gauges));
+    UM_APP_TRY(um_decl_map(ctx, S->gauges, S->cells, 1, S->gauge_cell, "gauge_cells", &S->gauge_cells));
+  } else {
+    long long first = 0;
+    int count = 0;
+    UM_APP_TRY(um_app_block(S->r, S->ngauges, &first, &count));
+    long long *gc = malloc(sizeof(long long) * (size_t)(count + 1));
+    if (!gc) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
+    for (int g = 0; g < count; g++) gc[g] = S->gauge_cell[first + g];
+    int rc = um_decl_set_block(ctx, S->ngauges, first, count, "gauges", &S->gauges);
+    if (!rc) rc = um_decl_map_block(ctx, S->gauges, S->cells, 1, gc, "gauge_cells", &S->gauge_cells);
+    free(gc);
+    UM_APP_TRY(rc);
+  }
+  return um_decl_dat(ctx, S->gauges, 5, UM_FLOAT, NULL, "gauge_values", &S->gauge_v);
+}
+
+static int declare(vl_solver *S) {
+  um_context *ctx = S->ctx;
+  UM_APP_TRY(declare_mesh(S));
   UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "values", &S->values));
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "min_dt", &S->dt));
   UM_APP_TRY(um_decl_reduction(ctx, 1, UM_FLOAT, UM_MIN, "unused_dt", &S->unused_dt));
@@ -225,33 +315,43 @@ static int declare(vl_solver *S) {
     if (k == VL_INIT_BATHYRELATIVE) S->have_zb0 = 1;
     if (k == VL_OUT_MAX_ELEVATION) maxel = 1;
     if (k == VL_OUT_MAX_SPEED) maxsp = 1;
-    if (k == VL_OUT_LOCATION) S->ngauges++;
   }
   if (S->have_zb0) UM_APP_TRY(um_decl_dat(ctx, S->cells, 1, UM_FLOAT, NULL, "initial_bathymetry", &S->zb0));
   if (maxel) UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "max_elevation", &S->max_el));
   if (maxsp) UM_APP_TRY(um_decl_dat(ctx, S->cells, 4, UM_FLOAT, NULL, "max_speed", &S->max_sp));
-  if (S->ngauges) {
-    int *gc = malloc(sizeof(int) * (size_t)S->ngauges);
-    S->gauge_event = malloc(sizeof(int) * (size_t)S->ngauges);
-    S->gseries = calloc((size_t)S->ngauges, sizeof(double *));
-    S->glen = calloc((size_t)S->ngauges, sizeof(long));
-    S->gcap = calloc((size_t)S->ngauges, sizeof(long));
-    if (!gc || !S->gauge_event || !S->gseries || !S->glen || !S->gcap) {
-      free(gc);
-      return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
-    }
-    for (int i = 0, g = 0; i < S->deck.nevents; i++)
-      if (S->deck.events[i].kind == VL_OUT_LOCATION) {
-        gc[g] = locate(m, S->deck.events[i].x, S->deck.events[i].y);
-        S->gauge_event[g++] = i;
-      }
-    int rc = um_decl_set(ctx, S->ngauges, "gauges", &S->gauges);
-    if (!rc) rc = um_decl_map(ctx, S->gauges, S->cells, 1, gc, "gauge_cells", &S->gauge_cells);
-    free(gc);
-    UM_APP_TRY(rc);
-    UM_APP_TRY(um_decl_dat(ctx, S->gauges, 5, UM_FLOAT, NULL, "gauge_values", &S->gauge_v));
+  if (S->ngauges) UM_APP_TRY(declare_gauges(S));
+  vl_block_free(&S->block); /* declared: the engine holds the rows */
+  return UM_SUCCESS;
+}
+
+/* Outputs and Stoker's errors read the mesh whole (they gather the values whole too): declared by blocks, its
+ * nodes, triangles, centres and areas are fetched from the distributed dats and map the first time (collective). */
+static int whole_for_outputs(vl_solver *S) {
+  vl_mesh *m = &S->mesh;
+  if (!S->blocks || m->cell_area) return UM_SUCCESS;
+  m->node_xy = malloc(sizeof(float) * 2 * (size_t)m->nnodes + 1);
+  m->cell_nodes = malloc(sizeof(int) * 3 * (size_t)m->ncells + 1);
+  m->cell_xy = malloc(sizeof(float) * 2 * (size_t)m->ncells + 1);
+  m->cell_area = malloc(sizeof(float) * (size_t)m->ncells + 1);
+  int rc = m->node_xy && m->cell_nodes && m->cell_xy && m->cell_area ? UM_SUCCESS : UM_ERR_ALLOC;
+  rc = um_app_agree(S->r, rc ? um_app_fail(S->r, rc, "out of memory for the mesh of the outputs") : rc,
+                    "hold the mesh for the outputs");
+  if (!rc) rc = um_dat_fetch_original_order(S->ctx, S->node_xy, m->node_xy, sizeof(float) * 2 * (size_t)m->nnodes);
+  if (!rc) rc = um_map_fetch(S->ctx, S->cell_nodes, m->cell_nodes, sizeof(int) * 3 * (size_t)m->ncells);
+  if (!rc) rc = um_dat_fetch_original_order(S->ctx, S->cell_xy, m->cell_xy, sizeof(float) * 2 * (size_t)m->ncells);
+  if (!rc) rc = um_dat_fetch_original_order(S->ctx, S->area, m->cell_area, sizeof(float) * (size_t)m->ncells);
+  if (rc) {
+    free(m->cell_area), m->cell_area = NULL;
+    return um_app_fail(S->r, rc, "%s", um_error_message(S->ctx));
   }
   return UM_SUCCESS;
+}
+
+/* An HDF5 field output (the mesh fetched whole first where it is declared by blocks). */
+static int write_fields(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter) {
+  if (S->r->output_dir && *S->r->output_dir && S->r->write_hdf5 && strcmp(stream, "cout"))
+    UM_APP_TRY(whole_for_outputs(S));
+  return vl_write_fields_h5(S, dat, stream, iter);
 }
 
 static int make_formulas(vl_solver *S) {
@@ -297,7 +397,8 @@ static void free_solver(vl_solver *S) {
     if (S->fheaders) free(S->fheaders[f]);
   }
   free(S->fsources), free(S->fnames), free(S->fheaders), free(S->fkernels), free(S->formulas);
-  free(S->event_formula), free(S->active), free(S->gauge_event);
+  free(S->event_formula), free(S->active), free(S->gauge_event), free(S->gauge_cell);
+  vl_block_free(&S->block);
   for (int g = 0; g < S->ngauges && S->gseries; g++) free(S->gseries[g]);
   free(S->gseries), free(S->glen), free(S->gcap);
   vl_deck_free(&S->deck);
@@ -410,7 +511,7 @@ static int run_event(vl_solver *S, int i, int first) {
     while (S->gauge_event[g] != i) g++;
     return gather_gauges(S, tm, g);
   }
-  case VL_OUT_SIMULATION: return vl_write_fields_h5(S, S->values, ev->stream, tm->iter);
+  case VL_OUT_SIMULATION: return write_fields(S, S->values, ev->stream, tm->iter);
   case VL_OUT_MAX_ELEVATION:
   case VL_OUT_MAX_SPEED: {
     const int el = ev->kind == VL_OUT_MAX_ELEVATION;
@@ -423,7 +524,7 @@ static int run_event(vl_solver *S, int i, int first) {
     }
     UM_APP_TRY(UM_PAR_LOOP(S->ctx, *(el ? &vl_max_elevation_kernel : &vl_max_speed_kernel),
                            el ? "getMaxElevation" : "getMaxSpeed", S->cells, FD(S->values, 4, UM_READ), FD(m, 4, UM_RW)));
-    if (tm->step != -1) return vl_write_fields_h5(S, m, ev->stream, tm->iter);
+    if (tm->step != -1) return write_fields(S, m, ev->stream, tm->iter);
     return UM_SUCCESS;
   }
   default: return um_app_fail(S->r, UM_ERR_INTERNAL, "unknown event kind %d", ev->kind);
@@ -525,10 +626,9 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     fprintf(r->log, "volna: note: Init BathyRelative is taken relative to the first Init Bathymetry formula; upstream "
                     "Volna (9bab009) stops on this deck (it takes BathyRelative only over a bathymetry file, which this "
                     "port does not read), so this is not checked against upstream (validation/volna/README.md)\n");
-  int landslide = 0, west = 0;
+  int landslide = 0;
   for (int i = 0; i < S->deck.nevents; i++) landslide |= S->deck.events[i].kind == VL_INIT_GAUSSIAN_LANDSLIDE;
-  for (int c = 0; landslide && c < S->mesh.ncells && !west; c++) west = S->mesh.cell_xy[2 * (size_t)c] < 0.0f;
-  if (west)
+  if (landslide && S->west)
     fprintf(r->log, "volna: note: Init GaussianLandslide on cells with x < 0: their sea floor (mesh_xmin - x) uses the "
                     "mesh's smallest x, %g; upstream Volna (9bab009) never sets mesh_xmin (a TODO there) and gives NaN "
                     "on such meshes, so this is not checked against upstream (validation/volna/README.md)\n",
@@ -579,11 +679,12 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     const vl_event *ev = &S->deck.events[i];
     if (ev->timer.step != -1) continue;
     if (ev->kind == VL_OUT_MAX_ELEVATION && S->maxel_init)
-      UM_APP_TRY(vl_write_fields_h5(S, S->max_el, ev->stream, ev->timer.iter));
+      UM_APP_TRY(write_fields(S, S->max_el, ev->stream, ev->timer.iter));
     if (ev->kind == VL_OUT_MAX_SPEED && S->maxsp_init)
-      UM_APP_TRY(vl_write_fields_h5(S, S->max_sp, ev->stream, ev->timer.iter));
+      UM_APP_TRY(write_fields(S, S->max_sp, ev->stream, ev->timer.iter));
   }
   UM_APP_TRY(vl_write_gauges(S));
+  if (S->exact) UM_APP_TRY(whole_for_outputs(S)); /* Stoker's errors: every cell's centre and area */
   UM_APP_TRY(vl_metrics(S, vol0, per_step));
   fprintf(r->log, "  time stepping %.3f s: first step %.3f s (with plans, uploads, compilation), then %.4f ms per step\n",
           r->run_seconds, t_first, 1e3 * per_step);

@@ -104,6 +104,26 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
 int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen);
 void vl_mesh_free(vl_mesh *m);
 
+/* ---- the mesh by blocks (under mpirun, mpi.mesh: blocks): read whole on rank 0, each rank sent its block ---- */
+
+typedef struct {
+  long long first[3];                              /* this rank's block of the nodes, cells, edges */
+  int count[3];                                    /* its rows of each (um_block_range) */
+  float *node_xy;                                  /* count[0] x 2 */
+  long long *cell_nodes, *cell_edges, *cell_cells; /* count[1] x 3, global numbers */
+  float *cell_xy, *cell_area;                      /* count[1] x 2, count[1] */
+  long long *edge_cells;                           /* count[2] x 2, global numbers */
+  int *is_boundary;                                /* count[2] */
+  float *edge_normal, *edge_length;                /* count[2] x 2, count[2] */
+} vl_block;
+
+/* Collective: rank 0's whole mesh m (read or generated there) sent out by blocks, the block partitioner's ranges
+ * of each set (um/distributed.h: um_mpi_scatter_block). On return every rank's m has the global sizes and xmin and
+ * no arrays (rank 0's are freed once sent), and b its rows. A failure (memory on some rank) is every rank's, with
+ * the message in err. */
+int vl_block_scatter(vl_mesh *m, vl_block *b, char *err, size_t errlen);
+void vl_block_free(vl_block *b);
+
 /* ---- the exact Stoker solution of the dam break ------------------------------------ */
 
 /* Flat bottom, depth hl for x < x0, hr beyond, at rest: the middle state

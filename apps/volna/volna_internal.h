@@ -31,7 +31,11 @@ typedef struct {
   um_app_run *r;
   um_context *ctx;
   vl_deck deck;
-  vl_mesh mesh;
+  vl_mesh mesh;  /* whole (or, by blocks, the global sizes and xmin; the arrays fetched whole for outputs) */
+  int blocks;     /* the mesh declared by blocks: read whole on rank 0 and sent out (mesh_blocks.c) */
+  vl_block block; /* this rank's rows while they are declared */
+  int *gauge_cell; /* each gauge's cell (upstream's point location), found where the whole mesh was read */
+  int west;        /* some cell's centre has x < 0 (the GaussianLandslide note) */
   int exact;
   double stoker_hl, stoker_hr, stoker_x0;
   long max_steps;

@@ -43,6 +43,17 @@ int um_mpi_size(void);
  * (they wait in a loop for this rank, which failed): the caller then says why
  * and calls um_mpi_abort rather than hang. Without MPI: returns status. */
 int um_mpi_agree(int status, double timeout_s);
+/** The same agreement for a step of an app that every rank takes where a rank may have stopped before it (a
+ * deck or a mesh one rank could not read, before the first loop): the largest status, by messages of tags of their
+ * own through rank 0 (never matching a collective another rank has entered meanwhile), or -1 when the others have
+ * not all arrived within timeout_s (> 0; <= 0: no limit): the caller then says why and stops (um_mpi_abort).
+ * Without MPI: returns status. */
+int um_mpi_agree_step(int status, double timeout_s);
+/** After a step every rank has reached (collective), the first failure: the lowest rank whose rc is not
+ * UM_SUCCESS sends its rc and its message (`mine`) to every rank; returns that rc (UM_SUCCESS where no rank
+ * failed), with its message in msg (n bytes, at most 1023 characters sent) and the rank in *who (-1: none). One
+ * process: rc, mine and 0. */
+int um_mpi_first_failure(int rc, const char *mine, char *msg, size_t n, int *who);
 /** End every rank with exit status `status` (MPI_Abort; exit without MPI). */
 void um_mpi_abort(int status);
 /** End MPI if um_mpi_start started it (MPI_Finalize); else nothing. */
@@ -147,6 +158,29 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
  * (or neither: then a plain um_decl_map). */
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out);
+/* A mesh source that must be read whole (a text deck, a generator that needs the whole mesh) is read on rank 0
+ * alone and scattered by blocks: rank 0 broadcasts the sizes (um_mpi_bcast_bytes), then sends each rank its block
+ * of every set's rows (um_mpi_scatter_block) and frees its whole arrays; the other ranks never hold more than their
+ * blocks, rank 0 holds the whole mesh once, while it is read and sent (engine/src/distributed/dist_scatter.c).
+ * @code
+ *   long long n = rank0 ? m.ncells : 0;                       // every rank
+ *   um_mpi_bcast_bytes(&n, sizeof n);
+ *   long long begin; int count;
+ *   um_block_range(n, um_mpi_rank(), um_mpi_size(), &begin, &count);
+ *   float *area = malloc(sizeof(float) * count);
+ *   um_mpi_scatter_block(rank0 ? m.area : NULL, n, sizeof(float), area);
+ *   um_decl_set_block(ctx, n, begin, count, "cells", &cells);
+ * @endcode */
+/** Broadcast n bytes from rank 0 to every rank (collective; a no-op on one rank). UM_ERR_ARG for a NULL buffer of
+ * n > 0 bytes, UM_ERR_BACKEND if MPI fails. */
+int um_mpi_bcast_bytes(void *buf, size_t n);
+/** Scatter a set's rows by blocks (collective): `whole` holds on rank 0 the gsize rows of row_bytes bytes each
+ * (read only there: NULL elsewhere), and every rank gets into `mine` its block of them, the block partitioner's
+ * range [begin, begin + count) of um_block_range (mine holds count * row_bytes bytes; NULL for an empty block). On
+ * one rank (or without MPI) `mine` gets the whole array (a no-op when mine == whole). Every rank passes the same
+ * gsize and row_bytes. A failure on one rank is every rank's (agreed before the scatter, never a hang): UM_ERR_ARG
+ * for a bad argument, UM_ERR_ALLOC when rank 0 could not make its tables, UM_ERR_BACKEND if MPI fails. */
+int um_mpi_scatter_block(const void *whole, long long gsize, size_t row_bytes, void *mine);
 
 /** How a loop that increments through a map reaches elements other ranks own:
  * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an

@@ -60,6 +60,12 @@ int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set
  * [block_begin, block_begin + count) rows): no rank reads or holds the whole mesh. Every rank opens the file
  * read-only on its own (serial HDF5 suffices). */
 int um_hdf5_read_set_block(um_context *ctx, const char *file, const char *name, um_set **out);
+/** After reading a mesh by blocks (collective: every rank calls it once it has read, with its outcome rc): what only
+ * some ranks' rows show (a map entry out of range, a dataset a rank cannot read, a file one rank cannot open) fails
+ * every rank at once rather than leave the others waiting in um_distribute. Returns rc where this rank failed;
+ * where only other ranks did, the first of them's code with "rank R of P could not read its block of <file>: <its
+ * message>" (every rank says the one reason); UM_SUCCESS where every rank read its block. One rank: rc. */
+int um_hdf5_read_agree(um_context *ctx, int rc, const char *file);
 
 /** Declare a map from -> to named `name` from dataset `name` [from_size][arity].
  * The arity is taken from the file; rows must equal um_set_size(from) and every

@@ -20,6 +20,7 @@
 #include "h5util.h"
 #include "um/safe_file.h"
 #include "../util/checked.h"
+#include "um/distributed.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
 
@@ -608,4 +609,17 @@ int um_hdf5_read_const(um_context *ctx, const char *file, const char *name, int 
   int rc = read_const_impl(ctx, file, name, dim, type, out);
   um__h5_quiet_off(&q);
   return rc;
+}
+
+int um_hdf5_read_agree(um_context *ctx, int rc, const char *file) {
+  if (um_mpi_size() < 2) return rc;
+  char msg[1024] = "";
+  int who = -1;
+  const int first = um_mpi_first_failure(rc, rc ? um_error_message(ctx) : "", msg, sizeof msg, &who);
+  if (!first || who == um_mpi_rank()) return rc;
+  if (rc) return rc; /* this rank's own reason stands */
+  char *trace = strchr(msg, '\n'); /* the reason, without where in the engine it arose */
+  if (trace) *trace = 0;
+  return UM_ERROR(ctx, first, "rank %d of %d could not read its block of %s: %s; rank %d stops with it", who,
+                  um_mpi_size(), file ? file : "the mesh file", msg, um_mpi_rank());
 }

@@ -218,7 +218,10 @@ int um_app_writes(const um_app_run *run);
 int um_app_output_done(um_app_run *run, int rc);
 /** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
  * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
- * "another rank could not <step> (its message says why)". One process: rc. */
+ * "another rank could not <step> (its message says why)". The ranks agree by messages of their own
+ * (um_mpi_agree_step): a rank that stopped before the step (a deck only it could not read) waits in umrun's
+ * agreement after the app, which this never matches, and its mpi.deadline_s there stops every rank with its message.
+ * One process: rc. */
 int um_app_agree(um_app_run *run, int rc, const char *step);
 /** um_app_field: registers the file written for `name` (or replaces the path
  * of a name registered before); UM_ERR_ARG (message in the context) when the
