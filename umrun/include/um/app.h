@@ -216,6 +216,15 @@ int um_app_writes(const um_app_run *run);
  * would wait there until mpi.deadline_s). Returns rc where this rank failed, else UM_ERR_IO (or the other rank's
  * code) when another rank failed, with a message saying so; one process: rc. */
 int um_app_output_done(um_app_run *run, int rc);
+/** A file written by blocks (call it on every rank, with this rank's part): rank 0 creates it (through a temporary
+ * renamed into place, util/safe_file.h) and writes `head` (may be NULL) and its `n` bytes at `mine`, then ranks 1,
+ * 2, ... append theirs, each in its turn (um_in_turn): the file one process writes from the whole, when each
+ * rank's part is its block of the rows (um_dat_fetch_block, um_rows_to_blocks) formatted as the whole is. No rank
+ * holds more than its block. Every rank returns one outcome (um_app_output_done). The ranks append to rank 0's
+ * file: the output folder must be one every rank sees (one host, or a shared file system). `what` names the file
+ * in messages ("field u"). Not distributed: rank 0 writes head and its part. */
+int um_app_write_blocks(um_app_run *run, const char *path, const char *head, const void *mine, size_t n,
+                        const char *what);
 /** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
  * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
  * "another rank could not <step> (its message says why)". One process: rc. */
