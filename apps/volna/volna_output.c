@@ -121,6 +121,8 @@ int vl_write_cells(vl_solver *S, const char *path) {
 
 /* ---- metrics ------------------------------------------------------------------------------------------ */
 
+/* Stoker's L1 errors (Stoker decks only): the cells whole, so that the sums run in upstream's cell order and their
+ * bits do not depend on the rank count (docs/apps.md, outputs under mpirun). */
 static int stoker_errors(vl_solver *S, double t, double *l1h, double *l1u) {
   const int nc = S->mesh.ncells;
   float *v = malloc(sizeof(float) * 4 * (size_t)nc);

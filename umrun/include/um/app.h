@@ -200,15 +200,19 @@ const char *um_app_field_dir(const um_app_run *run);
 /** um_app_wants_field: 1 when there is a folder to write to and either the run
  * writes outputs or the reference compares the field `name` (see um_app_field_dir). */
 int um_app_wants_field(const um_app_run *run, const char *name);
-/** Outputs under mpirun: every rank takes an output's steps (um_dat_fetch and the other gathers are collective)
- * and rank 0 alone writes the file. um_app_writes: 1 where this process writes the run's files (always on one
- * process; rank 0 under mpirun). The other ranks compute the paths (um_app_field_dir) and register the fields as
- * rank 0 does, and write nothing: no folder of theirs is created.
+/** Outputs under mpirun: every rank takes an output's steps (the fetches are collective), and a file is written
+ * by blocks: each rank fetches its block of the rows (um_dat_fetch_block, um/distributed.h), formats it as one
+ * process formats the whole, and um_app_write_blocks puts the blocks in one file in rank order (HDF5:
+ * um/hdf5io.h's writers). A file an app writes from a small whole array (a handful of gauges) is rank 0's:
+ * um_app_writes is 1 where this process writes the run's files (always on one process; rank 0 under mpirun). The
+ * other ranks compute the paths (um_app_field_dir) and register the fields as rank 0 does; they create no folder.
  * @code
- *   int rc = um_dat_fetch(r->ctx, p_u, u, bytes);              // every rank
- *   if (!rc && um_app_writes(r)) rc = write_file(path, u);    // rank 0
- *   UM_APP_TRY(um_app_output_done(r, rc));                     // every rank: one outcome
- * @endcode */
+ *   int rc = um_dat_fetch_block(r->ctx, p_u, u, bytes);             // every rank: its block
+ *   size_t n = format_rows(u, count, text);                           // its lines
+ *   if (!rc) rc = um_app_write_blocks(r, path, header, text, n, "field u"); // every rank: one file, one outcome
+ * @endcode
+ * Small whole arrays: `rc = um_dat_fetch(...); if (!rc && um_app_writes(r)) rc = write_file(...);
+ * UM_APP_TRY(um_app_output_done(r, rc));` (every rank: one outcome). */
 int um_app_writes(const um_app_run *run);
 /** The end of an output step (call it on every rank after the same step, with this rank's outcome): under mpirun
  * the ranks' outcomes are agreed, so that a write that failed on rank 0 (a full disk, a folder where the file
