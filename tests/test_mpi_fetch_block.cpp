@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OMPI_SKIP_MPICXX 1  // the C API only (no C++ bindings to link)
+#define OMPI_SKIP_MPICXX 1 // the C API only (no C++ bindings to link)
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
@@ -75,7 +75,8 @@ struct Mesh {
       fv[c] = (float)(0.5 * (double)gc);
       kv[c] = (int)(7 * gc + 1);
     }
-    for (int v = 0; v < nn; v++) xv[2 * v] = (double)((bn + v) % (g.N + 1)), xv[2 * v + 1] = (double)((bn + v) / (g.N + 1));
+    for (int v = 0; v < nn; v++)
+      xv[2 * v] = (double)((bn + v) % (g.N + 1)), xv[2 * v + 1] = (double)((bn + v) / (g.N + 1));
     ASSERT_EQ(um_decl_dat(ctx, cells, 3, UM_DOUBLE, qv.data(), "q", &q), 0);
     ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_FLOAT, fv.data(), "f", &f), 0);
     ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_INT, kv.data(), "k", &k), 0);
@@ -134,7 +135,8 @@ void expect_map_blocks_equal_whole(Mesh &m, const Grid &g) {
   // in the declared order: the grid's own map, whatever the reordering and the partition
   ASSERT_EQ(um_map_fetch_block_original_order(m.ctx, m.map, mine.data(), mine.size() * sizeof(int)), 0)
       << um_error_message(m.ctx);
-  const std::vector<char> decl = together(std::vector<char>((const char *)mine.data(), (const char *)(mine.data() + mine.size())));
+  const std::vector<char> decl =
+      together(std::vector<char>((const char *)mine.data(), (const char *)(mine.data() + mine.size())));
   ASSERT_EQ(decl.size(), g.cn.size() * sizeof(int));
   EXPECT_EQ(0, memcmp(decl.data(), g.cn.data(), decl.size())) << "map in the declared order";
 }
@@ -183,7 +185,7 @@ TEST(FetchBlockMpi, NotDistributedTheBlockIsTheWholeSet) {
   EXPECT_EQ(b, 0);
   EXPECT_EQ(n, g.ncell);
   std::vector<double> q(3 * (size_t)n);
-  EXPECT_NE(um_dat_fetch_block(m.ctx, m.q, q.data(), 8), 0);  // the wrong size, said
+  EXPECT_NE(um_dat_fetch_block(m.ctx, m.q, q.data(), 8), 0); // the wrong size, said
   EXPECT_NE(std::string(um_error_message(m.ctx)).find("um_set_block gives the block"), std::string::npos);
   std::vector<double> w(q.size());
   ASSERT_EQ(um_dat_fetch_block_original_order(m.ctx, m.q, q.data(), q.size() * sizeof(double)), 0);
@@ -215,11 +217,11 @@ TEST(FetchBlockMpi, MeshFileByBlocksHasTheOneProcessBytes) {
   for (bool blocks : {false, true}) {
     Grid g(7);
     const std::string one = dir + "/one.h5", many = dir + "/many.h5";
-    if (um_mpi_rank() == 0) {  // the one process's file, from a context of its own that is not distributed
+    if (um_mpi_rank() == 0) { // the one process's file, from a context of its own that is not distributed
       Mesh s;
       s.build(g, false, false, false);
       ASSERT_EQ(um_hdf5_write_mesh(s.ctx, one.c_str()), 0) << um_error_message(s.ctx);
-      ASSERT_EQ(um_hdf5_write_dat(s.ctx, one.c_str(), s.q), 0) << um_error_message(s.ctx);  // replaced in place
+      ASSERT_EQ(um_hdf5_write_dat(s.ctx, one.c_str(), s.q), 0) << um_error_message(s.ctx); // replaced in place
     }
     Mesh m;
     m.build(g, blocks, false, true);
@@ -241,7 +243,7 @@ TEST(FetchBlockMpi, MeshFileByBlocksHasTheOneProcessBytes) {
 
 TEST(FetchBlockMpi, ARankThatCannotWriteStopsEveryRankWithOneError) {
   const std::string dir = run_dir(), path = dir + "/taken.h5";
-  if (um_mpi_rank() == 0) mkdir(path.c_str(), 0777);  // a folder where the file goes
+  if (um_mpi_rank() == 0) mkdir(path.c_str(), 0777); // a folder where the file goes
   MPI_Barrier(MPI_COMM_WORLD);
   Grid g(5);
   Mesh m;
@@ -260,4 +262,4 @@ TEST(FetchBlockMpi, ARankThatCannotWriteStopsEveryRankWithOneError) {
   }
 }
 
-}  // namespace
+} // namespace

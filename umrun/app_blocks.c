@@ -15,10 +15,10 @@ typedef struct {
   const char *path, *head, *what;
   const void *mine;
   size_t n;
-  int root;        /* the rank that creates and renames the file */
+  int root; /* the rank that creates and renames the file */
   um_safe_file sf; /* the root's */
   int opened;
-  int tmp[1024];   /* the temporary's name, sent from the root as ints (um_mpi_bcast_int) */
+  int tmp[1024]; /* the temporary's name, sent from the root as ints (um_mpi_bcast_int) */
 } turn;
 
 static int root_turn(turn *t) {
@@ -28,12 +28,14 @@ static int root_turn(turn *t) {
   const size_t hn = t->head ? strlen(t->head) : 0;
   if ((hn && fwrite(t->head, 1, hn, t->sf.f) != hn) || (t->n && fwrite(t->mine, 1, t->n, t->sf.f) != t->n) ||
       fflush(t->sf.f) != 0)
-    return um_app_fail(t->run, UM_ERR_IO, "%s: writing '%s' failed: %s (%s)", t->what, t->sf.tmp, strerror(errno),
+    return um_app_fail(t->run, UM_ERR_IO, "%s: writing '%s' failed: %s (%s)", t->what, t->path, strerror(errno),
                        um_safe_why(errno));
   memset(t->tmp, 0, sizeof t->tmp);
-  const size_t len = strlen(t->sf.tmp);
+  /* a device or FIFO is written in place (no temporary): the others append to it */
+  const char *name = t->sf.tmp ? t->sf.tmp : t->path;
+  const size_t len = strlen(name);
   if (len >= sizeof t->tmp) return um_app_fail(t->run, UM_ERR_IO, "%s: the temporary's name is too long", t->what);
-  memcpy(t->tmp, t->sf.tmp, len);
+  memcpy(t->tmp, name, len);
   return UM_SUCCESS;
 }
 
@@ -72,7 +74,8 @@ int um_app_write_blocks(um_app_run *run, const char *path, const char *head, con
     rc = um_in_turn(run->ctx, append_turn, &t);
   }
   char why[1200];
-  if (t.opened && rc) um_safe_abort(&t.sf);
+  if (t.opened && rc)
+    um_safe_abort(&t.sf);
   else if (t.opened && um_safe_commit(&t.sf, why, sizeof why))
     rc = um_app_fail(run, UM_ERR_IO, "%s: %s", what, why);
   return um_app_output_done(run, rc);

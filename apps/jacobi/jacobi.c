@@ -168,8 +168,10 @@ static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
   if (!rc) rc = um_dat_fetch_block(r->ctx, p_u, u, sizeof(double) * (size_t)n);
   for (int k = 0; !rc && k < n; k++) {
     long i = lround(x[2 * k] * N), j = lround(x[2 * k + 1] * N);
-    if (i < 0 || i > N || j < 0 || j > N) rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %lld is off the grid", b + k);
-    else key[k] = (int)(i * (N + 1) + j);
+    if (i < 0 || i > N || j < 0 || j > N)
+      rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %lld is off the grid", b + k);
+    else
+      key[k] = (int)(i * (N + 1) + j);
   }
   rc = um_app_agree(r, rc, "place its nodes of field u on the grid");
   if (!rc) rc = um_rows_to_blocks(r->ctx, n, key, u, sizeof(double), nn, grid, sizeof(double) * (size_t)gn);

@@ -513,8 +513,10 @@ int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *er
   int n0 = 0, n = 0;
   um_block_range(ne, 0, P, &b0, &n0);
   const int by_block = n0 >= nx * nx; /* the same on every rank */
-  if (by_block) um_set_block(ctx, s->elems, &b, &n);
-  else n = ne;
+  if (by_block)
+    um_set_block(ctx, s->elems, &b, &n);
+  else
+    n = ne;
   double *e = malloc(sizeof(double) * (size_t)(n + 1));
   if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
   int rc = by_block ? um_dat_fetch_block_original_order(ctx, s->e, e, sizeof(double) * (size_t)n)

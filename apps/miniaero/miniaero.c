@@ -547,7 +547,8 @@ static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *pat
   size_t k = 0;
   for (int c = 0; !rc && c < n; c++) {
     const double *x = xc + 3 * (size_t)c, *u = q + 5 * (size_t)c;
-    k += (size_t)sprintf(text + k, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
+    k +=
+        (size_t)sprintf(text + k, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
   }
   snprintf(path, len, "%s/results.0", dir);
   if (!rc) rc = um_app_write_blocks(r, path, NULL, text, k, "results.0");
@@ -598,8 +599,9 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   free(q);
   const char *fields[] = {"q"};
   const int dims[] = {5};
-  if (!rc && um_app_writes(r) && um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8,
-                                               fields, dims, 1, err, sizeof err))
+  if (!rc && um_app_writes(r) &&
+      um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
+                    sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome */
   fprintf(r->log, "miniaero: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);

@@ -118,11 +118,11 @@ int um_hdf5_write_mesh(um_context *ctx, const char *file);
 
 /** A dataset whose rows the ranks hold by blocks (um_hdf5_write_blocks). */
 typedef struct {
-  const char *name;  /**< dataset name ('/' makes groups) */
-  int rows;          /**< rows over all ranks */
-  int cols;          /**< values per row (> 0) */
-  um_type type;      /**< UM_DOUBLE, UM_FLOAT or UM_INT (a map: UM_INT whatever is given) */
-  int map;           /**< 1: written as a map (OP2's map attributes), 0: as a dat */
+  const char *name; /**< dataset name ('/' makes groups) */
+  int rows; /**< rows over all ranks */
+  int cols; /**< values per row (> 0) */
+  um_type type; /**< UM_DOUBLE, UM_FLOAT or UM_INT (a map: UM_INT whatever is given) */
+  int map; /**< 1: written as a map (OP2's map attributes), 0: as a dat */
   const void *block; /**< this rank's rows, AoS: um_block_range(rows, rank, nranks) of them, from the first */
 } um_hdf5_rows;
 

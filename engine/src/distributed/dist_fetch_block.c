@@ -56,7 +56,8 @@ static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int
                                              : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
   for (int e = 0; !rc && e < n; e++)
     if (g[e] < 0 || g[e] >= G)
-      rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %d, outside [0, %lld)", what, e, g[e], G);
+      rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %d, outside [0, %lld)", what, e, g[e],
+                    G);
   rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
   for (int e = 0; !rc && e < n; e++) cs[(long long)g[e] * P / G]++;
   int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
@@ -79,8 +80,8 @@ static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int
   if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sr, cs, ds, rt, rr, cr, dr, rt, D->comm);
   if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (fetching by blocks)");
   if (!rc && got != count)
-    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "fetching %s by blocks: %lld rows reached this rank's block of %d", what,
-                  got, count);
+    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "fetching %s by blocks: %lld rows reached this rank's block of %d", what, got,
+                  count);
   for (int k = 0; !rc && k < count; k++) memcpy(out + (size_t)(rg[k] - begin) * row, rr + (size_t)k * row, row);
   if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
   free(cs), free(pos), free(sg), free(rg), free(sr), free(rr);
@@ -122,8 +123,10 @@ static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void
   int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s' by blocks", d->name);
   if (!rc) rc = um__dat_to_host(ctx, (um_dat *)d);
   for (int e = 0; !rc && e < n; e++) copy_row_out(d, e, rows + (size_t)e * row);
-  if (!rc && declared && d->set->perm) rc = declared_numbers(ctx, d->set, S->l2g, n, g);
-  else if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof(int));
+  if (!rc && declared && d->set->perm)
+    rc = declared_numbers(ctx, d->set, S->l2g, n, g);
+  else if (!rc)
+    memcpy(g, S->l2g, (size_t)n * sizeof(int));
   char what[300];
   snprintf(what, sizeof what, "dat '%s'", d->name);
   /* every rank routes, so that none waits in the all-to-all for a rank that failed above */
@@ -164,12 +167,15 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
   int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
   for (size_t i = 0; !rc && i < (size_t)n * ar; i++) rows[i] = T->l2g[m->data[i]];
   if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, (size_t)n * ar, rows);
-  if (!rc && declared && m->from->perm) rc = declared_numbers(ctx, m->from, F->l2g, n, g);
-  else if (!rc) memcpy(g, F->l2g, (size_t)n * sizeof(int));
+  if (!rc && declared && m->from->perm)
+    rc = declared_numbers(ctx, m->from, F->l2g, n, g);
+  else if (!rc)
+    memcpy(g, F->l2g, (size_t)n * sizeof(int));
   char what[300];
   snprintf(what, sizeof what, "map '%s'", m->name);
   rc = um__dist_agree(ctx, rc);
-  if (!rc) rc = route_rows(ctx, D, n, g, (const char *)rows, (size_t)ar * sizeof(int), m->from->gsize, (char *)out, what);
+  if (!rc)
+    rc = route_rows(ctx, D, n, g, (const char *)rows, (size_t)ar * sizeof(int), m->from->gsize, (char *)out, what);
   free(rows), free(g);
   return rc;
 }
@@ -185,7 +191,9 @@ int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg
   if (!D) return fn(ctx, arg);
   /* the token: the lowest rank that failed so far, or nranks */
   int first = D->nranks, rc = UM_SUCCESS;
-  if (D->rank > 0) MPI_TRY(ctx, MPI_Recv(&first, 1, MPI_INT, D->rank - 1, 0, D->comm, MPI_STATUS_IGNORE), "waiting for the turn to write");
+  if (D->rank > 0)
+    MPI_TRY(ctx, MPI_Recv(&first, 1, MPI_INT, D->rank - 1, 0, D->comm, MPI_STATUS_IGNORE),
+            "waiting for the turn to write");
   if (first == D->nranks) {
     rc = fn(ctx, arg);
     if (rc) first = D->rank;
@@ -281,7 +289,8 @@ int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows,
                     bytes, count, row_bytes);
   if (ctx->dist) return dist_rows_to_blocks(ctx, n, keys, rows, row_bytes, gsize, out);
   if (n != gsize)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: %d rows for a block of %lld: every element needs one row", __func__, n, gsize);
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: %d rows for a block of %lld: every element needs one row", __func__, n,
+                    gsize);
   for (int e = 0; e < n; e++) {
     if (keys[e] < 0 || keys[e] >= gsize)
       return UM_ERROR(ctx, UM_ERR_ARG, "%s: row %d is numbered %d, outside [0, %lld)", __func__, e, keys[e], gsize);

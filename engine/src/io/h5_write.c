@@ -35,9 +35,9 @@
 typedef struct {
   const char *path;
   um_safe_file sf; /* sf.tmp: the unique temporary being written (rank 0's) */
-  hid_t fid;       /* rank 0's, while it creates the datasets */
-  int root;        /* the rank that creates, renames and removes the file: 0, or the one process */
-  char tmp[4096];  /* the temporary's name, on every rank once shared (writer_pause) */
+  hid_t fid; /* rank 0's, while it creates the datasets */
+  int root; /* the rank that creates, renames and removes the file: 0, or the one process */
+  char tmp[4096]; /* the temporary's name, on every rank once shared (writer_pause) */
 } writer;
 
 static int copy_file(const char *src, const char *dst, char *why, size_t whylen) {
@@ -303,8 +303,8 @@ static int write_slab(um_context *ctx, void *arg) {
   if (fs >= 0) H5Sclose(fs);
   if (d >= 0) H5Dclose(d);
   if (f >= 0 && H5Fclose(f) < 0 && !rc)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?",
-                 s->what, s->w->path, s->w->tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", s->what,
+                 s->w->path, s->w->tmp);
   return rc;
 }
 
@@ -318,14 +318,15 @@ static int write_rows(um_context *ctx, const writer *w, const um_map *map, const
   const size_t esize = map ? sizeof(int) : um_type_size(um_dat_type(dat));
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", map ? "map" : "dat", map ? um_map_name(map) : um_dat_name(dat));
-  slab s = {w, map ? um_map_name(map) : um_dat_name(dat), what, map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
-            NULL, 0, 0, cols};
+  slab s = {w,    map ? um_map_name(map) : um_dat_name(dat),
+            what, map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
+            NULL, 0,
+            0,    cols};
   UM_CHECK(ctx, um_set_block(ctx, set, &s.begin, &s.count));
   const size_t bytes = (size_t)s.count * (size_t)cols * esize;
   void *buf = malloc(bytes ? bytes : 1);
-  int rc = um__dist_agree(ctx, buf ? UM_SUCCESS
-                                   : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what,
-                                              bytes));
+  int rc = um__dist_agree(
+      ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
   if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
   s.buf = buf;
   if (!rc) rc = write_block(ctx, &s);
@@ -474,9 +475,10 @@ static int write_blocks_impl(um_context *ctx, const char *file, int nsets, const
       return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks('%s'): set %d has no name or a negative size", file, i);
   for (int i = 0; i < nrows; i++)
     if (!rows[i].name || rows[i].rows < 0 || rows[i].cols < 1 || (!rows[i].map && !um__h5_valid_type(rows[i].type)))
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "um_hdf5_write_blocks('%s'): dataset %d ('%s') needs a name, rows >= 0, cols >= 1 and a valid type",
-                      file, i, rows[i].name ? rows[i].name : "(null)");
+      return UM_ERROR(
+          ctx, UM_ERR_ARG,
+          "um_hdf5_write_blocks('%s'): dataset %d ('%s') needs a name, rows >= 0, cols >= 1 and a valid type", file, i,
+          rows[i].name ? rows[i].name : "(null)");
   wjob *jobs = malloc(((size_t)nsets + nrows + 1) * sizeof *jobs);
   if (!jobs) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write '%s': out of memory", file);
   int n = 0;
