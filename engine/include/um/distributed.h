@@ -18,9 +18,10 @@ extern "C" {
  * non-exec halo, and from then on exchanges stale halos before the loops that
  * read them and combines reductions across ranks. The app keeps the global
  * view: um_set_size is the global size, um_dat_fetch / um_dat_update take
- * arrays of the whole set (collective calls: every rank makes them), and dats
- * declared later take their global values. um_map_data and um_set_ranges are
- * the local ones. */
+ * arrays of the whole set (collective calls: every rank makes them; each rank
+ * then holds a whole-set array: a convenience for small meshes and tests, where
+ * outputs use the blocks below, um_dat_fetch_block), and dats declared later
+ * take their global values. um_map_data and um_set_ranges are the local ones. */
 
 /** 1 if this build has MPI. */
 int um_mpi_built(void);
