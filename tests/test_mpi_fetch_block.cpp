@@ -232,6 +232,7 @@ TEST(FetchBlockMpi, MeshFileByBlocksHasTheOneProcessBytes) {
     EXPECT_GT(a.size(), 1000u);
     EXPECT_TRUE(a == b) << "the file written on " << um_mpi_size() << " ranks differs from the one process's"
                         << (blocks ? " (declared by blocks)" : "");
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has read both files before rank 0 writes the next
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (um_mpi_rank() == 0) {
