@@ -16,16 +16,18 @@ no_fields_left() { ! ls -A "$1" | grep -q . || { ls -la "$1"; fail "$2: left in 
 case $check in
 output) # an output rank 0 cannot write (a folder where its file goes): every rank exits 2 at once, though
         # mpi.deadline_s is 600 s, and --json holds the run's record with "status": "run failed"
-  for app in airfoil miniaero volna; do
+  for app in airfoil miniaero volna jacobi; do
     mkdir -p "$WORK/$app"
     case $app in
-      airfoil) mkdir -p "$WORK/$app/airfoil.h5"          # the engine's HDF5 writer (gathers on every rank)
+      airfoil) mkdir -p "$WORK/$app/airfoil.h5"          # the engine's HDF5 writer (by blocks, every rank in turn)
                args=(configs/airfoil_small.yaml --set run.iterations=10 --set output.hdf5=true) ;;
-      miniaero) mkdir -p "$WORK/$app/results.0"          # the app's own file, then its HDF5 output (gathers)
+      miniaero) mkdir -p "$WORK/$app/results.0"          # the app's own file by blocks, then its HDF5 output
                 args=(configs/miniaero_small.yaml --set output.hdf5=true) ;;
       volna) mkdir -p "$WORK/$app/sim0010.h5"               # the deck's output at step 10, then more steps
              args=(configs/volna_landslide_small.yaml --set params.max_steps=20
                    --set mesh.file=apps/volna/tests/data/outputs.vln) ;;
+      jacobi) mkdir -p "$WORK/$app/jacobi_u.txt"        # a field file written by blocks (um_app_write_blocks)
+              args=(configs/jacobi.yaml) ;;
     esac
     $T "${MPI[@]}" "$UMRUN" "${args[@]}" --quiet --set run.backend=seq --set mpi.deadline_s=600 \
       --set validation.reference= --set output.dir="$WORK/$app" --json "$WORK/$app.json" > "$WORK/$app.log" 2>&1

@@ -11,7 +11,9 @@ void bl_table_free(bl_table *t) {
 
 /* Upstream's short print: per region volume, mass, internal and kinetic energy,
  * mass-weighted pressure, extrema of pressure and density (elements heavier
- * than dencut x volume), in upstream's element order. */
+ * than dencut x volume), in upstream's element order. The fields whole on every
+ * rank: the sums run in that order, whose bits run.reproducible keeps across
+ * rank counts (docs/apps.md, outputs under mpirun). */
 int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
   memset(t, 0, sizeof *t);
   const size_t ne = (size_t)S->nel, nn = (size_t)S->nnd;

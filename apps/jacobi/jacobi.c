@@ -144,36 +144,49 @@ int jacobi_sweep(um_context *ctx, const jacobi_mesh *m, double *maxdu, double *s
 
 /* The field "u" as text for validation: one line "x y u" per node, in grid
  * order (i along x, then j along y) whatever the numbering, so that the file
- * compares with one written from the closed form. */
+ * compares with one written from the closed form. Written by blocks: each rank
+ * fetches its block of the nodes, sends each value to the block of the grid
+ * order that holds its grid point (um_rows_to_blocks), formats that block's
+ * lines, and the ranks write them one after the other (um_app_write_blocks):
+ * the one process's file, with no rank holding the whole field. */
 static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
   const int nn = (N + 1) * (N + 1);
   char path[UM_APP_FIELD_PATH_MAX];
   if (snprintf(path, sizeof path, "%s/jacobi_u.txt", um_app_field_dir(r)) >= (int)sizeof path)
     return um_app_fail(r, UM_ERR_ARG, "field u: output folder name too long");
-  double *x = malloc(sizeof(double) * 2 * (size_t)nn), *u = malloc(sizeof(double) * (size_t)nn);
-  double *grid = malloc(sizeof(double) * (size_t)nn);
-  int rc = !x || !u || !grid ? um_app_fail(r, UM_ERR_ALLOC, "field u: out of memory") : UM_SUCCESS;
-  if (!rc) rc = um_dat_fetch(r->ctx, p_x, x, sizeof(double) * 2 * (size_t)nn);
-  if (!rc) rc = um_dat_fetch(r->ctx, p_u, u, sizeof(double) * (size_t)nn);
-  for (int n = 0; !rc && n < nn; n++) {
-    long i = lround(x[2 * n] * N), j = lround(x[2 * n + 1] * N);
-    if (i < 0 || i > N || j < 0 || j > N) rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %d is off the grid", n);
-    else grid[i * (N + 1) + j] = u[n];
+  long long b = 0, gb = 0;
+  int n = 0, gn = 0;
+  UM_APP_TRY(um_set_block(r->ctx, um_dat_set(p_u), &b, &n));
+  UM_APP_TRY(um_block_range(nn, um_context_rank(r->ctx), um_context_nranks(r->ctx), &gb, &gn));
+  double *x = malloc(sizeof(double) * 2 * (size_t)(n + 1)), *u = malloc(sizeof(double) * (size_t)(n + 1));
+  double *grid = malloc(sizeof(double) * (size_t)(gn + 1));
+  int *key = malloc(sizeof(int) * (size_t)(n + 1));
+  char *text = malloc((size_t)gn * 72 + 1); /* three %.10g of at most 17 characters and separators per line */
+  int rc = !x || !u || !grid || !key || !text ? um_app_fail(r, UM_ERR_ALLOC, "field u: out of memory") : UM_SUCCESS;
+  rc = um_app_agree(r, rc, "allocate its block of field u");
+  if (!rc) rc = um_dat_fetch_block(r->ctx, p_x, x, sizeof(double) * 2 * (size_t)n);
+  if (!rc) rc = um_dat_fetch_block(r->ctx, p_u, u, sizeof(double) * (size_t)n);
+  for (int k = 0; !rc && k < n; k++) {
+    long i = lround(x[2 * k] * N), j = lround(x[2 * k + 1] * N);
+    if (i < 0 || i > N || j < 0 || j > N)
+      rc = um_app_fail(r, UM_ERR_INTERNAL, "field u: node %lld is off the grid", b + k);
+    else
+      key[k] = (int)(i * (N + 1) + j);
   }
-  um_safe_file sf; /* like every output: a temporary renamed into place (util/safe_file.h) */
-  char why[1200];
-  if (!rc && !um_app_writes(r)) { /* under mpirun rank 0 writes it */
-  } else if (!rc && um_safe_open(&sf, path, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
-  else if (!rc) {
-    for (int i = 0; i <= N; i++)
-      for (int j = 0; j <= N; j++)
-        fprintf(sf.f, "%.10g %.10g %.10g\n", (double)i / N, (double)j / N, grid[i * (N + 1) + j]);
-    if (um_safe_commit(&sf, why, sizeof why)) rc = um_app_fail(r, UM_ERR_IO, "field u: %s", why);
+  rc = um_app_agree(r, rc, "place its nodes of field u on the grid");
+  if (!rc) rc = um_rows_to_blocks(r->ctx, n, key, u, sizeof(double), nn, grid, sizeof(double) * (size_t)gn);
+  size_t len = 0;
+  for (int k = 0; !rc && k < gn; k++) {
+    const long long g = gb + k;
+    len += (size_t)sprintf(text + len, "%.10g %.10g %.10g\n", (double)(g / (N + 1)) / N, (double)(g % (N + 1)) / N,
+                           grid[k]);
   }
+  if (!rc) rc = um_app_write_blocks(r, path, NULL, text, len, "field u");
   free(x);
   free(u);
   free(grid);
-  rc = um_app_output_done(r, rc); /* every rank: one outcome */
+  free(key);
+  free(text);
   return rc ? rc : um_app_field(r, "u", path);
 }
 

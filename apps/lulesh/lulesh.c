@@ -501,15 +501,26 @@ void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, doub
   *stoptime = s->stoptime;
 }
 
-/* VerifyAndWriteFinalOutput: origin energy and the symmetry of plane 0's
- * energy (e(j, k) against e(k, j)), in the mesh's original numbering. */
+/* VerifyAndWriteFinalOutput: origin energy and the symmetry of plane 0's energy (e(j, k) against e(k, j)), in
+ * the mesh's original numbering, from plane 0 alone: rank 0's block of the elements (um_set_block) whenever it
+ * holds the plane (nx^2 of the nx^3 elements: up to nx ranks), its figures then shared with every rank, so no
+ * rank fetches the whole energy; with more ranks than that (a mesh of very few elements per rank), the whole. */
 int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   UM_APP_TRY(read_constraints(ctx, s, err, errlen)); /* the last cycle's, if a GPU left them for later */
-  const int ne = um_set_size(s->elems), nx = s->p.size;
-  double *e = malloc(sizeof(double) * (size_t)ne);
+  const int ne = um_set_size(s->elems), nx = s->p.size, P = um_context_nranks(ctx);
+  long long b0 = 0, b = 0;
+  int n0 = 0, n = 0;
+  um_block_range(ne, 0, P, &b0, &n0);
+  const int by_block = n0 >= nx * nx; /* the same on every rank */
+  if (by_block)
+    um_set_block(ctx, s->elems, &b, &n);
+  else
+    n = ne;
+  double *e = malloc(sizeof(double) * (size_t)(n + 1));
   if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
-  int rc = um_dat_fetch_original_order(ctx, s->e, e, sizeof(double) * (size_t)ne);
+  int rc = by_block ? um_dat_fetch_block_original_order(ctx, s->e, e, sizeof(double) * (size_t)n)
+                    : um_dat_fetch_original_order(ctx, s->e, e, sizeof(double) * (size_t)ne);
   if (rc) {
     free(e);
     return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));
@@ -517,15 +528,29 @@ int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *er
   res->cycles = s->cycle;
   res->time = s->time;
   res->dt = s->deltatime;
-  res->origin_energy = e[0];
-  for (int j = 0; j < nx; ++j)
-    for (int k = j + 1; k < nx; ++k) {
-      const double d = fabs(e[j * nx + k] - e[k * nx + j]);
-      res->sym_total_abs += d;
-      if (res->sym_max_abs < d) res->sym_max_abs = d;
-      const double rel = d / e[k * nx + j];
-      if (res->sym_max_rel < rel) res->sym_max_rel = rel;
-    }
+  double v[4] = {0, 0, 0, 0}; /* origin energy, total, largest and largest relative asymmetry */
+  if (!by_block || um_context_rank(ctx) == 0) {
+    v[0] = e[0];
+    for (int j = 0; j < nx; ++j)
+      for (int k = j + 1; k < nx; ++k) {
+        const double d = fabs(e[j * nx + k] - e[k * nx + j]);
+        v[1] += d;
+        if (v[2] < d) v[2] = d;
+        const double rel = d / e[k * nx + j];
+        if (v[3] < rel) v[3] = rel;
+      }
+  }
   free(e);
+  double *all = by_block && P > 1 ? malloc(sizeof(double) * (size_t)P) : NULL;
+  if (by_block && P > 1 && !all) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; all && i < 4; i++) { /* rank 0's figures on every rank */
+    if (um_mpi_allgather_double(v[i], all)) {
+      free(all);
+      return um_format_error(err, errlen, UM_ERR_BACKEND, "sharing the final energy's figures across ranks failed");
+    }
+    v[i] = all[0];
+  }
+  free(all);
+  res->origin_energy = v[0], res->sym_total_abs = v[1], res->sym_max_abs = v[2], res->sym_max_rel = v[3];
   return UM_SUCCESS;
 }

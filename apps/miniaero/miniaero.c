@@ -531,97 +531,77 @@ static int use_atomics(ma_solver *S) {
 
 /* results.0 as upstream writes it: per cell (declaration order) the centre and
  * the conserved state, each value as C++ streams print a double (6 significant
- * digits) followed by a tab. */
+ * digits) followed by a tab. Written by blocks: each rank formats its block of
+ * the cells (um_dat_fetch_block_original_order) and the ranks write them in
+ * turn (um_app_write_blocks): no rank holds the whole state. */
 static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *path, size_t len) {
-  const int n = um_set_size(S->cells);
-  double *q = malloc(sizeof(double) * 8 * (size_t)(n ? n : 1)), *xc = q + 5 * (size_t)n;
-  if (!q) return um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d cells", n);
-  int rc = um_dat_fetch_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)n);
-  if (!rc) rc = um_dat_fetch_original_order(r->ctx, S->xc, xc, sizeof(double) * 3 * (size_t)n);
-  if (rc) {
-    free(q);
-    return rc;
+  long long b = 0;
+  int n = 0;
+  UM_APP_TRY(um_set_block(r->ctx, S->cells, &b, &n));
+  double *q = malloc(sizeof(double) * 8 * (size_t)(n ? n : 1)), *xc = q ? q + 5 * (size_t)n : NULL;
+  char *text = malloc((size_t)n * 8 * 16 + 1); /* eight %g (at most 13 characters) and a tab each, a newline */
+  int rc = q && text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d cells", n);
+  rc = um_app_agree(r, rc, "allocate its block of results.0");
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)n);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->xc, xc, sizeof(double) * 3 * (size_t)n);
+  size_t k = 0;
+  for (int c = 0; !rc && c < n; c++) {
+    const double *x = xc + 3 * (size_t)c, *u = q + 5 * (size_t)c;
+    k +=
+        (size_t)sprintf(text + k, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
   }
   snprintf(path, len, "%s/results.0", dir);
-  um_safe_file sf; /* a temporary beside the file, renamed into place when complete */
-  char why[1200];
-  if (!um_app_writes(r)) return free(q), UM_SUCCESS; /* under mpirun rank 0 writes it */
-  if (um_safe_open(&sf, path, why, sizeof why)) {
-    free(q);
-    return um_app_fail(r, UM_ERR_IO, "%s", why);
-  }
-  int bad = 0;
-  for (int c = 0; c < n && !bad; c++) {
-    const double *x = xc + 3 * (size_t)c, *u = q + 5 * (size_t)c;
-    bad = fprintf(sf.f, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]) < 0;
-  }
+  if (!rc) rc = um_app_write_blocks(r, path, NULL, text, k, "results.0");
   free(q);
-  if (bad) {
-    const int saved = errno;
-    um_safe_abort(&sf);
-    return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
-  }
-  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-  return UM_SUCCESS;
+  free(text);
+  return rc;
 }
 
-/* miniaero.h5 + miniaero.xmf: the hex mesh and the conserved state per cell. */
+/* miniaero.h5 + miniaero.xmf: the hex mesh and the conserved state per cell, written by blocks: each rank
+ * generates its block of the nodes and of the cells' node lists (as the mesh generator numbers them) and fetches
+ * its block of the state (um_hdf5_write_blocks). */
 static int write_hdf5(um_app_run *r, ma_solver *S) {
   const ma_inputs *in = &S->cfg->in;
   const int ncells = um_set_size(S->cells);
   const int nx = in->nx, ny = in->ny, nz = in->nz;
   const long long nn = (long long)(nx + 1) * (ny + 1) * (nz + 1);
   if (nn > 2147483647LL) return um_app_fail(r, UM_ERR_UNSUPPORTED, "too many nodes (%lld) for the HDF5 output", nn);
-  double *x = malloc(sizeof(double) * 3 * (size_t)nn);
-  int *cn = malloc(sizeof(int) * 8 * (size_t)ncells);
-  int rc = x && cn ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
-  if (!rc) {
-    for (int i = 0; i <= nx; i++)
-      for (int j = 0; j <= ny; j++)
-        for (int k = 0; k <= nz; k++) {
-          const size_t v = ((size_t)i * (ny + 1) + j) * (nz + 1) + k;
-          ma_node_position(in, i, j, k, x + 3 * v); /* as the mesh generator places them */
-        }
-    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-    for (int i = 0; i < nx; i++)
-      for (int j = 0; j < ny; j++)
-        for (int k = 0; k < nz; k++) {
-          const size_t c = ((size_t)i * ny + j) * nz + k;
-          for (int v = 0; v < 8; v++)
-            cn[8 * c + v] = ((i + off[v][0]) * (ny + 1) + j + off[v][1]) * (nz + 1) + k + off[v][2];
-        }
+  long long vb = 0, cb = 0;
+  int vn = 0, cnn = 0;
+  UM_APP_TRY(um_block_range(nn, um_context_rank(r->ctx), um_context_nranks(r->ctx), &vb, &vn));
+  UM_APP_TRY(um_set_block(r->ctx, S->cells, &cb, &cnn));
+  double *x = malloc(sizeof(double) * 3 * (size_t)(vn + 1)), *q = malloc(sizeof(double) * 5 * (size_t)(cnn + 1));
+  int *cn = malloc(sizeof(int) * 8 * (size_t)(cnn + 1));
+  int rc = x && cn && q ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
+  rc = um_app_agree(r, rc, "allocate its block of the HDF5 output");
+  for (int v = 0; !rc && v < vn; v++) {
+    const long long g = vb + v, k = g % (nz + 1), j = g / (nz + 1) % (ny + 1), i = g / ((long long)(nz + 1) * (ny + 1));
+    ma_node_position(in, (int)i, (int)j, (int)k, x + 3 * (size_t)v); /* as the mesh generator places them */
   }
-  double *q = rc ? NULL : malloc(sizeof(double) * 5 * (size_t)ncells);
-  if (!rc && !q) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
-  if (!rc) rc = um_dat_fetch_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)ncells);
+  static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  for (int c = 0; !rc && c < cnn; c++) {
+    const long long g = cb + c, k = g % nz, j = g / nz % ny, i = g / ((long long)nz * ny);
+    for (int v = 0; v < 8; v++)
+      cn[8 * (size_t)c + v] = (int)(((i + off[v][0]) * (ny + 1) + j + off[v][1]) * (nz + 1) + k + off[v][2]);
+  }
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)cnn);
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/miniaero.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/miniaero.xmf", r->output_dir);
-  /* a context of its own, so the output sets never mix with the solver's; under mpirun rank 0 writes */
-  um_context *oc = NULL;
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  const int writes = um_app_writes(r);
-  if (!rc && writes) rc = um_init(&oc, &o);
-  um_set *nodes = NULL, *cells = NULL;
-  um_map *map = NULL;
-  um_dat *dx = NULL, *dq = NULL;
-  if (!rc && writes) rc = um_decl_set(oc, (int)nn, "nodes", &nodes);
-  if (!rc && writes) rc = um_decl_set(oc, ncells, "cells", &cells);
-  if (!rc && writes) rc = um_decl_map(oc, cells, nodes, 8, cn, "cell_nodes", &map);
-  if (!rc && writes) rc = um_decl_dat(oc, nodes, 3, UM_DOUBLE, x, "node_x", &dx);
-  if (!rc && writes) rc = um_decl_dat(oc, cells, 5, UM_DOUBLE, q, "q", &dq);
-  if (!rc && writes) rc = um_hdf5_write_mesh(oc, h5);
-  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
-  um_finalize(&oc);
+  const char *sets[] = {"nodes", "cells"};
+  const int sizes[] = {(int)nn, ncells};
+  const um_hdf5_rows rows[] = {{"cell_nodes", ncells, 8, UM_INT, 1, cn},
+                               {"node_x", (int)nn, 3, UM_DOUBLE, 0, x},
+                               {"q", ncells, 5, UM_DOUBLE, 0, q}};
+  if (!rc) rc = um_hdf5_write_blocks(r->ctx, h5, 2, sets, sizes, 3, rows);
   free(x);
   free(cn);
   free(q);
   const char *fields[] = {"q"};
   const int dims[] = {5};
-  if (!rc && writes && um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims,
-                                     1, err, sizeof err))
+  if (!rc && um_app_writes(r) &&
+      um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
+                    sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome */
   fprintf(r->log, "miniaero: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);

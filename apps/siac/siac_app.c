@@ -395,7 +395,8 @@ int siac_build(um_app_run *r, siac *s) {
   return rc;
 }
 
-/* One line "x y value" per evaluation point, sorted by (x, y): independent of the numbering. */
+/* One line "x y value" per evaluation point, sorted by (x, y): independent of the numbering. Whole on every rank:
+ * the order is a sort over the whole field (no distributed sort; docs/apps.md, outputs under mpirun). */
 typedef struct { double x, y, v; } point_value;
 static int cmp_point(const void *a, const void *b) {
   const point_value *p = a, *q = b;

@@ -464,6 +464,7 @@ static int gather_gauges(vl_solver *S, const vl_timer *tm, int g) {
   }
   float all[5 * 64], *vals = S->ngauges <= 64 ? all : malloc(sizeof(float) * 5 * (size_t)S->ngauges);
   if (!vals) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory");
+  /* the gauges whole on every rank: a handful of points (the deck's OutputLocation events) */
   int rc = um_dat_fetch_original_order(S->ctx, S->gauge_v, vals, sizeof(float) * 5 * (size_t)S->ngauges);
   if (!rc && S->glen[g] == S->gcap[g]) {
     long cap = S->gcap[g] ? 2 * S->gcap[g] : 256;

@@ -16,45 +16,42 @@ static void stream_name(const char *stream, unsigned iter, const char *ext, char
   else snprintf(out, n, "%s%s", stream, ext);
 }
 
+/* <stream>.h5 + .xmf: the mesh and the cell values, written by blocks (um_hdf5_write_blocks): each rank gives its
+ * block of the nodes' coordinates and of the cells' node lists (rows of the deck's mesh) and fetches its block of
+ * the values in upstream's cell order (um_dat_fetch_block_original_order). */
 int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter) {
   um_app_run *r = S->r;
   if (!r->output_dir || !*r->output_dir || !r->write_hdf5 || !strcmp(stream, "cout")) return UM_SUCCESS;
   const vl_mesh *m = &S->mesh;
   const int nc = m->ncells;
-  float *v = malloc(sizeof(float) * 4 * (size_t)nc), *eta = malloc(sizeof(float) * (size_t)nc);
+  long long cb = 0, nb = 0;
+  int cn = 0, nn = 0;
+  UM_APP_TRY(um_set_block(S->ctx, um_dat_set(dat), &cb, &cn));
+  UM_APP_TRY(um_block_range(m->nnodes, um_context_rank(S->ctx), um_context_nranks(S->ctx), &nb, &nn));
+  float *v = malloc(sizeof(float) * 4 * (size_t)(cn + 1)), *eta = malloc(sizeof(float) * (size_t)(cn + 1));
   int rc = v && eta ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for the HDF5 output");
-  if (!rc) rc = um_dat_fetch_original_order(S->ctx, dat, v, sizeof(float) * 4 * (size_t)nc);
+  rc = um_app_agree(r, rc, "allocate its block of the HDF5 output");
+  if (!rc) rc = um_dat_fetch_block_original_order(S->ctx, dat, v, sizeof(float) * 4 * (size_t)cn);
   if (!rc)
-    for (int c = 0; c < nc; c++) eta[c] = v[4 * (size_t)c] + v[4 * (size_t)c + 3];
+    for (int c = 0; c < cn; c++) eta[c] = v[4 * (size_t)c] + v[4 * (size_t)c + 3];
   char base[600], h5[2048], xmf[2048], err[1024];
   const char *slash = strrchr(stream, '/');
   stream_name(slash ? slash + 1 : stream, iter, "", base, sizeof base);
   snprintf(h5, sizeof h5, "%s/%s.h5", r->output_dir, base);
   snprintf(xmf, sizeof xmf, "%s/%s.xmf", r->output_dir, base);
-  um_context *oc = NULL; /* under mpirun rank 0 writes, from the values every rank fetched */
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  const int writes = um_app_writes(r);
-  if (!rc && writes) rc = um_init(&oc, &o);
-  um_set *nodes = NULL, *cells = NULL;
-  um_map *map = NULL;
-  um_dat *d = NULL;
-  if (!rc && writes) rc = um_decl_set(oc, m->nnodes, "nodes", &nodes);
-  if (!rc && writes) rc = um_decl_set(oc, nc, "cells", &cells);
-  if (!rc && writes) rc = um_decl_map(oc, cells, nodes, 3, m->cell_nodes, "cell_nodes", &map);
-  if (!rc && writes) rc = um_decl_dat(oc, nodes, 2, UM_FLOAT, m->node_xy, "node_xy", &d);
-  if (!rc && writes) rc = um_decl_dat(oc, cells, 4, UM_FLOAT, v, "values", &d);
-  if (!rc && writes) rc = um_decl_dat(oc, cells, 1, UM_FLOAT, eta, "eta", &d);
-  if (!rc && writes) rc = um_hdf5_write_mesh(oc, h5);
-  if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
-  um_finalize(&oc);
+  const char *sets[] = {"nodes", "cells"};
+  const int sizes[] = {m->nnodes, nc};
+  const um_hdf5_rows rows[] = {{"cell_nodes", nc, 3, UM_INT, 1, m->cell_nodes + 3 * (size_t)cb},
+                               {"node_xy", m->nnodes, 2, UM_FLOAT, 0, m->node_xy + 2 * (size_t)nb},
+                               {"values", nc, 4, UM_FLOAT, 0, v},
+                               {"eta", nc, 1, UM_FLOAT, 0, eta}};
+  if (!rc) rc = um_hdf5_write_blocks(S->ctx, h5, 2, sets, sizes, 4, rows);
   free(v), free(eta);
   const char *fields[] = {"values", "eta"};
   const int dims[] = {4, 1};
   char h5name[700];
   snprintf(h5name, sizeof h5name, "%s.h5", base);
-  if (!rc && writes &&
+  if (!rc && um_app_writes(r) &&
       um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome, before the next step's loops */
@@ -100,40 +97,32 @@ static int write_gauges(vl_solver *S) {
   return UM_SUCCESS;
 }
 
-/* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). */
-static int write_cells(vl_solver *S, const char *path, const float *v);
+/* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). Written by blocks: each rank
+ * formats its block of the cells (um_dat_fetch_block_original_order), the ranks write in turn
+ * (um_app_write_blocks). */
 int vl_write_cells(vl_solver *S, const char *path) {
-  const int nc = S->mesh.ncells;
-  float *v = malloc(sizeof(float) * 4 * (size_t)nc);
-  if (!v) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
-  int rc = um_dat_fetch_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)nc);
-  if (rc || !um_app_writes(S->r)) return free(v), um_app_output_done(S->r, rc); /* under mpirun rank 0 writes */
-  rc = write_cells(S, path, v);
-  free(v);
-  return um_app_output_done(S->r, rc); /* every rank: one outcome */
-}
-
-static int write_cells(vl_solver *S, const char *path, const float *v) {
-  const int nc = S->mesh.ncells;
-  um_safe_file sf;
-  char why[1200];
-  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(S->r, UM_ERR_IO, "%s", why);
-  int bad = 0;
-  for (int c = 0; c < nc && !bad; c++) {
+  long long b = 0;
+  int n = 0;
+  UM_APP_TRY(um_set_block(S->ctx, um_dat_set(S->values), &b, &n));
+  float *v = malloc(sizeof(float) * 4 * (size_t)(n + 1));
+  char *text = malloc((size_t)n * 4 * 17 + 1); /* four %.9e of at most 16 characters and a separator */
+  int rc = v && text ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
+  rc = um_app_agree(S->r, rc, "allocate its block of the cells file");
+  if (!rc) rc = um_dat_fetch_block_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)n);
+  size_t k = 0;
+  for (int c = 0; !rc && c < n; c++) {
     const float *x = v + 4 * (size_t)c;
-    bad = fprintf(sf.f, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]) < 0;
+    k += (size_t)sprintf(text + k, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]);
   }
-  if (bad) {
-    const int saved = errno;
-    um_safe_abort(&sf);
-    return um_app_fail(S->r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
-  }
-  if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(S->r, UM_ERR_IO, "%s", why);
-  return UM_SUCCESS;
+  if (!rc) rc = um_app_write_blocks(S->r, path, NULL, text, k, path);
+  free(v), free(text);
+  return rc;
 }
 
 /* ---- metrics ------------------------------------------------------------------------------------------ */
 
+/* Stoker's L1 errors (Stoker decks only): the cells whole, so that the sums run in upstream's cell order and their
+ * bits do not depend on the rank count (docs/apps.md, outputs under mpirun). */
 static int stoker_errors(vl_solver *S, double t, double *l1h, double *l1u) {
   const int nc = S->mesh.ncells;
   float *v = malloc(sizeof(float) * 4 * (size_t)nc);

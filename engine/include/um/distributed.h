@@ -18,9 +18,10 @@ extern "C" {
  * non-exec halo, and from then on exchanges stale halos before the loops that
  * read them and combines reductions across ranks. The app keeps the global
  * view: um_set_size is the global size, um_dat_fetch / um_dat_update take
- * arrays of the whole set (collective calls: every rank makes them), and dats
- * declared later take their global values. um_map_data and um_set_ranges are
- * the local ones. */
+ * arrays of the whole set (collective calls: every rank makes them; each rank
+ * then holds a whole-set array: a convenience for small meshes and tests, where
+ * outputs use the blocks below, um_dat_fetch_block), and dats declared later
+ * take their global values. um_map_data and um_set_ranges are the local ones. */
 
 /** 1 if this build has MPI. */
 int um_mpi_built(void);
@@ -273,6 +274,47 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec_halo, int 
 /** A map with global indices for every element of its from-set (collective when
  * distributed): out holds um_set_size(from) * arity entries. */
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
+
+/* ---- the global view by blocks: outputs and checkpoints without a whole set on any rank ----------------
+ * Each rank fetches its block of a set in the global numbering: the block partitioner's range of the set's
+ * global size for this rank (um_block_range; um_set_block gives it), rows [begin, begin + count). The rows
+ * travel from the ranks that own them to their block's rank with one all-to-all; no rank allocates anything of
+ * the set's global size. Put together in rank order the blocks are the whole array um_dat_fetch (um_map_fetch,
+ * um_dat_fetch_original_order) gives. Collective on a distributed context: every rank makes the call, also
+ * with an empty block. On one process (or a context not distributed) the block is the whole set. A set declared
+ * by blocks has its blocks once um_distribute ran. Writers that put blocks into one file: um/hdf5io.h. */
+
+/** This rank's block of set s in the global numbering: [*begin, *begin + *count) (um_block_range of
+ * um_set_size(s) for um_context_rank(ctx) of um_context_nranks(ctx)). UM_ERR_ARG for a NULL argument. */
+int um_set_block(const um_context *ctx, const um_set *s, long long *begin, int *count);
+/** This rank's block of dat d in the global (declared, or last reordered) numbering, AoS, into out: bytes must
+ * be count * dim * sizeof(type) for um_set_block's count. The block of um_dat_fetch's array. */
+int um_dat_fetch_block(um_context *ctx, const um_dat *d, void *out, size_t bytes);
+/** The same in the order the app declared the set (before any reordering): the block of
+ * um_dat_fetch_original_order's array. Where the set was reordered, each rank finds the declared numbers of
+ * its rows by looking them up in the reordering's permutation (which every rank holds, as the reordering ran
+ * on the whole declaration). */
+int um_dat_fetch_block_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes);
+/** This rank's block of map m's rows (from-set numbering, as um_set_block of the from-set), targets as global
+ * numbers of the to-set: the block of um_map_fetch's array (current numbering); bytes = count * arity *
+ * sizeof(int). */
+int um_map_fetch_block(um_context *ctx, const um_map *m, int *out, size_t bytes);
+/** The same in the order the app declared both sets (before any reordering): rows in the from-set's declared
+ * order, targets as declared numbers of the to-set (the map as the app declared it). */
+int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out, size_t bytes);
+/** Rows numbered by the caller sent to their blocks: this rank's n rows of row_bytes bytes at rows, row e bound
+ * for element keys[e] of a numbering of gsize elements (an output order of the app's own: a grid's, a table's),
+ * put in place in out, this rank's block of that numbering (um_block_range of gsize; bytes = count * row_bytes).
+ * Every element must be sent by exactly one rank. Collective on a distributed context (one all-to-all); not
+ * distributed, n must be gsize and out is the whole array. A key outside [0, gsize) is UM_ERR_ARG on every rank. */
+int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
+                      void *out, size_t bytes);
+/** fn(ctx, arg) on each rank in turn, rank 0 first, rank 1 once rank 0's returned, and so on (a token passed from
+ * rank to rank): for a file the ranks write one after the other, each its block (um/hdf5io.h's writers; an app's
+ * text file: rank 0 creates it, the others append). A rank after one whose fn failed skips its turn; every rank
+ * then returns the same code and message (the lowest failing rank's, its number said when not 0): no rank hangs
+ * and none goes on alone. Collective on a distributed context; not distributed: fn(ctx, arg). */
+int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg);
 
 #ifdef __cplusplus
 }

@@ -100,8 +100,8 @@ int um_hdf5_read_const(um_context *ctx, const char *file, const char *name, int 
 int um_hdf5_write_set(um_context *ctx, const char *file, const um_set *set);
 /** Add the map as dataset "<map>" [from_size][arity] to `file` (atomically, as above). */
 int um_hdf5_write_map(um_context *ctx, const char *file, const um_map *map);
-/** Add the dat as dataset "<dat>" [set_size][dim] to `file`: its data fetched
- * with um_dat_fetch, written as AoS whatever the layout/device. */
+/** Add the dat as dataset "<dat>" [set_size][dim] to `file`: its rows fetched by
+ * blocks (um_dat_fetch_block, below), written as AoS whatever the layout/device. */
 int um_hdf5_write_dat(um_context *ctx, const char *file, const um_dat *dat);
 /** Add the constant `name` (dim values of type at data) to `file` (atomically, as above). */
 int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,
@@ -110,6 +110,35 @@ int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int
 /** Write a new file (replacing any old one) holding every set, map and dat
  * declared in ctx (OP2: op_dump_to_hdf5). */
 int um_hdf5_write_mesh(um_context *ctx, const char *file);
+
+/* ---- writing by blocks -------------------------------------------------------
+ * Every writer above writes maps and dats by blocks, on one process as on many: rank 0 creates the file's
+ * temporary with every dataset of its global shape; then each rank fetches its block of the rows in the global
+ * numbering (um/distributed.h: um_dat_fetch_block, um_map_fetch_block; no rank holds a whole set) and the ranks
+ * write their hyperslabs one after the other, in rank order (um_in_turn: a token passed from rank to rank; the
+ * build's serial HDF5 suffices); then rank 0 renames the temporary over the file. A failure on any rank (a full
+ * disk, a folder where the file goes) is every rank's error, with the lowest failing rank's message, and leaves no
+ * file. The file's bytes do not depend on the number of ranks (datasets are allocated when created, never filled,
+ * and carry no times). Collective on a distributed context; the ranks write one file, so its folder must be one
+ * every rank sees. */
+
+/** A dataset whose rows the ranks hold by blocks (um_hdf5_write_blocks). */
+typedef struct {
+  const char *name; /**< dataset name ('/' makes groups) */
+  int rows; /**< rows over all ranks */
+  int cols; /**< values per row (> 0) */
+  um_type type; /**< UM_DOUBLE, UM_FLOAT or UM_INT (a map: UM_INT whatever is given) */
+  int map; /**< 1: written as a map (OP2's map attributes), 0: as a dat */
+  const void *block; /**< this rank's rows, AoS: um_block_range(rows, rank, nranks) of them, from the first */
+} um_hdf5_rows;
+
+/** Write a new file (replacing any old one) in OP2's layout from arrays the ranks hold by blocks, for outputs of
+ * meshes that are not a context's (a generated mesh's nodes, a field in an order of the app's own): sets
+ * set_names[i] of set_sizes[i] elements, then the datasets rows[0 .. nrows), each rank giving its block of each
+ * (um_rows_to_blocks brings rows to their blocks). ctx is the run's context (its ranks write the file, its error
+ * holds the message). Collective on a distributed context. */
+int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                         const int *set_sizes, int nrows, const um_hdf5_rows *rows);
 
 /* ---- XDMF ------------------------------------------------------------------ */
 /** Write an XDMF 2 file describing a mesh stored in the HDF5 file `h5_name`

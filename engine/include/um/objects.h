@@ -86,7 +86,9 @@ um_dat *um_dat_at(const um_context *ctx, int i);
 int um_dat_set_layout(um_context *ctx, um_dat *dat, um_layout layout);
 
 /** Copy a dat back to the host, always as AoS (size * dim values).
- * `bytes` must equal size*dim*sizeof(type). Collective when distributed. */
+ * `bytes` must equal size*dim*sizeof(type). Collective when distributed: every
+ * rank gets the whole set, a convenience for small meshes; outputs of large ones
+ * fetch each rank's block (um_dat_fetch_block, um/distributed.h). */
 int um_dat_fetch(um_context *ctx, const um_dat *dat, void *out, size_t bytes);
 /** Replace a dat's values from AoS host data (the reverse of um_dat_fetch). */
 int um_dat_update(um_context *ctx, um_dat *dat, const void *in, size_t bytes);

@@ -7,12 +7,15 @@
  * error printing is off during each call; an HDF5 failure becomes an um error
  * carrying HDF5's own text.
  *
- * A distributed context's file is written by rank 0 alone, from the gathers
- * (um_dat_fetch, um_map_fetch) every rank joins: one file, as one process
- * writes it. The outcome of each step (opening the temporary, each set, map or
- * dat, the commit) is agreed across the ranks before the next gather
- * (um__dist_agree), so a write that fails on rank 0 (a full disk, a folder where
- * the file goes) stops every rank at the same step with rank 0's message.
+ * Maps and dats are written by blocks, the same way on one process and on many: rank 0 creates the temporary,
+ * writes the sets and constants and creates every map's and dat's dataset of its global shape (space allocated,
+ * no fill, no times); then, dataset by dataset, every rank fetches its block of the rows in the global
+ * numbering (um_dat_fetch_block, um_map_fetch_block: no rank holds a whole set) and the ranks write their
+ * hyperslabs into the temporary one after the other, in rank order (um_in_turn: a token passed from rank
+ * to rank; serial HDF5 suffices); last, rank 0 renames the temporary over the file. The outcome of each step is
+ * agreed across the ranks before the next (um__dist_agree), so a write that fails on any rank (a full disk, a
+ * folder where the file goes) stops every rank at the same step with the lowest failing rank's message, and
+ * rank 0 removes the temporary. The file's bytes depend only on what is written, not on the number of ranks.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -31,9 +34,10 @@
 
 typedef struct {
   const char *path;
-  um_safe_file sf; /* sf.tmp: the unique temporary being written */
-  hid_t fid;
-  int skip; /* a distributed context's rank other than 0: it joins the gathers and writes nothing */
+  um_safe_file sf; /* sf.tmp: the unique temporary being written (rank 0's) */
+  hid_t fid; /* rank 0's, while it creates the datasets */
+  int root; /* the rank that creates, renames and removes the file: 0, or the one process */
+  char tmp[4096]; /* the temporary's name, on every rank once shared (writer_pause) */
 } writer;
 
 static int copy_file(const char *src, const char *dst, char *why, size_t whylen) {
@@ -71,22 +75,28 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
 }
 
 static void writer_abort(writer *w) {
-  if (w->skip) return;
+  if (!w->root) return;
   um__tmp_abort(w->fid, &w->sf);
   w->fid = H5I_INVALID_HID;
 }
 
-/* Start writing `path` through a unique temporary beside it: a fresh file, or
- * (keep) a copy of the existing one. `what` names what is written, for messages. */
+/* Start writing `path` through a unique temporary beside it (rank 0): a fresh file, or (keep) a copy of the
+ * existing one. `what` names what is written, for messages. */
 static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
   w->path = path;
   w->fid = H5I_INVALID_HID;
-  w->skip = !um__dist_root(ctx);
-  if (w->skip) return UM_SUCCESS;
+  w->tmp[0] = 0;
+  w->root = um__dist_root(ctx);
+  if (!w->root) return UM_SUCCESS;
   char why[1200];
   /* first: what stands at the path (a FIFO or device is refused before anything opens it) */
   if (um__tmp_begin(&w->sf, path, why, sizeof why) != 0)
     return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
+  if (snprintf(w->tmp, sizeof w->tmp, "%s", w->sf.tmp) >= (int)sizeof w->tmp) {
+    um_safe_abort(&w->sf);
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot write %s to '%s': its temporary's name is longer than %zu bytes", what,
+                    path, sizeof w->tmp - 1);
+  }
   int copied = keep && um__file_exists(path);
   if (copied) {
     htri_t is = H5Fis_hdf5(path);
@@ -126,16 +136,27 @@ static int begin_agreed(um_context *ctx, writer *w, const char *path, int keep, 
   return all;
 }
 
+/* Rank 0 has created every dataset: it closes the file, and every rank learns the temporary's name, to write
+ * its rows into it in turn (agreed). */
+static int writer_pause(um_context *ctx, writer *w, const char *what) {
+  int rc = UM_SUCCESS;
+  if (w->root && w->fid >= 0 && H5Fclose(w->fid) < 0)
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
+                 w->path, w->tmp);
+  if (w->root) w->fid = H5I_INVALID_HID;
+  UM_CHECK(ctx, um__dist_agree(ctx, rc));
+  return um__dist_agree(ctx, um__dist_bcast(ctx, w->tmp, (int)sizeof w->tmp));
+}
+
 static int writer_commit(um_context *ctx, writer *w, const char *what) {
-  if (w->skip) return UM_SUCCESS;
-  char why[1200], tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s", w->sf.tmp ? w->sf.tmp : "");
+  if (!w->root) return UM_SUCCESS;
+  char why[1200];
   int rc = UM_SUCCESS;
   int st = um__tmp_commit(w->fid, &w->sf, why, sizeof why);
   w->fid = H5I_INVALID_HID;
   if (st == UM__TMP_CLOSE)
     rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
-                 w->path, tmp);
+                 w->path, w->tmp);
   else if (st == UM__TMP_RENAME)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
   return rc;
@@ -155,9 +176,23 @@ static int attr_str(um_context *ctx, hid_t did, const char *aname, const char *s
   return UM_SUCCESS;
 }
 
-/* Create dataset `name` (rank 1 or 2) and write buf into it; returns it open in
- * *did. replace: delete an existing link of that name first; otherwise an
- * existing one is an error (a name clash within one dump). */
+/* The creation properties of a dataset the ranks fill by blocks: its space allocated when it is created and
+ * never filled (every row is written by its block's rank), and no modification times (the file's bytes depend
+ * only on what is written). */
+static hid_t blocks_dcpl(void) {
+  hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+  if (p < 0) return p;
+  if (H5Pset_alloc_time(p, H5D_ALLOC_TIME_EARLY) < 0 || H5Pset_fill_time(p, H5D_FILL_TIME_NEVER) < 0 ||
+      H5Pset_obj_track_times(p, 0) < 0) {
+    H5Pclose(p);
+    return H5I_INVALID_HID;
+  }
+  return p;
+}
+
+/* Create dataset `name` (rank 1 or 2) and write buf into it (buf NULL: leave its rows to the ranks, by blocks);
+ * returns it open in *did. replace: delete an existing link of that name first; otherwise an existing one is an
+ * error (a name clash within one dump). */
 static int put_dataset(um_context *ctx, const writer *w, const char *name, int rank, const hsize_t *dims,
                        hid_t type, const void *buf, int replace, const char *what, hid_t *did) {
   *did = H5I_INVALID_HID;
@@ -174,16 +209,18 @@ static int put_dataset(um_context *ctx, const writer *w, const char *name, int r
   hid_t sp = H5Screate_simple(rank, dims, NULL);
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   if (lcpl >= 0) H5Pset_create_intermediate_group(lcpl, 1); /* OP2 allows "/group/name" */
-  hid_t d = (sp >= 0 && lcpl >= 0) ? H5Dcreate2(w->fid, name, type, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT)
-                                   : H5I_INVALID_HID;
+  hid_t dcpl = blocks_dcpl();
+  hid_t d = (sp >= 0 && lcpl >= 0 && dcpl >= 0) ? H5Dcreate2(w->fid, name, type, sp, lcpl, dcpl, H5P_DEFAULT)
+                                                : H5I_INVALID_HID;
   int rc = UM_SUCCESS;
   if (d < 0) {
     rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': creating dataset '%s' failed", what, w->path, name);
   } else {
     hsize_t n = dims[0] * (rank > 1 ? dims[1] : 1);
-    if (n > 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    if (buf && n > 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
       rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': writing dataset '%s' failed", what, w->path, name);
   }
+  if (dcpl >= 0) H5Pclose(dcpl);
   if (lcpl >= 0) H5Pclose(lcpl);
   if (sp >= 0) H5Sclose(sp);
   if (rc) {
@@ -194,63 +231,31 @@ static int put_dataset(um_context *ctx, const writer *w, const char *name, int r
   return UM_SUCCESS;
 }
 
-static int put_set(um_context *ctx, const writer *w, const um_set *set, int replace) {
+/* ---- rank 0: the sets, the constants and the datasets of the maps and dats, of their global shapes ---- */
+
+static int put_set(um_context *ctx, const writer *w, const char *name, int size, int replace) {
   char what[300];
-  snprintf(what, sizeof what, "set '%s'", um_set_name(set));
+  snprintf(what, sizeof what, "set '%s'", name);
   hsize_t dims[1] = {1};
-  int size = um_set_size(set);
   hid_t d;
-  if (w->skip) return UM_SUCCESS;
-  UM_CHECK(ctx, put_dataset(ctx, w, um_set_name(set), 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
+  UM_CHECK(ctx, put_dataset(ctx, w, name, 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
   H5Dclose(d);
   return UM_SUCCESS;
 }
 
-static int put_map(um_context *ctx, const writer *w, const um_map *map, int replace) {
+/* A map's or dat's dataset [rows][cols] of type t with OP2's attributes (a map's: size, dim, type "int" of 10
+ * bytes; a dat's: size in bytes per element, dim, type). */
+static int create_rows(um_context *ctx, const writer *w, const char *name, int is_map, int rows, int cols, um_type t,
+                       int replace) {
   char what[300];
-  snprintf(what, sizeof what, "map '%s'", um_map_name(map));
-  int rows = um_set_size(um_map_from(map)), arity = um_map_arity(map);
-  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)arity};
+  snprintf(what, sizeof what, "%s '%s'", is_map ? "map" : "dat", name);
+  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t d;
-  /* the whole map in the global numbering (gathered from the ranks when distributed) */
-  const size_t bytes = (size_t)rows * (size_t)arity * sizeof(int);
-  int *buf = malloc(bytes ? bytes : 1);
-  if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes);
-  int rc = um_map_fetch(ctx, map, buf, bytes);
-  if (!rc && w->skip) return free(buf), UM_SUCCESS;
-  if (!rc) rc = put_dataset(ctx, w, um_map_name(map), 2, dims, H5T_NATIVE_INT, buf, replace, what, &d);
-  free(buf);
-  UM_CHECK(ctx, rc);
-  rc = attr_int(ctx, d, "size", rows, what, w->path);
-  if (!rc) rc = attr_int(ctx, d, "dim", arity, what, w->path);
-  if (!rc) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
-  H5Dclose(d);
-  return rc;
-}
-
-static int put_dat(um_context *ctx, const writer *w, const um_dat *dat, int replace) {
-  char what[300];
-  snprintf(what, sizeof what, "dat '%s'", um_dat_name(dat));
-  um_type t = um_dat_type(dat);
-  int rows = um_set_size(um_dat_set(dat)), dim = um_dat_dim(dat);
-  size_t esize = um_type_size(t);
-  size_t bytes = (size_t)rows * (size_t)dim * esize;
-  void *buf = malloc(bytes ? bytes : 1);
-  if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes);
-  int rc = um_dat_fetch(ctx, dat, buf, bytes);
-  if (rc) {
-    free(buf);
-    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
-  }
-  if (w->skip) return free(buf), UM_SUCCESS;
-  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)dim};
-  hid_t d;
-  rc = put_dataset(ctx, w, um_dat_name(dat), 2, dims, um__h5_native_of(t), buf, replace, what, &d);
-  free(buf);
-  UM_CHECK(ctx, rc);
-  rc = attr_int(ctx, d, "size", dim * (int)esize, what, w->path); /* OP2's op_dat->size: bytes per element */
-  if (!rc) rc = attr_int(ctx, d, "dim", dim, what, w->path);
-  if (!rc) rc = attr_str(ctx, d, "type", um_type_name(t), 0, what, w->path);
+  UM_CHECK(ctx, put_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
+  int rc = attr_int(ctx, d, "size", is_map ? rows : cols * (int)um_type_size(t), what, w->path);
+  if (!rc) rc = attr_int(ctx, d, "dim", cols, what, w->path);
+  if (!rc && is_map) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
+  if (!rc && !is_map) rc = attr_str(ctx, d, "type", um_type_name(t), 0, what, w->path);
   H5Dclose(d);
   return rc;
 }
@@ -261,7 +266,6 @@ static int put_const(um_context *ctx, const writer *w, const char *name, int dim
   snprintf(what, sizeof what, "constant '%s'", name);
   hsize_t dims[1] = {(hsize_t)dim};
   hid_t d;
-  if (w->skip) return UM_SUCCESS;
   UM_CHECK(ctx, put_dataset(ctx, w, name, 1, dims, um__h5_native_of(type), data, replace, what, &d));
   int rc = attr_int(ctx, d, "dim", dim, what, w->path);
   if (!rc) rc = attr_str(ctx, d, "type", um_type_name(type), 0, what, w->path);
@@ -269,16 +273,128 @@ static int put_const(um_context *ctx, const writer *w, const char *name, int dim
   return rc;
 }
 
-typedef enum { W_SET, W_MAP, W_DAT, W_CONST } wkind;
+/* ---- every rank: its block of a dataset's rows, in turn ---- */
+
+typedef struct {
+  const writer *w;
+  const char *name, *what;
+  hid_t type;
+  const void *buf;
+  long long begin;
+  int count, cols;
+} slab;
+
+/* Rows [begin, begin + count) of dataset `name` of the temporary from buf (this rank's turn). */
+static int write_slab(um_context *ctx, void *arg) {
+  const slab *s = arg;
+  if (s->count == 0) return UM_SUCCESS;
+  hid_t f = H5Fopen(s->w->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = f >= 0 ? H5Dopen2(f, s->name, H5P_DEFAULT) : H5I_INVALID_HID;
+  hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+  hsize_t start[2] = {(hsize_t)s->begin, 0}, cnt[2] = {(hsize_t)s->count, (hsize_t)s->cols};
+  hid_t ms = H5Screate_simple(2, cnt, NULL);
+  herr_t st = fs >= 0 && ms >= 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) : -1;
+  if (st >= 0) st = H5Dwrite(d, s->type, ms, fs, H5P_DEFAULT, s->buf);
+  int rc = UM_SUCCESS;
+  if (st < 0)
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': writing rows %lld..%lld of dataset '%s' into '%s' failed",
+                 s->what, s->w->path, s->begin, s->begin + s->count - 1, s->name, s->w->tmp);
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  if (d >= 0) H5Dclose(d);
+  if (f >= 0 && H5Fclose(f) < 0 && !rc)
+    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", s->what,
+                 s->w->path, s->w->tmp);
+  return rc;
+}
+
+/* Rows of a dataset: this rank's block (rows [s->begin, s->begin + s->count)) at s->buf, written in its turn. */
+static int write_block(um_context *ctx, slab *s) { return um_in_turn(ctx, write_slab, s); }
+
+/* A map's or dat's rows: each rank fetches its block (um/distributed.h) and writes it in its turn (agreed). */
+static int write_rows(um_context *ctx, const writer *w, const um_map *map, const um_dat *dat) {
+  const um_set *set = map ? um_map_from(map) : um_dat_set(dat);
+  const int cols = map ? um_map_arity(map) : um_dat_dim(dat);
+  const size_t esize = map ? sizeof(int) : um_type_size(um_dat_type(dat));
+  char what[300];
+  snprintf(what, sizeof what, "%s '%s'", map ? "map" : "dat", map ? um_map_name(map) : um_dat_name(dat));
+  slab s = {w,    map ? um_map_name(map) : um_dat_name(dat),
+            what, map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
+            NULL, 0,
+            0,    cols};
+  UM_CHECK(ctx, um_set_block(ctx, set, &s.begin, &s.count));
+  const size_t bytes = (size_t)s.count * (size_t)cols * esize;
+  void *buf = malloc(bytes ? bytes : 1);
+  int rc = um__dist_agree(
+      ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
+  if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
+  s.buf = buf;
+  if (!rc) rc = write_block(ctx, &s);
+  free(buf);
+  return rc;
+}
+
+typedef enum { W_SET, W_MAP, W_DAT, W_CONST, W_SIZE, W_ROWS } wkind;
 
 typedef struct {
   wkind kind;
-  const void *obj;
+  const void *obj; /* the set, map or dat; W_ROWS: the um_hdf5_rows */
   const char *name;
-  int dim;
+  int dim; /* W_CONST: values; W_SIZE: the set's size */
   um_type type;
   const void *data;
 } wjob;
+
+/* Rank 0's part of a job: a set or constant written, a map's or dat's dataset created. */
+static int create_job(um_context *ctx, const writer *w, const wjob *j, int replace) {
+  const um_map *m = j->obj;
+  const um_dat *d = j->obj;
+  const um_hdf5_rows *r = j->obj;
+  switch (j->kind) {
+  case W_SET: return put_set(ctx, w, um_set_name(j->obj), um_set_size(j->obj), replace);
+  case W_SIZE: return put_set(ctx, w, j->name, j->dim, replace);
+  case W_MAP:
+    return create_rows(ctx, w, um_map_name(m), 1, um_set_size(um_map_from(m)), um_map_arity(m), UM_INT, replace);
+  case W_DAT:
+    return create_rows(ctx, w, um_dat_name(d), 0, um_set_size(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), replace);
+  case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, replace);
+  case W_CONST: return put_const(ctx, w, j->name, j->dim, j->type, j->data, replace);
+  }
+  return UM_ERR_INTERNAL;
+}
+
+/* A job's rows, every rank its block: fetched from a map or dat, or the caller's (W_ROWS). */
+static int job_rows(um_context *ctx, const writer *w, const wjob *j) {
+  if (j->kind == W_MAP || j->kind == W_DAT)
+    return write_rows(ctx, w, j->kind == W_MAP ? j->obj : NULL, j->kind == W_DAT ? j->obj : NULL);
+  if (j->kind != W_ROWS) return UM_SUCCESS;
+  const um_hdf5_rows *r = j->obj;
+  char what[300];
+  snprintf(what, sizeof what, "%s '%s'", r->map ? "map" : "dat", r->name);
+  slab s = {w, r->name, what, um__h5_native_of(r->map ? UM_INT : r->type), r->block, 0, 0, r->cols};
+  UM_CHECK(ctx, um_block_range(r->rows, um_context_rank(ctx), um_context_nranks(ctx), &s.begin, &s.count));
+  return write_block(ctx, &s);
+}
+
+/* Write jobs[0 .. n) into `file` (keep: added to the existing file, replacing datasets of the same names; else a
+ * new file): rank 0 creates the temporary, the sets, the constants and every map's and dat's dataset of its
+ * global shape; then each map's and dat's rows by blocks, each rank's in turn; then rank 0 renames the
+ * temporary over the file. Every step's outcome is agreed before the next. */
+static int write_jobs(um_context *ctx, const char *file, int keep, const char *what, const wjob *jobs, int n) {
+  writer w;
+  UM_CHECK(ctx, begin_agreed(ctx, &w, file, keep, what));
+  int rc = UM_SUCCESS;
+  for (int i = 0; w.root && i < n && !rc; i++) rc = create_job(ctx, &w, &jobs[i], keep);
+  rc = um__dist_agree(ctx, rc);
+  if (!rc) rc = writer_pause(ctx, &w, what);
+  for (int i = 0; i < n && !rc; i++) rc = job_rows(ctx, &w, &jobs[i]);
+  if (rc) {
+    writer_abort(&w);
+    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
+  }
+  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, what)));
+  return UM_SUCCESS;
+}
 
 static int write_one(um_context *ctx, const char *file, const wjob *j) {
   const char *kinds[] = {"set", "map", "dat", "constant"};
@@ -291,21 +407,7 @@ static int write_one(um_context *ctx, const char *file, const wjob *j) {
                                         : j->name;
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", kinds[j->kind], name);
-  writer w;
-  UM_CHECK(ctx, begin_agreed(ctx, &w, file, 1, what));
-  int rc = UM_SUCCESS;
-  switch (j->kind) {
-  case W_SET: rc = put_set(ctx, &w, (const um_set *)j->obj, 1); break;
-  case W_MAP: rc = put_map(ctx, &w, (const um_map *)j->obj, 1); break;
-  case W_DAT: rc = put_dat(ctx, &w, (const um_dat *)j->obj, 1); break;
-  case W_CONST: rc = put_const(ctx, &w, j->name, j->dim, j->type, j->data, 1); break;
-  }
-  if ((rc = um__dist_agree(ctx, rc)) != UM_SUCCESS) {
-    writer_abort(&w);
-    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
-  }
-  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, what)));
-  return UM_SUCCESS;
+  return write_jobs(ctx, file, 1, what, j, 1);
 }
 
 static int write_job(um_context *ctx, const char *file, const wjob *j) {
@@ -344,27 +446,54 @@ int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int
 
 static int write_mesh_impl(um_context *ctx, const char *file) {
   if (!ctx || !file) return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_mesh: ctx and file must not be NULL");
-  writer w;
-  UM_CHECK(ctx, begin_agreed(ctx, &w, file, 0, "the mesh"));
-  int rc = UM_SUCCESS; /* each step agreed before the next gather */
-  for (int i = 0, n = um_set_count(ctx); i < n && !rc; i++)
-    rc = um__dist_agree(ctx, put_set(ctx, &w, um_set_at(ctx, i), 0));
-  for (int i = 0, n = um_map_count(ctx); i < n && !rc; i++)
-    rc = um__dist_agree(ctx, put_map(ctx, &w, um_map_at(ctx, i), 0));
-  for (int i = 0, n = um_dat_count(ctx); i < n && !rc; i++)
-    rc = um__dist_agree(ctx, put_dat(ctx, &w, um_dat_at(ctx, i), 0));
-  if (rc) {
-    writer_abort(&w);
-    return um_backend_trace(ctx, rc, __FILE__, __LINE__);
-  }
-  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, "the mesh")));
-  return UM_SUCCESS;
+  const int ns = um_set_count(ctx), nm = um_map_count(ctx), nd = um_dat_count(ctx);
+  wjob *jobs = malloc(((size_t)ns + nm + nd + 1) * sizeof *jobs);
+  if (!jobs) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write the mesh to '%s': out of memory", file);
+  int n = 0;
+  for (int i = 0; i < ns; i++) jobs[n++] = (wjob){W_SET, um_set_at(ctx, i), NULL, 0, UM_INT, NULL};
+  for (int i = 0; i < nm; i++) jobs[n++] = (wjob){W_MAP, um_map_at(ctx, i), NULL, 0, UM_INT, NULL};
+  for (int i = 0; i < nd; i++) jobs[n++] = (wjob){W_DAT, um_dat_at(ctx, i), NULL, 0, UM_INT, NULL};
+  const int rc = write_jobs(ctx, file, 0, "the mesh", jobs, n);
+  free(jobs);
+  return rc;
 }
 
 int um_hdf5_write_mesh(um_context *ctx, const char *file) {
   um__h5_quiet q;
   um__h5_quiet_on(&q);
   int rc = write_mesh_impl(ctx, file);
+  um__h5_quiet_off(&q);
+  return rc;
+}
+
+static int write_blocks_impl(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                             const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
+  if (!ctx || !file || nsets < 0 || nrows < 0 || (nsets && (!set_names || !set_sizes)) || (nrows && !rows))
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks: a NULL or out-of-range argument");
+  for (int i = 0; i < nsets; i++)
+    if (!set_names[i] || set_sizes[i] < 0)
+      return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks('%s'): set %d has no name or a negative size", file, i);
+  for (int i = 0; i < nrows; i++)
+    if (!rows[i].name || rows[i].rows < 0 || rows[i].cols < 1 || (!rows[i].map && !um__h5_valid_type(rows[i].type)))
+      return UM_ERROR(
+          ctx, UM_ERR_ARG,
+          "um_hdf5_write_blocks('%s'): dataset %d ('%s') needs a name, rows >= 0, cols >= 1 and a valid type", file, i,
+          rows[i].name ? rows[i].name : "(null)");
+  wjob *jobs = malloc(((size_t)nsets + nrows + 1) * sizeof *jobs);
+  if (!jobs) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write '%s': out of memory", file);
+  int n = 0;
+  for (int i = 0; i < nsets; i++) jobs[n++] = (wjob){W_SIZE, set_names[i], set_names[i], set_sizes[i], UM_INT, NULL};
+  for (int i = 0; i < nrows; i++) jobs[n++] = (wjob){W_ROWS, &rows[i], rows[i].name, 0, UM_INT, NULL};
+  const int rc = write_jobs(ctx, file, 0, "the file", jobs, n);
+  free(jobs);
+  return rc;
+}
+
+int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                         const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
+  um__h5_quiet q;
+  um__h5_quiet_on(&q);
+  int rc = write_blocks_impl(ctx, file, nsets, set_names, set_sizes, nrows, rows);
   um__h5_quiet_off(&q);
   return rc;
 }

@@ -200,15 +200,19 @@ const char *um_app_field_dir(const um_app_run *run);
 /** um_app_wants_field: 1 when there is a folder to write to and either the run
  * writes outputs or the reference compares the field `name` (see um_app_field_dir). */
 int um_app_wants_field(const um_app_run *run, const char *name);
-/** Outputs under mpirun: every rank takes an output's steps (um_dat_fetch and the other gathers are collective)
- * and rank 0 alone writes the file. um_app_writes: 1 where this process writes the run's files (always on one
- * process; rank 0 under mpirun). The other ranks compute the paths (um_app_field_dir) and register the fields as
- * rank 0 does, and write nothing: no folder of theirs is created.
+/** Outputs under mpirun: every rank takes an output's steps (the fetches are collective), and a file is written
+ * by blocks: each rank fetches its block of the rows (um_dat_fetch_block, um/distributed.h), formats it as one
+ * process formats the whole, and um_app_write_blocks puts the blocks in one file in rank order (HDF5:
+ * um/hdf5io.h's writers). A file an app writes from a small whole array (a handful of gauges) is rank 0's:
+ * um_app_writes is 1 where this process writes the run's files (always on one process; rank 0 under mpirun). The
+ * other ranks compute the paths (um_app_field_dir) and register the fields as rank 0 does; they create no folder.
  * @code
- *   int rc = um_dat_fetch(r->ctx, p_u, u, bytes);              // every rank
- *   if (!rc && um_app_writes(r)) rc = write_file(path, u);    // rank 0
- *   UM_APP_TRY(um_app_output_done(r, rc));                     // every rank: one outcome
- * @endcode */
+ *   int rc = um_dat_fetch_block(r->ctx, p_u, u, bytes);             // every rank: its block
+ *   size_t n = format_rows(u, count, text);                           // its lines
+ *   if (!rc) rc = um_app_write_blocks(r, path, header, text, n, "field u"); // every rank: one file, one outcome
+ * @endcode
+ * Small whole arrays: `rc = um_dat_fetch(...); if (!rc && um_app_writes(r)) rc = write_file(...);
+ * UM_APP_TRY(um_app_output_done(r, rc));` (every rank: one outcome). */
 int um_app_writes(const um_app_run *run);
 /** The end of an output step (call it on every rank after the same step, with this rank's outcome): under mpirun
  * the ranks' outcomes are agreed, so that a write that failed on rank 0 (a full disk, a folder where the file
@@ -216,6 +220,15 @@ int um_app_writes(const um_app_run *run);
  * would wait there until mpi.deadline_s). Returns rc where this rank failed, else UM_ERR_IO (or the other rank's
  * code) when another rank failed, with a message saying so; one process: rc. */
 int um_app_output_done(um_app_run *run, int rc);
+/** A file written by blocks (call it on every rank, with this rank's part): rank 0 creates it (through a temporary
+ * renamed into place, util/safe_file.h) and writes `head` (may be NULL) and its `n` bytes at `mine`, then ranks 1,
+ * 2, ... append theirs, each in its turn (um_in_turn): the file one process writes from the whole, when each
+ * rank's part is its block of the rows (um_dat_fetch_block, um_rows_to_blocks) formatted as the whole is. No rank
+ * holds more than its block. Every rank returns one outcome (um_app_output_done). The ranks append to rank 0's
+ * file: the output folder must be one every rank sees (one host, or a shared file system). `what` names the file
+ * in messages ("field u"). Not distributed: rank 0 writes head and its part. */
+int um_app_write_blocks(um_app_run *run, const char *path, const char *head, const void *mine, size_t n,
+                        const char *what);
 /** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
  * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
  * "another rank could not <step> (its message says why)". The ranks agree by messages of their own

@@ -1,0 +1,300 @@
+/* dist_fetch_block.c: the global view by blocks (um/distributed.h: um_set_block, um_dat_fetch_block,
+ * um_dat_fetch_block_original_order, um_map_fetch_block) and the turn-taking of outputs written by blocks
+ * (um_in_turn, dist.h).
+ *
+ * A block is the block partitioner's range of a set's global size for this rank (um_block_range): element g
+ * lives at home rank floor(g * P / G). Each rank numbers its owned rows (global numbers from l2g, or the
+ * declared numbers where a reordering renumbered the set), counts them per home, and one all-to-all of the
+ * counts and one of the rows (with their numbers) bring every row to its home, which puts it in place. No rank
+ * allocates anything of the set's global size: a rank holds its owned rows, the rows it sends and its block. */
+#include "dist_impl.h"
+
+#include <limits.h>
+
+#include "um/reorder.h"
+
+int um_set_block(const um_context *ctx, const um_set *s, long long *begin, int *count) {
+  if (!ctx || !s || !begin || !count) return UM_ERR_ARG;
+  return um_block_range(s->gsize, um_context_rank(ctx), um_context_nranks(ctx), begin, count);
+}
+
+/* The block's bytes a caller's buffer must hold: the same check for dats and maps. */
+static int check_block(um_context *ctx, const um_set *s, const char *fn, const char *name, size_t row, size_t bytes) {
+  if (s->block && !ctx->dist)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "%s('%s'): set '%s' is declared by blocks: its blocks in the global numbering exist after "
+                    "um_distribute",
+                    fn, name, s->name);
+  long long b = 0;
+  int n = 0;
+  if (um_set_block(ctx, s, &b, &n) != UM_SUCCESS)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): set '%s' has no block on this rank", fn, name, s->name);
+  if (bytes != (size_t)n * row)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "%s('%s'): buffer is %zu bytes but this rank's block of set '%s' is %d rows of %zu bytes = %zu "
+                    "bytes (um_set_block gives the block)",
+                    fn, name, bytes, s->name, n, row, (size_t)n * row);
+  return UM_SUCCESS;
+}
+
+#ifdef UM_HAVE_MPI
+
+/* The rows of this rank (n rows of `row` bytes at rows, row e numbered g[e] in [0, G)) sent to their homes and
+ * put in place in out (this rank's block of G). */
+static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int *g, const char *rows, size_t row,
+                      long long G, char *out, const char *what) {
+  const int P = D->nranks;
+  long long begin = 0;
+  int count = 0;
+  um_block_range(G, D->rank, P, &begin, &count);
+  int *cs = calloc((size_t)P * 4, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
+      *dr = cs ? cs + 3 * P : NULL;
+  int *pos = malloc((size_t)P * sizeof(int)), *sg = malloc(((size_t)n + 1) * sizeof(int));
+  int *rg = malloc(((size_t)count + 1) * sizeof(int));
+  char *sr = malloc((size_t)n * row + 1), *rr = malloc((size_t)count * row + 1);
+  int rc = cs && pos && sg && rg && sr && rr ? UM_SUCCESS
+                                             : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  for (int e = 0; !rc && e < n; e++)
+    if (g[e] < 0 || g[e] >= G)
+      rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %d, outside [0, %lld)", what, e, g[e],
+                    G);
+  rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
+  for (int e = 0; !rc && e < n; e++) cs[(long long)g[e] * P / G]++;
+  int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
+  long long got = 0;
+  for (int q = 0; !rc && q < P; q++) {
+    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
+    dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
+    pos[q] = ds[q];
+    got += cr[q];
+  }
+  for (int e = 0; !rc && m == MPI_SUCCESS && e < n; e++) {
+    const int k = pos[(long long)g[e] * P / G]++;
+    sg[k] = g[e];
+    memcpy(sr + (size_t)k * row, rows + (size_t)e * row, row);
+  }
+  MPI_Datatype rt = MPI_DATATYPE_NULL;
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_INT, rg, cr, dr, MPI_INT, D->comm);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sr, cs, ds, rt, rr, cr, dr, rt, D->comm);
+  if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (fetching by blocks)");
+  if (!rc && got != count)
+    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "fetching %s by blocks: %lld rows reached this rank's block of %d", what, got,
+                  count);
+  for (int k = 0; !rc && k < count; k++) memcpy(out + (size_t)(rg[k] - begin) * row, rr + (size_t)k * row, row);
+  if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
+  free(cs), free(pos), free(sg), free(rg), free(sr), free(rr);
+  return rc;
+}
+
+typedef struct {
+  int g, e;
+} gpair;
+static int gpair_cmp(const void *a, const void *b) {
+  const int x = ((const gpair *)a)->g, y = ((const gpair *)b)->g;
+  return (x > y) - (x < y);
+}
+
+/* The declared numbers of this rank's n owned rows of set s (reordered: perm[declared] = current) into g[n]:
+ * the owned rows sorted by current number, then every declared element looked up among them (no array of the
+ * global size). */
+static int declared_numbers(um_context *ctx, const um_set *s, const int *l2g, int n, int *g) {
+  gpair *p = malloc(((size_t)n + 1) * sizeof *p);
+  if (!p) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory numbering set '%s' in its declared order", s->name);
+  for (int e = 0; e < n; e++) p[e] = (gpair){l2g[e], e};
+  qsort(p, (size_t)n, sizeof *p, gpair_cmp);
+  for (int i = 0; i < s->gsize; i++) {
+    const gpair key = {s->perm[i], 0};
+    const gpair *hit = n ? bsearch(&key, p, (size_t)n, sizeof *p, gpair_cmp) : NULL;
+    if (hit) g[hit->e] = i;
+  }
+  free(p);
+  return UM_SUCCESS;
+}
+
+static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void *out) {
+  const struct um_dist *D = ctx->dist;
+  const umd_set *S = &D->sets[d->set->index];
+  const int n = d->set->size;
+  const size_t row = (size_t)d->dim * d->esize;
+  char *rows = malloc((size_t)n * row + 1);
+  int *g = malloc(((size_t)n + 1) * sizeof(int));
+  int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s' by blocks", d->name);
+  if (!rc) rc = um__dat_to_host(ctx, (um_dat *)d);
+  for (int e = 0; !rc && e < n; e++) copy_row_out(d, e, rows + (size_t)e * row);
+  if (!rc && declared && d->set->perm)
+    rc = declared_numbers(ctx, d->set, S->l2g, n, g);
+  else if (!rc)
+    memcpy(g, S->l2g, (size_t)n * sizeof(int));
+  char what[300];
+  snprintf(what, sizeof what, "dat '%s'", d->name);
+  /* every rank routes, so that none waits in the all-to-all for a rank that failed above */
+  rc = um__dist_agree(ctx, rc);
+  if (!rc) rc = route_rows(ctx, D, n, g, rows, row, d->set->gsize, out, what);
+  free(rows), free(g);
+  return rc;
+}
+
+/* Targets t[0 .. n) of set s (current global numbers) replaced by their declared numbers (reordered: perm[declared]
+ * = current): the distinct targets sorted, every declared element looked up among them. */
+static int declared_targets(um_context *ctx, const um_set *s, size_t n, int *t) {
+  gpair *p = malloc((n + 1) * sizeof *p);
+  if (!p) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory numbering set '%s' in its declared order", s->name);
+  for (size_t i = 0; i < n; i++) p[i] = (gpair){t[i], (int)i};
+  qsort(p, n, sizeof *p, gpair_cmp);
+  size_t u = 0; /* distinct targets, each with its declared number in e */
+  for (size_t i = 0; i < n; i++)
+    if (!u || p[u - 1].g != p[i].g) p[u++] = (gpair){p[i].g, -1};
+  for (int i = 0; i < s->gsize; i++) {
+    const gpair key = {s->perm[i], 0};
+    gpair *hit = u ? bsearch(&key, p, u, sizeof *p, gpair_cmp) : NULL;
+    if (hit) hit->e = i;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const gpair key = {t[i], 0};
+    t[i] = ((const gpair *)bsearch(&key, p, u, sizeof *p, gpair_cmp))->e;
+  }
+  free(p);
+  return UM_SUCCESS;
+}
+
+static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
+  const struct um_dist *D = ctx->dist;
+  const umd_set *F = &D->sets[m->from->index], *T = &D->sets[m->to->index];
+  const int n = m->from->size, ar = m->arity;
+  int *rows = malloc(((size_t)n * ar + 1) * sizeof(int)), *g = malloc(((size_t)n + 1) * sizeof(int));
+  int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
+  for (size_t i = 0; !rc && i < (size_t)n * ar; i++) rows[i] = T->l2g[m->data[i]];
+  if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, (size_t)n * ar, rows);
+  if (!rc && declared && m->from->perm)
+    rc = declared_numbers(ctx, m->from, F->l2g, n, g);
+  else if (!rc)
+    memcpy(g, F->l2g, (size_t)n * sizeof(int));
+  char what[300];
+  snprintf(what, sizeof what, "map '%s'", m->name);
+  rc = um__dist_agree(ctx, rc);
+  if (!rc)
+    rc = route_rows(ctx, D, n, g, (const char *)rows, (size_t)ar * sizeof(int), m->from->gsize, (char *)out, what);
+  free(rows), free(g);
+  return rc;
+}
+
+static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row, long long G,
+                               void *out) {
+  return route_rows(ctx, ctx->dist, n, keys, rows, row, G, out, "rows");
+}
+
+int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg) {
+  if (!ctx || !fn) return UM_ERR_ARG;
+  const struct um_dist *D = ctx->dist;
+  if (!D) return fn(ctx, arg);
+  /* the token: the lowest rank that failed so far, or nranks */
+  int first = D->nranks, rc = UM_SUCCESS;
+  if (D->rank > 0)
+    MPI_TRY(ctx, MPI_Recv(&first, 1, MPI_INT, D->rank - 1, 0, D->comm, MPI_STATUS_IGNORE),
+            "waiting for the turn to write");
+  if (first == D->nranks) {
+    rc = fn(ctx, arg);
+    if (rc) first = D->rank;
+  }
+  if (D->rank + 1 < D->nranks)
+    MPI_TRY(ctx, MPI_Send(&first, 1, MPI_INT, D->rank + 1, 0, D->comm), "passing the turn to write");
+  return um__dist_agree(ctx, rc);
+}
+
+#else /* no MPI: one process */
+
+static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void *out) {
+  return (void)d, (void)declared, (void)out, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
+}
+static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
+  return (void)m, (void)declared, (void)out, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
+}
+static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row, long long G,
+                               void *out) {
+  return (void)n, (void)keys, (void)rows, (void)row, (void)G, (void)out,
+         UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
+}
+int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg) {
+  if (!ctx || !fn) return UM_ERR_ARG;
+  return fn(ctx, arg);
+}
+
+#endif
+
+static int fetch_block(um_context *ctx, const um_dat *d, int declared, void *out, size_t bytes, const char *fn) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", fn);
+  UM_CHECK(ctx, check_block(ctx, d->set, fn, d->name, (size_t)d->dim * d->esize, bytes));
+  UM_CHECK(ctx, um_sync(ctx));
+  if (!ctx->dist) /* one process: the block is the whole set */
+    return declared ? um_dat_fetch_original_order(ctx, d, out, bytes) : um_dat_fetch(ctx, d, out, bytes);
+  return dist_fetch_block(ctx, d, declared, out); /* collective, also for 0 bytes */
+}
+
+int um_dat_fetch_block(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
+  return fetch_block(ctx, d, 0, out, bytes, __func__);
+}
+
+int um_dat_fetch_block_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
+  return fetch_block(ctx, d, 1, out, bytes, __func__);
+}
+
+/* The whole map in the declared numbering, on one process (as um_dat_fetch_original_order for dats): row i is
+ * current row perm[i] of the from-set, each target t the declared number of the to-set's current t. */
+static int map_original_order(um_context *ctx, const um_map *m, int *out) {
+  const int n = m->from->size, ar = m->arity, nt = m->to->size;
+  int *decl = m->to->perm ? malloc(((size_t)nt + 1) * sizeof(int)) : NULL; /* one process: the whole set is here */
+  if (m->to->perm && !decl) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s'", m->name);
+  for (int i = 0; decl && i < nt; i++) decl[m->to->perm[i]] = i;
+  for (int i = 0; i < n; i++) {
+    const int *src = m->data + (size_t)(m->from->perm ? m->from->perm[i] : i) * ar;
+    for (int k = 0; k < ar; k++) out[(size_t)i * ar + k] = decl ? decl[src[k]] : src[k];
+  }
+  free(decl);
+  return UM_SUCCESS;
+}
+
+static int map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out, size_t bytes, const char *fn) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!m || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", fn);
+  UM_CHECK(ctx, check_block(ctx, m->from, fn, m->name, (size_t)m->arity * sizeof(int), bytes));
+  if (ctx->dist) return dist_map_fetch_block(ctx, m, declared, out);
+  if (declared && (m->from->perm || m->to->perm)) return map_original_order(ctx, m, out);
+  return um_map_fetch(ctx, m, out, bytes);
+}
+
+int um_map_fetch_block(um_context *ctx, const um_map *m, int *out, size_t bytes) {
+  return map_fetch_block(ctx, m, 0, out, bytes, __func__);
+}
+
+int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out, size_t bytes) {
+  return map_fetch_block(ctx, m, 1, out, bytes, __func__);
+}
+
+int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
+                      void *out, size_t bytes) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || gsize > INT_MAX ||
+      (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", __func__);
+  long long b = 0;
+  int count = 0;
+  UM_CHECK(ctx, um_block_range(gsize, um_context_rank(ctx), um_context_nranks(ctx), &b, &count));
+  if (bytes != (size_t)count * row_bytes)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: buffer is %zu bytes but this rank's block is %d rows of %zu bytes", __func__,
+                    bytes, count, row_bytes);
+  if (ctx->dist) return dist_rows_to_blocks(ctx, n, keys, rows, row_bytes, gsize, out);
+  if (n != gsize)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: %d rows for a block of %lld: every element needs one row", __func__, n,
+                    gsize);
+  for (int e = 0; e < n; e++) {
+    if (keys[e] < 0 || keys[e] >= gsize)
+      return UM_ERROR(ctx, UM_ERR_ARG, "%s: row %d is numbered %d, outside [0, %lld)", __func__, e, keys[e], gsize);
+    memcpy((char *)out + (size_t)keys[e] * row_bytes, (const char *)rows + (size_t)e * row_bytes, row_bytes);
+  }
+  return UM_SUCCESS;
+}
