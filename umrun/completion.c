@@ -97,19 +97,20 @@ static void values_of(const um_runner *r, const um_option *o, char *out, size_t 
 
 /* Calls fn for every option: the runner's, each backend's, each app's. */
 typedef void (*option_fn)(const um_runner *r, const um_option *o, FILE *f, words *keys);
+typedef struct {
+  const um_runner *r;
+  option_fn fn;
+  FILE *f;
+  words *keys;
+} each_call;
+static void call_one(const um_option *o, void *arg) {
+  const each_call *c = arg;
+  c->fn(c->r, o, c->f, c->keys);
+}
 static void each_option(const um_runner *r, option_fn fn, FILE *f, words *keys) {
   for (int i = 0; i < umrun_option_count(); i++) fn(r, umrun_option_at(i), f, keys);
-  for (int i = 0; i < um_backend_count(); i++) {
-    const char *b = um_backend_at(i);
-    for (int k = 0; k < um_backend_option_count(b); k++) {
-      const char *key;
-      um_backend_option_at(b, k, &key, NULL, NULL, NULL);
-      char full[160];
-      snprintf(full, sizeof full, "%s.%s", b, key);
-      const um_option *o = um_option_find(full);
-      if (o) fn(r, o, f, keys);
-    }
-  }
+  each_call c = {r, fn, f, keys};
+  umrun_each_backend_option(call_one, &c);
   for (int i = 0; i < um_app_count(r); i++)
     for (int k = 0; k < um_app_at(r, i)->noptions; k++) fn(r, &um_app_at(r, i)->options[k], f, keys);
 }

@@ -104,8 +104,7 @@ static void man_option(FILE *f, const um_option *o) {
   if (o->renamed_to) fputs(".br\nNow ", f), roff(f, o->renamed_to), fputs(".\n", f);
 }
 
-/* Every backend option (um_backend_def.options), as the engine declares it. */
-static void man_backends(FILE *f) {
+void umrun_each_backend_option(umrun_option_fn *fn, void *arg) {
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
     for (int k = 0; k < um_backend_option_count(b); k++) {
@@ -114,10 +113,12 @@ static void man_backends(FILE *f) {
       char full[160];
       snprintf(full, sizeof full, "%s.%s", b, key);
       const um_option *o = um_option_find(full);
-      if (o) man_option(f, o);
+      if (o) fn(o, arg);
     }
   }
 }
+
+static void man_option_to(const um_option *o, void *f) { man_option(f, o); }
 
 static const char *const man_head =
     ".SH DESCRIPTION\n"
@@ -171,7 +172,7 @@ void umrun_man_page(FILE *f, const um_runner *r) {
   fputs(".SH CONFIG KEYS\nThe runner's keys, then each backend's, then each app's (\\fBumrun \\-\\-list\\-apps\\fR):\n",
         f);
   for (int i = 0; i < umrun_option_count(); i++) man_option(f, umrun_option_at(i));
-  man_backends(f);
+  umrun_each_backend_option(man_option_to, f); /* every backend option, as the engine declares it */
   for (int i = 0; i < um_app_count(r); i++) {
     const um_app *a = um_app_at(r, i);
     fputs(".SS ", f), roff(f, a->name), fputc('\n', f);
