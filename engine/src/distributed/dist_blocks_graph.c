@@ -37,37 +37,20 @@ static void pairs_free(umd_pairs *x) {
   memset(x, 0, sizeof *x);
 }
 
-static int cmp_int(const void *a, const void *b) {
-  const int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 static int cmp_ll(const void *a, const void *b) {
   const long long x = *(const long long *)a, y = *(const long long *)b;
   return (x > y) - (x < y);
 }
 
-/* Ascending order of a graph row: insertion sort for the short rows of a mesh (a dozen neighbours: no call per
- * comparison), qsort past 32. */
+/* Ascending order of a graph row: insertion sort for the short rows of a mesh (a few dozen numbers: no call per
+ * comparison), qsort past 64. */
 static void sort_row(long long *row, int n) {
-  if (n > 32) {
+  if (n > 64) {
     qsort(row, (size_t)n, sizeof *row, cmp_ll);
     return;
   }
   for (int i = 1; i < n; i++) {
     const long long v = row[i];
-    int j = i - 1;
-    while (j >= 0 && row[j] > v) row[j + 1] = row[j], j--;
-    row[j + 1] = v;
-  }
-}
-static void sort_ints(int *row, int n) {
-  if (n > 32) {
-    qsort(row, (size_t)n, sizeof *row, cmp_int);
-    return;
-  }
-  for (int i = 1; i < n; i++) {
-    const int v = row[i];
     int j = i - 1;
     while (j >= 0 && row[j] > v) row[j + 1] = row[j], j--;
     row[j + 1] = v;
@@ -313,23 +296,63 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   return rc;
 }
 
-/* Rows off[count + 1] into val made ascending and distinct, compacted in place (off rewritten). */
-static void rows_distinct(int *off, int *val, int count) {
-  int w = 0;
-  for (int i = 0; i < count; i++) {
-    const int b = off[i], e = off[i + 1], start = w;
-    sort_ints(val + b, e - b);
-    for (int j = b; j < e; j++)
-      if (w == start || val[j] != val[w - 1]) val[w++] = val[j];
-    off[i] = start;
+/* The rows of a map into the primary set that reach this rank's block: its own (local rows, never sent) and those
+ * received from the other ranks. */
+typedef struct {
+  const long long *local;
+  int nlocal;
+  const long long *recv;
+  int nrecv, ar;
+  long long b0;
+  int count; /* this rank's block of the primary set: [b0, b0 + count) */
+} together;
+static const long long *together_row(const together *T, int r) {
+  return r < T->nlocal ? T->local + (size_t)r * T->ar : T->recv + (size_t)(r - T->nlocal) * T->ar;
+}
+
+/* For each element of the block, the other members of every row it is in, each once, ascending: the rows of each
+ * element first (a count, then a fill: *roff [count + 1] into *rval, int), never a copy with repeats. */
+static int together_rows(umd_blocks *B, const together *T, int **roff, int **rval) {
+  const int nrows = T->nlocal + T->nrecv, ar = T->ar, n = T->count;
+  int *off = calloc((size_t)n + 2, sizeof *off), *idx = NULL, cap = 0;
+  long long *row = NULL;
+  int rc = off ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int r = 0; rc == UM_SUCCESS && r < nrows; r++) /* each element's rows: off/idx, a row once per member */
+    for (int a = 0; a < ar; a++) {
+      const long long m = together_row(T, r)[a];
+      if (m >= T->b0 && m < T->b0 + n) off[m - T->b0 + 2]++;
+    }
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) off[i + 2] += off[i + 1];
+  if (rc == UM_SUCCESS && !(idx = malloc(((size_t)off[n + 1] + 1) * sizeof *idx))) rc = UM_ERR_ALLOC;
+  for (int r = 0; rc == UM_SUCCESS && r < nrows; r++)
+    for (int a = 0; a < ar; a++) {
+      const long long m = together_row(T, r)[a];
+      if (m >= T->b0 && m < T->b0 + n) idx[off[m - T->b0 + 1]++] = r;
+    }
+  *roff = rc == UM_SUCCESS ? calloc((size_t)n + 1, sizeof **roff) : NULL;
+  if (rc == UM_SUCCESS && !*roff) rc = UM_ERR_ALLOC;
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count the distinct neighbours, then fill */
+    if (pass) {
+      for (int i = 0; i < n; i++) (*roff)[i + 1] += (*roff)[i];
+      if (!(*rval = malloc(((size_t)(*roff)[n] + 1) * sizeof **rval))) rc = UM_ERR_ALLOC;
+    }
+    for (int i = 0; rc == UM_SUCCESS && i < n; i++) {
+      const int k = off[i + 1] - off[i];
+      if ((rc = row_room(&row, &cap, (long long)k * ar)) != UM_SUCCESS) break;
+      for (int j = 0; j < k; j++) memcpy(row + (size_t)j * ar, together_row(T, idx[off[i] + j]), (size_t)ar * sizeof *row);
+      const int u = row_unique(row, k * ar, T->b0 + i);
+      if (!pass) (*roff)[i + 1] = u;
+      for (int j = 0; pass && j < u; j++) (*rval)[(*roff)[i] + j] = (int)row[j];
+    }
   }
-  off[count] = w;
+  free(off), free(idx), free(row);
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
 }
 
 /* Elements of the primary set one element of another set maps to together (map mp from another set into the
- * primary one): each row (k targets) goes once to every rank home to one of its targets, which adds, for each
- * target it is home to, the row's other targets to that element's row: *roff [count + 1] into *rval (global
- * numbers as int, each once: placed with repeats, then each row made distinct in place). k numbers a rank instead
+ * primary one): each row (k targets) goes once to every other rank home to one of its targets (a rank reads its
+ * own rows where they are), which adds, for each target it is home to, the row's other targets to that element's
+ * row (together_rows): *roff [count + 1] into *rval (global numbers as int, each once). k numbers a rank instead
  * of k (k - 1) pairs (LULESH's element -> 8 nodes: 8, not 56). prior: this rank's outcome so far (agreed first:
  * collective). */
 static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **roff, int **rval) {
@@ -341,37 +364,18 @@ static int mapped_together(umd_blocks *B, const um_map *mp, int prior, int **rof
   long long *sv = NULL, *rv = NULL;
   int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
   *roff = NULL, *rval = NULL;
-  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each row to its homes once */
+  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each row to its other homes once */
     if (pass) rc = lists_buffer(B, scnt, pos, &sv);
     for (int i = 0; rc == UM_SUCCESS && i < F->count; i++)
-      list_to_homes(S, P, -1, mp->gtargets + (size_t)i * ar, ar, NULL, 0, pass, scnt, pos, sv, to);
+      list_to_homes(S, P, B->rank, mp->gtargets + (size_t)i * ar, ar, NULL, 0, pass, scnt, pos, sv, to);
   }
   free(to), free(pos);
   rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
   if (rc == UM_SUCCESS) rc = send_lls(B, sv, scnt, &rv, &nr);
   free(sv), free(scnt);
-  int *cur = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof *cur) : NULL;
-  *roff = rc == UM_SUCCESS ? calloc((size_t)S->count + 1, sizeof **roff) : NULL;
-  if (rc == UM_SUCCESS && (!cur || !*roff)) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-  for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill */
-    if (pass) {
-      for (int i = 0; i < S->count; i++) (*roff)[i + 1] += (*roff)[i], cur[i] = (*roff)[i];
-      if (!(*rval = malloc(((size_t)(*roff)[S->count] + 1) * sizeof **rval)))
-        rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
-    }
-    for (int at = 0; rc == UM_SUCCESS && at < nr; at += ar) /* every row, ar numbers */
-      for (int a = 0; a < ar; a++) {
-        const long long m = rv[at + a];
-        if (m < b0 || m >= b0 + S->count) continue; /* another rank's element */
-        for (int b = 0; b < ar; b++) {
-          if (rv[at + b] == m) continue;
-          if (pass) (*rval)[cur[m - b0]++] = (int)rv[at + b];
-          else (*roff)[m - b0 + 1]++;
-        }
-      }
-  }
-  free(rv), free(cur);
-  if (rc == UM_SUCCESS) rows_distinct(*roff, *rval, S->count);
+  const together T = {mp->gtargets, F->count, rv, nr / ar, ar, b0, S->count};
+  if (rc == UM_SUCCESS) rc = together_rows(B, &T, roff, rval);
+  free(rv);
   return rc;
 }
 
