@@ -96,46 +96,6 @@ static int gpair_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The declared numbers of this rank's n owned rows of set s (reordered: perm[declared] = current) into g[n]:
- * the owned rows sorted by current number, then every declared element looked up among them (no array of the
- * global size). */
-static int declared_numbers(um_context *ctx, const um_set *s, const int *l2g, int n, int *g) {
-  gpair *p = malloc(((size_t)n + 1) * sizeof *p);
-  if (!p) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory numbering set '%s' in its declared order", s->name);
-  for (int e = 0; e < n; e++) p[e] = (gpair){l2g[e], e};
-  qsort(p, (size_t)n, sizeof *p, gpair_cmp);
-  for (int i = 0; i < s->gsize; i++) {
-    const gpair key = {s->perm[i], 0};
-    const gpair *hit = n ? bsearch(&key, p, (size_t)n, sizeof *p, gpair_cmp) : NULL;
-    if (hit) g[hit->e] = i;
-  }
-  free(p);
-  return UM_SUCCESS;
-}
-
-static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void *out) {
-  const struct um_dist *D = ctx->dist;
-  const umd_set *S = &D->sets[d->set->index];
-  const int n = d->set->size;
-  const size_t row = (size_t)d->dim * d->esize;
-  char *rows = malloc((size_t)n * row + 1);
-  int *g = malloc(((size_t)n + 1) * sizeof(int));
-  int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s' by blocks", d->name);
-  if (!rc) rc = um__dat_to_host(ctx, (um_dat *)d);
-  for (int e = 0; !rc && e < n; e++) copy_row_out(d, e, rows + (size_t)e * row);
-  if (!rc && declared && d->set->perm)
-    rc = declared_numbers(ctx, d->set, S->l2g, n, g);
-  else if (!rc)
-    memcpy(g, S->l2g, (size_t)n * sizeof(int));
-  char what[300];
-  snprintf(what, sizeof what, "dat '%s'", d->name);
-  /* every rank routes, so that none waits in the all-to-all for a rank that failed above */
-  rc = um__dist_agree(ctx, rc);
-  if (!rc) rc = route_rows(ctx, D, n, g, rows, row, d->set->gsize, out, what);
-  free(rows), free(g);
-  return rc;
-}
-
 /* Targets t[0 .. n) of set s (current global numbers) replaced by their declared numbers (reordered: perm[declared]
  * = current): the distinct targets sorted, every declared element looked up among them. */
 static int declared_targets(um_context *ctx, const um_set *s, size_t n, int *t) {
@@ -159,24 +119,48 @@ static int declared_targets(um_context *ctx, const um_set *s, size_t n, int *t) 
   return UM_SUCCESS;
 }
 
-static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
+/* This rank's owned rows of set s (s->size rows of `row` bytes, in local order) to their homes, numbered
+ * globally or, with declared, in the declared numbering of a reordered set: what both fetches end with. prior:
+ * this rank's outcome so far; every rank agrees before routing, so none waits in the all-to-all for one that
+ * failed. */
+static int route_owned(um_context *ctx, const um_set *s, int declared, int prior, const char *rows, size_t row,
+                       char *out, const char *what) {
   const struct um_dist *D = ctx->dist;
-  const umd_set *F = &D->sets[m->from->index], *T = &D->sets[m->to->index];
-  const int n = m->from->size, ar = m->arity;
-  int *rows = malloc(((size_t)n * ar + 1) * sizeof(int)), *g = malloc(((size_t)n + 1) * sizeof(int));
-  int rc = rows && g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
-  for (size_t i = 0; !rc && i < (size_t)n * ar; i++) rows[i] = T->l2g[m->data[i]];
-  if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, (size_t)n * ar, rows);
-  if (!rc && declared && m->from->perm)
-    rc = declared_numbers(ctx, m->from, F->l2g, n, g);
-  else if (!rc)
-    memcpy(g, F->l2g, (size_t)n * sizeof(int));
-  char what[300];
-  snprintf(what, sizeof what, "map '%s'", m->name);
+  const int n = s->size;
+  int *g = prior ? NULL : malloc(((size_t)n + 1) * sizeof(int));
+  int rc = prior ? prior : g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  if (!rc) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof(int));
+  if (!rc && declared && s->perm) rc = declared_targets(ctx, s, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);
-  if (!rc)
-    rc = route_rows(ctx, D, n, g, (const char *)rows, (size_t)ar * sizeof(int), m->from->gsize, (char *)out, what);
-  free(rows), free(g);
+  if (!rc) rc = route_rows(ctx, D, n, g, rows, row, s->gsize, out, what);
+  free(g);
+  return rc;
+}
+
+static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void *out) {
+  const int n = d->set->size;
+  const size_t row = (size_t)d->dim * d->esize;
+  char *rows = malloc((size_t)n * row + 1), what[300];
+  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s' by blocks", d->name);
+  if (!rc) rc = um__dat_to_host(ctx, (um_dat *)d);
+  for (int e = 0; !rc && e < n; e++) copy_row_out(d, e, rows + (size_t)e * row);
+  snprintf(what, sizeof what, "dat '%s'", d->name);
+  rc = route_owned(ctx, d->set, declared, rc, rows, row, out, what);
+  free(rows);
+  return rc;
+}
+
+static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
+  const umd_set *T = &ctx->dist->sets[m->to->index];
+  const size_t n = (size_t)m->from->size * m->arity;
+  int *rows = malloc((n + 1) * sizeof(int));
+  char what[300];
+  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
+  for (size_t i = 0; !rc && i < n; i++) rows[i] = T->l2g[m->data[i]];
+  if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, n, rows);
+  snprintf(what, sizeof what, "map '%s'", m->name);
+  rc = route_owned(ctx, m->from, declared, rc, (const char *)rows, (size_t)m->arity * sizeof(int), (char *)out, what);
+  free(rows);
   return rc;
 }
 
