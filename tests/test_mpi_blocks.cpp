@@ -365,11 +365,8 @@ TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
 }
 
 TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
-  um_context *ctx = nullptr;
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  ASSERT_EQ(um_init(&ctx, &o), 0);
+  um_context *ctx = seq_context();
+  ASSERT_NE(ctx, nullptr);
   const int P = um_mpi_size(), q = um_mpi_rank();
   um_set *a, *b, *c;
   const long long b0 = block_begin(10, q, P, false), b1 = block_begin(10, q + 1, P, false);
@@ -409,16 +406,6 @@ TEST(BlocksErrors, MixedDeclarationsAndLoopsBeforeDistributingAreRefused) {
 // ---- an app's generator by blocks ------------------------------------------------------------------------------
 
 namespace {
-// A context on the seq backend.
-um_context *seq_context() {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  um_context *ctx = nullptr;
-  EXPECT_EQ(um_init(&ctx, &o), 0);
-  return ctx;
-}
-
 // This rank's block of Airfoil's generated mesh (I x J), checked and declared by blocks.
 void declare_generated_block(um_context *ctx, int I, int J, airfoil *a) {
   long long gsize[4], first[4], count[4];
@@ -584,11 +571,8 @@ TEST(BlocksLulesh, GeneratedByBlocksGivesTheBitsOfTheWholeMesh) {
     std::vector<double> ev[2];
     lulesh_result res[2];
     for (int blocks = 0; blocks < 2; blocks++) {
-      um_options o;
-      um_options_default(&o);
-      o.backend = "seq";
-      um_context *ctx = nullptr;
-      ASSERT_EQ(um_init(&ctx, &o), 0);
+      um_context *ctx = seq_context();
+      ASSERT_NE(ctx, nullptr);
       char err[512] = "";
       p.by_blocks = blocks;
       lulesh_state *s = nullptr;

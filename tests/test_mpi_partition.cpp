@@ -63,10 +63,7 @@ struct PMesh {
   // returns um_distribute's code (info filled when it succeeded on several ranks).
   int build(const Islands &g, bool blocks, const char *partitioner, bool coords = true, double budget = -1,
             const char *coords_dat = nullptr) {
-    um_options o;
-    um_options_default(&o);
-    o.backend = "seq";
-    EXPECT_EQ(um_init(&ctx, &o), 0);
+    ctx = seq_context();
     if (budget >= 0) EXPECT_EQ(um_context_set_partition_budget(ctx, budget), 0);
     if (coords_dat) EXPECT_EQ(um_context_set_partition_coords(ctx, coords_dat), 0);
     const int P = um_mpi_size(), r = um_mpi_rank();

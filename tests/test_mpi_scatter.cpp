@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bookleaf/bookleaf_mesh.h"
+#include "test_mpi_same.hpp"
 #include "um/hdf5io.h"
 #include "um/um.h"
 #include "volna/volna.h"
@@ -197,13 +198,6 @@ std::string shared_file(const char *tag) {
   um_mpi_bcast_bytes(buf, sizeof buf);
   return buf;
 }
-um_context *seq_ctx() {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  um_context *ctx = nullptr;
-  return um_init(&ctx, &o) == UM_SUCCESS ? ctx : nullptr;
-}
 } // namespace
 
 // A map whose last row names a node past the stored node count: only the rank whose block holds that row sees it
@@ -213,7 +207,7 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
   const std::string file = shared_file("range");
   const int ncell = 12, nnode = 14;
   if (q == 0) {
-    um_context *w = seq_ctx();
+    um_context *w = seq_context();
     ASSERT_NE(w, nullptr);
     um_set *cells, *nodes;
     um_map *pcell;
@@ -225,14 +219,14 @@ TEST(BlocksHdf5Errors, AMapEntryOutOfRangeInOneRanksRowsFailsEveryRankWithItsRea
     ASSERT_EQ(um_decl_map(w, cells, nodes, 4, cn.data(), "pcell", &pcell), 0);
     ASSERT_EQ(um_hdf5_write_mesh(w, file.c_str()), 0) << um_error_message(w);
     um_finalize(&w);
-    w = seq_ctx();
+    w = seq_context();
     um_set *fewer;
     ASSERT_EQ(um_decl_set(w, nnode - 1, "nodes", &fewer), 0);
     ASSERT_EQ(um_hdf5_write_set(w, file.c_str(), fewer), 0) << um_error_message(w); // "nodes" now says 13
     um_finalize(&w);
   }
   ASSERT_EQ(um_mpi_agree_step(0, 60), 0); // the file is written
-  um_context *ctx = seq_ctx();
+  um_context *ctx = seq_context();
   ASSERT_NE(ctx, nullptr);
   um_set *cells = nullptr, *nodes = nullptr;
   um_map *pcell = nullptr;
