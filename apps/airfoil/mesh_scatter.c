@@ -8,15 +8,6 @@
 #include "naca0012.h"
 #include "um/um.h"
 
-/* Rank 0's int rows (arity per row) into this rank's long long rows: the ints land in the first half of the long
- * long array and are widened in place from the last one down. */
-static int scatter_wide(const int *whole, long long gsize, int arity, int count, long long *mine) {
-  const int rc = um_mpi_scatter_block(whole, gsize, sizeof(int) * (size_t)arity, mine);
-  const int *narrow = (const int *)mine;
-  for (size_t i = (size_t)count * (size_t)arity; rc == UM_SUCCESS && i-- > 0;) mine[i] = narrow[i];
-  return rc;
-}
-
 int airfoil_block_scatter(airfoil_mesh *m, airfoil_block *b, char *err, size_t errlen) {
   memset(b, 0, sizeof *b);
   long long n[4] = {m->nnode, m->ncell, m->nedge, m->nbedge}; /* rank 0's; the others' are 0 until sent */
@@ -35,11 +26,11 @@ int airfoil_block_scatter(airfoil_mesh *m, airfoil_block *b, char *err, size_t e
   const int mem = !b->x || !b->cell || !b->edge || !b->ecell || !b->bedge || !b->becell || !b->bound;
   if (!rc && um_mpi_agree(mem, -1)) rc = UM_ERR_ALLOC; /* some rank is out of memory: none scatters */
   if (!rc) rc = um_mpi_scatter_block(m->x, n[0], 2 * sizeof(double), b->x);
-  if (!rc) rc = scatter_wide(m->cell, n[1], 4, b->count[1], b->cell);
-  if (!rc) rc = scatter_wide(m->edge, n[2], 2, b->count[2], b->edge);
-  if (!rc) rc = scatter_wide(m->ecell, n[2], 2, b->count[2], b->ecell);
-  if (!rc) rc = scatter_wide(m->bedge, n[3], 2, b->count[3], b->bedge);
-  if (!rc) rc = scatter_wide(m->becell, n[3], 1, b->count[3], b->becell);
+  if (!rc) rc = um_mpi_scatter_map_block(m->cell, n[1], 4, b->cell);
+  if (!rc) rc = um_mpi_scatter_map_block(m->edge, n[2], 2, b->edge);
+  if (!rc) rc = um_mpi_scatter_map_block(m->ecell, n[2], 2, b->ecell);
+  if (!rc) rc = um_mpi_scatter_map_block(m->bedge, n[3], 2, b->bedge);
+  if (!rc) rc = um_mpi_scatter_map_block(m->becell, n[3], 1, b->becell);
   if (!rc) rc = um_mpi_scatter_block(m->bound, n[3], sizeof(int), b->bound);
   airfoil_mesh_free(m); /* rank 0's whole copy: sent */
   if (rc) {

@@ -37,15 +37,6 @@ long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn) {
   return -1;
 }
 
-/* Rank 0's int rows (arity per row) into this rank's long long rows: the ints land in the first half of the long
- * long array and are widened in place from the last one down. */
-static int scatter_wide(const int *whole, long long gsize, int arity, int count, long long *mine) {
-  const int rc = um_mpi_scatter_block(whole, gsize, sizeof(int) * (size_t)arity, mine);
-  const int *narrow = (const int *)mine;
-  for (size_t i = (size_t)count * (size_t)arity; rc == UM_SUCCESS && i-- > 0;) mine[i] = narrow[i];
-  return rc;
-}
-
 /* What rank 0 derives from the whole mesh for the blocks, one whole array at a time, scattered then freed: the
  * corners' coordinates and types, the far corners, the node -> element lists. bad: rank 0's finding, sent to all. */
 static int scatter_derived(const bl_mesh *m, int what, bl_block *b, long long bad[2]) {
@@ -64,14 +55,14 @@ static int scatter_derived(const bl_mesh *m, int what, bl_block *b, long long ba
   if (!rc && (what & BL_BLOCK_VISC)) {
     if (root) bad[0] = bl_mesh_visc_nodes(m, iv);
     rc = um_mpi_bcast_bytes(bad, sizeof(long long) * 2);
-    if (!rc && bad[0] < 0) rc = scatter_wide(iv, b->nel, 8, b->count[0], b->visc);
+    if (!rc && bad[0] < 0) rc = um_mpi_scatter_map_block(iv, b->nel, 8, b->visc);
   }
   if (!rc && bad[0] < 0 && (what & BL_BLOCK_NODE_ELEMENTS)) {
     corner = root ? malloc(sizeof(int) * 4 * nnd + 1) : NULL;
     rc = um_mpi_agree(root && !corner, -1) ? UM_ERR_ALLOC : UM_SUCCESS;
     if (!rc && root) bad[1] = bl_mesh_node_elements(m, iv, corner);
     if (!rc) rc = um_mpi_bcast_bytes(bad, sizeof(long long) * 2);
-    if (!rc && bad[1] < 0) rc = scatter_wide(iv, b->nnd, 4, b->count[1], b->ndel);
+    if (!rc && bad[1] < 0) rc = um_mpi_scatter_map_block(iv, b->nnd, 4, b->ndel);
     if (!rc && bad[1] < 0) rc = um_mpi_scatter_block(corner, b->nnd, 4 * sizeof(int), b->ndcorner);
   }
   free(iv), free(corner);
@@ -102,8 +93,8 @@ int bl_block_scatter(const bl_mesh *m, int what, bl_block *b, char *err, size_t 
   if (!rc && um_mpi_agree(mem, -1)) rc = UM_ERR_ALLOC;
   const long long ne = b->nel, nn = b->nnd;
   const int *elnd = root ? m->elnd : NULL, *elel = root ? m->elel : NULL;
-  if (!rc) rc = scatter_wide(elnd, ne, 4, b->count[0], b->elnd);
-  if (!rc) rc = scatter_wide(elel, ne, 4, b->count[0], b->elel);
+  if (!rc) rc = um_mpi_scatter_map_block(elnd, ne, 4, b->elnd);
+  if (!rc) rc = um_mpi_scatter_map_block(elel, ne, 4, b->elel);
   if (!rc) rc = um_mpi_scatter_block(root ? m->elfc : NULL, ne, 4 * sizeof(int), b->elfc);
   if (!rc) rc = um_mpi_scatter_block(root ? m->elreg : NULL, ne, sizeof(int), b->elreg);
   if (!rc) rc = um_mpi_scatter_block(root ? m->elmat : NULL, ne, sizeof(int), b->elmat);

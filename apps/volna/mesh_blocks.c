@@ -16,15 +16,6 @@ void vl_block_free(vl_block *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Scatter rank 0's int map rows (arity per row) into this rank's long long rows: the ints land in the first half
- * of the long long array and are widened in place from the last one down. */
-static int scatter_map(const int *whole, long long gsize, int arity, int count, long long *mine) {
-  const int rc = um_mpi_scatter_block(whole, gsize, sizeof(int) * (size_t)arity, mine);
-  const int *narrow = (const int *)mine;
-  for (size_t i = (size_t)count * (size_t)arity; rc == UM_SUCCESS && i-- > 0;) mine[i] = narrow[i];
-  return rc;
-}
-
 int vl_block_scatter(vl_mesh *m, vl_block *b, char *err, size_t errlen) {
   memset(b, 0, sizeof *b);
   struct {
@@ -56,12 +47,12 @@ int vl_block_scatter(vl_mesh *m, vl_block *b, char *err, size_t errlen) {
     snprintf(err, errlen, "the mesh's sizes could not be sent from rank 0 (MPI failed)");
   }
   if (!rc) rc = um_mpi_scatter_block(m->node_xy, n[0], 2 * sizeof(float), b->node_xy);
-  if (!rc) rc = scatter_map(m->cell_nodes, n[1], 3, b->count[1], b->cell_nodes);
-  if (!rc) rc = scatter_map(m->cell_edges, n[1], 3, b->count[1], b->cell_edges);
-  if (!rc) rc = scatter_map(m->cell_cells, n[1], 3, b->count[1], b->cell_cells);
+  if (!rc) rc = um_mpi_scatter_map_block(m->cell_nodes, n[1], 3, b->cell_nodes);
+  if (!rc) rc = um_mpi_scatter_map_block(m->cell_edges, n[1], 3, b->cell_edges);
+  if (!rc) rc = um_mpi_scatter_map_block(m->cell_cells, n[1], 3, b->cell_cells);
   if (!rc) rc = um_mpi_scatter_block(m->cell_xy, n[1], 2 * sizeof(float), b->cell_xy);
   if (!rc) rc = um_mpi_scatter_block(m->cell_area, n[1], sizeof(float), b->cell_area);
-  if (!rc) rc = scatter_map(m->edge_cells, n[2], 2, b->count[2], b->edge_cells);
+  if (!rc) rc = um_mpi_scatter_map_block(m->edge_cells, n[2], 2, b->edge_cells);
   if (!rc) rc = um_mpi_scatter_block(m->is_boundary, n[2], sizeof(int), b->is_boundary);
   if (!rc) rc = um_mpi_scatter_block(m->edge_normal, n[2], 2 * sizeof(float), b->edge_normal);
   if (!rc) rc = um_mpi_scatter_block(m->edge_length, n[2], sizeof(float), b->edge_length);

@@ -182,6 +182,10 @@ int um_mpi_bcast_bytes(void *buf, size_t n);
  * gsize and row_bytes. A failure on one rank is every rank's (agreed before the scatter, never a hang): UM_ERR_ARG
  * for a bad argument, UM_ERR_ALLOC when rank 0 could not make its tables, UM_ERR_BACKEND if MPI fails. */
 int um_mpi_scatter_block(const void *whole, long long gsize, size_t row_bytes, void *mine);
+/** um_mpi_scatter_block for a map's rows: rank 0's int rows of `arity` targets each, and every rank gets its block
+ * widened to the 64-bit rows um_decl_map_block takes (mine holds count * arity long longs); the same agreement
+ * and errors (UM_ERR_ARG for an arity under 1). */
+int um_mpi_scatter_map_block(const int *whole, long long gsize, int arity, long long *mine);
 
 /** How a loop that increments through a map reaches elements other ranks own:
  * REDUNDANT (OP2's rule) runs the exec halo too, so every increment into an

@@ -70,3 +70,15 @@ int um_mpi_scatter_block(const void *whole, long long gsize, size_t row_bytes, v
 }
 
 #endif
+
+/* The ints land in the first half of the long long rows and are widened in place from the last one down. */
+int um_mpi_scatter_map_block(const int *whole, long long gsize, int arity, long long *mine) {
+  const int rc = um_mpi_scatter_block(whole, gsize, sizeof(int) * (size_t)(arity > 0 ? arity : 0), mine);
+  long long begin = 0;
+  int count = 0;
+  if (rc != UM_SUCCESS) return rc;
+  um_block_range(gsize, um_mpi_rank(), um_mpi_size(), &begin, &count);
+  const int *narrow = (const int *)mine;
+  for (size_t i = (size_t)count * (size_t)arity; i-- > 0;) mine[i] = narrow[i];
+  return UM_SUCCESS;
+}
