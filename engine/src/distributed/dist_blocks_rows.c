@@ -498,9 +498,12 @@ static int set_counts(umd_blocks *B, int s) {
   U->all_exec = malloc((size_t)P * sizeof(int));
   U->all_nonexec = malloc((size_t)P * sizeof(int));
   int mine[3] = {S->nown, S->nex, S->nnx}, *all = malloc((size_t)P * 3 * sizeof *all);
-  if (!U->all_owned || !U->all_exec || !U->all_nonexec || !all) {
+  int rc = U->all_owned && U->all_exec && U->all_nonexec && all
+               ? UM_SUCCESS
+               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", ctx->sets[s]->name);
+  if ((rc = umd_agree(B, rc, "counting the partition")) != UM_SUCCESS) { /* the gather is collective */
     free(all);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", ctx->sets[s]->name);
+    return rc;
   }
   const int m = MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, B->D->comm);
   long long sum = 0;
@@ -554,15 +557,25 @@ int umd_blocks_install(umd_blocks *B) {
   }
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = install_maps(B, s, g2l);
   rc = umd_agree(B, rc, "installing the maps");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_lists(B, s, hown[s], g2l);
+  /* the steps below are collective: every rank takes every set and agrees after each, so a rank that failed on one
+   * set never leaves the others waiting in the next set's exchange */
+  for (int s = 0; s < ns; s++) {
+    if (rc == UM_SUCCESS) rc = set_lists(B, s, hown[s], g2l);
+    rc = umd_agree(B, rc, "building halo lists");
+  }
   for (int s = 0; s < ns; s++) {
     if (hown) free(hown[s]);
     if (g2l) umd_gmap_free(&g2l[s]);
   }
   free(g2l), free(hown), free(target);
-  rc = umd_agree(B, rc, "installing the maps");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = pull_dats(B, s);
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = set_counts(B, s);
+  for (int s = 0; s < ns; s++) {
+    if (rc == UM_SUCCESS) rc = pull_dats(B, s);
+    rc = umd_agree(B, rc, "moving the dats' rows");
+  }
+  for (int s = 0; s < ns; s++) {
+    if (rc == UM_SUCCESS) rc = set_counts(B, s);
+    rc = umd_agree(B, rc, "counting the partition");
+  }
   return rc;
 }
 #endif /* UM_HAVE_MPI */
