@@ -46,7 +46,7 @@ static int allowed(const cmp_allow *a, const char *key) {
 
 /* settings that say where and how a run's outputs go, not what it computes or how fast */
 static int defining(const char *key) {
-  static const char *const not_defining[] = {"output.", "run.cache", "run.unknown_keys", "mpi.deadline_s", "sweep"};
+  static const char *const not_defining[] = {"output.", "checkpoint.", "run.cache", "run.unknown_keys", "mpi.deadline_s", "sweep"};
   for (size_t i = 0; i < sizeof not_defining / sizeof not_defining[0]; i++)
     if (!strncmp(key, not_defining[i], strlen(not_defining[i]))) return 0;
   return 1;

@@ -92,6 +92,28 @@ static const um_option declared_here[] = {
      .help = "validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
              "and field files; loaded before the run; field files go to output.dir,\n"
              "else to a temporary folder removed after validation)"},
+    {.key = "checkpoint.every", .type = UM_OPT_STRING,
+     .help = "write a checkpoint every N steps (100) or every so long (600s,\n"
+             "10m, 2h; the ranks agree on the step); absent or 0: none\n"
+             "(docs/checkpoints.md)"},
+    {.key = "checkpoint.dir", .type = UM_OPT_STRING, .def = "checkpoints",
+     .help = "the folder of the checkpoints: <app>-step<N>.h5, each written\n"
+             "through a temporary and renamed into place; every rank must see it"},
+    {.key = "checkpoint.keep", .type = UM_OPT_INT, .def = "2", .min = 1, .max = 1000000, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1 or more", .help = "how many of the app's newest checkpoints to keep in checkpoint.dir\n"
+                                            "(an older one is removed only once the new one is complete)"},
+    {.key = "checkpoint.on_signal", .type = UM_OPT_BOOL, .def = "false",
+     .help = "SIGTERM or SIGUSR1 (a scheduler's warning before preemption)\n"
+             "reaching any rank: a checkpoint at the next step every rank agrees on,\n"
+             "then exit with status 4"},
+    {.key = "checkpoint.stop_after", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647,
+     .flags = UM_OPT_RANGE, .range_hint = "use 0 (never) or a step",
+     .help = "write a checkpoint after step N and exit with status 4 (a run cut\n"
+             "into jobs: each continues with --restart); 0: never"},
+    {.key = "checkpoint.restart", .type = UM_OPT_STRING,
+     .help = "continue from this checkpoint, or the newest of the app's in this\n"
+             "folder (what --restart PATH sets): any ranks, backend, layout,\n"
+             "strategy; the app's settings and mesh must be the checkpoint's"},
     {.key = "output.dir", .type = UM_OPT_STRING, .help = "where to write final fields (HDF5 + XDMF)"},
     {.key = "output.hdf5", .type = UM_OPT_BOOL, .def = "false", .help = "write the final fields as HDF5 + XDMF"},
     {.key = "sweep", .type = UM_OPT_LIST,

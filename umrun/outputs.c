@@ -17,6 +17,7 @@
 #include "um/safe_file.h"
 #include "json.h"
 #include "runner.h"
+#include "checkpoint_run.h"
 #include "tools.h"
 #include "provenance.h"
 
@@ -195,6 +196,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
             run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
   memory_json(f, run);
+  umrun_ckpt_json(f, run);
   fputs(",\n  \"loops\": ", f);
   um_report_loops_json(ctx, f);
   fputs(",\n  \"mesh\": ", f);

@@ -12,7 +12,7 @@
 #include "sweep.h"
 #include "apps_table.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3 };
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3, EXIT_STOPPED = 4 };
 
 /* A message on stderr, prefixed "<program>: " (r->prog: argv[0]'s last component, umrun or an out-of-tree
  * app's program; r NULL: "umrun"). */
@@ -32,6 +32,7 @@ typedef struct {
   const char **set_origins; /* each set's origin: "--set", or "suite case <name>" (--suite-set, from --suite) */
   int nsets;
   umrun_sweep_spec sweep;
+  char *restart_set;    /* --restart PATH as "checkpoint.restart=PATH" (one of sets) */
   char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
 } cmdline;
 

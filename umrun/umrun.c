@@ -18,6 +18,7 @@
 #include "child.h"
 #include "options.h"
 #include "runner.h"
+#include "checkpoint_run.h"
 #include "sweep.h"
 #include "tools.h"
 #include "provenance.h"
@@ -188,7 +189,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
         !strcmp(a, "--csv") || !strcmp(a, "--csv-label") || !strcmp(a, "--suite-set") || !strcmp(a, "--suite-case") ||
-        !strcmp(a, "--repeat")) {
+        !strcmp(a, "--repeat") || !strcmp(a, "--restart")) {
       if (i + 1 >= argc) {
         umrun_err(r, "%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
@@ -206,6 +207,14 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
           return EXIT_USAGE;
         }
         c->repeat = (int)n;
+      }
+      else if (!strcmp(a, "--restart")) { /* the same as --set checkpoint.restart=PATH */
+        const size_t n = strlen(v) + sizeof "checkpoint.restart=";
+        free(c->restart_set);
+        if (!(c->restart_set = malloc(n))) return EXIT_RUN;
+        snprintf(c->restart_set, n, "checkpoint.restart=%s", v);
+        c->set_origins[c->nsets] = "--restart";
+        c->sets[c->nsets++] = c->restart_set;
       }
       else if (!strcmp(a, "--json")) c->json_path = v;
       else if (!strcmp(a, "--sweep-out")) c->sweep_out = v;
@@ -498,6 +507,16 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   run.nwanted_fields = v.nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
   run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
+  char ckerr[1024] = "";
+  if (umrun_ckpt_settings(&run, cfg, ckerr, sizeof ckerr)) { /* the same config on every rank: the same answer */
+    umrun_err(r, "%s\n", ckerr);
+    umrun_ckpt_free(&run);
+    umrun_remove_field_dir(r, &v);
+    um_finalize(&ctx);
+    um_ref_free(v.ref);
+    free(v.wanted);
+    return EXIT_USAGE;
+  }
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
@@ -509,7 +528,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   int status = EXIT_OK;
   const char *status_text = "ok";
   if (nranks > 1) { /* one outcome for every rank; a rank that failed alone stops the job rather than hang it */
-    const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN) : EXIT_OK;
+    const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : rc == UM_ERR_STOPPED ? EXIT_STOPPED : EXIT_RUN) : EXIT_OK;
     const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
       umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
@@ -522,8 +541,13 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
       umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
     if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
   }
-  if (rc && rank == 0) umrun_err(r, "%s failed: %s\n", app->name, um_error_message(ctx));
-  if (rc) {
+  if (rc == UM_ERR_STOPPED) { /* stopped at a checkpoint, as asked: not a failure, not a finished run */
+    if (rank == 0) fprintf(out, "%s %s\n", app->name, um_error_message(ctx));
+    status = EXIT_STOPPED;
+    status_text = "stopped at a checkpoint";
+  } else if (rc && rank == 0) umrun_err(r, "%s failed: %s\n", app->name, um_error_message(ctx));
+  if (rc == UM_ERR_STOPPED) {
+  } else if (rc) {
     /* a bad config value found by the app is the user's input, not a failed run */
     status = rc == UM_ERR_CONFIG ? EXIT_USAGE : EXIT_RUN;
     status_text = rc == UM_ERR_CONFIG ? "config error" : "run failed";
@@ -550,6 +574,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   umrun_free_memory(&run);
+  umrun_ckpt_free(&run);
   um_validation_result_free(&v.val);
   um_ref_free(v.ref);
   free(v.wanted);
@@ -591,6 +616,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
     free(c.set_origins);
+    free(c.restart_set);
     um_mpi_finish();
     return status;
   }
@@ -599,6 +625,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
     free(c.set_origins);
+    free(c.restart_set);
     um_mpi_finish();
     return status;
   }
@@ -621,6 +648,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   um_config_free(cfg);
   free(c.sets);
   free(c.set_origins);
+  free(c.restart_set);
   um_mpi_finish();
   return status;
 }

@@ -244,12 +244,17 @@ static int jacobi_run(um_app_run *r) {
   r->setup_seconds = 0;
   UM_APP_TRY(jacobi_degree(ctx, &jm));
   double maxdu = 0, sumdu2 = 0;
+  long done = 0; /* sweeps done: a restart continues after the checkpoint's */
+  UM_APP_TRY(um_app_state(r, "maxdu", &maxdu, sizeof maxdu));
+  UM_APP_TRY(um_app_state(r, "sumdu2", &sumdu2, sizeof sumdu2));
+  UM_APP_TRY(um_app_resume(r, &done));
   int it;
-  for (it = 1; it <= iters; it++) {
+  for (it = (int)done + 1; it <= iters; it++) {
     UM_APP_TRY(jacobi_sweep(ctx, &jm, &maxdu, &sumdu2));
     if (it % 500 == 0) fprintf(r->log, "  iteration %5d  max|du| %.6e  |du| %.6e\n", it, maxdu, sqrt(sumdu2));
     um_app_progress(r, "jacobi", it, iters);
     if (maxdu < tol) break;
+    UM_APP_TRY(um_app_step_end(r, it));
   }
   if (it > iters) it = iters;
   um_app_progress(r, "jacobi", iters, iters);

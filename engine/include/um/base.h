@@ -25,7 +25,8 @@ typedef enum {
   UM_ERR_VALIDATION = 7,   /**< a result failed validation                   */
   UM_ERR_PLAN = 8,         /**< plan construction or plan check failed       */
   UM_ERR_INTERNAL = 9,     /**< bug: please report                           */
-  UM_ERR_DIVERGED = 10     /**< a global reduction became NaN or infinite    */
+  UM_ERR_DIVERGED = 10,    /**< a global reduction became NaN or infinite    */
+  UM_ERR_STOPPED = 11      /**< the run stopped at a checkpoint, as asked (a signal, checkpoint.stop_after) */
 } um_error;
 
 /** The name of an error code ("UM_ERR_ARG", ...); "UM_ERR_UNKNOWN" for codes outside um_error. */

@@ -299,6 +299,14 @@ int um_dat_fetch_block(um_context *ctx, const um_dat *d, void *out, size_t bytes
  * its rows by looking them up in the reordering's permutation (which every rank holds, as the reordering ran
  * on the whole declaration). */
 int um_dat_fetch_block_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes);
+/** The reverse of um_dat_fetch_block: every row of d this rank holds (owned and halo) from the blocks of the
+ * global numbering, each rank giving its block at in (AoS, bytes = count * dim * sizeof(type) for um_set_block's
+ * count): the rows travel from their blocks' ranks to the ranks that hold them (two all-to-alls). Put together in
+ * rank order the blocks are the whole array um_dat_update takes. Collective on a distributed context. */
+int um_dat_update_block(um_context *ctx, um_dat *d, const void *in, size_t bytes);
+/** The same with the blocks in the order the app declared the set (before any reordering): the reverse of
+ * um_dat_fetch_block_original_order (checkpoints: um/checkpoint.h). */
+int um_dat_update_block_original_order(um_context *ctx, um_dat *d, const void *in, size_t bytes);
 /** This rank's block of map m's rows (from-set numbering, as um_set_block of the from-set), targets as global
  * numbers of the to-set: the block of um_map_fetch's array (current numbering); bytes = count * arity *
  * sizeof(int). */

@@ -122,6 +122,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
+  um__ck_read(ctx, d);
   if (ctx->dist) return ctx->dist_ops->fetch(ctx, d, out); /* collective, also for 0 bytes */
   if (!bytes) return UM_SUCCESS;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
@@ -136,6 +137,7 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", __func__);
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
+  um__ck_overwrite(ctx, d);
   if (ctx->dist) return ctx->dist_ops->fill(ctx, d, in); /* every local row, halo too, from the global values */
   if (!bytes) return UM_SUCCESS;
   /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */

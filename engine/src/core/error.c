@@ -5,7 +5,7 @@
 static const char *const error_names[] = {
     "UM_SUCCESS", "UM_ERR_ARG",        "UM_ERR_ALLOC",   "UM_ERR_IO",   "UM_ERR_CONFIG",
     "UM_ERR_UNSUPPORTED", "UM_ERR_BACKEND", "UM_ERR_VALIDATION", "UM_ERR_PLAN", "UM_ERR_INTERNAL",
-    "UM_ERR_DIVERGED"};
+    "UM_ERR_DIVERGED", "UM_ERR_STOPPED"};
 
 const char *um_error_name(int code) {
   if (code < 0 || code >= (int)(sizeof error_names / sizeof error_names[0])) return "UM_ERR_UNKNOWN";

@@ -60,6 +60,18 @@ static inline um_split um__rec_split(const um_context *ctx, const um_loop_rec *r
   return rec->split ? (um_split)(rec->split - 1) : ctx->split;
 }
 
+/* Checkpoints (io/checkpoint.c): what a loop call, a fetch or an update does to the dats, recorded once
+ * um_checkpoint_mark started the steps (a no-op before, and while ctx->ck_quiet). */
+void um__ck_loop(um_context *ctx, const struct um_loop *loop);
+static inline void um__ck_read(um_context *ctx, const um_dat *d) {
+  if (ctx->ck_tracking && !ctx->ck_quiet && !d->ck_first) ((um_dat *)d)->ck_first = 1;
+}
+static inline void um__ck_overwrite(um_context *ctx, um_dat *d) {
+  if (!ctx->ck_tracking || ctx->ck_quiet) return;
+  if (!d->ck_first) d->ck_first = 2;
+  d->ck_written = 1;
+}
+
 /* The registry (core/registry.c): find a backend by name among the built-in
  * ones and the context's extra ones; NULL if none. */
 const um_backend_def *um__backend_find(const char *name, const um_options *o);

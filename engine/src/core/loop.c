@@ -360,7 +360,8 @@ static int finish_reductions(um_context *ctx, um_loop *loop, const um_loop_rec *
 }
 
 /* Stage 7: written dats' halos are stale (and they hold more than zeros); the loop's record counts the call. */
-static void record_stats(const um_context *ctx, um_loop *loop, um_loop_rec *rec, double seconds) {
+static void record_stats(um_context *ctx, um_loop *loop, um_loop_rec *rec, double seconds) {
+  um__ck_loop(ctx, loop);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (a->kind == UM_ARG_DAT && a->acc != UM_READ) {

@@ -82,6 +82,12 @@ struct um_dat {
   int host_zeros;        /* the host copy is the zeros it was allocated with (declared without data, a
                             temporary); cleared by any write to it, kept by moves (layout, migration,
                             renumbering): a backend zeroes its first copy instead of uploading this one */
+  /* checkpoints (io/checkpoint.c): what the steps since um_checkpoint_mark did to it */
+  int ck_first;          /* this step's first access: 0 none yet, 1 a read (or a partial write), 2 a whole overwrite */
+  int ck_written;        /* written since the mark (by a loop or um_dat_update) */
+  long ck_read_steps;    /* steps ended whose first access read it */
+  long ck_over_steps;    /* steps ended whose first access overwrote it whole */
+  int ck_writer;         /* the loop record (ctx->loops) of its first whole overwrite; -1 none */
 };
 
 typedef struct {
@@ -219,6 +225,10 @@ struct um_context {
   unsigned long gather_keys; /* split.c: the last um_gather.key given out on this context */
   int nwholes, capwholes;
   um_map **wholes;       /* whole maps (um__whole_map), not among maps[] */
+  /* checkpoints (io/checkpoint.c): the accesses of the steps since um_checkpoint_mark are recorded per dat */
+  int ck_tracking;       /* 1 after um_checkpoint_mark */
+  int ck_quiet;          /* >0: the engine's own fetches and updates (a checkpoint written or read) are not accesses */
+  long ck_steps;         /* steps ended since the mark (um_checkpoint_step) */
 };
 
 #endif

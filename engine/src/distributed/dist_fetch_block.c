@@ -169,6 +169,71 @@ static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const vo
   return route_rows(ctx, ctx->dist, n, keys, rows, row, G, out, "rows");
 }
 
+/* The reverse of a fetch: every local row of d (owned and halo) from the blocks of the global (declared, with
+ * declared) numbering, each rank giving its block at in. Each rank asks the homes of its rows for them (one
+ * all-to-all of the numbers) and the homes answer with the rows (one all-to-all back). */
+static int dist_update_block(um_context *ctx, um_dat *d, int declared, const char *in) {
+  const struct um_dist *D = ctx->dist;
+  const umd_set *S = &D->sets[d->set->index];
+  const int P = D->nranks, n = S->total;
+  const long long G = d->set->gsize;
+  const size_t row = (size_t)d->dim * d->esize;
+  long long begin = 0;
+  int count = 0;
+  um_block_range(G, D->rank, P, &begin, &count);
+  int *cs = calloc((size_t)P * 5, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
+      *dr = cs ? cs + 3 * P : NULL, *pos = cs ? cs + 4 * P : NULL;
+  int *g = malloc(((size_t)n + 1) * sizeof(int)), *sg = malloc(((size_t)n + 1) * sizeof(int)),
+      *order = malloc(((size_t)n + 1) * sizeof(int));
+  char *back = malloc((size_t)n * row + 1);
+  int rc = cs && g && sg && order && back ? UM_SUCCESS
+                                         : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s' by blocks", d->name);
+  if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof(int));
+  if (!rc && declared && d->set->perm) rc = declared_targets(ctx, d->set, (size_t)n, g);
+  rc = um__dist_agree(ctx, rc);
+  for (int i = 0; !rc && i < n; i++) cs[(long long)g[i] * P / G]++;
+  int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
+  long long asked = 0;
+  for (int q = 0; !rc && q < P; q++) {
+    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
+    dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
+    pos[q] = ds[q];
+    asked += cr[q];
+  }
+  for (int i = 0; !rc && m == MPI_SUCCESS && i < n; i++) {
+    const int k = pos[(long long)g[i] * P / G]++;
+    sg[k] = g[i];
+    order[k] = i;
+  }
+  int *rg = !rc && m == MPI_SUCCESS ? malloc(((size_t)asked + 1) * sizeof(int)) : NULL;
+  char *ans = rg ? malloc((size_t)asked * row + 1) : NULL;
+  if (!rc && m == MPI_SUCCESS && !ans) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s' by blocks", d->name);
+  rc = um__dist_agree(ctx, rc);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_INT, rg, cr, dr, MPI_INT, D->comm);
+  for (long long k = 0; !rc && m == MPI_SUCCESS && k < asked; k++) {
+    if (rg[k] < begin || rg[k] >= begin + count) {
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "updating dat '%s' by blocks: row %d asked of the block [%lld, %lld)",
+                    d->name, rg[k], begin, begin + count);
+      break;
+    }
+    memcpy(ans + (size_t)k * row, in + (size_t)(rg[k] - begin) * row, row);
+  }
+  rc = um__dist_agree(ctx, rc);
+  MPI_Datatype rt = MPI_DATATYPE_NULL;
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(ans, cr, dr, rt, back, cs, ds, rt, D->comm);
+  if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (updating by blocks)");
+  if (!rc) {
+    for (int k = 0; k < n; k++) copy_row_in(d, order[k], back + (size_t)k * row);
+    um__dat_host_changed(d);
+    d->halo_stale = 0; /* every halo row came from its home */
+  }
+  if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
+  free(cs), free(g), free(sg), free(order), free(back), free(rg), free(ans);
+  return rc;
+}
+
 int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg) {
   if (!ctx || !fn) return UM_ERR_ARG;
   const struct um_dist *D = ctx->dist;
@@ -200,6 +265,9 @@ static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const vo
   return (void)n, (void)keys, (void)rows, (void)row, (void)G, (void)out,
          UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
 }
+static int dist_update_block(um_context *ctx, um_dat *d, int declared, const char *in) {
+  return (void)d, (void)declared, (void)in, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
+}
 int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg) {
   if (!ctx || !fn) return UM_ERR_ARG;
   return fn(ctx, arg);
@@ -213,6 +281,7 @@ static int fetch_block(um_context *ctx, const um_dat *d, int declared, void *out
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", fn);
   UM_CHECK(ctx, check_block(ctx, d->set, fn, d->name, (size_t)d->dim * d->esize, bytes));
   UM_CHECK(ctx, um_sync(ctx));
+  um__ck_read(ctx, d);
   if (!ctx->dist) /* one process: the block is the whole set */
     return declared ? um_dat_fetch_original_order(ctx, d, out, bytes) : um_dat_fetch(ctx, d, out, bytes);
   return dist_fetch_block(ctx, d, declared, out); /* collective, also for 0 bytes */
@@ -281,4 +350,36 @@ int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows,
     memcpy((char *)out + (size_t)keys[e] * row_bytes, (const char *)rows + (size_t)e * row_bytes, row_bytes);
   }
   return UM_SUCCESS;
+}
+
+/* One process: the whole dat from the whole array, in the declared order (reordered: row i is current perm[i]). */
+static int update_declared(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
+  const int *perm = d->set->perm;
+  if (!perm) return um_dat_update(ctx, d, in, bytes);
+  const size_t n = (size_t)d->set->gsize, row = (size_t)d->dim * d->esize;
+  char *tmp = malloc(bytes ? bytes : 1);
+  if (!tmp) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s'", d->name);
+  for (size_t i = 0; i < n; i++) memcpy(tmp + (size_t)perm[i] * row, (const char *)in + i * row, row);
+  const int rc = um_dat_update(ctx, d, tmp, bytes);
+  free(tmp);
+  return rc;
+}
+
+static int update_block(um_context *ctx, um_dat *d, int declared, const void *in, size_t bytes, const char *fn) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!d || (!in && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", fn);
+  UM_CHECK(ctx, check_block(ctx, d->set, fn, d->name, (size_t)d->dim * d->esize, bytes));
+  UM_CHECK(ctx, um_sync(ctx));
+  if (!ctx->dist) return declared ? update_declared(ctx, d, in, bytes) : um_dat_update(ctx, d, in, bytes);
+  um__ck_overwrite(ctx, d);
+  return dist_update_block(ctx, d, declared, in); /* collective, also for 0 bytes */
+}
+
+int um_dat_update_block(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
+  return update_block(ctx, d, 0, in, bytes, __func__);
+}
+
+int um_dat_update_block_original_order(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
+  return update_block(ctx, d, 1, in, bytes, __func__);
 }

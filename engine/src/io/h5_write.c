@@ -28,17 +28,11 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "h5_writer.h"
 #include "um/hdf5io.h"
 #include "../core/internal.h"
 #include "distributed/dist.h"
 
-typedef struct {
-  const char *path;
-  um_safe_file sf; /* sf.tmp: the unique temporary being written (rank 0's) */
-  hid_t fid; /* rank 0's, while it creates the datasets */
-  int root; /* the rank that creates, renames and removes the file: 0, or the one process */
-  char tmp[4096]; /* the temporary's name, on every rank once shared (writer_pause) */
-} writer;
 
 static int copy_file(const char *src, const char *dst, char *why, size_t whylen) {
   FILE *in = fopen(src, "rb");
@@ -74,7 +68,7 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
   return bad ? -1 : 0;
 }
 
-static void writer_abort(writer *w) {
+void um__h5w_abort(writer *w) {
   if (!w->root) return;
   um__tmp_abort(w->fid, &w->sf);
   w->fid = H5I_INVALID_HID;
@@ -122,23 +116,23 @@ static int writer_begin(um_context *ctx, writer *w, const char *path, int keep, 
   if (w->fid < 0) {
     int rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': HDF5 cannot %s the temporary file '%s'", what, path,
                      copied ? "open" : "create", w->sf.tmp);
-    writer_abort(w);
+    um__h5w_abort(w);
     return rc;
   }
   return UM_SUCCESS;
 }
 
 /* writer_begin with its outcome agreed across the ranks (a rank that began aborts when another could not). */
-static int begin_agreed(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
+int um__h5w_begin(um_context *ctx, writer *w, const char *path, int keep, const char *what) {
   const int rc = writer_begin(ctx, w, path, keep, what);
   const int all = um__dist_agree(ctx, rc);
-  if (all && !rc) writer_abort(w);
+  if (all && !rc) um__h5w_abort(w);
   return all;
 }
 
 /* Rank 0 has created every dataset: it closes the file, and every rank learns the temporary's name, to write
  * its rows into it in turn (agreed). */
-static int writer_pause(um_context *ctx, writer *w, const char *what) {
+int um__h5w_pause(um_context *ctx, writer *w, const char *what) {
   int rc = UM_SUCCESS;
   if (w->root && w->fid >= 0 && H5Fclose(w->fid) < 0)
     rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
@@ -148,7 +142,7 @@ static int writer_pause(um_context *ctx, writer *w, const char *what) {
   return um__dist_agree(ctx, um__dist_bcast(ctx, w->tmp, (int)sizeof w->tmp));
 }
 
-static int writer_commit(um_context *ctx, writer *w, const char *what) {
+int um__h5w_commit(um_context *ctx, writer *w, const char *what) {
   if (!w->root) return UM_SUCCESS;
   char why[1200];
   int rc = UM_SUCCESS;
@@ -193,7 +187,7 @@ static hid_t blocks_dcpl(void) {
 /* Create dataset `name` (rank 1 or 2) and write buf into it (buf NULL: leave its rows to the ranks, by blocks);
  * returns it open in *did. replace: delete an existing link of that name first; otherwise an existing one is an
  * error (a name clash within one dump). */
-static int put_dataset(um_context *ctx, const writer *w, const char *name, int rank, const hsize_t *dims,
+int um__h5w_dataset(um_context *ctx, const writer *w, const char *name, int rank, const hsize_t *dims,
                        hid_t type, const void *buf, int replace, const char *what, hid_t *did) {
   *did = H5I_INVALID_HID;
   if (um__h5_path_exists(w->fid, name)) {
@@ -238,7 +232,7 @@ static int put_set(um_context *ctx, const writer *w, const char *name, int size,
   snprintf(what, sizeof what, "set '%s'", name);
   hsize_t dims[1] = {1};
   hid_t d;
-  UM_CHECK(ctx, put_dataset(ctx, w, name, 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
   H5Dclose(d);
   return UM_SUCCESS;
 }
@@ -251,7 +245,7 @@ static int create_rows(um_context *ctx, const writer *w, const char *name, int i
   snprintf(what, sizeof what, "%s '%s'", is_map ? "map" : "dat", name);
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t d;
-  UM_CHECK(ctx, put_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
   int rc = attr_int(ctx, d, "size", is_map ? rows : cols * (int)um_type_size(t), what, w->path);
   if (!rc) rc = attr_int(ctx, d, "dim", cols, what, w->path);
   if (!rc && is_map) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
@@ -266,7 +260,7 @@ static int put_const(um_context *ctx, const writer *w, const char *name, int dim
   snprintf(what, sizeof what, "constant '%s'", name);
   hsize_t dims[1] = {(hsize_t)dim};
   hid_t d;
-  UM_CHECK(ctx, put_dataset(ctx, w, name, 1, dims, um__h5_native_of(type), data, replace, what, &d));
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, um__h5_native_of(type), data, replace, what, &d));
   int rc = attr_int(ctx, d, "dim", dim, what, w->path);
   if (!rc) rc = attr_str(ctx, d, "type", um_type_name(type), 0, what, w->path);
   H5Dclose(d);
@@ -275,14 +269,6 @@ static int put_const(um_context *ctx, const writer *w, const char *name, int dim
 
 /* ---- every rank: its block of a dataset's rows, in turn ---- */
 
-typedef struct {
-  const writer *w;
-  const char *name, *what;
-  hid_t type;
-  const void *buf;
-  long long begin;
-  int count, cols;
-} slab;
 
 /* Rows [begin, begin + count) of dataset `name` of the temporary from buf (this rank's turn). */
 static int write_slab(um_context *ctx, void *arg) {
@@ -309,7 +295,7 @@ static int write_slab(um_context *ctx, void *arg) {
 }
 
 /* Rows of a dataset: this rank's block (rows [s->begin, s->begin + s->count)) at s->buf, written in its turn. */
-static int write_block(um_context *ctx, slab *s) { return um_in_turn(ctx, write_slab, s); }
+int um__h5w_rows(um_context *ctx, slab *s) { return um_in_turn(ctx, write_slab, s); }
 
 /* A map's or dat's rows: each rank fetches its block (um/distributed.h) and writes it in its turn (agreed). */
 static int write_rows(um_context *ctx, const writer *w, const um_map *map, const um_dat *dat) {
@@ -329,7 +315,7 @@ static int write_rows(um_context *ctx, const writer *w, const um_map *map, const
       ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
   if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
   s.buf = buf;
-  if (!rc) rc = write_block(ctx, &s);
+  if (!rc) rc = um__h5w_rows(ctx, &s);
   free(buf);
   return rc;
 }
@@ -373,7 +359,7 @@ static int job_rows(um_context *ctx, const writer *w, const wjob *j) {
   snprintf(what, sizeof what, "%s '%s'", r->map ? "map" : "dat", r->name);
   slab s = {w, r->name, what, um__h5_native_of(r->map ? UM_INT : r->type), r->block, 0, 0, r->cols};
   UM_CHECK(ctx, um_block_range(r->rows, um_context_rank(ctx), um_context_nranks(ctx), &s.begin, &s.count));
-  return write_block(ctx, &s);
+  return um__h5w_rows(ctx, &s);
 }
 
 /* Write jobs[0 .. n) into `file` (keep: added to the existing file, replacing datasets of the same names; else a
@@ -382,17 +368,17 @@ static int job_rows(um_context *ctx, const writer *w, const wjob *j) {
  * temporary over the file. Every step's outcome is agreed before the next. */
 static int write_jobs(um_context *ctx, const char *file, int keep, const char *what, const wjob *jobs, int n) {
   writer w;
-  UM_CHECK(ctx, begin_agreed(ctx, &w, file, keep, what));
+  UM_CHECK(ctx, um__h5w_begin(ctx, &w, file, keep, what));
   int rc = UM_SUCCESS;
   for (int i = 0; w.root && i < n && !rc; i++) rc = create_job(ctx, &w, &jobs[i], keep);
   rc = um__dist_agree(ctx, rc);
-  if (!rc) rc = writer_pause(ctx, &w, what);
+  if (!rc) rc = um__h5w_pause(ctx, &w, what);
   for (int i = 0; i < n && !rc; i++) rc = job_rows(ctx, &w, &jobs[i]);
   if (rc) {
-    writer_abort(&w);
+    um__h5w_abort(&w);
     return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
-  UM_CHECK(ctx, um__dist_agree(ctx, writer_commit(ctx, &w, what)));
+  UM_CHECK(ctx, um__dist_agree(ctx, um__h5w_commit(ctx, &w, what)));
   return UM_SUCCESS;
 }
 

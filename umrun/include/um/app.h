@@ -29,6 +29,8 @@ struct um_app;
 /** The runner running the app: what um_run_main (um/run.h) was given, made by it from its arguments (the apps,
  * the default job, the program's name). Opaque; um_app_count, um_app_at and um_app_find read its apps. */
 typedef struct um_runner um_runner;
+/** What a run's checkpoints need and did (umrun's; opaque): see um_app_resume. */
+typedef struct um_app_ckpt um_app_ckpt;
 
 /** One run of an app: what the runner gives it (context, config, outputs) and
  * what the app hands back (timings, metrics, field files). */
@@ -82,6 +84,7 @@ typedef struct {
   int nranks_measured;     /**< see rank_peak_rss */
   int ninputs; /**< files the app read that no option names (um_app_input): the run's JSON lists them with a hash */
   char input_paths[UM_APP_MAX_INPUTS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
+  um_app_ckpt *ckpt; /**< checkpoints: the runner's (checkpoint.*, --restart), NULL until used */
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
@@ -278,6 +281,40 @@ int um_step_check(const char *app, long step, double t, double dt, double prev_d
  * the message into the context (um_error_message). */
 int um_app_step_check(um_app_run *run, const char *app, long step, double t, double dt, double prev_dt, double t_end,
                       long max_steps);
+
+/** @name Checkpoints and restarts (docs/checkpoints.md)
+ * An app's main loop, with checkpoints:
+ * @code
+ *   UM_APP_TRY(um_app_state(r, "t", &t, sizeof t));            // every value the next steps need but the dats
+ *   UM_APP_TRY(um_app_state(r, "dt", &dt, sizeof dt));          // (time, dt, counters, histories, random state)
+ *   long step = 0;
+ *   UM_APP_TRY(um_app_resume(r, &step));                        // after the set-up; a restart resumes here
+ *   for (; step < nsteps; ) {
+ *     ... the step's loops ...
+ *     step++;
+ *     UM_APP_TRY(um_app_step_end(r, step));                     // a checkpoint when one is due
+ *   }
+ * @endcode
+ * The runner's settings decide when (checkpoint.every, checkpoint.on_signal, checkpoint.stop_after) and whether
+ * the run restarts (--restart): with none of them these calls cost nothing. The dats are the engine's business
+ * (um/checkpoint.h: those the steps need, learnt from their loops); the app registers its own values. A restart
+ * runs the app's set-up as usual (the mesh, the constants, the dats the steps never change), then um_app_resume
+ * reads the dats and the values and gives the step to continue from.
+ * @{ */
+/** Register `bytes` bytes at data (valid until the run ends) as a value of the app's state, saved byte for byte in
+ * each checkpoint and restored by um_app_resume on a restart. Call it before um_app_resume; a name again replaces
+ * the entry. At most 32 values; a name without '/', under 64 bytes. */
+int um_app_state(um_app_run *run, const char *name, void *data, size_t bytes);
+/** Call after the set-up, before the first step: on a restart, the checkpoint's dats and values are read (the
+ * app, its physical settings and its mesh must be the checkpoint's, or it is UM_ERR_CONFIG naming what differs)
+ * and *step is set to the step it was written at; the steps' record of what the loops do begins. *step is left
+ * as it is when the run does not restart. */
+int um_app_resume(um_app_run *run, long *step);
+/** Call after each step with the number of steps done (from the start of the run, restarts included): writes a
+ * checkpoint when one is due. Returns UM_SUCCESS, or UM_ERR_STOPPED (umrun exits with status 4) when the run is
+ * to stop there (a signal, checkpoint.stop_after) after its checkpoint was written: return it (UM_APP_TRY). */
+int um_app_step_end(um_app_run *run, long step);
+/** @} */
 
 /** Record an app's error in the context (um_error_message) and return code. */
 int um_app_fail(um_app_run *run, int code, const char *fmt, ...)

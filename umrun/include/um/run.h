@@ -32,7 +32,8 @@ enum {
   UM_RUN_OK = 0,         /**< success (and validation passed, when a reference was named) */
   UM_RUN_USAGE = 1,      /**< bad command line or config, a path that does not work */
   UM_RUN_FAILED = 2,     /**< the run failed (invalid mesh, diverged, an output not written) */
-  UM_RUN_VALIDATION = 3  /**< validation failed */
+  UM_RUN_VALIDATION = 3, /**< validation failed */
+  UM_RUN_STOPPED = 4     /**< stopped at a checkpoint as asked (a signal, checkpoint.stop_after): continue with --restart */
 };
 
 /** What a program gives um_run_main: its apps and, optionally, a default job.

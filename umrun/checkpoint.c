@@ -1,0 +1,529 @@
+/* Checkpoints and restarts of an app's run (um/app.h: um_app_state, um_app_resume, um_app_step_end; the file:
+ * um/checkpoint.h; the user's page: docs/checkpoints.md).
+ *
+ * When: every checkpoint.every steps or seconds, at checkpoint.stop_after, and at the first step boundary after
+ * SIGTERM or SIGUSR1 reached any rank (checkpoint.on_signal): the ranks combine their flags at each step boundary
+ * (one small all-gather), so every rank writes the same step. What: the dats the steps need (the engine's plan),
+ * the values the app registered (um_app_state) and the step, with texts that let a restart check what it
+ * continues: the app, the mesh's fingerprint, the physics (the app's own options but run.*), the other settings.
+ * Where: checkpoint.dir/<app>-step<step>.h5, through a temporary renamed into place; then all but the newest
+ * checkpoint.keep of the app's checkpoints there are removed, the new one being complete. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint_run.h"
+#include "child.h"
+#include "options.h"
+#include "um/build_config.h"
+#include "um/checkpoint.h"
+#include "um/distributed.h"
+#include "um/report.h"
+
+#define CK_MAX_STATE 32
+
+typedef struct {
+  char name[64];
+  void *data;
+  size_t bytes;
+} ck_state;
+
+struct um_app_ckpt {
+  int enabled;
+  long every_steps, stop_after;
+  double every_seconds;
+  const char *dir, *restart;
+  int keep, on_signal;
+  int nstate;
+  ck_state state[CK_MAX_STATE];
+  long step;              /* the step the values hold (um.step) */
+  double last_time;       /* when the last checkpoint was written (or the steps began) */
+  char *mesh;             /* the mesh's fingerprint, made once */
+  char *physics, *settings; /* the options in effect, as text */
+  /* what it did, for the log and the JSON */
+  int written;
+  double bytes, seconds;  /* the last checkpoint's bytes; every checkpoint's seconds */
+  char last[4200];
+  char *plan;             /* the last checkpoint's dats, a line each */
+  char restarted[4096];   /* the checkpoint this run continued, "" none */
+  long restart_step;
+  double restore_bytes, restore_seconds;
+  int stopped;
+  struct sigaction old_term, old_usr1;
+  int handlers;
+};
+
+static volatile sig_atomic_t ck_signal; /* the signal that asked for a checkpoint, 0 none */
+
+static void on_signal(int sig) { ck_signal = sig; }
+
+static um_app_ckpt *ck_of(um_app_run *run) {
+  if (!run->ckpt) run->ckpt = calloc(1, sizeof *run->ckpt);
+  return run->ckpt;
+}
+
+/* ---- the settings (read before the app runs, so that they count as read) ---- */
+
+static int parse_every(const char *s, long *steps, double *seconds, char *err, size_t len) {
+  *steps = 0;
+  *seconds = 0;
+  if (!s || !*s) return UM_SUCCESS;
+  char *end = NULL;
+  errno = 0;
+  const double v = strtod(s, &end);
+  double unit = 0;
+  if (end && !*end) unit = -1; /* steps */
+  else if (end && !strcmp(end, "s")) unit = 1;
+  else if (end && !strcmp(end, "m")) unit = 60;
+  else if (end && !strcmp(end, "h")) unit = 3600;
+  if (errno || end == s || !unit || !(v >= 0) || (unit < 0 && (v != (double)(long)v || v > 1e12))) {
+    snprintf(err, len,
+             "checkpoint.every = '%s': use a number of steps (100) or a time (600s, 10m, 2h); 0 or absent: none", s);
+    return UM_ERR_CONFIG;
+  }
+  if (unit < 0) *steps = (long)v;
+  else *seconds = v * unit;
+  return UM_SUCCESS;
+}
+
+int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len) {
+  um_app_ckpt *ck = ck_of(run);
+  if (!ck) return snprintf(err, len, "out of memory"), UM_ERR_ALLOC;
+  const char *every = NULL;
+  int stop_after = 0;
+  int rc = umrun_opt_string(cfg, "checkpoint.every", &every, err, len);
+  if (!rc) rc = umrun_opt_string(cfg, "checkpoint.dir", &ck->dir, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "checkpoint.keep", &ck->keep, err, len);
+  if (!rc) rc = umrun_opt_bool(cfg, "checkpoint.on_signal", &ck->on_signal, err, len);
+  if (!rc) rc = umrun_opt_int(cfg, "checkpoint.stop_after", &stop_after, err, len);
+  if (!rc) rc = umrun_opt_string(cfg, "checkpoint.restart", &ck->restart, err, len);
+  if (!rc) rc = parse_every(every, &ck->every_steps, &ck->every_seconds, err, len);
+  if (rc) return rc;
+  if (ck->restart && !*ck->restart) ck->restart = NULL;
+  if (!ck->dir || !*ck->dir) ck->dir = "checkpoints";
+  ck->stop_after = stop_after;
+  ck->enabled = ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after || ck->restart;
+  return UM_SUCCESS;
+}
+
+void umrun_ckpt_free(um_app_run *run) {
+  um_app_ckpt *ck = run->ckpt;
+  if (!ck) return;
+  if (ck->handlers) {
+    sigaction(SIGTERM, &ck->old_term, NULL);
+    sigaction(SIGUSR1, &ck->old_usr1, NULL);
+  }
+  free(ck->mesh), free(ck->physics), free(ck->settings), free(ck->plan);
+  free(ck);
+  run->ckpt = NULL;
+}
+
+/* ---- the app's values ---- */
+
+int um_app_state(um_app_run *run, const char *name, void *data, size_t bytes) {
+  um_app_ckpt *ck = ck_of(run);
+  if (!ck) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  if (!name || !*name || strlen(name) >= sizeof ck->state[0].name || (!data && bytes) || strchr(name, '/'))
+    return um_app_fail(run, UM_ERR_INTERNAL, "um_app_state: a bad name or NULL data ('%s')", name ? name : "(null)");
+  for (int i = 0; i < ck->nstate; i++)
+    if (!strcmp(ck->state[i].name, name)) {
+      ck->state[i].data = data;
+      ck->state[i].bytes = bytes;
+      return UM_SUCCESS;
+    }
+  if (ck->nstate == CK_MAX_STATE)
+    return um_app_fail(run, UM_ERR_INTERNAL, "um_app_state: more than %d values ('%s')", CK_MAX_STATE, name);
+  ck_state *s = &ck->state[ck->nstate++];
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->data = data;
+  s->bytes = bytes;
+  return UM_SUCCESS;
+}
+
+/* ---- the options in effect, as the texts a restart compares ---- */
+
+/* 1 if key is one of the app's own options (its table: "params.gamma", or a pattern "params.<x>"). */
+static int app_key(const um_app *app, const char *key) {
+  for (int i = 0; app && i < app->noptions; i++) {
+    const char *k = app->options[i].key, *lt = strchr(k, '<');
+    if (lt ? !strncmp(k, key, (size_t)(lt - k)) : !strcmp(k, key)) return 1;
+  }
+  return 0;
+}
+
+typedef struct {
+  const um_app *app;
+  FILE *physics, *settings;
+} texts_arg;
+
+static int text_line(const char *key, const char *value, const char *origin, int read, void *user) {
+  (void)origin, (void)read;
+  texts_arg *t = user;
+  if (!strncmp(key, "checkpoint.", 11)) return 0; /* how it is checkpointed is not what it computes */
+  const int physics = app_key(t->app, key) && strncmp(key, "run.", 4);
+  fprintf(physics ? t->physics : t->settings, "%s = %s\n", key, value);
+  return 0;
+}
+
+static int make_texts(um_app_run *run, um_app_ckpt *ck) {
+  if (ck->physics) return UM_SUCCESS;
+  size_t np = 0, ns = 0;
+  texts_arg t = {run->app, open_memstream(&ck->physics, &np), open_memstream(&ck->settings, &ns)};
+  if (t.physics && t.settings) um_config_each(run->cfg, text_line, &t);
+  if (t.physics) fclose(t.physics);
+  if (t.settings) fclose(t.settings);
+  if (!ck->physics || !ck->settings) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  return UM_SUCCESS;
+}
+
+static int make_mesh(um_app_run *run, um_app_ckpt *ck) {
+  if (ck->mesh) return UM_SUCCESS;
+  size_t n = 4096 + 200 * (size_t)(um_set_count(run->ctx) + um_map_count(run->ctx));
+  ck->mesh = malloc(n);
+  if (!ck->mesh) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  return um_checkpoint_mesh_hash(run->ctx, ck->mesh, n);
+}
+
+/* The first line of `a` (key = value lines) whose key is not in `b` with the same value, into out: "key: x there,
+ * y here". A line only in b counts too. Returns how many differ; all of them listed into out with `sep`. */
+static int diff_lines(const char *there, const char *here, char *out, size_t len, const char *sep) {
+  int n = 0;
+  size_t o = 0;
+  out[0] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    const char *a = pass ? here : there, *b = pass ? there : here;
+    for (const char *p = a; p && *p;) {
+      const char *nl = strchr(p, '\n'), *eq = strstr(p, " = ");
+      const size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+      if (eq && eq < p + ll) {
+        const size_t kl = (size_t)(eq - p);
+        const char *q = b, *match = NULL;
+        while (q && *q) { /* the same key in b */
+          const char *qnl = strchr(q, '\n');
+          if (!strncmp(q, p, kl) && !strncmp(q + kl, " = ", 3)) match = q;
+          q = qnl ? qnl + 1 : NULL;
+        }
+        const char *mnl = match ? strchr(match, '\n') : NULL;
+        const size_t ml = match ? (mnl ? (size_t)(mnl - match) : strlen(match)) : 0;
+        const int same = match && ml == ll && !strncmp(match, p, ll);
+        if (!same && (pass == 0 || !match)) { /* a changed key is listed once, from the first pass */
+          n++;
+          const char *v1 = pass ? "(default)" : NULL, *v2 = NULL;
+          char a1[256], a2[256];
+          snprintf(a1, sizeof a1, "%.*s", (int)(ll - kl - 3), eq + 3);
+          if (match) snprintf(a2, sizeof a2, "%.*s", (int)(ml - kl - 3), match + kl + 3);
+          else snprintf(a2, sizeof a2, "(default)");
+          v1 = pass ? a2 : a1;
+          v2 = pass ? a1 : a2;
+          if (o < len)
+            o += (size_t)snprintf(out + o, len - o, "%s%.*s: %s in the checkpoint, %s now", n > 1 ? sep : "", (int)kl,
+                                  p, v1, v2);
+        }
+      }
+      p = nl ? nl + 1 : NULL;
+    }
+  }
+  return n;
+}
+
+/* ---- restart ---- */
+
+typedef struct {
+  char path[4096];
+  long step;
+} ck_found;
+
+static int found_cmp(const void *a, const void *b) {
+  const long x = ((const ck_found *)a)->step, y = ((const ck_found *)b)->step;
+  return (x < y) - (x > y); /* newest first */
+}
+
+/* The app's checkpoints in folder dir, newest first (*out malloc'd, *n of them). */
+static int list_checkpoints(const char *dir, const char *app, ck_found **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int cap = 0;
+  char prefix[128];
+  snprintf(prefix, sizeof prefix, "%s-step", app);
+  const size_t pl = strlen(prefix);
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *nm = e->d_name;
+    char *end = NULL;
+    if (strncmp(nm, prefix, pl)) continue;
+    const long step = strtol(nm + pl, &end, 10);
+    if (!end || end == nm + pl || strcmp(end, ".h5")) continue;
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      ck_found *p = realloc(*out, (size_t)cap * sizeof *p);
+      if (!p) break;
+      *out = p;
+    }
+    snprintf((*out)[*n].path, sizeof(*out)[*n].path, "%s/%s", dir, nm);
+    (*out)[(*n)++].step = step;
+  }
+  closedir(d);
+  if (*n) qsort(*out, (size_t)*n, sizeof **out, found_cmp);
+  return 0;
+}
+
+/* After `bad` failed: the newest of the others in its folder that passes every check, named in the message. */
+static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
+  ck_found *f = NULL;
+  int n = 0;
+  char msg[4096];
+  snprintf(msg, sizeof msg, "%s", um_error_message(run->ctx));
+  const char *good = NULL;
+  if (list_checkpoints(dir, run->app->name, &f, &n) == 0)
+    for (int i = 0; i < n && !good; i++) {
+      if (!strcmp(f[i].path, bad)) continue;
+      um_checkpoint_file *cf = NULL;
+      if (um_checkpoint_open(run->ctx, f[i].path, &cf) == UM_SUCCESS && um_checkpoint_verify(run->ctx, cf) == UM_SUCCESS)
+        good = f[i].path;
+      um_checkpoint_close(cf);
+    }
+  if (good)
+    um_error_set(run->ctx, UM_ERR_IO, "%s\n  the newest checkpoint that passes its checks is %s: restart with --restart %s",
+                 msg, good, good);
+  else
+    um_error_set(run->ctx, UM_ERR_IO, "%s\n  no other checkpoint of %s in '%s' passes its checks", msg,
+                 run->app->name, dir);
+  free(f);
+}
+
+static int refuse(um_app_run *run, const char *path, const char *what, const char *diffs) {
+  return um_app_fail(run, UM_ERR_CONFIG,
+                     "cannot restart from '%s': %s differ%s from the checkpoint's, and they change what the run "
+                     "computes: %s. Restart with the config the checkpoint was written with",
+                     path, what, strchr(what, ' ') ? "" : "s", diffs);
+}
+
+static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
+  char path[4096], dir[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s", ck->restart);
+  snprintf(dir, sizeof dir, "%s", ck->restart);
+  int from_dir = 0;
+  if (stat(ck->restart, &st) == 0 && S_ISDIR(st.st_mode)) { /* the newest of the app's checkpoints there */
+    ck_found *f = NULL;
+    int n = 0;
+    list_checkpoints(ck->restart, run->app->name, &f, &n);
+    if (n) snprintf(path, sizeof path, "%s", f[0].path);
+    free(f);
+    if (!n)
+      return um_app_fail(run, UM_ERR_CONFIG, "--restart %s: the folder holds no checkpoint of %s (%s-step<N>.h5)",
+                         ck->restart, run->app->name, run->app->name);
+    from_dir = 1;
+  } else {
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+  }
+  (void)from_dir;
+  um_checkpoint_file *f = NULL;
+  int rc = um_checkpoint_open(run->ctx, path, &f);
+  if (rc == UM_ERR_IO) name_good_one(run, dir, path);
+  if (rc) return rc;
+  const char *app = um_checkpoint_text_get(f, "app");
+  char diffs[3000];
+  if (!app || strcmp(app, run->app->name)) {
+    um_checkpoint_close(f);
+    return um_app_fail(run, UM_ERR_CONFIG, "cannot restart from '%s': it is a checkpoint of %s, and this config runs %s",
+                       path, app ? app : "(no app)", run->app->name);
+  }
+  rc = make_texts(run, ck);
+  if (!rc) rc = make_mesh(run, ck);
+  const char *physics = um_checkpoint_text_get(f, "physics"), *mesh = um_checkpoint_text_get(f, "mesh");
+  if (!rc && diff_lines(physics ? physics : "", ck->physics, diffs, sizeof diffs, "; "))
+    rc = refuse(run, path, "the app's settings", diffs);
+  if (!rc && (!mesh || strcmp(mesh, ck->mesh))) {
+    diff_lines(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs, "; ");
+    rc = um_app_fail(run, UM_ERR_CONFIG,
+                     "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "
+                     "the checkpoint was written with",
+                     path, diffs[0] ? diffs : "its sets or maps differ");
+  }
+  const char *settings = um_checkpoint_text_get(f, "settings");
+  if (!rc && diff_lines(settings ? settings : "", ck->settings, diffs, sizeof diffs, "\n    ") &&
+      um_mpi_rank() == 0)
+    fprintf(run->log, "restart: settings that differ from the checkpoint's (how it runs, not what):\n    %s\n", diffs);
+  um_checkpoint_cost cost = {0};
+  if (!rc) rc = um_checkpoint_restore(run->ctx, f, &cost);
+  if (rc == UM_ERR_IO) name_good_one(run, dir, path);
+  if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.step", step, sizeof *step);
+  for (int i = 0; !rc && i < ck->nstate; i++)
+    rc = um_checkpoint_value_get(run->ctx, f, ck->state[i].name, ck->state[i].data, ck->state[i].bytes);
+  um_checkpoint_close(f);
+  if (rc) return rc;
+  snprintf(ck->restarted, sizeof ck->restarted, "%s", path);
+  ck->restart_step = *step;
+  ck->restore_bytes = cost.bytes;
+  ck->restore_seconds = cost.seconds;
+  fprintf(run->log, "restart: continuing from step %ld of %s (%d dats, %.1f MB read in %.3f s)\n", *step, path,
+          cost.saved, cost.bytes / 1e6, cost.seconds);
+  return UM_SUCCESS;
+}
+
+int um_app_resume(um_app_run *run, long *step) {
+  um_app_ckpt *ck = ck_of(run);
+  if (!ck) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  if (!step) return um_app_fail(run, UM_ERR_INTERNAL, "um_app_resume: step is NULL");
+  if (!ck->enabled) return UM_SUCCESS;
+  if (ck->restart) UM_APP_TRY(restore(run, ck, step));
+  ck->step = *step;
+  if (ck->on_signal && !ck->handlers) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    ck_signal = 0;
+    sigaction(SIGTERM, &sa, &ck->old_term);
+    sigaction(SIGUSR1, &sa, &ck->old_usr1);
+    ck->handlers = 1;
+  }
+  ck->last_time = um_wtime();
+  return um_checkpoint_mark(run->ctx);
+}
+
+/* ---- writing ---- */
+
+/* Rank 0: all but the newest `keep` of the app's checkpoints in dir removed (the newest is complete). */
+static void prune(um_app_run *run, um_app_ckpt *ck) {
+  ck_found *f = NULL;
+  int n = 0;
+  if (list_checkpoints(ck->dir, run->app->name, &f, &n) == 0)
+    for (int i = ck->keep; i < n; i++)
+      if (unlink(f[i].path) != 0)
+        fprintf(stderr, "umrun: note: could not remove the old checkpoint %s: %s\n", f[i].path, strerror(errno));
+  free(f);
+}
+
+static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
+  char err[1024] = "", path[4200];
+  int rc = UM_SUCCESS;
+  if (um_mpi_rank() == 0 && umrun_mkdirs(ck->dir, err, sizeof err))
+    rc = um_app_fail(run, UM_ERR_IO, "checkpoint.dir: cannot create '%s': %s", ck->dir, err);
+  rc = um_app_agree(run, rc, "create checkpoint.dir");
+  if (rc) return rc;
+  UM_APP_TRY(make_texts(run, ck));
+  UM_APP_TRY(make_mesh(run, ck));
+  snprintf(path, sizeof path, "%s/%s-step%09ld.h5", ck->dir, run->app->name, step);
+  um_checkpoint_value values[CK_MAX_STATE + 1];
+  ck->step = step;
+  values[0] = (um_checkpoint_value){"um.step", &ck->step, sizeof ck->step};
+  for (int i = 0; i < ck->nstate; i++)
+    values[i + 1] = (um_checkpoint_value){ck->state[i].name, ck->state[i].data, ck->state[i].bytes};
+  char when[64], ranks[32];
+  const time_t now = time(NULL);
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  snprintf(ranks, sizeof ranks, "%d", um_context_nranks(run->ctx));
+  const um_checkpoint_text texts[] = {{"app", run->app->name},   {"um_version", UM_VERSION},
+                                      {"physics", ck->physics},  {"settings", ck->settings},
+                                      {"mesh", ck->mesh},        {"written", when},
+                                      {"ranks", ranks},          {"backend", um_context_backend(run->ctx)}};
+  const um_checkpoint_content c = {values, ck->nstate + 1, texts, (int)(sizeof texts / sizeof texts[0])};
+  um_checkpoint_cost cost = {0};
+  UM_APP_TRY(um_checkpoint_write(run->ctx, path, &c, &cost));
+  if (um_mpi_rank() == 0) prune(run, ck);
+  ck->written++;
+  ck->bytes = cost.bytes;
+  ck->seconds += cost.seconds;
+  snprintf(ck->last, sizeof ck->last, "%s", path);
+  /* the plan, for the JSON */
+  const int nd = um_dat_count(run->ctx);
+  um_checkpoint_dat *p = malloc(((size_t)nd + 1) * sizeof *p);
+  if (p && um_checkpoint_plan(run->ctx, p, &(int){0}) == UM_SUCCESS) {
+    size_t len = 0;
+    free(ck->plan);
+    ck->plan = NULL;
+    FILE *m = open_memstream(&ck->plan, &len);
+    for (int i = 0; m && i < nd; i++)
+      fprintf(m, "%s\t%s\t%s\n", um_dat_name(p[i].dat), p[i].saved ? "saved" : "skipped", p[i].reason);
+    if (m) fclose(m);
+  }
+  free(p);
+  um_app_progress_clear(run);
+  fprintf(run->log, "checkpoint: step %ld -> %s: %.1f MB in %.3f s (%.2f GB/s), %d dats saved, %d skipped\n", step,
+          path, cost.bytes / 1e6, cost.seconds, cost.seconds > 0 ? cost.bytes / cost.seconds / 1e9 : 0.0, cost.saved,
+          cost.skipped);
+  fflush(run->log);
+  ck->last_time = um_wtime();
+  return UM_SUCCESS;
+}
+
+int um_app_step_end(um_app_run *run, long step) {
+  um_app_ckpt *ck = run->ckpt;
+  if (!ck || !ck->enabled) return UM_SUCCESS;
+  UM_APP_TRY(um_checkpoint_step(run->ctx));
+  int due = (ck->every_steps && step % ck->every_steps == 0) || (ck->stop_after && step == ck->stop_after);
+  int sig = 0;
+  if (ck->on_signal || ck->every_seconds > 0) { /* the ranks' flags combined: every rank writes the same step */
+    double mine = (ck->on_signal && ck_signal ? 2 : 0) +
+                  (ck->every_seconds > 0 && um_wtime() - ck->last_time >= ck->every_seconds ? 1 : 0);
+    const int nr = um_context_nranks(run->ctx);
+    if (nr > 1) {
+      double *all = malloc((size_t)nr * sizeof *all);
+      if (!all) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+      int m = um_mpi_allgather_double(mine, all);
+      for (int q = 0; q < nr; q++) mine = all[q] > mine ? all[q] : mine; /* 3 = both, 2 a signal, 1 the time */
+      for (int q = 0; q < nr; q++)
+        if (all[q] >= 2) mine = mine >= 2 ? mine : 2;
+      free(all);
+      if (m) return um_app_fail(run, UM_ERR_BACKEND, "combining the ranks' checkpoint flags failed");
+    }
+    sig = mine >= 2;
+    due |= mine > 0;
+  }
+  if (!due) return UM_SUCCESS;
+  UM_APP_TRY(write_checkpoint(run, ck, step));
+  if (!sig && !(ck->stop_after && step == ck->stop_after)) return UM_SUCCESS;
+  ck->stopped = 1;
+  return um_app_fail(run, UM_ERR_STOPPED,
+                     "stopped at step %ld after writing checkpoint %s (%s); continue with --restart %s", step, ck->last,
+                     sig ? "a signal asked for it" : "checkpoint.stop_after", ck->dir);
+}
+
+/* ---- what it did, for the JSON ---- */
+
+void umrun_ckpt_json(FILE *f, const um_app_run *run) {
+  const um_app_ckpt *ck = run->ckpt;
+  if (!ck || !ck->enabled) return;
+  fprintf(f, ",\n  \"checkpoints\": {\"written\": %d, \"last_bytes\": %.0f, \"seconds\": %.6f, \"last\": ", ck->written,
+          ck->bytes, ck->seconds);
+  um_json_string(f, ck->last);
+  fputs(", \"stopped\": ", f);
+  fputs(ck->stopped ? "true" : "false", f);
+  if (ck->restarted[0]) {
+    fputs(", \"restart\": {\"from\": ", f);
+    um_json_string(f, ck->restarted);
+    fprintf(f, ", \"step\": %ld, \"bytes\": %.0f, \"seconds\": %.6f}", ck->restart_step, ck->restore_bytes,
+            ck->restore_seconds);
+  }
+  fputs(", \"dats\": [", f);
+  int first = 1;
+  for (const char *p = ck->plan; p && *p;) {
+    const char *t1 = strchr(p, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *nl = t2 ? strchr(t2, '\n') : NULL;
+    if (!nl) break;
+    char name[256], why[256];
+    snprintf(name, sizeof name, "%.*s", (int)(t1 - p), p);
+    snprintf(why, sizeof why, "%.*s", (int)(nl - t2 - 1), t2 + 1);
+    fputs(first ? "{\"name\": " : ", {\"name\": ", f);
+    um_json_string(f, name);
+    fprintf(f, ", \"saved\": %s, \"reason\": ", !strncmp(t1 + 1, "saved", 5) ? "true" : "false");
+    um_json_string(f, why);
+    fputs("}", f);
+    first = 0;
+    p = nl + 1;
+  }
+  fputs("]}", f);
+}
