@@ -361,6 +361,15 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   if (!rc) rc = um_checkpoint_restore(run->ctx, f, &cost);
   if (rc == UM_ERR_IO) name_good_one(run, dir, path);
   if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.step", step, sizeof *step);
+  int nm = 0;
+  if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.nmetrics", &nm, sizeof nm);
+  if (!rc && (nm < 0 || nm > UM_APP_MAX_METRICS))
+    rc = um_app_fail(run, UM_ERR_IO, "checkpoint '%s' is corrupt: it records %d metrics", path, nm);
+  if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.metric_names", run->metric_names,
+                                        (size_t)nm * sizeof run->metric_names[0]);
+  if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.metric_values", run->metric_values,
+                                        (size_t)nm * sizeof run->metric_values[0]);
+  if (!rc) run->nmetrics = nm; /* the metrics recorded before the checkpoint, in their order */
   for (int i = 0; !rc && i < ck->nstate; i++)
     rc = um_checkpoint_value_get(run->ctx, f, ck->state[i].name, ck->state[i].data, ck->state[i].bytes);
   um_checkpoint_close(f);
@@ -418,11 +427,16 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
   UM_APP_TRY(make_texts(run, ck));
   UM_APP_TRY(make_mesh(run, ck));
   snprintf(path, sizeof path, "%s/%s-step%09ld.h5", ck->dir, run->app->name, step);
-  um_checkpoint_value values[CK_MAX_STATE + 1];
+  um_checkpoint_value values[CK_MAX_STATE + 4];
   ck->step = step;
+  /* the runner's own: the step, and the metrics recorded so far (a history the app records as it goes) */
   values[0] = (um_checkpoint_value){"um.step", &ck->step, sizeof ck->step};
+  values[1] = (um_checkpoint_value){"um.nmetrics", &run->nmetrics, sizeof run->nmetrics};
+  values[2] = (um_checkpoint_value){"um.metric_names", run->metric_names, (size_t)run->nmetrics * sizeof run->metric_names[0]};
+  values[3] = (um_checkpoint_value){"um.metric_values", run->metric_values,
+                                    (size_t)run->nmetrics * sizeof run->metric_values[0]};
   for (int i = 0; i < ck->nstate; i++)
-    values[i + 1] = (um_checkpoint_value){ck->state[i].name, ck->state[i].data, ck->state[i].bytes};
+    values[i + 4] = (um_checkpoint_value){ck->state[i].name, ck->state[i].data, ck->state[i].bytes};
   char when[64], ranks[32];
   const time_t now = time(NULL);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -431,7 +445,7 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
                                       {"physics", ck->physics},  {"settings", ck->settings},
                                       {"mesh", ck->mesh},        {"written", when},
                                       {"ranks", ranks},          {"backend", um_context_backend(run->ctx)}};
-  const um_checkpoint_content c = {values, ck->nstate + 1, texts, (int)(sizeof texts / sizeof texts[0])};
+  const um_checkpoint_content c = {values, ck->nstate + 4, texts, (int)(sizeof texts / sizeof texts[0])};
   um_checkpoint_cost cost = {0};
   UM_APP_TRY(um_checkpoint_write(run->ctx, path, &c, &cost));
   if (um_mpi_rank() == 0) prune(run, ck);

@@ -629,13 +629,16 @@ static int airfoil_run(um_app_run *r) {
   r->setup_seconds = um_wtime() - t0;
 
   double rms = 0.0, t_first = 0.0;
-  for (int iter = 1; iter <= niter; iter++) {
+  long done = 0; /* iterations done: a restart continues after the checkpoint's */
+  UM_APP_TRY(um_app_state(r, "rms", &rms, sizeof rms));
+  UM_APP_TRY(um_app_resume(r, &done));
+  for (int iter = (int)done + 1; iter <= niter; iter++) {
     const int read_rms = iter % 100 == 0 || iter == niter; /* printed or last: the only iterations it is read */
     a.rms_unread = !read_rms;
     UM_APP_TRY(cells   ? airfoil_step_cells(ctx, &a, iter == niter)
                : fused ? airfoil_step_fused(ctx, &a, iter == niter)
                        : airfoil_step(ctx, &a));
-    if (iter == 1) { /* the first iteration also uploads data, builds plans, compiles kernels */
+    if (iter == done + 1) { /* the first iteration also uploads data, builds plans, compiles kernels */
       UM_APP_TRY(um_sync(ctx));
       t_first = um_wtime() - t0 - r->setup_seconds;
     }
@@ -654,6 +657,7 @@ static int airfoil_run(um_app_run *r) {
                            rms, iter);
     }
     um_app_progress(r, "airfoil", iter, niter);
+    UM_APP_TRY(um_app_step_end(r, iter));
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t0 - r->setup_seconds;
