@@ -475,6 +475,8 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
   return UM_SUCCESS;
 }
 
+int um_app_checkpointing(const um_app_run *run) { return run && run->ckpt && run->ckpt->enabled; }
+
 int um_app_step_end(um_app_run *run, long step) {
   um_app_ckpt *ck = run->ckpt;
   if (!ck || !ck->enabled) return UM_SUCCESS;

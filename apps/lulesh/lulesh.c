@@ -495,6 +495,25 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
   return read_constraints(ctx, s, err, errlen);
 }
 
+int lulesh_state_value(lulesh_state *s, int i, const char **name, void **p, size_t *bytes) {
+#define LU_VALUE(field) {#field, &s->field, sizeof s->field}
+  const struct {
+    const char *name;
+    void *p;
+    size_t bytes;
+  } v[] = {LU_VALUE(time),    LU_VALUE(deltatime), LU_VALUE(stoptime),        LU_VALUE(dtfixed),
+           LU_VALUE(dtcourant), LU_VALUE(dthydro), LU_VALUE(dtmax),           LU_VALUE(deltatimemultlb),
+           LU_VALUE(deltatimemultub), LU_VALUE(cycle)};
+#undef LU_VALUE
+  if (i < 0 || i >= (int)(sizeof v / sizeof v[0])) return 0;
+  *name = v[i].name, *p = v[i].p, *bytes = v[i].bytes;
+  return 1;
+}
+
+int lulesh_settle(um_context *ctx, lulesh_state *s, char *err, size_t errlen) {
+  return read_constraints(ctx, s, err, errlen);
+}
+
 void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, double *stoptime) {
   *cycle = s->cycle;
   *time = s->time;

@@ -133,6 +133,12 @@ int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *er
 void lulesh_state_free(lulesh_state **s);
 /* Current cycle, simulated time and stop time (for progress). */
 void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, double *stoptime);
+/* The host values a cycle carries to the next (upstream's Domain scalars: time, dt and its constraints, cycle), the
+ * i-th as (name, address, bytes) for checkpoints; 0 past the last. */
+int lulesh_state_value(lulesh_state *s, int i, const char **name, void **p, size_t *bytes);
+/* The last cycle's time constraints read now (a GPU leaves them for the next cycle): the state complete at a step
+ * boundary, for a checkpoint. */
+int lulesh_settle(um_context *ctx, lulesh_state *s, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

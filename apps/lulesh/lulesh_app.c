@@ -123,6 +123,14 @@ static int lulesh_run(um_app_run *r) {
           p.fused ? "fused" : "unfused",
           p.max_cycles > 0 ? "cycle cap set (run.iterations)" : "running to t = 0.01",
           p.by_blocks ? "; each rank generated only its block of the mesh" : "");
+  /* checkpoints: the Domain scalars travel with the dats; a restart continues from its cycle */
+  const char *vname;
+  void *vp;
+  size_t vbytes;
+  for (int i = 0; !rc && lulesh_state_value(s, i, &vname, &vp, &vbytes); i++) rc = um_app_state(r, vname, vp, vbytes);
+  long resumed = 0;
+  if (!rc) rc = um_app_resume(r, &resumed);
+  const int checkpoints = um_app_checkpointing(r);
   r->setup_seconds = um_wtime() - t0;
   const double t_run = um_wtime();
   int done = 0, cycle = 0;
@@ -131,7 +139,10 @@ static int lulesh_run(um_app_run *r) {
     rc = lulesh_err(r, lulesh_step(r->ctx, s, &done, err, sizeof err), err);
     if (rc || done) break;
     lulesh_state_progress(s, &cycle, &time, &stoptime);
-    if (cycle == 1) { /* the first cycle also uploads data, builds plans, compiles kernels */
+    if (checkpoints) rc = lulesh_err(r, lulesh_settle(r->ctx, s, err, sizeof err), err);
+    if (!rc) rc = um_app_step_end(r, cycle);
+    if (rc) break;
+    if (cycle == resumed + 1) { /* the first cycle also uploads data, builds plans, compiles kernels */
       rc = um_sync(r->ctx);
       t_first = um_wtime() - t_run;
     }
