@@ -421,12 +421,26 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   S->time = d->time_start;
   S->dt = d->dt_initial;
   bl_print_table(r->log, S, &t0, "Start of run: regions");
-  const double e_start = t0.total.ie + t0.total.ke, m_start = t0.total.mass;
+  double e_start = t0.total.ie + t0.total.ke, m_start = t0.total.mass;
   bl_table_free(&t0);
   fprintf(r->log, "\n");
-  const double t_run = um_wtime();
   double t_first = 0.0;
   int rc = UM_SUCCESS, counts[DT_NREASONS] = {0}, last_el = 0;
+  /* checkpoints: what a step carries to the next on the host, and the start's totals the conservation compares */
+  const struct {
+    const char *name;
+    void *p;
+    size_t bytes;
+  } values[] = {{"nstep", &S->nstep, sizeof S->nstep},       {"time", &S->time, sizeof S->time},
+                {"dt", &S->dt, sizeof S->dt},                {"wmin", &S->wmin_value, sizeof S->wmin_value},
+                {"wmax", &S->wmax_value, sizeof S->wmax_value}, {"dt_reasons", counts, sizeof counts},
+                {"last_el", &last_el, sizeof last_el},       {"e_start", &e_start, sizeof e_start},
+                {"m_start", &m_start, sizeof m_start}};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+    UM_APP_TRY(um_app_state(r, values[i].name, values[i].p, values[i].bytes));
+  long resumed = 0;
+  UM_APP_TRY(um_app_resume(r, &resumed));
+  const double t_run = um_wtime();
   while (!rc) {
     dt_choice c = {0.0, 0, "", 0};
     rc = bl_getdt(r, S, &c);
@@ -453,7 +467,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     rc = bl_lagstep(r, S);
     if (!rc && cfg->deck.zeul) rc = bl_alestep(r, S);
     if (rc) break;
-    if (S->nstep == 1) {
+    if (S->nstep == resumed + 1) {
       rc = um_sync(r->ctx);
       t_first = um_wtime() - t_run;
     }
@@ -467,6 +481,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     um_app_progress(r, "bookleaf time", (long)(1000.0 * (S->time - d->time_start) / (d->time_end - d->time_start)),
                     1000);
     if (last) break;
+    rc = um_app_step_end(r, S->nstep);
   }
   um_app_progress_clear(r);
   if (!rc) rc = um_sync(r->ctx);
