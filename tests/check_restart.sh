@@ -5,7 +5,8 @@
 # another rank count and backend. Every B must end with A's metrics (timings left out) and A's output files
 # (output.hdf5, the field files), byte for byte:
 #   1 rank seq      -> 3 ranks openmp       3 ranks openmp -> 1 rank seq       2 ranks seq -> 4 ranks seq
-# Without mpiexec (a build without MPI) only 1 rank seq -> 1 rank openmp.
+# Without mpiexec (a build without MPI) only 1 rank seq -> 1 rank openmp. UM_RESTART_PAIRS="1:cuda:1:seq ..."
+# (ranks:backend:ranks:backend, space-separated) replaces the three (on a GPU: CUDA <-> seq).
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 CFG=$4 STOP=$5
 shift 5
@@ -63,7 +64,12 @@ pair() {
 }
 
 go A 1 seq 0
-if [ -n "$MPIEXEC" ]; then
+if [ -n "${UM_RESTART_PAIRS:-}" ]; then # e.g. "1:cuda:1:seq 1:seq:1:cuda" (the GPU runs)
+  for p in $UM_RESTART_PAIRS; do
+    IFS=: read -r a b c d <<< "$p"
+    pair "$a" "$b" "$c" "$d"
+  done
+elif [ -n "$MPIEXEC" ]; then
   pair 1 seq 3 openmp
   pair 3 openmp 1 seq
   pair 2 seq 4 seq

@@ -337,9 +337,10 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   const char *app = um_checkpoint_text_get(f, "app");
   char diffs[3000];
   if (!app || strcmp(app, run->app->name)) {
+    rc = um_app_fail(run, UM_ERR_CONFIG, "cannot restart from '%s': it is a checkpoint of %s, and this config runs %s",
+                     path, app ? app : "(no app)", run->app->name);
     um_checkpoint_close(f);
-    return um_app_fail(run, UM_ERR_CONFIG, "cannot restart from '%s': it is a checkpoint of %s, and this config runs %s",
-                       path, app ? app : "(no app)", run->app->name);
+    return rc;
   }
   rc = make_texts(run, ck);
   if (!rc) rc = make_mesh(run, ck);

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# bash tests/check_restart_faults.sh <umrun> <mpiexec> <work dir> <case>   (from the source root)
+# Checkpoints when things go wrong (run.reproducible, Airfoil's small mesh, 1500 iterations; A goes straight):
+#   sigterm   SIGTERM with checkpoint.on_signal: a checkpoint at the next step, exit status 4, and --restart ends
+#             with A's metrics
+#   sigkill   one of 2 ranks killed (SIGKILL) while checkpoints are written every 100 iterations: --restart of the
+#             folder continues from the newest complete checkpoint on 1 rank and ends with A's metrics
+#   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, another mesh and another
+#             physical setting, a checkpoint.dir that cannot be made: each refused with its message and status (1 or
+#             2), and the checkpoints already there left as they were
+set -u
+UMRUN=$1 MPIEXEC=$2 WORK=$3 CASE=$4
+rm -rf "$WORK" && mkdir -p "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T="timeout -k 10 300"
+CFG=apps/airfoil/configs/airfoil_small.yaml
+COMMON=(--quiet --set run.reproducible=true --set run.backend=seq --set validation.reference= --set output.dir=
+        --set run.iterations=1500 --set checkpoint.dir="$WORK/ck")
+
+# metrics of two JSON files, timings left out, identical
+same() {
+  python3 - "$1" "$2" <<'EOF' || fail "$2: metrics differ from $1's"
+import json, re, sys
+a, b = (json.load(open(p))["metrics"] for p in sys.argv[1:3])
+timing = re.compile(r"seconds|ms_per|per_second|speedup")
+bad = [k for k in a if not timing.search(k) and repr(a[k]) != repr(b.get(k))]
+for k in bad: print(f"  {k}: {a[k]!r} straight, {b.get(k)!r} restarted")
+sys.exit(1 if bad or not a else 0)
+EOF
+}
+# wait_for <file or glob> <seconds>: until it exists
+wait_for() {
+  for _ in $(seq 1 $(($2 * 10))); do compgen -G "$1" > /dev/null && return 0; sleep 0.1; done
+  return 1
+}
+$T "$UMRUN" $CFG "${COMMON[@]}" --json "$WORK/a.json" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "A failed"; }
+
+case $CASE in
+sigterm)
+  "$UMRUN" $CFG "${COMMON[@]}" --set checkpoint.on_signal=true --json "$WORK/b.json" > "$WORK/b.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do grep -q "^   100 " "$WORK/b.log" && break; sleep 0.05; done # the first rms line: running
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc = 4 ] || { cat "$WORK/b.log"; fail "SIGTERM: exit $rc, expected 4"; }
+  grep -q "after writing checkpoint .* (a signal asked for it)" "$WORK/b.log" || { cat "$WORK/b.log"; fail "no message"; }
+  step=$(grep -o "stopped at step [0-9]*" "$WORK/b.log" | grep -o "[0-9]*$")
+  $T "$UMRUN" $CFG "${COMMON[@]}" --restart "$WORK/ck" --json "$WORK/c.json" > "$WORK/c.log" 2>&1 \
+    || { cat "$WORK/c.log"; fail "the restart failed"; }
+  same "$WORK/a.json" "$WORK/c.json"
+  echo "sigterm: checkpoint at step $step, exit 4, restart ends with A's metrics"
+  ;;
+sigkill)
+  "$MPIEXEC" --oversubscribe -np 2 "$UMRUN" $CFG "${COMMON[@]}" --set checkpoint.every=100 --set checkpoint.keep=100 \
+    > "$WORK/b.log" 2>&1 &
+  mp=$!
+  wait_for "$WORK/ck/airfoil-step000000300.h5" 120 || { cat "$WORK/b.log"; fail "no checkpoint written"; }
+  victim=$(pgrep -f -n "umrun $CFG.*checkpoint.every=100") # the newest rank
+  [ -n "$victim" ] || fail "no rank to kill"
+  kill -KILL "$victim"
+  wait $mp
+  rc=$?
+  [ $rc != 0 ] || fail "the job survived the SIGKILL of a rank"
+  newest=$(ls "$WORK/ck" | grep -E '^airfoil-step[0-9]+\.h5$' | sort | tail -1)
+  $T "$UMRUN" $CFG "${COMMON[@]}" --restart "$WORK/ck" --json "$WORK/c.json" > "$WORK/c.log" 2>&1 \
+    || { cat "$WORK/c.log"; fail "the restart failed"; }
+  grep -q "restart: continuing from step .* of $WORK/ck/$newest" "$WORK/c.log" || { cat "$WORK/c.log"; fail "not $newest"; }
+  same "$WORK/a.json" "$WORK/c.json"
+  echo "sigkill: rank killed (job exit $rc), restart from $newest ends with A's metrics"
+  ;;
+bad)
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set checkpoint.every=200 --set checkpoint.stop_after=400 > "$WORK/b.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/b.log"; fail "the stop did not exit 4"; }
+  good="$WORK/ck/airfoil-step000000200.h5" newest="$WORK/ck/airfoil-step000000400.h5"
+  sums=$(md5sum "$WORK"/ck/*.h5)
+  # expect <name> <status> <regex> <args...>: a restart refused as it should be, the folder unchanged
+  expect() {
+    local name=$1 want=$2 regex=$3
+    shift 3
+    $T "$UMRUN" $CFG "${COMMON[@]}" "$@" > "$WORK/$name.log" 2>&1
+    local rc=$?
+    [ $rc = "$want" ] || { cat "$WORK/$name.log"; fail "$name: exit $rc, expected $want"; }
+    grep -Eq "$regex" "$WORK/$name.log" || { cat "$WORK/$name.log"; fail "$name: the message does not say ($regex)"; }
+    echo "$name: exit $want, $(grep -Eo "$regex" "$WORK/$name.log" | head -1)"
+  }
+  cp "$newest" "$WORK/keep.h5"
+  # corrupt: bytes in the middle of the newest file (its dats' rows) changed
+  size=$(stat -c %s "$newest")
+  printf 'CORRUPTCORRUPT' | dd of="$newest" bs=1 seek=$((size * 3 / 4)) conv=notrunc status=none
+  sums_corrupt=$(md5sum "$WORK"/ck/*.h5)
+  expect corrupt 2 "is corrupt: dataset '[^']*' does not match its checksum.*" --restart "$WORK/ck"
+  grep -q "the newest checkpoint that passes its checks is $good" "$WORK/corrupt.log" || fail "corrupt: no good one named"
+  head -c $((size / 2)) "$WORK/keep.h5" > "$WORK/truncated.h5"
+  expect truncated 2 "cannot open checkpoint '[^']*truncated.h5' \(a truncated file\?\)" --restart "$WORK/truncated.h5"
+  $T "$UMRUN" configs/jacobi.yaml --quiet --set validation.reference= --set output.dir= --set checkpoint.dir="$WORK/jk" \
+    --set checkpoint.stop_after=10 > "$WORK/j.log" 2>&1
+  expect foreign 1 "it is a checkpoint of jacobi, and this config runs airfoil" --restart "$WORK/jk/jacobi-step000000010.h5"
+  $T "$UMRUN" $CFG --quiet --set run.iterations=1 --set validation.reference= --set output.dir="$WORK/o" \
+    --set output.hdf5=true > "$WORK/o.log" 2>&1
+  expect not_checkpoint 2 "is not a complete um checkpoint: it has no readable 'um_checkpoint' marker" \
+    --restart "$WORK/o/airfoil.h5"
+  expect other_mesh 1 "mesh.J: 75 in the checkpoint, 60 now" --restart "$good" --set mesh.J=60
+  expect other_physics 1 "params.fused: true in the checkpoint, false now" --restart "$good" --set params.fused=false
+  expect missing 1 "the folder holds no checkpoint of airfoil" --restart "$WORK/o"
+  touch "$WORK/file"
+  expect unwritable_dir 2 "checkpoint.dir: cannot create '$WORK/file/ck'" --set checkpoint.dir="$WORK/file/ck" \
+    --set checkpoint.every=100
+  [ "$(md5sum "$WORK"/ck/*.h5)" = "$sums_corrupt" ] || fail "a refused restart changed the checkpoints"
+  [ "$(echo "$sums" | grep -c step000000200)" = 1 ] && [ -f "$good" ] || fail "the good checkpoint is gone"
+  $T "$UMRUN" $CFG "${COMMON[@]}" --restart "$good" --json "$WORK/c.json" > "$WORK/c.log" 2>&1 \
+    || { cat "$WORK/c.log"; fail "the restart from the good one failed"; }
+  same "$WORK/a.json" "$WORK/c.json"
+  echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics"
+  ;;
+*) fail "unknown case $CASE" ;;
+esac
