@@ -58,6 +58,8 @@ struct um_app_ckpt {
   long restart_step;
   double restore_bytes, restore_seconds;
   int stopped;
+  long decided;           /* step + 1 of the last decision (decide) */
+  int due, sig;           /* that decision */
   struct sigaction old_term, old_usr1;
   int handlers;
 };
@@ -235,6 +237,32 @@ static int diff_lines(const char *there, const char *here, char *out, size_t len
   return n;
 }
 
+/* The sets and maps both fingerprints name (um_checkpoint_mesh_hash's lines "set NAME SIZE", "map NAME ... HASH")
+ * compared: a set or map of the same name that differs is a different mesh; one that only one run declares (a
+ * map another backend's or setting's path derives) is no difference. The first difference into out. */
+static int mesh_differs(const char *there, const char *here, char *out, size_t len) {
+  out[0] = 0;
+  for (const char *p = there; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    const size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+    char kind[8], name[200];
+    if (sscanf(p, "%7s %199s", kind, name) == 2)
+      for (const char *q = here; q && *q;) {
+        const char *qnl = strchr(q, '\n');
+        const size_t ql = qnl ? (size_t)(qnl - q) : strlen(q);
+        char k2[8], n2[200];
+        if (sscanf(q, "%7s %199s", k2, n2) == 2 && !strcmp(kind, k2) && !strcmp(name, n2) &&
+            (ql != ll || strncmp(p, q, ll))) {
+          snprintf(out, len, "%s %s: '%.*s' in the checkpoint, '%.*s' now", kind, name, (int)ll, p, (int)ql, q);
+          return 1;
+        }
+        q = qnl ? qnl + 1 : NULL;
+      }
+    p = nl ? nl + 1 : NULL;
+  }
+  return 0;
+}
+
 /* ---- restart ---- */
 
 typedef struct {
@@ -347,13 +375,11 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   const char *physics = um_checkpoint_text_get(f, "physics"), *mesh = um_checkpoint_text_get(f, "mesh");
   if (!rc && diff_lines(physics ? physics : "", ck->physics, diffs, sizeof diffs, "; "))
     rc = refuse(run, path, "the app's settings", diffs);
-  if (!rc && (!mesh || strcmp(mesh, ck->mesh))) {
-    diff_lines(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs, "; ");
+  if (!rc && mesh_differs(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs))
     rc = um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "
                      "the checkpoint was written with",
-                     path, diffs[0] ? diffs : "its sets or maps differ");
-  }
+                     path, diffs);
   const char *settings = um_checkpoint_text_get(f, "settings");
   if (!rc && diff_lines(settings ? settings : "", ck->settings, diffs, sizeof diffs, "\n    ") &&
       um_mpi_rank() == 0)
@@ -381,6 +407,10 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   ck->restore_seconds = cost.seconds;
   fprintf(run->log, "restart: continuing from step %ld of %s (%d dats, %.1f MB read in %.3f s)\n", *step, path,
           cost.saved, cost.bytes / 1e6, cost.seconds);
+  if (cost.unknown)
+    fprintf(run->log, "restart: %d dat%s of the checkpoint %s not declared by this run (another backend's or "
+                      "setting's path): not read\n", cost.unknown, cost.unknown == 1 ? "" : "s",
+            cost.unknown == 1 ? "is" : "are");
   return UM_SUCCESS;
 }
 
@@ -478,10 +508,10 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
 
 int um_app_checkpointing(const um_app_run *run) { return run && run->ckpt && run->ckpt->enabled; }
 
-int um_app_step_end(um_app_run *run, long step) {
-  um_app_ckpt *ck = run->ckpt;
-  if (!ck || !ck->enabled) return UM_SUCCESS;
-  UM_APP_TRY(um_checkpoint_step(run->ctx));
+/* Whether a checkpoint is due after `step` (and whether a signal asked for it), decided once per step: the
+ * ranks' flags are combined at the first call for the step. */
+static int decide(um_app_run *run, um_app_ckpt *ck, long step) {
+  if (ck->decided == step + 1) return UM_SUCCESS;
   int due = (ck->every_steps && step % ck->every_steps == 0) || (ck->stop_after && step == ck->stop_after);
   int sig = 0;
   if (ck->on_signal || ck->every_seconds > 0) { /* the ranks' flags combined: every rank writes the same step */
@@ -501,7 +531,28 @@ int um_app_step_end(um_app_run *run, long step) {
     sig = mine >= 2;
     due |= mine > 0;
   }
-  if (!due) return UM_SUCCESS;
+  ck->decided = step + 1;
+  ck->due = due;
+  ck->sig = sig;
+  return UM_SUCCESS;
+}
+
+int um_app_checkpoint_due(um_app_run *run, long step, int *due) {
+  um_app_ckpt *ck = run->ckpt;
+  *due = 0;
+  if (!ck || !ck->enabled) return UM_SUCCESS;
+  UM_APP_TRY(decide(run, ck, step));
+  *due = ck->due;
+  return UM_SUCCESS;
+}
+
+int um_app_step_end(um_app_run *run, long step) {
+  um_app_ckpt *ck = run->ckpt;
+  if (!ck || !ck->enabled) return UM_SUCCESS;
+  UM_APP_TRY(um_checkpoint_step(run->ctx));
+  UM_APP_TRY(decide(run, ck, step));
+  const int sig = ck->sig;
+  if (!ck->due) return UM_SUCCESS;
   UM_APP_TRY(write_checkpoint(run, ck, step));
   if (!sig && !(ck->stop_after && step == ck->stop_after)) return UM_SUCCESS;
   ck->stopped = 1;

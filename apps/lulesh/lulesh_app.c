@@ -139,7 +139,9 @@ static int lulesh_run(um_app_run *r) {
     rc = lulesh_err(r, lulesh_step(r->ctx, s, &done, err, sizeof err), err);
     if (rc || done) break;
     lulesh_state_progress(s, &cycle, &time, &stoptime);
-    if (checkpoints) rc = lulesh_err(r, lulesh_settle(r->ctx, s, err, sizeof err), err);
+    int due = 0;
+    if (checkpoints) rc = um_app_checkpoint_due(r, cycle, &due);
+    if (!rc && due) rc = lulesh_err(r, lulesh_settle(r->ctx, s, err, sizeof err), err);
     if (!rc) rc = um_app_step_end(r, cycle);
     if (rc) break;
     if (cycle == resumed + 1) { /* the first cycle also uploads data, builds plans, compiles kernels */

@@ -81,7 +81,8 @@ typedef struct {
   double bytes;    /**< bytes of dats and values written or read (over every rank) */
   double seconds;  /**< wall time, the slowest rank's */
   int saved;       /**< dats saved (written) or restored (read) */
-  int skipped;     /**< dats the plan skipped */
+  int skipped;     /**< dats the plan skipped (written), or ctx's dats the checkpoint does not hold (read) */
+  int unknown;     /**< read: dats the checkpoint holds that ctx does not declare (not read) */
 } um_checkpoint_cost;
 
 /** Write a checkpoint of ctx's dats (um_checkpoint_plan's saved ones) and c's values and texts to `path` (a new
@@ -102,9 +103,10 @@ const char *um_checkpoint_text_get(const um_checkpoint_file *f, const char *key)
  * match is UM_ERR_IO naming it. */
 int um_checkpoint_value_get(um_context *ctx, const um_checkpoint_file *f, const char *name, void *out, size_t bytes);
 /** Every dat the checkpoint holds into ctx's dat of that name, each rank reading its block of the rows and the rows
- * going to the ranks that hold them (um_dat_update_block_original_order). A dat the checkpoint holds that ctx does
- * not declare, or declares with another set size, dim or type, and a dataset whose checksum does not match, are
- * UM_ERR_IO naming it; dats are only updated once every dataset was read and checked. cost may be NULL. */
+ * going to the ranks that hold them (um_dat_update_block_original_order). A dat ctx declares with another set size,
+ * dim or type, and a dataset whose checksum does not match, are UM_ERR_IO naming it; dats are only updated once
+ * every dataset was read and checked. A dat the checkpoint holds that ctx does not declare (one another backend's
+ * or setting's path declares) is not read: cost->unknown counts them. cost may be NULL. */
 int um_checkpoint_restore(um_context *ctx, um_checkpoint_file *f, um_checkpoint_cost *cost);
 /** Read every dataset of dats/ and state/ by blocks and check its checksum, changing nothing (a scan for the
  * newest good checkpoint). */

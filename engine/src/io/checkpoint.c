@@ -326,7 +326,7 @@ static int write_impl(um_context *ctx, const char *path, const um_checkpoint_con
   if (!rc && cost) {
     double t = um_wtime() - t0;
     UM_CHECK(ctx, um__dist_max_f64(ctx, &t, 1));
-    *cost = (um_checkpoint_cost){bytes, t, saved, n - saved};
+    *cost = (um_checkpoint_cost){bytes, t, saved, n - saved, 0};
   }
   free(p), free(sums), free(plan);
   return rc;
@@ -597,18 +597,23 @@ static int restore_impl(um_context *ctx, um_checkpoint_file *f, int restore, um_
   if (!rc && (!bufs || !sizes)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory reading '%s'", f->path);
   rc = um__dist_agree(ctx, rc);
   double bytes = 0;
+  int unknown = 0;
   for (int i = 0; !rc && i < l.n; i++) {
     um_dat *d = find_dat(ctx, l.names[i]);
+    if (!d) { /* another backend's or setting's dat (a derived map's, a fused path's): this run has no use for it */
+      unknown++;
+      continue;
+    }
     rc = read_dat(ctx, f, l.names[i], d, &bufs[i], &sizes[i]);
     if (!rc) bytes += (double)d->set->gsize * (double)d->dim * (double)d->esize;
     if (!rc && !restore) free(bufs[i]), bufs[i] = NULL;
   }
   for (int i = 0; !rc && restore && i < l.n; i++)
-    rc = um_dat_update_block_original_order(ctx, find_dat(ctx, l.names[i]), bufs[i], sizes[i]);
+    if (bufs[i]) rc = um_dat_update_block_original_order(ctx, find_dat(ctx, l.names[i]), bufs[i], sizes[i]);
   if (!rc && cost) {
     double t = um_wtime() - t0;
     rc = um__dist_max_f64(ctx, &t, 1);
-    *cost = (um_checkpoint_cost){bytes, t, l.n, ctx->ndats - l.n};
+    *cost = (um_checkpoint_cost){bytes, t, l.n - unknown, ctx->ndats - (l.n - unknown), unknown};
   }
   for (int i = 0; bufs && i < l.n; i++) free(bufs[i]);
   free(bufs), free(sizes);

@@ -314,10 +314,12 @@ int um_app_resume(um_app_run *run, long *step);
  * checkpoint when one is due. Returns UM_SUCCESS, or UM_ERR_STOPPED (umrun exits with status 4) when the run is
  * to stop there (a signal, checkpoint.stop_after) after its checkpoint was written: return it (UM_APP_TRY). */
 int um_app_step_end(um_app_run *run, long step);
-/** 1 when this run may write checkpoints (checkpoint.every, .on_signal or .stop_after set, or a restart): an app
- * that leaves work of a step pending into the next (a reduction read late) completes it at each step boundary
- * then, so that the state a checkpoint saves is whole. */
+/** 1 when this run may write checkpoints (checkpoint.every, .on_signal or .stop_after set, or a restart). */
 int um_app_checkpointing(const um_app_run *run);
+/** *due = 1 when um_app_step_end(run, step) will write a checkpoint (decided once per step, collectively): an app
+ * that leaves work of a step pending into the next (a reduction read late, to overlap it) completes it first then,
+ * so that the state the checkpoint saves is whole, and only then. */
+int um_app_checkpoint_due(um_app_run *run, long step, int *due);
 /** @} */
 
 /** Record an app's error in the context (um_error_message) and return code. */
