@@ -26,6 +26,8 @@ ALLOWED = {
     # a signal handler gets no argument to carry state in, and a disposition is per process: the
     # handler's table of files to remove and the dispositions it replaced live at file scope
     "engine/src/util/safe_file.c:*": "signal handling is process-wide (the handler's tables)",
+    # the same for checkpoint.on_signal: SIGTERM/SIGUSR1's handler can only leave a flag, read at the next step
+    "umrun/checkpoint.c:ck_signal": "the signal a checkpoint was asked by (a handler's flag, process-wide)",
     # libnccl is dlopen'ed once per process, its entry points looked up once and shared by every context
     "engine/src/distributed/transports/nccl.c:N": "the dlopen'ed NCCL library's entry points: loaded once per process",
     # thread-local, set by um_exec_range from the call's um_exec.repro_math and put back after it: it carries

@@ -73,6 +73,10 @@ static void usage(const um_runner *r, FILE *f) {
           "  --repeat N        make the run N times (1 to 100), each its own process, and print per\n"
           "                    loop the median time and its spread (min .. max); --json gets the\n"
           "                    median and the spread per loop, as umrun --suite --repeat writes them\n"
+          "  --restart PATH    continue a run from a checkpoint (checkpoint.* keys: when they are\n"
+          "                    written), or from the newest of the app's in the folder PATH, on any\n"
+          "                    number of ranks and any backend; the app's settings and mesh must be\n"
+          "                    the checkpoint's (docs/checkpoints.md)\n"
           "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
           "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
           "                    run.iterations differ (--set, UM_OPTIONS) from the config that names\n"
@@ -115,7 +119,9 @@ static void usage(const um_runner *r, FILE *f) {
           "line or config, or an input/output path that does not work (a validation\n"
           "reference and its field files included; checked before the\n"
           "first loop); 2 the run failed (invalid mesh, diverged: a NaN or infinite result,\n"
-          "an output that could not be written); 3 validation failed.\n");
+          "an output that could not be written, a checkpoint that cannot be read); 3\n"
+          "validation failed; 4 stopped at a checkpoint as asked (checkpoint.on_signal,\n"
+          "checkpoint.stop_after): continue with --restart.\n");
   fprintf(f, "\nbackends (by priority):\n");
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
@@ -459,6 +465,20 @@ static void print_where(const um_runner *r, FILE *out, const run_settings *s, um
               s->load_start, cores);
 }
 
+/* The checkpoint.* settings into run (the same config on every rank: the same answer); on an error, said, and the
+ * run's context and validation released. */
+static int ckpt_settings(const um_runner *r, um_app_run *run, um_config *cfg, validation *v) {
+  char err[1024] = "";
+  if (!umrun_ckpt_settings(run, cfg, err, sizeof err)) return 0;
+  umrun_err(r, "%s\n", err);
+  umrun_ckpt_free(run);
+  umrun_remove_field_dir(r, v);
+  um_finalize(&run->ctx);
+  um_ref_free(v->ref);
+  free(v->wanted);
+  return 1;
+}
+
 /* Set up the context, run the app, report, validate, write outputs. */
 static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
@@ -507,16 +527,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   run.nwanted_fields = v.nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
   run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
-  char ckerr[1024] = "";
-  if (umrun_ckpt_settings(&run, cfg, ckerr, sizeof ckerr)) { /* the same config on every rank: the same answer */
-    umrun_err(r, "%s\n", ckerr);
-    umrun_ckpt_free(&run);
-    umrun_remove_field_dir(r, &v);
-    um_finalize(&ctx);
-    um_ref_free(v.ref);
-    free(v.wanted);
-    return EXIT_USAGE;
-  }
+  if (ckpt_settings(r, &run, cfg, &v)) return EXIT_USAGE;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
