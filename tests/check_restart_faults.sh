@@ -8,6 +8,7 @@
 #   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, another mesh and another
 #             physical setting, a checkpoint.dir that cannot be made: each refused with its message and status (1 or
 #             2), and the checkpoints already there left as they were
+#   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 CASE=$4
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -114,6 +115,16 @@ bad)
     || { cat "$WORK/c.log"; fail "the restart from the good one failed"; }
   same "$WORK/a.json" "$WORK/c.json"
   echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics"
+  ;;
+tolerance)
+  # without run.reproducible: stopped on 1 rank (OpenMP), continued on 2 (seq), validated against upstream's numbers
+  V=(--quiet --set checkpoint.dir="$WORK/ck" --set output.dir=)
+  $T "$UMRUN" $CFG "${V[@]}" --set run.backend=openmp --set checkpoint.stop_after=500 > "$WORK/b.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/b.log"; fail "the stop did not exit 4"; }
+  $T "$MPIEXEC" --oversubscribe -np 2 "$UMRUN" $CFG "${V[@]}" --set run.backend=seq --restart "$WORK/ck" \
+    > "$WORK/c.log" 2>&1 || { cat "$WORK/c.log"; fail "the continued run did not validate"; }
+  grep -q "VALIDATION PASS" "$WORK/c.log" || { cat "$WORK/c.log"; fail "no VALIDATION PASS"; }
+  echo "tolerance: stopped at 500 on 1 rank, continued on 2: $(grep -o 'VALIDATION PASS.*' "$WORK/c.log")"
   ;;
 *) fail "unknown case $CASE" ;;
 esac
