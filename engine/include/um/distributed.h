@@ -81,9 +81,10 @@ int um_mpi_barrier(void);
  *                 reaches: um_context_set_partition_coords), in parallel;
  *   - "sfc"       a Hilbert curve through the same points, cut into P pieces;
  *   - "block"     contiguous ranges of the current numbering;
- *   - "auto" or NULL: metis for a whole mesh of up to 2^20 elements, else
- *                 ptscotch where built, else rcb where there are coordinates,
- *                 else metis (whole) or block (by blocks).
+ *   - "auto" or NULL: metis for a whole mesh of up to 2^20 elements, rcb for a
+ *                 mesh declared by blocks whose primary set has coordinates,
+ *                 else ptscotch where built, else rcb where there are
+ *                 coordinates, else metis (whole) or block (by blocks).
  * rcb and sfc give parts of exactly the block partitioner's sizes (imbalance at
  * most ceil(N/P) / (N/P)) and depend only on the points and the global numbers,
  * not on which rank holds what. A partitioner that fails (on any rank), runs

@@ -62,8 +62,9 @@ const um_option um_distributed_options[] = {
              "PT-Scotch k-way, every rank taking part; rcb: recursive coordinate\n"
              "bisection of the elements' centroids, in parallel; sfc: a Hilbert curve\n"
              "through them cut into equal pieces; block: contiguous ranges. auto: metis\n"
-             "for a whole mesh of up to 2^20 elements, else ptscotch where built, else\n"
-             "rcb where there are coordinates. One that fails, overruns\n"
+             "for a whole mesh of up to 2^20 elements, rcb for a mesh declared by blocks\n"
+             "with coordinates, else ptscotch where built, else rcb where there are\n"
+             "coordinates. One that fails, overruns\n"
              "mpi.partition_budget_s or leaves a part empty gives way to rcb, then\n"
              "block (one leaving parts not connected too, the fewest kept); the log\n"
              "line says which was used and why",
