@@ -1,10 +1,13 @@
-"""The package's version: the one of um (the repository's VERSION file, recorded when the package was installed)."""
-try:
+"""The package's version: um's one version number, the repository's VERSION file (docs/release.md), read from the
+repository when the package runs from it (and when pip builds it), else as the installed package recorded it."""
+import os
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_repo = os.path.join(_here, "..", "..")
+if os.path.exists(os.path.join(_repo, "python", "pyproject.toml")) and os.path.exists(os.path.join(_repo, "VERSION")):
+    with open(os.path.join(_repo, "VERSION")) as _f:
+        version = _f.read().strip()
+else:
     from importlib.metadata import version as _v
 
     version = _v("um")
-except Exception:  # run from the repository without installing
-    import os
-
-    with open(os.path.join(os.path.dirname(__file__), "..", "..", "VERSION")) as _f:
-        version = _f.read().strip()

@@ -1,0 +1,462 @@
+"""The engine from Python: contexts, sets, maps, dats, kernels given as C source, and par_loops.
+
+Every call goes to the C API of libum.so (um/um.h); an error of the engine is raised as :class:`UmError` with the
+engine's own message (um_error_message), which names what was wrong and what to do.
+"""
+import enum
+import weakref
+
+import numpy as np
+
+from ._lib import ffi, lib
+
+
+class UmError(RuntimeError):
+    """An error of the engine: ``code`` is its um_error code, ``name`` the code's name ("UM_ERR_ARG", ...), and the
+    message the engine's (um_error_message), with the file:line trail through which it propagated."""
+
+    def __init__(self, code, message):
+        self.code = int(code)
+        self.name = ffi.string(lib.um_error_name(self.code)).decode()
+        super().__init__("%s: %s" % (self.name, message))
+
+
+class Access(enum.IntEnum):
+    """The access mode of a loop argument (OP2's): how the kernel uses the values."""
+
+    READ = lib.UM_READ  #: read only
+    WRITE = lib.UM_WRITE  #: written only: every element's value is overwritten
+    RW = lib.UM_RW  #: read and written
+    INC = lib.UM_INC  #: incremented (through a map: contributions summed; a global: a sum)
+    MIN = lib.UM_MIN  #: a global reduced to its minimum
+    MAX = lib.UM_MAX  #: a global reduced to its maximum
+
+
+READ, WRITE, RW, INC, MIN, MAX = Access.READ, Access.WRITE, Access.RW, Access.INC, Access.MIN, Access.MAX
+
+#: numpy dtype -> the engine's type, and back
+_TYPES = {np.dtype(np.float64): lib.UM_DOUBLE, np.dtype(np.float32): lib.UM_FLOAT, np.dtype(np.int32): lib.UM_INT}
+_DTYPES = {v: k for k, v in _TYPES.items()}
+
+
+def _um_type(dtype, what):
+    dt = np.dtype(dtype)
+    if dt not in _TYPES:
+        raise TypeError("%s: dtype %s is not one of the engine's types: float64 (double), float32 (float) or int32 "
+                        "(int); convert it first, e.g. a.astype(np.float64)" % (what, dt))
+    return _TYPES[dt]
+
+
+def _text(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Context:
+    """A context (um_init): everything of a run hangs off it, and it is freed by :meth:`close` (or when the last
+    reference to it goes).
+
+    :param backend: "seq", "openmp", "cuda" or "auto" (the available backend of highest priority)
+    :param options: the engine's options by their keys, e.g. ``{"run.strategy": "atomics", "hostc.cflags": "-O2"}``
+        (``umrun --help`` and docs/options.md list them)
+    :param settings: the same for the run.* keys, by their short name: ``threads=2``, ``reproducible=True``,
+        ``layout="soa"``, ``block_size=128``, ``split="gather"``
+    """
+
+    def __init__(self, backend="auto", options=None, **settings):
+        self._keep = []  # the option texts the um_options point into, alive as long as the context
+        self._ptr = ffi.NULL
+        opts = ffi.new("um_options *")
+        lib.um_options_default(opts)
+        merged = {"run.backend": backend}
+        for key, value in settings.items():
+            merged["run." + key] = value
+        merged.update(options or {})
+        later = []
+        for key, value in merged.items():
+            decl = lib.um_option_find(_text(key))
+            if decl == ffi.NULL:
+                near = ffi.new("char[160]")
+                hint = lib.um_option_nearest(_text(key), near, 160)
+                raise ValueError("um.Context: unknown option '%s'%s" % (
+                    key, " (did you mean '%s'?)" % ffi.string(hint).decode() if hint != ffi.NULL else ""))
+            if decl.to_options == ffi.NULL:
+                later.append((key, value))
+                continue
+            self._apply(opts, ffi.NULL, key, value)
+        ctx = ffi.new("um_context **")
+        rc = lib.um_init(ctx, opts)
+        self._ptr = ctx[0]
+        self._opts = opts
+        if rc != 0:
+            message = ffi.string(lib.um_error_message(self._ptr)).decode() if self._ptr != ffi.NULL else ""
+            self.close()
+            raise UmError(rc, message)
+        self._kernels = {}
+        self._sets = []
+        for key, value in later:
+            self._apply(ffi.NULL, self._ptr, key, value)
+        self._finalizer = weakref.finalize(self, Context._free, ctx)
+
+    @staticmethod
+    def _free(holder):
+        if holder[0] != ffi.NULL:
+            lib.um_finalize(holder)
+
+    def _apply(self, opts, ctx, key, value):
+        text = ffi.new("char[]", _text(_option_text(value)))
+        self._keep.append(text)
+        err = ffi.new("char[1024]")
+        rc = lib.um_option_apply(opts, ctx, _text(key), text, err, 1024)
+        if rc != 0:
+            raise ValueError("um.Context: %s = %s: %s" % (key, value, ffi.string(err).decode()))
+
+    def close(self):
+        """Free the context and everything declared on it (um_finalize); its sets, maps and dats are unusable
+        afterwards."""
+        fin = getattr(self, "_finalizer", None)
+        if fin is not None:
+            fin()
+        elif self._ptr != ffi.NULL:
+            lib.um_finalize(ffi.new("um_context **", self._ptr))
+        self._ptr = ffi.NULL
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def ptr(self):
+        """The um_context pointer (raises if the context is closed)."""
+        if self._ptr == ffi.NULL or not getattr(self, "_finalizer", None) or not self._finalizer.alive:
+            raise UmError(lib.UM_ERR_ARG, "the context is closed: make a new um.Context")
+        return self._ptr
+
+    def check(self, rc):
+        """Raise :class:`UmError` with the engine's message when rc is an error code."""
+        if rc != 0:
+            message = ffi.string(lib.um_error_message(self._ptr)).decode()
+            lib.um_error_clear(self._ptr)
+            raise UmError(rc, message)
+
+    # ---- what it runs on --------------------------------------------------------------------------------------
+    @property
+    def backend(self):
+        """The backend in use after auto resolution ("seq", "openmp", "cuda")."""
+        return ffi.string(lib.um_context_backend(self.ptr)).decode()
+
+    @property
+    def strategy(self):
+        """The strategy the backend resolved the options' strategy to ("coloured", "atomics", ...)."""
+        return ffi.string(lib.um_strategy_name(lib.um_context_strategy(self.ptr))).decode()
+
+    @property
+    def reproducible(self):
+        """run.reproducible: reductions and increments with the same bits on every backend and rank count."""
+        return bool(lib.um_context_reproducible(self.ptr))
+
+    @reproducible.setter
+    def reproducible(self, on):
+        self.check(lib.um_context_set_reproducible(self.ptr, 1 if on else 0))
+
+    def set_option(self, key, value):
+        """Apply one of the context's settings after it was made (um_option_apply on the context), e.g.
+        ``ctx.set_option("run.split", "gather")``."""
+        self._apply(ffi.NULL, self.ptr, key, value)
+
+    # ---- declarations -------------------------------------------------------------------------------------------
+    def set(self, size, name):
+        """Declare a set of ``size`` elements (um_decl_set)."""
+        out = ffi.new("um_set **")
+        self.check(lib.um_decl_set(self.ptr, int(size), _text(name), out))
+        return Set(self, out[0], name)
+
+    def map(self, frm, to, data, name):
+        """Declare a map from set ``frm`` to set ``to`` (um_decl_map): ``data`` is an integer array of shape
+        (frm.size, arity), 0-based indices into ``to``, checked by the engine to lie in range."""
+        a = np.asarray(data)
+        if a.dtype.kind not in "iu":
+            raise TypeError("map '%s': its data must be integers (indices into '%s'), not %s" % (name, to.name, a.dtype))
+        if a.ndim == 1:
+            a = a.reshape(-1, 1)
+        if a.ndim != 2 or a.shape[0] != frm.size:
+            raise ValueError("map '%s': data of shape %s; expected (%d, arity): one row per element of set '%s'"
+                             % (name, a.shape, frm.size, frm.name))
+        if a.size and (a.min() < np.iinfo(np.int32).min or a.max() > np.iinfo(np.int32).max):
+            raise ValueError("map '%s': an index does not fit a C int" % name)
+        rows = np.ascontiguousarray(a, dtype=np.int32)  # a copy only where the layout or dtype differ
+        out = ffi.new("um_map **")
+        self.check(lib.um_decl_map(self.ptr, frm._p, to._p, rows.shape[1], ffi.from_buffer("int[]", rows),
+                                   _text(name), out))
+        return Map(self, out[0], name, frm, to, rows.shape[1])
+
+    def dat(self, set, data=None, name=None, dim=None, dtype=np.float64):
+        """Declare a dat on ``set`` (um_decl_dat). ``data``: an array of shape (set.size, dim), or (set.size,) for
+        dim 1, of float64, float32 or int32; or None for zeros of ``dim`` values of ``dtype`` per element.
+
+        A C-contiguous array of the dat's dtype goes to the engine as it is (no copy on the Python side); another
+        layout is made contiguous first. The engine copies the values into its own storage (which it may pad,
+        reorder and distribute), so the array may be changed or freed afterwards: :meth:`Dat.update` changes the
+        dat's values, :meth:`Dat.fetch` reads them."""
+        if name is None:
+            raise ValueError("um.Context.dat: a dat needs a name (statistics and outputs use it)")
+        if data is None:
+            if dim is None:
+                raise ValueError("dat '%s': give its data, or dim (and dtype) for zeros" % name)
+            t = _um_type(dtype, "dat '%s'" % name)
+            buf, dim = ffi.NULL, int(dim)
+        else:
+            a = np.asarray(data)
+            t = _um_type(a.dtype, "dat '%s'" % name)
+            dim = _check_rows(a, set, dim, "dat '%s'" % name)
+            a = np.ascontiguousarray(a)
+            buf = ffi.from_buffer(a)
+        out = ffi.new("um_dat **")
+        self.check(lib.um_decl_dat(self.ptr, set._p, dim, t, buf, _text(name), out))
+        return Dat(self, out[0], name, set, dim, _DTYPES[t])
+
+    def decl_const(self, name, value, dtype=np.float64):
+        """Publish a constant the kernels read (um_decl_const; declared UM_CONST in the kernel source): a number
+        or a 1-D array. Call again to change it."""
+        a = np.ascontiguousarray(np.atleast_1d(np.asarray(value, dtype=dtype)))
+        t = _um_type(a.dtype, "constant '%s'" % name)
+        self.check(lib.um_decl_const(self.ptr, _text(name), a.size, t, ffi.from_buffer(a)))
+
+    def reorder(self, method, map):
+        """Renumber every set from ``map`` (um_reorder): method "gps" (Scotch) or "partition" (METIS). Dats keep
+        their values, moved with their elements; :meth:`Dat.fetch` (original_order=True) reads them in the
+        declared order. Returns the reordering's statistics as a dict."""
+        m = ffi.new("um_reorder_method *")
+        if lib.um_reorder_method_parse(_text(method), m) != 0:
+            raise ValueError("um.Context.reorder: method '%s': use 'none', 'gps' or 'partition'" % method)
+        ro = ffi.new("um_reorder_options *")
+        lib.um_reorder_options_default(ro)
+        st = ffi.new("um_reorder_stats *")
+        self.check(lib.um_reorder(self.ptr, m[0], map._p, ro, st))
+        return {k: getattr(st, k) for k in ("compute_seconds", "apply_seconds", "nparts", "max_part_size", "edgecut")}
+
+    # ---- statistics ---------------------------------------------------------------------------------------------
+    def loop_stats(self):
+        """The engine's statistics of every loop by name (um_loop_stats_get): a list of dicts with calls, seconds,
+        bytes (useful bytes per call), plan statistics, split variant and the backend's counters."""
+        out = []
+        st = ffi.new("um_loop_stats *")
+        for i in range(lib.um_loop_stats_count(self.ptr)):
+            self.check(lib.um_loop_stats_get(self.ptr, i, st))
+            row = {"name": ffi.string(st.name).decode()}
+            for key in ("calls", "compiled_calls", "simd_calls", "seconds", "host_seconds", "bytes", "set_size",
+                        "indirect", "has_plan", "block_size", "nblocks", "nblock_colours", "max_thread_colours",
+                        "nplans", "plan_seconds", "first_call_seconds", "device_timed", "halo_exchanges",
+                        "halo_bytes", "halo_seconds"):
+                row[key] = getattr(st, key)
+            row["split"] = ffi.string(st.split).decode() if st.split != ffi.NULL else None
+            row["parent"] = ffi.string(st.parent).decode() if st.parent != ffi.NULL else None
+            row["gbs"] = st.bytes * st.calls / st.seconds / 1e9 if st.seconds > 0 else 0.0
+            for c in range(st.ncounters):
+                row[ffi.string(st.counter_names[c]).decode()] = st.counters[c]
+            out.append(row)
+        return out
+
+    def reset_stats(self):
+        """Reset the loops' counters (um_loop_stats_reset; plans are kept)."""
+        lib.um_loop_stats_reset(self.ptr)
+
+    def sync(self):
+        """Wait for all outstanding device work (um_sync; nothing to wait for on the host backends)."""
+        self.check(lib.um_sync(self.ptr))
+
+    # ---- kernels ------------------------------------------------------------------------------------------------
+    def _kernel(self, kernel, nargs):
+        key = (id(kernel), nargs)
+        hit = self._kernels.get(key)
+        if hit is not None and hit[0] is kernel:
+            return hit[1]
+        k = ffi.new("um_kernel *")
+        # the strings held here through the call (a struct field does not keep them alive); the engine copies them
+        strings = [ffi.new("char[]", _text(t)) for t in (kernel.name, kernel.source, kernel.source_name)]
+        k.name, k.source, k.source_name = strings
+        k.nargs = nargs
+        out = ffi.new("const um_kernel **")
+        self.check(lib.um_decl_kernel(self.ptr, k, out))
+        self._kernels[key] = (kernel, out[0])
+        return out[0]
+
+
+def _check_rows(a, set, dim, what):
+    if a.ndim == 1:
+        got = 1
+    elif a.ndim == 2:
+        got = a.shape[1]
+    else:
+        raise ValueError("%s: an array of %d dimensions; expected (%d, dim) or (%d,)" % (what, a.ndim, set.size,
+                                                                                       set.size))
+    if a.shape[0] != set.size:
+        raise ValueError("%s: %d rows, but set '%s' has %d elements; expected shape (%d, dim)" % (
+            what, a.shape[0], set.name, set.size, set.size))
+    if dim is not None and int(dim) != got:
+        raise ValueError("%s: dim=%d given, but the array has %d values per element" % (what, dim, got))
+    return got
+
+
+class _Object:
+    """What sets, maps and dats share: their context and handle."""
+
+    def __init__(self, ctx, p, name):
+        self.ctx, self._handle, self.name = ctx, p, name
+
+    @property
+    def _p(self):
+        self.ctx.ptr  # raises when the context is closed
+        return self._handle
+
+    def __repr__(self):
+        return "<um.%s '%s'>" % (type(self).__name__, self.name)
+
+
+class Set(_Object):
+    """A set of mesh entities (um_set), declared with :meth:`Context.set`."""
+
+    @property
+    def size(self):
+        """Elements of the set (over every rank when distributed)."""
+        return lib.um_set_size(self._p)
+
+
+class Map(_Object):
+    """A map (um_map) from one set to ``arity`` elements of another, declared with :meth:`Context.map`. Index it
+    to name one target for a loop argument: ``q(READ, pecell[0])``."""
+
+    def __init__(self, ctx, p, name, frm, to, arity):
+        super().__init__(ctx, p, name)
+        self.frm, self.to, self.arity = frm, to, arity
+
+    def __getitem__(self, idx):
+        if not -self.arity <= idx < self.arity:
+            raise IndexError("map '%s' has arity %d: index %d is out of range" % (self.name, self.arity, idx))
+        return (self, idx % self.arity)
+
+    def fetch(self):
+        """The map's rows as an int32 array (frm.size, arity), in the current numbering."""
+        out = np.empty((self.frm.size, self.arity), dtype=np.int32)
+        self.ctx.check(lib.um_map_fetch(self.ctx.ptr, self._p, ffi.from_buffer("int[]", out), out.nbytes))
+        return out
+
+
+class Dat(_Object):
+    """A dat (um_dat): ``dim`` values of one type per element of a set, declared with :meth:`Context.dat`. Call it
+    to make a loop argument: ``q(READ)`` directly, ``q(INC, pecell[1])`` through a map."""
+
+    def __init__(self, ctx, p, name, set, dim, dtype):
+        super().__init__(ctx, p, name)
+        self.set, self.dim, self.dtype = set, dim, dtype
+
+    def __call__(self, access, via=None):
+        return _DatArg(self, Access(access), via)
+
+    def fetch(self, original_order=False):
+        """The dat's values as a new array (set.size, dim), or (set.size,) for dim 1 (um_dat_fetch: from the device
+        where the backend keeps them there). original_order: in the declared numbering after a reordering."""
+        out = np.empty((self.set.size, self.dim), dtype=self.dtype)
+        fn = lib.um_dat_fetch_original_order if original_order else lib.um_dat_fetch
+        self.ctx.check(fn(self.ctx.ptr, self._p, ffi.from_buffer(out), out.nbytes))
+        return out[:, 0] if self.dim == 1 else out
+
+    def update(self, data):
+        """Replace the dat's values (um_dat_update) from an array of its shape and dtype."""
+        a = np.asarray(data)
+        if np.dtype(a.dtype) != np.dtype(self.dtype):
+            raise TypeError("dat '%s' holds %s: got %s (convert it with .astype)" % (self.name, self.dtype, a.dtype))
+        _check_rows(a, self.set, self.dim, "dat '%s'" % self.name)
+        a = np.ascontiguousarray(a)
+        self.ctx.check(lib.um_dat_update(self.ctx.ptr, self._p, ffi.from_buffer(a), a.nbytes))
+
+    @property
+    def layout(self):
+        """The dat's storage layout: "aos", "soa" or "auto" (until its first loop decides)."""
+        return ffi.string(lib.um_layout_name(lib.um_dat_layout(self._p))).decode()
+
+
+class Global:
+    """A global argument: ``dim`` values read by a loop (READ) or reduced into (INC, MIN, MAX). After the loop,
+    :attr:`value` holds the result (the loop's return value too). An INC global starts from its current value,
+    as in OP2: ``Global(0.0, INC)`` for a sum."""
+
+    def __init__(self, value, access, dtype=np.float64):
+        self.data = np.ascontiguousarray(np.atleast_1d(np.array(value, dtype=dtype)))
+        if self.data.ndim != 1:
+            raise ValueError("um.Global: a number or a 1-D array of values")
+        self.access = Access(access)
+        self.type = _um_type(self.data.dtype, "global")
+
+    @property
+    def value(self):
+        """The values: a number when there is one, else the array."""
+        return self.data[0].item() if self.data.size == 1 else self.data.copy()
+
+
+class _DatArg:
+    __slots__ = ("dat", "access", "via")
+
+    def __init__(self, dat, access, via):
+        if via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
+            raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0]" % dat.name)
+        self.dat, self.access, self.via = dat, access, via
+
+
+class Kernel:
+    """A kernel given as C source: the text of a kernel header (``#include "um/kernel.h"``, UM_KERNEL functions,
+    UM_CONST constants), the same text an app's kernel header holds, and the name of the function to run.
+
+    The engine compiles it for each loop's arguments: on seq and openmp with the host C compiler (the compiled host
+    loops, hostc.*), on cuda with NVRTC. A compile error is raised by the first par_loop that uses it, with the
+    compiler's message."""
+
+    def __init__(self, source, name, source_name=None):
+        self.source, self.name = source, name
+        self.source_name = source_name or (name + ".h")
+
+    def __repr__(self):
+        return "<um.Kernel '%s' from %s>" % (self.name, self.source_name)
+
+
+def kernels(source, *names, source_name="kernels.h"):
+    """The kernels ``names`` of one kernel header's text, as :class:`Kernel` objects (a tuple, in order)."""
+    return tuple(Kernel(source, n, source_name) for n in names)
+
+
+def _arg(a, nargs_gbl):
+    if isinstance(a, _DatArg):
+        d = a.dat
+        if a.via is None:
+            return lib.um_arg_dat(d._p, -1, ffi.NULL, d.dim, _TYPES[np.dtype(d.dtype)], a.access)
+        m, idx = a.via
+        return lib.um_arg_dat(d._p, idx, m._p, d.dim, _TYPES[np.dtype(d.dtype)], a.access)
+    if isinstance(a, Global):
+        nargs_gbl.append(a)
+        return lib.um_arg_gbl(ffi.from_buffer(a.data), a.data.size, a.type, a.access)
+    raise TypeError("par_loop: an argument must be dat(access[, map[idx]]) or um.Global(...), not %r" % (a,))
+
+
+def par_loop(kernel, set, *args, name=None):
+    """Run ``kernel`` over every element of ``set`` (um_par_loop), one argument per kernel parameter:
+    ``dat(access)`` directly, ``dat(access, map[idx])`` through a map, ``Global(value, access)`` for a global.
+
+    Returns the reductions' results: None without a reduced global, the value of the one (a number, or an array
+    for dim > 1), or a tuple of them in argument order. ``name`` (default: the kernel's) names the loop in the
+    statistics and per-loop settings."""
+    ctx = set.ctx
+    cargs = ffi.new("um_arg[]", len(args))
+    gbls = []
+    for i, a in enumerate(args):
+        cargs[i] = _arg(a, gbls)
+    k = ctx._kernel(kernel, len(args))
+    ctx.check(lib.um_par_loop(ctx.ptr, k, _text(name or kernel.name), set._p, len(args), cargs))
+    out = [g.value for g in gbls if g.access != READ]
+    return None if not out else out[0] if len(out) == 1 else tuple(out)
