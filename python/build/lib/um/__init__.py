@@ -14,8 +14,9 @@ def __getattr__(name):
     # the engine's names load libum.so on first use, so the readers work without it
     if name in _ENGINE:
         core = importlib.import_module(".core", __name__)
-        return getattr(core, name)
-    if name in ("results", "fields", "plots", "mesh"):
+        globals().update({n: getattr(core, n) for n in _ENGINE})  # found directly from now on
+        return globals()[name]
+    if name in ("results", "fields", "plots", "examples"):
         return importlib.import_module("." + name, __name__)
     if name == "__version__":
         from ._version import version
@@ -25,4 +26,4 @@ def __getattr__(name):
 
 _ENGINE = ("Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
            "WRITE", "RW", "INC", "MIN", "MAX")
-__all__ = list(_ENGINE) + ["results", "fields", "plots", "mesh"]
+__all__ = list(_ENGINE) + ["results", "fields", "plots"]

@@ -356,6 +356,7 @@ class Dat(_Object):
     def __init__(self, ctx, p, name, set, dim, dtype):
         super().__init__(ctx, p, name)
         self.set, self.dim, self.dtype = set, dim, dtype
+        self._type = _TYPES[np.dtype(dtype)]
 
     def __call__(self, access, via=None):
         return _DatArg(self, Access(access), via)
@@ -431,17 +432,29 @@ def kernels(source, *names, source_name="kernels.h"):
     return tuple(Kernel(source, n, source_name) for n in names)
 
 
-def _arg(a, nargs_gbl):
+_ARG_DAT, _ARG_GBL = lib.UM_ARG_DAT, lib.UM_ARG_GBL
+
+
+def _fill(c, a, ctx, keep):
+    """Argument a into the um_arg c (its public fields, as um_arg_dat and um_arg_gbl fill them; c starts zeroed)."""
     if isinstance(a, _DatArg):
         d = a.dat
+        if d.ctx is not ctx:
+            raise ValueError("par_loop: dat '%s' belongs to another context" % d.name)
+        c.kind, c.dat, c.dim, c.type, c.acc = _ARG_DAT, d._handle, d.dim, d._type, a.access
         if a.via is None:
-            return lib.um_arg_dat(d._p, -1, ffi.NULL, d.dim, _TYPES[np.dtype(d.dtype)], a.access)
-        m, idx = a.via
-        return lib.um_arg_dat(d._p, idx, m._p, d.dim, _TYPES[np.dtype(d.dtype)], a.access)
-    if isinstance(a, Global):
-        nargs_gbl.append(a)
-        return lib.um_arg_gbl(ffi.from_buffer(a.data), a.data.size, a.type, a.access)
-    raise TypeError("par_loop: an argument must be dat(access[, map[idx]]) or um.Global(...), not %r" % (a,))
+            c.idx = -1
+        else:
+            m, c.idx = a.via
+            if m.ctx is not ctx:
+                raise ValueError("par_loop: map '%s' belongs to another context" % m.name)
+            c.map = m._handle
+    elif isinstance(a, Global):
+        buf = ffi.from_buffer(a.data)
+        keep.append(buf)
+        c.kind, c.gbl, c.idx, c.dim, c.type, c.acc = _ARG_GBL, buf, -1, a.data.size, a.type, a.access
+    else:
+        raise TypeError("par_loop: an argument must be dat(access[, map[idx]]) or um.Global(...), not %r" % (a,))
 
 
 def par_loop(kernel, set, *args, name=None):
@@ -452,11 +465,12 @@ def par_loop(kernel, set, *args, name=None):
     for dim > 1), or a tuple of them in argument order. ``name`` (default: the kernel's) names the loop in the
     statistics and per-loop settings."""
     ctx = set.ctx
+    p = ctx.ptr  # raises when the context is closed
     cargs = ffi.new("um_arg[]", len(args))
-    gbls = []
+    keep = []
     for i, a in enumerate(args):
-        cargs[i] = _arg(a, gbls)
+        _fill(cargs[i], a, ctx, keep)
     k = ctx._kernel(kernel, len(args))
-    ctx.check(lib.um_par_loop(ctx.ptr, k, _text(name or kernel.name), set._p, len(args), cargs))
-    out = [g.value for g in gbls if g.access != READ]
+    ctx.check(lib.um_par_loop(p, k, _text(name or kernel.name), set._handle, len(args), cargs))
+    out = [a.value for a in args if isinstance(a, Global) and a.access != READ]
     return None if not out else out[0] if len(out) == 1 else tuple(out)
