@@ -23,3 +23,12 @@ def test_rms_bit_for_bit(outputs, kernel_source, backend):
     for name in airfoil.LOOPS:
         assert stats[name]["calls"] > 0 and stats[name]["compiled_calls"] == stats[name]["calls"]
 
+
+
+def test_command_line_prints_the_c_apps_lines(outputs, capsys):
+    """python3 -m um.examples.airfoil prints the rms lines as the C app does ("  %5d  %.17e")."""
+    from conftest import KERNELS
+
+    airfoil.main([str(outputs["dir"] / "seq" / "airfoil.h5"), KERNELS, "--backend", "seq", "--iterations", "100"])
+    line = capsys.readouterr().out.rstrip("\n")
+    assert line == " %5d  %.17e" % (100, metrics(outputs["seq"])["rms_100"])
