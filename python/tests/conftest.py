@@ -15,7 +15,7 @@ AIRFOIL = ["--set", "mesh.I=20", "--set", "mesh.J=30", "--set", "run.iterations=
 
 
 def umrun_path():
-    p = os.environ.get("UM_UMRUN") or os.path.join(REPO, "build", "bin", "umrun")
+    p = os.path.abspath(os.environ.get("UM_UMRUN") or os.path.join(REPO, "build", "bin", "umrun"))
     if not os.access(p, os.X_OK):
         pytest.fail("umrun not found at %s: build it (cmake --build build) or set UM_UMRUN" % p)
     return p

@@ -57,6 +57,14 @@ def _option_text(value):
     return str(value)
 
 
+def backend_available(name):
+    """(True, "") if the named backend can run here, else (False, why): not built into this libum.so and how to
+    build it, or no usable device with the runtime's reason (um_backend_status)."""
+    why = ffi.new("char[1024]")
+    ok = lib.um_backend_status(_text(name), why, 1024)
+    return bool(ok), ffi.string(why).decode()
+
+
 class Context:
     """A context (um_init): everything of a run hangs off it, and it is freed by :meth:`close` (or when the last
     reference to it goes).
