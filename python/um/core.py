@@ -57,6 +57,40 @@ def _option_text(value):
     return str(value)
 
 
+_MPI = {"started": False}
+
+
+def mpi_start():
+    """Join the ranks of mpirun (um_mpi_start): MPI initialised here unless mpi4py (or another library) did it,
+    and then finalised at exit by whoever initialised it. Returns (rank, nranks); (0, 1) in a process not started
+    by mpirun. Call it before making the contexts that are to be distributed (:meth:`Context.distribute`)."""
+    import atexit
+    import sys
+
+    rank, n = ffi.new("int *"), ffi.new("int *")
+    already = "mpi4py" in sys.modules and sys.modules["mpi4py"].__dict__.get("MPI") is not None
+    rc = lib.um_mpi_start(ffi.NULL, ffi.NULL, rank, n)
+    if rc != 0:
+        raise UmError(rc, "um_mpi_start: MPI could not be started")
+    if not _MPI["started"] and not already and n[0] > 1:
+        atexit.register(lib.um_mpi_finish)
+    _MPI["started"] = True
+    return rank[0], n[0]
+
+
+def block_range(gsize, rank=None, nranks=None):
+    """(begin, count): the block of a set of ``gsize`` elements that rank ``rank`` of ``nranks`` (default: this
+    process's) declares by blocks (um_block_range: element i on rank floor(i * nranks / gsize))."""
+    rank = lib.um_mpi_rank() if rank is None else rank
+    nranks = lib.um_mpi_size() if nranks is None else nranks
+    b, c = ffi.new("long long *"), ffi.new("int *")
+    rc = lib.um_block_range(int(gsize), rank, nranks, b, c)
+    if rc != 0:
+        raise ValueError("block_range(%d, %d, %d): not a block of a set (gsize >= 0, 0 <= rank < nranks)"
+                         % (gsize, rank, nranks))
+    return b[0], c[0]
+
+
 def backend_available(name):
     """(True, "") if the named backend can run here, else (False, why): not built into this libum.so and how to
     build it, or no usable device with the runtime's reason (um_backend_status)."""
@@ -186,6 +220,48 @@ class Context:
         self.check(lib.um_decl_set(self.ptr, int(size), _text(name), out))
         return Set(self, out[0], name)
 
+    def set_block(self, gsize, name, begin=None, count=None):
+        """Declare set ``name`` of ``gsize`` elements over all ranks, of which this rank declares the block
+        [begin, begin + count) (um_decl_set_block; default: :func:`block_range`'s). Every set of a context is
+        declared by blocks or none is; maps then by :meth:`map_block`, dats with the block's rows; then
+        :meth:`distribute`. On one process the block is the whole set."""
+        if begin is None or count is None:
+            begin, count = block_range(gsize)
+        out = ffi.new("um_set **")
+        self.check(lib.um_decl_set_block(self.ptr, int(gsize), int(begin), int(count), _text(name), out))
+        return Set(self, out[0], name)
+
+    def map_block(self, frm, to, rows, name):
+        """Declare a map from a set declared by blocks (um_decl_map_block): ``rows`` holds this rank's block of
+        rows, (count, arity), each entry a 0-based global number of an element of ``to``."""
+        a = np.asarray(rows)
+        if a.dtype.kind not in "iu":
+            raise TypeError("map '%s': its rows must be integers (global numbers in '%s'), not %s" % (name, to.name,
+                                                                                                   a.dtype))
+        a = a.reshape(a.shape[0], -1) if a.ndim == 1 else a
+        if a.ndim != 2 or a.shape[0] != frm.decl_rows:
+            raise ValueError("map '%s': rows of shape %s; expected (%d, arity): this rank's block of set '%s'"
+                             % (name, a.shape, frm.decl_rows, frm.name))
+        rows64 = np.ascontiguousarray(a, dtype=np.int64)
+        out = ffi.new("um_map **")
+        self.check(lib.um_decl_map_block(self.ptr, frm._p, to._p, rows64.shape[1],
+                                         ffi.from_buffer("long long[]", rows64), _text(name), out))
+        return Map(self, out[0], name, frm, to, rows64.shape[1])
+
+    def distribute(self, primary_set, partitioner="auto"):
+        """Partition the sets over the ranks and migrate (um_distribute; collective, after every set and map is
+        declared and before the first loop): ``primary_set`` is partitioned by ``partitioner`` ("auto", "block",
+        "metis", "rcb", "sfc", "ptscotch"), the others follow. A no-op on one process. Returns the partition's
+        facts (partitioner, edge cut, imbalance, seconds) as a dict."""
+        if lib.um_mpi_size() < 2:
+            return {}
+        self.check(lib.um_distribute(self.ptr, _text(primary_set.name), _text(partitioner)))
+        info = ffi.new("um_partition_info *")
+        if lib.um_partition_info_get(self.ptr, info) != 0:
+            return {}
+        return {"nranks": info.nranks, "partitioner": ffi.string(info.partitioner).decode(),
+                "edge_cut": info.edge_cut, "imbalance": info.imbalance, "seconds": info.seconds}
+
     def map(self, frm, to, data, name):
         """Declare a map from set ``frm`` to set ``to`` (um_decl_map): ``data`` is an integer array of shape
         (frm.size, arity), 0-based indices into ``to``, checked by the engine to lie in range."""
@@ -223,7 +299,7 @@ class Context:
         else:
             a = np.asarray(data)
             t = _um_type(a.dtype, "dat '%s'" % name)
-            dim = _check_rows(a, set, dim, "dat '%s'" % name)
+            dim = _check_rows(a, set, dim, "dat '%s'" % name, set.decl_rows)
             a = np.ascontiguousarray(a)
             buf = ffi.from_buffer(a)
         out = ffi.new("um_dat **")
@@ -297,7 +373,7 @@ class Context:
         return out[0]
 
 
-def _check_rows(a, set, dim, what):
+def _check_rows(a, set, dim, what, rows=None):
     if a.ndim == 1:
         got = 1
     elif a.ndim == 2:
@@ -305,9 +381,10 @@ def _check_rows(a, set, dim, what):
     else:
         raise ValueError("%s: an array of %d dimensions; expected (%d, dim) or (%d,)" % (what, a.ndim, set.size,
                                                                                        set.size))
-    if a.shape[0] != set.size:
-        raise ValueError("%s: %d rows, but set '%s' has %d elements; expected shape (%d, dim)" % (
-            what, a.shape[0], set.name, set.size, set.size))
+    rows = set.size if rows is None else rows
+    if a.shape[0] != rows:
+        raise ValueError("%s: %d rows, but set '%s' has %d elements%s; expected shape (%d, dim)" % (
+            what, a.shape[0], set.name, rows, " in this rank's block" if rows != set.size else "", rows))
     if dim is not None and int(dim) != got:
         raise ValueError("%s: dim=%d given, but the array has %d values per element" % (what, dim, got))
     return got
@@ -335,6 +412,12 @@ class Set(_Object):
     def size(self):
         """Elements of the set (over every rank when distributed)."""
         return lib.um_set_size(self._p)
+
+    @property
+    def decl_rows(self):
+        """The rows a dat declared on the set takes now (um_set_decl_rows): this rank's block when the set is
+        declared by blocks and not yet distributed, else :attr:`size`."""
+        return lib.um_set_decl_rows(self._p)
 
 
 class Map(_Object):

@@ -3,6 +3,7 @@ airfoil.h5 umrun writes), the five loops of OP2's Airfoil with the kernels of ap
 the rms of the update every 100 iterations, as the C app (apps/airfoil/airfoil.c) prints it.
 
     python3 -m um.examples.airfoil MESH.h5 apps/airfoil/airfoil_kernels.h [--backend openmp] [--iterations 1000]
+    mpirun -np 2 python3 -m um.examples.airfoil MESH.h5 apps/airfoil/airfoil_kernels.h   # by blocks on 2 ranks
 """
 import argparse
 import math
@@ -27,41 +28,54 @@ def constants():
     return {"gam": gam, "gm1": gm1, "cfl": cfl, "eps": eps, "qinf": np.array([r, r * u, 0.0, r * e])}
 
 
-def read_mesh(path):
-    """The mesh of an OP2 HDF5 file: set sizes, maps and the node coordinates and boundary codes (h5py)."""
+SETS = ("nodes", "edges", "bedges", "cells")
+#: each map and dat of the file: the set its rows belong to
+ROWS = {"pedge": "edges", "pecell": "edges", "pbedge": "bedges", "pbecell": "bedges", "pcell": "cells",
+        "p_bound": "bedges", "p_x": "nodes"}
+
+
+def read_mesh(path, blocks=False):
+    """The mesh of an OP2 HDF5 file: set sizes, maps and the node coordinates and boundary codes (h5py).
+    blocks: only this rank's block of every set's rows (um.block_range), for a context declared by blocks; the
+    set sizes stay the global ones."""
     import h5py
 
     with h5py.File(path, "r") as f:
-        mesh = {s: int(np.asarray(f[s]).ravel()[0]) for s in ("nodes", "edges", "bedges", "cells")}
-        for k in ("pedge", "pecell", "pbedge", "pbecell", "pcell", "p_bound"):
-            mesh[k] = np.asarray(f[k], dtype=np.int32)
-        mesh["p_x"] = np.asarray(f["p_x"], dtype=np.float64)
+        mesh = {s: int(np.asarray(f[s]).ravel()[0]) for s in SETS}
+        for k, s in ROWS.items():
+            b, c = um.block_range(mesh[s]) if blocks else (0, mesh[s])
+            mesh[k] = np.asarray(f[k][b:b + c], dtype=np.float64 if k == "p_x" else np.int32)
     return mesh
 
 
 class Airfoil:
     """Airfoil's sets, maps, dats and loops on a context, as apps/airfoil/airfoil.c declares and runs them."""
 
-    def __init__(self, ctx, mesh, kernel_source):
+    def __init__(self, ctx, mesh, kernel_source, blocks=False):
+        """mesh: read_mesh's; blocks: declared by blocks (read_mesh(path, blocks=True)) and distributed over the
+        ranks of mpirun by the block partitioner (cells primary, as umrun's Airfoil)."""
         self.ctx = ctx
         c = constants()
         for name in ("gam", "gm1", "cfl", "eps", "qinf"):
             ctx.decl_const(name, c[name])
-        nodes, edges = ctx.set(mesh["nodes"], "nodes"), ctx.set(mesh["edges"], "edges")
-        bedges, cells = ctx.set(mesh["bedges"], "bedges"), ctx.set(mesh["cells"], "cells")
+        decl_set, decl_map = (ctx.set_block, ctx.map_block) if blocks else (ctx.set, ctx.map)
+        nodes, edges = decl_set(mesh["nodes"], "nodes"), decl_set(mesh["edges"], "edges")
+        bedges, cells = decl_set(mesh["bedges"], "bedges"), decl_set(mesh["cells"], "cells")
         self.nodes, self.edges, self.bedges, self.cells = nodes, edges, bedges, cells
-        self.pedge = ctx.map(edges, nodes, mesh["pedge"], "pedge")
-        self.pecell = ctx.map(edges, cells, mesh["pecell"], "pecell")
-        self.pbedge = ctx.map(bedges, nodes, mesh["pbedge"], "pbedge")
-        self.pbecell = ctx.map(bedges, cells, mesh["pbecell"], "pbecell")
-        self.pcell = ctx.map(cells, nodes, mesh["pcell"], "pcell")
+        self.pedge = decl_map(edges, nodes, mesh["pedge"], "pedge")
+        self.pecell = decl_map(edges, cells, mesh["pecell"], "pecell")
+        self.pbedge = decl_map(bedges, nodes, mesh["pbedge"], "pbedge")
+        self.pbecell = decl_map(bedges, cells, mesh["pbecell"], "pbecell")
+        self.pcell = decl_map(cells, nodes, mesh["pcell"], "pcell")
         self.p_x = ctx.dat(nodes, mesh["p_x"], "p_x")
         self.p_bound = ctx.dat(bedges, mesh["p_bound"], "p_bound")
-        self.p_q = ctx.dat(cells, np.tile(c["qinf"], (cells.size, 1)), "p_q")
+        self.p_q = ctx.dat(cells, np.tile(c["qinf"], (cells.decl_rows, 1)), "p_q")
         self.p_qold = ctx.dat(cells, None, "p_qold", dim=4)
         self.p_res = ctx.dat(cells, None, "p_res", dim=4)
         self.p_adt = ctx.dat(cells, None, "p_adt", dim=1)
         self.k = dict(zip(LOOPS, um.kernels(kernel_source, *LOOPS, source_name="airfoil_kernels.h")))
+        if blocks:
+            self.partition = ctx.distribute(cells, "block")
 
     def step(self):
         """One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update; returns the last update's
@@ -101,13 +115,22 @@ def main(argv=None):
     ap.add_argument("--backend", default="auto", help="seq, openmp, cuda or auto")
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=0, help="OpenMP threads (0: the runtime's default)")
+    ap.add_argument("--reproducible", action="store_true", help="run.reproducible: the same bits on any backend "
+                    "and any number of ranks")
     a = ap.parse_args(argv)
     with open(a.kernels) as f:
         source = f.read()
-    with um.Context(backend=a.backend, threads=a.threads) as ctx:
-        app = Airfoil(ctx, read_mesh(a.mesh), source)
+    # under mpirun: MPI started (mpi4py's, where it is installed), each rank reads and declares its blocks only
+    try:
+        from mpi4py import MPI  # noqa: F401
+    except ImportError:
+        pass
+    rank, nranks = um.mpi_start()
+    with um.Context(backend=a.backend, threads=a.threads, reproducible=a.reproducible) as ctx:
+        app = Airfoil(ctx, read_mesh(a.mesh, blocks=nranks > 1), source, blocks=nranks > 1)
         for it, rms in app.run(a.iterations).items():
-            print(" %5d  %.17e" % (it, rms))
+            if rank == 0:
+                print(" %5d  %.17e" % (it, rms))
     return 0
 
 
