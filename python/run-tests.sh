@@ -3,7 +3,8 @@
 # numpy, pandas, h5py, xarray, matplotlib, cffi and pytest (--system-site-packages; scripts/install-deps.sh installs
 # them), `pip install ./python` into it, then pytest python/tests. Run from the repository's root:
 #   bash python/run-tests.sh [VENV]       (VENV default: build/python/venv)
-# libum.so and umrun are found through UM_LIBRARY and UM_UMRUN (set by ctest), else in build/.
+# libum.so and umrun are found through UM_LIBRARY and UM_UMRUN (set by ctest), else in build/. Exits 77 (ctest:
+# skipped) when the interpreter lacks one of the packages, naming them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:-build/python/venv}
@@ -14,8 +15,9 @@ missing=$("$py" -c 'import importlib.util as u
 print(" ".join(m for m in ("numpy", "pandas", "h5py", "xarray", "matplotlib", "cffi", "pytest", "venv")
                if u.find_spec(m) is None))')
 if [ -n "$missing" ]; then
-  echo "python/run-tests.sh: $py lacks $missing: run scripts/install-deps.sh (Debian's python3-* packages)" >&2
-  exit 1
+  echo "python/run-tests.sh: $py lacks $missing: run scripts/install-deps.sh (Debian's python3-* packages);" \
+       "the tests are skipped" >&2
+  exit 77
 fi
 rm -rf "$venv"
 "$py" -m venv --system-site-packages "$venv"
