@@ -2,12 +2,13 @@
 # The Python package's tests as CI runs them (ctest python.pytest): a fresh virtual environment that sees Debian's
 # numpy, pandas, h5py, xarray, matplotlib, cffi and pytest (--system-site-packages; scripts/install-deps.sh installs
 # them), `pip install ./python` into it, then pytest python/tests. Run from the repository's root:
-#   bash python/run-tests.sh [VENV]       (VENV default: build/python/venv)
+#   bash python/run-tests.sh [VENV [PYTEST-ARGS...]]   (VENV default: build/python/venv; e.g. -k cuda)
 # libum.so and umrun are found through UM_LIBRARY and UM_UMRUN (set by ctest), else in build/. Exits 77 (ctest:
 # skipped) when the interpreter lacks one of the packages, naming them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:-build/python/venv}
+shift || true
 # Debian's interpreter, which has the packages (another python3 first on PATH, e.g. pyenv's, may not)
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
@@ -27,4 +28,4 @@ export UM_LIBRARY=${UM_LIBRARY:-$PWD/build/lib/libum.so} UM_UMRUN=${UM_UMRUN:-$P
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} MPLBACKEND=Agg
 # from outside the source folder, so the installed package is the one imported
 cd "$venv"
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests"
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests" "$@"

@@ -151,3 +151,13 @@ def test_reproducible_and_reorder(ctx):
     np.testing.assert_array_equal(st.fetch(original_order=True), vals)
     total = um.par_loop(GATHER, edges, st(READ, e[0]), st(READ, e[1]), um.Global(0.0, INC))
     assert total == pytest.approx(vals.sum() - vals[pairs[:, 1]].sum(), abs=1e-12)
+
+
+def test_engine_messages_reach_logging(caplog, tmp_path):
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="um"):  # a new cache: the loop is compiled, which is said at INFO
+        with um.Context(backend="seq", verbose=1, options={"run.cache": str(tmp_path)}) as ctx:
+            s = ctx.set(4, "s")
+            um.par_loop(SCALE, s, ctx.dat(s, np.ones(4), "x")(READ), ctx.dat(s, None, "y", dim=1)(WRITE))
+    assert any(r.name == "um" and "scale" in r.getMessage() for r in caplog.records), caplog.text

@@ -4,6 +4,7 @@ Every call goes to the C API of libum.so (um/um.h); an error of the engine is ra
 engine's own message (um_error_message), which names what was wrong and what to do.
 """
 import enum
+import logging
 import weakref
 
 import numpy as np
@@ -58,6 +59,14 @@ def _option_text(value):
 
 
 _MPI = {"started": False}
+_LOG_LEVELS = {lib.UM_LOG_WARNING: logging.WARNING, lib.UM_LOG_INFO: logging.INFO, lib.UM_LOG_DEBUG: logging.DEBUG}
+
+
+@ffi.callback("void(void *, um_log_level, const char *)")
+def _log(user, level, message):
+    """The engine's messages (um_options.log) to the logger "um": warnings reach stderr as Python's logging
+    shows them; info and debug (options verbose=1, 2) where the application's logging configuration says."""
+    logging.getLogger("um").log(_LOG_LEVELS.get(level, logging.INFO), "%s", ffi.string(message).decode())
 
 
 def mpi_start():
@@ -108,13 +117,19 @@ class Context:
         (``umrun --help`` and docs/options.md list them)
     :param settings: the same for the run.* keys, by their short name: ``threads=2``, ``reproducible=True``,
         ``layout="soa"``, ``block_size=128``, ``split="gather"``
+
+    :param verbose: 0 warnings only, 1 also the engine's progress and choices (INFO), 2 also details (DEBUG)
+
+    The engine's messages go to the logger "um" (``logging.getLogger("um")``).
     """
 
-    def __init__(self, backend="auto", options=None, **settings):
+    def __init__(self, backend="auto", options=None, verbose=0, **settings):
         self._keep = []  # the option texts the um_options point into, alive as long as the context
         self._ptr = ffi.NULL
         opts = ffi.new("um_options *")
         lib.um_options_default(opts)
+        opts.log = _log  # the engine's warnings and progress to logging.getLogger("um")
+        opts.verbose = int(verbose)
         merged = {"run.backend": backend}
         for key, value in settings.items():
             merged["run." + key] = value
