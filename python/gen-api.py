@@ -42,7 +42,7 @@ def _members(cls):
 
 def reference():
     out = [BEGIN, ""]
-    sections = [("um", um.core, ["Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "backend_available", "mpi_start", "block_range", "Access",
+    sections = [("um", um.core, ["Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "backend_available", "mpi_start", "mpi_launched", "block_range", "Access",
                                  "UmError"]),
                 ("um.results", um.results, ["load", "Results", "useful_bandwidth", "copy_bandwidth"]),
                 ("um.fields", um.fields, ["open", "open_hdf5", "open_xdmf"]),

@@ -2,7 +2,6 @@
 tests to compare against (made once per session, in a temporary folder)."""
 import json
 import os
-import shutil
 import subprocess
 
 import pytest

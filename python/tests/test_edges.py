@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import um
-from um import INC, READ, RW, WRITE
+from um import INC, READ, WRITE
 
 SCALE = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void scale(const double *x, double *y) { y[0] = 3.0 * x[0]; }\n',
                   "scale")

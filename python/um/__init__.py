@@ -24,6 +24,6 @@ def __getattr__(name):
     raise AttributeError("module 'um' has no attribute '%s'" % name)
 
 
-_ENGINE = ("mpi_start", "block_range", "backend_available", "Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
+_ENGINE = ("mpi_start", "mpi_launched", "block_range", "backend_available", "Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
            "WRITE", "RW", "INC", "MIN", "MAX")
 __all__ = list(_ENGINE) + ["results", "fields", "plots"]

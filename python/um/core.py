@@ -87,6 +87,11 @@ def mpi_start():
     return rank[0], n[0]
 
 
+def mpi_launched():
+    """True when the process was started by mpirun with more than one rank (um_mpi_launched)."""
+    return bool(lib.um_mpi_launched())
+
+
 def block_range(gsize, rank=None, nranks=None):
     """(begin, count): the block of a set of ``gsize`` elements that rank ``rank`` of ``nranks`` (default: this
     process's) declares by blocks (um_block_range: element i on rank floor(i * nranks / gsize))."""

@@ -120,12 +120,20 @@ def main(argv=None):
     a = ap.parse_args(argv)
     with open(a.kernels) as f:
         source = f.read()
-    # under mpirun: MPI started (mpi4py's, where it is installed), each rank reads and declares its blocks only
-    try:
-        from mpi4py import MPI  # noqa: F401
-    except ImportError:
-        pass
+    # under mpirun: MPI started by mpi4py where it is installed (else by um), each rank reads and declares its
+    # blocks only, and rank 0 prints
+    comm = None
+    if um.mpi_launched():
+        try:
+            from mpi4py import MPI
+
+            comm = MPI.COMM_WORLD
+        except ImportError:
+            pass
     rank, nranks = um.mpi_start()
+    if comm is not None and (comm.Get_rank(), comm.Get_size()) != (rank, nranks):
+        raise RuntimeError("mpi4py's ranks (%d of %d) are not um's (%d of %d): the two are built against different "
+                           "MPI libraries" % (comm.Get_rank(), comm.Get_size(), rank, nranks))
     with um.Context(backend=a.backend, threads=a.threads, reproducible=a.reproducible) as ctx:
         app = Airfoil(ctx, read_mesh(a.mesh, blocks=nranks > 1), source, blocks=nranks > 1)
         for it, rms in app.run(a.iterations).items():
