@@ -129,6 +129,8 @@ def test_context_errors():
         um.Context(backend="seq", thread=2)
     with pytest.raises(ValueError, match="run.backend = 'no_such_backend': use one of auto, .*seq"):
         um.Context(backend="no_such_backend")
+    with pytest.raises(ValueError, match="run.split = 'nonsense': use one of off, .*gather"):
+        um.Context(backend="seq", split="nonsense")  # a setting of the live context, applied after um_init
     ctx = um.Context(backend="seq")
     s = ctx.set(2, "s")
     ctx.close()

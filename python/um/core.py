@@ -120,12 +120,10 @@ class Context:
     :param backend: "seq", "openmp", "cuda" or "auto" (the available backend of highest priority)
     :param options: the engine's options by their keys, e.g. ``{"run.strategy": "atomics", "hostc.cflags": "-O2"}``
         (``umrun --help`` and docs/options.md list them)
+    :param verbose: 0 warnings only, 1 also the engine's progress and choices (INFO), 2 also details (DEBUG);
+        the engine's messages go to the logger "um" (``logging.getLogger("um")``)
     :param settings: the same for the run.* keys, by their short name: ``threads=2``, ``reproducible=True``,
         ``layout="soa"``, ``block_size=128``, ``split="gather"``
-
-    :param verbose: 0 warnings only, 1 also the engine's progress and choices (INFO), 2 also details (DEBUG)
-
-    The engine's messages go to the logger "um" (``logging.getLogger("um")``).
     """
 
     def __init__(self, backend="auto", options=None, verbose=0, **settings):
@@ -160,10 +158,9 @@ class Context:
             self.close()
             raise UmError(rc, message)
         self._kernels = {}
-        self._sets = []
+        self._finalizer = weakref.finalize(self, Context._free, ctx)  # before anything else can fail
         for key, value in later:
             self._apply(ffi.NULL, self._ptr, key, value)
-        self._finalizer = weakref.finalize(self, Context._free, ctx)
 
     @staticmethod
     def _free(holder):
