@@ -21,6 +21,11 @@ PACKAGES=(
   python3                          # test scripts (SIAC's convergence orders, the options and API checkers)
   python3-jsonschema               # the tests validate the JSON they write against docs/schema (tests/check_schema.py)
   gmsh                             # SIAC's unstructured meshes (scripts/siac-meshes.sh; test siac.meshes_script)
+  python3-venv python3-setuptools  # the Python package (python/): pip install ./python into a venv (test python.pytest)
+  python3-cffi python3-numpy       # ... its binding of libum.so and its arrays
+  python3-pandas python3-h5py python3-xarray python3-matplotlib  # ... its results and fields readers, its plots
+  python3-pytest                   # ... its tests (python/tests)
+  python3-mpi4py                   # ... the same script on P ranks under mpirun (python/tests/test_mpi.py)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

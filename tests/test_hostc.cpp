@@ -629,3 +629,62 @@ TEST(HostCompileCache, LocksOfDeadRunsAreTakenOverAndTheirLitterRemoved) {
 }
 
 }  // namespace
+
+// A kernel declared from its source alone (um_decl_kernel without a range, as the Python package declares
+// them): compiled before its first call whatever hostc.compile says; a compile error is the loop's error with
+// the compiler's message; vector arguments, which need a range function on the host, are refused.
+TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
+  TempDir cache("hostc_source");
+  for (const char *backend : {"seq", "openmp"}) {
+    SCOPED_TRACE(backend);
+    um_options o = options(backend, UM_AOS, UM_COMPILE_OFF, cache.dir.string());
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_set *s;
+    um_dat *x, *y;
+    double v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
+    ASSERT_EQ(um_decl_set(ctx, 8, "s", &s), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, v, "x", &x), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, nullptr, "y", &y), UM_SUCCESS);
+    const um_kernel none = {"twice", 2, nullptr, nullptr, "twice.h", nullptr};
+    const um_kernel *k = nullptr;
+    EXPECT_EQ(um_decl_kernel(ctx, &none, &k), UM_ERR_ARG) << "neither a range nor a source";
+    const um_kernel src = {"twice", 2, nullptr,
+                           "#include \"um/kernel.h\"\nUM_KERNEL void twice(const double *x, double *y) { y[0] = 2.0 * x[0]; }\n",
+                           "twice.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &src, &k), UM_SUCCESS) << um_error_message(ctx);
+    ASSERT_EQ(UM_PAR_LOOP(ctx, *k, "twice", s, um_arg_dat(x, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    ASSERT_EQ(um_dat_fetch(ctx, y, out, sizeof out), UM_SUCCESS);
+    for (int i = 0; i < 8; i++) EXPECT_EQ(out[i], 2.0 * v[i]);
+    long calls, compiled;
+    count_calls(ctx, &calls, &compiled);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(compiled, 1) << "hostc.compile off: a kernel from source still runs compiled";
+
+    const um_kernel bad = {"broken", 1, nullptr,
+                           "#include \"um/kernel.h\"\nUM_KERNEL void broken(double *y) { y[0] = not_declared_here; }\n",
+                           "broken.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &bad, &k), UM_SUCCESS);
+    EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "broken", s, um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)), UM_ERR_BACKEND);
+    std::string msg = um_error_message(ctx);
+    EXPECT_TRUE(has(msg, "loop 'broken'") && has(msg, "not_declared_here") && has(msg, "fix its source")) << msg;
+
+    std::vector<int> ring = {1, 2, 3, 4, 5, 6, 7, 0};
+    um_map *m;
+    ASSERT_EQ(um_decl_map(ctx, s, s, 1, ring.data(), "ring", &m), UM_SUCCESS);
+    const um_kernel vec = {"gather", 2, nullptr,
+                           "#include \"um/kernel.h\"\nUM_KERNEL void gather(const um_vec *a, double *y) { y[0] = UM_VEC_D(a, 0, 0); }\n",
+                           "gather.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &vec, &k), UM_SUCCESS);
+    EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "gather", s, um_arg_vec(x, m, 1, UM_DOUBLE, UM_READ),
+                          um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+              UM_ERR_UNSUPPORTED);
+    msg = um_error_message(ctx);
+    EXPECT_TRUE(has(msg, "declared from source alone") && has(msg, "vector")) << msg;
+    um_finalize(&ctx);
+  }
+}
+

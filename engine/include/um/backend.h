@@ -166,6 +166,10 @@ typedef struct {
   /** 1: run() runs kernels on the host through um_exec_range, so the loops it runs may be compiled for
    * their arguments (um_loop.compiled) */
   int host_code;
+  /** 1: run() compiles every kernel from its source text (a JIT such as NVRTC) and never calls its range
+   * function, so kernels declared from source alone (um_decl_kernel without a range) run on it, as they do
+   * on host_code backends (compiled for their arguments); other backends refuse them */
+  int source_kernels;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution) */
   int contrib_store;
   /** 1: strategy atomics changes only loops whose writes through maps are all vector increments

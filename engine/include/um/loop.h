@@ -17,7 +17,10 @@ typedef struct um_kernel {
   const char *name;     /**< function name in the kernel header          */
   int nargs;            /**< number of pointer parameters                */
   /** Host entry: runs elements [begin, end) of the iteration set,
-   * with arguments resolved by the engine (see um/exec.h). */
+   * with arguments resolved by the engine (see um/exec.h). NULL for a kernel
+   * declared from source alone (um_decl_kernel): host backends then always run
+   * the loop's range compiled from `source` (whatever hostc.compile says), the
+   * CUDA backend compiles it with NVRTC as it does every kernel. */
   void (*range)(struct um_exec *x, int begin, int end);
   const char *source;   /**< text of the kernel header (for JIT backends), may be NULL */
   const char *source_name; /**< the header's file name, for messages and generated code */
@@ -47,8 +50,16 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
  * um_finalize, so loops recorded with it (statistics, code generation for a
  * JIT backend) stay valid after the caller frees its own. The user data is not
  * copied: it must live while loops with the kernel run. *out is the copy to
- * pass to um_par_loop. UM_ERR_ARG without a name, a range function or nargs in
- * 1..UM_MAX_ARGS (48). */
+ * pass to um_par_loop. UM_ERR_ARG without a name, without both a range function
+ * and a source, or nargs outside 1..UM_MAX_ARGS (48).
+ *
+ * A kernel from source alone (range NULL; source: a kernel header's text, with
+ * `#include "um/kernel.h"`, defining the UM_KERNEL function `name`; the Python
+ * package's kernels): host backends compile each loop's range for its arguments
+ * before its first call (the compiler's message in the loop's error when it
+ * fails, UM_ERR_BACKEND); the CUDA backend compiles it with NVRTC. Vector and
+ * whole-dat arguments need a range function on the host (UM_ERR_UNSUPPORTED at the loop);
+ * backends that compile neither host code nor source refuse such a kernel here (UM_ERR_UNSUPPORTED). */
 int um_decl_kernel(um_context *ctx, const um_kernel *kernel, const um_kernel **out);
 
 #ifndef __cplusplus

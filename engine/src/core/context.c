@@ -601,10 +601,16 @@ int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
-  if (!k || !k->name || !*k->name || !k->range || k->nargs < 1 || k->nargs > UM_MAX_ARGS)
+  if (!k || !k->name || !*k->name || (!k->range && !k->source) || k->nargs < 1 || k->nargs > UM_MAX_ARGS)
     return UM_ERROR(ctx, UM_ERR_ARG,
-                    "um_decl_kernel: a kernel needs a name, a range function and 1 to %d arguments (got '%s', %d)",
+                    "um_decl_kernel: a kernel needs a name, a range function or its source, and 1 to %d arguments "
+                    "(got '%s', %d)",
                     UM_MAX_ARGS, k && k->name ? k->name : "(null)", k ? k->nargs : 0);
+  if (!k->range && !ctx->backend->caps.host_code && !ctx->backend->caps.source_kernels)
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "um_decl_kernel '%s': a kernel from source alone (no range function) runs on backends that compile "
+                    "host code or kernels from source (seq, openmp, cuda), not on '%s'; give it a range function",
+                    k->name, um_context_backend(ctx));
   /* one block: the descriptor, then its three strings */
   const size_t ln = strlen(k->name) + 1, ls = k->source ? strlen(k->source) + 1 : 0,
                lh = k->source_name ? strlen(k->source_name) + 1 : 0;

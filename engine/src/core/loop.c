@@ -69,8 +69,8 @@ static void describe_loop(um_loop *loop, const um_kernel *kernel, const char *na
  * through its set's whole map. */
 static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                       const um_arg *args, um_arg *run, um_loop *loop) {
-  if (!kernel || !kernel->range)
-    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (define it with UM_KERNEL_DEFINE)", name);
+  if (!kernel || (!kernel->range && !kernel->source)) /* a kernel from source alone: um_decl_kernel checked it */
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (UM_KERNEL_DEFINE, or um_decl_kernel)", name);
   if (!set) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': iteration set is NULL", name);
   if (set->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': set '%s' belongs to another context", name, set->name);
   if (nargs < 0 || nargs > UM_MAX_ARGS || (nargs && !args))

@@ -234,6 +234,7 @@ const um_backend_def um_backend_cuda = {
     .name = "cuda",
     .priority = 30,
     .caps.ranges = 1,
+    .caps.source_kernels = 1,
     .caps.contrib_store = 1,
     .caps.lazy_reductions = 1,
     .caps.fused_split = 1,

@@ -71,6 +71,7 @@ typedef struct {
   char so[HC_PATH];        /* the module in the cache */
   char work[HC_PATH];      /* private folder of the source, headers, compiler log and output */
   int locked;              /* 1: this process made the module's lock */
+  int required;            /* 1: the kernel has no range of its own (declared from source): compiled or failed */
   int lock_slot;           /* the lock's entry in the signal-cleanup table, or -1 */
   int work_slot;           /* the work folder's, or -1 */
   int group_slot;          /* the compiler's process group's, or -1 */
@@ -438,6 +439,11 @@ static void sync_consts(um_context *ctx, hc_entry *e) {
 /* A compile or load failed: AUTO warns once and runs the generic range, WAIT fails the loop. */
 static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
   e->state = HC_FAILED;
+  if (e->required)
+    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
+                            "loop '%s': compiling its kernel failed: %s (a kernel declared from source alone runs "
+                            "as compiled host code only: fix its source)",
+                            e->name, why);
   if (compile_mode(ctx) == UM_COMPILE_WAIT)
     return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
                     "loop '%s': compiling its host code failed: %s (hostc.compile: auto runs the generic code "
@@ -568,6 +574,7 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
   snprintf(e->name, sizeof e->name, "%s", loop->name);
   snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
   e->ksource = loop->kernel->source;
+  e->required = !loop->kernel->range;
   h->e[h->n++] = e;
   return e;
 }
@@ -643,9 +650,17 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   m->ran = -1;
   const double loop_seconds = r->seconds;
   const um_compile mode = compile_mode(ctx);
-  if (mode == UM_COMPILE_OFF || !ctx->backend->caps.host_code || !loop->kernel->source) return UM_SUCCESS;
+  const int required = !loop->kernel->range; /* declared from source (um_decl_kernel): compiled, whatever the mode */
+  if ((mode == UM_COMPILE_OFF && !required) || !ctx->backend->caps.host_code || !loop->kernel->source)
+    return UM_SUCCESS;
+  if (loop->has_vec && required)
+    return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                            "loop '%s': kernel '%s' was declared from source alone, and vector or whole-dat arguments "
+                            "run on the host only through a kernel's own range function (UM_KERNEL_DEFINE); pass "
+                            "the map's targets as separate arguments (one per index) instead",
+                            loop->name, loop->kernel->name);
   if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
-  const int block = mode == UM_COMPILE_WAIT;
+  const int block = mode == UM_COMPILE_WAIT || required;
   const double after = ctx->hostc_set.after;
   if (!block && !ctx->hostc && loop_seconds < after) return UM_SUCCESS;
   um_hostc *h = state(ctx);
@@ -669,6 +684,9 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     if (e->state == HC_RUNNING) UM_BACKEND_CHECK(ctx, finish(ctx, h, e, 1));
     else UM_BACKEND_CHECK(ctx, begin(ctx, h, e, 1));
   }
+  if (e->state != HC_READY && required) /* failed before (its error was returned then) */
+    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND, "loop '%s': kernel '%s' has no host code: its compile failed",
+                            loop->name, loop->kernel->name);
   if (e->state != HC_READY) return UM_SUCCESS;
   sync_consts(ctx, e);
   loop->compiled = m->fn = choose(ctx, e, m);

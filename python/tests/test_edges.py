@@ -1,0 +1,165 @@
+"""The binding's edges: what it refuses and how, and what the engine's errors look like from Python."""
+import gc
+
+import numpy as np
+import pytest
+
+import um
+from um import INC, READ, WRITE
+
+SCALE = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void scale(const double *x, double *y) { y[0] = 3.0 * x[0]; }\n',
+                  "scale")
+GATHER = um.Kernel('#include "um/kernel.h"\n'
+                   "UM_KERNEL void gather(const double *a, const double *b, double *s) { s[0] += a[0] - b[0]; }\n",
+                   "gather")
+
+
+@pytest.fixture(params=["seq", "openmp"])
+def ctx(request):
+    with um.Context(backend=request.param, threads=2) as c:
+        yield c
+
+
+def test_wrong_dtype_refused(ctx):
+    s = ctx.set(4, "s")
+    with pytest.raises(TypeError, match=r"dat 'x': dtype int64 .*float64 \(double\)"):
+        ctx.dat(s, np.arange(4, dtype=np.int64), "x")
+    with pytest.raises(TypeError, match="map 'm': its data must be integers"):
+        ctx.map(s, s, np.zeros((4, 1)), "m")
+
+
+def test_wrong_shape_refused(ctx):
+    s = ctx.set(4, "s")
+    with pytest.raises(ValueError, match=r"dat 'x': 3 rows, but set 's' has 4 elements"):
+        ctx.dat(s, np.zeros((3, 2)), "x")
+    with pytest.raises(ValueError, match="dim=3 given, but the array has 2 values per element"):
+        ctx.dat(s, np.zeros((4, 2)), "x", dim=3)
+    with pytest.raises(ValueError, match=r"map 'm': data of shape \(5, 2\); expected \(4, arity\)"):
+        ctx.map(s, s, np.zeros((5, 2), dtype=np.int32), "m")
+
+
+def test_non_contiguous_array_declared_as_its_values(ctx):
+    s = ctx.set(5, "s")
+    whole = np.arange(20.0).reshape(5, 4)
+    view = whole[:, ::2]  # every other column: not contiguous
+    assert not view.flags.c_contiguous
+    x = ctx.dat(s, view, "x")
+    np.testing.assert_array_equal(x.fetch(), view)
+    y = ctx.dat(s, None, "y", dim=1)
+    um.par_loop(SCALE, s, ctx.dat(s, whole[:, 1], "c")(READ), y(WRITE))  # a column of a 2-D array: strided
+    np.testing.assert_array_equal(y.fetch(), 3.0 * whole[:, 1])
+
+
+def test_kernel_that_does_not_compile(ctx):
+    s = ctx.set(3, "s")
+    x = ctx.dat(s, None, "x", dim=1)
+    bad = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void broken(double *x) { x[0] = undeclared_name; }\n', "broken")
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(bad, s, x(WRITE))
+    assert e.value.name == "UM_ERR_BACKEND"
+    assert "undeclared_name" in str(e.value) and "loop 'broken'" in str(e.value)  # the compiler's own message
+    # the context stays usable after the failed loop
+    um.par_loop(SCALE, s, ctx.dat(s, np.ones(3), "one")(READ), x(WRITE))
+    np.testing.assert_array_equal(x.fetch(), [3.0, 3.0, 3.0])
+
+
+def test_map_index_out_of_range(ctx):
+    a, b = ctx.set(3, "a"), ctx.set(2, "b")
+    with pytest.raises(um.UmError) as e:
+        ctx.map(a, b, np.array([[0], [1], [2]]), "ab")
+    assert e.value.name == "UM_ERR_ARG" and "ab" in str(e.value)
+
+
+def test_array_freed_while_declared(ctx):
+    s = ctx.set(1000, "s")
+    a = np.random.default_rng(1).random(1000)
+    expected = a.copy()
+    x = ctx.dat(s, a, "x")
+    del a  # the engine copied the values when the dat was declared: nothing of the array is used after
+    gc.collect()
+    np.full(1000, -1.0)  # memory reused by numpy
+    y = ctx.dat(s, None, "y", dim=1)
+    um.par_loop(SCALE, s, x(READ), y(WRITE))
+    np.testing.assert_array_equal(y.fetch(), 3.0 * expected)
+
+
+def test_set_of_size_zero(ctx):
+    s, t = ctx.set(0, "empty"), ctx.set(3, "t")
+    x = ctx.dat(s, np.zeros((0, 1)), "x")
+    st = ctx.dat(t, np.arange(3.0), "st")
+    m = ctx.map(s, t, np.zeros((0, 2), dtype=np.int32), "m")
+    assert s.size == 0 and x.fetch().shape == (0,)
+    total = um.par_loop(GATHER, s, st(READ, m[0]), st(READ, m[1]), um.Global(0.0, INC))
+    assert total == 0.0
+    assert ctx.loop_stats()[0]["calls"] == 1
+
+
+def test_reduction_min_max_and_arg_count(ctx):
+    k = um.Kernel('#include "um/kernel.h"\n'
+                  "UM_KERNEL void mm(const double *x, double *lo, double *hi) {"
+                  " if (x[0] < lo[0]) lo[0] = x[0]; if (x[0] > hi[0]) hi[0] = x[0]; }\n", "mm")
+    s = ctx.set(100, "s")
+    v = np.random.default_rng(2).random(100)
+    x = ctx.dat(s, v, "x")
+    lo, hi = um.par_loop(k, s, x(READ), um.Global(np.inf, um.MIN), um.Global(-np.inf, um.MAX))
+    assert (lo, hi) == (v.min(), v.max())
+    with pytest.raises(um.UmError, match="argument"):
+        um.par_loop(SCALE, s, x(READ))  # scale takes two: the compiler says so
+
+
+def test_indirect_increment_through_a_map(ctx):
+    inc = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void add(const double *w, double *a, double *b) {'
+                    " a[0] += w[0]; b[0] += w[0]; }\n", "add")
+    nodes, edges = ctx.set(6, "nodes"), ctx.set(6, "edges")
+    ring = np.array([[i, (i + 1) % 6] for i in range(6)], dtype=np.int32)
+    e = ctx.map(edges, nodes, ring, "ring")
+    w = ctx.dat(edges, np.arange(1.0, 7.0), "w")
+    acc = ctx.dat(nodes, None, "acc", dim=1)
+    um.par_loop(inc, edges, w(READ), acc(INC, e[0]), acc(INC, e[1]))
+    expected = np.zeros(6)
+    np.add.at(expected, ring[:, 0], np.arange(1.0, 7.0))
+    np.add.at(expected, ring[:, 1], np.arange(1.0, 7.0))
+    np.testing.assert_array_equal(acc.fetch(), expected)
+    with pytest.raises(IndexError, match="arity 2"):
+        e[2]
+
+
+def test_context_errors():
+    with pytest.raises(ValueError, match="unknown option 'run.thread'.*run.threads"):
+        um.Context(backend="seq", thread=2)
+    with pytest.raises(ValueError, match="run.backend = 'no_such_backend': use one of auto, .*seq"):
+        um.Context(backend="no_such_backend")
+    with pytest.raises(ValueError, match="run.split = 'nonsense': use one of off, .*gather"):
+        um.Context(backend="seq", split="nonsense")  # a setting of the live context, applied after um_init
+    ctx = um.Context(backend="seq")
+    s = ctx.set(2, "s")
+    ctx.close()
+    with pytest.raises(um.UmError, match="context is closed"):
+        s.size
+
+
+def test_reproducible_and_reorder(ctx):
+    ctx.reproducible = True
+    assert ctx.reproducible
+    n = 50
+    nodes, edges = ctx.set(n, "nodes"), ctx.set(n, "edges")
+    rng = np.random.default_rng(3)
+    pairs = np.stack([np.arange(n), rng.permutation(n)], axis=1).astype(np.int32)
+    e = ctx.map(edges, nodes, pairs, "e")
+    vals = rng.random(n)
+    st = ctx.dat(nodes, vals, "st")
+    stats = ctx.reorder("gps", e)
+    assert stats["compute_seconds"] >= 0
+    np.testing.assert_array_equal(st.fetch(original_order=True), vals)
+    total = um.par_loop(GATHER, edges, st(READ, e[0]), st(READ, e[1]), um.Global(0.0, INC))
+    assert total == pytest.approx(vals.sum() - vals[pairs[:, 1]].sum(), abs=1e-12)
+
+
+def test_engine_messages_reach_logging(caplog, tmp_path):
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="um"):  # a new cache: the loop is compiled, which is said at INFO
+        with um.Context(backend="seq", verbose=1, options={"run.cache": str(tmp_path)}) as ctx:
+            s = ctx.set(4, "s")
+            um.par_loop(SCALE, s, ctx.dat(s, np.ones(4), "x")(READ), ctx.dat(s, None, "y", dim=1)(WRITE))
+    assert any(r.name == "um" and "scale" in r.getMessage() for r in caplog.records), caplog.text

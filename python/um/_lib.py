@@ -1,0 +1,77 @@
+"""Finding and loading libum.so, the engine as one shared library, and its declarations.
+
+The library carries the C API's declarations itself (``um_python_cdef``: the public headers preprocessed when it
+was built), so the package declares exactly what the library it loads was built with.
+"""
+import ctypes
+import ctypes.util
+import os
+import shutil
+import subprocess
+import sys
+
+import cffi
+
+_NAMES = ("libum.so",)
+
+
+def _candidates():
+    """Where libum.so is looked for, in order, with where each place comes from."""
+    env = os.environ.get("UM_LIBRARY")
+    if env:
+        yield env, "UM_LIBRARY"
+    prefix = os.environ.get("UM_PREFIX")
+    if prefix:
+        for sub in ("lib", "lib64", os.path.join("lib", "x86_64-linux-gnu")):
+            yield os.path.join(prefix, sub, "libum.so"), "UM_PREFIX"
+    here = os.path.dirname(os.path.abspath(__file__))
+    # the package run from the repository itself (python/um): the build folder beside it
+    yield os.path.join(here, "..", "..", "build", "lib", "libum.so"), "the repository's build folder"
+    found = ctypes.util.find_library("um")
+    if found:
+        yield found, "the system's library path"
+    if shutil.which("pkg-config"):
+        try:
+            libdir = subprocess.run(["pkg-config", "--variable=libdir", "um"], capture_output=True, text=True,
+                                    timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            libdir = ""
+        if libdir:
+            yield os.path.join(libdir, "libum.so"), "pkg-config um"
+    for prefix in (sys.prefix, "/usr/local", "/usr"):
+        for sub in ("lib", os.path.join("lib", "x86_64-linux-gnu")):
+            yield os.path.join(prefix, sub, "libum.so"), "prefix " + prefix
+
+
+class LibraryNotFound(ImportError):
+    """libum.so could not be found or loaded; the message names the places looked in and the fix."""
+
+
+def _load():
+    tried = []
+    for path, origin in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append("%s (%s): not there" % (path, origin))
+            continue
+        try:
+            ffi = cffi.FFI()
+            lib = ffi.dlopen(path)
+        except OSError as e:
+            tried.append("%s (%s): %s" % (path, origin, e))
+            continue
+        try:
+            ffi.cdef("extern const char um_python_cdef[];")
+            cdef = ffi.string(lib.um_python_cdef).decode()
+        except (AttributeError, ffi.error) as e:
+            tried.append("%s (%s): not um's Python library (no um_python_cdef: %s)" % (path, origin, e))
+            continue
+        ffi.cdef(cdef)
+        return ffi, lib, path
+    raise LibraryNotFound(
+        "um: cannot load libum.so, the engine's shared library. Build it (cmake -S . -B build && cmake --build build "
+        "makes build/lib/libum.so; the CMake option UM_BUILD_PYTHON_LIB must be ON, its default) and set "
+        "UM_LIBRARY=/path/to/build/lib/libum.so, or install um (cmake --install build --prefix P) and set UM_PREFIX=P "
+        "or add P/lib to LD_LIBRARY_PATH. Looked in:\n  " + "\n  ".join(tried))
+
+
+ffi, lib, path = _load()
