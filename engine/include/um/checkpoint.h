@@ -97,9 +97,9 @@ typedef struct um_checkpoint_file um_checkpoint_file;
  * foreign file (not HDF5, no um_checkpoint dataset) or another format is UM_ERR_IO (UM_ERR_CONFIG for another
  * format) naming what is wrong; meta/ texts are read and their checksums checked. */
 int um_checkpoint_open(um_context *ctx, const char *path, um_checkpoint_file **out);
-/** The text meta/<key> of an open checkpoint, NUL-terminated; NULL when it has none. */
+/** The text meta/KEY of an open checkpoint, NUL-terminated; NULL when it has none. */
 const char *um_checkpoint_text_get(const um_checkpoint_file *f, const char *key);
-/** The value state/<name> into out (bytes must be its size): absent, of another size or whose checksum does not
+/** The value state/NAME into out (bytes must be its size): absent, of another size or whose checksum does not
  * match is UM_ERR_IO naming it. */
 int um_checkpoint_value_get(um_context *ctx, const um_checkpoint_file *f, const char *name, void *out, size_t bytes);
 /** Every dat the checkpoint holds into ctx's dat of that name, each rank reading its block of the rows and the rows

@@ -364,10 +364,7 @@ static void record_stats(um_context *ctx, um_loop *loop, um_loop_rec *rec, doubl
   um__ck_loop(ctx, loop);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) {
-      a->dat->halo_stale = 1;
-      a->dat->host_zeros = 0;
-    }
+    if (a->kind == UM_ARG_DAT && a->acc != UM_READ) a->dat->halo_stale = 1, a->dat->host_zeros = 0;
   }
   if (rec->calls == 0) {
     rec->bytes_due = 1;
