@@ -66,6 +66,7 @@ struct um_app_ckpt {
   int stopped;
   long decided;           /* step + 1 of the last decision (decide) */
   int due, sig;           /* that decision */
+  int resumed;            /* um_app_resume was called */
   struct sigaction old_term, old_usr1;
   int handlers;
 };
@@ -122,6 +123,8 @@ int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len) 
   ck->enabled = ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after || ck->restart;
   return UM_SUCCESS;
 }
+
+int umrun_ckpt_unused(const um_app_run *run) { return run->ckpt && run->ckpt->enabled && !run->ckpt->resumed; }
 
 void umrun_ckpt_free(um_app_run *run) {
   um_app_ckpt *ck = run->ckpt;
@@ -453,6 +456,7 @@ int um_app_resume(um_app_run *run, long *step) {
   um_app_ckpt *ck = ck_of(run);
   if (!ck) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
   if (!step) return um_app_fail(run, UM_ERR_INTERNAL, "um_app_resume: step is NULL");
+  ck->resumed = 1;
   if (!ck->enabled) return UM_SUCCESS;
   if (ck->restart) UM_APP_TRY(restore(run, ck, step));
   ck->step = *step;

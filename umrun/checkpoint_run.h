@@ -11,6 +11,8 @@
 int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len);
 /* ,"checkpoints": {...} of the run's JSON (nothing when checkpoints are off). */
 void umrun_ckpt_json(FILE *f, const um_app_run *run);
+/* 1 when checkpoint settings or --restart were given but the app never called um_app_resume. */
+int umrun_ckpt_unused(const um_app_run *run);
 /* run->ckpt released, the signal handlers it installed given back. */
 void umrun_ckpt_free(um_app_run *run);
 
