@@ -124,7 +124,12 @@ int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len) 
   return UM_SUCCESS;
 }
 
-int umrun_ckpt_unused(const um_app_run *run) { return run->ckpt && run->ckpt->enabled && !run->ckpt->resumed; }
+void umrun_ckpt_note_unused(const um_app_run *run, const char *prog) {
+  if (run->ckpt && run->ckpt->enabled && !run->ckpt->resumed)
+    fprintf(stderr, "%s: note: %s does not checkpoint (it never calls um_app_resume: no steps to continue); "
+                    "checkpoint.* and --restart did nothing: this run went from the start to the end\n",
+            prog, run->app->name);
+}
 
 void umrun_ckpt_free(um_app_run *run) {
   um_app_ckpt *ck = run->ckpt;
