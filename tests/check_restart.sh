@@ -2,8 +2,10 @@
 # bash tests/check_restart.sh <umrun> <mpiexec or ""> <work dir> <config> <stop step> [--set k=v ...]  (from the source root)
 # Checkpoint and restart, bit for bit (run.reproducible): run A goes straight to the end; runs B stop at a
 # checkpoint (checkpoint.stop_after = <stop step>, exit status 4) and a second run continues it (--restart) on
-# another rank count and backend. Every B must end with A's metrics (timings left out) and A's output files
-# (output.hdf5, the field files), byte for byte:
+# another rank count and backend, in the same output folder (as a user continues a run: the files written on a
+# schedule before the checkpoint are there, the continued run writes the others). Every B must end with A's metrics
+# (timings left out) and A's output files (output.hdf5, the field files, the app's outputs), byte for byte, and no
+# other file:
 #   1 rank seq      -> 3 ranks openmp       3 ranks openmp -> 1 rank seq       2 ranks seq -> 4 ranks seq
 # Without mpiexec (a build without MPI) only 1 rank seq -> 1 rank openmp. UM_RESTART_PAIRS="1:cuda:1:seq ..."
 # (ranks:backend:ranks:backend, space-separated) replaces the three (on a GPU: CUDA <-> seq).
@@ -45,6 +47,8 @@ EOF
   local files
   files=$(cd "$WORK/$1/out" && find . -type f | sort)
   [ -n "$files" ] || fail "$1 wrote no output files to compare"
+  [ "$files" = "$(cd "$WORK/$2/out" && find . -type f | sort)" ] || fail "$2 wrote other files than $1: $(
+    diff <(echo "$files") <(cd "$WORK/$2/out" && find . -type f | sort) | grep '^[<>]' | tr '\n' ' ')"
   for f in $files; do
     cmp -s "$WORK/$1/out/$f" "$WORK/$2/out/$f" || fail "$2: output $f differs from $1's"
   done
@@ -58,6 +62,8 @@ pair() {
   go "$n.stop" "$1" "$2" 4 --set checkpoint.stop_after="$STOP"
   grep -q "stopped at step $STOP after writing checkpoint" "$WORK/$n.stop/log" \
     || { tail -20 "$WORK/$n.stop/log"; fail "$n: the stop does not say where it stopped"; }
+  mkdir -p "$WORK/$n" # continued in the same output folder
+  if [ -d "$WORK/$n.stop/out" ]; then mv "$WORK/$n.stop/out" "$WORK/$n/out"; fi
   go "$n" "$3" "$4" 0 --restart "$WORK/ck"
   grep -q "restart: continuing from step $STOP" "$WORK/$n/log" || { tail -20 "$WORK/$n/log"; fail "$n: no restart"; }
   same A "$n"

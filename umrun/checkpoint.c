@@ -35,6 +35,12 @@ typedef struct {
   char name[64];
   void *data;
   size_t bytes;
+  /* a series (um_app_state_series): its block and size are read through these when written; its size travels
+   * as a value of its own, um.bytes.<name>, read first on a restart */
+  void **series;
+  size_t *series_bytes;
+  char size_name[80];
+  unsigned long long size;
 } ck_state;
 
 struct um_app_ckpt {
@@ -60,6 +66,7 @@ struct um_app_ckpt {
   int stopped;
   long decided;           /* step + 1 of the last decision (decide) */
   int due, sig;           /* that decision */
+  int resumed;            /* um_app_resume was called */
   struct sigaction old_term, old_usr1;
   int handlers;
 };
@@ -117,6 +124,13 @@ int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len) 
   return UM_SUCCESS;
 }
 
+void umrun_ckpt_note_unused(const um_app_run *run, const char *prog) {
+  if (run->ckpt && run->ckpt->enabled && !run->ckpt->resumed)
+    fprintf(stderr, "%s: note: %s does not checkpoint (it never calls um_app_resume: no steps to continue); "
+                    "checkpoint.* and --restart did nothing: this run went from the start to the end\n",
+            prog, run->app->name);
+}
+
 void umrun_ckpt_free(um_app_run *run) {
   um_app_ckpt *ck = run->ckpt;
   if (!ck) return;
@@ -131,23 +145,51 @@ void umrun_ckpt_free(um_app_run *run) {
 
 /* ---- the app's values ---- */
 
-int um_app_state(um_app_run *run, const char *name, void *data, size_t bytes) {
+/* *out: the entry for name (a new one, or the one of that name, emptied to be replaced). */
+static int state_entry(um_app_run *run, const char *fn, const char *name, int null_data, ck_state **out) {
   um_app_ckpt *ck = ck_of(run);
   if (!ck) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
-  if (!name || !*name || strlen(name) >= sizeof ck->state[0].name || (!data && bytes) || strchr(name, '/'))
-    return um_app_fail(run, UM_ERR_INTERNAL, "um_app_state: a bad name or NULL data ('%s')", name ? name : "(null)");
-  for (int i = 0; i < ck->nstate; i++)
-    if (!strcmp(ck->state[i].name, name)) {
-      ck->state[i].data = data;
-      ck->state[i].bytes = bytes;
-      return UM_SUCCESS;
-    }
-  if (ck->nstate == CK_MAX_STATE)
-    return um_app_fail(run, UM_ERR_INTERNAL, "um_app_state: more than %d values ('%s')", CK_MAX_STATE, name);
-  ck_state *s = &ck->state[ck->nstate++];
+  if (!name || !*name || strlen(name) >= sizeof ck->state[0].name || null_data || strchr(name, '/'))
+    return um_app_fail(run, UM_ERR_INTERNAL, "%s: a bad name or NULL data ('%s')", fn, name ? name : "(null)");
+  ck_state *s = NULL;
+  for (int i = 0; i < ck->nstate && !s; i++)
+    if (!strcmp(ck->state[i].name, name)) s = &ck->state[i];
+  if (!s && ck->nstate == CK_MAX_STATE)
+    return um_app_fail(run, UM_ERR_INTERNAL, "%s: more than %d values ('%s')", fn, CK_MAX_STATE, name);
+  if (!s) s = &ck->state[ck->nstate++];
+  memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "%s", name);
+  *out = s;
+  return UM_SUCCESS;
+}
+
+int um_app_state(um_app_run *run, const char *name, void *data, size_t bytes) {
+  ck_state *s = NULL;
+  UM_APP_TRY(state_entry(run, "um_app_state", name, !data && bytes, &s));
   s->data = data;
   s->bytes = bytes;
+  return UM_SUCCESS;
+}
+
+int um_app_state_series(um_app_run *run, const char *name, void **data, size_t *bytes) {
+  ck_state *s = NULL;
+  UM_APP_TRY(state_entry(run, "um_app_state_series", name, !data || !bytes, &s));
+  s->series = data;
+  s->series_bytes = bytes;
+  snprintf(s->size_name, sizeof s->size_name, "um.bytes.%s", name);
+  return UM_SUCCESS;
+}
+
+/* A restart: entry s's value from f (a series: its size first, then its block made that size). */
+static int state_get(um_app_run *run, um_checkpoint_file *f, ck_state *s) {
+  if (!s->series) return um_checkpoint_value_get(run->ctx, f, s->name, s->data, s->bytes);
+  unsigned long long n = 0;
+  UM_APP_TRY(um_checkpoint_value_get(run->ctx, f, s->size_name, &n, sizeof n));
+  void *p = n == (size_t)n ? realloc(*s->series, n ? (size_t)n : 1) : NULL;
+  if (!p) return um_app_fail(run, UM_ERR_ALLOC, "out of memory for the checkpoint's '%s' (%llu bytes)", s->name, n);
+  *s->series = p;
+  UM_APP_TRY(um_checkpoint_value_get(run->ctx, f, s->name, p, (size_t)n));
+  *s->series_bytes = (size_t)n;
   return UM_SUCCESS;
 }
 
@@ -397,8 +439,7 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   if (!rc) rc = um_checkpoint_value_get(run->ctx, f, "um.metric_values", run->metric_values,
                                         (size_t)nm * sizeof run->metric_values[0]);
   if (!rc) run->nmetrics = nm; /* the metrics recorded before the checkpoint, in their order */
-  for (int i = 0; !rc && i < ck->nstate; i++)
-    rc = um_checkpoint_value_get(run->ctx, f, ck->state[i].name, ck->state[i].data, ck->state[i].bytes);
+  for (int i = 0; !rc && i < ck->nstate; i++) rc = state_get(run, f, &ck->state[i]);
   um_checkpoint_close(f);
   if (rc) return rc;
   snprintf(ck->restarted, sizeof ck->restarted, "%s", path);
@@ -414,10 +455,13 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   return UM_SUCCESS;
 }
 
+int um_app_restarting(const um_app_run *run) { return run->ckpt && run->ckpt->enabled && run->ckpt->restart; }
+
 int um_app_resume(um_app_run *run, long *step) {
   um_app_ckpt *ck = ck_of(run);
   if (!ck) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
   if (!step) return um_app_fail(run, UM_ERR_INTERNAL, "um_app_resume: step is NULL");
+  ck->resumed = 1;
   if (!ck->enabled) return UM_SUCCESS;
   if (ck->restart) UM_APP_TRY(restore(run, ck, step));
   ck->step = *step;
@@ -458,7 +502,7 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
   UM_APP_TRY(make_texts(run, ck));
   UM_APP_TRY(make_mesh(run, ck));
   snprintf(path, sizeof path, "%s/%s-step%09ld.h5", ck->dir, run->app->name, step);
-  um_checkpoint_value values[CK_MAX_STATE + 4];
+  um_checkpoint_value values[2 * CK_MAX_STATE + 4];
   ck->step = step;
   /* the runner's own: the step, and the metrics recorded so far (a history the app records as it goes) */
   values[0] = (um_checkpoint_value){"um.step", &ck->step, sizeof ck->step};
@@ -466,8 +510,17 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
   values[2] = (um_checkpoint_value){"um.metric_names", run->metric_names, (size_t)run->nmetrics * sizeof run->metric_names[0]};
   values[3] = (um_checkpoint_value){"um.metric_values", run->metric_values,
                                     (size_t)run->nmetrics * sizeof run->metric_values[0]};
-  for (int i = 0; i < ck->nstate; i++)
-    values[i + 4] = (um_checkpoint_value){ck->state[i].name, ck->state[i].data, ck->state[i].bytes};
+  int nv = 4;
+  for (int i = 0; i < ck->nstate; i++) {
+    ck_state *s = &ck->state[i];
+    if (s->series) { /* its block and size now, the size first */
+      s->data = *s->series;
+      s->bytes = *s->series_bytes;
+      s->size = s->bytes;
+      values[nv++] = (um_checkpoint_value){s->size_name, &s->size, sizeof s->size};
+    }
+    values[nv++] = (um_checkpoint_value){s->name, s->data, s->bytes};
+  }
   char when[64], ranks[32];
   const time_t now = time(NULL);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -476,7 +529,7 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
                                       {"physics", ck->physics},  {"settings", ck->settings},
                                       {"mesh", ck->mesh},        {"written", when},
                                       {"ranks", ranks},          {"backend", um_context_backend(run->ctx)}};
-  const um_checkpoint_content c = {values, ck->nstate + 4, texts, (int)(sizeof texts / sizeof texts[0])};
+  const um_checkpoint_content c = {values, nv, texts, (int)(sizeof texts / sizeof texts[0])};
   um_checkpoint_cost cost = {0};
   UM_APP_TRY(um_checkpoint_write(run->ctx, path, &c, &cost));
   if (um_mpi_rank() == 0) prune(run, ck);

@@ -11,6 +11,9 @@
 int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len);
 /* ,"checkpoints": {...} of the run's JSON (nothing when checkpoints are off). */
 void umrun_ckpt_json(FILE *f, const um_app_run *run);
+/* A note on stderr when checkpoint settings or --restart were given but the app never called um_app_resume (an app
+ * without steps to continue, SIAC's one filter pass): they did nothing. */
+void umrun_ckpt_note_unused(const um_app_run *run, const char *prog);
 /* run->ckpt released, the signal handlers it installed given back. */
 void umrun_ckpt_free(um_app_run *run);
 

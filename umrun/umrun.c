@@ -582,6 +582,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   if (!rc && rank == 0 && !run.unknown_keys_checked) /* an app that never called um_app_prepare */
     um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
   if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
+  if (!rc && rank == 0) umrun_ckpt_note_unused(&run, r->prog ? r->prog : "umrun");
   if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   umrun_free_memory(&run);

@@ -691,28 +691,31 @@ static int miniaero_run(um_app_run *r) {
           cfg.deck ? "; deck " : "", cfg.deck ? cfg.deck : "");
   r->setup_seconds = um_wtime() - t0;
 
-  const double t_run = um_wtime();
   double time = 0.0, t_first = 0.0;
-  int step;
-  for (step = 1; step <= in->steps && !rc; step++) {
+  long done = 0; /* steps done: a restart continues after the checkpoint's, with its time (a sum of the dts) */
+  rc = um_app_state(r, "time", &time, sizeof time);
+  if (!rc) rc = um_app_resume(r, &done);
+  const double t_run = um_wtime();
+  for (long step = done + 1; step <= in->steps && !rc; step++) {
     time += in->dt;
     for (int s = 0; s < 4 && !rc; s++) rc = rk_stage(&S, s);
-    if (!rc && step == 1) {
+    if (!rc && step == done + 1) { /* the first step of this run also builds plans, uploads, compiles */
       rc = um_sync(r->ctx);
       t_first = um_wtime() - t_run;
     }
     if (!rc && step % in->output_frequency == 0) {
       um_app_progress_clear(r);
-      fprintf(r->log, " step %6d  t = %16.9e  dt = %16.9e\n", step, time, in->dt);
+      fprintf(r->log, " step %6ld  t = %16.9e  dt = %16.9e\n", step, time, in->dt);
       fflush(r->log);
     }
     um_app_progress(r, "miniaero steps", step, in->steps);
+    if (!rc) rc = um_app_step_end(r, step); /* a checkpoint when one is due; UM_ERR_STOPPED: stop here */
   }
   um_app_progress_clear(r);
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
   const int steps = in->steps;
-  r->steps = steps;
+  r->steps = steps - done; /* the steps this run timed */
   r->first_step_seconds = t_first;
   const double per_step = um_app_step_seconds(r);
   if (!rc) rc = metrics(r, &S, steps, time, per_step, t_first);

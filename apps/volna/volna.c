@@ -272,10 +272,7 @@ static int declare_mesh(vl_solver *S) {
 static int declare_gauges(vl_solver *S) {
   um_context *ctx = S->ctx;
   S->gauge_event = malloc(sizeof(int) * (size_t)S->ngauges);
-  S->gseries = calloc((size_t)S->ngauges, sizeof(double *));
-  S->glen = calloc((size_t)S->ngauges, sizeof(long));
-  S->gcap = calloc((size_t)S->ngauges, sizeof(long));
-  if (!S->gauge_event || !S->gseries || !S->glen || !S->gcap)
+  if (!S->gauge_event)
     return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
   for (int i = 0, g = 0; i < S->deck.nevents; i++)
     if (S->deck.events[i].kind == VL_OUT_LOCATION) S->gauge_event[g++] = i;
@@ -399,8 +396,7 @@ static void free_solver(vl_solver *S) {
   free(S->fsources), free(S->fnames), free(S->fheaders), free(S->fkernels), free(S->formulas);
   free(S->event_formula), free(S->active), free(S->gauge_event), free(S->gauge_cell);
   vl_block_free(&S->block);
-  for (int g = 0; g < S->ngauges && S->gseries; g++) free(S->gseries[g]);
-  free(S->gseries), free(S->glen), free(S->gcap);
+  free(S->gseries), free(S->timers);
   vl_deck_free(&S->deck);
   vl_mesh_free(&S->mesh);
 }
@@ -466,16 +462,19 @@ static int gather_gauges(vl_solver *S, const vl_timer *tm, int g) {
   if (!vals) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory");
   /* the gauges whole on every rank: a handful of points (the deck's OutputLocation events) */
   int rc = um_dat_fetch_original_order(S->ctx, S->gauge_v, vals, sizeof(float) * 5 * (size_t)S->ngauges);
-  if (!rc && S->glen[g] == S->gcap[g]) {
-    long cap = S->gcap[g] ? 2 * S->gcap[g] : 256;
-    double *s = realloc(S->gseries[g], sizeof(double) * 6 * (size_t)cap);
+  const size_t row_bytes = sizeof(double) * VL_GAUGE_ROW;
+  if (!rc && S->gbytes + row_bytes > S->gcap) { /* a restart leaves it exactly full */
+    const size_t cap = S->gbytes ? 2 * S->gbytes : 256 * row_bytes;
+    double *s = realloc(S->gseries, cap);
     if (!s) rc = um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauge series");
-    else S->gseries[g] = s, S->gcap[g] = cap;
+    else S->gseries = s, S->gcap = cap;
   }
   if (!rc) {
-    double *row = S->gseries[g] + 6 * (size_t)S->glen[g]++;
-    row[0] = (float)tm->t; /* upstream keeps the time as a float */
-    for (int k = 0; k < 5; k++) row[1 + k] = vals[5 * g + k];
+    double *row = (double *)S->gseries + S->gbytes / sizeof(double);
+    S->gbytes += row_bytes;
+    row[0] = g;
+    row[1] = (float)tm->t; /* upstream keeps the time as a float */
+    for (int k = 0; k < 5; k++) row[2 + k] = vals[5 * g + k];
   }
   if (vals != all) free(vals);
   return rc;
@@ -539,7 +538,8 @@ static int process_events(vl_solver *S, int first, int update, float dt, int rem
     const int i = S->active[a];
     vl_event *ev = &S->deck.events[i];
     vl_timer *tm = &ev->timer;
-    if (timer_happens(tm) && (pre_post == 2 || ev->post_update == pre_post)) {
+    const int rewrite = first && ev->post_update && um_app_restarting(S->r); /* the first run wrote them */
+    if (timer_happens(tm) && (pre_post == 2 || ev->post_update == pre_post) && !rewrite) {
       UM_APP_TRY(run_event(S, i, first));
       tm->local_iter = 0;
       tm->local_time = 0;
@@ -603,6 +603,35 @@ static int step(vl_solver *S, double *timestep) {
 
 /* ---- the run ------------------------------------------------------------------------------------------- */
 
+/* What the steps carry on the host from one to the next, for checkpoints (the dats are the engine's); on a restart
+ * (after the set-up ran the deck's first events as usual) it comes back from the checkpoint. */
+static int resume(vl_solver *S) {
+  um_app_run *r = S->r;
+  const int ne = S->deck.nevents;
+  S->timers = calloc((size_t)(ne > 0 ? ne : 1), sizeof *S->timers);
+  if (!S->timers) return um_app_fail(r, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; i < ne; i++) S->timers[i] = S->deck.events[i].timer;
+  UM_APP_TRY(um_app_state(r, "timestamp", &S->timestamp, sizeof S->timestamp));
+  UM_APP_TRY(um_app_state(r, "itercount", &S->itercount, sizeof S->itercount));
+  UM_APP_TRY(um_app_state(r, "dt_first", &S->dt_first, sizeof S->dt_first));
+  UM_APP_TRY(um_app_state(r, "dt_min", &S->dt_min, sizeof S->dt_min));
+  UM_APP_TRY(um_app_state(r, "dt_max", &S->dt_max, sizeof S->dt_max));
+  UM_APP_TRY(um_app_state(r, "prev_dt", &S->prev_dt, sizeof S->prev_dt));
+  UM_APP_TRY(um_app_state(r, "timers", S->timers, sizeof *S->timers * (size_t)ne));
+  UM_APP_TRY(um_app_state(r, "active", S->active, sizeof *S->active * (size_t)ne));
+  UM_APP_TRY(um_app_state(r, "nactive", &S->nactive, sizeof S->nactive));
+  UM_APP_TRY(um_app_state(r, "zb0_set", &S->zb0_set, sizeof S->zb0_set));
+  UM_APP_TRY(um_app_state(r, "maxel_init", &S->maxel_init, sizeof S->maxel_init));
+  UM_APP_TRY(um_app_state(r, "maxsp_init", &S->maxsp_init, sizeof S->maxsp_init));
+  UM_APP_TRY(um_app_state(r, "last_gather_iter", &S->last_gather_iter, sizeof S->last_gather_iter));
+  UM_APP_TRY(um_app_state_series(r, "gauges", &S->gseries, &S->gbytes));
+  long step = S->itercount;
+  UM_APP_TRY(um_app_resume(r, &step));
+  for (int i = 0; i < ne; i++) S->deck.events[i].timer = S->timers[i];
+  if (um_app_restarting(r)) S->gcap = S->gbytes; /* the checkpoint's block, made its size: exactly full */
+  return UM_SUCCESS;
+}
+
 static int volna_main(um_app_run *r, vl_solver *S) {
   const double t0 = um_wtime();
   UM_APP_TRY(read_config(r, S));
@@ -639,24 +668,25 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   double sum[5], mn[2], mx[3];
   UM_APP_TRY(vl_diagnostics_sum(S, sum, mn, mx));
   const double vol0 = sum[0];
+  S->dt_min = INFINITY, S->dt_max = 0;
+  UM_APP_TRY(resume(S));
+  const long resumed = S->itercount;
   r->setup_seconds = um_wtime() - t0;
   const double t_run = um_wtime();
   double t_first = 0;
-  S->dt_min = INFINITY, S->dt_max = 0;
   const double ftime = S->deck.final_time;
-  double prev_dt = 0;
   while (S->timestamp < ftime && (!S->max_steps || S->itercount < S->max_steps)) {
     UM_APP_TRY(process_events(S, 0, 0, 0.0f, 0, 0));
     double dt = 0;
     UM_APP_TRY(step(S, &dt));
-    UM_APP_TRY(um_app_step_check(r, "volna", S->itercount + 1, S->timestamp, dt, S->itercount ? prev_dt : 0, ftime,
+    UM_APP_TRY(um_app_step_check(r, "volna", S->itercount + 1, S->timestamp, dt, S->itercount ? S->prev_dt : 0, ftime,
                                  S->max_steps)); /* the stall rule */
-    prev_dt = dt;
-    if (!S->itercount) {
+    S->prev_dt = dt;
+    if (S->itercount == resumed) { /* the first step of this run also builds plans, uploads, compiles */
       UM_APP_TRY(um_sync(r->ctx));
       t_first = um_wtime() - t_run;
-      S->dt_first = dt;
     }
+    if (!S->itercount) S->dt_first = dt;
     if (dt < S->dt_min) S->dt_min = dt;
     if (dt > S->dt_max) S->dt_max = dt;
     S->itercount++;
@@ -668,11 +698,13 @@ static int volna_main(um_app_run *r, vl_solver *S) {
       fflush(r->log);
     }
     um_app_progress(r, "volna (time in per mille of the end)", (long)(1000.0 * S->timestamp / ftime), 1000);
+    for (int i = 0; i < S->deck.nevents; i++) S->timers[i] = S->deck.events[i].timer;
+    UM_APP_TRY(um_app_step_end(r, S->itercount)); /* a checkpoint when one is due; UM_ERR_STOPPED: stop here */
   }
   um_app_progress_clear(r);
   UM_APP_TRY(um_sync(r->ctx));
   r->run_seconds = um_wtime() - t_run;
-  r->steps = S->itercount;
+  r->steps = S->itercount - resumed; /* the steps this run timed */
   r->first_step_seconds = t_first;
   const double per_step = um_app_step_seconds(r);
   /* the maxima at the end, as upstream writes them for a timer of step -1 */

@@ -55,16 +55,20 @@ typedef struct {
   int *active, nactive;
   int have_zb0, zb0_set;
   int ngauges, *gauge_event;
-  /* gauge series: per gauge a growing array of (t, eta, H, U, V, Zb) */
-  double **gseries;
-  long *glen, *gcap;
+  /* the gauges' samples as they come, every gauge's in one growing block (a checkpoint saves it whole): rows of
+   * VL_GAUGE_ROW doubles (gauge, t, eta, H, U, V, Zb) */
+  void *gseries;
+  size_t gbytes, gcap; /* bytes used, bytes allocated */
   long last_gather_iter;
+  vl_timer *timers; /* the events' timers, copied here for a checkpoint and back on a restart */
   /* time */
   double timestamp;
   long itercount;
-  double dt_first, dt_min, dt_max;
+  double dt_first, dt_min, dt_max, prev_dt;
   int maxel_init, maxsp_init;
 } vl_solver;
+
+#define VL_GAUGE_ROW 7
 
 /* volna_output.c */
 int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter);

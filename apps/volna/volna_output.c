@@ -81,9 +81,12 @@ static int write_gauges(vl_solver *S) {
     if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
     int bad = fprintf(sf.f, "# gauge at x = %g, y = %g (%s:%d)\nt,eta,H,U,V,Zb\n", ev->x, ev->y, S->deck.file,
                       ev->line) < 0;
-    for (long k = 0; k < S->glen[g] && !bad; k++) {
-      const double *row = S->gseries[g] + 6 * (size_t)k;
-      bad = fprintf(sf.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", row[0], row[1], row[2], row[3], row[4], row[5]) < 0;
+    long samples = 0;
+    for (size_t k = 0; k < S->gbytes / (sizeof(double) * VL_GAUGE_ROW) && !bad; k++) {
+      const double *row = (const double *)S->gseries + VL_GAUGE_ROW * k;
+      if (row[0] != g) continue;
+      samples++;
+      bad = fprintf(sf.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", row[1], row[2], row[3], row[4], row[5], row[6]) < 0;
     }
     if (bad) {
       const int saved = errno;
@@ -92,7 +95,7 @@ static int write_gauges(vl_solver *S) {
     }
     if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
     um_app_progress_clear(r);
-    fprintf(r->log, "volna: wrote %s (%ld samples)\n", path, S->glen[g]);
+    fprintf(r->log, "volna: wrote %s (%ld samples)\n", path, samples);
   }
   return UM_SUCCESS;
 }

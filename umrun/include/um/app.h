@@ -305,11 +305,19 @@ int um_app_step_check(um_app_run *run, const char *app, long step, double t, dou
  * each checkpoint and restored by um_app_resume on a restart. Call it before um_app_resume; a name again replaces
  * the entry. At most 32 values; a name without '/', under 64 bytes. */
 int um_app_state(um_app_run *run, const char *name, void *data, size_t bytes);
+/** The same for a value that grows as the run goes (a series the app appends to: gauges, a history): each
+ * checkpoint saves the *bytes bytes at *data as they are then; a restart replaces *data by a block of the
+ * checkpoint's size (realloc: *data must be NULL or malloc'd; the app frees it) holding the checkpoint's bytes,
+ * and sets *bytes. data and bytes must stay valid until the run ends. */
+int um_app_state_series(um_app_run *run, const char *name, void **data, size_t *bytes);
 /** Call after the set-up, before the first step: on a restart, the checkpoint's dats and values are read (the
  * app, its physical settings and its mesh must be the checkpoint's, or it is UM_ERR_CONFIG naming what differs)
  * and *step is set to the step it was written at; the steps' record of what the loops do begins. *step is left
  * as it is when the run does not restart. */
 int um_app_resume(um_app_run *run, long *step);
+/** 1 when this run is to restart from a checkpoint (--restart): its set-up may leave out what the checkpoint
+ * replaces anyway and must leave out what would undo work of the first run (outputs the set-up writes). */
+int um_app_restarting(const um_app_run *run);
 /** Call after each step with the number of steps done (from the start of the run, restarts included): writes a
  * checkpoint when one is due. Returns UM_SUCCESS, or UM_ERR_STOPPED (umrun exits with status 4) when the run is
  * to stop there (a signal, checkpoint.stop_after) after its checkpoint was written: return it (UM_APP_TRY). */
