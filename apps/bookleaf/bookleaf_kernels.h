@@ -432,9 +432,13 @@ UM_KERNEL double bl_eos_cs2(int m, double rho, double e) {
 
 /* Pressure and sound speed squared of each element. */
 UM_KERNEL void bl_eos(const int *mat, const double *rho, const double *e, double *p, double *cs2) {
-  const int m = mat[0] > 0 ? mat[0] : 0;
-  p[0] = bl_eos_pressure(m, rho[0], e[0]);
-  cs2[0] = bl_eos_cs2(m, rho[0], e[0]);
+  if (mat[0] < 0) { /* a mixed cell: upstream's material 0, void of pressure 0 (its components carry the EOS) */
+    p[0] = 0.0;
+    cs2[0] = bl_cut[5];
+    return;
+  }
+  p[0] = bl_eos_pressure(mat[0], rho[0], e[0]);
+  cs2[0] = bl_eos_cs2(mat[0], rho[0], e[0]);
 }
 
 /* ---- acceleration: the corner -> node increments (getacc_scatter) ------------ */
@@ -794,6 +798,51 @@ UM_KERNEL void bl_state_corrector(const double *x0, const double *x1, const doub
   e[0] = e0[0];
   bl_energy(cnf, u0, u1, u2, u3, mass, dts, e);
   bl_eos(mat, rho, e, p, cs2);
+}
+
+/* ---- mixed-material cells (bookleaf_mix.c): components, upstream's cp* arrays --------------------------- */
+
+/* A component's pressure and sound speed squared (its material's EOS). */
+UM_KERNEL void bl_mix_eos(const int *mat, const double *rho, const double *e, double *p, double *cs2) {
+  bl_eos(mat, rho, e, p, cs2);
+}
+
+/* A component's corner forces: its pressure on its cell's geometry (upstream's getforcep on the cell's iso terms;
+ * a component has no viscous force: upstream 2.0.1's component viscosity is commented out). */
+UM_KERNEL void bl_mix_force(const double *p, const double *iso, double *cpf) {
+  const double none[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  bl_force(p, iso, none, cpf);
+}
+
+/* A component after its cell's geometry: volume (its fixed fraction of the cell's), density, energy from the work of
+ * its forces at its fraction of the corner velocities (not restored at the corrector, as upstream), EOS. */
+UM_KERNEL void bl_mix_state(const double *vol, const double *u0, const double *u1, const double *u2, const double *u3,
+                            const double *fr, const double *mass, const double *cpf, const double *dts,
+                            const int *mat, double *cpvol, double *rho, double *e, double *p, double *cs2) {
+  const double f = fr[0], v = f * vol[0];
+  const double w0[2] = {f * u0[0], f * u0[1]}, w1[2] = {f * u1[0], f * u1[1]}, w2[2] = {f * u2[0], f * u2[1]},
+               w3[2] = {f * u3[0], f * u3[1]};
+  cpvol[0] = v;
+  rho[0] = mass[0] / v;
+  bl_energy(cpf, w0, w1, w2, w3, mass, dts, e);
+  bl_eos(mat, rho, e, p, cs2);
+}
+
+/* A mixed cell's sound speed for the CFL limit: its components' mass-weighted (upstream's getcs2; no viscous term). */
+UM_KERNEL void bl_mix_cs2(const int *n, const um_vec *frm, const um_vec *cpcs2, double *cs2, double *visc) {
+  double w = 0.0;
+  for (int j = 0; j < n[0]; j++) w += UM_VEC_D(frm, j, 0) * UM_VEC_D(cpcs2, j, 0);
+  cs2[0] = w;
+  visc[0] = 0.0;
+}
+
+/* A mixed cell's corner forces: its components' by volume fraction (upstream's initacceleration), in place of its own. */
+UM_KERNEL void bl_mix_cnf(const int *n, const um_vec *fr, const um_vec *cpf, double *cnf) {
+  for (int c = 0; c < 8; c++) {
+    double w = 0.0;
+    for (int j = 0; j < n[0]; j++) w += UM_VEC_D(fr, j, 0) * UM_VEC_D(cpf, j, c);
+    cnf[c] = w;
+  }
 }
 
 #endif

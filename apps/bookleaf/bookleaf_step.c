@@ -100,6 +100,7 @@ int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
   c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
   if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
+  UM_APP_TRY(bl_mix_getcs2(S)); /* mixed cells: their components' sound speed */
   /* both limits queued, then read: on a GPU the read of the first waits for its loop only */
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
                          D(S->cs2, -1, UM_ID, 1, UM_READ), D(S->visc, -1, UM_ID, 1, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
@@ -223,13 +224,17 @@ int bl_lagstep(um_app_run *r, bl_solver *S) {
                            D(S->e0, -1, UM_ID, 1, UM_WRITE)));
     UM_APP_TRY(getforce(S, 0));
   }
+  UM_APP_TRY(bl_mix_getforce(S, 0)); /* mixed cells: the components (no-ops without) */
   UM_APP_TRY(getstate(r, S, 0));
+  UM_APP_TRY(bl_mix_getstate(S, 0));
   if (!bl_fused_state(S->cfg, 1))
     UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
                            D(S->e, -1, UM_ID, 1, UM_WRITE)));
   UM_APP_TRY(getforce(S, 1));
+  UM_APP_TRY(bl_mix_getforce(S, 1)); /* and the mixed cells' corner forces from theirs */
   UM_APP_TRY(getacceleration(S));
-  return getstate(r, S, 1);
+  UM_APP_TRY(getstate(r, S, 1));
+  return bl_mix_getstate(S, 1);
 }
 
 
