@@ -185,5 +185,9 @@ int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
       UM_APP_TRY(um_app_metric(r, name, v[i]));
     }
   }
-  return UM_SUCCESS;
+  /* whether the materials tile the mesh: their volumes (the pure cells' and the components') against the regions' */
+  double vm = 0.0, vr = 0.0;
+  for (int k = 0; k < S->nmat; k++) vm += t->mat[k].vol;
+  for (int k = 0; k < S->nreg; k++) vr += t->reg[k].vol;
+  return um_app_metric(r, "material_volume_gap", vm / vr - 1.0);
 }

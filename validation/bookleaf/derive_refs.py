@@ -15,7 +15,7 @@ import json, math, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium",
          "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium",
-         "sod_sm_lag_bench_1200x300"]
+         "sod_sm_lag_bench_1200x300", "sod_mm_lag_small"]
 # Our decks of the options no shipped deck sets (decks/README.md): each is a shipped small deck with
 # one or two entries changed, run by the same upstream build.
 FEATURES = {"sod_sp_eul_small": "sod_sm_eul_small + pmeritall=1.0 (sub-zonal pressures on the Eulerian mesh)",
@@ -49,7 +49,11 @@ OWN_CHECKS = {
     # Eulerian: the remap dissipates energy, never gains it, and loses no more than upstream on the small deck
     # (3437.5 -> 3432.1, -1.6e-3): energy_change in [-1.6e-3, 0]; mass conserved through the remap
     "sod_sm_eul_large": ["  - {name: energy_change, value: -8.0e-4, abs_tol: 8.0e-4}",
-                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-10}"]}
+                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-10}"],
+    # mixed cells: the materials' volumes (pure cells and components) add up to the mesh's, as upstream's fractions
+    # tile each cell; the cells' own state conserves energy (upstream: 3.4938E+03 -> 3.4937E+03, the last digit)
+    "sod_mm_lag_small": ["  - {name: material_volume_gap, value: 0, abs_tol: 1.0e-12}",
+                         "  - {name: energy_change, value: 0, abs_tol: 1.0e-12}"]}
 DECKS += list(CPP_CUDA)
 # noh_large to t = 0.01 (1609 steps on 1.3M elements, the cells at the inner wall 1e-5 wide) ends with final_dt
 # 1.75e-8 relative from upstream on openmp (2 threads), 2.96e-8 (atomics) and 3.13e-8 (hierarchical) on the
@@ -192,6 +196,24 @@ def ref_lines(deck, v, loose):
             if loose and metric in loose.get("metric_rel", {}):
                 tol = max(tol, loose["metric_rel"][metric] * abs(x))
             lines.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
+    # Multi-material decks: Table 2 (per material: its pure cells, then its components in mixed cells) with the
+    # region table's tolerances, and the mixed cells counted from upstream's field dump (a negative material index in
+    # upstream/<deck>.elnodes.txt marks one).
+    if len(end.get("materials", [])) > 1:
+        pscale_m = max(r["max press"] for r in end["materials"])
+        for mat in end["materials"]:
+            for key, name in COLS:
+                x = mat[key]
+                tol = half_unit(x, 5)
+                if "press" in key:
+                    tol = max(tol, 1e-12 * pscale_m)
+                if key == "tot ke":
+                    tol = max(tol, 1e-12 * abs(te))
+                lines.append("  - {name: material_%s_%s, value: %.5g, abs_tol: %.3g}" % (mat["name"].lower(), name, x, tol))
+        elnodes = os.path.join(HERE, "upstream", deck + ".elnodes.txt")
+        if os.path.exists(elnodes):
+            mixed = sum(1 for row in open(elnodes) if len(row.split()) >= 6 and int(row.split()[5]) < 0)
+            lines.append("  - {name: mixed_cells, value: %d, abs_tol: 0}" % mixed)
     if v.get("sod_l1_norm_density") is not None:
         x = v["sod_l1_norm_density"]
         if loose and "l1_rel" in loose:
