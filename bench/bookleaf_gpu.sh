@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU host: BookLeaf on the CUDA backend, validation and the getacc_scatter benchmark.
 #   1. build build-gpu offline (scripts/build-offline.sh) unless SKIP_BUILD=1
-#   2. validate upstream's seven small decks (Lagrangian and Eulerian) on cuda for every strategy x layout
+#   2. validate upstream's eight small decks (Lagrangian, Eulerian, mixed-material) on cuda for every strategy x layout
 #      with the engine's scheme (inc), and upstream's corner-by-corner scheme
 #   3. benchmark the locality paper's case, Sod on 4000 x 1000 = 4M elements
 #      (apps/bookleaf/configs/bookleaf_sod_h200.yaml, STEPS steps), in one session:
@@ -28,7 +28,7 @@ C=apps/bookleaf/configs
 if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
   echo "== validation (upstream BookLeaf_F90, element by element)"
   for d in sod_sm_lag_small noh_small sedov_lag_small blast_sm_lag_small sod_sm_eul_small sedov_eul_small \
-           blast_sm_eul_small; do
+           blast_sm_eul_small sod_mm_lag_small; do
     for s in atomics global hierarchical; do
       for layout in aos soa; do
         case $d in blast*) [ "$layout" = aos ] && continue ;; esac
