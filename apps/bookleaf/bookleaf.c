@@ -322,8 +322,6 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
     }
     id[e] = (int)(e0 + e + 1);
   }
-#define DAT(set, dim, type, data, name, out) \
-  if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
   DAT(S->el, 1, UM_DOUBLE, density, "density", &S->rho);
   DAT(S->el, 1, UM_DOUBLE, energy, "energy", &S->e);
   DAT(S->el, 1, UM_DOUBLE, energy, "energy0", &S->e0);
@@ -378,7 +376,6 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
     DAT(S->nd, 4, UM_DOUBLE, NULL, "node_basis", &S->nbasis);
     DAT(S->nd, 2, UM_DOUBLE, NULL, "node_momentum_flux", &S->nflux);
   }
-#undef DAT
   if (!rc) rc = bl_mix_declare(r, S, m, vol, mass); /* mixed-material cells: their components */
   free(iso), free(cnwt), free(vol), free(mass), free(cnmass), free(xy), free(uv), free(nbr), free(id), free(spmass);
   return rc;

@@ -64,6 +64,9 @@ typedef struct {
 #define D(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
 #define I(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_INT, (acc))
 #define G(ptr, dim, type, acc) um_arg_gbl((void *)(ptr), (dim), (type), (acc))
+/* Declare a dat where nothing failed yet (`rc` and `ctx` of the declaring function). */
+#define DAT(set, dim, type, data, name, out) \
+  if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
 
 typedef struct {
   double dt;
@@ -111,6 +114,7 @@ int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t);
 void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title);
 double bl_sod_l1(const bl_solver *S, const bl_table *t);
 int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
+int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w);
 int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t);
 int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t);
 

@@ -70,8 +70,6 @@ int bl_mix_declare(um_app_run *r, bl_solver *S, const bl_mesh *m, const double *
   if (!rc) rc = um_decl_map(ctx, S->cp, S->nd, 4, cpnd, "component_nodes", &S->cpnd);
   if (!rc) rc = um_decl_map(ctx, S->mx, S->el, 1, m->mxel, "mixed_element", &S->mxel);
   if (!rc) rc = um_decl_map(ctx, S->mx, S->cp, K, mxcp, "mixed_components", &S->mxcp);
-#define DAT(set, dim, type, data, name, out) \
-  if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
   DAT(S->mx, 1, UM_INT, mxn, "mixed_count", &S->mxn);
   DAT(S->cp, 1, UM_INT, cpmat, "component_material", &S->cpmat);
   DAT(S->cp, 1, UM_DOUBLE, fr, "component_fraction", &S->cpfr);
@@ -83,7 +81,6 @@ int bl_mix_declare(um_app_run *r, bl_solver *S, const bl_mesh *m, const double *
   DAT(S->cp, 1, UM_DOUBLE, NULL, "component_pressure", &S->cpp);
   DAT(S->cp, 1, UM_DOUBLE, NULL, "component_cs2", &S->cpcs2);
   DAT(S->cp, 8, UM_DOUBLE, NULL, "component_force", &S->cpf);
-#undef DAT
   free(cpnd), free(mxcp), free(mxn), free(buf);
   return rc;
 }
@@ -170,20 +167,14 @@ int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t) {
 }
 
 int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
-  static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
-                                     "density", "density_min", "density_max"};
   for (int k = 0; k < S->nmat; k++) {
-    const bl_row *w = &t->mat[k];
-    const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
-    for (int i = 0; i < 10; i++) {
-      char name[64], mat[BL_SLEN];
-      int j = 0;
-      for (const char *q = S->material_name[k]; *q && j < BL_SLEN - 1; q++) /* a metric name: lower case, _ for blanks */
-        if (*q != ' ' || (j && q[1] && q[1] != ' ')) mat[j++] = *q == ' ' ? '_' : (char)tolower((unsigned char)*q);
-      mat[j] = 0;
-      snprintf(name, sizeof name, "material_%s_%s", j ? mat : "unnamed", what[i]);
-      UM_APP_TRY(um_app_metric(r, name, v[i]));
-    }
+    char prefix[16 + BL_SLEN];
+    int j = snprintf(prefix, sizeof prefix, "material_");
+    const int start = j;
+    for (const char *q = S->material_name[k]; *q && j < (int)sizeof prefix - 1; q++) /* lower case, _ for blanks */
+      if (*q != ' ' || (j > start && q[1] && q[1] != ' ')) prefix[j++] = *q == ' ' ? '_' : (char)tolower((unsigned char)*q);
+    prefix[j] = 0;
+    UM_APP_TRY(bl_row_metrics(r, j > start ? prefix : "material_unnamed", &t->mat[k]));
   }
   /* whether the materials tile the mesh: their volumes (the pure cells' and the components') against the regions' */
   double vm = 0.0, vr = 0.0;

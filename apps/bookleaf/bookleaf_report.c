@@ -135,17 +135,24 @@ double bl_sod_l1(const bl_solver *S, const bl_table *t) {
   return l1 / basis;
 }
 
-int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
-  char name[64];
+/* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max. */
+int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w) {
   static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
                                      "density", "density_min", "density_max"};
+  const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
+  for (int i = 0; i < 10; i++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s_%s", prefix, what[i]);
+    UM_APP_TRY(um_app_metric(r, name, v[i]));
+  }
+  return UM_SUCCESS;
+}
+
+int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
   for (int k = 0; k < S->nreg; k++) {
-    const bl_row *w = &t->reg[k];
-    const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
-    for (int i = 0; i < 10; i++) {
-      snprintf(name, sizeof name, "region%d_%s", k + 1, what[i]);
-      UM_APP_TRY(um_app_metric(r, name, v[i]));
-    }
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "region%d", k + 1);
+    UM_APP_TRY(bl_row_metrics(r, prefix, &t->reg[k]));
   }
   return UM_SUCCESS;
 }

@@ -124,6 +124,29 @@ def half_unit(v, digits):
     return 0.51 * 10.0 ** (e - digits + 1)
 
 
+def table_lines(rows, prefix, te, loose):
+    """The metrics of one of upstream's tables (regions or materials): each value with half a unit of its 5th
+    printed digit; pressures with a floor of 1e-12 x the table's largest, kinetic energies of 1e-12 x the total
+    energy; a loose deck's table_rel and metric_rel on top. prefix(k, row) names row k's metrics."""
+    out = []
+    pscale = max(r["max press"] for r in rows)
+    for k, row in enumerate(rows):
+        for key, name in COLS:
+            x = row[key]
+            tol = half_unit(x, 5)
+            if "press" in key:
+                tol = max(tol, 1e-12 * pscale)
+            if key == "tot ke":
+                tol = max(tol, 1e-12 * abs(te))
+            if loose and "table_rel" in loose:
+                tol = max(tol, loose["table_rel"] * abs(x))
+            metric = "%s_%s" % (prefix(k, row), name)
+            if loose and metric in loose.get("metric_rel", {}):
+                tol = max(tol, loose["metric_rel"][metric] * abs(x))
+            out.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
+    return out
+
+
 def ref_lines(deck, v, loose):
     """The lines of <deck>'s reference from its upstream values v, with the LOOSE entry `loose` (or None)."""
     end = v["end"]
@@ -200,35 +223,12 @@ def ref_lines(deck, v, loose):
     # a max press of O(1); a source region's kinetic energy 1e-6 against 1e4) carry no digits worth
     # checking: pressures get a floor of 1e-12 x the deck's largest pressure, kinetic energies of 1e-12 x
     # the total energy. A loose deck with table_rel gets that relative tolerance on its table values too.
-    pscale = max(r["max press"] for r in end["regions"])
-    for k, reg in enumerate(end["regions"]):
-        for key, name in COLS:
-            x = reg[key]
-            tol = half_unit(x, 5)
-            if "press" in key:
-                tol = max(tol, 1e-12 * pscale)
-            if key == "tot ke":
-                tol = max(tol, 1e-12 * abs(te))
-            if loose and "table_rel" in loose:
-                tol = max(tol, loose["table_rel"] * abs(x))
-            metric = "region%d_%s" % (k + 1, name)
-            if loose and metric in loose.get("metric_rel", {}):
-                tol = max(tol, loose["metric_rel"][metric] * abs(x))
-            lines.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
+    lines += table_lines(end["regions"], lambda k, row: "region%d" % (k + 1), te, loose)
     # Multi-material decks: Table 2 (per material: its pure cells, then its components in mixed cells) with the
     # region table's tolerances, and the mixed cells counted from upstream's field dump (a negative material index in
     # upstream/<deck>.elnodes.txt marks one).
     if len(end.get("materials", [])) > 1:
-        pscale_m = max(r["max press"] for r in end["materials"])
-        for mat in end["materials"]:
-            for key, name in COLS:
-                x = mat[key]
-                tol = half_unit(x, 5)
-                if "press" in key:
-                    tol = max(tol, 1e-12 * pscale_m)
-                if key == "tot ke":
-                    tol = max(tol, 1e-12 * abs(te))
-                lines.append("  - {name: material_%s_%s, value: %.5g, abs_tol: %.3g}" % (mat["name"].lower(), name, x, tol))
+        lines += table_lines(end["materials"], lambda k, row: "material_" + row["name"].lower(), te, loose)
         elnodes = os.path.join(HERE, "upstream", deck + ".elnodes.txt")
         comps = os.path.join(HERE, "upstream", deck + ".components.txt")
         if os.path.exists(elnodes):
