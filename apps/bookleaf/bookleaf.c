@@ -453,8 +453,8 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     }
     if (print) {
       um_app_progress_clear(r);
-      const int em = c.el > 0 ? S->elmat_orig[c.el - 1] : -1; /* a mixed cell: its region's name */
-      const char *mat = c.el <= 0 ? "UNKNOWN" : em >= 0 ? S->material_name[em] : S->region_name[S->elreg_orig[c.el - 1]];
+      const int em = c.el > 0 ? S->elmat_orig[c.el - 1] : -1; /* a mixed cell: MIXED, as upstream prints it */
+      const char *mat = c.el <= 0 ? "UNKNOWN" : em >= 0 ? S->material_name[em] : "MIXED";
       fprintf(r->log, " step=%7d  el=%9d %10.10s dt=%16.9E  time=%16.9E %s\n", S->nstep, c.el, mat, c.dt, S->time,
               c.why);
       fflush(r->log);
