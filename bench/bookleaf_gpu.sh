@@ -10,7 +10,8 @@
 #      run, getacc_gather in place of zero + scatter + apply); each run's JSON kept; a markdown
 #      table ($OUT/bookleaf/bench.md): ms per step, per-loop device time and useful GB/s,
 #      getacc_scatter per variant against the copy bandwidth (COPY_GBS), and the variants'
-#      final metrics side by side (they must agree to round-off).
+#      final metrics side by side (they must agree to round-off); and the multi-material Sod of the same size
+#      beside the single-material one ($OUT/bookleaf/mixed.md: umrun --compare, per loop).
 # Logs and JSON under $OUT/bookleaf (default OUT=out/gpu).
 #   bash bench/bookleaf_gpu.sh [PROFILE]    (PROFILE: auto, h100, h200)
 # SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 200); ROUNDS (default 1):
@@ -58,6 +59,13 @@ for i in $(seq 1 "${ROUNDS:-1}"); do
   run "bench_unfused_inc_r$i" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=inc \
     --set params.fused=false --set run.strategy=atomics --set params.print_every=100000
 done
+
+# what mixed cells cost: upstream's multi-material Sod on the same 4M elements (bookleaf_sod_mm_h200.yaml, a column
+# of 1000 mixed cells, the mix_* loops) beside the single-material one, the same settings; per loop side by side
+run "mixed_sm" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.print_every=100000
+run "mixed_mm" $C/bookleaf_sod_mm_h200.yaml --set run.iterations="$STEPS" --set params.print_every=100000
+"$U" --compare "$LOG/mixed_sm.json" "$LOG/mixed_mm.json" --allow mesh.file > "$LOG/mixed.md" 2>&1
+echo "mixed cells: $LOG/mixed.md (single- against multi-material, per loop)"
 
 python3 - "$LOG" "$COPY_GBS" > "$LOG/bench.md" << 'PY'
 import glob, json, os, sys
