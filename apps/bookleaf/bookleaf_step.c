@@ -1,10 +1,13 @@
 /* BookLeaf on um: the step (upstream's lagstep: viscosity, time step, forces, state, acceleration)
  * and the ALE remap of Eulerian decks (alestep), as loops over elements and nodes. The kernels
- * are defined here (bookleaf_kernels.h); bookleaf.c publishes their constants. */
+ * are defined here (bookleaf_kernels.h, bookleaf_ale_kernels.h); bookleaf.c publishes their constants. */
 #include "bookleaf_internal.h"
 
-extern const char bookleaf_kernels_source[];
+#include "bookleaf_ale_kernels.h"
+
+extern const char bookleaf_kernels_source[], bookleaf_ale_kernels_source[];
 #define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")
+#define BL_ALE_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_ale_kernels_source, "bookleaf_ale_kernels.h")
 BL_KERNEL(bl_visc_init, 9);
 BL_KERNEL(bl_visc_limit, 18);
 BL_KERNEL(bl_visc_force, 10);
@@ -24,20 +27,20 @@ BL_KERNEL(bl_zero4, 1);
 BL_KERNEL(bl_scatter, 8);
 BL_KERNEL(bl_scatter_corner, 6);
 BL_KERNEL(bl_accel, 5);
-BL_KERNEL(bl_ale_move, 4);
-BL_KERNEL(bl_ale_fluxvol, 9);
-BL_KERNEL(bl_ale_massflux, 13);
-BL_KERNEL(bl_ale_update_basis, 15);
-BL_KERNEL(bl_ale_energyflux, 13);
-BL_KERNEL(bl_ale_update_energy, 9);
-BL_KERNEL(bl_ale_node_basis, 8);
-BL_KERNEL(bl_ale_corner_flux, 13);
-BL_KERNEL(bl_ale_corner_mass, 6);
-BL_KERNEL(bl_ale_corner_u, 5);
-BL_KERNEL(bl_ale_momflux, 13);
-BL_KERNEL(bl_ale_node_flux, 5);
-BL_KERNEL(bl_zero2, 1);
-BL_KERNEL(bl_ale_update_u, 4);
+BL_ALE_KERNEL(bl_ale_move, 4);
+BL_ALE_KERNEL(bl_ale_fluxvol, 9);
+BL_ALE_KERNEL(bl_ale_massflux, 13);
+BL_ALE_KERNEL(bl_ale_update_basis, 15);
+BL_ALE_KERNEL(bl_ale_energyflux, 13);
+BL_ALE_KERNEL(bl_ale_update_energy, 9);
+BL_ALE_KERNEL(bl_ale_node_basis, 8);
+BL_ALE_KERNEL(bl_ale_corner_flux, 13);
+BL_ALE_KERNEL(bl_ale_corner_mass, 6);
+BL_ALE_KERNEL(bl_ale_corner_u, 5);
+BL_ALE_KERNEL(bl_ale_momflux, 13);
+BL_ALE_KERNEL(bl_ale_node_flux, 5);
+BL_ALE_KERNEL(bl_zero2, 1);
+BL_ALE_KERNEL(bl_ale_update_u, 4);
 BL_KERNEL(bl_state_predictor, 21);
 BL_KERNEL(bl_state_corrector, 21);
 BL_KERNEL(bl_gather_accel, 21);
