@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU host: BookLeaf on the CUDA backend, validation and the getacc_scatter benchmark.
 #   1. build build-gpu offline (scripts/build-offline.sh) unless SKIP_BUILD=1
-#   2. validate upstream's seven small decks (Lagrangian and Eulerian) on cuda for every strategy x layout
+#   2. validate upstream's eight small decks (Lagrangian, Eulerian, mixed-material) on cuda for every strategy x layout
 #      with the engine's scheme (inc), and upstream's corner-by-corner scheme
 #   3. benchmark the locality paper's case, Sod on 4000 x 1000 = 4M elements
 #      (apps/bookleaf/configs/bookleaf_sod_h200.yaml, STEPS steps), in one session:
@@ -10,7 +10,8 @@
 #      run, getacc_gather in place of zero + scatter + apply); each run's JSON kept; a markdown
 #      table ($OUT/bookleaf/bench.md): ms per step, per-loop device time and useful GB/s,
 #      getacc_scatter per variant against the copy bandwidth (COPY_GBS), and the variants'
-#      final metrics side by side (they must agree to round-off).
+#      final metrics side by side (they must agree to round-off); and the multi-material Sod of the same size
+#      beside the single-material one ($OUT/bookleaf/mixed.md: umrun --compare, per loop).
 # Logs and JSON under $OUT/bookleaf (default OUT=out/gpu).
 #   bash bench/bookleaf_gpu.sh [PROFILE]    (PROFILE: auto, h100, h200)
 # SKIP_BUILD=1, SKIP_VALIDATION=1, SKIP_BENCH=1 leave steps out; STEPS (default 200); ROUNDS (default 1):
@@ -28,7 +29,7 @@ C=apps/bookleaf/configs
 if [ "${SKIP_VALIDATION:-0}" != 1 ]; then
   echo "== validation (upstream BookLeaf_F90, element by element)"
   for d in sod_sm_lag_small noh_small sedov_lag_small blast_sm_lag_small sod_sm_eul_small sedov_eul_small \
-           blast_sm_eul_small; do
+           blast_sm_eul_small sod_mm_lag_small; do
     for s in atomics global hierarchical; do
       for layout in aos soa; do
         case $d in blast*) [ "$layout" = aos ] && continue ;; esac
@@ -58,6 +59,13 @@ for i in $(seq 1 "${ROUNDS:-1}"); do
   run "bench_unfused_inc_r$i" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.scheme=inc \
     --set params.fused=false --set run.strategy=atomics --set params.print_every=100000
 done
+
+# what mixed cells cost: upstream's multi-material Sod on the same 4M elements (bookleaf_sod_mm_h200.yaml, a column
+# of 1000 mixed cells, the mix_* loops) beside the single-material one, the same settings; per loop side by side
+run "mixed_sm" $C/bookleaf_sod_h200.yaml --set run.iterations="$STEPS" --set params.print_every=100000
+run "mixed_mm" $C/bookleaf_sod_mm_h200.yaml --set run.iterations="$STEPS" --set params.print_every=100000
+"$U" --compare "$LOG/mixed_sm.json" "$LOG/mixed_mm.json" --allow mesh.file > "$LOG/mixed.md" 2>&1
+echo "mixed cells: $LOG/mixed.md (single- against multi-material, per loop)"
 
 python3 - "$LOG" "$COPY_GBS" > "$LOG/bench.md" << 'PY'
 import glob, json, os, sys

@@ -796,6 +796,27 @@ TEST(CudaNvrtc, EveryBookleafLoopCompiles) {
     n += compile_all(ctx, loops, true);
     um_finalize(&ctx);
   }
+  {  // a second material, partly in the shape: mixed cells (the components' loops, mix_*)
+    std::string text(deck);
+    text.replace(text.find("/\n&MESH"), 0, " eos_type(2)='ideal gas'\n eos_param(1,2)=1.2\n");
+    text.replace(text.find("/\n&INITIAL_CONDITIONS"), 0, " material_type(2)='shape'\n material_name(2)='he'\n material_value(2)=1\n");
+    text.replace(text.find("/\n&SHAPES"), 0, " thermodynamic_type(3)='material'\n thermodynamic_value(3)=2\n density(3)=0.125\n energy(3)=2.0\n");
+    FILE *g = fopen(path, "w");
+    fputs(text.c_str(), g);
+    fclose(g);
+    um_context *ctx = seq_context();
+    ASSERT_TRUE(run_app(ctx, "bookleaf", std::string("app: bookleaf\nmesh: {file: ") + path + "}\nrun: {iterations: 2}\n"));
+    std::vector<std::string> loops;
+    for (int i = 0; i < um_loop_stats_count(ctx); i++) {
+      um_loop_stats st;
+      ASSERT_EQ(um_loop_stats_get(ctx, i, &st), UM_SUCCESS);
+      loops.push_back(st.name);
+    }
+    EXPECT_EQ(std::count_if(loops.begin(), loops.end(), [](const std::string &l) { return l.rfind("mix_", 0) == 0; }), 7)
+        << "mix_eos, mix_cs2, mix_force, mix_state_predictor, mix_force_corrector, mix_cnf, mix_state_corrector";
+    n += compile_all(ctx, loops, true);
+    um_finalize(&ctx);
+  }
   unlink(path);
   RecordProperty("kernels_compiled", n);
 }

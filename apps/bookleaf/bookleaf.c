@@ -10,9 +10,10 @@
  * boundary). Eulerian decks (&ALE zeul) remap after every step (alestep).
  * Options of the deck as upstream runs them: hourglass filters (kappa),
  * sub-zonal pressures (pmerit), zdtnotreg/zmidlength, visc = TENSOR (upstream
- * 2.0.1 computes no viscosity then), ideal gas, Tait, JWL and void EOS. Not in
- * this port (stopped with a message): mixed-material cells (sod_mm), ALE
- * patches, split advection, multi-region meshes.
+ * 2.0.1 computes no viscosity then), ideal gas, Tait, JWL and void EOS, mixed-material
+ * cells (sod_mm: bookleaf_mix.c). Not in this port (stopped with a message): ALE
+ * patches, split advection, multi-region meshes, mixed cells on the Eulerian mesh
+ * (upstream's remap does not carry components).
  *
  * The step and the ALE remap are in bookleaf_step.c; reports and outputs in bookleaf_report.c;
  * bookleaf_internal.h holds what they share.
@@ -146,14 +147,8 @@ static int read_config(um_app_run *r, bl_config *c) {
   } else if (strcasecmp(d->visc, "EDGE"))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: visc: '%s': use EDGE (Christensen's edge viscosity) or TENSOR",
                        c->deck_path, bl_deck_line(d, "visc"), d->visc);
-  int nmat = 0;
   for (int i = 0; i < BL_LN; i++)
-    if (strcmp(d->material_type[i], "UNKNOWN")) nmat++;
-  if (nmat > 1)
-    return um_app_fail(r, UM_ERR_UNSUPPORTED,
-                       "%s:%d: material_type: %d materials: multi-material decks (mixed cells, sod_mm) are not "
-                       "supported by this port; the single-material decks run",
-                       f, bl_deck_line(d, "material_type"), nmat);
+    if (strcmp(d->material_type[i], "UNKNOWN")) c->nmat++;
   /* hourglass filters and sub-zonal pressures: the region's kappareg / pmeritreg where > 0, else kappaall /
    * pmeritall (upstream's MERGE) */
   for (int i = 0; i < BL_LN; i++) {
@@ -327,8 +322,6 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
     }
     id[e] = (int)(e0 + e + 1);
   }
-#define DAT(set, dim, type, data, name, out) \
-  if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
   DAT(S->el, 1, UM_DOUBLE, density, "density", &S->rho);
   DAT(S->el, 1, UM_DOUBLE, energy, "energy", &S->e);
   DAT(S->el, 1, UM_DOUBLE, energy, "energy0", &S->e0);
@@ -383,7 +376,7 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
     DAT(S->nd, 4, UM_DOUBLE, NULL, "node_basis", &S->nbasis);
     DAT(S->nd, 2, UM_DOUBLE, NULL, "node_momentum_flux", &S->nflux);
   }
-#undef DAT
+  if (!rc) rc = bl_mix_declare(r, S, m, vol, mass); /* mixed-material cells: their components */
   free(iso), free(cnwt), free(vol), free(mass), free(cnmass), free(xy), free(uv), free(nbr), free(id), free(spmass);
   return rc;
 }
@@ -417,6 +410,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   const bl_deck *d = &cfg->deck;
   bl_table t0, t1;
   UM_APP_TRY(bl_step_eos(S)); /* init_dr_state */
+  UM_APP_TRY(bl_mix_geteos(S));
   UM_APP_TRY(bl_table_fill(r, S, &t0));
   S->time = d->time_start;
   S->dt = d->dt_initial;
@@ -473,7 +467,8 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     }
     if (print) {
       um_app_progress_clear(r);
-      const char *mat = c.el > 0 ? S->material_name[S->elmat_orig[c.el - 1]] : "UNKNOWN";
+      const int em = c.el > 0 ? S->elmat_orig[c.el - 1] : -1; /* a mixed cell: MIXED, as upstream prints it */
+      const char *mat = c.el <= 0 ? "UNKNOWN" : em >= 0 ? S->material_name[em] : "MIXED";
       fprintf(r->log, " step=%7d  el=%9d %10.10s dt=%16.9E  time=%16.9E %s\n", S->nstep, c.el, mat, c.dt, S->time,
               c.why);
       fflush(r->log);
@@ -512,6 +507,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   if (!rc) rc = um_app_metric(r, "energy_change", (e_end - e_start) / e_start);
   if (!rc) rc = um_app_metric(r, "mass_change", (t1.total.mass - m_start) / m_start);
   if (!rc) rc = bl_region_metrics(r, S, &t1);
+  if (!rc && S->nmat > 1) rc = bl_material_metrics(r, S, &t1);
+  if (!rc && S->nmat > 1) rc = um_app_metric(r, "mixed_cells", S->nmx);
+  if (!rc && S->nmat > 1) rc = um_app_metric(r, "components", S->ncp);
   if (!rc && cfg->sod_check) {
     const double l1 = bl_sod_l1(S, &t1);
     fprintf(r->log, "\n L1 norm of density against the exact Sod solution: %.9E\n", l1);
@@ -603,6 +601,10 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   const double t0 = um_wtime();
   int blocks = 0, rc = UM_SUCCESS;
   UM_APP_TRY(um_app_by_blocks(r, &blocks));
+  if (blocks && cfg->nmat > 1) { /* components are made with the whole mesh (and then follow their cells) */
+    um_app_whole_note(r, "the deck has several materials, whose mixed cells are found on the whole mesh");
+    blocks = 0;
+  }
   bl_block b;
   memset(&b, 0, sizeof b);
   if (blocks) UM_APP_TRY(build_block(r, cfg, &b));
@@ -611,6 +613,13 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   memset(&m, 0, sizeof m);
   if (!b.regular) rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);
   if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
+  if (m.nmx && cfg->deck.zeul) {
+    bl_mesh_free(&m);
+    return um_app_fail(r, UM_ERR_UNSUPPORTED, "%s:%d: zeul: the deck has mixed-material cells, and upstream's remap "
+                       "(BookLeaf_F90 2.0.1) does not carry their components: mixed cells run on the Lagrangian mesh "
+                       "only (drop zeul, or make the material shapes follow the cells)",
+                       cfg->deck_path, bl_deck_line(&cfg->deck, "zeul"));
+  }
   bl_solver S;
   memset(&S, 0, sizeof S);
   S.ctx = r->ctx;
@@ -618,6 +627,7 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   S.nel = b.regular ? (int)b.nel : m.nel, S.nnd = b.regular ? (int)b.nnd : m.nnd, S.nreg = b.regular ? b.nreg : m.nreg;
   memcpy(S.region_name, b.regular ? b.region_name : m.region_name, sizeof S.region_name);
   memcpy(S.material_name, b.regular ? b.material_name : m.material_name, sizeof S.material_name);
+  S.nmat = b.regular ? b.nmat : m.nmat;
   const bl_source src = {b.regular ? NULL : &m, b.regular ? &b : NULL};
   rc = publish_constants(r, cfg);
   if (!rc) rc = declare(r, &S, &src);
@@ -630,14 +640,16 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   if (!rc && !S.elnd_orig) rc = fetch_numbering(r, &S);
   if (!rc) {
     fprintf(r->log,
-            "bookleaf: deck %s: %d elements, %d nodes, %d region(s); t = %g .. %g; scheme %s%s%s%s\n", cfg->deck_path,
-            S.nel, S.nnd, S.nreg, cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
+            "bookleaf: deck %s: %d elements, %d nodes, %d region(s), %d material(s), %d mixed cells (%d components); "
+            "t = %g .. %g; scheme %s%s%s%s\n", cfg->deck_path, S.nel, S.nnd, S.nreg, S.nmat, S.nmx, S.ncp,
+            cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
             cfg->zhg ? ", hourglass filters" : "", cfg->zsp ? ", sub-zonal pressures" : "",
             cfg->deck.zeul ? ", Eulerian (ALE remap every step)" : "");
     r->setup_seconds = um_wtime() - t0;
     rc = run(r, &S, cfg);
   }
   free(S.elnd_orig), free(S.elreg_orig), free(S.elmat_orig);
+  bl_mix_free(&S);
   return rc;
 }
 

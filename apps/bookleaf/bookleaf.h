@@ -86,6 +86,13 @@ typedef struct {
   double tol, om;
 } bl_region_mesh;
 
+/* One component of a mixed-material cell: its material (0-based), volume fraction, density and specific
+ * internal energy. */
+typedef struct {
+  int mat;
+  double fr, density, energy;
+} bl_component;
+
 /* The generated mesh and initial state, in upstream's serial numbering. */
 typedef struct {
   int nel, nnd, nreg, nmat;
@@ -97,6 +104,11 @@ typedef struct {
   double *x, *y, *u, *v;
   double *density, *energy;
   char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
+  /* mixed-material cells (elmat -1): nmx cells mxel[i] (0-based, increasing), cell i's components
+   * cp[mxfirst[i] .. mxfirst[i + 1]) in upstream's order (the material the cell had first, then the shapes') */
+  int nmx, ncp;
+  int *mxel, *mxfirst;
+  bl_component *cp;
 } bl_mesh;
 
 /* Build the mesh, the regions, materials and initial conditions of a deck

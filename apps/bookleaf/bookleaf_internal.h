@@ -26,6 +26,7 @@ typedef struct {
   bl_deck deck;
   const char *deck_path;
   int scheme, print_every, sod_check, max_steps, fused, visc, zhg, zsp, ztq; /* visc: VISC_* */
+  int nmat; /* materials of the deck (several: mixed cells possible) */
   int eos_type[BL_MAXREG];
   double eos_param[BL_MAXREG][BL_NEOS];
 } bl_config;
@@ -43,6 +44,13 @@ typedef struct {
   double wmin_value, wmax_value; /* their last values (bl_dt_element) */
   /* the ALE remap (Eulerian decks) */
   um_dat *x0, *fcdv, *fcdm, *vm0, *eflux, *cnm0, *cnd, *cnflux, *cnu, *mflux, *nbasis, *nflux;
+  /* mixed-material cells (bookleaf_mix.c; NULL in a deck without): the components (each on its cell's rank), and
+   * the mixed cells with their components through mixed_components (K a row, the row's count in mxn) */
+  um_set *cp, *mx;
+  um_map *cpel, *cpnd, *mxel, *mxcp;
+  um_dat *cpmat, *cpfr, *cpfrm, *cpmass, *cpe, *cprho, *cpvol, *cpp, *cpcs2, *cpf, *mxn;
+  int nmx, ncp, nmat;
+  int *cpel_orig, *cpmat_orig; /* the components' cells and materials, for the report */
   /* the mesh's own numbering, for reports and outputs */
   int nel, nnd, nreg;
   int *elnd_orig, *elreg_orig;
@@ -56,6 +64,9 @@ typedef struct {
 #define D(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_DOUBLE, (acc))
 #define I(dat, idx, map, dim, acc) um_arg_dat((dat), (idx), (map), (dim), UM_INT, (acc))
 #define G(ptr, dim, type, acc) um_arg_gbl((void *)(ptr), (dim), (type), (acc))
+/* Declare a dat where nothing failed yet (`rc` and `ctx` of the declaring function). */
+#define DAT(set, dim, type, data, name, out) \
+  if (!rc) rc = um_decl_dat(ctx, set, dim, type, data, name, out)
 
 typedef struct {
   double dt;
@@ -71,7 +82,7 @@ typedef struct {
 } bl_row;
 
 typedef struct {
-  bl_row reg[BL_MAXREG], total;
+  bl_row reg[BL_MAXREG], mat[BL_MAXREG], total;
   double *rho, *e, *p, *vol, *mass, *cnwt, *x, *u;
 } bl_table;
 
@@ -84,12 +95,26 @@ int bl_dt_element(bl_solver *S, dt_choice *c);
 int bl_lagstep(um_app_run *r, bl_solver *S);
 int bl_alestep(um_app_run *r, bl_solver *S);
 
+/* bookleaf_mix.c: mixed-material cells (each a no-op without) */
+int bl_mix_declare(um_app_run *r, bl_solver *S, const bl_mesh *m, const double *vol, const double *mass);
+int bl_mix_geteos(bl_solver *S);
+int bl_mix_getcs2(bl_solver *S);
+int bl_mix_getforce(bl_solver *S, int corrector);
+int bl_mix_getstate(bl_solver *S, int corrector);
+void bl_mix_free(bl_solver *S);
+/* The material rows of Table 2 (pure cells, then components) into t->mat; the fields of t already fetched. */
+int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t);
+int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
+
 /* bookleaf_report.c */
+void bl_row_add(bl_row *w, double dencut, double vol, double mass, double e, double p, double rho, const double *cnwt,
+                const int *nodes, const double *u);
 void bl_table_free(bl_table *t);
 int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t);
 void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title);
 double bl_sod_l1(const bl_solver *S, const bl_table *t);
 int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
+int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w);
 int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t);
 int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t);
 

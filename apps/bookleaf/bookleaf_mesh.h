@@ -65,6 +65,15 @@ int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t 
  * a density <= 0 or energy < 0, is an error naming it. */
 int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
                      int *reg, int *mat, double *density, double *energy, char *err, size_t errlen);
+/* The same for a deck of several materials, as upstream's setup_materials: a material SHAPE takes an element whole
+ * when all four corners are inside it, and makes it a mixed cell when some are (the fraction shape_param(5), or
+ * upstream's subdivision where that is <= 0). A mixed cell has *mat -1 and its components in cp[0 .. *ncp) (at most
+ * BL_MAXREG), each with its density and energy (upstream's thermodynamic IC, then its rationalisation). Where
+ * upstream's list would not tile the cell the port decides (a third component takes its fraction from the first; a
+ * component of fraction 0 is dropped; docs/apps.md) or refuses with the element and the entry named. */
+int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
+                           int *reg, int *mat, double *density, double *energy, bl_component *cp, int *ncp, char *err,
+                           size_t errlen);
 /* A node's initial velocity from the kinematic entries and its type (zeroed across slip and wall sides). */
 void bl_node_velocity(const bl_deck *d, double x, double y, int type, double *u, double *v);
 /* A node's type after upstream's corner rule (a corner between slip x and slip y sides becomes a wall): `type`

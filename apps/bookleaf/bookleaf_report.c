@@ -43,30 +43,28 @@ int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
     w->pmax = w->rmax = -DBL_MAX;
     w->pmin = w->rmin = DBL_MAX;
   }
-  for (size_t e = 0; e < ne; e++) {
-    bl_row *w = &t->reg[S->elreg_orig[e]];
-    w->vol += t->vol[e];
-    if (!(t->mass[e] > dencut * t->vol[e])) continue;
-    const double m = t->mass[e];
-    w->mass += m;
-    w->ie += t->e[e] * m;
-    w->p += m * t->p[e];
-    if (t->p[e] > w->pmax) w->pmax = t->p[e];
-    if (t->p[e] < w->pmin) w->pmin = t->p[e];
-    if (t->rho[e] > w->rmax) w->rmax = t->rho[e];
-    if (t->rho[e] < w->rmin) w->rmin = t->rho[e];
-    for (int c = 0; c < 4; c++) {
-      const int n = S->elnd_orig[4 * e + c];
-      const double uu = t->u[2 * n], vv = t->u[2 * n + 1];
-      w->ke = 0.5 * t->cnwt[4 * e + c] * t->rho[e] * (uu * uu + vv * vv) + w->ke;
-    }
-  }
-  bl_row *T = &t->total;
-  double psum = 0.0;
+  for (size_t e = 0; e < ne; e++)
+    bl_row_add(&t->reg[S->elreg_orig[e]], dencut, t->vol[e], t->mass[e], t->e[e], t->p[e], t->rho[e],
+               t->cnwt + 4 * e, S->elnd_orig + 4 * e, t->u);
   for (int k = 0; k < S->nreg; k++) {
     bl_row *w = &t->reg[k];
     if (w->vol > 0.0) w->rho = w->mass / w->vol;
     if (w->mass > dencut * w->vol) w->p /= w->mass;
+  }
+  int rc = bl_mix_table(r, S, t);
+  if (rc) {
+    bl_table_free(t);
+    return rc;
+  }
+  /* the totals: of the regions, or of the materials where there are more regions than materials (upstream's rule;
+   * the two differ only where mixed cells are, whose own state the regions count and whose components the
+   * materials) */
+  const int by_mat = S->cp && S->nreg > S->nmat;
+  const bl_row *rows = by_mat ? t->mat : t->reg;
+  bl_row *T = &t->total;
+  double psum = 0.0;
+  for (int k = 0; k < (by_mat ? S->nmat : S->nreg); k++) {
+    const bl_row *w = &rows[k];
     T->vol += w->vol, T->mass += w->mass, T->ie += w->ie, T->ke += w->ke;
     psum += w->p * w->mass;
   }
@@ -75,15 +73,41 @@ int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
   return UM_SUCCESS;
 }
 
+/* One element (or component) into its row: volume always, the rest where heavier than dencut x volume; the kinetic
+ * energy of its corners at its own density (upstream's hydro_kn_calc_shortprint). */
+void bl_row_add(bl_row *w, double dencut, double vol, double mass, double e, double p, double rho, const double *cnwt,
+                const int *nodes, const double *u) {
+  w->vol += vol;
+  if (!(mass > dencut * vol)) return;
+  w->mass += mass;
+  w->ie += e * mass;
+  w->p += mass * p;
+  if (p > w->pmax) w->pmax = p;
+  if (p < w->pmin) w->pmin = p;
+  if (rho > w->rmax) w->rmax = rho;
+  if (rho < w->rmin) w->rmin = rho;
+  for (int c = 0; c < 4; c++) {
+    const double uu = u[2 * nodes[c]], vv = u[2 * nodes[c] + 1];
+    w->ke = 0.5 * cnwt[c] * rho * (uu * uu + vv * vv) + w->ke;
+  }
+}
+
+static void print_rows(FILE *f, const char *what, const bl_row *rows, int n, const char (*names)[BL_SLEN]) {
+  fprintf(f, "  %-10s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", what, "vol", "mass", "tot ie",
+          "tot ke", "press", "min press", "max press", "dens", "min dens", "max dens");
+  for (int k = 0; k < n; k++) {
+    const bl_row *w = &rows[k];
+    fprintf(f, "  %-10.10s %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E\n", names[k], w->vol,
+            w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax);
+  }
+}
+
 void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title) {
   fprintf(f, "\n  Step no. %7d Time = %14.7f\n\n  %s\n\n", S->nstep, S->time, title);
-  fprintf(f, "  %-10s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "region", "vol", "mass", "tot ie",
-          "tot ke", "press", "min press", "max press", "dens", "min dens", "max dens");
-  for (int k = 0; k < S->nreg; k++) {
-    const bl_row *w = &t->reg[k];
-    fprintf(f, "  %-10.10s %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E %11.4E\n",
-            S->region_name[k], w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax);
-  }
+  print_rows(f, "region", t->reg, S->nreg, S->region_name);
+  fprintf(f, "\n  Table 2: materials%s\n\n", S->cp ? " (the pure cells of each, then its components in mixed cells)" : "");
+  print_rows(f, "material", t->mat, S->nmat, S->material_name);
+  fprintf(f, "\n");
   const bl_row *T = &t->total;
   fprintf(f, "  %-10s %11.4E %11.4E %11.4E %11.4E %11.4E %35s %11.4E\n", "Total", T->vol, T->mass, T->ie, T->ke,
           T->p, "", T->rho);
@@ -111,17 +135,24 @@ double bl_sod_l1(const bl_solver *S, const bl_table *t) {
   return l1 / basis;
 }
 
-int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
-  char name[64];
+/* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max. */
+int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w) {
   static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
                                      "density", "density_min", "density_max"};
+  const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
+  for (int i = 0; i < 10; i++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s_%s", prefix, what[i]);
+    UM_APP_TRY(um_app_metric(r, name, v[i]));
+  }
+  return UM_SUCCESS;
+}
+
+int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
   for (int k = 0; k < S->nreg; k++) {
-    const bl_row *w = &t->reg[k];
-    const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
-    for (int i = 0; i < 10; i++) {
-      snprintf(name, sizeof name, "region%d_%s", k + 1, what[i]);
-      UM_APP_TRY(um_app_metric(r, name, v[i]));
-    }
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "region%d", k + 1);
+    UM_APP_TRY(bl_row_metrics(r, prefix, &t->reg[k]));
   }
   return UM_SUCCESS;
 }

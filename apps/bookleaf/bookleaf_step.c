@@ -1,10 +1,13 @@
 /* BookLeaf on um: the step (upstream's lagstep: viscosity, time step, forces, state, acceleration)
  * and the ALE remap of Eulerian decks (alestep), as loops over elements and nodes. The kernels
- * are defined here (bookleaf_kernels.h); bookleaf.c publishes their constants. */
+ * are defined here (bookleaf_kernels.h, bookleaf_ale_kernels.h); bookleaf.c publishes their constants. */
 #include "bookleaf_internal.h"
 
-extern const char bookleaf_kernels_source[];
+#include "bookleaf_ale_kernels.h"
+
+extern const char bookleaf_kernels_source[], bookleaf_ale_kernels_source[];
 #define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")
+#define BL_ALE_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_ale_kernels_source, "bookleaf_ale_kernels.h")
 BL_KERNEL(bl_visc_init, 9);
 BL_KERNEL(bl_visc_limit, 18);
 BL_KERNEL(bl_visc_force, 10);
@@ -24,20 +27,20 @@ BL_KERNEL(bl_zero4, 1);
 BL_KERNEL(bl_scatter, 8);
 BL_KERNEL(bl_scatter_corner, 6);
 BL_KERNEL(bl_accel, 5);
-BL_KERNEL(bl_ale_move, 4);
-BL_KERNEL(bl_ale_fluxvol, 9);
-BL_KERNEL(bl_ale_massflux, 13);
-BL_KERNEL(bl_ale_update_basis, 15);
-BL_KERNEL(bl_ale_energyflux, 13);
-BL_KERNEL(bl_ale_update_energy, 9);
-BL_KERNEL(bl_ale_node_basis, 8);
-BL_KERNEL(bl_ale_corner_flux, 13);
-BL_KERNEL(bl_ale_corner_mass, 6);
-BL_KERNEL(bl_ale_corner_u, 5);
-BL_KERNEL(bl_ale_momflux, 13);
-BL_KERNEL(bl_ale_node_flux, 5);
-BL_KERNEL(bl_zero2, 1);
-BL_KERNEL(bl_ale_update_u, 4);
+BL_ALE_KERNEL(bl_ale_move, 4);
+BL_ALE_KERNEL(bl_ale_fluxvol, 9);
+BL_ALE_KERNEL(bl_ale_massflux, 13);
+BL_ALE_KERNEL(bl_ale_update_basis, 15);
+BL_ALE_KERNEL(bl_ale_energyflux, 13);
+BL_ALE_KERNEL(bl_ale_update_energy, 9);
+BL_ALE_KERNEL(bl_ale_node_basis, 8);
+BL_ALE_KERNEL(bl_ale_corner_flux, 13);
+BL_ALE_KERNEL(bl_ale_corner_mass, 6);
+BL_ALE_KERNEL(bl_ale_corner_u, 5);
+BL_ALE_KERNEL(bl_ale_momflux, 13);
+BL_ALE_KERNEL(bl_ale_node_flux, 5);
+BL_ALE_KERNEL(bl_zero2, 1);
+BL_ALE_KERNEL(bl_ale_update_u, 4);
 BL_KERNEL(bl_state_predictor, 21);
 BL_KERNEL(bl_state_corrector, 21);
 BL_KERNEL(bl_gather_accel, 21);
@@ -100,6 +103,7 @@ int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out) {
   c[n++] = (dt_choice){d->dt_max, -1, " MAXIMUM", DT_MAXIMUM};
   c[n++] = (dt_choice){d->dt_g * S->dt, -1, "  GROWTH", DT_GROWTH};
   if (S->nstep == 0) c[n++] = (dt_choice){d->dt_initial, -1, " INITIAL", DT_INITIAL};
+  UM_APP_TRY(bl_mix_getcs2(S)); /* mixed cells: their components' sound speed */
   /* both limits queued, then read: on a GPU the read of the first waits for its loop only */
   UM_APP_TRY(UM_PAR_LOOP(ctx, bl_dt_cfl_kernel, "getdt_cfl", S->el, NODES(S->x, UM_READ),
                          D(S->cs2, -1, UM_ID, 1, UM_READ), D(S->visc, -1, UM_ID, 1, UM_READ), I(S->reg, -1, UM_ID, 1, UM_READ),
@@ -223,13 +227,17 @@ int bl_lagstep(um_app_run *r, bl_solver *S) {
                            D(S->e0, -1, UM_ID, 1, UM_WRITE)));
     UM_APP_TRY(getforce(S, 0));
   }
+  UM_APP_TRY(bl_mix_getforce(S, 0)); /* mixed cells: the components (no-ops without) */
   UM_APP_TRY(getstate(r, S, 0));
+  UM_APP_TRY(bl_mix_getstate(S, 0));
   if (!bl_fused_state(S->cfg, 1))
     UM_APP_TRY(UM_PAR_LOOP(ctx, bl_copy_kernel, "energy_restore", S->el, D(S->e0, -1, UM_ID, 1, UM_READ),
                            D(S->e, -1, UM_ID, 1, UM_WRITE)));
   UM_APP_TRY(getforce(S, 1));
+  UM_APP_TRY(bl_mix_getforce(S, 1)); /* and the mixed cells' corner forces from theirs */
   UM_APP_TRY(getacceleration(S));
-  return getstate(r, S, 1);
+  UM_APP_TRY(getstate(r, S, 1));
+  return bl_mix_getstate(S, 1);
 }
 
 

@@ -540,11 +540,35 @@ static int initial_state(const bl_deck *d, bl_mesh *m, char *err, size_t errlen)
   m->nreg = ic.nreg, m->nmat = ic.nmat;
   memcpy(m->region_name, ic.region_name, sizeof m->region_name);
   memcpy(m->material_name, ic.material_name, sizeof m->material_name);
+  const int mixing = ic.nmat > 1 && !ic.mmesh; /* several materials: some cells may be mixed */
+  int cap = 0;
   for (int e = 0; e < m->nel; e++) {
     double cx[4], cy[4];
     for (int k = 0; k < 4; k++) cx[k] = m->x[m->elnd[4 * e + k]], cy[k] = m->y[m->elnd[4 * e + k]];
-    UM_APP_TRY_(bl_element_state(d, &ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e], err,
-                                 errlen));
+    if (!mixing) {
+      UM_APP_TRY_(bl_element_state(d, &ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e], err,
+                                   errlen));
+      continue;
+    }
+    bl_component cp[BL_MAXREG];
+    int n = 0;
+    UM_APP_TRY_(bl_element_mixed_state(d, &ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e],
+                                       cp, &n, err, errlen));
+    if (!n) continue;
+    if (m->ncp + n > cap) { /* grow the component list (and the cells', at most one per component) */
+      cap = 2 * (m->ncp + n) + 64;
+      bl_component *c2 = realloc(m->cp, sizeof *c2 * (size_t)cap);
+      int *x2 = c2 ? realloc(m->mxel, sizeof(int) * (size_t)cap) : NULL, *f2 = x2 ? realloc(m->mxfirst, sizeof(int) * (size_t)(cap + 1)) : NULL;
+      if (c2) m->cp = c2;
+      if (x2) m->mxel = x2;
+      if (f2) m->mxfirst = f2;
+      if (!f2) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for %d mixed-cell components", cap);
+    }
+    m->mxel[m->nmx] = e;
+    m->mxfirst[m->nmx++] = m->ncp;
+    memcpy(m->cp + m->ncp, cp, sizeof *cp * (size_t)n);
+    m->ncp += n;
+    m->mxfirst[m->nmx] = m->ncp;
   }
   for (int n = 0; n < m->nnd; n++) bl_node_velocity(d, m->x[n], m->y[n], m->indtype[n], &m->u[n], &m->v[n]);
   return UM_SUCCESS;
@@ -563,6 +587,9 @@ void bl_mesh_free(bl_mesh *m) {
   free(m->v);
   free(m->density);
   free(m->energy);
+  free(m->mxel);
+  free(m->mxfirst);
+  free(m->cp);
   memset(m, 0, sizeof *m);
 }
 

@@ -150,21 +150,14 @@ static int flag_element(const bl_deck *d, const char (*types)[BL_SLEN], const in
   return flag;
 }
 
-int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
-                     int *reg, int *mat, double *density, double *energy, char *err, size_t errlen) {
-  double c[2];
-  bl_centroid(cx, cy, c);
-  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
-  if (*reg < 0)
-    return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
-  *mat = ic->mmesh ? ic->mesh_mat : flag_element(d, d->material_type, d->material_value, ic->nmat, e, c, *reg);
-  if (*mat < 0)
-    return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
-                   e + 1);
+/* An element's density and energy from the thermodynamic entries in order (REGION: its region; MATERIAL: its
+ * material, never a mixed cell's -1); vol: its volume where an entry scales the energy by it (computed once). */
+static void element_thermo(const bl_deck *d, int reg, int mat, const double cx[4], const double cy[4],
+                           double *density, double *energy) {
   *density = *energy = 0.0;
   const int nt = count_set(d->thermodynamic_type);
   for (int ii = 0; ii < nt; ii++) {
-    const int flag = bl_is(d->thermodynamic_type[ii], "REGION") ? *reg : *mat;
+    const int flag = bl_is(d->thermodynamic_type[ii], "REGION") ? reg : mat;
     if (flag != d->thermodynamic_value[ii] - 1) continue;
     const int vol = bl_is(d->thermodynamic_energy_scale[ii], "VOLUME");
     const int mass = bl_is(d->thermodynamic_energy_scale[ii], "MASS");
@@ -176,14 +169,167 @@ int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const doubl
       *energy /= vol ? v : d->density[ii] * v;
     }
   }
-  if (!(*density > 0.0))
+}
+
+static int check_thermo(const bl_deck *d, long long e, int reg, double density, double energy, char *err,
+                        size_t errlen) {
+  if (!(density > 0.0))
     return bl_ferr(d, "density", err, errlen,
                    "element %lld (region %d) has density %g: the initial density must be > 0 everywhere", e + 1,
-                   *reg + 1, *density);
-  if (!(*energy >= 0.0))
+                   reg + 1, density);
+  if (!(energy >= 0.0))
     return bl_ferr(d, "energy", err, errlen,
-                   "element %lld (region %d) has specific internal energy %g: it must be >= 0", e + 1, *reg + 1,
-                   *energy);
+                   "element %lld (region %d) has specific internal energy %g: it must be >= 0", e + 1, reg + 1,
+                   energy);
+  return UM_SUCCESS;
+}
+
+int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
+                     int *reg, int *mat, double *density, double *energy, char *err, size_t errlen) {
+  double c[2];
+  bl_centroid(cx, cy, c);
+  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
+  if (*reg < 0)
+    return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
+  *mat = ic->mmesh ? ic->mesh_mat : flag_element(d, d->material_type, d->material_value, ic->nmat, e, c, *reg);
+  if (*mat < 0)
+    return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
+                   e + 1);
+  element_thermo(d, *reg, *mat, cx, cy, density, energy);
+  return check_thermo(d, e, *reg, *density, *energy, err, errlen);
+}
+
+/* ---- mixed-material cells (upstream's material_shape) ---------------------------------------------------------- */
+
+#define BL_MIX_MAXIT 10 /* upstream's subdivision depth */
+
+static int mix_inside(const double *p, int rect, double x, double y) {
+  return rect ? (x > p[0] && y > p[1] && x < p[2] && y < p[3])
+              : sqrt((x - p[0]) * (x - p[0]) + (y - p[1]) * (y - p[1])) <= p[2];
+}
+
+/* How much of a quadrilateral a shape covers, by its corners: 1 all inside, 0.5 some, 0 none. */
+static double mix_intersect(const double *p, int rect, const double *x, const double *y) {
+  int n = 0;
+  for (int k = 0; k < 4; k++) n += mix_inside(p, rect, x[k], y[k]);
+  return n == 4 ? 1.0 : n ? 0.5 : 0.0;
+}
+
+/* Upstream's estimate of the covered fraction: four quadrilaterals (a corner, the next, the centroid, the one before),
+ * each whole, empty or subdivided again, to depth BL_MIX_MAXIT, where the centroid decides. */
+static double mix_subdivide(int nit, const double *p, int rect, const double *x, const double *y) {
+  double c[2];
+  bl_centroid(x, y, c);
+  if (nit + 1 > BL_MIX_MAXIT) return mix_inside(p, rect, c[0], c[1]) ? 1.0 : 0.0;
+  double vf = 0.0;
+  for (int i = 0; i < 4; i++) {
+    const double qx[4] = {x[i], x[(i + 1) % 4], c[0], x[(i + 3) % 4]}, qy[4] = {y[i], y[(i + 1) % 4], c[1], y[(i + 3) % 4]};
+    double v = mix_intersect(p, rect, qx, qy);
+    if (v > 0.25 && v < 0.75) v = mix_subdivide(nit + 1, p, rect, qx, qy);
+    vf += v;
+  }
+  return 0.25 * vf;
+}
+
+/* The material entries in order, as upstream's setup_materials: whole (BACKGROUND, CELL, REGION, a SHAPE with every
+ * corner inside) or partly (a SHAPE with some). *mat the element's material, or -1 with its components in cp. */
+static int mix_flags(const bl_deck *d, const bl_ic *ic, long long e, const double *cx, const double *cy, int reg,
+                     int *mat, bl_component *cp, int *ncp, char *err, size_t errlen) {
+  *mat = -1, *ncp = 0;
+  for (int ii = 0; ii < ic->nmat; ii++) {
+    char t[BL_SLEN];
+    bl_upper(d->material_type[ii], t, sizeof t);
+    double vf = 1.0; /* 1: taken whole */
+    if (!strcmp(t, "CELL") && d->material_value[ii] - 1 != e) continue;
+    if (!strcmp(t, "REGION") && reg != d->material_value[ii] - 1) continue;
+    if (!strcmp(t, "SHAPE")) {
+      const int s = d->material_value[ii] - 1, rect = bl_is(d->shape_type[s], "RECTANGLE");
+      double p[5];
+      for (int k = 0; k < 5; k++) p[k] = d->shape_param[k][s];
+      vf = mix_intersect(p, rect, cx, cy);
+      if (vf <= 0.25) continue;
+      if (vf <= 0.75) vf = -(p[4] > 0.0 ? p[4] : mix_subdivide(0, p, rect, cx, cy)); /* < 0: partly */
+    }
+    if (vf > 0.0) { /* the last entry that takes it whole wins (a mixed cell becomes pure) */
+      *mat = ii, *ncp = 0;
+      continue;
+    }
+    vf = -vf;
+    if (*ncp == 0) {
+      if (*mat < 0)
+        return bl_ferr(d, "material_type", err, errlen, "element %lld is partly in material %d (%s) but has no "
+                       "material before it to share the cell with: put a BACKGROUND material first", e + 1, ii + 1,
+                       d->material_name[ii]);
+      cp[0] = (bl_component){*mat, 1.0, 0.0, 0.0};
+      *ncp = 1, *mat = -1;
+    }
+    /* the new component's volume comes out of the cell's first material: 1 - vf of it with one shape, as upstream.
+     * With a second shape upstream appends its component and leaves the others (fractions adding up to 1 + vf): the
+     * port takes that one's volume from the first material too */
+    if (cp[0].fr - vf < 0.0)
+      return bl_ferr(d, "shape_param", err, errlen, "the materials of element %lld do not tile it: material %d (%s) "
+                     "takes %g of it, but only %g of its first material (%s) is left (shapes that overlap in one "
+                     "cell, or a fraction over 1: give fractions that add up to at most 1, or separate the shapes)",
+                     e + 1, ii + 1, d->material_name[ii], vf, cp[0].fr, d->material_name[cp[0].mat]);
+    cp[0].fr -= vf;
+    cp[(*ncp)++] = (bl_component){ii, vf, 0.0, 0.0};
+  }
+  /* a component of fraction 0 (upstream: a component of no volume, its density 0/0) is dropped; one left: pure */
+  int k = 0;
+  for (int i = 0; i < *ncp; i++)
+    if (cp[i].fr > 0.0) cp[k++] = cp[i];
+  *ncp = k;
+  if (k == 1) *mat = cp[0].mat, *ncp = 0;
+  return UM_SUCCESS;
+}
+
+int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const double cx[4], const double cy[4],
+                           int *reg, int *mat, double *density, double *energy, bl_component *cp, int *ncp, char *err,
+                           size_t errlen) {
+  double c[2];
+  bl_centroid(cx, cy, c);
+  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
+  if (*reg < 0)
+    return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
+  TRY(mix_flags(d, ic, e, cx, cy, *reg, mat, cp, ncp, err, errlen));
+  if (*mat < 0 && *ncp == 0)
+    return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
+                   e + 1);
+  element_thermo(d, *reg, *mat, cx, cy, density, energy);
+  TRY(check_thermo(d, e, *reg, *density, *energy, err, errlen));
+  if (!*ncp) return UM_SUCCESS;
+  /* the components: the MATERIAL entries of their material (the energy scaled by the component's volume), then, where
+   * the deck has a REGION entry, those no MATERIAL entry names take the cell's state if their material is a
+   * BACKGROUND or REGION one (upstream's setup_thermodynamic_rationalise) */
+  double vol;
+  bl_geometry(cx, cy, NULL, NULL, NULL, NULL, NULL, &vol);
+  const int nt = count_set(d->thermodynamic_type);
+  int any_region = 0;
+  for (int ii = 0; ii < nt; ii++) any_region |= bl_is(d->thermodynamic_type[ii], "REGION");
+  for (int i = 0; i < *ncp; i++) {
+    bl_component *q = &cp[i];
+    int named = 0;
+    for (int ii = 0; ii < nt; ii++) {
+      if (!bl_is(d->thermodynamic_type[ii], "MATERIAL") || d->thermodynamic_value[ii] - 1 != q->mat) continue;
+      named = 1;
+      q->density = d->density[ii], q->energy = d->energy[ii];
+      const double v = q->fr * vol;
+      if (bl_is(d->thermodynamic_energy_scale[ii], "VOLUME")) q->energy /= v;
+      else if (bl_is(d->thermodynamic_energy_scale[ii], "MASS")) q->energy /= d->density[ii] * v;
+    }
+    if (!named && any_region) {
+      if (!bl_is(d->material_type[q->mat], "BACKGROUND") && !bl_is(d->material_type[q->mat], "REGION"))
+        return bl_ferr(d, "thermodynamic_type", err, errlen, "material %d (%s), a component of mixed element %lld, "
+                       "has no MATERIAL initial condition and is not a BACKGROUND or REGION material (whose "
+                       "components take the cell's): add a MATERIAL entry for it", q->mat + 1,
+                       d->material_name[q->mat], e + 1);
+      q->density = *density, q->energy = *energy;
+    }
+    if (!(q->density > 0.0) || !(q->energy >= 0.0))
+      return bl_ferr(d, "density", err, errlen, "component %d (material %d, %s) of mixed element %lld has density %g "
+                     "and energy %g: each component needs a density > 0 and an energy >= 0 (a MATERIAL initial "
+                     "condition)", i + 1, q->mat + 1, d->material_name[q->mat], e + 1, q->density, q->energy);
+  }
   return UM_SUCCESS;
 }
 

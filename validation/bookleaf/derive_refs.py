@@ -15,7 +15,7 @@ import json, math, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DECKS = ["sod_sm_lag_small", "noh_small", "sedov_lag_small", "blast_sm_lag_small", "sod_sm_lag_medium",
          "sod_sm_eul_small", "sedov_eul_small", "blast_sm_eul_small", "sod_sm_eul_medium", "blast_sm_eul_medium",
-         "sod_sm_lag_bench_1200x300"]
+         "sod_sm_lag_bench_1200x300", "sod_mm_lag_small"]
 # Our decks of the options no shipped deck sets (decks/README.md): each is a shipped small deck with
 # one or two entries changed, run by the same upstream build.
 FEATURES = {"sod_sp_eul_small": "sod_sm_eul_small + pmeritall=1.0 (sub-zonal pressures on the Eulerian mesh)",
@@ -25,7 +25,21 @@ FEATURES = {"sod_sp_eul_small": "sod_sm_eul_small + pmeritall=1.0 (sub-zonal pre
             "sod_dtreg_lag_small": "sod_sm_lag_small + dt_max=1.0, zdtnotreg(2), zmidlength(1)",
             "noh_midlength_small": "noh_small + zmidlength(1) (median lengths in the CFL limit)",
             "sod_tait_lag_small": "sod_sm_lag_small with a Tait EOS (a=1, b=7, rho0=1, pmin=0), densities 1.1 | 1.0",
-            "sod_jwl_lag_small": "sod_sm_lag_small with a JWL EOS (omega 0.4, A 1, B 0.1, R1 4, R2 1, rho0 1)"}
+            "sod_jwl_lag_small": "sod_sm_lag_small with a JWL EOS (omega 0.4, A 1, B 0.1, R1 4, R2 1, rho0 1)",
+            # mixed-material cells of other shapes than the shipped deck's straight cut
+            "sod_mm_circle_small": "sod_mm_lag_small with a helium circle (fractions by upstream's subdivision), "
+                                   "dt_max=1.0 (CFL-limited steps), to t = 4",
+            "sod_mm_box_small": "sod_mm_lag_small with a helium box (four cut sides and corners, fractions by "
+                                "subdivision), to t = 2",
+            "sedov_mm_small": "sedov_lag_small with a heavy gas rectangle (second material, MATERIAL initial "
+                              "condition, hourglass filters), to t = 0.2"}
+# Upstream 2.0.1 allocates its component viscous forces (cpviscx, cpviscy: 4 per component) with one value per
+# component (utilities/data/data.f90, data_reset): a deck with more than a quarter of the component capacity
+# (0.05 x materials x elements) in components reads past them, into whatever the heap holds there. These decks'
+# references come from a build with that one allocation made 4 per component (PATCHED: the component viscous
+# forces are then zero, as upstream's own initialisation sets them); sod_mm_lag_small (50 of 250) and
+# sod_mm_circle_small (whose overrun happens to read zeros) give the same log with the unpatched build.
+PATCHED = {"sod_mm_box_small", "sedov_mm_small", "sod_mm_circle_small"}
 DECKS += list(FEATURES)
 # Upstream's large decks take hours serially (noh_large ~90,000 steps; the Sod decks 14.1M elements): upstream
 # ran them to an earlier end time (time_end changed, nothing else); the port runs the shipped deck with
@@ -49,7 +63,13 @@ OWN_CHECKS = {
     # Eulerian: the remap dissipates energy, never gains it, and loses no more than upstream on the small deck
     # (3437.5 -> 3432.1, -1.6e-3): energy_change in [-1.6e-3, 0]; mass conserved through the remap
     "sod_sm_eul_large": ["  - {name: energy_change, value: -8.0e-4, abs_tol: 8.0e-4}",
-                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-10}"]}
+                         "  - {name: mass_change, value: 0, abs_tol: 1.0e-10}"],
+    # mixed cells: the materials' volumes (pure cells and components) add up to the mesh's, as upstream's fractions
+    # tile each cell; the cells' own state conserves energy (upstream: 3.4938E+03 -> 3.4937E+03, the last digit)
+    "sod_mm_lag_small": ["  - {name: material_volume_gap, value: 0, abs_tol: 1.0e-12}",
+                         "  - {name: energy_change, value: 0, abs_tol: 1.0e-12}"]}
+for _d in ("sod_mm_circle_small", "sod_mm_box_small", "sedov_mm_small"):
+    OWN_CHECKS[_d] = OWN_CHECKS["sod_mm_lag_small"][:1]
 DECKS += list(CPP_CUDA)
 # noh_large to t = 0.01 (1609 steps on 1.3M elements, the cells at the inner wall 1e-5 wide) ends with final_dt
 # 1.75e-8 relative from upstream on openmp (2 threads), 2.96e-8 (atomics) and 3.13e-8 (hierarchical) on the
@@ -104,6 +124,29 @@ def half_unit(v, digits):
     return 0.51 * 10.0 ** (e - digits + 1)
 
 
+def table_lines(rows, prefix, te, loose):
+    """The metrics of one of upstream's tables (regions or materials): each value with half a unit of its 5th
+    printed digit; pressures with a floor of 1e-12 x the table's largest, kinetic energies of 1e-12 x the total
+    energy; a loose deck's table_rel and metric_rel on top. prefix(k, row) names row k's metrics."""
+    out = []
+    pscale = max(r["max press"] for r in rows)
+    for k, row in enumerate(rows):
+        for key, name in COLS:
+            x = row[key]
+            tol = half_unit(x, 5)
+            if "press" in key:
+                tol = max(tol, 1e-12 * pscale)
+            if key == "tot ke":
+                tol = max(tol, 1e-12 * abs(te))
+            if loose and "table_rel" in loose:
+                tol = max(tol, loose["table_rel"] * abs(x))
+            metric = "%s_%s" % (prefix(k, row), name)
+            if loose and metric in loose.get("metric_rel", {}):
+                tol = max(tol, loose["metric_rel"][metric] * abs(x))
+            out.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
+    return out
+
+
 def ref_lines(deck, v, loose):
     """The lines of <deck>'s reference from its upstream values v, with the LOOSE entry `loose` (or None)."""
     end = v["end"]
@@ -134,10 +177,13 @@ def ref_lines(deck, v, loose):
                   "  commit: ebe1e3c1b0ce8b7e970e826d0c5ff482008aa980",
                   "  command: \"bookleaf %s%s > upstream/%s.log; values parsed from the log into upstream/values.json; "
                   "field dumps upstream/%s.{elements,nodes}.txt\"" % ("FILE=decks/" if deck in FEATURES else "FILE=" if deck in TRUNCATED else "input/", deck, deck, deck),
-                  "  date: %s" % ("2026-11-23" if deck in FEATURES or deck in TRUNCATED else "2026-11-22"),
+                  "  date: %s" % ("2026-12-02" if deck in PATCHED else "2026-11-23" if deck in FEATURES or deck in TRUNCATED else "2026-11-22"),
                   "  notes: >-",
                   "    Written by derive_refs.py. Table values carry upstream's 5 printed digits (half a unit of the",
                   "    last digit allowed); steps, the per-reason step counts and the last controlling element are exact."]
+        if deck in PATCHED:
+            lines += ["    Upstream built with its component viscous forces allocated 4 per component (one line of",
+                      "    utilities/data/data.f90; see derive_refs.py, PATCHED, and README.md, \"Mixed-material cells\")."]
     lines += ["metrics:"]
     lines.append("  - {name: steps, value: %d, abs_tol: 0}" % v["steps"])
     lines += OWN_CHECKS.get(deck, [])
@@ -177,21 +223,21 @@ def ref_lines(deck, v, loose):
     # a max press of O(1); a source region's kinetic energy 1e-6 against 1e4) carry no digits worth
     # checking: pressures get a floor of 1e-12 x the deck's largest pressure, kinetic energies of 1e-12 x
     # the total energy. A loose deck with table_rel gets that relative tolerance on its table values too.
-    pscale = max(r["max press"] for r in end["regions"])
-    for k, reg in enumerate(end["regions"]):
-        for key, name in COLS:
-            x = reg[key]
-            tol = half_unit(x, 5)
-            if "press" in key:
-                tol = max(tol, 1e-12 * pscale)
-            if key == "tot ke":
-                tol = max(tol, 1e-12 * abs(te))
-            if loose and "table_rel" in loose:
-                tol = max(tol, loose["table_rel"] * abs(x))
-            metric = "region%d_%s" % (k + 1, name)
-            if loose and metric in loose.get("metric_rel", {}):
-                tol = max(tol, loose["metric_rel"][metric] * abs(x))
-            lines.append("  - {name: %s, value: %.5g, abs_tol: %.3g}" % (metric, x, tol))
+    lines += table_lines(end["regions"], lambda k, row: "region%d" % (k + 1), te, loose)
+    # Multi-material decks: Table 2 (per material: its pure cells, then its components in mixed cells) with the
+    # region table's tolerances, and the mixed cells counted from upstream's field dump (a negative material index in
+    # upstream/<deck>.elnodes.txt marks one).
+    if len(end.get("materials", [])) > 1:
+        lines += table_lines(end["materials"], lambda k, row: "material_" + row["name"].lower(), te, loose)
+        elnodes = os.path.join(HERE, "upstream", deck + ".elnodes.txt")
+        comps = os.path.join(HERE, "upstream", deck + ".components.txt")
+        if os.path.exists(elnodes):
+            mixed = sum(1 for row in open(elnodes) if len(row.split()) >= 6 and int(row.split()[5]) < 0)
+            lines.append("  - {name: mixed_cells, value: %d, abs_tol: 0}" % mixed)
+        elif os.path.exists(comps):  # the mixed cells' rows (3 integers) then the components' (4 values)
+            rows = [r.split() for r in open(comps) if r.strip()]
+            lines.append("  - {name: mixed_cells, value: %d, abs_tol: 0}" % sum(1 for r in rows if len(r) == 3))
+            lines.append("  - {name: components, value: %d, abs_tol: 0}" % sum(1 for r in rows if len(r) == 4))
     if v.get("sod_l1_norm_density") is not None:
         x = v["sod_l1_norm_density"]
         if loose and "l1_rel" in loose:
