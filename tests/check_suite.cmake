@@ -66,6 +66,14 @@ if(MODE STREQUAL "quick")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "the quick suite's report does not tell the truth:\n${out}${err}")
   endif()
+  # docs/teaching.md cannot go stale: every loop, column, row count, run and figure it cites is in this output
+  execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../scripts/teaching-docs.py --check --umrun ${UMRUN}
+                          --results ${WORK}/quick/results.json --work ${WORK}/teaching
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "docs/teaching.md is stale against the quick suite's output:\n${out}${err}")
+  endif()
   return()
 endif()
 
