@@ -169,10 +169,12 @@ void rep_write_glossary(FILE *h, FILE *m) {
                                  "copy bandwidth (read + write of a large array: what streaming memory can give). "
                                  "Above 100%: the data fit in the caches (a small case), cache speed, not a faster "
                                  "memory."},
-      {"ops/element, ops/byte", "arithmetic operations per element counted in the kernel's source, and per useful "
-                                "byte (arithmetic intensity). Well below the machine's balance (peak operations over "
-                                "copy bandwidth: about 10 on a CPU core group, 20 or more on a GPU) a loop is bound "
-                                "by memory; above it, by arithmetic."},
+      {"ops/element, ops/byte", "arithmetic operations per element counted in the kernel's source, per path through "
+                                "its branches (a..b: the shortest and the longest path; the longest is an upper bound), "
+                                "and per useful byte (arithmetic intensity); \u2265: counted by the app at run time, a "
+                                "lower bound. Well below the machine's balance (peak operations over copy bandwidth: "
+                                "about 10 on a CPU core group, 20 or more on a GPU) a loop is bound by memory; above "
+                                "it, by arithmetic (the bound by column: memory below 1, arithmetic from 10)."},
       {"block, block colour", "the plan cuts the iteration set into blocks (mini-partitions, run.block_size). Blocks "
                               "of one colour increment no common value, so they run in parallel; the colours run one "
                               "after another. More colours: less parallel work per step."},
@@ -187,7 +189,9 @@ void rep_write_glossary(FILE *h, FILE *m) {
       {"share of loop time", "a loop's time over the time of all the app's loops in the run (the step's loops: what "
                              "dominates the step)."},
       {"±", "with --suite --repeat N: the time is the median of N runs, ± half the spread (max - min) as a share "
-            "of it."}};
+            "of it; \u26a0 above 25%: noise, not data (a busy machine, or a loop too short to time)."},
+      {"copy bandwidth", "the host's: the median of the samples umrun --suite takes before and after the runs (the "
+                         "Machines table gives their range); a GPU's: measured once per run on the device."}};
   fputs("<h2 id=\"glossary\">Reading the page</h2>\n<dl class=\"gloss\">\n", h);
   fputs("## Reading the page\n\n", m);
   for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
