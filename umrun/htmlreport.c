@@ -24,10 +24,14 @@ void umrun_report_usage(FILE *f) {
         "indirect read, indirect increment, reductions), bytes moved per element and per call,\n"
         "estimated arithmetic intensity, and per variant the achieved useful GB/s and its share\n"
         "of the device's measured copy bandwidth, colours, reuse and shared bytes per block; a\n"
-        "glossary, a paragraph per app from its figures, notes on figures above the copy bandwidth\n"
-        "and variants far off. Given two or more files, each loop's figures for the same run on\n"
-        "the two devices side by side (columns named by the devices, the ratio B/A). Files made\n"
-        "with --suite --repeat N show each time's spread. The page fits a 1366 px screen.\n"
+        "glossary, a paragraph per app quoting its loops table (what bounds its largest loop:\n"
+        "memory, arithmetic or between, said alike on the chart), notes on figures above the copy\n"
+        "bandwidth and variants far off, a banner when the machine was loaded, and a roofline per\n"
+        "device with every point numbered, a legend, and the CPU's measured roofs. Operation counts\n"
+        "are per path through a kernel's branches (a..b: shortest..longest). Given two or more\n"
+        "files, each loop's figures for the same run on the two devices side by side (columns\n"
+        "named by the devices, the ratio B/A). Files made with --suite --repeat N show each time's\n"
+        "spread, flagged as noise above 25%. The page fits a 1366 px screen.\n"
         "View it with any browser; to check it renders headless:\n"
         "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n",
         f);
@@ -186,7 +190,9 @@ static void write_roofline(FILE *h, FILE *m, const uj *R, const char *dev, app_l
   const int nr = file_roofs(R, rf);
   char title[512];
   snprintf(title, sizeof title, "%s: loops at their best variant", dev);
-  fprintf(m, "### %s\n\n", title);
+  fputs("### ", m);
+  rep_md_cell(m, title);
+  fputs("\n\n", m);
   rep_svg_roofline(h, title, rf, nr, rp.p, rp.n, apps->names, apps->n);
   write_roof_legend(h, m, &rp);
   rep_strmap_free(&rp.seen);
@@ -273,7 +279,9 @@ static void write_loaded_banner(const page *pg) {
     fputs("<p class=\"banner\" id=\"loaded\">", pg->h);
     rep_html_text(pg->h, say);
     fputs("</p>\n", pg->h);
-    fprintf(pg->m, "> **%s**\n\n", say);
+    fputs("> **", pg->m); /* the path is the user's: escaped like every cell */
+    rep_md_cell(pg->m, say);
+    fputs("**\n\n", pg->m);
   }
 }
 
