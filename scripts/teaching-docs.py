@@ -70,7 +70,8 @@ class Page:
             secs = {}
             for s in re.finditer(r"^### (.+?)\n(.*?)(?=^### |\Z)", m.group(2), re.S | re.M):
                 secs[s.group(1).split(" (")[0]] = s.group(2)
-            para = m.group(2).split("\n\n")[1].strip() if "\n\n" in m.group(2) else ""
+            para = re.search(r"^From the loops table below.*$", m.group(2), re.M)  # the generated paragraph
+            para = para.group(0).strip() if para else ""
             self.apps[m.group(1)] = {"sections": secs, "para": para}
         self.bw = dict(re.findall(r"^- [^,]+, (.+?): (.+)$", md, re.M))
 
@@ -141,6 +142,8 @@ class Page:
                 raise KeyError(f"no app bandwidth for '{lab}'")
             return self.bw[lab].replace(" (compute-bound)", "")
         if k == "para" and len(f) == 2:
+            if not self.app(f[1])["para"]:
+                raise KeyError(f"{f[1]} has no generated paragraph")
             return self.app(f[1])["para"]
         raise KeyError(f"unknown placeholder '{key}'")
 
