@@ -90,6 +90,7 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
 }
 
 /* ---- the roofline ---------------------------------------------------------------------- */
+#define ROOF_NUMBERED_MAX 300 /* points numbered on a chart; more: the legend alone names them */
 typedef struct {
   double x0, y0, x1, y1;
 } box;
@@ -101,22 +102,35 @@ static int boxes_meet(const box *a, const box *b) {
 /* Where point i's number goes: the first place around (px, py) whose box meets no label placed before and no
  * point (the boxes of the points in pts), inside the plot [L, R] x [T, B]; rings further out when the near ones
  * are taken. Returns 0 when no place is free (the number is then left to the legend). */
+static int box_free(const box *b, const box *placed, int nplaced, const box *pts, int npts, double L, double R,
+                    double T, double B) {
+  int free = b->x0 >= L && b->x1 <= R && b->y0 >= T && b->y1 <= B;
+  for (int q = 0; q < nplaced && free; q++) free = !boxes_meet(b, &placed[q]);
+  for (int q = 0; q < npts && free; q++) free = !boxes_meet(b, &pts[q]);
+  return free;
+}
+
 static int place_label(box *placed, int nplaced, const box *pts, int npts, double px, double py, double w, double hgt,
                        double L, double R, double T, double B, box *out) {
   static const double dir[8][2] = {{1, 0}, {-1, 0}, {0, -1}, {0, 1}, {1, -1}, {-1, -1}, {1, 1}, {-1, 1}};
-  for (int ring = 1; ring <= 8; ring++)
+  for (int ring = 1; ring <= 6; ring++)
     for (int d = 0; d < 8; d++) {
       const double gap = 5.0 * ring, cx = px + dir[d][0] * (gap + w / 2), cy = py + dir[d][1] * (gap + hgt / 2);
       const box b = {cx - w / 2, cy - hgt / 2, cx + w / 2, cy + hgt / 2};
-      int free = b.x0 >= L && b.x1 <= R && b.y0 >= T && b.y1 <= B;
-      for (int q = 0; q < nplaced && free; q++) free = !boxes_meet(&b, &placed[q]);
-      for (int q = 0; q < npts && free; q++) free = !boxes_meet(&b, &pts[q]);
-      if (free) {
+      if (box_free(&b, placed, nplaced, pts, npts, L, R, T, B)) {
         *out = b;
         return 1;
       }
     }
-  return 0;
+  /* crowded: the free place nearest the point, anywhere in the plot (the caller draws a leader line) */
+  double best = INFINITY;
+  for (double y = T; y + hgt <= B; y += 4)
+    for (double x = L; x + w <= R; x += 4) {
+      const box b = {x, y, x + w, y + hgt};
+      const double d = (x + w / 2 - px) * (x + w / 2 - px) + (y + hgt / 2 - py) * (y + hgt / 2 - py);
+      if (d < best && box_free(&b, placed, nplaced, pts, npts, L, R, T, B)) best = d, *out = b;
+    }
+  return isfinite(best) ? 2 : 0;
 }
 
 /* the slanted (bandwidth) and flat (peak) roofs of one machine, the flat one from their ridge */
@@ -218,12 +232,19 @@ void rep_svg_roofline(FILE *f, const char *title, const roof *roofs, int nroofs,
     umrun_xml_escape(f, p[i].label);
     fprintf(f, ": %.3g op/B, %.3g Gop/s</title></circle>\n", p[i].ai, p[i].gops);
   }
-  for (int i = 0; pts && lab && cx && cy && i < n; i++) { /* every point's number, where it meets no other */
+  if (n > ROOF_NUMBERED_MAX) /* a cloud of points: numbers would hide it; the legend still lists every point */
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">%d points: too many to number here; the "
+               "legend lists them</text>\n", L + 8, T + 30, n);
+  for (int i = 0; n <= ROOF_NUMBERED_MAX && pts && lab && cx && cy && i < n; i++) { /* each number, meeting no other */
     char num[16];
     snprintf(num, sizeof num, "%d", i + 1);
     box b;
-    if (!place_label(lab, nl, pts, n, cx[i], cy[i], 6.0 * strlen(num) + 2, 11, L, W - R, T, H - B, &b)) continue;
+    const int how = place_label(lab, nl, pts, n, cx[i], cy[i], 6.0 * strlen(num) + 2, 11, L, W - R, T, H - B, &b);
+    if (!how) continue;
     lab[nl++] = b;
+    if (how == 2) /* placed away from its point: a leader line to it */
+      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-width=\"0.6\"/>", cx[i], cy[i],
+              (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2);
     fprintf(f, "<text class=\"pt\" x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\" fill=\"#222\">%s</text>\n",
             (b.x0 + b.x1) / 2, b.y1 - 2, num);
   }
