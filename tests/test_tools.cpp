@@ -201,6 +201,44 @@ TEST(Tools, KernelOperationsFollowHelpersAndConstantLoops) {
   EXPECT_NE(std::string(why).find("no definition of 'absent'"), std::string::npos) << why;
 }
 
+// Issue 61: a count per path. Both branches of an if were added (BookLeaf's EOS topped the roofline); now the
+// shortest and the longest path through the branches are counted apart, and the longest is the estimate.
+TEST(Tools, KernelOperationsPerPath) {
+  const char *src =
+      "#include <um/kernel.h>\n"
+      "UM_KERNEL double sq(double v) { if (v < 0) return 0.0; return v * v * v; }\n"
+      "UM_KERNEL void branches(const double *a, double *r) {\n"
+      "  r[0] = a[0] + 1.0;\n"                                   // 1
+      "  if (a[1] > 0) { r[1] = a[1] * a[2] * a[3]; } else r[1] = a[1] / 2.0;\n"  // 2 or 1
+      "  r[2] = a[0] > 0 ? a[0] * a[0] : -a[0];\n"              // 1 or 0
+      "  r[3] = sq(a[4]);\n"                                    // 0 or 2
+      "}\n"
+      "UM_KERNEL void early(const double *a, double *r) {\n"
+      "  for (int i = 0; i < 4; i++) { if (a[i] == 0) break; r[i] = a[i] * 2.0 + 1.0; }\n"
+      "}\n"
+      "UM_KERNEL void same(const double *a, double *r) { if (a[0] > 0) r[0] = a[0] + 1; else r[0] = a[0] - 1; }\n";
+  long lo = -2, hi = -2, ops = -2;
+  char why[256];
+  ASSERT_EQ(um_kernel_ops_paths(src, "branches", &lo, &hi, why, sizeof why), 0) << why;
+  EXPECT_EQ(lo, 1 + 1 + 0 + 0);
+  EXPECT_EQ(hi, 1 + 2 + 1 + 2);
+  ASSERT_EQ(um_kernel_ops(src, "branches", &ops, why, sizeof why), 0) << why;
+  EXPECT_EQ(ops, hi);  // the estimate is the longest path, not both branches summed (1 + 3 + 1 + 2 = 7)
+  // a break ends the path: the fewest is a lower bound (0: the first element may be 0); 4 trips x 2 the most
+  ASSERT_EQ(um_kernel_ops_paths(src, "early", &lo, &hi, why, sizeof why), 0) << why;
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 8);
+  ASSERT_EQ(um_kernel_ops_paths(src, "same", &lo, &hi, why, sizeof why), 0) << why;
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(hi, 1);
+  // BookLeaf's EOS picks one equation of state per element: its paths differ
+  ASSERT_EQ(um_kernel_ops_paths(bookleaf_kernels_source, "bl_eos", &lo, &hi, why, sizeof why), 0) << why;
+  EXPECT_LT(lo, hi);
+  EXPECT_EQ(um_kernel_ops_paths(src, "absent", &lo, &hi, why, sizeof why), -1);
+  EXPECT_EQ(lo, -1);
+  EXPECT_EQ(hi, -1);
+}
+
 // Hand counts of the apps' own kernels, and the loops issue 26 found at 0.
 TEST(Tools, KernelOperationsOfTheApps) {
   // Airfoil update: 1.0 / adt[0] (1), then 4 times: adti * res[n] (1), qold[n] - del (1),

@@ -24,10 +24,14 @@ void umrun_report_usage(FILE *f) {
         "indirect read, indirect increment, reductions), bytes moved per element and per call,\n"
         "estimated arithmetic intensity, and per variant the achieved useful GB/s and its share\n"
         "of the device's measured copy bandwidth, colours, reuse and shared bytes per block; a\n"
-        "glossary, a paragraph per app from its figures, notes on figures above the copy bandwidth\n"
-        "and variants far off. Given two or more files, each loop's figures for the same run on\n"
-        "the two devices side by side (columns named by the devices, the ratio B/A). Files made\n"
-        "with --suite --repeat N show each time's spread. The page fits a 1366 px screen.\n"
+        "glossary, a paragraph per app quoting its loops table (what bounds its largest loop:\n"
+        "memory, arithmetic or between, said alike on the chart), notes on figures above the copy\n"
+        "bandwidth and variants far off, a banner when the machine was loaded, and a roofline per\n"
+        "device with every point numbered, a legend, and the CPU's measured roofs. Operation counts\n"
+        "are per path through a kernel's branches (a..b: shortest..longest). Given two or more\n"
+        "files, each loop's figures for the same run on the two devices side by side (columns\n"
+        "named by the devices, the ratio B/A). Files made with --suite --repeat N show each time's\n"
+        "spread, flagged as noise above 25%. The page fits a 1366 px screen.\n"
         "View it with any browser; to check it renders headless:\n"
         "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n",
         f);
@@ -80,66 +84,122 @@ static char (*device_labels(const uj *const *files, const char *const *paths, in
   return d;
 }
 
-/* The roofline of one results file: each loop (app and name) at its best variant, found by its label in a
- * table (linear in the loops). */
-static void write_roofline(FILE *h, const uj *R, const char *dev, app_list *apps) {
-  const uj *cases = uj_get(R, "cases");
-  point *pts = NULL;
-  char **labels = NULL;
-  rep_strmap seen = {0}; /* a label -> its point */
-  int np = 0, cap = 0, oom = 0;
+/* The roofs of one results file: the GPU's (its copy bandwidth and peak FP64 rate) when a run used one, and the
+ * host CPU's (its measured copy bandwidth and multiply-add rate) beside it. Returns how many. */
+static int file_roofs(const uj *R, roof *rf) {
+  const uj *cases = uj_get(R, "cases"), *mm = uj_get(R, "machine");
   double bw = 0, peak = 0;
+  int gpu = 0;
+  for (int i = 0; i < uj_len(cases); i++) {
+    const uj *r = uj_get(uj_at(cases, i), "run");
+    if (!r || r->kind != UJ_OBJ || strcmp(uj_gets(r, "backend", ""), "cuda")) continue;
+    const double cb = rep_device_copy_gbs(R, r), pk = rep_device_peak_gflops(R, r);
+    gpu = 1;
+    if (isfinite(cb) && cb > bw) bw = cb;
+    if (isfinite(pk) && pk > peak) peak = pk;
+  }
+  int n = 0;
+  if (gpu) rf[n++] = (roof){bw, peak, "GPU"};
+  rf[n++] = (roof){uj_getn(mm, "host_copy_gb_per_s", NAN), uj_getn(mm, "host_peak_fp64_gflop_per_s", NAN), "CPU"};
+  return n;
+}
+
+typedef struct {
+  point *p;
+  char **labels;
+  const uj **best; /* the case of each point's fastest variant */
+  int n, cap;
+  rep_strmap seen; /* a label -> its point */
+} roof_points;
+
+/* loop l of case c (app a) as a point, or its label's point raised to it when it runs faster; -1: out of memory */
+static int add_roof_point(roof_points *rp, const uj *c, const uj *r, const uj *l, int a) {
+  const rep_ops o = rep_loop_ops(r, l);
+  const double bpc = uj_getn(l, "bytes_per_call", 0), size = uj_getn(l, "set_size", 0),
+               calls = uj_getn(l, "calls", 0), s = uj_getn(l, "seconds", 0);
+  if (o.source == REP_OPS_NONE || o.hi <= 0 || bpc <= 0 || s <= 0 || umrun_loop_parent(l)) return 0;
+  const double g_lo = o.lo * size * calls / s * 1e-9, g_hi = o.hi * size * calls / s * 1e-9;
+  char lab[200];
+  snprintf(lab, sizeof lab, "%s %s", uj_gets(c, "app", "?"), uj_gets(l, "name", "?"));
+  const int found = rep_strmap_get(&rp->seen, lab);
+  if (found >= 0) {
+    if (g_hi > rp->p[found].gops_hi) {
+      rp->p[found].gops = g_lo, rp->p[found].gops_hi = g_hi, rp->best[found] = c;
+      rp->p[found].ai = o.lo * size / bpc, rp->p[found].ai_hi = o.hi * size / bpc;
+    }
+    return 0;
+  }
+  if (rp->n == rp->cap) {
+    rp->cap = rp->cap ? 2 * rp->cap : 64;
+    point *np = realloc(rp->p, (size_t)rp->cap * sizeof *np);
+    if (np) rp->p = np;
+    char **nl = realloc(rp->labels, (size_t)rp->cap * sizeof *nl);
+    if (nl) rp->labels = nl;
+    const uj **nb = realloc(rp->best, (size_t)rp->cap * sizeof *nb);
+    if (nb) rp->best = nb;
+    if (!np || !nl || !nb) return -1;
+  }
+  if (!(rp->labels[rp->n] = strdup(lab))) return -1;
+  if (rep_strmap_add(&rp->seen, rp->labels[rp->n], rp->n) == -2) {
+    free(rp->labels[rp->n]);
+    return -1;
+  }
+  rp->p[rp->n] = (point){rp->labels[rp->n], o.lo * size / bpc, g_lo, o.hi * size / bpc, g_hi, a};
+  rp->best[rp->n++] = c;
+  return 0;
+}
+
+/* the legend under a roofline: each point's number, loop, fastest variant and figures */
+static void write_roof_legend(FILE *h, FILE *m, const roof_points *rp) {
+  fputs("<details open><summary>the points, by number</summary>\n<div class=\"wrap\"><table class=\"legend\">\n", h);
+  const char *hd[] = {"#", "app and loop", "fastest variant", "ops / byte", "Gop/s"};
+  rep_row(h, m, 1, 5, hd);
+  for (int i = 0; i < rp->n; i++) {
+    char no[16], v[300], ai[64], g[64];
+    const point *q = &rp->p[i];
+    snprintf(no, sizeof no, "%d", i + 1);
+    rep_short_label(rp->best[i], uj_gets(rp->best[i], "app", ""), v, sizeof v);
+    if (q->ai_hi > q->ai) {
+      snprintf(ai, sizeof ai, "%.3g..%.3g", q->ai, q->ai_hi);
+      snprintf(g, sizeof g, "%.3g..%.3g", q->gops, q->gops_hi);
+    } else {
+      snprintf(ai, sizeof ai, "%.3g", q->ai);
+      snprintf(g, sizeof g, "%.3g", q->gops);
+    }
+    const char *cells[] = {no, q->label, v, ai, g};
+    rep_row(h, m, 0, 5, cells);
+  }
+  fputs("</table></div></details>\n", h);
+  fputc('\n', m);
+}
+
+/* The roofline of one results file: each loop (app and name) at its best variant, found by its label in a
+ * table (linear in the loops), numbered, with the legend below. */
+static void write_roofline(FILE *h, FILE *m, const uj *R, const char *dev, app_list *apps) {
+  const uj *cases = uj_get(R, "cases");
+  roof_points rp = {0};
+  int oom = 0;
   for (int i = 0; i < uj_len(cases) && !oom; i++) {
     const uj *c = uj_at(cases, i), *r = uj_get(c, "run");
     if (!r || r->kind != UJ_OBJ) continue;
-    const double cb = rep_device_copy_gbs(R, r), pk = rep_device_peak_gflops(R, r);
-    if (isfinite(cb) && cb > bw) bw = cb;
-    if (isfinite(pk) && pk > peak) peak = pk;
     const uj *ls = uj_get(r, "loops");
     const int a = app_index(apps, uj_gets(c, "app", "?"));
-    for (int j = 0; j < uj_len(ls) && !oom; j++) {
-      const uj *l = uj_at(ls, j);
-      const double op = uj_getn(l, "ops_estimate", -1), bpc = uj_getn(l, "bytes_per_call", 0),
-                   size = uj_getn(l, "set_size", 0), calls = uj_getn(l, "calls", 0), s = uj_getn(l, "seconds", 0);
-      if (op <= 0 || bpc <= 0 || s <= 0 || umrun_loop_parent(l)) continue; /* a split loop: its own point */
-      const double gops = op * size * calls / s * 1e-9;
-      char lab[200];
-      snprintf(lab, sizeof lab, "%s %s", uj_gets(c, "app", "?"), uj_gets(l, "name", "?"));
-      const int found = rep_strmap_get(&seen, lab);
-      if (found >= 0) {
-        if (gops > pts[found].gops) pts[found].gops = gops;
-        continue;
-      }
-      if (np == cap) {
-        cap = cap ? 2 * cap : 64;
-        point *npts = realloc(pts, (size_t)cap * sizeof *npts);
-        if (npts) pts = npts;
-        char **nl = realloc(labels, (size_t)cap * sizeof *nl);
-        if (nl) labels = nl;
-        if (!npts || !nl) {
-          oom = 1;
-          break;
-        }
-      }
-      if (!(labels[np] = strdup(lab)) || rep_strmap_add(&seen, labels[np], np) == -2) {
-        oom = 1;
-        free(labels[np]);
-        break;
-      }
-      pts[np].label = labels[np];
-      pts[np].ai = op * size / bpc;
-      pts[np].gops = gops;
-      pts[np].colour = a;
-      np++;
-    }
+    for (int j = 0; j < uj_len(ls) && !oom; j++) oom = add_roof_point(&rp, c, r, uj_at(ls, j), a) < 0;
   }
+  roof rf[2];
+  const int nr = file_roofs(R, rf);
   char title[512];
   snprintf(title, sizeof title, "%s: loops at their best variant", dev);
-  rep_svg_roofline(h, title, bw, peak, pts, np, apps->names, apps->n);
-  rep_strmap_free(&seen);
-  for (int i = 0; i < np; i++) free(labels[i]);
-  free(labels);
-  free(pts);
+  fputs("### ", m);
+  rep_md_cell(m, title);
+  fputs("\n\n", m);
+  rep_svg_roofline(h, title, rf, nr, rp.p, rp.n, apps->names, apps->n);
+  write_roof_legend(h, m, &rp);
+  rep_strmap_free(&rp.seen);
+  for (int i = 0; i < rp.n; i++) free(rp.labels[i]);
+  free(rp.labels);
+  free(rp.p);
+  free(rp.best);
 }
 
 /* what the page's sections share */
@@ -151,6 +211,7 @@ typedef struct {
   app_list apps;
   rep_index ix;
   const um_runner *runner; /* the apps, for their report notes */
+  int bound[MAXAPPS];      /* what bounds each app's largest loop (REP_BOUND_*): its paragraph, chart and note agree */
 } page;
 
 /* the HTML head with its styles, and the line saying where the page comes from */
@@ -167,7 +228,8 @@ static void write_page_head(const page *pg) {
         "code{background:#f4f4f4;padding:0 .2em}.note{color:#555;font-size:.9em}.warn{border-left:3px solid #c80;"
         "padding-left:.6em}.gen{background:#f6f8fb;padding:.4em .7em}.wrap{max-width:100%;overflow-x:auto}"
         "dl.gloss dt{font-weight:bold;margin-top:.4em}dl.gloss dd{margin-left:1.5em}details{margin:.3em 0}"
-        "summary{cursor:pointer;color:#235}svg{max-width:100%;height:auto;display:block;margin:.5em 0}</style>\n"
+        "summary{cursor:pointer;color:#235}.banner{background:#fff3cd;border:2px solid #e0a800;padding:.6em .9em;"
+        "font-weight:600}svg{max-width:100%;height:auto;display:block;margin:.5em 0}</style>\n"
         "</head><body>\n<h1>um: the apps side by side</h1>\n",
         h);
   fprintf(h, "<p class=\"note\">Generated %s by <code>umrun --report</code> from %d results file%s of "
@@ -175,6 +237,52 @@ static void write_page_head(const page *pg) {
           now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
   fprintf(m, "# um: the apps side by side\n\nGenerated %s by `umrun --report` from %d results file%s of `umrun --suite`.\n\n",
           now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
+}
+
+/* the host's copy bandwidth: the median of its samples, their range and count (one measurement in older files) */
+static void copy_text(const uj *mm, char *buf, size_t len) {
+  const uj *sm = uj_get(mm, "host_copy_samples_gb_per_s");
+  double lo = INFINITY, hi = 0;
+  for (int i = 0; i < uj_len(sm); i++) {
+    const double v = uj_num(uj_at(sm, i), NAN);
+    if (isfinite(v)) lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+  }
+  if (uj_len(sm) > 1 && hi > 0)
+    snprintf(buf, len, "%.1f (median of %d: %.1f .. %.1f)", uj_getn(mm, "host_copy_gb_per_s", 0), uj_len(sm), lo, hi);
+  else snprintf(buf, len, "%.1f (one measurement)", uj_getn(mm, "host_copy_gb_per_s", 0));
+}
+
+/* what bounds app's largest loop (REP_BOUND_*) */
+static int app_bound(const page *pg, const char *app) {
+  app_loop *al = NULL;
+  const int nal = rep_app_loops(pg->files, pg->nfiles, app, &al);
+  rep_app_figs f;
+  const int b = rep_app_figs_make(&pg->ix, pg->files, pg->nfiles, app, al, nal, &f) ? rep_app_bound(&f) : REP_BOUND_UNKNOWN;
+  rep_app_figs_free(&f);
+  free(al);
+  return b;
+}
+
+/* A banner at the top when a results file's runs shared a loaded machine: its timings are noisy. */
+static void write_loaded_banner(const page *pg) {
+  for (int k = 0; k < pg->nfiles; k++) {
+    const uj *ld = uj_get(pg->files[k], "load"), *s = uj_get(pg->files[k], "summary");
+    const double busy = uj_getn(ld, "busy_runs", 0), cores = uj_getn(ld, "cores", 0),
+                 start = uj_getn(ld, "start", NAN), end = uj_getn(ld, "end", NAN);
+    if (!(busy > 0 || (cores > 0 && (start > cores || end > cores)))) continue;
+    char say[1400];
+    snprintf(say, sizeof say, "Loaded machine: %.0f of %.0f runs of %s ran while the load average was above the "
+             "machine's %.0f cores (%.2f before the suite, %.2f after): other work shared the CPU, so these timings "
+             "and every rate from them are noisy (the \u00b1 spreads and their \u26a0 flags say how much). Compare "
+             "ratios within one page, not absolute figures, or rerun on an idle machine.",
+             busy, uj_getn(s, "runs", 0), pg->paths[k], cores, start, end);
+    fputs("<p class=\"banner\" id=\"loaded\">", pg->h);
+    rep_html_text(pg->h, say);
+    fputs("</p>\n", pg->h);
+    fputs("> **", pg->m); /* the path is the user's: escaped like every cell */
+    rep_md_cell(pg->m, say);
+    fputs("**\n\n", pg->m);
+  }
 }
 
 /* the machines: a row per results file */
@@ -187,8 +295,8 @@ static void write_machines(const page *pg) {
   rep_row(h, m, 1, 12, mh);
   for (int k = 0; k < pg->nfiles; k++) {
     const uj *R = pg->files[k], *mm = uj_get(R, "machine"), *g = uj_get(mm, "gpu"), *s = uj_get(R, "summary");
-    char c2[64], c5[64], c6[128], c8[64];
-    snprintf(c2, sizeof c2, "%.0f", uj_getn(mm, "host_copy_gb_per_s", 0));
+    char c2[160], c5[64], c6[128], c8[64];
+    copy_text(mm, c2, sizeof c2);
     snprintf(c5, sizeof c5, "%.0f", uj_getn(g, "copy_gb_per_s", 0));
     snprintf(c6, sizeof c6, "%s / %s", uj_gets(g, "driver", "-"), uj_gets(g, "cuda_runtime", "-"));
     snprintf(c8, sizeof c8, "%.0f of %.0f", uj_getn(s, "pass", 0), uj_getn(s, "runs", 0));
@@ -227,6 +335,7 @@ typedef struct {
   bar *bars;
   char (*labels)[160];
   const char *groups[MAXAPPS];
+  char glabels[MAXAPPS][160];
   int gstart[MAXAPPS], ng, nb, g0, b0, part; /* groups and bars; those of the charts drawn; the charts */
   double roof;                               /* the device's copy bandwidth */
 } bar_charts;
@@ -241,7 +350,11 @@ static void add_app_bars(const page *pg, int k, int a, bar_charts *bc) {
     const uj *c = uj_at(cases, i), *run = uj_get(c, "run");
     if (strcmp(uj_gets(c, "app", ""), app) || !run || run->kind != UJ_OBJ) continue;
     const int nb = bc->nb;
-    if (first) bc->groups[bc->ng] = app, bc->gstart[bc->ng++] = nb, first = 0;
+    if (first) { /* a compute-bound app says so on the chart, as its paragraph does */
+      snprintf(bc->glabels[bc->ng], sizeof bc->glabels[0], "%s%s", app,
+               pg->bound[a] == REP_BOUND_ARITHMETIC ? " (compute-bound: read the roofline)" : "");
+      bc->groups[bc->ng] = bc->glabels[bc->ng], bc->gstart[bc->ng++] = nb, first = 0;
+    }
     rep_short_label(c, app, bc->labels[nb], sizeof bc->labels[nb]);
     bc->bars[nb].label = bc->labels[nb];
     bc->bars[nb].value = rep_run_gbs(run);
@@ -254,8 +367,10 @@ static void add_app_bars(const page *pg, int k, int a, bar_charts *bc) {
     rep_md_cell(m, app);
     fputc(' ', m);
     rep_md_cell(m, bc->labels[nb]);
-    fprintf(m, ": %.3g GB/s (%.0f%% of copy)\n", bc->bars[nb].value,
-            isfinite(cb) && cb > 0 ? 100 * bc->bars[nb].value / cb : 0);
+    char gs[32];
+    rep_gbs_text(gs, sizeof gs, bc->bars[nb].value);
+    fprintf(m, ": %s GB/s (%.0f%% of copy)%s\n", gs, isfinite(cb) && cb > 0 ? 100 * bc->bars[nb].value / cb : 0,
+            pg->bound[a] == REP_BOUND_ARITHMETIC ? " (compute-bound)" : "");
     bc->nb++;
   }
 }
@@ -372,63 +487,36 @@ static void write_sets_maps(FILE *h, FILE *m, const uj *mesh) {
   }
 }
 
-/* the share of the loops' time of the loops one in the app's runs: the median over them, as "12.3%" or "-" */
-static void median_share(const page *pg, const char *app, const app_loop *al, const rep_rowspan *one, char *sh, size_t n) {
-  double shares[512];
-  int ns = 0;
-  for (int k = 0; k < pg->nfiles; k++) {
-    const uj *cs = uj_get(pg->files[k], "cases");
-    for (int c = 0; c < uj_len(cs) && ns < 512; c++) {
-      const uj *r = uj_get(uj_at(cs, c), "run");
-      rep_figs fg;
-      if (strcmp(uj_gets(uj_at(cs, c), "app", ""), app) || !rep_row_figures(&pg->ix, r, al, one, &fg)) continue;
-      const double tot = rep_loops_seconds(&pg->ix, r);
-      if (tot > 0) shares[ns++] = fg.seconds / tot;
-    }
-  }
-  for (int x = 1; x < ns; x++)
-    for (int y = x; y > 0 && shares[y] < shares[y - 1]; y--) {
-      const double tmp = shares[y];
-      shares[y] = shares[y - 1], shares[y - 1] = tmp;
-    }
-  if (ns) snprintf(sh, n, "%.1f%%", 100 * (ns % 2 ? shares[ns / 2] : 0.5 * (shares[ns / 2 - 1] + shares[ns / 2])));
-  else snprintf(sh, n, "-");
-}
-
 /* one row of the loops table: loop i, alone (pass 1: one of a family) or standing for its row's family */
 static void write_loop_row(const page *pg, const char *app, const app_loop *al, const rep_rowspan *row, int i,
                            int pass) {
   const uj *l = al[i].loop;
-  char name[300], pat[1024], be[32], bc[32], ops[32], ai[32], sp[400], why[1200], sh[32], over[300];
+  char name[300], pat[1024], be[32], bc[32], sp[400], why[1200], over[300];
   const rep_rowspan one = {i, pass ? 1 : row->count, ""};
   rep_loop_label(&al[i], name, sizeof name);
   rep_pattern_summary(l, pat, sizeof pat);
-  double size = 0, bpc = 0, opsum = 0;
-  int unknown = 0;
+  double size = 0, bpc = 0;
   int nsets = 1;
   snprintf(over, sizeof over, "%s", uj_gets(l, "iteration_set", "?"));
   for (int z = one.start; z < one.start + one.count; z++) {
-    const double zs = uj_getn(al[z].loop, "set_size", 0), zo = uj_getn(al[z].loop, "ops_estimate", -1);
-    size += zs, bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
-    if (zo < 0) unknown = 1;
-    opsum += zo * zs;
+    size += uj_getn(al[z].loop, "set_size", 0), bpc += uj_getn(al[z].loop, "bytes_per_call", 0);
     nsets += z > one.start && strcmp(uj_gets(al[z].loop, "iteration_set", "?"), uj_gets(al[z - 1].loop, "iteration_set", "?"));
   }
   if (nsets > 1) /* a family over a family of sets: the first and the last */
     snprintf(over, sizeof over, "%.120s .. %.120s (%d sets)", uj_gets(l, "iteration_set", "?"),
              uj_gets(al[one.start + one.count - 1].loop, "iteration_set", "?"), nsets);
-  const double op = unknown ? -1 : size > 0 ? opsum / size : 0;
   snprintf(be, sizeof be, "%.1f", size > 0 ? bpc / size : 0);
   snprintf(bc, sizeof bc, "%.0f", bpc);
-  /* an unknown count (null, or -1 from older files) is said, never shown as 0 */
-  snprintf(ops, sizeof ops, op >= 0 ? "%.0f" : "unknown", op);
-  snprintf(ai, sizeof ai, op >= 0 && bpc > 0 ? "%.3f" : op >= 0 ? "-" : "unknown", op * size / bpc);
+  rep_rowtext t; /* the figures the paragraph quotes, computed once */
+  rep_row_text(&pg->ix, pg->files, pg->nfiles, app, al, &one, &t);
   rep_split_summary(&pg->ix, pg->files, pg->nfiles, app, &al[i], sp, sizeof sp, why, sizeof why);
-  median_share(pg, app, al, &one, sh, sizeof sh);
-  const char *cells[] = {pass || one.count < 2 ? name : row->label, *over ? over : "-", pat, be, bc, ops, ai,
-                         al[i].depth ? "(inside)" : sh, sp};
-  const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, why};
-  rep_row_t(pg->h, pg->m, 0, 9, cells, tips);
+  const char *ops_tip = t.bound_kind == REP_OPS_PATHS ? "the shortest .. the longest path through the kernel's branches"
+                        : t.bound_kind == REP_OPS_RUN ? "counted by the app at run time (a lower bound)"
+                                                       : NULL;
+  const char *cells[] = {pass || one.count < 2 ? name : row->label, *over ? over : "-", pat, be, bc, t.ops_text,
+                         t.ai_text, al[i].depth ? "(inside)" : t.share_text, rep_bound_words(t.bound), sp};
+  const char *tips[] = {al[i].depth ? al[i].name : NULL, NULL, NULL, NULL, NULL, ops_tip, ops_tip, NULL, NULL, why};
+  rep_row_t(pg->h, pg->m, 0, 10, cells, tips);
 }
 
 /* the table of an app's loops: a row each (loops named alike share one), then each family's loops */
@@ -436,9 +524,12 @@ static void write_loops_table(const page *pg, const char *app, const app_loop *a
   FILE *h = pg->h, *m = pg->m;
   fputs("</table></div>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
         "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
-        "helper functions and multiplying loops with a constant trip count; both branches of an if count), so the "
-        "intensity is a guide, not a measurement; \"unknown\": a count that cannot be computed from the source "
-        "(e.g. a loop that runs a number of times known only at run time). <em>split</em>: how the engine ran a "
+        "helper functions and multiplying loops with a constant trip count), per path through its branches: "
+        "<em>a..b</em> the shortest and the longest path (the longest an upper bound), one figure where they agree; "
+        "&ge;: counted by the app at run time where the source cannot be (a lower bound); the intensity is a guide, "
+        "not a measurement; \"unknown\": a count that cannot be computed from the source "
+        "(e.g. a loop that runs a number of times known only at run time). <em>bound by</em>: memory below 1 "
+        "operation per byte, arithmetic from 10 (a machine's balance), between in between. <em>split</em>: how the engine ran a "
         "loop that increments through maps (<code>run.split</code>; the reason in the cell's tooltip and in the "
         "table of loop splitting below); the loops a split generates are listed under it (&#8627;): their time is "
         "inside their loop's, never counted twice. <em>share</em>: the loop's time over the time of all the app's "
@@ -447,8 +538,8 @@ static void write_loops_table(const page *pg, const char *app, const app_loop *a
         h);
   fputs("\n### Loops\n\n", m);
   const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
-                      "ops / byte", "share of loop time", "split"};
-  rep_row(h, m, 1, 9, lh);
+                      "ops / byte", "share of loop time", "bound by", "split"};
+  rep_row(h, m, 1, 10, lh);
   rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
   const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
   for (int pass = 0; pass < 2; pass++) { /* the rows; then, below the table, each family's loops */
@@ -459,7 +550,7 @@ static void write_loops_table(const page *pg, const char *app, const app_loop *a
         rep_html_text(h, rows[q].label);
         fputs(" one by one</summary>\n<div class=\"wrap\"><table>\n", h);
         fputs("\n", m); /* the markdown: a table of its own */
-        rep_row(h, m, 1, 9, lh);
+        rep_row(h, m, 1, 10, lh);
       }
       for (int i = rows[q].start; i < rows[q].start + (pass ? rows[q].count : 1); i++)
         write_loop_row(pg, app, al, &rows[q], i, pass);
@@ -469,6 +560,19 @@ static void write_loops_table(const page *pg, const char *app, const app_loop *a
   }
   free(rows);
   fputc('\n', m);
+}
+
+/* how many runs of app gave results, in all the files */
+static int app_runs(const page *pg, const char *app) {
+  int n = 0;
+  for (int k = 0; k < pg->nfiles; k++) {
+    const uj *cs = uj_get(pg->files[k], "cases");
+    for (int i = 0; i < uj_len(cs); i++) {
+      const uj *r = uj_get(uj_at(cs, i), "run");
+      n += !strcmp(uj_gets(uj_at(cs, i), "app", ""), app) && r && r->kind == UJ_OBJ;
+    }
+  }
+  return n;
 }
 
 /* an app's section: its note, paragraph, sets and maps, loops, variants, side by side, splits and tuning */
@@ -489,7 +593,10 @@ static void write_app(const page *pg, const char *app) {
   }
   app_loop *al = NULL;
   const int nal = rep_app_loops(pg->files, pg->nfiles, app, &al);
-  rep_app_paragraph(h, m, &pg->ix, pg->files, pg->nfiles, app, al, nal); /* from the figures shown below */
+  rep_app_figs figs; /* the loops table's figures: the paragraph quotes them */
+  if (rep_app_figs_make(&pg->ix, pg->files, pg->nfiles, app, al, nal, &figs))
+    rep_app_paragraph(h, m, &figs, al, app_runs(pg, app));
+  rep_app_figs_free(&figs);
   rep_app_notes(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app);
   write_sets_maps(h, m, uj_get(run, "mesh"));
   write_loops_table(pg, app, al, nal);
@@ -522,23 +629,28 @@ static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *fi
     const uj *cases = uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) app_index(&pg.apps, uj_gets(uj_at(cases, i), "app", "?"));
   }
+  for (int a = 0; a < pg.apps.n; a++) pg.bound[a] = app_bound(&pg, pg.apps.names[a]);
   write_page_head(&pg);
+  write_loaded_banner(&pg);
   write_machines(&pg);
   write_contents(&pg);
   write_bandwidth(&pg);
   for (int a = 0; a < pg.apps.n; a++) write_app(&pg, pg.apps.names[a]);
   /* roofline per results file: each loop at its best variant */
   fputs("<h2 id=\"roofline\">Roofline-style picture per device</h2>\n<p>Each point is one loop at its fastest "
-        "variant on that device: estimated operations per useful byte against estimated operations per second. "
-        "Points near the dashed bandwidth line move their bytes at copy speed; the distance below it is what a "
-        "better strategy could still win. The flat solid line is the GPU's peak double-precision rate (its "
-        "multiprocessors, FP64 units and clock; a fused multiply-add counts two): a loop can sit under it only if "
-        "its operations were all FP64 multiply-adds, so it bounds the estimated operations from above. No "
-        "compute roof is drawn for CPU runs (their peak is not recorded). The points with the highest rates "
-        "carry their loop's name. A loop that ran split is one point (the whole call's time, the loop's "
-        "useful bytes); the loops its split generated are not drawn apart.</p>\n",
+        "variant on that device: counted operations per useful byte against operations per second, numbered "
+        "(the legend under the chart names each). Where a kernel's branches do different work, a segment runs "
+        "from its shortest path (the point) to its longest (an upper bound); a count the app made at run time "
+        "is a lower bound. Points near a dashed bandwidth line move their bytes at copy speed; the distance "
+        "below it is what a better strategy could still win. The flat solid line is the GPU's peak double-precision "
+        "rate (its multiprocessors, FP64 units and clock; a fused multiply-add counts two). The dotted grey roofs "
+        "(on a CPU's page, the solid ones) are the host CPU's: its measured copy bandwidth and the rate of a "
+        "multiply-add loop on all its threads (<code>umrun --suite</code> measures both). A loop that ran split "
+        "is one point (the whole call's time, the loop's useful bytes); the loops its split generated are not "
+        "drawn apart.</p>\n",
         h);
-  for (int k = 0; k < nfiles; k++) write_roofline(h, files[k], pg.devs[k], &pg.apps);
+  fputs("## Roofline\n\n", m);
+  for (int k = 0; k < nfiles; k++) write_roofline(h, m, files[k], pg.devs[k], &pg.apps);
   rep_write_glossary(h, m);
   fputs("</body></html>\n", h);
   rep_index_free(&pg.ix);

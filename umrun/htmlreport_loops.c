@@ -109,7 +109,7 @@ void rep_row(FILE *h, FILE *m, int header, int n, const char *const *cells) { re
 
 /* ---- an app's loops over all its runs, a split loop's generated loops under it --------------- */
 
-static int app_loop_add(app_loop **v, int *n, int *cap, const uj *l, int depth) {
+static int app_loop_add(app_loop **v, int *n, int *cap, const uj *run, const uj *l, int depth) {
   if (*n == *cap) {
     const int c = *cap ? 2 * *cap : 32;
     app_loop *nv = realloc(*v, (size_t)c * sizeof *nv);
@@ -119,6 +119,7 @@ static int app_loop_add(app_loop **v, int *n, int *cap, const uj *l, int depth) 
   }
   (*v)[*n].name = uj_gets(l, "name", "?");
   (*v)[*n].loop = l;
+  (*v)[*n].run = run;
   (*v)[(*n)++].depth = depth;
   return 0;
 }
@@ -139,7 +140,7 @@ int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop 
       for (int q = 0; q < uj_len(ls); q++) {
         const uj *l = uj_at(ls, q);
         const int had = rep_strmap_add(&names, uj_gets(l, "name", "?"), na);
-        if (had == -2 || (had == -1 && app_loop_add(&all, &na, &ca, l, 0))) goto oom;
+        if (had == -2 || (had == -1 && app_loop_add(&all, &na, &ca, uj_get(c, "run"), l, 0))) goto oom;
       }
     }
   }
@@ -164,10 +165,10 @@ int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop 
   free(last);
   for (int t = 0; t < na; t++) { /* each of the app's loops, its generated loops under it */
     if (umrun_loop_parent(all[t].loop)) continue;
-    if (app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+    if (app_loop_add(&v, &n, &cap, all[t].run, all[t].loop, 0)) goto oom;
     in_v[t] = 1;
     for (int u = rep_strmap_get(&kids, all[t].name); u >= 0; u = kid[u]) {
-      if (app_loop_add(&v, &n, &cap, all[u].loop, 1)) goto oom;
+      if (app_loop_add(&v, &n, &cap, all[u].run, all[u].loop, 1)) goto oom;
       in_v[u] = 1;
     }
   }
@@ -175,7 +176,7 @@ int rep_app_loops(const uj *const *files, int nfiles, const char *app, app_loop 
     const char *p = umrun_loop_parent(all[t].loop);
     const int pi = p ? rep_strmap_get(&names, p) : -1;
     if (p && (pi < 0 || !in_v[pi])) {
-      if (app_loop_add(&v, &n, &cap, all[t].loop, 0)) goto oom;
+      if (app_loop_add(&v, &n, &cap, all[t].run, all[t].loop, 0)) goto oom;
       in_v[t] = 1;
     }
   }
@@ -428,7 +429,10 @@ void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *
   fputs("### Useful GB/s per loop and run (% of the device's copy bandwidth)\n\n", m);
   rep_rowspan *rows = calloc((size_t)nal + 1, sizeof *rows);
   const int nr = rows ? rep_group_rows(al, nal, rows) : 0;
-  int cached = 0, spread = 0;
+  int cached = 0, spread = 0, nnoisy = 0, nspread = 0;
+  char noise_tip[160];
+  snprintf(noise_tip, sizeof noise_tip, "noisy: the samples' spread is above %.0f%% of their median; read this figure "
+           "as noise", REP_NOISY);
   for (int c0 = 0; c0 < nc; c0 += REP_COLS) {
     const int c1 = c0 + REP_COLS < nc ? c0 + REP_COLS : nc;
     const char *hdr[REP_COLS + 1];
@@ -447,18 +451,20 @@ void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *
         const double g = f.seconds > 0 ? f.bytes / f.seconds * 1e-9 : 0,
                      cb = rep_device_copy_gbs(cols[j].file, cols[j].run);
         const char *sv = l ? uj_gets(l, "split", "off") : "off";
-        char v[24] = "", sp[24] = ""; /* a loop that ran split says how; the reason is the cell's tooltip */
+        char v[24] = "", sp[40] = "", gs[32]; /* a loop that ran split says how; the reason is the cell's tooltip */
         if (strcmp(sv, "off")) snprintf(v, sizeof v, " %s", sv);
-        if (f.samples > 1 && f.seconds > 0) /* --repeat: half the spread of the time, as a share of the median */
-          snprintf(sp, sizeof sp, " \u00b1%.0f%%", 50 * (f.smax - f.smin) / f.seconds), spread = 1;
+        /* --repeat: half the spread of the time, as a share of the median; flagged above REP_NOISY */
+        const int noisy = ran && rep_spread_text(sp, sizeof sp, &f);
+        spread |= sp[0] != '\0', nnoisy += noisy, nspread += sp[0] != '\0';
         const int over = isfinite(cb) && cb > 0 && g > cb; /* above the copy bandwidth: the caches */
         cached |= over;
+        rep_gbs_text(gs, sizeof gs, g);
         if (!ran) snprintf(cells[j - c0], sizeof cells[0], "-");
         else if (isfinite(cb) && cb > 0)
-          snprintf(cells[j - c0], sizeof cells[0], "%.1f (%.0f%%%s)%s%s", g, 100 * g / cb, over ? "\u2020" : "", sp, v);
-        else snprintf(cells[j - c0], sizeof cells[0], "%.1f%s%s", g, sp, v);
+          snprintf(cells[j - c0], sizeof cells[0], "%s (%.0f%%%s)%s%s", gs, 100 * g / cb, over ? "\u2020" : "", sp, v);
+        else snprintf(cells[j - c0], sizeof cells[0], "%s%s%s", gs, sp, v);
         cp[1 + j - c0] = cells[j - c0];
-        tips[1 + j - c0] = l ? uj_gets(l, "split_reason", NULL) : NULL;
+        tips[1 + j - c0] = noisy ? noise_tip : l ? uj_gets(l, "split_reason", NULL) : NULL;
       }
       rep_row_t(h, m, 0, 1 + c1 - c0, cp, tips);
     }
@@ -473,6 +479,14 @@ void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *
             spread ? "\u00b1: half the spread of the samples' times (--suite --repeat), as a share of the median." : "");
     fprintf(m, "%s%s\n\n", cached ? "\u2020 above 100% of the copy bandwidth: the data fit in the caches. " : "",
             spread ? "\u00b1: half the spread of the samples' times (--suite --repeat)." : "");
+  }
+  if (nnoisy) { /* noise is not data: said, with the count */
+    char say[400];
+    snprintf(say, sizeof say, "%s noisy: %d of these %d figures have a spread above %.0f%% of their median (the machine "
+             "was busy, or the loop is too short to time): read them as noise; rerun on an idle machine or with a "
+             "larger --repeat.", REP_NOISE_MARK, nnoisy, nspread, REP_NOISY);
+    fprintf(h, "<p class=\"note warn noisy\">%s</p>\n", say);
+    fprintf(m, "%s\n\n", say);
   }
   fputs("<h3>Plans (runs whose loops used one)</h3>\n<details><summary>the plans of each run</summary>\n<div "
         "class=\"wrap\"><table>\n", h);

@@ -81,10 +81,9 @@ static const uj *case_by_id(const uj *R, const char *id) {
 }
 
 static void fmt_time(char *buf, size_t len, const rep_figs *f) {
-  const double ms = f->calls > 0 ? 1e3 * f->seconds / f->calls : NAN;
-  if (f->samples > 1 && f->seconds > 0)
-    snprintf(buf, len, "%.4g ±%.0f%%", ms, 50 * (f->smax - f->smin) / f->seconds);
-  else snprintf(buf, len, "%.4g", ms);
+  char sp[40];
+  rep_spread_text(sp, sizeof sp, f); /* ± half the spread, flagged when it is noise */
+  snprintf(buf, len, "%.4g%s", f->calls > 0 ? 1e3 * f->seconds / f->calls : NAN, sp);
 }
 
 void rep_write_side_by_side(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
@@ -135,8 +134,10 @@ void rep_write_side_by_side(FILE *h, FILE *m, const rep_index *ix, const uj *con
         if (ina && inb && fa.seconds > 0 && fa.calls > 0 && fb.calls > 0)
           snprintf(c3, sizeof c3, "%.3f", (fb.seconds / fb.calls) / (fa.seconds / fa.calls));
         const double ga = fa.seconds > 0 ? fa.bytes / fa.seconds * 1e-9 : 0, gb = fb.seconds > 0 ? fb.bytes / fb.seconds * 1e-9 : 0;
-        if (ina) snprintf(c4, sizeof c4, cba > 0 ? "%.1f (%.0f%%)" : "%.1f", ga, 100 * ga / cba);
-        if (inb) snprintf(c5, sizeof c5, cbb > 0 ? "%.1f (%.0f%%)" : "%.1f", gb, 100 * gb / cbb);
+        char ta[32], tb[32];
+        rep_gbs_text(ta, sizeof ta, ga), rep_gbs_text(tb, sizeof tb, gb);
+        if (ina) snprintf(c4, sizeof c4, cba > 0 ? "%s (%.0f%%)" : "%s", ta, 100 * ga / cba);
+        if (inb) snprintf(c5, sizeof c5, cbb > 0 ? "%s (%.0f%%)" : "%s", tb, 100 * gb / cbb);
         const char *cells[] = {rows[q].label, c1, c2, c3, c4, c5};
         rep_row(h, m, 0, 6, cells);
       }
@@ -168,10 +169,12 @@ void rep_write_glossary(FILE *h, FILE *m) {
                                  "copy bandwidth (read + write of a large array: what streaming memory can give). "
                                  "Above 100%: the data fit in the caches (a small case), cache speed, not a faster "
                                  "memory."},
-      {"ops/element, ops/byte", "arithmetic operations per element counted in the kernel's source, and per useful "
-                                "byte (arithmetic intensity). Well below the machine's balance (peak operations over "
-                                "copy bandwidth: about 10 on a CPU core group, 20 or more on a GPU) a loop is bound "
-                                "by memory; above it, by arithmetic."},
+      {"ops/element, ops/byte", "arithmetic operations per element counted in the kernel's source, per path through "
+                                "its branches (a..b: the shortest and the longest path; the longest is an upper bound), "
+                                "and per useful byte (arithmetic intensity); \u2265: counted by the app at run time, a "
+                                "lower bound. Well below the machine's balance (peak operations over copy bandwidth: "
+                                "about 10 on a CPU core group, 20 or more on a GPU) a loop is bound by memory; above "
+                                "it, by arithmetic (the bound by column: memory below 1, arithmetic from 10)."},
       {"block, block colour", "the plan cuts the iteration set into blocks (mini-partitions, run.block_size). Blocks "
                               "of one colour increment no common value, so they run in parallel; the colours run one "
                               "after another. More colours: less parallel work per step."},
@@ -186,7 +189,9 @@ void rep_write_glossary(FILE *h, FILE *m) {
       {"share of loop time", "a loop's time over the time of all the app's loops in the run (the step's loops: what "
                              "dominates the step)."},
       {"±", "with --suite --repeat N: the time is the median of N runs, ± half the spread (max - min) as a share "
-            "of it."}};
+            "of it; \u26a0 above 25%: noise, not data (a busy machine, or a loop too short to time)."},
+      {"copy bandwidth", "the host's: the median of the samples umrun --suite takes before and after the runs (the "
+                         "Machines table gives their range); a GPU's: measured once per run on the device."}};
   fputs("<h2 id=\"glossary\">Reading the page</h2>\n<dl class=\"gloss\">\n", h);
   fputs("## Reading the page\n\n", m);
   for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
@@ -206,113 +211,93 @@ void rep_write_glossary(FILE *h, FILE *m) {
 }
 
 /* ---- the app's paragraph, from the figures shown ------------------------------------------ */
-typedef struct {
-  int row;
-  double share;
-} share_of;
-
-static int by_share(const void *a, const void *b) {
-  const double x = ((const share_of *)a)->share, y = ((const share_of *)b)->share;
-  return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* the row's counted operations per useful byte (-1: unknown) and whether a loop of it goes through a map,
- * and increments through one */
-static double row_intensity(const app_loop *al, const rep_rowspan *r, int *indirect, int *inc) {
-  double ops = 0, bytes = 0;
-  int unknown = 0;
+/* whether a loop of the row goes through a map, and increments through one */
+static void row_access(const app_loop *al, const rep_rowspan *r, int *indirect, int *inc) {
   *indirect = *inc = 0;
   for (int i = r->start; i < r->start + r->count; i++) {
-    const uj *l = al[i].loop;
-    const double op = uj_getn(l, "ops_estimate", -1), size = uj_getn(l, "set_size", 0);
-    if (op < 0) unknown = 1;
-    ops += op * size;
-    bytes += uj_getn(l, "bytes_per_call", 0);
+    const uj *l = al[i].loop, *args = uj_get(l, "args");
     *indirect |= uj_is_true(uj_get(l, "indirect"));
-    const uj *args = uj_get(l, "args");
     for (int a = 0; a < uj_len(args); a++) *inc |= !strcmp(uj_gets(uj_at(args, a), "pattern", ""), "indirect increment");
   }
-  return unknown || bytes <= 0 ? -1 : ops / bytes;
 }
 
-void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app,
-                       const app_loop *al, int nal) {
-  const uj *run = NULL, *c0 = NULL;
-  for (int k = 0; k < nfiles && !run; k++) {
-    const uj *cs = uj_get(files[k], "cases");
-    for (int i = 0; i < uj_len(cs) && !run; i++)
-      if (!strcmp(uj_gets(uj_at(cs, i), "app", ""), app) && uj_get(uj_at(cs, i), "run") &&
-          uj_get(uj_at(cs, i), "run")->kind == UJ_OBJ)
-        c0 = uj_at(cs, i), run = uj_get(c0, "run");
+/* The app's rows (a family one row) with their figures as the loops table prints them, and the app's own rows
+ * (not a split's generated loops) ordered by their share of loop time, largest first. 0: out of memory. */
+int rep_app_figs_make(const rep_index *ix, const uj *const *files, int nfiles, const char *app, const app_loop *al,
+                      int nal, rep_app_figs *f) {
+  memset(f, 0, sizeof *f);
+  if (nal <= 0) return 1;
+  f->rows = calloc((size_t)nal, sizeof *f->rows);
+  f->t = calloc((size_t)nal, sizeof *f->t);
+  f->order = calloc((size_t)nal, sizeof *f->order);
+  if (!f->rows || !f->t || !f->order) {
+    rep_app_figs_free(f);
+    return 0;
   }
-  if (!run || nal <= 0) return;
-  rep_rowspan *rows = calloc((size_t)nal, sizeof *rows);
-  share_of *sh = calloc((size_t)nal, sizeof *sh);
-  if (!rows || !sh) {
-    free(rows);
-    free(sh);
-    return;
+  f->nrows = rep_group_rows(al, nal, f->rows);
+  for (int q = 0; q < f->nrows; q++) {
+    rep_row_text(ix, files, nfiles, app, al, &f->rows[q], &f->t[q]);
+    if (!al[f->rows[q].start].depth && f->t[q].share >= 0) f->order[f->n++] = q;
   }
-  const int nr = rep_group_rows(al, nal, rows);
-  const double total = rep_loops_seconds(ix, run);
-  int n = 0;
-  for (int q = 0; q < nr; q++) {
-    rep_figs f;
-    if (!rep_row_figures(ix, run, al, &rows[q], &f) || al[rows[q].start].depth) continue;
-    sh[n].row = q;
-    sh[n++].share = total > 0 ? f.seconds / total : 0;
-  }
-  if (n > 1) qsort(sh, (size_t)n, sizeof *sh, by_share);
+  for (int x = 1; x < f->n; x++) /* largest share first; equal shares in the table's order */
+    for (int y = x; y > 0 && f->t[f->order[y]].share > f->t[f->order[y - 1]].share; y--) {
+      const int tmp = f->order[y];
+      f->order[y] = f->order[y - 1], f->order[y - 1] = tmp;
+    }
+  return 1;
+}
+
+void rep_app_figs_free(rep_app_figs *f) {
+  free(f->rows);
+  free(f->t);
+  free(f->order);
+  memset(f, 0, sizeof *f);
+}
+
+/* what bounds the app's largest loop (REP_BOUND_*) */
+int rep_app_bound(const rep_app_figs *f) { return f->n ? f->t[f->order[0]].bound : REP_BOUND_UNKNOWN; }
+
+void rep_app_paragraph(FILE *h, FILE *m, const rep_app_figs *f, const app_loop *al, int nruns) {
+  if (!f->n) return;
   char *text = NULL;
   size_t len = 0;
   FILE *t = open_memstream(&text, &len);
-  if (!t) {
-    free(rows);
-    free(sh);
-    return;
-  }
-  char v[200];
-  umrun_variant_label(c0, v, sizeof v);
-  double top = 0;
-  const int ntop = n < 3 ? n : 3;
-  for (int i = 0; i < ntop; i++) top += sh[i].share;
-  fprintf(t, "From the figures below (the run %s %s): ", uj_gets(c0, "case", "?"), v);
-  fprintf(t, "%s %.0f%% of the loops' time:", ntop == 1 ? "one loop takes" : ntop == 2 ? "two loops take" : "three loops take",
-          100 * top);
-  int mem = 0, comp = 0, unk = 0, first = -1; /* first: the largest loop's class (0 memory, 1 between, 2 arithmetic, 3 unknown) */
+  if (!t) return;
+  const int ntop = f->n < 3 ? f->n : 3;
+  /* every figure below is a string of the loops table: the same numbers, never recomputed */
+  fprintf(t, "From the loops table below (each share the median over the app's %d run%s): %s", nruns,
+          nruns == 1 ? "" : "s", ntop == 1 ? "its largest loop is" : ntop == 2 ? "its two largest loops are" : "its three largest loops are");
   for (int i = 0; i < ntop; i++) {
+    const int q = f->order[i];
+    const rep_rowtext *x = &f->t[q];
     int ind, inc;
-    const double ai = row_intensity(al, &rows[sh[i].row], &ind, &inc);
-    fprintf(t, "%s %s (%.0f%%; %s%s, ", i ? ";" : "", rows[sh[i].row].label, 100 * sh[i].share,
+    row_access(al, &f->rows[q], &ind, &inc);
+    fprintf(t, "%s %s (%s of the loops' time; %s%s, ", i ? ";" : "", f->rows[q].label, x->share_text,
             ind ? "indirect" : "direct", inc ? ", increments through a map" : "");
-    const int cls = ai < 0 ? 3 : ai < 1 ? 0 : ai < 10 ? 1 : 2;
-    if (first < 0) first = cls;
-    if (ai < 0) fputs("operations not counted", t), unk++;
-    else if (ai < 1) fprintf(t, "%.2g ops/byte: bound by memory", ai), mem++;
-    else if (ai < 10) fprintf(t, "%.2g ops/byte: between memory and arithmetic", ai);
-    else fprintf(t, "%.2g ops/byte: bound by arithmetic", ai), comp++;
-    fputc(')', t);
+    if (x->bound == REP_BOUND_UNKNOWN) fputs("operations not counted)", t);
+    else fprintf(t, "%s ops/byte: %s)", x->ai_text, rep_bound_words(x->bound));
   }
   fputs(". ", t);
   int nind = 0, ninc = 0, nall = 0;
-  for (int q = 0; q < nr; q++) {
+  for (int q = 0; q < f->nrows; q++) {
     int ind, inc;
-    if (al[rows[q].start].depth) continue;
-    row_intensity(al, &rows[q], &ind, &inc);
+    if (al[f->rows[q].start].depth) continue;
+    row_access(al, &f->rows[q], &ind, &inc);
     nall++, nind += ind, ninc += inc;
   }
   fprintf(t, "Of its %d loops (a family counted once), %d reach%s other sets through maps (indirect) and %d of those "
              "increment%s through a map (INC: the colours or atomics of the plans below). ",
           nall, nind, nind == 1 ? "es" : "", ninc, ninc == 1 ? "s" : "");
-  (void)mem, (void)comp, (void)unk;
-  if (first == 0) fputs("Its largest loop moves more bytes than it computes on: its useful GB/s against the copy "
-                        "bandwidth is the figure to read.", t);
-  else if (first == 1) fputs("Its largest loop does several operations per byte: memory and arithmetic both matter, "
-                             "and its GB/s can stay below the copy bandwidth even when it runs well.", t);
-  else if (first == 2) fputs("Arithmetic, not memory, bounds its largest loop: its GB/s stays far from the copy "
-                             "bandwidth even when it runs well.", t);
-  else if (first == 3) fputs("Its largest loop's operations are not counted: compare its GB/s with the copy "
-                             "bandwidth.", t);
+  static const char *const verdict[] = {
+      "Its largest loop moves more bytes than it computes on: its useful GB/s against the copy bandwidth is the "
+      "figure to read.",
+      "Its largest loop does several operations per byte: memory and arithmetic both matter, and its GB/s can stay "
+      "below the copy bandwidth even when it runs well.",
+      "Arithmetic, not memory, bounds its largest loop (compute-bound): its GB/s stays far below the copy bandwidth "
+      "by design; read its operations per second on the roofline, not its GB/s.",
+      "Its largest loop's operations are not counted, so the page cannot say what bounds it: its GB/s against the "
+      "copy bandwidth says only how far it is from being bound by memory."};
+  fputs(verdict[rep_app_bound(f)], t);
   fclose(t);
   fputs("<p class=\"gen\">", h);
   rep_html_text(h, text);
@@ -320,8 +305,6 @@ void rep_app_paragraph(FILE *h, FILE *m, const rep_index *ix, const uj *const *f
   rep_md_cell(m, text);
   fputs("\n\n", m);
   free(text);
-  free(rows);
-  free(sh);
 }
 
 /* Notes beside the figures: useful bandwidth above the copy bandwidth (cache), and a variant far off the

@@ -72,7 +72,7 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x, H - B - h,
             bw > 6 ? bw - 4 : bw, h, rep_strategy_colour(bars[i].key));
     umrun_xml_escape(f, bars[i].label);
-    fprintf(f, ": %.1f GB/s</title></rect>\n", bars[i].value);
+    fprintf(f, ": %.3g GB/s</title></rect>\n", bars[i].value);
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" transform=\"rotate(50 %.1f %d)\">", x + bw / 2 - 2,
             H - B + 12, x + bw / 2 - 2, H - B + 12);
     umrun_xml_escape(f, bars[i].label);
@@ -89,78 +89,166 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
   fputs("</svg>\n", f);
 }
 
-#define ROOF_LABELS 10 /* points named on the roofline */
+/* ---- the roofline ---------------------------------------------------------------------- */
+#define ROOF_NUMBERED_MAX 300 /* points numbered on a chart; more: the legend alone names them */
+typedef struct {
+  double x0, y0, x1, y1;
+} box;
 
-void rep_svg_roofline(FILE *f, const char *title, double bw_gbs, double peak_gflops, const point *p, int n,
+static int boxes_meet(const box *a, const box *b) {
+  return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* Where point i's number goes: the first place around (px, py) whose box meets no label placed before and no
+ * point (the boxes of the points in pts), inside the plot [L, R] x [T, B]; rings further out when the near ones
+ * are taken. Returns 0 when no place is free (the number is then left to the legend). */
+static int box_free(const box *b, const box *placed, int nplaced, const box *pts, int npts, double L, double R,
+                    double T, double B) {
+  int free = b->x0 >= L && b->x1 <= R && b->y0 >= T && b->y1 <= B;
+  for (int q = 0; q < nplaced && free; q++) free = !boxes_meet(b, &placed[q]);
+  for (int q = 0; q < npts && free; q++) free = !boxes_meet(b, &pts[q]);
+  return free;
+}
+
+static int place_label(box *placed, int nplaced, const box *pts, int npts, double px, double py, double w, double hgt,
+                       double L, double R, double T, double B, box *out) {
+  static const double dir[8][2] = {{1, 0}, {-1, 0}, {0, -1}, {0, 1}, {1, -1}, {-1, -1}, {1, 1}, {-1, 1}};
+  for (int ring = 1; ring <= 6; ring++)
+    for (int d = 0; d < 8; d++) {
+      const double gap = 5.0 * ring, cx = px + dir[d][0] * (gap + w / 2), cy = py + dir[d][1] * (gap + hgt / 2);
+      const box b = {cx - w / 2, cy - hgt / 2, cx + w / 2, cy + hgt / 2};
+      if (box_free(&b, placed, nplaced, pts, npts, L, R, T, B)) {
+        *out = b;
+        return 1;
+      }
+    }
+  /* crowded: the free place nearest the point, anywhere in the plot (the caller draws a leader line) */
+  double best = INFINITY;
+  for (double y = T; y + hgt <= B; y += 4)
+    for (double x = L; x + w <= R; x += 4) {
+      const box b = {x, y, x + w, y + hgt};
+      const double d = (x + w / 2 - px) * (x + w / 2 - px) + (y + hgt / 2 - py) * (y + hgt / 2 - py);
+      if (d < best && box_free(&b, placed, nplaced, pts, npts, L, R, T, B)) best = d, *out = b;
+    }
+  return isfinite(best) ? 2 : 0;
+}
+
+/* the slanted (bandwidth) and flat (peak) roofs of one machine, the flat one from their ridge */
+static void draw_roof(FILE *f, const roof *r, int second, double L, double W, double T, double H, double x0, double x1,
+                      double y0, double y1) {
+#define PX(v) (L + (W) * ((v)-x0) / (x1 - x0))
+#define PY(v) (T + (H) - (H) * ((v)-y0) / (y1 - y0))
+  const char *col = second ? "#777" : "#c00", *dash = second ? "2 3" : "6 4";
+  const int has_peak = isfinite(r->peak) && r->peak > 0;
+  if (r->bw > 0) { /* Gop/s = GB/s x ops/byte, up to the ridge where it meets the peak */
+    double b = x1;
+    if (has_peak && log10(r->peak / r->bw) < b) b = log10(r->peak / r->bw);
+    double xa = x0, xb = b, ya = log10(r->bw) + x0, yb = log10(r->bw) + b;
+    if (ya < y0) xa = y0 - log10(r->bw), ya = y0;
+    if (yb > y1) xb = y1 - log10(r->bw), yb = y1;
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"%s\"/>", PX(xa),
+            PY(ya), PX(xb), PY(yb), col, dash);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\" text-anchor=\"end\">%s copy %.0f GB/s</text>\n",
+            PX(xb) - 4, PY(yb) - 6 - 12 * second, col, r->name, r->bw);
+  }
+  if (has_peak) {
+    double lp = log10(r->peak), xr = r->bw > 0 ? log10(r->peak / r->bw) : x0;
+    if (lp > y1) lp = y1;
+    if (xr < x0) xr = x0;
+    if (xr < x1) {
+      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>", PX(xr),
+              PY(lp), PX(x1), PY(lp), second ? "#777" : "#222", second ? " stroke-dasharray=\"2 3\"" : "");
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" fill=\"%s\">%s peak FP64 %.0f "
+                 "GFLOP/s</text>\n",
+              PX(x1) - 4, PY(lp) - 5, second ? "#555" : "#222", r->name, r->peak);
+    }
+  }
+#undef PX
+#undef PY
+}
+
+/* whole decades around the points (both ends of their segments), the roofs' peaks and ridges */
+static void roof_axes(const roof *roofs, int nroofs, const point *p, int n, double *x0, double *x1, double *y0,
+                      double *y1) {
+  double ax = INFINITY, bx = -INFINITY, ay = INFINITY, by = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    if (!(p[i].ai > 0) || !(p[i].gops > 0)) continue;
+    ax = fmin(ax, log10(p[i].ai)), bx = fmax(bx, log10(fmax(p[i].ai, p[i].ai_hi)));
+    ay = fmin(ay, log10(p[i].gops)), by = fmax(by, log10(fmax(p[i].gops, p[i].gops_hi)));
+  }
+  for (int r = 0; r < nroofs; r++) /* each peak, and room right of each ridge for its flat roof */
+    if (isfinite(roofs[r].peak) && roofs[r].peak > 0) {
+      by = fmax(by, log10(roofs[r].peak));
+      if (roofs[r].bw > 0) bx = fmax(bx, log10(roofs[r].peak / roofs[r].bw) + 1);
+    }
+  if (!isfinite(ax)) ax = -2, bx = 2, ay = -1, by = fmax(by, 3);
+  *x0 = fmax(floor(ax), -4), *x1 = fmin(fmax(ceil(bx), *x0 + 2), 6);
+  *y0 = fmax(floor(ay), -4), *y1 = fmin(fmax(ceil(by + 0.3), *y0 + 2), 7);
+}
+
+void rep_svg_roofline(FILE *f, const char *title, const roof *roofs, int nroofs, const point *p, int n,
                       const char *const *apps, int napps) {
-  const int W = 760, H = 460, L = 70, B = 60, T = 36, R = 170;
-  const double x0 = -3, x1 = 3, y0 = -2, y1 = 5; /* log10 ranges: ops/byte, Gop/s */
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-             "aria-label=\"", W, H, W, H);
+  const int W = 900, H = 560, L = 70, B = 60, T = 36, R = 170;
+  double x0, x1, y0, y1; /* log10 ranges: ops/byte, Gop/s, from the points and the roofs */
+  roof_axes(roofs, nroofs, p, n, &x0, &x1, &y0, &y1);
+  const double pw = W - L - R, ph = H - B - T;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"roofline\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+             "%d\" role=\"img\" aria-label=\"", W, H, W, H);
   umrun_xml_escape(f, title);
   fprintf(f, "\">\n<text x=\"%d\" y=\"20\" font-size=\"15\" font-weight=\"bold\">", L);
   umrun_xml_escape(f, title);
   fputs("</text>\n", f);
-#define PX(v) (L + (W - L - R) * ((v)-x0) / (x1 - x0))
-#define PY(v) (H - B - (H - B - T) * ((v)-y0) / (y1 - y0))
-  fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", L, T, W - L - R,
-          H - B - T);
+#define PX(v) (L + pw * ((v)-x0) / (x1 - x0))
+#define PY(v) (H - B - ph * ((v)-y0) / (y1 - y0))
+  fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#333\"/>\n", L, T, pw, ph);
   for (int e = (int)x0; e <= (int)x1; e++)
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">1e%d</text>", PX(e), H - B + 16, e);
   for (int e = (int)y0; e <= (int)y1; e++)
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1e%d</text>", L - 4, PY(e) + 4, e);
-  fprintf(f, "\n<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">arithmetic intensity (estimated "
+  fprintf(f, "\n<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">arithmetic intensity (counted "
              "operations per useful byte)</text>\n",
           (L + W - R) / 2, H - 14);
   fprintf(f, "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">Gop/s "
              "achieved</text>\n",
           (H - B + T) / 2, (H - B + T) / 2);
-  const int has_peak = isfinite(peak_gflops) && peak_gflops > 0;
-  if (bw_gbs > 0) { /* the bandwidth roof: Gop/s = GB/s x ops/byte, up to the ridge where it meets the peak */
-    const double a = x0;
-    double b = x1;
-    if (has_peak && log10(peak_gflops / bw_gbs) < b) b = log10(peak_gflops / bw_gbs);
-    double ya = log10(bw_gbs) + a, yb = log10(bw_gbs) + b;
-    double xa = a, xb = b;
-    if (ya < y0) xa = y0 - log10(bw_gbs), ya = y0;
-    if (yb > y1) xb = y1 - log10(bw_gbs), yb = y1;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-dasharray=\"6 4\"/>", PX(xa),
-            PY(ya), PX(xb), PY(yb));
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#c00\">copy bandwidth %.0f GB/s</text>\n",
-            PX(xa) + 6, PY(ya) - 6, bw_gbs);
-  }
-  if (has_peak) { /* the compute roof, flat from the ridge (or the left edge) */
-    double lp = log10(peak_gflops), xr = bw_gbs > 0 ? log10(peak_gflops / bw_gbs) : x0;
-    if (lp > y1) lp = y1;
-    if (xr < x0) xr = x0;
-    if (xr < x1) {
-      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"2\"/>", PX(xr),
-              PY(lp), PX(x1), PY(lp));
-      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">peak FP64 %.0f GFLOP/s</text>\n",
-              PX(x1) - 4, PY(lp) - 6, peak_gflops);
-    }
-  } else {
+  for (int r = 0; r < nroofs; r++) draw_roof(f, &roofs[r], r > 0, L, pw, T, ph, x0, x1, y0, y1);
+  if (!nroofs || !(isfinite(roofs[0].peak) && roofs[0].peak > 0))
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">compute roof unknown: no peak rate "
                "recorded for this device</text>\n", L + 8, T + 16);
-  }
-  for (int i = 0; i < n; i++) {
-    if (!(p[i].ai > 0) || !(p[i].gops > 0)) continue;
-    double lx = log10(p[i].ai), ly = log10(p[i].gops);
-    if (lx < x0) lx = x0;
-    if (lx > x1) lx = x1;
-    if (ly < y0) ly = y0;
-    if (ly > y1) ly = y1;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", PX(lx), PY(ly), palette[p[i].colour % NPAL]);
+  box *pts = calloc((size_t)n + 1, sizeof *pts), *lab = calloc((size_t)n + 1, sizeof *lab);
+  double *cx = calloc((size_t)n + 1, sizeof *cx), *cy = calloc((size_t)n + 1, sizeof *cy);
+  int nl = 0;
+  for (int i = 0; pts && cx && cy && i < n; i++) { /* the points, a path range as a segment from fewest to most */
+    const double lx = fmin(fmax(log10(p[i].ai), x0), x1), ly = fmin(fmax(log10(p[i].gops), y0), y1);
+    cx[i] = PX(lx), cy[i] = PY(ly);
+    pts[i] = (box){cx[i] - 4, cy[i] - 4, cx[i] + 4, cy[i] + 4};
+    if (p[i].ai_hi > p[i].ai) {
+      const double hx = fmin(fmax(log10(p[i].ai_hi), x0), x1), hy = fmin(fmax(log10(p[i].gops_hi), y0), y1);
+      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>", cx[i],
+              cy[i], PX(hx), PY(hy), palette[p[i].colour % NPAL]);
+    }
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%d ", cx[i], cy[i],
+            palette[p[i].colour % NPAL], i + 1);
     umrun_xml_escape(f, p[i].label);
     fprintf(f, ": %.3g op/B, %.3g Gop/s</title></circle>\n", p[i].ai, p[i].gops);
-    int above = 0; /* labelled: the ROOF_LABELS points with the highest rates */
-    for (int j = 0; j < n; j++) above += p[j].gops > p[i].gops || (p[j].gops == p[i].gops && j < i);
-    if (above < ROOF_LABELS) {
-      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#333\">", PX(lx) + 6, PY(ly) + 3);
-      umrun_xml_escape(f, p[i].label);
-      fputs("</text>\n", f);
-    }
   }
+  if (n > ROOF_NUMBERED_MAX) /* a cloud of points: numbers would hide it; the legend still lists every point */
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">%d points: too many to number here; the "
+               "legend lists them</text>\n", L + 8, T + 30, n);
+  for (int i = 0; n <= ROOF_NUMBERED_MAX && pts && lab && cx && cy && i < n; i++) { /* each number, meeting no other */
+    char num[16];
+    snprintf(num, sizeof num, "%d", i + 1);
+    box b;
+    const int how = place_label(lab, nl, pts, n, cx[i], cy[i], 6.0 * strlen(num) + 2, 11, L, W - R, T, H - B, &b);
+    if (!how) continue;
+    lab[nl++] = b;
+    if (how == 2) /* placed away from its point: a leader line to it */
+      fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-width=\"0.6\"/>", cx[i], cy[i],
+              (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2);
+    fprintf(f, "<text class=\"pt\" x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\" fill=\"#222\">%s</text>\n",
+            (b.x0 + b.x1) / 2, b.y1 - 2, num);
+  }
+  free(pts), free(lab), free(cx), free(cy);
   for (int a = 0; a < napps; a++) {
     fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">", W - R + 16,
             T + 14 + 18 * a, palette[a % NPAL], W - R + 26, T + 18 + 18 * a);

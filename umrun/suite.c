@@ -444,18 +444,21 @@ static int run_suite(const char *argv0, const suite_opts *o, suite_file *S, suit
 #ifdef _OPENMP
   x.threads = omp_get_max_threads();
 #endif
-  x.info = (suite_info){o->repeat, suite_loadavg(), -1, 0};
+  x.info = (suite_info){.repeat = o->repeat, .load_start = suite_loadavg(), .load_end = -1};
   if (suite_busy(x.info.load_start, x.cores))
     printf("warning: the machine is busy before the first run (load average %.2f on %ld cores): timings will be noisy\n",
            x.info.load_start, x.cores);
   x.samples = calloc((size_t)o->repeat, sizeof *x.samples);
   if (!x.samples) return EXIT_RUN;
-  const double host_gbs = suite_host_copy_gbs();
+  suite_sample_copy(&x.info); /* before the runs and after them: the report reads the median */
+  x.info.peak_gflops = suite_host_peak_gflops();
   const double t0 = um_wtime();
   run_all(&x, runs, nruns);
   const double seconds = um_wtime() - t0;
   free(x.samples);
   x.info.load_end = suite_loadavg();
+  suite_sample_copy(&x.info);
+  const double host_gbs = umrun_median(x.info.copy, x.info.ncopy);
   suite_same_bits(runs, nruns);
   const int np = print_matrix(runs, nruns), nfail = nruns - np;
   const int wrote = write_suite_files(&x, runs, nruns, host_gbs, started, seconds, err, len);

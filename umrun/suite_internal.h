@@ -92,14 +92,21 @@ void suite_free(suite_file *s);
 int suite_load(const um_runner *r, const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len);
 int suite_has_tag(const suite_case *c, char **want, int nwant);
 /* suite_run.c */
-double suite_host_copy_gbs(void);
 void suite_judge(suite_run *r);
 void suite_same_bits(suite_run *runs, int nruns);
+#define SUITE_COPIES 5    /* copies per measurement of the copy bandwidth */
+#define SUITE_COPY_MAX 20 /* samples kept */
 typedef struct {
   int repeat;                  /* --repeat N */
   double load_start, load_end; /* the suite's */
   int busy_runs;               /* runs during which the machine was busy */
+  double copy[SUITE_COPY_MAX]; /* the host copy bandwidth's samples (GB/s), before and after the runs */
+  int ncopy;
+  double peak_gflops; /* the host's measured FP64 rate, all threads */
 } suite_info;
+/* suite_machine.c */
+void suite_sample_copy(suite_info *info);
+double suite_host_peak_gflops(void);
 void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags, const char *only, suite_run *runs,
                          int nruns, double host_gbs, const char *started, double seconds, const suite_info *info);
 /* --repeat: the samples' loops folded into r's run JSON (seconds the median, seconds_min, seconds_max,

@@ -6,46 +6,7 @@
 
 /* ---- the machine ------------------------------------------------------------------ */
 
-/* Host memory copy bandwidth, all threads (bytes read + written per second,
- * GB/s), 2 x 256 MiB, the median of 5 copies: the CPU runs' floor. */
-double suite_host_copy_gbs(void) {
-  const size_t n = (size_t)32 << 20; /* doubles: 256 MiB */
-  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-  if (!a || !b) {
-    free(a);
-    free(b);
-    return 0;
-  }
-  double t[5];
-  long long N = (long long)n;
-  int nt = 1; /* OMP_NUM_THREADS as the runs will take it, within um_threads_max() */
-#ifdef _OPENMP
-  nt = omp_get_max_threads() < um_threads_max() ? omp_get_max_threads() : um_threads_max();
-#endif
-  (void)nt;
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (long long i = 0; i < N; i++) a[i] = (double)i, b[i] = 0;
-  for (int r = 0; r < 5; r++) {
-    double t0 = um_wtime();
-#pragma omp parallel for schedule(static) num_threads(nt)
-    for (long long i = 0; i < N; i++) b[i] = a[i];
-    t[r] = um_wtime() - t0;
-    double *x = a;
-    a = b;
-    b = x;
-  }
-  for (int i = 1; i < 5; i++)
-    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-      double x = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = x;
-    }
-  free(a);
-  free(b);
-  return t[2] > 0 ? 2.0 * (double)(n * sizeof(double)) / t[2] * 1e-9 : 0;
-}
-
-static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
+static void write_machine(FILE *f, double host_gbs, const suite_info *info, const uj *gpu) {
   char cpu[256], mem[128];
   umrun_proc_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
   umrun_proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
@@ -71,6 +32,13 @@ static void write_machine(FILE *f, double host_gbs, const uj *gpu) {
 #endif
   );
   um_json_number(f, host_gbs > 0 ? host_gbs : NAN);
+  fputs(", \"host_copy_samples_gb_per_s\": [", f); /* host_copy_gb_per_s is their median */
+  for (int i = 0; i < info->ncopy; i++) {
+    fputs(i ? ", " : "", f);
+    um_json_number(f, info->copy[i]);
+  }
+  fputs("], \"host_peak_fp64_gflop_per_s\": ", f);
+  um_json_number(f, info->peak_gflops > 0 ? info->peak_gflops : NAN);
   fputs(", \"gpu\": ", f);
   if (!gpu) {
     fputs("null}", f);
@@ -324,7 +292,7 @@ void suite_write_results(FILE *f, const char *suite_path, char **tags, int ntags
   fprintf(f, ", \"cores\": %ld, \"busy_runs\": %d},\n  \"um\": ", sysconf(_SC_NPROCESSORS_ONLN), info->busy_runs);
   umrun_write_build_json(f);
   fputs(",\n  \"machine\": ", f);
-  write_machine(f, host_gbs, gpu);
+  write_machine(f, host_gbs, info, gpu);
   fprintf(f, ",\n  \"summary\": {\"runs\": %d, \"pass\": %d, \"fail\": %d, \"error\": %d},\n  \"cases\": [", nruns,
           np, nf, ne);
   for (int i = 0; i < nruns; i++) {

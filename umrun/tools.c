@@ -103,6 +103,22 @@ void umrun_html_id(FILE *f, const char *s) {
   }
 }
 
+static int by_value(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double umrun_median(const double *v, int n) {
+  if (n <= 0) return 0;
+  double *s = malloc((size_t)n * sizeof *s);
+  if (!s) return v[0];
+  memcpy(s, v, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, by_value);
+  const double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  free(s);
+  return m;
+}
+
 double umrun_loop_gbs(const uj *l) {
   const double s = uj_getn(l, "seconds", 0), calls = uj_getn(l, "calls", 0), b = uj_getn(l, "bytes_per_call", 0);
   return s > 0 ? b * calls / s * 1e-9 : 0;

@@ -48,6 +48,8 @@ const char *umrun_md_str(char *buf, size_t n, const char *s);
 /* Write s as an HTML id / URL fragment: [A-Za-z0-9-] as they are, every other
  * byte as _xx (hex), so it never leaves its attribute and ids stay distinct. */
 void umrun_html_id(FILE *f, const char *s);
+/* The median of v[0..n) (v unchanged; 0 when n is 0). */
+double umrun_median(const double *v, int n);
 /* The useful GB/s of a loop entry of a run's JSON (bytes_per_call * calls / seconds). */
 double umrun_loop_gbs(const uj *loop);
 /* The settings that define the problem (mesh.*, params.*, run.iterations) that

@@ -7,8 +7,11 @@
  * followed: calls of functions and function-like macros defined in the same
  * source (their counts added at each call), and `for` loops whose trip count
  * is a constant (`for (int i = A; i < B; i++)`, A and B integer literals or
- * constants #defined in the source), whose bodies count that many times. Both
- * branches of an if or a ?: count (an upper bound). A loop whose trip count is
+ * constants #defined in the source), whose bodies count that many times. Each
+ * path through the branches (if / else, ?:) is followed: the count is the
+ * fewest and the most operations of a path (equal when there are no branches
+ * with different work); a return, break or continue ends a path (the fewest is
+ * then a lower bound: what follows a break still runs). A loop whose trip count is
  * known only at run time, a while or do loop, a call of a function whose source
  * is not there, or a recursion make the count unknown, with the reason: a count
  * that cannot be computed is never reported as a number. */
@@ -28,8 +31,14 @@ typedef struct {
   const char *body, *end; /* a function: its '{' and one past its '}'; a macro: its replacement text */
   int macro;              /* 1: a function-like macro, 2: an object-like macro (a constant) */
   int state;              /* 0: not counted yet, 1: being counted, 2: counted */
-  long ops;               /* when counted; -1: unknown */
+  int known;              /* when counted: 0, the count is unknown */
+  struct ko_n {
+    long lo, hi, out; /* fewest ops on a path to the end (KO_NONE: none gets there), most on any path, fewest on a
+                         path that leaves early (return, break, continue; KO_NONE: none) */
+  } ops;
 } ko_func;
+typedef struct ko_n ko_n;
+#define KO_NONE LONG_MAX
 
 typedef struct {
   const char *src;
@@ -173,12 +182,12 @@ static void index_source(ko_src *S) {
   }
 }
 
-static long unknown(ko_src *S, const char *fmt, const char *a, int alen) {
+static int unknown(ko_src *S, const char *fmt, const char *a, int alen) {
   if (S->why && S->whylen && !S->why[0]) snprintf(S->why, S->whylen, fmt, alen, a);
   return -1;
 }
 
-static long count_range(ko_src *S, const char *c, const char *end, int depth);
+static int count_range(ko_src *S, const char *c, const char *end, int depth, ko_n *r);
 
 /* An integer constant: a literal, or an object-like macro of the source whose text is one. */
 static int constant(ko_src *S, const char *w, size_t n, long *v) {
@@ -290,21 +299,166 @@ static const char *statement_end(const char *c, const char *end) {
   return end;
 }
 
-static long add_ops(long a, long b) { return a > LONG_MAX - b ? LONG_MAX : a + b; }
+/* ---- counts per path: a sum saturates; KO_NONE (no path) absorbs ---------------------------- */
+static long add_ops(long a, long b) {
+  if (a == KO_NONE || b == KO_NONE) return KO_NONE;
+  return a > KO_NONE - 1 - b ? KO_NONE - 1 : a + b;
+}
+static long mul_ops(long t, long a) {
+  if (a == KO_NONE) return KO_NONE;
+  return t > 0 && a > (KO_NONE - 1) / t ? KO_NONE - 1 : t * a;
+}
+static long min_ops(long a, long b) { return a < b ? a : b; }
+static long max_ops(long a, long b) { return a > b ? a : b; }
 
-static long count_func(ko_src *S, ko_func *f, int depth) {
-  if (f->state == 2) return f->ops;
-  if (f->state == 1 || depth > 64) return unknown(S, "'%.*s' calls itself (recursion): its count is unbounded", f->name,
-                                                  (int)f->nlen);
-  f->state = 1;
-  const char *b = f->macro ? f->body : f->body + 1, *e = f->macro ? f->end : f->end - 1;
-  f->ops = count_range(S, b, e, depth + 1);
-  f->state = 2;
-  return f->ops;
+/* x after what r counted: one path through both */
+static void ko_then(ko_n *r, ko_n x) {
+  r->out = min_ops(r->out, add_ops(r->lo, x.out));
+  r->lo = add_ops(r->lo, x.lo);
+  r->hi = add_ops(r->hi, x.hi);
+}
+static void ko_plus(ko_n *r, long k) { ko_then(r, (ko_n){k, k, KO_NONE}); }
+/* one of two branches */
+static ko_n ko_either(ko_n a, ko_n b) { return (ko_n){min_ops(a.lo, b.lo), max_ops(a.hi, b.hi), min_ops(a.out, b.out)}; }
+/* the path ends here (return, break, continue) */
+static void ko_leave(ko_n *r) {
+  r->out = min_ops(r->out, r->lo);
+  r->lo = KO_NONE;
 }
 
-static long count_range(ko_src *S, const char *c, const char *end, int depth) {
-  long ops = 0;
+static int count_func(ko_src *S, ko_func *f, int depth, ko_n *r) {
+  if (f->state == 2) {
+    *r = f->ops;
+    return f->known ? 0 : -1;
+  }
+  if (f->state == 1 || depth > 64)
+    return unknown(S, "'%.*s' calls itself (recursion): its count is unbounded", f->name, (int)f->nlen);
+  f->state = 1;
+  const char *b = f->macro ? f->body : f->body + 1, *e = f->macro ? f->end : f->end - 1;
+  ko_n body;
+  f->known = count_range(S, b, e, depth + 1, &body) == 0;
+  /* at the caller, a return inside ends the call, not the caller's path */
+  f->ops = (ko_n){min_ops(body.lo, body.out), body.hi, KO_NONE};
+  f->state = 2;
+  *r = f->ops;
+  return f->known ? 0 : -1;
+}
+
+/* for (...) at w (its '(' at p): its trips times its body */
+static int count_for(ko_src *S, const char *w, const char *p, const char *end, int depth, ko_n *r, const char **next) {
+  const char *close = matching(p, end);
+  if (!close) return unknown(S, "a for loop without its ')' in '%.*s'", w, 0);
+  const char *be = statement_end(close + 1, end);
+  const long t = trips(S, p + 1, close);
+  if (t < 0)
+    return unknown(S, "a loop 'for (%.*s)' runs a number of times known only at run time", p + 1,
+                   (int)(close - p - 1) > 80 ? 80 : (int)(close - p - 1));
+  ko_n body;
+  if (count_range(S, close + 1, be, depth, &body)) return -1;
+  /* a path that leaves the body leaves in the first trip at the earliest */
+  ko_then(r, t > 0 ? (ko_n){mul_ops(t, body.lo), mul_ops(t, body.hi), body.out} : (ko_n){0, 0, KO_NONE});
+  *next = be;
+  return 0;
+}
+
+/* if (cond) A [else B] at w (its '(' at p): the condition, then one of the branches */
+static int count_if(ko_src *S, const char *p, const char *end, int depth, ko_n *r, const char **next) {
+  const char *close = matching(p, end);
+  if (!close) return unknown(S, "an if without its ')'%.*s", "", 0);
+  ko_n cond, a, b = {0, 0, KO_NONE};
+  if (count_range(S, p + 1, close, depth, &cond)) return -1;
+  const char *ae = statement_end(close + 1, end), *e = ae;
+  if (count_range(S, close + 1, ae, depth, &a)) return -1;
+  size_t n;
+  const char *t = token(ae, end, &n);
+  if (n == 4 && !strncmp(t, "else", 4)) {
+    e = statement_end(t + 4, end);
+    if (count_range(S, t + 4, e, depth, &b)) return -1;
+  }
+  ko_then(r, cond);
+  ko_then(r, ko_either(a, b));
+  *next = e;
+  return 0;
+}
+
+/* One past the end of the expression from c at its bracket depth: a ',' ';' or a closing bracket. */
+static const char *expression_end(const char *c, const char *end, int stop_at_colon) {
+  int nested = 0; /* ?: inside */
+  for (c = skip_blank(c, end); c < end; c = skip_blank(c + 1, end)) {
+    if (*c == '(' || *c == '[' || *c == '{') {
+      const char *m = matching(c, end);
+      if (!m) return end;
+      c = m;
+    } else if (*c == ')' || *c == ']' || *c == '}' || *c == ';' || (*c == ',' && !stop_at_colon))
+      return c;
+    else if (*c == '?')
+      nested++;
+    else if (*c == ':' && stop_at_colon && nested-- == 0)
+      return c;
+  }
+  return end;
+}
+
+/* cond ? X : Y at q (its '?'; the condition counted already): one of the two */
+static int count_choice(ko_src *S, const char *q, const char *end, int depth, ko_n *r, const char **next) {
+  const char *colon = expression_end(q + 1, end, 1);
+  if (colon >= end || *colon != ':') return unknown(S, "a '?' without its ':'%.*s", "", 0);
+  const char *e = expression_end(colon + 1, end, 0);
+  ko_n x, y;
+  if (count_range(S, q + 1, colon, depth, &x) || count_range(S, colon + 1, e, depth, &y)) return -1;
+  ko_then(r, ko_either(x, y));
+  *next = e;
+  return 0;
+}
+
+/* a call of w (its '(' at p): a math function (1), a function or function-like macro of the source (its count) */
+static int count_call(ko_src *S, const char *w, size_t n, int depth, ko_n *r) {
+  ko_func *f;
+  if (in_list(w, n, math_calls)) {
+    ko_plus(r, 1);
+    return 0;
+  }
+  if ((f = find(S, w, n, 0)) == NULL && (f = find(S, w, n, 1)) == NULL)
+    return unknown(S, "it calls '%.*s', whose source is not in the kernel's source", w, (int)n);
+  ko_n k;
+  if (count_func(S, f, depth, &k)) return -1;
+  ko_then(r, k);
+  return 0;
+}
+
+/* the word at w (n long, c one past it): a statement (for, if, return, ...), a call or an operand */
+static int count_word(ko_src *S, const char *w, size_t n, const char *end, int depth, int bracket, ko_n *r,
+                      const char **next, int *prev) {
+  const char *p = skip_blank(w + n, end);
+  const int call = p < end && *p == '(';
+  *next = w + n;
+  *prev = 0;
+  if (word_is(w, n, "for") && call) return count_for(S, w, p, end, depth, r, next);
+  if (word_is(w, n, "if") && call) return count_if(S, p, end, depth, r, next);
+  if ((word_is(w, n, "while") || word_is(w, n, "do") || word_is(w, n, "goto")) && !bracket)
+    return unknown(S, "a '%.*s' loop runs a number of times known only at run time", w, (int)n);
+  if (word_is(w, n, "return") || word_is(w, n, "break") || word_is(w, n, "continue")) {
+    const char *e = statement_end(w + n, end);
+    ko_n x;
+    if (count_range(S, w + n, e, depth, &x)) return -1;
+    ko_then(r, x);
+    ko_leave(r);
+    *next = e;
+    return 0;
+  }
+  if (call && !in_list(w, n, type_words)) return count_call(S, w, n, depth, r);
+  ko_func *m = find(S, w, n, 2); /* an object-like macro: its text, e.g. (1.0 / 3.0) */
+  if (m && !bracket) {
+    ko_n k;
+    if (count_func(S, m, depth, &k)) return -1;
+    ko_then(r, k);
+  }
+  *prev = !in_list(w, n, type_words);
+  return 0;
+}
+
+static int count_range(ko_src *S, const char *c, const char *end, int depth, ko_n *r) {
+  *r = (ko_n){0, 0, KO_NONE};
   int prev = 0;    /* the previous token ends an operand: identifier, number, ')' or ']' */
   int bracket = 0; /* inside [ ]: index arithmetic, not counted */
   while (c < end) {
@@ -327,52 +481,18 @@ static long count_range(ko_src *S, const char *c, const char *end, int depth) {
     if (isalpha((unsigned char)*c) || *c == '_') {
       const char *w = c;
       while (c < end && is_ident(*c)) c++;
-      const size_t n = (size_t)(c - w);
-      const char *p = skip_blank(c, end);
-      const int call = p < end && *p == '(';
-      if (word_is(w, n, "for") && call) {
-        const char *close = matching(p, end);
-        if (!close) return unknown(S, "a for loop without its ')' in '%.*s'", w, 0);
-        const char *be = statement_end(close + 1, end);
-        const long t = trips(S, p + 1, close);
-        if (t < 0) return unknown(S, "a loop 'for (%.*s)' runs a number of times known only at run time", p + 1,
-                                  (int)(close - p - 1) > 80 ? 80 : (int)(close - p - 1));
-        const long body = count_range(S, close + 1, be, depth);
-        if (body < 0) return -1;
-        ops = add_ops(ops, t > 0 && body > LONG_MAX / t ? LONG_MAX : t * body);
-        c = be;
-        prev = 0;
-        continue;
-      }
-      if ((word_is(w, n, "while") || word_is(w, n, "do") || word_is(w, n, "goto")) && !bracket)
-        return unknown(S, "a '%.*s' loop runs a number of times known only at run time", w, (int)n);
-      if (call && !in_list(w, n, type_words)) {
-        ko_func *f;
-        if (in_list(w, n, math_calls)) {
-          ops = add_ops(ops, 1);
-        } else if ((f = find(S, w, n, 0)) != NULL || (f = find(S, w, n, 1)) != NULL) {
-          const long k = count_func(S, f, depth);
-          if (k < 0) return -1;
-          ops = add_ops(ops, k);
-        } else {
-          return unknown(S, "it calls '%.*s', whose source is not in the kernel's source", w, (int)n);
-        }
-        prev = 0;
-        continue;
-      }
-      ko_func *m = find(S, w, n, 2); /* an object-like macro: its text, e.g. (1.0 / 3.0) */
-      if (m && !bracket) {
-        const long k = count_func(S, m, depth);
-        if (k < 0) return -1;
-        ops = add_ops(ops, k);
-      }
-      prev = !in_list(w, n, type_words);
+      if (count_word(S, w, (size_t)(c - w), end, depth, bracket, r, &c, &prev)) return -1;
       continue;
     }
     if (isdigit((unsigned char)*c) || (*c == '.' && c + 1 < end && isdigit((unsigned char)c[1]))) {
       while (c + 1 < end && (is_ident(c[1]) || c[1] == '.' || ((c[1] == '+' || c[1] == '-') && (*c == 'e' || *c == 'E'))))
         c++;
       c++;
+      prev = 1;
+      continue;
+    }
+    if (*c == '?' && !bracket) { /* one branch or the other */
+      if (count_choice(S, c, end, depth, r, &c)) return -1;
       prev = 1;
       continue;
     }
@@ -386,7 +506,7 @@ static long count_range(ko_src *S, const char *c, const char *end, int depth) {
       continue;
     }
     if (*c == '+' || *c == '-' || *c == '*' || *c == '/') {
-      if (prev && !bracket) ops = add_ops(ops, 1);
+      if (prev && !bracket) ko_plus(r, 1);
       c += c + 1 < end && c[1] == '=' ? 2 : 1;
       prev = 0;
       continue;
@@ -396,12 +516,13 @@ static long count_range(ko_src *S, const char *c, const char *end, int depth) {
     prev = *c == ')' || *c == ']';
     c++;
   }
-  return ops;
+  return 0;
 }
 
-int um_kernel_ops(const char *source, const char *name, long *ops, char *why, size_t whylen) {
+int um_kernel_ops_paths(const char *source, const char *name, long *fewest, long *most, char *why, size_t whylen) {
   if (why && whylen) why[0] = '\0';
-  if (ops) *ops = -1;
+  if (fewest) *fewest = -1;
+  if (most) *most = -1;
   if (!source || !name || !*name) {
     if (why && whylen) snprintf(why, whylen, "the kernel's source is not known");
     return -1;
@@ -421,11 +542,17 @@ int um_kernel_ops(const char *source, const char *name, long *ops, char *why, si
     free(S);
     return -1;
   }
-  const long n = count_func(S, f, 0);
+  ko_n n;
+  const int bad = count_func(S, f, 0, &n);
   free(S);
-  if (n < 0) return -1;
-  if (ops) *ops = n;
+  if (bad) return -1;
+  if (fewest) *fewest = n.lo == KO_NONE ? 0 : n.lo;
+  if (most) *most = n.hi;
   return 0;
+}
+
+int um_kernel_ops(const char *source, const char *name, long *ops, char *why, size_t whylen) {
+  return um_kernel_ops_paths(source, name, NULL, ops, why, whylen);
 }
 
 int um_kernel_op_estimate(const char *source, const char *name) {

@@ -188,12 +188,12 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
   order_free(&o);
 }
 
-static long loop_ops(const um_context *ctx, int i, char *why, size_t len);
+static long loop_ops(const um_context *ctx, int i, long *fewest, char *why, size_t len);
 
 void um_report_ops(const um_context *ctx, FILE *f) {
   um_loop_stats s;
   char reasons[8][256]; /* each distinct reason once, numbered */
-  int nreasons = 0;
+  int nreasons = 0, paths = 0;
   loop_order o;
   order_loops(ctx, &o);
   fprintf(f, "%-20s %10s %10s %9s %10s\n", "loop", "ops/elem", "bytes/elem", "ops/byte", "GFLOP/s");
@@ -201,12 +201,16 @@ void um_report_ops(const um_context *ctx, FILE *f) {
     const int i = o.idx[k];
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS) continue;
     char why[256] = "", name[96];
-    const long ops = loop_ops(ctx, i, why, sizeof why);
+    long fewest = -1;
+    const long ops = loop_ops(ctx, i, &fewest, why, sizeof why);
     const double t = loop_seconds(&s), per = t / (double)s.calls, bpe = s.set_size > 0 ? s.bytes / s.set_size : 0;
     row_name(name, sizeof name, &s, o.depth[k], 1, "");
     fprintf(f, "%-20s", name);
     if (ops >= 0) {
-      fprintf(f, " %10ld %10.1f", ops, bpe);
+      char cnt[48]; /* the shortest and the longest path through its branches, when they differ */
+      if (fewest != ops) snprintf(cnt, sizeof cnt, "%ld..%ld", fewest, ops), paths = 1;
+      else snprintf(cnt, sizeof cnt, "%ld", ops);
+      fprintf(f, " %10s %10.1f", cnt, bpe);
       if (s.bytes > 0) fprintf(f, " %9.3f", (double)ops * s.set_size / s.bytes);
       else fprintf(f, " %9s", "-");
       if (per > 0) fprintf(f, " %10.3f\n", (double)ops * s.set_size / per * 1e-9);
@@ -221,6 +225,9 @@ void um_report_ops(const um_context *ctx, FILE *f) {
     fputc('\n', f);
   }
   order_free(&o);
+  if (paths)
+    fputs("a..b: the shortest and the longest path through the kernel's branches; ops/byte and GFLOP/s are the "
+          "longest's (an upper bound)\n", f);
   for (int r = 0; r < nreasons; r++) fprintf(f, "(%d) not counted: %s\n", r + 1, reasons[r]);
 }
 
@@ -311,12 +318,14 @@ static const char *arg_pattern(const um_arg *a) {
   }
 }
 
-/* Loop i's counted operations per element (-1: unknown, the reason in why). */
-static long loop_ops(const um_context *ctx, int i, char *why, size_t len) {
+/* Loop i's counted operations per element on the longest path through its kernel's branches (-1: unknown, the
+ * reason in why), and in *fewest those of the shortest. */
+static long loop_ops(const um_context *ctx, int i, long *fewest, char *why, size_t len) {
   const um_kernel *k = um_loop_kernel(ctx, i);
   long ops = -1;
+  *fewest = -1;
   if (!k) snprintf(why, len, "the loop's kernel is not recorded");
-  else um_kernel_ops(k->source, k->name, &ops, why, len);
+  else um_kernel_ops_paths(k->source, k->name, fewest, &ops, why, len);
   return ops;
 }
 
@@ -329,9 +338,11 @@ static long loop_shape_json(const um_context *ctx, int i, FILE *f) {
   fputs(", \"kernel\": ", f);
   um_json_string(f, k && k->name ? k->name : "");
   char why[256] = "";
-  const long ops = loop_ops(ctx, i, why, sizeof why);
-  if (ops >= 0) { /* an unknown count is null with its reason, never 0 */
-    fprintf(f, ", \"ops_estimate\": %ld", ops);
+  long fewest = -1;
+  const long ops = loop_ops(ctx, i, &fewest, why, sizeof why);
+  if (ops >= 0) { /* an unknown count is null with its reason, never 0; per path: the longest and the shortest */
+    fprintf(f, ", \"ops_estimate\": %ld, \"ops_fewest\": %ld, \"ops_bound\": \"%s\"", ops, fewest,
+            fewest == ops ? "exact" : "upper");
   } else {
     fputs(", \"ops_estimate\": null, \"ops_unknown\": ", f);
     um_json_string(f, why);

@@ -37,11 +37,16 @@ void um_report_halos(const um_context *ctx, FILE *f);
  * array subscripts, following calls of functions and function-like macros
  * defined in `source` and multiplying the bodies of for loops with a constant
  * trip count (for (int i = A; i < B; i++), A and B literals or constants
- * given by a `#define`); both branches of an if or ?: count. Returns 0 with *ops set, or
+ * given by a `#define`); *ops is the most operations of any path through the branches (if / else, ?:), the
+ * count of the longest path. Returns 0 with *ops set, or
  * -1 when the count cannot be computed (no source or definition, a loop whose
  * trip count is known only at run time, a call of a function not in `source`,
  * recursion), with the reason in why (a sentence, may be NULL). */
 int um_kernel_ops(const char *source, const char *name, long *ops, char *why, size_t whylen);
+/** The same, per path: *fewest and *most the operations of the shortest and the longest path through the kernel's
+ * branches (equal when its branches do the same work). A return, break or continue ends a path, so *fewest is
+ * a lower bound where a loop breaks early; *most is always an upper bound. */
+int um_kernel_ops_paths(const char *source, const char *name, long *fewest, long *most, char *why, size_t whylen);
 /** The same as an int: the count, or -1 when it cannot be computed (unknown: never shown as 0). */
 int um_kernel_op_estimate(const char *source, const char *name);
 /** Write s as a JSON string literal. */
