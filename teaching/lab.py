@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-WORK = os.path.join(tempfile.gettempdir(), "um-teaching-%d" % os.getuid())
+# where the notebooks keep what they make (meshes, umrun's results): UM_TEACHING_WORK (run-notebooks.py sets a fresh
+# one), else a folder of this user's under the temporary directory, kept between sessions
+WORK = os.environ.get("UM_TEACHING_WORK") or os.path.join(tempfile.gettempdir(), "um-teaching-%d" % os.getuid())
 ENV = dict(os.environ, OMP_WAIT_POLICY="passive", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
@@ -74,3 +76,13 @@ def todo(what):
 def distinct(a):
     """How many distinct values an integer array holds."""
     return int(np.unique(np.asarray(a)).size)
+
+
+def six_apps():
+    """The six apps' small cases on OpenMP (teaching/six_apps.yaml, umrun --suite; run once, then reused): returns
+    the path of the suite's results.json."""
+    out = os.path.join(WORK, "six_apps")
+    path = os.path.join(out, "results.json")
+    if not os.path.exists(path):
+        umrun("--suite", os.path.join(REPO, "teaching", "six_apps.yaml"), "--tags", "all", "--out", out)
+    return path

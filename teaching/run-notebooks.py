@@ -6,11 +6,13 @@ runs cleanly. First checks the notebooks are what teaching/build.py makes from t
 
     python3 teaching/run-notebooks.py [NAME-PATTERN ...]   (e.g. 03 or Solution; default: all)
 
-Nothing is written into the notebooks; a failing cell's output is printed."""
+The notebooks share a fresh folder for what they make (UM_TEACHING_WORK, removed at the end): notebook 7's suite
+runs once for its Begin and Solution. Nothing is written into the notebooks; a failing cell's output is printed."""
 import glob
 import os
 import re
 import sys
+import tempfile
 import time
 
 import nbformat
@@ -70,6 +72,8 @@ def main(argv):
         print("run-notebooks: no notebook matches %s" % " ".join(argv), file=sys.stderr)
         return 1
     failed = 0
+    work = tempfile.TemporaryDirectory(prefix="um-teaching-")  # what the notebooks make: fresh, removed at the end
+    os.environ["UM_TEACHING_WORK"] = work.name
     for p in paths:
         t = time.time()
         try:
