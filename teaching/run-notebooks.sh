@@ -3,14 +3,15 @@
 # assertions are the test), every Begin notebook up to its exercise (teaching/run-notebooks.py), with the package
 # from python/ and libum.so, umrun from the build (UM_LIBRARY, UM_UMRUN; default build/). Run from anywhere:
 #   bash teaching/run-notebooks.sh [NAME-PATTERN ...]
-# Exits 77 (ctest: skipped) when the interpreter lacks one of the packages the notebooks need, naming them.
+# Exits 77 (ctest: skipped) when the interpreter lacks one of the packages the notebooks need, naming them; notebook 5
+# (3 MPI ranks) is skipped, saying why, without mpirun or a libum.so built with MPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
 missing=$("$py" -c 'import importlib.util as u
-print(" ".join(m for m in ("numpy", "pandas", "h5py", "matplotlib", "cffi", "nbformat", "nbclient", "ipykernel",
-                           "mpi4py") if u.find_spec(m) is None))')
+print(" ".join(m for m in ("numpy", "pandas", "h5py", "matplotlib", "cffi", "nbformat", "nbclient", "ipykernel")
+               if u.find_spec(m) is None))')
 if [ -n "$missing" ]; then
   echo "teaching/run-notebooks.sh: $py lacks $missing: run scripts/install-deps.sh (Debian's python3-* packages);" \
        "the notebooks are not run" >&2
