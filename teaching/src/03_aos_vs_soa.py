@@ -15,8 +15,9 @@
 #
 # **What you should see.** On the GPU-like pattern SoA needs 4 times fewer sectors for the direct loop (the warp's
 # reads of one component are contiguous) and fewer for the indirect one; on the CPU-like pattern AoS needs one
-# line per element where SoA needs four. This is why um's `run.layout: auto` picks SoA for directly accessed dats
-# on the GPU, and AoS stays the default on the CPU. No timing is needed to see it: only addresses.
+# line per element where SoA needs four. This is why GPU codes store directly accessed dats SoA (um's
+# `run.layout: soa`, or `auto`: SoA unless a dat is accessed through a map) while AoS is um's default. No timing is
+# needed to see it: only addresses.
 
 # %%
 import numpy as np
