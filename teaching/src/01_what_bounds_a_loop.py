@@ -133,5 +133,5 @@ plt.show()
 # %% [markdown]
 # **What to take away.** The useful bytes are a property of the loop and the mesh, not of the machine; the
 # intensity says which roof applies; for Airfoil it is the memory roof, so *useful GB/s over copy GB/s* (the
-# report's "% of copy") is the figure of merit. Try it: `umrun configs/airfoil_small.yaml --report r.html` shows
-# the same numbers for the 11250-cell mesh.
+# report's "% of copy") is the figure of merit. Try it on the 11250-cell mesh: `umrun configs/airfoil_small.yaml
+# --json a.json`, then `umrun --report r.html a.json` shows the same numbers in the report's page.

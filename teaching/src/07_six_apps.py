@@ -7,7 +7,7 @@
 # Where does each spend its time, and which could be limited by arithmetic rather than memory?
 #
 # **What you will do** (10-15 minutes):
-# 1. run the six small cases with `umrun --suite teaching/six_apps.yaml` (about 20 s) and load its
+# 1. run the six small cases with `umrun --suite teaching/six_apps.yaml --tags all` (20-50 s) and load its
 #    `results.json` with `um.results`;
 # 2. **exercise 1**: per app, the loops that take most of the time (the profile);
 # 3. **exercise 2**: per app, the highest arithmetic intensity (counted ops per useful byte) of its loops, and which
