@@ -80,6 +80,26 @@ lab.check(all(plans.loc[("coloured", b), "nblocks"] == -(-mesh["edges"] // b) fo
 lab.check(bool((plans["nplans"] == 1).all()), "each plan was built once and reused by every later call")
 
 # %% [markdown]
+# ## The plan, drawn
+# Each edge of the mesh as a segment between its two nodes, coloured by its block (left) and by its block's colour
+# (right), block size 256, near the airfoil: blocks are runs of consecutive edges, and neighbouring blocks get
+# different colours.
+
+# %%
+import matplotlib.pyplot as plt
+from matplotlib.collections import LineCollection
+
+segments = mesh["p_x"][mesh["pedge"]]                       # (edges, 2 nodes, 2 coordinates)
+block_of_edge = np.arange(mesh["edges"]) // 256
+colour_of_edge = np.array(block_colours(mesh["pecell"], mesh["cells"], 256))[block_of_edge]
+fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+for ax, value, cmap, title in ((axes[0], block_of_edge, "tab20", "blocks of 256 edges"),
+                               (axes[1], colour_of_edge, "coolwarm", "block colours")):
+    ax.add_collection(LineCollection(segments, array=value, cmap=cmap, linewidths=1.2))
+    ax.set_xlim(-4, 5), ax.set_ylim(-4, 4), ax.set_aspect("equal"), ax.set_title(title)
+plt.show()
+
+# %% [markdown]
 # ## Exercise 2
 # Check the colouring of block size 256: for each colour, the blocks of that colour must touch disjoint sets of
 # cells (each cell in at most one of them). Set `valid` to True or False.
