@@ -55,6 +55,13 @@ def notebook(src, which):
 
 
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    unknown = [a for a in argv if a != "--check"]
+    if unknown:
+        print("teaching/build.py: unknown argument %s (--check, --help)" % " ".join(unknown), file=sys.stderr)
+        return 2
     check = "--check" in argv
     stale = []
     for src in sorted(glob.glob(os.path.join(HERE, "src", "[0-9]*.py"))):

@@ -89,6 +89,9 @@ def run(path):
 
 
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
     if build.main(["--check"]):
         return 1
     paths = sorted(glob.glob(os.path.join(HERE, "[0-9]*_*.ipynb")))
