@@ -26,6 +26,7 @@ PACKAGES=(
   python3-pandas python3-h5py python3-xarray python3-matplotlib  # ... its results and fields readers, its plots
   python3-pytest                   # ... its tests (python/tests)
   python3-mpi4py                   # ... the same script on P ranks under mpirun (python/tests/test_mpi.py)
+  python3-nbformat python3-nbclient python3-ipykernel  # the lab's notebooks, executed (teaching/run-notebooks.sh)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

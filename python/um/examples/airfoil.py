@@ -51,9 +51,9 @@ def read_mesh(path, blocks=False):
 class Airfoil:
     """Airfoil's sets, maps, dats and loops on a context, as apps/airfoil/airfoil.c declares and runs them."""
 
-    def __init__(self, ctx, mesh, kernel_source, blocks=False):
+    def __init__(self, ctx, mesh, kernel_source, blocks=False, partitioner="block"):
         """mesh: read_mesh's; blocks: declared by blocks (read_mesh(path, blocks=True)) and distributed over the
-        ranks of mpirun by the block partitioner (cells primary, as umrun's Airfoil)."""
+        ranks of mpirun by `partitioner` (Context.distribute's; cells primary, as umrun's Airfoil)."""
         self.ctx = ctx
         c = constants()
         for name in ("gam", "gm1", "cfl", "eps", "qinf"):
@@ -75,7 +75,7 @@ class Airfoil:
         self.p_adt = ctx.dat(cells, None, "p_adt", dim=1)
         self.k = dict(zip(LOOPS, um.kernels(kernel_source, *LOOPS, source_name="airfoil_kernels.h")))
         if blocks:
-            self.partition = ctx.distribute(cells, "block")
+            self.partition = ctx.distribute(cells, partitioner)
 
     def step(self):
         """One iteration: save_soln, then twice adt_calc, res_calc, bres_calc, update; returns the last update's
