@@ -661,7 +661,7 @@ static int airfoil_run(um_app_run *r) {
   }
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t0 - r->setup_seconds;
-  r->steps = niter;
+  r->steps = niter - done; /* the steps this run timed (a restart continues after done) */
   r->first_step_seconds = t_first;
   return write_output(r, &a);
 }

@@ -516,7 +516,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     rc = um_app_metric(r, "sod_l1_density", l1);
   }
   const int steps = S->nstep;
-  r->steps = steps;
+  r->steps = steps - resumed; /* the steps this run timed */
   r->first_step_seconds = t_first;
   const double per_step = um_app_step_seconds(r);
   if (!rc) rc = um_app_metric(r, "ms_per_step", 1e3 * per_step);

@@ -172,7 +172,7 @@ static int lulesh_run(um_app_run *r) {
     double c = 0;
     if (um_loop_stats_get(r->ctx, i, &st) == UM_SUCCESS && um_loop_stats_counter(&st, "compile_seconds", &c)) compile += c;
   }
-  r->steps = res.cycles;
+  r->steps = res.cycles - resumed; /* the cycles this run timed */
   r->first_step_seconds = t_first;
   const double steady = um_app_step_seconds(r);
   const double zps = steady > 0 ? (double)nelem / steady : 0;
