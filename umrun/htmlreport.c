@@ -575,6 +575,38 @@ static int app_runs(const page *pg, const char *app) {
   return n;
 }
 
+/* the checkpoints each of the app's runs wrote or continued from (the run JSON's "checkpoints"): how many, their
+ * bytes, time and rate, the dats saved and skipped */
+static void write_checkpoints(const page *pg, const char *app) {
+  FILE *h = pg->h, *m = pg->m;
+  for (int k = 0; k < pg->nfiles; k++) {
+    const uj *cs = uj_get(pg->files[k], "cases");
+    for (int i = 0; i < uj_len(cs); i++) {
+      const uj *c = uj_at(cs, i), *ck = uj_get(uj_get(c, "run"), "checkpoints");
+      if (strcmp(uj_gets(c, "app", ""), app) || !ck || ck->kind != UJ_OBJ) continue;
+      const double n = uj_getn(ck, "written", 0), b = uj_getn(ck, "last_bytes", 0), t = uj_getn(ck, "seconds", 0);
+      const uj *dats = uj_get(ck, "dats");
+      int saved = 0;
+      for (int d = 0; d < uj_len(dats); d++) saved += uj_is_true(uj_get(uj_at(dats, d), "saved"));
+      char line[512];
+      snprintf(line, sizeof line,
+               "checkpoints: %.0f written, %.1f MB each, %.3f s in all (%.2f GB/s); %d dats saved, %d skipped "
+               "(the run's JSON says why)%s",
+               n, b / 1e6, t, t > 0 && n > 0 ? n * b / t / 1e9 : 0.0, saved, uj_len(dats) - saved,
+               uj_get(ck, "restart") ? "; the run continued from a checkpoint" : "");
+      fputs("<p class=\"note\">", h);
+      rep_html_text(h, uj_gets(c, "case", ""));
+      fputs(": ", h);
+      rep_html_text(h, line);
+      fputs("</p>\n", h);
+      rep_md_cell(m, uj_gets(c, "case", ""));
+      fputs(": ", m);
+      rep_md_cell(m, line);
+      fputs("\n\n", m);
+    }
+  }
+}
+
 /* an app's section: its note, paragraph, sets and maps, loops, variants, side by side, splits and tuning */
 static void write_app(const page *pg, const char *app) {
   FILE *h = pg->h, *m = pg->m;
@@ -604,6 +636,7 @@ static void write_app(const page *pg, const char *app) {
   rep_write_side_by_side(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app, al, nal);
   rep_write_splits(h, m, &pg->ix, pg->files, pg->nfiles, app);
   rep_write_tuning(h, m, &pg->ix, pg->files, pg->nfiles, app);
+  write_checkpoints(pg, app);
   free(al);
 }
 

@@ -406,6 +406,23 @@ static int publish_constants(um_app_run *r, const bl_config *c) {
 
 /* ---- the run ---------------------------------------------------------------- */
 
+/* Checkpoints: what a step carries to the next on the host, and the start's totals the conservation compares. */
+static int register_values(um_app_run *r, bl_solver *S, int *counts, size_t counts_bytes, int *last_el,
+                           double *e_start, double *m_start) {
+  const struct {
+    const char *name;
+    void *p;
+    size_t bytes;
+  } values[] = {{"nstep", &S->nstep, sizeof S->nstep},       {"time", &S->time, sizeof S->time},
+                {"dt", &S->dt, sizeof S->dt},                {"wmin", &S->wmin_value, sizeof S->wmin_value},
+                {"wmax", &S->wmax_value, sizeof S->wmax_value}, {"dt_reasons", counts, counts_bytes},
+                {"last_el", last_el, sizeof *last_el},       {"e_start", e_start, sizeof *e_start},
+                {"m_start", m_start, sizeof *m_start}};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+    UM_APP_TRY(um_app_state(r, values[i].name, values[i].p, values[i].bytes));
+  return UM_SUCCESS;
+}
+
 static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   const bl_deck *d = &cfg->deck;
   bl_table t0, t1;
@@ -420,18 +437,7 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   fprintf(r->log, "\n");
   double t_first = 0.0;
   int rc = UM_SUCCESS, counts[DT_NREASONS] = {0}, last_el = 0;
-  /* checkpoints: what a step carries to the next on the host, and the start's totals the conservation compares */
-  const struct {
-    const char *name;
-    void *p;
-    size_t bytes;
-  } values[] = {{"nstep", &S->nstep, sizeof S->nstep},       {"time", &S->time, sizeof S->time},
-                {"dt", &S->dt, sizeof S->dt},                {"wmin", &S->wmin_value, sizeof S->wmin_value},
-                {"wmax", &S->wmax_value, sizeof S->wmax_value}, {"dt_reasons", counts, sizeof counts},
-                {"last_el", &last_el, sizeof last_el},       {"e_start", &e_start, sizeof e_start},
-                {"m_start", &m_start, sizeof m_start}};
-  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-    UM_APP_TRY(um_app_state(r, values[i].name, values[i].p, values[i].bytes));
+  UM_APP_TRY(register_values(r, S, counts, sizeof counts, &last_el, &e_start, &m_start));
   long resumed = 0;
   UM_APP_TRY(um_app_resume(r, &resumed));
   const double t_run = um_wtime();

@@ -39,6 +39,24 @@ static int check_block(um_context *ctx, const um_set *s, const char *fn, const c
 
 #ifdef UM_HAVE_MPI
 
+/* The counts of rows for each home (g[0 .. n) numbered in [0, G): home floor(g * P / G)) exchanged (cs -> cr),
+ * their displacements (ds, dr) and the packing positions (pos = ds); *got the rows this rank receives. rc: this
+ * rank's agreed outcome so far (nothing done unless 0). Returns the all-to-all's MPI code. */
+static int count_homes(const struct um_dist *D, int rc, int n, const int *g, long long G, int *cs, int *cr, int *ds,
+                       int *dr, int *pos, long long *got) {
+  const int P = D->nranks;
+  *got = 0;
+  for (int e = 0; !rc && e < n; e++) cs[(long long)g[e] * P / G]++;
+  const int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
+  for (int q = 0; !rc && q < P; q++) {
+    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
+    dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
+    pos[q] = ds[q];
+    *got += cr[q];
+  }
+  return m;
+}
+
 /* The rows of this rank (n rows of `row` bytes at rows, row e numbered g[e] in [0, G)) sent to their homes and
  * put in place in out (this rank's block of G). */
 static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int *g, const char *rows, size_t row,
@@ -59,15 +77,8 @@ static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int
       rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %d, outside [0, %lld)", what, e, g[e],
                     G);
   rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
-  for (int e = 0; !rc && e < n; e++) cs[(long long)g[e] * P / G]++;
-  int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
   long long got = 0;
-  for (int q = 0; !rc && q < P; q++) {
-    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
-    dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
-    pos[q] = ds[q];
-    got += cr[q];
-  }
+  int m = count_homes(D, rc, n, g, G, cs, cr, ds, dr, pos, &got);
   for (int e = 0; !rc && m == MPI_SUCCESS && e < n; e++) {
     const int k = pos[(long long)g[e] * P / G]++;
     sg[k] = g[e];
@@ -191,15 +202,8 @@ static int dist_update_block(um_context *ctx, um_dat *d, int declared, const cha
   if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof(int));
   if (!rc && declared && d->set->perm) rc = declared_targets(ctx, d->set, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);
-  for (int i = 0; !rc && i < n; i++) cs[(long long)g[i] * P / G]++;
-  int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
   long long asked = 0;
-  for (int q = 0; !rc && q < P; q++) {
-    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
-    dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
-    pos[q] = ds[q];
-    asked += cr[q];
-  }
+  int m = count_homes(D, rc, n, g, G, cs, cr, ds, dr, pos, &asked);
   for (int i = 0; !rc && m == MPI_SUCCESS && i < n; i++) {
     const int k = pos[(long long)g[i] * P / G]++;
     sg[k] = g[i];
