@@ -383,7 +383,6 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   struct stat st;
   snprintf(path, sizeof path, "%s", ck->restart);
   snprintf(dir, sizeof dir, "%s", ck->restart);
-  int from_dir = 0;
   if (stat(ck->restart, &st) == 0 && S_ISDIR(st.st_mode)) { /* the newest of the app's checkpoints there */
     ck_found *f = NULL;
     int n = 0;
@@ -393,13 +392,11 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
     if (!n)
       return um_app_fail(run, UM_ERR_CONFIG, "--restart %s: the folder holds no checkpoint of %s (%s-step<N>.h5)",
                          ck->restart, run->app->name, run->app->name);
-    from_dir = 1;
   } else {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
   }
-  (void)from_dir;
   um_checkpoint_file *f = NULL;
   int rc = um_checkpoint_open(run->ctx, path, &f);
   if (rc == UM_ERR_IO) name_good_one(run, dir, path);
@@ -576,8 +573,6 @@ static int decide(um_app_run *run, um_app_ckpt *ck, long step) {
       if (!all) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
       int m = um_mpi_allgather_double(mine, all);
       for (int q = 0; q < nr; q++) mine = all[q] > mine ? all[q] : mine; /* 3 = both, 2 a signal, 1 the time */
-      for (int q = 0; q < nr; q++)
-        if (all[q] >= 2) mine = mine >= 2 ? mine : 2;
       free(all);
       if (m) return um_app_fail(run, UM_ERR_BACKEND, "combining the ranks' checkpoint flags failed");
     }
