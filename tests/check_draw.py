@@ -50,6 +50,10 @@ def panels(svg):
 
 
 def load(svg_path, json_path):
+    schema = subprocess.run([sys.executable, "tests/check_schema.py", "docs/schema", json_path],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if schema.returncode not in (0, 77):  # 77: python3-jsonschema not installed
+        fail(f"{json_path} does not validate against docs/schema/run.schema.json", schema.stdout)
     try:
         svg = ET.parse(svg_path).getroot()
     except ET.ParseError as e:

@@ -23,20 +23,27 @@ int umrun_draw_parse(umrun_draw *d, const char *what, const char *path, char *er
   memset(d, 0, sizeof *d);
   const char *eq = strchr(what, '=');
   const size_t head = eq ? (size_t)(eq - what) : strlen(what);
-  if (head == 4 && !strncmp(what, "plan", 4)) d->kind = UMRUN_DRAW_PLAN;
-  else if (head == 9 && !strncmp(what, "partition", 9)) d->kind = UMRUN_DRAW_PARTITION;
+  if (head == 4 && !strncmp(what, "plan", 4))
+    d->kind = UMRUN_DRAW_PLAN;
+  else if (head == 9 && !strncmp(what, "partition", 9))
+    d->kind = UMRUN_DRAW_PARTITION;
   else
-    return fail(err, len, "--draw '%s': expected plan, plan=LOOP, partition or partition=SET, then the SVG file "
-                          "(e.g. --draw plan=res_calc plan.svg)%s", what, "");
-  if (eq && !eq[1]) return fail(err, len, "--draw '%s': name the %s after '=' or leave '=' out", what,
-                                d->kind == UMRUN_DRAW_PLAN ? "loop" : "set");
+    return fail(err, len,
+                "--draw '%s': expected plan, plan=LOOP, partition or partition=SET, then the SVG file "
+                "(e.g. --draw plan=res_calc plan.svg)%s",
+                what, "");
+  if (eq && !eq[1])
+    return fail(err, len, "--draw '%s': name the %s after '=' or leave '=' out", what,
+                d->kind == UMRUN_DRAW_PLAN ? "loop" : "set");
   d->name = eq ? eq + 1 : NULL;
   d->path = path;
   if (!path || !*path || path[0] == '-')
     return fail(err, len, "--draw %s: give the SVG file to write after it (e.g. --draw %s picture.svg)", what, what);
   if (d->kind == UMRUN_DRAW_PLAN && um_mpi_size() > 1)
-    return fail(err, len, "--draw %s draws one process's plan, and this run has several ranks: run it without "
-                          "mpirun (--draw partition%s draws the ranks)", what, "");
+    return fail(err, len,
+                "--draw %s draws one process's plan, and this run has several ranks: run it without "
+                "mpirun (--draw partition%s draws the ranks)",
+                what, "");
   return 0;
 }
 
@@ -87,12 +94,16 @@ static int find_coords(const um_context *ctx, const um_set *s, um_dat **dat, um_
         *dat = d, *via = m;
     }
   if (!*dat)
-    return fail(err, len, "set '%s' has no coordinates to draw it by (a dat of 2 doubles or floats on the set, or "
-                          "on a set a map from it reaches)%s", um_set_name(s), "");
+    return fail(err, len,
+                "set '%s' has no coordinates to draw it by (a dat of 2 doubles or floats on the set, or "
+                "on a set a map from it reaches)%s",
+                um_set_name(s), "");
   if (um_dat_dim(*dat) != 2)
-    return fail(err, len, "the mesh is 3-D (dat '%s' has 3 values per element) and --draw draws 2-D meshes: "
-                          "Airfoil, Volna, BookLeaf, Jacobi and SIAC (LULESH's and miniAero's meshes are 3-D; "
-                          "their plan statistics are in the run's table and --json)%s", um_dat_name(*dat), "");
+    return fail(err, len,
+                "the mesh is 3-D (dat '%s' has 3 values per element) and --draw draws 2-D meshes: "
+                "Airfoil, Volna, BookLeaf, Jacobi and SIAC (LULESH's and miniAero's meshes are 3-D; "
+                "their plan statistics are in the run's table and --json)%s",
+                um_dat_name(*dat), "");
   return 0;
 }
 
@@ -123,7 +134,8 @@ static void fit_panel(umrun_shapes *g) {
   const double dx = x1 - x0 > 0 ? x1 - x0 : 1, dy = y1 - y0 > 0 ? y1 - y0 : 1;
   const double sc = PANEL_PX / (dx > dy ? dx : dy);
   g->w = dx * sc < 40 ? 40 : dx * sc, g->h = dy * sc < 40 ? 40 : dy * sc;
-  for (size_t i = 0; i < np; i++) g->xy[2 * i] = (g->xy[2 * i] - x0) * sc, g->xy[2 * i + 1] = (y1 - g->xy[2 * i + 1]) * sc;
+  for (size_t i = 0; i < np; i++)
+    g->xy[2 * i] = (g->xy[2 * i] - x0) * sc, g->xy[2 * i + 1] = (y1 - g->xy[2 * i + 1]) * sc;
 }
 
 /* Set s's elements as shapes (collective on a distributed context: the fetches). Returns 0, or -1 with err. */
@@ -133,17 +145,20 @@ static int shapes_of(um_context *ctx, um_set *s, umrun_shapes *g, char *coords, 
   char num[64];
   snprintf(num, sizeof num, "%d", g->n);
   if (g->n > UMRUN_DRAW_MAX_ELEMENTS) {
-    snprintf(err, len, "set '%s' has %d elements, and a picture is for small meshes (at most %d): draw a small case "
-             "(e.g. configs/airfoil_small.yaml, or smaller mesh.* values)", um_set_name(s), g->n,
-             UMRUN_DRAW_MAX_ELEMENTS);
+    snprintf(err, len,
+             "set '%s' has %d elements, and a picture is for small meshes (at most %d): draw a small case "
+             "(e.g. configs/airfoil_small.yaml, or smaller mesh.* values)",
+             um_set_name(s), g->n, UMRUN_DRAW_MAX_ELEMENTS);
     return -1;
   }
   um_dat *d;
   um_map *via;
   if (find_coords(ctx, s, &d, &via, err, len)) return -1;
   g->arity = via ? um_map_arity(via) : 1;
-  if (via) snprintf(coords, clen, "dat %s through map %s", um_dat_name(d), um_map_name(via));
-  else snprintf(coords, clen, "dat %s", um_dat_name(d));
+  if (via)
+    snprintf(coords, clen, "dat %s through map %s", um_dat_name(d), um_map_name(via));
+  else
+    snprintf(coords, clen, "dat %s", um_dat_name(d));
   double *xy = fetch_xy(ctx, d);
   int *rows = via ? malloc((size_t)g->n * g->arity * sizeof *rows + 1) : NULL;
   g->xy = malloc((size_t)g->n * g->arity * 2 * sizeof *g->xy + 1);
@@ -195,12 +210,14 @@ static int plan_loop(um_context *ctx, const umrun_draw *d, char *err, size_t len
     return -1;
   }
   if (best < 0 && !strcmp(um_context_backend(ctx), "seq"))
-    snprintf(err, len, "--draw plan: no loop of this run used a plan: the seq backend runs every loop in order, "
+    snprintf(err, len,
+             "--draw plan: no loop of this run used a plan: the seq backend runs every loop in order, "
              "without one; draw a backend that plans (--set run.backend=openmp)");
   else if (best < 0)
-    snprintf(err, len, "--draw plan: no loop of this run used a plan (backend %s, strategy %s): draw a strategy "
-             "that plans (--set run.strategy=coloured)", um_context_backend(ctx),
-             um_strategy_name(um_context_strategy(ctx)));
+    snprintf(err, len,
+             "--draw plan: no loop of this run used a plan (backend %s, strategy %s): draw a strategy "
+             "that plans (--set run.strategy=coloured)",
+             um_context_backend(ctx), um_strategy_name(um_context_strategy(ctx)));
   return best;
 }
 
@@ -233,7 +250,7 @@ static int draw_plan(um_context *ctx, umrun_draw *d, FILE *f, char *err, size_t 
   const int nb = v.nblock_colours, nt = v.max_thread_colours, extra = v.begin > 0 || v.begin + v.size < g.n;
   int *cls = malloc(2 * (size_t)(g.n > 0 ? g.n : 1) * sizeof *cls);
   const char **col = malloc(2 * (size_t)(nb + nt + 2) * sizeof *col), **lab = col + nb + nt + 2;
-  char (*buf)[48] = malloc((size_t)(nb + nt + 2) * sizeof *buf);
+  char(*buf)[48] = malloc((size_t)(nb + nt + 2) * sizeof *buf);
   if (!cls || !col || !buf) {
     free(cls), free(col), free(buf), free(g.xy);
     return fail(err, len, "--draw plan: out of memory for %s%s", "the picture", "");
@@ -255,8 +272,10 @@ static int draw_plan(um_context *ctx, umrun_draw *d, FILE *f, char *err, size_t 
   snprintf(title, sizeof title, "Plan of loop %s over set %s", d->loop, d->set);
   snprintf(note, sizeof note, "%d elements drawn at their coordinates (%s); block size %d", g.n, d->coords,
            v.block_size);
-  snprintf(attrs, sizeof attrs, "data-kind=\"plan\" data-elements=\"%d\" data-blocks=\"%d\" data-block-colours=\"%d\" "
-           "data-thread-colours=\"%d\" data-block-size=\"%d\"", g.n, v.nblocks, nb, nt, v.block_size);
+  snprintf(attrs, sizeof attrs,
+           "data-kind=\"plan\" data-elements=\"%d\" data-blocks=\"%d\" data-block-colours=\"%d\" "
+           "data-thread-colours=\"%d\" data-block-size=\"%d\"",
+           g.n, v.nblocks, nb, nt, v.block_size);
   const umrun_panel p[2] = {{tb, cls, nb + extra, col, NULL, lab},
                             {tt, cls + g.n, nt + extra, col + nb + extra, NULL, lab + nb + extra}};
   umrun_draw_svg(f, title, note, attrs, &g, p, 2);
@@ -277,7 +296,8 @@ static um_set *partition_set(um_context *ctx, const umrun_draw *d, char *err, si
       char sets[1024] = "";
       size_t used = 0;
       for (int i = 0; i < um_set_count(ctx) && used < sizeof sets - 1; i++)
-        used += (size_t)snprintf(sets + used, sizeof sets - used, "%s%s", i ? ", " : "", um_set_name(um_set_at(ctx, i)));
+        used +=
+            (size_t)snprintf(sets + used, sizeof sets - used, "%s%s", i ? ", " : "", um_set_name(um_set_at(ctx, i)));
       fail(err, len, "--draw partition=%s: no set of that name; the sets: %s", name, sets);
     }
     return s;
@@ -289,8 +309,8 @@ static um_set *partition_set(um_context *ctx, const umrun_draw *d, char *err, si
     if (!um_loop_stats_get(ctx, i, &st) && st.seconds > most && um_loop_set(ctx, i))
       most = st.seconds, best = um_loop_set(ctx, i);
   }
-  if (!best) fail(err, len, "--draw partition: no loop ran, so no set to draw; name one (--draw partition=SET)%s%s",
-                  "", "");
+  if (!best)
+    fail(err, len, "--draw partition: no loop ran, so no set to draw; name one (--draw partition=SET)%s%s", "", "");
   return best;
 }
 
@@ -320,8 +340,8 @@ static void partition_panels(umrun_draw *d, const umrun_shapes *g, const unsigne
   p[0] = (umrun_panel){ptitle[0], cls, P, col, op, lab};
   for (int r = 0; P > 1 && r < P; r++) {
     snprintf(ptitle[r + 1], sizeof ptitle[r + 1], "rank %d: owned, exec halo, non-exec halo", r);
-    p[r + 1] = (umrun_panel){ptitle[r + 1], cls + (size_t)(r + 1) * n, 3, col + P + 3 * r, op + P + 3 * r,
-                             lab + P + 3 * r};
+    p[r + 1] =
+        (umrun_panel){ptitle[r + 1], cls + (size_t)(r + 1) * n, 3, col + P + 3 * r, op + P + 3 * r, lab + P + 3 * r};
   }
 }
 
@@ -346,13 +366,14 @@ static int draw_partition(um_context *ctx, umrun_draw *d, FILE *f, char *err, si
   int rc = um_set_holders(ctx, s, role, root ? (size_t)P * g.n : 0);
   int *cls = root ? malloc((cells + (size_t)g.n + 1) * sizeof *cls) : NULL;
   const char **col = root ? malloc(2 * (size_t)nc * sizeof *col) : NULL;
-  char (*buf)[48] = root ? malloc((size_t)P * sizeof *buf) : NULL;
+  char(*buf)[48] = root ? malloc((size_t)P * sizeof *buf) : NULL;
   double *op = root ? malloc((size_t)nc * sizeof *op) : NULL;
   umrun_panel p[UMRUN_DRAW_MAX_RANKS + 1];
   char ptitle[UMRUN_DRAW_MAX_RANKS + 1][96];
-  if (rc) snprintf(err, len, "--draw partition: %s", um_error_message(ctx));
-  else if (root && (!role || !cls || !col || !buf || !op)) rc = fail(err, len, "--draw partition: out of memory%s%s",
-                                                                     "", "");
+  if (rc)
+    snprintf(err, len, "--draw partition: %s", um_error_message(ctx));
+  else if (root && (!role || !cls || !col || !buf || !op))
+    rc = fail(err, len, "--draw partition: out of memory%s%s", "", "");
   if (!rc && root) {
     partition_panels(d, &g, role, cls, col, col + nc, buf, op, p, ptitle);
     char title[300], note[600], attrs[300];
@@ -369,9 +390,10 @@ static int draw_partition(um_context *ctx, umrun_draw *d, FILE *f, char *err, si
 
 static void say_drawn(FILE *out, const umrun_draw *d) {
   if (d->kind == UMRUN_DRAW_PLAN)
-    fprintf(out, "draw: plan of loop %s over set %s (%d elements: %d blocks, %d block colours, up to %d thread "
-                 "colours a block) written to %s\n", d->loop, d->set, d->elements, d->blocks, d->block_colours,
-            d->thread_colours, d->path);
+    fprintf(out,
+            "draw: plan of loop %s over set %s (%d elements: %d blocks, %d block colours, up to %d thread "
+            "colours a block) written to %s\n",
+            d->loop, d->set, d->elements, d->blocks, d->block_colours, d->thread_colours, d->path);
   else
     fprintf(out, "draw: partition of set %s (%d elements) over %d rank%s written to %s\n", d->set, d->elements,
             d->ranks, d->ranks > 1 ? "s" : "", d->path);
@@ -386,7 +408,8 @@ int umrun_draw_run(umrun_draw *d, um_context *ctx, FILE *out, const char *prog) 
   FILE *f = root ? open_memstream(&mem, &n) : NULL;
   const int oom = root && !f;
   if (oom) f = fopen("/dev/null", "w"); /* rank 0 still takes part in the gathers, then says so */
-  int rc = d->kind == UMRUN_DRAW_PLAN ? draw_plan(ctx, d, f, err, sizeof err) : draw_partition(ctx, d, f, err, sizeof err);
+  int rc =
+      d->kind == UMRUN_DRAW_PLAN ? draw_plan(ctx, d, f, err, sizeof err) : draw_partition(ctx, d, f, err, sizeof err);
   if (f && (fclose(f) || oom) && !rc) rc = -1, snprintf(err, sizeof err, "--draw: out of memory for the picture");
   if (rc) {
     if (root) fprintf(stderr, "%s: %s\n", prog, err);
@@ -398,8 +421,10 @@ int umrun_draw_run(umrun_draw *d, um_context *ctx, FILE *out, const char *prog) 
   int bad = um_safe_open(&sf, d->path, err, sizeof err);
   if (!bad) {
     bad = fwrite(mem, 1, n, sf.f) != n;
-    if (bad) um_safe_abort(&sf), snprintf(err, sizeof err, "could not write '%s'", d->path);
-    else bad = um_safe_commit(&sf, err, sizeof err);
+    if (bad)
+      um_safe_abort(&sf), snprintf(err, sizeof err, "could not write '%s'", d->path);
+    else
+      bad = um_safe_commit(&sf, err, sizeof err);
   }
   free(mem);
   if (bad) {

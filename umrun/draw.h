@@ -16,15 +16,15 @@ enum { UMRUN_DRAW_NONE = 0, UMRUN_DRAW_PLAN, UMRUN_DRAW_PARTITION };
 
 /* What --draw asked for, and (after umrun_draw_run) what the picture shows: the figures the SVG carries. */
 typedef struct {
-  int kind;          /* UMRUN_DRAW_* */
-  const char *name;  /* plan=LOOP's loop, partition=SET's set; NULL: the default */
-  const char *path;  /* the SVG file */
+  int kind; /* UMRUN_DRAW_* */
+  const char *name; /* plan=LOOP's loop, partition=SET's set; NULL: the default */
+  const char *path; /* the SVG file */
   /* after the run: */
-  int drawn;         /* 1: the file was written */
+  int drawn; /* 1: the file was written */
   char loop[128], set[128], coords[256]; /* the loop (plan), the set drawn, where its coordinates came from */
-  int elements;      /* elements of the set drawn */
+  int elements; /* elements of the set drawn */
   int blocks, block_colours, thread_colours; /* plan: blocks, block colours, thread colours (the most in a block) */
-  int ranks;         /* partition: ranks drawn */
+  int ranks; /* partition: ranks drawn */
   long owned[UMRUN_DRAW_MAX_RANKS], exec[UMRUN_DRAW_MAX_RANKS], nonexec[UMRUN_DRAW_MAX_RANKS];
 } umrun_draw;
 
@@ -53,8 +53,8 @@ typedef struct {
   const int *class_of;
   int nclass;
   const char *const *colour; /* [nclass] */
-  const double *opacity;     /* [nclass], NULL: 1 */
-  const char *const *label;  /* [nclass]: the legend's words; the count is added */
+  const double *opacity; /* [nclass], NULL: 1 */
+  const char *const *label; /* [nclass]: the legend's words; the count is added */
 } umrun_panel;
 /* Write an SVG of npanels panels side by side (up to 4 a row) of shapes g to f: title above, each panel's legend
  * under it; note: a line under the title. root_attrs: extra attributes of the <svg> element (data-* figures), already escaped. */

@@ -13,11 +13,11 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 const char *umrun_draw_colour(int k) { return palette[(k % NPAL + NPAL) % NPAL]; }
 
 #define PANELS_PER_ROW 4
-#define GAP 24        /* between panels */
-#define TOP 60        /* the title and the note under it */
-#define SUB 20        /* a panel's title */
+#define GAP 24 /* between panels */
+#define TOP 60 /* the title and the note under it */
+#define SUB 20 /* a panel's title */
 #define LEGEND_LINE 15
-#define MIN_CELL 400  /* a panel's width at least (its title and legend), whatever the mesh's shape */
+#define MIN_CELL 400 /* a panel's width at least (its title and legend), whatever the mesh's shape */
 
 /* The elements of class k in panel p as one path's data: each shape's first corner absolute, the others relative
  * (whole pixels, so the moves are exact), at (ox, oy). Returns how many elements. */
@@ -48,8 +48,10 @@ static int class_count(const umrun_shapes *g, const umrun_panel *p, int k) {
 
 /* Panel p at (x, y): its title, its classes' paths, its legend. */
 static void write_panel(FILE *f, const umrun_shapes *g, const umrun_panel *p, int index, double x, double y) {
-  fprintf(f, "<g class=\"panel\" data-panel=\"%d\">\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\" "
-             "font-weight=\"bold\">", index, x, y + 14);
+  fprintf(f,
+          "<g class=\"panel\" data-panel=\"%d\">\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\" "
+          "font-weight=\"bold\">",
+          index, x, y + 14);
   umrun_xml_escape(f, p->title);
   fputs("</text>\n", f);
   const double oy = y + SUB;
@@ -60,19 +62,25 @@ static void write_panel(FILE *f, const umrun_shapes *g, const umrun_panel *p, in
     if (!n) continue;
     const double op = p->opacity ? p->opacity[k] : 1.0;
     if (g->arity == 2)
-      fprintf(f, "<path data-class=\"%d\" data-count=\"%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"0.9\" "
-                 "stroke-opacity=\"%.2f\" d=\"", k, n, p->colour[k], op);
+      fprintf(f,
+              "<path data-class=\"%d\" data-count=\"%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"0.9\" "
+              "stroke-opacity=\"%.2f\" d=\"",
+              k, n, p->colour[k], op);
     else
-      fprintf(f, "<path data-class=\"%d\" data-count=\"%d\" fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\" "
-                 "fill-opacity=\"%.2f\" stroke-opacity=\"%.2f\" d=\"", k, n, p->colour[k], p->colour[k], op, op);
+      fprintf(f,
+              "<path data-class=\"%d\" data-count=\"%d\" fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\" "
+              "fill-opacity=\"%.2f\" stroke-opacity=\"%.2f\" d=\"",
+              k, n, p->colour[k], p->colour[k], op, op);
     write_class_path(f, g, p, k, x, oy);
     fputs("\"/>\n", f);
   }
   double ly = oy + g->h + 16;
   for (int k = 0; k < p->nclass; k++) {
     const double op = p->opacity ? p->opacity[k] : 1.0;
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\" fill-opacity=\"%.2f\"/>"
-               "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">", x, ly - 9, p->colour[k], op, x + 14, ly);
+    fprintf(f,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\" fill-opacity=\"%.2f\"/>"
+            "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">",
+            x, ly - 9, p->colour[k], op, x + 14, ly);
     umrun_xml_escape(f, p->label[k]);
     fprintf(f, ": %d elements</text>\n", class_count(g, p, k));
     ly += LEGEND_LINE;
@@ -85,17 +93,22 @@ void umrun_draw_svg(FILE *f, const char *title, const char *note, const char *ro
   int most = 0; /* the longest legend */
   for (int i = 0; i < npanels; i++) most = p[i].nclass > most ? p[i].nclass : most;
   const int cols = npanels < PANELS_PER_ROW ? npanels : PANELS_PER_ROW, rows = (npanels + cols - 1) / cols;
-  const double cell_w = g->w + GAP > MIN_CELL ? g->w + GAP : MIN_CELL, cell_h = SUB + g->h + 12 + most * LEGEND_LINE + GAP;
+  const double cell_w = g->w + GAP > MIN_CELL ? g->w + GAP : MIN_CELL,
+               cell_h = SUB + g->h + 12 + most * LEGEND_LINE + GAP;
   const double W = GAP + cols * cell_w, H = TOP + rows * cell_h;
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-             "role=\"img\" %s aria-label=\"", W, H, W, H, root_attrs);
+  fprintf(f,
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+          "role=\"img\" %s aria-label=\"",
+          W, H, W, H, root_attrs);
   umrun_xml_escape(f, title);
   fputs("\">\n<title>", f);
   umrun_xml_escape(f, title);
   fputs(": ", f);
   umrun_xml_escape(f, note);
-  fprintf(f, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" "
-             "font-size=\"14\" font-family=\"sans-serif\">", W, H, GAP);
+  fprintf(f,
+          "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" "
+          "font-size=\"14\" font-family=\"sans-serif\">",
+          W, H, GAP);
   umrun_xml_escape(f, title);
   fprintf(f, "</text>\n<text x=\"%d\" y=\"42\" font-size=\"12\" font-family=\"sans-serif\" fill=\"#444\">", GAP);
   umrun_xml_escape(f, note);

@@ -161,9 +161,8 @@ static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, co
 }
 
 static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_app_run *run,
-                       double total,
-                       const um_ref *ref, const um_validation_result *val, int validated, const char *status,
-                       const umrun_draw *drawn) {
+                       double total, const um_ref *ref, const um_validation_result *val, int validated,
+                       const char *status, const umrun_draw *drawn) {
   fputs("{\n  \"format\": \"" UMRUN_RUN_FORMAT "\",\n  \"um_version\": ", f);
   um_json_string(f, UM_VERSION);
   fputs(",\n  \"app\": ", f);
@@ -217,7 +216,6 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   }
   fputs("\n}\n", f);
 }
-
 
 /* Where the context runs, and settings that name another backend. */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx) {
@@ -473,4 +471,3 @@ int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings
   }
   return status;
 }
-

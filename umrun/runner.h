@@ -34,7 +34,7 @@ typedef struct {
   int nsets;
   umrun_sweep_spec sweep;
   char *restart_set;    /* --restart PATH as "checkpoint.restart=PATH" (one of sets) */
-  umrun_draw draw;      /* --draw WHAT FILE (draw.h) */
+  umrun_draw draw; /* --draw WHAT FILE (draw.h) */
   char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
 } cmdline;
 

@@ -98,7 +98,7 @@ static void usage(const um_runner *r, FILE *f) {
           "                    the partition's set): owners, and each rank's owned elements, exec\n"
           "                    halo and non-exec halo. Both: small 2-D meshes (at most 60000\n"
           "                    elements; Airfoil, Volna, BookLeaf, Jacobi, SIAC; not LULESH or\n"
-          "                    miniAero, whose meshes are 3-D)"
+          "                    miniAero, whose meshes are 3-D)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
           "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
           "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"

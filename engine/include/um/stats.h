@@ -111,16 +111,16 @@ void um_loop_stats_reset(um_context *ctx);
  * of one thread colour run concurrently). The arrays belong to the engine's plan cache: valid until the next
  * loop call, reordering, um_distribute or um_finalize; copy what must outlive them. */
 typedef struct {
-  int begin;                  /**< the first element of the set the plan covers             */
-  int size;                   /**< elements planned                                          */
-  int block_size;             /**< elements per block (the last one, or given blocks, fewer) */
-  int nblocks;                /**< blocks (mini-partitions)                                  */
-  int nblock_colours;         /**< block colours                                             */
-  int max_thread_colours;     /**< thread colours of the block with the most                 */
-  const int *block_offset;    /**< [nblocks + 1], from 0 to size                             */
-  const int *block_colour;    /**< [nblocks]: 0 .. nblock_colours - 1                        */
+  int begin; /**< the first element of the set the plan covers             */
+  int size; /**< elements planned                                          */
+  int block_size; /**< elements per block (the last one, or given blocks, fewer) */
+  int nblocks; /**< blocks (mini-partitions)                                  */
+  int nblock_colours; /**< block colours                                             */
+  int max_thread_colours; /**< thread colours of the block with the most                 */
+  const int *block_offset; /**< [nblocks + 1], from 0 to size                             */
+  const int *block_colour; /**< [nblocks]: 0 .. nblock_colours - 1                        */
   const int *nthread_colours; /**< [nblocks]: thread colours of each block                   */
-  const int *thread_colour;   /**< [size]: 0 .. nthread_colours[block] - 1                    */
+  const int *thread_colour; /**< [size]: 0 .. nthread_colours[block] - 1                    */
 } um_plan_view;
 /** Fill *out with the last plan of loop i. UM_ERR_ARG for a NULL argument or i out of range;
  * UM_ERR_UNSUPPORTED when the loop ran without a plan (direct loops; strategies and backends that need none). */

@@ -22,7 +22,8 @@ int um_set_holders(um_context *ctx, const um_set *s, unsigned char *role, size_t
     if (rank == 0 && bad) all = malloc((size_t)nranks * (size_t)(n > 0 ? n : 1)); /* take part, then refuse */
     const int ok = mine && (rank != 0 || !bad || all);
     if (ok) my_roles(s, D->sets[s->index].l2g, mine);
-    int m = MPI_Gather(mine ? mine : &spare, mine ? n : 0, MPI_BYTE, rank == 0 && !bad ? role : all, n, MPI_BYTE, 0, D->comm);
+    int m = MPI_Gather(mine ? mine : &spare, mine ? n : 0, MPI_BYTE, rank == 0 && !bad ? role : all, n, MPI_BYTE, 0,
+                       D->comm);
     free(mine);
     free(all);
     if (!ok) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the holders of set '%s'", s->name);
