@@ -263,7 +263,7 @@ static int draw_plan(um_context *ctx, umrun_draw *d, FILE *f, char *err, size_t 
   for (int k = 0; k < nb; k++) { /* the blocks of each colour in its legend */
     int blocks = 0;
     for (int b = 0; b < v.nblocks; b++) blocks += v.block_colour[b] == k;
-    snprintf(buf[k], sizeof buf[k], "block colour %d, %d blocks", k, blocks);
+    snprintf(buf[k], sizeof buf[k], "block colour %d, %d block%s", k, blocks, blocks == 1 ? "" : "s");
   }
   classes(col + nb + extra, lab + nb + extra, buf + nb + extra, nt, extra, "thread colour");
   char tb[256], tt[256], title[300], note[600], attrs[600];

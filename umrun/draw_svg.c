@@ -17,7 +17,8 @@ const char *umrun_draw_colour(int k) { return palette[(k % NPAL + NPAL) % NPAL];
 #define TOP 60 /* the title and the note under it */
 #define SUB 20 /* a panel's title */
 #define LEGEND_LINE 15
-#define MIN_CELL 400 /* a panel's width at least (its title and legend), whatever the mesh's shape */
+#define LEGEND_COL 235 /* a legend's second column */
+#define MIN_CELL 490 /* a panel's width at least (its title and legend), whatever the mesh's shape */
 
 /* The elements of class k in panel p as one path's data: each shape's first corner absolute, the others relative
  * (whole pixels, so the moves are exact), at (ox, oy). Returns how many elements. */
@@ -39,6 +40,9 @@ static int write_class_path(FILE *f, const umrun_shapes *g, const umrun_panel *p
   }
   return count;
 }
+
+/* A legend's lines: one column up to 12 classes, then two. */
+static int legend_rows(int nclass) { return nclass > 12 ? (nclass + 1) / 2 : nclass; }
 
 static int class_count(const umrun_shapes *g, const umrun_panel *p, int k) {
   int n = 0;
@@ -74,16 +78,16 @@ static void write_panel(FILE *f, const umrun_shapes *g, const umrun_panel *p, in
     write_class_path(f, g, p, k, x, oy);
     fputs("\"/>\n", f);
   }
-  double ly = oy + g->h + 16;
+  const int rows = legend_rows(p->nclass);
   for (int k = 0; k < p->nclass; k++) {
     const double op = p->opacity ? p->opacity[k] : 1.0;
+    const double lx = x + (double)(k / rows) * LEGEND_COL, ly = oy + g->h + 16 + (double)(k % rows) * LEGEND_LINE;
     fprintf(f,
             "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\" fill-opacity=\"%.2f\"/>"
             "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">",
-            x, ly - 9, p->colour[k], op, x + 14, ly);
+            lx, ly - 9, p->colour[k], op, lx + 14, ly);
     umrun_xml_escape(f, p->label[k]);
     fprintf(f, ": %d elements</text>\n", class_count(g, p, k));
-    ly += LEGEND_LINE;
   }
   fputs("</g>\n", f);
 }
@@ -91,7 +95,7 @@ static void write_panel(FILE *f, const umrun_shapes *g, const umrun_panel *p, in
 void umrun_draw_svg(FILE *f, const char *title, const char *note, const char *root_attrs, const umrun_shapes *g,
                     const umrun_panel *p, int npanels) {
   int most = 0; /* the longest legend */
-  for (int i = 0; i < npanels; i++) most = p[i].nclass > most ? p[i].nclass : most;
+  for (int i = 0; i < npanels; i++) most = legend_rows(p[i].nclass) > most ? legend_rows(p[i].nclass) : most;
   const int cols = npanels < PANELS_PER_ROW ? npanels : PANELS_PER_ROW, rows = (npanels + cols - 1) / cols;
   const double cell_w = g->w + GAP > MIN_CELL ? g->w + GAP : MIN_CELL,
                cell_h = SUB + g->h + 12 + most * LEGEND_LINE + GAP;
