@@ -9,8 +9,10 @@
 Run from the source root. Every SVG must parse as XML; its figures must be the ones the run's JSON gives
 (loops[].plan, partition.sets[]), and a refused picture must leave no file (and no temporary) behind.
 """
+import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -125,6 +127,35 @@ def check_partition(svg_path, json_path, ranks):
             fail(f"partition: rank {r} has no halo elements drawn")
 
 
+def check_report(umrun, work):
+    """A suite case with draw: plan; --report shows its picture with a caption, as an image of the same SVG."""
+    suite = os.path.join(work, "suite.yaml")
+    cfg = os.path.abspath("configs/airfoil_small.yaml")
+    with open(suite, "w") as f:
+        f.write(f"suite: draw\ncases:\n  - name: af\n    config: {cfg}\n    draw: plan\n"
+                "    set: [run.iterations=4, validation.reference=]\n    matrix: {backend: [openmp]}\n")
+    out = os.path.join(work, "suite")
+    run([umrun, "--suite", suite, "--tags", "all", "--out", out], 0, "suite with draw: plan")
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    rj = res["cases"][0]["run"]
+    page = os.path.join(work, "report.html")
+    run([umrun, "--report", page, os.path.join(out, "results.json")], 0, "report")
+    html = open(page).read()
+    m = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"><figcaption>([^<]*)', html)
+    if not m:
+        fail("the report has no picture with a caption")
+    svg = ET.fromstring(base64.b64decode(m.group(1)))
+    plan = [l for l in rj["loops"] if l["name"] == rj["draw"]["loop"]][0]["plan"]
+    if int(svg.get("data-block-colours")) != plan["block_colours"] or f"{plan['blocks']} blocks" not in m.group(2):
+        fail("the report's picture or caption does not show the run's plan", m.group(2))
+    with open(suite, "a") as f:
+        f.write("  - name: bad\n    config: " + cfg + "\n    draw: plans\n")
+    log = run([umrun, "--suite", suite, "--tags", "all", "--out", out], 1, "suite with a bad draw:")
+    if "case 'bad': draw:" not in log:
+        fail("a bad draw: is not said", log)
+
+
 def main():
     umrun, work, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     shutil.rmtree(work, ignore_errors=True)
@@ -156,7 +187,8 @@ def main():
             1, ["small meshes", "at most"], ["partition"])
     run([umrun] + AIRFOIL + ["--draw", "plan", os.path.join(work, "no_such_folder", "p.svg")], 1, "unwritable path")
     run([umrun] + AIRFOIL + ["--draw", "picture", os.path.join(work, "p.svg")], 1, "unknown picture")
-    print("ok: plan and partition pictures, and the refusals")
+    check_report(umrun, work)
+    print("ok: plan and partition pictures, the refusals, and the report's picture")
 
 
 if __name__ == "__main__":

@@ -277,7 +277,12 @@ int um_partition_info_get(const um_context *ctx, um_partition_info *out);
 /** What rank `rank` holds of set s (any rank's, known on every rank). */
 int um_set_partition(const um_set *s, int rank, int *owned, int *exec_halo, int *nonexec_halo);
 /** The roles um_set_holders gives an element of a set on a rank. */
-enum { UM_HELD_NONE = 0, UM_HELD_OWNED = 1, UM_HELD_EXEC = 2, UM_HELD_NONEXEC = 3 };
+enum {
+  UM_HELD_NONE = 0,   /**< the rank does not hold the element                          */
+  UM_HELD_OWNED = 1,  /**< the rank owns it                                             */
+  UM_HELD_EXEC = 2,   /**< in the rank's exec halo: its loops run it too                */
+  UM_HELD_NONEXEC = 3 /**< in the rank's non-exec halo: the rank only reads its values  */
+};
 /** Which elements of set s each rank holds, for pictures and checks of small meshes (collective on a
  * distributed context: every rank calls it). On rank 0, role[r * n + g] for rank r < um_context_nranks(ctx)
  * and element g < n = um_set_size(s) in the global numbering (um_dat_fetch's): UM_HELD_OWNED, UM_HELD_EXEC
