@@ -4,6 +4,7 @@
  * coordinates: a dat of 2 values per element on the set, or on a set a map from it reaches (each element the
  * shape of its map row: a point, a segment or a polygon). Small 2-D meshes only. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,17 @@
 
 #define PANEL_PX 460.0 /* the longer side of a panel */
 
-static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
-  snprintf(err, len, fmt, a, b);
+/* The message into err; returns -1. */
+static int fail(char *err, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int fail(char *err, size_t len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
   return -1;
 }
 
@@ -30,8 +40,8 @@ int umrun_draw_parse(umrun_draw *d, const char *what, const char *path, char *er
   else
     return fail(err, len,
                 "--draw '%s': expected plan, plan=LOOP, partition or partition=SET, then the SVG file "
-                "(e.g. --draw plan=res_calc plan.svg)%s",
-                what, "");
+                "(e.g. --draw plan=res_calc plan.svg)",
+                what);
   if (eq && !eq[1])
     return fail(err, len, "--draw '%s': name the %s after '=' or leave '=' out", what,
                 d->kind == UMRUN_DRAW_PLAN ? "loop" : "set");
@@ -42,8 +52,8 @@ int umrun_draw_parse(umrun_draw *d, const char *what, const char *path, char *er
   if (d->kind == UMRUN_DRAW_PLAN && um_mpi_size() > 1)
     return fail(err, len,
                 "--draw %s draws one process's plan, and this run has several ranks: run it without "
-                "mpirun (--draw partition%s draws the ranks)",
-                what, "");
+                "mpirun (--draw partition draws the ranks)",
+                what);
   return 0;
 }
 
@@ -96,14 +106,14 @@ static int find_coords(const um_context *ctx, const um_set *s, um_dat **dat, um_
   if (!*dat)
     return fail(err, len,
                 "set '%s' has no coordinates to draw it by (a dat of 2 doubles or floats on the set, or "
-                "on a set a map from it reaches)%s",
-                um_set_name(s), "");
+                "on a set a map from it reaches); draw another set (--draw partition=SET) or loop",
+                um_set_name(s));
   if (um_dat_dim(*dat) != 2)
     return fail(err, len,
                 "the mesh is 3-D (dat '%s' has 3 values per element) and --draw draws 2-D meshes: "
                 "Airfoil, Volna, BookLeaf, Jacobi and SIAC (LULESH's and miniAero's meshes are 3-D; "
-                "their plan statistics are in the run's table and --json)%s",
-                um_dat_name(*dat), "");
+                "their plan statistics are in the run's table and --json)",
+                um_dat_name(*dat));
   return 0;
 }
 
@@ -238,7 +248,7 @@ static int draw_plan(um_context *ctx, umrun_draw *d, FILE *f, char *err, size_t 
   um_loop_stats st;
   um_plan_view v;
   if (um_loop_stats_get(ctx, li, &st) || um_loop_plan_view(ctx, li, &v))
-    return fail(err, len, "--draw plan: the plan of loop '%s' is not available%s", st.name, "");
+    return fail(err, len, "--draw plan: the plan of loop '%s' is not available", st.name);
   um_set *s = um_loop_set(ctx, li);
   snprintf(d->loop, sizeof d->loop, "%s", st.name);
   snprintf(d->set, sizeof d->set, "%s", um_set_name(s));
@@ -253,7 +263,7 @@ static int draw_plan(um_context *ctx, umrun_draw *d, FILE *f, char *err, size_t 
   char(*buf)[48] = malloc((size_t)(nb + nt + 2) * sizeof *buf);
   if (!cls || !col || !buf) {
     free(cls), free(col), free(buf), free(g.xy);
-    return fail(err, len, "--draw plan: out of memory for %s%s", "the picture", "");
+    return fail(err, len, "--draw plan: out of memory for the picture");
   }
   for (int e = 0; e < g.n; e++) cls[e] = extra ? nb : -1, cls[g.n + e] = extra ? nt : -1; /* outside the plan */
   for (int b = 0; b < v.nblocks; b++)
@@ -310,7 +320,7 @@ static um_set *partition_set(um_context *ctx, const umrun_draw *d, char *err, si
       most = st.seconds, best = um_loop_set(ctx, i);
   }
   if (!best)
-    fail(err, len, "--draw partition: no loop ran, so no set to draw; name one (--draw partition=SET)%s%s", "", "");
+    fail(err, len, "--draw partition: no loop ran, so no set to draw; name one (--draw partition=SET)");
   return best;
 }
 
@@ -373,7 +383,7 @@ static int draw_partition(um_context *ctx, umrun_draw *d, FILE *f, char *err, si
   if (rc)
     snprintf(err, len, "--draw partition: %s", um_error_message(ctx));
   else if (root && (!role || !cls || !col || !buf || !op))
-    rc = fail(err, len, "--draw partition: out of memory%s%s", "", "");
+    rc = fail(err, len, "--draw partition: out of memory");
   if (!rc && root) {
     partition_panels(d, &g, role, cls, col, col + nc, buf, op, p, ptitle);
     char title[300], note[600], attrs[300];
