@@ -111,9 +111,9 @@ void rep_row_text(const rep_index *ix, const uj *const *files, int nfiles, const
 int rep_spread_text(char *buf, size_t len, const rep_figs *f) {
   buf[0] = '\0';
   if (!(f->samples > 1 && f->seconds > 0)) return 0;
-  const double pct = 50 * (f->smax - f->smin) / f->seconds;
+  const long pct = lround(50 * (f->smax - f->smin) / f->seconds); /* the flag goes by the figure shown */
   const int noisy = pct > REP_NOISY;
-  snprintf(buf, len, " \u00b1%.0f%%%s", pct, noisy ? REP_NOISE_MARK : "");
+  snprintf(buf, len, " \u00b1%ld%%%s", pct, noisy ? REP_NOISE_MARK : "");
   return noisy;
 }
 
