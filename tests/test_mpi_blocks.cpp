@@ -26,7 +26,7 @@
 #include "um/hdf5io.h"
 #include "um/um.h"
 
-extern "C" const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
+extern "C" const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
 
 namespace {
 
@@ -209,9 +209,11 @@ void expect_same_layout(const BMesh &a, const BMesh &b) {
     }
     int o, e, n;
     ASSERT_EQ(um_set_partition(s.first, um_context_rank(a.ctx), &o, &e, &n), 0);
-    const int *la = um__dist_set_l2g(a.ctx, s.first), *lb = um__dist_set_l2g(b.ctx, s.second);
+    const long long *la = um__dist_set_l2g(a.ctx, s.first), *lb = um__dist_set_l2g(b.ctx, s.second);
     ASSERT_EQ(la == nullptr, lb == nullptr);
-    if (la) EXPECT_EQ(std::vector<int>(la, la + o + e + n), std::vector<int>(lb, lb + o + e + n)) << um_set_name(s.first);
+    if (la)
+      EXPECT_EQ(std::vector<long long>(la, la + o + e + n), std::vector<long long>(lb, lb + o + e + n))
+          << um_set_name(s.first);
   }
   const std::vector<std::pair<um_map *, um_map *>> maps = {{a.ec, b.ec}, {a.cn, b.cn}, {a.en, b.en}};
   for (const auto &m : maps) {

@@ -19,7 +19,7 @@
 #include "test_mpi_same.hpp"
 #include "um/um.h"
 
-extern "C" const int *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
+extern "C" const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
 
 namespace {
 
@@ -139,8 +139,9 @@ TEST(GeometricPartitioners, ValidBalancedAndTheSameFromWholeAndBlocks) {
       um_set *t = s == w.cells ? b.cells : b.nodes;
       int o, e, n;
       ASSERT_EQ(um_set_partition(s, um_mpi_rank(), &o, &e, &n), 0);
-      const int *la = um__dist_set_l2g(w.ctx, s), *lb = um__dist_set_l2g(b.ctx, t);
-      EXPECT_EQ(std::vector<int>(la, la + o + e + n), std::vector<int>(lb, lb + o + e + n)) << part << " " << um_set_name(s);
+      const long long *la = um__dist_set_l2g(w.ctx, s), *lb = um__dist_set_l2g(b.ctx, t);
+      EXPECT_EQ(std::vector<long long>(la, la + o + e + n), std::vector<long long>(lb, lb + o + e + n))
+          << part << " " << um_set_name(s);
     }
   }
   if (P == 2) {  // 12 x 7 cells: rcb cuts along x between columns 5 and 6, each cell there sees 3 across (2 at the ends)

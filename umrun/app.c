@@ -247,7 +247,8 @@ static int distribute(um_app_run *run, const char *default_map) {
           pi.transport_note);
   for (int i = 0; i < um_set_count(run->ctx); i++) {
     const um_set *s = um_set_at(run->ctx, i);
-    int lo = -1, hi = 0, ex = 0, ne = 0;
+    int lo = -1, hi = 0;
+    long long ex = 0, ne = 0; /* over every rank */
     for (int q = 0; q < pi.nranks; q++) {
       int o = 0, e = 0, n = 0;
       um_set_partition(s, q, &o, &e, &n);
@@ -256,8 +257,8 @@ static int distribute(um_app_run *run, const char *default_map) {
       ex += e;
       ne += n;
     }
-    fprintf(run->log, "  %-14s %9d elements: %d..%d owned per rank, halo %d exec + %d non-exec in all\n", um_set_name(s),
-            um_set_size(s), lo, hi, ex, ne);
+    fprintf(run->log, "  %-14s %9lld elements: %d..%d owned per rank, halo %lld exec + %lld non-exec in all\n",
+            um_set_name(s), um_set_gsize(s), lo, hi, ex, ne);
   }
   return UM_SUCCESS;
 }

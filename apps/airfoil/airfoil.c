@@ -425,7 +425,7 @@ int airfoil_step_cells(um_context *ctx, airfoil *a, int last) {
 int airfoil_rms(um_context *ctx, const airfoil *a, double *rms) {
   double sum = 0;
   UM_APP_TRY(um_reduction_get(ctx, a->rms, &sum, sizeof sum));
-  *rms = sqrt(sum / (double)um_set_size(a->cells));
+  *rms = sqrt(sum / (double)um_set_gsize(a->cells)); /* 64-bit: a mesh by blocks may pass INT_MAX cells */
   return UM_SUCCESS;
 }
 
@@ -616,16 +616,16 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(airfoil_decl_flow(ctx, &a));
   if (cells) UM_APP_TRY(airfoil_decl_cells(ctx, &a));
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
-  const int ncell = um_set_size(a.cells);
-  fprintf(r->log, "airfoil: %d nodes, %d cells, %d edges, %d boundary edges; %d iterations%s\n",
-          um_set_size(a.nodes), ncell, um_set_size(a.edges), um_set_size(a.bedges), niter,
+  const long long ncell = um_set_gsize(a.cells);
+  fprintf(r->log, "airfoil: %lld nodes, %lld cells, %lld edges, %lld boundary edges; %d iterations%s\n",
+          um_set_gsize(a.nodes), ncell, um_set_gsize(a.edges), um_set_gsize(a.bedges), niter,
           cells   ? " (cells: each stage one pass over the cells gathering its sides' fluxes)"
           : fused ? " (fused: update + adt_calc, update + save_soln + adt_calc)"
                   : "");
-  UM_APP_TRY(um_app_metric(r, "nodes", um_set_size(a.nodes)));
-  UM_APP_TRY(um_app_metric(r, "cells", ncell));
-  UM_APP_TRY(um_app_metric(r, "edges", um_set_size(a.edges)));
-  UM_APP_TRY(um_app_metric(r, "bedges", um_set_size(a.bedges)));
+  UM_APP_TRY(um_app_metric(r, "nodes", (double)um_set_gsize(a.nodes)));
+  UM_APP_TRY(um_app_metric(r, "cells", (double)ncell));
+  UM_APP_TRY(um_app_metric(r, "edges", (double)um_set_gsize(a.edges)));
+  UM_APP_TRY(um_app_metric(r, "bedges", (double)um_set_gsize(a.bedges)));
   r->setup_seconds = um_wtime() - t0;
 
   double rms = 0.0, t_first = 0.0;

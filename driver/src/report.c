@@ -375,7 +375,7 @@ void um_report_mesh_json(const um_context *ctx, FILE *f) {
     const um_set *s = um_set_at(ctx, i);
     fputs(i ? ", {\"name\": " : "{\"name\": ", f);
     um_json_string(f, um_set_name(s));
-    fprintf(f, ", \"size\": %d}", um_set_size(s));
+    fprintf(f, ", \"size\": %lld}", um_set_gsize(s));
   }
   fputs("],\n    \"maps\": [", f);
   for (int i = 0; i < um_map_count(ctx); i++) {

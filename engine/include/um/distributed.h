@@ -142,17 +142,24 @@ int um_context_set_partition_coords(um_context *ctx, const char *dat_name);
  * um_distribute the global view is as with a whole declaration (dats declared
  * then take whole-set values: declare them before to stay with blocks); before
  * it, loops, um_dat_fetch / um_dat_update, um_map_fetch and reorderings of a
- * mesh declared by blocks are refused. */
+ * mesh declared by blocks are refused. Global sizes and numbers are 64-bit: a
+ * set declared by blocks may have more than INT_MAX elements over its ranks
+ * (um_set_gsize), each rank's part an int. Such a set is refused, with what to
+ * use instead, where an int cannot number it: the graph partitioners (METIS's
+ * idx_t and PT-Scotch's SCOTCH_Num as built here; the chain goes on to rcb),
+ * whole-set fetches (um_dat_fetch, um_map_fetch; fetch by blocks), um_map_fetch_block
+ * (its targets are int) and whole reads (um_hdf5_read_set). */
 
 /** The block partitioner's range of rank `rank` of `nranks` in a set of `gsize` elements (element i on rank
  * floor(i * nranks / gsize)): the block a rank declares to get the same layout as a whole declaration
- * partitioned by "block". UM_ERR_ARG for a bad argument or a block over INT_MAX elements. */
+ * partitioned by "block". gsize may pass INT_MAX (64-bit); UM_ERR_ARG for a bad argument or a block over INT_MAX
+ * elements (then run on more ranks). */
 int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count);
 /** Declare set `name` of `gsize` elements over all ranks, of which this rank
  * declares the block [begin, begin + count) (collective in effect: every rank
- * declares the same sets in the same order). gsize must fit an int (local and
- * global element numbers are int after um_distribute). On one rank the block
- * must be the whole set: a plain um_decl_set. */
+ * declares the same sets in the same order). gsize may pass INT_MAX (global
+ * numbers are 64-bit; um_set_gsize gives it, um_set_size then -1), count is an
+ * int. On one rank the block must be the whole set: a plain um_decl_set. */
 int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out);
 /** Declare map `name` from a set declared by blocks: `targets` holds this
  * rank's rows, um_set_size-local count(from) * arity entries, each a 0-based
@@ -304,7 +311,8 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);
  * by blocks has its blocks once um_distribute ran. Writers that put blocks into one file: um/hdf5io.h. */
 
 /** This rank's block of set s in the global numbering: [*begin, *begin + *count) (um_block_range of
- * um_set_size(s) for um_context_rank(ctx) of um_context_nranks(ctx)). UM_ERR_ARG for a NULL argument. */
+ * um_set_gsize(s) for um_context_rank(ctx) of um_context_nranks(ctx)). UM_ERR_ARG for a NULL argument or a block
+ * over INT_MAX elements. */
 int um_set_block(const um_context *ctx, const um_set *s, long long *begin, int *count);
 /** This rank's block of dat d in the global (declared, or last reordered) numbering, AoS, into out: bytes must
  * be count * dim * sizeof(type) for um_set_block's count. The block of um_dat_fetch's array. */

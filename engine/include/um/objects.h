@@ -36,8 +36,12 @@ um_map *um_find_map(const um_context *ctx, const char *name);
 um_dat *um_find_dat(const um_context *ctx, const char *name);
 /** The set's name. */
 const char *um_set_name(const um_set *s);
-/** Elements of the whole set (over every rank when distributed). */
-int um_set_size(const um_set *s); /* elements of the whole set (over every rank when distributed) */
+/** Elements of the whole set (over every rank when distributed); -1 for a set declared by blocks whose global
+ * size passes INT_MAX (um_set_gsize gives it). */
+int um_set_size(const um_set *s);
+/** Elements of the whole set (over every rank when distributed), 64-bit: a set declared by blocks
+ * (um_decl_set_block) may have more than INT_MAX; each rank's part stays an int. */
+long long um_set_gsize(const um_set *s);
 /** The rows um_decl_dat takes for set s on this rank now: its declared block when the set is declared by blocks
  * (um_decl_set_block) and not yet distributed, else um_set_size. */
 int um_set_decl_rows(const um_set *s);

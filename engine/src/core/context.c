@@ -359,8 +359,8 @@ int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int 
 int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count) {
   if (gsize < 0 || nranks < 1 || rank < 0 || rank >= nranks || !begin || !count) return UM_ERR_ARG;
   /* element i is on rank floor(i * nranks / gsize): rank r's first is ceil(r * gsize / nranks) */
-  const long long b = ((long long)rank * gsize + nranks - 1) / nranks;
-  const long long e = ((long long)(rank + 1) * gsize + nranks - 1) / nranks;
+  const long long b = (long long)(((__int128)rank * gsize + nranks - 1) / nranks); /* 128-bit: no overflow */
+  const long long e = (long long)(((__int128)(rank + 1) * gsize + nranks - 1) / nranks);
   if (e - b > INT_MAX) return UM_ERR_ARG;
   *begin = b;
   *count = (int)(e - b);
@@ -372,9 +372,9 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   UM_CHECK(ctx, check_name(ctx, "set", name));
-  if (gsize < 0 || gsize > INT_MAX)
-    return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared by blocks with global size %lld: it must be in 0..%d", name,
-                    gsize, INT_MAX);
+  if (gsize < 0)
+    return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared by blocks with global size %lld: it must be 0 or more", name,
+                    gsize);
   if (count < 0 || begin < 0 || begin + count > gsize)
     return UM_ERROR(ctx, UM_ERR_ARG, "set '%s': the block [%lld, %lld) is not inside [0, %lld)", name, begin,
                     begin + count, gsize);
@@ -382,11 +382,12 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
   if (P == 1 && (begin != 0 || count != gsize))
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "set '%s': one rank declares the block [%lld, %lld) of %lld elements; on one rank the block is the "
-                    "whole set",
-                    name, begin, begin + count, gsize);
+                    "whole set%s",
+                    name, begin, begin + count, gsize,
+                    gsize > INT_MAX ? " (a rank's block is at most 2147483647 elements: run on more ranks)" : "");
   UM_CHECK(ctx, um_decl_set(ctx, count, name, out));
   if (P > 1) { /* this rank's block until um_distribute */
-    (*out)->gsize = (int)gsize;
+    (*out)->gsize = gsize;
     (*out)->block = 1;
     (*out)->block_begin = begin;
   }
@@ -406,7 +407,7 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
     if (targets[i] < 0 || targets[i] >= to->gsize)
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "map '%s' (%s -> %s, arity %d): entry %zu (row %zu of this rank's block) is %lld, outside the "
-                      "to-set '%s' of global size %d; targets are 0-based global numbers",
+                      "to-set '%s' of global size %lld; targets are 0-based global numbers",
                       name ? name : "", from->name, to->name, arity, i, i / (size_t)arity, targets[i], to->name,
                       to->gsize);
   if (from->block != to->block)
@@ -559,8 +560,9 @@ FIND(um_find_map, um_map, maps, nmaps)
 FIND(um_find_dat, um_dat, dats, ndats)
 
 const char *um_set_name(const um_set *s) { return s->name; }
-int um_set_size(const um_set *s) { return s->gsize; }
-int um_set_decl_rows(const um_set *s) { return s->block ? s->size : s->gsize; }
+int um_set_size(const um_set *s) { return s->gsize <= INT_MAX ? (int)s->gsize : -1; }
+long long um_set_gsize(const um_set *s) { return s->gsize; }
+int um_set_decl_rows(const um_set *s) { return s->block ? s->size : um_set_size(s); }
 void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo) {
   if (core) *core = s->core_size;
   if (exec_halo) *exec_halo = s->exec_halo;

@@ -79,7 +79,7 @@ static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const cha
                     fn, d->name, d->set->name);
   size_t want = (size_t)d->set->gsize * (size_t)d->dim * d->esize;
   if (bytes != want)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): buffer is %zu bytes but the dat holds %d x %d %s = %zu bytes", fn,
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s('%s'): buffer is %zu bytes but the dat holds %lld x %d %s = %zu bytes", fn,
                     d->name, bytes, d->set->gsize, d->dim, um_type_name(d->type), want);
   return UM_SUCCESS;
 }

@@ -13,7 +13,8 @@ struct um_set {
   um_context *ctx;
   char *name;
   int size;          /* owned elements                                        */
-  int gsize;         /* elements over all ranks (== size on one rank): um_set_size */
+  long long gsize;   /* elements over all ranks (== size on one rank; 64-bit: a set declared by blocks may pass
+                        INT_MAX): um_set_gsize */
   int core_size;     /* [0, core_size) reach no halo (== size on one rank)    */
   int exec_halo;     /* elements after the owned ones, executed redundantly   */
   int nonexec_halo;  /* then elements only read                               */

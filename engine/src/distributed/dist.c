@@ -180,7 +180,7 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *none
   return UM_SUCCESS;
 }
 int um__dist_root(const um_context *ctx) { return (void)ctx, 1; }
-const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, NULL; }
+const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s) { return (void)ctx, (void)s, NULL; }
 int um__dist_sum_i64(um_context *ctx, long long *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_max_f64(um_context *ctx, double *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_bcast(um_context *ctx, void *buf, int n) { return (void)ctx, (void)buf, (void)n, UM_SUCCESS; }
@@ -256,7 +256,8 @@ int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
                     "um_distribute", m->name, m->from->name);
   const size_t want = (size_t)m->from->gsize * (size_t)m->arity * sizeof(int);
   if (bytes != want)
-    return UM_ERROR(ctx, UM_ERR_ARG, "um_map_fetch('%s'): buffer is %zu bytes but the map holds %d x %d ints = %zu bytes",
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "um_map_fetch('%s'): buffer is %zu bytes but the map holds %lld x %d ints = %zu bytes",
                     m->name, bytes, m->from->gsize, m->arity, want);
   if (ctx->dist) return um__dist_map_fetch(ctx, m, out);
   if (bytes) memcpy(out, m->data, bytes);

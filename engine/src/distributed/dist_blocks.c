@@ -31,7 +31,8 @@
  *      (the numbers asked once per set, each dat's rows back; its declared rows freed once packed), so that the
  *      transient beyond the mesh is two copies of one dat's rows; and every rank's counts. The gather order of a whole-set
  *      um_dat_fetch / um_map_fetch (global-sized) is built at the first such call, not here.
- * umd_set keeps int local -> global numbers: um_decl_set_block refuses a global size over INT_MAX. */
+ * umd_set keeps 64-bit local -> global numbers: a set may have more than INT_MAX elements (each rank's part stays
+ * an int); the partitioners that number the graph in int refuse it (dist_blocks_graph.c). */
 #include "dist_blocks.h"
 
 #include <limits.h>

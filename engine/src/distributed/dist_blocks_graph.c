@@ -519,6 +519,9 @@ static int blocks_geom(blocks_part *X, int sfc, char *why, size_t wl) {
 static int blocks_run(void *self, const char *name, char *why, size_t wl) {
   blocks_part *X = self;
   umd_blocks *B = X->B;
+  const char *set = B->ctx->sets[X->primary]->name;
+  const int graph = !strcmp(name, "metis") || !strcmp(name, "ptscotch");
+  if (graph && !umd_graph_fits(name, set, B->S[X->primary].gsize, why, wl)) return -1; /* gsize: every rank's */
   if (!strcmp(name, "metis")) {
     snprintf(why, wl, "METIS needs the whole graph on one rank, which a mesh declared by blocks never builds");
     return -1;

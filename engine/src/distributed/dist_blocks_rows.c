@@ -356,7 +356,7 @@ static int order_set(umd_blocks *B, int s, int *hown) {
     return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
   }
   set_rows(S, rows);
-  for (int i = 0; i < U->total; i++) U->l2g[i] = (int)umd_rec_g(rows[i], S->rec, 0); /* gsize <= INT_MAX */
+  for (int i = 0; i < U->total; i++) U->l2g[i] = umd_rec_g(rows[i], S->rec, 0);
   for (int i = 0; i < S->nex; i++) hown[i] = S->ex_owner[i];
   for (int i = 0; i < S->nnx; i++) hown[S->nex + i] = S->nx_owner[i];
   free(rows);

@@ -36,6 +36,21 @@ char umd_fault(const char *name) {
   return 0;
 }
 
+int umd_graph_fits(const char *name, const char *set, long long n, char *why, size_t wl) {
+  if (n <= INT_MAX) return 1;
+  const int metis = !strcmp(name, "metis");
+#ifdef UM_HAVE_PTSCOTCH
+  const int scotch32 = sizeof(SCOTCH_Num) == 4;
+#else
+  const int scotch32 = 1;
+#endif
+  const int dep32 = metis ? IDXTYPEWIDTH == 32 : scotch32;
+  snprintf(why, wl, "set '%s' has %lld elements: %s as built here takes at most %d (%s); use mpi.partitioner rcb",
+           set, n, metis ? "METIS" : "PT-Scotch", INT_MAX,
+           dep32 ? (metis ? "its idx_t is 32-bit" : "its SCOTCH_Num is 32-bit") : "um numbers its graph in int");
+  return 0;
+}
+
 const char *umd_auto(int whole, long long n, int have_coords, um_partition_info *info) {
   const int scotch = um_mpi_partitioner_built("ptscotch");
   /* a mesh declared by blocks with coordinates: rcb, whose parts are as good as PT-Scotch's on the apps' meshes

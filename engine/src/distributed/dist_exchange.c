@@ -3,6 +3,8 @@
  * and the loop statistics combined across ranks. The lists it uses are built by dist_migrate.c. */
 #include "dist_impl.h"
 
+#include <limits.h>
+
 #ifdef UM_HAVE_MPI
 
 /* ---- the halo exchange ------------------------------------------------------------------- */
@@ -340,17 +342,23 @@ int um__dist_agree(um_context *ctx, int rc) {
 int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s) {
   struct um_dist *D = ctx->dist;
   if (S->gather_g) return UM_SUCCESS;
-  int *dis = malloc(((size_t)D->nranks + 1) * sizeof *dis);
+  if (s->gsize > INT_MAX) /* gsize is the same on every rank: so is the refusal, before any allocation */
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "set '%s' has %lld elements: a whole-set fetch (um_dat_fetch, um_map_fetch, the whole-array "
+                    "outputs) takes at most %d; fetch it by blocks (um_dat_fetch_block, um_map_fetch_block)",
+                    s->name, s->gsize, INT_MAX);
+  int *dis = malloc(((size_t)D->nranks + 1) * sizeof *dis), *mine = malloc(((size_t)s->size + 1) * sizeof *mine);
   S->gather_g = malloc((size_t)(s->gsize ? s->gsize : 1) * sizeof(int));
-  if (!dis || !S->gather_g) {
-    free(dis), free(S->gather_g);
+  if (!dis || !mine || !S->gather_g) {
+    free(dis), free(mine), free(S->gather_g);
     S->gather_g = NULL;
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the gather order of set '%s'", s->name);
   }
   dis[0] = 0;
   for (int q = 0; q < D->nranks; q++) dis[q + 1] = dis[q] + S->all_owned[q];
-  const int m = MPI_Allgatherv(S->l2g, s->size, MPI_INT, S->gather_g, S->all_owned, dis, MPI_INT, D->comm);
-  free(dis);
+  for (int i = 0; i < s->size; i++) mine[i] = (int)S->l2g[i]; /* < gsize <= INT_MAX */
+  const int m = MPI_Allgatherv(mine, s->size, MPI_INT, S->gather_g, S->all_owned, dis, MPI_INT, D->comm);
+  free(dis), free(mine);
   if (m == MPI_SUCCESS) return UM_SUCCESS;
   free(S->gather_g);
   S->gather_g = NULL;
@@ -401,12 +409,17 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
   umd_set *F = &D->sets[mp->from->index];
   const umd_set *T = &D->sets[mp->to->index];
   UM_CHECK(ctx, umd_gather_order(ctx, F, mp->from));
+  if (mp->to->gsize > INT_MAX) /* the same on every rank */
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "map '%s': its to-set '%s' has %lld elements, more than the int targets of a whole-map fetch "
+                    "(um_map_fetch) hold; fetch it by blocks (um_map_fetch_block)",
+                    mp->name, mp->to->name, mp->to->gsize);
   const int ar = mp->arity, n = mp->from->size;
   int *mine = malloc(((size_t)n * ar + 1) * sizeof(int)), *all = malloc(((size_t)mp->from->gsize * ar + 1) * sizeof(int));
   int *cnt = malloc((size_t)D->nranks * sizeof *cnt), *dis = malloc((size_t)D->nranks * sizeof *dis);
   int rc = mine && all && cnt && dis ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s'", mp->name);
   if (rc == UM_SUCCESS) {
-    for (size_t i = 0; i < (size_t)n * ar; i++) mine[i] = T->l2g[mp->data[i]];
+    for (size_t i = 0; i < (size_t)n * ar; i++) mine[i] = (int)T->l2g[mp->data[i]]; /* gsize <= INT_MAX */
     for (int q = 0, o = 0; q < D->nranks; q++) {
       cnt[q] = F->all_owned[q] * ar;
       dis[q] = o;

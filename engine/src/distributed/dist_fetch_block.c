@@ -6,7 +6,9 @@
  * lives at home rank floor(g * P / G). Each rank numbers its owned rows (global numbers from l2g, or the
  * declared numbers where a reordering renumbered the set), counts them per home, and one all-to-all of the
  * counts and one of the rows (with their numbers) bring every row to its home, which puts it in place. No rank
- * allocates anything of the set's global size: a rank holds its owned rows, the rows it sends and its block. */
+ * allocates anything of the set's global size: a rank holds its owned rows, the rows it sends and its block.
+ * Global numbers are 64-bit here (a set declared by blocks may pass INT_MAX elements); a map's targets, handed
+ * out as int, are refused past INT_MAX. */
 #include "dist_impl.h"
 
 #include <limits.h>
@@ -42,11 +44,11 @@ static int check_block(um_context *ctx, const um_set *s, const char *fn, const c
 /* The counts of rows for each home (g[0 .. n) numbered in [0, G): home floor(g * P / G)) exchanged (cs -> cr),
  * their displacements (ds, dr) and the packing positions (pos = ds); *got the rows this rank receives. rc: this
  * rank's agreed outcome so far (nothing done unless 0). Returns the all-to-all's MPI code. */
-static int count_homes(const struct um_dist *D, int rc, int n, const int *g, long long G, int *cs, int *cr, int *ds,
-                       int *dr, int *pos, long long *got) {
+static int count_homes(const struct um_dist *D, int rc, int n, const long long *g, long long G, int *cs, int *cr,
+                       int *ds, int *dr, int *pos, long long *got) {
   const int P = D->nranks;
   *got = 0;
-  for (int e = 0; !rc && e < n; e++) cs[(long long)g[e] * P / G]++;
+  for (int e = 0; !rc && e < n; e++) cs[g[e] * P / G]++; /* G * P < 2^63: um_set_blocks_fit */
   const int m = rc ? MPI_SUCCESS : MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
   for (int q = 0; !rc && q < P; q++) {
     ds[q] = q ? ds[q - 1] + cs[q - 1] : 0;
@@ -59,33 +61,33 @@ static int count_homes(const struct um_dist *D, int rc, int n, const int *g, lon
 
 /* The rows of this rank (n rows of `row` bytes at rows, row e numbered g[e] in [0, G)) sent to their homes and
  * put in place in out (this rank's block of G). */
-static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int *g, const char *rows, size_t row,
-                      long long G, char *out, const char *what) {
+static int route_rows(um_context *ctx, const struct um_dist *D, int n, const long long *g, const char *rows,
+                      size_t row, long long G, char *out, const char *what) {
   const int P = D->nranks;
   long long begin = 0;
   int count = 0;
   um_block_range(G, D->rank, P, &begin, &count);
   int *cs = calloc((size_t)P * 4, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
       *dr = cs ? cs + 3 * P : NULL;
-  int *pos = malloc((size_t)P * sizeof(int)), *sg = malloc(((size_t)n + 1) * sizeof(int));
-  int *rg = malloc(((size_t)count + 1) * sizeof(int));
+  int *pos = malloc((size_t)P * sizeof(int));
+  long long *sg = malloc(((size_t)n + 1) * sizeof *sg), *rg = malloc(((size_t)count + 1) * sizeof *rg);
   char *sr = malloc((size_t)n * row + 1), *rr = malloc((size_t)count * row + 1);
   int rc = cs && pos && sg && rg && sr && rr ? UM_SUCCESS
                                              : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
   for (int e = 0; !rc && e < n; e++)
     if (g[e] < 0 || g[e] >= G)
-      rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %d, outside [0, %lld)", what, e, g[e],
-                    G);
+      rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %lld, outside [0, %lld)", what, e,
+                    g[e], G);
   rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
   long long got = 0;
   int m = count_homes(D, rc, n, g, G, cs, cr, ds, dr, pos, &got);
   for (int e = 0; !rc && m == MPI_SUCCESS && e < n; e++) {
-    const int k = pos[(long long)g[e] * P / G]++;
+    const int k = pos[g[e] * P / G]++;
     sg[k] = g[e];
     memcpy(sr + (size_t)k * row, rows + (size_t)e * row, row);
   }
   MPI_Datatype rt = MPI_DATATYPE_NULL;
-  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_INT, rg, cr, dr, MPI_INT, D->comm);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_LONG_LONG, rg, cr, dr, MPI_LONG_LONG, D->comm);
   if (!rc && m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
   if (!rc && m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
   if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sr, cs, ds, rt, rr, cr, dr, rt, D->comm);
@@ -100,16 +102,16 @@ static int route_rows(um_context *ctx, const struct um_dist *D, int n, const int
 }
 
 typedef struct {
-  int g, e;
+  long long g, e;
 } gpair;
 static int gpair_cmp(const void *a, const void *b) {
-  const int x = ((const gpair *)a)->g, y = ((const gpair *)b)->g;
+  const long long x = ((const gpair *)a)->g, y = ((const gpair *)b)->g;
   return (x > y) - (x < y);
 }
 
 /* Targets t[0 .. n) of set s (current global numbers) replaced by their declared numbers (reordered: perm[declared]
  * = current): the distinct targets sorted, every declared element looked up among them. */
-static int declared_targets(um_context *ctx, const um_set *s, size_t n, int *t) {
+static int declared_targets(um_context *ctx, const um_set *s, size_t n, long long *t) {
   gpair *p = malloc((n + 1) * sizeof *p);
   if (!p) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory numbering set '%s' in its declared order", s->name);
   for (size_t i = 0; i < n; i++) p[i] = (gpair){t[i], (int)i};
@@ -117,7 +119,7 @@ static int declared_targets(um_context *ctx, const um_set *s, size_t n, int *t) 
   size_t u = 0; /* distinct targets, each with its declared number in e */
   for (size_t i = 0; i < n; i++)
     if (!u || p[u - 1].g != p[i].g) p[u++] = (gpair){p[i].g, -1};
-  for (int i = 0; i < s->gsize; i++) {
+  for (long long i = 0; i < s->gsize; i++) { /* a reordered set: perm holds every element (gsize <= INT_MAX) */
     const gpair key = {s->perm[i], 0};
     gpair *hit = u ? bsearch(&key, p, u, sizeof *p, gpair_cmp) : NULL;
     if (hit) hit->e = i;
@@ -138,9 +140,9 @@ static int route_owned(um_context *ctx, const um_set *s, int declared, int prior
                        char *out, const char *what) {
   const struct um_dist *D = ctx->dist;
   const int n = s->size;
-  int *g = prior ? NULL : malloc(((size_t)n + 1) * sizeof(int));
+  long long *g = prior ? NULL : malloc(((size_t)n + 1) * sizeof *g);
   int rc = prior ? prior : g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
-  if (!rc) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof(int));
+  if (!rc) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof *g);
   if (!rc && declared && s->perm) rc = declared_targets(ctx, s, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);
   if (!rc) rc = route_rows(ctx, D, n, g, rows, row, s->gsize, out, what);
@@ -165,18 +167,29 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
   const umd_set *T = &ctx->dist->sets[m->to->index];
   const size_t n = (size_t)m->from->size * m->arity;
   int *rows = malloc((n + 1) * sizeof(int));
+  long long *t = declared && m->to->perm ? malloc((n + 1) * sizeof *t) : NULL;
   char what[300];
-  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
-  for (size_t i = 0; !rc && i < n; i++) rows[i] = T->l2g[m->data[i]];
-  if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, n, rows);
+  int rc = rows && (t || !declared || !m->to->perm)
+               ? UM_SUCCESS
+               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
+  if (!rc && m->to->gsize > INT_MAX) /* the same on every rank; route_owned agrees before any exchange */
+    rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                  "map '%s' by blocks: its to-set '%s' has %lld elements, more than the int targets a map fetch hands "
+                  "out can number",
+                  m->name, m->to->name, m->to->gsize);
+  for (size_t i = 0; !rc && !t && i < n; i++) rows[i] = (int)T->l2g[m->data[i]]; /* gsize <= INT_MAX */
+  for (size_t i = 0; !rc && t && i < n; i++) t[i] = T->l2g[m->data[i]];
+  if (!rc && t) rc = declared_targets(ctx, m->to, n, t);
+  for (size_t i = 0; !rc && t && i < n; i++) rows[i] = (int)t[i];
+  free(t);
   snprintf(what, sizeof what, "map '%s'", m->name);
   rc = route_owned(ctx, m->from, declared, rc, (const char *)rows, (size_t)m->arity * sizeof(int), (char *)out, what);
   free(rows);
   return rc;
 }
 
-static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row, long long G,
-                               void *out) {
+static int dist_rows_to_blocks(um_context *ctx, int n, const long long *keys, const void *rows, size_t row,
+                               long long G, void *out) {
   return route_rows(ctx, ctx->dist, n, keys, rows, row, G, out, "rows");
 }
 
@@ -194,29 +207,29 @@ static int dist_update_block(um_context *ctx, um_dat *d, int declared, const cha
   um_block_range(G, D->rank, P, &begin, &count);
   int *cs = calloc((size_t)P * 5, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
       *dr = cs ? cs + 3 * P : NULL, *pos = cs ? cs + 4 * P : NULL;
-  int *g = malloc(((size_t)n + 1) * sizeof(int)), *sg = malloc(((size_t)n + 1) * sizeof(int)),
-      *order = malloc(((size_t)n + 1) * sizeof(int));
+  long long *g = malloc(((size_t)n + 1) * sizeof *g), *sg = malloc(((size_t)n + 1) * sizeof *sg);
+  int *order = malloc(((size_t)n + 1) * sizeof(int));
   char *back = malloc((size_t)n * row + 1);
   int rc = cs && g && sg && order && back ? UM_SUCCESS
                                          : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s' by blocks", d->name);
-  if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof(int));
+  if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof *g);
   if (!rc && declared && d->set->perm) rc = declared_targets(ctx, d->set, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);
   long long asked = 0;
   int m = count_homes(D, rc, n, g, G, cs, cr, ds, dr, pos, &asked);
   for (int i = 0; !rc && m == MPI_SUCCESS && i < n; i++) {
-    const int k = pos[(long long)g[i] * P / G]++;
+    const int k = pos[g[i] * P / G]++;
     sg[k] = g[i];
     order[k] = i;
   }
-  int *rg = !rc && m == MPI_SUCCESS ? malloc(((size_t)asked + 1) * sizeof(int)) : NULL;
+  long long *rg = !rc && m == MPI_SUCCESS ? malloc(((size_t)asked + 1) * sizeof *rg) : NULL;
   char *ans = rg ? malloc((size_t)asked * row + 1) : NULL;
   if (!rc && m == MPI_SUCCESS && !ans) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s' by blocks", d->name);
   rc = um__dist_agree(ctx, rc);
-  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_INT, rg, cr, dr, MPI_INT, D->comm);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_LONG_LONG, rg, cr, dr, MPI_LONG_LONG, D->comm);
   for (long long k = 0; !rc && m == MPI_SUCCESS && k < asked; k++) {
     if (rg[k] < begin || rg[k] >= begin + count) {
-      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "updating dat '%s' by blocks: row %d asked of the block [%lld, %lld)",
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "updating dat '%s' by blocks: row %lld asked of the block [%lld, %lld)",
                     d->name, rg[k], begin, begin + count);
       break;
     }
@@ -264,8 +277,8 @@ static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void
 static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
   return (void)m, (void)declared, (void)out, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
 }
-static int dist_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row, long long G,
-                               void *out) {
+static int dist_rows_to_blocks(um_context *ctx, int n, const long long *keys, const void *rows, size_t row,
+                               long long G, void *out) {
   return (void)n, (void)keys, (void)rows, (void)row, (void)G, (void)out,
          UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
 }
@@ -332,28 +345,44 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
   return map_fetch_block(ctx, m, 1, out, bytes, __func__);
 }
 
-int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
-                      void *out, size_t bytes) {
+int um__rows_to_blocks_ll(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
+                          long long gsize, void *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
-  if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || gsize > INT_MAX ||
-      (!out && bytes))
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", __func__);
+  if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", "um_rows_to_blocks");
+  const int P = um_context_nranks(ctx);
+  if (gsize > LLONG_MAX / P) /* the homes are g * P / gsize */
+    return UM_ERROR(ctx, UM_ERR_ARG, "um_rows_to_blocks: a numbering of %lld elements over %d ranks passes 2^63",
+                    gsize, P);
   long long b = 0;
   int count = 0;
   UM_CHECK(ctx, um_block_range(gsize, um_context_rank(ctx), um_context_nranks(ctx), &b, &count));
   if (bytes != (size_t)count * row_bytes)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: buffer is %zu bytes but this rank's block is %d rows of %zu bytes", __func__,
-                    bytes, count, row_bytes);
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: buffer is %zu bytes but this rank's block is %d rows of %zu bytes",
+                    "um_rows_to_blocks", bytes, count, row_bytes);
   if (ctx->dist) return dist_rows_to_blocks(ctx, n, keys, rows, row_bytes, gsize, out);
   if (n != gsize)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: %d rows for a block of %lld: every element needs one row", __func__, n,
-                    gsize);
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: %d rows for a block of %lld: every element needs one row",
+                    "um_rows_to_blocks", n, gsize);
   for (int e = 0; e < n; e++) {
     if (keys[e] < 0 || keys[e] >= gsize)
-      return UM_ERROR(ctx, UM_ERR_ARG, "%s: row %d is numbered %d, outside [0, %lld)", __func__, e, keys[e], gsize);
+      return UM_ERROR(ctx, UM_ERR_ARG, "%s: row %d is numbered %lld, outside [0, %lld)", "um_rows_to_blocks", e,
+                      keys[e], gsize);
     memcpy((char *)out + (size_t)keys[e] * row_bytes, (const char *)rows + (size_t)e * row_bytes, row_bytes);
   }
   return UM_SUCCESS;
+}
+
+int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
+                      void *out, size_t bytes) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  long long *k = n >= 0 ? malloc(((size_t)n + 1) * sizeof *k) : NULL; /* the keys widened to the 64-bit routing */
+  int rc = k || n < 0 ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "um_rows_to_blocks: out of memory for %d keys", n);
+  for (int e = 0; k && keys && e < n; e++) k[e] = keys[e];
+  if (ctx->dist) rc = um__dist_agree(ctx, rc); /* a collective call: no rank goes on alone */
+  if (!rc) rc = um__rows_to_blocks_ll(ctx, n, keys ? k : NULL, rows, row_bytes, gsize, out, bytes);
+  free(k);
+  return rc;
 }
 
 /* One process: the whole dat from the whole array, in the declared order (reordered: row i is current perm[i]). */

@@ -2,17 +2,24 @@
  * (um/distributed.h: um_set_holders): what a picture of the partition shows. */
 #include "dist_impl.h"
 
+#include <limits.h>
+
 /* The roles of this rank's rows of s in the global numbering, into mine[n] (zeroed by the caller). */
-static void my_roles(const um_set *s, const int *l2g, unsigned char *mine) {
+static void my_roles(const um_set *s, const long long *l2g, unsigned char *mine) {
   const int own = s->size, ex = s->exec_halo, nx = s->nonexec_halo;
   for (int i = 0; i < own + ex + nx; i++) {
-    const int g = l2g ? l2g[i] : i;
+    const long long g = l2g ? l2g[i] : i; /* < gsize <= INT_MAX: refused past it */
     mine[g] = i < own ? UM_HELD_OWNED : i < own + ex ? UM_HELD_EXEC : UM_HELD_NONEXEC;
   }
 }
 
 int um_set_holders(um_context *ctx, const um_set *s, unsigned char *role, size_t bytes) {
   if (!ctx || !s) return UM_ERR_ARG;
+  if (s->gsize > INT_MAX) /* the same on every rank */
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "um_set_holders: set '%s' has %lld elements, more than a picture's whole-set gather numbers (at "
+                    "most %d)",
+                    s->name, s->gsize, INT_MAX);
   const int n = um_set_size(s), nranks = um_context_nranks(ctx), rank = um_context_rank(ctx);
   const int bad = rank == 0 && (!role || bytes != (size_t)nranks * (size_t)n);
 #ifdef UM_HAVE_MPI

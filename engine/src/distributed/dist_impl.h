@@ -25,14 +25,15 @@
 
 typedef struct {
   int total;
-  int *l2g;                      /* [total] local -> global */
+  long long *l2g;                /* [total] local -> global (64-bit: a set declared by blocks may pass INT_MAX) */
   int nnb;                       /* neighbour ranks: imports from or exports to */
   int *nb;                       /* [nnb] ranks, ascending */
   int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */
   int *exp_off, *exp;            /* [nnb+1], local owned rows sent to nb[j]      */
   int *all_owned, *all_exec, *all_nonexec; /* [nranks] */
   int *gather_g;                 /* [gsize]: global index of each owned row, ranks in order; a mesh declared by
-                                    blocks: NULL until the first whole-set fetch (umd_gather_order) */
+                                    blocks: NULL until the first whole-set fetch (umd_gather_order); int: a
+                                    whole-set fetch is refused past INT_MAX elements */
 } umd_set;
 
 struct um_dist {
@@ -109,7 +110,8 @@ static inline void buffer_free(um_context *ctx, int peer, void *p) {
  * are; an error on every rank when they differ or one mixes), and um_distribute's work on such a context. */
 int umd_blocks_mode(um_context *ctx, MPI_Comm comm, int *blocks);
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method);
-/* dist_exchange.c: the gather order of set s (gather_g) for whole-set fetches, built at the first (collective). */
+/* dist_exchange.c: the gather order of set s (gather_g) for whole-set fetches, built at the first (collective);
+ * UM_ERR_UNSUPPORTED for a set of more than INT_MAX elements (the same on every rank). */
 int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s);
 
 #ifdef UM_HAVE_PTSCOTCH
@@ -138,6 +140,10 @@ typedef struct {
 /* Try method's chain; info gets the partitioner used, the edge cut and the notes (collective). */
 int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *self, const char *method,
                int have_coords, um_partition_info *info);
+/* Whether graph partitioner `name` ("metis", "ptscotch") takes the graph of set `set` of n elements: METIS's idx_t
+ * and PT-Scotch's SCOTCH_Num as built here, and um's int graph arrays (global numbers in [0, n)), take at most
+ * INT_MAX vertices. 1, or 0 with why (the set, its size, the limit, what to use instead). */
+int umd_graph_fits(const char *name, const char *set, long long n, char *why, size_t wl);
 /* The test hook UM_TEST_PARTITION_FAULT's word for partitioner `name`: 'f' (fail), 'o' (overrun), 'h' (hang) or 0. */
 char umd_fault(const char *name);
 /* "auto" for a whole declaration (whole 1) or one by blocks, of n elements of the primary set: the name, said in

@@ -183,7 +183,7 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
       dis[q + 1] = dis[q] + S->all_owned[q];
     }
     if (dis[P] != s->gsize)
-      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %d elements together, not %d", s->name, dis[P],
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %d elements together, not %lld", s->name, dis[P],
                     s->gsize);
   }
   if (rc == UM_SUCCESS) {
@@ -307,8 +307,9 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
     S->exec_halo = lay[s].exec;
     S->nonexec_halo = lay[s].nonexec;
     D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;
-    D->sets[s].l2g = lay[s].l2g;
-    lay[s].l2g = NULL;
+    D->sets[s].l2g = malloc(((size_t)D->sets[s].total + 1) * sizeof *D->sets[s].l2g); /* 64-bit, as by blocks */
+    if (!D->sets[s].l2g) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", S->name);
+    for (int i = 0; rc == UM_SUCCESS && i < D->sets[s].total; i++) D->sets[s].l2g[i] = lay[s].l2g[i];
     free(S->part_offset); /* the parts of a partition reordering are global: no longer blocks */
     S->part_offset = NULL;
     S->nparts = 0;
@@ -418,7 +419,7 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *none
 
 int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank == 0; }
 
-const int *um__dist_set_l2g(const um_context *ctx, const um_set *s) {
+const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s) {
   const struct um_dist *D = ctx->dist;
   return D && s->index < D->nsets ? D->sets[s->index].l2g : NULL;
 }

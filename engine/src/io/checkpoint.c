@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include <hdf5.h>
@@ -181,10 +182,13 @@ static int put_bytes(um_context *ctx, const writer *w, const char *group, const 
   return rc;
 }
 
-static int put_int(um_context *ctx, const writer *w, const char *name, int v) {
+/* A count: a 32-bit int as OP2 writes its sets, 64-bit when it passes INT_MAX (a set declared by blocks). */
+static int put_count(um_context *ctx, const writer *w, const char *name, long long v) {
   hsize_t dims[1] = {1};
   hid_t did;
-  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, H5T_NATIVE_INT, &v, 0, name, &did));
+  const int small = (int)v;
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, v <= INT_MAX ? H5T_NATIVE_INT : H5T_NATIVE_LLONG,
+                                v <= INT_MAX ? (const void *)&small : (const void *)&v, 0, name, &did));
   H5Dclose(did);
   return UM_SUCCESS;
 }
@@ -195,7 +199,7 @@ static int create_all(um_context *ctx, const writer *w, const um_checkpoint_dat 
   for (int i = 0; i < ctx->nsets; i++) {
     char ds[300];
     snprintf(ds, sizeof ds, "sets/%s", ctx->sets[i]->name);
-    UM_CHECK(ctx, put_int(ctx, w, ds, ctx->sets[i]->gsize));
+    UM_CHECK(ctx, put_count(ctx, w, ds, ctx->sets[i]->gsize));
     if (!partition) continue;
     snprintf(ds, sizeof ds, "partition/%s", ctx->sets[i]->name);
     hsize_t dims[2] = {(hsize_t)ctx->sets[i]->gsize, 1};
@@ -246,7 +250,7 @@ static int write_dat(um_context *ctx, const writer *w, const um_dat *d, char sum
 
 /* Every rank: the owner of each of its owned elements, to their blocks, written in turn. */
 static int write_partition(um_context *ctx, const writer *w, const um_set *s) {
-  const int *l2g = um__dist_set_l2g(ctx, s);
+  const long long *l2g = um__dist_set_l2g(ctx, s);
   long long begin = 0;
   int count = 0;
   UM_CHECK(ctx, um_set_block(ctx, s, &begin, &count));
@@ -255,7 +259,7 @@ static int write_partition(um_context *ctx, const writer *w, const um_set *s) {
                                                   : UM_ERROR(ctx, UM_ERR_ALLOC, "checkpoint: out of memory for the partition"));
   for (int i = 0; !rc && i < s->size; i++) mine[i] = um_context_rank(ctx);
   if (!rc)
-    rc = um_rows_to_blocks(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
+    rc = um__rows_to_blocks_ll(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
   char ds[300];
   snprintf(ds, sizeof ds, "partition/%s", s->name);
   slab sl = {w, ds, ds, H5T_NATIVE_INT, blk, begin, count, 1};
@@ -538,7 +542,7 @@ static int read_dat(um_context *ctx, um_checkpoint_file *f, const char *name, um
            H5Tget_class(ft) != (d->type == UM_INT ? H5T_INTEGER : H5T_FLOAT) ||
            H5Tget_size(ft) != d->esize)
     rc = UM_ERROR(ctx, UM_ERR_IO,
-                  "checkpoint '%s': dat '%s' is [%llu][%llu] of %zu-byte values there, [%d][%d] of %s here: it was "
+                  "checkpoint '%s': dat '%s' is [%llu][%llu] of %zu-byte values there, [%lld][%d] of %s here: it was "
                   "written for another mesh or version",
                   f->path, name, (unsigned long long)dims[0], (unsigned long long)dims[1], H5Tget_size(ft),
                   d->set->gsize, d->dim, um_type_name(d->type));
@@ -647,7 +651,7 @@ int um_checkpoint_mesh_hash(um_context *ctx, char *out, size_t n) {
   size_t o = 0;
   out[0] = 0;
   for (int i = 0; i < ctx->nsets; i++)
-    o += (size_t)snprintf(out + o, o < n ? n - o : 0, "set %s %d\n", ctx->sets[i]->name, ctx->sets[i]->gsize);
+    o += (size_t)snprintf(out + o, o < n ? n - o : 0, "set %s %lld\n", ctx->sets[i]->name, ctx->sets[i]->gsize);
   for (int i = 0; i < ctx->nmaps; i++) {
     const um_map *m = ctx->maps[i];
     long long begin = 0;

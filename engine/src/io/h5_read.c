@@ -317,8 +317,8 @@ static int check_extent(um_context *ctx, const reader *r, size_t elem, size_t *c
   return UM_SUCCESS;
 }
 
-/* The size stored for set `name` (shape [1], integer, >= 0). */
-static int read_set_size(um_context *ctx, const char *file, const char *name, int *size) {
+/* The size stored for set `name` (shape [1], integer, >= 0), 64-bit: a set read by blocks may pass INT_MAX. */
+static int read_set_size(um_context *ctx, const char *file, const char *name, long long *size) {
   char what[300];
   snprintf(what, sizeof what, "set '%s'", name);
   reader r;
@@ -335,11 +335,11 @@ static int read_set_size(um_context *ctx, const char *file, const char *name, in
                     "or dat?",
                     what, name, file, desc, rows, cols, rank, name);
   }
-  int rc = read_values(ctx, &r, UM_INT, 1, size, what, name, file);
+  const herr_t e = H5Dread(r.did, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, size);
   reader_close(&r);
-  if (rc) return um_backend_trace(ctx, rc, __FILE__, __LINE__);
+  if (e < 0) return H5_FAIL(ctx, UM_ERR_IO, "cannot read %s: reading dataset '%s' in '%s' failed", what, name, file);
   if (*size < 0)
-    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %d", what,
+    return UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds the negative size %lld", what,
                     name, file, *size);
   return UM_SUCCESS;
 }
@@ -348,9 +348,14 @@ static int read_set_impl(um_context *ctx, const char *file, const char *name, um
   if (!file || !name || !out)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_read_set: file, name and out must not be NULL");
   *out = NULL;
-  int size = 0;
+  long long size = 0;
   UM_CHECK(ctx, read_set_size(ctx, file, name, &size));
-  UM_CHECK(ctx, um_decl_set(ctx, size, name, out));
+  if (size > INT_MAX)
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "set '%s' in '%s' has %lld elements: a set read whole holds at most %d; read it by blocks "
+                    "(um_hdf5_read_set_block; umrun: mpi.mesh: blocks) on enough ranks",
+                    name, file, size, INT_MAX);
+  UM_CHECK(ctx, um_decl_set(ctx, (int)size, name, out));
   return UM_SUCCESS;
 }
 
@@ -367,7 +372,7 @@ static int read_map_block(um_context *ctx, reader *r, um_set *from, um_set *to, 
     if (t[i] < 0 || t[i] >= to->gsize)
       rc = UM_ERROR(ctx, UM_ERR_IO,
                     "cannot read %s: entry %zu of element %lld in dataset '%s' of '%s' is %lld, outside the to-set "
-                    "'%s' of size %d; entries must be 0-based indices into the to-set (a 1-based mesh must be "
+                    "'%s' of size %lld; entries must be 0-based indices into the to-set (a 1-based mesh must be "
                     "converted)",
                     what, i % cols, from->block_begin + (long long)(i / cols), name, file, t[i], to->name, to->gsize);
   if (rc == UM_SUCCESS) rc = um_decl_map_block(ctx, from, to, (int)cols, t, name, out);
@@ -390,13 +395,13 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
   char desc[64];
   type_desc(&di, desc, sizeof desc);
   int rc = UM_SUCCESS;
-  int nfrom = um_set_size(from), nto = um_set_size(to); /* global sizes, declared by blocks or not */
+  const long long nfrom = um_set_gsize(from), nto = um_set_gsize(to); /* global sizes, declared by blocks or not */
   if (di.cls != H5T_INTEGER)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s: dataset '%s' in '%s' holds %s values; map entries must be integers",
                   what, name, file, desc);
   else if (di.rows != (unsigned long long)nfrom)
     rc = UM_ERROR(ctx, UM_ERR_IO,
-                  "cannot read %s: dataset '%s' in '%s' has %llu rows but the from-set '%s' has size %d; a map "
+                  "cannot read %s: dataset '%s' in '%s' has %llu rows but the from-set '%s' has size %lld; a map "
                   "has one row per element of its from-set (were the sets read from the same file?)",
                   what, name, file, di.rows, um_set_name(from), nfrom);
   else if (di.cols == 0 || di.cols > INT_MAX)
@@ -434,7 +439,7 @@ static int read_map_impl(um_context *ctx, const char *file, um_set *from, um_set
       free(data);
       return UM_ERROR(ctx, UM_ERR_IO,
                       "cannot read %s: entry %zu of element %zu in dataset '%s' of '%s' is %d, outside the "
-                      "to-set '%s' of size %d; entries must be 0-based indices into the to-set (a 1-based "
+                      "to-set '%s' of size %lld; entries must be 0-based indices into the to-set (a 1-based "
                       "mesh must be converted)",
                       what, i % (size_t)di.cols, i / (size_t)di.cols, name, file, v, um_set_name(to), nto);
     }
@@ -458,14 +463,14 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
   reader r;
   UM_CHECK(ctx, reader_open(ctx, &r, file, name, what));
   dinfo di = r.di;
-  int nset = um_set_size(set); /* the global size, declared by blocks or not */
+  const long long nset = um_set_gsize(set); /* the global size, declared by blocks or not */
   int rc = UM_SUCCESS;
   int ft = file_um_type(&di);
   if (ft < 0)
     rc = check_type(ctx, &di, UM_DOUBLE, what, name, file);
   else if (di.rows != (unsigned long long)nset)
     rc = UM_ERROR(ctx, UM_ERR_IO,
-                  "cannot read %s: dataset '%s' in '%s' has %llu rows but set '%s' has size %d; a dat has one "
+                  "cannot read %s: dataset '%s' in '%s' has %llu rows but set '%s' has size %lld; a dat has one "
                   "row per element of its set",
                   what, name, file, di.rows, um_set_name(set), nset);
   else if (di.cols == 0 || di.cols > INT_MAX)
@@ -549,12 +554,17 @@ int um_hdf5_read_set_block(um_context *ctx, const char *file, const char *name, 
   *out = NULL;
   um__h5_quiet q;
   um__h5_quiet_on(&q);
-  int size = 0, count = 0;
-  long long begin = 0;
+  int count = 0;
+  long long size = 0, begin = 0;
   int rc = read_set_size(ctx, file, name, &size);
   um__h5_quiet_off(&q);
   UM_CHECK(ctx, rc);
-  UM_CHECK(ctx, um_block_range(size, um_mpi_rank(), um_mpi_size(), &begin, &count));
+  const int P = um_mpi_size();
+  if (um_block_range(size, um_mpi_rank(), P, &begin, &count) != UM_SUCCESS)
+    return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
+                    "set '%s' in '%s' has %lld elements: on %d ranks a rank's block passes %d elements (an int); run "
+                    "on at least %lld ranks",
+                    name, file, size, P, INT_MAX, (size + INT_MAX - 1) / INT_MAX);
   return um_decl_set_block(ctx, size, begin, count, name, out);
 }
 

@@ -163,6 +163,20 @@ static int attr_int(um_context *ctx, hid_t did, const char *aname, int v, const 
   return UM_SUCCESS;
 }
 
+/* A count as OP2 writes it (a 32-bit int), 64-bit when it passes INT_MAX (a set declared by blocks). */
+static int attr_count(um_context *ctx, hid_t did, const char *aname, long long v, const char *what, const char *path) {
+  if (v <= INT_MAX) return attr_int(ctx, did, aname, (int)v, what, path);
+  hsize_t one = 1;
+  hid_t sp = H5Screate_simple(1, &one, NULL);
+  hid_t a = sp >= 0 ? H5Acreate2(did, aname, H5T_NATIVE_LLONG, sp, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+  herr_t st = a >= 0 ? H5Awrite(a, H5T_NATIVE_LLONG, &v) : -1;
+  if (a >= 0) H5Aclose(a);
+  if (sp >= 0) H5Sclose(sp);
+  if (st < 0)
+    return H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': writing attribute '%s' failed", what, path, aname);
+  return UM_SUCCESS;
+}
+
 static int attr_str(um_context *ctx, hid_t did, const char *aname, const char *s, size_t fixed, const char *what,
                     const char *path) {
   if (um__h5_put_attr_str(did, aname, s, fixed) < 0)
@@ -227,26 +241,29 @@ int um__h5w_dataset(um_context *ctx, const writer *w, const char *name, int rank
 
 /* ---- rank 0: the sets, the constants and the datasets of the maps and dats, of their global shapes ---- */
 
-static int put_set(um_context *ctx, const writer *w, const char *name, int size, int replace) {
+/* A set's size: one int as OP2 writes it, 64-bit when it passes INT_MAX (um's reader takes either). */
+static int put_set(um_context *ctx, const writer *w, const char *name, long long size, int replace) {
   char what[300];
   snprintf(what, sizeof what, "set '%s'", name);
   hsize_t dims[1] = {1};
   hid_t d;
-  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, H5T_NATIVE_INT, &size, replace, what, &d));
+  const int small = (int)size;
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 1, dims, size <= INT_MAX ? H5T_NATIVE_INT : H5T_NATIVE_LLONG,
+                                size <= INT_MAX ? (const void *)&small : (const void *)&size, replace, what, &d));
   H5Dclose(d);
   return UM_SUCCESS;
 }
 
 /* A map's or dat's dataset [rows][cols] of type t with OP2's attributes (a map's: size, dim, type "int" of 10
  * bytes; a dat's: size in bytes per element, dim, type). */
-static int create_rows(um_context *ctx, const writer *w, const char *name, int is_map, int rows, int cols, um_type t,
-                       int replace) {
+static int create_rows(um_context *ctx, const writer *w, const char *name, int is_map, long long rows, int cols,
+                       um_type t, int replace) {
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", is_map ? "map" : "dat", name);
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t d;
   UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
-  int rc = attr_int(ctx, d, "size", is_map ? rows : cols * (int)um_type_size(t), what, w->path);
+  int rc = attr_count(ctx, d, "size", is_map ? rows : cols * (long long)um_type_size(t), what, w->path);
   if (!rc) rc = attr_int(ctx, d, "dim", cols, what, w->path);
   if (!rc && is_map) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
   if (!rc && !is_map) rc = attr_str(ctx, d, "type", um_type_name(t), 0, what, w->path);
@@ -337,12 +354,12 @@ static int create_job(um_context *ctx, const writer *w, const wjob *j, int repla
   const um_dat *d = j->obj;
   const um_hdf5_rows *r = j->obj;
   switch (j->kind) {
-  case W_SET: return put_set(ctx, w, um_set_name(j->obj), um_set_size(j->obj), replace);
+  case W_SET: return put_set(ctx, w, um_set_name(j->obj), um_set_gsize(j->obj), replace);
   case W_SIZE: return put_set(ctx, w, j->name, j->dim, replace);
   case W_MAP:
-    return create_rows(ctx, w, um_map_name(m), 1, um_set_size(um_map_from(m)), um_map_arity(m), UM_INT, replace);
+    return create_rows(ctx, w, um_map_name(m), 1, um_set_gsize(um_map_from(m)), um_map_arity(m), UM_INT, replace);
   case W_DAT:
-    return create_rows(ctx, w, um_dat_name(d), 0, um_set_size(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), replace);
+    return create_rows(ctx, w, um_dat_name(d), 0, um_set_gsize(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), replace);
   case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, replace);
   case W_CONST: return put_const(ctx, w, j->name, j->dim, j->type, j->data, replace);
   }

@@ -671,15 +671,15 @@ static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int 
       }
     T->off[q] = T->off[nt];
   }
-  const int *l2g = um__dist_set_l2g(ctx, loop->set);
+  const long long *l2g = um__dist_set_l2g(ctx, loop->set);
   const int ntg = T->rows ? touched : nt;
   if (l2g) /* by global element number: what one rank would add first comes first on every rank */
     for (int t = 0; t < ntg; t++)
       for (int j = T->off[t] + 1; j < T->off[t + 1]; j++) { /* rows are short: insertion sort */
         const int v = T->ent[j];
-        const long long kv = (long long)l2g[v / ns] * ns + v % ns;
+        const long long kv = l2g[v / ns] * ns + v % ns;
         int i = j - 1;
-        while (i >= T->off[t] && (long long)l2g[T->ent[i] / ns] * ns + T->ent[i] % ns > kv) {
+        while (i >= T->off[t] && l2g[T->ent[i] / ns] * ns + T->ent[i] % ns > kv) {
           T->ent[i + 1] = T->ent[i];
           i--;
         }
