@@ -570,7 +570,7 @@ static int initial_state(const bl_deck *d, bl_mesh *m, char *err, size_t errlen)
     m->ncp += n;
     m->mxfirst[m->nmx] = m->ncp;
   }
-  for (int n = 0; n < m->nnd; n++) bl_node_velocity(d, m->x[n], m->y[n], m->indtype[n], &m->u[n], &m->v[n]);
+  for (int n = 0; n < m->nnd; n++) bl_node_velocity(d, &ic, m->x[n], m->y[n], m->indtype[n], &m->u[n], &m->v[n]);
   return UM_SUCCESS;
 }
 
