@@ -64,6 +64,11 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
     d->layout = to;
     return UM_SUCCESS;
   }
+  if (d->host_zeros && (d->valid & UM_VALID_HOST)) { /* zeros in either layout: nothing to move */
+    d->layout = to;
+    um__dat_host_moved(d);
+    return UM_SUCCESS;
+  }
   UM_CHECK(ctx, um__dat_to_host(ctx, d));
   /* every allocated row moves, halo and padding too */
   size_t n = (size_t)d->rows, bytes = n * (size_t)d->dim * d->esize;
