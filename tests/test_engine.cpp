@@ -573,6 +573,34 @@ TEST(Engine, LayoutsRoundTripThroughFetchAndUpdate) {
   EXPECT_EQ(out, w);
 }
 
+// A dat declared without data changes layout without moving its zeros; a large one (past the size a transpose
+// goes over the host's threads) round-trips exactly, values and zeros, through both layouts.
+TEST(Engine, LayoutsOfZerosAndLargeDats) {
+  Ctx c;
+  um_set *s;
+  um_dat *z, *d;
+  const int n = 70000; /* 70000 x 3 doubles: 1.7 MB, over the threads' threshold */
+  ASSERT_EQ(um_decl_set(c.ctx, n, "s", &s), UM_SUCCESS);
+  std::vector<double> v(3 * (size_t)n);
+  for (size_t i = 0; i < v.size(); i++) v[i] = (double)i * 0.25 - 7;
+  ASSERT_EQ(um_decl_dat(c.ctx, s, 3, UM_DOUBLE, nullptr, "z", &z), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(c.ctx, s, 3, UM_DOUBLE, v.data(), "d", &d), UM_SUCCESS);
+  std::vector<double> out(v.size());
+  for (um_layout l : {UM_AOS, UM_SOA, UM_AOS}) {
+    ASSERT_EQ(um_dat_set_layout(c.ctx, z, l), UM_SUCCESS);
+    ASSERT_EQ(um_dat_set_layout(c.ctx, d, l), UM_SUCCESS);
+    EXPECT_EQ(um_dat_layout(z), l);
+    ASSERT_EQ(um_dat_fetch(c.ctx, z, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+    EXPECT_EQ(out, std::vector<double>(v.size(), 0.0)) << um_layout_name(l);
+    ASSERT_EQ(um_dat_fetch(c.ctx, d, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+    EXPECT_EQ(out, v) << um_layout_name(l);
+  }
+  ASSERT_EQ(um_dat_update(c.ctx, z, v.data(), v.size() * sizeof(double)), UM_SUCCESS); /* no longer zeros */
+  ASSERT_EQ(um_dat_set_layout(c.ctx, z, UM_SOA), UM_SUCCESS);
+  ASSERT_EQ(um_dat_fetch(c.ctx, z, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+  EXPECT_EQ(out, v);
+}
+
 TEST(Engine, ErrorMessageCarriesTrail) {
   Ctx c;
   um_set *s;

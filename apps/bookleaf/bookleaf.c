@@ -617,7 +617,7 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
   if (blocks && !b.regular) UM_APP_TRY(scatter_block(r, cfg, &b));
   bl_mesh m;
   memset(&m, 0, sizeof m);
-  if (!b.regular) rc = bl_mesh_build(&cfg->deck, &m, err, sizeof err);
+  if (!b.regular) rc = bl_mesh_build_threads(&cfg->deck, um_context_host_threads(r->ctx), &m, err, sizeof err);
   if (rc) return um_app_fail(r, rc == UM_ERR_IO ? UM_ERR_CONFIG : rc, "%s", err);
   if (m.nmx && cfg->deck.zeul) {
     bl_mesh_free(&m);

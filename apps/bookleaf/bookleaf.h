@@ -115,6 +115,9 @@ typedef struct {
  * (upstream's setup_mesh, init_dr_mesh and setup_IC, serial). Errors name
  * the deck's file, line and key. */
 int bl_mesh_build(const bl_deck *d, bl_mesh *m, char *err, size_t errlen);
+/* The same over nthreads threads (OpenMP: the elements' nodes and states, the nodes' velocities): the same mesh, bit
+ * for bit, for any count, and the same first error. */
+int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err, size_t errlen);
 void bl_mesh_free(bl_mesh *m);
 /* The whole mesh's elements and nodes (0), or the deck's error. */
 int bl_mesh_counts(const bl_deck *d, long long *nel, long long *nnd, char *err, size_t errlen);

@@ -53,10 +53,16 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]);
 
 /* The deck's regions, materials and initial conditions, checked once (counts, names, the entries' types):
  * then each element's and node's state is computed alone. */
+enum { BL_IND_BACKGROUND, BL_IND_CELL, BL_IND_SHAPE, BL_IND_REGION, BL_IND_MESH }; /* an indicator entry's type */
+enum { BL_SCALE_NONE, BL_SCALE_VOLUME, BL_SCALE_MASS };                              /* a thermodynamic entry's */
 typedef struct {
   int nreg, nmat, rmesh, mmesh, mesh_mat; /* rmesh / mmesh: region / material type MESH (mesh_mat 0-based) */
   long long nel;
   char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
+  /* the entries' types read once (an element's or node's state reads no string) */
+  int region_kind[BL_MAXREG], material_kind[BL_MAXREG], shape_rect[BL_LN];
+  int nthermo, thermo_region[BL_LN], thermo_scale[BL_LN]; /* thermo_region: type REGION (else MATERIAL) */
+  int nkin, kin_radial[BL_LN];                            /* kin_radial: geometry RADIAL (else PLANAR) */
 } bl_ic;
 
 int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t errlen);
@@ -75,7 +81,7 @@ int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const
                            int *reg, int *mat, double *density, double *energy, bl_component *cp, int *ncp, char *err,
                            size_t errlen);
 /* A node's initial velocity from the kinematic entries and its type (zeroed across slip and wall sides). */
-void bl_node_velocity(const bl_deck *d, double x, double y, int type, double *u, double *v);
+void bl_node_velocity(const bl_deck *d, const bl_ic *ic, double x, double y, int type, double *u, double *v);
 /* A node's type after upstream's corner rule (a corner between slip x and slip y sides becomes a wall): `type`
  * the base types of the element's four nodes; returns the new type of corner c, or 0 for no change. */
 int bl_corner_wall(const int type[4], int c);

@@ -534,7 +534,28 @@ static int connect(bl_mesh *m, char *err, size_t errlen) {
 
 /* ---- regions, materials, initial conditions (each element's and node's alone: mesh_block.c) ------------- */
 
-static int initial_state(const bl_deck *d, bl_mesh *m, char *err, size_t errlen) {
+/* A single-material deck's element states over nthreads threads, each element alone; an element that fails is
+ * made again alone for the message of the first (the serial loop's). */
+static int pure_states(const bl_deck *d, const bl_ic *ic, bl_mesh *m, int nthreads, char *err, size_t errlen) {
+  int bad = m->nel;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : bad)
+  for (int e = 0; e < m->nel; e++) {
+    double cx[4], cy[4];
+    char quiet[8];
+    for (int k = 0; k < 4; k++) cx[k] = m->x[m->elnd[4 * e + k]], cy[k] = m->y[m->elnd[4 * e + k]];
+    if (bl_element_state(d, ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e], quiet,
+                         sizeof quiet) &&
+        e < bad)
+      bad = e;
+  }
+  if (bad == m->nel) return UM_SUCCESS;
+  double cx[4], cy[4];
+  for (int k = 0; k < 4; k++) cx[k] = m->x[m->elnd[4 * bad + k]], cy[k] = m->y[m->elnd[4 * bad + k]];
+  return bl_element_state(d, ic, bad, cx, cy, &m->elreg[bad], &m->elmat[bad], &m->density[bad], &m->energy[bad], err,
+                          errlen);
+}
+
+static int initial_state(const bl_deck *d, bl_mesh *m, int nthreads, char *err, size_t errlen) {
   bl_ic ic;
   UM_APP_TRY_(bl_ic_prepare(d, m->nel, &ic, err, errlen));
   m->nreg = ic.nreg, m->nmat = ic.nmat;
@@ -542,14 +563,10 @@ static int initial_state(const bl_deck *d, bl_mesh *m, char *err, size_t errlen)
   memcpy(m->material_name, ic.material_name, sizeof m->material_name);
   const int mixing = ic.nmat > 1 && !ic.mmesh; /* several materials: some cells may be mixed */
   int cap = 0;
-  for (int e = 0; e < m->nel; e++) {
+  if (!mixing) UM_APP_TRY_(pure_states(d, &ic, m, nthreads, err, errlen));
+  for (int e = 0; e < m->nel && mixing; e++) {
     double cx[4], cy[4];
     for (int k = 0; k < 4; k++) cx[k] = m->x[m->elnd[4 * e + k]], cy[k] = m->y[m->elnd[4 * e + k]];
-    if (!mixing) {
-      UM_APP_TRY_(bl_element_state(d, &ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e], err,
-                                   errlen));
-      continue;
-    }
     bl_component cp[BL_MAXREG];
     int n = 0;
     UM_APP_TRY_(bl_element_mixed_state(d, &ic, e, cx, cy, &m->elreg[e], &m->elmat[e], &m->density[e], &m->energy[e],
@@ -570,7 +587,8 @@ static int initial_state(const bl_deck *d, bl_mesh *m, char *err, size_t errlen)
     m->ncp += n;
     m->mxfirst[m->nmx] = m->ncp;
   }
-  for (int n = 0; n < m->nnd; n++) bl_node_velocity(d, m->x[n], m->y[n], m->indtype[n], &m->u[n], &m->v[n]);
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int n = 0; n < m->nnd; n++) bl_node_velocity(d, &ic, m->x[n], m->y[n], m->indtype[n], &m->u[n], &m->v[n]);
   return UM_SUCCESS;
 }
 
@@ -594,7 +612,12 @@ void bl_mesh_free(bl_mesh *m) {
 }
 
 int bl_mesh_build(const bl_deck *d, bl_mesh *m, char *err, size_t errlen) {
+  return bl_mesh_build_threads(d, 1, m, err, errlen);
+}
+
+int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
+  if (nthreads < 1) nthreads = 1;
   grid g;
   bl_relax p;
   int rc = generate(d, &g, &p, err, errlen);
@@ -635,6 +658,7 @@ int bl_mesh_build(const bl_deck *d, bl_mesh *m, char *err, size_t errlen) {
     }
   if (!rc) {
     const int orient = bl_grid_orientation(&g, &p);
+#pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int e = 0; e < m->nel; e++) {
       long long nd[4];
       bl_element_nodes(nl, orient, e, nd);
@@ -644,7 +668,7 @@ int bl_mesh_build(const bl_deck *d, bl_mesh *m, char *err, size_t errlen) {
   }
   bl_grid_free(&g);
   if (!rc) rc = connect(m, err, errlen);
-  if (!rc) rc = initial_state(d, m, err, errlen);
+  if (!rc) rc = initial_state(d, m, nthreads, err, errlen);
   if (rc) bl_mesh_free(m);
   return rc;
 }

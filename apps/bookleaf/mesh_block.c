@@ -53,6 +53,30 @@ static int count_set(const char (*a)[BL_SLEN]) {
   return n;
 }
 
+/* An indicator entry's type (BL_IND_*; -1 unknown). */
+static int indicator_kind(const char *s) {
+  static const char *const names[] = {"BACKGROUND", "CELL", "SHAPE", "REGION", "MESH"};
+  char u[BL_SLEN];
+  bl_upper(s, u, sizeof u);
+  for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+    if (!strcmp(u, names[k])) return k;
+  return -1;
+}
+
+/* The checked deck's entry types, read once into ic. */
+static void ic_kinds(const bl_deck *d, bl_ic *ic) {
+  for (int i = 0; i < ic->nreg; i++) ic->region_kind[i] = indicator_kind(d->region_type[i]);
+  for (int i = 0; i < ic->nmat; i++) ic->material_kind[i] = indicator_kind(d->material_type[i]);
+  for (int s = 0; s < BL_LN; s++) ic->shape_rect[s] = bl_is(d->shape_type[s], "RECTANGLE");
+  for (int ii = 0; ii < ic->nthermo; ii++) {
+    ic->thermo_region[ii] = bl_is(d->thermodynamic_type[ii], "REGION");
+    ic->thermo_scale[ii] = bl_is(d->thermodynamic_energy_scale[ii], "VOLUME") ? BL_SCALE_VOLUME
+                           : bl_is(d->thermodynamic_energy_scale[ii], "MASS") ? BL_SCALE_MASS
+                                                                             : BL_SCALE_NONE;
+  }
+  for (int ii = 0; ii < ic->nkin; ii++) ic->kin_radial[ii] = bl_is(d->kinematic_geometry[ii], "RADIAL");
+}
+
 /* The entries of an indicator list (regions or materials), checked: known types, cells in the mesh, shapes
  * defined (REGION only for materials: `regions` 0 for the regions' own list). */
 static int check_flags(const bl_deck *d, long long nel, const char (*types)[BL_SLEN], const int *values, int n,
@@ -107,12 +131,12 @@ int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t 
   }
   for (int i = 0; i < ic->nreg; i++) snprintf(ic->region_name[i], BL_SLEN, "%s", d->region_name[i]);
   for (int i = 0; i < ic->nmat; i++) snprintf(ic->material_name[i], BL_SLEN, "%s", d->material_name[i]);
-  const int nt = count_set(d->thermodynamic_type);
+  const int nt = ic->nthermo = count_set(d->thermodynamic_type);
   for (int ii = 0; ii < nt; ii++)
     if (!bl_is(d->thermodynamic_type[ii], "REGION") && !bl_is(d->thermodynamic_type[ii], "MATERIAL"))
       return bl_ferr(d, "thermodynamic_type", err, errlen, "entry %d: unknown type '%s' (region, material)", ii + 1,
                      d->thermodynamic_type[ii]);
-  const int nkin = count_set(d->kinematic_type);
+  const int nkin = ic->nkin = count_set(d->kinematic_type);
   for (int ii = 0; ii < nkin; ii++) {
     if (!bl_is(d->kinematic_geometry[ii], "RADIAL") && !bl_is(d->kinematic_geometry[ii], "PLANAR"))
       return bl_ferr(d, "kinematic_geometry", err, errlen, "entry %d: unknown geometry '%s' (radial, planar)", ii + 1,
@@ -122,22 +146,21 @@ int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t 
                      "entry %d: kinematic type '%s' is not supported by this port (background)", ii + 1,
                      d->kinematic_type[ii]);
   }
+  ic_kinds(d, ic);
   return UM_SUCCESS;
 }
 
 /* The last entry of an indicator list that takes element e (-1: none); `reg` its region (materials). */
-static int flag_element(const bl_deck *d, const char (*types)[BL_SLEN], const int *values, int n, long long e,
+static int flag_element(const bl_deck *d, const bl_ic *ic, const int *kinds, const int *values, int n, long long e,
                         const double *c, int reg) {
   int flag = -1;
   for (int ii = 0; ii < n; ii++) {
-    char t[BL_SLEN];
-    bl_upper(types[ii], t, sizeof t);
-    if (!strcmp(t, "BACKGROUND")) {
+    if (kinds[ii] == BL_IND_BACKGROUND) {
       flag = ii;
-    } else if (!strcmp(t, "CELL")) {
+    } else if (kinds[ii] == BL_IND_CELL) {
       if (values[ii] - 1 == e) flag = ii;
-    } else if (!strcmp(t, "SHAPE")) {
-      const int s = values[ii] - 1, rect = bl_is(d->shape_type[s], "RECTANGLE");
+    } else if (kinds[ii] == BL_IND_SHAPE) {
+      const int s = values[ii] - 1, rect = ic->shape_rect[s];
       double p[5];
       for (int k = 0; k < 5; k++) p[k] = d->shape_param[k][s];
       const int in = rect ? (c[0] > p[0] && c[1] > p[1] && c[0] < p[2] && c[1] < p[3])
@@ -152,15 +175,13 @@ static int flag_element(const bl_deck *d, const char (*types)[BL_SLEN], const in
 
 /* An element's density and energy from the thermodynamic entries in order (REGION: its region; MATERIAL: its
  * material, never a mixed cell's -1); vol: its volume where an entry scales the energy by it (computed once). */
-static void element_thermo(const bl_deck *d, int reg, int mat, const double cx[4], const double cy[4],
-                           double *density, double *energy) {
+static void element_thermo(const bl_deck *d, const bl_ic *ic, int reg, int mat, const double cx[4],
+                           const double cy[4], double *density, double *energy) {
   *density = *energy = 0.0;
-  const int nt = count_set(d->thermodynamic_type);
-  for (int ii = 0; ii < nt; ii++) {
-    const int flag = bl_is(d->thermodynamic_type[ii], "REGION") ? reg : mat;
+  for (int ii = 0; ii < ic->nthermo; ii++) {
+    const int flag = ic->thermo_region[ii] ? reg : mat;
     if (flag != d->thermodynamic_value[ii] - 1) continue;
-    const int vol = bl_is(d->thermodynamic_energy_scale[ii], "VOLUME");
-    const int mass = bl_is(d->thermodynamic_energy_scale[ii], "MASS");
+    const int vol = ic->thermo_scale[ii] == BL_SCALE_VOLUME, mass = ic->thermo_scale[ii] == BL_SCALE_MASS;
     *density = d->density[ii];
     *energy = d->energy[ii];
     if (vol || mass) {
@@ -188,14 +209,14 @@ int bl_element_state(const bl_deck *d, const bl_ic *ic, long long e, const doubl
                      int *reg, int *mat, double *density, double *energy, char *err, size_t errlen) {
   double c[2];
   bl_centroid(cx, cy, c);
-  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
+  *reg = ic->rmesh ? 0 : flag_element(d, ic, ic->region_kind, d->region_value, ic->nreg, e, c, -2);
   if (*reg < 0)
     return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
-  *mat = ic->mmesh ? ic->mesh_mat : flag_element(d, d->material_type, d->material_value, ic->nmat, e, c, *reg);
+  *mat = ic->mmesh ? ic->mesh_mat : flag_element(d, ic, ic->material_kind, d->material_value, ic->nmat, e, c, *reg);
   if (*mat < 0)
     return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
                    e + 1);
-  element_thermo(d, *reg, *mat, cx, cy, density, energy);
+  element_thermo(d, ic, *reg, *mat, cx, cy, density, energy);
   return check_thermo(d, e, *reg, *density, *energy, err, errlen);
 }
 
@@ -237,13 +258,12 @@ static int mix_flags(const bl_deck *d, const bl_ic *ic, long long e, const doubl
                      int *mat, bl_component *cp, int *ncp, char *err, size_t errlen) {
   *mat = -1, *ncp = 0;
   for (int ii = 0; ii < ic->nmat; ii++) {
-    char t[BL_SLEN];
-    bl_upper(d->material_type[ii], t, sizeof t);
+    const int t = ic->material_kind[ii];
     double vf = 1.0; /* 1: taken whole */
-    if (!strcmp(t, "CELL") && d->material_value[ii] - 1 != e) continue;
-    if (!strcmp(t, "REGION") && reg != d->material_value[ii] - 1) continue;
-    if (!strcmp(t, "SHAPE")) {
-      const int s = d->material_value[ii] - 1, rect = bl_is(d->shape_type[s], "RECTANGLE");
+    if (t == BL_IND_CELL && d->material_value[ii] - 1 != e) continue;
+    if (t == BL_IND_REGION && reg != d->material_value[ii] - 1) continue;
+    if (t == BL_IND_SHAPE) {
+      const int s = d->material_value[ii] - 1, rect = ic->shape_rect[s];
       double p[5];
       for (int k = 0; k < 5; k++) p[k] = d->shape_param[k][s];
       vf = mix_intersect(p, rect, cx, cy);
@@ -288,14 +308,14 @@ int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const
                            size_t errlen) {
   double c[2];
   bl_centroid(cx, cy, c);
-  *reg = ic->rmesh ? 0 : flag_element(d, d->region_type, d->region_value, ic->nreg, e, c, -2);
+  *reg = ic->rmesh ? 0 : flag_element(d, ic, ic->region_kind, d->region_value, ic->nreg, e, c, -2);
   if (*reg < 0)
     return bl_ferr(d, "region_type", err, errlen, "element %lld belongs to no region; add a BACKGROUND region", e + 1);
   TRY(mix_flags(d, ic, e, cx, cy, *reg, mat, cp, ncp, err, errlen));
   if (*mat < 0 && *ncp == 0)
     return bl_ferr(d, "material_type", err, errlen, "element %lld belongs to no material; add a BACKGROUND material",
                    e + 1);
-  element_thermo(d, *reg, *mat, cx, cy, density, energy);
+  element_thermo(d, ic, *reg, *mat, cx, cy, density, energy);
   TRY(check_thermo(d, e, *reg, *density, *energy, err, errlen));
   if (!*ncp) return UM_SUCCESS;
   /* the components: the MATERIAL entries of their material (the energy scaled by the component's volume), then, where
@@ -303,22 +323,22 @@ int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const
    * BACKGROUND or REGION one (upstream's setup_thermodynamic_rationalise) */
   double vol;
   bl_geometry(cx, cy, NULL, NULL, NULL, NULL, NULL, &vol);
-  const int nt = count_set(d->thermodynamic_type);
+  const int nt = ic->nthermo;
   int any_region = 0;
-  for (int ii = 0; ii < nt; ii++) any_region |= bl_is(d->thermodynamic_type[ii], "REGION");
+  for (int ii = 0; ii < nt; ii++) any_region |= ic->thermo_region[ii];
   for (int i = 0; i < *ncp; i++) {
     bl_component *q = &cp[i];
     int named = 0;
     for (int ii = 0; ii < nt; ii++) {
-      if (!bl_is(d->thermodynamic_type[ii], "MATERIAL") || d->thermodynamic_value[ii] - 1 != q->mat) continue;
+      if (ic->thermo_region[ii] || d->thermodynamic_value[ii] - 1 != q->mat) continue; /* MATERIAL entries */
       named = 1;
       q->density = d->density[ii], q->energy = d->energy[ii];
       const double v = q->fr * vol;
-      if (bl_is(d->thermodynamic_energy_scale[ii], "VOLUME")) q->energy /= v;
-      else if (bl_is(d->thermodynamic_energy_scale[ii], "MASS")) q->energy /= d->density[ii] * v;
+      if (ic->thermo_scale[ii] == BL_SCALE_VOLUME) q->energy /= v;
+      else if (ic->thermo_scale[ii] == BL_SCALE_MASS) q->energy /= d->density[ii] * v;
     }
     if (!named && any_region) {
-      if (!bl_is(d->material_type[q->mat], "BACKGROUND") && !bl_is(d->material_type[q->mat], "REGION"))
+      if (ic->material_kind[q->mat] != BL_IND_BACKGROUND && ic->material_kind[q->mat] != BL_IND_REGION)
         return bl_ferr(d, "thermodynamic_type", err, errlen, "material %d (%s), a component of mixed element %lld, "
                        "has no MATERIAL initial condition and is not a BACKGROUND or REGION material (whose "
                        "components take the cell's): add a MATERIAL entry for it", q->mat + 1,
@@ -333,12 +353,11 @@ int bl_element_mixed_state(const bl_deck *d, const bl_ic *ic, long long e, const
   return UM_SUCCESS;
 }
 
-void bl_node_velocity(const bl_deck *d, double x, double y, int type, double *u, double *v) {
+void bl_node_velocity(const bl_deck *d, const bl_ic *ic, double x, double y, int type, double *u, double *v) {
   *u = *v = 0.0;
-  const int nkin = count_set(d->kinematic_type);
-  for (int ii = 0; ii < nkin; ii++) {
+  for (int ii = 0; ii < ic->nkin; ii++) {
     const double *p = d->kinematic_param[ii];
-    if (bl_is(d->kinematic_geometry[ii], "RADIAL")) {
+    if (ic->kin_radial[ii]) {
       const double rv = 1.0 / sqrt((x - p[1]) * (x - p[1]) + (y - p[2]) * (y - p[2]));
       *u = p[0] * x * rv;
       *v = p[0] * y * rv;
@@ -462,13 +481,14 @@ int bl_block_alloc(bl_block *b, int what) {
 }
 
 /* The block's nodes: position, type, velocity, elements (the gather scheme's node -> element map). */
-static void block_nodes(const bl_deck *d, const bl_grid *g, const bl_relax *p, int orient, bl_block *b) {
+static void block_nodes(const bl_deck *d, const bl_ic *ic, const bl_grid *g, const bl_relax *p, int orient,
+                        bl_block *b) {
   for (int i = 0; i < b->count[1]; i++) {
     const long long n = b->first[1] + i;
     const int ll = (int)(n % g->nl) + 1, kk = (int)(n / g->nl) + 1;
     bl_grid_point(g, p, ll, kk, &b->y[i], &b->x[i]);
     b->indtype[i] = node_type(g, orient, n);
-    bl_node_velocity(d, b->x[i], b->y[i], b->indtype[i], &b->u[i], &b->v[i]);
+    bl_node_velocity(d, ic, b->x[i], b->y[i], b->indtype[i], &b->u[i], &b->v[i]);
     if (!b->ndel) continue;
     long long el[4] = {0, 0, 0, 0}, nd[4];
     const int ne = node_elements(g->nl, g->nk, n, el);
@@ -549,7 +569,7 @@ int bl_block_build(const bl_deck *d, const long long first[2], const long long c
     memcpy(b->material_name, ic.material_name, sizeof b->material_name);
     const int orient = bl_grid_orientation(&g, &p);
     if (bl_block_alloc(b, what)) rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a block of the mesh");
-    if (!rc) block_nodes(d, &g, &p, orient, b);
+    if (!rc) block_nodes(d, &ic, &g, &p, orient, b);
     if (!rc) rc = block_elements(d, &g, &p, &ic, orient, b, err, errlen);
   }
   bl_grid_free(&g);

@@ -98,6 +98,7 @@ void lulesh_params_default(lulesh_params *p) {
   p->eos_merged = 0;
   p->strips = 0;
   p->by_blocks = 0;
+  p->threads = 0; /* the context's (um_context_host_threads) */
 }
 
 /* ---- state and loops ------------------------------------------------------- */
@@ -247,7 +248,9 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
     lulesh_block_free(&b);
   } else {
     lulesh_mesh m;
-    rc = lulesh_mesh_build(p, &m, err, errlen);
+    lulesh_params q = *p;
+    if (q.threads <= 0) q.threads = um_context_host_threads(ctx);
+    rc = lulesh_mesh_build(&q, &m, err, errlen);
     if (rc) {
       lulesh_state_free(&s);
       return rc;

@@ -39,6 +39,8 @@ typedef struct {
   int strips;      /* 1: the elements renumbered in strips two rows high ((i, j, k) then (i, j + 1, k)) after the
                       set-up, so a warp's elements share nodes in x and y (cuda.warp_combine pairs both); 0:
                       upstream's numbering, x fastest */
+  int threads;     /* host threads of lulesh_mesh_build (OpenMP; there <= 1: one; lulesh_setup: 0 the context's,
+                      um_context_host_threads): the same mesh for any count */
 } lulesh_params;
 
 /* lulesh_params.eos_merged's value for params.eos: merged_q */

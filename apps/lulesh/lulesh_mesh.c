@@ -282,7 +282,10 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     lulesh_mesh_free(m);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the LULESH mesh of size %d", nx);
   }
+  const int nt = p->threads > 1 ? p->threads : 1; /* each row computed alone: the same bits for any count */
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t n = 0; n < nn; n++) node_coord(nx, (long long)n, m->coord + 3 * n);
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < ne; i++) {
     long long n[8], f[6];
     elem_nodes(nx, (long long)i, n);
@@ -292,6 +295,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     m->elem_bc[i] = elem_bc(nx, (long long)i);
     m->volo[i] = m->elem_mass[i] = elem_volume(nx, (long long)i);
   }
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, (long long)n, m->volo);
   /* symmetry-plane node lists (SetupSymmetryPlanes) */
   for (int i = 0, nidx = 0; i < en; i++)

@@ -155,7 +155,95 @@ static int creates(int f, int i, int j, int k) {
   return (f == 0 && j == 0) || f == 1 || f == 2 || (f == 3 && i == 0) || (f == 4 && k == 0) || f == 5;
 }
 
+/* Where plane i's faces go: its first interior face and, per boundary group, its first face in the group. */
+typedef struct {
+  int nface, group_fill[NGROUPS];
+} plane_at;
+
+/* The cells of plane i (cell numbers (i * ny + j) * nz + k), in the serial order: with fill 0 only the faces each
+ * creates counted into *at; with fill 1 the cells and faces written, numbered from *at on. */
+static void build_plane(const ma_inputs *in, ma_mesh *m, int i, int fill, const int group_start[NGROUPS],
+                        plane_at *at_) {
+  const int nx = in->nx, ny = in->ny, nz = in->nz;
+  for (int j = 0; j < ny; j++)
+    for (int k = 0; k < nz; k++) {
+      const int c = (i * ny + j) * nz + k;
+      double x[8][3];
+      if (fill) cell_geometry(in, i, j, k, x, m->centre + 3 * (size_t)c, &m->volume[c]);
+      for (int f = 0; f < 6; f++) {
+        const int a = i + face_step[f][0], b = j + face_step[f][1], e = k + face_step[f][2];
+        const int inside = a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
+        const int other = inside ? (a * ny + b) * nz + e : c;
+        if (fill) m->neighbour[6 * (size_t)c + f] = other;
+        if (!creates(f, i, j, k)) continue;
+        int g = 0;
+        while (!inside && group_face[g] != f) g++;
+        const int at = inside ? at_->nface++ : group_start[g] + at_->group_fill[g]++;
+        if (!fill) continue;
+        double centre[3], area[3];
+        face_geometry(x, f, centre, area);
+        ma_faces *F = inside ? &m->interior : &m->bc[group_kind(in->problem, g)];
+        if (inside) {
+          F->cell[2 * (size_t)at] = c;
+          F->cell[2 * (size_t)at + 1] = other;
+          F->slot[2 * (size_t)at] = 6 * c + f;
+          F->slot[2 * (size_t)at + 1] = 6 * other + face_opposite[f];
+        } else {
+          F->cell[at] = c;
+          F->slot[at] = 6 * c + f;
+        }
+        memcpy(F->area + 3 * (size_t)at, area, sizeof area);
+        memcpy(F->centre + 3 * (size_t)at, centre, sizeof centre);
+      }
+    }
+}
+
+/* The cells and faces by planes of i over nthreads threads: each plane's faces counted, their first numbers the
+ * counts of the planes before it (the serial loop's numbering), then each plane filled alone. */
+static int build_planes(const ma_inputs *in, ma_mesh *m, const int group_start[NGROUPS], int nthreads) {
+  const int nx = in->nx;
+  plane_at *at = calloc((size_t)nx, sizeof *at);
+  if (!at) return UM_ERR_ALLOC;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int i = 0; i < nx; i++) build_plane(in, m, i, 0, group_start, &at[i]);
+  plane_at sum = {0, {0}};
+  for (int i = 0; i < nx; i++) {
+    const plane_at here = at[i];
+    at[i] = sum;
+    sum.nface += here.nface;
+    for (int g = 0; g < NGROUPS; g++) sum.group_fill[g] += here.group_fill[g];
+  }
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int i = 0; i < nx; i++) build_plane(in, m, i, 1, group_start, &at[i]);
+  free(at);
+  return UM_SUCCESS;
+}
+
+/* Each cell's face centres and outward area vectors, from the faces (computed once, by their creators; the right
+ * cell sees the area vector negated): each slot written by one face. */
+static void cell_faces(ma_mesh *m, int nthreads) {
+  const int nint = m->interior.n;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int f = 0; f < nint; f++)
+    for (int side = 0; side < 2; side++) {
+      const size_t s = (size_t)m->interior.slot[2 * (size_t)f + side];
+      memcpy(m->face_centre + 3 * s, m->interior.centre + 3 * (size_t)f, 3 * sizeof(double));
+      for (int d = 0; d < 3; d++)
+        m->face_area[3 * s + d] = side ? -m->interior.area[3 * (size_t)f + d] : m->interior.area[3 * (size_t)f + d];
+    }
+  for (int b = 0; b < MA_NBC; b++)
+    for (int f = 0; f < m->bc[b].n; f++) {
+      const size_t s = (size_t)m->bc[b].slot[f];
+      memcpy(m->face_centre + 3 * s, m->bc[b].centre + 3 * (size_t)f, 3 * sizeof(double));
+      memcpy(m->face_area + 3 * s, m->bc[b].area + 3 * (size_t)f, 3 * sizeof(double));
+    }
+}
+
 int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
+  return ma_mesh_build_threads(in, 1, m, err, errlen);
+}
+
+int ma_mesh_build_threads(const ma_inputs *in, int nthreads, ma_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   const int checked = ma_inputs_check(in, "mesh", err, errlen);
   if (checked) return checked;
@@ -175,10 +263,6 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
   int rc = m->centre && m->volume && m->neighbour && m->face_centre && m->face_area ? UM_SUCCESS : UM_ERR_ALLOC;
   if (!rc) rc = faces_alloc(&m->interior, (int)nint, 2);
   for (int b = 0; b < MA_NBC && !rc; b++) rc = faces_alloc(&m->bc[b], nbc[b], 1);
-  if (rc) {
-    ma_mesh_free(m);
-    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building a mesh of %lld cells", nc);
-  }
   /* where each boundary group starts within its kind's set */
   int group_start[NGROUPS], fill[MA_NBC] = {0};
   for (int g = 0; g < NGROUPS; g++) {
@@ -186,56 +270,12 @@ int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen) {
     group_start[g] = fill[b];
     fill[b] += ngroup[g];
   }
-  int group_fill[NGROUPS] = {0};
-  int nface = 0;
-  for (int i = 0; i < nx; i++)
-    for (int j = 0; j < ny; j++)
-      for (int k = 0; k < nz; k++) {
-        const int c = (i * ny + j) * nz + k;
-        double x[8][3];
-        cell_geometry(in, i, j, k, x, m->centre + 3 * (size_t)c, &m->volume[c]);
-        for (int f = 0; f < 6; f++) {
-          const int a = i + face_step[f][0], b = j + face_step[f][1], e = k + face_step[f][2];
-          const int inside = a >= 0 && a < nx && b >= 0 && b < ny && e >= 0 && e < nz;
-          const int other = inside ? (a * ny + b) * nz + e : c;
-          m->neighbour[6 * (size_t)c + f] = other;
-          if (!creates(f, i, j, k)) continue;
-          double centre[3], area[3];
-          face_geometry(x, f, centre, area);
-          ma_faces *F;
-          int at;
-          if (inside) {
-            F = &m->interior, at = nface++;
-            F->cell[2 * (size_t)at] = c;
-            F->cell[2 * (size_t)at + 1] = other;
-            F->slot[2 * (size_t)at] = 6 * c + f;
-            F->slot[2 * (size_t)at + 1] = 6 * other + face_opposite[f];
-          } else {
-            int g = 0;
-            while (group_face[g] != f) g++;
-            F = &m->bc[group_kind(in->problem, g)];
-            at = group_start[g] + group_fill[g]++;
-            F->cell[at] = c;
-            F->slot[at] = 6 * c + f;
-          }
-          memcpy(F->area + 3 * (size_t)at, area, sizeof area);
-          memcpy(F->centre + 3 * (size_t)at, centre, sizeof centre);
-        }
-      }
-  /* each cell's face centres and outward area vectors, from the faces (computed
-   * once, by their creators; the right cell sees the area vector negated) */
-  for (int side = 0; side < 2; side++)
-    for (int f = 0; f < m->interior.n; f++) {
-      const size_t s = (size_t)m->interior.slot[2 * (size_t)f + side];
-      memcpy(m->face_centre + 3 * s, m->interior.centre + 3 * (size_t)f, 3 * sizeof(double));
-      for (int d = 0; d < 3; d++) m->face_area[3 * s + d] = side ? -m->interior.area[3 * (size_t)f + d] : m->interior.area[3 * (size_t)f + d];
-    }
-  for (int b = 0; b < MA_NBC; b++)
-    for (int f = 0; f < m->bc[b].n; f++) {
-      const size_t s = (size_t)m->bc[b].slot[f];
-      memcpy(m->face_centre + 3 * s, m->bc[b].centre + 3 * (size_t)f, 3 * sizeof(double));
-      memcpy(m->face_area + 3 * s, m->bc[b].area + 3 * (size_t)f, 3 * sizeof(double));
-    }
+  if (!rc) rc = build_planes(in, m, group_start, nthreads > 0 ? nthreads : 1);
+  if (rc) {
+    ma_mesh_free(m);
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building a mesh of %lld cells", nc);
+  }
+  cell_faces(m, nthreads > 0 ? nthreads : 1);
   for (size_t c = 0; c < n; c++)
     if (!(m->volume[c] > 0.0)) {
       const double v = m->volume[c];

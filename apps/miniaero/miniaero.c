@@ -342,7 +342,8 @@ static int build_and_declare(um_app_run *r, ma_solver *S) {
   ma_source src = {NULL, NULL, 0, 0};
   if (!blocks) {
     ma_mesh m;
-    if (ma_mesh_build(in, &m, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+    if (ma_mesh_build_threads(in, um_context_host_threads(r->ctx), &m, err, sizeof err))
+      return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
     src.m = &m;
     const int rc = declare(r, S, &src);
     ma_mesh_free(&m);

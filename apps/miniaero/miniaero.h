@@ -72,6 +72,8 @@ typedef struct {
 void ma_node_position(const ma_inputs *in, int i, int j, int k, double *x);
 
 int ma_mesh_build(const ma_inputs *in, ma_mesh *m, char *err, size_t errlen);
+/* The same over nthreads threads (OpenMP; by planes of i): the same mesh, bit for bit, for any count. */
+int ma_mesh_build_threads(const ma_inputs *in, int nthreads, ma_mesh *m, char *err, size_t errlen);
 void ma_mesh_free(ma_mesh *m);
 
 /* The sets of the generated mesh, in the order of ma_mesh_counts: cells, interior faces, then the boundary faces

@@ -194,6 +194,35 @@ bool same_bits(const T &a, const T &b) {
 // The blocks of P ranks, end to end, are the whole mesh bit for bit (nodes, elements, neighbours, node types with
 // the corner walls, regions, materials, initial state; the gather scheme's node -> element lists and the fused
 // viscosity's far corners as bookleaf.c builds them from the whole mesh): regular decks, at their sizes and thin.
+// The whole mesh over threads: the same arrays, bit for bit, for any count (regions, shapes, radial velocities: noh,
+// sedov's volume-scaled source, several materials: sod_mm_circle's serial components).
+TEST_F(BookLeafMesh, SameMeshForAnyThreadCount) {
+  for (const char *name : {"noh_small", "sedov_lag_small", "sod_mm_circle_small", "blast_sm_lag_small"}) {
+    char err[1024] = "";
+    ASSERT_EQ(bl_deck_read(d, deck_path(name).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    bl_mesh one{};
+    ASSERT_EQ(bl_mesh_build_threads(d, 1, &one, err, sizeof err), UM_SUCCESS) << err;
+    const size_t ne = (size_t)one.nel, nn = (size_t)one.nnd;
+    for (int nt : {2, 3}) {
+      bl_mesh t{};
+      ASSERT_EQ(bl_mesh_build_threads(d, nt, &t, err, sizeof err), UM_SUCCESS) << err;
+      ASSERT_EQ(t.nel, one.nel);
+      ASSERT_EQ(t.ncp, one.ncp) << name;
+      EXPECT_EQ(memcmp(t.elnd, one.elnd, sizeof(int) * 4 * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.elel, one.elel, sizeof(int) * 4 * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.elreg, one.elreg, sizeof(int) * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.elmat, one.elmat, sizeof(int) * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.density, one.density, sizeof(double) * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.energy, one.energy, sizeof(double) * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.indtype, one.indtype, sizeof(int) * nn), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.u, one.u, sizeof(double) * nn), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.v, one.v, sizeof(double) * nn), 0) << name << " " << nt;
+      bl_mesh_free(&t);
+    }
+    bl_mesh_free(&one);
+  }
+}
+
 TEST_F(BookLeafMesh, BlocksEndToEndAreTheWholeMesh) {
   struct Case {
     const char *deck;

@@ -178,6 +178,31 @@ TEST(LuleshMesh, MatchesUpstreamsConstruction) {
   lulesh_mesh_free(&m);
 }
 
+// The generator over threads: each node and element computed alone, the same mesh bit for bit for any count.
+TEST(LuleshMesh, SameMeshForAnyThreadCount) {
+  lulesh_params p = params(7);
+  lulesh_mesh one;
+  char err[256];
+  p.threads = 1;
+  ASSERT_EQ(lulesh_mesh_build(&p, &one, err, sizeof err), 0) << err;
+  const size_t ne = (size_t)one.nelem, nn = (size_t)one.nnode;
+  for (int nt : {2, 3, 16}) {
+    lulesh_mesh m;
+    p.threads = nt;
+    ASSERT_EQ(lulesh_mesh_build(&p, &m, err, sizeof err), 0) << err;
+    ASSERT_EQ(m.nelem, one.nelem);
+    EXPECT_EQ(memcmp(m.coord, one.coord, sizeof(double) * 3 * nn), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.elem_nodes, one.elem_nodes, sizeof(int) * 8 * ne), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.elem_faces, one.elem_faces, sizeof(int) * 6 * ne), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.elem_bc, one.elem_bc, sizeof(int) * ne), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.volo, one.volo, sizeof(double) * ne), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.elem_mass, one.elem_mass, sizeof(double) * ne), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.nodal_mass, one.nodal_mass, sizeof(double) * nn), 0) << nt << " threads";
+    lulesh_mesh_free(&m);
+  }
+  lulesh_mesh_free(&one);
+}
+
 TEST(LuleshMesh, RegionsPartitionTheElementsWithUpstreamsCosts) {
   lulesh_params p = params(12);
   lulesh_mesh m;

@@ -98,6 +98,38 @@ TEST(MiniaeroMesh, CountsKindsAndUpstreamNumbering) {
   ma_mesh_free(&m);
 }
 
+static void expect_same_faces(const ma_faces &a, const ma_faces &b, int arity, const char *what) {
+  ASSERT_EQ(a.n, b.n) << what;
+  const size_t n = (size_t)a.n;
+  EXPECT_EQ(memcmp(a.cell, b.cell, sizeof(int) * n * arity), 0) << what;
+  EXPECT_EQ(memcmp(a.slot, b.slot, sizeof(int) * n * arity), 0) << what;
+  EXPECT_EQ(memcmp(a.area, b.area, sizeof(double) * n * 3), 0) << what;
+  EXPECT_EQ(memcmp(a.centre, b.centre, sizeof(double) * n * 3), 0) << what;
+}
+
+// The generator by planes over threads: the same mesh, bit for bit, for any count (more threads than planes too).
+TEST(MiniaeroMesh, SameMeshForAnyThreadCount) {
+  ma_inputs in = box(MA_RAMP, 7, 5, 4, 30.0);
+  ma_mesh one;
+  char err[256];
+  ASSERT_EQ(ma_mesh_build_threads(&in, 1, &one, err, sizeof err), UM_SUCCESS) << err;
+  const size_t n = (size_t)one.ncells;
+  for (int nt : {2, 3, 16}) {
+    ma_mesh m;
+    ASSERT_EQ(ma_mesh_build_threads(&in, nt, &m, err, sizeof err), UM_SUCCESS) << err;
+    ASSERT_EQ(m.ncells, one.ncells);
+    EXPECT_EQ(memcmp(m.centre, one.centre, sizeof(double) * n * 3), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.volume, one.volume, sizeof(double) * n), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.neighbour, one.neighbour, sizeof(int) * n * 6), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.face_centre, one.face_centre, sizeof(double) * n * 18), 0) << nt << " threads";
+    EXPECT_EQ(memcmp(m.face_area, one.face_area, sizeof(double) * n * 18), 0) << nt << " threads";
+    expect_same_faces(m.interior, one.interior, 2, "interior faces");
+    for (int b = 0; b < MA_NBC; b++) expect_same_faces(m.bc[b], one.bc[b], 1, ma_bc_name(b));
+    ma_mesh_free(&m);
+  }
+  ma_mesh_free(&one);
+}
+
 TEST(MiniaeroMesh, ClosedCellsOutwardBoundariesSlotsOnce) {
   for (double angle : {0.0, 30.0}) {
     ma_inputs in = box(MA_RAMP, 6, 4, 3, angle);

@@ -45,6 +45,10 @@ int um_context_on_host(const um_context *ctx);
 um_strategy um_context_strategy(const um_context *ctx);
 /** The context's options (block size, threads, verbosity, ...), as um_init took them. */
 const um_options *um_context_options(const um_context *ctx);
+/** Threads for the host's own passes over whole sets (mesh generation, plan inputs, layout transposes: the
+ * set-up): run.threads when set, else OpenMP's default shared among the ranks of the run (at least 1; 1 without
+ * OpenMP). The passes that use it give the same result for any count. */
+int um_context_host_threads(const um_context *ctx);
 /** A one-line description of where the context runs, from its backend (e.g. the
  * GPU and its profile); "" when the backend has none. */
 const char *um_context_device(const um_context *ctx);

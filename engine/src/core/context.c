@@ -6,7 +6,11 @@
 #include <limits.h>
 #include <strings.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "internal.h"
+#include "um/distributed.h"
 #include "pass.h"
 #include "option_tables.h"
 #include "../util/array.h"
@@ -269,6 +273,16 @@ const char *um_context_device(const um_context *ctx) {
 um_strategy um_context_strategy(const um_context *ctx) { return ctx->strategy; }
 const um_options *um_context_options(const um_context *ctx) { return &ctx->opts; }
 
+int um_context_host_threads(const um_context *ctx) {
+  if (ctx && ctx->opts.nthreads > 0) return ctx->opts.nthreads;
+#ifdef _OPENMP
+  const int n = omp_get_max_threads() / um_mpi_size();
+  return n > 1 ? n : 1;
+#else
+  return 1;
+#endif
+}
+
 int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
@@ -489,8 +503,9 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
    * converted (at scale the second buffer cost as much as the copy: pages touched twice) */
   const int soa_now = dim > 1 && !ctx->dist && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
   if (given && data && !ctx->dist) {
-    if (soa_now) um__transpose(d->data, data, (size_t)set->size, (size_t)rows, dim, esize, 1);
-    else memcpy(d->data, data, given);
+    const int nt = um_context_host_threads(ctx);
+    if (soa_now) um__transpose(d->data, data, (size_t)set->size, (size_t)rows, dim, esize, 1, nt);
+    else um__copy(d->data, data, given, nt);
   }
   d->ctx = ctx;
   d->set = set;

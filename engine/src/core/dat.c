@@ -8,9 +8,10 @@
 
 /* One transpose with the value size es known where it is inlined (8 and 4 below): each copy a single move,
  * where a copy of a size known only at run time is a library call per value (a 2.1M-cell miniAero's dats
- * went through 30M of them at declaration). */
-static inline void transpose_es(char *dst, const char *src, size_t n, size_t rows, int dim, size_t es, int to_soa) {
-  for (size_t e = 0; e < n; e++)
+ * went through 30M of them at declaration). Rows [e0, e1). */
+static inline void transpose_es(char *dst, const char *src, size_t e0, size_t e1, size_t rows, int dim, size_t es,
+                                int to_soa) {
+  for (size_t e = e0; e < e1; e++)
     for (int c = 0; c < dim; c++) {
       const size_t aos = (e * (size_t)dim + (size_t)c) * es, soa = ((size_t)c * rows + e) * es;
       if (to_soa) memcpy(dst + soa, src + aos, es);
@@ -18,12 +19,44 @@ static inline void transpose_es(char *dst, const char *src, size_t n, size_t row
     }
 }
 
-/* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back; the
- * SoA side has columns of `rows` values (rows >= n). */
-void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa) {
-  if (esize == 8) transpose_es(dst, src, n, rows, dim, 8, to_soa);
-  else if (esize == 4) transpose_es(dst, src, n, rows, dim, 4, to_soa);
-  else transpose_es(dst, src, n, rows, dim, esize, to_soa);
+static void transpose_rows(char *dst, const char *src, size_t e0, size_t e1, size_t rows, int dim, size_t esize,
+                           int to_soa) {
+  if (esize == 8) transpose_es(dst, src, e0, e1, rows, dim, 8, to_soa);
+  else if (esize == 4) transpose_es(dst, src, e0, e1, rows, dim, 4, to_soa);
+  else transpose_es(dst, src, e0, e1, rows, dim, esize, to_soa);
+}
+
+/* Below this many bytes a pass stays on one thread (a thread team costs more than it saves). */
+#define UM_PAR_BYTES ((size_t)1 << 20)
+
+/* Transpose n x dim values of esize bytes: AoS -> SoA (to_soa) or back; the SoA side has columns of `rows`
+ * values (rows >= n). Large ones by nthreads threads, each a range of rows (each value moves once: the same bytes
+ * for any count). */
+void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa, int nthreads) {
+  const size_t bytes = n * (size_t)dim * esize;
+  if (nthreads <= 1 || bytes < UM_PAR_BYTES) {
+    transpose_rows(dst, src, 0, n, rows, dim, esize, to_soa);
+    return;
+  }
+#pragma omp parallel num_threads(nthreads)
+  {
+    size_t e0 = 0, e1 = n;
+    um__thread_range(n, &e0, &e1);
+    transpose_rows(dst, src, e0, e1, rows, dim, esize, to_soa);
+  }
+}
+
+void um__copy(void *dst, const void *src, size_t bytes, int nthreads) {
+  if (nthreads <= 1 || bytes < UM_PAR_BYTES) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+#pragma omp parallel num_threads(nthreads)
+  {
+    size_t b0 = 0, b1 = bytes;
+    um__thread_range(bytes, &b0, &b1);
+    memcpy((char *)dst + b0, (const char *)src + b0, b1 - b0);
+  }
 }
 
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
@@ -31,12 +64,17 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
     d->layout = to;
     return UM_SUCCESS;
   }
+  if (d->host_zeros && (d->valid & UM_VALID_HOST)) { /* zeros in either layout: nothing to move */
+    d->layout = to;
+    um__dat_host_moved(d);
+    return UM_SUCCESS;
+  }
   UM_CHECK(ctx, um__dat_to_host(ctx, d));
   /* every allocated row moves, halo and padding too */
   size_t n = (size_t)d->rows, bytes = n * (size_t)d->dim * d->esize;
   char *buf = malloc(bytes ? bytes : 1);
   if (!buf) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory converting dat '%s' to %s", d->name, um_layout_name(to));
-  um__transpose(buf, d->data, n, n, d->dim, d->esize, to == UM_SOA);
+  um__transpose(buf, d->data, n, n, d->dim, d->esize, to == UM_SOA, um_context_host_threads(ctx));
   free(d->data);
   d->data = buf;
   d->layout = to;
@@ -126,8 +164,9 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   if (ctx->dist) return ctx->dist_ops->fetch(ctx, d, out); /* collective, also for 0 bytes */
   if (!bytes) return UM_SUCCESS;
   UM_CHECK(ctx, um__dat_to_host(ctx, (um_dat *)d));
-  if (d->layout == UM_SOA && d->dim > 1) um__transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0);
-  else memcpy(out, d->data, bytes);
+  const int nt = um_context_host_threads(ctx);
+  if (d->layout == UM_SOA && d->dim > 1) um__transpose(out, d->data, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 0, nt);
+  else um__copy(out, d->data, bytes, nt);
   return UM_SUCCESS;
 }
 
@@ -142,8 +181,9 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   if (!bytes) return UM_SUCCESS;
   /* the host copy takes the owned rows; rows beyond them (halo, padding) must be current too */
   if (d->rows > d->set->size) UM_CHECK(ctx, um__dat_to_host(ctx, d));
-  if (d->layout == UM_SOA && d->dim > 1) um__transpose(d->data, in, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 1);
-  else memcpy(d->data, in, bytes);
+  const int nt = um_context_host_threads(ctx);
+  if (d->layout == UM_SOA && d->dim > 1) um__transpose(d->data, in, (size_t)d->set->size, (size_t)d->rows, d->dim, d->esize, 1, nt);
+  else um__copy(d->data, in, bytes, nt);
   um__dat_host_changed(d);
   return UM_SUCCESS;
 }

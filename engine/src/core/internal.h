@@ -3,6 +3,10 @@
 #ifndef UM_INTERNAL_H
 #define UM_INTERNAL_H
 
+#include <stddef.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "error.h"
 #include "objects.h"
 
@@ -13,7 +17,20 @@ int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out);
 int um__resolve_layouts(um_context *ctx, const um_loop *loop);
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);
 /* n x dim values of esize bytes, AoS -> SoA (to_soa) or back; the SoA side has columns of `rows` values */
-void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa);
+void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa, int nthreads);
+/* The calling thread's part [*b, *e) of [0, n) in a parallel region: equal static ranges in thread order (the
+ * whole range outside one, or without OpenMP). */
+static inline void um__thread_range(size_t n, size_t *b, size_t *e) {
+#ifdef _OPENMP
+  const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+  *b = n / nt * t + (t < n % nt ? t : n % nt);
+  *e = *b + n / nt + (t < n % nt);
+#else
+  *b = 0, *e = n;
+#endif
+}
+/* memcpy over nthreads threads (large copies: the pages touched in parallel). */
+void um__copy(void *dst, const void *src, size_t bytes, int nthreads);
 /* Make the host copy of d current (asks the backend if it holds newer values). */
 int um__dat_to_host(um_context *ctx, um_dat *d);
 /* The host copy of d changed: other copies are stale. */
