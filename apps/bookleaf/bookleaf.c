@@ -651,7 +651,7 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
             cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
             cfg->zhg ? ", hourglass filters" : "", cfg->zsp ? ", sub-zonal pressures" : "",
             cfg->deck.zeul ? ", Eulerian (ALE remap every step)" : "");
-    r->setup_seconds = um_wtime() - t0;
+    um_app_setup_done(r, t0);
     rc = run(r, &S, cfg);
   }
   free(S.elnd_orig), free(S.elreg_orig), free(S.elmat_orig);
