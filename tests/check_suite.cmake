@@ -8,7 +8,7 @@
 #      validation and exits 3; --compare A B flags the CORRECTNESS REGRESSION (exit 3) and
 #      --compare A A does not (exit 0); --validate passes A's run JSON and fails B's against
 #      the reference, and refuses a results file, another app's reference and a missing one;
-#   2. --report writes a self-contained HTML page (SVG plots, no script, nothing fetched
+#   2. --report writes a self-contained HTML page (SVG plots and pictures, no script, nothing fetched
 #      from the network) and its markdown; with CHROMIUM set, a headless browser renders it
 #      to a PNG screenshot;
 #   3. bad suites stop with exit 1 and a message: unknown key, missing config, unknown tag.
@@ -259,6 +259,8 @@ foreach(must "<h3>Tuning</h3>" "<td>measured</td>" "block ")
   endif()
 endforeach()
 string(REPLACE "xmlns=\"http://www.w3.org/2000/svg\"" "" h_no_ns "${h}")
+# a picture (umrun --draw) is an image inside the page (a data: URL of its SVG): nothing fetched
+string(REGEX REPLACE "src=\"data:image/svg\\+xml;base64,[A-Za-z0-9+/=]*\"" "" h_no_ns "${h_no_ns}")
 if(h_no_ns MATCHES "<script|https?://|<link |@import|src=")
   message(FATAL_ERROR "report.html is not self-contained (a script or something fetched): ${CMAKE_MATCH_0}")
 endif()

@@ -631,6 +631,7 @@ static void write_app(const page *pg, const char *app) {
   rep_app_figs_free(&figs);
   rep_app_notes(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app);
   write_sets_maps(h, m, uj_get(run, "mesh"));
+  rep_write_picture(h, m, pg->files, pg->paths, pg->nfiles, app); /* a run's --draw picture, if one drew */
   write_loops_table(pg, app, al, nal);
   rep_write_variants(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app, al, nal);
   rep_write_side_by_side(h, m, &pg->ix, pg->files, pg->devs, pg->nfiles, app, al, nal);

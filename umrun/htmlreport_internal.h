@@ -13,6 +13,10 @@
 #include "um/safe_file.h"
 #include "tools.h"
 
+/* htmlreport_draw.c: the first picture (umrun --draw; a suite case's draw:) among the app's runs, captioned from
+ * the run's figures; paths: the results files' paths (a picture is looked for beside them too). */
+void rep_write_picture(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles, const char *app);
+
 /* htmlreport_svg.c */
 typedef struct {
   const char *label;

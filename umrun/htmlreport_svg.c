@@ -78,11 +78,17 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
     umrun_xml_escape(f, bars[i].label);
     fputs("</text>\n", f);
   }
+  double right[2] = {-1e9, -1e9}; /* where the labels so far end, in each of two rows */
   for (int g = 0; g < ngroups; g++) {
     const int end = g + 1 < ngroups ? gstart[g + 1] : nbars;
-    const double x0 = L + 4 + gstart[g] * bw, x1 = L + 4 + end * bw;
-    fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">", (x0 + x1) / 2,
-            T + 14);
+    const double x0 = L + 4 + gstart[g] * bw, x1 = L + 4 + end * bw, w = 7.0 * (double)strlen(groups[g]);
+    double x = (x0 + x1) / 2; /* centred over its bars, kept inside the chart, on the first row it does not overlap */
+    if (x + w / 2 > W - 10) x = W - 10 - w / 2;
+    if (x - w / 2 < L) x = L + w / 2;
+    const int row = x - w / 2 < right[0] + 6 && x - w / 2 >= right[1] + 6 ? 1 : 0;
+    right[row] = x + w / 2;
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">", x,
+            T + 14 + 15 * row);
     umrun_xml_escape(f, groups[g]);
     fputs("</text>\n", f);
   }

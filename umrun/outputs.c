@@ -162,8 +162,8 @@ static void write_provenance(FILE *f, const run_settings *s, um_context *ctx, co
 }
 
 static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um_app *app, const um_app_run *run,
-                       double total,
-                       const um_ref *ref, const um_validation_result *val, int validated, const char *status) {
+                       double total, const um_ref *ref, const um_validation_result *val, int validated,
+                       const char *status, const umrun_draw *drawn) {
   fputs("{\n  \"format\": \"" UMRUN_RUN_FORMAT "\",\n  \"um_version\": ", f);
   um_json_string(f, UM_VERSION);
   fputs(",\n  \"app\": ", f);
@@ -211,13 +211,13 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
     um_json_number(f, run->metric_values[i]); /* null when not finite */
   }
   fputs("}", f);
+  umrun_draw_json(f, drawn);
   if (validated) {
     fputs(",\n  \"validation\": ", f);
     um_validation_write_json(ref, val, f);
   }
   fputs("\n}\n", f);
 }
-
 
 /* Where the context runs, and settings that name another backend. */
 void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx) {
@@ -434,13 +434,13 @@ int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, con
  * (util/safe_file.h). */
 int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
                         const um_app_run *run, double total, const validation *v, int rc, int status,
-                         const char *status_text) {
+                        const char *status_text, const umrun_draw *drawn) {
   char err[4096];
   if (c->json_path) {
     um_safe_file jf;
     int bad = um_safe_open(&jf, c->json_path, err, sizeof err);
     if (!bad) {
-      write_json(jf.f, s, ctx, app, run, total, v->ref, &v->val, v->validated, status_text);
+      write_json(jf.f, s, ctx, app, run, total, v->ref, &v->val, v->validated, status_text, drawn);
       bad = um_safe_commit(&jf, err, sizeof err);
     }
     if (bad) {
@@ -474,4 +474,3 @@ int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings
   }
   return status;
 }
-

@@ -11,6 +11,7 @@
 #include "um/validate.h"
 #include "sweep.h"
 #include "apps_table.h"
+#include "draw.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2, EXIT_VALIDATION = 3, EXIT_STOPPED = 4 };
 
@@ -33,6 +34,7 @@ typedef struct {
   int nsets;
   umrun_sweep_spec sweep;
   char *restart_set;    /* --restart PATH as "checkpoint.restart=PATH" (one of sets) */
+  umrun_draw draw; /* --draw WHAT FILE (draw.h) */
   char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
 } cmdline;
 
@@ -102,7 +104,8 @@ int umrun_make_field_dir(validation *v, char *err, size_t len);
 void umrun_remove_field_dir(const um_runner *r, validation *v);
 int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
                        const char *changed, const char **status_text);
+/* drawn: the --draw picture the run made (its "draw" member of the JSON), or NULL. */
 int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
                         const um_app_run *run, double total, const validation *v, int rc, int status,
-                        const char *status_text);
+                        const char *status_text, const umrun_draw *drawn);
 #endif

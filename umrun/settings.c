@@ -217,6 +217,7 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
   if ((rc = check_compiler(c, cfg, err, len))) return rc;
   if (c->json_path && (rc = check_out_file("--json file", c->json_path, err, len))) return rc;
   if (c->csv_path && (rc = check_out_file("--csv file", c->csv_path, err, len))) return rc;
+  if (c->draw.path && (rc = check_out_file("--draw file", c->draw.path, err, len))) return rc;
   if (um_config_kind(cfg, "mesh.file") == UM_CONFIG_SCALAR && !um_config_get_string(cfg, "mesh.file", NULL, &v, NULL, 0) &&
       v && *v && (rc = check_in_file("mesh.file", v, err, len)))
     return rc;

@@ -49,6 +49,9 @@ void umrun_suite_usage(FILE *f) {
         "passing run's validated metrics bit for bit (e.g. run.reproducible across strategies,\n"
         "backends and rank counts); a run that differs fails, naming the metric.\n"
         "\n"
+        "A case with draw: plan (plan=LOOP, partition, partition=SET: umrun's --draw) has each\n"
+        "run write that picture beside its JSON (runs/<run>.svg); --report shows an app's first.\n"
+        "\n"
         "A selection makes at most 5000 runs (the product of each case's axes, summed over the\n"
         "cases): it is counted before anything is expanded, and a larger one is refused with\n"
         "its count.\n"
@@ -285,6 +288,7 @@ static int run_args(const suite_ctx *x, const suite_run *r, const char **args, c
   args[na++] = "--set";
   args[na++] = "output.dir=";
   if (x->o->allow_compiler) args[na++] = "--allow-compiler";
+  if (r->draw_path[0]) args[na++] = "--draw", args[na++] = r->c->draw, args[na++] = r->draw_path;
   /* the suite's values reach the run as a suite case's (their source in the run's JSON: "suite") */
   snprintf(setbuf[AXES], sizeof setbuf[AXES], "suite case %s", r->c->name);
   args[na++] = "--suite-case";
@@ -370,6 +374,11 @@ static void run_all(suite_ctx *x, suite_run *runs, int nruns) {
     snprintf(r->json_path, sizeof r->json_path, "%s/%s.json", x->runsdir, r->file_id);
     snprintf(r->log_path, sizeof r->log_path, "%s/%s.log", x->logsdir, r->file_id);
     unlink(r->json_path);
+    r->draw_path[0] = '\0';
+    if (r->c->draw) { /* the picture beside the run's JSON */
+      snprintf(r->draw_path, sizeof r->draw_path, "%s/%s.svg", x->runsdir, r->file_id);
+      unlink(r->draw_path);
+    }
     const char *args[520];
     char setbuf[AXES + 1][600];
     const int np = run_args(x, r, args, setbuf);

@@ -2,6 +2,7 @@
  * strategies x layouts x reorderings x block sizes x ranks), read and checked. */
 #include "suite_internal.h"
 #include "options.h"
+#include "draw.h"
 
 /* ---- the suite file ------------------------------------------------------------ */
 void suite_free_strs(char **v, int n) {
@@ -14,6 +15,7 @@ void suite_free(suite_file *s) {
     suite_case *c = &s->cases[i];
     free(c->name);
     free(c->config);
+    free(c->draw);
     free(c->app);
     suite_free_strs(c->tags, c->ntags);
     suite_free_strs(c->sets, c->nsets);
@@ -186,6 +188,21 @@ static int case_app(const um_runner *r, const suite_file *S, suite_case *c, cons
   return 0;
 }
 
+/* A case's draw: (umrun --draw WHAT): plan, plan=LOOP, partition or partition=SET; absent: none. */
+static int read_draw(um_config *cfg, const char *k, suite_case *c, const char *name, char *err, size_t len) {
+  if (um_config_kind(cfg, k) == UM_CONFIG_ABSENT) return 0;
+  const char *v = NULL;
+  umrun_draw d;
+  char why[1024];
+  if (um_config_get_string(cfg, k, NULL, &v, err, len)) return -1;
+  if (!v || umrun_draw_parse(&d, v, "picture.svg", why, sizeof why)) {
+    snprintf(err, len, "case '%s': draw: %s", name, v ? why : "expected plan, plan=LOOP, partition or partition=SET");
+    return -1;
+  }
+  c->draw = strdup(v);
+  return c->draw ? 0 : -1;
+}
+
 int suite_load(const um_runner *r, const char *path, const char *app_override, int allow_compiler, suite_file *S, char *err, size_t len) {
   memset(S, 0, sizeof *S);
   S->path = strdup(path);
@@ -193,8 +210,8 @@ int suite_load(const um_runner *r, const char *path, const char *app_override, i
   if (um_config_load_file(path, &cfg, err, len)) return -1;
   static const char *const top[] = {"suite", "description", "defaults", "cases", NULL};
   static const char *const defk[] = {"timeout_s", "set", NULL};
-  static const char *const casek[] = {"name",      "config",      "tags",      "set", "matrix",
-                                      "timeout_s", "description", "same_bits", NULL};
+  static const char *const casek[] = {"name",      "config",      "tags",      "set",  "matrix",
+                                      "timeout_s", "description", "same_bits", "draw", NULL};
   int rc = -1, n = 0;
   if (check_keys(cfg, NULL, top, err, len)) goto out;
   if (um_config_kind(cfg, "defaults") == UM_CONFIG_MAPPING && check_keys(cfg, "defaults", defk, err, len)) goto out;
@@ -253,6 +270,8 @@ int suite_load(const um_runner *r, const char *path, const char *app_override, i
     if (read_timeout(cfg, k, S->timeout_s, &c->timeout_s, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.same_bits", i);
     if (um_config_get_bool(cfg, k, 0, &c->same_bits, err, len)) goto out;
+    snprintf(k, sizeof k, "cases.%d.draw", i);
+    if (read_draw(cfg, k, c, name, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.matrix", i);
     if (um_config_kind(cfg, k) == UM_CONFIG_MAPPING && read_matrix(cfg, k, c, name, err, len)) goto out;
     if (case_app(r, S, c, app_override, name, where, err, len)) goto out;

@@ -44,6 +44,7 @@ typedef struct {
   int naxis[AXES];
   double timeout_s;
   int same_bits; /* every passing run of the matrix must give the first one's metrics bit for bit */
+  char *draw; /* draw: plan[=LOOP] | partition[=SET]: each run writes that picture beside its JSON (NULL: none) */
   int selected;  /* by --tags and --only */
   double combos; /* the product of its axes' lengths (counted before anything is expanded) */
 } suite_case;
@@ -66,7 +67,7 @@ typedef struct {
   const suite_case *c;
   const char *val[AXES]; /* this combination (NULL: the config's own) */
   char id[512], file_id[512];
-  char json_path[4096], log_path[4096];
+  char json_path[4096], log_path[4096], draw_path[4096]; /* draw_path: the case's picture ("" none) */
   umrun_child_result res;
   int started;
   char status[16]; /* pass, fail, error, timeout */

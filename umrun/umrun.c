@@ -51,6 +51,7 @@ static void usage(const um_runner *r, FILE *f) {
             r->prog, r->prog);
   fprintf(f,
           "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet] [--repeat N]\n"
+          "             [--draw plan[=LOOP]|partition[=SET] FILE.svg]\n"
           "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
           "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
           "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
@@ -89,6 +90,15 @@ static void usage(const um_runner *r, FILE *f) {
           "                    (gnuplot). A config may list them too: sweep: [\"run.layout=aos,soa\"]\n"
           "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
           "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
+          "  --draw plan[=LOOP] FILE.svg   after the run, a picture of a loop's plan (default:\n"
+          "                    the planned loop with the most time): its set's elements at their\n"
+          "                    coordinates coloured by block colour, and by thread colour within\n"
+          "                    the block, with the counts; one process (not under mpirun)\n"
+          "  --draw partition[=SET] FILE.svg  a picture of the partition over the MPI ranks (default:\n"
+          "                    the partition's set): owners, and each rank's owned elements, exec\n"
+          "                    halo and non-exec halo. Both: small 2-D meshes (at most 60000\n"
+          "                    elements; Airfoil, Volna, BookLeaf, Jacobi, SIAC; not LULESH or\n"
+          "                    miniAero, whose meshes are 3-D)\n"
           "  --print-config    print the config in effect as YAML and exit\n"
           "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
           "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"
@@ -195,7 +205,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     const char *a = argv[i];
     if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
         !strcmp(a, "--csv") || !strcmp(a, "--csv-label") || !strcmp(a, "--suite-set") || !strcmp(a, "--suite-case") ||
-        !strcmp(a, "--repeat") || !strcmp(a, "--restart")) {
+        !strcmp(a, "--repeat") || !strcmp(a, "--restart") || !strcmp(a, "--draw")) {
       if (i + 1 >= argc) {
         umrun_err(r, "%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
@@ -221,6 +231,10 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
         snprintf(c->restart_set, n, "checkpoint.restart=%s", v);
         c->set_origins[c->nsets] = "--restart";
         c->sets[c->nsets++] = c->restart_set;
+      }
+      else if (!strcmp(a, "--draw")) { /* --draw WHAT FILE */
+        if (umrun_draw_parse(&c->draw, v, i + 1 < argc ? argv[++i] : NULL, err, sizeof err))
+          return umrun_err(r, "%s\n", err), EXIT_USAGE;
       }
       else if (!strcmp(a, "--json")) c->json_path = v;
       else if (!strcmp(a, "--sweep-out")) c->sweep_out = v;
@@ -255,6 +269,11 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     } else {
       c->config_path = a;
     }
+  }
+  if (c->draw.kind && (c->repeat > 1 || c->sweep.nkeys)) {
+    umrun_err(r, "--draw draws the plan or partition of one run: leave out %s (or draw one of its runs alone)\n",
+              c->repeat > 1 ? "--repeat" : "--sweep");
+    return EXIT_USAGE;
   }
   return -1;
 }
@@ -317,6 +336,9 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
   }
   if (kind != UM_CONFIG_ABSENT) um_config_mark_read(cfg, "sweep", NULL, 0);
   if (!c->sweep.nkeys || c->sweep_child) return -1;
+  if (c->draw.kind) /* the config's sweep: each run its own, and one picture is of one run */
+    return umrun_err(r, "--draw draws the plan or partition of one run, and this config sweeps: draw one of its "
+                        "runs alone (--set the sweep's values)\n"), EXIT_USAGE;
   /* Before anything runs or is written: the config (app and every key), and
    * the config with each value the sweep sets, are checked as a run checks
    * them; the output folder is built from the checked app name only. */
@@ -537,7 +559,8 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_wtime() - t0;
   um_app_progress_clear(&run);
-  int status = EXIT_OK;
+  int status = EXIT_OK, draw_status = EXIT_OK;
+  umrun_draw drawn = c->draw; /* --draw: what the picture shows, for the JSON */
   const char *status_text = "ok";
   if (nranks > 1) { /* one outcome for every rank; a rank that failed alone stops the job rather than hang it */
     const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : rc == UM_ERR_STOPPED ? EXIT_STOPPED : EXIT_RUN) : EXIT_OK;
@@ -570,6 +593,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
     }
     if (umrun_measure_memory(&run, ctx) && rank == 0) umrun_err(r, "note: the ranks' memory could not be gathered\n");
     umrun_print_report(out, app, &run, &s, ctx, total);
+    draw_status = umrun_draw_run(&drawn, ctx, out, r->prog); /* every rank: a partition gathers from each */
   }
   if (!rc && v.ref && rank == 0) {
     char changed[2048] = "";
@@ -584,7 +608,8 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
     um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
   if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
   if (!rc && rank == 0) umrun_ckpt_note_unused(&run, r->prog ? r->prog : "umrun");
-  if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text);
+  if (!rc && drawn.kind && status == EXIT_OK) status = draw_status;
+  if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text, &drawn);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
   umrun_free_memory(&run);
   umrun_ckpt_free(&run);

@@ -276,6 +276,20 @@ typedef struct {
 int um_partition_info_get(const um_context *ctx, um_partition_info *out);
 /** What rank `rank` holds of set s (any rank's, known on every rank). */
 int um_set_partition(const um_set *s, int rank, int *owned, int *exec_halo, int *nonexec_halo);
+/** The roles um_set_holders gives an element of a set on a rank. */
+enum {
+  UM_HELD_NONE = 0,   /**< the rank does not hold the element                          */
+  UM_HELD_OWNED = 1,  /**< the rank owns it                                             */
+  UM_HELD_EXEC = 2,   /**< in the rank's exec halo: its loops run it too                */
+  UM_HELD_NONEXEC = 3 /**< in the rank's non-exec halo: the rank only reads its values  */
+};
+/** Which elements of set s each rank holds, for pictures and checks of small meshes (collective on a
+ * distributed context: every rank calls it). On rank 0, role[r * n + g] for rank r < um_context_nranks(ctx)
+ * and element g < n = um_set_size(s) in the global numbering (um_dat_fetch's): UM_HELD_OWNED, UM_HELD_EXEC
+ * (in r's exec halo: run redundantly there), UM_HELD_NONEXEC (in r's non-exec halo: only read there) or
+ * UM_HELD_NONE. role must hold nranks * n bytes on rank 0; other ranks may pass NULL and 0. Not distributed:
+ * rank 0 owns every element. UM_ERR_ARG for a NULL context or set, or rank 0's role too small. */
+int um_set_holders(um_context *ctx, const um_set *s, unsigned char *role, size_t bytes);
 /** A map with global indices for every element of its from-set (collective when
  * distributed): out holds um_set_size(from) * arity entries. */
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes);

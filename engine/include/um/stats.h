@@ -104,6 +104,28 @@ int um_plan_cache_size(const um_context *ctx);
 /** Reset counters (keeps plans). */
 void um_loop_stats_reset(um_context *ctx);
 
+/** The last plan loop i (as in um_loop_stats_get) ran with, read-only, for tools that draw or inspect it
+ * (umrun --draw plan). The plan covers elements [begin, begin + size) of the loop's set (um_loop_set): block b
+ * is elements begin + [block_offset[b], block_offset[b + 1]), of block colour block_colour[b] (blocks of one
+ * colour run concurrently), and element begin + e has thread colour thread_colour[e] within its block (elements
+ * of one thread colour run concurrently). The arrays belong to the engine's plan cache: valid until the next
+ * loop call, reordering, um_distribute or um_finalize; copy what must outlive them. */
+typedef struct {
+  int begin; /**< the first element of the set the plan covers             */
+  int size; /**< elements planned                                          */
+  int block_size; /**< elements per block (the last one, or given blocks, fewer) */
+  int nblocks; /**< blocks (mini-partitions)                                  */
+  int nblock_colours; /**< block colours                                             */
+  int max_thread_colours; /**< thread colours of the block with the most                 */
+  const int *block_offset; /**< [nblocks + 1], from 0 to size                             */
+  const int *block_colour; /**< [nblocks]: 0 .. nblock_colours - 1                        */
+  const int *nthread_colours; /**< [nblocks]: thread colours of each block                   */
+  const int *thread_colour; /**< [size]: 0 .. nthread_colours[block] - 1                    */
+} um_plan_view;
+/** Fill *out with the last plan of loop i. UM_ERR_ARG for a NULL argument or i out of range;
+ * UM_ERR_UNSUPPORTED when the loop ran without a plan (direct loops; strategies and backends that need none). */
+int um_loop_plan_view(const um_context *ctx, int i, um_plan_view *out);
+
 /** The number of arguments of what loop i (as in um_loop_stats_get) last ran.
  * With um_loop_arg_get, um_loop_kernel and um_loop_set: its kernel, iteration
  * set and arguments (dats, maps, indices, access modes). Lets a tool describe the

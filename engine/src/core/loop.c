@@ -606,7 +606,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
     rec->nplans++;
     rec->plan_seconds += um_setup_end(ctx, UM_SETUP_PLANS) - t0;
   }
-  rec->last_plan = p;
+  rec->last_plan = p, rec->last_plan_begin = begin;
   *out = p;
   return UM_SUCCESS;
 }

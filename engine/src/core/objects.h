@@ -144,6 +144,7 @@ typedef struct {
   um_tune_info *tune;   /* what tuning tried and kept (its choice, if any, is in the overrides above); NULL if it
                            never looked */
   const um_plan *last_plan;
+  int last_plan_begin; /* the first element of the set last_plan covers */
   int nplans;
   double plan_seconds;
   double first_call_seconds; /* wall time of the first call, after its argument checks to its return */

@@ -99,7 +99,9 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
   long long *u = NULL, *su = NULL, *rg = NULL;
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *ans = NULL, *got = NULL;
   int *pos = malloc((size_t)P * sizeof *pos), *home = NULL;
-  int rc = scnt && rcnt && pos && umd_gmap_init(&seen, 64) == UM_SUCCESS ? UM_SUCCESS : UM_ERR_ALLOC;
+  long long lo, hi;
+  const size_t nrem = umd_span_outside(g, (size_t)(n > 0 ? n : 0), b0, b1, &lo, &hi);
+  int rc = scnt && rcnt && pos && umd_gmap_init_span(&seen, nrem + 64, lo, hi) == UM_SUCCESS ? UM_SUCCESS : UM_ERR_ALLOC;
   for (int i = 0; rc == UM_SUCCESS && i < n; i++) {
     if (g[i] >= b0 && g[i] < b1) {
       out[i] = S->own_home[g[i] - b0];
@@ -111,8 +113,11 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
   if (rc == UM_SUCCESS && (!(u = malloc((size_t)(nu ? nu : 1) * sizeof *u)) || !(su = malloc((size_t)(nu ? nu : 1) * sizeof *su)) ||
                            !(home = malloc((size_t)(nu ? nu : 1) * sizeof *home))))
     rc = UM_ERR_ALLOC;
-  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++)
-    if (seen.k[k] >= 0) u[seen.v[k]] = seen.k[k];
+  for (size_t k = 0; rc == UM_SUCCESS && k < umd_gmap_slots(&seen); k++) {
+    long long x;
+    const int at = umd_gmap_at(&seen, k, &x);
+    if (at >= 0) u[at] = x;
+  }
   for (int i = 0; rc == UM_SUCCESS && i < nu; i++) scnt[home[i] = umd_home(S, P, u[i])]++;
   for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
   for (int i = 0; rc == UM_SUCCESS && i < nu; i++) { /* grouped by home; seen now gives the place in su */
@@ -227,7 +232,9 @@ static int rule_first_ref(umd_blocks *B, const um_map *mp) {
   umd_gmap seen = {0}; /* each distinct target -> its first entry (ascending elements: the lowest referencing) */
   long long *sp = NULL, *rp = NULL, *best = malloc((size_t)(T->count ? T->count : 1) * sizeof *best);
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *pos = NULL, np = 0, nr = 0;
-  int rc = best && scnt && rcnt && umd_gmap_init(&seen, (size_t)T->count + 16) == UM_SUCCESS
+  long long lo, hi;
+  umd_span_outside(mp->gtargets, n, 0, 0, &lo, &hi);
+  int rc = best && scnt && rcnt && umd_gmap_init_span(&seen, (size_t)T->count + 16, lo, hi) == UM_SUCCESS
                ? UM_SUCCESS
                : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory placing set '%s'", mp->to->name);
   for (size_t i = 0; rc == UM_SUCCESS && i < n; i++)
@@ -236,14 +243,16 @@ static int rule_first_ref(umd_blocks *B, const um_map *mp) {
   np = (int)seen.n;
   if (rc == UM_SUCCESS && (!(sp = malloc(((size_t)np + 1) * 3 * sizeof *sp)) || !(pos = malloc((size_t)P * sizeof *pos))))
     rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory placing set '%s'", mp->to->name);
-  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++) /* proposals (target, element, owner) by home */
-    if (seen.k[k] >= 0) scnt[umd_home(T, P, seen.k[k])] += 3;
+  long long x;
+  for (size_t k = 0; rc == UM_SUCCESS && k < umd_gmap_slots(&seen); k++) /* proposals (target, element, owner) */
+    if (umd_gmap_at(&seen, k, &x) >= 0) scnt[umd_home(T, P, x)] += 3;
   for (int q = 0, at = 0; rc == UM_SUCCESS && q < P; q++) pos[q] = at, at += scnt[q];
-  for (size_t k = 0; rc == UM_SUCCESS && k < seen.cap; k++) {
-    if (seen.k[k] < 0) continue;
-    const int q = umd_home(T, P, seen.k[k]);
+  for (size_t k = 0; rc == UM_SUCCESS && k < umd_gmap_slots(&seen); k++) {
+    const int e = umd_gmap_at(&seen, k, &x);
+    if (e < 0) continue;
+    const int q = umd_home(T, P, x);
     long long *w = sp + pos[q];
-    w[0] = seen.k[k], w[1] = F->begin[B->rank] + seen.v[k], w[2] = F->own_home[seen.v[k]];
+    w[0] = x, w[1] = F->begin[B->rank] + e, w[2] = F->own_home[e];
     pos[q] += 3;
   }
   umd_gmap_free(&seen);

@@ -6,28 +6,36 @@
 
 #include "dist_impl.h"
 
+#include <limits.h>
+
 #ifdef UM_HAVE_MPI
 
 /* Global number -> int, open addressing with linear probing (keys >= 0; -1 marks an empty slot), at most 2/3 full:
- * 1.5 slots of 12 bytes a key (a power-of-two table would take 2 to 4). */
+ * 1.5 slots of 12 bytes a key (a power-of-two table would take 2 to 4). The table is cut in lines of 8 slots: the
+ * numbers g with the same g / 8 hash to one line, each at its place g % 8 in it, so neighbours in the global
+ * numbering (a mesh's neighbours, mostly) share a cache line and a walk over the mesh misses the cache once for
+ * several numbers, not once for each. */
 typedef struct {
   long long *k;
   int *v;
-  size_t cap, n;
+  size_t cap, n; /* cap: a multiple of 8 */
+  int *dense;    /* umd_gmap_init_span's: dense[g - lo] for g in [lo, lo + span), -1 when absent; no k, v */
+  long long lo, span;
 } umd_gmap;
 
 static inline size_t umd_gmap_slot(const umd_gmap *h, long long g) {
-  uint64_t x = (uint64_t)g + 0x9e3779b97f4a7c15ULL; /* splitmix64's finaliser */
+  uint64_t x = ((uint64_t)g >> 3) + 0x9e3779b97f4a7c15ULL; /* splitmix64's finaliser of g's line */
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   x ^= x >> 31;
-  return (size_t)(((unsigned __int128)x * h->cap) >> 64); /* x scaled to [0, cap) */
+  return ((size_t)(((unsigned __int128)x * (h->cap >> 3)) >> 64) << 3) | (size_t)(g & 7); /* line in [0, cap/8) */
 }
 static inline size_t umd_gmap_next(const umd_gmap *h, size_t i) { return i + 1 == h->cap ? 0 : i + 1; }
 /* Room for `expect` keys without growing; 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
-  h->cap = expect + expect / 2 + 16;
+  h->cap = (expect + expect / 2 + 16 + 7) & ~(size_t)7;
   h->n = 0;
+  h->dense = NULL, h->lo = h->span = 0;
   h->k = malloc(h->cap * sizeof *h->k);
   h->v = malloc(h->cap * sizeof *h->v);
   if (!h->k || !h->v) {
@@ -38,13 +46,49 @@ static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
   for (size_t i = 0; i < h->cap; i++) h->k[i] = -1;
   return UM_SUCCESS;
 }
+/* Room for `expect` keys, all in [lo, hi]: an array over the span when it is at most 6 slots a key (4 bytes a slot,
+ * against 18 a key hashed; a lookup reads one slot, next to its neighbours' in the numbering), else the table.
+ * Keys outside [lo, hi] are refused by umd_gmap_add (UM_ERR_INTERNAL); 0 or UM_ERR_ALLOC. */
+static inline int umd_gmap_init_span(umd_gmap *h, size_t expect, long long lo, long long hi) {
+  memset(h, 0, sizeof *h);
+  if (hi < lo || (unsigned long long)(hi - lo) >= 6ULL * expect + 1024) return umd_gmap_init(h, expect);
+  h->lo = lo, h->span = hi - lo + 1;
+  if (!(h->dense = malloc((size_t)h->span * sizeof *h->dense))) return UM_ERR_ALLOC;
+  memset(h->dense, 0xff, (size_t)h->span * sizeof *h->dense); /* -1 */
+  return UM_SUCCESS;
+}
 static inline void umd_gmap_free(umd_gmap *h) {
-  free(h->k), free(h->v);
-  h->k = NULL, h->v = NULL;
+  free(h->k), free(h->v), free(h->dense);
+  h->k = NULL, h->v = NULL, h->dense = NULL;
   h->cap = h->n = 0;
+  h->lo = h->span = 0;
+}
+/* The slots of the map, and slot i's value (-1: empty) and key *g: for a walk over every key. */
+static inline size_t umd_gmap_slots(const umd_gmap *h) { return h->dense ? (size_t)h->span : h->cap; }
+static inline int umd_gmap_at(const umd_gmap *h, size_t i, long long *g) {
+  if (h->dense) return *g = h->lo + (long long)i, h->dense[i];
+  return *g = h->k[i], h->k[i] >= 0 ? h->v[i] : -1;
+}
+static inline void umd_gmap_put_at(umd_gmap *h, size_t i, int v) {
+  if (h->dense) h->dense[i] = v;
+  else h->v[i] = v;
+}
+/* The span [*lo, *hi] of n numbers (every `stride`-th of v from v[0]; *hi < *lo when none) outside [b0, b1), and
+ * how many: for umd_gmap_init_span. */
+static inline size_t umd_span_outside(const long long *v, size_t n, long long b0, long long b1, long long *lo,
+                                      long long *hi) {
+  size_t k = 0;
+  *lo = LLONG_MAX, *hi = LLONG_MIN;
+  for (size_t i = 0; i < n; i++)
+    if (v[i] < b0 || v[i] >= b1) {
+      k++;
+      *lo = v[i] < *lo ? v[i] : *lo, *hi = v[i] > *hi ? v[i] : *hi;
+    }
+  return k;
 }
 /* The value of g, or -1. */
 static inline int umd_gmap_get(const umd_gmap *h, long long g) {
+  if (h->dense) return g >= h->lo && g - h->lo < h->span ? h->dense[g - h->lo] : -1;
   if (!h->cap) return -1;
   for (size_t i = umd_gmap_slot(h, g);; i = umd_gmap_next(h, i)) {
     if (h->k[i] == g) return h->v[i];
@@ -53,6 +97,10 @@ static inline int umd_gmap_get(const umd_gmap *h, long long g) {
 }
 /* g's value set to v when g is there. */
 static inline void umd_gmap_set(umd_gmap *h, long long g, int v) {
+  if (h->dense) {
+    if (g >= h->lo && g - h->lo < h->span && h->dense[g - h->lo] >= 0) h->dense[g - h->lo] = v;
+    return;
+  }
   for (size_t i = h->cap ? umd_gmap_slot(h, g) : 0; h->cap && h->k[i] >= 0; i = umd_gmap_next(h, i))
     if (h->k[i] == g) {
       h->v[i] = v;
@@ -61,6 +109,11 @@ static inline void umd_gmap_set(umd_gmap *h, long long g, int v) {
 }
 /* g -> v unless g is there already (its value kept); grows; 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
+  if (h->dense) {
+    if (g < h->lo || g - h->lo >= h->span) return UM_ERR_INTERNAL;
+    if (h->dense[g - h->lo] < 0) h->dense[g - h->lo] = v, h->n++;
+    return UM_SUCCESS;
+  }
   if (3 * (h->n + 1) > 2 * h->cap) {
     umd_gmap o = *h, nh;
     if (umd_gmap_init(&nh, 2 * h->n + 1) != UM_SUCCESS) return UM_ERR_ALLOC;
@@ -143,11 +196,20 @@ int umd_agree(umd_blocks *B, int rc, const char *step);
 int umd_blocks_partition(umd_blocks *B, int primary, const char *method);
 
 /* dist_blocks_geom.c: the points (xyz[3 count]) of this rank's block of the primary set from coordinate dat d (on
- * it, or on via's to-set: the centroids of the targets, fetched from their homes); the edge cut and the parts not
- * connected of a candidate partition part[count] of the primary set, from this rank's rows of the graph
- * (collective; the same figures on every rank). */
+ * it, or on via's to-set: the centroids of the targets, fetched from their homes). */
 int umd_blocks_points(umd_blocks *B, int primary, const um_dat *d, const um_map *via, double *xyz);
-int umd_blocks_quality(umd_blocks *B, int primary, const int *xadj, const int *adj, int *part, long *cut, int *disc);
+
+/* The elements of each target of map mp (from a set into another) this rank is home to: lists *off [count + 1] into
+ * *val (dist_blocks_graph.c; collective). */
+int umd_target_lists(umd_blocks *B, const um_map *mp, int **off, long long **val);
+/* dist_blocks_geom.c: union-find's root of x (paths halved); the components of this rank's part from pairs (g, h)
+ * sent here (h == g: an element). */
+int umd_uf_find(int *up, int x);
+int umd_components(umd_blocks *B, const long long *v, int n, int *ncomp);
+/* dist_blocks_quality.c: the edge cut and the parts not connected of a candidate part[count], from the lists of elements that
+ * share a target (or a row of a map into the set, or a row of a map of the set to itself), never from the graph's
+ * rows (collective). */
+int umd_blocks_quality_lists(umd_blocks *B, int primary, const int *part, long *cut, int *disc);
 
 /* dist_blocks_rows.c: the records' layout, the migration home -> owner, the exec and non-exec halos, and the
  * result: this rank's dats, maps, sets and halo lists (collective). */

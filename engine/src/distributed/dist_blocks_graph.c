@@ -4,7 +4,8 @@
  * itself joins), from pairs of global numbers sent to the homes: no rank sees more than its rows. The candidates of
  * dist_choose.c's chain: PT-Scotch partitions that distributed graph (SCOTCH_dgraphPart), rcb and sfc the points
  * of the blocks (dist_blocks_geom.c), "block" keeps the declared blocks, metis gives way (it needs the whole
- * graph); the edge cut and the parts' connectedness come from the rows (dist_blocks_geom.c). Collective. */
+ * graph); the edge cut and the parts' connectedness come from lists of neighbours (dist_blocks_quality.c), so the
+ * graph is built only for PT-Scotch. Collective. */
 #include "dist_blocks.h"
 
 #include <limits.h>
@@ -103,7 +104,7 @@ static int send_lls(umd_blocks *B, const long long *v, const int *scnt, long lon
  * whose target is homed here is read where it is, never copied into the exchange: on a mesh declared by blocks
  * nearly all are): lists *off [T->count + 1] into *val (local pairs first, then the received ones). Buffers sized
  * exactly (a count pass, then a fill). */
-static int target_lists(umd_blocks *B, const um_map *mp, int **off, long long **val) {
+int umd_target_lists(umd_blocks *B, const um_map *mp, int **off, long long **val) {
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
   const int P = B->P, ar = mp->arity, me = B->rank;
   const size_t n = (size_t)F->count * (size_t)ar;
@@ -279,7 +280,7 @@ static int shared_targets(umd_blocks *B, const um_map *mp, int prior, int **roff
   int rc = scnt && pos && to ? prior : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the graph");
   *roff = NULL, *rval = NULL;
   rc = umd_agree(B, rc, "building the graph"); /* every rank goes on, or none */
-  if (rc == UM_SUCCESS) rc = target_lists(B, mp, &off, &val);
+  if (rc == UM_SUCCESS) rc = umd_target_lists(B, mp, &off, &val);
   for (int pass = 0; rc == UM_SUCCESS && pass < 2; pass++) { /* count, then fill: each list to its ranks once */
     if (pass) rc = lists_buffer(B, scnt, pos, &sv);
     for (int t = 0; rc == UM_SUCCESS && t < T->count; t++) {
@@ -471,14 +472,25 @@ static int scotch_parts(umd_blocks *B, int primary, const int *xadj, const int *
 /* The candidates of dist_choose.c's chain on a mesh declared by blocks: each gives the owners of this rank's block. */
 typedef struct {
   umd_blocks *B;
-  int primary, graph;
-  const int *xadj, *adj;
+  int primary, graph; /* graph: 0 not built yet, 1 built, -1 could not be built */
+  int *xadj, *adj;
   int *cand; /* [count] */
   const um_dat *coords;
   const um_map *via;
   char coords_why[256];
   int coords_said;
 } blocks_part;
+
+/* The primary set's graph, built when PT-Scotch runs (the candidates' quality comes from lists:
+ * dist_blocks_quality.c), so a geometric partition never builds it; 1 when it is there. Collective: every rank
+ * reaches it at the same step of the chain. */
+static int ensure_graph(blocks_part *X) {
+  if (!X->graph) {
+    X->graph = umd_agree(X->B, build_graph(X->B, X->primary, &X->xadj, &X->adj), "building the graph") == UM_SUCCESS ? 1 : -1;
+    if (X->graph < 0) umd_add_note(&X->B->D->info, "the primary set's graph could not be built");
+  }
+  return X->graph > 0;
+}
 
 /* rcb or sfc over the points of this rank's block (dist_blocks_geom.c, dist_geom.c). */
 static int blocks_geom(blocks_part *X, int sfc, char *why, size_t wl) {
@@ -511,7 +523,7 @@ static int blocks_run(void *self, const char *name, char *why, size_t wl) {
     snprintf(why, wl, "METIS needs the whole graph on one rank, which a mesh declared by blocks never builds");
     return -1;
   }
-  if (!strcmp(name, "ptscotch") && !X->graph) return snprintf(why, wl, "the graph could not be built"), -1;
+  if (!strcmp(name, "ptscotch") && !ensure_graph(X)) return snprintf(why, wl, "the graph could not be built"), -1;
   if (!strcmp(name, "ptscotch")) return scotch_parts(B, X->primary, X->xadj, X->adj, X->cand, why, wl);
   if (!strcmp(name, "rcb") || !strcmp(name, "sfc")) return blocks_geom(X, !strcmp(name, "sfc"), why, wl);
   for (int i = 0; i < B->S[X->primary].count; i++) X->cand[i] = B->rank; /* block: the declared blocks */
@@ -531,7 +543,7 @@ static int blocks_quality(void *self, int *empty, int *disc, long *cut) {
   free(cnt);
   if (m != MPI_SUCCESS) return mpi_fail(B->ctx, m, "MPI_Allreduce (part sizes)");
   *cut = -1, *disc = 0;
-  return X->graph ? umd_blocks_quality(B, X->primary, X->xadj, X->adj, X->cand, cut, disc) : UM_SUCCESS;
+  return umd_blocks_quality_lists(B, X->primary, X->cand, cut, disc);
 }
 
 static void blocks_keep(void *self) {
@@ -542,11 +554,7 @@ static void blocks_keep(void *self) {
 int umd_blocks_partition(umd_blocks *B, int primary, const char *method) {
   um_partition_info *info = &B->D->info;
   umd_bset *S = &B->S[primary];
-  int *xadj = NULL, *adj = NULL;
   blocks_part X = {B, primary, 0, NULL, NULL, NULL, NULL, NULL, "", 0};
-  X.graph = umd_agree(B, build_graph(B, primary, &xadj, &adj), "building the graph") == UM_SUCCESS;
-  if (!X.graph) umd_add_note(info, "the primary set's graph could not be built");
-  X.xadj = xadj, X.adj = adj;
   int rc = umd_coords_find(B->ctx, primary, &X.coords, &X.via, X.coords_why, sizeof X.coords_why);
   if (rc == UM_SUCCESS && !strcmp(method, "auto")) method = umd_auto(0, S->gsize, X.coords != NULL, info);
   if (rc == UM_SUCCESS && !(X.cand = malloc((size_t)(S->count ? S->count : 1) * sizeof *X.cand)))
@@ -554,7 +562,7 @@ int umd_blocks_partition(umd_blocks *B, int primary, const char *method) {
   rc = umd_agree(B, rc, "partitioning");
   static const umd_part_ops ops = {blocks_run, blocks_quality, blocks_keep};
   if (rc == UM_SUCCESS) rc = umd_choose(B->ctx, B->D->comm, &ops, &X, method, X.coords != NULL, info);
-  free(xadj), free(adj), free(X.cand);
+  free(X.xadj), free(X.adj), free(X.cand);
   return rc;
 }
 #endif /* UM_HAVE_MPI */

@@ -23,28 +23,19 @@ int umd_blocks_layout(umd_blocks *B) {
   return UM_SUCCESS;
 }
 
-/* np records recs[idx[j]] of set s to ranks dest[j] (grouped here): *out gets the ones sent here, by source rank
- * ascending, each source's in its order; *src (when asked) the source of each. drop (may be NULL): records freed
- * once packed, before the exchange allocates what arrives (the peak holds two copies, not three). */
-static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, const int *dest, char **out, int *nout,
-                int **src, char **drop) {
+/* Records of set s packed by destination (sb, scnt[P] each) to their ranks: *out gets the ones sent here, by
+ * source rank ascending, each source's in its order; *src (when asked) the source of each. */
+static int send_packed(umd_blocks *B, int s, const char *sb, const int *scnt, char **out, int *nout, int **src) {
   const int P = B->P;
   const size_t rec = B->S[s].rec;
-  int *perm = malloc((size_t)(np ? np : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
   int *rcnt = malloc((size_t)P * sizeof *rcnt);
-  char *sb = malloc((size_t)(np ? np : 1) * rec);
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  int rc = perm && scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory moving rows");
+  int rc = rcnt ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory moving rows");
   if (rc == UM_SUCCESS) {
-    umd_group(np, dest, P, perm, scnt);
-    for (int j = 0; j < np; j++) memcpy(sb + (size_t)j * rec, recs + (size_t)idx[perm[j]] * rec, rec);
-    free(perm);
-    perm = NULL;
     int m = MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
     if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
     if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (rows)");
   }
-  if (drop) free(*drop), *drop = NULL;
   if (rc == UM_SUCCESS) rc = umd_a2a(B, t, rec, sb, scnt, (void **)out, rcnt, nout);
   if (rc == UM_SUCCESS && src) {
     *src = malloc((size_t)(*nout ? *nout : 1) * sizeof **src);
@@ -53,26 +44,51 @@ static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, 
       for (int c = 0; c < rcnt[q]; c++) (*src)[j++] = q;
   }
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(perm), free(scnt), free(rcnt), free(sb);
+  free(rcnt);
   return rc;
 }
 
-/* The records of the elements this rank is home to, from what it declared. */
-static int home_records(umd_blocks *B, int s, char **out) {
+/* np records recs[idx[j]] of set s to ranks dest[j] (grouped here): as send_packed. */
+static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, const int *dest, char **out, int *nout,
+                int **src) {
+  const int P = B->P;
+  const size_t rec = B->S[s].rec;
+  int *perm = malloc((size_t)(np ? np : 1) * sizeof *perm), *scnt = malloc((size_t)P * sizeof *scnt);
+  char *sb = malloc((size_t)(np ? np : 1) * rec);
+  int rc = perm && scnt && sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory moving rows");
+  if (rc == UM_SUCCESS) {
+    umd_group(np, dest, P, perm, scnt);
+    for (int j = 0; j < np; j++) memcpy(sb + (size_t)j * rec, recs + (size_t)idx[perm[j]] * rec, rec);
+  }
+  free(perm);
+  if (rc == UM_SUCCESS) rc = send_packed(B, s, sb, scnt, out, nout, src);
+  free(scnt), free(sb);
+  return rc;
+}
+
+/* The records of the elements this rank is home to, from what it declared, packed by owner (*out, scnt[P] each):
+ * written once, straight into the send order. */
+static int home_records(umd_blocks *B, int s, char **out, int *scnt) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
+  int *perm = malloc((size_t)(S->count ? S->count : 1) * sizeof *perm);
   char *r = calloc((size_t)(S->count ? S->count : 1), S->rec);
-  if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory migrating set '%s'", ctx->sets[s]->name);
-  for (int i = 0; i < S->count; i++) {
-    const long long g = S->begin[B->rank] + i;
-    memcpy(r + (size_t)i * S->rec, &g, sizeof g);
+  if (!r || !perm) {
+    free(r), free(perm);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory migrating set '%s'", ctx->sets[s]->name);
+  }
+  umd_group(S->count, S->own_home, B->P, perm, scnt); /* stable: ascending within each owner */
+  for (int j = 0; j < S->count; j++) {
+    const long long g = S->begin[B->rank] + perm[j];
+    memcpy(r + (size_t)j * S->rec, &g, sizeof g);
   }
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     const size_t row = (size_t)mp->arity * sizeof(long long);
-    for (int i = 0; mp->from->index == s && i < S->count; i++)
-      memcpy(r + (size_t)i * S->rec + B->moff[k], mp->gtargets + (size_t)i * mp->arity, row);
+    for (int j = 0; mp->from->index == s && j < S->count; j++)
+      memcpy(r + (size_t)j * S->rec + B->moff[k], mp->gtargets + (size_t)perm[j] * mp->arity, row);
   }
+  free(perm);
   *out = r;
   return UM_SUCCESS;
 }
@@ -95,13 +111,12 @@ int umd_blocks_migrate(umd_blocks *B) {
   for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) {
     umd_bset *S = &B->S[s];
     char *home = NULL;
-    int *idx = malloc((size_t)(S->count ? S->count : 1) * sizeof *idx);
-    rc = idx ? home_records(B, s, &home) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
-    for (int i = 0; rc == UM_SUCCESS && i < S->count; i++) idx[i] = i;
+    int *scnt = malloc((size_t)B->P * sizeof *scnt);
+    rc = scnt ? home_records(B, s, &home, scnt) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
     if (rc == UM_SUCCESS) drop_declared(B, s);
     /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
-    if (rc == UM_SUCCESS) rc = ship(B, s, home, S->count, idx, S->own_home, &S->own, &S->nown, NULL, &home);
-    free(home), free(idx);
+    if (rc == UM_SUCCESS) rc = send_packed(B, s, home, scnt, &S->own, &S->nown, NULL);
+    free(home), free(scnt);
   }
   return rc;
 }
@@ -160,7 +175,7 @@ static int exec_halo(umd_blocks *B, int s) {
       if (!w || pr[j].e != idx[w - 1] || pr[j].q != dst[w - 1]) idx[w] = pr[j].e, dst[w++] = pr[j].q;
   }
   free(pr);
-  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, w, idx, dst, &S->ex, &S->nex, &S->ex_owner, NULL);
+  if (rc == UM_SUCCESS) rc = ship(B, s, S->own, w, idx, dst, &S->ex, &S->nex, &S->ex_owner);
   /* each source's in ascending global order, sources ascending: sorted by owner then global number */
   free(idx), free(dst);
   return rc;
@@ -244,7 +259,7 @@ static int nonexec_halo(umd_blocks *B, int t) {
                         B->ctx->sets[t]->name, B->rank, rg[i]);
       }
   }
-  if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner, NULL);
+  if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner);
   if (rc == UM_SUCCESS && nb != nk) rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", B->ctx->sets[t]->name, nb, nk);
   T->nnx = nb;
   free(keys), free(sg), free(rg), free(scnt), free(rcnt), free(idx), free(dst);
@@ -254,7 +269,16 @@ static int nonexec_halo(umd_blocks *B, int t) {
 /* Owned, then exec elements of every set in its hash map of held elements. */
 static int index_held(umd_blocks *B, int s) {
   umd_bset *S = &B->S[s];
-  int rc = umd_gmap_init(&S->held, (size_t)S->nown + S->nex);
+  long long lo = LLONG_MAX, hi = LLONG_MIN;
+  for (int i = 0; i < S->nown; i++) {
+    const long long g = umd_rec_g(S->own, S->rec, i);
+    lo = g < lo ? g : lo, hi = g > hi ? g : hi;
+  }
+  for (int i = 0; i < S->nex; i++) {
+    const long long g = umd_rec_g(S->ex, S->rec, i);
+    lo = g < lo ? g : lo, hi = g > hi ? g : hi;
+  }
+  int rc = umd_gmap_init_span(&S->held, (size_t)S->nown + S->nex, lo, hi);
   for (int i = 0; rc == UM_SUCCESS && i < S->nown; i++) rc = umd_gmap_add(&S->held, umd_rec_g(S->own, S->rec, i), i);
   for (int i = 0; rc == UM_SUCCESS && i < S->nex; i++)
     rc = umd_gmap_add(&S->held, umd_rec_g(S->ex, S->rec, i), S->nown + i);
@@ -342,7 +366,9 @@ static int order_set(umd_blocks *B, int s, int *hown) {
 /* Set s's global numbers -> local indices, from l2g. */
 static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
   const umd_set *U = &B->D->sets[s];
-  int rc = umd_gmap_init(g2l, (size_t)U->total);
+  long long lo = LLONG_MAX, hi = LLONG_MIN;
+  for (int i = 0; i < U->total; i++) lo = U->l2g[i] < lo ? U->l2g[i] : lo, hi = U->l2g[i] > hi ? U->l2g[i] : hi;
+  int rc = umd_gmap_init_span(g2l, (size_t)U->total, lo, hi);
   for (int i = 0; rc == UM_SUCCESS && i < U->total; i++) rc = umd_gmap_add(g2l, U->l2g[i], i);
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
@@ -472,19 +498,28 @@ static int install_map(umd_blocks *B, int k, const char *const *rows, const umd_
   return UM_SUCCESS;
 }
 
-/* Set s's maps in its local order (their targets through g2l), then its records freed. */
-static int install_maps(umd_blocks *B, int s, const umd_gmap *g2l) {
-  um_context *ctx = B->ctx;
-  umd_bset *S = &B->S[s];
-  const int total = B->D->sets[s].total;
-  const char **rows = malloc((size_t)(total ? total : 1) * sizeof *rows);
-  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory installing the maps");
-  if (rc == UM_SUCCESS) set_rows(S, rows);
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
-    if (ctx->maps[k]->from->index == s) rc = install_map(B, k, rows, &g2l[ctx->maps[k]->to->index]);
-  free(rows);
+/* Set s's records, once every map from it is in place. */
+static void free_records(umd_bset *S) {
   free(S->own), free(S->ex), free(S->nx);
   S->own = S->ex = S->nx = NULL;
+}
+
+/* Every map into set t in its from-set's local order (targets through g2l, t's index); a from-set's records freed
+ * once its last map is in place (left[] counts the maps still to place from each set). */
+static int install_into(umd_blocks *B, int t, const umd_gmap *g2l, int *left) {
+  um_context *ctx = B->ctx;
+  int rc = UM_SUCCESS;
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const int f = ctx->maps[k]->from->index;
+    if (ctx->maps[k]->to->index != t) continue;
+    const int total = B->D->sets[f].total;
+    const char **rows = malloc((size_t)(total ? total : 1) * sizeof *rows);
+    if (!rows) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory installing the maps");
+    set_rows(&B->S[f], rows);
+    rc = install_map(B, k, rows, g2l);
+    free(rows);
+    if (rc == UM_SUCCESS && --left[f] == 0) free_records(&B->S[f]);
+  }
   return rc;
 }
 
@@ -528,46 +563,52 @@ static int set_counts(umd_blocks *B, int s) {
 }
 
 /* Set s's halo lists, with its index (built here and freed when no map reaches the set). */
-static int set_lists(umd_blocks *B, int s, const int *hown, umd_gmap *g2l) {
+static int set_lists(umd_blocks *B, int s, const int *hown, const umd_gmap *g2l) {
   umd_gmap own = {0};
-  const umd_gmap *ix = &g2l[s];
+  const umd_gmap *ix = g2l;
   int rc = UM_SUCCESS;
-  if (!g2l[s].cap) rc = index_set(B, s, &own), ix = &own;
+  if (!g2l->cap && !g2l->dense) rc = index_set(B, s, &own), ix = &own;
   rc = umd_agree(B, rc, "building halo lists"); /* blocks_lists is collective */
   if (rc == UM_SUCCESS) rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix);
   umd_gmap_free(&own);
   return rc;
 }
 
-/* The local order of every set, its maps (indices only for the sets maps reach, the records of a set freed once
- * its maps are in place), its halo lists, then its dats pulled one by one (pull_dats: only l2g needed). */
+/* The local order of every set; then set by set, its index (for a set maps reach), the maps into it, and its halo
+ * lists, the index freed after (one set's index held at a time; a set's records freed once the maps from it are in
+ * place); then the dats pulled one by one (pull_dats: only l2g needed). */
 int umd_blocks_install(umd_blocks *B) {
   um_context *ctx = B->ctx;
   const int ns = B->ns;
-  umd_gmap *g2l = calloc((size_t)ns, sizeof *g2l);
-  int **hown = calloc((size_t)ns, sizeof *hown);
-  char *target = calloc((size_t)ns + 1, 1);
-  int rc = g2l && hown && target ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) target[ctx->maps[k]->to->index] = 1;
+  int **hown = calloc((size_t)ns, sizeof *hown), *left = calloc((size_t)ns + 1, sizeof *left);
+  int rc = hown && left ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) left[ctx->maps[k]->from->index]++;
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     const umd_bset *S = &B->S[s];
     hown[s] = malloc(((size_t)S->nex + S->nnx + 1) * sizeof **hown);
     rc = hown[s] ? order_set(B, s, hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-    if (rc == UM_SUCCESS && target[s]) rc = index_set(B, s, &g2l[s]);
   }
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = install_maps(B, s, g2l);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
+    if (!left[s]) free_records(&B->S[s]); /* no map from it: its order is all it was needed for */
   rc = umd_agree(B, rc, "installing the maps");
-  /* the steps below are collective: every rank takes every set and agrees after each, so a rank that failed on one
-   * set never leaves the others waiting in the next set's exchange */
+  /* collective: every rank takes every set and agrees after each step, so a rank that failed on one set never
+   * leaves the others waiting in the next set's exchange */
   for (int s = 0; s < ns; s++) {
-    if (rc == UM_SUCCESS) rc = set_lists(B, s, hown[s], g2l);
+    umd_gmap g2l = {0};
+    int into = 0;
+    for (int k = 0; k < ctx->nmaps; k++) into |= ctx->maps[k]->to->index == s;
+    if (rc == UM_SUCCESS && into) rc = index_set(B, s, &g2l);
+    if (rc == UM_SUCCESS && into) rc = install_into(B, s, &g2l, left);
+    rc = umd_agree(B, rc, "installing the maps");
+    if (rc == UM_SUCCESS) rc = set_lists(B, s, hown[s], &g2l);
     rc = umd_agree(B, rc, "building halo lists");
+    umd_gmap_free(&g2l);
   }
   for (int s = 0; s < ns; s++) {
     if (hown) free(hown[s]);
-    if (g2l) umd_gmap_free(&g2l[s]);
+    free_records(&B->S[s]);
   }
-  free(g2l), free(hown), free(target);
+  free(hown), free(left);
   for (int s = 0; s < ns; s++) {
     if (rc == UM_SUCCESS) rc = pull_dats(B, s);
     rc = umd_agree(B, rc, "moving the dats' rows");
