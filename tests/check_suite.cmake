@@ -230,7 +230,7 @@ run(1 "nowhere.ref.yaml" --validate ${WORK}/a/runs/0001_jacobi.json validation/j
 # 2. --report
 run(0 "wrote .*report.html and .*report.md" --report ${WORK}/report.html ${WORK}/a/results.json ${WORK}/b/results.json)
 file(READ ${WORK}/report.html h)
-foreach(must "<svg" "</html>" "id=\"app-jacobi\"" "indirect increment" "Roofline"
+foreach(must "<svg" "</html>" "id=\"app-jacobi\"" "indirect increment" "Roofline" "Set-up by phase and memory per rank"
              "OP2's small teaching example") # the last: jacobi's own um_app.report_note
   string(FIND "${h}" "${must}" at)
   if(at LESS 0)

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -261,6 +262,48 @@ TEST(FetchBlockMpi, ARankThatCannotWriteStopsEveryRankWithOneError) {
     rmdir(path.c_str());
     rmdir(dir.c_str());
   }
+}
+
+// um_in_turn_carry: a sum over the cells' q in the global order, each rank adding its block in turn, has the bits of
+// the one-process sum (an order-sensitive sum: the values span 30 orders of magnitude), on every rank; a rank whose
+// turn fails fails every rank with one code, and the ranks after it skip their turn.
+struct CarryArg {
+  std::vector<double> q;
+  int turns = 0, fail_on = -1;
+};
+int add_in_order(um_context *, void *arg, void *state) {
+  CarryArg *a = static_cast<CarryArg *>(arg);
+  a->turns++;
+  if (um_mpi_rank() == a->fail_on) return UM_ERR_IO;
+  double *s = static_cast<double *>(state);
+  for (double v : a->q) s[0] = s[0] + v, s[1] += 1;
+  return UM_SUCCESS;
+}
+
+TEST(FetchBlockMpi, SumsCarriedInTurnHaveTheOneProcessBits) {
+  Grid g(9);
+  std::vector<double> whole(g.ncell);
+  for (int c = 0; c < g.ncell; c++) whole[c] = std::pow(10.0, (c * 7) % 31 - 15) * (c % 3 ? 1.0 : -1.0) / 3.0;
+  double serial[2] = {0.0, 0.0};
+  for (double v : whole) serial[0] = serial[0] + v, serial[1] += 1;
+  Mesh m;
+  m.build(g, true, false, true);
+  long long b = 0;
+  int n = 0;
+  ASSERT_EQ(um_set_block(m.ctx, m.cells, &b, &n), 0);
+  CarryArg a;
+  a.q.assign(whole.begin() + b, whole.begin() + b + n);
+  double state[2] = {0.0, 0.0};
+  ASSERT_EQ(um_in_turn_carry(m.ctx, add_in_order, &a, state, sizeof state), 0) << um_error_message(m.ctx);
+  EXPECT_EQ(a.turns, 1);
+  EXPECT_EQ(state[1], g.ncell);
+  EXPECT_EQ(std::memcmp(&state[0], &serial[0], sizeof(double)), 0) << state[0] << " against " << serial[0];
+  if (um_mpi_size() < 2) return;
+  CarryArg f;
+  f.fail_on = 0;
+  double s2[2] = {0.0, 0.0};
+  EXPECT_EQ(um_in_turn_carry(m.ctx, add_in_order, &f, s2, sizeof s2), UM_ERR_IO);
+  EXPECT_EQ(f.turns, um_mpi_rank() == 0 ? 1 : 0); // the ranks after the failed one skip their turn
 }
 
 } // namespace

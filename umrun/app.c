@@ -412,6 +412,12 @@ static int prefetch(um_app_run *run) {
   return UM_SUCCESS;
 }
 
+double um_app_setup_done(um_app_run *run, double t0) {
+  const double window = um_setup_stop(run->ctx); /* 0: no window (a caller other than umrun) */
+  run->setup_seconds = window > 0 ? window : um_wtime() - t0;
+  return um_wtime();
+}
+
 int um_app_by_blocks(um_app_run *run, int *blocks) {
   int whole = 0, reorder_m = 0;
   const char *reorder_name = NULL;
@@ -443,6 +449,7 @@ void um_app_whole_note(um_app_run *run, const char *why) {
 }
 
 int um_app_prepare(um_app_run *run, const char *default_map) {
+  um_setup_begin(run->ctx, UM_SETUP_OTHER); /* the mesh is read or generated: the rest of the set-up is not */
   UM_APP_TRY(reorder(run, default_map));
   UM_APP_TRY(distribute(run, default_map));
   UM_APP_TRY(split_options(run));

@@ -638,6 +638,7 @@ static void write_app(const page *pg, const char *app) {
   rep_write_splits(h, m, &pg->ix, pg->files, pg->nfiles, app);
   rep_write_tuning(h, m, &pg->ix, pg->files, pg->nfiles, app);
   write_checkpoints(pg, app);
+  rep_write_setup(h, m, pg->files, pg->nfiles, app);
   free(al);
 }
 

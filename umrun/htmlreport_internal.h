@@ -100,6 +100,8 @@ void rep_split_summary(const rep_index *ix, const uj *const *files, int nfiles, 
                        char *buf, size_t len, char *why, size_t wlen);
 void rep_write_splits(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app);
 void rep_write_tuning(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, int nfiles, const char *app);
+/* htmlreport_setup.c: an app's set-up by phase and memory per rank, a row per run that has them */
+void rep_write_setup(FILE *h, FILE *m, const uj *const *files, int nfiles, const char *app);
 void rep_write_variants(FILE *h, FILE *m, const rep_index *ix, const uj *const *files, const char *const *devs,
                         int nfiles, const char *app, const app_loop *al, int nal);
 

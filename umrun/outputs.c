@@ -83,13 +83,14 @@ int umrun_measure_memory(um_app_run *run, um_context *ctx) {
     return ok ? UM_ERR_BACKEND : UM_ERR_ALLOC;
   }
   run->nranks_measured = n;
-  return UM_SUCCESS;
+  return umrun_measure_setup_phases(run, ctx);
 }
 
 void umrun_free_memory(um_app_run *run) {
   free(run->rank_peak_rss);
   free(run->rank_mesh_bytes);
-  run->rank_peak_rss = run->rank_mesh_bytes = NULL;
+  free(run->rank_setup_phases);
+  run->rank_peak_rss = run->rank_mesh_bytes = run->rank_setup_phases = NULL;
   run->nranks_measured = 0;
 }
 
@@ -195,6 +196,7 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
             run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
+  umrun_setup_phases_json(f, run);
   memory_json(f, run);
   umrun_ckpt_json(f, run);
   fputs(",\n  \"loops\": ", f);
@@ -259,6 +261,7 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
   if (nmod)
     fprintf(out, "(loop times measured on the device; run-time compilation %.3f s for %d kernels, %d from the cache, "
                  "and uploads of dats and maps %.3f s, not included)\n", jit, nmod, ncached, up);
+  umrun_setup_phases_line(out, run);
   memory_line(out, run);
   if (run->prefetch_bytes > 0)
     fprintf(out, "(%.1f MB of dats and maps copied to the device in %.3f s at the end of set-up: run.prefetch)\n",

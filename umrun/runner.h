@@ -88,6 +88,13 @@ void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx);
  * rank calls it after a run that succeeded everywhere); umrun_free_memory releases them. */
 int umrun_measure_memory(um_app_run *run, um_context *ctx);
 void umrun_free_memory(um_app_run *run);
+
+/* ---- setup_phases.c ---- */
+/* Every rank's set-up by phase into run->rank_setup_phases (collective, with umrun_measure_memory; left NULL when a
+ * rank's app did not close the set-up window); the JSON's "setup_phases" and the summary's "set-up:" line. */
+int umrun_measure_setup_phases(um_app_run *run, um_context *ctx);
+void umrun_setup_phases_json(FILE *f, const um_app_run *run);
+void umrun_setup_phases_line(FILE *out, const um_app_run *run);
 void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
                         double total);
 /* What the tables' columns mean (printed after them by umrun_print_report). */

@@ -554,6 +554,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   fflush(out);
   double t0 = um_wtime();
   run.t_start = t0;
+  um_setup_start(ctx, UM_SETUP_MESH); /* the app closes it (um_app_setup_done) */
   int rc = app->run(&run);
   if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_wtime() - t0;

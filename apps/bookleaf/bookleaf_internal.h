@@ -81,13 +81,22 @@ typedef struct {
   double vol, mass, ie, ke, p, pmin, pmax, rho, rmin, rmax;
 } bl_row;
 
+/* A table's rows and the fields it was made from: the whole fields in upstream's numbering (blocks 0), or, where
+ * the run holds no whole numbering (a mesh declared by blocks), this rank's block of the elements (elements
+ * [b0, b0 + n) in upstream's numbering): its fields, regions and its elements' corner velocities uc and (filled by
+ * bl_table_corners_x) coordinates xc, 8 a row. The rows' sums go through the blocks in rank order. */
 typedef struct {
   bl_row reg[BL_MAXREG], mat[BL_MAXREG], total;
   double *rho, *e, *p, *vol, *mass, *cnwt, *x, *u;
+  int blocks, n, *region, *material;
+  long long b0;
+  double *uc, *xc;
 } bl_table;
 
 /* bookleaf_step.c */
 int bl_step_eos(bl_solver *S);
+/* The four corners of a nodal 2-vector of each element into S->cnvisc (the tables by blocks). */
+int bl_corners_into_cnvisc(bl_solver *S, um_dat *nodal);
 /* The time step and why (out->el 0: the controlling element not looked for yet: bl_dt_element). */
 int bl_getdt(um_app_run *r, bl_solver *S, dt_choice *out);
 /* The element that controls a CFL or divergence time step (upstream's, for the printed line and the metric). */
@@ -111,8 +120,10 @@ void bl_row_add(bl_row *w, double dencut, double vol, double mass, double e, dou
                 const int *nodes, const double *u);
 void bl_table_free(bl_table *t);
 int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t);
+/* A table by blocks: its elements' corner coordinates (t->xc), for the Sod L1 norm. */
+int bl_table_corners_x(um_app_run *r, bl_solver *S, bl_table *t);
 void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *title);
-double bl_sod_l1(const bl_solver *S, const bl_table *t);
+int bl_sod_l1(um_app_run *r, const bl_solver *S, const bl_table *t, double *l1);
 int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
 int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w);
 int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t);

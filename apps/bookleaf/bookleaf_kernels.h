@@ -357,6 +357,12 @@ UM_KERNEL void bl_force_sp(const double *p, const double *iso, const double *cnv
 
 UM_KERNEL void bl_copy(const double *a, double *b) { b[0] = a[0]; }
 
+/* An element's four corners of a nodal 2-vector, in its node order (the tables by blocks read them per element). */
+UM_KERNEL void bl_corners(const double *n0, const double *n1, const double *n2, const double *n3, double *out) {
+  out[0] = n0[0], out[1] = n0[1], out[2] = n1[0], out[3] = n1[1];
+  out[4] = n2[0], out[5] = n2[1], out[6] = n3[0], out[7] = n3[1];
+}
+
 /* Nodes move by half a step at the node velocity (predictor: u^n, corrector: u^n+1). */
 UM_KERNEL void bl_move(const double *u, const double *half_dt, double *x) {
   x[0] += half_dt[0] * u[0];

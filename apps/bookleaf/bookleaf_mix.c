@@ -131,18 +131,18 @@ int bl_mix_getstate(bl_solver *S, int corrector) {
 /* ---- Table 2: per material, the pure cells (upstream's element loop), then the components ---- */
 
 int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t) {
-  for (int k = 0; k < S->nmat; k++) {
+  const double dencut = S->cfg->deck.dencut;
+  for (int k = 0; k < S->nmat && !t->blocks; k++) { /* by blocks the pure cells came with the regions */
     bl_row *w = &t->mat[k];
     memset(w, 0, sizeof *w);
     w->pmax = w->rmax = -DBL_MAX;
     w->pmin = w->rmin = DBL_MAX;
   }
-  const double dencut = S->cfg->deck.dencut;
-  for (int e = 0; e < S->nel; e++)
+  for (int e = 0; e < S->nel && !t->blocks; e++)
     if (S->elmat_orig[e] >= 0)
       bl_row_add(&t->mat[S->elmat_orig[e]], dencut, t->vol[e], t->mass[e], t->e[e], t->p[e], t->rho[e],
                  t->cnwt + 4 * (size_t)e, S->elnd_orig + 4 * (size_t)e, t->u);
-  if (S->cp) {
+  if (S->cp) { /* (a deck with components is declared whole: t holds the whole fields) */
     const size_t n = (size_t)S->ncp;
     double *h = malloc(sizeof(double) * 5 * n);
     if (!h) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report's %zu components", n);

@@ -7,51 +7,113 @@
 
 void bl_table_free(bl_table *t) {
   free(t->rho), free(t->e), free(t->p), free(t->vol), free(t->mass), free(t->cnwt), free(t->x), free(t->u);
+  free(t->region), free(t->material), free(t->uc), free(t->xc);
+}
+
+/* a dat's values in upstream's numbering: whole, or this rank's block of them (t->blocks) */
+static int fetch(um_app_run *r, const bl_table *t, um_dat *d, void *h, size_t bytes) {
+  return t->blocks ? um_dat_fetch_block_original_order(r->ctx, d, h, bytes)
+                   : um_dat_fetch_original_order(r->ctx, d, h, bytes);
+}
+
+/* The fields a table is made from (bl_table): whole, or this rank's block of the elements with their regions,
+ * materials and corner velocities (through cnvisc, bl_corners_into_cnvisc). */
+static int fetch_fields(um_app_run *r, bl_solver *S, bl_table *t) {
+  if (t->blocks) UM_APP_TRY(um_set_block(r->ctx, um_dat_set(S->rho), &t->b0, &t->n));
+  const size_t ne = t->blocks ? (size_t)t->n : (size_t)S->nel, nn = t->blocks ? 0 : (size_t)S->nnd, m = ne ? ne : 1;
+  t->rho = malloc(sizeof(double) * m), t->e = malloc(sizeof(double) * m), t->p = malloc(sizeof(double) * m);
+  t->vol = malloc(sizeof(double) * m), t->mass = malloc(sizeof(double) * m), t->cnwt = malloc(sizeof(double) * 4 * m);
+  int ok = t->rho && t->e && t->p && t->vol && t->mass && t->cnwt;
+  if (t->blocks) {
+    t->region = malloc(sizeof(int) * m), t->material = malloc(sizeof(int) * m), t->uc = malloc(sizeof(double) * 8 * m);
+    ok = ok && t->region && t->material && t->uc;
+  } else {
+    t->x = malloc(sizeof(double) * 2 * (nn ? nn : 1)), t->u = malloc(sizeof(double) * 2 * (nn ? nn : 1));
+    ok = ok && t->x && t->u;
+  }
+  if (!ok) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report");
+  struct {
+    um_dat *d;
+    void *h;
+    size_t bytes;
+  } f[] = {{S->rho, t->rho, 8 * ne},      {S->e, t->e, 8 * ne},       {S->p, t->p, 8 * ne},
+           {S->vol, t->vol, 8 * ne},      {S->mass, t->mass, 8 * ne}, {S->cnwt, t->cnwt, 32 * ne},
+           {S->x, t->x, 16 * nn},         {S->u, t->u, 16 * nn},      {S->reg, t->region, 4 * ne},
+           {S->mat, t->material, 4 * ne}, {S->cnvisc, t->uc, 64 * ne}};
+  const size_t nf = sizeof f / sizeof f[0];
+  if (t->blocks) { /* the blocks' corner velocities first: the widest rows, fetched while the rank holds least */
+    UM_APP_TRY(bl_corners_into_cnvisc(S, S->u));
+    UM_APP_TRY(fetch(r, t, f[nf - 1].d, f[nf - 1].h, f[nf - 1].bytes));
+  }
+  for (size_t i = 0; i + 1 < nf; i++)
+    if (t->blocks ? i != 6 && i != 7 : i < 8) UM_APP_TRY(fetch(r, t, f[i].d, f[i].h, f[i].bytes));
+  return UM_SUCCESS;
+}
+
+/* The elements' rows in upstream's order, continuing `state` (the regions' rows, then the materials' where the
+ * table is by blocks): the whole fields, or this rank's block (um_in_turn_carry: the blocks in rank order, so the
+ * sums have the bits of the whole's). */
+typedef struct {
+  const bl_solver *S;
+  const bl_table *t;
+} rows_arg;
+static int add_rows(um_context *ctx, void *arg, void *state) {
+  (void)ctx;
+  const bl_solver *S = ((const rows_arg *)arg)->S;
+  const bl_table *t = ((const rows_arg *)arg)->t;
+  bl_row *reg = state, *mat = reg + S->nreg;
+  static const int corner[4] = {0, 1, 2, 3}; /* a block's element: its own corners (uc) */
+  const double dencut = S->cfg->deck.dencut;
+  const size_t n = t->blocks ? (size_t)t->n : (size_t)S->nel;
+  for (size_t e = 0; e < n; e++) {
+    const int *nodes = t->blocks ? corner : S->elnd_orig + 4 * e;
+    const double *u = t->blocks ? t->uc + 8 * e : t->u;
+    bl_row_add(&reg[t->blocks ? t->region[e] : S->elreg_orig[e]], dencut, t->vol[e], t->mass[e], t->e[e], t->p[e],
+               t->rho[e], t->cnwt + 4 * e, nodes, u);
+    if (t->blocks && t->material[e] >= 0)
+      bl_row_add(&mat[t->material[e]], dencut, t->vol[e], t->mass[e], t->e[e], t->p[e], t->rho[e], t->cnwt + 4 * e,
+                 nodes, u);
+  }
+  return UM_SUCCESS;
 }
 
 /* Upstream's short print: per region volume, mass, internal and kinetic energy,
  * mass-weighted pressure, extrema of pressure and density (elements heavier
- * than dencut x volume), in upstream's element order. The fields whole on every
- * rank: the sums run in that order, whose bits run.reproducible keeps across
- * rank counts (docs/apps.md, outputs under mpirun). */
+ * than dencut x volume), in upstream's element order. The sums run in that order, whose bits run.reproducible
+ * keeps across rank counts: from the whole fields on every rank, or, where the run holds no whole numbering (a
+ * mesh declared by blocks), from each rank's block in turn (docs/apps.md, outputs under mpirun). */
 int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
   memset(t, 0, sizeof *t);
-  const size_t ne = (size_t)S->nel, nn = (size_t)S->nnd;
-  t->rho = malloc(sizeof(double) * ne), t->e = malloc(sizeof(double) * ne), t->p = malloc(sizeof(double) * ne);
-  t->vol = malloc(sizeof(double) * ne), t->mass = malloc(sizeof(double) * ne);
-  t->cnwt = malloc(sizeof(double) * 4 * ne), t->x = malloc(sizeof(double) * 2 * nn), t->u = malloc(sizeof(double) * 2 * nn);
-  if (!t->rho || !t->e || !t->p || !t->vol || !t->mass || !t->cnwt || !t->x || !t->u) {
-    bl_table_free(t);
-    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report");
+  t->blocks = !S->elnd_orig;
+  bl_row rows[2 * BL_MAXREG];
+  const int nrows = S->nreg + (t->blocks ? S->nmat : 0);
+  for (int k = 0; k < nrows; k++) {
+    memset(&rows[k], 0, sizeof rows[k]);
+    rows[k].pmax = rows[k].rmax = -DBL_MAX;
+    rows[k].pmin = rows[k].rmin = DBL_MAX;
   }
-  struct {
-    um_dat *d;
-    double *h;
-    size_t n;
-  } f[] = {{S->rho, t->rho, ne}, {S->e, t->e, ne}, {S->p, t->p, ne}, {S->vol, t->vol, ne}, {S->mass, t->mass, ne},
-           {S->cnwt, t->cnwt, 4 * ne}, {S->x, t->x, 2 * nn}, {S->u, t->u, 2 * nn}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    int rc = um_dat_fetch_original_order(r->ctx, f[i].d, f[i].h, sizeof(double) * f[i].n);
-    if (rc) {
-      bl_table_free(t);
-      return rc;
-    }
+  const rows_arg a = {S, t};
+  int rc = fetch_fields(r, S, t);
+  if (!rc) /* the whole fields: every rank sums them all; blocks: each rank its own, in turn */
+    rc = t->blocks ? um_in_turn_carry(r->ctx, add_rows, (void *)&a, rows, sizeof(bl_row) * (size_t)nrows)
+                   : add_rows(r->ctx, (void *)&a, rows);
+  if (rc) {
+    bl_table_free(t);
+    return rc;
+  }
+  memcpy(t->reg, rows, sizeof(bl_row) * (size_t)S->nreg);
+  if (t->blocks) { /* summed: the outputs and the Sod norm need the block's rho, e, p and vol only */
+    memcpy(t->mat, rows + S->nreg, sizeof(bl_row) * (size_t)S->nmat);
+    free(t->uc), free(t->cnwt), free(t->region), free(t->material), free(t->mass);
+    t->uc = t->cnwt = t->mass = NULL, t->region = t->material = NULL;
   }
   const double dencut = S->cfg->deck.dencut;
-  for (int k = 0; k < S->nreg; k++) {
-    bl_row *w = &t->reg[k];
-    w->pmax = w->rmax = -DBL_MAX;
-    w->pmin = w->rmin = DBL_MAX;
-  }
-  for (size_t e = 0; e < ne; e++)
-    bl_row_add(&t->reg[S->elreg_orig[e]], dencut, t->vol[e], t->mass[e], t->e[e], t->p[e], t->rho[e],
-               t->cnwt + 4 * e, S->elnd_orig + 4 * e, t->u);
   for (int k = 0; k < S->nreg; k++) {
     bl_row *w = &t->reg[k];
     if (w->vol > 0.0) w->rho = w->mass / w->vol;
     if (w->mass > dencut * w->vol) w->p /= w->mass;
   }
-  int rc = bl_mix_table(r, S, t);
+  rc = bl_mix_table(r, S, t);
   if (rc) {
     bl_table_free(t);
     return rc;
@@ -60,11 +122,11 @@ int bl_table_fill(um_app_run *r, bl_solver *S, bl_table *t) {
    * the two differ only where mixed cells are, whose own state the regions count and whose components the
    * materials) */
   const int by_mat = S->cp && S->nreg > S->nmat;
-  const bl_row *rows = by_mat ? t->mat : t->reg;
+  const bl_row *rows_t = by_mat ? t->mat : t->reg;
   bl_row *T = &t->total;
   double psum = 0.0;
   for (int k = 0; k < (by_mat ? S->nmat : S->nreg); k++) {
-    const bl_row *w = &rows[k];
+    const bl_row *w = &rows_t[k];
     T->vol += w->vol, T->mass += w->mass, T->ie += w->ie, T->ke += w->ke;
     psum += w->p * w->mass;
   }
@@ -115,11 +177,19 @@ void bl_print_table(FILE *f, const bl_solver *S, const bl_table *t, const char *
           T->ie + T->ke);
 }
 
-double bl_sod_l1(const bl_solver *S, const bl_table *t) {
-  double basis = 0.0, l1 = 0.0;
-  for (int e = 0; e < S->nel; e++) {
+/* The Sod L1 norm's sums over the elements in upstream's order, continuing state = {basis, l1} (as add_rows). */
+static int add_l1(um_context *ctx, void *arg, void *state) {
+  (void)ctx;
+  const bl_solver *S = ((const rows_arg *)arg)->S;
+  const bl_table *t = ((const rows_arg *)arg)->t;
+  double *sum = state, basis = sum[0], l1 = sum[1];
+  const int n = t->blocks ? t->n : S->nel;
+  for (int e = 0; e < n; e++) {
     double cx[4], cy[4], vol = 0.0, c0 = 0.0;
-    for (int k = 0; k < 4; k++) cx[k] = t->x[2 * S->elnd_orig[4 * e + k]], cy[k] = t->x[2 * S->elnd_orig[4 * e + k] + 1];
+    for (int k = 0; k < 4; k++) {
+      const double *xy = t->blocks ? t->xc + 8 * (size_t)e + 2 * k : t->x + 2 * (size_t)S->elnd_orig[4 * e + k];
+      cx[k] = xy[0], cy[k] = xy[1];
+    }
     for (int i = 0; i < 4; i++) { /* the centroid's x (geometry_kn_getcentroid) */
       const int j = (i + 1) % 4;
       const double rr = cx[i] * cy[j] - cx[j] * cy[i];
@@ -132,7 +202,25 @@ double bl_sod_l1(const bl_solver *S, const bl_table *t) {
     basis += t->vol[e];
     l1 = fabs(t->rho[e] - exact) * t->vol[e] + l1;
   }
-  return l1 / basis;
+  sum[0] = basis, sum[1] = l1;
+  return UM_SUCCESS;
+}
+
+int bl_table_corners_x(um_app_run *r, bl_solver *S, bl_table *t) {
+  if (!t->blocks || t->xc) return UM_SUCCESS;
+  const size_t m = t->n ? (size_t)t->n : 1;
+  if (!(t->xc = malloc(sizeof(double) * 8 * m))) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report");
+  UM_APP_TRY(bl_corners_into_cnvisc(S, S->x));
+  return fetch(r, t, S->cnvisc, t->xc, sizeof(double) * 8 * (size_t)t->n);
+}
+
+int bl_sod_l1(um_app_run *r, const bl_solver *S, const bl_table *t, double *l1) {
+  double sum[2] = {0.0, 0.0};
+  const rows_arg a = {S, t};
+  UM_APP_TRY(t->blocks ? um_in_turn_carry(r->ctx, add_l1, (void *)&a, sum, sizeof sum)
+                       : add_l1(r->ctx, (void *)&a, sum));
+  *l1 = sum[1] / sum[0];
+  return UM_SUCCESS;
 }
 
 /* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max. */
@@ -178,10 +266,73 @@ static int write_rows(um_app_run *r, const char *path, const double *const *cols
   return UM_SUCCESS;
 }
 
+/* ncols columns of n rows as write_rows writes them, into a new buffer (*len bytes; NULL: out of memory) */
+static char *format_rows(const double *const *cols, int ncols, int n, size_t *len) {
+  const size_t cap = (size_t)n * (size_t)ncols * 24 + 1; /* "-1.234567890123457e+300 " at most */
+  char *text = malloc(cap);
+  size_t l = 0;
+  for (int i = 0; text && i < n; i++) {
+    for (int c = 0; c < ncols; c++) l += (size_t)snprintf(text + l, cap - l, c ? " %.15e" : "%.15e", cols[c][i]);
+    text[l++] = '\n';
+  }
+  *len = l;
+  return text;
+}
+
+/* nodes.txt's four columns (x, y, u, v) of n nodes from x and u (2 a row): malloc'ed, NULL when out of memory */
+static double *node_columns(const double *x, const double *u, size_t n) {
+  double *c = malloc(sizeof(double) * 4 * (n ? n : 1));
+  for (size_t i = 0; c && i < n; i++)
+    c[i] = x[2 * i], c[n + i] = x[2 * i + 1], c[2 * n + i] = u[2 * i], c[3 * n + i] = u[2 * i + 1];
+  return c;
+}
+
+/* A table by blocks: elements.txt and nodes.txt, each rank its block (the nodes' fetched here), one file in rank
+ * order (um_app_write_blocks) with the bytes the whole's writer gives. */
+static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, const char *dir) {
+  char path[UM_APP_FIELD_PATH_MAX];
+  size_t len = 0;
+  if (um_app_wants_field(r, "elements")) {
+    const double *cols[3] = {t->rho, t->e, t->p};
+    char *text = format_rows(cols, 3, t->n, &len);
+    snprintf(path, sizeof path, "%s/elements.txt", dir);
+    int rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for elements.txt"),
+                          "format its block of elements.txt");
+    if (!rc) rc = um_app_write_blocks(r, path, NULL, text, len, "field elements");
+    free(text);
+    UM_APP_TRY(rc);
+    UM_APP_TRY(um_app_field(r, "elements", path));
+  }
+  if (!um_app_wants_field(r, "nodes")) return UM_SUCCESS;
+  long long b0 = 0;
+  int n = 0;
+  UM_APP_TRY(um_set_block(r->ctx, um_dat_set(S->x), &b0, &n));
+  const size_t m = n ? (size_t)n : 1;
+  double *x = malloc(sizeof(double) * 2 * m), *u = malloc(sizeof(double) * 2 * m), *c = NULL;
+  char *text = NULL;
+  int rc = um_app_agree(r, x && u ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt"),
+                        "allocate its block of nodes.txt");
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->x, x, sizeof(double) * 2 * (size_t)n);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->u, u, sizeof(double) * 2 * (size_t)n);
+  if (!rc) {
+    c = node_columns(x, u, (size_t)n);
+    const double *cols[4] = {c, c + n, c + 2 * (size_t)n, c + 3 * (size_t)n};
+    text = c ? format_rows(cols, 4, n, &len) : NULL;
+    rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt"),
+                      "format its block of nodes.txt");
+  }
+  snprintf(path, sizeof path, "%s/nodes.txt", dir);
+  if (!rc) rc = um_app_write_blocks(r, path, NULL, text, len, "field nodes");
+  free(x), free(u), free(c), free(text);
+  UM_APP_TRY(rc);
+  return um_app_field(r, "nodes", path);
+}
+
 /* elements.txt (density, specific internal energy, pressure) and nodes.txt
  * (x, y, u, v), one line per element / node in upstream's numbering. */
 int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   const char *dir = um_app_field_dir(r);
+  if (t->blocks) return write_fields_blocks(r, S, t, dir);
   char path[UM_APP_FIELD_PATH_MAX];
   if (um_app_wants_field(r, "elements")) {
     const double *cols[3] = {t->rho, t->e, t->p};
@@ -191,10 +342,8 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   }
   if (um_app_wants_field(r, "nodes")) {
     const size_t nn = (size_t)S->nnd;
-    double *c = malloc(sizeof(double) * 4 * (nn ? nn : 1));
+    double *c = node_columns(t->x, t->u, nn);
     if (!c) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt");
-    for (size_t i = 0; i < nn; i++)
-      c[i] = t->x[2 * i], c[nn + i] = t->x[2 * i + 1], c[2 * nn + i] = t->u[2 * i], c[3 * nn + i] = t->u[2 * i + 1];
     const double *cols[4] = {c, c + nn, c + 2 * nn, c + 3 * nn};
     snprintf(path, sizeof path, "%s/nodes.txt", dir);
     int rc = write_rows(r, path, cols, 4, S->nnd);
@@ -205,12 +354,53 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   return UM_SUCCESS;
 }
 
+/* bookleaf.xmf beside bookleaf.h5 (where this process writes the run's files; every_rank: called on every rank) */
+static int write_xdmf(um_app_run *r, const bl_solver *S, const char *h5, const char *xmf, int every_rank) {
+  const char *fields[] = {"density", "energy", "pressure"};
+  const int dims[] = {1, 1, 1};
+  char err[1024];
+  int rc = UM_SUCCESS;
+  if (um_app_writes(r) &&
+      um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, 3, err, sizeof err))
+    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  if (every_rank) rc = um_app_output_done(r, rc); /* by blocks every rank is here: one outcome */
+  if (!rc) fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
+  return rc;
+}
+
+/* A table by blocks: bookleaf.h5 from each rank's block of the nodes, the cells' nodes and the table's fields. */
+static int write_hdf5_blocks(um_app_run *r, bl_solver *S, const bl_table *t, const char *h5) {
+  long long b0 = 0;
+  int n = 0;
+  UM_APP_TRY(um_set_block(r->ctx, um_dat_set(S->x), &b0, &n));
+  const size_t m = n ? (size_t)n : 1, me = t->n ? (size_t)t->n : 1;
+  double *x = malloc(sizeof(double) * 2 * m), *u = malloc(sizeof(double) * 2 * m);
+  int *cn = malloc(sizeof(int) * 4 * me);
+  int rc = um_app_agree(r, x && u && cn ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for bookleaf.h5"),
+                        "allocate its block of bookleaf.h5");
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->x, x, sizeof(double) * 2 * (size_t)n);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->u, u, sizeof(double) * 2 * (size_t)n);
+  if (!rc) rc = um_map_fetch_block_original_order(r->ctx, S->elnd, cn, sizeof(int) * 4 * (size_t)t->n);
+  const char *sets[] = {"nodes", "cells"};
+  const int sizes[] = {S->nnd, S->nel};
+  const um_hdf5_rows rows[] = {{"cell_nodes", S->nel, 4, UM_INT, 1, cn},  {"node_x", S->nnd, 2, UM_DOUBLE, 0, x},
+                               {"velocity", S->nnd, 2, UM_DOUBLE, 0, u},  {"density", S->nel, 1, UM_DOUBLE, 0, t->rho},
+                               {"energy", S->nel, 1, UM_DOUBLE, 0, t->e}, {"pressure", S->nel, 1, UM_DOUBLE, 0, t->p}};
+  if (!rc) rc = um_hdf5_write_blocks(r->ctx, h5, 2, sets, sizes, 6, rows);
+  free(x), free(u), free(cn);
+  return rc;
+}
+
 /* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node. */
 int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
-  char h5[4096], xmf[4096], err[1024];
-  if (!um_app_writes(r)) return UM_SUCCESS; /* under mpirun rank 0 writes (from the table every rank fetched) */
+  char h5[4096], xmf[4096];
   snprintf(h5, sizeof h5, "%s/bookleaf.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/bookleaf.xmf", r->output_dir);
+  if (t->blocks) {
+    UM_APP_TRY(write_hdf5_blocks(r, S, t, h5));
+    return write_xdmf(r, S, h5, xmf, 1);
+  }
+  if (!um_app_writes(r)) return UM_SUCCESS; /* under mpirun rank 0 writes (from the table every rank fetched) */
   um_context *oc = NULL;
   um_options o;
   um_options_default(&o);
@@ -231,11 +421,5 @@ int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
   um_finalize(&oc);
   if (rc) return rc;
-  const char *fields[] = {"density", "energy", "pressure"};
-  const int dims[] = {1, 1, 1};
-  if (um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, 3, err,
-                    sizeof err))
-    return um_app_fail(r, UM_ERR_IO, "%s", err);
-  fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
-  return UM_SUCCESS;
+  return write_xdmf(r, S, h5, xmf, 0);
 }

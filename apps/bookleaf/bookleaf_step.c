@@ -19,6 +19,7 @@ BL_KERNEL(bl_force, 4);
 BL_KERNEL(bl_force_hg, 12);
 BL_KERNEL(bl_force_sp, 19);
 BL_KERNEL(bl_copy, 2);
+BL_KERNEL(bl_corners, 5);
 BL_KERNEL(bl_move, 3);
 BL_KERNEL(bl_geom, 10);
 BL_KERNEL(bl_energy, 8);
@@ -51,6 +52,13 @@ BL_KERNEL(bl_gather_accel, 21);
                         D(dat, 3, S->elnd, 2, acc)
 #define NBRS(dat, dim) D(dat, 0, S->elel, dim, UM_READ), D(dat, 1, S->elel, dim, UM_READ), \
                        D(dat, 2, S->elel, dim, UM_READ), D(dat, 3, S->elel, dim, UM_READ)
+
+/* The four corners of nodal (x or u) of each element into cnvisc, 8 a row, for the tables by blocks: cnvisc is free
+ * between steps (getdt writes it before any loop reads it). */
+int bl_corners_into_cnvisc(bl_solver *S, um_dat *nodal) {
+  return UM_PAR_LOOP(S->ctx, bl_corners_kernel, "report_corners", S->el, NODES(nodal, UM_READ),
+                     D(S->cnvisc, -1, UM_ID, 8, UM_WRITE));
+}
 
 int bl_step_eos(bl_solver *S) {
   return UM_PAR_LOOP(S->ctx, bl_eos_kernel, "geteos", S->el, I(S->mat, -1, UM_ID, 1, UM_READ),

@@ -241,7 +241,7 @@ static int jacobi_run(um_app_run *r) {
   UM_APP_TRY(um_app_prepare(r, "pedge"));
   fprintf(r->log, "jacobi: %d x %d grid, %d nodes, %d edges, numbering shuffled (seed %d)\n", N, N, nn, ne, seed);
 
-  r->setup_seconds = 0;
+  um_app_setup_done(r, t0);
   UM_APP_TRY(jacobi_degree(ctx, &jm));
   double maxdu = 0, sumdu2 = 0;
   long done = 0; /* sweeps done: a restart continues after the checkpoint's */

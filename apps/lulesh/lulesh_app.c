@@ -131,7 +131,7 @@ static int lulesh_run(um_app_run *r) {
   long resumed = 0;
   if (!rc) rc = um_app_resume(r, &resumed);
   const int checkpoints = um_app_checkpointing(r);
-  r->setup_seconds = um_wtime() - t0;
+  um_app_setup_done(r, t0);
   const double t_run = um_wtime();
   int done = 0, cycle = 0;
   double time = 0, stoptime = 1, t_first = 0;

@@ -690,7 +690,7 @@ static int miniaero_run(um_app_run *r) {
           in->viscous ? "viscous" : "inviscid", in->dt, in->steps, scheme_names[cfg.scheme],
           in->second_order || in->viscous ? (cfg.gradients == GRAD_CELLS ? ", gradients by cells" : ", gradients by faces") : "",
           cfg.deck ? "; deck " : "", cfg.deck ? cfg.deck : "");
-  r->setup_seconds = um_wtime() - t0;
+  um_app_setup_done(r, t0);
 
   double time = 0.0, t_first = 0.0;
   long done = 0; /* steps done: a restart continues after the checkpoint's, with its time (a sum of the dts) */

@@ -190,7 +190,7 @@ static int siac_run(um_app_run *r) {
     siac_free(&s);
     return rc;
   }
-  r->setup_seconds = um_wtime() - t0;
+  um_app_setup_done(r, t0);
   const double t1 = um_wtime();
   double t[2] = {0, 0}, st[2][2] = {{0, 0}, {0, 0}};
   const int use[2] = {scheme != 2, scheme != 1};

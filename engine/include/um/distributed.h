@@ -350,6 +350,13 @@ int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows,
  * then returns the same code and message (the lowest failing rank's, its number said when not 0): no rank hangs
  * and none goes on alone. Collective on a distributed context; not distributed: fn(ctx, arg). */
 int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg);
+/** fn(ctx, arg, state) on each rank in turn as um_in_turn, with `bytes` bytes of state carried from rank to rank:
+ * rank 0's fn starts from its own state, each next rank's from the state the previous rank's fn left, and every
+ * rank returns with the last rank's. A sum over a global order with each rank adding its block (um_set_block) in
+ * turn has the bits of the one-process sum whatever the ranks (BookLeaf's region tables). A rank after one whose
+ * fn failed skips its turn; every rank returns the same code. Collective; not distributed: fn(ctx, arg, state). */
+int um_in_turn_carry(um_context *ctx, int (*fn)(um_context *ctx, void *arg, void *state), void *arg, void *state,
+                     size_t bytes);
 
 #ifdef __cplusplus
 }

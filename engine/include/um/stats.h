@@ -139,6 +139,38 @@ const um_kernel *um_loop_kernel(const um_context *ctx, int i);
 /** The set loop i last ran over, or NULL. */
 um_set *um_loop_set(const um_context *ctx, int i);
 
+/** @name Set-up by phase
+ * Where a run's set-up went, timed on the context between um_setup_start and um_setup_stop (umrun opens the
+ * window before the app's set-up; the app closes it before its main loop). Phases nest: time inside an inner
+ * phase is not its outer phase's, so the phases add up to the window's wall time. Outside the window begin and
+ * end only read the clock (a plan built in the main loop is not set-up).
+ * @{ */
+typedef enum {
+  UM_SETUP_MESH,      /**< the app reads or generates its mesh, before the engine distributes it */
+  UM_SETUP_PARTITION, /**< um_distribute: the primary set's partition and the other sets placed by it */
+  UM_SETUP_MIGRATE,   /**< um_distribute: rows to their owners, the local order, maps and dats */
+  UM_SETUP_HALOS,     /**< um_distribute: the halos, their exchange lists and the halo transport */
+  UM_SETUP_PLANS,     /**< plans built by the plan builder */
+  UM_SETUP_COMPILE,   /**< host compiles, NVRTC and module loads that the set-up waits for */
+  UM_SETUP_UPLOADS,   /**< the first copies of dats and maps to the device */
+  UM_SETUP_OTHER,     /**< the rest: the app's set-up after its mesh, reordering, initial loops */
+  UM_SETUP_NPHASES    /**< the number of phases */
+} um_setup_phase;
+/** The phase's name in the JSON and the reports ("mesh", "partition", ...); "?" out of range. */
+const char *um_setup_phase_name(um_setup_phase p);
+/** Open the set-up window: from now on time goes to `base` (and to the phases begun inside it). */
+void um_setup_start(um_context *ctx, um_setup_phase base);
+/** Close the window (the phases still open end here); returns the window's seconds (0: it was not open). */
+double um_setup_stop(um_context *ctx);
+/** Phase p begins inside the open window (the phase open before it resumes at um_setup_end); returns um_wtime(). */
+double um_setup_begin(um_context *ctx, um_setup_phase p);
+/** Phase p ends (with any phase begun inside it and left open); returns um_wtime(). */
+double um_setup_end(um_context *ctx, um_setup_phase p);
+/** The seconds of each phase, into seconds[0 .. UM_SETUP_NPHASES); returns 1 when a window was opened and
+ * closed (the values are a set-up's), else 0 (all 0). */
+int um_setup_phases(const um_context *ctx, double seconds[UM_SETUP_NPHASES]);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -551,7 +551,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
   um_loop_rec *rec = &ctx->loops[loop->id];
   um_plan *p = um_plan_cache_find(ctx->plans, &key);
   if (!p) {
-    double t0 = um_wtime();
+    double t0 = um_setup_begin(ctx, UM_SETUP_PLANS);
     um_plan_arg pargs[UM_MAX_ARGS];
     memset(pargs, 0, sizeof pargs);
     for (int i = 0; i < loop->nargs; i++) {
@@ -604,7 +604,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
       return UM_ERROR(ctx, rc, "out of memory caching the plan of loop '%s'", loop->name);
     }
     rec->nplans++;
-    rec->plan_seconds += um_wtime() - t0;
+    rec->plan_seconds += um_setup_end(ctx, UM_SETUP_PLANS) - t0;
   }
   rec->last_plan = p, rec->last_plan_begin = begin;
   *out = p;

@@ -231,6 +231,13 @@ struct um_context {
   int ck_tracking;       /* 1 after um_checkpoint_mark */
   int ck_quiet;          /* >0: the engine's own fetches and updates (a checkpoint written or read) are not accesses */
   long ck_steps;         /* steps ended since the mark (um_checkpoint_step) */
+  struct {                /* set-up by phase (setup_phases.c): a stack of the open phases, the innermost timed */
+    int state;            /* 0: never opened, 1: open, 2: closed */
+    int depth;            /* phases open (stack[0]: the window's base) */
+    unsigned char stack[8];
+    double mark;          /* when the innermost phase was last charged */
+    double seconds[UM_SETUP_NPHASES];
+  } setup;
 };
 
 #endif

@@ -366,10 +366,13 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_partition(&B, primary, method), "partitioning");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, derive_owners(&B, primary), "placing the sets");
   const double t1 = MPI_Wtime();
+  um_setup_begin(ctx, UM_SETUP_MIGRATE); /* inside um_distribute's partition phase, which ends it */
   D->info.partition_seconds = t1 - t0;
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
+  um_setup_begin(ctx, UM_SETUP_HALOS);
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");
+  um_setup_end(ctx, UM_SETUP_HALOS);
   if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_install(&B), "installing the rows");
   if (rc == UM_SUCCESS) blocks_info(&B, primary);
   D->info.migrate_seconds = MPI_Wtime() - t1;

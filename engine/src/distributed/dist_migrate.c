@@ -291,10 +291,12 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
     for (int g = 0; g < n; g++) g2l[s][g] = -1;
     for (int i = 0; i < total; i++) g2l[s][lay[s].l2g[i]] = i;
   }
+  um_setup_begin(ctx, UM_SETUP_HALOS);
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     rc = build_lists(ctx, D, &D->sets[s], &lay[s], owner[s], g2l[s]);
     if (rc == UM_SUCCESS) rc = build_gather(ctx, D, &D->sets[s], ctx->sets[s], &lay[s]);
   }
+  um_setup_end(ctx, UM_SETUP_HALOS);
   for (int i = 0; rc == UM_SUCCESS && i < ctx->ndats; i++) rc = migrate_dat(ctx, ctx->dats[i], &lay[ctx->dats[i]->set->index]);
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     um_map *mp = ctx->maps[k];
@@ -332,6 +334,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   int blocks = 0; /* declared by blocks (dist_blocks.c): every rank says, so all take the same path */
   UM_CHECK(ctx, umd_blocks_mode(ctx, MPI_COMM_WORLD, &blocks));
   const double t0 = MPI_Wtime();
+  um_setup_begin(ctx, UM_SETUP_PARTITION); /* ended with the migration, which begins inside it */
   int primary = 0;
   UM_CHECK(ctx, primary_set(ctx, primary_name, &primary));
   const int ns = ctx->nsets, nm = ctx->nmaps;
@@ -361,9 +364,11 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   int rc = blocks ? umd_distribute_blocks(ctx, D, primary, method)
                  : partition_mesh(ctx, D, &mesh, primary, method, owner, lay);
   const double t1 = MPI_Wtime();
+  um_setup_begin(ctx, UM_SETUP_MIGRATE);
   if (!blocks) info->partition_seconds = t1 - t0;
   if (rc == UM_SUCCESS && !blocks) rc = migrate_mesh(ctx, D, owner, lay);
   if (!blocks) info->migrate_seconds = MPI_Wtime() - t1;
+  um_setup_end(ctx, UM_SETUP_PARTITION);
   for (int s = 0; s < ns; s++) free(owner[s]);
   free(owner);
   umd_layout_free(lay, ns);
@@ -379,12 +384,14 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
   ctx->dist = D;
   ctx->dist_ops = &um__dist_ops; /* what core calls on it (core/pass.h) */
+  um_setup_begin(ctx, UM_SETUP_HALOS); /* the halo transport */
   const double t2 = MPI_Wtime();
   if ((rc = um__transport_setup(ctx, D)) != UM_SUCCESS) {
     um__dist_free(ctx);
     return rc;
   }
   info->transport_seconds = MPI_Wtime() - t2;
+  um_setup_end(ctx, UM_SETUP_HALOS);
   info->seconds = MPI_Wtime() - t0;
   return UM_SUCCESS;
 }

@@ -82,6 +82,10 @@ typedef struct {
   double *rank_peak_rss;
   double *rank_mesh_bytes; /**< see rank_peak_rss */
   int nranks_measured;     /**< see rank_peak_rss */
+  /** The set-up by phase (um/stats.h: um_setup_phase), per rank, filled with rank_peak_rss when the app closed
+   * the set-up window (um_app_setup_done), else NULL: rank_setup_phases[q * UM_SETUP_NPHASES + p] the seconds of
+   * phase p on rank q (nranks_measured ranks). */
+  double *rank_setup_phases;
   int ninputs; /**< files the app read that no option names (um_app_input): the run's JSON lists them with a hash */
   char input_paths[UM_APP_MAX_INPUTS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
   um_app_ckpt *ckpt; /**< checkpoints: the runner's (checkpoint.*, --restart), NULL until used */
@@ -164,6 +168,11 @@ const um_app *um_app_find(const um_runner *r, const char *name);
  * `default_map` points into; mpi.partitioner: metis | block); then checks for
  * config keys nobody read (run->unknown_keys), so read every key before. */
 int um_app_prepare(um_app_run *run, const char *default_map);
+
+/** Call once where the set-up ends, before the main loop: sets run->setup_seconds (the set-up window umrun opened
+ * before the app ran, or else the time since t0) and closes the window of the set-up's phases (um/stats.h:
+ * um_setup_start; the JSON's setup_phases). Returns um_wtime(), the main loop's start. */
+double um_app_setup_done(um_app_run *run, double t0);
 
 /** Whether the app declares its mesh by blocks (um/distributed.h: um_decl_set_block, um_decl_map_block): 1 under
  * mpirun with several ranks when mpi.mesh is blocks (the default), then each rank makes or reads only its block of

@@ -584,7 +584,7 @@ static void measure_occupancy(const cu_state *S, cu_kern *k, int threads) {
 int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, const cu_key *key, cu_kern **out) {
   const umc_exec exec = mode.exec;
   cu_state *S = ST(ctx);
-  const double t0 = um_wtime();
+  const double t0 = um_setup_begin(ctx, UM_SETUP_COMPILE); /* the plan and uploads inside are their own phases */
   cu_kern *k = calloc(1, sizeof *k);
   if (!k) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   k->key = *key;
@@ -664,12 +664,13 @@ int cu_build_kern(um_context *ctx, um_loop *loop, cu_mode mode, int threads, con
     if (!k->params) rc = UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   }
   if (rc == UM_SUCCESS && UM_GROW(S->kerns, S->capkerns, S->nkerns)) rc = UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  const double t1 = um_setup_end(ctx, UM_SETUP_COMPILE);
   if (rc != UM_SUCCESS) {
     cu_kern_free(k);
     return um_backend_trace(ctx, rc, __FILE__, __LINE__);
   }
   S->kerns[S->nkerns++] = k;
-  um_backend_counter_add(ctx, loop->id, CU_COUNTER_COMPILE, um_wtime() - t0);
+  um_backend_counter_add(ctx, loop->id, CU_COUNTER_COMPILE, t1 - t0);
   um_backend_log(ctx, UM_LOG_INFO, "um cuda: loop '%s': %s, %d threads per block, %d launch%s, %zu bytes of shared memory",
             loop->name, umc_exec_name(exec), threads, k->nlaunch, k->nlaunch == 1 ? "" : "es", k->shmem);
   *out = k;

@@ -108,7 +108,10 @@ static void *stage_worker(void *p) {
 static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name);
 
 int cu_copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {
-  return UM_TRACED("upload", copy_in(ctx, d, h, bytes, what, name)); /* a range for the profilers (trace.h) */
+  um_setup_begin(ctx, UM_SETUP_UPLOADS); /* in the set-up window: its uploads phase */
+  const int rc = UM_TRACED("upload", copy_in(ctx, d, h, bytes, what, name)); /* a range for the profilers (trace.h) */
+  um_setup_end(ctx, UM_SETUP_UPLOADS);
+  return rc;
 }
 
 static int copy_in(um_context *ctx, void *d, const void *h, size_t bytes, const char *what, const char *name) {

@@ -675,6 +675,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     m->last = e;
     m->shape = shape;
   }
+  um_setup_begin(ctx, UM_SETUP_COMPILE); /* what the set-up waits for: a compile, a module loaded */
   if (e->state == HC_NEW && (block || loop_seconds >= after)) {
     e->source = um__hostc_generate(loop);
     if (!e->source) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
@@ -684,6 +685,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     if (e->state == HC_RUNNING) UM_BACKEND_CHECK(ctx, finish(ctx, h, e, 1));
     else UM_BACKEND_CHECK(ctx, begin(ctx, h, e, 1));
   }
+  um_setup_end(ctx, UM_SETUP_COMPILE);
   if (e->state != HC_READY && required) /* failed before (its error was returned then) */
     return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND, "loop '%s': kernel '%s' has no host code: its compile failed",
                             loop->name, loop->kernel->name);

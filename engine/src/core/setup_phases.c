@@ -1,0 +1,62 @@
+/* Set-up by phase (um/stats.h): the context keeps a stack of the phases open in the set-up window; the time
+ * between two events (a phase begun or ended) goes to the innermost phase open, so the phases add up to the
+ * window's wall time whatever their nesting. Outside the window nothing is kept. */
+#include "internal.h"
+
+static const char *const phase_names[UM_SETUP_NPHASES] = {"mesh",  "partition", "migrate", "halos",
+                                                          "plans", "compile",   "uploads", "other"};
+
+const char *um_setup_phase_name(um_setup_phase p) { return p >= 0 && p < UM_SETUP_NPHASES ? phase_names[p] : "?"; }
+
+/* The time since the last event to the innermost open phase; returns now. */
+static double charge(um_context *ctx) {
+  const double now = um_wtime();
+  if (ctx->setup.state == 1 && ctx->setup.depth > 0)
+    ctx->setup.seconds[ctx->setup.stack[ctx->setup.depth - 1]] += now - ctx->setup.mark;
+  ctx->setup.mark = now;
+  return now;
+}
+
+void um_setup_start(um_context *ctx, um_setup_phase base) {
+  if (!ctx || base < 0 || base >= UM_SETUP_NPHASES) return;
+  for (int i = 0; i < UM_SETUP_NPHASES; i++) ctx->setup.seconds[i] = 0;
+  ctx->setup.state = 1;
+  ctx->setup.depth = 1;
+  ctx->setup.stack[0] = (unsigned char)base;
+  ctx->setup.mark = um_wtime();
+}
+
+double um_setup_stop(um_context *ctx) {
+  if (!ctx || ctx->setup.state != 1) return 0;
+  charge(ctx);
+  ctx->setup.state = 2;
+  ctx->setup.depth = 0;
+  double total = 0;
+  for (int i = 0; i < UM_SETUP_NPHASES; i++) total += ctx->setup.seconds[i];
+  return total;
+}
+
+double um_setup_begin(um_context *ctx, um_setup_phase p) {
+  if (!ctx || ctx->setup.state != 1 || p < 0 || p >= UM_SETUP_NPHASES) return um_wtime();
+  const double now = charge(ctx);
+  const int cap = (int)(sizeof ctx->setup.stack / sizeof ctx->setup.stack[0]);
+  if (ctx->setup.depth < cap) ctx->setup.stack[ctx->setup.depth++] = (unsigned char)p;
+  return now;
+}
+
+double um_setup_end(um_context *ctx, um_setup_phase p) {
+  if (!ctx || ctx->setup.state != 1) return um_wtime();
+  const double now = charge(ctx);
+  for (int d = ctx->setup.depth - 1; d >= 1; d--) /* the base (stack[0]) stays until um_setup_stop */
+    if (ctx->setup.stack[d] == (unsigned char)p) {
+      ctx->setup.depth = d;
+      break;
+    }
+  return now;
+}
+
+int um_setup_phases(const um_context *ctx, double seconds[UM_SETUP_NPHASES]) {
+  const int done = ctx && ctx->setup.state == 2;
+  for (int i = 0; i < UM_SETUP_NPHASES; i++) seconds[i] = done ? ctx->setup.seconds[i] : 0;
+  return done;
+}
