@@ -59,26 +59,6 @@ int umrun_draw_parse(umrun_draw *d, const char *what, const char *path, char *er
 
 /* ---- the coordinates ------------------------------------------------------------------ */
 
-/* A name that says coordinates (as the engine's default for mpi.partition_coords): x, xy, xyz, coords,
- * coordinates, *coord*, *centre*, *center*, *_x, *_xy, *_xyz. */
-static int coord_name(const char *s) {
-  static const char *const exact[] = {"x", "xy", "xyz", "coords", "coordinates", NULL};
-  static const char *const within[] = {"coord", "centre", "center", NULL};
-  static const char *const tail[] = {"_x", "_xy", "_xyz", NULL};
-  for (int i = 0; exact[i]; i++)
-    if (!strcmp(s, exact[i])) return 1;
-  for (int i = 0; within[i]; i++)
-    if (strstr(s, within[i])) return 1;
-  const size_t l = strlen(s);
-  for (int i = 0; tail[i]; i++)
-    if (l > strlen(tail[i]) && !strcmp(s + l - strlen(tail[i]), tail[i])) return 1;
-  return 0;
-}
-
-static int coord_type(const um_dat *d) {
-  return (um_dat_type(d) == UM_DOUBLE || um_dat_type(d) == UM_FLOAT) && (um_dat_dim(d) == 2 || um_dat_dim(d) == 3);
-}
-
 /* The first map from set s to set t, or NULL. */
 static um_map *map_to(const um_context *ctx, const um_set *s, const um_set *t) {
   for (int k = 0; k < um_map_count(ctx); k++) {
@@ -96,7 +76,7 @@ static int find_coords(const um_context *ctx, const um_set *s, um_dat **dat, um_
   for (int pass = 0; pass < 6 && !*dat; pass++)
     for (int i = 0; i < um_dat_count(ctx) && !*dat; i++) {
       um_dat *d = um_dat_at(ctx, i);
-      if (!coord_type(d) || (pass < 3 && !coord_name(um_dat_name(d)))) continue;
+      if (!um_dat_is_coordinates(d, pass < 3)) continue;
       um_map *m = um_dat_set(d) == s ? NULL : map_to(ctx, s, um_dat_set(d));
       const int how = pass % 3; /* 0: a map of 2 or more, 1: on s, 2: a map of one */
       if ((how == 0 && m && um_map_arity(m) >= 2) || (how == 1 && um_dat_set(d) == s) ||

@@ -238,7 +238,9 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
   double dt_init = 0;
   if (p->by_blocks) { /* this rank's rows only */
     lulesh_block b;
-    rc = lulesh_block_build(p, um_mpi_rank(), um_mpi_size(), &b, err, errlen);
+    lulesh_params q = *p;
+    if (q.threads <= 0) q.threads = um_context_host_threads(ctx);
+    rc = lulesh_block_build(&q, um_mpi_rank(), um_mpi_size(), &b, err, errlen);
     if (rc) {
       lulesh_state_free(&s);
       return rc;

@@ -69,6 +69,10 @@ int um_dat_rows(const um_dat *d);
 int um_dat_dim(const um_dat *d);
 /** The type of the dat's values. */
 um_type um_dat_type(const um_dat *d);
+/** 1 if the dat could hold coordinates: 2 or 3 doubles (or floats) per element, and, when by_name, a name
+ * that says so (x, xy, xyz, coords, coordinates, one containing coord, centre or center, or ending in _x, _xy,
+ * _xyz): the default of mpi.partition_coords and of umrun --draw. */
+int um_dat_is_coordinates(const um_dat *d, int by_name);
 /** The dat's layout (UM_LAYOUT_AUTO until its first loop resolves it). */
 um_layout um_dat_layout(const um_dat *d);
 /** Sets declared on the context. */

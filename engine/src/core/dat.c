@@ -215,3 +215,23 @@ void um_dat_set_backend_data(um_dat *d, void *p) { d->backend_data = p; }
 int um_dat_contribution(const um_dat *d) { return d && d->contrib; }
 int um_dat_host_zeros(const um_dat *d) { return d && d->host_zeros; }
 um_layout um_dat_storage_layout(const um_dat *d) { return d->layout == UM_SOA && d->dim > 1 ? UM_SOA : UM_AOS; }
+
+/* ---- coordinates (mpi.partition_coords' default, umrun --draw) ---- */
+static int coord_name(const char *s) {
+  static const char *const exact[] = {"x", "xy", "xyz", "coords", "coordinates", NULL};
+  static const char *const within[] = {"coord", "centre", "center", NULL};
+  static const char *const tail[] = {"_x", "_xy", "_xyz", NULL};
+  for (int i = 0; exact[i]; i++)
+    if (!strcmp(s, exact[i])) return 1;
+  for (int i = 0; within[i]; i++)
+    if (strstr(s, within[i])) return 1;
+  const size_t l = strlen(s);
+  for (int i = 0; tail[i]; i++)
+    if (l > strlen(tail[i]) && !strcmp(s + l - strlen(tail[i]), tail[i])) return 1;
+  return 0;
+}
+
+int um_dat_is_coordinates(const um_dat *d, int by_name) {
+  if (!d || !(d->type == UM_DOUBLE || d->type == UM_FLOAT) || !(d->dim == 2 || d->dim == 3)) return 0;
+  return !by_name || coord_name(d->name);
+}

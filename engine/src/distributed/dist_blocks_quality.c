@@ -142,9 +142,24 @@ static int join(qstate *Q, long long a, long long b, int q) {
   return rc;
 }
 
+/* A list whose members are all of this block and of one part (most lists, inside a part): each member joined to the
+ * first; 1 when so (the components do not depend on the order of the unions), 0 to take the general way. */
+static int one_part_here(qstate *Q, const long long *list, int k) {
+  if (k < 1 || !in_block(Q, list[0])) return 0;
+  const int a = (int)(list[0] - Q->b0), q = Q->part[a];
+  for (int i = 1; i < k; i++)
+    if (!in_block(Q, list[i]) || Q->part[list[i] - Q->b0] != q) return 0;
+  for (int i = 1; i < k; i++) {
+    const int ra = umd_uf_find(Q->uf, a), rb = umd_uf_find(Q->uf, (int)(list[i] - Q->b0));
+    if (ra != rb) Q->uf[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+  }
+  return 1;
+}
+
 /* One list of k members: sorted by part then number (repeats dropped), each member chained to the next of its part,
  * and every pair in different parts sent for the cut. */
 static int one_list(qstate *Q, const long long *list, int k) {
+  if (one_part_here(Q, list, k)) return UM_SUCCESS;
   if (k > Q->cap) {
     const int nc = k > 2 * Q->cap ? k : 2 * Q->cap;
     long long *m = realloc(Q->m, (size_t)nc * sizeof *m);

@@ -374,7 +374,7 @@ static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
 }
 
 /* Dat k's rows in its set's local order: rb holds them as they came back, grouped by home (row j is local row
- * perm[j]). */
+ * perm[j]); rb NULL: the dat is zeros on every rank, installed as zeros without moving a row. */
 static int install_dat(umd_blocks *B, int k, const char *rb, const int *perm, int total) {
   um_context *ctx = B->ctx;
   um_dat *d = ctx->dats[k];
@@ -386,11 +386,11 @@ static int install_dat(umd_blocks *B, int k, const char *rb, const int *perm, in
   um_dat tmp = *d;
   tmp.data = nd;
   tmp.rows = nrows;
-  for (int j = 0; j < total; j++) copy_row_in(&tmp, perm[j], rb + (size_t)j * row);
+  for (int j = 0; rb && j < total; j++) copy_row_in(&tmp, perm[j], rb + (size_t)j * row);
   free(d->data);
   d->data = nd;
   d->rows = nrows;
-  um__dat_host_moved(d);
+  um__dat_host_moved(d); /* rb NULL: zeros, as declared (host_zeros kept) */
   d->halo_stale = 0; /* every halo row came from its home */
   return UM_SUCCESS;
 }
@@ -429,6 +429,24 @@ static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt
   return rc;
 }
 
+/* For each dat of set s (indexed by dat), 1 when it still holds the zeros it was declared with on every rank
+ * (declared without data, not written since): such a dat is allocated in the local order, not moved. Collective;
+ * NULL on no memory (on every rank: the reduction's answer is shared). */
+static int *zero_dats(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  int *z = calloc((size_t)ctx->ndats + 1, sizeof *z), *all = calloc((size_t)ctx->ndats + 1, sizeof *all);
+  int ok = z && all ? 1 : 0, okall = 0;
+  for (int k = 0; ok && k < ctx->ndats; k++)
+    z[k] = ctx->dats[k]->set->index == s && um_dat_host_zeros(ctx->dats[k]) && (ctx->dats[k]->valid & UM_VALID_HOST);
+  MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, B->D->comm);
+  if (okall && MPI_Allreduce(z, all, ctx->ndats, MPI_INT, MPI_MIN, B->D->comm) == MPI_SUCCESS) {
+    free(z);
+    return all;
+  }
+  free(z), free(all);
+  return NULL;
+}
+
 /* Set s's dats in its local order, pulled from the homes of its rows, one dat at a time: the global numbers asked
  * of each home once (grouped by home: perm), then each dat's rows back. A dat's transient is two copies of its
  * own rows here, never the whole of the rank's mesh. */
@@ -464,10 +482,14 @@ static int pull_dats(umd_blocks *B, int s) {
     else at[i] = (int)l;
   }
   free(rg);
-  for (int k = 0; k < ctx->ndats; k++) /* collective: every rank takes each dat, agreeing first */
-    if (ctx->dats[k]->set->index == s) rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total)
-                                                             : umd_agree(B, rc, "moving the dats' rows");
-  free(perm), free(qcnt), free(acnt), free(at);
+  int *zero = rc == UM_SUCCESS ? zero_dats(B, s) : NULL;
+  if (rc == UM_SUCCESS && !zero) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each dat, agreeing first */
+    if (ctx->dats[k]->set->index != s) continue;
+    if (rc == UM_SUCCESS && zero[k]) rc = install_dat(B, k, NULL, NULL, total); /* the same on every rank */
+    else rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total) : umd_agree(B, rc, "moving the dats' rows");
+  }
+  free(perm), free(qcnt), free(acnt), free(at), free(zero);
   return rc;
 }
 

@@ -249,24 +249,6 @@ void umd_coord_row(const um_dat *d, int e, double *out) {
   for (int c = 0; c < d->dim; c++) out[c] = coord_at(d, e, c);
 }
 
-static int coord_type(const um_dat *d) {
-  return (d->type == UM_DOUBLE || d->type == UM_FLOAT) && (d->dim == 2 || d->dim == 3);
-}
-
-/* A name that says coordinates: x, xy, xyz, coord(s), coordinates, *_x, *_xy, *_xyz, *coord*, *centre*, *center*. */
-static int coord_name(const char *s) {
-  static const char *const exact[] = {"x", "xy", "xyz", "coords", "coordinates", NULL};
-  static const char *const within[] = {"coord", "centre", "center", NULL};
-  static const char *const tail[] = {"_x", "_xy", "_xyz", NULL};
-  for (int i = 0; exact[i]; i++)
-    if (!strcmp(s, exact[i])) return 1;
-  for (int i = 0; within[i]; i++)
-    if (strstr(s, within[i])) return 1;
-  const size_t l = strlen(s);
-  for (int i = 0; tail[i]; i++)
-    if (l > strlen(tail[i]) && !strcmp(s + l - strlen(tail[i]), tail[i])) return 1;
-  return 0;
-}
 
 /* The map by which the primary set's elements reach set `to` (the first declared), or NULL. */
 static const um_map *map_to(const um_context *ctx, int primary, int to) {
@@ -285,7 +267,7 @@ int umd_coords_find(um_context *ctx, int primary, const um_dat **dat, const um_m
       return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_coords: no dat named '%s'; name a dat of 2 or 3 doubles "
                       "(or floats) per element, on the primary set or on a set its maps reach", named);
     const um_map *m = d->set->index == primary ? NULL : map_to(ctx, primary, d->set->index);
-    if (!coord_type(d) || (d->set->index != primary && !m))
+    if (!um_dat_is_coordinates(d, 0) || (d->set->index != primary && !m))
       return UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partition_coords: dat '%s' (%d values of type %s on set '%s') cannot "
                       "place the elements of set '%s': name a dat of 2 or 3 doubles (or floats) per element, on '%s' or "
                       "on a set a map from it reaches", named, d->dim, um_type_name(d->type), d->set->name,
@@ -298,7 +280,7 @@ int umd_coords_find(um_context *ctx, int primary, const um_dat **dat, const um_m
     for (int i = 0; i < ctx->ndats && !*dat; i++) {
       const um_dat *d = ctx->dats[i];
       const um_map *m = d->set->index == primary ? NULL : map_to(ctx, primary, d->set->index);
-      if (!coord_type(d) || d->contrib || (pass < 2 && !coord_name(d->name))) continue;
+      if (!um_dat_is_coordinates(d, pass < 2) || d->contrib) continue;
       if ((pass % 2 == 0 && d->set->index == primary) || (pass % 2 == 1 && m)) *dat = d, *via = m;
     }
   if (!*dat)
