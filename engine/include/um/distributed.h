@@ -344,6 +344,11 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
  * distributed, n must be gsize and out is the whole array. A key outside [0, gsize) is UM_ERR_ARG on every rank. */
 int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
                       void *out, size_t bytes);
+/** um_rows_to_blocks with 64-bit keys: the global numbers of a numbering of more than INT_MAX elements (a mesh
+ * declared by blocks: um_set_gsize). Each rank's n rows and its block stay int-counted. Collective on a
+ * distributed context; a key outside [0, gsize) is UM_ERR_ARG on every rank, the key named in 64 bits. */
+int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
+                        long long gsize, void *out, size_t bytes);
 /** fn(ctx, arg) on each rank in turn, rank 0 first, rank 1 once rank 0's returned, and so on (a token passed from
  * rank to rank): for a file the ranks write one after the other, each its block (um/hdf5io.h's writers; an app's
  * text file: rank 0 creates it, the others append). A rank after one whose fn failed skips its turn; every rank

@@ -345,8 +345,8 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
   return map_fetch_block(ctx, m, 1, out, bytes, __func__);
 }
 
-int um__rows_to_blocks_ll(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
-                          long long gsize, void *out, size_t bytes) {
+int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
+                        long long gsize, void *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", "um_rows_to_blocks");
@@ -380,7 +380,7 @@ int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows,
   int rc = k || n < 0 ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "um_rows_to_blocks: out of memory for %d keys", n);
   for (int e = 0; k && keys && e < n; e++) k[e] = keys[e];
   if (ctx->dist) rc = um__dist_agree(ctx, rc); /* a collective call: no rank goes on alone */
-  if (!rc) rc = um__rows_to_blocks_ll(ctx, n, keys ? k : NULL, rows, row_bytes, gsize, out, bytes);
+  if (!rc) rc = um_rows_to_blocks64(ctx, n, keys ? k : NULL, rows, row_bytes, gsize, out, bytes);
   free(k);
   return rc;
 }

@@ -259,7 +259,7 @@ static int write_partition(um_context *ctx, const writer *w, const um_set *s) {
                                                   : UM_ERROR(ctx, UM_ERR_ALLOC, "checkpoint: out of memory for the partition"));
   for (int i = 0; !rc && i < s->size; i++) mine[i] = um_context_rank(ctx);
   if (!rc)
-    rc = um__rows_to_blocks_ll(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
+    rc = um_rows_to_blocks64(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
   char ds[300];
   snprintf(ds, sizeof ds, "partition/%s", s->name);
   slab sl = {w, ds, ds, H5T_NATIVE_INT, blk, begin, count, 1};
