@@ -148,7 +148,8 @@ int um_context_set_partition_coords(um_context *ctx, const char *dat_name);
  * use instead, where an int cannot number it: the graph partitioners (METIS's
  * idx_t and PT-Scotch's SCOTCH_Num as built here; the chain goes on to rcb),
  * whole-set fetches (um_dat_fetch, um_map_fetch; fetch by blocks), um_map_fetch_block
- * (its targets are int) and whole reads (um_hdf5_read_set). */
+ * (its targets are int; um_map_fetch_block64 hands out 64-bit ones) and whole reads
+ * (um_hdf5_read_set). */
 
 /** The block partitioner's range of rank `rank` of `nranks` in a set of `gsize` elements (element i on rank
  * floor(i * nranks / gsize)): the block a rank declares to get the same layout as a whole declaration
@@ -337,6 +338,11 @@ int um_map_fetch_block(um_context *ctx, const um_map *m, int *out, size_t bytes)
 /** The same in the order the app declared both sets (before any reordering): rows in the from-set's declared
  * order, targets as declared numbers of the to-set (the map as the app declared it). */
 int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out, size_t bytes);
+/** um_map_fetch_block with 64-bit targets (global numbers of a to-set that may pass INT_MAX elements: a mesh
+ * declared by blocks); bytes = count * arity * sizeof(long long). */
+int um_map_fetch_block64(um_context *ctx, const um_map *m, long long *out, size_t bytes);
+/** um_map_fetch_block_original_order with 64-bit targets (declared numbers of the to-set). */
+int um_map_fetch_block_original_order64(um_context *ctx, const um_map *m, long long *out, size_t bytes);
 /** Rows numbered by the caller sent to their blocks: this rank's n rows of row_bytes bytes at rows, row e bound
  * for element keys[e] of a numbering of gsize elements (an output order of the app's own: a grid's, a table's),
  * put in place in out, this rank's block of that numbering (um_block_range of gsize; bytes = count * row_bytes).

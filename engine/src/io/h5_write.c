@@ -255,17 +255,19 @@ static int put_set(um_context *ctx, const writer *w, const char *name, long long
 }
 
 /* A map's or dat's dataset [rows][cols] of type t with OP2's attributes (a map's: size, dim, type "int" of 10
- * bytes; a dat's: size in bytes per element, dim, type). */
+ * bytes; a dat's: size in bytes per element, dim, type). wide: a map into a set past INT_MAX, its targets 64-bit
+ * integers (type "long long"; um's reader by blocks takes them). */
 static int create_rows(um_context *ctx, const writer *w, const char *name, int is_map, long long rows, int cols,
-                       um_type t, int replace) {
+                       um_type t, int wide, int replace) {
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", is_map ? "map" : "dat", name);
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t d;
-  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
+  const hid_t type = wide ? H5T_NATIVE_LLONG : um__h5_native_of(t);
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, type, NULL, replace, what, &d));
   int rc = attr_count(ctx, d, "size", is_map ? rows : cols * (long long)um_type_size(t), what, w->path);
   if (!rc) rc = attr_int(ctx, d, "dim", cols, what, w->path);
-  if (!rc && is_map) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
+  if (!rc && is_map) rc = attr_str(ctx, d, "type", wide ? "long long" : "int", 10, what, w->path); /* OP2: 10 bytes */
   if (!rc && !is_map) rc = attr_str(ctx, d, "type", um_type_name(t), 0, what, w->path);
   H5Dclose(d);
   return rc;
@@ -318,11 +320,12 @@ int um__h5w_rows(um_context *ctx, slab *s) { return um_in_turn(ctx, write_slab, 
 static int write_rows(um_context *ctx, const writer *w, const um_map *map, const um_dat *dat) {
   const um_set *set = map ? um_map_from(map) : um_dat_set(dat);
   const int cols = map ? um_map_arity(map) : um_dat_dim(dat);
-  const size_t esize = map ? sizeof(int) : um_type_size(um_dat_type(dat));
+  const int wide = map && um_set_gsize(um_map_to(map)) > INT_MAX; /* 64-bit targets (create_rows) */
+  const size_t esize = wide ? sizeof(long long) : map ? sizeof(int) : um_type_size(um_dat_type(dat));
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", map ? "map" : "dat", map ? um_map_name(map) : um_dat_name(dat));
   slab s = {w,    map ? um_map_name(map) : um_dat_name(dat),
-            what, map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
+            what, wide ? H5T_NATIVE_LLONG : map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
             NULL, 0,
             0,    cols};
   UM_CHECK(ctx, um_set_block(ctx, set, &s.begin, &s.count));
@@ -330,7 +333,8 @@ static int write_rows(um_context *ctx, const writer *w, const um_map *map, const
   void *buf = malloc(bytes ? bytes : 1);
   int rc = um__dist_agree(
       ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
-  if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
+  if (!rc && wide) rc = um_map_fetch_block64(ctx, map, buf, bytes);
+  else if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
   s.buf = buf;
   if (!rc) rc = um__h5w_rows(ctx, &s);
   free(buf);
@@ -358,10 +362,12 @@ static int create_job(um_context *ctx, const writer *w, const wjob *j, int repla
   case W_SET: return put_set(ctx, w, um_set_name(j->obj), um_set_gsize(j->obj), replace);
   case W_SIZE: return put_set(ctx, w, j->name, j->size, replace);
   case W_MAP:
-    return create_rows(ctx, w, um_map_name(m), 1, um_set_gsize(um_map_from(m)), um_map_arity(m), UM_INT, replace);
+    return create_rows(ctx, w, um_map_name(m), 1, um_set_gsize(um_map_from(m)), um_map_arity(m), UM_INT,
+                       um_set_gsize(um_map_to(m)) > INT_MAX, replace);
   case W_DAT:
-    return create_rows(ctx, w, um_dat_name(d), 0, um_set_gsize(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), replace);
-  case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, replace);
+    return create_rows(ctx, w, um_dat_name(d), 0, um_set_gsize(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), 0,
+                       replace);
+  case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, 0, replace);
   case W_CONST: return put_const(ctx, w, j->name, j->dim, j->type, j->data, replace);
   }
   return UM_ERR_INTERNAL;
