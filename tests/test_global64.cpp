@@ -3,7 +3,8 @@
 // ranges, the refusals where a whole set or one rank's block cannot hold the count, an HDF5 set size stored in 64
 // bits, and the rows of an output written at a global offset past INT_MAX (a sparse file: only the block's bytes).
 // The distributed paths (declaring by blocks, the tiling check, the partitioners' refusals) are in
-// test_mpi_blocks.cpp.
+// test_mpi_blocks.cpp. Also the 64-bit forms of the output helpers: um_rows_to_blocks64's keys,
+// um_hdf5_write_blocks64's set sizes, um_hdf5_rows' row counts, um_xdmf_write's counts.
 #include <gtest/gtest.h>
 
 #include <hdf5.h>
@@ -140,4 +141,86 @@ TEST(Global64, OutputRowsLandAtGlobalOffsetsPastIntMax) {
   for (int i = 0; i < 4; i++) EXPECT_EQ(back[1 + i], rows[i]) << "row " << at + i;
   H5Sclose(ms), H5Sclose(fs), H5Dclose(d), H5Fclose(f);
   std::remove(file.c_str());
+}
+
+// um_rows_to_blocks64: keys are 64-bit global numbers (um_rows_to_blocks' int keys cannot hold one past INT_MAX);
+// on one process the block is the whole numbering, and a key outside it is named in its 64 bits.
+TEST(Global64, RowsToBlocksTakes64BitKeys) {
+  um_context *ctx = make_ctx("seq");
+  const long long keys[3] = {2, 0, 1};
+  const char rows[3] = {'c', 'a', 'b'};
+  char out[3] = {0, 0, 0};
+  ASSERT_EQ(um_rows_to_blocks64(ctx, 3, keys, rows, 1, 3, out, sizeof out), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(std::string(out, 3), "abc");
+  const long long bad[3] = {2, kBig, 1};  // as an int: -1294967296
+  EXPECT_EQ(um_rows_to_blocks64(ctx, 3, bad, rows, 1, 3, out, sizeof out), UM_ERR_ARG);
+  EXPECT_TRUE(has(um_error_message(ctx), "row 1 is numbered 3000000000, outside [0, 3)")) << um_error_message(ctx);
+  // a numbering past INT_MAX: this process's block would be all of it (refused before anything is touched)
+  EXPECT_EQ(um_rows_to_blocks64(ctx, 1, keys, rows, 1, kBig, out, 1), UM_ERR_ARG);
+  um_finalize(&ctx);
+}
+
+// um_hdf5_write_blocks64: a set size past INT_MAX is written as a 64-bit integer (one within it as OP2's int);
+// um_hdf5_rows.rows is 64-bit, and a dataset whose block would pass an int on this many ranks is refused before
+// any file is made, saying how many ranks it takes.
+TEST(Global64, BlocksWriterStoresSetSizesPastIntMaxIn64Bits) {
+  static_assert(sizeof(((um_hdf5_rows *)nullptr)->rows) == sizeof(long long), "um_hdf5_rows.rows is 64-bit");
+  TempDir t("global64_blocks");
+  const std::string file = t / "b.h5";
+  um_context *ctx = make_ctx("seq");
+  const char *sets[] = {"cells", "nodes"};
+  const long long sizes[] = {kBig, 4};
+  const double x[4] = {1, 2, 3, 4};
+  const um_hdf5_rows rows[] = {{"node_x", 4, 1, UM_DOUBLE, 0, x}};
+  ASSERT_EQ(um_hdf5_write_blocks64(ctx, file.c_str(), 2, sets, sizes, 1, rows), UM_SUCCESS) << um_error_message(ctx);
+  const um_hdf5_rows big[] = {{"p_big", kBig, 1, UM_INT, 0, x}};
+  const std::string none = t / "none.h5";
+  EXPECT_EQ(um_hdf5_write_blocks64(ctx, none.c_str(), 2, sets, sizes, 1, big), UM_ERR_ARG);
+  EXPECT_TRUE(has(um_error_message(ctx), "dataset 'p_big' has 3000000000 rows: on 1 ranks a rank's block passes "
+                                         "2147483647 (an int); run on at least 2 ranks"))
+      << um_error_message(ctx);
+  FILE *left = std::fopen(none.c_str(), "rb");
+  EXPECT_EQ(left, nullptr) << "no file on a refusal";
+  if (left) std::fclose(left);
+  um_finalize(&ctx);
+
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  for (int i = 0; i < 2; i++) {
+    hid_t d = H5Dopen2(f, sets[i], H5P_DEFAULT);
+    ASSERT_GE(d, 0) << sets[i];
+    hid_t ty = H5Dget_type(d);
+    EXPECT_EQ(H5Tget_size(ty), i == 0 ? 8u : 4u) << sets[i] << ": 64-bit past INT_MAX, OP2's int within it";
+    long long v = -1;
+    EXPECT_GE(H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v), 0);
+    EXPECT_EQ(v, sizes[i]) << sets[i];
+    H5Tclose(ty), H5Dclose(d);
+  }
+  H5Fclose(f);
+}
+
+// The XDMF description of a mesh past INT_MAX elements: its counts and dimensions in full (no HDF5 file to probe:
+// the default number types).
+TEST(Global64, XdmfCountsPastIntMax) {
+  TempDir t("global64_xdmf");
+  const std::string xmf = t / "big.xmf";
+  char err[512] = "";
+  const long long cells = kBig, nodes = 2 * kBig + 1;
+  ASSERT_EQ(um_xdmf_write(xmf.c_str(), "none.h5", "x", nodes, 3, "hex", cells, 8, nullptr, nullptr, 0, err,
+                          sizeof err),
+            UM_SUCCESS)
+      << err;
+  std::FILE *f = std::fopen(xmf.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buf[4096];
+  for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
+  std::fclose(f);
+  EXPECT_TRUE(has(text, "NumberOfElements=\"3000000000\" NodesPerElement=\"8\"")) << text;
+  EXPECT_TRUE(has(text, "Dimensions=\"3000000000 8\"")) << text;
+  EXPECT_TRUE(has(text, "Dimensions=\"6000000001 3\"")) << text;
+  EXPECT_EQ(um_xdmf_write(xmf.c_str(), "none.h5", "x", -kBig, 3, "hex", cells, 8, nullptr, nullptr, 0, err,
+                          sizeof err),
+            UM_ERR_ARG);
+  EXPECT_TRUE(has(err, "nnodes (-3000000000)")) << err;
 }

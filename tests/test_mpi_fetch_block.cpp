@@ -140,6 +140,15 @@ void expect_map_blocks_equal_whole(Mesh &m, const Grid &g) {
       together(std::vector<char>((const char *)mine.data(), (const char *)(mine.data() + mine.size())));
   ASSERT_EQ(decl.size(), g.cn.size() * sizeof(int));
   EXPECT_EQ(0, memcmp(decl.data(), g.cn.data(), decl.size())) << "map in the declared order";
+  // 64-bit targets (um_map_fetch_block64, for a to-set past INT_MAX): the int blocks widened, in both orders
+  std::vector<long long> wide(mine.size());
+  const size_t wbytes = wide.size() * sizeof(long long);
+  ASSERT_EQ(um_map_fetch_block_original_order64(m.ctx, m.map, wide.data(), wbytes), 0) << um_error_message(m.ctx);
+  EXPECT_EQ(wide, std::vector<long long>(mine.begin(), mine.end())) << "64-bit targets in the declared order";
+  ASSERT_EQ(um_map_fetch_block(m.ctx, m.map, mine.data(), mine.size() * sizeof(int)), 0) << um_error_message(m.ctx);
+  ASSERT_EQ(um_map_fetch_block64(m.ctx, m.map, wide.data(), wbytes), 0) << um_error_message(m.ctx);
+  EXPECT_EQ(wide, std::vector<long long>(mine.begin(), mine.end())) << "64-bit targets";
+  EXPECT_NE(um_map_fetch_block64(m.ctx, m.map, wide.data(), mine.size() * sizeof(int) + 8), 0) << "the int size";
 }
 
 void expect_all_blocks(Mesh &m, const Grid &g, bool reordered) {
@@ -195,6 +204,10 @@ TEST(FetchBlockMpi, NotDistributedTheBlockIsTheWholeSet) {
   std::vector<int> cn(g.cn.size());
   ASSERT_EQ(um_map_fetch_block_original_order(m.ctx, m.map, cn.data(), cn.size() * sizeof(int)), 0);
   EXPECT_EQ(cn, g.cn);
+  std::vector<long long> wide(cn.size()); // one process: the int block widened
+  ASSERT_EQ(um_map_fetch_block_original_order64(m.ctx, m.map, wide.data(), wide.size() * sizeof(long long)), 0)
+      << um_error_message(m.ctx);
+  EXPECT_EQ(wide, std::vector<long long>(g.cn.begin(), g.cn.end()));
 }
 
 std::vector<char> file_bytes(const std::string &p) {

@@ -2,7 +2,8 @@
 // size: each rank declares a block of a few elements of a set of 3e9 (the blocks do not tile it, so um_distribute
 // refuses them, naming the 64-bit range), maps into it take 64-bit targets, the global size is 64-bit, and the graph
 // partitioners (int numbering: METIS's idx_t and PT-Scotch's SCOTCH_Num are 32-bit here) refuse such a set with what
-// to use instead. Part of um_mpi_tests (ctest: 1 to 4 ranks).
+// to use instead; rows reach their blocks by 64-bit keys (um_rows_to_blocks64). Part of um_mpi_tests (ctest: 1 to 4
+// ranks).
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -66,4 +67,41 @@ TEST(Global64Blocks, GraphPartitionersRefuseASetPastIntMax) {
   EXPECT_TRUE(has(why, "set 'cells' has 2147483648 elements: METIS as built here takes at most 2147483647 (its "
                        "idx_t is 32-bit); use mpi.partitioner rcb"))
       << why;
+}
+
+// um_rows_to_blocks64 on 1 to 4 ranks: each rank sends the rows of the numbers congruent to it mod P (in reverse
+// order) by 64-bit keys; every block receives its rows in place, the bytes the int keys give; a key past INT_MAX
+// outside the numbering is refused on every rank, named in its 64 bits.
+TEST(Global64Blocks, RowsReachTheirBlocksBy64BitKeys) {
+  um_context *ctx = seq_context();
+  ASSERT_NE(ctx, nullptr);
+  const int q = um_mpi_rank(), P = um_mpi_size();
+  const long long G = 5LL * P + 3;
+  long long b = 0;
+  int c = 0;
+  ASSERT_EQ(um_block_range(G, q, P, &b, &c), UM_SUCCESS);
+  um_set *cells = nullptr;
+  ASSERT_EQ(um_decl_set_block(ctx, G, b, c, "cells", &cells), UM_SUCCESS) << um_error_message(ctx);
+  if (P > 1) ASSERT_EQ(um_distribute(ctx, "cells", "block"), UM_SUCCESS) << um_error_message(ctx);
+  std::vector<long long> keys, rows;
+  std::vector<int> ikeys;
+  for (long long g = G - 1; g >= 0; g--)
+    if (g % P == q) keys.push_back(g), ikeys.push_back((int)g), rows.push_back(10 * g + 1);
+  const int n = (int)keys.size();
+  std::vector<long long> out(c + 1, -1), iout(c + 1, -1);
+  const size_t bytes = sizeof(long long) * (size_t)c;
+  ASSERT_EQ(um_rows_to_blocks64(ctx, n, keys.data(), rows.data(), sizeof(long long), G, out.data(), bytes),
+            UM_SUCCESS)
+      << um_error_message(ctx);
+  ASSERT_EQ(um_rows_to_blocks(ctx, n, ikeys.data(), rows.data(), sizeof(long long), G, iout.data(), bytes), UM_SUCCESS)
+      << um_error_message(ctx);
+  for (int i = 0; i < c; i++) EXPECT_EQ(out[i], 10 * (b + i) + 1) << "element " << b + i;
+  EXPECT_EQ(out, iout);
+  if (q == 0) keys[0] = kBig;  // rank 0's first row: outside [0, G), past INT_MAX
+  const int rc = um_rows_to_blocks64(ctx, n, keys.data(), rows.data(), sizeof(long long), G, out.data(), bytes);
+  const std::string msg = um_error_message(ctx);
+  EXPECT_EQ(rc, UM_ERR_ARG);
+  EXPECT_TRUE(has(msg, "row 0 is numbered 3000000000, outside [0, " + std::to_string(G) + ")")) << msg;
+  expect_same_everywhere(rc, msg);
+  um_finalize(&ctx);
 }

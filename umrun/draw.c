@@ -131,16 +131,17 @@ static void fit_panel(umrun_shapes *g) {
 /* Set s's elements as shapes (collective on a distributed context: the fetches). Returns 0, or -1 with err. */
 static int shapes_of(um_context *ctx, um_set *s, umrun_shapes *g, char *coords, size_t clen, char *err, size_t len) {
   memset(g, 0, sizeof *g);
-  g->n = um_set_size(s);
+  const long long gn = um_set_gsize(s); /* over every rank: 64-bit (um_set_size is -1 past INT_MAX) */
   char num[64];
-  snprintf(num, sizeof num, "%d", g->n);
-  if (g->n > UMRUN_DRAW_MAX_ELEMENTS) {
+  snprintf(num, sizeof num, "%lld", gn);
+  if (gn > UMRUN_DRAW_MAX_ELEMENTS) {
     snprintf(err, len,
-             "set '%s' has %d elements, and a picture is for small meshes (at most %d): draw a small case "
+             "set '%s' has %lld elements, and a picture is for small meshes (at most %d): draw a small case "
              "(e.g. configs/airfoil_small.yaml, or smaller mesh.* values)",
-             um_set_name(s), g->n, UMRUN_DRAW_MAX_ELEMENTS);
+             um_set_name(s), gn, UMRUN_DRAW_MAX_ELEMENTS);
     return -1;
   }
+  g->n = (int)gn;
   um_dat *d;
   um_map *via;
   if (find_coords(ctx, s, &d, &via, err, len)) return -1;

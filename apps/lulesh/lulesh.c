@@ -28,6 +28,7 @@
 #include "lulesh.h"
 #include "lulesh_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,7 +191,7 @@ static int sorted_rows(um_context *ctx, const um_set *set, const um_map *map, co
  * mapped one to one onto the elements follow, so their gathers stay in order. Results are those of upstream's
  * numbering to rounding; fields and metrics are read in upstream's order (um_dat_fetch_original_order). */
 static int renumber_strips(um_context *ctx, lulesh_state *s, int nx) {
-  const int ne = um_set_size(s->elems);
+  const int ne = um_set_size(s->elems); /* the whole mesh (strips never run by blocks): at most INT_MAX */
   int *perm = malloc(sizeof(int) * (size_t)(ne ? ne : 1)), *inv = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
   um_reordering *r = NULL;
   int rc = perm && inv ? um_reordering_create(ctx, &r) : UM_ERR_ALLOC;
@@ -405,7 +406,7 @@ static int lagrange_elements(um_context *ctx, lulesh_state *s) {
                            DIRECT(s->vdov, UM_READ), DIRECT(s->elem_mass, UM_READ), DIRECT(s->volo, UM_READ),
                            DIRECT(s->vnew, UM_READ), DIRECT(s->qq, UM_WRITE), DIRECT(s->ql, UM_WRITE)));
   for (int r = 0; r < s->nregions && !s->p.eos_merged; r++) { /* merged: with the constraints (lulesh_step) */
-    if (um_set_size(s->regions[r]) == 0) continue;
+    if (um_set_gsize(s->regions[r]) == 0) continue;
     char name[32];
     snprintf(name, sizeof name, "eos_r%d", r + 1);
     um_map *m = s->region_map[r];
@@ -532,19 +533,25 @@ void lulesh_state_progress(const lulesh_state *s, int *cycle, double *time, doub
 int lulesh_finish(um_context *ctx, lulesh_state *s, lulesh_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   UM_APP_TRY(read_constraints(ctx, s, err, errlen)); /* the last cycle's, if a GPU left them for later */
-  const int ne = um_set_size(s->elems), nx = s->p.size, P = um_context_nranks(ctx);
+  const long long ne = um_set_gsize(s->elems); /* over every rank: 64-bit (a mesh declared by blocks) */
+  const int nx = s->p.size, P = um_context_nranks(ctx);
   long long b0 = 0, b = 0;
   int n0 = 0, n = 0;
   um_block_range(ne, 0, P, &b0, &n0);
   const int by_block = n0 >= nx * nx; /* the same on every rank */
+  if (!by_block && ne > INT_MAX) /* a whole fetch holds at most INT_MAX rows */
+    return um_format_error(err, errlen, UM_ERR_UNSUPPORTED,
+                           "the final energy of %lld elements on %d ranks: rank 0's block must hold plane 0 (%d "
+                           "elements); run on fewer ranks",
+                           ne, P, nx * nx);
   if (by_block)
     um_set_block(ctx, s->elems, &b, &n);
   else
-    n = ne;
+    n = (int)ne;
   double *e = malloc(sizeof(double) * (size_t)(n + 1));
   if (!e) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
   int rc = by_block ? um_dat_fetch_block_original_order(ctx, s->e, e, sizeof(double) * (size_t)n)
-                    : um_dat_fetch_original_order(ctx, s->e, e, sizeof(double) * (size_t)ne);
+                    : um_dat_fetch_original_order(ctx, s->e, e, sizeof(double) * (size_t)n);
   if (rc) {
     free(e);
     return um_format_error(err, errlen, rc, "%s", um_error_message(ctx));

@@ -83,7 +83,7 @@ static int read_params(um_app_run *r, lulesh_params *p) {
   return UM_SUCCESS;
 }
 
-static int write_output(um_app_run *r, int nnodes, int nelems) {
+static int write_output(um_app_run *r, long long nnodes, long long nelems) {
   if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
   char h5[4096], xmf[4096], err[1024];
   snprintf(h5, sizeof h5, "%s/lulesh.h5", r->output_dir);
@@ -115,9 +115,11 @@ static int lulesh_run(um_app_run *r) {
     lulesh_state_free(&s);
     return rc;
   }
-  const int nelem = p.size * p.size * p.size, nnode = (p.size + 1) * (p.size + 1) * (p.size + 1);
+  /* global counts, 64-bit (the sets', over every rank: a mesh declared by blocks may pass INT_MAX elements) */
+  const long long nelem = um_set_gsize(um_find_set(r->ctx, "elems"));
+  const long long nnode = um_set_gsize(um_find_set(r->ctx, "nodes"));
   fprintf(r->log,
-          "lulesh: Sedov blast, %d^3 elements (%d), %d nodes, %d regions (balance %d, cost %d), forces %s, %s "
+          "lulesh: Sedov blast, %d^3 elements (%lld), %lld nodes, %d regions (balance %d, cost %d), forces %s, %s "
           "loops; %s%s\n",
           p.size, nelem, nnode, p.regions, p.balance, p.cost, p.forces == LULESH_FORCES_GATHER ? "gather" : "inc",
           p.fused ? "fused" : "unfused",
@@ -177,7 +179,7 @@ static int lulesh_run(um_app_run *r) {
   const double steady = um_app_step_seconds(r);
   const double zps = steady > 0 ? (double)nelem / steady : 0;
   fprintf(r->log, "lulesh: run completed\n");
-  fprintf(r->log, "  size                 %d (%d elements)\n", p.size, nelem);
+  fprintf(r->log, "  size                 %d (%lld elements)\n", p.size, nelem);
   fprintf(r->log, "  iterations           %d (t = %.6e)\n", res.cycles, res.time);
   fprintf(r->log, "  final origin energy  %.6e  (%.17e)\n", res.origin_energy, res.origin_energy);
   fprintf(r->log, "  symmetry of plane 0  max abs diff %.6e, total abs diff %.6e, max rel diff %.6e\n",
@@ -186,8 +188,8 @@ static int lulesh_run(um_app_run *r) {
           "per cycle, grind %.4g us/element/cycle, %.4g zones/s\n",
           r->run_seconds, t_first, compile > 0 ? ", run-time compilation" : "", 1e3 * steady,
           zps > 0 ? 1e6 / zps : 0.0, zps);
-  UM_APP_TRY(um_app_metric(r, "elements", nelem));
-  UM_APP_TRY(um_app_metric(r, "nodes", nnode));
+  UM_APP_TRY(um_app_metric(r, "elements", (double)nelem));
+  UM_APP_TRY(um_app_metric(r, "nodes", (double)nnode));
   UM_APP_TRY(um_app_metric(r, "iterations", res.cycles));
   UM_APP_TRY(um_app_metric(r, "final_time", res.time));
   UM_APP_TRY(um_app_metric(r, "origin_energy", res.origin_energy));

@@ -27,6 +27,7 @@
  * per cell) for the slot scheme; nodes for the HDF5/XDMF output.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,10 +564,11 @@ static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *pat
  * its block of the state (um_hdf5_write_blocks). */
 static int write_hdf5(um_app_run *r, ma_solver *S) {
   const ma_inputs *in = &S->cfg->in;
-  const int ncells = um_set_size(S->cells);
+  const long long ncells = um_set_gsize(S->cells); /* global counts: 64-bit */
   const int nx = in->nx, ny = in->ny, nz = in->nz;
   const long long nn = (long long)(nx + 1) * (ny + 1) * (nz + 1);
-  if (nn > 2147483647LL) return um_app_fail(r, UM_ERR_UNSUPPORTED, "too many nodes (%lld) for the HDF5 output", nn);
+  if (nn > INT_MAX) /* the cells' node numbers are a map's: int */
+    return um_app_fail(r, UM_ERR_UNSUPPORTED, "too many nodes (%lld) for the HDF5 output's int cell_nodes", nn);
   long long vb = 0, cb = 0;
   int vn = 0, cnn = 0;
   UM_APP_TRY(um_block_range(nn, um_context_rank(r->ctx), um_context_nranks(r->ctx), &vb, &vn));
@@ -590,18 +592,18 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   snprintf(h5, sizeof h5, "%s/miniaero.h5", r->output_dir);
   snprintf(xmf, sizeof xmf, "%s/miniaero.xmf", r->output_dir);
   const char *sets[] = {"nodes", "cells"};
-  const int sizes[] = {(int)nn, ncells};
+  const long long sizes[] = {nn, ncells};
   const um_hdf5_rows rows[] = {{"cell_nodes", ncells, 8, UM_INT, 1, cn},
-                               {"node_x", (int)nn, 3, UM_DOUBLE, 0, x},
+                               {"node_x", nn, 3, UM_DOUBLE, 0, x},
                                {"q", ncells, 5, UM_DOUBLE, 0, q}};
-  if (!rc) rc = um_hdf5_write_blocks(r->ctx, h5, 2, sets, sizes, 3, rows);
+  if (!rc) rc = um_hdf5_write_blocks64(r->ctx, h5, 2, sets, sizes, 3, rows);
   free(x);
   free(cn);
   free(q);
   const char *fields[] = {"q"};
   const int dims[] = {5};
   if (!rc && um_app_writes(r) &&
-      um_xdmf_write(xmf, "miniaero.h5", "node_x", (int)nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
+      um_xdmf_write(xmf, "miniaero.h5", "node_x", nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
                     sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome */
@@ -618,11 +620,11 @@ static const char *results_dir(um_app_run *r, const ma_config *c) {
   return um_app_wants_field(r, "results") ? um_app_field_dir(r) : NULL;
 }
 
-/* Boundary faces of every kind the problem has. */
-static int boundary_faces(const ma_solver *S) {
-  int n = 0;
+/* Boundary faces of every kind the problem has, over every rank (a global count: 64-bit). */
+static long long boundary_faces(const ma_solver *S) {
+  long long n = 0;
   for (int b = 0; b < MA_NBC; b++)
-    if (S->bc[b]) n += um_set_size(S->bc[b]);
+    if (S->bc[b]) n += um_set_gsize(S->bc[b]);
   return n;
 }
 
@@ -633,9 +635,9 @@ static int metrics(um_app_run *r, ma_solver *S, int steps, double time, double p
                          D(S->vol, -1, UM_ID, 1, UM_READ), um_arg_gbl(sum, 5, UM_DOUBLE, UM_INC),
                          um_arg_gbl(vmin, 5, UM_DOUBLE, UM_MIN), um_arg_gbl(vmax, 5, UM_DOUBLE, UM_MAX),
                          um_arg_gbl(total, 5, UM_DOUBLE, UM_INC)));
-  UM_APP_TRY(um_app_metric(r, "cells", um_set_size(S->cells)));
-  UM_APP_TRY(um_app_metric(r, "interior_faces", um_set_size(S->faces)));
-  UM_APP_TRY(um_app_metric(r, "boundary_faces", boundary_faces(S)));
+  UM_APP_TRY(um_app_metric(r, "cells", (double)um_set_gsize(S->cells)));
+  UM_APP_TRY(um_app_metric(r, "interior_faces", (double)um_set_gsize(S->faces)));
+  UM_APP_TRY(um_app_metric(r, "boundary_faces", (double)boundary_faces(S)));
   UM_APP_TRY(um_app_metric(r, "steps", steps));
   UM_APP_TRY(um_app_metric(r, "final_time", time));
   char name[64];
@@ -682,10 +684,11 @@ static int miniaero_run(um_app_run *r) {
   if (!rc) rc = um_app_prepare(r, "faces_cells");
   if (!rc && cfg.scheme == SCHEME_ATOMICS) rc = use_atomics(&S);
   if (rc) return rc;
-  fprintf(r->log, "miniaero: %s, %d x %d x %d cells (%d), %d interior + %d boundary faces (", ma_problem_name(in->problem),
-          in->nx, in->ny, in->nz, um_set_size(S.cells), um_set_size(S.faces), boundary_faces(&S));
+  fprintf(r->log, "miniaero: %s, %d x %d x %d cells (%lld), %lld interior + %lld boundary faces (",
+          ma_problem_name(in->problem), in->nx, in->ny, in->nz, um_set_gsize(S.cells), um_set_gsize(S.faces),
+          boundary_faces(&S));
   for (int b = 0, first = 1; b < MA_NBC; b++)
-    if (S.bc[b]) fprintf(r->log, "%s%s %d", first ? "" : ", ", ma_bc_name(b), um_set_size(S.bc[b])), first = 0;
+    if (S.bc[b]) fprintf(r->log, "%s%s %lld", first ? "" : ", ", ma_bc_name(b), um_set_gsize(S.bc[b])), first = 0;
   fprintf(r->log, "); %s order, %s; dt %g, %d steps; scheme %s%s%s%s\n", in->second_order ? "second" : "first",
           in->viscous ? "viscous" : "inviscid", in->dt, in->steps, scheme_names[cfg.scheme],
           in->second_order || in->viscous ? (cfg.gradients == GRAD_CELLS ? ", gradients by cells" : ", gradients by faces") : "",

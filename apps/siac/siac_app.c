@@ -215,8 +215,8 @@ static int build_uniform_blocks(um_app_run *r, siac *s, int n) {
   char err[1024];
   s->exact = 1;
   s->nb = (s->k + 1) * (s->k + 2) / 2;
-  s->nnodes = (n + 1) * (n + 1);
-  s->ncells = 2 * n * n;
+  s->nnodes = (n + 1LL) * (n + 1);
+  s->ncells = 2LL * n * n;
   s->h = siac_uniform_h(n);
   UM_APP_TRY(publish_constants(r, s->k, s->h));
   s->nq = siac_nq;
@@ -225,7 +225,7 @@ static int build_uniform_blocks(um_app_run *r, siac *s, int n) {
   UM_APP_TRY(um_app_block(r, s->nnodes, &first[0], &count[0]));
   UM_APP_TRY(um_app_block(r, s->ncells, &first[1], &count[1]));
   const double reach = 0.5 * (3 * s->k + 1) * s->h, tn = um_wtime();
-  fprintf(r->log, "siac: uniform %d x %d: %d triangles, %d nodes; degree %d (%d modal coefficients, %d points per "
+  fprintf(r->log, "siac: uniform %d x %d: %lld triangles, %lld nodes; degree %d (%d modal coefficients, %d points per "
           "triangle), h %.5g, stencil %.5g wide; this rank's block of %d triangles\n", n, n, s->ncells, s->nnodes, s->k,
           s->nb, s->nq, s->h, (3 * s->k + 1) * s->h, count[1]);
   siac_uniform_block b;
@@ -471,7 +471,7 @@ int siac_finish(um_app_run *r, siac *s, um_dat *filtered) {
                          um_arg_dat(filtered, -1, UM_ID, s->nq, UM_DOUBLE, UM_READ),
                          um_arg_dat(s->p_mean, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE), um_arg_gbl(sq, 2, UM_DOUBLE, UM_INC),
                          um_arg_gbl(mx, 2, UM_DOUBLE, UM_MAX)));
-  UM_APP_TRY(um_app_metric(r, "cells", s->ncells));
+  UM_APP_TRY(um_app_metric(r, "cells", (double)um_set_gsize(s->cells))); /* over every rank: 64-bit */
   UM_APP_TRY(um_app_metric(r, "degree", s->k));
   if (!s->grid) {
     UM_APP_TRY(um_app_metric(r, "neighbours_max", s->nmax));

@@ -39,8 +39,9 @@ static int csr(const int *bin, int nitems, int nbins, int **start, int **list) {
 static int grid_parts(um_app_run *r, siac *s, int parts) {
   const size_t n = (size_t)s->ncells * (size_t)parts;
   if (n > (size_t)INT32_MAX)
-    return um_app_fail(r, UM_ERR_CONFIG, "params.element_threads: %d threads for each of %d cells: too many; use fewer",
-                       parts, s->ncells);
+    return um_app_fail(r, UM_ERR_CONFIG,
+                       "params.element_threads: %d threads for each of %lld cells: too many; use fewer", parts,
+                       s->ncells);
   int *cell = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
   int rc = !cell || !part ? um_app_fail(r, UM_ERR_ALLOC, "params.element_threads: out of memory") : UM_SUCCESS;
   for (size_t i = 0; !rc && i < n; i++) {
@@ -77,7 +78,7 @@ int siac_grid_build(um_app_run *r, siac *s, int bins) {
                          um_arg_dat(s->p_xy, 0, s->pcell, 6, UM_DOUBLE, UM_READ),
                          um_arg_dat(s->p_pq, -1, UM_ID, 1, UM_INT, UM_READ),
                          um_arg_dat(s->p_pxy, -1, UM_ID, 2, UM_DOUBLE, UM_WRITE)));
-  const int nc = s->ncells, np = um_set_size(s->points);
+  const int nc = (int)s->ncells, np = um_set_size(s->points); /* the whole mesh (a thread per point): an int */
   double *cxy = malloc(sizeof(double) * 6 * (size_t)nc), *pxy = malloc(sizeof(double) * 2 * (size_t)np);
   int *tbin = malloc(sizeof(int) * (size_t)nc), *pbin = malloc(sizeof(int) * (size_t)np);
   int *tstart = NULL, *tlist = NULL, *pstart = NULL, *plist = NULL;

@@ -7,7 +7,7 @@
 
 typedef struct {
   int k, nb, nq;      /* degree, modal basis functions, evaluation points per cell */
-  int ncells, nnodes; /* the mesh */
+  long long ncells, nnodes; /* the mesh, over every rank (global counts: 64-bit; a rank's block stays an int) */
   int arity;          /* the neighbourhood map's (padded) arity */
   int nmin, nmax;     /* fewest and most neighbours of a cell */
   double nmean;       /* mean neighbours */

@@ -16,7 +16,7 @@
  *   dats/<dat>           [set size][dim] of the dat's type, rows in the declared order (before any reordering)
  *   state/<name>         uint8 [n]: a value of the caller's (um_checkpoint_value), byte for byte
  *   meta/<key>           uint8 [n]: a text of the caller's (um_checkpoint_text); meta/dats lists the plan
- *   sets/<set>           int [1]: the set's size
+ *   sets/<set>           int [1]: the set's size over every rank (a 64-bit integer when it passes INT_MAX)
  *   partition/<set>      int [set size]: the rank that owned each element (distributed, not reordered)
  * @endverbatim
  * Every dataset of dats/, state/ and meta/ carries an attribute "checksum" (16 hex digits): a hash of its rows and

@@ -148,7 +148,8 @@ int um_context_set_partition_coords(um_context *ctx, const char *dat_name);
  * use instead, where an int cannot number it: the graph partitioners (METIS's
  * idx_t and PT-Scotch's SCOTCH_Num as built here; the chain goes on to rcb),
  * whole-set fetches (um_dat_fetch, um_map_fetch; fetch by blocks), um_map_fetch_block
- * (its targets are int) and whole reads (um_hdf5_read_set). */
+ * (its targets are int; um_map_fetch_block64 hands out 64-bit ones) and whole reads
+ * (um_hdf5_read_set). */
 
 /** The block partitioner's range of rank `rank` of `nranks` in a set of `gsize` elements (element i on rank
  * floor(i * nranks / gsize)): the block a rank declares to get the same layout as a whole declaration
@@ -337,6 +338,11 @@ int um_map_fetch_block(um_context *ctx, const um_map *m, int *out, size_t bytes)
 /** The same in the order the app declared both sets (before any reordering): rows in the from-set's declared
  * order, targets as declared numbers of the to-set (the map as the app declared it). */
 int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out, size_t bytes);
+/** um_map_fetch_block with 64-bit targets (global numbers of a to-set that may pass INT_MAX elements: a mesh
+ * declared by blocks); bytes = count * arity * sizeof(long long). */
+int um_map_fetch_block64(um_context *ctx, const um_map *m, long long *out, size_t bytes);
+/** um_map_fetch_block_original_order with 64-bit targets (declared numbers of the to-set). */
+int um_map_fetch_block_original_order64(um_context *ctx, const um_map *m, long long *out, size_t bytes);
 /** Rows numbered by the caller sent to their blocks: this rank's n rows of row_bytes bytes at rows, row e bound
  * for element keys[e] of a numbering of gsize elements (an output order of the app's own: a grid's, a table's),
  * put in place in out, this rank's block of that numbering (um_block_range of gsize; bytes = count * row_bytes).
@@ -344,6 +350,11 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
  * distributed, n must be gsize and out is the whole array. A key outside [0, gsize) is UM_ERR_ARG on every rank. */
 int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
                       void *out, size_t bytes);
+/** um_rows_to_blocks with 64-bit keys: the global numbers of a numbering of more than INT_MAX elements (a mesh
+ * declared by blocks: um_set_gsize). Each rank's n rows and its block stay int-counted. Collective on a
+ * distributed context; a key outside [0, gsize) is UM_ERR_ARG on every rank, the key named in 64 bits. */
+int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
+                        long long gsize, void *out, size_t bytes);
 /** fn(ctx, arg) on each rank in turn, rank 0 first, rank 1 once rank 0's returned, and so on (a token passed from
  * rank to rank): for a file the ranks write one after the other, each its block (um/hdf5io.h's writers; an app's
  * text file: rank 0 creates it, the others append). A rank after one whose fn failed skips its turn; every rank

@@ -125,7 +125,7 @@ int um_hdf5_write_mesh(um_context *ctx, const char *file);
 /** A dataset whose rows the ranks hold by blocks (um_hdf5_write_blocks). */
 typedef struct {
   const char *name; /**< dataset name ('/' makes groups) */
-  int rows; /**< rows over all ranks */
+  long long rows; /**< rows over all ranks (64-bit: a global count; each rank's block stays an int) */
   int cols; /**< values per row (> 0) */
   um_type type; /**< UM_DOUBLE, UM_FLOAT or UM_INT (a map: UM_INT whatever is given) */
   int map; /**< 1: written as a map (OP2's map attributes), 0: as a dat */
@@ -139,6 +139,11 @@ typedef struct {
  * holds the message). Collective on a distributed context. */
 int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
                          const int *set_sizes, int nrows, const um_hdf5_rows *rows);
+/** um_hdf5_write_blocks with 64-bit set sizes: a set of more than INT_MAX elements over the ranks (one declared by
+ * blocks, um_set_gsize) is written as OP2 writes a size (one int) up to INT_MAX and as a 64-bit integer past it
+ * (um's readers take either). Collective on a distributed context. */
+int um_hdf5_write_blocks64(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                           const long long *set_sizes, int nrows, const um_hdf5_rows *rows);
 
 /* ---- XDMF ------------------------------------------------------------------ */
 /** Write an XDMF 2 file describing a mesh stored in the HDF5 file `h5_name`
@@ -151,11 +156,12 @@ int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const cha
  * 6 -> Tensor6, 9 -> Tensor, others -> Matrix.
  * Number types are taken from the HDF5 file when it can be opened (relative to
  * the .xmf's folder), otherwise assumed 64-bit float (coords, fields) and
- * 32-bit int (cells). Written atomically (.tmp + rename).
+ * 32-bit int (cells). Written atomically (.tmp + rename). nnodes and ncells are
+ * global counts, 64-bit (a mesh declared by blocks may pass INT_MAX elements).
  * Returns UM_SUCCESS, UM_ERR_ARG, UM_ERR_UNSUPPORTED or UM_ERR_IO, with a
  * message in err (if err != NULL). */
-int um_xdmf_write(const char *xmf_path, const char *h5_name, const char *node_coords_dat, int nnodes,
-                  int coord_dim, const char *cell_map, int ncells, int nodes_per_cell,
+int um_xdmf_write(const char *xmf_path, const char *h5_name, const char *node_coords_dat, long long nnodes,
+                  int coord_dim, const char *cell_map, long long ncells, int nodes_per_cell,
                   const char *const *cell_dats, const int *cell_dat_dims, int ncell_dats, char *err,
                   size_t errlen);
 

@@ -48,10 +48,6 @@ int um__dist_set_has_halo(const um_context *ctx, const um_set *s);
 int um__dist_root(const um_context *ctx);
 /* Local -> global numbers of set s's rows (owned and halo); NULL when not distributed. */
 const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s);
-/* um_rows_to_blocks (um/distributed.h) with 64-bit keys: a numbering of more than INT_MAX elements (the checkpoint's
- * partition by global number); collective when distributed. */
-int um__rows_to_blocks_ll(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
-                          long long gsize, void *out, size_t bytes);
 /* v[0..n) summed over the ranks, in place (integers: exact, any order). */
 int um__dist_sum_i64(um_context *ctx, long long *v, int n);
 /* v[0..n) replaced by each entry's largest value over the ranks (per-loop tuning: the slowest rank decides,

@@ -175,7 +175,7 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
   if (!rc && m->to->gsize > INT_MAX) /* the same on every rank; route_owned agrees before any exchange */
     rc = UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                   "map '%s' by blocks: its to-set '%s' has %lld elements, more than the int targets a map fetch hands "
-                  "out can number",
+                  "out can number (um_map_fetch_block64: 64-bit targets)",
                   m->name, m->to->name, m->to->gsize);
   for (size_t i = 0; !rc && !t && i < n; i++) rows[i] = (int)T->l2g[m->data[i]]; /* gsize <= INT_MAX */
   for (size_t i = 0; !rc && t && i < n; i++) t[i] = T->l2g[m->data[i]];
@@ -185,6 +185,21 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
   snprintf(what, sizeof what, "map '%s'", m->name);
   rc = route_owned(ctx, m->from, declared, rc, (const char *)rows, (size_t)m->arity * sizeof(int), (char *)out, what);
   free(rows);
+  return rc;
+}
+
+/* The same with 64-bit targets: the to-set may pass INT_MAX elements. */
+static int dist_map_fetch_block64(um_context *ctx, const um_map *m, int declared, long long *out) {
+  const umd_set *T = &ctx->dist->sets[m->to->index];
+  const size_t n = (size_t)m->from->size * m->arity;
+  long long *t = malloc((n + 1) * sizeof *t);
+  char what[300];
+  int rc = t ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
+  for (size_t i = 0; !rc && i < n; i++) t[i] = T->l2g[m->data[i]];
+  if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, n, t);
+  snprintf(what, sizeof what, "map '%s'", m->name);
+  rc = route_owned(ctx, m->from, declared, rc, (const char *)t, (size_t)m->arity * sizeof *t, (char *)out, what);
+  free(t);
   return rc;
 }
 
@@ -277,6 +292,9 @@ static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void
 static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
   return (void)m, (void)declared, (void)out, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
 }
+static int dist_map_fetch_block64(um_context *ctx, const um_map *m, int declared, long long *out) {
+  return (void)m, (void)declared, (void)out, UM_ERROR(ctx, UM_ERR_INTERNAL, "a distributed context without MPI");
+}
 static int dist_rows_to_blocks(um_context *ctx, int n, const long long *keys, const void *rows, size_t row,
                                long long G, void *out) {
   return (void)n, (void)keys, (void)rows, (void)row, (void)G, (void)out,
@@ -345,8 +363,33 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
   return map_fetch_block(ctx, m, 1, out, bytes, __func__);
 }
 
-int um__rows_to_blocks_ll(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
-                          long long gsize, void *out, size_t bytes) {
+/* 64-bit targets: distributed, fetched as such; on one process (every set within INT_MAX) the int block widened. */
+static int map_fetch_block64(um_context *ctx, const um_map *m, int declared, long long *out, size_t bytes,
+                             const char *fn) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  if (!m || (!out && bytes))
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", fn);
+  UM_CHECK(ctx, check_block(ctx, m->from, fn, m->name, (size_t)m->arity * sizeof(long long), bytes));
+  if (ctx->dist) return dist_map_fetch_block64(ctx, m, declared, out);
+  const size_t n = bytes / sizeof(long long);
+  int *narrow = malloc((n + 1) * sizeof *narrow);
+  if (!narrow) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s: out of memory fetching map '%s'", fn, m->name);
+  const int rc = map_fetch_block(ctx, m, declared, narrow, n * sizeof(int), fn);
+  for (size_t i = 0; !rc && i < n; i++) out[i] = narrow[i];
+  free(narrow);
+  return rc;
+}
+
+int um_map_fetch_block64(um_context *ctx, const um_map *m, long long *out, size_t bytes) {
+  return map_fetch_block64(ctx, m, 0, out, bytes, __func__);
+}
+
+int um_map_fetch_block_original_order64(um_context *ctx, const um_map *m, long long *out, size_t bytes) {
+  return map_fetch_block64(ctx, m, 1, out, bytes, __func__);
+}
+
+int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
+                        long long gsize, void *out, size_t bytes) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", "um_rows_to_blocks");
@@ -380,7 +423,7 @@ int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows,
   int rc = k || n < 0 ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "um_rows_to_blocks: out of memory for %d keys", n);
   for (int e = 0; k && keys && e < n; e++) k[e] = keys[e];
   if (ctx->dist) rc = um__dist_agree(ctx, rc); /* a collective call: no rank goes on alone */
-  if (!rc) rc = um__rows_to_blocks_ll(ctx, n, keys ? k : NULL, rows, row_bytes, gsize, out, bytes);
+  if (!rc) rc = um_rows_to_blocks64(ctx, n, keys ? k : NULL, rows, row_bytes, gsize, out, bytes);
   free(k);
   return rc;
 }

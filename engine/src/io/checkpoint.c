@@ -259,7 +259,7 @@ static int write_partition(um_context *ctx, const writer *w, const um_set *s) {
                                                   : UM_ERROR(ctx, UM_ERR_ALLOC, "checkpoint: out of memory for the partition"));
   for (int i = 0; !rc && i < s->size; i++) mine[i] = um_context_rank(ctx);
   if (!rc)
-    rc = um__rows_to_blocks_ll(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
+    rc = um_rows_to_blocks64(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));
   char ds[300];
   snprintf(ds, sizeof ds, "partition/%s", s->name);
   slab sl = {w, ds, ds, H5T_NATIVE_INT, blk, begin, count, 1};
@@ -657,10 +657,13 @@ int um_checkpoint_mesh_hash(um_context *ctx, char *out, size_t n) {
     long long begin = 0;
     int count = 0;
     UM_CHECK(ctx, um_set_block(ctx, m->from, &begin, &count));
-    const size_t row = (size_t)m->arity * sizeof(int);
-    int *buf = malloc((size_t)count * row + 1);
+    /* targets as ints (the fingerprint's bytes as ever), 64-bit where the to-set passes INT_MAX */
+    const int wide = m->to->gsize > INT_MAX;
+    const size_t row = (size_t)m->arity * (wide ? sizeof(long long) : sizeof(int));
+    void *buf = malloc((size_t)count * row + 1);
     int rc = um__dist_agree(ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory hashing the mesh"));
-    if (!rc) rc = um_map_fetch_block_original_order(ctx, m, buf, (size_t)count * row);
+    if (!rc && wide) rc = um_map_fetch_block_original_order64(ctx, m, buf, (size_t)count * row);
+    else if (!rc) rc = um_map_fetch_block_original_order(ctx, m, buf, (size_t)count * row);
     long long acc[2] = {0, 0};
     if (!rc) hash_rows((const char *)buf, row, begin, (size_t)count, acc);
     if (!rc) rc = um__dist_agree(ctx, um__dist_sum_i64(ctx, acc, 2));

@@ -255,17 +255,19 @@ static int put_set(um_context *ctx, const writer *w, const char *name, long long
 }
 
 /* A map's or dat's dataset [rows][cols] of type t with OP2's attributes (a map's: size, dim, type "int" of 10
- * bytes; a dat's: size in bytes per element, dim, type). */
+ * bytes; a dat's: size in bytes per element, dim, type). wide: a map into a set past INT_MAX, its targets 64-bit
+ * integers (type "long long"; um's reader by blocks takes them). */
 static int create_rows(um_context *ctx, const writer *w, const char *name, int is_map, long long rows, int cols,
-                       um_type t, int replace) {
+                       um_type t, int wide, int replace) {
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", is_map ? "map" : "dat", name);
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
   hid_t d;
-  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, um__h5_native_of(t), NULL, replace, what, &d));
+  const hid_t type = wide ? H5T_NATIVE_LLONG : um__h5_native_of(t);
+  UM_CHECK(ctx, um__h5w_dataset(ctx, w, name, 2, dims, type, NULL, replace, what, &d));
   int rc = attr_count(ctx, d, "size", is_map ? rows : cols * (long long)um_type_size(t), what, w->path);
   if (!rc) rc = attr_int(ctx, d, "dim", cols, what, w->path);
-  if (!rc && is_map) rc = attr_str(ctx, d, "type", "int", 10, what, w->path); /* OP2: 10-byte string */
+  if (!rc && is_map) rc = attr_str(ctx, d, "type", wide ? "long long" : "int", 10, what, w->path); /* OP2: 10 bytes */
   if (!rc && !is_map) rc = attr_str(ctx, d, "type", um_type_name(t), 0, what, w->path);
   H5Dclose(d);
   return rc;
@@ -318,11 +320,12 @@ int um__h5w_rows(um_context *ctx, slab *s) { return um_in_turn(ctx, write_slab, 
 static int write_rows(um_context *ctx, const writer *w, const um_map *map, const um_dat *dat) {
   const um_set *set = map ? um_map_from(map) : um_dat_set(dat);
   const int cols = map ? um_map_arity(map) : um_dat_dim(dat);
-  const size_t esize = map ? sizeof(int) : um_type_size(um_dat_type(dat));
+  const int wide = map && um_set_gsize(um_map_to(map)) > INT_MAX; /* 64-bit targets (create_rows) */
+  const size_t esize = wide ? sizeof(long long) : map ? sizeof(int) : um_type_size(um_dat_type(dat));
   char what[300];
   snprintf(what, sizeof what, "%s '%s'", map ? "map" : "dat", map ? um_map_name(map) : um_dat_name(dat));
   slab s = {w,    map ? um_map_name(map) : um_dat_name(dat),
-            what, map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
+            what, wide ? H5T_NATIVE_LLONG : map ? H5T_NATIVE_INT : um__h5_native_of(um_dat_type(dat)),
             NULL, 0,
             0,    cols};
   UM_CHECK(ctx, um_set_block(ctx, set, &s.begin, &s.count));
@@ -330,7 +333,8 @@ static int write_rows(um_context *ctx, const writer *w, const um_map *map, const
   void *buf = malloc(bytes ? bytes : 1);
   int rc = um__dist_agree(
       ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
-  if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
+  if (!rc && wide) rc = um_map_fetch_block64(ctx, map, buf, bytes);
+  else if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
   s.buf = buf;
   if (!rc) rc = um__h5w_rows(ctx, &s);
   free(buf);
@@ -343,9 +347,10 @@ typedef struct {
   wkind kind;
   const void *obj; /* the set, map or dat; W_ROWS: the um_hdf5_rows */
   const char *name;
-  int dim; /* W_CONST: values; W_SIZE: the set's size */
+  int dim; /* W_CONST: values */
   um_type type;
   const void *data;
+  long long size; /* W_SIZE: the set's size over all ranks (a global count: 64-bit) */
 } wjob;
 
 /* Rank 0's part of a job: a set or constant written, a map's or dat's dataset created. */
@@ -355,12 +360,14 @@ static int create_job(um_context *ctx, const writer *w, const wjob *j, int repla
   const um_hdf5_rows *r = j->obj;
   switch (j->kind) {
   case W_SET: return put_set(ctx, w, um_set_name(j->obj), um_set_gsize(j->obj), replace);
-  case W_SIZE: return put_set(ctx, w, j->name, j->dim, replace);
+  case W_SIZE: return put_set(ctx, w, j->name, j->size, replace);
   case W_MAP:
-    return create_rows(ctx, w, um_map_name(m), 1, um_set_gsize(um_map_from(m)), um_map_arity(m), UM_INT, replace);
+    return create_rows(ctx, w, um_map_name(m), 1, um_set_gsize(um_map_from(m)), um_map_arity(m), UM_INT,
+                       um_set_gsize(um_map_to(m)) > INT_MAX, replace);
   case W_DAT:
-    return create_rows(ctx, w, um_dat_name(d), 0, um_set_gsize(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), replace);
-  case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, replace);
+    return create_rows(ctx, w, um_dat_name(d), 0, um_set_gsize(um_dat_set(d)), um_dat_dim(d), um_dat_type(d), 0,
+                       replace);
+  case W_ROWS: return create_rows(ctx, w, r->name, r->map, r->rows, r->cols, r->map ? UM_INT : r->type, 0, replace);
   case W_CONST: return put_const(ctx, w, j->name, j->dim, j->type, j->data, replace);
   }
   return UM_ERR_INTERNAL;
@@ -422,17 +429,17 @@ static int write_job(um_context *ctx, const char *file, const wjob *j) {
 }
 
 int um_hdf5_write_set(um_context *ctx, const char *file, const um_set *set) {
-  wjob j = {W_SET, set, NULL, 0, UM_INT, NULL};
+  wjob j = {W_SET, set, NULL, 0, UM_INT, NULL, 0};
   return write_job(ctx, file, &j);
 }
 
 int um_hdf5_write_map(um_context *ctx, const char *file, const um_map *map) {
-  wjob j = {W_MAP, map, NULL, 0, UM_INT, NULL};
+  wjob j = {W_MAP, map, NULL, 0, UM_INT, NULL, 0};
   return write_job(ctx, file, &j);
 }
 
 int um_hdf5_write_dat(um_context *ctx, const char *file, const um_dat *dat) {
-  wjob j = {W_DAT, dat, NULL, 0, UM_INT, NULL};
+  wjob j = {W_DAT, dat, NULL, 0, UM_INT, NULL, 0};
   return write_job(ctx, file, &j);
 }
 
@@ -443,7 +450,7 @@ int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int
                     "um_hdf5_write_const: constant '%s': name and data must not be NULL, dim (%d) must be > 0 "
                     "and type valid",
                     name ? name : "(null)", dim);
-  wjob j = {W_CONST, data, name, dim, type, data};
+  wjob j = {W_CONST, data, name, dim, type, data, 0};
   return write_job(ctx, file, &j);
 }
 
@@ -453,9 +460,9 @@ static int write_mesh_impl(um_context *ctx, const char *file) {
   wjob *jobs = malloc(((size_t)ns + nm + nd + 1) * sizeof *jobs);
   if (!jobs) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write the mesh to '%s': out of memory", file);
   int n = 0;
-  for (int i = 0; i < ns; i++) jobs[n++] = (wjob){W_SET, um_set_at(ctx, i), NULL, 0, UM_INT, NULL};
-  for (int i = 0; i < nm; i++) jobs[n++] = (wjob){W_MAP, um_map_at(ctx, i), NULL, 0, UM_INT, NULL};
-  for (int i = 0; i < nd; i++) jobs[n++] = (wjob){W_DAT, um_dat_at(ctx, i), NULL, 0, UM_INT, NULL};
+  for (int i = 0; i < ns; i++) jobs[n++] = (wjob){W_SET, um_set_at(ctx, i), NULL, 0, UM_INT, NULL, 0};
+  for (int i = 0; i < nm; i++) jobs[n++] = (wjob){W_MAP, um_map_at(ctx, i), NULL, 0, UM_INT, NULL, 0};
+  for (int i = 0; i < nd; i++) jobs[n++] = (wjob){W_DAT, um_dat_at(ctx, i), NULL, 0, UM_INT, NULL, 0};
   const int rc = write_jobs(ctx, file, 0, "the mesh", jobs, n);
   free(jobs);
   return rc;
@@ -470,33 +477,58 @@ int um_hdf5_write_mesh(um_context *ctx, const char *file) {
 }
 
 static int write_blocks_impl(um_context *ctx, const char *file, int nsets, const char *const *set_names,
-                             const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
+                             const long long *set_sizes, int nrows, const um_hdf5_rows *rows) {
   if (!ctx || !file || nsets < 0 || nrows < 0 || (nsets && (!set_names || !set_sizes)) || (nrows && !rows))
     return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks: a NULL or out-of-range argument");
   for (int i = 0; i < nsets; i++)
     if (!set_names[i] || set_sizes[i] < 0)
-      return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks('%s'): set %d has no name or a negative size", file, i);
-  for (int i = 0; i < nrows; i++)
+      return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_write_blocks('%s'): set %d has no name or a negative size (%lld)",
+                      file, i, set_sizes[i]);
+  const long long P = um_context_nranks(ctx);
+  for (int i = 0; i < nrows; i++) {
     if (!rows[i].name || rows[i].rows < 0 || rows[i].cols < 1 || (!rows[i].map && !um__h5_valid_type(rows[i].type)))
       return UM_ERROR(
           ctx, UM_ERR_ARG,
           "um_hdf5_write_blocks('%s'): dataset %d ('%s') needs a name, rows >= 0, cols >= 1 and a valid type", file, i,
           rows[i].name ? rows[i].name : "(null)");
+    /* the largest block (the same test on every rank, before anything is created): each rank's rows are an int */
+    if (rows[i].rows / P + (rows[i].rows % P != 0) > INT_MAX)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_hdf5_write_blocks('%s'): dataset '%s' has %lld rows: on %lld ranks a rank's block passes %d "
+                      "(an int); run on at least %lld ranks",
+                      file, rows[i].name, rows[i].rows, P, INT_MAX,
+                      rows[i].rows / INT_MAX + (rows[i].rows % INT_MAX != 0));
+  }
   wjob *jobs = malloc(((size_t)nsets + nrows + 1) * sizeof *jobs);
   if (!jobs) return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write '%s': out of memory", file);
   int n = 0;
-  for (int i = 0; i < nsets; i++) jobs[n++] = (wjob){W_SIZE, set_names[i], set_names[i], set_sizes[i], UM_INT, NULL};
-  for (int i = 0; i < nrows; i++) jobs[n++] = (wjob){W_ROWS, &rows[i], rows[i].name, 0, UM_INT, NULL};
+  for (int i = 0; i < nsets; i++)
+    jobs[n++] = (wjob){W_SIZE, set_names[i], set_names[i], 0, UM_INT, NULL, set_sizes[i]};
+  for (int i = 0; i < nrows; i++) jobs[n++] = (wjob){W_ROWS, &rows[i], rows[i].name, 0, UM_INT, NULL, 0};
   const int rc = write_jobs(ctx, file, 0, "the file", jobs, n);
   free(jobs);
   return rc;
 }
 
-int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
-                         const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
+int um_hdf5_write_blocks64(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                           const long long *set_sizes, int nrows, const um_hdf5_rows *rows) {
   um__h5_quiet q;
   um__h5_quiet_on(&q);
   int rc = write_blocks_impl(ctx, file, nsets, set_names, set_sizes, nrows, rows);
   um__h5_quiet_off(&q);
+  return rc;
+}
+
+/* The int sizes widened to the 64-bit writer's (every rank: a failure to allocate them is agreed). */
+int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
+                         const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  long long *sizes = nsets >= 0 ? malloc(((size_t)nsets + 1) * sizeof *sizes) : NULL;
+  int rc = sizes || nsets < 0 ? UM_SUCCESS
+                              : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write '%s': out of memory", file ? file : "(null)");
+  for (int i = 0; sizes && set_sizes && i < nsets; i++) sizes[i] = set_sizes[i];
+  rc = um__dist_agree(ctx, rc);
+  if (!rc) rc = um_hdf5_write_blocks64(ctx, file, nsets, set_names, set_sizes ? sizes : NULL, nrows, rows);
+  free(sizes);
   return rc;
 }

@@ -82,8 +82,8 @@ static void xdmf_item(FILE *f, const char *indent, unsigned long long rows, unsi
   fputs("</DataItem>\n", f);
 }
 
-static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node_coords_dat, int nnodes,
-                     int coord_dim, const char *cell_map, int ncells, int nodes_per_cell,
+static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node_coords_dat, long long nnodes,
+                     int coord_dim, const char *cell_map, long long ncells, int nodes_per_cell,
                      const char *const *cell_dats, const int *cell_dat_dims, int ncell_dats, char *err,
                      size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -91,7 +91,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
     return um_format_error(err, errlen, UM_ERR_ARG, "um_xdmf_write: xmf_path, h5_name, node_coords_dat and cell_map must not be NULL");
   if (nnodes < 0 || ncells < 0 || ncell_dats < 0 || (ncell_dats > 0 && (!cell_dats || !cell_dat_dims)))
     return um_format_error(err, errlen, UM_ERR_ARG,
-                "um_xdmf_write: nnodes (%d), ncells (%d) and ncell_dats (%d) must be >= 0, and cell_dats / "
+                "um_xdmf_write: nnodes (%lld), ncells (%lld) and ncell_dats (%d) must be >= 0, and cell_dats / "
                 "cell_dat_dims given when ncell_dats > 0",
                 nnodes, ncells, ncell_dats);
   if (coord_dim != 2 && coord_dim != 3)
@@ -157,7 +157,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
         "    <Grid Name=\"mesh\" GridType=\"Uniform\">\n",
         f);
-  fprintf(f, "      <Topology TopologyType=\"%s\" NumberOfElements=\"%d\" NodesPerElement=\"%d\">\n", topo, ncells,
+  fprintf(f, "      <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\" NodesPerElement=\"%d\">\n", topo, ncells,
           nodes_per_cell);
   xdmf_item(f, "        ", (unsigned long long)ncells, (unsigned long long)nodes_per_cell, ncell, h5_name, cell_map);
   fputs("      </Topology>\n", f);
@@ -183,8 +183,8 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   return UM_SUCCESS;
 }
 
-int um_xdmf_write(const char *xmf_path, const char *h5_name, const char *node_coords_dat, int nnodes,
-                  int coord_dim, const char *cell_map, int ncells, int nodes_per_cell,
+int um_xdmf_write(const char *xmf_path, const char *h5_name, const char *node_coords_dat, long long nnodes,
+                  int coord_dim, const char *cell_map, long long ncells, int nodes_per_cell,
                   const char *const *cell_dats, const int *cell_dat_dims, int ncell_dats, char *err,
                   size_t errlen) {
   um__h5_quiet q;
