@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +296,44 @@ TEST(Airfoil, MissingHdf5MeshIsAClearError) {
 }
 
 }  // namespace
+
+// The edge check names the fault that a sort of the edges by (lower node, upper node, number) meets first -- an
+// edge from a node to itself, or the first of two joining the same nodes -- on any thread count.
+TEST(AirfoilMeshCheck, FirstBadEdgeAsSortedForAnyThreadCount) {
+  airfoil_mesh m;
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(40, 60, 1, &m, err, sizeof err), 0) << err;
+  std::mt19937 rng(64);
+  for (int trial = 0; trial < 60; trial++) {
+    std::vector<int> e(m.edge, m.edge + 2 * m.nedge), b(m.bedge, m.bedge + 2 * m.nbedge);
+    for (int f = 0; f < (trial ? 1 + trial % 4 : 0); f++) {
+      const int i = (int)(rng() % m.nedge), j = (int)(rng() % m.nedge), k = (int)(rng() % m.nbedge);
+      switch (rng() % 4) {
+        case 0: e[2 * i + 1] = e[2 * i]; break;                         // to itself
+        case 1: e[2 * i] = e[2 * j + 1], e[2 * i + 1] = e[2 * j]; break; // twice, reversed
+        case 2: b[2 * k] = e[2 * j], b[2 * k + 1] = e[2 * j + 1]; break; // a boundary edge an edge too
+        default: b[2 * k + 1] = b[2 * k];
+      }
+    }
+    std::vector<std::array<int, 3>> s; // (lower, upper, number)
+    for (int i = 0; i < m.nedge + m.nbedge; i++) {
+      const int *p = i < m.nedge ? &e[2 * i] : &b[2 * (i - m.nedge)];
+      s.push_back({std::min(p[0], p[1]), std::max(p[0], p[1]), i});
+    }
+    std::sort(s.begin(), s.end());
+    int want = -1, want2 = -1;
+    for (size_t i = 0; i < s.size() && want < 0; i++)
+      if (s[i][0] == s[i][1]) want = s[i][2];
+      else if (i + 1 < s.size() && s[i + 1][0] == s[i][0] && s[i + 1][1] == s[i][1]) want = s[i][2], want2 = s[i + 1][2];
+    for (int nt : {1, 2, 4}) {
+      int second = -7;
+      EXPECT_EQ(airfoil_first_bad_edge(e.data(), m.nedge, b.data(), m.nbedge, m.nnode, nt, &second), want)
+          << trial << " " << nt;
+      if (want >= 0) EXPECT_EQ(second, want2) << trial << " " << nt;
+    }
+  }
+  airfoil_mesh_free(&m);
+}
 
 // Issue 15, fault 11: a broken mesh (NaN coordinates, a degenerate cell, a
 // duplicated edge, an unknown boundary code) is reported as such, naming the
