@@ -471,10 +471,10 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
  * (a stable counting sort, in face order within a bucket: um_bucket_sort over the threads), and within a bucket
  * each face is paired with the next unpaired face of the same upper node -- the pairs a sort of the faces by
  * (lower, upper, face) would give, in linear time (qsort of the 16M faces of a 4M-element mesh took about 2 s of
- * the set-up). A face left unpaired is on the boundary. Each bucket is paired on its own (its faces are no other
- * bucket's), so the threads give the serial pairs. Until paired, a face's elel holds -1 and its elfc its upper
- * node. */
+ * the set-up). A face left unpaired is on the boundary: the element itself across it, the face opposite. Each
+ * bucket is paired on its own (its faces are no other bucket's), so the threads give the serial pairs. */
 static void pair_bucket(bl_mesh *m, const int *face, int nb) {
+  for (int k = 0; k < nb; k++) m->elel[face[k]] = -1; /* unpaired; elfc: the upper node until paired */
   for (int k = 0; k < nb; k++) {
     const int s = face[k];
     if (m->elel[s] >= 0) continue;
@@ -485,6 +485,7 @@ static void pair_bucket(bl_mesh *m, const int *face, int nb) {
       m->elel[t] = s / 4, m->elfc[t] = s % 4;
       break;
     }
+    if (m->elel[s] < 0) m->elel[s] = s / 4, m->elfc[s] = (s % 4 + 2) % 4;
   }
 }
 
@@ -502,13 +503,8 @@ static int connect_faces(bl_mesh *m, int nthreads) {
     if (um_bucket_sort(m->elel, NULL, NULL, (size_t)nf, m->nnd, nthreads, off, face)) rc = UM_ERR_ALLOC;
   }
   if (!rc) {
-#pragma omp parallel num_threads(nthreads)
-    {
-#pragma omp for schedule(static)
-      for (long long s = 0; s < nf; s++) m->elel[s] = -1;
-#pragma omp for schedule(dynamic, 4096)
-      for (int n = 0; n < m->nnd; n++) pair_bucket(m, face + off[n], off[n + 1] - off[n]);
-    }
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads)
+    for (int n = 0; n < m->nnd; n++) pair_bucket(m, face + off[n], off[n + 1] - off[n]);
   }
   free(off);
   free(face);
@@ -540,13 +536,8 @@ static int corner_walls(bl_mesh *m, int nthreads) {
 }
 
 static int connect(bl_mesh *m, int nthreads, char *err, size_t errlen) {
-  const int nel = m->nel;
   if (connect_faces(m, nthreads) != UM_SUCCESS || corner_walls(m, nthreads) != UM_SUCCESS)
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
-#pragma omp parallel for schedule(static) num_threads(nthreads)
-  for (int i = 0; i < nel; i++)
-    for (int f = 0; f < 4; f++)
-      if (m->elel[4 * i + f] < 0) m->elel[4 * i + f] = i, m->elfc[4 * i + f] = (f + 2) % 4;
   return UM_SUCCESS;
 }
 
