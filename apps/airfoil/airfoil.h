@@ -34,6 +34,11 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b);
  * coordinates, cells of non-zero area, boundary codes 1 (wall) or 2 (far
  * field), no edge twice; UM_ERR_IO naming the element otherwise. */
 int airfoil_check_mesh(um_context *ctx, const airfoil *a);
+/* Its edge check: the first fault among the edges (nodes e[2 i], e[2 i + 1], i < ne) and the boundary edges (b,
+ * numbered ne + i) in the order of (lower node, upper node, number): an edge joining a node to itself (*second =
+ * -1), or the first of two joining the same nodes (*second: the other's number); -1 when none, -2 out of memory.
+ * Over nthreads threads, the same answer for any count (mesh_check.c). */
+int airfoil_first_bad_edge(const int *e, int ne, const int *b, int nb, int nn, int nthreads, int *second);
 /* p_q = free stream, p_qold, p_res = 0, p_adt; the rms reduction. Call after airfoil_set_constants. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "bookleaf_mesh.h"
+#include "bucket.h"
 #include "checked.h"
 #include "um/um.h"
 
@@ -467,68 +468,76 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
 /* ---- connectivity --------------------------------------------------------- */
 
 /* Faces of elements sharing an edge (its two nodes) are neighbours: the faces are bucketed by their lower node
- * (counting sort, in face order), and within a bucket each face is paired with the next unpaired face of the same
- * upper node -- the pairs a sort of the faces by (lower, upper, face) would give, in linear time (qsort of the 16M
- * faces of a 4M-element mesh took about 2 s of the set-up). A face left unpaired is on the boundary. */
-static void face_nodes(const bl_mesh *m, size_t s, int *lo, int *hi) {
-  const int *el = m->elnd + (s & ~(size_t)3), a = el[s & 3], b = el[((s & 3) + 1) % 4];
-  *lo = a < b ? a : b;
-  *hi = a < b ? b : a;
+ * (a stable counting sort, in face order within a bucket: um_bucket_sort over the threads), and within a bucket
+ * each face is paired with the next unpaired face of the same upper node -- the pairs a sort of the faces by
+ * (lower, upper, face) would give, in linear time (qsort of the 16M faces of a 4M-element mesh took about 2 s of
+ * the set-up). A face left unpaired is on the boundary: the element itself across it, the face opposite. Each
+ * bucket is paired on its own (its faces are no other bucket's), so the threads give the serial pairs. */
+static void pair_bucket(bl_mesh *m, const int *face, int nb) {
+  for (int k = 0; k < nb; k++) m->elel[face[k]] = -1; /* unpaired; elfc: the upper node until paired */
+  for (int k = 0; k < nb; k++) {
+    const int s = face[k];
+    if (m->elel[s] >= 0) continue;
+    for (int q = k + 1; q < nb; q++) {
+      const int t = face[q];
+      if (m->elel[t] >= 0 || m->elfc[t] != m->elfc[s]) continue;
+      m->elel[s] = t / 4, m->elfc[s] = t % 4;
+      m->elel[t] = s / 4, m->elfc[t] = s % 4;
+      break;
+    }
+    if (m->elel[s] < 0) m->elel[s] = s / 4, m->elfc[s] = (s % 4 + 2) % 4;
+  }
 }
 
-static int connect_faces(bl_mesh *m) {
-  const size_t nf = 4 * (size_t)m->nel;
-  int *off = calloc((size_t)m->nnd + 2, sizeof *off), *face = malloc(sizeof *face * (nf ? nf : 1)), lo, hi;
-  if (!off || !face) {
-    free(off);
-    free(face);
-    return UM_ERR_ALLOC;
-  }
-  for (size_t s = 0; s < nf; s++) {
-    face_nodes(m, s, &lo, &hi);
-    off[lo + 2]++;
-    m->elel[s] = -1;
-  }
-  for (int n = 0; n < m->nnd; n++) off[n + 2] += off[n + 1];
-  for (size_t s = 0; s < nf; s++) {
-    face_nodes(m, s, &lo, &hi);
-    face[off[lo + 1]++] = (int)s;
-  }
-  for (int n = 0; n < m->nnd; n++)
-    for (int k = off[n]; k < off[n + 1]; k++) {
-      const int s = face[k];
-      if (m->elel[s] >= 0) continue;
-      int h, lo2, hi2;
-      face_nodes(m, (size_t)s, &lo, &h);
-      for (int q = k + 1; q < off[n + 1]; q++) {
-        const int t = face[q];
-        face_nodes(m, (size_t)t, &lo2, &hi2);
-        if (hi2 != h || m->elel[t] >= 0) continue;
-        m->elel[s] = t / 4, m->elfc[s] = t % 4;
-        m->elel[t] = s / 4, m->elfc[t] = s % 4;
-        break;
-      }
+static int connect_faces(bl_mesh *m, int nthreads) {
+  const long long nf = 4 * (long long)m->nel;
+  int *off = malloc(sizeof *off * ((size_t)m->nnd + 1)), *face = malloc(sizeof *face * (size_t)(nf ? nf : 1));
+  int rc = !off || !face ? UM_ERR_ALLOC : UM_SUCCESS;
+  if (!rc) { /* the lower nodes into elel until the sort is done, the upper ones into elfc */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (long long s = 0; s < nf; s++) {
+      const int *el = m->elnd + (s & ~3LL), a = el[s & 3], b = el[((s & 3) + 1) % 4];
+      m->elel[s] = a < b ? a : b;
+      m->elfc[s] = a < b ? b : a;
     }
+    if (um_bucket_sort(m->elel, NULL, NULL, (size_t)nf, m->nnd, nthreads, off, face)) rc = UM_ERR_ALLOC;
+  }
+  if (!rc) {
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads)
+    for (int n = 0; n < m->nnd; n++) pair_bucket(m, face + off[n], off[n + 1] - off[n]);
+  }
   free(off);
   free(face);
-  return UM_SUCCESS;
+  return rc;
 }
 
-static int connect(bl_mesh *m, char *err, size_t errlen) {
-  const int nel = m->nel;
-  if (connect_faces(m) != UM_SUCCESS) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
-  for (int i = 0; i < nel; i++)
-    for (int f = 0; f < 4; f++)
-      if (m->elel[4 * i + f] < 0) m->elel[4 * i + f] = i, m->elfc[4 * i + f] = (f + 2) % 4;
-  /* corners between slip x and slip y sides become walls (init_kn_nodetype) */
-  for (int i = 0; i < nel; i++) {
-    const int *nd = m->elnd + 4 * i, type[4] = {m->indtype[nd[0]], m->indtype[nd[1]], m->indtype[nd[2]],
-                                                m->indtype[nd[3]]};
+/* Corners between slip x and slip y sides become walls (init_kn_nodetype), element by element in order: an
+ * element's corner turns a negative node type into -3 where it has exactly three negative nodes, and the types'
+ * signs never change, so those elements are found over the threads and the serial loop runs over them alone. */
+static int corner_walls(bl_mesh *m, int nthreads) {
+  unsigned char *cand = malloc((size_t)m->nel + 1);
+  if (!cand) return UM_ERR_ALLOC;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int i = 0; i < m->nel; i++) {
+    const int *nd = m->elnd + 4 * (size_t)i;
+    cand[i] = (m->indtype[nd[0]] < 0) + (m->indtype[nd[1]] < 0) + (m->indtype[nd[2]] < 0) + (m->indtype[nd[3]] < 0) == 3;
+  }
+  for (int i = 0; i < m->nel; i++) {
+    if (!cand[i]) continue;
+    const int *nd = m->elnd + 4 * (size_t)i, type[4] = {m->indtype[nd[0]], m->indtype[nd[1]], m->indtype[nd[2]],
+                                                        m->indtype[nd[3]]};
     for (int c = 0; c < 4; c++) {
       const int t = bl_corner_wall(type, c);
       if (t) m->indtype[nd[c]] = t;
     }
   }
+  free(cand);
+  return UM_SUCCESS;
+}
+
+static int connect(bl_mesh *m, int nthreads, char *err, size_t errlen) {
+  if (connect_faces(m, nthreads) != UM_SUCCESS || corner_walls(m, nthreads) != UM_SUCCESS)
+    return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
   return UM_SUCCESS;
 }
 
@@ -667,7 +676,7 @@ int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err,
     }
   }
   bl_grid_free(&g);
-  if (!rc) rc = connect(m, err, errlen);
+  if (!rc) rc = connect(m, nthreads, err, errlen);
   if (!rc) rc = initial_state(d, m, nthreads, err, errlen);
   if (rc) bl_mesh_free(m);
   return rc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "volna.h"
+#include "bucket.h"
 #include "checked.h"
 #include "um/gmsh.h"
 
@@ -29,218 +30,152 @@ void vl_mesh_free(vl_mesh *m) {
   memset(m, 0, sizeof *m);
 }
 
-typedef struct {
-  int lo, hi; /* sorted node numbers */
-  int a, b;   /* node numbers in the cell's order */
-  int cell;
-} tracked;
+/* ---- the connectivity over the host's threads ---------------------------------------------------------------
+ * The cells' sides are bucketed by their lower node and sorted within a bucket by (upper node, side): a stable
+ * counting sort over the threads (um_bucket_sort, bucket.h), the order a sort of the sides by (lower, upper, cell)
+ * gives -- two sides of one edge are of two cells once no triangle is degenerate (checked first). Each bucket then numbers
+ * its edges from its first (the buckets' counts added up in node order), each cell orders its own: the arrays are
+ * the same bits for any thread count, and an error names what the serial scan in sorted order met first. */
 
-static int cmp_tracked(const void *x, const void *y) {
-  const tracked *p = x, *q = y;
-  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
-  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
-  return p->cell < q->cell ? -1 : p->cell > q->cell; /* upstream's sort leaves ties unordered; nothing depends on it */
+/* side s: its cell's nodes s % 3 and the next, in the cell's order */
+static void side_nodes(const vl_mesh *m, int s, int *a, int *b) {
+  const int *v = m->cell_nodes + 3 * (size_t)(s / 3);
+  *a = v[s % 3];
+  *b = v[(s % 3 + 1) % 3];
 }
 
 static float orient2d(const float *a, const float *b, const float *c) {
   return (a[0] - c[0]) * (b[1] - c[1]) - (a[1] - c[1]) * (b[0] - c[0]);
 }
 
-/* by (lo, hi, a): a cell's sorted node triple, for the duplicate check */
-static int cmp_triple(const void *x, const void *y) {
-  const tracked *p = x, *q = y;
-  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
-  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
-  if (p->a != q->a) return p->a < q->a ? -1 : 1;
-  return (p->cell > q->cell) - (p->cell < q->cell);
+/* Cell c's centre and area; 0 if it is a degenerate triangle. */
+static int one_cell_geometry(vl_mesh *m, int c) {
+  const int *v = m->cell_nodes + 3 * (size_t)c;
+  const float *p1 = m->node_xy + 2 * (size_t)v[0], *p2 = m->node_xy + 2 * (size_t)v[1],
+              *p3 = m->node_xy + 2 * (size_t)v[2];
+  const float third = 1.0f / 3.0f; /* upstream: center /= 3. (Eigen multiplies by the inverse) */
+  m->cell_xy[2 * (size_t)c] = (p1[0] + p2[0] + p3[0]) * third;
+  m->cell_xy[2 * (size_t)c + 1] = (p1[1] + p2[1] + p3[1]) * third;
+  m->cell_area[c] = 0.5f * fabsf(orient2d(p1, p2, p3));
+  return m->cell_area[c] > 0.0f && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
 }
 
-/* Sorts t[0..n) by cmp, whose first key is lo (0 <= lo < nlo): a stable counting sort on lo, then each run of one
- * lo sorted by cmp (insertion for the few entries a node has, qsort for a large fan). The order is cmp's, so the
- * result is qsort's wherever cmp orders every pair (ties of whole entries do not occur here); it is linear in n
- * where qsort of a 2.4M-cell mesh's 7.2M sides was most of its set-up. -1 if out of memory. */
-static int sort_by_lo(tracked *t, size_t n, int nlo, int (*cmp)(const void *, const void *)) {
-  size_t *off = calloc((size_t)nlo + 2, sizeof *off);
-  tracked *tmp = um_array_alloc(n ? n : 1, sizeof *tmp);
-  if (!off || !tmp) {
-    free(off);
-    free(tmp);
-    return -1;
-  }
-  for (size_t i = 0; i < n; i++) off[t[i].lo + 2]++;
-  for (int k = 0; k < nlo; k++) off[k + 2] += off[k + 1];
-  for (size_t i = 0; i < n; i++) tmp[off[t[i].lo + 1]++] = t[i];
-  for (int k = 0; k < nlo; k++) {
-    tracked *b = tmp + off[k];
-    const size_t nb = off[k + 1] - off[k];
-    if (nb > 32) {
-      qsort(b, nb, sizeof *b, cmp);
-      continue;
-    }
-    for (size_t i = 1; i < nb; i++) {
-      const tracked x = b[i];
-      size_t j = i;
-      for (; j > 0 && cmp(&b[j - 1], &x) > 0; j--) b[j] = b[j - 1];
-      b[j] = x;
-    }
-  }
-  memcpy(t, tmp, n * sizeof *t);
-  free(off);
-  free(tmp);
-  return 0;
-}
-
-/* The cells' centres and areas, and the mesh's smallest x; a degenerate triangle refused (-1, the message in
- * err). */
-static int cell_geometry(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
+/* The cells' centres and areas over the threads, and the mesh's smallest x; a degenerate triangle refused (the
+ * first: -1, the message in err). */
+static int cell_geometry(vl_mesh *m, int nthreads, const char *name, const int *cell_line, char *err,
+                         size_t errlen) {
   const int nc = m->ncells;
   m->xmin = INFINITY;
   for (int i = 0; i < m->nnodes; i++)
     if (m->node_xy[2 * (size_t)i] < m->xmin) m->xmin = m->node_xy[2 * (size_t)i];
-  for (int c = 0; c < nc; c++) {
-    const int *v = m->cell_nodes + 3 * (size_t)c;
-    const float *p1 = m->node_xy + 2 * (size_t)v[0], *p2 = m->node_xy + 2 * (size_t)v[1],
-                *p3 = m->node_xy + 2 * (size_t)v[2];
-    const float third = 1.0f / 3.0f; /* upstream: center /= 3. (Eigen multiplies by the inverse) */
-    m->cell_xy[2 * (size_t)c] = (p1[0] + p2[0] + p3[0]) * third;
-    m->cell_xy[2 * (size_t)c + 1] = (p1[1] + p2[1] + p3[1]) * third;
-    m->cell_area[c] = 0.5f * fabsf(orient2d(p1, p2, p3));
-    if (!(m->cell_area[c] > 0.0f) || v[0] == v[1] || v[1] == v[2] || v[0] == v[2]) {
-      if (cell_line)
-        return snprintf(err, errlen,
-                        "%s:%d: a degenerate triangle (nodes %d %d %d at (%g, %g) (%g, %g) (%g, %g), area 0): fix "
-                        "the mesh (remove the element or move its nodes)",
-                        name, cell_line[c], v[0] + 1, v[1] + 1, v[2] + 1, p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]),
-               -1;
-      return snprintf(err, errlen, "%s: cell %d is a degenerate triangle (area 0): fix the mesh", name, c), -1;
+  int c = nc;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : c)
+  for (int i = 0; i < nc; i++)
+    if (!one_cell_geometry(m, i) && i < c) c = i;
+  if (c == nc) return 0;
+  const int *v = m->cell_nodes + 3 * (size_t)c;
+  const float *p1 = m->node_xy + 2 * (size_t)v[0], *p2 = m->node_xy + 2 * (size_t)v[1],
+              *p3 = m->node_xy + 2 * (size_t)v[2];
+  if (cell_line)
+    return snprintf(err, errlen,
+                    "%s:%d: a degenerate triangle (nodes %d %d %d at (%g, %g) (%g, %g) (%g, %g), area 0): fix "
+                    "the mesh (remove the element or move its nodes)",
+                    name, cell_line[c], v[0] + 1, v[1] + 1, v[2] + 1, p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]),
+           -1;
+  return snprintf(err, errlen, "%s: cell %d is a degenerate triangle (area 0): fix the mesh", name, c), -1;
+}
+
+/* The first position in sorted order (the buckets [off[n], off[n + 1]) of idx) whose cell repeats the one before
+ * it (its sorted nodes lo, mid, top), or the count. */
+static int first_repeat(const int *lo, const int *mid, const int *top, const int *off, const int *idx, int nkeys,
+                        int nthreads) {
+  int first = off[nkeys];
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads) reduction(min : first)
+  for (int k = 0; k < nkeys; k++)
+    for (int i = off[k] + 1; i < off[k + 1]; i++) {
+      const int x = idx[i - 1], y = idx[i];
+      if (lo[x] == lo[y] && mid[x] == mid[y] && top[x] == top[y]) {
+        if (i < first) first = i;
+        break;
+      }
     }
-  }
-  return 0;
+  return first;
 }
 
 /* The same triangle twice (its three nodes, in any order) refused: a boundary one passes the edge check, each of
- * its edges with two cells. 0, or -1 with the message in err. */
-static int check_repeated_triangles(const vl_mesh *m, const char *name, const int *cell_line, char *err,
-                                    size_t errlen) {
+ * its edges with two cells. The cells sorted by their sorted nodes (lower, middle, top), then number. 0, or -1 with
+ * the message in err. */
+static int check_repeated_triangles(const vl_mesh *m, int nthreads, const char *name, const int *cell_line,
+                                    char *err, size_t errlen) {
   const int nc = m->ncells;
-  tracked *tr = um_array_alloc((size_t)nc, sizeof *tr);
-  if (!tr) {
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  for (int c = 0; c < nc; c++) {
-    int a = m->cell_nodes[3 * (size_t)c], b = m->cell_nodes[3 * (size_t)c + 1], d = m->cell_nodes[3 * (size_t)c + 2], x;
-    if (a > b) x = a, a = b, b = x;
-    if (b > d) x = b, b = d, d = x;
-    if (a > b) x = a, a = b, b = x;
-    tr[c].lo = a, tr[c].hi = b, tr[c].a = d, tr[c].cell = c, tr[c].b = 0;
-  }
-  if (sort_by_lo(tr, (size_t)nc, m->nnodes, cmp_triple)) {
-    free(tr);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  for (int i = 1; i < nc; i++)
-    if (tr[i].lo == tr[i - 1].lo && tr[i].hi == tr[i - 1].hi && tr[i].a == tr[i - 1].a) {
-      int c1 = tr[i - 1].cell < tr[i].cell ? tr[i - 1].cell : tr[i].cell, c2 = tr[i - 1].cell ^ tr[i].cell ^ c1;
-      const int lo = tr[i].lo, mid = tr[i].hi, hi = tr[i].a;
-      free(tr);
-      if (cell_line)
-        return snprintf(err, errlen, "%s:%d: this triangle (nodes %d %d %d) repeats the one at line %d: remove one",
-                        name, cell_line[c2], lo + 1, mid + 1, hi + 1, cell_line[c1]), -1;
-      return snprintf(err, errlen, "%s: cell %d repeats cell %d (nodes %d %d %d): remove one", name, c2, c1, lo + 1,
-                      mid + 1, hi + 1), -1;
+  int *lo = um_array_alloc((size_t)nc + 1, sizeof *lo), *mid = um_array_alloc((size_t)nc + 1, sizeof *mid),
+      *top = um_array_alloc((size_t)nc + 1, sizeof *top), *idx = um_array_alloc((size_t)nc + 1, sizeof *idx),
+      *off = um_array_alloc((size_t)m->nnodes + 1, sizeof *off);
+  int rc = !lo || !mid || !top || !idx || !off;
+  if (!rc) {
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (int c = 0; c < nc; c++) {
+      int a = m->cell_nodes[3 * (size_t)c], b = m->cell_nodes[3 * (size_t)c + 1],
+          d = m->cell_nodes[3 * (size_t)c + 2], x;
+      if (a > b) x = a, a = b, b = x;
+      if (b > d) x = b, b = d, d = x;
+      if (a > b) x = a, a = b, b = x;
+      lo[c] = a, mid[c] = b, top[c] = d;
     }
-  free(tr);
-  return 0;
+    rc = um_bucket_sort(lo, mid, top, (size_t)nc, m->nnodes, nthreads, off, idx) != 0;
+  }
+  const int i = rc ? nc : first_repeat(lo, mid, top, off, idx, m->nnodes, nthreads);
+  if (rc) snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc);
+  else if (i < nc) {
+    const int c1 = idx[i - 1] < idx[i] ? idx[i - 1] : idx[i], c2 = idx[i - 1] ^ idx[i] ^ c1;
+    const int a = lo[c1] + 1, b = mid[c1] + 1, d = top[c1] + 1;
+    if (cell_line)
+      snprintf(err, errlen, "%s:%d: this triangle (nodes %d %d %d) repeats the one at line %d: remove one", name,
+               cell_line[c2], a, b, d, cell_line[c1]);
+    else
+      snprintf(err, errlen, "%s: cell %d repeats cell %d (nodes %d %d %d): remove one", name, c2, c1, a, b, d);
+    rc = 1;
+  }
+  free(lo), free(mid), free(top), free(idx), free(off);
+  return rc ? -1 : 0;
 }
 
-int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
-  const int nc = m->ncells;
-  const size_t n3 = 3 * (size_t)nc;
-  tracked *tf = um_array_alloc(n3, sizeof *tf);
-  m->cell_cells = um_array_alloc(n3, sizeof(int));
-  m->cell_edges = um_array_alloc(n3, sizeof(int));
-  m->cell_xy = um_array_alloc(2 * (size_t)nc, sizeof(float));
-  m->cell_area = um_array_alloc((size_t)nc, sizeof(float));
-  if (!tf || !m->cell_cells || !m->cell_edges || !m->cell_xy || !m->cell_area) {
-    free(tf);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  if (cell_geometry(m, name, cell_line, err, errlen)) { /* a degenerate triangle stops here */
-    free(tf);
-    return -1;
-  }
-  for (int c = 0; c < nc; c++)
-    for (int j = 0; j < 3; j++) {
-      tracked *t = &tf[3 * (size_t)c + j];
-      t->a = m->cell_nodes[3 * (size_t)c + j];
-      t->b = m->cell_nodes[3 * (size_t)c + (j + 1) % 3];
-      t->lo = t->a < t->b ? t->a : t->b;
-      t->hi = t->a < t->b ? t->b : t->a;
-      t->cell = c;
-      m->cell_cells[3 * (size_t)c + j] = -1;
-      m->cell_edges[3 * (size_t)c + j] = -1;
-    }
-  if (sort_by_lo(tf, n3, m->nnodes, cmp_tracked)) {
-    free(tf);
-    return snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1;
-  }
-  /* count edges, check that no edge has three cells */
+/* The edges of bucket [i, o1) of side (its runs of one upper node): how many, or -1 - the position of the first
+ * run of more than two sides. */
+static int bucket_edges(const int *upper, const int *side, int i, int o1) {
   int ne = 0;
-  for (size_t i = 0; i < n3;) {
-    size_t k = 1;
-    while (i + k < n3 && tf[i + k].lo == tf[i].lo && tf[i + k].hi == tf[i].hi) k++;
-    if (k > 2) {
-      const int c = tf[i + 2].cell, lo = tf[i].lo, hi = tf[i].hi;
-      free(tf);
-      return snprintf(err, errlen,
-                      "%s%s%d: the edge between nodes %d and %d belongs to %zu triangles (at most 2 in a surface "
-                      "mesh): fix the mesh",
-                      name, cell_line ? ":" : ": cell ", cell_line ? cell_line[c] : c, lo + 1, hi + 1, k),
-             -1;
-    }
+  while (i < o1) {
+    const int h = upper[side[i]];
+    int k = 1;
+    while (i + k < o1 && upper[side[i + k]] == h) k++;
+    if (k > 2) return -1 - i;
     ne++;
     i += k;
   }
-  if (check_repeated_triangles(m, name, cell_line, err, errlen)) {
-    free(tf);
-    return -1;
-  }
-  m->nedges = ne;
-  m->edge_cells = um_array_alloc(2 * (size_t)ne, sizeof(int));
-  m->is_boundary = um_array_alloc((size_t)ne, sizeof(int));
-  m->edge_normal = um_array_alloc(2 * (size_t)ne, sizeof(float));
-  m->edge_length = um_array_alloc((size_t)ne, sizeof(float));
-  if (!m->edge_cells || !m->is_boundary || !m->edge_normal || !m->edge_length) {
-    free(tf);
-    return snprintf(err, errlen, "out of memory for %d edges", ne), -1;
-  }
-  int e = 0;
-  for (size_t i = 0; i < n3; e++) {
-    const tracked *t = &tf[i];
-    const int interior = i + 1 < n3 && tf[i + 1].lo == t->lo && tf[i + 1].hi == t->hi;
-    int left = t->cell, right = -1;
-#define ADD(arr, c, v)                                                   \
-  do {                                                                   \
-    int *s_ = m->arr + 3 * (size_t)(c);                                  \
-    int k_ = 0;                                                          \
-    while (s_[k_] != -1) k_++;                                           \
-    s_[k_] = (v);                                                        \
-  } while (0)
-    ADD(cell_edges, t->cell, e);
+  return ne;
+}
+
+/* The edges of bucket [i, o1), numbered from e: their cells and geometry, and on each side its edge and the cell
+ * across it (-1: none; cell_order puts them in order). */
+static void bucket_fill(vl_mesh *m, const int *upper, const int *side, int i, int o1, int e) {
+  for (; i < o1; e++) {
+    const int s = side[i];
+    int a, b;
+    side_nodes(m, s, &a, &b);
+    const int interior = i + 1 < o1 && upper[side[i + 1]] == upper[s];
+    int left = s / 3, right = -1;
+    m->cell_edges[s] = e, m->cell_cells[s] = -1;
     if (interior) {
-      const int other = tf[i + 1].cell;
-      ADD(cell_edges, other, e);
-      ADD(cell_cells, t->cell, other);
-      ADD(cell_cells, other, t->cell);
-      left = t->cell > other ? t->cell : other;
-      right = t->cell > other ? other : t->cell;
+      const int s2 = side[i + 1], other = s2 / 3;
+      m->cell_edges[s2] = e, m->cell_cells[s2] = s / 3, m->cell_cells[s] = other;
+      left = s / 3 > other ? s / 3 : other;
+      right = s / 3 > other ? other : s / 3;
     }
-#undef ADD
     m->edge_cells[2 * (size_t)e] = left;
     m->edge_cells[2 * (size_t)e + 1] = right < 0 ? left : right;
     m->is_boundary[e] = right < 0;
     /* geometry as upstream: p1, p2 in the first cell's order (the sign is fixed below) */
-    const float *p1 = m->node_xy + 2 * (size_t)t->a, *p2 = m->node_xy + 2 * (size_t)t->b;
+    const float *p1 = m->node_xy + 2 * (size_t)a, *p2 = m->node_xy + 2 * (size_t)b;
     const float dx = p2[0] - p1[0], dy = p2[1] - p1[1];
     const float len = sqrtf(dx * dx + dy * dy);
     const float cx = (p1[0] + p2[0]) * 0.5f, cy = (p1[1] + p2[1]) * 0.5f;
@@ -253,14 +188,111 @@ int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err
     m->edge_length[e] = len;
     i += interior ? 2 : 1;
   }
-  free(tf);
-  for (size_t i = 0; i < n3; i++)
-    if (m->cell_cells[i] < 0) m->cell_cells[i] = (int)(i / 3);
-  return 0;
+}
+
+/* Cell c's edges in increasing number, its neighbours in the order of their edges, then itself. */
+static void cell_order(vl_mesh *m, int c) {
+  int *ce = m->cell_edges + 3 * (size_t)c, *cc = m->cell_cells + 3 * (size_t)c;
+  int e[3] = {ce[0], ce[1], ce[2]}, n[3] = {cc[0], cc[1], cc[2]}, k = 0;
+  for (int i = 1; i < 3; i++)
+    for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
+      const int x = e[j], y = n[j];
+      e[j] = e[j - 1], n[j] = n[j - 1], e[j - 1] = x, n[j - 1] = y;
+    }
+  for (int j = 0; j < 3; j++) ce[j] = e[j];
+  for (int j = 0; j < 3; j++)
+    if (n[j] >= 0) cc[k++] = n[j];
+  while (k < 3) cc[k++] = c;
+}
+
+/* The sides' upper nodes into upper, the sides sorted into side (the buckets' starts in off) and each bucket's
+ * edges counted into ecnt[n + 1]; 0, or -1 (out of memory) or 1 (an edge of three cells) with the message in err. */
+static int sort_sides(const vl_mesh *m, int nthreads, int *upper, int *side, int *off, int *ecnt, const char *name,
+                      const int *cell_line, char *err, size_t errlen) {
+  const int n3 = 3 * m->ncells, nn = m->nnodes;
+  int *lower = um_array_alloc((size_t)n3 + 1, sizeof *lower), bad = n3;
+  if (!lower) return snprintf(err, errlen, "out of memory for the connectivity of %d cells", m->ncells), -1;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int s = 0; s < n3; s++) {
+    int a, b;
+    side_nodes(m, s, &a, &b);
+    lower[s] = a < b ? a : b;
+    upper[s] = a < b ? b : a;
+  }
+  const int rc = um_bucket_sort(lower, upper, NULL, (size_t)n3, nn, nthreads, off, side);
+  free(lower);
+  if (rc) return snprintf(err, errlen, "out of memory for the connectivity of %d cells", m->ncells), -1;
+  ecnt[0] = 0;
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads) reduction(min : bad)
+  for (int n = 0; n < nn; n++) {
+    const int r = bucket_edges(upper, side, off[n], off[n + 1]);
+    ecnt[n + 1] = r < 0 ? 0 : r;
+    if (r < 0 && -1 - r < bad) bad = -1 - r;
+  }
+  if (bad == n3) return 0;
+  int a, b, k = 3;
+  side_nodes(m, side[bad], &a, &b);
+  const int lo = a < b ? a : b, hi = a < b ? b : a;
+  while (bad + k < off[lo + 1] && upper[side[bad + k]] == hi) k++;
+  const int c = side[bad + 2] / 3;
+  snprintf(err, errlen,
+           "%s%s%d: the edge between nodes %d and %d belongs to %d triangles (at most 2 in a surface mesh): fix the "
+           "mesh",
+           name, cell_line ? ":" : ": cell ", cell_line ? cell_line[c] : c, lo + 1, hi + 1, k);
+  return 1;
+}
+
+int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen) {
+  return vl_mesh_finish_threads(m, 1, name, cell_line, err, errlen);
+}
+
+int vl_mesh_finish_threads(vl_mesh *m, int nthreads, const char *name, const int *cell_line, char *err,
+                           size_t errlen) {
+  const int nc = m->ncells, nn = m->nnodes;
+  const size_t n3 = 3 * (size_t)nc;
+  if (nthreads < 1) nthreads = 1;
+  int *side = um_array_alloc(n3 + 1, sizeof *side), *upper = um_array_alloc(n3 + 1, sizeof *upper),
+      *off = um_array_alloc((size_t)nn + 1, sizeof *off), *ecnt = um_array_alloc((size_t)nn + 1, sizeof *ecnt);
+  m->cell_cells = um_array_alloc(n3, sizeof(int));
+  m->cell_edges = um_array_alloc(n3, sizeof(int));
+  m->cell_xy = um_array_alloc(2 * (size_t)nc, sizeof(float));
+  m->cell_area = um_array_alloc((size_t)nc, sizeof(float));
+  int rc = 0;
+  if (!side || !upper || !off || !ecnt || !m->cell_cells || !m->cell_edges || !m->cell_xy || !m->cell_area)
+    rc = (snprintf(err, errlen, "out of memory for the connectivity of %d cells", nc), -1);
+  if (!rc) rc = cell_geometry(m, nthreads, name, cell_line, err, errlen); /* a degenerate triangle stops here */
+  if (!rc) rc = sort_sides(m, nthreads, upper, side, off, ecnt, name, cell_line, err, errlen);
+  if (!rc) rc = check_repeated_triangles(m, nthreads, name, cell_line, err, errlen);
+  if (!rc) {
+    um_prefix_sum(ecnt, nn + 1, nthreads);
+    const int ne = m->nedges = ecnt[nn];
+    m->edge_cells = um_array_alloc(2 * (size_t)ne, sizeof(int));
+    m->is_boundary = um_array_alloc((size_t)ne, sizeof(int));
+    m->edge_normal = um_array_alloc(2 * (size_t)ne, sizeof(float));
+    m->edge_length = um_array_alloc((size_t)ne, sizeof(float));
+    if (!m->edge_cells || !m->is_boundary || !m->edge_normal || !m->edge_length)
+      rc = (snprintf(err, errlen, "out of memory for %d edges", ne), -1);
+  }
+  if (!rc) {
+#pragma omp parallel num_threads(nthreads)
+    {
+#pragma omp for schedule(dynamic, 4096)
+      for (int n = 0; n < nn; n++) bucket_fill(m, upper, side, off[n], off[n + 1], ecnt[n]);
+#pragma omp for schedule(static)
+      for (int c = 0; c < nc; c++) cell_order(m, c);
+    }
+  }
+  free(side), free(upper), free(off), free(ecnt);
+  return rc ? -1 : 0;
 }
 
 int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, int ny, vl_mesh *m, char *err,
                       size_t errlen) {
+  return vl_mesh_rectangle_threads(xmin, xmax, ymin, ymax, nx, ny, 1, m, err, errlen);
+}
+
+int vl_mesh_rectangle_threads(float xmin, float xmax, float ymin, float ymax, int nx, int ny, int nthreads,
+                              vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   if (nx < 1 || ny < 1 || (double)nx * ny * 2 > (double)INT_MAX / 4)
     return snprintf(err, errlen, "Mesh Rectangle %d x %d: each count must be >= 1 and the cells fit an int", nx, ny), -1;
@@ -272,7 +304,9 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
     vl_mesh_free(m);
     return snprintf(err, errlen, "out of memory for a %d x %d rectangle", nx, ny), -1;
   }
+  if (nthreads < 1) nthreads = 1;
   /* nodes row by row (y outer), as upstream numbers them */
+#pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int j = 0; j <= ny; j++)
     for (int i = 0; i <= nx; i++) {
       float *p = m->node_xy + 2 * ((size_t)j * (nx + 1) + i);
@@ -280,15 +314,14 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
       p[1] = ymin + j * (ymax - ymin) / (float)ny;
     }
   /* two triangles per square, x outer, y inner */
-  int c = 0;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int i = 0; i < nx; i++)
     for (int j = 0; j < ny; j++) {
-      int *v = m->cell_nodes + 3 * (size_t)c;
+      int *v = m->cell_nodes + 6 * ((size_t)i * ny + j);
       v[0] = j * (nx + 1) + i, v[1] = (j + 1) * (nx + 1) + i, v[2] = (j + 1) * (nx + 1) + i + 1;
       v[3] = j * (nx + 1) + i, v[4] = j * (nx + 1) + i + 1, v[5] = (j + 1) * (nx + 1) + i + 1;
-      c += 2;
     }
-  if (vl_mesh_finish(m, "Mesh Rectangle", NULL, err, errlen)) {
+  if (vl_mesh_finish_threads(m, nthreads, "Mesh Rectangle", NULL, err, errlen)) {
     vl_mesh_free(m);
     return -1;
   }
@@ -298,7 +331,7 @@ int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, in
 /* ---- Gmsh ASCII (format 2): the shared reader (um/gmsh.h), nodes in float --------- */
 
 /* cells and nodes from what the reader read, then the connectivity; frees g */
-static int from_gmsh(um_gmsh_mesh *g, const char *name, vl_mesh *m, char *err, size_t errlen) {
+static int from_gmsh(um_gmsh_mesh *g, const char *name, int nthreads, vl_mesh *m, char *err, size_t errlen) {
   m->nnodes = g->nnodes;
   m->ncells = g->ntris;
   m->node_xy = um_array_alloc(2 * (size_t)g->nnodes, sizeof(float));
@@ -309,7 +342,7 @@ static int from_gmsh(um_gmsh_mesh *g, const char *name, vl_mesh *m, char *err, s
   } else {
     for (size_t i = 0; i < 2 * (size_t)g->nnodes; i++) m->node_xy[i] = (float)g->xy[i];
     memcpy(m->cell_nodes, g->tri, 3 * (size_t)g->ntris * sizeof(int));
-    rc = vl_mesh_finish(m, name, g->tri_line, err, errlen);
+    rc = vl_mesh_finish_threads(m, nthreads, name, g->tri_line, err, errlen);
   }
   um_gmsh_free(g);
   if (rc) vl_mesh_free(m);
@@ -320,14 +353,18 @@ int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m,
   memset(m, 0, sizeof *m);
   um_gmsh_mesh g;
   if (um_gmsh_parse(text, n, name, &g, err, errlen)) return -1;
-  return from_gmsh(&g, name, m, err, errlen);
+  return from_gmsh(&g, name, 1, m, err, errlen);
 }
 
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen) {
+  return vl_mesh_gmsh_threads(path, 1, m, err, errlen);
+}
+
+int vl_mesh_gmsh_threads(const char *path, int nthreads, vl_mesh *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   um_gmsh_mesh g;
   if (um_gmsh_read(path, &g, err, errlen)) return -1;
-  return from_gmsh(&g, path, m, err, errlen);
+  return from_gmsh(&g, path, nthreads, m, err, errlen);
 }
 
 /* ---- Stoker's dam break ------------------------------------------------------------------ */

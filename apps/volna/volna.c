@@ -164,12 +164,14 @@ static int read_config(um_app_run *r, vl_solver *S) {
 static int read_mesh(vl_solver *S, const char *path) {
   char err[2048] = "";
   const vl_deck *d = &S->deck;
+  const int nthreads = um_context_host_threads(S->r->ctx);
   if (d->rectangle) {
-    if (vl_mesh_rectangle(d->xmin, d->xmax, d->ymin, d->ymax, d->nx, d->ny, &S->mesh, err, sizeof err))
+    if (vl_mesh_rectangle_threads(d->xmin, d->xmax, d->ymin, d->ymax, d->nx, d->ny, nthreads, &S->mesh, err,
+                                  sizeof err))
       return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: %s", d->file, d->mesh_line, err);
     return UM_SUCCESS;
   }
-  if (vl_mesh_gmsh(path, &S->mesh, err, sizeof err))
+  if (vl_mesh_gmsh_threads(path, nthreads, &S->mesh, err, sizeof err))
     return um_app_fail(S->r, UM_ERR_CONFIG, "%s (the Mesh of %s:%d)", err, d->file, d->mesh_line);
   return UM_SUCCESS;
 }

@@ -94,14 +94,21 @@ typedef struct {
  * pre-processor numbers it (2 nx ny cells), with its connectivity and geometry. */
 int vl_mesh_rectangle(float xmin, float xmax, float ymin, float ymax, int nx, int ny, vl_mesh *m, char *err,
                       size_t errlen);
+/* The same over nthreads of the host's threads (um_context_host_threads): the same mesh, bit for bit, for any
+ * count; so are vl_mesh_gmsh_threads and vl_mesh_finish_threads (one thread: the functions without). */
+int vl_mesh_rectangle_threads(float xmin, float xmax, float ymin, float ymax, int nx, int ny, int nthreads,
+                              vl_mesh *m, char *err, size_t errlen);
 /* A Gmsh ASCII mesh (format 2), read by the shared reader (um/gmsh.h): triangles
  * become cells, nodes float; lines and points are ignored (upstream has only
  * reflective walls), anything else is an error. */
 int vl_mesh_gmsh(const char *path, vl_mesh *m, char *err, size_t errlen);
+int vl_mesh_gmsh_threads(const char *path, int nthreads, vl_mesh *m, char *err, size_t errlen);
 int vl_mesh_gmsh_parse(const char *text, size_t n, const char *name, vl_mesh *m, char *err, size_t errlen);
 /* From cells given by their nodes: edges, neighbours, centres, areas, normals
  * as upstream computes them. `where` names each cell for messages (NULL: "cell i"). */
 int vl_mesh_finish(vl_mesh *m, const char *name, const int *cell_line, char *err, size_t errlen);
+int vl_mesh_finish_threads(vl_mesh *m, int nthreads, const char *name, const int *cell_line, char *err,
+                           size_t errlen);
 void vl_mesh_free(vl_mesh *m);
 
 /* ---- the mesh by blocks (under mpirun, mpi.mesh: blocks): read whole on rank 0, each rank sent its block ---- */

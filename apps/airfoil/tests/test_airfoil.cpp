@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +296,61 @@ TEST(Airfoil, MissingHdf5MeshIsAClearError) {
 }
 
 }  // namespace
+
+// The edge check names the fault that a sort of the edges by (lower node, upper node, number) meets first -- an
+// edge from a node to itself, or the first of two joining the same nodes -- on any thread count.
+// The first fault in the order of (lower node, upper node, number) -- an edge from a node to itself, or the first of
+// two joining the same nodes -- with its other edge; -1 if none.
+static int sorted_fault(const std::vector<int> &e, const std::vector<int> &b, int *second) {
+  std::vector<std::array<int, 3>> s; // (lower, upper, number)
+  const int ne = (int)e.size() / 2, n = ne + (int)b.size() / 2;
+  for (int i = 0; i < n; i++) {
+    const int *p = i < ne ? &e[2 * i] : &b[2 * (i - ne)];
+    s.push_back({std::min(p[0], p[1]), std::max(p[0], p[1]), i});
+  }
+  std::sort(s.begin(), s.end());
+  *second = -1;
+  for (size_t i = 0; i < s.size(); i++) {
+    if (s[i][0] == s[i][1]) return s[i][2];
+    if (i + 1 < s.size() && s[i + 1][0] == s[i][0] && s[i + 1][1] == s[i][1]) return *second = s[i + 1][2], s[i][2];
+  }
+  return -1;
+}
+
+// The edge check names the fault that a sort of the edges by (lower node, upper node, number) meets first, on any
+// thread count: the generated mesh spoilt at random, and fans (a few nodes with thousands of edges each).
+TEST(AirfoilMeshCheck, FirstBadEdgeAsSortedForAnyThreadCount) {
+  airfoil_mesh m;
+  char err[256];
+  ASSERT_EQ(airfoil_mesh_generate(40, 60, 1, &m, err, sizeof err), 0) << err;
+  std::mt19937 rng(64);
+  for (int trial = 0; trial < 80; trial++) {
+    std::vector<int> e(m.edge, m.edge + 2 * m.nedge), b(m.bedge, m.bedge + 2 * m.nbedge);
+    const int nn = trial < 60 ? m.nnode : 3000;
+    if (trial >= 60) { // a fan: each edge from one of a few nodes, its other end anywhere (repeats by chance)
+      for (size_t i = 0; i < e.size(); i += 2) e[i] = (int)(rng() % 5), e[i + 1] = 5 + (int)(rng() % (nn - 5));
+      for (size_t i = 0; i < b.size(); i += 2) b[i] = (int)(rng() % nn), b[i + 1] = (int)(rng() % 5);
+      e.resize(trial % 2 ? 2 * 2000 : 2 * 40), b.resize(trial % 4 < 2 ? 2 : 0);
+    }
+    for (int f = 0; f < (trial && trial < 60 ? 1 + trial % 4 : 0); f++) {
+      const int i = (int)(rng() % m.nedge), j = (int)(rng() % m.nedge), k = (int)(rng() % m.nbedge);
+      switch (rng() % 4) {
+        case 0: e[2 * i + 1] = e[2 * i]; break;                         // to itself
+        case 1: e[2 * i] = e[2 * j + 1], e[2 * i + 1] = e[2 * j]; break; // twice, reversed
+        case 2: b[2 * k] = e[2 * j], b[2 * k + 1] = e[2 * j + 1]; break; // a boundary edge an edge too
+        default: b[2 * k + 1] = b[2 * k];
+      }
+    }
+    int want2 = -1;
+    const int want = sorted_fault(e, b, &want2), ne = (int)e.size() / 2, nb = (int)b.size() / 2;
+    for (int nt : {1, 2, 4}) {
+      int second = -7;
+      EXPECT_EQ(airfoil_first_bad_edge(e.data(), ne, b.data(), nb, nn, nt, &second), want) << trial << " " << nt;
+      if (want >= 0) EXPECT_EQ(second, want2) << trial << " " << nt;
+    }
+  }
+  airfoil_mesh_free(&m);
+}
 
 // Issue 15, fault 11: a broken mesh (NaN coordinates, a degenerate cell, a
 // duplicated edge, an unknown boundary code) is reported as such, naming the

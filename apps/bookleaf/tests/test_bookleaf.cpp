@@ -1,6 +1,7 @@
 // BookLeaf: the namelist reader, the mesh generator (upstream's numbering and
 // geometry), the EOS and a few kernels, through the C API.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -203,13 +204,14 @@ TEST_F(BookLeafMesh, SameMeshForAnyThreadCount) {
     bl_mesh one{};
     ASSERT_EQ(bl_mesh_build_threads(d, 1, &one, err, sizeof err), UM_SUCCESS) << err;
     const size_t ne = (size_t)one.nel, nn = (size_t)one.nnd;
-    for (int nt : {2, 3}) {
+    for (int nt : {2, 3, 4}) {
       bl_mesh t{};
       ASSERT_EQ(bl_mesh_build_threads(d, nt, &t, err, sizeof err), UM_SUCCESS) << err;
       ASSERT_EQ(t.nel, one.nel);
       ASSERT_EQ(t.ncp, one.ncp) << name;
       EXPECT_EQ(memcmp(t.elnd, one.elnd, sizeof(int) * 4 * ne), 0) << name << " " << nt;
       EXPECT_EQ(memcmp(t.elel, one.elel, sizeof(int) * 4 * ne), 0) << name << " " << nt;
+      EXPECT_EQ(memcmp(t.elfc, one.elfc, sizeof(int) * 4 * ne), 0) << name << " " << nt;
       EXPECT_EQ(memcmp(t.elreg, one.elreg, sizeof(int) * ne), 0) << name << " " << nt;
       EXPECT_EQ(memcmp(t.elmat, one.elmat, sizeof(int) * ne), 0) << name << " " << nt;
       EXPECT_EQ(memcmp(t.density, one.density, sizeof(double) * ne), 0) << name << " " << nt;
@@ -220,6 +222,40 @@ TEST_F(BookLeafMesh, SameMeshForAnyThreadCount) {
       bl_mesh_free(&t);
     }
     bl_mesh_free(&one);
+  }
+}
+
+// The faces are paired as a sort of the faces by (lower node, upper node, face) pairs them: each edge's run in twos,
+// a face alone on the boundary (the element itself across it, the face opposite); so on any thread count.
+TEST_F(BookLeafMesh, FacesPairedAsTheirSortedNodesForAnyThreadCount) {
+  for (const char *name : {"noh_small", "sod_sm_lag_small", "sedov_lag_small", "blast_sm_lag_small"}) {
+    char err[1024] = "";
+    ASSERT_EQ(bl_deck_read(d, deck_path(name).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    for (int nt : {1, 2, 4}) {
+      bl_mesh t{};
+      ASSERT_EQ(bl_mesh_build_threads(d, nt, &t, err, sizeof err), UM_SUCCESS) << err;
+      std::vector<std::vector<int>> faces; // (lower, upper, face)
+      for (int s = 0; s < 4 * t.nel; s++) {
+        const int a = t.elnd[s], b = t.elnd[4 * (s / 4) + (s % 4 + 1) % 4];
+        faces.push_back({std::min(a, b), std::max(a, b), s});
+      }
+      std::sort(faces.begin(), faces.end());
+      std::vector<int> elel(4 * t.nel), elfc(4 * t.nel);
+      for (size_t i = 0; i < faces.size();) {
+        const int s = faces[i][2];
+        if (i + 1 < faces.size() && faces[i + 1][0] == faces[i][0] && faces[i + 1][1] == faces[i][1]) {
+          const int u = faces[i + 1][2];
+          elel[s] = u / 4, elfc[s] = u % 4, elel[u] = s / 4, elfc[u] = s % 4;
+          i += 2;
+        } else {
+          elel[s] = s / 4, elfc[s] = (s % 4 + 2) % 4;
+          i++;
+        }
+      }
+      EXPECT_EQ(std::vector<int>(t.elel, t.elel + 4 * t.nel), elel) << name << " " << nt;
+      EXPECT_EQ(std::vector<int>(t.elfc, t.elfc + 4 * t.nel), elfc) << name << " " << nt;
+      bl_mesh_free(&t);
+    }
   }
 }
 

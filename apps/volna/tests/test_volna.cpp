@@ -2,9 +2,12 @@
 // exact dam break and properties of the flux kernels (lake at rest, symmetry, conservation).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -377,6 +380,143 @@ TEST(VolnaStoker, MiddleStateAndStructure) {
   vl_stoker(9.81, 2, 1, 50, 40, 4, &h, &u);  // inside the rarefaction: u = 2/3 (c_L + xi)
   EXPECT_NEAR(u, 2.0 / 3.0 * (std::sqrt(9.81 * 2) + (40.0 - 50.0) / 4.0), 1e-12);
   EXPECT_NEAR(std::sqrt(9.81 * h), std::sqrt(9.81 * 2) - u / 2, 1e-12);  // Riemann invariant u + 2c
+}
+
+// ---- the connectivity over threads ------------------------------------------------------------
+
+// A rectangle's cells with the nodes and the cells renumbered at random and each triangle's nodes rotated: a mesh
+// whose sides come in no order. Only nodes and cells: vl_mesh_finish_threads makes the rest.
+vl_mesh shuffled(int nx, int ny, unsigned seed) {
+  vl_mesh r, s;
+  char err[256];
+  EXPECT_EQ(vl_mesh_rectangle(-3, 5, -1, 2, nx, ny, &r, err, sizeof err), 0) << err;
+  std::mt19937 rng(seed);
+  std::vector<int> node(r.nnodes), cell(r.ncells);
+  for (int i = 0; i < r.nnodes; i++) node[i] = i;
+  for (int i = 0; i < r.ncells; i++) cell[i] = i;
+  std::shuffle(node.begin(), node.end(), rng);
+  std::shuffle(cell.begin(), cell.end(), rng);
+  std::memset(&s, 0, sizeof s);
+  s.nnodes = r.nnodes, s.ncells = r.ncells;
+  s.node_xy = (float *)malloc(sizeof(float) * 2 * (r.nnodes + 3));
+  s.cell_nodes = (int *)malloc(sizeof(int) * 3 * (r.ncells + 2));
+  for (int i = 0; i < r.nnodes; i++)
+    s.node_xy[2 * node[i]] = r.node_xy[2 * i], s.node_xy[2 * node[i] + 1] = r.node_xy[2 * i + 1];
+  for (int c = 0; c < r.ncells; c++) {
+    const int rot = (int)(rng() % 3);
+    for (int k = 0; k < 3; k++) s.cell_nodes[3 * cell[c] + k] = node[r.cell_nodes[3 * c + (k + rot) % 3]];
+  }
+  vl_mesh_free(&r);
+  return s;
+}
+
+vl_mesh copy_cells(const vl_mesh &s) {
+  vl_mesh m;
+  std::memset(&m, 0, sizeof m);
+  m.nnodes = s.nnodes, m.ncells = s.ncells;
+  m.node_xy = (float *)malloc(sizeof(float) * 2 * s.nnodes);
+  m.cell_nodes = (int *)malloc(sizeof(int) * 3 * s.ncells);
+  std::memcpy(m.node_xy, s.node_xy, sizeof(float) * 2 * s.nnodes);
+  std::memcpy(m.cell_nodes, s.cell_nodes, sizeof(int) * 3 * s.ncells);
+  return m;
+}
+
+// Upstream's pre-processor's connectivity from a sort of the sides by (lower node, upper node, cell): edges in
+// that order, each with its (larger, smaller) cell or its cell twice, each cell's edges in increasing number and
+// its neighbours in the order of their edges, then itself. vl_mesh_finish_threads gives it on any thread count, the
+// geometry the same bits.
+TEST(VolnaMesh, ConnectivityIsTheSortedSidesForAnyThreadCount) {
+  for (const std::array<int, 3> &c : {std::array<int, 3>{1, 1, 1}, {5, 3, 2}, {17, 11, 3}, {40, 9, 4}}) {
+    vl_mesh s = shuffled(c[0], c[1], (unsigned)c[2]);
+    std::vector<std::array<int, 3>> sides; // (lower, upper, cell)
+    for (int i = 0; i < s.ncells; i++)
+      for (int j = 0; j < 3; j++) {
+        const int a = s.cell_nodes[3 * i + j], b = s.cell_nodes[3 * i + (j + 1) % 3];
+        sides.push_back({std::min(a, b), std::max(a, b), i});
+      }
+    std::sort(sides.begin(), sides.end());
+    std::vector<int> ecells, bnd;
+    std::vector<std::vector<std::array<int, 2>>> around(s.ncells); // (edge, neighbour or -1)
+    for (size_t i = 0; i < sides.size();) {
+      const bool in = i + 1 < sides.size() && sides[i + 1][0] == sides[i][0] && sides[i + 1][1] == sides[i][1];
+      const int c1 = sides[i][2], c2 = in ? sides[i + 1][2] : -1, e = (int)bnd.size();
+      ecells.push_back(std::max(c1, c2)), ecells.push_back(in ? std::min(c1, c2) : c1), bnd.push_back(!in);
+      around[c1].push_back({e, c2});
+      if (in) around[c2].push_back({e, c1});
+      i += in ? 2 : 1;
+    }
+    vl_mesh one{};
+    for (int nt : {1, 2, 4}) {
+      vl_mesh m = copy_cells(s);
+      char err[256];
+      ASSERT_EQ(vl_mesh_finish_threads(&m, nt, "shuffled", nullptr, err, sizeof err), 0) << err;
+      ASSERT_EQ(m.nedges, (int)bnd.size());
+      EXPECT_EQ(std::vector<int>(m.edge_cells, m.edge_cells + 2 * m.nedges), ecells) << nt;
+      EXPECT_EQ(std::vector<int>(m.is_boundary, m.is_boundary + m.nedges), bnd) << nt;
+      for (int i = 0; i < m.ncells; i++) {
+        std::vector<int> ce, cc;
+        for (const auto &x : around[i]) ce.push_back(x[0]);
+        for (const auto &x : around[i])
+          if (x[1] >= 0) cc.push_back(x[1]);
+        while (cc.size() < 3) cc.push_back(i);
+        EXPECT_EQ(std::vector<int>(m.cell_edges + 3 * i, m.cell_edges + 3 * i + 3), ce) << nt << " cell " << i;
+        EXPECT_EQ(std::vector<int>(m.cell_cells + 3 * i, m.cell_cells + 3 * i + 3), cc) << nt << " cell " << i;
+      }
+      if (nt == 1) {
+        one = m;
+        continue;
+      }
+      EXPECT_EQ(std::memcmp(m.cell_xy, one.cell_xy, sizeof(float) * 2 * m.ncells), 0) << nt;
+      EXPECT_EQ(std::memcmp(m.cell_area, one.cell_area, sizeof(float) * m.ncells), 0) << nt;
+      EXPECT_EQ(std::memcmp(m.edge_normal, one.edge_normal, sizeof(float) * 2 * m.nedges), 0) << nt;
+      EXPECT_EQ(std::memcmp(m.edge_length, one.edge_length, sizeof(float) * m.nedges), 0) << nt;
+      vl_mesh_free(&m);
+    }
+    vl_mesh_free(&one);
+    vl_mesh_free(&s);
+  }
+}
+
+// A broken mesh is named alike on any thread count: the edge of three triangles, the triangle given twice (alone,
+// so that its edges pass), the degenerate triangle that the serial scans meet first.
+TEST(VolnaMesh, BrokenMeshNamedAlikeForAnyThreadCount) {
+  vl_mesh s = shuffled(9, 7, 5), t = copy_cells(s);
+  const int nn = s.nnodes, nc = s.ncells;
+  for (int k = 0; k < 3; k++) s.node_xy[2 * (nn + k)] = 9.0f + k, s.node_xy[2 * (nn + k) + 1] = 7.0f + (k == 2);
+  char err0[256];
+  ASSERT_EQ(vl_mesh_finish(&t, "t", nullptr, err0, sizeof err0), 0) << err0;
+  int e = 0, shared[3], ns = 0; // an interior edge's nodes: those its two cells share
+  while (t.is_boundary[e]) e++;
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++)
+      if (t.cell_nodes[3 * t.edge_cells[2 * e] + k] == t.cell_nodes[3 * t.edge_cells[2 * e + 1] + j])
+        shared[ns++] = t.cell_nodes[3 * t.edge_cells[2 * e] + k];
+  vl_mesh_free(&t);
+  ASSERT_EQ(ns, 2);
+  struct Case {
+    const char *expect;
+    int add[6], nadd, nodes;
+  } cases[] = {
+      {"belongs to 3 triangles", {shared[0], shared[1], nn}, 1, nn + 1},
+      {"repeats cell", {nn, nn + 1, nn + 2, nn + 2, nn, nn + 1}, 2, nn + 3},
+      {"degenerate triangle", {nn, nn + 1, nn}, 1, nn + 3},
+  };
+  for (const Case &c : cases) {
+    std::string first;
+    for (int nt : {1, 2, 4}) {
+      s.ncells = nc + c.nadd, s.nnodes = c.nodes;
+      std::memcpy(s.cell_nodes + 3 * nc, c.add, sizeof(int) * 3 * c.nadd);
+      vl_mesh m = copy_cells(s);
+      char err[512] = "";
+      EXPECT_NE(vl_mesh_finish_threads(&m, nt, "broken", nullptr, err, sizeof err), 0) << c.expect;
+      vl_mesh_free(&m);
+      EXPECT_NE(std::string(err).find(c.expect), std::string::npos) << err;
+      if (nt == 1) first = err;
+      EXPECT_EQ(err, first) << nt;
+    }
+  }
+  s.ncells = nc, s.nnodes = nn;
+  vl_mesh_free(&s);
 }
 
 // ---- the flux kernels ------------------------------------------------------------------------
