@@ -482,12 +482,15 @@ static int pull_dats(umd_blocks *B, int s) {
     else at[i] = (int)l;
   }
   free(rg);
-  int *zero = rc == UM_SUCCESS ? zero_dats(B, s) : NULL;
+  int *zero = zero_dats(B, s); /* collective, on every rank (a rank that failed above too): the same answer */
   if (rc == UM_SUCCESS && !zero) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each dat, agreeing first */
+  for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each moved dat, agreeing first */
     if (ctx->dats[k]->set->index != s) continue;
-    if (rc == UM_SUCCESS && zero[k]) rc = install_dat(B, k, NULL, NULL, total); /* the same on every rank */
-    else rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total) : umd_agree(B, rc, "moving the dats' rows");
+    if (zero && zero[k]) { /* zeros on every rank: no exchange on any (a failure shows at the caller's agree) */
+      if (rc == UM_SUCCESS) rc = install_dat(B, k, NULL, NULL, total);
+      continue;
+    }
+    rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total) : umd_agree(B, rc, "moving the dats' rows");
   }
   free(perm), free(qcnt), free(acnt), free(at), free(zero);
   return rc;
