@@ -236,13 +236,16 @@ static int node_elems(int nx, long long n, long long e[8], int corner[8]) {
 }
 
 /* A node's mass (unit density): an eighth of each of its elements' volumes, added in element order; volo: the
- * volumes of elements volo_first, volo_first + 1, ... (every element the node touches among them). */
-static double node_mass(int nx, long long n, const double *volo, long long volo_first) {
+ * volumes of elements volo_first .. volo_first + volo_count - 1 (the others are computed here). */
+static double node_mass(int nx, long long n, const double *volo, long long volo_first, long long volo_count) {
   long long e[8];
   int corner[8];
   const int k = node_elems(nx, n, e, corner);
   double m = 0.0;
-  for (int i = 0; i < k; i++) m += volo[e[i] - volo_first] / 8.0;
+  for (int i = 0; i < k; i++) {
+    const long long j = e[i] - volo_first;
+    m += (j >= 0 && j < volo_count ? volo[j] : elem_volume(nx, e[i])) / 8.0;
+  }
   return m;
 }
 
@@ -296,7 +299,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     m->volo[i] = m->elem_mass[i] = elem_volume(nx, (long long)i);
   }
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, (long long)n, m->volo, 0);
+  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, (long long)n, m->volo, 0, m->nelem);
   /* symmetry-plane node lists (SetupSymmetryPlanes) */
   for (int i = 0, nidx = 0; i < en; i++)
     for (int j = 0; j < en; j++, nidx++) {
@@ -324,40 +327,21 @@ void lulesh_block_free(lulesh_block *b) {
 
 static void *alloc_rows(size_t n, size_t size) { return malloc((n ? n : 1) * size); }
 
-/* The volumes of the elements that touch nodes [first, first + count): whole planes of elements, from the plane
- * below the first node's to the last node's (*efirst: the first element's number; NULL on no memory). */
-static double *touching_volumes(int nx, int nt, long long first, long long count, long long *efirst) {
-  const long long en = nx + 1, plane = (long long)nx * nx;
-  const long long p0 = first / (en * en) - 1, p1 = (first + (count ? count - 1 : 0)) / (en * en);
-  const long long lo = (p0 < 0 ? 0 : p0) * plane, hi = (p1 < nx ? p1 + 1 : nx) * plane;
-  double *v = alloc_rows((size_t)(hi > lo ? hi - lo : 0), sizeof(double));
-  if (!v) return NULL;
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (long long e = lo; e < hi; e++) v[e - lo] = elem_volume(nx, e);
-  *efirst = lo;
-  return v;
-}
-
-/* The nodes' rows: coordinates, masses, symmetry bits and (forces: gather) their corners. */
+/* The nodes' rows: coordinates, masses, symmetry bits and (forces: gather) their corners; after block_elems (the
+ * masses take the block's element volumes from b->volo and compute only those of elements outside it). */
 static int block_nodes(const lulesh_params *p, lulesh_block *b) {
   const size_t n = (size_t)b->node_count;
   const int gather = p->forces == LULESH_FORCES_GATHER, nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
-  long long vfirst = 0;
-  double *vol = touching_volumes(nx, nt, b->node_first, b->node_count, &vfirst);
   b->coord = alloc_rows(3 * n, sizeof(double));
   b->nodal_mass = alloc_rows(n, sizeof(double));
   b->node_symm = alloc_rows(n, sizeof(int));
   if (gather) b->node_ncorner = alloc_rows(n, sizeof(int)), b->node_corners = alloc_rows(8 * n, sizeof(long long));
-  if (!vol || !b->coord || !b->nodal_mass || !b->node_symm ||
-      (gather && (!b->node_ncorner || !b->node_corners))) {
-    free(vol);
-    return 1;
-  }
+  if (!b->coord || !b->nodal_mass || !b->node_symm || (gather && (!b->node_ncorner || !b->node_corners))) return 1;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < n; i++) {
     const long long g = b->node_first + (long long)i;
     node_coord(nx, g, b->coord + 3 * i);
-    b->nodal_mass[i] = node_mass(nx, g, vol, vfirst);
+    b->nodal_mass[i] = node_mass(nx, g, b->volo, b->elem_first, b->elem_count);
     b->node_symm[i] = lulesh_node_symm_bits(nx, g);
     if (!gather) continue;
     long long e[8];
@@ -367,7 +351,6 @@ static int block_nodes(const lulesh_params *p, lulesh_block *b) {
       b->node_corners[8 * i + (size_t)j] = (long long)corner[j < k ? j : 0] * b->nelem + e[j < k ? j : 0];
     b->node_ncorner[i] = k;
   }
-  free(vol);
   return 0;
 }
 
@@ -480,7 +463,7 @@ int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_bloc
   if (!rc && p->forces == LULESH_FORCES_GATHER)
     rc = um_block_range(8 * b->nelem, rank, nranks, &b->corner_first, &b->corner_count);
   if (rc) return um_format_error(err, errlen, UM_ERR_CONFIG, "params.size = %d: a block does not fit an int", nx);
-  if (block_nodes(p, b) || block_elems(p, b) || block_regions(p, b, rank, nranks)) {
+  if (block_elems(p, b) || block_nodes(p, b) || block_regions(p, b, rank, nranks)) {
     lulesh_block_free(b);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building this rank's block of the LULESH mesh "
                            "of size %d", nx);
