@@ -90,9 +90,9 @@ int bl_corner_wall(const int type[4], int c);
 int bl_block_alloc(bl_block *b, int what);
 
 /* The whole mesh's node -> element lists of params.scheme=gather (4 per node: its elements in increasing order,
- * the first repeated in an empty slot; corner: its corner in each, -1 in an empty slot): -1, or the first node
- * (0-based) that is a corner of more than 4 elements. */
-long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner);
+ * the first repeated in an empty slot; corner: its corner in each, -1 in an empty slot, 4 per node or, with
+ * corner_soa, in 4 columns of nnd): -1, or the first node (0-based) that is a corner of more than 4 elements. */
+long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa);
 /* The whole mesh's far corners of params.visc=fused (8 per element: for face f, the corners b+2 and b+3 of the
  * neighbour across it, b its face that faces back): -1, or 4 e + f of the first face whose neighbour does not share
  * its corners as a conforming mesh does. */

@@ -9,20 +9,22 @@
 #include "bookleaf_mesh.h"
 #include "um/um.h"
 
-long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner) {
+long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa) {
   const size_t nnd = (size_t)m->nnd;
+#define CORNER(n, s) corner[corner_soa ? (size_t)(s) * nnd + (n) : 4 * (n) + (size_t)(s)]
   for (size_t i = 0; i < 4 * nnd; i++) ndel[i] = 0, corner[i] = -1;
   for (size_t e = 0; e < (size_t)m->nel; e++)
     for (int k = 0; k < 4; k++) {
       const size_t n = (size_t)m->elnd[4 * e + k];
       int s = 0;
-      while (s < 4 && corner[4 * n + s] >= 0) s++;
+      while (s < 4 && CORNER(n, s) >= 0) s++;
       if (s == 4) return (long long)n;
-      ndel[4 * n + s] = (int)e, corner[4 * n + s] = k;
+      ndel[4 * n + s] = (int)e, CORNER(n, s) = k;
     }
   for (size_t n = 0; n < nnd; n++)
     for (int s = 1; s < 4; s++)
-      if (corner[4 * n + s] < 0) ndel[4 * n + s] = ndel[4 * n];
+      if (CORNER(n, s) < 0) ndel[4 * n + s] = ndel[4 * n];
+#undef CORNER
   return -1;
 }
 
@@ -60,7 +62,7 @@ static int scatter_derived(const bl_mesh *m, int what, bl_block *b, long long ba
   if (!rc && bad[0] < 0 && (what & BL_BLOCK_NODE_ELEMENTS)) {
     corner = root ? malloc(sizeof(int) * 4 * nnd + 1) : NULL;
     rc = um_mpi_agree(root && !corner, -1) ? UM_ERR_ALLOC : UM_SUCCESS;
-    if (!rc && root) bad[1] = bl_mesh_node_elements(m, iv, corner);
+    if (!rc && root) bad[1] = bl_mesh_node_elements(m, iv, corner, 0);
     if (!rc) rc = um_mpi_bcast_bytes(bad, sizeof(long long) * 2);
     if (!rc && bad[1] < 0) rc = um_mpi_scatter_map_block(iv, b->nnd, 4, b->ndel);
     if (!rc && bad[1] < 0) rc = um_mpi_scatter_block(corner, b->nnd, 4 * sizeof(int), b->ndcorner);
