@@ -207,7 +207,8 @@ static int make_node_elements(um_app_run *r, const bl_solver *S, const bl_mesh *
   *ndel = malloc(sizeof(int) * 4 * (size_t)nnd + 1), *corner = malloc(sizeof(int) * 4 * (size_t)nnd + 1);
   int rc = *ndel && *corner ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d nodes", nnd);
   const long long bad =
-      rc ? -1 : bl_mesh_node_elements(m, *ndel, *corner, um_context_options(r->ctx)->layout != UM_AOS);
+      rc ? -1 : bl_mesh_node_elements(m, *ndel, *corner, um_context_options(r->ctx)->layout != UM_AOS,
+                                   um_context_host_threads(r->ctx));
   if (bad >= 0)
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s: node %lld is a corner of more than 4 elements: params.scheme=gather "
                      "takes at most 4; use params.scheme=inc", S->cfg->deck_path, bad + 1);
@@ -223,7 +224,7 @@ static int make_visc_nodes(um_app_run *r, const bl_solver *S, const bl_mesh *m, 
   int *vn = malloc(sizeof(int) * 8 * (size_t)m->nel);
   *out = NULL;
   if (!vn) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", m->nel);
-  const long long bad = bl_mesh_visc_nodes(m, vn);
+  const long long bad = bl_mesh_visc_nodes(m, vn, um_context_host_threads(r->ctx));
   if (bad >= 0) {
     const size_t e = (size_t)(bad / 4);
     const int f = (int)(bad % 4);
@@ -341,9 +342,9 @@ static long long initial_arrays(const bl_source *src, bl_initial *a, int nel, in
     if (initial_element(src, elel, a, (size_t)nel, (size_t)e) && e < bad) bad = e;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int i = 0; i < nnd; i++) {
-    a->xy[at_(a->soa, (size_t)nnd, 2, (size_t)i, 0)] = x[i], a->xy[at_(a->soa, (size_t)nnd, 2, (size_t)i, 1)] = y[i];
     const size_t i0 = at_(a->soa, (size_t)nnd, 2, (size_t)i, 0), i1 = at_(a->soa, (size_t)nnd, 2, (size_t)i, 1);
-    a->uv[i0] = a->ubar[i0] = u[i], a->uv[i1] = a->ubar[i1] = v[i];
+    a->ubar[i0] = u[i], a->ubar[i1] = v[i];
+    if (a->uv) a->uv[i0] = u[i], a->uv[i1] = v[i], a->xy[i0] = x[i], a->xy[i1] = y[i];
   }
   return bad < nel ? bad : -1;
 }
@@ -434,17 +435,24 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
   const size_t ne = (size_t)nel + 1, nn = (size_t)nnd + 1; /* + 1: no zero-byte request */
   a.iso = malloc(sizeof(double) * 4 * ne), a.cnwt = malloc(sizeof(double) * 4 * ne);
   a.vol = malloc(sizeof(double) * ne), a.mass = malloc(sizeof(double) * ne);
-  a.cnmass = malloc(sizeof(double) * 4 * ne), a.xy = malloc(sizeof(double) * 2 * nn);
-  a.uv = malloc(sizeof(double) * 2 * nn), a.ubar = malloc(sizeof(double) * 2 * nn);
+  a.cnmass = malloc(sizeof(double) * 4 * ne), a.ubar = malloc(sizeof(double) * 2 * nn);
+  /* SoA: a whole mesh's blocks (x then y, u then v) are the dats' columns as they stand */
+  const int own_nodes = bk || !a.soa;
+  a.xy = own_nodes ? malloc(sizeof(double) * 2 * nn) : NULL;
+  a.uv = own_nodes ? malloc(sizeof(double) * 2 * nn) : NULL;
   a.nbr = malloc(sizeof(int) * 8 * ne), a.id = malloc(sizeof(int) * ne);
   a.spmass = S->cfg->zsp ? malloc(sizeof(double) * 4 * ne) : NULL;
-  if (!a.iso || !a.cnwt || !a.vol || !a.mass || !a.cnmass || !a.xy || !a.uv || !a.ubar || !a.nbr || !a.id ||
-      (S->cfg->zsp && !a.spmass)) {
+  if (!a.iso || !a.cnwt || !a.vol || !a.mass || !a.cnmass || (own_nodes && (!a.xy || !a.uv)) || !a.ubar ||
+      !a.nbr || !a.id || (S->cfg->zsp && !a.spmass)) {
     initial_free(&a);
     return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", nel);
   }
   /* made before the maps take the mesh's arrays; a volume <= 0 is reported after the maps' own checks */
   const long long bad = initial_arrays(src, &a, nel, nnd, um_context_host_threads(r->ctx));
+  if (!own_nodes) {
+    a.xy = src->m->x, a.uv = src->m->u;
+    src->m->x = src->m->y = src->m->u = src->m->v = NULL;
+  }
   int rc = declare_sets(r, S, src);
   if (!rc && bad >= 0)
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s: the generated mesh has element %lld with volume %g <= 0",

@@ -92,11 +92,11 @@ int bl_block_alloc(bl_block *b, int what);
 /* The whole mesh's node -> element lists of params.scheme=gather (4 per node: its elements in increasing order,
  * the first repeated in an empty slot; corner: its corner in each, -1 in an empty slot, 4 per node or, with
  * corner_soa, in 4 columns of nnd): -1, or the first node (0-based) that is a corner of more than 4 elements. */
-long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa);
+long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa, int nthreads);
 /* The whole mesh's far corners of params.visc=fused (8 per element: for face f, the corners b+2 and b+3 of the
  * neighbour across it, b its face that faces back): -1, or 4 e + f of the first face whose neighbour does not share
- * its corners as a conforming mesh does. */
-long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn);
+ * its corners as a conforming mesh does (the same over any nthreads). */
+long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn, int nthreads);
 /* Collective: rank 0's whole mesh m (generated there alone; NULL elsewhere) sent out by blocks, each rank its
  * rows of every array of a bl_block (`what` as bl_block_build's), the block partitioner's ranges
  * (um/distributed.h: um_mpi_scatter_block). b->regular is set (its rows are filled); the caller frees m once this
