@@ -62,12 +62,14 @@ int airfoil_set_constants(um_context *ctx) {
 /* Flow dats on cells: q = free stream, res = 0. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a) {
   const int n = um_set_decl_rows(a->cells); /* this rank's block when declared by blocks */
+  const um_layout layout = um_context_options(ctx)->layout; /* q made in the layout its dat takes, handed over */
+  const int soa = layout != UM_AOS;
   double *q = malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
   if (!q) return UM_ERR_ALLOC;
-  for (int i = 0; i < n; i++) memcpy(q + 4 * (size_t)i, qinf, sizeof qinf);
-  int rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, q, "p_q", &a->p_q);
-  free(q);
-  UM_APP_TRY(rc);
+#pragma omp parallel for schedule(static) num_threads(um_context_host_threads(ctx))
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) q[soa ? (size_t)k * (size_t)n + (size_t)i : 4 * (size_t)i + (size_t)k] = qinf[k];
+  UM_APP_TRY(um_decl_dat_take(ctx, a->cells, 4, UM_DOUBLE, q, layout, "p_q", &a->p_q));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_qold", &a->p_qold));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_res", &a->p_res));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt", &a->p_adt));
@@ -88,6 +90,32 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   UM_APP_TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x));
   UM_APP_TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, m->bound, "p_bound", &a->p_bound));
   return UM_SUCCESS;
+}
+
+/* Hand one of m's arrays over as a map's storage (m's pointer then NULL; on an earlier failure it stays m's). */
+#define TAKE_MAP(from, to, arity, field, name, out)                                          \
+  do {                                                                                       \
+    if (!rc) rc = um_decl_map_take(ctx, from, to, arity, m->field, name, out), m->field = NULL; \
+  } while (0)
+
+int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
+  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
+  UM_APP_TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
+  UM_APP_TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
+  UM_APP_TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  int rc = UM_SUCCESS;
+  TAKE_MAP(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
+  TAKE_MAP(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
+  TAKE_MAP(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
+  TAKE_MAP(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
+  TAKE_MAP(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
+  if (!rc && um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
+    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, m->x, UM_AOS, "p_x", &a->p_x), m->x = NULL;
+  else if (!rc)
+    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x);
+  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
+  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, m->bound, layout, "p_bound", &a->p_bound), m->bound = NULL;
+  return rc;
 }
 
 /* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h). */
@@ -302,8 +330,10 @@ int airfoil_decl_cells(um_context *ctx, airfoil *a) {
   for (int b = 0; !rc && b < nb; b++)
     rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1],
                         bound[b] == 1 ? 3 : 4, bc[b], "boundary edge", b);
-  if (!rc) rc = um_decl_map(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb);
-  if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_INT, side, "p_side", &a->p_side);
+  if (!rc) rc = um_decl_map_take(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb), nbr = NULL;
+  if (!rc)
+    rc = um_decl_dat_take(ctx, a->cells, 1, UM_INT, side, um_context_options(ctx)->layout, "p_side", &a->p_side),
+    side = NULL;
   if (!rc) rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_q1", &a->p_q1);
   if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt1", &a->p_adt1);
   free(x);
@@ -430,11 +460,11 @@ static int generate_mesh(um_app_run *r, airfoil *a, int blocks, int *checked) {
     return rc;
   }
   airfoil_mesh m;
-  if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
+  if (airfoil_mesh_generate_threads(I, J, round6, um_context_host_threads(r->ctx), &m, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
   fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
           round6 ? " (coordinates rounded to 6 decimals)" : "", um_wtime() - t0);
-  int rc = airfoil_decl_mesh(r->ctx, &m, a);
+  int rc = airfoil_decl_mesh_take(r->ctx, &m, a);
   airfoil_mesh_free(&m);
   return rc;
 }
@@ -497,7 +527,7 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);
-    int rc = airfoil_decl_mesh(r->ctx, &m, a);
+    int rc = airfoil_decl_mesh_take(r->ctx, &m, a);
     airfoil_mesh_free(&m);
     return rc;
   }

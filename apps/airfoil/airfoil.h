@@ -24,6 +24,8 @@ typedef struct {
 int airfoil_set_constants(um_context *ctx);
 /* Sets, maps, p_x and p_bound from mesh arrays (OP2's names), or from an OP2 new_grid.h5. */
 int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
+/* The same, handing m's arrays over to the context (no copy: m's pointers NULL once taken; free m as usual). */
+int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a);
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a);
 /* The same from this rank's block of the generated mesh (um_decl_set_block: declared by blocks). */
 int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a);
