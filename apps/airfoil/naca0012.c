@@ -407,7 +407,9 @@ static void edges_range(const grid *g, long long e0, long long ne, index_out edg
 }
 
 /* o from row k on. */
-static index_out shifted(index_out o, size_t k) { return (index_out){o.i32 ? o.i32 + k : NULL, o.i64 ? o.i64 + k : NULL}; }
+static index_out shifted(index_out o, size_t k) {
+  return (index_out){o.i32 ? o.i32 + k : NULL, o.i64 ? o.i64 + k : NULL};
+}
 
 /* Rows [first, first + count) of each set (nodes, cells, edges, bedges) into the arrays (index_out: int or long
  * long), every element computed alone: over nthreads threads, the same bits for any count. */
