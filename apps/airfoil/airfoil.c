@@ -13,6 +13,9 @@
 #include "airfoil.h"
 #include "airfoil_kernels.h"
 #include "um/hdf5io.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 extern const char airfoil_kernels_source[];
 #define AIRFOIL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, airfoil_kernels_source, "airfoil_kernels.h")
@@ -289,31 +292,85 @@ static int cell_corner_of(const int *pc, const double *x, int c, int n) {
   return -1;
 }
 
-/* Adds to cell c the side from node n1 to n2 of kind (airfoil_kernels.h, cell_res) with neighbour nb. */
-static int cells_add_side(um_context *ctx, const int *pc, const double *x, int *side, int *nbr, int *count, int c,
-                          int n1, int n2, int kind, int nb, const char *what, int id) {
+/* Adds to cell c the side from node n1 to n2 of kind (airfoil_kernels.h, cell_res) with neighbour nb: 0, or 1
+ * where it is not a side of c, 2 where c has four sides already. */
+static int side_add(const int *pc, const double *x, int *side, int *nbr, int *count, int c, int n1, int n2, int kind,
+                    int nb) {
   const int k1 = cell_corner_of(pc, x, c, n1), k2 = cell_corner_of(pc, x, c, n2);
-  if (k1 < 0 || k2 < 0)
-    return um_error_set(ctx, UM_ERR_IO,
-                        "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, "
-                        "none at the same coordinates): the scheme needs a conforming quadrilateral mesh; use "
-                        "params.scheme=edges",
-                        what, id, n1, n2, c, pc[4 * (size_t)c], pc[4 * (size_t)c + 1], pc[4 * (size_t)c + 2],
-                        pc[4 * (size_t)c + 3]);
-  if (count[c] == 4)
-    return um_error_set(ctx, UM_ERR_IO,
-                        "params.scheme=cells: cell %d has more than four edges (%s %d is its fifth); fix the mesh or use "
-                        "params.scheme=edges",
-                        c, what, id);
+  if (k1 < 0 || k2 < 0) return 1;
+  if (count[c] == 4) return 2;
   side[c] |= (k1 | k2 << 2 | kind << 4) << (8 * count[c]);
   nbr[4 * (size_t)c + count[c]++] = nb;
+  return 0;
+}
+
+/* What the cells scheme's sides are made from. */
+typedef struct {
+  const int *pe, *ec, *pb, *bc, *pc, *bound;
+  const double *x;
+  int nc, ne, nb;
+} cells_mesh;
+
+/* side_add of edge e's side w (its cells' first, then second) and of boundary edge b (ne + b). */
+static int add_edge_side(const cells_mesh *in, int *side, int *nbr, int *count, int e, int w) {
+  const size_t i = 2 * (size_t)e;
+  return side_add(in->pc, in->x, side, nbr, count, in->ec[i + (size_t)w], in->pe[i], in->pe[i + 1], 1 + w,
+                  in->ec[i + 1 - (size_t)w]);
+}
+static int add_bedge_side(const cells_mesh *in, int *side, int *nbr, int *count, int b) {
+  return side_add(in->pc, in->x, side, nbr, count, in->bc[b], in->pb[2 * (size_t)b], in->pb[2 * (size_t)b + 1],
+                  in->bound[b] == 1 ? 3 : 4, in->bc[b]);
+}
+
+/* The sides in the edge loops' order (edges by number, first cell then second, then boundary edges), one pass;
+ * the first failure named. */
+static int sides_serial(um_context *ctx, const cells_mesh *in, int *side, int *nbr, int *count) {
+  for (int k = 0; k < 2 * in->ne + in->nb; k++) {
+    const int edge = k < 2 * in->ne, id = edge ? k / 2 : k - 2 * in->ne;
+    const int f = edge ? add_edge_side(in, side, nbr, count, id, k % 2) : add_bedge_side(in, side, nbr, count, id);
+    const int c = edge ? in->ec[2 * (size_t)id + (size_t)(k % 2)] : in->bc[id];
+    const int n1 = edge ? in->pe[2 * (size_t)id] : in->pb[2 * (size_t)id];
+    const int n2 = edge ? in->pe[2 * (size_t)id + 1] : in->pb[2 * (size_t)id + 1];
+    const char *what = edge ? "edge" : "boundary edge";
+    const int *q = in->pc + 4 * (size_t)c;
+    if (f == 1)
+      return um_error_set(ctx, UM_ERR_IO,
+                          "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, "
+                          "none at the same coordinates): the scheme needs a conforming quadrilateral mesh; use "
+                          "params.scheme=edges", what, id, n1, n2, c, q[0], q[1], q[2], q[3]);
+    if (f == 2)
+      return um_error_set(ctx, UM_ERR_IO,
+                          "params.scheme=cells: cell %d has more than four edges (%s %d is its fifth); fix the mesh or "
+                          "use params.scheme=edges", c, what, id);
+  }
   return UM_SUCCESS;
+}
+
+/* The same over nthreads threads: each thread its range of cells, reading every edge in order (each cell's sides
+ * those of the one pass, for any count); 1 where some side failed (sides_serial then names the first). */
+static int sides_threads(const cells_mesh *in, int *side, int *nbr, int *count, int nthreads) {
+  int failed = 0;
+#pragma omp parallel num_threads(nthreads) reduction(| : failed)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+    const int c0 = (int)((long long)in->nc * t / nt), c1 = (int)((long long)in->nc * (t + 1) / nt);
+    for (int e = 0; e < in->ne && !failed; e++)
+      for (int w = 0; w < 2 && !failed; w++) {
+        const int c = in->ec[2 * (size_t)e + (size_t)w];
+        if (c >= c0 && c < c1) failed = add_edge_side(in, side, nbr, count, e, w) != 0;
+      }
+    for (int b = 0; b < in->nb && !failed; b++)
+      if (in->bc[b] >= c0 && in->bc[b] < c1) failed = add_bedge_side(in, side, nbr, count, b) != 0;
+  }
+  return failed;
 }
 
 int airfoil_decl_cells(um_context *ctx, airfoil *a) {
   const int nc = um_set_size(a->cells), ne = um_set_size(a->edges), nb = um_set_size(a->bedges);
-  const int *pe = um_map_data(a->pedge), *ec = um_map_data(a->pecell), *pb = um_map_data(a->pbedge),
-            *bc = um_map_data(a->pbecell), *pc = um_map_data(a->pcell);
+  const int nthreads = um_context_host_threads(ctx);
   double *x = malloc(sizeof(double) * 2 * (size_t)(um_set_size(a->nodes) ? um_set_size(a->nodes) : 1));
   int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1)), *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)),
       *side = calloc((size_t)(nc ? nc : 1), sizeof(int)), *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
@@ -321,15 +378,17 @@ int airfoil_decl_cells(um_context *ctx, airfoil *a) {
                ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme")
                : um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
   if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)um_set_size(a->nodes));
-  for (size_t i = 0; !rc && i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
-  /* in the edge loops' order: edges by number (first cell, then second), then boundary edges */
-  for (int e = 0; !rc && e < ne; e++)
-    for (int w = 0; !rc && w < 2; w++)
-      rc = cells_add_side(ctx, pc, x, side, nbr, count, ec[2 * (size_t)e + w], pe[2 * (size_t)e],
-                          pe[2 * (size_t)e + 1], 1 + w, ec[2 * (size_t)e + 1 - w], "edge", e);
-  for (int b = 0; !rc && b < nb; b++)
-    rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1],
-                        bound[b] == 1 ? 3 : 4, bc[b], "boundary edge", b);
+  const cells_mesh in = {um_map_data(a->pedge), um_map_data(a->pecell), um_map_data(a->pbedge),
+                         um_map_data(a->pbecell), um_map_data(a->pcell), bound, x, nc, ne, nb};
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
+  if (!rc && (nthreads < 2 || sides_threads(&in, side, nbr, count, nthreads))) {
+    if (nthreads > 1) { /* a failure: made again in one pass, which names the first */
+      for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4);
+      memset(side, 0, sizeof(int) * (size_t)nc), memset(count, 0, sizeof(int) * (size_t)nc);
+    }
+    rc = sides_serial(ctx, &in, side, nbr, count);
+  }
   if (!rc) rc = um_decl_map_take(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb), nbr = NULL;
   if (!rc)
     rc = um_decl_dat_take(ctx, a->cells, 1, UM_INT, side, um_context_options(ctx)->layout, "p_side", &a->p_side),
