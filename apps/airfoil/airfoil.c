@@ -369,19 +369,23 @@ static int sides_threads(const cells_mesh *in, int *side, int *nbr, int *count, 
 }
 
 int airfoil_decl_cells(um_context *ctx, airfoil *a) {
+  airfoil_host_mesh h = {NULL, NULL};
+  int rc = airfoil_host_mesh_fetch(ctx, a, &h);
+  if (!rc) rc = airfoil_decl_cells_host(ctx, a, &h);
+  airfoil_host_mesh_free(&h);
+  return rc;
+}
+
+int airfoil_decl_cells_host(um_context *ctx, airfoil *a, const airfoil_host_mesh *h) {
   const int nc = um_set_size(a->cells), ne = um_set_size(a->edges), nb = um_set_size(a->bedges);
   const int nthreads = um_context_host_threads(ctx);
-  double *x = malloc(sizeof(double) * 2 * (size_t)(um_set_size(a->nodes) ? um_set_size(a->nodes) : 1));
-  int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1)), *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)),
-      *side = calloc((size_t)(nc ? nc : 1), sizeof(int)), *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
-  int rc = !x || !bound || !nbr || !side || !count
-               ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme")
-               : um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
-  if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)um_set_size(a->nodes));
+  int *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)), *side = calloc((size_t)(nc ? nc : 1), sizeof(int)),
+      *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
+  int rc = !nbr || !side || !count ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme") : UM_SUCCESS;
   const cells_mesh in = {um_map_data(a->pedge), um_map_data(a->pecell), um_map_data(a->pbedge),
-                         um_map_data(a->pbecell), um_map_data(a->pcell), bound, x, nc, ne, nb};
+                         um_map_data(a->pbecell), um_map_data(a->pcell), h->bound, h->x, nc, ne, nb};
 #pragma omp parallel for schedule(static) num_threads(nthreads)
-  for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
+  for (size_t i = 0; i < (rc ? 0 : 4 * (size_t)nc); i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
   if (!rc && (nthreads < 2 || sides_threads(&in, side, nbr, count, nthreads))) {
     if (nthreads > 1) { /* a failure: made again in one pass, which names the first */
       for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4);
@@ -395,8 +399,6 @@ int airfoil_decl_cells(um_context *ctx, airfoil *a) {
     side = NULL;
   if (!rc) rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_q1", &a->p_q1);
   if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt1", &a->p_adt1);
-  free(x);
-  free(bound);
   free(nbr);
   free(side);
   free(count);
@@ -628,9 +630,14 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(airfoil_set_constants(ctx));
   int checked = 0;
   UM_APP_TRY(load_mesh(r, &a, cells, &checked));
-  if (!checked) UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
-  UM_APP_TRY(airfoil_decl_flow(ctx, &a));
-  if (cells) UM_APP_TRY(airfoil_decl_cells(ctx, &a));
+  airfoil_host_mesh h = {NULL, NULL}; /* fetched once for the check and the cells scheme */
+  int rc = !checked || cells ? airfoil_host_mesh_fetch(ctx, &a, &h) : UM_SUCCESS;
+  /* every reader: degenerate cells are not "the run diverged" */
+  if (!rc && !checked) rc = airfoil_check_mesh_host(ctx, &a, &h);
+  if (!rc) rc = airfoil_decl_flow(ctx, &a);
+  if (!rc && cells) rc = airfoil_decl_cells_host(ctx, &a, &h);
+  airfoil_host_mesh_free(&h);
+  UM_APP_TRY(rc);
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const long long ncell = um_set_gsize(a.cells);
   fprintf(r->log, "airfoil: %lld nodes, %lld cells, %lld edges, %lld boundary edges; %d iterations%s\n",
