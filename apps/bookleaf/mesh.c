@@ -12,7 +12,6 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "bookleaf_mesh.h"
-#include "bucket.h"
 #include "checked.h"
 #include "um/um.h"
 
@@ -475,48 +474,20 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
 
 /* ---- connectivity --------------------------------------------------------- */
 
-/* Faces of elements sharing an edge (its two nodes) are neighbours: the faces are bucketed by their lower node
- * (a stable counting sort, in face order within a bucket: um_bucket_sort over the threads), and within a bucket
- * each face is paired with the next unpaired face of the same upper node -- the pairs a sort of the faces by
- * (lower, upper, face) would give, in linear time (qsort of the 16M faces of a 4M-element mesh took about 2 s of
- * the set-up). A face left unpaired is on the boundary: the element itself across it, the face opposite. Each
- * bucket is paired on its own (its faces are no other bucket's), so the threads give the serial pairs. */
-static void pair_bucket(bl_mesh *m, const int *face, int nb) {
-  for (int k = 0; k < nb; k++) m->elel[face[k]] = -1; /* unpaired; elfc: the upper node until paired */
-  for (int k = 0; k < nb; k++) {
-    const int s = face[k];
-    if (m->elel[s] >= 0) continue;
-    for (int q = k + 1; q < nb; q++) {
-      const int t = face[q];
-      if (m->elel[t] >= 0 || m->elfc[t] != m->elfc[s]) continue;
-      m->elel[s] = t / 4, m->elfc[s] = t % 4;
-      m->elel[t] = s / 4, m->elfc[t] = s % 4;
-      break;
-    }
-    if (m->elel[s] < 0) m->elel[s] = s / 4, m->elfc[s] = (s % 4 + 2) % 4;
-  }
-}
-
-static int connect_faces(bl_mesh *m, int nthreads) {
-  const long long nf = 4 * (long long)m->nel;
-  int *off = malloc(sizeof *off * ((size_t)m->nnd + 1)), *face = malloc(sizeof *face * (size_t)(nf ? nf : 1));
-  int rc = !off || !face ? UM_ERR_ALLOC : UM_SUCCESS;
-  if (!rc) { /* the lower nodes into elel until the sort is done, the upper ones into elfc */
+/* Each face's neighbour and the neighbour's face that faces back (bl_element_neighbour: the grid's adjacent
+ * elements, the pairs of a sort of the faces by their nodes; no sort, no arrays beside elel and elfc), each element
+ * alone over the threads. */
+static void connect_faces(bl_mesh *m, int nl, int nk, int orient, int nthreads) {
 #pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (long long s = 0; s < nf; s++) {
-      const int *el = m->elnd + (s & ~3LL), a = el[s & 3], b = el[((s & 3) + 1) % 4];
-      m->elel[s] = a < b ? a : b;
-      m->elfc[s] = a < b ? b : a;
+  for (int e = 0; e < m->nel; e++) {
+    const long long nd[4] = {m->elnd[4 * (size_t)e], m->elnd[4 * (size_t)e + 1], m->elnd[4 * (size_t)e + 2],
+                             m->elnd[4 * (size_t)e + 3]};
+    for (int f = 0; f < 4; f++) {
+      long long el = e;
+      bl_element_neighbour(nl, nk, orient, e, f, nd, &el, &m->elfc[4 * (size_t)e + (size_t)f]);
+      m->elel[4 * (size_t)e + (size_t)f] = (int)el;
     }
-    if (um_bucket_sort(m->elel, NULL, NULL, (size_t)nf, m->nnd, nthreads, off, face)) rc = UM_ERR_ALLOC;
   }
-  if (!rc) {
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads)
-    for (int n = 0; n < m->nnd; n++) pair_bucket(m, face + off[n], off[n + 1] - off[n]);
-  }
-  free(off);
-  free(face);
-  return rc;
 }
 
 /* Corners between slip x and slip y sides become walls (init_kn_nodetype), element by element in order: an
@@ -543,8 +514,9 @@ static int corner_walls(bl_mesh *m, int nthreads) {
   return UM_SUCCESS;
 }
 
-static int connect(bl_mesh *m, int nthreads, char *err, size_t errlen) {
-  if (connect_faces(m, nthreads) != UM_SUCCESS || corner_walls(m, nthreads) != UM_SUCCESS)
+static int connect(bl_mesh *m, int nl, int nk, int orient, int nthreads, char *err, size_t errlen) {
+  connect_faces(m, nl, nk, orient, nthreads);
+  if (corner_walls(m, nthreads) != UM_SUCCESS)
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
   return UM_SUCCESS;
 }
@@ -680,7 +652,7 @@ int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err,
     }
   }
   bl_grid_free(&g);
-  if (!rc) rc = connect(m, nthreads, err, errlen);
+  if (!rc) rc = connect(m, nl, nk, orient, nthreads, err, errlen);
   if (!rc) rc = initial_state(d, m, nthreads, err, errlen);
   if (rc) bl_mesh_free(m);
   return rc;

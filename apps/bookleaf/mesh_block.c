@@ -441,9 +441,8 @@ static int node_type(const bl_grid *g, int orient, long long n) {
   return t;
 }
 
-/* The element across face f of element e (nodes nd[f], nd[f + 1]) and its face that faces back; on the boundary
- * the element itself and face f + 2 (as connect() pairs the faces of a whole mesh). */
-static void neighbour(int nl, int nk, int orient, long long e, int f, const long long nd[4], long long *el, int *fc) {
+void bl_element_neighbour(int nl, int nk, int orient, long long e, int f, const long long nd[4], long long *el,
+                          int *fc) {
   const long long l = e % (nl - 1), m = e / (nl - 1), a = nd[f], b = nd[(f + 1) % 4];
   static const int step[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
   for (int s = 0; s < 4; s++) {
@@ -517,7 +516,7 @@ static int block_elements(const bl_deck *d, const bl_grid *g, const bl_relax *p,
       b->ctype[4 * (size_t)i + k] = node_type(g, orient, nd[k]);
     }
     for (int f = 0; f < 4; f++) {
-      neighbour(nl, nk, orient, e, f, nd, &b->elel[4 * (size_t)i + f], &b->elfc[4 * (size_t)i + f]);
+      bl_element_neighbour(nl, nk, orient, e, f, nd, &b->elel[4 * (size_t)i + f], &b->elfc[4 * (size_t)i + f]);
       if (!b->visc) continue;
       long long o[4];
       const int c = b->elfc[4 * (size_t)i + f];
