@@ -263,8 +263,7 @@ static int declare_sets(um_app_run *r, bl_solver *S, const bl_source *src) {
     int rc = S->cfg->scheme == SCHEME_GATHER ? make_node_elements(r, S, m, &ndel, &corner) : UM_SUCCESS;
     if (!rc && wants_visc_nodes(r, S->cfg)) rc = make_visc_nodes(r, S, m, &vn);
     if (!rc) rc = um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd);
-    if (!rc) rc = um_decl_map_take(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel);
-    if (!rc) m->elel = NULL;
+    if (!rc) rc = um_decl_map_take(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel), m->elel = NULL; /* taken */
     if (!rc && ndel) rc = um_decl_map_take(ctx, S->nd, S->el, 4, ndel, "nd_el", &S->ndel), ndel = NULL;
     if (!rc && corner)
       rc = um_decl_dat_take(ctx, S->nd, 4, UM_INT, corner, um_context_options(ctx)->layout, "node_corners",
