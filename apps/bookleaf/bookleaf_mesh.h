@@ -50,12 +50,11 @@ int bl_grid_moves(const bl_grid *g, const bl_relax *p, int ll, int kk);
 int bl_grid_orientation(const bl_grid *g, const bl_relax *p);
 /* Element e's four nodes (0-based; upstream's numbering: nodes and elements k outer, l inner). */
 void bl_element_nodes(int nl, int orient, long long e, long long nd[4]);
-/* The element across face f of element e (nodes nd[f], nd[f + 1]) of the grid's (nl - 1) x (nk - 1) elements: the
- * one of its (up to) four adjacent elements with that edge, and its face that faces back; on the boundary the
- * element itself and face f + 2 -- the pairs a sort of the faces by their nodes gives (each edge of the grid a side
- * of at most two elements). */
-void bl_element_neighbour(int nl, int nk, int orient, long long e, int f, const long long nd[4], long long *el,
-                          int *fc);
+/* The element across face f of element e (bl_element_nodes' corners f, f + 1) of the grid's (nl - 1) x (nk - 1)
+ * elements: the adjacent element with that edge, and its face that faces back; on the boundary the element itself
+ * and face f + 2 -- the pairs a sort of the faces by their nodes gives (each edge of the grid a side of at most two
+ * elements). */
+void bl_element_neighbour(int nl, int nk, int orient, long long e, int f, long long *el, int *fc);
 
 /* The deck's regions, materials and initial conditions, checked once (counts, names, the entries' types):
  * then each element's and node's state is computed alone. */

@@ -480,11 +480,9 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
 static void connect_faces(bl_mesh *m, int nl, int nk, int orient, int nthreads) {
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int e = 0; e < m->nel; e++) {
-    const long long nd[4] = {m->elnd[4 * (size_t)e], m->elnd[4 * (size_t)e + 1], m->elnd[4 * (size_t)e + 2],
-                             m->elnd[4 * (size_t)e + 3]};
     for (int f = 0; f < 4; f++) {
       long long el = e;
-      bl_element_neighbour(nl, nk, orient, e, f, nd, &el, &m->elfc[4 * (size_t)e + (size_t)f]);
+      bl_element_neighbour(nl, nk, orient, e, f, &el, &m->elfc[4 * (size_t)e + (size_t)f]);
       m->elel[4 * (size_t)e + (size_t)f] = (int)el;
     }
   }

@@ -265,11 +265,20 @@ TEST_F(BookLeafMesh, NodeListsAndFarCornersForAnyThreadCount) {
 }
 
 // The faces are paired as a sort of the faces by (lower node, upper node, face) pairs them: each edge's run in twos,
-// a face alone on the boundary (the element itself across it, the face opposite); so on any thread count.
+// a face alone on the boundary (the element itself across it, the face opposite); so on any thread count, and on
+// meshes one element thin.
 TEST_F(BookLeafMesh, FacesPairedAsTheirSortedNodesForAnyThreadCount) {
-  for (const char *name : {"noh_small", "sod_sm_lag_small", "sedov_lag_small", "blast_sm_lag_small"}) {
+  struct Case {
+    const char *name;
+    int nx, ny; /* 0: the deck's; 1: one element thin */
+  } cases[] = {{"noh_small", 0, 0}, {"sod_sm_lag_small", 0, 0}, {"sedov_lag_small", 0, 0},
+               {"blast_sm_lag_small", 0, 0}, {"sod_sm_lag_small", 1, 7}, {"sod_sm_lag_small", 9, 1},
+               {"noh_small", 1, 1}};
+  for (const Case &c : cases) {
+    const char *name = c.name;
     char err[1024] = "";
     ASSERT_EQ(bl_deck_read(d, deck_path(name).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    if (c.nx) d->region_dim[0][0] = c.nx, d->region_dim[1][0] = c.ny;
     for (int nt : {1, 2, 4}) {
       bl_mesh t{};
       ASSERT_EQ(bl_mesh_build_threads(d, nt, &t, err, sizeof err), UM_SUCCESS) << err;
@@ -291,8 +300,8 @@ TEST_F(BookLeafMesh, FacesPairedAsTheirSortedNodesForAnyThreadCount) {
           i++;
         }
       }
-      EXPECT_EQ(std::vector<int>(t.elel, t.elel + 4 * t.nel), elel) << name << " " << nt;
-      EXPECT_EQ(std::vector<int>(t.elfc, t.elfc + 4 * t.nel), elfc) << name << " " << nt;
+      EXPECT_EQ(std::vector<int>(t.elel, t.elel + 4 * t.nel), elel) << name << " " << c.nx << " " << nt;
+      EXPECT_EQ(std::vector<int>(t.elfc, t.elfc + 4 * t.nel), elfc) << name << " " << c.nx << " " << nt;
       bl_mesh_free(&t);
     }
   }
