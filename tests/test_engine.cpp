@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "um/report.h"
+#include "um/backend.h"
 #include "um/exec.h"
 #include "um/kernel.h"
 #include "um/um.h"
@@ -599,6 +600,56 @@ TEST(Engine, LayoutsOfZerosAndLargeDats) {
   ASSERT_EQ(um_dat_set_layout(c.ctx, z, UM_SOA), UM_SUCCESS);
   ASSERT_EQ(um_dat_fetch(c.ctx, z, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
   EXPECT_EQ(out, v);
+}
+
+// A dat taken over (um_decl_dat_take) keeps the caller's buffer as its storage when its rows are the set's, and
+// holds what um_decl_dat then um_dat_set_layout give, for every context layout and each layout of the buffer; with
+// padded rows (run.row_align) it is copied. A taken map keeps its buffer; an entry out of range is named.
+TEST(Engine, TakenDatsAndMapsKeepTheirBuffers) {
+  const int n = 5, dim = 3;
+  std::vector<double> v(n * dim);
+  for (int i = 0; i < n * dim; i++) v[i] = i * 0.5 - 2;
+  for (um_layout ctxl : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
+    for (um_layout l : {UM_AOS, UM_SOA, UM_LAYOUT_AUTO})
+      for (int align : {1, 4}) {
+        um_options o;
+        um_options_default(&o);
+        o.backend = "seq", o.layout = ctxl, o.row_align = align;
+        um_context *ctx = nullptr;
+        ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+        um_set *s;
+        um_dat *d, *ref;
+        ASSERT_EQ(um_decl_set(ctx, n, "s", &s), UM_SUCCESS);
+        double *buf = (double *)malloc(sizeof(double) * n * dim);
+        for (int i = 0; i < n; i++)
+          for (int c = 0; c < dim; c++) buf[l == UM_AOS ? i * dim + c : c * n + i] = v[i * dim + c];
+        ASSERT_EQ(um_decl_dat_take(ctx, s, dim, UM_DOUBLE, buf, l, "d", &d), UM_SUCCESS) << um_error_message(ctx);
+        EXPECT_EQ(um_dat_host_data(d) == buf, align == 1) << "a copy only for padded rows";
+        ASSERT_EQ(um_decl_dat(ctx, s, dim, UM_DOUBLE, v.data(), "ref", &ref), UM_SUCCESS);
+        ASSERT_EQ(um_dat_set_layout(ctx, ref, l), UM_SUCCESS);
+        EXPECT_EQ(um_dat_layout(d), um_dat_layout(ref));
+        std::vector<double> out(v.size());
+        ASSERT_EQ(um_dat_fetch(ctx, d, out.data(), out.size() * sizeof(double)), UM_SUCCESS);
+        EXPECT_EQ(out, v) << um_layout_name(ctxl) << " " << um_layout_name(l) << " align " << align;
+        EXPECT_EQ(um_decl_dat_take(ctx, s, dim, UM_DOUBLE, malloc(8), l, "d", &d), UM_ERR_ARG) << "duplicate name";
+        um_finalize(&ctx);
+      }
+  Ctx c;
+  um_set *a, *b;
+  um_map *m;
+  const int na = 300000; /* over the size the check goes over the threads */
+  ASSERT_EQ(um_decl_set(c.ctx, na, "a", &a), UM_SUCCESS);
+  ASSERT_EQ(um_decl_set(c.ctx, 2, "b", &b), UM_SUCCESS);
+  int *e = (int *)malloc(sizeof(int) * 2 * na);
+  for (int i = 0; i < 2 * na; i++) e[i] = i % 2;
+  e[2 * na - 3] = 2, e[2 * na - 1] = -1;
+  EXPECT_EQ(um_decl_map_take(c.ctx, a, b, 2, e, "m", &m), UM_ERR_ARG); /* e freed */
+  EXPECT_NE(c.msg().find("entry 599997 (element 299998, index 1) is 2"), std::string::npos) << c.msg();
+  e = (int *)malloc(sizeof(int) * 2 * na);
+  for (int i = 0; i < 2 * na; i++) e[i] = (i / 2 + i) % 2;
+  ASSERT_EQ(um_decl_map_take(c.ctx, a, b, 2, e, "m", &m), UM_SUCCESS);
+  EXPECT_EQ(um_map_data(m), e);
+  EXPECT_EQ(um_map_data(m)[2 * na - 1], 0);
 }
 
 TEST(Engine, ErrorMessageCarriesTrail) {

@@ -13,6 +13,9 @@
 #include "airfoil.h"
 #include "airfoil_kernels.h"
 #include "um/hdf5io.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 extern const char airfoil_kernels_source[];
 #define AIRFOIL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, airfoil_kernels_source, "airfoil_kernels.h")
@@ -62,12 +65,14 @@ int airfoil_set_constants(um_context *ctx) {
 /* Flow dats on cells: q = free stream, res = 0. */
 int airfoil_decl_flow(um_context *ctx, airfoil *a) {
   const int n = um_set_decl_rows(a->cells); /* this rank's block when declared by blocks */
+  const um_layout layout = um_context_options(ctx)->layout; /* q made in the layout its dat takes, handed over */
+  const int soa = layout != UM_AOS;
   double *q = malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
   if (!q) return UM_ERR_ALLOC;
-  for (int i = 0; i < n; i++) memcpy(q + 4 * (size_t)i, qinf, sizeof qinf);
-  int rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, q, "p_q", &a->p_q);
-  free(q);
-  UM_APP_TRY(rc);
+#pragma omp parallel for schedule(static) num_threads(um_context_host_threads(ctx))
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) q[soa ? (size_t)k * (size_t)n + (size_t)i : 4 * (size_t)i + (size_t)k] = qinf[k];
+  UM_APP_TRY(um_decl_dat_take(ctx, a->cells, 4, UM_DOUBLE, q, layout, "p_q", &a->p_q));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_qold", &a->p_qold));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_res", &a->p_res));
   UM_APP_TRY(um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt", &a->p_adt));
@@ -88,6 +93,32 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   UM_APP_TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x));
   UM_APP_TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, m->bound, "p_bound", &a->p_bound));
   return UM_SUCCESS;
+}
+
+/* Hand one of m's arrays over as a map's storage (m's pointer then NULL; on an earlier failure it stays m's). */
+#define TAKE_MAP(from, to, arity, field, name, out)                                          \
+  do {                                                                                       \
+    if (!rc) rc = um_decl_map_take(ctx, from, to, arity, m->field, name, out), m->field = NULL; \
+  } while (0)
+
+int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
+  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
+  UM_APP_TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
+  UM_APP_TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
+  UM_APP_TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  int rc = UM_SUCCESS;
+  TAKE_MAP(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
+  TAKE_MAP(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
+  TAKE_MAP(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
+  TAKE_MAP(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
+  TAKE_MAP(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
+  if (!rc && um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
+    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, m->x, UM_AOS, "p_x", &a->p_x), m->x = NULL;
+  else if (!rc)
+    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x);
+  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
+  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, m->bound, layout, "p_bound", &a->p_bound), m->bound = NULL;
+  return rc;
 }
 
 /* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h). */
@@ -261,53 +292,113 @@ static int cell_corner_of(const int *pc, const double *x, int c, int n) {
   return -1;
 }
 
-/* Adds to cell c the side from node n1 to n2 of kind (airfoil_kernels.h, cell_res) with neighbour nb. */
-static int cells_add_side(um_context *ctx, const int *pc, const double *x, int *side, int *nbr, int *count, int c,
-                          int n1, int n2, int kind, int nb, const char *what, int id) {
+/* Adds to cell c the side from node n1 to n2 of kind (airfoil_kernels.h, cell_res) with neighbour nb: 0, or 1
+ * where it is not a side of c, 2 where c has four sides already. */
+static int side_add(const int *pc, const double *x, int *side, int *nbr, int *count, int c, int n1, int n2, int kind,
+                    int nb) {
   const int k1 = cell_corner_of(pc, x, c, n1), k2 = cell_corner_of(pc, x, c, n2);
-  if (k1 < 0 || k2 < 0)
-    return um_error_set(ctx, UM_ERR_IO,
-                        "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, "
-                        "none at the same coordinates): the scheme needs a conforming quadrilateral mesh; use "
-                        "params.scheme=edges",
-                        what, id, n1, n2, c, pc[4 * (size_t)c], pc[4 * (size_t)c + 1], pc[4 * (size_t)c + 2],
-                        pc[4 * (size_t)c + 3]);
-  if (count[c] == 4)
-    return um_error_set(ctx, UM_ERR_IO,
-                        "params.scheme=cells: cell %d has more than four edges (%s %d is its fifth); fix the mesh or use "
-                        "params.scheme=edges",
-                        c, what, id);
+  if (k1 < 0 || k2 < 0) return 1;
+  if (count[c] == 4) return 2;
   side[c] |= (k1 | k2 << 2 | kind << 4) << (8 * count[c]);
   nbr[4 * (size_t)c + count[c]++] = nb;
+  return 0;
+}
+
+/* What the cells scheme's sides are made from. */
+typedef struct {
+  const int *pe, *ec, *pb, *bc, *pc, *bound;
+  const double *x;
+  int nc, ne, nb;
+} cells_mesh;
+
+/* side_add of edge e's side w (its cells' first, then second) and of boundary edge b (ne + b). */
+static int add_edge_side(const cells_mesh *in, int *side, int *nbr, int *count, int e, int w) {
+  const size_t i = 2 * (size_t)e;
+  return side_add(in->pc, in->x, side, nbr, count, in->ec[i + (size_t)w], in->pe[i], in->pe[i + 1], 1 + w,
+                  in->ec[i + 1 - (size_t)w]);
+}
+static int add_bedge_side(const cells_mesh *in, int *side, int *nbr, int *count, int b) {
+  return side_add(in->pc, in->x, side, nbr, count, in->bc[b], in->pb[2 * (size_t)b], in->pb[2 * (size_t)b + 1],
+                  in->bound[b] == 1 ? 3 : 4, in->bc[b]);
+}
+
+/* The sides in the edge loops' order (edges by number, first cell then second, then boundary edges), one pass;
+ * the first failure named. */
+static int sides_serial(um_context *ctx, const cells_mesh *in, int *side, int *nbr, int *count) {
+  for (int k = 0; k < 2 * in->ne + in->nb; k++) {
+    const int edge = k < 2 * in->ne, id = edge ? k / 2 : k - 2 * in->ne;
+    const int f = edge ? add_edge_side(in, side, nbr, count, id, k % 2) : add_bedge_side(in, side, nbr, count, id);
+    const int c = edge ? in->ec[2 * (size_t)id + (size_t)(k % 2)] : in->bc[id];
+    const int n1 = edge ? in->pe[2 * (size_t)id] : in->pb[2 * (size_t)id];
+    const int n2 = edge ? in->pe[2 * (size_t)id + 1] : in->pb[2 * (size_t)id + 1];
+    const char *what = edge ? "edge" : "boundary edge";
+    const int *q = in->pc + 4 * (size_t)c;
+    if (f == 1)
+      return um_error_set(ctx, UM_ERR_IO,
+                          "params.scheme=cells: %s %d (nodes %d %d) is not a side of its cell %d (nodes %d %d %d %d, "
+                          "none at the same coordinates): the scheme needs a conforming quadrilateral mesh; use "
+                          "params.scheme=edges", what, id, n1, n2, c, q[0], q[1], q[2], q[3]);
+    if (f == 2)
+      return um_error_set(ctx, UM_ERR_IO,
+                          "params.scheme=cells: cell %d has more than four edges (%s %d is its fifth); fix the mesh or "
+                          "use params.scheme=edges", c, what, id);
+  }
   return UM_SUCCESS;
 }
 
+/* The same over nthreads threads: each thread its range of cells, reading every edge in order (each cell's sides
+ * those of the one pass, for any count); 1 where some side failed (sides_serial then names the first). */
+static int sides_threads(const cells_mesh *in, int *side, int *nbr, int *count, int nthreads) {
+  int failed = 0;
+#pragma omp parallel num_threads(nthreads) reduction(| : failed)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+    const int c0 = (int)((long long)in->nc * t / nt), c1 = (int)((long long)in->nc * (t + 1) / nt);
+    for (int e = 0; e < in->ne && !failed; e++)
+      for (int w = 0; w < 2 && !failed; w++) {
+        const int c = in->ec[2 * (size_t)e + (size_t)w];
+        if (c >= c0 && c < c1) failed = add_edge_side(in, side, nbr, count, e, w) != 0;
+      }
+    for (int b = 0; b < in->nb && !failed; b++)
+      if (in->bc[b] >= c0 && in->bc[b] < c1) failed = add_bedge_side(in, side, nbr, count, b) != 0;
+  }
+  return failed;
+}
+
 int airfoil_decl_cells(um_context *ctx, airfoil *a) {
+  airfoil_host_mesh h = {NULL, NULL};
+  int rc = airfoil_host_mesh_fetch(ctx, a, &h);
+  if (!rc) rc = airfoil_decl_cells_host(ctx, a, &h);
+  airfoil_host_mesh_free(&h);
+  return rc;
+}
+
+int airfoil_decl_cells_host(um_context *ctx, airfoil *a, const airfoil_host_mesh *h) {
   const int nc = um_set_size(a->cells), ne = um_set_size(a->edges), nb = um_set_size(a->bedges);
-  const int *pe = um_map_data(a->pedge), *ec = um_map_data(a->pecell), *pb = um_map_data(a->pbedge),
-            *bc = um_map_data(a->pbecell), *pc = um_map_data(a->pcell);
-  double *x = malloc(sizeof(double) * 2 * (size_t)(um_set_size(a->nodes) ? um_set_size(a->nodes) : 1));
-  int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1)), *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)),
-      *side = calloc((size_t)(nc ? nc : 1), sizeof(int)), *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
-  int rc = !x || !bound || !nbr || !side || !count
-               ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme")
-               : um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
-  if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)um_set_size(a->nodes));
-  for (size_t i = 0; !rc && i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
-  /* in the edge loops' order: edges by number (first cell, then second), then boundary edges */
-  for (int e = 0; !rc && e < ne; e++)
-    for (int w = 0; !rc && w < 2; w++)
-      rc = cells_add_side(ctx, pc, x, side, nbr, count, ec[2 * (size_t)e + w], pe[2 * (size_t)e],
-                          pe[2 * (size_t)e + 1], 1 + w, ec[2 * (size_t)e + 1 - w], "edge", e);
-  for (int b = 0; !rc && b < nb; b++)
-    rc = cells_add_side(ctx, pc, x, side, nbr, count, bc[b], pb[2 * (size_t)b], pb[2 * (size_t)b + 1],
-                        bound[b] == 1 ? 3 : 4, bc[b], "boundary edge", b);
-  if (!rc) rc = um_decl_map(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb);
-  if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_INT, side, "p_side", &a->p_side);
+  const int nthreads = um_context_host_threads(ctx);
+  int *nbr = malloc(sizeof(int) * 4 * (size_t)(nc ? nc : 1)), *side = calloc((size_t)(nc ? nc : 1), sizeof(int)),
+      *count = calloc((size_t)(nc ? nc : 1), sizeof(int));
+  int rc = !nbr || !side || !count ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the cells scheme") : UM_SUCCESS;
+  const cells_mesh in = {um_map_data(a->pedge), um_map_data(a->pecell), um_map_data(a->pbedge),
+                         um_map_data(a->pbecell), um_map_data(a->pcell), h->bound, h->x, nc, ne, nb};
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (size_t i = 0; i < (rc ? 0 : 4 * (size_t)nc); i++) nbr[i] = (int)(i / 4); /* none across: the cell itself */
+  if (!rc && (nthreads < 2 || sides_threads(&in, side, nbr, count, nthreads))) {
+    if (nthreads > 1) { /* a failure: made again in one pass, which names the first */
+      for (size_t i = 0; i < 4 * (size_t)nc; i++) nbr[i] = (int)(i / 4);
+      memset(side, 0, sizeof(int) * (size_t)nc), memset(count, 0, sizeof(int) * (size_t)nc);
+    }
+    rc = sides_serial(ctx, &in, side, nbr, count);
+  }
+  if (!rc) rc = um_decl_map_take(ctx, a->cells, a->cells, 4, nbr, "pcnb", &a->pcnb), nbr = NULL;
+  if (!rc)
+    rc = um_decl_dat_take(ctx, a->cells, 1, UM_INT, side, um_context_options(ctx)->layout, "p_side", &a->p_side),
+    side = NULL;
   if (!rc) rc = um_decl_dat(ctx, a->cells, 4, UM_DOUBLE, NULL, "p_q1", &a->p_q1);
   if (!rc) rc = um_decl_dat(ctx, a->cells, 1, UM_DOUBLE, NULL, "p_adt1", &a->p_adt1);
-  free(x);
-  free(bound);
   free(nbr);
   free(side);
   free(count);
@@ -430,11 +521,11 @@ static int generate_mesh(um_app_run *r, airfoil *a, int blocks, int *checked) {
     return rc;
   }
   airfoil_mesh m;
-  if (airfoil_mesh_generate(I, J, round6, &m, err, sizeof err))
+  if (airfoil_mesh_generate_threads(I, J, round6, um_context_host_threads(r->ctx), &m, err, sizeof err))
     return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
   fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s generated in %.2f s\n", I, J,
           round6 ? " (coordinates rounded to 6 decimals)" : "", um_wtime() - t0);
-  int rc = airfoil_decl_mesh(r->ctx, &m, a);
+  int rc = airfoil_decl_mesh_take(r->ctx, &m, a);
   airfoil_mesh_free(&m);
   return rc;
 }
@@ -497,7 +588,7 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
     airfoil_mesh m;
     if (airfoil_mesh_read_text(file, &m, err, sizeof err))
       return um_app_fail(r, UM_ERR_IO, "mesh.file: %s", err);
-    int rc = airfoil_decl_mesh(r->ctx, &m, a);
+    int rc = airfoil_decl_mesh_take(r->ctx, &m, a);
     airfoil_mesh_free(&m);
     return rc;
   }
@@ -539,9 +630,14 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(airfoil_set_constants(ctx));
   int checked = 0;
   UM_APP_TRY(load_mesh(r, &a, cells, &checked));
-  if (!checked) UM_APP_TRY(airfoil_check_mesh(ctx, &a)); /* every reader: degenerate cells are not "the run diverged" */
-  UM_APP_TRY(airfoil_decl_flow(ctx, &a));
-  if (cells) UM_APP_TRY(airfoil_decl_cells(ctx, &a));
+  airfoil_host_mesh h = {NULL, NULL}; /* fetched once for the check and the cells scheme */
+  int rc = !checked || cells ? airfoil_host_mesh_fetch(ctx, &a, &h) : UM_SUCCESS;
+  /* every reader: degenerate cells are not "the run diverged" */
+  if (!rc && !checked) rc = airfoil_check_mesh_host(ctx, &a, &h);
+  if (!rc) rc = airfoil_decl_flow(ctx, &a);
+  if (!rc && cells) rc = airfoil_decl_cells_host(ctx, &a, &h);
+  airfoil_host_mesh_free(&h);
+  UM_APP_TRY(rc);
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
   const long long ncell = um_set_gsize(a.cells);
   fprintf(r->log, "airfoil: %lld nodes, %lld cells, %lld edges, %lld boundary edges; %d iterations%s\n",

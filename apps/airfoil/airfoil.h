@@ -24,6 +24,8 @@ typedef struct {
 int airfoil_set_constants(um_context *ctx);
 /* Sets, maps, p_x and p_bound from mesh arrays (OP2's names), or from an OP2 new_grid.h5. */
 int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
+/* The same, handing m's arrays over to the context (no copy: m's pointers NULL once taken; free m as usual). */
+int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a);
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a);
 /* The same from this rank's block of the generated mesh (um_decl_set_block: declared by blocks). */
 int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a);
@@ -34,6 +36,16 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b);
  * coordinates, cells of non-zero area, boundary codes 1 (wall) or 2 (far
  * field), no edge twice; UM_ERR_IO naming the element otherwise. */
 int airfoil_check_mesh(um_context *ctx, const airfoil *a);
+/* The mesh's coordinates (pairs) and boundary codes on the host, fetched once for the set-up's passes that read
+ * them (the check, the cells scheme); airfoil_host_mesh_free frees them. */
+typedef struct {
+  double *x;
+  int *bound;
+} airfoil_host_mesh;
+int airfoil_host_mesh_fetch(um_context *ctx, const airfoil *a, airfoil_host_mesh *h);
+void airfoil_host_mesh_free(airfoil_host_mesh *h);
+/* airfoil_check_mesh with the fetched coordinates and codes. */
+int airfoil_check_mesh_host(um_context *ctx, const airfoil *a, const airfoil_host_mesh *h);
 /* Its edge check: the first fault among the edges (nodes e[2 i], e[2 i + 1], i < ne) and the boundary edges (b,
  * numbered ne + i) in the order of (lower node, upper node, number): an edge joining a node to itself (*second =
  * -1), or the first of two joining the same nodes (*second: the other's number); -1 when none, -2 out of memory.
@@ -65,6 +77,8 @@ int airfoil_step_fused(um_context *ctx, airfoil *a, int last);
  * after airfoil_decl_flow. UM_ERR_IO naming the edge where an edge is not a side of its cell (the scheme needs a
  * conforming quadrilateral mesh) or a cell has more than four edges. */
 int airfoil_decl_cells(um_context *ctx, airfoil *a);
+/* The same with the fetched coordinates and codes. */
+int airfoil_decl_cells_host(um_context *ctx, airfoil *a, const airfoil_host_mesh *h);
 /* One iteration of the cells scheme: two loops over the cells, each gathering the fluxes of its sides (no
  * increments), updating into the other buffer of q and computing the next stage's adt (cells_stage1, then
  * cells_stage2[_no_rms|_last]). q and adt ping-pong between p_q / p_adt and p_q1 / p_adt1 within an iteration:

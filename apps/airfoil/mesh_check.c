@@ -101,15 +101,38 @@ static int edge_fault(um_context *ctx, const airfoil *a, int nthreads) {
                       j < ne ? j : j - ne, lo, hi);
 }
 
+int airfoil_host_mesh_fetch(um_context *ctx, const airfoil *a, airfoil_host_mesh *h) {
+  const int nn = um_set_size(a->nodes), nb = um_set_size(a->bedges);
+  h->x = malloc(sizeof(double) * 2 * (size_t)(nn ? nn : 1));
+  h->bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  int rc = !h->x || !h->bound ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory for the Airfoil mesh's coordinates")
+                              : UM_SUCCESS;
+  if (!rc) rc = um_dat_fetch(ctx, a->p_x, h->x, sizeof(double) * 2 * (size_t)nn);
+  if (!rc) rc = um_dat_fetch(ctx, a->p_bound, h->bound, sizeof(int) * (size_t)nb);
+  if (rc) airfoil_host_mesh_free(h);
+  return rc;
+}
+
+void airfoil_host_mesh_free(airfoil_host_mesh *h) {
+  free(h->x), free(h->bound);
+  h->x = NULL, h->bound = NULL;
+}
+
 int airfoil_check_mesh(um_context *ctx, const airfoil *a) {
+  airfoil_host_mesh h = {NULL, NULL};
+  int rc = airfoil_host_mesh_fetch(ctx, a, &h);
+  if (!rc) rc = airfoil_check_mesh_host(ctx, a, &h);
+  airfoil_host_mesh_free(&h);
+  return rc;
+}
+
+int airfoil_check_mesh_host(um_context *ctx, const airfoil *a, const airfoil_host_mesh *h) {
   const int nn = um_set_size(a->nodes), nc = um_set_size(a->cells), nb = um_set_size(a->bedges),
             nthreads = um_context_host_threads(ctx);
-  double *x = malloc(sizeof(double) * 2 * (size_t)(nn ? nn : 1));
-  int *bound = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
-  int rc = !x || !bound ? um_error_set(ctx, UM_ERR_ALLOC, "out of memory checking the Airfoil mesh") : UM_SUCCESS;
-  if (!rc) rc = um_dat_fetch(ctx, a->p_x, x, sizeof(double) * 2 * (size_t)nn);
-  if (!rc) rc = um_dat_fetch(ctx, a->p_bound, bound, sizeof(int) * (size_t)nb);
-  const int i = rc ? nn : first_infinite_node(x, nn, nthreads);
+  const double *x = h->x;
+  const int *bound = h->bound;
+  int rc = UM_SUCCESS;
+  const int i = first_infinite_node(x, nn, nthreads);
   if (i < nn)
     rc = um_error_set(ctx, UM_ERR_IO, "mesh: node %d has coordinates (%g, %g), which are not finite; fix the mesh", i,
                       x[2 * (size_t)i], x[2 * (size_t)i + 1]);
@@ -130,7 +153,5 @@ int airfoil_check_mesh(um_context *ctx, const airfoil *a) {
       rc = um_error_set(ctx, UM_ERR_IO, "mesh: boundary edge %d has boundary code %d, neither 1 (wall) nor 2 (far field)",
                         b, bound[b]);
   if (!rc) rc = edge_fault(ctx, a, nthreads); /* no edge twice, interior or boundary */
-  free(x);
-  free(bound);
   return rc;
 }

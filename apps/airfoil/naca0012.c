@@ -40,6 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* C11 7.3.1: a program may undefine the macro I; we use I for the grid size. */
 #undef I
@@ -403,21 +406,38 @@ static void edges_range(const grid *g, long long e0, long long ne, index_out edg
     }
 }
 
+/* o from row k on. */
+static index_out shifted(index_out o, size_t k) {
+  return (index_out){o.i32 ? o.i32 + k : NULL, o.i64 ? o.i64 + k : NULL};
+}
+
 /* Rows [first, first + count) of each set (nodes, cells, edges, bedges) into the arrays (index_out: int or long
- * long), every element computed alone. */
+ * long), every element computed alone: over nthreads threads, the same bits for any count. */
 static void fill_rows(const grid *g, int round6, const long long first[4], const long long count[4], double *x,
-                      index_out cell, index_out edge, index_out ecell, index_out bedge, index_out becell, int *bound) {
-  for (long long k = 0; k < count[0]; k++) node_xy(g, first[0] + k, round6, x + 2 * (size_t)k);
-  for (long long k = 0; k < count[1]; k++) {
-    long long q[4];
-    cell_nodes(g, first[1] + k, q);
-    for (int a = 0; a < 4; a++) put(cell, 4 * (size_t)k + (size_t)a, q[a]);
-  }
-  edges_range(g, first[2], count[2], edge, ecell);
-  for (long long k = 0; k < count[3]; k++) {
-    long long n[2] = {0, 0}, c = 0;
-    bedge_at(g, first[3] + k, n, &c, &bound[k]);
-    put(bedge, 2 * (size_t)k, n[0]), put(bedge, 2 * (size_t)k + 1, n[1]), put(becell, (size_t)k, c);
+                      index_out cell, index_out edge, index_out ecell, index_out bedge, index_out becell, int *bound,
+                      int nthreads) {
+#pragma omp parallel num_threads(nthreads)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+#pragma omp for schedule(static) nowait
+    for (long long k = 0; k < count[0]; k++) node_xy(g, first[0] + k, round6, x + 2 * (size_t)k);
+#pragma omp for schedule(static) nowait
+    for (long long k = 0; k < count[1]; k++) {
+      long long q[4];
+      cell_nodes(g, first[1] + k, q);
+      for (int a = 0; a < 4; a++) put(cell, 4 * (size_t)k + (size_t)a, q[a]);
+    }
+    const long long e0 = count[2] * t / nt, e1 = count[2] * (t + 1) / nt; /* this thread's interior edges */
+    edges_range(g, first[2] + e0, e1 - e0, shifted(edge, 2 * (size_t)e0), shifted(ecell, 2 * (size_t)e0));
+#pragma omp for schedule(static) nowait
+    for (long long k = 0; k < count[3]; k++) {
+      long long n[2] = {0, 0}, c = 0;
+      bedge_at(g, first[3] + k, n, &c, &bound[k]);
+      put(bedge, 2 * (size_t)k, n[0]), put(bedge, 2 * (size_t)k + 1, n[1]), put(becell, (size_t)k, c);
+    }
   }
 }
 
@@ -431,6 +451,10 @@ int airfoil_mesh_counts(int I, int J, long long counts[4]) {
 }
 
 int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, size_t errlen) {
+  return airfoil_mesh_generate_threads(I, J, round6, 1, m, err, errlen);
+}
+
+int airfoil_mesh_generate_threads(int I, int J, int round6, int nthreads, airfoil_mesh *m, char *err, size_t errlen) {
   if (m == NULL) {
     set_err(err, errlen, "airfoil_mesh_generate: mesh pointer is NULL");
     return 1;
@@ -471,7 +495,8 @@ int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, 
   }
   const long long first[4] = {0, 0, 0, 0};
   fill_rows(&g, round6, first, n, m->x, (index_out){m->cell, NULL}, (index_out){m->edge, NULL},
-            (index_out){m->ecell, NULL}, (index_out){m->bedge, NULL}, (index_out){m->becell, NULL}, m->bound);
+            (index_out){m->ecell, NULL}, (index_out){m->bedge, NULL}, (index_out){m->becell, NULL}, m->bound,
+            nthreads < 1 ? 1 : nthreads);
   grid_free(&g);
   return 0;
 }
@@ -526,7 +551,7 @@ int airfoil_block_generate(int I, int J, int round6, const long long first[4], c
     return 1;
   }
   fill_rows(&g, round6, first, count, b->x, (index_out){NULL, b->cell}, (index_out){NULL, b->edge},
-            (index_out){NULL, b->ecell}, (index_out){NULL, b->bedge}, (index_out){NULL, b->becell}, b->bound);
+            (index_out){NULL, b->ecell}, (index_out){NULL, b->bedge}, (index_out){NULL, b->becell}, b->bound, 1);
   grid_free(&g);
   return 0;
 }

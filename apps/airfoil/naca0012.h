@@ -49,6 +49,8 @@ typedef struct {
  * every coordinate to 6 decimals exactly as upstream's writer ("%f") and a
  * subsequent read would (the published residuals are for that rounded mesh). */
 int airfoil_mesh_generate(int I, int J, int round6, airfoil_mesh *m, char *err, size_t errlen);
+/* The same over nthreads threads (OpenMP; each element computed alone): the same mesh, bit for bit. */
+int airfoil_mesh_generate_threads(int I, int J, int round6, int nthreads, airfoil_mesh *m, char *err, size_t errlen);
 
 /* The global counts of the mesh generate() makes: nodes, cells, edges, bedges.  0, or 1 when I or J is out of
  * range. */

@@ -200,28 +200,31 @@ static int read_config(um_app_run *r, bl_config *c) {
 /* ---- declarations --------------------------------------------------------- */
 
 /* params.scheme=gather: each node's elements in increasing order (slot s of node n: element ndel[4n+s], whose
- * corner ndcorner[4n+s] the node is; -1 in an empty slot, whose map entry repeats the node's first element). */
-static int declare_node_elements(um_app_run *r, bl_solver *S, const bl_mesh *m) {
+ * corner ndcorner the node is, in the dat's layout; -1 in an empty slot, whose map entry repeats the node's first
+ * element). Made before the maps are declared; handed to the context as their storage. */
+static int make_node_elements(um_app_run *r, const bl_solver *S, const bl_mesh *m, int **ndel, int **corner) {
   const int nnd = m->nnd;
-  int *ndel = malloc(sizeof(int) * 4 * (size_t)nnd), *corner = malloc(sizeof(int) * 4 * (size_t)nnd);
-  int rc = ndel && corner ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d nodes", nnd);
-  const long long bad = rc ? -1 : bl_mesh_node_elements(m, ndel, corner);
+  *ndel = malloc(sizeof(int) * 4 * (size_t)nnd + 1), *corner = malloc(sizeof(int) * 4 * (size_t)nnd + 1);
+  int rc = *ndel && *corner ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d nodes", nnd);
+  const long long bad =
+      rc ? -1 : bl_mesh_node_elements(m, *ndel, *corner, um_context_options(r->ctx)->layout != UM_AOS,
+                                   um_context_host_threads(r->ctx));
   if (bad >= 0)
     rc = um_app_fail(r, UM_ERR_CONFIG, "%s: node %lld is a corner of more than 4 elements: params.scheme=gather "
                      "takes at most 4; use params.scheme=inc", S->cfg->deck_path, bad + 1);
-  if (!rc) rc = um_decl_map(r->ctx, S->nd, S->el, 4, ndel, "nd_el", &S->ndel);
-  if (!rc) rc = um_decl_dat(r->ctx, S->nd, 4, UM_INT, corner, "node_corners", &S->ndcorner);
-  free(ndel), free(corner);
+  if (rc) free(*ndel), free(*corner), *ndel = *corner = NULL;
   return rc;
 }
 
 /* params.visc: fused: for each face f of an element, the far corners b+2 and b+3 of the neighbour across it (b its
  * face that faces back), whose edges to the shared corners continue the element's own (bl_nbr_edge). The kernel
- * takes the neighbour's corners b+1 and b from the element's own: checked (bl_mesh_visc_nodes). */
-static int declare_visc_nodes(um_app_run *r, bl_solver *S, const bl_mesh *m) {
+ * takes the neighbour's corners b+1 and b from the element's own: checked (bl_mesh_visc_nodes). Made before the
+ * maps are declared (el_el takes the mesh's elel); declared (handed over) in their order. */
+static int make_visc_nodes(um_app_run *r, const bl_solver *S, const bl_mesh *m, int **out) {
   int *vn = malloc(sizeof(int) * 8 * (size_t)m->nel);
+  *out = NULL;
   if (!vn) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", m->nel);
-  const long long bad = bl_mesh_visc_nodes(m, vn);
+  const long long bad = bl_mesh_visc_nodes(m, vn, um_context_host_threads(r->ctx));
   if (bad >= 0) {
     const size_t e = (size_t)(bad / 4);
     const int f = (int)(bad % 4);
@@ -230,16 +233,16 @@ static int declare_visc_nodes(um_app_run *r, bl_solver *S, const bl_mesh *m) {
                        "their corners as a conforming mesh does: params.visc=fused needs that; use params.visc=loops",
                        S->cfg->deck_path, e + 1, f + 1, m->elel[4 * e + f] + 1, m->elfc[4 * e + f] + 1);
   }
-  const int rc = um_decl_map(r->ctx, S->el, S->nd, 8, vn, "visc_nodes", &S->viscnd);
-  free(vn);
-  return rc;
+  *out = vn;
+  return UM_SUCCESS;
 }
 
 /* The mesh the run declares: the whole of it (m), or this rank's block of it (b: declared by blocks, the map
- * targets in global numbers, each element with its own copy of its corners' coordinates and types). */
+ * targets in global numbers, each element with its own copy of its corners' coordinates and types). The
+ * declaration takes over the arrays it can (their pointers then NULL here). */
 typedef struct {
-  const bl_mesh *m;
-  const bl_block *b;
+  bl_mesh *m;
+  bl_block *b;
 } bl_source;
 
 /* Whether the one-pass viscosity's map is declared (params.visc: fused, or auto on a GPU with params.fused). */
@@ -247,19 +250,27 @@ static int wants_visc_nodes(um_app_run *r, const bl_config *c) {
   return !c->ztq && (c->visc == VISC_FUSED || (c->visc == VISC_AUTO && c->fused && !um_context_on_host(r->ctx)));
 }
 
-/* The sets and maps: whole (um_decl_set, um_decl_map) or by blocks (um_decl_set_block, um_decl_map_block). */
+/* The sets and maps: whole (um_decl_set, um_decl_map) or by blocks (um_decl_set_block, um_decl_map_block). A whole
+ * mesh's elel becomes el_el's storage. */
 static int declare_sets(um_app_run *r, bl_solver *S, const bl_source *src) {
   um_context *ctx = r->ctx;
   const bl_block *b = src->b;
   if (!b) {
-    const bl_mesh *m = src->m;
+    bl_mesh *m = src->m;
+    int *vn = NULL, *ndel = NULL, *corner = NULL;
     UM_APP_TRY(um_decl_set(ctx, m->nel, "elements", &S->el));
     UM_APP_TRY(um_decl_set(ctx, m->nnd, "nodes", &S->nd));
-    UM_APP_TRY(um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd));
-    UM_APP_TRY(um_decl_map(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel));
-    if (S->cfg->scheme == SCHEME_GATHER) UM_APP_TRY(declare_node_elements(r, S, m));
-    if (wants_visc_nodes(r, S->cfg)) UM_APP_TRY(declare_visc_nodes(r, S, m));
-    return UM_SUCCESS;
+    int rc = S->cfg->scheme == SCHEME_GATHER ? make_node_elements(r, S, m, &ndel, &corner) : UM_SUCCESS;
+    if (!rc && wants_visc_nodes(r, S->cfg)) rc = make_visc_nodes(r, S, m, &vn);
+    if (!rc) rc = um_decl_map(ctx, S->el, S->nd, 4, m->elnd, "el_nodes", &S->elnd);
+    if (!rc) rc = um_decl_map_take(ctx, S->el, S->el, 4, m->elel, "el_el", &S->elel), m->elel = NULL; /* taken */
+    if (!rc && ndel) rc = um_decl_map_take(ctx, S->nd, S->el, 4, ndel, "nd_el", &S->ndel), ndel = NULL;
+    if (!rc && corner)
+      rc = um_decl_dat_take(ctx, S->nd, 4, UM_INT, corner, um_context_options(ctx)->layout, "node_corners",
+                            &S->ndcorner), corner = NULL;
+    if (!rc && vn) rc = um_decl_map_take(ctx, S->el, S->nd, 8, vn, "visc_nodes", &S->viscnd), vn = NULL;
+    free(vn), free(ndel), free(corner);
+    return rc;
   }
   UM_APP_TRY(um_decl_set_block(ctx, b->nel, b->first[0], b->count[0], "elements", &S->el));
   UM_APP_TRY(um_decl_set_block(ctx, b->nnd, b->first[1], b->count[1], "nodes", &S->nd));
@@ -274,74 +285,108 @@ static int declare_sets(um_app_run *r, bl_solver *S, const bl_source *src) {
   return UM_SUCCESS;
 }
 
-static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
-  um_context *ctx = r->ctx;
+/* The initial geometry and masses (init_kn_elmass), each array made in the layout its dat takes (soa: columns of
+ * n values; corner: the corner weights' and masses'), then handed to its dat. */
+typedef struct {
+  double *iso, *cnwt, *vol, *mass, *cnmass, *spmass, *xy, *uv, *ubar;
+  int *nbr, *id;
+  int soa, corner_soa;
+} bl_initial;
+
+static size_t at_(int soa, size_t n, int dim, size_t e, int c) { return soa ? (size_t)c * n + e : e * (size_t)dim + c; }
+
+/* Element e of the initial arrays (src's rows); 0, or 1 for a volume <= 0. */
+static int initial_element(const bl_source *src, const int *elel, bl_initial *a, size_t n, size_t e) {
   const bl_mesh *m = src->m;
   const bl_block *bk = src->b;
-  const int nel = bk ? bk->count[0] : m->nel, nnd = bk ? bk->count[1] : m->nnd; /* this rank's rows */
   const long long e0 = bk ? bk->first[0] : 0;
-  const double *density = bk ? bk->density : m->density, *energy = bk ? bk->energy : m->energy;
-  const double *nx = bk ? bk->x : m->x, *ny = bk ? bk->y : m->y, *nu = bk ? bk->u : m->u, *nv = bk ? bk->v : m->v;
-  const int *elfc = bk ? bk->elfc : m->elfc, *elreg = bk ? bk->elreg : m->elreg, *elmat = bk ? bk->elmat : m->elmat;
-  const int *indtype = bk ? bk->indtype : m->indtype;
-  UM_APP_TRY(declare_sets(r, S, src));
-  /* initial geometry, masses (init_kn_elmass) */
-  double *iso = malloc(sizeof(double) * 4 * (size_t)nel), *cnwt = malloc(sizeof(double) * 4 * (size_t)nel);
-  double *vol = malloc(sizeof(double) * (size_t)nel), *mass = malloc(sizeof(double) * (size_t)nel);
-  double *cnmass = malloc(sizeof(double) * 4 * (size_t)nel), *xy = malloc(sizeof(double) * 2 * (size_t)nnd);
-  double *uv = malloc(sizeof(double) * 2 * (size_t)nnd);
-  int *nbr = malloc(sizeof(int) * 8 * (size_t)nel), *id = malloc(sizeof(int) * (size_t)nel);
-  double *spmass = S->cfg->zsp ? malloc(sizeof(double) * 4 * (size_t)nel) : NULL;
-  int rc = iso && cnwt && vol && mass && cnmass && xy && uv && nbr && id && (spmass || !S->cfg->zsp)
-               ? UM_SUCCESS
-               : um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", nel);
-  for (int i = 0; i < nnd && !rc; i++)
-    xy[2 * i] = nx[i], xy[2 * i + 1] = ny[i], uv[2 * i] = nu[i], uv[2 * i + 1] = nv[i];
-  for (int e = 0; e < nel && !rc; e++) {
-    double cx[4], cy[4];
-    for (int k = 0; k < 4; k++)
-      cx[k] = bk ? bk->cx[4 * e + k] : m->x[m->elnd[4 * e + k]],
-      cy[k] = bk ? bk->cy[4 * e + k] : m->y[m->elnd[4 * e + k]];
-    double *s = iso + 4 * e;
-    bl_geometry(cx, cy, s, s + 1, s + 2, s + 3, cnwt + 4 * e, vol + e);
-    if (!(vol[e] > 0.0)) {
-      rc = um_app_fail(r, UM_ERR_CONFIG, "%s: the generated mesh has element %lld with volume %g <= 0",
-                       S->cfg->deck_path, e0 + e + 1, vol[e]);
-      break;
-    }
-    mass[e] = density[e] * vol[e];
-    for (int k = 0; k < 4; k++) cnmass[4 * e + k] = density[e] * cnwt[4 * e + k];
-    if (spmass) bl_subzones(cx, cy, density[e], spmass + 4 * e); /* spmassinit */
-    for (int f = 0; f < 4; f++) {
-      const int g = (f + 1) % 4;
-      const int self = bk ? bk->elel[4 * e + f] == e0 + e : m->elel[4 * e + f] == e;
-      const int side = bk ? bk->ctype[4 * e + f] < 0 && bk->ctype[4 * e + g] < 0
-                          : m->indtype[m->elnd[4 * e + f]] < 0 && m->indtype[m->elnd[4 * e + g]] < 0;
-      nbr[8 * e + f] = elfc[4 * e + f];
-      nbr[8 * e + 4 + f] = self | (side ? 2 : 0);
-    }
-    id[e] = (int)(e0 + e + 1);
+  double cx[4], cy[4], iso[4], cnwt[4];
+  for (int k = 0; k < 4; k++) {
+    cx[k] = bk ? bk->cx[4 * e + k] : m->x[m->elnd[4 * e + k]];
+    cy[k] = bk ? bk->cy[4 * e + k] : m->y[m->elnd[4 * e + k]];
   }
-  DAT(S->el, 1, UM_DOUBLE, density, "density", &S->rho);
-  DAT(S->el, 1, UM_DOUBLE, energy, "energy", &S->e);
-  DAT(S->el, 1, UM_DOUBLE, energy, "energy0", &S->e0);
+  bl_geometry(cx, cy, iso, iso + 1, iso + 2, iso + 3, cnwt, &a->vol[e]);
+  if (!(a->vol[e] > 0.0)) return 1;
+  const double rho = bk ? bk->density[e] : m->density[e];
+  a->mass[e] = rho * a->vol[e];
+  double sp[4];
+  if (a->spmass) bl_subzones(cx, cy, rho, sp); /* spmassinit */
+  const int *elfc = bk ? bk->elfc : m->elfc;
+  for (int k = 0; k < 4; k++) {
+    a->iso[at_(a->soa, n, 4, e, k)] = iso[k];
+    a->cnwt[at_(a->corner_soa, n, 4, e, k)] = cnwt[k];
+    a->cnmass[at_(a->corner_soa, n, 4, e, k)] = rho * cnwt[k];
+    if (a->spmass) a->spmass[at_(a->soa, n, 4, e, k)] = sp[k];
+    const int g = (k + 1) % 4;
+    const int self = bk ? bk->elel[4 * e + k] == e0 + (long long)e : elel[4 * e + k] == (int)e;
+    const int side = bk ? bk->ctype[4 * e + k] < 0 && bk->ctype[4 * e + g] < 0
+                        : m->indtype[m->elnd[4 * e + k]] < 0 && m->indtype[m->elnd[4 * e + g]] < 0;
+    a->nbr[at_(a->soa, n, 8, e, k)] = elfc[4 * e + k];
+    a->nbr[at_(a->soa, n, 8, e, 4 + k)] = self | (side ? 2 : 0);
+  }
+  a->id[e] = (int)(e0 + (long long)e + 1);
+  return 0;
+}
+
+/* The initial arrays over the host's threads (each element and node alone: the same values for any count); -1, or
+ * the first element whose volume is <= 0. */
+static long long initial_arrays(const bl_source *src, bl_initial *a, int nel, int nnd, int nthreads) {
+  const bl_block *bk = src->b;
+  const bl_mesh *m = src->m;
+  const double *x = bk ? bk->x : m->x, *y = bk ? bk->y : m->y, *u = bk ? bk->u : m->u, *v = bk ? bk->v : m->v;
+  const int *elel = bk ? NULL : m->elel;
+  long long bad = nel;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : bad)
+  for (int e = 0; e < nel; e++)
+    if (initial_element(src, elel, a, (size_t)nel, (size_t)e) && e < bad) bad = e;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int i = 0; i < nnd; i++) {
+    const size_t i0 = at_(a->soa, (size_t)nnd, 2, (size_t)i, 0), i1 = at_(a->soa, (size_t)nnd, 2, (size_t)i, 1);
+    a->ubar[i0] = u[i], a->ubar[i1] = v[i];
+    if (a->uv) a->uv[i0] = u[i], a->uv[i1] = v[i], a->xy[i0] = x[i], a->xy[i1] = y[i];
+  }
+  return bad < nel ? bad : -1;
+}
+
+static void initial_free(bl_initial *a) {
+  free(a->iso), free(a->cnwt), free(a->vol), free(a->mass), free(a->cnmass), free(a->spmass), free(a->xy);
+  free(a->uv), free(a->ubar), free(a->nbr), free(a->id);
+}
+
+/* Hand one array (*p) to a new dat: *p is the dat's storage (or freed by a failure) and NULL here from now on. */
+#define TAKE(set, dim, type, p, layout, name, out)                                \
+  do {                                                                            \
+    if (!rc) rc = um_decl_dat_take(ctx, set, dim, type, p, layout, name, out); \
+    else free(p);                                                                 \
+    p = NULL;                                                                     \
+  } while (0)
+
+/* The dats (in their declaration order, which outputs and checkpoints keep), taking over a's arrays and the
+ * source's element and node fields where the run keeps no copy of them. */
+static int declare_dats(um_app_run *r, bl_solver *S, const bl_source *src, bl_initial *a) {
+  um_context *ctx = r->ctx;
+  bl_mesh *m = src->m;
+  bl_block *bk = src->b;
+  const um_layout L = um_context_options(ctx)->layout, LC = S->cfg->scheme == SCHEME_GATHER ? UM_AOS : L;
+  double **density = bk ? &bk->density : &m->density, **energy = bk ? &bk->energy : &m->energy;
+  int **indtype = bk ? &bk->indtype : &m->indtype;
+  const int *elreg = bk ? bk->elreg : m->elreg, *elmat = bk ? bk->elmat : m->elmat;
+  int rc = UM_SUCCESS;
+  TAKE(S->el, 1, UM_DOUBLE, *density, L, "density", &S->rho);
+  DAT(S->el, 1, UM_DOUBLE, *energy, "energy", &S->e);
+  TAKE(S->el, 1, UM_DOUBLE, *energy, L, "energy0", &S->e0);
   DAT(S->el, 1, UM_DOUBLE, NULL, "pressure", &S->p);
   DAT(S->el, 1, UM_DOUBLE, NULL, "cs2", &S->cs2);
   DAT(S->el, 1, UM_DOUBLE, NULL, "visc", &S->visc);
-  DAT(S->el, 1, UM_DOUBLE, mass, "mass", &S->mass);
-  DAT(S->el, 1, UM_DOUBLE, vol, "volume", &S->vol);
-  DAT(S->el, 4, UM_DOUBLE, iso, "iso", &S->iso);
-  DAT(S->el, 4, UM_DOUBLE, cnwt, "cnwt", &S->cnwt);
-  DAT(S->el, 4, UM_DOUBLE, cnmass, "cnmass", &S->cnmass);
-  free(iso), free(cnwt), free(cnmass); /* each declared (copied): the set-up's peak holds one copy */
-  iso = cnwt = cnmass = NULL;
-  DAT(S->el, 8, UM_DOUBLE, NULL, "cnf", &S->cnf);
+  TAKE(S->el, 1, UM_DOUBLE, a->mass, L, "mass", &S->mass);
+  TAKE(S->el, 1, UM_DOUBLE, a->vol, L, "volume", &S->vol);
+  TAKE(S->el, 4, UM_DOUBLE, a->iso, L, "iso", &S->iso);
   /* the gather scheme reads one or two values of each of its elements' rows: AoS keeps them in one sector
    * (SoA would gather all 4 + 4 + 8 of four elements; 2.5x slower than the scatter on an H100) */
-  if (S->cfg->scheme == SCHEME_GATHER) {
-    um_dat *const read_by_nodes[] = {S->cnwt, S->cnmass, S->cnf};
-    for (int i = 0; i < 3 && !rc; i++) rc = um_dat_set_layout(ctx, read_by_nodes[i], UM_AOS);
-  }
+  TAKE(S->el, 4, UM_DOUBLE, a->cnwt, LC, "cnwt", &S->cnwt);
+  TAKE(S->el, 4, UM_DOUBLE, a->cnmass, LC, "cnmass", &S->cnmass);
+  DAT(S->el, 8, UM_DOUBLE, NULL, "cnf", &S->cnf);
+  if (!rc && LC != L) rc = um_dat_set_layout(ctx, S->cnf, LC);
   DAT(S->el, 8, UM_DOUBLE, NULL, "cnvisc", &S->cnvisc);
   if (!S->viscnd) { /* the unfused viscosity's edge rows and coefficients (bl_visc keeps them in registers) */
     DAT(S->el, 16, UM_DOUBLE, NULL, "edge", &S->edge);
@@ -352,22 +397,18 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
   }
   DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch", &S->scratch);
   DAT(S->el, 1, UM_DOUBLE, NULL, "dt_scratch_div", &S->scratch_div);
-  UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dt_cfl_min", &S->wmin));
-  UM_APP_TRY(um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "dt_div_max", &S->wmax));
-  DAT(S->el, 8, UM_INT, nbr, "neighbour_faces", &S->nbr);
-  DAT(S->el, 1, UM_INT, elreg, "region", &S->reg);
+  if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dt_cfl_min", &S->wmin);
+  if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "dt_div_max", &S->wmax);
+  TAKE(S->el, 8, UM_INT, a->nbr, L, "neighbour_faces", &S->nbr);
+  DAT(S->el, 1, UM_INT, elreg, "region", &S->reg); /* copies: the report keeps the mesh's numbering */
   DAT(S->el, 1, UM_INT, elmat, "material", &S->mat);
-  DAT(S->el, 1, UM_INT, id, "element_id", &S->id);
-  free(nbr), free(id);
-  nbr = id = NULL;
-  if (spmass) DAT(S->el, 4, UM_DOUBLE, spmass, "subzone_mass", &S->spmass);
-  DAT(S->nd, 2, UM_DOUBLE, xy, "x", &S->x);
-  DAT(S->nd, 2, UM_DOUBLE, uv, "u", &S->u);
-  DAT(S->nd, 2, UM_DOUBLE, uv, "ubar", &S->ubar);
-  free(xy), free(uv);
-  xy = uv = NULL;
+  TAKE(S->el, 1, UM_INT, a->id, L, "element_id", &S->id);
+  if (a->spmass) TAKE(S->el, 4, UM_DOUBLE, a->spmass, L, "subzone_mass", &S->spmass);
+  TAKE(S->nd, 2, UM_DOUBLE, a->xy, L, "x", &S->x);
+  TAKE(S->nd, 2, UM_DOUBLE, a->uv, L, "u", &S->u);
+  TAKE(S->nd, 2, UM_DOUBLE, a->ubar, L, "ubar", &S->ubar);
   if (S->cfg->scheme != SCHEME_GATHER) DAT(S->nd, 4, UM_DOUBLE, NULL, "node_acc", &S->acc); /* the increments' sums */
-  DAT(S->nd, 1, UM_INT, indtype, "node_type", &S->type);
+  TAKE(S->nd, 1, UM_INT, *indtype, L, "node_type", &S->type);
   if (S->cfg->deck.zeul) {
     DAT(S->nd, 2, UM_DOUBLE, NULL, "x_lagrangian", &S->x0);
     DAT(S->el, 4, UM_DOUBLE, NULL, "face_volume_flux", &S->fcdv);
@@ -382,8 +423,43 @@ static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
     DAT(S->nd, 4, UM_DOUBLE, NULL, "node_basis", &S->nbasis);
     DAT(S->nd, 2, UM_DOUBLE, NULL, "node_momentum_flux", &S->nflux);
   }
-  if (!rc) rc = bl_mix_declare(r, S, m, vol, mass); /* mixed-material cells: their components */
-  free(iso), free(cnwt), free(vol), free(mass), free(cnmass), free(xy), free(uv), free(nbr), free(id), free(spmass);
+  return rc;
+}
+
+static int declare(um_app_run *r, bl_solver *S, const bl_source *src) {
+  const bl_block *bk = src->b;
+  const int nel = bk ? bk->count[0] : src->m->nel, nnd = bk ? bk->count[1] : src->m->nnd; /* this rank's rows */
+  const um_layout L = um_context_options(r->ctx)->layout;
+  bl_initial a = {.soa = L != UM_AOS, .corner_soa = L != UM_AOS && S->cfg->scheme != SCHEME_GATHER};
+  const size_t ne = (size_t)nel + 1, nn = (size_t)nnd + 1; /* + 1: no zero-byte request */
+  a.iso = malloc(sizeof(double) * 4 * ne), a.cnwt = malloc(sizeof(double) * 4 * ne);
+  a.vol = malloc(sizeof(double) * ne), a.mass = malloc(sizeof(double) * ne);
+  a.cnmass = malloc(sizeof(double) * 4 * ne), a.ubar = malloc(sizeof(double) * 2 * nn);
+  /* SoA: a whole mesh's blocks (x then y, u then v) are the dats' columns as they stand */
+  const int own_nodes = bk || !a.soa;
+  a.xy = own_nodes ? malloc(sizeof(double) * 2 * nn) : NULL;
+  a.uv = own_nodes ? malloc(sizeof(double) * 2 * nn) : NULL;
+  a.nbr = malloc(sizeof(int) * 8 * ne), a.id = malloc(sizeof(int) * ne);
+  a.spmass = S->cfg->zsp ? malloc(sizeof(double) * 4 * ne) : NULL;
+  if (!a.iso || !a.cnwt || !a.vol || !a.mass || !a.cnmass || (own_nodes && (!a.xy || !a.uv)) || !a.ubar ||
+      !a.nbr || !a.id || (S->cfg->zsp && !a.spmass)) {
+    initial_free(&a);
+    return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d elements", nel);
+  }
+  /* made before the maps take the mesh's arrays; a volume <= 0 is reported after the maps' own checks */
+  const long long bad = initial_arrays(src, &a, nel, nnd, um_context_host_threads(r->ctx));
+  if (!own_nodes) {
+    a.xy = src->m->x, a.uv = src->m->u;
+    src->m->x = src->m->y = src->m->u = src->m->v = NULL;
+  }
+  int rc = declare_sets(r, S, src);
+  if (!rc && bad >= 0)
+    rc = um_app_fail(r, UM_ERR_CONFIG, "%s: the generated mesh has element %lld with volume %g <= 0",
+                     S->cfg->deck_path, (bk ? bk->first[0] : 0) + bad + 1, a.vol[bad]);
+  const double *vol = a.vol, *mass = a.mass; /* the dats' storage from here on (read by the mixed cells) */
+  if (!rc) rc = declare_dats(r, S, src, &a);
+  if (!rc) rc = bl_mix_declare(r, S, src->m, vol, mass); /* mixed-material cells: their components */
+  initial_free(&a); /* what a failure left */
   return rc;
 }
 

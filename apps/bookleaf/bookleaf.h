@@ -101,7 +101,7 @@ typedef struct {
   int *elfc;      /* 4 per element: the neighbour's face that faces back (0-based) */
   int *elreg, *elmat; /* 0-based */
   int *indtype;   /* per node: > 0 interior, -1 slip x, -2 slip y, -3 wall, -8 free ... */
-  double *x, *y, *u, *v;
+  double *x, *y, *u, *v; /* x's block holds x then y (y = x + nnd), u's u then v: freed with x and u */
   double *density, *energy;
   char region_name[BL_MAXREG][BL_SLEN], material_name[BL_MAXREG][BL_SLEN];
   /* mixed-material cells (elmat -1): nmx cells mxel[i] (0-based, increasing), cell i's components

@@ -50,6 +50,11 @@ int bl_grid_moves(const bl_grid *g, const bl_relax *p, int ll, int kk);
 int bl_grid_orientation(const bl_grid *g, const bl_relax *p);
 /* Element e's four nodes (0-based; upstream's numbering: nodes and elements k outer, l inner). */
 void bl_element_nodes(int nl, int orient, long long e, long long nd[4]);
+/* The element across face f of element e (bl_element_nodes' corners f, f + 1) of the grid's (nl - 1) x (nk - 1)
+ * elements: the adjacent element with that edge, and its face that faces back; on the boundary the element itself
+ * and face f + 2 -- the pairs a sort of the faces by their nodes gives (each edge of the grid a side of at most two
+ * elements). */
+void bl_element_neighbour(int nl, int nk, int orient, long long e, int f, long long *el, int *fc);
 
 /* The deck's regions, materials and initial conditions, checked once (counts, names, the entries' types):
  * then each element's and node's state is computed alone. */
@@ -90,13 +95,13 @@ int bl_corner_wall(const int type[4], int c);
 int bl_block_alloc(bl_block *b, int what);
 
 /* The whole mesh's node -> element lists of params.scheme=gather (4 per node: its elements in increasing order,
- * the first repeated in an empty slot; corner: its corner in each, -1 in an empty slot): -1, or the first node
- * (0-based) that is a corner of more than 4 elements. */
-long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner);
+ * the first repeated in an empty slot; corner: its corner in each, -1 in an empty slot, 4 per node or, with
+ * corner_soa, in 4 columns of nnd): -1, or the first node (0-based) that is a corner of more than 4 elements. */
+long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa, int nthreads);
 /* The whole mesh's far corners of params.visc=fused (8 per element: for face f, the corners b+2 and b+3 of the
  * neighbour across it, b its face that faces back): -1, or 4 e + f of the first face whose neighbour does not share
- * its corners as a conforming mesh does. */
-long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn);
+ * its corners as a conforming mesh does (the same over any nthreads). */
+long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn, int nthreads);
 /* Collective: rank 0's whole mesh m (generated there alone; NULL elsewhere) sent out by blocks, each rank its
  * rows of every array of a bl_block (`what` as bl_block_build's), the block partitioner's ranges
  * (um/distributed.h: um_mpi_scatter_block). b->regular is set (its rows are filled); the caller frees m once this

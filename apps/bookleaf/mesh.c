@@ -12,7 +12,6 @@
 #include <string.h>
 #include "bookleaf.h"
 #include "bookleaf_mesh.h"
-#include "bucket.h"
 #include "checked.h"
 #include "um/um.h"
 
@@ -324,7 +323,7 @@ int bl_grid_moves(const bl_grid *g, const bl_relax *p, int ll, int kk) {
 }
 
 void bl_grid_free(bl_grid *g) {
-  free(g->rr), free(g->ss), free(g->bc);
+  free(g->ss), free(g->bc); /* rr: in ss's block */
   memset(g, 0, sizeof *g);
 }
 
@@ -391,8 +390,8 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
   size_t n;
   if (ring) n = 2 * (size_t)nl + 2 * (size_t)(nk - 2);
   else if (um_size_mul((size_t)nl, (size_t)nk, &n)) return bl_ferr(d, "region_dim", err, errlen, "too large");
-  g->rr = calloc(n, sizeof(double));
-  g->ss = calloc(n, sizeof(double));
+  g->ss = calloc(2 * n, sizeof(double)); /* one block: ss, then rr */
+  g->rr = g->ss ? g->ss + n : NULL;
   g->bc = calloc(n, sizeof(int));
   if (!g->rr || !g->ss || !g->bc) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the mesh");
   relax_weights(p);
@@ -436,11 +435,19 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
 }
 
 /* The whole grid: the sides, then the interior's transfinite start and upstream's relaxation. */
-static int generate(const bl_deck *d, grid *g, bl_relax *p, char *err, size_t errlen) {
+static int generate(const bl_deck *d, grid *g, bl_relax *p, int nthreads, char *err, size_t errlen) {
   UM_APP_TRY_(bl_grid_sides(d, 0, g, p, err, errlen));
-  for (int kk = 2; kk <= g->nk - 1; kk++)
-    for (int ll = 2; ll <= g->nl - 1; ll++) bl_grid_start(g, p, ll, kk, &g->rr[IX(g, ll, kk)], &g->ss[IX(g, ll, kk)]);
-  relax_interior(g, p);
+  const int nl = g->nl, nk = g->nk;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (int kk = 2; kk <= nk - 1; kk++)
+    for (int ll = 2; ll <= nl - 1; ll++) bl_grid_start(g, p, ll, kk, &g->rr[IX(g, ll, kk)], &g->ss[IX(g, ll, kk)]);
+  /* the relaxation's first sweep moves no point where no point moves from the start (each computed alone, over
+   * the threads): then it would stop after that sweep, leaving the start as it is */
+  int moves = 0;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(| : moves)
+  for (int kk = 2; kk <= nk - 1; kk++)
+    for (int ll = 2; ll <= nl - 1 && !moves; ll++) moves |= bl_grid_moves(g, p, ll, kk);
+  if (moves) relax_interior(g, p);
   return UM_SUCCESS;
 }
 
@@ -467,48 +474,18 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
 
 /* ---- connectivity --------------------------------------------------------- */
 
-/* Faces of elements sharing an edge (its two nodes) are neighbours: the faces are bucketed by their lower node
- * (a stable counting sort, in face order within a bucket: um_bucket_sort over the threads), and within a bucket
- * each face is paired with the next unpaired face of the same upper node -- the pairs a sort of the faces by
- * (lower, upper, face) would give, in linear time (qsort of the 16M faces of a 4M-element mesh took about 2 s of
- * the set-up). A face left unpaired is on the boundary: the element itself across it, the face opposite. Each
- * bucket is paired on its own (its faces are no other bucket's), so the threads give the serial pairs. */
-static void pair_bucket(bl_mesh *m, const int *face, int nb) {
-  for (int k = 0; k < nb; k++) m->elel[face[k]] = -1; /* unpaired; elfc: the upper node until paired */
-  for (int k = 0; k < nb; k++) {
-    const int s = face[k];
-    if (m->elel[s] >= 0) continue;
-    for (int q = k + 1; q < nb; q++) {
-      const int t = face[q];
-      if (m->elel[t] >= 0 || m->elfc[t] != m->elfc[s]) continue;
-      m->elel[s] = t / 4, m->elfc[s] = t % 4;
-      m->elel[t] = s / 4, m->elfc[t] = s % 4;
-      break;
-    }
-    if (m->elel[s] < 0) m->elel[s] = s / 4, m->elfc[s] = (s % 4 + 2) % 4;
-  }
-}
-
-static int connect_faces(bl_mesh *m, int nthreads) {
-  const long long nf = 4 * (long long)m->nel;
-  int *off = malloc(sizeof *off * ((size_t)m->nnd + 1)), *face = malloc(sizeof *face * (size_t)(nf ? nf : 1));
-  int rc = !off || !face ? UM_ERR_ALLOC : UM_SUCCESS;
-  if (!rc) { /* the lower nodes into elel until the sort is done, the upper ones into elfc */
+/* Each face's neighbour and the neighbour's face that faces back (bl_element_neighbour: the grid's adjacent
+ * elements, the pairs of a sort of the faces by their nodes; no sort, no arrays beside elel and elfc), each element
+ * alone over the threads. */
+static void connect_faces(bl_mesh *m, int nl, int nk, int orient, int nthreads) {
 #pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (long long s = 0; s < nf; s++) {
-      const int *el = m->elnd + (s & ~3LL), a = el[s & 3], b = el[((s & 3) + 1) % 4];
-      m->elel[s] = a < b ? a : b;
-      m->elfc[s] = a < b ? b : a;
+  for (int e = 0; e < m->nel; e++) {
+    for (int f = 0; f < 4; f++) {
+      long long el = e;
+      bl_element_neighbour(nl, nk, orient, e, f, &el, &m->elfc[4 * (size_t)e + (size_t)f]);
+      m->elel[4 * (size_t)e + (size_t)f] = (int)el;
     }
-    if (um_bucket_sort(m->elel, NULL, NULL, (size_t)nf, m->nnd, nthreads, off, face)) rc = UM_ERR_ALLOC;
   }
-  if (!rc) {
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads)
-    for (int n = 0; n < m->nnd; n++) pair_bucket(m, face + off[n], off[n + 1] - off[n]);
-  }
-  free(off);
-  free(face);
-  return rc;
 }
 
 /* Corners between slip x and slip y sides become walls (init_kn_nodetype), element by element in order: an
@@ -535,8 +512,9 @@ static int corner_walls(bl_mesh *m, int nthreads) {
   return UM_SUCCESS;
 }
 
-static int connect(bl_mesh *m, int nthreads, char *err, size_t errlen) {
-  if (connect_faces(m, nthreads) != UM_SUCCESS || corner_walls(m, nthreads) != UM_SUCCESS)
+static int connect(bl_mesh *m, int nl, int nk, int orient, int nthreads, char *err, size_t errlen) {
+  connect_faces(m, nl, nk, orient, nthreads);
+  if (corner_walls(m, nthreads) != UM_SUCCESS)
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the connectivity");
   return UM_SUCCESS;
 }
@@ -608,10 +586,8 @@ void bl_mesh_free(bl_mesh *m) {
   free(m->elreg);
   free(m->elmat);
   free(m->indtype);
-  free(m->x);
-  free(m->y);
-  free(m->u);
-  free(m->v);
+  free(m->x); /* y: in x's block */
+  free(m->u); /* v: in u's block */
   free(m->density);
   free(m->energy);
   free(m->mxel);
@@ -629,44 +605,42 @@ int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err,
   if (nthreads < 1) nthreads = 1;
   grid g;
   bl_relax p;
-  int rc = generate(d, &g, &p, err, errlen);
+  int rc = generate(d, &g, &p, nthreads, err, errlen);
   if (rc) {
     bl_grid_free(&g);
     return rc;
   }
-  const int nl = g.nl, nk = g.nk;
+  const int nl = g.nl, nk = g.nk, orient = bl_grid_orientation(&g, &p);
   m->nnd = nl * nk;
   m->nel = (nl - 1) * (nk - 1);
   const size_t nn = (size_t)m->nnd, ne = (size_t)m->nel;
+  /* nodes: k outer, l inner (setup_mesh_transfer), the grid's numbering: its points are the nodes' x and y (one
+   * block, x then y) and its boundary types become their types in place */
+  m->x = g.ss, m->y = g.rr, m->indtype = g.bc;
+  g.ss = g.rr = NULL, g.bc = NULL;
   m->elnd = malloc(sizeof(int) * 4 * ne);
   m->elel = malloc(sizeof(int) * 4 * ne);
   m->elfc = malloc(sizeof(int) * 4 * ne);
   m->elreg = malloc(sizeof(int) * ne);
   m->elmat = malloc(sizeof(int) * ne);
-  m->indtype = malloc(sizeof(int) * nn);
-  m->x = malloc(sizeof(double) * nn);
-  m->y = malloc(sizeof(double) * nn);
-  m->u = malloc(sizeof(double) * nn);
-  m->v = malloc(sizeof(double) * nn);
+  m->u = malloc(sizeof(double) * 2 * nn); /* one block: u, then v */
+  m->v = m->u ? m->u + nn : NULL;
   m->density = malloc(sizeof(double) * ne);
   m->energy = malloc(sizeof(double) * ne);
-  if (!m->elnd || !m->elel || !m->elfc || !m->elreg || !m->elmat || !m->indtype || !m->x || !m->y || !m->u || !m->v ||
-      !m->density || !m->energy)
+  if (!m->elnd || !m->elel || !m->elfc || !m->elreg || !m->elmat || !m->u || !m->density || !m->energy)
     rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for a mesh of %d elements", m->nel);
-  /* nodes: k outer, l inner (setup_mesh_transfer) */
-  for (int kk = 1; kk <= nk && !rc; kk++)
-    for (int ll = 1; ll <= nl; ll++) {
-      const int n = (ll - 1) + (kk - 1) * nl;
-      m->x[n] = g.ss[IX(&g, ll, kk)];
-      m->y[n] = g.rr[IX(&g, ll, kk)];
-      if (ll == 1 || ll == nl || kk == 1 || kk == nk) {
-        const int b = g.bc[IX(&g, ll, kk)];
-        if (b <= 0) rc = bl_ferr(d, "segment_bc", err, errlen, "undefined boundary type at a region edge");
-        m->indtype[n] = -b;
-      } else m->indtype[n] = 1;
-    }
+  int bad = 0;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(| : bad)
+  for (size_t n = 0; n < nn; n++) {
+    const size_t ll = n % (size_t)nl + 1, kk = n / (size_t)nl + 1;
+    if (ll == 1 || ll == (size_t)nl || kk == 1 || kk == (size_t)nk) {
+      const int b = m->indtype[n];
+      bad |= b <= 0;
+      m->indtype[n] = -b;
+    } else m->indtype[n] = 1;
+  }
+  if (!rc && bad) rc = bl_ferr(d, "segment_bc", err, errlen, "undefined boundary type at a region edge");
   if (!rc) {
-    const int orient = bl_grid_orientation(&g, &p);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int e = 0; e < m->nel; e++) {
       long long nd[4];
@@ -676,7 +650,7 @@ int bl_mesh_build_threads(const bl_deck *d, int nthreads, bl_mesh *m, char *err,
     }
   }
   bl_grid_free(&g);
-  if (!rc) rc = connect(m, nthreads, err, errlen);
+  if (!rc) rc = connect(m, nl, nk, orient, nthreads, err, errlen);
   if (!rc) rc = initial_state(d, m, nthreads, err, errlen);
   if (rc) bl_mesh_free(m);
   return rc;

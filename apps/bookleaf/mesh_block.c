@@ -441,24 +441,15 @@ static int node_type(const bl_grid *g, int orient, long long n) {
   return t;
 }
 
-/* The element across face f of element e (nodes nd[f], nd[f + 1]) and its face that faces back; on the boundary
- * the element itself and face f + 2 (as connect() pairs the faces of a whole mesh). */
-static void neighbour(int nl, int nk, int orient, long long e, int f, const long long nd[4], long long *el, int *fc) {
-  const long long l = e % (nl - 1), m = e / (nl - 1), a = nd[f], b = nd[(f + 1) % 4];
-  static const int step[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
-  for (int s = 0; s < 4; s++) {
-    const long long l2 = l + step[s][0], m2 = m + step[s][1];
-    if (l2 < 0 || l2 >= nl - 1 || m2 < 0 || m2 >= nk - 1) continue;
-    long long o[4];
-    const long long e2 = l2 + m2 * (nl - 1);
-    bl_element_nodes(nl, orient, e2, o);
-    for (int g = 0; g < 4; g++)
-      if ((o[g] == a && o[(g + 1) % 4] == b) || (o[g] == b && o[(g + 1) % 4] == a)) {
-        *el = e2, *fc = g;
-        return;
-      }
-  }
-  *el = e, *fc = (f + 2) % 4;
+void bl_element_neighbour(int nl, int nk, int orient, long long e, int f, long long *el, int *fc) {
+  /* face f's step to the adjacent element (l, m: the element's column and row): bl_element_nodes' corners go round
+   * from (l, m) along l first (orient 1) or along m first (0); the neighbour's face back is always f + 2 */
+  static const int step[2][4][2] = {{{-1, 0}, {0, 1}, {1, 0}, {0, -1}}, {{0, -1}, {1, 0}, {0, 1}, {-1, 0}}};
+  const long long l = e % (nl - 1), m = e / (nl - 1);
+  const long long l2 = l + step[orient != 0][f][0], m2 = m + step[orient != 0][f][1];
+  const int inside = l2 >= 0 && l2 < nl - 1 && m2 >= 0 && m2 < nk - 1;
+  *el = inside ? l2 + m2 * (nl - 1) : e;
+  *fc = (f + 2) % 4;
 }
 
 int bl_block_alloc(bl_block *b, int what) {
@@ -517,7 +508,7 @@ static int block_elements(const bl_deck *d, const bl_grid *g, const bl_relax *p,
       b->ctype[4 * (size_t)i + k] = node_type(g, orient, nd[k]);
     }
     for (int f = 0; f < 4; f++) {
-      neighbour(nl, nk, orient, e, f, nd, &b->elel[4 * (size_t)i + f], &b->elfc[4 * (size_t)i + f]);
+      bl_element_neighbour(nl, nk, orient, e, f, &b->elel[4 * (size_t)i + f], &b->elfc[4 * (size_t)i + f]);
       if (!b->visc) continue;
       long long o[4];
       const int c = b->elfc[4 * (size_t)i + f];

@@ -3,38 +3,72 @@
  * partitioner's ranges; rank 0 frees the whole mesh once sent. Rank 0's peak is the whole mesh plus one whole
  * array of the per-element corners at a time; the other ranks hold only their blocks. The node -> element lists
  * and the fused viscosity's far corners of a whole mesh are made here too (the whole declaration takes them). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bookleaf_mesh.h"
 #include "um/um.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
-long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner) {
-  const size_t nnd = (size_t)m->nnd;
-  for (size_t i = 0; i < 4 * nnd; i++) ndel[i] = 0, corner[i] = -1;
-  for (size_t e = 0; e < (size_t)m->nel; e++)
-    for (int k = 0; k < 4; k++) {
-      const size_t n = (size_t)m->elnd[4 * e + k];
-      int s = 0;
-      while (s < 4 && corner[4 * n + s] >= 0) s++;
-      if (s == 4) return (long long)n;
-      ndel[4 * n + s] = (int)e, corner[4 * n + s] = k;
-    }
-  for (size_t n = 0; n < nnd; n++)
+/* The node -> element lists of the nodes [n0, n1) (a thread's), the corners scanned in order; the first corner
+ * (4 e + k) whose node has 4 elements already, or LLONG_MAX. */
+static long long node_elements_range(const bl_mesh *m, int *ndel, int *corner, int corner_soa, size_t n0, size_t n1) {
+  const size_t nnd = (size_t)m->nnd, nc = 4 * (size_t)m->nel;
+#define CORNER(n, s) corner[corner_soa ? (size_t)(s) * nnd + (n) : 4 * (n) + (size_t)(s)]
+  for (size_t n = n0; n < n1; n++)
+    for (int s = 0; s < 4; s++) ndel[4 * n + (size_t)s] = 0, CORNER(n, s) = -1;
+  for (size_t i = 0; i < nc; i++) {
+    const size_t n = (size_t)m->elnd[i];
+    if (n < n0 || n >= n1) continue;
+    int s = 0;
+    while (s < 4 && CORNER(n, s) >= 0) s++;
+    if (s == 4) return (long long)i;
+    ndel[4 * n + (size_t)s] = (int)(i / 4), CORNER(n, s) = (int)(i % 4);
+  }
+  for (size_t n = n0; n < n1; n++)
     for (int s = 1; s < 4; s++)
-      if (corner[4 * n + s] < 0) ndel[4 * n + s] = ndel[4 * n];
-  return -1;
+      if (CORNER(n, s) < 0) ndel[4 * n + (size_t)s] = ndel[4 * n];
+#undef CORNER
+  return LLONG_MAX;
 }
 
-long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn) {
-  for (size_t e = 0; e < (size_t)m->nel; e++)
+long long bl_mesh_node_elements(const bl_mesh *m, int *ndel, int *corner, int corner_soa, int nthreads) {
+  const size_t nnd = (size_t)m->nnd;
+  long long first = LLONG_MAX;
+  if (nthreads < 1 || nnd < 65536) nthreads = 1;
+  /* each thread its range of nodes, reading every corner in order: each node's elements in increasing order, the
+   * lists and the first overflowing corner those of one pass for any count */
+#pragma omp parallel num_threads(nthreads) reduction(min : first)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+    const size_t n0 = nnd * (size_t)t / (size_t)nt, n1 = nnd * (size_t)(t + 1) / (size_t)nt;
+    const long long f = node_elements_range(m, ndel, corner, corner_soa, n0, n1);
+    if (f < first) first = f;
+  }
+  return first == LLONG_MAX ? -1 : (long long)m->elnd[first];
+}
+
+long long bl_mesh_visc_nodes(const bl_mesh *m, int *vn, int nthreads) {
+  long long bad = LLONG_MAX;
+  if (nthreads < 1) nthreads = 1;
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : bad)
+  for (long long e = 0; e < (long long)m->nel; e++)
     for (int f = 0; f < 4; f++) {
       const int n = m->elel[4 * e + f], b = m->elfc[4 * e + f], *nd = m->elnd + 4 * (size_t)n, *own = m->elnd + 4 * e;
-      const int self = (size_t)n == e, a1 = self ? (f + 3) % 4 : f, a0 = self ? (f + 2) % 4 : (f + 1) % 4;
-      if ((self && b != (f + 2) % 4) || nd[(b + 1) % 4] != own[a1] || nd[b] != own[a0]) return 4 * (long long)e + f;
+      const int self = n == e, a1 = self ? (f + 3) % 4 : f, a0 = self ? (f + 2) % 4 : (f + 1) % 4;
+      if ((self && b != (f + 2) % 4) || nd[(b + 1) % 4] != own[a1] || nd[b] != own[a0]) {
+        if (4 * e + f < bad) bad = 4 * e + f;
+        break;
+      }
       vn[8 * e + 2 * f] = nd[(b + 2) % 4], vn[8 * e + 2 * f + 1] = nd[(b + 3) % 4];
     }
-  return -1;
+  return bad == LLONG_MAX ? -1 : bad;
 }
 
 /* What rank 0 derives from the whole mesh for the blocks, one whole array at a time, scattered then freed: the
@@ -53,14 +87,14 @@ static int scatter_derived(const bl_mesh *m, int what, bl_block *b, long long ba
   for (size_t i = 0; i < 4 * nel && !rc; i++) iv[i] = m->indtype[m->elnd[i]];
   if (!rc) rc = um_mpi_scatter_block(iv, b->nel, 4 * sizeof(int), b->ctype);
   if (!rc && (what & BL_BLOCK_VISC)) {
-    if (root) bad[0] = bl_mesh_visc_nodes(m, iv);
+    if (root) bad[0] = bl_mesh_visc_nodes(m, iv, 1);
     rc = um_mpi_bcast_bytes(bad, sizeof(long long) * 2);
     if (!rc && bad[0] < 0) rc = um_mpi_scatter_map_block(iv, b->nel, 8, b->visc);
   }
   if (!rc && bad[0] < 0 && (what & BL_BLOCK_NODE_ELEMENTS)) {
     corner = root ? malloc(sizeof(int) * 4 * nnd + 1) : NULL;
     rc = um_mpi_agree(root && !corner, -1) ? UM_ERR_ALLOC : UM_SUCCESS;
-    if (!rc && root) bad[1] = bl_mesh_node_elements(m, iv, corner);
+    if (!rc && root) bad[1] = bl_mesh_node_elements(m, iv, corner, 0, 1);
     if (!rc) rc = um_mpi_bcast_bytes(bad, sizeof(long long) * 2);
     if (!rc && bad[1] < 0) rc = um_mpi_scatter_map_block(iv, b->nnd, 4, b->ndel);
     if (!rc && bad[1] < 0) rc = um_mpi_scatter_block(corner, b->nnd, 4 * sizeof(int), b->ndcorner);

@@ -194,6 +194,29 @@ TEST(AirfoilMeshGenerate, UnroundedCoordinatesAgreeWithRoundedOnes) {
   EXPECT_EQ(std::memcmp(r.m.edge, u.m.edge, sizeof(int) * 2 * r.m.nedge), 0);
 }
 
+// Over threads the generator gives the same mesh, bit for bit, for any count (rounded and not).
+TEST(AirfoilMeshGenerate, SameMeshForAnyThreadCount) {
+  for (int round6 : {1, 0}) {
+    Mesh one;
+    char err[256] = "";
+    ASSERT_EQ(airfoil_mesh_generate(50, 75, round6, &one.m, err, sizeof err), 0) << err;
+    const airfoil_mesh &a = one.m;
+    for (int nt : {2, 3, 7}) {
+      Mesh t;
+      ASSERT_EQ(airfoil_mesh_generate_threads(50, 75, round6, nt, &t.m, err, sizeof err), 0) << err;
+      const airfoil_mesh &b = t.m;
+      ASSERT_EQ(b.nedge, a.nedge);
+      EXPECT_EQ(std::memcmp(b.x, a.x, sizeof(double) * 2 * a.nnode), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.cell, a.cell, sizeof(int) * 4 * a.ncell), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.edge, a.edge, sizeof(int) * 2 * a.nedge), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.ecell, a.ecell, sizeof(int) * 2 * a.nedge), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.bedge, a.bedge, sizeof(int) * 2 * a.nbedge), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.becell, a.becell, sizeof(int) * a.nbedge), 0) << nt;
+      EXPECT_EQ(std::memcmp(b.bound, a.bound, sizeof(int) * a.nbedge), 0) << nt;
+    }
+  }
+}
+
 TEST(AirfoilMeshGenerate, RejectsBadArguments) {
   airfoil_mesh m;
   char err[256];

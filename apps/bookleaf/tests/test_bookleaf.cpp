@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "bookleaf.h"
+#include "bookleaf_mesh.h"
 #include "bookleaf_kernels.h"
 #include "um/um.h"
 
@@ -225,12 +226,59 @@ TEST_F(BookLeafMesh, SameMeshForAnyThreadCount) {
   }
 }
 
+// The gather scheme's node -> element lists (either layout of the corners) and the fused viscosity's far corners are
+// the same over any thread count, and so is the first node or face a broken mesh fails at.
+TEST_F(BookLeafMesh, NodeListsAndFarCornersForAnyThreadCount) {
+  char err[1024] = "";
+  ASSERT_EQ(bl_deck_read(d, deck_path("noh_small").c_str(), err, sizeof err), UM_SUCCESS) << err;
+  d->region_dim[0][0] = d->region_dim[1][0] = 300; /* 90601 nodes: over the size the lists go over the threads */
+  bl_mesh m{};
+  ASSERT_EQ(bl_mesh_build_threads(d, 2, &m, err, sizeof err), UM_SUCCESS) << err;
+  const size_t nn = (size_t)m.nnd, ne = (size_t)m.nel;
+  std::vector<int> ndel1(4 * nn), corner1(4 * nn), ndel(4 * nn), corner(4 * nn), vn1(8 * ne), vn(8 * ne);
+  ASSERT_EQ(bl_mesh_node_elements(&m, ndel1.data(), corner1.data(), 0, 1), -1);
+  ASSERT_EQ(bl_mesh_visc_nodes(&m, vn1.data(), 1), -1);
+  for (int nt : {2, 3}) {
+    EXPECT_EQ(bl_mesh_node_elements(&m, ndel.data(), corner.data(), 0, nt), -1);
+    EXPECT_EQ(ndel, ndel1) << nt;
+    EXPECT_EQ(corner, corner1) << nt;
+    EXPECT_EQ(bl_mesh_node_elements(&m, ndel.data(), corner.data(), 1, nt), -1);
+    EXPECT_EQ(ndel, ndel1) << nt;
+    for (size_t n = 0; n < nn; n++)
+      for (int s = 0; s < 4; s++) ASSERT_EQ(corner[(size_t)s * nn + n], corner1[4 * n + s]) << n << " " << s;
+    EXPECT_EQ(bl_mesh_visc_nodes(&m, vn.data(), nt), -1);
+    EXPECT_EQ(vn, vn1) << nt;
+  }
+  /* two nodes made corners of 5 elements (the later one first in the elements' order), faces broken far apart */
+  const int a = m.elnd[4 * (ne - 10)], b = m.elnd[4 * 7 + 2];
+  m.elnd[4 * (ne - 9) + 1] = a, m.elnd[4 * (ne - 8) + 1] = a, m.elnd[4 * 8 + 1] = b, m.elnd[4 * 9 + 1] = b;
+  m.elfc[4 * (ne - 5) + 2] ^= 1, m.elfc[4 * 20 + 3] ^= 1;
+  const long long bad_node = bl_mesh_node_elements(&m, ndel1.data(), corner1.data(), 0, 1);
+  const long long bad_face = bl_mesh_visc_nodes(&m, vn1.data(), 1);
+  EXPECT_EQ(bad_node, b);
+  EXPECT_GE(bad_face, 0);
+  for (int nt : {2, 3}) {
+    EXPECT_EQ(bl_mesh_node_elements(&m, ndel.data(), corner.data(), 1, nt), bad_node) << nt;
+    EXPECT_EQ(bl_mesh_visc_nodes(&m, vn.data(), nt), bad_face) << nt;
+  }
+  bl_mesh_free(&m);
+}
+
 // The faces are paired as a sort of the faces by (lower node, upper node, face) pairs them: each edge's run in twos,
-// a face alone on the boundary (the element itself across it, the face opposite); so on any thread count.
+// a face alone on the boundary (the element itself across it, the face opposite); so on any thread count, and on
+// meshes one element thin.
 TEST_F(BookLeafMesh, FacesPairedAsTheirSortedNodesForAnyThreadCount) {
-  for (const char *name : {"noh_small", "sod_sm_lag_small", "sedov_lag_small", "blast_sm_lag_small"}) {
+  struct Case {
+    const char *name;
+    int nx, ny; /* 0: the deck's; 1: one element thin */
+  } cases[] = {{"noh_small", 0, 0}, {"sod_sm_lag_small", 0, 0}, {"sedov_lag_small", 0, 0},
+               {"blast_sm_lag_small", 0, 0}, {"sod_sm_lag_small", 1, 7}, {"sod_sm_lag_small", 9, 1},
+               {"noh_small", 1, 1}};
+  for (const Case &c : cases) {
+    const char *name = c.name;
     char err[1024] = "";
     ASSERT_EQ(bl_deck_read(d, deck_path(name).c_str(), err, sizeof err), UM_SUCCESS) << err;
+    if (c.nx) d->region_dim[0][0] = c.nx, d->region_dim[1][0] = c.ny;
     for (int nt : {1, 2, 4}) {
       bl_mesh t{};
       ASSERT_EQ(bl_mesh_build_threads(d, nt, &t, err, sizeof err), UM_SUCCESS) << err;
@@ -252,8 +300,8 @@ TEST_F(BookLeafMesh, FacesPairedAsTheirSortedNodesForAnyThreadCount) {
           i++;
         }
       }
-      EXPECT_EQ(std::vector<int>(t.elel, t.elel + 4 * t.nel), elel) << name << " " << nt;
-      EXPECT_EQ(std::vector<int>(t.elfc, t.elfc + 4 * t.nel), elfc) << name << " " << nt;
+      EXPECT_EQ(std::vector<int>(t.elel, t.elel + 4 * t.nel), elel) << name << " " << c.nx << " " << nt;
+      EXPECT_EQ(std::vector<int>(t.elfc, t.elfc + 4 * t.nel), elfc) << name << " " << c.nx << " " << nt;
       bl_mesh_free(&t);
     }
   }

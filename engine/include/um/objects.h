@@ -20,10 +20,24 @@ int um_decl_set(um_context *ctx, int size, const char *name, um_set **set);
  * size(from) * arity 0-based indices into `to`, copied (and checked to lie in range). */
 int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data,
                 const char *name, um_map **map);
+/** um_decl_map handing the entries over: the context takes `data` (from malloc; freed by the context, at once
+ * when the call fails: an entry out of range, ...) as the map's storage, without a copy. */
+int um_decl_map_take(um_context *ctx, um_set *from, um_set *to, int arity, int *data, const char *name,
+                     um_map **map);
 /** Declare a dat of `dim` values of `type` per element of `set`, in the
  * options' default layout; data (AoS, size * dim values) is copied, NULL: zeros. */
 int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data,
                 const char *name, um_dat **dat);
+/** Declare a dat whose values the caller made in a buffer of its own, handing the buffer over: the context
+ * takes `data` (from malloc; freed by the context, at once when the call fails) and keeps it as the dat's
+ * storage without a copy (a copy only where the dat needs more rows than the set's: run.row_align > 1, or a
+ * mesh already distributed). data holds um_set_decl_rows(set) = n rows of `dim` values in `layout`: UM_AOS
+ * (value c of row i at i * dim + c) or UM_SOA / UM_LAYOUT_AUTO (at c * n + i). The dat then has that layout,
+ * as um_decl_dat followed by um_dat_set_layout(layout) gives it (auto: decided at its first loop); pass
+ * um_context_options(ctx)->layout for the layout um_decl_dat gives. For a large mesh this saves the copy and
+ * the memory of the caller's array (at set-up, the first touch of fresh memory costs more than the copy). */
+int um_decl_dat_take(um_context *ctx, um_set *set, int dim, um_type type, void *data, um_layout layout,
+                     const char *name, um_dat **dat);
 /** A global constant readable by kernels (see um/kernel.h, UM_CONST). The value
  * is copied now and published to devices; call again to change it. */
 int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, const void *data);

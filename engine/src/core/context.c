@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "um/distributed.h"
 #include "pass.h"
+#include "maputil.h"
 #include "option_tables.h"
 #include "../util/array.h"
 #include "../util/checked.h"
@@ -320,7 +321,7 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
 /* um_decl_map, and um_decl_map_block's rows over several ranks (keep: the global targets, taken over; data
  * then holds placeholder zeros, not checked against this rank's block of the to-set). */
 static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
-                    um_map **out, long long *keep) {
+                    um_map **out, long long *keep, int *take) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
@@ -346,18 +347,20 @@ static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const 
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
                     from->size, arity);
   if (n && !data && !keep) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
-  for (size_t i = 0; !keep && i < n; i++)
-    if (data[i] < 0 || data[i] >= um__set_total(to))
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "map '%s' (%s -> %s, arity %d): entry %zu (element %zu, index %zu) is %d, outside the "
-                      "to-set '%s' of size %d; map indices are 0-based",
-                      name, from->name, to->name, arity, i, i / (size_t)arity, i % (size_t)arity, data[i], to->name,
-                      to->size);
+  const size_t i = keep ? n : um__map_first_outside(data, n, um__set_total(to), um_context_host_threads(ctx));
+  if (i < n)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s' (%s -> %s, arity %d): entry %zu (element %zu, index %zu) is %d, outside the "
+                    "to-set '%s' of size %d; map indices are 0-based",
+                    name, from->name, to->name, arity, i, i / (size_t)arity, i % (size_t)arity, data[i], to->name,
+                    to->size);
   if (UM_GROW(ctx->maps, ctx->capmaps, ctx->nmaps))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name);
-  um_map *m = map_new(ctx, name, from, to, arity, n && !keep ? nbytes : 0); /* by blocks: rows come at um_distribute */
+  /* by blocks: rows come at um_distribute; taken: the caller's buffer */
+  um_map *m = map_new(ctx, name, from, to, arity, n && !keep && !take ? nbytes : 0);
   if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
-  if (n && !keep) memcpy(m->data, data, n * sizeof(int));
+  if (take) free(m->data), m->data = take;
+  else if (n && !keep) um__copy(m->data, data, n * sizeof(int), um_context_host_threads(ctx));
   m->gtargets = keep;
   m->index = ctx->nmaps;
   ctx->maps[ctx->nmaps++] = m;
@@ -367,7 +370,14 @@ static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const 
 
 int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
                 um_map **out) {
-  return decl_map(ctx, from, to, arity, data, name, out, NULL);
+  return decl_map(ctx, from, to, arity, data, name, out, NULL, NULL);
+}
+
+int um_decl_map_take(um_context *ctx, um_set *from, um_set *to, int arity, int *data, const char *name,
+                     um_map **out) {
+  const int rc = decl_map(ctx, from, to, arity, data, name, out, NULL, data);
+  if (rc != UM_SUCCESS) free(data);
+  return rc;
 }
 
 int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count) {
@@ -435,7 +445,7 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
   }
   for (size_t i = 0; !from->block && i < n; i++) loc[i] = (int)targets[i]; /* whole sets: global == local */
   if (keep && n) memcpy(keep, targets, n * sizeof *keep);
-  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep); /* by blocks: the global rows only */
+  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep, NULL); /* by blocks: the global rows only */
   free(loc);
   if (rc != UM_SUCCESS) free(keep);
   return rc;
@@ -464,11 +474,11 @@ int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {
   return UM_SUCCESS;
 }
 
-int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data, const char *name,
-                um_dat **out) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
-  if (!out)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
+/* A dat's checks and its rows (the set's elements and halos rounded up to run.row_align), for both declarations;
+ * *given: the bytes of the caller's rows. */
+static int dat_checks(um_context *ctx, um_set *set, int dim, um_type type, const char *name, um_dat **out,
+                      long long *rows, size_t *bytes, size_t *given) {
+  if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
   UM_CHECK(ctx, check_name(ctx, "dat", name));
   UM_CHECK(ctx, owned(ctx, set, "set", name));
@@ -479,50 +489,110 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   if (um_find_dat(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a dat named '%s' is already declared", name);
   if (UM_GROW(ctx->dats, ctx->capdats, ctx->ndats))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s'", name);
-  size_t esize = um_type_size(type);
   const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
-  const long long rows = ((long long)um__set_total(set) + align - 1) / align * align;
-  if (rows > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': %lld rows do not fit an int", name, rows);
-  /* the owned rows are the caller's; padding and halo rows start zeroed */
-  size_t given, bytes;
-  if (um_size_mul3((size_t)rows, (size_t)dim, esize, &bytes) || um_size_mul3((size_t)set->size, (size_t)dim, esize, &given))
+  *rows = ((long long)um__set_total(set) + align - 1) / align * align;
+  if (*rows > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': %lld rows do not fit an int", name, *rows);
+  const size_t esize = um_type_size(type);
+  if (um_size_mul3((size_t)*rows, (size_t)dim, esize, bytes) ||
+      um_size_mul3((size_t)set->size, (size_t)dim, esize, given))
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "dat '%s': %lld rows x dim %d x %zu bytes do not fit in memory (size overflow); check the dim",
-                    name, rows, dim, esize);
+                    name, *rows, dim, esize);
+  return UM_SUCCESS;
+}
+
+/* A new dat holding `storage` (its rows in `layout`: UM_AOS or UM_SOA), recorded on the context; NULL (and storage
+ * left to the caller) when out of memory. */
+static um_dat *dat_record(um_context *ctx, um_set *set, int dim, um_type type, const char *name, void *storage,
+                          um_layout layout, long long rows) {
   um_dat *d = calloc(1, sizeof *d);
-  if (d) {
-    d->name = dupstr(name);
-    d->data = calloc(bytes ? bytes : 1, 1); /* zero pages: the copy below touches each page once */
-  }
-  if (!d || !d->name || !d->data) {
-    if (d) { free(d->name); free(d->data); }
+  if (!d || !(d->name = dupstr(name))) {
     free(d);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s' (%zu bytes)", name, bytes);
+    return NULL;
   }
-  /* SoA by default (run.layout soa or auto): transposed straight from the caller's rows, not copied then
-   * converted (at scale the second buffer cost as much as the copy: pages touched twice) */
-  const int soa_now = dim > 1 && !ctx->dist && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
-  if (given && data && !ctx->dist) {
-    const int nt = um_context_host_threads(ctx);
-    if (soa_now) um__transpose(d->data, data, (size_t)set->size, (size_t)rows, dim, esize, 1, nt);
-    else um__copy(d->data, data, given, nt);
-  }
+  d->data = storage;
   d->ctx = ctx;
   d->set = set;
   d->dim = dim;
   d->type = type;
-  d->esize = esize;
-  d->layout = soa_now ? UM_SOA : UM_AOS;
+  d->esize = um_type_size(type);
+  d->layout = layout;
   d->rows = (int)rows;
   d->valid = UM_VALID_HOST;
-  d->host_zeros = !data; /* calloc'ed */
   d->index = ctx->ndats;
   ctx->dats[ctx->ndats++] = d;
+  return d;
+}
+
+int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data, const char *name,
+                um_dat **out) {
+  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  long long rows = 0;
+  size_t bytes = 0, given = 0;
+  UM_CHECK(ctx, dat_checks(ctx, set, dim, type, name, out, &rows, &bytes, &given));
+  /* the owned rows are the caller's; padding and halo rows start zeroed */
+  void *storage = calloc(bytes ? bytes : 1, 1); /* zero pages: the copy below touches each page once */
+  /* SoA by default (run.layout soa or auto): transposed straight from the caller's rows, not copied then
+   * converted (at scale the second buffer cost as much as the copy: pages touched twice) */
+  const int soa_now = dim > 1 && !ctx->dist && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
+  um_dat *d = storage ? dat_record(ctx, set, dim, type, name, storage, soa_now ? UM_SOA : UM_AOS, rows) : NULL;
+  if (!d) {
+    free(storage);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s' (%zu bytes)", name, bytes);
+  }
+  if (given && data && !ctx->dist) {
+    const int nt = um_context_host_threads(ctx);
+    if (soa_now) um__transpose(d->data, data, (size_t)set->size, (size_t)rows, dim, d->esize, 1, nt);
+    else um__copy(d->data, data, given, nt);
+  }
+  d->host_zeros = !data; /* calloc'ed */
   *out = d;
   /* distributed: data holds the whole set (the app's view); this rank keeps its rows */
   if (ctx->dist && data) UM_CHECK(ctx, ctx->dist_ops->fill(ctx, d, data));
   /* the context's default layout applies to dats declared from now on */
   if (ctx->opts.layout != UM_AOS) UM_CHECK(ctx, um_dat_set_layout(ctx, d, ctx->opts.layout));
+  return UM_SUCCESS;
+}
+
+/* um_decl_dat_take where the buffer cannot be the storage (distributed, padded rows): declared from AoS rows, then
+ * given its layout; the buffer freed. */
+static int take_by_copy(um_context *ctx, um_set *set, int dim, um_type type, void *data, um_layout layout,
+                        const char *name, um_dat **out) {
+  const size_t n = (size_t)(ctx->dist ? set->gsize : set->size), es = um_type_size(type);
+  void *aos = layout == UM_AOS || dim == 1 ? data : malloc(n * (size_t)dim * es + 1);
+  if (!aos) {
+    free(data);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s'", name);
+  }
+  if (aos != data) um__transpose(aos, data, n, n, dim, es, 0, um_context_host_threads(ctx));
+  int rc = um_decl_dat(ctx, set, dim, type, aos, name, out);
+  if (rc == UM_SUCCESS) rc = um_dat_set_layout(ctx, *out, layout);
+  if (aos != data) free(aos);
+  free(data);
+  return rc;
+}
+
+int um_decl_dat_take(um_context *ctx, um_set *set, int dim, um_type type, void *data, um_layout layout,
+                     const char *name, um_dat **out) {
+  if (!ctx) return free(data), UM_ERR_ARG;
+  long long rows = 0;
+  size_t bytes = 0, given = 0;
+  int rc = dat_checks(ctx, set, dim, type, name, out, &rows, &bytes, &given);
+  if (rc == UM_SUCCESS && layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", name, (int)layout);
+  if (rc == UM_SUCCESS && given && !data)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': um_decl_dat_take without data (um_decl_dat with NULL gives zeros)", name);
+  if (rc != UM_SUCCESS) return free(data), rc;
+  if (!data && !(data = calloc(1, 1))) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s'", name);
+  if (ctx->dist || rows != set->size) return take_by_copy(ctx, set, dim, type, data, layout, name, out);
+  /* the layout as um_dat_set_layout gives it (auto: SoA until the first loop decides) */
+  um_dat *d = dat_record(ctx, set, dim, type, name, data, layout == UM_AOS ? UM_AOS : UM_SOA, rows);
+  if (!d) {
+    free(data);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring dat '%s'", name);
+  }
+  d->layout_auto = layout == UM_LAYOUT_AUTO;
+  *out = d;
   return UM_SUCCESS;
 }
 

@@ -7,6 +7,15 @@
 #include <string.h>
 #include "maputil.h"
 
+size_t um__map_first_outside(const int *data, size_t n, int limit, int nthreads) {
+  size_t bad = n;
+  if (nthreads < 2 || n < ((size_t)1 << 18)) nthreads = 1; /* a team costs more than a small map's pass */
+#pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : bad)
+  for (size_t i = 0; i < n; i++)
+    if ((data[i] < 0 || data[i] >= limit) && i < bad) bad = i;
+  return bad;
+}
+
 int um__is_bijection(const int *p, int n) {
   unsigned char *seen = calloc(n > 0 ? (size_t)n : 1, 1);
   if (!seen) return -1;

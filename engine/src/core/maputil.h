@@ -5,6 +5,9 @@
 
 #include "internal.h"
 
+/* The first of the n entries of data outside [0, limit), or n when every one is inside: a map's declaration check,
+ * over nthreads threads for large maps (the same answer for any count). */
+size_t um__map_first_outside(const int *data, size_t n, int limit, int nthreads);
 /* 1 if p is a permutation of 0..n-1 (scratch: n bytes, allocated inside). -1 out of memory. */
 int um__is_bijection(const int *p, int n);
 /* 1 if column idx of m has distinct targets, all in range, over the rows a loop writing through it runs (owned
