@@ -70,7 +70,7 @@ static void src_row(const route_src *src, size_t row, int e, char *dst) {
 }
 
 /* The bytes of rows (with their numbers) a rank sends or receives in one round of route_rows, about. */
-#define ROUTE_ROUND_BYTES ((size_t)16 << 20)
+#define ROUTE_ROUND_BYTES ((size_t)4 << 20)
 
 /* Row number g's round of R: the R-th of its home's block it falls in (hb[P + 1]: the homes' blocks), so that in a
  * round each home receives one R-th of its block. */

@@ -380,6 +380,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
     um__dist_free(ctx);
     return rc;
   }
+  umd_heap_release(); /* the distribution's transients, freed: out of the run's resident memory */
   um_plan_cache_clear(ctx->plans);
   for (int i = 0; i < ctx->nloops; i++) ctx->loops[i].last_plan = NULL;
   ctx->dist = D;
