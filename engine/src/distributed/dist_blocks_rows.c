@@ -485,8 +485,8 @@ static int *zero_dats(umd_blocks *B, int s) {
 }
 
 /* Set s's dats in its local order, pulled from the homes of its rows, one dat at a time: the global numbers asked
- * of each home once (grouped by home: perm), then each dat's rows back. A dat's transient is two copies of its
- * own rows here, never the whole of the rank's mesh. */
+ * of each home once (grouped by home: perm), then each dat's rows back (pull_dat: in rounds). A dat's transient
+ * is its local rows and two rounds' rows here, never the whole of the rank's mesh. */
 static int pull_dats(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
