@@ -32,9 +32,11 @@ static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t nee
   const size_t nc = (need + 4095) / 4096 * 4096;
   const int dev = on_device(ctx);
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
+  const int host_grows = *buf && !peer && !dev;
   buffer_free(ctx, peer, *buf);
   *buf = NULL;
   *cap = 0;
+  if (host_grows) umd_heap_release(); /* the smaller buffer's pages: not kept resident in a heap hole */
   char *p = peer ? ctx->dist->T->alloc(ctx, ctx->dist->tstate, nc)
             : dev ? ctx->backend->data.host_alloc(ctx, ctx->bstate, nc)
                   : malloc(nc);
