@@ -304,6 +304,14 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Blocks, ::testing::Combine(::testing::Values(7, 
 
 // PT-Scotch's parts of the graph each rank builds from its block's rows: every element owned once, the loops those
 // of one process.
+// The map of global numbers to local indices the distribution uses, in each of its forms (dense, paged, hash) against
+// a plain array: tests/test_gmap.c.
+extern "C" int um_test_gmap_forms(char *err, size_t errlen);
+TEST(GlobalMap, EveryFormAgreesWithAnArray) {
+  char err[256] = "";
+  EXPECT_EQ(um_test_gmap_forms(err, sizeof err), 0) << err;
+}
+
 TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
   if (!um_mpi_partitioner_built("ptscotch")) GTEST_SKIP() << "no PT-Scotch";
   const QuadMesh g(9);

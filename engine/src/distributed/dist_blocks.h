@@ -10,16 +10,25 @@
 
 #ifdef UM_HAVE_MPI
 
-/* Global number -> int, open addressing with linear probing (keys >= 0; -1 marks an empty slot), at most 2/3 full:
- * 1.5 slots of 12 bytes a key (a power-of-two table would take 2 to 4). The table is cut in lines of 8 slots: the
- * numbers g with the same g / 8 hash to one line, each at its place g % 8 in it, so neighbours in the global
- * numbering (a mesh's neighbours, mostly) share a cache line and a walk over the mesh misses the cache once for
- * several numbers, not once for each. */
+/* Global number -> int (keys >= 0, -1: absent), in one of three forms that umd_gmap_init_span chooses from the
+ * span of the keys against their count:
+ *   dense  an array over the span (4 bytes a number of the span, one read a lookup);
+ *   paged  the span cut in pages of UMD_GMAP_PAGE numbers, a page allocated when a key falls in it (a lookup reads
+ *          the page table, then the page): a rank's part of a structured mesh whose numbers run in rows across
+ *          the global range (a box of a cube numbered plane by plane) touches few pages;
+ *   hash   open addressing with linear probing, at most 2/3 full: 1.5 slots of 12 bytes a key. The table is cut in
+ *          lines of 8 slots: the numbers g with the same g / 8 hash to one line, each at its place g % 8 in it, so
+ *          neighbours in the global numbering share a cache line. A lookup costs 15 to 25 ns against 1 in the
+ *          other two forms, so the hash is the last resort, for numbers spread thinly over a wide span. */
+#define UMD_GMAP_PAGE_BITS 8
+#define UMD_GMAP_PAGE (1 << UMD_GMAP_PAGE_BITS)
 typedef struct {
   long long *k;
   int *v;
   size_t cap, n; /* cap: a multiple of 8 */
-  int *dense;    /* umd_gmap_init_span's: dense[g - lo] for g in [lo, lo + span), -1 when absent; no k, v */
+  int *dense; /* dense[g - lo] for g in [lo, lo + span), -1 when absent; no k, v */
+  int **page; /* [npages]: page[(g - lo) >> UMD_GMAP_PAGE_BITS], NULL until a key falls in it; no k, v */
+  size_t npages;
   long long lo, span;
 } umd_gmap;
 
@@ -35,7 +44,7 @@ static inline size_t umd_gmap_next(const umd_gmap *h, size_t i) { return i + 1 =
 static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
   h->cap = (expect + expect / 2 + 16 + 7) & ~(size_t)7;
   h->n = 0;
-  h->dense = NULL, h->lo = h->span = 0;
+  h->dense = NULL, h->page = NULL, h->npages = 0, h->lo = h->span = 0;
   h->k = malloc(h->cap * sizeof *h->k);
   h->v = malloc(h->cap * sizeof *h->v);
   if (!h->k || !h->v) {
@@ -46,32 +55,59 @@ static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
   for (size_t i = 0; i < h->cap; i++) h->k[i] = -1;
   return UM_SUCCESS;
 }
-/* Room for `expect` keys, all in [lo, hi]: an array over the span when it is at most 6 slots a key (4 bytes a slot,
- * against 18 a key hashed; a lookup reads one slot, next to its neighbours' in the numbering), else the table.
- * Keys outside [lo, hi] are refused by umd_gmap_add (UM_ERR_INTERNAL); 0 or UM_ERR_ALLOC. */
+/* Room for `expect` keys, all in [lo, hi]: dense when the span is at most 6 numbers a key (4 bytes a number,
+ * against 18 a key hashed), paged up to 64 numbers a key (a walk over the slots then checks at most 64 a key; the
+ * page table 8 bytes a page), else the hash. Keys outside [lo, hi] are refused by umd_gmap_add (UM_ERR_INTERNAL);
+ * 0 or UM_ERR_ALLOC. */
 static inline int umd_gmap_init_span(umd_gmap *h, size_t expect, long long lo, long long hi) {
   memset(h, 0, sizeof *h);
-  if (hi < lo || (unsigned long long)(hi - lo) >= 6ULL * expect + 1024) return umd_gmap_init(h, expect);
+  if (hi < lo || (unsigned long long)(hi - lo) >= 64ULL * expect + 1024) return umd_gmap_init(h, expect);
+  if ((unsigned long long)(hi - lo) >= 6ULL * expect + 1024) {
+    h->lo = lo, h->span = hi - lo + 1;
+    h->npages = ((size_t)h->span + UMD_GMAP_PAGE - 1) >> UMD_GMAP_PAGE_BITS;
+    return (h->page = calloc(h->npages, sizeof *h->page)) ? UM_SUCCESS : UM_ERR_ALLOC;
+  }
   h->lo = lo, h->span = hi - lo + 1;
   if (!(h->dense = malloc((size_t)h->span * sizeof *h->dense))) return UM_ERR_ALLOC;
   memset(h->dense, 0xff, (size_t)h->span * sizeof *h->dense); /* -1 */
   return UM_SUCCESS;
 }
 static inline void umd_gmap_free(umd_gmap *h) {
-  free(h->k), free(h->v), free(h->dense);
-  h->k = NULL, h->v = NULL, h->dense = NULL;
-  h->cap = h->n = 0;
+  for (size_t i = 0; h->page && i < h->npages; i++) free(h->page[i]);
+  free(h->k), free(h->v), free(h->dense), free(h->page);
+  h->k = NULL, h->v = NULL, h->dense = NULL, h->page = NULL;
+  h->cap = h->n = h->npages = 0;
   h->lo = h->span = 0;
 }
-/* The slots of the map, and slot i's value (-1: empty) and key *g: for a walk over every key. */
-static inline size_t umd_gmap_slots(const umd_gmap *h) { return h->dense ? (size_t)h->span : h->cap; }
+/* Whether the map was made (by umd_gmap_init or umd_gmap_init_span) and not freed. */
+static inline int umd_gmap_made(const umd_gmap *h) { return h->cap || h->dense || h->page; }
+/* The slots of the map, and slot i's value (-1: empty) and key *g: for a walk over every key (ascending numbers
+ * when dense or paged). */
+static inline size_t umd_gmap_slots(const umd_gmap *h) {
+  return h->dense ? (size_t)h->span : h->page ? h->npages << UMD_GMAP_PAGE_BITS : h->cap;
+}
 static inline int umd_gmap_at(const umd_gmap *h, size_t i, long long *g) {
   if (h->dense) return *g = h->lo + (long long)i, h->dense[i];
+  if (h->page) {
+    const int *p = h->page[i >> UMD_GMAP_PAGE_BITS];
+    return *g = h->lo + (long long)i, p ? p[i & (UMD_GMAP_PAGE - 1)] : -1;
+  }
   return *g = h->k[i], h->k[i] >= 0 ? h->v[i] : -1;
 }
+/* Slot i's value set to v (a slot umd_gmap_at found holding a key). */
 static inline void umd_gmap_put_at(umd_gmap *h, size_t i, int v) {
-  if (h->dense) h->dense[i] = v;
-  else h->v[i] = v;
+  if (h->dense)
+    h->dense[i] = v;
+  else if (h->page)
+    h->page[i >> UMD_GMAP_PAGE_BITS][i & (UMD_GMAP_PAGE - 1)] = v;
+  else
+    h->v[i] = v;
+}
+/* The paged form's slot of g (g in the span), or NULL when its page is not there. */
+static inline int *umd_gmap_paged(const umd_gmap *h, long long g) {
+  const size_t o = (size_t)(g - h->lo);
+  int *p = h->page[o >> UMD_GMAP_PAGE_BITS];
+  return p ? p + (o & (UMD_GMAP_PAGE - 1)) : NULL;
 }
 /* The span [*lo, *hi] of n numbers (every `stride`-th of v from v[0]; *hi < *lo when none) outside [b0, b1), and
  * how many: for umd_gmap_init_span. */
@@ -89,6 +125,10 @@ static inline size_t umd_span_outside(const long long *v, size_t n, long long b0
 /* The value of g, or -1. */
 static inline int umd_gmap_get(const umd_gmap *h, long long g) {
   if (h->dense) return g >= h->lo && g - h->lo < h->span ? h->dense[g - h->lo] : -1;
+  if (h->page) {
+    const int *p = g >= h->lo && g - h->lo < h->span ? umd_gmap_paged(h, g) : NULL;
+    return p ? *p : -1;
+  }
   if (!h->cap) return -1;
   for (size_t i = umd_gmap_slot(h, g);; i = umd_gmap_next(h, i)) {
     if (h->k[i] == g) return h->v[i];
@@ -99,6 +139,11 @@ static inline int umd_gmap_get(const umd_gmap *h, long long g) {
 static inline void umd_gmap_set(umd_gmap *h, long long g, int v) {
   if (h->dense) {
     if (g >= h->lo && g - h->lo < h->span && h->dense[g - h->lo] >= 0) h->dense[g - h->lo] = v;
+    return;
+  }
+  if (h->page) {
+    int *p = g >= h->lo && g - h->lo < h->span ? umd_gmap_paged(h, g) : NULL;
+    if (p && *p >= 0) *p = v;
     return;
   }
   for (size_t i = h->cap ? umd_gmap_slot(h, g) : 0; h->cap && h->k[i] >= 0; i = umd_gmap_next(h, i))
@@ -112,6 +157,17 @@ static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
   if (h->dense) {
     if (g < h->lo || g - h->lo >= h->span) return UM_ERR_INTERNAL;
     if (h->dense[g - h->lo] < 0) h->dense[g - h->lo] = v, h->n++;
+    return UM_SUCCESS;
+  }
+  if (h->page) {
+    if (g < h->lo || g - h->lo >= h->span) return UM_ERR_INTERNAL;
+    int **pp = &h->page[(size_t)(g - h->lo) >> UMD_GMAP_PAGE_BITS];
+    if (!*pp) {
+      if (!(*pp = malloc(UMD_GMAP_PAGE * sizeof **pp))) return UM_ERR_ALLOC;
+      memset(*pp, 0xff, UMD_GMAP_PAGE * sizeof **pp); /* -1 */
+    }
+    int *p = *pp + ((size_t)(g - h->lo) & (UMD_GMAP_PAGE - 1));
+    if (*p < 0) *p = v, h->n++;
     return UM_SUCCESS;
   }
   if (3 * (h->n + 1) > 2 * h->cap) {
@@ -136,25 +192,25 @@ static inline int umd_gmap_add(umd_gmap *h, long long g, int v) {
  * straight into the local order (dist_blocks_rows.c's pull_dats). */
 typedef struct {
   long long gsize;
-  long long *begin;  /* [P + 1]: rank q is home to [begin[q], begin[q + 1]) (its declared block) */
-  int count;         /* this rank's block */
-  int *own_home;     /* [count]: the owner of each element this rank is home to */
-  size_t rec;        /* bytes of a record */
-  char *own;         /* [nown] records this rank owns, ascending global number */
+  long long *begin; /* [P + 1]: rank q is home to [begin[q], begin[q + 1]) (its declared block) */
+  int count; /* this rank's block */
+  int *own_home; /* [count]: the owner of each element this rank is home to */
+  size_t rec; /* bytes of a record */
+  char *own; /* [nown] records this rank owns, ascending global number */
   int nown;
   unsigned char *core; /* [nown]: 1 when every map target of the element is owned here */
-  char *ex, *nx;     /* exec and non-exec halo records, sorted by owner then global number */
+  char *ex, *nx; /* exec and non-exec halo records, sorted by owner then global number */
   int nex, nnx;
   int *ex_owner, *nx_owner;
-  umd_gmap held;     /* global number -> local index (owned in record order, then exec, then non-exec) */
+  umd_gmap held; /* global number -> local index (owned in record order, then exec, then non-exec) */
 } umd_bset;
 
 typedef struct {
   um_context *ctx;
   struct um_dist *D;
   int P, rank, ns;
-  umd_bset *S;      /* [ns] */
-  size_t *moff;     /* [nmaps]: where each map's row sits in its from-set's record */
+  umd_bset *S; /* [ns] */
+  size_t *moff; /* [nmaps]: where each map's row sits in its from-set's record */
 } umd_blocks;
 
 static inline long long umd_rec_g(const char *recs, size_t rec, int i) {
@@ -172,8 +228,10 @@ static inline int umd_home(const umd_bset *S, int P, long long g) {
   int lo = 0, hi = P - 1; /* the largest q with begin[q] <= g */
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (S->begin[mid] <= g) lo = mid;
-    else hi = mid - 1;
+    if (S->begin[mid] <= g)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }

@@ -632,7 +632,7 @@ static int set_lists(umd_blocks *B, int s, const int *hown, const umd_gmap *g2l)
   umd_gmap own = {0};
   const umd_gmap *ix = g2l;
   int rc = UM_SUCCESS;
-  if (!g2l->cap && !g2l->dense) rc = index_set(B, s, &own), ix = &own;
+  if (!umd_gmap_made(g2l)) rc = index_set(B, s, &own), ix = &own;
   rc = umd_agree(B, rc, "building halo lists"); /* blocks_lists is collective */
   if (rc == UM_SUCCESS) rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix);
   umd_gmap_free(&own);

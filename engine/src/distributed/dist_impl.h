@@ -174,9 +174,9 @@ int um__transport_setup(um_context *ctx, struct um_dist *D);
 void um__transport_close(um_context *ctx, struct um_dist *D);
 
 /* Freed heap memory handed back to the system. glibc keeps what a program frees inside its heap resident until it
- * is trimmed: its mmap threshold rises to the size of the first large block freed, so the distribution's later
- * transients (rows in flight, indexes, lists) come from the heap and leave holes there that nothing but a trim
- * returns (miniAero 2.1M on 16 ranks: 30 to 60 MB a rank of a 240 MB peak). */
+ * is trimmed: its mmap threshold rises to the size of the first large block freed, so later large blocks (the
+ * halo message buffers a run grows, loop by loop) come from the heap and leave holes there that nothing but a
+ * trim returns (um_distribute trims its own transients when it ends). */
 static inline void umd_heap_release(void) {
 #ifdef __GLIBC__
   malloc_trim(0);
