@@ -185,6 +185,49 @@ INSTANTIATE_TEST_SUITE_P(Mpi, FetchBlock,
                                            std::make_tuple(true, false, 9), std::make_tuple(true, false, 2),
                                            std::make_tuple(false, true, 1)));
 
+// Rows wide enough that the distribution pulls each dat and a fetch by blocks moves it in several rounds (about 4 MB
+// of rows a rank a round: 16384 rows of 1280 bytes are 21 MB), partitioned by rcb so that rows change ranks: every
+// row comes back to its block in the declared numbering, on every rank (2 to 4 ranks: 2 to 4 rounds).
+TEST(FetchBlockMpi, WideRowsMovedInRoundsComeBackAsDeclared) {
+  const Grid g(128);
+  const int W = 160, P = um_mpi_size(), r = um_mpi_rank();
+  um_options o;
+  um_options_default(&o);
+  o.backend = "seq";
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), 0);
+  long long bn = 0, bc = 0;
+  int nn = 0, nc = 0;
+  ASSERT_EQ(um_block_range(g.nnode, r, P, &bn, &nn), 0);
+  ASSERT_EQ(um_block_range(g.ncell, r, P, &bc, &nc), 0);
+  um_set *nodes = nullptr, *cells = nullptr;
+  um_map *map = nullptr;
+  um_dat *x = nullptr, *w = nullptr;
+  ASSERT_EQ(um_decl_set_block(ctx, g.nnode, bn, nn, "nodes", &nodes), 0) << um_error_message(ctx);
+  ASSERT_EQ(um_decl_set_block(ctx, g.ncell, bc, nc, "cells", &cells), 0) << um_error_message(ctx);
+  std::vector<long long> t(g.cn.begin() + 4 * bc, g.cn.begin() + 4 * (bc + nc));
+  ASSERT_EQ(um_decl_map_block(ctx, cells, nodes, 4, t.data(), "cell_nodes", &map), 0) << um_error_message(ctx);
+  std::vector<double> xv(2 * (size_t)nn), wv((size_t)W * nc);
+  for (int v = 0; v < nn; v++)
+    xv[2 * v] = (double)((bn + v) % (g.N + 1)), xv[2 * v + 1] = (double)((bn + v) / (g.N + 1));
+  for (int c = 0; c < nc; c++)
+    for (int j = 0; j < W; j++) wv[(size_t)W * c + j] = 1000.0 * (double)(bc + c) + j;
+  ASSERT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, xv.data(), "x", &x), 0);
+  ASSERT_EQ(um_decl_dat(ctx, cells, W, UM_DOUBLE, wv.data(), "w", &w), 0);
+  wv = std::vector<double>();
+  ASSERT_EQ(um_distribute(ctx, "cells", "rcb"), 0) << um_error_message(ctx);
+  std::vector<double> mine((size_t)W * nc, -1.0);
+  ASSERT_EQ(um_dat_fetch_block(ctx, w, mine.data(), mine.size() * sizeof(double)), 0) << um_error_message(ctx);
+  long long bad = 0;
+  for (int c = 0; c < nc; c++)
+    for (int j = 0; j < W; j++) bad += mine[(size_t)W * c + j] != 1000.0 * (double)(bc + c) + j;
+  EXPECT_EQ(bad, 0) << "rank " << r << " of " << P;
+  std::vector<double> nx(2 * (size_t)nn);
+  ASSERT_EQ(um_dat_fetch_block(ctx, x, nx.data(), nx.size() * sizeof(double)), 0) << um_error_message(ctx);
+  for (int v = 0; v < nn; v++) EXPECT_EQ(nx[2 * v + 1], (double)((bn + v) / (g.N + 1))) << "node " << bn + v;
+  um_finalize(&ctx);
+}
+
 TEST(FetchBlockMpi, NotDistributedTheBlockIsTheWholeSet) {
   Grid g(4);
   Mesh m;

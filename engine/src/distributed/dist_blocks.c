@@ -28,9 +28,11 @@
  *   4. the local order of umd_build_layout (core, rest of the owned, each ascending; exec then non-exec, each
  *      by owner then global number), maps in it (targets through a hash map of global numbers, not a
  *      global-sized array), the import/export lists; then the dats, one at a time, each row pulled from its home
- *      (the numbers asked once per set, each dat's rows back; its declared rows freed once packed), so that the
- *      transient beyond the mesh is two copies of one dat's rows; and every rank's counts. The gather order of a whole-set
- *      um_dat_fetch / um_map_fetch (global-sized) is built at the first such call, not here.
+ *      (the numbers asked once per set, each dat's rows back in rounds of about 4 MB; its declared rows freed once
+ *      all are sent), so that the transient beyond the mesh is one dat's local rows and two rounds of its rows in
+ *      flight; and every rank's counts. The gather order of a whole-set um_dat_fetch / um_map_fetch
+ *      (global-sized) is built at the first such call, not here. What the distribution freed is trimmed from the
+ *      heap at the end of um_distribute (malloc_trim).
  * umd_set keeps 64-bit local -> global numbers: a set may have more than INT_MAX elements (each rank's part stays
  * an int); the partitioners that number the graph in int refuse it (dist_blocks_graph.c). */
 #include "dist_blocks.h"

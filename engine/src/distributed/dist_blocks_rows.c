@@ -373,59 +373,96 @@ static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
 
-/* Dat k's rows in its set's local order: rb holds them as they came back, grouped by home (row j is local row
- * perm[j]); rb NULL: the dat is zeros on every rank, installed as zeros without moving a row. */
-static int install_dat(umd_blocks *B, int k, const char *rb, const int *perm, int total) {
+/* Dat k's rows in its set's local order (total rows, padded to the row alignment), zeros: *out. */
+static int new_rows(umd_blocks *B, int k, int total, char **out, int *nrows) {
   um_context *ctx = B->ctx;
-  um_dat *d = ctx->dats[k];
+  const um_dat *d = ctx->dats[k];
   const size_t row = (size_t)d->dim * d->esize;
   const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
-  const int nrows = (total + align - 1) / align * align;
-  char *nd = calloc((size_t)(nrows ? nrows : 1), row ? row : 1);
-  if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
-  um_dat tmp = *d;
-  tmp.data = nd;
-  tmp.rows = nrows;
-  for (int j = 0; rb && j < total; j++) copy_row_in(&tmp, perm[j], rb + (size_t)j * row);
+  *nrows = (total + align - 1) / align * align;
+  *out = calloc((size_t)(*nrows ? *nrows : 1), row ? row : 1);
+  return *out ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+}
+
+/* Dat k's rows replaced by nd (nrows rows in the local order): its declared rows freed. */
+static void install_rows(umd_blocks *B, int k, char *nd, int nrows) {
+  um_dat *d = B->ctx->dats[k];
   free(d->data);
   d->data = nd;
   d->rows = nrows;
-  um__dat_host_moved(d); /* rb NULL: zeros, as declared (host_zeros kept) */
-  d->halo_stale = 0; /* every halo row came from its home */
+  um__dat_host_moved(d); /* a zero dat: zeros, as declared (host_zeros kept) */
+  d->halo_stale = 0;     /* every halo row came from its home */
+}
+
+/* The bytes of a dat's rows a rank sends or receives in one round of pull_dat, about. */
+#define PULL_ROUND_BYTES ((size_t)4 << 20)
+
+/* The rows of a pull_dat round r of R: of n rows a peer exchanges, those in [n r / R, n (r + 1) / R). */
+static int round_lo(int n, int r, int R) { return (int)((long long)n * r / R); }
+
+/* One round of pull_dat: the rows asked of this rank (at, grouped by asker: acnt[P] each from aoff) packed from d
+ * and sent, the rows from each home (qcnt[P] from qoff, in perm's order) received and put in place in tmp. Both
+ * sides take the same share of each peer's rows, so no counts travel. */
+static int pull_round(umd_blocks *B, const um_dat *d, um_dat *tmp, MPI_Datatype t, const int *at, const int *acnt,
+                      const int *aoff, const int *qcnt, const int *qoff, const int *perm, int r, int R, char *sb,
+                      char *rb, int *cnt) {
+  const int P = B->P;
+  const size_t row = (size_t)d->dim * d->esize;
+  int *scnt = cnt, *sd = cnt + P, *rcnt = cnt + 2 * P, *rd = cnt + 3 * P, so = 0, ro = 0;
+  for (int q = 0; q < P; q++) {
+    const int a0 = round_lo(acnt[q], r, R), a1 = round_lo(acnt[q], r + 1, R);
+    sd[q] = so, scnt[q] = a1 - a0;
+    for (int i = a0; i < a1; i++) copy_row_out(d, at[aoff[q] + i], sb + (size_t)so++ * row);
+    rd[q] = ro, rcnt[q] = round_lo(qcnt[q], r + 1, R) - round_lo(qcnt[q], r, R), ro += rcnt[q];
+  }
+  const int m = MPI_Alltoallv(sb, scnt, sd, t, rb, rcnt, rd, t, B->D->comm);
+  if (m != MPI_SUCCESS) return mpi_fail(B->ctx, m, "MPI_Alltoallv (dat rows)");
+  for (int q = 0, j = 0; q < P; q++)
+    for (int i = round_lo(qcnt[q], r, R); i < round_lo(qcnt[q], r + 1, R); i++, j++)
+      copy_row_in(tmp, perm[qoff[q] + i], rb + (size_t)j * row);
   return UM_SUCCESS;
 }
 
-/* Dat k's rows asked of this rank (at[nr]: rows of its declared block, grouped by asker, acnt[P] each) sent back,
- * its declared rows freed once packed; its rows in the local order installed from what comes back (qcnt[P] from
- * each home, in perm's order). */
+/* Dat k's rows asked of this rank (at[nr]: rows of its declared block, grouped by asker, acnt[P] each) sent back
+ * and its rows in the local order installed from what comes back (qcnt[P] from each home, in perm's order): in
+ * rounds of about PULL_ROUND_BYTES (as many on every rank), each a share of every peer's rows, so that the
+ * transient beyond the dat's declared and distributed rows is two rounds' rows, not two copies of the dat. */
 static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt, const int *qcnt, const int *perm,
                     int total) {
   um_context *ctx = B->ctx;
+  const int P = B->P;
   um_dat *d = ctx->dats[k];
   const size_t row = (size_t)d->dim * d->esize;
-  char *sb = NULL, *rb = NULL;
-  int *got = malloc((size_t)B->P * sizeof *got), nb = 0;
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  int rc = got ? um__dat_to_host(ctx, d) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  if (rc == UM_SUCCESS && !(sb = malloc((size_t)(nr ? nr : 1) * (row ? row : 1))))
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
-  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) copy_row_out(d, at[i], sb + (size_t)i * row);
-  if (rc == UM_SUCCESS) free(d->data), d->data = NULL; /* the declared rows: packed */
-  if (rc == UM_SUCCESS) {
-    int m = MPI_Type_contiguous((int)row, MPI_BYTE, &t);
-    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
-    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Type_contiguous (rows)");
-  }
+  long long R = 1 + (long long)((size_t)(nr > total ? nr : total) * row / PULL_ROUND_BYTES);
+  int *cnt = malloc((size_t)P * 6 * sizeof *cnt), *aoff = cnt ? cnt + 4 * P : NULL, *qoff = cnt ? cnt + 5 * P : NULL;
+  char *nd = NULL, *sb = NULL, *rb = NULL;
+  int nrows = 0, rc = cnt ? um__dat_to_host(ctx, d) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS) rc = new_rows(B, k, total, &nd, &nrows);
+  /* the first collective: a rank that failed before this dat agrees here too (pull_dats) */
   rc = umd_agree(B, rc, "moving the dats' rows");
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, row, sb, acnt, (void **)&rb, got, &nb);
-  free(sb);
-  for (int q = 0; rc == UM_SUCCESS && q < B->P; q++)
-    if (got[q] != qcnt[q])
-      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "dat '%s': rank %d got %d rows from rank %d, not %d", d->name, B->rank,
-                    got[q], q, qcnt[q]);
-  if (rc == UM_SUCCESS) rc = install_dat(B, k, rb, perm, total);
+  const int all_here = rc == UM_SUCCESS; /* every rank is in this dat's pull */
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  if (all_here) { /* the rounds, as many on every rank */
+    int m = MPI_Allreduce(MPI_IN_PLACE, &R, 1, MPI_LONG_LONG, MPI_MAX, B->D->comm);
+    if (m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &t);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allreduce (dat rows)");
+  }
+  if (rc == UM_SUCCESS) { /* a round's rows: at most a share of each peer's, rounded up */
+    sb = malloc(((size_t)nr / R + (size_t)P + 1) * row);
+    rb = malloc(((size_t)total / R + (size_t)P + 1) * row);
+    if (!sb || !rb) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  }
+  if (all_here) rc = umd_agree(B, rc, "moving the dats' rows");
+  for (int q = 0; rc == UM_SUCCESS && q < P; q++)
+    aoff[q] = q ? aoff[q - 1] + acnt[q - 1] : 0, qoff[q] = q ? qoff[q - 1] + qcnt[q - 1] : 0;
+  um_dat tmp = *d;
+  tmp.data = nd, tmp.rows = nrows;
+  for (int r = 0; rc == UM_SUCCESS && r < (int)R; r++)
+    rc = pull_round(B, d, &tmp, t, at, acnt, aoff, qcnt, qoff, perm, r, (int)R, sb, rb, cnt);
+  if (rc == UM_SUCCESS) install_rows(B, k, nd, nrows), nd = NULL;
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(rb), free(got);
+  free(nd), free(sb), free(rb), free(cnt);
   return rc;
 }
 
@@ -448,8 +485,8 @@ static int *zero_dats(umd_blocks *B, int s) {
 }
 
 /* Set s's dats in its local order, pulled from the homes of its rows, one dat at a time: the global numbers asked
- * of each home once (grouped by home: perm), then each dat's rows back. A dat's transient is two copies of its
- * own rows here, never the whole of the rank's mesh. */
+ * of each home once (grouped by home: perm), then each dat's rows back (pull_dat: in rounds). A dat's transient
+ * is its local rows and two rounds' rows here, never the whole of the rank's mesh. */
 static int pull_dats(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
@@ -487,7 +524,10 @@ static int pull_dats(umd_blocks *B, int s) {
   for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each moved dat, agreeing first */
     if (ctx->dats[k]->set->index != s) continue;
     if (zero && zero[k]) { /* zeros on every rank: no exchange on any (a failure shows at the caller's agree) */
-      if (rc == UM_SUCCESS) rc = install_dat(B, k, NULL, NULL, total);
+      char *nd = NULL;
+      int nrows = 0;
+      if (rc == UM_SUCCESS) rc = new_rows(B, k, total, &nd, &nrows);
+      if (rc == UM_SUCCESS) install_rows(B, k, nd, nrows);
       continue;
     }
     rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total) : umd_agree(B, rc, "moving the dats' rows");

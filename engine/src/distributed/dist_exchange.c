@@ -23,21 +23,26 @@ static int device_wait(um_context *ctx) {
 }
 
 /* The message buffers: pinned host memory the device reads and writes when halo rows move on the
- * device, else malloc'ed. Contents need not survive growth; the old buffer is freed only once the
- * device has stopped reading it. */
+ * device, else malloc'ed. Sized by the largest exchange so far (to a whole page), not a power of two
+ * above it: an exchange of wide rows (miniAero's 20 doubles a halo row) would hold up to twice its
+ * bytes in each direction. Contents need not survive growth: the old buffer goes first (once the
+ * device has stopped reading it), so the two are never held together. */
 static int ensure(um_context *ctx, int peer, char **buf, size_t *cap, size_t need) {
   if (need <= *cap) return UM_SUCCESS;
-  size_t nc = *cap ? *cap : 4096;
-  while (nc < need) nc *= 2;
+  const size_t nc = (need + 4095) / 4096 * 4096;
   const int dev = on_device(ctx);
   if (*buf && dev) UM_CHECK(ctx, device_wait(ctx));
+  const int host_grows = *buf && !peer && !dev;
+  buffer_free(ctx, peer, *buf);
+  *buf = NULL;
+  *cap = 0;
+  if (host_grows) umd_heap_release(); /* the smaller buffer's pages: not kept resident in a heap hole */
   char *p = peer ? ctx->dist->T->alloc(ctx, ctx->dist->tstate, nc)
             : dev ? ctx->backend->data.host_alloc(ctx, ctx->bstate, nc)
                   : malloc(nc);
   if (!p)
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of %s memory for %zu bytes of halo messages",
                     peer ? (ctx->dist->T->device ? "device" : "transport") : dev ? "pinned" : "host", nc);
-  buffer_free(ctx, peer, *buf);
   *buf = p;
   *cap = nc;
   return UM_SUCCESS;

@@ -59,46 +59,123 @@ static int count_homes(const struct um_dist *D, int rc, int n, const long long *
   return m;
 }
 
-/* The rows of this rank (n rows of `row` bytes at rows, row e numbered g[e] in [0, G)) sent to their homes and
- * put in place in out (this rank's block of G). */
-static int route_rows(um_context *ctx, const struct um_dist *D, int n, const long long *g, const char *rows,
+/* Where a routed row comes from: rows (contiguous, `row` bytes each) or, rows NULL, dat d's local row. */
+typedef struct {
+  const char *rows;
+  const um_dat *d;
+} route_src;
+static void src_row(const route_src *src, size_t row, int e, char *dst) {
+  if (src->rows) memcpy(dst, src->rows + (size_t)e * row, row);
+  else copy_row_out(src->d, e, dst);
+}
+
+/* The bytes of rows (with their numbers) a rank sends or receives in one round of route_rows, about. */
+#define ROUTE_ROUND_BYTES ((size_t)4 << 20)
+
+/* Row number g's round of R: the R-th of its home's block it falls in (hb[P + 1]: the homes' blocks), so that in a
+ * round each home receives one R-th of its block. */
+static int route_round(long long g, long long G, int P, const long long *hb, int R) {
+  const int q = (int)(g * P / G); /* G * P < 2^63: um_set_blocks_fit */
+  const long long c = hb[q + 1] - hb[q];
+  return c ? (int)((g - hb[q]) * R / c) : 0;
+}
+
+/* One round of route_rows: the ns rows perm[0 .. ns) to their homes, put in place in out (block [begin, begin +
+ * count)); *got counts the rows received. The receive buffers grow to what arrives (*rg, *rr, *rcap rows). prior:
+ * this rank's outcome so far; every rank agrees twice, whatever it is, and moves rows only when all succeeded. */
+static int route_round_move(um_context *ctx, const struct um_dist *D, int prior, const long long *g,
+                            const route_src *src, size_t row, long long G, const int *perm, int ns, long long **rg,
+                            char **rr, int *rcap, char *out, long long begin, int count, long long *got,
+                            const char *what) {
+  const int P = D->nranks;
+  int *cs = calloc((size_t)P * 5, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
+      *dr = cs ? cs + 3 * P : NULL, *pos = cs ? cs + 4 * P : NULL;
+  long long *sg = malloc(((size_t)ns + 1) * sizeof *sg);
+  char *sr = malloc((size_t)ns * row + 1);
+  int rc = prior;
+  if (!rc && !(cs && sg && sr)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
+  int m = MPI_SUCCESS, nr = 0;
+  for (int j = 0; !rc && j < ns; j++) cs[g[perm[j]] * P / G]++;
+  if (!rc) m = MPI_Alltoall(cs, 1, MPI_INT, cr, 1, MPI_INT, D->comm);
+  for (int q = 0; !rc && m == MPI_SUCCESS && q < P; q++) {
+    ds[q] = q ? ds[q - 1] + cs[q - 1] : 0, dr[q] = q ? dr[q - 1] + cr[q - 1] : 0;
+    pos[q] = ds[q], nr += cr[q];
+  }
+  if (!rc && m == MPI_SUCCESS && nr > *rcap) {
+    free(*rg), free(*rr);
+    *rg = malloc(((size_t)nr + 1) * sizeof **rg), *rr = malloc((size_t)nr * row + 1);
+    *rcap = *rg && *rr ? nr : 0;
+    if (!*rcap) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  }
+  if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoall (fetching by blocks)");
+  rc = um__dist_agree(ctx, rc); /* a receive buffer missing on one rank: none moves */
+  for (int j = 0; !rc && j < ns; j++) {
+    const int e = perm[j], k = pos[g[e] * P / G]++;
+    sg[k] = g[e];
+    src_row(src, row, e, sr + (size_t)k * row);
+  }
+  MPI_Datatype rt = MPI_DATATYPE_NULL;
+  if (!rc) m = MPI_Alltoallv(sg, cs, ds, MPI_LONG_LONG, *rg, cr, dr, MPI_LONG_LONG, D->comm);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
+  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sr, cs, ds, rt, *rr, cr, dr, rt, D->comm);
+  if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (fetching by blocks)");
+  for (int k = 0; !rc && k < nr; k++) {
+    if ((*rg)[k] < begin || (*rg)[k] >= begin + count) {
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "fetching %s by blocks: row %lld reached the block [%lld, %lld)", what,
+                    (*rg)[k], begin, begin + count);
+      break;
+    }
+    memcpy(out + (size_t)((*rg)[k] - begin) * row, *rr + (size_t)k * row, row);
+  }
+  *got += rc ? 0 : nr;
+  if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
+  free(cs), free(sg), free(sr);
+  return rc;
+}
+
+/* The rows of this rank (n rows of `row` bytes from src, row e numbered g[e] in [0, G)) sent to their homes and
+ * put in place in out (this rank's block of G). In rounds (as many on every rank): in round k each home receives
+ * the rows of the k-th R-th of its block, so that no rank holds more than about ROUTE_ROUND_BYTES of rows in flight
+ * (with a mesh's partition, whose rows are spread over the blocks, the sender too), not a copy of all of them. */
+static int route_rows(um_context *ctx, const struct um_dist *D, int n, const long long *g, const route_src *src,
                       size_t row, long long G, char *out, const char *what) {
   const int P = D->nranks;
-  long long begin = 0;
-  int count = 0;
+  long long begin = 0, got = 0, *hb = malloc(((size_t)P + 1) * sizeof *hb), *rg = NULL;
+  int count = 0, *perm = malloc(((size_t)n + 1) * sizeof *perm), *off = NULL, rcap = 0;
+  char *rr = NULL;
   um_block_range(G, D->rank, P, &begin, &count);
-  int *cs = calloc((size_t)P * 4, sizeof(int)), *cr = cs ? cs + P : NULL, *ds = cs ? cs + 2 * P : NULL,
-      *dr = cs ? cs + 3 * P : NULL;
-  int *pos = malloc((size_t)P * sizeof(int));
-  long long *sg = malloc(((size_t)n + 1) * sizeof *sg), *rg = malloc(((size_t)count + 1) * sizeof *rg);
-  char *sr = malloc((size_t)n * row + 1), *rr = malloc((size_t)count * row + 1);
-  int rc = cs && pos && sg && rg && sr && rr ? UM_SUCCESS
-                                             : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  int rc = hb && perm ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
   for (int e = 0; !rc && e < n; e++)
     if (g[e] < 0 || g[e] >= G)
       rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %lld, outside [0, %lld)", what, e,
                     g[e], G);
-  rc = um__dist_agree(ctx, rc); /* no rank goes on to the all-to-all alone */
-  long long got = 0;
-  int m = count_homes(D, rc, n, g, G, cs, cr, ds, dr, pos, &got);
-  for (int e = 0; !rc && m == MPI_SUCCESS && e < n; e++) {
-    const int k = pos[g[e] * P / G]++;
-    sg[k] = g[e];
-    memcpy(sr + (size_t)k * row, rows + (size_t)e * row, row);
+  rc = um__dist_agree(ctx, rc);
+  long long R = 1 + (long long)((size_t)(n > count ? n : count) * (row + sizeof(long long)) / ROUTE_ROUND_BYTES);
+  const int m = rc ? MPI_SUCCESS : MPI_Allreduce(MPI_IN_PLACE, &R, 1, MPI_LONG_LONG, MPI_MAX, D->comm);
+  if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allreduce (fetching by blocks)");
+  const int rounds = rc ? 0 : (int)(R < INT_MAX / 2 ? R : INT_MAX / 2); /* the same on every rank */
+  R = rounds;
+  if (!rc && !(off = calloc((size_t)R + 2, sizeof *off)))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  for (int q = 0; !rc && q <= P; q++) {
+    int c = 0;
+    if (q < P) um_block_range(G, q, P, &hb[q], &c);
+    else hb[P] = G;
   }
-  MPI_Datatype rt = MPI_DATATYPE_NULL;
-  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sg, cs, ds, MPI_LONG_LONG, rg, cr, dr, MPI_LONG_LONG, D->comm);
-  if (!rc && m == MPI_SUCCESS) m = MPI_Type_contiguous((int)row, MPI_BYTE, &rt);
-  if (!rc && m == MPI_SUCCESS) m = MPI_Type_commit(&rt);
-  if (!rc && m == MPI_SUCCESS) m = MPI_Alltoallv(sr, cs, ds, rt, rr, cr, dr, rt, D->comm);
-  if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Alltoallv (fetching by blocks)");
+  /* the rows grouped by round, each round's in their order (a counting sort) */
+  for (int e = 0; !rc && e < n; e++) off[route_round(g[e], G, P, hb, (int)R) + 2]++;
+  for (long long k = 0; !rc && k < R; k++) off[k + 2] += off[k + 1];
+  for (int e = 0; !rc && e < n; e++) perm[off[route_round(g[e], G, P, hb, (int)R) + 1]++] = e;
+  for (int k = 0; k < rounds; k++) /* every round on every rank, each agreeing on its outcome */
+    rc = route_round_move(ctx, D, rc, g, src, row, G, perm + (off ? off[k] : 0), off ? off[k + 1] - off[k] : 0, &rg,
+                          &rr, &rcap, out, begin, count, &got, what);
   if (!rc && got != count)
     rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "fetching %s by blocks: %lld rows reached this rank's block of %d", what, got,
                   count);
-  for (int k = 0; !rc && k < count; k++) memcpy(out + (size_t)(rg[k] - begin) * row, rr + (size_t)k * row, row);
-  if (rt != MPI_DATATYPE_NULL) MPI_Type_free(&rt);
-  free(cs), free(pos), free(sg), free(rg), free(sr), free(rr);
-  return rc;
+  free(hb), free(perm), free(off), free(rg), free(rr);
+  return um__dist_agree(ctx, rc);
 }
 
 typedef struct {
@@ -136,31 +213,28 @@ static int declared_targets(um_context *ctx, const um_set *s, size_t n, long lon
  * globally or, with declared, in the declared numbering of a reordered set: what both fetches end with. prior:
  * this rank's outcome so far; every rank agrees before routing, so none waits in the all-to-all for one that
  * failed. */
-static int route_owned(um_context *ctx, const um_set *s, int declared, int prior, const char *rows, size_t row,
+static int route_owned(um_context *ctx, const um_set *s, int declared, int prior, const route_src *src, size_t row,
                        char *out, const char *what) {
   const struct um_dist *D = ctx->dist;
-  const int n = s->size;
-  long long *g = prior ? NULL : malloc(((size_t)n + 1) * sizeof *g);
-  int rc = prior ? prior : g ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
-  if (!rc) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof *g);
-  if (!rc && declared && s->perm) rc = declared_targets(ctx, s, (size_t)n, g);
+  const int n = s->size, renumbered = declared && s->perm; /* else the global numbers are l2g's */
+  long long *g = prior || !renumbered ? NULL : malloc(((size_t)n + 1) * sizeof *g);
+  int rc = prior;
+  if (!rc && renumbered && !g) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
+  if (!rc && renumbered) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof *g);
+  if (!rc && renumbered) rc = declared_targets(ctx, s, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);
-  if (!rc) rc = route_rows(ctx, D, n, g, rows, row, s->gsize, out, what);
+  if (!rc) rc = route_rows(ctx, D, n, renumbered ? g : D->sets[s->index].l2g, src, row, s->gsize, out, what);
   free(g);
   return rc;
 }
 
 static int dist_fetch_block(um_context *ctx, const um_dat *d, int declared, void *out) {
-  const int n = d->set->size;
   const size_t row = (size_t)d->dim * d->esize;
-  char *rows = malloc((size_t)n * row + 1), what[300];
-  int rc = rows ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching dat '%s' by blocks", d->name);
-  if (!rc) rc = um__dat_to_host(ctx, (um_dat *)d);
-  for (int e = 0; !rc && e < n; e++) copy_row_out(d, e, rows + (size_t)e * row);
+  const route_src src = {NULL, d}; /* the rows packed straight from the dat, round by round */
+  char what[300];
+  const int rc = um__dat_to_host(ctx, (um_dat *)d);
   snprintf(what, sizeof what, "dat '%s'", d->name);
-  rc = route_owned(ctx, d->set, declared, rc, rows, row, out, what);
-  free(rows);
-  return rc;
+  return route_owned(ctx, d->set, declared, rc, &src, row, out, what);
 }
 
 static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out) {
@@ -183,7 +257,8 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
   for (size_t i = 0; !rc && t && i < n; i++) rows[i] = (int)t[i];
   free(t);
   snprintf(what, sizeof what, "map '%s'", m->name);
-  rc = route_owned(ctx, m->from, declared, rc, (const char *)rows, (size_t)m->arity * sizeof(int), (char *)out, what);
+  const route_src src = {(const char *)rows, NULL};
+  rc = route_owned(ctx, m->from, declared, rc, &src, (size_t)m->arity * sizeof(int), (char *)out, what);
   free(rows);
   return rc;
 }
@@ -198,14 +273,16 @@ static int dist_map_fetch_block64(um_context *ctx, const um_map *m, int declared
   for (size_t i = 0; !rc && i < n; i++) t[i] = T->l2g[m->data[i]];
   if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, n, t);
   snprintf(what, sizeof what, "map '%s'", m->name);
-  rc = route_owned(ctx, m->from, declared, rc, (const char *)t, (size_t)m->arity * sizeof *t, (char *)out, what);
+  const route_src src = {(const char *)t, NULL};
+  rc = route_owned(ctx, m->from, declared, rc, &src, (size_t)m->arity * sizeof *t, (char *)out, what);
   free(t);
   return rc;
 }
 
 static int dist_rows_to_blocks(um_context *ctx, int n, const long long *keys, const void *rows, size_t row,
                                long long G, void *out) {
-  return route_rows(ctx, ctx->dist, n, keys, rows, row, G, out, "rows");
+  const route_src src = {(const char *)rows, NULL};
+  return route_rows(ctx, ctx->dist, n, keys, &src, row, G, out, "rows");
 }
 
 /* The reverse of a fetch: every local row of d (owned and halo) from the blocks of the global (declared, with

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "partition.h"
 #include "transport.h"
 #include "util/array.h"
@@ -169,6 +172,16 @@ int umd_centroids(um_context *ctx, const um_dat *d, const um_map *via, int lo, i
 /* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
 int um__transport_setup(um_context *ctx, struct um_dist *D);
 void um__transport_close(um_context *ctx, struct um_dist *D);
+
+/* Freed heap memory handed back to the system. glibc keeps what a program frees inside its heap resident until it
+ * is trimmed: its mmap threshold rises to the size of the first large block freed, so later large blocks (the
+ * halo message buffers a run grows, loop by loop) come from the heap and leave holes there that nothing but a
+ * trim returns (um_distribute trims its own transients when it ends). */
+static inline void umd_heap_release(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 /* Rows of a dat, element e, component c (AoS or SoA storage). */
 static inline char *elem_ptr(const um_dat *d, int e, int c) {
