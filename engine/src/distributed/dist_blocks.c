@@ -32,7 +32,7 @@
  *      all are sent), so that the transient beyond the mesh is one dat's local rows and two rounds of its rows in
  *      flight; and every rank's counts. The gather order of a whole-set um_dat_fetch / um_map_fetch
  *      (global-sized) is built at the first such call, not here. What the distribution freed is trimmed from the
- *      heap at the end of um_distribute (malloc_trim).
+ *      heap at the end of um_distribute (umd_heap_release).
  * umd_set keeps 64-bit local -> global numbers: a set may have more than INT_MAX elements (each rank's part stays
  * an int); the partitioners that number the graph in int refuse it (dist_blocks_graph.c). */
 #include "dist_blocks.h"

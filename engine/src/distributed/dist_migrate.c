@@ -393,6 +393,7 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   info->transport_seconds = MPI_Wtime() - t2;
   um_setup_end(ctx, UM_SETUP_HALOS);
   info->seconds = MPI_Wtime() - t0;
+  umd_heap_release(); /* the distribution's transients, freed: out of the run's resident memory */
   return UM_SUCCESS;
 }
 
