@@ -159,8 +159,10 @@ static int exec_halo(umd_blocks *B, int s) {
       if (np == cap) {
         cap = cap ? 2 * cap : 1024;
         epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
-        if (!n2) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
-        else pr = n2;
+        if (!n2)
+          rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
+        else
+          pr = n2;
       }
       if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]}, S->core[j / ar] = 0;
     }
@@ -213,8 +215,10 @@ static int nonexec_wanted(umd_blocks *B, int t, bkey **keys, int *nk) {
           if (n == cap) {
             cap = cap ? 2 * cap : 64;
             long long *ng = realloc(g, (size_t)cap * sizeof *g);
-            if (!ng) rc = UM_ERR_ALLOC;
-            else g = ng;
+            if (!ng)
+              rc = UM_ERR_ALLOC;
+            else
+              g = ng;
           }
           if (rc == UM_SUCCESS) rc = umd_gmap_add(&cand, x, n);
           if (rc == UM_SUCCESS) g[n++] = x;
@@ -260,7 +264,8 @@ static int nonexec_halo(umd_blocks *B, int t) {
       }
   }
   if (rc == UM_SUCCESS) rc = ship(B, t, T->own, nr, idx, dst, &T->nx, &nb, &T->nx_owner);
-  if (rc == UM_SUCCESS && nb != nk) rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", B->ctx->sets[t]->name, nb, nk);
+  if (rc == UM_SUCCESS && nb != nk)
+    rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", B->ctx->sets[t]->name, nb, nk);
   T->nnx = nb;
   free(keys), free(sg), free(rg), free(scnt), free(rcnt), free(idx), free(dst);
   return rc;
@@ -282,7 +287,8 @@ static int index_held(umd_blocks *B, int s) {
   for (int i = 0; rc == UM_SUCCESS && i < S->nown; i++) rc = umd_gmap_add(&S->held, umd_rec_g(S->own, S->rec, i), i);
   for (int i = 0; rc == UM_SUCCESS && i < S->nex; i++)
     rc = umd_gmap_add(&S->held, umd_rec_g(S->ex, S->rec, i), S->nown + i);
-  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
+  return rc == UM_SUCCESS ? rc
+                          : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
 
 int umd_blocks_halos(umd_blocks *B) {
@@ -299,7 +305,8 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
   int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
   int *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), nr = 0;
   long long *req = malloc((size_t)(nh ? nh : 1) * sizeof *req), *want = NULL;
-  int rc = icnt && ecnt && perm && req ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+  int rc =
+      icnt && ecnt && perm && req ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
   if (rc == UM_SUCCESS) {
     umd_group(nh, hown, P, perm, icnt); /* stable: local order within each owner */
     S->imp = malloc((size_t)(nh ? nh : 1) * sizeof *S->imp);
@@ -314,7 +321,8 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
     S->imp_off = calloc((size_t)S->nnb + 1, sizeof(int));
     S->exp_off = calloc((size_t)S->nnb + 1, sizeof(int));
     S->exp = malloc((size_t)(nr ? nr : 1) * sizeof(int));
-    if (!S->nb || !S->imp_off || !S->exp_off || !S->exp) rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
+    if (!S->nb || !S->imp_off || !S->exp_off || !S->exp)
+      rc = UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building halo lists");
   }
   for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++) {
     if (!icnt[q] && !ecnt[q]) continue;
@@ -328,7 +336,8 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
     if (l < 0 || l >= owned)
       rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %lld, which it does not own",
                     B->rank, want[i]);
-    else S->exp[i] = l;
+    else
+      S->exp[i] = l;
   }
   free(icnt), free(ecnt), free(perm), free(req), free(want);
   return rc;
@@ -370,7 +379,8 @@ static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
   for (int i = 0; i < U->total; i++) lo = U->l2g[i] < lo ? U->l2g[i] : lo, hi = U->l2g[i] > hi ? U->l2g[i] : hi;
   int rc = umd_gmap_init_span(g2l, (size_t)U->total, lo, hi);
   for (int i = 0; rc == UM_SUCCESS && i < U->total; i++) rc = umd_gmap_add(g2l, U->l2g[i], i);
-  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
+  return rc == UM_SUCCESS ? rc
+                          : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
 
 /* Dat k's rows in its set's local order (total rows, padded to the row alignment), zeros: *out. */
@@ -391,7 +401,7 @@ static void install_rows(umd_blocks *B, int k, char *nd, int nrows) {
   d->data = nd;
   d->rows = nrows;
   um__dat_host_moved(d); /* a zero dat: zeros, as declared (host_zeros kept) */
-  d->halo_stale = 0;     /* every halo row came from its home */
+  d->halo_stale = 0; /* every halo row came from its home */
 }
 
 /* The bytes of a dat's rows a rank sends or receives in one round of pull_dat, about. */
@@ -510,13 +520,15 @@ static int pull_dats(umd_blocks *B, int s) {
   rc = umd_agree(B, rc, "asking for the dats' rows");
   if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, qcnt, (void **)&rg, acnt, &nr);
   free(sg);
-  if (rc == UM_SUCCESS && !(at = malloc((size_t)(nr ? nr : 1) * sizeof *at))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS && !(at = malloc((size_t)(nr ? nr : 1) * sizeof *at)))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
     const long long l = rg[i] - S->begin[B->rank];
     if (l < 0 || l >= S->count)
       rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': rank %d was asked for element %lld, outside its block",
                     ctx->sets[s]->name, B->rank, rg[i]);
-    else at[i] = (int)l;
+    else
+      at[i] = (int)l;
   }
   free(rg);
   int *zero = zero_dats(B, s); /* collective, on every rank (a rank that failed above too): the same answer */
@@ -536,26 +548,41 @@ static int pull_dats(umd_blocks *B, int s) {
   return rc;
 }
 
-/* A map's rows in its from-set's local order, targets local (0 in non-exec rows for targets not held: never run). */
-static int install_map(umd_blocks *B, int k, const char *const *rows, const umd_gmap *tg) {
+/* Row j of map k's local rows from record r: its targets local through tg (0 in a non-exec row for a target not held:
+ * never run); UM_ERR_INTERNAL when an owned or exec row (j < run) reaches a target not held. */
+static int map_row(const umd_blocks *B, int k, int ar, const char *r, const umd_gmap *tg, int j, int run, int *nd) {
+  for (int a = 0; a < ar; a++) {
+    long long t;
+    memcpy(&t, r + B->moff[k] + (size_t)a * sizeof t, sizeof t);
+    const int l = umd_gmap_get(tg, t);
+    if (l < 0 && j < run) return UM_ERR_INTERNAL;
+    nd[(size_t)j * ar + a] = l < 0 ? 0 : l;
+  }
+  return UM_SUCCESS;
+}
+
+/* A map's rows in its from-set's local order (set_rows' order, walked over the records: no array of row pointers),
+ * targets local. */
+static int install_map(umd_blocks *B, int k, const umd_gmap *tg) {
   um_map *mp = B->ctx->maps[k];
   const umd_set *F = &B->D->sets[mp->from->index];
-  const um_set *fs = mp->from;
-  const int ar = mp->arity, run = B->S[fs->index].nown + B->S[fs->index].nex;
+  const umd_bset *S = &B->S[mp->from->index];
+  const int ar = mp->arity, run = S->nown + S->nex;
   int *nd = malloc(((size_t)F->total * ar + 1) * sizeof *nd);
   if (!nd) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
-  for (int i = 0; i < F->total; i++)
-    for (int a = 0; a < ar; a++) {
-      long long t;
-      memcpy(&t, rows[i] + B->moff[k] + (size_t)a * sizeof t, sizeof t);
-      const int l = umd_gmap_get(tg, t);
-      if (l < 0 && i < run) {
-        free(nd);
-        return UM_ERROR(B->ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
-                        mp->name, i, B->rank);
-      }
-      nd[(size_t)i * ar + a] = l < 0 ? 0 : l;
-    }
+  int j = 0, rc = UM_SUCCESS;
+  for (int pass = 1; rc == UM_SUCCESS && pass >= 0; pass--) /* core, then the rest of the owned */
+    for (int i = 0; rc == UM_SUCCESS && i < S->nown; i++)
+      if (S->core[i] == pass) rc = map_row(B, k, ar, S->own + (size_t)i * S->rec, tg, j++, run, nd);
+  for (int i = 0; rc == UM_SUCCESS && i < S->nex; i++)
+    rc = map_row(B, k, ar, S->ex + (size_t)i * S->rec, tg, j++, run, nd);
+  for (int i = 0; rc == UM_SUCCESS && i < S->nnx; i++)
+    rc = map_row(B, k, ar, S->nx + (size_t)i * S->rec, tg, j++, run, nd);
+  if (rc != UM_SUCCESS) {
+    free(nd);
+    return UM_ERROR(B->ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
+                    mp->name, j - 1, B->rank);
+  }
   free(mp->data);
   mp->data = nd;
   free(mp->gtargets);
@@ -577,12 +604,7 @@ static int install_into(umd_blocks *B, int t, const umd_gmap *g2l, int *left) {
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     const int f = ctx->maps[k]->from->index;
     if (ctx->maps[k]->to->index != t) continue;
-    const int total = B->D->sets[f].total;
-    const char **rows = malloc((size_t)(total ? total : 1) * sizeof *rows);
-    if (!rows) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory installing the maps");
-    set_rows(&B->S[f], rows);
-    rc = install_map(B, k, rows, g2l);
-    free(rows);
+    rc = install_map(B, k, g2l);
     if (rc == UM_SUCCESS && --left[f] == 0) free_records(&B->S[f]);
   }
   return rc;
@@ -614,8 +636,8 @@ static int set_counts(umd_blocks *B, int s) {
   free(all);
   if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
   if (sum != S->gsize)
-    return UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %lld elements together, not %lld", ctx->sets[s]->name,
-                    sum, S->gsize);
+    return UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %lld elements together, not %lld",
+                    ctx->sets[s]->name, sum, S->gsize);
   um_set *st = ctx->sets[s];
   int core = 0;
   for (int i = 0; i < S->nown; i++) core += S->core[i];
