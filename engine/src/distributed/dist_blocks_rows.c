@@ -343,14 +343,20 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
   return rc;
 }
 
-/* Set s's local order (core, rest of the owned, exec, non-exec): each row's record in rows. */
-static void set_rows(const umd_bset *S, const char **rows) {
-  int j = 0;
-  for (int pass = 1; pass >= 0; pass--) /* core, then the rest */
-    for (int i = 0; i < S->nown; i++)
-      if (S->core[i] == pass) rows[j++] = S->own + (size_t)i * S->rec;
-  for (int i = 0; i < S->nex; i++) rows[j++] = S->ex + (size_t)i * S->rec;
-  for (int i = 0; i < S->nnx; i++) rows[j++] = S->nx + (size_t)i * S->rec;
+/* A walk over a set's records in its local order (core, rest of the owned, exec, non-exec): next_row gives the
+ * next record, NULL past the last. */
+typedef struct {
+  const umd_bset *S;
+  int part, i; /* part 0: the core owned, 1: the rest of the owned, 2: exec, 3: non-exec; i: the next in it */
+} row_walk;
+static const char *next_row(row_walk *w) {
+  const umd_bset *S = w->S;
+  for (; w->part < 2; w->part++, w->i = 0) /* core, then the rest of the owned, each ascending */
+    for (; w->i < S->nown; w->i++)
+      if (S->core[w->i] == (w->part == 0)) return S->own + (size_t)w->i++ * S->rec;
+  if (w->part == 2 && w->i < S->nex) return S->ex + (size_t)w->i++ * S->rec;
+  if (w->part == 2) w->part = 3, w->i = 0;
+  return w->i < S->nnx ? S->nx + (size_t)w->i++ * S->rec : NULL;
 }
 
 /* Set s's local order: l2g and the halo rows' owners (hown). */
@@ -359,16 +365,11 @@ static int order_set(umd_blocks *B, int s, int *hown) {
   umd_set *U = &B->D->sets[s];
   U->total = S->nown + S->nex + S->nnx;
   U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
-  const char **rows = malloc((size_t)(U->total ? U->total : 1) * sizeof *rows);
-  if (!U->l2g || !rows) {
-    free(rows);
-    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
-  }
-  set_rows(S, rows);
-  for (int i = 0; i < U->total; i++) U->l2g[i] = umd_rec_g(rows[i], S->rec, 0);
+  if (!U->l2g) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
+  row_walk w = {S, 0, 0};
+  for (int i = 0; i < U->total; i++) U->l2g[i] = umd_rec_g(next_row(&w), S->rec, 0);
   for (int i = 0; i < S->nex; i++) hown[i] = S->ex_owner[i];
   for (int i = 0; i < S->nnx; i++) hown[S->nex + i] = S->nx_owner[i];
-  free(rows);
   return UM_SUCCESS;
 }
 
@@ -404,9 +405,6 @@ static void install_rows(umd_blocks *B, int k, char *nd, int nrows) {
   d->halo_stale = 0; /* every halo row came from its home */
 }
 
-/* The bytes of a dat's rows a rank sends or receives in one round of pull_dat, about. */
-#define PULL_ROUND_BYTES ((size_t)4 << 20)
-
 /* The rows of a pull_dat round r of R: of n rows a peer exchanges, those in [n r / R, n (r + 1) / R). */
 static int round_lo(int n, int r, int R) { return (int)((long long)n * r / R); }
 
@@ -435,7 +433,7 @@ static int pull_round(umd_blocks *B, const um_dat *d, um_dat *tmp, MPI_Datatype 
 
 /* Dat k's rows asked of this rank (at[nr]: rows of its declared block, grouped by asker, acnt[P] each) sent back
  * and its rows in the local order installed from what comes back (qcnt[P] from each home, in perm's order): in
- * rounds of about PULL_ROUND_BYTES (as many on every rank), each a share of every peer's rows, so that the
+ * rounds of about UMD_ROUND_BYTES (as many on every rank), each a share of every peer's rows, so that the
  * transient beyond the dat's declared and distributed rows is two rounds' rows, not two copies of the dat. */
 static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt, const int *qcnt, const int *perm,
                     int total) {
@@ -443,7 +441,7 @@ static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt
   const int P = B->P;
   um_dat *d = ctx->dats[k];
   const size_t row = (size_t)d->dim * d->esize;
-  long long R = 1 + (long long)((size_t)(nr > total ? nr : total) * row / PULL_ROUND_BYTES);
+  long long R = 1 + (long long)((size_t)(nr > total ? nr : total) * row / UMD_ROUND_BYTES);
   int *cnt = malloc((size_t)P * 6 * sizeof *cnt), *aoff = cnt ? cnt + 4 * P : NULL, *qoff = cnt ? cnt + 5 * P : NULL;
   char *nd = NULL, *sb = NULL, *rb = NULL;
   int nrows = 0, rc = cnt ? um__dat_to_host(ctx, d) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -561,8 +559,7 @@ static int map_row(const umd_blocks *B, int k, int ar, const char *r, const umd_
   return UM_SUCCESS;
 }
 
-/* A map's rows in its from-set's local order (set_rows' order, walked over the records: no array of row pointers),
- * targets local. */
+/* A map's rows in its from-set's local order (walked over the records: no array of row pointers), targets local. */
 static int install_map(umd_blocks *B, int k, const umd_gmap *tg) {
   um_map *mp = B->ctx->maps[k];
   const umd_set *F = &B->D->sets[mp->from->index];
@@ -570,14 +567,10 @@ static int install_map(umd_blocks *B, int k, const umd_gmap *tg) {
   const int ar = mp->arity, run = S->nown + S->nex;
   int *nd = malloc(((size_t)F->total * ar + 1) * sizeof *nd);
   if (!nd) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+  row_walk w = {S, 0, 0};
   int j = 0, rc = UM_SUCCESS;
-  for (int pass = 1; rc == UM_SUCCESS && pass >= 0; pass--) /* core, then the rest of the owned */
-    for (int i = 0; rc == UM_SUCCESS && i < S->nown; i++)
-      if (S->core[i] == pass) rc = map_row(B, k, ar, S->own + (size_t)i * S->rec, tg, j++, run, nd);
-  for (int i = 0; rc == UM_SUCCESS && i < S->nex; i++)
-    rc = map_row(B, k, ar, S->ex + (size_t)i * S->rec, tg, j++, run, nd);
-  for (int i = 0; rc == UM_SUCCESS && i < S->nnx; i++)
-    rc = map_row(B, k, ar, S->nx + (size_t)i * S->rec, tg, j++, run, nd);
+  for (const char *r; rc == UM_SUCCESS && j < F->total && (r = next_row(&w)); j++)
+    rc = map_row(B, k, ar, r, tg, j, run, nd);
   if (rc != UM_SUCCESS) {
     free(nd);
     return UM_ERROR(B->ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",

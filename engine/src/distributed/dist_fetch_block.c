@@ -69,9 +69,6 @@ static void src_row(const route_src *src, size_t row, int e, char *dst) {
   else copy_row_out(src->d, e, dst);
 }
 
-/* The bytes of rows (with their numbers) a rank sends or receives in one round of route_rows, about. */
-#define ROUTE_ROUND_BYTES ((size_t)4 << 20)
-
 /* Row number g's round of R: the R-th of its home's block it falls in (hb[P + 1]: the homes' blocks), so that in a
  * round each home receives one R-th of its block. */
 static int route_round(long long g, long long G, int P, const long long *hb, int R) {
@@ -137,7 +134,7 @@ static int route_round_move(um_context *ctx, const struct um_dist *D, int prior,
 
 /* The rows of this rank (n rows of `row` bytes from src, row e numbered g[e] in [0, G)) sent to their homes and
  * put in place in out (this rank's block of G). In rounds (as many on every rank): in round k each home receives
- * the rows of the k-th R-th of its block, so that no rank holds more than about ROUTE_ROUND_BYTES of rows in flight
+ * the rows of the k-th R-th of its block, so that no rank holds more than about UMD_ROUND_BYTES of rows in flight
  * (with a mesh's partition, whose rows are spread over the blocks, the sender too), not a copy of all of them. */
 static int route_rows(um_context *ctx, const struct um_dist *D, int n, const long long *g, const route_src *src,
                       size_t row, long long G, char *out, const char *what) {
@@ -152,7 +149,7 @@ static int route_rows(um_context *ctx, const struct um_dist *D, int n, const lon
       rc = UM_ERROR(ctx, UM_ERR_ARG, "fetching %s by blocks: row %d is numbered %lld, outside [0, %lld)", what, e,
                     g[e], G);
   rc = um__dist_agree(ctx, rc);
-  long long R = 1 + (long long)((size_t)(n > count ? n : count) * (row + sizeof(long long)) / ROUTE_ROUND_BYTES);
+  long long R = 1 + (long long)((size_t)(n > count ? n : count) * (row + sizeof(long long)) / UMD_ROUND_BYTES);
   const int m = rc ? MPI_SUCCESS : MPI_Allreduce(MPI_IN_PLACE, &R, 1, MPI_LONG_LONG, MPI_MAX, D->comm);
   if (!rc && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allreduce (fetching by blocks)");
   const int rounds = rc ? 0 : (int)(R < INT_MAX / 2 ? R : INT_MAX / 2); /* the same on every rank */

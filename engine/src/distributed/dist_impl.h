@@ -173,6 +173,10 @@ int umd_centroids(um_context *ctx, const um_dat *d, const um_map *via, int lo, i
 int um__transport_setup(um_context *ctx, struct um_dist *D);
 void um__transport_close(um_context *ctx, struct um_dist *D);
 
+/* The bytes of rows a rank sends or receives in one round of an exchange that goes in rounds (the distribution's
+ * dats, fetches by blocks), about: what such an exchange holds in flight instead of a copy of all its rows. */
+#define UMD_ROUND_BYTES ((size_t)4 << 20)
+
 /* Freed heap memory handed back to the system. glibc keeps what a program frees inside its heap resident until it
  * is trimmed: its mmap threshold rises to the size of the first large block freed, so later large blocks (the
  * halo message buffers a run grows, loop by loop) come from the heap and leave holes there that nothing but a
