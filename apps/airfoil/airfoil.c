@@ -80,11 +80,17 @@ int airfoil_decl_flow(um_context *ctx, airfoil *a) {
   return UM_SUCCESS;
 }
 
-int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
+/* The four sets of a whole mesh, for both declarations. */
+static int decl_sets(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
   UM_APP_TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
   UM_APP_TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
   UM_APP_TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  return UM_SUCCESS;
+}
+
+int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
+  UM_APP_TRY(decl_sets(ctx, m, a));
   UM_APP_TRY(um_decl_map(ctx, a->edges, a->nodes, 2, m->edge, "pedge", &a->pedge));
   UM_APP_TRY(um_decl_map(ctx, a->edges, a->cells, 2, m->ecell, "pecell", &a->pecell));
   UM_APP_TRY(um_decl_map(ctx, a->bedges, a->nodes, 2, m->bedge, "pbedge", &a->pbedge));
@@ -102,10 +108,7 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   } while (0)
 
 int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
-  UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &a->nodes));
-  UM_APP_TRY(um_decl_set(ctx, m->nedge, "edges", &a->edges));
-  UM_APP_TRY(um_decl_set(ctx, m->nbedge, "bedges", &a->bedges));
-  UM_APP_TRY(um_decl_set(ctx, m->ncell, "cells", &a->cells));
+  UM_APP_TRY(decl_sets(ctx, m, a));
   int rc = UM_SUCCESS;
   TAKE_MAP(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
   TAKE_MAP(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
