@@ -29,7 +29,9 @@ typedef enum {
   UM_X_DIRECT_SOA,     /**< a dat, directly, SoA: staged in um_exec.scratch       */
   UM_X_INDIRECT_SOA,   /**< a dat through a map, SoA: staged in um_exec.scratch   */
   UM_X_GBL,            /**< a global: base itself (the per-thread value)         */
-  UM_X_VEC             /**< every target of a map row: um_exec.vec (um_vec)      */
+  UM_X_VEC,            /**< every target of a map row: um_exec.vec (um_vec)      */
+  UM_X_CONTRIB         /**< a split loop's contribution temporary (um_dat_contribution), directly, AoS:
+                            staged in um_exec.scratch from -0.0 and stored, not added (its row is not read) */
 } um_exec_kind;
 
 /** One resolved argument of a loop, as the range function reads it. */
@@ -64,8 +66,8 @@ typedef struct um_exec {
   const int *cmap[UM_MAX_ARGS];   /**< the compiled range's maps (NULL: direct)   */
   size_t cstride[UM_MAX_ARGS];    /**< the compiled range's SoA column strides (bytes) */
   int nargs;         /**< arguments of the loop                          */
-  int nsoa;          /**< SoA args (0: every arg takes the fast AoS path)  */
-  int nsoa_write;    /**< SoA args that the kernel may write              */
+  int nsoa;          /**< staged args, SoA or contributions (0: every arg takes the fast AoS path) */
+  int nsoa_write;    /**< staged args that the kernel may write           */
   int nvec;          /**< vector args (um_arg_vec): they take the general path too */
   um_exec_arg a[UM_MAX_ARGS]; /**< the arguments, in the kernel's order */
   /** vector args: the um_vec the kernel receives (idx moved per element) */
@@ -103,7 +105,7 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
       x->vec[i].idx = a->whole ? a->map : a->map + (size_t)e * (size_t)a->arity;
       p[i] = &x->vec[i];
       break;
-    default: { /* SoA: gather one element into scratch */
+    default: { /* SoA or a contribution: one element's values staged in scratch */
       char *s = (char *)x->scratch[i];
       if (a->acc == UM_INC) { /* floating point from -0.0, the additive identity: a target stays -0.0 */
         if (a->type == UM_DOUBLE)
@@ -126,7 +128,7 @@ static inline void um_exec_args(um_exec *x, int e, void **p) {
   }
 }
 
-/** Write SoA values back after the kernel ran on element e. */
+/** Write staged values back after the kernel ran on element e (SoA rows; contributions stored). */
 void um_exec_scatter(um_exec *x, int e);
 
 /** This thread's reproducible-math setting for the kernels' um_cbrt / um_exp (um/kernel.h), set by

@@ -561,7 +561,14 @@ static void identity_fill(um_dat *d, size_t at, size_t n) {
 
 /* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b || ctx->backend->caps.contrib_store) return UM_SUCCESS; /* the backend stores every row from -0.0 */
+  if (e <= b) return UM_SUCCESS;
+  if (ctx->backend->caps.contrib_store) { /* the backend stores every row from -0.0 (a host one: rows it stages) */
+    const int host = ctx->backend->caps.host_code;
+    if (!host || (size_t)d->dim * d->esize <= UM_MAX_SCRATCH_DIM * sizeof(double)) {
+      if (host) d->host_zeros = 0; /* written on the host now */
+      return UM_SUCCESS;
+    }
+  }
   if (!ctx->backend->caps.host_code && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
     UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
     d->valid = UM_VALID_DEVICE;

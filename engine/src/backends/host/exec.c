@@ -56,6 +56,12 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
       e->arity = a->map->arity;
       e->idx = a->idx;
       e->kind = soa ? UM_X_INDIRECT_SOA : UM_X_INDIRECT_AOS;
+    } else if (um_dat_contribution(d) && a->acc == UM_INC && e->row <= sizeof x->scratch[i]) {
+      /* its row starts at -0.0 here and is stored, never read (um_backend_caps.contrib_store) */
+      e->kind = UM_X_CONTRIB;
+      x->nsoa++;
+      x->nsoa_write++;
+      continue;
     } else {
       e->kind = soa ? UM_X_DIRECT_SOA : UM_X_DIRECT_AOS;
     }
@@ -72,6 +78,10 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
 void um_exec_scatter(um_exec *x, int e) {
   for (int i = 0; i < x->nargs; i++) {
     const um_exec_arg *a = &x->a[i];
+    if (a->kind == UM_X_CONTRIB) { /* the whole row, stored */
+      memcpy(a->base + (size_t)e * a->row, x->scratch[i], a->row);
+      continue;
+    }
     if ((a->kind != UM_X_DIRECT_SOA && a->kind != UM_X_INDIRECT_SOA) || a->acc == UM_READ) continue;
     char *dst = a->base + um__target(a, e) * (size_t)a->esize;
     const char *s = (const char *)x->scratch[i];

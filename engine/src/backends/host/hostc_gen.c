@@ -19,6 +19,15 @@ static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM
 
 static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
 
+/* A split loop's contribution temporary (um_dat_contribution): staged from -0.0 and stored, its row never read
+ * (the backends' contrib_store; AoS on the host). */
+static int is_contrib(const um_arg *a) {
+  return a->kind == UM_ARG_DAT && !a->map && a->acc == UM_INC && um_dat_contribution(a->dat);
+}
+
+/* Staged in the scalar range: SoA rows (as AoS) and contributions. */
+static int scalar_staged(const um_arg *a) { return is_soa(a) || is_contrib(a); }
+
 /* The first argument (j <= i) that goes through argument i's map (same_map) or also reads the same entry of it
  * (same_target; direct arguments all share element e): the generated code keeps one map pointer per map and loads
  * each map entry an element uses once. The arguments of one map get the same M[] pointer at run time (exec.c: the
@@ -48,7 +57,7 @@ static void target(um_strbuf *b, const um_loop *loop, int i) {
 
 /* The SIMD range stages an argument's rows in a local [lanes][dim] block: an
  * indirect one (gathered), or a direct SoA one (as the scalar range does). */
-static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || is_soa(a)); }
+static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || scalar_staged(a)); }
 
 /* A SIMD range exists for loops whose elements are independent within a group
  * of lanes: every indirect and global argument only read. */
@@ -85,7 +94,7 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
     if (i) um_strbuf_printf(b, ", ");
     if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
     else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
-    else if (!lane && is_soa(a)) um_strbuf_printf(b, "v%d", i);
+    else if (!lane && scalar_staged(a)) um_strbuf_printf(b, "v%d", i);
     else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
     else {
       um_strbuf_printf(b, "b%d + ", i);
@@ -97,13 +106,14 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
 }
 
 /* Argument i's row (at index variable t<ti>) into its staged copy v<i><sub> before the kernel
- * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC). */
+ * (the additive identity for INC, nothing for WRITE), or out of it after (added for INC, stored for a
+ * contribution). */
 static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub, int store) {
   if (!store && a->acc == UM_WRITE) return;
   char row[64];
   snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, ti, is_soa(a) ? i : a->dim);
   um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
-  if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC ? "+=" : "=", i, sub);
+  if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC && !is_contrib(a) ? "+=" : "=", i, sub);
   else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
     um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, a->type == UM_DOUBLE ? "-0.0" : a->type == UM_FLOAT ? "-0.0f" : "0");
   else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
@@ -121,9 +131,9 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
       target(b, loop, i);
       um_strbuf_printf(b, ";\n");
     }
-  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS */
+  for (int i = 0; i < loop->nargs; i++) { /* SoA: one element's values staged as AoS; contributions */
     const um_arg *a = &loop->args[i];
-    if (!is_soa(a)) continue;
+    if (!scalar_staged(a)) continue;
     um_strbuf_printf(b, "    %s v%d[%d];\n", ctype(a->type), i, a->dim);
     stage(b, a, i, same_target(loop, i), "", 0);
   }
@@ -131,7 +141,7 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
   call(b, loop, NULL);
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if (is_soa(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
+    if (scalar_staged(a) && a->acc != UM_READ) stage(b, a, i, same_target(loop, i), "", 1);
   }
   um_strbuf_printf(b, "  }\n");
   for (int i = 0; i < loop->nargs; i++) {
@@ -198,7 +208,7 @@ uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a), same_map(loop, i), same_target(loop, i)};
+                    (int)a->acc, is_soa(a) + 2 * is_contrib(a), same_map(loop, i), same_target(loop, i)};
     k = um_fnv1a(k, shape, sizeof shape);
   }
   return k;
