@@ -555,31 +555,28 @@ static void identity_fill(um_dat *d, size_t at, size_t n) {
     for (double *p = (double *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0;
   else if (d->type == UM_FLOAT)
     for (float *p = (float *)(void *)d->data + at, *q = p + n; p < q; p++) *p = -0.0f;
-  else
-    memset(d->data + at * d->esize, 0, n * d->esize);
+  else memset(d->data + at * d->esize, 0, n * d->esize);
 }
 
 /* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  if (e <= b) return UM_SUCCESS;
-  if (ctx->backend->caps.contrib_store) { /* the backend stores every row from -0.0 (a host one: rows it stages) */
-    const int host = ctx->backend->caps.host_code;
-    if (!host || (size_t)d->dim * d->esize <= UM_MAX_SCRATCH_DIM * sizeof(double)) {
-      if (host) d->host_zeros = 0; /* written on the host now */
+  const int host = ctx->backend->caps.host_code; /* contrib_store: every row stored from -0.0 (host: rows it stages) */
+  const int staged = (size_t)d->dim * d->esize <= sizeof(double[UM_MAX_SCRATCH_DIM]);
+  if (e > b && ctx->backend->caps.contrib_store && (!host || staged))
+    d->host_zeros = d->host_zeros && !host; /* a host backend writes it now */
+  else if (e > b) {
+    if (!host && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
+      UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
+      d->valid = UM_VALID_DEVICE;
       return UM_SUCCESS;
     }
+    if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
+    if (um_dat_storage_layout(d) == UM_SOA)
+      for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
+    else
+      identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
+    um__dat_host_changed(d); /* -0.0: no longer the zeros it was allocated with */
   }
-  if (!ctx->backend->caps.host_code && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
-    UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
-    d->valid = UM_VALID_DEVICE;
-    return UM_SUCCESS;
-  }
-  if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
-  if (um_dat_storage_layout(d) == UM_SOA)
-    for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
-  else
-    identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
-  um__dat_host_changed(d); /* -0.0: no longer the zeros it was allocated with */
   return UM_SUCCESS;
 }
 
