@@ -59,9 +59,11 @@ typedef struct um_vec {
 /* Host code the engine generates and compiles per loop (engine/src/backends/host/hostc.c):
  * the module holds its own copy of each constant, filled from um_decl_const;
  * all of them sit in one section so the engine can tell that every one was
- * published. */
+ * published. Every kernel function is inlined, helpers too, as on the GPU:
+ * the compiler then sees each element's whole arithmetic (BookLeaf's limiter,
+ * a helper called four times, 1.3x on one loop) and the same bits. */
 #include <math.h>
-#define UM_KERNEL static inline
+#define UM_KERNEL static inline __attribute__((always_inline))
 #define UM_CONST __attribute__((section("um_consts"), aligned(8)))
 #define UM_CONST_DEFINE(type, name) type name
 #define UM_DEVICE 0
