@@ -635,6 +635,43 @@ TEST_P(Split, IncrementsOnSomePathsOnly) {
   expect_close(repro, whole, 1e-12, "reproducible");
 }
 
+// The signed-zero tests' loop: r (dim 2) incremented at both ends of pedge, f (float) at the second end, by
+// tk_split_signed_zero, in a context of the mode's split, reproducible mode and compiled loops.
+struct SplitMode {
+  um_split split;
+  int repro, compiled;
+};
+std::string mode_name(const SplitMode &md) {
+  return std::string(um_split_name(md.split)) + (md.repro ? " reproducible" : "") + (md.compiled ? " compiled" : "");
+}
+// base in the mode; compiled loops cached in dir (which must outlive the context)
+Cfg mode_cfg(const Cfg &base, const SplitMode &md, const std::string &dir) {
+  Cfg c = with(base, md.split, md.repro);
+  if (md.compiled) c.cache = dir.c_str();
+  return c;
+}
+struct ZeroLoop {
+  um_dat *dw = nullptr, *r = nullptr, *f = nullptr;
+  um_set *edges = nullptr;
+  um_map *pedge = nullptr;
+  void declare(um_context *ctx, const Mesh &m, const std::vector<double> &w, const std::vector<double> &r0,
+               const float *f0, bool compiled) {
+    um_set *nodes;
+    if (compiled) OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));  // the kernel header's constant
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r));
+    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, f0, "f", &f));
+  }
+  void run(um_context *ctx, const char *name) {
+    OK(UM_PAR_LOOP(ctx, tk_split_signed_zero_kernel, name, edges, um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                   um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC),
+                   um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)));
+  }
+};
+
 // Signed zeros: a target the loop adds only zeros to keeps the sign IEEE addition gives it, -0.0 if it was -0.0
 // and every addend is -0.0 (or there is none), else +0.0, whatever the order of the additions; so every mode,
 // backend and layout gives the bits of the sequential adds. Increments start from -0.0 (x + -0.0 is x): from
@@ -662,33 +699,19 @@ TEST_P(Split, SignedZeroTargetsKeepTheirSign) {
   for (float v : want_f) (std::signbit(v) ? neg : pos)++;
   ASSERT_GT(neg, 10) << "some targets end -0.0";
   ASSERT_GT(pos, 10) << "some targets end +0.0";
-  struct Mode {
-    um_split split;
-    int repro, compiled;
-  };
   umtest::TempDir cache("split_signed_zero");
-  for (Mode md : {Mode{UM_SPLIT_OFF, 0, 0}, Mode{UM_SPLIT_GATHER, 0, 0}, Mode{UM_SPLIT_SCATTER, 0, 0},
-                  Mode{UM_SPLIT_OFF, 1, 0}, Mode{UM_SPLIT_OFF, 0, 1}, Mode{UM_SPLIT_GATHER, 0, 1}}) {
-    SCOPED_TRACE(std::string(um_split_name(md.split)) + (md.repro ? " reproducible" : "") +
-                 (md.compiled ? " compiled" : ""));
-    Cfg cfg = with(base, md.split, md.repro);
-    const std::string dir = cache.dir.string();
-    if (md.compiled) cfg.cache = dir.c_str();
-    Ctx c(cfg);
+  const std::string dir = cache.dir.string();
+  for (SplitMode md : {SplitMode{UM_SPLIT_OFF, 0, 0}, SplitMode{UM_SPLIT_GATHER, 0, 0}, SplitMode{UM_SPLIT_SCATTER, 0, 0},
+                       SplitMode{UM_SPLIT_OFF, 1, 0}, SplitMode{UM_SPLIT_OFF, 0, 1}, SplitMode{UM_SPLIT_GATHER, 0, 1}}) {
+    SCOPED_TRACE(mode_name(md));
+    Ctx c(mode_cfg(base, md, dir));
     um_context *ctx = c.ctx;
-    um_set *nodes, *edges;
-    um_map *pedge;
-    um_dat *dw, *r, *f;
-    if (md.compiled) OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));  // the kernel header's constant
-    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
-    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
-    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
-    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
-    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r));
-    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, f0.data(), "f", &f));
-    OK(UM_PAR_LOOP(ctx, tk_split_signed_zero_kernel, "signed_zero", edges,
-                   um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC),
-                   um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)));
+    ZeroLoop z;
+    z.declare(ctx, m, w, r0, f0.data(), md.compiled);
+    if (HasFatalFailure()) return;
+    z.run(ctx, "signed_zero");
+    if (HasFatalFailure()) return;
+    um_dat *r = z.r, *f = z.f;
     EXPECT_STREQ(c.stats("signed_zero").split, md.repro ? "gather" : um_split_name(md.split));
     if (md.compiled) EXPECT_EQ(c.stats(md.split ? "signed_zero:contrib" : "signed_zero").compiled_calls, 1);
     const std::vector<double> got_r = fetch<double>(ctx, r);
@@ -712,31 +735,17 @@ TEST_P(Split, ContributionRowsAreWrittenNotRead) {
   const Mesh m = random_mesh(90, 320, 1, 23u);
   std::vector<double> w(m.nedge), r0(2 * (size_t)m.nnode, 0.25);
   for (int e = 0; e < m.nedge; e++) w[e] = 0.125 * (e % 7) - 0.3;
-  struct Mode {
-    um_split split;
-    int repro, compiled;
-  };
   umtest::TempDir cache("split_contrib_store");
+  const std::string dir = cache.dir.string();
   std::vector<double> whole;
-  for (Mode md : {Mode{UM_SPLIT_OFF, 0, 0}, Mode{UM_SPLIT_GATHER, 0, 0}, Mode{UM_SPLIT_GATHER, 0, 1},
-                  Mode{UM_SPLIT_OFF, 1, 0}, Mode{UM_SPLIT_OFF, 1, 1}}) {
-    SCOPED_TRACE(std::string(um_split_name(md.split)) + (md.repro ? " reproducible" : "") +
-                 (md.compiled ? " compiled" : ""));
-    Cfg cfg = with(base, md.split, md.repro);
-    const std::string dir = cache.dir.string();
-    if (md.compiled) cfg.cache = dir.c_str();
-    Ctx c(cfg);
+  for (SplitMode md : {SplitMode{UM_SPLIT_OFF, 0, 0}, SplitMode{UM_SPLIT_GATHER, 0, 0}, SplitMode{UM_SPLIT_GATHER, 0, 1},
+                       SplitMode{UM_SPLIT_OFF, 1, 0}, SplitMode{UM_SPLIT_OFF, 1, 1}}) {
+    SCOPED_TRACE(mode_name(md));
+    Ctx c(mode_cfg(base, md, dir));
     um_context *ctx = c.ctx;
-    um_set *nodes, *edges;
-    um_map *pedge;
-    um_dat *dw, *r, *f;
-    if (md.compiled) OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
-    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
-    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
-    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
-    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, w.data(), "w", &dw));
-    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, r0.data(), "r", &r));
-    OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+    ZeroLoop z;
+    z.declare(ctx, m, w, r0, nullptr, md.compiled);
+    if (HasFatalFailure()) return;
     for (int rep = 0; rep < 2; rep++) {
       for (int t = 0; rep && t < um_context_temp_count(ctx); t++) {  // poison every contribution row
         um_dat *d = um_context_temp_at(ctx, t);
@@ -745,15 +754,14 @@ TEST_P(Split, ContributionRowsAreWrittenNotRead) {
                                 std::numeric_limits<double>::quiet_NaN());
         OK(um_dat_update(ctx, d, nan.data(), nan.size() * sizeof(double)));
       }
-      OK(UM_PAR_LOOP(ctx, tk_split_signed_zero_kernel, "contrib_store", edges,
-                     um_arg_dat(dw, -1, UM_ID, 1, UM_DOUBLE, UM_READ), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_INC),
-                     um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_INC), um_arg_dat(f, 1, pedge, 1, UM_FLOAT, UM_INC)));
+      z.run(ctx, "contrib_store");
+      if (HasFatalFailure()) return;
     }
     const bool split = md.split != UM_SPLIT_OFF || md.repro;
     EXPECT_STREQ(c.stats("contrib_store").split, split ? "gather" : "off");
     if (split) EXPECT_GT(um_context_temp_count(ctx), 0);
     if (md.compiled) EXPECT_EQ(c.stats("contrib_store:contrib").compiled_calls, 2);
-    const std::vector<double> got = fetch<double>(ctx, r);
+    const std::vector<double> got = fetch<double>(ctx, z.r);
     for (double v : got) ASSERT_FALSE(std::isnan(v)) << "a contribution row was read";
     if (whole.empty()) whole = got;
     else if (seq()) EXPECT_TRUE(same_bits(got, whole));
