@@ -70,6 +70,11 @@ static int publish_constants(um_app_run *r, int k, double h) {
   UM_APP_TRY(um_decl_const(ctx, "siac_sr", 25, UM_DOUBLE, siac_sr));
   UM_APP_TRY(um_decl_const(ctx, "siac_ss", 25, UM_DOUBLE, siac_ss));
   UM_APP_TRY(um_decl_const(ctx, "siac_sw", 25, UM_DOUBLE, siac_sw));
+  /* the grid search's (siac_grid.c sets them when params.search is grid): published in every run, as every
+   * constant of the kernel header must be for its loops to be compiled on the host */
+  UM_APP_TRY(um_decl_const(ctx, "siac_nbin", 1, UM_INT, &siac_nbin));
+  UM_APP_TRY(um_decl_const(ctx, "siac_reach_t", 1, UM_DOUBLE, &siac_reach_t));
+  UM_APP_TRY(um_decl_const(ctx, "siac_eparts", 1, UM_INT, &siac_eparts));
   return UM_SUCCESS;
 }
 
