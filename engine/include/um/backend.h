@@ -171,7 +171,7 @@ typedef struct {
    * on host_code backends (compiled for their arguments); other backends refuse them */
   int source_kernels;
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution); a host_code backend
-   * those whose row fits um_exec's staging (UM_MAX_SCRATCH_DIM doubles), as um_exec_init does */
+   * those whose row fits um_exec's staging (UM_EXEC_STAGE_BYTES), as um_exec_init does */
   int contrib_store;
   /** 1: strategy atomics changes only loops whose writes through maps are all vector increments
    * (um_loop_vec_incs_only); others run as under coloured, so run.tune does not try it on them */

@@ -21,6 +21,8 @@ extern "C" {
 
 #define UM_MAX_ARGS 48        /**< arguments per loop                 */
 #define UM_MAX_SCRATCH_DIM 64 /**< largest dim of a SoA or global arg */
+/** Bytes of one argument's staging (um_exec.scratch[i]): the widest row a host backend stages */
+#define UM_EXEC_STAGE_BYTES (UM_MAX_SCRATCH_DIM * sizeof(double))
 
 /** How the range function reaches one argument's values (um_exec_arg.kind). */
 typedef enum {

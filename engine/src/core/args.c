@@ -120,7 +120,7 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
                     um_type_name(a->type), d->name, um_type_name(d->type));
   if (a->idx == UM_ALL) return check_vec(ctx, loop, set, i, a); /* read in place: never staged, any width */
   if (a->idx == UM_WHOLE) return check_whole(ctx, loop, i, a);
-  if (d->dim * (int)d->esize > UM_MAX_SCRATCH_DIM * (int)sizeof(double) && (d->layout == UM_SOA || d->layout_auto))
+  if ((size_t)d->dim * d->esize > UM_EXEC_STAGE_BYTES && (d->layout == UM_SOA || d->layout_auto))
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' of dim %d is too wide for SoA (at most %d doubles)",
                     loop, i, d->name, d->dim, UM_MAX_SCRATCH_DIM);
   if (!a->map) {

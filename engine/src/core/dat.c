@@ -213,6 +213,7 @@ size_t um_dat_bytes(const um_dat *d) { return (size_t)d->rows * (size_t)d->dim *
 void *um_dat_backend_data(const um_dat *d) { return d->backend_data; }
 void um_dat_set_backend_data(um_dat *d, void *p) { d->backend_data = p; }
 int um_dat_contribution(const um_dat *d) { return d && d->contrib; }
+int um__contrib_staged(const um_dat *d) { return d && d->contrib && (size_t)d->dim * d->esize <= UM_EXEC_STAGE_BYTES; }
 int um_dat_host_zeros(const um_dat *d) { return d && d->host_zeros; }
 um_layout um_dat_storage_layout(const um_dat *d) { return d->layout == UM_SOA && d->dim > 1 ? UM_SOA : UM_AOS; }
 

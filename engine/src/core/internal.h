@@ -35,6 +35,10 @@ void um__copy(void *dst, const void *src, size_t bytes, int nthreads);
 int um__dat_to_host(um_context *ctx, um_dat *d);
 /* The host copy of d changed: other copies are stale. */
 void um__dat_host_changed(um_dat *d);
+/* 1: d is a contribution temporary whose row fits a host backend's staging (UM_EXEC_STAGE_BYTES): a host backend
+ * with contrib_store stages it from -0.0 and stores it (exec.c, hostc_gen.c), so the core does not set it first
+ * (split.c); wider ones are set by the core and incremented in place. */
+int um__contrib_staged(const um_dat *d);
 /* the host copy's rows were moved (another layout, order or rank), not written: it is the only current copy */
 void um__dat_host_moved(um_dat *d);
 /* dst op= src over dim values (INC: +, MIN, MAX), the one combination rule. */

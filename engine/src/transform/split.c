@@ -560,23 +560,22 @@ static void identity_fill(um_dat *d, size_t at, size_t n) {
 
 /* Rows [b, e) of a contribution temporary set to the additive identity before the contribution loop. */
 static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
-  const int host = ctx->backend->caps.host_code; /* contrib_store: every row stored from -0.0 (host: rows it stages) */
-  const int staged = (size_t)d->dim * d->esize <= sizeof(double[UM_MAX_SCRATCH_DIM]);
-  if (e > b && ctx->backend->caps.contrib_store && (!host || staged))
-    d->host_zeros = d->host_zeros && !host; /* a host backend writes it now */
-  else if (e > b) {
-    if (!host && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
-      UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
-      d->valid = UM_VALID_DEVICE;
-      return UM_SUCCESS;
-    }
-    if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
-    if (um_dat_storage_layout(d) == UM_SOA)
-      for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
-    else
-      identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
-    um__dat_host_changed(d); /* -0.0: no longer the zeros it was allocated with */
+  const int host = ctx->backend->caps.host_code;
+  if (e <= b) return UM_SUCCESS;
+  if (ctx->backend->caps.contrib_store && (!host || um__contrib_staged(d))) { /* each row stored from -0.0 */
+    if (host) d->host_zeros = 0; /* the host copy is written now */
+    return UM_SUCCESS;
   }
+  if (!host && ctx->backend->data.rows_zero) { /* +0.0: such a device loses -0.0 targets */
+    UM_CHECK(ctx, ctx->backend->data.rows_zero(ctx, ctx->bstate, d, b, e));
+    d->valid = UM_VALID_DEVICE;
+    return UM_SUCCESS;
+  }
+  if (!(d->valid & UM_VALID_HOST)) UM_CHECK(ctx, um__dat_to_host(ctx, d));
+  if (um_dat_storage_layout(d) == UM_SOA)
+    for (int c = 0; c < d->dim; c++) identity_fill(d, (size_t)c * (size_t)d->rows + (size_t)b, (size_t)(e - b));
+  else identity_fill(d, (size_t)b * (size_t)d->dim, (size_t)(e - b) * (size_t)d->dim);
+  um__dat_host_changed(d); /* -0.0: no longer the zeros it was allocated with */
   return UM_SUCCESS;
 }
 

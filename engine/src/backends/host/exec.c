@@ -56,7 +56,7 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
       e->arity = a->map->arity;
       e->idx = a->idx;
       e->kind = soa ? UM_X_INDIRECT_SOA : UM_X_INDIRECT_AOS;
-    } else if (um_dat_contribution(d) && a->acc == UM_INC && e->row <= sizeof x->scratch[i]) {
+    } else if (a->acc == UM_INC && um__contrib_staged(d)) {
       /* its row starts at -0.0 here and is stored, never read (um_backend_caps.contrib_store) */
       e->kind = UM_X_CONTRIB;
       x->nsoa++;

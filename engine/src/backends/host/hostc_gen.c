@@ -19,10 +19,10 @@ static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM
 
 static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
 
-/* A split loop's contribution temporary (um_dat_contribution): staged from -0.0 and stored, its row never read
- * (the backends' contrib_store; AoS on the host). */
+/* A split loop's contribution temporary that the host backends stage (um__contrib_staged): from -0.0, then stored,
+ * its row never read (contrib_store; AoS on the host), as exec.c's generic range does. */
 static int is_contrib(const um_arg *a) {
-  return a->kind == UM_ARG_DAT && !a->map && a->acc == UM_INC && um_dat_contribution(a->dat);
+  return a->kind == UM_ARG_DAT && !a->map && a->acc == UM_INC && um__contrib_staged(a->dat);
 }
 
 /* Staged in the scalar range: SoA rows (as AoS) and contributions. */
@@ -56,7 +56,7 @@ static void target(um_strbuf *b, const um_loop *loop, int i) {
 }
 
 /* The SIMD range stages an argument's rows in a local [lanes][dim] block: an
- * indirect one (gathered), or a direct SoA one (as the scalar range does). */
+ * indirect one (gathered), or a direct one the scalar range stages too. */
 static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || scalar_staged(a)); }
 
 /* A SIMD range exists for loops whose elements are independent within a group
