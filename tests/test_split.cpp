@@ -943,6 +943,57 @@ TEST(SplitFused, TheBackendRunsTheLoopWholeWithFusedSet) {
   }
 }
 
+// A kernel variant is chosen per kernel: the contribution loop is another kernel than its parent's whole loop (stores,
+// no atomics), so it runs with its own record's variant, not the parent's; seq with three variants, recording
+// which each loop was handed.
+std::vector<std::pair<std::string, int>> variant_seen;
+int variant_run(um_context *ctx, void *state, um_loop *loop) {
+  variant_seen.emplace_back(loop->name, loop->variant);
+  return um_backend_seq.exec.run(ctx, state, loop);
+}
+
+TEST(SplitVariants, TheContributionLoopRunsItsOwnVariant) {
+  static const char *const variants[] = {"as compiled", "one more", "two more", nullptr};
+  um_backend_def vb = um_backend_seq;
+  vb.name = "seqvariants";
+  vb.priority = -100;
+  vb.variants = variants;
+  vb.exec.run = variant_run;
+  const um_backend_def *const list[1] = {&vb};
+  const Mesh m = random_mesh(50, 160, 1, 31u);
+  std::vector<double> w(m.nedge, 0.5), r0(2 * (size_t)m.nnode, 0.0);
+  std::vector<float> f0(m.nnode, 0.0f);
+  using Seen = std::vector<std::pair<std::string, int>>;
+  for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_GATHER}) {
+    SCOPED_TRACE(um_split_name(mode));
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seqvariants";
+    o.extra_backends = list;
+    o.nextra_backends = 1;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    OK(um_context_set_split(ctx, mode));
+    ZeroLoop z;
+    z.declare(ctx, m, w, r0, f0.data(), false);
+    OK(um_loop_set_variant(ctx, "tuned", 2));
+    variant_seen.clear();
+    z.run(ctx, "tuned");
+    if (mode == UM_SPLIT_OFF) {
+      EXPECT_EQ(variant_seen, (Seen{{"tuned", 2}}));
+    } else {
+      ASSERT_FALSE(variant_seen.empty());
+      EXPECT_EQ(variant_seen[0], Seen::value_type("tuned:contrib", 0)) << "not the parent's variant 2";
+      OK(um_loop_set_variant(ctx, "tuned:contrib", 1));
+      variant_seen.clear();
+      z.run(ctx, "tuned");
+      ASSERT_FALSE(variant_seen.empty());
+      EXPECT_EQ(variant_seen[0], Seen::value_type("tuned:contrib", 1)) << "its own, set by name";
+    }
+    um_finalize(&ctx);
+  }
+}
+
 // Generated loops name their parent; the parent counts the temporaries' bytes.
 TEST_P(Split, GeneratedLoopsNameTheirParent) {
   const Mesh m = random_mesh(60, 200, 40, 6u);

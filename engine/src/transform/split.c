@@ -24,8 +24,8 @@
  *
  * The temporaries live as long as the context (ctx->temps), one per argument,
  * sized to the iteration set with its halos; each generated loop has its own
- * record (statistics, plans, compiled ranges, device modules) whose parent is
- * the user's loop. */
+ * record (statistics, plans, compiled ranges, device modules, kernel variant)
+ * whose parent is the user's loop. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -613,6 +613,7 @@ int um__split_run(um_context *ctx, void *state, um_loop *piece) {
   c.one_to_one = piece->one_to_one && sp->c_conflicts; /* the same map args, or only temporaries */
   c.has_reduction = sp->c_reduction;
   c.compiled = NULL;
+  c.variant = ctx->loops[sp->cid].variant; /* another kernel (stores, no atomics): its own record's variant */
   UM_CHECK(ctx, run_sub(ctx, &c, sp->cid));
   memcpy(piece->red, c.red, sizeof c.red);
   for (int u = 0; u < sp->nupd; u++) {

@@ -179,7 +179,7 @@ void cu_dev_free(void *p) {
 }
 
 /* A split loop's gather: the inverse map and the sources' addresses uploaded once per key, then one
- * thread per target value (timed under the gather's record, like a loop). */
+ * thread per target row, its components in registers (timed under the gather's record, like a loop). */
 int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   cu_state *S = state;
   UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
@@ -226,7 +226,7 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   tm->name = halo_kernel_names[which];
   tm->owned = 0;
   CU(ctx, cudaEventRecord(tm->start, S->stream), "recording a timing event");
-  UM_BACKEND_CHECK(ctx, run_kernel(ctx, S, which, blocks_for((long long)nt * dim), args, NULL, 0, g->dst, nt, "targets"));
+  UM_BACKEND_CHECK(ctx, run_kernel(ctx, S, which, blocks_for(nt), args, NULL, 0, g->dst, nt, "targets"));
   CU(ctx, cudaEventRecord(tm->stop, S->stream), "recording a timing event");
   S->npending++;
   um_dat_set_valid(g->dst, UM_VALID_DEVICE);
