@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "test_context.hpp"
 #include "test_files.hpp"
 #include "test_random_mesh.hpp"
 
@@ -868,13 +869,7 @@ TEST(SplitFused, TheBackendRunsTheLoopWholeWithFusedSet) {
   fb.exec.run = fused_run;
   const um_backend_def *const list[1] = {&fb};
   auto init = [&](um_split mode) {
-    um_options o;
-    um_options_default(&o);
-    o.backend = "seqfused";
-    o.extra_backends = list;
-    o.nextra_backends = 1;
-    um_context *ctx = nullptr;
-    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_context *ctx = umtest::make_ctx_on(list);
     if (ctx) EXPECT_EQ(um_context_set_split(ctx, mode), UM_SUCCESS);
     return ctx;
   };
@@ -966,13 +961,8 @@ TEST(SplitVariants, TheContributionLoopRunsItsOwnVariant) {
   using Seen = std::vector<std::pair<std::string, int>>;
   for (um_split mode : {UM_SPLIT_OFF, UM_SPLIT_GATHER}) {
     SCOPED_TRACE(um_split_name(mode));
-    um_options o;
-    um_options_default(&o);
-    o.backend = "seqvariants";
-    o.extra_backends = list;
-    o.nextra_backends = 1;
-    um_context *ctx = nullptr;
-    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+    um_context *ctx = umtest::make_ctx_on(list);
+    ASSERT_NE(ctx, nullptr);
     OK(um_context_set_split(ctx, mode));
     ZeroLoop z;
     z.declare(ctx, m, w, r0, f0.data(), false);
