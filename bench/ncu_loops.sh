@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What holds each large loop of an app on the GPU: Nsight Compute (ncu) over one step, each kernel named after its
-# loop (um_loop_<loop>, um_reduce_<loop>), then a table per loop taking 8% or more of the loop time (from the
-# run's JSON): registers, warps active, DRAM and L2 throughput, L2 hit rate, L2 reduction sectors (atomic
+# loop (um_loop_<loop>, um_reduce_<loop>; a split loop's um_loop_<loop>_contrib and the gathers' um_gather_d), then a
+# table per loop taking 8% or more of the loop time (from the run's JSON; a split loop's rows are the loops it
+# generated): registers, warps active, DRAM and L2 throughput, L2 hit rate, L2 reduction sectors (atomic
 # increments), FP64 pipe, memory stalls, local-memory loads. LOOP=<name> profiles that loop's kernels only,
 # selected by its NVTX range (ncu --nvtx --nvtx-include "<name>/"; the CUDA build names every loop call), with
 # cuda.graphs off (a graph's replay launches its kernels outside the loops' ranges).
@@ -28,7 +29,7 @@ M=$M,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,lts__throughpu
 M=$M,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum
 run=("$U" "$@" --quiet --no-validate --set run.backend=cuda --set output.dir=)
 "${run[@]}" --json "$OUT/$NAME.json" > "$OUT/$NAME.log" 2>&1 || { tail -5 "$OUT/$NAME.log"; exit 1; }
-if [ -n "${LOOP:-}" ]; then pick=(--nvtx --nvtx-include "$LOOP/"); run+=(--set cuda.graphs=0); else pick=(--kernel-name "regex:^um_(loop|reduce)_"); fi
+if [ -n "${LOOP:-}" ]; then pick=(--nvtx --nvtx-include "$LOOP/"); run+=(--set cuda.graphs=0); else pick=(--kernel-name "regex:^um_(loop|reduce|gather)_"); fi
 ncu "${pick[@]}" --launch-count "$COUNT" --metrics "$M" --csv --page raw "${run[@]}" \
   > "$OUT/ncu_$NAME.csv" 2> "$OUT/ncu_$NAME.err" || { tail -5 "$OUT/ncu_$NAME.err"; exit 1; }
 python3 bench/ncu_table.py "$OUT/ncu_$NAME.csv" "$OUT/$NAME.json" | tee "$OUT/$NAME.md"

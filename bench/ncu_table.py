@@ -4,7 +4,9 @@
 Names each profiled launch by its kernel's name: the CUDA backend names a loop's kernels after it
 (um_loop_<loop>, um_reduce_<loop>, the loop's name with every byte outside [A-Za-z0-9_] as '_'), keeps the
 loops taking 8% or more of the loop time in the run's JSON, and prints one row per loop: what ncu measured
-of its first launch."""
+of its first launch. A split loop (run.split, run.reproducible) runs as the loops it generates instead:
+<loop>:contrib (um_loop_<loop>_contrib), then its gather (um_gather_d/f/i, a kernel every gather shares: the
+first gather launch after the contribution loop's is counted as this loop's) or its <loop>:inc<i> loops."""
 import csv
 import io
 import json
@@ -31,15 +33,24 @@ def main():
     run = json.load(open(sys.argv[2]))
     loops = [l for l in run["loops"] if not l.get("parent")]
     total = sum(l["seconds"] for l in loops) or 1.0
-    big = [l for l in loops if l["seconds"] >= 0.08 * total]
+    big = []
+    for l in (l for l in loops if l["seconds"] >= 0.08 * total):  # a split loop: the loops it generated
+        kids = [k for k in run["loops"] if k.get("parent") == l["name"] and k.get("calls")]
+        big += kids if kids else [l]
     print("| loop | share | regs | grid x block | us | warps | DRAM | L2 thr. | L2 hit | L2 red sectors | FP64 | mem. stall | local loads (MB) |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     seen, picked = set(), []
     by_symbol = {symbol(l["name"]): l for l in big}
+    last_contrib = None
     for r in rows[2:]:
         d = dict(zip(head, r))
         kernel = d.get("Kernel Name", "").split("(")[0].strip()
         l = by_symbol.get(kernel)
+        if l is not None and l["name"].endswith(":contrib"):
+            last_contrib = l["name"][: -len(":contrib")]
+        if l is None and kernel.startswith("um_gather_") and last_contrib:
+            l = next((x for x in big if x["name"] == last_contrib + ":gather"), None)
+            last_contrib = None
         if l is None or l["name"] in seen:
             continue
         seen.add(l["name"])
