@@ -982,6 +982,19 @@ TEST(SplitVariants, TheContributionLoopRunsItsOwnVariant) {
     }
     um_finalize(&ctx);
   }
+  // run.tune times the loop as it runs, split included: its variant trials reach the contribution loop
+  um_context *ctx = umtest::make_ctx_on(list);
+  ASSERT_NE(ctx, nullptr);
+  OK(um_context_set_split(ctx, UM_SPLIT_GATHER));
+  OK(um_context_set_tune(ctx, UM_TUNE_ALWAYS));
+  ZeroLoop z;
+  z.declare(ctx, m, w, r0, f0.data(), false);
+  variant_seen.clear();
+  z.run(ctx, "timed");
+  for (int v : {1, 2})
+    EXPECT_NE(std::find(variant_seen.begin(), variant_seen.end(), Seen::value_type("timed:contrib", v)), variant_seen.end())
+        << "variant " << v << " was tried on the contribution loop";
+  um_finalize(&ctx);
 }
 
 // Generated loops name their parent; the parent counts the temporaries' bytes.

@@ -141,6 +141,7 @@ typedef struct {
   double auto_time[2];  /* the measured call of each choice (whole, split) */
   /* per-loop auto-tuning (tune.c) */
   int variant;          /* per-loop: the backend's kernel variant (um_loop.variant; 0 its default) */
+  int variant_by_tune;  /* 1: variant is run.tune's, timed on the loop as it runs (split: its contribution loop) */
   int split_by_tune;    /* 1: the split override above is run.tune's choice (split.c names it so) */
   um_tune_info *tune;   /* what tuning tried and kept (its choice, if any, is in the overrides above); NULL if it
                            never looked */

@@ -22,9 +22,9 @@
  * elements and across ranks: the result's bits depend neither on the order,
  * the backend, the strategy nor the number of ranks.
  *
- * The temporaries live as long as the context (ctx->temps), one per argument,
- * sized to the iteration set with its halos; each generated loop has its own
- * record (statistics, plans, compiled ranges, device modules, kernel variant)
+ * The temporaries live as long as the context (ctx->temps), one per argument, sized to the iteration set with
+ * its halos; each generated loop has its own record (statistics, plans, compiled ranges, device modules, kernel
+ * variant: run.tune's for the loop, else its own; a variant set for the loop by name is for its whole kernel)
  * whose parent is the user's loop. */
 #include <math.h>
 #include <stdint.h>
@@ -613,7 +613,7 @@ int um__split_run(um_context *ctx, void *state, um_loop *piece) {
   c.one_to_one = piece->one_to_one && sp->c_conflicts; /* the same map args, or only temporaries */
   c.has_reduction = sp->c_reduction;
   c.compiled = NULL;
-  c.variant = ctx->loops[sp->cid].variant; /* another kernel (stores, no atomics): its own record's variant */
+  c.variant = ctx->loops[piece->id].variant_by_tune ? piece->variant : ctx->loops[sp->cid].variant;
   UM_CHECK(ctx, run_sub(ctx, &c, sp->cid));
   memcpy(piece->red, c.red, sizeof c.red);
   for (int u = 0; u < sp->nupd; u++) {

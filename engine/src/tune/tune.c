@@ -66,6 +66,7 @@ int um_loop_set_variant(um_context *ctx, const char *loop_name, int v) {
   um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->variant = v;
+  r->variant_by_tune = 0;
   return UM_SUCCESS;
 }
 
@@ -158,6 +159,7 @@ static void apply(um_loop_rec *rec, const um_tune_trial *t, int split_knob) {
   rec->strategy = t->strategy;
   rec->block_size = t->block_size;
   rec->variant = t->variant;
+  rec->variant_by_tune = 1;
   if (split_knob) {
     rec->split = (int)t->split + 1;
     rec->split_by_tune = 1;
@@ -459,7 +461,7 @@ static int trials_kept(um_context *ctx, const um_pipeline *P,
                        um_loop *loop, um_tune_info *T, int split_knob, int check, int *failed) {
   um_loop_rec *rec = &ctx->loops[loop->id];
   const um_strategy keep_s = rec->strategy;
-  const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant;
+  const int keep_b = rec->block_size, keep_split = rec->split, keep_v = rec->variant, keep_vt = rec->variant_by_tune;
   const double t0 = um_wtime();
   UM_CHECK(ctx, P->halos(ctx, loop));
   int nt = 0;
@@ -480,7 +482,7 @@ static int trials_kept(um_context *ctx, const um_pipeline *P,
   free(times);
   rec = &ctx->loops[loop->id];
   rec->strategy = keep_s, rec->block_size = keep_b, rec->split = keep_split, rec->split_by_tune = 0;
-  rec->variant = keep_v;
+  rec->variant = keep_v, rec->variant_by_tune = keep_vt;
   if (check < 0) T->seconds = um_wtime() - t0;
   return rc;
 }
