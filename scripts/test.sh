@@ -3,8 +3,9 @@
 #  1. the release build (CUDA when the toolkit is present) and every test;
 #  2. the whole suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #     (CUDA off, build-asan/): any sanitizer finding fails the run. The tests labelled "slow"
-#     (umrun.new_app_folder: a full rebuild of the tree) and "package" (the Debian packages,
-#     built and checked from the release build), both run in step 1, are left out of this step;
+#     (umrun.new_app_folder: a full rebuild of the tree; the two long BookLeaf blasts), "package" (the
+#     Debian packages, built and checked from the release build), "mpi" and "suite" (umrun.suite_quick:
+#     the quick suite, whose runs the apps' own tests make one by one), all run in step 1, are left out;
 #  3. each libFuzzer harness (fuzz/, scripts/fuzz.sh) for UM_FUZZ_SECONDS (default 25) s.
 # UM_CI_SANITIZE=0 or UM_CI_FUZZ=0 skip steps 2 or 3 (for a quick local run). OpenMP threads wait
 # passively in steps 1 and 2 (OMP_WAIT_POLICY=passive): spinning threads on a shared 2-core machine only
@@ -30,7 +31,7 @@ if [ "${UM_CI_SANITIZE:-1}" != 0 ]; then
   cmake --build build-asan -j "$(nproc)"
   # a finding stops the process with its own exit status (86 ASan, 87 UBSan): the test fails
   OMP_WAIT_POLICY=passive ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "slow|mpi|package" --timeout 1800
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "slow|mpi|package|suite" --timeout 1800
 fi
 
 if [ "${UM_CI_FUZZ:-1}" != 0 ]; then
