@@ -69,3 +69,41 @@ TEST(StallRule, TheStallRuleStopsStepsThatCannotReachTheEndTime) {
     EXPECT_TRUE(has(err, "lulesh: step 3 at t = 0.5: dt =")) << err;
   }
 }
+
+// ---- text rows formatted on the host's threads ---------------------------------------------------------
+
+namespace {
+// row i: i, then i % 7 + 1 copies of 'x' (lines of different lengths), at most 32 bytes
+size_t ragged_row(const void *data, size_t i, char *out) {
+  const int base = *static_cast<const int *>(data);
+  return (size_t)sprintf(out, "%zu %.*s\n", i + (size_t)base, (int)(i % 7 + 1), "xxxxxxx");
+}
+}  // namespace
+
+TEST(AppText, RowsFormattedOnThreadsComeOutInOrder) {
+  const int base = 10;
+  for (int threads : {1, 3}) {
+    um_context *ctx = make_ctx("openmp", threads);
+    ASSERT_EQ(um_context_host_threads(ctx), threads);
+    um_app_run run;
+    memset(&run, 0, sizeof run);
+    run.ctx = ctx;
+    // fewer rows than a thread's share (one chunk), chunk edges, and many chunks of uneven lines
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)4095, (size_t)4096, (size_t)4097, (size_t)100003}) {
+      std::string want;
+      char line[64];
+      for (size_t i = 0; i < n; i++) {
+        ragged_row(&base, i, line);
+        want += line;
+      }
+      size_t len = 12345;
+      char *text = um_app_format_rows(&run, n, 32, ragged_row, &base, &len);
+      ASSERT_NE(text, nullptr);
+      EXPECT_EQ(len, want.size()) << n << " rows, " << threads << " threads";
+      EXPECT_EQ(std::string(text, len), want) << n << " rows, " << threads << " threads";
+      EXPECT_EQ(text[len], '\0');
+      free(text);
+    }
+    um_finalize(&ctx);
+  }
+}

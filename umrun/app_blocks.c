@@ -5,6 +5,7 @@
  * one outcome. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "um/app.h"
@@ -79,4 +80,38 @@ int um_app_write_blocks(um_app_run *run, const char *path, const char *head, con
   else if (t.opened && um_safe_commit(&t.sf, why, sizeof why))
     rc = um_app_fail(run, UM_ERR_IO, "%s: %s", what, why);
   return um_app_output_done(run, rc);
+}
+
+/* Each of the chunks formats its rows into its own span of the buffer (a span: its rows at max_row bytes each and
+ * the zero sprintf writes after the last), then the spans are moved down, in order, to follow one another. */
+char *um_app_format_rows(const um_app_run *run, size_t n, size_t max_row, um_app_row_fn row, const void *data,
+                         size_t *len) {
+  *len = 0;
+  int nt = n < 4096 ? 1 : um_context_host_threads(run->ctx);
+  if (nt < 1) nt = 1;
+  const size_t chunks = nt == 1 ? 1 : 8 * (size_t)nt; /* several a thread: lines differ in length */
+  const size_t per = n / chunks + (n % chunks != 0), span = per * max_row + 1;
+  char *text = malloc(chunks * span + 1);
+  size_t *used = calloc(chunks, sizeof *used);
+  if (!text || !used) {
+    free(text), free(used);
+    return NULL;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (long c = 0; c < (long)chunks; c++) {
+    const size_t b = (size_t)c * per, e = b + per < n ? b + per : n;
+    char *out = text + (size_t)c * span;
+    size_t k = 0;
+    for (size_t i = b; i < e; i++) k += row(data, i, out + k);
+    used[c] = k;
+  }
+  size_t l = 0;
+  for (size_t c = 0; c < chunks; c++) {
+    memmove(text + l, text + c * span, used[c]);
+    l += used[c];
+  }
+  text[l] = '\0';
+  free(used);
+  *len = l;
+  return text;
 }

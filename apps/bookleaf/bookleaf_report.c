@@ -247,16 +247,40 @@ int bl_region_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
 
 /* ---- outputs ---------------------------------------------------------------- */
 
+typedef struct {
+  const double *const *cols;
+  int ncols;
+} bl_rows;
+
+#define BL_ROW_MAX 24 /* "-1.234567890123457e+300 " at most, per value */
+
+static size_t bl_text_row(const void *data, size_t i, char *out) {
+  const bl_rows *t = data;
+  size_t l = 0;
+  for (int c = 0; c < t->ncols; c++) l += (size_t)sprintf(out + l, c ? " %.15e" : "%.15e", t->cols[c][i]);
+  out[l++] = '\n';
+  return l;
+}
+
+/* ncols columns of n rows, each value %.15e, into a new buffer (*len bytes; NULL: out of memory) */
+static char *format_rows(um_app_run *r, const double *const *cols, int ncols, int n, size_t *len) {
+  const bl_rows t = {cols, ncols};
+  return um_app_format_rows(r, (size_t)n, (size_t)ncols * BL_ROW_MAX, bl_text_row, &t, len);
+}
+
 static int write_rows(um_app_run *r, const char *path, const double *const *cols, int ncols, int n) {
   um_safe_file sf;
   char why[1200];
   if (!um_app_writes(r)) return UM_SUCCESS; /* under mpirun rank 0 writes (from the table every rank fetched) */
-  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
-  int bad = 0;
-  for (int i = 0; i < n && !bad; i++) {
-    for (int c = 0; c < ncols && !bad; c++) bad = fprintf(sf.f, c ? " %.15e" : "%.15e", cols[c][i]) < 0;
-    if (!bad) bad = fputc('\n', sf.f) == EOF;
+  size_t len = 0;
+  char *text = format_rows(r, cols, ncols, n, &len);
+  if (!text) return um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory formatting %d rows", path, n);
+  if (um_safe_open(&sf, path, why, sizeof why)) {
+    free(text);
+    return um_app_fail(r, UM_ERR_IO, "%s", why);
   }
+  const int bad = fwrite(text, 1, len, sf.f) != len;
+  free(text);
   if (bad) {
     const int saved = errno;
     um_safe_abort(&sf);
@@ -264,19 +288,6 @@ static int write_rows(um_app_run *r, const char *path, const double *const *cols
   }
   if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
   return UM_SUCCESS;
-}
-
-/* ncols columns of n rows as write_rows writes them, into a new buffer (*len bytes; NULL: out of memory) */
-static char *format_rows(const double *const *cols, int ncols, int n, size_t *len) {
-  const size_t cap = (size_t)n * (size_t)ncols * 24 + 1; /* "-1.234567890123457e+300 " at most */
-  char *text = malloc(cap);
-  size_t l = 0;
-  for (int i = 0; text && i < n; i++) {
-    for (int c = 0; c < ncols; c++) l += (size_t)snprintf(text + l, cap - l, c ? " %.15e" : "%.15e", cols[c][i]);
-    text[l++] = '\n';
-  }
-  *len = l;
-  return text;
 }
 
 /* nodes.txt's four columns (x, y, u, v) of n nodes from x and u (2 a row): malloc'ed, NULL when out of memory */
@@ -294,7 +305,7 @@ static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, c
   size_t len = 0;
   if (um_app_wants_field(r, "elements")) {
     const double *cols[3] = {t->rho, t->e, t->p};
-    char *text = format_rows(cols, 3, t->n, &len);
+    char *text = format_rows(r, cols, 3, t->n, &len);
     snprintf(path, sizeof path, "%s/elements.txt", dir);
     int rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for elements.txt"),
                           "format its block of elements.txt");
@@ -317,7 +328,7 @@ static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, c
   if (!rc) {
     c = node_columns(x, u, (size_t)n);
     const double *cols[4] = {c, c + n, c + 2 * (size_t)n, c + 3 * (size_t)n};
-    text = c ? format_rows(cols, 4, n, &len) : NULL;
+    text = c ? format_rows(r, cols, 4, n, &len) : NULL;
     rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt"),
                       "format its block of nodes.txt");
   }

@@ -536,22 +536,32 @@ static int use_atomics(ma_solver *S) {
  * digits) followed by a tab. Written by blocks: each rank formats its block of
  * the cells (um_dat_fetch_block_original_order) and the ranks write them in
  * turn (um_app_write_blocks): no rank holds the whole state. */
+typedef struct {
+  const double *q, *xc;
+} ma_results_rows;
+
+static size_t results_row(const void *data, size_t c, char *out) {
+  const ma_results_rows *t = data;
+  const double *x = t->xc + 3 * c, *u = t->q + 5 * c;
+  return (size_t)sprintf(out, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
+}
+
 static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *path, size_t len) {
   long long b = 0;
   int n = 0;
   UM_APP_TRY(um_set_block(r->ctx, S->cells, &b, &n));
   double *q = malloc(sizeof(double) * 8 * (size_t)(n ? n : 1)), *xc = q ? q + 5 * (size_t)n : NULL;
-  char *text = malloc((size_t)n * 8 * 16 + 1); /* eight %g (at most 13 characters) and a tab each, a newline */
-  int rc = q && text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d cells", n);
+  char *text = NULL;
+  size_t k = 0;
+  int rc = q ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d cells", n);
   rc = um_app_agree(r, rc, "allocate its block of results.0");
   if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)n);
   if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->xc, xc, sizeof(double) * 3 * (size_t)n);
-  size_t k = 0;
-  for (int c = 0; !rc && c < n; c++) {
-    const double *x = xc + 3 * (size_t)c, *u = q + 5 * (size_t)c;
-    k +=
-        (size_t)sprintf(text + k, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
-  }
+  const ma_results_rows rows = {q, xc};
+  /* eight %g (at most 13 characters) and a tab each, a newline */
+  if (!rc) text = um_app_format_rows(r, (size_t)n, 8 * 16, results_row, &rows, &k);
+  if (!rc) rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d "
+                                                                "cells", n), "format its block of results.0");
   snprintf(path, len, "%s/results.0", dir);
   if (!rc) rc = um_app_write_blocks(r, path, NULL, text, k, "results.0");
   free(q);

@@ -103,20 +103,25 @@ static int write_gauges(vl_solver *S) {
 /* The cell values in upstream's cell order, one line per cell: H U V Zb (%.9e). Written by blocks: each rank
  * formats its block of the cells (um_dat_fetch_block_original_order), the ranks write in turn
  * (um_app_write_blocks). */
+static size_t cell_row(const void *data, size_t c, char *out) {
+  const float *x = (const float *)data + 4 * c;
+  return (size_t)sprintf(out, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]);
+}
+
 int vl_write_cells(vl_solver *S, const char *path) {
   long long b = 0;
   int n = 0;
   UM_APP_TRY(um_set_block(S->ctx, um_dat_set(S->values), &b, &n));
   float *v = malloc(sizeof(float) * 4 * (size_t)(n + 1));
-  char *text = malloc((size_t)n * 4 * 17 + 1); /* four %.9e of at most 16 characters and a separator */
-  int rc = v && text ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
+  char *text = NULL;
+  size_t k = 0;
+  int rc = v ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells");
   rc = um_app_agree(S->r, rc, "allocate its block of the cells file");
   if (!rc) rc = um_dat_fetch_block_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)n);
-  size_t k = 0;
-  for (int c = 0; !rc && c < n; c++) {
-    const float *x = v + 4 * (size_t)c;
-    k += (size_t)sprintf(text + k, "%.9e %.9e %.9e %.9e\n", x[0], x[1], x[2], x[3]);
-  }
+  /* four %.9e of at most 16 characters and a separator */
+  if (!rc) text = um_app_format_rows(S->r, (size_t)n, 4 * 17, cell_row, v, &k);
+  if (!rc) rc = um_app_agree(S->r, text ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells"),
+                             "format its block of the cells file");
   if (!rc) rc = um_app_write_blocks(S->r, path, NULL, text, k, path);
   free(v), free(text);
   return rc;

@@ -241,6 +241,15 @@ int um_app_output_done(um_app_run *run, int rc);
  * in messages ("field u"). Not distributed: rank 0 writes head and its part. */
 int um_app_write_blocks(um_app_run *run, const char *path, const char *head, const void *mine, size_t n,
                         const char *what);
+/** Writes row i of a text file at out (its line, '\n' included, in at most the max_row bytes given to
+ * um_app_format_rows, plus the terminating zero sprintf writes) and returns its length. */
+typedef size_t (*um_app_row_fn)(const void *data, size_t i, char *out);
+/** Rows [0, n) of a text file formatted by row() on the host's threads (um_context_host_threads; one below 4096
+ * rows), in order: the bytes row() gives one after the other, for um_app_write_blocks. Returns a malloc'ed
+ * buffer of *len bytes and a terminating zero, or NULL when out of memory (its size: about n * max_row bytes, as
+ * one buffer of the whole text). */
+char *um_app_format_rows(const um_app_run *run, size_t n, size_t max_row, um_app_row_fn row, const void *data,
+                         size_t *len);
 /** The same for any step every rank takes where some ranks may fail alone (a block of a generated mesh that only
  * some ranks' blocks show to be bad): the ranks' outcomes agreed; where another rank failed, UM_ERR_* with
  * "another rank could not <step> (its message says why)". The ranks agree by messages of their own
