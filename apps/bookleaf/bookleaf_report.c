@@ -268,22 +268,27 @@ static char *format_rows(um_app_run *r, const double *const *cols, int ncols, in
   return um_app_format_rows(r, (size_t)n, (size_t)ncols * BL_ROW_MAX, bl_text_row, &t, len);
 }
 
+#define BL_SLAB_ROWS (1 << 20) /* rows formatted at once: the text in memory stays under 100 MB */
+
 static int write_rows(um_app_run *r, const char *path, const double *const *cols, int ncols, int n) {
   um_safe_file sf;
   char why[1200];
   if (!um_app_writes(r)) return UM_SUCCESS; /* under mpirun rank 0 writes (from the table every rank fetched) */
-  size_t len = 0;
-  char *text = format_rows(r, cols, ncols, n, &len);
-  if (!text) return um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory formatting %d rows", path, n);
-  if (um_safe_open(&sf, path, why, sizeof why)) {
+  if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
+  int bad = 0, oom = 0;
+  for (int b = 0; b < n && !bad && !oom; b += BL_SLAB_ROWS) {
+    const double *slab[4];
+    for (int c = 0; c < ncols; c++) slab[c] = cols[c] + b;
+    size_t len = 0;
+    char *text = format_rows(r, slab, ncols, n - b < BL_SLAB_ROWS ? n - b : BL_SLAB_ROWS, &len);
+    oom = !text;
+    bad = text && fwrite(text, 1, len, sf.f) != len;
     free(text);
-    return um_app_fail(r, UM_ERR_IO, "%s", why);
   }
-  const int bad = fwrite(text, 1, len, sf.f) != len;
-  free(text);
-  if (bad) {
+  if (bad || oom) {
     const int saved = errno;
     um_safe_abort(&sf);
+    if (oom) return um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory formatting its rows", path);
     return um_app_fail(r, UM_ERR_IO, "%s: error writing: %s (%s)", path, strerror(saved), um_safe_why(saved));
   }
   if (um_safe_commit(&sf, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
