@@ -531,11 +531,6 @@ static int use_atomics(ma_solver *S) {
 
 /* ---- outputs ------------------------------------------------------------ */
 
-/* results.0 as upstream writes it: per cell (declaration order) the centre and
- * the conserved state, each value as C++ streams print a double (6 significant
- * digits) followed by a tab. Written by blocks: each rank formats its block of
- * the cells (um_dat_fetch_block_original_order) and the ranks write them in
- * turn (um_app_write_blocks): no rank holds the whole state. */
 typedef struct {
   const double *q, *xc;
 } ma_results_rows;
@@ -546,6 +541,11 @@ static size_t results_row(const void *data, size_t c, char *out) {
   return (size_t)sprintf(out, "%g\t%g\t%g\t%g\t%g\t%g\t%g\t%g\t\n", x[0], x[1], x[2], u[0], u[1], u[2], u[3], u[4]);
 }
 
+/* results.0 as upstream writes it: per cell (declaration order) the centre and
+ * the conserved state, each value as C++ streams print a double (6 significant
+ * digits) followed by a tab. Written by blocks: each rank formats its block of
+ * the cells (um_dat_fetch_block_original_order) and the ranks write them in
+ * turn (um_app_write_blocks): no rank holds the whole state. */
 static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *path, size_t len) {
   long long b = 0;
   int n = 0;
@@ -560,8 +560,9 @@ static int write_results(um_app_run *r, ma_solver *S, const char *dir, char *pat
   const ma_results_rows rows = {q, xc};
   /* eight %g (at most 13 characters) and a tab each, a newline */
   if (!rc) text = um_app_format_rows(r, (size_t)n, 8 * 16, results_row, &rows, &k);
-  if (!rc) rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory writing the results of %d "
-                                                                "cells", n), "format its block of results.0");
+  if (!rc)
+    rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory formatting results.0"),
+                      "format its block of results.0");
   snprintf(path, len, "%s/results.0", dir);
   if (!rc) rc = um_app_write_blocks(r, path, NULL, text, k, "results.0");
   free(q);

@@ -120,8 +120,9 @@ int vl_write_cells(vl_solver *S, const char *path) {
   if (!rc) rc = um_dat_fetch_block_original_order(S->ctx, S->values, v, sizeof(float) * 4 * (size_t)n);
   /* four %.9e of at most 16 characters and a separator */
   if (!rc) text = um_app_format_rows(S->r, (size_t)n, 4 * 17, cell_row, v, &k);
-  if (!rc) rc = um_app_agree(S->r, text ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory writing the cells"),
-                             "format its block of the cells file");
+  if (!rc)
+    rc = um_app_agree(S->r, text ? UM_SUCCESS : um_app_fail(S->r, UM_ERR_ALLOC, "out of memory formatting the cells"),
+                      "format its block of the cells file");
   if (!rc) rc = um_app_write_blocks(S->r, path, NULL, text, k, path);
   free(v), free(text);
   return rc;

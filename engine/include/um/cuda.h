@@ -37,8 +37,8 @@ typedef struct {
   int staging;          /**< 1 stage incremented data in shared memory, 2 all indirect data, 3 none;
                            0: hierarchical 1, atomics 3                                         */
   int arch;             /**< um_cuda_compile_loop: e.g. 75 for sm_75                               */
-  int ptx;              /**< um_cuda_compile_loop: 1 builds PTX for compute_<arch> only (NVRTC without
-                           the assembler: what a GPU newer than NVRTC's newest loads); 0 a cubin for sm_<arch>                */
+  int ptx;              /**< um_cuda_compile_loop: 1 PTX for compute_<arch> (NVRTC without its assembler,
+                           what a GPU newer than NVRTC knows is given); 0 a cubin for sm_<arch>     */
   int fused;            /**< 1: the loop's split fused into its launches (run.split fused, variant B);
                            0: as the loop last ran                                               */
   int warp_combine;     /**< atomics: pair increments by warp shuffles where the maps pair columns along the
