@@ -4,15 +4,14 @@
 #  2. the whole suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #     (CUDA off, build-asan/): any sanitizer finding fails the run. The tests labelled "slow"
 #     (umrun.new_app_folder: a full rebuild of the tree; the two long BookLeaf blasts), "package" (the
-#     Debian packages, built and checked from the release build), "mpi" and "suite" (umrun.suite_quick:
-#     the quick suite, whose runs the apps' own tests make one by one), all run in step 1, are left out;
-#  3. each libFuzzer harness (fuzz/, scripts/fuzz.sh) for UM_FUZZ_SECONDS (default 25) s.
+#     Debian packages, built and checked from the release build), "mpi" and "suite" (umrun.suite_quick and
+#     umrun.suite_split: suites whose runs the apps' and the split's own tests make one by one), all run in
+#     step 1, are left out;
+#  3. each libFuzzer harness (fuzz/, scripts/fuzz.sh) for UM_FUZZ_SECONDS (default 15) s.
 # UM_CI_SANITIZE=0 or UM_CI_FUZZ=0 skip steps 2 or 3 (for a quick local run). OpenMP threads wait
 # passively in steps 1 and 2 (OMP_WAIT_POLICY=passive): spinning threads on a shared 2-core machine only
 # cost time.
-# Measured on the shared 2-core machine this was written on: step 2 about 3 min to build and
-# 2.5-5.5 min for its 263 tests (depending on load); step 3 about 1 min to build and, its harnesses
-# side by side one per core, 13 x 25 s / 2. CI took about 33 min at 17c5583 (harnesses one by one), 37 min at 5fd72e3.
+# Time on a 2-core machine, a clean clone: docs/reliability.md, "CI time".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -35,6 +34,6 @@ if [ "${UM_CI_SANITIZE:-1}" != 0 ]; then
 fi
 
 if [ "${UM_CI_FUZZ:-1}" != 0 ]; then
-  echo "== libFuzzer harnesses, ${UM_FUZZ_SECONDS:-25} s each (scripts/fuzz.sh)"
-  bash scripts/fuzz.sh "${UM_FUZZ_SECONDS:-25}"
+  echo "== libFuzzer harnesses, ${UM_FUZZ_SECONDS:-15} s each (scripts/fuzz.sh)"
+  bash scripts/fuzz.sh "${UM_FUZZ_SECONDS:-15}"
 fi
