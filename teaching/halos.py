@@ -24,7 +24,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mesh", help="Airfoil's mesh as an OP2 HDF5 file (the airfoil.h5 umrun writes)")
     ap.add_argument("out", help="the folder for rank<r>.json (made if missing)")
-    ap.add_argument("--partitioner", default="rcb", help="block, rcb, sfc, metis, ptscotch or auto (default rcb)")
+    ap.add_argument("--partitioner", default="rcb", help="block, ranges, rcb, sfc, metis, ptscotch or auto (default rcb)")
     ap.add_argument("--iterations", type=int, default=20, help="Airfoil's iterations (default 20)")
     ap.add_argument("--reproducible", action="store_true", help="run.reproducible: the bits of one process")
     a = ap.parse_args(argv)

@@ -354,6 +354,56 @@ TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
   }
 }
 
+// "ranges": no partitioner, every set as declared. By blocks, each rank owns exactly the blocks it declared (here
+// skewed ones for the nodes and edges: homes the block partitioner would not pick); declared whole, each set is
+// split into the block partitioner's ranges of its own numbering. Either way the loops are those of one process.
+class Ranges : public ::testing::TestWithParam<std::tuple<int, bool, int>> {};
+TEST_P(Ranges, EveryRankOwnsItsDeclaredRangesAndTheLoopsAreOneProcesss) {
+  const QuadMesh g(std::get<0>(GetParam()));
+  const bool blocks = std::get<1>(GetParam());
+  Variant v = variant(std::get<2>(GetParam()));
+  v.partitioner = "ranges";
+  BMesh one, rg;
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(rg.build(g, blocks, true, 0, v), 0) << um_error_message(rg.ctx);
+  const int P = um_mpi_size();
+  if (P > 1) {
+    um_partition_info pi;
+    ASSERT_EQ(um_partition_info_get(rg.ctx, &pi), 0);
+    EXPECT_STREQ(pi.partitioner, "ranges") << pi.note;
+    EXPECT_EQ(pi.edge_cut, -1);
+  }
+  const std::vector<std::pair<um_set *, int>> sets = {{rg.cells, g.ncell}, {rg.nodes, g.nnode}, {rg.edges, g.nedge}};
+  for (const auto &s : sets) {
+    const bool skew = blocks && strcmp(um_set_name(s.first), v.primary) != 0;
+    for (int q = 0; q < P; q++) {
+      int o, e, n;
+      ASSERT_EQ(um_set_partition(s.first, q, &o, &e, &n), 0);
+      const long long want = block_begin(s.second, q + 1, P, skew) - block_begin(s.second, q, P, skew);
+      EXPECT_EQ(o, want) << um_set_name(s.first) << " on rank " << q;
+    }
+  }
+  for (int it = 0; it < 2; it++) {
+    double r1[5], r3[5];
+    one.step(r1);
+    rg.step(r3);
+    EXPECT_EQ(r1[2], r3[2]);
+    EXPECT_EQ(r1[3], r3[3]);
+    EXPECT_EQ(r1[4], r3[4]);
+    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
+  }
+  for (auto pr : {std::make_pair(one.r, rg.r), std::make_pair(one.nr, rg.nr), std::make_pair(one.nv, rg.nv),
+                  std::make_pair(one.u, rg.u), std::make_pair(one.nu, rg.nu)}) {
+    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(rg.ctx, pr.second);
+    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
+  }
+  std::vector<int> m(4 * (size_t)g.ncell);
+  ASSERT_EQ(um_map_fetch(rg.ctx, rg.cn, m.data(), m.size() * sizeof(int)), 0) << um_error_message(rg.ctx);
+  EXPECT_EQ(m, g.cell_nodes);
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, Ranges,
+                         ::testing::Combine(::testing::Values(7, 2), ::testing::Bool(), ::testing::Values(0, 1)));
+
 TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
   if (um_mpi_size() == 1) GTEST_SKIP() << "one rank: a block is the whole set";
   const QuadMesh g(5);

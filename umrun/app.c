@@ -206,7 +206,7 @@ static int one_process(um_app_run *run, const char *pset) {
 
 /* After the reordering, the mesh is spread over the MPI ranks (when there are
  * several): mpi.partition_set (default: the set the app's main map points
- * into), mpi.partitioner (auto | ptscotch | rcb | sfc | metis | block; ptscotch in builds with PT-Scotch: the
+ * into), mpi.partitioner (auto | ptscotch | rcb | sfc | metis | block | ranges; ptscotch in builds with PT-Scotch: the
  * engine says so); mpi.partition_budget_s and mpi.partition_coords are context settings. The log line carries the
  * partition's note: which partitioner was used and why. */
 static int distribute(um_app_run *run, const char *default_map) {

@@ -268,8 +268,9 @@ class Context:
     def distribute(self, primary_set, partitioner="auto"):
         """Partition the sets over the ranks and migrate (um_distribute; collective, after every set and map is
         declared and before the first loop): ``primary_set`` is partitioned by ``partitioner`` ("auto", "block",
-        "metis", "rcb", "sfc", "ptscotch"), the others follow. A no-op on one process. Returns the partition's
-        facts (partitioner, edge cut, imbalance, seconds) as a dict."""
+        "metis", "rcb", "sfc", "ptscotch"), the others follow; "ranges" keeps every set in ranges of its own
+        numbering (each rank what it declared by blocks), nothing partitioned. A no-op on one process. Returns the
+        partition's facts (partitioner, edge cut, imbalance, seconds) as a dict."""
         if lib.um_mpi_size() < 2:
             return {}
         self.check(lib.um_distribute(self.ptr, _text(primary_set.name), _text(partitioner)))

@@ -44,6 +44,9 @@ typedef struct {
   int warp_combine;     /**< atomics: pair increments by warp shuffles where the maps pair columns along the
                            element order, as cuda.warp_combine: 1 one element apart, 2 also two apart;
                            0: off                                                                */
+  int quick;            /**< um_cuda_compile_loop with ptx 1: NVRTC's fastest compile (-Ofc=max, NVRTC 12.8
+                           and later; else as 0), to check that the code compiles, not to run it; 0: the
+                           optimised PTX a GPU would run                                          */
 } um_cuda_gen_options;
 
 /** Defaults: strategy AUTO, layout -1 (the dats'), block size 0 (the loop's), staging 0, arch 90. */

@@ -26,7 +26,7 @@ extern "C" {
 /** 1 if this build has MPI. */
 int um_mpi_built(void);
 /** 1 if this build has the partitioner `name` for um_distribute ("auto", "metis",
- * "rcb", "sfc", "block": with MPI; "ptscotch": with MPI and PT-Scotch). */
+ * "rcb", "sfc", "block", "ranges": with MPI; "ptscotch": with MPI and PT-Scotch). */
 int um_mpi_partitioner_built(const char *name);
 /** Start MPI when the process was launched by mpirun (MPI_Init), so that
  * contexts can be distributed; else (or without MPI) nothing: one process.
@@ -81,6 +81,15 @@ int um_mpi_barrier(void);
  *                 reaches: um_context_set_partition_coords), in parallel;
  *   - "sfc"       a Hilbert curve through the same points, cut into P pieces;
  *   - "block"     contiguous ranges of the current numbering;
+ *   - "ranges"    no partitioner: every set, not only the primary one, in
+ *                 contiguous ranges of its own numbering (element i of a set of
+ *                 n on rank floor(i * P / n)); on a mesh declared by blocks,
+ *                 each rank owns the blocks it declared (any tiling), nothing
+ *                 moves and no owner is asked of another rank: the cheapest
+ *                 set-up, for meshes whose sets are numbered alike through space
+ *                 (the generators'); an element's exec halo and non-exec halo
+ *                 are as for any partition, so results are as for any other.
+ *                 Never fails, no budget, no edge cut computed;
  *   - "auto" or NULL: metis for a whole mesh of up to 2^20 elements, rcb for a
  *                 mesh declared by blocks whose primary set has coordinates,
  *                 else ptscotch where built, else rcb where there are

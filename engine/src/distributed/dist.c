@@ -53,7 +53,7 @@ int um_mpi_partitioner_built(const char *name) {
   if (!strcmp(name, "ptscotch")) return 1;
 #endif
   return !strcmp(name, "auto") || !strcmp(name, "metis") || !strcmp(name, "rcb") || !strcmp(name, "sfc") ||
-         !strcmp(name, "block");
+         !strcmp(name, "block") || !strcmp(name, "ranges");
 }
 
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {

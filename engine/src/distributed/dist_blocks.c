@@ -96,6 +96,10 @@ void umd_group(int n, const int *dest, int P, int *perm, int *cnt) {
 int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out) {
   const umd_bset *S = &B->S[s];
   const int P = B->P;
+  if (B->ranges) { /* every owner is its element's home: known here, on every rank alike (no exchange) */
+    for (int i = 0; i < n; i++) out[i] = umd_home(S, P, g[i]);
+    return UM_SUCCESS;
+  }
   const long long b0 = S->begin[B->rank], b1 = S->begin[B->rank + 1];
   int nu = 0, nr = 0, ng = 0;
   umd_gmap seen = {0}; /* a remote number -> its place in u, then in su */
@@ -340,6 +344,16 @@ static void blocks_free(umd_blocks *B) {
   free(B->S), free(B->moff);
 }
 
+/* "ranges": each rank owns the blocks it declared, every set; no partitioner, no placing rules. */
+static void keep_ranges(umd_blocks *B) {
+  for (int s = 0; s < B->ns; s++)
+    for (int i = 0; i < B->S[s].count; i++) B->S[s].own_home[i] = B->rank;
+  um_partition_info *info = &B->D->info;
+  snprintf(info->partitioner, sizeof info->partitioner, "ranges");
+  info->edge_cut = -1;
+  umd_add_note(info, "ranges: every set as declared, each rank owning its blocks; edge cut not computed");
+}
+
 /* The imbalance of the primary set's partition (largest part / mean). */
 static void blocks_info(umd_blocks *B, int primary) {
   const umd_set *S = &B->D->sets[primary];
@@ -351,7 +365,7 @@ static void blocks_info(umd_blocks *B, int primary) {
 
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method) {
   const double t0 = MPI_Wtime();
-  umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL};
+  umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL, !strcmp(method, "ranges")};
   B.S = calloc((size_t)B.ns, sizeof *B.S);
   B.moff = calloc((size_t)ctx->nmaps + 1, sizeof *B.moff);
   int rc = B.S && B.moff ? UM_SUCCESS : UM_ERR_ALLOC;
@@ -365,8 +379,9 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the blocks");
   rc = umd_agree(&B, rc, "to start distributing the blocks");
   if (rc == UM_SUCCESS) rc = check_tiling(&B); /* the same verdict on every rank */
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_partition(&B, primary, method), "partitioning");
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, derive_owners(&B, primary), "placing the sets");
+  if (rc == UM_SUCCESS && B.ranges) keep_ranges(&B);
+  if (rc == UM_SUCCESS && !B.ranges) rc = umd_agree(&B, umd_blocks_partition(&B, primary, method), "partitioning");
+  if (rc == UM_SUCCESS && !B.ranges) rc = umd_agree(&B, derive_owners(&B, primary), "placing the sets");
   const double t1 = MPI_Wtime();
   um_setup_begin(ctx, UM_SETUP_MIGRATE); /* inside um_distribute's partition phase, which ends it */
   D->info.partition_seconds = t1 - t0;

@@ -211,6 +211,7 @@ typedef struct {
   int P, rank, ns;
   umd_bset *S; /* [ns] */
   size_t *moff; /* [nmaps]: where each map's row sits in its from-set's record */
+  int ranges; /* "ranges": every set's owners are its homes (each rank owns what it declared) */
 } umd_blocks;
 
 static inline long long umd_rec_g(const char *recs, size_t rec, int i) {

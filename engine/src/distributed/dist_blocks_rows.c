@@ -114,8 +114,12 @@ int umd_blocks_migrate(umd_blocks *B) {
     int *scnt = malloc((size_t)B->P * sizeof *scnt);
     rc = scnt ? home_records(B, s, &home, scnt) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
     if (rc == UM_SUCCESS) drop_declared(B, s);
-    /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
-    if (rc == UM_SUCCESS) rc = send_packed(B, s, home, scnt, &S->own, &S->nown, NULL);
+    if (rc == UM_SUCCESS && B->ranges) { /* every record stays here, in its declared (ascending) order */
+      S->own = home, S->nown = S->count, home = NULL;
+    } else if (rc == UM_SUCCESS) {
+      /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
+      rc = send_packed(B, s, home, scnt, &S->own, &S->nown, NULL);
+    }
     free(home), free(scnt);
   }
   return rc;

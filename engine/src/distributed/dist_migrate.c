@@ -204,14 +204,15 @@ static int distribute_checks(um_context *ctx, const char *method) {
                       "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
                       "the first loop",
                       ctx->loops[i].name);
-  static const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", NULL};
+  static const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges", NULL};
   int found = 0;
   for (int i = 0; known[i]; i++) found |= !strcmp(method, known[i]);
   if (!found)
     return UM_ERROR(ctx, UM_ERR_CONFIG,
                     "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
                     "rank 0), ptscotch (PT-Scotch k-way, in parallel), rcb (recursive coordinate bisection), sfc "
-                    "(Hilbert curve) and block (contiguous ranges); ParMETIS is not in Debian",
+                    "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as numbered or declared, "
+                    "no partitioning); ParMETIS is not in Debian",
                     method);
 #ifndef UM_HAVE_PTSCOTCH
   if (!strcmp(method, "ptscotch"))
@@ -239,15 +240,39 @@ static int primary_set(um_context *ctx, const char *primary_name, int *primary) 
   return UM_SUCCESS;
 }
 
+/* "ranges": every set split into the block partitioner's ranges of its own numbering (element i on rank
+ * floor(i * P / n)), no set following another. */
+static int range_owners(um_context *ctx, struct um_dist *D, const umd_mesh *mesh, int primary, int **owner) {
+  const int P = D->nranks;
+  for (int s = 0; s < mesh->nsets; s++) {
+    const int n = mesh->size[s];
+    if (!(owner[s] = malloc((size_t)(n ? n : 1) * sizeof(int))))
+      return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", ctx->sets[s]->name);
+    for (int i = 0; i < n; i++) owner[s][i] = (int)((long long)i * P / n);
+  }
+  const int n = mesh->size[primary];
+  um_partition_info *info = &D->info;
+  snprintf(info->partitioner, sizeof info->partitioner, "ranges");
+  info->edge_cut = -1;
+  info->imbalance = n ? (double)((n + P - 1) / P) * P / n : 1.0;
+  umd_add_note(info, "ranges: every set split into ranges of its own numbering; edge cut not computed");
+  return UM_SUCCESS;
+}
+
 /* Every set's owners and this rank's layout of it: the primary set's parts, the same on every rank
- * (dist_whole_part.c), the other sets following through maps. */
+ * (dist_whole_part.c), the other sets following through maps; or every set by ranges. */
 static int partition_mesh(um_context *ctx, struct um_dist *D, const umd_mesh *mesh, int primary, const char *method,
                           int **owner, umd_layout *lay) {
   const int P = D->nranks, rank = D->rank, n = mesh->size[primary];
+  char err[512] = "";
+  if (!strcmp(method, "ranges")) {
+    UM_CHECK(ctx, range_owners(ctx, D, mesh, primary, owner));
+    if (umd_build_layout(mesh, owner, rank, lay, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
+    return UM_SUCCESS;
+  }
   owner[primary] = malloc((size_t)(n ? n : 1) * sizeof(int));
   if (!owner[primary]) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory partitioning set '%s'", D->info.primary);
   UM_CHECK(ctx, umd_partition_whole(ctx, D, mesh, primary, method, owner[primary]));
-  char err[512] = "";
   if (umd_derive_owners(mesh, primary, P, owner, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
   if (umd_build_layout(mesh, owner, rank, lay, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ALLOC, "%s", err);
   return UM_SUCCESS;

@@ -56,12 +56,16 @@ static const char *const increments_choices[] = {"redundant", "reverse", "auto",
 
 const um_option um_distributed_options[] = {
     {.key = "mpi.partitioner", .type = UM_OPT_CHOICE, .def = "auto",
-     .choices = UM_CHOICES("auto", "ptscotch", "rcb", "sfc", "metis", "block"), .flags = UM_OPT_NEEDS_MPI,
+     .choices = UM_CHOICES("auto", "ptscotch", "rcb", "sfc", "metis", "block", "ranges"), .flags = UM_OPT_NEEDS_MPI,
      .help = "under mpirun: how the primary set is split over\n"
              "the ranks. metis: k-way of its graph, on rank 0 (small meshes); ptscotch:\n"
              "PT-Scotch k-way, every rank taking part; rcb: recursive coordinate\n"
              "bisection of the elements' centroids, in parallel; sfc: a Hilbert curve\n"
-             "through them cut into equal pieces; block: contiguous ranges. auto: metis\n"
+             "through them cut into equal pieces; block: contiguous ranges, the other\n"
+             "sets following it; ranges: every set in contiguous ranges of its own\n"
+             "numbering (a mesh declared by blocks: each rank keeps what it declared),\n"
+             "no partitioner and nothing moved, for meshes numbered alike through\n"
+             "space (the generators'). auto: metis\n"
              "for a whole mesh of up to 2^20 elements, rcb for a mesh declared by blocks\n"
              "with coordinates, else ptscotch where built, else rcb where there are\n"
              "coordinates. One that fails, overruns\n"

@@ -83,6 +83,7 @@ int um_cuda_compile_loop(um_context *ctx, const char *loop_name, const um_cuda_g
   umj_result res;
   cu_jit_request(ctx, loop.kernel, loop_name, src, o->arch, o->ptx != 0, NULL, um_context_options(ctx)->verbose >= 2,
                  hn, hs, &rq);
+  rq.quick = o->quick != 0;
   char err[3000] = "";
   int rc = umj_compile(&rq, &res, err, sizeof err);
   free(src);

@@ -140,12 +140,13 @@ int umj_compile(const umj_request *rq, umj_result *out, char *err, size_t errlen
     return um_format_error(err, errlen, UM_ERR_BACKEND, "NVRTC does not report its version: is libnvrtc installed correctly?");
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", rq->ptx ? "compute" : "sm", rq->arch);
-  const char *opts[4];
+  const char *opts[5];
   int nopts = 0;
   opts[nopts++] = arch_opt;
   opts[nopts++] = "-lineinfo";
   opts[nopts++] = "--std=c++17";
   if (rq->no_fma) opts[nopts++] = "--fmad=false";
+  if (rq->quick && rq->ptx && (major > 12 || (major == 12 && minor >= 8))) opts[nopts++] = "-Ofc=max";
   char optlist[256] = ""; /* for messages */
   for (int i = 0; i < nopts; i++)
     snprintf(optlist + strlen(optlist), sizeof optlist - strlen(optlist), "%s%s", i ? " " : "", opts[i]);

@@ -20,6 +20,7 @@ typedef struct {
   const char *cache_dir; /* NULL or "": no disk cache */
   int dump;          /* log the source and the NVRTC log */
   int no_fma;        /* 1: --fmad=false (no a*b+c contracted into one rounding: closer to the host's results) */
+  int quick;         /* with ptx: NVRTC's fastest compile (-Ofc=max, NVRTC 12.8 and later), for compile checks */
   /* where diagnostics go (compile errors with the numbered source, dumps); NULL: nowhere */
   void (*log)(void *user, const char *text);
   void *log_user;
