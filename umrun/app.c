@@ -238,9 +238,10 @@ static int distribute(um_app_run *run, const char *default_map) {
   UM_APP_TRY(um_distribute(run->ctx, pset, method));
   um_partition_info pi;
   if (um_partition_info_get(run->ctx, &pi) != UM_SUCCESS) return UM_SUCCESS;
-  fprintf(run->log, "mpi: %d ranks; set '%s' partitioned by %s in %.2f s: edge cut %ld, imbalance %.3f%s%s\n",
-          pi.nranks, pi.primary, pi.partitioner, pi.seconds, pi.edge_cut, pi.imbalance, pi.note[0] ? "; " : "",
-          pi.note);
+  char cut[32] = "not computed";
+  if (pi.edge_cut >= 0) snprintf(cut, sizeof cut, "%ld", pi.edge_cut);
+  fprintf(run->log, "mpi: %d ranks; set '%s' partitioned by %s in %.2f s: edge cut %s, imbalance %.3f%s%s\n",
+          pi.nranks, pi.primary, pi.partitioner, pi.seconds, cut, pi.imbalance, pi.note[0] ? "; " : "", pi.note);
   fprintf(run->log, "mpi: distributed in %.2f s: partition %.2f s, migration and halos %.2f s, transport %.2f s\n",
           pi.seconds, pi.partition_seconds, pi.migrate_seconds, pi.transport_seconds);
   fprintf(run->log, "mpi: halos %s (%s)\n", !strcmp(pi.transport, "host") ? "through host memory" : pi.transport,

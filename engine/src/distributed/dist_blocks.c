@@ -351,7 +351,7 @@ static void keep_ranges(umd_blocks *B) {
   um_partition_info *info = &B->D->info;
   snprintf(info->partitioner, sizeof info->partitioner, "ranges");
   info->edge_cut = -1;
-  umd_add_note(info, "ranges: every set as declared, each rank owning its blocks; edge cut not computed");
+  umd_add_note(info, "ranges: every set as declared, each rank owning its blocks");
 }
 
 /* The imbalance of the primary set's partition (largest part / mean). */

@@ -152,7 +152,6 @@ int umd_choose(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void *se
   if (best > 0) umd_add_note(info, "partitioned by %s instead", chain[best]);
   if (best_disc)
     umd_add_note(info, "%d of %d parts are not connected (more halo, same results)", best_disc, info->nranks);
-  if (best_cut < 0) umd_add_note(info, "edge cut not computed");
   return UM_SUCCESS;
 }
 #endif /* UM_HAVE_MPI */

@@ -255,7 +255,7 @@ static int range_owners(um_context *ctx, struct um_dist *D, const umd_mesh *mesh
   snprintf(info->partitioner, sizeof info->partitioner, "ranges");
   info->edge_cut = -1;
   info->imbalance = n ? (double)((n + P - 1) / P) * P / n : 1.0;
-  umd_add_note(info, "ranges: every set split into ranges of its own numbering; edge cut not computed");
+  umd_add_note(info, "ranges: every set split into ranges of its own numbering");
   return UM_SUCCESS;
 }
 
