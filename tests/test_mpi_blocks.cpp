@@ -312,6 +312,24 @@ TEST(GlobalMap, EveryFormAgreesWithAnArray) {
   EXPECT_EQ(um_test_gmap_forms(err, sizeof err), 0) << err;
 }
 
+// Two steps on one process and on a distributed mesh: the same MAX and counts, sums and dats within rounding.
+void expect_loops_of_one_process(BMesh &one, BMesh &dist) {
+  for (int it = 0; it < 2; it++) {
+    double r1[5], r3[5];
+    one.step(r1);
+    dist.step(r3);
+    EXPECT_EQ(r1[2], r3[2]);
+    EXPECT_EQ(r1[3], r3[3]);
+    EXPECT_EQ(r1[4], r3[4]);
+    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
+  }
+  for (auto pr : {std::make_pair(one.r, dist.r), std::make_pair(one.nr, dist.nr), std::make_pair(one.nv, dist.nv),
+                  std::make_pair(one.u, dist.u), std::make_pair(one.nu, dist.nu)}) {
+    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(dist.ctx, pr.second);
+    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
+  }
+}
+
 TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
   if (!um_mpi_partitioner_built("ptscotch")) GTEST_SKIP() << "no PT-Scotch";
   const QuadMesh g(9);
@@ -338,20 +356,7 @@ TEST(BlocksPtscotch, PartitionsTheDistributedGraph) {
       EXPECT_EQ(sum, um_set_size(s)) << um_set_name(s);
     }
   }
-  for (int it = 0; it < 2; it++) {
-    double r1[5], r3[5];
-    one.step(r1);
-    blk.step(r3);
-    EXPECT_EQ(r1[2], r3[2]);
-    EXPECT_EQ(r1[3], r3[3]);
-    EXPECT_EQ(r1[4], r3[4]);
-    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
-  }
-  for (auto pr : {std::make_pair(one.r, blk.r), std::make_pair(one.nr, blk.nr), std::make_pair(one.nv, blk.nv),
-                  std::make_pair(one.u, blk.u)}) {
-    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(blk.ctx, pr.second);
-    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
-  }
+  expect_loops_of_one_process(one, blk);
 }
 
 // "ranges": no partitioner, every set as declared. By blocks, each rank owns exactly the blocks it declared (here
@@ -383,20 +388,7 @@ TEST_P(Ranges, EveryRankOwnsItsDeclaredRangesAndTheLoopsAreOneProcesss) {
       EXPECT_EQ(o, want) << um_set_name(s.first) << " on rank " << q;
     }
   }
-  for (int it = 0; it < 2; it++) {
-    double r1[5], r3[5];
-    one.step(r1);
-    rg.step(r3);
-    EXPECT_EQ(r1[2], r3[2]);
-    EXPECT_EQ(r1[3], r3[3]);
-    EXPECT_EQ(r1[4], r3[4]);
-    for (int k = 0; k < 2; k++) EXPECT_NEAR(r1[k], r3[k], 1e-12 * (1 + std::fabs(r1[k])));
-  }
-  for (auto pr : {std::make_pair(one.r, rg.r), std::make_pair(one.nr, rg.nr), std::make_pair(one.nv, rg.nv),
-                  std::make_pair(one.u, rg.u), std::make_pair(one.nu, rg.nu)}) {
-    const std::vector<double> x = fetch<double>(one.ctx, pr.first), y = fetch<double>(rg.ctx, pr.second);
-    for (size_t j = 0; j < x.size(); j++) ASSERT_NEAR(y[j], x[j], 1e-12 * (1 + std::fabs(x[j]))) << um_dat_name(pr.first);
-  }
+  expect_loops_of_one_process(one, rg);
   std::vector<int> m(4 * (size_t)g.ncell);
   ASSERT_EQ(um_map_fetch(rg.ctx, rg.cn, m.data(), m.size() * sizeof(int)), 0) << um_error_message(rg.ctx);
   EXPECT_EQ(m, g.cell_nodes);
