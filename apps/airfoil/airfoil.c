@@ -352,6 +352,7 @@ static int sides_serial(um_context *ctx, const cells_mesh *in, int *side, int *n
 /* The same over nthreads threads: each thread its range of cells, reading every edge in order (each cell's sides
  * those of the one pass, for any count); 1 where some side failed (sides_serial then names the first). */
 static int sides_threads(const cells_mesh *in, int *side, int *nbr, int *count, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   int failed = 0;
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
   {

@@ -61,6 +61,7 @@ int airfoil_first_bad_edge(const int *e, int ne, const int *b, int nb, int nn, i
 /* The first cell (of nc, nodes pc) of zero or non-finite area (shoelace: adt_calc and res_calc need it non-zero),
  * or nc. */
 static int first_flat_cell(const double *x, const int *pc, int nc, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   int first = nc;
 #pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : first)
   for (int c = 0; c < nc; c++) {
@@ -77,6 +78,7 @@ static int first_flat_cell(const double *x, const int *pc, int nc, int nthreads)
 }
 
 static int first_infinite_node(const double *x, int nn, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   int first = nn;
 #pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : first)
   for (int i = 0; i < nn; i++)

@@ -416,6 +416,7 @@ static index_out shifted(index_out o, size_t k) {
 static void fill_rows(const grid *g, int round6, const long long first[4], const long long count[4], double *x,
                       index_out cell, index_out edge, index_out ecell, index_out bedge, index_out becell, int *bound,
                       int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
 #pragma omp parallel num_threads(nthreads)
   {
     int t = 0, nt = 1;

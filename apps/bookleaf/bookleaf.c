@@ -331,6 +331,7 @@ static int initial_element(const bl_source *src, const int *elel, bl_initial *a,
 /* The initial arrays over the host's threads (each element and node alone: the same values for any count); -1, or
  * the first element whose volume is <= 0. */
 static long long initial_arrays(const bl_source *src, bl_initial *a, int nel, int nnd, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   const bl_block *bk = src->b;
   const bl_mesh *m = src->m;
   const double *x = bk ? bk->x : m->x, *y = bk ? bk->y : m->y, *u = bk ? bk->u : m->u, *v = bk ? bk->v : m->v;

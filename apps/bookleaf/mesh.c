@@ -436,6 +436,7 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
 
 /* The whole grid: the sides, then the interior's transfinite start and upstream's relaxation. */
 static int generate(const bl_deck *d, grid *g, bl_relax *p, int nthreads, char *err, size_t errlen) {
+  (void)nthreads; /* unused in a build without OpenMP */
   UM_APP_TRY_(bl_grid_sides(d, 0, g, p, err, errlen));
   const int nl = g->nl, nk = g->nk;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
@@ -478,6 +479,7 @@ void bl_element_nodes(int nl, int orient, long long e, long long nd[4]) {
  * elements, the pairs of a sort of the faces by their nodes; no sort, no arrays beside elel and elfc), each element
  * alone over the threads. */
 static void connect_faces(bl_mesh *m, int nl, int nk, int orient, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int e = 0; e < m->nel; e++) {
     for (int f = 0; f < 4; f++) {
@@ -492,6 +494,7 @@ static void connect_faces(bl_mesh *m, int nl, int nk, int orient, int nthreads) 
  * element's corner turns a negative node type into -3 where it has exactly three negative nodes, and the types'
  * signs never change, so those elements are found over the threads and the serial loop runs over them alone. */
 static int corner_walls(bl_mesh *m, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   unsigned char *cand = malloc((size_t)m->nel + 1);
   if (!cand) return UM_ERR_ALLOC;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
@@ -524,6 +527,7 @@ static int connect(bl_mesh *m, int nl, int nk, int orient, int nthreads, char *e
 /* A single-material deck's element states over nthreads threads, each element alone; an element that fails is
  * made again alone for the message of the first (the serial loop's). */
 static int pure_states(const bl_deck *d, const bl_ic *ic, bl_mesh *m, int nthreads, char *err, size_t errlen) {
+  (void)nthreads; /* unused in a build without OpenMP */
   int bad = m->nel;
 #pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : bad)
   for (int e = 0; e < m->nel; e++) {

@@ -286,6 +286,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the LULESH mesh of size %d", nx);
   }
   const int nt = p->threads > 1 ? p->threads : 1; /* each row computed alone: the same bits for any count */
+  (void)nt; /* unused in a build without OpenMP */
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t n = 0; n < nn; n++) node_coord(nx, (long long)n, m->coord + 3 * n);
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -332,6 +333,7 @@ static void *alloc_rows(size_t n, size_t size) { return malloc((n ? n : 1) * siz
 static int block_nodes(const lulesh_params *p, lulesh_block *b) {
   const size_t n = (size_t)b->node_count;
   const int gather = p->forces == LULESH_FORCES_GATHER, nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
+  (void)nt; /* unused in a build without OpenMP */
   b->coord = alloc_rows(3 * n, sizeof(double));
   b->nodal_mass = alloc_rows(n, sizeof(double));
   b->node_symm = alloc_rows(n, sizeof(int));
@@ -358,6 +360,7 @@ static int block_nodes(const lulesh_params *p, lulesh_block *b) {
 static int block_elems(const lulesh_params *p, lulesh_block *b) {
   const size_t n = (size_t)b->elem_count, ns = (size_t)b->symm_count;
   const int nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
+  (void)nt; /* unused in a build without OpenMP */
   const long long en = nx + 1;
   b->elem_nodes = alloc_rows(8 * n, sizeof(long long));
   b->elem_faces = alloc_rows(6 * n, sizeof(long long));

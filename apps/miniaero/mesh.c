@@ -201,6 +201,7 @@ static void build_plane(const ma_inputs *in, ma_mesh *m, int i, int fill, const 
 /* The cells and faces by planes of i over nthreads threads: each plane's faces counted, their first numbers the
  * counts of the planes before it (the serial loop's numbering), then each plane filled alone. */
 static int build_planes(const ma_inputs *in, ma_mesh *m, const int group_start[NGROUPS], int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   const int nx = in->nx;
   plane_at *at = calloc((size_t)nx, sizeof *at);
   if (!at) return UM_ERR_ALLOC;
@@ -222,6 +223,7 @@ static int build_planes(const ma_inputs *in, ma_mesh *m, const int group_start[N
 /* Each cell's face centres and outward area vectors, from the faces (computed once, by their creators; the right
  * cell sees the area vector negated): each slot written by one face. */
 static void cell_faces(ma_mesh *m, int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   const int nint = m->interior.n;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
   for (int f = 0; f < nint; f++)

@@ -64,6 +64,7 @@ static int one_cell_geometry(vl_mesh *m, int c) {
  * first: -1, the message in err). */
 static int cell_geometry(vl_mesh *m, int nthreads, const char *name, const int *cell_line, char *err,
                          size_t errlen) {
+  (void)nthreads; /* unused in a build without OpenMP */
   const int nc = m->ncells;
   m->xmin = INFINITY;
   for (int i = 0; i < m->nnodes; i++)
@@ -89,6 +90,7 @@ static int cell_geometry(vl_mesh *m, int nthreads, const char *name, const int *
  * it (its sorted nodes lo, mid, top), or the count. */
 static int first_repeat(const int *lo, const int *mid, const int *top, const int *off, const int *idx, int nkeys,
                         int nthreads) {
+  (void)nthreads; /* unused in a build without OpenMP */
   int first = off[nkeys];
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(nthreads) reduction(min : first)
   for (int k = 0; k < nkeys; k++)
