@@ -204,15 +204,13 @@ static int distribute_checks(um_context *ctx, const char *method) {
                       "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
                       "the first loop",
                       ctx->loops[i].name);
-  static const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges", NULL};
-  int found = 0;
-  for (int i = 0; known[i]; i++) found |= !strcmp(method, known[i]);
-  if (!found)
+  /* the names: um_mpi_partitioner_built's, and ptscotch (refused below, with its own words, where not built) */
+  if (!um_mpi_partitioner_built(method) && strcmp(method, "ptscotch"))
     return UM_ERROR(ctx, UM_ERR_CONFIG,
                     "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
                     "rank 0), ptscotch (PT-Scotch k-way, in parallel), rcb (recursive coordinate bisection), sfc "
-                    "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as numbered or declared, "
-                    "no partitioning); ParMETIS is not in Debian",
+                    "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as "
+                    "numbered or declared, no partitioning); ParMETIS is not in Debian",
                     method);
 #ifndef UM_HAVE_PTSCOTCH
   if (!strcmp(method, "ptscotch"))
