@@ -23,6 +23,7 @@
 #include "lulesh/lulesh.h"
 #include "test_kernels.h"
 #include "test_mpi_same.hpp"
+#include "um/backend.h"
 #include "um/hdf5io.h"
 #include "um/um.h"
 
@@ -395,6 +396,46 @@ TEST_P(Ranges, EveryRankOwnsItsDeclaredRangesAndTheLoopsAreOneProcesss) {
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, Ranges,
                          ::testing::Combine(::testing::Values(7, 2), ::testing::Bool(), ::testing::Values(0, 1)));
+
+// "ranges" keeps each rank's owned rows where they were declared (dist_ranges.c): the same layout, local maps, dat
+// rows (halo rows included) and loops to the bit as the general steps of a distribution by blocks
+// (UM_TEST_RANGES_GENERAL=1).
+class RangesInstall : public ::testing::TestWithParam<std::tuple<int, int>> {};
+TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
+  const QuadMesh g(std::get<0>(GetParam()));
+  Variant v = variant(std::get<1>(GetParam()));
+  v.partitioner = "ranges";
+  BMesh kept, general;
+  ASSERT_EQ(kept.build(g, true, true, 0, v), 0) << um_error_message(kept.ctx);
+  setenv("UM_TEST_RANGES_GENERAL", "1", 1);
+  const int rc = general.build(g, true, true, 0, v);
+  unsetenv("UM_TEST_RANGES_GENERAL");
+  ASSERT_EQ(rc, 0) << um_error_message(general.ctx);
+  expect_same_layout(kept, general);
+  for (um_set *s : {kept.nodes, kept.cells, kept.edges}) {
+    um_set *t = um_find_set(general.ctx, um_set_name(s));
+    int a[3], b[3];
+    um_set_ranges(s, &a[0], &a[1], &a[2]);
+    um_set_ranges(t, &b[0], &b[1], &b[2]);
+    EXPECT_EQ(std::vector<int>(a, a + 3), std::vector<int>(b, b + 3)) << um_set_name(s);
+  }
+  const std::vector<std::pair<um_dat *, um_dat *>> dats = {{kept.q, general.q},   {kept.w, general.w},
+                                                          {kept.u, general.u},   {kept.r, general.r},
+                                                          {kept.nu, general.nu}, {kept.nv, general.nv}};
+  for (const auto &d : dats) {
+    if (v.soa && um_dat_dim(d.first) > 1) continue;  // SoA: the stride is the padded rows; the loops below compare
+    int o, e, n;
+    ASSERT_EQ(um_set_partition(um_dat_set(d.first), um_context_rank(kept.ctx), &o, &e, &n), 0);
+    const size_t len = (size_t)(o + e + n) * um_dat_dim(d.first) * sizeof(double);
+    const char *x = (const char *)um_dat_host_data(d.first), *y = (const char *)um_dat_host_data(d.second);
+    EXPECT_EQ(std::memcmp(x, y, len), 0) << um_dat_name(d.first);
+  }
+  double r1[5], r2[5];
+  for (int it = 0; it < 2; it++) kept.step(r1), general.step(r2);
+  EXPECT_EQ(std::memcmp(r1, r2, sizeof r1), 0);
+  for (const auto &d : dats) expect_same_bits(fetch<double>(kept.ctx, d.first), fetch<double>(general.ctx, d.second), um_dat_name(d.first));
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, RangesInstall, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 1)));
 
 TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
   if (um_mpi_size() == 1) GTEST_SKIP() << "one rank: a block is the whole set";

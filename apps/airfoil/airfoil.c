@@ -124,20 +124,32 @@ int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
   return rc;
 }
 
-/* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h). */
-int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a) {
+/* Hand one of b's rows over as a map's storage (b's pointer then NULL; on an earlier failure it stays b's). */
+#define TAKE_MAP_BLOCK(from, to, arity, field, name, out)                                           \
+  do {                                                                                              \
+    if (!rc) rc = um_decl_map_block_take(ctx, from, to, arity, b->field, name, out), b->field = NULL; \
+  } while (0)
+
+/* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h), its
+ * arrays handed over. */
+int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a) {
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[0], b->first[0], b->count[0], "nodes", &a->nodes));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[2], b->first[2], b->count[2], "edges", &a->edges));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[3], b->first[3], b->count[3], "bedges", &a->bedges));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[1], b->first[1], b->count[1], "cells", &a->cells));
-  UM_APP_TRY(um_decl_map_block(ctx, a->edges, a->nodes, 2, b->edge, "pedge", &a->pedge));
-  UM_APP_TRY(um_decl_map_block(ctx, a->edges, a->cells, 2, b->ecell, "pecell", &a->pecell));
-  UM_APP_TRY(um_decl_map_block(ctx, a->bedges, a->nodes, 2, b->bedge, "pbedge", &a->pbedge));
-  UM_APP_TRY(um_decl_map_block(ctx, a->bedges, a->cells, 1, b->becell, "pbecell", &a->pbecell));
-  UM_APP_TRY(um_decl_map_block(ctx, a->cells, a->nodes, 4, b->cell, "pcell", &a->pcell));
-  UM_APP_TRY(um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, b->x, "p_x", &a->p_x));
-  UM_APP_TRY(um_decl_dat(ctx, a->bedges, 1, UM_INT, b->bound, "p_bound", &a->p_bound));
-  return UM_SUCCESS;
+  int rc = UM_SUCCESS;
+  TAKE_MAP_BLOCK(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
+  TAKE_MAP_BLOCK(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
+  TAKE_MAP_BLOCK(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
+  TAKE_MAP_BLOCK(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
+  TAKE_MAP_BLOCK(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
+  if (!rc && um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
+    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, b->x, UM_AOS, "p_x", &a->p_x), b->x = NULL;
+  else if (!rc)
+    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, b->x, "p_x", &a->p_x);
+  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
+  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, b->bound, layout, "p_bound", &a->p_bound), b->bound = NULL;
+  return rc;
 }
 
 int airfoil_check_block(um_context *ctx, const airfoil_block *b) {

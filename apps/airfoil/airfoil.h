@@ -27,8 +27,9 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a);
 /* The same, handing m's arrays over to the context (no copy: m's pointers NULL once taken; free m as usual). */
 int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a);
 int airfoil_decl_mesh_hdf5(um_context *ctx, const char *file, int blocks, airfoil *a);
-/* The same from this rank's block of the generated mesh (um_decl_set_block: declared by blocks). */
-int airfoil_decl_mesh_block(um_context *ctx, const airfoil_block *b, airfoil *a);
+/* The same from this rank's block of the generated mesh (um_decl_set_block: declared by blocks), handing b's arrays
+ * over (b's pointers NULL once taken; free b as usual). */
+int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a);
 /* What a block can check alone: finite coordinates, boundary codes 1 or 2, no edge from a node to itself
  * (cell areas and duplicated edges need other ranks' rows: airfoil_check_mesh checks them on a whole mesh). */
 int airfoil_check_block(um_context *ctx, const airfoil_block *b);

@@ -70,8 +70,10 @@ typedef struct {
 int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen);
 void lulesh_mesh_free(lulesh_mesh *m);
 
-/* This rank's block of the generated mesh (lulesh_block_build): of every set the block partitioner's range
- * [first, first + count) of rank `rank` of `nranks` (um_block_range), its rows computed alone, the same bits as
+/* This rank's block of the generated mesh (lulesh_block_build): of each set a range [first, first + count), the
+ * blocks of the ranks in rank order tiling it: the nodes', the symmetry planes' and eos_elems' the block
+ * partitioner's ranges (um_block_range); the elements those whose first corner is one of the rank's nodes; each
+ * region's list its elements in the rank's element block. Its rows computed alone, the same bits as
  * lulesh_mesh_build's rows; map targets are global numbers (um_decl_map_block). Sets: the nodes, the elements, the
  * symmetry planes (one set each, (nx+1)^2 nodes, in the whole mesh's list order), each region (its ascending
  * element list), eos_elems (params.eos: merged: every element, ordered by its region's repetition count,

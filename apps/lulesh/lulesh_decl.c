@@ -207,9 +207,7 @@ static int decl_regions_block(um_context *ctx, lulesh_state *s, const lulesh_blo
         f[2] = e < b->nx ? e : e - b->nx, f[3] = e >= ne - b->nx ? e : e + b->nx;
         f[4] = e < nxx ? e : e - nxx, f[5] = e >= ne - nxx ? e : e + nxx;
       }
-      const int rc = um_decl_map_block(ctx, s->eos_elems, s->elems, 6, faces, "eos_faces", &s->eos_faces);
-      free(faces);
-      UM_APP_TRY(rc);
+      UM_APP_TRY(um_decl_map_block_take(ctx, s->eos_elems, s->elems, 6, faces, "eos_faces", &s->eos_faces));
     }
     return UM_SUCCESS;
   }
@@ -233,19 +231,23 @@ static int decl_corners_block(um_context *ctx, lulesh_state *s, const lulesh_blo
   for (size_t i = 0; i < n; i++)
     for (int j = 0; j < 8; j++) ec[8 * i + (size_t)j] = (long long)j * b->nelem + b->elem_first + (long long)i;
   int rc = um_decl_set_block(ctx, 8 * b->nelem, b->corner_first, b->corner_count, "corners", &s->corners);
-  if (!rc) rc = um_decl_map_block(ctx, s->elems, s->corners, 8, ec, "elem_corners", &s->elem_corners);
-  free(ec);
+  if (!rc) rc = um_decl_map_block_take(ctx, s->elems, s->corners, 8, ec, "elem_corners", &s->elem_corners);
+  else free(ec);
   if (!rc) rc = um_decl_map_block(ctx, s->nodes, s->corners, 8, b->node_corners, "node_corners", &s->node_corners);
   if (!rc) rc = decl_corner_fields(ctx, s, b->node_ncorner);
   return rc;
 }
 
-int lulesh_decl_block(um_context *ctx, lulesh_state *s, const lulesh_block *b) {
+int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
   const char *xyz = "xyz";
   UM_APP_TRY(um_decl_set_block(ctx, b->nnode, b->node_first, b->node_count, "nodes", &s->nodes));
   UM_APP_TRY(um_decl_set_block(ctx, b->nelem, b->elem_first, b->elem_count, "elems", &s->elems));
-  UM_APP_TRY(um_decl_map_block(ctx, s->elems, s->nodes, 8, b->elem_nodes, "elem_nodes", &s->elem_nodes));
-  UM_APP_TRY(um_decl_map_block(ctx, s->elems, s->elems, 6, b->elem_faces, "elem_faces", &s->elem_faces));
+  long long *en = b->elem_nodes, *ef = b->elem_faces; /* handed over: b's pointers NULL */
+  b->elem_nodes = b->elem_faces = NULL;
+  int rc = um_decl_map_block_take(ctx, s->elems, s->nodes, 8, en, "elem_nodes", &s->elem_nodes);
+  if (!rc) rc = um_decl_map_block_take(ctx, s->elems, s->elems, 6, ef, "elem_faces", &s->elem_faces);
+  else free(ef);
+  UM_APP_TRY(rc);
   for (int d = 0; d < 3 && !s->p.fused; d++) { /* the unfused step's symm_x/y/z loops; fused: node_symm below */
     char name[32];
     snprintf(name, sizeof name, "symm_%c", xyz[d]);

@@ -1,5 +1,6 @@
 /* LULESH 2.0 on um: the mesh, as upstream's Domain constructor builds it for one domain (coordinates, the
  * element -> node and element -> face maps, symmetry planes, masses, the regions with glibc's rand()). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,6 +408,15 @@ static void take_eos_run(lulesh_block *b, int cls, int start, int end, const lon
   }
 }
 
+/* How many of [a, b) lie in [c, d). */
+static long long overlap(long long a, long long b, long long c, long long d) {
+  const long long lo = a > c ? a : c, hi = b < d ? b : d;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* Each region's list: this rank's block of it is the part of it in this rank's block of the elements (the runs
+ * walked once for the sizes and those parts, once more for the rows); params.eos merged: eos_elems' order, this rank
+ * the block partitioner's range of it. */
 static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int nranks) {
   const int nr = p->regions;
   b->nregions = nr;
@@ -421,7 +431,12 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
   int start, end, reg, rc = !b->region_rep || !b->region_size || !b->region_first || !b->region_count ||
                             !b->region_elems || !seen || !off || !cls || regions_walk_start(&w, p, (int)b->nelem);
   for (int r = 0; !rc && r < nr; r++) b->region_rep[r] = region_rep(p, r);
-  while (!rc && regions_walk_next(&w, &start, &end, &reg)) b->region_size[reg] += end - start;
+  const long long e0 = b->elem_first, e1 = e0 + b->elem_count;
+  while (!rc && regions_walk_next(&w, &start, &end, &reg)) { /* sizes; each region's elements before this block's */
+    b->region_size[reg] += end - start;
+    b->region_first[reg] += overlap(start, end, 0, e0);
+    b->region_count[reg] += (int)overlap(start, end, e0, e1);
+  }
   if (!rc) free(w.binend);
   for (int r = 0; !rc && r < nr; r++) { /* class: how many distinct counts exceed this region's */
     for (int q = 0; q < nr; q++) {
@@ -437,9 +452,8 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
          !(b->eos_elems = alloc_rows((size_t)b->eos_count, sizeof(long long))) ||
          !(b->eos_rep = alloc_rows((size_t)b->eos_count, sizeof(int)));
   }
-  for (int r = 0; !rc && !p->eos_merged && r < nr; r++)
-    rc = um_block_range(b->region_size[r], rank, nranks, &b->region_first[r], &b->region_count[r]) ||
-         !(b->region_elems[r] = alloc_rows((size_t)b->region_count[r], sizeof(long long)));
+  for (int r = 0; !rc && !p->eos_merged && r < nr; r++) /* the region's elements in this rank's element block */
+    rc = !(b->region_elems[r] = alloc_rows((size_t)b->region_count[r], sizeof(long long)));
   if (!rc) rc = regions_walk_start(&w, p, (int)b->nelem);
   while (!rc && regions_walk_next(&w, &start, &end, &reg))
     if (p->eos_merged) take_eos_run(b, cls[reg], start, end, off, seen, b->region_rep[reg]);
@@ -447,6 +461,13 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
   if (!rc) free(w.binend);
   free(seen), free(off), free(cls);
   return rc;
+}
+
+/* How many elements have their first corner (the node of the least x, y and z) before node n (x fastest). */
+static long long elems_before(int nx, long long n) {
+  const long long x = nx, en = x + 1, i = n % en, j = n / en % en, k = n / (en * en);
+  if (k >= x) return x * x * x;
+  return k * x * x + (j >= x ? x * x : j * x + (i < x ? i : x));
 }
 
 int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_block *b, char *err, size_t errlen) {
@@ -461,8 +482,13 @@ int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_bloc
   b->nnode = (long long)(nx + 1) * (nx + 1) * (nx + 1);
   b->nsymm = (long long)(nx + 1) * (nx + 1);
   int rc = um_block_range(b->nnode, rank, nranks, &b->node_first, &b->node_count) ||
-           um_block_range(b->nelem, rank, nranks, &b->elem_first, &b->elem_count) ||
            um_block_range(b->nsymm, rank, nranks, &b->symm_first, &b->symm_count);
+  /* the elements whose first corner is in this rank's nodes: each rank's elements reach its nodes and the next
+   * plane's (the block partitioner's owners for the elements, which a map to the nodes places) */
+  const long long e0 = elems_before(nx, b->node_first), e1 = elems_before(nx, b->node_first + b->node_count);
+  b->elem_first = e0;
+  b->elem_count = (int)(e1 - e0);
+  rc = rc || e1 - e0 > INT_MAX;
   if (!rc && p->forces == LULESH_FORCES_GATHER)
     rc = um_block_range(8 * b->nelem, rank, nranks, &b->corner_first, &b->corner_count);
   if (rc) return um_format_error(err, errlen, UM_ERR_CONFIG, "params.size = %d: a block does not fit an int", nx);

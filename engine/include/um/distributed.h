@@ -177,6 +177,11 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
  * (or neither: then a plain um_decl_map). */
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out);
+/* um_decl_map_block handing the rows over: the context takes `targets` (from malloc; freed by the context, at once
+ * when the call fails) and turns them into the map's local rows in that buffer at um_distribute (with "ranges"
+ * no copy of the rank's rows is made); on one rank the global rows are the local ones, narrowed in place. */
+int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
+                           um_map **out);
 /* A mesh source that must be read whole (a text deck, a generator that needs the whole mesh) is read on rank 0
  * alone and scattered by blocks: rank 0 broadcasts the sizes (um_mpi_bcast_bytes), then sends each rank its block
  * of every set's rows (um_mpi_scatter_block) and frees its whole arrays; the other ranks never hold more than their

@@ -418,12 +418,12 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
   return UM_SUCCESS;
 }
 
-int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
-                      um_map **out) {
-  if (!ctx) return UM_ERR_ARG;
+/* um_decl_map_block's and um_decl_map_block_take's checks of the arguments and the rows: 0 or the error. */
+static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets,
+                           const char *name, um_map **out) {
   if (!out || !from || !to || arity <= 0)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out || !from || !to || arity <= 0)",
-                    __func__);
+                    "um_decl_map_block");
   *out = NULL;
   const size_t n = (size_t)from->size * (size_t)arity;
   if (n && !targets) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name ? name : "");
@@ -437,18 +437,36 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
   if (from->block != to->block)
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': set '%s' is declared by blocks and set '%s' is not: declare both by blocks",
                     name ? name : "", from->block ? from->name : to->name, from->block ? to->name : from->name);
-  int *loc = from->block ? NULL : calloc(n ? n : 1, sizeof *loc); /* whole sets: the rows as they are */
-  long long *keep = from->block ? malloc((n ? n : 1) * sizeof *keep) : NULL;
-  if (from->block ? !keep : !loc) {
-    free(loc), free(keep);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
+  return UM_SUCCESS;
+}
+
+int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
+                      um_map **out) {
+  if (!ctx) return UM_ERR_ARG;
+  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, name, out));
+  const size_t n = (size_t)from->size * (size_t)arity;
+  long long *copy = malloc((n ? n : 1) * sizeof *copy);
+  if (!copy) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
+  if (n) memcpy(copy, targets, n * sizeof *copy);
+  return um_decl_map_block_take(ctx, from, to, arity, copy, name, out);
+}
+
+int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
+                           um_map **out) {
+  if (!ctx) return free(targets), UM_ERR_ARG;
+  int rc = check_map_block(ctx, from, to, arity, targets, name, out);
+  if (rc != UM_SUCCESS) return free(targets), rc;
+  if (from->block) return decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL); /* the global rows */
+  const size_t n = (size_t)from->size * (size_t)arity; /* whole sets: global == local, narrowed in place */
+  char *buf = (char *)targets;
+  for (size_t i = 0; i < n; i++) { /* entry i's 4 bytes never past entry i's 8, read first */
+    long long g;
+    memcpy(&g, buf + i * sizeof g, sizeof g);
+    const int l = (int)g;
+    memcpy(buf + i * sizeof l, &l, sizeof l);
   }
-  for (size_t i = 0; !from->block && i < n; i++) loc[i] = (int)targets[i]; /* whole sets: global == local */
-  if (keep && n) memcpy(keep, targets, n * sizeof *keep);
-  const int rc = decl_map(ctx, from, to, arity, loc, name, out, keep, NULL); /* by blocks: the global rows only */
-  free(loc);
-  if (rc != UM_SUCCESS) free(keep);
-  return rc;
+  int *shrunk = realloc(buf, (n ? n : 1) * sizeof(int));
+  return um_decl_map_take(ctx, from, to, arity, shrunk ? shrunk : (int *)buf, name, out);
 }
 
 int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {

@@ -339,7 +339,8 @@ static void blocks_free(umd_blocks *B) {
     umd_bset *S = &B->S[s];
     free(S->begin), free(S->own_home), free(S->own), free(S->core), free(S->ex), free(S->nx);
     free(S->ex_owner), free(S->nx_owner);
-    umd_gmap_free(&S->held);
+    umd_gmap_free(&S->held), umd_gmap_free(&S->halo);
+    free(S->pos);
   }
   free(B->S), free(B->moff);
 }
@@ -385,12 +386,17 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   const double t1 = MPI_Wtime();
   um_setup_begin(ctx, UM_SETUP_MIGRATE); /* inside um_distribute's partition phase, which ends it */
   D->info.partition_seconds = t1 - t0;
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
-  um_setup_begin(ctx, UM_SETUP_HALOS);
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");
-  um_setup_end(ctx, UM_SETUP_HALOS);
-  if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_install(&B), "installing the rows");
+  const char *general = getenv("UM_TEST_RANGES_GENERAL"); /* the tests: "ranges" through the general steps */
+  if (rc == UM_SUCCESS && B.ranges && !(general && *general == '1')) {
+    rc = umd_agree(&B, umd_ranges_install(&B), "installing the ranges");
+  } else {
+    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
+    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
+    um_setup_begin(ctx, UM_SETUP_HALOS);
+    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");
+    um_setup_end(ctx, UM_SETUP_HALOS);
+    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_install(&B), "installing the rows");
+  }
   if (rc == UM_SUCCESS) blocks_info(&B, primary);
   D->info.migrate_seconds = MPI_Wtime() - t1;
   blocks_free(&B);

@@ -203,7 +203,22 @@ typedef struct {
   int nex, nnx;
   int *ex_owner, *nx_owner;
   umd_gmap held; /* global number -> local index (owned in record order, then exec, then non-exec) */
+  /* "ranges" (dist_ranges.c): the owned rows are the declared block, in place */
+  int *pos; /* [count]: the local index of each element of the block */
+  umd_gmap halo; /* the halo rows' global numbers -> their local indices */
 } umd_bset;
+
+/* (element, rank) pairs of an exec halo, ordered by element then rank (umd_cmp_epair); halo keys ordered by owner,
+ * then global number (umd_cmp_bkey). */
+typedef struct {
+  int e, q;
+} umd_epair;
+typedef struct {
+  int owner;
+  long long g;
+} umd_bkey;
+int umd_cmp_epair(const void *a, const void *b);
+int umd_cmp_bkey(const void *a, const void *b);
 
 typedef struct {
   um_context *ctx;
@@ -276,6 +291,28 @@ int umd_blocks_layout(umd_blocks *B);
 int umd_blocks_migrate(umd_blocks *B);
 int umd_blocks_halos(umd_blocks *B);
 int umd_blocks_install(umd_blocks *B);
+/* Records of set s packed by destination (sb, scnt[P] each) to their ranks: *out gets the ones sent here, by source
+ * rank ascending, each source's in its order; *src (when asked) the source of each (collective). */
+int umd_send_packed(umd_blocks *B, int s, const char *sb, const int *scnt, char **out, int *nout, int **src);
+/* Set S's import lists (its halo rows from owned on, grouped by owner hown[], in local order), then its export
+ * lists from what each owner is asked: the owned rows' local indices through g2l, or when pos is given pos[g - b0]
+ * (collective). */
+int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l, const int *pos,
+                     long long b0);
+/* Dat k's rows in its set's local order (total rows, padded to the row alignment), zeros: *out. */
+int umd_new_rows(umd_blocks *B, int k, int total, char **out, int *nrows);
+/* Dat k's rows replaced by nd (nrows rows in the local order): its declared rows freed. */
+void umd_install_rows(umd_blocks *B, int k, char *nd, int nrows);
+/* For each dat of set s (indexed by dat), 1 when it holds the zeros it was declared with on every rank: such a
+ * dat is allocated in the local order, not moved. Collective; NULL on no memory (on every rank alike). */
+int *umd_zero_dats(umd_blocks *B, int s);
+/* Every rank's counts of set s (um_set_partition), and the set's sizes here (collective). */
+int umd_set_counts(umd_blocks *B, int s);
+/* dist_ranges.c: um_distribute with "ranges" (every set owned as declared): the halos from the declared rows, each
+ * rank's owned rows kept where they were declared (the maps' global rows turned into local ones in their own
+ * buffers, the dats' rows moved within theirs); the same layout, maps, dats and halo lists as the steps above
+ * (collective). */
+int umd_ranges_install(umd_blocks *B);
 
 #endif /* UM_HAVE_MPI */
 #endif

@@ -25,7 +25,7 @@ int umd_blocks_layout(umd_blocks *B) {
 
 /* Records of set s packed by destination (sb, scnt[P] each) to their ranks: *out gets the ones sent here, by
  * source rank ascending, each source's in its order; *src (when asked) the source of each. */
-static int send_packed(umd_blocks *B, int s, const char *sb, const int *scnt, char **out, int *nout, int **src) {
+int umd_send_packed(umd_blocks *B, int s, const char *sb, const int *scnt, char **out, int *nout, int **src) {
   const int P = B->P;
   const size_t rec = B->S[s].rec;
   int *rcnt = malloc((size_t)P * sizeof *rcnt);
@@ -61,7 +61,7 @@ static int ship(umd_blocks *B, int s, const char *recs, int np, const int *idx, 
     for (int j = 0; j < np; j++) memcpy(sb + (size_t)j * rec, recs + (size_t)idx[perm[j]] * rec, rec);
   }
   free(perm);
-  if (rc == UM_SUCCESS) rc = send_packed(B, s, sb, scnt, out, nout, src);
+  if (rc == UM_SUCCESS) rc = umd_send_packed(B, s, sb, scnt, out, nout, src);
   free(scnt), free(sb);
   return rc;
 }
@@ -118,19 +118,15 @@ int umd_blocks_migrate(umd_blocks *B) {
       S->own = home, S->nown = S->count, home = NULL;
     } else if (rc == UM_SUCCESS) {
       /* homes in rank order hold ascending blocks: the owned records arrive in ascending global order */
-      rc = send_packed(B, s, home, scnt, &S->own, &S->nown, NULL);
+      rc = umd_send_packed(B, s, home, scnt, &S->own, &S->nown, NULL);
     }
     free(home), free(scnt);
   }
   return rc;
 }
 
-/* (element, rank) pairs of the exec halo, ordered by element then rank. */
-typedef struct {
-  int e, q;
-} epair;
-static int cmp_epair(const void *a, const void *b) {
-  const epair *x = a, *y = b;
+int umd_cmp_epair(const void *a, const void *b) {
+  const umd_epair *x = a, *y = b;
   if (x->e != y->e) return x->e < y->e ? -1 : 1;
   return (x->q > y->q) - (x->q < y->q);
 }
@@ -142,7 +138,7 @@ static int exec_halo(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
   int rc = UM_SUCCESS, np = 0, cap = 0;
-  epair *pr = NULL;
+  umd_epair *pr = NULL;
   S->core = malloc((size_t)(S->nown ? S->nown : 1));
   if (!S->core) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
   for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++) S->core[e] = 1;
@@ -162,19 +158,19 @@ static int exec_halo(umd_blocks *B, int s) {
       if (o[j] == B->rank) continue;
       if (np == cap) {
         cap = cap ? 2 * cap : 1024;
-        epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
+        umd_epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
         if (!n2)
           rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
         else
           pr = n2;
       }
-      if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]}, S->core[j / ar] = 0;
+      if (rc == UM_SUCCESS) pr[np++] = (umd_epair){j / ar, o[j]}, S->core[j / ar] = 0;
     }
     free(o);
   }
   int *idx = NULL, *dst = NULL, w = 0;
   if (rc == UM_SUCCESS) {
-    qsort(pr, (size_t)np, sizeof *pr, cmp_epair); /* each other rank once per element, elements ascending */
+    qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
     idx = malloc((size_t)(np ? np : 1) * sizeof *idx), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
     if (!idx || !dst) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
     for (int j = 0; rc == UM_SUCCESS && j < np; j++)
@@ -187,19 +183,14 @@ static int exec_halo(umd_blocks *B, int s) {
   return rc;
 }
 
-/* Halo keys sorted by owner, then global number. */
-typedef struct {
-  int owner;
-  long long g;
-} bkey;
-static int cmp_bkey(const void *a, const void *b) {
-  const bkey *x = a, *y = b;
+int umd_cmp_bkey(const void *a, const void *b) {
+  const umd_bkey *x = a, *y = b;
   if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
   return (x->g > y->g) - (x->g < y->g);
 }
 
 /* The targets of owned and exec rows into set t that are neither owned nor exec here, with their owners. */
-static int nonexec_wanted(umd_blocks *B, int t, bkey **keys, int *nk) {
+static int nonexec_wanted(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   umd_gmap cand = {0};
@@ -233,8 +224,8 @@ static int nonexec_wanted(umd_blocks *B, int t, bkey **keys, int *nk) {
   int *o = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof *o) : NULL;
   *keys = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof **keys) : NULL;
   rc = o && *keys ? umd_dir_owner(B, t, n, g, o) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo");
-  for (int i = 0; rc == UM_SUCCESS && i < n; i++) (*keys)[i] = (bkey){o[i], g[i]};
-  if (rc == UM_SUCCESS) qsort(*keys, (size_t)n, sizeof **keys, cmp_bkey);
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++) (*keys)[i] = (umd_bkey){o[i], g[i]};
+  if (rc == UM_SUCCESS) qsort(*keys, (size_t)n, sizeof **keys, umd_cmp_bkey);
   *nk = n;
   free(g), free(o);
   return rc;
@@ -244,7 +235,7 @@ static int nonexec_wanted(umd_blocks *B, int t, bkey **keys, int *nk) {
 static int nonexec_halo(umd_blocks *B, int t) {
   umd_bset *T = &B->S[t];
   const int P = B->P;
-  bkey *keys = NULL;
+  umd_bkey *keys = NULL;
   int nk = 0, nr = 0, nb = 0;
   long long *sg = NULL, *rg = NULL;
   int *scnt = malloc((size_t)P * sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), *idx = NULL, *dst = NULL;
@@ -304,7 +295,8 @@ int umd_blocks_halos(umd_blocks *B) {
   return rc;
 }
 /* Import lists (halo rows grouped by owner, in local order), then export lists from what each owner is asked. */
-static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l) {
+int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l, const int *pos,
+                     long long b0) {
   const int P = B->P, nh = S->total - owned;
   int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
   int *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), nr = 0;
@@ -336,7 +328,8 @@ static int blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, c
     j++;
   }
   for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
-    const int l = umd_gmap_get(g2l, want[i]);
+    const long long o = want[i] - b0;
+    const int l = pos ? (o >= 0 && o < owned ? pos[o] : -1) : umd_gmap_get(g2l, want[i]);
     if (l < 0 || l >= owned)
       rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %lld, which it does not own",
                     B->rank, want[i]);
@@ -389,7 +382,7 @@ static int index_set(umd_blocks *B, int s, umd_gmap *g2l) {
 }
 
 /* Dat k's rows in its set's local order (total rows, padded to the row alignment), zeros: *out. */
-static int new_rows(umd_blocks *B, int k, int total, char **out, int *nrows) {
+int umd_new_rows(umd_blocks *B, int k, int total, char **out, int *nrows) {
   um_context *ctx = B->ctx;
   const um_dat *d = ctx->dats[k];
   const size_t row = (size_t)d->dim * d->esize;
@@ -400,7 +393,7 @@ static int new_rows(umd_blocks *B, int k, int total, char **out, int *nrows) {
 }
 
 /* Dat k's rows replaced by nd (nrows rows in the local order): its declared rows freed. */
-static void install_rows(umd_blocks *B, int k, char *nd, int nrows) {
+void umd_install_rows(umd_blocks *B, int k, char *nd, int nrows) {
   um_dat *d = B->ctx->dats[k];
   free(d->data);
   d->data = nd;
@@ -449,7 +442,7 @@ static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt
   int *cnt = malloc((size_t)P * 6 * sizeof *cnt), *aoff = cnt ? cnt + 4 * P : NULL, *qoff = cnt ? cnt + 5 * P : NULL;
   char *nd = NULL, *sb = NULL, *rb = NULL;
   int nrows = 0, rc = cnt ? um__dat_to_host(ctx, d) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  if (rc == UM_SUCCESS) rc = new_rows(B, k, total, &nd, &nrows);
+  if (rc == UM_SUCCESS) rc = umd_new_rows(B, k, total, &nd, &nrows);
   /* the first collective: a rank that failed before this dat agrees here too (pull_dats) */
   rc = umd_agree(B, rc, "moving the dats' rows");
   const int all_here = rc == UM_SUCCESS; /* every rank is in this dat's pull */
@@ -472,7 +465,7 @@ static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt
   tmp.data = nd, tmp.rows = nrows;
   for (int r = 0; rc == UM_SUCCESS && r < (int)R; r++)
     rc = pull_round(B, d, &tmp, t, at, acnt, aoff, qcnt, qoff, perm, r, (int)R, sb, rb, cnt);
-  if (rc == UM_SUCCESS) install_rows(B, k, nd, nrows), nd = NULL;
+  if (rc == UM_SUCCESS) umd_install_rows(B, k, nd, nrows), nd = NULL;
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   free(nd), free(sb), free(rb), free(cnt);
   return rc;
@@ -481,7 +474,7 @@ static int pull_dat(umd_blocks *B, int k, const int *at, int nr, const int *acnt
 /* For each dat of set s (indexed by dat), 1 when it still holds the zeros it was declared with on every rank
  * (declared without data, not written since): such a dat is allocated in the local order, not moved. Collective;
  * NULL on no memory (on every rank: the reduction's answer is shared). */
-static int *zero_dats(umd_blocks *B, int s) {
+int *umd_zero_dats(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   int *z = calloc((size_t)ctx->ndats + 1, sizeof *z), *all = calloc((size_t)ctx->ndats + 1, sizeof *all);
   int ok = z && all ? 1 : 0, okall = 0;
@@ -533,15 +526,15 @@ static int pull_dats(umd_blocks *B, int s) {
       at[i] = (int)l;
   }
   free(rg);
-  int *zero = zero_dats(B, s); /* collective, on every rank (a rank that failed above too): the same answer */
+  int *zero = umd_zero_dats(B, s); /* collective, on every rank (a rank that failed above too): the same answer */
   if (rc == UM_SUCCESS && !zero) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each moved dat, agreeing first */
     if (ctx->dats[k]->set->index != s) continue;
     if (zero && zero[k]) { /* zeros on every rank: no exchange on any (a failure shows at the caller's agree) */
       char *nd = NULL;
       int nrows = 0;
-      if (rc == UM_SUCCESS) rc = new_rows(B, k, total, &nd, &nrows);
-      if (rc == UM_SUCCESS) install_rows(B, k, nd, nrows);
+      if (rc == UM_SUCCESS) rc = umd_new_rows(B, k, total, &nd, &nrows);
+      if (rc == UM_SUCCESS) umd_install_rows(B, k, nd, nrows);
       continue;
     }
     rc = rc == UM_SUCCESS ? pull_dat(B, k, at, nr, acnt, qcnt, perm, total) : umd_agree(B, rc, "moving the dats' rows");
@@ -608,7 +601,7 @@ static int install_into(umd_blocks *B, int t, const umd_gmap *g2l, int *left) {
 }
 
 /* Every rank's counts of set s (um_set_partition), and the set's sizes here. */
-static int set_counts(umd_blocks *B, int s) {
+int umd_set_counts(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
   umd_set *U = &B->D->sets[s];
@@ -653,7 +646,7 @@ static int set_lists(umd_blocks *B, int s, const int *hown, const umd_gmap *g2l)
   int rc = UM_SUCCESS;
   if (!umd_gmap_made(g2l)) rc = index_set(B, s, &own), ix = &own;
   rc = umd_agree(B, rc, "building halo lists"); /* blocks_lists is collective */
-  if (rc == UM_SUCCESS) rc = blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix);
+  if (rc == UM_SUCCESS) rc = umd_blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix, NULL, 0);
   umd_gmap_free(&own);
   return rc;
 }
@@ -698,7 +691,7 @@ int umd_blocks_install(umd_blocks *B) {
     rc = umd_agree(B, rc, "moving the dats' rows");
   }
   for (int s = 0; s < ns; s++) {
-    if (rc == UM_SUCCESS) rc = set_counts(B, s);
+    if (rc == UM_SUCCESS) rc = umd_set_counts(B, s);
     rc = umd_agree(B, rc, "counting the partition");
   }
   return rc;

@@ -1,0 +1,424 @@
+/* dist_ranges.c: um_distribute by blocks with "ranges" (every rank owns the blocks it declared, every set).
+ *
+ * The general steps (dist_blocks_rows.c) pack every declared row into a record, send it to its owner (here the
+ * rank itself) and build the local rows from records through hash maps of global numbers: on a rank's share of a
+ * generated mesh that is more time than generating it. Here nothing moves but the halos:
+ *   1. the exec halo of each set: an owned element with a target outside this rank's block of the target's set
+ *      (whose owner is its home: a binary search of the blocks' starts) is not core, and its record (built from
+ *      the declared rows) goes to each other owner of one of its targets;
+ *   2. the non-exec halo: the targets of owned and exec rows neither owned nor exec here, asked of their owners,
+ *      whose records come back;
+ *   3. the local order of dist_blocks.c (core, then the rest of the owned, each ascending; exec, non-exec, each by
+ *      owner then global number): pos[] gives an owned element's local index, a map of the halo's global numbers
+ *      the others';
+ *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
+ *      rows only ever move down), each dat's owned rows move within theirs (realloc to the local rows, the core
+ *      rows down, the few others after them) and its halo rows come from their owners along the halo lists.
+ * The result is the general steps' to the byte (tests/test_mpi_blocks.cpp, RangesInstall), with no page of the
+ * rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
+#include "dist_blocks.h"
+
+#include <stdlib.h>
+
+#ifdef UM_HAVE_MPI
+
+static inline int in_block(const umd_bset *T, int rank, long long g) {
+  return g >= T->begin[rank] && g < T->begin[rank + 1];
+}
+
+/* The record of element e of this rank's block of set s: its global number and its maps' declared global rows. */
+static void own_record(const umd_blocks *B, int s, int e, char *r) {
+  const um_context *ctx = B->ctx;
+  const umd_bset *S = &B->S[s];
+  memset(r, 0, S->rec);
+  const long long g = S->begin[B->rank] + e;
+  memcpy(r, &g, sizeof g);
+  for (int k = 0; k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->from->index == s)
+      memcpy(r + B->moff[k], mp->gtargets + (size_t)e * mp->arity, (size_t)mp->arity * sizeof(long long));
+  }
+}
+
+/* The records of elements el[n] of this rank's block (grouped by destination, cnt[P] each) to their ranks:
+ * umd_send_packed's *out, *nout, *src (collective). */
+static int send_own(umd_blocks *B, int s, const int *el, int n, const int *cnt, char **out, int *nout, int **src) {
+  const size_t rec = B->S[s].rec;
+  char *sb = malloc((size_t)(n ? n : 1) * rec);
+  int rc = umd_agree(B, sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory sending halo rows"),
+                     "packing halo rows");
+  for (int j = 0; rc == UM_SUCCESS && j < n; j++) own_record(B, s, el[j], sb + (size_t)j * rec);
+  if (rc == UM_SUCCESS) rc = umd_send_packed(B, s, sb, cnt, out, nout, src);
+  free(sb);
+  return rc;
+}
+
+/* Appends (e, q) to the pairs (*pr, *np of *cap): 0 or UM_ERR_ALLOC. */
+static int push_pair(umd_epair **pr, int *np, int *cap, int e, int q) {
+  if (*np == *cap) {
+    const int c = *cap ? 2 * *cap : 1024;
+    umd_epair *n2 = realloc(*pr, (size_t)c * sizeof **pr);
+    if (!n2) return UM_ERR_ALLOC;
+    *pr = n2, *cap = c;
+  }
+  (*pr)[(*np)++] = (umd_epair){e, q};
+  return UM_SUCCESS;
+}
+
+/* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once. */
+static int exec_ranges(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  umd_bset *S = &B->S[s];
+  const int P = B->P, n = S->count;
+  int np = 0, cap = 0, w = 0, rc = (S->core = malloc((size_t)(n ? n : 1))) ? UM_SUCCESS : UM_ERR_ALLOC;
+  umd_epair *pr = NULL;
+  if (S->core) memset(S->core, 1, (size_t)n);
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->from->index != s) continue;
+    const umd_bset *T = &B->S[mp->to->index];
+    const int ar = mp->arity;
+    const size_t m = (size_t)n * ar;
+    const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1], *tg = mp->gtargets;
+    unsigned char *core = S->core;
+    for (size_t j = 0; rc == UM_SUCCESS && j < m; j++) {
+      if (tg[j] >= b0 && tg[j] < b1) continue;
+      core[j / ar] = 0;
+      rc = push_pair(&pr, &np, &cap, (int)(j / ar), umd_home(T, P, tg[j]));
+    }
+  }
+  int *el = NULL, *dst = NULL, *perm = NULL, *cnt = malloc((size_t)P * sizeof *cnt);
+  if (rc == UM_SUCCESS) {
+    qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
+    el = malloc((size_t)(np ? np : 1) * sizeof *el), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
+    perm = malloc((size_t)(np ? np : 1) * sizeof *perm);
+    if (!el || !dst || !perm || !cnt) rc = UM_ERR_ALLOC;
+  }
+  for (int j = 0; rc == UM_SUCCESS && j < np; j++)
+    if (!w || pr[j].e != el[w - 1] || pr[j].q != dst[w - 1]) el[w] = pr[j].e, dst[w++] = pr[j].q;
+  if (rc == UM_SUCCESS) { /* grouped by destination, each group's elements ascending */
+    umd_group(w, dst, P, perm, cnt);
+    for (int j = 0; j < w; j++) dst[j] = el[perm[j]];
+  }
+  free(pr), free(el), free(perm);
+  if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", ctx->sets[s]->name);
+  rc = umd_agree(B, rc, "building the exec halo");
+  if (rc == UM_SUCCESS) rc = send_own(B, s, dst, w, cnt, &S->ex, &S->nex, &S->ex_owner);
+  free(dst), free(cnt);
+  return rc;
+}
+
+/* x, a target of an owned or exec row into set t, to the wanted (g[*n], seen in cand) unless held here. */
+static int want(const umd_blocks *B, const umd_bset *T, const umd_gmap *exi, umd_gmap *cand, long long x, long long **g,
+                int *n, int *cap) {
+  if (in_block(T, B->rank, x) || umd_gmap_get(exi, x) >= 0 || umd_gmap_get(cand, x) >= 0) return UM_SUCCESS;
+  if (*n == *cap) {
+    const int c = *cap ? 2 * *cap : 64;
+    long long *n2 = realloc(*g, (size_t)c * sizeof **g);
+    if (!n2) return UM_ERR_ALLOC;
+    *g = n2, *cap = c;
+  }
+  (*g)[*n] = x;
+  return umd_gmap_add(cand, x, (*n)++);
+}
+
+/* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number. */
+static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
+  um_context *ctx = B->ctx;
+  const umd_bset *T = &B->S[t];
+  umd_gmap exi = {0}, cand = {0};
+  long long *g = NULL, lo = LLONG_MAX, hi = LLONG_MIN;
+  int n = 0, cap = 0;
+  for (int i = 0; i < T->nex; i++) {
+    const long long x = umd_rec_g(T->ex, T->rec, i);
+    lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+  }
+  int rc = umd_gmap_init_span(&exi, (size_t)T->nex, lo, hi);
+  if (rc == UM_SUCCESS) rc = umd_gmap_init(&cand, 64);
+  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) rc = umd_gmap_add(&exi, umd_rec_g(T->ex, T->rec, i), i);
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->to->index != t) continue;
+    const umd_bset *F = &B->S[mp->from->index];
+    const size_t m = (size_t)F->count * mp->arity;
+    const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1], *tg = mp->gtargets;
+    for (size_t j = 0; rc == UM_SUCCESS && j < m; j++)
+      if (tg[j] < b0 || tg[j] >= b1) rc = want(B, T, &exi, &cand, tg[j], &g, &n, &cap);
+    for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
+      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
+        rc = want(B, T, &exi, &cand, umd_rec_t(F->ex, F->rec, e, B->moff[k], a), &g, &n, &cap);
+  }
+  umd_gmap_free(&exi), umd_gmap_free(&cand);
+  *keys = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof **keys) : NULL;
+  for (int i = 0; *keys && i < n; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
+  if (*keys) qsort(*keys, (size_t)n, sizeof **keys, umd_cmp_bkey);
+  free(g);
+  *nk = n;
+  return *keys ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
+}
+
+/* Set t's non-exec halo: its rows asked of their owners (the global numbers), their records back. */
+static int nonexec_ranges(umd_blocks *B, int t) {
+  um_context *ctx = B->ctx;
+  umd_bset *T = &B->S[t];
+  const int P = B->P;
+  umd_bkey *keys = NULL;
+  long long *sg = NULL, *rg = NULL;
+  int nk = 0, nr = 0, nb = 0, *el = NULL;
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt);
+  int rc = scnt && rcnt ? nonexec_keys(B, t, &keys, &nk) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  if (rc == UM_SUCCESS && !(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; rc == UM_SUCCESS && i < nk; i++) sg[i] = keys[i].g, scnt[keys[i].owner]++;
+  rc = umd_agree(B, rc, "asking for halo rows");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
+  if (rc == UM_SUCCESS && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
+    if (!in_block(T, B->rank, rg[i]))
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': rank %d was asked for element %lld, which it does not own",
+                    ctx->sets[t]->name, B->rank, rg[i]);
+    else
+      el[i] = (int)(rg[i] - T->begin[B->rank]);
+  }
+  rc = umd_agree(B, rc, "answering for halo rows");
+  if (rc == UM_SUCCESS) rc = send_own(B, t, el, nr, rcnt, &T->nx, &nb, &T->nx_owner); /* asked order, per asker */
+  if (rc == UM_SUCCESS && nb != nk)
+    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", ctx->sets[t]->name, nb, nk);
+  T->nnx = nb;
+  free(keys), free(sg), free(rg), free(el), free(scnt), free(rcnt);
+  return rc;
+}
+
+/* Set s's local order: pos[] of its block, l2g, the halo rows' owners (hown) and the map of their numbers. */
+static int order_ranges(umd_blocks *B, int s, int *hown) {
+  umd_bset *S = &B->S[s];
+  umd_set *U = &B->D->sets[s];
+  const int n = S->count, nh = S->nex + S->nnx;
+  S->nown = n;
+  U->total = n + nh;
+  U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
+  S->pos = malloc((size_t)(n ? n : 1) * sizeof *S->pos);
+  if (!U->l2g || !S->pos) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
+  int ncore = 0;
+  for (int e = 0; e < n; e++) ncore += S->core[e];
+  const long long b0 = S->begin[B->rank];
+  for (int e = 0, c = 0, r = ncore; e < n; e++) {
+    S->pos[e] = S->core[e] ? c++ : r++;
+    U->l2g[S->pos[e]] = b0 + e;
+  }
+  long long lo = LLONG_MAX, hi = LLONG_MIN;
+  for (int i = 0; i < nh; i++) {
+    const long long g = i < S->nex ? umd_rec_g(S->ex, S->rec, i) : umd_rec_g(S->nx, S->rec, i - S->nex);
+    U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
+    lo = g < lo ? g : lo, hi = g > hi ? g : hi;
+  }
+  int rc = umd_gmap_init_span(&S->halo, (size_t)nh, lo, hi);
+  for (int i = 0; rc == UM_SUCCESS && i < nh; i++) rc = umd_gmap_add(&S->halo, U->l2g[n + i], n + i);
+  return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
+}
+
+/* Set T's global numbers -> local indices: its block [b0, b0 + n) through pos, the others through the halo's map
+ * (held in locals: the stores of a row alias nothing of it). */
+typedef struct {
+  long long b0;
+  int n;
+  const int *pos;
+  const umd_gmap *halo;
+} to_local;
+static to_local local_index(const umd_bset *T, int rank) { return (to_local){T->begin[rank], T->count, T->pos, &T->halo}; }
+
+/* Row src (ar global targets) local into dst; a target not held: 0, and -1 back when the row runs (run). */
+static int local_row(to_local L, int ar, const long long *src, int *dst, int run) {
+  int bad = 0;
+  for (int a = 0; a < ar; a++) {
+    const long long o = src[a] - L.b0;
+    const int l = o >= 0 && o < L.n ? L.pos[o] : umd_gmap_get(L.halo, src[a]);
+    bad |= l < 0 && run;
+    dst[a] = l < 0 ? 0 : l;
+  }
+  return bad ? -1 : 0;
+}
+
+/* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows: the rows that are
+ * not core first aside, then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry written never
+ * past the 8 of row e, read before), then the others and the halo rows after them. */
+static int install_map_ranges(umd_blocks *B, int k) {
+  um_context *ctx = B->ctx;
+  um_map *mp = ctx->maps[k];
+  const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
+  const int ar = mp->arity, n = F->count, nh = F->nex + F->nnx;
+  int nnc = 0, na = 0, bad = 0;
+  for (int e = 0; e < n; e++) nnc += !F->core[e];
+  const size_t need = ((size_t)(n + nh) * ar + 1) * sizeof(int);
+  long long *row = malloc((size_t)ar * sizeof *row);
+  int *aside = malloc(((size_t)(nnc + nh) * ar + 1) * sizeof *aside);
+  if (row && aside && need > ((size_t)n * ar > 0 ? (size_t)n * ar : 1) * sizeof(long long)) {
+    long long *g2 = realloc(mp->gtargets, need);
+    if (!g2) free(aside), aside = NULL;
+    else mp->gtargets = g2;
+  }
+  if (!row || !aside) {
+    free(row), free(aside);
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
+  }
+  const long long *g = mp->gtargets;
+  const to_local L = local_index(T, B->rank);
+  for (int e = 0; e < n; e++)
+    if (!F->core[e]) bad |= local_row(L, ar, g + (size_t)e * ar, aside + (size_t)na++ * ar, 1);
+  for (int i = 0; i < nh; i++) {
+    const char *r = i < F->nex ? F->ex + (size_t)i * F->rec : F->nx + (size_t)(i - F->nex) * F->rec;
+    memcpy(row, r + B->moff[k], (size_t)ar * sizeof *row);
+    bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, i < F->nex);
+  }
+  int *out = (int *)mp->gtargets;
+  for (int e = 0; e < n; e++)
+    if (F->core[e]) {
+      memcpy(row, g + (size_t)e * ar, (size_t)ar * sizeof *row);
+      bad |= local_row(L, ar, row, out + (size_t)F->pos[e] * ar, 1);
+    }
+  memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)na * ar * sizeof *aside);
+  free(aside), free(row);
+  if (bad) return UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': a local row reaches an element rank %d does not hold", mp->name, B->rank);
+  int *shrunk = realloc(out, need);
+  free(mp->data);
+  mp->data = shrunk ? shrunk : out;
+  mp->gtargets = NULL;
+  return UM_SUCCESS;
+}
+
+/* Dat k's owned rows (an AoS buffer: row bytes rb) in the local order within the buffer, grown to nrows: the rows
+ * that are not core aside, the core rows down in runs, the others after them; the rows past the owned zeros. */
+static int move_rows(umd_blocks *B, int k, int nrows) {
+  um_dat *d = B->ctx->dats[k];
+  const umd_bset *S = &B->S[d->set->index];
+  const size_t rb = (size_t)d->dim * d->esize;
+  const int n = S->count;
+  int nnc = 0;
+  for (int e = 0; e < n; e++) nnc += !S->core[e];
+  char *aside = malloc((size_t)(nnc ? nnc : 1) * rb), *nd = aside ? realloc(d->data, (size_t)(nrows ? nrows : 1) * rb) : NULL;
+  if (!nd) {
+    free(aside);
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+  }
+  d->data = nd;
+  for (int e = 0, j = 0; e < n; e++)
+    if (!S->core[e]) memcpy(aside + (size_t)j++ * rb, nd + (size_t)e * rb, rb);
+  for (int e = 0; e < n;) { /* a run of core rows [e, f) to pos[e] */
+    if (!S->core[e]) {
+      e++;
+      continue;
+    }
+    int f = e + 1;
+    while (f < n && S->core[f]) f++;
+    if (S->pos[e] != e) memmove(nd + (size_t)S->pos[e] * rb, nd + (size_t)e * rb, (size_t)(f - e) * rb);
+    e = f;
+  }
+  memcpy(nd + (size_t)(n - nnc) * rb, aside, (size_t)nnc * rb);
+  memset(nd + (size_t)n * rb, 0, (size_t)(nrows - n) * rb);
+  free(aside);
+  return UM_SUCCESS;
+}
+
+/* Dat k's owned rows (SoA storage) in the local order, in a new buffer of nrows rows. */
+static int copy_rows(umd_blocks *B, int k, int total) {
+  um_dat *d = B->ctx->dats[k];
+  const umd_bset *S = &B->S[d->set->index];
+  char *nd = NULL, *row = malloc((size_t)d->dim * d->esize);
+  int nrows = 0, rc = row ? umd_new_rows(B, k, total, &nd, &nrows) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
+  um_dat to = *d;
+  to.data = nd, to.rows = nrows;
+  for (int e = 0; rc == UM_SUCCESS && e < S->count; e++) copy_row_out(d, e, row), copy_row_in(&to, S->pos[e], row);
+  if (rc == UM_SUCCESS) free(d->data), d->data = nd, d->rows = nrows;
+  free(row);
+  return rc;
+}
+
+/* Dat k's halo rows from their owners along set U's halo lists (collective). */
+static int fill_halo(umd_blocks *B, int k, const umd_set *U) {
+  um_dat *d = B->ctx->dats[k];
+  const int P = B->P;
+  const size_t rb = (size_t)d->dim * d->esize;
+  const int ne = U->exp_off[U->nnb];
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), nr = 0;
+  char *sb = malloc((size_t)(ne ? ne : 1) * rb), *rbuf = NULL;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int rc = scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory filling the halo of '%s'", d->name);
+  if (rc == UM_SUCCESS) {
+    int m = MPI_Type_contiguous((int)rb, MPI_BYTE, &t);
+    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (dat rows)");
+  }
+  for (int j = 0; rc == UM_SUCCESS && j < U->nnb; j++) scnt[U->nb[j]] = U->exp_off[j + 1] - U->exp_off[j];
+  for (int i = 0; rc == UM_SUCCESS && i < ne; i++) copy_row_out(d, U->exp[i], sb + (size_t)i * rb);
+  rc = umd_agree(B, rc, "moving the dats' halo rows");
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, rb, sb, scnt, (void **)&rbuf, rcnt, &nr);
+  if (rc == UM_SUCCESS && nr != U->imp_off[U->nnb])
+    rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "dat '%s': %d halo rows back of %d", d->name, nr, U->imp_off[U->nnb]);
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) copy_row_in(d, U->imp[i], rbuf + (size_t)i * rb);
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  free(scnt), free(rcnt), free(sb), free(rbuf);
+  return rc;
+}
+
+/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers and their
+ * halo rows from the owners (collective). */
+static int dats_ranges(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  const umd_set *U = &B->D->sets[s];
+  int *zero = umd_zero_dats(B, s), rc = zero ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each dat, agreeing after */
+    um_dat *d = ctx->dats[k];
+    if (d->set->index != s) continue;
+    char *nd = NULL;
+    int nrows = 0;
+    if (rc == UM_SUCCESS && zero[k]) { /* zeros on every rank: no exchange on any */
+      if ((rc = umd_new_rows(B, k, U->total, &nd, &nrows)) == UM_SUCCESS) umd_install_rows(B, k, nd, nrows);
+      rc = umd_agree(B, rc, "moving the dats' rows");
+      continue;
+    }
+    if (rc == UM_SUCCESS) rc = um__dat_to_host(ctx, d);
+    const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
+    nrows = (U->total + align - 1) / align * align;
+    if (rc == UM_SUCCESS) rc = d->layout == UM_SOA && d->dim > 1 ? copy_rows(B, k, U->total) : move_rows(B, k, nrows);
+    if (rc == UM_SUCCESS) d->rows = nrows;
+    rc = umd_agree(B, rc, "moving the dats' rows");
+    if (rc == UM_SUCCESS) rc = fill_halo(B, k, U);
+    if (rc == UM_SUCCESS) um__dat_host_moved(d), d->halo_stale = 0;
+    rc = umd_agree(B, rc, "moving the dats' halo rows");
+  }
+  free(zero);
+  return rc;
+}
+
+int umd_ranges_install(umd_blocks *B) {
+  um_context *ctx = B->ctx;
+  const int ns = B->ns;
+  int rc = umd_blocks_layout(B), **hown = calloc((size_t)ns, sizeof *hown);
+  if (rc == UM_SUCCESS && !hown) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  rc = umd_agree(B, rc, "laying out the rows");
+  um_setup_begin(ctx, UM_SETUP_HALOS);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, exec_ranges(B, s), "building the exec halo"); /* every exec halo first */
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, nonexec_ranges(B, s), "building the halo");
+  um_setup_end(ctx, UM_SETUP_HALOS);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const umd_bset *S = &B->S[s];
+    hown[s] = malloc(((size_t)S->nex + S->nnx + 1) * sizeof **hown);
+    rc = hown[s] ? order_ranges(B, s, hown[s]) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  }
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) rc = install_map_ranges(B, k);
+  rc = umd_agree(B, rc, "installing the maps");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* collective, each set: the same number of calls on every rank */
+    const umd_bset *S = &B->S[s];
+    rc = umd_agree(B, umd_blocks_lists(B, &B->D->sets[s], S->count, hown[s], NULL, S->pos, S->begin[B->rank]),
+                   "building halo lists");
+  }
+  for (int s = 0; s < ns; s++) {
+    umd_bset *S = &B->S[s];
+    free(hown ? hown[s] : NULL), free(S->ex), free(S->nx);
+    S->ex = S->nx = NULL;
+  }
+  free(hown);
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, dats_ranges(B, s), "moving the dats' rows");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, umd_set_counts(B, s), "counting the partition");
+  return rc;
+}
+#endif /* UM_HAVE_MPI */
