@@ -53,108 +53,154 @@ static int send_own(umd_blocks *B, int s, const int *el, int n, const int *cnt, 
   return rc;
 }
 
-/* Appends (e, q) to the pairs (*pr, *np of *cap): 0 or UM_ERR_ALLOC. */
-static int push_pair(umd_epair **pr, int *np, int *cap, int e, int q) {
-  if (*np == *cap) {
-    const int c = *cap ? 2 * *cap : 1024;
-    umd_epair *n2 = realloc(*pr, (size_t)c * sizeof **pr);
-    if (!n2) return UM_ERR_ALLOC;
-    *pr = n2, *cap = c;
+/* A map from the set being scanned: its rows and its to-set's block here. */
+typedef struct {
+  const long long *tg;
+  int ar;
+  long long b0, b1;
+  const umd_bset *T;
+} from_map;
+
+/* The maps from set s (*nf of them, *arsum their arities summed): NULL on no memory. */
+static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
+  const um_context *ctx = B->ctx;
+  from_map *f = malloc(((size_t)ctx->nmaps + 1) * sizeof *f);
+  *nf = *arsum = 0;
+  for (int k = 0; f && k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->from->index != s) continue;
+    const umd_bset *T = &B->S[mp->to->index];
+    f[(*nf)++] = (from_map){mp->gtargets, mp->arity, T->begin[B->rank], T->begin[B->rank + 1], T};
+    *arsum += mp->arity;
   }
-  (*pr)[(*np)++] = (umd_epair){e, q};
-  return UM_SUCCESS;
+  return f;
 }
 
-/* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once. */
+/* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them). */
+static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
+  *nq = 0;
+  for (int k = 0; k < nf; k++)
+    for (int a = 0; a < fm[k].ar; a++) {
+      const long long g = fm[k].tg[(size_t)e * fm[k].ar + a];
+      if (g >= fm[k].b0 && g < fm[k].b1) continue;
+      const int h = umd_home(fm[k].T, P, g);
+      int i = *nq;
+      while (i > 0 && q[i - 1] > h) i--; /* insertion: ascending, each rank once */
+      if (i > 0 && q[i - 1] == h) continue;
+      memmove(q + i + 1, q + i, (size_t)(*nq - i) * sizeof *q);
+      q[i] = h, (*nq)++;
+    }
+}
+
+/* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once (elements
+ * ascending, so each destination's in ascending order). */
 static int exec_ranges(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
   const int P = B->P, n = S->count;
-  int np = 0, cap = 0, w = 0, rc = (S->core = malloc((size_t)(n ? n : 1))) ? UM_SUCCESS : UM_ERR_ALLOC;
-  umd_epair *pr = NULL;
-  if (S->core) memset(S->core, 1, (size_t)n);
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
-    const um_map *mp = ctx->maps[k];
-    if (mp->from->index != s) continue;
-    const umd_bset *T = &B->S[mp->to->index];
-    const int ar = mp->arity;
-    const size_t m = (size_t)n * ar;
-    const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1], *tg = mp->gtargets;
-    unsigned char *core = S->core;
-    for (size_t j = 0; rc == UM_SUCCESS && j < m; j++) {
-      if (tg[j] >= b0 && tg[j] < b1) continue;
-      core[j / ar] = 0;
-      rc = push_pair(&pr, &np, &cap, (int)(j / ar), umd_home(T, P, tg[j]));
+  int nf = 0, arsum = 0, np = 0, cap = 1024, nq = 0;
+  from_map *fm = maps_from(B, s, &nf, &arsum);
+  int *q = malloc(((size_t)arsum + 1) * sizeof *q), *el = malloc((size_t)cap * sizeof *el);
+  int *dst = malloc((size_t)cap * sizeof *dst), *cnt = malloc((size_t)P * sizeof *cnt), *perm = NULL;
+  int rc = (S->core = malloc((size_t)(n ? n : 1))) && fm && q && el && dst && cnt ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int e = 0; rc == UM_SUCCESS && e < n; e++) {
+    ranks_reached(fm, nf, P, e, q, &nq);
+    S->core[e] = nq == 0;
+    if (np + nq > cap) {
+      cap = 2 * (np + nq);
+      int *e2 = realloc(el, (size_t)cap * sizeof *el), *d2 = e2 ? realloc(dst, (size_t)cap * sizeof *dst) : NULL;
+      if (e2) el = e2;
+      if (d2) dst = d2;
+      if (!e2 || !d2) rc = UM_ERR_ALLOC;
     }
+    for (int i = 0; rc == UM_SUCCESS && i < nq; i++) el[np] = e, dst[np++] = q[i];
   }
-  int *el = NULL, *dst = NULL, *perm = NULL, *cnt = malloc((size_t)P * sizeof *cnt);
-  if (rc == UM_SUCCESS) {
-    qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
-    el = malloc((size_t)(np ? np : 1) * sizeof *el), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
-    perm = malloc((size_t)(np ? np : 1) * sizeof *perm);
-    if (!el || !dst || !perm || !cnt) rc = UM_ERR_ALLOC;
-  }
-  for (int j = 0; rc == UM_SUCCESS && j < np; j++)
-    if (!w || pr[j].e != el[w - 1] || pr[j].q != dst[w - 1]) el[w] = pr[j].e, dst[w++] = pr[j].q;
+  if (rc == UM_SUCCESS && !(perm = malloc((size_t)(np ? np : 1) * sizeof *perm))) rc = UM_ERR_ALLOC;
   if (rc == UM_SUCCESS) { /* grouped by destination, each group's elements ascending */
-    umd_group(w, dst, P, perm, cnt);
-    for (int j = 0; j < w; j++) dst[j] = el[perm[j]];
+    umd_group(np, dst, P, perm, cnt);
+    for (int j = 0; j < np; j++) dst[j] = el[perm[j]];
   }
-  free(pr), free(el), free(perm);
+  free(fm), free(q), free(el), free(perm);
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", ctx->sets[s]->name);
   rc = umd_agree(B, rc, "building the exec halo");
-  if (rc == UM_SUCCESS) rc = send_own(B, s, dst, w, cnt, &S->ex, &S->nex, &S->ex_owner);
+  if (rc == UM_SUCCESS) rc = send_own(B, s, dst, np, cnt, &S->ex, &S->nex, &S->ex_owner);
   free(dst), free(cnt);
   return rc;
 }
 
-/* x, a target of an owned or exec row into set t, to the wanted (g[*n], seen in cand) unless held here. */
-static int want(const umd_blocks *B, const umd_bset *T, const umd_gmap *exi, umd_gmap *cand, long long x, long long **g,
-                int *n, int *cap) {
-  if (in_block(T, B->rank, x) || umd_gmap_get(exi, x) >= 0 || umd_gmap_get(cand, x) >= 0) return UM_SUCCESS;
+/* Appends x to g (*n of *cap): 0 or UM_ERR_ALLOC. */
+static int push_g(long long **g, int *n, int *cap, long long x) {
   if (*n == *cap) {
-    const int c = *cap ? 2 * *cap : 64;
+    const int c = *cap ? 2 * *cap : 1024;
     long long *n2 = realloc(*g, (size_t)c * sizeof **g);
     if (!n2) return UM_ERR_ALLOC;
     *g = n2, *cap = c;
   }
-  (*g)[*n] = x;
-  return umd_gmap_add(cand, x, (*n)++);
+  (*g)[(*n)++] = x;
+  return UM_SUCCESS;
 }
 
-/* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number. */
-static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
-  um_context *ctx = B->ctx;
+static int cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* The targets into set t of owned and exec rows outside this rank's block (repeats kept): *g[*n]. */
+static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
+  const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
-  umd_gmap exi = {0}, cand = {0};
-  long long *g = NULL, lo = LLONG_MAX, hi = LLONG_MIN;
-  int n = 0, cap = 0;
-  for (int i = 0; i < T->nex; i++) {
-    const long long x = umd_rec_g(T->ex, T->rec, i);
-    lo = x < lo ? x : lo, hi = x > hi ? x : hi;
-  }
-  int rc = umd_gmap_init_span(&exi, (size_t)T->nex, lo, hi);
-  if (rc == UM_SUCCESS) rc = umd_gmap_init(&cand, 64);
-  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) rc = umd_gmap_add(&exi, umd_rec_g(T->ex, T->rec, i), i);
+  const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
+  int cap = 0, rc = UM_SUCCESS;
+  *g = NULL, *n = 0;
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
     const size_t m = (size_t)F->count * mp->arity;
-    const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1], *tg = mp->gtargets;
+    const long long *tg = mp->gtargets;
     for (size_t j = 0; rc == UM_SUCCESS && j < m; j++)
-      if (tg[j] < b0 || tg[j] >= b1) rc = want(B, T, &exi, &cand, tg[j], &g, &n, &cap);
+      if (tg[j] < b0 || tg[j] >= b1) rc = push_g(g, n, &cap, tg[j]);
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
-      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
-        rc = want(B, T, &exi, &cand, umd_rec_t(F->ex, F->rec, e, B->moff[k], a), &g, &n, &cap);
+      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++) {
+        const long long x = umd_rec_t(F->ex, F->rec, e, B->moff[k], a);
+        if (x < b0 || x >= b1) rc = push_g(g, n, &cap, x);
+      }
   }
+  return rc;
+}
+
+/* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number (the
+ * homes ascend with the numbers: ascending numbers). */
+static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
+  um_context *ctx = B->ctx;
+  const umd_bset *T = &B->S[t];
+  umd_gmap exi = {0}, cand = {0};
+  long long *g = NULL, lo = LLONG_MAX, hi = LLONG_MIN;
+  int n = 0, k = 0;
+  *keys = NULL, *nk = 0;
+  for (int i = 0; i < T->nex; i++) {
+    const long long x = umd_rec_g(T->ex, T->rec, i);
+    lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+  }
+  int rc = umd_gmap_init_span(&exi, (size_t)T->nex, lo, hi);
+  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) rc = umd_gmap_add(&exi, umd_rec_g(T->ex, T->rec, i), i);
+  if (rc == UM_SUCCESS) rc = remote_targets(B, t, &g, &n);
+  lo = LLONG_MAX, hi = LLONG_MIN;
+  for (int i = 0; i < n; i++) lo = g[i] < lo ? g[i] : lo, hi = g[i] > hi ? g[i] : hi;
+  if (rc == UM_SUCCESS) rc = umd_gmap_init_span(&cand, (size_t)n, lo, hi);
+  for (int i = 0; rc == UM_SUCCESS && i < n; i++)
+    if (umd_gmap_get(&exi, g[i]) < 0) rc = umd_gmap_add(&cand, g[i], 0);
+  if (rc == UM_SUCCESS && !(*keys = malloc((cand.n ? cand.n : 1) * sizeof **keys))) rc = UM_ERR_ALLOC;
+  for (size_t i = 0; rc == UM_SUCCESS && i < umd_gmap_slots(&cand); i++) { /* the numbers once each */
+    long long x;
+    if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
+  }
+  if (rc == UM_SUCCESS && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, cmp_ll); /* hashed: in no order */
+  for (int i = 0; rc == UM_SUCCESS && i < k; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
   umd_gmap_free(&exi), umd_gmap_free(&cand);
-  *keys = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof **keys) : NULL;
-  for (int i = 0; *keys && i < n; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
-  if (*keys) qsort(*keys, (size_t)n, sizeof **keys, umd_cmp_bkey);
   free(g);
-  *nk = n;
-  return *keys ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
+  *nk = k;
+  return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
 
 /* Set t's non-exec halo: its rows asked of their owners (the global numbers), their records back. */
@@ -332,59 +378,70 @@ static int copy_rows(umd_blocks *B, int k, int total) {
   return rc;
 }
 
-/* Dat k's halo rows from their owners along set U's halo lists (collective). */
-static int fill_halo(umd_blocks *B, int k, const umd_set *U) {
-  um_dat *d = B->ctx->dats[k];
-  const int P = B->P;
-  const size_t rb = (size_t)d->dim * d->esize;
-  const int ne = U->exp_off[U->nnb];
+/* The halo rows of set s's dats that are not zeros (zero[]) from their owners along the set's halo lists, every
+ * dat's row side by side in one message a neighbour (collective). */
+static int fill_halos(umd_blocks *B, int s, const int *zero) {
+  um_context *ctx = B->ctx;
+  const umd_set *U = &B->D->sets[s];
+  const int P = B->P, ne = U->exp_off[U->nnb];
+  size_t R = 0; /* bytes of a row of every such dat */
+  for (int k = 0; k < ctx->ndats; k++)
+    if (ctx->dats[k]->set->index == s && !zero[k]) R += (size_t)ctx->dats[k]->dim * ctx->dats[k]->esize;
+  if (!R) return UM_SUCCESS; /* the same on every rank: the same dats, zeros on every rank alike */
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), nr = 0;
-  char *sb = malloc((size_t)(ne ? ne : 1) * rb), *rbuf = NULL;
+  char *sb = malloc((size_t)(ne ? ne : 1) * R), *rbuf = NULL;
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  int rc = scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory filling the halo of '%s'", d->name);
+  int rc = scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory filling the halos of set '%s'", ctx->sets[s]->name);
   if (rc == UM_SUCCESS) {
-    int m = MPI_Type_contiguous((int)rb, MPI_BYTE, &t);
+    int m = MPI_Type_contiguous((int)R, MPI_BYTE, &t);
     if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
-    if (m != MPI_SUCCESS) rc = mpi_fail(B->ctx, m, "MPI_Type_contiguous (dat rows)");
+    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Type_contiguous (dat rows)");
   }
   for (int j = 0; rc == UM_SUCCESS && j < U->nnb; j++) scnt[U->nb[j]] = U->exp_off[j + 1] - U->exp_off[j];
-  for (int i = 0; rc == UM_SUCCESS && i < ne; i++) copy_row_out(d, U->exp[i], sb + (size_t)i * rb);
+  for (int k = 0, off = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
+    const um_dat *d = ctx->dats[k];
+    if (d->set->index != s || zero[k]) continue;
+    for (int i = 0; i < ne; i++) copy_row_out(d, U->exp[i], sb + (size_t)i * R + off);
+    off += (int)((size_t)d->dim * d->esize);
+  }
   rc = umd_agree(B, rc, "moving the dats' halo rows");
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, rb, sb, scnt, (void **)&rbuf, rcnt, &nr);
+  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, R, sb, scnt, (void **)&rbuf, rcnt, &nr);
   if (rc == UM_SUCCESS && nr != U->imp_off[U->nnb])
-    rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "dat '%s': %d halo rows back of %d", d->name, nr, U->imp_off[U->nnb]);
-  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) copy_row_in(d, U->imp[i], rbuf + (size_t)i * rb);
+    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", ctx->sets[s]->name, nr, U->imp_off[U->nnb]);
+  for (int k = 0, off = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
+    um_dat *d = ctx->dats[k];
+    if (d->set->index != s || zero[k]) continue;
+    for (int i = 0; i < nr; i++) copy_row_in(d, U->imp[i], rbuf + (size_t)i * R + off);
+    off += (int)((size_t)d->dim * d->esize);
+    um__dat_host_moved(d), d->halo_stale = 0;
+  }
   if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   free(scnt), free(rcnt), free(sb), free(rbuf);
   return rc;
 }
 
-/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers and their
- * halo rows from the owners (collective). */
+/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers, then the
+ * halo rows of them all from the owners (collective). */
 static int dats_ranges(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   const umd_set *U = &B->D->sets[s];
   int *zero = umd_zero_dats(B, s), rc = zero ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int k = 0; k < ctx->ndats; k++) { /* collective: every rank takes each dat, agreeing after */
+  const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1, nrows = (U->total + align - 1) / align * align;
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) { /* here alone */
     um_dat *d = ctx->dats[k];
     if (d->set->index != s) continue;
     char *nd = NULL;
-    int nrows = 0;
-    if (rc == UM_SUCCESS && zero[k]) { /* zeros on every rank: no exchange on any */
-      if ((rc = umd_new_rows(B, k, U->total, &nd, &nrows)) == UM_SUCCESS) umd_install_rows(B, k, nd, nrows);
-      rc = umd_agree(B, rc, "moving the dats' rows");
+    int nr = 0;
+    if (zero[k]) { /* zeros on every rank: no exchange on any */
+      if ((rc = umd_new_rows(B, k, U->total, &nd, &nr)) == UM_SUCCESS) umd_install_rows(B, k, nd, nr);
       continue;
     }
-    if (rc == UM_SUCCESS) rc = um__dat_to_host(ctx, d);
-    const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1;
-    nrows = (U->total + align - 1) / align * align;
+    rc = um__dat_to_host(ctx, d);
     if (rc == UM_SUCCESS) rc = d->layout == UM_SOA && d->dim > 1 ? copy_rows(B, k, U->total) : move_rows(B, k, nrows);
     if (rc == UM_SUCCESS) d->rows = nrows;
-    rc = umd_agree(B, rc, "moving the dats' rows");
-    if (rc == UM_SUCCESS) rc = fill_halo(B, k, U);
-    if (rc == UM_SUCCESS) um__dat_host_moved(d), d->halo_stale = 0;
-    rc = umd_agree(B, rc, "moving the dats' halo rows");
   }
+  rc = umd_agree(B, rc, "moving the dats' rows");
+  if (rc == UM_SUCCESS) rc = fill_halos(B, s, zero);
   free(zero);
   return rc;
 }
