@@ -101,6 +101,18 @@ int airfoil_decl_mesh(um_context *ctx, const airfoil_mesh *m, airfoil *a) {
   return UM_SUCCESS;
 }
 
+/* p_x and p_bound from arrays handed over (*x and *bound NULL once taken; x copied where the layout is not AoS). */
+static int take_x_bound(um_context *ctx, airfoil *a, double **x, int **bound) {
+  int rc;
+  if (um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
+    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, *x, UM_AOS, "p_x", &a->p_x), *x = NULL;
+  else
+    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, *x, "p_x", &a->p_x);
+  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
+  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, *bound, layout, "p_bound", &a->p_bound), *bound = NULL;
+  return rc;
+}
+
 /* Hand one of m's arrays over as a map's storage (m's pointer then NULL; on an earlier failure it stays m's). */
 #define TAKE_MAP(from, to, arity, field, name, out)                                          \
   do {                                                                                       \
@@ -115,13 +127,7 @@ int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
   TAKE_MAP(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
   TAKE_MAP(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
   TAKE_MAP(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
-  if (!rc && um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
-    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, m->x, UM_AOS, "p_x", &a->p_x), m->x = NULL;
-  else if (!rc)
-    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, m->x, "p_x", &a->p_x);
-  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
-  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, m->bound, layout, "p_bound", &a->p_bound), m->bound = NULL;
-  return rc;
+  return rc ? rc : take_x_bound(ctx, a, &m->x, &m->bound);
 }
 
 /* Hand one of b's rows over as a map's storage (b's pointer then NULL; on an earlier failure it stays b's). */
@@ -143,13 +149,7 @@ int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a) {
   TAKE_MAP_BLOCK(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
   TAKE_MAP_BLOCK(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
   TAKE_MAP_BLOCK(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
-  if (!rc && um_context_options(ctx)->layout == UM_AOS) /* x's pairs are AoS rows: handed over as they stand */
-    rc = um_decl_dat_take(ctx, a->nodes, 2, UM_DOUBLE, b->x, UM_AOS, "p_x", &a->p_x), b->x = NULL;
-  else if (!rc)
-    rc = um_decl_dat(ctx, a->nodes, 2, UM_DOUBLE, b->x, "p_x", &a->p_x);
-  const um_layout layout = um_context_options(ctx)->layout; /* one value a row: any layout's storage */
-  if (!rc) rc = um_decl_dat_take(ctx, a->bedges, 1, UM_INT, b->bound, layout, "p_bound", &a->p_bound), b->bound = NULL;
-  return rc;
+  return rc ? rc : take_x_bound(ctx, a, &b->x, &b->bound);
 }
 
 int airfoil_check_block(um_context *ctx, const airfoil_block *b) {

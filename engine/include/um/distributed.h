@@ -177,7 +177,7 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
  * (or neither: then a plain um_decl_map). */
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out);
-/* um_decl_map_block handing the rows over: the context takes `targets` (from malloc; freed by the context, at once
+/** um_decl_map_block handing the rows over: the context takes `targets` (from malloc; freed by the context, at once
  * when the call fails) and turns them into the map's local rows in that buffer at um_distribute (with "ranges"
  * no copy of the rank's rows is made); on one rank the global rows are the local ones, narrowed in place. */
 int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,

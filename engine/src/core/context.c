@@ -320,8 +320,8 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
 
 /* um_decl_map, and um_decl_map_block's rows over several ranks (keep: the global targets, taken over; data
  * then holds placeholder zeros, not checked against this rank's block of the to-set). */
-static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
-                    um_map **out, long long *keep, int *take) {
+int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
+                 um_map **out, long long *keep, int *take) {
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
@@ -370,25 +370,14 @@ static int decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const 
 
 int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
                 um_map **out) {
-  return decl_map(ctx, from, to, arity, data, name, out, NULL, NULL);
+  return um__decl_map(ctx, from, to, arity, data, name, out, NULL, NULL);
 }
 
 int um_decl_map_take(um_context *ctx, um_set *from, um_set *to, int arity, int *data, const char *name,
                      um_map **out) {
-  const int rc = decl_map(ctx, from, to, arity, data, name, out, NULL, data);
+  const int rc = um__decl_map(ctx, from, to, arity, data, name, out, NULL, data);
   if (rc != UM_SUCCESS) free(data);
   return rc;
-}
-
-int um_block_range(long long gsize, int rank, int nranks, long long *begin, int *count) {
-  if (gsize < 0 || nranks < 1 || rank < 0 || rank >= nranks || !begin || !count) return UM_ERR_ARG;
-  /* element i is on rank floor(i * nranks / gsize): rank r's first is ceil(r * gsize / nranks) */
-  const long long b = (long long)(((__int128)rank * gsize + nranks - 1) / nranks); /* 128-bit: no overflow */
-  const long long e = (long long)(((__int128)(rank + 1) * gsize + nranks - 1) / nranks);
-  if (e - b > INT_MAX) return UM_ERR_ARG;
-  *begin = b;
-  *count = (int)(e - b);
-  return UM_SUCCESS;
 }
 
 int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out) {
@@ -416,57 +405,6 @@ int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int cou
     (*out)->block_begin = begin;
   }
   return UM_SUCCESS;
-}
-
-/* um_decl_map_block's and um_decl_map_block_take's checks of the arguments and the rows: 0 or the error. */
-static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets,
-                           const char *name, um_map **out) {
-  if (!out || !from || !to || arity <= 0)
-    return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out || !from || !to || arity <= 0)",
-                    "um_decl_map_block");
-  *out = NULL;
-  const size_t n = (size_t)from->size * (size_t)arity;
-  if (n && !targets) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name ? name : "");
-  for (size_t i = 0; i < n; i++)
-    if (targets[i] < 0 || targets[i] >= to->gsize)
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "map '%s' (%s -> %s, arity %d): entry %zu (row %zu of this rank's block) is %lld, outside the "
-                      "to-set '%s' of global size %lld; targets are 0-based global numbers",
-                      name ? name : "", from->name, to->name, arity, i, i / (size_t)arity, targets[i], to->name,
-                      to->gsize);
-  if (from->block != to->block)
-    return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': set '%s' is declared by blocks and set '%s' is not: declare both by blocks",
-                    name ? name : "", from->block ? from->name : to->name, from->block ? to->name : from->name);
-  return UM_SUCCESS;
-}
-
-int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
-                      um_map **out) {
-  if (!ctx) return UM_ERR_ARG;
-  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, name, out));
-  const size_t n = (size_t)from->size * (size_t)arity;
-  long long *copy = malloc((n ? n : 1) * sizeof *copy);
-  if (!copy) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
-  if (n) memcpy(copy, targets, n * sizeof *copy);
-  return um_decl_map_block_take(ctx, from, to, arity, copy, name, out);
-}
-
-int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
-                           um_map **out) {
-  if (!ctx) return free(targets), UM_ERR_ARG;
-  int rc = check_map_block(ctx, from, to, arity, targets, name, out);
-  if (rc != UM_SUCCESS) return free(targets), rc;
-  if (from->block) return decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL); /* the global rows */
-  const size_t n = (size_t)from->size * (size_t)arity; /* whole sets: global == local, narrowed in place */
-  char *buf = (char *)targets;
-  for (size_t i = 0; i < n; i++) { /* entry i's 4 bytes never past entry i's 8, read first */
-    long long g;
-    memcpy(&g, buf + i * sizeof g, sizeof g);
-    const int l = (int)g;
-    memcpy(buf + i * sizeof l, &l, sizeof l);
-  }
-  int *shrunk = realloc(buf, (n ? n : 1) * sizeof(int));
-  return um_decl_map_take(ctx, from, to, arity, shrunk ? shrunk : (int *)buf, name, out);
 }
 
 int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out) {
