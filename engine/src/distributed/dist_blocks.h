@@ -205,6 +205,7 @@ typedef struct {
   umd_gmap held; /* global number -> local index (owned in record order, then exec, then non-exec) */
   /* "ranges" (dist_ranges.c): the owned rows are the declared block, in place */
   int *pos; /* [count]: the local index of each element of the block */
+  int pos_same; /* every element of the block core: pos[e] == e */
   umd_gmap halo; /* the halo rows' global numbers -> their local indices */
 } umd_bset;
 

@@ -170,7 +170,7 @@ static int exec_halo(umd_blocks *B, int s) {
   }
   int *idx = NULL, *dst = NULL, w = 0;
   if (rc == UM_SUCCESS) {
-    qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
+    if (np) qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
     idx = malloc((size_t)(np ? np : 1) * sizeof *idx), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
     if (!idx || !dst) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
     for (int j = 0; rc == UM_SUCCESS && j < np; j++)

@@ -195,7 +195,7 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
     long long x;
     if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
   }
-  if (rc == UM_SUCCESS && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, cmp_ll); /* hashed: in no order */
+  if (rc == UM_SUCCESS && k > 1 && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, cmp_ll); /* hashed: no order */
   for (int i = 0; rc == UM_SUCCESS && i < k; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
   umd_gmap_free(&exi), umd_gmap_free(&cand);
   free(g);
@@ -246,6 +246,7 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   if (!U->l2g || !S->pos) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
   int ncore = 0;
   for (int e = 0; e < n; e++) ncore += S->core[e];
+  S->pos_same = ncore == n;
   const long long b0 = S->begin[B->rank];
   for (int e = 0, c = 0, r = ncore; e < n; e++) {
     S->pos[e] = S->core[e] ? c++ : r++;
@@ -266,18 +267,20 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
  * (held in locals: the stores of a row alias nothing of it). */
 typedef struct {
   long long b0;
-  int n;
+  int n, same; /* same: pos[o] == o */
   const int *pos;
   const umd_gmap *halo;
 } to_local;
-static to_local local_index(const umd_bset *T, int rank) { return (to_local){T->begin[rank], T->count, T->pos, &T->halo}; }
+static to_local local_index(const umd_bset *T, int rank) {
+  return (to_local){T->begin[rank], T->count, T->pos_same, T->pos, &T->halo};
+}
 
 /* Row src (ar global targets) local into dst; a target not held: 0, and -1 back when the row runs (run). */
 static int local_row(to_local L, int ar, const long long *src, int *dst, int run) {
   int bad = 0;
   for (int a = 0; a < ar; a++) {
     const long long o = src[a] - L.b0;
-    const int l = o >= 0 && o < L.n ? L.pos[o] : umd_gmap_get(L.halo, src[a]);
+    const int l = o >= 0 && o < L.n ? (L.same ? (int)o : L.pos[o]) : umd_gmap_get(L.halo, src[a]);
     bad |= l < 0 && run;
     dst[a] = l < 0 ? 0 : l;
   }
