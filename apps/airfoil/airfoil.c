@@ -113,28 +113,28 @@ static int take_x_bound(um_context *ctx, airfoil *a, double **x, int **bound) {
   return rc;
 }
 
-/* Hand one of m's arrays over as a map's storage (m's pointer then NULL; on an earlier failure it stays m's). */
-#define TAKE_MAP(from, to, arity, field, name, out)                                          \
-  do {                                                                                       \
-    if (!rc) rc = um_decl_map_take(ctx, from, to, arity, m->field, name, out), m->field = NULL; \
+/* Airfoil's five maps, each from src's array of that name (an airfoil_mesh's int rows or an airfoil_block's global
+ * rows) handed over by take (um_decl_map_take, um_decl_map_block_take): src's pointer then NULL (on an earlier
+ * failure it stays src's); rc: the outcome so far. */
+#define TAKE_MAP(take, src, from, to, arity, field, name, out)                                   \
+  do {                                                                                         \
+    if (!rc) rc = take(ctx, a->from, a->to, arity, (src)->field, name, out), (src)->field = NULL; \
+  } while (0)
+#define TAKE_MAPS(take, src)                                                    \
+  do {                                                                          \
+    TAKE_MAP(take, src, edges, nodes, 2, edge, "pedge", &a->pedge);             \
+    TAKE_MAP(take, src, edges, cells, 2, ecell, "pecell", &a->pecell);          \
+    TAKE_MAP(take, src, bedges, nodes, 2, bedge, "pbedge", &a->pbedge);         \
+    TAKE_MAP(take, src, bedges, cells, 1, becell, "pbecell", &a->pbecell);      \
+    TAKE_MAP(take, src, cells, nodes, 4, cell, "pcell", &a->pcell);             \
   } while (0)
 
 int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
   UM_APP_TRY(decl_sets(ctx, m, a));
   int rc = UM_SUCCESS;
-  TAKE_MAP(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
-  TAKE_MAP(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
-  TAKE_MAP(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
-  TAKE_MAP(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
-  TAKE_MAP(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
+  TAKE_MAPS(um_decl_map_take, m);
   return rc ? rc : take_x_bound(ctx, a, &m->x, &m->bound);
 }
-
-/* Hand one of b's rows over as a map's storage (b's pointer then NULL; on an earlier failure it stays b's). */
-#define TAKE_MAP_BLOCK(from, to, arity, field, name, out)                                           \
-  do {                                                                                              \
-    if (!rc) rc = um_decl_map_block_take(ctx, from, to, arity, b->field, name, out), b->field = NULL; \
-  } while (0)
 
 /* This rank's block of the generated mesh (naca0012.h: airfoil_block), declared by blocks (um/distributed.h), its
  * arrays handed over. */
@@ -144,11 +144,7 @@ int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a) {
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[3], b->first[3], b->count[3], "bedges", &a->bedges));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[1], b->first[1], b->count[1], "cells", &a->cells));
   int rc = UM_SUCCESS;
-  TAKE_MAP_BLOCK(a->edges, a->nodes, 2, edge, "pedge", &a->pedge);
-  TAKE_MAP_BLOCK(a->edges, a->cells, 2, ecell, "pecell", &a->pecell);
-  TAKE_MAP_BLOCK(a->bedges, a->nodes, 2, bedge, "pbedge", &a->pbedge);
-  TAKE_MAP_BLOCK(a->bedges, a->cells, 1, becell, "pbecell", &a->pbecell);
-  TAKE_MAP_BLOCK(a->cells, a->nodes, 4, cell, "pcell", &a->pcell);
+  TAKE_MAPS(um_decl_map_block_take, b);
   return rc ? rc : take_x_bound(ctx, a, &b->x, &b->bound);
 }
 
