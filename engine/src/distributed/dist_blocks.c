@@ -340,7 +340,7 @@ static void blocks_free(umd_blocks *B) {
     free(S->begin), free(S->own_home), free(S->own), free(S->core), free(S->ex), free(S->nx);
     free(S->ex_owner), free(S->nx_owner);
     umd_gmap_free(&S->held), umd_gmap_free(&S->halo);
-    free(S->pos);
+    free(S->pos), free(S->sent_ex), free(S->sent_ex_cnt), free(S->sent_nx), free(S->sent_nx_cnt);
   }
   free(B->S), free(B->moff);
 }

@@ -206,6 +206,8 @@ typedef struct {
   /* "ranges" (dist_ranges.c): the owned rows are the declared block, in place */
   int *pos; /* [count]: the local index of each element of the block */
   int pos_same; /* every element of the block core: pos[e] == e */
+  int *sent_ex, *sent_ex_cnt; /* the elements sent as exec halo rows, grouped by rank ascending ([P] counts) */
+  int *sent_nx, *sent_nx_cnt; /* the elements sent as non-exec halo rows, grouped by asker, as asked ([P]) */
   umd_gmap halo; /* the halo rows' global numbers -> their local indices */
 } umd_bset;
 
@@ -296,10 +298,8 @@ int umd_blocks_install(umd_blocks *B);
  * rank ascending, each source's in its order; *src (when asked) the source of each (collective). */
 int umd_send_packed(umd_blocks *B, int s, const char *sb, const int *scnt, char **out, int *nout, int **src);
 /* Set S's import lists (its halo rows from owned on, grouped by owner hown[], in local order), then its export
- * lists from what each owner is asked: the owned rows' local indices through g2l, or when pos is given pos[g - b0]
- * (collective). */
-int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l, const int *pos,
-                     long long b0);
+ * lists from what each owner is asked, the owned rows' local indices through g2l (collective). */
+int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l);
 /* Dat k's rows in its set's local order (total rows, padded to the row alignment), zeros: *out. */
 int umd_new_rows(umd_blocks *B, int k, int total, char **out, int *nrows);
 /* Dat k's rows replaced by nd (nrows rows in the local order): its declared rows freed. */

@@ -295,8 +295,7 @@ int umd_blocks_halos(umd_blocks *B) {
   return rc;
 }
 /* Import lists (halo rows grouped by owner, in local order), then export lists from what each owner is asked. */
-int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l, const int *pos,
-                     long long b0) {
+int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, const umd_gmap *g2l) {
   const int P = B->P, nh = S->total - owned;
   int *icnt = calloc((size_t)P, sizeof *icnt), *ecnt = calloc((size_t)P, sizeof *ecnt);
   int *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), nr = 0;
@@ -328,8 +327,7 @@ int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, cons
     j++;
   }
   for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
-    const long long o = want[i] - b0;
-    const int l = pos ? (o >= 0 && o < owned ? pos[o] : -1) : umd_gmap_get(g2l, want[i]);
+    const int l = umd_gmap_get(g2l, want[i]);
     if (l < 0 || l >= owned)
       rc = UM_ERROR(B->ctx, UM_ERR_INTERNAL, "halo lists: rank %d was asked for element %lld, which it does not own",
                     B->rank, want[i]);
@@ -646,7 +644,7 @@ static int set_lists(umd_blocks *B, int s, const int *hown, const umd_gmap *g2l)
   int rc = UM_SUCCESS;
   if (!umd_gmap_made(g2l)) rc = index_set(B, s, &own), ix = &own;
   rc = umd_agree(B, rc, "building halo lists"); /* blocks_lists is collective */
-  if (rc == UM_SUCCESS) rc = umd_blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix, NULL, 0);
+  if (rc == UM_SUCCESS) rc = umd_blocks_lists(B, &B->D->sets[s], B->S[s].nown, hown, ix);
   umd_gmap_free(&own);
   return rc;
 }

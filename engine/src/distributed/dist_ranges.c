@@ -124,7 +124,7 @@ static int exec_ranges(umd_blocks *B, int s) {
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", ctx->sets[s]->name);
   rc = umd_agree(B, rc, "building the exec halo");
   if (rc == UM_SUCCESS) rc = send_own(B, s, dst, np, cnt, &S->ex, &S->nex, &S->ex_owner);
-  free(dst), free(cnt);
+  S->sent_ex = dst, S->sent_ex_cnt = cnt; /* the export lists' first part (lists_ranges) */
   return rc;
 }
 
@@ -230,7 +230,8 @@ static int nonexec_ranges(umd_blocks *B, int t) {
   if (rc == UM_SUCCESS && nb != nk)
     rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", ctx->sets[t]->name, nb, nk);
   T->nnx = nb;
-  free(keys), free(sg), free(rg), free(el), free(scnt), free(rcnt);
+  T->sent_nx = el, T->sent_nx_cnt = rcnt; /* the export lists' second part (lists_ranges) */
+  free(keys), free(sg), free(rg), free(scnt);
   return rc;
 }
 
@@ -449,6 +450,41 @@ static int dats_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
+/* Set s's halo lists with no exchange: imports its halo rows grouped by owner (stable: local order); exports to
+ * rank q what this rank sent q, its exec rows then the non-exec rows q asked for, as sent: q's halo rows from
+ * here in q's local order (exec, then non-exec, each ascending). */
+static int lists_ranges(umd_blocks *B, int s, const int *hown) {
+  const umd_bset *S = &B->S[s];
+  umd_set *U = &B->D->sets[s];
+  const int P = B->P, n = S->count, nh = U->total - n;
+  int *icnt = calloc((size_t)P, sizeof *icnt), *perm = malloc((size_t)(nh ? nh : 1) * sizeof *perm), ne = 0;
+  for (int q = 0; q < P; q++) ne += S->sent_ex_cnt[q] + S->sent_nx_cnt[q];
+  U->imp = malloc((size_t)(nh ? nh : 1) * sizeof *U->imp);
+  U->exp = malloc((size_t)(ne ? ne : 1) * sizeof *U->exp);
+  U->nb = malloc((size_t)P * sizeof *U->nb);
+  U->imp_off = calloc((size_t)P + 1, sizeof *U->imp_off), U->exp_off = calloc((size_t)P + 1, sizeof *U->exp_off);
+  if (!icnt || !perm || !U->imp || !U->exp || !U->nb || !U->imp_off || !U->exp_off) {
+    free(icnt), free(perm);
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the halo lists of set '%s'", B->ctx->sets[s]->name);
+  }
+  umd_group(nh, hown, P, perm, icnt);
+  for (int j = 0; j < nh; j++) U->imp[j] = n + perm[j];
+  U->nnb = 0;
+  for (int q = 0, xo = 0, no = 0, e = 0; q < P; q++) {
+    const int xc = S->sent_ex_cnt[q], nc = S->sent_nx_cnt[q];
+    for (int i = 0; i < xc; i++) U->exp[e++] = S->pos[S->sent_ex[xo + i]];
+    for (int i = 0; i < nc; i++) U->exp[e++] = S->pos[S->sent_nx[no + i]];
+    xo += xc, no += nc;
+    if (!icnt[q] && !xc && !nc) continue;
+    U->nb[U->nnb] = q;
+    U->imp_off[U->nnb + 1] = U->imp_off[U->nnb] + icnt[q];
+    U->exp_off[U->nnb + 1] = U->exp_off[U->nnb] + xc + nc;
+    U->nnb++;
+  }
+  free(icnt), free(perm);
+  return UM_SUCCESS;
+}
+
 int umd_ranges_install(umd_blocks *B) {
   um_context *ctx = B->ctx;
   const int ns = B->ns;
@@ -466,11 +502,8 @@ int umd_ranges_install(umd_blocks *B) {
   }
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) rc = install_map_ranges(B, k);
   rc = umd_agree(B, rc, "installing the maps");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* collective, each set: the same number of calls on every rank */
-    const umd_bset *S = &B->S[s];
-    rc = umd_agree(B, umd_blocks_lists(B, &B->D->sets[s], S->count, hown[s], NULL, S->pos, S->begin[B->rank]),
-                   "building halo lists");
-  }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = lists_ranges(B, s, hown[s]);
+  rc = umd_agree(B, rc, "building halo lists");
   for (int s = 0; s < ns; s++) {
     umd_bset *S = &B->S[s];
     free(hown ? hown[s] : NULL), free(S->ex), free(S->nx);
