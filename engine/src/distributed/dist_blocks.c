@@ -314,6 +314,11 @@ static int derive_owners(umd_blocks *B, int primary) {
   return rc;
 }
 
+int umd_cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
 int umd_agree(umd_blocks *B, int rc, const char *step) {
   int mine = rc, all = 0;
   int m = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, B->D->comm);

@@ -211,17 +211,13 @@ typedef struct {
   umd_gmap halo; /* the halo rows' global numbers -> their local indices */
 } umd_bset;
 
-/* (element, rank) pairs of an exec halo, ordered by element then rank (umd_cmp_epair); halo keys ordered by owner,
- * then global number (umd_cmp_bkey). */
-typedef struct {
-  int e, q;
-} umd_epair;
+/* A halo key: a global number and its owner. */
 typedef struct {
   int owner;
   long long g;
 } umd_bkey;
-int umd_cmp_epair(const void *a, const void *b);
-int umd_cmp_bkey(const void *a, const void *b);
+/* qsort's and bsearch's order of long longs, ascending (dist_blocks.c). */
+int umd_cmp_ll(const void *a, const void *b);
 
 typedef struct {
   um_context *ctx;

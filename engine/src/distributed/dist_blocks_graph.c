@@ -38,16 +38,11 @@ static void pairs_free(umd_pairs *x) {
   memset(x, 0, sizeof *x);
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  const long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
 /* Ascending order of a graph row: insertion sort for the short rows of a mesh (a few dozen numbers: no call per
  * comparison), qsort past 64. */
 static void sort_row(long long *row, int n) {
   if (n > 64) {
-    qsort(row, (size_t)n, sizeof *row, cmp_ll);
+    qsort(row, (size_t)n, sizeof *row, umd_cmp_ll);
     return;
   }
   for (int i = 1; i < n; i++) {

@@ -88,14 +88,9 @@ typedef struct {
 
 static int in_block(const qstate *Q, long long g) { return g >= Q->b0 && g < Q->b0 + Q->n; }
 
-static int cmp_ll(const void *a, const void *b) {
-  const long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
 static int part_of(const qstate *Q, long long g) {
   if (in_block(Q, g)) return Q->part[g - Q->b0];
-  const long long *f = bsearch(&g, Q->ru, (size_t)Q->nru, sizeof *Q->ru, cmp_ll);
+  const long long *f = bsearch(&g, Q->ru, (size_t)Q->nru, sizeof *Q->ru, umd_cmp_ll);
   return f ? Q->rp[f - Q->ru] : -1;
 }
 
@@ -111,7 +106,7 @@ static int ask_parts(qstate *Q, const long long *all, size_t k, int prior) {
     rc = UM_ERROR(Q->B->ctx, UM_ERR_ALLOC, "out of memory checking the parts");
   for (size_t i = 0; rc == UM_SUCCESS && i < k; i++)
     if (!in_block(Q, all[i])) Q->ru[Q->nru++] = all[i];
-  if (rc == UM_SUCCESS) qsort(Q->ru, (size_t)Q->nru, sizeof *Q->ru, cmp_ll);
+  if (rc == UM_SUCCESS) qsort(Q->ru, (size_t)Q->nru, sizeof *Q->ru, umd_cmp_ll);
   int w = 0;
   for (int i = 0; rc == UM_SUCCESS && i < Q->nru; i++)
     if (!w || Q->ru[i] != Q->ru[w - 1]) Q->ru[w++] = Q->ru[i];

@@ -125,8 +125,12 @@ int umd_blocks_migrate(umd_blocks *B) {
   return rc;
 }
 
-int umd_cmp_epair(const void *a, const void *b) {
-  const umd_epair *x = a, *y = b;
+/* (element, rank) pairs of the exec halo, ordered by element then rank. */
+typedef struct {
+  int e, q;
+} epair;
+static int cmp_epair(const void *a, const void *b) {
+  const epair *x = a, *y = b;
   if (x->e != y->e) return x->e < y->e ? -1 : 1;
   return (x->q > y->q) - (x->q < y->q);
 }
@@ -138,7 +142,7 @@ static int exec_halo(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
   int rc = UM_SUCCESS, np = 0, cap = 0;
-  umd_epair *pr = NULL;
+  epair *pr = NULL;
   S->core = malloc((size_t)(S->nown ? S->nown : 1));
   if (!S->core) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
   for (int e = 0; rc == UM_SUCCESS && e < S->nown; e++) S->core[e] = 1;
@@ -158,19 +162,19 @@ static int exec_halo(umd_blocks *B, int s) {
       if (o[j] == B->rank) continue;
       if (np == cap) {
         cap = cap ? 2 * cap : 1024;
-        umd_epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
+        epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
         if (!n2)
           rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
         else
           pr = n2;
       }
-      if (rc == UM_SUCCESS) pr[np++] = (umd_epair){j / ar, o[j]}, S->core[j / ar] = 0;
+      if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]}, S->core[j / ar] = 0;
     }
     free(o);
   }
   int *idx = NULL, *dst = NULL, w = 0;
   if (rc == UM_SUCCESS) {
-    if (np) qsort(pr, (size_t)np, sizeof *pr, umd_cmp_epair); /* each other rank once per element, elements ascending */
+    if (np) qsort(pr, (size_t)np, sizeof *pr, cmp_epair); /* each other rank once per element, elements ascending */
     idx = malloc((size_t)(np ? np : 1) * sizeof *idx), dst = malloc((size_t)(np ? np : 1) * sizeof *dst);
     if (!idx || !dst) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo");
     for (int j = 0; rc == UM_SUCCESS && j < np; j++)
@@ -183,7 +187,8 @@ static int exec_halo(umd_blocks *B, int s) {
   return rc;
 }
 
-int umd_cmp_bkey(const void *a, const void *b) {
+/* Halo keys by owner, then global number. */
+static int cmp_bkey(const void *a, const void *b) {
   const umd_bkey *x = a, *y = b;
   if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
   return (x->g > y->g) - (x->g < y->g);
@@ -225,7 +230,7 @@ static int nonexec_wanted(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   *keys = rc == UM_SUCCESS ? malloc((size_t)(n ? n : 1) * sizeof **keys) : NULL;
   rc = o && *keys ? umd_dir_owner(B, t, n, g, o) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo");
   for (int i = 0; rc == UM_SUCCESS && i < n; i++) (*keys)[i] = (umd_bkey){o[i], g[i]};
-  if (rc == UM_SUCCESS) qsort(*keys, (size_t)n, sizeof **keys, umd_cmp_bkey);
+  if (rc == UM_SUCCESS) qsort(*keys, (size_t)n, sizeof **keys, cmp_bkey);
   *nk = n;
   free(g), free(o);
   return rc;

@@ -140,11 +140,6 @@ static int push_g(long long **g, int *n, int *cap, long long x) {
   return UM_SUCCESS;
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  const long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
 /* The targets into set t of owned and exec rows outside this rank's block (repeats kept): *g[*n]. */
 static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
   const um_context *ctx = B->ctx;
@@ -195,7 +190,7 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
     long long x;
     if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
   }
-  if (rc == UM_SUCCESS && k > 1 && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, cmp_ll); /* hashed: no order */
+  if (rc == UM_SUCCESS && k > 1 && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, umd_cmp_ll); /* hashed: no order */
   for (int i = 0; rc == UM_SUCCESS && i < k; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
   umd_gmap_free(&exi), umd_gmap_free(&cand);
   free(g);
