@@ -240,6 +240,8 @@ Variant variant(int k) {
     v.backend = um_backend_available("openmp") ? "openmp" : "seq";
   } else if (k == 2) {  // nodes primary: cells and edges placed from their first node
     v.primary = "nodes", v.extra = true, v.incs = UM_INCREMENTS_AUTO;
+  } else if (k == 3) {  // nodes primary, SoA: the cells' blocks start before their nodes' (not core rows first)
+    v.primary = "nodes", v.soa = true;
   }
   return v;
 }
@@ -399,7 +401,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Ranges,
 
 // "ranges" keeps each rank's owned rows where they were declared (dist_ranges.c): the same layout, local maps, dat
 // rows (halo rows included) and loops to the bit as the general steps of a distribution by blocks
-// (UM_TEST_RANGES_GENERAL=1).
+// (UM_TEST_RANGES_GENERAL=1). Variants 2 and 3 (nodes primary) start a rank's cells with rows that are not core,
+// so that the core rows move down in the maps' and dats' buffers (AoS, and SoA in 3).
 class RangesInstall : public ::testing::TestWithParam<std::tuple<int, int>> {};
 TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
   const QuadMesh g(std::get<0>(GetParam()));
@@ -435,7 +438,7 @@ TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
   EXPECT_EQ(std::memcmp(r1, r2, sizeof r1), 0);
   for (const auto &d : dats) expect_same_bits(fetch<double>(kept.ctx, d.first), fetch<double>(general.ctx, d.second), um_dat_name(d.first));
 }
-INSTANTIATE_TEST_SUITE_P(Sizes, RangesInstall, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 1)));
+INSTANTIATE_TEST_SUITE_P(Sizes, RangesInstall, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 1, 2, 3)));
 
 TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
   if (um_mpi_size() == 1) GTEST_SKIP() << "one rank: a block is the whole set";
