@@ -8,39 +8,60 @@
 #include "um/app.h"
 #include "um/distributed.h"
 
-/* The state's dats, from this rank's rows (the whole mesh's or a block's). */
+/* The state's dats, from this rank's rows (the whole mesh's or a block's), made by the caller with malloc and handed
+ * over (each pointer NULL once taken; elem_mass may be volo's array, which is then copied for volo). */
 typedef struct {
   int nnode, nelem; /* rows */
-  const double *coord, *nodal_mass, *volo, *elem_mass;
-  const int *node_symm, *elem_bc;
+  double **coord, **nodal_mass, **volo, **elem_mass;
+  int **node_symm, **elem_bc;
   int origin; /* the first row is global element 0, where the blast's energy goes */
   double einit;
 } fields;
 
+/* Dat `name` (dim values of type a row) from *rows, handed over (*rows NULL): the context keeps the buffer unless
+ * the dat needs a copy (dim > 1 in a layout other than AoS: copied and transposed, then freed here). */
+static int take_rows(um_context *ctx, um_set *set, int dim, um_type type, void **rows, const char *name,
+                     um_dat **out) {
+  void *r = *rows;
+  *rows = NULL;
+  const um_layout layout = um_context_options(ctx)->layout;
+  if (dim == 1 || layout == UM_AOS) /* one value a row: any layout's storage */
+    return um_decl_dat_take(ctx, set, dim, type, r, dim == 1 ? layout : UM_AOS, name, out);
+  const int rc = um_decl_dat(ctx, set, dim, type, r, name, out);
+  free(r);
+  return rc;
+}
+
+/* e (zeros but the blast's element) and v (ones) for n elements, handed over. */
+static int decl_e_v(um_context *ctx, lulesh_state *s, size_t n, int origin, double einit) {
+  double *e = calloc(n ? n : 1, sizeof *e), *v = malloc(sizeof *v * (n ? n : 1));
+  if (!e || !v) {
+    free(e), free(v);
+    return UM_ERR_ALLOC;
+  }
+  if (origin && n) e[0] = einit; /* the blast, in global element 0 */
+  for (size_t i = 0; i < n; i++) v[i] = 1.0; /* v starts at 1, not 0 */
+  int rc = take_rows(ctx, s->elems, 1, UM_DOUBLE, (void **)&e, "e", &s->e);
+  if (!rc) rc = take_rows(ctx, s->elems, 1, UM_DOUBLE, (void **)&v, "v", &s->v);
+  free(v); /* NULL once taken */
+  return rc;
+}
+
 static int decl_fields(um_context *ctx, lulesh_state *s, const fields *m) {
   /* nodes */
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, m->coord, "coord", &s->coord));
+  UM_APP_TRY(take_rows(ctx, s->nodes, 3, UM_DOUBLE, (void **)m->coord, "coord", &s->coord));
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "vel", &s->vel));
   if (!s->p.fused) UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "acc", &s->acc)); /* fused: never stored */
   UM_APP_TRY(um_decl_dat(ctx, s->nodes, 3, UM_DOUBLE, NULL, "force", &s->force));
-  UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_DOUBLE, m->nodal_mass, "nodal_mass", &s->nodal_mass));
+  UM_APP_TRY(take_rows(ctx, s->nodes, 1, UM_DOUBLE, (void **)m->nodal_mass, "nodal_mass", &s->nodal_mass));
   if (s->p.fused) /* the planes as bits read by nodal_update: no launch of its own for each plane */
-    UM_APP_TRY(um_decl_dat(ctx, s->nodes, 1, UM_INT, m->node_symm, "node_symm", &s->node_symm));
+    UM_APP_TRY(take_rows(ctx, s->nodes, 1, UM_INT, (void **)m->node_symm, "node_symm", &s->node_symm));
   /* elements */
-  const size_t ne = (size_t)m->nelem;
-  double *init = malloc(sizeof(double) * (ne ? ne : 1));
-  if (!init) return UM_ERR_ALLOC;
-  for (size_t i = 0; i < ne; i++) init[i] = 0.0;
-  if (m->origin && ne) init[0] = m->einit; /* the blast, in global element 0 */
-  int rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "e", &s->e);
-  for (size_t i = 0; i < ne; i++) init[i] = 1.0; /* v starts at 1, not 0 */
-  if (!rc) rc = um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, init, "v", &s->v);
-  free(init);
-  UM_APP_TRY(rc);
+  UM_APP_TRY(decl_e_v(ctx, s, (size_t)m->nelem, m->origin, m->einit));
   const struct {
     const char *name;
     int dim;
-    const double *init; /* NULL: zeros */
+    double **rows; /* NULL: zeros */
     um_dat **dat;
   } elem_dats[] = {{"p", 1, NULL, &s->p_},
                    {"q", 1, NULL, &s->q},
@@ -57,11 +78,17 @@ static int decl_fields(um_context *ctx, lulesh_state *s, const fields *m) {
                    {"delv_xi", 1, NULL, &s->delv_xi},
                    {"delv_eta", 1, NULL, &s->delv_eta},
                    {"delv_zeta", 1, NULL, &s->delv_zeta}};
-  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) /* merged_q: qq and ql in registers only */
-    if (s->p.eos_merged != LULESH_EOS_MERGED_Q || (elem_dats[i].dat != &s->qq && elem_dats[i].dat != &s->ql))
-      UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, elem_dats[i].init, elem_dats[i].name,
-                             elem_dats[i].dat));
-  UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_INT, m->elem_bc, "elem_bc", &s->elem_bc));
+  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) { /* merged_q: qq and ql in registers only */
+    if (s->p.eos_merged == LULESH_EOS_MERGED_Q && (elem_dats[i].dat == &s->qq || elem_dats[i].dat == &s->ql)) continue;
+    double **rows = elem_dats[i].rows;
+    if (rows && rows == m->volo && *m->volo == *m->elem_mass) /* one array for both: copied here, taken later */
+      UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, *rows, elem_dats[i].name, elem_dats[i].dat));
+    else if (rows)
+      UM_APP_TRY(take_rows(ctx, s->elems, 1, UM_DOUBLE, (void **)rows, elem_dats[i].name, elem_dats[i].dat));
+    else
+      UM_APP_TRY(um_decl_dat(ctx, s->elems, elem_dats[i].dim, UM_DOUBLE, NULL, elem_dats[i].name, elem_dats[i].dat));
+  }
+  UM_APP_TRY(take_rows(ctx, s->elems, 1, UM_INT, (void **)m->elem_bc, "elem_bc", &s->elem_bc));
   return UM_SUCCESS;
 }
 
@@ -147,7 +174,7 @@ static int decl_eos_merged(um_context *ctx, lulesh_state *s, const lulesh_mesh *
   return rc;
 }
 
-int lulesh_decl_whole(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
+int lulesh_decl_whole(um_context *ctx, lulesh_state *s, lulesh_mesh *m) {
   const char *xyz = "xyz";
   UM_APP_TRY(um_decl_set(ctx, m->nnode, "nodes", &s->nodes));
   UM_APP_TRY(um_decl_set(ctx, m->nelem, "elems", &s->elems));
@@ -177,9 +204,10 @@ int lulesh_decl_whole(um_context *ctx, lulesh_state *s, const lulesh_mesh *m) {
   int *bits = malloc(sizeof(int) * (size_t)(m->nnode ? m->nnode : 1));
   if (!bits) return UM_ERR_ALLOC;
   for (int n = 0; n < m->nnode; n++) bits[n] = lulesh_node_symm_bits(m->nx, n);
-  const fields f = {m->nnode, m->nelem, m->coord, m->nodal_mass, m->volo, m->elem_mass, bits, m->elem_bc, 1, m->einit};
-  const int rc = decl_fields(ctx, s, &f);
-  free(bits);
+  const fields f = {m->nnode, m->nelem, &m->coord, &m->nodal_mass, &m->volo, &m->elem_mass, &bits, &m->elem_bc, 1,
+                    m->einit};
+  const int rc = decl_fields(ctx, s, &f); /* takes the arrays: m's pointers NULL */
+  free(bits); /* NULL once taken */
   UM_APP_TRY(rc);
   if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners(ctx, s, m));
   return UM_SUCCESS;
@@ -256,9 +284,9 @@ int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
     UM_APP_TRY(um_decl_map_block(ctx, s->symm[d], s->nodes, 1, b->symm[d], name, &s->symm_map[d]));
   }
   UM_APP_TRY(decl_regions_block(ctx, s, b));
-  const fields f = {b->node_count, b->elem_count, b->coord, b->nodal_mass, b->volo,     b->volo,
-                    b->node_symm,  b->elem_bc,    b->elem_first == 0,      b->einit};
-  UM_APP_TRY(decl_fields(ctx, s, &f));
+  const fields f = {b->node_count, b->elem_count, &b->coord, &b->nodal_mass, &b->volo, &b->volo,
+                    &b->node_symm,  &b->elem_bc,    b->elem_first == 0,       b->einit};
+  UM_APP_TRY(decl_fields(ctx, s, &f)); /* takes the arrays: b's pointers NULL */
   if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners_block(ctx, s, b));
   return UM_SUCCESS;
 }

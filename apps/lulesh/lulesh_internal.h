@@ -27,8 +27,9 @@ struct lulesh_state {
 };
 
 /* Declare the mesh and the state on ctx: the whole mesh (every rank the same), or this rank's block of it
- * (lulesh_block_build; um_decl_set_block): the same sets, maps and dats in the same order. */
-int lulesh_decl_whole(um_context *ctx, lulesh_state *s, const lulesh_mesh *m);
-int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b); /* takes b's elem_nodes, elem_faces */
+ * (lulesh_block_build; um_decl_set_block): the same sets, maps and dats in the same order. Each takes the arrays of
+ * coordinates, masses, volumes and boundary codes it declares (their pointers NULL after); the block's maps too. */
+int lulesh_decl_whole(um_context *ctx, lulesh_state *s, lulesh_mesh *m);
+int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b);
 
 #endif
