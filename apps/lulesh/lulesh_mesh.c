@@ -173,11 +173,17 @@ static int check_params(const lulesh_params *p, char *err, size_t errlen) {
 /* ---- the cube, one element or node at a time (the whole mesh and every block from the same code) ---- */
 
 /* Node n's coordinates: a uniform box [0, 1.125]^3 (BuildMesh), x fastest. */
-static void node_coord(int nx, long long n, double c[3]) {
+/* The coordinate of the i-th node plane along each axis, i = 0 .. nx: 1.125 * i / nx (the generators take each
+ * coordinate from this table; NULL on no memory). */
+static double *axis_coords(int nx) {
+  double *cx = malloc(sizeof(double) * ((size_t)nx + 1));
+  for (int i = 0; cx && i <= nx; i++) cx[i] = 1.125 * (double)i / (double)nx;
+  return cx;
+}
+
+static void node_coord(int nx, const double *cx, long long n, double c[3]) {
   const long long en = nx + 1;
-  c[0] = 1.125 * (double)(n % en) / (double)nx;
-  c[1] = 1.125 * (double)(n / en % en) / (double)nx;
-  c[2] = 1.125 * (double)(n / (en * en)) / (double)nx;
+  c[0] = cx[n % en], c[1] = cx[n / en % en], c[2] = cx[n / (en * en)];
 }
 
 /* Element e's nodes in upstream's local order (bottom face counter-clockwise, then the top). */
@@ -208,17 +214,16 @@ static int elem_bc(int nx, long long e) {
          (col == nx - 1 ? LU_XI_P_FREE : 0);
 }
 
-/* Element e's volume from its corners' coordinates: node_coord's arithmetic on each corner's (i, j, k), taken from
- * the element's own (col, row, plane) rather than divided out of each node's number (the same bits, three divisions
- * instead of twenty-seven). */
-static double elem_volume(int nx, long long e) {
+/* Element e's volume from its corners' coordinates, each corner's (i, j, k) taken from the element's own (col, row,
+ * plane). */
+static double elem_volume(int nx, const double *cx, long long e) {
   static const int di[8] = {0, 1, 1, 0, 0, 1, 1, 0}, dj[8] = {0, 0, 1, 1, 0, 0, 1, 1}, dk[8] = {0, 0, 0, 0, 1, 1, 1, 1};
   const long long col = e % nx, row = e / nx % nx, plane = e / ((long long)nx * nx);
   double x[8], y[8], z[8];
   for (int k = 0; k < 8; k++) { /* elem_nodes' order */
-    x[k] = 1.125 * (double)(col + di[k]) / (double)nx;
-    y[k] = 1.125 * (double)(row + dj[k]) / (double)nx;
-    z[k] = 1.125 * (double)(plane + dk[k]) / (double)nx;
+    x[k] = cx[col + di[k]];
+    y[k] = cx[row + dj[k]];
+    z[k] = cx[plane + dk[k]];
   }
   return lu_elem_volume(x, y, z);
 }
@@ -242,14 +247,15 @@ static int node_elems(int nx, long long n, long long e[8], int corner[8]) {
 
 /* A node's mass (unit density): an eighth of each of its elements' volumes, added in element order; volo: the
  * volumes of elements volo_first .. volo_first + volo_count - 1 (the others are computed here). */
-static double node_mass(int nx, long long n, const double *volo, long long volo_first, long long volo_count) {
+static double node_mass(int nx, const double *cx, long long n, const double *volo, long long volo_first,
+                        long long volo_count) {
   long long e[8];
   int corner[8];
   const int k = node_elems(nx, n, e, corner);
   double m = 0.0;
   for (int i = 0; i < k; i++) {
     const long long j = e[i] - volo_first;
-    m += (j >= 0 && j < volo_count ? volo[j] : elem_volume(nx, e[i])) / 8.0;
+    m += (j >= 0 && j < volo_count ? volo[j] : elem_volume(nx, cx, e[i])) / 8.0;
   }
   return m;
 }
@@ -261,10 +267,10 @@ int lulesh_node_symm_bits(int nx, long long n) {
 
 /* The blast: energy deposited in the corner element at the origin, scaled from 3.948746e+7 for 45 elements along
  * an edge, and the first time step from that element's volume. */
-static void blast(int nx, double *einit, double *dt_init) {
+static void blast(int nx, const double *cx, double *einit, double *dt_init) {
   const double ebase = 3.948746e+7, scale = (double)nx / 45.0;
   *einit = ebase * scale * scale * scale;
-  *dt_init = (.5 * cbrt(elem_volume(nx, 0))) / sqrt(2.0 * *einit);
+  *dt_init = (.5 * cbrt(elem_volume(nx, cx, 0))) / sqrt(2.0 * *einit);
 }
 
 int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t errlen) {
@@ -285,15 +291,17 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
   m->elem_mass = malloc(sizeof(double) * ne);
   m->nodal_mass = calloc(nn, sizeof(double));
   for (int d = 0; d < 3; d++) m->symm[d] = malloc(sizeof(int) * (size_t)m->nsymm);
-  if (!m->coord || !m->elem_nodes || !m->elem_faces || !m->elem_bc || !m->volo || !m->elem_mass ||
+  double *cx = axis_coords(nx);
+  if (!cx || !m->coord || !m->elem_nodes || !m->elem_faces || !m->elem_bc || !m->volo || !m->elem_mass ||
       !m->nodal_mass || !m->symm[0] || !m->symm[1] || !m->symm[2] || build_regions(p, m)) {
+    free(cx);
     lulesh_mesh_free(m);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building the LULESH mesh of size %d", nx);
   }
   const int nt = p->threads > 1 ? p->threads : 1; /* each row computed alone: the same bits for any count */
   (void)nt; /* unused in a build without OpenMP */
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (size_t n = 0; n < nn; n++) node_coord(nx, (long long)n, m->coord + 3 * n);
+  for (size_t n = 0; n < nn; n++) node_coord(nx, cx, (long long)n, m->coord + 3 * n);
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < ne; i++) {
     long long n[8], f[6];
@@ -302,10 +310,10 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     for (int k = 0; k < 8; k++) m->elem_nodes[8 * i + (size_t)k] = (int)n[k];
     for (int k = 0; k < 6; k++) m->elem_faces[6 * i + (size_t)k] = (int)f[k];
     m->elem_bc[i] = elem_bc(nx, (long long)i);
-    m->volo[i] = m->elem_mass[i] = elem_volume(nx, (long long)i);
+    m->volo[i] = m->elem_mass[i] = elem_volume(nx, cx, (long long)i);
   }
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, (long long)n, m->volo, 0, m->nelem);
+  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, cx, (long long)n, m->volo, 0, m->nelem);
   /* symmetry-plane node lists (SetupSymmetryPlanes) */
   for (int i = 0, nidx = 0; i < en; i++)
     for (int j = 0; j < en; j++, nidx++) {
@@ -313,7 +321,8 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
       m->symm[1][nidx] = i * en * en + j;      /* y = 0 */
       m->symm[0][nidx] = i * en * en + j * en; /* x = 0 */
     }
-  blast(nx, &m->einit, &m->dt_init);
+  blast(nx, cx, &m->einit, &m->dt_init);
+  free(cx);
   return 0;
 }
 
@@ -335,7 +344,7 @@ static void *alloc_rows(size_t n, size_t size) { return malloc((n ? n : 1) * siz
 
 /* The nodes' rows: coordinates, masses, symmetry bits and (forces: gather) their corners; after block_elems (the
  * masses take the block's element volumes from b->volo and compute only those of elements outside it). */
-static int block_nodes(const lulesh_params *p, lulesh_block *b) {
+static int block_nodes(const lulesh_params *p, const double *cx, lulesh_block *b) {
   const size_t n = (size_t)b->node_count;
   const int gather = p->forces == LULESH_FORCES_GATHER, nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
   (void)nt; /* unused in a build without OpenMP */
@@ -347,8 +356,8 @@ static int block_nodes(const lulesh_params *p, lulesh_block *b) {
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < n; i++) {
     const long long g = b->node_first + (long long)i;
-    node_coord(nx, g, b->coord + 3 * i);
-    b->nodal_mass[i] = node_mass(nx, g, b->volo, b->elem_first, b->elem_count);
+    node_coord(nx, cx, g, b->coord + 3 * i);
+    b->nodal_mass[i] = node_mass(nx, cx, g, b->volo, b->elem_first, b->elem_count);
     b->node_symm[i] = lulesh_node_symm_bits(nx, g);
     if (!gather) continue;
     long long e[8];
@@ -362,7 +371,7 @@ static int block_nodes(const lulesh_params *p, lulesh_block *b) {
 }
 
 /* The elements' rows and the symmetry planes' (one list each, in SetupSymmetryPlanes' order). */
-static int block_elems(const lulesh_params *p, lulesh_block *b) {
+static int block_elems(const lulesh_params *p, const double *cx, lulesh_block *b) {
   const size_t n = (size_t)b->elem_count, ns = (size_t)b->symm_count;
   const int nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
   (void)nt; /* unused in a build without OpenMP */
@@ -380,7 +389,7 @@ static int block_elems(const lulesh_params *p, lulesh_block *b) {
     elem_nodes(nx, g, b->elem_nodes + 8 * i);
     elem_faces(nx, g, b->elem_faces + 6 * i);
     b->elem_bc[i] = elem_bc(nx, g);
-    b->volo[i] = elem_volume(nx, g);
+    b->volo[i] = elem_volume(nx, cx, g);
   }
   for (size_t k = 0; k < ns; k++) {
     const long long idx = b->symm_first + (long long)k, i = idx / en, j = idx % en;
@@ -496,11 +505,14 @@ int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_bloc
   if (!rc && p->forces == LULESH_FORCES_GATHER)
     rc = um_block_range(8 * b->nelem, rank, nranks, &b->corner_first, &b->corner_count);
   if (rc) return um_format_error(err, errlen, UM_ERR_CONFIG, "params.size = %d: a block does not fit an int", nx);
-  if (block_elems(p, b) || block_nodes(p, b) || block_regions(p, b, rank, nranks)) {
+  double *cx = axis_coords(nx);
+  if (!cx || block_elems(p, cx, b) || block_nodes(p, cx, b) || block_regions(p, b, rank, nranks)) {
+    free(cx);
     lulesh_block_free(b);
     return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory building this rank's block of the LULESH mesh "
                            "of size %d", nx);
   }
-  blast(nx, &b->einit, &b->dt_init);
+  blast(nx, cx, &b->einit, &b->dt_init);
+  free(cx);
   return 0;
 }
