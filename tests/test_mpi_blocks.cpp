@@ -91,6 +91,7 @@ struct Variant {              // what a mesh is declared and run with
   bool soa = false;
   um_increments incs = UM_INCREMENTS_REDUNDANT;
   const char *partitioner = "block";
+  bool rows32 = false;        // maps handed over as 32-bit rows (um_decl_map_block_take_i32)
 };
 
 struct BMesh {
@@ -135,7 +136,12 @@ struct BMesh {
     };
     auto map = [&](um_set *from, um_set *to, int ar, const std::vector<int> &data, const Block &k, const char *name,
                    um_map **out) {
-      if (blocks) EXPECT_EQ(um_decl_map_block(ctx, from, to, ar, map_rows(data, k, ar).data(), name, out), 0) << um_error_message(ctx);
+      if (blocks && v.rows32) {
+        int *t = (int *)malloc(sizeof(int) * ((size_t)k.n * ar + 1));
+        std::memcpy(t, data.data() + k.b * ar, sizeof(int) * (size_t)k.n * ar);
+        EXPECT_EQ(um_decl_map_block_take_i32(ctx, from, to, ar, t, name, out), 0) << um_error_message(ctx);
+      } else if (blocks)
+        EXPECT_EQ(um_decl_map_block(ctx, from, to, ar, map_rows(data, k, ar).data(), name, out), 0) << um_error_message(ctx);
       else EXPECT_EQ(um_decl_map(ctx, from, to, ar, data.data(), name, out), 0) << um_error_message(ctx);
     };
     set(g.nnode, bn, "nodes", &nodes);
@@ -439,6 +445,70 @@ TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
   for (const auto &d : dats) expect_same_bits(fetch<double>(kept.ctx, d.first), fetch<double>(general.ctx, d.second), um_dat_name(d.first));
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, RangesInstall, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 1, 2, 3)));
+
+// Maps handed over as 32-bit rows (um_decl_map_block_take_i32) against the same maps as 64-bit rows: with "ranges"
+// the local rows are made in the 32-bit buffer (dist_ranges.c), through the general steps and with "block" the rows
+// are widened first; the same layout, local maps, dat rows and loops to the bit every way.
+class Rows32 : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+TEST_P(Rows32, TheLayoutAndBitsOf64BitRows) {
+  const QuadMesh g(std::get<0>(GetParam()));
+  Variant v = variant(std::get<1>(GetParam()));
+  const int way = std::get<2>(GetParam()); // 0: ranges in place, 1: ranges through the general steps, 2: block
+  v.partitioner = way == 2 ? "block" : "ranges";
+  BMesh wide, narrow;
+  if (way == 1) setenv("UM_TEST_RANGES_GENERAL", "1", 1);
+  ASSERT_EQ(wide.build(g, true, true, 0, v), 0) << um_error_message(wide.ctx);
+  v.rows32 = true;
+  const int rc = narrow.build(g, true, true, 0, v);
+  unsetenv("UM_TEST_RANGES_GENERAL");
+  ASSERT_EQ(rc, 0) << um_error_message(narrow.ctx);
+  expect_same_layout(narrow, wide);
+  double r1[5], r2[5];
+  for (int it = 0; it < 2; it++) narrow.step(r1), wide.step(r2);
+  EXPECT_EQ(std::memcmp(r1, r2, sizeof r1), 0);
+  for (um_dat *d : {narrow.q, narrow.u, narrow.r, narrow.nu, narrow.nv})
+    expect_same_bits(fetch<double>(narrow.ctx, d), fetch<double>(wide.ctx, um_find_dat(wide.ctx, um_dat_name(d))),
+                     um_dat_name(d));
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, Rows32, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 2, 3),
+                                                           ::testing::Values(0, 1, 2)));
+
+// 32-bit rows with an entry outside the to-set, or into a set of more than INT_MAX elements: refused where they
+// are declared, saying which entry or which set, and the rows freed.
+TEST(BlocksErrors, Rows32OutsideTheSetOrIntoAHugeSetAreRefused) {
+  um_context *ctx = seq_context();
+  ASSERT_NE(ctx, nullptr);
+  const int P = um_mpi_size(), q = um_mpi_rank();
+  um_set *a, *big;
+  um_map *m;
+  const long long b0 = block_begin(10, q, P, false), b1 = block_begin(10, q + 1, P, false);
+  const int n = (int)(b1 - b0);
+  ASSERT_EQ(um_decl_set_block(ctx, 10, b0, n, "a", &a), 0) << um_error_message(ctx);
+  int *t = (int *)malloc(sizeof(int) * ((size_t)n + 1));
+  for (int i = 0; i < n; i++) t[i] = (int)((b0 + i + 1) % 10);
+  if (n) t[n - 1] = 10; // one past the set's end
+  if (n) {
+    EXPECT_EQ(um_decl_map_block_take_i32(ctx, a, a, 1, t, "next", &m), UM_ERR_ARG);
+    const std::string msg = um_error_message(ctx);
+    EXPECT_NE(msg.find("map 'next' (a -> a, arity 1): entry " + std::to_string(n - 1) + " (row " + std::to_string(n - 1) +
+                       " of this rank's block) is 10, outside the to-set 'a' of global size 10"),
+              std::string::npos)
+        << msg;
+  } else {
+    free(t);
+  }
+  if (P > 1) { // one rank: a block is the whole set, and 3e9 elements do not fit one
+    const long long G = 3000000000LL;
+    ASSERT_EQ(um_decl_set_block(ctx, G, q == P - 1 ? G - 1 : q, 1, "big", &big), 0) << um_error_message(ctx);
+    int *u = (int *)malloc(sizeof(int) * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) u[i] = 0;
+    EXPECT_EQ(um_decl_map_block_take_i32(ctx, a, big, 1, u, "a_big", &m), UM_ERR_ARG);
+    const std::string msg = um_error_message(ctx);
+    EXPECT_NE(msg.find("its to-set 'big' has 3000000000 elements: hand its rows over as 64-bit numbers"), std::string::npos)
+        << msg;
+  }
+  um_finalize(&ctx);
+}
 
 TEST(BlocksErrors, BlocksThatDoNotTileFailOnEveryRankAlike) {
   if (um_mpi_size() == 1) GTEST_SKIP() << "one rank: a block is the whole set";

@@ -436,6 +436,14 @@ int um_app_by_blocks(um_app_run *run, int *blocks) {
   return UM_SUCCESS;
 }
 
+int um_app_rows32(um_app_run *run, int *rows32) {
+  const char *method = NULL;
+  *rows32 = 0;
+  OPT(umrun_opt_choice(run->cfg, "mpi.partitioner", NULL, &method, E));
+  *rows32 = um_mpi_size() > 1 && method && !strcmp(method, "ranges");
+  return UM_SUCCESS;
+}
+
 int um_app_block(um_app_run *run, long long gsize, long long *begin, int *count) {
   if (um_block_range(gsize, um_mpi_rank(), um_mpi_size(), begin, count) != UM_SUCCESS)
     return um_app_fail(run, UM_ERR_ARG, "a set of %lld elements has blocks of over %d elements on %d ranks: run on more "

@@ -100,6 +100,7 @@ void lulesh_params_default(lulesh_params *p) {
   p->strips = 0;
   p->by_blocks = 0;
   p->threads = 0; /* the context's (um_context_host_threads) */
+  p->rows64 = 0;
 }
 
 /* ---- state and loops ------------------------------------------------------- */

@@ -41,6 +41,7 @@ typedef struct {
                       upstream's numbering, x fastest */
   int threads;     /* host threads of lulesh_mesh_build (OpenMP; there <= 1: one; lulesh_setup: 0 the context's,
                       um_context_host_threads): the same mesh for any count */
+  int rows64;      /* lulesh_block_build: 64-bit rows even where 32 bits hold every number (the tests) */
 } lulesh_params;
 
 /* lulesh_params.eos_merged's value for params.eos: merged_q */
@@ -88,7 +89,9 @@ typedef struct {
   int *node_symm;                    /* node_count: bit d set on the plane d = 0 */
   int *node_ncorner;                 /* node_count: its elements (the gather scheme's corners) */
   long long *node_corners;           /* node_count x 8: its corners in element order, padded with the first */
-  long long *elem_nodes, *elem_faces; /* elem_count x 8, x 6 */
+  long long *elem_nodes, *elem_faces; /* elem_count x 8, x 6; NULL when the 32-bit rows below hold them */
+  int *elem_nodes32, *elem_faces32;   /* the same as 32-bit numbers, when the mesh's nodes and elements number at
+                                         most INT_MAX (and not rows64) */
   int *elem_bc;                      /* elem_count */
   double *volo;                      /* elem_count (also the element masses: unit density) */
   long long *symm[3];                /* symm_count each */

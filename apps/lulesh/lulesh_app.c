@@ -80,6 +80,9 @@ static int read_params(um_app_run *r, lulesh_params *p) {
     um_app_whole_note(r, "params.numbering: strips renumbers the whole mesh");
     p->by_blocks = 0;
   }
+  int rows32 = 0;
+  UM_APP_TRY(um_app_rows32(r, &rows32));
+  p->rows64 = !rows32;
   return UM_SUCCESS;
 }
 

@@ -271,10 +271,13 @@ int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
   UM_APP_TRY(um_decl_set_block(ctx, b->nnode, b->node_first, b->node_count, "nodes", &s->nodes));
   UM_APP_TRY(um_decl_set_block(ctx, b->nelem, b->elem_first, b->elem_count, "elems", &s->elems));
   long long *en = b->elem_nodes, *ef = b->elem_faces; /* handed over: b's pointers NULL */
-  b->elem_nodes = b->elem_faces = NULL;
-  int rc = um_decl_map_block_take(ctx, s->elems, s->nodes, 8, en, "elem_nodes", &s->elem_nodes);
-  if (!rc) rc = um_decl_map_block_take(ctx, s->elems, s->elems, 6, ef, "elem_faces", &s->elem_faces);
-  else free(ef);
+  int *en32 = b->elem_nodes32, *ef32 = b->elem_faces32;
+  b->elem_nodes = b->elem_faces = NULL, b->elem_nodes32 = b->elem_faces32 = NULL;
+  int rc = en32 ? um_decl_map_block_take_i32(ctx, s->elems, s->nodes, 8, en32, "elem_nodes", &s->elem_nodes)
+                : um_decl_map_block_take(ctx, s->elems, s->nodes, 8, en, "elem_nodes", &s->elem_nodes);
+  if (!rc) rc = ef32 ? um_decl_map_block_take_i32(ctx, s->elems, s->elems, 6, ef32, "elem_faces", &s->elem_faces)
+                     : um_decl_map_block_take(ctx, s->elems, s->elems, 6, ef, "elem_faces", &s->elem_faces);
+  else free(ef), free(ef32);
   UM_APP_TRY(rc);
   for (int d = 0; d < 3 && !s->p.fused; d++) { /* the unfused step's symm_x/y/z loops; fused: node_symm below */
     char name[32];

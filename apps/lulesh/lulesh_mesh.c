@@ -332,6 +332,7 @@ void lulesh_block_free(lulesh_block *b) {
   if (!b) return;
   free(b->coord), free(b->nodal_mass), free(b->node_symm), free(b->node_ncorner), free(b->node_corners);
   free(b->elem_nodes), free(b->elem_faces), free(b->elem_bc), free(b->volo);
+  free(b->elem_nodes32), free(b->elem_faces32);
   for (int d = 0; d < 3; d++) free(b->symm[d]);
   if (b->region_elems)
     for (int r = 0; r < b->nregions; r++) free(b->region_elems[r]);
@@ -376,18 +377,32 @@ static int block_elems(const lulesh_params *p, const double *cx, lulesh_block *b
   const int nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
   (void)nt; /* unused in a build without OpenMP */
   const long long en = nx + 1;
-  b->elem_nodes = alloc_rows(8 * n, sizeof(long long));
-  b->elem_faces = alloc_rows(6 * n, sizeof(long long));
+  const int narrow = !p->rows64 && b->nnode <= INT_MAX && b->nelem <= INT_MAX; /* 32-bit rows */
+  if (narrow) {
+    b->elem_nodes32 = alloc_rows(8 * n, sizeof(int));
+    b->elem_faces32 = alloc_rows(6 * n, sizeof(int));
+  } else {
+    b->elem_nodes = alloc_rows(8 * n, sizeof(long long));
+    b->elem_faces = alloc_rows(6 * n, sizeof(long long));
+  }
   b->elem_bc = alloc_rows(n, sizeof(int));
   b->volo = alloc_rows(n, sizeof(double));
   for (int d = 0; d < 3; d++) b->symm[d] = alloc_rows(ns, sizeof(long long));
-  if (!b->elem_nodes || !b->elem_faces || !b->elem_bc || !b->volo || !b->symm[0] || !b->symm[1] || !b->symm[2])
+  if ((narrow ? !b->elem_nodes32 || !b->elem_faces32 : !b->elem_nodes || !b->elem_faces) || !b->elem_bc || !b->volo || !b->symm[0] || !b->symm[1] || !b->symm[2])
     return 1;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < n; i++) {
     const long long g = b->elem_first + (long long)i;
-    elem_nodes(nx, g, b->elem_nodes + 8 * i);
-    elem_faces(nx, g, b->elem_faces + 6 * i);
+    if (narrow) {
+      long long en[8], ef[6];
+      elem_nodes(nx, g, en);
+      elem_faces(nx, g, ef);
+      for (int k = 0; k < 8; k++) b->elem_nodes32[8 * i + (size_t)k] = (int)en[k];
+      for (int k = 0; k < 6; k++) b->elem_faces32[6 * i + (size_t)k] = (int)ef[k];
+    } else {
+      elem_nodes(nx, g, b->elem_nodes + 8 * i);
+      elem_faces(nx, g, b->elem_faces + 6 * i);
+    }
     b->elem_bc[i] = elem_bc(nx, g);
     b->volo[i] = elem_volume(nx, cx, g);
   }

@@ -542,8 +542,16 @@ void expect_blocks_are_the_whole_mesh(const lulesh_params &p, int P) {
     bits.insert(bits.end(), b.node_symm, b.node_symm + b.node_count);
     volo.insert(volo.end(), b.volo, b.volo + b.elem_count);
     bc.insert(bc.end(), b.elem_bc, b.elem_bc + b.elem_count);
-    en.insert(en.end(), b.elem_nodes, b.elem_nodes + 8 * b.elem_count);
-    ef.insert(ef.end(), b.elem_faces, b.elem_faces + 6 * b.elem_count);
+    ASSERT_EQ(b.elem_nodes32 == nullptr, p.rows64 != 0) << "32-bit rows unless asked for 64";
+    ASSERT_EQ(b.elem_faces32 == nullptr, p.rows64 != 0);
+    if (p.rows64) {
+      en.insert(en.end(), b.elem_nodes, b.elem_nodes + 8 * b.elem_count);
+      ef.insert(ef.end(), b.elem_faces, b.elem_faces + 6 * b.elem_count);
+    } else {
+      ASSERT_TRUE(b.elem_nodes == nullptr && b.elem_faces == nullptr);
+      en.insert(en.end(), b.elem_nodes32, b.elem_nodes32 + 8 * b.elem_count);
+      ef.insert(ef.end(), b.elem_faces32, b.elem_faces32 + 6 * b.elem_count);
+    }
     for (int d = 0; d < 3; d++) symm[d].insert(symm[d].end(), b.symm[d], b.symm[d] + b.symm_count);
     if (p.forces == LULESH_FORCES_GATHER) {
       corners.insert(corners.end(), b.node_corners, b.node_corners + 8 * b.node_count);
@@ -615,10 +623,13 @@ void expect_blocks_are_the_whole_mesh(const lulesh_params &p, int P) {
 }  // namespace
 
 TEST(LuleshMeshBlocks, BlocksEndToEndAreTheWholeMesh) {
-  for (int P : {1, 2, 3, 5, 7, 13, 64}) {
-    SCOPED_TRACE("P = " + std::to_string(P));
-    expect_blocks_are_the_whole_mesh(params(6), P);
-  }
+  for (int rows64 : {0, 1})
+    for (int P : {1, 2, 3, 5, 7, 13, 64}) {
+      SCOPED_TRACE("P = " + std::to_string(P) + (rows64 ? ", 64-bit rows" : ", 32-bit rows"));
+      lulesh_params p = params(6);
+      p.rows64 = rows64;
+      expect_blocks_are_the_whole_mesh(p, P);
+    }
 }
 
 TEST(LuleshMeshBlocks, RegionsSplitMidRunAndTheOtherVariants) {

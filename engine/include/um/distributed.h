@@ -182,6 +182,11 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
  * no copy of the rank's rows is made); on one rank the global rows are the local ones, narrowed in place. */
 int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
                            um_map **out);
+/** um_decl_map_block_take with the rows as 32-bit global numbers, for a to-set of at most INT_MAX elements
+ * (UM_ERR_ARG for a larger one): half the memory while the rows are global, and with "ranges" the local rows are
+ * made in the same buffer, 4 bytes an entry for 4. The other partitioners widen the rows to 64 bits first. */
+int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int arity, int *targets, const char *name,
+                               um_map **out);
 /* A mesh source that must be read whole (a text deck, a generator that needs the whole mesh) is read on rank 0
  * alone and scattered by blocks: rank 0 broadcasts the sizes (um_mpi_bcast_bytes), then sends each rank its block
  * of every set's rows (um_mpi_scatter_block) and frees its whole arrays; the other ranks never hold more than their

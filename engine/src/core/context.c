@@ -35,6 +35,7 @@ static void map_free(um_map *m) {
   free(m->name);
   free(m->data);
   free(m->gtargets);
+  free(m->gtargets32);
   free(m);
 }
 
@@ -321,7 +322,8 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
 /* um_decl_map, and um_decl_map_block's rows over several ranks (keep: the global targets, taken over; data
  * then holds placeholder zeros, not checked against this rank's block of the to-set). */
 int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
-                 um_map **out, long long *keep, int *take) {
+                 um_map **out, long long *keep, int *keep32, int *take) {
+  const int blocks = keep || keep32;
   if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
@@ -337,7 +339,7 @@ int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "map '%s' declared after the mesh was distributed: declare every set and map before um_distribute",
                     name);
-  if (!keep && (from->block || to->block))
+  if (!blocks && (from->block || to->block))
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "map '%s': set '%s' is declared by blocks (um_decl_set_block): declare its maps with "
                     "um_decl_map_block, in global numbers",
@@ -346,8 +348,8 @@ int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int
   if (um_size_mul((size_t)from->size, (size_t)arity, &n) || um_size_mul(n, sizeof(int), &nbytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %d elements x arity %d entries do not fit in memory (size overflow)", name,
                     from->size, arity);
-  if (n && !data && !keep) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
-  const size_t i = keep ? n : um__map_first_outside(data, n, um__set_total(to), um_context_host_threads(ctx));
+  if (n && !data && !blocks) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name);
+  const size_t i = blocks ? n : um__map_first_outside(data, n, um__set_total(to), um_context_host_threads(ctx));
   if (i < n)
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "map '%s' (%s -> %s, arity %d): entry %zu (element %zu, index %zu) is %d, outside the "
@@ -357,11 +359,12 @@ int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int
   if (UM_GROW(ctx->maps, ctx->capmaps, ctx->nmaps))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name);
   /* by blocks: rows come at um_distribute; taken: the caller's buffer */
-  um_map *m = map_new(ctx, name, from, to, arity, n && !keep && !take ? nbytes : 0);
+  um_map *m = map_new(ctx, name, from, to, arity, n && !blocks && !take ? nbytes : 0);
   if (!m) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s' (%zu entries)", name, n);
   if (take) free(m->data), m->data = take;
-  else if (n && !keep) um__copy(m->data, data, n * sizeof(int), um_context_host_threads(ctx));
+  else if (n && !blocks) um__copy(m->data, data, n * sizeof(int), um_context_host_threads(ctx));
   m->gtargets = keep;
+  m->gtargets32 = keep32;
   m->index = ctx->nmaps;
   ctx->maps[ctx->nmaps++] = m;
   *out = m;
@@ -370,12 +373,12 @@ int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int
 
 int um_decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
                 um_map **out) {
-  return um__decl_map(ctx, from, to, arity, data, name, out, NULL, NULL);
+  return um__decl_map(ctx, from, to, arity, data, name, out, NULL, NULL, NULL);
 }
 
 int um_decl_map_take(um_context *ctx, um_set *from, um_set *to, int arity, int *data, const char *name,
                      um_map **out) {
-  const int rc = um__decl_map(ctx, from, to, arity, data, name, out, NULL, data);
+  const int rc = um__decl_map(ctx, from, to, arity, data, name, out, NULL, NULL, data);
   if (rc != UM_SUCCESS) free(data);
   return rc;
 }

@@ -17,22 +17,41 @@ int um_block_range(long long gsize, int rank, int nranks, long long *begin, int 
   return UM_SUCCESS;
 }
 
-/* um_decl_map_block's and um_decl_map_block_take's checks of the arguments and the rows: 0 or the error. */
-static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets,
+/* The first of n targets (64-bit t64, else 32-bit t32) outside [0, gsize), or n: one pass with no early exit
+ * (vectorised), then the entry found. */
+static size_t first_outside(const long long *t64, const int *t32, size_t n, long long gsize) {
+  unsigned bad = 0;
+  if (t64)
+    for (size_t i = 0; i < n; i++) bad |= (unsigned long long)t64[i] >= (unsigned long long)gsize;
+  else
+    for (size_t i = 0; i < n; i++) bad |= (unsigned long long)(long long)t32[i] >= (unsigned long long)gsize;
+  size_t i = 0;
+  while (bad && i < n && (unsigned long long)(t64 ? t64[i] : t32[i]) < (unsigned long long)gsize) i++;
+  return bad ? i : n;
+}
+
+/* um_decl_map_block's, um_decl_map_block_take's and um_decl_map_block_take_i32's checks of the arguments and the
+ * rows (t64, else t32): 0 or the error. */
+static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *t64, const int *t32,
                            const char *name, um_map **out) {
   if (!out || !from || !to || arity <= 0)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out || !from || !to || arity <= 0)",
                     "um_decl_map_block");
   *out = NULL;
   const size_t n = (size_t)from->size * (size_t)arity;
-  if (n && !targets) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name ? name : "");
-  for (size_t i = 0; i < n; i++)
-    if (targets[i] < 0 || targets[i] >= to->gsize)
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "map '%s' (%s -> %s, arity %d): entry %zu (row %zu of this rank's block) is %lld, outside the "
-                      "to-set '%s' of global size %lld; targets are 0-based global numbers",
-                      name ? name : "", from->name, to->name, arity, i, i / (size_t)arity, targets[i], to->name,
-                      to->gsize);
+  if (n && !t64 && !t32) return UM_ERROR(ctx, UM_ERR_ARG, "map '%s' declared without data", name ? name : "");
+  if (t32 && to->gsize > INT_MAX)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s': its rows are 32-bit (um_decl_map_block_take_i32), which name targets up to %d, and its "
+                    "to-set '%s' has %lld elements: hand its rows over as 64-bit numbers (um_decl_map_block_take)",
+                    name ? name : "", INT_MAX, to->name, to->gsize);
+  const size_t i = n ? first_outside(t64, t32, n, to->gsize) : 0;
+  if (i < n)
+    return UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s' (%s -> %s, arity %d): entry %zu (row %zu of this rank's block) is %lld, outside the "
+                    "to-set '%s' of global size %lld; targets are 0-based global numbers",
+                    name ? name : "", from->name, to->name, arity, i, i / (size_t)arity,
+                    t64 ? t64[i] : (long long)t32[i], to->name, to->gsize);
   if (from->block != to->block)
     return UM_ERROR(ctx, UM_ERR_ARG, "map '%s': set '%s' is declared by blocks and set '%s' is not: declare both by blocks",
                     name ? name : "", from->block ? from->name : to->name, from->block ? to->name : from->name);
@@ -42,7 +61,7 @@ static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity,
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out) {
   if (!ctx) return UM_ERR_ARG;
-  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, name, out));
+  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, NULL, name, out));
   const size_t n = (size_t)from->size * (size_t)arity;
   long long *copy = malloc((n ? n : 1) * sizeof *copy);
   if (!copy) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
@@ -53,9 +72,13 @@ int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, cons
 int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
                            um_map **out) {
   if (!ctx) return free(targets), UM_ERR_ARG;
-  int rc = check_map_block(ctx, from, to, arity, targets, name, out);
+  int rc = check_map_block(ctx, from, to, arity, targets, NULL, name, out);
   if (rc != UM_SUCCESS) return free(targets), rc;
-  if (from->block) return um__decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL); /* the global rows */
+  if (from->block) { /* the global rows */
+    rc = um__decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL, NULL);
+    if (rc != UM_SUCCESS) free(targets);
+    return rc;
+  }
   const size_t n = (size_t)from->size * (size_t)arity; /* whole sets: global == local, narrowed in place */
   char *buf = (char *)targets;
   for (size_t i = 0; i < n; i++) { /* entry i's 4 bytes never past entry i's 8, read first */
@@ -66,4 +89,14 @@ int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity,
   }
   int *shrunk = realloc(buf, (n ? n : 1) * sizeof(int));
   return um_decl_map_take(ctx, from, to, arity, shrunk ? shrunk : (int *)buf, name, out);
+}
+
+int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int arity, int *targets, const char *name,
+                               um_map **out) {
+  if (!ctx) return free(targets), UM_ERR_ARG;
+  int rc = check_map_block(ctx, from, to, arity, NULL, targets, name, out);
+  if (rc == UM_SUCCESS && from->block) rc = um__decl_map(ctx, from, to, arity, NULL, name, out, NULL, targets, NULL);
+  else if (rc == UM_SUCCESS) return um_decl_map_take(ctx, from, to, arity, targets, name, out); /* global == local */
+  if (rc != UM_SUCCESS) free(targets);
+  return rc;
 }

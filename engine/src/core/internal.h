@@ -13,10 +13,11 @@
 /* The whole map from `from` to `to` (objects.h: um_map.whole), made at its first use: whole-dat arguments
  * (um_arg_whole) run as vector arguments through it. */
 int um__whole_map(um_context *ctx, um_set *from, um_set *to, um_map **out);
-/* context.c: um_decl_map's checks and record; keep: a map declared by blocks (its global targets, taken over; no
- * local rows until um_distribute); take: the caller's local rows, taken over (context_blocks.c, um_decl_map_take). */
+/* context.c: um_decl_map's checks and record; keep (or keep32, 32-bit): a map declared by blocks (its global
+ * targets, taken over; no local rows until um_distribute); take: the caller's local rows, taken over
+ * (context_blocks.c, um_decl_map_take). */
 int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
-                 um_map **out, long long *keep, int *take);
+                 um_map **out, long long *keep, int *keep32, int *take);
 /* Resolve AUTO layouts for the dats of a loop and convert storage if needed. */
 int um__resolve_layouts(um_context *ctx, const um_loop *loop);
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);

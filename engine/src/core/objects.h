@@ -60,8 +60,10 @@ struct um_map {
   } distinct[4];
   int ndistinct;
   /* um_decl_map_block over more than one rank: the declared rows' targets in the to-set's global numbering
-   * ([from->size * arity]) until um_distribute turns them into local indices in data; NULL otherwise */
+   * ([from->size * arity]) until um_distribute turns them into local indices in data; NULL otherwise. gtargets32:
+   * the same as 32-bit numbers (um_decl_map_block_take_i32; at most one of the two is set) */
   long long *gtargets;
+  int *gtargets32;
 };
 
 struct um_dat {

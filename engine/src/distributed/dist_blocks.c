@@ -369,6 +369,27 @@ static void blocks_info(umd_blocks *B, int primary) {
   B->D->info.imbalance = n ? (double)mx * B->P / (double)n : 1.0;
 }
 
+/* The maps' 32-bit global rows (um_decl_map_block_take_i32) as 64-bit ones, in their buffer grown: the general
+ * steps and the partitioners read 64-bit rows (dist_ranges.c reads both). Entries widen from the last down (entry
+ * i's 8 bytes at 8 i never reach an unread entry j < i at 4 j). 0 or the error. */
+static int widen_rows(um_context *ctx) {
+  for (int k = 0; k < ctx->nmaps; k++) {
+    um_map *mp = ctx->maps[k];
+    if (!mp->gtargets32) continue;
+    const size_t n = (size_t)mp->from->size * (size_t)mp->arity;
+    char *w = realloc(mp->gtargets32, (n ? n : 1) * sizeof(long long));
+    if (!w) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory widening the rows of map '%s'", mp->name);
+    for (size_t i = n; i-- > 0;) {
+      int t;
+      memcpy(&t, w + i * sizeof t, sizeof t);
+      const long long g = t;
+      memcpy(w + i * sizeof g, &g, sizeof g);
+    }
+    mp->gtargets32 = NULL, mp->gtargets = (long long *)w;
+  }
+  return UM_SUCCESS;
+}
+
 int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const char *method) {
   const double t0 = MPI_Wtime();
   umd_blocks B = {ctx, D, D->nranks, D->rank, ctx->nsets, NULL, NULL, !strcmp(method, "ranges")};
@@ -383,6 +404,9 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
     if (!S->begin || !S->own_home) rc = UM_ERR_ALLOC;
   }
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the blocks");
+  const char *general = getenv("UM_TEST_RANGES_GENERAL"); /* the tests: "ranges" through the general steps */
+  const int in_place = B.ranges && !(general && *general == '1');
+  if (rc == UM_SUCCESS && !in_place) rc = widen_rows(ctx);
   rc = umd_agree(&B, rc, "to start distributing the blocks");
   if (rc == UM_SUCCESS) rc = check_tiling(&B); /* the same verdict on every rank */
   if (rc == UM_SUCCESS && B.ranges) keep_ranges(&B);
@@ -391,8 +415,7 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   const double t1 = MPI_Wtime();
   um_setup_begin(ctx, UM_SETUP_MIGRATE); /* inside um_distribute's partition phase, which ends it */
   D->info.partition_seconds = t1 - t0;
-  const char *general = getenv("UM_TEST_RANGES_GENERAL"); /* the tests: "ranges" through the general steps */
-  if (rc == UM_SUCCESS && B.ranges && !(general && *general == '1')) {
+  if (rc == UM_SUCCESS && in_place) {
     rc = umd_agree(&B, umd_ranges_install(&B), "installing the ranges");
   } else {
     if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");

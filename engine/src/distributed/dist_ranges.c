@@ -26,6 +26,14 @@ static inline int in_block(const umd_bset *T, int rank, long long g) {
   return g >= T->begin[rank] && g < T->begin[rank + 1];
 }
 
+/* Row e of declared global rows (64-bit g64, else 32-bit g32) of ar entries, as 64-bit numbers in row. */
+static inline void global_row(const long long *g64, const int *g32, int ar, size_t e, long long *row) {
+  if (g64)
+    memcpy(row, g64 + e * (size_t)ar, (size_t)ar * sizeof *row);
+  else
+    for (int a = 0; a < ar; a++) row[a] = g32[e * (size_t)ar + (size_t)a];
+}
+
 /* The record of element e of this rank's block of set s: its global number and its maps' declared global rows. */
 static void own_record(const umd_blocks *B, int s, int e, char *r) {
   const um_context *ctx = B->ctx;
@@ -35,8 +43,14 @@ static void own_record(const umd_blocks *B, int s, int e, char *r) {
   memcpy(r, &g, sizeof g);
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
-    if (mp->from->index == s)
+    if (mp->from->index != s) continue;
+    if (mp->gtargets)
       memcpy(r + B->moff[k], mp->gtargets + (size_t)e * mp->arity, (size_t)mp->arity * sizeof(long long));
+    else
+      for (int a = 0; a < mp->arity; a++) {
+        const long long x = mp->gtargets32[(size_t)e * mp->arity + (size_t)a];
+        memcpy(r + B->moff[k] + (size_t)a * sizeof x, &x, sizeof x);
+      }
   }
 }
 
@@ -55,7 +69,8 @@ static int send_own(umd_blocks *B, int s, const int *el, int n, const int *cnt, 
 
 /* A map from the set being scanned: its rows and its to-set's block here. */
 typedef struct {
-  const long long *tg;
+  const long long *tg; /* 64-bit rows, else tg32 */
+  const int *tg32;
   int ar;
   long long b0, b1;
   const umd_bset *T;
@@ -70,18 +85,30 @@ static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
     const umd_bset *T = &B->S[mp->to->index];
-    f[(*nf)++] = (from_map){mp->gtargets, mp->arity, T->begin[B->rank], T->begin[B->rank + 1], T};
+    f[(*nf)++] = (from_map){mp->gtargets, mp->gtargets32, mp->arity, T->begin[B->rank], T->begin[B->rank + 1], T};
     *arsum += mp->arity;
   }
   return f;
 }
 
+/* Whether row e of map f reaches only this rank's block of its to-set (the common case, one tight loop). */
+static inline int row_inside(const from_map *f, int e) {
+  int out = 0;
+  if (f->tg)
+    for (int a = 0; a < f->ar; a++) out |= f->tg[(size_t)e * f->ar + a] < f->b0 || f->tg[(size_t)e * f->ar + a] >= f->b1;
+  else
+    for (int a = 0; a < f->ar; a++) out |= f->tg32[(size_t)e * f->ar + a] < f->b0 || f->tg32[(size_t)e * f->ar + a] >= f->b1;
+  return !out;
+}
+
 /* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them). */
 static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
-  for (int k = 0; k < nf; k++)
+  for (int k = 0; k < nf; k++) {
+    if (row_inside(&fm[k], e)) continue;
     for (int a = 0; a < fm[k].ar; a++) {
-      const long long g = fm[k].tg[(size_t)e * fm[k].ar + a];
+      const size_t at = (size_t)e * fm[k].ar + a;
+      const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
       if (g >= fm[k].b0 && g < fm[k].b1) continue;
       const int h = umd_home(fm[k].T, P, g);
       int i = *nq;
@@ -90,6 +117,7 @@ static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int 
       memmove(q + i + 1, q + i, (size_t)(*nq - i) * sizeof *q);
       q[i] = h, (*nq)++;
     }
+  }
 }
 
 /* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once (elements
@@ -153,8 +181,14 @@ static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
     const umd_bset *F = &B->S[mp->from->index];
     const size_t m = (size_t)F->count * mp->arity;
     const long long *tg = mp->gtargets;
-    for (size_t j = 0; rc == UM_SUCCESS && j < m; j++)
-      if (tg[j] < b0 || tg[j] >= b1) rc = push_g(g, n, &cap, tg[j]);
+    const int *tg32 = mp->gtargets32;
+    if (tg)
+      for (size_t j = 0; rc == UM_SUCCESS && j < m; j++) {
+        if (tg[j] < b0 || tg[j] >= b1) rc = push_g(g, n, &cap, tg[j]);
+      }
+    else
+      for (size_t j = 0; rc == UM_SUCCESS && j < m; j++)
+        if (tg32[j] < b0 || tg32[j] >= b1) rc = push_g(g, n, &cap, tg32[j]);
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
       for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++) {
         const long long x = umd_rec_t(F->ex, F->rec, e, B->moff[k], a);
@@ -283,9 +317,9 @@ static int local_row(to_local L, int ar, const long long *src, int *dst, int run
   return bad ? -1 : 0;
 }
 
-/* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows: the rows that are
- * not core first aside, then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry written never
- * past the 8 of row e, read before), then the others and the halo rows after them. */
+/* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows (64- or 32-bit): the
+ * rows that are not core first aside, then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry
+ * written never past the row's own entries, read before), then the others and the halo rows after them. */
 static int install_map_ranges(umd_blocks *B, int k) {
   um_context *ctx = B->ctx;
   um_map *mp = ctx->maps[k];
@@ -294,39 +328,50 @@ static int install_map_ranges(umd_blocks *B, int k) {
   int nnc = 0, na = 0, bad = 0;
   for (int e = 0; e < n; e++) nnc += !F->core[e];
   const size_t need = ((size_t)(n + nh) * ar + 1) * sizeof(int);
+  const size_t have = ((size_t)n * ar > 0 ? (size_t)n * ar : 1) * (mp->gtargets ? sizeof(long long) : sizeof(int));
+  void *buf = mp->gtargets ? (void *)mp->gtargets : (void *)mp->gtargets32;
   long long *row = malloc((size_t)ar * sizeof *row);
   int *aside = malloc(((size_t)(nnc + nh) * ar + 1) * sizeof *aside);
-  if (row && aside && need > ((size_t)n * ar > 0 ? (size_t)n * ar : 1) * sizeof(long long)) {
-    long long *g2 = realloc(mp->gtargets, need);
+  if (row && aside && need > have) {
+    void *g2 = realloc(buf, need);
     if (!g2) free(aside), aside = NULL;
-    else mp->gtargets = g2;
+    else buf = g2;
   }
+  if (mp->gtargets) mp->gtargets = buf;
+  else mp->gtargets32 = buf;
   if (!row || !aside) {
     free(row), free(aside);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
   }
-  const long long *g = mp->gtargets;
+  const long long *g64 = mp->gtargets;
+  const int *g32 = mp->gtargets32;
   const to_local L = local_index(T, B->rank);
   for (int e = 0; e < n; e++)
-    if (!F->core[e]) bad |= local_row(L, ar, g + (size_t)e * ar, aside + (size_t)na++ * ar, 1);
+    if (!F->core[e]) {
+      global_row(g64, g32, ar, (size_t)e, row);
+      bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
+    }
   for (int i = 0; i < nh; i++) {
     const char *r = i < F->nex ? F->ex + (size_t)i * F->rec : F->nx + (size_t)(i - F->nex) * F->rec;
     memcpy(row, r + B->moff[k], (size_t)ar * sizeof *row);
     bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, i < F->nex);
   }
-  int *out = (int *)mp->gtargets;
+  int *out = buf;
   for (int e = 0; e < n; e++)
     if (F->core[e]) {
-      memcpy(row, g + (size_t)e * ar, (size_t)ar * sizeof *row);
+      global_row(g64, g32, ar, (size_t)e, row);
       bad |= local_row(L, ar, row, out + (size_t)F->pos[e] * ar, 1);
     }
   memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)na * ar * sizeof *aside);
   free(aside), free(row);
-  if (bad) return UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': a local row reaches an element rank %d does not hold", mp->name, B->rank);
+  mp->gtargets = NULL, mp->gtargets32 = NULL;
+  if (bad) {
+    free(out);
+    return UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': a local row reaches an element rank %d does not hold", mp->name, B->rank);
+  }
   int *shrunk = realloc(out, need);
   free(mp->data);
   mp->data = shrunk ? shrunk : out;
-  mp->gtargets = NULL;
   return UM_SUCCESS;
 }
 

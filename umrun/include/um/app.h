@@ -181,6 +181,10 @@ double um_app_setup_done(um_app_run *run, double t0);
  * blocks declares it whole and says so (um_app_whole_note). With run.reorder set it is UM_ERR_CONFIG (a
  * reordering renumbers the whole mesh, which no rank then holds), saying to set mpi.mesh: whole. */
 int um_app_by_blocks(um_app_run *run, int *blocks);
+/** Whether maps declared by blocks should be handed over as 32-bit global rows (um_decl_map_block_take_i32, for
+ * to-sets of at most INT_MAX elements): 1 under mpirun with mpi.partitioner: ranges, where the distribution makes
+ * the local rows in them; 0 otherwise (the partitioners read 64-bit rows and would widen 32-bit ones first). */
+int um_app_rows32(um_app_run *run, int *rows32);
 /** This rank's block of a set of gsize elements: [*begin, *begin + *count), the block partitioner's range
  * (um_block_range), so that a mesh declared by blocks and partitioned by them has the layout of a whole
  * declaration partitioned by "block". */
