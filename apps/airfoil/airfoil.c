@@ -144,7 +144,15 @@ int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a) {
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[3], b->first[3], b->count[3], "bedges", &a->bedges));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[1], b->first[1], b->count[1], "cells", &a->cells));
   int rc = UM_SUCCESS;
-  TAKE_MAPS(um_decl_map_block_take, b);
+  if (b->cell32) { /* the 32-bit rows (airfoil_block_generate's rows32) */
+    TAKE_MAP(um_decl_map_block_take_i32, b, edges, nodes, 2, edge32, "pedge", &a->pedge);
+    TAKE_MAP(um_decl_map_block_take_i32, b, edges, cells, 2, ecell32, "pecell", &a->pecell);
+    TAKE_MAP(um_decl_map_block_take_i32, b, bedges, nodes, 2, bedge32, "pbedge", &a->pbedge);
+    TAKE_MAP(um_decl_map_block_take_i32, b, bedges, cells, 1, becell32, "pbecell", &a->pbecell);
+    TAKE_MAP(um_decl_map_block_take_i32, b, cells, nodes, 4, cell32, "pcell", &a->pcell);
+  } else {
+    TAKE_MAPS(um_decl_map_block_take, b);
+  }
   return rc ? rc : take_x_bound(ctx, a, &b->x, &b->bound);
 }
 
@@ -159,10 +167,13 @@ int airfoil_check_block(um_context *ctx, const airfoil_block *b) {
                           "field)", b->first[3] + i, b->bound[i]);
   for (int k = 0; k < 2; k++) {
     const long long *e = k ? b->bedge : b->edge;
-    for (int i = 0; i < b->count[k ? 3 : 2]; i++)
-      if (e[2 * (size_t)i] == e[2 * (size_t)i + 1])
+    const int *e32 = k ? b->bedge32 : b->edge32;
+    for (int i = 0; i < b->count[k ? 3 : 2]; i++) {
+      const long long n0 = e ? e[2 * (size_t)i] : e32[2 * (size_t)i], n1 = e ? e[2 * (size_t)i + 1] : e32[2 * (size_t)i + 1];
+      if (n0 == n1)
         return um_error_set(ctx, UM_ERR_IO, "mesh: %s %lld joins node %lld to itself", k ? "boundary edge" : "edge",
-                            b->first[k ? 3 : 2] + i, e[2 * (size_t)i]);
+                            b->first[k ? 3 : 2] + i, n0);
+    }
   }
   return UM_SUCCESS;
 }
@@ -521,7 +532,9 @@ static int generate_mesh(um_app_run *r, airfoil *a, int blocks, int *checked) {
       count[s] = n;
     }
     airfoil_block b;
-    if (airfoil_block_generate(I, J, round6, first, count, &b, err, sizeof err))
+    int rows32 = 0;
+    UM_APP_TRY(um_app_rows32(r, &rows32));
+    if (airfoil_block_generate(I, J, round6, first, count, rows32, &b, err, sizeof err))
       return um_app_fail(r, UM_ERR_CONFIG, "mesh generator naca0012 (I=%d, J=%d): %s", I, J, err);
     fprintf(r->log, "airfoil: NACA0012 C-mesh I=%d J=%d%s, this rank's block of it (%d of %lld cells) generated in "
                     "%.2f s\n", I, J, round6 ? " (coordinates rounded to 6 decimals)" : "", b.count[1], b.gsize[1],

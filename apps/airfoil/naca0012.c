@@ -511,10 +511,11 @@ void airfoil_block_free(airfoil_block *b) {
   free(b->bedge);
   free(b->becell);
   free(b->bound);
+  free(b->cell32), free(b->edge32), free(b->ecell32), free(b->bedge32), free(b->becell32);
   memset(b, 0, sizeof *b);
 }
 
-int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4],
+int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4], int rows32,
                            airfoil_block *b, char *err, size_t errlen) {
   if (b == NULL) {
     set_err(err, errlen, "airfoil_block_generate: block pointer is NULL");
@@ -537,22 +538,32 @@ int airfoil_block_generate(int I, int J, int round6, const long long first[4], c
       return 1;
     }
   for (int s = 0; s < 4; s++) b->first[s] = first[s], b->count[s] = (int)count[s];
+  if (rows32 && (b->gsize[0] > INT_MAX || b->gsize[1] > INT_MAX)) {
+    grid_free(&g);
+    set_err(err, errlen, "airfoil_block_generate: 32-bit rows for a mesh of %lld nodes and %lld cells (over %d)",
+            b->gsize[0], b->gsize[1], INT_MAX);
+    return 1;
+  }
+  const size_t w = rows32 ? sizeof(int) : sizeof(long long);
+  void *rows[5] = {alloc_array(4 * (size_t)count[1], w), alloc_array(2 * (size_t)count[2], w),
+                   alloc_array(2 * (size_t)count[2], w), alloc_array(2 * (size_t)count[3], w),
+                   alloc_array((size_t)count[3], w)};
+  if (rows32)
+    b->cell32 = rows[0], b->edge32 = rows[1], b->ecell32 = rows[2], b->bedge32 = rows[3], b->becell32 = rows[4];
+  else
+    b->cell = rows[0], b->edge = rows[1], b->ecell = rows[2], b->bedge = rows[3], b->becell = rows[4];
   b->x = alloc_array(2 * (size_t)count[0], sizeof(double));
-  b->cell = alloc_array(4 * (size_t)count[1], sizeof(long long));
-  b->edge = alloc_array(2 * (size_t)count[2], sizeof(long long));
-  b->ecell = alloc_array(2 * (size_t)count[2], sizeof(long long));
-  b->bedge = alloc_array(2 * (size_t)count[3], sizeof(long long));
-  b->becell = alloc_array((size_t)count[3], sizeof(long long));
   b->bound = alloc_array((size_t)count[3], sizeof(int));
-  if (!b->x || !b->cell || !b->edge || !b->ecell || !b->bedge || !b->becell || !b->bound) {
+  if (!b->x || !rows[0] || !rows[1] || !rows[2] || !rows[3] || !rows[4] || !b->bound) {
     grid_free(&g);
     airfoil_block_free(b);
     set_err(err, errlen, "airfoil_block_generate: out of memory for a block of %lld nodes and %lld cells", count[0],
             count[1]);
     return 1;
   }
-  fill_rows(&g, round6, first, count, b->x, (index_out){NULL, b->cell}, (index_out){NULL, b->edge},
-            (index_out){NULL, b->ecell}, (index_out){NULL, b->bedge}, (index_out){NULL, b->becell}, b->bound, 1);
+  fill_rows(&g, round6, first, count, b->x, (index_out){b->cell32, b->cell}, (index_out){b->edge32, b->edge},
+            (index_out){b->ecell32, b->ecell}, (index_out){b->bedge32, b->bedge}, (index_out){b->becell32, b->becell},
+            b->bound, 1);
   grid_free(&g);
   return 0;
 }

@@ -72,9 +72,13 @@ typedef struct {
   long long *bedge;   /* 2*count[3] */
   long long *becell;  /* count[3] */
   int *bound;         /* count[3] */
+  /* the same map rows as 32-bit numbers when generated with rows32 (the five above then NULL) */
+  int *cell32, *edge32, *ecell32, *bedge32, *becell32;
 } airfoil_block;
 
-int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4],
+/* rows32: the map rows as 32-bit global numbers (cell32 ...: every set of this mesh has at most INT_MAX elements,
+ * else it fails), else 64-bit (cell ...). */
+int airfoil_block_generate(int I, int J, int round6, const long long first[4], const long long count[4], int rows32,
                            airfoil_block *b, char *err, size_t errlen);
 void airfoil_block_free(airfoil_block *b);
 /* Collective: rank 0's whole mesh m (read there alone from a text new_grid.dat; empty elsewhere) sent out by

@@ -440,6 +440,7 @@ TEST(AirfoilMeshBlocks, BlocksEndToEndAreTheWholeMesh) {
       ASSERT_EQ(airfoil_mesh_generate(I, J, round6, &whole.m, err, sizeof err), 0) << err;
       const long long gsize[4] = {whole.m.nnode, whole.m.ncell, whole.m.nedge, whole.m.nbedge};
       for (int P : {1, 2, 3, 5, 7}) {
+        const int rows32 = P % 2; // 32-bit rows on odd rank counts, 64-bit on even ones
         for (int r = 0; r < P; r++) {
           long long first[4], count[4];
           for (int s = 0; s < 4; s++) {
@@ -447,20 +448,25 @@ TEST(AirfoilMeshBlocks, BlocksEndToEndAreTheWholeMesh) {
             count[s] = (r + 1) * gsize[s] / P - first[s];
           }
           airfoil_block b;
-          ASSERT_EQ(airfoil_block_generate(I, J, round6, first, count, &b, err, sizeof err), 0) << err;
+          ASSERT_EQ(airfoil_block_generate(I, J, round6, first, count, rows32, &b, err, sizeof err), 0) << err;
           for (int s = 0; s < 4; s++) EXPECT_EQ(b.gsize[s], gsize[s]);
+          ASSERT_EQ(b.cell == nullptr, rows32 != 0);
+          ASSERT_EQ(b.cell32 == nullptr, rows32 == 0);
+          // entry k of a map's rows, whichever width
+          auto at = [](const long long *w, const int *n, long long k) { return w ? w[k] : (long long)n[k]; };
           const auto &m = whole.m;
           int bad = 0;
           for (int k = 0; k < b.count[0] && bad < 3; k++)
             for (int c = 0; c < 2; c++)
               bad += std::memcmp(&b.x[2 * k + c], &m.x[2 * (first[0] + k) + c], sizeof(double)) != 0;
-          for (int k = 0; k < 4 * b.count[1]; k++) bad += b.cell[k] != m.cell[4 * first[1] + k];
+          for (int k = 0; k < 4 * b.count[1]; k++) bad += at(b.cell, b.cell32, k) != m.cell[4 * first[1] + k];
           for (int k = 0; k < 2 * b.count[2]; k++)
-            bad += b.edge[k] != m.edge[2 * first[2] + k] || b.ecell[k] != m.ecell[2 * first[2] + k];
+            bad += at(b.edge, b.edge32, k) != m.edge[2 * first[2] + k] ||
+                   at(b.ecell, b.ecell32, k) != m.ecell[2 * first[2] + k];
           for (int k = 0; k < b.count[3]; k++)
-            bad += b.bedge[2 * k] != m.bedge[2 * (first[3] + k)] ||
-                   b.bedge[2 * k + 1] != m.bedge[2 * (first[3] + k) + 1] || b.becell[k] != m.becell[first[3] + k] ||
-                   b.bound[k] != m.bound[first[3] + k];
+            bad += at(b.bedge, b.bedge32, 2 * k) != m.bedge[2 * (first[3] + k)] ||
+                   at(b.bedge, b.bedge32, 2 * k + 1) != m.bedge[2 * (first[3] + k) + 1] ||
+                   at(b.becell, b.becell32, k) != m.becell[first[3] + k] || b.bound[k] != m.bound[first[3] + k];
           EXPECT_EQ(bad, 0) << "I=" << I << " J=" << J << " round6=" << round6 << ": rank " << r << " of " << P;
           airfoil_block_free(&b);
         }
@@ -474,9 +480,9 @@ TEST(AirfoilMeshBlocks, RejectsABlockOutsideTheMesh) {
   char err[256] = "";
   long long first[4] = {0, 0, 0, 0}, count[4] = {1, 1, 1, 1};
   first[2] = 22325;  // I=50, J=75 has 22325 edges: [22325, 22326) is past its end
-  EXPECT_NE(airfoil_block_generate(50, 75, 1, first, count, &b, err, sizeof err), 0);
+  EXPECT_NE(airfoil_block_generate(50, 75, 1, first, count, 0, &b, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("edges"), std::string::npos) << err;
   EXPECT_EQ(b.x, nullptr);
-  EXPECT_NE(airfoil_block_generate(0, 75, 1, count, count, &b, err, sizeof err), 0);
+  EXPECT_NE(airfoil_block_generate(0, 75, 1, count, count, 1, &b, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("I and J must be >= 1"), std::string::npos) << err;
 }
