@@ -58,24 +58,11 @@ static int check_map_block(um_context *ctx, um_set *from, um_set *to, int arity,
   return UM_SUCCESS;
 }
 
-int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
-                      um_map **out) {
-  if (!ctx) return UM_ERR_ARG;
-  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, NULL, name, out));
-  const size_t n = (size_t)from->size * (size_t)arity;
-  long long *copy = malloc((n ? n : 1) * sizeof *copy);
-  if (!copy) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
-  if (n) memcpy(copy, targets, n * sizeof *copy);
-  return um_decl_map_block_take(ctx, from, to, arity, copy, name, out);
-}
-
-int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
-                           um_map **out) {
-  if (!ctx) return free(targets), UM_ERR_ARG;
-  int rc = check_map_block(ctx, from, to, arity, targets, NULL, name, out);
-  if (rc != UM_SUCCESS) return free(targets), rc;
+/* um_decl_map_block_take's rows after their checks: taken over (freed on failure). */
+static int take_rows(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
+                     um_map **out) {
   if (from->block) { /* the global rows */
-    rc = um__decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL, NULL);
+    const int rc = um__decl_map(ctx, from, to, arity, NULL, name, out, targets, NULL, NULL);
     if (rc != UM_SUCCESS) free(targets);
     return rc;
   }
@@ -89,6 +76,25 @@ int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity,
   }
   int *shrunk = realloc(buf, (n ? n : 1) * sizeof(int));
   return um_decl_map_take(ctx, from, to, arity, shrunk ? shrunk : (int *)buf, name, out);
+}
+
+int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
+                      um_map **out) {
+  if (!ctx) return UM_ERR_ARG;
+  UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, NULL, name, out));
+  const size_t n = (size_t)from->size * (size_t)arity;
+  long long *copy = malloc((n ? n : 1) * sizeof *copy);
+  if (!copy) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory declaring map '%s'", name ? name : "");
+  if (n) memcpy(copy, targets, n * sizeof *copy);
+  return take_rows(ctx, from, to, arity, copy, name, out);
+}
+
+int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity, long long *targets, const char *name,
+                           um_map **out) {
+  if (!ctx) return free(targets), UM_ERR_ARG;
+  const int rc = check_map_block(ctx, from, to, arity, targets, NULL, name, out);
+  if (rc != UM_SUCCESS) return free(targets), rc;
+  return take_rows(ctx, from, to, arity, targets, name, out);
 }
 
 int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int arity, int *targets, const char *name,
