@@ -17,17 +17,21 @@ int um_block_range(long long gsize, int rank, int nranks, long long *begin, int 
   return UM_SUCCESS;
 }
 
-/* The first of n targets (64-bit t64, else 32-bit t32) outside [0, gsize), or n: one pass with no early exit
- * (vectorised), then the entry found. */
+/* The first of n targets (64-bit t64, else 32-bit t32) outside [0, gsize), or n: the least and the greatest in one
+ * pass (a reduction the compiler vectorises), then, only when one is outside, the entry found. */
 static size_t first_outside(const long long *t64, const int *t32, size_t n, long long gsize) {
-  unsigned bad = 0;
-  if (t64)
-    for (size_t i = 0; i < n; i++) bad |= (unsigned long long)t64[i] >= (unsigned long long)gsize;
-  else
-    for (size_t i = 0; i < n; i++) bad |= (unsigned long long)(long long)t32[i] >= (unsigned long long)gsize;
+  long long lo = 0, hi = 0;
+  if (t64) {
+    for (size_t i = 0; i < n; i++) lo = t64[i] < lo ? t64[i] : lo, hi = t64[i] > hi ? t64[i] : hi;
+  } else {
+    int l = 0, h = 0;
+    for (size_t i = 0; i < n; i++) l = t32[i] < l ? t32[i] : l, h = t32[i] > h ? t32[i] : h;
+    lo = l, hi = h;
+  }
+  if (lo >= 0 && hi < gsize) return n;
   size_t i = 0;
-  while (bad && i < n && (unsigned long long)(t64 ? t64[i] : t32[i]) < (unsigned long long)gsize) i++;
-  return bad ? i : n;
+  while (i < n && (unsigned long long)(t64 ? t64[i] : t32[i]) < (unsigned long long)gsize) i++;
+  return i;
 }
 
 /* um_decl_map_block's, um_decl_map_block_take's and um_decl_map_block_take_i32's checks of the arguments and the
