@@ -113,26 +113,27 @@ static int take_x_bound(um_context *ctx, airfoil *a, double **x, int **bound) {
   return rc;
 }
 
-/* Airfoil's five maps, each from src's array of that name (an airfoil_mesh's int rows or an airfoil_block's global
- * rows) handed over by take (um_decl_map_take, um_decl_map_block_take): src's pointer then NULL (on an earlier
- * failure it stays src's); rc: the outcome so far. */
+/* Airfoil's five maps, each from src's array of that name followed by sfx (an airfoil_mesh's int rows, an
+ * airfoil_block's 64-bit global rows, or with sfx 32 its 32-bit ones) handed over by take (um_decl_map_take,
+ * um_decl_map_block_take, um_decl_map_block_take_i32): src's pointer then NULL (on an earlier failure it stays
+ * src's); rc: the outcome so far. */
 #define TAKE_MAP(take, src, from, to, arity, field, name, out)                                   \
   do {                                                                                         \
     if (!rc) rc = take(ctx, a->from, a->to, arity, (src)->field, name, out), (src)->field = NULL; \
   } while (0)
-#define TAKE_MAPS(take, src)                                                    \
-  do {                                                                          \
-    TAKE_MAP(take, src, edges, nodes, 2, edge, "pedge", &a->pedge);             \
-    TAKE_MAP(take, src, edges, cells, 2, ecell, "pecell", &a->pecell);          \
-    TAKE_MAP(take, src, bedges, nodes, 2, bedge, "pbedge", &a->pbedge);         \
-    TAKE_MAP(take, src, bedges, cells, 1, becell, "pbecell", &a->pbecell);      \
-    TAKE_MAP(take, src, cells, nodes, 4, cell, "pcell", &a->pcell);             \
+#define TAKE_MAPS(take, src, sfx)                                                      \
+  do {                                                                                 \
+    TAKE_MAP(take, src, edges, nodes, 2, edge##sfx, "pedge", &a->pedge);               \
+    TAKE_MAP(take, src, edges, cells, 2, ecell##sfx, "pecell", &a->pecell);            \
+    TAKE_MAP(take, src, bedges, nodes, 2, bedge##sfx, "pbedge", &a->pbedge);           \
+    TAKE_MAP(take, src, bedges, cells, 1, becell##sfx, "pbecell", &a->pbecell);        \
+    TAKE_MAP(take, src, cells, nodes, 4, cell##sfx, "pcell", &a->pcell);               \
   } while (0)
 
 int airfoil_decl_mesh_take(um_context *ctx, airfoil_mesh *m, airfoil *a) {
   UM_APP_TRY(decl_sets(ctx, m, a));
   int rc = UM_SUCCESS;
-  TAKE_MAPS(um_decl_map_take, m);
+  TAKE_MAPS(um_decl_map_take, m, );
   return rc ? rc : take_x_bound(ctx, a, &m->x, &m->bound);
 }
 
@@ -144,15 +145,10 @@ int airfoil_decl_mesh_block(um_context *ctx, airfoil_block *b, airfoil *a) {
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[3], b->first[3], b->count[3], "bedges", &a->bedges));
   UM_APP_TRY(um_decl_set_block(ctx, b->gsize[1], b->first[1], b->count[1], "cells", &a->cells));
   int rc = UM_SUCCESS;
-  if (b->cell32) { /* the 32-bit rows (airfoil_block_generate's rows32) */
-    TAKE_MAP(um_decl_map_block_take_i32, b, edges, nodes, 2, edge32, "pedge", &a->pedge);
-    TAKE_MAP(um_decl_map_block_take_i32, b, edges, cells, 2, ecell32, "pecell", &a->pecell);
-    TAKE_MAP(um_decl_map_block_take_i32, b, bedges, nodes, 2, bedge32, "pbedge", &a->pbedge);
-    TAKE_MAP(um_decl_map_block_take_i32, b, bedges, cells, 1, becell32, "pbecell", &a->pbecell);
-    TAKE_MAP(um_decl_map_block_take_i32, b, cells, nodes, 4, cell32, "pcell", &a->pcell);
-  } else {
-    TAKE_MAPS(um_decl_map_block_take, b);
-  }
+  if (b->cell32) /* the 32-bit rows (airfoil_block_generate's rows32) */
+    TAKE_MAPS(um_decl_map_block_take_i32, b, 32);
+  else
+    TAKE_MAPS(um_decl_map_block_take, b, );
   return rc ? rc : take_x_bound(ctx, a, &b->x, &b->bound);
 }
 

@@ -105,8 +105,9 @@ int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int ar
                                um_map **out) {
   if (!ctx) return free(targets), UM_ERR_ARG;
   int rc = check_map_block(ctx, from, to, arity, NULL, targets, name, out);
-  if (rc == UM_SUCCESS && from->block) rc = um__decl_map(ctx, from, to, arity, NULL, name, out, NULL, targets, NULL);
-  else if (rc == UM_SUCCESS) return um_decl_map_take(ctx, from, to, arity, targets, name, out); /* global == local */
+  if (rc != UM_SUCCESS) return free(targets), rc;
+  if (!from->block) return um_decl_map_take(ctx, from, to, arity, targets, name, out); /* whole: global == local */
+  rc = um__decl_map(ctx, from, to, arity, NULL, name, out, NULL, targets, NULL); /* the global rows */
   if (rc != UM_SUCCESS) free(targets);
   return rc;
 }

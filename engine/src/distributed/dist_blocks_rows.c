@@ -101,8 +101,8 @@ static void drop_declared(umd_blocks *B, int s) {
   for (int k = 0; k < ctx->nmaps; k++) {
     um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
-    free(mp->gtargets), free(mp->gtargets32), free(mp->data);
-    mp->gtargets = NULL, mp->gtargets32 = NULL, mp->data = NULL;
+    free(mp->gtargets), free(mp->data);
+    mp->gtargets = NULL, mp->data = NULL;
   }
 }
 
@@ -578,8 +578,8 @@ static int install_map(umd_blocks *B, int k, const umd_gmap *tg) {
   }
   free(mp->data);
   mp->data = nd;
-  free(mp->gtargets), free(mp->gtargets32);
-  mp->gtargets = NULL, mp->gtargets32 = NULL;
+  free(mp->gtargets);
+  mp->gtargets = NULL;
   return UM_SUCCESS;
 }
 
