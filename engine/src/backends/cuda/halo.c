@@ -179,7 +179,7 @@ void cu_dev_free(void *p) {
 }
 
 /* A split loop's gather: the inverse map and the sources' addresses uploaded once per key, then one
- * thread per target row, its components in registers (timed under the gather's record, like a loop). */
+ * thread per target row, one component after another (timed under the gather's record, like a loop). */
 int cu_gather(um_context *ctx, void *state, const um_gather *g) {
   cu_state *S = state;
   UM_BACKEND_CHECK(ctx, cu_flush(ctx, S));
