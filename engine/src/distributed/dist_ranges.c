@@ -101,6 +101,35 @@ static inline int row_inside(const from_map *f, int e) {
   return !out;
 }
 
+/* out[e] |= 1 for each row e of map f (n rows) with a target outside this rank's block [b0, b1) of its to-set:
+ * one pass over the map, x - b0 compared unsigned with b1 - b0, the common arities known to the compiler (a
+ * vectorised loop). 32-bit rows compare in 32 bits: their to-set has at most INT_MAX elements. */
+#define ROWS_OUT(T, U, AR)                                                                       \
+  for (int e = 0; e < n; e++) {                                                                 \
+    int o = 0;                                                                                  \
+    for (int a = 0; a < (AR); a++) o |= (U)(t[(size_t)e * (AR) + a] - (T)f->b0) >= (U)w;        \
+    out[e] |= (unsigned char)o;                                                                 \
+  }
+#define ROWS_OUT_ANY(T, U, rows)                  \
+  do {                                            \
+    const T *t = (rows);                          \
+    switch (f->ar) {                              \
+    case 1: ROWS_OUT(T, U, 1) break;              \
+    case 2: ROWS_OUT(T, U, 2) break;              \
+    case 3: ROWS_OUT(T, U, 3) break;              \
+    case 4: ROWS_OUT(T, U, 4) break;              \
+    case 8: ROWS_OUT(T, U, 8) break;              \
+    default: ROWS_OUT(T, U, f->ar) break;         \
+    }                                             \
+  } while (0)
+static void rows_outside(const from_map *f, int n, unsigned char *out) {
+  const long long w = f->b1 - f->b0;
+  if (f->tg) ROWS_OUT_ANY(long long, unsigned long long, f->tg);
+  else ROWS_OUT_ANY(int, unsigned, f->tg32);
+}
+#undef ROWS_OUT_ANY
+#undef ROWS_OUT
+
 /* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them). */
 static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
@@ -130,8 +159,13 @@ static int exec_ranges(umd_blocks *B, int s) {
   from_map *fm = maps_from(B, s, &nf, &arsum);
   int *q = malloc(((size_t)arsum + 1) * sizeof *q), *el = malloc((size_t)cap * sizeof *el);
   int *dst = malloc((size_t)cap * sizeof *dst), *cnt = malloc((size_t)P * sizeof *cnt), *perm = NULL;
-  int rc = (S->core = malloc((size_t)(n ? n : 1))) && fm && q && el && dst && cnt ? UM_SUCCESS : UM_ERR_ALLOC;
+  int rc = (S->core = calloc((size_t)(n ? n : 1), 1)) && fm && q && el && dst && cnt ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int k = 0; rc == UM_SUCCESS && k < nf; k++) rows_outside(&fm[k], n, S->core); /* 1: leaves the block */
   for (int e = 0; rc == UM_SUCCESS && e < n; e++) {
+    if (!S->core[e]) { /* every row inside: core */
+      S->core[e] = 1;
+      continue;
+    }
     ranks_reached(fm, nf, P, e, q, &nq);
     S->core[e] = nq == 0;
     if (np + nq > cap) {
@@ -168,7 +202,8 @@ static int push_g(long long **g, int *n, int *cap, long long x) {
   return UM_SUCCESS;
 }
 
-/* The targets into set t of owned and exec rows outside this rank's block (repeats kept): *g[*n]. */
+/* The targets into set t of owned and exec rows outside this rank's block (repeats kept): *g[*n]. The owned rows
+ * that are core (exec_ranges, every set's first) reach no other block: only the others are read. */
 static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
   const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
@@ -179,16 +214,16 @@ static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
     const um_map *mp = ctx->maps[k];
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
-    const size_t m = (size_t)F->count * mp->arity;
+    const int ar = mp->arity;
     const long long *tg = mp->gtargets;
     const int *tg32 = mp->gtargets32;
-    if (tg)
-      for (size_t j = 0; rc == UM_SUCCESS && j < m; j++) {
-        if (tg[j] < b0 || tg[j] >= b1) rc = push_g(g, n, &cap, tg[j]);
+    for (int e = 0; rc == UM_SUCCESS && e < F->count; e++) {
+      if (F->core[e]) continue;
+      for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++) {
+        const long long x = tg ? tg[j] : tg32[j];
+        if (x < b0 || x >= b1) rc = push_g(g, n, &cap, x);
       }
-    else
-      for (size_t j = 0; rc == UM_SUCCESS && j < m; j++)
-        if (tg32[j] < b0 || tg32[j] >= b1) rc = push_g(g, n, &cap, tg32[j]);
+    }
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
       for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++) {
         const long long x = umd_rec_t(F->ex, F->rec, e, B->moff[k], a);
@@ -317,6 +352,21 @@ static int local_row(to_local L, int ar, const long long *src, int *dst, int run
   return bad ? -1 : 0;
 }
 
+/* The core rows of a map from set F (arity ar, global rows g64 or g32) local into out at their local positions:
+ * every target of a core row is in this rank's block of the to-set (L), so pos gives it. Row e goes to pos[e] <= e,
+ * each entry read before its local index is written (4 bytes at or before the entry's own). */
+static void core_rows_local(const umd_bset *F, const long long *g64, const int *g32, int ar, to_local L, int *out) {
+  for (int e = 0; e < F->count; e++) {
+    if (!F->core[e]) continue;
+    int *o = out + (size_t)F->pos[e] * ar;
+    const size_t at = (size_t)e * ar;
+    for (int a = 0; a < ar; a++) {
+      const long long x = (g64 ? g64[at + a] : (long long)g32[at + a]) - L.b0;
+      o[a] = L.same ? (int)x : L.pos[x];
+    }
+  }
+}
+
 /* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows (64- or 32-bit): the
  * rows that are not core first aside, then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry
  * written never past the row's own entries, read before), then the others and the halo rows after them. */
@@ -357,11 +407,7 @@ static int install_map_ranges(umd_blocks *B, int k) {
     bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, i < F->nex);
   }
   int *out = buf;
-  for (int e = 0; e < n; e++)
-    if (F->core[e]) {
-      global_row(g64, g32, ar, (size_t)e, row);
-      bad |= local_row(L, ar, row, out + (size_t)F->pos[e] * ar, 1);
-    }
+  core_rows_local(F, g64, g32, ar, L, out);
   memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)na * ar * sizeof *aside);
   free(aside), free(row);
   mp->gtargets = NULL, mp->gtargets32 = NULL;
