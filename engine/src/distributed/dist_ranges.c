@@ -4,15 +4,15 @@
  * rank itself) and build the local rows from records through hash maps of global numbers: on a rank's share of a
  * generated mesh that is more time than generating it. Here nothing moves but the halos:
  *   1. the exec halo of each set: an owned element with a target outside this rank's block of the target's set
- *      (whose owner is its home: a binary search of the blocks' starts) is not core, and its record (built from
- *      the declared rows) goes to each other owner of one of its targets;
- *   2. the non-exec halo: the targets of owned and exec rows neither owned nor exec here, asked of their owners,
- *      whose records come back;
+ *      (found by one vectorised pass over each map; its owner is its home: a binary search of the blocks' starts)
+ *      is not core, and its record (built from the declared rows) goes to each other owner of one of its targets;
+ *   2. the non-exec halo: the targets of owned rows that are not core and of exec rows, neither owned nor exec
+ *      here, asked of their owners, whose records come back;
  *   3. the local order of dist_blocks.c (core, then the rest of the owned, each ascending; exec, non-exec, each by
  *      owner then global number): pos[] gives an owned element's local index, a map of the halo's global numbers
  *      the others';
  *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
- *      rows only ever move down), each dat's owned rows move within theirs (realloc to the local rows, the core
+ *      rows, through pos alone, only ever move down), each dat's owned rows move within theirs (realloc to the local rows, the core
  *      rows down, the few others after them) and its halo rows come from their owners along the halo lists.
  * The result is the general steps' to the byte (tests/test_mpi_blocks.cpp, RangesInstall), with no page of the
  * rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
