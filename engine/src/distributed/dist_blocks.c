@@ -353,7 +353,7 @@ static void blocks_free(umd_blocks *B) {
 /* "ranges": each rank owns the blocks it declared, every set; no partitioner, no placing rules. */
 static void keep_ranges(umd_blocks *B) {
   for (int s = 0; s < B->ns; s++)
-    for (int i = 0; i < B->S[s].count; i++) B->S[s].own_home[i] = B->rank;
+    for (int i = 0; B->S[s].own_home && i < B->S[s].count; i++) B->S[s].own_home[i] = B->rank;
   um_partition_info *info = &B->D->info;
   snprintf(info->partitioner, sizeof info->partitioner, "ranges");
   info->edge_cut = -1;
@@ -396,16 +396,17 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   B.S = calloc((size_t)B.ns, sizeof *B.S);
   B.moff = calloc((size_t)ctx->nmaps + 1, sizeof *B.moff);
   int rc = B.S && B.moff ? UM_SUCCESS : UM_ERR_ALLOC;
+  const char *general = getenv("UM_TEST_RANGES_GENERAL"); /* the tests: "ranges" through the general steps */
+  const int in_place = B.ranges && !(general && *general == '1');
   for (int s = 0; rc == UM_SUCCESS && s < B.ns; s++) {
     umd_bset *S = &B.S[s];
     S->count = ctx->sets[s]->size;
     S->begin = malloc(((size_t)B.P + 1) * sizeof *S->begin);
-    S->own_home = malloc((size_t)(S->count ? S->count : 1) * sizeof *S->own_home);
-    if (!S->begin || !S->own_home) rc = UM_ERR_ALLOC;
+    if (!in_place) /* the owners the general steps ask of an element's home (in place: every one this rank) */
+      S->own_home = malloc((size_t)(S->count ? S->count : 1) * sizeof *S->own_home);
+    if (!S->begin || (!in_place && !S->own_home)) rc = UM_ERR_ALLOC;
   }
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing the blocks");
-  const char *general = getenv("UM_TEST_RANGES_GENERAL"); /* the tests: "ranges" through the general steps */
-  const int in_place = B.ranges && !(general && *general == '1');
   if (rc == UM_SUCCESS && !in_place) rc = widen_rows(ctx);
   rc = umd_agree(&B, rc, "to start distributing the blocks");
   if (rc == UM_SUCCESS) rc = check_tiling(&B); /* the same verdict on every rank */
