@@ -12,8 +12,9 @@
  *      owner then global number): pos[] gives an owned element's local index, a map of the halo's global numbers
  *      the others';
  *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
- *      rows, through pos alone, only ever move down), each dat's owned rows move within theirs (realloc to the local rows, the core
- *      rows down, the few others after them) and its halo rows come from their owners along the halo lists.
+ *      rows, through pos alone, only ever move down), each dat's owned rows move within theirs (realloc to the
+ *      local rows, the core rows down, the few others after them) and its halo rows come from their owners along
+ *      the halo lists.
  * The result is the general steps' to the byte (tests/test_mpi_blocks.cpp, RangesInstall), with no page of the
  * rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
 #include "dist_blocks.h"
