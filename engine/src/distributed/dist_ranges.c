@@ -353,18 +353,40 @@ static int local_row(to_local L, int ar, const long long *src, int *dst, int run
   return bad ? -1 : 0;
 }
 
-/* The core rows of a map from set F (arity ar, global rows g64 or g32) local into out at their local positions:
- * every target of a core row is in this rank's block of the to-set (L), so pos gives it. Row e goes to pos[e] <= e,
- * each entry read before its local index is written (4 bytes at or before the entry's own). */
+/* Entries [s0, s0 + m) of a map's global rows (g64 or g32), all in this rank's block of the to-set (L), local into
+ * out[d0, d0 + m), d0 <= s0 in the same buffer: through a chunk on the stack, so each loop runs over unaliased
+ * arrays (vectorised), and each chunk is read before its local indices are written (4 bytes an entry, at or below
+ * where the entry's own bytes began). */
+static void run_local(const long long *g64, const int *g32, size_t s0, size_t m, to_local L, int *out, size_t d0) {
+  enum { C = 512 };
+  long long x[C];
+  for (size_t i = 0; i < m; i += C) {
+    const size_t c = m - i < C ? m - i : C;
+    if (g64)
+      for (size_t j = 0; j < c; j++) x[j] = g64[s0 + i + j] - L.b0;
+    else
+      for (size_t j = 0; j < c; j++) x[j] = (long long)g32[s0 + i + j] - L.b0;
+    int *o = out + d0 + i;
+    if (L.same)
+      for (size_t j = 0; j < c; j++) o[j] = (int)x[j];
+    else
+      for (size_t j = 0; j < c; j++) o[j] = L.pos[x[j]];
+  }
+}
+
+/* The core rows of a map from set F (arity ar) local into out at their local positions: every target of a core row
+ * is in this rank's block of the to-set (L), so pos gives it. A run of consecutive core rows has consecutive local
+ * positions (pos[e] <= e): one run_local each. */
 static void core_rows_local(const umd_bset *F, const long long *g64, const int *g32, int ar, to_local L, int *out) {
-  for (int e = 0; e < F->count; e++) {
-    if (!F->core[e]) continue;
-    int *o = out + (size_t)F->pos[e] * ar;
-    const size_t at = (size_t)e * ar;
-    for (int a = 0; a < ar; a++) {
-      const long long x = (g64 ? g64[at + a] : (long long)g32[at + a]) - L.b0;
-      o[a] = L.same ? (int)x : L.pos[x];
+  for (int e = 0; e < F->count;) {
+    if (!F->core[e]) {
+      e++;
+      continue;
     }
+    int f = e + 1;
+    while (f < F->count && F->core[f]) f++;
+    run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, out, (size_t)F->pos[e] * ar);
+    e = f;
   }
 }
 
