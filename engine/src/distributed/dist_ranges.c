@@ -92,16 +92,6 @@ static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
   return f;
 }
 
-/* Whether row e of map f reaches only this rank's block of its to-set (the common case, one tight loop). */
-static inline int row_inside(const from_map *f, int e) {
-  int out = 0;
-  if (f->tg)
-    for (int a = 0; a < f->ar; a++) out |= f->tg[(size_t)e * f->ar + a] < f->b0 || f->tg[(size_t)e * f->ar + a] >= f->b1;
-  else
-    for (int a = 0; a < f->ar; a++) out |= f->tg32[(size_t)e * f->ar + a] < f->b0 || f->tg32[(size_t)e * f->ar + a] >= f->b1;
-  return !out;
-}
-
 /* out[e] |= 1 for each row e of map f (n rows) with a target outside this rank's block [b0, b1) of its to-set:
  * one pass over the map, x - b0 compared unsigned with b1 - b0, the common arities known to the compiler (a
  * vectorised loop). 32-bit rows compare in 32 bits: their to-set has at most INT_MAX elements. */
@@ -131,11 +121,11 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
 #undef ROWS_OUT_ANY
 #undef ROWS_OUT
 
-/* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them). */
+/* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them): asked
+ * only for the rows rows_outside marked. */
 static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
-  for (int k = 0; k < nf; k++) {
-    if (row_inside(&fm[k], e)) continue;
+  for (int k = 0; k < nf; k++)
     for (int a = 0; a < fm[k].ar; a++) {
       const size_t at = (size_t)e * fm[k].ar + a;
       const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
@@ -147,7 +137,6 @@ static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int 
       memmove(q + i + 1, q + i, (size_t)(*nq - i) * sizeof *q);
       q[i] = h, (*nq)++;
     }
-  }
 }
 
 /* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once (elements
