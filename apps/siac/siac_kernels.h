@@ -552,8 +552,9 @@ UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_
  * points every point whose stencil may meet it (the points in the bins its bounding box, widened by half the
  * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). With
  * params.element_threads T > 1, T threads share a cell (each prepares the polynomial itself): part *part takes
- * every T-th point of each bin: the threads of a cell (neighbours in a warp) walk the
- * same bins in step, meeting nearby points, as per point's threads of a cell meet the same triangles. */
+ * every T-th point of each bin: the threads of a cell (neighbours in a warp) walk the same bins, meeting nearby
+ * points. Each thread first skips the points whose stencils miss the cell (the cheap test, each thread apart), so
+ * that the threads of a warp integrate together, every one that found a point at once. */
 UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const int *part, const um_vec *pxy,
                                      const um_vec *start, const um_vec *list, const um_vec *pval, double *stats) {
   const double half = 0.5 * (3 * siac_k + 1) * siac_h * (1.0 + 1e-12); /* (a point on the edge adds 0) */
@@ -562,21 +563,31 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
   int bx0, bx1, by0, by1;
   siac_bin_range(box[0] - half, box[1] + half, &bx0, &bx1);
   siac_bin_range(box[2] - half, box[3] + half, &by0, &by1);
-  double G[16], tests = 0, nsub = 0, dummy = 0;
+  double G[16], tests = 0, nsub = 0, dummy = 0, sx = 0, sy = 0;
   siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
   const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
-  for (int i = 0; i < nbins; i++) { /* the cell's threads walk the same bins together, sharing each bin's points */
-    const int bx = bx0 + i % nbx, by = by0 + i / nbx;
-    double sx, sy;
-    const int b = siac_bin_wrap(bx, &sx) + siac_nbin * siac_bin_wrap(by, &sy);
-    for (int e = UM_VEC_I(start, b, 0) + *part; e < UM_VEC_I(start, b + 1, 0); e += siac_eparts) {
-      const int q = UM_VEC_I(list, e, 0);
+  int i = -1, e = 0, end = 0; /* the bin (bx0 + i % nbx, by0 + i / nbx) and its entries [e, end) still to visit */
+  for (;;) {
+    /* the next point whose stencil meets the cell */
+    double px = 0, py = 0;
+    int q = -1;
+    while (q < 0) {
+      if (e >= end) { /* the cell's threads walk the same bins, sharing each bin's points */
+        if (++i >= nbins) break;
+        const int b = siac_bin_wrap(bx0 + i % nbx, &sx) + siac_nbin * siac_bin_wrap(by0 + i / nbx, &sy);
+        e = UM_VEC_I(start, b, 0) + *part, end = UM_VEC_I(start, b + 1, 0);
+        continue;
+      }
+      const int cand = UM_VEC_I(list, e, 0);
+      e += siac_eparts;
       tests += 1.0;
       /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
-      const double v =
-          siac_contrib_prepared(xy, G, UM_VEC_D(pxy, q, 0) + sx, UM_VEC_D(pxy, q, 1) + sy, 0, &dummy, &nsub);
-      if (v != 0.0) um_vec_inc_d(pval, q, 0, v);
+      px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
+      if (siac_meets(xy, px, py)) q = cand; /* siac_contrib_prepared's own test: a point it fails gets 0 */
     }
+    if (q < 0) break;
+    const double v = siac_contrib_prepared(xy, G, px, py, 0, &dummy, &nsub);
+    if (v != 0.0) um_vec_inc_d(pval, q, 0, v);
   }
   stats[0] += tests;
   stats[1] += nsub;
