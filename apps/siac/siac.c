@@ -71,7 +71,8 @@ static const um_option siac_options[] = {
     {.key = "params.element_threads", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 64, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..64",
      .help = "params.search: grid: threads per cell for per element (1: a thread per element, as King & Kirby;\n"
-             "T: T threads share a cell's bins, each preparing its polynomial: T times the threads)"},
+             "T: T threads share a cell, each walking its list of (point, piece) and clipping and integrating\n"
+             "every T-th: on a GPU 2 (k+1)^2 is fastest; on a CPU use 1)"},
     {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
 };

@@ -548,13 +548,80 @@ UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_
   stats[1] += nsub;
 }
 
+/* Piece (mx, my) of triangle txy against the stencil square whose first breaks are (X0, Y0): the triangle clipped to
+ * the piece's square, only against the sides that cut it, into out (tmp: scratch); its vertex count (< 3: empty). */
+UM_KERNEL int siac_piece(const double *txy, double X0, double Y0, int mx, int my, double *out, double *tmp) {
+  const double h = siac_h;
+  const double cut[4] = {X0 + mx * h, X0 + (mx + 1) * h, Y0 + my * h, Y0 + (my + 1) * h};
+  int n = 3;
+  for (int v = 0; v < 6; v++) out[v] = txy[v];
+  for (int s = 0; s < 4 && n >= 3; s++) {
+    const int axis = s >> 1, below = s & 1;
+    double lo = out[axis], hi = out[axis];
+    for (int v = 1; v < n; v++) {
+      const double c = out[2 * v + axis];
+      lo = c < lo ? c : lo;
+      hi = c > hi ? c : hi;
+    }
+    if (below ? hi <= cut[s] : lo >= cut[s]) continue; /* this side does not cut it */
+    n = siac_clip(out, n, axis, cut[s], below, tmp);
+    for (int v = 0; v < 2 * n; v++) out[v] = tmp[v];
+  }
+  return n;
+}
+
+/* Per element with T = params.element_threads > 1 threads a cell: the cell's work is a list of items, one per
+ * (point whose stencil meets the cell, piece of the stencil the cell's bounding box meets), in the bins' order;
+ * every thread walks the whole list (the cheap part) and clips and integrates every T-th item (the heavy part),
+ * so the threads of a warp integrate together whatever the points' piece counts. Each piece's contribution is
+ * added to its point by itself. */
+UM_KERNEL void siac_per_element_items(const double *xy, const double *G, int part, int bx0, int by0, int nbx,
+                                      int nbins, const um_vec *pxy, const um_vec *start, const um_vec *list,
+                                      const um_vec *pval, double *stats) {
+  const int npiece = 3 * siac_k + 1, T = siac_eparts;
+  const double h = siac_h, half = 0.5 * npiece * h;
+  double box[4], tests = 0, nsub = 0, sx = 0, sy = 0, px = 0, py = 0, X0 = 0, Y0 = 0, piece[16], tmp[16];
+  siac_tri_box(xy, box);
+  int i = -1, e = 0, end = 0, q = -1, m0 = 0, j0 = 0, nj = 1, nitems = 0, k = 0, item = 0;
+  for (;;) {
+    while (k >= nitems) { /* the next point whose stencil meets the cell, and this thread's first item of it */
+      item += nitems, nitems = 0, q = -1;
+      if (e >= end) {
+        if (++i >= nbins) break;
+        const int b = siac_bin_wrap(bx0 + i % nbx, &sx) + siac_nbin * siac_bin_wrap(by0 + i / nbx, &sy);
+        e = UM_VEC_I(start, b, 0), end = UM_VEC_I(start, b + 1, 0);
+        continue;
+      }
+      const int cand = UM_VEC_I(list, e++, 0);
+      if (part == 0) tests += 1.0; /* every thread walks every point: counted once */
+      px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
+      if (!siac_meets(xy, px, py)) continue;
+      X0 = px - half, Y0 = py - half;
+      m0 = (int)fmax(0.0, floor((box[0] - X0) / h));
+      const int m1 = (int)fmin(npiece - 1.0, floor((box[1] - X0) / h));
+      j0 = (int)fmax(0.0, floor((box[2] - Y0) / h));
+      nj = (int)fmin(npiece - 1.0, floor((box[3] - Y0) / h)) - j0 + 1;
+      nitems = (m1 - m0 + 1) * nj, q = cand;
+      k = ((part - item) % T + T) % T;
+    }
+    if (q < 0) break;
+    const int mx = m0 + k / nj, my = j0 + k % nj;
+    k += T;
+    const int np = siac_piece(xy, X0, Y0, mx, my, piece, tmp);
+    if (np < 3) continue;
+    const double v = siac_poly_integral(piece, np, xy, G, px, py, npiece - 1 - mx, npiece - 1 - my, 0, &nsub);
+    if (v != 0.0) um_vec_inc_d(pval, q, 0, v / (h * h));
+  }
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
 /* Per element, searching (params.search: grid): the cell prepares its polynomial once, finds through the grid of
  * points every point whose stencil may meet it (the points in the bins its bounding box, widened by half the
- * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). With
- * params.element_threads T > 1, T threads share a cell (each prepares the polynomial itself): part *part takes
- * every T-th point of each bin: the threads of a cell (neighbours in a warp) walk the same bins, meeting nearby
- * points. Each thread first skips the points whose stencils miss the cell (the cheap test, each thread apart), so
- * that the threads of a warp integrate together, every one that found a point at once. */
+ * stencil, meets) and adds its contribution to each (a whole-dat increment: any point of the mesh). With one
+ * thread a cell, the thread skips the points whose stencils miss the cell (the cheap test) before it clips and
+ * integrates the next one. With params.element_threads T > 1, T threads share a cell (each prepares the
+ * polynomial itself) and split its list of pieces (siac_per_element_items). */
 UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const int *part, const um_vec *pxy,
                                      const um_vec *start, const um_vec *list, const um_vec *pval, double *stats) {
   const double half = 0.5 * (3 * siac_k + 1) * siac_h * (1.0 + 1e-12); /* (a point on the edge adds 0) */
@@ -566,6 +633,10 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
   double G[16], tests = 0, nsub = 0, dummy = 0, sx = 0, sy = 0;
   siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
   const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
+  if (siac_eparts > 1) {
+    siac_per_element_items(xy, G, *part, bx0, by0, nbx, nbins, pxy, start, list, pval, stats);
+    return;
+  }
   int i = -1, e = 0, end = 0; /* the bin (bx0 + i % nbx, by0 + i / nbx) and its entries [e, end) still to visit */
   for (;;) {
     /* the next point whose stencil meets the cell */
