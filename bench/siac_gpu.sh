@@ -9,7 +9,7 @@
 # STAGES (default "check sweep strategies"), SIZES (default "4 16 64 256 1024"), DEGREES (default "1 2 3"),
 # KINDS (default "low high"), POINT_THREADS (cell or point: per point's thread, default cell), SEARCH (map or grid:
 # params.search, the neighbourhood map built once or King & Kirby's hash-grid searches inside the loops; default map),
-# ELEMENT_THREADS (grid: per element's threads per cell, a number or nq for (k+1)^2; default 1),
+# ELEMENT_THREADS (grid: per element's threads per cell, a number, nq for (k+1)^2 or 2nq for 2 (k+1)^2; default 1),
 # REPEAT (runs per scheme, the fastest kept; default 2), BUDGET_S (default 520: runs that would start later are
 # skipped and listed).
 set -uo pipefail
@@ -34,7 +34,7 @@ BUDGET_S=${BUDGET_S:-520}
 REPEAT=${REPEAT:-2}
 POINT_THREADS=${POINT_THREADS:-cell} # per point's parallel unit (params.point_threads): cell or point
 SEARCH=${SEARCH:-map} # params.search: map or grid
-ELEMENT_THREADS=${ELEMENT_THREADS:-1} # grid: per element's threads per cell (params.element_threads); nq: (k+1)^2
+ELEMENT_THREADS=${ELEMENT_THREADS:-1} # grid: per element's threads per cell (params.element_threads); nq: (k+1)^2, 2nq: 2 (k+1)^2
 SUFFIX=""
 [ "$POINT_THREADS" = point ] && SUFFIX=_pt
 [ "$SEARCH" = grid ] && SUFFIX=_grid
@@ -76,6 +76,7 @@ if has sweep; then # per point against per element (atomics), each run once afte
         if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
         et=$ELEMENT_THREADS
         [ "$et" = nq ] && et=$(((k + 1) * (k + 1)))
+        [ "$et" = 2nq ] && et=$((2 * (k + 1) * (k + 1)))
         timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args $kind $size) --set params.degree=$k \
           --set params.element_threads=$et \
           --set params.point_threads=$POINT_THREADS --set params.search=$SEARCH --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=$REPEAT \
