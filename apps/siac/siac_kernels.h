@@ -643,14 +643,13 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
     double px = 0, py = 0;
     int q = -1;
     while (q < 0) {
-      if (e >= end) { /* the cell's threads walk the same bins, sharing each bin's points */
+      if (e >= end) {
         if (++i >= nbins) break;
         const int b = siac_bin_wrap(bx0 + i % nbx, &sx) + siac_nbin * siac_bin_wrap(by0 + i / nbx, &sy);
-        e = UM_VEC_I(start, b, 0) + *part, end = UM_VEC_I(start, b + 1, 0);
+        e = UM_VEC_I(start, b, 0), end = UM_VEC_I(start, b + 1, 0);
         continue;
       }
-      const int cand = UM_VEC_I(list, e, 0);
-      e += siac_eparts;
+      const int cand = UM_VEC_I(list, e++, 0);
       tests += 1.0;
       /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
       px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
