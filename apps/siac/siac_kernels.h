@@ -548,6 +548,18 @@ UM_KERNEL void siac_per_point_grid(const double *p, const um_vec *cxy, const um_
   stats[1] += nsub;
 }
 
+/* The next entry of the bins (bx0 + i % nbx, by0 + i / nbx), i < nbins, walked bin by bin ([*e, *end): the bin *i's
+ * entries left; (*sx, *sy): its period shift): the entry's value in list, or -1 when every bin is done. */
+UM_KERNEL int siac_bins_next(const um_vec *start, const um_vec *list, int bx0, int by0, int nbx, int nbins, int *i,
+                             int *e, int *end, double *sx, double *sy) {
+  while (*e >= *end) {
+    if (++*i >= nbins) return -1;
+    const int b = siac_bin_wrap(bx0 + *i % nbx, sx) + siac_nbin * siac_bin_wrap(by0 + *i / nbx, sy);
+    *e = UM_VEC_I(start, b, 0), *end = UM_VEC_I(start, b + 1, 0);
+  }
+  return UM_VEC_I(list, (*e)++, 0);
+}
+
 /* Piece (mx, my) of triangle txy against the stencil square whose first breaks are (X0, Y0): the triangle clipped to
  * the piece's square, only against the sides that cut it, into out (tmp: scratch); its vertex count (< 3: empty). */
 UM_KERNEL int siac_piece(const double *txy, double X0, double Y0, int mx, int my, double *out, double *tmp) {
@@ -586,13 +598,8 @@ UM_KERNEL void siac_per_element_items(const double *xy, const double *G, int par
   for (;;) {
     while (k >= nitems) { /* the next point whose stencil meets the cell, and this thread's first item of it */
       item += nitems, nitems = 0, q = -1;
-      if (e >= end) {
-        if (++i >= nbins) break;
-        const int b = siac_bin_wrap(bx0 + i % nbx, &sx) + siac_nbin * siac_bin_wrap(by0 + i / nbx, &sy);
-        e = UM_VEC_I(start, b, 0), end = UM_VEC_I(start, b + 1, 0);
-        continue;
-      }
-      const int cand = UM_VEC_I(list, e++, 0);
+      const int cand = siac_bins_next(start, list, bx0, by0, nbx, nbins, &i, &e, &end, &sx, &sy);
+      if (cand < 0) break;
       if (part == 0) tests += 1.0; /* every thread walks every point: counted once */
       px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
       if (!siac_meets(xy, px, py)) continue;
@@ -643,13 +650,8 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
     double px = 0, py = 0;
     int q = -1;
     while (q < 0) {
-      if (e >= end) {
-        if (++i >= nbins) break;
-        const int b = siac_bin_wrap(bx0 + i % nbx, &sx) + siac_nbin * siac_bin_wrap(by0 + i / nbx, &sy);
-        e = UM_VEC_I(start, b, 0), end = UM_VEC_I(start, b + 1, 0);
-        continue;
-      }
-      const int cand = UM_VEC_I(list, e++, 0);
+      const int cand = siac_bins_next(start, list, bx0, by0, nbx, nbins, &i, &e, &end, &sx, &sy);
+      if (cand < 0) break;
       tests += 1.0;
       /* the point's image in the period the bin stands for: the stencil there meets this cell as it is */
       px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
