@@ -310,6 +310,13 @@ UM_KERNEL void siac_tri_box(const double *t, double *box) {
   }
 }
 
+/* The stencil's strips [*m0, *m1] (strip m between first + m h and first + (m+1) h, m in 0..3k) that the stretch
+ * [lo, hi] of one axis meets (clamped as doubles: a huge triangle must not overflow the int conversion). */
+UM_KERNEL void siac_strips_met(double lo, double hi, double first, int *m0, int *m1) {
+  *m0 = (int)fmax(0.0, floor((lo - first) / siac_h));
+  *m1 = (int)fmin(3.0 * siac_k, floor((hi - first) / siac_h));
+}
+
 /* siac_contrib for u_T prepared by siac_u_prepare (the loops prepare it once per
  * triangle and apply it to many points), with a mode: 0 the filter's integrand (what siac_contrib
  * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
@@ -326,10 +333,8 @@ UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, doubl
   *ntests += 1.0;
   if (xmax <= X0 || xmin >= px + half || ymax <= Y0 || ymin >= py + half) return 0.0;
 
-  /* the x-strips (between X0 + m h and X0 + (m+1) h) that T's bounding box meets */
-  /* (clamped as doubles: a huge triangle must not overflow the int conversion) */
-  const int m0 = (int)fmax(0.0, floor((xmin - X0) / h));
-  const int m1 = (int)fmin(npiece - 1.0, floor((xmax - X0) / h));
+  int m0, m1; /* the x-strips that T's bounding box meets */
+  siac_strips_met(xmin, xmax, X0, &m0, &m1);
   double rest[16], strip[16], tmp[16], piece[16];
   int nrest = 3;
   for (int v = 0; v < 6; v++) rest[v] = txy[v];
@@ -350,8 +355,8 @@ UM_KERNEL double siac_contrib_prepared(const double *txy, const double *G, doubl
       smax = y > smax ? y : smax;
     }
     if (smax <= Y0 || smin >= py + half) continue;
-    const int j0 = (int)fmax(0.0, floor((smin - Y0) / h));
-    const int j1 = (int)fmin(npiece - 1.0, floor((smax - Y0) / h));
+    int j0, j1;
+    siac_strips_met(smin, smax, Y0, &j0, &j1);
     if (j0 == 0 && smin < Y0) {
       nstrip = siac_clip(strip, nstrip, 1, Y0, 0, tmp);
       for (int v = 0; v < 2 * nstrip; v++) strip[v] = tmp[v];
@@ -587,13 +592,12 @@ UM_KERNEL int siac_piece(const double *txy, double X0, double Y0, int mx, int my
  * every thread walks the whole list (the cheap part) and clips and integrates every T-th item (the heavy part),
  * so the threads of a warp integrate together whatever the points' piece counts. Each piece's contribution is
  * added to its point by itself. */
-UM_KERNEL void siac_per_element_items(const double *xy, const double *G, int part, int bx0, int by0, int nbx,
-                                      int nbins, const um_vec *pxy, const um_vec *start, const um_vec *list,
-                                      const um_vec *pval, double *stats) {
+UM_KERNEL void siac_per_element_items(const double *xy, const double *box, const double *G, int part, int bx0,
+                                      int by0, int nbx, int nbins, const um_vec *pxy, const um_vec *start,
+                                      const um_vec *list, const um_vec *pval, double *stats) {
   const int npiece = 3 * siac_k + 1, T = siac_eparts;
   const double h = siac_h, half = 0.5 * npiece * h;
-  double box[4], tests = 0, nsub = 0, sx = 0, sy = 0, px = 0, py = 0, X0 = 0, Y0 = 0, piece[16], tmp[16];
-  siac_tri_box(xy, box);
+  double tests = 0, nsub = 0, sx = 0, sy = 0, px = 0, py = 0, X0 = 0, Y0 = 0, piece[16], tmp[16];
   int i = -1, e = 0, end = 0, q = -1, m0 = 0, j0 = 0, nj = 1, nitems = 0, k = 0, item = 0;
   for (;;) {
     while (k >= nitems) { /* the next point whose stencil meets the cell, and this thread's first item of it */
@@ -604,11 +608,10 @@ UM_KERNEL void siac_per_element_items(const double *xy, const double *G, int par
       px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
       if (!siac_meets(xy, px, py)) continue;
       X0 = px - half, Y0 = py - half;
-      m0 = (int)fmax(0.0, floor((box[0] - X0) / h));
-      const int m1 = (int)fmin(npiece - 1.0, floor((box[1] - X0) / h));
-      j0 = (int)fmax(0.0, floor((box[2] - Y0) / h));
-      nj = (int)fmin(npiece - 1.0, floor((box[3] - Y0) / h)) - j0 + 1;
-      nitems = (m1 - m0 + 1) * nj, q = cand;
+      int m1, j1;
+      siac_strips_met(box[0], box[1], X0, &m0, &m1);
+      siac_strips_met(box[2], box[3], Y0, &j0, &j1);
+      nj = j1 - j0 + 1, nitems = (m1 - m0 + 1) * nj, q = cand;
       k = ((part - item) % T + T) % T;
     }
     if (q < 0) break;
@@ -641,7 +644,7 @@ UM_KERNEL void siac_per_element_grid(const double *xy, const double *coef, const
   siac_u_prepare(coef, G); /* once: the cell's own solution serves every point it reaches */
   const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
   if (siac_eparts > 1) {
-    siac_per_element_items(xy, G, *part, bx0, by0, nbx, nbins, pxy, start, list, pval, stats);
+    siac_per_element_items(xy, box, G, *part, bx0, by0, nbx, nbins, pxy, start, list, pval, stats);
     return;
   }
   int i = -1, e = 0, end = 0; /* the bin (bx0 + i % nbx, by0 + i / nbx) and its entries [e, end) still to visit */
