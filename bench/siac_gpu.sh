@@ -10,6 +10,7 @@
 # KINDS (default "low high"), POINT_THREADS (cell or point: per point's thread, default cell), SEARCH (map or grid:
 # params.search, the neighbourhood map built once or King & Kirby's hash-grid searches inside the loops; default map),
 # ELEMENT_THREADS (grid: per element's threads per cell, a number, nq for (k+1)^2 or 2nq for 2 (k+1)^2; default 1),
+# POINT_SPLIT (grid: per point's threads per point, likewise; default 1),
 # REPEAT (runs per scheme, the fastest kept; default 2), BUDGET_S (default 520: runs that would start later are
 # skipped and listed).
 set -uo pipefail
@@ -35,10 +36,14 @@ REPEAT=${REPEAT:-2}
 POINT_THREADS=${POINT_THREADS:-cell} # per point's parallel unit (params.point_threads): cell or point
 SEARCH=${SEARCH:-map} # params.search: map or grid
 ELEMENT_THREADS=${ELEMENT_THREADS:-1} # grid: per element's threads per cell (params.element_threads); nq: (k+1)^2, 2nq: 2 (k+1)^2
+POINT_SPLIT=${POINT_SPLIT:-1} # grid: per point's threads per point (params.point_split); nq, 2nq likewise
+# a thread count given as a number, nq ((k+1)^2) or 2nq (2 (k+1)^2), for degree $2
+count_of() { case "$1" in nq) echo $((($2 + 1) * ($2 + 1))) ;; 2nq) echo $((2 * ($2 + 1) * ($2 + 1))) ;; *) echo "$1" ;; esac; }
 SUFFIX=""
 [ "$POINT_THREADS" = point ] && SUFFIX=_pt
 [ "$SEARCH" = grid ] && SUFFIX=_grid
 [ "$SEARCH" = grid ] && [ "$ELEMENT_THREADS" != 1 ] && SUFFIX=_grid_et
+[ "$SEARCH" = grid ] && [ "$POINT_SPLIT" != 1 ] && SUFFIX=${SUFFIX}_ps
 CFG=apps/siac/configs/siac_uniform.yaml
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
@@ -74,11 +79,12 @@ if has sweep; then # per point against per element (atomics), each run once afte
       for size in $SIZES; do
         name=sweep_${kind}_${size}k_k$k$SUFFIX
         if [ "$(left)" -lt 30 ]; then skipped="$skipped $name"; continue; fi
-        et=$ELEMENT_THREADS
-        [ "$et" = nq ] && et=$(((k + 1) * (k + 1)))
-        [ "$et" = 2nq ] && et=$((2 * (k + 1) * (k + 1)))
+        threads="" # the grid's threads per cell and per point (set only with grid: nothing else reads them)
+        if [ "$SEARCH" = grid ]; then
+          threads="--set params.element_threads=$(count_of "$ELEMENT_THREADS" $k) --set params.point_split=$(count_of "$POINT_SPLIT" $k)"
+        fi
         timeout "$(left)" "$U" $CFG --quiet --set validation.reference= $(mesh_args $kind $size) --set params.degree=$k \
-          --set params.element_threads=$et \
+          $threads \
           --set params.point_threads=$POINT_THREADS --set params.search=$SEARCH --set run.backend=cuda --set run.strategy=atomics --set cuda.profile="$PROFILE" --set params.repeat=$REPEAT \
           --set output.dir= --json "$LOG/$name.json" > "$LOG/$name.log" 2>&1
         echo "$name: exit $? $(grep -E 'per_element / per_point' "$LOG/$name.log" | head -1)"

@@ -690,9 +690,11 @@ TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
 
 TEST(CudaNvrtc, EverySiacLoopCompiles) {
   // both searches: the neighbourhood map (a thread per cell, and a thread per point) and the hash grid (per element
-  // with 2 threads a cell: whole-dat READ and INC); the newest architecture (the kernels are the same C for all)
+  // with 2 threads a cell: whole-dat READ and INC; per point with 2 threads a point: INC through a map); the newest
+  // architecture (the kernels are the same C for all)
   const char *cases[] = {"params: {n: 8, degree: 1}", "params: {n: 8, degree: 1, point_threads: point}",
-                         "params: {n: 10, degree: 1, search: grid, element_threads: 2}"};
+                         "params: {n: 10, degree: 1, search: grid, element_threads: 2}",
+                         "params: {n: 10, degree: 1, search: grid, point_split: 2}"};
   int n = 0;
   for (const char *c : cases) n += compile_app_loops("siac", std::string("app: siac\n") + c + "\n", 4);
   RecordProperty("kernels_compiled", n);

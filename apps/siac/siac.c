@@ -73,6 +73,11 @@ static const um_option siac_options[] = {
      .help = "params.search: grid: threads per cell for per element (1: a thread per element, as King & Kirby;\n"
              "T: T threads share a cell, each walking its list of (point, piece) and clipping and integrating\n"
              "every T-th: on a GPU 2 (k+1)^2 is fastest; on a CPU use 1)"},
+    {.key = "params.point_split", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 64, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1..64",
+     .help = "params.search: grid: threads per point for per point (1: a thread per point, as King & Kirby; T:\n"
+             "T threads share a point, each walking its list of (triangle, piece) and clipping and integrating\n"
+             "every T-th, their sums added to the point)"},
     {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
 };
@@ -86,7 +91,9 @@ static double scheme_seconds(um_context *ctx, int which) {
   for (int i = 0, n = um_loop_stats_count(ctx); i < n; i++) {
     um_loop_stats st;
     if (um_loop_stats_get(ctx, i, &st)) continue;
-    if (!strcmp(st.name, scheme_loop[which]) || (which == 1 && (!strcmp(st.name, "zero") || !strcmp(st.name, "zero_points"))))
+    if (!strcmp(st.name, scheme_loop[which]) ||
+        (which == 1 && (!strcmp(st.name, "zero") || !strcmp(st.name, "zero_points"))) ||
+        (which == 0 && !strcmp(st.name, "zero_points_pp")))
       t += st.seconds;
   }
   return t;
@@ -99,7 +106,18 @@ static int run_scheme(um_app_run *r, siac *s, int which, int repeat, double *bes
     stats[0] = stats[1] = 0;
     UM_APP_TRY(um_sync(r->ctx));
     const double t0 = scheme_seconds(r->ctx, which);
-    if (s->grid && which == 0) {
+    if (s->grid && which == 0 && s->pparts) {
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_zero1_kernel, "zero_points_pp", s->points,
+                             um_arg_dat(s->p_pval, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)));
+      UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_grid_items_kernel, "per_point", s->pparts,
+                             um_arg_dat(s->p_pxy, 0, s->part_point, 2, UM_DOUBLE, UM_READ),
+                             um_arg_dat(s->p_ppart, -1, UM_ID, 1, UM_INT, UM_READ),
+                             um_arg_whole(s->p_xy, 6, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_coef, s->nb, UM_DOUBLE, UM_READ),
+                             um_arg_whole(s->p_tstart, 1, UM_INT, UM_READ), um_arg_whole(s->p_tlist, 1, UM_INT, UM_READ),
+                             um_arg_dat(s->p_pval, 0, s->part_point, 1, UM_DOUBLE, UM_INC),
+                             um_arg_gbl(stats, 2, UM_DOUBLE, UM_INC)));
+    } else if (s->grid && which == 0) {
       UM_APP_TRY(UM_PAR_LOOP(r->ctx, siac_per_point_grid_kernel, "per_point", s->points,
                              um_arg_dat(s->p_pxy, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
                              um_arg_whole(s->p_xy, 6, UM_DOUBLE, UM_READ),

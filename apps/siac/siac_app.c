@@ -27,6 +27,7 @@ UM_KERNEL_DEFINE(siac_per_point_grid, 7, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_per_element_grid, 8, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_point_xy, 3, siac_kernels_source, "siac_kernels.h");
 UM_KERNEL_DEFINE(siac_zero1, 1, siac_kernels_source, "siac_kernels.h");
+UM_KERNEL_DEFINE(siac_per_point_grid_items, 8, siac_kernels_source, "siac_kernels.h");
 
 UM_CONST_DEFINE(int, siac_k);
 UM_CONST_DEFINE(int, siac_nb);
@@ -75,6 +76,7 @@ static int publish_constants(um_app_run *r, int k, double h) {
   UM_APP_TRY(um_decl_const(ctx, "siac_nbin", 1, UM_INT, &siac_nbin));
   UM_APP_TRY(um_decl_const(ctx, "siac_reach_t", 1, UM_DOUBLE, &siac_reach_t));
   UM_APP_TRY(um_decl_const(ctx, "siac_eparts", 1, UM_INT, &siac_eparts));
+  UM_APP_TRY(um_decl_const(ctx, "siac_pparts", 1, UM_INT, &siac_pparts));
   return UM_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 UM_CONST_DEFINE(int, siac_nbin);
 UM_CONST_DEFINE(double, siac_reach_t);
 UM_CONST_DEFINE(int, siac_eparts);
+UM_CONST_DEFINE(int, siac_pparts);
 
 /* The bin of a coordinate in [0, 1] (1 itself in the last bin). */
 static int bin_of(double x, int n) {
@@ -61,11 +62,39 @@ static int grid_parts(um_app_run *r, siac *s, int parts) {
   return rc;
 }
 
+/* Per point's threads (params.point_split T > 1): T per point, each a map to its point and its number. */
+static int point_parts(um_app_run *r, siac *s, int parts) {
+  const int np = um_set_size(s->points);
+  const size_t n = (size_t)np * (size_t)parts;
+  if (n > (size_t)INT32_MAX)
+    return um_app_fail(r, UM_ERR_CONFIG, "params.point_split: %d threads for each of %d points: too many; use fewer",
+                       parts, np);
+  int *point = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
+  int rc = !point || !part ? um_app_fail(r, UM_ERR_ALLOC, "params.point_split: out of memory") : UM_SUCCESS;
+  for (size_t i = 0; !rc && i < n; i++) {
+    point[i] = (int)(i / (size_t)parts);
+    part[i] = (int)(i % (size_t)parts);
+  }
+  um_context *ctx = r->ctx;
+  if (!rc) rc = um_decl_set(ctx, (int)n, "point_parts", &s->pparts);
+  if (!rc) rc = um_decl_map(ctx, s->pparts, s->points, 1, point, "part_point", &s->part_point);
+  if (!rc) rc = um_decl_dat(ctx, s->pparts, 1, UM_INT, part, "point_part", &s->p_ppart);
+  if (!rc) {
+    siac_pparts = parts;
+    rc = um_decl_const(ctx, "siac_pparts", 1, UM_INT, &siac_pparts);
+  }
+  free(point);
+  free(part);
+  return rc;
+}
+
 int siac_grid_points(um_app_run *r, siac *s) {
-  int parts;
+  int parts, split;
   UM_APP_TRY(um_app_int(r, "params.element_threads", &parts));
+  UM_APP_TRY(um_app_int(r, "params.point_split", &split));
   UM_APP_TRY(grid_parts(r, s, parts));
   UM_APP_TRY(siac_decl_point_set(r, s, "params.search: grid"));
+  if (split > 1) UM_APP_TRY(point_parts(r, s, split));
   UM_APP_TRY(um_decl_dat(r->ctx, s->points, 2, UM_DOUBLE, NULL, "point_xy", &s->p_pxy));
   return um_decl_dat(r->ctx, s->points, 1, UM_DOUBLE, NULL, "point_value_pe", &s->p_pval_e);
 }

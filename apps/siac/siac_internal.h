@@ -28,11 +28,14 @@ typedef struct {
   um_set *eparts;     /* per element's threads: params.element_threads per cell */
   um_map *part_cell;
   um_dat *p_part;
+  um_set *pparts;     /* per point's threads: params.point_split per point (NULL: a thread per point) */
+  um_map *part_point;
+  um_dat *p_ppart;
 } siac;
 
 extern const um_kernel siac_per_point_kernel, siac_per_element_kernel, siac_zero_kernel, siac_diff_kernel,
     siac_per_point_single_kernel, siac_points_to_cell_kernel, siac_per_point_grid_kernel,
-    siac_per_element_grid_kernel, siac_point_xy_kernel, siac_zero1_kernel;
+    siac_per_element_grid_kernel, siac_point_xy_kernel, siac_zero1_kernel, siac_per_point_grid_items_kernel;
 
 /* Mesh (or solution file), projection, neighbourhoods, constants and declarations. */
 int siac_build(um_app_run *r, siac *s);
@@ -42,9 +45,9 @@ void siac_free(siac *s);
 /* The evaluation points as a set (points, point_cell, cell_points, q, point_value), before um_app_prepare; `what`
  * names the setting that asks for them in messages. */
 int siac_decl_point_set(um_app_run *r, siac *s, const char *what);
-/* params.search: grid (siac_grid.c): the evaluation points and per element's threads (params.element_threads) as
- * sets (before um_app_prepare), then the search grids of triangles and points (params.bins per side, 0: 1/h),
- * built from the data as the engine numbers it. */
+/* params.search: grid (siac_grid.c): the evaluation points and per element's and per point's threads
+ * (params.element_threads, params.point_split) as sets (before um_app_prepare), then the search grids of triangles
+ * and points (params.bins per side, 0: 1/h), built from the data as the engine numbers it. */
 int siac_grid_points(um_app_run *r, siac *s);
 int siac_grid_build(um_app_run *r, siac *s, int bins);
 /* Floating-point operations of a filter run with that many intersection tests and sub-triangles

@@ -495,6 +495,7 @@ UM_KERNEL void siac_per_element(const double *xy, const double *coef, const int 
 UM_CONST int siac_nbin;       /* bins per side */
 UM_CONST double siac_reach_t; /* how far a triangle reaches from its first vertex, at most (plus a margin) */
 UM_CONST int siac_eparts;     /* per element: threads per cell (params.element_threads) */
+UM_CONST int siac_pparts;     /* per point: threads per point (params.point_split) */
 
 /* Does triangle t's bounding box meet the stencil square of the point (px, py)? (siac_contrib_prepared's test) */
 UM_KERNEL int siac_meets(const double *t, double px, double py) {
@@ -622,6 +623,56 @@ UM_KERNEL void siac_per_element_items(const double *xy, const double *box, const
     const double v = siac_poly_integral(piece, np, xy, G, px, py, npiece - 1 - mx, npiece - 1 - my, 0, &nsub);
     if (v != 0.0) um_vec_inc_d(pval, q, 0, v / (h * h));
   }
+  stats[0] += tests;
+  stats[1] += nsub;
+}
+
+/* Per point with T = params.point_split > 1 threads a point: the point's work is a list of items, one per (triangle
+ * whose bounding box meets its stencil, piece of the stencil the triangle's bounding box meets), in the bins' order;
+ * every thread walks the whole list and clips and integrates every T-th item, preparing a triangle's polynomial when
+ * it integrates a piece of it. The thread's sum is added to the point (an increment: the T threads' sums meet
+ * there). */
+UM_KERNEL void siac_per_point_grid_items(const double *p, const int *part, const um_vec *cxy, const um_vec *ccoef,
+                                         const um_vec *start, const um_vec *list, double *u, double *stats) {
+  const int npiece = 3 * siac_k + 1, T = siac_pparts;
+  const double h = siac_h, half = 0.5 * npiece * h, X0 = p[0] - half, Y0 = p[1] - half;
+  int bx0, bx1, by0, by1;
+  siac_bin_range(p[0] - half - siac_reach_t, p[0] + half + siac_reach_t, &bx0, &bx1);
+  siac_bin_range(p[1] - half - siac_reach_t, p[1] + half + siac_reach_t, &by0, &by1);
+  const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
+  double acc = 0, tests = 0, nsub = 0, sx = 0, sy = 0, t[6], box[4], tc[10], G[16], piece[16], tmp[16];
+  int i = -1, e = 0, end = 0, c = -1, ready = -1, m0 = 0, j0 = 0, nj = 1, nitems = 0, k = 0, item = 0;
+  for (;;) {
+    while (k >= nitems) { /* the next triangle that meets the stencil, and this thread's first item of it */
+      item += nitems, nitems = 0, c = -1;
+      const int cand = siac_bins_next(start, list, bx0, by0, nbx, nbins, &i, &e, &end, &sx, &sy);
+      if (cand < 0) break;
+      if (*part == 0) tests += 1.0; /* every thread walks every triangle: counted once */
+      for (int v = 0; v < 3; v++) {
+        t[2 * v] = UM_VEC_D(cxy, cand, 2 * v) + sx;
+        t[2 * v + 1] = UM_VEC_D(cxy, cand, 2 * v + 1) + sy;
+      }
+      if (!siac_meets(t, p[0], p[1])) continue;
+      int m1, j1;
+      siac_tri_box(t, box);
+      siac_strips_met(box[0], box[1], X0, &m0, &m1);
+      siac_strips_met(box[2], box[3], Y0, &j0, &j1);
+      nj = j1 - j0 + 1, nitems = (m1 - m0 + 1) * nj, c = cand;
+      k = ((*part - item) % T + T) % T;
+    }
+    if (c < 0) break;
+    const int mx = m0 + k / nj, my = j0 + k % nj;
+    k += T;
+    const int np = siac_piece(t, X0, Y0, mx, my, piece, tmp);
+    if (np < 3) continue;
+    if (ready != c) { /* the polynomial of the triangle: once per triangle this thread integrates */
+      for (int b = 0; b < siac_nb; b++) tc[b] = UM_VEC_D(ccoef, c, b);
+      siac_u_prepare(tc, G);
+      ready = c;
+    }
+    acc += siac_poly_integral(piece, np, t, G, p[0], p[1], npiece - 1 - mx, npiece - 1 - my, 0, &nsub);
+  }
+  *u += acc / (h * h);
   stats[0] += tests;
   stats[1] += nsub;
 }
