@@ -36,54 +36,34 @@ static int csr(const int *bin, int nitems, int nbins, int **start, int **list) {
   return 0;
 }
 
-/* Per element's threads: `parts` per cell, each a map to its cell and its number. */
-static int grid_parts(um_app_run *r, siac *s, int parts) {
-  const size_t n = (size_t)s->ncells * (size_t)parts;
-  if (n > (size_t)INT32_MAX)
-    return um_app_fail(r, UM_ERR_CONFIG,
-                       "params.element_threads: %d threads for each of %lld cells: too many; use fewer", parts,
-                       s->ncells);
-  int *cell = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
-  int rc = !cell || !part ? um_app_fail(r, UM_ERR_ALLOC, "params.element_threads: out of memory") : UM_SUCCESS;
-  for (size_t i = 0; !rc && i < n; i++) {
-    cell[i] = (int)(i / (size_t)parts);
-    part[i] = (int)(i % (size_t)parts);
-  }
-  um_context *ctx = r->ctx;
-  if (!rc) rc = um_decl_set(ctx, (int)n, "element_parts", &s->eparts);
-  if (!rc) rc = um_decl_map(ctx, s->eparts, s->cells, 1, cell, "part_cell", &s->part_cell);
-  if (!rc) rc = um_decl_dat(ctx, s->eparts, 1, UM_INT, part, "part", &s->p_part);
-  if (!rc) {
-    siac_eparts = parts;
-    rc = um_decl_const(ctx, "siac_eparts", 1, UM_INT, &siac_eparts);
-  }
-  free(cell);
-  free(part);
-  return rc;
-}
+/* The names of a set of threads per element of another set, as a setting asks for them. */
+typedef struct {
+  const char *option, *of, *set, *map, *dat, *cname; /* the setting, what the elements are, the declarations' names */
+} parts_names;
 
-/* Per point's threads (params.point_split T > 1): T per point, each a map to its point and its number. */
-static int point_parts(um_app_run *r, siac *s, int parts) {
-  const int np = um_set_size(s->points);
-  const size_t n = (size_t)np * (size_t)parts;
+/* `parts` threads for each of the n elements of set `of` (per element's per cell, per point's per point): a set, a map
+ * to the element, each one's number, and the count as the kernels' constant *cvar. */
+static int decl_parts(um_app_run *r, um_set *of, long long n_of, int parts, const parts_names *nm, int *cvar,
+                      um_set **set, um_map **map, um_dat **dat) {
+  const size_t n = (size_t)n_of * (size_t)parts;
   if (n > (size_t)INT32_MAX)
-    return um_app_fail(r, UM_ERR_CONFIG, "params.point_split: %d threads for each of %d points: too many; use fewer",
-                       parts, np);
-  int *point = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
-  int rc = !point || !part ? um_app_fail(r, UM_ERR_ALLOC, "params.point_split: out of memory") : UM_SUCCESS;
+    return um_app_fail(r, UM_ERR_CONFIG, "%s: %d threads for each of %lld %s: too many; use fewer", nm->option,
+                       parts, n_of, nm->of);
+  int *to = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
+  int rc = !to || !part ? um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory", nm->option) : UM_SUCCESS;
   for (size_t i = 0; !rc && i < n; i++) {
-    point[i] = (int)(i / (size_t)parts);
+    to[i] = (int)(i / (size_t)parts);
     part[i] = (int)(i % (size_t)parts);
   }
   um_context *ctx = r->ctx;
-  if (!rc) rc = um_decl_set(ctx, (int)n, "point_parts", &s->pparts);
-  if (!rc) rc = um_decl_map(ctx, s->pparts, s->points, 1, point, "part_point", &s->part_point);
-  if (!rc) rc = um_decl_dat(ctx, s->pparts, 1, UM_INT, part, "point_part", &s->p_ppart);
+  if (!rc) rc = um_decl_set(ctx, (int)n, nm->set, set);
+  if (!rc) rc = um_decl_map(ctx, *set, of, 1, to, nm->map, map);
+  if (!rc) rc = um_decl_dat(ctx, *set, 1, UM_INT, part, nm->dat, dat);
   if (!rc) {
-    siac_pparts = parts;
-    rc = um_decl_const(ctx, "siac_pparts", 1, UM_INT, &siac_pparts);
+    *cvar = parts;
+    rc = um_decl_const(ctx, nm->cname, 1, UM_INT, cvar);
   }
-  free(point);
+  free(to);
   free(part);
   return rc;
 }
@@ -92,9 +72,15 @@ int siac_grid_points(um_app_run *r, siac *s) {
   int parts, split;
   UM_APP_TRY(um_app_int(r, "params.element_threads", &parts));
   UM_APP_TRY(um_app_int(r, "params.point_split", &split));
-  UM_APP_TRY(grid_parts(r, s, parts));
+  static const parts_names per_cell = {"params.element_threads", "cells", "element_parts", "part_cell", "part",
+                                       "siac_eparts"},
+                           per_point = {"params.point_split", "points", "point_parts", "part_point", "point_part",
+                                        "siac_pparts"};
+  UM_APP_TRY(decl_parts(r, s->cells, s->ncells, parts, &per_cell, &siac_eparts, &s->eparts, &s->part_cell, &s->p_part));
   UM_APP_TRY(siac_decl_point_set(r, s, "params.search: grid"));
-  if (split > 1) UM_APP_TRY(point_parts(r, s, split));
+  if (split > 1)
+    UM_APP_TRY(decl_parts(r, s->points, um_set_size(s->points), split, &per_point, &siac_pparts, &s->pparts,
+                          &s->part_point, &s->p_ppart));
   UM_APP_TRY(um_decl_dat(r->ctx, s->points, 2, UM_DOUBLE, NULL, "point_xy", &s->p_pxy));
   return um_decl_dat(r->ctx, s->points, 1, UM_DOUBLE, NULL, "point_value_pe", &s->p_pval_e);
 }
