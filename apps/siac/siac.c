@@ -77,7 +77,7 @@ static const um_option siac_options[] = {
      .range_hint = "use 1..64",
      .help = "params.search: grid: threads per point for per point (1: a thread per point, as King & Kirby; T:\n"
              "T threads share a point, each walking its list of (triangle, piece) and clipping and integrating\n"
-             "every T-th, their sums added to the point)"},
+             "every T-th, their sums added to the point; on a CPU use 1)"},
     {.key = "params.repeat", .type = UM_OPT_INT, .def = "1", .min = 1, .max = 1000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1..1000", .help = "run each scheme this many times (the time metrics are the fastest run)"},
 };
