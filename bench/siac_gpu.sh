@@ -41,9 +41,11 @@ POINT_SPLIT=${POINT_SPLIT:-1} # grid: per point's threads per point (params.poin
 count_of() { case "$1" in nq) echo $((($2 + 1) * ($2 + 1))) ;; 2nq) echo $((2 * ($2 + 1) * ($2 + 1))) ;; *) echo "$1" ;; esac; }
 SUFFIX=""
 [ "$POINT_THREADS" = point ] && SUFFIX=_pt
-[ "$SEARCH" = grid ] && SUFFIX=_grid
-[ "$SEARCH" = grid ] && [ "$ELEMENT_THREADS" != 1 ] && SUFFIX=_grid_et
-[ "$SEARCH" = grid ] && [ "$POINT_SPLIT" != 1 ] && SUFFIX=${SUFFIX}_ps
+if [ "$SEARCH" = grid ]; then # the thread counts in the names (bench/siac_table.py reads them back)
+  SUFFIX=_grid
+  [ "$ELEMENT_THREADS" != 1 ] && SUFFIX=${SUFFIX}_et$ELEMENT_THREADS
+  [ "$POINT_SPLIT" != 1 ] && SUFFIX=${SUFFIX}_ps$POINT_SPLIT
+fi
 CFG=apps/siac/configs/siac_uniform.yaml
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }

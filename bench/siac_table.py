@@ -24,8 +24,14 @@ def main(d):
         m = j.get("metrics", {})
         name = os.path.basename(p)[len("sweep_"):-len(".json")]
         kind, size, k = name.split("_")[:3]
-        unit = ("point" if name.endswith("_pt") else "grid" if name.endswith("_grid") else
-                "grid, (k+1)^2 threads a cell for pe" if name.endswith("_grid_et") else "cell")
+        unit = "point" if name.endswith("_pt") else "cell"
+        if "_grid" in name:  # _grid[_et<T>][_ps<T>]: per element's threads a cell, per point's a point
+            unit = "grid"
+            for part in name.split("_grid", 1)[1].split("_")[1:]:
+                if part.startswith("et"):
+                    unit += f", {part[2:]} threads a cell (pe)"
+                elif part.startswith("ps"):
+                    unit += f", {part[2:]} threads a point (pp)"
         rows.append((kind, int(size[:-1]), int(k[1:]), unit, m))
     rows.sort(key=lambda r: (r[2], r[0], r[1], r[3]))
     print("| mesh | cells | k | per point: a thread per (grid: searched in the loops) | neighbours mean/max | "

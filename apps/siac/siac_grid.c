@@ -49,7 +49,7 @@ static int decl_parts(um_app_run *r, um_set *of, long long n_of, int parts, cons
   if (n > (size_t)INT32_MAX)
     return um_app_fail(r, UM_ERR_CONFIG, "%s: %d threads for each of %lld %s: too many; use fewer", nm->option,
                        parts, n_of, nm->of);
-  int *to = malloc(sizeof(int) * n), *part = malloc(sizeof(int) * n);
+  int *to = malloc(sizeof(int) * (n ? n : 1)), *part = malloc(sizeof(int) * (n ? n : 1));
   int rc = !to || !part ? um_app_fail(r, UM_ERR_ALLOC, "%s: out of memory", nm->option) : UM_SUCCESS;
   for (size_t i = 0; !rc && i < n; i++) {
     to[i] = (int)(i / (size_t)parts);

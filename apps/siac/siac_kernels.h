@@ -636,9 +636,10 @@ UM_KERNEL void siac_per_point_grid_items(const double *p, const int *part, const
                                          const um_vec *start, const um_vec *list, double *u, double *stats) {
   const int npiece = 3 * siac_k + 1, T = siac_pparts;
   const double h = siac_h, half = 0.5 * npiece * h, X0 = p[0] - half, Y0 = p[1] - half;
+  const double reach = 0.5 * (3 * siac_k + 1) * siac_h + siac_reach_t; /* the bins: as siac_per_point_grid's */
   int bx0, bx1, by0, by1;
-  siac_bin_range(p[0] - half - siac_reach_t, p[0] + half + siac_reach_t, &bx0, &bx1);
-  siac_bin_range(p[1] - half - siac_reach_t, p[1] + half + siac_reach_t, &by0, &by1);
+  siac_bin_range(p[0] - reach, p[0] + reach, &bx0, &bx1);
+  siac_bin_range(p[1] - reach, p[1] + reach, &by0, &by1);
   const int nbx = bx1 - bx0 + 1, nbins = nbx * (by1 - by0 + 1);
   double acc = 0, tests = 0, nsub = 0, sx = 0, sy = 0, t[6], box[4], tc[10], G[16], piece[16], tmp[16];
   int i = -1, e = 0, end = 0, c = -1, ready = -1, m0 = 0, j0 = 0, nj = 1, nitems = 0, k = 0, item = 0;
