@@ -317,6 +317,16 @@ UM_KERNEL void siac_strips_met(double lo, double hi, double first, int *m0, int 
   *m1 = (int)fmin(3.0 * siac_k, floor((hi - first) / siac_h));
 }
 
+/* The stencil's pieces (strip m0 + k / *nj along x, j0 + k % *nj along y, k below the count returned) that the
+ * bounding box box[4] meets, the stencil's first breaks at (X0, Y0): the items of a (triangle, point) pair. */
+UM_KERNEL int siac_pieces_met(const double *box, double X0, double Y0, int *m0, int *j0, int *nj) {
+  int m1, j1;
+  siac_strips_met(box[0], box[1], X0, m0, &m1);
+  siac_strips_met(box[2], box[3], Y0, j0, &j1);
+  *nj = j1 - *j0 + 1;
+  return (m1 - *m0 + 1) * *nj;
+}
+
 /* siac_contrib for u_T prepared by siac_u_prepare (the loops prepare it once per
  * triangle and apply it to many points), with a mode: 0 the filter's integrand (what siac_contrib
  * returns), 1 u == 1 and K == 1 without the 1/h^2 factor, i.e. the area of T
@@ -609,10 +619,7 @@ UM_KERNEL void siac_per_element_items(const double *xy, const double *box, const
       px = UM_VEC_D(pxy, cand, 0) + sx, py = UM_VEC_D(pxy, cand, 1) + sy;
       if (!siac_meets(xy, px, py)) continue;
       X0 = px - half, Y0 = py - half;
-      int m1, j1;
-      siac_strips_met(box[0], box[1], X0, &m0, &m1);
-      siac_strips_met(box[2], box[3], Y0, &j0, &j1);
-      nj = j1 - j0 + 1, nitems = (m1 - m0 + 1) * nj, q = cand;
+      nitems = siac_pieces_met(box, X0, Y0, &m0, &j0, &nj), q = cand;
       k = ((part - item) % T + T) % T;
     }
     if (q < 0) break;
@@ -636,7 +643,7 @@ UM_KERNEL void siac_per_point_grid_items(const double *p, const int *part, const
                                          const um_vec *start, const um_vec *list, double *u, double *stats) {
   const int npiece = 3 * siac_k + 1, T = siac_pparts;
   const double h = siac_h, half = 0.5 * npiece * h, X0 = p[0] - half, Y0 = p[1] - half;
-  const double reach = 0.5 * (3 * siac_k + 1) * siac_h + siac_reach_t; /* the bins: as siac_per_point_grid's */
+  const double reach = half + siac_reach_t; /* the bins: as siac_per_point_grid's (the same sum) */
   int bx0, bx1, by0, by1;
   siac_bin_range(p[0] - reach, p[0] + reach, &bx0, &bx1);
   siac_bin_range(p[1] - reach, p[1] + reach, &by0, &by1);
@@ -654,11 +661,8 @@ UM_KERNEL void siac_per_point_grid_items(const double *p, const int *part, const
         t[2 * v + 1] = UM_VEC_D(cxy, cand, 2 * v + 1) + sy;
       }
       if (!siac_meets(t, p[0], p[1])) continue;
-      int m1, j1;
       siac_tri_box(t, box);
-      siac_strips_met(box[0], box[1], X0, &m0, &m1);
-      siac_strips_met(box[2], box[3], Y0, &j0, &j1);
-      nj = j1 - j0 + 1, nitems = (m1 - m0 + 1) * nj, c = cand;
+      nitems = siac_pieces_met(box, X0, Y0, &m0, &j0, &nj), c = cand;
       k = ((*part - item) % T + T) % T;
     }
     if (c < 0) break;
