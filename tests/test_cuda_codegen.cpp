@@ -667,6 +667,28 @@ TEST(CudaNvrtc, ReproducibleLuleshLoopsCompileWithThePortableMath) {
   um_finalize(&ctx);
 }
 
+// Reproducible mode splits miniAero's face fluxes; the left cell's contributions, declared um_arg_minus of the
+// right's, are stored only where the launch passes their address (um_loop.drop: NULL once the declaration is
+// checked). The contribution kernel says so and compiles in every strategy and layout.
+TEST(CudaNvrtc, ContributionsDeclaredMinusAreStoredOnlyWhereNotDropped) {
+  um_context *ctx = seq_context();
+  ASSERT_TRUE(run_app(ctx, "miniaero",
+                      "app: miniaero\nparams: {problem: sod, nx: 4, ny: 2, nz: 2, dt: 1e-6, second_order: true}\n"
+                      "run: {iterations: 2, reproducible: true}\n"));
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  char *src = nullptr;
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "flux_faces:contrib", &o, &src), UM_SUCCESS) << um_error_message(ctx);
+  const std::string s(src);
+  free(src);
+  size_t guards = 0;
+  for (size_t at = s.find("!= nullptr"); at != std::string::npos; at = s.find("!= nullptr", at + 1)) guards++;
+  EXPECT_EQ(guards, 1u) << "one guarded store (arg 10, the left cell's), the right's stored as always:\n" << s;
+  EXPECT_NE(s.find("unless dropped (um_arg_minus)"), std::string::npos) << s;
+  EXPECT_GE(compile_all(ctx, {"flux_faces:contrib"}, true), 1);
+  um_finalize(&ctx);
+}
+
 TEST(CudaNvrtc, EveryMiniaeroLoopCompiles) {
   // every kernel: first order inviscid and viscous, second order viscous on the flat plate (every
   // boundary kind; gradients by cells and by faces), with both collection schemes (the loops a run records). The kernels are the same C

@@ -261,6 +261,26 @@ TEST_P(Split, IncThroughOneMapTwice) {
   expect_close(scatter, whole);
 }
 
+// tk_split_two_maps's mesh: edges -> nodes (pedge) and edges -> cells (pecell, from ecell); w on the edges, x and
+// n on the nodes, c0 (double) and c1 (float) on the cells.
+struct TwoMaps {
+  um_set *nodes = nullptr, *edges = nullptr, *cells = nullptr;
+  um_map *pedge = nullptr, *pec = nullptr;
+  um_dat *w = nullptr, *x = nullptr, *n = nullptr, *c0 = nullptr, *c1 = nullptr;
+  void declare(um_context *ctx, const Mesh &m, const std::vector<int> &ecell) {
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+    OK(um_decl_set(ctx, m.ncell, "cells", &cells));
+    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+    OK(um_decl_map(ctx, edges, cells, 2, ecell.data(), "pecell", &pec));
+    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.v.data(), "n", &n));
+    OK(um_decl_dat(ctx, cells, 1, UM_DOUBLE, m.q.data(), "c0", &c0));
+    OK(um_decl_dat(ctx, cells, 1, UM_FLOAT, nullptr, "c1", &c1));
+  }
+};
+
 // INC through two maps of one set (edges -> nodes and edges -> cells), a float dat among them.
 TEST_P(Split, IncThroughTwoMaps) {
   const Mesh m = random_mesh(150, 600, 120, 5u);
@@ -273,19 +293,12 @@ TEST_P(Split, IncThroughTwoMaps) {
   auto run = [&](um_split mode, Out *o) {
     Ctx c(with(base, mode));
     um_context *ctx = c.ctx;
-    um_set *nodes, *edges, *cells;
-    um_map *pedge, *pec;
-    um_dat *w, *x, *n, *c0, *c1;
-    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
-    OK(um_decl_set(ctx, m.nedge, "edges", &edges));
-    OK(um_decl_set(ctx, m.ncell, "cells", &cells));
-    OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
-    OK(um_decl_map(ctx, edges, cells, 2, ecell.data(), "pecell", &pec));
-    OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
-    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.x.data(), "x", &x));
-    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.v.data(), "n", &n));
-    OK(um_decl_dat(ctx, cells, 1, UM_DOUBLE, m.q.data(), "c0", &c0));
-    OK(um_decl_dat(ctx, cells, 1, UM_FLOAT, nullptr, "c1", &c1));
+    TwoMaps t;
+    t.declare(ctx, m, ecell);
+    if (HasFatalFailure()) return;
+    um_set *edges = t.edges;
+    um_map *pedge = t.pedge, *pec = t.pec;
+    um_dat *w = t.w, *x = t.x, *n = t.n, *c0 = t.c0, *c1 = t.c1;
     for (int rep = 0; rep < 3; rep++)
       OK(UM_PAR_LOOP(ctx, tk_split_two_maps_kernel, "two_maps", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
                      um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ),
@@ -770,6 +783,99 @@ TEST_P(Split, ContributionRowsAreWrittenNotRead) {
   }
 }
 
+// um_arg_minus: tk_edge's r2 -= d is minus its r1 += d. Declared, a gathered loop stores r1's contributions only
+// (after its first call, which stores both and checks them) and the gather reads them negated: the same bits as
+// without the declaration, generic and compiled, gathered and reproducible, with contributions that change from
+// call to call (the global g). r2's temporary, poisoned after the first call, is never written again.
+TEST_P(Split, MinusArgumentIsStoredOnceWithTheSameBits) {
+  const Mesh m = random_mesh(120, 500, 1, 29u);
+  umtest::TempDir cache("split_minus");
+  const std::string dir = cache.dir.string();
+  for (SplitMode md : {SplitMode{UM_SPLIT_GATHER, 0, 0}, SplitMode{UM_SPLIT_OFF, 1, 0}, SplitMode{UM_SPLIT_GATHER, 0, 1},
+                       SplitMode{UM_SPLIT_OFF, 1, 1}}) {
+    std::vector<double> r[2];
+    for (int minus = 0; minus < 2; minus++) {
+      SCOPED_TRACE(mode_name(md) + (minus ? " minus" : ""));
+      Ctx c(mode_cfg(base, md, dir));
+      um_context *ctx = c.ctx;
+      um_set *nodes, *edges;
+      um_map *pedge;
+      um_dat *u, *w, *dr, *f;
+      if (md.compiled) OK(um_decl_const(ctx, "tk_scale", 1, UM_DOUBLE, &tk_scale));
+      OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+      OK(um_decl_set(ctx, m.nedge, "edges", &edges));
+      OK(um_decl_map(ctx, edges, nodes, 2, m.edge.data(), "pedge", &pedge));
+      OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.u.data(), "u", &u));
+      OK(um_decl_dat(ctx, edges, 1, UM_DOUBLE, m.w.data(), "w", &w));
+      OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, m.c.data(), "r", &dr));
+      OK(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f));
+      const um_arg r2 = um_arg_dat(dr, 1, pedge, 2, UM_DOUBLE, UM_INC);
+      double esum = 0;
+      int cnt = 0;
+      um_dat *t4 = nullptr;
+      for (int rep = 0; rep < 3; rep++) {
+        double g[2] = {1.25 + rep, -0.5 * rep};  // other contributions on every call
+        OK(UM_PAR_LOOP(ctx, tk_edge_kernel, "tk_edge", edges, um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                       um_arg_dat(u, 0, pedge, 2, UM_DOUBLE, UM_READ), um_arg_dat(u, 1, pedge, 2, UM_DOUBLE, UM_READ),
+                       um_arg_dat(dr, 0, pedge, 2, UM_DOUBLE, UM_INC), minus ? um_arg_minus(r2, 0) : r2,
+                       um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_INC), um_arg_gbl(&esum, 1, UM_DOUBLE, UM_INC),
+                       um_arg_gbl(&cnt, 1, UM_INT, UM_INC), um_arg_gbl(g, 2, UM_DOUBLE, UM_READ)));
+        for (int t = 0; !rep && t < um_context_temp_count(ctx); t++)
+          if (!strcmp(um_dat_name(um_context_temp_at(ctx, t)), "tk_edge:temp4")) t4 = um_context_temp_at(ctx, t);
+        ASSERT_NE(t4, nullptr) << "arg 4's contributions have a temporary";
+        if (!rep) {  // poisoned: a row stored again would show
+          std::vector<double> nan(2 * (size_t)m.nedge, std::numeric_limits<double>::quiet_NaN());
+          OK(um_dat_update(ctx, t4, nan.data(), nan.size() * sizeof(double)));
+        }
+      }
+      const um_loop_stats s = c.stats("tk_edge");
+      EXPECT_STREQ(s.split, "gather");
+      EXPECT_EQ(contains(s.split_reason, "arg 4 read as minus arg 3's (um_arg_minus)"), minus == 1) << s.split_reason;
+      if (md.compiled) EXPECT_EQ(c.stats("tk_edge:contrib").compiled_calls, 3);
+      const std::vector<double> t = fetch<double>(ctx, t4);
+      size_t nans = 0;
+      for (double v : t) nans += std::isnan(v);
+      EXPECT_EQ(nans, minus ? t.size() : 0) << "arg 4's contributions stored after the first call";
+      r[minus] = fetch<double>(ctx, dr);
+      for (double v : r[minus]) ASSERT_FALSE(std::isnan(v));
+    }
+    EXPECT_TRUE(same_bits(r[1], r[0])) << mode_name(md);
+  }
+}
+
+// A declaration that does not hold (tk_cell adds the same sign at every corner) is found on the first call: the
+// loop keeps storing both, with the bits of the undeclared loop.
+TEST_P(Split, MinusDeclarationThatDoesNotHoldIsIgnored) {
+  const Mesh m = random_mesh(100, 300, 80, 31u);
+  std::vector<double> n[2];
+  for (int minus = 0; minus < 2; minus++) {
+    Ctx c(with(base, UM_SPLIT_GATHER));
+    um_context *ctx = c.ctx;
+    um_set *nodes, *cells;
+    um_map *pcell;
+    um_dat *q, *dn;
+    OK(um_decl_set(ctx, m.nnode, "nodes", &nodes));
+    OK(um_decl_set(ctx, m.ncell, "cells", &cells));
+    OK(um_decl_map(ctx, cells, nodes, 4, m.cell.data(), "pcell", &pcell));
+    OK(um_decl_dat(ctx, cells, 3, UM_DOUBLE, m.q.data(), "q", &q));
+    OK(um_decl_dat(ctx, nodes, 3, UM_DOUBLE, m.a.data(), "n", &dn));
+    const um_arg n1 = um_arg_dat(dn, 1, pcell, 3, UM_DOUBLE, UM_INC);
+    for (int rep = 0; rep < 2; rep++) {
+      double qmax = -1;
+      float fmin = 1e30f;
+      OK(UM_PAR_LOOP(ctx, tk_cell_kernel, "tk_cell", cells, um_arg_dat(q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                     um_arg_dat(dn, 0, pcell, 3, UM_DOUBLE, UM_INC), minus ? um_arg_minus(n1, 0) : n1,
+                     um_arg_dat(dn, 2, pcell, 3, UM_DOUBLE, UM_INC), um_arg_dat(dn, 3, pcell, 3, UM_DOUBLE, UM_INC),
+                     um_arg_gbl(&qmax, 1, UM_DOUBLE, UM_MAX), um_arg_gbl(&fmin, 1, UM_FLOAT, UM_MIN)));
+    }
+    const um_loop_stats s = c.stats("tk_cell");
+    EXPECT_STREQ(s.split, "gather");
+    EXPECT_FALSE(contains(s.split_reason, "um_arg_minus")) << s.split_reason;
+    n[minus] = fetch<double>(ctx, dn);
+  }
+  EXPECT_TRUE(same_bits(n[1], n[0]));
+}
+
 // The context's mode, a loop's own, and run.split=off.
 TEST_P(Split, PerLoopModeBeatsTheContextsAndOffKeepsEverythingWhole) {
   const Mesh m = random_mesh(60, 200, 40, 2u);
@@ -1239,6 +1345,47 @@ TEST(SplitApi, UnknownModesAreRefused) {
   EXPECT_STREQ(um_split_name(UM_SPLIT_AUTO), "auto");
   EXPECT_STREQ(um_split_name(UM_SPLIT_FUSED), "fused");
   EXPECT_STREQ(um_split_name((um_split)9), "unknown");
+}
+
+// um_arg_minus declarations that cannot hold are refused by the loop, naming the loop, the arg and what to do.
+TEST(SplitApi, MinusDeclarationsAreChecked) {
+  const Mesh m = random_mesh(30, 80, 20, 3u);
+  std::vector<int> ecell(2 * (size_t)m.nedge);
+  for (size_t i = 0; i < ecell.size(); i++) ecell[i] = (int)(i % (size_t)m.ncell);
+  Cfg cfg;
+  Ctx c(cfg);
+  um_context *ctx = c.ctx;
+  TwoMaps t;
+  t.declare(ctx, m, ecell);
+  if (HasFatalFailure()) return;
+  um_set *edges = t.edges;
+  um_map *pedge = t.pedge, *pec = t.pec;
+  um_dat *w = t.w, *x = t.x, *n = t.n, *c0 = t.c0, *c1 = t.c1;
+  const um_arg aw = um_arg_dat(w, -1, UM_ID, 1, UM_DOUBLE, UM_READ), ax0 = um_arg_dat(x, 0, pedge, 2, UM_DOUBLE, UM_READ),
+               ax1 = um_arg_dat(x, 1, pedge, 2, UM_DOUBLE, UM_READ), an0 = um_arg_dat(n, 0, pedge, 2, UM_DOUBLE, UM_INC),
+               an1 = um_arg_dat(n, 1, pedge, 2, UM_DOUBLE, UM_INC), ac0 = um_arg_dat(c0, 0, pec, 1, UM_DOUBLE, UM_INC),
+               ac1 = um_arg_dat(c1, 1, pec, 1, UM_FLOAT, UM_INC);
+  struct Bad {
+    um_arg a[7];
+    const char *says;
+  } bad[] = {
+      {{um_arg_minus(aw, 0), ax0, ax1, an0, an1, ac0, ac1}, "arg 0: um_arg_minus declares an INC of a dat through one map index, but this argument is direct"},
+      {{aw, ax0, um_arg_minus(ax1, 0), an0, an1, ac0, ac1}, "arg 2: um_arg_minus declares an INC of a dat through one map index, but this argument is READ"},
+      {{aw, ax0, ax1, an0, um_arg_minus(an1, 1), ac0, ac1}, "the partner's index must be another index of map 'pedge' (0..1, not this argument's 1)"},
+      {{aw, ax0, ax1, an0, um_arg_minus(an1, 2), ac0, ac1}, "the partner's index must be another index of map 'pedge'"},
+      {{aw, ax0, ax1, an0, um_arg_minus(an1, -1), ac0, ac1}, "the partner's index must be another index"},
+      {{aw, ax0, ax1, an0, an1, ac0, um_arg_minus(ac1, 0)}, "names the argument incrementing dat 'c1' through map 'pecell' at index 0, but the loop has none"},
+      {{aw, ax0, ax1, um_arg_minus(an0, 1), um_arg_minus(an1, 0), ac0, ac1}, "but it is itself declared minus another"},
+  };
+  for (const Bad &b : bad) {
+    EXPECT_EQ(UM_PAR_LOOP(ctx, tk_split_two_maps_kernel, "two_maps", edges, b.a[0], b.a[1], b.a[2], b.a[3], b.a[4], b.a[5],
+                          b.a[6]),
+              UM_ERR_ARG)
+        << b.says;
+    EXPECT_TRUE(contains(um_error_message(ctx), b.says)) << um_error_message(ctx);
+    EXPECT_TRUE(contains(um_error_message(ctx), "loop 'two_maps'")) << um_error_message(ctx);
+  }
+  OK(UM_PAR_LOOP(ctx, tk_split_two_maps_kernel, "two_maps", edges, aw, ax0, ax1, an0, um_arg_minus(an1, 0), ac0, ac1));
 }
 
 // A loop with nothing to split (no increment through a map) runs whole, saying so.

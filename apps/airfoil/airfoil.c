@@ -223,7 +223,8 @@ int airfoil_res_calc(um_context *ctx, const airfoil *a) {
                      um_arg_dat(a->p_adt, 0, a->pecell, 1, UM_DOUBLE, UM_READ),
                      um_arg_dat(a->p_adt, 1, a->pecell, 1, UM_DOUBLE, UM_READ),
                      um_arg_dat(a->p_res, 0, a->pecell, 4, UM_DOUBLE, UM_INC),
-                     um_arg_dat(a->p_res, 1, a->pecell, 4, UM_DOUBLE, UM_INC));
+                     /* minus the first cell's flux: a split loop stores it once */
+                     um_arg_minus(um_arg_dat(a->p_res, 1, a->pecell, 4, UM_DOUBLE, UM_INC), 0));
 }
 
 int airfoil_bres_calc(um_context *ctx, const airfoil *a) {

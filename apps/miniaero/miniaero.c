@@ -442,7 +442,9 @@ static int fluxes(ma_solver *S) {
   um_dat *ft = slots ? S->s_flux : S->flux;
   const um_access acc = slots ? UM_WRITE : UM_INC;
   const um_arg ql = D(S->q_stage, 0, fc, 5, UM_READ), qr = D(S->q_stage, 1, fc, 5, UM_READ);
-  const um_arg area = D(S->f_area, -1, UM_ID, 3, UM_READ), outl = D(ft, 0, fm, 5, acc), outr = D(ft, 1, fm, 5, acc);
+  /* the left cell gets minus the right's flux (ma_add_pair): a split loop stores it once (um_arg_minus) */
+  const um_arg o0 = D(ft, 0, fm, 5, acc), outl = slots ? o0 : um_arg_minus(o0, 1), outr = D(ft, 1, fm, 5, acc);
+  const um_arg area = D(S->f_area, -1, UM_ID, 3, UM_READ);
   if (S->order2) {
     const um_kernel *k2 = viscous ? (slots ? &ma_flux2v_slot_kernel : &ma_flux2v_inc_kernel)
                                   : (slots ? &ma_flux2_slot_kernel : &ma_flux2_inc_kernel);

@@ -163,3 +163,17 @@ def test_engine_messages_reach_logging(caplog, tmp_path):
             s = ctx.set(4, "s")
             um.par_loop(SCALE, s, ctx.dat(s, np.ones(4), "x")(READ), ctx.dat(s, None, "y", dim=1)(WRITE))
     assert any(r.name == "um" and "scale" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_minus_declaration_checked(ctx):
+    """res(INC, m[1], minus=0): the engine checks the declaration (um_arg_minus) and names the loop and arg."""
+    edges, cells = ctx.set(3, "edges"), ctx.set(4, "cells")
+    m = ctx.map(edges, cells, np.array([[0, 1], [1, 2], [2, 3]], dtype=np.int32), "m")
+    r = ctx.dat(cells, None, "r", dim=1)
+    with pytest.raises(TypeError, match="minus= names the map index"):
+        r(INC, minus=0)
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(GATHER, edges, ctx.dat(edges, np.ones(3), "a")(READ), ctx.dat(edges, np.ones(3), "b")(READ),
+                    r(INC, m[1], minus=0))
+    assert e.value.name == "UM_ERR_ARG"
+    assert "loop 'gather', arg 2: um_arg_minus(..., 0)" in str(e.value) and "the loop has none" in str(e.value)

@@ -359,6 +359,7 @@ class Context:
                         "halo_bytes", "halo_seconds"):
                 row[key] = getattr(st, key)
             row["split"] = ffi.string(st.split).decode() if st.split != ffi.NULL else None
+            row["split_reason"] = ffi.string(st.split_reason).decode() if st.split_reason != ffi.NULL else None
             row["parent"] = ffi.string(st.parent).decode() if st.parent != ffi.NULL else None
             row["gbs"] = st.bytes * st.calls / st.seconds / 1e9 if st.seconds > 0 else 0.0
             for c in range(st.ncounters):
@@ -460,15 +461,17 @@ class Map(_Object):
 
 class Dat(_Object):
     """A dat (um_dat): ``dim`` values of one type per element of a set, declared with :meth:`Context.dat`. Call it
-    to make a loop argument: ``q(READ)`` directly, ``q(INC, pecell[1])`` through a map."""
+    to make a loop argument: ``q(READ)`` directly, ``q(INC, pecell[1])`` through a map, and
+    ``res(INC, pecell[1], minus=0)`` for an increment that is exactly minus the one at ``pecell[0]`` (um_arg_minus:
+    a loop split with gathers then stores one of the two)."""
 
     def __init__(self, ctx, p, name, set, dim, dtype):
         super().__init__(ctx, p, name)
         self.set, self.dim, self.dtype = set, dim, dtype
         self._type = _TYPES[np.dtype(dtype)]
 
-    def __call__(self, access, via=None):
-        return _DatArg(self, Access(access), via)
+    def __call__(self, access, via=None, minus=None):
+        return _DatArg(self, Access(access), via, minus)
 
     def fetch(self, original_order=False):
         """The dat's values as a new array (set.size, dim), or (set.size,) for dim 1 (um_dat_fetch: from the device
@@ -512,12 +515,15 @@ class Global:
 
 
 class _DatArg:
-    __slots__ = ("dat", "access", "via")
+    __slots__ = ("dat", "access", "via", "minus")
 
-    def __init__(self, dat, access, via):
+    def __init__(self, dat, access, via, minus=None):
         if via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
             raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0]" % dat.name)
-        self.dat, self.access, self.via = dat, access, via
+        if minus is not None and (via is None or not isinstance(minus, int)):
+            raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a map"
+                            % dat.name)
+        self.dat, self.access, self.via, self.minus = dat, access, via, minus
 
 
 class Kernel:
@@ -558,6 +564,8 @@ def _fill(c, a, ctx, keep):
             if m.ctx is not ctx:
                 raise ValueError("par_loop: map '%s' belongs to another context" % m.name)
             c.map = m._handle
+            if a.minus is not None:  # as um_arg_minus; um_par_loop checks it
+                c.minus = a.minus + 1 if a.minus >= 0 else -1
     elif isinstance(a, Global):
         buf = ffi.from_buffer(a.data)
         keep.append(buf)

@@ -31,6 +31,7 @@ typedef struct {
   um_access acc;   /**< access mode                                   */
   void *gbl;       /**< UM_ARG_GBL: user memory of dim values         */
   struct um_reduction *red; /**< um_arg_reduction: the handle the loop reduces into (else NULL) */
+  int minus;       /**< um_arg_minus: 1 + the map index of the argument whose increments this one's negate; 0: none */
 } um_arg;
 
 /** idx for um_arg_dat meaning "every target of the map, as one argument" (OP2's OP_ALL). */
@@ -57,6 +58,16 @@ um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc
  * one is refused there. Row numbers are the current ones: after a reordering (um_app_prepare, run.reorder) index
  * tables the kernel reads must be built from the reordered data (um_dat_fetch). */
 um_arg um_arg_whole(um_dat *dat, int dim, um_type type, um_access acc);
+/** An INC argument through a map, declared to add exactly minus what the loop's argument that increments the
+ * same dat through the same map at map index `idx` adds, element by element: the kernel's `l -= f` where the other
+ * has `r += f` (a flux out of one cell into the other: Airfoil's res_calc, miniAero's face fluxes). Returns `a`
+ * with the declaration. Nothing changes where the loop runs whole; where it is split with gathers (run.reproducible,
+ * run.split: gather) a backend that can (um_backend_caps.contrib_drop) stores only the other argument's
+ * contributions and the gather adds them negated: half the contributions written and read, the same bits (x - f from
+ * -0.0 is -f exactly). The declaration is checked on the split loop's first call, which stores both: if any value
+ * differs in any bit the loop keeps storing both, with a warning naming the element. Floating-point dats only;
+ * um_par_loop refuses a declaration whose partner is missing, not INC, or itself declared minus of another. */
+um_arg um_arg_minus(um_arg a, int idx);
 /** A global argument: dim values of type at `data`, read (UM_READ) or reduced
  * into (UM_INC, UM_MIN, UM_MAX) by the loop. */
 um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc);

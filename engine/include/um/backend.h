@@ -75,6 +75,9 @@ typedef struct um_loop {
    * um_reduction_buffer(arg.red) instead of waiting */
   int lazy_ok;
   int deferred; /**< set by such a backend when it did (core then leaves the results to the handles) */
+  /** a split loop's contribution loop on a backend with contrib_drop: bit i set, arg i (a contribution temporary
+   * declared um_arg_minus) is computed but not stored (its gather reads the partner's, negated) */
+  unsigned long long drop;
   /** Reductions: for each global INC/MIN/MAX arg i, red[i] holds dim values of
    * its type, set by core before run (INC: zero, MIN/MAX: the user's value).
    * The backend combines its elements' contributions into it (um_reduce_into);
@@ -98,7 +101,7 @@ static inline int um_loop_vec_incs_only(const um_loop *loop) {
 /** The increments of a split loop gathered through an inverse map (automatic
  * loop splitting, variant GATHER): for each target row t in [0, ntargets), in
  * the order of its entries j in [offset[t], offset[t+1]),
- *   dst[t] += src[entry[j] % nsrc][entry[j] / nsrc]     (dim values, by type)
+ *   dst[t] += src[entry[j] % nsrc][entry[j] / nsrc]     (dim values, by type; negated where negate says)
  * where each src is a temporary of the loop's iteration set, AoS, with dst's
  * dim and type, and dst may be AoS or SoA. No two targets share a row, so the
  * targets may run in parallel; the order inside one target is fixed. The
@@ -113,6 +116,8 @@ typedef struct um_gather {
   const int *entry;   /**< [offset[ntargets]] */
   const int *elem;    /**< [offset[ntargets]]: entry[j] / nsrc, decoded once */
   const unsigned char *slot; /**< [offset[ntargets]]: entry[j] % nsrc; NULL when nsrc is 1 */
+  /** bit k: source k's values are added negated (um_arg_minus: src[k] is the partner's temporary); 0: none */
+  unsigned long long negate;
   unsigned long key;  /**< changes whenever offset or entry change */
   int id;             /**< the record to time it under (um_backend_loop_time) */
 } um_gather;
@@ -173,6 +178,10 @@ typedef struct {
   /** 1: run() stores contribution temporaries' rows from -0.0 (um_dat_contribution); a host_code backend
    * those whose row fits um_exec's staging (UM_EXEC_STAGE_BYTES), as um_exec_init does */
   int contrib_store;
+  /** 1: run() computes but does not store the contribution args that um_loop.drop names (with contrib_store:
+   * for a host_code backend those it stages), and gather() honours um_gather.negate: um_arg_minus halves a split
+   * loop's contributions there */
+  int contrib_drop;
   /** 1: strategy atomics changes only loops whose writes through maps are all vector increments
    * (um_loop_vec_incs_only); others run as under coloured, so run.tune does not try it on them */
   int atomics_vec_only;

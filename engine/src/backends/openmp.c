@@ -171,6 +171,7 @@ const um_backend_def um_backend_openmp = {
     .caps.ranges = 1,
     .caps.host_code = 1,
     .caps.contrib_store = 1,
+    .caps.contrib_drop = 1,
     .caps.block_sized = 1,
     .caps.atomics_vec_only = 1,
     .priority = 20,

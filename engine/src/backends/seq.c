@@ -50,6 +50,7 @@ const um_backend_def um_backend_seq = {
     .caps.ranges = 1,
     .caps.host_code = 1,
     .caps.contrib_store = 1,
+    .caps.contrib_drop = 1,
     .priority = 10,
     .description = "sequential, one core: the reference",
     .exec.finalize = um__host_finalize,

@@ -28,6 +28,11 @@ um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
   return a;
 }
 
+um_arg um_arg_minus(um_arg a, int idx) {
+  a.minus = idx >= 0 ? idx + 1 : -1; /* -1: an index below 0, refused by um_par_loop */
+  return a;
+}
+
 um_arg um_arg_vec(um_dat *dat, um_map *map, int dim, um_type type, um_access acc) {
   return um_arg_dat(dat, UM_ALL, map, dim, type, acc);
 }
@@ -148,3 +153,43 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
   return UM_SUCCESS;
 }
 
+
+/* um_arg_minus declarations: arg i adds minus what its partner (same dat and map, map index minus - 1) adds. */
+int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *args) {
+  for (int i = 0; i < nargs; i++) {
+    const um_arg *a = &args[i];
+    if (!a->minus) continue;
+    if (a->kind != UM_ARG_DAT || !a->map || a->idx < 0 || a->acc != UM_INC)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s', arg %d: um_arg_minus declares an INC of a dat through one map index, but this "
+                      "argument is %s; declare it only on an um_arg_dat(dat, idx, map, ..., UM_INC)",
+                      loop, i,
+                      a->kind != UM_ARG_DAT ? "a global"
+                      : !a->map             ? "direct"
+                      : a->idx < 0          ? "a vector or whole-dat argument"
+                                            : um_access_name(a->acc));
+    if (a->type != UM_DOUBLE && a->type != UM_FLOAT)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s', arg %d: um_arg_minus on dat '%s' of type %s: only double and float dats (negation "
+                      "is exact for them); drop the declaration",
+                      loop, i, a->dat->name, um_type_name(a->type));
+    const int idx = a->minus - 1;
+    if (idx < 0 || idx >= a->map->arity || idx == a->idx)
+      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: um_arg_minus(..., %d): the partner's index must be another "
+                      "index of map '%s' (0..%d, not this argument's %d)", loop, i, idx < 0 ? -1 : idx, a->map->name,
+                      a->map->arity - 1, a->idx);
+    int j = 0;
+    while (j < nargs && !(args[j].kind == UM_ARG_DAT && args[j].dat == a->dat && args[j].map == a->map &&
+                          args[j].idx == idx))
+      j++;
+    if (j == nargs || args[j].acc != UM_INC || args[j].minus)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s', arg %d: um_arg_minus(..., %d) names the argument incrementing dat '%s' through map "
+                      "'%s' at index %d, but %s; pass that argument as UM_INC, without a declaration of its own",
+                      loop, i, idx, a->dat->name, a->map->name, idx,
+                      j == nargs       ? "the loop has none"
+                      : args[j].minus  ? "it is itself declared minus another"
+                                       : "it is not INC");
+  }
+  return UM_SUCCESS;
+}

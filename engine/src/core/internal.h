@@ -63,6 +63,8 @@ int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *
 /* Check argument i of loop `loop` over `set` (its dat, map, index, dim, type and
  * access); the message names the loop and the argument (args.c). */
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);
+/* um_arg_minus: each declaration's partner present, INC, undeclared; the arg an INC through one map index, floating point */
+int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *args);
 /* Useful bytes of one call of a loop (GUIDE.md's convention). */
 double um__useful_bytes(const um_loop *loop);
 /* A loop record's useful bytes per call, counted at the first time they are asked for (statistics, split auto). */

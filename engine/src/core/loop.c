@@ -79,6 +79,7 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': kernel '%s' takes %d arguments but the loop passes %d", name,
                     kernel->name, kernel->nargs, nargs);
   for (int i = 0; i < nargs; i++) UM_CHECK(ctx, um__check_arg(ctx, name, set, i, &args[i]));
+  UM_CHECK(ctx, um__check_minus(ctx, name, nargs, args));
   if (nargs) memcpy(run, args, (size_t)nargs * sizeof *args);
   for (int i = 0; i < nargs; i++)
     if (run[i].kind == UM_ARG_DAT && run[i].idx == UM_WHOLE) {

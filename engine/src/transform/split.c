@@ -16,6 +16,11 @@
  *                    argument. On one rank that is the order the sequential
  *                    backend adds them in when the loop runs whole.
  *
+ * An argument declared um_arg_minus of another (the same dat and map, another index; um/args.h) is, under GATHER,
+ * stored only on the loop's first call of a shape, which checks it against the partner's, negated (check_minus);
+ * then the gather reads the partner's contributions negated for it (um_gather.negate) and the contribution loop
+ * drops its stores (um_loop.drop), on backends with contrib_drop.
+ *
  * Reproducible mode (um_context_set_reproducible) runs every such loop with GATHER,
  * and also redirects each floating-point global INC reduction to a temporary
  * per element, summed exactly (fixed point, rounded once) over the owned
@@ -32,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "split.h"
+#include "split_state.h"
 #include "um/kernel.h"
 #include "util/array.h"
 #include "distributed/dist.h"
@@ -64,39 +70,6 @@ static const um_kernel *add_kernel(um_type t) {
 }
 
 #define XS_WORDS UM_XSUM_WORDS /* exact sums (reproducible reductions): xsum.h */
-
-/* ---- the split's state ---------------------------------------------------------------------- */
-typedef struct {
-  um_dat *dst;             /* incremented through maps */
-  int nsrc;
-  int arg[UM_MAX_ARGS];    /* the loop's args that increment it (k-th source: arg[k]) */
-  um_dat *src[UM_MAX_ARGS];
-  int end;                 /* the CSR covers elements [0, end); -1: not built */
-  int *rows, *off, *ent;   /* rows: the targets some element increments (NULL: all of them) */
-  int *elem;               /* ent decoded once: ent / nsrc (the element) and ent % nsrc (the source; NULL if 1) */
-  unsigned char *slot;
-  int ntargets;
-  int total;               /* rows of the target set when built */
-  unsigned long key;
-} split_target;
-
-struct um_split_state {
-  struct um_split_state *next; /* the loop's other shapes */
-  uint64_t shape;          /* the args and set sizes it was made for */
-  int variant;             /* UM_SPLIT_SCATTER or UM_SPLIT_GATHER (or OFF: exact reductions only) */
-  um_arg cargs[UM_MAX_ARGS];
-  int tmp[UM_MAX_ARGS];    /* per arg: the temporary's index in ctx->temps, or -1 */
-  int exact[UM_MAX_ARGS];  /* per arg: a global INC summed exactly from its temporary */
-  int cid;                 /* the contribution loop's record */
-  int c_conflicts, c_indirect, c_reduction;
-  int nupd;                /* SCATTER: one loop per incremented arg */
-  int uid[UM_MAX_ARGS];
-  int udim[UM_MAX_ARGS];
-  um_arg uargs[UM_MAX_ARGS][3];
-  int ntgt;                /* GATHER: one per incremented dat */
-  split_target tgt[UM_MAX_ARGS];
-  int gid;                 /* GATHER: the record its time and bytes go to */
-};
 
 const char *um_split_name(um_split s) {
   static const char *const n[] = {"off", "scatter", "gather", "auto", "fused"};
@@ -215,6 +188,7 @@ static uint64_t shape_of(const um_loop *loop) {
     MIX(a->idx);
     MIX(a->acc);
     MIX(a->kind);
+    MIX(a->minus);
     if (a->kind == UM_ARG_DAT) MIX(um__set_total(a->dat->set));
   }
 #undef MIX
@@ -446,6 +420,7 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
     const um_arg *a = &loop->args[i];
     sp->cargs[i] = *a;
     sp->tmp[i] = -1;
+    sp->minus[i] = -1;
     const int inc = variant != UM_SPLIT_OFF && a->kind == UM_ARG_DAT && a->map && a->acc == UM_INC;
     const int exact = ctx->reproducible && fp_reduction(a);
     if (!inc && !exact) continue;
@@ -461,6 +436,7 @@ static int build_state(um_context *ctx, const um_loop *loop, int rec_id, int var
     c->acc = UM_INC;
     sp->exact[i] = exact;
   }
+  if (!rc && variant == UM_SPLIT_GATHER) um__split_mark_minus(ctx, loop, sp);
   for (int i = 0; i < loop->nargs; i++) { /* the contribution loop's flags */
     const um_arg *c = &sp->cargs[i];
     if (c->kind == UM_ARG_DAT && c->map) {
@@ -614,6 +590,7 @@ int um__split_run(um_context *ctx, void *state, um_loop *piece) {
   c.has_reduction = sp->c_reduction;
   c.compiled = NULL;
   c.variant = ctx->loops[piece->id].variant_by_tune ? piece->variant : ctx->loops[sp->cid].variant;
+  c.drop = sp->minus_state == 1 ? sp->drop : 0;
   UM_CHECK(ctx, run_sub(ctx, &c, sp->cid));
   memcpy(piece->red, c.red, sizeof c.red);
   for (int u = 0; u < sp->nupd; u++) {
@@ -631,77 +608,6 @@ int um__split_run(um_context *ctx, void *state, um_loop *piece) {
     l.strategy = piece->strategy;
     UM_CHECK(ctx, run_sub(ctx, &l, sp->uid[u]));
   }
-  return UM_SUCCESS;
-}
-
-/* The inverse of target T's maps over elements [0, end): per target row, its (element, source) pairs
- * ordered by the element's global number, then source. */
-static int build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end) {
-  free(T->rows), free(T->off), free(T->ent), free(T->elem), free(T->slot);
-  T->rows = T->off = T->ent = T->elem = NULL, T->slot = NULL;
-  const int nt = um__set_total(T->dst->set), ns = T->nsrc;
-  size_t n = (size_t)end * (size_t)ns;
-  T->off = calloc((size_t)nt + 1, sizeof *T->off);
-  T->ent = malloc((n ? n : 1) * sizeof *T->ent);
-  int *fill = calloc((size_t)nt + 1, sizeof *fill);
-  if (!T->off || !T->ent || !fill) {
-    free(fill);
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s' (%zu entries)", loop->name, n);
-  }
-  for (int e = 0; e < end; e++)
-    for (int k = 0; k < ns; k++) {
-      const um_arg *a = &loop->args[T->arg[k]];
-      T->off[a->map->data[(size_t)e * (size_t)a->map->arity + (size_t)a->idx] + 1]++;
-    }
-  for (int t = 0; t < nt; t++) T->off[t + 1] += T->off[t];
-  for (int e = 0; e < end; e++) /* elements ascending, then sources: sorted unless distributed */
-    for (int k = 0; k < ns; k++) {
-      const um_arg *a = &loop->args[T->arg[k]];
-      const int t = a->map->data[(size_t)e * (size_t)a->map->arity + (size_t)a->idx];
-      T->ent[T->off[t] + fill[t]++] = e * ns + k;
-    }
-  free(fill);
-  int touched = 0;
-  for (int t = 0; t < nt; t++) touched += T->off[t + 1] > T->off[t];
-  if (touched < nt) { /* only the rows some element increments (a boundary loop touches few) */
-    T->rows = malloc((touched ? (size_t)touched : 1) * sizeof *T->rows);
-    if (!T->rows) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s'", loop->name);
-    int q = 0;
-    for (int t = 0; t < nt; t++)
-      if (T->off[t + 1] > T->off[t]) {
-        T->rows[q] = t;
-        T->off[q] = T->off[t]; /* q <= t: the start moves down in place */
-        q++;
-      }
-    T->off[q] = T->off[nt];
-  }
-  const long long *l2g = um__dist_set_l2g(ctx, loop->set);
-  const int ntg = T->rows ? touched : nt;
-  if (l2g) /* by global element number: what one rank would add first comes first on every rank */
-    for (int t = 0; t < ntg; t++)
-      for (int j = T->off[t] + 1; j < T->off[t + 1]; j++) { /* rows are short: insertion sort */
-        const int v = T->ent[j];
-        const long long kv = l2g[v / ns] * ns + v % ns;
-        int i = j - 1;
-        while (i >= T->off[t] && l2g[T->ent[i] / ns] * ns + T->ent[i] % ns > kv) {
-          T->ent[i + 1] = T->ent[i];
-          i--;
-        }
-        T->ent[i + 1] = v;
-      }
-  const size_t nent = (size_t)T->off[ntg]; /* decoded once, for the host gathers (no division per entry) */
-  T->elem = malloc((nent ? nent : 1) * sizeof *T->elem);
-  T->slot = ns > 1 ? malloc(nent ? nent : 1) : NULL;
-  if (!T->elem || (ns > 1 && !T->slot))
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the inverse map of loop '%s'", loop->name);
-  for (size_t j = 0; j < nent; j++) {
-    T->elem[j] = T->ent[j] / ns;
-    if (T->slot) T->slot[j] = (unsigned char)(T->ent[j] % ns);
-  }
-  T->ntargets = ntg;
-  T->total = nt;
-  T->end = end;
-  T->key = ++ctx->gather_keys; /* per context: a backend keeps its gathers per context */
   return UM_SUCCESS;
 }
 
@@ -751,10 +657,11 @@ static int exact_sum(um_context *ctx, struct um_split_state *sp, um_loop *loop, 
 
 int um__split_finish(um_context *ctx, void *state, um_loop *loop) {
   struct um_split_state *sp = state;
+  if (sp->drop && sp->minus_state == 0) UM_CHECK(ctx, um__split_check_minus(ctx, sp, loop));
   for (int t = 0; t < sp->ntgt; t++) {
     split_target *T = &sp->tgt[t];
     if (T->end != loop->end || T->total != um__set_total(T->dst->set))
-      UM_CHECK(ctx, build_csr(ctx, loop, T, loop->end));
+      UM_CHECK(ctx, um__split_build_csr(ctx, loop, T, loop->end));
     um_gather g;
     memset(&g, 0, sizeof g);
     g.dst = T->dst;
@@ -766,6 +673,7 @@ int um__split_finish(um_context *ctx, void *state, um_loop *loop) {
     g.entry = T->ent;
     g.elem = T->elem;
     g.slot = T->slot;
+    g.negate = T->negate;
     g.key = T->key;
     g.id = sp->gid;
     um_loop_rec *r = &ctx->loops[sp->gid];

@@ -89,7 +89,7 @@ class Airfoil:
                         x(READ, self.pcell[2]), x(READ, self.pcell[3]), q(READ), adt(WRITE))
             um.par_loop(k["res_calc"], self.edges, x(READ, self.pedge[0]), x(READ, self.pedge[1]),
                         q(READ, self.pecell[0]), q(READ, self.pecell[1]), adt(READ, self.pecell[0]),
-                        adt(READ, self.pecell[1]), res(INC, self.pecell[0]), res(INC, self.pecell[1]))
+                        adt(READ, self.pecell[1]), res(INC, self.pecell[0]), res(INC, self.pecell[1], minus=0))
             um.par_loop(k["bres_calc"], self.bedges, x(READ, self.pbedge[0]), x(READ, self.pbedge[1]),
                         q(READ, self.pbecell[0]), adt(READ, self.pbecell[0]), res(INC, self.pbecell[0]),
                         self.p_bound(READ))

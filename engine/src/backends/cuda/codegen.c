@@ -49,6 +49,15 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
   const umc_decisions *D = g->D;
   char t[32];
   target_name(g, a, t, sizeof t);
+  if (D->apply[a] == UMC_APPLY_STORE && x->minus) { /* um_arg_minus: not stored where the loop drops it */
+    P("%sif (p.d%d != nullptr) {\n", ind, x->dat);
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s  ", ind);
+    P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", in2, in2, x->dim);
+    value_ref(g, a, "c", t);
+    P(" = r%d[c];\n%s}\n", a, ind);
+    return;
+  }
   P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
   if (D->exec == UMC_EXEC_HIER && x->indirect && D->ind_staged[x->ind]) {
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC)
@@ -331,7 +340,8 @@ static void emit_header_comment(gen *g) {
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
-    if (D->apply[a] == UMC_APPLY_STORE) P(", stored from -0.0 (a split loop's contributions)");
+    if (D->apply[a] == UMC_APPLY_STORE)
+      P(", stored from -0.0 (a split loop's contributions)%s", x->minus ? ", unless dropped (um_arg_minus)" : "");
     P("\n");
   }
   P(" * generated code: do not edit */\n#include \"%s\"\n\n", L->header_name);

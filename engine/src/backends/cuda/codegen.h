@@ -49,6 +49,7 @@ typedef struct {
   int map;            /* slot of the map among the loop's distinct maps; -1 */
   int arity, idx;     /* indirect */
   int store;          /* direct INC into a split loop's contribution temporary: registers from zero, stored */
+  int minus;          /* store, declared um_arg_minus: stored only where its pointer is set (NULL: um_loop.drop) */
   int ind;            /* hierarchical: the arg's staging list ("ind"), -1 if direct/global */
   int vec;            /* a vector arg (idx UM_ALL): every target of the map row as one um_vec, read or
                          incremented in the dat in place (never staged, never in an ind) */

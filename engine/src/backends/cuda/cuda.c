@@ -236,6 +236,7 @@ const um_backend_def um_backend_cuda = {
     .caps.ranges = 1,
     .caps.source_kernels = 1,
     .caps.contrib_store = 1,
+    .caps.contrib_drop = 1,
     .caps.lazy_reductions = 1,
     .caps.fused_split = 1,
     .description = "NVIDIA GPUs: kernels generated per loop, compiled with NVRTC",

@@ -84,7 +84,7 @@ typedef struct {
   int nargs, exec, threads, stage_all, block_atomics, fused, one_to_one, min_blocks, warp_combine;
   struct {
     const void *dat, *map, *gbl_type;
-    int idx, acc, dim, type, soa, gbl;
+    int idx, acc, dim, type, soa, gbl, minus;
   } a[UM_MAX_ARGS];
 } cu_key;
 
@@ -230,6 +230,7 @@ typedef struct {
   struct { /* gathers of split loops: their inverse maps and source lists on the device, by um_gather.key */
     unsigned long key;
     void *rows, *off, *ent, *src;
+    const um_dat *srcd[UM_MAX_ARGS]; /* the sources src holds (um_arg_minus may change them under one key) */
   } *gathers;
   int ngathers, capgathers;
   void *xsum_words;        /* exact sums: the device accumulator (UM_XSUM_WORDS words) */

@@ -195,8 +195,6 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
     at = S->ngathers++;
     memset(&S->gathers[at], 0, sizeof S->gathers[at]);
     S->gathers[at].key = g->key;
-    void *srcs[UM_MAX_ARGS];
-    for (int k = 0; k < g->nsrc; k++) srcs[k] = cu_dat_state(g->src[k])->d;
     const size_t nent = (size_t)g->offset[g->ntargets];
     if (g->rows)
       UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].rows, g->rows, (size_t)g->ntargets * sizeof(int), "inverse map",
@@ -205,6 +203,13 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
                             "inverse map", um_dat_name(g->dst)));
     UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].ent, g->entry, (nent ? nent : 1) * sizeof(int), "inverse map",
                             um_dat_name(g->dst)));
+  }
+  int same = S->gathers[at].src != NULL;
+  for (int k = 0; k < g->nsrc; k++) same &= S->gathers[at].srcd[k] == g->src[k];
+  if (!same) { /* the sources' addresses: once per key, again where they change (um_arg_minus, once checked) */
+    void *srcs[UM_MAX_ARGS];
+    for (int k = 0; k < g->nsrc; k++) srcs[k] = cu_dat_state(g->src[k])->d, S->gathers[at].srcd[k] = g->src[k];
+    cu_dfree(&S->gathers[at].src);
     UM_BACKEND_CHECK(ctx, cu_upload(ctx, &S->gathers[at].src, srcs, (size_t)g->nsrc * sizeof(void *), "contributions",
                             um_dat_name(g->dst)));
   }
@@ -216,8 +221,10 @@ int cu_gather(um_context *ctx, void *state, const um_gather *g) {
       um_dat_storage_layout(g->dst) == UM_SOA ? (long long)(um_dat_bytes(g->dst) / ((size_t)dim * esize)) : 0;
   void *dd = cu_dat_state(g->dst)->d;
   long long sstride = um_dat_storage_layout(g->src[0]) == UM_SOA ? (long long)um_dat_rows(g->src[0]) : 0;
-  void *args[] = {&dd,        &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent,
-                  (void *)&nt, (void *)&nsrc,       (void *)&dim,         &stride,               &sstride};
+  unsigned long long neg = g->negate;
+  void *args[] = {&dd,         &S->gathers[at].src, &S->gathers[at].rows, &S->gathers[at].off, &S->gathers[at].ent,
+                  (void *)&nt, (void *)&nsrc,       (void *)&dim,         &stride,               &sstride,
+                  &neg};
   if (S->npending == MAX_PENDING) UM_BACKEND_CHECK(ctx, cu_sync(ctx, S));
   cu_timing *tm = &S->pending[S->npending];
   UM_BACKEND_CHECK(ctx, cu_get_event(ctx, &tm->start));

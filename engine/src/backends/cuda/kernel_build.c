@@ -136,6 +136,7 @@ static int describe_args(const um_loop *loop, int layout, umc_loop *L, const um_
     x->soa = soa && um_dat_dim(d) > 1;
     x->stride = um_dat_rows(d); /* SoA columns are allocated rows long */
     x->store = um_dat_contribution(d) && !a->map && a->acc == UM_INC;
+    x->minus = x->store && a->minus;
     if (a->map) {
       x->indirect = 1;
       int m = 0;
@@ -310,6 +311,7 @@ void cu_make_key(const um_loop *loop, cu_mode mode, int threads, cu_key *k) {
     k->a[i].type = a->type;
     k->a[i].idx = a->idx;
     k->a[i].gbl = a->kind == UM_ARG_GBL;
+    k->a[i].minus = a->minus;
     if (a->kind == UM_ARG_DAT) {
       k->a[i].dat = a->dat;
       k->a[i].map = a->map;

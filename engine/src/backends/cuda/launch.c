@@ -19,13 +19,22 @@ static const void *shifted(const void *p, int base, int is_short) {
   return (const void *)((uintptr_t)p - (uintptr_t)base * (is_short ? sizeof(short) : sizeof(int)));
 }
 
+/* A contribution temporary the loop computes but does not store (um_loop.drop): its kernel checks for NULL. */
+static int dropped(const um_loop *loop, const um_dat *d) {
+  for (int i = 0; loop->drop && i < loop->nargs; i++)
+    if ((loop->drop >> i & 1) && loop->args[i].kind == UM_ARG_DAT && loop->args[i].dat == d) return 1;
+  return 0;
+}
+
 static int fill_params(um_context *ctx, const um_loop *loop, cu_kern *k) {
   const umc_decisions *D = &k->D;
   for (int f = 0; f < D->nfields; f++) {
     const umc_field *F = &D->fields[f];
     unsigned char *b = k->params;
     switch (F->kind) {
-    case UMC_F_DAT: put_ptr(b, F->offset, cu_dat_state(k->dats[F->slot])->d); break;
+    case UMC_F_DAT:
+      put_ptr(b, F->offset, dropped(loop, k->dats[F->slot]) ? NULL : cu_dat_state(k->dats[F->slot])->d);
+      break;
     case UMC_F_MAP: {
       int *d = NULL;
       UM_BACKEND_CHECK(ctx, cu_map_on_device(ctx, k->maps[F->slot], &d));

@@ -57,8 +57,10 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
       e->idx = a->idx;
       e->kind = soa ? UM_X_INDIRECT_SOA : UM_X_INDIRECT_AOS;
     } else if (a->acc == UM_INC && um__contrib_staged(d)) {
-      /* its row starts at -0.0 here and is stored, never read (um_backend_caps.contrib_store) */
+      /* its row starts at -0.0 here and is stored, never read (um_backend_caps.contrib_store); not stored at all
+       * where the loop drops it (um_loop.drop: base NULL, as the compiled range sees it too) */
       e->kind = UM_X_CONTRIB;
+      if (loop->drop >> i & 1) e->base = NULL;
       x->nsoa++;
       x->nsoa_write++;
       continue;
@@ -78,8 +80,8 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
 void um_exec_scatter(um_exec *x, int e) {
   for (int i = 0; i < x->nargs; i++) {
     const um_exec_arg *a = &x->a[i];
-    if (a->kind == UM_X_CONTRIB) { /* the whole row, stored */
-      memcpy(a->base + (size_t)e * a->row, x->scratch[i], a->row);
+    if (a->kind == UM_X_CONTRIB) { /* the whole row, stored (unless dropped) */
+      if (a->base) memcpy(a->base + (size_t)e * a->row, x->scratch[i], a->row);
       continue;
     }
     if ((a->kind != UM_X_DIRECT_SOA && a->kind != UM_X_INDIRECT_SOA) || a->acc == UM_READ) continue;
@@ -156,7 +158,8 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
 }
 
 /* ---- gathers of split loops (um/backend.h: um_gather) ----
- * Each target's values are summed in registers, from the target's value, in its entries' order: the same
+ * Each target's values are summed in registers, from the target's value, in its entries' order (a source that
+ * negate names read negated: -x exactly, so the same bits as the contribution it stands for): the same
  * additions, in the same order, as adding each contribution into the row in memory, so the same bits. The
  * entries come decoded (element and source, once per inverse map, not divided per entry), and a target of
  * dim 1 to 4 runs a copy of the loop with the dim a constant (unrolled, in registers). */
@@ -174,15 +177,22 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
         T v[4];                                                                                      \
         for (int c = 0; c < (DIM); c++) v[c] = r[(size_t)c * cs];                                    \
         for (int j = j0; j < j1; j++) {                                                              \
-          const T *s = base[g->slot ? g->slot[j] : 0] + (size_t)g->elem[j] * es;                     \
-          for (int c = 0; c < (DIM); c++) v[c] += s[(size_t)c * sc];                                 \
+          const int k = g->slot ? g->slot[j] : 0;                                                    \
+          const T *s = base[k] + (size_t)g->elem[j] * es;                                            \
+          if (g->negate >> k & 1)                                                                    \
+            for (int c = 0; c < (DIM); c++) v[c] += -s[(size_t)c * sc];                              \
+          else                                                                                       \
+            for (int c = 0; c < (DIM); c++) v[c] += s[(size_t)c * sc];                               \
         }                                                                                            \
         for (int c = 0; c < (DIM); c++) r[(size_t)c * cs] = v[c];                                   \
       } else { /* one component at a time: each component's additions in the same order */          \
         for (int c = 0; c < (DIM); c++) {                                                            \
           T v = r[(size_t)c * cs];                                                                   \
-          for (int j = j0; j < j1; j++)                                                              \
-            v += base[g->slot ? g->slot[j] : 0][(size_t)g->elem[j] * es + (size_t)c * sc];           \
+          for (int j = j0; j < j1; j++) {                                                            \
+            const int k = g->slot ? g->slot[j] : 0;                                                  \
+            const T x = base[k][(size_t)g->elem[j] * es + (size_t)c * sc];                           \
+            v += g->negate >> k & 1 ? -x : x;                                                        \
+          }                                                                                          \
           r[(size_t)c * cs] = v;                                                                     \
         }                                                                                            \
       }                                                                                              \

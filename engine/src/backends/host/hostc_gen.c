@@ -112,7 +112,9 @@ static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub,
   if (!store && a->acc == UM_WRITE) return;
   char row[64];
   snprintf(row, sizeof row, is_soa(a) ? "b%d[t%d + c * s%d]" : "b%d[t%d * %d + c]", i, ti, is_soa(a) ? i : a->dim);
-  um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
+  if (store && is_contrib(a) && a->minus) /* declared um_arg_minus: the loop may drop it (um_loop.drop: base NULL) */
+    um_strbuf_printf(b, "      if (b%d) for (int c = 0; c < %d; c++) ", i, a->dim);
+  else um_strbuf_printf(b, "      for (int c = 0; c < %d; c++) ", a->dim);
   if (store) um_strbuf_printf(b, "%s %s v%d%s[c];\n", row, a->acc == UM_INC && !is_contrib(a) ? "+=" : "=", i, sub);
   else if (a->acc == UM_INC) /* from the additive identity (-0.0 for floating point), as the host backends */
     um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, a->type == UM_DOUBLE ? "-0.0" : a->type == UM_FLOAT ? "-0.0f" : "0");
@@ -202,13 +204,15 @@ char *um__hostc_generate(const um_loop *loop) {
   return b.s;
 }
 
-/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA, and which earlier
+/* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA (a contribution,
+ * one the loop may drop), and which earlier
  * argument shares its map and its target (the generated code depends on it). */
 uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a) + 2 * is_contrib(a), same_map(loop, i), same_target(loop, i)};
+                    (int)a->acc, is_soa(a) + 2 * is_contrib(a) + 4 * (is_contrib(a) && a->minus), same_map(loop, i),
+                    same_target(loop, i)};
     k = um_fnv1a(k, shape, sizeof shape);
   }
   return k;
