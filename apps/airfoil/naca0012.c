@@ -234,11 +234,19 @@ static double round_to_6_decimals(double v) {
   if (!isfinite(v) || fabs(v) >= 4503599627370496.0) return v; /* 2^52: already integral */
   const double p = v * 1e6;
   if (fabs(p) < 4503599627370496.0) {
-    const double f = p - floor(p);
+    const double fl = floor(p), f = p - fl;
     /* p carries a rounding error of at most half an ulp: decide directly unless
      * it is too close to a tie */
     if (fabs(f - 0.5) > 8.0 * DBL_EPSILON * fabs(p) + 1e-300)
       return nearbyint(p) / 1e6; /* exact integer / 10^6: correctly rounded */
+    if (fabs(p) >= 1.0) {
+      /* near a tie (about 8% of the C-mesh's coordinates, whose decimals end in a 5): v * 10^6 is exactly p + r
+       * (fma), f - 0.5 is exact and, unless 0, larger than |r|, so the sign of the exact fraction's distance to
+       * one half is t's, else r's; an exact tie rounds to even, as printf does */
+      const double t = f - 0.5, r = fma(v, 1e6, -p), side = t != 0 ? t : r;
+      const double n = side > 0 ? fl + 1 : side < 0 ? fl : fmod(fl, 2.0) == 0 ? fl : fl + 1;
+      return n / 1e6;
+    }
   }
   char buf[64];
   snprintf(buf, sizeof buf, "%f", v);
