@@ -172,6 +172,9 @@ def test_minus_declaration_checked(ctx):
     r = ctx.dat(cells, None, "r", dim=1)
     with pytest.raises(TypeError, match="minus= names the map index"):
         r(INC, minus=0)
+    with pytest.raises(TypeError, match="minus= names the map index"):
+        r(INC, m[1], minus=True)  # not index 1
+    assert r(INC, m[1], minus=np.int64(0)).minus == 0  # numpy integers are indices
     with pytest.raises(um.UmError) as e:
         um.par_loop(GATHER, edges, ctx.dat(edges, np.ones(3), "a")(READ), ctx.dat(edges, np.ones(3), "b")(READ),
                     r(INC, m[1], minus=0))

@@ -5,6 +5,7 @@ engine's own message (um_error_message), which names what was wrong and what to 
 """
 import enum
 import logging
+import operator
 import weakref
 
 import numpy as np
@@ -520,9 +521,11 @@ class _DatArg:
     def __init__(self, dat, access, via, minus=None):
         if via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
             raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0]" % dat.name)
-        if minus is not None and (via is None or not isinstance(minus, int)):
-            raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a map"
-                            % dat.name)
+        if minus is not None:
+            if via is None or isinstance(minus, bool):
+                raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a "
+                                "map" % dat.name)
+            minus = operator.index(minus)  # numpy integers too
         self.dat, self.access, self.via, self.minus = dat, access, via, minus
 
 

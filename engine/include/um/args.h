@@ -64,8 +64,9 @@ um_arg um_arg_whole(um_dat *dat, int dim, um_type type, um_access acc);
  * with the declaration. Nothing changes where the loop runs whole; where it is split with gathers (run.reproducible,
  * run.split: gather) a backend that can (um_backend_caps.contrib_drop) stores only the other argument's
  * contributions and the gather adds them negated: half the contributions written and read, the same bits (x - f from
- * -0.0 is -f exactly). The declaration is checked on the split loop's first call, which stores both: if any value
- * differs in any bit the loop keeps storing both, with a warning naming the element. Floating-point dats only;
+ * -0.0 is -f exactly). The declaration is checked on the split loop's first call with contributions not all zero,
+ * which stores both: if any value differs in any bit the loop keeps storing both, with a warning naming the
+ * element. Floating-point dats only;
  * um_par_loop refuses a declaration whose partner is missing, not INC, or itself declared minus of another. */
 um_arg um_arg_minus(um_arg a, int idx);
 /** A global argument: dim values of type at `data`, read (UM_READ) or reduced

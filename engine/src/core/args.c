@@ -1,5 +1,6 @@
 /* Loop arguments: building them (um_arg_dat, um_arg_vec, um_arg_gbl) and checking
  * one against its loop (um__check_arg, stage 1 of um_par_loop in loop.c). */
+#include <limits.h>
 #include <string.h>
 #include "internal.h"
 
@@ -29,7 +30,7 @@ um_arg um_arg_gbl(void *data, int dim, um_type type, um_access acc) {
 }
 
 um_arg um_arg_minus(um_arg a, int idx) {
-  a.minus = idx >= 0 ? idx + 1 : -1; /* -1: an index below 0, refused by um_par_loop */
+  a.minus = idx >= 0 && idx < INT_MAX ? idx + 1 : -1; /* -1: an index no map has, refused by um_par_loop */
   return a;
 }
 
@@ -164,10 +165,10 @@ int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *
                       "loop '%s', arg %d: um_arg_minus declares an INC of a dat through one map index, but this "
                       "argument is %s; declare it only on an um_arg_dat(dat, idx, map, ..., UM_INC)",
                       loop, i,
-                      a->kind != UM_ARG_DAT ? "a global"
-                      : !a->map             ? "direct"
-                      : a->idx < 0          ? "a vector or whole-dat argument"
-                                            : um_access_name(a->acc));
+                      a->kind != UM_ARG_DAT                       ? "a global"
+                      : a->idx == UM_ALL || a->idx == UM_WHOLE    ? "a vector or whole-dat argument"
+                      : !a->map                                   ? "direct"
+                                                                  : um_access_name(a->acc));
     if (a->type != UM_DOUBLE && a->type != UM_FLOAT)
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "loop '%s', arg %d: um_arg_minus on dat '%s' of type %s: only double and float dats (negation "

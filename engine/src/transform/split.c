@@ -17,7 +17,8 @@
  *                    backend adds them in when the loop runs whole.
  *
  * An argument declared um_arg_minus of another (the same dat and map, another index; um/args.h) is, under GATHER,
- * stored only on the loop's first call of a shape, which checks it against the partner's, negated (check_minus);
+ * stored only on the loop's first calls of a shape, until one with contributions not all zero checks it against the
+ * partner's, negated (check_minus);
  * then the gather reads the partner's contributions negated for it (um_gather.negate) and the contribution loop
  * drops its stores (um_loop.drop), on backends with contrib_drop.
  *
@@ -518,6 +519,7 @@ int um__split_prepare(um_context *ctx, um_loop *loop, int rec_id, void **out) {
   }
   for (int i = 0; i < loop->nargs; i++) /* this call's globals: a caller's may move from call to call */
     if (sp->tmp[i] < 0) sp->cargs[i].gbl = loop->args[i].gbl;
+  um__split_minus_reason(ctx, rec_id, sp, loop->nargs);
   *out = sp;
   return UM_SUCCESS;
 }

@@ -109,10 +109,26 @@ static int negates(const um_dat *di, const um_dat *dj, size_t at) {
   return !memcmp(&v, (const float *)(const void *)di->data + at, sizeof v);
 }
 
-/* After the first call, which stored every contribution: each um_arg_minus arg's contributions over elements
- * [0, end) against its partner's, negated. All equal: from now on the arg's contributions are not stored and the
- * gathers read the partner's negated (the same bits). Any other: the loop keeps storing both, with a warning. */
+/* The split's reason names the contributions not stored (again after decide() rewrites it). */
+void um__split_minus_reason(um_context *ctx, int rec_id, const struct um_split_state *sp, int nargs) {
+  char *why = ctx->loops[rec_id].split_reason;
+  const size_t cap = sizeof ctx->loops[rec_id].split_reason;
+  if (sp->minus_state != 1 || strstr(why, "(um_arg_minus)")) return;
+  for (int i = 0; i < nargs; i++)
+    if (sp->minus[i] >= 0 && strlen(why) + 60 < cap)
+      snprintf(why + strlen(why), cap - strlen(why), "; arg %d read as minus arg %d's (um_arg_minus)", i, sp->minus[i]);
+}
+
+/* Calls a split shape stores both of each pair while its partners' contributions are all zero (nothing to check a
+ * declaration against: -0 - 0 is -(+0) whatever the kernel does), before it keeps storing both for good. */
+#define MINUS_ZERO_CALLS 8
+
+/* After a call that stored every contribution: each um_arg_minus arg's contributions over elements [0, end)
+ * against its partner's, negated. All equal, and some not zero: from now on the arg's contributions are not
+ * stored and the gathers read the partner's negated (the same bits). Any other: the loop keeps storing both, with
+ * a warning. All zero: checked again at the next call (at most MINUS_ZERO_CALLS calls). */
 int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *loop) {
+  size_t informative = 0;
   for (int i = 0; i < loop->nargs && sp->minus_state == 0; i++) {
     if (sp->minus[i] < 0) continue;
     const int j = sp->minus[i];
@@ -123,7 +139,11 @@ int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *l
     for (int e = 0; e < loop->end && sp->minus_state == 0; e++)
       for (int c = 0; c < di->dim; c++) {
         const size_t at = soa ? (size_t)c * (size_t)di->rows + (size_t)e : (size_t)e * (size_t)di->dim + (size_t)c;
-        if (negates(di, dj, at)) continue;
+        if (negates(di, dj, at)) {
+          informative += di->type == UM_DOUBLE ? ((const double *)(const void *)dj->data)[at] != 0.0
+                                               : ((const float *)(const void *)dj->data)[at] != 0.0f;
+          continue;
+        }
         const double vi = di->type == UM_DOUBLE ? ((const double *)(const void *)di->data)[at]
                                                 : ((const float *)(const void *)di->data)[at];
         const double vj = di->type == UM_DOUBLE ? ((const double *)(const void *)dj->data)[at]
@@ -136,16 +156,21 @@ int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *l
         break;
       }
   }
-  if (sp->minus_state == -1) {
-    sp->drop = 0;
-    return UM_SUCCESS;
+  if (sp->minus_state == 0 && !informative && ++sp->minus_zero_calls >= MINUS_ZERO_CALLS) {
+    um_backend_log(ctx, UM_LOG_INFO,
+                   "um: loop '%s': its um_arg_minus declarations could not be checked (every contribution zero in "
+                   "its first %d calls); both are stored, as without them",
+                   loop->name, MINUS_ZERO_CALLS);
+    sp->minus_state = -1;
   }
+  if (sp->minus_state == -1) sp->drop = 0;
+  if (sp->minus_state != 0 || !informative) return UM_SUCCESS;
   sp->minus_state = 1;
-  char *why = ctx->loops[loop->id].split_reason;
-  for (int i = 0; i < loop->nargs; i++) /* the report says which contributions are no longer stored */
-    if (sp->minus[i] >= 0 && strlen(why) + 60 < sizeof ctx->loops[loop->id].split_reason)
-      snprintf(why + strlen(why), sizeof ctx->loops[loop->id].split_reason - strlen(why),
-               "; arg %d read as minus arg %d's (um_arg_minus)", i, sp->minus[i]);
+  um__split_minus_reason(ctx, loop->id, sp, loop->nargs);
+  um_loop_rec *c = &ctx->loops[sp->cid]; /* the contribution loop's bytes: the dropped rows are no longer written */
+  for (int i = 0; i < loop->nargs; i++)
+    if (sp->minus[i] >= 0) c->bytes -= 2.0 * (double)loop->set->size * (double)ctx->temps[sp->tmp[i]]->dim *
+                                       (double)ctx->temps[sp->tmp[i]]->esize;
   for (split_target *T = sp->tgt; T < sp->tgt + sp->ntgt; T++) /* the partner's temporary, read negated */
     for (int k = 0; k < T->nsrc; k++)
       if (sp->minus[T->arg[k]] >= 0) {

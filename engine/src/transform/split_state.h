@@ -39,6 +39,7 @@ struct um_split_state {
   int minus[UM_MAX_ARGS];  /* GATHER on a backend with contrib_drop: the partner of arg i (um_arg_minus), else -1 */
   unsigned long long drop; /* the args with a partner: their contributions not stored once checked */
   int minus_state;         /* 0: not checked yet (the call stores every arg), 1: checked (drop), -1: the check failed */
+  int minus_zero_calls;    /* calls checked while every partner's contribution was zero */
 };
 
 /* GATHER: the partners of the loop's um_arg_minus args (sp->minus, sp->drop; split_gather.c) */
@@ -47,5 +48,7 @@ void um__split_mark_minus(um_context *ctx, const um_loop *loop, struct um_split_
 int um__split_build_csr(um_context *ctx, const um_loop *loop, split_target *T, int end);
 /* After the first call: um_arg_minus's declarations checked, the gathers' sources switched (split_gather.c) */
 int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *loop);
+/* The split's reason (record rec_id) names the args read as minus their partners', if the state drops any */
+void um__split_minus_reason(um_context *ctx, int rec_id, const struct um_split_state *sp, int nargs);
 
 #endif

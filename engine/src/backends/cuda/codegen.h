@@ -236,7 +236,7 @@ typedef enum {
   UMC_HALO_OUT4, UMC_HALO_OUT8, UMC_HALO_IN4, UMC_HALO_IN8, UMC_HALO_ADD_D, UMC_HALO_ADD_F, UMC_HALO_ADD_I,
   UMC_GATHER_D, UMC_GATHER_F, UMC_GATHER_I, /* (T *dat, const T *const *src, const int *rows, const int *off, const int *ent,
                                                int ntargets, int nsrc, int dim, long long soa_stride,
-                                               long long src_soa_stride) */
+                                               long long src_soa_stride, unsigned long long neg) */
   UMC_XSUM_D, UMC_XSUM_F,     /* (const T *v, int n, int dim, int c, long long soa_stride, unsigned long long *words) */
   UMC_FILL4, UMC_FILL8,       /* (T *p, long long n, T bits): n values set to the bit pattern (-0.0: halo copies) */
   UMC_HALO_KERNELS

@@ -54,7 +54,7 @@ static const char halo_source[] =
     "          const int kk = sh >= 0 ? e >> sh : e / nsrc;                                          \\\n"
     "          const int k = sh >= 0 ? e & (nsrc - 1) : e - kk * nsrc;                               \\\n"
     "          const T x = u < m ? UM_GV(src[k], (size_t)kk, c) : (T)0;                              \\\n"
-    "          a[u] = (neg >> k) & 1 ? -x : x;                                                       \\\n"
+    "          a[u] = ((neg >> k) & 1) && x == x ? -x : x; /* a NaN as -0.0 - NaN leaves it */       \\\n"
     "        }                                                                                       \\\n"
     "        _Pragma(\"unroll\") for (int u = 0; u < UM_GE; u++) if (u < m) v += a[u];               \\\n"
     "      }                                                                                         \\\n"

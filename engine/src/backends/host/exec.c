@@ -159,10 +159,12 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
 
 /* ---- gathers of split loops (um/backend.h: um_gather) ----
  * Each target's values are summed in registers, from the target's value, in its entries' order (a source that
- * negate names read negated: -x exactly, so the same bits as the contribution it stands for): the same
+ * negate names read negated: -x exactly, so the same bits as the contribution it stands for; a NaN as it is, as
+ * the kernel's -0.0 - NaN leaves it): the same
  * additions, in the same order, as adding each contribution into the row in memory, so the same bits. The
  * entries come decoded (element and source, once per inverse map, not divided per entry), and a target of
  * dim 1 to 4 runs a copy of the loop with the dim a constant (unrolled, in registers). */
+#define UM__MINUS(x) ((x) != (x) ? (x) : -(x))
 #define GATHER_ROWS(T, DIM)                                                                          \
   do {                                                                                               \
     T *dst = (T *)(void *)d->data;                                                                   \
@@ -180,7 +182,7 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
           const int k = g->slot ? g->slot[j] : 0;                                                    \
           const T *s = base[k] + (size_t)g->elem[j] * es;                                            \
           if (g->negate >> k & 1)                                                                    \
-            for (int c = 0; c < (DIM); c++) v[c] += -s[(size_t)c * sc];                              \
+            for (int c = 0; c < (DIM); c++) v[c] += UM__MINUS(s[(size_t)c * sc]);                    \
           else                                                                                       \
             for (int c = 0; c < (DIM); c++) v[c] += s[(size_t)c * sc];                               \
         }                                                                                            \
@@ -191,7 +193,7 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
           for (int j = j0; j < j1; j++) {                                                            \
             const int k = g->slot ? g->slot[j] : 0;                                                  \
             const T x = base[k][(size_t)g->elem[j] * es + (size_t)c * sc];                           \
-            v += g->negate >> k & 1 ? -x : x;                                                        \
+            v += g->negate >> k & 1 ? UM__MINUS(x) : x;                                              \
           }                                                                                          \
           r[(size_t)c * cs] = v;                                                                     \
         }                                                                                            \
