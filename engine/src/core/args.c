@@ -155,6 +155,15 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
 }
 
 
+int um__minus_partner(const um_arg *args, int nargs, int i) {
+  const um_arg *a = &args[i];
+  for (int j = 0; j < nargs; j++)
+    if (j != i && args[j].kind == UM_ARG_DAT && args[j].dat == a->dat && args[j].map == a->map &&
+        args[j].idx == a->minus - 1)
+      return j;
+  return -1;
+}
+
 /* um_arg_minus declarations: arg i adds minus what its partner (same dat and map, map index minus - 1) adds. */
 int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *args) {
   for (int i = 0; i < nargs; i++) {
@@ -179,16 +188,13 @@ int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *
       return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: um_arg_minus(..., %d): the partner's index must be another "
                       "index of map '%s' (0..%d, not this argument's %d)", loop, i, idx < 0 ? -1 : idx, a->map->name,
                       a->map->arity - 1, a->idx);
-    int j = 0;
-    while (j < nargs && !(args[j].kind == UM_ARG_DAT && args[j].dat == a->dat && args[j].map == a->map &&
-                          args[j].idx == idx))
-      j++;
-    if (j == nargs || args[j].acc != UM_INC || args[j].minus)
+    const int j = um__minus_partner(args, nargs, i);
+    if (j < 0 || args[j].acc != UM_INC || args[j].minus)
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "loop '%s', arg %d: um_arg_minus(..., %d) names the argument incrementing dat '%s' through map "
                       "'%s' at index %d, but %s; pass that argument as UM_INC, without a declaration of its own",
                       loop, i, idx, a->dat->name, a->map->name, idx,
-                      j == nargs       ? "the loop has none"
+                      j < 0            ? "the loop has none"
                       : args[j].minus  ? "it is itself declared minus another"
                                        : "it is not INC");
   }

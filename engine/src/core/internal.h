@@ -65,6 +65,8 @@ int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);
 /* um_arg_minus: each declaration's partner present, INC, undeclared; the arg an INC through one map index, floating point */
 int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *args);
+/* The partner of args[i]'s um_arg_minus declaration: the arg of the same dat and map at index minus - 1, or -1 */
+int um__minus_partner(const um_arg *args, int nargs, int i);
 /* Useful bytes of one call of a loop (GUIDE.md's convention). */
 double um__useful_bytes(const um_loop *loop);
 /* A loop record's useful bytes per call, counted at the first time they are asked for (statistics, split auto). */

@@ -1,5 +1,6 @@
 /* Automatic loop splitting's gathers (split.c): each target's inverse map, and the arguments declared minus another
  * (um_arg_minus), stored once their first call has checked them. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,11 @@ void um__split_mark_minus(um_context *ctx, const um_loop *loop, struct um_split_
     const um_arg *a = &loop->args[i];
     if (!a->minus || sp->tmp[i] < 0 || sp->exact[i]) continue;
     if (ctx->backend->caps.host_code && !um__contrib_staged(ctx->temps[sp->tmp[i]])) continue;
-    for (int j = 0; j < loop->nargs; j++) {
-      const um_arg *b = &loop->args[j];
-      if (j == i || b->kind != UM_ARG_DAT || b->dat != a->dat || b->map != a->map || b->idx != a->minus - 1 ||
-          sp->tmp[j] < 0)
-        continue;
-      sp->minus[i] = j;
-      sp->drop |= 1ULL << i;
-      sp->cargs[i].minus = a->minus;
-      break;
-    }
+    const int j = um__minus_partner(loop->args, loop->nargs, i);
+    if (j < 0 || sp->tmp[j] < 0) continue;
+    sp->minus[i] = j;
+    sp->drop |= 1ULL << i;
+    sp->cargs[i].minus = a->minus;
   }
 }
 
@@ -139,15 +135,12 @@ int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *l
     for (int e = 0; e < loop->end && sp->minus_state == 0; e++)
       for (int c = 0; c < di->dim; c++) {
         const size_t at = soa ? (size_t)c * (size_t)di->rows + (size_t)e : (size_t)e * (size_t)di->dim + (size_t)c;
+        const double vj = um__gbl_value(dj->data + at * dj->esize, dj->type, 0);
         if (negates(di, dj, at)) {
-          informative += di->type == UM_DOUBLE ? ((const double *)(const void *)dj->data)[at] != 0.0
-                                               : ((const float *)(const void *)dj->data)[at] != 0.0f;
+          informative += vj != 0.0;
           continue;
         }
-        const double vi = di->type == UM_DOUBLE ? ((const double *)(const void *)di->data)[at]
-                                                : ((const float *)(const void *)di->data)[at];
-        const double vj = di->type == UM_DOUBLE ? ((const double *)(const void *)dj->data)[at]
-                                                : ((const float *)(const void *)dj->data)[at];
+        const double vi = um__gbl_value(di->data + at * di->esize, di->type, 0);
         um_backend_log(ctx, UM_LOG_WARNING,
                        "um: loop '%s': arg %d is declared um_arg_minus of arg %d, but element %d adds %.17g to "
                        "component %d where arg %d adds %.17g; the declaration is ignored (both stored, as without it)",
@@ -167,10 +160,15 @@ int um__split_check_minus(um_context *ctx, struct um_split_state *sp, um_loop *l
   if (sp->minus_state != 0 || !informative) return UM_SUCCESS;
   sp->minus_state = 1;
   um__split_minus_reason(ctx, loop->id, sp, loop->nargs);
-  um_loop_rec *c = &ctx->loops[sp->cid]; /* the contribution loop's bytes: the dropped rows are no longer written */
-  for (int i = 0; i < loop->nargs; i++)
-    if (sp->minus[i] >= 0) c->bytes -= 2.0 * (double)loop->set->size * (double)ctx->temps[sp->tmp[i]]->dim *
-                                       (double)ctx->temps[sp->tmp[i]]->esize;
+  for (int i = 0; i < loop->nargs; i++) /* the contribution loop's bytes: the dropped rows are no longer written */
+    if (sp->minus[i] >= 0) {
+      um_loop one;
+      memset(&one, 0, offsetof(um_loop, red));
+      one.set = loop->set;
+      one.nargs = 1;
+      one.args = &sp->cargs[i];
+      ctx->loops[sp->cid].bytes -= um__useful_bytes(&one);
+    }
   for (split_target *T = sp->tgt; T < sp->tgt + sp->ntgt; T++) /* the partner's temporary, read negated */
     for (int k = 0; k < T->nsrc; k++)
       if (sp->minus[T->arg[k]] >= 0) {

@@ -49,15 +49,8 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
   const umc_decisions *D = g->D;
   char t[32];
   target_name(g, a, t, sizeof t);
-  if (D->apply[a] == UMC_APPLY_STORE && x->minus) { /* um_arg_minus: not stored where the loop drops it */
-    P("%sif (p.d%d != nullptr) {\n", ind, x->dat);
-    char in2[64];
-    snprintf(in2, sizeof in2, "%s  ", ind);
-    P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", in2, in2, x->dim);
-    value_ref(g, a, "c", t);
-    P(" = r%d[c];\n%s}\n", a, ind);
-    return;
-  }
+  const int guard = D->apply[a] == UMC_APPLY_STORE && x->minus; /* um_arg_minus: not stored where the loop drops it */
+  if (guard) P("%sif (p.d%d != nullptr) {\n", ind, x->dat);
   P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
   if (D->exec == UMC_EXEC_HIER && x->indirect && D->ind_staged[x->ind]) {
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC)
@@ -74,6 +67,7 @@ static void emit_apply_inc(gen *g, int a, const char *ind) {
     value_ref(g, a, "c", t);
     P(D->apply[a] == UMC_APPLY_STORE ? " = r%d[c];\n" : " += r%d[c];\n", a);
   }
+  if (guard) P("%s}\n", ind);
 }
 
 /* cuda.warp_combine: 1 where arg a is in a pair of any level (umc_loop.pair_levels): its atomics wait for the

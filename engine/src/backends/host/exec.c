@@ -181,10 +181,8 @@ void um_exec_reduce(um_loop *loop, const um_exec *x) {
         for (int j = j0; j < j1; j++) {                                                              \
           const int k = g->slot ? g->slot[j] : 0;                                                    \
           const T *s = base[k] + (size_t)g->elem[j] * es;                                            \
-          if (g->negate >> k & 1)                                                                    \
-            for (int c = 0; c < (DIM); c++) v[c] += UM__MINUS(s[(size_t)c * sc]);                    \
-          else                                                                                       \
-            for (int c = 0; c < (DIM); c++) v[c] += s[(size_t)c * sc];                               \
+          const int neg = g->negate >> k & 1;                                                        \
+          for (int c = 0; c < (DIM); c++) v[c] += neg ? UM__MINUS(s[(size_t)c * sc]) : s[(size_t)c * sc]; \
         }                                                                                            \
         for (int c = 0; c < (DIM); c++) r[(size_t)c * cs] = v[c];                                   \
       } else { /* one component at a time: each component's additions in the same order */          \
