@@ -8,6 +8,7 @@
 #   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, another mesh and another
 #             physical setting, a checkpoint.dir that cannot be made: each refused with its message and status (1 or
 #             2), and the checkpoints already there left as they were
+#   ends      checkpoint.stop_after at the last step ends the run as usual; a restart with no step left is refused
 #   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 CASE=$4
@@ -115,6 +116,45 @@ bad)
     || { cat "$WORK/c.log"; fail "the restart from the good one failed"; }
   same "$WORK/a.json" "$WORK/c.json"
   echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics"
+  ;;
+ends)
+  # checkpoint.stop_after at the run's last step: the run ends as usual (exit 0, A's metrics, its outputs) with the
+  # checkpoint written; a restart from it with the same or a lower step limit has no step to take: refused (exit 1),
+  # never outputs from the set-up's values; a higher limit continues. LULESH ending by its time (size 2: cycle 5)
+  # and BookLeaf (whose restart took one step past a lower limit) the same.
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set checkpoint.stop_after=1500 --json "$WORK/b.json" > "$WORK/b.log" 2>&1
+  rc=$?
+  [ $rc = 0 ] || { cat "$WORK/b.log"; fail "stop_after at the last step: exit $rc, expected 0"; }
+  same "$WORK/a.json" "$WORK/b.json"
+  [ -f "$WORK/ck/airfoil-step000001500.h5" ] || fail "no checkpoint at the last step"
+  none="has no step to take"
+  for it in 1500 1000; do
+    $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=$it --restart "$WORK/ck" > "$WORK/c$it.log" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q "$none" "$WORK/c$it.log" || { cat "$WORK/c$it.log"; fail "restart, $it iterations: exit $rc"; }
+  done
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=1600 --json "$WORK/a2.json" > "$WORK/a2.log" 2>&1 || fail "A 1600"
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=1600 --restart "$WORK/ck" --json "$WORK/c2.json" \
+    > "$WORK/c2.log" 2>&1 || { cat "$WORK/c2.log"; fail "the restart to 1600 failed"; }
+  same "$WORK/a2.json" "$WORK/c2.json"
+  L=(configs/lulesh_small.yaml --quiet --set run.reproducible=true --set validation.reference= --set output.dir=
+     --set params.size=2 --set run.iterations=10 --set checkpoint.dir="$WORK/lk")
+  $T "$UMRUN" "${L[@]}" --set checkpoint.stop_after=5 > "$WORK/l.log" 2>&1
+  rc=$?
+  [ $rc = 0 ] || { cat "$WORK/l.log"; fail "LULESH, stop_after at its last cycle: exit $rc, expected 0"; }
+  grep -q "iterations           5 " "$WORK/l.log" || { cat "$WORK/l.log"; fail "LULESH did not end at cycle 5"; }
+  $T "$UMRUN" "${L[@]}" --restart "$WORK/lk" > "$WORK/lr.log" 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q "$none" "$WORK/lr.log" || { cat "$WORK/lr.log"; fail "LULESH restart at its end: exit $rc"; }
+  B=(configs/bookleaf_sod_sm_lag_small.yaml --quiet --set run.reproducible=true --set validation.reference=
+     --set output.dir= --set checkpoint.dir="$WORK/bk")
+  $T "$UMRUN" "${B[@]}" --set run.iterations=20 --set checkpoint.stop_after=10 > "$WORK/bl.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/bl.log"; fail "BookLeaf: the stop did not exit 4"; }
+  $T "$UMRUN" "${B[@]}" --set run.iterations=10 --restart "$WORK/bk" > "$WORK/br.log" 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q "$none" "$WORK/br.log" || { cat "$WORK/br.log"; fail "BookLeaf restart at its limit: exit $rc"; }
+  echo "ends: a checkpoint at the last step ends the run as usual; restarts with no step left refused (Airfoil," \
+    "LULESH by its end time, BookLeaf); a higher limit continues to the straight run's metrics"
   ;;
 tolerance)
   # without run.reproducible: stopped on 1 rank (OpenMP), continued on 2 (seq), validated against upstream's numbers

@@ -175,4 +175,37 @@ TEST_F(Checkpoint, AnotherFormatVersionAndAMissingMarkerAreRefused) {
   um_finalize(&ctx);
 }
 
+// A dat the file's list says was saved, whose dataset is gone (the other datasets' checksums still match): the
+// restore and the scan refuse the file, naming the dat.
+TEST_F(Checkpoint, ASavedDatMissingFromTheFileIsRefused) {
+  um_context *ctx = context();
+  Mesh m = declare(ctx);
+  std::vector<double> v(N, 2.5);
+  ASSERT_EQ(um_checkpoint_mark(ctx), UM_SUCCESS);
+  ASSERT_EQ(cbrt_loop(ctx, m), UM_SUCCESS);
+  ASSERT_EQ(um_dat_update(ctx, m.a, v.data(), v.size() * sizeof(double)), UM_SUCCESS);
+  ASSERT_EQ(um_checkpoint_step(ctx), UM_SUCCESS);
+  const std::string file = dir + "/ck.h5";
+  um_checkpoint_cost cost;
+  ASSERT_EQ(um_checkpoint_write(ctx, file.c_str(), nullptr, &cost), UM_SUCCESS) << um_error_message(ctx);
+  ASSERT_EQ(cost.saved, 1); // a
+  um_finalize(&ctx);
+  hid_t fid = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(fid, 0);
+  ASSERT_GE(H5Ldelete(fid, "dats/a", H5P_DEFAULT), 0);
+  H5Fclose(fid);
+
+  um_context *c2 = context();
+  declare(c2);
+  um_checkpoint_file *f = nullptr;
+  ASSERT_EQ(um_checkpoint_open(c2, file.c_str(), &f), UM_SUCCESS) << um_error_message(c2);
+  EXPECT_EQ(um_checkpoint_verify(c2, f), UM_ERR_IO);
+  EXPECT_EQ(um_checkpoint_restore(c2, f, &cost), UM_ERR_IO);
+  EXPECT_NE(std::string(um_error_message(c2)).find("says dat 'a' was saved, and it has no dataset 'dats/a'"),
+            std::string::npos)
+      << um_error_message(c2);
+  um_checkpoint_close(f);
+  um_finalize(&c2);
+}
+
 } // namespace

@@ -67,6 +67,7 @@ struct um_app_ckpt {
   long decided;           /* step + 1 of the last decision (decide) */
   int due, sig;           /* that decision */
   int resumed;            /* um_app_resume was called */
+  long ran;               /* steps ended since um_app_resume */
   struct sigaction old_term, old_usr1;
   int handlers;
 };
@@ -594,19 +595,34 @@ int um_app_checkpoint_due(um_app_run *run, long step, int *due) {
   return UM_SUCCESS;
 }
 
-int um_app_step_end(um_app_run *run, long step) {
+int um_app_step_end_last(um_app_run *run, long step, int last) {
   um_app_ckpt *ck = run->ckpt;
+  if (ck) ck->ran++;
   if (!ck || !ck->enabled) return UM_SUCCESS;
   UM_APP_TRY(um_checkpoint_step(run->ctx));
   UM_APP_TRY(decide(run, ck, step));
   const int sig = ck->sig;
   if (!ck->due) return UM_SUCCESS;
   UM_APP_TRY(write_checkpoint(run, ck, step));
+  if (last) return UM_SUCCESS; /* the run ends here anyway: it writes its outputs, and the checkpoint can extend it */
   if (!sig && !(ck->stop_after && step == ck->stop_after)) return UM_SUCCESS;
   ck->stopped = 1;
   return um_app_fail(run, UM_ERR_STOPPED,
                      "stopped at step %ld after writing checkpoint %s (%s); continue with --restart %s", step, ck->last,
                      sig ? "a signal asked for it" : "checkpoint.stop_after", ck->dir);
+}
+
+int um_app_step_end(um_app_run *run, long step) { return um_app_step_end_last(run, step, 0); }
+
+int um_app_loop_done(um_app_run *run) {
+  const um_app_ckpt *ck = run->ckpt;
+  if (!ck || !ck->enabled || !ck->restarted[0] || ck->ran > 0) return UM_SUCCESS;
+  return um_app_fail(run, UM_ERR_CONFIG,
+                     "--restart %s: the run ends at or before step %ld, where that checkpoint was written, so this "
+                     "run has no step to take, and the dats the checkpoint leaves out (those every step makes "
+                     "anew) would be written as the set-up left them. The outputs of the run that wrote it are its "
+                     "final ones; to go further, raise the step limit (run.iterations) or the end time",
+                     ck->restarted, ck->restart_step);
 }
 
 /* ---- what it did, for the JSON ---- */

@@ -702,8 +702,9 @@ static int airfoil_run(um_app_run *r) {
                            rms, iter);
     }
     um_app_progress(r, "airfoil", iter, niter);
-    UM_APP_TRY(um_app_step_end(r, iter));
+    UM_APP_TRY(um_app_step_end_last(r, iter, iter == niter));
   }
+  UM_APP_TRY(um_app_loop_done(r));
   UM_APP_TRY(um_app_metric(r, "rms_final", rms));
   r->run_seconds = um_wtime() - t_run;
   r->steps = niter - done; /* the steps this run timed (a restart continues after done) */

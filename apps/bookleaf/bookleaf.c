@@ -524,7 +524,8 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
   long resumed = 0;
   UM_APP_TRY(um_app_resume(r, &resumed));
   const double t_run = um_wtime();
-  while (!rc) {
+  /* a restart from a checkpoint at (or, with a lower run.iterations, past) the end takes no step */
+  while (!rc && S->time < d->time_end && !(cfg->max_steps && S->nstep >= cfg->max_steps)) {
     dt_choice c = {0.0, 0, "", 0};
     rc = bl_getdt(r, S, &c);
     if (rc) break;
@@ -565,10 +566,11 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
     }
     um_app_progress(r, "bookleaf time", (long)(1000.0 * (S->time - d->time_start) / (d->time_end - d->time_start)),
                     1000);
+    rc = um_app_step_end_last(r, S->nstep, last);
     if (last) break;
-    rc = um_app_step_end(r, S->nstep);
   }
   um_app_progress_clear(r);
+  if (!rc) rc = um_app_loop_done(r);
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
   if (rc) return rc;

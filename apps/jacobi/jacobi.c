@@ -249,13 +249,15 @@ static int jacobi_run(um_app_run *r) {
   UM_APP_TRY(um_app_state(r, "sumdu2", &sumdu2, sizeof sumdu2));
   UM_APP_TRY(um_app_resume(r, &done));
   int it;
-  for (it = (int)done + 1; it <= iters; it++) {
+  const int converged = done > 0 && maxdu < tol; /* a restart from the sweep that met the tolerance */
+  for (it = (int)done + 1; it <= iters && !converged; it++) {
     UM_APP_TRY(jacobi_sweep(ctx, &jm, &maxdu, &sumdu2));
     if (it % 500 == 0) fprintf(r->log, "  iteration %5d  max|du| %.6e  |du| %.6e\n", it, maxdu, sqrt(sumdu2));
     um_app_progress(r, "jacobi", it, iters);
+    UM_APP_TRY(um_app_step_end_last(r, it, it == iters || maxdu < tol));
     if (maxdu < tol) break;
-    UM_APP_TRY(um_app_step_end(r, it));
   }
+  UM_APP_TRY(um_app_loop_done(r));
   if (it > iters) it = iters;
   um_app_progress(r, "jacobi", iters, iters);
   double maxerr = 0;

@@ -147,7 +147,9 @@ static int lulesh_run(um_app_run *r) {
     int due = 0;
     if (checkpoints) rc = um_app_checkpoint_due(r, cycle, &due);
     if (!rc && due) rc = lulesh_err(r, lulesh_settle(r->ctx, s, err, sizeof err), err);
-    if (!rc) rc = um_app_step_end(r, cycle);
+    /* the cycle after which lulesh_step says done: its time reached the end, or the cycle cap */
+    const int last = !(time < stoptime) || (p.max_cycles > 0 && cycle >= p.max_cycles);
+    if (!rc) rc = um_app_step_end_last(r, cycle, last);
     if (rc) break;
     if (cycle == resumed + 1) { /* the first cycle also uploads data, builds plans, compiles kernels */
       rc = um_sync(r->ctx);
@@ -162,6 +164,7 @@ static int lulesh_run(um_app_run *r) {
     else um_app_progress(r, "lulesh t/t_end x1000", (long)(1000.0 * time / stoptime), 1000);
   }
   um_app_progress_clear(r);
+  if (!rc) rc = um_app_loop_done(r);
   lulesh_result res;
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;

@@ -726,9 +726,10 @@ static int miniaero_run(um_app_run *r) {
       fflush(r->log);
     }
     um_app_progress(r, "miniaero steps", step, in->steps);
-    if (!rc) rc = um_app_step_end(r, step); /* a checkpoint when one is due; UM_ERR_STOPPED: stop here */
+    if (!rc) rc = um_app_step_end_last(r, step, step == in->steps); /* a checkpoint when due; UM_ERR_STOPPED: stop */
   }
   um_app_progress_clear(r);
+  if (!rc) rc = um_app_loop_done(r);
   if (!rc) rc = um_sync(r->ctx);
   r->run_seconds = um_wtime() - t_run;
   const int steps = in->steps;

@@ -701,9 +701,11 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     }
     um_app_progress(r, "volna (time in per mille of the end)", (long)(1000.0 * S->timestamp / ftime), 1000);
     for (int i = 0; i < S->deck.nevents; i++) S->timers[i] = S->deck.events[i].timer;
-    UM_APP_TRY(um_app_step_end(r, S->itercount)); /* a checkpoint when one is due; UM_ERR_STOPPED: stop here */
+    const int last = !(S->timestamp < ftime) || (S->max_steps && S->itercount >= S->max_steps);
+    UM_APP_TRY(um_app_step_end_last(r, S->itercount, last)); /* a checkpoint when due; UM_ERR_STOPPED: stop here */
   }
   um_app_progress_clear(r);
+  UM_APP_TRY(um_app_loop_done(r));
   UM_APP_TRY(um_sync(r->ctx));
   r->run_seconds = um_wtime() - t_run;
   r->steps = S->itercount - resumed; /* the steps this run timed */

@@ -589,12 +589,35 @@ static um_dat *find_dat(const um_context *ctx, const char *name) {
   return NULL;
 }
 
+/* Every dat of this run that the file's plan (meta/dats: "name saved: reason" lines) says was saved is in dats/:
+ * a dataset gone from the file (the others' checksums still match) makes a corrupt checkpoint, never a dat left
+ * at its set-up values. */
+static int saved_dats_present(um_context *ctx, const um_checkpoint_file *f, const name_list *l) {
+  const char *plan = um_checkpoint_text_get(f, "dats");
+  if (!plan) return UM_ERROR(ctx, UM_ERR_IO, "checkpoint '%s' is corrupt: it has no meta/dats (the list of its dats)", f->path);
+  for (int i = 0; i < ctx->ndats; i++) {
+    const char *name = ctx->dats[i]->name;
+    const size_t len = strlen(name);
+    int saved = 0, held = 0;
+    for (const char *line = plan; line && !saved; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+      saved = !strncmp(line, name, len) && !strncmp(line + len, " saved:", 7);
+    for (int j = 0; saved && !held && j < l->n; j++) held = !strcmp(l->names[j], name);
+    if (saved && !held)
+      return UM_ERROR(ctx, UM_ERR_IO,
+                      "checkpoint '%s' is corrupt: its list of dats says dat '%s' was saved, and it has no dataset "
+                      "'dats/%s'",
+                      f->path, name, name);
+  }
+  return UM_SUCCESS;
+}
+
 /* Every dataset of dats/ read and checked; with restore, each dat then updated from its block. */
 static int restore_impl(um_context *ctx, um_checkpoint_file *f, int restore, um_checkpoint_cost *cost) {
   const double t0 = um_wtime();
   name_list l;
   int rc = list_group(f->fid, "dats", &l) ? H5_FAIL(ctx, UM_ERR_IO, "checkpoint '%s': cannot list dats/", f->path)
                                           : UM_SUCCESS;
+  if (!rc) rc = saved_dats_present(ctx, f, &l);
   rc = um__dist_agree(ctx, rc);
   char **bufs = calloc((size_t)l.n + 1, sizeof *bufs);
   size_t *sizes = calloc((size_t)l.n + 1, sizeof *sizes);

@@ -314,8 +314,9 @@ int um_app_step_check(um_app_run *run, const char *app, long step, double t, dou
  *   for (; step < nsteps; ) {
  *     ... the step's loops ...
  *     step++;
- *     UM_APP_TRY(um_app_step_end(r, step));                     // a checkpoint when one is due
+ *     UM_APP_TRY(um_app_step_end_last(r, step, step == nsteps)); // a checkpoint when one is due
  *   }
+ *   UM_APP_TRY(um_app_loop_done(r));                            // a restart that took no step: refused
  * @endcode
  * The runner's settings decide when (checkpoint.every, checkpoint.on_signal, checkpoint.stop_after) and whether
  * the run restarts (--restart): with none of them these calls cost nothing. The dats are the engine's business
@@ -344,6 +345,15 @@ int um_app_restarting(const um_app_run *run);
  * checkpoint when one is due. Returns UM_SUCCESS, or UM_ERR_STOPPED (umrun exits with status 4) when the run is
  * to stop there (a signal, checkpoint.stop_after) after its checkpoint was written: return it (UM_APP_TRY). */
 int um_app_step_end(um_app_run *run, long step);
+/** um_app_step_end for a step after which the run ends whatever the runner says (last = 1: its step limit or end
+ * time reached): a checkpoint due there is written (a later run may raise the limit and continue from it), and
+ * neither a signal nor checkpoint.stop_after stops the run there: it ends as usual, with its outputs. last = 0 is
+ * um_app_step_end. */
+int um_app_step_end_last(um_app_run *run, long step, int last);
+/** Call after the main loop, before the outputs and the final metrics: UM_ERR_CONFIG when the run restarted and
+ * took no step (the checkpoint was written where this run ends: its outputs would hold the set-up's values of the
+ * dats the checkpoint leaves out), naming the checkpoint and what to do. UM_SUCCESS otherwise. */
+int um_app_loop_done(um_app_run *run);
 /** 1 when this run may write checkpoints (checkpoint.every, .on_signal or .stop_after set, or a restart). */
 int um_app_checkpointing(const um_app_run *run);
 /** *due = 1 when um_app_step_end(run, step) will write a checkpoint (decided once per step, collectively): an app
