@@ -9,6 +9,7 @@
 #             physical setting, a checkpoint.dir that cannot be made: each refused with its message and status (1 or
 #             2), and the checkpoints already there left as they were
 #   ends      checkpoint.stop_after at the last step ends the run as usual; a restart with no step left is refused
+#   settings  a deck edited after the checkpoint refused; a step limit and a log period may change
 #   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 CASE=$4
@@ -155,6 +156,28 @@ ends)
   [ $rc = 1 ] && grep -q "$none" "$WORK/br.log" || { cat "$WORK/br.log"; fail "BookLeaf restart at its limit: exit $rc"; }
   echo "ends: a checkpoint at the last step ends the run as usual; restarts with no step left refused (Airfoil," \
     "LULESH by its end time, BookLeaf); a higher limit continues to the straight run's metrics"
+  ;;
+settings)
+  # what a restart compares beside the config's keys, and what it lets change: Volna's deck (the file mesh.file
+  # names) edited after the checkpoint is refused naming it; its step limit and log period (params.max_steps,
+  # params.progress: UM_OPT_NOT_PHYSICS) may change, and the run continues to the straight run's metrics
+  cp validation/volna/decks/landslide_small.vln "$WORK/v.vln"
+  V=(configs/volna_landslide_small.yaml --quiet --set run.reproducible=true --set validation.reference=
+     --set output.dir= --set mesh.file="$WORK/v.vln" --set checkpoint.dir="$WORK/vk")
+  $T "$UMRUN" "${V[@]}" --set params.max_steps=30 --json "$WORK/va.json" > "$WORK/va.log" 2>&1 || fail "Volna A"
+  $T "$UMRUN" "${V[@]}" --set params.max_steps=20 --set checkpoint.stop_after=10 > "$WORK/vb.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/vb.log"; fail "Volna: the stop did not exit 4"; }
+  $T "$UMRUN" "${V[@]}" --set params.max_steps=30 --set params.progress=5 --restart "$WORK/vk" --json "$WORK/vc.json" \
+    > "$WORK/vc.log" 2>&1 || { cat "$WORK/vc.log"; fail "Volna: the restart with another step limit was refused"; }
+  grep -q "params.max_steps: 20 in the checkpoint, 30 now" "$WORK/vc.log" || { cat "$WORK/vc.log"; fail "not listed"; }
+  same "$WORK/va.json" "$WORK/vc.json"
+  sed -i 's/g = 9.81/g = 3.0/' "$WORK/v.vln"
+  grep -q "g = 3.0" "$WORK/v.vln" || fail "the deck has no g = 9.81 to change"
+  $T "$UMRUN" "${V[@]}" --set params.max_steps=20 --restart "$WORK/vk/volna-step000000010.h5" > "$WORK/vd.log" 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q "mesh.file content: [0-9a-f]* in the checkpoint, [0-9a-f]* now" "$WORK/vd.log" \
+    || { cat "$WORK/vd.log"; fail "Volna: an edited deck: exit $rc, expected 1 naming mesh.file's content"; }
+  echo "settings: an edited deck refused; params.max_steps and params.progress changed, continued to A's metrics"
   ;;
 tolerance)
   # without run.reproducible: stopped on 1 rank (OpenMP), continued on 2 (seq), validated against upstream's numbers

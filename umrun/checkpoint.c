@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "checkpoint_run.h"
+#include "hash.h"
 #include "child.h"
 #include "options.h"
 #include "um/build_config.h"
@@ -196,12 +197,31 @@ static int state_get(um_app_run *run, um_checkpoint_file *f, ck_state *s) {
 
 /* ---- the options in effect, as the texts a restart compares ---- */
 
-/* 1 if key is one of the app's own options (its table: "params.gamma", or a pattern "params.<x>"). */
-static int app_key(const um_app *app, const char *key) {
+/* key's declaration among the app's own options (its table: "params.gamma", or a pattern "params.<x>"), NULL when
+ * it is not one of them. */
+static const um_option *app_option(const um_app *app, const char *key) {
   for (int i = 0; app && i < app->noptions; i++) {
     const char *k = app->options[i].key, *lt = strchr(k, '<');
-    if (lt ? !strncmp(k, key, (size_t)(lt - k)) : !strcmp(k, key)) return 1;
+    if (lt ? !strncmp(k, key, (size_t)(lt - k)) : !strcmp(k, key)) return &app->options[i];
   }
+  return NULL;
+}
+
+/* The bytes of the regular file at path hashed, 16 hex digits into out: 0, or -1 when it is no regular file that
+ * can be read (a folder, a file the run is to write). */
+static int file_digest(const char *path, char out[17]) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  uint64_t h = UM_FNV_OFFSET;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = um_fnv1a(h, buf, n);
+  const int bad = ferror(f);
+  fclose(f);
+  if (bad) return -1;
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
   return 0;
 }
 
@@ -214,8 +234,12 @@ static int text_line(const char *key, const char *value, const char *origin, int
   (void)origin, (void)read;
   texts_arg *t = user;
   if (!strncmp(key, "checkpoint.", 11)) return 0; /* how it is checkpointed is not what it computes */
-  const int physics = app_key(t->app, key) && strncmp(key, "run.", 4);
+  const um_option *o = app_option(t->app, key);
+  const int physics = o && !(o->flags & UM_OPT_NOT_PHYSICS) && strncmp(key, "run.", 4);
   fprintf(physics ? t->physics : t->settings, "%s = %s\n", key, value);
+  char digest[17];
+  if (physics && (o->flags & UM_OPT_PATH) && file_digest(value, digest) == 0) /* a deck: what it says, too */
+    fprintf(t->physics, "%s content = %s\n", key, digest);
   return 0;
 }
 
@@ -372,6 +396,19 @@ static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
   free(f);
 }
 
+/* The lines "KEY content = DIGEST" of a physics text removed, in place. */
+static void drop_content_lines(char *text) {
+  char *w = text;
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    const char *c = strstr(p, " content = ");
+    if (!c || c >= p + n) memmove(w, p, n), w += n;
+    p += n;
+  }
+  *w = 0;
+}
+
 static int refuse(um_app_run *run, const char *path, const char *what, const char *diffs) {
   return um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': %s differ%s from the checkpoint's, and they change what the run "
@@ -413,8 +450,16 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   rc = make_texts(run, ck);
   if (!rc) rc = make_mesh(run, ck);
   const char *physics = um_checkpoint_text_get(f, "physics"), *mesh = um_checkpoint_text_get(f, "mesh");
-  if (!rc && diff_lines(physics ? physics : "", ck->physics, diffs, sizeof diffs, "; "))
+  char *here = rc ? NULL : strdup(ck->physics);
+  if (!rc && !here) rc = um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  if (!rc && physics && !strstr(physics, " content = ") && strstr(here, " content = ")) {
+    drop_content_lines(here); /* a checkpoint of a build that did not hash the files: their names compared alone */
+    fprintf(run->log, "restart: the checkpoint records no file contents (an earlier um): the files the settings "
+                      "name are compared by name only\n");
+  }
+  if (!rc && diff_lines(physics ? physics : "", here, diffs, sizeof diffs, "; "))
     rc = refuse(run, path, "the app's settings", diffs);
+  free(here);
   if (!rc && mesh_differs(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs))
     rc = um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "

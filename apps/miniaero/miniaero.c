@@ -126,7 +126,7 @@ static const um_option miniaero_options[] = {
              "default: the deck's (false without a deck)"},
     {.key = "params.viscous", .type = UM_OPT_BOOL,
      .help = "Newtonian viscous fluxes [viscous]; default: the deck's (false without a deck)"},
-    {.key = "params.output_frequency", .type = UM_OPT_INT,
+    {.key = "params.output_frequency", .type = UM_OPT_INT, .flags = UM_OPT_NOT_PHYSICS,
      .help = "a line every this many steps [output_frequency]; default: the deck's (100 without a deck)"},
     {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_names,
      .help = "how face contributions reach cells: inc (INC through face -> cell maps, the engine's\n"

@@ -125,7 +125,7 @@ static const um_option volna_options[] = {
      .range_hint = "the end time must be > 0 and finite",
      .help = "the end time, overriding the deck's Time { end }; default: the deck's"},
     {.key = "params.max_steps", .type = UM_OPT_LONG, .def = "0", .min = 0, .max = (double)LLONG_MAX,
-     .flags = UM_OPT_RANGE, .range_hint = "must be >= 0", .help = "stop after this many steps (0: at the end time)"},
+     .flags = UM_OPT_RANGE | UM_OPT_NOT_PHYSICS, .range_hint = "must be >= 0", .help = "stop after this many steps (0: at the end time)"},
     {.key = "params.exact", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "stoker"),
      .help = "stoker: L1 errors against the exact dam break (params.stoker_hl, stoker_hr, stoker_x0)"},
     {.key = "params.stoker_hl", .type = UM_OPT_DOUBLE, .def = "2.0", FINITE,
@@ -134,7 +134,7 @@ static const um_option volna_options[] = {
      .help = "params.exact = stoker: the depth right of the dam"},
     {.key = "params.stoker_x0", .type = UM_OPT_DOUBLE, .def = "50.0", FINITE,
      .help = "params.exact = stoker: where the dam is (x)"},
-    {.key = "params.progress", .type = UM_OPT_INT, .def = "0",
+    {.key = "params.progress", .type = UM_OPT_INT, .def = "0", .flags = UM_OPT_NOT_PHYSICS,
      .help = "a log line every this many steps (0: only the deck's OutputTime)"},
 };
 

@@ -45,8 +45,11 @@ enum {
   UM_OPT_PATH = 16,          /**< a file or folder the run reads (UM_OPT_STRING): a relative value from a config
                                   file is looked up from the config's folder, then the data folder, then the
                                   current folder; found nowhere, the run stops naming the places looked in */
-  UM_OPT_PATH_NEW_OK = 32    /**< with UM_OPT_PATH: a file found nowhere is not an error (the run writes it,
+  UM_OPT_PATH_NEW_OK = 32,   /**< with UM_OPT_PATH: a file found nowhere is not an error (the run writes it,
                                   relative to the current folder) */
+  UM_OPT_NOT_PHYSICS = 64    /**< an app's key that changes what the run prints or how many steps it takes, not
+                                  what a step computes (a log line's period, a step limit): a restart may change
+                                  it (umrun lists it with the other settings) */
 };
 
 struct um_option;
