@@ -276,7 +276,8 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   if (ctx->reproducible) {
     if (!can) {
       snprintf(why, n, "%s (run.reproducible)", no);
-      if (rec->calls == 0 && strncmp(no, "nothing to split", 16) != 0)
+      /* every rank decides alike: rank 0 says it */
+      if (rec->calls == 0 && strncmp(no, "nothing to split", 16) != 0 && um_context_rank(ctx) == 0)
         um_backend_log(ctx, UM_LOG_WARNING,
                        "um: run.reproducible: loop '%s' is %s; its increments follow the strategy's order, so its "
                        "results may differ in the last bits between strategies, backends and rank counts",
