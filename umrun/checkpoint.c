@@ -207,22 +207,28 @@ static const um_option *app_option(const um_app *app, const char *key) {
   return NULL;
 }
 
-/* The bytes of the regular file at path hashed, 16 hex digits into out: 0, or -1 when it is no regular file that
- * can be read (a folder, a file the run is to write). */
+/* The bytes of the regular file at path hashed on rank 0, 16 hex digits into out on every rank (collective: every
+ * rank's text is rank 0's): 0, or -1 when it is no regular file rank 0 can read (a folder, a file the run is to
+ * write). */
 static int file_digest(const char *path, char out[17]) {
+  struct {
+    int ok;
+    char hex[17];
+  } d = {0, ""};
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  uint64_t h = UM_FNV_OFFSET;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = um_fnv1a(h, buf, n);
-  const int bad = ferror(f);
-  fclose(f);
-  if (bad) return -1;
-  snprintf(out, 17, "%016llx", (unsigned long long)h);
-  return 0;
+  FILE *f = um_mpi_rank() == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+  if (f) {
+    uint64_t h = UM_FNV_OFFSET;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = um_fnv1a(h, buf, n);
+    d.ok = !ferror(f);
+    fclose(f);
+    snprintf(d.hex, sizeof d.hex, "%016llx", (unsigned long long)h);
+  }
+  if (um_mpi_bcast_bytes(&d, sizeof d) != UM_SUCCESS) d.ok = 0; /* then on every rank: MPI fails everywhere */
+  memcpy(out, d.hex, sizeof d.hex);
+  return d.ok ? 0 : -1;
 }
 
 typedef struct {
@@ -396,17 +402,30 @@ static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
   free(f);
 }
 
-/* The lines "KEY content = DIGEST" of a physics text removed, in place. */
-static void drop_content_lines(char *text) {
+/* The lines of a "key = value" text that drop(line, key length) says to leave out removed, in place. */
+static void drop_lines(char *text, int (*drop)(const um_app *app, const char *line, size_t klen), const um_app *app) {
   char *w = text;
   for (const char *p = text; *p;) {
-    const char *nl = strchr(p, '\n');
+    const char *nl = strchr(p, '\n'), *eq = strstr(p, " = ");
     const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
-    const char *c = strstr(p, " content = ");
-    if (!c || c >= p + n) memmove(w, p, n), w += n;
+    if (!eq || eq >= p + n || !drop(app, p, (size_t)(eq - p))) memmove(w, p, n), w += n;
     p += n;
   }
   *w = 0;
+}
+
+/* A file's content line ("KEY content = DIGEST"), which an earlier build did not write. */
+static int content_line(const um_app *app, const char *line, size_t klen) {
+  (void)app;
+  return klen > 8 && !strncmp(line + klen - 8, " content", 8);
+}
+
+/* A key the app declares UM_OPT_NOT_PHYSICS, which an earlier build counted as physics. */
+static int not_physics_line(const um_app *app, const char *line, size_t klen) {
+  char key[256];
+  snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : sizeof key - 1), line);
+  const um_option *o = app_option(app, key);
+  return o && (o->flags & UM_OPT_NOT_PHYSICS);
 }
 
 static int refuse(um_app_run *run, const char *path, const char *what, const char *diffs) {
@@ -450,16 +469,16 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   rc = make_texts(run, ck);
   if (!rc) rc = make_mesh(run, ck);
   const char *physics = um_checkpoint_text_get(f, "physics"), *mesh = um_checkpoint_text_get(f, "mesh");
-  char *here = rc ? NULL : strdup(ck->physics);
-  if (!rc && !here) rc = um_app_fail(run, UM_ERR_ALLOC, "out of memory");
-  if (!rc && physics && !strstr(physics, " content = ") && strstr(here, " content = ")) {
-    drop_content_lines(here); /* a checkpoint of a build that did not hash the files: their names compared alone */
+  char *here = rc ? NULL : strdup(ck->physics), *there = rc ? NULL : strdup(physics ? physics : "");
+  if (!rc && (!here || !there)) rc = um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  if (!rc) drop_lines(there, not_physics_line, run->app); /* an earlier build's physics held them */
+  if (!rc && !strstr(there, " content = ") && strstr(here, " content = ")) {
+    drop_lines(here, content_line, run->app); /* an earlier build's checkpoint: the files compared by name alone */
     fprintf(run->log, "restart: the checkpoint records no file contents (an earlier um): the files the settings "
                       "name are compared by name only\n");
   }
-  if (!rc && diff_lines(physics ? physics : "", here, diffs, sizeof diffs, "; "))
-    rc = refuse(run, path, "the app's settings", diffs);
-  free(here);
+  if (!rc && diff_lines(there, here, diffs, sizeof diffs, "; ")) rc = refuse(run, path, "the app's settings", diffs);
+  free(here), free(there);
   if (!rc && mesh_differs(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs))
     rc = um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "
@@ -469,6 +488,7 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   if (!rc && diff_lines(settings ? settings : "", ck->settings, diffs, sizeof diffs, "\n    ") &&
       um_mpi_rank() == 0)
     fprintf(run->log, "restart: settings that differ from the checkpoint's (how it runs, not what):\n    %s\n", diffs);
+  rc = um_app_agree(run, rc, "restart from the checkpoint (this run's settings or mesh differ)");
   um_checkpoint_cost cost = {0};
   if (!rc) rc = um_checkpoint_restore(run->ctx, f, &cost);
   if (rc == UM_ERR_IO) name_good_one(run, dir, path);
@@ -506,6 +526,7 @@ int um_app_resume(um_app_run *run, long *step) {
   if (!step) return um_app_fail(run, UM_ERR_INTERNAL, "um_app_resume: step is NULL");
   ck->resumed = 1;
   if (!ck->enabled) return UM_SUCCESS;
+  UM_APP_TRY(make_texts(run, ck)); /* the settings and the files' bytes as the steps begin, not at the first checkpoint */
   if (ck->restart) UM_APP_TRY(restore(run, ck, step));
   ck->step = *step;
   if (ck->on_signal && !ck->handlers) {
@@ -663,10 +684,11 @@ int um_app_loop_done(um_app_run *run) {
   const um_app_ckpt *ck = run->ckpt;
   if (!ck || !ck->enabled || !ck->restarted[0] || ck->ran > 0) return UM_SUCCESS;
   return um_app_fail(run, UM_ERR_CONFIG,
-                     "--restart %s: the run ends at or before step %ld, where that checkpoint was written, so this "
-                     "run has no step to take, and the dats the checkpoint leaves out (those every step makes "
-                     "anew) would be written as the set-up left them. The outputs of the run that wrote it are its "
-                     "final ones; to go further, raise the step limit (run.iterations) or the end time",
+                     "--restart %s: this run ends at or before step %ld, where that checkpoint was written (its step "
+                     "limit, end time or stopping rule), so it has no step to take; its outputs would hold the "
+                     "set-up's values of the dats a checkpoint leaves out (those every step makes anew). To go "
+                     "further, raise run.iterations where the limit stopped it; to make the final outputs again, "
+                     "restart from an earlier checkpoint (checkpoint.keep keeps the newest 2 by default)",
                      ck->restarted, ck->restart_step);
 }
 
