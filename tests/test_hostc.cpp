@@ -632,7 +632,8 @@ TEST(HostCompileCache, LocksOfDeadRunsAreTakenOverAndTheirLitterRemoved) {
 
 // A kernel declared from its source alone (um_decl_kernel without a range, as the Python package declares
 // them): compiled before its first call whatever hostc.compile says; a compile error is the loop's error with
-// the compiler's message; vector arguments, which need a range function on the host, are refused.
+// the compiler's message, and again at the next call, until a mended source is declared; vector arguments, which
+// need a range function on the host, are refused.
 TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
   TempDir cache("hostc_source");
   for (const char *backend : {"seq", "openmp"}) {
@@ -671,6 +672,18 @@ TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
     EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "broken", s, um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)), UM_ERR_BACKEND);
     std::string msg = um_error_message(ctx);
     EXPECT_TRUE(has(msg, "loop 'broken'") && has(msg, "not_declared_here") && has(msg, "fix its source")) << msg;
+    // called again (a notebook's next cell): the same error, not a call through no code at all
+    EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "broken", s, um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)), UM_ERR_BACKEND);
+    EXPECT_TRUE(has(um_error_message(ctx), "its compile failed")) << um_error_message(ctx);
+    // the source mended, declared under the same name, runs under the same loop name
+    const um_kernel mended = {"broken", 1, nullptr,
+                              "#include \"um/kernel.h\"\nUM_KERNEL void broken(double *y) { y[0] = 3.0; }\n",
+                              "broken.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &mended, &k), UM_SUCCESS);
+    ASSERT_EQ(UM_PAR_LOOP(ctx, *k, "broken", s, um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)), UM_SUCCESS)
+        << um_error_message(ctx);
+    ASSERT_EQ(um_dat_fetch(ctx, y, out, sizeof out), UM_SUCCESS);
+    for (int i = 0; i < 8; i++) EXPECT_EQ(out[i], 3.0);
 
     std::vector<int> ring = {1, 2, 3, 4, 5, 6, 7, 0};
     um_map *m;

@@ -639,7 +639,9 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   um_hostc_memo *m = &r->hostc;
   const long call = r->calls + 1;
   loop->compiled = NULL;
-  if (m->call == call) { /* a later piece of the call: the range its first piece ran */
+  /* a later piece of the call: the range its first piece ran. A kernel with no range of its own always had one
+   * then; without it, the first piece failed (its call was never counted) and this is a new call: made anew */
+  if (m->call == call && (m->fn || loop->kernel->range)) {
     loop->compiled = m->fn;
     return UM_SUCCESS;
   }
