@@ -74,6 +74,14 @@ int um_app_writes(const um_app_run *run) {
   return um_mpi_rank() == 0;
 }
 
+int um_app_output_path(um_app_run *run, const char *name, const char *ext, char *out, size_t n) {
+  const char *dir = run->output_dir && *run->output_dir ? run->output_dir : ".";
+  const int len = snprintf(out, n, "%s/%s%s", dir, name, ext ? ext : "");
+  if (len >= 0 && (size_t)len < n) return UM_SUCCESS;
+  return um_app_fail(run, UM_ERR_IO, "output.dir %s: the path of its file '%s%s' is longer than %zu bytes: give a "
+                     "shorter output.dir", dir, name, ext ? ext : "", n - 1);
+}
+
 int um_app_output_done(um_app_run *run, int rc) {
   if (um_mpi_size() < 2) return rc;
   const int all = um_mpi_agree(rc, -1); /* every rank is at this step: no deadline needed */

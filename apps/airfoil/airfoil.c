@@ -622,8 +622,8 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
 static int write_output(um_app_run *r, airfoil *a) {
   if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
   char h5[4096], xmf[4096], err[1024];
-  snprintf(h5, sizeof h5, "%s/airfoil.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/airfoil.xmf", r->output_dir);
+  UM_APP_TRY(um_app_output_path(r, "airfoil", ".h5", h5, sizeof h5));
+  UM_APP_TRY(um_app_output_path(r, "airfoil", ".xmf", xmf, sizeof xmf));
   UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"p_q", "p_adt"};
   const int dims[] = {4, 1};

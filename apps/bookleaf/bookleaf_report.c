@@ -410,8 +410,8 @@ static int write_hdf5_blocks(um_app_run *r, bl_solver *S, const bl_table *t, con
 /* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node. */
 int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   char h5[4096], xmf[4096];
-  snprintf(h5, sizeof h5, "%s/bookleaf.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/bookleaf.xmf", r->output_dir);
+  UM_APP_TRY(um_app_output_path(r, "bookleaf", ".h5", h5, sizeof h5));
+  UM_APP_TRY(um_app_output_path(r, "bookleaf", ".xmf", xmf, sizeof xmf));
   if (t->blocks) {
     UM_APP_TRY(write_hdf5_blocks(r, S, t, h5));
     return write_xdmf(r, S, h5, xmf, 1);

@@ -89,8 +89,8 @@ static int read_params(um_app_run *r, lulesh_params *p) {
 static int write_output(um_app_run *r, long long nnodes, long long nelems) {
   if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
   char h5[4096], xmf[4096], err[1024];
-  snprintf(h5, sizeof h5, "%s/lulesh.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/lulesh.xmf", r->output_dir);
+  UM_APP_TRY(um_app_output_path(r, "lulesh", ".h5", h5, sizeof h5));
+  UM_APP_TRY(um_app_output_path(r, "lulesh", ".xmf", xmf, sizeof xmf));
   UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
   const char *fields[] = {"e", "p", "q", "v", "ss"};
   const int dims[] = {1, 1, 1, 1, 1};

@@ -602,8 +602,8 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   }
   if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, S->q, q, sizeof(double) * 5 * (size_t)cnn);
   char h5[4096], xmf[4096], err[1024];
-  snprintf(h5, sizeof h5, "%s/miniaero.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/miniaero.xmf", r->output_dir);
+  if (!rc) rc = um_app_output_path(r, "miniaero", ".h5", h5, sizeof h5);
+  if (!rc) rc = um_app_output_path(r, "miniaero", ".xmf", xmf, sizeof xmf);
   const char *sets[] = {"nodes", "cells"};
   const long long sizes[] = {nn, ncells};
   const um_hdf5_rows rows[] = {{"cell_nodes", ncells, 8, UM_INT, 1, cn},

@@ -447,8 +447,8 @@ static int write_field(um_app_run *r, siac *s, um_dat *filtered) {
 /* HDF5 (the solution's layout: read back with params.solution) and XDMF for ParaView. */
 static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
   char h5[4096], xmf[4096], err[1024];
-  snprintf(h5, sizeof h5, "%s/siac.h5", r->output_dir);
-  snprintf(xmf, sizeof xmf, "%s/siac.xmf", r->output_dir);
+  UM_APP_TRY(um_app_output_path(r, "siac", ".h5", h5, sizeof h5));
+  UM_APP_TRY(um_app_output_path(r, "siac", ".xmf", xmf, sizeof xmf));
   um_context *ctx = r->ctx;
   if (um_app_writes(r)) (void)remove(h5);
   UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->nodes));

@@ -733,7 +733,8 @@ static int volna_main(um_app_run *r, vl_solver *S) {
     snprintf(base, sizeof base, "%s", slash ? slash + 1 : S->deck.file);
     char *dot = strrchr(base, '.');
     if (dot) *dot = 0;
-    snprintf(path, sizeof path, "%s/%s.cells.txt", dir, base);
+    if (snprintf(path, sizeof path, "%s/%s.cells.txt", dir, base) >= (int)sizeof path)
+      return um_app_fail(r, UM_ERR_IO, "field cells: the folder's name %s is too long for its file", dir);
     UM_APP_TRY(vl_write_cells(S, path));
     UM_APP_TRY(um_app_field(r, "cells", path));
   }

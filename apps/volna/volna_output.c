@@ -34,11 +34,11 @@ int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsi
   if (!rc) rc = um_dat_fetch_block_original_order(S->ctx, dat, v, sizeof(float) * 4 * (size_t)cn);
   if (!rc)
     for (int c = 0; c < cn; c++) eta[c] = v[4 * (size_t)c] + v[4 * (size_t)c + 3];
-  char base[600], h5[2048], xmf[2048], err[1024];
+  char base[600], h5[4096], xmf[4096], err[1024];
   const char *slash = strrchr(stream, '/');
   stream_name(slash ? slash + 1 : stream, iter, "", base, sizeof base);
-  snprintf(h5, sizeof h5, "%s/%s.h5", r->output_dir, base);
-  snprintf(xmf, sizeof xmf, "%s/%s.xmf", r->output_dir, base);
+  if (!rc) rc = um_app_output_path(r, base, ".h5", h5, sizeof h5);
+  if (!rc) rc = um_app_output_path(r, base, ".xmf", xmf, sizeof xmf);
   const char *sets[] = {"nodes", "cells"};
   const int sizes[] = {m->nnodes, nc};
   const um_hdf5_rows rows[] = {{"cell_nodes", nc, 3, UM_INT, 1, m->cell_nodes + 3 * (size_t)cb},
@@ -72,11 +72,11 @@ static int write_gauges(vl_solver *S) {
   um_app_run *r = S->r;
   for (int g = 0; g < S->ngauges; g++) {
     const vl_event *ev = &S->deck.events[S->gauge_event[g]];
-    char path[2048], why[1200];
+    char path[4096], why[1200];
     const char *slash = strrchr(ev->stream, '/');
     const char *name = slash ? slash + 1 : ev->stream;
     const size_t n = strlen(name);
-    snprintf(path, sizeof path, "%s/%s%s", r->output_dir, name, n > 4 && !strcmp(name + n - 4, ".csv") ? "" : ".csv");
+    UM_APP_TRY(um_app_output_path(r, name, n > 4 && !strcmp(name + n - 4, ".csv") ? "" : ".csv", path, sizeof path));
     um_safe_file sf;
     if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
     int bad = fprintf(sf.f, "# gauge at x = %g, y = %g (%s:%d)\nt,eta,H,U,V,Zb\n", ev->x, ev->y, S->deck.file,

@@ -230,6 +230,10 @@ int um_app_wants_field(const um_app_run *run, const char *name);
  * Small whole arrays: `rc = um_dat_fetch(...); if (!rc && um_app_writes(r)) rc = write_file(...);
  * UM_APP_TRY(um_app_output_done(r, rc));` (every rank: one outcome). */
 int um_app_writes(const um_app_run *run);
+/** The path of output file `name` + `ext` (ext may be NULL) in output.dir into out (n bytes): UM_SUCCESS, or
+ * UM_ERR_IO with the message set when it does not fit (never a truncated path: that would be another file). The
+ * same outcome on every rank. */
+int um_app_output_path(um_app_run *run, const char *name, const char *ext, char *out, size_t n);
 /** The end of an output step (call it on every rank after the same step, with this rank's outcome): under mpirun
  * the ranks' outcomes are agreed, so that a write that failed on rank 0 (a full disk, a folder where the file
  * goes) fails the step on every rank at once, and none goes on to a gather or a loop the others never reach (it
