@@ -306,6 +306,10 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
     fprintf(stderr, "umrun --sweep: %s\n", errbuf);
     return 2;
   }
+  if (failures == total) { /* no row to plot: the runs' failure is the news (exit 3), not the plots' */
+    printf("umrun --sweep: %ld runs, all failed (their logs: %s/run_<n>.log); nothing to plot\n", total, outdir);
+    return 3;
+  }
   if (write_plots(outdir, errbuf, sizeof errbuf)) {
     fprintf(stderr, "umrun --sweep: %s\n", errbuf);
     return 2;
