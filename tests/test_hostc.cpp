@@ -685,6 +685,21 @@ TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
     ASSERT_EQ(um_dat_fetch(ctx, y, out, sizeof out), UM_SUCCESS);
     for (int i = 0; i < 8; i++) EXPECT_EQ(out[i], 3.0);
 
+    // a dat of another type than the kernel's parameter (float data, a double *): refused by the compile (the
+    // default flags make the pointer mismatch an error), never run on bytes read as the wrong type
+    float vf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    um_dat *xf;
+    ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_FLOAT, vf, "xf", &xf), UM_SUCCESS);
+    const um_kernel dbl = {"twice_d", 2, nullptr,
+                           "#include \"um/kernel.h\"\nUM_KERNEL void twice_d(const double *x, double *y) { y[0] = 2.0 * x[0]; }\n",
+                           "twice_d.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &dbl, &k), UM_SUCCESS);
+    EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "twice_d", s, um_arg_dat(xf, -1, UM_ID, 1, UM_FLOAT, UM_READ),
+                          um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+              UM_ERR_BACKEND);
+    msg = um_error_message(ctx);
+    EXPECT_TRUE(has(msg, "loop 'twice_d'") && has(msg, "incompatible")) << msg;
+
     std::vector<int> ring = {1, 2, 3, 4, 5, 6, 7, 0};
     um_map *m;
     ASSERT_EQ(um_decl_map(ctx, s, s, 1, ring.data(), "ring", &m), UM_SUCCESS);

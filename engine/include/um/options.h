@@ -27,7 +27,7 @@ typedef enum {
  * otherwise: this machine's instruction set (the cache key names the CPU), no
  * contraction into FMA and no errno from sqrt, so the results stay those of
  * the generic range, bit for bit. */
-#define UM_HOSTC_DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -fopenmp-simd"
+#define UM_HOSTC_DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -fopenmp-simd -Werror=incompatible-pointer-types"
 /** Elements per group of the SIMD range of a compiled host loop (hostc.compile_simd). */
 #define UM_HOSTC_LANES 8
 /** The name of a um_compile value ("off", "auto", "wait"). */
