@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <string>
@@ -21,6 +22,7 @@
 extern "C" {
 #include "airfoil.h"
 #include "internal.h"  // um_set's parts, the loops' plans
+#include "um/hdf5io.h"
 #include "um/reorder.h"
 #include "um/um.h"
 }
@@ -456,6 +458,29 @@ TEST(Reorder, ShuffleThenUndoGivesSameResult) {
   for (int i = 0; i < 3; i++) OK(airfoil_iteration(ctx, &r.a, &rms));
   expect_close(r.original(r.a.p_q), q_ref, 4, "q");
   EXPECT_NEAR(rms, rms_ref, 1e-12 * rms_ref);
+}
+
+// A reordered context's mesh file (um_hdf5_write_mesh: the apps' HDF5 outputs) is in the declared numbering: the
+// bytes of a file written before any reordering, not the reordered rows
+TEST(Reorder, MeshFilesAreWrittenInTheDeclaredNumbering) {
+  const std::string plain = testing::TempDir() + "um_reorder_plain.h5";
+  const std::string shuffled = testing::TempDir() + "um_reorder_shuffled.h5";
+  {
+    AfRun r(20, 30);
+    um_context *ctx = r.ctx;
+    OK(um_hdf5_write_mesh(ctx, plain.c_str()));
+  }
+  AfRun r(20, 30);
+  um_context *ctx = r.ctx;
+  shuffle_all(ctx, 11);
+  OK(um_reorder(ctx, UM_REORDER_GPS, r.a.pecell, nullptr, nullptr));
+  OK(um_hdf5_write_mesh(ctx, shuffled.c_str()));
+  std::ifstream a(plain, std::ios::binary), b(shuffled, std::ios::binary);
+  const std::string fa((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>()),
+      fb((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+  ASSERT_GT(fa.size(), 1000u);
+  EXPECT_TRUE(fa == fb) << "the reordered context's file differs from the declared mesh's";
+  std::remove(plain.c_str()), std::remove(shuffled.c_str());
 }
 
 TEST(Reorder, Hdf5SaveLoadRoundTrip) {

@@ -98,10 +98,11 @@ int um_hdf5_read_const(um_context *ctx, const char *file, const char *name, int 
  * dataset to `file` (created if absent; a dataset of the same name is
  * replaced), atomically as described above. */
 int um_hdf5_write_set(um_context *ctx, const char *file, const um_set *set);
-/** Add the map as dataset "<map>" [from_size][arity] to `file` (atomically, as above). */
+/** Add the map as dataset "<map>" [from_size][arity] to `file` (atomically, as above): its rows in the declared
+ * numbering (um_map_fetch_block_original_order: a reordered context writes the rows it was declared with). */
 int um_hdf5_write_map(um_context *ctx, const char *file, const um_map *map);
-/** Add the dat as dataset "<dat>" [set_size][dim] to `file`: its rows fetched by
- * blocks (um_dat_fetch_block, below), written as AoS whatever the layout/device. */
+/** Add the dat as dataset "<dat>" [set_size][dim] to `file`: its rows fetched by blocks in the declared order
+ * (um_dat_fetch_block_original_order), written as AoS whatever the layout/device/reordering. */
 int um_hdf5_write_dat(um_context *ctx, const char *file, const um_dat *dat);
 /** Add the constant `name` (dim values of type at data) to `file` (atomically, as above). */
 int um_hdf5_write_const(um_context *ctx, const char *file, const char *name, int dim, um_type type,

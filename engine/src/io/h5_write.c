@@ -9,8 +9,9 @@
  *
  * Maps and dats are written by blocks, the same way on one process and on many: rank 0 creates the temporary,
  * writes the sets and constants and creates every map's and dat's dataset of its global shape (space allocated,
- * no fill, no times); then, dataset by dataset, every rank fetches its block of the rows in the global
- * numbering (um_dat_fetch_block, um_map_fetch_block: no rank holds a whole set) and the ranks write their
+ * no fill, no times); then, dataset by dataset, every rank fetches its block of the rows in the global, declared
+ * numbering (um_dat_fetch_block_original_order, um_map_fetch_block_original_order: no rank holds a whole set,
+ * and a reordered run's file is the file of a run without the reordering) and the ranks write their
  * hyperslabs into the temporary one after the other, in rank order (um_in_turn: a token passed from rank
  * to rank; serial HDF5 suffices); last, rank 0 renames the temporary over the file. The outcome of each step is
  * agreed across the ranks before the next (um__dist_agree), so a write that fails on any rank (a full disk, a
@@ -333,8 +334,11 @@ static int write_rows(um_context *ctx, const writer *w, const um_map *map, const
   void *buf = malloc(bytes ? bytes : 1);
   int rc = um__dist_agree(
       ctx, buf ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write %s: out of memory for %zu bytes", what, bytes));
-  if (!rc && wide) rc = um_map_fetch_block64(ctx, map, buf, bytes);
-  else if (!rc) rc = map ? um_map_fetch_block(ctx, map, buf, bytes) : um_dat_fetch_block(ctx, dat, buf, bytes);
+  /* the declared numbering: a run with run.reorder writes the file a run without it writes */
+  if (!rc && wide) rc = um_map_fetch_block_original_order64(ctx, map, buf, bytes);
+  else if (!rc)
+    rc = map ? um_map_fetch_block_original_order(ctx, map, buf, bytes)
+             : um_dat_fetch_block_original_order(ctx, dat, buf, bytes);
   s.buf = buf;
   if (!rc) rc = um__h5w_rows(ctx, &s);
   free(buf);
