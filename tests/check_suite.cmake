@@ -383,5 +383,8 @@ run(1 "cases.0.matrx .*bad_key.yaml:5.*unknown key" --suite ${WORK}/bad_key.yaml
 file(WRITE ${WORK}/no_config.yaml "cases:\n  - name: x\n    config: configs/nowhere.yaml\n    tags: [quick]\n")
 run(1 "case 'x' .*config: .*nowhere.yaml" --suite ${WORK}/no_config.yaml)
 run(1 "no case of .* has the tag 'nosuch'" --suite validation/suite.yaml --tags nosuch)
+# a misspelt tag among good ones is refused too (it would select less, silently), the tags listed once each
+run(1 "no case of .* has the tag 'nosuch'; its cases' tags are: quick split reproducible cpu" --suite validation/suite.yaml
+    --tags quick,nosuch)
 run(0 "airfoil_small\\[seq aos\\].*runs" --suite validation/suite.yaml --list)
 check_schemas(${WORK}) # every JSON file written here that names a format of um's

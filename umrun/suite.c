@@ -192,9 +192,36 @@ static void say_too_many_runs(const suite_file *S, double total) {
 /* The runs: selected cases x their matrices, counted first (a few axes of many values make more runs than
  * memory holds), refused past UMRUN_SUITE_MAX_RUNS; they are expanded one at a time later. Marks the cases
  * selected; returns the number of runs, or -1 for a selection that cannot run (said on stderr). */
+/* Whether some case of S has tag t (its name, a file's tag). */
+static int some_case_has(const suite_file *S, const char *t) {
+  for (int i = 0; i < S->ncases; i++)
+    for (int k = 0; k < S->cases[i].ntags; k++)
+      if (!strcmp(S->cases[i].tags[k], t)) return 1;
+  return 0;
+}
+
+/* The tags of S's cases, each once, in the order they first appear, on stderr. */
+static void say_tags(const suite_file *S) {
+  for (int i = 0; i < S->ncases; i++)
+    for (int t = 0; t < S->cases[i].ntags; t++) {
+      int seen = 0;
+      for (int j = 0; j <= i && !seen; j++)
+        for (int u = 0; u < (j < i ? S->cases[j].ntags : t) && !seen; u++)
+          seen = !strcmp(S->cases[j].tags[u], S->cases[i].tags[t]);
+      if (!seen) fprintf(stderr, " %s", S->cases[i].tags[t]);
+    }
+}
+
 static int select_runs(const suite_opts *o, suite_file *S) {
   int known_tag = o->all;
   double total = 0;
+  for (int i = 0; !o->all && i < o->ntags; i++)
+    if (!some_case_has(S, o->tags[i])) { /* a misspelt tag among others would select less, silently */
+      fprintf(stderr, "umrun --suite: no case of %s has the tag '%s'; its cases' tags are:", o->path, o->tags[i]);
+      say_tags(S);
+      fprintf(stderr, " (or --tags all)\n");
+      return -1;
+    }
   for (int i = 0; i < S->ncases; i++) {
     suite_case *c = &S->cases[i];
     known_tag |= suite_has_tag(c, o->tags, o->ntags);
@@ -214,8 +241,7 @@ static int select_runs(const suite_opts *o, suite_file *S) {
     fprintf(stderr, "umrun --suite: no case of %s has the tag%s", o->path, o->ntags > 1 ? "s" : "");
     for (int i = 0; i < o->ntags; i++) fprintf(stderr, " '%s'", o->tags[i]);
     fprintf(stderr, "; its cases' tags are:");
-    for (int i = 0; i < S->ncases; i++)
-      for (int t = 0; t < S->cases[i].ntags; t++) fprintf(stderr, " %s", S->cases[i].tags[t]);
+    say_tags(S);
     fprintf(stderr, " (or --tags all)\n");
     return -1;
   }
