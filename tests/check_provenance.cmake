@@ -115,6 +115,9 @@ run(0 "1 runs compared; 0 correctness regressions" --compare ${WORK}/a.json ${WO
 if(last_output MATCHES "Settings that differ|NOT COMPARABLE")
   message(FATAL_ERROR "--compare of two runs with the same settings lists settings that differ:\n${last_output}")
 endif()
+# (a') runs of two apps: refused (no loop, metric or setting of one is the other's), not "not run in B"
+run(1 "is a run of jacobi and .*volna.json' a run of volna: compare runs of one app" --compare ${WORK}/a.json
+    ${WORK}/volna.json)
 # (b) a params.* difference: not comparable, the key named first
 run(4 "^# um --compare.*## Settings that differ.*\\| jacobi \\| params.tolerance \\| 1.0e-13 \\(config\\) \\| 1e-12 \\(--set\\) \\| \\*\\*differs: not comparable\\*\\* \\|.*## Verdict.*0 runs compared.*1 pair NOT COMPARABLE"
     --compare ${WORK}/a.json ${WORK}/c.json --json ${WORK}/cmp_ac.json)

@@ -233,7 +233,14 @@ static int load_results(const cmp_opts *op, uj **A, uj **B) {
     fprintf(stderr, "umrun --compare: '%s' is %s and '%s' %s: compare like with like (two results files of umrun "
                     "--suite, or two runs' --json)\n", op->fa, single[0] ? "a single run's --json" : "a results file of "
                     "umrun --suite", op->fb, single[1] ? "a single run's --json" : "a results file of umrun --suite");
-  if (bad || single[0] != single[1]) {
+  const char *app[2] = {"", ""};
+  for (int k = 0; !bad && single[0] && single[1] && k < 2; k++)
+    app[k] = uj_gets(uj_at(uj_get(k ? *B : *A, "cases"), 0), "app", "");
+  const int other_app = strcmp(app[0], app[1]) != 0;
+  if (other_app) /* no loop, metric or setting of one is the other's: nothing to compare */
+    fprintf(stderr, "umrun --compare: '%s' is a run of %s and '%s' a run of %s: compare runs of one app\n", op->fa,
+            app[0], op->fb, app[1]);
+  if (bad || single[0] != single[1] || other_app) {
     uj_free(*A);
     uj_free(*B);
     return EXIT_USAGE;
