@@ -28,6 +28,39 @@ def test_wrong_dtype_refused(ctx):
         ctx.map(s, s, np.zeros((4, 1)), "m")
 
 
+def test_wrong_argument_types_refused(ctx):
+    for size in (2.5, True, "4"):
+        with pytest.raises(TypeError, match="Context.set: size must be a whole number"):
+            ctx.set(size, "s")
+    s = ctx.set(np.int64(4), "s")  # a numpy integer is a whole number
+    x = ctx.dat(s, np.arange(4.0), "x")
+    y = ctx.dat(s, None, "y", dim=1)
+    with pytest.raises(TypeError, match="par_loop: the kernel is a str, not a um.Kernel"):
+        um.par_loop("scale", s, x(READ), y(WRITE))
+    with pytest.raises(TypeError, match="par_loop: the set is a Dat, not a um.Set"):
+        um.par_loop(SCALE, x, x(READ), y(WRITE))
+
+
+def test_a_dat_of_another_type_than_the_kernel_parameter_is_refused(ctx):
+    s = ctx.set(4, "s")
+    xf = ctx.dat(s, np.arange(4.0, dtype=np.float32), "xf")
+    y = ctx.dat(s, None, "y", dim=1)
+    with pytest.raises(um.UmError, match="incompatible"):  # float data to a const double *: the compile refuses it
+        um.par_loop(SCALE, s, xf(READ), y(WRITE))
+
+
+def test_a_kernel_called_again_after_its_compile_failed(ctx):
+    s = ctx.set(4, "s")
+    y = ctx.dat(s, None, "y", dim=1)
+    bad = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(double *y) { y[0] = 2.0 }\n', "k")
+    for _ in range(2):  # the second call: the same error, not a crash
+        with pytest.raises(um.UmError):
+            um.par_loop(bad, s, y(WRITE))
+    good = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(double *y) { y[0] = 2.0; }\n', "k")
+    um.par_loop(good, s, y(WRITE))
+    assert list(y.fetch()) == [2.0] * 4
+
+
 def test_wrong_shape_refused(ctx):
     s = ctx.set(4, "s")
     with pytest.raises(ValueError, match=r"dat 'x': 3 rows, but set 's' has 4 elements"):

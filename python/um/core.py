@@ -235,7 +235,7 @@ class Context:
     def set(self, size, name):
         """Declare a set of ``size`` elements (um_decl_set)."""
         out = ffi.new("um_set **")
-        self.check(lib.um_decl_set(self.ptr, int(size), _text(name), out))
+        self.check(lib.um_decl_set(self.ptr, _whole(size, "Context.set: size"), _text(name), out))
         return Set(self, out[0], name)
 
     def set_block(self, gsize, name, begin=None, count=None):
@@ -577,6 +577,13 @@ def _fill(c, a, ctx, keep):
         raise TypeError("par_loop: an argument must be dat(access[, map[idx]]) or um.Global(...), not %r" % (a,))
 
 
+def _whole(v, what):
+    """v as an int when it is a whole number (an int, a numpy integer); else TypeError naming what."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what} must be a whole number, not {v!r} ({type(v).__name__})")
+    return int(v)
+
+
 def par_loop(kernel, set, *args, name=None):
     """Run ``kernel`` over every element of ``set`` (um_par_loop), one argument per kernel parameter:
     ``dat(access)`` directly, ``dat(access, map[idx])`` through a map, ``Global(value, access)`` for a global.
@@ -584,6 +591,11 @@ def par_loop(kernel, set, *args, name=None):
     Returns the reductions' results: None without a reduced global, the value of the one (a number, or an array
     for dim > 1), or a tuple of them in argument order. ``name`` (default: the kernel's) names the loop in the
     statistics and per-loop settings."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"par_loop: the kernel is a {type(kernel).__name__}, not a um.Kernel "
+                        "(um.Kernel(source, name) or um.kernels(source, *names))")
+    if not isinstance(set, Set):
+        raise TypeError(f"par_loop: the set is a {type(set).__name__}, not a um.Set (Context.set)")
     ctx = set.ctx
     p = ctx.ptr  # raises when the context is closed
     cargs = ffi.new("um_arg[]", len(args))
