@@ -432,6 +432,21 @@ int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, con
  * The JSON goes through a temporary renamed into place (the old file stays
  * until the new one is complete); CSV rows are appended in one checked write
  * (util/safe_file.h). */
+/* 1 (and why into err) when the file at path exists, is not empty, and begins with another line than header: rows
+ * appended to it would not be under their columns' names (a CSV of another program, or of another umrun). */
+static int csv_other_header(const char *path, const char *header, char *err, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0; /* a new file: the header goes first */
+  char first[600] = "";
+  const int empty = !fgets(first, sizeof first, f);
+  fclose(f);
+  if (empty || !strcmp(first, header)) return 0;
+  first[strcspn(first, "\r\n")] = 0;
+  snprintf(err, len, "'%s' begins with another header (\"%.120s%s\"): its columns are not umrun's; name a new file, "
+           "or one umrun --csv wrote", path, first, strlen(first) > 120 ? "..." : "");
+  return 1;
+}
+
 int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings *s, um_context *ctx, const um_app *app,
                         const um_app_run *run, double total, const validation *v, int rc, int status,
                         const char *status_text, const umrun_draw *drawn) {
@@ -465,7 +480,8 @@ int umrun_write_outputs(const um_runner *r, const cmdline *c, const run_settings
       fclose(hf);
     }
     if (bad) snprintf(err, sizeof err, "out of memory formatting the rows for '%s'", c->csv_path);
-    else bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
+    else bad = csv_other_header(c->csv_path, header, err, sizeof err);
+    if (!bad) bad = um_safe_append(c->csv_path, header, rows, n, err, sizeof err);
     free(rows);
     if (bad) {
       umrun_err(r, "--csv: %s\n", err);
