@@ -115,6 +115,16 @@ run(0 "1 runs compared; 0 correctness regressions" --compare ${WORK}/a.json ${WO
 if(last_output MATCHES "Settings that differ|NOT COMPARABLE")
   message(FATAL_ERROR "--compare of two runs with the same settings lists settings that differ:\n${last_output}")
 endif()
+# (a'') runs without a validation reference have no tolerances: a metric that differs is listed and counted, not
+# judged (exit 0), and never silently passed
+run(0 "" ${CFG} --no-validate --set run.backend=seq --json ${WORK}/nv1.json --quiet)
+run(0 "" ${CFG} --no-validate --set run.backend=seq --set params.tolerance=1e-6 --json ${WORK}/nv2.json --quiet)
+run(0 "[1-9][0-9]* metrics? differs? between A and B with no tolerance to judge.*not called" --compare ${WORK}/nv1.json
+    ${WORK}/nv2.json --allow params.tolerance)
+run(0 "0 correctness regressions" --compare ${WORK}/nv1.json ${WORK}/nv1.json)
+if(last_output MATCHES "no tolerance to judge")
+  message(FATAL_ERROR "a run compared with itself has metrics that differ:\n${last_output}")
+endif()
 # (a') runs of two apps: refused (no loop, metric or setting of one is the other's), not "not run in B"
 run(1 "is a run of jacobi and .*volna.json' a run of volna: compare runs of one app" --compare ${WORK}/a.json
     ${WORK}/volna.json)

@@ -129,6 +129,7 @@ typedef struct {
   int within_spread;                          /* changes beyond the noise but inside the measured spread */
   int noisy_one, noisy_loaded;                /* changes beyond the noise not called: one sample; a loaded side */
   int not_comparable, allowed;                /* pairs whose settings differ: refused; allowed (--allow) */
+  int unjudged;                               /* metrics that differ where no validation gives a tolerance */
 } tally;
 
 /* the command line */
@@ -316,6 +317,30 @@ static void compare_metrics(cmp_ctx *c, case_acc *r, const uj *ma, const uj *mb)
     fputs(", \"verdict\": ", J);
     um_json_string(J, verdict);
     fputc('}', J);
+  }
+}
+
+/* A metric's name that says it is a time (never compared as a result). */
+static int timing_name(const char *name) {
+  static const char *const t[] = {"seconds", "ms_per", "per_second", "speedup", "_time_ratio"};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (strstr(name, t[i])) return 1;
+  return 0;
+}
+
+/* Runs without a validation reference have no tolerances: their metrics (the JSON's "metrics", times left out)
+ * that differ are listed and counted, not judged (a 1000x change would otherwise pass unseen). */
+static void unjudged_metrics(cmp_ctx *c, const case_acc *r, const uj *a, const uj *b) {
+  char ename[300];
+  for (int k = 0; a && a->kind == UJ_OBJ && k < a->n; k++) {
+    const char *name = a->keys[k];
+    const uj *x = &a->items[k], *y = uj_get(b, name);
+    if (x->kind != UJ_NUM || timing_name(name)) continue;
+    const double va = x->num, vb = y && y->kind == UJ_NUM ? y->num : NAN;
+    if (va == vb || (isnan(va) && isnan(vb) && y)) continue;
+    c->t.unjudged++;
+    fprintf(c->co, "| %s | %s | %s | %s | %.10g | %.10g | - | - | differs (no validation reference: no tolerance) |\n",
+            r->eid, r->esa, r->esb, MD(ename, name), va, vb);
   }
 }
 
@@ -566,6 +591,7 @@ static int compare_case(cmp_ctx *c, const uj *a, const uj *cb, int first) {
   const uj *ma = uj_get(uj_get(uj_get(a, "run"), "validation"), "metrics");
   const uj *mb = uj_get(uj_get(uj_get(b, "run"), "validation"), "metrics");
   compare_metrics(c, &r, ma, mb);
+  if (!uj_len(ma)) unjudged_metrics(c, &r, uj_get(uj_get(a, "run"), "metrics"), uj_get(uj_get(b, "run"), "metrics"));
   if (compare_loops(c, &r, uj_get(uj_get(a, "run"), "loops"), uj_get(uj_get(b, "run"), "loops"))) return -1;
   char drift[200] = "-";
   if (r.max_share > 0) snprintf(drift, sizeof drift, "%.3g (%s)", r.max_share, r.max_name);
@@ -589,6 +615,10 @@ static void write_verdict(FILE *o, const tally *t, double noise, int spread) {
           t->regressions == 1 ? "" : "s", t->drifts, t->drifts == 1 ? "" : "s", t->slower, t->slower == 1 ? "" : "s",
           t->faster, 100 * noise, spread ? " and the measured spread" : "", t->missing_b, t->missing_b == 1 ? "" : "s",
           t->new_b);
+  if (t->unjudged)
+    fprintf(o, "%d metric%s differ%s between A and B with no tolerance to judge %s (runs without a validation reference: "
+               "the table of correctness below): not called.\n",
+            t->unjudged, t->unjudged == 1 ? "" : "s", t->unjudged == 1 ? "s" : "", t->unjudged == 1 ? "it" : "them");
   if (t->within_spread)
     fprintf(o, "%d loop%s changed by more than %.0f%% but within the measured spread: noisy, not called.\n", t->within_spread,
             t->within_spread == 1 ? "" : "s", 100 * noise);
