@@ -9,6 +9,7 @@
 #   one rank    a path that differs by rank ($OMPI_COMM_WORLD_RANK, or $PMI_RANK under MPICH): rank 0's file is good,
 #               the others' are not HDF5 (only they fail, as they read: the ranks agree after reading)
 #   missing     a path that exists for rank 0 only (checked before the run)
+# A bad deck value in other ranks' blocks only: their message is printed (BookLeaf, below).
 # Volna's Gmsh deck read on rank 0 alone (a degenerate triangle) and a block declaration that does not tile the
 # set are tested elsewhere (umrun.mpi_bad_mesh, BlocksErrors in um_mpi_tests), and so are sizes that disagree with
 # the datasets and a map entry out of range in one rank's rows (BlocksHdf5 and BlocksHdf5Errors there).
@@ -52,3 +53,13 @@ run header "$WORK/header.h5" 2 "header.h5' exists but is not an HDF5 file"
 run folder "$WORK/folder.h5" 1 "mesh.file '[^']*folder.h5' is not a regular file"
 run one_rank "$WORK/rank\${RANK}.h5" 2 "rank 1 of 3 could not read its block of [^:]*: cannot read set 'nodes': '[^']*rank1.h5' exists but is not an HDF5 file"
 run missing "$WORK/only0_\${RANK}.h5" 1 "only0_[12].h5' not found"
+# a bad value of a deck in elements of other ranks' blocks only (BookLeaf's region 2, the right half, on ranks 1 and
+# 2 of 3): their message naming the deck's line is printed, not only rank 0's "another rank could not ..."
+sed 's/density(2)=0.125/density(2)=-0.125/' validation/bookleaf/decks/sod_sm_lag_small > "$WORK/negrho"
+grep -q 'density(2)=-0.125' "$WORK/negrho" || fail "the deck has no density(2)=0.125 to change"
+$T "$MPIEXEC" --oversubscribe -np 3 "$UMRUN" configs/bookleaf_sod_sm_lag_small.yaml --quiet --set run.backend=seq \
+  --set validation.reference= --set output.dir= --set mesh.file="$WORK/negrho" > "$WORK/negrho.log" 2>&1
+rc=$?
+msg="rank [12] of 3: bookleaf failed: [^ ]*negrho:46: density: element [0-9]+ \(region 2\) has density -0.125"
+[ $rc = 1 ] && grep -Eq "$msg" "$WORK/negrho.log" || { cat "$WORK/negrho.log"; fail "deck value on other ranks: exit $rc"; }
+echo "other ranks' deck error: exit 1, $(grep -Eo "$msg" "$WORK/negrho.log" | head -1)"

@@ -86,6 +86,7 @@ int um_app_output_done(um_app_run *run, int rc) {
   if (um_mpi_size() < 2) return rc;
   const int all = um_mpi_agree(rc, -1); /* every rank is at this step: no deadline needed */
   if (rc || !all) return rc;
+  run->failed_elsewhere = 1;
   return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not finish an output step (its "
                      "message says why); rank %d of %d stops with it", um_mpi_rank(), um_mpi_size());
 }
@@ -103,6 +104,7 @@ int um_app_agree(um_app_run *run, int rc, const char *step) {
     um_mpi_abort(2);
   }
   if (rc || !all) return rc;
+  run->failed_elsewhere = 1;
   return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not %s (its message says why); rank %d "
                      "of %d stops with it", step, um_mpi_rank(), um_mpi_size());
 }

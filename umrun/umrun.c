@@ -570,9 +570,9 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
       umrun_remove_field_dir(r, &v); /* MPI_Abort ends this process without its signal handlers */
       um_mpi_abort(mine);
     }
-    int first = rc;
-    um_mpi_bcast_int(&first, 1); /* rank 0's outcome */
-    if (rc && !first)
+    int first[2] = {rc, run.failed_elsewhere};
+    um_mpi_bcast_int(first, 2); /* rank 0's outcome, and whether it was another rank's failure */
+    if (rc && !run.failed_elsewhere && (!first[0] || first[1])) /* rank 0 will not say it: this rank does */
       umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
     if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
   }

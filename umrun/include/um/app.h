@@ -89,6 +89,9 @@ typedef struct {
   int ninputs; /**< files the app read that no option names (um_app_input): the run's JSON lists them with a hash */
   char input_paths[UM_APP_MAX_INPUTS][UM_APP_FIELD_PATH_MAX]; /**< their paths */
   um_app_ckpt *ckpt; /**< checkpoints: the runner's (checkpoint.*, --restart), NULL until used */
+  /** 1 when this rank's failure is another rank's (um_app_agree, um_app_output_done: "another rank could not
+   * ..."): the runner then prints the failing rank's own message, not this one's */
+  int failed_elsewhere;
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
