@@ -176,17 +176,49 @@ static int read_mesh(vl_solver *S, const char *path) {
   return UM_SUCCESS;
 }
 
-static int locate(const vl_mesh *m, float x, float y);
+static int locate(const vl_mesh *m, float x, float y, int *inside);
+
+/* A gauge's file name in output.dir (as write_gauges makes it) without its ".csv": its stream's last component. */
+static size_t gauge_name(const char *stream, const char **name) {
+  const char *slash = strrchr(stream, '/');
+  *name = slash ? slash + 1 : stream;
+  const size_t n = strlen(*name);
+  return n > 4 && !strcmp(*name + n - 4, ".csv") ? n - 4 : n;
+}
+
+/* Two OutputLocation events writing one file: the second would replace the first's samples. */
+static int gauges_distinct(vl_solver *S) {
+  const vl_deck *d = &S->deck;
+  for (int i = 0; i < d->nevents; i++)
+    for (int j = 0; d->events[i].kind == VL_OUT_LOCATION && j < i; j++) {
+      const char *a, *b;
+      const size_t na = gauge_name(d->events[i].stream, &a), nb = gauge_name(d->events[j].stream, &b);
+      if (d->events[j].kind == VL_OUT_LOCATION && na == nb && !strncmp(a, b, na))
+        return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: OutputLocation \"%s\" writes %.*s.csv, as the one of line %d "
+                           "does: give each gauge a name of its own", d->file, d->events[i].line,
+                           d->events[i].stream, (int)na, a, d->events[j].line);
+    }
+  return UM_SUCCESS;
+}
 
 /* What the events need of the whole mesh, found where it was read: the gauges' cells, whether a cell lies west
  * of x = 0. */
 static int whole_mesh_facts(vl_solver *S) {
+  UM_APP_TRY(gauges_distinct(S));
   for (int i = 0; i < S->deck.nevents; i++) S->ngauges += S->deck.events[i].kind == VL_OUT_LOCATION;
   S->gauge_cell = malloc(sizeof(int) * (size_t)(S->ngauges + 1));
   if (!S->gauge_cell) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");
   if (S->blocks && um_mpi_rank() != 0) return UM_SUCCESS;
-  for (int i = 0, g = 0; i < S->deck.nevents; i++)
-    if (S->deck.events[i].kind == VL_OUT_LOCATION) S->gauge_cell[g++] = locate(&S->mesh, S->deck.events[i].x, S->deck.events[i].y);
+  for (int i = 0, g = 0; i < S->deck.nevents; i++) {
+    const vl_event *ev = &S->deck.events[i];
+    if (ev->kind != VL_OUT_LOCATION) continue;
+    int inside = 0;
+    const int c = S->gauge_cell[g++] = locate(&S->mesh, ev->x, ev->y, &inside);
+    if (!inside && S->mesh.ncells > 0) /* upstream's way: the nearest cell; said, since the gauge is not where asked */
+      fprintf(S->r->log, "volna: note: %s:%d: OutputLocation (x = %g, y = %g) lies in no cell of the mesh: its gauge "
+                         "samples the nearest cell, centred at (%g, %g)\n", S->deck.file, ev->line, ev->x, ev->y,
+              S->mesh.cell_xy[2 * (size_t)c], S->mesh.cell_xy[2 * (size_t)c + 1]);
+  }
   for (int c = 0; c < S->mesh.ncells && !S->west; c++) S->west = S->mesh.cell_xy[2 * (size_t)c] < 0.0f;
   return UM_SUCCESS;
 }
@@ -221,8 +253,9 @@ static int build_mesh(vl_solver *S) {
 }
 
 /* The cell holding (x, y): the first whose triangle contains the point, else the nearest centre. */
-static int locate(const vl_mesh *m, float x, float y) {
+static int locate(const vl_mesh *m, float x, float y, int *inside) {
   int best = 0;
+  *inside = 1;
   double bd = INFINITY;
   for (int c = 0; c < m->ncells; c++) {
     const int *v = m->cell_nodes + 3 * (size_t)c;
@@ -234,6 +267,7 @@ static int locate(const vl_mesh *m, float x, float y) {
     const double dx = x - m->cell_xy[2 * (size_t)c], dy = y - m->cell_xy[2 * (size_t)c + 1];
     if (dx * dx + dy * dy < bd) bd = dx * dx + dy * dy, best = c;
   }
+  *inside = 0;
   return best;
 }
 
