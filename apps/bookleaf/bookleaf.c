@@ -182,16 +182,21 @@ static int read_config(um_app_run *r, bl_config *c) {
                            bl_deck_line(d, "eos_param"), k + 1, m + 1, c->eos_param[m][k],
                            c->eos_type[m] == 2 ? "Tait" : "JWL", c->eos_type[m] == 2 ? tait[k] : jwl[k]);
     }
+    if (c->eos_type[m] == 1 && !(c->eos_param[m][0] > 1.0)) /* p = (gamma - 1) rho e: none, or negative, else */
+      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(1,%d) = %g: an ideal gas's gamma must be > 1", f,
+                         bl_deck_line(d, "eos_param"), m + 1, c->eos_param[m][0]);
   }
   const struct {
     const char *key;
     double v;
   } pos[] = {{"cvisc1", d->cvisc1}, {"cvisc2", d->cvisc2}, {"cfl_sf", d->cfl_sf}, {"div_sf", d->div_sf},
              {"dt_initial", d->dt_initial}, {"dt_max", d->dt_max}, {"dt_g", d->dt_g}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    if (!(pos[i].v >= 0.0) || (i >= 4 && !(pos[i].v > 0.0)))
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) { /* cfl_sf (2) and the dts: 0 would make every dt 0 */
+    const int strict = i == 2 || i >= 4;
+    if (!(pos[i].v >= 0.0) || (strict && !(pos[i].v > 0.0)))
       return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: %s = %g: must be %s (after the params.* overrides)", f,
-                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, i >= 4 ? "> 0" : ">= 0");
+                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, strict ? "> 0" : ">= 0");
+  }
   if (!(d->time_end > d->time_start))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: time_end = %g: must be after time_start = %g", f,
                        bl_deck_line(d, "time_end"), d->time_end, d->time_start);

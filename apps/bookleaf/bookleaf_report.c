@@ -223,12 +223,20 @@ int bl_sod_l1(um_app_run *r, const bl_solver *S, const bl_table *t, double *l1) 
   return UM_SUCCESS;
 }
 
-/* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max. */
+/* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max; a row that counted no element in its extrema
+ * (a region whose shape matched no element, or all of them below dencut) has none: its four extrema, still their
+ * starting +-DBL_MAX, are left out and the log says so. */
 int bl_row_metrics(um_app_run *r, const char *prefix, const bl_row *w) {
   static const char *const what[] = {"volume", "mass", "ie", "ke", "pressure", "pressure_min", "pressure_max",
                                      "density", "density_min", "density_max"};
   const double v[10] = {w->vol, w->mass, w->ie, w->ke, w->p, w->pmin, w->pmax, w->rho, w->rmin, w->rmax};
+  const int none = w->pmin == DBL_MAX && w->rmin == DBL_MAX;
+  if (none)
+    fprintf(r->log, "bookleaf: note: %s counts no element in its extrema (its shape matched no element, or every "
+                    "one is below dencut): %s_pressure_min/max and %s_density_min/max are not reported\n",
+            prefix, prefix, prefix);
   for (int i = 0; i < 10; i++) {
+    if (none && (i == 5 || i == 6 || i == 8 || i == 9)) continue;
     char name[96];
     snprintf(name, sizeof name, "%s_%s", prefix, what[i]);
     UM_APP_TRY(um_app_metric(r, name, v[i]));
