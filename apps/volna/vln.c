@@ -189,6 +189,7 @@ static int set_time(lexer *L, void *obj, const char *key) {
   double v;
   if (!strcmp(key, "end")) {
     if (real(L, &v, "Time end")) return -1;
+    if (!(v > 0)) return lfail(L, "Time end = %g: must be > 0 (the run starts at t = 0)", v);
     d->final_time = (float)v;
   } else if (!strcmp(key, "dtmax")) {
     if (real(L, &v, "Time dtmax")) return -1;

@@ -197,6 +197,8 @@ TEST(VolnaDeck, ErrorsNameTheLineAndWhatToDo) {
   EXPECT_NE(err(head + "BoundaryCondition 1 SubCriticalInflowEta x\n").find("reflective"), std::string::npos);
   EXPECT_NE(err("Time { end = 1 }\n").find("no Mesh statement"), std::string::npos);
   EXPECT_NE(err("Mesh Rectangle 0 1 0 1 2 2\n").find("no end time"), std::string::npos);
+  EXPECT_NE(err("Time { end = 0 }\nMesh Rectangle 0 1 0 1 2 2\n").find("case.vln:1: Time end = 0: must be > 0"),
+            std::string::npos);
   EXPECT_NE(err("Time { end = 1 }\nMesh Rectangle 1 1 0 1 2 2\n").find("case.vln:2:"), std::string::npos);
   EXPECT_NE(err("Time { end = 1 }\nMesh Rectangle 0 1 0 1 0 2\n").find("must be >= 1"), std::string::npos);
   EXPECT_NE(err("Time { end = 1 } Time { end = 2 }\nMesh Rectangle 0 1 0 1 2 2\n").find("one statement per line"),
