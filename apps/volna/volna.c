@@ -138,6 +138,20 @@ static const um_option volna_options[] = {
      .help = "a log line every this many steps (0: only the deck's OutputTime)"},
 };
 
+/* The first diagnostics, over the state the deck's Init events made: a value that is not finite there is the
+ * deck's (a formula such as sqrt(-1), 1/(x - x), an Init that never ran at step 0), said with the Init lines. */
+static int initial_state_finite(vl_solver *S, int rc) {
+  if (rc != UM_ERR_DIVERGED) return rc;
+  char lines[200] = "";
+  size_t o = 0;
+  for (int i = 0; i < S->deck.nevents && o < sizeof lines - 16; i++)
+    if (S->deck.events[i].kind <= VL_INIT_GAUSSIAN_LANDSLIDE)
+      o += (size_t)snprintf(lines + o, sizeof lines - o, "%s%d", o ? ", " : "", S->deck.events[i].line);
+  return um_app_fail(S->r, UM_ERR_CONFIG, "%s: the initial state the deck's Init events make is not finite (%s): check "
+                     "their formulas and that they run at step 0 (Init lines: %s)", S->deck.file,
+                     um_error_message(S->ctx), o ? lines : "none");
+}
+
 static int read_config(um_app_run *r, vl_solver *S) {
   char err[2048] = "";
   const char *deck = NULL;
@@ -702,7 +716,7 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));
   double sum[5], mn[2], mx[3];
-  UM_APP_TRY(vl_diagnostics_sum(S, sum, mn, mx));
+  UM_APP_TRY(initial_state_finite(S, vl_diagnostics_sum(S, sum, mn, mx)));
   const double vol0 = sum[0];
   S->dt_min = INFINITY, S->dt_max = 0;
   UM_APP_TRY(resume(S));
