@@ -282,7 +282,7 @@ static int sm_too_coarse(double reach, double diam, char *err, size_t errlen) {
   return snprintf(err, errlen, "neighbours: the mesh is too coarse for this degree: the stencil's reach %g "
                   "(W/2 = (3k+1)h/2) and the largest cell diameter %g give 2 reach + 2 diameter = %g >= 1, the "
                   "period, so a cell could meet two periodic images of one cell; use a finer mesh (more cells, "
-                  "e.g. one more refinement) or a lower degree k", reach, diam, 2 * reach + 2 * diam), -1;
+                  "e.g. one more refinement), or a lower degree k where k > 1", reach, diam, 2 * reach + 2 * diam), -1;
 }
 
 /* Sort v[0..n) of distinct ints in [0, bound) (tmp: room for n). A row comes out of the search as ascending runs,
