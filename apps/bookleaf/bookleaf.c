@@ -550,8 +550,9 @@ static int run(um_app_run *r, bl_solver *S, bl_config *cfg) {
       last_el = c.el;
     }
     if (c.dt < d->dt_min) {
-      rc = um_app_fail(r, UM_ERR_DIVERGED, "dt = %.9e < dt_min = %g at step %d (%s, element %d)", c.dt, d->dt_min,
-                       S->nstep, c.why, c.el);
+      rc = um_app_fail(r, UM_ERR_DIVERGED, "dt = %.9e < dt_min = %g at step %d (%s, element %d)%s", c.dt, d->dt_min,
+                       S->nstep, c.why, c.el,
+                       c.reason == DT_GROWTH && d->dt_g < 1.0 ? ": dt_g < 1 shrinks dt by that factor every step" : "");
       break;
     }
     rc = bl_lagstep(r, S);
