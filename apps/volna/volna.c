@@ -192,33 +192,10 @@ static int read_mesh(vl_solver *S, const char *path) {
 
 static int locate(const vl_mesh *m, float x, float y, int *inside);
 
-/* A gauge's file name in output.dir (as write_gauges makes it) without its ".csv": its stream's last component. */
-static size_t gauge_name(const char *stream, const char **name) {
-  const char *slash = strrchr(stream, '/');
-  *name = slash ? slash + 1 : stream;
-  const size_t n = strlen(*name);
-  return n > 4 && !strcmp(*name + n - 4, ".csv") ? n - 4 : n;
-}
-
-/* Two OutputLocation events writing one file: the second would replace the first's samples. */
-static int gauges_distinct(vl_solver *S) {
-  const vl_deck *d = &S->deck;
-  for (int i = 0; i < d->nevents; i++)
-    for (int j = 0; d->events[i].kind == VL_OUT_LOCATION && j < i; j++) {
-      const char *a, *b;
-      const size_t na = gauge_name(d->events[i].stream, &a), nb = gauge_name(d->events[j].stream, &b);
-      if (d->events[j].kind == VL_OUT_LOCATION && na == nb && !strncmp(a, b, na))
-        return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: OutputLocation \"%s\" writes %.*s.csv, as the one of line %d "
-                           "does: give each gauge a name of its own", d->file, d->events[i].line,
-                           d->events[i].stream, (int)na, a, d->events[j].line);
-    }
-  return UM_SUCCESS;
-}
-
 /* What the events need of the whole mesh, found where it was read: the gauges' cells, whether a cell lies west
  * of x = 0. */
 static int whole_mesh_facts(vl_solver *S) {
-  UM_APP_TRY(gauges_distinct(S));
+  UM_APP_TRY(vl_gauges_distinct(S));
   for (int i = 0; i < S->deck.nevents; i++) S->ngauges += S->deck.events[i].kind == VL_OUT_LOCATION;
   S->gauge_cell = malloc(sizeof(int) * (size_t)(S->ngauges + 1));
   if (!S->gauge_cell) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");

@@ -60,6 +60,29 @@ int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsi
   return UM_SUCCESS;
 }
 
+/* A gauge's file name in output.dir (as write_gauges makes it) without its ".csv": its stream's last component. */
+static size_t gauge_name(const char *stream, const char **name) {
+  const char *slash = strrchr(stream, '/');
+  *name = slash ? slash + 1 : stream;
+  const size_t n = strlen(*name);
+  return n > 4 && !strcmp(*name + n - 4, ".csv") ? n - 4 : n;
+}
+
+/* Two OutputLocation events writing one file: the second would replace the first's samples. */
+int vl_gauges_distinct(vl_solver *S) {
+  const vl_deck *d = &S->deck;
+  for (int i = 0; i < d->nevents; i++)
+    for (int j = 0; d->events[i].kind == VL_OUT_LOCATION && j < i; j++) {
+      const char *a, *b;
+      const size_t na = gauge_name(d->events[i].stream, &a), nb = gauge_name(d->events[j].stream, &b);
+      if (d->events[j].kind == VL_OUT_LOCATION && na == nb && !strncmp(a, b, na))
+        return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: OutputLocation \"%s\" writes %.*s.csv, as the one of line %d "
+                           "does: give each gauge a name of its own", d->file, d->events[i].line,
+                           d->events[i].stream, (int)na, a, d->events[j].line);
+    }
+  return UM_SUCCESS;
+}
+
 /* every rank: one outcome (under mpirun rank 0 writes the files) */
 static int write_gauges(vl_solver *S);
 int vl_write_gauges(vl_solver *S) {
@@ -73,10 +96,11 @@ static int write_gauges(vl_solver *S) {
   for (int g = 0; g < S->ngauges; g++) {
     const vl_event *ev = &S->deck.events[S->gauge_event[g]];
     char path[4096], why[1200];
-    const char *slash = strrchr(ev->stream, '/');
-    const char *name = slash ? slash + 1 : ev->stream;
-    const size_t n = strlen(name);
-    UM_APP_TRY(um_app_output_path(r, name, n > 4 && !strcmp(name + n - 4, ".csv") ? "" : ".csv", path, sizeof path));
+    const char *name;
+    const size_t n = gauge_name(ev->stream, &name);
+    char base[300];
+    snprintf(base, sizeof base, "%.*s", (int)n, name);
+    UM_APP_TRY(um_app_output_path(r, base, ".csv", path, sizeof path));
     um_safe_file sf;
     if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
     int bad = fprintf(sf.f, "# gauge at x = %g, y = %g (%s:%d)\nt,eta,H,U,V,Zb\n", ev->x, ev->y, S->deck.file,
