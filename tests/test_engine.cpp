@@ -535,6 +535,11 @@ TEST_F(Loop, WrongArgCountAndAccess) {
   EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_dat(f, 0, pedge, 1, UM_FLOAT, UM_MIN)), UM_ERR_ARG);
   EXPECT_NE(c.msg().find("only for global args"), std::string::npos) << c.msg();
   EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_gbl(&s, 1, UM_DOUBLE, UM_WRITE)), UM_ERR_ARG);
+  // an access mode outside the enum: refused (a global's result was dropped silently, exit 0)
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_gbl(&s, 1, UM_DOUBLE, (um_access)42)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("global arg of unknown access mode 42"), std::string::npos) << c.msg();
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_dat(f, 0, pedge, 1, UM_FLOAT, (um_access)-1)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("unknown access mode -1"), std::string::npos) << c.msg();
   EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), um_arg_gbl(nullptr, 1, UM_DOUBLE, UM_INC)), UM_ERR_ARG);
   EXPECT_EQ(run(W(), um_arg_dat(nullptr, 0, pedge, 2, UM_DOUBLE, UM_READ), U(1), R(0), R(1), F()), UM_ERR_ARG);
   EXPECT_EQ(um_par_loop(c.ctx, nullptr, "x", edges, 0, nullptr), UM_ERR_ARG);

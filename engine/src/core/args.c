@@ -104,6 +104,9 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
     if (a->dim < 1 || a->dim > UM_MAX_SCRATCH_DIM)
       return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg dim %d outside 1..%d", loop, i, a->dim,
                       UM_MAX_SCRATCH_DIM);
+    if ((int)a->acc < (int)UM_READ || (int)a->acc > (int)UM_MAX)
+      return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: global arg of unknown access mode %d (UM_READ, UM_INC, "
+                      "UM_MIN or UM_MAX)", loop, i, (int)a->acc);
     if (a->acc == UM_WRITE || a->acc == UM_RW)
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "loop '%s', arg %d: a global arg may be READ, INC, MIN or MAX, not %s (use a dat for "
@@ -115,6 +118,9 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
   const um_dat *d = a->dat;
   if (!d) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat is NULL", loop, i);
   if (d->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: dat '%s' belongs to another context", loop, i, d->name);
+  if ((int)a->acc < (int)UM_READ || (int)a->acc > (int)UM_MAX)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): unknown access mode %d (UM_READ, UM_WRITE, "
+                    "UM_RW or UM_INC)", loop, i, d->name, (int)a->acc);
   if (a->acc != UM_READ && a->acc != UM_WRITE && a->acc != UM_RW && a->acc != UM_INC)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d (dat '%s'): access %s is only for global args", loop, i,
                     d->name, um_access_name(a->acc));
