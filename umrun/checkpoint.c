@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "checkpoint_run.h"
-#include "hash.h"
 #include "child.h"
 #include "options.h"
+#include "provenance.h"
 #include "um/build_config.h"
 #include "um/checkpoint.h"
 #include "um/distributed.h"
@@ -207,25 +207,18 @@ static const um_option *app_option(const um_app *app, const char *key) {
   return NULL;
 }
 
-/* The bytes of the regular file at path hashed on rank 0, 16 hex digits into out on every rank (collective: every
- * rank's text is rank 0's): 0, or -1 when it is no regular file rank 0 can read (a folder, a file the run is to
- * write). */
-static int file_digest(const char *path, char out[17]) {
+/* The SHA-256 of the regular file at path, taken on rank 0 (the hash the run's JSON records for its inputs), into
+ * out on every rank (collective: every rank's text is rank 0's): 0, or -1 when it is no regular file rank 0 can read
+ * (a folder, a file the run is to write). */
+static int file_digest(const char *path, char out[65]) {
   struct {
     int ok;
-    char hex[17];
+    char hex[65];
   } d = {0, ""};
   struct stat st;
-  FILE *f = um_mpi_rank() == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
-  if (f) {
-    uint64_t h = UM_FNV_OFFSET;
-    char buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = um_fnv1a(h, buf, n);
-    d.ok = !ferror(f);
-    fclose(f);
-    snprintf(d.hex, sizeof d.hex, "%016llx", (unsigned long long)h);
-  }
+  double bytes = 0;
+  if (um_mpi_rank() == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    d.ok = umrun_sha256_file(path, d.hex, &bytes) == 0;
   if (um_mpi_bcast_bytes(&d, sizeof d) != UM_SUCCESS) d.ok = 0; /* then on every rank: MPI fails everywhere */
   memcpy(out, d.hex, sizeof d.hex);
   return d.ok ? 0 : -1;
@@ -243,7 +236,7 @@ static int text_line(const char *key, const char *value, const char *origin, int
   const um_option *o = app_option(t->app, key);
   const int physics = o && !(o->flags & UM_OPT_NOT_PHYSICS) && strncmp(key, "run.", 4);
   fprintf(physics ? t->physics : t->settings, "%s = %s\n", key, value);
-  char digest[17];
+  char digest[65];
   if (physics && (o->flags & UM_OPT_PATH) && file_digest(value, digest) == 0) /* a deck: what it says, too */
     fprintf(t->physics, "%s content = %s\n", key, digest);
   return 0;
