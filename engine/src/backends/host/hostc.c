@@ -634,14 +634,12 @@ void um__hostc_timed(um_context *ctx, const um_loop *loop, double seconds) {
   if (m->ran >= 0) m->seconds += seconds;
 }
 
-int um__hostc_range(um_context *ctx, um_loop *loop) {
+static int hostc_range(um_context *ctx, um_loop *loop) {
   um_loop_rec *r = &ctx->loops[loop->id];
   um_hostc_memo *m = &r->hostc;
   const long call = r->calls + 1;
   loop->compiled = NULL;
-  /* a later piece of the call: the range its first piece ran. A kernel with no range of its own always had one
-   * then; without it, the first piece failed (its call was never counted) and this is a new call: made anew */
-  if (m->call == call && (m->fn || loop->kernel->range)) {
+  if (m->call == call) { /* a later piece of the call: the range its first piece ran */
     loop->compiled = m->fn;
     return UM_SUCCESS;
   }
@@ -698,6 +696,14 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   r->compiled_calls++;
   if (m->ran == 1) r->simd_calls++;
   return UM_SUCCESS;
+}
+
+int um__hostc_range(um_context *ctx, um_loop *loop) {
+  const int rc = hostc_range(ctx, loop);
+  /* a call that fails here is never counted (core/loop.c): its memo goes, so that the next call under this loop's
+   * name, with this kernel or a mended one, is made anew rather than taken for a later piece of the failed one */
+  if (rc != UM_SUCCESS) ctx->loops[loop->id].hostc.call = 0;
+  return rc;
 }
 
 void um__hostc_free(um_context *ctx) {
