@@ -189,14 +189,14 @@ static int read_config(um_app_run *r, bl_config *c) {
   const struct {
     const char *key;
     double v;
-  } pos[] = {{"cvisc1", d->cvisc1}, {"cvisc2", d->cvisc2}, {"cfl_sf", d->cfl_sf}, {"div_sf", d->div_sf},
-             {"dt_initial", d->dt_initial}, {"dt_max", d->dt_max}, {"dt_g", d->dt_g}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) { /* cfl_sf (2) and the dts: 0 would make every dt 0 */
-    const int strict = i == 2 || i >= 4;
-    if (!(pos[i].v >= 0.0) || (strict && !(pos[i].v > 0.0)))
+    int strict; /* > 0: cfl_sf and the dts, where 0 would make every dt 0 */
+  } pos[] = {{"cvisc1", d->cvisc1, 0},         {"cvisc2", d->cvisc2, 0}, {"cfl_sf", d->cfl_sf, 1},
+             {"div_sf", d->div_sf, 0},         {"dt_initial", d->dt_initial, 1}, {"dt_max", d->dt_max, 1},
+             {"dt_g", d->dt_g, 1}};
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+    if (!(pos[i].v >= 0.0) || (pos[i].strict && !(pos[i].v > 0.0)))
       return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: %s = %g: must be %s (after the params.* overrides)", f,
-                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, strict ? "> 0" : ">= 0");
-  }
+                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, pos[i].strict ? "> 0" : ">= 0");
   if (!(d->time_end > d->time_start))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: time_end = %g: must be after time_start = %g", f,
                        bl_deck_line(d, "time_end"), d->time_end, d->time_start);
