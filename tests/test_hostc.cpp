@@ -712,6 +712,27 @@ TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
               UM_ERR_UNSUPPORTED);
     msg = um_error_message(ctx);
     EXPECT_TRUE(has(msg, "declared from source alone") && has(msg, "vector")) << msg;
+
+    // a call that compiles but then fails (its reduction diverges), the kernel mended under the same name: the
+    // next call runs the mended kernel, not the failed call's module
+    const um_kernel nan = {"mean", 2, nullptr,
+                           "#include \"um/kernel.h\"\nUM_KERNEL void mean(const double *x, double *g) { g[0] += x[0] / (x[0] - x[0]); }\n",
+                           "mean.h", nullptr};
+    double g = 0;
+    ASSERT_EQ(um_decl_kernel(ctx, &nan, &k), UM_SUCCESS);
+    EXPECT_EQ(UM_PAR_LOOP(ctx, *k, "mean", s, um_arg_dat(x, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_gbl(&g, 1, UM_DOUBLE, UM_INC)),
+              UM_ERR_DIVERGED);
+    const um_kernel mean = {"mean", 2, nullptr,
+                            "#include \"um/kernel.h\"\nUM_KERNEL void mean(const double *x, double *g) { g[0] += x[0] / 8; }\n",
+                            "mean.h", nullptr};
+    ASSERT_EQ(um_decl_kernel(ctx, &mean, &k), UM_SUCCESS);
+    g = 0;
+    ASSERT_EQ(UM_PAR_LOOP(ctx, *k, "mean", s, um_arg_dat(x, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                          um_arg_gbl(&g, 1, UM_DOUBLE, UM_INC)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    EXPECT_EQ(g, 4.5);
     um_finalize(&ctx);
   }
 }
