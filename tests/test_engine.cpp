@@ -546,6 +546,94 @@ TEST_F(Loop, WrongArgCountAndAccess) {
   EXPECT_EQ(um_par_loop(c.ctx, &edge_inc_kernel, "x", nullptr, 0, nullptr), UM_ERR_ARG);
 }
 
+// One dat incremented through one argument and read or written through another, one of them through a map: an
+// element could see rows other elements are adding to, so the loop is refused; increments alone are not.
+TEST_F(Loop, ADatIncrementedAndReadThroughMapsIsRefused) {
+  EXPECT_EQ(run(W(), um_arg_dat(r, 0, pedge, 2, UM_DOUBLE, UM_READ), U(1), R(0), R(1), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("dat 'r' is incremented by arg 3 (through a map) and read by arg 1 (through a map)"),
+            std::string::npos) << c.msg();
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), um_arg_dat(r, 1, pedge, 2, UM_DOUBLE, UM_WRITE), F()), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("dat 'r' is incremented by arg 3 (through a map) and written by arg 4"), std::string::npos)
+      << c.msg();
+  ASSERT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg(); // increments of one dat: sums commute
+}
+
+// Names of 1 .. UM_MAX_NAME printable bytes: a longer one (split temporaries and checkpoint datasets are named
+// after them) or one with a control character is refused where it is declared or first used.
+TEST_F(Loop, NamesAreBoundedAndPrintable) {
+  const std::string longest(UM_MAX_NAME, 'L'), over(UM_MAX_NAME + 1, 'L');
+  double g = 0;
+  int cnt = 0;
+  EXPECT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, longest.c_str(), edges, W(), U(0), U(1), R(0), R(1), F(),
+                        um_arg_gbl(&g, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
+            UM_SUCCESS)
+      << c.msg();
+  EXPECT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, over.c_str(), edges, W(), U(0), U(1), R(0), R(1), F(),
+                        um_arg_gbl(&g, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
+            UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("a name of 129 bytes; names are at most 128"), std::string::npos) << c.msg();
+  EXPECT_EQ(um_loop_set_block_size(c.ctx, over.c_str(), 64), UM_ERR_ARG);
+  um_set *s = nullptr;
+  EXPECT_EQ(um_decl_set(c.ctx, 4, "two\nlines", &s), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("set 'two...': its name has a control character (byte 3, code 10)"), std::string::npos)
+      << c.msg();
+  um_reduction *r = nullptr;
+  EXPECT_EQ(um_decl_reduction(c.ctx, 1, UM_DOUBLE, UM_INC, over.c_str(), &r), UM_ERR_ARG);
+  // a kernel with source is called by its name in compiled code: a C identifier
+  const um_kernel odd = {"not an identifier", 1, nullptr, "void x(double *y) {}\n", "x.h", nullptr};
+  const um_kernel *k = nullptr;
+  EXPECT_EQ(um_decl_kernel(c.ctx, &odd, &k), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("must be a C identifier"), std::string::npos) << c.msg();
+}
+
+// A reduction handle passed twice to one loop, a dat handed to another context, an unknown strategy: refused.
+TEST_F(Loop, OneLoopOneReductionArgAndOwnDats) {
+  um_reduction *sum = nullptr;
+  ASSERT_EQ(um_decl_reduction(c.ctx, 1, UM_DOUBLE, UM_INC, "sum", &sum), UM_SUCCESS);
+  int cnt = 0;
+  EXPECT_EQ(UM_PAR_LOOP(c.ctx, edge_inc_kernel, "edge_inc", edges, W(), U(0), U(1), R(0), R(1), F(),
+                        um_arg_reduction(sum), um_arg_gbl(&cnt, 1, UM_INT, UM_INC)),
+            UM_SUCCESS)
+      << c.msg();
+  const um_kernel two = {"two", 2, edge_inc_kernel.range, nullptr, nullptr, nullptr};
+  EXPECT_EQ(UM_PAR_LOOP(c.ctx, two, "two", edges, um_arg_reduction(sum), um_arg_reduction(sum)), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("reduction 'sum' is passed as arg 0 and arg 1"), std::string::npos) << c.msg();
+  Ctx other("seq");
+  std::vector<double> buf(2 * 64);
+  EXPECT_EQ(um_dat_fetch(other.ctx, u, buf.data(), 0), UM_ERR_ARG);
+  EXPECT_NE(other.msg().find("dat 'u' belongs to another context"), std::string::npos) << other.msg();
+  EXPECT_EQ(um_loop_set_strategy(c.ctx, "edge_inc", (um_strategy)99), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("unknown strategy 99"), std::string::npos) << c.msg();
+  EXPECT_EQ(um_loop_set_block_size(c.ctx, "edge_inc", UM_MAX_BLOCK_SIZE + 1), UM_ERR_ARG);
+  EXPECT_EQ(um_loop_set_block_size(c.ctx, "edge_inc", UM_MAX_BLOCK_SIZE), UM_SUCCESS) << c.msg();
+  EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
+}
+
+// A context whose um_init failed is returned for its message: anything declared or run in it is refused with
+// that message (a loop reached the backend it does not have and crashed).
+TEST(Engine, AContextWhoseInitFailedRefusesWork) {
+  for (int why = 0; why < 2; why++) {
+    um_options o;
+    um_options_default(&o);
+    if (why) o.backend = "nosuch";
+    else o.block_size = UM_MAX_BLOCK_SIZE + 1;
+    um_context *ctx = nullptr;
+    ASSERT_NE(um_init(&ctx, &o), UM_SUCCESS);
+    ASSERT_NE(ctx, nullptr);
+    const std::string first = um_error_message(ctx);
+    um_set *s = nullptr;
+    EXPECT_EQ(um_decl_set(ctx, 3, "s", &s), UM_ERR_ARG);
+    const std::string msg = um_error_message(ctx);
+    EXPECT_NE(msg.find("this context's um_init failed (" + first.substr(0, first.find('\n')) + ")"), std::string::npos)
+        << msg;
+    EXPECT_EQ(um_loop_set_strategy(ctx, "x", UM_STRATEGY_COLOURED), UM_ERR_ARG);
+    const um_kernel k = {"k", 1, edge_inc_kernel.range, nullptr, nullptr, nullptr};
+    double g = 0;
+    EXPECT_EQ(UM_PAR_LOOP(ctx, k, "k", s, um_arg_gbl(&g, 1, UM_DOUBLE, UM_INC)), UM_ERR_ARG);
+    EXPECT_EQ(um_finalize(&ctx), UM_SUCCESS);
+  }
+}
+
 TEST(Engine, ZeroSizeSetsRunNothing) {
   for (const char *b : {"seq", "openmp"}) {
     if (!um_backend_available(b)) continue;

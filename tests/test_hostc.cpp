@@ -733,6 +733,25 @@ TEST(HostCompile, KernelsFromSourceAloneAlwaysRunCompiled) {
               UM_SUCCESS)
         << um_error_message(ctx);
     EXPECT_EQ(g, 4.5);
+
+    // the loop statistics reset after one call, the kernel mended under the same name: the next call runs the
+    // mended kernel (the memo was keyed on the record's call count, which the reset set back)
+    const um_kernel twice2 = {"apply", 2, nullptr,
+                              "#include \"um/kernel.h\"\nUM_KERNEL void apply(const double *x, double *y) { y[0] = 2.0 * x[0]; }\n",
+                              "apply.h", nullptr};
+    const um_kernel thrice = {"apply", 2, nullptr,
+                              "#include \"um/kernel.h\"\nUM_KERNEL void apply(const double *x, double *y) { y[0] = 3.0 * x[0]; }\n",
+                              "apply.h", nullptr};
+    for (const um_kernel *kk : {&twice2, &thrice}) {
+      ASSERT_EQ(um_decl_kernel(ctx, kk, &k), UM_SUCCESS);
+      ASSERT_EQ(UM_PAR_LOOP(ctx, *k, "apply", s, um_arg_dat(x, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                            um_arg_dat(y, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      ASSERT_EQ(um_dat_fetch(ctx, y, out, sizeof out), UM_SUCCESS);
+      EXPECT_EQ(out[7], (kk == &thrice ? 3.0 : 2.0) * v[7]);
+      um_loop_stats_reset(ctx);
+    }
     um_finalize(&ctx);
   }
 }

@@ -73,7 +73,7 @@ int um_decl_kernel(um_context *ctx, const um_kernel *kernel, const um_kernel **o
   um_par_loop_list((ctx), &(kernel), (name), (set), {__VA_ARGS__})
 #endif
 
-/** Per-loop block size (0 keeps the context's). */
+/** Per-loop block size, 1 .. UM_MAX_BLOCK_SIZE (0 keeps the context's). */
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size);
 /** Per-loop strategy (UM_STRATEGY_AUTO keeps the context's). */
 int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy strategy);

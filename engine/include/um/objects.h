@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/** The longest name of a set, map, dat, constant, reduction, kernel or loop, in bytes. A name is 1 .. UM_MAX_NAME
+ * bytes without control characters (newlines, tabs, ...); a longer one, or one with them, is refused. */
+#define UM_MAX_NAME 128
+
 /** Declare a set of `size` elements. Names must be unique per kind.
  * @param ctx  the context
  * @param size elements of the set (>= 0)

@@ -37,13 +37,16 @@ int um_compile_parse(const char *s, um_compile *out);
 
 /** Execution options, fixed at um_init (layout and block size may also be set
  * per dat / per loop later). Start from um_options_default. */
+/** The largest block size (um_options.block_size, um_loop_set_block_size, run.block_size). */
+#define UM_MAX_BLOCK_SIZE (1 << 20)
+
 typedef struct {
   const char *backend;    /**< a registered backend's name ("seq", "openmp",
                              "cuda", ...) or NULL / "auto": the available
                              backend of highest priority                      */
   um_strategy strategy;   /**< UM_STRATEGY_AUTO: the backend's default           */
   um_layout layout;       /**< default layout of dats declared from now on       */
-  int block_size;         /**< plan mini-partition size (elements), > 0          */
+  int block_size;         /**< plan mini-partition size (elements), 1 .. UM_MAX_BLOCK_SIZE */
   int nthreads;           /**< OpenMP threads, 0 = runtime default; at most um_threads_max() */
   int check_plans;        /**< 1: verify every plan after building it            */
   int verbose;            /**< 0 quiet, 1 info, 2 debug (messages to log)        */

@@ -64,7 +64,7 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
   const int serial = conflicts && loop->has_whole_inc && um_context_reproducible(ctx) && um_loop_vec_incs_only(loop);
   if (conflicts && !atomics && !serial) UM_BACKEND_CHECK(ctx, um_loop_plan(ctx, loop, &plan));
   const int b0 = loop->begin, n = loop->end - loop->begin, bs = loop->block_size;
-  const int nchunks = plan ? plan->nblocks : (n + bs - 1) / bs;
+  const int nchunks = plan ? plan->nblocks : (int)(((long long)n + bs - 1) / bs); /* n, bs up to INT_MAX */
   int gwidth = 0; /* doubles per chunk of reduction partials */
   for (int i = 0; i < loop->nargs; i++)
     if (loop->args[i].kind == UM_ARG_GBL && loop->args[i].acc != UM_READ) gwidth += loop->args[i].dim;
@@ -88,7 +88,8 @@ static int omp_run(um_context *ctx, void *state, um_loop *loop) {
     if (!plan) {
 #pragma omp for schedule(static)
       for (int k = 0; k < nchunks; k++) {
-        int b = b0 + k * bs, e = b + bs < b0 + n ? b + bs : b0 + n;
+        const long long lb = b0 + (long long)k * bs, le = lb + bs < (long long)b0 + n ? lb + bs : (long long)b0 + n;
+        const int b = (int)lb, e = (int)le;
         run_chunk(loop, x, b, e, parts ? parts + (size_t)k * gwidth : NULL, gwidth);
       }
     } else {

@@ -206,3 +206,31 @@ int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *
   }
   return UM_SUCCESS;
 }
+
+/* One dat incremented by one argument and read or written by another, one of them through a map: an element
+ * could see (or overwrite) rows other elements are adding to, and the result would depend on the order they run in.
+ * Increments alone commute; writes that are not increments are the engine's to order (a map whose targets never
+ * meet, e.g. slots, runs them apart). */
+int um__check_aliases(um_context *ctx, const char *loop, int nargs, const um_arg *args) {
+  for (int i = 0; i < nargs; i++) {
+    const um_arg *a = &args[i];
+    for (int j = i + 1; a->kind == UM_ARG_GBL && a->red && j < nargs; j++)
+      if (args[j].kind == UM_ARG_GBL && args[j].red == a->red)
+        return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': reduction '%s' is passed as arg %d and arg %d; a reduction is "
+                        "one argument of a loop (for two results, declare two reductions)", loop, um__reduction_name(a->red), i, j);
+    if (a->kind != UM_ARG_DAT) continue;
+    for (int j = 0; j < nargs; j++) {
+      const um_arg *b = &args[j];
+      if (j == i || b->kind != UM_ARG_DAT || b->dat != a->dat || a->acc != UM_INC || b->acc == UM_INC) continue;
+      if (!a->map && !b->map) continue; /* both direct: each element its own row */
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "loop '%s': dat '%s' is incremented by arg %d (%s) and %s by arg %d (%s): an element could "
+                      "see rows other elements are adding to, and the result would depend on the order they run in; "
+                      "increment the dat in one loop and %s it in another, or pass every argument of it as UM_INC",
+                      loop, a->dat->name, i, a->map ? "through a map" : "directly",
+                      b->acc == UM_READ ? "read" : "written", j, b->map ? "through a map" : "directly",
+                      b->acc == UM_READ ? "read" : "write");
+    }
+  }
+  return UM_SUCCESS;
+}

@@ -58,8 +58,26 @@ static um_map *map_new(um_context *ctx, const char *name, um_set *from, um_set *
   return m;
 }
 
-static int check_name(um_context *ctx, const char *what, const char *name) {
+int um__check_name(um_context *ctx, const char *what, const char *name) {
   if (!name || !*name) return UM_ERROR(ctx, UM_ERR_ARG, "%s declared without a name: give every %s a name", what, what);
+  const size_t n = strnlen(name, UM_MAX_NAME + 1);
+  if (n > UM_MAX_NAME)
+    return UM_ERROR(ctx, UM_ERR_ARG, "%s '%.40s...': a name of %zu bytes; names are at most %d (UM_MAX_NAME)", what,
+                    name, strlen(name), UM_MAX_NAME);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+      return UM_ERROR(ctx, UM_ERR_ARG, "%s '%.*s...': its name has a control character (byte %zu, code %d); names are "
+                      "printable text", what, (int)i, name, i, (unsigned char)name[i]);
+  return UM_SUCCESS;
+}
+
+int um__check_kernel_name(um_context *ctx, const um_kernel *k) {
+  UM_CHECK(ctx, um__check_name(ctx, "kernel", k->name));
+  if (!k->source) return UM_SUCCESS;
+  for (const char *c = k->name; *c; c++) /* compiled code calls it by its name */
+    if (!(isalpha((unsigned char)*c) || *c == '_' || (c > k->name && isdigit((unsigned char)*c))))
+      return UM_ERROR(ctx, UM_ERR_ARG, "kernel '%s': a kernel with source is called by its name, which must be a C "
+                      "identifier (letters, digits and '_', not starting with a digit): name it as its function", k->name);
   return UM_SUCCESS;
 }
 
@@ -155,8 +173,8 @@ int um_init(um_context **out, const um_options *opts) {
     return UM_ERR_ALLOC;
   }
   int rc = um__context_defaults(ctx); /* run.split, run.tune, mpi.*: their declared defaults */
-  if (rc == UM_SUCCESS && ctx->opts.block_size <= 0)
-    rc = UM_ERROR(ctx, UM_ERR_ARG, "block size %d is not positive: use e.g. 256", ctx->opts.block_size);
+  if (rc == UM_SUCCESS && (ctx->opts.block_size <= 0 || ctx->opts.block_size > UM_MAX_BLOCK_SIZE))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "block size %d: use 1 .. %d, e.g. 256", ctx->opts.block_size, UM_MAX_BLOCK_SIZE);
   if (rc == UM_SUCCESS && (ctx->opts.row_align < 1 || ctx->opts.row_align > 4096))
     rc = UM_ERROR(ctx, UM_ERR_ARG, "row_align %d: use 1 .. 4096 (1: rows as the set's size)", ctx->opts.row_align);
   if (rc == UM_SUCCESS && ctx->opts.nthreads < 0)
@@ -172,8 +190,23 @@ int um_init(um_context **out, const um_options *opts) {
   ctx->opts.extra_backends = NULL;
   ctx->opts.nextra_backends = 0;
   /* on failure keep the context so the caller can read the message */
+  ctx->init_failed = rc != UM_SUCCESS ? rc : 0;
   *out = ctx;
   return rc;
+}
+
+int um__ctx_init_failed(const um_context *ctx) { return ctx->init_failed != 0; }
+
+int um__ctx_failed(um_context *ctx) {
+  static const char head[] = "this context's um_init failed";
+  if (strncmp(ctx->errmsg, head, sizeof head - 1) != 0) {
+    char why[UM_ERRMSG_LEN];
+    snprintf(why, sizeof why, "%s", ctx->errmsg);
+    why[strcspn(why, "\n")] = '\0'; /* its message, not its trail */
+    UM_ERROR(ctx, UM_ERR_ARG, "%s (%s): nothing can be declared or run in it; um_finalize it and call um_init again",
+             head, why);
+  }
+  return UM_ERR_ARG;
 }
 
 int um_options_set_backend(um_options *o, const char *key, const char *value) {
@@ -259,7 +292,7 @@ void *um_context_backend_state(const um_context *ctx) { return ctx ? ctx->bstate
 const char *um_context_backend(const um_context *ctx) { return ctx && ctx->backend ? ctx->backend->name : ""; }
 int um_context_on_host(const um_context *ctx) { return ctx && ctx->backend && ctx->backend->caps.host_code; }
 int um_context_device_info(um_context *ctx, um_device_info *out) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   memset(out, 0, sizeof *out);
@@ -286,11 +319,11 @@ int um_context_host_threads(const um_context *ctx) {
 }
 
 int um_decl_set(um_context *ctx, int size, const char *name, um_set **out) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
-  UM_CHECK(ctx, check_name(ctx, "set", name));
+  UM_CHECK(ctx, um__check_name(ctx, "set", name));
   if (size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared with negative size %d", name, size);
   if (um_find_set(ctx, name)) return UM_ERROR(ctx, UM_ERR_ARG, "a set named '%s' is already declared", name);
   if (ctx->dist)
@@ -324,11 +357,11 @@ static int owned(um_context *ctx, const void *obj, const char *what, const char 
 int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int *data, const char *name,
                  um_map **out, long long *keep, int *keep32, int *take) {
   const int blocks = keep || keep32;
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
-  UM_CHECK(ctx, check_name(ctx, "map", name));
+  UM_CHECK(ctx, um__check_name(ctx, "map", name));
   UM_CHECK(ctx, owned(ctx, from, "from-set", name));
   UM_CHECK(ctx, owned(ctx, to, "to-set", name));
   if (from->ctx != ctx || to->ctx != ctx)
@@ -384,10 +417,10 @@ int um_decl_map_take(um_context *ctx, um_set *from, um_set *to, int arity, int *
 }
 
 int um_decl_set_block(um_context *ctx, long long gsize, long long begin, int count, const char *name, um_set **out) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
-  UM_CHECK(ctx, check_name(ctx, "set", name));
+  UM_CHECK(ctx, um__check_name(ctx, "set", name));
   if (gsize < 0)
     return UM_ERROR(ctx, UM_ERR_ARG, "set '%s' declared by blocks with global size %lld: it must be 0 or more", name,
                     gsize);
@@ -439,7 +472,7 @@ static int dat_checks(um_context *ctx, um_set *set, int dim, um_type type, const
                       long long *rows, size_t *bytes, size_t *given) {
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
-  UM_CHECK(ctx, check_name(ctx, "dat", name));
+  UM_CHECK(ctx, um__check_name(ctx, "dat", name));
   UM_CHECK(ctx, owned(ctx, set, "set", name));
   if (set->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': its set belongs to another context", name);
   if (dim <= 0) return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' declared with dim %d; dim must be >= 1", name, dim);
@@ -485,7 +518,7 @@ static um_dat *dat_record(um_context *ctx, um_set *set, int dim, um_type type, c
 
 int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void *data, const char *name,
                 um_dat **out) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   long long rows = 0;
   size_t bytes = 0, given = 0;
   UM_CHECK(ctx, dat_checks(ctx, set, dim, type, name, out, &rows, &bytes, &given));
@@ -556,8 +589,8 @@ int um_decl_dat_take(um_context *ctx, um_set *set, int dim, um_type type, void *
 }
 
 int um_decl_const(um_context *ctx, const char *name, int dim, um_type type, const void *data) {
-  if (!ctx) return UM_ERR_ARG;
-  UM_CHECK(ctx, check_name(ctx, "constant", name));
+  UM_CTX_OK(ctx);
+  UM_CHECK(ctx, um__check_name(ctx, "constant", name));
   if (dim <= 0 || !data) return UM_ERROR(ctx, UM_ERR_ARG, "constant '%s': dim must be >= 1 and data non-NULL", name);
   size_t esize = um_type_size(type);
   if (!esize) return UM_ERROR(ctx, UM_ERR_ARG, "constant '%s' declared with unknown type %d", name, (int)type);
@@ -643,7 +676,7 @@ int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_ty
 }
 
 int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!out)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!out)", __func__);
   *out = NULL;
@@ -652,6 +685,7 @@ int um_decl_kernel(um_context *ctx, const um_kernel *k, const um_kernel **out) {
                     "um_decl_kernel: a kernel needs a name, a range function or its source, and 1 to %d arguments "
                     "(got '%s', %d)",
                     UM_MAX_ARGS, k && k->name ? k->name : "(null)", k ? k->nargs : 0);
+  UM_CHECK(ctx, um__check_kernel_name(ctx, k));
   if (!k->range && !ctx->backend->caps.host_code && !ctx->backend->caps.source_kernels)
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "um_decl_kernel '%s': a kernel from source alone (no range function) runs on backends that compile "
@@ -734,7 +768,7 @@ const um_option um_core_options[] = {
      .component = "core", .to_options = set_strategy},
     {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = UM_CHOICES("aos", "soa", "auto"),
      .help = "dats' layout (auto: SoA unless accessed through a map)", .component = "core", .to_options = set_layout},
-    {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = 1 << 20,
+    {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = UM_MAX_BLOCK_SIZE,
      .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UM_OPT_RANGE,
      .help = "elements per mini-partition (plan block)", .component = "core", .to_options = set_block_size},
     {.key = "run.threads", .type = UM_OPT_INT, .def = "0",

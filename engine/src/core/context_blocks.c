@@ -84,7 +84,7 @@ static int take_rows(um_context *ctx, um_set *from, um_set *to, int arity, long 
 
 int um_decl_map_block(um_context *ctx, um_set *from, um_set *to, int arity, const long long *targets, const char *name,
                       um_map **out) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   UM_CHECK(ctx, check_map_block(ctx, from, to, arity, targets, NULL, name, out));
   const size_t n = (size_t)from->size * (size_t)arity;
   long long *copy = malloc((n ? n : 1) * sizeof *copy);

@@ -82,10 +82,18 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
   return UM_SUCCESS;
 }
 
+/* A dat handed to a function of ctx must be one of ctx's (another context's data lives on its own backend). */
+static int um__dat_of(um_context *ctx, const um_dat *d, const char *fn) {
+  if (d->ctx == ctx) return UM_SUCCESS;
+  return UM_ERROR(ctx, UM_ERR_ARG, "%s: dat '%s' belongs to another context; pass the context that declared it", fn,
+                  d->name);
+}
+
 int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d)", __func__);
+  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
   if (layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", d->name, (int)layout);
   if (layout == UM_LAYOUT_AUTO) {
@@ -123,7 +131,7 @@ static int check_bytes(um_context *ctx, const um_dat *d, size_t bytes, const cha
 }
 
 int um_sync(um_context *ctx) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (ctx->backend && ctx->backend->exec.sync) UM_CHECK(ctx, ctx->backend->exec.sync(ctx, ctx->bstate));
   return UM_SUCCESS;
 }
@@ -138,7 +146,7 @@ double um_context_mesh_bytes(const um_context *ctx) {
 }
 
 int um_prefetch(um_context *ctx, double *bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (bytes) *bytes = 0;
   if (!ctx->backend || !ctx->backend->data.prefetch) return UM_SUCCESS;
   um_dat **list = malloc(sizeof *list * (size_t)(ctx->ndats ? ctx->ndats : 1));
@@ -155,9 +163,10 @@ int um_prefetch(um_context *ctx, double *bytes) {
 }
 
 int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", __func__);
+  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
   um__ck_read(ctx, d);
@@ -171,9 +180,10 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
 }
 
 int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d || (!in && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", __func__);
+  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
   um__ck_overwrite(ctx, d);

@@ -55,6 +55,7 @@ int um__get_plan(um_context *ctx, um_loop *loop, int begin, int n, const um_plan
 /* reduction.c: lazy reductions. um__reduction_finish: after loop's call, arg i (a lazy reduction) holds the
  * call's result (loop->red[i], combined across ranks) or, deferred, will find it in its buffer later. */
 void um__reduction_finish(const um_loop *loop, int i, long call);
+const char *um__reduction_name(const struct um_reduction *r);
 /* 1 if every global reduction of the loop is a lazy one with a buffer (the backend may defer them) */
 int um__reductions_all_lazy(const um_loop *loop);
 void um__reductions_free(um_context *ctx);
@@ -65,6 +66,11 @@ int um__reduction_check(um_context *ctx, const char *loop, int i, const um_arg *
 int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a);
 /* um_arg_minus: each declaration's partner present, INC, undeclared; the arg an INC through one map index, floating point */
 int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *args);
+/* A declared name: 1 .. UM_MAX_NAME printable bytes (what: "set", "loop", ...). */
+int um__check_name(um_context *ctx, const char *what, const char *name);
+/* A kernel's name: as um__check_name, and a C identifier where the kernel has source (compiled code calls it). */
+int um__check_kernel_name(um_context *ctx, const um_kernel *k);
+int um__check_aliases(um_context *ctx, const char *loop, int nargs, const um_arg *args);
 /* The partner of args[i]'s um_arg_minus declaration: the arg of the same dat and map at index minus - 1, or -1 */
 int um__minus_partner(const um_arg *args, int nargs, int i);
 /* Useful bytes of one call of a loop (GUIDE.md's convention). */

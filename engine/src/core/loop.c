@@ -71,6 +71,8 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
                       const um_arg *args, um_arg *run, um_loop *loop) {
   if (!kernel || (!kernel->range && !kernel->source)) /* a kernel from source alone: um_decl_kernel checked it */
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (UM_KERNEL_DEFINE, or um_decl_kernel)", name);
+  UM_CHECK(ctx, um__check_name(ctx, "loop", name));
+  if (kernel->source) UM_CHECK(ctx, um__check_kernel_name(ctx, kernel));
   if (!set) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': iteration set is NULL", name);
   if (set->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': set '%s' belongs to another context", name, set->name);
   if (nargs < 0 || nargs > UM_MAX_ARGS || (nargs && !args))
@@ -80,6 +82,7 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
                     kernel->name, kernel->nargs, nargs);
   for (int i = 0; i < nargs; i++) UM_CHECK(ctx, um__check_arg(ctx, name, set, i, &args[i]));
   UM_CHECK(ctx, um__check_minus(ctx, name, nargs, args));
+  UM_CHECK(ctx, um__check_aliases(ctx, name, nargs, args));
   if (nargs) memcpy(run, args, (size_t)nargs * sizeof *args);
   for (int i = 0; i < nargs; i++)
     if (run[i].kind == UM_ARG_DAT && run[i].idx == UM_WHOLE) {
@@ -145,7 +148,7 @@ const char *um_increments_name(um_increments m) {
   return (unsigned)m < 3 ? increments_names[m] : "unknown";
 }
 int um_context_set_increments(um_context *ctx, um_increments mode) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if ((unsigned)mode > UM_INCREMENTS_AUTO) return UM_ERROR(ctx, UM_ERR_ARG, "increments mode %d is unknown", (int)mode);
   ctx->increments = mode;
   return UM_SUCCESS;
@@ -217,7 +220,7 @@ static int use_reverse(um_context *ctx, const um_loop *loop, const um_loop_rec *
 }
 
 int um_context_set_gpu_transport(um_context *ctx, um_transport t) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if ((unsigned)t > UM_TRANSPORT_LOOPBACK) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport %d is unknown", (int)t);
   if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_gpu_transport: the context is distributed already; set it before um_distribute");
   ctx->transport = t;
@@ -225,7 +228,7 @@ int um_context_set_gpu_transport(um_context *ctx, um_transport t) {
 }
 
 int um_context_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (bytes < 0) return UM_ERROR(ctx, UM_ERR_ARG, "GPU transport threshold %ld bytes: use 0 or more", bytes);
   if (ctx->dist)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_gpu_transport_min_bytes: the context is distributed already; set it before um_distribute");
@@ -234,9 +237,10 @@ int um_context_set_gpu_transport_min_bytes(um_context *ctx, long bytes) {
 }
 
 int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments mode) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!loop_name)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
+  UM_CHECK(ctx, um__check_name(ctx, "loop", loop_name));
   if ((unsigned)mode > UM_INCREMENTS_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': increments mode %d is unknown", loop_name, (int)mode);
   um_loop_rec *r = um__loop_record(ctx, loop_name);
@@ -435,6 +439,7 @@ static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, 
   const int measuring = ctx->transform && ctx->transform->measuring(ctx, loop.id); /* split auto: whole calls */
   if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
+  ctx->call_serial++;
   UM_CHECK(ctx, run_ranges(ctx, &loop, rec, xd, nx, reverse, sp));
   if (measuring) UM_CHECK(ctx, um_sync(ctx));
   const double t1 = um_wtime();
@@ -448,7 +453,7 @@ static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, 
 
 int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_set *set, int nargs,
                 const um_arg *args) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!name) name = kernel && kernel->name ? kernel->name : "(unnamed)";
   return UM_TRACED(name, par_loop(ctx, kernel, name, set, nargs, args)); /* the loop's range (util/trace.h) */
 }
@@ -517,6 +522,7 @@ static int trial_run(um_context *ctx, const um_loop *base, double *seconds) {
   start_reductions(&loop);
   UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
+  ctx->call_serial++;
   UM_CHECK(ctx, run_piece(ctx, &loop, sp));
   UM_CHECK(ctx, finish_pieces(ctx, &loop, sp));
   UM_CHECK(ctx, um_sync(ctx));
@@ -617,10 +623,13 @@ int um_loop_plan(um_context *ctx, um_loop *loop, const um_plan **plan) {
 }
 
 int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_size) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!loop_name)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
-  if (block_size < 0) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': block size %d is negative", loop_name, block_size);
+  UM_CHECK(ctx, um__check_name(ctx, "loop", loop_name));
+  if (block_size < 0 || block_size > UM_MAX_BLOCK_SIZE)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': block size %d: use 1 .. %d (0: the context's)", loop_name, block_size,
+                    UM_MAX_BLOCK_SIZE);
   um_loop_rec *r = um__loop_record(ctx, loop_name);
   if (!r) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   r->block_size = block_size;
@@ -628,9 +637,13 @@ int um_loop_set_block_size(um_context *ctx, const char *loop_name, int block_siz
 }
 
 int um_loop_set_strategy(um_context *ctx, const char *loop_name, um_strategy s) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!loop_name)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
+  UM_CHECK(ctx, um__check_name(ctx, "loop", loop_name));
+  if ((int)s < UM_STRATEGY_AUTO || (int)s > UM_STRATEGY_HIERARCHICAL)
+    return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': unknown strategy %d (UM_STRATEGY_AUTO, _COLOURED, _ATOMICS, _GLOBAL "
+                    "or _HIERARCHICAL)", loop_name, (int)s);
   um_strategy resolved = UM_STRATEGY_AUTO;
   if (s != UM_STRATEGY_AUTO) { /* AUTO: back to the context's */
     int rc = ctx->backend->exec.strategy(ctx, ctx->bstate, s, &resolved);

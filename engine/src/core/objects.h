@@ -110,7 +110,7 @@ typedef struct {
   int trials;        /* calls timed so far */
   int pick;          /* -1 undecided, else the range chosen */
   double best[2];    /* fastest timed call of each range (seconds) */
-  long call;         /* the record's calls + 1 when the range of the call in flight was chosen; 0: none */
+  long call;         /* the context's call_serial when the range of the call in flight was chosen; 0: none */
   um_compiled_range fn; /* that range (NULL: the kernel's own), for every piece of that call */
   double seconds;    /* the pieces of that call so far */
 } um_hostc_memo;
@@ -197,6 +197,8 @@ struct um_context {
   double partition_budget_s; /* um_distribute: a partitioner's time past which its parts are discarded (0: none) */
   char partition_coords[64]; /* um_distribute: the dat rcb and sfc place the primary set by ("": the default) */
   char errmsg[UM_ERRMSG_LEN];
+  int init_failed;       /* um_init returned an error: the context only holds its message (UM_CTX_OK) */
+  long call_serial;      /* one more at each call that runs (um_par_loop, a tuning trial): its pieces share it */
   int nsets, nmaps, ndats, nconsts, nloops;
   int capsets, capmaps, capdats, capconsts, caploops;
   um_set **sets;

@@ -43,9 +43,9 @@ static void set_identity(um_reduction *r) {
 }
 
 int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, const char *name, um_reduction **out) {
-  if (!ctx) return UM_ERR_ARG;
-  if (!out || !name || !*name)
-    return UM_ERROR(ctx, UM_ERR_ARG, "um_decl_reduction: %s", !out ? "out is NULL" : "give the reduction a name");
+  UM_CTX_OK(ctx);
+  if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_decl_reduction: out is NULL");
+  UM_CHECK(ctx, um__check_name(ctx, "reduction", name));
   *out = NULL;
   if (dim < 1 || dim > UM_MAX_SCRATCH_DIM)
     return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': dim %d (use 1 .. %d)", name, dim, UM_MAX_SCRATCH_DIM);
@@ -122,7 +122,7 @@ void um__reduction_finish(const um_loop *loop, int i, long call) {
 }
 
 int um_reduction_get(um_context *ctx, um_reduction *r, void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!r || (!out && bytes)) return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get: %s", !r ? "no reduction" : "out is NULL");
   if (r->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "um_reduction_get: reduction '%s' belongs to another context", r->name);
   if (bytes != value_bytes(r))
@@ -164,3 +164,5 @@ void um__reductions_free(um_context *ctx) {
   ctx->reductions = NULL;
   ctx->nreductions = ctx->capreductions = 0;
 }
+
+const char *um__reduction_name(const um_reduction *r) { return r->name; }

@@ -248,7 +248,7 @@ const um_dist_ops um__dist_ops = {
 int um_mpi_launched(void) { return launcher_ranks() > 1; }
 
 int um_map_fetch(um_context *ctx, const um_map *m, int *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!m || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", __func__);
   if (m->from->block && !ctx->dist)

@@ -8,7 +8,7 @@
 #ifdef UM_HAVE_MPI
 int um_in_turn_carry(um_context *ctx, int (*fn)(um_context *ctx, void *arg, void *state), void *arg, void *state,
                      size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!fn || (!state && bytes) || bytes > (size_t)INT_MAX)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_in_turn_carry: a NULL function or state, or a state over 2 GB");
   const struct um_dist *D = ctx->dist;
@@ -34,7 +34,7 @@ int um_in_turn_carry(um_context *ctx, int (*fn)(um_context *ctx, void *arg, void
 #else /* no MPI: one process */
 int um_in_turn_carry(um_context *ctx, int (*fn)(um_context *ctx, void *arg, void *state), void *arg, void *state,
                      size_t bytes) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!fn || (!state && bytes)) return UM_ERROR(ctx, UM_ERR_ARG, "um_in_turn_carry: a NULL function or state");
   return fn(ctx, arg, state);
 }

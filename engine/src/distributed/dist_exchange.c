@@ -441,7 +441,7 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
 }
 
 int um_loop_stats_across_ranks(um_context *ctx) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!ctx->dist || ctx->dist->nranks == 1) return UM_SUCCESS;
   const MPI_Comm comm = ctx->dist->comm;
   /* the same loops in the same order on every rank, or nothing is combined */

@@ -385,7 +385,7 @@ int um_in_turn(um_context *ctx, int (*fn)(um_context *ctx, void *arg), void *arg
 #endif
 
 static int fetch_block(um_context *ctx, const um_dat *d, int declared, void *out, size_t bytes, const char *fn) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", fn);
   UM_CHECK(ctx, check_block(ctx, d->set, fn, d->name, (size_t)d->dim * d->esize, bytes));
@@ -420,7 +420,7 @@ static int map_original_order(um_context *ctx, const um_map *m, int *out) {
 }
 
 static int map_fetch_block(um_context *ctx, const um_map *m, int declared, int *out, size_t bytes, const char *fn) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!m || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", fn);
   UM_CHECK(ctx, check_block(ctx, m->from, fn, m->name, (size_t)m->arity * sizeof(int), bytes));
@@ -440,7 +440,7 @@ int um_map_fetch_block_original_order(um_context *ctx, const um_map *m, int *out
 /* 64-bit targets: distributed, fetched as such; on one process (every set within INT_MAX) the int block widened. */
 static int map_fetch_block64(um_context *ctx, const um_map *m, int declared, long long *out, size_t bytes,
                              const char *fn) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!m || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!m || (!out && bytes))", fn);
   UM_CHECK(ctx, check_block(ctx, m->from, fn, m->name, (size_t)m->arity * sizeof(long long), bytes));
@@ -464,7 +464,7 @@ int um_map_fetch_block_original_order64(um_context *ctx, const um_map *m, long l
 
 int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const void *rows, size_t row_bytes,
                         long long gsize, void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (n < 0 || (n && (!keys || !rows)) || !row_bytes || row_bytes > INT_MAX || gsize < 0 || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument", "um_rows_to_blocks");
   const int P = um_context_nranks(ctx);
@@ -492,7 +492,7 @@ int um_rows_to_blocks64(um_context *ctx, int n, const long long *keys, const voi
 
 int um_rows_to_blocks(um_context *ctx, int n, const int *keys, const void *rows, size_t row_bytes, long long gsize,
                       void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   long long *k = n >= 0 ? malloc(((size_t)n + 1) * sizeof *k) : NULL; /* the keys widened to the 64-bit routing */
   int rc = k || n < 0 ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "um_rows_to_blocks: out of memory for %d keys", n);
   for (int e = 0; k && keys && e < n; e++) k[e] = keys[e];
@@ -516,7 +516,7 @@ static int update_declared(um_context *ctx, um_dat *d, const void *in, size_t by
 }
 
 static int update_block(um_context *ctx, um_dat *d, int declared, const void *in, size_t bytes, const char *fn) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d || (!in && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", fn);
   UM_CHECK(ctx, check_block(ctx, d->set, fn, d->name, (size_t)d->dim * d->esize, bytes));

@@ -345,7 +345,7 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
 }
 
 int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!mpi_up()) return UM_SUCCESS;
   int P = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);

@@ -9,7 +9,7 @@
 #include "core/option_tables.h"
 
 int um_context_set_partition_budget(um_context *ctx, double seconds) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!(seconds >= 0) || seconds > 86400)
     return UM_ERROR(ctx, UM_ERR_ARG, "partition budget %g s: use 0 (none) .. 86400 seconds", seconds);
   if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_context_set_partition_budget: the context is distributed already");
@@ -18,7 +18,7 @@ int um_context_set_partition_budget(um_context *ctx, double seconds) {
 }
 
 int um_context_set_partition_coords(um_context *ctx, const char *dat_name) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!dat_name) dat_name = "";
   if (strlen(dat_name) >= sizeof ctx->partition_coords)
     return UM_ERROR(ctx, UM_ERR_ARG, "partition coordinates: a dat name of %zu characters; at most %zu",

@@ -51,7 +51,7 @@ void um__ck_loop(um_context *ctx, const um_loop *loop) {
 }
 
 int um_checkpoint_mark(um_context *ctx) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   for (int i = 0; i < ctx->ndats; i++) {
     um_dat *d = ctx->dats[i];
     d->ck_first = d->ck_written = 0;
@@ -64,7 +64,7 @@ int um_checkpoint_mark(um_context *ctx) {
 }
 
 int um_checkpoint_step(um_context *ctx) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!ctx->ck_tracking) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_step before um_checkpoint_mark");
   for (int i = 0; i < ctx->ndats; i++) {
     um_dat *d = ctx->dats[i];
@@ -337,7 +337,7 @@ static int write_impl(um_context *ctx, const char *path, const um_checkpoint_con
 }
 
 int um_checkpoint_write(um_context *ctx, const char *path, const um_checkpoint_content *c, um_checkpoint_cost *cost) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!path || !*path) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_write: no path");
   um__h5_quiet q;
   um__h5_quiet_on(&q);
@@ -475,7 +475,7 @@ static int open_impl(um_context *ctx, const char *path, um_checkpoint_file *f) {
 }
 
 int um_checkpoint_open(um_context *ctx, const char *path, um_checkpoint_file **out) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!path || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_open: a NULL argument");
   *out = NULL;
   um_checkpoint_file *f = calloc(1, sizeof *f);
@@ -495,7 +495,7 @@ int um_checkpoint_open(um_context *ctx, const char *path, um_checkpoint_file **o
 }
 
 int um_checkpoint_value_get(um_context *ctx, const um_checkpoint_file *f, const char *name, void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!f || !name || (!out && bytes)) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_value_get: a NULL argument");
   char ds[600], *buf = NULL;
   size_t n = 0;
@@ -649,7 +649,7 @@ static int restore_impl(um_context *ctx, um_checkpoint_file *f, int restore, um_
 }
 
 static int restore_call(um_context *ctx, um_checkpoint_file *f, int restore, um_checkpoint_cost *cost) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!f) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_restore: no checkpoint");
   um__h5_quiet q;
   um__h5_quiet_on(&q);
@@ -669,7 +669,7 @@ int um_checkpoint_verify(um_context *ctx, um_checkpoint_file *f) { return restor
 /* ---- the mesh's fingerprint ---- */
 
 int um_checkpoint_mesh_hash(um_context *ctx, char *out, size_t n) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!out || !n) return UM_ERROR(ctx, UM_ERR_ARG, "um_checkpoint_mesh_hash: no buffer");
   size_t o = 0;
   out[0] = 0;

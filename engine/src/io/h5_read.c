@@ -548,7 +548,7 @@ int um_hdf5_read_set(um_context *ctx, const char *file, const char *name, um_set
 }
 
 int um_hdf5_read_set_block(um_context *ctx, const char *file, const char *name, um_set **out) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!file || !name || !out)
     return UM_ERROR(ctx, UM_ERR_ARG, "um_hdf5_read_set_block: file, name and out must not be NULL");
   *out = NULL;

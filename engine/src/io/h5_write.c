@@ -526,7 +526,7 @@ int um_hdf5_write_blocks64(um_context *ctx, const char *file, int nsets, const c
 /* The int sizes widened to the 64-bit writer's (every rank: a failure to allocate them is agreed). */
 int um_hdf5_write_blocks(um_context *ctx, const char *file, int nsets, const char *const *set_names,
                          const int *set_sizes, int nrows, const um_hdf5_rows *rows) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   long long *sizes = nsets >= 0 ? malloc(((size_t)nsets + 1) * sizeof *sizes) : NULL;
   int rc = sizes || nsets < 0 ? UM_SUCCESS
                               : UM_ERROR(ctx, UM_ERR_ALLOC, "cannot write '%s': out of memory", file ? file : "(null)");

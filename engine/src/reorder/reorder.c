@@ -156,14 +156,14 @@ static int alloc_for_ctx(um_context *ctx, um_reordering **out) {
 }
 
 int um_reordering_create(um_context *ctx, um_reordering **out) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_create: out is NULL");
   UM_CHECK(ctx, alloc_for_ctx(ctx, out));
   return UM_SUCCESS;
 }
 
 int um_reordering_set_perm(um_context *ctx, um_reordering *r, const um_set *set, const int *n2o, int n) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!r || !set) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_set_perm: reordering or set is NULL");
   int s = slot_of(ctx, r, set);
   if (s < 0 || set->ctx != ctx)
@@ -313,7 +313,7 @@ static int check_not_blocks(um_context *ctx, const char *fn) {
 
 int um_reorder_compute(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
                        um_reordering **out, um_reorder_stats *stats) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   UM_CHECK(ctx, check_not_blocks(ctx, "um_reorder_compute"));
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_compute: out is NULL");
   *out = NULL;
@@ -470,7 +470,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
   if (ctx && ctx->dist)
     return UM_ERROR(ctx, UM_ERR_ARG,
                     "reordering: the mesh is distributed already; reorder before um_distribute (um_app_prepare does)");
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!r) return UM_ERROR(ctx, UM_ERR_ARG, "um_reorder_apply: reordering is NULL");
   UM_CHECK(ctx, check_not_blocks(ctx, "um_reorder_apply"));
   UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder_apply"));
@@ -556,7 +556,7 @@ int um_reorder_apply(um_context *ctx, const um_reordering *r, um_reorder_stats *
 
 int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, const um_reorder_options *opts,
                um_reorder_stats *stats) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   UM_CHECK(ctx, check_loops_not_run(ctx, "um_reorder"));
   um_reordering *r = NULL;
   UM_CHECK(ctx, um_reorder_compute(ctx, method, map, opts, &r, stats));
@@ -567,7 +567,7 @@ int um_reorder(um_context *ctx, um_reorder_method method, const um_map *map, con
 }
 
 int um_dat_fetch_original_order(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!d)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d)", __func__);
   const int *perm = d->set->perm;

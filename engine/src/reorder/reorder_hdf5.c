@@ -105,7 +105,7 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
 }
 
 int um_reordering_save(um_context *ctx, const um_reordering *r, const char *file, um_reorder_stats *stats) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!r || !file || !*file) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_save: reordering or file name missing");
   double t0 = um_wtime();
   um_safe_file sf;
@@ -352,7 +352,7 @@ static int load_impl(um_context *ctx, const char *file, um_reordering **out) {
 }
 
 int um_reordering_load(um_context *ctx, const char *file, um_reordering **out, um_reorder_stats *stats) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!file || !out) return UM_ERROR(ctx, UM_ERR_ARG, "um_reordering_load: file name or out missing");
   *out = NULL;
   double t0 = um_wtime();

@@ -78,14 +78,14 @@ const char *um_split_name(um_split s) {
 }
 
 int um_context_set_split(um_context *ctx, um_split mode) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if ((unsigned)mode > UM_SPLIT_FUSED) return UM_ERROR(ctx, UM_ERR_ARG, "split mode %d is unknown", (int)mode);
   ctx->split = mode;
   return UM_SUCCESS;
 }
 
 int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
-  if (!ctx) return UM_ERR_ARG; /* no context: nowhere to put a message */
+  UM_CTX_OK(ctx);
   if (!loop_name)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   if ((unsigned)mode > UM_SPLIT_FUSED)
@@ -97,7 +97,7 @@ int um_loop_set_split(um_context *ctx, const char *loop_name, um_split mode) {
 }
 
 int um_context_set_reproducible(um_context *ctx, int on) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   ctx->reproducible = on != 0;
   return UM_SUCCESS;
 }

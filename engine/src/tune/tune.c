@@ -39,7 +39,7 @@ static const char *const tune_names[] = {"off", "once", "always"};
 const char *um_tune_name(um_tune t) { return (unsigned)t < 3 ? tune_names[t] : "unknown"; }
 
 int um_context_set_tune(um_context *ctx, um_tune mode) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if ((unsigned)mode > UM_TUNE_ALWAYS) return UM_ERROR(ctx, UM_ERR_ARG, "tune mode %d is unknown (off, once, always)", (int)mode);
   ctx->tune = mode;
   return UM_SUCCESS;
@@ -58,7 +58,7 @@ const char *um_backend_variant_name(const um_context *ctx, int v) {
 }
 
 int um_loop_set_variant(um_context *ctx, const char *loop_name, int v) {
-  if (!ctx) return UM_ERR_ARG;
+  UM_CTX_OK(ctx);
   if (!loop_name) return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!loop_name)", __func__);
   if (!um_backend_variant_name(ctx, v))
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': the %s backend has no kernel variant %d (it has %d)", loop_name,
@@ -253,7 +253,6 @@ static void restore_times(um_context *ctx, const rec_times *t, int n) {
     const rec_times z = {0, 0, 0, 0, 0, 0}, *s = t && i < n ? &t[i] : &z; /* records the trials added: none */
     r->calls = s->calls, r->dev_calls = s->dev_calls, r->compiled_calls = s->compiled_calls;
     r->simd_calls = s->simd_calls, r->seconds = s->seconds, r->dev_seconds = s->dev_seconds;
-    if (r->hostc.call > s->calls) r->hostc.call = 0; /* a host range chosen in a trial: chosen again at the call */
   }
 }
 

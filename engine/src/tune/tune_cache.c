@@ -22,7 +22,7 @@
 
 #define TUNE_FILE_MAX (16ull << 20) /* bytes: thousands of loops' lines */
 #define TUNE_LINE_MAX 4096          /* bytes of one line (24 settings take ~600) */
-#define TUNE_BLOCK_MAX (1 << 20)    /* run.block_size's bound (umrun/options.c) */
+#define TUNE_BLOCK_MAX UM_MAX_BLOCK_SIZE
 
 typedef struct {
   int chosen, n;

@@ -634,10 +634,10 @@ void um__hostc_timed(um_context *ctx, const um_loop *loop, double seconds) {
   if (m->ran >= 0) m->seconds += seconds;
 }
 
-static int hostc_range(um_context *ctx, um_loop *loop) {
+int um__hostc_range(um_context *ctx, um_loop *loop) {
   um_loop_rec *r = &ctx->loops[loop->id];
   um_hostc_memo *m = &r->hostc;
-  const long call = r->calls + 1;
+  const long call = ctx->call_serial; /* a later piece of this call: the same */
   loop->compiled = NULL;
   if (m->call == call) { /* a later piece of the call: the range its first piece ran */
     loop->compiled = m->fn;
@@ -698,13 +698,6 @@ static int hostc_range(um_context *ctx, um_loop *loop) {
   return UM_SUCCESS;
 }
 
-int um__hostc_range(um_context *ctx, um_loop *loop) {
-  const int rc = hostc_range(ctx, loop);
-  /* a call that fails here is never counted (core/loop.c): its memo goes, so that the next call under this loop's
-   * name, with this kernel or a mended one, is made anew rather than taken for a later piece of the failed one */
-  if (rc != UM_SUCCESS) ctx->loops[loop->id].hostc.call = 0;
-  return rc;
-}
 
 void um__hostc_free(um_context *ctx) {
   um_hostc *h = ctx->hostc;
