@@ -50,7 +50,8 @@ void umrun_compare_usage(FILE *f) {
         "The verdict comes first: correctness regressions, drifts, loops slower and faster.\n"
         "\n"
         "exit status: 0 no correctness regression and every pair comparable; 1 bad command line or\n"
-        "file; 3 a correctness regression; 4 no regression, but a pair was not comparable.\n",
+        "file; 2 --md or --json could not be written; 3 a correctness regression; 4 no regression,\n"
+        "but a pair was not comparable.\n",
         f);
 }
 
@@ -210,6 +211,12 @@ static int parse_compare_args(int argc, char **argv, cmp_opts *op) {
     fprintf(stderr, "usage: umrun --compare A.json B.json (results files of umrun --suite; see --compare --help)\n");
     return EXIT_USAGE;
   }
+  const char *const ins[] = {op->fa, op->fb}, *outs[] = {op->md, op->js}, *flags[] = {"--md", "--json"};
+  for (int k = 0; k < 2; k++)
+    if (umrun_output_is_input(outs[k], ins, 2) >= 0) {
+      fprintf(stderr, "umrun --compare: %s '%s' is one of the files compared; write it elsewhere\n", flags[k], outs[k]);
+      return EXIT_USAGE;
+    }
   return -1;
 }
 

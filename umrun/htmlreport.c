@@ -33,7 +33,10 @@ void umrun_report_usage(FILE *f) {
         "named by the devices, the ratio B/A). Files made with --suite --repeat N show each time's\n"
         "spread, flagged as noise above 25%. The page fits a 1366 px screen.\n"
         "View it with any browser; to check it renders headless:\n"
-        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n",
+        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n"
+        "\n"
+        "exit status: 0 written; 1 bad command line or results file; 2 FILE.html or FILE.md could not\n"
+        "be written (nothing is left half-written).\n",
         f);
 }
 

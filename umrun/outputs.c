@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -435,13 +436,16 @@ int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, con
 /* 1 (and why into err) when the file at path exists, is not empty, and begins with another line than header: rows
  * appended to it would not be under their columns' names (a CSV of another program, or of another umrun). */
 static int csv_other_header(const char *path, const char *header, char *err, size_t len) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* a new file (the header goes first), a device, a pipe */
   FILE *f = fopen(path, "r");
-  if (!f) return 0; /* a new file: the header goes first */
+  if (!f) return 0;
   char first[600] = "";
   const int empty = !fgets(first, sizeof first, f);
   fclose(f);
-  if (empty || !strcmp(first, header)) return 0;
   first[strcspn(first, "\r\n")] = 0;
+  const size_t hn = strcspn(header, "\r\n");
+  if (empty || (strlen(first) == hn && !strncmp(first, header, hn))) return 0;
   snprintf(err, len, "'%s' begins with another header (\"%.120s%s\"): its columns are not umrun's; name a new file, "
            "or one umrun --csv wrote", path, first, strlen(first) > 120 ? "..." : "");
   return 1;

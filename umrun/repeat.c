@@ -132,12 +132,14 @@ int umrun_repeat_main(const um_runner *r, int argc, char **argv, const cmdline *
   }
   umrun_remove_tree(dir);
   um_safe_dir_unregister(slot);
-  if (status == EXIT_OK && n > 0) {
+  if (n > 0) { /* every sample's, merged; or the failing sample's own JSON (its status says why) */
     uj *run = samples[n - 1];
-    umrun_merge_samples(run, samples, n);
-    merge_load(run, samples, n);
-    print_spread(stdout, run, n);
-    if (c->json_path && write_merged(r, c->json_path, run)) status = EXIT_RUN;
+    if (status == EXIT_OK) {
+      umrun_merge_samples(run, samples, n);
+      merge_load(run, samples, n);
+      print_spread(stdout, run, n);
+    }
+    if (c->json_path && write_merged(r, c->json_path, run) && status == EXIT_OK) status = EXIT_RUN;
   }
   for (int k = 0; k < n; k++) uj_free(samples[k]);
   free(samples);

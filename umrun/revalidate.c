@@ -98,6 +98,11 @@ static int validate_args(int argc, char **argv, const char **frun, const char **
     fprintf(stderr, "usage: umrun --validate RUN.json REF.yaml [--json FILE] (see umrun --validate --help)\n");
     return EXIT_USAGE;
   }
+  const char *const ins[] = {*frun, *fref};
+  if (umrun_output_is_input(*fjson, ins, 2) >= 0) {
+    fprintf(stderr, "umrun --validate: --json '%s' is the run or the reference it checks; write it elsewhere\n", *fjson);
+    return EXIT_USAGE;
+  }
   return -1;
 }
 

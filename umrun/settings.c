@@ -71,7 +71,7 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
   const char *app_names[64];
   int napps = um_app_count(r) < 64 ? um_app_count(r) : 64;
   for (int i = 0; i < napps; i++) app_names[i] = um_app_at(r, i)->name;
-  int app;
+  int app = -1;
   um_config_kind_t app_kind;
   int rc = umrun_opt_kind(cfg, "app", &app_kind, err, len);
   if (rc) return rc;
@@ -80,6 +80,12 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
     return UM_ERR_CONFIG;
   }
   rc = umrun_opt_choice_in(cfg, "app", app_names, napps, &app, err, len);
+  if (!rc && app < 0) { /* app: with no value (empty, ~, null) */
+    int n = snprintf(err, len, "app: no app named; give one of:");
+    for (int i = 0; i < napps && n > 0 && (size_t)n < len; i++)
+      n += snprintf(err + n, len - (size_t)n, "%s %s", i ? "," : "", app_names[i]);
+    return UM_ERR_CONFIG;
+  }
   if (!rc) rc = read_renamed(cfg, out, err, len);
   /* the engine's options (run.backend, run.block_size, hostc.compile, ...), each applied by its declaration */
   if (!rc) rc = umrun_apply_engine_options(cfg, &s->opts, NULL, NULL, err, len);

@@ -131,6 +131,10 @@ static int parse_suite_args(int argc, char **argv, suite_opts *o) {
       fprintf(stderr, "umrun: %s needs an argument (see umrun --suite --help)\n", a);
       return -1;
     }
+    if (takes && !argv[i + 1][0]) { /* --out '': "/runs", "/logs" ... */
+      fprintf(stderr, "umrun --suite: %s '': an empty value; give one (see umrun --suite --help)\n", a);
+      return -1;
+    }
     if (!strcmp(a, "--suite")) o->path = argv[++i];
     else if (!strcmp(a, "--tags")) {
       suite_free_strs(o->tags, o->ntags);

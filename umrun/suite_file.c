@@ -1,5 +1,6 @@
 /* umrun --suite: the suite file (validation/suite.yaml): its cases, their axes (backends x
  * strategies x layouts x reorderings x block sizes x ranks), read and checked. */
+#include <strings.h>
 #include "suite_internal.h"
 #include "options.h"
 #include "draw.h"
@@ -137,6 +138,13 @@ static int read_matrix(um_config *cfg, const char *k, suite_case *c, const char 
     char ak[700];
     snprintf(ak, sizeof ak, "%s.%s", k, axis_names[a]);
     if (read_list(cfg, ak, &c->axis[a], &c->naxis[a], err, len)) return -1;
+    for (int i = 0; i < c->naxis[a]; i++) /* runs are named by their values: two alike would be one run twice */
+      for (int j = i + 1; j < c->naxis[a]; j++)
+        if (!strcasecmp(c->axis[a][i], c->axis[a][j])) {
+          snprintf(err, len, "case '%s': matrix.%s lists '%s' twice; give each value once (--repeat N runs a case "
+                   "N times)", name, axis_names[a], c->axis[a][i]);
+          return -1;
+        }
   }
   for (int v = 0; v < c->naxis[AXIS_RANKS]; v++) {
     char *end = NULL;

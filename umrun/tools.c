@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools.h"
@@ -166,6 +167,14 @@ void umrun_variant_label(const uj *c, char *buf, size_t len) {
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "/b%.0f", bs);
   }
+}
+
+int umrun_output_is_input(const char *out, const char *const *ins, int n) {
+  struct stat so, si;
+  if (!out || !*out || stat(out, &so) != 0 || !S_ISREG(so.st_mode)) return -1;
+  for (int i = 0; i < n; i++)
+    if (ins[i] && stat(ins[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) return i;
+  return -1;
 }
 
 void umrun_outputs_own_stdout(const char **paths[], int n, char *buf, size_t len) {

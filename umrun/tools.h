@@ -74,6 +74,9 @@ int umrun_loop_order(const uj *loops, int *idx, int *depth);
  * must outlive them; the output is written in place there), and stdout becomes a copy of stderr, where
  * everything the program prints then goes. Nothing changes when no path names stdout, or on MPI ranks > 0. */
 void umrun_outputs_own_stdout(const char **paths[], int n, char *buf, size_t len);
+/* An output path that names one of the inputs (the same file, by device and inode): the input's index, else -1.
+ * Outputs are replaced whole, so writing one over an input loses it. */
+int umrun_output_is_input(const char *out, const char *const *ins, int n);
 /* --repeat (a suite's or a single run's): the samples' loops folded into run (a run's JSON): per loop
  * seconds the median, seconds_min, seconds_max, samples, the rates from the median; the run's
  * total_seconds the median, total_seconds_min/max, repeat. samples[0..n) are the runs' JSON (run among them). */

@@ -211,6 +211,10 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
         return EXIT_USAGE;
       }
       const char *v = argv[++i];
+      if (!*v && (!strcmp(a, "--restart") || !strcmp(a, "--sweep-out"))) { /* an unset $VAR: not "start afresh" */
+        umrun_err(r, "%s '': no path given (see umrun --help)\n", a);
+        return EXIT_USAGE;
+      }
       if (!strcmp(a, "--set") || !strcmp(a, "--suite-set")) { /* --suite-set: a suite case's value (umrun --suite) */
         c->set_origins[c->nsets] = !strcmp(a, "--suite-set") ? case_origin : "--set";
         c->sets[c->nsets++] = v;
@@ -269,6 +273,18 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
     } else {
       c->config_path = a;
     }
+  }
+  const char *const ins[] = {c->config_path};
+  const char *outs[] = {c->json_path, c->csv_path}, *flags[] = {"--json", "--csv"};
+  for (int k = 0; k < 2; k++)
+    if (umrun_output_is_input(outs[k], ins, 1) >= 0) {
+      umrun_err(r, "%s '%s' is the config file; write it elsewhere\n", flags[k], outs[k]);
+      return EXIT_USAGE;
+    }
+  if (c->sweep.nkeys && (c->json_path || c->csv_path)) { /* each run of a sweep writes its own, in --sweep-out */
+    umrun_err(r, "--sweep writes each run's JSON and the table of runs in its folder (--sweep-out); leave out %s\n",
+              c->json_path ? "--json" : "--csv");
+    return EXIT_USAGE;
   }
   if (c->draw.kind && (c->repeat > 1 || c->sweep.nkeys)) {
     umrun_err(r, "--draw draws the plan or partition of one run: leave out %s (or draw one of its runs alone)\n",
@@ -658,6 +674,8 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     um_mpi_finish();
     return status;
   }
+  const char **outs[] = {&c.json_path, &c.csv_path}; /* --json /dev/stdout > run.json: the JSON alone */
+  umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
   if (c.repeat > 1) { /* the run N times, each its own process (repeat.c) */
     status = umrun_repeat_main(r, argc, argv, &c);
     status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
@@ -667,8 +685,6 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     um_mpi_finish();
     return status;
   }
-  const char **outs[] = {&c.json_path, &c.csv_path}; /* --json /dev/stdout > run.json: the JSON alone */
-  umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
   char err[4096] = "";
   um_config *cfg = NULL;
   if (load_config(r, &c, &cfg, err, sizeof err)) {

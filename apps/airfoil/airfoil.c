@@ -692,7 +692,9 @@ static int airfoil_run(um_app_run *r) {
       if (iter % 100 == 0) {
         char name[32];
         snprintf(name, sizeof name, "rms_%d", iter);
-        UM_APP_TRY(um_app_metric(r, name, rms));
+        /* a metric every 100 iterations up to 10,000, then every 100 * ceil(niter / 10,000): at most 100 of them */
+        const int every = 100 * ((niter + 9999) / 10000);
+        if (iter % every == 0) UM_APP_TRY(um_app_metric(r, name, rms));
         um_app_progress_clear(r);
         fprintf(r->log, " %5d  %.17e\n", iter, rms);
         fflush(r->log);
