@@ -39,7 +39,9 @@ typedef struct {
 
 /** A dat argument: `dat` directly (map UM_ID, idx ignored) or through `map` at
  * index idx (UM_ALL: every index, a vector argument, see um_arg_vec); dim and
- * type must match the dat's (checked by um_par_loop). */
+ * type must match the dat's (checked by um_par_loop). A dat incremented (UM_INC) by one argument of a loop may
+ * not be read or written by another unless both are direct: an element would see rows others are adding to
+ * (um_par_loop refuses it); increments by several arguments are fine. */
 um_arg um_arg_dat(um_dat *dat, int idx, um_map *map, int dim, um_type type, um_access acc);
 /** A vector argument: all `arity` targets of `map` at once; the kernel receives a `const um_vec *`
  * (um/kernel.h) and reads target j, component c as UM_VEC_D(v, j, c). The same as
