@@ -609,6 +609,19 @@ TEST_F(Loop, OneLoopOneReductionArgAndOwnDats) {
   EXPECT_EQ(run(W(), U(0), U(1), R(0), R(1), F()), UM_SUCCESS) << c.msg();
 }
 
+// The accessors take NULL (a lookup that found nothing, passed on): no crash.
+TEST(Engine, AccessorsTakeNull) {
+  EXPECT_EQ(um_set_size(nullptr), 0);
+  EXPECT_STREQ(um_set_name(nullptr), "");
+  EXPECT_STREQ(um_dat_name(nullptr), "");
+  EXPECT_STREQ(um_map_name(nullptr), "");
+  EXPECT_EQ(um_dat_dim(nullptr), 0);
+  EXPECT_EQ(um_map_arity(nullptr), 0);
+  EXPECT_EQ(um_dat_set(nullptr), nullptr);
+  EXPECT_EQ(um_set_count(nullptr), 0);
+  EXPECT_EQ(um_dat_at(nullptr, 0), nullptr);
+}
+
 // A context whose um_init failed is returned for its message: anything declared or run in it is refused with
 // that message (a loop reached the backend it does not have and crashed).
 TEST(Engine, AContextWhoseInitFailedRefusesWork) {

@@ -52,6 +52,7 @@ um_set *um_find_set(const um_context *ctx, const char *name);
 um_map *um_find_map(const um_context *ctx, const char *name);
 /** The dat of that name, or NULL. */
 um_dat *um_find_dat(const um_context *ctx, const char *name);
+/* The accessors below take NULL: "" for a name, 0 for a size or count, NULL for an object. */
 /** The set's name. */
 const char *um_set_name(const um_set *s);
 /** Elements of the whole set (over every rank when distributed); -1 for a set declared by blocks whose global

@@ -636,33 +636,33 @@ FIND(um_find_set, um_set, sets, nsets)
 FIND(um_find_map, um_map, maps, nmaps)
 FIND(um_find_dat, um_dat, dats, ndats)
 
-const char *um_set_name(const um_set *s) { return s->name; }
-int um_set_size(const um_set *s) { return s->gsize <= INT_MAX ? (int)s->gsize : -1; }
-long long um_set_gsize(const um_set *s) { return s->gsize; }
-int um_set_decl_rows(const um_set *s) { return s->block ? s->size : um_set_size(s); }
+const char *um_set_name(const um_set *s) { return s ? s->name : ""; }
+int um_set_size(const um_set *s) { return !s ? 0 : s->gsize <= INT_MAX ? (int)s->gsize : -1; }
+long long um_set_gsize(const um_set *s) { return s ? s->gsize : 0; }
+int um_set_decl_rows(const um_set *s) { return s && s->block ? s->size : um_set_size(s); }
 void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo) {
-  if (core) *core = s->core_size;
-  if (exec_halo) *exec_halo = s->exec_halo;
-  if (nonexec_halo) *nonexec_halo = s->nonexec_halo;
+  if (core) *core = s ? s->core_size : 0;
+  if (exec_halo) *exec_halo = s ? s->exec_halo : 0;
+  if (nonexec_halo) *nonexec_halo = s ? s->nonexec_halo : 0;
 }
-const char *um_map_name(const um_map *m) { return m->name; }
-int um_map_arity(const um_map *m) { return m->arity; }
-um_set *um_map_from(const um_map *m) { return m->from; }
-um_set *um_map_to(const um_map *m) { return m->to; }
-const int *um_map_data(const um_map *m) { return m->data; }
+const char *um_map_name(const um_map *m) { return m ? m->name : ""; }
+int um_map_arity(const um_map *m) { return m ? m->arity : 0; }
+um_set *um_map_from(const um_map *m) { return m ? m->from : NULL; }
+um_set *um_map_to(const um_map *m) { return m ? m->to : NULL; }
+const int *um_map_data(const um_map *m) { return m ? m->data : NULL; }
 int um_map_is_whole(const um_map *m) { return m && m->whole; }
-const char *um_dat_name(const um_dat *d) { return d->name; }
-um_set *um_dat_set(const um_dat *d) { return d->set; }
-int um_dat_rows(const um_dat *d) { return d->rows; }
-int um_dat_dim(const um_dat *d) { return d->dim; }
-um_type um_dat_type(const um_dat *d) { return d->type; }
-um_layout um_dat_layout(const um_dat *d) { return d->layout_auto ? UM_LAYOUT_AUTO : d->layout; }
-int um_set_count(const um_context *ctx) { return ctx->nsets; }
-int um_map_count(const um_context *ctx) { return ctx->nmaps; }
-int um_dat_count(const um_context *ctx) { return ctx->ndats; }
-um_set *um_set_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->nsets) ? ctx->sets[i] : NULL; }
-um_map *um_map_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->nmaps) ? ctx->maps[i] : NULL; }
-um_dat *um_dat_at(const um_context *ctx, int i) { return (i >= 0 && i < ctx->ndats) ? ctx->dats[i] : NULL; }
+const char *um_dat_name(const um_dat *d) { return d ? d->name : ""; }
+um_set *um_dat_set(const um_dat *d) { return d ? d->set : NULL; }
+int um_dat_rows(const um_dat *d) { return d ? d->rows : 0; }
+int um_dat_dim(const um_dat *d) { return d ? d->dim : 0; }
+um_type um_dat_type(const um_dat *d) { return d ? d->type : UM_DOUBLE; }
+um_layout um_dat_layout(const um_dat *d) { return !d ? UM_AOS : d->layout_auto ? UM_LAYOUT_AUTO : d->layout; }
+int um_set_count(const um_context *ctx) { return ctx ? ctx->nsets : 0; }
+int um_map_count(const um_context *ctx) { return ctx ? ctx->nmaps : 0; }
+int um_dat_count(const um_context *ctx) { return ctx ? ctx->ndats : 0; }
+um_set *um_set_at(const um_context *ctx, int i) { return (ctx && i >= 0 && i < ctx->nsets) ? ctx->sets[i] : NULL; }
+um_map *um_map_at(const um_context *ctx, int i) { return (ctx && i >= 0 && i < ctx->nmaps) ? ctx->maps[i] : NULL; }
+um_dat *um_dat_at(const um_context *ctx, int i) { return (ctx && i >= 0 && i < ctx->ndats) ? ctx->dats[i] : NULL; }
 
 int um_const_count(const um_context *ctx) { return ctx ? ctx->nconsts : 0; }
 int um_const_at(const um_context *ctx, int i, const char **name, int *dim, um_type *type, const void **data) {
