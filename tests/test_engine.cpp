@@ -598,6 +598,9 @@ TEST_F(Loop, OneLoopOneReductionArgAndOwnDats) {
   const um_kernel two = {"two", 2, edge_inc_kernel.range, nullptr, nullptr, nullptr};
   EXPECT_EQ(UM_PAR_LOOP(c.ctx, two, "two", edges, um_arg_reduction(sum), um_arg_reduction(sum)), UM_ERR_ARG);
   EXPECT_NE(c.msg().find("reduction 'sum' is passed as arg 0 and arg 1"), std::string::npos) << c.msg();
+  um_reduction *again = nullptr;
+  EXPECT_EQ(um_decl_reduction(c.ctx, 1, UM_DOUBLE, UM_INC, "sum", &again), UM_ERR_ARG);
+  EXPECT_NE(c.msg().find("reduction 'sum' is declared already"), std::string::npos) << c.msg();
   Ctx other("seq");
   std::vector<double> buf(2 * 64);
   EXPECT_EQ(um_dat_fetch(other.ctx, u, buf.data(), 0), UM_ERR_ARG);

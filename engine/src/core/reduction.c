@@ -46,6 +46,9 @@ int um_decl_reduction(um_context *ctx, int dim, um_type type, um_access acc, con
   UM_CTX_OK(ctx);
   if (!out) return UM_ERROR(ctx, UM_ERR_ARG, "um_decl_reduction: out is NULL");
   UM_CHECK(ctx, um__check_name(ctx, "reduction", name));
+  for (int i = 0; i < ctx->nreductions; i++)
+    if (!strcmp(ctx->reductions[i]->name, name))
+      return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s' is declared already: names are unique among reductions", name);
   *out = NULL;
   if (dim < 1 || dim > UM_MAX_SCRATCH_DIM)
     return UM_ERROR(ctx, UM_ERR_ARG, "reduction '%s': dim %d (use 1 .. %d)", name, dim, UM_MAX_SCRATCH_DIM);
