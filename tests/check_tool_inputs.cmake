@@ -81,3 +81,8 @@ list(LENGTH rms nrms)
 if(NOT nrms EQUAL 100 OR NOT af MATCHES "\"rms_20000\"" OR af MATCHES "\"rms_100\"")
   message(FATAL_ERROR "Airfoil 20,000 iterations: ${nrms} rms_N metrics (want 100, every 200)")
 endif()
+# --sweep of a key nothing reads: refused before any run (each run failed alike); --no-validate reaches the runs
+run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" ${CFG} --sweep nosuch.key=1,2
+    --sweep-out ${WORK}/sw)
+run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
+    --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)

@@ -222,6 +222,7 @@ static const um_option *find_scoped(const um_app *app_scope, const char *key) {
 }
 
 const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
+const um_option *umrun_app_option_find(const um_app *app, const char *key) { return app ? find_scoped(app, key) : NULL; }
 
 /* The mapping above a "<name>" option ("mpi.loops" of "mpi.loops.<loop>"), if `key` is one. */
 static const um_option *parent_of(const char *key) {

@@ -33,6 +33,8 @@ int umrun_option_count(void);
 const um_option *umrun_option_at(int i);
 /* The declaration of `key` (exact, a "<name>" component, or an item of a list); NULL if undeclared. */
 const um_option *umrun_option_find(const char *key);
+/* The app's own option of that key (params.*, mesh.*, ...), or NULL. */
+const um_option *umrun_app_option_find(const um_app *app, const char *key);
 const char *umrun_opt_type_name(um_opt_type t);
 
 /* ---- reads (absent or null key: the declared default) ---------------------- */

@@ -283,6 +283,7 @@ int umrun_sweep_run(const char *argv0, const char *config_path, const char *cons
     args[na++] = "--quiet";
     args[na++] = "--sweep-child";
     if (spec->allow_compiler) args[na++] = "--allow-compiler";
+    if (spec->no_validate) args[na++] = "--no-validate";
     args[na++] = "--csv";
     args[na++] = csv;
     args[na++] = "--csv-label";

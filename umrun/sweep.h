@@ -15,6 +15,7 @@ typedef struct {
   int nvalues[UMRUN_SWEEP_MAX_KEYS];
   char storage[UMRUN_SWEEP_MAX_KEYS][1024];
   int allow_compiler; /* pass --allow-compiler to each run */
+  int no_validate;    /* pass --no-validate to each run */
 } umrun_sweep_spec;
 
 /* Parse one "key=v1,v2,..." into spec; 0 or -1 with a message in err. */

@@ -364,6 +364,11 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
     umrun_err(r, "%s\n", err);
     return EXIT_USAGE;
   }
+  const um_app *sapp = um_app_find(r, s.app);
+  for (int k = 0; k < c->sweep.nkeys; k++) /* a key nothing reads: every run would fail the same way */
+    if (!umrun_option_find(c->sweep.key[k]) && !umrun_app_option_find(sapp, c->sweep.key[k]))
+      return umrun_err(r, "--sweep %s: neither umrun nor %s has an option of that name (umrun --help, and the app's "
+                          "options in docs/options.md)\n", c->sweep.key[k], s.app), EXIT_USAGE;
   FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
   for (int k = 0; k < c->sweep.nkeys; k++)
     for (int v = 0; v < c->sweep.nvalues[k]; v++) {
@@ -388,6 +393,7 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
   if (c->sweep_out) snprintf(outdir, sizeof outdir, "%s", c->sweep_out);
   else snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
   c->sweep.allow_compiler = c->allow_compiler;
+  c->sweep.no_validate = c->no_validate;
   return umrun_sweep_run(argv[0], c->config_path, c->sets, c->nsets, &c->sweep, outdir);
 }
 
