@@ -86,3 +86,8 @@ run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" 
     --sweep-out ${WORK}/sw)
 run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
+# a run refused by its app leaves no output folder it made (an empty one, made before the app read its mesh)
+run(1 "mesh.N = 1" ${CFG} --set output.dir=${WORK}/made/sub --set mesh.N=1)
+if(EXISTS ${WORK}/made)
+  message(FATAL_ERROR "a refused run left ${WORK}/made behind")
+endif()

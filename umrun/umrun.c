@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "um/app.h"
 #include "um/run.h"
@@ -464,6 +465,39 @@ static int release_err(const um_runner *r, held_err *h, int status, double deadl
 #define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
 
 /* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
+/* output.dir's folders this run created (the full path and the first that did not exist): a run that fails takes
+ * them away again where they are still empty, so a refused config leaves no folder behind */
+static char made_dir[4096], made_top[4096];
+
+static void note_made_dirs(const char *dir) {
+  made_dir[0] = made_top[0] = '\0';
+  struct stat st;
+  if (snprintf(made_dir, sizeof made_dir, "%s", dir) >= (int)sizeof made_dir || stat(dir, &st) == 0) {
+    made_dir[0] = '\0';
+    return;
+  }
+  char p[4096];
+  snprintf(p, sizeof p, "%s", dir);
+  snprintf(made_top, sizeof made_top, "%s", p);
+  for (char *slash; (slash = strrchr(p, '/')) && slash > p;) { /* up while the parent does not exist either */
+    *slash = '\0';
+    if (stat(p, &st) == 0) break;
+    snprintf(made_top, sizeof made_top, "%s", p);
+  }
+}
+
+static void remove_made_dirs(void) {
+  if (!made_dir[0]) return;
+  char p[4096];
+  snprintf(p, sizeof p, "%s", made_dir);
+  while (rmdir(p) == 0 && strcmp(p, made_top) != 0) { /* only empty folders go */
+    char *slash = strrchr(p, '/');
+    if (!slash || slash == p) break;
+    *slash = '\0';
+  }
+  made_dir[0] = '\0';
+}
+
 static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
                        int *unknown_keys) {
   char err[4096] = "";
@@ -488,6 +522,7 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (um_init(ctx, &s->opts)) return umrun_err(r, "%s\n", um_error_message(*ctx)), EXIT_USAGE;
   /* ranks other than 0 take the same output steps (the gathers are collective) and write nothing
    * (um_app_writes): they create no folder, output.dir's or a temporary one */
+  if (rank == 0 && s->outdir && *s->outdir) note_made_dirs(s->outdir);
   if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
     return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
   if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
@@ -704,6 +739,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     status = release_err(r, &held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
   } else {
     status = run_config(r, &c, cfg, &held);
+    if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) remove_made_dirs();
   }
   um_config_free(cfg);
   free(c.sets);
