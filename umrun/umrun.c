@@ -169,6 +169,28 @@ static void list_apps(const um_runner *r, FILE *f) {
 
 
 /* Returns -1 to go on, or the exit status. */
+/* The flags together: outputs that are not the config, and what goes with a sweep or --draw. -1 to go on. */
+static int check_flags(const um_runner *r, const cmdline *c) {
+  const char *const ins[] = {c->config_path};
+  const char *outs[] = {c->json_path, c->csv_path}, *flags[] = {"--json", "--csv"};
+  for (int k = 0; k < 2; k++)
+    if (umrun_output_is_input(outs[k], ins, 1) >= 0) {
+      umrun_err(r, "%s '%s' is the config file; write it elsewhere\n", flags[k], outs[k]);
+      return EXIT_USAGE;
+    }
+  if (c->sweep.nkeys && (c->json_path || c->csv_path)) { /* each run of a sweep writes its own, in --sweep-out */
+    umrun_err(r, "--sweep writes each run's JSON and the table of runs in its folder (--sweep-out); leave out %s\n",
+              c->json_path ? "--json" : "--csv");
+    return EXIT_USAGE;
+  }
+  if (c->draw.kind && (c->repeat > 1 || c->sweep.nkeys)) {
+    umrun_err(r, "--draw draws the plan or partition of one run: leave out %s (or draw one of its runs alone)\n",
+              c->repeat > 1 ? "--repeat" : "--sweep");
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
 static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   char err[4096];
   for (int i = 1; i < argc; i++) { /* the multi-run tools take the whole command line */
@@ -275,24 +297,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
       c->config_path = a;
     }
   }
-  const char *const ins[] = {c->config_path};
-  const char *outs[] = {c->json_path, c->csv_path}, *flags[] = {"--json", "--csv"};
-  for (int k = 0; k < 2; k++)
-    if (umrun_output_is_input(outs[k], ins, 1) >= 0) {
-      umrun_err(r, "%s '%s' is the config file; write it elsewhere\n", flags[k], outs[k]);
-      return EXIT_USAGE;
-    }
-  if (c->sweep.nkeys && (c->json_path || c->csv_path)) { /* each run of a sweep writes its own, in --sweep-out */
-    umrun_err(r, "--sweep writes each run's JSON and the table of runs in its folder (--sweep-out); leave out %s\n",
-              c->json_path ? "--json" : "--csv");
-    return EXIT_USAGE;
-  }
-  if (c->draw.kind && (c->repeat > 1 || c->sweep.nkeys)) {
-    umrun_err(r, "--draw draws the plan or partition of one run: leave out %s (or draw one of its runs alone)\n",
-              c->repeat > 1 ? "--repeat" : "--sweep");
-    return EXIT_USAGE;
-  }
-  return -1;
+  return check_flags(r, c);
 }
 
 /* The config in effect: file (or the embedded default) < UM_OPTIONS < --set; its paths resolved (paths.c). */

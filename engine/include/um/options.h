@@ -35,11 +35,11 @@ const char *um_compile_name(um_compile c);
 /** Parse "off", "auto" or "wait" into *out; UM_ERR_ARG if unknown. */
 int um_compile_parse(const char *s, um_compile *out);
 
-/** Execution options, fixed at um_init (layout and block size may also be set
- * per dat / per loop later). Start from um_options_default. */
 /** The largest block size (um_options.block_size, um_loop_set_block_size, run.block_size). */
 #define UM_MAX_BLOCK_SIZE (1 << 20)
 
+/** Execution options, fixed at um_init (layout and block size may also be set
+ * per dat / per loop later). Start from um_options_default. */
 typedef struct {
   const char *backend;    /**< a registered backend's name ("seq", "openmp",
                              "cuda", ...) or NULL / "auto": the available

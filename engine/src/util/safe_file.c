@@ -641,18 +641,14 @@ static int append_file(const char *path, int cache, const char *header, const vo
   const int in_place = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); /* written as they are, nothing to roll back */
   const off_t old = in_place ? 0 : st.st_size;
   int bad = 0, e = 0;
-  if (old > 0) { /* a last line without its newline: ended first, so the rows do not join it */
-    char last = '\n';
-    const int rfd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (rfd >= 0 && pread(rfd, &last, 1, old - 1) != 1) last = '\n';
-    if (rfd >= 0) close(rfd);
-    if (last != '\n' && write_all(fd, "\n", 1) != 0) bad = 1, e = errno;
-  }
+  char last = '\n'; /* a last line without its newline is ended first, so the rows do not join it */
+  const int rfd = old > 0 ? open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+  if (rfd >= 0 && pread(rfd, &last, 1, old - 1) == 1 && last != '\n' && write_all(fd, "\n", 1) != 0) bad = 1, e = errno;
+  if (rfd >= 0) close(rfd);
   if (!bad && old == 0 && header && *header && write_all(fd, header, strlen(header)) != 0) bad = 1, e = errno;
   if (!bad && n && write_all(fd, (const char *)data, n) != 0) bad = 1, e = errno;
   if (!bad && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) bad = 1, e = errno;
-  if (bad && !in_place && ftruncate(fd, old) != 0) { /* the rows that did get in are taken back */
-  }
+  if (bad && !in_place && ftruncate(fd, old) != 0) bad = 1; /* the rows that did get in are taken back */
   if (close(fd) != 0 && !bad) bad = 1, e = errno;
   if (bad) {
     fail(err, errlen, in_place ? "appending failed" : "appending failed (the file was left as it was)", path, e);
