@@ -14,6 +14,7 @@ extern "C" {
 #include "um/um.h"
 }
 #include "test_kernels.h"
+#include "test_vec_kernels_decl.h"
 
 extern "C" {  // the apps' kernel headers as they are embedded (apps/<app>/CMakeLists.txt)
 extern const char airfoil_kernels_source[], jacobi_kernels_source[], lulesh_kernels_source[],
@@ -332,7 +333,7 @@ struct SplitCtx {
   um_context *ctx = nullptr;
   um_set *nodes = nullptr, *edges = nullptr;
   um_map *pedge = nullptr;
-  um_dat *u = nullptr, *w = nullptr, *r = nullptr, *f = nullptr;
+  um_dat *u = nullptr, *w = nullptr, *r = nullptr, *f = nullptr, *q = nullptr;
   SplitCtx(um_split mode, const char *backend) {
     um_options o;
     um_options_default(&o);
@@ -348,11 +349,15 @@ struct SplitCtx {
     EXPECT_EQ(um_decl_dat(ctx, edges, 1, UM_DOUBLE, ww, "w", &w), UM_SUCCESS);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, nullptr, "r", &r), UM_SUCCESS);
     EXPECT_EQ(um_decl_dat(ctx, nodes, 1, UM_FLOAT, nullptr, "f", &f), UM_SUCCESS);
+    EXPECT_EQ(um_decl_dat(ctx, edges, 2, UM_DOUBLE, uu, "q", &q), UM_SUCCESS);
   }
   ~SplitCtx() { um_finalize(&ctx); }
-  // edge_inc increments r and f through pedge: it can be split. With keep, it also reads r through
-  // the map (in place of u): it is kept whole, and says why.
+  // edge_inc increments r and f through pedge: it can be split. With keep, the loop increments r through a vector
+  // argument instead (every target of pedge as one): it is kept whole, and says why.
   int run(const char *name, bool keep) {
+    if (keep)
+      return UM_PAR_LOOP(ctx, tv_scatter_vec_kernel, name, edges, um_arg_dat(q, -1, UM_ID, 2, UM_DOUBLE, UM_READ),
+                         um_arg_vec(r, pedge, 2, UM_DOUBLE, UM_INC));
     double s = 0;
     int cnt = 0;
     um_dat *src = keep ? r : u;
@@ -500,7 +505,8 @@ TEST(Tools, SplitLoopsInJsonAndTables) {
     EXPECT_NE(t.find("  split\n"), std::string::npos) << "the split column's header\n" << t;
     EXPECT_NE(t.find(std::string("  ") + um_split_name(mode) + "\n"), std::string::npos) << t;
     EXPECT_NE(t.find("\nsplit: 1 loop ran as the loops indented under it"), std::string::npos) << t;
-    EXPECT_NE(t.find("kept whole (asked to split):\n  edge_keep: dat 'r'"), std::string::npos) << t;
+    EXPECT_NE(t.find("kept whole (asked to split):\n  edge_keep: arg 1 passes every target of map 'pedge'"),
+              std::string::npos) << t;
     for (const std::string &l : lines_of(t)) EXPECT_LE(l.size(), 120u) << l;
     // a wall time longer than the loops': the app's loops' shares stay within 100%
     const std::vector<TableRow> rows2 = table_rows(c.table(2 * seconds + 1e-3));

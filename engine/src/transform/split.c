@@ -207,8 +207,8 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
       return 0;
     }
     if (a->kind == UM_ARG_DAT && a->idx == UM_ALL) {
-      snprintf(why, n, "kept whole: arg %d passes every target of map '%s' as one vector argument; loops with "
-               "vector arguments are never split", i, a->map->name);
+      snprintf(why, n, "kept whole: arg %d passes every target of map '%s' as one vector argument (never split)", i,
+               a->map->name);
       return 0;
     }
   }
