@@ -48,6 +48,7 @@ typedef struct {
   um_config *cfg;
   const char *config_path;
   double load_start;
+  char made_dir[4096], made_top[4096]; /* output.dir as made by this run, and the first of its folders it made */
 } run_settings;
 
 /* The validation of a run against validation.reference (outputs.c). */

@@ -470,28 +470,28 @@ static int release_err(const um_runner *r, held_err *h, int status, double deadl
 #define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
 
 /* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
-/* output.dir's folders this run created (the full path and the first that did not exist): a run that fails takes
- * them away again where they are still empty, so a refused config leaves no folder behind */
-static char made_dir[4096], made_top[4096];
-
-static void note_made_dirs(const char *dir) {
+/* output.dir's folders this run creates (s->made_dir, and s->made_top the first that did not exist): a run that
+ * fails takes them away again where they are still empty, so a refused config leaves no folder behind */
+static void note_made_dirs(run_settings *s, const char *dir) {
+  char *made_dir = s->made_dir, *made_top = s->made_top;
   made_dir[0] = made_top[0] = '\0';
   struct stat st;
-  if (snprintf(made_dir, sizeof made_dir, "%s", dir) >= (int)sizeof made_dir || stat(dir, &st) == 0) {
+  if (snprintf(made_dir, sizeof s->made_dir, "%s", dir) >= (int)sizeof s->made_dir || stat(dir, &st) == 0) {
     made_dir[0] = '\0';
     return;
   }
   char p[4096];
   snprintf(p, sizeof p, "%s", dir);
-  snprintf(made_top, sizeof made_top, "%s", p);
+  snprintf(made_top, sizeof s->made_top, "%s", p);
   for (char *slash; (slash = strrchr(p, '/')) && slash > p;) { /* up while the parent does not exist either */
     *slash = '\0';
     if (stat(p, &st) == 0) break;
-    snprintf(made_top, sizeof made_top, "%s", p);
+    snprintf(made_top, sizeof s->made_top, "%s", p);
   }
 }
 
-static void remove_made_dirs(void) {
+static void remove_made_dirs(run_settings *s) {
+  char *made_dir = s->made_dir, *made_top = s->made_top;
   if (!made_dir[0]) return;
   char p[4096];
   snprintf(p, sizeof p, "%s", made_dir);
@@ -527,7 +527,7 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (um_init(ctx, &s->opts)) return umrun_err(r, "%s\n", um_error_message(*ctx)), EXIT_USAGE;
   /* ranks other than 0 take the same output steps (the gathers are collective) and write nothing
    * (um_app_writes): they create no folder, output.dir's or a temporary one */
-  if (rank == 0 && s->outdir && *s->outdir) note_made_dirs(s->outdir);
+  if (rank == 0 && s->outdir && *s->outdir) note_made_dirs(s, s->outdir);
   if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
     return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
   if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
@@ -563,6 +563,15 @@ static int ckpt_settings(const um_runner *r, um_app_run *run, um_config *cfg, va
   return 1;
 }
 
+/* A run refused before it began: what it made goes (its empty output folders, the field folder), the rest freed. */
+static void abandon_run(const um_runner *r, run_settings *s, validation *v, um_context **ctx) {
+  remove_made_dirs(s);
+  umrun_remove_field_dir(r, v);
+  um_finalize(ctx);
+  um_ref_free(v->ref);
+  free(v->wanted);
+}
+
 /* Set up the context, run the app, report, validate, write outputs. */
 static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
@@ -578,13 +587,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   s.config_path = c->config_path;
   int st = prepare_run(r, c, cfg, &s, &v, &ctx, &unknown_keys);
   st = release_err(r, held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
-  if (st) {
-    umrun_remove_field_dir(r, &v);
-    um_finalize(&ctx);
-    um_ref_free(v.ref);
-    free(v.wanted);
-    return st;
-  }
+  if (st) return abandon_run(r, &s, &v, &ctx), st;
   const um_app *app = um_app_find(r, s.app);
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
   umrun_print_backend(out, &s, ctx);
@@ -611,7 +614,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   run.nwanted_fields = v.nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
   run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
-  if (ckpt_settings(r, &run, cfg, &v)) return EXIT_USAGE;
+  if (ckpt_settings(r, &run, cfg, &v)) return remove_made_dirs(&s), EXIT_USAGE;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
@@ -651,7 +654,10 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   } else {
     if (nranks > 1) { /* every rank: each loop's time on the slowest rank, and the imbalance */
       const int src = um_loop_stats_across_ranks(ctx);
-      if (src && rank == 0) umrun_err(r, "note: %s; the loop table shows rank 0's times\n", um_error_message(ctx));
+      if (src && rank == 0) { /* the message, not its trail of source lines */
+        const char *m = um_error_message(ctx);
+        umrun_err(r, "note: %.*s; the loop table shows rank 0's times\n", (int)strcspn(m, "\n"), m);
+      }
     }
     if (umrun_measure_memory(&run, ctx) && rank == 0) umrun_err(r, "note: the ranks' memory could not be gathered\n");
     umrun_print_report(out, app, &run, &s, ctx, total);
@@ -679,6 +685,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   um_ref_free(v.ref);
   free(v.wanted);
   um_finalize(&ctx);
+  if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) remove_made_dirs(&s);
   return status;
 }
 
@@ -744,7 +751,6 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     status = release_err(r, &held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
   } else {
     status = run_config(r, &c, cfg, &held);
-    if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) remove_made_dirs();
   }
   um_config_free(cfg);
   free(c.sets);

@@ -100,7 +100,7 @@ static int run_one(um_context *ctx, MPI_Comm comm, const umd_part_ops *ops, void
     return 1;
   }
   if (budget > 0 && t > budget && strcmp(name, "block")) { /* block, the last resort, has no budget */
-    snprintf(why, wl, "took %.2f s, over mpi.partition_budget_s = %g s: its parts discarded", t, budget);
+    snprintf(why, wl, "took %.3g s, over mpi.partition_budget_s = %g s: its parts discarded", t, budget);
     return 2;
   }
   return 0;

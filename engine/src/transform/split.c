@@ -227,7 +227,9 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
     }
   }
   if (!any) snprintf(why, n, "nothing to split: no increments through a map");
-  else if (loop->one_to_one) {
+  else if (loop->one_to_one && !loop->set->ctx->dist) { /* one to one on this rank's rows: under distribution the
+                                                          * ranks could judge alike rows differently, and every rank
+                                                          * must run the same loops */
     snprintf(why, n, "nothing to split: every map it increments through is one to one (one increment per row)");
     return 0;
   }
