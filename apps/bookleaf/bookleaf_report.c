@@ -311,6 +311,12 @@ static double *node_columns(const double *x, const double *u, size_t n) {
   return c;
 }
 
+/* dir/name into path (UM_APP_FIELD_PATH_MAX bytes), or a failure naming the field: never a cut path. */
+static int field_path(um_app_run *r, char *path, const char *dir, const char *name) {
+  if (snprintf(path, UM_APP_FIELD_PATH_MAX, "%s/%s", dir, name) < UM_APP_FIELD_PATH_MAX) return UM_SUCCESS;
+  return um_app_fail(r, UM_ERR_ARG, "field %s: the output folder's name is too long (%zu bytes)", name, strlen(dir));
+}
+
 /* A table by blocks: elements.txt and nodes.txt, each rank its block (the nodes' fetched here), one file in rank
  * order (um_app_write_blocks) with the bytes the whole's writer gives. */
 static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, const char *dir) {
@@ -319,8 +325,8 @@ static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, c
   if (um_app_wants_field(r, "elements")) {
     const double *cols[3] = {t->rho, t->e, t->p};
     char *text = format_rows(r, cols, 3, t->n, &len);
-    snprintf(path, sizeof path, "%s/elements.txt", dir);
-    int rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for elements.txt"),
+    int rc = um_app_agree(r, text ? field_path(r, path, dir, "elements.txt")
+                                  : um_app_fail(r, UM_ERR_ALLOC, "out of memory for elements.txt"),
                           "format its block of elements.txt");
     if (!rc) rc = um_app_write_blocks(r, path, NULL, text, len, "field elements");
     free(text);
@@ -345,7 +351,7 @@ static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, c
     rc = um_app_agree(r, text ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt"),
                       "format its block of nodes.txt");
   }
-  snprintf(path, sizeof path, "%s/nodes.txt", dir);
+  if (!rc) rc = um_app_agree(r, field_path(r, path, dir, "nodes.txt"), "name nodes.txt");
   if (!rc) rc = um_app_write_blocks(r, path, NULL, text, len, "field nodes");
   free(x), free(u), free(c), free(text);
   UM_APP_TRY(rc);
@@ -360,7 +366,7 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   char path[UM_APP_FIELD_PATH_MAX];
   if (um_app_wants_field(r, "elements")) {
     const double *cols[3] = {t->rho, t->e, t->p};
-    snprintf(path, sizeof path, "%s/elements.txt", dir);
+    UM_APP_TRY(field_path(r, path, dir, "elements.txt"));
     UM_APP_TRY(write_rows(r, path, cols, 3, S->nel));
     UM_APP_TRY(um_app_field(r, "elements", path));
   }
@@ -369,8 +375,8 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
     double *c = node_columns(t->x, t->u, nn);
     if (!c) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for nodes.txt");
     const double *cols[4] = {c, c + nn, c + 2 * nn, c + 3 * nn};
-    snprintf(path, sizeof path, "%s/nodes.txt", dir);
-    int rc = write_rows(r, path, cols, 4, S->nnd);
+    int rc = field_path(r, path, dir, "nodes.txt");
+    if (!rc) rc = write_rows(r, path, cols, 4, S->nnd);
     free(c);
     UM_APP_TRY(rc);
     UM_APP_TRY(um_app_field(r, "nodes", path));
