@@ -213,3 +213,86 @@ def test_minus_declaration_checked(ctx):
                     r(INC, m[1], minus=0))
     assert e.value.name == "UM_ERR_ARG"
     assert "loop 'gather', arg 2: um_arg_minus(..., 0)" in str(e.value) and "the loop has none" in str(e.value)
+
+
+SLOW = um.Kernel('#include "um/kernel.h"\n'
+                 "UM_KERNEL void slow(double *a) { for (int i = 0; i < 100; i++) a[0] = a[0] * 0.5 + 1.0; }\n", "slow")
+
+
+def test_close_from_another_thread_waits_for_the_running_loop():
+    import threading
+    import time
+    c = um.Context("seq")
+    s = c.set(1_000_000, "s")
+    d = c.dat(s, np.zeros(1_000_000), "d")
+    um.par_loop(SLOW, s, d(um.RW))  # compiled once
+    out = []
+    t = threading.Thread(target=lambda: out.append(um.par_loop(SLOW, s, d(um.RW)) or "returned"))
+    t.start()
+    time.sleep(0.01)
+    c.close()  # crashed the process (the loop ran on a freed context): now it waits for the loop
+    t.join()
+    assert out == ["returned"]
+    with pytest.raises(um.UmError, match="closed"):
+        um.par_loop(SLOW, s, d(um.RW))
+
+
+def test_threads_compiling_loops_on_one_context_at_once(ctx):
+    import threading
+    s = ctx.set(64, "s")
+    dats = [ctx.dat(s, np.ones(64), "d%d" % i) for i in range(4)]
+    # each thread its own kernel text (so each compiles), run together: a compile failed naming another thread's loop
+    ks = [um.Kernel('#include "um/kernel.h"\nUM_KERNEL void t%d(double *a) { a[0] += %d.0; }\n' % (i, i + 1),
+                    "t%d" % i) for i in range(4)]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(3):
+                um.par_loop(ks[i], s, dats[i](um.RW))
+        except Exception as e:  # noqa: BLE001 -- the test reports any
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for i, d in enumerate(dats):
+        assert (d.fetch() == 1.0 + 3 * (i + 1)).all()
+
+
+def test_a_global_passed_twice_and_values_that_do_not_fit(ctx):
+    s = ctx.set(10, "s")
+    x = ctx.dat(s, np.ones(10), "x")
+    g = um.Global(0.0, INC)
+    with pytest.raises(ValueError, match="passed twice"):  # both results came back as their sum
+        um.par_loop(um.Kernel('#include "um/kernel.h"\nUM_KERNEL void two(const double *x, double *a, double *b)'
+                              ' { a[0] += x[0]; b[0] += 1.0; }\n', "two"), s, x(READ), g, g)
+    with pytest.raises(ValueError, match="does not fit int32"):  # wrapped to -2**31
+        um.Global(2**31, um.MIN, np.int32)
+    with pytest.raises(ValueError, match="not a whole number"):  # cut to 2
+        um.Global(2.9, INC, np.int32)
+    with pytest.raises(ValueError, match="does not fit int32"):  # published as 5
+        ctx.decl_const("big", 2**32 + 5, np.int32)
+    assert um.Global(-7, um.MIN, np.int32).value == -7
+
+
+def test_kernels_of_the_same_text_are_declared_once_and_small_misuses(ctx):
+    s = ctx.set(8, "s")
+    x, y = ctx.dat(s, np.arange(8.0), "x"), ctx.dat(s, None, "y", dim=1)
+    for _ in range(50):  # a notebook cell run again makes a new Kernel of the same text each time
+        um.par_loop(um.Kernel(SCALE.source, "scale"), s, x(READ), y(WRITE))
+    assert sum(1 for k in ctx._kernels if k[0] == "scale") == 1
+    assert (y.fetch() == 3.0 * np.arange(8.0)).all()
+    ctx.reproducible = "false"  # the option's text: off (it was turned on: a non-empty string is true)
+    assert ctx.reproducible is False
+    ctx.reproducible = "true"
+    assert ctx.reproducible is True
+    with pytest.raises(ValueError, match="not true or false"):
+        ctx.reproducible = "maybe"
+    m = ctx.map(s, s, np.arange(8).reshape(8, 1), "self")
+    with pytest.raises(TypeError, match="index a map with an int"):
+        m[0.0]
+    assert m[np.int64(0)] == (m, 0)
+    assert "um.Context" in repr(ctx) and "INC" in repr(um.Global(0.0, INC))

@@ -4,8 +4,10 @@ Every call goes to the C API of libum.so (um/um.h); an error of the engine is ra
 engine's own message (um_error_message), which names what was wrong and what to do.
 """
 import enum
+import functools
 import logging
 import operator
+import threading
 import weakref
 
 import numpy as np
@@ -114,9 +116,21 @@ def backend_available(name):
     return bool(ok), ffi.string(why).decode()
 
 
+def _locked(method):
+    """A method that calls the engine on its context: one call at a time per context, its error read with it (the
+    engine's calls release the GIL, and a context's state, its compiled loops and its message are not for two
+    threads at once; a close waits for a running loop)."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with (self if isinstance(self, Context) else self.ctx)._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class Context:
     """A context (um_init): everything of a run hangs off it, and it is freed by :meth:`close` (or when the last
-    reference to it goes).
+    reference to it goes). Calls on one context from several threads run one at a time (a close waits for a
+    running loop).
 
     :param backend: "seq", "openmp", "cuda" or "auto" (the available backend of highest priority)
     :param options: the engine's options by their keys, e.g. ``{"run.strategy": "atomics", "hostc.cflags": "-O2"}``
@@ -128,6 +142,7 @@ class Context:
     """
 
     def __init__(self, backend="auto", options=None, verbose=0, **settings):
+        self._lock = threading.RLock()
         self._keep = []  # the option texts the um_options point into, alive as long as the context
         self._ptr = ffi.NULL
         opts = ffi.new("um_options *")
@@ -176,6 +191,7 @@ class Context:
         if rc != 0:
             raise ValueError("um.Context: %s = %s: %s" % (key, value, ffi.string(err).decode()))
 
+    @_locked
     def close(self):
         """Free the context and everything declared on it (um_finalize); its sets, maps and dats are unusable
         afterwards."""
@@ -188,6 +204,11 @@ class Context:
 
     def __enter__(self):
         return self
+
+    def __repr__(self):
+        if self._ptr == ffi.NULL:
+            return "<um.Context closed>"
+        return "<um.Context %s>" % ffi.string(lib.um_context_backend(self._ptr)).decode()
 
     def __exit__(self, *exc):
         self.close()
@@ -208,11 +229,13 @@ class Context:
 
     # ---- what it runs on --------------------------------------------------------------------------------------
     @property
+    @_locked
     def backend(self):
         """The backend in use after auto resolution ("seq", "openmp", "cuda")."""
         return ffi.string(lib.um_context_backend(self.ptr)).decode()
 
     @property
+    @_locked
     def strategy(self):
         """The strategy the backend resolved the options' strategy to ("coloured", "atomics", ...)."""
         return ffi.string(lib.um_strategy_name(lib.um_context_strategy(self.ptr))).decode()
@@ -223,21 +246,30 @@ class Context:
         return bool(lib.um_context_reproducible(self.ptr))
 
     @reproducible.setter
+    @_locked
     def reproducible(self, on):
+        if isinstance(on, str):  # as the option's text: "false" is off
+            words = {"true": 1, "on": 1, "yes": 1, "1": 1, "false": 0, "off": 0, "no": 0, "0": 0}
+            if on.strip().lower() not in words:
+                raise ValueError("um.Context.reproducible: '%s' is not true or false" % on)
+            on = words[on.strip().lower()]
         self.check(lib.um_context_set_reproducible(self.ptr, 1 if on else 0))
 
+    @_locked
     def set_option(self, key, value):
         """Apply one of the context's settings after it was made (um_option_apply on the context), e.g.
         ``ctx.set_option("run.split", "gather")``."""
         self._apply(ffi.NULL, self.ptr, key, value)
 
     # ---- declarations -------------------------------------------------------------------------------------------
+    @_locked
     def set(self, size, name):
         """Declare a set of ``size`` elements (um_decl_set)."""
         out = ffi.new("um_set **")
         self.check(lib.um_decl_set(self.ptr, _whole(size, "Context.set: size"), _text(name), out))
         return Set(self, out[0], name)
 
+    @_locked
     def set_block(self, gsize, name, begin=None, count=None):
         """Declare set ``name`` of ``gsize`` elements over all ranks, of which this rank declares the block
         [begin, begin + count) (um_decl_set_block; default: :func:`block_range`'s). Every set of a context is
@@ -249,6 +281,7 @@ class Context:
         self.check(lib.um_decl_set_block(self.ptr, int(gsize), int(begin), int(count), _text(name), out))
         return Set(self, out[0], name)
 
+    @_locked
     def map_block(self, frm, to, rows, name):
         """Declare a map from a set declared by blocks (um_decl_map_block): ``rows`` holds this rank's block of
         rows, (count, arity), each entry a 0-based global number of an element of ``to``."""
@@ -266,6 +299,7 @@ class Context:
                                          ffi.from_buffer("long long[]", rows64), _text(name), out))
         return Map(self, out[0], name, frm, to, rows64.shape[1])
 
+    @_locked
     def distribute(self, primary_set, partitioner="auto"):
         """Partition the sets over the ranks and migrate (um_distribute; collective, after every set and map is
         declared and before the first loop): ``primary_set`` is partitioned by ``partitioner`` ("auto", "block",
@@ -281,6 +315,7 @@ class Context:
         return {"nranks": info.nranks, "partitioner": ffi.string(info.partitioner).decode(),
                 "edge_cut": info.edge_cut, "imbalance": info.imbalance, "seconds": info.seconds}
 
+    @_locked
     def map(self, frm, to, data, name):
         """Declare a map from set ``frm`` to set ``to`` (um_decl_map): ``data`` is an integer array of shape
         (frm.size, arity), 0-based indices into ``to``, checked by the engine to lie in range."""
@@ -300,6 +335,7 @@ class Context:
                                    _text(name), out))
         return Map(self, out[0], name, frm, to, rows.shape[1])
 
+    @_locked
     def dat(self, set, data=None, name=None, dim=None, dtype=np.float64):
         """Declare a dat on ``set`` (um_decl_dat). ``data``: an array of shape (set.size, dim), or (set.size,) for
         dim 1, of float64, float32 or int32; or None for zeros of ``dim`` values of ``dtype`` per element.
@@ -325,13 +361,17 @@ class Context:
         self.check(lib.um_decl_dat(self.ptr, set._p, dim, t, buf, _text(name), out))
         return Dat(self, out[0], name, set, dim, _DTYPES[t])
 
+    @_locked
     def decl_const(self, name, value, dtype=np.float64):
         """Publish a constant the kernels read (um_decl_const; declared UM_CONST in the kernel source): a number
         or a 1-D array. Call again to change it."""
-        a = np.ascontiguousarray(np.atleast_1d(np.asarray(value, dtype=dtype)))
+        a = np.ascontiguousarray(np.atleast_1d(_exact(value, dtype, "constant '%s'" % name)))
+        if a.ndim != 1:
+            raise ValueError("constant '%s': a number or a 1-D array, not an array of shape %s" % (name, a.shape))
         t = _um_type(a.dtype, "constant '%s'" % name)
         self.check(lib.um_decl_const(self.ptr, _text(name), a.size, t, ffi.from_buffer(a)))
 
+    @_locked
     def reorder(self, method, map):
         """Renumber every set from ``map`` (um_reorder): method "gps" (Scotch) or "partition" (METIS). Dats keep
         their values, moved with their elements; :meth:`Dat.fetch` (original_order=True) reads them in the
@@ -346,6 +386,7 @@ class Context:
         return {k: getattr(st, k) for k in ("compute_seconds", "apply_seconds", "nparts", "max_part_size", "edgecut")}
 
     # ---- statistics ---------------------------------------------------------------------------------------------
+    @_locked
     def loop_stats(self):
         """The engine's statistics of every loop by name (um_loop_stats_get): a list of dicts with calls, seconds,
         bytes (useful bytes per call), plan statistics, split variant and the backend's counters."""
@@ -368,19 +409,22 @@ class Context:
             out.append(row)
         return out
 
+    @_locked
     def reset_stats(self):
         """Reset the loops' counters (um_loop_stats_reset; plans are kept)."""
         lib.um_loop_stats_reset(self.ptr)
 
+    @_locked
     def sync(self):
         """Wait for all outstanding device work (um_sync; nothing to wait for on the host backends)."""
         self.check(lib.um_sync(self.ptr))
 
     # ---- kernels ------------------------------------------------------------------------------------------------
+    @_locked
     def _kernel(self, kernel, nargs):
-        key = (id(kernel), nargs)
+        key = (kernel.name, kernel.source, kernel.source_name, nargs)  # a new Kernel of the same text: the same
         hit = self._kernels.get(key)
-        if hit is not None and hit[0] is kernel:
+        if hit is not None:
             return hit[1]
         k = ffi.new("um_kernel *")
         # the strings held here through the call (a struct field does not keep them alive); the engine copies them
@@ -449,10 +493,17 @@ class Map(_Object):
         self.frm, self.to, self.arity = frm, to, arity
 
     def __getitem__(self, idx):
+        if isinstance(idx, bool):
+            raise TypeError("map '%s': index a map with an int, not %r" % (self.name, idx))
+        try:
+            idx = operator.index(idx)  # ints and numpy integers; 0.0 is not an index
+        except TypeError:
+            raise TypeError("map '%s': index a map with an int, not %r" % (self.name, idx)) from None
         if not -self.arity <= idx < self.arity:
             raise IndexError("map '%s' has arity %d: index %d is out of range" % (self.name, self.arity, idx))
         return (self, idx % self.arity)
 
+    @_locked
     def fetch(self):
         """The map's rows as an int32 array (frm.size, arity), in the current numbering."""
         out = np.empty((self.frm.size, self.arity), dtype=np.int32)
@@ -474,6 +525,7 @@ class Dat(_Object):
     def __call__(self, access, via=None, minus=None):
         return _DatArg(self, Access(access), via, minus)
 
+    @_locked
     def fetch(self, original_order=False):
         """The dat's values as a new array (set.size, dim), or (set.size,) for dim 1 (um_dat_fetch: from the device
         where the backend keeps them there). original_order: in the declared numbering after a reordering."""
@@ -482,8 +534,11 @@ class Dat(_Object):
         self.ctx.check(fn(self.ctx.ptr, self._p, ffi.from_buffer(out), out.nbytes))
         return out[:, 0] if self.dim == 1 else out
 
+    @_locked
     def update(self, data):
-        """Replace the dat's values (um_dat_update) from an array of its shape and dtype."""
+        """Replace the dat's values (um_dat_update) from an array of its shape and dtype, in the current numbering:
+        after :meth:`Context.reorder`, rows in the reordered order (as :meth:`fetch` without original_order gives
+        them)."""
         a = np.asarray(data)
         if np.dtype(a.dtype) != np.dtype(self.dtype):
             raise TypeError("dat '%s' holds %s: got %s (convert it with .astype)" % (self.name, self.dtype, a.dtype))
@@ -503,11 +558,14 @@ class Global:
     as in OP2: ``Global(0.0, INC)`` for a sum."""
 
     def __init__(self, value, access, dtype=np.float64):
-        self.data = np.ascontiguousarray(np.atleast_1d(np.array(value, dtype=dtype)))
+        self.data = np.ascontiguousarray(np.atleast_1d(_exact(value, dtype, "um.Global")))
         if self.data.ndim != 1:
             raise ValueError("um.Global: a number or a 1-D array of values")
         self.access = Access(access)
         self.type = _um_type(self.data.dtype, "global")
+
+    def __repr__(self):
+        return "<um.Global %s %s %s>" % (self.access.name, self.data.dtype, self.value)
 
     @property
     def value(self):
@@ -577,6 +635,20 @@ def _fill(c, a, ctx, keep):
         raise TypeError("par_loop: an argument must be dat(access[, map[idx]]) or um.Global(...), not %r" % (a,))
 
 
+def _exact(value, dtype, what):
+    """value as an array of dtype, refused where an integer type would wrap or cut it (2**31 into int32, 2.9)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        given = np.asarray(value)
+        if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.floor(given))):
+            raise ValueError("%s: %r is not a whole number, and the type is %s" % (what, value, dtype))
+        if given.dtype.kind in "iuf" and given.size:
+            info = np.iinfo(dtype)
+            if given.min() < info.min or given.max() > info.max:
+                raise ValueError("%s: %r does not fit %s (%d .. %d)" % (what, value, dtype, info.min, info.max))
+    return np.array(value, dtype=dtype)
+
+
 def _whole(v, what):
     """v as an int when it is a whole number (an int, a numpy integer); else TypeError naming what."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -597,12 +669,17 @@ def par_loop(kernel, set, *args, name=None):
     if not isinstance(set, Set):
         raise TypeError(f"par_loop: the set is a {type(set).__name__}, not a um.Set (Context.set)")
     ctx = set.ctx
-    p = ctx.ptr  # raises when the context is closed
-    cargs = ffi.new("um_arg[]", len(args))
-    keep = []
-    for i, a in enumerate(args):
-        _fill(cargs[i], a, ctx, keep)
-    k = ctx._kernel(kernel, len(args))
-    ctx.check(lib.um_par_loop(p, k, _text(name or kernel.name), set._handle, len(args), cargs))
+    globals_ = [a for a in args if isinstance(a, Global)]
+    if len({id(g) for g in globals_}) != len(globals_):
+        raise ValueError("par_loop: one um.Global is passed twice; each argument needs its own (for two results, two "
+                         "Globals)")
+    with ctx._lock:
+        p = ctx.ptr  # raises when the context is closed
+        cargs = ffi.new("um_arg[]", len(args))
+        keep = []
+        for i, a in enumerate(args):
+            _fill(cargs[i], a, ctx, keep)
+        k = ctx._kernel(kernel, len(args))
+        ctx.check(lib.um_par_loop(p, k, _text(name or kernel.name), set._handle, len(args), cargs))
     out = [a.value for a in args if isinstance(a, Global) and a.access != READ]
     return None if not out else out[0] if len(out) == 1 else tuple(out)

@@ -155,7 +155,7 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
     default: break; /* registers declared at function scope */
     }
   }
-  P("%s%s(", ind, L->kernel_name);
+  P("%s::%s(", ind, L->kernel_name); /* the global function, whatever local (e, i, p, ...) has its name */
   for (int a = 0; a < L->nargs; a++) {
     const int ptr =
         D->pass[a] == UMC_PASS_GLOBAL || D->pass[a] == UMC_PASS_SHARED || D->pass[a] == UMC_PASS_SHARED_DIRECT;

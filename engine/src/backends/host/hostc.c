@@ -58,7 +58,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
 #define HC_STOP_GRACE_S 2.0   /* a compiler told to stop and still running this long later is killed */
 #define HC_PATH 1024
-#define HC_ABI "um-hostc-2"   /* bump when the generated code's interface changes (2: the SIMD range) */
+#define HC_ABI "um-hostc-3"   /* bump when the generated code's interface changes (3: the kernel through um__kernel) */
 
 enum { HC_NEW, HC_QUEUED, HC_RUNNING, HC_ELSEWHERE, HC_READY, HC_FAILED };
 

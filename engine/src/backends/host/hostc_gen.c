@@ -88,7 +88,7 @@ static void declare(um_strbuf *b, const um_loop *loop) {
  * SIMD range's lane variable; NULL: the scalar range, which stages SoA rows
  * only and has an index variable t<j> per target: same_target) or its row in place. */
 static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
-  um_strbuf_printf(b, "%s(", loop->kernel->name);
+  um_strbuf_printf(b, "um__kernel(");
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
     if (i) um_strbuf_printf(b, ", ");
@@ -122,6 +122,16 @@ static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub,
 }
 
 /* The scalar range: element by element, SoA rows staged as AoS. */
+/* The kernel called through a function at file scope: inside the ranges a kernel named like one of their variables
+ * (t0, e, c, ...) would be shadowed by it. Always inlined, so the call costs nothing. */
+static void forwarder(um_strbuf *b, const um_loop *loop) {
+  um_strbuf_printf(b, "static inline __attribute__((always_inline)) void um__kernel(");
+  for (int i = 0; i < loop->nargs; i++) um_strbuf_printf(b, "%s%s *a%d", i ? ", " : "", ctype(loop->args[i].type), i);
+  um_strbuf_printf(b, "%s) {\n  %s(", loop->nargs ? "" : "void", loop->kernel->name);
+  for (int i = 0; i < loop->nargs; i++) um_strbuf_printf(b, "%sa%d", i ? ", " : "", i);
+  um_strbuf_printf(b, ");\n}\n\n");
+}
+
 static void scalar_range(um_strbuf *b, const um_loop *loop) {
   um_strbuf_printf(b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
                       "  (void)M; (void)S;\n");
@@ -196,6 +206,7 @@ char *um__hostc_generate(const um_loop *loop) {
   um_strbuf_printf(&b, "extern char __start_um_consts[] __attribute__((weak)), __stop_um_consts[] __attribute__((weak));\n"
           "char *um__consts_begin(void) { return __start_um_consts; }\n"
           "char *um__consts_end(void) { return __stop_um_consts; }\n\n");
+  forwarder(&b, loop);
   scalar_range(&b, loop);
   if (simd_eligible(loop)) simd_range(&b, loop);
   if (b.oom) {
