@@ -201,7 +201,10 @@ int vl_metrics(vl_solver *S, double vol0, double per_step) {
   UM_APP_TRY(um_app_metric(r, "dt_max", S->dt_max));
   UM_APP_TRY(um_app_metric(r, "volume", sum[0]));
   UM_APP_TRY(um_app_metric(r, "volume_initial", vol0));
-  UM_APP_TRY(um_app_metric(r, "volume_change", fabs(sum[0] - vol0) / vol0));
+  if (vol0 != 0) UM_APP_TRY(um_app_metric(r, "volume_change", fabs(sum[0] - vol0) / vol0));
+  else if (um_app_writes(r)) /* no water at step 0 (an Init that runs later): a change relative to nothing */
+    fprintf(r->log, "volna: no water at the start (volume 0): the metric volume_change, relative to it, is left out "
+                    "(an Init that runs after step 0?)\n");
   UM_APP_TRY(um_app_metric(r, "momentum_x", sum[1]));
   UM_APP_TRY(um_app_metric(r, "momentum_y", sum[2]));
   UM_APP_TRY(um_app_metric(r, "kinetic_energy", sum[3]));
@@ -224,8 +227,10 @@ int vl_metrics(vl_solver *S, double vol0, double per_step) {
   UM_APP_TRY(um_app_metric(r, "ms_per_step", 1e3 * per_step));
   fprintf(r->log, "volna: %ld steps to t = %.9g (dt first %.6g, min %.6g, max %.6g)\n", S->itercount, S->timestamp,
           S->dt_first, S->dt_min, S->dt_max);
-  fprintf(r->log, "  volume %.9e (initial %.9e, relative change %.3e), momentum (%.6e, %.6e)\n", sum[0], vol0,
-          fabs(sum[0] - vol0) / vol0, sum[1], sum[2]);
+  char change[48] = "none: no water at the start";
+  if (vol0 != 0) snprintf(change, sizeof change, "%.3e", fabs(sum[0] - vol0) / vol0);
+  fprintf(r->log, "  volume %.9e (initial %.9e, relative change %s), momentum (%.6e, %.6e)\n", sum[0], vol0, change,
+          sum[1], sum[2]);
   fprintf(r->log, "  energy kinetic %.6e potential %.6e; depth [%.6e, %.6e], eta [%.6e, %.6e], max speed %.6e\n",
           sum[3], sum[4], mn[0], mx[0], mn[1], mx[1], mx[2]);
   return UM_SUCCESS;
