@@ -104,3 +104,5 @@ string(REPEAT "e" ${rest} last)
 string(APPEND long "/${last}")
 run(2 "field elements.txt: the output folder's name is too long" ${BOOKLEAF} --quiet --set output.dir=${long})
 file(REMOVE_RECURSE ${WORK}/long)
+# --draw writes SVG: a file named otherwise (x.png held SVG) is refused
+run(1 "the picture is SVG; name the file .svg" ${CFG} --draw plan ${WORK}/plan.png)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "draw.h"
 #include "json.h"
@@ -49,6 +50,11 @@ int umrun_draw_parse(umrun_draw *d, const char *what, const char *path, char *er
   d->path = path;
   if (!path || !*path || path[0] == '-')
     return fail(err, len, "--draw %s: give the SVG file to write after it (e.g. --draw %s picture.svg)", what, what);
+  const size_t pl = strlen(path);
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash) && (pl < 4 || strcasecmp(path + pl - 4, ".svg") != 0))
+    return fail(err, len, "--draw %s %s: the picture is SVG; name the file .svg (a %s file would hold SVG)", what, path,
+                dot);
   if (d->kind == UMRUN_DRAW_PLAN && um_mpi_size() > 1)
     return fail(err, len,
                 "--draw %s draws one process's plan, and this run has several ranks: run it without "
