@@ -30,7 +30,7 @@ endif()
 run(0 "" ${CFG} --quiet --set output.dir= --json ${WORK}/a.json)
 run(1 "--json '.*a.json' is one of the files compared" --compare ${WORK}/a.json ${WORK}/a.json --json ${WORK}/a.json)
 run(1 "--md '.*a.json' is one of the files compared" --compare ${WORK}/a.json ${WORK}/a.json --md ${WORK}/a.json)
-run(1 "is the run or the reference it checks" --validate ${WORK}/a.json validation/jacobi/jacobi.ref.yaml
+run(1 "is the run or the reference it checks" --validate ${WORK}/a.json validation/jacobi/grid16.ref.yaml
     --json ${WORK}/a.json)
 file(READ ${WORK}/a.json js)
 if(NOT js MATCHES "\"format\": \"um-run-")
@@ -106,3 +106,9 @@ run(2 "field elements.txt: the output folder's name is too long" ${BOOKLEAF} --q
 file(REMOVE_RECURSE ${WORK}/long)
 # --draw writes SVG: a file named otherwise (x.png held SVG) is refused
 run(1 "the picture is SVG; name the file .svg" ${CFG} --draw plan ${WORK}/plan.png)
+# a run's JSON of a format this umrun does not read (a later one): refused, not validated as if it were this one's
+file(READ ${WORK}/a.json js)
+string(REPLACE "\"um-run-2\"" "\"um-run-99\"" js "${js}")
+file(WRITE ${WORK}/a99.json "${js}")
+run(1 "is of format 'um-run-99'; this umrun reads um-run-2" --validate ${WORK}/a99.json validation/jacobi/grid16.ref.yaml)
+run(0 "VALIDATION PASS" --validate ${WORK}/a.json validation/jacobi/grid16.ref.yaml)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "um/safe_file.h"
+#include "provenance.h"
 #include "tools.h"
 #include "um/um.h"
 #include "um/validate.h"
@@ -125,6 +126,13 @@ int umrun_validate_main(int argc, char **argv) {
   if (!strcmp(uj_gets(R, "format", ""), "um-suite-results-1")) {
     fprintf(stderr, "umrun --validate: '%s' is a results file of umrun --suite (many runs); give one run's JSON, "
                     "as `umrun CONFIG --json RUN.json` writes it\n", frun);
+    uj_free(R);
+    return EXIT_USAGE;
+  }
+  const char *fmt = uj_gets(R, "format", NULL); /* none: an older file (no provenance), read as it is */
+  if (fmt && strcmp(fmt, UMRUN_RUN_FORMAT) != 0) {
+    fprintf(stderr, "umrun --validate: '%s' is of format '%s'; this umrun reads %s (and older files without a "
+                    "format): validate it with the umrun that wrote it\n", frun, fmt, UMRUN_RUN_FORMAT);
     uj_free(R);
     return EXIT_USAGE;
   }
