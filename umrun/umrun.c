@@ -69,7 +69,7 @@ static void usage(const um_runner *r, FILE *f) {
           "  --set key=value   override one config value, by dotted path into the YAML\n"
           "                    (e.g. --set run.backend=seq --set mesh.I=40); repeatable\n"
           "  --json FILE       also write the run summary (options, per-loop table, plan\n"
-          "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout:\n"
+          "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout or -:\n"
           "                    the JSON alone on stdout (umrun's messages then go to stderr)\n"
           "  --quiet           no progress bar and no options listing\n"
           "  --repeat N        make the run N times (1 to 100), each its own process, and print per\n"
@@ -263,7 +263,7 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
         if (umrun_draw_parse(&c->draw, v, i + 1 < argc ? argv[++i] : NULL, err, sizeof err))
           return umrun_err(r, "%s\n", err), EXIT_USAGE;
       }
-      else if (!strcmp(a, "--json")) c->json_path = v;
+      else if (!strcmp(a, "--json")) c->json_path = strcmp(v, "-") ? v : "/dev/stdout"; /* -: stdout, as is usual */
       else if (!strcmp(a, "--sweep-out")) c->sweep_out = v;
       else if (!strcmp(a, "--csv")) c->csv_path = v;
       else if (!strcmp(a, "--csv-label")) c->csv_label = v;
