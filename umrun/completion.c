@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "manpage.h"
+#include "sweep.h"
+#include "tools.h"
 #include "options.h"
 #include "um/backend.h"
 #include "um/option_decl.h"
@@ -44,15 +46,34 @@ static void drop(words *l) {
 }
 
 /* Every "--flag" of --help's text (a flag's "=markdown" spelling kept whole, "=man|bash" as each). */
+/* Whether the flag at p is one the text lists (a line of options or a usage line), not one it quotes in prose
+ * (a compiler's flag in an option's help, "--fmad=false"). */
+static int listed(const char *buf, const char *p) {
+  const char *line = p;
+  while (line > buf && line[-1] != '\n') line--;
+  const char *t = line;
+  while (*t == ' ') t++;
+  return t == p || !strncmp(t, "usage:", 6);
+}
+
 static void flags_of(const um_runner *r, words *flags) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   if (!m) return;
-  umrun_print_usage(r, m);
+  umrun_print_usage(r, m); /* and the tools' own: their flags too */
+  umrun_suite_usage(m);
+  umrun_compare_usage(m);
+  umrun_report_usage(m);
+  umrun_validate_usage(m);
+  umrun_sweep_usage(m);
   fclose(m);
   for (const char *p = buf; p && (p = strstr(p, "--"));) {
     const char *q = p + 2;
+    if (!listed(buf, p)) {
+      p = q;
+      continue;
+    }
     while (islower((unsigned char)*q) || *q == '-' || (*q == '=' && islower((unsigned char)q[1]))) q++;
     if (q - p > 2 && (p == buf || p[-1] == ' ' || p[-1] == '[' || p[-1] == '(' || p[-1] == '\n')) {
       add(flags, p, (size_t)(q - p));
