@@ -130,7 +130,7 @@ static const um_option miniaero_options[] = {
      .help = "a line every this many steps [output_frequency]; default: the deck's (100 without a deck)"},
     {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "inc", .choices = scheme_names,
      .help = "how face contributions reach cells: inc (INC through face -> cell maps, the engine's\n"
-             "strategies) | atomics (the same loops forced to atomics, upstream's default build) |\n"
+             "strategies) | atomics (the same loops forced to atomics, upstream's default build; cuda) |\n"
              "slots (each face writes its own slot of its cells, a cell loop sums them: upstream's\n"
              "gather-sum build, -DCELL_FLUX)"},
     {.key = "params.gradients", .type = UM_OPT_CHOICE, .def = "auto", .choices = gradient_names,
@@ -519,7 +519,11 @@ static int rk_stage(ma_solver *S, int stage) {
 }
 
 /* Upstream's default build: every loop that adds face contributions to cells uses atomics. */
-static int use_atomics(ma_solver *S) {
+static int use_atomics(um_app_run *r, ma_solver *S) {
+  if (strcmp(um_context_backend(S->ctx), "cuda") != 0) /* the face loops increment through scalar args */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.scheme = atomics forces the face loops' increments to atomics, "
+                       "which the cuda backend runs; on the %s backend use params.scheme = inc (the default) or slots",
+                       um_context_backend(S->ctx));
   char name[64];
   for (int k = 0; k < 2; k++) {
     const char *what = k ? "flux" : "grad";
@@ -695,7 +699,7 @@ static int miniaero_run(um_app_run *r) {
   S.cfg = &cfg;
   int rc = build_and_declare(r, &S);
   if (!rc) rc = um_app_prepare(r, "faces_cells");
-  if (!rc && cfg.scheme == SCHEME_ATOMICS) rc = use_atomics(&S);
+  if (!rc && cfg.scheme == SCHEME_ATOMICS) rc = use_atomics(r, &S);
   if (rc) return rc;
   fprintf(r->log, "miniaero: %s, %d x %d x %d cells (%lld), %lld interior + %lld boundary faces (",
           ma_problem_name(in->problem), in->nx, in->ny, in->nz, um_set_gsize(S.cells), um_set_gsize(S.faces),

@@ -304,6 +304,14 @@ int siac_build(um_app_run *r, siac *s) {
   UM_APP_TRY(um_app_int(r, "params.degree", &k));
   UM_APP_TRY(um_app_string(r, "params.solution", &solution));
   UM_APP_TRY(um_app_choice(r, "params.search", &s->grid, NULL));
+  static const char *const grid_only[] = {"params.bins", "params.element_threads", "params.point_split"};
+  for (int i = 0; i < 3 && !s->grid; i++) { /* the grid search's settings in a run that does not search by grid */
+    int given = 0;
+    UM_APP_TRY(um_app_has(r, grid_only[i], &given));
+    if (given)
+      return um_app_fail(r, UM_ERR_CONFIG, "%s applies to params.search: grid only, and this run searches by map "
+                         "(the default): set params.search: grid, or leave %s out", grid_only[i], grid_only[i]);
+  }
   if (s->grid && um_mpi_size() > 1)
     return um_app_fail(r, UM_ERR_CONFIG,
                        "params.search: grid searches the whole mesh from every element (whole-dat arguments), which "

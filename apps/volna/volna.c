@@ -169,6 +169,9 @@ static int read_config(um_app_run *r, vl_solver *S) {
   UM_APP_TRY(um_app_double(r, "params.stoker_hl", &S->stoker_hl));
   UM_APP_TRY(um_app_double(r, "params.stoker_hr", &S->stoker_hr));
   UM_APP_TRY(um_app_double(r, "params.stoker_x0", &S->stoker_x0));
+  if (S->exact && !(S->stoker_hl > S->stoker_hr && S->stoker_hr > 0)) /* Stoker's wet dam break: its errors else */
+    return um_app_fail(r, UM_ERR_CONFIG, "params.stoker_hl = %g, stoker_hr = %g: Stoker's solution is of a dam "
+                       "break onto water, stoker_hl > stoker_hr > 0", S->stoker_hl, S->stoker_hr);
   S->deck.final_time = (float)end;
   S->max_steps = (long)ms;
   return UM_SUCCESS;
