@@ -45,7 +45,6 @@ static void drop(words *l) {
   l->n = 0;
 }
 
-/* Every "--flag" of --help's text (a flag's "=markdown" spelling kept whole, "=man|bash" as each). */
 /* Whether the flag at p is one the text lists (a line of options or a usage line), not one it quotes in prose
  * (a compiler's flag in an option's help, "--fmad=false"). */
 static int listed(const char *buf, const char *p) {
@@ -56,6 +55,7 @@ static int listed(const char *buf, const char *p) {
   return t == p || !strncmp(t, "usage:", 6);
 }
 
+/* Every "--flag" of --help's text (a flag's "=markdown" spelling kept whole, "=man|bash" as each). */
 static void flags_of(const um_runner *r, words *flags) {
   char *buf = NULL;
   size_t len = 0;

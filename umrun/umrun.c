@@ -168,7 +168,6 @@ static void list_apps(const um_runner *r, FILE *f) {
 /* ---- command line ----------------------------------------------------------------- */
 
 
-/* Returns -1 to go on, or the exit status. */
 /* The flags together: outputs that are not the config, and what goes with a sweep or --draw. -1 to go on. */
 static int check_flags(const um_runner *r, const cmdline *c) {
   const char *const ins[] = {c->config_path};
@@ -191,6 +190,7 @@ static int check_flags(const um_runner *r, const cmdline *c) {
   return -1;
 }
 
+/* Returns -1 to go on, or the exit status. */
 static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   char err[4096];
   for (int i = 1; i < argc; i++) { /* the multi-run tools take the whole command line */
@@ -469,7 +469,6 @@ static int release_err(const um_runner *r, held_err *h, int status, double deadl
 
 #define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
 
-/* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
 /* output.dir's folders this run creates (s->made_dir, and s->made_top the first that did not exist): a run that
  * fails takes them away again where they are still empty, so a refused config leaves no folder behind */
 static void note_made_dirs(run_settings *s, const char *dir) {
@@ -503,6 +502,7 @@ static void remove_made_dirs(run_settings *s) {
   made_dir[0] = '\0';
 }
 
+/* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
 static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
                        int *unknown_keys) {
   char err[4096] = "";
@@ -549,20 +549,6 @@ static void print_where(const um_runner *r, FILE *out, const run_settings *s, um
               s->load_start, cores);
 }
 
-/* The checkpoint.* settings into run (the same config on every rank: the same answer); on an error, said, and the
- * run's context and validation released. */
-static int ckpt_settings(const um_runner *r, um_app_run *run, um_config *cfg, validation *v) {
-  char err[1024] = "";
-  if (!umrun_ckpt_settings(run, cfg, err, sizeof err)) return 0;
-  umrun_err(r, "%s\n", err);
-  umrun_ckpt_free(run);
-  umrun_remove_field_dir(r, v);
-  um_finalize(&run->ctx);
-  um_ref_free(v->ref);
-  free(v->wanted);
-  return 1;
-}
-
 /* A run refused before it began: what it made goes (its empty output folders, the field folder), the rest freed. */
 static void abandon_run(const um_runner *r, run_settings *s, validation *v, um_context **ctx) {
   remove_made_dirs(s);
@@ -570,6 +556,17 @@ static void abandon_run(const um_runner *r, run_settings *s, validation *v, um_c
   um_finalize(ctx);
   um_ref_free(v->ref);
   free(v->wanted);
+}
+
+/* The checkpoint.* settings into run (the same config on every rank: the same answer); on an error, said, and the
+ * run abandoned. */
+static int ckpt_settings(const um_runner *r, um_app_run *run, um_config *cfg, run_settings *s, validation *v) {
+  char err[1024] = "";
+  if (!umrun_ckpt_settings(run, cfg, err, sizeof err)) return 0;
+  umrun_err(r, "%s\n", err);
+  umrun_ckpt_free(run);
+  abandon_run(r, s, v, &run->ctx);
+  return 1;
 }
 
 /* Set up the context, run the app, report, validate, write outputs. */
@@ -614,7 +611,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   run.nwanted_fields = v.nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
   run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
-  if (ckpt_settings(r, &run, cfg, &v)) return remove_made_dirs(&s), EXIT_USAGE;
+  if (ckpt_settings(r, &run, cfg, &s, &v)) return EXIT_USAGE;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();

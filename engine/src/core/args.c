@@ -214,14 +214,18 @@ int um__check_minus(um_context *ctx, const char *loop, int nargs, const um_arg *
 int um__check_aliases(um_context *ctx, const char *loop, int nargs, const um_arg *args) {
   for (int i = 0; i < nargs; i++) {
     const um_arg *a = &args[i];
-    for (int j = i + 1; a->kind == UM_ARG_GBL && a->red && j < nargs; j++)
-      if (args[j].kind == UM_ARG_GBL && args[j].red == a->red)
-        return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': reduction '%s' is passed as arg %d and arg %d; a reduction is "
-                        "one argument of a loop (for two results, declare two reductions)", loop, um__reduction_name(a->red), i, j);
-    if (a->kind != UM_ARG_DAT) continue;
-    for (int j = 0; j < nargs; j++) {
+    if (a->kind == UM_ARG_GBL && a->red) { /* a reduction handle: one argument (its result is one value) */
+      for (int j = i + 1; j < nargs; j++)
+        if (args[j].kind == UM_ARG_GBL && args[j].red == a->red)
+          return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': reduction '%s' is passed as arg %d and arg %d; a reduction is "
+                          "one argument of a loop (for two results, declare two reductions)", loop,
+                          um__reduction_name(a->red), i, j);
+      continue;
+    }
+    if (a->kind != UM_ARG_DAT || a->acc != UM_INC) continue;
+    for (int j = 0; j < nargs; j++) { /* an increment of a's dat: no other argument of it but increments */
       const um_arg *b = &args[j];
-      if (j == i || b->kind != UM_ARG_DAT || b->dat != a->dat || a->acc != UM_INC || b->acc == UM_INC) continue;
+      if (j == i || b->kind != UM_ARG_DAT || b->dat != a->dat || b->acc == UM_INC) continue;
       if (!a->map && !b->map) continue; /* both direct: each element its own row */
       return UM_ERROR(ctx, UM_ERR_ARG,
                       "loop '%s': dat '%s' is incremented by arg %d (%s) and %s by arg %d (%s): an element could "

@@ -190,12 +190,12 @@ int um_init(um_context **out, const um_options *opts) {
   ctx->opts.extra_backends = NULL;
   ctx->opts.nextra_backends = 0;
   /* on failure keep the context so the caller can read the message */
-  ctx->init_failed = rc != UM_SUCCESS ? rc : 0;
+  ctx->init_failed = rc != UM_SUCCESS;
   *out = ctx;
   return rc;
 }
 
-int um__ctx_init_failed(const um_context *ctx) { return ctx->init_failed != 0; }
+int um__ctx_init_failed(const um_context *ctx) { return ctx->init_failed; }
 
 int um__ctx_failed(um_context *ctx) {
   static const char head[] = "this context's um_init failed";

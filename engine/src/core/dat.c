@@ -83,7 +83,7 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to) {
 }
 
 /* A dat handed to a function of ctx must be one of ctx's (another context's data lives on its own backend). */
-static int um__dat_of(um_context *ctx, const um_dat *d, const char *fn) {
+static int dat_of(um_context *ctx, const um_dat *d, const char *fn) {
   if (d->ctx == ctx) return UM_SUCCESS;
   return UM_ERROR(ctx, UM_ERR_ARG, "%s: dat '%s' belongs to another context; pass the context that declared it", fn,
                   d->name);
@@ -93,7 +93,7 @@ int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
   UM_CTX_OK(ctx);
   if (!d)
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d)", __func__);
-  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
+  UM_CHECK(ctx, dat_of(ctx, d, __func__));
   if (layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", d->name, (int)layout);
   if (layout == UM_LAYOUT_AUTO) {
@@ -166,7 +166,7 @@ int um_dat_fetch(um_context *ctx, const um_dat *d, void *out, size_t bytes) {
   UM_CTX_OK(ctx);
   if (!d || (!out && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!out && bytes))", __func__);
-  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
+  UM_CHECK(ctx, dat_of(ctx, d, __func__));
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_fetch"));
   UM_CHECK(ctx, um_sync(ctx));
   um__ck_read(ctx, d);
@@ -183,7 +183,7 @@ int um_dat_update(um_context *ctx, um_dat *d, const void *in, size_t bytes) {
   UM_CTX_OK(ctx);
   if (!d || (!in && bytes))
     return UM_ERROR(ctx, UM_ERR_ARG, "%s: a NULL or out-of-range argument (!d || (!in && bytes))", __func__);
-  UM_CHECK(ctx, um__dat_of(ctx, d, __func__));
+  UM_CHECK(ctx, dat_of(ctx, d, __func__));
   UM_CHECK(ctx, check_bytes(ctx, d, bytes, "um_dat_update"));
   UM_CHECK(ctx, um_sync(ctx));
   um__ck_overwrite(ctx, d);

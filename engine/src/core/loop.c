@@ -32,9 +32,15 @@
 #include "pass.h"
 #include "../util/array.h"
 
-um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
+static um_loop_rec *loop_find(um_context *ctx, const char *name) {
   for (int i = 0; i < ctx->nloops; i++)
     if (strcmp(ctx->loops[i].name, name) == 0) return &ctx->loops[i];
+  return NULL;
+}
+
+um_loop_rec *um__loop_record(um_context *ctx, const char *name) {
+  um_loop_rec *found = loop_find(ctx, name);
+  if (found) return found;
   if (UM_GROW(ctx->loops, ctx->caploops, ctx->nloops)) return NULL;
   um_loop_rec *r = &ctx->loops[ctx->nloops];
   memset(r, 0, sizeof *r);
@@ -72,8 +78,6 @@ static int check_loop(um_context *ctx, const um_kernel *kernel, const char *name
                       const um_arg *args, um_arg *run, um_loop *loop) {
   if (!kernel || (!kernel->range && !kernel->source)) /* a kernel from source alone: um_decl_kernel checked it */
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': no kernel given (UM_KERNEL_DEFINE, or um_decl_kernel)", name);
-  UM_CHECK(ctx, um__check_name(ctx, "loop", name));
-  if (kernel->source) UM_CHECK(ctx, um__check_kernel_name(ctx, kernel));
   if (!set) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': iteration set is NULL", name);
   if (set->ctx != ctx) return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': set '%s' belongs to another context", name, set->name);
   if (nargs < 0 || nargs > UM_MAX_ARGS || (nargs && !args))
@@ -414,8 +418,14 @@ static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, 
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s': set '%s' is declared by blocks; call um_distribute before the first loop",
                     name, set->name);
   args = run;
-  um_loop_rec *rec = um__loop_record(ctx, name);
+  um_loop_rec *rec = loop_find(ctx, name);
+  if (!rec) { /* its first call: the name checked once (the record's is checked or the engine's own) */
+    UM_CHECK(ctx, um__check_name(ctx, "loop", name));
+    rec = um__loop_record(ctx, name);
+  }
   if (!rec) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory recording loop '%s'", name);
+  if (kernel->source && rec->kernel != kernel) /* a kernel not seen under this name: compiled code calls its name */
+    UM_CHECK(ctx, um__check_kernel_name(ctx, kernel));
   loop.id = (int)(rec - ctx->loops);
   const double t_first = rec->calls ? 0 : um_wtime(); /* the first call is timed whole (first_call_seconds) */
   rec->kernel = kernel;

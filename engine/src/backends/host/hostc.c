@@ -698,7 +698,6 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   return UM_SUCCESS;
 }
 
-
 void um__hostc_free(um_context *ctx) {
   um_hostc *h = ctx->hostc;
   if (!h) return;

@@ -121,7 +121,6 @@ static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub,
   else um_strbuf_printf(b, "v%d%s[c] = %s;\n", i, sub, row);
 }
 
-/* The scalar range: element by element, SoA rows staged as AoS. */
 /* The kernel called through a function at file scope: inside the ranges a kernel named like one of their variables
  * (t0, e, c, ...) would be shadowed by it. Always inlined, so the call costs nothing. */
 static void forwarder(um_strbuf *b, const um_loop *loop) {
@@ -132,6 +131,7 @@ static void forwarder(um_strbuf *b, const um_loop *loop) {
   um_strbuf_printf(b, ");\n}\n\n");
 }
 
+/* The scalar range: element by element, SoA rows staged as AoS. */
 static void scalar_range(um_strbuf *b, const um_loop *loop) {
   um_strbuf_printf(b, "void um__compiled_range(char *const *B, const int *const *M, const size_t *S, int begin, int end) {\n"
                       "  (void)M; (void)S;\n");
