@@ -268,6 +268,7 @@ static int app_bound(const page *pg, const char *app) {
 
 /* A banner at the top when a results file's runs shared a loaded machine: its timings are noisy. */
 static void write_loaded_banner(const page *pg) {
+  int shown = 0;
   for (int k = 0; k < pg->nfiles; k++) {
     const uj *ld = uj_get(pg->files[k], "load"), *s = uj_get(pg->files[k], "summary");
     const double busy = uj_getn(ld, "busy_runs", 0), cores = uj_getn(ld, "cores", 0),
@@ -279,7 +280,7 @@ static void write_loaded_banner(const page *pg) {
              "and every rate from them are noisy (the \u00b1 spreads and their \u26a0 flags say how much). Compare "
              "ratios within one page, not absolute figures, or rerun on an idle machine.",
              busy, uj_getn(s, "runs", 0), pg->paths[k], cores, start, end);
-    fputs("<p class=\"banner\" id=\"loaded\">", pg->h);
+    fputs(shown++ ? "<p class=\"banner\">" : "<p class=\"banner\" id=\"loaded\">", pg->h); /* ids are unique */
     rep_html_text(pg->h, say);
     fputs("</p>\n", pg->h);
     fputs("> **", pg->m); /* the path is the user's: escaped like every cell */
@@ -488,6 +489,8 @@ static void write_sets_maps(FILE *h, FILE *m, const uj *mesh) {
     rep_row(h, m, 0, 3, cells);
     i++;
   }
+  fputs("</table></div>\n", h);
+  fputc('\n', m);
 }
 
 /* one row of the loops table: loop i, alone (pass 1: one of a family) or standing for its row's family */
@@ -525,7 +528,7 @@ static void write_loop_row(const page *pg, const char *app, const app_loop *al, 
 /* the table of an app's loops: a row each (loops named alike share one), then each family's loops */
 static void write_loops_table(const page *pg, const char *app, const app_loop *al, int nal) {
   FILE *h = pg->h, *m = pg->m;
-  fputs("</table></div>\n<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
+  fputs("<h3>Loops</h3>\n<p class=\"note\">Bytes are useful bytes (each value the loop needs, once); "
         "operations are counted in the kernel's source (binary arithmetic and math calls, following calls into "
         "helper functions and multiplying loops with a constant trip count), per path through its branches: "
         "<em>a..b</em> the shortest and the longest path (the longest an upper bound), one figure where they agree; "
@@ -539,7 +542,7 @@ static void write_loops_table(const page *pg, const char *app, const app_loop *a
         "loops, the median over its runs. Loops named alike (<code>eos_r2</code> .. <code>eos_r11</code>) share a "
         "row: their bytes and times summed; each is listed under the table.</p>\n<div class=\"wrap\"><table>\n",
         h);
-  fputs("\n### Loops\n\n", m);
+  fputs("### Loops\n\n", m);
   const char *lh[] = {"loop", "over", "access pattern", "bytes / element", "bytes / call", "ops / element (counted)",
                       "ops / byte", "share of loop time", "bound by", "split"};
   rep_row(h, m, 1, 10, lh);
@@ -671,6 +674,7 @@ static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *fi
   write_page_head(&pg);
   write_loaded_banner(&pg);
   write_machines(&pg);
+  rep_write_not_shown(h, m, files, paths, nfiles);
   write_contents(&pg);
   write_bandwidth(&pg);
   for (int a = 0; a < pg.apps.n; a++) write_app(&pg, pg.apps.names[a]);
@@ -694,6 +698,32 @@ static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *fi
   rep_index_free(&pg.ix);
   free(devl);
   free(pg.devs);
+}
+
+/* 1 (said on stderr) when the page or its markdown would replace a results file or what its suite wrote beside it
+ * (summary.md, junit.xml). */
+static int overwrites_results(const char *out, const char *mdpath, const char *const *paths, int n) {
+  const char *mine[] = {out, mdpath};
+  for (int w = 0; w < 2; w++) {
+    int k = umrun_output_is_input(mine[w], paths, n), own = k < 0;
+    for (int q = 0; q < n && k < 0; q++) { /* the suite's own files beside its results.json */
+      char dir[4096], beside[2][4200];
+      snprintf(dir, sizeof dir, "%s", paths[q]);
+      char *sl = strrchr(dir, '/');
+      if (sl) *sl = '\0';
+      else snprintf(dir, sizeof dir, ".");
+      snprintf(beside[0], sizeof beside[0], "%s/summary.md", dir);
+      snprintf(beside[1], sizeof beside[1], "%s/junit.xml", dir);
+      const char *const b[] = {beside[0], beside[1]};
+      if (umrun_output_is_input(mine[w], b, 2) >= 0) k = q;
+    }
+    if (k >= 0) {
+      fprintf(stderr, "umrun --report: %s is %s %s: name the page elsewhere (its markdown goes beside it as .md)\n",
+              mine[w], own ? "what the suite wrote beside" : "the results file", paths[k]);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 int umrun_report_main(const um_runner *r, int argc, char **argv) {
@@ -744,8 +774,14 @@ int umrun_report_main(const um_runner *r, int argc, char **argv) {
       goto done;
     }
   }
+  if (rep_prepare_runs(files, n)) {
+    fprintf(stderr, "umrun --report: out of memory reading the results\n");
+    rc = EXIT_RUN;
+    goto done;
+  }
   char mdpath[4096];
   snprintf(mdpath, sizeof mdpath, "%.*s.md", (int)(ol - 5), out);
+  if (overwrites_results(out, mdpath, paths, n)) goto done;
   um_safe_file hf, mf;
   if (um_safe_open(&hf, out, err, sizeof err)) {
     fprintf(stderr, "umrun --report: %s\n", err);

@@ -7,17 +7,17 @@
 
 #define PICTURE_MAX_BYTES (8u << 20) /* larger pictures are named, not embedded */
 
-/* The picture's file: as the run's JSON names it, else beside the results file (its runs/ folder, then the folder
- * itself: a suite's output moved elsewhere). The text read (malloc'ed) and its length, or NULL. */
+/* The picture's file: beside the results file (its runs/ folder, then the folder itself: a suite's output moved
+ * elsewhere keeps its pictures), else as the run's JSON names it. The text read (malloc'ed) and its length, or NULL. */
 static char *read_picture(const char *named, const char *results_path, size_t *len, char *used, size_t ulen) {
   char dir[4096], base[4096];
   snprintf(dir, sizeof dir, "%s", results_path);
   snprintf(base, sizeof base, "%s", named);
   const char *d = dirname(dir), *b = basename(base);
-  char tries[3][8300];
-  snprintf(tries[0], sizeof tries[0], "%s", named);
-  snprintf(tries[1], sizeof tries[1], "%s/runs/%s", d, b);
-  snprintf(tries[2], sizeof tries[2], "%s/%s", d, b);
+  char tries[3][8300]; /* beside the results file first: a relative name was the suite's folder's, perhaps not ours */
+  snprintf(tries[0], sizeof tries[0], "%s/runs/%s", d, b);
+  snprintf(tries[1], sizeof tries[1], "%s/%s", d, b);
+  snprintf(tries[2], sizeof tries[2], "%s", named);
   for (int t = 0; t < 3; t++) {
     char err[512];
     char *text = um_read_all(tries[t], PICTURE_MAX_BYTES, len, err, sizeof err);

@@ -13,6 +13,14 @@
 #include "um/safe_file.h"
 #include "tools.h"
 
+/* htmlreport_runs.c: what the page shows of each run. rep_prepare_runs: a run that did not pass (failed its
+ * validation, stopped with an error or ran out of time) is left out of every figure (its "run" becomes
+ * "run_not_shown"), and a run on several ranks shows the job's figures (each loop's time its slowest rank's, its
+ * bytes and elements every rank's). 0, or -1 out of memory. rep_write_not_shown: the runs left out, each with its
+ * status and message. */
+int rep_prepare_runs(uj *const *files, int nfiles);
+void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles);
+
 /* htmlreport_draw.c: the first picture (umrun --draw; a suite case's draw:) among the app's runs, captioned from
  * the run's figures; paths: the results files' paths (a picture is looked for beside them too). */
 void rep_write_picture(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles, const char *app);

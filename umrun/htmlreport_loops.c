@@ -30,9 +30,11 @@ void rep_short_label(const uj *c, const char *app, char *buf, size_t len) {
   if (!strncmp(cn, app, al) && (cn[al] == '_' || cn[al] == '\0')) cn += al + (cn[al] == '_');
   const char *b = uj_gets(c, "backend", ""), *r = uj_gets(c, "reorder", "none");
   const int seq = !strcmp(b, "seq"); /* seq runs in order: no strategy */
-  snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
+  char np[32] = "";
+  if (uj_getn(c, "ranks", 1) > 1) snprintf(np, sizeof np, " np%.0f", uj_getn(c, "ranks", 1));
+  snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s", cn, *cn ? " " : "", strcmp(b, "cuda") ? b : "", strcmp(b, "cuda") ? " " : "",
            seq ? "" : uj_gets(c, "strategy", "?"), seq ? "" : "/", uj_gets(c, "layout", "?"),
-           strcmp(r, "none") && strcmp(r, "default") ? "/" : "", strcmp(r, "none") && strcmp(r, "default") ? r : "");
+           strcmp(r, "none") && strcmp(r, "default") ? "/" : "", strcmp(r, "none") && strcmp(r, "default") ? r : "", np);
 }
 
 /* app-level useful GB/s: bytes of every loop / time of every loop (a split loop's generated loops

@@ -9,9 +9,10 @@ enum { NPH = UM_SETUP_NPHASES };
 
 static void setup_row(FILE *h, FILE *m, const uj *c) {
   const uj *run = uj_get(c, "run"), *ph = uj_get(run, "setup_phases"), *mem = uj_get(run, "memory");
-  char cells[NPH + 5][64];
+  char cells[NPH + 5][160];
   const char *p[NPH + 5];
-  snprintf(cells[0], sizeof cells[0], "%.60s", uj_gets(c, "case", "?"));
+  umrun_variant_label(c, cells[NPH + 4], sizeof cells[NPH + 4]); /* runs of one case told apart by their variant */
+  snprintf(cells[0], sizeof cells[0], "%.60s %.90s", uj_gets(c, "case", "?"), cells[NPH + 4]);
   snprintf(cells[1], sizeof cells[1], "%.0f", uj_getn(run, "ranks", 1));
   snprintf(cells[2], sizeof cells[2], "%.3f", uj_getn(run, "setup_seconds", 0));
   for (int k = 0; k < NPH; k++)
@@ -36,7 +37,7 @@ void rep_write_setup(FILE *h, FILE *m, const uj *const *files, int nfiles, const
               "ranks.</p>\n<div class=\"wrap\"><table>\n",
               h);
         fputs("### Set-up by phase and memory per rank\n\n", m);
-        const char *head[NPH + 5] = {"case", "ranks", "set-up s"};
+        const char *head[NPH + 5] = {"run", "ranks", "set-up s"};
         for (int j = 0; j < NPH; j++) head[3 + j] = um_setup_phase_name((um_setup_phase)j);
         head[NPH + 3] = "peak MB", head[NPH + 4] = "mesh MB";
         rep_row(h, m, 1, NPH + 5, head);

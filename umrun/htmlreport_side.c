@@ -168,7 +168,8 @@ void rep_write_glossary(FILE *h, FILE *m) {
       {"useful GB/s, % of copy", "useful bytes over the time per call, and that as a share of the device's measured "
                                  "copy bandwidth (read + write of a large array: what streaming memory can give). "
                                  "Above 100%: the data fit in the caches (a small case), cache speed, not a faster "
-                                 "memory."},
+                                 "memory. A run on several ranks is one job: a loop's time is its slowest rank's, "
+                                 "its bytes and elements every rank's."},
       {"ops/element, ops/byte", "arithmetic operations per element counted in the kernel's source, per path through "
                                 "its branches (a..b: the shortest and the longest path; the longest is an upper bound), "
                                 "and per useful byte (arithmetic intensity); \u2265: counted by the app at run time, a "

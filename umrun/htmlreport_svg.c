@@ -20,15 +20,27 @@ const char *rep_strategy_colour(const char *key) {
 }
 
 /* ---- SVG ---------------------------------------------------------------------------- */
+/* A round step (1, 2, 2.5 or 5 times a power of ten) for about four gridlines up to top. */
+static double round_step(double top) {
+  const double raw = top / 4, p = pow(10, floor(log10(raw))), f = raw / p;
+  return p * (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10);
+}
+
 void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *const *groups, const int *gstart,
                   int ngroups, const bar *bars, int nbars, double roof) {
-  const int W = 1100, H = 470, L = 70, B = 215, T = 56; /* B: room for the slanted labels */
+  size_t longest = 0; /* the labels, slanted at 50 degrees (about 5.6 px a character at 10 px): room below and right */
+  for (int i = 0; i < nbars; i++) longest = strlen(bars[i].label) > longest ? strlen(bars[i].label) : longest;
+  const double lw = 5.6 * (double)longest;
+  const int B = 40 + (int)(0.77 * lw) > 120 ? 40 + (int)(0.77 * lw) : 120, right = 150 > (int)(0.64 * lw) ? 150 : (int)(0.64 * lw);
+  const int W = 950 + right, H = 255 + B, L = 70, T = 56;
   double ymax = roof > 0 ? roof : 0;
   for (int i = 0; i < nbars; i++)
     if (bars[i].value > ymax) ymax = bars[i].value;
   if (ymax <= 0) ymax = 1;
-  ymax *= 1.1;
-  const double bw = nbars ? (double)(W - L - 150) / nbars : 1; /* 150 px on the right: the last labels, slanted */
+  const double step = round_step(ymax * 1.1);
+  const int nticks = (int)ceil(ymax * 1.1 / step);
+  ymax = step * nticks;
+  const double bw = nbars ? (double)(W - L - right) / nbars : 1; /* the last labels, slanted, on the right */
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
              "aria-label=\"", W, H, W, H);
   umrun_xml_escape(f, title);
@@ -51,9 +63,9 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
   }
   fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - 10, H - B);
   fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, T, L, H - B);
-  for (int k = 0; k <= 4; k++) {
-    const double v = ymax * k / 4, y = H - B - (H - B - T) * (double)k / 4;
-    fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.0f</text>", L - 4, y + 4, v);
+  for (int k = 0; k <= nticks; k++) {
+    const double v = step * k, y = H - B - (H - B - T) * (double)k / nticks;
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%g</text>", L - 4, y + 4, v);
     fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - 10, y);
   }
   fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">", (H - B + T) / 2,
@@ -78,15 +90,15 @@ void rep_svg_bars(FILE *f, const char *title, const char *ylabel, const char *co
     umrun_xml_escape(f, bars[i].label);
     fputs("</text>\n", f);
   }
-  double right[2] = {-1e9, -1e9}; /* where the labels so far end, in each of two rows */
+  double ends[2] = {-1e9, -1e9}; /* where the labels so far end, in each of two rows */
   for (int g = 0; g < ngroups; g++) {
     const int end = g + 1 < ngroups ? gstart[g + 1] : nbars;
     const double x0 = L + 4 + gstart[g] * bw, x1 = L + 4 + end * bw, w = 7.0 * (double)strlen(groups[g]);
     double x = (x0 + x1) / 2; /* centred over its bars, kept inside the chart, on the first row it does not overlap */
     if (x + w / 2 > W - 10) x = W - 10 - w / 2;
     if (x - w / 2 < L) x = L + w / 2;
-    const int row = x - w / 2 < right[0] + 6 && x - w / 2 >= right[1] + 6 ? 1 : 0;
-    right[row] = x + w / 2;
+    const int row = x - w / 2 < ends[0] + 6 && x - w / 2 >= ends[1] + 6 ? 1 : 0;
+    ends[row] = x + w / 2;
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">", x,
             T + 14 + 15 * row);
     umrun_xml_escape(f, groups[g]);

@@ -406,6 +406,19 @@ void uj_write(FILE *f, const uj *v) {
   }
 }
 
+int uj_rename(uj *obj, const char *key, const char *to) {
+  if (!obj || obj->kind != UJ_OBJ || !key || !to) return -1;
+  for (int i = 0; i < obj->n; i++)
+    if (!strcmp(obj->keys[i], key)) {
+      char *k = strdup(to);
+      if (!k) return -1;
+      free(obj->keys[i]);
+      obj->keys[i] = k;
+      return 0;
+    }
+  return 1;
+}
+
 int uj_set_num(uj *obj, const char *key, double value) {
   if (!obj || obj->kind != UJ_OBJ || !key) return -1;
   for (int i = 0; i < obj->n; i++)

@@ -44,4 +44,6 @@ double uj_getn(const uj *obj, const char *key, double def);
 #include <stdio.h>
 void uj_write(FILE *f, const uj *v);
 int uj_set_num(uj *obj, const char *key, double value);
+/* obj's key renamed to `to` (its value kept): 0, 1 when obj has no such key, -1 not an object or out of memory */
+int uj_rename(uj *obj, const char *key, const char *to);
 #endif

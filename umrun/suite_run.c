@@ -99,6 +99,20 @@ static double median_of(double *v, int n, double *mn, double *mx) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Loop `name`'s value of key in each sample that has it, into v: how many. */
+static int loop_samples(uj *const *samples, int n, const char *name, const char *key, double *v) {
+  int k = 0;
+  for (int s = 0; s < n; s++) { /* the same loop in each sample (by name: the loops' order is the run's) */
+    const uj *ls = uj_get(samples[s], "loops");
+    for (int q = 0; q < uj_len(ls); q++)
+      if (!strcmp(uj_gets(uj_at(ls, q), "name", ""), name)) {
+        if (uj_get(uj_at(ls, q), key)) v[k++] = uj_getn(uj_at(ls, q), key, NAN);
+        break;
+      }
+  }
+  return k;
+}
+
 void umrun_merge_samples(uj *run, uj *const *samples, int n) {
   if (!run || n < 1) return;
   double *v = malloc((size_t)n * sizeof *v), mn, mx;
@@ -107,25 +121,22 @@ void umrun_merge_samples(uj *run, uj *const *samples, int n) {
   for (int i = 0; i < uj_len(loops); i++) {
     uj *l = &loops->items[i];
     const char *name = uj_gets(l, "name", "");
-    int k = 0;
-    for (int s = 0; s < n; s++) { /* the same loop in each sample (by name: the loops' order is the run's) */
-      const uj *ls = uj_get(samples[s], "loops");
-      for (int q = 0; q < uj_len(ls); q++)
-        if (!strcmp(uj_gets(uj_at(ls, q), "name", ""), name)) {
-          v[k++] = uj_getn(uj_at(ls, q), "seconds", NAN);
-          break;
-        }
-    }
+    int k = loop_samples(samples, n, name, "seconds", v);
     if (!k) continue;
-    const double med = median_of(v, k, &mn, &mx), calls = uj_getn(l, "calls", 0);
-    const double per = calls > 0 ? med / calls : 0, ops = uj_getn(l, "ops_estimate", NAN);
+    double med = median_of(v, k, &mn, &mx);
     uj_set_num(l, "seconds", med);
     uj_set_num(l, "seconds_min", mn);
     uj_set_num(l, "seconds_max", mx);
     uj_set_num(l, "samples", k);
-    uj_set_num(l, "gb_per_s", per > 0 ? uj_getn(l, "bytes_per_call", 0) / per * 1e-9 : 0);
-    if (uj_get(l, "gflop_per_s"))
-      uj_set_num(l, "gflop_per_s", per > 0 ? ops * uj_getn(l, "set_size", 0) / per * 1e-9 : NAN);
+    /* under MPI the run's time is its slowest rank's and its bytes every rank's (report.c's gb_per_s) */
+    const int ranks = uj_get(l, "seconds_rank_max") && uj_get(l, "bytes_per_call_all_ranks");
+    if (ranks && (k = loop_samples(samples, n, name, "seconds_rank_max", v)) > 0)
+      uj_set_num(l, "seconds_rank_max", med = median_of(v, k, &mn, &mx));
+    const double calls = uj_getn(l, "calls", 0), per = calls > 0 ? med / calls : 0, ops = uj_getn(l, "ops_estimate", NAN);
+    const double bytes = uj_getn(l, ranks ? "bytes_per_call_all_ranks" : "bytes_per_call", 0),
+                 elems = uj_getn(l, ranks ? "set_size_all_ranks" : "set_size", 0);
+    uj_set_num(l, "gb_per_s", per > 0 ? bytes / per * 1e-9 : 0);
+    if (uj_get(l, "gflop_per_s")) uj_set_num(l, "gflop_per_s", per > 0 ? ops * elems / per * 1e-9 : NAN);
   }
   int k = 0;
   for (int s = 0; s < n; s++) v[k++] = uj_getn(samples[s], "total_seconds", NAN);

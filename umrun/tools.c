@@ -162,10 +162,14 @@ void umrun_variant_label(const uj *c, char *buf, size_t len) {
   else
     snprintf(buf, len, "%s/%s/%s/%s", b, uj_gets(c, "strategy", "?"), uj_gets(c, "layout", "?"),
              uj_gets(c, "reorder", "?"));
-  const double bs = uj_getn(c, "block_size_axis", 0);
+  const double bs = uj_getn(c, "block_size_axis", 0), np = uj_getn(c, "ranks", 1);
   if (bs > 0) {
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "/b%.0f", bs);
+  }
+  if (np > 1) { /* runs that differ only in their ranks */
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "/np%.0f", np);
   }
 }
 

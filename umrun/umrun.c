@@ -171,12 +171,19 @@ static void list_apps(const um_runner *r, FILE *f) {
 /* The flags together: outputs that are not the config, and what goes with a sweep or --draw. -1 to go on. */
 static int check_flags(const um_runner *r, const cmdline *c) {
   const char *const ins[] = {c->config_path};
-  const char *outs[] = {c->json_path, c->csv_path}, *flags[] = {"--json", "--csv"};
-  for (int k = 0; k < 2; k++)
+  const char *outs[] = {c->json_path, c->csv_path, c->draw.kind ? c->draw.path : NULL},
+             *flags[] = {"--json", "--csv", "--draw"};
+  for (int k = 0; k < 3; k++) {
     if (umrun_output_is_input(outs[k], ins, 1) >= 0) {
       umrun_err(r, "%s '%s' is the config file; write it elsewhere\n", flags[k], outs[k]);
       return EXIT_USAGE;
     }
+    for (int q = 0; q < k; q++) /* one file each: the later would replace the earlier */
+      if (outs[k] && outs[q] && *outs[k] && (!strcmp(outs[k], outs[q]) || umrun_output_is_input(outs[k], &outs[q], 1) == 0)) {
+        umrun_err(r, "%s and %s both name '%s': give each its own file\n", flags[q], flags[k], outs[k]);
+        return EXIT_USAGE;
+      }
+  }
   if (c->sweep.nkeys && (c->json_path || c->csv_path)) { /* each run of a sweep writes its own, in --sweep-out */
     umrun_err(r, "--sweep writes each run's JSON and the table of runs in its folder (--sweep-out); leave out %s\n",
               c->json_path ? "--json" : "--csv");

@@ -7,6 +7,11 @@
 
 /* A loop's time in the run: its slowest rank's once the ranks' times are combined. */
 static double loop_seconds(const um_loop_stats *s) { return s->ranks_timed > 1 ? s->seconds_rank_max : s->seconds; }
+/* Its useful bytes per call and elements in the run: every rank's once the ranks' figures are combined. */
+static double loop_bytes(const um_loop_stats *s) { return s->ranks_timed > 1 ? s->bytes_all_ranks : s->bytes; }
+static double loop_elems(const um_loop_stats *s) {
+  return s->ranks_timed > 1 ? (double)s->set_size_all_ranks : (double)s->set_size;
+}
 
 /* ---- the order of the tables' rows: a split loop's generated loops under it ---- */
 /* The loops a split generates ("<loop>:contrib", ...) have their parent's name in
@@ -133,13 +138,13 @@ void um_report_loops(const um_context *ctx, FILE *f, double total) {
   for (int k = 0; k < o.n; k++) {
     if (um_loop_stats_get(ctx, o.idx[k], &s) != UM_SUCCESS) continue;
     const double t = loop_seconds(&s), per = t / (double)s.calls;
-    double gbs = per > 0 ? s.bytes / per * 1e-9 : 0;
+    double gbs = per > 0 ? loop_bytes(&s) / per * 1e-9 : 0;
     char name[96], share[32];
     row_name(name, sizeof name, &s, o.depth[k], 1,
              2 * s.simd_calls > s.compiled_calls ? "**" : s.compiled_calls ? "*" : "");
     /* a generated loop's share is part of its parent's: in parentheses, not added to the total */
     snprintf(share, sizeof share, o.depth[k] ? "(%.2f)" : "%.2f", total > 0 ? 100.0 * t / total : 0.0);
-    fprintf(f, "%-20s %8ld %11.4f %7s %12.4f %10.2f %10d", name, s.calls, t, share, 1e3 * per, gbs, s.set_size);
+    fprintf(f, "%-20s %8ld %11.4f %7s %12.4f %10.2f %10.0f", name, s.calls, t, share, 1e3 * per, gbs, loop_elems(&s));
     if (ranks > 1) fprintf(f, " %10.2f", s.seconds_rank_mean > 0 ? s.seconds_rank_max / s.seconds_rank_mean : 1.0);
     const int has_children = k + 1 < o.n && o.depth[k + 1] && !o.depth[k];
     if (split && has_children) { /* the variant of the last call; off with generated loops: exact sums only */
@@ -203,7 +208,8 @@ void um_report_ops(const um_context *ctx, FILE *f) {
     char why[256] = "", name[96];
     long fewest = -1;
     const long ops = loop_ops(ctx, i, &fewest, why, sizeof why);
-    const double t = loop_seconds(&s), per = t / (double)s.calls, bpe = s.set_size > 0 ? s.bytes / s.set_size : 0;
+    const double t = loop_seconds(&s), per = t / (double)s.calls, n = loop_elems(&s), b = loop_bytes(&s),
+                 bpe = n > 0 ? b / n : 0;
     row_name(name, sizeof name, &s, o.depth[k], 1, "");
     fprintf(f, "%-20s", name);
     if (ops >= 0) {
@@ -211,9 +217,9 @@ void um_report_ops(const um_context *ctx, FILE *f) {
       if (fewest != ops) snprintf(cnt, sizeof cnt, "%ld..%ld", fewest, ops), paths = 1;
       else snprintf(cnt, sizeof cnt, "%ld", ops);
       fprintf(f, " %10s %10.1f", cnt, bpe);
-      if (s.bytes > 0) fprintf(f, " %9.3f", (double)ops * s.set_size / s.bytes);
+      if (b > 0) fprintf(f, " %9.3f", (double)ops * n / b);
       else fprintf(f, " %9s", "-");
-      if (per > 0) fprintf(f, " %10.3f\n", (double)ops * s.set_size / per * 1e-9);
+      if (per > 0) fprintf(f, " %10.3f\n", (double)ops * n / per * 1e-9);
       else fprintf(f, " %10s\n", "-");
       continue;
     }
@@ -443,7 +449,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
   fputc('[', f);
   for (int i = 0; i < um_loop_stats_count(ctx); i++) {
     if (um_loop_stats_get(ctx, i, &s) != UM_SUCCESS || s.calls == 0) continue;
-    double per = s.seconds / (double)s.calls;
+    const double per = loop_seconds(&s) / (double)s.calls; /* the run's: its slowest rank's under MPI */
     fputs(first ? "\n    {" : ",\n    {", f);
     first = 0;
     fputs("\"name\": ", f);
@@ -460,11 +466,13 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
       num(f, "seconds_rank_max", s.seconds_rank_max, 0);
       num(f, "rank_fastest", s.rank_fastest, 0);
       num(f, "rank_slowest", s.rank_slowest, 0);
+      num(f, "bytes_per_call_all_ranks", s.bytes_all_ranks, 0);
+      num(f, "set_size_all_ranks", (double)s.set_size_all_ranks, 0);
     }
     num(f, "plan_seconds", s.plan_seconds, 0);
     num(f, "first_call_seconds", s.first_call_seconds, 0);
     num(f, "bytes_per_call", s.bytes, 0);
-    num(f, "gb_per_s", per > 0 ? s.bytes / per * 1e-9 : 0, 0);
+    num(f, "gb_per_s", per > 0 ? loop_bytes(&s) / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
     fprintf(f, "\"indirect\": %s, \"one_to_one\": %s", s.indirect ? "true" : "false", s.one_to_one ? "true" : "false");
     /* automatic loop splitting: the last call's variant and why; a generated loop names its parent */
@@ -483,7 +491,7 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     /* counted operations per useful byte, and per second (null when the count is unknown) */
     fputs(", ", f);
     num(f, "ops_per_byte", ops >= 0 && s.bytes > 0 ? (double)ops * s.set_size / s.bytes : NAN, 0);
-    num(f, "gflop_per_s", ops >= 0 && per > 0 ? (double)ops * s.set_size / per * 1e-9 : NAN, 1);
+    num(f, "gflop_per_s", ops >= 0 && per > 0 ? (double)ops * loop_elems(&s) / per * 1e-9 : NAN, 1);
     for (int k = 0; k < s.ncounters; k++) { /* the backend's own counters, by their names */
       fputs(", ", f);
       num(f, s.counter_names[k], s.counters[k], 1);

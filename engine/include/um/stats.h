@@ -85,6 +85,10 @@ typedef struct {
   /** @{ the fastest and the slowest rank (the lowest of equals); -1 before um_loop_stats_across_ranks */
   int rank_fastest, rank_slowest;
   /** @} */
+  /** After um_loop_stats_across_ranks: the whole job's useful bytes per call and elements (summed over the
+   * ranks; bytes and set_size above stay this rank's); 0 before, and on one process. */
+  double bytes_all_ranks;
+  long long set_size_all_ranks; /**< elements of the iteration set over every rank (exec halos included) */
 } um_loop_stats;
 
 /** Collective (every rank calls it, after the same loops): each loop's time on

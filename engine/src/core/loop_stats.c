@@ -69,6 +69,8 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->seconds_rank_mean = r->rank_mean;
   o->seconds_rank_max = r->rank_max;
   o->rank_fastest = r->ranks_timed > 1 ? r->rank_fastest : -1, o->rank_slowest = r->ranks_timed > 1 ? r->rank_slowest : -1;
+  o->bytes_all_ranks = r->ranks_timed > 1 ? r->bytes_ranks : 0;
+  o->set_size_all_ranks = r->ranks_timed > 1 ? (long long)r->set_size_ranks : 0;
   o->seconds = r->seconds;
   o->host_seconds = r->seconds;
   o->bytes = um__loop_rec_bytes(&((um_context *)ctx)->loops[i]); /* counted once, when first asked */

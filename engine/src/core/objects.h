@@ -179,6 +179,7 @@ typedef struct {
   int ranks_timed;
   double rank_min, rank_mean, rank_max;
   int rank_fastest, rank_slowest;
+  double bytes_ranks, set_size_ranks; /* and its useful bytes per call and elements, summed over the ranks */
 } um_loop_rec;
 
 struct um_dist;

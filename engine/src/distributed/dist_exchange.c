@@ -461,7 +461,7 @@ int um_loop_stats_across_ranks(um_context *ctx) {
     double t;
     int rank;
   } *p = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *p);
-  double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+  double *v = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *v); /* seconds, bytes per call, elements */
   if (!p || !v) {
     free(p), free(v);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory combining loop times");
@@ -469,11 +469,13 @@ int um_loop_stats_across_ranks(um_context *ctx) {
   struct tr *mx = p + 2 * n;
   for (int i = 0; i < n; i++) {
     v[i] = ctx->loops[i].seconds;
+    v[n + i] = um__loop_rec_bytes(&ctx->loops[i]);
+    v[2 * n + i] = ctx->loops[i].set_size;
     p[i] = (struct tr){v[i], ctx->dist->rank};
     p[n + i] = (struct tr){-v[i], ctx->dist->rank};
   }
   int rc = MPI_Allreduce(p, mx, 2 * n, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, v, 3 * n, MPI_DOUBLE, MPI_SUM, comm);
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
     um_loop_rec *r = &ctx->loops[i];
     r->ranks_timed = ctx->dist->nranks;
@@ -482,6 +484,8 @@ int um_loop_stats_across_ranks(um_context *ctx) {
     r->rank_min = -mx[n + i].t;
     r->rank_fastest = mx[n + i].rank;
     r->rank_mean = v[i] / ctx->dist->nranks;
+    r->bytes_ranks = v[n + i];
+    r->set_size_ranks = v[2 * n + i];
   }
   free(p), free(v);
   if (rc != MPI_SUCCESS) return mpi_fail(ctx, rc, "combining loop times");
