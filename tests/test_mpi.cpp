@@ -929,6 +929,16 @@ TEST(DistributedErrors, AfterTheFirstLoopOrTwiceIsRefused) {
   EXPECT_EQ(um_distribute(f.ctx, "cells", "parmetis"), UM_ERR_CONFIG);
 }
 
+// A partitioner's name is checked on one rank too (where nothing is partitioned): a name one rank accepts would fail
+// on several.
+TEST(DistributedErrors, AnUnknownPartitionerIsRefusedOnAnyNumberOfRanks) {
+  Grid g(4);
+  Mesh f;
+  f.build(g, "seq", false, "metis");
+  EXPECT_EQ(um_distribute(f.ctx, "cells", "parmetis"), UM_ERR_CONFIG);
+  EXPECT_NE(std::strstr(um_error_message(f.ctx), "mpi.partitioner = 'parmetis'"), nullptr) << um_error_message(f.ctx);
+}
+
 // HDF5 outputs of a distributed context: rank 0 writes the file from the gathers every rank joins, the other ranks
 // write nothing (their path is not used); a write that fails on rank 0 (a folder where its file goes) fails on every
 // rank at the same step with rank 0's message, where the others would otherwise wait in the next gather.

@@ -164,8 +164,14 @@ int um_mpi_allgather_double(double mine, double *all) {
   return UM_SUCCESS;
 }
 int um_distribute(um_context *ctx, const char *primary, const char *partitioner) {
-  (void)primary, (void)partitioner;
-  return ctx ? UM_SUCCESS : UM_ERR_ARG;
+  (void)primary;
+  if (!ctx) return UM_ERR_ARG;
+  const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges"};
+  int ok = !partitioner || !*partitioner; /* one process: nothing to partition, but a name is checked */
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++) ok |= partitioner && !strcmp(partitioner, known[i]);
+  return ok ? UM_SUCCESS
+            : UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partitioner = '%s': the partitioners are auto, metis, ptscotch, rcb, "
+                                           "sfc, block and ranges", partitioner);
 }
 int um_context_rank(const um_context *ctx) { return (void)ctx, 0; }
 int um_context_nranks(const um_context *ctx) { return (void)ctx, 1; }

@@ -196,15 +196,9 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
 }
 
 /* The checks before distributing: the partitioner's name, a context not distributed yet, no loop run yet. */
-static int distribute_checks(um_context *ctx, const char *method) {
-  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
-  for (int i = 0; i < ctx->nloops; i++)
-    if (ctx->loops[i].calls > 0)
-      return UM_ERROR(ctx, UM_ERR_ARG,
-                      "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
-                      "the first loop",
-                      ctx->loops[i].name);
-  /* the names: um_mpi_partitioner_built's, and ptscotch (refused below, with its own words, where not built) */
+/* The partitioner's name: um_mpi_partitioner_built's, and ptscotch (refused by distribute_checks, with its own words,
+ * where not built). Checked on any number of ranks: a name that one rank accepts fails on several. */
+static int partitioner_named(um_context *ctx, const char *method) {
   if (!um_mpi_partitioner_built(method) && strcmp(method, "ptscotch"))
     return UM_ERROR(ctx, UM_ERR_CONFIG,
                     "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
@@ -212,6 +206,18 @@ static int distribute_checks(um_context *ctx, const char *method) {
                     "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as "
                     "numbered or declared, no partitioning); ParMETIS is not in Debian",
                     method);
+  return UM_SUCCESS;
+}
+
+static int distribute_checks(um_context *ctx, const char *method) {
+  (void)method; /* named: partitioner_named; built: below */
+  if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
+  for (int i = 0; i < ctx->nloops; i++)
+    if (ctx->loops[i].calls > 0)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "um_distribute: loop '%s' has run already; distribute the mesh after declaring it and before "
+                      "the first loop",
+                      ctx->loops[i].name);
 #ifndef UM_HAVE_PTSCOTCH
   if (!strcmp(method, "ptscotch"))
     return UM_ERROR(ctx, UM_ERR_CONFIG,
@@ -346,12 +352,13 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
 
 int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
   UM_CTX_OK(ctx);
+  const char *method = partitioner && *partitioner ? partitioner : "auto";
+  UM_CHECK(ctx, partitioner_named(ctx, method));
   if (!mpi_up()) return UM_SUCCESS;
   int P = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (P == 1) return UM_SUCCESS;
-  const char *method = partitioner && *partitioner ? partitioner : "auto";
   UM_CHECK(ctx, distribute_checks(ctx, method));
   if (ctx->nsets == 0) return UM_SUCCESS;
   int blocks = 0; /* declared by blocks (dist_blocks.c): every rank says, so all take the same path */
