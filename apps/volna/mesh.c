@@ -60,15 +60,18 @@ static int one_cell_geometry(vl_mesh *m, int c) {
   return m->cell_area[c] > 0.0f && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
 }
 
-/* The cells' centres and areas over the threads, and the mesh's smallest x; a degenerate triangle refused (the
+/* The cells' centres and areas over the threads, and the mesh's smallest x (of the cells' nodes: a node no cell
+ * uses is not part of the mesh, and it would move GaussianLandslide's floor); a degenerate triangle refused (the
  * first: -1, the message in err). */
 static int cell_geometry(vl_mesh *m, int nthreads, const char *name, const int *cell_line, char *err,
                          size_t errlen) {
   (void)nthreads; /* unused in a build without OpenMP */
   const int nc = m->ncells;
   m->xmin = INFINITY;
-  for (int i = 0; i < m->nnodes; i++)
-    if (m->node_xy[2 * (size_t)i] < m->xmin) m->xmin = m->node_xy[2 * (size_t)i];
+  for (size_t i = 0; i < 3 * (size_t)nc; i++) {
+    const float x = m->node_xy[2 * (size_t)m->cell_nodes[i]];
+    if (x < m->xmin) m->xmin = x;
+  }
   int c = nc;
 #pragma omp parallel for schedule(static) num_threads(nthreads) reduction(min : c)
   for (int i = 0; i < nc; i++)
@@ -339,12 +342,19 @@ static int from_gmsh(um_gmsh_mesh *g, const char *name, int nthreads, vl_mesh *m
   m->node_xy = um_array_alloc(2 * (size_t)g->nnodes, sizeof(float));
   m->cell_nodes = um_array_alloc(3 * (size_t)g->ntris, sizeof(int));
   int rc = -1;
+  size_t i = 0;
   if (!m->node_xy || !m->cell_nodes) {
     snprintf(err, errlen, "%s: out of memory for %d nodes and %d cells", name, g->nnodes, g->ntris);
   } else {
-    for (size_t i = 0; i < 2 * (size_t)g->nnodes; i++) m->node_xy[i] = (float)g->xy[i];
+    for (; i < 2 * (size_t)g->nnodes && isfinite(m->node_xy[i] = (float)g->xy[i]); i++) {}
     memcpy(m->cell_nodes, g->tri, 3 * (size_t)g->ntris * sizeof(int));
-    rc = vl_mesh_finish_threads(m, nthreads, name, g->tri_line, err, errlen);
+    if (i < 2 * (size_t)g->nnodes) /* finite in double (the reader checks), not in float */
+      snprintf(err, errlen,
+               "%s: node %zu (Gmsh id %d) at (%g, %g): too large for a float (Volna computes in single "
+               "precision: at most 3.4e38); fix the mesh",
+               name, i / 2 + 1, g->node_id[i / 2], g->xy[i & ~(size_t)1], g->xy[i | 1]);
+    else
+      rc = vl_mesh_finish_threads(m, nthreads, name, g->tri_line, err, errlen);
   }
   um_gmsh_free(g);
   if (rc) vl_mesh_free(m);

@@ -9,6 +9,9 @@
  *   (OutputTime|OutputConservedQuantities|OutputSimulation|OutputMaxElevation|OutputMaxSpeed) { <timer> } "name"
  *   OutputLocation { <timer> } "name" { x = R  y = R }
  *   <timer> := any of istart = N  istep = N  iend = N  start = R  step = R  end = R
+ * One Mesh statement; every R a float (Volna computes in single precision: beyond 3.4e38 refused at its line); no
+ * NUL byte anywhere; a leading UTF-8 byte order mark skipped. Upstream's old Init eta|U|V|... { } (which upstream
+ * refuses too) is named as such.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -137,11 +140,19 @@ static int real(lexer *L, double *v, const char *what) {
   return 0;
 }
 
+/* a real that a float holds: Volna computes in single precision, so 1e39 (a double) would be inf */
+static int real_float(lexer *L, double *v, const char *what) {
+  if (real(L, v, what)) return -1;
+  if (!isfinite((float)*v))
+    return lfail(L, "%s = %g: too large for a float (Volna computes in single precision: at most 3.4e38)", what, *v);
+  return 0;
+}
+
 static int uint_(lexer *L, unsigned *v, const char *what) {
   double x;
   if (real(L, &x, what)) return -1;
   if (x < 0 || x != floor(x) || x > (double)INT_MAX)
-    return lfail(L, "%s = %g: a whole number from 0 to %d expected", what, x, INT_MAX);
+    return lfail(L, "%s = %.17g: a whole number from 0 to %d expected", what, x, INT_MAX);
   *v = (unsigned)x;
   return 0;
 }
@@ -188,11 +199,11 @@ static int set_time(lexer *L, void *obj, const char *key) {
   vl_deck *d = obj;
   double v;
   if (!strcmp(key, "end")) {
-    if (real(L, &v, "Time end")) return -1;
+    if (real_float(L, &v, "Time end")) return -1;
     if (!(v > 0)) return lfail(L, "Time end = %g: must be > 0 (the run starts at t = 0)", v);
     d->final_time = (float)v;
   } else if (!strcmp(key, "dtmax")) {
-    if (real(L, &v, "Time dtmax")) return -1;
+    if (real_float(L, &v, "Time dtmax")) return -1;
     if (!(v > 0)) return lfail(L, "Time dtmax = %g: must be > 0", v);
     d->dtmax = (float)v;
   } else return lfail(L, "Time: unknown setting '%s'; Time has end and dtmax", key);
@@ -203,8 +214,8 @@ static int set_phys(lexer *L, void *obj, const char *key) {
   vl_deck *d = obj;
   double v;
   if (strcmp(key, "g")) return lfail(L, "PhysicalParams: unknown setting '%s'; PhysicalParams has g", key);
-  if (real(L, &v, "PhysicalParams g")) return -1;
-  if (!(v > 0) || !isfinite((float)v)) return lfail(L, "PhysicalParams g = %g: the gravity must be > 0 (and a float)", v);
+  if (real_float(L, &v, "PhysicalParams g")) return -1;
+  if (!(v > 0)) return lfail(L, "PhysicalParams g = %g: the gravity must be > 0", v);
   d->g = (float)v;
   return 0;
 }
@@ -226,8 +237,7 @@ static int set_timer(lexer *L, void *obj, const char *key) {
   if (!strcmp(key, "istep")) return uint_(L, &t->istep, "istep");
   if (!strcmp(key, "iend")) return uint_(L, &t->iend, "iend");
   if (!strcmp(key, "start") || !strcmp(key, "step") || !strcmp(key, "end")) {
-    if (real(L, &v, key)) return -1;
-    if (!isfinite((float)v)) return lfail(L, "%s = %g: too large for a float", key, v);
+    if (real_float(L, &v, key)) return -1;
     if (key[1] == 't' && key[2] == 'a') t->start = (float)v;
     else if (key[1] == 't') t->step = (float)v;
     else t->end = (float)v;
@@ -242,7 +252,9 @@ static int set_landslide(lexer *L, void *obj, const char *key) {
   float *dst = !strcmp(key, "A") ? &e->A : !strcmp(key, "V") ? &e->v : !strcmp(key, "lx") ? &e->lx
              : !strcmp(key, "ly") ? &e->ly : NULL;
   if (!dst) return lfail(L, "GaussianLandslide: unknown setting '%s'; it has A, V, lx and ly", key);
-  if (real(L, &v, key)) return -1;
+  char what[40];
+  snprintf(what, sizeof what, "GaussianLandslide %s", key);
+  if (real_float(L, &v, what)) return -1;
   *dst = (float)v;
   return 0;
 }
@@ -251,7 +263,7 @@ static int set_location(lexer *L, void *obj, const char *key) {
   vl_event *e = obj;
   double v;
   if (strcmp(key, "x") && strcmp(key, "y")) return lfail(L, "OutputLocation: unknown setting '%s'; it has x and y", key);
-  if (real(L, &v, key)) return -1;
+  if (real_float(L, &v, key[0] == 'x' ? "OutputLocation x" : "OutputLocation y")) return -1;
   if (key[0] == 'x') e->x = (float)v;
   else e->y = (float)v;
   return 0;
@@ -286,10 +298,31 @@ static void finish_timer(vl_timer *t) {
   if (t->step != 3.402823466e+38) t->istep = INT_MAX;
 }
 
+/* upstream's old form, Init eta|U|V|BathyRelative|Bathymetry { formula }: its grammar reads it, then Volna stops */
+static int old_init(lexer *L) {
+  static const char *const old[] = {"eta", "U", "V", "BathyRelative", "Bathymetry"};
+  blanks(L);
+  for (int k = 0; k < 5; k++) {
+    const size_t len = strlen(old[k]);
+    const char *q = L->p + len;
+    if ((size_t)(L->end - L->p) <= len || strncmp(L->p, old[k], len) || isalnum((unsigned char)*q) || *q == '_')
+      continue;
+    while (q < L->end && (*q == ' ' || *q == '\t')) q++;
+    if (q < L->end && *q == '{')
+      return lfail(L,
+                   "Init %s { ... }: upstream's old form of initial values, which upstream Volna refuses too "
+                   "(\"Unsupported method of specifiying initial values: please use Init events\"); write it as "
+                   "an Init event: Init { istart = 0 iend = 0 } %s { ... }",
+                   old[k], k ? old[k] : "Eta");
+  }
+  return 0;
+}
+
 static int init_event(lexer *L, vl_deck *d, int line) {
   vl_timer timer;
   vl_event tmp;
   memset(&tmp, 0, sizeof tmp);
+  if (old_init(L)) return -1;
   /* timer first, into a scratch event */
   vl_event *e = new_event(L, d, VL_INIT_ETA, line);
   if (!e) return -1;
@@ -381,6 +414,9 @@ static int statement(lexer *L, vl_deck *d) {
   if (!strcmp(w, "PhysicalParams")) return block(L, "PhysicalParams", d, set_phys);
   if (!strcmp(w, "NumericalParams")) return block(L, "NumericalParams", d, set_num);
   if (!strcmp(w, "Mesh")) {
+    if (d->mesh_line)
+      return lfail(L, "a second Mesh statement (the first is at line %d): a deck has one mesh; remove one",
+                   d->mesh_line);
     d->mesh_line = line;
     if (peek(L, '"')) {
       d->rectangle = 0;
@@ -398,7 +434,7 @@ static int statement(lexer *L, vl_deck *d) {
     char what[48];
     for (int k = 0; k < 4; k++) {
       snprintf(what, sizeof what, "Mesh Rectangle %s", names[k]);
-      if (real(L, &v[k], what)) return -1;
+      if (real_float(L, &v[k], what)) return -1;
     }
     unsigned nx = 0, ny = 0;
     if (uint_(L, &nx, "Mesh Rectangle nx") || uint_(L, &ny, "Mesh Rectangle ny")) return -1;
@@ -408,6 +444,11 @@ static int statement(lexer *L, vl_deck *d) {
     if (!(d->xmax > d->xmin) || !(d->ymax > d->ymin))
       return lfail(L, "Mesh Rectangle %g %g %g %g: needs xmin < xmax and ymin < ymax (the cells would be degenerate "
                       "triangles)", v[0], v[1], v[2], v[3]);
+    if (!isfinite(d->xmax - d->xmin) || !isfinite(d->ymax - d->ymin))
+      return lfail(L,
+                   "Mesh Rectangle %g %g %g %g: the width or height is too large for a float (Volna computes in "
+                   "single precision)",
+                   v[0], v[1], v[2], v[3]);
     if (nx < 1 || ny < 1) return lfail(L, "Mesh Rectangle: nx = %u, ny = %u: each must be >= 1", nx, ny);
     if ((double)nx * ny * 2 > (double)INT_MAX / 4)
       return lfail(L, "Mesh Rectangle %u x %u: too many cells for this build (int indices)", nx, ny);
@@ -440,11 +481,16 @@ int vl_deck_parse(const char *text, size_t n, const char *name, const char *dir,
   d->g = 9.81f;
   d->cfl = 0.9f; /* upstream's default (Simulation()) */
   lexer L = {text, text, text + n, name, 1, err, errlen, 0};
+  if (n >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) L.s = L.p = text + 3; /* a UTF-8 byte order mark */
+  const char *nul = memchr(text, 0, n); /* anywhere: a formula's text would end there */
+  if (nul) {
+    for (const char *q = text; q < nul; q++) L.line += *q == '\n';
+    return vl_deck_free(d), lfail(&L, "a NUL byte in the deck: is it a text file? (remove the byte)");
+  }
   int have_mesh = 0, have_time = 0;
   for (;;) {
     space(&L);
     if (L.p >= L.end) break;
-    if (memchr(L.p, 0, 1)) return vl_deck_free(d), lfail(&L, "a NUL byte in the deck: is it a text file?");
     const char *before = L.p;
     char w[16] = "";
     size_t k = 0;

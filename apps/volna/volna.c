@@ -522,7 +522,7 @@ static int run_event(vl_solver *S, int i, int first) {
   case VL_INIT_BATHYMETRY: return init_bathymetry(S, f, first, 0);
   case VL_INIT_BATHYRELATIVE: return init_bathymetry(S, f, 0, 1);
   case VL_INIT_GAUSSIAN_LANDSLIDE: {
-    float xmin = S->mesh.xmin; /* upstream leaves mesh_xmin unset (a TODO); the mesh's smallest x here */
+    float xmin = S->mesh.xmin; /* upstream leaves mesh_xmin unset (a TODO); the cells' smallest x here */
     UM_APP_TRY(UM_PAR_LOOP(S->ctx, vl_gaussian_landslide_kernel, "initGaussianLandslide", S->cells,
                            FD(S->cell_xy, 2, UM_READ), FD(S->values, 4, UM_RW), um_arg_gbl(&xmin, 1, UM_FLOAT, UM_READ),
                            um_arg_gbl(&ev->A, 1, UM_FLOAT, UM_READ), um_arg_gbl(&S->timestamp, 1, UM_DOUBLE, UM_READ),
@@ -689,9 +689,10 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   int landslide = 0;
   for (int i = 0; i < S->deck.nevents; i++) landslide |= S->deck.events[i].kind == VL_INIT_GAUSSIAN_LANDSLIDE;
   if (landslide && S->west)
-    fprintf(r->log, "volna: note: Init GaussianLandslide on cells with x < 0: their sea floor (mesh_xmin - x) uses the "
-                    "mesh's smallest x, %g; upstream Volna (9bab009) never sets mesh_xmin (a TODO there) and gives NaN "
-                    "on such meshes, so this is not checked against upstream (validation/volna/README.md)\n",
+    fprintf(r->log,
+            "volna: note: Init GaussianLandslide on cells with x < 0: their sea floor (mesh_xmin - x) uses the "
+            "cells' smallest x, %g; upstream Volna (9bab009) never sets mesh_xmin (a TODO there) and gives NaN "
+            "on such meshes, so this is not checked against upstream (validation/volna/README.md)\n",
             (double)S->mesh.xmin);
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));

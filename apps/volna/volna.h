@@ -87,7 +87,7 @@ typedef struct {
   float *cell_area;  /* ncells */
   float *edge_normal;/* nedges x 2, unit, from left to right */
   float *edge_length;/* nedges */
-  float xmin;        /* smallest node x */
+  float xmin;        /* smallest x of the cells' nodes (a node no cell uses left out) */
 } vl_mesh;
 
 /* Mesh Rectangle xmin xmax ymin ymax nx ny, numbered as upstream's

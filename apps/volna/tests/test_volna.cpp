@@ -206,6 +206,39 @@ TEST(VolnaDeck, ErrorsNameTheLineAndWhatToDo) {
   EXPECT_NE(err("Time { end = 1 }\nMesh \"square.stl\"\n").find(".msh"), std::string::npos);
 }
 
+// Before: a value a double holds but a float does not (1e39) became inf and another message ("no end time", "a
+// degenerate triangle", "initial state not finite", a gauge's note); a NUL byte cut a formula short; a second Mesh
+// replaced the first; upstream's old "Init eta { }" and a UTF-8 byte order mark gave puzzling messages.
+TEST(VolnaDeck, ValuesBeyondAFloatAndOtherSlipsAreNamedAtTheirLine) {
+  auto says = [](const std::string &deck, const std::string &what) {
+    const std::string e = Deck(deck).err;
+    EXPECT_NE(e.find(what), std::string::npos) << e;
+  };
+  const std::string head = "Time { end = 1 }\nMesh Rectangle 0 1 0 1 2 2\n", nul(1, '\0');
+  says("Time { end = 1e39 }\nMesh Rectangle 0 1 0 1 2 2\n", "case.vln:1: Time end = 1e+39: too large for a float");
+  says("Time { end = 1 }\nMesh Rectangle 0 1e39 0 1 2 2\n", "case.vln:2: Mesh Rectangle xmax = 1e+39: too large");
+  says("Time { end = 1 }\nMesh Rectangle -3e38 3e38 0 1 2 2\n",
+       "case.vln:2: Mesh Rectangle -3e+38 3e+38 0 1: the width or height is too large for a float");
+  says(head + "Init { } GaussianLandslide { A = 1e39 V = 1 lx = 1 ly = 1 }\n",
+       "case.vln:3: GaussianLandslide A = 1e+39: too large for a float");
+  says(head + "OutputLocation { istep = 1 } \"g\" { x = 1e39 y = 0.5 }\n",
+       "case.vln:3: OutputLocation x = 1e+39: too large for a float");
+  says(head + "Init { end = -1e39 } Eta { return 1; }\n", "case.vln:3: end = -1e+39: too large for a float");
+  says(head + "Init { } Eta { return 1;" + nul + " garbage ( }\n", "case.vln:3: a NUL byte in the deck");
+  says(head + "\n" + nul, "case.vln:4: a NUL byte");
+  says(head + "Mesh Rectangle 0 1 0 1 4 4\n", "case.vln:3: a second Mesh statement (the first is at line 2)");
+  says(head + "Init eta { return 1; }\n",
+       "case.vln:3: Init eta { ... }: upstream's old form of initial values, which upstream Volna refuses too "
+       "(\"Unsupported method of specifiying initial values: please use Init events\"); write it as an Init event: "
+       "Init { istart = 0 iend = 0 } Eta { ... }");
+  says(head + "Init Bathymetry {return -1;}\n", "Init Bathymetry { ... }: upstream's old form");
+  says(head + "Init Eta { return 1; }\n", "'{' expected after Init, found 'Eta'");
+  says("\xEF\xBB\xBFInit { } Eta { return 1 +; }\n" + head, "case.vln:1:26: in the formula"); // columns after it
+  Deck ok("\xEF\xBB\xBF" + head);
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(ok.d.final_time, 1.0f);
+}
+
 // ---- meshes ----------------------------------------------------------------------------
 
 TEST(VolnaMesh, RectangleNumberedAsUpstream) {
@@ -360,6 +393,67 @@ TEST(VolnaMesh, SharedGmshReader) {
   EXPECT_NE(std::string(err).find("n.msh: no triangles"), std::string::npos) << err;
   EXPECT_NE(um_gmsh_read("/nonexistent/x.msh", &g, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("/nonexistent/x.msh: cannot open the mesh"), std::string::npos) << err;
+}
+
+// what a Gmsh file is refused for, at its line: a count that disagrees with the lines, a node not finite, an id
+// twice, a line or point element with the wrong nodes. Before: a count too small dropped the elements after it
+// (exit 0); nan / inf nodes, repeated element ids and lines or points naming no node were accepted.
+std::string gmsh_err(const std::string &nodes, int nn, const std::string &elements, int ne) {
+  const std::string text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n" + std::to_string(nn) + "\n" + nodes +
+                           "$EndNodes\n$Elements\n" + std::to_string(ne) + "\n" + elements + "$EndElements\n";
+  um_gmsh_mesh g;
+  char err[512] = "";
+  if (um_gmsh_parse(text.c_str(), text.size(), "c.msh", &g, err, sizeof err)) return err;
+  um_gmsh_free(&g);
+  return "";
+}
+
+TEST(VolnaMesh, GmshCountsAndIdsAreChecked) {
+  auto says = [](const std::string &nodes, int nn, const std::string &elements, int ne, const std::string &what) {
+    const std::string e = gmsh_err(nodes, nn, elements, ne);
+    EXPECT_NE(e.find(what), std::string::npos) << e;
+  };
+  const std::string n4 = "1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n"; // lines 6-9; $EndNodes 10, elements from 13
+  const std::string e2 = "1 2 2 0 1 1 2 3\n2 2 2 0 1 1 3 4\n";
+  EXPECT_EQ(gmsh_err(n4, 4, e2, 2), "");
+  says(n4, 4, e2, 1, "c.msh:14: $Elements says 1 but more element lines follow");
+  says(n4, 4, e2, 3, "c.msh:15: $Elements says 3 but '$EndElements' comes after 2 element lines: fix the count");
+  says(n4, 3, e2, 2, "c.msh:9: $Nodes says 3 but more node lines follow");
+  says(n4, 5, e2, 2, "c.msh:10: $Nodes says 5 but '$EndNodes' comes after 4 node lines");
+  const std::string open = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 1 1 0\n$EndNodes\n"
+                           "$Elements\n1\n1 2 2 0 1 1 2 3\n";
+  um_gmsh_mesh g;
+  char err[512] = "";
+  EXPECT_NE(um_gmsh_parse(open.c_str(), open.size(), "o.msh", &g, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("the file ends before $EndElements"), std::string::npos) << err;
+  says("1 0 0 0\n2 1 0 0\n3 nan 1 0\n4 0 1 0\n", 4, e2, 2, "c.msh:8: node 3 at (nan, 1, 0): coordinates must be");
+  says("1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 -inf 0\n", 4, e2, 2, "c.msh:9: node 4 at (0, -inf, 0)");
+  says("1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 1e999\n", 4, e2, 2, "c.msh:9: node 4 at (0, 1, inf)");
+  says("1 0 0 0\n2 1 0 0\n1 1 1 0\n4 0 1 0\n", 4, e2, 2,
+       "c.msh:8: node id 1 appears twice in $Nodes (first at line 6)");
+  says(n4, 4, e2 + "1 2 2 0 1 2 3 4\n", 3, "c.msh:15: element id 1 appears twice in $Elements (first at line 13)");
+  says(n4, 4, "7 15 2 0 1 1\n7 1 2 0 1 1 2\n" + e2, 4, "c.msh:14: element id 7 appears twice"); // lines, points too
+  says(n4, 4, "5 1 2 0 1 1 99\n" + e2, 3, "c.msh:13: line element 5 refers to node 99, which $Nodes does not define");
+  says(n4, 4, "5 1 2 0 1\n" + e2, 3, "c.msh:13: line element 5 has 0 nodes, 2 expected");
+  says(n4, 4, e2 + "5 15 2 0 1 1 2\n", 3, "c.msh:15: point element 5 has 2 nodes, 1 expected");
+  says(n4, 4, e2 + "5 15 2 0 1 0\n", 3, "c.msh:15: point element 5 refers to node 0");
+}
+
+// Volna's mesh_xmin (GaussianLandslide's floor at x < 0) is of the cells' nodes: a node no triangle uses moved it
+// (the final volume 10.9996 -> 2009 with one at x = -1000). Nodes beyond a float are refused (Volna's are floats).
+TEST(VolnaMesh, UnusedNodesAreNotPartOfTheMesh) {
+  vl_mesh m;
+  char err[512] = "";
+  const std::string text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n"
+                           "5 -1000 0 0\n$EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 2 2 0 1 1 3 4\n$EndElements\n";
+  ASSERT_EQ(vl_mesh_gmsh_parse(text.c_str(), text.size(), "u.msh", &m, err, sizeof err), 0) << err;
+  EXPECT_EQ(m.xmin, 0.0f);
+  vl_mesh_free(&m);
+  std::string big = text;
+  big.replace(big.find("5 -1000 0 0"), 11, "5 -1e39 0 0");
+  EXPECT_NE(vl_mesh_gmsh_parse(big.c_str(), big.size(), "b.msh", &m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("b.msh: node 5 (Gmsh id 5) at (-1e+39, 0): too large for a float"), std::string::npos)
+      << err;
 }
 
 // ---- the exact dam break -----------------------------------------------------------------

@@ -3,11 +3,18 @@
  * `gmsh -2 -format msh22` writes), for the apps that take meshes from Gmsh.
  *
  *  - Nodes: x and y in double; z is read and ignored (a surface in the plane).
+ *    Coordinates must be finite (nan, inf refused at their line); each node id
+ *    once (a repeated id refused naming both lines).
  *  - Elements: first-order triangles (Gmsh type 2) become the mesh's triangles,
  *    in file order, their nodes as 0-based indices into the node arrays in the
  *    order the file gives them (no reorientation). Lines (type 1) and points
- *    (type 15), a surface's boundary and corners, are skipped and counted; any
- *    other element type is an error naming the element, its line and what to do.
+ *    (type 15), a surface's boundary and corners, are checked as triangles are
+ *    (their node count, 2 or 1, and that $Nodes defines their nodes), then
+ *    skipped and counted; any other element type is an error naming the element,
+ *    its line and what to do. Each element id once (both lines named).
+ *  - $Nodes and $Elements hold exactly the count their first line gives:
+ *    $EndNodes / $EndElements must follow the counted lines (a count too small
+ *    or too large is named at the line where the file disagrees).
  *  - Binary files and format 4 are refused with the command that converts them
  *    (`gmsh in.msh -format msh22 -save -o out.msh`).
  *  - Every error message starts with "file:line: " where a line is at fault,

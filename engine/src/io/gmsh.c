@@ -1,8 +1,9 @@
 /* Gmsh ASCII format 2 reader (um/gmsh.h): nodes in double, first-order
- * triangles with their physical tag; lines and points skipped. */
+ * triangles with their physical tag; lines and points checked and skipped. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,13 @@ static const char *gm_type_name(long type) {
 }
 
 typedef struct {
-  int id, index;
+  int id, index, line;
 } gm_id;
 
+/* by id, then file order */
 static int gm_cmp_id(const void *a, const void *b) {
-  const int x = ((const gm_id *)a)->id, y = ((const gm_id *)b)->id;
-  return x < y ? -1 : x > y;
+  const gm_id *x = a, *y = b;
+  return x->id != y->id ? (x->id < y->id ? -1 : 1) : (x->index > y->index) - (x->index < y->index);
 }
 
 /* the index of the node with Gmsh id `id`, or -1 */
@@ -82,6 +84,57 @@ static int gm_find(const gm_id *ids, long n, long id) {
     else hi = mid - 1;
   }
   return -1;
+}
+
+/* ids (n of `what` in `section`) sorted by id; an id given twice refused at its second line (the first such line in
+ * the file) with the first's: 0, or -1 with why */
+static int gm_unique(gm_id *ids, long n, const char *name, const char *what, const char *section, char *err,
+                     size_t errlen) {
+  qsort(ids, (size_t)n, sizeof *ids, gm_cmp_id);
+  long at = -1;
+  for (long i = 1; i < n; i++)
+    if (ids[i].id == ids[i - 1].id && (at < 0 || ids[i].index < ids[at].index)) at = i;
+  if (at < 0) return 0;
+  return snprintf(err, errlen, "%s:%d: %s id %d appears twice in %s (first at line %d): give each %s its own id", name,
+                  ids[at].line, what, ids[at].id, section, ids[at - 1].line, what),
+         -1;
+}
+
+/* only blanks left */
+static int gm_blank(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  return !*s;
+}
+
+/* A '$' line among the `count` lines of `section` (`kind` lines), after `done` of them: the count is wrong. */
+static int gm_short(const gm_reader *r, const char *name, const char *section, long count, long done, const char *kind,
+                    const char *line, char *err, size_t errlen) {
+  return snprintf(err, errlen, "%s:%d: %s says %ld but '%.40s' comes after %ld %s lines: fix the count", name, r->line,
+                  section, count, line, done, kind),
+         -1;
+}
+
+/* After the `count` lines of `section`: its end line ($EndNodes, $EndElements) must come next. 0, or -1 with why
+ * (more lines of the kind: the count is too small). */
+static int gm_end(gm_reader *r, const char *name, const char *section, long count, const char *kind, char *line,
+                  size_t ln, char *err, size_t errlen) {
+  char end[32];
+  snprintf(end, sizeof end, "$End%s", section + 1);
+  const size_t k = strlen(end);
+  if (!gm_line(r, line, ln))
+    return snprintf(err, errlen, "%s:%d: the file ends before %s (after the %ld %s lines %s counts)", name, r->line,
+                    end, count, kind, section),
+           -1;
+  if (!strncmp(line, end, k) && gm_blank(line + k)) return 0;
+  if (line[0] != '$')
+    return snprintf(err, errlen,
+                    "%s:%d: %s says %ld but more %s lines follow: fix the count (or remove the extra "
+                    "lines)",
+                    name, r->line, section, count, kind),
+           -1;
+  return snprintf(err, errlen, "%s:%d: %s expected after the %ld %s lines %s counts, found '%.40s'", name, r->line, end,
+                  count, kind, section, line),
+         -1;
 }
 
 /* the integers of a line (at most max); -1 when something else follows or one is out of int range */
@@ -132,6 +185,29 @@ static int gm_format(gm_reader *r, const char *name, char *line, size_t ln, char
   return 0;
 }
 
+/* node i of nn from its line: 0, or -1 with why */
+static int gm_node(const gm_reader *r, const char *name, um_gmsh_mesh *m, gm_id *ids, long i, long nn, const char *line,
+                   char *err, size_t errlen) {
+  long id;
+  double x, y, z;
+  char tail;
+  if (sscanf(line, "%ld %lf %lf %lf %c", &id, &x, &y, &z, &tail) != 4 || id < 1 || id > INT_MAX)
+    return snprintf(err, errlen, "%s:%d: node %ld of %ld: 'id x y z' expected (id >= 1)", name, r->line, i + 1, nn), -1;
+  if (!isfinite(x) || !isfinite(y) || !isfinite(z))
+    return snprintf(err, errlen,
+                    "%s:%d: node %ld at (%g, %g, %g): coordinates must be finite numbers; fix the "
+                    "mesh",
+                    name, r->line, id, x, y, z),
+           -1;
+  ids[i].id = (int)id;
+  ids[i].index = (int)i;
+  ids[i].line = r->line;
+  m->node_id[i] = (int)id;
+  m->xy[2 * i] = x;
+  m->xy[2 * i + 1] = y;
+  return 0;
+}
+
 static int gm_nodes(gm_reader *r, const char *name, um_gmsh_mesh *m, gm_id **ids_out, char *line, size_t ln,
                     char *err, size_t errlen) {
   if (m->xy) return snprintf(err, errlen, "%s:%d: a second $Nodes section: a Gmsh format 2 mesh has one", name, r->line), -1;
@@ -149,24 +225,74 @@ static int gm_nodes(gm_reader *r, const char *name, um_gmsh_mesh *m, gm_id **ids
   gm_id *ids = *ids_out = um_array_alloc((size_t)nn, sizeof *ids);
   if (!m->xy || !m->node_id || !ids) return snprintf(err, errlen, "%s: out of memory for %ld nodes", name, nn), -1;
   for (long i = 0; i < nn; i++) {
-    long id;
-    double x, y, z;
-    char tail;
-    if (!gm_line(r, line, ln) || sscanf(line, "%ld %lf %lf %lf %c", &id, &x, &y, &z, &tail) != 4 || id < 1 ||
-        id > INT_MAX)
-      return snprintf(err, errlen, "%s:%d: node %ld of %ld: 'id x y z' expected (id >= 1)", name, r->line, i + 1,
-                      nn), -1;
-    ids[i].id = (int)id;
-    ids[i].index = (int)i;
-    m->node_id[i] = (int)id;
-    m->xy[2 * i] = x;
-    m->xy[2 * i + 1] = y;
+    if (!gm_line(r, line, ln))
+      return snprintf(err, errlen, "%s:%d: the file ends after %ld of %ld nodes", name, r->line, i, nn), -1;
+    if (line[0] == '$') return gm_short(r, name, "$Nodes", nn, i, "node", line, err, errlen);
+    if (gm_node(r, name, m, ids, i, nn, line, err, errlen)) return -1;
   }
-  qsort(ids, (size_t)nn, sizeof *ids, gm_cmp_id);
-  for (long i = 1; i < nn; i++)
-    if (ids[i].id == ids[i - 1].id)
-      return snprintf(err, errlen, "%s: node id %d appears twice in $Nodes: give each node its own id", name,
-                      ids[i].id), -1;
+  if (gm_unique(ids, nn, name, "node", "$Nodes", err, errlen)) return -1;
+  return gm_end(r, name, "$Nodes", nn, "node", line, ln, err, errlen);
+}
+
+/* the nodes of the element types read: lines (boundary), triangles, points (corners); 0 for any other */
+static int gm_type_nodes(long type) { return type == 1 ? 2 : type == 2 ? 3 : type == 15 ? 1 : 0; }
+
+/* One element line, its integers v[0..k): a triangle appended, a line or point checked (its node count, its nodes
+ * defined) and counted. 0, or -1 with why. */
+static int gm_element(const gm_reader *r, const char *name, um_gmsh_mesh *m, const gm_id *ids, const long *v, int k,
+                      size_t *cap, char *err, size_t errlen) {
+  const long type = v[1], ntags = v[2];
+  const int nv = k - 3 - (int)ntags, want = gm_type_nodes(type);
+  const long *nodes = v + 3 + ntags;
+  const char *what = type == 2 ? "triangle" : type == 1 ? "line element" : "point element";
+  if (!want)
+    return snprintf(err, errlen,
+                    "%s:%d: element %ld is a %s (Gmsh type %ld): meshes are triangles only; mesh the "
+                    "surface with first-order triangles (no Recombine, Mesh.ElementOrder = 1) or remove the "
+                    "element",
+                    name, r->line, v[0], gm_type_name(type), type),
+           -1;
+  if (nv != want)
+    return snprintf(err, errlen, "%s:%d: %s %ld has %d nodes, %d expected", name, r->line, what, v[0], nv, want), -1;
+  int t[3];
+  for (int j = 0; j < nv; j++) {
+    t[j] = gm_find(ids, m->nnodes, nodes[j]);
+    if (t[j] < 0)
+      return snprintf(err, errlen, "%s:%d: %s %ld refers to node %ld, which $Nodes does not define", name, r->line,
+                      what, v[0], nodes[j]),
+             -1;
+  }
+  if (type != 2) {
+    m->nskipped++;
+    return 0;
+  }
+  if (gm_grow(m, cap)) return snprintf(err, errlen, "%s: out of memory for %d triangles", name, m->ntris), -1;
+  memcpy(m->tri + 3 * (size_t)m->ntris, t, sizeof t);
+  m->tri_tag[m->ntris] = ntags > 0 ? (int)v[3] : 0;
+  m->tri_id[m->ntris] = (int)v[0];
+  m->tri_line[m->ntris] = r->line;
+  m->ntris++;
+  return 0;
+}
+
+/* the ne element lines, each element's id and line into eids */
+static int gm_element_lines(gm_reader *r, const char *name, um_gmsh_mesh *m, const gm_id *ids, long ne, gm_id *eids,
+                            char *line, size_t ln, char *err, size_t errlen) {
+  size_t cap = 0;
+  for (long i = 0; i < ne; i++) {
+    if (!gm_line(r, line, ln))
+      return snprintf(err, errlen, "%s:%d: the file ends after %ld of %ld elements", name, r->line, i, ne), -1;
+    if (line[0] == '$') return gm_short(r, name, "$Elements", ne, i, "element", line, err, errlen);
+    long v[64];
+    const int k = gm_ints(line, v, 64);
+    if (k < 3 || v[2] < 0 || 3 + v[2] > k)
+      return snprintf(err, errlen, "%s:%d: element %ld: 'id type ntags tags... nodes...' expected", name, r->line,
+                      i + 1), -1;
+    eids[i].id = (int)v[0];
+    eids[i].index = (int)i;
+    eids[i].line = r->line;
+    if (gm_element(r, name, m, ids, v, k, &cap, err, errlen)) return -1;
+  }
   return 0;
 }
 
@@ -178,45 +304,18 @@ static int gm_elements(gm_reader *r, const char *name, um_gmsh_mesh *m, const gm
   if (!gm_line(r, line, ln) || (ne = strtol(line, &e, 10), e == line) || ne < 0)
     return snprintf(err, errlen, "%s:%d: '$Elements': the number of elements (>= 0) expected", name, r->line), -1;
   if (ne > INT_MAX / 4 || (size_t)ne > (size_t)(r->end - r->p) / 6 + 1) /* an element line: at least 6 characters */
-    return snprintf(err, errlen, "%s:%d: $Elements claims %ld elements, more than the file can hold (%zu bytes "
-                    "follow; an element takes a line of at least 6): fix the count", name, r->line, ne,
-                    (size_t)(r->end - r->p)), -1;
-  size_t cap = 0;
-  for (long i = 0; i < ne; i++) {
-    if (!gm_line(r, line, ln))
-      return snprintf(err, errlen, "%s:%d: the file ends after %ld of %ld elements", name, r->line, i, ne), -1;
-    long v[64];
-    const int k = gm_ints(line, v, 64);
-    if (k < 3 || v[2] < 0 || 3 + v[2] > k)
-      return snprintf(err, errlen, "%s:%d: element %ld: 'id type ntags tags... nodes...' expected", name, r->line,
-                      i + 1), -1;
-    const long type = v[1], ntags = v[2];
-    const int nv = k - 3 - (int)ntags;
-    const long *nodes = v + 3 + ntags;
-    if (type == 1 || type == 15) { /* a boundary line or a corner point */
-      m->nskipped++;
-      continue;
-    }
-    if (type != 2)
-      return snprintf(err, errlen, "%s:%d: element %ld is a %s (Gmsh type %ld): meshes are triangles only; mesh the "
-                      "surface with first-order triangles (no Recombine, Mesh.ElementOrder = 1) or remove the "
-                      "element", name, r->line, v[0], gm_type_name(type), type), -1;
-    if (nv != 3)
-      return snprintf(err, errlen, "%s:%d: triangle %ld has %d nodes, 3 expected", name, r->line, v[0], nv), -1;
-    if (gm_grow(m, &cap)) return snprintf(err, errlen, "%s: out of memory for %d triangles", name, m->ntris), -1;
-    int *t = m->tri + 3 * (size_t)m->ntris;
-    for (int j = 0; j < 3; j++) {
-      t[j] = gm_find(ids, m->nnodes, nodes[j]);
-      if (t[j] < 0)
-        return snprintf(err, errlen, "%s:%d: triangle %ld refers to node %ld, which $Nodes does not define", name,
-                        r->line, v[0], nodes[j]), -1;
-    }
-    m->tri_tag[m->ntris] = ntags > 0 ? (int)v[3] : 0;
-    m->tri_id[m->ntris] = (int)v[0];
-    m->tri_line[m->ntris] = r->line;
-    m->ntris++;
-  }
-  return 0;
+    return snprintf(err, errlen,
+                    "%s:%d: $Elements claims %ld elements, more than the file can hold (%zu bytes "
+                    "follow; an element takes a line of at least 6): fix the count",
+                    name, r->line, ne, (size_t)(r->end - r->p)),
+           -1;
+  gm_id *eids = um_array_alloc((size_t)ne + 1, sizeof *eids);
+  if (!eids) return snprintf(err, errlen, "%s: out of memory for %ld elements", name, ne), -1;
+  int rc = gm_element_lines(r, name, m, ids, ne, eids, line, ln, err, errlen);
+  if (!rc) rc = gm_unique(eids, ne, name, "element", "$Elements", err, errlen);
+  if (!rc) rc = gm_end(r, name, "$Elements", ne, "element", line, ln, err, errlen);
+  free(eids);
+  return rc;
 }
 
 int um_gmsh_parse(const char *text, size_t n, const char *name, um_gmsh_mesh *m, char *err, size_t errlen) {
