@@ -700,32 +700,6 @@ static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *fi
   free(pg.devs);
 }
 
-/* 1 (said on stderr) when the page or its markdown would replace a results file or what its suite wrote beside it
- * (summary.md, junit.xml). */
-static int overwrites_results(const char *out, const char *mdpath, const char *const *paths, int n) {
-  const char *mine[] = {out, mdpath};
-  for (int w = 0; w < 2; w++) {
-    int k = umrun_output_is_input(mine[w], paths, n), own = k < 0;
-    for (int q = 0; q < n && k < 0; q++) { /* the suite's own files beside its results.json */
-      char dir[4096], beside[2][4200];
-      snprintf(dir, sizeof dir, "%s", paths[q]);
-      char *sl = strrchr(dir, '/');
-      if (sl) *sl = '\0';
-      else snprintf(dir, sizeof dir, ".");
-      snprintf(beside[0], sizeof beside[0], "%s/summary.md", dir);
-      snprintf(beside[1], sizeof beside[1], "%s/junit.xml", dir);
-      const char *const b[] = {beside[0], beside[1]};
-      if (umrun_output_is_input(mine[w], b, 2) >= 0) k = q;
-    }
-    if (k >= 0) {
-      fprintf(stderr, "umrun --report: %s is %s %s: name the page elsewhere (its markdown goes beside it as .md)\n",
-              mine[w], own ? "what the suite wrote beside" : "the results file", paths[k]);
-      return 1;
-    }
-  }
-  return 0;
-}
-
 int umrun_report_main(const um_runner *r, int argc, char **argv) {
   const char *out = NULL;
   const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -781,7 +755,7 @@ int umrun_report_main(const um_runner *r, int argc, char **argv) {
   }
   char mdpath[4096];
   snprintf(mdpath, sizeof mdpath, "%.*s.md", (int)(ol - 5), out);
-  if (overwrites_results(out, mdpath, paths, n)) goto done;
+  if (rep_overwrites_results(out, mdpath, paths, n)) goto done;
   um_safe_file hf, mf;
   if (um_safe_open(&hf, out, err, sizeof err)) {
     fprintf(stderr, "umrun --report: %s\n", err);

@@ -20,6 +20,9 @@
  * status and message. */
 int rep_prepare_runs(uj *const *files, int nfiles);
 void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles);
+/* 1 (said on stderr) when the page (out) or its markdown would replace a results file or what its suite wrote beside
+ * it (summary.md, junit.xml). */
+int rep_overwrites_results(const char *out, const char *mdpath, const char *const *paths, int n);
 
 /* htmlreport_draw.c: the first picture (umrun --draw; a suite case's draw:) among the app's runs, captioned from
  * the run's figures; paths: the results files' paths (a picture is looked for beside them too). */

@@ -57,3 +57,29 @@ void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *c
   fputs("</table></div>\n", h);
   fputc('\n', m);
 }
+
+/* 1 (said on stderr) when the page or its markdown would replace a results file or what its suite wrote beside it
+ * (summary.md, junit.xml). */
+int rep_overwrites_results(const char *out, const char *mdpath, const char *const *paths, int n) {
+  const char *mine[] = {out, mdpath};
+  for (int w = 0; w < 2; w++) {
+    int k = umrun_output_is_input(mine[w], paths, n), own = k < 0;
+    for (int q = 0; q < n && k < 0; q++) { /* the suite's own files beside its results.json */
+      char dir[4096], beside[2][4200];
+      snprintf(dir, sizeof dir, "%s", paths[q]);
+      char *sl = strrchr(dir, '/');
+      if (sl) *sl = '\0';
+      else snprintf(dir, sizeof dir, ".");
+      snprintf(beside[0], sizeof beside[0], "%s/summary.md", dir);
+      snprintf(beside[1], sizeof beside[1], "%s/junit.xml", dir);
+      const char *const b[] = {beside[0], beside[1]};
+      if (umrun_output_is_input(mine[w], b, 2) >= 0) k = q;
+    }
+    if (k >= 0) {
+      fprintf(stderr, "umrun --report: %s is %s %s: name the page elsewhere (its markdown goes beside it as .md)\n",
+              mine[w], own ? "what the suite wrote beside" : "the results file", paths[k]);
+      return 1;
+    }
+  }
+  return 0;
+}
