@@ -3,7 +3,8 @@
 // loops match seq; every output element is written (poisoned outputs); data
 // stays consistent across host updates, layout changes and constant changes;
 // clear errors for block sizes that do not fit; vector arguments (um_arg_vec) give
-// the same results as per-index arguments in every strategy.
+// the same results as per-index arguments in every strategy; loops reaching one dat
+// twice (directly and through a map, twice directly, through two maps) match seq.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 extern "C" {
 #include "airfoil.h"
 #include "um/cuda.h"
+#include "um/exec.h"
 #include "um/um.h"
 }
 #include "backend_matrix.hpp"
@@ -808,6 +810,139 @@ TEST(CudaTune, TrialsChangeNoResultAndReproducibleChoicesReplayBitForBit) {
   EXPECT_FALSE(choices.empty());
   tcw::expect_same(repro, replay);
 }
+
+// ---- one dat reached twice in a loop (codegen_decide.c) ------------------------------------------------------
+// A direct increment beside increments through a map (dim 1 and 2), one dat passed directly twice (INC / INC,
+// RW / RW) and a dat RW through two maps give seq's results in every strategy, staging and layout. Before, the
+// direct increment raced the map's atomics (lost sums), the two direct copies were stored over each other, and
+// hierarchical staging of all data stored two staged copies of the RW dat over each other. The kernels come from
+// source text for the GPU; seq runs the same arithmetic through range functions (every value an integer: exact).
+const char kTwiceSource[] =
+    "#include <um/kernel.h>\n"
+    "UM_KERNEL void tw_mixed1(double *s, double *a, double *b) { s[0] += 1.0; a[0] += 10.0; b[0] += 100.0; }\n"
+    "UM_KERNEL void tw_mixed2(double *s, double *a, double *b) {\n"
+    "  for (int c = 0; c < 2; c++) { s[c] += 1.0 + c; a[c] += 10.0; b[c] += 100.0; }\n}\n"
+    "UM_KERNEL void tw_dup_inc(double *a, double *b) { a[0] += 1.0; a[1] += 2.0; b[0] += 3.0; b[1] += 4.0; }\n"
+    "UM_KERNEL void tw_dup_rw(double *a, double *b) { a[0] = 2.0 * a[0] + 1.0; b[1] = b[0] + b[1]; }\n"
+    "UM_KERNEL void tw_rw2(double *a, double *b) { a[0] += 1.0; b[0] += 2.0; }\n";
+
+void tw_mixed1(double *const *p) { p[0][0] += 1.0, p[1][0] += 10.0, p[2][0] += 100.0; }
+void tw_mixed2(double *const *p) {
+  for (int c = 0; c < 2; c++) p[0][c] += 1.0 + c, p[1][c] += 10.0, p[2][c] += 100.0;
+}
+void tw_dup_inc(double *const *p) { p[0][0] += 1.0, p[0][1] += 2.0, p[1][0] += 3.0, p[1][1] += 4.0; }
+void tw_dup_rw(double *const *p) { p[0][0] = 2.0 * p[0][0] + 1.0, p[1][1] = p[1][0] + p[1][1]; }
+void tw_rw2(double *const *p) { p[0][0] += 1.0, p[1][0] += 2.0; }
+
+// The host range of a kernel F of N double arguments, as UM_KERNEL_DEFINE's (SoA rows staged and scattered).
+template <int N, void (*F)(double *const *)> void tw_range(um_exec *x, int begin, int end) {
+  void *p[UM_MAX_ARGS];
+  for (int e = begin; e < end; e++) {
+    um_exec_args(x, e, p);
+    double *d[N];
+    for (int i = 0; i < N; i++) d[i] = (double *)p[i];
+    F(d);
+    if (x->nsoa_write) um_exec_scatter(x, e);
+  }
+}
+
+um_kernel tw_kernel(const char *name, int nargs, void (*range)(um_exec *, int, int)) {
+  um_kernel k;
+  memset(&k, 0, sizeof k);
+  k.name = name;
+  k.nargs = nargs;
+  k.range = range;
+  k.source = kTwiceSource;
+  k.source_name = "tw_kernels.h";
+  return k;
+}
+
+struct TwiceResult {
+  std::vector<double> q1, q2, d2, r1;
+};
+
+// The four loops on a fresh context from o, twice each, on n cells with two maps of arity 2 onto the cells.
+void run_twice_loops(const um_options &o, int n, TwiceResult *res) {
+  static const um_kernel mixed1 = tw_kernel("tw_mixed1", 3, tw_range<3, tw_mixed1>),
+                         mixed2 = tw_kernel("tw_mixed2", 3, tw_range<3, tw_mixed2>),
+                         dup_inc = tw_kernel("tw_dup_inc", 2, tw_range<2, tw_dup_inc>),
+                         dup_rw = tw_kernel("tw_dup_rw", 2, tw_range<2, tw_dup_rw>),
+                         rw2 = tw_kernel("tw_rw2", 2, tw_range<2, tw_rw2>);
+  bm::with_context(o, [&](um_context *ctx) {
+    std::vector<int> ma(2 * n), mb(2 * n);
+    std::vector<double> v1(n), v2(2 * n);
+    for (int e = 0; e < n; e++) {
+      ma[2 * e] = (e + 1) % n, ma[2 * e + 1] = (int)((e * 7LL + 3) % n);
+      mb[2 * e] = (int)((e * 13LL + 5) % n), mb[2 * e + 1] = e;
+      v1[e] = e % 17;
+      v2[2 * e] = e % 5, v2[2 * e + 1] = e % 3;
+    }
+    um_set *cells;
+    um_map *pa, *pb;
+    um_dat *q1, *q2, *d2, *r1;
+    ASSERT_EQ(um_decl_set(ctx, n, "cells", &cells), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(ctx, cells, cells, 2, ma.data(), "pa", &pa), UM_SUCCESS);
+    ASSERT_EQ(um_decl_map(ctx, cells, cells, 2, mb.data(), "pb", &pb), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_DOUBLE, v1.data(), "q1", &q1), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, v2.data(), "q2", &q2), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, v2.data(), "d2", &d2), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_DOUBLE, v1.data(), "r1", &r1), UM_SUCCESS);
+    for (int rep = 0; rep < 2; rep++) {
+      ASSERT_EQ(UM_PAR_LOOP(ctx, mixed1, "tw_mixed1", cells, um_arg_dat(q1, -1, UM_ID, 1, UM_DOUBLE, UM_INC),
+                            um_arg_dat(q1, 0, pa, 1, UM_DOUBLE, UM_INC), um_arg_dat(q1, 1, pa, 1, UM_DOUBLE, UM_INC)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      ASSERT_EQ(UM_PAR_LOOP(ctx, mixed2, "tw_mixed2", cells, um_arg_dat(q2, -1, UM_ID, 2, UM_DOUBLE, UM_INC),
+                            um_arg_dat(q2, 0, pa, 2, UM_DOUBLE, UM_INC), um_arg_dat(q2, 1, pa, 2, UM_DOUBLE, UM_INC)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      ASSERT_EQ(UM_PAR_LOOP(ctx, dup_inc, "tw_dup_inc", cells, um_arg_dat(d2, -1, UM_ID, 2, UM_DOUBLE, UM_INC),
+                            um_arg_dat(d2, -1, UM_ID, 2, UM_DOUBLE, UM_INC)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      ASSERT_EQ(UM_PAR_LOOP(ctx, dup_rw, "tw_dup_rw", cells, um_arg_dat(d2, -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                            um_arg_dat(d2, -1, UM_ID, 2, UM_DOUBLE, UM_RW)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+      ASSERT_EQ(UM_PAR_LOOP(ctx, rw2, "tw_rw2", cells, um_arg_dat(r1, 0, pa, 1, UM_DOUBLE, UM_RW),
+                            um_arg_dat(r1, 0, pb, 1, UM_DOUBLE, UM_RW)),
+                UM_SUCCESS)
+          << um_error_message(ctx);
+    }
+    res->q1.resize(n), res->r1.resize(n), res->q2.resize(2 * n), res->d2.resize(2 * n);
+    ASSERT_EQ(um_dat_fetch(ctx, q1, res->q1.data(), res->q1.size() * sizeof(double)), UM_SUCCESS);
+    ASSERT_EQ(um_dat_fetch(ctx, q2, res->q2.data(), res->q2.size() * sizeof(double)), UM_SUCCESS);
+    ASSERT_EQ(um_dat_fetch(ctx, d2, res->d2.data(), res->d2.size() * sizeof(double)), UM_SUCCESS);
+    ASSERT_EQ(um_dat_fetch(ctx, r1, res->r1.data(), res->r1.size() * sizeof(double)), UM_SUCCESS);
+  });
+}
+
+class CudaOneDatTwice : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaOneDatTwice, MatchesSeq) {
+  NEED_GPU();
+  for (int n : {1000, 40000}) {
+    SCOPED_TRACE("cells " + std::to_string(n));
+    bm::run_and_compare_with_seq<TwiceResult>(
+        GetParam(), [&](const um_options &o, TwiceResult *res) { run_twice_loops(o, n, res); },
+        [&](const TwiceResult &got, const TwiceResult &ref) {
+          expect_close(got.q1, ref.q1, "q1: incremented directly and through a map (dim 1)");
+          expect_close(got.q2, ref.q2, "q2: incremented directly and through a map (dim 2)");
+          expect_close(got.d2, ref.d2, "d2: passed directly twice (INC, then RW)");
+          expect_close(got.r1, ref.r1, "r1: RW through two maps");
+        });
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaOneDatTwice,
+                         ::testing::ValuesIn(cuda_matrix({{UM_STRATEGY_ATOMICS, 3},
+                                                          {UM_STRATEGY_ATOMICS, 1},
+                                                          {UM_STRATEGY_GLOBAL, 1},
+                                                          {UM_STRATEGY_HIERARCHICAL, 1},
+                                                          {UM_STRATEGY_HIERARCHICAL, 2}},
+                                                         {UM_AOS, UM_SOA}, {64, 256})),
+                         [](const auto &info) { return case_name(info.param); });
 
 }  // namespace
 

@@ -413,6 +413,236 @@ TEST(CudaCodegen, FusedSplitIsRefusedWhereItCannotRun) {
   EXPECT_NE(umc_decide(&L, &D, err, sizeof err), UM_SUCCESS) << "res read and incremented";
 }
 
+// ---- one dat reached by several arguments of a loop ------------------------------------------------------
+
+// An argument of dat slot `dat`: direct (map -1) or through map slot `map` (arity 2, index idx, staging list ind).
+umc_arg dat_arg(um_access acc, int dim, int soa, int dat, int map = -1, int idx = 0, int ind = -1) {
+  umc_arg x;
+  memset(&x, 0, sizeof x);
+  x.acc = acc;
+  x.type = UM_DOUBLE;
+  x.dim = dim;
+  x.soa = soa && dim > 1;
+  x.stride = 1000;
+  x.dat = dat;
+  x.map = map;
+  x.indirect = map >= 0;
+  x.arity = map >= 0 ? 2 : 0;
+  x.idx = idx;
+  x.ind = ind;
+  return x;
+}
+
+// A hierarchical loop's staging lists: one per (dat, map) of its indirect args, in argument order (describe_inds).
+void add_inds(umc_loop &L) {
+  L.ninds = 0;
+  for (int a = 0; a < L.nargs; a++) {
+    umc_arg &x = L.args[a];
+    if (!x.indirect || x.vec) continue;
+    int i = 0;
+    while (i < L.ninds && !(L.inds[i].dat == x.dat && L.inds[i].map == x.map)) i++;
+    if (i == L.ninds) L.inds[L.ninds++] = umc_ind{x.dat, x.map, x.map, x.dim, x.type, x.soa, x.stride};
+    x.ind = i;
+  }
+}
+
+// A dat incremented directly and through a map in one loop (core/args.c allows it): element e's own row can be
+// another element's map target at the same time under every strategy, so every increment of the dat is an atomic
+// add to the dat (codegen_decide.c, mixed_inc): the direct one from registers (not a shared slice stored back with
+// `=`, not a plain read-modify-write), the map's as atomics (global colouring and one-to-one maps too), or
+// hierarchical: the staged sums back by atomics. A dat incremented only through maps keeps its plain adds.
+TEST(CudaCodegen, ADatIncrementedDirectlyAndThroughAMapIsAddedAtomically) {
+  struct V {
+    umc_exec exec;
+    int block_atomics, one_to_one;
+  } variants[] = {{UMC_EXEC_FLAT, 0, 0},
+                  {UMC_EXEC_FLAT, 0, 1},
+                  {UMC_EXEC_GLOBAL, 0, 0},
+                  {UMC_EXEC_HIER, 0, 0},
+                  {UMC_EXEC_HIER, 1, 0}};
+  for (const V &v : variants)
+    for (int dim : {1, 2})
+      for (int soa : {0, 1}) {
+        SCOPED_TRACE(std::string(umc_exec_name(v.exec)) + (v.block_atomics ? " block atomics" : "") +
+                     (v.one_to_one ? " one-to-one" : "") + " dim " + std::to_string(dim) + (soa ? " SoA" : " AoS"));
+        umc_loop L = loop_frame("nb", "k_nb", "k.h", v.exec, 256, 3, 1, 1);
+        L.block_atomics = v.block_atomics;
+        L.one_to_one = v.one_to_one;
+        L.args[0] = dat_arg(UM_INC, dim, soa, 0);
+        L.args[1] = dat_arg(UM_INC, dim, soa, 0, 0, 0);
+        L.args[2] = dat_arg(UM_INC, dim, soa, 0, 0, 1);
+        if (v.exec == UMC_EXEC_HIER) add_inds(L);
+        umc_decisions D;
+        const std::string src = generate(L, D);
+        EXPECT_EQ(D.pass[0], UMC_PASS_REG_INC) << src;
+        EXPECT_EQ(D.apply[0], UMC_APPLY_ATOMIC) << src;
+        const std::string row = dim == 1 ? "(size_t)(e)"
+                                : soa    ? "(size_t)(c) * 1000 + (size_t)(e)"
+                                         : "(size_t)(e) * 2 + (c)";
+        EXPECT_TRUE(has(src, "if (r0[c] != 0) atomicAdd(&p.d0[" + row + "], r0[c]);")) << src;
+        EXPECT_FALSE(has(src, "sd0")) << "no shared slice stored back over the atomics: " << src;
+        if (v.exec != UMC_EXEC_HIER) {
+          EXPECT_EQ(D.apply[1], UMC_APPLY_ATOMIC) << src;
+          EXPECT_FALSE(has(src, "] += r1[c]")) << src;
+        } else {
+          EXPECT_EQ(D.ind_writeback[0], 3) << "the staged sums go back by atomics: " << src;
+          EXPECT_TRUE(has(src, "atomicAdd(&p.d0[")) << src;
+          EXPECT_FALSE(has(src, "] += s0[")) << src;
+        }
+      }
+  // a vector INC argument of such a dat is atomic under colours too; a dat incremented only through maps is not
+  umc_loop L = loop_frame("nb", "k_nb", "k.h", UMC_EXEC_GLOBAL, 256, 3, 2, 1);
+  L.args[0] = dat_arg(UM_INC, 1, 0, 0);
+  L.args[1] = dat_arg(UM_INC, 1, 0, 0, 0, UM_ALL);
+  L.args[1].vec = 1;
+  L.args[2] = dat_arg(UM_INC, 1, 0, 1, 0, 0);
+  umc_decisions D;
+  const std::string src = generate(L, D);
+  EXPECT_EQ(D.apply[1], UMC_APPLY_ATOMIC) << src;
+  EXPECT_TRUE(has(src, ", 1};")) << "the um_vec's atomic flag: " << src;
+  EXPECT_EQ(D.apply[2], UMC_APPLY_PLAIN) << "dat 1 is incremented only through the map: " << src;
+}
+
+// A dat passed directly twice (INC / INC, RW / RW): one copy for both arguments, so that they alias as on the host.
+// AoS: one shared-memory slice sd<first arg>, loaded and stored once; SoA, RW: one register array; SoA INC / INC:
+// a register array each, both added by the one thread; AoS under global colouring: both point into the dat.
+TEST(CudaCodegen, DirectArgsOfOneDatShareOneCopy) {
+  for (um_access acc : {UM_INC, UM_RW})
+    for (umc_exec exec : {UMC_EXEC_FLAT, UMC_EXEC_HIER}) {
+      SCOPED_TRACE(std::string(um_access_name(acc)) + " " + umc_exec_name(exec));
+      umc_loop L = loop_frame("dup", "k_dup", "k.h", exec, 256, 3, 2, 1);
+      L.args[0] = dat_arg(acc, 2, 0, 0);
+      L.args[1] = dat_arg(acc, 2, 0, 0);
+      L.args[2] = dat_arg(UM_READ, 1, 0, 1, 0, 0); // an indirect READ: a plan for the hierarchical scheme
+      if (exec == UMC_EXEC_HIER) add_inds(L);
+      umc_decisions D;
+      std::string src = generate(L, D);
+      EXPECT_EQ(D.pass[0], UMC_PASS_SHARED_DIRECT);
+      EXPECT_EQ(D.pass[1], UMC_PASS_SHARED_DIRECT);
+      EXPECT_EQ(D.copy_of[0], -1);
+      EXPECT_EQ(D.copy_of[1], 0);
+      EXPECT_EQ(D.direct_shared_bytes, 256 * 2 * 8) << "one slice";
+      EXPECT_TRUE(has(src, "double *a1 = sd0 + (e - um_d0) * 2;")) << src;
+      EXPECT_FALSE(has(src, "sd1")) << src;
+      EXPECT_TRUE(has(src, "sd0[l] = p.d0[(size_t)um_d0 * 2 + l];")) << src;
+      const std::string store = "p.d0[(size_t)um_d0 * 2 + l] = sd0[l];";
+      ASSERT_TRUE(has(src, store)) << src;
+      EXPECT_EQ(src.find(store), src.rfind(store)) << "stored once: " << src;
+      // SoA
+      L.args[0].soa = L.args[1].soa = 1;
+      src = generate(L, D);
+      if (acc == UM_RW) {
+        EXPECT_EQ(D.pass[1], UMC_PASS_REG);
+        EXPECT_EQ(D.copy_of[1], 0);
+        EXPECT_TRUE(has(src, "::k_dup(r0, r0, ")) << src;
+        EXPECT_FALSE(has(src, "r1[")) << src;
+      } else {
+        EXPECT_EQ(D.pass[1], UMC_PASS_REG_INC);
+        EXPECT_EQ(D.copy_of[1], -1);
+        EXPECT_TRUE(has(src, "::k_dup(r0, r1, ")) << src;
+      }
+    }
+  umc_loop L = loop_frame("dup", "k_dup", "k.h", UMC_EXEC_GLOBAL, 256, 3, 2, 1);
+  L.args[0] = dat_arg(UM_RW, 2, 0, 0);
+  L.args[1] = dat_arg(UM_RW, 2, 0, 0);
+  L.args[2] = dat_arg(UM_READ, 1, 0, 1, 0, 0);
+  umc_decisions D;
+  generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL);
+  EXPECT_EQ(D.pass[1], UMC_PASS_GLOBAL);
+}
+
+// A dat written (RW / WRITE) through two maps with hierarchical staging of all indirect data: a staged copy per
+// (dat, map) would be stored back over the other's writes, so the dat is not staged (the kernel runs by thread
+// colour on the dat); a dat read through two maps, or RW through one, is still staged.
+TEST(CudaCodegen, ADatWrittenThroughTwoMapsIsNotStaged) {
+  for (um_access acc : {UM_RW, UM_WRITE}) {
+    umc_loop L = loop_frame("rw2", "k_rw2", "k.h", UMC_EXEC_HIER, 256, 2, 1, 2);
+    L.stage_all = 1;
+    L.args[0] = dat_arg(acc, 1, 0, 0, 0, 0);
+    L.args[1] = dat_arg(acc, 1, 0, 0, 1, 0);
+    add_inds(L);
+    ASSERT_EQ(L.ninds, 2);
+    umc_decisions D;
+    std::string src = generate(L, D);
+    EXPECT_FALSE(D.ind_staged[0]) << src;
+    EXPECT_FALSE(D.ind_staged[1]) << src;
+    EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL);
+    EXPECT_EQ(D.pass[1], UMC_PASS_GLOBAL);
+    EXPECT_TRUE(D.kernel_in_colour_loop);
+    EXPECT_FALSE(has(src, "staged: ")) << src;
+    L.args[1].map = 0; // RW through one map at two indices: one staged copy, as before
+    L.args[1].idx = 1;
+    add_inds(L);
+    src = generate(L, D);
+    EXPECT_TRUE(D.ind_staged[0]) << src;
+    EXPECT_EQ(D.ind_writeback[0], 2) << src;
+  }
+  umc_loop L = loop_frame("r2", "k_r2", "k.h", UMC_EXEC_HIER, 256, 2, 1, 2);
+  L.stage_all = 1;
+  L.args[0] = dat_arg(UM_READ, 1, 0, 0, 0, 0);
+  L.args[1] = dat_arg(UM_READ, 1, 0, 0, 1, 0);
+  add_inds(L);
+  umc_decisions D;
+  generate(L, D);
+  EXPECT_TRUE(D.ind_staged[0] && D.ind_staged[1]) << "read through two maps: staged";
+}
+
+// Arguments of more than UM_MAX_SCRATCH_DIM (64) values a row are passed wherever they need no copy in registers
+// (pointers into the dat, a shared slice that fits; not staged through maps); where they would need registers
+// (SoA, increments through a map under atomics or hierarchical colouring) the refusal says what the limit is for.
+TEST(CudaCodegen, WideArgumentsGoByPointerAndTheLimitIsExplained) {
+  for (umc_exec exec : {UMC_EXEC_FLAT, UMC_EXEC_GLOBAL, UMC_EXEC_HIER}) {
+    SCOPED_TRACE(umc_exec_name(exec));
+    umc_loop L = loop_frame("big", "k_big", "k.h", exec, 256, 4, 3, 1);
+    L.stage_all = 1;
+    L.args[0] = dat_arg(UM_READ, 100, 0, 0, 0, 0);
+    L.args[1] = dat_arg(UM_RW, 100, 0, 1);
+    L.args[2] = dat_arg(UM_WRITE, 1, 0, 2);
+    L.args[3] = dat_arg(exec == UMC_EXEC_FLAT ? UM_READ : UM_RW, 100, 0, 0, 0, 1);
+    if (exec == UMC_EXEC_HIER) add_inds(L);
+    umc_decisions D;
+    const std::string src = generate(L, D);
+    EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL) << src;
+    EXPECT_EQ(D.pass[1], UMC_PASS_GLOBAL) << "a dim-100 slice of 256 threads is over the shared budget";
+    EXPECT_EQ(D.pass[3], UMC_PASS_GLOBAL) << src;
+    if (exec == UMC_EXEC_HIER) EXPECT_FALSE(D.ind_staged[0]) << src;
+  }
+  umc_loop L = loop_frame("big", "k_big", "k.h", UMC_EXEC_GLOBAL, 256, 1, 1, 1);
+  L.args[0] = dat_arg(UM_INC, 100, 0, 0, 0, 0);
+  umc_decisions D;
+  const std::string src = generate(L, D);
+  EXPECT_EQ(D.pass[0], UMC_PASS_GLOBAL) << "global colouring: the kernel adds in place: " << src;
+  char err[512] = "";
+  L.exec = UMC_EXEC_FLAT;
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(err, "arg 0: dim 100: increments through a map are held in registers") && has(err, "at most 64"))
+      << err;
+  L.args[0] = dat_arg(UM_READ, 100, 1, 0);
+  EXPECT_EQ(umc_decide(&L, &D, err, sizeof err), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(err, "SoA data is gathered into registers")) << err;
+}
+
+// Names in the generated source: a loop, kernel or header name with "*" "/" cannot end the header comment early;
+// a header name an #include "..." cannot spell is refused with a message.
+TEST(CudaCodegen, NamesCannotBreakTheGeneratedSource) {
+  umc_loop L = res_calc_like(UMC_EXEC_FLAT, 0);
+  L.loop_name = "odd*/name /*x";
+  umc_decisions D;
+  const std::string src = generate(L, D);
+  EXPECT_TRUE(has(src, "loop 'odd* /name / *x'")) << src;
+  EXPECT_EQ(src.find("*/"), src.find(" * generated code: do not edit */") + 31) << "one comment, ended once: " << src;
+  char err[512] = "";
+  char *out = nullptr;
+  for (const char *bad : {"a\"b.h", "a\\b.h", "a\nb.h"}) {
+    L.header_name = bad;
+    ASSERT_EQ(umc_decide(&L, &D, err, sizeof err), UM_SUCCESS) << err;
+    EXPECT_EQ(umc_generate(&L, &D, &out, err, sizeof err), UM_ERR_ARG) << bad;
+    EXPECT_EQ(out, nullptr);
+    EXPECT_TRUE(has(err, "kernel header name") && has(err, "#include")) << err;
+  }
+}
+
 // ---- NVRTC: every loop of every app ---------------------------------------------------
 
 std::vector<int> archs() {
@@ -436,7 +666,8 @@ struct Variant {
 // memory of AoS staging), so it runs on the newest architecture for each strategy's AoS kernel; every other kernel
 // is compiled to PTX (the whole front end and code generator, for that architecture) with NVRTC's fastest-compile
 // setting (um_cuda_gen_options.quick).
-int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool newest_arch_only = false) {
+int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool newest_arch_only = false,
+                std::vector<int> layouts = {(int)UM_AOS, (int)UM_SOA, (int)UM_LAYOUT_AUTO}) {
   std::vector<Variant> variants;
   const struct {
     um_strategy s;
@@ -446,7 +677,7 @@ int compile_all(um_context *ctx, const std::vector<std::string> &loops, bool new
                     {UM_STRATEGY_GLOBAL, 0, "global"},          {UM_STRATEGY_HIERARCHICAL, 1, "hier-inc"},
                     {UM_STRATEGY_HIERARCHICAL, 2, "hier-all"}};
   for (auto &st : strategies)
-    for (int layout : {(int)UM_AOS, (int)UM_SOA, (int)UM_LAYOUT_AUTO}) variants.push_back({st.s, st.staging, layout, st.name});
+    for (int layout : layouts) variants.push_back({st.s, st.staging, layout, st.name});
   std::set<std::string> seen;
   int compiled = 0;
   for (const std::string &loop : loops)
@@ -875,6 +1106,155 @@ TEST(CudaNvrtc, EveryTestKernelCompiles) {
   int n = compile_all(ctx, loops);
   EXPECT_GE(n, (int)(loops.size() * archs().size()));
   RecordProperty("kernels_compiled", n);
+  um_finalize(&ctx);
+}
+
+// ---- kernels from source text alone (their host range does nothing: only their loops' CUDA code is compiled) --
+
+void no_range(um_exec *, int, int) {}
+
+um_kernel source_kernel(const char *name, int nargs, const char *source, const char *header) {
+  um_kernel k;
+  memset(&k, 0, sizeof k);
+  k.name = name;
+  k.nargs = nargs;
+  k.range = no_range;
+  k.source = source;
+  k.source_name = header;
+  return k;
+}
+
+const char kTwiceSource[] =
+    "#include <um/kernel.h>\n"
+    "UM_KERNEL void cg_mixed(double *self, double *n0, double *n1) {\n"
+    "  self[0] += 1.0; n0[0] += 10.0; n1[0] += 100.0;\n}\n"
+    "UM_KERNEL void cg_dup_inc(double *a, double *b) { a[0] += 1.0; a[1] += 2.0; b[0] += 3.0; b[1] += 4.0; }\n"
+    "UM_KERNEL void cg_dup_rw(double *a, double *b) { a[0] = 2.0 * a[0] + 1.0; b[1] = b[0] + b[1]; }\n"
+    "UM_KERNEL void cg_rw2(double *a, double *b) { a[0] += 1.0; b[0] += 2.0; }\n"
+    "UM_KERNEL void cg_big(const double *a, double *b, double *z) { z[0] = a[99] + b[99]; b[0] += 1.0; }\n";
+
+// The loops whose dat is reached twice (a direct increment beside increments through a map, dim 1 and 2; one dat
+// passed directly twice, INC and RW; a dat RW through two maps) and a loop of dim-100 rows compile in every
+// strategy x layout (dim 100: AoS and the layout chosen per dat, which keeps rows that wide AoS).
+TEST(CudaNvrtc, LoopsReachingOneDatTwiceAndWideRowsCompile) {
+  um_context *ctx = seq_context();
+  const um_kernel mixed = source_kernel("cg_mixed", 3, kTwiceSource, "cg_twice.h");
+  const um_kernel dup_inc = source_kernel("cg_dup_inc", 2, kTwiceSource, "cg_twice.h");
+  const um_kernel dup_rw = source_kernel("cg_dup_rw", 2, kTwiceSource, "cg_twice.h");
+  const um_kernel rw2 = source_kernel("cg_rw2", 2, kTwiceSource, "cg_twice.h");
+  const um_kernel big = source_kernel("cg_big", 3, kTwiceSource, "cg_twice.h");
+  const int n = 300;
+  std::vector<int> m2(2 * n), m1(2 * n);
+  for (int e = 0; e < n; e++) {
+    m2[2 * e] = (e + 1) % n, m2[2 * e + 1] = (e * 7 + 3) % n;
+    m1[2 * e] = (e * 11 + 5) % n, m1[2 * e + 1] = e;
+  }
+  um_set *cells;
+  um_map *nb, *nb2;
+  um_dat *q1, *q2, *w1, *w2;
+  ASSERT_EQ(um_decl_set(ctx, n, "cg_cells", &cells), UM_SUCCESS);
+  ASSERT_EQ(um_decl_map(ctx, cells, cells, 2, m2.data(), "cg_nb", &nb), UM_SUCCESS);
+  ASSERT_EQ(um_decl_map(ctx, cells, cells, 2, m1.data(), "cg_nb2", &nb2), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, cells, 1, UM_DOUBLE, nullptr, "cg_q1", &q1), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, cells, 2, UM_DOUBLE, nullptr, "cg_q2", &q2), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, cells, 100, UM_DOUBLE, nullptr, "cg_w1", &w1), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, cells, 100, UM_DOUBLE, nullptr, "cg_w2", &w2), UM_SUCCESS);
+  for (um_dat *q : {q1, q2}) {
+    const int d = q == q1 ? 1 : 2;
+    ASSERT_EQ(UM_PAR_LOOP(ctx, mixed, d == 1 ? "cg_mixed1" : "cg_mixed2", cells,
+                          um_arg_dat(q, -1, UM_ID, d, UM_DOUBLE, UM_INC), um_arg_dat(q, 0, nb, d, UM_DOUBLE, UM_INC),
+                          um_arg_dat(q, 1, nb, d, UM_DOUBLE, UM_INC)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+  }
+  ASSERT_EQ(UM_PAR_LOOP(ctx, dup_inc, "cg_dup_inc", cells, um_arg_dat(q2, -1, UM_ID, 2, UM_DOUBLE, UM_INC),
+                        um_arg_dat(q2, -1, UM_ID, 2, UM_DOUBLE, UM_INC)),
+            UM_SUCCESS);
+  ASSERT_EQ(UM_PAR_LOOP(ctx, dup_rw, "cg_dup_rw", cells, um_arg_dat(q2, -1, UM_ID, 2, UM_DOUBLE, UM_RW),
+                        um_arg_dat(q2, -1, UM_ID, 2, UM_DOUBLE, UM_RW)),
+            UM_SUCCESS);
+  ASSERT_EQ(UM_PAR_LOOP(ctx, rw2, "cg_rw2", cells, um_arg_dat(q1, 0, nb, 1, UM_DOUBLE, UM_RW),
+                        um_arg_dat(q1, 0, nb2, 1, UM_DOUBLE, UM_RW)),
+            UM_SUCCESS);
+  ASSERT_EQ(UM_PAR_LOOP(ctx, big, "cg_big", cells, um_arg_dat(w1, 0, nb, 100, UM_DOUBLE, UM_READ),
+                        um_arg_dat(w2, -1, UM_ID, 100, UM_DOUBLE, UM_RW),
+                        um_arg_dat(q1, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+            UM_SUCCESS);
+  const std::vector<std::string> loops = {"cg_mixed1", "cg_mixed2", "cg_dup_inc", "cg_dup_rw", "cg_rw2"};
+  EXPECT_GE(compile_all(ctx, loops, true), (int)loops.size());
+  EXPECT_GE(compile_all(ctx, {"cg_big"}, true, {(int)UM_AOS, (int)UM_LAYOUT_AUTO}), 1);
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  o.strategy = UM_STRATEGY_HIERARCHICAL;
+  o.staging = 2;
+  char *src = nullptr;
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "cg_rw2", &o, &src), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_FALSE(has(src, "staged: ")) << src;
+  free(src);
+  o.layout = UM_SOA;
+  EXPECT_EQ(um_cuda_generate_loop(ctx, "cg_big", &o, &src), UM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(has(um_error_message(ctx), "dim 100: SoA data is gathered into registers")) << um_error_message(ctx);
+  um_finalize(&ctx);
+}
+
+// What NVRTC says about a loop's kernel reaches the log whole (cuda.dump at verbose 2, and a failed compile's
+// numbered source, both far longer than 2048 bytes), and says nothing of the engine's own code: no warning from
+// um/kernel.h or from um_reduce's scratch (a loop whose reductions are all MIN / MAX); C99's restrict and _Bool
+// in a kernel header compile.
+TEST(CudaNvrtc, TheLogIsWholeAndHoldsOnlyTheUsersProblems) {
+  std::string log;
+  um_options opt;
+  um_options_default(&opt);
+  opt.backend = "seq";
+  opt.verbose = 2;
+  opt.log = [](void *user, um_log_level, const char *msg) { *(std::string *)user += std::string(msg) + "\n"; };
+  opt.log_user = &log;
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &opt), UM_SUCCESS);
+  static const char good[] = "#include <um/kernel.h>\n"
+                             "UM_KERNEL void cg_c99(const double *restrict a, double *mn, double *mx) {\n"
+                             "  _Bool big = a[0] > 1.0;\n  if (big) mx[0] = a[0] > mx[0] ? a[0] : mx[0];\n"
+                             "  mn[0] = a[0] < mn[0] ? a[0] : mn[0];\n}\n";
+  static const char bad[] = "#include <um/kernel.h>\nUM_KERNEL void cg_bad(double *a) { a[0] = not_declared; }\n";
+  const um_kernel kgood = source_kernel("cg_c99", 3, good, "cg_c99.h");
+  const um_kernel kbad = source_kernel("cg_bad", 1, bad, "cg_bad.h");
+  um_set *s;
+  um_dat *d;
+  std::vector<double> a(64, 2.0);
+  ASSERT_EQ(um_decl_set(ctx, 64, "cg_s", &s), UM_SUCCESS);
+  ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, a.data(), "cg_a", &d), UM_SUCCESS);
+  double mn = 1e300, mx = -1e300;
+  ASSERT_EQ(UM_PAR_LOOP(ctx, kgood, "cg_c99", s, um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                        um_arg_gbl(&mn, 1, UM_DOUBLE, UM_MIN), um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX)),
+            UM_SUCCESS);
+  ASSERT_EQ(UM_PAR_LOOP(ctx, kbad, "cg_bad", s, um_arg_dat(d, -1, UM_ID, 1, UM_DOUBLE, UM_RW)), UM_SUCCESS);
+  um_cuda_gen_options o;
+  um_cuda_gen_options_default(&o);
+  o.arch = archs().back();
+  o.ptx = 1;
+  log.clear();
+  EXPECT_EQ(um_cuda_compile_loop(ctx, "cg_c99", &o, nullptr, nullptr), UM_SUCCESS) << um_error_message(ctx);
+  char *src = nullptr;
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "cg_c99", &o, &src), UM_SUCCESS);
+  const std::string good_src = src;
+  free(src);
+  EXPECT_GT(log.size(), 2048u);
+  EXPECT_TRUE(has(good_src, "um_reduce_cg_c99")) << good_src;
+  const size_t lines = std::count(good_src.begin(), good_src.end(), '\n');
+  char last[32];
+  snprintf(last, sizeof last, "%5zu  }", lines);
+  EXPECT_TRUE(has(log, last)) << "the dump's last line (" << last << ") is in the log: " << log;
+  EXPECT_FALSE(has(log, "warning")) << log;
+  EXPECT_FALSE(has(log, "NVRTC log")) << "NVRTC had nothing to say: " << log;
+  log.clear();
+  EXPECT_EQ(um_cuda_compile_loop(ctx, "cg_bad", &o, nullptr, nullptr), UM_ERR_BACKEND);
+  ASSERT_EQ(um_cuda_generate_loop(ctx, "cg_bad", &o, &src), UM_SUCCESS);
+  const std::string bad_src = src;
+  free(src);
+  EXPECT_TRUE(has(log, "not_declared")) << log;
+  snprintf(last, sizeof last, "%5zu  }", (size_t)std::count(bad_src.begin(), bad_src.end(), '\n'));
+  EXPECT_TRUE(has(log, last)) << "the failed compile's numbered source, whole: " << log;
+  EXPECT_FALSE(has(log, "warning")) << log;
   um_finalize(&ctx);
 }
 

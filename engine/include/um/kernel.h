@@ -55,6 +55,13 @@ typedef struct um_vec {
 #define UM_KERNEL static __device__ __forceinline__
 #define UM_CONST __constant__
 #define UM_DEVICE 1
+/* C99 in kernel headers under NVRTC's C++: `restrict` is __restrict__, `_Bool` is bool (neither is a C++ word) */
+#ifndef restrict
+#define restrict __restrict__
+#endif
+#ifndef _Bool
+#define _Bool bool
+#endif
 #elif defined(UM_HOST_COMPILED)
 /* Host code the engine generates and compiles per loop (engine/src/backends/host/hostc.c):
  * the module holds its own copy of each constant, filled from um_decl_const;
@@ -213,7 +220,7 @@ UM_KERNEL double um_soft_cbrt(double x) {
 /** e to the power x by its series after x = k ln2 + r (NaN returned; +inf above 709.78, +0 below -745.14). */
 UM_KERNEL double um_soft_exp(double x) {
   if (x != x) return x;
-  if (x > 709.782712893384) return 1e308 * 10.0;
+  if (x > 709.782712893384) return ldexp(1.0, 1024); /* +inf (overflows at run time: no compiler warning) */
   if (x < -745.1332191019412) return 0.0;
   const double k = floor(x * 1.4426950408889634 + 0.5);              /* x = k ln2 + r, |r| <= ln2 / 2 */
   const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10; /* ln2 in two parts */

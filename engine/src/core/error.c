@@ -1,4 +1,5 @@
 /* Error recording: one message per context, with the trail of UM_CHECKs. */
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -45,12 +46,16 @@ int um_error_set(um_context *ctx, int code, const char *fmt, ...) {
 
 void um_backend_log(um_context *ctx, um_log_level level, const char *fmt, ...) {
   if (!ctx || !ctx->opts.log || (int)level > (level == UM_LOG_WARNING ? 0 : ctx->opts.verbose)) return;
-  char msg[2048];
-  va_list ap;
+  char msg[2048], *big = NULL; /* a longer text (NVRTC's log with the numbered source, cuda.dump) whole, allocated */
+  va_list ap, again;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_copy(again, ap);
+  const int n = vsnprintf(msg, sizeof msg, fmt, ap);
+  if (n >= (int)sizeof msg && (big = malloc((size_t)n + 1)) != NULL) vsnprintf(big, (size_t)n + 1, fmt, again);
+  va_end(again);
   va_end(ap);
-  ctx->opts.log(ctx->opts.log_user, level, msg);
+  ctx->opts.log(ctx->opts.log_user, level, big ? big : msg);
+  free(big);
 }
 
 int um_backend_trace(um_context *ctx, int code, const char *file, int line) {

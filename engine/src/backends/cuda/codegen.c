@@ -119,6 +119,20 @@ static void emit_warp_combine(gen *g) {
   P("  }\n");
 }
 
+/* A direct arg's copy (shared-memory slice or registers) is its own or that of the first direct arg of its dat
+ * (umc_decisions.copy_of): the copy's owner, and whether any arg on it reads (loaded) or writes it (stored). */
+static int copy_owner(const umc_decisions *D, int a) { return D->copy_of[a] >= 0 ? D->copy_of[a] : a; }
+static int copy_loaded(gen *g, int a) {
+  for (int b = 0; b < g->L->nargs; b++)
+    if ((b == a || g->D->copy_of[b] == a) && g->L->args[b].acc != UM_WRITE) return 1;
+  return 0;
+}
+static int copy_stored(gen *g, int a) {
+  for (int b = 0; b < g->L->nargs; b++)
+    if ((b == a || g->D->copy_of[b] == a) && g->L->args[b].acc != UM_READ) return 1;
+  return 0;
+}
+
 /* Gather SoA args, build pointers, call the kernel, scatter; apply increments
  * unless they are applied by thread colour outside (coloured_apply_here == 0). */
 static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
@@ -135,8 +149,8 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
     case UMC_PASS_SHARED:
       P("%s%s *a%d = s%d + l%d * %d;\n", ind, tname(x->type), a, g->staged_k[x->ind], D->loc_slot[a], x->dim);
       break;
-    case UMC_PASS_SHARED_DIRECT:
-      P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, a, x->dim);
+    case UMC_PASS_SHARED_DIRECT: /* the slice of the dat's first direct arg (umc_decisions.copy_of) */
+      P("%s%s *a%d = sd%d + (e - um_d0) * %d;\n", ind, tname(x->type), a, copy_owner(D, a), x->dim);
       break;
     case UMC_PASS_VEC: /* {idx, base, n, es, cs, atomic}: AoS es = dim, cs = 1; SoA es = 1, cs = rows */
       P("%sconst um_vec v%d = {p.m%d", ind, a, x->map); /* a whole dat's one row serves every element */
@@ -145,8 +159,9 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
         D->apply[a] == UMC_APPLY_ATOMIC ? 1 : 0);
       break;
     case UMC_PASS_REG:
+      if (D->copy_of[a] >= 0) break; /* the registers of the dat's first direct arg */
       P("%s%s r%d[%d];\n", ind, tname(x->type), a, x->dim);
-      if (x->acc != UM_WRITE) {
+      if (copy_loaded(g, a)) {
         P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) r%d[c] = ", ind, ind, x->dim, a);
         value_ref(g, a, "c", t);
         P(";\n");
@@ -160,14 +175,15 @@ static void emit_body(gen *g, const char *ind, int coloured_apply_here) {
     const int ptr =
         D->pass[a] == UMC_PASS_GLOBAL || D->pass[a] == UMC_PASS_SHARED || D->pass[a] == UMC_PASS_SHARED_DIRECT;
     if (D->pass[a] == UMC_PASS_VEC) P("%s&v%d", a ? ", " : "", a);
-    else P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', a);
+    else
+      P("%s%c%d", a ? ", " : "", ptr ? 'a' : 'r', ptr ? a : copy_owner(D, a));
   }
   P(");\n");
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
     char t[32];
     target_name(g, a, t, sizeof t);
-    if (D->pass[a] == UMC_PASS_REG && x->acc != UM_READ) {
+    if (D->pass[a] == UMC_PASS_REG && D->copy_of[a] < 0 && copy_stored(g, a)) {
       P("%s#pragma unroll\n%sfor (int c = 0; c < %d; c++) ", ind, ind, x->dim);
       value_ref(g, a, "c", t);
       P(" = r%d[c];\n", a);
@@ -234,11 +250,13 @@ static void emit_reduction_helpers(gen *g) {
     "}\n\n");
 }
 
-/* shared scratch for block reductions, one array per type used */
-static void emit_red_scratch(gen *g, const char *ind) {
+/* shared scratch for block reductions, one array per type used (sums_only: um_reduce, where min / max read their
+ * atomics' key instead, so that no array is declared and left unused) */
+static void emit_red_scratch(gen *g, const char *ind, int sums_only) {
   int used[3] = {0, 0, 0};
   for (int a = 0; a < g->L->nargs; a++)
-    if (g->D->pass[a] == UMC_PASS_GBL_REDUCE) used[g->L->args[a].type] = 1;
+    if (g->D->pass[a] == UMC_PASS_GBL_REDUCE && !(sums_only && umc_red_atomic(g->L->args[a].acc)))
+      used[g->L->args[a].type] = 1;
   for (int t = 0; t < 3; t++)
     if (used[t]) P("%s__shared__ %s um_red_%s[32];\n", ind, tname((um_type)t), tname((um_type)t));
 }
@@ -249,7 +267,7 @@ static int emit_direct_loads(gen *g) {
   const umc_loop *L = g->L;
   int any = 0, loaded = 0;
   for (int a = 0; a < L->nargs; a++) {
-    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT) continue;
+    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT || g->D->copy_of[a] >= 0) continue; /* one slice per dat */
     const umc_arg *x = &L->args[a];
     if (!any) {
       if (L->exec == UMC_EXEC_FLAT)
@@ -261,7 +279,7 @@ static int emit_direct_loads(gen *g) {
     any = 1;
     P("  __shared__ %s sd%d[%d]; /* direct AoS: the block's slice */\n", tname(x->type), a,
       L->block_threads * x->dim);
-    if (x->acc == UM_WRITE) continue;
+    if (!copy_loaded(g, a)) continue;
     P("  for (int l = tid; l < um_dn * %d; l += %d) sd%d[l] = p.d%d[(size_t)um_d0 * %d + l];\n", x->dim,
       L->block_threads, a, x->dat, x->dim);
     loaded = 1;
@@ -271,7 +289,7 @@ static int emit_direct_loads(gen *g) {
 
 static int has_direct_stores(gen *g) {
   for (int a = 0; a < g->L->nargs; a++)
-    if (g->D->pass[a] == UMC_PASS_SHARED_DIRECT && g->L->args[a].acc != UM_READ) return 1;
+    if (g->D->pass[a] == UMC_PASS_SHARED_DIRECT && g->D->copy_of[a] < 0 && copy_stored(g, a)) return 1;
   return 0;
 }
 
@@ -279,7 +297,7 @@ static void emit_direct_stores(gen *g) {
   const umc_loop *L = g->L;
   for (int a = 0; a < L->nargs; a++) {
     const umc_arg *x = &L->args[a];
-    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT || x->acc == UM_READ) continue;
+    if (g->D->pass[a] != UMC_PASS_SHARED_DIRECT || g->D->copy_of[a] >= 0 || !copy_stored(g, a)) continue;
     P("  for (int l = tid; l < um_dn * %d; l += %d) p.d%d[(size_t)um_d0 * %d + l] = sd%d[l];\n", x->dim,
       L->block_threads, x->dat, x->dim, a);
   }
@@ -313,12 +331,27 @@ static void emit_staged(gen *g, int i) {
   }
 }
 
+/* A name inside the generated comment: bytes outside printable ASCII as '?', and a space between '*' and '/'
+ * (either order), so that no name ends the comment or opens another */
+static void comment_name(gen *g, const char *s) {
+  for (const char *c = s ? s : ""; *c; c++) {
+    const unsigned char ch = (unsigned char)*c;
+    um_strbuf_printf(g->b, "%c", ch < 0x20 || ch > 0x7e ? '?' : ch);
+    if ((ch == '*' && c[1] == '/') || (ch == '/' && c[1] == '*')) um_strbuf_printf(g->b, " ");
+  }
+}
+
 /* The header comment: what was decided, loop and args */
 static void emit_header_comment(gen *g) {
   const umc_loop *L = g->L;
   const umc_decisions *D = g->D;
-  P("/* um CUDA backend: loop '%s', kernel %s (%s)\n * %s, %d threads per block", L->loop_name, L->kernel_name,
-    L->header_name, umc_exec_name(L->exec), L->block_threads);
+  P("/* um CUDA backend: loop '");
+  comment_name(g, L->loop_name);
+  P("', kernel ");
+  comment_name(g, L->kernel_name);
+  P(" (");
+  comment_name(g, L->header_name);
+  P(")\n * %s, %d threads per block", umc_exec_name(L->exec), L->block_threads);
   if (L->exec == UMC_EXEC_HIER)
     P(", staging %s%s", L->stage_all ? "all indirect data" : "incremented data",
       L->block_atomics ? ", shared-memory atomics, no colouring" : "");
@@ -331,6 +364,7 @@ static void emit_header_comment(gen *g) {
     if (x->vec) P(" (map slot %d, every index of %d)", x->map, x->arity);
     else if (x->indirect) P(" (map slot %d, index %d of %d)", x->map, x->idx, x->arity);
     P(": %s", umc_pass_name(D->pass[a]));
+    if (D->copy_of[a] >= 0) P(" (arg %d's copy: one copy of the dat)", D->copy_of[a]);
     if (D->apply[a] == UMC_APPLY_ATOMIC) P(", atomic adds");
     if (D->apply[a] == UMC_APPLY_COLOURED) P(", applied by thread colour");
     if (D->apply[a] == UMC_APPLY_BLOCK_ATOMIC) P(", atomic adds to the block's staged copy");
@@ -436,7 +470,7 @@ static void emit_kernel_prologue(gen *g, int nstaged) {
   else
     P("extern \"C\" __global__ void __launch_bounds__(%d) %s(const um_params p) {\n", BS, sym);
   P("  const int tid = threadIdx.x;\n");
-  if (g->D->has_reduction) emit_red_scratch(g, "  ");
+  if (g->D->has_reduction) emit_red_scratch(g, "  ", 0);
   if (L->exec == UMC_EXEC_FLAT) {
     P("  const int i = blockIdx.x * %d + tid;\n  const bool active = i < p.n;\n  const int e = p.start + i;\n", BS);
     if (emit_direct_loads(g)) P("  __syncthreads();\n");
@@ -681,7 +715,7 @@ static void emit_reduce_kernel(gen *g) {
   umc_kernel_symbol(g->L->loop_name, 1, sym, sizeof sym);
   P("\n/* combine the partial rows of all launches of the loop, in a fixed order */\n"
     "extern \"C\" __global__ void __launch_bounds__(%d) %s(const um_params p) {\n", UMC_REDUCE_THREADS, sym);
-  emit_red_scratch(g, "  ");
+  emit_red_scratch(g, "  ", 1);
   for (int a = 0; a < g->L->nargs; a++)
     if (g->D->pass[a] == UMC_PASS_GBL_REDUCE) emit_reduce_arg(g, a);
   P("}\n");
@@ -689,6 +723,11 @@ static void emit_reduce_kernel(gen *g) {
 
 int umc_generate(const umc_loop *L, const umc_decisions *D, char **source, char *err, size_t errlen) {
   *source = NULL;
+  if (!L->header_name || strpbrk(L->header_name, "\"\\\n\r"))
+    return um_format_error(err, errlen, UM_ERR_ARG,
+                           "loop '%s': kernel header name '%s': an #include \"...\" cannot name a header with a '\"', "
+                           "a '\\' or a line break; name it without (UM_KERNEL_DEFINE's last argument)",
+                           L->loop_name, L->header_name ? L->header_name : "(none)");
   um_strbuf buf = {0};
   gen G, *g = &G;
   memset(g, 0, sizeof *g);

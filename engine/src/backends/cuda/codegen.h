@@ -170,6 +170,9 @@ typedef struct {
   umc_apply apply[UM_MAX_ARGS];
   int reg_values[UM_MAX_ARGS];/* register array length (values), 0 if none               */
   int loc_slot[UM_MAX_ARGS];  /* hierarchical: local-index slot of the arg, -1            */
+  /* a direct arg whose dat an earlier direct arg b also passes: b, whose shared-memory (sd<b>) or register (r<b>)
+   * copy its pointer goes to, so that the two alias as on the host; -1: its own copy (umc_decide) */
+  int copy_of[UM_MAX_ARGS];
   int ind_staged[UM_MAX_ARGS];   /* hierarchical: the ind lives in shared memory          */
   int ind_load[UM_MAX_ARGS];     /* staged with the dat's values (else zero: all INC)    */
   int ind_writeback[UM_MAX_ARGS];/* 0 none, 1 add (zero-filled INC), 2 store, 3 atomic add */

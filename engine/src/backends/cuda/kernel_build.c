@@ -128,11 +128,12 @@ static int describe_args(const um_loop *loop, int layout, umc_loop *L, const um_
     int soa;
     if (layout < 0) soa = um_dat_storage_layout(d) == UM_SOA;
     else if (layout == UM_SOA) soa = 1;
-    else if (layout == UM_LAYOUT_AUTO) {
-      soa = 1;
+    else if (layout == UM_LAYOUT_AUTO) { /* rows wider than registers hold stay AoS (as in um_exec) */
+      soa = (size_t)um_dat_dim(d) * (a->type == UM_DOUBLE ? 8 : 4) <= UM_EXEC_STAGE_BYTES;
       for (int j = 0; j < loop->nargs; j++)
         if (loop->args[j].kind == UM_ARG_DAT && loop->args[j].dat == d && loop->args[j].map) soa = 0;
-    } else soa = 0;
+    } else
+      soa = 0;
     x->soa = soa && um_dat_dim(d) > 1;
     x->stride = um_dat_rows(d); /* SoA columns are allocated rows long */
     x->store = um_dat_contribution(d) && !a->map && a->acc == UM_INC;
