@@ -84,6 +84,69 @@ static const um_option bookleaf_options[] = {
      .range_hint = "must be >= 0", .help = "stop after this many steps (0: at time_end)"},
 };
 
+/* The EOS of each material (upstream's names, any case, blanks around them ignored) and the parameters its formulas
+ * divide by. */
+static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f) {
+  for (int m = 0; m < BL_MAXREG; m++) {
+    char t[BL_SLEN];
+    bl_upper(d->eos_type[m], t, sizeof t); /* blanks around it do not count, as in Fortran's comparison */
+    memcpy(c->eos_param[m], d->eos_param[m], sizeof c->eos_param[m]);
+    if (!strcmp(t, "IDEAL GAS"))
+      c->eos_type[m] = 1;
+    else if (!strcmp(t, "TAIT"))
+      c->eos_type[m] = 2;
+    else if (!strcmp(t, "JWL"))
+      c->eos_type[m] = 3;
+    else if (!strcmp(t, "VOID") || !t[0])
+      c->eos_type[m] = 0;
+    else if (!strcmp(t, "UNKNOWN"))
+      c->eos_type[m] = -1; /* upstream: pressure -1, cs2 ccut */
+    else
+      return um_app_fail(r, UM_ERR_CONFIG,
+                         "%s:%d: eos_type: '%s' for material %d: use VOID, IDEAL GAS, TAIT or JWL (as upstream)", f,
+                         bl_deck_line(d, "eos_type"), d->eos_type[m], m + 1);
+    /* the parameters the formulas divide by */
+    static const char *const tait[] = {"a", "b", "rho0"}, *const jwl[] = {"omega", "A", "B", "R1", "R2", "rho0"};
+    for (int k = 0; k < BL_NEOS; k++) {
+      const int need = c->eos_type[m] == 2 ? k == 2 : c->eos_type[m] == 3 ? k >= 3 : 0;
+      if (need && !(c->eos_param[m][k] > 0.0))
+        return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(%d,%d) = %g: %s's %s must be > 0", f,
+                           bl_deck_line(d, "eos_param"), k + 1, m + 1, c->eos_param[m][k],
+                           c->eos_type[m] == 2 ? "Tait" : "JWL", c->eos_type[m] == 2 ? tait[k] : jwl[k]);
+    }
+    if (c->eos_type[m] == 1 && !(c->eos_param[m][0] > 1.0)) /* p = (gamma - 1) rho e: none, or negative, else */
+      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(1,%d) = %g: an ideal gas's gamma must be > 1", f,
+                         bl_deck_line(d, "eos_param"), m + 1, c->eos_param[m][0]);
+  }
+  return UM_SUCCESS;
+}
+
+/* The entries that must be >= 0 (> 0 where strict), after the params.* overrides. */
+static int check_signs(um_app_run *r, const bl_deck *d, const char *f) {
+  const struct {
+    const char *key;
+    double v;
+    int strict; /* > 0: cfl_sf and the dts, where 0 would make every dt 0 */
+  } pos[] = {{"cvisc1", d->cvisc1, 0},
+             {"cvisc2", d->cvisc2, 0},
+             {"cfl_sf", d->cfl_sf, 1},
+             {"div_sf", d->div_sf, 0},
+             {"dt_initial", d->dt_initial, 1},
+             {"dt_max", d->dt_max, 1},
+             {"dt_g", d->dt_g, 1},
+             {"ccut", d->ccut, 0},
+             {"zcut", d->zcut, 0},
+             {"zerocut", d->zerocut, 0},
+             {"pcut", d->pcut, 0},
+             {"dencut", d->dencut, 0},
+             {"accut", d->accut, 0}}; /* the cut-offs: upstream's rationalise refuses them < 0 */
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+    if (!(pos[i].v >= 0.0) || (pos[i].strict && !(pos[i].v > 0.0)))
+      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: %s = %g: must be %s (after the params.* overrides)", f,
+                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, pos[i].strict ? "> 0" : ">= 0");
+  return UM_SUCCESS;
+}
+
 static int read_config(um_app_run *r, bl_config *c) {
   char err[1024] = "";
   const char *mesh_file = NULL, *deck = NULL;
@@ -140,12 +203,12 @@ static int read_config(um_app_run *r, bl_config *c) {
                        "advection stops itself with 'dt < dt_min' after 30 steps on sod_sm_eul_small and 40 on "
                        "sedov_eul_small; see docs/apps.md)",
                        f, bl_deck_line(d, "adv_type"), d->adv_type);
-  if (!strcasecmp(d->visc, "TENSOR")) {
+  if (bl_is(d->visc, "TENSOR")) { /* any case, blanks around it ignored (Fortran's comparison) */
     /* upstream 2.0.1's tensor branch is empty: no viscous forces, no viscous term in the CFL limit */
     c->ztq = 1;
     fprintf(r->log, "bookleaf: %s:%d: visc = TENSOR: as upstream BookLeaf_F90 2.0.1 (whose tensor branch is empty), "
                     "no artificial viscosity\n", c->deck_path, bl_deck_line(d, "visc"));
-  } else if (strcasecmp(d->visc, "EDGE"))
+  } else if (!bl_is(d->visc, "EDGE"))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: visc: '%s': use EDGE (Christensen's edge viscosity) or TENSOR",
                        c->deck_path, bl_deck_line(d, "visc"), d->visc);
   for (int i = 0; i < BL_LN; i++)
@@ -158,45 +221,8 @@ static int read_config(um_app_run *r, bl_config *c) {
     if (i < BL_MAXREG && d->kappareg[i] > 0.0) c->zhg = 1;
     if (i < BL_MAXREG && d->pmeritreg[i] > 0.0) c->zsp = 1;
   }
-  /* the EOS of each material */
-  for (int m = 0; m < BL_MAXREG; m++) {
-    char t[BL_SLEN];
-    snprintf(t, sizeof t, "%s", d->eos_type[m]);
-    for (char *q = t; *q; q++) *q = (char)tolower((unsigned char)*q);
-    memcpy(c->eos_param[m], d->eos_param[m], sizeof c->eos_param[m]);
-    if (!strcmp(t, "ideal gas")) c->eos_type[m] = 1;
-    else if (!strcmp(t, "tait")) c->eos_type[m] = 2;
-    else if (!strcmp(t, "jwl")) c->eos_type[m] = 3;
-    else if (!strcmp(t, "void") || !t[0]) c->eos_type[m] = 0;
-    else if (!strcmp(t, "unknown")) c->eos_type[m] = -1; /* upstream: pressure -1, cs2 ccut */
-    else
-      return um_app_fail(r, UM_ERR_CONFIG,
-                         "%s:%d: eos_type: '%s' for material %d: use VOID, IDEAL GAS, TAIT or JWL (as upstream)", f,
-                         bl_deck_line(d, "eos_type"), d->eos_type[m], m + 1);
-    /* the parameters the formulas divide by */
-    static const char *const tait[] = {"a", "b", "rho0"}, *const jwl[] = {"omega", "A", "B", "R1", "R2", "rho0"};
-    for (int k = 0; k < BL_NEOS; k++) {
-      const int need = c->eos_type[m] == 2 ? k == 2 : c->eos_type[m] == 3 ? k >= 3 : 0;
-      if (need && !(c->eos_param[m][k] > 0.0))
-        return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(%d,%d) = %g: %s's %s must be > 0", f,
-                           bl_deck_line(d, "eos_param"), k + 1, m + 1, c->eos_param[m][k],
-                           c->eos_type[m] == 2 ? "Tait" : "JWL", c->eos_type[m] == 2 ? tait[k] : jwl[k]);
-    }
-    if (c->eos_type[m] == 1 && !(c->eos_param[m][0] > 1.0)) /* p = (gamma - 1) rho e: none, or negative, else */
-      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(1,%d) = %g: an ideal gas's gamma must be > 1", f,
-                         bl_deck_line(d, "eos_param"), m + 1, c->eos_param[m][0]);
-  }
-  const struct {
-    const char *key;
-    double v;
-    int strict; /* > 0: cfl_sf and the dts, where 0 would make every dt 0 */
-  } pos[] = {{"cvisc1", d->cvisc1, 0},         {"cvisc2", d->cvisc2, 0}, {"cfl_sf", d->cfl_sf, 1},
-             {"div_sf", d->div_sf, 0},         {"dt_initial", d->dt_initial, 1}, {"dt_max", d->dt_max, 1},
-             {"dt_g", d->dt_g, 1}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    if (!(pos[i].v >= 0.0) || (pos[i].strict && !(pos[i].v > 0.0)))
-      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: %s = %g: must be %s (after the params.* overrides)", f,
-                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, pos[i].strict ? "> 0" : ">= 0");
+  UM_APP_TRY(read_eos(r, c, d, f));
+  UM_APP_TRY(check_signs(r, d, f));
   if (!(d->time_end > d->time_start))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: time_end = %g: must be after time_start = %g", f,
                        bl_deck_line(d, "time_end"), d->time_end, d->time_start);

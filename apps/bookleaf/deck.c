@@ -1,11 +1,14 @@
 /* BookLeaf's input deck: BookLeaf_F90's Fortran namelists (&CONTROL, &EOS,
  * &CUTOFF, &MESH, &INDICATORS, &INITIAL_CONDITIONS, &SHAPES, &ALE) read as the
  * Fortran runtime reads them: `key = values`, `key(i) = ...`, array sections
- * `key(1,:)`, `key(2:3,1)`, repeat counts `3*0.0`, quoted strings, logicals,
- * `!` comments; values fill the section in column-major order. Every entry
- * has upstream's extents and default. Errors say file:line: key: what. */
+ * `key(1,:)`, `key(2:3,1)`, `key(1:4:2)`, repeat counts `3*0.0`, null values
+ * (`a,,b`, `2*`: the element keeps its value), quoted strings, logicals, `!`
+ * comments, `$NAME ... $END`, a title or note line between the groups; values
+ * fill the section in column-major order. Every entry has upstream's extents
+ * and default. Errors say file:line: key: what. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,14 +192,17 @@ static int parse_int(const char *t, int *out) {
   return 0;
 }
 
+/* A real as Fortran's list-directed input reads it: 1.5, 1.5e3, 1.5d3; -1: not a number, -2: not finite (nan, inf:
+ * strtod takes them; no deck means them, and they would stop the run late or not at all). */
 static int parse_real(const char *t, double *out) {
   char buf[128], *e;
   size_t n = strlen(t);
-  if (n == 0 || n >= sizeof buf) return -1;
+  if (n == 0 || n >= sizeof buf || strpbrk(t, "xX")) return -1; /* strtod's hexadecimal floats too */
   for (size_t i = 0; i <= n; i++) buf[i] = (t[i] == 'd' || t[i] == 'D') ? 'e' : t[i]; /* 1.0d0 */
   errno = 0;
   double v = strtod(buf, &e);
   if (*e || errno == ERANGE) return -1;
+  if (!isfinite(v)) return -2;
   *out = v;
   return 0;
 }
@@ -216,17 +222,38 @@ static int parse_log(const char *t, int *out) {
 
 /* ---- assignments ------------------------------------------------------- */
 
+/* A section: per subscript its first index, stride and count of elements (Fortran's lo:hi:stride). */
 typedef struct {
-  int lo[3], hi[3];
+  int lo[3], st[3], n[3];
 } section;
 
+/* One subscript: i, lo:hi or lo:hi:stride (lo and hi default to the extent's bounds, the stride to 1). */
+static int parse_subscript(scan *sc, const var *v, const char *key, int k, char *tok, section *sec) {
+  char *part[3] = {tok, NULL, NULL};
+  int np = 1;
+  for (char *p = tok; *p; p++)
+    if (*p == ':') {
+      if (np == 3) return fail(sc, sc->line, key, "bad subscript '%s' (lo:hi:stride at most)", tok);
+      *p = 0, part[np++] = p + 1;
+    }
+  int lo = 1, hi = v->ext[k], st = 1;
+  if ((np == 1 || part[0][0]) && parse_int(part[0], &lo)) return fail(sc, sc->line, key, "bad subscript '%s'", part[0]);
+  if (np == 1) hi = lo;
+  if (np > 1 && part[1][0] && parse_int(part[1], &hi)) return fail(sc, sc->line, key, "bad subscript '%s'", part[1]);
+  if (np > 2 && part[2][0] && parse_int(part[2], &st)) return fail(sc, sc->line, key, "bad stride '%s'", part[2]);
+  if (st == 0) return fail(sc, sc->line, key, "subscript %d has stride 0", k + 1);
+  const long long n = ((long long)hi - lo + st) / st, last = lo + (n - 1) * (long long)st;
+  if (n < 1) return fail(sc, sc->line, key, "subscript %d selects no element (%d:%d:%d)", k + 1, lo, hi, st);
+  if (lo < 1 || lo > v->ext[k] || last < 1 || last > v->ext[k])
+    return fail(sc, sc->line, key, "subscript %d out of range (%d:%d:%d, allowed 1:%d)", k + 1, lo, hi, st, v->ext[k]);
+  sec->lo[k] = lo, sec->st[k] = st, sec->n[k] = (int)n;
+  return UM_SUCCESS;
+}
+
 static int parse_section(scan *sc, const var *v, const char *key, section *sec) {
-  for (int k = 0; k < 3; k++) sec->lo[k] = 1, sec->hi[k] = v->ext[k];
+  for (int k = 0; k < 3; k++) sec->lo[k] = 1, sec->st[k] = 1, sec->n[k] = v->ext[k];
   skip(sc, 0);
-  if (sc->s >= sc->end || *sc->s != '(') {
-    if (v->rank == 0) sec->hi[0] = 1;
-    return UM_SUCCESS;
-  }
+  if (sc->s >= sc->end || *sc->s != '(') return UM_SUCCESS;
   if (v->rank == 0) return fail(sc, sc->line, key, "is a scalar, it takes no subscript");
   sc->s++;
   for (int k = 0;; k++) {
@@ -240,19 +267,8 @@ static int parse_section(scan *sc, const var *v, const char *key, section *sec) 
     }
     tok[n] = 0;
     if (sc->s >= sc->end || *sc->s == '\n') return fail(sc, sc->line, key, "unterminated subscript");
-    char *colon = strchr(tok, ':');
-    if (colon) {
-      *colon = 0;
-      if (tok[0] && parse_int(tok, &sec->lo[k])) return fail(sc, sc->line, key, "bad subscript '%s'", tok);
-      if (colon[1] && parse_int(colon + 1, &sec->hi[k]))
-        return fail(sc, sc->line, key, "bad subscript '%s'", colon + 1);
-    } else {
-      if (parse_int(tok, &sec->lo[k])) return fail(sc, sc->line, key, "bad subscript '%s'", tok);
-      sec->hi[k] = sec->lo[k];
-    }
-    if (sec->lo[k] < 1 || sec->hi[k] > v->ext[k] || sec->lo[k] > sec->hi[k])
-      return fail(sc, sc->line, key, "subscript %d out of range (%d:%d, allowed 1:%d)", k + 1, sec->lo[k], sec->hi[k],
-                  v->ext[k]);
+    int rc = parse_subscript(sc, v, key, k, tok, sec);
+    if (rc) return rc;
     char c = *sc->s++;
     if (c == ')') {
       if (k + 1 != v->rank) return fail(sc, sc->line, key, "%d subscripts given, it has %d", k + 1, v->rank);
@@ -261,73 +277,57 @@ static int parse_section(scan *sc, const var *v, const char *key, section *sec) 
   }
 }
 
-/* Read one value token: a quoted string or a run of characters up to a
- * separator. Returns 0 at the end of the values of this assignment. */
-static int value_token(scan *sc, char *tok, size_t n, int *quoted, int *line, const char *key, int *rc) {
-  *rc = UM_SUCCESS;
-  skip(sc, 1);
-  if (sc->s >= sc->end) return 0;
-  char c = *sc->s;
-  if (c == '/' || c == '&' || at_assignment(sc)) return 0;
-  *line = sc->line;
+/* Whether the values of an assignment end here: the group's end (/, &END, $END), the next assignment, the file's end. */
+static int values_end(const scan *sc) {
+  if (sc->s >= sc->end) return 1;
+  const char c = *sc->s;
+  return c == '/' || c == '&' || c == '$' || at_assignment(sc);
+}
+
+/* Read one value token at sc->s (no separator): a quoted string, or a run of characters up to a separator; *star:
+ * where an unquoted token's repeat count `r*` ends (-1: none), r*'string' included. */
+static int value_token(scan *sc, char *tok, size_t n, int *quoted, int *star, int line, const char *key) {
   size_t k = 0;
-  *quoted = 0;
-  /* a repeat count r*value: keep "r*" in the token */
-  if (c == '\'' || c == '"') {
-    const char q = c;
-    *quoted = 1;
-    sc->s++;
-    for (;;) {
-      if (sc->s >= sc->end || *sc->s == '\n') {
-        *rc = fail(sc, *line, key, "unterminated string");
-        return 0;
-      }
-      if (*sc->s == q) {
-        if (sc->s + 1 < sc->end && sc->s[1] == q) sc->s++; /* '' inside a string */
-        else {
-          sc->s++;
-          break;
-        }
-      }
-      if (k + 1 < n) tok[k++] = *sc->s;
-      sc->s++;
-    }
-  } else {
+  *quoted = 0, *star = -1;
+  if (*sc->s != '\'' && *sc->s != '"') {
     while (sc->s < sc->end && !isspace((unsigned char)*sc->s) && *sc->s != ',' && *sc->s != '/' && *sc->s != '!') {
-      if (k + 1 < n) tok[k++] = *sc->s;
+      if (k + 1 >= n) return fail(sc, line, key, "value too long");
+      if (*sc->s == '*' && *star < 0) *star = (int)k;
+      tok[k++] = *sc->s++;
+      if (*star >= 0 && (size_t)*star + 1 == k && sc->s < sc->end && (*sc->s == '\'' || *sc->s == '"')) break;
+    }
+    tok[k] = 0;
+    if (sc->s >= sc->end || (*sc->s != '\'' && *sc->s != '"')) return UM_SUCCESS;
+  }
+  const char q = *sc->s++; /* a quoted string, or r*'string' */
+  *quoted = 1;
+  for (;;) {
+    if (sc->s >= sc->end || *sc->s == '\n') return fail(sc, line, key, "unterminated string");
+    if (*sc->s == q) {
+      if (sc->s + 1 < sc->end && sc->s[1] == q)
+        sc->s++; /* '' inside a string */
       else {
-        *rc = fail(sc, *line, key, "value too long");
-        return 0;
-      }
-      sc->s++;
-      if (k >= 2 && tok[k - 1] == '*' && sc->s < sc->end && (*sc->s == '\'' || *sc->s == '"')) {
-        /* r*'string' */
-        const char q = *sc->s++;
-        while (sc->s < sc->end && *sc->s != q && *sc->s != '\n') {
-          if (k + 1 < n) tok[k++] = *sc->s;
-          sc->s++;
-        }
-        if (sc->s >= sc->end || *sc->s != q) {
-          *rc = fail(sc, *line, key, "unterminated string");
-          return 0;
-        }
         sc->s++;
-        *quoted = 1;
         break;
       }
     }
+    if (k + 1 < n) tok[k++] = *sc->s;
+    sc->s++;
   }
   tok[k] = 0;
-  return 1;
+  return UM_SUCCESS;
 }
 
 static int store(scan *sc, bl_deck *d, const var *v, const char *key, size_t flat, const char *val, int quoted,
                  int line) {
   char *base = (char *)d + v->off + flat * elem_size(v->type);
   switch (v->type) {
-  case T_REAL:
-    if (quoted || parse_real(val, (double *)base)) return fail(sc, line, key, "expected a number, got '%s'", val);
+  case T_REAL: {
+    const int bad = quoted ? -1 : parse_real(val, (double *)base);
+    if (bad == -2) return fail(sc, line, key, "'%s' is not a finite number", val);
+    if (bad) return fail(sc, line, key, "expected a number, got '%s'", val);
     break;
+  }
   case T_INT:
     if (quoted || parse_int(val, (int *)base)) return fail(sc, line, key, "expected an integer, got '%s'", val);
     break;
@@ -341,6 +341,71 @@ static int store(scan *sc, bl_deck *d, const var *v, const char *key, size_t fla
     break;
   }
   return UM_SUCCESS;
+}
+
+/* The next element of a section, in column-major order. */
+typedef struct {
+  section sec;
+  int cnt[3], done;
+} cursor;
+
+/* Store one value in the cursor's element and move on. val NULL: a null value (`a,,b`, `2*`): the element keeps its
+ * value and counts as not set; past the section's end it is ignored, as gfortran ignores trailing nulls. */
+static int put(scan *sc, bl_deck *d, int vi, const char *key, cursor *c, const char *val, int quoted, int line) {
+  const var *v = &vars[vi];
+  if (c->done) return val ? fail(sc, line, key, "more values than the section has elements") : UM_SUCCESS;
+  int idx[3], k = 0;
+  for (int j = 0; j < 3; j++) idx[j] = c->sec.lo[j] + c->cnt[j] * c->sec.st[j];
+  for (; k < 3 && ++c->cnt[k] == c->sec.n[k]; k++) c->cnt[k] = 0;
+  c->done = k == 3;
+  if (!val) return UM_SUCCESS;
+  const size_t flat =
+      (size_t)(idx[0] - 1) + (size_t)v->ext[0] * ((size_t)(idx[1] - 1) + (size_t)v->ext[1] * (size_t)(idx[2] - 1));
+  const size_t nel = (size_t)v->ext[0] * (size_t)v->ext[1] * (size_t)v->ext[2];
+  if (!sc->seen[vi] && !(sc->seen[vi] = calloc(nel, sizeof(int)))) return fail(sc, line, key, "out of memory");
+  if (sc->seen[vi][flat]) { /* the YAML configs refuse duplicates too: the last one must not win silently */
+    if (v->rank == 0)
+      return fail(sc, line, key, "set twice in the deck (also at line %d); keep one", sc->seen[vi][flat]);
+    return fail(sc, line, key, "element (%d,%d,%d) set twice in the deck (also at line %d); keep one", idx[0], idx[1],
+                idx[2], sc->seen[vi][flat]);
+  }
+  sc->seen[vi][flat] = line;
+  return store(sc, d, v, key, flat, val, quoted, line);
+}
+
+/* The values of one assignment into its section: separated by commas or blanks; a comma after a separator (or first)
+ * is a null value, `r*` r of them; none at all (`key = /`) sets nothing. *nset: how many values were not null. */
+static int read_values(scan *sc, bl_deck *d, int vi, const char *key, const section *sec, int *nset) {
+  cursor c = {*sec, {0, 0, 0}, 0};
+  int after_value = 0; /* a comma right after a value only separates it from the next */
+  char tok[256];
+  for (;;) {
+    skip(sc, 0);
+    if (values_end(sc)) return UM_SUCCESS;
+    const int line = sc->line;
+    int rc = UM_SUCCESS;
+    if (*sc->s == ',') {
+      sc->s++;
+      if (!after_value) rc = put(sc, d, vi, key, &c, NULL, 0, line);
+      after_value = 0;
+      if (rc) return rc;
+      continue;
+    }
+    int quoted, star, repeat = 1;
+    rc = value_token(sc, tok, sizeof tok, &quoted, &star, line, key);
+    if (rc) return rc;
+    after_value = 1;
+    const char *val = tok;
+    if (star >= 0) {
+      tok[star] = 0;
+      if (parse_int(tok, &repeat) || repeat < 1) return fail(sc, line, key, "bad repeat count '%s'", tok);
+      val = tok + star + 1;
+    }
+    const int null = star >= 0 && !quoted && !*val; /* r*: r null values */
+    for (int r = 0; r < repeat && !(null && c.done); r++)
+      if ((rc = put(sc, d, vi, key, &c, null ? NULL : val, quoted, line))) return rc;
+    *nset += !null;
+  }
 }
 
 static int assignment(scan *sc, bl_deck *d, const char *group) {
@@ -359,121 +424,80 @@ static int assignment(scan *sc, bl_deck *d, const char *group) {
         return fail(sc, line, key, "unknown key in namelist &%s (it belongs to &%s)", group, vars[v].group);
     return fail(sc, line, key, "unknown key in namelist &%s", group);
   }
-  const var *v = &vars[vi];
   section sec;
-  int rc = parse_section(sc, v, key, &sec);
+  int rc = parse_section(sc, &vars[vi], key, &sec), nset = 0;
   if (rc) return rc;
   skip(sc, 0);
   if (sc->s >= sc->end || *sc->s != '=') return fail(sc, sc->line, key, "expected '=' after the name");
   sc->s++;
-  d->lines[vi] = line;
-  /* the elements of the section in column-major order */
-  int idx[3] = {sec.lo[0], sec.lo[1], sec.lo[2]};
-  int done = 0, nvalues = 0;
-  char tok[256];
-  int quoted, vline;
-  while (value_token(sc, tok, sizeof tok, &quoted, &vline, key, &rc)) {
-    int repeat = 1;
-    const char *val = tok;
-    char *star = quoted ? NULL : strchr(tok, '*');
-    if (!star && quoted && strchr(tok, '*') && isdigit((unsigned char)tok[0])) star = strchr(tok, '*');
-    if (star) {
-      *star = 0;
-      if (parse_int(tok, &repeat) || repeat < 1) return fail(sc, vline, key, "bad repeat count '%s'", tok);
-      val = star + 1;
-    }
-    for (int r = 0; r < repeat; r++) {
-      if (done) return fail(sc, vline, key, "more values than the section has elements");
-      const size_t flat =
-          (size_t)(idx[0] - 1) + (size_t)v->ext[0] * ((size_t)(idx[1] - 1) + (size_t)v->ext[1] * (size_t)(idx[2] - 1));
-      const size_t nel = (size_t)v->ext[0] * (size_t)v->ext[1] * (size_t)v->ext[2];
-      if (!sc->seen[vi] && !(sc->seen[vi] = calloc(nel, sizeof(int))))
-        return fail(sc, vline, key, "out of memory");
-      if (sc->seen[vi][flat]) { /* the YAML configs refuse duplicates too: the last one must not win silently */
-        if (v->rank == 0)
-          return fail(sc, vline, key, "set twice in the deck (also at line %d); keep one", sc->seen[vi][flat]);
-        return fail(sc, vline, key, "element (%d,%d,%d) set twice in the deck (also at line %d); keep one", idx[0],
-                    idx[1], idx[2], sc->seen[vi][flat]);
-      }
-      sc->seen[vi][flat] = vline;
-      rc = store(sc, d, v, key, flat, val, quoted, vline);
-      if (rc) return rc;
-      nvalues++;
-      /* next element */
-      int k = 0;
-      for (; k < 3; k++) {
-        if (idx[k] < sec.hi[k]) {
-          idx[k]++;
-          break;
-        }
-        idx[k] = sec.lo[k];
-      }
-      if (k == 3) done = 1;
-    }
-  }
-  if (rc) return rc;
-  if (nvalues == 0) return fail(sc, line, key, "no value given");
-  return UM_SUCCESS;
-}
-
-static int parse(scan *sc_, bl_deck *d, const char *text, size_t len, const char *name);
-
-int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, char *err, size_t errlen) {
-  scan sc = {text, text + len, name, 1, err, errlen, {NULL}, {0}};
-  int rc = parse(&sc, d, text, len, name);
-  for (int v = 0; v < NVARS; v++) free(sc.seen[v]);
+  rc = read_values(sc, d, vi, key, &sec, &nset);
+  if (!rc && nset) d->lines[vi] = line; /* the line error messages name: the last that set something */
   return rc;
 }
 
-static int parse(scan *sc_, bl_deck *d, const char *text, size_t len, const char *name) {
-  scan *sc = sc_;
-  char *err = sc->err;
-  const size_t errlen = sc->errlen;
-  snprintf(d->file, sizeof d->file, "%s", name);
-  for (const char *p = text; p < text + len; p++)
-    if (*p == 0) return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: not a text file (a NUL byte)", name);
-  for (;;) {
-    skip(sc, 0);
-    if (sc->s >= sc->end) break;
-    if (*sc->s != '&') return fail(sc, sc->line, NULL, "expected a namelist (&NAME ... /), found '%c'", *sc->s);
-    sc->s++;
-    char g[64];
-    const int gline = sc->line;
-    if (!ident(sc, g, sizeof g)) return fail(sc, gline, NULL, "expected a namelist name after '&'");
-    for (char *p = g; *p; p++) *p = (char)toupper((unsigned char)*p);
-    int known = 0;
-    size_t gi = 0;
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-      if (strcmp(groups[i], g) == 0) known = 1, gi = i;
-    if (known && sc->group_line[gi])
-      return fail(sc, gline, NULL, "namelist &%s appears twice (first at line %d); merge them into one", g,
-                  sc->group_line[gi]);
-    if (known) sc->group_line[gi] = gline;
-    if (!known)
-      return fail(sc, gline, NULL,
-                  "unknown namelist &%s (BookLeaf reads &CONTROL, &EOS, &CUTOFF, &MESH, &INDICATORS, "
-                  "&INITIAL_CONDITIONS, &SHAPES, &ALE)",
-                  g);
-    for (;;) {
-      skip(sc, 1);
-      if (sc->s >= sc->end) return fail(sc, gline, NULL, "namelist &%s is not closed by '/'", g);
-      if (*sc->s == '/') {
-        sc->s++;
-        break;
-      }
-      if (*sc->s == '&') { /* &END */
-        const char *save = sc->s;
-        char e[8];
-        sc->s++;
-        if (ident(sc, e, sizeof e) && strcmp(e, "end") == 0) break;
-        sc->s = save;
-        return fail(sc, sc->line, NULL, "namelist &%s is not closed by '/' before the next '&'", g);
-      }
-      int rc = assignment(sc, d, g);
-      if (rc) return rc;
-    }
-  }
+/* A line outside the groups, which gfortran skips (a title, a note): refused where it holds '=', '&' or '$' before
+ * any '!' comment, as an entry outside its group or a group's header would be skipped silently. */
+static int text_line(scan *sc) {
+  const char *eol = memchr(sc->s, '\n', (size_t)(sc->end - sc->s));
+  if (!eol) eol = sc->end;
+  for (const char *p = sc->s; p < eol && *p != '!'; p++)
+    if (*p == '=' || *p == '&' || *p == '$')
+      return fail(sc, sc->line, NULL,
+                  "'%.*s' is outside the namelist groups: a title or note line is skipped, but not one with '%c' (an "
+                  "entry outside its group? a group opens with &NAME and ends with /)",
+                  (int)(eol - sc->s > 60 ? 60 : eol - sc->s), sc->s, *p);
+  sc->s = eol;
   return UM_SUCCESS;
+}
+
+/* One group, from its &NAME (or $NAME) to its / (or &END, $END). */
+static int group(scan *sc, bl_deck *d) {
+  const char open = *sc->s++;
+  char g[64];
+  const int gline = sc->line;
+  if (!ident(sc, g, sizeof g)) return fail(sc, gline, NULL, "expected a namelist name after '%c'", open);
+  for (char *p = g; *p; p++) *p = (char)toupper((unsigned char)*p);
+  size_t gi = 0;
+  while (gi < sizeof groups / sizeof groups[0] && strcmp(groups[gi], g)) gi++;
+  if (gi == sizeof groups / sizeof groups[0])
+    return fail(sc, gline, NULL,
+                "unknown namelist &%s (BookLeaf reads &CONTROL, &EOS, &CUTOFF, &MESH, &INDICATORS, "
+                "&INITIAL_CONDITIONS, &SHAPES, &ALE)",
+                g);
+  if (sc->group_line[gi])
+    return fail(sc, gline, NULL, "namelist &%s appears twice (first at line %d); merge them into one", g,
+                sc->group_line[gi]);
+  sc->group_line[gi] = gline;
+  for (;;) {
+    skip(sc, 1);
+    if (sc->s >= sc->end) return fail(sc, gline, NULL, "namelist &%s is not closed by '/'", g);
+    if (*sc->s == '/') {
+      sc->s++;
+      return UM_SUCCESS;
+    }
+    if (*sc->s == '&' || *sc->s == '$') { /* &END, $END */
+      const char *save = sc->s;
+      char e[8];
+      sc->s++;
+      if (ident(sc, e, sizeof e) && strcmp(e, "end") == 0) return UM_SUCCESS;
+      sc->s = save;
+      return fail(sc, sc->line, NULL, "namelist &%s is not closed by '/' before the next '%c'", g, *save);
+    }
+    int rc = assignment(sc, d, g);
+    if (rc) return rc;
+  }
+}
+
+int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, char *err, size_t errlen) {
+  scan sc = {text, text + len, name, 1, err, errlen, {NULL}, {0}};
+  snprintf(d->file, sizeof d->file, "%s", name);
+  int rc = len && memchr(text, 0, len)
+               ? um_format_error(err, errlen, UM_ERR_CONFIG, "%s: not a text file (a NUL byte)", name)
+               : UM_SUCCESS;
+  for (skip(&sc, 0); !rc && sc.s < sc.end; skip(&sc, 0))
+    rc = *sc.s == '&' || *sc.s == '$' ? group(&sc, d) : text_line(&sc);
+  for (int v = 0; v < NVARS; v++) free(sc.seen[v]);
+  return rc;
 }
 
 int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen) {

@@ -405,6 +405,11 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
     if (segno < 1 || segno > d->max_seg || segno > BL_LN)
       return bl_ferr(d, "region_side", err, errlen, "side %d of region 1 names segment %d (1..%d)", side, segno,
                   d->max_seg);
+    if (bl_is(d->segment_typ[segno - 1], ""))
+      return bl_ferr(d, "region_side", err, errlen,
+                     "side %d of region 1 names segment %d, which the deck does not define (no segment_typ(%d) "
+                     "in &MESH)",
+                     side, segno, segno);
     const int seg = segno - 1, st = seg_type(d->segment_typ[seg]), bc = seg_bc(d->segment_bc[seg]);
     if (!st) return bl_ferr(d, "segment_typ", err, errlen, "segment %d: unknown type '%s'", segno, d->segment_typ[seg]);
     if (!bc)

@@ -132,10 +132,17 @@ int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t 
   for (int i = 0; i < ic->nreg; i++) snprintf(ic->region_name[i], BL_SLEN, "%s", d->region_name[i]);
   for (int i = 0; i < ic->nmat; i++) snprintf(ic->material_name[i], BL_SLEN, "%s", d->material_name[i]);
   const int nt = ic->nthermo = count_set(d->thermodynamic_type);
-  for (int ii = 0; ii < nt; ii++)
-    if (!bl_is(d->thermodynamic_type[ii], "REGION") && !bl_is(d->thermodynamic_type[ii], "MATERIAL"))
+  for (int ii = 0; ii < nt; ii++) {
+    const int region = bl_is(d->thermodynamic_type[ii], "REGION"), n = region ? ic->nreg : ic->nmat;
+    if (!region && !bl_is(d->thermodynamic_type[ii], "MATERIAL"))
       return bl_ferr(d, "thermodynamic_type", err, errlen, "entry %d: unknown type '%s' (region, material)", ii + 1,
                      d->thermodynamic_type[ii]);
+    if (d->thermodynamic_value[ii] < 1 || d->thermodynamic_value[ii] > n) /* the region's or material's number */
+      return bl_ferr(d, "thermodynamic_value", err, errlen,
+                     "entry %d names %s %d, but the deck has %s 1..%d (&INDICATORS %s_type)", ii + 1,
+                     region ? "region" : "material", d->thermodynamic_value[ii], region ? "regions" : "materials", n,
+                     region ? "region" : "material");
+  }
   const int nkin = ic->nkin = count_set(d->kinematic_type);
   for (int ii = 0; ii < nkin; ii++) {
     if (!bl_is(d->kinematic_geometry[ii], "RADIAL") && !bl_is(d->kinematic_geometry[ii], "PLANAR"))

@@ -104,6 +104,110 @@ TEST_F(BookLeafDeck, EveryShippedDeckReads) {
   EXPECT_STREQ(d->segment_typ[3], "ARC_C");
 }
 
+// Fortran's null values (gfortran's reading of each deck below): `a,,b`, a leading comma, `r*`, an empty list leave
+// their elements as they were and do not count as setting them. Before: a run of commas was one separator (the
+// values after a null landed one element early) and `r*` stored an empty value.
+TEST_F(BookLeafDeck, NullValuesLeaveTheirElementAndMoveOn) {
+  std::string err;
+  ASSERT_EQ(parse(d,
+                  "&MESH\n segment_bc(:)='SLIPY','SLIPX',,'SLIPX'\n segment_typ(1:3)=2*,'ARC_A'\n"
+                  " region_dim(1,:)= /\n&INITIAL_CONDITIONS\n energy(:)=,2.0\n energy(1)=2.5\n"
+                  " density(1:3)=2*, 5 , ,\n kinematic_type(1)='3*x' /\n&INDICATORS region_name(1:2)='a' ,\n 'b'\n"
+                  " region_name(4)=\n material_name(1)='m' /\n",
+                  &err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_STREQ(d->segment_bc[0], "SLIPY");
+  EXPECT_STREQ(d->segment_bc[1], "SLIPX");
+  EXPECT_STREQ(d->segment_bc[2], "FREE"); /* the null: unchanged */
+  EXPECT_STREQ(d->segment_bc[3], "SLIPX");
+  EXPECT_STREQ(d->segment_bc[4], "FREE");
+  EXPECT_STREQ(d->segment_typ[0], "");
+  EXPECT_STREQ(d->segment_typ[2], "ARC_A");
+  EXPECT_EQ(d->region_dim[0][0], 0);
+  EXPECT_DOUBLE_EQ(d->energy[0], 2.5);
+  EXPECT_DOUBLE_EQ(d->energy[1], 2.0);
+  EXPECT_DOUBLE_EQ(d->density[0], -1.0);
+  EXPECT_DOUBLE_EQ(d->density[2], 5.0);
+  EXPECT_STREQ(d->region_name[1], "b"); /* a comma, then the next line's value: no null between */
+  EXPECT_STREQ(d->region_name[3], "UNKNOWN");
+  EXPECT_STREQ(d->kinematic_type[0], "3*x"); /* a quoted '*' is no repeat count */
+  EXPECT_EQ(bl_deck_line(d, "energy"), 7);
+  EXPECT_EQ(bl_deck_line(d, "region_dim"), 0); /* set nothing: no line to name */
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:2)='A','B',,'C'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: segment_bc: more values than the section has elements"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(:)=,'A'\n segment_bc(2)='B'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:3: segment_bc: element (2,1,1) set twice in the deck (also at line 2)"), std::string::npos)
+      << err;
+}
+
+// Strided sections (lo:hi:stride, as gfortran reads them); before: "bad subscript '4:2'".
+TEST_F(BookLeafDeck, StridedSections) {
+  std::string err;
+  ASSERT_EQ(parse(d,
+                  "&MESH\n segment_bc(1:4:2)='SLIPY','SLIPY'\n segment_bc(2:4:2)=2*'SLIPX'\n"
+                  " segment_typ(3:1:-1)='A','B','C'\n segment_pos(::4,1)=1.0,2.0\n/\n",
+                  &err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_STREQ(d->segment_bc[0], "SLIPY");
+  EXPECT_STREQ(d->segment_bc[1], "SLIPX");
+  EXPECT_STREQ(d->segment_bc[2], "SLIPY");
+  EXPECT_STREQ(d->segment_bc[3], "SLIPX");
+  EXPECT_STREQ(d->segment_bc[4], "FREE");
+  EXPECT_STREQ(d->segment_typ[0], "C");
+  EXPECT_STREQ(d->segment_typ[2], "A");
+  EXPECT_DOUBLE_EQ(d->segment_pos[0][0], 1.0);
+  EXPECT_DOUBLE_EQ(d->segment_pos[0][4], 2.0); /* (5,1): the first index runs fastest */
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:4:0)='A'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: segment_bc: subscript 1 has stride 0"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(4:1)='A'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("subscript 1 selects no element (4:1:1)"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:101:50)='A'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("subscript 1 out of range (1:101:50, allowed 1:100)"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:4:2:1)='A'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("bad subscript"), std::string::npos) << err;
+}
+
+// nan and inf (strtod reads them) are refused at their line; before: dt_min=nan, zcut=nan, time_end=inf ran.
+TEST_F(BookLeafDeck, NonFiniteNumbersAreRefusedAtTheirLine) {
+  const char *const cases[][2] = {
+      {"&CONTROL\n dt_min=nan\n/\n", "t.deck:2: dt_min: 'nan' is not a finite number"},
+      {"&CONTROL\n\n time_end=inf /\n", "t.deck:3: time_end: 'inf' is not a finite number"},
+      {"&CUTOFF zcut=NaN /\n", "t.deck:1: zcut: 'NaN' is not a finite number"},
+      {"&INITIAL_CONDITIONS\n density(1)=-Infinity\n/\n", "t.deck:2: density: '-Infinity'"},
+      {"&EOS\n eos_param(1:2,1)=2*inf\n/\n", "t.deck:2: eos_param: 'inf' is not a finite"},
+      {"&CONTROL\n cvisc1=1.0d999\n/\n", "t.deck:2: cvisc1: expected a number, got '1.0d999'"},
+      {"&CONTROL\n cvisc1=0x10\n/\n", "t.deck:2: cvisc1: expected a number, got '0x10'"}};
+  for (const auto &c : cases) {
+    std::string err;
+    EXPECT_EQ(parse(d, c[0], &err), UM_ERR_CONFIG) << c[0];
+    EXPECT_NE(err.find(c[1]), std::string::npos) << c[0] << ": " << err;
+  }
+}
+
+// A title or note line outside the groups, $NAME ... $END and &END, as gfortran reads them; a line outside the
+// groups that holds '=', '&' or '$' is refused (an entry outside its group, a header after other text: never skipped
+// silently). Before: any text outside a group and '$' were refused.
+TEST_F(BookLeafDeck, TitleLinesAndDollarDelimiters) {
+  std::string err;
+  ASSERT_EQ(parse(d,
+                  "Sod shock tube, Lagrangian\n$CONTROL\n time_end=2.0\n$END\na note ! x=1\n"
+                  "&EOS eos_type(1)='TAIT' &end\n$ALE zeul=.TRUE. /\n",
+                  &err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_DOUBLE_EQ(d->time_end, 2.0);
+  EXPECT_STREQ(d->eos_type[0], "TAIT");
+  EXPECT_EQ(d->zeul, 1);
+  EXPECT_EQ(parse(d, "CONTROL\n time_end=2.0\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:2: 'time_end=2.0' is outside the namelist groups"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "title &CONTROL time_end=2.0 /\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:1: 'title &CONTROL time_end=2.0 /' is outside"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "$CONTROL\n time_end=2.0\n$EOS\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("t.deck:3: namelist &CONTROL is not closed by '/' before the next '$'"), std::string::npos) << err;
+}
+
 struct BookLeafMesh : ::testing::Test {
   bl_deck *d = new bl_deck;
   bl_mesh m{};
@@ -391,6 +495,39 @@ TEST_F(BookLeafMesh, BlocksOfAnIrregularMeshSaySo) {
   const long long bad_first[2] = {nel, 0}, one[2] = {1, 1};
   EXPECT_EQ(bl_block_build(d, bad_first, one, 0, &b, err, sizeof err), UM_ERR_ARG);
   EXPECT_NE(std::string(err).find("elements"), std::string::npos) << err;
+}
+
+// A deck's mistakes named as such: a side naming a segment no segment_typ defines (before: "segment_typ: segment 9:
+// unknown type ''"), a thermodynamic entry naming a region the deck does not have (before: "density: element 1251
+// ... has density 0").
+TEST_F(BookLeafMesh, UndefinedSegmentsAndRegionsAreNamed) {
+  std::string sod;
+  {
+    FILE *f = std::fopen(deck_path("sod_sm_lag_small").c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) sod.append(buf, n);
+    std::fclose(f);
+  }
+  const char *const cases[][3] = {
+      {"region_side(1,4,:)=1,4", "region_side(1,4,:)=1,9",
+       "t.deck:22: region_side: side 4 of region 1 names segment 9, which the deck does not define (no segment_typ(9)"},
+      {"thermodynamic_value(2)=2", "thermodynamic_value(2)=7",
+       "t.deck:45: thermodynamic_value: entry 2 names region 7, but the deck has regions 1..2"},
+      {"thermodynamic_type(2)='region'", "thermodynamic_type(2)='material'",
+       "t.deck:45: thermodynamic_value: entry 2 names material 2, but the deck has materials 1..1"}};
+  for (const auto &c : cases) {
+    std::string text = sod, err;
+    const size_t at = text.find(c[0]);
+    ASSERT_NE(at, std::string::npos) << c[0];
+    text.replace(at, std::strlen(c[0]), c[1]);
+    ASSERT_EQ(parse(d, text, &err), UM_SUCCESS) << err;
+    char e[1024] = "";
+    EXPECT_EQ(bl_mesh_build(d, &m, e, sizeof e), UM_ERR_CONFIG) << c[1];
+    EXPECT_NE(std::string(e).find(c[2]), std::string::npos) << c[1] << ": " << e;
+    bl_mesh_free(&m);
+    m = bl_mesh{};
+  }
 }
 
 TEST(BookLeafKernels, IdealGasEos) {
