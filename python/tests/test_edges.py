@@ -296,3 +296,34 @@ def test_kernels_of_the_same_text_are_declared_once_and_small_misuses(ctx):
         m[0.0]
     assert m[np.int64(0)] == (m, 0)
     assert "um.Context" in repr(ctx) and "INC" in repr(um.Global(0.0, INC))
+
+
+def test_dtype_names_options_and_result_files_given_loosely(tmp_path):
+    with pytest.raises(ValueError, match="disagree: give it once"):  # options= won, backend= was dropped
+        um.Context(backend="openmp", options={"run.backend": "seq"})
+    with pytest.raises(ValueError, match="disagree: give it once"):
+        um.Context(threads=2, options={"run.threads": 3})
+    ctx = um.Context(backend="seq", options={"run.backend": "seq"})  # the same twice: fine
+    s = ctx.set(4, "s")
+    d = ctx.dat(s, [1, 2, 3, 4], "ints", dtype=np.int32)  # Python ints as asked (were refused as int64)
+    assert d.dtype == np.int32 and (d.fetch().ravel() == [1, 2, 3, 4]).all()
+    f = ctx.dat(s, np.arange(4.0), "f32", dtype=np.float32)  # the dtype asked for, not the array's (was ignored)
+    assert f.dtype == np.float32
+    with pytest.raises(ValueError, match="not a whole number"):
+        ctx.dat(s, [0.5, 1, 2, 3], "halves", dtype=np.int32)
+    with pytest.raises(ValueError, match="not all exactly float32"):
+        ctx.dat(s, [0.1, 1, 2, 3], "tenth", dtype=np.float32)
+    with pytest.raises(TypeError, match="a set's name must be a str, not None"):  # was cffi's TypeError
+        ctx.set(3, None)
+    with pytest.raises(TypeError, match="must be a whole number"):  # was cut to 10
+        ctx.set_block(10.9, "b")
+    with pytest.raises(ValueError, match="does not fit a 64-bit integer"):  # wrapped negative
+        ctx.map_block(s, s, np.full((4, 1), 2**63, dtype=np.uint64), "huge")
+    ctx.close()
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty"):  # was pandas' EmptyDataError
+        um.results.load(empty)
+    upper = tmp_path / "LOOPS.CSV"
+    upper.write_text("variant,loop,calls,seconds\nrun,relax,3,0.5\n")
+    assert list(um.results.load(upper).loops["loop"]) == ["relax"]  # was read as JSON and refused

@@ -51,8 +51,13 @@ def _um_type(dtype, what):
     return _TYPES[dt]
 
 
-def _text(s):
-    return s.encode() if isinstance(s, str) else s
+def _text(s, what="a name"):
+    """s as bytes for the C API: a str (or bytes); None and other types refused naming what."""
+    if isinstance(s, str):
+        return s.encode()
+    if isinstance(s, bytes):
+        return s
+    raise TypeError("%s must be a str, not %r (%s)" % (what, s, type(s).__name__))
 
 
 def _option_text(value):
@@ -152,7 +157,13 @@ class Context:
         merged = {"run.backend": backend}
         for key, value in settings.items():
             merged["run." + key] = value
-        merged.update(options or {})
+        for key, value in (options or {}).items():  # a setting given twice, differently: which one was meant?
+            given = "backend=" if key == "run.backend" else "%s=" % key[4:] if key[4:] in settings else None
+            if given and key in merged and _option_text(merged[key]) != _option_text(value) and \
+                    (key != "run.backend" or backend != "auto"):
+                raise ValueError("um.Context: %s%r and options[%r] = %r disagree: give it once" % (
+                    given, merged[key], key, value))
+            merged[key] = value
         later = []
         for key, value in merged.items():
             decl = lib.um_option_find(_text(key))
@@ -266,7 +277,7 @@ class Context:
     def set(self, size, name):
         """Declare a set of ``size`` elements (um_decl_set)."""
         out = ffi.new("um_set **")
-        self.check(lib.um_decl_set(self.ptr, _whole(size, "Context.set: size"), _text(name), out))
+        self.check(lib.um_decl_set(self.ptr, _whole(size, "Context.set: size"), _text(name, "a set's name"), out))
         return Set(self, out[0], name)
 
     @_locked
@@ -275,10 +286,12 @@ class Context:
         [begin, begin + count) (um_decl_set_block; default: :func:`block_range`'s). Every set of a context is
         declared by blocks or none is; maps then by :meth:`map_block`, dats with the block's rows; then
         :meth:`distribute`. On one process the block is the whole set."""
+        gsize = _whole(gsize, "Context.set_block: gsize")
         if begin is None or count is None:
             begin, count = block_range(gsize)
         out = ffi.new("um_set **")
-        self.check(lib.um_decl_set_block(self.ptr, int(gsize), int(begin), int(count), _text(name), out))
+        self.check(lib.um_decl_set_block(self.ptr, gsize, _whole(begin, "Context.set_block: begin"),
+                                         _whole(count, "Context.set_block: count"), _text(name, "a set's name"), out))
         return Set(self, out[0], name)
 
     @_locked
@@ -293,10 +306,12 @@ class Context:
         if a.ndim != 2 or a.shape[0] != frm.decl_rows:
             raise ValueError("map '%s': rows of shape %s; expected (%d, arity): this rank's block of set '%s'"
                              % (name, a.shape, frm.decl_rows, frm.name))
+        if a.size and a.dtype.kind == "u" and int(a.max()) > np.iinfo(np.int64).max:
+            raise ValueError("map '%s': a global number does not fit a 64-bit integer (%d)" % (name, a.max()))
         rows64 = np.ascontiguousarray(a, dtype=np.int64)
         out = ffi.new("um_map **")
         self.check(lib.um_decl_map_block(self.ptr, frm._p, to._p, rows64.shape[1],
-                                         ffi.from_buffer("long long[]", rows64), _text(name), out))
+                                         ffi.from_buffer("long long[]", rows64), _text(name, "a map's name"), out))
         return Map(self, out[0], name, frm, to, rows64.shape[1])
 
     @_locked
@@ -332,13 +347,15 @@ class Context:
         rows = np.ascontiguousarray(a, dtype=np.int32)  # a copy only where the layout or dtype differ
         out = ffi.new("um_map **")
         self.check(lib.um_decl_map(self.ptr, frm._p, to._p, rows.shape[1], ffi.from_buffer("int[]", rows),
-                                   _text(name), out))
+                                   _text(name, "a map's name"), out))
         return Map(self, out[0], name, frm, to, rows.shape[1])
 
     @_locked
-    def dat(self, set, data=None, name=None, dim=None, dtype=np.float64):
+    def dat(self, set, data=None, name=None, dim=None, dtype=None):
         """Declare a dat on ``set`` (um_decl_dat). ``data``: an array of shape (set.size, dim), or (set.size,) for
-        dim 1, of float64, float32 or int32; or None for zeros of ``dim`` values of ``dtype`` per element.
+        dim 1, of float64, float32 or int32; or None for zeros of ``dim`` values of ``dtype`` (default float64) per
+        element. With ``dtype`` and data of another type, the data is converted where every value is kept exactly
+        (a list of Python ints as int32, say), else refused.
 
         A C-contiguous array of the dat's dtype goes to the engine as it is (no copy on the Python side); another
         layout is made contiguous first. The engine copies the values into its own storage (which it may pad,
@@ -349,10 +366,12 @@ class Context:
         if data is None:
             if dim is None:
                 raise ValueError("dat '%s': give its data, or dim (and dtype) for zeros" % name)
-            t = _um_type(dtype, "dat '%s'" % name)
-            buf, dim = ffi.NULL, int(dim)
+            t = _um_type(np.float64 if dtype is None else dtype, "dat '%s'" % name)
+            buf, dim = ffi.NULL, _whole(dim, "dat '%s': dim" % name)
         else:
             a = np.asarray(data)
+            if dtype is not None and np.dtype(dtype) != a.dtype:
+                a = _converted(a, dtype, "dat '%s'" % name)
             t = _um_type(a.dtype, "dat '%s'" % name)
             dim = _check_rows(a, set, dim, "dat '%s'" % name, set.decl_rows)
             a = np.ascontiguousarray(a)
@@ -369,7 +388,7 @@ class Context:
         if a.ndim != 1:
             raise ValueError("constant '%s': a number or a 1-D array, not an array of shape %s" % (name, a.shape))
         t = _um_type(a.dtype, "constant '%s'" % name)
-        self.check(lib.um_decl_const(self.ptr, _text(name), a.size, t, ffi.from_buffer(a)))
+        self.check(lib.um_decl_const(self.ptr, _text(name, "a constant's name"), a.size, t, ffi.from_buffer(a)))
 
     @_locked
     def reorder(self, method, map):
@@ -647,6 +666,18 @@ def _exact(value, dtype, what):
             if given.min() < info.min or given.max() > info.max:
                 raise ValueError("%s: %r does not fit %s (%d .. %d)" % (what, value, dtype, info.min, info.max))
     return np.array(value, dtype=dtype)
+
+
+def _converted(a, dtype, what):
+    """array a as dtype where every value is kept exactly (ints into int32, floats into float32), else ValueError."""
+    dtype = np.dtype(dtype)
+    _um_type(dtype, what)
+    out = _exact(a, dtype, what) if dtype.kind in "iu" else a.astype(dtype)
+    back = out.astype(a.dtype) if a.dtype.kind in "iuf" else None
+    if back is None or not np.array_equal(back, a, equal_nan=a.dtype.kind == "f"):
+        raise ValueError("%s: its %s values are not all exactly %s: convert them first (.astype)" % (what, a.dtype,
+                                                                                                    dtype))
+    return out
 
 
 def _whole(v, what):

@@ -140,7 +140,10 @@ def _from_compare(raw):
 
 
 def _from_csv(path):
-    df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    try:
+        df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        raise ValueError("%s: empty (umrun's --csv writes a header line and a row per loop)" % path) from None
     if "loop" not in df.columns:
         raise ValueError("%s: not umrun's per-loop CSV (no 'loop' column; header: %s)" % (path, list(df.columns)))
     runs = df.drop_duplicates([c for c in ("variant", "app", "backend", "strategy", "layout", "reorder",
@@ -153,7 +156,7 @@ def load(path):
     file, or the per-loop CSV; the format is told from the file (its ``format`` field; ``.csv`` files by name).
     Raises ValueError naming the file and what it holds when it is none of these."""
     path = str(path)
-    if path.endswith(".csv"):
+    if path.lower().endswith(".csv"):
         return _from_csv(path)
     with open(path) as f:
         try:
