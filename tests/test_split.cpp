@@ -25,7 +25,7 @@ extern "C" {
 #include "um/um.h"
 extern const um_kernel tk_edge_kernel, tk_cell_kernel, tk_split_two_maps_kernel, tk_split_inc_rw_kernel,
     tk_split_inc_read_kernel, tk_split_minmax_kernel, tk_split_some_paths_kernel, tk_split_sum_kernel, tk_split_dsum_kernel,
-    tk_split_signed_zero_kernel;
+    tk_split_signed_zero_kernel, tk_indirect_rw_kernel;
 extern double tk_scale;
 extern const um_backend_def um_backend_seq;
 #include "um/report.h"
@@ -1424,6 +1424,45 @@ TEST(SplitApi, NothingToSplit) {
   EXPECT_STREQ(c.stats("sum").split, "off");
   EXPECT_TRUE(contains(c.stats("sum").split_reason, "nothing to split")) << c.stats("sum").split_reason;
   EXPECT_EQ(c.stats("sum:contrib").calls, -1);
+}
+
+// Reproducible mode fixes the order of increments, not of writes: a loop that updates a dat (RW) through a map whose
+// elements share targets says that its results follow the strategy's order; through a one-to-one map it says nothing.
+TEST(SplitReproducible, WritesThroughSharedTargetsAreNamed) {
+  for (int shared : {1, 0}) {
+    std::string log;
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seq";
+    o.log = [](void *user, um_log_level level, const char *m) {
+      if (level == UM_LOG_WARNING) *(std::string *)user += std::string(m) + "\n";
+    };
+    o.log_user = &log;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    OK(um_context_set_reproducible(ctx, 1));
+    um_set *cells, *nodes;
+    um_map *m;
+    um_dat *v, *a;
+    const std::vector<int> rows = shared ? std::vector<int>{0, 1, 0, 1} : std::vector<int>{0, 1, 2, 3};
+    const std::vector<double> av = {1, 2, 3, 4}, vv(8, 0.0);
+    OK(um_decl_set(ctx, 4, "cells", &cells));
+    OK(um_decl_set(ctx, 4, "nodes", &nodes));
+    OK(um_decl_map(ctx, cells, nodes, 1, rows.data(), "c2n", &m));
+    OK(um_decl_dat(ctx, nodes, 2, UM_DOUBLE, vv.data(), "v", &v));
+    OK(um_decl_dat(ctx, cells, 1, UM_DOUBLE, av.data(), "a", &a));
+    for (int call = 0; call < 2; call++)  // said once, at the first call
+      OK(UM_PAR_LOOP(ctx, tk_indirect_rw_kernel, "rw", cells, um_arg_dat(v, 0, m, 2, UM_DOUBLE, UM_RW),
+                     um_arg_dat(a, -1, UM_ID, 1, UM_DOUBLE, UM_READ)));
+    const std::string want = "in loop 'rw', arg 0 updates (RW) dat 'v' through map 'c2n', whose elements share targets";
+    if (shared) {
+      EXPECT_NE(log.find(want), std::string::npos) << log;
+      EXPECT_EQ(log.find(want), log.rfind(want)) << log;
+    } else {
+      EXPECT_EQ(log.find("share targets"), std::string::npos) << log;
+    }
+    um_finalize(&ctx);
+  }
 }
 
 // split auto on a device times a loop whole and split only where the split's one-off cost, its inverse map

@@ -42,6 +42,7 @@
 #include "um/kernel.h"
 #include "util/array.h"
 #include "distributed/dist.h"
+#include "core/maputil.h"
 #include "xsum.h"
 
 /* ---- the generated increment loops' kernels (host and JIT source alike) ---- */
@@ -236,6 +237,21 @@ static int splittable(const um_loop *loop, char *why, size_t n) {
   return any;
 }
 
+/* A write (WRITE, RW) through a map column that elements share: the elements meeting at a target write it in the
+ * order the strategy runs them, which no gather fixes. 1 (why in why) for the first such argument. */
+static int order_dependent_write(const um_loop *loop, char *why, size_t n) {
+  for (int i = 0; i < loop->nargs; i++) {
+    const um_arg *a = &loop->args[i];
+    if (a->kind != UM_ARG_DAT || !a->map || (a->acc != UM_WRITE && a->acc != UM_RW)) continue;
+    if (a->idx >= 0 && um__map_column_one_to_one(a->map, a->idx)) continue; /* each target one element's */
+    snprintf(why, n, "arg %d %s dat '%s' through map '%s', whose elements share targets: those elements write them "
+             "in the order the strategy runs them", i, a->acc == UM_RW ? "updates (RW)" : "writes", a->dat->name,
+             a->map->name);
+    return 1;
+  }
+  return 0;
+}
+
 int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused) {
   char no[160];
   *gather = ctx->backend->extras.gather != NULL;
@@ -276,6 +292,11 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   const int can = splittable(loop, no, sizeof no);
   const int gather_ok = ctx->backend->extras.gather != NULL;
   if (ctx->reproducible) {
+    char order[400];
+    if (rec->calls == 0 && um_context_rank(ctx) == 0 && order_dependent_write(loop, order, sizeof order))
+      um_backend_log(ctx, UM_LOG_WARNING,
+                     "um: run.reproducible: in loop '%s', %s; its results may differ between strategies, backends, "
+                     "block sizes, thread and rank counts", loop->name, order);
     if (!can) {
       snprintf(why, n, "%s (run.reproducible)", no);
       /* every rank decides alike: rank 0 says it */
