@@ -51,6 +51,39 @@ TEST(Engine, InitFinalizeAndAutoBackend) {
 }
 
 // um_prefetch on a host backend: the data already lives where the kernels run; nothing to copy, no error.
+// run.layout soa (or auto) applies to the dats that can be SoA: a row wider than a loop can gather into registers
+// (UM_MAX_SCRATCH_DIM doubles) stays AoS and its loops run; asking for it SoA by name is refused, saying why.
+TEST(Engine, ADatTooWideForSoAStaysAoSUnderTheContextsLayout) {
+  for (um_layout layout : {UM_SOA, UM_LAYOUT_AUTO}) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = "seq";
+    o.layout = layout;
+    um_context *ctx = nullptr;
+    ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS);
+    um_set *s = nullptr;
+    um_dat *w = nullptr, *b = nullptr, *n = nullptr;
+    std::vector<double> wide(5 * 100);
+    for (size_t i = 0; i < wide.size(); i++) wide[i] = (double)(i % 100 == 0 ? 8 * (i / 100 + 1) : -1);
+    ASSERT_EQ(um_decl_set(ctx, 5, "s", &s), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, s, 100, UM_DOUBLE, wide.data(), "wide", &w), UM_SUCCESS) << um_error_message(ctx);
+    ASSERT_EQ(um_decl_dat(ctx, s, 1, UM_DOUBLE, nullptr, "b", &b), UM_SUCCESS);
+    ASSERT_EQ(um_decl_dat(ctx, s, 2, UM_DOUBLE, nullptr, "narrow", &n), UM_SUCCESS);
+    EXPECT_EQ(um_dat_storage_layout(w), UM_AOS);
+    EXPECT_EQ(um_dat_storage_layout(n), UM_SOA); /* the others as asked */
+    ASSERT_EQ(UM_PAR_LOOP(ctx, cbrt_of_kernel, "wide_read", s, um_arg_dat(w, -1, UM_ID, 100, UM_DOUBLE, UM_READ),
+                          um_arg_dat(b, -1, UM_ID, 1, UM_DOUBLE, UM_WRITE)),
+              UM_SUCCESS)
+        << um_error_message(ctx);
+    std::vector<double> got(5);
+    ASSERT_EQ(um_dat_fetch(ctx, b, got.data(), got.size() * sizeof(double)), UM_SUCCESS);
+    for (int e = 0; e < 5; e++) EXPECT_NEAR(got[e], std::cbrt(8.0 * (e + 1)), 1e-14);
+    EXPECT_EQ(um_dat_set_layout(ctx, w, UM_SOA), UM_ERR_ARG);
+    EXPECT_NE(std::string(um_error_message(ctx)).find("too wide for SoA"), std::string::npos) << um_error_message(ctx);
+    um_finalize(&ctx);
+  }
+}
+
 TEST(Engine, PrefetchOnTheHostCopiesNothing) {
   EXPECT_EQ(um_prefetch(nullptr, nullptr), UM_ERR_ARG);
   um_options o;

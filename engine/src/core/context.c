@@ -526,7 +526,9 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   void *storage = calloc(bytes ? bytes : 1, 1); /* zero pages: the copy below touches each page once */
   /* SoA by default (run.layout soa or auto): transposed straight from the caller's rows, not copied then
    * converted (at scale the second buffer cost as much as the copy: pages touched twice) */
-  const int soa_now = dim > 1 && !ctx->dist && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
+  /* run.layout applies to the dats that can be SoA; a wider row stays AoS (um__dat_soa_fits) */
+  const int soa_ok = um__dat_soa_fits(dim, um_type_size(type)),
+            soa_now = dim > 1 && !ctx->dist && soa_ok && (ctx->opts.layout == UM_SOA || ctx->opts.layout == UM_LAYOUT_AUTO);
   um_dat *d = storage ? dat_record(ctx, set, dim, type, name, storage, soa_now ? UM_SOA : UM_AOS, rows) : NULL;
   if (!d) {
     free(storage);
@@ -542,7 +544,7 @@ int um_decl_dat(um_context *ctx, um_set *set, int dim, um_type type, const void 
   /* distributed: data holds the whole set (the app's view); this rank keeps its rows */
   if (ctx->dist && data) UM_CHECK(ctx, ctx->dist_ops->fill(ctx, d, data));
   /* the context's default layout applies to dats declared from now on */
-  if (ctx->opts.layout != UM_AOS) UM_CHECK(ctx, um_dat_set_layout(ctx, d, ctx->opts.layout));
+  if (ctx->opts.layout != UM_AOS && soa_ok) UM_CHECK(ctx, um_dat_set_layout(ctx, d, ctx->opts.layout));
   return UM_SUCCESS;
 }
 
@@ -572,6 +574,10 @@ int um_decl_dat_take(um_context *ctx, um_set *set, int dim, um_type type, void *
   int rc = dat_checks(ctx, set, dim, type, name, out, &rows, &bytes, &given);
   if (rc == UM_SUCCESS && layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", name, (int)layout);
+  if (rc == UM_SUCCESS && layout == UM_SOA && !um__dat_soa_fits(dim, um_type_size(type)))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' of dim %d is too wide for SoA (at most %d values of 8 bytes a row: a "
+                  "loop gathers an SoA row into registers); keep it AoS", name, dim, UM_MAX_SCRATCH_DIM);
+  if (rc == UM_SUCCESS && layout == UM_LAYOUT_AUTO && !um__dat_soa_fits(dim, um_type_size(type))) layout = UM_AOS;
   if (rc == UM_SUCCESS && given && !data)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': um_decl_dat_take without data (um_decl_dat with NULL gives zeros)", name);
   if (rc != UM_SUCCESS) return free(data), rc;
@@ -767,7 +773,7 @@ const um_option um_core_options[] = {
              "for loops whose only increments through maps are vector ones; cuda: every one)",
      .component = "core", .to_options = set_strategy},
     {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = UM_CHOICES("aos", "soa", "auto"),
-     .help = "dats' layout (auto: SoA unless accessed through a map)", .component = "core", .to_options = set_layout},
+     .help = "dats' layout (auto: SoA unless accessed through a map; a row of more than 64 doubles stays AoS)", .component = "core", .to_options = set_layout},
     {.key = "run.block_size", .type = UM_OPT_INT, .def = "256", .min = 1, .max = UM_MAX_BLOCK_SIZE,
      .range_hint = "use 1 .. 1048576 (typically 64 .. 1024)", .flags = UM_OPT_RANGE,
      .help = "elements per mini-partition (plan block)", .component = "core", .to_options = set_block_size},

@@ -96,6 +96,11 @@ int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
   UM_CHECK(ctx, dat_of(ctx, d, __func__));
   if (layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", d->name, (int)layout);
+  if (layout != UM_AOS && !um__dat_soa_fits(d->dim, d->esize)) { /* a row gathered into registers: too wide */
+    if (layout == UM_LAYOUT_AUTO) return um__dat_convert(ctx, d, UM_AOS); /* auto: the engine's choice, AoS */
+    return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' of dim %d is too wide for SoA (at most %d values of 8 bytes a row: a "
+                    "loop gathers an SoA row into registers); keep it AoS", d->name, d->dim, UM_MAX_SCRATCH_DIM);
+  }
   if (layout == UM_LAYOUT_AUTO) {
     /* Decided at first use: SoA while only accessed directly, AoS from the
      * first indirect access on (see um__resolve_layouts). */

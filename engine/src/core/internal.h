@@ -21,6 +21,9 @@ int um__decl_map(um_context *ctx, um_set *from, um_set *to, int arity, const int
 /* Resolve AUTO layouts for the dats of a loop and convert storage if needed. */
 int um__resolve_layouts(um_context *ctx, const um_loop *loop);
 int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);
+/* Whether a row of dim values of esize bytes can be SoA: a loop gathers an SoA row into registers
+ * (UM_EXEC_STAGE_BYTES, um/exec.h). */
+static inline int um__dat_soa_fits(int dim, size_t esize) { return (size_t)dim * esize <= UM_EXEC_STAGE_BYTES; }
 /* n x dim values of esize bytes, AoS -> SoA (to_soa) or back; the SoA side has columns of `rows` values */
 void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa, int nthreads);
 /* The calling thread's part [*b, *e) of [0, n) in a parallel region: equal static ranges in thread order (the
