@@ -1,5 +1,5 @@
 /* heat2d: the heat equation on an unstructured triangle mesh, the example app
- * built against an installed um (examples/heat2d/README.md).
+ * built against an installed um (docs/library.md; the commands in examples/heat2d/CMakeLists.txt).
  *
  * The unit square is cut into N x N squares, each into two triangles, and the
  * nodes and triangles are numbered at random: only the map "corners" (cell ->

@@ -55,11 +55,12 @@ typedef struct um_vec {
 #define UM_KERNEL static __device__ __forceinline__
 #define UM_CONST __constant__
 #define UM_DEVICE 1
-/* C99 in kernel headers under NVRTC's C++: `restrict` is __restrict__, `_Bool` is bool (neither is a C++ word) */
 #ifndef restrict
+/** C99's `restrict` in kernel headers under NVRTC's C++ (not a C++ word): __restrict__ */
 #define restrict __restrict__
 #endif
 #ifndef _Bool
+/** C99's `_Bool` in kernel headers under NVRTC's C++ (not a C++ word): bool */
 #define _Bool bool
 #endif
 #elif defined(UM_HOST_COMPILED)
