@@ -252,6 +252,15 @@ static int order_dependent_write(const um_loop *loop, char *why, size_t n) {
   return 0;
 }
 
+/* Reproducible mode's word, at a loop's first call (rank 0 says it), on a write it cannot order. */
+static void warn_order_dependent(um_context *ctx, const um_loop *loop) {
+  char order[400];
+  if (order_dependent_write(loop, order, sizeof order))
+    um_backend_log(ctx, UM_LOG_WARNING,
+                   "um: run.reproducible: in loop '%s', %s; its results may differ between strategies, backends, "
+                   "block sizes, thread and rank counts", loop->name, order);
+}
+
 int um__split_variants(const um_context *ctx, const um_loop *loop, int *gather, int *fused) {
   char no[160];
   *gather = ctx->backend->extras.gather != NULL;
@@ -292,11 +301,7 @@ static int decide(um_context *ctx, const um_loop *loop, um_loop_rec *rec, int *f
   const int can = splittable(loop, no, sizeof no);
   const int gather_ok = ctx->backend->extras.gather != NULL;
   if (ctx->reproducible) {
-    char order[400];
-    if (rec->calls == 0 && um_context_rank(ctx) == 0 && order_dependent_write(loop, order, sizeof order))
-      um_backend_log(ctx, UM_LOG_WARNING,
-                     "um: run.reproducible: in loop '%s', %s; its results may differ between strategies, backends, "
-                     "block sizes, thread and rank counts", loop->name, order);
+    if (rec->calls == 0 && um_context_rank(ctx) == 0) warn_order_dependent(ctx, loop);
     if (!can) {
       snprintf(why, n, "%s (run.reproducible)", no);
       /* every rank decides alike: rank 0 says it */
