@@ -86,6 +86,90 @@ compiler) # hostc.cc / hostc.cflags (earlier run.cc / run.cflags) name a program
   UM_OPTIONS="hostc.cflags=-O1" $T "$UMRUN" "${JAC[@]}" --allow-compiler > "$WORK/e.log" 2>&1 \
     || { cat "$WORK/e.log"; fail "--allow-compiler did not accept UM_OPTIONS' hostc.cflags"; }
   ;;
+group_folder) # a group-writable folder above the cache: trusted only while nobody but the user is in its group
+  [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to run with another group"; exit 0; }
+  ogid=$(getent passwd nobody | cut -d: -f4)  # nobody's own group: one with a member who is not the user
+  [ -n "$ogid" ] || { echo "SKIP: no user nobody"; exit 0; }
+  mkdir -p "$WORK/team"; chgrp "$ogid" "$WORK/team"; chmod 0775 "$WORK/team"
+  # the user's primary group is that group (as alice's is the team mallory is in)
+  setpriv --regid="$ogid" --clear-groups $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait \
+    --set run.cache="$WORK/team/cache" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "the run failed: exit $?"; }
+  grep -q "the folder '$WORK/team' above it is writable by its group '.*' (mode 0775, not sticky), and others are in" \
+    "$WORK/a.log" || { cat "$WORK/a.log"; fail "no warning naming the folder and its group"; }
+  [ -z "$(ls -A "$WORK/team/cache")" ] || fail "wrote into the cache under the shared folder: $(ls -A "$WORK/team/cache")"
+  # a group of the user's alone (a user-private group) may write the folder above
+  upg=$(id -g); me=$(id -un)
+  if [ -z "$(getent passwd | awk -F: -v g="$upg" -v me="$me" '$4 == g && $1 != me')" ] &&
+     [ -z "$(getent group "$upg" | cut -d: -f4 | tr ',' '\n' | grep -vx "$me")" ]; then
+    mkdir -p "$WORK/own"; chgrp "$upg" "$WORK/own"; chmod 0775 "$WORK/own"
+    $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set run.cache="$WORK/own/cache" > "$WORK/b.log" 2>&1 \
+      || { cat "$WORK/b.log"; fail "the run failed: exit $?"; }
+    grep -q "run.cache" "$WORK/b.log" && { cat "$WORK/b.log"; fail "a user-private group's folder was refused"; }
+    ls "$WORK/own/cache" | grep -q '^host-.*\.so$' || fail "nothing kept in the cache under a user-private group's folder"
+  fi
+  ;;
+foreign_link) # a symbolic link on the way to the cache that another user owns (and can repoint): not trusted
+  [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to give a link to another user"; exit 0; }
+  mkdir -p "$WORK/sticky" "$WORK/real"; chmod 1777 "$WORK/sticky"
+  ln -s "$WORK/real" "$WORK/sticky/link"; chown -h 65534:65534 "$WORK/sticky/link"
+  ln -s "$WORK/sticky/link" "$WORK/mine"  # ours, but it leads through theirs
+  for c in "$WORK/sticky/link/cache" "$WORK/mine/cache"; do
+    $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set run.cache="$c" > "$WORK/a.log" 2>&1 \
+      || { cat "$WORK/a.log"; fail "the run failed: exit $?"; }
+    grep -q "run.cache: the symbolic link '$WORK/sticky/link' on the way to it belongs to another user" \
+      "$WORK/a.log" || { cat "$WORK/a.log"; fail "$c: no warning naming the link"; }
+    [ -z "$(ls -A "$WORK/real/cache" 2>/dev/null)" ] || fail "$c: wrote through the link: $(ls -A "$WORK/real/cache")"
+  done
+  ln -s "$WORK/real" "$WORK/ours"  # a link of the user's to a folder of the user's: used
+  $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set run.cache="$WORK/ours/cache" > "$WORK/b.log" 2>&1 \
+    || { cat "$WORK/b.log"; fail "the run failed: exit $?"; }
+  grep -q "run.cache" "$WORK/b.log" && { cat "$WORK/b.log"; fail "a link of the user's own was refused"; }
+  ls "$WORK/real/cache" | grep -q '^host-.*\.so$' || fail "nothing kept in the cache behind the user's own link"
+  ;;
+private_tmpdir) # with the cache off, the run's private folder is made only where the cache rules allow: not in a
+  # $TMPDIR others can write (then in /tmp)
+  mkdir -p "$WORK/open"; chmod 0777 "$WORK/open"
+  TMPDIR="$WORK/open" $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set run.cache=off > "$WORK/a.log" 2>&1 \
+    || { cat "$WORK/a.log"; fail "the run failed: exit $?"; }
+  grep -q "hostc: \$TMPDIR ('$WORK/open') is not private enough to compile in: .*writable by group or others" \
+    "$WORK/a.log" || { cat "$WORK/a.log"; fail "no warning naming \$TMPDIR"; }
+  grep -q "compiling in /tmp instead" "$WORK/a.log" || { cat "$WORK/a.log"; fail "not compiled in /tmp"; }
+  grep -q "keeps its generic host code" "$WORK/a.log" && { cat "$WORK/a.log"; fail "the loops were not compiled"; }
+  ;;
+compiler_identity) # two compilers of one name (PATH decides): each compiles its own modules, none loads the other's
+  mkdir -p "$WORK/a" "$WORK/b" "$WORK/cache"
+  cc=$(command -v cc || command -v gcc)
+  printf '#!/bin/sh\nexec %s "$@"\n' "$cc" > "$WORK/a/cc"
+  printf '#!/bin/sh\n# another compiler, of the same name\nexec %s "$@"\n' "$cc" > "$WORK/b/cc"
+  chmod +x "$WORK/a/cc" "$WORK/b/cc"
+  for d in a b; do
+    PATH="$WORK/$d:$PATH" $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set hostc.cc=cc \
+      --set run.cache="$WORK/cache" > "$WORK/$d.log" 2>&1 || { cat "$WORK/$d.log"; fail "the run with $d/cc failed"; }
+    eval "n_$d=$(ls "$WORK/cache" | grep -c '^host-.*\.so$')"
+  done
+  [ "$n_a" -gt 0 ] && [ "$n_b" = $((2 * n_a)) ] \
+    || fail "the second compiler of the name 'cc' took the first one's modules ($n_a, then $n_b modules)"
+  ;;
+full_disk) # a compile on a full disk (hostc.compile: wait fails the loop) names the cause
+  [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to mount a small disk"; exit 0; }
+  mkdir -p "$WORK/disk"
+  mount -t tmpfs -o size=512k tmpfs "$WORK/disk" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs here"; exit 0; }
+  trap 'umount "$WORK/disk"' EXIT
+  mkdir -m 0700 "$WORK/disk/cache"
+  dd if=/dev/zero of="$WORK/disk/fill" bs=1k count=1024 2>/dev/null  # stops when the disk is full
+  truncate -s -64K "$WORK/disk/fill"  # room for the sources, not for the compiler's output
+  $T "$UMRUN" "${JAC[@]}" --set hostc.compile=wait --set run.cache="$WORK/disk/cache" > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc != 0 ] && grep -q "No space left on device" "$WORK/a.log" \
+    || { cat "$WORK/a.log"; fail "a compile on a full disk: exit $rc, and the cause not named"; }
+  ;;
+xdg_relative) # a relative XDG_CACHE_HOME is ignored (the XDG spec): ~/.cache/um, nothing made in the current folder
+  mkdir -p "$WORK/home" "$WORK/cwd"
+  JACA=("$PWD/${JAC[0]}" "${JAC[@]:1}")
+  (cd "$WORK/cwd" && XDG_CACHE_HOME=rel HOME="$WORK/home" $T "$UMRUN" "${JACA[@]}" --set hostc.compile=wait \
+    > "$WORK/a.log" 2>&1) || { cat "$WORK/a.log"; fail "the run failed: exit $?"; }
+  [ -z "$(ls -A "$WORK/cwd")" ] || fail "made in the current folder: $(ls -A "$WORK/cwd")"
+  ls "$WORK/home/.cache/um" 2>/dev/null | grep -q '^host-.*\.so$' || fail "nothing kept in \$HOME/.cache/um"
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS: $check"

@@ -608,10 +608,11 @@ TEST(HostCompileCache, LocksOfDeadRunsAreTakenOverAndTheirLitterRemoved) {
       fs::last_write_time(lock, fs::file_time_type::clock::now() + std::chrono::hours(24 * 365));
     }
   }
-  const fs::path litter = cache.dir / ("work-" + std::to_string(dead) + "-AbC123");
+  const fs::path litter = cache.dir / ("work-" + std::to_string(dead) + "-AbC123");  // untagged: a day old
   fs::create_directories(litter / "um");
   std::ofstream(litter / "loop.c") << "left";
   std::ofstream(litter / "um" / "kernel.h") << "left";
+  fs::last_write_time(litter, fs::file_time_type::clock::now() - std::chrono::hours(48));
   tcw::Result ref, got;
   long calls, compiled;
   run(options("seq", UM_AOS, UM_COMPILE_OFF, cache.dir.string()), m, &ref, &calls, &compiled);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -404,6 +405,26 @@ TEST(TuneCacheFile, AnotherUsersFileIsIgnored) {
   EXPECT_EQ(second.infos["tk_edge"].state, 1) << "not from another user's file: " << second.infos["tk_edge"].note;
   EXPECT_EQ(notes_with(second, "is not read: '" + c.file + "' belongs to another user"), 1) << all_notes(second);
   EXPECT_EQ(read_text(c.file), before) << "not appended to";
+}
+
+// tune.txt at its 16 MiB bound (never read again): this run's choices are not added to it (one note says so), so it
+// never grows past the bound.
+TEST(TuneCacheFile, AFileAtItsBoundIsNotAppendedTo) {
+  CacheDir c;
+  {
+    std::ofstream f(c.file);
+    const std::string comment = "# " + std::string(1021, 'x') + "\n";  // 1 KiB a line
+    for (int i = 0; i < 16 * 1024; i++) f << comment;
+  }
+  const uintmax_t size = std::filesystem::file_size(c.file);
+  const tcw::Mesh m = tcw::random_mesh(200, 600, 100, 5u);
+  Outcome o;
+  run("seq", UM_TUNE_ONCE, c.dir, m, &o);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(o.infos["tk_edge"].state, 1) << o.infos["tk_edge"].note;
+  EXPECT_EQ(std::filesystem::file_size(c.file), size) << "appended to a file at its bound";
+  EXPECT_EQ(notes_with(o, "holds the 16 MiB a tuning cache may: this run's choices are not added to it"), 1)
+      << all_notes(o);
 }
 
 // tune.txt's line for `loop` (its number from 1 in *n), split into fields ("#" and the name dropped).

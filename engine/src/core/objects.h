@@ -228,6 +228,7 @@ struct um_context {
   int reproducible;      /* 1: increments gathered in a fixed order, reductions summed exactly */
   um_tune tune;          /* per-loop auto-tuning (tune.c) */
   int tune_cache_noted;  /* 1: tune.txt was read once in this run (its bad lines noted then, tune_cache.c) */
+  int tune_cache_full;   /* tune.txt reached its bound: appends refused (said at the first, tune_cache.c) */
   int ntemps, captemps;
   um_dat **temps;        /* the engine's temporaries (split loops), not among dats[] */
   unsigned long gather_keys; /* split.c: the last um_gather.key given out on this context */

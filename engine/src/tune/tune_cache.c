@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "tune.h"
 #include "um/safe_file.h"
@@ -208,6 +209,13 @@ void um__tune_cache_write(um_context *ctx, const char *path, uint64_t key, const
                   T->trial[k].seconds < 0 ? -1.0 : T->trial[k].seconds);
   if (n > 0 && n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " # %s\n", name);
   if (n <= 0 || n >= (int)sizeof line) return;
+  struct stat st; /* a file over its bound is never read again: it is not let grow past it */
+  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size + (size_t)n > TUNE_FILE_MAX) {
+    if (!ctx->tune_cache_full++)
+      um_backend_log(ctx, UM_LOG_WARNING, "um: run.tune: %s holds the %llu MiB a tuning cache may: this run's choices "
+                     "are not added to it (remove it, or its old lines)", path, TUNE_FILE_MAX >> 20);
+    return;
+  }
   char err[512];
   if (um_cache_append(path, "# um run.tune: key chosen n strategy:block_size:split:variant:seconds ... # loop\n", line,
                       (size_t)n, err, sizeof err) != 0)

@@ -4,9 +4,11 @@
  *
  *  - A cache folder is trusted when it is a real folder (not a symbolic link)
  *    owned by the running user and writable by nobody else (mode & 022 == 0),
- *    and every folder above it is owned by the user or root and is not
- *    writable by group or others unless it is sticky (/tmp). Folders um makes
- *    for a cache are made 0700.
+ *    and the path to it, walked as given, passes through folders owned by the
+ *    user or root that are not writable by others unless sticky (/tmp), nor by
+ *    a group with any member but the user, and through symbolic links owned by
+ *    the user or root whose targets pass the same walk. Folders um makes for a
+ *    cache are made 0700.
  *  - A cache file is read only when it is a regular file (never through a
  *    link), owned by the running user, writable by nobody else, and no larger
  *    than its bound; it is opened non-blocking (a FIFO never hangs).
@@ -25,6 +27,11 @@ extern "C" {
  * it can be trusted. 0 trusted; -1 with why ("... is writable by group or
  * others (mode 0777): ..."), a phrase that names the folder. */
 int um_cache_dir_ready(const char *dir, char *why, size_t n);
+
+/** Check that nobody but the user (and root) can change where `dir` leads, dir
+ * itself included, by the walk above: for a folder um makes its own folder in
+ * (a private one in $TMPDIR). 0, or -1 with why. */
+int um_cache_parent_ok(const char *dir, char *why, size_t n);
 
 /** Open a cache file for reading under the rules above: a file descriptor, or
  * -1 with why; errno ENOENT when there is no such file (a plain miss). *size,

@@ -790,7 +790,7 @@ int um_cache_dir(const char *setting, char *out, size_t n) {
     else len = snprintf(out, n, "%s", setting);
   } else {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg) len = snprintf(out, n, "%s/um", xdg);
+    if (xdg && xdg[0] == '/') len = snprintf(out, n, "%s/um", xdg); /* relative: ignored, as the XDG spec says */
     else if (home && *home) len = snprintf(out, n, "%s/.cache/um", home);
     else len = snprintf(out, n, "%s", "");
   }

@@ -78,6 +78,7 @@ typedef struct {
   char *source;            /* generated code, until written */
   const char *ksource;     /* the kernel header text */
   void *handle;
+  int fd;                  /* the descriptor the loaded module was verified through, open while it is loaded, or -1 */
   um_compiled_range fn;
   um_compiled_range fn_simd; /* NULL: the loop has no SIMD range */
   unsigned const_gen;      /* constants copied at this generation */
@@ -93,6 +94,9 @@ typedef struct um_hostc {
   char cache[HC_PATH - 96]; /* "" : a private folder, removed at the end */
   int private_cache;
   char cc[256];
+  char cc_path[HC_PATH];   /* the compiler as found (PATH searched), the program started */
+  char cc_id[HC_PATH + 96]; /* its path, inode, size and time, in the cache key */
+  int no_load;             /* 1: /proc does not show descriptors: no module can be loaded as checked */
   char cflags[256];
   char cpu[256];           /* this CPU's model and features, in the cache key */
   int warned;              /* one warning per context for failed compiles */
@@ -114,28 +118,6 @@ static void remove_work(hc_entry *e) {
 }
 
 /* ---- settings ------------------------------------------------------------ */
-
-/* A fingerprint of this CPU (model name and feature flags of the first
- * processor in /proc/cpuinfo): modules built with -march=native are kept per
- * CPU, so a cache folder shared by unlike machines never hands one a module
- * with instructions it lacks. */
-static void cpu_id(char *out, size_t n) {
-  snprintf(out, n, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[8192];
-  uint64_t k = UM_FNV_OFFSET;
-  int got = 0;
-  while (got < 2 && fgets(line, sizeof line, f)) {
-    if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5) || !strncmp(line, "Features", 8) ||
-        !strncmp(line, "CPU part", 8)) {
-      k = um_fnv1a(k, line, strlen(line));
-      got++;
-    } else if (line[0] == '\n' && got) break; /* the first processor's block ends */
-  }
-  fclose(f);
-  if (got) snprintf(out, n, "cpu-%016llx", (unsigned long long)k);
-}
 
 /* The host compiler's settings as the context's options say (hostc.compile not set: off, the library's
  * default), read at the first loop into ctx->hostc_set. */
@@ -169,11 +151,11 @@ static void open_cache(um_context *ctx, um_hostc *h) {
   }
   if (why[0])
     um_backend_log(ctx, UM_LOG_WARNING, "um: run.cache: %s; compiled loops are kept for this run only", why);
-  const char *tmp = getenv("TMPDIR");
-  if (snprintf(h->cache, sizeof h->cache, "%s/um-hostc-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof h->cache ||
-      !mkdtemp(h->cache))
-    h->cache[0] = '\0';
   h->private_cache = 1;
+  const int made = hcc_private_dir(h->cache, sizeof h->cache, why, sizeof why);
+  if (why[0]) /* $TMPDIR passed over (for /tmp), or no folder at all */
+    um_backend_log(ctx, UM_LOG_WARNING, "um: hostc: %s; %s", why,
+                   made == 0 ? "compiling in /tmp instead" : "no loop is compiled (the generic code runs them)");
 }
 
 static um_hostc *state(um_context *ctx) {
@@ -186,18 +168,22 @@ static um_hostc *state(um_context *ctx) {
   snprintf(h->cc, sizeof h->cc, "%s", cc.s ? cc.s : UM_C_COMPILER_PATH);
   if (!cc.s && access(h->cc, X_OK) != 0) snprintf(h->cc, sizeof h->cc, "%s", "cc"); /* um moved elsewhere */
   snprintf(h->cflags, sizeof h->cflags, "%s", cflags.s ? cflags.s : UM_HOSTC_DEFAULT_CFLAGS);
-  cpu_id(h->cpu, sizeof h->cpu);
+  hcc_cpu_id(h->cpu, sizeof h->cpu);
+  hcc_compiler_id(h->cc, h->cc_path, sizeof h->cc_path, h->cc_id, sizeof h->cc_id);
   open_cache(ctx, h);
+  if ((h->no_load = !hcc_proc_usable()))
+    um_backend_log(ctx, UM_LOG_WARNING, "um: hostc: /proc is not mounted, and a compiled module is loaded only "
+                   "through the descriptor it was checked on (/proc/self/fd): the loops run their generic code");
   ctx->hostc = h;
   return h;
 }
 
-/* Everything that shapes the module: its interface, the compiler and flags,
+/* Everything that shapes the module: its interface, the compiler (the program run: path, inode, size, time) and flags,
  * um/kernel.h, the kernel text, and each argument's shape. */
 static uint64_t loop_key(const um_hostc *h, const um_loop *loop) {
   uint64_t k = UM_FNV_OFFSET;
-  const char *strs[] = {HC_ABI, h->cc, h->cflags, h->cpu, um_kernel_h_source, loop->kernel->name, loop->kernel->source,
-                        loop->kernel->source_name ? loop->kernel->source_name : ""};
+  const char *strs[] = {HC_ABI, h->cc_id, h->cflags, h->cpu, um_kernel_h_source, loop->kernel->name,
+                        loop->kernel->source, loop->kernel->source_name ? loop->kernel->source_name : ""};
   for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) k = um_fnv1a(k, strs[i], strlen(strs[i]) + 1);
   const int repro = loop->set->ctx->reproducible; /* UM_REPRO_MATH: um_cbrt / um_exp portable */
   k = um_fnv1a(k, &repro, sizeof repro);
@@ -300,7 +286,7 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&at, 0);
     posix_spawnattr_setsigmask(&at, &old);
-    rc = posix_spawnp(&e->pid, h->cc, &fa, &at, argv, env);
+    rc = posix_spawnp(&e->pid, h->cc_path, &fa, &at, argv, env);
     posix_spawnattr_destroy(&at);
   }
   if (rc == 0) e->group_slot = um_safe_group_register((int)e->pid, HC_STOP_GRACE_S);
@@ -416,17 +402,26 @@ static int bind_consts(um_context *ctx, hc_entry *e, char *why, size_t n) {
   return 0;
 }
 
-/* 0 loaded; -1 the module does not load (compile it again); -2 it loads but the
- * app's constants do not match its kernel header (no compile will help). */
-static int load(um_context *ctx, hc_entry *e, char *why, size_t n) {
-  e->handle = dlopen(e->so, RTLD_NOW | RTLD_LOCAL);
-  if (!e->handle) return snprintf(why, n, "cannot load %s: %s", e->so, dlerror()), -1;
+/* Load the module verified through fd (hcc_verify), never its path again: e keeps fd while the module is loaded.
+ * 0 loaded; -1 the module does not load (compile it again); -2 it loads but the app's constants do not match its
+ * kernel header (no compile will help). */
+static int load(um_context *ctx, hc_entry *e, int fd, char *why, size_t n) {
+  e->fd = fd;
+  e->handle = hcc_dlopen(fd, e->so, why, n);
+  if (!e->handle) return -1;
   e->fn = (um_compiled_range)dlsym(e->handle, "um__compiled_range");
   if (!e->fn) return snprintf(why, n, "%s has no range function", e->so), -1;
   e->fn_simd = (um_compiled_range)dlsym(e->handle, "um__compiled_range_simd");
   if (bind_consts(ctx, e, why, n) != 0) return -2;
   e->state = HC_READY;
   return 0;
+}
+
+static void unload(hc_entry *e) {
+  if (e->handle) dlclose(e->handle);
+  e->handle = NULL;
+  if (e->fd >= 0) close(e->fd);
+  e->fd = -1;
 }
 
 static void sync_consts(um_context *ctx, hc_entry *e) {
@@ -462,16 +457,16 @@ static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
  * module that is not whole or not e's is removed, with a warning that says why). */
 static int from_cache(um_context *ctx, um_hostc *h, hc_entry *e, int *rc) {
   char why[3 * HC_PATH];
-  const int v = hcc_verify(e->so, e->key, why, sizeof why);
+  int fd = -1;
+  const int v = hcc_verify(e->so, e->key, &fd, why, sizeof why);
   if (v == 0) return 0;
   if (v > 0) {
-    const int l = load(ctx, e, why, sizeof why);
+    const int l = load(ctx, e, fd, why, sizeof why);
     if (l == 0 || l == -2) {
       *rc = l == 0 ? UM_SUCCESS : failed(ctx, h, e, why);
       return 1;
     }
-    if (e->handle) dlclose(e->handle);
-    e->handle = NULL;
+    unload(e);
   }
   um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s': the cached module is not used: %s; compiling it again", e->name,
                  why);
@@ -494,23 +489,34 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   work_module(e, out, sizeof out);
   if (!(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
     drop_lock(e);
-    char excerpt[900];
+    char excerpt[900], disk[HC_PATH + 160];
     log_excerpt(e, excerpt, sizeof excerpt);
-    snprintf(why, sizeof why, "%s %s failed (log: %s/cc.log)%s%s", h->cc, h->cflags, e->work, excerpt[0] ? ":\n" : "",
-             excerpt);
+    hcc_disk_note(e->work, 0, disk, sizeof disk); /* a full disk: the compiler's own words seldom say so */
+    snprintf(why, sizeof why, "%s %s failed%s (log: %s/cc.log)%s%s", h->cc, h->cflags, disk, e->work,
+             excerpt[0] ? ":\n" : "", excerpt);
     um_safe_dir_unregister(e->work_slot); /* kept for its log */
     e->work_slot = -1;
     return failed(ctx, h, e, why);
   }
-  int ok = hcc_seal(out, e->key, why, sizeof why) == 0;
+  /* sealed, then opened and verified once; that descriptor is what is moved into the cache and loaded */
+  int fd = -1, ok = hcc_seal(out, e->key, why, sizeof why) == 0 && hcc_verify(out, e->key, &fd, why, sizeof why) > 0;
   if (ok && rename(out, e->so) != 0) {
     snprintf(why, sizeof why, "cannot move the module into %s: %s", e->so, strerror(errno));
     ok = 0;
   }
+  if (!ok) {
+    char disk[HC_PATH + 160];
+    hcc_disk_note(h->cache, errno, disk, sizeof disk);
+    strncat(why, disk, sizeof why - strlen(why) - 1);
+    if (fd >= 0) close(fd);
+  }
   drop_lock(e);
   remove_work(e);
   if (!ok) return failed(ctx, h, e, why);
-  if (load(ctx, e, why, sizeof why) != 0) return failed(ctx, h, e, why);
+  if (load(ctx, e, fd, why, sizeof why) != 0) {
+    unload(e);
+    return failed(ctx, h, e, why);
+  }
   um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' runs compiled host code (compiled in %.2f s: %s)", e->name,
                  now() - e->started, e->so);
   return UM_SUCCESS;
@@ -570,7 +576,7 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
   hc_entry *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->key = key;
-  e->lock_slot = e->work_slot = e->group_slot = -1;
+  e->lock_slot = e->work_slot = e->group_slot = e->fd = -1;
   snprintf(e->name, sizeof e->name, "%s", loop->name);
   snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
   e->ksource = loop->kernel->source;
@@ -665,6 +671,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   if (!block && !ctx->hostc && loop_seconds < after) return UM_SUCCESS;
   um_hostc *h = state(ctx);
   if (!h) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory compiling loop '%s'", loop->name);
+  if (h->no_load && !required) return UM_SUCCESS; /* said once, when h was made */
   if (h->pending) UM_BACKEND_CHECK(ctx, poll_all(ctx, h));
   const uint64_t shape = quick_shape(loop);
   hc_entry *e = m->last && m->shape == shape ? (hc_entry *)m->last : NULL;
@@ -711,7 +718,7 @@ void um__hostc_free(um_context *ctx) {
     drop_lock(e);
     if (e->state != HC_FAILED) remove_work(e);
     else um_safe_dir_unregister(e->work_slot); /* kept for its log */
-    if (e->handle) dlclose(e->handle);
+    unload(e);
     if (h->private_cache) unlink(e->so);
     free(e->source);
     free(e->cptr);

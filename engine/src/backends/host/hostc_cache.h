@@ -9,16 +9,27 @@
 
 #define HCC_LOCK_STALE_S 300 /* a lock whose owner cannot be asked is stale after this long */
 
-/* Is the module at `so` the one compiled for `key`, whole? 1 yes; 0 there is no
- * module; -1 there is one but it is not (truncated, swapped, not sealed, not
- * ours): why says which, and the caller removes it and compiles again. */
-int hcc_verify(const char *so, uint64_t key, char *why, size_t n);
+/* Is the module at `so` the one compiled for `key`, whole, and the user's own? 1 yes, and *fd is the descriptor
+ * it was checked through (O_RDONLY | O_NOFOLLOW, fstat: a regular file of the user's, writable by nobody else;
+ * the seal and checksum read from it): load exactly that with hcc_dlopen, never the path again. 0 there is no
+ * module; -1 there is one but it is not (truncated, swapped, not sealed, not ours): why says which, and the caller
+ * removes it and compiles again. */
+int hcc_verify(const char *so, uint64_t key, int *fd, char *why, size_t n);
 
-/* Seal a freshly compiled module: append its key, size and checksum, then
- * flush it to disk. 0, or -1 with why. */
+/* dlopen the file behind the verified descriptor fd, through /proc/self/fd/<fd> (the path `so` is for messages):
+ * the handle, or NULL with why (also when /proc does not show the descriptor: nothing is loaded by path). Keep fd
+ * open while the module is loaded. */
+void *hcc_dlopen(int fd, const char *so, char *why, size_t n);
+
+/* 1 when /proc shows this process's descriptors (hcc_dlopen can work), else 0. */
+int hcc_proc_usable(void);
+
+/* Seal a freshly compiled module of the user's own: make it 0700 (whatever the umask made it), append its key,
+ * size and checksum, then flush it to disk. 0, or -1 with why (also for a file of another user's). */
 int hcc_seal(const char *so, uint64_t key, char *why, size_t n);
 
-/* A private work folder "<cache>/work-<pid>-XXXXXX" (0700) into out. 0 or -1 (why). */
+/* A private work folder "<cache>/work-<pid>-<tag>-XXXXXX" (0700) into out, tag: 16 hex digits of this host
+ * name, boot id and PID namespace. 0 or -1 (why). */
 int hcc_work_dir(const char *cache, char *out, size_t n, char *why, size_t wn);
 
 /* Write text into a new file (never through a link, never over a file). 0 or -1. */
@@ -38,7 +49,31 @@ int hcc_lock_held(const char *lock);
 void hcc_lock_drop(const char *lock, int *slot);
 
 /* Remove what runs that died left in the cache: their work folders, locks
- * and temporaries (only those of processes of this host that are gone). */
+ * and temporaries (only those of processes of this host and PID namespace
+ * that are gone; a work folder of an earlier version's, without its tag,
+ * once it is a day old). */
 void hcc_clean_litter(const char *cache);
+
+/* A fingerprint of this CPU (model name and feature flags of the first
+ * processor in /proc/cpuinfo) into out: modules built with -march=native are
+ * kept per CPU, so a cache folder shared by unlike machines never hands one a
+ * module with instructions it lacks. */
+void hcc_cpu_id(char *out, size_t n);
+
+/* The compiler `cc` as the run will start it: its path (cc itself, or found in
+ * PATH as posix_spawnp would) into path, and its identity (path, device,
+ * inode, size, modification time) into id, for the cache key. */
+void hcc_compiler_id(const char *cc, char *path, size_t pn, char *id, size_t idn);
+
+/* A private folder for this run's modules when the cache is off or not
+ * trusted: "um-hostc-XXXXXX" in $TMPDIR if the path to it passes the cache
+ * folder rules (um_cache_parent_ok), else in /tmp if that does; 0, or -1
+ * with why (no folder: nothing is compiled). why also says why $TMPDIR was
+ * passed over when /tmp served. */
+int hcc_private_dir(char *out, size_t n, char *why, size_t wn);
+
+/* Into out: "" or, when err is ENOSPC or EDQUOT or the disk of dir has under
+ * 1 MiB free, a phrase naming the cause and the free space. */
+void hcc_disk_note(const char *dir, int err, char *out, size_t n);
 
 #endif
