@@ -7,7 +7,8 @@ file(MAKE_DIRECTORY ${WORK})
 # app: with no value (a segfault): refused, naming the apps
 file(WRITE ${WORK}/noapp.yaml "app: ~\nmesh: {generator: grid, N: 16}\n")
 run(1 "app: no app named; give one of: airfoil" ${WORK}/noapp.yaml)
-run(1 "app: no app named" ${CFG} --set app=)
+run(1 "app: no app named" ${CFG} --set app=null)
+run(1 "--set app=: an empty value" ${CFG} --set app=) # an unset variable: said as such
 # empty paths from unset variables: --suite --out '' wrote into /, --restart '' started afresh
 # (a list drops empty items: these two are spelled out)
 execute_process(COMMAND ${UMRUN} --suite ${WORK}/none.yaml --out "" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)

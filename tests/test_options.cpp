@@ -91,11 +91,11 @@ TEST(Options, DefaultsChoicesAndRangesComeFromTheTable) {
 
   Cfg bad("run: {block_size: 0, row_align: 5000, layout: sao}\nmpi: {deadline_s: 0.5}\n");
   EXPECT_EQ(umrun_opt_int(bad.c, "run.block_size", &bs, err, sizeof err), UM_ERR_CONFIG);
-  EXPECT_STREQ(err, "run.block_size = 0: use 1 .. 1048576 (typically 64 .. 1024)");
+  EXPECT_STREQ(err, "run.block_size = 0: use 1 .. 1048576 (typically 64 .. 1024) (from test:1)");
   EXPECT_EQ(umrun_opt_int(bad.c, "run.row_align", &bs, err, sizeof err), UM_ERR_CONFIG);
-  EXPECT_STREQ(err, "run.row_align = 5000: use 1 .. 4096");
+  EXPECT_STREQ(err, "run.row_align = 5000: use 1 .. 4096 (from test:1)");
   EXPECT_EQ(umrun_opt_double(bad.c, "mpi.deadline_s", &d, err, sizeof err), UM_ERR_CONFIG);
-  EXPECT_STREQ(err, "mpi.deadline_s = 0.5: use 1 .. 86400 seconds (default 60)");
+  EXPECT_STREQ(err, "mpi.deadline_s = 0.5: use 1 .. 86400 seconds (default 60) (from test:2)");
   EXPECT_EQ(umrun_opt_choice(bad.c, "run.layout", &idx, nullptr, err, sizeof err), UM_ERR_CONFIG);
   EXPECT_NE(std::strstr(err, "expected one of: aos, soa, auto"), nullptr) << err;
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -239,6 +240,35 @@ TEST(Registry, TheBackendOwnsItsStrategyRuleSettingsAndCounters) {
   EXPECT_FALSE(um_loop_stats_counter(&s, "occupancy", &v));
   EXPECT_EQ(static_cast<MockState *>(um_context_backend_state(ctx))->runs, 2);
   um_finalize(&ctx);
+}
+
+// UM_<BACKEND>_<KEY> is checked against the setting's declaration as a config value is, and a value the
+// options give comes first.
+TEST(Registry, EnvironmentSettingsAreCheckedAgainstTheirDeclaration) {
+  const um_backend_def mock = make_mock(5);
+  const um_backend_def *list[1] = {&mock};
+  um_options o;
+  um_options_default(&o);
+  o.backend = "mock";
+  o.extra_backends = list;
+  o.nextra_backends = 1;
+  um_context *ctx = nullptr;
+  setenv("UM_MOCK_MODE", "sideways", 1);
+  EXPECT_EQ(um_init(&ctx, &o), UM_ERR_ARG);
+  const std::string msg = um_error_message(ctx);
+  EXPECT_NE(msg.find("UM_MOCK_MODE='sideways'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use one of halves, whole"), std::string::npos) << msg;
+  um_finalize(&ctx);
+  setenv("UM_MOCK_MODE", "whole", 1);
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(static_cast<MockState *>(um_context_backend_state(ctx))->mode, "whole");
+  um_finalize(&ctx);
+  setenv("UM_MOCK_MODE", "sideways", 1); /* the options' own value comes first: the variable is not used */
+  ASSERT_EQ(um_options_set_backend(&o, "mock.mode", "halves"), UM_SUCCESS);
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  EXPECT_EQ(static_cast<MockState *>(um_context_backend_state(ctx))->mode, "halves");
+  um_finalize(&ctx);
+  unsetenv("UM_MOCK_MODE");
 }
 
 // Dats may allocate more rows than their set has elements (alignment now, halos

@@ -15,13 +15,15 @@ static int from_command_line(const um_config *cfg, const char *key) {
 }
 
 static void add_changed(um_config *cfg, um_config *base, const char *key, char *buf, size_t len, int *n) {
-  if (um_config_kind(cfg, key) != UM_CONFIG_SCALAR || !from_command_line(cfg, key)) return;
+  const um_config_kind_t kind = um_config_kind(cfg, key);
+  if ((kind != UM_CONFIG_SCALAR && kind != UM_CONFIG_NULL) || !from_command_line(cfg, key)) return;
   const char *now = NULL, *was = NULL;
   char org[256];
   um_config_origin(cfg, key, org, sizeof org);
-  if (um_config_get_string(cfg, key, NULL, &now, NULL, 0) || !now) return;
+  if (um_config_get_string(cfg, key, NULL, &now, NULL, 0)) return;
+  if (!now) now = "(none)"; /* key= or key=null: the value removed is a change too */
   if (base && um_config_kind(base, key) == UM_CONFIG_SCALAR) um_config_get_string(base, key, NULL, &was, NULL, 0);
-  if (was && !strcmp(was, now)) return; /* set again to the value it had: not a change */
+  if ((was && !strcmp(was, now)) || (!was && kind == UM_CONFIG_NULL)) return; /* the value it had: no change */
   const size_t l = strlen(buf);
   if (was)
     snprintf(buf + l, len - l, "%s%s = %s (from %s; the config has %s)", *n ? ", " : "", key, now, org, was);

@@ -88,10 +88,10 @@ static const um_option declared_here[] = {
      .help = "a config key nothing reads (misspelt, or another app's) is\n"
              "an error before the first loop, naming the key, where it came from and\n"
              "the closest key that is read; warn: a warning, and run"},
-    {.key = "validation.reference", .type = UM_OPT_STRING, .flags = UM_OPT_PATH,
+    {.key = "validation.reference", .type = UM_OPT_STRING, .flags = UM_OPT_PATH | UM_OPT_EMPTY_OK,
      .help = "validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
              "and field files; loaded before the run; field files go to output.dir,\n"
-             "else to a temporary folder removed after validation)"},
+             "else to a temporary folder removed after validation); empty: not validated"},
     {.key = "checkpoint.every", .type = UM_OPT_STRING,
      .help = "write a checkpoint every N steps (100) or every so long (600s,\n"
              "10m, 2h; the ranks agree on the step); absent or 0: none\n"
@@ -114,7 +114,8 @@ static const um_option declared_here[] = {
      .help = "continue from this checkpoint, or the newest of the app's in this\n"
              "folder (what --restart PATH sets): any ranks, backend, layout,\n"
              "strategy; the app's settings and mesh must be the checkpoint's"},
-    {.key = "output.dir", .type = UM_OPT_STRING, .help = "where to write final fields (HDF5 + XDMF)"},
+    {.key = "output.dir", .type = UM_OPT_STRING, .flags = UM_OPT_EMPTY_OK,
+     .help = "where to write final fields (HDF5 + XDMF); empty: no output files"},
     {.key = "output.hdf5", .type = UM_OPT_BOOL, .def = "false", .help = "write the final fields as HDF5 + XDMF"},
     {.key = "sweep", .type = UM_OPT_LIST,
      .help = "runs of every combination of the listed values, as --sweep:\n"
@@ -224,6 +225,27 @@ static const um_option *find_scoped(const um_app *app_scope, const char *key) {
 const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
 const um_option *umrun_app_option_find(const um_app *app, const char *key) { return app ? find_scoped(app, key) : NULL; }
 
+int umrun_check_empty_set(const um_runner *r, um_config *cfg, const char *assignment, char *err, size_t len) {
+  const char *eq = strchr(assignment, '='), *v = eq ? eq + 1 : "";
+  while (*v == ' ' || *v == '\t') v++;
+  if (!eq || *v) return UM_SUCCESS;
+  char key[256];
+  const char *kb = assignment, *ke = eq;
+  while (kb < ke && (*kb == ' ' || *kb == '\t')) kb++;
+  while (ke > kb && (ke[-1] == ' ' || ke[-1] == '\t')) ke--;
+  snprintf(key, sizeof key, "%.*s", (int)(ke - kb), kb);
+  const char *app = NULL;
+  if (um_config_kind(cfg, "app") == UM_CONFIG_SCALAR) um_config_get_string(cfg, "app", NULL, &app, NULL, 0);
+  const um_option *o = umrun_app_option_find(app ? um_app_find(r, app) : NULL, key);
+  if (!o) o = umrun_option_find(key);
+  if (o && (o->flags & UM_OPT_EMPTY_OK)) return UM_SUCCESS; /* output.dir=: no outputs, as its help says */
+  snprintf(err, len,
+           "--set %s=: an empty value, which %s gives no meaning; write a value (--set %s=VALUE), leave the --set out "
+           "for the config's value or the default, or write --set %s=null to drop a value the config sets",
+           key, o ? "this key" : "um", key, key);
+  return UM_ERR_CONFIG;
+}
+
 /* The mapping above a "<name>" option ("mpi.loops" of "mpi.loops.<loop>"), if `key` is one. */
 static const um_option *parent_of(const char *key) {
   const size_t n = strlen(key);
@@ -267,11 +289,16 @@ static int declared(const um_app *app_scope, const char *key, um_opt_type type, 
  * holds (a default that comes from the app's input: BookLeaf's deck, miniAero's input file). */
 #define keep(v) (app_scope ? (v) : 0)
 
-static int out_of_range(const um_option *o, const char *key, double v, const char *shown, char *err, size_t len) {
+/* "<key> = <value>: <range_hint> (from file t.yaml:5)": where the value came from, as a type error says. */
+static int out_of_range(const um_config *cfg, const um_option *o, const char *key, double v, const char *shown,
+                        char *err, size_t len) {
   if (!(o->flags & UM_OPT_RANGE) || (v >= o->min && v <= o->max)) return 0;
   if (err && len) {
-    if (o->flags & UM_OPT_HINT_DEFAULT) snprintf(err, len, "%s = %s: %s (default %s)", key, shown, o->range_hint, o->def);
-    else snprintf(err, len, "%s = %s: %s", key, shown, o->range_hint);
+    char org[600] = "", from[640] = "";
+    if (cfg && um_config_origin(cfg, key, org, sizeof org) == UM_SUCCESS) snprintf(from, sizeof from, " (from %s)", org);
+    if (o->flags & UM_OPT_HINT_DEFAULT)
+      snprintf(err, len, "%s = %s: %s (default %s)%s", key, shown, o->range_hint, o->def, from);
+    else snprintf(err, len, "%s = %s: %s%s", key, shown, o->range_hint, from);
   }
   return 1;
 }
@@ -289,7 +316,7 @@ int umrun_app_opt_int(const um_app *app_scope, um_config *cfg, const char *key, 
   if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%d", *out);
-  return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
+  return out_of_range(cfg, o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_app_opt_long(const um_app *app_scope, um_config *cfg, const char *key, long long *out, char *err, size_t len) {
@@ -299,7 +326,7 @@ int umrun_app_opt_long(const um_app *app_scope, um_config *cfg, const char *key,
   if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%lld", *out);
-  return out_of_range(o, key, (double)*out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
+  return out_of_range(cfg, o, key, (double)*out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_app_opt_double(const um_app *app_scope, um_config *cfg, const char *key, double *out, char *err, size_t len) {
@@ -309,7 +336,7 @@ int umrun_app_opt_double(const um_app *app_scope, um_config *cfg, const char *ke
   if ((rc = um_config_get_double(cfg, key, o->def ? strtod(o->def, NULL) : keep(*out), out, err, len))) return rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%g", *out);
-  return out_of_range(o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
+  return out_of_range(cfg, o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
 }
 
 int umrun_app_opt_bool(const um_app *app_scope, um_config *cfg, const char *key, int *out, char *err, size_t len) {
@@ -505,7 +532,10 @@ void umrun_options_markdown(FILE *f, const um_runner *r) {
         "(`um_app.options`: `mesh.*`, `params.*`, `run.iterations`; also `umrun --list-apps`).\n\n"
         "Values come from, in increasing priority: the config file (or the embedded default job), the\n"
         "environment variable `UM_OPTIONS` (`UM_OPTIONS='run.backend=seq mesh.I=40'`), then each\n"
-        "`--set key=value`. A key nothing reads stops the run before the first loop (`run.unknown_keys`).\n\n"
+        "`--set key=value`. A key nothing reads stops the run before the first loop (`run.unknown_keys`).\n"
+        "An empty `--set key=` is refused, except for the keys whose description says what empty means\n"
+        "(`output.dir=`: no output files; `validation.reference=`: not validated); `--set key=null` drops\n"
+        "a value the config sets.\n\n"
         "## The runner\n\n"
         "| key | type | default | allowed values | description |\n"
         "|---|---|---|---|---|\n",
@@ -513,8 +543,11 @@ void umrun_options_markdown(FILE *f, const um_runner *r) {
   for (int i = 0, n_ = NOPT; i < n_; i++) md_row(f, umrun_option_at(i));
   fputs("\n## Backends\n\n"
         "Each backend's own settings, `<backend>.<key>`; every one can also come from the environment\n"
-        "variable `UM_<BACKEND>_<KEY>`. Listed by priority; a build prints the backends it has (the test\n"
-        "keeps the sections of the others).\n",
+        "variable `UM_<BACKEND>_<KEY>` (`UM_CUDA_DUMP=1`), used only where the config, `UM_OPTIONS` and\n"
+        "`--set` leave the key unset (a library: `um_options_set_backend` comes first), and checked against\n"
+        "the setting's allowed values as a config value is (`UM_CUDA_DUMP=false` is refused, naming the\n"
+        "variable). Listed by priority; a build prints the backends it has (the test keeps the sections of\n"
+        "the others).\n",
         f);
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);

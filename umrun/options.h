@@ -36,6 +36,9 @@ const um_option *umrun_option_find(const char *key);
 /* The app's own option of that key (params.*, mesh.*, ...), or NULL. */
 const um_option *umrun_app_option_find(const um_app *app, const char *key);
 const char *umrun_opt_type_name(um_opt_type t);
+/* --set key= (assignment with an empty value): UM_ERR_CONFIG with a message saying what to write, unless the key's
+ * declaration gives an empty value a meaning (UM_OPT_EMPTY_OK: output.dir=, validation.reference=). */
+int umrun_check_empty_set(const um_runner *r, um_config *cfg, const char *assignment, char *err, size_t len);
 
 /* ---- reads (absent or null key: the declared default) ---------------------- */
 /* The string, or the declared default (NULL when it has none). */

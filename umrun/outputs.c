@@ -237,6 +237,7 @@ void umrun_print_backend(FILE *out, const run_settings *s, um_context *ctx) {
     for (int b = 0; b < um_backend_count() && dot; b++)
       backend |= strlen(um_backend_at(b)) == (size_t)(dot - key) && !strncmp(key, um_backend_at(b), (size_t)(dot - key));
     const size_t n = strlen(used);
+    if (s->cfg && !um_config_has(s->cfg, key)) continue; /* a declared default the user never set */
     if (backend && (strncmp(key, used, n) != 0 || key[n] != '.'))
       fprintf(out, "note: %s=%s is a setting of another backend; the %s backend does not use it\n", key,
               s->opts.settings[i].value, used);

@@ -8,7 +8,8 @@
  * path typed by the user: relative to the current folder, as given.
  * Found, the value becomes the path that reaches the file (kept as written when
  * the current folder reaches the same file); found nowhere, the run stops with
- * a message naming the folders it looked in (docs/library.md "Paths in a config"). */
+ * a message naming the folders it looked in (docs/library.md "Paths in a config"). The values of a config's
+ * own sweep (sweep: [key=v1,v2]) follow the same rule. */
 #include "paths.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@
 #include "tools.h"
 #include "um/um.h"
 
-enum { MAX_PATHS = 64, PATH_LEN = 4096 };
+enum { PATH_LEN = 4096 };
 
 typedef struct {
   char key[256];
@@ -32,24 +33,10 @@ typedef struct {
 typedef struct {
   char prefix[PATH_LEN + 8]; /* "file <config>:" */
   char app[128];
-  path_entry e[MAX_PATHS];
-  int n;
+  const um_app *app_def; /* the config's app, found first */
+  path_entry *e; /* the path keys the config file gives a relative value (grown: none dropped) */
+  int n, cap, oom;
 } path_walk;
-
-static int collect(const char *key, const char *value, const char *origin, int read, void *user) {
-  path_walk *w = user;
-  (void)read;
-  if (!strcmp(key, "app")) snprintf(w->app, sizeof w->app, "%s", value);
-  if (strncmp(origin, w->prefix, strlen(w->prefix)) || !*value || *value == '/' || !strcmp(value, "~") ||
-      !strcmp(value, "''")) /* null, or empty ('' as um_config_each writes it): nothing to resolve */
-    return 0;
-  if (w->n == MAX_PATHS || strlen(key) >= sizeof w->e[0].key || strlen(value) >= PATH_LEN) return 0;
-  path_entry *e = &w->e[w->n++];
-  snprintf(e->key, sizeof e->key, "%s", key);
-  snprintf(e->value, sizeof e->value, "%s", value);
-  snprintf(e->origin, sizeof e->origin, "%s", origin);
-  return 0;
-}
 
 /* The declaration's flags of key: the app's table first (its mesh.*, params.*), then the runner's. */
 static int flags_of(const um_app *app, const char *key) {
@@ -57,6 +44,35 @@ static int flags_of(const um_app *app, const char *key) {
     if (um_option_key_matches(app->options[i].key, key)) return app->options[i].flags;
   const um_option *o = umrun_option_find(key);
   return o ? o->flags : 0;
+}
+
+static int find_app(const char *key, const char *value, const char *origin, int read, void *user) {
+  path_walk *w = user;
+  (void)origin, (void)read;
+  if (!strcmp(key, "app")) snprintf(w->app, sizeof w->app, "%s", value);
+  return 0;
+}
+
+/* Only the keys declared UM_OPT_PATH: a config holds any number of other values. */
+static int collect(const char *key, const char *value, const char *origin, int read, void *user) {
+  path_walk *w = user;
+  (void)read;
+  if (strncmp(origin, w->prefix, strlen(w->prefix)) || !*value || *value == '/' || !strcmp(value, "~") ||
+      !strcmp(value, "''")) /* null, or empty ('' as um_config_each writes it): nothing to resolve */
+    return 0;
+  if (!(flags_of(w->app_def, key) & UM_OPT_PATH)) return 0;
+  if (strlen(key) >= sizeof w->e[0].key || strlen(value) >= PATH_LEN) return 0; /* longer than a path: the open says so */
+  if (w->n == w->cap) {
+    const int cap = w->cap ? 2 * w->cap : 8;
+    path_entry *e = realloc(w->e, (size_t)cap * sizeof *e);
+    if (!e) return w->oom = 1;
+    w->e = e, w->cap = cap;
+  }
+  path_entry *e = &w->e[w->n++];
+  snprintf(e->key, sizeof e->key, "%s", key);
+  snprintf(e->value, sizeof e->value, "%s", value);
+  snprintf(e->origin, sizeof e->origin, "%s", origin);
+  return 0;
 }
 
 static int same_file(const char *a, const char *b) {
@@ -75,17 +91,17 @@ static void folder_of(const char *path, char *dir, size_t len) {
     snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
-/* value as a YAML flow scalar: single-quoted, quotes doubled (um_config_set reads flow values). */
-static void quoted(const char *value, char *out, size_t len) {
-  size_t k = 0;
-  if (len < 3) return;
-  out[k++] = '\'';
-  for (const char *p = value; *p && k + 3 < len; p++) {
-    if (*p == '\'') out[k++] = '\'';
-    out[k++] = *p;
+char *umrun_yaml_quoted(const char *value) {
+  char *out = malloc(2 * strlen(value) + 3), *q = out;
+  if (!out) return NULL;
+  *q++ = '\'';
+  for (const char *p = value; *p; p++) {
+    if (*p == '\'') *q++ = '\'';
+    *q++ = *p;
   }
-  out[k++] = '\'';
-  out[k] = '\0';
+  *q++ = '\'';
+  *q = '\0';
+  return out;
 }
 
 /* The places looked in, for the message: each folder made absolute when it exists, with what it is. */
@@ -103,8 +119,10 @@ static void describe(const char *const *dirs, const char *const *what, int n, ch
   }
 }
 
-static int resolve_one(um_config *cfg, const char *config_path, const path_entry *e, int new_ok, char *err,
-                       size_t len) {
+/* Where e's relative value is found: the config's folder, the data folder, the current folder (the first
+ * that has it). *found: 0 found nowhere; 1 the current folder reaches it as written; 2 at out. */
+static void find_path(const char *config_path, const char *value, char *out, size_t outlen, int *found,
+                      char *where, size_t wlen) {
   char cdir[PATH_LEN], ddir[PATH_LEN], cwd[PATH_LEN];
   folder_of(config_path, cdir, sizeof cdir);
   umrun_data_dir(ddir, sizeof ddir);
@@ -113,27 +131,42 @@ static int resolve_one(um_config *cfg, const char *config_path, const path_entry
   const char *names[3] = {"the config's folder", "the data folder", "the current folder"};
   const char *looked[3], *what[3];
   int nlooked = 0;
+  *found = 0;
   for (int i = 0; i < 3; i++) {
     int seen = !*dirs[i];
     for (int j = 0; j < nlooked && !seen; j++) seen = same_file(dirs[i], looked[j]);
     if (seen) continue;
     looked[nlooked] = dirs[i], what[nlooked++] = names[i];
     char cand[2 * PATH_LEN + 2];
-    snprintf(cand, sizeof cand, "%s/%s", dirs[i], e->value);
+    snprintf(cand, sizeof cand, "%s/%s", dirs[i], value);
     if (access(cand, F_OK) != 0) continue;
-    if (same_file(e->value, cand)) return UM_SUCCESS; /* the current folder reaches it: kept as written */
-    char q[2 * PATH_LEN + 8];
-    quoted(cand, q, sizeof q);
-    return um_config_set(cfg, e->key, q, e->origin, err, len);
+    *found = same_file(value, cand) ? 1 : 2; /* the current folder reaches it: kept as written */
+    snprintf(out, outlen, "%s", cand);
+    return;
   }
-  if (new_ok) return UM_SUCCESS; /* written by the run, relative to the current folder */
-  char where[3 * PATH_LEN + 200];
-  describe(looked, what, nlooked, where, sizeof where);
+  describe(looked, what, nlooked, where, wlen);
+}
+
+static int not_found(const char *key, const char *value, const char *origin, const char *where, char *err,
+                     size_t len) {
   snprintf(err, len,
            "%s '%s' (%s): no such file or folder; looked in %s. A relative path in a config is relative to the "
            "config's folder: correct it, or give an absolute path (--set %s=PATH is relative to the current folder)",
-           e->key, e->value, e->origin, where, e->key);
+           key, value, origin, where, key);
   return UM_ERR_CONFIG;
+}
+
+static int resolve_one(um_config *cfg, const char *config_path, const path_entry *e, int new_ok, char *err,
+                       size_t len) {
+  char cand[2 * PATH_LEN + 2], where[3 * PATH_LEN + 200];
+  int found;
+  find_path(config_path, e->value, cand, sizeof cand, &found, where, sizeof where);
+  if (found == 1 || (!found && new_ok)) return UM_SUCCESS; /* new_ok: written by the run, from the current folder */
+  if (!found) return not_found(e->key, e->value, e->origin, where, err, len);
+  char *q = umrun_yaml_quoted(cand);
+  const int rc = q ? um_config_set(cfg, e->key, q, e->origin, err, len) : UM_ERR_ALLOC;
+  free(q);
+  return rc;
 }
 
 int umrun_resolve_paths(const um_runner *r, const char *config_path, um_config *cfg, char *err, size_t len) {
@@ -141,14 +174,34 @@ int umrun_resolve_paths(const um_runner *r, const char *config_path, um_config *
   path_walk *w = calloc(1, sizeof *w);
   if (!w) return snprintf(err, len, "out of memory resolving the config's paths"), UM_ERR_ALLOC;
   snprintf(w->prefix, sizeof w->prefix, "file %s:", config_path);
-  um_config_each(cfg, collect, w);
+  um_config_each(cfg, find_app, w); /* the app first: its path keys are in its table */
   const um_app *app = *w->app ? um_app_find(r, w->app) : NULL;
-  int rc = UM_SUCCESS;
+  w->app_def = app;
+  um_config_each(cfg, collect, w);
+  int rc = w->oom ? (snprintf(err, len, "out of memory resolving the config's paths"), UM_ERR_ALLOC) : UM_SUCCESS;
   for (int i = 0; !rc && i < w->n; i++) {
     const int flags = flags_of(app, w->e[i].key);
-    if (!(flags & UM_OPT_PATH) || um_config_kind(cfg, w->e[i].key) != UM_CONFIG_SCALAR) continue;
+    if (um_config_kind(cfg, w->e[i].key) != UM_CONFIG_SCALAR) continue;
     rc = resolve_one(cfg, config_path, &w->e[i], (flags & UM_OPT_PATH_NEW_OK) != 0, err, len);
   }
+  free(w->e);
   free(w);
   return rc;
+}
+
+int umrun_resolve_path_value(const um_runner *r, const char *config_path, const char *app_name, const char *key,
+                             const char *value, char *out, size_t outlen, char *err, size_t len) {
+  snprintf(out, outlen, "%s", value);
+  const um_app *app = app_name ? um_app_find(r, app_name) : NULL;
+  const int flags = flags_of(app, key);
+  if (!config_path || !*config_path || !(flags & UM_OPT_PATH) || !*value || *value == '/') return UM_SUCCESS;
+  char cand[2 * PATH_LEN + 2], where[3 * PATH_LEN + 200], origin[PATH_LEN + 16];
+  int found;
+  find_path(config_path, value, cand, sizeof cand, &found, where, sizeof where);
+  if (found == 1 || (!found && (flags & UM_OPT_PATH_NEW_OK))) return UM_SUCCESS;
+  snprintf(origin, sizeof origin, "the sweep of file %s", config_path);
+  if (!found) return not_found(key, value, origin, where, err, len);
+  if (strlen(cand) >= outlen) return snprintf(err, len, "%s '%s': the path is too long", key, cand), UM_ERR_CONFIG;
+  snprintf(out, outlen, "%s", cand);
+  return UM_SUCCESS;
 }

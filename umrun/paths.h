@@ -13,4 +13,13 @@
 /* Resolve cfg's paths from the config file config_path (NULL: the embedded config, nothing to do).
  * UM_ERR_CONFIG with the message in err when an input is found nowhere (it names the folders looked in). */
 int umrun_resolve_paths(const um_runner *r, const char *config_path, um_config *cfg, char *err, size_t len);
+
+/* One value of key that the config file config_path gives (its sweep: list), resolved by the same rule into out
+ * (as given when key is no path, or the current folder reaches it); app_name: the config's app, for its keys. */
+int umrun_resolve_path_value(const um_runner *r, const char *config_path, const char *app_name, const char *key,
+                             const char *value, char *out, size_t outlen, char *err, size_t len);
+
+/* value as a YAML single-quoted flow scalar (quotes doubled), which um_config_set reads as the string itself;
+ * malloc'd, NULL when out of memory. */
+char *umrun_yaml_quoted(const char *value);
 #endif

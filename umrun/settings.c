@@ -10,6 +10,7 @@
 #include "um/safe_file.h"
 #include "child.h"
 #include "options.h"
+#include "paths.h"
 #include "runner.h"
 #include "tools.h"
 
@@ -32,8 +33,11 @@ static int read_renamed(um_config *cfg, FILE *out, char *err, size_t len) {
     if (umrun_opt_string(cfg, o->key, &v, err, len)) return UM_ERR_CONFIG;
     char where[1024] = "";
     if (um_config_origin(cfg, o->key, where, sizeof where)) snprintf(where, sizeof where, "%s", o->key);
-    if (!um_config_has(cfg, o->renamed_to) && v && um_config_set(cfg, o->renamed_to, v, where, err, len))
-      return UM_ERR_CONFIG;
+    char *q = v ? umrun_yaml_quoted(v) : NULL; /* the value as it is: "'-O2' -g" is not YAML to parse again */
+    if (v && !q) return snprintf(err, len, "out of memory"), UM_ERR_ALLOC;
+    const int rc = !um_config_has(cfg, o->renamed_to) && q ? um_config_set(cfg, o->renamed_to, q, where, err, len) : 0;
+    free(q);
+    if (rc) return UM_ERR_CONFIG;
     fprintf(out, "note: %s is now spelled %s\n", o->key, o->renamed_to);
   }
   return UM_SUCCESS;
@@ -243,21 +247,22 @@ int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len) {
   int m = 0, rc = umrun_opt_choice(cfg, "run.unknown_keys", &m, NULL, err, len);
   if (rc) return rc == UM_ERR_INTERNAL ? rc : UM_ERR_CONFIG;
   *mode = m ? UM_APP_KEYS_WARN : UM_APP_KEYS_ERROR;
-  /* the settings of a backend this build or machine lacks (cuda.* on a CPU-only build) are known keys */
+  /* the declared settings of a backend this machine lacks (cuda.* without a GPU) are known keys, noted and
+   * ignored; any other key under it is unknown like any misspelt key (cuda.profle: did you mean cuda.profile?) */
   for (int i = 0; i < um_backend_count(); i++) {
     const char *b = um_backend_at(i);
     char why[512];
     if (um_config_kind(cfg, b) != UM_CONFIG_MAPPING || um_backend_status(b, why, sizeof why)) continue;
-    int n = 0;
-    const char *keys[16];
-    if (um_config_keys(cfg, b, &n, keys, 16, NULL, 0) == UM_SUCCESS)
-      for (int k = 0; k < n && k < 16; k++) {
-        char key[256];
-        snprintf(key, sizeof key, "%s.%s", b, keys[k]);
-        if (!um_config_has(cfg, key) || um_config_kind(cfg, key) == UM_CONFIG_MAPPING) continue;
-        fprintf(stdout, "note: %s is a setting of the %s backend, which is not available here; ignored\n", key, b);
-      }
-    um_config_mark_read(cfg, b, NULL, 0);
+    const int declared = um_backend_option_count(b);
+    for (int k = 0; k < declared; k++) {
+      const char *name, *v = NULL;
+      char key[256];
+      um_backend_option_at(b, k, &name, NULL, NULL, NULL);
+      snprintf(key, sizeof key, "%s.%s", b, name);
+      if (um_config_get_string(cfg, key, NULL, &v, err, len)) return UM_ERR_CONFIG; /* read: a known key */
+      if (v) fprintf(stdout, "note: %s is a setting of the %s backend, which is not available here; ignored\n", key, b);
+    }
+    if (!declared) um_config_mark_read(cfg, b, NULL, 0); /* a backend not built: its settings are not known here */
   }
   return UM_SUCCESS;
 }

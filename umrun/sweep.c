@@ -4,6 +4,7 @@
  * argument vector (never through a shell). */
 #include "sweep.h"
 #include "child.h"
+#include "paths.h"
 #include "um/safe_file.h"
 
 #include <errno.h>
@@ -39,6 +40,26 @@ int umrun_sweep_add(umrun_sweep_spec *s, const char *arg, char *err, size_t errl
   }
   if (!s->nvalues[k]) return um_format_error(err, errlen, -1, "--sweep %s: no values", s->key[k]);
   s->nkeys++;
+  return 0;
+}
+
+int umrun_sweep_resolve_paths(umrun_sweep_spec *s, const um_runner *r, const char *config_path, const char *app,
+                              char *err, size_t errlen) {
+  for (int k = 0; k < s->nkeys; k++) {
+    char buf[sizeof s->storage[k]], one[4096];
+    size_t used = 0, at[64];
+    for (int v = 0; v < s->nvalues[k]; v++) {
+      if (umrun_resolve_path_value(r, config_path, app, s->key[k], s->values[k][v], one, sizeof one, err, errlen))
+        return -1;
+      const size_t n = strlen(one) + 1;
+      if (used + n > sizeof buf) return um_format_error(err, errlen, -1, "%s: the values' paths are too long", s->key[k]);
+      memcpy(buf + used, one, n);
+      at[v] = used;
+      used += n;
+    }
+    memcpy(s->storage[k], buf, used);
+    for (int v = 0; v < s->nvalues[k]; v++) s->values[k][v] = s->storage[k] + at[v];
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #ifndef UMRUN_SWEEP_H
 #define UMRUN_SWEEP_H
 #include <stdio.h>
+#include "um/app.h"
 #include "um/um.h"
 
 #define UMRUN_SWEEP_MAX_KEYS 8
@@ -20,6 +21,11 @@ typedef struct {
 
 /* Parse one "key=v1,v2,..." into spec; 0 or -1 with a message in err. */
 int umrun_sweep_add(umrun_sweep_spec *spec, const char *arg, char *err, size_t errlen);
+
+/* The values of spec's path keys (UM_OPT_PATH) resolved from the config file's folder, as the config's own
+ * paths are (paths.c): for a sweep the config itself lists. 0, or -1 with a message in err. */
+int umrun_sweep_resolve_paths(umrun_sweep_spec *spec, const um_runner *r, const char *config_path, const char *app,
+                              char *err, size_t errlen);
 
 /* Run every combination as a child umrun (argv0 = this program) on config_path
  * with the extra --set arguments in sets[0..nsets), writing outdir/sweep.csv,

@@ -178,8 +178,10 @@ static int check_flags(const um_runner *r, const cmdline *c) {
       umrun_err(r, "%s '%s' is the config file; write it elsewhere\n", flags[k], outs[k]);
       return EXIT_USAGE;
     }
-    for (int q = 0; q < k; q++) /* one file each: the later would replace the earlier */
-      if (outs[k] && outs[q] && *outs[k] && (!strcmp(outs[k], outs[q]) || umrun_output_is_input(outs[k], &outs[q], 1) == 0)) {
+    struct stat st; /* one file each, the later would replace the earlier; not a device or FIFO (/dev/null) */
+    const int file = outs[k] && *outs[k] && (stat(outs[k], &st) != 0 || S_ISREG(st.st_mode));
+    for (int q = 0; q < k && file; q++)
+      if (outs[q] && (!strcmp(outs[k], outs[q]) || umrun_output_is_input(outs[k], &outs[q], 1) == 0)) {
         umrun_err(r, "%s and %s both name '%s': give each its own file\n", flags[q], flags[k], outs[k]);
         return EXIT_USAGE;
       }
@@ -327,6 +329,8 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   if (!rc && named && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "UM_OPTIONS";
   for (int i = 0; !rc && i < c->nsets; i++)
     rc = um_config_set_assignment(*cfg, c->sets[i], c->set_origins[i] ? c->set_origins[i] : "--set", err, len);
+  for (int i = 0; !rc && i < c->nsets; i++) /* --set key=: a value forgotten, unless empty means none for key */
+    if (!c->set_origins[i] || !strcmp(c->set_origins[i], "--set")) rc = umrun_check_empty_set(r, *cfg, c->sets[i], err, len);
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
   if (!rc) rc = umrun_resolve_paths(r, c->config_path, *cfg, err, len); /* the config's paths from its folder */
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
@@ -343,7 +347,8 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
   um_config_kind_t kind = UM_CONFIG_ABSENT;
   int rc = umrun_opt_kind(cfg, "sweep", &kind, err, sizeof err);
   if (rc) return umrun_err(r, "%s\n", err), EXIT_USAGE;
-  if (!c->sweep_child && kind == UM_CONFIG_SEQUENCE && !c->sweep.nkeys) {
+  const int from_config = !c->sweep_child && kind == UM_CONFIG_SEQUENCE && !c->sweep.nkeys;
+  if (from_config) {
     int n = 0;
     rc = um_config_size(cfg, "sweep", &n, err, sizeof err);
     for (int i = 0; !rc && i < n; i++) {
@@ -378,6 +383,8 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
     return EXIT_USAGE;
   }
   const um_app *sapp = um_app_find(r, s.app);
+  if (from_config && umrun_sweep_resolve_paths(&c->sweep, r, c->config_path, s.app, err, sizeof err))
+    return umrun_err(r, "sweep: %s\n", err), EXIT_USAGE; /* its paths, as the file's own, from its folder */
   for (int k = 0; k < c->sweep.nkeys; k++) /* a key nothing reads: every run would fail the same way */
     if (!umrun_option_find(c->sweep.key[k]) && !umrun_app_option_find(sapp, c->sweep.key[k]))
       return umrun_err(r, "--sweep %s: neither umrun nor %s has an option of that name (umrun --help, and the app's "
@@ -733,7 +740,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   }
   const char **outs[] = {&c.json_path, &c.csv_path}; /* --json /dev/stdout > run.json: the JSON alone */
   umrun_outputs_own_stdout(outs, 2, c.stdout_path, sizeof c.stdout_path);
-  if (c.repeat > 1) { /* the run N times, each its own process (repeat.c) */
+  if (c.repeat > 1 && !c.print_config) { /* the run N times, each its own process (repeat.c) */
     status = umrun_repeat_main(r, argc, argv, &c);
     status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL);
     free(c.sets);
@@ -747,12 +754,12 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   if (load_config(r, &c, &cfg, err, sizeof err)) {
     umrun_err(r, "%s\n", err);
     status = release_err(r, &held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
-  } else if ((status = maybe_sweep(r, &c, argv, cfg)) >= 0) {
-    status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
-  } else if (c.print_config) {
+  } else if (c.print_config) { /* the config, and nothing run: not its sweep, not --repeat's runs */
     int rc = um_config_write_yaml(cfg, stdout, err, sizeof err);
     if (rc) umrun_err(r, "%s\n", err);
     status = release_err(r, &held, rc ? EXIT_RUN : EXIT_OK, DEFAULT_DEADLINE_S, NULL);
+  } else if ((status = maybe_sweep(r, &c, argv, cfg)) >= 0) {
+    status = release_err(r, &held, status, DEFAULT_DEADLINE_S, NULL); /* the sweep ran */
   } else {
     status = run_config(r, &c, cfg, &held);
   }

@@ -45,13 +45,13 @@ static const um_option siac_options[] = {
      .help = "low_variance / high_variance: thousands of triangles (the file siac_<low|high>_<size>k.msh)"},
     {.key = "mesh.dir", .type = UM_OPT_STRING, .def = "build/siac-meshes", .flags = UM_OPT_PATH,
      .help = "where scripts/siac-meshes.sh wrote the Delaunay meshes (the default: in the current folder)"},
-    {.key = "mesh.file", .type = UM_OPT_STRING, .def = "", .flags = UM_OPT_PATH,
-     .help = "params.mesh: file: a Gmsh ASCII (format 2) triangle mesh tiling the unit square"},
+    {.key = "mesh.file", .type = UM_OPT_STRING, .def = "", .flags = UM_OPT_PATH | UM_OPT_EMPTY_OK,
+     .help = "params.mesh: file: a Gmsh ASCII (format 2) triangle mesh tiling the unit square; empty: none"},
     {.key = "params.refine", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 8, .flags = UM_OPT_RANGE,
      .range_hint = "use 0..8", .help = "split every triangle into 4 this many times before filtering"},
     {.key = "params.scheme", .type = UM_OPT_CHOICE, .def = "both", .choices = CHOICES("both", "per_point", "per_element"),
      .help = "how the filter runs: per_point (gather), per_element (scatter), or both (and compare them)"},
-    {.key = "params.solution", .type = UM_OPT_STRING, .def = "",
+    {.key = "params.solution", .type = UM_OPT_STRING, .def = "", .flags = UM_OPT_EMPTY_OK,
      .help = "an HDF5 file holding the dG solution to filter (the layout this app writes with output.hdf5:\n"
              "set cells, set nodes, map cell_nodes, dat x on nodes, dat coef on cells of (k+1)(k+2)/2 values);\n"
              "empty: the L2 projection of sin(2 pi x) sin(2 pi y)"},

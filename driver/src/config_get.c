@@ -94,7 +94,9 @@ static int parse_ll(const char *s, long long *v) {
     base = 16;
     p += 2;
   }
-  if (!isxdigit((unsigned char)*p) || (base == 10 && !isdigit((unsigned char)*p))) return 0;
+  if (!*p) return 0;
+  for (const char *q = p; *q; q++) /* digits only: strtoull would take a second "0x", blanks, a sign */
+    if (base == 16 ? !isxdigit((unsigned char)*q) : !isdigit((unsigned char)*q)) return 0;
   char *end;
   errno = 0;
   unsigned long long u = strtoull(p, &end, base);
@@ -153,6 +155,17 @@ int um_config_get_int(um_config *cfg, const char *key, int def, int *out, char *
   return UM_SUCCESS;
 }
 
+/* Does the number's text have a nonzero digit before its exponent ("1e-400", not "0.0e5")? */
+static int mantissa_nonzero(const char *s) {
+  int hex = 0;
+  for (const char *p = s; *p; p++) {
+    if (*p == 'x' || *p == 'X') hex = 1;
+    else if (hex ? (*p == 'p' || *p == 'P') : (*p == 'e' || *p == 'E')) break;
+    else if ((*p >= '1' && *p <= '9') || (hex && isxdigit((unsigned char)*p) && *p != '0')) return 1;
+  }
+  return 0;
+}
+
 int um_config_get_double(um_config *cfg, const char *key, double def, double *out, char *err,
                          size_t errlen) {
   cnode *n;
@@ -185,6 +198,10 @@ int um_config_get_double(um_config *cfg, const char *key, double def, double *ou
   if (errno == ERANGE && isinf(v))
     return bad_value(cfg, n, key, "a number in double range", "give a smaller magnitude", err,
                      errlen);
+  if ((v == 0 || fpclassify(v) == FP_SUBNORMAL) && mantissa_nonzero(s)) /* 1e-400: not a silent 0 */
+    return bad_value(cfg, n, key, "a number in double range",
+                     "its magnitude is below the smallest normal double (2.2250738585072014e-308): write 0, or a "
+                     "larger magnitude", err, errlen);
   *out = v;
   return UM_SUCCESS;
 }
@@ -338,6 +355,7 @@ int um_config_keys(const um_config *cfg, const char *key, int *n, const char **n
   }
   for (int i = 0; i < m->n && i < cap; i++) names[i] = m->keys[i];
   *n = m->n;
+  m->read = 1; /* an empty mapping asked for is no unknown key */
   return UM_SUCCESS;
 }
 
@@ -356,6 +374,7 @@ int um_config_size(const um_config *cfg, const char *key, int *n, char *err, siz
                 key, m->value, org, key);
   }
   *n = m->n;
+  m->read = 1; /* an empty sequence or mapping asked for is no unknown key */
   return UM_SUCCESS;
 }
 

@@ -172,6 +172,10 @@ static int check_key(pctx *p, const yaml_event_t *e, const key_index *ix, const 
                 p->where, kline, kcol, k);
     return rc;
   }
+  if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k, "<<"))
+    return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+                           "%s:%d:%lu: merge key '<<' is not supported in um configs; write the keys out instead",
+                           p->where, kline, kcol);
   int dup = key_find(ix, n, k, klen);
   if (dup >= 0) {
     rc = um_format_error(p->err, p->errlen, UM_ERR_CONFIG,

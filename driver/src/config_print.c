@@ -18,11 +18,11 @@ static int is_scalar_seq(const cnode *n) {
   return 1;
 }
 
-/* Visit leaves depth-first in file order. `inline_seqs`: a sequence of
- * scalars, and an empty mapping, is one leaf. Returns non-zero to stop. */
+/* Visit leaves depth-first in file order: a scalar, and an empty mapping or sequence below the top
+ * (`foo: {}`); `inline_seqs`: a sequence of scalars is one leaf too. Returns non-zero to stop. */
 static int walk(const um_config *c, const cnode *n, sbuf *path, int inline_seqs, leaf_fn fn,
                 void *u) {
-  if (n->kind == N_SCALAR || (inline_seqs && (is_scalar_seq(n) || n->n == 0)))
+  if (n->kind == N_SCALAR || (inline_seqs && is_scalar_seq(n)) || (n->n == 0 && (inline_seqs || path->n)))
     return fn(c, sb_str(path), n, u);
   size_t mark = path->n;
   for (int i = 0; i < n->n; i++) {
@@ -58,6 +58,23 @@ static int read_leaf(const um_config *c, const char *path, const cnode *n, void 
   return 0;
 }
 
+/* Does key lie below path ("params" for "params.tolerance")? */
+static int below(const char *path, const char *key) {
+  const size_t n = strlen(path);
+  return !strncmp(key, path, n) && key[n] == '.';
+}
+
+/* An empty mapping or sequence is known when something was read from it (um_config_size, um_config_keys) or
+ * a getter asked for a key below it (params: {} where params.tolerance is read). */
+static int empty_known(const um_config *c, const char *path, const cnode *n, const unread_ctx *x) {
+  if (n->kind == N_SCALAR) return 0;
+  for (int i = 0; i < c->ndefs; i++)
+    if (below(path, c->defs[i].key)) return 1;
+  for (int i = 0; i < x->nread; i++)
+    if (below(path, x->read[i])) return 1;
+  return 0;
+}
+
 static void closer(const char *path, const char *key, int *bestd, const char **sugg) {
   const int d = um__cfg_edit_distance(path, key);
   if (d < *bestd && um__cfg_close_enough(path, key, d)) {
@@ -70,7 +87,7 @@ static void closer(const char *path, const char *key, int *bestd, const char **s
  * config and read, or absent (its default used). */
 static int unread_leaf(const um_config *c, const char *path, const cnode *n, void *u) {
   unread_ctx *x = (unread_ctx *)u;
-  if (n->read) return 0;
+  if (n->read || empty_known(c, path, n, x)) return 0;
   char org[256];
   um__cfg_origin_of(c, n, org, sizeof org);
   const char *sugg = NULL;
@@ -244,6 +261,20 @@ static int emit_scalar(yaml_emitter_t *e, const char *s, int quoted) {
   return emit(e, &ev);
 }
 
+/* A key a YAML reader would take for null, a boolean or a number when written plain ("~", "yes", "1e3"):
+ * written quoted, so that the output loads again as the same key. */
+static int key_needs_quotes(const char *k) {
+  static const char *const words[] = {"~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no",
+                                      "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On",
+                                      "ON", "off", "Off", "OFF", ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF",
+                                      "+.inf", "+.Inf", "+.INF", ".nan", ".NaN", ".NAN"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (!strcmp(k, words[i])) return 1;
+  char *end = NULL;
+  (void)strtod(k, &end);
+  return !*k || (end != k && !*end);
+}
+
 static int emit_node(yaml_emitter_t *e, const cnode *n) {
   yaml_event_t ev;
   if (n->kind == N_SCALAR) return emit_scalar(e, um__cfg_is_null(n) ? "~" : n->value, n->quoted);
@@ -253,7 +284,7 @@ static int emit_node(yaml_emitter_t *e, const cnode *n) {
         emit(e, &ev))
       return 1;
     for (int i = 0; i < n->n; i++)
-      if (emit_scalar(e, n->keys[i], 0) || emit_node(e, n->kids[i])) return 1;
+      if (emit_scalar(e, n->keys[i], key_needs_quotes(n->keys[i])) || emit_node(e, n->kids[i])) return 1;
     if (!yaml_mapping_end_event_initialize(&ev) || emit(e, &ev)) return 1;
     return 0;
   }

@@ -9,6 +9,49 @@
 
 #include "array.h"
 
+/* The offset of the first character YAML does not allow in a stream (a byte that is not UTF-8, a control
+ * character other than tab and line ends, a surrogate, U+FFFE/FFFF: libyaml's reader refuses these in a file),
+ * its code point (or byte) in *cp; -1 when the text is clean. */
+static long bad_char(const char *text, unsigned long *cp) {
+  const unsigned char *s = (const unsigned char *)text;
+  for (size_t i = 0; s[i];) {
+    const unsigned char c = s[i];
+    const int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    unsigned long u = n == 1 ? c : n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
+    int k = 1;
+    for (; k < n && (s[i + k] & 0xC0) == 0x80; k++) u = (u << 6) | (s[i + k] & 0x3Fu);
+    const int overlong = (n == 2 && u < 0x80) || (n == 3 && u < 0x800) || (n == 4 && u < 0x10000);
+    const int not_utf8 = !n || k < n || overlong || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF);
+    *cp = not_utf8 ? c : u;
+    if (not_utf8 || u == 0xFFFE || u == 0xFFFF || (u < 0x20 && u != '\t' && u != '\n' && u != '\r') ||
+        (u >= 0x7F && u <= 0x9F && u != 0x85))
+      return (long)i;
+    i += (size_t)n;
+  }
+  return -1;
+}
+
+/* Text a config may hold (what a file's reader accepts), or an error naming the key and the character. */
+static int check_text(const char *origin, const char *key, const char *what, const char *text, char *err,
+                      size_t errlen) {
+  unsigned long cp = 0;
+  const long at = bad_char(text, &cp);
+  if (at < 0) return UM_SUCCESS;
+  char ch[40];
+  if ((unsigned char)text[at] >= 0x80 && cp == (unsigned char)text[at]) /* not UTF-8: the byte */
+    snprintf(ch, sizeof ch, "the byte 0x%02lX, which is not UTF-8,", cp);
+  else
+    snprintf(ch, sizeof ch, "the character U+%04lX", cp);
+  if (!strcmp(what, "key")) /* the key itself is not printable: not repeated */
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "%s: a key holds %s at offset %ld; a key must be UTF-8 text without control characters",
+                           origin, ch, at);
+  return um_format_error(err, errlen, UM_ERR_CONFIG,
+                         "%s: %s: the value holds %s at offset %ld; a config value must be UTF-8 text without "
+                         "control characters",
+                         origin, key, ch, at);
+}
+
 /* Turn the text of a value into a node. */
 static int value_node(um_config *c, const char *value, int force_string, int src, cnode **out,
                       char *err, size_t errlen) {
@@ -41,6 +84,9 @@ static int set_value(um_config *c, const char *key, const char *value, int force
                      const char *origin, char *err, size_t errlen) {
   int src, rc;
   cnode *val;
+  if ((rc = check_text(origin ? origin : "--set", key, "key", key, err, errlen)) ||
+      (rc = check_text(origin ? origin : "--set", key, "value", value, err, errlen)))
+    return rc;
   if ((rc = um__cfg_add_source(c, origin ? origin : "--set", &src)))
     return um_format_error(err, errlen, rc, "out of memory setting %s", key ? key : "");
   if ((rc = value_node(c, value, force_string, src, &val, err, errlen))) {
@@ -142,17 +188,21 @@ int um_config_apply_options_string(um_config *cfg, const char *s, const char *or
       }
       if (*p == '\\' && p[1] && depth == 0) {
         p++; /* escaped character */
-      } else if (eq_unq >= 0 && (*p == '{' || *p == '[')) {
-        depth++; /* spaces inside a flow value do not end the entry */
+      } else if (eq_unq >= 0 && (depth > 0 || b.n == (size_t)eq_unq + 1) && (*p == '{' || *p == '[')) {
+        depth++; /* a value that starts with '{' or '[' is a flow value: its spaces do not end the entry */
       } else if (eq_unq >= 0 && depth > 0 && (*p == '}' || *p == ']')) {
         depth--;
       }
       if (eq_unq >= 0) unquoted_after++;
       sb_addc(&b, *p++);
     }
-    if (b.oom) {
+    if (b.oom || depth > 0) {
+      rc = b.oom ? um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory")
+                 : um_format_error(err, errlen, UM_ERR_CONFIG,
+                                   "%s: unclosed '{' or '[' in the value of entry '%.60s'; close it (a value that "
+                                   "starts with '{' or '[' is a YAML flow value and runs to its closing bracket)",
+                                   o, sb_str(&b));
       free(b.s);
-      rc = um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory");
       goto done;
     }
     long eq = eq_unq >= 0 ? eq_unq : eq_any;

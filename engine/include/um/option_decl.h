@@ -47,9 +47,11 @@ enum {
                                   current folder; found nowhere, the run stops naming the places looked in */
   UM_OPT_PATH_NEW_OK = 32,   /**< with UM_OPT_PATH: a file found nowhere is not an error (the run writes it,
                                   relative to the current folder) */
-  UM_OPT_NOT_PHYSICS = 64    /**< an app's key that changes what the run prints or how many steps it takes, not
+  UM_OPT_NOT_PHYSICS = 64,   /**< an app's key that changes what the run prints or how many steps it takes, not
                                   what a step computes (a log line's period, a step limit): a restart may change
                                   it (umrun lists it with the other settings) */
+  UM_OPT_EMPTY_OK = 128      /**< an empty value has a meaning its help states (output.dir: none written):
+                                  umrun's --set key= is refused for every other key */
 };
 
 struct um_option;

@@ -149,6 +149,8 @@ static int check_backend_options(um_context *ctx) {
     char err[700];
     if (um_option_parse(opt, value, &v, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ARG, "option '%s': %s", key, err);
   }
+  char err[1100];
+  if (um__backend_env_check(ctx->backend, o, err, sizeof err)) return UM_ERROR(ctx, UM_ERR_ARG, "%s", err);
   return UM_SUCCESS;
 }
 
@@ -232,12 +234,8 @@ const char *um_backend_option_value(const um_context *ctx, const char *key) {
   snprintf(full, sizeof full, "%s.%s", ctx->backend->name, key);
   for (int i = 0; i < ctx->opts.nsettings; i++)
     if (strcasecmp(ctx->opts.settings[i].key, full) == 0) return ctx->opts.settings[i].value;
-  char env[128] = "UM_";
-  for (size_t i = 0, k = 3; full[i] && k + 1 < sizeof env; i++, k++) {
-    const char c = full[i];
-    env[k] = c == '.' ? '_' : (char)toupper((unsigned char)c);
-    env[k + 1] = '\0';
-  }
+  char env[128];
+  um__backend_env_name(full, env, sizeof env); /* checked at um_init (um__backend_env_check) */
   const char *e = getenv(env);
   if (e) return e;
   for (int k = 0; ctx->backend->options && ctx->backend->options[k].key; k++)

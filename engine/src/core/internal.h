@@ -120,5 +120,10 @@ const um_backend_def *um__backend_best(const um_options *o);
 int um__backend_missing(const char *name);
 /* Why name is unknown or unavailable (for messages). */
 int um__backend_status(const char *name, const um_options *o, char *why, size_t n);
+/* The environment variable of a backend's setting: "cuda.dump" -> UM_CUDA_DUMP, into env (n bytes). */
+void um__backend_env_name(const char *full, char *env, size_t n);
+/* The settings of b that its environment variables give (o sets none of them: o's value comes first), each
+ * checked against its declaration as a config value is: UM_SUCCESS, or UM_ERR_ARG naming the variable in err. */
+int um__backend_env_check(const um_backend_def *b, const um_options *o, char *err, size_t len);
 
 #endif

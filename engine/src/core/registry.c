@@ -3,7 +3,9 @@
  * priority among the available ones; the rest of the core never names a
  * backend. It lives in the core because the core calls it; backends only
  * register (one line each in backend_list.h, or a table given to um_init). */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "internal.h"
@@ -141,5 +143,31 @@ int um_backend_option_at(const char *backend, int i, const char **key, const cha
   if (def) *def = o[i].def ? o[i].def : "";
   if (choices) *choices = o[i].type == UM_OPT_CHOICE ? o[i].range_hint : NULL;
   if (help) *help = o[i].help;
+  return UM_SUCCESS;
+}
+
+void um__backend_env_name(const char *full, char *env, size_t n) {
+  size_t k = (size_t)snprintf(env, n, "UM_");
+  for (size_t i = 0; full[i] && k + 1 < n; i++, k++) {
+    env[k] = full[i] == '.' ? '_' : (char)toupper((unsigned char)full[i]);
+    env[k + 1] = '\0';
+  }
+}
+
+int um__backend_env_check(const um_backend_def *b, const um_options *o, char *err, size_t len) {
+  for (int k = 0; b && b->options && b->options[k].key; k++) {
+    const um_option *opt = &b->options[k];
+    int set = 0;
+    for (int i = 0; o && i < o->nsettings && !set; i++) set = !strcasecmp(o->settings[i].key, opt->key);
+    char env[128], why[700];
+    um__backend_env_name(opt->key, env, sizeof env);
+    const char *v = set ? NULL : getenv(env);
+    um_option_value parsed;
+    if (v && um_option_parse(opt, v, &parsed, why, sizeof why)) {
+      snprintf(err, len, "the environment variable %s='%.200s' (the setting %s): %s; correct it or unset it", env, v,
+               opt->key, why);
+      return UM_ERR_ARG;
+    }
+  }
   return UM_SUCCESS;
 }
