@@ -19,6 +19,7 @@
 
 #include "test_cuda_workload.hpp"
 #include "test_files.hpp"
+#include "test_planted.hpp"
 
 namespace {
 
@@ -447,25 +448,6 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> modules_in(const fs::path &dir) {
-  std::vector<fs::path> v;
-  for (auto &e : fs::directory_iterator(dir)) {
-    const std::string f = e.path().filename().string();
-    if (f.rfind("host-", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0) v.push_back(e.path());
-  }
-  return v;
-}
-
-// A shared object whose constructor writes `marker`: what a hostile user would plant.
-void build_planted(const fs::path &so, const fs::path &marker) {
-  const fs::path src = so.string() + ".c";
-  std::ofstream(src) << "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) {\n"
-                        "  FILE *f = fopen(\"" << marker.string() << "\", \"w\"); if (f) { fputs(\"ran\", f); fclose(f); }\n}\n"
-                        "void um__compiled_range(void) {}\n";
-  const std::string cmd = std::string(UM_TEST_CC) + " -shared -fPIC -o '" + so.string() + "' '" + src.string() + "'";
-  ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
-  fs::remove(src);
-}
 
 // The key-named modules of a run of the workload, compiled once into a private cache: where to plant.
 std::vector<std::string> module_names(const tcw::Mesh &m) {

@@ -24,6 +24,7 @@ extern "C" {
 }
 #include "test_cuda_workload.hpp"
 #include "test_files.hpp"
+#include "test_planted.hpp"
 
 namespace fs = std::filesystem;
 
@@ -102,25 +103,6 @@ void run(const um_options &o, const tcw::Mesh &m, tcw::Result *res, long *calls,
   um_finalize(&ctx);
 }
 
-std::vector<fs::path> modules_in(const fs::path &dir) {
-  std::vector<fs::path> v;
-  for (auto &e : fs::directory_iterator(dir)) {
-    const std::string f = e.path().filename().string();
-    if (f.rfind("host-", 0) == 0 && f.size() > 3 && f.compare(f.size() - 3, 3, ".so") == 0) v.push_back(e.path());
-  }
-  return v;
-}
-
-// A shared object whose constructor writes `marker`: what the attacker plants.
-void build_planted(const fs::path &so, const fs::path &marker) {
-  const fs::path src = so.string() + ".c";
-  std::ofstream(src) << "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) {\n"
-                        "  FILE *f = fopen(\"" << marker.string() << "\", \"w\"); if (f) { fputs(\"ran\", f); fclose(f); }\n}\n"
-                        "void um__compiled_range(void) {}\n";
-  const std::string cmd = std::string(UM_TEST_CC) + " -shared -fPIC -o '" + so.string() + "' '" + src.string() + "'";
-  ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
-  fs::remove(src);
-}
 
 // Between the check and the load, the folder above the cache is swapped for one of planted modules under every
 // module's name: the module loaded is still the one checked (a fresh compile's, then the cache's), never a planted
