@@ -1,6 +1,9 @@
 /* umrun --report: which runs the page's figures come from, and with which of their numbers. */
 #include "htmlreport_internal.h"
 
+/* Whether a suite's case passed: the page's figures come from those alone. */
+static int passed(const uj *c) { return !strcmp(uj_gets(c, "status", ""), "pass"); }
+
 /* A loop of a run on several ranks as the job's: the slowest rank's time, every rank's bytes and elements, and
  * the bandwidth between them (driver/src/report.c writes both views; the page shows the job). */
 static int job_figures(uj *l) {
@@ -18,7 +21,7 @@ int rep_prepare_runs(uj *const *files, int nfiles) {
     uj *cases = (uj *)uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) {
       uj *c = &cases->items[i];
-      if (strcmp(uj_gets(c, "status", ""), "pass")) {
+      if (!passed(c)) {
         if (uj_rename(c, "run", "run_not_shown") < 0) return -1;
         continue;
       }
@@ -34,7 +37,7 @@ void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *c
   int n = 0;
   for (int k = 0; k < nfiles; k++) {
     const uj *cases = uj_get(files[k], "cases");
-    for (int i = 0; i < uj_len(cases); i++) n += strcmp(uj_gets(uj_at(cases, i), "status", ""), "pass") != 0;
+    for (int i = 0; i < uj_len(cases); i++) n += !passed(uj_at(cases, i));
   }
   if (!n) return;
   fprintf(h, "<h2 id=\"not-shown\">Runs not in the figures (%d)</h2>\n<p>These runs did not pass: a failed "
@@ -48,7 +51,7 @@ void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *c
     const uj *cases = uj_get(files[k], "cases");
     for (int i = 0; i < uj_len(cases); i++) {
       const uj *c = uj_at(cases, i);
-      if (!strcmp(uj_gets(c, "status", ""), "pass")) continue;
+      if (passed(c)) continue;
       const char *cells[] = {paths[k], uj_gets(c, "id", uj_gets(c, "case", "?")), uj_gets(c, "status", "?"),
                              uj_gets(c, "message", "")};
       rep_row(h, m, 0, 4, cells);

@@ -158,11 +158,11 @@ class Context:
         for key, value in settings.items():
             merged["run." + key] = value
         for key, value in (options or {}).items():  # a setting given twice, differently: which one was meant?
-            given = "backend=" if key == "run.backend" else "%s=" % key[4:] if key[4:] in settings else None
-            if given and key in merged and _option_text(merged[key]) != _option_text(value) and \
-                    (key != "run.backend" or backend != "auto"):
-                raise ValueError("um.Context: %s%r and options[%r] = %r disagree: give it once" % (
-                    given, merged[key], key, value))
+            short = key[4:] if key.startswith("run.") else None
+            given = short in settings or (short == "backend" and backend != "auto")
+            if given and _option_text(merged[key]) != _option_text(value):
+                raise ValueError("um.Context: %s=%r and options[%r] = %r disagree: give it once" % (
+                    short, merged[key], key, value))
             merged[key] = value
         later = []
         for key, value in merged.items():

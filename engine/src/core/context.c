@@ -572,10 +572,10 @@ int um_decl_dat_take(um_context *ctx, um_set *set, int dim, um_type type, void *
   int rc = dat_checks(ctx, set, dim, type, name, out, &rows, &bytes, &given);
   if (rc == UM_SUCCESS && layout != UM_AOS && layout != UM_SOA && layout != UM_LAYOUT_AUTO)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", name, (int)layout);
-  if (rc == UM_SUCCESS && layout == UM_SOA && !um__dat_soa_fits(dim, um_type_size(type)))
-    rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' of dim %d is too wide for SoA (at most %d values of 8 bytes a row: a "
-                  "loop gathers an SoA row into registers); keep it AoS", name, dim, UM_MAX_SCRATCH_DIM);
-  if (rc == UM_SUCCESS && layout == UM_LAYOUT_AUTO && !um__dat_soa_fits(dim, um_type_size(type))) layout = UM_AOS;
+  if (rc == UM_SUCCESS && layout != UM_AOS && !um__dat_soa_fits(dim, um_type_size(type))) {
+    if (layout == UM_SOA) rc = um__dat_soa_refused(ctx, name, dim);
+    else layout = UM_AOS; /* auto: the engine's choice */
+  }
   if (rc == UM_SUCCESS && given && !data)
     rc = UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': um_decl_dat_take without data (um_decl_dat with NULL gives zeros)", name);
   if (rc != UM_SUCCESS) return free(data), rc;

@@ -89,6 +89,11 @@ static int dat_of(um_context *ctx, const um_dat *d, const char *fn) {
                   d->name);
 }
 
+int um__dat_soa_refused(um_context *ctx, const char *name, int dim) {
+  return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' of dim %d is too wide for SoA (at most %d values of 8 bytes a row: a "
+                  "loop gathers an SoA row into registers); keep it AoS", name, dim, UM_MAX_SCRATCH_DIM);
+}
+
 int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
   UM_CTX_OK(ctx);
   if (!d)
@@ -98,8 +103,7 @@ int um_dat_set_layout(um_context *ctx, um_dat *d, um_layout layout) {
     return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s': unknown layout %d", d->name, (int)layout);
   if (layout != UM_AOS && !um__dat_soa_fits(d->dim, d->esize)) { /* a row gathered into registers: too wide */
     if (layout == UM_LAYOUT_AUTO) return um__dat_convert(ctx, d, UM_AOS); /* auto: the engine's choice, AoS */
-    return UM_ERROR(ctx, UM_ERR_ARG, "dat '%s' of dim %d is too wide for SoA (at most %d values of 8 bytes a row: a "
-                    "loop gathers an SoA row into registers); keep it AoS", d->name, d->dim, UM_MAX_SCRATCH_DIM);
+    return um__dat_soa_refused(ctx, d->name, d->dim);
   }
   if (layout == UM_LAYOUT_AUTO) {
     /* Decided at first use: SoA while only accessed directly, AoS from the

@@ -24,6 +24,8 @@ int um__dat_convert(um_context *ctx, um_dat *d, um_layout to);
 /* Whether a row of dim values of esize bytes can be SoA: a loop gathers an SoA row into registers
  * (UM_EXEC_STAGE_BYTES, um/exec.h). */
 static inline int um__dat_soa_fits(int dim, size_t esize) { return (size_t)dim * esize <= UM_EXEC_STAGE_BYTES; }
+/* UM_ERR_ARG: dat `name` of dim values a row asked for SoA where it does not fit (um__dat_soa_fits), saying why. */
+int um__dat_soa_refused(um_context *ctx, const char *name, int dim);
 /* n x dim values of esize bytes, AoS -> SoA (to_soa) or back; the SoA side has columns of `rows` values */
 void um__transpose(char *dst, const char *src, size_t n, size_t rows, int dim, size_t esize, int to_soa, int nthreads);
 /* The calling thread's part [*b, *e) of [0, n) in a parallel region: equal static ranges in thread order (the

@@ -33,6 +33,25 @@
 
 /* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
  * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */
+/* mpi.partitioner's names, whether this build has each or not. */
+static const char *const partitioner_names[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges"};
+
+static int partitioner_known(const char *name) {
+  for (size_t i = 0; name && i < sizeof partitioner_names / sizeof *partitioner_names; i++)
+    if (!strcmp(name, partitioner_names[i])) return 1;
+  return 0;
+}
+
+int um__dist_partitioner_named(um_context *ctx, const char *name) {
+  if (partitioner_known(name)) return UM_SUCCESS;
+  return UM_ERROR(ctx, UM_ERR_CONFIG,
+                  "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
+                  "rank 0), ptscotch (PT-Scotch k-way, in parallel), rcb (recursive coordinate bisection), sfc "
+                  "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as numbered or "
+                  "declared, no partitioning); ParMETIS is not in Debian",
+                  name ? name : "(null)");
+}
+
 static int launcher_ranks(void) {
   const char *v = getenv("OMPI_COMM_WORLD_SIZE");
   if (!v) v = getenv("PMI_SIZE");
@@ -48,12 +67,10 @@ static int launcher_ranks(void) {
 
 int um_mpi_built(void) { return 1; }
 int um_mpi_partitioner_built(const char *name) {
-  if (!name) return 0;
-#ifdef UM_HAVE_PTSCOTCH
-  if (!strcmp(name, "ptscotch")) return 1;
+#ifndef UM_HAVE_PTSCOTCH
+  if (name && !strcmp(name, "ptscotch")) return 0;
 #endif
-  return !strcmp(name, "auto") || !strcmp(name, "metis") || !strcmp(name, "rcb") || !strcmp(name, "sfc") ||
-         !strcmp(name, "block") || !strcmp(name, "ranges");
+  return partitioner_known(name);
 }
 
 int um_mpi_start(int *argc, char ***argv, int *rank, int *nranks) {
@@ -165,13 +182,8 @@ int um_mpi_allgather_double(double mine, double *all) {
 }
 int um_distribute(um_context *ctx, const char *primary, const char *partitioner) {
   (void)primary;
-  if (!ctx) return UM_ERR_ARG;
-  const char *const known[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges"};
-  int ok = !partitioner || !*partitioner; /* one process: nothing to partition, but a name is checked */
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++) ok |= partitioner && !strcmp(partitioner, known[i]);
-  return ok ? UM_SUCCESS
-            : UM_ERROR(ctx, UM_ERR_CONFIG, "mpi.partitioner = '%s': the partitioners are auto, metis, ptscotch, rcb, "
-                                           "sfc, block and ranges", partitioner);
+  if (!ctx) return UM_ERR_ARG; /* one process: nothing to partition, but a name is checked */
+  return um__dist_partitioner_named(ctx, partitioner && *partitioner ? partitioner : "auto");
 }
 int um_context_rank(const um_context *ctx) { return (void)ctx, 0; }
 int um_context_nranks(const um_context *ctx) { return (void)ctx, 1; }

@@ -10,6 +10,9 @@
 #include "core/internal.h"
 #include "core/pass.h"
 
+/* UM_SUCCESS when name is one of mpi.partitioner's (built here or not), else UM_ERR_CONFIG listing them. */
+int um__dist_partitioner_named(um_context *ctx, const char *name);
+
 /* The calls core makes, as a table (core/pass.h). */
 extern const um_dist_ops um__dist_ops;
 

@@ -195,22 +195,10 @@ static int build_gather(um_context *ctx, struct um_dist *D, umd_set *S, const um
   return rc;
 }
 
-/* The checks before distributing: the partitioner's name, a context not distributed yet, no loop run yet. */
-/* The partitioner's name: um_mpi_partitioner_built's, and ptscotch (refused by distribute_checks, with its own words,
- * where not built). Checked on any number of ranks: a name that one rank accepts fails on several. */
-static int partitioner_named(um_context *ctx, const char *method) {
-  if (!um_mpi_partitioner_built(method) && strcmp(method, "ptscotch"))
-    return UM_ERROR(ctx, UM_ERR_CONFIG,
-                    "mpi.partitioner = '%s': the partitioners are auto, metis (k-way of the primary set's graph on "
-                    "rank 0), ptscotch (PT-Scotch k-way, in parallel), rcb (recursive coordinate bisection), sfc "
-                    "(Hilbert curve), block (contiguous ranges of the primary set) and ranges (every set as "
-                    "numbered or declared, no partitioning); ParMETIS is not in Debian",
-                    method);
-  return UM_SUCCESS;
-}
-
+/* The checks before distributing, the partitioner's name known (um__dist_partitioner_named): a context not
+ * distributed yet, no loop run yet, the partitioner built here. */
 static int distribute_checks(um_context *ctx, const char *method) {
-  (void)method; /* named: partitioner_named; built: below */
+  (void)method; /* used where PT-Scotch is not built */
   if (ctx->dist) return UM_ERROR(ctx, UM_ERR_ARG, "um_distribute: the context is distributed already");
   for (int i = 0; i < ctx->nloops; i++)
     if (ctx->loops[i].calls > 0)
@@ -353,7 +341,7 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
 int um_distribute(um_context *ctx, const char *primary_name, const char *partitioner) {
   UM_CTX_OK(ctx);
   const char *method = partitioner && *partitioner ? partitioner : "auto";
-  UM_CHECK(ctx, partitioner_named(ctx, method));
+  UM_CHECK(ctx, um__dist_partitioner_named(ctx, method)); /* on any number of ranks: one rank's name fails on several */
   if (!mpi_up()) return UM_SUCCESS;
   int P = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
