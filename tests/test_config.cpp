@@ -144,6 +144,11 @@ TEST(Config, StructuralErrors) {
       {"run:\n  a: 1\n  a: 2\n", "duplicate key 'a'"},
       {"run.backend: seq\n", "contains '.'"},
       {"base: &b {x: 1}\nother: *b\n", "alias"},
+      {"run: {iterations: !foo 2}\n", "YAML tag '!foo' is not supported"},      // a local tag, dropped before
+      {"mesh: {I: !!str 20}\n", "YAML tag '!!str' is not supported"},        // a core tag, on a value
+      {"!!str run: {iterations: 2}\n", "YAML tag '!!str' is not supported"},  // on a key
+      {"run: !!map {iterations: 2}\n", "YAML tag '!!map' is not supported"},  // on a mapping
+      {"l: !!seq [1, 2]\n", "YAML tag '!!seq' is not supported"},             // on a sequence
       {"a: 1\n---\nb: 2\n", "more than one YAML document"},
       {"? [1, 2]\n: x\n", "key must be"},
   };

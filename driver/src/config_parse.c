@@ -140,6 +140,22 @@ static int key_add(key_index *ix, const cnode *m, int i) {
   return 0;
 }
 
+/* An explicit YAML tag (!foo, !!str) on the node that starts with e: refused, as aliases are (a um config's
+ * values are read by their keys' types, which a tag would silently not change). UM_SUCCESS where none. */
+static int refuse_tag(pctx *p, const yaml_event_t *e) {
+  const yaml_char_t *tag = e->type == YAML_SCALAR_EVENT           ? e->data.scalar.tag
+                           : e->type == YAML_MAPPING_START_EVENT  ? e->data.mapping_start.tag
+                           : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.tag
+                                                                  : NULL;
+  if (!tag) return UM_SUCCESS;
+  const char *t = (const char *)tag, *core = "tag:yaml.org,2002:";
+  const int is_core = !strncmp(t, core, strlen(core));
+  return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
+                         "%s:%d:%lu: YAML tag '%s%.100s' is not supported in um configs; remove it (each key "
+                         "reads its value as its own type: umrun --help lists them)",
+                         p->where, MARK_LINE(e), MARK_COL(e), is_core ? "!!" : "", is_core ? t + strlen(core) : t);
+}
+
 /* A mapping's key (the event e) checked: a plain scalar, not empty, without NUL or '.', not given before in n
  * (ix: its keys). UM_SUCCESS, or the error told in p->err. */
 static int check_key(pctx *p, const yaml_event_t *e, const key_index *ix, const cnode *n) {
@@ -172,6 +188,7 @@ static int check_key(pctx *p, const yaml_event_t *e, const key_index *ix, const 
                 p->where, kline, kcol, k);
     return rc;
   }
+  if ((rc = refuse_tag(p, e))) return rc;
   if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(k, "<<"))
     return um_format_error(p->err, p->errlen, UM_ERR_CONFIG,
                            "%s:%d:%lu: merge key '<<' is not supported in um configs; write the keys out instead",
@@ -191,6 +208,10 @@ static int parse_node(pctx *p, yaml_event_t *ev, int depth, cnode **out) {
   int rc = UM_SUCCESS;
   cnode *n = NULL;
   *out = NULL;
+  if ((rc = refuse_tag(p, ev))) {
+    yaml_event_delete(ev);
+    return rc;
+  }
   switch (ev->type) {
     case YAML_ALIAS_EVENT:
       rc =
