@@ -108,20 +108,18 @@ UM_KERNEL void lu_shape_derivatives(const double x[8], const double y[8], const 
   *volume = 8. * (fjxet * cjxet + fjyet * cjyet + fjzet * cjzet);
 }
 
-/* Sixteen times one face's area vector (its bisectors not halved, their cross product not quartered), added to
- * each of its four nodes. The factors are powers of two: scaling the sums afterwards gives the very bits of
- * scaling every term. */
+/* One face's area vector, a quarter added to each of its four nodes. */
 UM_KERNEL void lu_face_normal(double pf[3][8], int a, int b, int c, int d, const double x[8], const double y[8],
                               const double z[8]) {
-  const double bisectX0 = x[d] + x[c] - x[b] - x[a];
-  const double bisectY0 = y[d] + y[c] - y[b] - y[a];
-  const double bisectZ0 = z[d] + z[c] - z[b] - z[a];
-  const double bisectX1 = x[c] + x[b] - x[d] - x[a];
-  const double bisectY1 = y[c] + y[b] - y[d] - y[a];
-  const double bisectZ1 = z[c] + z[b] - z[d] - z[a];
-  const double areaX = bisectY0 * bisectZ1 - bisectZ0 * bisectY1;
-  const double areaY = bisectZ0 * bisectX1 - bisectX0 * bisectZ1;
-  const double areaZ = bisectX0 * bisectY1 - bisectY0 * bisectX1;
+  const double bisectX0 = 0.5 * (x[d] + x[c] - x[b] - x[a]);
+  const double bisectY0 = 0.5 * (y[d] + y[c] - y[b] - y[a]);
+  const double bisectZ0 = 0.5 * (z[d] + z[c] - z[b] - z[a]);
+  const double bisectX1 = 0.5 * (x[c] + x[b] - x[d] - x[a]);
+  const double bisectY1 = 0.5 * (y[c] + y[b] - y[d] - y[a]);
+  const double bisectZ1 = 0.5 * (z[c] + z[b] - z[d] - z[a]);
+  const double areaX = 0.25 * (bisectY0 * bisectZ1 - bisectZ0 * bisectY1);
+  const double areaY = 0.25 * (bisectZ0 * bisectX1 - bisectX0 * bisectZ1);
+  const double areaZ = 0.25 * (bisectX0 * bisectY1 - bisectY0 * bisectX1);
   const int n[4] = {a, b, c, d};
   for (int k = 0; k < 4; k++) {
     pf[0][n[k]] += areaX;
@@ -130,7 +128,7 @@ UM_KERNEL void lu_face_normal(double pf[3][8], int a, int b, int c, int d, const
   }
 }
 
-/* Sixteen times the node normals of a hexahedron: the sum over its six faces. */
+/* Node normals of a hexahedron: the sum over its six faces. */
 UM_KERNEL void lu_node_normals(double pf[3][8], const double x[8], const double y[8], const double z[8]) {
   for (int i = 0; i < 8; i++) pf[0][i] = pf[1][i] = pf[2][i] = 0.0;
   lu_face_normal(pf, 0, 1, 2, 3, x, y, z);
@@ -141,17 +139,17 @@ UM_KERNEL void lu_node_normals(double pf[3][8], const double x[8], const double 
   lu_face_normal(pf, 4, 7, 6, 5, x, y, z);
 }
 
-/* Stress integration of one element: nodal forces from the isotropic stress (upstream's shape derivatives,
- * which the node normals overwrite, give only the volume, not needed here). */
+/* Stress integration of one element: nodal forces from the isotropic stress. */
 UM_KERNEL void lu_stress_forces(const double x[8], const double y[8], const double z[8], double p, double q,
                                 double f[3][8]) {
-  double b[3][8];
+  double b[3][8], volume;
+  lu_shape_derivatives(x, y, z, b, &volume);
   lu_node_normals(b, x, y, z);
-  const double sig16 = (-p - q) * 0.0625; /* the normals' factor of 16, on the stress: the same bits */
+  const double sig = -p - q;
   for (int i = 0; i < 8; i++) {
-    f[0][i] = -(sig16 * b[0][i]);
-    f[1][i] = -(sig16 * b[1][i]);
-    f[2][i] = -(sig16 * b[2][i]);
+    f[0][i] = -(sig * b[0][i]);
+    f[1][i] = -(sig * b[1][i]);
+    f[2][i] = -(sig * b[2][i]);
   }
 }
 
