@@ -13,9 +13,14 @@ include(CMakePackageConfigHelpers)
 set(UM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/um)
 set(UM_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/um)
 
+# shared libraries carry their version (docs/release.md): while MAJOR is 0 a new MINOR may change the ABI, so the
+# SONAME is libum_X.so.MAJOR.MINOR (the file libum_X.so.MAJOR.MINOR.PATCH); the libum_X.so link is for linking
+# against them, so it goes with the dev files
+set_target_properties(um_engine um_driver um_run PROPERTIES VERSION ${PROJECT_VERSION}
+                      SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 install(TARGETS um_engine um_driver um_run um_embed_tool EXPORT umTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT dev)
 install(TARGETS umrun RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 # shared libraries: the programs find them beside themselves (bin/../lib), wherever the prefix is moved
@@ -37,7 +42,8 @@ install(FILES ${PROJECT_BINARY_DIR}/umConfig.cmake ${PROJECT_BINARY_DIR}/umConfi
               ${PROJECT_SOURCE_DIR}/cmake/UmKernels.cmake DESTINATION ${UM_INSTALL_CMAKEDIR} COMPONENT dev)
 
 # pkg-config: the static libraries need every dependency on the link line (Libs); shared ones only
-# their own (the rest in Libs.private, for --static)
+# their own (the rest in Libs.private, for --static) and libm, which the program itself needs whatever the
+# libraries' kind: its kernels are compiled into it and um/kernel.h includes <math.h>
 set(_um_deps ${HDF5_C_LIBRARIES} ${UM_YAML_LIBRARY} ${UM_METIS_LIBRARY} ${UM_SCOTCH_LIBRARY} ${UM_SCOTCHERR_LIBRARY})
 if(UM_HAVE_PTSCOTCH)
   list(APPEND _um_deps ${UM_PTSCOTCH_LIBRARY} ${UM_PTSCOTCHERR_LIBRARY})
@@ -55,7 +61,7 @@ list(APPEND _um_deps ${CMAKE_DL_LIBS} -lm)
 list(TRANSFORM _um_deps REPLACE "^dl$" "-ldl")
 list(JOIN _um_deps " " _um_deps)
 if(BUILD_SHARED_LIBS)
-  set(UM_PC_LIBS "")
+  set(UM_PC_LIBS "-lm")
   set(UM_PC_LIBS_PRIVATE "${_um_deps}")
 else()
   set(UM_PC_LIBS "${_um_deps}")
@@ -75,6 +81,9 @@ foreach(d IN LISTS _um_app_cfgs)
   get_filename_component(app ${app} NAME)
   install(DIRECTORY ${d} DESTINATION ${UM_INSTALL_DATADIR}/apps/${app} COMPONENT runtime)
 endforeach()
+# the kernels of the Python package's Airfoil example (python3 -m um.examples.airfoil MESH KERNELS, docs/python.md)
+install(FILES ${PROJECT_SOURCE_DIR}/apps/airfoil/airfoil_kernels.h DESTINATION ${UM_INSTALL_DATADIR}/apps/airfoil
+        COMPONENT runtime)
 # the build tree's umrun finds the same data beside it: build/share/um links the source folders
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/share/um)
 foreach(d validation configs apps)
@@ -91,9 +100,10 @@ install(FILES ${UM_ZSH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vend
 # the documentation and the licences
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/THIRD_PARTY.md
               ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
-# Debian's place for each package's licence (the um and um-dev packages)
-install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/um RENAME copyright
-        COMPONENT runtime)
+# Debian's place for each package's licence (the um and um-dev packages): um's, and in um's (which ships the
+# validation data) a paragraph for each third-party licence (cmake/UmDebianCopyright.cmake)
+include(UmDebianCopyright)
+install(FILES ${PROJECT_BINARY_DIR}/debian/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/um COMPONENT runtime)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/um-dev RENAME copyright
         COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT runtime

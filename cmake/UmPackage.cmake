@@ -4,7 +4,8 @@
 #                                the configs and references (/usr/share/um), umrun(1), the completions, the docs
 #   um-dev_<version>_<arch>.deb  the dev component: headers, static libraries, um-embed, um.pc, the CMake package
 # The runtime's dependencies are the Debian packages of the libraries the build links (libyaml, METIS, Scotch,
-# HDF5, OpenMP, Open MPI, PT-Scotch); the dev package's are the -dev packages its pkg-config and CMake files name.
+# HDF5, OpenMP, Open MPI, PT-Scotch); the dev package's are the -dev packages its pkg-config and CMake files name
+# (and Open MPI's mpicc, which the CMake package's find_dependency(MPI) runs).
 # tests/package/test_deb.sh builds both, installs them into a clean root and checks them (ctest -L package).
 set(CPACK_PACKAGE_NAME um)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -59,8 +60,9 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "openmpi-bin")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME um-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(_um_dev_depends "um (= ${PROJECT_VERSION}), libyaml-dev, libmetis-dev, libscotch-dev, libhdf5-dev, pkg-config")
-if(UM_HAVE_MPI)
-  string(APPEND _um_dev_depends ", libopenmpi-dev")
+if(UM_HAVE_MPI) # find_package(um) finds MPI through its compiler wrapper, mpicc: openmpi-bin's, named here though
+                # Debian 12's libopenmpi-dev depends on it too
+  string(APPEND _um_dev_depends ", libopenmpi-dev, openmpi-bin")
 endif()
 if(UM_HAVE_PTSCOTCH)
   string(APPEND _um_dev_depends ", libptscotch-dev")

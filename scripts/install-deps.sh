@@ -3,7 +3,7 @@
 # The CUDA toolkit is not installed here: NVIDIA's packages or the base image provide it.
 set -euo pipefail
 PACKAGES=(
-  build-essential cmake            # C11/C++17 compilers, CMake >= 3.20
+  build-essential cmake            # C11/C++17 compilers, CMake >= 3.24 (Debian 12: 3.25)
   libhdf5-dev                      # HDF5 (serial) mesh and result files
   libyaml-dev                      # run configs
   libmetis-dev                     # METIS k-way partitioning (reordering)

@@ -119,16 +119,17 @@ static void describe(const char *const *dirs, const char *const *what, int n, ch
   }
 }
 
-/* Where e's relative value is found: the config's folder, the data folder, the current folder (the first
- * that has it). *found: 0 found nowhere; 1 the current folder reaches it as written; 2 at out. */
-static void find_path(const char *config_path, const char *value, char *out, size_t outlen, int *found,
-                      char *where, size_t wlen) {
+/* Where a relative value written in the file config_path is found: that file's folder (named file_folder in the
+ * message), the data folder, the current folder (the first that has it). *found: 0 found nowhere; 1 the current
+ * folder reaches it as written; 2 at out. */
+static void find_path(const char *config_path, const char *file_folder, const char *value, char *out, size_t outlen,
+                      int *found, char *where, size_t wlen) {
   char cdir[PATH_LEN], ddir[PATH_LEN], cwd[PATH_LEN];
   folder_of(config_path, cdir, sizeof cdir);
   umrun_data_dir(ddir, sizeof ddir);
   if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
   const char *dirs[3] = {cdir, ddir, cwd};
-  const char *names[3] = {"the config's folder", "the data folder", "the current folder"};
+  const char *names[3] = {file_folder, "the data folder", "the current folder"};
   const char *looked[3], *what[3];
   int nlooked = 0;
   *found = 0;
@@ -160,7 +161,7 @@ static int resolve_one(um_config *cfg, const char *config_path, const path_entry
                        size_t len) {
   char cand[2 * PATH_LEN + 2], where[3 * PATH_LEN + 200];
   int found;
-  find_path(config_path, e->value, cand, sizeof cand, &found, where, sizeof where);
+  find_path(config_path, "the config's folder", e->value, cand, sizeof cand, &found, where, sizeof where);
   if (found == 1 || (!found && new_ok)) return UM_SUCCESS; /* new_ok: written by the run, from the current folder */
   if (!found) return not_found(e->key, e->value, e->origin, where, err, len);
   char *q = umrun_yaml_quoted(cand);
@@ -197,11 +198,29 @@ int umrun_resolve_path_value(const um_runner *r, const char *config_path, const 
   if (!config_path || !*config_path || !(flags & UM_OPT_PATH) || !*value || *value == '/') return UM_SUCCESS;
   char cand[2 * PATH_LEN + 2], where[3 * PATH_LEN + 200], origin[PATH_LEN + 16];
   int found;
-  find_path(config_path, value, cand, sizeof cand, &found, where, sizeof where);
+  find_path(config_path, "the config's folder", value, cand, sizeof cand, &found, where, sizeof where);
   if (found == 1 || (!found && (flags & UM_OPT_PATH_NEW_OK))) return UM_SUCCESS;
   snprintf(origin, sizeof origin, "the sweep of file %s", config_path);
   if (!found) return not_found(key, value, origin, where, err, len);
   if (strlen(cand) >= outlen) return snprintf(err, len, "%s '%s': the path is too long", key, cand), UM_ERR_CONFIG;
+  snprintf(out, outlen, "%s", cand);
+  return UM_SUCCESS;
+}
+
+int umrun_resolve_suite_config(const char *suite_path, const char *value, char *out, size_t outlen, char *err,
+                               size_t len) {
+  snprintf(out, outlen, "%s", value);
+  if (!*value || *value == '/') return UM_SUCCESS; /* absolute: as given (a missing file is told when it is read) */
+  char cand[2 * PATH_LEN + 2], where[3 * PATH_LEN + 200];
+  int found;
+  find_path(suite_path, "the suite's folder", value, cand, sizeof cand, &found, where, sizeof where);
+  if (found == 1) return UM_SUCCESS;
+  if (!found)
+    return snprintf(err, len, "'%s': no such file; looked in %s. A case's config is relative to the suite file's "
+                    "folder (or the data folder, or the current folder): correct it, or give an absolute path",
+                    value, where),
+           UM_ERR_CONFIG;
+  if (strlen(cand) >= outlen) return snprintf(err, len, "'%s': the path is too long", cand), UM_ERR_CONFIG;
   snprintf(out, outlen, "%s", cand);
   return UM_SUCCESS;
 }

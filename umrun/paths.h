@@ -2,7 +2,7 @@
  * option declared UM_OPT_PATH whose value the config file gives as a relative
  * path is looked up from the config's folder, then the data folder, then the
  * current folder; values from --set, UM_OPTIONS or a suite stay relative to the
- * current folder. */
+ * current folder. A suite case's config: follows the same rule from the suite file. */
 #ifndef UMRUN_PATHS_H
 #define UMRUN_PATHS_H
 #include <stddef.h>
@@ -18,6 +18,12 @@ int umrun_resolve_paths(const um_runner *r, const char *config_path, um_config *
  * (as given when key is no path, or the current folder reaches it); app_name: the config's app, for its keys. */
 int umrun_resolve_path_value(const um_runner *r, const char *config_path, const char *app_name, const char *key,
                              const char *value, char *out, size_t outlen, char *err, size_t len);
+
+/* A suite case's config: (value, written in the suite file suite_path) resolved by the same rule, from the suite
+ * file's folder, then the data folder, then the current folder, into out (as given when absolute or when the
+ * current folder reaches it). UM_ERR_CONFIG naming the folders looked in when it is found nowhere. */
+int umrun_resolve_suite_config(const char *suite_path, const char *value, char *out, size_t outlen, char *err,
+                               size_t len);
 
 /* value as a YAML single-quoted flow scalar (quotes doubled), which um_config_set reads as the string itself;
  * malloc'd, NULL when out of memory. */

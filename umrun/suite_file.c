@@ -4,6 +4,7 @@
 #include "suite_internal.h"
 #include "options.h"
 #include "draw.h"
+#include "paths.h"
 
 /* ---- the suite file ------------------------------------------------------------ */
 void suite_free_strs(char **v, int n) {
@@ -263,7 +264,12 @@ int suite_load(const um_runner *r, const char *path, const char *app_override, i
       snprintf(err, len, "case '%s' (%s): 'config' is missing (a umrun config file)", name, where);
       goto out;
     }
-    c->config = strdup(config);
+    char cpath[8200], cerr[8400];
+    if (umrun_resolve_suite_config(path, config, cpath, sizeof cpath, cerr, sizeof cerr)) { /* as configs' inputs */
+      snprintf(err, len, "case '%s' (%s): config: %s", name, where, cerr);
+      goto out;
+    }
+    c->config = strdup(cpath);
     snprintf(k, sizeof k, "cases.%d.tags", i);
     if (read_list(cfg, k, &c->tags, &c->ntags, err, len)) goto out;
     snprintf(k, sizeof k, "cases.%d.set", i);

@@ -4,9 +4,10 @@
 #   test_deb.sh SOURCE_DIR BUILD_DIR WORK_DIR
 # 1. cpack -G DEB: um_<v>_<arch>.deb and um-dev_<v>_<arch>.deb, the version of VERSION;
 # 2. their control fields: the runtime depends on Debian's libyaml, METIS, Scotch, HDF5 (and Open MPI,
-#    PT-Scotch when built with them), never on GoogleTest; -dev on um (= v) and the -dev packages, gtest
-#    only suggested;
-# 3. both unpacked into WORK/root (dpkg-deb -x: what dpkg -i puts in /), nothing installed on the machine;
+#    PT-Scotch when built with them), never on GoogleTest; -dev on um (= v) and the -dev packages (and
+#    openmpi-bin's mpicc), gtest only suggested;
+# 3. both unpacked into WORK/root (dpkg-deb -x: what dpkg -i puts in /), nothing installed on the machine; the
+#    runtime's copyright file covers um and each third-party licence of the data it ships, whose texts it holds;
 # 4. from a folder outside the source tree, the packaged umrun runs small configs of the package's own data
 #    folder (WORK/root/usr/share/um/configs) and each says VALIDATION PASS; --version names the version and
 #    the licence; a config copied elsewhere with its deck beside it runs (paths relative to the config);
@@ -42,6 +43,7 @@ done
 if ldd "$BUILD/bin/umrun" | grep -q libmpi; then
   grep -q "libopenmpi" <<< "$RDEP" || fail "an MPI build's um does not depend on libopenmpi*"
   grep -q "libopenmpi-dev" <<< "$DDEP" || fail "um-dev does not depend on libopenmpi-dev"
+  grep -q "openmpi-bin" <<< "$DDEP" || fail "um-dev does not depend on openmpi-bin (mpicc: find_package(um) finds MPI with it)"
 fi
 grep -q "gtest" <<< "$RDEP" && fail "um depends on GoogleTest"
 for p in "um (= $VERSION)" libyaml-dev libmetis-dev libscotch-dev libhdf5-dev; do
@@ -66,6 +68,24 @@ PC=$(cd "$ROOT" && find usr/lib -name um.pc | head -1) CM=$(cd "$ROOT" && find u
 grep -q "BSD-3-Clause" "$ROOT/$PC" || fail "um.pc does not name the licence"
 grep -q 'set(um_LICENSE "BSD-3-Clause")' "$ROOT/$CM" || fail "umConfig.cmake does not name the licence"
 grep -q "BSD 3-Clause" "$ROOT/usr/share/doc/um/copyright" || fail "/usr/share/doc/um/copyright is not the licence"
+# the runtime ships third-party validation data (THIRD_PARTY.md): its copyright file has a paragraph for each
+# licence with its text, and each licence text of the tree (validation/*/LICENSE.upstream) is in the package
+COPYRIGHT=$ROOT/usr/share/doc/um/copyright
+head -1 "$COPYRIGHT" | grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ||
+  fail "/usr/share/doc/um/copyright is not in Debian's copyright format"
+check_paragraph() { # $1: a Files: pattern, $2: its License: name, $3: a line of its text
+  awk -v f="$1" -v l="License: $2" -v t="$3" 'BEGIN { RS = "" } index($0, "Files: ") == 1 && index($0, f) && index($0, l) \
+      && index($0, t) { found = 1 } END { exit !found }' "$COPYRIGHT" ||
+    { cat "$COPYRIGHT"; fail "the copyright file has no paragraph for $1 under $2 with '$3'"; }
+}
+check_paragraph "Files: *" BSD-3-Clause "Copyright (c) 2026, the um authors"
+check_paragraph usr/share/um/validation/bookleaf/decks/ GPL-3+ "/usr/share/common-licenses/GPL-3"
+check_paragraph usr/share/um/validation/miniaero/ BSD-3-Clause "Copyright (2014) Sandia Corporation."
+check_paragraph usr/share/um/validation/volna/decks/ BSD-2-Clause "Copyright 2018, Frederic Dias, Serge Guillas, Istvan Reguly"
+for lic in "$SRC"/validation/*/LICENSE.upstream; do
+  f=usr/share/um/${lic#"$SRC"/}
+  grep -q " \./$f$" "$WORK/rt.list" || fail "um does not hold /$f"
+done
 grep -q "usr/include/" "$WORK/rt.list" && fail "the runtime package holds headers"
 UMRUN=$ROOT/usr/bin/umrun DATA=$ROOT/usr/share/um
 

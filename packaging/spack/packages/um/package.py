@@ -1,5 +1,7 @@
 # Copyright the um authors. SPDX-License-Identifier: BSD-3-Clause
 # um's Spack recipe (docs/release.md: how it is tested; README.md "Install").
+import re
+
 from spack.package import *
 
 
@@ -27,10 +29,15 @@ class Um(CMakePackage, CudaPackage):
     conflicts("+nccl", when="~mpi", msg="+nccl is a transport between MPI ranks: it needs +mpi")
     conflicts("+ptscotch", when="~mpi", msg="PT-Scotch partitions over MPI ranks: it needs +mpi")
     conflicts("cuda_arch=none", when="+cuda", msg="+cuda needs cuda_arch (e.g. cuda_arch=90)")
-    for _arch in ("20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61", "62", "70", "72"):
-        conflicts("cuda_arch=" + _arch, when="+cuda", msg="the CUDA backend builds sm_75 and newer")
+    for _arch in CudaPackage.cuda_arch_values:
+        if int(re.match(r"\d+", _arch).group()) < 75:
+            conflicts("cuda_arch=" + _arch, when="+cuda", msg="the CUDA backend builds sm_75 and newer")
 
-    depends_on("cmake@3.20:", type="build")
+    # the languages of project(um ... LANGUAGES C CXX): Spack (0.23 on, required from 1.0) gives a package the
+    # compilers of the languages it depends on, and no others
+    depends_on("c", type="build")
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.24:", type="build")  # CMakeLists.txt's cmake_minimum_required
     depends_on("pkgconfig", type="build")
     depends_on("libyaml@0.2:")
     depends_on("metis@5.1:")
@@ -54,11 +61,23 @@ class Um(CMakePackage, CudaPackage):
             self.define("UM_BUILD_TESTS", False),
         ]
         if self.spec.satisfies("+cuda"):
-            archs = self.spec.variants["cuda_arch"].value
-            args.append(self.define("UM_CUDA_ARCHITECTURES", ";".join(archs)))
+            args.append(self.define("UM_CUDA_ARCHITECTURES", ";".join(self.um_cuda_architectures())))
         if self.spec.satisfies("+nccl"):
             args.append(self.define("UM_NCCL_ROOT", self.spec["nccl"].prefix))
         return args
+
+    def um_cuda_architectures(self):
+        """cuda_arch as UM_CUDA_ARCHITECTURES takes it: sm_XX numbers. um compiles its kernels at run time
+        for the GPU it finds (NVRTC); the list is what its CUDA compile tests build for, so an
+        architecture-specific (90a, 100a) or family (100f) value stands for its base number."""
+        archs = []
+        for arch in self.spec.variants["cuda_arch"].value:
+            number = re.match(r"(\d+)[a-z]*$", arch)
+            if number is None:
+                raise InstallError("cuda_arch={0}: not an sm_XX number (e.g. 90, 90a)".format(arch))
+            if number.group(1) not in archs:
+                archs.append(number.group(1))
+        return archs
 
     def _run_default_airfoil(self):
         """umrun without a config runs its embedded default job (the small Airfoil case) and
