@@ -22,6 +22,7 @@ PACKAGES=(
   python3-jsonschema               # the tests validate the JSON they write against docs/schema (tests/check_schema.py)
   gmsh                             # SIAC's unstructured meshes (scripts/siac-meshes.sh; test siac.meshes_script)
   python3-venv python3-setuptools  # the Python package (python/): pip install ./python into a venv (test python.pytest)
+  python3-wheel                    # ... its wheel built from its sdist (test python.dist)
   python3-cffi python3-numpy       # ... its binding of libum.so and its arrays
   python3-pandas python3-h5py python3-xarray python3-matplotlib  # ... its results and fields readers, its plots
   python3-pytest                   # ... its tests (python/tests)
