@@ -13,8 +13,11 @@ the current output (a loop renamed, a column gone, a run no longer in the suite)
 
 --check (the test, umrun.suite_quick): renders the template from the given results into DIR and fails when a
 placeholder has no value; checks that the committed docs/teaching.md is the template rendered (its text
-outside the figures the same); that every `name` of one word the text gives in code is a loop, set, map or
-dat of the current output; and that renaming a loop in a copy of the results makes the check fail.
+outside the figures the same) and that its figures the code fixes (counted from the kernels' sources, the
+meshes and the plans: rows, sets, access patterns, operations, bytes, bounds, blocks, colours, reuse; not
+timings, nor what an app counts at run time) are the current output's; that every `name` of one word the text
+gives in code is a loop, set, map or dat of the current output; and that renaming a loop in a copy of the
+results, or changing a fixed figure in a copy of the page, makes the check fail.
 
 Placeholders, {{kind:arg:...}}:
   {{date}} {{commit}} {{cpu}} {{cores}} {{runs}} {{repeat}} {{copy}} {{load}}   the run and its machine
@@ -185,11 +188,50 @@ def make_page(umrun, results, html):
     return Page(open(html[:-5] + ".md", encoding="utf-8").read(), json.load(open(results)))
 
 
-def shape_matches(template, text):
-    """text is the template rendered: its words outside the placeholders are the template's"""
+def shape(template, text):
+    """the figures of text, in the template's order, when text is the template rendered (its words outside the
+    placeholders the template's); None when it is not"""
     parts = PLACE.split(template)
     pattern = "".join(re.escape(p) if i % 2 == 0 else "(.+?)" for i, p in enumerate(parts))
-    return re.fullmatch(pattern, text, re.S) is not None
+    m = re.fullmatch(pattern, text, re.S)
+    return list(m.groups()) if m else None
+
+
+def shape_matches(template, text):
+    """text is the template rendered: its words outside the placeholders are the template's"""
+    return shape(template, text) is not None
+
+
+# the columns whose cells the code fixes, whatever the machine and its load: counted from the kernels' sources
+# and the meshes, or the plans' (a run's timings, and an app's own count at run time, are not)
+FIXED_LOOP = {"over", "access pattern", "ops / element (counted)", "ops / byte", "bytes / call", "bytes / element",
+              "bound by"}
+FIXED_PLAN = {"blocks", "block colours", "thread colours (mean / max)", "reuse"}
+
+
+def fixed(key, value):
+    """does the code alone fix this placeholder's figure? (a "≥" figure is an app's count at run time: SIAC's)"""
+    f = key.split(":")
+    if value.startswith("\u2265"):
+        return False
+    return f[0] == "rows" or (f[0] == "loop" and f[-1] in FIXED_LOOP) or (f[0] == "plan" and f[-1] in FIXED_PLAN)
+
+
+def stale_figures(template, text, page):
+    """the figures of text (a rendering of template) that the code fixes and that differ from page's: each
+    "{{key}}: old -> new" """
+    old = shape(template, text)
+    if old is None:
+        return []
+    out = []
+    for key, was in zip(PLACE.findall(template), old):
+        try:
+            now = page.value(key)
+        except KeyError:  # said as missing
+            continue
+        if fixed(key, now) and was != now:
+            out.append(f"{{{{{key}}}}}: {was} -> {now}")
+    return out
 
 
 def check(a):
@@ -200,9 +242,21 @@ def check(a):
     bad = [f"docs/teaching.md.in cites what the current output lacks: {m}" for m in missing]
     bad += [f"docs/teaching.md.in names `{w}`, no loop, set, map or dat of the current output"
             for w in unknown_names(template, page.results)]
-    if not shape_matches(template, open(PAGE, encoding="utf-8").read()):
+    committed = open(PAGE, encoding="utf-8").read()
+    if not shape_matches(template, committed):
         bad.append("docs/teaching.md is not docs/teaching.md.in rendered: edit the template and run "
                    "scripts/teaching-docs.py, not the page")
+    bad += [f"docs/teaching.md cites a figure the code fixes that is no longer the output's (run "
+            f"scripts/teaching-docs.py): {s}" for s in stale_figures(template, committed, page)]
+    # the check itself: a fixed figure changed in a copy of the page is caught
+    key = next((k for k in PLACE.findall(template) if not missing and fixed(k, page.value(k))), None)
+    if key:
+        class Changed:
+            def value(self, k):
+                return page.value(k) + ("9" if k == key else "")
+        changed, _ = render(template, Changed())
+        if not stale_figures(template, changed, page):
+            bad.append(f"changing the figure {{{{{key}}}}} in a copy of the page did not fail the check")
     # the check itself: a loop renamed in the output is caught
     R = json.load(open(a.results))
     loop = re.search(r"\{\{loop:airfoil:([^:]+):", template)
@@ -221,8 +275,10 @@ def check(a):
         print("FAIL:", b)
     if not bad:
         n = len(PLACE.findall(template))
+        nfixed = sum(fixed(k, page.value(k)) for k in PLACE.findall(template))
         print(f"teaching-docs --check: all {n} figures docs/teaching.md cites are in the current output; the page is "
-              "its template rendered; a renamed loop is caught")
+              f"its template rendered, and its {nfixed} figures the code fixes are the output's; a renamed loop and a "
+              "changed figure are caught")
     return 1 if bad else 0
 
 

@@ -189,6 +189,71 @@ TEST(VecArgs, OpenMPAtomicsKeepColoursForPerIndexIncrements) {
   if (stats_of(c.ctx, "mixed_v", &s)) EXPECT_EQ(s.has_plan, 1) << "a per-index INC needs the colouring";
 }
 
+// the run's atomics on OpenMP: the statistics say what each loop ran (vector increments by atomics, per-index
+// increments by colours, a loop that writes nothing through a map none), and the log says once per loop, not per
+// call, that per-index increments ran coloured; under run.reproducible atomics run coloured by that mode's rule,
+// said by the statistics, not warned about
+TEST(VecArgs, OpenMPAtomicsSayWhatEachLoopRan) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  const tvw::Mesh m = tvw::make(300, 3, 61);
+  std::vector<std::string> warnings;
+  auto context = [&](int reproducible) {
+    um_options o;
+    um_options_default(&o);
+    o.backend = "openmp";
+    o.strategy = UM_STRATEGY_ATOMICS;
+    o.nthreads = 4;
+    o.block_size = 16;
+    um_options_set(&o, "openmp.parallel_threshold", "0");
+    o.log = [](void *user, um_log_level level, const char *msg) {
+      if (level == UM_LOG_WARNING) ((std::vector<std::string> *)user)->push_back(msg);
+    };
+    o.log_user = &warnings;
+    um_context *ctx = nullptr;
+    EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
+    if (reproducible) EXPECT_EQ(um_context_set_reproducible(ctx, 1), UM_SUCCESS) << um_error_message(ctx);
+    return ctx;
+  };
+  um_context *ctx = context(0);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_EQ(um_context_strategy(ctx), UM_STRATEGY_ATOMICS) << "the run's strategy";
+  tvw::Decl D = tvw::declare(ctx, m);
+  EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
+  tvw::sum(ctx, D, m, true, UM_AOS, "v");
+  um_dat *q = tvw::dat(ctx, D.cells, 2, UM_DOUBLE, m.q.data(), "sq_p", UM_AOS);
+  um_dat *acc = tvw::dat(ctx, D.cells, 2, UM_DOUBLE, nullptr, "acc_p", UM_AOS);
+  um_arg a[4] = {um_arg_dat(q, -1, UM_ID, 2, UM_DOUBLE, UM_READ), um_arg_dat(acc, 0, D.nbr, 2, UM_DOUBLE, UM_INC),
+                 um_arg_dat(acc, 1, D.nbr, 2, UM_DOUBLE, UM_INC), um_arg_dat(acc, 2, D.nbr, 2, UM_DOUBLE, UM_INC)};
+  for (int call = 0; call < 3; call++)
+    ASSERT_EQ(um_par_loop(ctx, &tv_scatter3_kernel, "scatter_p", D.cells, 4, a), UM_SUCCESS) << um_error_message(ctx);
+  um_loop_stats s;
+  if (stats_of(ctx, "scatter_v", &s)) {
+    EXPECT_EQ(s.strategy, UM_STRATEGY_ATOMICS) << "vector increments ran by atomics";
+    EXPECT_EQ(s.has_plan, 0);
+  }
+  if (stats_of(ctx, "scatter_p", &s)) {
+    EXPECT_EQ(s.strategy, UM_STRATEGY_COLOURED) << "per-index increments ran by the plan's colours";
+    EXPECT_EQ(s.has_plan, 1);
+  }
+  if (stats_of(ctx, "sum_v", &s)) EXPECT_EQ(s.strategy, UM_STRATEGY_AUTO) << "nothing written through a map: none";
+  ASSERT_EQ(warnings.size(), 1u) << "one warning, for the loop that ran coloured, not one per call";
+  EXPECT_NE(warnings[0].find("'scatter_p' runs coloured, not by atomics"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("um_arg_vec"), std::string::npos) << warnings[0];
+  um_finalize(&ctx);
+  warnings.clear();
+  ctx = context(1);
+  ASSERT_NE(ctx, nullptr);
+  D = tvw::declare(ctx, m);
+  EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_AOS, "v"), tvw::scatter_reference(m));
+  if (stats_of(ctx, "scatter_v", &s)) {
+    EXPECT_EQ(s.strategy, UM_STRATEGY_COLOURED) << "run.reproducible keeps the colours";
+    EXPECT_EQ(s.has_plan, 1);
+  }
+  for (const std::string &w : warnings)  // (it warns that a vector argument's sums are never split: another matter)
+    EXPECT_EQ(w.find("runs coloured"), std::string::npos) << "reproducible mode's colours are its rule: " << w;
+  um_finalize(&ctx);
+}
+
 // run.tune on OpenMP tries atomics where they change how a loop runs (vector increments only), not elsewhere
 TEST(VecArgs, TuneTriesOpenMPAtomicsOnVectorIncrementsOnly) {
   if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";

@@ -475,6 +475,9 @@ void um_report_loops_json(const um_context *ctx, FILE *f) {
     num(f, "gb_per_s", per > 0 ? loop_bytes(&s) / per * 1e-9 : 0, 0);
     num(f, "set_size", s.set_size, 0);
     fprintf(f, "\"indirect\": %s, \"one_to_one\": %s", s.indirect ? "true" : "false", s.one_to_one ? "true" : "false");
+    fputs(", \"strategy\": ", f); /* what its last call ran (openmp: atomics for vector increments only) */
+    if (s.strategy != UM_STRATEGY_AUTO) um_json_string(f, um_strategy_name(s.strategy));
+    else fputs("null", f); /* none needed */
     /* automatic loop splitting: the last call's variant and why; a generated loop names its parent */
     fputs(", \"split\": ", f);
     um_json_string(f, s.split ? s.split : "off");

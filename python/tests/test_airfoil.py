@@ -90,3 +90,32 @@ def test_reproducible_mode_bit_for_bit(outputs, kernel_source, tmp_path):
         for it, value in rms.items():
             assert value == ref["rms_%d" % it], "%s, iteration %d: Python %r, C %r" % (backend, it, value,
                                                                                        ref["rms_%d" % it])
+
+
+def test_atomics_on_openmp_say_that_per_index_increments_ran_coloured(outputs, kernel_source, caplog):
+    """run.strategy atomics on OpenMP, whose atomics take vector increments only: res_calc and bres_calc
+    (res(INC, pecell[0]), res(INC, pecell[1])) run on their plans, by colours, with the bits of the coloured run.
+    The run's strategy stays "atomics"; each loop's statistics say what it ran, and a warning says it once per loop."""
+    import logging
+
+    mesh = airfoil.read_mesh(outputs["dir"] / "seq" / "airfoil.h5")
+    runs = {}
+    for strategy in ("coloured", "atomics"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="um"):
+            with um.Context(backend="openmp", threads=2, options={"run.strategy": strategy,
+                                                                  "openmp.parallel_threshold": 0}) as ctx:
+                rms = airfoil.Airfoil(ctx, mesh, kernel_source).run(20, every=20)[20]
+                runs[strategy] = (ctx.strategy, {s["name"]: s for s in ctx.loop_stats()}, rms,
+                                  [r.getMessage() for r in caplog.records])
+    ran, stats, rms, said = runs["atomics"]
+    assert ran == "atomics"  # the run's
+    for loop in ("res_calc", "bres_calc"):
+        assert stats[loop]["strategy"] == "coloured", stats[loop]
+        assert stats[loop]["has_plan"] == 1
+        assert stats[loop]["nblock_colours"] == runs["coloured"][1][loop]["nblock_colours"]
+        assert sum("loop '%s' runs coloured, not by atomics" % loop in m for m in said) == 1, said
+    for loop in ("adt_calc", "update"):
+        assert stats[loop]["strategy"] is None, stats[loop]  # nothing written through a map: none needed
+    assert rms == runs["coloured"][2], "the same plan, the same order of additions: the same bits"
+    assert not any("runs coloured" in m for m in runs["coloured"][3])

@@ -105,3 +105,50 @@ def test_unknown_file_refused(tmp_path):
         assert "x.json" in str(e) and "um-run-2" in str(e)
     else:
         raise AssertionError("a file of another format was read")
+
+
+def test_loops_say_what_they_ran_and_the_apps_own_counts(outputs, tmp_path):
+    """The JSON's loops[].strategy as loop_strategy (a suite's strategy column stays its case's); where a loop's
+    operations cannot be counted from its source, the app's own count at run time (gflops_<loop> x seconds_<loop>,
+    SIAC's, the report's lower bound) as ops_run and ops_per_byte_run."""
+    r = um.results.load(outputs["openmp"]).loops.set_index("loop")
+    assert r.loc["res_calc", "loop_strategy"] == "coloured" and r.loc["adt_calc", "loop_strategy"] is None
+    assert r["ops_run"].isna().all() and r["ops_per_byte_run"].isna().all()  # Airfoil's counts are its source's
+    s = um.results.load(outputs["suite"])
+    assert set(s.loops["strategy"]) == set(s.runs["strategy"]), "a suite's strategy column is its case's setting"
+    run = {"format": "um-run-2", "app": "siac", "backend": "openmp",
+           "metrics": {"gflops_per_point": 2.5, "seconds_per_point": 0.02},
+           "loops": [{"name": "per_point", "calls": 1, "seconds": 0.02, "set_size": 500, "bytes_per_call": 250000,
+                      "ops_estimate": None, "ops_unknown": "trip counts known at run time", "parent": None},
+                     {"name": "errors", "calls": 1, "seconds": 0.001, "set_size": 500, "bytes_per_call": 8000,
+                      "ops_estimate": 12, "ops_per_byte": 0.75, "parent": None}]}
+    path = tmp_path / "siac.json"
+    path.write_text(json.dumps(run))
+    loops = um.results.load(path).loops.set_index("loop")
+    assert loops.loc["per_point", "ops_run"] == 2.5e9 * 0.02 / 500
+    assert loops.loc["per_point", "ops_per_byte_run"] == 2.5e9 * 0.02 / 250000
+    assert np.isnan(loops.loc["errors", "ops_run"]), "a loop counted in its source keeps that count alone"
+    ax = um.plots.roofline(path)
+    labels = {t.get_text() for t in ax.texts}
+    assert "\u2265per_point" in labels and "errors" in labels, labels
+
+
+def test_roofline_draws_the_roofs_and_their_ridges(outputs):
+    """A suite records the host's copy bandwidth and multiply-add rate (umrun --suite measures them): the roofline
+    draws that roof with its ridge point, as the report does; a single run's JSON has none, but a roof given as
+    roofs= is drawn, ridge and all."""
+    suite = um.results.load(outputs["suite"])
+    m = suite.raw["machine"]
+    ax = um.plots.roofline(suite)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["CPU: copy %.1f GB/s, peak %.1f GFLOP/s" % (m["host_copy_gb_per_s"],
+                                                                 m["host_peak_fp64_gflop_per_s"])], legend
+    ridge = m["host_peak_fp64_gflop_per_s"] / m["host_copy_gb_per_s"]
+    assert "ridge %.1f ops/byte" % ridge in {t.get_text() for t in ax.texts}
+    (x, y), = [l.get_xydata()[1] for l in ax.get_lines()]
+    assert np.isclose(x, ridge) and np.isclose(y, m["host_peak_fp64_gflop_per_s"])
+    run = um.results.load(outputs["seq"])
+    assert um.plots.roofline(run).get_legend() is None, "a single run records no copy bandwidth: no roof"
+    ax = um.plots.roofline(run, roofs=[("modest CPU", 20.0, 96.0)])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["modest CPU: copy 20.0 GB/s, peak 96.0 GFLOP/s"]
+    assert "ridge 4.8 ops/byte" in {t.get_text() for t in ax.texts}

@@ -248,7 +248,9 @@ class Context:
     @property
     @_locked
     def strategy(self):
-        """The strategy the backend resolved the options' strategy to ("coloured", "atomics", ...)."""
+        """The run's strategy: the options' strategy as the backend resolved it ("coloured", "atomics", ...). Not
+        necessarily what each loop ran: :meth:`loop_stats` has each loop's ``strategy`` (on OpenMP, atomics apply
+        only to loops whose increments through maps are all vector ones; the others run coloured)."""
         return ffi.string(lib.um_strategy_name(lib.um_context_strategy(self.ptr))).decode()
 
     @property
@@ -408,12 +410,18 @@ class Context:
     @_locked
     def loop_stats(self):
         """The engine's statistics of every loop by name (um_loop_stats_get): a list of dicts with calls, seconds,
-        bytes (useful bytes per call), plan statistics, split variant and the backend's counters."""
+        bytes (useful bytes per call), the strategy its last call ran with, plan statistics, split variant and the
+        backend's counters. ``strategy`` is how the loop's writes through maps were kept from racing, which
+        :attr:`strategy` (the run's) may not say: on OpenMP a loop that increments through a map per index runs
+        ``"coloured"`` under ``run.strategy: atomics`` (its atomics take vector increments only); None where
+        nothing could race (direct loops, a split's gathers)."""
         out = []
         st = ffi.new("um_loop_stats *")
         for i in range(lib.um_loop_stats_count(self.ptr)):
             self.check(lib.um_loop_stats_get(self.ptr, i, st))
-            row = {"name": ffi.string(st.name).decode()}
+            row = {"name": ffi.string(st.name).decode(),  # strategy None: nothing could race, none needed
+                   "strategy": None if st.strategy == lib.UM_STRATEGY_AUTO else
+                   ffi.string(lib.um_strategy_name(st.strategy)).decode()}
             for key in ("calls", "compiled_calls", "simd_calls", "seconds", "host_seconds", "bytes", "set_size",
                         "indirect", "has_plan", "block_size", "nblocks", "nblock_colours", "max_thread_colours",
                         "nplans", "plan_seconds", "first_call_seconds", "device_timed", "halo_exchanges",

@@ -14,10 +14,14 @@ import pandas as pd
 
 RUN, SUITE, COMPARE, CSV = "um-run-2", "um-suite-results-1", "um-compare-1", "csv"
 
-#: the per-loop columns, in the terminal table's order, then the plan's and the split's
+#: the per-loop columns, in the terminal table's order, then the plan's and the split's; loop_strategy: what the
+#: loop ran (the JSON's loops[].strategy; a suite's ``strategy`` column is its case's setting); ops_run and
+#: ops_per_byte_run: the app's own count at run time (see :func:`ops_counted_at_run_time`)
 LOOP_COLUMNS = ["loop", "calls", "seconds", "percent", "ms_per_call", "gb_per_s", "set_size", "compiled_calls",
                 "simd_calls", "host_seconds", "plan_seconds", "first_call_seconds", "bytes_per_call", "indirect",
-                "iteration_set", "kernel", "ops_estimate", "ops_per_byte", "gflop_per_s", "split", "parent"]
+                "iteration_set", "kernel", "ops_estimate", "ops_per_byte", "gflop_per_s", "split", "parent",
+                "loop_strategy", "ops_run", "ops_per_byte_run"]
+_TEXT = ("iteration_set", "kernel", "split", "parent")
 
 
 class Results:
@@ -54,14 +58,33 @@ def _loop_rows(run):
         row = {"loop": l.get("name"), "calls": calls, "seconds": secs,
                "percent": 100.0 * secs / total if total and l.get("parent") is None else float("nan"),
                "ms_per_call": 1e3 * secs / calls if calls else float("nan")}
-        for k in LOOP_COLUMNS[5:]:
+        for k in LOOP_COLUMNS[5:-3]:
             if k in l:
-                row[k] = _num(l[k]) if k not in ("iteration_set", "kernel", "split", "parent") else l[k]
+                row[k] = _num(l[k]) if k not in _TEXT else l[k]
+        if "strategy" in l:
+            row["loop_strategy"] = l["strategy"]
+        row["ops_run"] = ops_counted_at_run_time(run, l)
+        bpc = l.get("bytes_per_call") or 0
+        row["ops_per_byte_run"] = row["ops_run"] * l.get("set_size", 0) / bpc if bpc > 0 else float("nan")
         plan = l.get("plan") or {}
         for k, v in plan.items():
             row["plan_" + k] = v
         rows.append(row)
     return rows
+
+
+def ops_counted_at_run_time(run, loop):
+    """Operations per element of a loop as its app counted them at run time (SIAC, whose trip counts are data:
+    its ``gflops_<loop>`` metric x ``seconds_<loop>`` over the set size), where the count from the kernel's source
+    (``ops_estimate``) is unknown; a lower bound, as the report shows it (``≥``). NaN where the app gives none.
+    ``run``: a run's JSON (a dict; a suite case's ``run``), ``loop``: one of its ``loops``."""
+    if loop.get("ops_estimate") is not None:
+        return float("nan")
+    m = run.get("metrics") or {}
+    g, s, size = m.get("gflops_%s" % loop.get("name")), m.get("seconds_%s" % loop.get("name")), loop.get("set_size")
+    if g is None or s is None or not size or g <= 0 or s <= 0:
+        return float("nan")
+    return g * 1e9 * s / size
 
 
 _RUN_FIELDS = ["app", "backend", "strategy", "layout", "reorder", "block_size", "ranks", "threads", "status",

@@ -71,8 +71,9 @@ print("lines per block: generator order %.1f, shuffled %.1f" % (lines_per_block(
 # `run(m, method)` below runs 10 iterations of Airfoil on mesh `m`, first renumbering it with
 # `ctx.reorder(method, app.pecell)` unless `method` is None, and returns the rms, the renumbered `pecell`
 # (`app.pecell.fetch()`) and the plan's statistics of `res_calc`. Fill the table `table` with one row per case,
-# ("generator", None), ("shuffled", None), ("shuffled", "gps"), ("shuffled", "partition"), and the columns
-# `lines_per_block`, `nblocks`, `nblock_colours`, `rms`.
+# indexed by the case's name: "generator" (`run(mesh, None)`), "shuffled" (`run(bad, None)`), "shuffled + gps"
+# (`run(bad, "gps")`) and "shuffled + partition" (`run(bad, "partition")`), and the columns `lines_per_block`,
+# `nblocks`, `nblock_colours`, `rms`.
 
 # %%
 def run(m, method):

@@ -113,6 +113,6 @@ plt.show()
 # %% [markdown]
 # **What to take away.** Each rank runs the loop over its own cells and edges plus, where an edge is cut, a copy of
 # the neighbour's cell values (its halo), refreshed before each loop that reads them (`halo exchanges` in umrun's
-# table under mpirun). The halo grows with the cut, so a good partition keeps parts compact. Try it with the C app:
-# `mpirun -np 3 umrun configs/airfoil_small.yaml --set mpi.partitioner=rcb` and read the JSON's `partition`
-# (owned, exec halo and non-exec halo per set and rank).
+# table under mpirun). The halo grows with the cut, so a good partition keeps parts compact. Try it with the C app,
+# from the repository's root: `mpirun -np 3 build/bin/umrun configs/airfoil_small.yaml --set mpi.partitioner=rcb
+# --json a.json` and read the JSON's `partition` (owned, exec halo and non-exec halo per set and rank).

@@ -1,21 +1,26 @@
 # %% [markdown]
 # # 6. Why sums differ, and the reproducible mode
 #
-# **Question.** Run Airfoil on one thread, on two, with colours or with atomics: the printed rms agrees to 15
-# digits, not always to the last bit. Is one of them wrong? And how does um's reproducible mode
-# (`run.reproducible: true`) give the same bits on every backend, strategy, thread and rank count?
+# **Question.** Run Airfoil sequentially, on OpenMP with blocks of 256 or 64 edges, or with `res_calc` split
+# into contributions and their sums (`run.split`): the printed rms agrees to 15 digits, not to the last bit. Is
+# one of them wrong? Why does the number of threads *not* change the bits here? And how does um's reproducible
+# mode (`run.reproducible: true`) give the same bits on every backend, strategy, block size, thread and rank
+# count?
 #
 # **What you will do** (10-15 minutes):
 # 1. **exercise 1**: add the same numbers in different orders, as threads do, and see the last bits change; add
 #    them exactly (`math.fsum`) and see the order stop mattering;
-# 2. run Airfoil in four configurations (seq; OpenMP with 1 and 2 threads, coloured; OpenMP with atomics);
-# 3. **exercise 2**: run the same four with `reproducible=True` and compare the bits.
+# 2. run Airfoil in six configurations: seq; OpenMP coloured on 1 and 2 threads (blocks of 256), on 2 threads
+#    with blocks of 64; OpenMP with `res_calc`'s increments split (`split="scatter"`, `split="gather"`);
+# 3. **exercise 2**: run the same six with `reproducible=True` and compare the bits.
 #
 # **What you should see.** Floating-point addition is not associative, so the order in which a loop's increments
-# (`res_calc` adding into `res` through `pecell`) and a reduction's partial sums (`update`'s rms) are added
-# changes the last bits: every result is right to rounding, none is "the" answer. The reproducible mode fixes the
-# order (increments gathered by global element number) and makes the sums exact, so all four runs print the same
-# bits.
+# (`res_calc` adding into `res` through `pecell`) are added changes the last bits: every result is right to
+# rounding, none is "the" answer. What sets that order on the CPU is the scheme, not the threads: seq adds in
+# edge order, OpenMP's coloured runs in the plan's order (block colour by block colour: another block size,
+# another order, but the same order on any number of threads, by design), the split runs in their own. The
+# reproducible mode fixes the order (increments gathered by global element number) and makes the sums exact, so
+# all six print the same bits.
 
 # %%
 import math
@@ -62,16 +67,21 @@ lab.check(all(abs(p - exact["forward"]) <= 1e-9 * sum(map(abs, values)) for p in
           "and every plain sum is right to rounding")
 
 # %% [markdown]
-# ## Airfoil in four configurations
-# The same 50 iterations on the 1800-cell mesh. `ctx.strategy` is how the backend keeps `res_calc`'s increments
-# from racing: colours (blocks of edges that touch no common cell run together) or atomic additions.
+# ## Airfoil in six configurations
+# The same 50 iterations on the 1800-cell mesh. On OpenMP, `openmp.parallel_threshold: 0` makes every loop run
+# on the threads asked for: by default a loop over fewer than 4096 elements runs on one thread (forking costs
+# more than it saves), and every loop of this mesh is smaller. `run.strategy` stays coloured throughout: OpenMP's
+# atomics take only vector increments (notebook 2), so `res_calc` would run coloured anyway.
 
 # %%
 mesh = read_mesh(lab.airfoil_mesh(20, 30))
+OMP = dict(backend="openmp", options={"openmp.parallel_threshold": 0, "run.strategy": "coloured"})
 CONFIGS = {"seq": dict(backend="seq"),
-           "openmp 1 thread": dict(backend="openmp", threads=1, options={"run.strategy": "coloured"}),
-           "openmp 2 threads": dict(backend="openmp", threads=2, options={"run.strategy": "coloured"}),
-           "openmp atomics": dict(backend="openmp", threads=2, options={"run.strategy": "atomics"})}
+           "openmp 1 thread": dict(OMP, threads=1),
+           "openmp 2 threads": dict(OMP, threads=2),
+           "openmp 2 threads, blocks of 64": dict(OMP, threads=2, block_size=64),
+           "openmp split scatter": dict(OMP, threads=2, split="scatter"),
+           "openmp split gather": dict(OMP, threads=2, split="gather")}
 
 
 def rms(reproducible, iterations=50):
@@ -84,35 +94,46 @@ def rms(reproducible, iterations=50):
 
 plain_rms = rms(False)
 for name, v in plain_rms.items():
-    print("%-18s %.17e" % (name, v))
+    print("%-32s %.17e" % (name, v))
 print("distinct results:", len(set(plain_rms.values())))
 
 # %% [markdown]
-# Sequential runs add `res_calc`'s increments in edge order; the coloured OpenMP runs in the plan's order (block
-# colour by block colour), and the atomics in whatever order the threads get there, which can change from one run
-# to the next. All are right to rounding.
+# Sequential runs add `res_calc`'s increments in edge order. The coloured OpenMP runs add them in the plan's
+# order: a cell's increments come from blocks of different colours, one colour after another, and within a block
+# in edge order. Two blocks of one colour never touch one cell, so which thread runs which block cannot change
+# that order: 1 and 2 threads give the same bits (and the reductions, such as the rms, are combined in block
+# order too). Another block size is another plan, so another order. The split loops store each edge's
+# contributions first, then add them: the scatter through the plan of each increment, the gather cell by cell,
+# each in its own order. All are right to rounding.
 #
 # ## Exercise 2
-# Run the four configurations again in reproducible mode (`rms(True)`), into `repro_rms`, and compare.
+# Run the six configurations again in reproducible mode (`rms(True)`), into `repro_rms`, and compare.
 
 # %% begin
-repro_rms = lab.todo("the four configurations with reproducible=True")
+repro_rms = lab.todo("the six configurations with reproducible=True")
 
 # %% solution
 repro_rms = rms(True)
 for name, v in repro_rms.items():
-    print("%-18s %.17e" % (name, v))
+    print("%-32s %.17e" % (name, v))
 
 # %% solution
 scale = max(plain_rms.values())
 lab.check(all(abs(v - scale) <= 1e-12 * scale for v in plain_rms.values()),
           "plain runs agree to rounding (1e-12 relative), whatever their last bits")
+lab.check(len(set(plain_rms.values())) > 2,
+          "plain runs in other orders of addition (seq, block sizes, splits) differ in their last bits")
+lab.check(plain_rms["openmp 1 thread"] == plain_rms["openmp 2 threads"],
+          "the coloured OpenMP run gives the same bits on 1 and 2 threads: the plan fixes the order")
 lab.check(len(set(repro_rms.values())) == 1,
-          "reproducible runs give the same bits on seq, 1 and 2 threads, colours and atomics")
+          "reproducible runs give the same bits on seq and OpenMP, 1 and 2 threads, every block size and split")
 
 # %% [markdown]
-# **What to take away.** Differences in the last bits between thread counts or strategies are the order of
-# additions, not a bug; a test that compares them needs a tolerance (um's validation has one per metric). When
-# the bits themselves matter (debugging, regression tests, comparing a GPU run with a CPU one), run with
-# `run.reproducible: true`: the same bits everywhere, at some cost in speed (try `umrun configs/airfoil_small.yaml
-# --set run.reproducible=true` and compare the per-loop times). Notebook 5 shows it across ranks.
+# **What to take away.** Differences in the last bits between backends, block sizes, splits or strategies are
+# the order of additions, not a bug; a test that compares them needs a tolerance (um's validation has one per
+# metric). On the CPU that order is fixed by the scheme (same scheme, same bits, on any thread count); on a GPU
+# atomics add in whatever order the threads arrive, which can change from one run to the next. When the bits
+# themselves matter (debugging, regression tests, comparing a GPU run with a CPU one), run with
+# `run.reproducible: true`: the same bits everywhere, at some cost in speed (try `build/bin/umrun
+# configs/airfoil_small.yaml --set run.reproducible=true` and compare the per-loop times). Notebook 5 shows it
+# across ranks.

@@ -33,6 +33,15 @@ typedef struct {
   int indirect;         /**< 1 if any arg goes through a map               */
   int one_to_one;       /**< 1 if it writes through maps, only through one-to-one columns: run without plan,
                            colours or atomics (um_loop.one_to_one) */
+  /** How the last call kept its writes through maps from racing: the run's strategy (run.strategy) or the
+   * loop's own, as the backend resolved it and applied it to this loop. A backend whose atomics take vector
+   * increments only (OpenMP) runs a loop that increments through a map per index, and any loop under
+   * run.reproducible, by its colours: UM_STRATEGY_COLOURED then, whatever run.strategy says. UM_STRATEGY_AUTO:
+   * none was needed (nothing written through a map that could meet: direct loops, one_to_one, a loop split with
+   * gathers and the loops a split generates, but a scatter split's increment loops). seq's rule is
+   * UM_STRATEGY_COLOURED (it runs one element after another, without a plan); a loop that increments a whole
+   * dat (um_arg_whole) says UM_STRATEGY_ATOMICS, though OpenMP runs it on one thread under run.reproducible. */
+  um_strategy strategy;
   int has_plan;         /**< 1 if the loop used a plan; the plan statistics below are those of the last
                            plan used (0 for direct loops) */
   int block_size;       /**< plan: elements per block                    */

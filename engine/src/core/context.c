@@ -768,7 +768,9 @@ const um_option um_core_options[] = {
     {.key = "run.strategy", .type = UM_OPT_CHOICE, .def = "auto",
      .choices = UM_CHOICES("auto", "coloured", "atomics", "global", "hierarchical"),
      .help = "how a loop's increments through maps avoid races (auto: the backend's choice; openmp: coloured, or atomics "
-             "for loops whose only increments through maps are vector ones; cuda: every one)",
+             "for loops whose only increments through maps are vector ones, the others coloured, with a warning once "
+             "per loop; cuda: every one); what each loop ran: its strategy in the loop statistics (the JSON's "
+             "loops[].strategy)",
      .component = "core", .to_options = set_strategy},
     {.key = "run.layout", .type = UM_OPT_CHOICE, .def = "aos", .choices = UM_CHOICES("aos", "soa", "auto"),
      .help = "dats' layout (auto: SoA unless accessed through a map; a row of more than 64 doubles stays AoS)", .component = "core", .to_options = set_layout},

@@ -94,6 +94,16 @@ static inline double um__gbl_value(const void *p, um_type t, int c) {
 static inline um_strategy um__rec_strategy(const um_context *ctx, const um_loop_rec *rec) {
   return rec->strategy != UM_STRATEGY_AUTO ? rec->strategy : ctx->strategy;
 }
+/* The strategy a call of the loop runs with: its own (loop->strategy, resolved), but where the backend's atomics
+ * take vector increments only (um_backend_caps.atomics_vec_only), a loop that writes through maps per
+ * index, or any under run.reproducible, runs atomics by its colours. Increments to a whole dat keep theirs. What
+ * prepare (loop.c) runs and the loop statistics' strategy say. */
+static inline um_strategy um__strategy_run(const um_context *ctx, const um_loop *loop) {
+  if (loop->strategy != UM_STRATEGY_ATOMICS || !ctx->backend->caps.atomics_vec_only || !loop->has_conflicts ||
+      loop->one_to_one || loop->has_whole_inc)
+    return loop->strategy;
+  return um_loop_vec_incs_only(loop) && !ctx->reproducible ? UM_STRATEGY_ATOMICS : UM_STRATEGY_COLOURED;
+}
 static inline int um__rec_block_size(const um_context *ctx, const um_loop_rec *rec) {
   return rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
 }

@@ -439,6 +439,12 @@ static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, 
   void *sp = NULL;
   UM_CHECK(ctx, prepare(ctx, &loop, &sp));
   rec = &ctx->loops[loop.id]; /* the split may have added records */
+  /* what the call ran: AUTO none needed (nothing that could race; split with gathers: each target sums its own);
+   * the backend's fused split colours hierarchically whatever the strategy (um/transform.h) */
+  const int gathered = sp && rec->split_variant == UM_SPLIT_GATHER;
+  rec->ran_strategy = !loop.has_conflicts || loop.one_to_one || gathered ? UM_STRATEGY_AUTO
+                      : loop.fused                                       ? UM_STRATEGY_HIERARCHICAL
+                                                                         : loop.strategy;
   um_dat *xd[UM_MAX_ARGS];
   int nx = 0;
   const int reverse = use_reverse(ctx, &loop, rec);
@@ -472,7 +478,7 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
 /* Stages 2 and 3 for one call: the loop's block size and strategy (its record's overrides, else the
  * context's), layouts, then the transform passes; the range it runs. */
 static int prepare(um_context *ctx, um_loop *loop, void **sp) {
-  const um_loop_rec *rec = &ctx->loops[loop->id];
+  um_loop_rec *rec = &ctx->loops[loop->id];
   loop->block_size = um__rec_block_size(ctx, rec);
   loop->strategy = um__rec_strategy(ctx, rec);
   loop->variant = rec->variant;
@@ -488,6 +494,19 @@ static int prepare(um_context *ctx, um_loop *loop, void **sp) {
                     "writes per map index; leave it to the run's strategy (it is then coloured) or use a backend "
                     "whose atomics take every increment",
                     loop->name, ctx->backend->name);
+  /* the run's atomics on a backend that cannot take this loop's increments: coloured, and said once (rank 0) */
+  const um_strategy ran = um__strategy_run(ctx, loop);
+  if (ran != loop->strategy && !ctx->reproducible && !rec->strategy_noted) {
+    rec->strategy_noted = 1;
+    if (um_context_rank(ctx) == 0)
+      um_backend_log(ctx, UM_LOG_WARNING,
+                     "um: loop '%s' runs coloured, not by atomics (run.strategy: atomics): the %s backend's atomics "
+                     "take only vector increments (um_arg_vec INC), and this loop increments through a map per "
+                     "index; each loop's strategy in the loop statistics (umrun's JSON: loops[].strategy) says "
+                     "what it ran",
+                     loop->name, ctx->backend->name);
+  }
+  loop->strategy = ran;
   UM_CHECK(ctx, transform(ctx, loop, sp));
   exec_range(loop);
   return UM_SUCCESS;

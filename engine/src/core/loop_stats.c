@@ -77,6 +77,7 @@ int um_loop_stats_get(const um_context *ctx, int i, um_loop_stats *o) {
   o->set_size = r->set_size;
   o->indirect = r->indirect;
   o->one_to_one = r->one_to_one;
+  o->strategy = r->ran_strategy;
   o->nplans = r->nplans;
   o->plan_seconds = r->plan_seconds;
   o->first_call_seconds = r->first_call_seconds;

@@ -128,6 +128,8 @@ typedef struct {
   int one_to_one;       /* the last call's um_loop.one_to_one */
   int block_size;       /* per-loop override, 0 = context's */
   um_strategy strategy; /* per-loop override (resolved by the backend) */
+  um_strategy ran_strategy; /* the strategy the last call ran with (um__strategy_run) */
+  int strategy_noted;   /* 1: the warning that atomics run coloured for this loop was given */
   int increments;       /* per-loop override: 0 the context's, else um_increments + 1 */
   int last_reverse;     /* 1: the last call sent its increments back to their owners */
   /* automatic loop splitting (split.c) */

@@ -589,6 +589,8 @@ static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
 /* Run one generated loop on the backend, with its record's statistics. */
 static int run_sub(um_context *ctx, um_loop *l, int rid) {
   um_loop_rec *r = &ctx->loops[rid];
+  l->strategy = um__strategy_run(ctx, l); /* as prepare() runs an app's loop; AUTO in the statistics: none needed */
+  r->ran_strategy = l->has_conflicts && !l->one_to_one ? l->strategy : UM_STRATEGY_AUTO;
   if (!r->kernel) {
     r->kernel = l->kernel;
     r->set = l->set;
