@@ -104,6 +104,11 @@ static inline um_strategy um__strategy_run(const um_context *ctx, const um_loop 
     return loop->strategy;
   return um_loop_vec_incs_only(loop) && !ctx->reproducible ? UM_STRATEGY_ATOMICS : UM_STRATEGY_COLOURED;
 }
+/* The strategy a call of the loop reports it ran with (um_loop_stats.strategy) when it ran with s: UM_STRATEGY_AUTO
+ * where nothing it writes through a map can meet (no conflicts, one-to-one columns), else s. */
+static inline um_strategy um__strategy_reported(const um_loop *loop, um_strategy s) {
+  return loop->has_conflicts && !loop->one_to_one ? s : UM_STRATEGY_AUTO;
+}
 static inline int um__rec_block_size(const um_context *ctx, const um_loop_rec *rec) {
   return rec->block_size > 0 ? rec->block_size : ctx->opts.block_size;
 }

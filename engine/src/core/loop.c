@@ -442,9 +442,8 @@ static int par_loop(um_context *ctx, const um_kernel *kernel, const char *name, 
   /* what the call ran: AUTO none needed (nothing that could race; split with gathers: each target sums its own);
    * the backend's fused split colours hierarchically whatever the strategy (um/transform.h) */
   const int gathered = sp && rec->split_variant == UM_SPLIT_GATHER;
-  rec->ran_strategy = !loop.has_conflicts || loop.one_to_one || gathered ? UM_STRATEGY_AUTO
-                      : loop.fused                                       ? UM_STRATEGY_HIERARCHICAL
-                                                                         : loop.strategy;
+  rec->ran_strategy =
+      gathered ? UM_STRATEGY_AUTO : um__strategy_reported(&loop, loop.fused ? UM_STRATEGY_HIERARCHICAL : loop.strategy);
   um_dat *xd[UM_MAX_ARGS];
   int nx = 0;
   const int reverse = use_reverse(ctx, &loop, rec);

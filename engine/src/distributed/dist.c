@@ -31,8 +31,6 @@
 #include "util/array.h"
 #include "util/hash.h"
 
-/* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
- * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */
 /* mpi.partitioner's names, whether this build has each or not. */
 static const char *const partitioner_names[] = {"auto", "metis", "ptscotch", "rcb", "sfc", "block", "ranges"};
 
@@ -52,6 +50,8 @@ int um__dist_partitioner_named(um_context *ctx, const char *name) {
                   name ? name : "(null)");
 }
 
+/* Ranks of the job the launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx launcher) started this
+ * process in, from its environment: 0 when no launcher started it (1 when one did but names no size). */
 static int launcher_ranks(void) {
   const char *v = getenv("OMPI_COMM_WORLD_SIZE");
   if (!v) v = getenv("PMI_SIZE");

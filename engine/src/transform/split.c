@@ -590,7 +590,7 @@ static int zero_rows(um_context *ctx, um_dat *d, int b, int e) {
 static int run_sub(um_context *ctx, um_loop *l, int rid) {
   um_loop_rec *r = &ctx->loops[rid];
   l->strategy = um__strategy_run(ctx, l); /* as prepare() runs an app's loop; AUTO in the statistics: none needed */
-  r->ran_strategy = l->has_conflicts && !l->one_to_one ? l->strategy : UM_STRATEGY_AUTO;
+  r->ran_strategy = um__strategy_reported(l, l->strategy);
   if (!r->kernel) {
     r->kernel = l->kernel;
     r->set = l->set;
