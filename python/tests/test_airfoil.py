@@ -34,6 +34,35 @@ def test_command_line_prints_the_c_apps_lines(outputs, capsys):
     assert line == " %5d  %.17e" % (100, metrics(outputs["seq"])["rms_100"])
 
 
+def test_kernels_default_to_um_data_file(outputs, capsys, tmp_path, monkeypatch):
+    """Without the kernels argument the script reads apps/airfoil/airfoil_kernels.h where um.data_file finds it:
+    UM_PREFIX's share/um before the checkout's (a copy there, with a comment added, is the one found)."""
+    from conftest import KERNELS
+
+    with open(um.data_file("apps/airfoil/airfoil_kernels.h")) as f, open(KERNELS) as g:  # the build's or checkout's
+        assert f.read() == g.read()
+    share = tmp_path / "share" / "um" / "apps" / "airfoil"
+    share.mkdir(parents=True)
+    with open(KERNELS) as f:
+        (share / "airfoil_kernels.h").write_text("/* installed copy */\n" + f.read())
+    monkeypatch.setenv("UM_PREFIX", str(tmp_path))
+    assert um.data_file("apps/airfoil/airfoil_kernels.h") == str(share / "airfoil_kernels.h")
+    airfoil.main([str(outputs["dir"] / "seq" / "airfoil.h5"), "--backend", "seq", "--iterations", "100"])
+    line = capsys.readouterr().out.rstrip("\n")
+    assert line == " %5d  %.17e" % (100, metrics(outputs["seq"])["rms_100"])
+
+
+def test_data_file_refuses_and_names_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("UM_PREFIX", str(tmp_path))
+    with pytest.raises(FileNotFoundError) as e:
+        um.data_file("apps/airfoil/no_such_kernels.h")
+    assert str(tmp_path / "share" / "um" / "apps" / "airfoil" / "no_such_kernels.h") in str(e.value)
+    assert "(the repository)" in str(e.value)
+    for bad in ("/etc/passwd", "../outside.h"):
+        with pytest.raises(ValueError):
+            um.data_file(bad)
+
+
 def _cuda():
     ok, why = um.backend_available("cuda")
     return pytest.mark.skipif(not ok, reason="no usable cuda backend here: " + why)

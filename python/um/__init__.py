@@ -3,7 +3,7 @@ writes. The guide is docs/python.md.
 
 The engine (libum.so, found as docs/python.md says): :class:`Context`, :meth:`Context.set`, :meth:`Context.map`,
 :meth:`Context.dat`, :class:`Kernel` (C source), :func:`par_loop` with the access modes READ, WRITE, RW, INC, MIN,
-MAX and :class:`Global` reductions. The results: :mod:`um.results` (run JSON, suite results, compare files ->
+MAX and :class:`Global` reductions; :func:`data_file` finds um's data files (kernel headers, configs). The results: :mod:`um.results` (run JSON, suite results, compare files ->
 pandas), :mod:`um.fields` (HDF5/XDMF -> xarray), :mod:`um.plots` (the report's figures with matplotlib); these need
 only numpy, pandas, h5py, xarray and matplotlib, not the library.
 """
@@ -24,6 +24,6 @@ def __getattr__(name):
     raise AttributeError("module 'um' has no attribute '%s'" % name)
 
 
-_ENGINE = ("mpi_start", "mpi_launched", "block_range", "backend_available", "Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
+_ENGINE = ("mpi_start", "mpi_launched", "block_range", "backend_available", "data_file", "Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
            "WRITE", "RW", "INC", "MIN", "MAX")
 __all__ = list(_ENGINE) + ["results", "fields", "plots"]

@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from . import _lib
 from ._lib import ffi, lib
 
 
@@ -119,6 +120,34 @@ def backend_available(name):
     why = ffi.new("char[1024]")
     ok = lib.um_backend_status(_text(name), why, 1024)
     return bool(ok), ffi.string(why).decode()
+
+
+def data_file(relpath):
+    """The path of one of um's data files, named as in the source tree (``apps/airfoil/airfoil_kernels.h``,
+    ``configs/airfoil.yaml``): looked for under ``$UM_PREFIX/share/um``, under the share/um of the prefix that holds
+    the loaded libum.so (an installed um), and in the repository this package runs from (a checkout), in that
+    order. Raises FileNotFoundError naming every place looked in."""
+    import os
+
+    rel = os.path.normpath(str(relpath))
+    if os.path.isabs(rel) or rel.startswith(".."):
+        raise ValueError("data_file(%r): give a path inside um's tree, as apps/airfoil/airfoil_kernels.h" % relpath)
+    places = []
+    if os.environ.get("UM_PREFIX"):
+        places.append((os.path.join(os.environ["UM_PREFIX"], "share", "um"), "UM_PREFIX"))
+    d = os.path.dirname(os.path.abspath(_lib.path))
+    for _ in range(3):  # PREFIX/lib, PREFIX/lib64 or PREFIX/lib/<multiarch>
+        d = os.path.dirname(d)
+        places.append((os.path.join(d, "share", "um"), "the prefix of " + _lib.path))
+    places.append((os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "the repository"))
+    for root, _origin in places:
+        path = os.path.normpath(os.path.join(root, rel))
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError("um: no %s in any of: %s. Install um (cmake --install build --prefix P; data go to "
+                            "P/share/um) and set UM_PREFIX=P, or run from a checkout"
+                            % (rel, "; ".join("%s (%s)" % (os.path.normpath(os.path.join(r, rel)), o)
+                                              for r, o in places)))
 
 
 def _locked(method):

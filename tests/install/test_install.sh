@@ -136,6 +136,13 @@ if [ -e "$PREFIX/lib/libum.so" ]; then # not built with sanitizers (python/CMake
        OMP_WAIT_POLICY=passive "$PY" first.py) > "$WORK/first.log" 2>&1 || { cat "$WORK/first.log"; fail "first.py"; }
     grep -qF "999000.0 [0. 2. 4.]" "$WORK/first.log" || { cat "$WORK/first.log"; fail "first.py printed no 999000.0 [0. 2. 4.]"; }
     grep -qxF "libum.so: $PREFIX/lib/libum.so" "$WORK/first.log" || { cat "$WORK/first.log"; fail "not PREFIX's libum.so"; }
+    step "Python: um.data_file finds the installed kernels (UM_PREFIX, then the loaded library's prefix)"
+    want="$PREFIX/share/um/apps/airfoil/airfoil_kernels.h"
+    for how in "UM_PREFIX=$PREFIX" "UM_LIBRARY=$PREFIX/lib/libum.so"; do
+      got=$(cd "$WORK" && env -u UM_LIBRARY -u UM_PREFIX "$how" PYTHONPATH="$SRC/python" "$PY" -c \
+        'import um; print(um.data_file("apps/airfoil/airfoil_kernels.h"))') || fail "um.data_file with $how"
+      [ "$got" = "$want" ] || fail "um.data_file with $how gave $got, not $want"
+    done
   else
     step "Python: not checked ($PY has no numpy or cffi: scripts/install-deps.sh)"
   fi

@@ -2,8 +2,11 @@
 airfoil.h5 umrun writes), the five loops of OP2's Airfoil with the kernels of apps/airfoil/airfoil_kernels.h, and
 the rms of the update every 100 iterations, as the C app (apps/airfoil/airfoil.c) prints it.
 
-    python3 -m um.examples.airfoil MESH.h5 apps/airfoil/airfoil_kernels.h [--backend openmp] [--iterations 1000]
-    mpirun -np 2 python3 -m um.examples.airfoil MESH.h5 apps/airfoil/airfoil_kernels.h   # by blocks on 2 ranks
+    python3 -m um.examples.airfoil MESH.h5 [KERNELS.h] [--backend openmp] [--iterations 1000]
+    mpirun -np 2 python3 -m um.examples.airfoil MESH.h5   # by blocks on 2 ranks
+
+KERNELS.h defaults to apps/airfoil/airfoil_kernels.h as um.data_file finds it (an installed um's share/um, or the
+checkout).
 """
 import argparse
 import math
@@ -111,14 +114,15 @@ class Airfoil:
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Airfoil in Python over um (OP2's five loops)")
     ap.add_argument("mesh", help="an OP2 HDF5 mesh (new_grid.h5, or the airfoil.h5 umrun writes)")
-    ap.add_argument("kernels", help="apps/airfoil/airfoil_kernels.h")
+    ap.add_argument("kernels", nargs="?", help="the kernels' header (default: apps/airfoil/airfoil_kernels.h of "
+                    "the installed um, UM_PREFIX's, or of the checkout: um.data_file)")
     ap.add_argument("--backend", default="auto", help="seq, openmp, cuda or auto")
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=0, help="OpenMP threads (0: the runtime's default)")
     ap.add_argument("--reproducible", action="store_true", help="run.reproducible: the same bits on any backend "
                     "and any number of ranks")
     a = ap.parse_args(argv)
-    with open(a.kernels) as f:
+    with open(a.kernels or um.data_file("apps/airfoil/airfoil_kernels.h")) as f:
         source = f.read()
     # under mpirun: MPI started by mpi4py where it is installed (else by um), each rank reads and declares its
     # blocks only, and rank 0 prints
