@@ -5,12 +5,14 @@
 #             with A's metrics
 #   sigkill   one of 2 ranks killed (SIGKILL) while checkpoints are written every 100 iterations: --restart of the
 #             folder continues from the newest complete checkpoint on 1 rank and ends with A's metrics
-#   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, another mesh and another
-#             physical setting, a checkpoint.dir that cannot be made: each refused with its message and status (1 or
-#             2), and the checkpoints already there left as they were
+#   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, one without its mesh text,
+#             another mesh and another physical setting, a checkpoint.dir that cannot be made or holds another
+#             config's checkpoints (before the first step): each refused with its message and status (1 or 2), and
+#             the checkpoints already there left as they were; a killed writer's temporary removed by the next one
 #   ends      checkpoint.stop_after at the last step ends the run as usual; a restart with no step left is refused
 #   settings  a deck edited after the checkpoint refused; a step limit and a log period may change
 #   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
+#   chain     Volna stopped, continued to a checkpoint one step later, continued to the end: A's outputs
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 CASE=$4
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -108,15 +110,38 @@ bad)
   expect other_mesh 1 "mesh.J: 75 in the checkpoint, 60 now" --restart "$good" --set mesh.J=60
   expect other_physics 1 "params.fused: true in the checkpoint, false now" --restart "$good" --set params.fused=false
   expect missing 1 "the folder holds no checkpoint of airfoil" --restart "$WORK/o"
+  # meta/mesh renamed (a flipped byte in the name): corrupt, never a checkpoint whose mesh goes unchecked
+  mkdir -p "$WORK/nomesh" && cp "$good" "$WORK/nomesh/" && cp "$WORK/keep.h5" "$WORK/nomesh/airfoil-step000000400.h5"
+  python3 - "$WORK/nomesh/airfoil-step000000400.h5" <<'EOF2' || fail "no single mesh link name to change"
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"mesh\0") == 1
+open(sys.argv[1], "wb").write(b.replace(b"mesh\0", b"mesX\0"))
+EOF2
+  expect no_mesh_text 2 "is corrupt: it has no meta/mesh, which every um checkpoint holds" --restart "$WORK/nomesh"
+  grep -q "the newest checkpoint that passes its checks is $WORK/nomesh/airfoil-step000000200.h5" \
+    "$WORK/no_mesh_text.log" || fail "no_mesh_text: no good one named"
   touch "$WORK/file"
-  expect unwritable_dir 2 "checkpoint.dir: cannot create '$WORK/file/ck'" --set checkpoint.dir="$WORK/file/ck" \
-    --set checkpoint.every=100
+  # a folder that cannot be written: refused before the first step (no iteration printed), as any output path
+  expect unwritable_dir 1 "checkpoint.dir: cannot write checkpoints into '$WORK/file/ck': .*checked before the first step" \
+    --set checkpoint.dir="$WORK/file/ck" --set checkpoint.every=100
+  ! grep -q "^ *100 " "$WORK/unwritable_dir.log" || fail "unwritable_dir: steps ran before the refusal"
+  # the folder holds checkpoints of another config: refused before the first step (its checkpoints would remove
+  # this run's, or this run's replace them)
+  expect shared_dir 1 "checkpoint.dir '$WORK/ck' holds $newest, a checkpoint of airfoil with other settings \(mesh.J: 75 in the checkpoint, 60 now\)" \
+    --set mesh.J=60 --set checkpoint.every=100
   [ "$(md5sum "$WORK"/ck/*.h5)" = "$sums_corrupt" ] || fail "a refused restart changed the checkpoints"
   [ "$(echo "$sums" | grep -c step000000200)" = 1 ] && [ -f "$good" ] || fail "the good checkpoint is gone"
   $T "$UMRUN" $CFG "${COMMON[@]}" --restart "$good" --json "$WORK/c.json" > "$WORK/c.log" 2>&1 \
     || { cat "$WORK/c.log"; fail "the restart from the good one failed"; }
   same "$WORK/a.json" "$WORK/c.json"
-  echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics"
+  # a writer killed mid-write left its temporary: removed with the next checkpoint past its step, no other
+  mkdir -p "$WORK/tk" && touch "$WORK/tk/airfoil-step000000050.h5.tmp.Ab12Cd" "$WORK/tk/airfoil-step000009999.h5.tmp.Ab12Cd"
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=100 --set checkpoint.every=100 --set checkpoint.dir="$WORK/tk" \
+    > "$WORK/tk.log" 2>&1 || { cat "$WORK/tk.log"; fail "the run into tk failed"; }
+  [ "$(ls "$WORK/tk" | tr '\n' ' ')" = "airfoil-step000000100.h5 airfoil-step000009999.h5.tmp.Ab12Cd " ] \
+    || fail "temporaries: $(ls "$WORK/tk" | tr '\n' ' ')"
+  echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics; stale temporary removed"
   ;;
 ends)
   # checkpoint.stop_after at the run's last step: the run ends as usual (exit 0, A's metrics, its outputs) with the
@@ -178,6 +203,28 @@ settings)
   [ $rc = 1 ] && grep -q "mesh.file content: [0-9a-f]* in the checkpoint, [0-9a-f]* now" "$WORK/vd.log" \
     || { cat "$WORK/vd.log"; fail "Volna: an edited deck: exit $rc, expected 1 naming mesh.file's content"; }
   echo "settings: an edited deck refused; params.max_steps and params.progress changed, continued to A's metrics"
+  ;;
+chain)
+  # a chain of jobs: stopped at step 12, continued on 2 ranks to a checkpoint one step later (before the steps
+  # wrote the maxima again), continued from it to the end in the same output folder: A's metrics and output files,
+  # byte for byte (the restored maxima were left out of the second checkpoint, and the third job lost them)
+  V=(configs/volna_landslide_small.yaml --quiet --set run.reproducible=true --set validation.reference=
+     --set output.hdf5=true --set mesh.file=apps/volna/tests/data/outputs.vln --set params.max_steps=40
+     --set checkpoint.dir="$WORK/vk")
+  $T "$UMRUN" "${V[@]}" --set output.dir="$WORK/va" --json "$WORK/va.json" > "$WORK/va.log" 2>&1 || fail "Volna A"
+  $T "$UMRUN" "${V[@]}" --set output.dir="$WORK/vb" --set checkpoint.stop_after=12 > "$WORK/vb1.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/vb1.log"; fail "chain: the first stop did not exit 4"; }
+  $T "$MPIEXEC" --oversubscribe -np 2 "$UMRUN" "${V[@]}" --set output.dir="$WORK/vb" --set checkpoint.stop_after=13 \
+    --restart "$WORK/vk" > "$WORK/vb2.log" 2>&1
+  [ $? = 4 ] || { cat "$WORK/vb2.log"; fail "chain: the second stop did not exit 4"; }
+  $T "$UMRUN" "${V[@]}" --set output.dir="$WORK/vb" --restart "$WORK/vk" --json "$WORK/vb.json" > "$WORK/vb3.log" 2>&1 \
+    || { cat "$WORK/vb3.log"; fail "chain: the last job failed"; }
+  grep -q "continuing from step 13 " "$WORK/vb3.log" || { cat "$WORK/vb3.log"; fail "chain: not from step 13"; }
+  same "$WORK/va.json" "$WORK/vb.json"
+  files=$(cd "$WORK/va" && find . -type f | sort)
+  [ "$files" = "$(cd "$WORK/vb" && find . -type f | sort)" ] || fail "chain: other files than A's"
+  for f in $files; do cmp -s "$WORK/va/$f" "$WORK/vb/$f" || fail "chain: output $f differs from A's"; done
+  echo "chain: 12 -> 13 (2 ranks) -> the end: A's metrics and $(echo "$files" | wc -l) output files"
   ;;
 tolerance)
   # without run.reproducible: stopped on 1 rank (OpenMP), continued on 2 (seq), validated against upstream's numbers

@@ -11,8 +11,8 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +69,7 @@ struct um_app_ckpt {
   int due, sig;           /* that decision */
   int resumed;            /* um_app_resume was called */
   long ran;               /* steps ended since um_app_resume */
+  long last_step;         /* the last step ended */
   struct sigaction old_term, old_usr1;
   int handlers;
 };
@@ -96,9 +97,11 @@ static int parse_every(const char *s, long *steps, double *seconds, char *err, s
   else if (end && !strcmp(end, "s")) unit = 1;
   else if (end && !strcmp(end, "m")) unit = 60;
   else if (end && !strcmp(end, "h")) unit = 3600;
-  if (errno || end == s || !unit || !(v >= 0) || (unit < 0 && (v != (double)(long)v || v > 1e12))) {
+  /* a time that never comes ("infs") is refused as any other: "0" or no key says none */
+  if (errno || end == s || !unit || !(v >= 0) || !isfinite(v) || v > 1e12 || (unit < 0 && v != (double)(long)v)) {
     snprintf(err, len,
-             "checkpoint.every = '%s': use a number of steps (100) or a time (600s, 10m, 2h); 0 or absent: none", s);
+             "checkpoint.every = '%s': use a number of steps (100, at most 1e12) or a time (600s, 10m, 2h); 0 or "
+             "absent: none", s);
     return UM_ERR_CONFIG;
   }
   if (unit < 0) *steps = (long)v;
@@ -335,54 +338,14 @@ static int mesh_differs(const char *there, const char *here, char *out, size_t l
 
 /* ---- restart ---- */
 
-typedef struct {
-  char path[4096];
-  long step;
-} ck_found;
-
-static int found_cmp(const void *a, const void *b) {
-  const long x = ((const ck_found *)a)->step, y = ((const ck_found *)b)->step;
-  return (x < y) - (x > y); /* newest first */
-}
-
-/* The app's checkpoints in folder dir, newest first (*out malloc'd, *n of them). */
-static int list_checkpoints(const char *dir, const char *app, ck_found **out, int *n) {
-  *out = NULL;
-  *n = 0;
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int cap = 0;
-  char prefix[128];
-  snprintf(prefix, sizeof prefix, "%s-step", app);
-  const size_t pl = strlen(prefix);
-  for (struct dirent *e; (e = readdir(d));) {
-    const char *nm = e->d_name;
-    char *end = NULL;
-    if (strncmp(nm, prefix, pl)) continue;
-    const long step = strtol(nm + pl, &end, 10);
-    if (!end || end == nm + pl || strcmp(end, ".h5")) continue;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 16;
-      ck_found *p = realloc(*out, (size_t)cap * sizeof *p);
-      if (!p) break;
-      *out = p;
-    }
-    snprintf((*out)[*n].path, sizeof(*out)[*n].path, "%s/%s", dir, nm);
-    (*out)[(*n)++].step = step;
-  }
-  closedir(d);
-  if (*n) qsort(*out, (size_t)*n, sizeof **out, found_cmp);
-  return 0;
-}
-
 /* After `bad` failed: the newest of the others in its folder that passes every check, named in the message. */
 static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
-  ck_found *f = NULL;
+  umrun_ck_found *f = NULL;
   int n = 0;
   char msg[4096];
   snprintf(msg, sizeof msg, "%s", um_error_message(run->ctx));
   const char *good = NULL;
-  if (list_checkpoints(dir, run->app->name, &f, &n) == 0)
+  if (umrun_ckpt_list(dir, run->app->name, &f, &n) == 0)
     for (int i = 0; i < n && !good; i++) {
       if (!strcmp(f[i].path, bad)) continue;
       um_checkpoint_file *cf = NULL;
@@ -425,6 +388,34 @@ static int not_physics_line(const um_app *app, const char *line, size_t klen) {
   return o && (o->flags & UM_OPT_NOT_PHYSICS);
 }
 
+int umrun_ckpt_physics_differ(um_app_run *run, const char *there_text, int say, char *diffs, size_t len, int *n) {
+  char *here = strdup(run->ckpt->physics), *there = strdup(there_text ? there_text : "");
+  *n = -1;
+  if (here && there) {
+    drop_lines(there, not_physics_line, run->app); /* an earlier build's physics held them */
+    if (!strstr(there, " content = ") && strstr(here, " content = ")) {
+      drop_lines(here, content_line, run->app); /* an earlier build's checkpoint: the files compared by name alone */
+      if (say)
+        fprintf(run->log, "restart: the checkpoint records no file contents (an earlier um): the files the settings "
+                          "name are compared by name only\n");
+    }
+    *n = diff_lines(there, here, diffs, len, "; ");
+  }
+  free(here), free(there);
+  return *n < 0 ? um_app_fail(run, UM_ERR_ALLOC, "out of memory") : UM_SUCCESS;
+}
+
+/* The texts every checkpoint holds (meta/app, physics, mesh, settings): a file without one is corrupt (a name
+ * changed by a flipped byte), never read as another app's or one with nothing to compare. */
+static int texts_present(um_app_run *run, const um_checkpoint_file *f, const char *path) {
+  static const char *const keys[] = {"app", "physics", "mesh", "settings"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (!um_checkpoint_text_get(f, keys[i]))
+      return um_app_fail(run, UM_ERR_IO, "checkpoint '%s' is corrupt: it has no meta/%s, which every um checkpoint "
+                                         "holds", path, keys[i]);
+  return UM_SUCCESS;
+}
+
 static int refuse(um_app_run *run, const char *path, const char *what, const char *diffs) {
   return um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': %s differ%s from the checkpoint's, and they change what the run "
@@ -438,9 +429,9 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   snprintf(path, sizeof path, "%s", ck->restart);
   snprintf(dir, sizeof dir, "%s", ck->restart);
   if (stat(ck->restart, &st) == 0 && S_ISDIR(st.st_mode)) { /* the newest of the app's checkpoints there */
-    ck_found *f = NULL;
+    umrun_ck_found *f = NULL;
     int n = 0;
-    list_checkpoints(ck->restart, run->app->name, &f, &n);
+    umrun_ckpt_list(ck->restart, run->app->name, &f, &n);
     if (n) snprintf(path, sizeof path, "%s", f[0].path);
     free(f);
     if (!n)
@@ -457,26 +448,24 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   if (rc) return rc;
   const char *app = um_checkpoint_text_get(f, "app");
   char diffs[3000];
-  if (!app || strcmp(app, run->app->name)) {
+  if ((rc = texts_present(run, f, path))) {
+    name_good_one(run, dir, path);
+    um_checkpoint_close(f);
+    return rc;
+  }
+  if (strcmp(app, run->app->name)) {
     rc = um_app_fail(run, UM_ERR_CONFIG, "cannot restart from '%s': it is a checkpoint of %s, and this config runs %s",
-                     path, app ? app : "(no app)", run->app->name);
+                     path, app, run->app->name);
     um_checkpoint_close(f);
     return rc;
   }
   rc = make_texts(run, ck);
   if (!rc) rc = make_mesh(run, ck);
-  const char *physics = um_checkpoint_text_get(f, "physics"), *mesh = um_checkpoint_text_get(f, "mesh");
-  char *here = rc ? NULL : strdup(ck->physics), *there = rc ? NULL : strdup(physics ? physics : "");
-  if (!rc && (!here || !there)) rc = um_app_fail(run, UM_ERR_ALLOC, "out of memory");
-  if (!rc) drop_lines(there, not_physics_line, run->app); /* an earlier build's physics held them */
-  if (!rc && !strstr(there, " content = ") && strstr(here, " content = ")) {
-    drop_lines(here, content_line, run->app); /* an earlier build's checkpoint: the files compared by name alone */
-    fprintf(run->log, "restart: the checkpoint records no file contents (an earlier um): the files the settings "
-                      "name are compared by name only\n");
-  }
-  if (!rc && diff_lines(there, here, diffs, sizeof diffs, "; ")) rc = refuse(run, path, "the app's settings", diffs);
-  free(here), free(there);
-  if (!rc && mesh_differs(mesh ? mesh : "", ck->mesh, diffs, sizeof diffs))
+  const char *mesh = um_checkpoint_text_get(f, "mesh");
+  int ndiff = 0;
+  if (!rc) rc = umrun_ckpt_physics_differ(run, um_checkpoint_text_get(f, "physics"), 1, diffs, sizeof diffs, &ndiff);
+  if (!rc && ndiff) rc = refuse(run, path, "the app's settings", diffs);
+  if (!rc && mesh_differs(mesh, ck->mesh, diffs, sizeof diffs))
     rc = um_app_fail(run, UM_ERR_CONFIG,
                      "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "
                      "the checkpoint was written with",
@@ -525,6 +514,8 @@ int um_app_resume(um_app_run *run, long *step) {
   if (!ck->enabled) return UM_SUCCESS;
   UM_APP_TRY(make_texts(run, ck)); /* the settings and the files' bytes as the steps begin, not at the first checkpoint */
   if (ck->restart) UM_APP_TRY(restore(run, ck, step));
+  if (ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after) /* it may write: now, not later */
+    UM_APP_TRY(umrun_ckpt_dir_check(run, ck->dir));
   ck->step = *step;
   if (ck->on_signal && !ck->handlers) {
     struct sigaction sa;
@@ -542,15 +533,16 @@ int um_app_resume(um_app_run *run, long *step) {
 
 /* ---- writing ---- */
 
-/* Rank 0: all but the newest `keep` of the app's checkpoints in dir removed (the newest is complete). */
-static void prune(um_app_run *run, um_app_ckpt *ck) {
-  ck_found *f = NULL;
-  int n = 0;
-  if (list_checkpoints(ck->dir, run->app->name, &f, &n) == 0)
-    for (int i = ck->keep; i < n; i++)
-      if (unlink(f[i].path) != 0)
-        fprintf(stderr, "umrun: note: could not remove the old checkpoint %s: %s\n", f[i].path, strerror(errno));
-  free(f);
+/* A checkpoint that could not be written (a full disk): the message says which checkpoint the run can go on from. */
+static int write_failed(um_app_run *run, const um_app_ckpt *ck, int rc) {
+  char msg[4096];
+  snprintf(msg, sizeof msg, "%s", um_error_message(run->ctx));
+  const char *from = ck->last[0] ? ck->last : ck->restarted[0] ? ck->restarted : NULL;
+  if (from)
+    return um_error_set(run->ctx, rc, "%s\n  the checkpoints already there are complete: free space (or choose "
+                        "another checkpoint.dir) and continue from the newest, %s, with --restart %s", msg, from, from);
+  return um_error_set(run->ctx, rc, "%s\n  no checkpoint was written: free space, or choose another checkpoint.dir",
+                      msg);
 }
 
 static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
@@ -592,8 +584,9 @@ static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {
                                       {"ranks", ranks},          {"backend", um_context_backend(run->ctx)}};
   const um_checkpoint_content c = {values, nv, texts, (int)(sizeof texts / sizeof texts[0])};
   um_checkpoint_cost cost = {0};
-  UM_APP_TRY(um_checkpoint_write(run->ctx, path, &c, &cost));
-  if (um_mpi_rank() == 0) prune(run, ck);
+  const int wrc = um_checkpoint_write(run->ctx, path, &c, &cost);
+  if (wrc) return write_failed(run, ck, wrc);
+  if (um_mpi_rank() == 0) umrun_ckpt_prune(ck->dir, run->app->name, ck->keep, step);
   ck->written++;
   ck->bytes = cost.bytes;
   ck->seconds += cost.seconds;
@@ -660,7 +653,7 @@ int um_app_checkpoint_due(um_app_run *run, long step, int *due) {
 
 int um_app_step_end_last(um_app_run *run, long step, int last) {
   um_app_ckpt *ck = run->ckpt;
-  if (ck) ck->ran++;
+  if (ck) ck->ran++, ck->last_step = step;
   if (!ck || !ck->enabled) return UM_SUCCESS;
   UM_APP_TRY(um_checkpoint_step(run->ctx));
   UM_APP_TRY(decide(run, ck, step));
@@ -679,6 +672,11 @@ int um_app_step_end(um_app_run *run, long step) { return um_app_step_end_last(ru
 
 int um_app_loop_done(um_app_run *run) {
   const um_app_ckpt *ck = run->ckpt;
+  if (ck && ck->enabled && ck->ran > 0 && ck->stop_after && um_mpi_rank() == 0 &&
+      (ck->stop_after > ck->last_step || ck->stop_after <= ck->restart_step)) /* asked for, never reached */
+    fprintf(run->log, "checkpoint: note: checkpoint.stop_after = %ld: this run went from step %ld to %ld, so it did "
+                      "not stop there and wrote no checkpoint for it\n", ck->stop_after, ck->restart_step,
+            ck->last_step);
   if (!ck || !ck->enabled || !ck->restarted[0] || ck->ran > 0) return UM_SUCCESS;
   return um_app_fail(run, UM_ERR_CONFIG,
                      "--restart %s: this run ends at or before step %ld, where that checkpoint was written (its step "

@@ -17,4 +17,27 @@ void umrun_ckpt_note_unused(const um_app_run *run, const char *prog);
 /* run->ckpt released, the signal handlers it installed given back. */
 void umrun_ckpt_free(um_app_run *run);
 
+/* The app's settings (the physics text of a checkpoint, `there`) against this run's: *n how many differ, listed
+ * into diffs. An earlier build's text is compared as it was written (its keys not physics now left out; without
+ * file contents, the files by name only, which `say` notes on the log). */
+int umrun_ckpt_physics_differ(um_app_run *run, const char *there, int say, char *diffs, size_t len, int *n);
+
+/* ---- the folder (checkpoint_dir.c) ---- */
+
+/* A checkpoint found in a folder: its path and step. */
+typedef struct {
+  char path[4096];
+  long step;
+} umrun_ck_found;
+
+/* The app's checkpoints (<app>-step<N>.h5) in folder dir, newest first (*out malloc'd, *n of them); -1 when dir
+ * cannot be read. */
+int umrun_ckpt_list(const char *dir, const char *app, umrun_ck_found **out, int *n);
+/* Rank 0, checkpoint `step` complete: all but the newest `keep` of the app's checkpoints in dir removed, and the
+ * temporaries of its writers killed mid-write (<app>-step<M>.h5.tmp.*, M <= step). */
+void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step);
+/* Before the first step of a run that writes checkpoints (collective): dir made and writable, and holding no
+ * checkpoint of the app with other physics; else the run's error (UM_ERR_CONFIG: exit status 1). */
+int umrun_ckpt_dir_check(um_app_run *run, const char *dir);
+
 #endif

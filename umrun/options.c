@@ -98,7 +98,9 @@ static const um_option declared_here[] = {
              "(docs/checkpoints.md)"},
     {.key = "checkpoint.dir", .type = UM_OPT_STRING, .def = "checkpoints",
      .help = "the folder of the checkpoints: <app>-step<N>.h5, each written\n"
-             "through a temporary and renamed into place; every rank must see it"},
+             "through a temporary and renamed into place; every rank must see it;\n"
+             "made and checked before the first step (writable, and no checkpoint\n"
+             "of the app with other settings there)"},
     {.key = "checkpoint.keep", .type = UM_OPT_INT, .def = "2", .min = 1, .max = 1000000, .flags = UM_OPT_RANGE,
      .range_hint = "use 1 or more", .help = "how many of the app's newest checkpoints to keep in checkpoint.dir\n"
                                             "(an older one is removed only once the new one is complete)"},

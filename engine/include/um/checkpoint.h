@@ -39,7 +39,8 @@ extern "C" {
 /** The format this build writes and reads. */
 #define UM_CHECKPOINT_FORMAT 1
 
-/** The steps begin: forget what the set-up did to the dats and record what each step's loops do. */
+/** The steps begin: forget what the set-up did to the dats and record what each step's loops do. A dat that
+ *  um_checkpoint_restore filled counts as changed: the next checkpoint saves it unless the steps overwrite it first. */
 int um_checkpoint_mark(um_context *ctx);
 /** A step ended (call it at each step boundary, on every rank). */
 int um_checkpoint_step(um_context *ctx);

@@ -91,6 +91,7 @@ struct um_dat {
   long ck_read_steps;    /* steps ended whose first access read it */
   long ck_over_steps;    /* steps ended whose first access overwrote it whole */
   int ck_writer;         /* the loop record (ctx->loops) of its first whole overwrite; -1 none */
+  int ck_restored;       /* filled from a checkpoint (um_checkpoint_restore): the mark counts it as changed */
 };
 
 typedef struct {

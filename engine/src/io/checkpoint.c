@@ -54,7 +54,8 @@ int um_checkpoint_mark(um_context *ctx) {
   UM_CTX_OK(ctx);
   for (int i = 0; i < ctx->ndats; i++) {
     um_dat *d = ctx->dats[i];
-    d->ck_first = d->ck_written = 0;
+    d->ck_first = 0;
+    d->ck_written = d->ck_restored; /* a restart's values are no set-up's: the next checkpoint carries them on */
     d->ck_read_steps = d->ck_over_steps = 0;
     d->ck_writer = -1;
   }
@@ -92,6 +93,7 @@ int um_checkpoint_plan(const um_context *ctx, um_checkpoint_dat *out, int *n) {
       o->saved = 1;
       snprintf(o->reason, sizeof o->reason, "%s",
                d->ck_read_steps > 0 || d->ck_first == 1 ? "read by a step before it is overwritten"
+               : d->ck_restored && !d->ck_over_steps    ? "restored from the checkpoint this run continued"
                                                         : "changed since the set-up");
     }
   }
@@ -636,7 +638,11 @@ static int restore_impl(um_context *ctx, um_checkpoint_file *f, int restore, um_
     if (!rc && !restore) free(bufs[i]), bufs[i] = NULL;
   }
   for (int i = 0; !rc && restore && i < l.n; i++)
-    if (bufs[i]) rc = um_dat_update_block_original_order(ctx, find_dat(ctx, l.names[i]), bufs[i], sizes[i]);
+    if (bufs[i]) {
+      um_dat *d = find_dat(ctx, l.names[i]);
+      rc = um_dat_update_block_original_order(ctx, d, bufs[i], sizes[i]);
+      d->ck_restored = !rc;
+    }
   if (!rc && cost) {
     double t = um_wtime() - t0;
     rc = um__dist_max_f64(ctx, &t, 1);

@@ -1,0 +1,148 @@
+/* The folder of a run's checkpoints (checkpoint.c writes and reads them): the app's checkpoints in it, newest
+ * first; all but the newest checkpoint.keep removed after each new one, with the temporaries that writers killed
+ * mid-write left there; and, before the first step of a run that writes checkpoints, the folder checked: made and
+ * writable, and holding no checkpoint of the same app with other physics (a run of another config whose
+ * checkpoints this run's would replace, or remove as older). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint_run.h"
+#include "child.h"
+#include "options.h"
+#include "um/checkpoint.h"
+#include "um/distributed.h"
+
+static int found_cmp(const void *a, const void *b) {
+  const long x = ((const umrun_ck_found *)a)->step, y = ((const umrun_ck_found *)b)->step;
+  return (x < y) - (x > y); /* newest first */
+}
+
+/* The step of `name` when it is "<prefix><digits><tail>" (tail ".h5", or ".h5.tmp." and more when tmp), else -1. */
+static long step_of(const char *name, const char *prefix, int tmp) {
+  const size_t pl = strlen(prefix);
+  char *end = NULL;
+  if (strncmp(name, prefix, pl) || name[pl] < '0' || name[pl] > '9') return -1;
+  const long step = strtol(name + pl, &end, 10);
+  if (!end) return -1;
+  if (tmp ? strncmp(end, ".h5.tmp.", 8) || !end[8] : strcmp(end, ".h5") != 0) return -1;
+  return step;
+}
+
+/* The files of the app in dir (its checkpoints, or with tmp the temporaries of its writers), newest first. */
+static int list_files(const char *dir, const char *app, int tmp, umrun_ck_found **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int cap = 0;
+  char prefix[128];
+  snprintf(prefix, sizeof prefix, "%s-step", app);
+  for (struct dirent *e; (e = readdir(d));) {
+    const long step = step_of(e->d_name, prefix, tmp);
+    if (step < 0) continue;
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      umrun_ck_found *p = realloc(*out, (size_t)cap * sizeof *p);
+      if (!p) break;
+      *out = p;
+    }
+    snprintf((*out)[*n].path, sizeof(*out)[*n].path, "%s/%s", dir, e->d_name);
+    (*out)[(*n)++].step = step;
+  }
+  closedir(d);
+  if (*n) qsort(*out, (size_t)*n, sizeof **out, found_cmp);
+  return 0;
+}
+
+int umrun_ckpt_list(const char *dir, const char *app, umrun_ck_found **out, int *n) {
+  return list_files(dir, app, 0, out, n);
+}
+
+void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step) {
+  umrun_ck_found *f = NULL;
+  int n = 0;
+  if (list_files(dir, app, 0, &f, &n) == 0)
+    for (int i = keep; i < n; i++)
+      if (unlink(f[i].path) != 0)
+        fprintf(stderr, "umrun: note: could not remove the old checkpoint %s: %s\n", f[i].path, strerror(errno));
+  free(f);
+  /* a writer killed mid-write (a preemption) left its temporary: gone once a later step's checkpoint is complete */
+  if (list_files(dir, app, 1, &f, &n) == 0)
+    for (int i = 0; i < n; i++)
+      if (f[i].step <= step && unlink(f[i].path) != 0 && errno != ENOENT)
+        fprintf(stderr, "umrun: note: could not remove %s, the temporary of a checkpoint whose writing did not end: "
+                        "%s\n", f[i].path, strerror(errno));
+  free(f);
+}
+
+/* Rank 0: the folder made, and a file created and removed in it; the reason into why when not. */
+static int writable(const char *dir, const char *app, char *why, size_t len) {
+  if (umrun_mkdirs(dir, why, len)) return -1;
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.%s-probe.XXXXXX", dir, app);
+  const int fd = mkstemp(probe);
+  if (fd < 0) return snprintf(why, len, "creating a file in it failed: %s", strerror(errno)), -1;
+  close(fd);
+  unlink(probe);
+  return 0;
+}
+
+#define CK_DIR_CHECKED 8 /* the newest checkpoints of the folder compared (checkpoint.keep are there, 2 by default) */
+
+/* Every rank: the first of the folder's newest checkpoints of the app whose physics differs from this run's,
+ * refused (collective: rank 0 lists, every rank opens). A checkpoint that does not open is left to the restart's
+ * own checks. */
+static int foreign(um_app_run *run, const char *dir) {
+  struct {
+    int n;
+    char path[CK_DIR_CHECKED][4096];
+  } *l = calloc(1, sizeof *l);
+  if (!l) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+  umrun_ck_found *f = NULL;
+  int n = 0;
+  if (um_mpi_rank() == 0 && umrun_ckpt_list(dir, run->app->name, &f, &n) == 0)
+    for (int i = 0; i < n && l->n < CK_DIR_CHECKED; i++) snprintf(l->path[l->n++], sizeof l->path[0], "%s", f[i].path);
+  free(f);
+  int rc = um_mpi_bcast_bytes(l, sizeof *l) ? um_app_fail(run, UM_ERR_BACKEND, "broadcasting the checkpoints' names failed")
+                                             : UM_SUCCESS;
+  for (int i = 0; !rc && i < l->n; i++) {
+    um_checkpoint_file *cf = NULL;
+    if (um_checkpoint_open(run->ctx, l->path[i], &cf) != UM_SUCCESS) {
+      um_error_clear(run->ctx);
+      continue;
+    }
+    char diffs[3000];
+    int nd = 0;
+    const char *app = um_checkpoint_text_get(cf, "app"), *physics = um_checkpoint_text_get(cf, "physics");
+    if (app && physics && !strcmp(app, run->app->name))
+      rc = umrun_ckpt_physics_differ(run, physics, 0, diffs, sizeof diffs, &nd);
+    if (!rc && nd)
+      rc = um_app_fail(run, UM_ERR_CONFIG,
+                       "checkpoint.dir '%s' holds %s, a checkpoint of %s with other settings (%s): this run's "
+                       "checkpoints would replace that run's, or be removed as older than them (checkpoint.keep). "
+                       "Give this run a checkpoint.dir of its own, or move those checkpoints away",
+                       dir, l->path[i], run->app->name, diffs);
+    um_checkpoint_close(cf);
+  }
+  free(l);
+  return rc;
+}
+
+int umrun_ckpt_dir_check(um_app_run *run, const char *dir) {
+  char why[1200] = "";
+  int rc = UM_SUCCESS;
+  if (um_mpi_rank() == 0 && writable(dir, run->app->name, why, sizeof why))
+    rc = um_app_fail(run, UM_ERR_CONFIG,
+                     "checkpoint.dir: cannot write checkpoints into '%s': %s. Choose a folder this run can write "
+                     "(every rank must see it); checked before the first step",
+                     dir, why);
+  UM_APP_TRY(um_app_agree(run, rc, "write into checkpoint.dir"));
+  return um_app_agree(run, foreign(run, dir), "check the checkpoints in checkpoint.dir");
+}
