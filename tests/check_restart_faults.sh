@@ -8,7 +8,8 @@
 #   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, one without its mesh text,
 #             another mesh and another physical setting, a checkpoint.dir that cannot be made or holds another
 #             config's checkpoints (before the first step): each refused with its message and status (1 or 2), and
-#             the checkpoints already there left as they were; a killed writer's temporary removed by the next one
+#             the checkpoints already there left as they were; a killed writer's temporary removed by the next one;
+#             a run's new checkpoint kept where an earlier run of its settings left higher steps
 #   ends      checkpoint.stop_after at the last step ends the run as usual; a restart with no step left is refused
 #   settings  a deck edited after the checkpoint refused; a step limit and a log period may change
 #   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
@@ -141,7 +142,15 @@ EOF2
     > "$WORK/tk.log" 2>&1 || { cat "$WORK/tk.log"; fail "the run into tk failed"; }
   [ "$(ls "$WORK/tk" | tr '\n' ' ')" = "airfoil-step000000100.h5 airfoil-step000009999.h5.tmp.Ab12Cd " ] \
     || fail "temporaries: $(ls "$WORK/tk" | tr '\n' ' ')"
-  echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics; stale temporary removed"
+  # a fresh run into a folder where an earlier run of the same settings left checkpoints of higher steps: the one
+  # it writes is kept (with the newest other), never removed as the oldest
+  mkdir -p "$WORK/hk" && cp "$good" "$WORK/hk/airfoil-step000999998.h5" && cp "$good" "$WORK/hk/airfoil-step000999999.h5"
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=100 --set checkpoint.every=100 --set checkpoint.dir="$WORK/hk" \
+    > "$WORK/hk.log" 2>&1 || { cat "$WORK/hk.log"; fail "the run into hk failed"; }
+  [ "$(ls "$WORK/hk" | tr '\n' ' ')" = "airfoil-step000000100.h5 airfoil-step000999999.h5 " ] \
+    || fail "higher steps of an earlier run: $(ls "$WORK/hk" | tr '\n' ' ')"
+  echo "bad: every bad checkpoint refused, the good one named and continued to A's metrics; stale temporary removed;" \
+    "the checkpoint just written kept beside an earlier run's of higher steps"
   ;;
 ends)
   # checkpoint.stop_after at the run's last step: the run ends as usual (exit 0, A's metrics, its outputs) with the

@@ -68,9 +68,10 @@ int umrun_ckpt_list(const char *dir, const char *app, umrun_ck_found **out, int 
 void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step) {
   umrun_ck_found *f = NULL;
   int n = 0;
+  int others = 0; /* kept besides the one just written, which stays even where an earlier run left higher steps */
   if (list_files(dir, app, 0, &f, &n) == 0)
-    for (int i = keep; i < n; i++)
-      if (unlink(f[i].path) != 0)
+    for (int i = 0; i < n; i++)
+      if (f[i].step != step && ++others >= keep && unlink(f[i].path) != 0)
         fprintf(stderr, "umrun: note: could not remove the old checkpoint %s: %s\n", f[i].path, strerror(errno));
   free(f);
   /* a writer killed mid-write (a preemption) left its temporary: gone once a later step's checkpoint is complete */

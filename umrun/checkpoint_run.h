@@ -33,8 +33,9 @@ typedef struct {
 /* The app's checkpoints (<app>-step<N>.h5) in folder dir, newest first (*out malloc'd, *n of them); -1 when dir
  * cannot be read. */
 int umrun_ckpt_list(const char *dir, const char *app, umrun_ck_found **out, int *n);
-/* Rank 0, checkpoint `step` complete: all but the newest `keep` of the app's checkpoints in dir removed, and the
- * temporaries of its writers killed mid-write (<app>-step<M>.h5.tmp.*, M <= step). */
+/* Rank 0, checkpoint `step` complete: it and the newest keep - 1 of the app's other checkpoints in dir kept (an
+ * earlier run's of higher steps never remove the one just written), the rest removed, and the temporaries of its
+ * writers killed mid-write (<app>-step<M>.h5.tmp.*, M <= step). */
 void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step);
 /* Before the first step of a run that writes checkpoints (collective): dir made and writable, and holding no
  * checkpoint of the app with other physics; else the run's error (UM_ERR_CONFIG: exit status 1). */
