@@ -149,9 +149,15 @@ static void usage(const um_runner *r, FILE *f) {
   }
 }
 
+extern const char um_commit_id[]; /* cmake/um_commit.cmake: the source's git commit, "-dirty" when changed */
+
+/* VERSION names a release; between releases it is the next one's number, and the commit tells builds apart. */
 static void print_version(FILE *f) {
-  fprintf(f, "um %s (%s build, %s; OpenMP %s, CUDA %s, MPI %s, HDF5 %s)\n", UM_VERSION, UM_BUILD_TYPE, UM_C_COMPILER,
-          UM_BUILD_OPENMP, UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
+  const char *c = um_commit_id;
+  const int hash = strspn(c, "0123456789abcdef") == 40; /* a full hash shown as its first 12 digits (git's short) */
+  fprintf(f, "um %s (commit %.*s%s, %s build, %s; OpenMP %s, CUDA %s, MPI %s, HDF5 %s)\n", UM_VERSION,
+          hash ? 12 : (int)strlen(c), c, hash ? c + 40 : "", UM_BUILD_TYPE, UM_C_COMPILER, UM_BUILD_OPENMP,
+          UM_BUILD_CUDA, UM_BUILD_MPI, UM_BUILD_HDF5);
 }
 
 void umrun_print_usage(const um_runner *r, FILE *f) { usage(r, f); }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest release.version: one version number, VERSION's, reported everywhere (docs/release.md):
 #   test_version.sh SOURCE_DIR BUILD_DIR UMRUN
-# umrun --version, um/version.h, um.pc, umConfigVersion.cmake, a run's JSON ("um_version", build.version),
+# umrun --version (and the commit it names, the JSON's um_commit), um/version.h, um.pc, umConfigVersion.cmake, a
+# run's JSON ("um_version", build.version),
 # the CPack packages' version; and CHANGELOG.md (Keep a Changelog) has an [Unreleased] or a [VERSION] section.
 set -euo pipefail
 SRC=$1 BUILD=$2 UMRUN=$3
@@ -18,6 +19,11 @@ trap 'rm -rf "$T"' EXIT
 (cd "$T" && "$UMRUN" "$SRC/configs/jacobi.yaml" --quiet --set run.backend=seq --json "$T/run.json" > "$T/log" 2>&1) ||
   { cat "$T/log"; fail "the jacobi run"; }
 grep -q "\"um_version\": \"$V\"" "$T/run.json" || fail "the run's JSON has no \"um_version\": \"$V\""
+# the commit that tells builds of one VERSION apart: --version's is the JSON's (git's 12-digit short form of a hash)
+C=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["um_commit"])' "$T/run.json")
+[ -n "$C" ] || fail "the run's JSON has no um_commit"
+[[ "$C" =~ ^([0-9a-f]{12})[0-9a-f]{28}(-dirty)?$ ]] && C=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+"$UMRUN" --version | grep -qF "um $V (commit $C, " || fail "umrun --version does not name commit $C: $("$UMRUN" --version | head -1)"
 grep -q "^## \[Unreleased\]\|^## \[$V\]" "$SRC/CHANGELOG.md" || fail "CHANGELOG.md has no [Unreleased] or [$V] section"
 grep -q "keepachangelog\|Keep a Changelog" "$SRC/CHANGELOG.md" || fail "CHANGELOG.md does not say its format"
 echo "release.version: um $V everywhere"
