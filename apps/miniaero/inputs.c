@@ -12,6 +12,8 @@
 #include "um/safe_file.h"
 
 #define MA_INP_MAX_BYTES (1 << 20) /* a deck is a few lines; refuse anything huge */
+#define MA_MIN_WIDTH 1e-30          /* a cell's width: its volume (width^3) and areas stay far from underflow */
+#define MA_MAX_WIDTH 1e30           /* ... and from overflow */
 
 void ma_inputs_default(ma_inputs *in) {
   memset(in, 0, sizeof *in);
@@ -41,23 +43,24 @@ typedef struct {
   entry_type type;
   size_t offset;
   int line; /* upstream's layout: which line of the deck the entry sits on */
+  int flag; /* 1: a switch upstream reads as 0 or 1 */
 } entry;
 
 static const entry entries[] = {
-    {"problem_type", E_INT, offsetof(ma_inputs, problem), 1},
-    {"lx", E_DOUBLE, offsetof(ma_inputs, lx), 2},
-    {"ly", E_DOUBLE, offsetof(ma_inputs, ly), 2},
-    {"lz", E_DOUBLE, offsetof(ma_inputs, lz), 2},
-    {"ramp_angle", E_DOUBLE, offsetof(ma_inputs, angle), 2},
-    {"nx", E_INT, offsetof(ma_inputs, nx), 3},
-    {"ny", E_INT, offsetof(ma_inputs, ny), 3},
-    {"nz", E_INT, offsetof(ma_inputs, nz), 3},
-    {"ntimesteps", E_INT, offsetof(ma_inputs, steps), 4},
-    {"dt", E_DOUBLE, offsetof(ma_inputs, dt), 5},
-    {"output_results", E_INT, offsetof(ma_inputs, output_results), 6},
-    {"output_frequency", E_INT, offsetof(ma_inputs, output_frequency), 7},
-    {"second_order_space", E_INT, offsetof(ma_inputs, second_order), 8},
-    {"viscous", E_INT, offsetof(ma_inputs, viscous), 9},
+    {"problem_type", E_INT, offsetof(ma_inputs, problem), 1, 0},
+    {"lx", E_DOUBLE, offsetof(ma_inputs, lx), 2, 0},
+    {"ly", E_DOUBLE, offsetof(ma_inputs, ly), 2, 0},
+    {"lz", E_DOUBLE, offsetof(ma_inputs, lz), 2, 0},
+    {"ramp_angle", E_DOUBLE, offsetof(ma_inputs, angle), 2, 0},
+    {"nx", E_INT, offsetof(ma_inputs, nx), 3, 0},
+    {"ny", E_INT, offsetof(ma_inputs, ny), 3, 0},
+    {"nz", E_INT, offsetof(ma_inputs, nz), 3, 0},
+    {"ntimesteps", E_INT, offsetof(ma_inputs, steps), 4, 0},
+    {"dt", E_DOUBLE, offsetof(ma_inputs, dt), 5, 0},
+    {"output_results", E_INT, offsetof(ma_inputs, output_results), 6, 1},
+    {"output_frequency", E_INT, offsetof(ma_inputs, output_frequency), 7, 0},
+    {"second_order_space", E_INT, offsetof(ma_inputs, second_order), 8, 1},
+    {"viscous", E_INT, offsetof(ma_inputs, viscous), 9, 1},
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 
@@ -90,6 +93,9 @@ int ma_inputs_parse(const char *text, const char *origin, ma_inputs *in, char *e
       if (len >= sizeof tok - 1 || end == tok || *end || errno || v < INT_MIN || v > INT_MAX)
         return um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: entry %d (%s): expected an integer, got '%s'. %s",
                                origin, line, e + 1, E->name, tok, layout_hint);
+      if (E->flag && v != 0 && v != 1)
+        return um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: entry %d (%s): %ld is not a switch: use 0 (off) or "
+                               "1 (on). %s", origin, line, e + 1, E->name, v, layout_hint);
       *(int *)dst = (int)v;
     } else {
       const double v = strtod(tok, &end);
@@ -146,6 +152,17 @@ int ma_inputs_check(const ma_inputs *in, const char *where, char *err, size_t er
   if (!(in->lx > 0) || !(in->ly > 0) || !(in->lz > 0) || !isfinite(in->lx + in->ly + in->lz))
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: domain lengths %g x %g x %g: each must be > 0", where,
                            in->lx, in->ly, in->lz);
+  /* a cell's volume, its faces' areas and their quotients must stay normal doubles: tiny cells underflow to a zero
+   * volume (NaN after the first step), huge ones overflow */
+  const double width[3] = {in->lx / in->nx, in->ly / in->ny, in->lz / in->nz};
+  for (int d = 0; d < 3; d++)
+    if (!(width[d] >= MA_MIN_WIDTH && width[d] <= MA_MAX_WIDTH))
+      return um_format_error(err, errlen, UM_ERR_CONFIG,
+                             "%s: cells %g x %g x %g wide (domain %g x %g x %g over %d x %d x %d cells): each width "
+                             "must lie in [%g, %g] so that volumes and areas stay normal doubles; use lengths in "
+                             "metres and fewer cells for a small domain",
+                             where, width[0], width[1], width[2], in->lx, in->ly, in->lz, in->nx, in->ny, in->nz,
+                             MA_MIN_WIDTH, MA_MAX_WIDTH);
   if (!(in->angle >= 0 && in->angle < 90))
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: ramp angle %g degrees: must be in [0, 90)", where,
                            in->angle);
@@ -153,6 +170,10 @@ int ma_inputs_check(const ma_inputs *in, const char *where, char *err, size_t er
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: %d time steps: must be >= 0", where, in->steps);
   if (!(in->dt > 0) || !isfinite(in->dt))
     return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: time step dt = %g: must be > 0", where, in->dt);
+  if ((in->second_order | in->viscous | in->output_results) & ~1)
+    return um_format_error(err, errlen, UM_ERR_CONFIG,
+                           "%s: second_order_space %d, viscous %d, output_results %d: each is a switch, 0 or 1", where,
+                           in->second_order, in->viscous, in->output_results);
   if (in->output_frequency < 1)
     return um_format_error(err, errlen, UM_ERR_CONFIG,
                            "%s: output_frequency %d: must be >= 1 (a line every that many steps)", where,

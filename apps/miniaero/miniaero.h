@@ -37,7 +37,8 @@ void ma_inputs_default(ma_inputs *in);
 int ma_inputs_read(const char *path, ma_inputs *in, char *err, size_t errlen);
 /* Same from text (origin stands for the file name in messages). */
 int ma_inputs_parse(const char *text, const char *origin, ma_inputs *in, char *err, size_t errlen);
-/* Check ranges (cells >= 1, dt > 0, lengths > 0, known problem, ...);
+/* Check ranges (cells >= 1, dt > 0, lengths > 0, each cell width in [1e-30, 1e30], the three
+ * switches 0 or 1, known problem, ...);
  * `where` prefixes the message (a file name or "params"). */
 int ma_inputs_check(const ma_inputs *in, const char *where, char *err, size_t errlen);
 

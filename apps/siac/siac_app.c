@@ -85,9 +85,25 @@ static double exact_fn(double x, double y, void *user) {
   return siac_exact(x, y);
 }
 
+/* mesh.file is read with params.mesh: file only, and never with params.solution (whose file brings the mesh):
+ * given where it is not read, it is refused rather than ignored. */
+static int mesh_file_used(um_app_run *r, int kind, const char *file, const char *solution) {
+  static const char *const kinds[] = {"uniform", "low_variance", "high_variance", "file"};
+  if (!file || !*file) return UM_SUCCESS;
+  if (solution && *solution)
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) is not read: params.solution (%s) brings its own mesh; leave "
+                       "mesh.file out (and params.mesh: file), or leave params.solution out to filter the projection "
+                       "on mesh.file", file, solution);
+  if (kind != 3)
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) is read only with params.mesh: file, and params.mesh is %s: "
+                       "set params.mesh: file to filter on it, or leave mesh.file out", file, kinds[kind]);
+  return UM_SUCCESS;
+}
+
 /* The mesh the config names: uniform, a generated Delaunay mesh, or a file; refined params.refine times.
- * With keys_only, the keys are read (a solution file brings its own mesh) and nothing is made. */
-static int load_mesh(um_app_run *r, int keys_only, siac_mesh *m, char *what, size_t wlen) {
+ * With keys_only, the keys are read (a solution file brings its own mesh) and nothing is made; solution: the
+ * params.solution file, or NULL. */
+static int load_mesh(um_app_run *r, int keys_only, const char *solution, siac_mesh *m, char *what, size_t wlen) {
   int kind, n, size, refine;
   const char *dir, *file;
   char err[1024], path[4096];
@@ -97,6 +113,7 @@ static int load_mesh(um_app_run *r, int keys_only, siac_mesh *m, char *what, siz
   UM_APP_TRY(um_app_string(r, "mesh.dir", &dir));
   UM_APP_TRY(um_app_string(r, "mesh.file", &file));
   UM_APP_TRY(um_app_int(r, "params.refine", &refine));
+  UM_APP_TRY(mesh_file_used(r, kind, file, solution));
   if (keys_only) return UM_SUCCESS;
   int rc;
   if (kind == 0) {
@@ -152,15 +169,32 @@ static int read_solution(um_app_run *r, siac *s, const char *file, siac_mesh *m)
                        "params.solution %s: dat coef holds %d %s values per cell; a dG solution of degree 1, 2 or 3 "
                        "holds 3, 6 or 10 doubles (the orthonormal modal coefficients)",
                        file, nb, um_type_name(um_dat_type(s->p_coef)));
+  int given = 0, degree = 0;
+  UM_APP_TRY(um_app_has(r, "params.degree", &given));
+  UM_APP_TRY(um_app_int(r, "params.degree", &degree));
+  if (given && degree != k)
+    return um_app_fail(r, UM_ERR_CONFIG, "params.degree is %d, but the solution in params.solution %s is of degree %d "
+                       "(%d coefficients per cell): set params.degree: %d, or leave it out (the file's degree is "
+                       "used)", degree, file, k, nb, k);
   s->k = k;
   m->nnodes = um_set_size(s->nodes);
   m->ncells = um_set_size(s->cells);
-  m->xy = malloc(sizeof(double) * 2 * (size_t)m->nnodes);
-  m->tri = malloc(sizeof(int) * 3 * (size_t)m->ncells);
-  if (!m->xy || !m->tri) return um_app_fail(r, UM_ERR_ALLOC, "params.solution %s: out of memory", file);
-  UM_APP_TRY(um_dat_fetch(ctx, s->p_x, m->xy, sizeof(double) * 2 * (size_t)m->nnodes));
-  memcpy(m->tri, um_map_data(s->cell_nodes), sizeof(int) * 3 * (size_t)m->ncells);
-  return UM_SUCCESS;
+  m->xy = malloc(sizeof(double) * 2 * ((size_t)m->nnodes + 1));
+  m->tri = malloc(sizeof(int) * 3 * ((size_t)m->ncells + 1));
+  double *coef = malloc(sizeof(double) * (size_t)nb * ((size_t)m->ncells + 1));
+  int rc = m->xy && m->tri && coef ? UM_SUCCESS : um_app_fail(r, UM_ERR_ALLOC, "params.solution %s: out of memory", file);
+  if (!rc) rc = um_dat_fetch(ctx, s->p_x, m->xy, sizeof(double) * 2 * (size_t)m->nnodes);
+  if (!rc) rc = um_dat_fetch(ctx, s->p_coef, coef, sizeof(double) * (size_t)nb * (size_t)m->ncells);
+  if (!rc && m->ncells) memcpy(m->tri, um_map_data(s->cell_nodes), sizeof(int) * 3 * (size_t)m->ncells);
+  for (size_t i = 0; !rc && i < (size_t)nb * (size_t)m->ncells; i++)
+    if (!isfinite(coef[i]))
+      rc = um_app_fail(r, UM_ERR_CONFIG, "params.solution %s: dat coef, cell %zu, coefficient %zu is %g: a solution "
+                       "to filter holds finite numbers", file, i / (size_t)nb, i % (size_t)nb, coef[i]);
+  free(coef);
+  char err[1024], what[4200];
+  snprintf(what, sizeof what, "params.solution %s", file);
+  if (!rc && siac_mesh_check(m, what, err, sizeof err)) rc = um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  return rc;
 }
 
 int siac_decl_point_set(um_app_run *r, siac *s, const char *what) {
@@ -324,19 +358,19 @@ int siac_build(um_app_run *r, siac *s) {
   if (blocks) { /* the uniform mesh, this rank's block of it */
     int n;
     s->k = k;
-    UM_APP_TRY(load_mesh(r, 1, NULL, NULL, 0)); /* the mesh keys (read, as on the whole path) */
+    UM_APP_TRY(load_mesh(r, 1, NULL, NULL, NULL, 0)); /* the mesh keys (read, as on the whole path) */
     UM_APP_TRY(um_app_int(r, "params.n", &n));
     return build_uniform_blocks(r, s, n);
   }
   if (from_file) {
-    rc = load_mesh(r, 1, NULL, NULL, 0); /* params.mesh and the other mesh keys do not apply */
+    rc = load_mesh(r, 1, solution, NULL, NULL, 0); /* params.mesh and the other mesh keys do not apply */
     if (!rc) fprintf(r->log, "siac: the mesh and the solution come from %s (params.mesh, params.degree and "
                              "params.refine do not apply)\n", solution);
     if (!rc) rc = read_solution(r, s, solution, &m);
     snprintf(what, sizeof what, "%s", solution);
   } else {
     s->k = k;
-    rc = load_mesh(r, 0, &m, what, sizeof what);
+    rc = load_mesh(r, 0, NULL, &m, what, sizeof what);
   }
   if (rc) {
     siac_mesh_free(&m);
@@ -452,23 +486,47 @@ static int write_field(um_app_run *r, siac *s, um_dat *filtered) {
   return rc ? rc : um_app_field(r, "filtered", path);
 }
 
+/* siac.h5 in the solution's layout (read back with params.solution), from each rank's block of the nodes and the
+ * cells, in one write (um_hdf5_write_blocks64: a temporary renamed into place, so a failing run leaves the old file
+ * or none, never a part of a new one). */
+static int write_hdf5(um_app_run *r, siac *s, um_dat *filtered, const char *h5) {
+  long long nb0 = 0, cb0 = 0;
+  int nn = 0, nc = 0;
+  UM_APP_TRY(um_set_block(r->ctx, s->nodes, &nb0, &nn));
+  UM_APP_TRY(um_set_block(r->ctx, s->cells, &cb0, &nc));
+  const size_t n1 = (size_t)nn + 1, c1 = (size_t)nc + 1;
+  double *x = malloc(sizeof(double) * 2 * n1), *coef = malloc(sizeof(double) * (size_t)s->nb * c1);
+  double *val = malloc(sizeof(double) * (size_t)s->nq * c1), *mean = malloc(sizeof(double) * 2 * c1);
+  int *cn = malloc(sizeof(int) * 3 * c1);
+  int rc = um_app_agree(r, x && coef && val && mean && cn ? UM_SUCCESS
+                                                          : um_app_fail(r, UM_ERR_ALLOC, "out of memory for siac.h5"),
+                        "allocate its block of siac.h5");
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, s->p_x, x, sizeof(double) * 2 * (size_t)nn);
+  if (!rc) rc = um_map_fetch_block_original_order(r->ctx, s->cell_nodes, cn, sizeof(int) * 3 * (size_t)nc);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, s->p_coef, coef, sizeof(double) * s->nb * (size_t)nc);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, filtered, val, sizeof(double) * s->nq * (size_t)nc);
+  if (!rc) rc = um_dat_fetch_block_original_order(r->ctx, s->p_mean, mean, sizeof(double) * 2 * (size_t)nc);
+  const char *sets[] = {"nodes", "cells"};
+  const long long sizes[] = {s->nnodes, s->ncells};
+  const um_hdf5_rows rows[] = {{"cell_nodes", s->ncells, 3, UM_INT, 1, cn},
+                               {"x", s->nnodes, 2, UM_DOUBLE, 0, x},
+                               {"coef", s->ncells, s->nb, UM_DOUBLE, 0, coef},
+                               {um_dat_name(filtered), s->ncells, s->nq, UM_DOUBLE, 0, val},
+                               {"mean", s->ncells, 2, UM_DOUBLE, 0, mean}};
+  if (!rc) rc = um_hdf5_write_blocks64(r->ctx, h5, 2, sets, sizes, 5, rows);
+  free(x), free(coef), free(val), free(mean), free(cn);
+  return rc;
+}
+
 /* HDF5 (the solution's layout: read back with params.solution) and XDMF for ParaView. */
 static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
   char h5[4096], xmf[4096], err[1024];
   UM_APP_TRY(um_app_output_path(r, "siac", ".h5", h5, sizeof h5));
   UM_APP_TRY(um_app_output_path(r, "siac", ".xmf", xmf, sizeof xmf));
-  um_context *ctx = r->ctx;
-  if (um_app_writes(r)) (void)remove(h5);
-  UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->nodes));
-  UM_APP_TRY(um_hdf5_write_set(ctx, h5, s->cells));
-  UM_APP_TRY(um_hdf5_write_map(ctx, h5, s->cell_nodes));
-  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_x));
-  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_coef));
-  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, filtered));
-  UM_APP_TRY(um_hdf5_write_dat(ctx, h5, s->p_mean));
+  UM_APP_TRY(write_hdf5(r, s, filtered, h5));
   const char *fields[] = {"mean"};
   const int dims[] = {2};
-  int rc = UM_SUCCESS; /* the HDF5 writes agree across the ranks; the XDMF file is rank 0's */
+  int rc = UM_SUCCESS; /* the HDF5 write agrees across the ranks; the XDMF file is rank 0's */
   if (um_app_writes(r) &&
       um_xdmf_write(xmf, "siac.h5", "x", s->nnodes, 2, "cell_nodes", s->ncells, 3, fields, dims, 1, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);

@@ -159,6 +159,10 @@ int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
   if (sm_check_tiling(&g, path, err, errlen) || sm_new(m, g.nnodes, g.ntris, path, err, errlen)) goto out;
   memcpy(m->xy, g.xy, 2 * (size_t)g.nnodes * sizeof(double));
   memcpy(m->tri, g.tri, 3 * (size_t)g.ntris * sizeof(int));
+  if (siac_mesh_conforming(m, path, g.node_id, g.tri_line, err, errlen)) {
+    siac_mesh_free(m);
+    goto out;
+  }
   rc = 0;
 out:
   um_gmsh_free(&g);

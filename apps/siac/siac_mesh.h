@@ -26,8 +26,22 @@ int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen);
  * makes them) through the shared reader: its triangles in file order. Checks
  * that every node lies in [0,1]^2 (within 1e-12, then clamped; the message
  * names the node, its Gmsh id and its line), turns clockwise triangles
- * counter-clockwise and rejects degenerate ones (naming the element's line). */
+ * counter-clockwise and rejects degenerate ones (naming the element's line), repeated triangles, holes and
+ * overlaps, then what siac_mesh_conforming refuses (duplicate or unused nodes, unshared edges). */
 int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen);
+
+/* The conformity a mesh SIAC did not make must have (siac_mesh_check.c): at least one triangle; every node a
+ * triangle's corner and no two nodes at one place (a node given twice splits the edge its triangles share); every
+ * edge inside the square a side of exactly two triangles that run it opposite ways, an edge on a side of the square
+ * of one (no overlap, no gap, no hanging node). Triangles counter-clockwise, coordinates in [0,1]^2. `what` (a file)
+ * starts the message; node_ids (Gmsh ids, or NULL) and tri_lines (a triangle's line, or NULL) name where. 0, or -1
+ * with the reason and what to do in err. */
+int siac_mesh_conforming(const siac_mesh *m, const char *what, const int *node_ids, const int *tri_lines, char *err,
+                         size_t errlen);
+/* The whole check of a mesh read from elsewhere (params.solution's HDF5 file): node numbers in range, coordinates
+ * finite and in [0,1]^2, triangles counter-clockwise (a clockwise one is refused, not turned: a solution's
+ * coefficients follow its corners' order) and not degenerate, areas summing to 1, then siac_mesh_conforming. */
+int siac_mesh_check(const siac_mesh *m, const char *what, char *err, size_t errlen);
 
 /* Each triangle into 4 by its edge midpoints (a midpoint made once per edge:
  * no duplicate nodes); the input's nodes first, then the midpoints; cell c's

@@ -66,6 +66,35 @@ TEST(MiniaeroInputs, BadDecksSayWhatAndWhere) {
   EXPECT_EQ(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\ntrailing words are ignored, as upstream does\n"), "");
 }
 
+// the deck's three switches are 0 or 1 (a 2 ran second order, a -1 viscous); the message names the line and entry
+TEST(MiniaeroInputs, SwitchesAreZeroOrOne) {
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n2\n1\n0\n0\n")
+                .find("deck.inp:6: entry 11 (output_results): 2 is not a switch: use 0 (off) or 1 (on)"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n2\n0\n")
+                .find("deck.inp:8: entry 13 (second_order_space): 2 is not a switch"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n-1\n").find("deck.inp:9: entry 14 (viscous): -1 is not"),
+            std::string::npos);
+  ma_inputs in;
+  ma_inputs_default(&in);
+  in.viscous = 3;  // a caller filling ma_inputs itself: ma_inputs_check refuses it too
+  char err[512] = "";
+  EXPECT_NE(ma_inputs_check(&in, "params", err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("viscous 3"), std::string::npos) << err;
+}
+
+// lengths so small (or large) that a cell's volume underflows to 0 (or its areas overflow) are refused before the
+// run: they ran every step and then failed "diverged" on NaN
+TEST(MiniaeroInputs, CellWidthsKeepVolumesNormal) {
+  EXPECT_NE(parse_error("0\n1e-300 1 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\n").find("cells 2.5e-301 x 0.25 x 0.25 wide"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1e300 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\n").find("each width must lie in [1e-30, 1e+30]"),
+            std::string::npos);
+  EXPECT_NE(parse_error("0\n1 1 1e-40 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\n").find("x 2.5e-41 wide"), std::string::npos);
+  EXPECT_EQ(parse_error("0\n4e-29 4e29 1 0\n4 4 4\n1\n1e-6\n1\n1\n0\n0\n"), "");  // 1e-29 and 1e29: inside
+}
+
 ma_inputs box(int problem, int nx, int ny, int nz, double angle = 0) {
   ma_inputs in;
   ma_inputs_default(&in);

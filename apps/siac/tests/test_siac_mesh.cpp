@@ -400,3 +400,82 @@ TEST(SiacUniformBlocks, BlocksEndToEndAreTheWholeMesh) {
   EXPECT_NE(siac_uniform_block_make(3, 0.5 * 4 / 3.0, first, cnt, &b, err, sizeof err), 0);
   EXPECT_NE(std::string(err).find("too coarse"), std::string::npos) << err;
 }
+
+// The filter assumes a conforming tiling; what passed the area sum and the repeat check but is not one is refused,
+// naming the nodes or the edge: a node given twice (two ids at one place), a node no triangle uses, an overlap and a
+// hole of the same area (an edge run the same way twice), a hanging node (an inside edge of one triangle only).
+TEST(SiacMesh, NonConformingGmshMeshesAreRefused) {
+  char err[1024] = "";
+  Mesh g;
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> written;
+  auto write = [&](const std::string &name, const std::string &nodes, int nn, const std::string &elements, int n) {
+    const std::string path = dir + "siac_conforming_" + name;
+    std::ofstream(path) << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n" << nn << "\n1 0 0 0\n2 1 0 0\n3 1 1 0\n"
+                        << "4 0 1 0\n5 0.5 0.5 0\n" << nodes << "$EndNodes\n$Elements\n" << n << "\n" << elements
+                        << "$EndElements\n";
+    written.push_back(path);
+    return path;
+  };
+  const std::string fan = "1 2 2 1 1 1 2 5\n2 2 2 1 1 2 3 5\n3 2 2 1 1 3 4 5\n4 2 2 1 1 4 1 5\n";
+  std::string p = write("ok.msh", "", 5, fan, 4);
+  ASSERT_EQ(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0) << err;
+  siac_mesh_free(&g.m);
+  p = write("dup.msh", "6 0.5 0.5 0\n", 6, "1 2 2 1 1 1 2 5\n2 2 2 1 1 2 3 5\n3 2 2 1 1 3 4 6\n4 2 2 1 1 4 1 6\n", 4);
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("siac_conforming_dup.msh: node 5 (Gmsh id 5) and node 6 (Gmsh id 6) are both at "
+                                  "(0.5, 0.5): a node given twice"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("merge the duplicate nodes"), std::string::npos) << err;
+  EXPECT_EQ(g.m.xy, nullptr);
+  p = write("unused.msh", "6 0.25 0.25 0\n", 6, fan, 4);
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("node 6 (Gmsh id 6) at (0.25, 0.25) belongs to no triangle: remove it"),
+            std::string::npos) << err;
+  // the lower half twice (the fan's lower quarter and the half (1 2 3)) and the left quarter missing: areas sum to 1
+  p = write("overlap_hole.msh", "", 5, "1 2 2 1 1 1 2 5\n2 2 2 1 1 1 2 3\n3 2 2 1 1 3 4 5\n", 3);
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("siac_conforming_overlap_hole.msh:15: the triangle there: its edge from node 1 (Gmsh id 1) "
+                                  "(0, 0) to node 2 (Gmsh id 2) (1, 0) runs the same way in two triangles"),
+            std::string::npos) << err;
+  // two halves, the lower split at the diagonal's midpoint: node 5 hangs on the upper half's side
+  p = write("hanging.msh", "", 5, "1 2 2 1 1 1 2 5\n2 2 2 1 1 2 3 5\n3 2 2 1 1 1 3 4\n", 3);
+  EXPECT_NE(siac_mesh_read(p.c_str(), &g.m, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("lies inside the square but is a side of one triangle only"), std::string::npos)
+      << err;
+  EXPECT_NE(std::string(err).find("not a conforming tiling"), std::string::npos) << err;
+  for (const std::string &w : written) std::remove(w.c_str());
+}
+
+// A mesh that comes with a solution (params.solution) is checked whole, and a clockwise triangle is refused rather
+// than turned (the coefficients follow its corners' order); the meshes SIAC makes pass.
+TEST(SiacMesh, ASolutionsMeshIsCheckedWhole) {
+  char err[1024] = "";
+  Mesh u, f;
+  ASSERT_EQ(siac_mesh_uniform(4, &u.m, err, sizeof err), 0) << err;
+  EXPECT_EQ(siac_mesh_check(&u.m, "sol.h5", err, sizeof err), 0) << err;
+  ASSERT_EQ(siac_mesh_refine(&u.m, &f.m, err, sizeof err), 0) << err;
+  EXPECT_EQ(siac_mesh_check(&f.m, "sol.h5", err, sizeof err), 0) << err;
+  auto refused = [&](const char *what, const std::string &expect) {
+    EXPECT_NE(siac_mesh_check(&u.m, "sol.h5", err, sizeof err), 0) << what;
+    EXPECT_NE(std::string(err).find(expect), std::string::npos) << what << ": " << err;
+  };
+  std::swap(u.m.tri[4], u.m.tri[5]);  // cell 1 clockwise
+  refused("clockwise", "sol.h5: triangle 1 (nodes 0 5 6) is clockwise (inverted)");
+  std::swap(u.m.tri[4], u.m.tri[5]);
+  const double x = u.m.xy[2 * 7];
+  u.m.xy[2 * 7] = NAN;
+  refused("nan", "sol.h5: node 7 at (nan, 0.25) is not a finite point of the unit square");
+  u.m.xy[2 * 7] = 1.5;
+  refused("outside", "node 7 at (1.5, 0.25) is outside the unit square");
+  u.m.xy[2 * 7] = x;
+  const int t = u.m.tri[7];
+  u.m.tri[7] = 99;
+  refused("index", "triangle 2 names node 99 of 25");
+  u.m.tri[7] = u.m.tri[6];
+  refused("degenerate", "triangle 2 (nodes 1 1 7) is degenerate");
+  u.m.tri[7] = t;
+  u.m.ncells--;  // the last triangle missing: a hole
+  refused("hole", "the 31 triangles' areas sum to 0.96875, not 1");
+  u.m.ncells = 0;
+  refused("empty", "sol.h5: 0 triangles and 25 nodes: an empty mesh");
+}
