@@ -4,7 +4,8 @@
  * Config: the keys of bookleaf_options below (umrun --list-apps, docs/options.md): mesh.file (or
  * params.deck), the BookLeaf_F90 deck read as it stands, whose &CONTROL and region_dim entries the
  * params.* keys override; params.scheme, print_every, sod_check; run.iterations. output: {dir, hdf5}:
- * bookleaf.h5 + bookleaf.xmf; field files elements.txt and nodes.txt (upstream's numbering) for validation.
+ * bookleaf.h5 + bookleaf.xmf; field files elements.txt and nodes.txt (upstream's numbering) for validation, and
+ * components.txt where cells are mixed.
  *
  * Sets: elements, nodes. Maps: el_nodes (4), el_el (4, the element itself on a
  * boundary). Eulerian decks (&ALE zeul) remap after every step (alestep).

@@ -91,7 +91,10 @@ typedef struct {
   int blocks, n, *region, *material;
   long long b0;
   double *uc, *xc;
+  double *cp; /* the components' state in upstream's order (bl_mix_table), BL_CP_NCOL columns of S->ncp each */
 } bl_table;
+/* t->cp's columns (the outputs write them in this order, after each component's cell and material) */
+enum { BL_CP_FRACTION, BL_CP_VOLUME, BL_CP_MASS, BL_CP_DENSITY, BL_CP_ENERGY, BL_CP_PRESSURE, BL_CP_NCOL };
 
 /* bookleaf_step.c */
 int bl_step_eos(bl_solver *S);
@@ -111,7 +114,8 @@ int bl_mix_getcs2(bl_solver *S);
 int bl_mix_getforce(bl_solver *S, int corrector);
 int bl_mix_getstate(bl_solver *S, int corrector);
 void bl_mix_free(bl_solver *S);
-/* The material rows of Table 2 (pure cells, then components) into t->mat; the fields of t already fetched. */
+/* The material rows of Table 2 (pure cells, then components) into t->mat, and the components' state into t->cp; the
+ * fields of t already fetched. */
 int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t);
 int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
 

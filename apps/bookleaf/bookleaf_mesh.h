@@ -16,6 +16,9 @@ int bl_ferr(const bl_deck *d, const char *key, char *err, size_t errlen, const c
 /* Upper-case copy without leading/trailing blanks; whether s is `name` so. */
 void bl_upper(const char *s, char *out, size_t n);
 int bl_is(const char *s, const char *name);
+/* A material's metric prefix: material_<name> lower case, a run of blanks inside it as one _, no blanks around
+ * (material_unnamed for a blank name); n bytes with the NUL (16 + BL_SLEN hold any). */
+void bl_material_key(const char *name, char *out, size_t n);
 /* A quadrilateral's centroid (upstream's geometry_kn_getcentroid). */
 void bl_centroid(const double *x, const double *y, double *c);
 

@@ -20,6 +20,7 @@
  *   - the region table counts the cell's own state, Table 2 the pure cells of each material and the components.
  * Upstream's remap does not take components: an Eulerian deck with mixed cells is refused (bookleaf.c). */
 #include "bookleaf_internal.h"
+#include "bookleaf_mesh.h"
 
 extern const char bookleaf_kernels_source[];
 #define BL_KERNEL(fn, n) UM_KERNEL_DEFINE(fn, n, bookleaf_kernels_source, "bookleaf_kernels.h")
@@ -144,19 +145,20 @@ int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t) {
                  t->cnwt + 4 * (size_t)e, S->elnd_orig + 4 * (size_t)e, t->u);
   if (S->cp) { /* (a deck with components is declared whole: t holds the whole fields) */
     const size_t n = (size_t)S->ncp;
-    double *h = malloc(sizeof(double) * 5 * n);
+    double *h = t->cp = malloc(sizeof(double) * BL_CP_NCOL * n); /* kept for the outputs (bl_table_free) */
     if (!h) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for the report's %zu components", n);
-    um_dat *const d[5] = {S->cpvol, S->cpmass, S->cpe, S->cpp, S->cprho};
-    int rc = UM_SUCCESS;
-    for (int i = 0; i < 5 && !rc; i++)
-      rc = um_dat_fetch_original_order(r->ctx, d[i], h + i * n, sizeof(double) * n);
-    for (size_t c = 0; c < n && !rc; c++) { /* a component counts its cell's corner volumes at its own density */
-      const int e = S->cpel_orig[c];
-      bl_row_add(&t->mat[S->cpmat_orig[c]], dencut, h[c], h[n + c], h[2 * n + c], h[3 * n + c], h[4 * n + c],
-                 t->cnwt + 4 * (size_t)e, S->elnd_orig + 4 * (size_t)e, t->u);
+    um_dat *d[BL_CP_NCOL];
+    d[BL_CP_FRACTION] = S->cpfr, d[BL_CP_VOLUME] = S->cpvol, d[BL_CP_MASS] = S->cpmass, d[BL_CP_DENSITY] = S->cprho;
+    d[BL_CP_ENERGY] = S->cpe, d[BL_CP_PRESSURE] = S->cpp;
+    for (int i = 0; i < BL_CP_NCOL; i++)
+      UM_APP_TRY(um_dat_fetch_original_order(r->ctx, d[i], h + i * n, sizeof(double) * n));
+    const double *vol = h + BL_CP_VOLUME * n, *mass = h + BL_CP_MASS * n, *e = h + BL_CP_ENERGY * n,
+                 *p = h + BL_CP_PRESSURE * n, *rho = h + BL_CP_DENSITY * n;
+    for (size_t c = 0; c < n; c++) { /* a component counts its cell's corner volumes at its own density */
+      const int el = S->cpel_orig[c];
+      bl_row_add(&t->mat[S->cpmat_orig[c]], dencut, vol[c], mass[c], e[c], p[c], rho[c], t->cnwt + 4 * (size_t)el,
+                 S->elnd_orig + 4 * (size_t)el, t->u);
     }
-    free(h);
-    if (rc) return rc;
   }
   for (int k = 0; k < S->nmat; k++) {
     bl_row *w = &t->mat[k];
@@ -168,13 +170,9 @@ int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t) {
 
 int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t) {
   for (int k = 0; k < S->nmat; k++) {
-    char prefix[16 + BL_SLEN];
-    int j = snprintf(prefix, sizeof prefix, "material_");
-    const int start = j;
-    for (const char *q = S->material_name[k]; *q && j < (int)sizeof prefix - 1; q++) /* lower case, _ for blanks */
-      if (*q != ' ' || (j > start && q[1] && q[1] != ' ')) prefix[j++] = *q == ' ' ? '_' : (char)tolower((unsigned char)*q);
-    prefix[j] = 0;
-    UM_APP_TRY(bl_row_metrics(r, j > start ? prefix : "material_unnamed", &t->mat[k]));
+    char prefix[16 + BL_SLEN]; /* distinct for each material (bl_ic_prepare refuses a deck where two would meet) */
+    bl_material_key(S->material_name[k], prefix, sizeof prefix);
+    UM_APP_TRY(bl_row_metrics(r, prefix, &t->mat[k]));
   }
   /* whether the materials tile the mesh: their volumes (the pure cells' and the components') against the regions' */
   double vm = 0.0, vr = 0.0;

@@ -7,7 +7,7 @@
 
 void bl_table_free(bl_table *t) {
   free(t->rho), free(t->e), free(t->p), free(t->vol), free(t->mass), free(t->cnwt), free(t->x), free(t->u);
-  free(t->region), free(t->material), free(t->uc), free(t->xc);
+  free(t->region), free(t->material), free(t->uc), free(t->xc), free(t->cp);
 }
 
 /* a dat's values in upstream's numbering: whole, or this rank's block of them (t->blocks) */
@@ -223,6 +223,9 @@ int bl_sod_l1(um_app_run *r, const bl_solver *S, const bl_table *t, double *l1) 
   return UM_SUCCESS;
 }
 
+/* Every region's and material's ten metrics, with the run's others (fewer than 64), fit what a run records. */
+_Static_assert(10 * 2 * BL_MAXREG + 64 <= UM_APP_MAX_METRICS, "BookLeaf's metrics of 16 regions and 16 materials");
+
 /* A table row's ten metrics, <prefix>_volume .. <prefix>_density_max; a row that counted no element in its extrema
  * (a region whose shape matched no element, or all of them below dencut) has none: its four extrema, still their
  * starting +-DBL_MAX, are left out and the log says so. */
@@ -285,7 +288,7 @@ static int write_rows(um_app_run *r, const char *path, const double *const *cols
   if (um_safe_open(&sf, path, why, sizeof why)) return um_app_fail(r, UM_ERR_IO, "%s", why);
   int bad = 0, oom = 0;
   for (int b = 0; b < n && !bad && !oom; b += BL_SLAB_ROWS) {
-    const double *slab[4];
+    const double *slab[BL_CP_NCOL + 2];
     for (int c = 0; c < ncols; c++) slab[c] = cols[c] + b;
     size_t len = 0;
     char *text = format_rows(r, slab, ncols, n - b < BL_SLAB_ROWS ? n - b : BL_SLAB_ROWS, &len);
@@ -358,8 +361,35 @@ static int write_fields_blocks(um_app_run *r, bl_solver *S, const bl_table *t, c
   return um_app_field(r, "nodes", path);
 }
 
+/* The components' output columns (a deck of several materials; NULL: none, or out of memory where *oom): each one's
+ * cell and material (1-based, upstream's numbering), then t->cp's columns; BL_CP_NCOL + 2 columns of S->ncp. */
+static double *component_columns(const bl_solver *S, const bl_table *t, int *oom) {
+  const size_t n = (size_t)S->ncp;
+  double *c = t->cp && n ? malloc(sizeof(double) * 2 * n) : NULL;
+  *oom = t->cp && n && !c;
+  for (size_t i = 0; c && i < n; i++) c[i] = S->cpel_orig[i] + 1, c[n + i] = S->cpmat_orig[i] + 1;
+  return c;
+}
+
+/* components.txt: one line per mixed-cell component in upstream's order: its cell, its material (both 1-based),
+ * volume fraction, volume, mass, density, specific internal energy, pressure. */
+static int write_components(um_app_run *r, const bl_solver *S, const bl_table *t, const char *dir) {
+  int oom = 0;
+  double *ce = component_columns(S, t, &oom);
+  if (oom) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for components.txt");
+  if (!ce) return UM_SUCCESS;
+  const size_t n = (size_t)S->ncp;
+  const double *cols[BL_CP_NCOL + 2] = {ce, ce + n};
+  for (int k = 0; k < BL_CP_NCOL; k++) cols[2 + k] = t->cp + k * n;
+  char path[UM_APP_FIELD_PATH_MAX];
+  int rc = field_path(r, path, dir, "components.txt");
+  if (!rc) rc = write_rows(r, path, cols, BL_CP_NCOL + 2, S->ncp);
+  free(ce);
+  return rc ? rc : um_app_field(r, "components", path);
+}
+
 /* elements.txt (density, specific internal energy, pressure) and nodes.txt
- * (x, y, u, v), one line per element / node in upstream's numbering. */
+ * (x, y, u, v), one line per element / node in upstream's numbering; with mixed cells components.txt (write_components). */
 int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   const char *dir = um_app_field_dir(r);
   if (t->blocks) return write_fields_blocks(r, S, t, dir);
@@ -381,17 +411,17 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
     UM_APP_TRY(rc);
     UM_APP_TRY(um_app_field(r, "nodes", path));
   }
-  return UM_SUCCESS;
+  return um_app_wants_field(r, "components") ? write_components(r, S, t, dir) : UM_SUCCESS;
 }
 
 /* bookleaf.xmf beside bookleaf.h5 (where this process writes the run's files; every_rank: called on every rank) */
 static int write_xdmf(um_app_run *r, const bl_solver *S, const char *h5, const char *xmf, int every_rank) {
-  const char *fields[] = {"density", "energy", "pressure"};
-  const int dims[] = {1, 1, 1};
+  const char *fields[] = {"density", "energy", "pressure", "material"};
+  const int dims[] = {1, 1, 1, 1}, nf = S->nmat > 1 ? 4 : 3; /* a material field where there are several */
   char err[1024];
   int rc = UM_SUCCESS;
   if (um_app_writes(r) &&
-      um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, 3, err, sizeof err))
+      um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, nf, err, sizeof err))
     rc = um_app_fail(r, UM_ERR_IO, "%s", err);
   if (every_rank) rc = um_app_output_done(r, rc); /* by blocks every rank is here: one outcome */
   if (!rc) fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
@@ -421,7 +451,28 @@ static int write_hdf5_blocks(um_app_run *r, bl_solver *S, const bl_table *t, con
   return rc;
 }
 
-/* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node. */
+/* A deck of several materials (declared whole): each cell's material (1-based; 0 a mixed cell) and the set
+ * `components` (map component_cell; component_material, then t->cp's columns) into the output context oc. */
+static int declare_materials(um_context *oc, const bl_solver *S, const bl_table *t, um_set *cells, double *mat,
+                             double *ce) {
+  static const char *const names[BL_CP_NCOL] = {"component_fraction", "component_volume", "component_mass",
+                                                "component_density", "component_energy", "component_pressure"};
+  um_dat *dd = NULL;
+  um_set *cps = NULL;
+  um_map *map = NULL;
+  for (int e = 0; e < S->nel; e++) mat[e] = S->elmat_orig[e] + 1;
+  int rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, mat, "material", &dd);
+  if (!ce) return rc;
+  const size_t n = (size_t)S->ncp;
+  if (!rc) rc = um_decl_set(oc, S->ncp, "components", &cps);
+  if (!rc) rc = um_decl_map(oc, cps, cells, 1, S->cpel_orig, "component_cell", &map);
+  if (!rc) rc = um_decl_dat(oc, cps, 1, UM_DOUBLE, ce + n, "component_material", &dd);
+  for (int k = 0; k < BL_CP_NCOL && !rc; k++) rc = um_decl_dat(oc, cps, 1, UM_DOUBLE, t->cp + k * n, names[k], &dd);
+  return rc;
+}
+
+/* bookleaf.h5 + bookleaf.xmf: the final mesh with density, energy, pressure per element and velocity per node; with
+ * several materials each cell's material and the mixed cells' components (declare_materials). */
 int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   char h5[4096], xmf[4096];
   UM_APP_TRY(um_app_output_path(r, "bookleaf", ".h5", h5, sizeof h5));
@@ -447,9 +498,16 @@ int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->rho, "density", &dd);
   if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->e, "energy", &dd);
   if (!rc) rc = um_decl_dat(oc, cells, 1, UM_DOUBLE, t->p, "pressure", &dd);
-  if (!rc) rc = um_hdf5_write_mesh(oc, h5);
+  int oom = 0;
+  double *mat = S->nmat > 1 ? malloc(sizeof(double) * (size_t)(S->nel ? S->nel : 1)) : NULL,
+         *ce = component_columns(S, t, &oom);
+  oom |= S->nmat > 1 && !mat;
+  if (!rc && mat && !oom) rc = declare_materials(oc, S, t, cells, mat, ce);
+  if (!rc && !oom) rc = um_hdf5_write_mesh(oc, h5);
   if (rc && oc) rc = um_app_fail(r, rc, "%s", um_error_message(oc));
+  else if (oom) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for bookleaf.h5's materials");
   um_finalize(&oc);
+  free(mat), free(ce);
   if (rc) return rc;
   return write_xdmf(r, S, h5, xmf, 0);
 }

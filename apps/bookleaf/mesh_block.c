@@ -38,6 +38,30 @@ int bl_is(const char *s, const char *name) {
   return strcmp(u, name) == 0;
 }
 
+void bl_material_key(const char *name, char *out, size_t n) {
+  size_t j = (size_t)snprintf(out, n, "material_");
+  const size_t start = j;
+  for (const char *q = name; *q && j + 1 < n; q++) /* lower case; a blank inside (the last of a run) as _ */
+    if (*q != ' ' || (j > start && q[1] && q[1] != ' ')) out[j++] = *q == ' ' ? '_' : (char)tolower((unsigned char)*q);
+  out[j] = 0;
+  if (j == start) snprintf(out, n, "material_unnamed");
+}
+
+/* Two materials whose metrics would share a name (material_<name>_*: the same name, or one that differs only in case
+ * or blanks) are refused: the second's would silently replace the first's. */
+static int check_material_names(const bl_deck *d, const bl_ic *ic, char *err, size_t errlen) {
+  char key[BL_MAXREG][16 + BL_SLEN];
+  for (int i = 0; i < ic->nmat; i++) {
+    bl_material_key(ic->material_name[i], key[i], sizeof key[i]);
+    for (int k = 0; k < i; k++)
+      if (!strcmp(key[k], key[i]))
+        return bl_ferr(d, "material_name", err, errlen, "materials %d ('%s') and %d ('%s') have the same name (their "
+                       "metrics would both be %s_*, the second's replacing the first's): give each material its own "
+                       "material_name", k + 1, ic->material_name[k], i + 1, ic->material_name[i], key[i]);
+  }
+  return UM_SUCCESS;
+}
+
 #define TRY(call)        \
   do {                   \
     int rc_ = (call);    \
@@ -131,6 +155,7 @@ int bl_ic_prepare(const bl_deck *d, long long nel, bl_ic *ic, char *err, size_t 
   }
   for (int i = 0; i < ic->nreg; i++) snprintf(ic->region_name[i], BL_SLEN, "%s", d->region_name[i]);
   for (int i = 0; i < ic->nmat; i++) snprintf(ic->material_name[i], BL_SLEN, "%s", d->material_name[i]);
+  TRY(check_material_names(d, ic, err, errlen));
   const int nt = ic->nthermo = count_set(d->thermodynamic_type);
   for (int ii = 0; ii < nt; ii++) {
     const int region = bl_is(d->thermodynamic_type[ii], "REGION"), n = region ? ic->nreg : ic->nmat;

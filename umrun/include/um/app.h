@@ -15,8 +15,9 @@
 extern "C" {
 #endif
 
-/** The most metrics one run can record (um_app_metric). */
-#define UM_APP_MAX_METRICS 128
+/** The most metrics one run can record (um_app_metric): BookLeaf's largest deck (16 regions and 16 materials, ten
+ * metrics each, and its others) fits. */
+#define UM_APP_MAX_METRICS 512
 #define UM_APP_MAX_FIELDS 16        /**< field files one run can register */
 #define UM_APP_MAX_INPUTS 16        /**< files read that no option names, one run can record (um_app_input) */
 /** The longest path of a field file, in bytes with the final NUL (um_app_field). */
