@@ -5,6 +5,7 @@
 #include "um/app.h"
 #include <sys/stat.h>
 #include "um/reorder.h"
+#include "um/hdf5io.h"
 #include "options.h"
 #include "runner.h"
 
@@ -89,6 +90,26 @@ int um_app_output_done(um_app_run *run, int rc) {
   run->failed_elsewhere = 1;
   return um_app_fail(run, all > 0 ? all : UM_ERR_BACKEND, "another rank could not finish an output step (its "
                      "message says why); rank %d of %d stops with it", um_mpi_rank(), um_mpi_size());
+}
+
+int um_app_write_mesh_xdmf(um_app_run *run, const char *name, const char *coords, int coord_dim, const char *cell_map,
+                           const char *const *fields, const int *dims, int nfields) {
+  if (!run->output_dir || !*run->output_dir || !run->write_hdf5) return UM_SUCCESS;
+  char h5[4096], xmf[4096], h5_name[256], err[1024];
+  const um_map *m = um_find_map(run->ctx, cell_map);
+  if (!m) return um_app_fail(run, UM_ERR_INTERNAL, "%s.xmf: no map named %s (a bug in the app)", name, cell_map);
+  UM_APP_TRY(um_app_output_path(run, name, ".h5", h5, sizeof h5));
+  UM_APP_TRY(um_app_output_path(run, name, ".xmf", xmf, sizeof xmf));
+  UM_APP_TRY(um_hdf5_write_mesh(run->ctx, h5));
+  snprintf(h5_name, sizeof h5_name, "%s.h5", name);
+  const um_set *cells = um_map_from(m), *nodes = um_map_to(m);
+  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
+  if (um_app_writes(run) && um_xdmf_write(xmf, h5_name, coords, um_set_gsize(nodes), coord_dim, cell_map,
+                                          um_set_gsize(cells), um_map_arity(m), fields, dims, nfields, err, sizeof err))
+    rc = um_app_fail(run, UM_ERR_IO, "%s", err);
+  UM_APP_TRY(um_app_output_done(run, rc));
+  fprintf(run->log, "%s: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", name, h5, xmf);
+  return UM_SUCCESS;
 }
 
 int um_app_agree(um_app_run *run, int rc, const char *step) {

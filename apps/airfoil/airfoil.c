@@ -619,21 +619,10 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
   return generate_mesh(r, a, blocks && !cells, checked);
 }
 
-static int write_output(um_app_run *r, airfoil *a) {
-  if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
-  char h5[4096], xmf[4096], err[1024];
-  UM_APP_TRY(um_app_output_path(r, "airfoil", ".h5", h5, sizeof h5));
-  UM_APP_TRY(um_app_output_path(r, "airfoil", ".xmf", xmf, sizeof xmf));
-  UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
+static int write_output(um_app_run *r) {
   const char *fields[] = {"p_q", "p_adt"};
   const int dims[] = {4, 1};
-  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
-  if (um_app_writes(r) && um_xdmf_write(xmf, "airfoil.h5", "p_x", um_set_size(a->nodes), 2, "pcell",
-                                        um_set_size(a->cells), 4, fields, dims, 2, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
-  UM_APP_TRY(um_app_output_done(r, rc));
-  fprintf(r->log, "airfoil: wrote %s and %s (open the .xmf in ParaView)\n", h5, xmf);
-  return UM_SUCCESS;
+  return um_app_write_mesh_xdmf(r, "airfoil", "p_x", 2, "pcell", fields, dims, 2);
 }
 
 static int airfoil_run(um_app_run *r) {
@@ -711,7 +700,7 @@ static int airfoil_run(um_app_run *r) {
   r->run_seconds = um_wtime() - t_run;
   r->steps = niter - done; /* the steps this run timed (a restart continues after done) */
   r->first_step_seconds = t_first;
-  return write_output(r, &a);
+  return write_output(r);
 }
 
 const um_app um_app_airfoil = {

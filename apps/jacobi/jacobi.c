@@ -22,7 +22,6 @@
 #include "jacobi_kernels.h"
 #include "jacobi.h"
 #include "um/distributed.h"
-#include "um/hdf5io.h"
 
 extern const char jacobi_kernels_source[];
 UM_KERNEL_DEFINE(degree, 2, jacobi_kernels_source, "jacobi_kernels.h");
@@ -191,23 +190,6 @@ static int write_u(um_app_run *r, um_dat *p_x, um_dat *p_u, int N) {
   return rc ? rc : um_app_field(r, "u", path);
 }
 
-/* output.hdf5: the mesh and every dat (x, u, deg, boundary, s) in jacobi.h5, the edges as polylines in jacobi.xmf
- * (the solution u is node-centred: in the .h5, not among the .xmf's cell fields). */
-static int write_output(um_app_run *r, const jacobi_mesh *m) {
-  if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
-  char h5[4096], xmf[4096], err[1024];
-  UM_APP_TRY(um_app_output_path(r, "jacobi", ".h5", h5, sizeof h5));
-  UM_APP_TRY(um_app_output_path(r, "jacobi", ".xmf", xmf, sizeof xmf));
-  UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
-  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
-  if (um_app_writes(r) && um_xdmf_write(xmf, "jacobi.h5", "x", um_set_gsize(m->nodes), 2, "pedge",
-                                        um_set_gsize(m->edges), 2, NULL, NULL, 0, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
-  UM_APP_TRY(um_app_output_done(r, rc));
-  fprintf(r->log, "jacobi: wrote %s and %s (the grid's edges; u and the other dats are in the .h5)\n", h5, xmf);
-  return UM_SUCCESS;
-}
-
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 /* jacobi's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). */
 static const um_option jacobi_options[] = {
@@ -290,7 +272,8 @@ static int jacobi_run(um_app_run *r) {
   UM_APP_TRY(um_app_metric(r, "max_error", maxerr));
   UM_APP_TRY(um_app_metric(r, "iterations", it));
   if (um_app_wants_field(r, "u")) UM_APP_TRY(write_u(r, p_x, p_u, N));
-  return write_output(r, &jm);
+  /* output.hdf5: the mesh and every dat (u among them: node-centred, in the .h5 only); the edges as polylines */
+  return um_app_write_mesh_xdmf(r, "jacobi", "x", 2, "pedge", NULL, NULL, 0);
 }
 
 const um_app um_app_jacobi = {

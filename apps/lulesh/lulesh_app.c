@@ -16,7 +16,6 @@
 #include <string.h>
 #include "um/app.h"
 #include "lulesh.h"
-#include "um/hdf5io.h"
 
 #define CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
 /* lulesh's options, declared once (read with um_app_int etc.; --list-apps, docs/options.md). Their
@@ -86,21 +85,10 @@ static int read_params(um_app_run *r, lulesh_params *p) {
   return UM_SUCCESS;
 }
 
-static int write_output(um_app_run *r, long long nnodes, long long nelems) {
-  if (!r->output_dir || !*r->output_dir || !r->write_hdf5) return UM_SUCCESS;
-  char h5[4096], xmf[4096], err[1024];
-  UM_APP_TRY(um_app_output_path(r, "lulesh", ".h5", h5, sizeof h5));
-  UM_APP_TRY(um_app_output_path(r, "lulesh", ".xmf", xmf, sizeof xmf));
-  UM_APP_TRY(um_hdf5_write_mesh(r->ctx, h5));
+static int write_output(um_app_run *r) {
   const char *fields[] = {"e", "p", "q", "v", "ss"};
   const int dims[] = {1, 1, 1, 1, 1};
-  int rc = UM_SUCCESS; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
-  if (um_app_writes(r) &&
-      um_xdmf_write(xmf, "lulesh.h5", "coord", nnodes, 3, "elem_nodes", nelems, 8, fields, dims, 5, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
-  UM_APP_TRY(um_app_output_done(r, rc));
-  fprintf(r->log, "lulesh: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
-  return UM_SUCCESS;
+  return um_app_write_mesh_xdmf(r, "lulesh", "coord", 3, "elem_nodes", fields, dims, 5);
 }
 
 /* LULESH's own steps report through a buffer; their messages join the context's. */
@@ -206,7 +194,7 @@ static int lulesh_run(um_app_run *r) {
   UM_APP_TRY(um_app_metric(r, "first_cycle_seconds", t_first));
   UM_APP_TRY(um_app_metric(r, "compile_seconds", compile));
   UM_APP_TRY(um_app_metric(r, "zones_per_second", zps));
-  return write_output(r, nnode, nelem);
+  return write_output(r);
 }
 
 const um_app um_app_lulesh = {

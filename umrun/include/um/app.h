@@ -244,6 +244,13 @@ int um_app_output_path(um_app_run *run, const char *name, const char *ext, char 
  * would wait there until mpi.deadline_s). Returns rc where this rank failed, else UM_ERR_IO (or the other rank's
  * code) when another rank failed, with a message saying so; one process: rc. */
 int um_app_output_done(um_app_run *run, int rc);
+/** output.hdf5 where the run's context holds what to write (UM_SUCCESS and nothing without output.dir or
+ * output.hdf5; call it on every rank), NAME being `name`: every set, map and dat in NAME.h5 (um_hdf5_write_mesh, by blocks) and
+ * NAME.xmf, rank 0's, describing the cells of map `cell_map` over the nodes whose coordinates are dat `coords`
+ * (coord_dim 2 or 3) with the cell-centred dats fields[0 .. nfields) of dims[i] components (um_xdmf_write); one
+ * outcome on every rank (um_app_output_done), and the log names both files. */
+int um_app_write_mesh_xdmf(um_app_run *run, const char *name, const char *coords, int coord_dim, const char *cell_map,
+                           const char *const *fields, const int *dims, int nfields);
 /** A file written by blocks (call it on every rank, with this rank's part): rank 0 creates it (through a temporary
  * renamed into place, util/safe_file.h) and writes `head` (may be NULL) and its `n` bytes at `mine`, then ranks 1,
  * 2, ... append theirs, each in its turn (um_in_turn): the file one process writes from the whole, when each
