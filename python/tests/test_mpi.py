@@ -9,14 +9,17 @@ import sys
 import pytest
 
 import um
+import um.core
 from conftest import AIRFOIL, KERNELS, REPO, metrics, umrun_path
 
 mpirun = shutil.which("mpirun")
 have_mpi4py = subprocess.run([sys.executable, "-c", "import mpi4py"], capture_output=True).returncode == 0
 pytestmark = pytest.mark.skipif(not mpirun or not have_mpi4py or not um.core.lib.um_mpi_built(),
                                 reason="needs mpirun, mpi4py (python3-mpi4py) and a build with MPI")
+# the ranks import the package these tests import (installed, or the source folder pytest runs from)
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(um.__file__)))
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1",
-           OMP_WAIT_POLICY="passive")
+           OMP_WAIT_POLICY="passive", PYTHONPATH=os.pathsep.join(p for p in (_PKG, os.environ.get("PYTHONPATH")) if p))
 
 
 def on_two_ranks(*cmd):
