@@ -127,6 +127,10 @@ EOF2
   expect unwritable_dir 1 "checkpoint.dir: cannot write checkpoints into '$WORK/file/ck': .*checked before the first step" \
     --set checkpoint.dir="$WORK/file/ck" --set checkpoint.every=100
   ! grep -q "^ *100 " "$WORK/unwritable_dir.log" || fail "unwritable_dir: steps ran before the refusal"
+  # checkpoint.on_signal alone writes nothing unless a signal comes: its folder is neither made nor checked before
+  $T "$UMRUN" $CFG "${COMMON[@]}" --set run.iterations=10 --set checkpoint.on_signal=true \
+    --set checkpoint.dir="$WORK/file/never" > "$WORK/on_signal_only.log" 2>&1 ||
+    { cat "$WORK/on_signal_only.log"; fail "on_signal alone: refused for a folder it never wrote"; }
   # the folder holds checkpoints of another config: refused before the first step (its checkpoints would remove
   # this run's, or this run's replace them)
   expect shared_dir 1 "checkpoint.dir '$WORK/ck' holds $newest, a checkpoint of airfoil with other settings \(mesh.J: 75 in the checkpoint, 60 now\)" \

@@ -514,7 +514,7 @@ int um_app_resume(um_app_run *run, long *step) {
   if (!ck->enabled) return UM_SUCCESS;
   UM_APP_TRY(make_texts(run, ck)); /* the settings and the files' bytes as the steps begin, not at the first checkpoint */
   if (ck->restart) UM_APP_TRY(restore(run, ck, step));
-  if (ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after) /* it may write: now, not later */
+  if (ck->every_steps || ck->every_seconds > 0 || ck->stop_after) /* it will write: now, not later (on_signal only: at its write) */
     UM_APP_TRY(umrun_ckpt_dir_check(run, ck->dir));
   ck->step = *step;
   if (ck->on_signal && !ck->handlers) {
@@ -539,10 +539,11 @@ static int write_failed(um_app_run *run, const um_app_ckpt *ck, int rc) {
   snprintf(msg, sizeof msg, "%s", um_error_message(run->ctx));
   const char *from = ck->last[0] ? ck->last : ck->restarted[0] ? ck->restarted : NULL;
   if (from)
-    return um_error_set(run->ctx, rc, "%s\n  the checkpoints already there are complete: free space (or choose "
-                        "another checkpoint.dir) and continue from the newest, %s, with --restart %s", msg, from, from);
-  return um_error_set(run->ctx, rc, "%s\n  no checkpoint was written: free space, or choose another checkpoint.dir",
-                      msg);
+    return um_error_set(run->ctx, rc, "%s\n  the checkpoints already there are complete: once what stopped this one "
+                        "is fixed (a full disk: free space, or choose another checkpoint.dir), continue from the "
+                        "newest, %s, with --restart %s", msg, from, from);
+  return um_error_set(run->ctx, rc, "%s\n  no checkpoint was written: fix what stopped it (a full disk: free space, "
+                      "or choose another checkpoint.dir) and run again", msg);
 }
 
 static int write_checkpoint(um_app_run *run, um_app_ckpt *ck, long step) {

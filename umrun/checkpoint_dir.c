@@ -95,33 +95,43 @@ static int writable(const char *dir, const char *app, char *why, size_t len) {
   return 0;
 }
 
-#define CK_DIR_CHECKED 8 /* the newest checkpoints of the folder compared (checkpoint.keep are there, 2 by default) */
-
-/* Every rank: the first of the folder's newest checkpoints of the app whose physics differs from this run's,
- * refused (collective: rank 0 lists, every rank opens). A checkpoint that does not open is left to the restart's
- * own checks. */
-static int foreign(um_app_run *run, const char *dir) {
-  struct {
-    int n;
-    char path[CK_DIR_CHECKED][4096];
-  } *l = calloc(1, sizeof *l);
-  if (!l) return um_app_fail(run, UM_ERR_ALLOC, "out of memory");
+/* Every rank: the folder's checkpoints of the app (rank 0 lists them; their count and paths broadcast), *paths
+ * malloc'd as n paths of 4096 bytes; one outcome on every rank. */
+static int shared_list(um_app_run *run, const char *dir, char **paths, int *n) {
   umrun_ck_found *f = NULL;
-  int n = 0;
-  if (um_mpi_rank() == 0 && umrun_ckpt_list(dir, run->app->name, &f, &n) == 0)
-    for (int i = 0; i < n && l->n < CK_DIR_CHECKED; i++) snprintf(l->path[l->n++], sizeof l->path[0], "%s", f[i].path);
+  int count = 0;
+  if (um_mpi_rank() == 0 && umrun_ckpt_list(dir, run->app->name, &f, &count) != 0) count = 0;
+  *paths = NULL;
+  *n = 0;
+  int rc = um_mpi_bcast_bytes(&count, sizeof count) ? UM_ERR_BACKEND : UM_SUCCESS;
+  char *p = !rc && count ? calloc((size_t)count, 4096) : NULL;
+  if (!rc && count && !p) rc = um_app_fail(run, UM_ERR_ALLOC, "out of memory for %d checkpoint names", count);
+  rc = um_app_agree(run, rc, "list the checkpoints in checkpoint.dir");
+  for (int i = 0; p && um_mpi_rank() == 0 && i < count; i++) snprintf(p + 4096 * (size_t)i, 4096, "%s", f[i].path);
   free(f);
-  int rc = um_mpi_bcast_bytes(l, sizeof *l) ? um_app_fail(run, UM_ERR_BACKEND, "broadcasting the checkpoints' names failed")
-                                             : UM_SUCCESS;
-  for (int i = 0; !rc && i < l->n; i++) {
+  if (!rc && count && um_mpi_bcast_bytes(p, 4096 * (size_t)count)) rc = UM_ERR_BACKEND;
+  if (rc) return free(p), rc == UM_ERR_BACKEND ? um_app_fail(run, rc, "broadcasting the checkpoints' names failed") : rc;
+  *paths = p;
+  *n = count;
+  return UM_SUCCESS;
+}
+
+/* Every rank: the first of the folder's checkpoints of the app whose physics differs from this run's, refused
+ * (collective: every rank opens each, and agrees on each outcome). A checkpoint that does not open is left to the
+ * restart's own checks; each one is compared, since prune may remove any past checkpoint.keep. */
+static int foreign(um_app_run *run, const char *dir) {
+  char *paths = NULL;
+  int n = 0;
+  UM_APP_TRY(shared_list(run, dir, &paths, &n));
+  int rc = UM_SUCCESS;
+  for (int i = 0; !rc && i < n; i++) {
+    const char *path = paths + 4096 * (size_t)i;
     um_checkpoint_file *cf = NULL;
-    if (um_checkpoint_open(run->ctx, l->path[i], &cf) != UM_SUCCESS) {
-      um_error_clear(run->ctx);
-      continue;
-    }
     char diffs[3000];
     int nd = 0;
-    const char *app = um_checkpoint_text_get(cf, "app"), *physics = um_checkpoint_text_get(cf, "physics");
+    if (um_checkpoint_open(run->ctx, path, &cf) != UM_SUCCESS) um_error_clear(run->ctx), cf = NULL;
+    const char *app = cf ? um_checkpoint_text_get(cf, "app") : NULL;
+    const char *physics = cf ? um_checkpoint_text_get(cf, "physics") : NULL;
     if (app && physics && !strcmp(app, run->app->name))
       rc = umrun_ckpt_physics_differ(run, physics, 0, diffs, sizeof diffs, &nd);
     if (!rc && nd)
@@ -129,10 +139,11 @@ static int foreign(um_app_run *run, const char *dir) {
                        "checkpoint.dir '%s' holds %s, a checkpoint of %s with other settings (%s): this run's "
                        "checkpoints would replace that run's, or be removed as older than them (checkpoint.keep). "
                        "Give this run a checkpoint.dir of its own, or move those checkpoints away",
-                       dir, l->path[i], run->app->name, diffs);
-    um_checkpoint_close(cf);
+                       dir, path, run->app->name, diffs);
+    if (cf) um_checkpoint_close(cf);
+    rc = um_app_agree(run, rc, "compare the checkpoints in checkpoint.dir");
   }
-  free(l);
+  free(paths);
   return rc;
 }
 
@@ -145,5 +156,5 @@ int umrun_ckpt_dir_check(um_app_run *run, const char *dir) {
                      "(every rank must see it); checked before the first step",
                      dir, why);
   UM_APP_TRY(um_app_agree(run, rc, "write into checkpoint.dir"));
-  return um_app_agree(run, foreign(run, dir), "check the checkpoints in checkpoint.dir");
+  return foreign(run, dir);
 }

@@ -85,18 +85,28 @@ static double exact_fn(double x, double y, void *user) {
   return siac_exact(x, y);
 }
 
+/* Whether the config's `key` was given beside the config file (--set, UM_OPTIONS, a suite case's or a sweep's
+ * settings): a request the run cannot honour is then refused; a config file's own value is noted and left. */
+static int given_beside_file(um_app_run *r, const char *key) {
+  char where[1024];
+  return um_config_origin(r->cfg, key, where, sizeof where) == UM_SUCCESS && strncmp(where, "file ", 5) != 0;
+}
+
 /* mesh.file is read with params.mesh: file only, and never with params.solution (whose file brings the mesh):
- * given where it is not read, it is refused rather than ignored. */
+ * given beside the config file where it is not read, it is refused; the config file's own is noted as unused. */
 static int mesh_file_used(um_app_run *r, int kind, const char *file, const char *solution) {
   static const char *const kinds[] = {"uniform", "low_variance", "high_variance", "file"};
-  if (!file || !*file) return UM_SUCCESS;
+  if (!file || !*file || (kind == 3 && !(solution && *solution))) return UM_SUCCESS;
+  char why[4400];
   if (solution && *solution)
-    return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) is not read: params.solution (%s) brings its own mesh; leave "
-                       "mesh.file out (and params.mesh: file), or leave params.solution out to filter the projection "
-                       "on mesh.file", file, solution);
-  if (kind != 3)
-    return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) is read only with params.mesh: file, and params.mesh is %s: "
-                       "set params.mesh: file to filter on it, or leave mesh.file out", file, kinds[kind]);
+    snprintf(why, sizeof why, "params.solution (%s) brings its own mesh; leave mesh.file out (and params.mesh: file), "
+             "or leave params.solution out to filter the projection on mesh.file", solution);
+  else
+    snprintf(why, sizeof why, "it is read only with params.mesh: file, and params.mesh is %s: set params.mesh: file to "
+             "filter on it, or leave mesh.file out", kinds[kind]);
+  if (given_beside_file(r, "mesh.file"))
+    return um_app_fail(r, UM_ERR_CONFIG, "mesh.file (%s) is not read: %s", file, why);
+  fprintf(r->log, "siac: note: the config's mesh.file (%s) is not read: %s\n", file, why);
   return UM_SUCCESS;
 }
 
@@ -169,12 +179,11 @@ static int read_solution(um_app_run *r, siac *s, const char *file, siac_mesh *m)
                        "params.solution %s: dat coef holds %d %s values per cell; a dG solution of degree 1, 2 or 3 "
                        "holds 3, 6 or 10 doubles (the orthonormal modal coefficients)",
                        file, nb, um_type_name(um_dat_type(s->p_coef)));
-  int given = 0, degree = 0;
-  UM_APP_TRY(um_app_has(r, "params.degree", &given));
+  int degree = 0; /* the file's degree wins over the config file's; one given beside it must agree */
   UM_APP_TRY(um_app_int(r, "params.degree", &degree));
-  if (given && degree != k)
+  if (given_beside_file(r, "params.degree") && degree != k)
     return um_app_fail(r, UM_ERR_CONFIG, "params.degree is %d, but the solution in params.solution %s is of degree %d "
-                       "(%d coefficients per cell): set params.degree: %d, or leave it out (the file's degree is "
+                       "(%d coefficients per cell): give params.degree=%d, or leave it out (the file's degree is "
                        "used)", degree, file, k, nb, k);
   s->k = k;
   m->nnodes = um_set_size(s->nodes);

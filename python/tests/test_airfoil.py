@@ -52,6 +52,16 @@ def test_kernels_default_to_um_data_file(outputs, capsys, tmp_path, monkeypatch)
     assert line == " %5d  %.17e" % (100, metrics(outputs["seq"])["rms_100"])
 
 
+def test_a_library_found_by_name_has_its_file():
+    """libum.so found by name alone (find_library: a Debian or ldconfig install) is known by the file the loader
+    opened, so data_file can look beside it; here the library this process loaded."""
+    import os
+    import um._lib
+
+    got = um._lib._mapped_path("libum.so")
+    assert os.path.isabs(got) and os.path.samefile(got, um._lib.path), (got, um._lib.path)
+
+
 def test_data_file_refuses_and_names_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("UM_PREFIX", str(tmp_path))
     with pytest.raises(FileNotFoundError) as e:

@@ -43,6 +43,21 @@ def _candidates():
             yield os.path.join(prefix, sub, "libum.so"), "prefix " + prefix
 
 
+def _mapped_path(name):
+    """The file the dynamic loader opened for a library it found by name alone (``libum.so`` from the system's
+    library path): its absolute path from /proc/self/maps, or ``name`` where that cannot be read."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                p = line.split(None, 5)[-1].strip() if line.count(" ") >= 5 else ""
+                base = os.path.basename(p)
+                if p.startswith("/") and (base == name or base.startswith(name + ".")):
+                    return p
+    except OSError:
+        pass
+    return name
+
+
 class LibraryNotFound(ImportError):
     """libum.so could not be found or loaded; the message names the places looked in and the fix."""
 
@@ -66,7 +81,7 @@ def _load():
             tried.append("%s (%s): not um's Python library (no um_python_cdef: %s)" % (path, origin, e))
             continue
         ffi.cdef(cdef)
-        return ffi, lib, path
+        return ffi, lib, path if os.sep in path else _mapped_path(os.path.basename(path))
     raise LibraryNotFound(
         "um: cannot load libum.so, the engine's shared library. Build it (cmake -S . -B build && cmake --build build "
         "makes build/lib/libum.so; the CMake option UM_BUILD_PYTHON_LIB must be ON, its default) and set "

@@ -7,6 +7,7 @@ import enum
 import functools
 import logging
 import operator
+import sys
 import threading
 import weakref
 
@@ -125,8 +126,8 @@ def backend_available(name):
 def data_file(relpath):
     """The path of one of um's data files, named as in the source tree (``apps/airfoil/airfoil_kernels.h``,
     ``configs/airfoil.yaml``): looked for under ``$UM_PREFIX/share/um``, under the share/um of the prefix that holds
-    the loaded libum.so (an installed um), and in the repository this package runs from (a checkout), in that
-    order. Raises FileNotFoundError naming every place looked in."""
+    the loaded libum.so (an installed um), under the share/um of the usual prefixes (Python's, /usr/local, /usr),
+    and in the repository this package runs from (a checkout), in that order. Raises FileNotFoundError naming every place looked in."""
     import os
 
     rel = os.path.normpath(str(relpath))
@@ -135,10 +136,13 @@ def data_file(relpath):
     places = []
     if os.environ.get("UM_PREFIX"):
         places.append((os.path.join(os.environ["UM_PREFIX"], "share", "um"), "UM_PREFIX"))
-    d = os.path.dirname(os.path.abspath(_lib.path))
-    for _ in range(3):  # PREFIX/lib, PREFIX/lib64 or PREFIX/lib/<multiarch>
-        d = os.path.dirname(d)
-        places.append((os.path.join(d, "share", "um"), "the prefix of " + _lib.path))
+    if os.path.isabs(_lib.path):
+        d = os.path.dirname(_lib.path)
+        for _ in range(3):  # PREFIX/lib, PREFIX/lib64 or PREFIX/lib/<multiarch>
+            d = os.path.dirname(d)
+            places.append((os.path.join(d, "share", "um"), "the prefix of " + _lib.path))
+    for prefix in (sys.prefix, "/usr/local", "/usr"):
+        places.append((os.path.join(prefix, "share", "um"), "prefix " + prefix))
     places.append((os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "the repository"))
     for root, _origin in places:
         path = os.path.normpath(os.path.join(root, rel))
