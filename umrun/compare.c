@@ -234,10 +234,10 @@ static int load_results(const cmp_opts *op, uj **A, uj **B) {
   const char *bad = NULL;
   for (int k = 0; k < 2 && !bad; k++)
     if (strcmp(uj_gets(k ? *B : *A, "format", ""), "um-suite-results-1") != 0) bad = k ? op->fb : op->fa;
-  if (bad)
-    fprintf(stderr, "umrun --compare: '%s' is not a results file of umrun --suite (no \"format\": "
-                    "\"um-suite-results-1\") nor a run's --json\n", bad);
-  else if (single[0] != single[1])
+  if (bad) {
+    umrun_results_format_why("umrun --compare", bad, bad == op->fb ? *B : *A, " nor a run's --json", err, sizeof err);
+    fprintf(stderr, "%s\n", err);
+  } else if (single[0] != single[1])
     fprintf(stderr, "umrun --compare: '%s' is %s and '%s' %s: compare like with like (two results files of umrun "
                     "--suite, or two runs' --json)\n", op->fa, single[0] ? "a single run's --json" : "a results file of "
                     "umrun --suite", op->fb, single[1] ? "a single run's --json" : "a results file of umrun --suite");

@@ -742,9 +742,8 @@ int umrun_report_main(const um_runner *r, int argc, char **argv) {
       goto done;
     }
     if (strcmp(uj_gets(files[k], "format", ""), "um-suite-results-1")) {
-      fprintf(stderr, "umrun --report: '%s' is not a results file of umrun --suite (no \"format\": "
-                      "\"um-suite-results-1\")\n",
-              paths[k]);
+      umrun_results_format_why("umrun --report", paths[k], files[k], "", err, sizeof err);
+      fprintf(stderr, "%s\n", err);
       goto done;
     }
   }

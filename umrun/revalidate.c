@@ -63,6 +63,15 @@ const char *umrun_data_dir(char *dir, size_t len) {
   return dir;
 }
 
+void umrun_data_dir_hint(const char *given, char *err, size_t len) {
+  char dir[4096], path[8200];
+  if (!given || !*given || given[0] == '/' || exists(given) || !*umrun_data_dir(dir, sizeof dir)) return;
+  snprintf(path, sizeof path, "%s/%s", dir, given);
+  const size_t used = strlen(err);
+  if (exists(path) && used < len)
+    snprintf(err + used, len - used, "; um's data folder has it: %s", path);
+}
+
 int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen) {
   char path[8200];
   snprintf(path, sizeof path, "%s", given);

@@ -49,6 +49,7 @@ typedef struct {
   const char *config_path;
   double load_start;
   char made_dir[4096], made_top[4096]; /* output.dir as made by this run, and the first of its folders it made */
+  int outdir_fd; /* output.dir open and flock'ed while the run lasts (umrun_claim_outdir; -1: none) */
 } run_settings;
 
 /* The validation of a run against validation.reference (outputs.c). */
@@ -70,6 +71,9 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
 int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
+/* output.dir (made) claimed for this run: open and flock'ed until s->outdir_fd is closed (the process's end);
+ * another umrun holding it now: a warning on stderr that the two runs' files would mix. */
+void umrun_claim_outdir(const um_runner *r, run_settings *s);
 
 /* ---- repeat.c ---- */
 /* umrun CONFIG --repeat N (c->repeat > 1): the run made N times as child processes, per loop the median and the

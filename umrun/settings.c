@@ -2,9 +2,11 @@
  * option table, options.c) and the backends' own settings, checked; and every
  * input and output path the run will use, checked before the first loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "um/safe_file.h"
@@ -239,6 +241,25 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
     if (rc) return rc;
   }
   return UM_SUCCESS;
+}
+
+/* Two umruns writing one output.dir replace each other's files, so a folder's .h5 and .xmf could come from
+ * different runs: the folder is flock'ed while a run lasts, and a run that finds it held says so. A file system
+ * without flock on folders (some network ones) says nothing. */
+void umrun_claim_outdir(const um_runner *r, run_settings *s) {
+  s->outdir_fd = -1;
+  if (!s->outdir || !*s->outdir) return;
+  const int fd = open(s->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    s->outdir_fd = fd;
+    return;
+  }
+  if (errno == EWOULDBLOCK)
+    umrun_err(r, "warning: output.dir '%s' is the output.dir of another umrun running now: each run's files replace "
+                 "the other's, so the folder may end with files of both; give each run its own output.dir "
+                 "(--set output.dir=...)\n", s->outdir);
+  close(fd);
 }
 
 /* run.unknown_keys: error (default: a key nobody read stops the run before the

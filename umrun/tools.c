@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tools.h"
+#include "provenance.h"
 #include "um/build_config.h"
 #include "um/report.h"
 #include "um/safe_file.h"
@@ -196,4 +197,17 @@ void umrun_outputs_own_stdout(const char **paths[], int n, char *buf, size_t len
   snprintf(buf, len, "/dev/fd/%d", keep);
   for (int i = 0; i < n; i++)
     if (*paths[i] && um_safe_fd_path(*paths[i]) == 1) *paths[i] = buf;
+}
+
+void umrun_results_format_why(const char *tool, const char *path, const uj *v, const char *what_else, char *buf,
+                              size_t len) {
+  const char *format = uj_gets(v, "format", "");
+  if (!strncmp(format, "um-suite-results-", 17))
+    snprintf(buf, len, "%s: '%s' is a results file of umrun --suite in format \"%s\", written by another version "
+                       "of um; this umrun reads \"%s\": use the umrun of the version that wrote it (its \"um\" "
+                       "object names the version and commit), or run the suite again with this one",
+             tool, path, format, UMRUN_RESULTS_FORMAT);
+  else
+    snprintf(buf, len, "%s: '%s' is not a results file of umrun --suite (no \"format\": \"%s\")%s", tool, path,
+             UMRUN_RESULTS_FORMAT, what_else);
 }

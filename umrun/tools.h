@@ -35,6 +35,14 @@ int umrun_ref_load(const char *given, um_ref **ref, char *err, size_t errlen);
  * installed umrun: PREFIX/share/um; in the build tree build/share/um links the
  * source tree's folders); "" when neither. No path of the build is compiled in. */
 const char *umrun_data_dir(char *dir, size_t len); /* into dir (len bytes); "" when none */
+/* A relative input path not found from the current folder but present in the data folder (a checkout's
+ * configs/x.yaml typed from another folder): appends to err (a message of len bytes) where it is. */
+void umrun_data_dir_hint(const char *given, char *err, size_t len);
+/* Why the JSON v read from path is not a results file this umrun reads, into buf (len bytes), for `tool`'s
+ * message (umrun --compare, --report): another format version of umrun --suite's results (another umrun
+ * wrote it: use that one) or no results file at all (what_else: what else the tool takes, or ""). */
+void umrun_results_format_why(const char *tool, const char *path, const uj *v, const char *what_else, char *buf,
+                              size_t len);
 /* How this umrun was built: version, commit, build type, compiler, OpenMP, CUDA, HDF5 (a JSON object). */
 void umrun_write_build_json(FILE *f);
 /* Write s escaped for XML / HTML text and attributes. */

@@ -38,7 +38,11 @@ void umrun_err(const um_runner *r, const char *fmt, ...) {
 
 /* A config from c->config_path, else the default job; an error naming what to do when there is neither. */
 static int load_base(const um_runner *r, const char *path, um_config **cfg, char *err, size_t len) {
-  if (path) return um_config_load_file(path, cfg, err, len);
+  if (path) {
+    const int rc = um_config_load_file(path, cfg, err, len);
+    if (rc && err && len) umrun_data_dir_hint(path, err, len); /* configs/x.yaml typed from another folder */
+    return rc;
+  }
   if (r->default_config) return um_config_load_string(r->default_config, r->default_config_name, cfg, err, len);
   if (err && len) snprintf(err, len, "no config file given: name one (e.g. %s CONFIG.yaml; --help lists the keys)",
                            r->prog);
@@ -550,6 +554,7 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (rank == 0 && s->outdir && *s->outdir) note_made_dirs(s, s->outdir);
   if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
     return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
+  if (rank == 0) umrun_claim_outdir(r, s);
   if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
     return umrun_err(r, "%s\n", err), EXIT_RUN;
   return EXIT_OK;
@@ -570,7 +575,14 @@ static void print_where(const um_runner *r, FILE *out, const run_settings *s, um
 }
 
 /* A run refused before it began: what it made goes (its empty output folders, the field folder), the rest freed. */
+/* output.dir's claim (umrun_claim_outdir) given up: the run writes nothing more there. */
+static void release_outdir(run_settings *s) {
+  if (s->outdir_fd >= 0) close(s->outdir_fd); /* the flock goes with it */
+  s->outdir_fd = -1;
+}
+
 static void abandon_run(const um_runner *r, run_settings *s, validation *v, um_context **ctx) {
+  release_outdir(s);
   remove_made_dirs(s);
   umrun_remove_field_dir(r, v);
   um_finalize(ctx);
@@ -594,6 +606,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   FILE *out = stdout;
   run_settings s;
   memset(&s, 0, sizeof s);
+  s.outdir_fd = -1;
   int unknown_keys = UM_APP_KEYS_ERROR;
   validation v;
   memset(&v, 0, sizeof v);
@@ -702,6 +715,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   um_ref_free(v.ref);
   free(v.wanted);
   um_finalize(&ctx);
+  release_outdir(&s);
   if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) remove_made_dirs(&s);
   return status;
 }
@@ -731,6 +745,9 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   const um_runner *r = &runner;
   memset(&c, 0, sizeof c);
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
+  um_safe_signal_message(r->prog, "the run did not finish; the files it had not completed were removed "
+                                  "(none is left half-written). To stop a long run at a checkpoint and "
+                                  "continue it later: checkpoint.on_signal (SIGTERM, SIGUSR1; docs/checkpoints.md)");
   int status = start_ranks(r, &argc, &argv);
   if (status >= 0) return status;
   held_err held; /* ranks other than 0: their messages until the checks are done (release_err) */

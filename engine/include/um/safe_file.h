@@ -119,6 +119,10 @@ int um_cache_append(const char *path, const char *header, const void *data, size
  * live temporary, restore the default action and re-raise the signal. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
+/** What those handlers write on stderr, once, after the clean-up and before the program dies of the signal:
+ * "WHO: stopped by SIGINT (Ctrl-C): WHAT" (or SIGTERM, SIGHUP, SIGQUIT), so that an interrupted program says
+ * what happened. Copied (who under 128 bytes, what under 1024; longer, or NULL: nothing is written). */
+void um_safe_signal_message(const char *who, const char *what);
 /** A child that leads its own process group (umrun's suite and sweep runs: setpgid) which those
  * handlers stop before they remove the temporaries: the group gets the same signal, and what has not
  * ended grace_s seconds later gets SIGKILL (at once on a second signal); then the program dies of the

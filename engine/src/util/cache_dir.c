@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 #endif
 #include "cache_dir.h"
+#include "um/safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,3 +250,39 @@ void um_cache_remove_tree(const char *dir, int depth) {
 }
 
 int um_cache_pid_dead(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+
+/* ---- folders made, and the cache folder named (um/safe_file.h) ---------------------- */
+int um_make_dirs(const char *dir, char *err, size_t errlen) {
+  char buf[4096];
+  if (!dir || !*dir || snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    snprintf(err, errlen, "'%.64s...': the path is empty or too long", dir ? dir : "");
+    return -1;
+  }
+  for (char *p = buf + 1;; p++)
+    if (*p == '/' || !*p) {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "'%.1024s': %s", buf, strerror(errno));
+        return -1;
+      }
+      if (!(*p = c)) break;
+    }
+  return 0;
+}
+
+int um_cache_dir(const char *setting, char *out, size_t n) {
+  int len;
+  if (setting && *setting) {
+    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) len = snprintf(out, n, "%s", "");
+    else len = snprintf(out, n, "%s", setting);
+  } else {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/') len = snprintf(out, n, "%s/um", xdg); /* relative: ignored, as the XDG spec says */
+    else if (home && *home) len = snprintf(out, n, "%s/.cache/um", home);
+    else len = snprintf(out, n, "%s", "");
+  }
+  if (len >= 0 && (size_t)len < n) return 0;
+  if (n) out[0] = '\0'; /* never a sibling folder with a truncated name */
+  return -1;
+}

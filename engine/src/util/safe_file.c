@@ -184,7 +184,36 @@ int um_safe_live_count(void) {
   return n;
 }
 
-/* Async-signal-safe: kill, waitpid and poll (stop_groups), unlink, unlinkat, sigaction and raise only. */
+/* What the handlers say before the program dies of the signal (um_safe_signal_message): written once. */
+#define NOTE_LEN 1024
+static char note_who[128], note_what[NOTE_LEN];
+static atomic_int note_set, note_said;
+
+void um_safe_signal_message(const char *who, const char *what) {
+  atomic_store(&note_set, 0);
+  if (!who || !what || strlen(who) >= sizeof note_who || strlen(what) >= sizeof note_what) return;
+  memcpy(note_who, who, strlen(who) + 1);
+  memcpy(note_what, what, strlen(what) + 1);
+  atomic_store(&note_set, 1);
+}
+
+/* Async-signal-safe (write only): "WHO: stopped by SIGxxx: WHAT" on stderr, once. */
+static void say_signal(int sig) {
+  if (!atomic_load(&note_set) || atomic_exchange(&note_said, 1)) return;
+  const char *name = sig == SIGINT ? "SIGINT (Ctrl-C)" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+  const char *parts[] = {"\n", note_who, ": stopped by ", name, ": ", note_what, "\n"};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+    ssize_t left = (ssize_t)strlen(parts[k]);
+    const char *p = parts[k];
+    while (left > 0) {
+      const ssize_t w = write(STDERR_FILENO, p, (size_t)left);
+      if (w <= 0) return;
+      p += w, left -= w;
+    }
+  }
+}
+
+/* Async-signal-safe: kill, waitpid and poll (stop_groups), unlink, unlinkat, write, sigaction and raise only. */
 static void on_signal(int sig) {
   stop_groups(sig); /* first: a child still running could write into what is removed next */
   for (int i = 0; i < SLOTS; i++)
@@ -193,6 +222,7 @@ static void on_signal(int sig) {
     if (atomic_load(&file_used[i]) == 2) unlink(file_path[i]);
   for (int i = 0; i < DIR_SLOTS; i++)
     if (atomic_load(&dir_used[i]) == 2) um__remove_dir_at(AT_FDCWD, dir_path[i], 4);
+  say_signal(sig); /* after the clean-up: what it says is then true */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
@@ -762,39 +792,4 @@ char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, c
   buf[n] = '\0';
   if (len) *len = n;
   return buf;
-}
-
-int um_make_dirs(const char *dir, char *err, size_t errlen) {
-  char buf[4096];
-  if (!dir || !*dir || snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-    snprintf(err, errlen, "'%.64s...': the path is empty or too long", dir ? dir : "");
-    return -1;
-  }
-  for (char *p = buf + 1;; p++)
-    if (*p == '/' || !*p) {
-      char c = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) && errno != EEXIST) {
-        snprintf(err, errlen, "'%.1024s': %s", buf, strerror(errno));
-        return -1;
-      }
-      if (!(*p = c)) break;
-    }
-  return 0;
-}
-
-int um_cache_dir(const char *setting, char *out, size_t n) {
-  int len;
-  if (setting && *setting) {
-    if (!strcmp(setting, "off") || !strcmp(setting, "0") || !strcmp(setting, "none")) len = snprintf(out, n, "%s", "");
-    else len = snprintf(out, n, "%s", setting);
-  } else {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/') len = snprintf(out, n, "%s/um", xdg); /* relative: ignored, as the XDG spec says */
-    else if (home && *home) len = snprintf(out, n, "%s/.cache/um", home);
-    else len = snprintf(out, n, "%s", "");
-  }
-  if (len >= 0 && (size_t)len < n) return 0;
-  if (n) out[0] = '\0'; /* never a sibling folder with a truncated name */
-  return -1;
 }
