@@ -12,7 +12,7 @@ T="timeout -k 5 120"                                   # nothing here may hang
 LONG=(configs/jacobi.yaml --quiet --set run.iterations=2000000000 --set mesh.N=64 --set params.tolerance=0
       --set validation.reference=)
 # the run in the background has started its loops (its log says "running")
-started() { for i in $(seq 400); do grep -qs "^running " "$1" && return 0; sleep 0.05; done; return 1; }
+started() { for i in $(seq 1200); do grep -qs "^running " "$1" && return 0; sleep 0.05; done; return 1; }
 
 case $check in
 interrupted) # SIGTERM (and SIGINT where env can give it back to a background job): one line says what happened
@@ -22,7 +22,7 @@ interrupted) # SIGTERM (and SIGINT where env can give it back to a background jo
     "${DEF[@]}" "$UMRUN" "${LONG[@]}" --set output.dir="$WORK/out_$sig" --json "$WORK/run_$sig.json" > "$WORK/$sig.log" 2>&1 & pid=$!
     started "$WORK/$sig.log" || { kill -KILL $pid; cat "$WORK/$sig.log"; fail "test setup: the run did not start"; }
     kill -$sig $pid
-    for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
     kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "the run did not end on SIG$sig"; }
     wait $pid; rc=$?
     want=$((128 + $(kill -l $sig)))
