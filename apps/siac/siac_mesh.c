@@ -10,9 +10,6 @@
 #include <string.h>
 #include "um/gmsh.h"
 
-#define SM_NODE_TOL 1e-12 /* how far outside [0,1]^2 a node may lie (then clamped) */
-#define SM_DEGENERATE 1e-12 /* |2 area| <= this x (longest edge)^2: a degenerate triangle */
-
 /* n x size bytes, or NULL (overflow or no memory) */
 static void *sm_alloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return NULL;
@@ -49,6 +46,17 @@ static double sm_orient(const double *a, const double *b, const double *c) {
 
 static double sm_len2(const double *a, const double *b) {
   return (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
+}
+
+double siac_tri_orient(const double *xy, const int *t, int *degenerate) {
+  const double *a = xy + 2 * (size_t)t[0], *b = xy + 2 * (size_t)t[1], *p = xy + 2 * (size_t)t[2];
+  const double o = sm_orient(a, b, p), l2 = fmax(sm_len2(a, b), fmax(sm_len2(b, p), sm_len2(p, a)));
+  *degenerate = !(fabs(o) > SIAC_DEGENERATE * l2) || t[0] == t[1] || t[1] == t[2] || t[0] == t[2];
+  return o;
+}
+
+int siac_areas_tile(double area, long long n) {
+  return fabs(area - 1.0) <= 1e-9 + 1e-14 * (double)n; /* each area's rounding (coordinates in [0,1]), the sum's */
 }
 
 int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen) {
@@ -90,12 +98,11 @@ static int sm_cmp_tri(const void *x, const void *y) {
 static int sm_check_tiling(const um_gmsh_mesh *g, const char *path, char *err, size_t errlen) {
   sm_tri *t = sm_alloc((size_t)g->ntris, sizeof *t);
   if (!t) return snprintf(err, errlen, "%s: out of memory for %d triangles", path, g->ntris), -1;
-  double area = 0, round = 0;
+  double area = 0;
   for (int c = 0; c < g->ntris; c++) {
     const int *n = g->tri + 3 * (size_t)c;
-    const double *a = g->xy + 2 * (size_t)n[0], *b = g->xy + 2 * (size_t)n[1], *p = g->xy + 2 * (size_t)n[2];
-    area += 0.5 * sm_orient(a, b, p);
-    round += 1e-14; /* each area's rounding (coordinates in [0,1]), and the sum's */
+    int degenerate;
+    area += 0.5 * siac_tri_orient(g->xy, n, &degenerate);
     int lo = n[0], mid = n[1], hi = n[2], x;
     if (lo > mid) x = lo, lo = mid, mid = x;
     if (mid > hi) x = mid, mid = hi, hi = x;
@@ -113,7 +120,7 @@ static int sm_check_tiling(const um_gmsh_mesh *g, const char *path, char *err, s
       return -1;
     }
   free(t);
-  if (!(fabs(area - 1.0) <= 1e-9 + round))
+  if (!siac_areas_tile(area, g->ntris))
     return snprintf(err, errlen, "%s: the %d triangles' areas sum to %.12g, not 1: they do not tile the periodic unit "
                     "square [0,1]^2 (%s); mesh the whole square (scripts/siac-meshes.sh)", path, g->ntris, area,
                     area < 1 ? "a hole: triangles are missing" : "triangles overlap"), -1;
@@ -129,7 +136,7 @@ int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
   for (int i = 0; i < g.nnodes; i++)
     for (int k = 0; k < 2; k++) {
       double *v = &g.xy[2 * (size_t)i + k];
-      if (!(*v >= -SM_NODE_TOL && *v <= 1.0 + SM_NODE_TOL)) {
+      if (!(*v >= -SIAC_NODE_TOL && *v <= 1.0 + SIAC_NODE_TOL)) {
         snprintf(err, errlen, "%s: node %d (Gmsh id %d) at (%.17g, %.17g) lies outside the unit square [0,1]^2: "
                  "SIAC filters dG solutions on the periodic unit square; mesh [0,1]^2 (scripts/siac-meshes.sh) or "
                  "scale the mesh into it", path, i + 1, g.node_id[i], g.xy[2 * (size_t)i], g.xy[2 * (size_t)i + 1]);
@@ -140,11 +147,9 @@ int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen) {
   for (int c = 0; c < g.ntris; c++) {
     int *t = g.tri + 3 * (size_t)c;
     const double *a = g.xy + 2 * (size_t)t[0], *b = g.xy + 2 * (size_t)t[1], *p = g.xy + 2 * (size_t)t[2];
-    double l2 = sm_len2(a, b), l;
-    if ((l = sm_len2(b, p)) > l2) l2 = l;
-    if ((l = sm_len2(p, a)) > l2) l2 = l;
-    const double o = sm_orient(a, b, p);
-    if (!(fabs(o) > SM_DEGENERATE * l2) || t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
+    int degenerate;
+    const double o = siac_tri_orient(g.xy, t, &degenerate);
+    if (degenerate) {
       snprintf(err, errlen, "%s:%d: triangle %d (nodes with Gmsh ids %d %d %d at (%g, %g) (%g, %g) (%g, %g)) is "
                "degenerate (area %g): fix the mesh (remove the element or move its nodes)", path, g.tri_line[c],
                g.tri_id[c], g.node_id[t[0]], g.node_id[t[1]], g.node_id[t[2]], a[0], a[1], b[0], b[1], p[0], p[1],
@@ -171,31 +176,33 @@ out:
 
 /* ---- refinement ---------------------------------------------------------------------- */
 
-typedef struct {
-  int lo, hi, slot; /* an edge by its sorted nodes; slot = 3 cell + corner */
-} sm_edge;
-
 static int sm_cmp_edge(const void *x, const void *y) {
-  const sm_edge *p = x, *q = y;
+  const siac_edge *p = x, *q = y;
   if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
   if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
   return (p->slot > q->slot) - (p->slot < q->slot);
 }
 
+siac_edge *siac_mesh_edges(const siac_mesh *m) {
+  const size_t n3 = 3 * (size_t)m->ncells;
+  siac_edge *e = sm_alloc(n3, sizeof *e);
+  for (size_t s = 0; e && s < n3; s++) {
+    const int a = m->tri[s], b = m->tri[s - s % 3 + (s % 3 + 1) % 3];
+    e[s] = (siac_edge){a < b ? a : b, a < b ? b : a, (int)s, a < b};
+  }
+  if (e) qsort(e, n3, sizeof *e, sm_cmp_edge);
+  return e;
+}
+
 int siac_mesh_refine(const siac_mesh *in, siac_mesh *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   const size_t n3 = 3 * (size_t)in->ncells;
-  sm_edge *e = sm_alloc(n3, sizeof *e);
+  siac_edge *e = siac_mesh_edges(in);
   int *mid = sm_alloc(n3, sizeof(int)); /* slot 3c + j: the midpoint of edge (j, j+1) of cell c */
   if (!e || !mid) {
     free(e), free(mid);
     return snprintf(err, errlen, "refine: out of memory for %d cells", in->ncells), -1;
   }
-  for (size_t s = 0; s < n3; s++) {
-    const int a = in->tri[s], b = in->tri[s - s % 3 + (s % 3 + 1) % 3];
-    e[s].lo = a < b ? a : b, e[s].hi = a < b ? b : a, e[s].slot = (int)s;
-  }
-  qsort(e, n3, sizeof *e, sm_cmp_edge);
   long long ne = 0; /* distinct edges */
   for (size_t s = 0; s < n3; s++) ne += !s || e[s].lo != e[s - 1].lo || e[s].hi != e[s - 1].hi;
   if (sm_new(out, in->nnodes + ne, 4LL * in->ncells, "refine", err, errlen)) {

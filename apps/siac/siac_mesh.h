@@ -30,6 +30,24 @@ int siac_mesh_uniform(int n, siac_mesh *m, char *err, size_t errlen);
  * overlaps, then what siac_mesh_conforming refuses (duplicate or unused nodes, unshared edges). */
 int siac_mesh_read(const char *path, siac_mesh *m, char *err, size_t errlen);
 
+/* What every mesh check shares (siac_mesh.c): how far outside [0,1]^2 a node may lie, and the degenerate bound:
+ * |2 area| <= SIAC_DEGENERATE x (longest edge)^2. */
+#define SIAC_NODE_TOL 1e-12
+#define SIAC_DEGENERATE 1e-12
+/* Twice the signed area of triangle t (three node numbers into xy); *degenerate 1 where that is within the bound
+ * above, or two corners are one node. */
+double siac_tri_orient(const double *xy, const int *t, int *degenerate);
+/* Whether the areas of n triangles, summed to `area`, tile the unit square (1 within round-off). */
+int siac_areas_tile(double area, long long n);
+/* An edge of a cell (slot 3c + j: from corner j to corner j+1 of cell c) by its sorted nodes; forward: the cell
+ * runs it lo -> hi. */
+typedef struct {
+  int lo, hi, slot, forward;
+} siac_edge;
+/* The 3 ncells edges of m sorted by (lo, hi, slot), so that a shared edge's slots stand together; malloc'ed, or
+ * NULL when out of memory. */
+siac_edge *siac_mesh_edges(const siac_mesh *m);
+
 /* The conformity a mesh SIAC did not make must have (siac_mesh_check.c): at least one triangle; every node a
  * triangle's corner and no two nodes at one place (a node given twice splits the edge its triangles share); every
  * edge inside the square a side of exactly two triangles that run it opposite ways, an edge on a side of the square

@@ -9,20 +9,6 @@
 #include <string.h>
 #include "siac_mesh.h"
 
-#define SC_TOL 1e-12 /* as siac_mesh_read's: how far outside [0,1]^2 a node may lie; a side's tolerance */
-#define SC_DEGENERATE 1e-12 /* |2 area| <= this x (longest edge)^2: degenerate, as siac_mesh_read's */
-
-typedef struct {
-  int lo, hi, forward, cell; /* an edge by its sorted nodes; forward: the cell runs lo -> hi */
-} sc_edge;
-
-static int sc_cmp_edge(const void *x, const void *y) {
-  const sc_edge *p = x, *q = y;
-  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
-  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
-  return (p->cell > q->cell) - (p->cell < q->cell);
-}
-
 typedef struct {
   const double *xy;
   int node;
@@ -46,7 +32,7 @@ static const char *sc_node_name(char *buf, size_t len, const int *ids, int i) {
 static int sc_on_side(const double *a, const double *b) {
   for (int k = 0; k < 2; k++)
     for (int s = 0; s <= 1; s++)
-      if (fabs(a[k] - s) <= SC_TOL && fabs(b[k] - s) <= SC_TOL) return 1;
+      if (fabs(a[k] - s) <= SIAC_NODE_TOL && fabs(b[k] - s) <= SIAC_NODE_TOL) return 1;
   return 0;
 }
 
@@ -90,13 +76,8 @@ out:
  * of the square) used by one. */
 static int sc_edges(const siac_mesh *m, const char *what, const int *ids, const int *lines, char *err, size_t errlen) {
   const size_t n3 = 3 * (size_t)m->ncells;
-  sc_edge *e = malloc(sizeof *e * (n3 + 1));
+  siac_edge *e = siac_mesh_edges(m);
   if (!e) return snprintf(err, errlen, "%s: out of memory checking %d triangles", what, m->ncells), -1;
-  for (size_t s = 0; s < n3; s++) {
-    const int a = m->tri[s], b = m->tri[s - s % 3 + (s % 3 + 1) % 3];
-    e[s] = (sc_edge){a < b ? a : b, a < b ? b : a, a < b, (int)(s / 3)};
-  }
-  qsort(e, n3, sizeof *e, sc_cmp_edge);
   int rc = 0;
   for (size_t s = 0, t; s < n3 && !rc; s = t) {
     for (t = s + 1; t < n3 && e[t].lo == e[s].lo && e[t].hi == e[s].hi;) t++;
@@ -107,7 +88,7 @@ static int sc_edges(const siac_mesh *m, const char *what, const int *ids, const 
                                                                             "one triangle only (a hanging node or a gap)"
                                                                           : NULL;
     if (!why) continue;
-    const int c = e[t - s == 1 ? s : s + 1].cell;
+    const int c = e[t - s == 1 ? s : s + 1].slot / 3;
     char a[64], b[64], tri[48];
     if (lines) snprintf(tri, sizeof tri, ":%d: the triangle there", lines[c]);
     else snprintf(tri, sizeof tri, ": triangle %d", c);
@@ -139,7 +120,7 @@ int siac_mesh_check(const siac_mesh *m, const char *what, char *err, size_t errl
                         m->nnodes), -1;
   for (int i = 0; i < m->nnodes; i++) {
     const double x = m->xy[2 * (size_t)i], y = m->xy[2 * (size_t)i + 1];
-    if (!(x >= -SC_TOL && x <= 1 + SC_TOL && y >= -SC_TOL && y <= 1 + SC_TOL))
+    if (!(x >= -SIAC_NODE_TOL && x <= 1 + SIAC_NODE_TOL && y >= -SIAC_NODE_TOL && y <= 1 + SIAC_NODE_TOL))
       return snprintf(err, errlen, "%s: node %d at (%.17g, %.17g) is %s the unit square [0,1]^2: SIAC filters dG "
                       "solutions on the periodic unit square; give a mesh of [0,1]^2", what, i, x, y,
                       isfinite(x) && isfinite(y) ? "outside" : "not a finite point of"), -1;
@@ -147,15 +128,9 @@ int siac_mesh_check(const siac_mesh *m, const char *what, char *err, size_t errl
   double area = 0;
   for (int c = 0; c < m->ncells; c++) {
     const int *t = m->tri + 3 * (size_t)c;
-    const double *a = m->xy + 2 * (size_t)t[0], *b = m->xy + 2 * (size_t)t[1], *p = m->xy + 2 * (size_t)t[2];
-    const double o = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-    double l2 = 0;
-    for (int j = 0; j < 3; j++) {
-      const double *u = m->xy + 2 * (size_t)t[j], *v = m->xy + 2 * (size_t)t[(j + 1) % 3];
-      const double d = (v[0] - u[0]) * (v[0] - u[0]) + (v[1] - u[1]) * (v[1] - u[1]);
-      l2 = d > l2 ? d : l2;
-    }
-    if (!(fabs(o) > SC_DEGENERATE * l2) || t[0] == t[1] || t[1] == t[2] || t[0] == t[2])
+    int degenerate;
+    const double o = siac_tri_orient(m->xy, t, &degenerate);
+    if (degenerate)
       return snprintf(err, errlen, "%s: triangle %d (nodes %d %d %d) is degenerate (area %g): fix the mesh", what, c,
                       t[0], t[1], t[2], 0.5 * fabs(o)), -1;
     if (o < 0)
@@ -164,7 +139,7 @@ int siac_mesh_check(const siac_mesh *m, const char *what, char *err, size_t errl
                       "triangles", what, c, t[0], t[1], t[2]), -1;
     area += 0.5 * o;
   }
-  if (!(fabs(area - 1.0) <= 1e-9 + 1e-14 * m->ncells))
+  if (!siac_areas_tile(area, m->ncells))
     return snprintf(err, errlen, "%s: the %d triangles' areas sum to %.12g, not 1: they do not tile the periodic unit "
                     "square [0,1]^2 (%s)", what, m->ncells, area, area < 1 ? "a hole" : "triangles overlap"), -1;
   return siac_mesh_conforming(m, what, NULL, NULL, err, errlen);
