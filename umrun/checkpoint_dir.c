@@ -83,16 +83,13 @@ void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step) {
   free(f);
 }
 
-/* Rank 0: the folder made, and a file created and removed in it; the reason into why when not. */
-static int writable(const char *dir, const char *app, char *why, size_t len) {
+/* Rank 0: the folder made, and a file created and removed in it (umrun_probe_writable); the reason into why when
+ * not. */
+static int writable(const char *dir, char *why, size_t len) {
+  char probe[1024];
   if (umrun_mkdirs(dir, why, len)) return -1;
-  char probe[4200];
-  snprintf(probe, sizeof probe, "%s/.%s-probe.XXXXXX", dir, app);
-  const int fd = mkstemp(probe);
-  if (fd < 0) return snprintf(why, len, "creating a file in it failed: %s", strerror(errno)), -1;
-  close(fd);
-  unlink(probe);
-  return 0;
+  if (!umrun_probe_writable(dir, probe, sizeof probe)) return 0;
+  return snprintf(why, len, "creating a file in it failed: %s", probe), -1;
 }
 
 /* Every rank: the folder's checkpoints of the app (rank 0 lists them; their count and paths broadcast), *paths
@@ -150,7 +147,7 @@ static int foreign(um_app_run *run, const char *dir) {
 int umrun_ckpt_dir_check(um_app_run *run, const char *dir) {
   char why[1200] = "";
   int rc = UM_SUCCESS;
-  if (um_mpi_rank() == 0 && writable(dir, run->app->name, why, sizeof why))
+  if (um_mpi_rank() == 0 && writable(dir, why, sizeof why))
     rc = um_app_fail(run, UM_ERR_CONFIG,
                      "checkpoint.dir: cannot write checkpoints into '%s': %s. Choose a folder this run can write "
                      "(every rank must see it); checked before the first step",
