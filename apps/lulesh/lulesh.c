@@ -63,7 +63,7 @@ LULESH_KERNEL(lu_volume_force, 30);
 LULESH_KERNEL(lu_volume_force_corners, 30);
 LULESH_KERNEL(lu_gather_force, 10);
 LULESH_KERNEL(lu_nodal_update, 6);
-LULESH_KERNEL(lu_kinematics_gradients, 27);
+LULESH_KERNEL(lu_kinematics_gradients, 13);
 LULESH_KERNEL(lu_volume_constraints, 9);
 LULESH_KERNEL(lu_eos_constraints, 15);
 LULESH_KERNEL(lu_q_eos_constraints, 26);
@@ -381,7 +381,8 @@ static int lagrange_elements(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
   if (s->p.fused) {
     UM_APP_TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_kernel, "kinematics_gradients", s->elems,
-                           NODES8(s->coord, UM_READ), NODES8(s->vel, UM_READ), DIRECT(s->volo, UM_READ),
+                           um_arg_vec(s->coord, s->elem_nodes, 3, UM_DOUBLE, UM_READ),
+                           um_arg_vec(s->vel, s->elem_nodes, 3, UM_DOUBLE, UM_READ), DIRECT(s->volo, UM_READ),
                            DIRECT(s->v, UM_READ), DIRECT(s->vnew, UM_WRITE), DIRECT(s->delv, UM_WRITE),
                            DIRECT(s->arealg, UM_WRITE), DIRECT(s->vdov, UM_WRITE), ARG(s->delx, -1, UM_ID, 3, UM_WRITE),
                            DIRECT(s->delv_xi, UM_WRITE), DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE),

@@ -1,7 +1,7 @@
-/* LULESH 2.0 on um: Lagrangian shock hydrodynamics (the Sedov blast) on a hex8
- * mesh. Kernels are written once, valid C and CUDA device code; each is one
- * element (or node) of a loop of the upstream code. The arithmetic follows
- * upstream operation for operation, so results agree to rounding.
+/* LULESH 2.0 on um: Lagrangian shock hydrodynamics (the Sedov blast) on a hex8 mesh. Kernels are written once,
+ * valid C and CUDA device code; each is one element (or node) of a loop of the upstream code. The arithmetic
+ * follows upstream operation for operation, so results agree to rounding, except the fused kinematics_gradients'
+ * velocity gradient at the half step: from the element's mid-plane differences (lu_kinematics_planes).
  *
  * Nodes carry coordinates, velocities, accelerations, forces (dim 3 each) and
  * a mass; elements carry the thermodynamic state (e, p, q, ...) and volumes.
@@ -55,6 +55,14 @@ UM_KERNEL void lu_collect(const double *n0, const double *n1, const double *n2, 
     z[i] = n[i][2];
   }
 }
+/* The same from a vector argument (the element's 8 nodes). */
+UM_KERNEL void lu_collect_vec(const um_vec *n, double x[8], double y[8], double z[8]) {
+  for (int i = 0; i < 8; i++) {
+    x[i] = UM_VEC_D(n, i, 0);
+    y[i] = UM_VEC_D(n, i, 1);
+    z[i] = UM_VEC_D(n, i, 2);
+  }
+}
 
 /* Hand an element's 8 nodal (or corner) vectors f[.][i] to the 8 targets:
  * added (INC) or stored (WRITE). */
@@ -71,6 +79,22 @@ UM_KERNEL void lu_add_forces(double f[3][8], const double g[3][8]) {
     for (int i = 0; i < 8; i++) f[d][i] += g[d][i];
 }
 
+/* The cofactors of the Jacobian whose columns are fxi, fet, fze (the derivatives of x, y, z along xi, eta and
+ * zeta), by column, and 8 times its determinant. */
+UM_KERNEL double lu_jacobian_cofactors(const double fxi[3], const double fet[3], const double fze[3], double cxi[3],
+                                       double cet[3], double cze[3]) {
+  cxi[0] = (fet[1] * fze[2]) - (fet[2] * fze[1]);
+  cet[0] = -(fxi[1] * fze[2]) + (fxi[2] * fze[1]);
+  cze[0] = (fxi[1] * fet[2]) - (fxi[2] * fet[1]);
+  cxi[1] = -(fet[0] * fze[2]) + (fet[2] * fze[0]);
+  cet[1] = (fxi[0] * fze[2]) - (fxi[2] * fze[0]);
+  cze[1] = -(fxi[0] * fet[2]) + (fxi[2] * fet[0]);
+  cxi[2] = (fet[0] * fze[1]) - (fet[1] * fze[0]);
+  cet[2] = -(fxi[0] * fze[1]) + (fxi[1] * fze[0]);
+  cze[2] = (fxi[0] * fet[1]) - (fxi[1] * fet[0]);
+  return 8. * (fet[0] * cet[0] + fet[1] * cet[1] + fet[2] * cet[2]);
+}
+
 /* Shape-function derivatives b[3][8] and the Jacobian determinant (volume). */
 UM_KERNEL void lu_shape_derivatives(const double x[8], const double y[8], const double z[8], double b[3][8],
                                     double *volume) {
@@ -83,18 +107,10 @@ UM_KERNEL void lu_shape_derivatives(const double x[8], const double y[8], const 
   const double fjzxi = .125 * ((z[6] - z[0]) + (z[5] - z[3]) - (z[7] - z[1]) - (z[4] - z[2]));
   const double fjzet = .125 * ((z[6] - z[0]) - (z[5] - z[3]) + (z[7] - z[1]) - (z[4] - z[2]));
   const double fjzze = .125 * ((z[6] - z[0]) + (z[5] - z[3]) + (z[7] - z[1]) + (z[4] - z[2]));
-  /* cofactors */
-  const double cjxxi = (fjyet * fjzze) - (fjzet * fjyze);
-  const double cjxet = -(fjyxi * fjzze) + (fjzxi * fjyze);
-  const double cjxze = (fjyxi * fjzet) - (fjzxi * fjyet);
-  const double cjyxi = -(fjxet * fjzze) + (fjzet * fjxze);
-  const double cjyet = (fjxxi * fjzze) - (fjzxi * fjxze);
-  const double cjyze = -(fjxxi * fjzet) + (fjzxi * fjxet);
-  const double cjzxi = (fjxet * fjyze) - (fjyet * fjxze);
-  const double cjzet = -(fjxxi * fjyze) + (fjyxi * fjxze);
-  const double cjzze = (fjxxi * fjyet) - (fjyxi * fjxet);
+  const double fxi[3] = {fjxxi, fjyxi, fjzxi}, fet[3] = {fjxet, fjyet, fjzet}, fze[3] = {fjxze, fjyze, fjzze};
+  double cxi[3], cet[3], cze[3];
+  *volume = lu_jacobian_cofactors(fxi, fet, fze, cxi, cet, cze);
   /* partials for nodes 0..3; by symmetry (6,7,4,5) = -(0,1,2,3) */
-  const double cxi[3] = {cjxxi, cjyxi, cjzxi}, cet[3] = {cjxet, cjyet, cjzet}, cze[3] = {cjxze, cjyze, cjzze};
   for (int d = 0; d < 3; d++) {
     b[d][0] = -cxi[d] - cet[d] - cze[d];
     b[d][1] = cxi[d] - cet[d] - cze[d];
@@ -105,7 +121,6 @@ UM_KERNEL void lu_shape_derivatives(const double x[8], const double y[8], const 
     b[d][6] = -b[d][0];
     b[d][7] = -b[d][1];
   }
-  *volume = 8. * (fjxet * cjxet + fjyet * cjyet + fjzet * cjzet);
 }
 
 /* One face's area vector, a quarter added to each of its four nodes. */
@@ -413,6 +428,41 @@ UM_KERNEL double lu_face_diff(const double v[8], double sign, int a, int b, int 
   return sign * 0.25 * ((v[a] + v[b] + v[c] + v[d]) - (v[e] + v[f] + v[g] + v[h]));
 }
 
+/* The element's mid-plane differences of a nodal vector along xi (di), eta (dj) and zeta (dk). */
+UM_KERNEL void lu_mid_planes(const double x[8], const double y[8], const double z[8], double di[3], double dj[3],
+                             double dk[3]) {
+  const double *c[3] = {x, y, z};
+  for (int d = 0; d < 3; d++) {
+    dj[d] = lu_face_diff(c[d], -1.0, 0, 1, 5, 4, 3, 2, 6, 7);
+    di[d] = lu_face_diff(c[d], 1.0, 1, 2, 6, 5, 0, 3, 7, 4);
+    dk[d] = lu_face_diff(c[d], 1.0, 4, 5, 6, 7, 0, 1, 2, 3);
+  }
+}
+
+/* lu_kinematics_elem's vnew, delv and vdov (to rounding) from the volume and the mid-plane differences of the
+ * coordinates (di, dj, dk) and velocities (dvi, dvj, dvk): the Jacobian at the half step is half the coordinates'
+ * differences less dt/2 times the velocities' (the shape functions are linear in the nodes); the velocity
+ * gradient's trace is its cofactors against the velocities' differences over its determinant. */
+UM_KERNEL void lu_kinematics_planes(const double di[3], const double dj[3], const double dk[3], const double dvi[3],
+                                    const double dvj[3], const double dvk[3], double volume, double volo, double v,
+                                    double dt, double *vnew, double *delv, double *vdov) {
+  const double relativeVolume = volume / volo;
+  *vnew = relativeVolume;
+  *delv = relativeVolume - v;
+  const double dt2 = 0.5 * dt;
+  double fxi[3], fet[3], fze[3]; /* the Jacobian's columns: d(x, y, z) / d(xi, eta, zeta) */
+  for (int d = 0; d < 3; d++) {
+    fxi[d] = 0.5 * (di[d] - dt2 * dvi[d]);
+    fet[d] = 0.5 * (dj[d] - dt2 * dvj[d]);
+    fze[d] = 0.5 * (dk[d] - dt2 * dvk[d]);
+  }
+  double cxi[3], cet[3], cze[3];
+  const double inv_detJ = 1.0 / lu_jacobian_cofactors(fxi, fet, fze, cxi, cet, cze);
+  double trace = 0.0;
+  for (int d = 0; d < 3; d++) trace += inv_detJ * 4.0 * (cxi[d] * dvi[d] + cet[d] * dvj[d] + cze[d] * dvk[d]);
+  *vdov = trace;
+}
+
 /* One direction of the Q gradients: the area vector a = p x q of the mid-plane
  * gives the length scale vol / |a|, and a / vol the velocity gradient a . dv. */
 UM_KERNEL void lu_gradient_dir(const double p[3], const double q[3], double vol, double norm, const double dv[3],
@@ -428,24 +478,14 @@ UM_KERNEL void lu_gradient_dir(const double p[3], const double q[3], double vol,
   *delv = ax * dv[0] + ay * dv[1] + az * dv[2];
 }
 
-/* CalcMonotonicQGradientsForElems for one element: length scales (delx: xi,
- * eta, zeta) and velocity gradients (delv_xi, delv_eta, delv_zeta). */
-UM_KERNEL void lu_gradients_elem(const double x[8], const double y[8], const double z[8], const double xv[8],
-                                 const double yv[8], const double zv[8], double volo, double vnew, double *delx,
+/* CalcMonotonicQGradientsForElems for one element, from the mid-plane differences of its coordinates and
+ * velocities: length scales (delx: xi, eta, zeta) and velocity gradients (delv_xi, delv_eta, delv_zeta). */
+UM_KERNEL void lu_gradients_elem(const double di[3], const double dj[3], const double dk[3], const double dvi[3],
+                                 const double dvj[3], const double dvk[3], double volo, double vnew, double *delx,
                                  double *delv_xi, double *delv_eta, double *delv_zeta) {
   const double ptiny = 1.e-36;
   const double vol = volo * vnew;
   const double norm = 1.0 / (vol + ptiny);
-  const double *c[3] = {x, y, z}, *u[3] = {xv, yv, zv};
-  double dj[3], di[3], dk[3], dvi[3], dvj[3], dvk[3];
-  for (int d = 0; d < 3; d++) { /* the element's three mid-plane directions */
-    dj[d] = lu_face_diff(c[d], -1.0, 0, 1, 5, 4, 3, 2, 6, 7);
-    di[d] = lu_face_diff(c[d], 1.0, 1, 2, 6, 5, 0, 3, 7, 4);
-    dk[d] = lu_face_diff(c[d], 1.0, 4, 5, 6, 7, 0, 1, 2, 3);
-    dvk[d] = lu_face_diff(u[d], 1.0, 4, 5, 6, 7, 0, 1, 2, 3);
-    dvi[d] = lu_face_diff(u[d], 1.0, 1, 2, 6, 5, 0, 3, 7, 4);
-    dvj[d] = lu_face_diff(u[d], -1.0, 0, 1, 5, 4, 3, 2, 6, 7);
-  }
   lu_gradient_dir(di, dj, vol, norm, dvk, &delx[2], delv_zeta); /* zeta: i cross j */
   lu_gradient_dir(dj, dk, vol, norm, dvi, &delx[0], delv_xi);   /* xi: j cross k */
   lu_gradient_dir(dk, di, vol, norm, dvj, &delx[1], delv_eta);  /* eta: k cross i */
@@ -457,10 +497,12 @@ UM_KERNEL void lu_monoq_gradients(const double *x0, const double *x1, const doub
                                   const double *u4, const double *u5, const double *u6, const double *u7,
                                   const double *volo, const double *vnew, double *delx, double *delv_xi,
                                   double *delv_eta, double *delv_zeta) {
-  double x[8], y[8], z[8], xv[8], yv[8], zv[8];
+  double x[8], y[8], z[8], xv[8], yv[8], zv[8], di[3], dj[3], dk[3], dvi[3], dvj[3], dvk[3];
   lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
   lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xv, yv, zv);
-  lu_gradients_elem(x, y, z, xv, yv, zv, volo[0], vnew[0], delx, delv_xi, delv_eta, delv_zeta);
+  lu_mid_planes(x, y, z, di, dj, dk);
+  lu_mid_planes(xv, yv, zv, dvi, dvj, dvk);
+  lu_gradients_elem(di, dj, dk, dvi, dvj, dvk, volo[0], vnew[0], delx, delv_xi, delv_eta, delv_zeta);
 }
 
 /* The limiter of one direction: phi from the gradients of the element and its
@@ -702,22 +744,24 @@ UM_KERNEL void lu_nodal_update(double *f, const double *mass, const int *symm, d
   }
 }
 
-/* CalcKinematicsForElems + CalcMonotonicQGradientsForElems: one pass over the
- * element's nodes. */
-UM_KERNEL void lu_kinematics_gradients(const double *x0, const double *x1, const double *x2, const double *x3,
-                                       const double *x4, const double *x5, const double *x6, const double *x7,
-                                       const double *u0, const double *u1, const double *u2, const double *u3,
-                                       const double *u4, const double *u5, const double *u6, const double *u7,
-                                       const double *volo, const double *v, double *vnew, double *delv,
-                                       double *arealg, double *vdov, double *delx, double *delv_xi, double *delv_eta,
-                                       double *delv_zeta, const double *dt) {
-  double x[8], y[8], z[8], xd[8], yd[8], zd[8];
-  lu_collect(x0, x1, x2, x3, x4, x5, x6, x7, x, y, z);
-  lu_collect(u0, u1, u2, u3, u4, u5, u6, u7, xd, yd, zd);
+/* CalcKinematicsForElems + CalcMonotonicQGradientsForElems: one pass over the element's nodes, in two phases
+ * (vector arguments, read where needed): the coordinates give the volume, the characteristic length and their
+ * mid-plane differences, then the velocities theirs; all else is of the 18 differences. */
+UM_KERNEL void lu_kinematics_gradients(const um_vec *xn, const um_vec *un, const double *volo, const double *v,
+                                       double *vnew, double *delv, double *arealg, double *vdov, double *delx,
+                                       double *delv_xi, double *delv_eta, double *delv_zeta, const double *dt) {
+  double x[8], y[8], z[8], di[3], dj[3], dk[3], dvi[3], dvj[3], dvk[3];
+  lu_collect_vec(xn, x, y, z);
+  const double volume = lu_elem_volume(x, y, z);
+  *arealg = lu_char_length(x, y, z, volume);
+  lu_mid_planes(x, y, z, di, dj, dk);
+  um_phase(); /* the coordinates are dead before the velocities are read: half the nodal values live at once */
+  lu_collect_vec(un, x, y, z);
+  lu_mid_planes(x, y, z, dvi, dvj, dvk);
   double vn;
-  lu_kinematics_elem(x, y, z, xd, yd, zd, volo[0], v[0], dt[0], &vn, delv, arealg, vdov);
+  lu_kinematics_planes(di, dj, dk, dvi, dvj, dvk, volume, volo[0], v[0], dt[0], &vn, delv, vdov);
   vnew[0] = vn;
-  lu_gradients_elem(x, y, z, xd, yd, zd, volo[0], vn, delx, delv_xi, delv_eta, delv_zeta);
+  lu_gradients_elem(di, dj, dk, dvi, dvj, dvk, volo[0], vn, delx, delv_xi, delv_eta, delv_zeta);
 }
 
 /* UpdateVolumesForElems + the time constraints. */

@@ -71,6 +71,11 @@ static const char *const math_calls[] = {"sqrt", "pow", "exp", "log", "log10", "
                                          /* um/kernel.h's: the library's, or their portable twins (one call) */
                                          "um_cbrt", "um_exp", "um_expf", "um_soft_cbrt", "um_soft_exp", NULL};
 
+/* um/kernel.h's accessors of a vector argument (a read or a place, no arithmetic: their arguments are counted
+ * where they are written) and phase boundary, and its increments (one addition). */
+static const char *const access_calls[] = {"UM_VEC_D", "UM_VEC_F", "UM_VEC_I", "um_phase", NULL};
+static const char *const inc_calls[] = {"um_vec_inc_d", "um_vec_inc_f", "um_vec_inc_i", NULL};
+
 /* Past blanks and comments. */
 static const char *skip_blank(const char *c, const char *end) {
   while (c < end) {
@@ -414,10 +419,11 @@ static int count_choice(ko_src *S, const char *q, const char *end, int depth, ko
 /* a call of w (its '(' at p): a math function (1), a function or function-like macro of the source (its count) */
 static int count_call(ko_src *S, const char *w, size_t n, int depth, ko_n *r) {
   ko_func *f;
-  if (in_list(w, n, math_calls)) {
+  if (in_list(w, n, math_calls) || in_list(w, n, inc_calls)) {
     ko_plus(r, 1);
     return 0;
   }
+  if (in_list(w, n, access_calls)) return 0;
   if ((f = find(S, w, n, 0)) == NULL && (f = find(S, w, n, 1)) == NULL)
     return unknown(S, "it calls '%.*s', whose source is not in the kernel's source", w, (int)n);
   ko_n k;

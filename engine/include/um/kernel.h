@@ -195,6 +195,16 @@ UM_KERNEL void um_vec_inc_f(const um_vec *v, int j, int c, float x) { UM__VEC_IN
 /** Add x to target j, component c of a vector INC argument of ints (atomic when v->atomic, as _d). */
 UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(int, UM_VEC_I); }
 
+/** A phase boundary in a kernel: the compiler issues no memory read written after it before it. A kernel that
+ * reads its vector arguments in phases (one vector's targets, their results, then the next vector's) keeps the
+ * values of one phase dead before the next phase's are read, instead of all reads hoisted to the start and all
+ * their values live at once: fewer registers on the GPU. No effect on the results; nothing on the host. */
+UM_KERNEL void um_phase(void) {
+#if UM_DEVICE
+  asm volatile("" ::: "memory");
+#endif
+}
+
 /** @name Math with the same bits on the host and the GPU
  * um_cbrt and um_exp are C's cbrt and exp, except in reproducible mode (run.reproducible), where they are
  * um_soft_cbrt and um_soft_exp: a fixed sequence of +, -, *, / (correctly rounded everywhere), floor, frexp
