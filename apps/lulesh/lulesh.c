@@ -64,9 +64,10 @@ LULESH_KERNEL(lu_volume_force_corners, 30);
 LULESH_KERNEL(lu_gather_force, 10);
 LULESH_KERNEL(lu_nodal_update, 6);
 LULESH_KERNEL(lu_kinematics_gradients, 13);
+LULESH_KERNEL(lu_kinematics_gradients_q, 11);
 LULESH_KERNEL(lu_volume_constraints, 9);
 LULESH_KERNEL(lu_eos_constraints, 15);
-LULESH_KERNEL(lu_q_eos_constraints, 26);
+LULESH_KERNEL(lu_q_eos_constraints, 25);
 
 UM_CONST_DEFINE(double, lu_e_cut);
 UM_CONST_DEFINE(double, lu_p_cut);
@@ -379,7 +380,15 @@ static int lagrange_nodal(um_context *ctx, lulesh_state *s) {
 
 static int lagrange_elements(um_context *ctx, lulesh_state *s) {
   double dt = s->deltatime;
-  if (s->p.fused) {
+  if (s->p.fused && s->p.eos_merged == LULESH_EOS_MERGED_Q) { /* no delv: q_eos_constraints takes vnew - v */
+    UM_APP_TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_q_kernel, "kinematics_gradients", s->elems,
+                           um_arg_vec(s->coord, s->elem_nodes, 3, UM_DOUBLE, UM_READ),
+                           um_arg_vec(s->vel, s->elem_nodes, 3, UM_DOUBLE, UM_READ), DIRECT(s->volo, UM_READ),
+                           DIRECT(s->vnew, UM_WRITE), DIRECT(s->arealg, UM_WRITE), DIRECT(s->vdov, UM_WRITE),
+                           ARG(s->delx, -1, UM_ID, 3, UM_WRITE), DIRECT(s->delv_xi, UM_WRITE),
+                           DIRECT(s->delv_eta, UM_WRITE), DIRECT(s->delv_zeta, UM_WRITE),
+                           um_arg_gbl(&dt, 1, UM_DOUBLE, UM_READ)));
+  } else if (s->p.fused) {
     UM_APP_TRY(UM_PAR_LOOP(ctx, lu_kinematics_gradients_kernel, "kinematics_gradients", s->elems,
                            um_arg_vec(s->coord, s->elem_nodes, 3, UM_DOUBLE, UM_READ),
                            um_arg_vec(s->vel, s->elem_nodes, 3, UM_DOUBLE, UM_READ), DIRECT(s->volo, UM_READ),
@@ -477,11 +486,11 @@ int lulesh_step(um_context *ctx, lulesh_state *s, int *done, char *err, size_t e
                      ARG(s->delv_xi, 0, em, 1, UM_READ), ARG(s->delv_eta, 0, em, 1, UM_READ),
                      ARG(s->delv_zeta, 0, em, 1, UM_READ), ARG(s->delx, 0, em, 3, UM_READ),
                      um_arg_dat(s->elem_bc, 0, em, 1, UM_INT, UM_READ), ARG(s->vdov, 0, em, 1, UM_READ),
-                     ARG(s->elem_mass, 0, em, 1, UM_READ), ARG(s->volo, 0, em, 1, UM_READ),
-                     ARG(s->vnew, 0, em, 1, UM_READ), ARG(s->e, 0, em, 1, UM_RW), ARG(s->delv, 0, em, 1, UM_READ),
+                     ARG(s->volo, 0, em, 1, UM_READ) /* the element's mass: its initial volume (unit density) */,
+                     ARG(s->volo, 0, em, 1, UM_READ), ARG(s->vnew, 0, em, 1, UM_READ), ARG(s->e, 0, em, 1, UM_RW),
                      ARG(s->p_, 0, em, 1, UM_RW), ARG(s->q, 0, em, 1, UM_RW), ARG(s->ss, 0, em, 1, UM_WRITE),
                      um_arg_dat(s->eos_rep, -1, UM_ID, 1, UM_INT, UM_READ), ARG(s->arealg, 0, em, 1, UM_READ),
-                     ARG(s->v, 0, em, 1, UM_WRITE), courant, hydro, code);
+                     ARG(s->v, 0, em, 1, UM_RW), courant, hydro, code);
   else if (!rc && s->p.eos_merged)
     rc = UM_PAR_LOOP(ctx, lu_eos_constraints_kernel, "eos_constraints", s->eos_elems, ARG(s->e, 0, em, 1, UM_RW),
                      ARG(s->delv, 0, em, 1, UM_READ), ARG(s->p_, 0, em, 1, UM_RW), ARG(s->q, 0, em, 1, UM_RW),

@@ -57,11 +57,7 @@ UM_KERNEL void lu_collect(const double *n0, const double *n1, const double *n2, 
 }
 /* The same from a vector argument (the element's 8 nodes). */
 UM_KERNEL void lu_collect_vec(const um_vec *n, double x[8], double y[8], double z[8]) {
-  for (int i = 0; i < 8; i++) {
-    x[i] = UM_VEC_D(n, i, 0);
-    y[i] = UM_VEC_D(n, i, 1);
-    z[i] = UM_VEC_D(n, i, 2);
-  }
+  for (int i = 0; i < 8; i++) x[i] = UM_VEC_D(n, i, 0), y[i] = UM_VEC_D(n, i, 1), z[i] = UM_VEC_D(n, i, 2);
 }
 
 /* Hand an element's 8 nodal (or corner) vectors f[.][i] to the 8 targets:
@@ -79,8 +75,7 @@ UM_KERNEL void lu_add_forces(double f[3][8], const double g[3][8]) {
     for (int i = 0; i < 8; i++) f[d][i] += g[d][i];
 }
 
-/* The cofactors of the Jacobian whose columns are fxi, fet, fze (the derivatives of x, y, z along xi, eta and
- * zeta), by column, and 8 times its determinant. */
+/* The cofactors, by column, of the Jacobian of columns fxi, fet, fze; returns 8 times its determinant. */
 UM_KERNEL double lu_jacobian_cofactors(const double fxi[3], const double fet[3], const double fze[3], double cxi[3],
                                        double cet[3], double cze[3]) {
   cxi[0] = (fet[1] * fze[2]) - (fet[2] * fze[1]);
@@ -439,16 +434,13 @@ UM_KERNEL void lu_mid_planes(const double x[8], const double y[8], const double 
   }
 }
 
-/* lu_kinematics_elem's vnew, delv and vdov (to rounding) from the volume and the mid-plane differences of the
- * coordinates (di, dj, dk) and velocities (dvi, dvj, dvk): the Jacobian at the half step is half the coordinates'
- * differences less dt/2 times the velocities' (the shape functions are linear in the nodes); the velocity
- * gradient's trace is its cofactors against the velocities' differences over its determinant. */
+/* lu_kinematics_elem's vnew and vdov (to rounding) from the volume and the mid-plane differences of coordinates
+ * (di, dj, dk) and velocities (dvi, ...): the half step's Jacobian is half the former less dt/4 times the latter
+ * (the shape functions are linear in the nodes); vdov its cofactors against the latter over its determinant. */
 UM_KERNEL void lu_kinematics_planes(const double di[3], const double dj[3], const double dk[3], const double dvi[3],
-                                    const double dvj[3], const double dvk[3], double volume, double volo, double v,
-                                    double dt, double *vnew, double *delv, double *vdov) {
-  const double relativeVolume = volume / volo;
-  *vnew = relativeVolume;
-  *delv = relativeVolume - v;
+                                    const double dvj[3], const double dvk[3], double volume, double volo, double dt,
+                                    double *vnew, double *vdov) {
+  *vnew = volume / volo;
   const double dt2 = 0.5 * dt;
   double fxi[3], fet[3], fze[3]; /* the Jacobian's columns: d(x, y, z) / d(xi, eta, zeta) */
   for (int d = 0; d < 3; d++) {
@@ -744,12 +736,12 @@ UM_KERNEL void lu_nodal_update(double *f, const double *mass, const int *symm, d
   }
 }
 
-/* CalcKinematicsForElems + CalcMonotonicQGradientsForElems: one pass over the element's nodes, in two phases
- * (vector arguments, read where needed): the coordinates give the volume, the characteristic length and their
- * mid-plane differences, then the velocities theirs; all else is of the 18 differences. */
-UM_KERNEL void lu_kinematics_gradients(const um_vec *xn, const um_vec *un, const double *volo, const double *v,
-                                       double *vnew, double *delv, double *arealg, double *vdov, double *delx,
-                                       double *delv_xi, double *delv_eta, double *delv_zeta, const double *dt) {
+/* CalcKinematicsForElems + CalcMonotonicQGradientsForElems in two phases (vector arguments, read where needed):
+ * the coordinates' volume, characteristic length and mid-plane differences, then the velocities'; all else is of
+ * the 18 differences. No delv: params.eos merged_q's loop, the one that needs it, takes vnew - v. */
+UM_KERNEL void lu_kinematics_gradients_q(const um_vec *xn, const um_vec *un, const double *volo, double *vnew,
+                                         double *arealg, double *vdov, double *delx, double *delv_xi,
+                                         double *delv_eta, double *delv_zeta, const double *dt) {
   double x[8], y[8], z[8], di[3], dj[3], dk[3], dvi[3], dvj[3], dvk[3];
   lu_collect_vec(xn, x, y, z);
   const double volume = lu_elem_volume(x, y, z);
@@ -759,9 +751,17 @@ UM_KERNEL void lu_kinematics_gradients(const um_vec *xn, const um_vec *un, const
   lu_collect_vec(un, x, y, z);
   lu_mid_planes(x, y, z, dvi, dvj, dvk);
   double vn;
-  lu_kinematics_planes(di, dj, dk, dvi, dvj, dvk, volume, volo[0], v[0], dt[0], &vn, delv, vdov);
+  lu_kinematics_planes(di, dj, dk, dvi, dvj, dvk, volume, volo[0], dt[0], &vn, vdov);
   vnew[0] = vn;
   lu_gradients_elem(di, dj, dk, dvi, dvj, dvk, volo[0], vn, delx, delv_xi, delv_eta, delv_zeta);
+}
+
+/* The same with delv, the change of the relative volume (the EOS loops of params.eos regions and merged). */
+UM_KERNEL void lu_kinematics_gradients(const um_vec *xn, const um_vec *un, const double *volo, const double *v,
+                                       double *vnew, double *delv, double *arealg, double *vdov, double *delx,
+                                       double *delv_xi, double *delv_eta, double *delv_zeta, const double *dt) {
+  lu_kinematics_gradients_q(xn, un, volo, vnew, arealg, vdov, delx, delv_xi, delv_eta, delv_zeta, dt);
+  delv[0] = vnew[0] - v[0];
 }
 
 /* UpdateVolumesForElems + the time constraints. */
@@ -787,12 +787,13 @@ UM_KERNEL void lu_q_eos_constraints(const double *xi_m, const double *xi_p, cons
                                     const double *zeta_m, const double *zeta_p, const double *delv_xi,
                                     const double *delv_eta, const double *delv_zeta, const double *delx, const int *bc,
                                     const double *vdov, const double *mass, const double *volo, const double *vnew,
-                                    double *e, const double *delv, double *p, double *q, double *ss, const int *rep,
-                                    const double *arealg, double *v, double *dtcourant, double *dthydro, double *err) {
+                                    double *e, double *p, double *q, double *ss, const int *rep, const double *arealg,
+                                    double *v, double *dtcourant, double *dthydro, double *err) {
   double qq, ql;
   lu_monoq(xi_m, xi_p, eta_m, eta_p, zeta_m, zeta_p, delv_xi, delv_eta, delv_zeta, delx, bc, vdov, mass, volo, vnew,
            &qq, &ql);
-  lu_eos_constraints(e, delv, p, q, &qq, &ql, vnew, ss, rep, vdov, arealg, v, dtcourant, dthydro, err);
+  const double delv = vnew[0] - v[0]; /* lu_kinematics_gradients' delv, the same bits */
+  lu_eos_constraints(e, &delv, p, q, &qq, &ql, vnew, ss, rep, vdov, arealg, v, dtcourant, dthydro, err);
 }
 
 #endif
