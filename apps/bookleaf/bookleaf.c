@@ -759,6 +759,14 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
             cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
             cfg->zhg ? ", hourglass filters" : "", cfg->zsp ? ", sub-zonal pressures" : "",
             cfg->deck.zeul ? ", Eulerian (ALE remap every step)" : "");
+    for (int k = 0; k < S.nmat && k < BL_MAXREG; k++) { /* a blank eos_type is VOID: say so for a material in use */
+      char t[BL_SLEN];
+      bl_upper(cfg->deck.eos_type[k], t, sizeof t);
+      if (!t[0])
+        fprintf(r->log, "bookleaf: note: %s: material %d (%s) has no eos_type: VOID, no pressure of its own; set "
+                        "eos_type(%d) in &EOS ('IDEAL GAS', 'TAIT', 'JWL') for a gas or a liquid\n",
+                cfg->deck_path, k + 1, S.material_name[k], k + 1);
+    }
     um_app_setup_done(r, t0);
     rc = run(r, &S, cfg);
   }
