@@ -3,6 +3,7 @@
  * markdown reference printed from it. */
 #include "options.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,14 +103,15 @@ static const um_option declared_here[] = {
              "made and checked before the first step (writable, and no checkpoint\n"
              "of the app with other settings there)"},
     {.key = "checkpoint.keep", .type = UM_OPT_INT, .def = "2", .min = 1, .max = 1000000, .flags = UM_OPT_RANGE,
-     .range_hint = "use 1 or more", .help = "how many of the app's newest checkpoints to keep in checkpoint.dir\n"
-                                            "(an older one is removed only once the new one is complete)"},
+     .range_hint = "use 1 .. 1000000 (how many of the app's newest checkpoints checkpoint.dir keeps)",
+     .help = "how many of the app's newest checkpoints to keep in checkpoint.dir\n"
+             "(an older one is removed only once the new one is complete)"},
     {.key = "checkpoint.on_signal", .type = UM_OPT_BOOL, .def = "false",
      .help = "SIGTERM or SIGUSR1 (a scheduler's warning before preemption)\n"
              "reaching any rank: a checkpoint at the next step every rank agrees on,\n"
              "then exit with status 4"},
     {.key = "checkpoint.stop_after", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647,
-     .flags = UM_OPT_RANGE, .range_hint = "use 0 (never) or a step",
+     .flags = UM_OPT_RANGE, .range_hint = "use 0 (never) or a step, at most 2147483647",
      .help = "write a checkpoint after step N and exit with status 4 (a run cut\n"
              "into jobs: each continues with --restart); 0: never"},
     {.key = "checkpoint.restart", .type = UM_OPT_STRING,
@@ -305,6 +307,23 @@ static int out_of_range(const um_config *cfg, const um_option *o, const char *ke
   return 1;
 }
 
+/* An integer past what the key's type holds ("checkpoint.keep = 3000000000"), for a key with a declared range: the
+ * range error (its range_hint), not the type's limits, which the key never allows anyway. 1 with err written. */
+static int past_type(um_config *cfg, const um_option *o, const char *key, char *err, size_t len) {
+  if (!(o->flags & UM_OPT_RANGE)) return 0;
+  long long v;
+  const char *text = NULL;
+  char e[8], shown[32];
+  if (um_config_get_long(cfg, key, 0, &v, e, sizeof e) == UM_SUCCESS) {
+    snprintf(shown, sizeof shown, "%lld", v);
+    return out_of_range(cfg, o, key, (double)v, shown, err, len);
+  }
+  if (um_config_get_string(cfg, key, NULL, &text, e, sizeof e) || !text) return 0;
+  const char *d = text + (*text == '+' || *text == '-'); /* past 64 bits: decimal digits alone */
+  if (!*d || strspn(d, "0123456789") != strlen(d)) return 0;
+  return out_of_range(cfg, o, key, *text == '-' ? -HUGE_VAL : HUGE_VAL, text, err, len);
+}
+
 int umrun_app_opt_string(const um_app *app_scope, um_config *cfg, const char *key, const char **out, char *err, size_t len) {
   const um_option *o;
   int rc = declared(app_scope, key, UM_OPT_STRING, &o, err, len);
@@ -315,7 +334,8 @@ int umrun_app_opt_int(const um_app *app_scope, um_config *cfg, const char *key, 
   const um_option *o;
   int rc = declared(app_scope, key, UM_OPT_INT, &o, err, len);
   if (rc) return rc;
-  if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : keep(*out), out, err, len))) return rc;
+  if ((rc = um_config_get_int(cfg, key, o->def ? atoi(o->def) : keep(*out), out, err, len)))
+    return past_type(cfg, o, key, err, len) ? UM_ERR_CONFIG : rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%d", *out);
   return out_of_range(cfg, o, key, *out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
@@ -325,7 +345,8 @@ int umrun_app_opt_long(const um_app *app_scope, um_config *cfg, const char *key,
   const um_option *o;
   int rc = declared(app_scope, key, UM_OPT_LONG, &o, err, len);
   if (rc) return rc;
-  if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : keep(*out), out, err, len))) return rc;
+  if ((rc = um_config_get_long(cfg, key, o->def ? atoll(o->def) : keep(*out), out, err, len)))
+    return past_type(cfg, o, key, err, len) ? UM_ERR_CONFIG : rc;
   char shown[32];
   snprintf(shown, sizeof shown, "%lld", *out);
   return out_of_range(cfg, o, key, (double)*out, shown, err, len) ? UM_ERR_CONFIG : UM_SUCCESS;
