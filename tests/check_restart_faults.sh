@@ -5,11 +5,11 @@
 #             with A's metrics
 #   sigkill   one of 2 ranks killed (SIGKILL) while checkpoints are written every 100 iterations: --restart of the
 #             folder continues from the newest complete checkpoint on 1 rank and ends with A's metrics
-#   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, one without its mesh text,
-#             another mesh and another physical setting, a checkpoint.dir that cannot be made or holds another
-#             config's checkpoints (before the first step): each refused with its message and status (1 or 2), and
-#             the checkpoints already there left as they were; a killed writer's temporary removed by the next one;
-#             a run's new checkpoint kept where an earlier run of its settings left higher steps
+#   bad       a corrupt, a truncated, a foreign (Jacobi's) and a non-checkpoint HDF5 file, one without its mesh text or
+#             its step record (um.step), another mesh and another physical setting, a checkpoint.dir that cannot be made
+#             or holds another config's checkpoints (before the first step): each refused with its message and status
+#             (1 or 2), and the checkpoints already there left as they were; a killed writer's temporary removed by the
+#             next one; a run's new checkpoint kept where an earlier run of its settings left higher steps
 #   ends      checkpoint.stop_after at the last step ends the run as usual; a restart with no step left is refused
 #   settings  a deck edited after the checkpoint refused; a step limit and a log period may change
 #   tolerance without run.reproducible: stopped on 1 rank, continued on 2, the run validates against upstream
@@ -122,6 +122,19 @@ EOF2
   expect no_mesh_text 2 "is corrupt: it has no meta/mesh, which every um checkpoint holds" --restart "$WORK/nomesh"
   grep -q "the newest checkpoint that passes its checks is $WORK/nomesh/airfoil-step000000200.h5" \
     "$WORK/no_mesh_text.log" || fail "no_mesh_text: no good one named"
+  # state/um.step renamed (a flipped byte): incomplete or corrupt (exit 2), never another app's or version's
+  mkdir -p "$WORK/nostep" && cp "$good" "$WORK/nostep/" && cp "$WORK/keep.h5" "$WORK/nostep/airfoil-step000000400.h5"
+  python3 - "$WORK/nostep/airfoil-step000000400.h5" <<'EOF2' || fail "no single um.step link name to change"
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"um.step\0") == 1
+open(sys.argv[1], "wb").write(b.replace(b"um.step\0", b"um.stXp\0"))
+EOF2
+  expect no_step 2 "checkpoint '$WORK/nostep/airfoil-step000000400.h5' is incomplete or corrupt: it has no step record" \
+    --restart "$WORK/nostep"
+  ! grep -q "another app or version" "$WORK/no_step.log" || fail "no_step: called another app's or version's"
+  grep -q "the newest checkpoint that passes its checks is $WORK/nostep/airfoil-step000000200.h5" \
+    "$WORK/no_step.log" || fail "no_step: no good one named"
   touch "$WORK/file"
   # a folder that cannot be written: refused before the first step (no iteration printed), as any output path
   expect unwritable_dir 1 "checkpoint.dir: cannot write checkpoints into '$WORK/file/ck': .*checked before the first step" \

@@ -130,6 +130,10 @@ TEST_F(Checkpoint, WrittenAndReadBackWithValuesAndTexts) {
   EXPECT_EQ(um_checkpoint_value_get(c2, f, "step", &step2, sizeof step2), UM_SUCCESS);
   EXPECT_EQ(t2, 1.25);
   EXPECT_EQ(step2, 7);
+  EXPECT_EQ(um_checkpoint_value_has(f, "step"), 1);
+  EXPECT_EQ(um_checkpoint_value_has(f, "nothing"), 0);
+  EXPECT_EQ(um_checkpoint_value_has(f, "app"), 0); // a text (meta/), not a value
+  EXPECT_EQ(um_checkpoint_value_has(nullptr, "step"), 0);
   int small = 0; // another size: another version of the app
   EXPECT_EQ(um_checkpoint_value_get(c2, f, "t", &small, sizeof small), UM_ERR_IO);
   EXPECT_NE(std::string(um_error_message(c2)).find("value 't' is 8 bytes where this run keeps 4"), std::string::npos)

@@ -338,6 +338,16 @@ static int mesh_differs(const char *there, const char *here, char *out, size_t l
 
 /* ---- restart ---- */
 
+/* The texts every checkpoint holds (meta/app, physics, mesh, settings), then its step record (state/um.step, which
+ * every checkpoint held from the first): the first of them f lacks, its index (CK_TEXTS for the step), or -1. */
+static const char *const ck_texts[] = {"app", "physics", "mesh", "settings"};
+#define CK_TEXTS ((int)(sizeof ck_texts / sizeof ck_texts[0]))
+static int missing_record(const um_checkpoint_file *f) {
+  for (int i = 0; i < CK_TEXTS; i++)
+    if (!um_checkpoint_text_get(f, ck_texts[i])) return i;
+  return um_checkpoint_value_has(f, "um.step") ? -1 : CK_TEXTS;
+}
+
 /* After `bad` failed: the newest of the others in its folder that passes every check, named in the message. */
 static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
   umrun_ck_found *f = NULL;
@@ -349,7 +359,8 @@ static void name_good_one(um_app_run *run, const char *dir, const char *bad) {
     for (int i = 0; i < n && !good; i++) {
       if (!strcmp(f[i].path, bad)) continue;
       um_checkpoint_file *cf = NULL;
-      if (um_checkpoint_open(run->ctx, f[i].path, &cf) == UM_SUCCESS && um_checkpoint_verify(run->ctx, cf) == UM_SUCCESS)
+      if (um_checkpoint_open(run->ctx, f[i].path, &cf) == UM_SUCCESS &&
+          um_checkpoint_verify(run->ctx, cf) == UM_SUCCESS && missing_record(cf) < 0)
         good = f[i].path;
       um_checkpoint_close(cf);
     }
@@ -405,14 +416,17 @@ int umrun_ckpt_physics_differ(um_app_run *run, const char *there_text, int say, 
   return *n < 0 ? um_app_fail(run, UM_ERR_ALLOC, "out of memory") : UM_SUCCESS;
 }
 
-/* The texts every checkpoint holds (meta/app, physics, mesh, settings): a file without one is corrupt (a name
- * changed by a flipped byte), never read as another app's or one with nothing to compare. */
-static int texts_present(um_app_run *run, const um_checkpoint_file *f, const char *path) {
-  static const char *const keys[] = {"app", "physics", "mesh", "settings"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (!um_checkpoint_text_get(f, keys[i]))
-      return um_app_fail(run, UM_ERR_IO, "checkpoint '%s' is corrupt: it has no meta/%s, which every um checkpoint "
-                                         "holds", path, keys[i]);
+/* The records every checkpoint holds (missing_record): a file without one is corrupt (a name changed by a flipped
+ * byte) or incomplete, never read as another app's, one with nothing to compare or one of another version. */
+static int records_present(um_app_run *run, const um_checkpoint_file *f, const char *path) {
+  const int i = missing_record(f);
+  if (i == CK_TEXTS)
+    return um_app_fail(run, UM_ERR_IO,
+                       "checkpoint '%s' is incomplete or corrupt: it has no step record (state/um.step), which every "
+                       "um checkpoint holds", path);
+  if (i >= 0)
+    return um_app_fail(run, UM_ERR_IO, "checkpoint '%s' is corrupt: it has no meta/%s, which every um checkpoint "
+                                       "holds", path, ck_texts[i]);
   return UM_SUCCESS;
 }
 
@@ -448,7 +462,7 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
   if (rc) return rc;
   const char *app = um_checkpoint_text_get(f, "app");
   char diffs[3000];
-  if ((rc = texts_present(run, f, path))) {
+  if ((rc = records_present(run, f, path))) {
     name_good_one(run, dir, path);
     um_checkpoint_close(f);
     return rc;

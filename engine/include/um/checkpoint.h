@@ -103,6 +103,9 @@ const char *um_checkpoint_text_get(const um_checkpoint_file *f, const char *key)
 /** The value state/NAME into out (bytes must be its size): absent, of another size or whose checksum does not
  * match is UM_ERR_IO naming it. */
 int um_checkpoint_value_get(um_context *ctx, const um_checkpoint_file *f, const char *name, void *out, size_t bytes);
+/** 1 when the checkpoint holds the value state/NAME, else 0 (no read, no communication: a caller tells a file that
+ * lost a value every one of its checkpoints holds, a corrupt one, from one of another version). */
+int um_checkpoint_value_has(const um_checkpoint_file *f, const char *name);
 /** Every dat the checkpoint holds into ctx's dat of that name, each rank reading its block of the rows and the rows
  * going to the ranks that hold them (um_dat_update_block_original_order). A dat ctx declares with another set size,
  * dim or type, and a dataset whose checksum does not match, are UM_ERR_IO naming it; dats are only updated once

@@ -519,6 +519,17 @@ int um_checkpoint_value_get(um_context *ctx, const um_checkpoint_file *f, const 
   return um__dist_agree(ctx, rc);
 }
 
+int um_checkpoint_value_has(const um_checkpoint_file *f, const char *name) {
+  if (!f || !name) return 0;
+  char ds[600];
+  snprintf(ds, sizeof ds, "state/%s", name);
+  um__h5_quiet q;
+  um__h5_quiet_on(&q);
+  const int has = um__h5_path_exists(f->fid, ds) > 0;
+  um__h5_quiet_off(&q);
+  return has;
+}
+
 /* One dat's dataset: this rank's block of rows read into *out (malloc'd), its checksum checked (collective). */
 static int read_dat(um_context *ctx, um_checkpoint_file *f, const char *name, um_dat *d, char **out,
                     size_t *bytes) {
