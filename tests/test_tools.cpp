@@ -149,6 +149,21 @@ TEST(Tools, KernelOperationEstimate) {
   EXPECT_EQ(um_kernel_op_estimate(nullptr, "k"), -1);
 }
 
+// um/kernel.h's vector accessors are reads (their indices addresses, as a subscript's), an increment one
+// addition besides its value's cost, um_phase nothing
+TEST(Tools, KernelOperationsOfVectorArguments) {
+  const char *src =
+      "#include <um/kernel.h>\n"
+      "UM_KERNEL void k(const um_vec *a, const um_vec *b, double *y) {\n"
+      "  y[0] = UM_VEC_D(a, 1 + 1, 2 * 0) * 2.0;\n"
+      "  um_phase();\n"
+      "  um_vec_inc_d(b, 1 + 1, 0, y[0] * 3.0);\n"
+      "  um_vec_inc_d(b, 0, 0, UM_VEC_D(a, 0, 1 - 1));\n"
+      "}\n";
+  // * 2.0 (1); the first increment: its addition and * 3.0 (2); the second: its addition (1)
+  EXPECT_EQ(um_kernel_op_estimate(src, "k"), 4);
+}
+
 // Issue 26, item 1: the count follows calls into helpers (functions and
 // function-like macros of the same source) and multiplies loops with a constant
 // trip count; what cannot be counted is unknown (-1, with the reason), never 0.

@@ -394,7 +394,7 @@ static int loop_variants(um_app_run *run) {
   const char *names[UM_PER_LOOP_MAX];
   UM_APP_TRY(per_loop_names(run, "variant",
                             "a mapping from loop names to the backend's kernel variant, e.g. variant: "
-                            "{kinematics_gradients: 1}",
+                            "{volume_force: 2}",
                             names, &n));
   for (int i = 0; i < n; i++) {
     char key[160];

@@ -65,7 +65,7 @@ static const um_option declared_here[] = {
     {.key = "variant.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 64, .flags = UM_OPT_RANGE,
      .range_hint = "must be >= 0",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
-             "variant: {kinematics_gradients: 1}. cuda: 0 registers as compiled,\n"
+             "variant: {volume_force: 2}. cuda: 0 registers as compiled,\n"
              "1 (2) registers for one (two) more resident blocks per SM; a backend\n"
              "without that variant (the CPU backends have none) ignores it with a note"},
     ENGINE("run.tune"),

@@ -763,9 +763,9 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
       char t[BL_SLEN];
       bl_upper(cfg->deck.eos_type[k], t, sizeof t);
       if (!t[0])
-        fprintf(r->log, "bookleaf: note: %s: material %d (%s) has no eos_type: VOID, no pressure of its own; set "
-                        "eos_type(%d) in &EOS ('IDEAL GAS', 'TAIT', 'JWL') for a gas or a liquid\n",
-                cfg->deck_path, k + 1, S.material_name[k], k + 1);
+        fprintf(r->log, "bookleaf: note: %s: material %d (%s) has no eos_type: VOID, a constant pressure "
+                        "eos_param(1,%d) = %g; set eos_type(%d) in &EOS ('IDEAL GAS', 'TAIT', 'JWL') for a gas or a "
+                        "liquid\n", cfg->deck_path, k + 1, S.material_name[k], k + 1, cfg->eos_param[k][0], k + 1);
     }
     um_app_setup_done(r, t0);
     rc = run(r, &S, cfg);

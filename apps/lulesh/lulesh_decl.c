@@ -78,8 +78,11 @@ static int decl_fields(um_context *ctx, lulesh_state *s, const fields *m) {
                    {"delv_xi", 1, NULL, &s->delv_xi},
                    {"delv_eta", 1, NULL, &s->delv_eta},
                    {"delv_zeta", 1, NULL, &s->delv_zeta}};
-  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) { /* merged_q: qq and ql in registers only */
-    if (s->p.eos_merged == LULESH_EOS_MERGED_Q && (elem_dats[i].dat == &s->qq || elem_dats[i].dat == &s->ql)) continue;
+  for (size_t i = 0; i < sizeof elem_dats / sizeof elem_dats[0]; i++) {
+    /* merged_q: qq and ql in registers only, delv taken from vnew and v where it is needed */
+    if (s->p.eos_merged == LULESH_EOS_MERGED_Q &&
+        (elem_dats[i].dat == &s->qq || elem_dats[i].dat == &s->ql || elem_dats[i].dat == &s->delv))
+      continue;
     double **rows = elem_dats[i].rows;
     if (rows && rows == m->volo && *m->volo == *m->elem_mass) /* one array for both: copied here, taken later */
       UM_APP_TRY(um_decl_dat(ctx, s->elems, 1, UM_DOUBLE, *rows, elem_dats[i].name, elem_dats[i].dat));

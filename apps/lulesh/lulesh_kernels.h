@@ -1,7 +1,7 @@
 /* LULESH 2.0 on um: Lagrangian shock hydrodynamics (the Sedov blast) on a hex8 mesh. Kernels are written once,
  * valid C and CUDA device code; each is one element (or node) of a loop of the upstream code. The arithmetic
- * follows upstream operation for operation, so results agree to rounding, except the fused kinematics_gradients'
- * velocity gradient at the half step: from the element's mid-plane differences (lu_kinematics_planes).
+ * follows upstream operation for operation, except the fused kinematics_gradients' velocity gradient at the half
+ * step (from the element's mid-plane differences: lu_kinematics_planes); results agree to rounding.
  *
  * Nodes carry coordinates, velocities, accelerations, forces (dim 3 each) and
  * a mass; elements carry the thermodynamic state (e, p, q, ...) and volumes.
@@ -434,7 +434,7 @@ UM_KERNEL void lu_mid_planes(const double x[8], const double y[8], const double 
   }
 }
 
-/* lu_kinematics_elem's vnew and vdov (to rounding) from the volume and the mid-plane differences of coordinates
+/* lu_kinematics_elem's vnew (the same bits) and vdov (to rounding) from the volume and the mid-plane differences of coordinates
  * (di, dj, dk) and velocities (dvi, ...): the half step's Jacobian is half the former less dt/4 times the latter
  * (the shape functions are linear in the nodes); vdov its cofactors against the latter over its determinant. */
 UM_KERNEL void lu_kinematics_planes(const double di[3], const double dj[3], const double dk[3], const double dvi[3],

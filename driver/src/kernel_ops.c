@@ -71,8 +71,8 @@ static const char *const math_calls[] = {"sqrt", "pow", "exp", "log", "log10", "
                                          /* um/kernel.h's: the library's, or their portable twins (one call) */
                                          "um_cbrt", "um_exp", "um_expf", "um_soft_cbrt", "um_soft_exp", NULL};
 
-/* um/kernel.h's accessors of a vector argument (a read or a place, no arithmetic: their arguments are counted
- * where they are written) and phase boundary, and its increments (one addition). */
+/* um/kernel.h's accessors of a vector argument and its phase boundary (no arithmetic: an accessor's indices are
+ * addresses, not counted), and its increments (one addition, and what the value added costs). */
 static const char *const access_calls[] = {"UM_VEC_D", "UM_VEC_F", "UM_VEC_I", "um_phase", NULL};
 static const char *const inc_calls[] = {"um_vec_inc_d", "um_vec_inc_f", "um_vec_inc_i", NULL};
 
@@ -419,11 +419,10 @@ static int count_choice(ko_src *S, const char *q, const char *end, int depth, ko
 /* a call of w (its '(' at p): a math function (1), a function or function-like macro of the source (its count) */
 static int count_call(ko_src *S, const char *w, size_t n, int depth, ko_n *r) {
   ko_func *f;
-  if (in_list(w, n, math_calls) || in_list(w, n, inc_calls)) {
+  if (in_list(w, n, math_calls)) {
     ko_plus(r, 1);
     return 0;
   }
-  if (in_list(w, n, access_calls)) return 0;
   if ((f = find(S, w, n, 0)) == NULL && (f = find(S, w, n, 1)) == NULL)
     return unknown(S, "it calls '%.*s', whose source is not in the kernel's source", w, (int)n);
   ko_n k;
@@ -450,6 +449,24 @@ static int count_word(ko_src *S, const char *w, size_t n, const char *end, int d
     ko_then(r, x);
     ko_leave(r);
     *next = e;
+    return 0;
+  }
+  if (call && (in_list(w, n, access_calls) || in_list(w, n, inc_calls))) { /* past the call, its indices uncounted */
+    const char *close = matching(p, end), *a = p + 1;
+    if (!close) return unknown(S, "'%.*s' without its closing ')'", w, (int)n);
+    if (in_list(w, n, inc_calls)) { /* (v, j, c, x): one addition, and what x costs */
+      for (int k = 0; k < 3; k++) {
+        a = expression_end(a, close, 0);
+        if (a >= close || *a != ',') return unknown(S, "'%.*s' without its four arguments", w, (int)n);
+        a++;
+      }
+      ko_n x;
+      if (count_range(S, a, close, depth, &x)) return -1;
+      ko_plus(r, 1);
+      ko_then(r, x);
+    }
+    *next = close + 1;
+    *prev = 1;
     return 0;
   }
   if (call && !in_list(w, n, type_words)) return count_call(S, w, n, depth, r);

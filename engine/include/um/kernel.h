@@ -198,7 +198,9 @@ UM_KERNEL void um_vec_inc_i(const um_vec *v, int j, int c, int x) { UM__VEC_INC(
 /** A phase boundary in a kernel: the compiler issues no memory read written after it before it. A kernel that
  * reads its vector arguments in phases (one vector's targets, their results, then the next vector's) keeps the
  * values of one phase dead before the next phase's are read, instead of all reads hoisted to the start and all
- * their values live at once: fewer registers on the GPU. No effect on the results; nothing on the host. */
+ * their values live at once: fewer registers on the GPU. A hint to the compiler only: no fence, nothing between
+ * threads; what was read before it is read again after it where used (a vector's map row, for one). No effect on
+ * the results; nothing on the host. */
 UM_KERNEL void um_phase(void) {
 #if UM_DEVICE
   asm volatile("" ::: "memory");

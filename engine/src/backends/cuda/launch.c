@@ -73,8 +73,8 @@ cu_kern *cu_find_kern(cu_state *S, const cu_key *key) {
 
 /* The loop's variants 1 and 2: launch bounds asking for `more` (1, 2) more resident blocks per SM than its
  * default kernel holds (built first if need be), so the compiler fits fewer registers per thread: more warps to
- * hide the latency of register-bound loops, perhaps spills (LULESH's kinematics_gradients, 12% of warps, ran
- * 1.23x faster with one more; volume_force, 249 registers at 64 threads, 1.10x with two more; eos_constraints,
+ * hide the latency of register-bound loops, perhaps spills (LULESH's volume_force, 249 registers at 64 threads,
+ * 1.10x with two more; eos_constraints,
  * latency-bound at half the SM's threads, 1.06x with one more and slower with two; the DRAM-bound nodal_update
  * and monoq slower with either: H200). Where the blocks cannot fit (threads or shared memory bind), it is the
  * default kernel itself (no compile: the same key). */
