@@ -63,7 +63,7 @@ static const um_option declared_here[] = {
      .help = "run.block_size for one loop, as run.tune may keep it: block_size: {getforce: 128};\n"
              "0: run.block_size"},
     {.key = "variant.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 64, .flags = UM_OPT_RANGE,
-     .range_hint = "must be >= 0",
+     .range_hint = "must be 0 (the backend's default kernel) to 64",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
              "variant: {volume_force: 2}. cuda: 0 registers as compiled,\n"
              "1 (2) registers for one (two) more resident blocks per SM; a backend\n"

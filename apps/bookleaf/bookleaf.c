@@ -82,7 +82,8 @@ static const um_option bookleaf_options[] = {
      .help = "the L1 norm of density against the exact Sod solution (auto: when the deck's name contains 'sod', as "
              "upstream)"},
     {.key = "run.iterations", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647, .flags = UM_OPT_RANGE,
-     .range_hint = "must be >= 0", .help = "stop after this many steps (0: at time_end)"},
+     .range_hint = "must be 0 (at time_end) to 2147483647",
+     .help = "stop after this many steps (0: at time_end)"},
 };
 
 /* The EOS of each material (upstream's names, any case, blanks around them ignored) and the parameters its formulas
