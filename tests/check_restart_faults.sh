@@ -111,25 +111,24 @@ bad)
   expect other_mesh 1 "mesh.J: 75 in the checkpoint, 60 now" --restart "$good" --set mesh.J=60
   expect other_physics 1 "params.fused: true in the checkpoint, false now" --restart "$good" --set params.fused=false
   expect missing 1 "the folder holds no checkpoint of airfoil" --restart "$WORK/o"
-  # meta/mesh renamed (a flipped byte in the name): corrupt, never a checkpoint whose mesh goes unchecked
-  mkdir -p "$WORK/nomesh" && cp "$good" "$WORK/nomesh/" && cp "$WORK/keep.h5" "$WORK/nomesh/airfoil-step000000400.h5"
-  python3 - "$WORK/nomesh/airfoil-step000000400.h5" <<'EOF2' || fail "no single mesh link name to change"
+  # a copy of the good checkpoints in WORK/$1 whose step-400 file has the link name $2 renamed $3 (a flipped byte)
+  renamed() {
+    mkdir -p "$WORK/$1" && cp "$good" "$WORK/$1/" && cp "$WORK/keep.h5" "$WORK/$1/airfoil-step000000400.h5"
+    python3 - "$WORK/$1/airfoil-step000000400.h5" "$2" "$3" <<'EOF2' || fail "$1: no single '$2' link name to change"
 import sys
 b = open(sys.argv[1], "rb").read()
-assert b.count(b"mesh\0") == 1
-open(sys.argv[1], "wb").write(b.replace(b"mesh\0", b"mesX\0"))
+old, new = sys.argv[2].encode() + b"\0", sys.argv[3].encode() + b"\0"
+assert b.count(old) == 1
+open(sys.argv[1], "wb").write(b.replace(old, new))
 EOF2
+  }
+  # meta/mesh renamed: corrupt, never a checkpoint whose mesh goes unchecked
+  renamed nomesh mesh mesX
   expect no_mesh_text 2 "is corrupt: it has no meta/mesh, which every um checkpoint holds" --restart "$WORK/nomesh"
   grep -q "the newest checkpoint that passes its checks is $WORK/nomesh/airfoil-step000000200.h5" \
     "$WORK/no_mesh_text.log" || fail "no_mesh_text: no good one named"
-  # state/um.step renamed (a flipped byte): incomplete or corrupt (exit 2), never another app's or version's
-  mkdir -p "$WORK/nostep" && cp "$good" "$WORK/nostep/" && cp "$WORK/keep.h5" "$WORK/nostep/airfoil-step000000400.h5"
-  python3 - "$WORK/nostep/airfoil-step000000400.h5" <<'EOF2' || fail "no single um.step link name to change"
-import sys
-b = open(sys.argv[1], "rb").read()
-assert b.count(b"um.step\0") == 1
-open(sys.argv[1], "wb").write(b.replace(b"um.step\0", b"um.stXp\0"))
-EOF2
+  # state/um.step renamed: incomplete or corrupt (exit 2), never another app's or version's
+  renamed nostep um.step um.stXp
   expect no_step 2 "checkpoint '$WORK/nostep/airfoil-step000000400.h5' is incomplete or corrupt: it has no step record" \
     --restart "$WORK/nostep"
   ! grep -q "another app or version" "$WORK/no_step.log" || fail "no_step: called another app's or version's"
