@@ -434,9 +434,10 @@ UM_KERNEL void lu_mid_planes(const double x[8], const double y[8], const double 
   }
 }
 
-/* lu_kinematics_elem's vnew (the same bits) and vdov (to rounding) from the volume and the mid-plane differences of coordinates
- * (di, dj, dk) and velocities (dvi, ...): the half step's Jacobian is half the former less dt/4 times the latter
- * (the shape functions are linear in the nodes); vdov its cofactors against the latter over its determinant. */
+/* lu_kinematics_elem's vnew (the same bits) and vdov (to rounding) from the volume and the mid-plane differences
+ * of coordinates (di, dj, dk) and velocities (dvi, ...): the half step's Jacobian is half the former less dt/4
+ * times the latter (the shape functions are linear in the nodes); vdov its cofactors against the latter over its
+ * determinant. */
 UM_KERNEL void lu_kinematics_planes(const double di[3], const double dj[3], const double dk[3], const double dvi[3],
                                     const double dvj[3], const double dvk[3], double volume, double volo, double dt,
                                     double *vnew, double *vdov) {
