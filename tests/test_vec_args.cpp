@@ -353,25 +353,49 @@ TEST(VecArgs, LoopsWithVectorArgsAreNeverSplit) {
   }
 }
 
-TEST(VecArgs, CompiledHostLoopsRunTheKernelsOwnRange) {
-  um_options o;
-  um_options_default(&o);
-  o.backend = "seq";
-  um_options_set(&o, "hostc.compile", "wait");  // every loop compiled before its first call, but not one with vector args
-  um_options_set(&o, "run.cache", "off");
-  um_context *ctx = nullptr;
-  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  const tvw::Mesh m = tvw::make(100, 60, 4);
-  tvw::Decl D = tvw::declare(ctx, m);
-  EXPECT_EQ(tvw::sum(ctx, D, m, true, UM_AOS, "v"), tvw::sum_reference(m));
-  EXPECT_EQ(tvw::scatter(ctx, D, m, true, UM_SOA, "w"), tvw::scatter_reference(m));
-  um_loop_stats s;
-  for (const char *n : {"sum_v", "scatter_w"})
-    if (stats_of(ctx, n, &s)) {
-      EXPECT_EQ(s.calls, 1);
-      EXPECT_EQ(s.compiled_calls, 0) << n;
-    }
-  um_finalize(&ctx);
+// hostc.compile wait: loops with vector arguments (a map row's, a whole dat's; READ and INC) run compiled host code
+// with the generic range's results, on seq, coloured OpenMP and OpenMP atomics (the um_vec's atomic flag is the
+// run's); a whole dat's size is read at run time (tables of two sizes)
+TEST(VecArgs, CompiledHostLoopsRunVectorArguments) {
+  struct Case {
+    const char *backend;
+    um_strategy strategy;
+  };
+  std::vector<Case> cases = {{"seq", UM_STRATEGY_AUTO}};
+  if (um_backend_available("openmp")) {
+    cases.push_back({"openmp", UM_STRATEGY_AUTO});
+    cases.push_back({"openmp", UM_STRATEGY_ATOMICS});
+  }
+  for (int arity : {60, 3})
+    for (const Case &k : cases)
+      for (um_layout l : {UM_AOS, UM_SOA}) {
+        const std::string what = std::string(k.backend) + " " + um_strategy_name(k.strategy) + " " +
+                                 um_layout_name(l) + " arity " + std::to_string(arity);
+        const tvw::Mesh m = tvw::make(300, arity, 4);
+        const tvw::Whole w = tvw::make_whole(m, 29, 3), w2 = tvw::make_whole(m, 41, 5);
+        um_options o;
+        um_options_default(&o);
+        o.backend = k.backend;
+        o.strategy = k.strategy;
+        o.nthreads = strcmp(k.backend, "openmp") == 0 ? 2 : 0;
+        o.block_size = 16;
+        um_options_set(&o, "openmp.parallel_threshold", "0");  // two threads race without colours or atomics
+        um_options_set(&o, "hostc.compile", "wait");  // every loop compiled before its first call
+        um_options_set(&o, "run.cache", "off");
+        um_context *ctx = nullptr;
+        ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+        tvw::Decl D = tvw::declare(ctx, m);
+        EXPECT_EQ(tvw::sum(ctx, D, m, true, l, "v"), tvw::sum_reference(m)) << what;
+        EXPECT_EQ(tvw::gather_whole(ctx, D.cells, m, w, l, "g"), tvw::gather_whole_reference(m, w)) << what;
+        EXPECT_EQ(tvw::gather_whole(ctx, D.cells, m, w2, l, "g2"), tvw::gather_whole_reference(m, w2)) << what;
+        EXPECT_EQ(tvw::scatter(ctx, D, m, true, l, "w"), tvw::scatter_reference(m)) << what;
+        EXPECT_EQ(tvw::scatter_whole(ctx, D.cells, m, w, l, "sw", 2), tvw::scatter_whole_reference(m, w, 2)) << what;
+        um_loop_stats s;
+        for (const char *n : {"sum_v", "gather_whole_g", "gather_whole_g2", "scatter_w"})
+          if (stats_of(ctx, n, &s)) EXPECT_EQ(s.compiled_calls, 1) << what << ": " << n;
+        if (stats_of(ctx, "scatter_whole_sw", &s)) EXPECT_EQ(s.compiled_calls, 2) << what;
+        um_finalize(&ctx);
+      }
 }
 
 TEST(VecArgs, UsefulBytesCountEveryTargetOfTheRowAndTheMap) {

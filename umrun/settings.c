@@ -283,7 +283,21 @@ int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len) {
       if (um_config_get_string(cfg, key, NULL, &v, err, len)) return UM_ERR_CONFIG; /* read: a known key */
       if (v) fprintf(stdout, "note: %s is a setting of the %s backend, which is not available here; ignored\n", key, b);
     }
-    if (!declared) um_config_mark_read(cfg, b, NULL, 0); /* a backend not built: its settings are not known here */
+    if (!declared) { /* a backend not built: its settings are not known here, so not checked: said, then ignored */
+      int n = 0;
+      if (um_config_keys(cfg, b, &n, NULL, 0, err, len)) return UM_ERR_CONFIG;
+      const char **names = n ? malloc((size_t)n * sizeof *names) : NULL;
+      if (n && (!names || um_config_keys(cfg, b, &n, names, n, err, len))) {
+        if (!names) snprintf(err, len, "out of memory");
+        free(names);
+        return UM_ERR_CONFIG;
+      }
+      fprintf(stdout, "note: ");
+      for (int k = 0; k < n; k++) fprintf(stdout, "%s%s.%s", k ? ", " : "", b, names[k]);
+      fprintf(stdout, ": not checked, ignored: %s\n", why);
+      free(names);
+      um_config_mark_read(cfg, b, NULL, 0);
+    }
   }
   return UM_SUCCESS;
 }

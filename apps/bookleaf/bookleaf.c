@@ -72,7 +72,7 @@ static const um_option bookleaf_options[] = {
      .help = "the edge viscosity: fused = one pass (getdt_visc: edges, limiter and corner forces, the neighbours'\n"
              "edges computed from their nodes, nothing in memory between); loops = upstream's three\n"
              "(getdt_visc_init, getdt_visc_limit, getdt_visc_force); auto = fused on a GPU with params.fused (1.7x\n"
-             "the three on an H100 and an H200), loops on CPUs (where the one pass is 1.3x slower). The same bits"},
+             "the three on an H100 and an H200), loops on CPUs (where the one pass is no faster). The same bits"},
     {.key = "params.print_every", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647,
      .flags = UM_OPT_RANGE | UM_OPT_NOT_PHYSICS,
      .range_hint = "use 0 (the last step's line only) or N >= 1 (every N steps, as upstream prints with 1)",

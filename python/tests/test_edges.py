@@ -157,6 +157,32 @@ def test_indirect_increment_through_a_map(ctx):
         e[2]
 
 
+def test_vector_arguments_read_every_target_of_the_row(ctx):
+    vsum = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void vsum(const um_vec *x, double *s) {'
+                     " s[0] = 0; for (int j = 0; j < x->n; j++) s[0] += (j + 1) * UM_VEC_D(x, j, 0); }\n", "vsum")
+    psum = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void psum(const double *a, const double *b, const double *c,'
+                     " double *s) { s[0] = 0; s[0] += 1 * a[0]; s[0] += 2 * b[0]; s[0] += 3 * c[0]; }\n", "psum")
+    nodes, cells = ctx.set(7, "nodes"), ctx.set(5, "cells")
+    rows = np.array([[i, (i + 2) % 7, (3 * i + 1) % 7] for i in range(5)], dtype=np.int32)
+    m = ctx.map(cells, nodes, rows, "m")
+    x = ctx.dat(nodes, np.arange(1.0, 8.0) ** 2, "x")
+    v, p = ctx.dat(cells, None, "v", dim=1), ctx.dat(cells, None, "p", dim=1)
+    um.par_loop(vsum, cells, x(READ, m[:]), v(WRITE))
+    um.par_loop(psum, cells, x(READ, m[0]), x(READ, m[1]), x(READ, m[2]), p(WRITE))
+    np.testing.assert_array_equal(v.fetch(), p.fetch())
+    np.testing.assert_array_equal(v.fetch(), ((np.arange(1.0, 8.0) ** 2)[rows] * [1, 2, 3]).sum(axis=1))
+    spread = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void spread(const double *w, const um_vec *a) {'
+                       " for (int j = 0; j < a->n; j++) um_vec_inc_d(a, j, 0, w[0]); }\n", "spread")
+    acc = ctx.dat(nodes, None, "acc", dim=1)
+    um.par_loop(spread, cells, v(READ), acc(INC, m[:]))
+    expected = np.zeros(7)
+    for j in range(3):
+        np.add.at(expected, rows[:, j], v.fetch())
+    np.testing.assert_array_equal(acc.fetch(), expected)
+    with pytest.raises(TypeError, match=r"\[:\]"):
+        m[0:2]
+
+
 def test_context_errors():
     with pytest.raises(ValueError, match="unknown option 'run.thread'.*run.threads"):
         um.Context(backend="seq", thread=2)

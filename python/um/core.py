@@ -546,13 +546,19 @@ class Set(_Object):
 
 class Map(_Object):
     """A map (um_map) from one set to ``arity`` elements of another, declared with :meth:`Context.map`. Index it
-    to name one target for a loop argument: ``q(READ, pecell[0])``."""
+    to name one target for a loop argument: ``q(READ, pecell[0])``; ``q(READ, pecell[:])`` passes every target of
+    the row as one vector argument (the kernel's parameter a ``const um_vec *``, read with UM_VEC_D)."""
 
     def __init__(self, ctx, p, name, frm, to, arity):
         super().__init__(ctx, p, name)
         self.frm, self.to, self.arity = frm, to, arity
 
     def __getitem__(self, idx):
+        if isinstance(idx, slice):  # map[:]: every target of the row, one vector argument (um_arg_vec)
+            if idx != slice(None):
+                raise TypeError("map '%s': index a map with an int, or with [:] for every target of its row "
+                                "(a vector argument), not %r" % (self.name, idx))
+            return (self, lib.UM_PY_ALL)
         if isinstance(idx, bool):
             raise TypeError("map '%s': index a map with an int, not %r" % (self.name, idx))
         try:

@@ -54,8 +54,9 @@ typedef struct {
 } um_exec_arg;
 
 /** A loop's range compiled for its arguments (engine/src/backends/host/hostc.c): base
- * pointers (a global's: its per-thread value), maps and SoA column strides
- * (bytes) per argument, then the elements [begin, end). */
+ * pointers (a global's: its per-thread value; a vector argument's: its um_vec in um_exec.vec,
+ * read when the range starts), maps and SoA column strides (bytes) per argument, then the
+ * elements [begin, end). */
 typedef void (*um_compiled_range)(char *const *base, const int *const *map, const size_t *stride, int begin,
                                   int end);
 

@@ -70,8 +70,8 @@ void um_exec_init(um_exec *x, const um_loop *loop) {
     if (soa) x->nsoa++;
     if (soa && a->acc != UM_READ) x->nsoa_write++;
   }
-  for (int i = 0; i < loop->nargs; i++) {
-    x->cbase[i] = x->a[i].base;
+  for (int i = 0; i < loop->nargs; i++) { /* a vector argument: its um_vec (arity, strides, atomic: set per run) */
+    x->cbase[i] = x->a[i].kind == UM_X_VEC ? (char *)&x->vec[i] : x->a[i].base;
     x->cmap[i] = x->a[i].map;
     x->cstride[i] = x->a[i].stride;
   }

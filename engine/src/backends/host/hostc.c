@@ -58,7 +58,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
 #define HC_STOP_GRACE_S 2.0   /* a compiler told to stop and still running this long later is killed */
 #define HC_PATH 1024
-#define HC_ABI "um-hostc-3"   /* bump when the generated code's interface changes (3: the kernel through um__kernel) */
+#define HC_ABI "um-hostc-4"   /* bump when the generated code's interface changes (4: vector arguments' um_vec) */
 
 enum { HC_NEW, HC_QUEUED, HC_RUNNING, HC_ELSEWHERE, HC_READY, HC_FAILED };
 
@@ -659,13 +659,6 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   const int required = !loop->kernel->range; /* declared from source (um_decl_kernel): compiled, whatever the mode */
   if ((mode == UM_COMPILE_OFF && !required) || !ctx->backend->caps.host_code || !loop->kernel->source)
     return UM_SUCCESS;
-  if (loop->has_vec && required)
-    return UM_BACKEND_ERROR(ctx, UM_ERR_UNSUPPORTED,
-                            "loop '%s': kernel '%s' was declared from source alone, and vector or whole-dat arguments "
-                            "run on the host only through a kernel's own range function (UM_KERNEL_DEFINE); pass "
-                            "the map's targets as separate arguments (one per index) instead",
-                            loop->name, loop->kernel->name);
-  if (loop->has_vec) return UM_SUCCESS; /* vector args: the kernel's own range (its general path) runs them */
   const int block = mode == UM_COMPILE_WAIT || required;
   const double after = ctx->hostc_set.after;
   if (!block && !ctx->hostc && loop_seconds < after) return UM_SUCCESS;

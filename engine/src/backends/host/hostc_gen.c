@@ -17,7 +17,20 @@
 
 static const char *ctype(um_type t) { return t == UM_DOUBLE ? "double" : t == UM_FLOAT ? "float" : "int"; }
 
-static int is_soa(const um_arg *a) { return a->kind == UM_ARG_DAT && a->dat->layout == UM_SOA && a->dim > 1; }
+/* A vector argument (um_arg_vec, um_arg_whole): the kernel gets a um_vec over its map row (or the whole dat), its
+ * values read and written in place, as exec.c's generic range hands them over: the range starts from the run's
+ * um_vec (B[i]: its base, arity, strides and whether its increments are atomic) and moves its idx per element. */
+static int is_vec(const um_arg *a) { return a->kind == UM_ARG_DAT && a->map && a->idx == UM_ALL; }
+
+/* A vector argument's dat stored SoA (um_dat_storage_layout): its targets 1 apart, its components a column apart. */
+static int vec_soa(const um_arg *a) { return is_vec(a) && um_dat_storage_layout(a->dat) == UM_SOA; }
+
+/* A vector argument over the whole dat: one row for every element (exec.c: um_exec_arg.whole). */
+static int vec_whole(const um_arg *a) { return is_vec(a) && a->map->whole; }
+
+static int is_soa(const um_arg *a) {
+  return a->kind == UM_ARG_DAT && !is_vec(a) && a->dat->layout == UM_SOA && a->dim > 1;
+}
 
 /* A split loop's contribution temporary that the host backends stage (um__contrib_staged): from -0.0, then stored,
  * its row never read (contrib_store; AoS on the host), as exec.c's generic range does. */
@@ -60,11 +73,11 @@ static void target(um_strbuf *b, const um_loop *loop, int i) {
 static int staged(const um_arg *a) { return a->kind == UM_ARG_DAT && (a->map || scalar_staged(a)); }
 
 /* A SIMD range exists for loops whose elements are independent within a group
- * of lanes: every indirect and global argument only read. */
+ * of lanes: every indirect and global argument only read, and no vector argument (its rows are read in place). */
 static int simd_eligible(const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    if ((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) return 0;
+    if (((a->kind == UM_ARG_GBL || a->map) && a->acc != UM_READ) || is_vec(a)) return 0;
   }
   return 1;
 }
@@ -78,8 +91,14 @@ static void declare(um_strbuf *b, const um_loop *loop) {
       um_strbuf_printf(b, "  %s g%d[%d];\n  memcpy(g%d, B[%d], sizeof g%d);\n", t, i, a->dim, i, i, i);
       continue;
     }
-    um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
     if (a->map && same_map(loop, i) == i) um_strbuf_printf(b, "  const int *const m%d = M[%d];\n", i, i);
+    if (is_vec(a)) { /* the run's um_vec; what the module's shape fixes made constants the compiler sees */
+      um_strbuf_printf(b, "  um_vec v%d = *(const um_vec *)B[%d];\n", i, i);
+      if (!vec_whole(a)) um_strbuf_printf(b, "  v%d.n = %d;\n", i, a->map->arity); /* a whole dat's: its set's size */
+      if (!vec_soa(a)) um_strbuf_printf(b, "  v%d.es = %d;\n  v%d.cs = 1;\n", i, a->dat->dim, i);
+      continue;
+    }
+    um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
     if (is_soa(a)) um_strbuf_printf(b, "  const size_t s%d = S[%d] / sizeof(%s);\n", i, i, t);
   }
 }
@@ -93,6 +112,7 @@ static void call(um_strbuf *b, const um_loop *loop, const char *lane) {
     const um_arg *a = &loop->args[i];
     if (i) um_strbuf_printf(b, ", ");
     if (a->kind == UM_ARG_GBL) um_strbuf_printf(b, "g%d", i);
+    else if (is_vec(a)) um_strbuf_printf(b, "&v%d", i);
     else if (lane && staged(a)) um_strbuf_printf(b, "v%d[%s]", i, lane);
     else if (!lane && scalar_staged(a)) um_strbuf_printf(b, "v%d", i);
     else if (!lane) um_strbuf_printf(b, "b%d + t%d * %d", i, same_target(loop, i), a->dim);
@@ -125,7 +145,11 @@ static void stage(um_strbuf *b, const um_arg *a, int i, int ti, const char *sub,
  * (t0, e, c, ...) would be shadowed by it. Always inlined, so the call costs nothing. */
 static void forwarder(um_strbuf *b, const um_loop *loop) {
   um_strbuf_printf(b, "static inline __attribute__((always_inline)) void um__kernel(");
-  for (int i = 0; i < loop->nargs; i++) um_strbuf_printf(b, "%s%s *a%d", i ? ", " : "", ctype(loop->args[i].type), i);
+  for (int i = 0; i < loop->nargs; i++) {
+    const char *sep = i ? ", " : "";
+    if (is_vec(&loop->args[i])) um_strbuf_printf(b, "%sconst um_vec *a%d", sep, i);
+    else um_strbuf_printf(b, "%s%s *a%d", sep, ctype(loop->args[i].type), i);
+  }
   um_strbuf_printf(b, "%s) {\n  %s(", loop->nargs ? "" : "void", loop->kernel->name);
   for (int i = 0; i < loop->nargs; i++) um_strbuf_printf(b, "%sa%d", i ? ", " : "", i);
   um_strbuf_printf(b, ");\n}\n\n");
@@ -137,8 +161,11 @@ static void scalar_range(um_strbuf *b, const um_loop *loop) {
                       "  (void)M; (void)S;\n");
   declare(b, loop);
   um_strbuf_printf(b, "  for (int e = begin; e < end; e++) {\n");
+  for (int i = 0; i < loop->nargs; i++) /* a vector argument's map row */
+    if (is_vec(&loop->args[i]) && !vec_whole(&loop->args[i]))
+      um_strbuf_printf(b, "    v%d.idx = m%d + (size_t)e * %d;\n", i, same_map(loop, i), loop->args[i].map->arity);
   for (int i = 0; i < loop->nargs; i++) /* each target's index, once */
-    if (loop->args[i].kind == UM_ARG_DAT && same_target(loop, i) == i) {
+    if (loop->args[i].kind == UM_ARG_DAT && !is_vec(&loop->args[i]) && same_target(loop, i) == i) {
       um_strbuf_printf(b, "    const size_t t%d = ", i);
       target(b, loop, i);
       um_strbuf_printf(b, ";\n");
@@ -217,14 +244,17 @@ char *um__hostc_generate(const um_loop *loop) {
 }
 
 /* Continue hash k over each argument's shape: kind, map arity and slot, dim, type, access, SoA (a contribution,
- * one the loop may drop), and which earlier
+ * one the loop may drop; a vector argument's storage, whole or not), and which earlier
  * argument shares its map and its target (the generated code depends on it). */
 uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    int shape[9] = {(int)a->kind, a->map ? a->map->arity : 0, a->map ? a->idx : -1, a->dim, (int)a->type,
-                    (int)a->acc, is_soa(a) + 2 * is_contrib(a) + 4 * (is_contrib(a) && a->minus), same_map(loop, i),
-                    same_target(loop, i)};
+    /* a whole dat's arity is its set's size (a rank's own): not part of the module, which reads it at run time */
+    const int arity = a->map && !vec_whole(a) ? a->map->arity : 0;
+    const int storage =
+        is_soa(a) + 2 * is_contrib(a) + 4 * (is_contrib(a) && a->minus) + 8 * vec_soa(a) + 16 * vec_whole(a);
+    int shape[9] = {(int)a->kind, arity, a->map ? a->idx : -1, a->dim, (int)a->type, (int)a->acc, storage,
+                    same_map(loop, i), same_target(loop, i)};
     k = um_fnv1a(k, shape, sizeof shape);
   }
   return k;
