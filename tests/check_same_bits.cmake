@@ -3,7 +3,7 @@
 # timings (names matching SKIP) and every text file written must be equal (umrun's JSON writes metrics with
 # 17 significant digits: equal text is equal bits).
 #   cmake -DUMRUN=<umrun> -DCFG=<config> -DWORK=<scratch> -DA=<args> -DB=<args> [-DARGS=<args>] [-DSKIP=<regex>]
-#         [-DNO_FIELDS=ON] [-DLAUNCHER=<args>] -P check_same_bits.cmake   (args comma separated, e.g.
+#         [-DNO_FIELDS=ON] [-DLAUNCHER=<args>] [-DCOMPILED=<regex>] -P check_same_bits.cmake   (args comma separated, e.g.
 #         --set,params.fused=true; LAUNCHER: what runs umrun, e.g. mpiexec,-np,3)
 # NO_FIELDS: the app writes no text field files (Airfoil: HDF5); the metrics alone are compared. FIELDS: the
 # field files' pattern (default *.txt; miniAero: results.*). UMRUN may also be a launcher and umrun (a list:
@@ -26,6 +26,29 @@ foreach(v A B)
   endif()
   um_json_metrics(${WORK}/${dir}.json "${SKIP}" kept_${v})
 endforeach()
+# COMPILED (a regex of loop names): each such loop of the A run ran compiled host code in every call, so that the
+# comparison is of compiled code against the generic code, not of the generic code with itself
+if(COMPILED)
+  file(READ ${WORK}/a.json ja)
+  string(JSON nloops LENGTH "${ja}" loops)
+  set(seen 0)
+  math(EXPR last "${nloops} - 1")
+  foreach(i RANGE ${last})
+    string(JSON lname GET "${ja}" loops ${i} name)
+    if(NOT lname MATCHES "${COMPILED}")
+      continue()
+    endif()
+    string(JSON calls GET "${ja}" loops ${i} calls)
+    string(JSON compiled GET "${ja}" loops ${i} compiled_calls)
+    if(calls EQUAL 0 OR NOT compiled EQUAL calls)
+      message(FATAL_ERROR "with ${A}: loop '${lname}' ran compiled host code in ${compiled} of its ${calls} calls")
+    endif()
+    math(EXPR seen "${seen} + 1")
+  endforeach()
+  if(seen EQUAL 0)
+    message(FATAL_ERROR "with ${A}: no loop named like '${COMPILED}' ran")
+  endif()
+endif()
 list(LENGTH kept_A n)
 if(n EQUAL 0)
   message(FATAL_ERROR "no metrics to compare in ${WORK}/a.json")

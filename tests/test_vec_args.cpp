@@ -165,6 +165,41 @@ TEST(VecArgs, OpenMPAtomicsRunVectorIncrementsWithoutAPlan) {
   for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
 }
 
+// The same many increments on few targets through compiled host code: the module takes the run's um_vec, whose
+// atomic flag OpenMP's atomics set (a module that ignored it would lose updates)
+TEST(VecArgs, CompiledHostLoopsIncrementAtomicallyUnderOpenMPAtomics) {
+  if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
+  tvw::Mesh m;
+  m.n = 40000, m.arity = 60;
+  m.map.resize((size_t)m.n * m.arity);
+  m.q.assign(2 * (size_t)m.n, 1.0);
+  for (size_t i = 0; i < m.map.size(); i++) m.map[i] = (int)((i * 7) % 16);
+  std::vector<int> rc(m.n, 0);
+  for (int t : m.map) rc[t]++;
+  um_options o;
+  um_options_default(&o);
+  o.backend = "openmp";
+  o.strategy = UM_STRATEGY_ATOMICS;
+  o.nthreads = 8;
+  o.block_size = 64;
+  um_options_set(&o, "hostc.compile", "wait");
+  um_options_set(&o, "run.cache", "off");
+  um_context *ctx = nullptr;
+  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+  tvw::Decl D = tvw::declare(ctx, m);
+  std::vector<int> cv;
+  std::vector<float> hv;
+  tvw::count(ctx, D, m, true, "v", &cv, &hv);
+  EXPECT_EQ(cv, rc) << "every increment counted once";
+  for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
+  um_loop_stats s;
+  if (stats_of(ctx, "count_v", &s)) {
+    EXPECT_EQ(s.has_plan, 0) << "atomics: no plan, no colours";
+    EXPECT_EQ(s.compiled_calls, 1);
+  }
+  um_finalize(&ctx);
+}
+
 // run.reproducible keeps the colours under atomics (a vector argument is never split, so only the colours keep its
 // sums in a fixed order)
 TEST(VecArgs, OpenMPAtomicsKeepColoursInReproducibleMode) {
@@ -390,9 +425,12 @@ TEST(VecArgs, CompiledHostLoopsRunVectorArguments) {
         EXPECT_EQ(tvw::gather_whole(ctx, D.cells, m, w2, l, "g2"), tvw::gather_whole_reference(m, w2)) << what;
         EXPECT_EQ(tvw::scatter(ctx, D, m, true, l, "w"), tvw::scatter_reference(m)) << what;
         EXPECT_EQ(tvw::scatter_whole(ctx, D.cells, m, w, l, "sw", 2), tvw::scatter_whole_reference(m, w, 2)) << what;
+        if (arity == 3)  // a vector READ, a vector INC and a per-index INC through one map: one map pointer
+          EXPECT_EQ(tvw::mixed(ctx, D, m, true, l, "x"), tvw::mixed(ctx, D, m, false, l, "y")) << what;
         um_loop_stats s;
-        for (const char *n : {"sum_v", "gather_whole_g", "gather_whole_g2", "scatter_w"})
-          if (stats_of(ctx, n, &s)) EXPECT_EQ(s.compiled_calls, 1) << what << ": " << n;
+        for (const char *n : {"sum_v", "gather_whole_g", "gather_whole_g2", "scatter_w", "mixed_x"})
+          if ((arity == 3 || strcmp(n, "mixed_x")) && stats_of(ctx, n, &s))
+            EXPECT_EQ(s.compiled_calls, 1) << what << ": " << n;
         if (stats_of(ctx, "scatter_whole_sw", &s)) EXPECT_EQ(s.compiled_calls, 2) << what;
         um_finalize(&ctx);
       }

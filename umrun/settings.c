@@ -292,9 +292,8 @@ int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len) {
         free(names);
         return UM_ERR_CONFIG;
       }
-      fprintf(stdout, "note: ");
-      for (int k = 0; k < n; k++) fprintf(stdout, "%s%s.%s", k ? ", " : "", b, names[k]);
-      fprintf(stdout, ": not checked, ignored: %s\n", why);
+      for (int k = 0; k < n; k++) fprintf(stdout, "%s%s.%s", k ? ", " : "note: ", b, names[k]);
+      if (n) fprintf(stdout, ": not checked, ignored: %s\n", why); /* an empty mapping (cuda: {}): nothing to say */
       free(names);
       um_config_mark_read(cfg, b, NULL, 0);
     }

@@ -644,7 +644,8 @@ class _DatArg:
 
     def __init__(self, dat, access, via, minus=None):
         if via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
-            raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0]" % dat.name)
+            raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0], or map[:] for every "
+                            "target of the row" % dat.name)
         if minus is not None:
             if via is None or isinstance(minus, bool):
                 raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a "
@@ -736,7 +737,8 @@ def _whole(v, what):
 
 def par_loop(kernel, set, *args, name=None):
     """Run ``kernel`` over every element of ``set`` (um_par_loop), one argument per kernel parameter:
-    ``dat(access)`` directly, ``dat(access, map[idx])`` through a map, ``Global(value, access)`` for a global.
+    ``dat(access)`` directly, ``dat(access, map[idx])`` through a map (``map[:]``: every target of the row as one
+    vector argument), ``Global(value, access)`` for a global.
 
     Returns the reductions' results: None without a reduced global, the value of the one (a number, or an array
     for dim > 1), or a tuple of them in argument order. ``name`` (default: the kernel's) names the loop in the

@@ -61,11 +61,12 @@ typedef void (*um_compiled_range)(char *const *base, const int *const *map, cons
                                   int end);
 
 /** What a host backend hands a kernel's range function (one per thread): the
- * loop's kernel, its resolved arguments and the staging for SoA ones. */
+ * loop's kernel, its resolved arguments and the staging for SoA ones. Initialised in place by
+ * um_exec_init and never copied after (a vector argument's cbase points into it, at vec). */
 typedef struct um_exec {
   const struct um_kernel *kernel; /**< the loop's kernel (its user data: kernel->user) */
   um_compiled_range compiled;     /**< NULL: the kernel's own range function runs */
-  char *cbase[UM_MAX_ARGS];       /**< the compiled range's arguments, from a[]   */
+  char *cbase[UM_MAX_ARGS];       /**< the compiled range's arguments, from a[] (a vector argument's: &vec[i]) */
   const int *cmap[UM_MAX_ARGS];   /**< the compiled range's maps (NULL: direct)   */
   size_t cstride[UM_MAX_ARGS];    /**< the compiled range's SoA column strides (bytes) */
   int nargs;         /**< arguments of the loop                          */

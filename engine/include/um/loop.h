@@ -57,9 +57,9 @@ int um_par_loop(um_context *ctx, const um_kernel *kernel, const char *name, um_s
  * `#include "um/kernel.h"`, defining the UM_KERNEL function `name`; the Python
  * package's kernels): host backends compile each loop's range for its arguments
  * before its first call (the compiler's message in the loop's error when it
- * fails, UM_ERR_BACKEND); the CUDA backend compiles it with NVRTC. Vector and
- * whole-dat arguments need a range function on the host (UM_ERR_UNSUPPORTED at the loop);
- * backends that compile neither host code nor source refuse such a kernel here (UM_ERR_UNSUPPORTED). */
+ * fails, UM_ERR_BACKEND), vector and whole-dat arguments included; the CUDA backend
+ * compiles it with NVRTC. Backends that compile neither host code nor source refuse such a
+ * kernel here (UM_ERR_UNSUPPORTED). */
 int um_decl_kernel(um_context *ctx, const um_kernel *kernel, const um_kernel **out);
 
 #ifndef __cplusplus

@@ -754,8 +754,9 @@ const um_option um_hostc_options[] = {
      .help = "hostc.compile auto: seconds a loop runs before it is compiled", .component = "hostc",
      .to_options = um_option_to_setting},
     {.key = "hostc.compile_simd", .type = UM_OPT_CHOICE, .def = "auto", .choices = UM_CHOICES("off", "auto", "on"),
-     .help = "a loop whose indirect and global arguments are all read\n"
-             "also gets a SIMD range (elements in groups, same bits); auto: its\n"
+     .help = "a loop whose indirect and global arguments are all read (and\n"
+             "none a vector argument) also gets a SIMD range (elements in groups,\n"
+             "same bits); auto: its\n"
              "first calls time both ranges and the faster one stays",
      .component = "hostc", .to_options = um_option_to_setting},
     {.key = "hostc.cc", .type = UM_OPT_STRING,

@@ -96,6 +96,7 @@ static void declare(um_strbuf *b, const um_loop *loop) {
       um_strbuf_printf(b, "  um_vec v%d = *(const um_vec *)B[%d];\n", i, i);
       if (!vec_whole(a)) um_strbuf_printf(b, "  v%d.n = %d;\n", i, a->map->arity); /* a whole dat's: its set's size */
       if (!vec_soa(a)) um_strbuf_printf(b, "  v%d.es = %d;\n  v%d.cs = 1;\n", i, a->dat->dim, i);
+      else um_strbuf_printf(b, "  v%d.es = 1;\n", i); /* SoA: targets 1 apart, components a column apart */
       continue;
     }
     um_strbuf_printf(b, "  %s *const b%d = (%s *)B[%d];\n", t, i, t, i);
@@ -147,7 +148,7 @@ static void forwarder(um_strbuf *b, const um_loop *loop) {
   um_strbuf_printf(b, "static inline __attribute__((always_inline)) void um__kernel(");
   for (int i = 0; i < loop->nargs; i++) {
     const char *sep = i ? ", " : "";
-    if (is_vec(&loop->args[i])) um_strbuf_printf(b, "%sconst um_vec *a%d", sep, i);
+    if (is_vec(&loop->args[i])) um_strbuf_printf(b, "%sum_vec *a%d", sep, i); /* a kernel's const um_vec * or not */
     else um_strbuf_printf(b, "%s%s *a%d", sep, ctype(loop->args[i].type), i);
   }
   um_strbuf_printf(b, "%s) {\n  %s(", loop->nargs ? "" : "void", loop->kernel->name);
