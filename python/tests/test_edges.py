@@ -183,6 +183,23 @@ def test_vector_arguments_read_every_target_of_the_row(ctx):
         m[0:2]
 
 
+def test_whole_dat_arguments_let_the_kernel_pick_its_rows(ctx):
+    pick = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void pick(const int *p, const um_vec *t, double *o) {'
+                     " o[0] = UM_VEC_D(t, p[0], 1) + t->n; }\n", "pick")
+    count = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void count(const int *p, const um_vec *t) {'
+                      " um_vec_inc_d(t, p[0], 0, 1.0); }\n", "count")
+    cells, rows = ctx.set(6, "cells"), ctx.set(4, "rows")
+    p = ctx.dat(cells, np.array([3, 0, 3, 1, 2, 3], dtype=np.int32), "p")
+    table = ctx.dat(rows, np.array([[0.0, 10.0], [0.0, 11.0], [0.0, 12.0], [0.0, 13.0]]), "table")
+    o = ctx.dat(cells, None, "o", dim=1)
+    um.par_loop(pick, cells, p(READ), table(READ, um.WHOLE), o(WRITE))
+    np.testing.assert_array_equal(o.fetch(), [13 + 4, 10 + 4, 13 + 4, 11 + 4, 12 + 4, 13 + 4])
+    um.par_loop(count, cells, p(READ), table(INC, um.WHOLE))  # increments to rows the kernel picks: atomic
+    np.testing.assert_array_equal(table.fetch()[:, 0], [1, 1, 1, 3])
+    with pytest.raises(TypeError, match="minus"):
+        table(INC, um.WHOLE, minus=0)
+
+
 def test_context_errors():
     with pytest.raises(ValueError, match="unknown option 'run.thread'.*run.threads"):
         um.Context(backend="seq", thread=2)

@@ -25,5 +25,5 @@ def __getattr__(name):
 
 
 _ENGINE = ("mpi_start", "mpi_launched", "block_range", "backend_available", "data_file", "Context", "Set", "Map", "Dat", "Global", "Kernel", "kernels", "par_loop", "UmError", "Access", "READ",
-           "WRITE", "RW", "INC", "MIN", "MAX")
+           "WRITE", "RW", "INC", "MIN", "MAX", "WHOLE")
 __all__ = list(_ENGINE) + ["results", "fields", "plots"]

@@ -639,13 +639,27 @@ class Global:
         return self.data[0].item() if self.data.size == 1 else self.data.copy()
 
 
+class _Whole:
+    """``x(READ, um.WHOLE)``: every row of the dat for every element (um_arg_whole), the kernel's parameter a
+    ``const um_vec *`` whose ``n`` is the dat's set size; the kernel picks its rows (a lookup table, a search)."""
+
+    def __repr__(self):
+        return "um.WHOLE"
+
+
+WHOLE = _Whole()
+
+
 class _DatArg:
     __slots__ = ("dat", "access", "via", "minus")
 
     def __init__(self, dat, access, via, minus=None):
-        if via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
+        if via is WHOLE:
+            if minus is not None:
+                raise TypeError("dat '%s': minus= names a map index; a whole-dat argument has none" % dat.name)
+        elif via is not None and not (isinstance(via, tuple) and len(via) == 2 and isinstance(via[0], Map)):
             raise TypeError("dat '%s': the argument's map is given as map[idx], e.g. pecell[0], or map[:] for every "
-                            "target of the row" % dat.name)
+                            "target of the row (um.WHOLE: every row of the dat)" % dat.name)
         if minus is not None:
             if via is None or isinstance(minus, bool):
                 raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a "
@@ -687,6 +701,8 @@ def _fill(c, a, ctx, keep):
         c.kind, c.dat, c.dim, c.type, c.acc = _ARG_DAT, d._handle, d.dim, d._type, a.access
         if a.via is None:
             c.idx = -1
+        elif a.via is WHOLE:  # as um_arg_whole: no map, the engine's own over the dat's set
+            c.idx = lib.UM_PY_WHOLE
         else:
             m, c.idx = a.via
             if m.ctx is not ctx:
@@ -738,7 +754,7 @@ def _whole(v, what):
 def par_loop(kernel, set, *args, name=None):
     """Run ``kernel`` over every element of ``set`` (um_par_loop), one argument per kernel parameter:
     ``dat(access)`` directly, ``dat(access, map[idx])`` through a map (``map[:]``: every target of the row as one
-    vector argument), ``Global(value, access)`` for a global.
+    vector argument; ``um.WHOLE``: every row of the dat), ``Global(value, access)`` for a global.
 
     Returns the reductions' results: None without a reduced global, the value of the one (a number, or an array
     for dim > 1), or a tuple of them in argument order. ``name`` (default: the kernel's) names the loop in the
