@@ -250,7 +250,7 @@ char *um__hostc_generate(const um_loop *loop) {
 uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
   for (int i = 0; i < loop->nargs; i++) {
     const um_arg *a = &loop->args[i];
-    /* a whole dat's arity is its set's size (a rank's own): not part of the module, which reads it at run time */
+    /* a whole dat's arity is its set's size: not part of the module (which reads it at run time), one for any size */
     const int arity = a->map && !vec_whole(a) ? a->map->arity : 0;
     const int storage =
         is_soa(a) + 2 * is_contrib(a) + 4 * (is_contrib(a) && a->minus) + 8 * vec_soa(a) + 16 * vec_whole(a);
