@@ -24,7 +24,9 @@ namespace {
 
 struct Ctx {
   um_context *ctx = nullptr;
-  explicit Ctx(const char *backend, int threads = 4, int block_size = 16, um_strategy strategy = UM_STRATEGY_AUTO) {
+  // compiled: every loop's host code compiled before its first call (hostc.compile wait, a private cache)
+  explicit Ctx(const char *backend, int threads = 4, int block_size = 16, um_strategy strategy = UM_STRATEGY_AUTO,
+               bool compiled = false) {
     um_options o;
     um_options_default(&o);
     o.backend = backend;
@@ -33,6 +35,10 @@ struct Ctx {
     um_options_set(&o, "openmp.parallel_threshold", "0");  // always parallel: the colouring must carry the loop
     o.block_size = block_size;
     o.check_plans = 1;  // every plan proven by the checker
+    if (compiled) {
+      um_options_set(&o, "hostc.compile", "wait");
+      um_options_set(&o, "run.cache", "off");
+    }
     EXPECT_EQ(um_init(&ctx, &o), UM_SUCCESS) << (ctx ? um_error_message(ctx) : "");
   }
   ~Ctx() { um_finalize(&ctx); }
@@ -134,6 +140,24 @@ TEST(VecArgs, IntAndFloatIncrementsRaceFree) {
 // strategy atomics on OpenMP: a loop whose only writes through maps are vector increments runs in chunks without a
 // plan, each increment a compare-and-swap; the sums of small integers are exact in any order, so the results must
 // equal the serial reference, and a lost update (a race) shows as a wrong count
+// many threads, many increments on few targets: 40 000 rows of 60 over 16 targets (150 000 each), so that
+// increments that were not atomic would lose updates (loop count_v: every int and float count checked)
+void count_on_few_targets(um_context *ctx) {
+  tvw::Mesh m;
+  m.n = 40000, m.arity = 60;
+  m.map.resize((size_t)m.n * m.arity);
+  m.q.assign(2 * (size_t)m.n, 1.0);
+  for (size_t i = 0; i < m.map.size(); i++) m.map[i] = (int)((i * 7) % 16);
+  std::vector<int> rc(m.n, 0);
+  for (int t : m.map) rc[t]++;
+  tvw::Decl D = tvw::declare(ctx, m);
+  std::vector<int> cv;
+  std::vector<float> hv;
+  tvw::count(ctx, D, m, true, "v", &cv, &hv);
+  EXPECT_EQ(cv, rc) << "every increment counted once";
+  for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
+}
+
 TEST(VecArgs, OpenMPAtomicsRunVectorIncrementsWithoutAPlan) {
   if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
   for (int arity : {3, 60}) {
@@ -147,57 +171,21 @@ TEST(VecArgs, OpenMPAtomicsRunVectorIncrementsWithoutAPlan) {
       if (stats_of(c.ctx, "scatter_v", &s)) EXPECT_EQ(s.has_plan, 0) << "atomics: no plan, no colours";
     }
   }
-  // many threads, many increments on few targets: 40 000 rows of 60 over 16 targets (150 000 each), so that
-  // increments that were not atomic would lose updates
-  tvw::Mesh m;
-  m.n = 40000, m.arity = 60;
-  m.map.resize((size_t)m.n * m.arity);
-  m.q.assign(2 * (size_t)m.n, 1.0);
-  for (size_t i = 0; i < m.map.size(); i++) m.map[i] = (int)((i * 7) % 16);
-  std::vector<int> rc(m.n, 0);
-  for (int t : m.map) rc[t]++;
   Ctx c("openmp", 8, 64, UM_STRATEGY_ATOMICS);
-  tvw::Decl D = tvw::declare(c.ctx, m);
-  std::vector<int> cv;
-  std::vector<float> hv;
-  tvw::count(c.ctx, D, m, true, "v", &cv, &hv);
-  EXPECT_EQ(cv, rc) << "every increment counted once";
-  for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
+  count_on_few_targets(c.ctx);
 }
 
 // The same many increments on few targets through compiled host code: the module takes the run's um_vec, whose
 // atomic flag OpenMP's atomics set (a module that ignored it would lose updates)
 TEST(VecArgs, CompiledHostLoopsIncrementAtomicallyUnderOpenMPAtomics) {
   if (!um_backend_available("openmp")) GTEST_SKIP() << "no OpenMP backend in this build";
-  tvw::Mesh m;
-  m.n = 40000, m.arity = 60;
-  m.map.resize((size_t)m.n * m.arity);
-  m.q.assign(2 * (size_t)m.n, 1.0);
-  for (size_t i = 0; i < m.map.size(); i++) m.map[i] = (int)((i * 7) % 16);
-  std::vector<int> rc(m.n, 0);
-  for (int t : m.map) rc[t]++;
-  um_options o;
-  um_options_default(&o);
-  o.backend = "openmp";
-  o.strategy = UM_STRATEGY_ATOMICS;
-  o.nthreads = 8;
-  o.block_size = 64;
-  um_options_set(&o, "hostc.compile", "wait");
-  um_options_set(&o, "run.cache", "off");
-  um_context *ctx = nullptr;
-  ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
-  tvw::Decl D = tvw::declare(ctx, m);
-  std::vector<int> cv;
-  std::vector<float> hv;
-  tvw::count(ctx, D, m, true, "v", &cv, &hv);
-  EXPECT_EQ(cv, rc) << "every increment counted once";
-  for (int i = 0; i < m.n; i++) ASSERT_EQ(hv[i], 0.5f * (float)rc[i]) << "target " << i;
+  Ctx c("openmp", 8, 64, UM_STRATEGY_ATOMICS, true);
+  count_on_few_targets(c.ctx);
   um_loop_stats s;
-  if (stats_of(ctx, "count_v", &s)) {
+  if (stats_of(c.ctx, "count_v", &s)) {
     EXPECT_EQ(s.has_plan, 0) << "atomics: no plan, no colours";
     EXPECT_EQ(s.compiled_calls, 1);
   }
-  um_finalize(&ctx);
 }
 
 // run.reproducible keeps the colours under atomics (a vector argument is never split, so only the colours keep its
@@ -408,17 +396,8 @@ TEST(VecArgs, CompiledHostLoopsRunVectorArguments) {
                                  um_layout_name(l) + " arity " + std::to_string(arity);
         const tvw::Mesh m = tvw::make(300, arity, 4);
         const tvw::Whole w = tvw::make_whole(m, 29, 3), w2 = tvw::make_whole(m, 41, 5);
-        um_options o;
-        um_options_default(&o);
-        o.backend = k.backend;
-        o.strategy = k.strategy;
-        o.nthreads = strcmp(k.backend, "openmp") == 0 ? 2 : 0;
-        o.block_size = 16;
-        um_options_set(&o, "openmp.parallel_threshold", "0");  // two threads race without colours or atomics
-        um_options_set(&o, "hostc.compile", "wait");  // every loop compiled before its first call
-        um_options_set(&o, "run.cache", "off");
-        um_context *ctx = nullptr;
-        ASSERT_EQ(um_init(&ctx, &o), UM_SUCCESS) << um_error_message(ctx);
+        Ctx c(k.backend, 2, 16, k.strategy, true);
+        um_context *ctx = c.ctx;
         tvw::Decl D = tvw::declare(ctx, m);
         EXPECT_EQ(tvw::sum(ctx, D, m, true, l, "v"), tvw::sum_reference(m)) << what;
         EXPECT_EQ(tvw::gather_whole(ctx, D.cells, m, w, l, "g"), tvw::gather_whole_reference(m, w)) << what;
@@ -432,7 +411,6 @@ TEST(VecArgs, CompiledHostLoopsRunVectorArguments) {
           if ((arity == 3 || strcmp(n, "mixed_x")) && stats_of(ctx, n, &s))
             EXPECT_EQ(s.compiled_calls, 1) << what << ": " << n;
         if (stats_of(ctx, "scatter_whole_sw", &s)) EXPECT_EQ(s.compiled_calls, 2) << what;
-        um_finalize(&ctx);
       }
 }
 
