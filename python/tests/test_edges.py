@@ -251,6 +251,7 @@ def test_minus_declaration_checked(ctx):
     with pytest.raises(TypeError, match="minus= names the map index"):
         r(INC, m[1], minus=True)  # not index 1
     assert r(INC, m[1], minus=np.int64(0)).minus == 0  # numpy integers are indices
+    assert r(INC, m[0], minus=-1).minus == 1  # counted from the row's end, as m[-1]
     with pytest.raises(um.UmError) as e:
         um.par_loop(GATHER, edges, ctx.dat(edges, np.ones(3), "a")(READ), ctx.dat(edges, np.ones(3), "b")(READ),
                     r(INC, m[1], minus=0))
@@ -370,3 +371,95 @@ def test_dtype_names_options_and_result_files_given_loosely(tmp_path):
     upper = tmp_path / "LOOPS.CSV"
     upper.write_text("variant,loop,calls,seconds\nrun,relax,3,0.5\n")
     assert list(um.results.load(upper).loops["loop"]) == ["relax"]  # was read as JSON and refused
+
+
+@pytest.mark.parametrize("value, why", [("/nonexistent/libum.so", "not there"), ("libm.so.6", "no um_python_cdef")])
+def test_a_library_named_in_the_environment_that_does_not_load_is_an_error_not_another_build(value, why):
+    """UM_LIBRARY names the one place looked in: a mistyped path or another library fails the import with the
+    reason, rather than loading the checkout's or an installed build in its place."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, UM_LIBRARY=value, PYTHONPATH=os.path.dirname(os.path.dirname(um.__file__)))
+    r = subprocess.run([sys.executable, "-c", "import um; um.Context"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode != 0
+    assert "LibraryNotFound: um: UM_LIBRARY=%s does not give a libum.so that loads" % value in r.stderr
+    assert why in r.stderr
+
+
+def test_a_loop_run_before_its_constants_are_published_runs_once_they_are(ctx):
+    """A loop whose kernel reads UM_CONST constants not yet published fails, saying so; once ctx.decl_const has
+    published them, the same kernel (the same loop, a new um.Kernel, another loop name) runs: no new Context."""
+    src = ('#include "um/kernel.h"\nUM_CONST double gam;\nUM_CONST double arr[3];\n'
+           "UM_KERNEL void kc(const double *a, double *b) { b[0] = a[0] * gam + arr[2]; }\n")
+    s = ctx.set(4, "s")
+    x = ctx.dat(s, np.arange(4.0), "x")
+    y = ctx.dat(s, None, "y", dim=1)
+    for _ in range(2):  # the second call: still waiting, and said so
+        with pytest.raises(um.UmError, match="UM_CONST constants.*ctx.decl_const"):
+            um.par_loop(um.Kernel(src, "kc"), s, x(READ), y(WRITE))
+    ctx.decl_const("gam", 2.0)
+    with pytest.raises(um.UmError, match="not those the app declared"):  # arr still missing
+        um.par_loop(um.Kernel(src, "kc"), s, x(READ), y(WRITE))
+    ctx.decl_const("arr", [0.0, 0.0, 5.0])
+    um.par_loop(um.Kernel(src, "kc"), s, x(READ), y(WRITE))
+    np.testing.assert_array_equal(y.fetch().ravel(), 2.0 * np.arange(4.0) + 5.0)
+    um.par_loop(um.Kernel(src, "kc"), s, x(READ), y(WRITE), name="kc2")
+    np.testing.assert_array_equal(y.fetch().ravel(), 2.0 * np.arange(4.0) + 5.0)
+
+
+def test_earlier_spellings_of_options_are_read_as_their_keys_now(caplog):
+    """run.cflags and run.compile (hostc.cflags, hostc.compile now) given to um.Context, as keywords or in
+    options, are read as the keys they are now, with a warning; a key fixed at um_init, set on a live context,
+    is refused with the Python remedy."""
+    with caplog.at_level("WARNING", logger="um"):
+        with um.Context(backend="seq", cflags="-O1", options={"run.compile": "wait"}) as c:
+            with pytest.raises(ValueError, match=r"fixed when the context is made: give it to um.Context\(\.\.\., "
+                                                 r"options=\{'run.threads': 2\}\)"):
+                c.set_option("run.threads", 2)
+    said = caplog.text
+    assert "run.cflags is now hostc.cflags" in said and "run.compile is now hostc.compile" in said
+
+
+@pytest.mark.parametrize("value", [None, "1", "abc", object(), [1.0, [2.0, 3.0]]])
+def test_a_value_that_is_not_numbers_is_refused_for_globals_and_constants(ctx, value):
+    """None, text or objects are never read as NaN or a parsed number."""
+    with pytest.raises(TypeError, match="um.Global: .* is not a number or an array of numbers"):
+        um.Global(value, INC)
+    with pytest.raises(TypeError, match="constant 'c': .* is not a number or an array of numbers"):
+        ctx.decl_const("c", value)
+
+
+def test_arguments_of_the_wrong_kind_are_refused_naming_them(ctx):
+    s = ctx.set(3, "s")
+    x = ctx.dat(s, np.zeros(3), "x")
+    with pytest.raises(ValueError, match="Context.set: size = 2147483648 does not fit the engine's 32-bit integer"):
+        ctx.set(2 ** 31, "big")
+    with pytest.raises(ValueError, match="dat 'd': dim = 2147483648 does not fit"):
+        ctx.dat(s, None, "d", dim=2 ** 31)
+    with pytest.raises(TypeError, match="dat 'd': its set is a str, not a um.Set"):
+        ctx.dat("s", None, "d", dim=1)
+    with pytest.raises(TypeError, match="map 'm': its from-set is a str, not a um.Set"):
+        ctx.map("s", s, np.zeros((3, 1), dtype=np.int32), "m")
+    with pytest.raises(TypeError, match="Context.reorder: the map to renumber from is a Dat, not a um.Map"):
+        ctx.reorder("gps", x)
+    with pytest.raises(TypeError, match="um.Kernel: its name must be a str, not None"):
+        um.Kernel("UM_KERNEL void k(double *y) {}", None)
+    with pytest.raises(TypeError, match="um.Kernel: its source must be a str, not 123"):
+        um.Kernel(123, "k")
+    with pytest.raises(TypeError, match="block_range: gsize must be a whole number, not 10.5"):
+        um.block_range(10.5)
+    with pytest.raises(TypeError, match="options must be a dict"):
+        um.Context(backend="seq", options=[("run.threads", 1)])
+
+
+def test_distribute_checks_its_arguments_on_one_process_too(ctx):
+    """A partitioner's name that several ranks refuse is refused on one process; a set of another context too."""
+    s = ctx.set_block(10, "t")
+    with pytest.raises(um.UmError, match="mpi.partitioner = 'nope'"):
+        ctx.distribute(s, "nope")
+    with um.Context(backend="seq") as other:
+        with pytest.raises(TypeError, match="the primary set must be a um.Set of this context"):
+            ctx.distribute(other.set(3, "x"), "block")
+    assert ctx.distribute(s, "block") == {}

@@ -15,15 +15,35 @@ import cffi
 _NAMES = ("libum.so",)
 
 
-def _candidates():
-    """Where libum.so is looked for, in order, with where each place comes from."""
+def _chosen():
+    """The places the environment names (UM_LIBRARY, else UM_PREFIX's library folders): when it names any, only
+    those are tried, so a mistyped path is an error rather than another build loaded in its place."""
     env = os.environ.get("UM_LIBRARY")
     if env:
-        yield env, "UM_LIBRARY"
+        return [(env, "UM_LIBRARY")]
     prefix = os.environ.get("UM_PREFIX")
     if prefix:
-        for sub in ("lib", "lib64", os.path.join("lib", "x86_64-linux-gnu")):
-            yield os.path.join(prefix, sub, "libum.so"), "UM_PREFIX"
+        return [(os.path.join(prefix, sub, "libum.so"), "UM_PREFIX")
+                for sub in ("lib", "lib64", os.path.join("lib", "x86_64-linux-gnu"))]
+    return []
+
+
+def _candidates():
+    """Where libum.so is looked for, in order, with where each place comes from (each place once)."""
+    chosen = _chosen()
+    if chosen:
+        yield from chosen
+        return
+    seen = set()
+    for path, origin in _searched():
+        key = os.path.normpath(path) if os.sep in path else path
+        if key not in seen:
+            seen.add(key)
+            yield path, origin
+
+
+def _searched():
+    """The places searched when the environment names none."""
     here = os.path.dirname(os.path.abspath(__file__))
     # the package run from the repository itself (python/um): the build folder beside it
     yield os.path.join(here, "..", "..", "build", "lib", "libum.so"), "the repository's build folder"
@@ -77,11 +97,17 @@ def _load():
         try:
             ffi.cdef("extern const char um_python_cdef[];")
             cdef = ffi.string(lib.um_python_cdef).decode()
-        except (AttributeError, ffi.error) as e:
+        except (AttributeError, KeyError, cffi.CDefError, cffi.FFIError) as e:
             tried.append("%s (%s): not um's Python library (no um_python_cdef: %s)" % (path, origin, e))
             continue
         ffi.cdef(cdef)
         return ffi, lib, path if os.sep in path else _mapped_path(os.path.basename(path))
+    if _chosen():
+        var = "UM_LIBRARY" if os.environ.get("UM_LIBRARY") else "UM_PREFIX"
+        raise LibraryNotFound(
+            "um: %s=%s does not give a libum.so that loads, so nothing else was tried (unset it to search the usual "
+            "places; the library a build makes is build/lib/libum.so, an install's P/lib/libum.so):\n  %s"
+            % (var, os.environ[var], "\n  ".join(tried)))
     raise LibraryNotFound(
         "um: cannot load libum.so, the engine's shared library. Build it (cmake -S . -B build && cmake --build build "
         "makes build/lib/libum.so; the CMake option UM_BUILD_PYTHON_LIB must be ON, its default) and set "

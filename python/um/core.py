@@ -108,7 +108,8 @@ def block_range(gsize, rank=None, nranks=None):
     rank = lib.um_mpi_rank() if rank is None else rank
     nranks = lib.um_mpi_size() if nranks is None else nranks
     b, c = ffi.new("long long *"), ffi.new("int *")
-    rc = lib.um_block_range(int(gsize), rank, nranks, b, c)
+    rc = lib.um_block_range(_whole(gsize, "block_range: gsize", 64), _whole(rank, "block_range: rank"),
+                            _whole(nranks, "block_range: nranks"), b, c)
     if rc != 0:
         raise ValueError("block_range(%d, %d, %d): not a block of a set (gsize >= 0, 0 <= rank < nranks)"
                          % (gsize, rank, nranks))
@@ -190,6 +191,9 @@ class Context:
         merged = {"run.backend": backend}
         for key, value in settings.items():
             merged["run." + key] = value
+        if options is not None and not isinstance(options, dict):
+            raise TypeError("um.Context: options must be a dict of the engine's keys, e.g. {'run.strategy': "
+                            "'atomics'}, not a %s" % type(options).__name__)
         for key, value in (options or {}).items():  # a setting given twice, differently: which one was meant?
             short = key[4:] if key.startswith("run.") else None
             given = short in settings or (short == "backend" and backend != "auto")
@@ -205,6 +209,10 @@ class Context:
                 hint = lib.um_option_nearest(_text(key), near, 160)
                 raise ValueError("um.Context: unknown option '%s'%s" % (
                     key, " (did you mean '%s'?)" % ffi.string(hint).decode() if hint != ffi.NULL else ""))
+            if decl.renamed_to != ffi.NULL:  # an earlier spelling: applied as the key it is now
+                now = ffi.string(decl.renamed_to).decode()
+                logging.getLogger("um").warning("um.Context: %s is now %s (read as it)", key, now)
+                key, decl = now, lib.um_option_find(_text(now))
             if decl.to_options == ffi.NULL:
                 later.append((key, value))
                 continue
@@ -233,7 +241,11 @@ class Context:
         err = ffi.new("char[1024]")
         rc = lib.um_option_apply(opts, ctx, _text(key), text, err, 1024)
         if rc != 0:
-            raise ValueError("um.Context: %s = %s: %s" % (key, value, ffi.string(err).decode()))
+            why = ffi.string(err).decode()
+            if "fixed at um_init" in why:  # the C API's remedy, in Python's words
+                why = "%s is fixed when the context is made: give it to um.Context(..., options={%r: %r})" % (
+                    key, key, value)
+            raise ValueError("um.Context: %s = %s: %s" % (key, value, why))
 
     @_locked
     def close(self):
@@ -321,11 +333,11 @@ class Context:
         [begin, begin + count) (um_decl_set_block; default: :func:`block_range`'s). Every set of a context is
         declared by blocks or none is; maps then by :meth:`map_block`, dats with the block's rows; then
         :meth:`distribute`. On one process the block is the whole set."""
-        gsize = _whole(gsize, "Context.set_block: gsize")
+        gsize = _whole(gsize, "Context.set_block: gsize", 64)
         if begin is None or count is None:
             begin, count = block_range(gsize)
         out = ffi.new("um_set **")
-        self.check(lib.um_decl_set_block(self.ptr, gsize, _whole(begin, "Context.set_block: begin"),
+        self.check(lib.um_decl_set_block(self.ptr, gsize, _whole(begin, "Context.set_block: begin", 64),
                                          _whole(count, "Context.set_block: count"), _text(name, "a set's name"), out))
         return Set(self, out[0], name)
 
@@ -333,6 +345,7 @@ class Context:
     def map_block(self, frm, to, rows, name):
         """Declare a map from a set declared by blocks (um_decl_map_block): ``rows`` holds this rank's block of
         rows, (count, arity), each entry a 0-based global number of an element of ``to``."""
+        _want(frm, Set, "map '%s': its from-set" % name), _want(to, Set, "map '%s': its to-set" % name)
         a = np.asarray(rows)
         if a.dtype.kind not in "iu":
             raise TypeError("map '%s': its rows must be integers (global numbers in '%s'), not %s" % (name, to.name,
@@ -356,9 +369,12 @@ class Context:
         "metis", "rcb", "sfc", "ptscotch"), the others follow; "ranges" keeps every set in ranges of its own
         numbering (each rank what it declared by blocks), nothing partitioned. A no-op on one process. Returns the
         partition's facts (partitioner, edge cut, imbalance, seconds) as a dict."""
-        if lib.um_mpi_size() < 2:
+        if not isinstance(primary_set, Set) or primary_set.ctx is not self:
+            raise TypeError("Context.distribute: the primary set must be a um.Set of this context, not %r"
+                            % (primary_set,))
+        self.check(lib.um_distribute(self.ptr, _text(primary_set.name), _text(partitioner, "the partitioner")))
+        if lib.um_mpi_size() < 2:  # one process: the partitioner's name checked, nothing to partition
             return {}
-        self.check(lib.um_distribute(self.ptr, _text(primary_set.name), _text(partitioner)))
         info = ffi.new("um_partition_info *")
         if lib.um_partition_info_get(self.ptr, info) != 0:
             return {}
@@ -369,6 +385,7 @@ class Context:
     def map(self, frm, to, data, name):
         """Declare a map from set ``frm`` to set ``to`` (um_decl_map): ``data`` is an integer array of shape
         (frm.size, arity), 0-based indices into ``to``, checked by the engine to lie in range."""
+        _want(frm, Set, "map '%s': its from-set" % name), _want(to, Set, "map '%s': its to-set" % name)
         a = np.asarray(data)
         if a.dtype.kind not in "iu":
             raise TypeError("map '%s': its data must be integers (indices into '%s'), not %s" % (name, to.name, a.dtype))
@@ -398,6 +415,7 @@ class Context:
         dat's values, :meth:`Dat.fetch` reads them."""
         if name is None:
             raise ValueError("um.Context.dat: a dat needs a name (statistics and outputs use it)")
+        _want(set, Set, "dat '%s': its set" % name)
         if data is None:
             if dim is None:
                 raise ValueError("dat '%s': give its data, or dim (and dtype) for zeros" % name)
@@ -430,6 +448,7 @@ class Context:
         """Renumber every set from ``map`` (um_reorder): method "gps" (Scotch) or "partition" (METIS). Dats keep
         their values, moved with their elements; :meth:`Dat.fetch` (original_order=True) reads them in the
         declared order. Returns the reordering's statistics as a dict."""
+        _want(map, Map, "Context.reorder: the map to renumber from")
         m = ffi.new("um_reorder_method *")
         if lib.um_reorder_method_parse(_text(method), m) != 0:
             raise ValueError("um.Context.reorder: method '%s': use 'none', 'gps' or 'partition'" % method)
@@ -665,6 +684,9 @@ class _DatArg:
                 raise TypeError("dat '%s': minus= names the map index of the partner increment (an int), through a "
                                 "map" % dat.name)
             minus = operator.index(minus)  # numpy integers too
+            m = via[0] if isinstance(via, tuple) else None
+            if m is not None and -m.arity <= minus < 0:  # as map[-1]: counted from the row's end
+                minus %= m.arity
         self.dat, self.access, self.via, self.minus = dat, access, via, minus
 
 
@@ -677,6 +699,9 @@ class Kernel:
     compiler's message."""
 
     def __init__(self, source, name, source_name=None):
+        for v, what in ((source, "source"), (name, "name"), (source_name, "source_name")):
+            if not isinstance(v, str) and not (v is None and what == "source_name"):
+                raise TypeError("um.Kernel: its %s must be a str, not %r (%s)" % (what, v, type(v).__name__))
         self.source, self.name = source, name
         self.source_name = source_name or (name + ".h")
 
@@ -721,8 +746,13 @@ def _fill(c, a, ctx, keep):
 def _exact(value, dtype, what):
     """value as an array of dtype, refused where an integer type would wrap or cut it (2**31 into int32, 2.9)."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
+    try:
         given = np.asarray(value)
+    except (TypeError, ValueError) as e:  # a ragged list
+        raise TypeError("%s: %r is not a number or an array of numbers (%s)" % (what, value, e)) from None
+    if given.dtype.kind not in "biuf":  # None, a str, an object: never NaN or a parsed number in its place
+        raise TypeError("%s: %r is not a number or an array of numbers" % (what, value))
+    if dtype.kind in "iu":
         if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.floor(given))):
             raise ValueError("%s: %r is not a whole number, and the type is %s" % (what, value, dtype))
         if given.dtype.kind in "iuf" and given.size:
@@ -744,10 +774,20 @@ def _converted(a, dtype, what):
     return out
 
 
-def _whole(v, what):
-    """v as an int when it is a whole number (an int, a numpy integer); else TypeError naming what."""
+def _want(obj, cls, what):
+    """TypeError naming what unless obj is a cls (a um.Set, a um.Map)."""
+    if not isinstance(obj, cls):
+        raise TypeError("%s is a %s, not a um.%s" % (what, type(obj).__name__, cls.__name__))
+
+
+def _whole(v, what, bits=32):
+    """v as an int when it is a whole number (an int, a numpy integer) that a C int (bits 64: a long long) holds;
+    else TypeError or ValueError naming what."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{what} must be a whole number, not {v!r} ({type(v).__name__})")
+    top = 2 ** (bits - 1)
+    if not -top <= int(v) < top:
+        raise ValueError(f"{what} = {int(v)} does not fit the engine's {bits}-bit integer ({-top} .. {top - 1})")
     return int(v)
 
 

@@ -82,6 +82,8 @@ typedef struct {
   um_compiled_range fn;
   um_compiled_range fn_simd; /* NULL: the loop has no SIMD range */
   unsigned const_gen;      /* constants copied at this generation */
+  int consts_bad;          /* 1: loaded, but the app's constants did not match its kernel header at generation */
+  unsigned consts_bad_gen; /* consts_bad_gen: tried again once the app declares a constant (um_decl_const) */
   void **cptr;             /* per context constant: its copy in the module, or NULL */
   int ncptr;
 } hc_entry;
@@ -395,7 +397,9 @@ static int bind_consts(um_context *ctx, hc_entry *e, char *why, size_t n) {
   if (begin && cursor != end && ((((uintptr_t)cursor + 7u) & ~(uintptr_t)7u) != (uintptr_t)end || cursor > end))
     return snprintf(why, n,
                     "the kernel header's UM_CONST constants (%zu bytes) are not those the app declared with "
-                    "um_decl_const (%zu bytes of them match): one was never published, or its size differs",
+                    "um_decl_const (%zu bytes of them match): one was never published, or its size differs; "
+                    "publish each one (um_decl_const; Python: ctx.decl_const) with the header's size, and the loop "
+                    "runs compiled from its next call",
                     (size_t)(end - begin), (size_t)(cursor - begin)),
            -1;
   e->const_gen = ctx->const_gen - 1; /* copy before the first call */
@@ -412,7 +416,11 @@ static int load(um_context *ctx, hc_entry *e, int fd, char *why, size_t n) {
   e->fn = (um_compiled_range)dlsym(e->handle, "um__compiled_range");
   if (!e->fn) return snprintf(why, n, "%s has no range function", e->so), -1;
   e->fn_simd = (um_compiled_range)dlsym(e->handle, "um__compiled_range_simd");
-  if (bind_consts(ctx, e, why, n) != 0) return -2;
+  e->consts_bad = 0;
+  if (bind_consts(ctx, e, why, n) != 0) { /* kept loaded: bound again once the app's constants change */
+    e->consts_bad = 1, e->consts_bad_gen = ctx->const_gen;
+    return -2;
+  }
   e->state = HC_READY;
   return 0;
 }
@@ -435,10 +443,10 @@ static void sync_consts(um_context *ctx, hc_entry *e) {
 static int failed(um_context *ctx, um_hostc *h, hc_entry *e, const char *why) {
   e->state = HC_FAILED;
   if (e->required)
-    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
-                            "loop '%s': compiling its kernel failed: %s (a kernel declared from source alone runs "
-                            "as compiled host code only: fix its source)",
-                            e->name, why);
+    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND, "loop '%s': %s: %s%s", e->name,
+                            e->consts_bad ? "its compiled kernel cannot run yet" : "compiling its kernel failed", why,
+                            e->consts_bad ? "" : " (a kernel declared from source alone runs as compiled host code "
+                                                 "only: fix its source)");
   if (compile_mode(ctx) == UM_COMPILE_WAIT)
     return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
                     "loop '%s': compiling its host code failed: %s (hostc.compile: auto runs the generic code "
@@ -513,8 +521,9 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   drop_lock(e);
   remove_work(e);
   if (!ok) return failed(ctx, h, e, why);
-  if (load(ctx, e, fd, why, sizeof why) != 0) {
-    unload(e);
+  const int l = load(ctx, e, fd, why, sizeof why);
+  if (l != 0) {
+    if (l == -1) unload(e);
     return failed(ctx, h, e, why);
   }
   um_backend_log(ctx, UM_LOG_INFO, "um: loop '%s' runs compiled host code (compiled in %.2f s: %s)", e->name,
@@ -686,6 +695,19 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     else UM_BACKEND_CHECK(ctx, begin(ctx, h, e, 1));
   }
   um_setup_end(ctx, UM_SETUP_COMPILE);
+  if (e->state == HC_FAILED && e->consts_bad && e->consts_bad_gen != ctx->const_gen) { /* constants declared since */
+    char why[512];
+    if (bind_consts(ctx, e, why, sizeof why) == 0) e->state = HC_READY, e->consts_bad = 0;
+    else {
+      e->consts_bad_gen = ctx->const_gen;
+      UM_BACKEND_CHECK(ctx, failed(ctx, h, e, why));
+    }
+  }
+  if (e->state != HC_READY && required && e->consts_bad) /* its error was returned when found */
+    return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND,
+                            "loop '%s': kernel '%s' waits for its UM_CONST constants: publish them (um_decl_const; "
+                            "Python: ctx.decl_const) with the sizes its header declares",
+                            loop->name, loop->kernel->name);
   if (e->state != HC_READY && required) /* failed before (its error was returned then) */
     return UM_BACKEND_ERROR(ctx, UM_ERR_BACKEND, "loop '%s': kernel '%s' has no host code: its compile failed",
                             loop->name, loop->kernel->name);
