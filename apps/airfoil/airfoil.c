@@ -575,10 +575,42 @@ static int text_by_blocks(um_app_run *r, const char *file, airfoil *a, int *chec
   return um_app_agree(r, rc ? um_app_fail(r, rc, "%s", um_error_message(r->ctx)) : rc, "check its block of the mesh");
 }
 
+/* A mesh read by blocks (HDF5), checked once distributed: each rank fetches its block of the coordinates, the
+ * boundary codes and the edges in the declared numbering and checks it as the generator's blocks are checked
+ * (finite coordinates, codes 1 or 2, no edge from a node to itself), so that a file one rank refuses is refused on
+ * any number of ranks, with the same element numbers (collective; the ranks agree on the outcome). */
+static int check_read_blocks(um_app_run *r, airfoil *a) {
+  um_context *ctx = r->ctx;
+  airfoil_block b;
+  memset(&b, 0, sizeof b);
+  um_set *const sets[4] = {a->nodes, a->cells, a->edges, a->bedges};
+  int rc = UM_SUCCESS;
+  for (int k = 0; k < 4 && !rc; k++) {
+    rc = um_set_block(ctx, sets[k], &b.first[k], &b.count[k]);
+    b.gsize[k] = um_set_gsize(sets[k]);
+  }
+  const size_t nx = 2 * (size_t)b.count[0], ne = 2 * (size_t)b.count[2], nb = (size_t)b.count[3];
+  b.x = malloc((nx ? nx : 1) * sizeof *b.x);
+  b.edge = malloc((ne ? ne : 1) * sizeof *b.edge);
+  b.bedge = malloc((nb ? 2 * nb : 1) * sizeof *b.bedge);
+  b.bound = malloc((nb ? nb : 1) * sizeof *b.bound);
+  if (!rc && (!b.x || !b.edge || !b.bedge || !b.bound))
+    rc = um_error_set(ctx, UM_ERR_ALLOC, "out of memory checking this rank's block of the mesh");
+  rc = um_app_agree(r, rc, "check its block of the mesh"); /* the fetches below are collective */
+  if (!rc) rc = um_dat_fetch_block_original_order(ctx, a->p_x, b.x, nx * sizeof *b.x);
+  if (!rc) rc = um_dat_fetch_block_original_order(ctx, a->p_bound, b.bound, nb * sizeof *b.bound);
+  if (!rc) rc = um_map_fetch_block_original_order64(ctx, a->pedge, b.edge, ne * sizeof *b.edge);
+  if (!rc) rc = um_map_fetch_block_original_order64(ctx, a->pbedge, b.bedge, 2 * nb * sizeof *b.bedge);
+  if (!rc && (rc = airfoil_check_block(ctx, &b)) != UM_SUCCESS) rc = um_app_fail(r, rc, "%s", um_error_message(ctx));
+  free(b.x), free(b.edge), free(b.bedge), free(b.bound);
+  return um_app_agree(r, rc, "check its block of the mesh");
+}
+
 /* The mesh from mesh.file or the generator. Under mpirun with mpi.mesh: blocks the generator makes each rank's
  * block only, each rank reads its block of an HDF5 file, rank 0 reads a text file and sends each rank its block;
  * params.scheme: cells is declared whole, said on the log.
- * *checked: the mesh was checked as it was made (a block); else airfoil_check_mesh checks the whole of it. */
+ * *checked: 1 the mesh was checked as it was made (a block); 2 each rank checks its block of it once it is distributed
+ * (check_read_blocks); 0 airfoil_check_mesh checks the whole of it. */
 static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
   char err[1024] = "";
   const char *file = NULL;
@@ -603,7 +635,7 @@ static int load_mesh(um_app_run *r, airfoil *a, int cells, int *checked) {
     if (h5 && blocks && !cells) { /* by blocks: every rank reads its rows; sizes and ranges checked as read */
       fprintf(r->log, "airfoil: each rank reads its block of %s; the geometry checks of a whole mesh (cell areas, "
                       "duplicated edges) are not made (mpi.mesh: whole makes them)\n", file);
-      *checked = 1;
+      *checked = 2; /* each block checked once distributed (check_read_blocks) */
     }
     if (h5) return airfoil_decl_mesh_hdf5(r->ctx, file, blocks && !cells, a);
     if (blocks && !cells) return text_by_blocks(r, file, a, checked);
@@ -650,6 +682,7 @@ static int airfoil_run(um_app_run *r) {
   airfoil_host_mesh_free(&h);
   UM_APP_TRY(rc);
   UM_APP_TRY(um_app_prepare(r, "pecell")); /* reordering, if the config asks for one */
+  if (checked == 2) UM_APP_TRY(check_read_blocks(r, &a));
   const long long ncell = um_set_gsize(a.cells);
   fprintf(r->log, "airfoil: %lld nodes, %lld cells, %lld edges, %lld boundary edges; %d iterations%s\n",
           um_set_gsize(a.nodes), ncell, um_set_gsize(a.edges), um_set_gsize(a.bedges), niter,
