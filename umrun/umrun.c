@@ -330,6 +330,10 @@ static const char *reference_of(um_config *cfg, char *buf, size_t len) {
   return buf;
 }
 
+/* --no-validate: the reference the run would have been checked against (said once the run starts), removed from
+ * the config before its paths are resolved, so that a reference not found where the run starts stops nothing. */
+static char unvalidated_ref[1024];
+
 static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, char *err, size_t len) {
   int rc = load_base(r, c->config_path, cfg, err, len);
   char ref[1024];
@@ -342,6 +346,8 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   for (int i = 0; !rc && i < c->nsets; i++) /* --set key=: a value forgotten, unless empty means none for key */
     if (!c->set_origins[i] || !strcmp(c->set_origins[i], "--set")) rc = umrun_check_empty_set(r, *cfg, c->sets[i], err, len);
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
+  if (!rc && c->no_validate && reference_of(*cfg, unvalidated_ref, sizeof unvalidated_ref))
+    rc = um_config_set(*cfg, "validation.reference", "''", "--no-validate", err, len);
   if (!rc) rc = umrun_resolve_paths(r, c->config_path, *cfg, err, len); /* the config's paths from its folder */
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
   if (!rc && named && by)
@@ -534,10 +540,8 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (umrun_read_settings(r, cfg, c->config_path, s, out, err, sizeof err) ||
       umrun_read_unknown_keys(cfg, unknown_keys, err, sizeof err))
     return umrun_err(r, "%s\n", err), EXIT_USAGE;
-  if (c->no_validate && s->reference && *s->reference) { /* explore mode */
-    fprintf(out, "note: --no-validate: this run is not checked against %s\n", s->reference);
-    s->reference = NULL;
-  }
+  if (c->no_validate && unvalidated_ref[0]) /* explore mode (load_config removed the reference) */
+    fprintf(out, "note: --no-validate: this run is not checked against %s\n", unvalidated_ref);
   if (umrun_check_paths(c, s, cfg, err, sizeof err)) return umrun_err(r, "%s\n", err), EXIT_USAGE;
   if (s->reference && *s->reference && umrun_load_reference(s, v, err, sizeof err)) /* before computing */
     return umrun_err(r, "validation.reference: %s\n", err), EXIT_USAGE;
