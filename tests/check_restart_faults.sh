@@ -221,13 +221,22 @@ settings)
     > "$WORK/vc.log" 2>&1 || { cat "$WORK/vc.log"; fail "Volna: the restart with another step limit was refused"; }
   grep -q "params.max_steps: 20 in the checkpoint, 30 now" "$WORK/vc.log" || { cat "$WORK/vc.log"; fail "not listed"; }
   same "$WORK/va.json" "$WORK/vc.json"
+  # the deck moved elsewhere, its bytes the same: the run continues (the file is compared by content), said
+  mkdir -p "$WORK/moved" && cp "$WORK/v.vln" "$WORK/moved/deck.vln"
+  $T "$UMRUN" "${V[@]}" --set params.max_steps=30 --set mesh.file="$WORK/moved/deck.vln" \
+    --restart "$WORK/vk/volna-step000000010.h5" --json "$WORK/vm.json" > "$WORK/vm.log" 2>&1 \
+    || { cat "$WORK/vm.log"; fail "Volna: the restart with the deck moved was refused"; }
+  grep -q "mesh.file: $WORK/v.vln in the checkpoint, $WORK/moved/deck.vln now: the same content" "$WORK/vm.log" \
+    || { cat "$WORK/vm.log"; fail "Volna: the moved deck not said"; }
+  same "$WORK/va.json" "$WORK/vm.json"
   sed -i 's/g = 9.81/g = 3.0/' "$WORK/v.vln"
   grep -q "g = 3.0" "$WORK/v.vln" || fail "the deck has no g = 9.81 to change"
   $T "$UMRUN" "${V[@]}" --set params.max_steps=20 --restart "$WORK/vk/volna-step000000010.h5" > "$WORK/vd.log" 2>&1
   rc=$?
   [ $rc = 1 ] && grep -q "mesh.file content: [0-9a-f]* in the checkpoint, [0-9a-f]* now" "$WORK/vd.log" \
     || { cat "$WORK/vd.log"; fail "Volna: an edited deck: exit $rc, expected 1 naming mesh.file's content"; }
-  echo "settings: an edited deck refused; params.max_steps and params.progress changed, continued to A's metrics"
+  echo "settings: an edited deck refused; params.max_steps and params.progress changed, and the deck moved," \
+    "continued to A's metrics"
   ;;
 chain)
   # a chain of jobs: stopped at step 12, continued on 2 ranks to a checkpoint one step later (before the steps

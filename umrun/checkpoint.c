@@ -399,6 +399,58 @@ static int not_physics_line(const um_app *app, const char *line, size_t klen) {
   return o && (o->flags & UM_OPT_NOT_PHYSICS);
 }
 
+/* The value of key (klen bytes) in a "key = value" text: a pointer to it and its length in *vl, or NULL. */
+static const char *value_of(const char *text, const char *key, size_t klen, size_t *vl) {
+  for (const char *p = text; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    if (!strncmp(p, key, klen) && !strncmp(p + klen, " = ", 3)) {
+      *vl = (nl ? (size_t)(nl - p) : strlen(p)) - klen - 3;
+      return p + klen + 3;
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* The files both texts compare by content ("KEY content = DIGEST" in each): their names ("KEY = path") removed from
+ * both, so a file moved or copied elsewhere, its bytes the same, continues the run (a moved name said when say);
+ * its content line still differs where its bytes do. */
+static void drop_named_files(um_app_run *run, char *there, char *here, int say) {
+  char key[300];
+  for (char *p = there; *p;) {
+    char *nl = strchr(p, '\n'), *eq = strstr(p, " = ");
+    const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    size_t vl = 0, tl = 0;
+    if (eq && eq < p + n && (size_t)(eq - p) + 8 < sizeof key) {
+      const size_t kl = (size_t)(eq - p);
+      snprintf(key, sizeof key, "%.*s content", (int)kl, p);
+      const char *now = value_of(here, p, kl, &vl);
+      size_t hl = 0;
+      const char *dt = value_of(there, key, kl + 8, &tl), *dh = value_of(here, key, kl + 8, &hl);
+      if (dt && dh) {
+        const int same = tl == hl && !strncmp(dt, dh, tl);
+        if (say && same && now && (vl != n - kl - 3 - (nl ? 1 : 0) || strncmp(now, eq + 3, vl)) && um_mpi_rank() == 0)
+          fprintf(run->log, "restart: %.*s: %.*s in the checkpoint, %.*s now: the same content (SHA-256), so the "
+                            "run continues\n", (int)kl, p, (int)(n - kl - 3 - (nl ? 1 : 0)), eq + 3, (int)vl, now);
+        char line[300];
+        snprintf(line, sizeof line, "%.*s", (int)kl, p);
+        memmove(p, p + n, strlen(p + n) + 1); /* there's line gone; here's below */
+        for (char *q = here; *q;) {
+          char *qnl = strchr(q, '\n');
+          const size_t qn = qnl ? (size_t)(qnl - q) + 1 : strlen(q);
+          if (!strncmp(q, line, kl) && !strncmp(q + kl, " = ", 3)) {
+            memmove(q, q + qn, strlen(q + qn) + 1);
+            break;
+          }
+          q += qn;
+        }
+        continue;
+      }
+    }
+    p += n;
+  }
+}
+
 int umrun_ckpt_physics_differ(um_app_run *run, const char *there_text, int say, char *diffs, size_t len, int *n) {
   char *here = strdup(run->ckpt->physics), *there = strdup(there_text ? there_text : "");
   *n = -1;
@@ -410,6 +462,7 @@ int umrun_ckpt_physics_differ(um_app_run *run, const char *there_text, int say, 
         fprintf(run->log, "restart: the checkpoint records no file contents (an earlier um): the files the settings "
                           "name are compared by name only\n");
     }
+    drop_named_files(run, there, here, say);
     *n = diff_lines(there, here, diffs, len, "; ");
   }
   free(here), free(there);
