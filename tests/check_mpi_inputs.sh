@@ -71,9 +71,23 @@ for name, dset, value in (("bound", "p_bound", 7), ("selfedge", "pedge", None), 
         else:
             row[0] = value
         d[d.shape[0] - 1] = row
+# p_bound as 64-bit integers (numpy's default): read by blocks as on one process; one too large for a C int fails
+for name, last in (("i64", None), ("i64big", 2 ** 40)):
+    shutil.copy(good, "%s/%s.h5" % (work, name))
+    with h5py.File("%s/%s.h5" % (work, name), "r+") as f:
+        v = f["p_bound"][...].astype("int64")
+        if last is not None:
+            v[-1] = last
+        del f["p_bound"]
+        f.create_dataset("p_bound", data=v)
 EOF2
 run bound "$WORK/bound.h5" 2 "rank 2 of 3: airfoil failed: mesh: boundary edge [0-9]+ has boundary code 7"
 run selfedge "$WORK/selfedge.h5" 2 "rank 2 of 3: airfoil failed: mesh: edge [0-9]+ joins node [0-9]+ to itself"
+run i64big "$WORK/i64big.h5" 2 "rank 2 of 3 could not read its block .*value 1099511627776 in row [0-9]+ of dataset 'p_bound'"
+$T "$MPIEXEC" --oversubscribe -np 3 "$UMRUN" $CFG --quiet --set run.backend=seq --set run.iterations=2 \
+  --set validation.reference= --set output.dir= --set mesh.file="$WORK/i64.h5" > "$WORK/i64.log" 2>&1 \
+  || { cat "$WORK/i64.log"; fail "p_bound as 64-bit integers read by blocks: exit $?"; }
+echo "i64: p_bound as 64-bit integers read by blocks on 3 ranks"
 run nan "$WORK/nan.h5" 2 "rank 2 of 3: airfoil failed: mesh: node [0-9]+ has coordinates \(nan, [^)]*\), which are not finite"
 # a bad value of a deck in elements of other ranks' blocks only (BookLeaf's region 2, the right half, on ranks 1 and
 # 2 of 3): their message naming the deck's line is printed, not only rank 0's "another rank could not ..."

@@ -259,6 +259,30 @@ static int read_rows(um_context *ctx, reader *r, hid_t native, unsigned long lon
   return UM_SUCCESS;
 }
 
+/* This rank's block of a dataset of integers wider than 32 bits (or unsigned ones; h5py and numpy write int64) as
+ * the 32-bit ints of a dat: read as 64-bit rows and each value checked to fit, as the whole reader does. */
+static int read_int_rows(um_context *ctx, reader *r, const um_set *set, size_t cols, int *out, const char *what,
+                         const char *name, const char *path) {
+  size_t n = 0, tbytes = 0;
+  long long *tmp = um_size_mul((size_t)set->size, cols, &n) || um_size_mul(n ? n : 1, sizeof *tmp, &tbytes)
+                       ? NULL : (long long *)malloc(tbytes);
+  if (!tmp)
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values of '%s' in '%s'", what, n, name,
+                    path);
+  int rc = read_rows(ctx, r, H5T_NATIVE_LLONG, (unsigned long long)set->block_begin, (size_t)set->size, tmp, what,
+                     name, path);
+  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++) {
+    if (tmp[i] < INT_MIN || tmp[i] > INT_MAX)
+      rc = UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: value %lld in row %lld of dataset '%s' in '%s' does not fit a 32-bit int", what,
+                    tmp[i], set->block_begin + (long long)(i / cols), name, path);
+    else
+      out[i] = (int)tmp[i];
+  }
+  free(tmp);
+  return rc;
+}
+
 /* Check that the dataset's element type can be read as `type`. */
 static int check_type(um_context *ctx, const dinfo *di, um_type type, const char *what, const char *name,
                       const char *path) {
@@ -498,9 +522,8 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
     reader_close(&r);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values", what, n);
   }
-  if (set->block && t == UM_INT && !(di.tsize == sizeof(int) && di.sign == H5T_SGN_2))
-    rc = UM_ERROR(ctx, UM_ERR_IO, "cannot read %s by blocks: dataset '%s' in '%s' holds integers other than 32-bit "
-                  "signed ones; declare the mesh whole (mpi.mesh: whole) or convert the file", what, name, file);
+  if (set->block && t == UM_INT && !(di.tsize < sizeof(int) || (di.tsize == sizeof(int) && di.sign == H5T_SGN_2)))
+    rc = read_int_rows(ctx, &r, set, (size_t)di.cols, (int *)data, what, name, file);
   else if (set->block)
     rc = read_rows(ctx, &r, um__h5_native_of(t), (unsigned long long)set->block_begin, (size_t)set->size, data, what,
                    name, file);
