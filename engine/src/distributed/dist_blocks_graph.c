@@ -518,7 +518,8 @@ static int blocks_run(void *self, const char *name, char *why, size_t wl) {
   const int graph = !strcmp(name, "metis") || !strcmp(name, "ptscotch");
   if (graph && !umd_graph_fits(name, set, B->S[X->primary].gsize, why, wl)) return -1; /* gsize: every rank's */
   if (!strcmp(name, "metis")) {
-    snprintf(why, wl, "METIS needs the whole graph on one rank, which a mesh declared by blocks never builds");
+    snprintf(why, wl, "METIS needs the whole graph on one rank, which a mesh declared by blocks never builds (with umrun: "
+                      "mpi.mesh: whole declares the mesh whole, for METIS)");
     return -1;
   }
   if (!strcmp(name, "ptscotch") && !ensure_graph(X)) return snprintf(why, wl, "the graph could not be built"), -1;

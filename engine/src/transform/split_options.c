@@ -31,7 +31,8 @@ const um_option um_transform_options[] = {
     {.key = "run.reproducible", .type = UM_OPT_BOOL, .def = "false",
      .help = "true: increments gathered in a fixed order (by global element number)\n"
              "and floating-point sums exact, so runs, strategies, backends and rank\n"
-             "counts give the same bits",
+             "counts give the same bits (except loops that increment a vector\n"
+             "argument, which a run names: SIAC's per_element)",
      .component = "transform", .to_context = opt_reproducible},
     /* set per loop by its caller (the runner: um_loop settings), as run.split is for every loop */
     {.key = "split.<loop>", .type = UM_OPT_CHOICE, .def = SPLIT_DEFAULT, .choices = split_choices,
