@@ -790,6 +790,9 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   } else {
     status = run_config(r, &c, cfg, &held);
   }
+  if (status != EXIT_OK && um_mpi_size() > 1) /* mpirun ends every rank once one exits with an error */
+    um_safe_signal_message(r->prog, "the job was ending after an error (mpirun stops the other ranks when one exits "
+                                    "with an error status): the messages above say why");
   um_config_free(cfg);
   free(c.sets);
   free(c.set_origins);
