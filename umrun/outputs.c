@@ -197,6 +197,8 @@ static void write_json(FILE *f, const run_settings *s, um_context *ctx, const um
   if (run->steps > 0) /* the steady rate leaves the first step's one-off work out */
     fprintf(f, ",\n  \"run_seconds\": %.6f, \"steps\": %ld, \"first_step_seconds\": %.6f, \"step_seconds\": %.9f",
             run->run_seconds, run->steps, run->first_step_seconds, um_app_step_seconds(run));
+  else if (run->run_seconds > 0) /* an app without steps (SIAC's filter): the main part's time alone */
+    fprintf(f, ",\n  \"run_seconds\": %.6f", run->run_seconds);
   umrun_setup_phases_json(f, run);
   memory_json(f, run);
   umrun_ckpt_json(f, run);
