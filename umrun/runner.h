@@ -36,6 +36,7 @@ typedef struct {
   char *restart_set;    /* --restart PATH as "checkpoint.restart=PATH" (one of sets) */
   umrun_draw draw; /* --draw WHAT FILE (draw.h) */
   char stdout_path[32]; /* "/dev/fd/N": the original stdout, when --json or --csv names it (umrun_outputs_own_stdout) */
+  char unvalidated_ref[1024]; /* --no-validate: the config's validation.reference, not looked for (load_config) */
 } cmdline;
 
 /* What the runner itself reads from the config (settings.c). */

@@ -330,11 +330,10 @@ static const char *reference_of(um_config *cfg, char *buf, size_t len) {
   return buf;
 }
 
-/* --no-validate: the reference the run would have been checked against (said once the run starts), removed from
- * the config before its paths are resolved, so that a reference not found where the run starts stops nothing. */
-static char unvalidated_ref[1024];
-
-static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, char *err, size_t len) {
+/* --no-validate: the reference the run would have been checked against goes to unvalidated (said once the run
+ * starts) and out of the config before its paths are resolved: a reference not found where the run starts stops
+ * nothing. */
+static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, char *unvalidated, char *err, size_t len) {
   int rc = load_base(r, c->config_path, cfg, err, len);
   char ref[1024];
   const char *named = rc ? NULL : reference_of(*cfg, ref, sizeof ref);
@@ -346,7 +345,7 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   for (int i = 0; !rc && i < c->nsets; i++) /* --set key=: a value forgotten, unless empty means none for key */
     if (!c->set_origins[i] || !strcmp(c->set_origins[i], "--set")) rc = umrun_check_empty_set(r, *cfg, c->sets[i], err, len);
   if (!rc && named && !by && !reference_of(*cfg, (char[1024]){0}, 1024)) by = "--set";
-  if (!rc && c->no_validate && reference_of(*cfg, unvalidated_ref, sizeof unvalidated_ref))
+  if (!rc && c->no_validate && reference_of(*cfg, unvalidated, sizeof c->unvalidated_ref))
     rc = um_config_set(*cfg, "validation.reference", "''", "--no-validate", err, len);
   if (!rc) rc = umrun_resolve_paths(r, c->config_path, *cfg, err, len); /* the config's paths from its folder */
   /* Validation switched off by a later source is said even under --quiet (and in a sweep's run logs). */
@@ -413,7 +412,7 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
       snprintf(set, sizeof set, "%s=%s", c->sweep.key[k], c->sweep.values[k][v]);
       run_settings sv;
       memset(&sv, 0, sizeof sv);
-      int rc = load_config(r, c, &one, err, sizeof err);
+      int rc = load_config(r, c, &one, (char[sizeof c->unvalidated_ref]){0}, err, sizeof err);
       if (!rc) rc = um_config_set_assignment(one, set, "--sweep", err, sizeof err);
       if (!rc) rc = umrun_read_settings(r, one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
       um_config_free(one);
@@ -540,8 +539,8 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (umrun_read_settings(r, cfg, c->config_path, s, out, err, sizeof err) ||
       umrun_read_unknown_keys(cfg, unknown_keys, err, sizeof err))
     return umrun_err(r, "%s\n", err), EXIT_USAGE;
-  if (c->no_validate && unvalidated_ref[0]) /* explore mode (load_config removed the reference) */
-    fprintf(out, "note: --no-validate: this run is not checked against %s\n", unvalidated_ref);
+  if (c->no_validate && c->unvalidated_ref[0]) /* explore mode (load_config removed the reference) */
+    fprintf(out, "note: --no-validate: this run is not checked against %s\n", c->unvalidated_ref);
   if (umrun_check_paths(c, s, cfg, err, sizeof err)) return umrun_err(r, "%s\n", err), EXIT_USAGE;
   if (s->reference && *s->reference && umrun_load_reference(s, v, err, sizeof err)) /* before computing */
     return umrun_err(r, "validation.reference: %s\n", err), EXIT_USAGE;
@@ -778,7 +777,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   }
   char err[4096] = "";
   um_config *cfg = NULL;
-  if (load_config(r, &c, &cfg, err, sizeof err)) {
+  if (load_config(r, &c, &cfg, c.unvalidated_ref, err, sizeof err)) {
     umrun_err(r, "%s\n", err);
     status = release_err(r, &held, EXIT_USAGE, DEFAULT_DEADLINE_S, NULL);
   } else if (c.print_config) { /* the config, and nothing run: not its sweep, not --repeat's runs */
@@ -791,8 +790,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
     status = run_config(r, &c, cfg, &held);
   }
   if (status != EXIT_OK && um_mpi_size() > 1) /* mpirun ends every rank once one exits with an error */
-    um_safe_signal_message(r->prog, "the job was ending after an error (mpirun stops the other ranks when one exits "
-                                    "with an error status): the messages above say why");
+    um_safe_signal_message(r->prog, "the job was ending after an error (mpirun stops the others): see above");
   um_config_free(cfg);
   free(c.sets);
   free(c.set_origins);
