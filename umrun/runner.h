@@ -75,6 +75,10 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
 /* output.dir (made) claimed for this run: open and flock'ed until s->outdir_fd is closed (the process's end);
  * another umrun holding it now: a warning on stderr that the two runs' files would mix. */
 void umrun_claim_outdir(const um_runner *r, run_settings *s);
+/* What a SIGINT/SIGTERM says (um_safe_signal_message): status -1 while the run runs (what was removed, and how to
+ * stop at a checkpoint instead); else the status the run ends with under mpirun, which stops every other rank once
+ * one exits with a status but 0 (a checkpoint's stop, a failed validation, an error). */
+void umrun_signal_note(const um_runner *r, int status);
 
 /* ---- repeat.c ---- */
 /* umrun CONFIG --repeat N (c->repeat > 1): the run made N times as child processes, per loop the median and the

@@ -9,12 +9,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "um/safe_file.h"
+
 #include "child.h"
 #include "options.h"
 #include "paths.h"
 #include "runner.h"
 #include "tools.h"
+#include "um/safe_file.h"
 
 static int file_exists(const char *p) {
   struct stat st;
@@ -260,6 +261,21 @@ void umrun_claim_outdir(const um_runner *r, run_settings *s) {
                  "the other's, so the folder may end with files of both; give each run its own output.dir "
                  "(--set output.dir=...)\n", s->outdir);
   close(fd);
+}
+
+void umrun_signal_note(const um_runner *r, int status) {
+  um_safe_signal_message(r->prog,
+                         status < 0 ? "the run did not finish; the files it had not completed were removed (none is "
+                                      "left half-written). To stop a long run at a checkpoint and continue it later: "
+                                      "checkpoint.on_signal (SIGTERM, SIGUSR1; docs/checkpoints.md)"
+                         : status == EXIT_STOPPED    ? "the job was ending at its checkpoint (mpirun stops the other "
+                                                       "ranks when one exits with a status other than 0): --restart "
+                                                       "continues it"
+                         : status == EXIT_VALIDATION ? "the job was ending, its validation failed (mpirun stops the "
+                                                       "other ranks when one exits with a status other than 0)"
+                                                     : "the job was ending after an error (mpirun stops the other "
+                                                       "ranks when one exits with a status other than 0): the "
+                                                       "messages above say why");
 }
 
 /* run.unknown_keys: error (default: a key nobody read stops the run before the

@@ -748,9 +748,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   const um_runner *r = &runner;
   memset(&c, 0, sizeof c);
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
-  um_safe_signal_message(r->prog, "the run did not finish; the files it had not completed were removed "
-                                  "(none is left half-written). To stop a long run at a checkpoint and "
-                                  "continue it later: checkpoint.on_signal (SIGTERM, SIGUSR1; docs/checkpoints.md)");
+  umrun_signal_note(r, -1);
   int status = start_ranks(r, &argc, &argv);
   if (status >= 0) return status;
   held_err held; /* ranks other than 0: their messages until the checks are done (release_err) */
@@ -789,8 +787,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   } else {
     status = run_config(r, &c, cfg, &held);
   }
-  if (status != EXIT_OK && um_mpi_size() > 1) /* mpirun ends every rank once one exits with an error */
-    um_safe_signal_message(r->prog, "the job was ending after an error (mpirun stops the others): see above");
+  if (status != EXIT_OK && um_mpi_size() > 1) umrun_signal_note(r, status); /* mpirun may stop this rank now */
   um_config_free(cfg);
   free(c.sets);
   free(c.set_origins);

@@ -588,6 +588,7 @@ static int check_read_blocks(um_app_run *r, airfoil *a) {
   for (int k = 0; k < 4 && !rc; k++) {
     rc = um_set_block(ctx, sets[k], &b.first[k], &b.count[k]);
     b.gsize[k] = um_set_gsize(sets[k]);
+    if (rc) rc = um_error_set(ctx, rc, "set '%s': no block of it for this rank to check", um_set_name(sets[k]));
   }
   const size_t nx = 2 * (size_t)b.count[0], ne = 2 * (size_t)b.count[2], nb = (size_t)b.count[3];
   b.x = malloc((nx ? nx : 1) * sizeof *b.x);

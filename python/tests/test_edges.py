@@ -420,6 +420,8 @@ def test_earlier_spellings_of_options_are_read_as_their_keys_now(caplog):
                 c.set_option("run.threads", 2)
     said = caplog.text
     assert "run.cflags is now hostc.cflags" in said and "run.compile is now hostc.compile" in said
+    with pytest.raises(ValueError, match=r"cflags = '-O1' and options\['hostc.cflags'\] = '-O2' disagree"):
+        um.Context(backend="seq", cflags="-O1", options={"hostc.cflags": "-O2"})  # one key, spelt two ways
 
 
 @pytest.mark.parametrize("value", [None, "1", "abc", object(), [1.0, [2.0, 3.0]]])
@@ -448,6 +450,7 @@ def test_arguments_of_the_wrong_kind_are_refused_naming_them(ctx):
         um.Kernel("UM_KERNEL void k(double *y) {}", None)
     with pytest.raises(TypeError, match="um.Kernel: its source must be a str, not 123"):
         um.Kernel(123, "k")
+    assert um.Kernel(b"UM_KERNEL void k(double *y) {}", b"k").name == "k"  # a file read in binary mode
     with pytest.raises(TypeError, match="block_range: gsize must be a whole number, not 10.5"):
         um.block_range(10.5)
     with pytest.raises(TypeError, match="options must be a dict"):

@@ -9,10 +9,14 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 import cffi
 
 _NAMES = ("libum.so",)
+# a prefix's library folders: lib, and the multiarch one of this machine (lib/x86_64-linux-gnu, lib/aarch64-linux-gnu)
+_LIB_DIRS = ("lib",) + tuple(os.path.join("lib", m) for m in dict.fromkeys(
+    (sysconfig.get_config_var("MULTIARCH") or "", "x86_64-linux-gnu")) if m)
 
 
 def _chosen():
@@ -23,8 +27,7 @@ def _chosen():
         return [(env, "UM_LIBRARY")]
     prefix = os.environ.get("UM_PREFIX")
     if prefix:
-        return [(os.path.join(prefix, sub, "libum.so"), "UM_PREFIX")
-                for sub in ("lib", "lib64", os.path.join("lib", "x86_64-linux-gnu"))]
+        return [(os.path.join(prefix, sub, "libum.so"), "UM_PREFIX") for sub in _LIB_DIRS + ("lib64",)]
     return []
 
 
@@ -59,7 +62,7 @@ def _searched():
         if libdir:
             yield os.path.join(libdir, "libum.so"), "pkg-config um"
     for prefix in (sys.prefix, "/usr/local", "/usr"):
-        for sub in ("lib", os.path.join("lib", "x86_64-linux-gnu")):
+        for sub in _LIB_DIRS:
             yield os.path.join(prefix, sub, "libum.so"), "prefix " + prefix
 
 

@@ -188,31 +188,25 @@ class Context:
         lib.um_options_default(opts)
         opts.log = _log  # the engine's warnings and progress to logging.getLogger("um")
         opts.verbose = int(verbose)
-        merged = {"run.backend": backend}
-        for key, value in settings.items():
-            merged["run." + key] = value
         if options is not None and not isinstance(options, dict):
             raise TypeError("um.Context: options must be a dict of the engine's keys, e.g. {'run.strategy': "
                             "'atomics'}, not a %s" % type(options).__name__)
-        for key, value in (options or {}).items():  # a setting given twice, differently: which one was meant?
-            short = key[4:] if key.startswith("run.") else None
-            given = short in settings or (short == "backend" and backend != "auto")
-            if given and _option_text(merged[key]) != _option_text(value):
-                raise ValueError("um.Context: %s=%r and options[%r] = %r disagree: give it once" % (
-                    short, merged[key], key, value))
-            merged[key] = value
+        merged = {}  # the key as it is now -> (value, where it was given, given by default, its declaration)
+
+        def put(key, value, where, weak=False):  # a setting given twice, differently: which one was meant?
+            key, decl = _option_now(key)
+            if key in merged and not merged[key][2] and _option_text(merged[key][0]) != _option_text(value):
+                raise ValueError("um.Context: %s = %r and %s = %r disagree: give it once" % (
+                    merged[key][1], merged[key][0], where, value))
+            merged[key] = (value, where, weak, decl)
+
+        put("run.backend", backend, "backend", weak=backend == "auto")
+        for key, value in settings.items():
+            put("run." + key, value, key)
+        for key, value in (options or {}).items():
+            put(key, value, "options[%r]" % key)
         later = []
-        for key, value in merged.items():
-            decl = lib.um_option_find(_text(key))
-            if decl == ffi.NULL:
-                near = ffi.new("char[160]")
-                hint = lib.um_option_nearest(_text(key), near, 160)
-                raise ValueError("um.Context: unknown option '%s'%s" % (
-                    key, " (did you mean '%s'?)" % ffi.string(hint).decode() if hint != ffi.NULL else ""))
-            if decl.renamed_to != ffi.NULL:  # an earlier spelling: applied as the key it is now
-                now = ffi.string(decl.renamed_to).decode()
-                logging.getLogger("um").warning("um.Context: %s is now %s (read as it)", key, now)
-                key, decl = now, lib.um_option_find(_text(now))
+        for key, (value, _, _, decl) in merged.items():
             if decl.to_options == ffi.NULL:
                 later.append((key, value))
                 continue
@@ -699,9 +693,14 @@ class Kernel:
     compiler's message."""
 
     def __init__(self, source, name, source_name=None):
-        for v, what in ((source, "source"), (name, "name"), (source_name, "source_name")):
-            if not isinstance(v, str) and not (v is None and what == "source_name"):
+        def text(v, what):  # a str, or bytes (a file read in binary) as UTF-8
+            if isinstance(v, bytes):
+                return v.decode()
+            if not isinstance(v, str):
                 raise TypeError("um.Kernel: its %s must be a str, not %r (%s)" % (what, v, type(v).__name__))
+            return v
+        source, name = text(source, "source"), text(name, "name")
+        source_name = None if source_name is None else text(source_name, "source_name")
         self.source, self.name = source, name
         self.source_name = source_name or (name + ".h")
 
@@ -772,6 +771,22 @@ def _converted(a, dtype, what):
         raise ValueError("%s: its %s values are not all exactly %s: convert them first (.astype)" % (what, a.dtype,
                                                                                                     dtype))
     return out
+
+
+def _option_now(key):
+    """(key, its declaration) as the key is spelled now: an earlier spelling (run.cflags) followed to its key
+    (hostc.cflags), with a warning; an unknown key refused with the nearest known one."""
+    decl = lib.um_option_find(_text(key, "an option's key"))
+    if decl == ffi.NULL:
+        near = ffi.new("char[160]")
+        hint = lib.um_option_nearest(_text(key), near, 160)
+        raise ValueError("um.Context: unknown option '%s'%s" % (
+            key, " (did you mean '%s'?)" % ffi.string(hint).decode() if hint != ffi.NULL else ""))
+    if decl.renamed_to != ffi.NULL:
+        now = ffi.string(decl.renamed_to).decode()
+        logging.getLogger("um").warning("um.Context: %s is now %s (read as it)", key, now)
+        return now, lib.um_option_find(_text(now))
+    return key, decl
 
 
 def _want(obj, cls, what):

@@ -82,8 +82,8 @@ typedef struct {
   um_compiled_range fn;
   um_compiled_range fn_simd; /* NULL: the loop has no SIMD range */
   unsigned const_gen;      /* constants copied at this generation */
-  int consts_bad;          /* 1: loaded, but the app's constants did not match its kernel header at generation */
-  unsigned consts_bad_gen; /* consts_bad_gen: tried again once the app declares a constant (um_decl_const) */
+  int consts_bad;          /* 1: loaded, but the app's constants did not match its kernel header when there were */
+  int consts_bad_n;        /* consts_bad_n of them: bound again once the app declares another (um_decl_const) */
   void **cptr;             /* per context constant: its copy in the module, or NULL */
   int ncptr;
 } hc_entry;
@@ -399,28 +399,27 @@ static int bind_consts(um_context *ctx, hc_entry *e, char *why, size_t n) {
                     "the kernel header's UM_CONST constants (%zu bytes) are not those the app declared with "
                     "um_decl_const (%zu bytes of them match): one was never published, or its size differs; "
                     "publish each one (um_decl_const; Python: ctx.decl_const) with the header's size, and the loop "
-                    "runs compiled from its next call",
+                    "runs compiled from its next call (one declared with another size cannot change: a new context)",
                     (size_t)(end - begin), (size_t)(cursor - begin)),
-           -1;
+           -3;
   e->const_gen = ctx->const_gen - 1; /* copy before the first call */
   return 0;
 }
 
 /* Load the module verified through fd (hcc_verify), never its path again: e keeps fd while the module is loaded.
  * 0 loaded; -1 the module does not load (compile it again); -2 it loads but the app's constants do not match its
- * kernel header (no compile will help). */
+ * kernel header (no compile will help; kept loaded, bound again once the app declares another constant). */
 static int load(um_context *ctx, hc_entry *e, int fd, char *why, size_t n) {
+  e->consts_bad = 0;
   e->fd = fd;
   e->handle = hcc_dlopen(fd, e->so, why, n);
   if (!e->handle) return -1;
   e->fn = (um_compiled_range)dlsym(e->handle, "um__compiled_range");
   if (!e->fn) return snprintf(why, n, "%s has no range function", e->so), -1;
   e->fn_simd = (um_compiled_range)dlsym(e->handle, "um__compiled_range_simd");
-  e->consts_bad = 0;
-  if (bind_consts(ctx, e, why, n) != 0) { /* kept loaded: bound again once the app's constants change */
-    e->consts_bad = 1, e->consts_bad_gen = ctx->const_gen;
-    return -2;
-  }
+  const int b = bind_consts(ctx, e, why, n);
+  if (b == -3) e->consts_bad = 1, e->consts_bad_n = ctx->nconsts;
+  if (b != 0) return b == -3 ? -2 : -1;
   e->state = HC_READY;
   return 0;
 }
@@ -695,11 +694,12 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
     else UM_BACKEND_CHECK(ctx, begin(ctx, h, e, 1));
   }
   um_setup_end(ctx, UM_SETUP_COMPILE);
-  if (e->state == HC_FAILED && e->consts_bad && e->consts_bad_gen != ctx->const_gen) { /* constants declared since */
+  if (e->state == HC_FAILED && e->consts_bad && e->consts_bad_n != ctx->nconsts) { /* a constant declared since */
     char why[512];
-    if (bind_consts(ctx, e, why, sizeof why) == 0) e->state = HC_READY, e->consts_bad = 0;
+    const int b = bind_consts(ctx, e, why, sizeof why);
+    if (b == 0) e->state = HC_READY, e->consts_bad = 0;
     else {
-      e->consts_bad_gen = ctx->const_gen;
+      e->consts_bad = b == -3, e->consts_bad_n = ctx->nconsts;
       UM_BACKEND_CHECK(ctx, failed(ctx, h, e, why));
     }
   }
