@@ -123,32 +123,6 @@ static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f
   return UM_SUCCESS;
 }
 
-/* The entries that must be >= 0 (> 0 where strict), after the params.* overrides. */
-static int check_signs(um_app_run *r, const bl_deck *d, const char *f) {
-  const struct {
-    const char *key;
-    double v;
-    int strict; /* > 0: cfl_sf and the dts, where 0 would make every dt 0 */
-  } pos[] = {{"cvisc1", d->cvisc1, 0},
-             {"cvisc2", d->cvisc2, 0},
-             {"cfl_sf", d->cfl_sf, 1},
-             {"div_sf", d->div_sf, 0},
-             {"dt_initial", d->dt_initial, 1},
-             {"dt_max", d->dt_max, 1},
-             {"dt_g", d->dt_g, 1},
-             {"ccut", d->ccut, 0},
-             {"zcut", d->zcut, 0},
-             {"zerocut", d->zerocut, 0},
-             {"pcut", d->pcut, 0},
-             {"dencut", d->dencut, 0},
-             {"accut", d->accut, 0}}; /* the cut-offs: upstream's rationalise refuses them < 0 */
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    if (!(pos[i].v >= 0.0) || (pos[i].strict && !(pos[i].v > 0.0)))
-      return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: %s = %g: must be %s (after the params.* overrides)", f,
-                         bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, pos[i].strict ? "> 0" : ">= 0");
-  return UM_SUCCESS;
-}
-
 static int read_config(um_app_run *r, bl_config *c) {
   char err[1024] = "";
   const char *mesh_file = NULL, *deck = NULL;
@@ -224,7 +198,7 @@ static int read_config(um_app_run *r, bl_config *c) {
     if (i < BL_MAXREG && d->pmeritreg[i] > 0.0) c->zsp = 1;
   }
   UM_APP_TRY(read_eos(r, c, d, f));
-  UM_APP_TRY(check_signs(r, d, f));
+  if (bl_deck_check_values(d, f, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
   if (!(d->time_end > d->time_start))
     return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: time_end = %g: must be after time_start = %g", f,
                        bl_deck_line(d, "time_end"), d->time_end, d->time_start);

@@ -76,6 +76,10 @@ int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, ch
 int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen);
 /* The line where `key` was last assigned (0 if never). */
 int bl_deck_line(const bl_deck *d, const char *key);
+/* The values that must be >= 0 (> 0 where 0 makes every dt 0), and dt_min no larger than dt_max and dt_initial (the
+ * first step would stop the run), checked after the params.* overrides: 0, or UM_ERR_CONFIG with "file:line: ..." in
+ * err. */
+int bl_deck_check_values(const bl_deck *d, const char *file, char *err, size_t errlen);
 
 /* A region of the mesh as upstream's generator builds it. */
 typedef struct {

@@ -245,7 +245,10 @@ static int parse_subscript(scan *sc, const var *v, const char *key, int k, char 
   const long long n = ((long long)hi - lo + st) / st, last = lo + (n - 1) * (long long)st;
   if (n < 1) return fail(sc, sc->line, key, "subscript %d selects no element (%d:%d:%d)", k + 1, lo, hi, st);
   if (lo < 1 || lo > v->ext[k] || last < 1 || last > v->ext[k])
-    return fail(sc, sc->line, key, "subscript %d out of range (%d:%d:%d, allowed 1:%d)", k + 1, lo, hi, st, v->ext[k]);
+    return np == 1 ? fail(sc, sc->line, key, "index %d (dimension %d) is out of range: allowed 1 to %d", lo, k + 1,
+                          v->ext[k])
+                   : fail(sc, sc->line, key, "the section %d:%d:%d (dimension %d) is out of range: allowed 1 to %d", lo,
+                          hi, st, k + 1, v->ext[k]);
   sec->lo[k] = lo, sec->st[k] = st, sec->n[k] = (int)n;
   return UM_SUCCESS;
 }
@@ -521,4 +524,39 @@ int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen) {
   else rc = bl_deck_parse(d, buf, n, path, err, errlen);
   free(buf);
   return rc;
+}
+
+int bl_deck_check_values(const bl_deck *d, const char *file, char *err, size_t errlen) {
+  const struct {
+    const char *key;
+    double v;
+    int strict; /* > 0: cfl_sf and the dts, where 0 would make every dt 0 */
+  } pos[] = {{"cvisc1", d->cvisc1, 0},
+             {"cvisc2", d->cvisc2, 0},
+             {"cfl_sf", d->cfl_sf, 1},
+             {"div_sf", d->div_sf, 0},
+             {"dt_initial", d->dt_initial, 1},
+             {"dt_max", d->dt_max, 1},
+             {"dt_g", d->dt_g, 1},
+             {"ccut", d->ccut, 0},
+             {"zcut", d->zcut, 0},
+             {"zerocut", d->zerocut, 0},
+             {"pcut", d->pcut, 0},
+             {"dencut", d->dencut, 0},
+             {"accut", d->accut, 0}}; /* the cut-offs: upstream's rationalise refuses them < 0 */
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+    if (!(pos[i].v >= 0.0) || (pos[i].strict && !(pos[i].v > 0.0)))
+      return snprintf(err, errlen, "%s:%d: %s = %g: must be %s (after the params.* overrides)", file,
+                      bl_deck_line(d, pos[i].key), pos[i].key, pos[i].v, pos[i].strict ? "> 0" : ">= 0"),
+             UM_ERR_CONFIG;
+  const int over_max = d->dt_min > d->dt_max;
+  const char *k = over_max ? "dt_max" : "dt_initial";
+  if (over_max || d->dt_min > d->dt_initial) /* the first step would stop the run: dt < dt_min */
+    return snprintf(err, errlen,
+                    "%s:%d: dt_min = %g is above %s = %g (line %d): no step could be taken (after the "
+                    "params.* overrides)",
+                    file, bl_deck_line(d, "dt_min"), d->dt_min, k, over_max ? d->dt_max : d->dt_initial,
+                    bl_deck_line(d, k)),
+           UM_ERR_CONFIG;
+  return UM_SUCCESS;
 }

@@ -68,18 +68,40 @@ static size_t gauge_name(const char *stream, const char **name) {
   return n > 4 && !strcmp(*name + n - 4, ".csv") ? n - 4 : n;
 }
 
-/* Two OutputLocation events writing one file: the second would replace the first's samples. */
+/* The output events that write files: gauges (.csv) and fields (.h5 and .xmf); cout writes none. */
+static int file_kind(const vl_event *e) {
+  if (!strcmp(e->stream, "cout")) return 0;
+  if (e->kind == VL_OUT_LOCATION) return 1;
+  return e->kind == VL_OUT_SIMULATION || e->kind == VL_OUT_MAX_ELEVATION || e->kind == VL_OUT_MAX_SPEED ? 2 : 0;
+}
+
+/* Two output events writing one file (the second would replace the first's), or one with no file name (a hidden
+ * ".h5"): refused. A stream's folder part is not used (every file goes to output.dir): said. */
 int vl_gauges_distinct(vl_solver *S) {
   const vl_deck *d = &S->deck;
-  for (int i = 0; i < d->nevents; i++)
-    for (int j = 0; d->events[i].kind == VL_OUT_LOCATION && j < i; j++) {
-      const char *a, *b;
-      const size_t na = gauge_name(d->events[i].stream, &a), nb = gauge_name(d->events[j].stream, &b);
-      if (d->events[j].kind == VL_OUT_LOCATION && na == nb && !strncmp(a, b, na))
-        return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: OutputLocation \"%s\" writes %.*s.csv, as the one of line %d "
-                           "does: give each gauge a name of its own", d->file, d->events[i].line,
-                           d->events[i].stream, (int)na, a, d->events[j].line);
+  for (int i = 0; i < d->nevents; i++) {
+    const vl_event *e = &d->events[i];
+    const int k = file_kind(e);
+    if (!k) continue;
+    const char *a, *b;
+    const size_t na = gauge_name(e->stream, &a);
+    if (!na)
+      return um_app_fail(S->r, UM_ERR_CONFIG, "%s:%d: the output \"%s\" has no file name: name the file it writes",
+                         d->file, e->line, e->stream);
+    if (a != e->stream && um_mpi_rank() == 0)
+      fprintf(S->r->log,
+              "volna: %s:%d: the output \"%s\" is written as %.*s%s in output.dir (the folder part of a "
+              "deck's output name is not used)\n",
+              d->file, e->line, e->stream, (int)na, a, k == 1 ? ".csv" : ".h5");
+    for (int j = 0; j < i; j++) {
+      const size_t nb = gauge_name(d->events[j].stream, &b);
+      if (file_kind(&d->events[j]) == k && na == nb && !strncmp(a, b, na))
+        return um_app_fail(S->r, UM_ERR_CONFIG,
+                           "%s:%d: the output \"%s\" writes %.*s%s, as the one of line %d "
+                           "does: give each output a name of its own",
+                           d->file, e->line, e->stream, (int)na, a, k == 1 ? ".csv" : ".h5", d->events[j].line);
     }
+  }
   return UM_SUCCESS;
 }
 

@@ -74,7 +74,9 @@ TEST_F(BookLeafDeck, ErrorsNameFileLineAndKey) {
             std::string::npos)
       << err;
   EXPECT_EQ(parse(d, "&MESH\n region_dim(101,1)=1\n/\n", &err), UM_ERR_CONFIG);
-  EXPECT_NE(err.find("t.deck:2: region_dim: subscript 1 out of range"), std::string::npos) << err;
+  EXPECT_NE(err.find("t.deck:2: region_dim: index 101 (dimension 1) is out of range: allowed 1 to 100"),
+            std::string::npos)
+      << err;
   EXPECT_EQ(parse(d, "&MESH\n region_dim(1,:)=1,2,3\n/\n", &err), UM_ERR_CONFIG);
   EXPECT_NE(err.find("more values than the section has elements"), std::string::npos) << err;
   EXPECT_EQ(parse(d, "&EOS\n eos_type(1)='ideal gas\n/\n", &err), UM_ERR_CONFIG);
@@ -164,7 +166,10 @@ TEST_F(BookLeafDeck, StridedSections) {
   EXPECT_EQ(parse(d, "&MESH\n segment_bc(4:1)='A'\n/\n", &err), UM_ERR_CONFIG);
   EXPECT_NE(err.find("subscript 1 selects no element (4:1:1)"), std::string::npos) << err;
   EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:101:50)='A'\n/\n", &err), UM_ERR_CONFIG);
-  EXPECT_NE(err.find("subscript 1 out of range (1:101:50, allowed 1:100)"), std::string::npos) << err;
+  EXPECT_NE(err.find("the section 1:101:50 (dimension 1) is out of range: allowed 1 to 100"), std::string::npos) << err;
+  EXPECT_EQ(parse(d, "&MESH\n segment_bc(1000)='A'\n/\n", &err), UM_ERR_CONFIG);
+  EXPECT_NE(err.find("segment_bc: index 1000 (dimension 1) is out of range: allowed 1 to 100"), std::string::npos)
+      << err;
   EXPECT_EQ(parse(d, "&MESH\n segment_bc(1:4:2:1)='A'\n/\n", &err), UM_ERR_CONFIG);
   EXPECT_NE(err.find("bad subscript"), std::string::npos) << err;
 }
