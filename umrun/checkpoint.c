@@ -399,17 +399,26 @@ static int not_physics_line(const um_app *app, const char *line, size_t klen) {
   return o && (o->flags & UM_OPT_NOT_PHYSICS);
 }
 
-/* The value of key (klen bytes) in a "key = value" text: a pointer to it and its length in *vl, or NULL. */
-static const char *value_of(const char *text, const char *key, size_t klen, size_t *vl) {
-  for (const char *p = text; p && *p;) {
-    const char *nl = strchr(p, '\n');
-    if (!strncmp(p, key, klen) && !strncmp(p + klen, " = ", 3)) {
-      *vl = (nl ? (size_t)(nl - p) : strlen(p)) - klen - 3;
-      return p + klen + 3;
-    }
+/* The line "key = ..." of a "key = value" text (key: klen bytes), or NULL. */
+static char *line_of(char *text, const char *key, size_t klen) {
+  for (char *p = text; p && *p;) {
+    char *nl = strchr(p, '\n');
+    if (!strncmp(p, key, klen) && !strncmp(p + klen, " = ", 3)) return p;
     p = nl ? nl + 1 : NULL;
   }
   return NULL;
+}
+
+/* The length of the line at p, without its newline. */
+static size_t line_len(const char *p) {
+  const char *nl = strchr(p, '\n');
+  return nl ? (size_t)(nl - p) : strlen(p);
+}
+
+/* The line at p removed from its text, its newline with it. */
+static void remove_line(char *p) {
+  const size_t n = line_len(p) + (p[line_len(p)] == '\n');
+  memmove(p, p + n, strlen(p + n) + 1);
 }
 
 /* The files both texts compare by content ("KEY content = DIGEST" in each): their names ("KEY = path") removed from
@@ -418,36 +427,26 @@ static const char *value_of(const char *text, const char *key, size_t klen, size
 static void drop_named_files(um_app_run *run, char *there, char *here, int say) {
   char key[300];
   for (char *p = there; *p;) {
-    char *nl = strchr(p, '\n'), *eq = strstr(p, " = ");
-    const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
-    size_t vl = 0, tl = 0;
-    if (eq && eq < p + n && (size_t)(eq - p) + 8 < sizeof key) {
-      const size_t kl = (size_t)(eq - p);
+    const char *eq = strstr(p, " = ");
+    const size_t ll = line_len(p);
+    if (eq && eq < p + ll && (size_t)(eq - p) + 8 < sizeof key) {
+      const size_t kl = (size_t)(eq - p), tl = ll - kl - 3; /* the key's and the value's lengths */
       snprintf(key, sizeof key, "%.*s content", (int)kl, p);
-      const char *now = value_of(here, p, kl, &vl);
-      size_t hl = 0;
-      const char *dt = value_of(there, key, kl + 8, &tl), *dh = value_of(here, key, kl + 8, &hl);
+      char *now = line_of(here, p, kl), *dt = line_of(there, key, kl + 8), *dh = line_of(here, key, kl + 8);
       if (dt && dh) {
-        const int same = tl == hl && !strncmp(dt, dh, tl);
-        if (say && same && now && (vl != n - kl - 3 - (nl ? 1 : 0) || strncmp(now, eq + 3, vl)) && um_mpi_rank() == 0)
-          fprintf(run->log, "restart: %.*s: %.*s in the checkpoint, %.*s now: the same content (SHA-256), so the "
-                            "run continues\n", (int)kl, p, (int)(n - kl - 3 - (nl ? 1 : 0)), eq + 3, (int)vl, now);
-        char line[300];
-        snprintf(line, sizeof line, "%.*s", (int)kl, p);
-        memmove(p, p + n, strlen(p + n) + 1); /* there's line gone; here's below */
-        for (char *q = here; *q;) {
-          char *qnl = strchr(q, '\n');
-          const size_t qn = qnl ? (size_t)(qnl - q) + 1 : strlen(q);
-          if (!strncmp(q, line, kl) && !strncmp(q + kl, " = ", 3)) {
-            memmove(q, q + qn, strlen(q + qn) + 1);
-            break;
-          }
-          q += qn;
-        }
+        const size_t vl = now ? line_len(now) - kl - 3 : 0;
+        const int same = line_len(dt) == line_len(dh) && !strncmp(dt, dh, line_len(dt));
+        if (say && same && now && (vl != tl || strncmp(now + kl + 3, eq + 3, vl)) && um_mpi_rank() == 0)
+          fprintf(run->log,
+                  "restart: %.*s: %.*s in the checkpoint, %.*s now: the same content (SHA-256), so the "
+                  "run continues\n",
+                  (int)kl, p, (int)tl, eq + 3, (int)vl, now + kl + 3);
+        if (now) remove_line(now); /* here's first: p still names the key */
+        remove_line(p);
         continue;
       }
     }
-    p += n;
+    p += ll + (p[ll] == '\n');
   }
 }
 

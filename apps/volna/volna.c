@@ -198,7 +198,7 @@ static int locate(const vl_mesh *m, float x, float y, int *inside);
 /* What the events need of the whole mesh, found where it was read: the gauges' cells, whether a cell lies west
  * of x = 0. */
 static int whole_mesh_facts(vl_solver *S) {
-  UM_APP_TRY(vl_gauges_distinct(S));
+  UM_APP_TRY(vl_outputs_distinct(S));
   for (int i = 0; i < S->deck.nevents; i++) S->ngauges += S->deck.events[i].kind == VL_OUT_LOCATION;
   S->gauge_cell = malloc(sizeof(int) * (size_t)(S->ngauges + 1));
   if (!S->gauge_cell) return um_app_fail(S->r, UM_ERR_ALLOC, "out of memory for the gauges");

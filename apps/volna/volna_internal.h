@@ -73,8 +73,8 @@ typedef struct {
 /* volna_output.c */
 int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsigned iter);
 int vl_write_gauges(vl_solver *S);
-/* UM_ERR_CONFIG (said) when two OutputLocation events would write one file, naming both deck lines. */
-int vl_gauges_distinct(vl_solver *S);
+/* UM_ERR_CONFIG (said) when two output events would write one file (naming both deck lines) or one has no file name. */
+int vl_outputs_distinct(vl_solver *S);
 int vl_write_cells(vl_solver *S, const char *path);
 int vl_diagnostics_sum(vl_solver *S, double *sum, double *mn, double *mx);
 int vl_metrics(vl_solver *S, double vol0, double per_step);

@@ -77,7 +77,7 @@ static int file_kind(const vl_event *e) {
 
 /* Two output events writing one file (the second would replace the first's), or one with no file name (a hidden
  * ".h5"): refused. A stream's folder part is not used (every file goes to output.dir): said. */
-int vl_gauges_distinct(vl_solver *S) {
+int vl_outputs_distinct(vl_solver *S) {
   const vl_deck *d = &S->deck;
   for (int i = 0; i < d->nevents; i++) {
     const vl_event *e = &d->events[i];

@@ -206,35 +206,51 @@ static int reader_open(um_context *ctx, reader *r, const char *path, const char 
   return UM_SUCCESS;
 }
 
+/* 1: the dataset's integers are not all ints (wider, or unsigned): they are read as long long, then narrowed. */
+static int wide_ints(const dinfo *di) {
+  return !(di->tsize < sizeof(int) || (di->tsize == sizeof(int) && di->sign == H5T_SGN_2));
+}
+
+/* Room for n long long values, or NULL with the context's error set. */
+static long long *wide_buffer(um_context *ctx, size_t n, const char *what, const char *name, const char *path) {
+  size_t tbytes;
+  long long *tmp = um_size_mul(n ? n : 1, sizeof *tmp, &tbytes) ? NULL : (long long *)malloc(tbytes);
+  if (!tmp)
+    UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values of '%s' in '%s'", what, n, name, path);
+  return tmp;
+}
+
+/* The n values read into tmp as ints into out, each checked to fit (tmp[0] is value v0 of the dataset: a failure
+ * names its row); tmp freed. */
+static int narrow_ints(um_context *ctx, const reader *r, long long *tmp, size_t n, unsigned long long v0, int *out,
+                       const char *what, const char *name, const char *path) {
+  const unsigned long long cols = r->di.cols ? r->di.cols : 1;
+  int rc = UM_SUCCESS;
+  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++) {
+    if (tmp[i] < INT_MIN || tmp[i] > INT_MAX)
+      rc = UM_ERROR(ctx, UM_ERR_IO,
+                    "cannot read %s: value %lld in row %llu of dataset '%s' in '%s' does not fit a 32-bit int", what,
+                    tmp[i], (v0 + i) / cols, name, path);
+    else
+      out[i] = (int)tmp[i];
+  }
+  free(tmp);
+  return rc;
+}
+
 /* Read all n values of the dataset as `type` into out. Integers of any width
  * are converted to int with a range check. */
 static int read_values(um_context *ctx, reader *r, um_type type, size_t n, void *out, const char *what,
                        const char *name, const char *path) {
   if (n == 0) return UM_SUCCESS;
-  if (type == UM_INT && !(r->di.tsize < sizeof(int) || (r->di.tsize == sizeof(int) && r->di.sign == H5T_SGN_2))) {
-    size_t tbytes;
-    long long *tmp = um_size_mul(n, sizeof *tmp, &tbytes) ? NULL : (long long *)malloc(tbytes);
-    if (!tmp)
-      return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values of '%s' in '%s'", what, n,
-                      name, path);
+  if (type == UM_INT && wide_ints(&r->di)) {
+    long long *tmp = wide_buffer(ctx, n, what, name, path);
+    if (!tmp) return UM_ERR_ALLOC;
     if (H5Dread(r->did, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0) {
       free(tmp);
       return H5_FAIL(ctx, UM_ERR_IO, "cannot read %s: reading dataset '%s' in '%s' failed", what, name, path);
     }
-    int *o = (int *)out;
-    for (size_t i = 0; i < n; i++) {
-      if (tmp[i] < INT_MIN || tmp[i] > INT_MAX) {
-        long long v = tmp[i];
-        free(tmp);
-        return UM_ERROR(ctx, UM_ERR_IO,
-                        "cannot read %s: value %lld at position %zu of dataset '%s' in '%s' does not fit "
-                        "a 32-bit int",
-                        what, v, i, name, path);
-      }
-      o[i] = (int)tmp[i];
-    }
-    free(tmp);
-    return UM_SUCCESS;
+    return narrow_ints(ctx, r, tmp, n, 0, (int *)out, what, name, path);
   }
   if (H5Dread(r->did, um__h5_native_of(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     return H5_FAIL(ctx, UM_ERR_IO, "cannot read %s: reading dataset '%s' in '%s' failed", what, name, path);
@@ -260,27 +276,21 @@ static int read_rows(um_context *ctx, reader *r, hid_t native, unsigned long lon
 }
 
 /* This rank's block of a dataset of integers wider than 32 bits (or unsigned ones; h5py and numpy write int64) as
- * the 32-bit ints of a dat: read as 64-bit rows and each value checked to fit, as the whole reader does. */
+ * the 32-bit ints of a dat: read as 64-bit rows, then narrowed as the whole reader does. */
 static int read_int_rows(um_context *ctx, reader *r, const um_set *set, size_t cols, int *out, const char *what,
                          const char *name, const char *path) {
-  size_t n = 0, tbytes = 0;
-  long long *tmp = um_size_mul((size_t)set->size, cols, &n) || um_size_mul(n ? n : 1, sizeof *tmp, &tbytes)
-                       ? NULL : (long long *)malloc(tbytes);
-  if (!tmp)
-    return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values of '%s' in '%s'", what, n, name,
-                    path);
-  int rc = read_rows(ctx, r, H5T_NATIVE_LLONG, (unsigned long long)set->block_begin, (size_t)set->size, tmp, what,
-                     name, path);
-  for (size_t i = 0; rc == UM_SUCCESS && i < n; i++) {
-    if (tmp[i] < INT_MIN || tmp[i] > INT_MAX)
-      rc = UM_ERROR(ctx, UM_ERR_IO,
-                    "cannot read %s: value %lld in row %lld of dataset '%s' in '%s' does not fit a 32-bit int", what,
-                    tmp[i], set->block_begin + (long long)(i / cols), name, path);
-    else
-      out[i] = (int)tmp[i];
+  size_t n = 0;
+  if (um_size_mul((size_t)set->size, cols, &n))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: too many values in this rank's rows of '%s'", what, name);
+  long long *tmp = wide_buffer(ctx, n, what, name, path);
+  if (!tmp) return UM_ERR_ALLOC;
+  const int rc = read_rows(ctx, r, H5T_NATIVE_LLONG, (unsigned long long)set->block_begin, (size_t)set->size, tmp, what,
+                           name, path);
+  if (rc) {
+    free(tmp);
+    return rc;
   }
-  free(tmp);
-  return rc;
+  return narrow_ints(ctx, r, tmp, n, (unsigned long long)set->block_begin * cols, out, what, name, path);
 }
 
 /* Check that the dataset's element type can be read as `type`. */
@@ -522,7 +532,7 @@ static int read_dat_impl(um_context *ctx, const char *file, um_set *set, int dim
     reader_close(&r);
     return UM_ERROR(ctx, UM_ERR_ALLOC, "cannot read %s: out of memory for %zu values", what, n);
   }
-  if (set->block && t == UM_INT && !(di.tsize < sizeof(int) || (di.tsize == sizeof(int) && di.sign == H5T_SGN_2)))
+  if (set->block && t == UM_INT && wide_ints(&di))
     rc = read_int_rows(ctx, &r, set, (size_t)di.cols, (int *)data, what, name, file);
   else if (set->block)
     rc = read_rows(ctx, &r, um__h5_native_of(t), (unsigned long long)set->block_begin, (size_t)set->size, data, what,
