@@ -11,7 +11,8 @@
 #   e.g.   bash bench/ncu_loops.sh lulesh 45 configs/lulesh_h200.yaml --set run.iterations=1
 #          LOOP=res_calc bash bench/ncu_loops.sh res_calc 4 configs/airfoil_720k.yaml --set run.iterations=2
 #          (airfoil_720k_h200.yaml runs the cells scheme: its loops are adt_calc, cells_stage1, cells_stage2_*)
-# Needs ncu (CUDA toolkit) and performance counters (root, or NVreg_RestrictProfilingToAdminUsers=0).
+# Needs ncu (CUDA toolkit) and performance counters (root, or NVreg_RestrictProfilingToAdminUsers=0); the clocks are
+# left as the card runs them (--clock-control none).
 # OUT defaults to out/ncu; U to build-gpu/bin/umrun (built by scripts/build-offline.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,6 @@ M=$M,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,l1tex__t_bytes
 run=("$U" "$@" --quiet --no-validate --set run.backend=cuda --set output.dir=)
 "${run[@]}" --json "$OUT/$NAME.json" > "$OUT/$NAME.log" 2>&1 || { tail -5 "$OUT/$NAME.log"; exit 1; }
 if [ -n "${LOOP:-}" ]; then pick=(--nvtx --nvtx-include "$LOOP/"); run+=(--set cuda.graphs=0); else pick=(--kernel-name "regex:^um_(loop|reduce|gather)_"); fi
-ncu "${pick[@]}" --launch-count "$COUNT" --metrics "$M" --csv --page raw "${run[@]}" \
+ncu --clock-control none "${pick[@]}" --launch-count "$COUNT" --metrics "$M" --csv --page raw "${run[@]}" \
   > "$OUT/ncu_$NAME.csv" 2> "$OUT/ncu_$NAME.err" || { tail -5 "$OUT/ncu_$NAME.err"; exit 1; }
 python3 bench/ncu_table.py "$OUT/ncu_$NAME.csv" "$OUT/$NAME.json" | tee "$OUT/$NAME.md"
