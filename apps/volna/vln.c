@@ -9,6 +9,7 @@
  *   (OutputTime|OutputConservedQuantities|OutputSimulation|OutputMaxElevation|OutputMaxSpeed) { <timer> } "name"
  *   OutputLocation { <timer> } "name" { x = R  y = R }
  *   <timer> := any of istart = N  istep = N  iend = N  start = R  step = R  end = R
+ *              (a timer that could never run, or a value with no meaning, is refused: finish_timer)
  * One Mesh statement; every R a float (Volna computes in single precision: beyond 3.4e38 refused at its line); no
  * NUL byte anywhere; a leading UTF-8 byte order mark skipped. Upstream's old Init eta|U|V|... { } (which upstream
  * refuses too) is named as such.
@@ -234,7 +235,17 @@ static int set_timer(lexer *L, void *obj, const char *key) {
   vl_timer *t = obj;
   double v;
   if (!strcmp(key, "istart")) return uint_(L, &t->istart, "istart");
-  if (!strcmp(key, "istep")) return uint_(L, &t->istep, "istep");
+  if (!strcmp(key, "istep")) {
+    const char *at = L->p;
+    double x = 0;
+    if (!real(L, &x, "istep") && x == -1) /* the documentation's OutputMaxElevation { istep = -1 }: upstream's
+                                             parser refuses it too (a whole number), its timers read step = -1 */
+      return lfail(L, "istep = -1: a whole number of steps >= 1 expected; upstream's -1 convention is step = -1 (the "
+                      "event runs every step; OutputMaxElevation and OutputMaxSpeed write their file once, at the "
+                      "end): write step = -1");
+    L->p = at;
+    return uint_(L, &t->istep, "istep");
+  }
   if (!strcmp(key, "iend")) return uint_(L, &t->iend, "iend");
   if (!strcmp(key, "start") || !strcmp(key, "step") || !strcmp(key, "end")) {
     if (real_float(L, &v, key)) return -1;
@@ -293,9 +304,47 @@ static vl_event *new_event(lexer *L, vl_deck *d, int kind, int line) {
   return e;
 }
 
-/* After the timer's block: upstream's pre-processor turns a time step into "never by iterations". */
-static void finish_timer(vl_timer *t) {
-  if (t->step != 3.402823466e+38) t->istep = INT_MAX;
+/* After the timer's block: a timer that could never fire, or a value with no meaning, refused at its line with what
+ * to write. Upstream's timers (sp/volna_event.cpp timer_happens and processEvents, as process_events runs them): an
+ * event runs at iteration 0 (t = 0) if istart = 0 and start = 0; later at iteration n (time t) with istart <= n <
+ * iend and start <= t < end (a timer reaching iend or end is removed before its next check), when the steps since
+ * it last ran (counted from iteration 0) equal istep, or the time since then reaches step, or always for step = -1.
+ * Then upstream's pre-processor turns a time step into "never by iterations". */
+static int finish_timer(lexer *L, vl_timer *t) {
+  const int by_time = t->step != 3.402823466e+38;
+  if (t->istep == 0)
+    return lfail(L, "istep = 0: the event would run at iteration 0 only (the steps since it last ran are counted from "
+                    "1); write istep = 1 (every step), istep = N (every N-th) or istart = 0 iend = 0 (once, at the "
+                    "start)");
+  if (by_time && !(t->step > 0) && t->step != -1)
+    return lfail(L,
+                 "step = %g: the time between two runs of the event must be > 0 seconds; the one other value is "
+                 "upstream's step = -1 (every step; OutputMaxElevation and OutputMaxSpeed then write once, at the "
+                 "end); for every step write istep = 1",
+                 t->step);
+  if (t->start < 0) return lfail(L, "start = %g: the run starts at t = 0; write start = 0 or leave it out", t->start);
+  if (t->start > t->end || (t->start > 0 && t->start == t->end))
+    return lfail(L,
+                 "start = %g, end = %g: the event would never run (it runs at t = 0 if start = 0, then while start "
+                 "<= t < end); write start < end",
+                 t->start, t->end);
+  if (t->istart > t->iend || (t->istart > 0 && t->istart == t->iend))
+    return lfail(L,
+                 "istart = %u, iend = %u: the event would never run (it runs at iteration 0 if istart = 0, then "
+                 "while istart <= iteration < iend); write istart < iend, or istart = 0 iend = 0 for once at the "
+                 "start",
+                 t->istart, t->iend);
+  if (!by_time && t->istart > 0 && (t->istart > t->istep || t->istep >= t->iend))
+    return lfail(L,
+                 "istart = %u with istep = %u%s: the event would never run: as upstream Volna's, its timer counts "
+                 "the steps since the event last ran from iteration 0, so it runs at iteration 0 if istart = 0, "
+                 "else first at iteration istep (then every istep), while iteration < iend; write istart = 0, or "
+                 "istart <= istep < iend (e.g. istart = %u istep = %u: first at iteration %u), or a time window "
+                 "(start = <seconds> step = <seconds>)",
+                 t->istart, t->istep, t->istep >= t->iend ? " and iend not above it" : "", t->istart, t->istart,
+                 t->istart);
+  if (by_time) t->istep = INT_MAX;
+  return 0;
 }
 
 /* upstream's old form, Init eta|U|V|BathyRelative|Bathymetry { formula }: its grammar reads it, then Volna stops */
@@ -326,8 +375,7 @@ static int init_event(lexer *L, vl_deck *d, int line) {
   /* timer first, into a scratch event */
   vl_event *e = new_event(L, d, VL_INIT_ETA, line);
   if (!e) return -1;
-  if (block(L, "Init", &e->timer, set_timer)) return -1;
-  finish_timer(&e->timer);
+  if (block(L, "Init", &e->timer, set_timer) || finish_timer(L, &e->timer)) return -1;
   timer = e->timer;
   (void)timer;
   char what[40];
@@ -383,8 +431,7 @@ static int output_event(lexer *L, vl_deck *d, int kind, int line) {
   vl_event *e = new_event(L, d, kind, line);
   if (!e) return -1;
   e->post_update = 1;
-  if (block(L, vl_event_name(kind), &e->timer, set_timer)) return -1;
-  finish_timer(&e->timer);
+  if (block(L, vl_event_name(kind), &e->timer, set_timer) || finish_timer(L, &e->timer)) return -1;
   if (quoted(L, e->stream, sizeof e->stream, "before the output's name")) return -1;
   if (kind == VL_OUT_LOCATION) {
     if (!peek(L, '{'))

@@ -138,20 +138,6 @@ static const um_option volna_options[] = {
      .help = "a log line every this many steps (0: only the deck's OutputTime)"},
 };
 
-/* The first diagnostics, over the state the deck's Init events made: a value that is not finite there is the
- * deck's (a formula such as sqrt(-1), 1/(x - x), an Init that never ran at step 0), said with the Init lines. */
-static int initial_state_finite(vl_solver *S, int rc) {
-  if (rc != UM_ERR_DIVERGED) return rc;
-  char lines[200] = "";
-  size_t o = 0;
-  for (int i = 0; i < S->deck.nevents && o < sizeof lines - 16; i++)
-    if (S->deck.events[i].kind <= VL_INIT_GAUSSIAN_LANDSLIDE)
-      o += (size_t)snprintf(lines + o, sizeof lines - o, "%s%d", o ? ", " : "", S->deck.events[i].line);
-  return um_app_fail(S->r, UM_ERR_CONFIG, "%s: the initial state the deck's Init events make is not finite (%s): check "
-                     "their formulas and that they run at step 0 (Init lines: %s)", S->deck.file,
-                     um_error_message(S->ctx), o ? lines : "none");
-}
-
 static int read_config(um_app_run *r, vl_solver *S) {
   char err[2048] = "";
   const char *deck = NULL;
@@ -622,6 +608,12 @@ static int step(vl_solver *S, double *timestep) {
     return um_app_fail(S->r, UM_ERR_DIVERGED,
                        "step %ld: the time step is %g (the largest wave speed is not finite or the water is gone): the "
                        "run diverged; check the deck's initial values", S->itercount + 1, dT);
+  if (!(dT < FLT_MAX)) /* no wave anywhere and no Time dtmax (a dry start is refused before the first step) */
+    return um_app_fail(S->r, UM_ERR_CONFIG,
+                       "%s: step %ld (t = %g): no cell has water any more, so no wave bounds the "
+                       "time step and, the deck setting no Time dtmax, the step would end far past the end time %g: "
+                       "check the Init events that run after step 0 (an Eta taking the water away)",
+                       S->deck.file, S->itercount + 1, S->timestamp, S->deck.final_time);
   UM_APP_TRY(UM_PAR_LOOP(ctx, vl_rk2_1_kernel, "EvolveValuesRK2_1", S->cells, um_arg_gbl(&dT, 1, UM_FLOAT, UM_READ),
                          FD(S->mid_c, 4, UM_RW), FD(S->values, 4, UM_READ), FD(S->mid, 4, UM_WRITE)));
   UM_APP_TRY(space_discretization(S, S->mid, S->out_c, S->unused_dt));
@@ -697,7 +689,7 @@ static int volna_main(um_app_run *r, vl_solver *S) {
   /* the very first Init loop: every event, timers updated with dt 0, finished ones removed */
   UM_APP_TRY(process_events(S, 1, 1, 0.0f, 1, 2));
   double sum[5], mn[2], mx[3];
-  UM_APP_TRY(initial_state_finite(S, vl_diagnostics_sum(S, sum, mn, mx)));
+  UM_APP_TRY(vl_check_start(S, vl_diagnostics_sum(S, sum, mn, mx), sum, mn, mx));
   const double vol0 = sum[0];
   S->dt_min = INFINITY, S->dt_max = 0;
   UM_APP_TRY(resume(S));

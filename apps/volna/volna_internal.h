@@ -78,5 +78,9 @@ int vl_outputs_distinct(vl_solver *S);
 int vl_write_cells(vl_solver *S, const char *path);
 int vl_diagnostics_sum(vl_solver *S, double *sum, double *mn, double *mx);
 int vl_metrics(vl_solver *S, double vol0, double per_step);
+/* volna_start.c: the state the deck's Init events made at step 0 (rc, sum, mn, mx: vl_diagnostics_sum's), refused
+ * (UM_ERR_CONFIG, said with the deck's Init lines and what to write) where it is not finite, has a negative depth,
+ * or has no water with no Time dtmax (a dry start with dtmax is said in a note). */
+int vl_check_start(vl_solver *S, int rc, const double *sum, const double *mn, const double *mx);
 
 #endif

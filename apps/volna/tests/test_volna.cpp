@@ -239,6 +239,40 @@ TEST(VolnaDeck, ValuesBeyondAFloatAndOtherSlipsAreNamedAtTheirLine) {
   EXPECT_EQ(ok.d.final_time, 1.0f);
 }
 
+// Timers as upstream's timer_happens and processEvents run them: one that could never fire, or a value with no
+// meaning, is refused at its line with what to write; every timer the shipped decks use (and upstream's step = -1)
+// still parses. Before, each of the refused ones parsed and the run went on silently.
+TEST(VolnaDeck, TimersThatCouldNeverRunAreRefused) {
+  const std::string head = "Time { end = 1 }\nMesh Rectangle 0 1 0 1 2 2\n";
+  auto refused = [&](const std::string &timer, const std::string &what) {
+    const Deck k(head + "OutputTime { " + timer + " } \"cout\"\n");
+    EXPECT_NE(k.rc, 0) << timer;
+    EXPECT_NE(k.err.find("case.vln:3: " + what), std::string::npos) << timer << ": " << k.err;
+  };
+  refused("istep = 0", "istep = 0: the event would run at iteration 0 only");
+  refused("istep = -1", "istep = -1: a whole number of steps >= 1 expected; upstream's -1 convention is step = -1");
+  refused("step = 0", "step = 0: the time between two runs of the event must be > 0 seconds");
+  refused("step = -2", "step = -2: the time between two runs");
+  refused("start = -1", "start = -1: the run starts at t = 0");
+  refused("start = 5 end = 2", "start = 5, end = 2: the event would never run");
+  refused("end = -1", "start = 0, end = -1: the event would never run");
+  refused("start = 2 end = 2", "start = 2, end = 2: the event would never run");
+  refused("istart = 4 iend = 2", "istart = 4, iend = 2: the event would never run");
+  refused("istart = 5 iend = 5", "istart = 5, iend = 5: the event would never run");
+  refused("istart = 5", "istart = 5 with istep = 1: the event would never run");
+  refused("istart = 2 istep = 5 iend = 5", "istart = 2 with istep = 5 and iend not above it");
+  const char *const kept[] = {"istep = 100",         "istart = 0 iend = 0",    "istart = 0 istep = 1",
+                              "istart = 0 iend = 5", "istart = 3 istep = 3",   "istart = 2 istep = 2 iend = 3",
+                              "step = -1",           "start = 0.3 step = 0.1", "start = 0 end = 0",
+                              "istart = 5 step = -1"};
+  for (const char *t : kept) {
+    const Deck k(head + "OutputTime { " + t + " } \"cout\"\n");
+    EXPECT_EQ(k.rc, 0) << t << ": " << k.err;
+  }
+  const Deck init(head + "Init { istart = 4 iend = 2 } Eta { return 1; }\n");
+  EXPECT_NE(init.err.find("case.vln:3: istart = 4, iend = 2"), std::string::npos) << init.err;
+}
+
 // ---- meshes ----------------------------------------------------------------------------
 
 TEST(VolnaMesh, RectangleNumberedAsUpstream) {
