@@ -25,6 +25,7 @@ namespace {
 
 using umtest::has;
 using umtest::TempDir;
+namespace fs = std::filesystem;
 
 // One cache for the whole binary: every case of a shape compiles it once.
 const std::string &shared_cache() {
@@ -440,8 +441,24 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
                        um_arg_dat(acc, -1, UM_ID, 2, UM_DOUBLE, UM_INC));
   EXPECT_NE(rc, UM_SUCCESS);
   const std::string msg = um_error_message(ctx);
-  EXPECT_TRUE(has(msg, "tk_gather") && has(msg, "cc.log") && has(msg, "error")) << msg;
+  EXPECT_TRUE(has(msg, "tk_gather") && has(msg, "error") && has(msg, "kept 7 days)")) << msg;
   um_finalize(&ctx);
+  // the log is kept beside the module the compile was for, out of its work folder (removed): a later process's
+  // sweep of the litter leaves it; once a week old, the sweep removes it
+  const size_t at = msg.find("(log: "), end = msg.find(", kept 7 days)");
+  ASSERT_TRUE(at != std::string::npos && end != std::string::npos) << msg;
+  const fs::path log = msg.substr(at + 6, end - at - 6);
+  EXPECT_EQ(log.parent_path(), cache.dir);
+  std::string text;
+  std::getline(std::ifstream(log), text, '\0');
+  EXPECT_TRUE(has(text, "error")) << log;
+  for (auto &e : fs::directory_iterator(cache.dir))
+    EXPECT_FALSE(has(e.path().filename().string(), "work-")) << "left behind: " << e.path();
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string()), m, &got, &calls, &compiled); // sweeps
+  EXPECT_TRUE(fs::exists(log)) << "a later process removed the log of a failed compile";
+  fs::last_write_time(log, fs::file_time_type::clock::now() - std::chrono::hours(24 * 8));
+  run(options("seq", UM_AOS, UM_COMPILE_WAIT, cache.dir.string()), m, &got, &calls, &compiled);
+  EXPECT_FALSE(fs::exists(log)) << "a log 8 days old was kept";
 }
 
 // ---- the cache as a trust boundary (docs/reliability.md, "The caches") ----

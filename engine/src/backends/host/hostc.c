@@ -330,25 +330,6 @@ static int lock_held(const hc_entry *e) {
   return hcc_lock_held(p);
 }
 
-/* The first lines of the compiler's log, for a message. */
-static void log_excerpt(const hc_entry *e, char *out, size_t n) {
-  char p[HC_PATH + 16];
-  snprintf(p, sizeof p, "%s/cc.log", e->work);
-  out[0] = '\0';
-  FILE *f = fopen(p, "r");
-  if (!f) return;
-  size_t got = fread(out, 1, n - 1, f);
-  fclose(f);
-  out[got] = '\0';
-  int lines = 0;
-  for (char *c = out; *c; c++)
-    if (*c == '\n' && ++lines == 6) {
-      c[1] = '\0';
-      break;
-    }
-  for (size_t k = strlen(out); k > 0 && (out[k - 1] == '\n' || out[k - 1] == ' '); k--) out[k - 1] = '\0';
-}
-
 /* ---- loading -------------------------------------------------------------- */
 
 typedef struct {
@@ -492,17 +473,23 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   e->pid = 0;
   um_safe_group_unregister(e->group_slot); /* the driver ended after what it started */
   e->group_slot = -1;
-  char out[HC_PATH + 64], why[3 * HC_PATH];
+  char out[HC_PATH + 64], why[5 * HC_PATH]; /* the compiler, its flags, the log and its excerpt */
   work_module(e, out, sizeof out);
   if (!(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
     drop_lock(e);
-    char excerpt[900], disk[HC_PATH + 160];
-    log_excerpt(e, excerpt, sizeof excerpt);
+    char excerpt[900], disk[HC_PATH + 160], log[HC_PATH + 16];
+    hcc_log_excerpt(e->work, NULL, excerpt, sizeof excerpt);
     hcc_disk_note(e->work, 0, disk, sizeof disk); /* a full disk: the compiler's own words seldom say so */
-    snprintf(why, sizeof why, "%s %s failed%s (log: %s/cc.log)%s%s", h->cc, h->cflags, disk, e->work,
+    const int kept = hcc_keep_log(e->work, e->so, log, sizeof log) == 0; /* else the work folder stays for it */
+    char keep[64] = "kept while this process runs";
+    if (kept)
+      snprintf(keep, sizeof keep, h->private_cache ? "left in this run's folder" : "kept %d days", HCC_LOG_KEEP_DAYS);
+    snprintf(why, sizeof why, "%s %s failed%s (log: %s, %s)%s%s", h->cc, h->cflags, disk, log, keep,
              excerpt[0] ? ":\n" : "", excerpt);
-    um_safe_dir_unregister(e->work_slot); /* kept for its log */
-    e->work_slot = -1;
+    if (kept)
+      remove_work(e);
+    else
+      um_safe_dir_unregister(e->work_slot), e->work_slot = -1;
     return failed(ctx, h, e, why);
   }
   /* sealed, then opened and verified once; that descriptor is what is moved into the cache and loaded */
@@ -519,6 +506,7 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   }
   drop_lock(e);
   remove_work(e);
+  if (ok) hcc_drop_log(e->so); /* an earlier failed compile's */
   if (!ok) return failed(ctx, h, e, why);
   const int l = load(ctx, e, fd, why, sizeof why);
   if (l != 0) {
@@ -686,7 +674,8 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   um_setup_begin(ctx, UM_SETUP_COMPILE); /* what the set-up waits for: a compile, a module loaded */
   if (e->state == HC_NEW && (block || loop_seconds >= after)) {
     e->source = um__hostc_generate(loop);
-    if (!e->source) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
+    if (!e->source)
+      return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
     e->state = HC_QUEUED;
     UM_BACKEND_CHECK(ctx, begin(ctx, h, e, block));
   } else if (block && e->state != HC_READY && e->state != HC_FAILED) {
