@@ -86,6 +86,12 @@ static const um_option bookleaf_options[] = {
      .help = "stop after this many steps (0: at time_end)"},
 };
 
+/* The line of material m's eos_param (0-based m), else of its eos_type, for a message about its parameters. */
+static int eos_line(const bl_deck *d, int m) {
+  const int line = bl_deck_entry_line(d, "eos_param", m + 1);
+  return line ? line : bl_deck_entry_line(d, "eos_type", m + 1);
+}
+
 /* The EOS of each material (upstream's names, any case, blanks around them ignored) and the parameters its formulas
  * divide by. */
 static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f) {
@@ -106,19 +112,19 @@ static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f
     else
       return um_app_fail(r, UM_ERR_CONFIG,
                          "%s:%d: eos_type: '%s' for material %d: use VOID, IDEAL GAS, TAIT or JWL (as upstream)", f,
-                         bl_deck_line(d, "eos_type"), d->eos_type[m], m + 1);
+                         bl_deck_entry_line(d, "eos_type", m + 1), d->eos_type[m], m + 1);
     /* the parameters the formulas divide by */
     static const char *const tait[] = {"a", "b", "rho0"}, *const jwl[] = {"omega", "A", "B", "R1", "R2", "rho0"};
     for (int k = 0; k < BL_NEOS; k++) {
       const int need = c->eos_type[m] == 2 ? k == 2 : c->eos_type[m] == 3 ? k >= 3 : 0;
       if (need && !(c->eos_param[m][k] > 0.0))
-        return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(%d,%d) = %g: %s's %s must be > 0", f,
-                           bl_deck_line(d, "eos_param"), k + 1, m + 1, c->eos_param[m][k],
-                           c->eos_type[m] == 2 ? "Tait" : "JWL", c->eos_type[m] == 2 ? tait[k] : jwl[k]);
+        return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(%d,%d) = %g: %s's %s must be > 0", f, eos_line(d, m),
+                           k + 1, m + 1, c->eos_param[m][k], c->eos_type[m] == 2 ? "Tait" : "JWL",
+                           c->eos_type[m] == 2 ? tait[k] : jwl[k]);
     }
     if (c->eos_type[m] == 1 && !(c->eos_param[m][0] > 1.0)) /* p = (gamma - 1) rho e: none, or negative, else */
       return um_app_fail(r, UM_ERR_CONFIG, "%s:%d: eos_param(1,%d) = %g: an ideal gas's gamma must be > 1", f,
-                         bl_deck_line(d, "eos_param"), m + 1, c->eos_param[m][0]);
+                         eos_line(d, m), m + 1, c->eos_param[m][0]);
   }
   return UM_SUCCESS;
 }
@@ -734,14 +740,7 @@ static int run_with_config(um_app_run *r, bl_config *cfg) {
             cfg->deck.time_start, cfg->deck.time_end, scheme_names[cfg->scheme],
             cfg->zhg ? ", hourglass filters" : "", cfg->zsp ? ", sub-zonal pressures" : "",
             cfg->deck.zeul ? ", Eulerian (ALE remap every step)" : "");
-    for (int k = 0; k < S.nmat && k < BL_MAXREG; k++) { /* a blank eos_type is VOID: say so for a material in use */
-      char t[BL_SLEN];
-      bl_upper(cfg->deck.eos_type[k], t, sizeof t);
-      if (!t[0])
-        fprintf(r->log, "bookleaf: note: %s: material %d (%s) has no eos_type: VOID, a constant pressure "
-                        "eos_param(1,%d) = %g; set eos_type(%d) in &EOS ('IDEAL GAS', 'TAIT', 'JWL') for a gas or a "
-                        "liquid\n", cfg->deck_path, k + 1, S.material_name[k], k + 1, cfg->eos_param[k][0], k + 1);
-    }
+    bl_eos_notes(r->log, cfg, &S);
     um_app_setup_done(r, t0);
     rc = run(r, &S, cfg);
   }

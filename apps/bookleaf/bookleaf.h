@@ -22,8 +22,10 @@ enum { BL_LINE = 1, BL_ARC_C = 2, BL_ARC_A = 3, BL_POINT = 4, BL_LINK = 5 };
 
 /* The namelists as read: every array has upstream's extents and defaults.
  * lines[] holds, per variable of the table in deck.c, the line of the last
- * assignment to it (0: never set), so later checks can name where a value came
- * from. */
+ * assignment to it (0: never set), and entry_lines[] the same per entry of an
+ * array (its first dimension of BL_LN: the segment of segment_pos(segment, :),
+ * the material of eos_param(:, material)), so later checks can name where a
+ * value came from. */
 typedef struct {
   /* &CONTROL */
   double time_start, time_end, dt_initial, dt_g, dt_min, dt_max, cfl_sf, div_sf, cvisc1, cvisc2;
@@ -61,8 +63,9 @@ typedef struct {
   int zeul, npatch;
   double ale_sf;
   int adv_type;
-  /* where each variable was last set (see bl_deck_line) */
+  /* where each variable, and each entry of an array, was last set (see bl_deck_line, bl_deck_entry_line) */
   int lines[96];
+  int entry_lines[96][BL_LN];
   char file[512];
 } bl_deck;
 
@@ -76,6 +79,9 @@ int bl_deck_parse(bl_deck *d, const char *text, size_t len, const char *name, ch
 int bl_deck_read(bl_deck *d, const char *path, char *err, size_t errlen);
 /* The line where `key` was last assigned (0 if never). */
 int bl_deck_line(const bl_deck *d, const char *key);
+/* The line of the last value the deck set in entry `entry` (1-based) of array `key`: segment_pos(entry, :),
+ * eos_type(entry), eos_param(:, entry) (the array's first dimension of BL_LN); 0 if none. */
+int bl_deck_entry_line(const bl_deck *d, const char *key, int entry);
 /* The values that must be >= 0 (> 0 where 0 makes every dt 0), and dt_min no larger than dt_max and dt_initial (the
  * first step would stop the run), checked after the params.* overrides: 0, or UM_ERR_CONFIG with "file:line: ..." in
  * err. */

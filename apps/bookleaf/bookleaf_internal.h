@@ -120,6 +120,10 @@ int bl_mix_table(um_app_run *r, bl_solver *S, bl_table *t);
 int bl_material_metrics(um_app_run *r, const bl_solver *S, const bl_table *t);
 
 /* bookleaf_report.c */
+/* The log's notes on the materials' EOS: a material of the deck with no eos_type runs VOID; an eos_type given for a
+ * material the deck does not have (upstream reads and ignores it) is said with its line, and named in the first note
+ * as the one perhaps meant. */
+void bl_eos_notes(FILE *log, const bl_config *c, const bl_solver *S);
 void bl_row_add(bl_row *w, double dencut, double vol, double mass, double e, double p, double rho, const double *cnwt,
                 const int *nodes, const double *u);
 void bl_table_free(bl_table *t);

@@ -1,6 +1,36 @@
 /* BookLeaf on um: reports (upstream's short print per region, the Sod L1 norm, region metrics) and
  * outputs (field files in upstream's numbering, HDF5/XDMF). */
 #include "bookleaf_internal.h"
+#include "bookleaf_mesh.h"
+
+/* ---- notes on the deck ------------------------------------------------------ */
+
+void bl_eos_notes(FILE *log, const bl_config *c, const bl_solver *S) {
+  const bl_deck *d = &c->deck;
+  char t[BL_SLEN];
+  int extra = -1; /* the first eos_type of a material the deck does not have */
+  for (int k = S->nmat; k < BL_LN; k++) {
+    bl_upper(d->eos_type[k], t, sizeof t);
+    if (!t[0]) continue;
+    if (extra < 0) extra = k;
+    fprintf(log,
+            "bookleaf: note: %s:%d: eos_type(%d) = '%s' is for material %d, but the deck has %d material(s) "
+            "(&INDICATORS material_type): not used (upstream does not use it either)\n",
+            c->deck_path, bl_deck_entry_line(d, "eos_type", k + 1), k + 1, d->eos_type[k], k + 1, S->nmat);
+  }
+  for (int k = 0; k < S->nmat && k < BL_MAXREG; k++) { /* a blank eos_type is VOID: say so for a material in use */
+    bl_upper(d->eos_type[k], t, sizeof t);
+    if (t[0]) continue;
+    fprintf(log,
+            "bookleaf: note: %s: material %d (%s) has no eos_type: VOID, a constant pressure eos_param(1,%d) = %g; "
+            "set eos_type(%d) in &EOS ('IDEAL GAS', 'TAIT', 'JWL') for a gas or a liquid",
+            c->deck_path, k + 1, S->material_name[k], k + 1, c->eos_param[k][0], k + 1);
+    if (extra >= 0)
+      fprintf(log, " (the eos_type(%d) of line %d is for no material of the deck: was it meant for material %d?)",
+              extra + 1, bl_deck_entry_line(d, "eos_type", extra + 1), k + 1);
+    fputc('\n', log);
+  }
+}
 
 /* ---- reports -------------------------------------------------------------- */
 

@@ -69,6 +69,9 @@ static const var vars[] = {
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
 _Static_assert(sizeof(((bl_deck *)0)->lines) / sizeof(int) >= sizeof vars / sizeof vars[0],
                "bl_deck.lines needs one entry per namelist variable");
+_Static_assert(sizeof(((bl_deck *)0)->entry_lines) / sizeof(((bl_deck *)0)->entry_lines[0]) >=
+                   sizeof vars / sizeof vars[0],
+               "bl_deck.entry_lines needs one row per namelist variable");
 static const char *const groups[] = {"CONTROL", "CUTOFF", "EOS", "MESH", "INDICATORS", "INITIAL_CONDITIONS",
                                      "SHAPES", "ALE"};
 
@@ -124,6 +127,20 @@ void bl_deck_default(bl_deck *d) {
 int bl_deck_line(const bl_deck *d, const char *key) {
   for (int v = 0; v < NVARS; v++)
     if (strcmp(vars[v].name, key) == 0) return d->lines[v];
+  return 0;
+}
+
+/* The dimension of a variable that numbers its entries (its first of extent BL_LN), -1: a scalar or none. */
+static int entry_dim(const var *v) {
+  for (int k = 0; k < v->rank; k++)
+    if (v->ext[k] == BL_LN) return k;
+  return -1;
+}
+
+int bl_deck_entry_line(const bl_deck *d, const char *key, int entry) {
+  for (int v = 0; v < NVARS; v++)
+    if (strcmp(vars[v].name, key) == 0)
+      return entry_dim(&vars[v]) >= 0 && entry >= 1 && entry <= BL_LN ? d->entry_lines[v][entry - 1] : 0;
   return 0;
 }
 
@@ -373,6 +390,8 @@ static int put(scan *sc, bl_deck *d, int vi, const char *key, cursor *c, const c
                 idx[2], sc->seen[vi][flat]);
   }
   sc->seen[vi][flat] = line;
+  const int ed = entry_dim(v);
+  if (ed >= 0) d->entry_lines[vi][idx[ed] - 1] = line;
   return store(sc, d, v, key, flat, val, quoted, line);
 }
 

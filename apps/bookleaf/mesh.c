@@ -72,11 +72,18 @@ static size_t at(const grid *g, int l, int k) {
   return 2 * (size_t)g->nl + 2 * (size_t)(k - 2) + (l == 1 ? 0 : 1);
 }
 
-static void gen_line(grid *g, const bl_deck *d, int seg, int bc, int l1, int l2, int k1, int k2, double tol,
-                     double om, double zerocut) {
-  const double s1 = d->segment_pos[0][seg], r1 = d->segment_pos[1][seg];
-  const double s2 = d->segment_pos[2][seg], r2 = d->segment_pos[3][seg];
-  double w1 = d->segment_pos[4][seg], w2 = d->segment_pos[5][seg];
+/* One side of the region: its segment (0-based), type, boundary type and segment_pos values (p[0], p[1] its start,
+ * p[2], p[3] its end: the side's points (l1, k1) and (l2, k2); then a line's weights, an arc's centre). */
+typedef struct {
+  int seg, typ, bc;
+  double p[8];
+} side_seg;
+
+static void gen_line(grid *g, const side_seg *sd, int l1, int l2, int k1, int k2, double tol, double om,
+                     double zerocut) {
+  const int bc = sd->bc;
+  const double s1 = sd->p[0], r1 = sd->p[1], s2 = sd->p[2], r2 = sd->p[3];
+  double w1 = sd->p[4], w2 = sd->p[5];
   const int kmin = k1 < k2 ? k1 : k2, kmax = k1 < k2 ? k2 : k1, lmin = l1 < l2 ? l1 : l2, lmax = l1 < l2 ? l2 : l1;
   double dr = r2 - r1, ds = s2 - s1;
   const int il = lmax - lmin > 1 ? lmax - lmin : 1, ik = kmax - kmin > 1 ? kmax - kmin : 1;
@@ -141,11 +148,10 @@ static double arc_angle(double dx, double dy, double zerocut) {
 /* Upstream's arcs: points equally spaced in angle about (s0, r0), the radius
  * varying linearly from the start to the end point. (Weighted arcs are not
  * used by the shipped decks and are refused by the caller.) */
-static void gen_arc(grid *g, const bl_deck *d, int seg, int typ, int bc, int l1, int l2, int k1, int k2,
-                    double zerocut) {
+static void gen_arc(grid *g, const side_seg *sd, int l1, int l2, int k1, int k2, double zerocut) {
   const double *p[8];
-  for (int i = 0; i < 8; i++) p[i] = &d->segment_pos[i][seg];
-  const int fl = typ == BL_ARC_C;
+  for (int i = 0; i < 8; i++) p[i] = &sd->p[i];
+  const int bc = sd->bc, fl = sd->typ == BL_ARC_C;
   const double s1 = fl ? *p[2] : *p[0], r1 = fl ? *p[3] : *p[1];
   const double s2 = fl ? *p[0] : *p[2], r2 = fl ? *p[1] : *p[3];
   const double r0 = *p[4], s0 = *p[5];
@@ -381,6 +387,102 @@ static void relax_weights(bl_relax *p) {
   p->tl0 = 2.0 * tl0 / fac, p->tl1 = 2.0 * tl1 / fac, p->tk0 = 2.0 * tk0 / fac, p->tk1 = 2.0 * tk1 / fac;
 }
 
+/* An error of segment seg's values: "file:line: segment_pos(seg,:): message", the line that set them. */
+static int seg_err(const bl_deck *d, int seg, char *err, size_t errlen, const char *fmt, ...) {
+  char msg[700];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const int line = bl_deck_entry_line(d, "segment_pos", seg + 1);
+  if (line)
+    return um_format_error(err, errlen, UM_ERR_CONFIG, "%s:%d: segment_pos(%d,:): %s", d->file, line, seg + 1, msg);
+  return um_format_error(err, errlen, UM_ERR_CONFIG, "%s: segment_pos(%d,:): %s (the deck sets none of its values)",
+                         d->file, seg + 1, msg);
+}
+
+/* Side `side` of region 1: its one segment, checked (upstream's setup_mesh_read_input and the generator's cases). */
+static int side_segment(const bl_deck *d, int side, double zerocut, side_seg *sd, char *err, size_t errlen) {
+  const int nseg = d->region_side[0][side - 1][0];
+  if (nseg != 1)
+    return bl_ferr(d, "region_side", err, errlen,
+                   "side %d of region 1 has %d segments: this port supports one segment per side", side, nseg);
+  const int segno = d->region_side[1][side - 1][0];
+  if (segno < 1 || segno > d->max_seg || segno > BL_LN)
+    return bl_ferr(d, "region_side", err, errlen, "side %d of region 1 names segment %d (1..%d)", side, segno,
+                   d->max_seg);
+  if (bl_is(d->segment_typ[segno - 1], ""))
+    return bl_ferr(d, "region_side", err, errlen,
+                   "side %d of region 1 names segment %d, which the deck does not define (no segment_typ(%d) "
+                   "in &MESH)",
+                   side, segno, segno);
+  const int seg = segno - 1, st = seg_type(d->segment_typ[seg]), bc = seg_bc(d->segment_bc[seg]);
+  if (!st) return bl_ferr(d, "segment_typ", err, errlen, "segment %d: unknown type '%s'", segno, d->segment_typ[seg]);
+  if (!bc) return bl_ferr(d, "segment_bc", err, errlen, "segment %d: unknown boundary '%s'", segno, d->segment_bc[seg]);
+  if (st == BL_POINT) return bl_ferr(d, "segment_typ", err, errlen, "segment %d: POINT sides are not supported", segno);
+  if ((st == BL_ARC_C || st == BL_ARC_A) && d->segment_pos[6][seg] + d->segment_pos[7][seg] > zerocut)
+    return seg_err(d, seg, err, errlen, "segment %d: weighted arcs are not supported by this port", segno);
+  sd->seg = seg, sd->typ = st, sd->bc = bc;
+  for (int i = 0; i < 8; i++) sd->p[i] = d->segment_pos[i][seg];
+  return UM_SUCCESS;
+}
+
+/* Where two sides meet, in units of the region's size: points closer than this are one. */
+#define BL_MEET_TOL 1.0e-9
+
+static int meets(const double *a, const double *b, double tol) {
+  return fabs(a[0] - b[0]) <= tol && fabs(a[1] - b[1]) <= tol;
+}
+
+static void reverse(side_seg *q) {
+  for (int c = 0; c < 2; c++) {
+    const double t = q->p[c];
+    q->p[c] = q->p[c + 2], q->p[c + 2] = t;
+  }
+}
+
+/* Upstream's setup_mesh_check_input for sides of one segment: no segment of zero length (its cells would have no
+ * volume), and each side starts where the one before ends (side 1 where side 4 ends), within BL_MEET_TOL of the
+ * region's size. A side that meets the one before only run backwards is reversed, as upstream reverses it (where sides
+ * 1 and 2 meet: side 2, else side 1, else both; after them the later side): its end points swapped, an arc keeping
+ * its direction about its centre (ARC_A anticlockwise, ARC_C clockwise). */
+static int close_region(const bl_deck *d, side_seg sd[4], char *err, size_t errlen) {
+  double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+  for (int i = 0; i < 4; i++)
+    for (int c = 0; c < 4; c++) lo[c % 2] = fmin(lo[c % 2], sd[i].p[c]), hi[c % 2] = fmax(hi[c % 2], sd[i].p[c]);
+  const double size = fmax(hi[0] - lo[0], hi[1] - lo[1]), tol = BL_MEET_TOL * size;
+  for (int i = 0; i < 4; i++)
+    if (meets(sd[i].p, sd[i].p + 2, tol))
+      return seg_err(d, sd[i].seg, err, errlen,
+                     "segment %d (side %d of region 1) starts and ends at (%.10g, %.10g): a side of zero length makes "
+                     "cells of no volume; give the side's two end points",
+                     sd[i].seg + 1, i + 1, sd[i].p[0], sd[i].p[1]);
+  for (int i = 0; i < 4; i++) {
+    side_seg *a = &sd[i], *b = &sd[(i + 1) % 4];
+    int rev_a = 0, rev_b = 0;
+    if (meets(a->p + 2, b->p, tol)) continue;
+    if (i < 3 && meets(a->p + 2, b->p + 2, tol))
+      rev_b = 1;
+    else if (i == 0 && meets(a->p, b->p, tol))
+      rev_a = 1;
+    else if (i == 0 && meets(a->p, b->p + 2, tol))
+      rev_a = rev_b = 1;
+    else {
+      const double gap = hypot(a->p[2] - b->p[0], a->p[3] - b->p[1]);
+      return seg_err(d, a->seg, err, errlen,
+                     "region 1 is not closed: side %d (segment %d) ends at (%.10g, %.10g), but side %d (segment %d, "
+                     "line %d) runs from (%.10g, %.10g) to (%.10g, %.10g), %g away: each side must start where the "
+                     "one before ends (side 1 where side 4 ends), within %g (%g of the region's size)",
+                     i + 1, a->seg + 1, a->p[2], a->p[3], (i + 1) % 4 + 1, b->seg + 1,
+                     bl_deck_entry_line(d, "segment_pos", b->seg + 1), b->p[0], b->p[1], b->p[2], b->p[3], gap, tol,
+                     BL_MEET_TOL);
+    }
+    if (rev_a) reverse(a);
+    if (rev_b) reverse(b);
+  }
+  return UM_SUCCESS;
+}
+
 int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   memset(p, 0, sizeof *p);
@@ -396,24 +498,10 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
   if (!g->rr || !g->ss || !g->bc) return um_format_error(err, errlen, UM_ERR_ALLOC, "out of memory for the mesh");
   relax_weights(p);
   const double tol = p->tol, om = p->om, zerocut = p->zerocut;
+  side_seg sd[4];
+  for (int side = 1; side <= 4; side++) UM_APP_TRY_(side_segment(d, side, zerocut, &sd[side - 1], err, errlen));
+  UM_APP_TRY_(close_region(d, sd, err, errlen));
   for (int side = 1; side <= 4; side++) {
-    const int nseg = d->region_side[0][side - 1][0];
-    if (nseg != 1)
-      return bl_ferr(d, "region_side", err, errlen,
-                  "side %d of region 1 has %d segments: this port supports one segment per side", side, nseg);
-    const int segno = d->region_side[1][side - 1][0];
-    if (segno < 1 || segno > d->max_seg || segno > BL_LN)
-      return bl_ferr(d, "region_side", err, errlen, "side %d of region 1 names segment %d (1..%d)", side, segno,
-                  d->max_seg);
-    if (bl_is(d->segment_typ[segno - 1], ""))
-      return bl_ferr(d, "region_side", err, errlen,
-                     "side %d of region 1 names segment %d, which the deck does not define (no segment_typ(%d) "
-                     "in &MESH)",
-                     side, segno, segno);
-    const int seg = segno - 1, st = seg_type(d->segment_typ[seg]), bc = seg_bc(d->segment_bc[seg]);
-    if (!st) return bl_ferr(d, "segment_typ", err, errlen, "segment %d: unknown type '%s'", segno, d->segment_typ[seg]);
-    if (!bc)
-      return bl_ferr(d, "segment_bc", err, errlen, "segment %d: unknown boundary '%s'", segno, d->segment_bc[seg]);
     int l1, k1, l2, k2;
     switch (side) {
     case 1: l1 = 1, k1 = 1, l2 = 1, k2 = nk; break;
@@ -421,13 +509,11 @@ int bl_grid_sides(const bl_deck *d, int ring, bl_grid *g, bl_relax *p, char *err
     case 3: l1 = nl, k1 = nk, l2 = nl, k2 = 1; break;
     default: l1 = nl, k1 = 1, l2 = 1, k2 = 1; break;
     }
-    if (st == BL_LINE || st == BL_LINK) gen_line(g, d, seg, bc, l1, l2, k1, k2, tol, om, zerocut);
-    else if (st == BL_ARC_C || st == BL_ARC_A) {
-      if (d->segment_pos[6][seg] + d->segment_pos[7][seg] > zerocut)
-        return bl_ferr(d, "segment_pos", err, errlen, "segment %d: weighted arcs are not supported by this port",
-                       segno);
-      gen_arc(g, d, seg, st, bc, l1, l2, k1, k2, zerocut);
-    } else return bl_ferr(d, "segment_typ", err, errlen, "segment %d: POINT sides are not supported", segno);
+    const side_seg *q = &sd[side - 1];
+    if (q->typ == BL_LINE || q->typ == BL_LINK)
+      gen_line(g, q, l1, l2, k1, k2, tol, om, zerocut);
+    else
+      gen_arc(g, q, l1, l2, k1, k2, zerocut);
   }
   /* boundary types of the four corners */
   int bad = 0, v;

@@ -96,6 +96,26 @@ def test_kernel_that_does_not_compile(ctx):
     np.testing.assert_array_equal(x.fetch(), [3.0, 3.0, 3.0])
 
 
+def test_a_kernel_writing_through_a_read_argument_is_refused(ctx):
+    """A write through a parameter the loop passes as READ changed the dat on the CPU (a GPU stages a copy): the
+    compiler's error now, naming the parameter; a READ parameter declared without const that is only read runs."""
+    s = ctx.set(4, "s")
+    x = ctx.dat(s, np.arange(4.0), "x")
+    y = ctx.dat(s, None, "y", dim=1)
+    k = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(double *a, double *b) { a[0] = 1; b[0] = a[0]; }', "k")
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(k, s, x(READ), y(WRITE))
+    assert "writes through a (argument 0), which its loop passes as READ" in str(e.value)
+    assert "k.h: k with its READ parameters const:2:" in str(e.value)  # the kernel's own line
+    np.testing.assert_array_equal(x.fetch(), np.arange(4.0))
+    um.par_loop(k, s, x(um.RW), y(WRITE))  # what it means: RW
+    np.testing.assert_array_equal(x.fetch(), np.ones(4))
+    np.testing.assert_array_equal(y.fetch(), np.ones(4))
+    reads = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void r(double *a, double *b) { b[0] = 2.0 * a[0]; }', "r")
+    um.par_loop(reads, s, x(READ), y(WRITE))
+    np.testing.assert_array_equal(y.fetch(), 2.0 * np.ones(4))
+
+
 def test_map_index_out_of_range(ctx):
     a, b = ctx.set(3, "a"), ctx.set(2, "b")
     with pytest.raises(um.UmError) as e:

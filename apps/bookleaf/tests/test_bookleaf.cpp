@@ -65,6 +65,29 @@ TEST_F(BookLeafDeck, ScalarsArraysSectionsAndRepeats) {
   EXPECT_EQ(bl_deck_line(d, "density"), 12);
 }
 
+/* Each entry of an array keeps the line of its own values (a message about segment 1 names segment 1's line, not the
+ * last segment_pos line); the entry is the array's first dimension of BL_LN (eos_param(:, material)). */
+TEST_F(BookLeafDeck, EntryLines) {
+  std::string err;
+  ASSERT_EQ(parse(d,
+                  "&EOS\n eos_type(1)='ideal gas'\n eos_param(1,2)=1.4\n eos_type(99)='void'\n/\n"
+                  "&MESH\n segment_pos(1,:)=0.0,0.0,\n 1.0,0.0\n segment_pos(2,:)=1.0,0.0,1.0,1.0\n/\n",
+                  &err),
+            UM_SUCCESS)
+      << err;
+  EXPECT_EQ(bl_deck_entry_line(d, "eos_type", 1), 2);
+  EXPECT_EQ(bl_deck_entry_line(d, "eos_type", 99), 4);
+  EXPECT_EQ(bl_deck_entry_line(d, "eos_type", 2), 0);
+  EXPECT_EQ(bl_deck_entry_line(d, "eos_param", 2), 3);
+  EXPECT_EQ(bl_deck_entry_line(d, "eos_param", 1), 0);
+  EXPECT_EQ(bl_deck_entry_line(d, "segment_pos", 1), 8); /* its last value's line */
+  EXPECT_EQ(bl_deck_entry_line(d, "segment_pos", 2), 9);
+  EXPECT_EQ(bl_deck_line(d, "segment_pos"), 9);
+  EXPECT_EQ(bl_deck_entry_line(d, "time_end", 1), 0); /* a scalar has no entries */
+  EXPECT_EQ(bl_deck_entry_line(d, "segment_pos", 0), 0);
+  EXPECT_EQ(bl_deck_entry_line(d, "segment_pos", BL_LN + 1), 0);
+}
+
 TEST_F(BookLeafDeck, ErrorsNameFileLineAndKey) {
   std::string err;
   EXPECT_EQ(parse(d, "&CONTROL\n time_end=1.0\n cfl=0.5\n/\n", &err), UM_ERR_CONFIG);
@@ -500,6 +523,54 @@ TEST_F(BookLeafMesh, BlocksOfAnIrregularMeshSaySo) {
   const long long bad_first[2] = {nel, 0}, one[2] = {1, 1};
   EXPECT_EQ(bl_block_build(d, bad_first, one, 0, &b, err, sizeof err), UM_ERR_ARG);
   EXPECT_NE(std::string(err).find("elements"), std::string::npos) << err;
+}
+
+// The region's sides meet within 1e-9 of its size (100 here: 1e-7), as upstream's exact comparison of the deck's own
+// numbers would have them meet: a side 5e-8 off is taken, 2e-7 off is refused at its segment_pos line; a side listed
+// backwards is reversed (upstream's setup_mesh_check_input), its nodes those of the deck as shipped.
+TEST_F(BookLeafMesh, SidesMeetWithinTheRegionsSize) {
+  std::string sod;
+  {
+    FILE *f = std::fopen(deck_path("sod_sm_lag_small").c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) sod.append(buf, n);
+    std::fclose(f);
+  }
+  auto build_with = [&](const char *from, const char *to, bl_mesh *out, std::string *msg) {
+    std::string text = sod, err;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, std::strlen(from), to);
+    EXPECT_EQ(parse(d, text, &err), UM_SUCCESS) << err;
+    char e[1024] = "";
+    const int rc = bl_mesh_build(d, out, e, sizeof e);
+    *msg = e;
+    return rc;
+  };
+  const char *side2 = "segment_pos(2,:)=100.0,0.0,100.0,25.0";
+  std::string msg;
+  EXPECT_EQ(build_with(side2, "segment_pos(2,:)=100.0,5.0e-8,100.0,25.0", &m, &msg), UM_SUCCESS) << msg;
+  bl_mesh_free(&m);
+  m = bl_mesh{};
+  EXPECT_EQ(build_with(side2, "segment_pos(2,:)=100.0,2.0e-7,100.0,25.0", &m, &msg), UM_ERR_CONFIG);
+  EXPECT_NE(msg.find("t.deck:25: segment_pos(1,:): region 1 is not closed: side 1 (segment 1) ends at (100, 0), but "
+                     "side 2 (segment 2, line 26) runs from (100, 2e-07) to (100, 25), 2e-07 away"),
+            std::string::npos)
+      << msg;
+  bl_mesh_free(&m);
+  m = bl_mesh{};
+  bl_mesh shipped{}, reversed{};
+  ASSERT_EQ(build_with(side2, side2, &shipped, &msg), UM_SUCCESS) << msg;
+  ASSERT_EQ(build_with(side2, "segment_pos(2,:)=100.0,25.0,100.0,0.0", &reversed, &msg), UM_SUCCESS) << msg;
+  ASSERT_EQ(shipped.nnd, reversed.nnd);
+  for (int n = 0; n < shipped.nnd; n++) {
+    EXPECT_EQ(shipped.x[n], reversed.x[n]) << "node " << n;
+    EXPECT_EQ(shipped.y[n], reversed.y[n]) << "node " << n;
+    EXPECT_EQ(shipped.indtype[n], reversed.indtype[n]) << "node " << n;
+  }
+  bl_mesh_free(&shipped);
+  bl_mesh_free(&reversed);
 }
 
 // A deck's mistakes named as such: a side naming a segment no segment_typ defines (before: "segment_typ: segment 9:

@@ -58,7 +58,7 @@ extern const char um_kernel_h_source[]; /* um/kernel.h, embedded by CMake */
 #define HC_MAX_JOBS 2         /* compilers one process runs at a time */
 #define HC_STOP_GRACE_S 2.0   /* a compiler told to stop and still running this long later is killed */
 #define HC_PATH 1024
-#define HC_ABI "um-hostc-4"   /* bump when the generated code's interface changes (4: vector arguments' um_vec) */
+#define HC_ABI "um-hostc-5" /* bump when the generated code changes (4: vectors' um_vec; 5: the READ check) */
 
 enum { HC_NEW, HC_QUEUED, HC_RUNNING, HC_ELSEWHERE, HC_READY, HC_FAILED };
 
@@ -76,7 +76,8 @@ typedef struct {
   int work_slot;           /* the work folder's, or -1 */
   int group_slot;          /* the compiler's process group's, or -1 */
   char *source;            /* generated code, until written */
-  const char *ksource;     /* the kernel header text */
+  char *ksource; /* the kernel header with its READ check (um__hostc_kernel_text), until written */
+  char reads[160]; /* the parameters that check makes const (a write through one: its message) */
   void *handle;
   int fd;                  /* the descriptor the loaded module was verified through, open while it is loaded, or -1 */
   um_compiled_range fn;
@@ -233,6 +234,8 @@ static int write_work(hc_entry *e, const char *cache, char *why, size_t wn) {
   ok = ok && hcc_write_new(p, e->ksource) == 0;
   snprintf(p, sizeof p, "%s/loop.c", e->work);
   ok = ok && hcc_write_new(p, e->source) == 0;
+  free(e->ksource);
+  e->ksource = NULL;
   if (!ok) {
     snprintf(why, wn, "cannot write the loop's source into %s: %s", e->work, strerror(errno));
     remove_work(e);
@@ -328,25 +331,6 @@ static int lock_held(const hc_entry *e) {
   char p[HC_PATH + 16];
   lock_path(e, p, sizeof p);
   return hcc_lock_held(p);
-}
-
-/* The first lines of the compiler's log, for a message. */
-static void log_excerpt(const hc_entry *e, char *out, size_t n) {
-  char p[HC_PATH + 16];
-  snprintf(p, sizeof p, "%s/cc.log", e->work);
-  out[0] = '\0';
-  FILE *f = fopen(p, "r");
-  if (!f) return;
-  size_t got = fread(out, 1, n - 1, f);
-  fclose(f);
-  out[got] = '\0';
-  int lines = 0;
-  for (char *c = out; *c; c++)
-    if (*c == '\n' && ++lines == 6) {
-      c[1] = '\0';
-      break;
-    }
-  for (size_t k = strlen(out); k > 0 && (out[k - 1] == '\n' || out[k - 1] == ' '); k--) out[k - 1] = '\0';
 }
 
 /* ---- loading -------------------------------------------------------------- */
@@ -492,17 +476,27 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   e->pid = 0;
   um_safe_group_unregister(e->group_slot); /* the driver ended after what it started */
   e->group_slot = -1;
-  char out[HC_PATH + 64], why[3 * HC_PATH];
+  char out[HC_PATH + 64], why[5 * HC_PATH]; /* the compiler, its flags, the log and its excerpt */
   work_module(e, out, sizeof out);
   if (!(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
     drop_lock(e);
-    char excerpt[900], disk[HC_PATH + 160];
-    log_excerpt(e, excerpt, sizeof excerpt);
+    char excerpt[900], disk[HC_PATH + 160], log[HC_PATH + 16];
+    const int rd = hcc_log_excerpt(e->work, e->reads[0] ? UM_HOSTC_READ_MARK : NULL, excerpt, sizeof excerpt);
     hcc_disk_note(e->work, 0, disk, sizeof disk); /* a full disk: the compiler's own words seldom say so */
-    snprintf(why, sizeof why, "%s %s failed%s (log: %s/cc.log)%s%s", h->cc, h->cflags, disk, e->work,
-             excerpt[0] ? ":\n" : "", excerpt);
-    um_safe_dir_unregister(e->work_slot); /* kept for its log */
-    e->work_slot = -1;
+    const int kept = hcc_keep_log(e->work, e->so, log, sizeof log) == 0; /* else the work folder stays for it */
+    char keep[64] = "kept while this process runs";
+    if (kept)
+      snprintf(keep, sizeof keep, h->private_cache ? "left in this run's folder" : "kept %d days", HCC_LOG_KEEP_DAYS);
+    snprintf(why, sizeof why, "%s%s%s%s %s failed%s (log: %s, %s)%s%s", rd ? "the kernel writes through " : "",
+             rd ? e->reads : "",
+             rd ? ", which its loop passes as READ (on the CPU the dat would change, on a GPU a "
+                  "copy): pass it as RW or WRITE, or write into a local copy; "
+                : "",
+             h->cc, h->cflags, disk, log, keep, excerpt[0] ? ":\n" : "", excerpt);
+    if (kept)
+      remove_work(e);
+    else
+      um_safe_dir_unregister(e->work_slot), e->work_slot = -1;
     return failed(ctx, h, e, why);
   }
   /* sealed, then opened and verified once; that descriptor is what is moved into the cache and loaded */
@@ -519,6 +513,7 @@ static int finish(um_context *ctx, um_hostc *h, hc_entry *e, int block) {
   }
   drop_lock(e);
   remove_work(e);
+  if (ok) hcc_drop_log(e->so); /* an earlier failed compile's */
   if (!ok) return failed(ctx, h, e, why);
   const int l = load(ctx, e, fd, why, sizeof why);
   if (l != 0) {
@@ -587,7 +582,6 @@ static hc_entry *find_or_add(um_hostc *h, const um_loop *loop, uint64_t key) {
   e->lock_slot = e->work_slot = e->group_slot = e->fd = -1;
   snprintf(e->name, sizeof e->name, "%s", loop->name);
   snprintf(e->so, sizeof e->so, "%s/host-%016llx.so", h->cache, (unsigned long long)key);
-  e->ksource = loop->kernel->source;
   e->required = !loop->kernel->range;
   h->e[h->n++] = e;
   return e;
@@ -686,7 +680,9 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   um_setup_begin(ctx, UM_SETUP_COMPILE); /* what the set-up waits for: a compile, a module loaded */
   if (e->state == HC_NEW && (block || loop_seconds >= after)) {
     e->source = um__hostc_generate(loop);
-    if (!e->source) return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
+    if (!e->ksource) e->ksource = um__hostc_kernel_text(loop, e->reads, sizeof e->reads);
+    if (!e->source || !e->ksource)
+      return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);
     e->state = HC_QUEUED;
     UM_BACKEND_CHECK(ctx, begin(ctx, h, e, block));
   } else if (block && e->state != HC_READY && e->state != HC_FAILED) {
@@ -736,6 +732,7 @@ void um__hostc_free(um_context *ctx) {
     unload(e);
     if (h->private_cache) unlink(e->so);
     free(e->source);
+    free(e->ksource);
     free(e->cptr);
     free(e);
   }

@@ -289,6 +289,14 @@ static int work_litter(const char *path, const char *name, const char *mytag) {
   return !dash && strlen(tag) == 6 && lstat(path, &st) == 0 && difftime(time(NULL), st.st_mtime) > 86400;
 }
 
+/* Is `path` (name nm, len characters) a failed compile's log (hcc_keep_log) of this user's, HCC_LOG_KEEP_DAYS old? */
+static int old_log(const char *path, const char *nm, size_t len) {
+  struct stat st;
+  return len > 9 && !strncmp(nm, "host-", 5) && !strcmp(nm + len - 4, ".log") && lstat(path, &st) == 0 &&
+         S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+         difftime(time(NULL), st.st_mtime) > 86400.0 * HCC_LOG_KEEP_DAYS;
+}
+
 void hcc_clean_litter(const char *cache) {
   DIR *d = opendir(cache);
   if (!d) return;
@@ -302,9 +310,54 @@ void hcc_clean_litter(const char *cache) {
     else if (len > 8 && !strcmp(nm + len - 8, ".so.lock") && !strncmp(nm, "host-", 5) && !lock_live(path, NULL, 0)) {
       struct stat st;
       if (lstat(path, &st) == 0 && st.st_uid == geteuid()) unlink(path);
-    }
+    } else if (old_log(path, nm, len))
+      unlink(path);
   }
   closedir(d);
+}
+
+/* ---- a failed compile's log ------------------------------------------------------------------------------------ */
+
+int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n) {
+  char p[4096], buf[1 << 16];
+  snprintf(p, sizeof p, "%s/cc.log", work);
+  out[0] = '\0';
+  FILE *f = fopen(p, "r");
+  if (!f) return 0;
+  const size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  const char *at = mark ? strstr(buf, mark) : NULL, *from = buf;
+  if (at) /* from the line it is on */
+    for (from = at; from > buf && from[-1] != '\n'; from--) continue;
+  snprintf(out, n, "%s", from);
+  int lines = 0;
+  for (char *c = out; *c; c++)
+    if (*c == '\n' && ++lines == 6) {
+      c[1] = '\0';
+      break;
+    }
+  for (size_t k = strlen(out); k > 0 && (out[k - 1] == '\n' || out[k - 1] == ' '); k--) out[k - 1] = '\0';
+  return at != NULL;
+}
+
+/* The log's place beside module `so` ("...so" -> "...log"). */
+static int log_path(const char *so, char *out, size_t n) {
+  const size_t len = strlen(so);
+  return len > 3 && !strcmp(so + len - 3, ".so") && snprintf(out, n, "%.*s.log", (int)(len - 3), so) < (int)n ? 0 : -1;
+}
+
+int hcc_keep_log(const char *work, const char *so, char *out, size_t n) {
+  char from[4096];
+  snprintf(from, sizeof from, "%s/cc.log", work);
+  if (log_path(so, out, n) == 0 && rename(from, out) == 0) return 0; /* a link at out is replaced, never followed */
+  snprintf(out, n, "%s", from);
+  return -1;
+}
+
+void hcc_drop_log(const char *so) {
+  char p[4096];
+  if (log_path(so, p, sizeof p) == 0) unlink(p);
 }
 
 /* ---- the compiler, the private folder, the disk -------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define HCC_LOCK_STALE_S 300 /* a lock whose owner cannot be asked is stale after this long */
+#define HCC_LOG_KEEP_DAYS 7 /* a failed compile's log is removed by a later um process once this many days old */
 
 /* Is the module at `so` the one compiled for `key`, whole, and the user's own? 1 yes, and *fd is the descriptor
  * it was checked through (O_RDONLY | O_NOFOLLOW, fstat: a regular file of the user's, writable by nobody else;
@@ -51,8 +52,20 @@ void hcc_lock_drop(const char *lock, int *slot);
 /* Remove what runs that died left in the cache: their work folders, locks
  * and temporaries (only those of processes of this host and PID namespace
  * that are gone; a work folder of an earlier version's, without its tag,
- * once it is a day old). */
+ * once it is a day old), and the logs of failed compiles (hcc_keep_log) once
+ * they are HCC_LOG_KEEP_DAYS days old. */
 void hcc_clean_litter(const char *cache);
+
+/* The first lines of the compiler's log in the work folder into out (6 lines at most), from the line where `mark`
+ * first appears when it does (mark NULL: from the start): 1 the log holds mark, else 0. */
+int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n);
+
+/* Keep the log of a failed compile out of its work folder (removed next): moved to the module's path `so` with
+ * ".log" for ".so", where a later um process leaves it for HCC_LOG_KEEP_DAYS days; a later successful compile of
+ * the module removes it (hcc_drop_log). 0 moved (out: where), or -1 (out: the log in the work folder: keep the
+ * folder). */
+int hcc_keep_log(const char *work, const char *so, char *out, size_t n);
+void hcc_drop_log(const char *so);
 
 /* A fingerprint of this CPU (model name and feature flags of the first
  * processor in /proc/cpuinfo) into out: modules built with -march=native are

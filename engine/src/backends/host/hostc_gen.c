@@ -5,6 +5,7 @@
  * global is a local array (kept in registers), and the kernel is inlined into
  * it. The results are the generic range's, bit for bit: the same operations in
  * the same element order. */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,3 +262,203 @@ uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
   return k;
 }
 
+/* ---- the READ check ----------------------------------------------------------------------------------------------
+ *
+ * A kernel may declare a parameter its loop passes as READ without const (`double *a`); the compiled range then
+ * hands it the dat's own row, and a write through it changed the dat on the CPU (a GPU stages copies: results by
+ * backend). The kernel header is compiled with a copy of the kernel right after it whose READ pointer parameters are
+ * const-qualified, never called: a write through one of them is the compiler's error (an assignment or increment of
+ * a read-only location), at the kernel's own line (#line) in a file named for the check (UM_HOSTC_READ_MARK); passing
+ * one on to a helper that takes a plain pointer stays quiet (those warnings are off around the copy), so a kernel that
+ * only reads still compiles. A definition the scan below cannot take as plain text (found through a macro, a
+ * preprocessor line in its parameters or body, text after its closing brace) gets no copy: no check, as before. */
+
+static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Past the comment or string or character literal at s[i] (i itself when there is none). */
+static size_t skip_lexeme(const char *s, size_t i) {
+  if (s[i] == '/' && s[i + 1] == '*') {
+    const char *e = strstr(s + i + 2, "*/");
+    return e ? (size_t)(e - s) + 2 : strlen(s);
+  }
+  if (s[i] == '/' && s[i + 1] == '/') return strcspn(s + i, "\n") + i;
+  if (s[i] != '"' && s[i] != '\'') return i;
+  const char q = s[i++];
+  while (s[i] && s[i] != q && s[i] != '\n') i += s[i] == '\\' && s[i + 1] ? 2 : 1;
+  return s[i] == q ? i + 1 : i;
+}
+
+/* From s[i] past white space, comments and preprocessor lines (*pp set where one was passed). */
+static size_t skip_space(const char *s, size_t i, int *pp) {
+  for (;;) {
+    size_t k = i;
+    while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) k--;
+    if (s[i] == '#' && (k == 0 || s[k - 1] == '\n')) { /* a directive, with its continuation lines */
+      *pp = 1;
+      while (s[i] && !(s[i] == '\n' && s[i - 1] != '\\')) i++;
+    } else if (s[i] && strchr(" \t\r\n\f\v", s[i]))
+      i++;
+    else if (s[i] == '/' && (s[i + 1] == '*' || s[i + 1] == '/'))
+      i = skip_lexeme(s, i);
+    else
+      return i;
+  }
+}
+
+/* The bracket that closes the one at s[i] ('(' or '{'), or 0 (none, or a preprocessor line inside: *pp). */
+static size_t closing(const char *s, size_t i, int *pp) {
+  int depth = 0;
+  for (;;) {
+    i = skip_space(s, i, pp);
+    if (!s[i] || *pp) return 0;
+    if (s[i] == '"' || s[i] == '\'') {
+      i = skip_lexeme(s, i);
+      continue;
+    }
+    if (strchr("({[", s[i]))
+      depth++;
+    else if (strchr(")}]", s[i]) && --depth == 0)
+      return i;
+    i++;
+  }
+}
+
+/* The definition of function `name` as plain text: at[0] its name, at[1] and at[2] its parameters' brackets, at[3]
+ * and at[4] its body's braces. 0: none found. */
+static int find_definition(const char *s, const char *name, size_t at[5]) {
+  const size_t len = strlen(name);
+  for (size_t i = 0; s[i];) {
+    int pp = 0;
+    const size_t j = skip_space(s, i, &pp);
+    if (j != i || s[i] == '"' || s[i] == '\'') {
+      i = j != i ? j : skip_lexeme(s, i);
+      continue;
+    }
+    if (!ident_char(s[i])) {
+      i++;
+      continue;
+    }
+    size_t e = i;
+    while (ident_char(s[e])) e++;
+    if (e - i == len && !memcmp(s + i, name, len) && (i == 0 || !ident_char(s[i - 1]))) {
+      const size_t lp = skip_space(s, e, &pp), rp = !pp && s[lp] == '(' ? closing(s, lp, &pp) : 0;
+      const size_t lb = rp && !pp ? skip_space(s, rp + 1, &pp) : 0;
+      if (lb && !pp && s[lb] == '{') {
+        const size_t rb = closing(s, lb, &pp);
+        if (!rb) return 0; /* a definition, but not plain text */
+        at[0] = i, at[1] = lp, at[2] = rp, at[3] = lb, at[4] = rb;
+        return 1;
+      }
+    }
+    i = e;
+  }
+  return 0;
+}
+
+/* Whether parameter text p[0..n) (no comment in it) is a pointer to a type without const: where its decl-specifiers
+ * end (the first '*' or '['), in *spec; its name (the last identifier before any '[') into name. */
+static int plain_pointer(const char *p, size_t n, size_t *spec, char *name, size_t nn) {
+  size_t star = 0;
+  while (star < n && p[star] != '*' && p[star] != '[') star++;
+  if (star == n) return 0;
+  size_t end = n, b = 0, e = 0;
+  for (size_t k = 0; k < n; k++)
+    if (p[k] == '[') {
+      end = k;
+      break;
+    }
+  for (size_t k = 0; k < end;) {
+    if (!ident_char(p[k]) || isdigit((unsigned char)p[k])) {
+      k++;
+      continue;
+    }
+    size_t j = k;
+    while (j < end && ident_char(p[j])) j++;
+    if (j - k == 5 && !memcmp(p + k, "const", 5) && k < star) return 0;
+    b = k, e = j, k = j;
+  }
+  snprintf(name, nn, "%.*s", (int)(e - b), p + b);
+  *spec = star;
+  return e > b;
+}
+
+/* The line of s[i] (1-based). */
+static long line_of(const char *s, size_t i) {
+  long l = 1;
+  for (size_t k = 0; k < i; k++) l += s[k] == '\n';
+  return l;
+}
+
+/* Into b: the kernel header text s with the copy of the kernel (at: find_definition) whose READ pointer parameters are
+ * const after the line of its closing brace (file: the header's name in messages); what it made const into note ("a
+ * (argument 0), c (argument 2)"). 0: nothing written (nothing to check, or a text this scan does not take). */
+static int read_check(um_strbuf *b, const um_loop *loop, const char *s, const size_t at[5], const char *file,
+                      char *note, size_t nn) {
+  size_t eol = at[4] + 1; /* only white space or a // comment after the brace */
+  while (s[eol] == ' ' || s[eol] == '\t' || s[eol] == '\r') eol++;
+  if (s[eol] == '/' && s[eol + 1] == '/') eol += strcspn(s + eol, "\n");
+  if (s[eol] && s[eol] != '\n') return 0;
+  size_t cut[UM_MAX_ARGS + 1], spec[UM_MAX_ARGS];
+  int np = 0, depth = 0, nconst = 0, mark[UM_MAX_ARGS] = {0};
+  cut[0] = at[1] + 1;
+  for (size_t k = at[1] + 1; k < at[2]; k++) { /* the parameters, split at the commas outside brackets */
+    if (s[k] == '/' || s[k] == '"' || s[k] == '\'' || s[k] == '#') return 0;
+    depth += strchr("([{", s[k]) != NULL, depth -= strchr(")]}", s[k]) != NULL;
+    if (s[k] == ',' && !depth && ++np <= UM_MAX_ARGS) cut[np] = k + 1;
+  }
+  if (++np != loop->nargs || np > UM_MAX_ARGS) return 0;
+  note[0] = '\0';
+  for (int i = 0; i < np; i++) {
+    const um_arg *a = &loop->args[i];
+    const size_t from = cut[i], to = i + 1 < np ? cut[i + 1] - 1 : at[2];
+    char name[64];
+    if (a->acc != UM_READ || (a->kind == UM_ARG_DAT && is_vec(a))) continue;
+    if (!plain_pointer(s + from, to - from, &spec[i], name, sizeof name)) continue;
+    mark[i] = 1, nconst++;
+    const size_t len = strlen(note);
+    snprintf(note + len, nn - len, "%s%s (argument %d)", len ? ", " : "", name, i);
+  }
+  if (!nconst) return 0;
+  if (nconst > 1) { /* "one of a (argument 0), c (argument 2)" */
+    const size_t len = strnlen(note, nn - 8);
+    memmove(note + 7, note, len);
+    memcpy(note, "one of ", 7);
+    note[7 + len] = '\0';
+  }
+  um_strbuf_printf(b,
+                   "%.*s\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wpragmas\"\n"
+                   "#pragma GCC diagnostic ignored \"-Wunknown-warning-option\"\n"
+                   "#pragma GCC diagnostic ignored \"-Wdiscarded-qualifiers\"\n"
+                   "#pragma GCC diagnostic ignored \"-Wincompatible-pointer-types-discards-qualifiers\"\n"
+                   "#pragma GCC diagnostic ignored \"-Wcast-qual\"\n#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\n"
+                   "static void __attribute__((unused)) um_READ_check__",
+                   (int)eol, s, line_of(s, at[0]), file, loop->kernel->name);
+  size_t from = at[0];
+  for (int i = 0; i < np; i++) { /* the text as it stands, const before each marked parameter */
+    if (!mark[i]) continue;
+    size_t p = cut[i];
+    while (p < at[2] && isspace((unsigned char)s[p]) && s[p] != '\n') p++;
+    um_strbuf_printf(b, "%.*sconst ", (int)(p - from), s + from);
+    from = p;
+  }
+  um_strbuf_printf(b, "%.*s\n#pragma GCC diagnostic pop\n#line %ld \"%s\"\n%s", (int)(at[4] + 1 - from), s + from,
+                   line_of(s, eol) + 1, file, s[eol] ? s + eol + 1 : "");
+  return 1;
+}
+
+char *um__hostc_kernel_text(const um_loop *loop, char *note, size_t n) {
+  const char *s = loop->kernel->source, *sn = loop->kernel->source_name;
+  const char *file = sn && sn[0] && !strpbrk(sn, "\"\\\n") ? sn : "kernels.h"; /* the messages' name of the header */
+  size_t at[5];
+  um_strbuf b = {0}, c = {0};
+  note[0] = '\0';
+  if (!find_definition(s, loop->kernel->name, at) || !read_check(&c, loop, s, at, file, note, n)) note[0] = '\0';
+  um_strbuf_printf(&b, "#line 1 \"%s\"\n%s", file, c.s ? c.s : s);
+  const int oom = b.oom || c.oom;
+  um_strbuf_free(&c);
+  if (oom) {
+    um_strbuf_free(&b);
+    return NULL;
+  }
+  return b.s;
+}
