@@ -113,6 +113,23 @@ string(REPLACE "\"um-run-2\"" "\"um-run-99\"" js "${js}")
 file(WRITE ${WORK}/a99.json "${js}")
 run(1 "is of format 'um-run-99'; this umrun reads um-run-2" --validate ${WORK}/a99.json validation/jacobi/grid16.ref.yaml)
 run(0 "VALIDATION PASS" --validate ${WORK}/a.json validation/jacobi/grid16.ref.yaml)
+# --validate of a run whose command line changed its config's problem: NOT COMPARABLE, as the run itself says,
+# with its exit status (3); the table of failed metrics is not shown, as at the end of the run
+run(0 "" ${CFG} --quiet --no-validate --set run.iterations=10 --set output.dir= --json ${WORK}/short.json)
+run(3 "validation against validation/jacobi/grid16.ref.yaml: NOT COMPARABLE.*run.iterations = 10 \\(from --set; the config has 20000\\)"
+    --validate ${WORK}/short.json validation/jacobi/grid16.ref.yaml)
+if(last_output MATCHES "VALIDATION FAILED|max_error ")
+  message(FATAL_ERROR "--validate of a changed run shows the failed table, not only NOT COMPARABLE:\n${last_output}")
+endif()
+# a run's JSON given as the reference: said, not YAML's complaint about dotted keys; the arguments swapped: said
+run(1 "'.*a.json' is a run's --json, not a reference \\(a .ref.yaml with app: and metrics:" --validate ${WORK}/a.json
+    ${WORK}/a.json)
+run(1 "the run's JSON comes first, then the reference" --validate validation/jacobi/grid16.ref.yaml ${WORK}/a.json)
+# another app's reference: the error alone, no header of a table that does not follow
+run(1 "is for app 'lulesh', but this run is app 'jacobi'" --validate ${WORK}/a.json validation/lulesh/s10.ref.yaml)
+if(last_output MATCHES "validation against|run .*a.json: jacobi")
+  message(FATAL_ERROR "--validate with another app's reference prints a header with nothing under it:\n${last_output}")
+endif()
 # --json -: the JSON alone on stdout (it made a file named '-')
 execute_process(COMMAND ${UMRUN} ${CFG} --quiet --set output.dir= --json - RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_QUIET WORKING_DIRECTORY ${WORK})
