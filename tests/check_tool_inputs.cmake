@@ -125,6 +125,15 @@ endif()
 run(1 "'.*a.json' is a run's --json, not a reference \\(a .ref.yaml with app: and metrics:" --validate ${WORK}/a.json
     ${WORK}/a.json)
 run(1 "the run's JSON comes first, then the reference" --validate validation/jacobi/grid16.ref.yaml ${WORK}/a.json)
+# --report of single runs' --json: each read as the results of its one run (it was refused as not a results file)
+run(0 "wrote .*rep.html and .*rep.md \\(2 files read\\)" --report ${WORK}/rep.html ${WORK}/a.json ${WORK}/short.json)
+file(READ ${WORK}/rep.md md)
+if(NOT md MATCHES "from 2 files \\(2 of them single runs' `--json`\\)" OR NOT md MATCHES "## jacobi")
+  message(FATAL_ERROR "--report of two runs' --json: the page does not say what it read or has no jacobi:\n${md}")
+endif()
+file(WRITE ${WORK}/other.json "{\"a\": 1}\n")
+run(1 "'.*other.json' is not a results file of umrun --suite .* nor a run's --json" --report ${WORK}/rep2.html
+    ${WORK}/other.json)
 # another app's reference: the error alone, no header of a table that does not follow
 run(1 "is for app 'lulesh', but this run is app 'jacobi'" --validate ${WORK}/a.json validation/lulesh/s10.ref.yaml)
 if(last_output MATCHES "validation against|run .*a.json: jacobi")
