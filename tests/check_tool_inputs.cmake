@@ -85,6 +85,21 @@ endif()
 # --sweep of a key nothing reads: refused before any run (each run failed alike); --no-validate reaches the runs
 run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" ${CFG} --sweep nosuch.key=1,2
     --sweep-out ${WORK}/sw)
+# --sweep: a misspelt key gets --set's "did you mean"; an empty value, a value twice, a key --set sets too and app
+# are refused before any run (each had run: the empty value dropped, the same run twice, the --set replaced)
+run(1 "--sweep run.blok_size: neither umrun nor jacobi .*; did you mean 'run.block_size'\\?" ${CFG}
+    --sweep run.blok_size=64,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size=64,,128: value 2 is empty" ${CFG} --sweep run.block_size=64,,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size lists '64' twice" ${CFG} --sweep run.block_size=64,64 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size and --set run.block_size=32 name the same key" ${CFG} --set run.block_size=32
+    --sweep run.block_size=64,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep app: a sweep runs one app's config" ${CFG} --sweep app=jacobi,airfoil --sweep-out ${WORK}/swr)
+# --suite --set of a key no selected case's app has: refused once, before any run, naming the closest key
+run(1 "--set params.toleranc=1: neither umrun nor jacobi \\(case 'jacobi'\\) .*did you mean 'params.tolerance'"
+    --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set params.toleranc=1)
+if(EXISTS ${WORK}/swr)
+  message(FATAL_ERROR "a refused --sweep or --suite wrote ${WORK}/swr")
+endif()
 run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
 # a run refused by its app leaves no output folder it made (an empty one, made before the app read its mesh)

@@ -229,6 +229,20 @@ static const um_option *find_scoped(const um_app *app_scope, const char *key) {
 const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
 const um_option *umrun_app_option_find(const um_app *app, const char *key) { return app ? find_scoped(app, key) : NULL; }
 
+const char *umrun_option_suggest(const um_app *app, const char *key) {
+  const int nr = umrun_option_count(), na = app ? app->noptions : 0;
+  const char **keys = malloc((size_t)(nr + na + 1) * sizeof *keys);
+  if (!keys) return NULL;
+  int n = 0;
+  for (int i = 0; i < nr + na; i++) { /* the keys a user writes as they are (not "mesh.*", "split.<loop>") */
+    const um_option *o = i < nr ? umrun_option_at(i) : &app->options[i - nr];
+    if (o->key && o->type != UM_OPT_APP && !strchr(o->key, '*') && !strchr(o->key, '<')) keys[n++] = o->key;
+  }
+  const char *best = um_config_closest(key, keys, n);
+  free(keys);
+  return best;
+}
+
 int umrun_check_empty_set(const um_runner *r, um_config *cfg, const char *assignment, char *err, size_t len) {
   const char *eq = strchr(assignment, '='), *v = eq ? eq + 1 : "";
   while (*v == ' ' || *v == '\t') v++;
