@@ -102,6 +102,29 @@ if(EXISTS ${WORK}/swr)
 endif()
 run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
+# checkpoint.dir not set: the checkpoints go under output.dir (they went to ./checkpoints wherever the outputs went),
+# the run says where, and --restart of that folder continues there; without outputs: ./checkpoints, said
+file(MAKE_DIRECTORY ${WORK}/cwd)
+foreach(step 20 30)
+  set(more)
+  if(step EQUAL 30)
+    set(more --restart ${WORK}/ck_out/checkpoints)
+  endif()
+  execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=${step} --set checkpoint.every=10
+                  --set output.dir=${WORK}/ck_out ${more} WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ${WORK}/ck_out/checkpoints \\(output.dir/checkpoints"
+     OR NOT EXISTS ${WORK}/ck_out/checkpoints/jacobi-step0000000${step}.h5 OR EXISTS ${WORK}/cwd/checkpoints)
+    message(FATAL_ERROR "checkpoints with output.dir set (step ${step}): status ${rc}, not in output.dir/checkpoints "
+                        "or in the current folder:\n${out}${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=10 --set checkpoint.every=10
+                --set output.dir= WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ./checkpoints \\(checkpoint.dir is not set, and output.dir is empty"
+   OR NOT EXISTS ${WORK}/cwd/checkpoints/jacobi-step000000010.h5)
+  message(FATAL_ERROR "checkpoints without outputs: status ${rc}, not in ./checkpoints or not said:\n${out}${err}")
+endif()
 # a run refused by its app leaves no output folder it made (an empty one, made before the app read its mesh)
 run(1 "mesh.N = 1" ${CFG} --set output.dir=${WORK}/made/sub --set mesh.N=1)
 if(EXISTS ${WORK}/made)
