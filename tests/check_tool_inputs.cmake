@@ -85,8 +85,46 @@ endif()
 # --sweep of a key nothing reads: refused before any run (each run failed alike); --no-validate reaches the runs
 run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" ${CFG} --sweep nosuch.key=1,2
     --sweep-out ${WORK}/sw)
+# --sweep: a misspelt key gets --set's "did you mean"; an empty value, a value twice, a key --set sets too and app
+# are refused before any run (each had run: the empty value dropped, the same run twice, the --set replaced)
+run(1 "--sweep run.blok_size: neither umrun nor jacobi .*; did you mean 'run.block_size'\\?" ${CFG}
+    --sweep run.blok_size=64,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size=64,,128: value 2 is empty" ${CFG} --sweep run.block_size=64,,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size lists '64' twice" ${CFG} --sweep run.block_size=64,64 --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size and --set run.block_size=32 name the same key" ${CFG} --set run.block_size=32
+    --sweep run.block_size=64,128 --sweep-out ${WORK}/swr)
+run(1 "--sweep app: a sweep runs one app's config" ${CFG} --sweep app=jacobi,airfoil --sweep-out ${WORK}/swr)
+# --suite --set of a key no selected case's app has: refused once, before any run, naming the closest key
+run(1 "--set params.toleranc=1: neither umrun nor jacobi \\(case 'jacobi'\\) .*did you mean 'params.tolerance'"
+    --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set params.toleranc=1)
+if(EXISTS ${WORK}/swr)
+  message(FATAL_ERROR "a refused --sweep or --suite wrote ${WORK}/swr")
+endif()
 run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
+# checkpoint.dir not set: the checkpoints go under output.dir (they went to ./checkpoints wherever the outputs went),
+# the run says where, and --restart of that folder continues there; without outputs: ./checkpoints, said
+file(MAKE_DIRECTORY ${WORK}/cwd)
+foreach(step 20 30)
+  set(more)
+  if(step EQUAL 30)
+    set(more --restart ${WORK}/ck_out/checkpoints)
+  endif()
+  execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=${step} --set checkpoint.every=10
+                  --set output.dir=${WORK}/ck_out ${more} WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ${WORK}/ck_out/checkpoints \\(output.dir/checkpoints"
+     OR NOT EXISTS ${WORK}/ck_out/checkpoints/jacobi-step0000000${step}.h5 OR EXISTS ${WORK}/cwd/checkpoints)
+    message(FATAL_ERROR "checkpoints with output.dir set (step ${step}): status ${rc}, not in output.dir/checkpoints "
+                        "or in the current folder:\n${out}${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=10 --set checkpoint.every=10
+                --set output.dir= WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ./checkpoints \\(checkpoint.dir is not set, and output.dir is empty"
+   OR NOT EXISTS ${WORK}/cwd/checkpoints/jacobi-step000000010.h5)
+  message(FATAL_ERROR "checkpoints without outputs: status ${rc}, not in ./checkpoints or not said:\n${out}${err}")
+endif()
 # a run refused by its app leaves no output folder it made (an empty one, made before the app read its mesh)
 run(1 "mesh.N = 1" ${CFG} --set output.dir=${WORK}/made/sub --set mesh.N=1)
 if(EXISTS ${WORK}/made)
@@ -113,6 +151,32 @@ string(REPLACE "\"um-run-2\"" "\"um-run-99\"" js "${js}")
 file(WRITE ${WORK}/a99.json "${js}")
 run(1 "is of format 'um-run-99'; this umrun reads um-run-2" --validate ${WORK}/a99.json validation/jacobi/grid16.ref.yaml)
 run(0 "VALIDATION PASS" --validate ${WORK}/a.json validation/jacobi/grid16.ref.yaml)
+# --validate of a run whose command line changed its config's problem: NOT COMPARABLE, as the run itself says,
+# with its exit status (3); the table of failed metrics is not shown, as at the end of the run
+run(0 "" ${CFG} --quiet --no-validate --set run.iterations=10 --set output.dir= --json ${WORK}/short.json)
+run(3 "validation against validation/jacobi/grid16.ref.yaml: NOT COMPARABLE.*run.iterations = 10 \\(from --set; the config has 20000\\)"
+    --validate ${WORK}/short.json validation/jacobi/grid16.ref.yaml)
+if(last_output MATCHES "VALIDATION FAILED|max_error ")
+  message(FATAL_ERROR "--validate of a changed run shows the failed table, not only NOT COMPARABLE:\n${last_output}")
+endif()
+# a run's JSON given as the reference: said, not YAML's complaint about dotted keys; the arguments swapped: said
+run(1 "'.*a.json' is a run's --json, not a reference \\(a .ref.yaml with app: and metrics:" --validate ${WORK}/a.json
+    ${WORK}/a.json)
+run(1 "the run's JSON comes first, then the reference" --validate validation/jacobi/grid16.ref.yaml ${WORK}/a.json)
+# --report of single runs' --json: each read as the results of its one run (it was refused as not a results file)
+run(0 "wrote .*rep.html and .*rep.md \\(2 files read\\)" --report ${WORK}/rep.html ${WORK}/a.json ${WORK}/short.json)
+file(READ ${WORK}/rep.md md)
+if(NOT md MATCHES "from 2 files \\(2 of them single runs' `--json`\\)" OR NOT md MATCHES "## jacobi")
+  message(FATAL_ERROR "--report of two runs' --json: the page does not say what it read or has no jacobi:\n${md}")
+endif()
+file(WRITE ${WORK}/other.json "{\"a\": 1}\n")
+run(1 "'.*other.json' is not a results file of umrun --suite .* nor a run's --json" --report ${WORK}/rep2.html
+    ${WORK}/other.json)
+# another app's reference: the error alone, no header of a table that does not follow
+run(1 "is for app 'lulesh', but this run is app 'jacobi'" --validate ${WORK}/a.json validation/lulesh/s10.ref.yaml)
+if(last_output MATCHES "validation against|run .*a.json: jacobi")
+  message(FATAL_ERROR "--validate with another app's reference prints a header with nothing under it:\n${last_output}")
+endif()
 # --json -: the JSON alone on stdout (it made a file named '-')
 execute_process(COMMAND ${UMRUN} ${CFG} --quiet --set output.dir= --json - RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_QUIET WORKING_DIRECTORY ${WORK})

@@ -544,6 +544,20 @@ TEST(Config, UnreadKeySuggestionFromAKeyThatWasRead) {
   EXPECT_EQ(u[1].suggestion, "");  // nothing read is close
 }
 
+// um_config_closest: the same rule as the unread keys' suggestion, over a table of keys (umrun --sweep, --suite --set)
+TEST(Config, ClosestKeyOfATable) {
+  const char *keys[] = {"run.block_size", "run.backend", "params.tolerance"};
+  const char *s = um_config_closest("run.blok_size", keys, 3);
+  ASSERT_NE(s, nullptr);
+  EXPECT_STREQ(s, "run.block_size");
+  s = um_config_closest("params.toleranc", keys, 3);
+  ASSERT_NE(s, nullptr);
+  EXPECT_STREQ(s, "params.tolerance");
+  EXPECT_EQ(um_config_closest("params.zzz", keys, 3), nullptr); // nothing close
+  EXPECT_EQ(um_config_closest("run.backend", keys, 3), nullptr); // the key itself: no suggestion
+  EXPECT_EQ(um_config_closest("run.blok_size", nullptr, 0), nullptr);
+}
+
 TEST(Config, KeysOfAMappingForAppParams) {
   Cfg c;
   ASSERT_EQ(c.load_file(data("good.yaml")), UM_SUCCESS) << c.err;

@@ -49,6 +49,7 @@ struct um_app_ckpt {
   long every_steps, stop_after;
   double every_seconds;
   const char *dir, *restart;
+  char dir_buf[4200]; /* checkpoint.dir not set: output.dir/checkpoints (umrun_ckpt_paths) */
   int keep, on_signal;
   int nstate;
   ck_state state[CK_MAX_STATE];
@@ -123,14 +124,10 @@ int umrun_ckpt_settings(um_app_run *run, um_config *cfg, char *err, size_t len) 
   if (!rc) rc = parse_every(every, &ck->every_steps, &ck->every_seconds, err, len);
   if (rc) return rc;
   if (ck->restart && !*ck->restart) ck->restart = NULL;
-  struct stat st;
-  if (ck->restart && stat(ck->restart, &st) != 0) /* an input path that does not work: the config's, status 1 */
-    return snprintf(err, len, "checkpoint.restart: '%s' does not exist (%s): give a checkpoint file or the folder "
-                    "checkpoint.dir names", ck->restart, strerror(errno)), UM_ERR_CONFIG;
-  if (!ck->dir || !*ck->dir) ck->dir = "checkpoints";
   ck->stop_after = stop_after;
-  ck->enabled = ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after || ck->restart;
-  return UM_SUCCESS;
+  const int writes = ck->every_steps || ck->every_seconds > 0 || ck->on_signal || ck->stop_after;
+  ck->enabled = writes || ck->restart;
+  return umrun_ckpt_paths(run, &ck->dir, ck->dir_buf, sizeof ck->dir_buf, ck->restart, writes, err, len);
 }
 
 void umrun_ckpt_note_unused(const um_app_run *run, const char *prog) {

@@ -1,4 +1,5 @@
-/* The folder of a run's checkpoints (checkpoint.c writes and reads them): the app's checkpoints in it, newest
+/* The folder of a run's checkpoints (checkpoint.c writes and reads them): which folder (checkpoint.dir, else
+ * output.dir/checkpoints, else ./checkpoints), said at the start; the app's checkpoints in it, newest
  * first; all but the newest checkpoint.keep removed after each new one, with the temporaries that writers killed
  * mid-write left there; and, before the first step of a run that writes checkpoints, the folder checked: made and
  * writable, and holding no checkpoint of the same app with other physics (a run of another config whose
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint_run.h"
@@ -154,4 +156,34 @@ int umrun_ckpt_dir_check(um_app_run *run, const char *dir) {
                      dir, why);
   UM_APP_TRY(um_app_agree(run, rc, "write into checkpoint.dir"));
   return foreign(run, dir);
+}
+
+int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t buflen, const char *restart, int writes,
+                     char *err, size_t len) {
+  const int given = *dir && **dir;
+  const char *out = run->output_dir;
+  if (!given && out && *out) { /* output.dir/checkpoints, without a doubled slash */
+    const size_t n = strlen(out);
+    snprintf(buf, buflen, "%.*s/checkpoints", (int)(n > 0 && out[n - 1] == '/' ? n - 1 : n), out);
+    *dir = buf;
+  } else if (!given)
+    *dir = "checkpoints";
+  struct stat st;
+  if (restart && stat(restart, &st) != 0) /* an input path that does not work: the config's, status 1 */
+    return snprintf(err, len,
+                    "checkpoint.restart: '%s' does not exist (%s): give a checkpoint file or the folder of "
+                    "the checkpoints (this run writes its own into %s)",
+                    restart, strerror(errno), *dir),
+           UM_ERR_CONFIG;
+  if (!writes || um_mpi_rank() != 0 || !run->log) return UM_SUCCESS;
+  if (given)
+    fprintf(run->log, "checkpoints go to %s (checkpoint.dir)\n", *dir);
+  else if (out && *out)
+    fprintf(run->log, "checkpoints go to %s (output.dir/checkpoints: checkpoint.dir is not set)\n", *dir);
+  else
+    fprintf(run->log,
+            "checkpoints go to ./%s (checkpoint.dir is not set, and output.dir is empty: no outputs, so the "
+            "current folder)\n",
+            *dir);
+  return UM_SUCCESS;
 }

@@ -40,5 +40,11 @@ void umrun_ckpt_prune(const char *dir, const char *app, int keep, long step);
 /* Before the first step of a run that writes checkpoints (collective): dir made and writable, and holding no
  * checkpoint of the app with other physics; else the run's error (UM_ERR_CONFIG: exit status 1). */
 int umrun_ckpt_dir_check(um_app_run *run, const char *dir);
+/* Where the checkpoints are: *dir, checkpoint.dir (NULL or "": not set), made output.dir/checkpoints when not set,
+ * the outputs' folder (in buf, len bytes), or "checkpoints" (the current folder) when output.dir is empty (no
+ * outputs); rank 0 says where when the run writes them (writes). restart (checkpoint.restart, NULL: none) must
+ * exist: else UM_ERR_CONFIG with the message in err, naming the folder of this run's checkpoints. */
+int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t buflen, const char *restart, int writes,
+                     char *err, size_t len);
 
 #endif

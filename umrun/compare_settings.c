@@ -128,14 +128,26 @@ int cmp_load_file(const char *path, uj **out, int *single, char *err, size_t len
   put(f, uj_get(v, "machine"));
   fputs(", \"um\": ", f);
   put(f, uj_get(v, "build"));
+  const char *st = run_status(v); /* the summary and the load of a suite of one run (umrun --report shows them) */
+  const uj *ld = uj_get(v, "load");
+  fprintf(f, ", \"summary\": {\"runs\": 1, \"pass\": %d, \"fail\": %d, \"error\": %d}, \"repeat\": %.0f",
+          !strcmp(st, "pass"), !strcmp(st, "fail"), !strcmp(st, "error"), uj_getn(v, "repeat", 1));
+  if (ld && ld->kind == UJ_OBJ)
+    fprintf(f, ", \"load\": {\"start\": %.17g, \"end\": %.17g, \"cores\": %.0f, \"busy_runs\": %d}",
+            uj_getn(ld, "start", 0), uj_getn(ld, "end", 0), uj_getn(ld, "cores", 0), uj_is_true(uj_get(ld, "busy")));
   fputs(", \"cases\": [{\"id\": ", f);
   um_json_string(f, app);
   fputs(", \"case\": ", f);
   um_json_string(f, app);
   fputs(", \"app\": ", f);
   um_json_string(f, app);
-  fputs(", \"status\": ", f);
-  um_json_string(f, run_status(v));
+  const char *const variant[] = {"backend", "strategy", "layout", "reorder"}; /* as a suite's case names its run */
+  for (int i = 0; i < 4; i++) {
+    fprintf(f, ", \"%s\": ", variant[i]);
+    um_json_string(f, uj_gets(v, variant[i], "?"));
+  }
+  fprintf(f, ", \"ranks\": %.0f, \"status\": ", uj_getn(v, "ranks", 1));
+  um_json_string(f, st);
   fputs(", \"message\": ", f);
   um_json_string(f, uj_gets(v, "status", ""));
   fprintf(f, ", \"run\": %s}]}", text);

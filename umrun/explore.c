@@ -3,7 +3,10 @@
  * run is not comparable, instead of listing every metric it did not produce). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "options.h"
+#include "provenance.h"
 #include "tools.h"
 #include "um/config.h"
 
@@ -27,8 +30,10 @@ static void add_changed(um_config *cfg, um_config *base, const char *key, char *
   const size_t l = strlen(buf);
   if (was)
     snprintf(buf + l, len - l, "%s%s = %s (from %s; the config has %s)", *n ? ", " : "", key, now, org, was);
-  else
+  else if (base)
     snprintf(buf + l, len - l, "%s%s = %s (from %s; the config does not set it)", *n ? ", " : "", key, now, org);
+  else /* the config file is not at hand (a run's JSON read elsewhere, or the file changed since) */
+    snprintf(buf + l, len - l, "%s%s = %s (from %s)", *n ? ", " : "", key, now, org);
   (*n)++;
 }
 
@@ -58,4 +63,71 @@ int umrun_changed_settings(um_config *cfg, um_config *base, char *buf, size_t le
   walk(cfg, base, "params", buf, len, &n, 0);
   add_changed(cfg, base, "run.iterations", buf, len, &n);
   return n;
+}
+
+/* The config file a run's JSON names, when it is at hand and holds the bytes the run read (its SHA-256 in the
+ * JSON's inputs); else NULL. */
+static um_config *run_config_file(const uj *run) {
+  const char *path = uj_gets(run, "config", NULL);
+  const char *sha = NULL;
+  const uj *ins = uj_get(run, "inputs");
+  for (int i = 0; i < uj_len(ins); i++)
+    if (!strcmp(uj_gets(uj_at(ins, i), "role", ""), "config")) sha = uj_gets(uj_at(ins, i), "sha256", NULL);
+  char hex[65];
+  double bytes = 0;
+  um_config *cfg = NULL;
+  if (!path || !sha || umrun_sha256_file(path, hex, &bytes) || strcmp(hex, sha) ||
+      um_config_load_file(path, &cfg, NULL, 0))
+    return NULL;
+  return cfg;
+}
+
+/* A reference's file as umrun_ref_load finds it (as given, else in the data folder): 0 and its stat */
+static int ref_stat(const char *given, struct stat *st) {
+  char dir[4096], path[8200];
+  if (!stat(given, st)) return 0;
+  if (given[0] == '/' || !*umrun_data_dir(dir, sizeof dir)) return -1;
+  snprintf(path, sizeof path, "%s/%s", dir, given);
+  return stat(path, st);
+}
+
+/* 1 when the config names a reference and it is not the file `ref` (the diagnosis is about the config's own) */
+static int names_another_ref(um_config *base, const char *ref) {
+  const char *named = NULL;
+  struct stat a, b;
+  um_config_kind_t kind = UM_CONFIG_ABSENT;
+  if (!base || !ref || umrun_opt_kind(base, "validation.reference", &kind, NULL, 0) || kind != UM_CONFIG_SCALAR ||
+      umrun_opt_string(base, "validation.reference", &named, NULL, 0) || !named || !*named)
+    return 0;
+  return ref_stat(named, &a) || ref_stat(ref, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+int umrun_changed_settings_json(const uj *run, const char *ref, char *buf, size_t len) {
+  if (!len) return 0;
+  buf[0] = '\0';
+  const uj *opts = uj_get(run, "options");
+  um_config *cfg = NULL;
+  if (!opts || opts->kind != UJ_OBJ || um_config_create(&cfg, NULL, 0)) return 0; /* older files: nothing known */
+  for (int i = 0; i < opts->n; i++) { /* the options the run's config and command line gave, with their origins */
+    const uj *o = &opts->items[i];
+    const char *value = uj_gets(o, "value", NULL), *origin = uj_gets(o, "origin", "default");
+    if (value && strcmp(origin, "default")) um_config_set(cfg, opts->keys[i], value, origin, NULL, 0);
+  }
+  um_config *base = run_config_file(run);
+  const int n = names_another_ref(base, ref) ? 0 : umrun_changed_settings(cfg, base, buf, len);
+  um_config_free(base);
+  um_config_free(cfg);
+  return n;
+}
+
+void umrun_print_not_comparable(FILE *out, const char *reference, const char *changed, const um_validation_result *val,
+                                const char *advice) {
+  fprintf(out,
+          "\nvalidation against %s: NOT COMPARABLE\n"
+          "  this run's settings differ from those of the config that names the reference: %s.\n"
+          "  The reference holds the numbers of the run that config describes, so this run's results are not\n"
+          "  comparable with it (%d of %d metrics",
+          reference, changed, val->nfail, val->nmetrics);
+  if (val->nfields) fprintf(out, ", %d of %d fields", val->nfields_fail, val->nfields);
+  fprintf(out, " do not match the reference).\n  %s\n", advice);
 }

@@ -9,36 +9,9 @@
  * device.
  * The plots are drawn by htmlreport_svg.c, the tables by htmlreport_loops.c, the families, the
  * side-by-side tables, the glossary and the generated paragraphs by htmlreport_side.c;
- * htmlreport_internal.h holds what they share. */
+ * htmlreport_internal.h holds what they share; htmlreport_main.c reads the command line and the files. */
 #include "htmlreport_internal.h"
 #include "um/app.h"
-
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUN = 2 };
-
-void umrun_report_usage(FILE *f) {
-  fputs("usage: umrun --report FILE.html RESULTS.json [RESULTS2.json ...]\n"
-        "\n"
-        "Writes FILE.html (self-contained: inline styles and SVG plots, no scripts, nothing\n"
-        "fetched from the network) and FILE.md from results files of umrun --suite, one per\n"
-        "device or machine: per app its sets and maps, each loop's access pattern (direct,\n"
-        "indirect read, indirect increment, reductions), bytes moved per element and per call,\n"
-        "estimated arithmetic intensity, and per variant the achieved useful GB/s and its share\n"
-        "of the device's measured copy bandwidth, colours, reuse and shared bytes per block; a\n"
-        "glossary, a paragraph per app quoting its loops table (what bounds its largest loop:\n"
-        "memory, arithmetic or between, said alike on the chart), notes on figures above the copy\n"
-        "bandwidth and variants far off, a banner when the machine was loaded, and a roofline per\n"
-        "device with every point numbered, a legend, and the CPU's measured roofs. Operation counts\n"
-        "are per path through a kernel's branches (a..b: shortest..longest). Given two or more\n"
-        "files, each loop's figures for the same run on the two devices side by side (columns\n"
-        "named by the devices, the ratio B/A). Files made with --suite --repeat N show each time's\n"
-        "spread, flagged as noise above 25%. The page fits a 1366 px screen.\n"
-        "View it with any browser; to check it renders headless:\n"
-        "  chromium --headless --disable-gpu --screenshot=report.png --window-size=1366,4000 FILE.html\n"
-        "\n"
-        "exit status: 0 written; 1 bad command line or results file; 2 FILE.html or FILE.md could not\n"
-        "be written (nothing is left half-written).\n",
-        f);
-}
 
 static const char *note_for(const um_runner *r, const char *app) {
   const um_app *a = um_app_find(r, app); /* each app says what makes it different (um_app.report_note) */
@@ -235,11 +208,21 @@ static void write_page_head(const page *pg) {
         "font-weight:600}svg{max-width:100%;height:auto;display:block;margin:.5em 0}</style>\n"
         "</head><body>\n<h1>um: the apps side by side</h1>\n",
         h);
-  fprintf(h, "<p class=\"note\">Generated %s by <code>umrun --report</code> from %d results file%s of "
-             "<code>umrun --suite</code>.</p>\n",
-          now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
-  fprintf(m, "# um: the apps side by side\n\nGenerated %s by `umrun --report` from %d results file%s of `umrun --suite`.\n\n",
-          now, pg->nfiles, pg->nfiles == 1 ? "" : "s");
+  int single = 0; /* single runs' --json, each read as the results of its one run */
+  for (int k = 0; k < pg->nfiles; k++) single += uj_is_true(uj_get(pg->files[k], "single_run"));
+  for (int md = 0; md < 2; md++) {
+    const char *code = md ? "`" : "<code>", *end = md ? "`" : "</code>";
+    fprintf(md ? m : h,
+            md ? "# um: the apps side by side\n\nGenerated %s by `umrun --report` from %d "
+               : "<p class=\"note\">Generated %s by <code>umrun --report</code> from %d ",
+            now, pg->nfiles);
+    if (single)
+      fprintf(md ? m : h, "file%s (%d of them %s %s--json%s)", pg->nfiles == 1 ? "" : "s", single,
+              single == 1 ? "a single run's" : "single runs'", code, end);
+    else
+      fprintf(md ? m : h, "results file%s of %sumrun --suite%s", pg->nfiles == 1 ? "" : "s", code, end);
+    fputs(md ? ".\n\n" : ".</p>\n", md ? m : h);
+  }
 }
 
 /* the host's copy bandwidth: the median of its samples, their range and count (one measurement in older files) */
@@ -252,7 +235,10 @@ static void copy_text(const uj *mm, char *buf, size_t len) {
   }
   if (uj_len(sm) > 1 && hi > 0)
     snprintf(buf, len, "%.1f (median of %d: %.1f .. %.1f)", uj_getn(mm, "host_copy_gb_per_s", 0), uj_len(sm), lo, hi);
-  else snprintf(buf, len, "%.1f (one measurement)", uj_getn(mm, "host_copy_gb_per_s", 0));
+  else if (uj_get(mm, "host_copy_gb_per_s"))
+    snprintf(buf, len, "%.1f (one measurement)", uj_getn(mm, "host_copy_gb_per_s", 0));
+  else
+    snprintf(buf, len, "- (measured by umrun --suite only)");
 }
 
 /* what bounds app's largest loop (REP_BOUND_*) */
@@ -373,8 +359,11 @@ static void add_app_bars(const page *pg, int k, int a, bar_charts *bc) {
     rep_md_cell(m, bc->labels[nb]);
     char gs[32];
     rep_gbs_text(gs, sizeof gs, bc->bars[nb].value);
-    fprintf(m, ": %s GB/s (%.0f%% of copy)%s\n", gs, isfinite(cb) && cb > 0 ? 100 * bc->bars[nb].value / cb : 0,
-            pg->bound[a] == REP_BOUND_ARITHMETIC ? " (compute-bound)" : "");
+    if (isfinite(cb) && cb > 0)
+      fprintf(m, ": %s GB/s (%.0f%% of copy)", gs, 100 * bc->bars[nb].value / cb);
+    else
+      fprintf(m, ": %s GB/s (copy bandwidth not measured)", gs);
+    fprintf(m, "%s\n", pg->bound[a] == REP_BOUND_ARITHMETIC ? " (compute-bound)" : "");
     bc->nb++;
   }
 }
@@ -648,8 +637,8 @@ static void write_app(const page *pg, const char *app) {
   free(al);
 }
 
-static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *files, const char *const *paths,
-                       int nfiles) {
+void rep_write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *files, const char *const *paths,
+                    int nfiles) {
   page pg = {.h = h, .m = m, .files = files, .paths = paths, .nfiles = nfiles, .apps = {{0}, 0}, .runner = r};
   char (*devl)[256] = device_labels(files, paths, nfiles);
   pg.devs = calloc((size_t)nfiles + 1, sizeof *pg.devs);
@@ -698,89 +687,4 @@ static void write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *fi
   rep_index_free(&pg.ix);
   free(devl);
   free(pg.devs);
-}
-
-int umrun_report_main(const um_runner *r, int argc, char **argv) {
-  const char *out = NULL;
-  const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-  uj **files = calloc((size_t)argc + 1, sizeof *files);
-  int n = 0, rc = EXIT_USAGE;
-  char err[4096];
-  if (!paths || !files) {
-    free(paths);
-    free(files);
-    return EXIT_RUN;
-  }
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      umrun_report_usage(stdout);
-      rc = EXIT_OK;
-      goto done;
-    }
-    if (!strcmp(a, "--report")) continue;
-    if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "umrun --report: unknown option '%s' (see umrun --report --help)\n", a);
-      goto done;
-    }
-    if (!out) out = a;
-    else paths[n++] = a;
-  }
-  if (!out || !n) {
-    fprintf(stderr, "usage: umrun --report FILE.html RESULTS.json... (results files of umrun --suite)\n");
-    goto done;
-  }
-  const size_t ol = strlen(out);
-  if (ol < 6 || strcmp(out + ol - 5, ".html")) {
-    fprintf(stderr, "umrun --report: the page's name must end in .html (got '%s'); the markdown goes beside it as .md\n",
-            out);
-    goto done;
-  }
-  for (int k = 0; k < n; k++) {
-    if (uj_parse_file(paths[k], &files[k], err, sizeof err)) {
-      fprintf(stderr, "umrun --report: %s\n", err);
-      goto done;
-    }
-    if (strcmp(uj_gets(files[k], "format", ""), "um-suite-results-1")) {
-      umrun_results_format_why("umrun --report", paths[k], files[k], "", err, sizeof err);
-      fprintf(stderr, "%s\n", err);
-      goto done;
-    }
-  }
-  if (rep_prepare_runs(files, n)) {
-    fprintf(stderr, "umrun --report: out of memory reading the results\n");
-    rc = EXIT_RUN;
-    goto done;
-  }
-  char mdpath[4096];
-  snprintf(mdpath, sizeof mdpath, "%.*s.md", (int)(ol - 5), out);
-  if (rep_overwrites_results(out, mdpath, paths, n)) goto done;
-  um_safe_file hf, mf;
-  if (um_safe_open(&hf, out, err, sizeof err)) {
-    fprintf(stderr, "umrun --report: %s\n", err);
-    rc = EXIT_RUN;
-    goto done;
-  }
-  if (um_safe_open(&mf, mdpath, err, sizeof err)) {
-    um_safe_abort(&hf);
-    fprintf(stderr, "umrun --report: %s\n", err);
-    rc = EXIT_RUN;
-    goto done;
-  }
-  write_page(r, hf.f, mf.f, (const uj *const *)files, paths, n);
-  int bad = um_safe_commit(&hf, err, sizeof err);
-  if (bad) um_safe_abort(&mf);
-  else bad = um_safe_commit(&mf, err, sizeof err);
-  if (bad) {
-    fprintf(stderr, "umrun --report: %s\n", err);
-    rc = EXIT_RUN;
-    goto done;
-  }
-  printf("umrun --report: wrote %s and %s (%d results file%s)\n", out, mdpath, n, n == 1 ? "" : "s");
-  rc = EXIT_OK;
-done:
-  for (int k = 0; k < n; k++) uj_free(files[k]);
-  free(files);
-  free(paths);
-  return rc;
 }

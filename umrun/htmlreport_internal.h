@@ -24,6 +24,9 @@ void rep_write_not_shown(FILE *h, FILE *m, const uj *const *files, const char *c
  * it (summary.md, junit.xml). */
 int rep_overwrites_results(const char *out, const char *mdpath, const char *const *paths, int n);
 
+/* htmlreport.c: the page (h) and its markdown (m) from the files read (htmlreport_main.c reads them) */
+void rep_write_page(const um_runner *r, FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles);
+
 /* htmlreport_draw.c: the first picture (umrun --draw; a suite case's draw:) among the app's runs, captioned from
  * the run's figures; paths: the results files' paths (a picture is looked for beside them too). */
 void rep_write_picture(FILE *h, FILE *m, const uj *const *files, const char *const *paths, int nfiles, const char *app);

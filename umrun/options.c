@@ -21,7 +21,9 @@
 /* In the order of umrun --help. The help text says what the key does; the
  * default and the choices are printed from their own fields. */
 static const um_option declared_here[] = {
-    {.key = "app", .type = UM_OPT_CHOICE, .range_hint = "a registered app (umrun --list-apps)",
+    {.key = "app",
+     .type = UM_OPT_CHOICE,
+     .range_hint = "a registered app (umrun --list-apps)",
      .help = "the app to run"},
     {.key = "mesh.*", .type = UM_OPT_APP, .help = "generator and its parameters, or mesh.file"},
     {.key = "params.*", .type = UM_OPT_APP, .help = "app parameters"},
@@ -32,11 +34,17 @@ static const um_option declared_here[] = {
     ENGINE("run.threads"),
     ENGINE("run.check_plans"),
     ENGINE("openmp.parallel_threshold"),
-    {.key = "run.reorder", .type = UM_OPT_CHOICE, .def = "none", .choices = CHOICES("none", "gps", "partition"),
+    {.key = "run.reorder",
+     .type = UM_OPT_CHOICE,
+     .def = "none",
+     .choices = CHOICES("none", "gps", "partition"),
      .help = "renumber the mesh for locality before the run"},
-    {.key = "run.reorder_map", .type = UM_OPT_STRING,
+    {.key = "run.reorder_map",
+     .type = UM_OPT_STRING,
      .help = "the map it is based on (default: the app's main indirect map)"},
-    {.key = "run.reorder_file", .type = UM_OPT_STRING, .flags = UM_OPT_PATH | UM_OPT_PATH_NEW_OK,
+    {.key = "run.reorder_file",
+     .type = UM_OPT_STRING,
+     .flags = UM_OPT_PATH | UM_OPT_PATH_NEW_OK,
      .help = "HDF5 file to save the permutation to / load it from (once per mesh)"},
     ENGINE("mpi.partitioner"),
     ENGINE("mpi.partition_budget_s"),
@@ -45,12 +53,20 @@ static const um_option declared_here[] = {
     ENGINE("mpi.loops.<loop>"),
     ENGINE("mpi.gpu_transport"),
     ENGINE("mpi.gpu_transport_min_bytes"),
-    {.key = "mpi.deadline_s", .type = UM_OPT_DOUBLE, .def = "60", .min = 1, .max = 86400,
-     .range_hint = "use 1 .. 86400 seconds", .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
+    {.key = "mpi.deadline_s",
+     .type = UM_OPT_DOUBLE,
+     .def = "60",
+     .min = 1,
+     .max = 86400,
+     .range_hint = "use 1 .. 86400 seconds",
+     .flags = UM_OPT_RANGE | UM_OPT_HINT_DEFAULT,
      .help = "a rank that failed alone waits this long for the others to reach\n"
              "the end of the run, then stops every rank with its message (MPI_Abort)"},
     ENGINE("mpi.partition_set"),
-    {.key = "mpi.mesh", .type = UM_OPT_CHOICE, .def = "blocks", .choices = CHOICES("blocks", "whole"),
+    {.key = "mpi.mesh",
+     .type = UM_OPT_CHOICE,
+     .def = "blocks",
+     .choices = CHOICES("blocks", "whole"),
      .flags = UM_OPT_NEEDS_MPI,
      .help = "how the ranks hold the mesh while it is declared: blocks: each rank makes or reads\n"
              "only its block of every set (apps whose generator or file can: no rank holds the\n"
@@ -58,11 +74,21 @@ static const um_option declared_here[] = {
              "the whole mesh and keeps its rows when it is distributed (needed by run.reorder)"},
     ENGINE("run.split"),
     ENGINE("split.<loop>"),
-    {.key = "block_size.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 1024, .flags = UM_OPT_RANGE,
+    {.key = "block_size.<loop>",
+     .type = UM_OPT_INT,
+     .def = "0",
+     .min = 0,
+     .max = 1024,
+     .flags = UM_OPT_RANGE,
      .range_hint = "must be 0 (run.block_size) to 1024",
      .help = "run.block_size for one loop, as run.tune may keep it: block_size: {getforce: 128};\n"
              "0: run.block_size"},
-    {.key = "variant.<loop>", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 64, .flags = UM_OPT_RANGE,
+    {.key = "variant.<loop>",
+     .type = UM_OPT_INT,
+     .def = "0",
+     .min = 0,
+     .max = 64,
+     .flags = UM_OPT_RANGE,
      .range_hint = "must be 0 (the backend's default kernel) to 64",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
              "variant: {volume_force: 2}. cuda: 0 registers as compiled,\n"
@@ -70,7 +96,9 @@ static const um_option declared_here[] = {
              "without that variant (the CPU backends have none) ignores it with a note"},
     ENGINE("run.tune"),
     ENGINE("run.reproducible"),
-    {.key = "run.prefetch", .type = UM_OPT_BOOL, .def = "true",
+    {.key = "run.prefetch",
+     .type = UM_OPT_BOOL,
+     .def = "true",
      .help = "device backends: every dat and map goes to the device at the end of\n"
              "set-up (after reordering and distribution), as OP2 copies data when it\n"
              "is declared, not at the first loop that uses it (the JSON's\n"
@@ -85,48 +113,76 @@ static const um_option declared_here[] = {
     ENGINE("hostc.cflags"),
     ENGINE("run.cache"),
     {.key = "run.iterations", .type = UM_OPT_APP, .help = "iterations of the app's main loop"},
-    {.key = "run.unknown_keys", .type = UM_OPT_CHOICE, .def = "error", .choices = CHOICES("error", "warn"),
+    {.key = "run.unknown_keys",
+     .type = UM_OPT_CHOICE,
+     .def = "error",
+     .choices = CHOICES("error", "warn"),
      .help = "a config key nothing reads (misspelt, or another app's) is\n"
              "an error before the first loop, naming the key, where it came from and\n"
              "the closest key that is read; warn: a warning, and run"},
-    {.key = "validation.reference", .type = UM_OPT_STRING, .flags = UM_OPT_PATH | UM_OPT_EMPTY_OK,
+    {.key = "validation.reference",
+     .type = UM_OPT_STRING,
+     .flags = UM_OPT_PATH | UM_OPT_EMPTY_OK,
      .help = "validation/<app>/<case>.ref.yaml to check the run against (metrics\n"
              "and field files; loaded before the run; field files go to output.dir,\n"
              "else to a temporary folder removed after validation); empty: not validated"},
-    {.key = "checkpoint.every", .type = UM_OPT_STRING,
+    {.key = "checkpoint.every",
+     .type = UM_OPT_STRING,
      .help = "write a checkpoint every N steps (100) or every so long (600s,\n"
              "10m, 2h; the ranks agree on the step); absent or 0: none\n"
              "(docs/checkpoints.md)"},
-    {.key = "checkpoint.dir", .type = UM_OPT_STRING, .def = "checkpoints",
+    {.key = "checkpoint.dir",
+     .type = UM_OPT_STRING,
      .help = "the folder of the checkpoints: <app>-step<N>.h5, each written\n"
              "through a temporary and renamed into place; every rank must see it;\n"
              "made and checked before the first step (writable, and no checkpoint\n"
-             "of the app with other settings there)"},
-    {.key = "checkpoint.keep", .type = UM_OPT_INT, .def = "2", .min = 1, .max = 1000000, .flags = UM_OPT_RANGE,
+             "of the app with other settings there); not set: output.dir/checkpoints,\n"
+             "or ./checkpoints when output.dir is empty (the run says where)"},
+    {.key = "checkpoint.keep",
+     .type = UM_OPT_INT,
+     .def = "2",
+     .min = 1,
+     .max = 1000000,
+     .flags = UM_OPT_RANGE,
      .range_hint = "use 1 .. 1000000 (how many of the app's newest checkpoints checkpoint.dir keeps)",
      .help = "how many of the app's newest checkpoints to keep in checkpoint.dir\n"
              "(an older one is removed only once the new one is complete)"},
-    {.key = "checkpoint.on_signal", .type = UM_OPT_BOOL, .def = "false",
+    {.key = "checkpoint.on_signal",
+     .type = UM_OPT_BOOL,
+     .def = "false",
      .help = "SIGTERM or SIGUSR1 (a scheduler's warning before preemption)\n"
              "reaching any rank: a checkpoint at the next step every rank agrees on,\n"
              "then exit with status 4"},
-    {.key = "checkpoint.stop_after", .type = UM_OPT_INT, .def = "0", .min = 0, .max = 2147483647,
-     .flags = UM_OPT_RANGE, .range_hint = "use 0 (never) or a step, at most 2147483647",
+    {.key = "checkpoint.stop_after",
+     .type = UM_OPT_INT,
+     .def = "0",
+     .min = 0,
+     .max = 2147483647,
+     .flags = UM_OPT_RANGE,
+     .range_hint = "use 0 (never) or a step, at most 2147483647",
      .help = "write a checkpoint after step N and exit with status 4 (a run cut\n"
              "into jobs: each continues with --restart); 0: never"},
-    {.key = "checkpoint.restart", .type = UM_OPT_STRING,
+    {.key = "checkpoint.restart",
+     .type = UM_OPT_STRING,
      .help = "continue from this checkpoint, or the newest of the app's in this\n"
              "folder (what --restart PATH sets): any ranks, backend, layout,\n"
              "strategy; the app's settings and mesh must be the checkpoint's"},
-    {.key = "output.dir", .type = UM_OPT_STRING, .flags = UM_OPT_EMPTY_OK,
+    {.key = "output.dir",
+     .type = UM_OPT_STRING,
+     .flags = UM_OPT_EMPTY_OK,
      .help = "where to write final fields (HDF5 + XDMF); empty: no output files"},
     {.key = "output.hdf5", .type = UM_OPT_BOOL, .def = "false", .help = "write the final fields as HDF5 + XDMF"},
-    {.key = "sweep", .type = UM_OPT_LIST,
+    {.key = "sweep",
+     .type = UM_OPT_LIST,
      .help = "runs of every combination of the listed values, as --sweep:\n"
              "sweep: [\"run.layout=aos,soa\"] (umrun --sweep --help)"},
-    {.key = "run.profile", .type = UM_OPT_STRING, .renamed_to = "cuda.profile",
+    {.key = "run.profile",
+     .type = UM_OPT_STRING,
+     .renamed_to = "cuda.profile",
      .help = "the earlier spelling of cuda.profile, still read (with a note)"},
-    {.key = "run.staging", .type = UM_OPT_STRING, .renamed_to = "cuda.staging",
+    {.key = "run.staging",
+     .type = UM_OPT_STRING,
+     .renamed_to = "cuda.staging",
      .help = "the earlier spelling of cuda.staging, still read (with a note)"},
 };
 #define NHERE ((int)(sizeof declared_here / sizeof declared_here[0]))
@@ -228,6 +284,20 @@ static const um_option *find_scoped(const um_app *app_scope, const char *key) {
 
 const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
 const um_option *umrun_app_option_find(const um_app *app, const char *key) { return app ? find_scoped(app, key) : NULL; }
+
+const char *umrun_option_suggest(const um_app *app, const char *key) {
+  const int nr = umrun_option_count(), na = app ? app->noptions : 0;
+  const char **keys = malloc((size_t)(nr + na + 1) * sizeof *keys);
+  if (!keys) return NULL;
+  int n = 0;
+  for (int i = 0; i < nr + na; i++) { /* the keys a user writes as they are (not "mesh.*", "split.<loop>") */
+    const um_option *o = i < nr ? umrun_option_at(i) : &app->options[i - nr];
+    if (o->key && o->type != UM_OPT_APP && !strchr(o->key, '*') && !strchr(o->key, '<')) keys[n++] = o->key;
+  }
+  const char *best = um_config_closest(key, keys, n);
+  free(keys);
+  return best;
+}
 
 int umrun_check_empty_set(const um_runner *r, um_config *cfg, const char *assignment, char *err, size_t len) {
   const char *eq = strchr(assignment, '='), *v = eq ? eq + 1 : "";

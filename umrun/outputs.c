@@ -395,14 +395,9 @@ int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, con
     if (vrc || v->val.pass) fwrite(held, 1, nheld, out);
     free(held);
     if (!vrc && !v->val.pass) {
-      fprintf(out, "\nvalidation against %s: NOT COMPARABLE\n"
-                   "  this run's settings differ from those of the config that names the reference: %s.\n"
-                   "  The reference holds the numbers of the run that config describes, so this run's results are not\n"
-                   "  comparable with it (%d of %d metrics", s->reference, changed, v->val.nfail, v->val.nmetrics);
-      if (v->val.nfields) fprintf(out, ", %d of %d fields", v->val.nfields_fail, v->val.nfields);
-      fprintf(out, " do not match the reference).\n"
-                   "  To explore, add --no-validate (or --set validation.reference=); to validate, run without these "
-                   "changes.\n");
+      umrun_print_not_comparable(out, s->reference, changed, &v->val,
+                                 "To explore, add --no-validate (or --set validation.reference=); to validate, run "
+                                 "without these changes.");
       *status_text = "not comparable";
       return EXIT_VALIDATION;
     }

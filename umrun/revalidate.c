@@ -33,9 +33,13 @@ void umrun_validate_usage(FILE *f) {
         "A run that did not finish (its \"status\" is \"run failed\", \"config error\" or missing)\n"
         "never passes, whatever its metrics.\n"
         "\n"
+        "A run whose command line changed its config's mesh.*, params.* or run.iterations (the\n"
+        "JSON's \"options\" say where each value came from) and that fails is NOT COMPARABLE, as\n"
+        "the run itself said: the reference holds the numbers of the config's run, not of this one.\n"
+        "\n"
         "exit status: 0 every metric passed; 1 bad command line, unreadable file, not a run's\n"
-        "JSON, or a reference for another app; 3 a metric failed or is missing from the run, or\n"
-        "the run did not finish.\n",
+        "JSON, not a reference, or a reference for another app; 3 a metric failed or is missing\n"
+        "from the run, the run is not comparable, or the run did not finish.\n",
         f);
 }
 
@@ -116,6 +120,141 @@ static int validate_args(int argc, char **argv, const char **frun, const char **
   return -1;
 }
 
+/* A reference given as one of umrun's JSON files (a run's --json, a suite's results): 1, said on stderr (the
+ * YAML loader would complain of its dotted keys instead). A JSON reference in YAML's flow style goes on. */
+static int ref_is_umrun_json(const char *fref) {
+  uj *v = NULL;
+  char err[512];
+  if (uj_parse_file(fref, &v, err, sizeof err)) return 0; /* not JSON, or not here: the loader says */
+  const char *fmt = uj_gets(v, "format", "");
+  const int results = !strncmp(fmt, "um-suite-results-", 17) || uj_get(v, "cases");
+  const int run = !strncmp(fmt, "um-run-", 7) || uj_get(v, "loops") || uj_get(v, "options");
+  uj_free(v);
+  if (results || run)
+    fprintf(stderr,
+            "umrun --validate: '%s' is %s, not a reference (a .ref.yaml with app: and metrics:, as in "
+            "validation/<app>/); give a run's JSON, then its reference: umrun --validate RUN.json REF.yaml\n",
+            fref, results ? "a results file of umrun --suite" : "a run's --json");
+  return results || run;
+}
+
+/* The run's JSON, checked to be one run's: 0, or the exit status (said on stderr). */
+static int load_run(const char *frun, uj **R) {
+  char err[4096];
+  if (uj_parse_file(frun, R, err, sizeof err)) {
+    const size_t l = strlen(frun);
+    const int yaml = (l > 5 && !strcmp(frun + l - 5, ".yaml")) || (l > 4 && !strcmp(frun + l - 4, ".yml"));
+    fprintf(stderr, "umrun --validate: %s%s\n", err,
+            yaml ? "; the run's JSON comes first, then the reference: umrun --validate RUN.json REF.yaml" : "");
+    return EXIT_USAGE;
+  }
+  const uj *metrics = uj_get(*R, "metrics");
+  const char *fmt = uj_gets(*R, "format", NULL); /* none: an older file (no provenance), read as it is */
+  if (fmt && !strcmp(fmt, UMRUN_RESULTS_FORMAT))
+    fprintf(stderr, "umrun --validate: '%s' is a results file of umrun --suite (many runs); give one run's JSON, "
+                    "as `umrun CONFIG --json RUN.json` writes it\n", frun);
+  else if (fmt && strcmp(fmt, UMRUN_RUN_FORMAT) != 0)
+    fprintf(stderr, "umrun --validate: '%s' is of format '%s'; this umrun reads %s (and older files without a "
+                    "format): validate it with the umrun that wrote it\n", frun, fmt, UMRUN_RUN_FORMAT);
+  else if (!uj_gets(*R, "app", NULL) || !metrics || metrics->kind != UJ_OBJ)
+    fprintf(stderr, "umrun --validate: '%s' is not a run's JSON (it needs \"app\" and a \"metrics\" object, as "
+                    "`umrun CONFIG --json RUN.json` writes them)\n", frun);
+  else
+    return 0;
+  uj_free(*R);
+  *R = NULL;
+  return EXIT_USAGE;
+}
+
+/* --json FILE: the result in the format of a run's "validation"; the exit status, or EXIT_USAGE when it cannot be
+ * written */
+static int write_result(const char *fjson, const um_ref *ref, const um_validation_result *res, int status) {
+  char err[4096];
+  um_safe_file sf;
+  int bad = um_safe_open(&sf, fjson, err, sizeof err);
+  if (!bad) {
+    um_validation_write_json(ref, res, sf.f);
+    fputc('\n', sf.f);
+    bad = um_safe_commit(&sf, err, sizeof err); /* removes the temporary on failure */
+  }
+  if (!bad) return status;
+  fprintf(stderr, "umrun --validate: --json %s: %s\n", fjson, err);
+  return EXIT_USAGE;
+}
+
+/* The run R's metrics against ref: the table (held until the reference is known to be the run's app's, so that
+ * a refused reference leaves no header without a table), the verdict, the exit status. */
+static int judge(const uj *R, const char *frun, const char *fref, const um_ref *ref, const char *fjson) {
+  const uj *metrics = uj_get(R, "metrics");
+  const char *app = uj_gets(R, "app", NULL);
+  const int n = metrics->n;
+  const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
+  double *values = malloc((size_t)(n ? n : 1) * sizeof *values);
+  char *held = NULL;
+  size_t nheld = 0;
+  FILE *out = names && values ? open_memstream(&held, &nheld) : NULL;
+  if (!out) {
+    fprintf(stderr, "umrun --validate: out of memory\n");
+    free(names), free(values);
+    return EXIT_USAGE;
+  }
+  for (int i = 0; i < n; i++) {
+    const uj *v = &metrics->items[i];
+    names[i] = metrics->keys[i];
+    values[i] = v->kind == UJ_NUM ? v->num : NAN; /* null: the run wrote a non-finite value */
+  }
+  /* A run that did not finish cannot pass, whatever its metrics say: only a
+   * completed run ("ok"; or judged already, "validation failed" / "validation
+   * error" / "not comparable" (its settings differ from the reference's config),
+   * which a revised or another reference may judge again) is validated. */
+  const char *run_status = uj_gets(R, "status", NULL);
+  const int finished = run_status && (!strcmp(run_status, "ok") || !strcmp(run_status, "validation failed") ||
+                                      !strcmp(run_status, "validation error") || !strcmp(run_status, "not comparable"));
+  um_validation_result res;
+  memset(&res, 0, sizeof res);
+  const int rc = um_validate(ref, app, n, names, values, out, &res);
+  fclose(out);
+  free(names), free(values);
+  if (rc && rc != UM_ERR_VALIDATION) {
+    fprintf(stderr, "umrun --validate: %s\n", res.message);
+    free(held);
+    um_validation_result_free(&res);
+    return EXIT_USAGE;
+  }
+  printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
+         uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
+         uj_gets(R, "um_commit", "?"));
+  char changed[2048] = ""; /* the run's settings changed from its config's, as the run itself judges them */
+  const int differs = finished && !res.pass && umrun_changed_settings_json(R, fref, changed, sizeof changed) > 0;
+  if (differs) /* as at the end of the run: the table of a run not comparable is not shown */
+    umrun_print_not_comparable(stdout, fref, changed, &res,
+                               "To validate, run without these changes (or check it against a reference of the "
+                               "changed run).");
+  else {
+    printf("validation against %s:\n", fref);
+    fwrite(held, 1, nheld, stdout);
+  }
+  free(held);
+  if (ref->nfields)
+    printf("the reference's %d field%s not checked: a run's JSON holds no field files (rerun with "
+           "--set validation.reference=%s for them)\n",
+           ref->nfields, ref->nfields == 1 ? " is" : "s are", fref);
+  if (!finished) {
+    res.pass = 0;
+    snprintf(res.message, sizeof res.message,
+             "the run did not finish (status '%.200s'): a failed run cannot pass validation, whatever its metrics",
+             run_status ? run_status : "missing");
+    printf("VALIDATION FAILED: %s; fix the run and run it again\n", res.message);
+  } else if (res.pass)
+    printf("VALIDATION PASS (%d metrics)\n", res.nmetrics);
+  else if (!differs)
+    printf("VALIDATION FAILED (%d of %d metrics)\n", res.nfail, res.nmetrics);
+  int status = res.pass ? EXIT_OK : EXIT_VALIDATION; /* not comparable: 3, as the run's own check */
+  if (fjson) status = write_result(fjson, ref, &res, status);
+  um_validation_result_free(&res);
+  return status;
+}
+
 int umrun_validate_main(int argc, char **argv) {
   const char *frun = NULL, *fref = NULL, *fjson = NULL;
   const int args = validate_args(argc, argv, &frun, &fref, &fjson);
@@ -124,103 +263,22 @@ int umrun_validate_main(int argc, char **argv) {
   const char **outs[] = {&fjson}; /* --json /dev/stdout > v.json: the JSON alone */
   umrun_outputs_own_stdout(outs, 1, own, sizeof own);
 
-  char err[4096];
   uj *R = NULL;
-  if (uj_parse_file(frun, &R, err, sizeof err)) {
-    fprintf(stderr, "umrun --validate: %s\n", err);
-    return EXIT_USAGE;
-  }
-  const uj *metrics = uj_get(R, "metrics");
-  const char *app = uj_gets(R, "app", NULL);
-  if (!strcmp(uj_gets(R, "format", ""), "um-suite-results-1")) {
-    fprintf(stderr, "umrun --validate: '%s' is a results file of umrun --suite (many runs); give one run's JSON, "
-                    "as `umrun CONFIG --json RUN.json` writes it\n", frun);
-    uj_free(R);
-    return EXIT_USAGE;
-  }
-  const char *fmt = uj_gets(R, "format", NULL); /* none: an older file (no provenance), read as it is */
-  if (fmt && strcmp(fmt, UMRUN_RUN_FORMAT) != 0) {
-    fprintf(stderr, "umrun --validate: '%s' is of format '%s'; this umrun reads %s (and older files without a "
-                    "format): validate it with the umrun that wrote it\n", frun, fmt, UMRUN_RUN_FORMAT);
-    uj_free(R);
-    return EXIT_USAGE;
-  }
-  if (!app || !metrics || metrics->kind != UJ_OBJ) {
-    fprintf(stderr, "umrun --validate: '%s' is not a run's JSON (it needs \"app\" and a \"metrics\" object, as "
-                    "`umrun CONFIG --json RUN.json` writes them)\n", frun);
-    uj_free(R);
-    return EXIT_USAGE;
-  }
-  const int n = metrics->n;
-  const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
-  double *values = malloc((size_t)(n ? n : 1) * sizeof *values);
-  if (!names || !values) {
-    fprintf(stderr, "umrun --validate: out of memory\n");
-    free(names), free(values), uj_free(R);
-    return EXIT_USAGE;
-  }
-  for (int i = 0; i < n; i++) {
-    const uj *v = &metrics->items[i];
-    names[i] = metrics->keys[i];
-    values[i] = v->kind == UJ_NUM ? v->num : NAN; /* null: the run wrote a non-finite value */
-  }
-
+  const int bad = load_run(frun, &R);
+  if (bad) return bad;
+  char err[4096];
   um_ref *ref = NULL;
+  if (ref_is_umrun_json(fref)) {
+    uj_free(R);
+    return EXIT_USAGE;
+  }
   if (umrun_ref_load(fref, &ref, err, sizeof err)) {
     fprintf(stderr, "umrun --validate: %s\n", err);
-    free(names), free(values), uj_free(R);
+    uj_free(R);
     return EXIT_USAGE;
   }
-
-  /* A run that did not finish cannot pass, whatever its metrics say: only a
-   * completed run ("ok"; or judged already, "validation failed" / "validation
-   * error" / "not comparable" (its settings differ from the reference's config),
-   * which a revised or another reference may judge again) is validated. */
-  const char *run_status = uj_gets(R, "status", NULL);
-  const int finished = run_status && (!strcmp(run_status, "ok") || !strcmp(run_status, "validation failed") ||
-                                       !strcmp(run_status, "validation error") ||
-                                       !strcmp(run_status, "not comparable"));
-  printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
-         uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
-         uj_gets(R, "um_commit", "?"));
-  printf("validation against %s:\n", fref);
-  um_validation_result res;
-  memset(&res, 0, sizeof res);
-  int rc = um_validate(ref, app, n, names, values, stdout, &res);
-  int status;
-  if (rc && rc != UM_ERR_VALIDATION) {
-    fprintf(stderr, "umrun --validate: %s\n", res.message);
-    status = EXIT_USAGE;
-  } else {
-    if (ref->nfields)
-      printf("the reference's %d field%s not checked: a run's JSON holds no field files (rerun with "
-             "--set validation.reference=%s for them)\n",
-             ref->nfields, ref->nfields == 1 ? " is" : "s are", fref);
-    if (!finished) {
-      res.pass = 0;
-      snprintf(res.message, sizeof res.message,
-               "the run did not finish (status '%.200s'): a failed run cannot pass validation, whatever its metrics",
-               run_status ? run_status : "missing");
-      printf("VALIDATION FAILED: %s; fix the run and run it again\n", res.message);
-    } else if (res.pass) printf("VALIDATION PASS (%d metrics)\n", res.nmetrics);
-    else printf("VALIDATION FAILED (%d of %d metrics)\n", res.nfail, res.nmetrics);
-    status = res.pass ? EXIT_OK : EXIT_VALIDATION;
-    if (fjson) {
-      um_safe_file sf;
-      int bad = um_safe_open(&sf, fjson, err, sizeof err);
-      if (!bad) {
-        um_validation_write_json(ref, &res, sf.f);
-        fputc('\n', sf.f);
-        bad = um_safe_commit(&sf, err, sizeof err); /* removes the temporary on failure */
-      }
-      if (bad) {
-        fprintf(stderr, "umrun --validate: --json %s: %s\n", fjson, err);
-        status = EXIT_USAGE;
-      }
-    }
-  }
-  um_validation_result_free(&res);
+  const int status = judge(R, frun, fref, ref, fjson);
   um_ref_free(ref);
-  free(names), free(values), uj_free(R);
+  uj_free(R);
   return status;
 }

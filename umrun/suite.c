@@ -9,6 +9,7 @@
  * the load average around each run says whether the machine was busy.
  * The suite file is read by suite_file.c; runs are judged and written by suite_run.c;
  * suite_internal.h holds what they share. */
+#include "options.h"
 #include "suite_internal.h"
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -32,7 +33,8 @@ void umrun_suite_usage(FILE *f) {
         "\n"
         "  --tags T1,T2   run cases having any of these tags ('all': every case)\n"
         "  --only APP     only the cases of this app\n"
-        "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100\n"
+        "  --set k=v      applied to every run (after the case's own), e.g. cuda.profile=h100;\n"
+        "                 a key neither umrun nor a selected case's app has is refused before any run\n"
         "  --timeout S    per-run limit in seconds (overrides the suite's timeout_s)\n"
         "  --allow-compiler  accept hostc.cc / hostc.cflags from the suite's set: lists and the\n"
         "                 cases' configs (without it only --set names the compiler)\n"
@@ -254,6 +256,44 @@ static int select_runs(const suite_opts *o, suite_file *S) {
     return -1;
   }
   return nruns;
+}
+
+/* 1 when sets[0..n) ("key=value") set run.unknown_keys: the runs warn of a key nothing reads, or run anyway */
+static int sets_unknown_keys(char *const *sets, int n) {
+  for (int i = 0; i < n; i++)
+    if (!strncmp(sets[i], "run.unknown_keys=", 17)) return 1;
+  return 0;
+}
+
+/* Each --set key is umrun's or the app's of every selected case (checked once: a misspelt key failed every run of
+ * the matrix alike), unless run.unknown_keys is set for the runs. 0, or -1 said on stderr. */
+static int check_set_keys(const um_runner *r, const suite_opts *o, const suite_file *S) {
+  if (sets_unknown_keys((char *const *)o->gsets, o->ngsets) || sets_unknown_keys(S->sets, S->nsets)) return 0;
+  for (int i = 0; i < S->ncases; i++) {
+    const suite_case *c = &S->cases[i];
+    um_config *cc = NULL;
+    um_config_kind_t kind = UM_CONFIG_ABSENT;
+    if (!c->selected || sets_unknown_keys(c->sets, c->nsets)) continue;
+    if (!um_config_load_file(c->config, &cc, NULL, 0)) umrun_opt_kind(cc, "run.unknown_keys", &kind, NULL, 0);
+    um_config_free(cc);
+    if (kind != UM_CONFIG_ABSENT) continue; /* the config says what an unknown key does */
+    const um_app *app = um_app_find(r, c->app);
+    for (int k = 0; k < o->ngsets; k++) {
+      const char *set = o->gsets[k], *eq = strchr(set, '=');
+      char key[256];
+      snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - set) : (int)strlen(set), set);
+      if (!strcmp(key, "app") || (eq && eq[1] == '{') || umrun_option_find(key) || umrun_app_option_find(app, key))
+        continue; /* (a mapping's keys are checked by the runs) */
+      const char *near = umrun_option_suggest(app, key);
+      fprintf(stderr,
+              "umrun --suite: --set %s: neither umrun nor %s (case '%s') has an option of that name, so every "
+              "run of the case would fail%s%s%s; correct it (umrun --help and umrun --list-apps list the keys), or "
+              "add --set run.unknown_keys=warn to run anyway\n",
+              set, c->app, c->name, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* --list: each run as it is expanded, one at a time (nothing is kept) */
@@ -532,7 +572,7 @@ int umrun_suite_main(const um_runner *r, const char *argv0, int argc, char **arg
   }
   const int nruns = select_runs(&o, &S);
   suite_run *runs = NULL;
-  if (nruns < 0) goto free_runs;
+  if (nruns < 0 || check_set_keys(r, &o, &S)) goto free_runs;
   if (o.list) {
     list_runs(&S, nruns);
     rc = EXIT_OK;

@@ -4,6 +4,7 @@
  * argument vector (never through a shell). */
 #include "sweep.h"
 #include "child.h"
+#include "options.h"
 #include "paths.h"
 #include "um/safe_file.h"
 
@@ -34,12 +35,53 @@ int umrun_sweep_add(umrun_sweep_spec *s, const char *arg, char *err, size_t errl
   s->key[k][klen] = '\0';
   strcpy(s->storage[k], eq + 1);
   s->nvalues[k] = 0;
-  for (char *tok = strtok(s->storage[k], ","); tok; tok = strtok(NULL, ",")) {
+  for (char *tok = s->storage[k];;) { /* every value, the empty ones too (strtok skips them) */
+    char *comma = strchr(tok, ',');
+    if (comma) *comma = '\0';
+    if (!*tok)
+      return um_format_error(err, errlen, -1,
+                             "--sweep %s=%s: value %d is empty (an unset variable?); list the values "
+                             "with one comma between each two (e.g. 64,128)",
+                             s->key[k], eq + 1, s->nvalues[k] + 1);
+    for (int j = 0; j < s->nvalues[k]; j++)
+      if (!strcmp(s->values[k][j], tok))
+        return um_format_error(err, errlen, -1,
+                               "--sweep %s lists '%s' twice: each value is a run, and the second "
+                               "would repeat the first; list it once",
+                               s->key[k], tok);
     if (s->nvalues[k] >= 64) return um_format_error(err, errlen, -1, "--sweep %s: at most 64 values", s->key[k]);
     s->values[k][s->nvalues[k]++] = tok;
+    if (!comma) break;
+    tok = comma + 1;
   }
-  if (!s->nvalues[k]) return um_format_error(err, errlen, -1, "--sweep %s: no values", s->key[k]);
   s->nkeys++;
+  return 0;
+}
+
+int umrun_sweep_check_keys(const umrun_sweep_spec *s, const um_app *app, const char *const *sets, int nsets, char *err,
+                           size_t errlen) {
+  for (int k = 0; k < s->nkeys; k++) {
+    const char *key = s->key[k];
+    if (!strcmp(key, "app"))
+      return um_format_error(err, errlen, -1,
+                             "--sweep app: a sweep runs one app's config over that app's options; "
+                             "to run several apps, run each config (or umrun --suite, a case per app)");
+    if (!umrun_option_find(key) && !umrun_app_option_find(app, key)) { /* every run would fail the same way */
+      const char *near = umrun_option_suggest(app, key);
+      return um_format_error(err, errlen, -1,
+                             "--sweep %s: neither umrun nor %s has an option of that name%s%s%s "
+                             "(umrun --help, and the app's options in docs/options.md)",
+                             key, app ? app->name : "the app", near ? "; did you mean '" : "", near ? near : "",
+                             near ? "'?" : "");
+    }
+    const size_t kl = strlen(key);
+    for (int i = 0; i < nsets; i++) /* the swept value would replace the --set one in every run, silently */
+      if (!strncmp(sets[i], key, kl) && (sets[i][kl] == '=' || sets[i][kl] == ' '))
+        return um_format_error(err, errlen, -1,
+                               "--sweep %s and --set %s name the same key: the sweep's values would "
+                               "replace the --set one in every run; leave out one of them",
+                               key, sets[i]);
+  }
   return 0;
 }
 
@@ -131,7 +173,10 @@ void umrun_sweep_usage(FILE *f) {
         "Runs CONFIG once for every combination of the listed values (at most 8 keys), each as its own\n"
         "umrun process, validated as the config says, e.g.\n"
         "  umrun configs/airfoil_small.yaml --sweep run.block_size=64,128,256,512 --sweep run.layout=aos,soa\n"
-        "The config and each value are checked before the first run. A config can carry the list too:\n"
+        "The config and each value are checked before the first run: a key neither umrun nor the app\n"
+        "has (with the closest that is, as --set's), an empty value or one listed twice, a key --set\n"
+        "sets too (the sweep's values would replace it) and app (sweep one app's options; --suite\n"
+        "runs several apps) are refused. A config can carry the list too:\n"
         "  sweep: [\"run.block_size=64,128,256\", \"run.layout=aos,soa\"]\n"
         "\n"
         "  --sweep key=v1,v2,...  one key and its values (repeatable)\n"

@@ -19,8 +19,15 @@ typedef struct {
   int no_validate;    /* pass --no-validate to each run */
 } umrun_sweep_spec;
 
-/* Parse one "key=v1,v2,..." into spec; 0 or -1 with a message in err. */
+/* Parse one "key=v1,v2,..." into spec: an empty value and a value twice refused. 0 or -1 with a message in
+ * err. */
 int umrun_sweep_add(umrun_sweep_spec *spec, const char *arg, char *err, size_t errlen);
+
+/* Before any run: app is not swept (one app's options are), each swept key is umrun's or app's (else "did you
+ * mean" the closest, as --set's says), and no --set of sets[0..nsets) ("key=value") names a swept key. 0, or -1
+ * with the message in err. */
+int umrun_sweep_check_keys(const umrun_sweep_spec *spec, const um_app *app, const char *const *sets, int nsets,
+                           char *err, size_t errlen);
 
 /* The values of spec's path keys (UM_OPT_PATH) resolved from the config file's folder, as the config's own
  * paths are (paths.c): for a sweep the config itself lists. 0, or -1 with a message in err. */

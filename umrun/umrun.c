@@ -400,10 +400,8 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
   const um_app *sapp = um_app_find(r, s.app);
   if (from_config && umrun_sweep_resolve_paths(&c->sweep, r, c->config_path, s.app, err, sizeof err))
     return umrun_err(r, "sweep: %s\n", err), EXIT_USAGE; /* its paths, as the file's own, from its folder */
-  for (int k = 0; k < c->sweep.nkeys; k++) /* a key nothing reads: every run would fail the same way */
-    if (!umrun_option_find(c->sweep.key[k]) && !umrun_app_option_find(sapp, c->sweep.key[k]))
-      return umrun_err(r, "--sweep %s: neither umrun nor %s has an option of that name (umrun --help, and the app's "
-                          "options in docs/options.md)\n", c->sweep.key[k], s.app), EXIT_USAGE;
+  if (umrun_sweep_check_keys(&c->sweep, sapp, c->sets, c->nsets, err, sizeof err)) /* each run would fail alike */
+    return umrun_err(r, "%s\n", err), EXIT_USAGE;
   FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
   for (int k = 0; k < c->sweep.nkeys; k++)
     for (int v = 0; v < c->sweep.nvalues[k]; v++) {

@@ -83,6 +83,16 @@ static void closer(const char *path, const char *key, int *bestd, const char **s
   }
 }
 
+const char *um_config_closest(const char *key, const char *const *keys, int n) {
+  const char *sugg = NULL;
+  int bestd = INT_MAX;
+  for (int i = 0; key && i < n; i++) {
+    if (keys[i] && !strcmp(keys[i], key)) return NULL; /* the key itself: nothing to suggest */
+    if (keys[i]) closer(key, keys[i], &bestd, &sugg);
+  }
+  return sugg;
+}
+
 /* The suggestion is the closest key a getter asked for: present in the
  * config and read, or absent (its default used). */
 static int unread_leaf(const um_config *c, const char *path, const cnode *n, void *u) {

@@ -180,6 +180,11 @@ int um_config_unread(const um_config *cfg, um_config_unread_fn fn, void *user);
  * — misspelt? did you mean 'run.block_size'?" per unread key; returns count. */
 int um_config_warn_unread(const um_config *cfg, FILE *f);
 
+/** The key of keys[0..n) closest in spelling to `key` by the rule that um_config_unread's suggestions follow
+ * (an edit distance of at most 2, or a quarter of the longer name), NULL when none is that close or key is
+ * among them. For a key checked against a table of declared keys before it is set: "did you mean ...?". */
+const char *um_config_closest(const char *key, const char *const *keys, int n);
+
 /** The options in effect, one per line, in file order:
  *     run.backend    = seq      [UM_OPTIONS]
  * followed by defaults that getters used for absent keys, marked [default].
