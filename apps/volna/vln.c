@@ -9,7 +9,8 @@
  *   (OutputTime|OutputConservedQuantities|OutputSimulation|OutputMaxElevation|OutputMaxSpeed) { <timer> } "name"
  *   OutputLocation { <timer> } "name" { x = R  y = R }
  *   <timer> := any of istart = N  istep = N  iend = N  start = R  step = R  end = R
- *              (a timer that could never run, or a value with no meaning, is refused: finish_timer)
+ *              (a timer that could never run, or a value with no meaning, is refused at its key's line:
+ *              finish_timer; step = R makes istep void, as upstream's pre-processor does)
  * One Mesh statement; every R a float (Volna computes in single precision: beyond 3.4e38 refused at its line); no
  * NUL byte anywhere; a leading UTF-8 byte order mark skipped. Upstream's old Init eta|U|V|... { } (which upstream
  * refuses too) is named as such.
@@ -46,15 +47,20 @@ typedef struct {
   int failed;
 } lexer;
 
-static int lfail(lexer *L, const char *fmt, ...) {
+static int vlfail(lexer *L, int line, const char *fmt, va_list ap) {
   if (L->failed) return -1;
   L->failed = 1;
   char what[768];
+  vsnprintf(what, sizeof what, fmt, ap);
+  snprintf(L->err, L->errlen, "%s:%d: %s", L->name, line, what);
+  return -1;
+}
+
+static int lfail(lexer *L, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  vlfail(L, L->line, fmt, ap);
   va_end(ap);
-  snprintf(L->err, L->errlen, "%s:%d: %s", L->name, L->line, what);
   return -1;
 }
 
@@ -231,30 +237,39 @@ static int set_num(lexer *L, void *obj, const char *key) {
   return 0;
 }
 
+/* A timer's block as it is read: the line of each key given (0: not given), for finish_timer's errors */
+enum { K_ISTART, K_ISTEP, K_IEND, K_START, K_STEP, K_END, K_N };
+#define VL_ISTEP_NEG UINT_MAX /* istep = -1, refused in finish_timer (upstream's parser refuses it) */
+typedef struct {
+  vl_timer *t;
+  int line[K_N];
+  int stmt; /* the statement's line */
+} timer_keys;
+
 static int set_timer(lexer *L, void *obj, const char *key) {
-  vl_timer *t = obj;
+  static const char *const keys[K_N] = {"istart", "istep", "iend", "start", "step", "end"};
+  timer_keys *k = obj;
+  vl_timer *t = k->t;
+  int i = 0;
+  while (i < K_N && strcmp(key, keys[i])) i++;
+  if (i == K_N) return lfail(L, "unknown timer setting '%s'; a timer has istart, istep, iend, start, step, end", key);
+  k->line[i] = L->line;
   double v;
-  if (!strcmp(key, "istart")) return uint_(L, &t->istart, "istart");
-  if (!strcmp(key, "istep")) {
+  if (i == K_ISTEP) {
     const char *at = L->p;
     double x = 0;
-    if (!real(L, &x, "istep") && x == -1) /* the documentation's OutputMaxElevation { istep = -1 }: upstream's
-                                             parser refuses it too (a whole number), its timers read step = -1 */
-      return lfail(L, "istep = -1: a whole number of steps >= 1 expected; upstream's -1 convention is step = -1 (the "
-                      "event runs every step; OutputMaxElevation and OutputMaxSpeed write their file once, at the "
-                      "end): write step = -1");
+    if (!real(L, &x, "istep") && x == -1) { /* the documentation's OutputMaxElevation { istep = -1 } */
+      t->istep = VL_ISTEP_NEG;
+      return 0;
+    }
     L->p = at;
     return uint_(L, &t->istep, "istep");
   }
-  if (!strcmp(key, "iend")) return uint_(L, &t->iend, "iend");
-  if (!strcmp(key, "start") || !strcmp(key, "step") || !strcmp(key, "end")) {
-    if (real_float(L, &v, key)) return -1;
-    if (key[1] == 't' && key[2] == 'a') t->start = (float)v;
-    else if (key[1] == 't') t->step = (float)v;
-    else t->end = (float)v;
-    return 0;
-  }
-  return lfail(L, "unknown timer setting '%s'; a timer has istart, istep, iend, start, step, end", key);
+  if (i == K_ISTART) return uint_(L, &t->istart, "istart");
+  if (i == K_IEND) return uint_(L, &t->iend, "iend");
+  if (real_float(L, &v, key)) return -1;
+  *(i == K_START ? &t->start : i == K_STEP ? &t->step : &t->end) = (float)v;
+  return 0;
 }
 
 static int set_landslide(lexer *L, void *obj, const char *key) {
@@ -304,38 +319,64 @@ static vl_event *new_event(lexer *L, vl_deck *d, int kind, int line) {
   return e;
 }
 
+/* finish_timer's error at the line of the keys concerned (mask of 1 << K_*): the last of those given, else the
+ * statement's */
+static int tfail(lexer *L, const timer_keys *k, unsigned mask, const char *fmt, ...) {
+  int line = 0;
+  for (int i = 0; i < K_N; i++)
+    if ((mask >> i & 1) && k->line[i] > line) line = k->line[i];
+  va_list ap;
+  va_start(ap, fmt);
+  vlfail(L, line ? line : k->stmt, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
 /* After the timer's block: a timer that could never fire, or a value with no meaning, refused at its line with what
  * to write. Upstream's timers (sp/volna_event.cpp timer_happens and processEvents, as process_events runs them): an
  * event runs at iteration 0 (t = 0) if istart = 0 and start = 0; later at iteration n (time t) with istart <= n <
  * iend and start <= t < end (a timer reaching iend or end is removed before its next check), when the steps since
  * it last ran (counted from iteration 0) equal istep, or the time since then reaches step, or always for step = -1.
- * Then upstream's pre-processor turns a time step into "never by iterations". */
-static int finish_timer(lexer *L, vl_timer *t) {
+ * Upstream's pre-processor (sp/volna2hdf5 volna2hdf5.cpp) sets istep = INT_MAX when step is given: istep is then
+ * void and not checked (upstream's parser refuses a negative istep whatever step is). */
+static int finish_timer(lexer *L, timer_keys *k) {
+  vl_timer *t = k->t;
   const int by_time = t->step != 3.402823466e+38;
-  if (t->istep == 0)
-    return lfail(L, "istep = 0: the event would run at iteration 0 only (the steps since it last ran are counted from "
-                    "1); write istep = 1 (every step), istep = N (every N-th) or istart = 0 iend = 0 (once, at the "
-                    "start)");
+  if (t->istep == VL_ISTEP_NEG)
+    return by_time ? tfail(L, k, 1u << K_ISTEP,
+                           "istep = -1: a whole number of steps >= 1 expected (upstream's parser refuses it too); "
+                           "with step = %g given, istep is void (upstream's pre-processor): remove istep = -1",
+                           t->step)
+                   : tfail(L, k, 1u << K_ISTEP,
+                           "istep = -1: a whole number of steps >= 1 expected; upstream's -1 convention is step = -1 "
+                           "(the event runs every step; OutputMaxElevation and OutputMaxSpeed write their file "
+                           "once, at the end): write step = -1");
+  if (!by_time && t->istep == 0)
+    return tfail(L, k, 1u << K_ISTEP,
+                 "istep = 0: the event would run at iteration 0 only (the steps since it last ran are counted from "
+                 "1); write istep = 1 (every step), istep = N (every N-th) or istart = 0 iend = 0 (once, at the "
+                 "start)");
   if (by_time && !(t->step > 0) && t->step != -1)
-    return lfail(L,
+    return tfail(L, k, 1u << K_STEP,
                  "step = %g: the time between two runs of the event must be > 0 seconds; the one other value is "
                  "upstream's step = -1 (every step; OutputMaxElevation and OutputMaxSpeed then write once, at the "
                  "end); for every step write istep = 1",
                  t->step);
-  if (t->start < 0) return lfail(L, "start = %g: the run starts at t = 0; write start = 0 or leave it out", t->start);
+  if (t->start < 0)
+    return tfail(L, k, 1u << K_START, "start = %g: the run starts at t = 0; write start = 0 or leave it out", t->start);
   if (t->start > t->end || (t->start > 0 && t->start == t->end))
-    return lfail(L,
+    return tfail(L, k, 1u << K_START | 1u << K_END,
                  "start = %g, end = %g: the event would never run (it runs at t = 0 if start = 0, then while start "
                  "<= t < end); write start < end",
                  t->start, t->end);
   if (t->istart > t->iend || (t->istart > 0 && t->istart == t->iend))
-    return lfail(L,
+    return tfail(L, k, 1u << K_ISTART | 1u << K_IEND,
                  "istart = %u, iend = %u: the event would never run (it runs at iteration 0 if istart = 0, then "
                  "while istart <= iteration < iend); write istart < iend, or istart = 0 iend = 0 for once at the "
                  "start",
                  t->istart, t->iend);
   if (!by_time && t->istart > 0 && (t->istart > t->istep || t->istep >= t->iend))
-    return lfail(L,
+    return tfail(L, k, 1u << K_ISTART | 1u << K_ISTEP | 1u << K_IEND,
                  "istart = %u with istep = %u%s: the event would never run: as upstream Volna's, its timer counts "
                  "the steps since the event last ran from iteration 0, so it runs at iteration 0 if istart = 0, "
                  "else first at iteration istep (then every istep), while iteration < iend; write istart = 0, or "
@@ -343,6 +384,20 @@ static int finish_timer(lexer *L, vl_timer *t) {
                  "(start = <seconds> step = <seconds>)",
                  t->istart, t->istep, t->istep >= t->iend ? " and iend not above it" : "", t->istart, t->istart,
                  t->istart);
+  if (!by_time && t->start > 0)
+    return tfail(L, k, 1u << K_START | 1u << K_ISTEP,
+                 "start = %g with istep = %u and no step: the event would run only if the first %u time step%s reach "
+                 "t = start, and else never: as upstream Volna's, its timer counts the steps since the event last "
+                 "ran from iteration 0 (where t = 0 < start, so it does not run there) and compares them with istep "
+                 "at iteration %u alone (then the count goes past istep); write a time window, start = %g step = "
+                 "<seconds> (or step = -1: every step from t = start), or an iteration window (istart = N istep = N)",
+                 t->start, t->istep, t->istep, t->istep == 1 ? "" : "s", t->istep, t->start);
+  if (by_time && t->step >= t->end && !(t->istart == 0 && t->start == 0))
+    return tfail(L, k, 1u << K_STEP | 1u << K_END,
+                 "step = %g, end = %g: the event would never run: it runs when the time since it last ran (from t = "
+                 "0) reaches step, and only while t < end, and not at t = 0 (istart = %u, start = %g); write step < "
+                 "end",
+                 t->step, t->end, t->istart, t->start);
   if (by_time) t->istep = INT_MAX;
   return 0;
 }
@@ -375,7 +430,8 @@ static int init_event(lexer *L, vl_deck *d, int line) {
   /* timer first, into a scratch event */
   vl_event *e = new_event(L, d, VL_INIT_ETA, line);
   if (!e) return -1;
-  if (block(L, "Init", &e->timer, set_timer) || finish_timer(L, &e->timer)) return -1;
+  timer_keys k = {&e->timer, {0}, line};
+  if (block(L, "Init", &k, set_timer) || finish_timer(L, &k)) return -1;
   timer = e->timer;
   (void)timer;
   char what[40];
@@ -431,7 +487,8 @@ static int output_event(lexer *L, vl_deck *d, int kind, int line) {
   vl_event *e = new_event(L, d, kind, line);
   if (!e) return -1;
   e->post_update = 1;
-  if (block(L, vl_event_name(kind), &e->timer, set_timer) || finish_timer(L, &e->timer)) return -1;
+  timer_keys k = {&e->timer, {0}, line};
+  if (block(L, vl_event_name(kind), &k, set_timer) || finish_timer(L, &k)) return -1;
   if (quoted(L, e->stream, sizeof e->stream, "before the output's name")) return -1;
   if (kind == VL_OUT_LOCATION) {
     if (!peek(L, '{'))

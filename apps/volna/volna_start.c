@@ -14,15 +14,28 @@ static int runs_at_start(const vl_timer *t) { return t->istart == 0 && t->start 
 
 static int is_init(int kind) { return kind <= VL_INIT_GAUSSIAN_LANDSLIDE; }
 
-/* The deck's Init lines that run at step 0 (at_start 1) or do not (0), of Eta alone (eta 1) or of any kind (0):
+/* a timer by time (step given) not run at t = 0: the earliest t it can run at */
+static double first_run(const vl_timer *t) { return t->step == -1 || t->step < t->start ? t->start : t->step; }
+
+/* When an Init: 1 at step 0; 0 after it, before Time end; 2 never. An Init event runs before its step, while t <
+ * Time end; by time (step given) first where the time since t = 0 reaches step (step -1: every step) and t >= start,
+ * and only while t < end; by iterations first at iteration istep (the parser refuses a start > 0 and the windows that
+ * exclude istep). */
+static int when(const vl_timer *t, double final_time) {
+  if (runs_at_start(t)) return 1;
+  if (t->step == 3.402823466e+38) return 0; /* no step: new_event's "infinite" */
+  return first_run(t) < t->end && first_run(t) < final_time ? 0 : 2;
+}
+
+/* The deck's Init lines that run at step 0 (at 1), later (0) or never (2), of Eta alone (eta 1) or of any kind (0):
  * "a, b, c"; the count. */
-static int init_lines(const vl_deck *d, int at_start, int eta, char *out, size_t n) {
+static int init_lines(const vl_deck *d, int at, int eta, char *out, size_t n) {
   size_t o = 0;
   int count = 0;
   out[0] = 0;
   for (int i = 0; i < d->nevents; i++) {
     const vl_event *e = &d->events[i];
-    if (!is_init(e->kind) || runs_at_start(&e->timer) != at_start || (eta && e->kind != VL_INIT_ETA)) continue;
+    if (!is_init(e->kind) || when(&e->timer, d->final_time) != at || (eta && e->kind != VL_INIT_ETA)) continue;
     if (o + 16 < n) o += (size_t)snprintf(out + o, n - o, "%s%d", o ? ", " : "", e->line);
     count++;
   }
@@ -132,8 +145,20 @@ static int negative_depth(vl_solver *S, double volume) {
 
 static int no_water(vl_solver *S, double hmax) {
   const vl_deck *d = &S->deck;
-  char eta[200], later[200], hint[600] = "";
+  char eta[200], later[200], never[200], hint[600] = "", hint2[640] = "";
   const int neta = init_lines(d, 0, 1, eta, sizeof eta), nlater = init_lines(d, 0, 0, later, sizeof later);
+  const int nnever = init_lines(d, 2, 0, never, sizeof never);
+  for (int i = 0; i < d->nevents && nnever && !hint2[0]; i++) { /* by time, first due at or after an end */
+    const vl_timer *t = &d->events[i].timer;
+    char who[40] = "it";
+    if (nnever > 1) snprintf(who, sizeof who, "the one of line %d", d->events[i].line);
+    if (is_init(d->events[i].kind) && when(t, d->final_time) == 2)
+      snprintf(hint2, sizeof hint2,
+               "; the Init event%s of line%s %s never run%s: by time, %s would first run at t = %g (t >= start = %g "
+               "and the time since t = 0 >= step = %g), not before its end = %g or Time end = %g",
+               nnever > 1 ? "s" : "", nnever > 1 ? "s" : "", never, nnever > 1 ? "" : "s", who, first_run(t),
+               (double)t->start, (double)t->step, (double)t->end, d->final_time);
+  }
   if (neta && d->dtmax < 3.4e38) { /* dry steps of dtmax until the Eta adds water: upstream's run, said */
     if (um_app_writes(S->r))
       fprintf(S->r->log,
@@ -157,8 +182,8 @@ static int no_water(vl_solver *S, double hmax) {
                      "dry (the deepest H = %g; dry is H <= 1e-6), so no water bounds the CFL time step%s: the first "
                      "step would end far past the end time; put the water there at step 0: an Init { istart = 0 "
                      "iend = 0 } Bathymetry { return <bottom below 0 where the water is>; } (the depth is -Zb) and, "
-                     "for a surface other than 0, an Init { istart = 0 iend = 0 } Eta { ... }%s",
-                     d->file, hmax, d->dtmax < 3.4e38 ? "" : " (and the deck sets no Time dtmax)", hint);
+                     "for a surface other than 0, an Init { istart = 0 iend = 0 } Eta { ... }%s%s",
+                     d->file, hmax, d->dtmax < 3.4e38 ? "" : " (and the deck sets no Time dtmax)", hint, hint2);
 }
 
 int vl_check_start(vl_solver *S, int rc, const double *sum, const double *mn, const double *mx) {
