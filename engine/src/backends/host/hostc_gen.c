@@ -271,8 +271,9 @@ uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
  * a read-only location), at the kernel's own line and column (#line; the body where the kernel's is) in a file named
  * for the check (UM_HOSTC_READ_MARK), which hcc_log_excerpt tells from the kernel's own errors that the copy repeats;
  * passing one (or its address) on to a helper that takes a plain pointer stays quiet (those warnings are off around
- * the copy, -Werror= ones too), so a kernel that only reads still compiles. A definition the scan below cannot take as plain text (found through a macro, a
- * preprocessor line in its parameters or body, text after its closing brace) gets no copy: no check, as before. */
+ * the copy, -Werror= ones too), so a kernel that only reads still compiles. A definition the scan below cannot take
+ * as plain text (found through a macro, a preprocessor line in its parameters or body, text after its closing brace)
+ * gets no copy: no check, as before. */
 
 static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
@@ -450,9 +451,9 @@ static int read_check(um_strbuf *b, const um_loop *loop, const char *s, const si
     if (i < np)
       for (p = cut[i]; p < at[2] && isspace((unsigned char)s[p]);) p++;
     for (; from < p; from++) um_strbuf_printf(b, "%c", s[from] == '\n' || s[from] == '\r' ? ' ' : s[from]);
-    um_strbuf_printf(b, i < np ? "const " : ")\n#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\n", line_of(s, at[2]), file,
-                     loop->kernel->name);
+    if (i < np) um_strbuf_printf(b, "const ");
   }
+  um_strbuf_printf(b, ")\n#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\n", line_of(s, at[2]), file, loop->kernel->name);
   size_t ls = at[2];
   while (ls > 0 && s[ls - 1] != '\n') ls--;
   for (; ls <= at[2]; ls++) um_strbuf_printf(b, "%c", s[ls] == '\t' ? '\t' : ' ');
