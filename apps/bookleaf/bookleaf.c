@@ -93,8 +93,11 @@ static int eos_line(const bl_deck *d, int m) {
 }
 
 /* The EOS of each material (upstream's names, any case, blanks around them ignored) and the parameters its formulas
- * divide by. */
+ * divide by: those of the deck's materials only (the mesh's count of &INDICATORS material_type); one for a material
+ * past them is not used, which bl_eos_notes says, as for materials past BL_MAXREG. */
 static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f) {
+  int nmat = 0;
+  for (int i = 0; i < BL_LN; i++) nmat += !bl_is(d->material_type[i], "UNKNOWN");
   for (int m = 0; m < BL_MAXREG; m++) {
     char t[BL_SLEN];
     bl_upper(d->eos_type[m], t, sizeof t); /* blanks around it do not count, as in Fortran's comparison */
@@ -113,6 +116,7 @@ static int read_eos(um_app_run *r, bl_config *c, const bl_deck *d, const char *f
       return um_app_fail(r, UM_ERR_CONFIG,
                          "%s:%d: eos_type: '%s' for material %d: use VOID, IDEAL GAS, TAIT or JWL (as upstream)", f,
                          bl_deck_entry_line(d, "eos_type", m + 1), d->eos_type[m], m + 1);
+    if (m >= nmat) continue; /* no material of the deck: its parameters are not used */
     /* the parameters the formulas divide by */
     static const char *const tait[] = {"a", "b", "rho0"}, *const jwl[] = {"omega", "A", "B", "R1", "R2", "rho0"};
     for (int k = 0; k < BL_NEOS; k++) {

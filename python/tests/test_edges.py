@@ -1,5 +1,7 @@
 """The binding's edges: what it refuses and how, and what the engine's errors look like from Python."""
 import gc
+import re
+import shutil
 
 import numpy as np
 import pytest
@@ -114,6 +116,50 @@ def test_a_kernel_writing_through_a_read_argument_is_refused(ctx):
     reads = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void r(double *a, double *b) { b[0] = 2.0 * a[0]; }', "r")
     um.par_loop(reads, s, x(READ), y(WRITE))
     np.testing.assert_array_equal(y.fetch(), 2.0 * np.ones(4))
+
+
+def _read_check(ctx):
+    s = ctx.set(4, "s")
+    x = ctx.dat(s, np.arange(4.0), "x")
+    y = ctx.dat(s, None, "y", dim=1)
+    bad = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(double *a, double *b) { b[0] = a[0] + undeclared; }',
+                    "k")
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(bad, s, x(READ), y(WRITE))
+    msg = str(e.value)
+    assert "writes through" not in msg and "k.h:2:56: error:" in msg and "undeclared" in msg, msg
+    w = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(double *a, double *b) { b[0] = a[0]; a[0] = 1; }', "k")
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(w, s, x(READ), y(WRITE))
+    msg = str(e.value)  # the column of the `=` in the kernel as written (the copy's const moves nothing)
+    assert "writes through a (argument 0)" in msg and "k.h: k with its READ parameters const:2:60:" in msg, msg
+    h = um.Kernel('#include "um/kernel.h"\nstatic void h(double **p) { (void)p; }\n'
+                  'UM_KERNEL void k(double *a, double *b) { h(&a); b[0] = a[0]; }', "k")
+    um.par_loop(h, s, x(READ), y(WRITE))
+    np.testing.assert_array_equal(y.fetch(), np.arange(4.0))
+    return s, x, y
+
+
+def test_the_read_check_blames_only_a_write(ctx):
+    """The READ check compiles a copy of the kernel with its READ pointers const, which repeats the kernel's own
+    errors: an error that is not a write is reported as itself, from the kernel's own line; a write is reported at the
+    kernel's own column; a READ pointer's address handed to a helper compiles (-Werror=incompatible-pointer-types is
+    in the default flags); a long list of READ parameters ends "and N more"."""
+    s, x, y = _read_check(ctx)
+    names = ["a_parameter_with_a_rather_long_name_number_%d" % i for i in range(8)]
+    many = um.Kernel('#include "um/kernel.h"\nUM_KERNEL void k(%s, double *b) {\n  b[0] = 0;\n  %s[0] = 1;\n}'
+                     % (", ".join("double *" + n for n in names), names[0]), "k")
+    with pytest.raises(um.UmError) as e:
+        um.par_loop(many, s, *[x(READ)] * 8, y(WRITE))
+    msg = str(e.value)
+    assert re.search(r"writes through one of %s \(argument 0\), .* and \d more, which its loop" % names[0], msg), msg
+
+
+@pytest.mark.skipif(not shutil.which("clang"), reason="no clang")
+def test_the_read_check_with_clang():
+    """clang's words for a write through const ("read-only variable is not assignable") are a write too."""
+    with um.Context(backend="seq", options={"hostc.cc": shutil.which("clang")}) as c:
+        _read_check(c)
 
 
 def test_map_index_out_of_range(ctx):

@@ -77,7 +77,7 @@ typedef struct {
   int group_slot;          /* the compiler's process group's, or -1 */
   char *source;            /* generated code, until written */
   char *ksource; /* the kernel header with its READ check (um__hostc_kernel_text), until written */
-  char reads[160]; /* the parameters that check makes const (a write through one: its message) */
+  char reads[256]; /* the parameters that check makes const (a write through one: its message; "and N more") */
   void *handle;
   int fd;                  /* the descriptor the loaded module was verified through, open while it is loaded, or -1 */
   um_compiled_range fn;
@@ -679,7 +679,7 @@ int um__hostc_range(um_context *ctx, um_loop *loop) {
   }
   um_setup_begin(ctx, UM_SETUP_COMPILE); /* what the set-up waits for: a compile, a module loaded */
   if (e->state == HC_NEW && (block || loop_seconds >= after)) {
-    e->source = um__hostc_generate(loop);
+    if (!e->source) e->source = um__hostc_generate(loop); /* kept from a try that ran out of memory after it */
     if (!e->ksource) e->ksource = um__hostc_kernel_text(loop, e->reads, sizeof e->reads);
     if (!e->source || !e->ksource)
       return UM_BACKEND_ERROR(ctx, UM_ERR_ALLOC, "out of memory generating host code for loop '%s'", loop->name);

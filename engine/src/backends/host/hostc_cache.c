@@ -318,18 +318,56 @@ void hcc_clean_litter(const char *cache) {
 
 /* ---- a failed compile's log ------------------------------------------------------------------------------------ */
 
+/* The line of buf that holds at. */
+static const char *line_start(const char *buf, const char *at) {
+  while (at > buf && at[-1] != '\n') at--;
+  return at;
+}
+
+/* A write through a const pointer in the compiler's words: GCC's "assignment of read-only location" (increment,
+ * decrement), clang's "read-only variable is not assignable", "cannot assign to ... const-qualified type". */
+static int read_only_error(const char *line, size_t len) {
+  const char *e = strstr(line, "error:");
+  if (!e || (size_t)(e - line) >= len) return 0;
+  const char *words[] = {"read-only", "const-qualified"};
+  for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+    const char *f = strstr(e, words[w]);
+    if (f && (size_t)(f - line) < len) return 1;
+  }
+  return 0;
+}
+
+/* In buf, a line of the check's copy (its file name ends in mark) with a read-only error that the kernel itself does
+ * not have (the same ":line:col: error: ..." on a line outside the copy), or NULL. */
+static const char *read_write(const char *buf, const char *mark) {
+  const size_t ml = strlen(mark);
+  for (const char *at = strstr(buf, mark); at; at = strstr(at + ml, mark)) {
+    const char *from = line_start(buf, at), *rest = at + ml;
+    const size_t len = strcspn(from, "\n"), rl = strcspn(rest, "\n");
+    if (rest[0] != ':' || !read_only_error(from, len)) continue;
+    int also = 0; /* the kernel's own error, repeated by the copy */
+    for (const char *o = strchr(buf, '\n'); o && !also; o = strchr(o + 1, '\n')) {
+      const char *l = o + 1, *m = strstr(l, mark);
+      const size_t ol = strcspn(l, "\n");
+      also = ol > rl && !memcmp(l + ol - rl, rest, rl) && (!m || (size_t)(m - l) > ol);
+    }
+    if (!also) return from;
+  }
+  return NULL;
+}
+
 int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n) {
   char p[4096], buf[1 << 16];
   snprintf(p, sizeof p, "%s/cc.log", work);
   out[0] = '\0';
   FILE *f = fopen(p, "r");
   if (!f) return 0;
-  const size_t got = fread(buf, 1, sizeof buf - 1, f);
+  buf[0] = '\n'; /* every line follows a new line */
+  const size_t got = fread(buf + 1, 1, sizeof buf - 2, f);
   fclose(f);
-  buf[got] = '\0';
-  const char *at = mark ? strstr(buf, mark) : NULL, *from = buf;
-  if (at) /* from the line it is on */
-    for (from = at; from > buf && from[-1] != '\n'; from--) continue;
+  buf[got + 1] = '\0';
+  const char *at = mark ? read_write(buf, mark) : NULL, *err = strstr(buf, "error:");
+  const char *from = at ? at : err ? line_start(buf, err) : buf + 1; /* else from the first error */
   snprintf(out, n, "%s", from);
   int lines = 0;
   for (char *c = out; *c; c++)

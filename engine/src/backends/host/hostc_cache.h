@@ -56,8 +56,9 @@ void hcc_lock_drop(const char *lock, int *slot);
  * they are HCC_LOG_KEEP_DAYS days old. */
 void hcc_clean_litter(const char *cache);
 
-/* The first lines of the compiler's log in the work folder into out (6 lines at most), from the line where `mark`
- * first appears when it does (mark NULL: from the start): 1 the log holds mark, else 0. */
+/* The first lines of the compiler's log in the work folder into out (6 lines at most): from the first error in the
+ * READ check's copy (its file name ends in `mark`) that says a read-only location is written and that the kernel
+ * itself does not have, where there is one (1), else from the first error (0; mark NULL: no copy). */
 int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n);
 
 /* Keep the log of a failed compile out of its work folder (removed next): moved to the module's path `so` with

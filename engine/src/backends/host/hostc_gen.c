@@ -268,10 +268,12 @@ uint64_t um__hostc_hash_shapes(uint64_t k, const um_loop *loop) {
  * hands it the dat's own row, and a write through it changed the dat on the CPU (a GPU stages copies: results by
  * backend). The kernel header is compiled with a copy of the kernel right after it whose READ pointer parameters are
  * const-qualified, never called: a write through one of them is the compiler's error (an assignment or increment of
- * a read-only location), at the kernel's own line (#line) in a file named for the check (UM_HOSTC_READ_MARK); passing
- * one on to a helper that takes a plain pointer stays quiet (those warnings are off around the copy), so a kernel that
- * only reads still compiles. A definition the scan below cannot take as plain text (found through a macro, a
- * preprocessor line in its parameters or body, text after its closing brace) gets no copy: no check, as before. */
+ * a read-only location), at the kernel's own line and column (#line; the body where the kernel's is) in a file named
+ * for the check (UM_HOSTC_READ_MARK), which hcc_log_excerpt tells from the kernel's own errors that the copy repeats;
+ * passing one (or its address) on to a helper that takes a plain pointer stays quiet (those warnings are off around
+ * the copy, -Werror= ones too), so a kernel that only reads still compiles. A definition the scan below cannot take
+ * as plain text (found through a macro, a preprocessor line in its parameters or body, text after its closing brace)
+ * gets no copy: no check, as before. */
 
 static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
@@ -399,7 +401,7 @@ static int read_check(um_strbuf *b, const um_loop *loop, const char *s, const si
   if (s[eol] == '/' && s[eol + 1] == '/') eol += strcspn(s + eol, "\n");
   if (s[eol] && s[eol] != '\n') return 0;
   size_t cut[UM_MAX_ARGS + 1], spec[UM_MAX_ARGS];
-  int np = 0, depth = 0, nconst = 0, mark[UM_MAX_ARGS] = {0};
+  int np = 0, depth = 0, nconst = 0, more = 0, mark[UM_MAX_ARGS] = {0};
   cut[0] = at[1] + 1;
   for (size_t k = at[1] + 1; k < at[2]; k++) { /* the parameters, split at the commas outside brackets */
     if (s[k] == '/' || s[k] == '"' || s[k] == '\'' || s[k] == '#') return 0;
@@ -416,32 +418,46 @@ static int read_check(um_strbuf *b, const um_loop *loop, const char *s, const si
     if (!plain_pointer(s + from, to - from, &spec[i], name, sizeof name)) continue;
     mark[i] = 1, nconst++;
     const size_t len = strlen(note);
-    snprintf(note + len, nn - len, "%s%s (argument %d)", len ? ", " : "", name, i);
+    char one[96];
+    const int w = snprintf(one, sizeof one, "%s%s (argument %d)", len ? ", " : "", name, i);
+    if (more || len + (size_t)w + 24 >= nn)
+      more++; /* room kept for "one of " and " and N more" */
+    else
+      memcpy(note + len, one, (size_t)w + 1);
   }
   if (!nconst) return 0;
+  if (more) snprintf(note + strlen(note), nn - strlen(note), " and %d more", more);
   if (nconst > 1) { /* "one of a (argument 0), c (argument 2)" */
     const size_t len = strnlen(note, nn - 8);
     memmove(note + 7, note, len);
     memcpy(note, "one of ", 7);
     note[7 + len] = '\0';
   }
+  /* the copy's name and parameters on a line of their own, then its body where the kernel's is: blanks (tabs kept)
+   * for what stands before it on that line, so the columns of the copy's messages are the kernel's own */
   um_strbuf_printf(b,
                    "%.*s\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wpragmas\"\n"
                    "#pragma GCC diagnostic ignored \"-Wunknown-warning-option\"\n"
                    "#pragma GCC diagnostic ignored \"-Wdiscarded-qualifiers\"\n"
+                   "#pragma GCC diagnostic ignored \"-Wincompatible-pointer-types\"\n"
                    "#pragma GCC diagnostic ignored \"-Wincompatible-pointer-types-discards-qualifiers\"\n"
-                   "#pragma GCC diagnostic ignored \"-Wcast-qual\"\n#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\n"
-                   "static void __attribute__((unused)) um_READ_check__",
-                   (int)eol, s, line_of(s, at[0]), file, loop->kernel->name);
-  size_t from = at[0];
-  for (int i = 0; i < np; i++) { /* the text as it stands, const before each marked parameter */
-    if (!mark[i]) continue;
-    size_t p = cut[i];
-    while (p < at[2] && isspace((unsigned char)s[p]) && s[p] != '\n') p++;
-    um_strbuf_printf(b, "%.*sconst ", (int)(p - from), s + from);
-    from = p;
+                   "#pragma GCC diagnostic ignored \"-Wcast-qual\"\nstatic void __attribute__((unused))\n"
+                   "#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\num_READ_check__%s(",
+                   (int)eol, s, line_of(s, at[0]), file, loop->kernel->name, loop->kernel->name);
+  size_t from = at[1] + 1;
+  for (int i = 0; i <= np; i++) { /* the parameters as they stand on one line, const before each marked one */
+    size_t p = at[2];
+    if (i < np && !mark[i]) continue;
+    if (i < np)
+      for (p = cut[i]; p < at[2] && isspace((unsigned char)s[p]);) p++;
+    for (; from < p; from++) um_strbuf_printf(b, "%c", s[from] == '\n' || s[from] == '\r' ? ' ' : s[from]);
+    if (i < np) um_strbuf_printf(b, "const ");
   }
-  um_strbuf_printf(b, "%.*s\n#pragma GCC diagnostic pop\n#line %ld \"%s\"\n%s", (int)(at[4] + 1 - from), s + from,
+  um_strbuf_printf(b, ")\n#line %ld \"%s: %s " UM_HOSTC_READ_MARK "\"\n", line_of(s, at[2]), file, loop->kernel->name);
+  size_t ls = at[2];
+  while (ls > 0 && s[ls - 1] != '\n') ls--;
+  for (; ls <= at[2]; ls++) um_strbuf_printf(b, "%c", s[ls] == '\t' ? '\t' : ' ');
+  um_strbuf_printf(b, "%.*s\n#pragma GCC diagnostic pop\n#line %ld \"%s\"\n%s", (int)(at[4] - at[2]), s + at[2] + 1,
                    line_of(s, eol) + 1, file, s[eol] ? s + eol + 1 : "");
   return 1;
 }
