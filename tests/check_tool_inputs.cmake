@@ -83,7 +83,7 @@ if(NOT nrms EQUAL 100 OR NOT af MATCHES "\"rms_20000\"" OR af MATCHES "\"rms_100
   message(FATAL_ERROR "Airfoil 20,000 iterations: ${nrms} rms_N metrics (want 100, every 200)")
 endif()
 # --sweep of a key nothing reads: refused before any run (each run failed alike); --no-validate reaches the runs
-run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" ${CFG} --sweep nosuch.key=1,2
+run(1 "--sweep nosuch.key: neither umrun nor jacobi nor a backend has an option of that name" ${CFG} --sweep nosuch.key=1,2
     --sweep-out ${WORK}/sw)
 # --sweep: a misspelt key gets --set's "did you mean"; an empty value, a value twice, a key --set sets too and app
 # are refused before any run (each had run: the empty value dropped, the same run twice, the --set replaced)
@@ -97,11 +97,25 @@ run(1 "--sweep app: a sweep runs one app's config" ${CFG} --sweep app=jacobi,air
 # --suite --set of a key no selected case's app has: refused once, before any run, naming the closest key
 run(1 "--set params.toleranc=1: neither umrun nor jacobi \\(case 'jacobi'\\) .*did you mean 'params.tolerance'"
     --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set params.toleranc=1)
+# a backend's own setting (cuda.profile, docs/validation.md's --suite command) is taken by --suite --set and --sweep as
+# a run takes it (both refused every cuda.*); an earlier spelling (run.profile) is offered by its name now
+run(0 "runs" --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set cuda.profile=h100 --set cuda.fma=0
+    --list)
+run(1 "--set run.profil=h100: .*did you mean 'cuda.profile'" --suite validation/suite.yaml --only jacobi
+    --out ${WORK}/swr --set run.profil=h100)
+run(1 "--sweep cuda.profile and --set cuda.profile=h100 name the same key" ${CFG} --set cuda.profile=h100
+    --sweep cuda.profile=h100,h200 --sweep-out ${WORK}/swr)
+# --sweep "64, 64": the blanks around a value are not part of it (two identical runs; "run.layout= soa"; "64, " ran)
+run(1 "--sweep run.block_size lists '64' twice" ${CFG} --sweep "run.block_size=64, 64" --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size=64, : value 2 is empty" ${CFG} --sweep "run.block_size=64, " --sweep-out ${WORK}/swr)
 if(EXISTS ${WORK}/swr)
   message(FATAL_ERROR "a refused --sweep or --suite wrote ${WORK}/swr")
 endif()
-run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
+run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep "params.scheme=edges , cells" --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
+if(NOT last_output MATCHES "params.scheme=cells  ok")
+  message(FATAL_ERROR "--sweep \"edges , cells\": the value ' cells' kept its blank:\n${last_output}")
+endif()
 # checkpoint.dir not set: the checkpoints go under output.dir (they went to ./checkpoints wherever the outputs went),
 # the run says where, and --restart of that folder continues there; without outputs: ./checkpoints, said
 file(MAKE_DIRECTORY ${WORK}/cwd)
