@@ -20,6 +20,13 @@ if(NOT rc EQUAL 1 OR NOT "${o}${e}" MATCHES "--restart '': no path given")
   message(FATAL_ERROR "--restart '': status ${rc}\n${o}${e}")
 endif()
 run(1 "checkpoint.restart: '${WORK}/nothing' does not exist" ${CFG} --restart ${WORK}/nothing)
+# the hint names where this run writes its checkpoints only when it writes some (it said "writes its own into
+# checkpoints" of a run that writes none), and ./checkpoints as such
+if(last_output MATCHES "writes its own")
+  message(FATAL_ERROR "--restart of a missing path, a run that writes no checkpoints:\n${last_output}")
+endif()
+run(1 "does not exist .*\\(this run writes its own into ./checkpoints\\)" ${CFG} --set output.dir=
+    --set checkpoint.every=10 --restart ${WORK}/nothing)
 # an output that is an input: refused before anything is written, the input whole
 configure_file(${CFG} ${WORK}/cfg.yaml COPYONLY)
 file(SHA256 ${WORK}/cfg.yaml before)
@@ -133,6 +140,12 @@ foreach(step 20 30)
                         "or in the current folder:\n${out}${err}")
   endif()
 endforeach()
+# --restart of an earlier run's output.dir: its checkpoints/ named (it said the folder holds none, and stopped there)
+run(1 "--restart ${WORK}/ck_out: the folder holds no checkpoint of jacobi .*did you mean --restart ${WORK}/ck_out/checkpoints\\?"
+    ${CFG} --no-validate --set run.iterations=40 --set output.dir= --restart ${WORK}/ck_out)
+# output.dir with trailing slashes: every one dropped (./rel3// gave ./rel3//checkpoints)
+run(0 "checkpoints go to ${WORK}/ck_sl/checkpoints \\(" ${CFG} --no-validate --set run.iterations=10
+    --set checkpoint.every=10 --set output.dir=${WORK}/ck_sl//)
 execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=10 --set checkpoint.every=10
                 --set output.dir= WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ./checkpoints \\(checkpoint.dir is not set, and output.dir is empty"
