@@ -157,6 +157,14 @@ run(1 "mesh.N = 1" ${CFG} --set output.dir=${WORK}/made/sub --set mesh.N=1)
 if(EXISTS ${WORK}/made)
   message(FATAL_ERROR "a refused run left ${WORK}/made behind")
 endif()
+# a run failing after its checkpoints folder was made in output.dir: both go (output.dir/checkpoints kept it)
+file(WRITE ${WORK}/dry.vln "Time { end = 1 }\nMesh Rectangle 0 10 0 10 10 10\n"
+           "Init { istart = 0 iend = 0 } Bathymetry { return -1;}\nInit { istart = 1 iend = 2 } U { return 1e30;}\n")
+run(1 "no cell has water any more" configs/volna_landslide_small.yaml --set mesh.file=${WORK}/dry.vln
+    --set validation.reference= --set output.dir=${WORK}/made/sub --set checkpoint.every=100)
+if(EXISTS ${WORK}/made)
+  message(FATAL_ERROR "a run failing after it made output.dir/checkpoints left ${WORK}/made behind")
+endif()
 # BookLeaf's field files under an output folder whose name leaves no room for theirs: refused, never a cut path
 set(long ${WORK}/long)
 string(REPEAT "d" 200 part)
