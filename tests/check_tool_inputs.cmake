@@ -194,6 +194,24 @@ run(3 "validation against validation/jacobi/grid16.ref.yaml: NOT COMPARABLE.*run
 if(last_output MATCHES "VALIDATION FAILED|max_error ")
   message(FATAL_ERROR "--validate of a changed run shows the failed table, not only NOT COMPARABLE:\n${last_output}")
 endif()
+# NOT COMPARABLE only when the run's config is at hand and names the reference given; else judged on the metrics (a
+# config moved since the run, or naming no reference, made it NOT COMPARABLE, the failed metrics hidden)
+file(WRITE ${WORK}/v8.ref.yaml "app: jacobi\ncase: grid8\nprovenance: {code: analytic, command: umrun --set mesh.N=8}\n"
+           "metrics:\n  - {name: nodes, value: 81, abs_tol: 0}\n  - {name: max_error, value: 0.0, abs_tol: 1.0e-20}\n")
+file(READ ${CFG} j)
+file(WRITE ${WORK}/vj.yaml "${j}")
+run(0 "" ${WORK}/vj.yaml --quiet --no-validate --set mesh.N=8 --set output.dir= --json ${WORK}/v8.json)
+run(3 "max_error .* FAIL.*VALIDATION FAILED \\(1 of 2" --validate ${WORK}/v8.json ${WORK}/v8.ref.yaml)
+file(RENAME ${WORK}/vj.yaml ${WORK}/vj_moved.yaml)
+run(3 "config .*vj.yaml is not at hand .*\\(mesh.N = 8 \\(from --set\\)\\).*max_error .* FAIL.*VALIDATION FAILED \\(1 of 2"
+    --validate ${WORK}/v8.json ${WORK}/v8.ref.yaml)
+string(REGEX REPLACE "validation:[^\n]*\n" "" j0 "${j}")
+file(WRITE ${WORK}/vj0.yaml "${j0}")
+run(0 "" ${WORK}/vj0.yaml --quiet --set mesh.N=8 --set output.dir= --json ${WORK}/v80.json)
+run(3 "max_error .* FAIL.*VALIDATION FAILED \\(1 of 2" --validate ${WORK}/v80.json ${WORK}/v8.ref.yaml)
+if(last_output MATCHES "NOT COMPARABLE|not at hand")
+  message(FATAL_ERROR "--validate of a run whose config names no reference:\n${last_output}")
+endif()
 # a run's JSON given as the reference: said, not YAML's complaint about dotted keys; the arguments swapped: said
 run(1 "'.*a.json' is a run's --json, not a reference \\(a .ref.yaml with app: and metrics:" --validate ${WORK}/a.json
     ${WORK}/a.json)
