@@ -110,6 +110,8 @@ run(0 "runs" --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set
     --list)
 run(1 "--set run.profil=h100: .*did you mean 'cuda.profile'" --suite validation/suite.yaml --only jacobi
     --out ${WORK}/swr --set run.profil=h100)
+run(1 "--set seq.profile=h100: neither umrun nor jacobi" --suite validation/suite.yaml --only jacobi
+    --out ${WORK}/swr --set seq.profile=h100) # seq, built, declares no settings: none of its own is a key
 run(1 "--sweep cuda.profile and --set cuda.profile=h100 name the same key" ${CFG} --set cuda.profile=h100
     --sweep cuda.profile=h100,h200 --sweep-out ${WORK}/swr)
 # --sweep "64, 64": the blanks around a value are not part of it (two identical runs; "run.layout= soa"; "64, " ran)

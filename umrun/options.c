@@ -291,7 +291,7 @@ int umrun_backend_key(const char *key) {
     const size_t n = strlen(name);
     if (strncmp(key, name, n) || key[n] != '.') continue;
     const int declared = um_backend_option_count(name);
-    if (!declared) return 1; /* a backend not in this build: a run notes its settings and ignores them */
+    if (!declared) return !um_backend_available(name); /* not in this build: a run notes its settings, ignores them */
     for (int k = 0; k < declared; k++) {
       const char *s = NULL;
       um_backend_option_at(name, k, &s, NULL, NULL, NULL);
