@@ -20,6 +20,13 @@ if(NOT rc EQUAL 1 OR NOT "${o}${e}" MATCHES "--restart '': no path given")
   message(FATAL_ERROR "--restart '': status ${rc}\n${o}${e}")
 endif()
 run(1 "checkpoint.restart: '${WORK}/nothing' does not exist" ${CFG} --restart ${WORK}/nothing)
+# the hint names where this run writes its checkpoints only when it writes some (it said "writes its own into
+# checkpoints" of a run that writes none), and ./checkpoints as such
+if(last_output MATCHES "writes its own")
+  message(FATAL_ERROR "--restart of a missing path, a run that writes no checkpoints:\n${last_output}")
+endif()
+run(1 "does not exist .*\\(this run writes its own into ./checkpoints\\)" ${CFG} --set output.dir=
+    --set checkpoint.every=10 --restart ${WORK}/nothing)
 # an output that is an input: refused before anything is written, the input whole
 configure_file(${CFG} ${WORK}/cfg.yaml COPYONLY)
 file(SHA256 ${WORK}/cfg.yaml before)
@@ -83,7 +90,7 @@ if(NOT nrms EQUAL 100 OR NOT af MATCHES "\"rms_20000\"" OR af MATCHES "\"rms_100
   message(FATAL_ERROR "Airfoil 20,000 iterations: ${nrms} rms_N metrics (want 100, every 200)")
 endif()
 # --sweep of a key nothing reads: refused before any run (each run failed alike); --no-validate reaches the runs
-run(1 "--sweep nosuch.key: neither umrun nor jacobi has an option of that name" ${CFG} --sweep nosuch.key=1,2
+run(1 "--sweep nosuch.key: neither umrun nor jacobi nor a backend has an option of that name" ${CFG} --sweep nosuch.key=1,2
     --sweep-out ${WORK}/sw)
 # --sweep: a misspelt key gets --set's "did you mean"; an empty value, a value twice, a key --set sets too and app
 # are refused before any run (each had run: the empty value dropped, the same run twice, the --set replaced)
@@ -97,11 +104,27 @@ run(1 "--sweep app: a sweep runs one app's config" ${CFG} --sweep app=jacobi,air
 # --suite --set of a key no selected case's app has: refused once, before any run, naming the closest key
 run(1 "--set params.toleranc=1: neither umrun nor jacobi \\(case 'jacobi'\\) .*did you mean 'params.tolerance'"
     --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set params.toleranc=1)
+# a backend's own setting (cuda.profile, docs/validation.md's --suite command) is taken by --suite --set and --sweep as
+# a run takes it (both refused every cuda.*); an earlier spelling (run.profile) is offered by its name now
+run(0 "runs" --suite validation/suite.yaml --only jacobi --out ${WORK}/swr --set cuda.profile=h100 --set cuda.fma=0
+    --list)
+run(1 "--set run.profil=h100: .*did you mean 'cuda.profile'" --suite validation/suite.yaml --only jacobi
+    --out ${WORK}/swr --set run.profil=h100)
+run(1 "--set seq.profile=h100: neither umrun nor jacobi" --suite validation/suite.yaml --only jacobi
+    --out ${WORK}/swr --set seq.profile=h100) # seq, built, declares no settings: none of its own is a key
+run(1 "--sweep cuda.profile and --set cuda.profile=h100 name the same key" ${CFG} --set cuda.profile=h100
+    --sweep cuda.profile=h100,h200 --sweep-out ${WORK}/swr)
+# --sweep "64, 64": the blanks around a value are not part of it (two identical runs; "run.layout= soa"; "64, " ran)
+run(1 "--sweep run.block_size lists '64' twice" ${CFG} --sweep "run.block_size=64, 64" --sweep-out ${WORK}/swr)
+run(1 "--sweep run.block_size=64, : value 2 is empty" ${CFG} --sweep "run.block_size=64, " --sweep-out ${WORK}/swr)
 if(EXISTS ${WORK}/swr)
   message(FATAL_ERROR "a refused --sweep or --suite wrote ${WORK}/swr")
 endif()
-run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep params.scheme=edges,cells --set run.iterations=10 --no-validate
+run(0 "2 runs, 0 failed" ${AIRFOIL} --sweep "params.scheme=edges , cells" --set run.iterations=10 --no-validate
     --set mesh.I=8 --set mesh.J=8 --sweep-out ${WORK}/sw2)
+if(NOT last_output MATCHES "params.scheme=cells  ok")
+  message(FATAL_ERROR "--sweep \"edges , cells\": the value ' cells' kept its blank:\n${last_output}")
+endif()
 # checkpoint.dir not set: the checkpoints go under output.dir (they went to ./checkpoints wherever the outputs went),
 # the run says where, and --restart of that folder continues there; without outputs: ./checkpoints, said
 file(MAKE_DIRECTORY ${WORK}/cwd)
@@ -119,6 +142,12 @@ foreach(step 20 30)
                         "or in the current folder:\n${out}${err}")
   endif()
 endforeach()
+# --restart of an earlier run's output.dir: its checkpoints/ named (it said the folder holds none, and stopped there)
+run(1 "--restart ${WORK}/ck_out: the folder holds no checkpoint of jacobi .*did you mean --restart ${WORK}/ck_out/checkpoints\\?"
+    ${CFG} --no-validate --set run.iterations=40 --set output.dir= --restart ${WORK}/ck_out)
+# output.dir with trailing slashes: every one dropped (./rel3// gave ./rel3//checkpoints)
+run(0 "checkpoints go to ${WORK}/ck_sl/checkpoints \\(" ${CFG} --no-validate --set run.iterations=10
+    --set checkpoint.every=10 --set output.dir=${WORK}/ck_sl//)
 execute_process(COMMAND ${UMRUN} ${CFG} --quiet --no-validate --set run.iterations=10 --set checkpoint.every=10
                 --set output.dir= WORKING_DIRECTORY ${WORK}/cwd RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "checkpoints go to ./checkpoints \\(checkpoint.dir is not set, and output.dir is empty"
@@ -129,6 +158,14 @@ endif()
 run(1 "mesh.N = 1" ${CFG} --set output.dir=${WORK}/made/sub --set mesh.N=1)
 if(EXISTS ${WORK}/made)
   message(FATAL_ERROR "a refused run left ${WORK}/made behind")
+endif()
+# a run failing after its checkpoints folder was made in output.dir: both go (output.dir/checkpoints kept it)
+file(WRITE ${WORK}/dry.vln "Time { end = 1 }\nMesh Rectangle 0 10 0 10 10 10\n"
+           "Init { istart = 0 iend = 0 } Bathymetry { return -1;}\nInit { istart = 1 iend = 2 } U { return 1e30;}\n")
+run(1 "no cell has water any more" configs/volna_landslide_small.yaml --set mesh.file=${WORK}/dry.vln
+    --set validation.reference= --set output.dir=${WORK}/made/sub --set checkpoint.every=100)
+if(EXISTS ${WORK}/made)
+  message(FATAL_ERROR "a run failing after it made output.dir/checkpoints left ${WORK}/made behind")
 endif()
 # BookLeaf's field files under an output folder whose name leaves no room for theirs: refused, never a cut path
 set(long ${WORK}/long)
@@ -159,6 +196,24 @@ run(3 "validation against validation/jacobi/grid16.ref.yaml: NOT COMPARABLE.*run
 if(last_output MATCHES "VALIDATION FAILED|max_error ")
   message(FATAL_ERROR "--validate of a changed run shows the failed table, not only NOT COMPARABLE:\n${last_output}")
 endif()
+# NOT COMPARABLE only when the run's config is at hand and names the reference given; else judged on the metrics (a
+# config moved since the run, or naming no reference, made it NOT COMPARABLE, the failed metrics hidden)
+file(WRITE ${WORK}/v8.ref.yaml "app: jacobi\ncase: grid8\nprovenance: {code: analytic, command: umrun --set mesh.N=8}\n"
+           "metrics:\n  - {name: nodes, value: 81, abs_tol: 0}\n  - {name: max_error, value: 0.0, abs_tol: 1.0e-20}\n")
+file(READ ${CFG} j)
+file(WRITE ${WORK}/vj.yaml "${j}")
+run(0 "" ${WORK}/vj.yaml --quiet --no-validate --set mesh.N=8 --set output.dir= --json ${WORK}/v8.json)
+run(3 "max_error .* FAIL.*VALIDATION FAILED \\(1 of 2" --validate ${WORK}/v8.json ${WORK}/v8.ref.yaml)
+file(RENAME ${WORK}/vj.yaml ${WORK}/vj_moved.yaml)
+run(3 "config .*vj.yaml is not at hand .*\\(mesh.N = 8 \\(from --set\\)\\).*max_error .* FAIL.*VALIDATION FAILED \\(1 of 2"
+    --validate ${WORK}/v8.json ${WORK}/v8.ref.yaml)
+string(REGEX REPLACE "validation:[^\n]*\n" "" j0 "${j}")
+file(WRITE ${WORK}/vj0.yaml "${j0}")
+run(0 "" ${WORK}/vj0.yaml --quiet --set mesh.N=8 --set output.dir= --json ${WORK}/v80.json)
+run(3 "max_error .* FAIL.*VALIDATION FAILED \\(1 of 2" --validate ${WORK}/v80.json ${WORK}/v8.ref.yaml)
+if(last_output MATCHES "NOT COMPARABLE|not at hand")
+  message(FATAL_ERROR "--validate of a run whose config names no reference:\n${last_output}")
+endif()
 # a run's JSON given as the reference: said, not YAML's complaint about dotted keys; the arguments swapped: said
 run(1 "'.*a.json' is a run's --json, not a reference \\(a .ref.yaml with app: and metrics:" --validate ${WORK}/a.json
     ${WORK}/a.json)
@@ -168,6 +223,15 @@ run(0 "wrote .*rep.html and .*rep.md \\(2 files read\\)" --report ${WORK}/rep.ht
 file(READ ${WORK}/rep.md md)
 if(NOT md MATCHES "from 2 files \\(2 of them single runs' `--json`\\)" OR NOT md MATCHES "## jacobi")
   message(FATAL_ERROR "--report of two runs' --json: the page does not say what it read or has no jacobi:\n${md}")
+endif()
+# a single run on a loaded machine: the banner speaks of the run, not of a suite ("before the suite")
+file(READ ${WORK}/a.json js)
+string(JSON js SET "${js}" load "{\"start\": 9, \"end\": 9, \"cores\": 2, \"busy\": true}")
+file(WRITE ${WORK}/busy.json "${js}")
+run(0 "" --report ${WORK}/rep3.html ${WORK}/busy.json)
+file(READ ${WORK}/rep3.md md)
+if(NOT md MATCHES "Loaded machine: the single run of .*busy.json ran while the load average .*9.00 at its start" OR md MATCHES "suite,")
+  message(FATAL_ERROR "--report of a single run on a loaded machine: its banner is not the run's:\n${md}")
 endif()
 file(WRITE ${WORK}/other.json "{\"a\": 1}\n")
 run(1 "'.*other.json' is not a results file of umrun --suite .* nor a run's --json" --report ${WORK}/rep2.html

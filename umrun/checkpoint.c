@@ -497,9 +497,11 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
     umrun_ckpt_list(ck->restart, run->app->name, &f, &n);
     if (n) snprintf(path, sizeof path, "%s", f[0].path);
     free(f);
+    char hint[8500];
     if (!n)
-      return um_app_fail(run, UM_ERR_CONFIG, "--restart %s: the folder holds no checkpoint of %s (%s-step<N>.h5)",
-                         ck->restart, run->app->name, run->app->name);
+      return um_app_fail(run, UM_ERR_CONFIG, "--restart %s: the folder holds no checkpoint of %s (%s-step<N>.h5)%s",
+                         ck->restart, run->app->name, run->app->name,
+                         umrun_ckpt_sub_hint(ck->restart, run->app->name, hint, sizeof hint));
   } else {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;

@@ -162,9 +162,10 @@ int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t 
                      char *err, size_t len) {
   const int given = *dir && **dir;
   const char *out = run->output_dir;
-  if (!given && out && *out) { /* output.dir/checkpoints, without a doubled slash */
-    const size_t n = strlen(out);
-    snprintf(buf, buflen, "%.*s/checkpoints", (int)(n > 0 && out[n - 1] == '/' ? n - 1 : n), out);
+  if (!given && out && *out) { /* output.dir/checkpoints, without a doubled slash (./rel3// too) */
+    size_t n = strlen(out);
+    while (n > 1 && out[n - 1] == '/') n--;
+    snprintf(buf, buflen, "%.*s/checkpoints", (int)(n == 1 && out[0] == '/' ? 0 : n), out);
     *dir = buf;
   } else if (!given)
     *dir = "checkpoints";
@@ -172,8 +173,12 @@ int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t 
   if (restart && stat(restart, &st) != 0) /* an input path that does not work: the config's, status 1 */
     return snprintf(err, len,
                     "checkpoint.restart: '%s' does not exist (%s): give a checkpoint file or the folder of "
-                    "the checkpoints (this run writes its own into %s)",
-                    restart, strerror(errno), *dir),
+                    "the checkpoints%s%s%s",
+                    restart, strerror(errno), writes ? " (this run writes its own into " : "",
+                    !writes                  ? ""
+                    : given || (out && *out) ? *dir
+                                             : "./checkpoints",
+                    writes ? ")" : ""),
            UM_ERR_CONFIG;
   if (!writes || um_mpi_rank() != 0 || !run->log) return UM_SUCCESS;
   if (given)
@@ -186,4 +191,18 @@ int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t 
             "current folder)\n",
             *dir);
   return UM_SUCCESS;
+}
+
+const char *umrun_ckpt_sub_hint(const char *dir, const char *app, char *buf, size_t len) {
+  char sub[4200];
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  snprintf(sub, sizeof sub, "%.*s/checkpoints", (int)n, dir);
+  umrun_ck_found *f = NULL;
+  int k = 0;
+  if (umrun_ckpt_list(sub, app, &f, &k) || !k) k = 0;
+  free(f);
+  if (!k) return "";
+  snprintf(buf, len, "; %s holds %d (an earlier run's output.dir?): did you mean --restart %s?", sub, k, sub);
+  return buf;
 }

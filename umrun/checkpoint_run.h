@@ -46,5 +46,8 @@ int umrun_ckpt_dir_check(um_app_run *run, const char *dir);
  * exist: else UM_ERR_CONFIG with the message in err, naming the folder of this run's checkpoints. */
 int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t buflen, const char *restart, int writes,
                      char *err, size_t len);
+/* --restart DIR holding none of the app's checkpoints: "; DIR/checkpoints holds N ...: did you mean --restart
+ * DIR/checkpoints?" (in buf) when that folder holds some, else "". */
+const char *umrun_ckpt_sub_hint(const char *dir, const char *app, char *buf, size_t len);
 
 #endif

@@ -91,20 +91,21 @@ static int ref_stat(const char *given, struct stat *st) {
   return stat(path, st);
 }
 
-/* 1 when the config names a reference and it is not the file `ref` (the diagnosis is about the config's own) */
-static int names_another_ref(um_config *base, const char *ref) {
+/* 1 when the config names the reference file `ref` (the changes are then from the config of ref) */
+static int names_this_ref(um_config *base, const char *ref) {
   const char *named = NULL;
   struct stat a, b;
   um_config_kind_t kind = UM_CONFIG_ABSENT;
   if (!base || !ref || umrun_opt_kind(base, "validation.reference", &kind, NULL, 0) || kind != UM_CONFIG_SCALAR ||
       umrun_opt_string(base, "validation.reference", &named, NULL, 0) || !named || !*named)
     return 0;
-  return ref_stat(named, &a) || ref_stat(ref, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+  return !ref_stat(named, &a) && !ref_stat(ref, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int umrun_changed_settings_json(const uj *run, const char *ref, char *buf, size_t len) {
+int umrun_changed_settings_json(const uj *run, const char *ref, char *unknown, size_t ulen, char *buf, size_t len) {
   if (!len) return 0;
   buf[0] = '\0';
+  if (ulen) unknown[0] = '\0';
   const uj *opts = uj_get(run, "options");
   um_config *cfg = NULL;
   if (!opts || opts->kind != UJ_OBJ || um_config_create(&cfg, NULL, 0)) return 0; /* older files: nothing known */
@@ -114,7 +115,11 @@ int umrun_changed_settings_json(const uj *run, const char *ref, char *buf, size_
     if (value && strcmp(origin, "default")) um_config_set(cfg, opts->keys[i], value, origin, NULL, 0);
   }
   um_config *base = run_config_file(run);
-  const int n = names_another_ref(base, ref) ? 0 : umrun_changed_settings(cfg, base, buf, len);
+  int n = 0;
+  if (base && names_this_ref(base, ref)) /* only then do the changes make the run another than ref's */
+    n = umrun_changed_settings(cfg, base, buf, len);
+  else if (!base && ulen) /* which config ref is of cannot be known: the changes said, not judged */
+    umrun_changed_settings(cfg, NULL, unknown, ulen);
   um_config_free(base);
   um_config_free(cfg);
   return n;

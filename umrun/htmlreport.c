@@ -260,12 +260,22 @@ static void write_loaded_banner(const page *pg) {
     const double busy = uj_getn(ld, "busy_runs", 0), cores = uj_getn(ld, "cores", 0),
                  start = uj_getn(ld, "start", NAN), end = uj_getn(ld, "end", NAN);
     if (!(busy > 0 || (cores > 0 && (start > cores || end > cores)))) continue;
-    char say[1400];
-    snprintf(say, sizeof say, "Loaded machine: %.0f of %.0f runs of %s ran while the load average was above the "
-             "machine's %.0f cores (%.2f before the suite, %.2f after): other work shared the CPU, so these timings "
-             "and every rate from them are noisy (the \u00b1 spreads and their \u26a0 flags say how much). Compare "
-             "ratios within one page, not absolute figures, or rerun on an idle machine.",
-             busy, uj_getn(s, "runs", 0), pg->paths[k], cores, start, end);
+    char say[1400], ran[600];
+    if (uj_is_true(uj_get(pg->files[k], "single_run"))) /* a run's own --json: its load at its start and end */
+      snprintf(ran, sizeof ran,
+               "the single run of %s ran while the load average was above the machine's %.0f cores "
+               "(%.2f at its start, %.2f at its end)",
+               pg->paths[k], cores, start, end);
+    else
+      snprintf(ran, sizeof ran,
+               "%.0f of %.0f runs of %s ran while the load average was above the machine's %.0f "
+               "cores (%.2f before the suite, %.2f after)",
+               busy, uj_getn(s, "runs", 0), pg->paths[k], cores, start, end);
+    snprintf(say, sizeof say,
+             "Loaded machine: %s: other work shared the CPU, so these timings and every rate from "
+             "them are noisy (the \u00b1 spreads and their \u26a0 flags say how much). Compare ratios within one "
+             "page, not absolute figures, or rerun on an idle machine.",
+             ran);
     fputs(shown++ ? "<p class=\"banner\">" : "<p class=\"banner\" id=\"loaded\">", pg->h); /* ids are unique */
     rep_html_text(pg->h, say);
     fputs("</p>\n", pg->h);

@@ -285,16 +285,41 @@ static const um_option *find_scoped(const um_app *app_scope, const char *key) {
 const um_option *umrun_option_find(const char *key) { return find_scoped(NULL, key); }
 const um_option *umrun_app_option_find(const um_app *app, const char *key) { return app ? find_scoped(app, key) : NULL; }
 
+int umrun_backend_key(const char *key) {
+  for (int b = 0; key && b < um_backend_count(); b++) {
+    const char *name = um_backend_at(b);
+    const size_t n = strlen(name);
+    if (strncmp(key, name, n) || key[n] != '.') continue;
+    const int declared = um_backend_option_count(name);
+    if (!declared) return !um_backend_available(name); /* not in this build: a run notes its settings, ignores them */
+    for (int k = 0; k < declared; k++) {
+      const char *s = NULL;
+      um_backend_option_at(name, k, &s, NULL, NULL, NULL);
+      if (s && !strcmp(s, key + n + 1)) return 1;
+    }
+  }
+  return 0;
+}
+
 const char *umrun_option_suggest(const um_app *app, const char *key) {
-  const int nr = umrun_option_count(), na = app ? app->noptions : 0;
-  const char **keys = malloc((size_t)(nr + na + 1) * sizeof *keys);
+  const int nr = umrun_option_count(), na = app ? app->noptions : 0, ne = um_option_count();
+  const char **keys = malloc((size_t)(nr + na + ne + 1) * 2 * sizeof *keys), **now = keys + nr + na + ne + 1;
   if (!keys) return NULL;
   int n = 0;
-  for (int i = 0; i < nr + na; i++) { /* the keys a user writes as they are (not "mesh.*", "split.<loop>") */
-    const um_option *o = i < nr ? umrun_option_at(i) : &app->options[i - nr];
-    if (o->key && o->type != UM_OPT_APP && !strchr(o->key, '*') && !strchr(o->key, '<')) keys[n++] = o->key;
+  for (int i = 0; i < nr + na + ne; i++) { /* the keys a user writes as they are (not "mesh.*", "split.<loop>") */
+    const um_option *o = i < nr ? umrun_option_at(i) : i < nr + na ? &app->options[i - nr] : um_option_at(i - nr - na);
+    if (i >= nr + na && !umrun_backend_key(o->key)) continue; /* of the engine's: the backends' own settings */
+    if (o->key && o->type != UM_OPT_APP && !strchr(o->key, '*') && !strchr(o->key, '<')) {
+      now[n] = o->renamed_to ? o->renamed_to : o->key; /* an earlier spelling (run.profile): its name now */
+      keys[n++] = o->key;
+    }
   }
   const char *best = um_config_closest(key, keys, n);
+  for (int i = 0; best && i < n; i++)
+    if (keys[i] == best) {
+      best = now[i];
+      break;
+    }
   free(keys);
   return best;
 }

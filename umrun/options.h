@@ -35,8 +35,12 @@ const um_option *umrun_option_at(int i);
 const um_option *umrun_option_find(const char *key);
 /* The app's own option of that key (params.*, mesh.*, ...), or NULL. */
 const um_option *umrun_app_option_find(const um_app *app, const char *key);
+/* 1 if key is a backend's own setting ("cuda.profile"): one its table declares, or any key of a backend not in
+ * this build (a run notes those and ignores them) */
+int umrun_backend_key(const char *key);
 /* The declared key of umrun or of app (NULL: umrun's alone) closest in spelling to key, as --set's "did you mean"
- * names it (um_config_closest); NULL when none is close. */
+ * names it (um_config_closest), or a backend's setting; never an earlier spelling (.renamed_to); NULL
+ * when none is close. */
 const char *umrun_option_suggest(const um_app *app, const char *key);
 const char *umrun_opt_type_name(um_opt_type t);
 /* --set key= (assignment with an empty value): UM_ERR_CONFIG with a message saying what to write, unless the key's

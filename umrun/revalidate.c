@@ -224,8 +224,14 @@ static int judge(const uj *R, const char *frun, const char *fref, const um_ref *
   printf("run %s: %s, backend %s, strategy %s, layout %s, status %s, commit %s\n", frun, app,
          uj_gets(R, "backend", "?"), uj_gets(R, "strategy", "?"), uj_gets(R, "layout", "?"), uj_gets(R, "status", "?"),
          uj_gets(R, "um_commit", "?"));
-  char changed[2048] = ""; /* the run's settings changed from its config's, as the run itself judges them */
-  const int differs = finished && !res.pass && umrun_changed_settings_json(R, fref, changed, sizeof changed) > 0;
+  char changed[2048] = "", unknown[2048] = ""; /* the run's settings changed from its config's, as the run judges */
+  const int differs = finished && !res.pass &&
+                      umrun_changed_settings_json(R, fref, unknown, sizeof unknown, changed, sizeof changed) > 0;
+  if (finished && !res.pass && unknown[0])
+    printf("note: the run's config %s is not at hand as the run read it (moved, edited since, or a relative path "
+           "from another folder), so whether it names this reference, and the run's changes to it make the run "
+           "another (%s), could not be checked: judged on the metrics\n",
+           uj_gets(R, "config", "?"), unknown);
   if (differs) /* as at the end of the run: the table of a run not comparable is not shown */
     umrun_print_not_comparable(stdout, fref, changed, &res,
                                "To validate, run without these changes (or check it against a reference of the "

@@ -282,11 +282,13 @@ static int check_set_keys(const um_runner *r, const suite_opts *o, const suite_f
       const char *set = o->gsets[k], *eq = strchr(set, '=');
       char key[256];
       snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - set) : (int)strlen(set), set);
-      if (!strcmp(key, "app") || (eq && eq[1] == '{') || umrun_option_find(key) || umrun_app_option_find(app, key))
-        continue; /* (a mapping's keys are checked by the runs) */
+      if (!strcmp(key, "app") || (eq && eq[1] == '{') || umrun_option_find(key) || umrun_app_option_find(app, key) ||
+          umrun_backend_key(key))
+        continue; /* (a mapping's keys are checked by the runs; a backend's settings: cuda.profile) */
       const char *near = umrun_option_suggest(app, key);
       fprintf(stderr,
-              "umrun --suite: --set %s: neither umrun nor %s (case '%s') has an option of that name, so every "
+              "umrun --suite: --set %s: neither umrun nor %s (case '%s') nor a backend has an option of that name, so "
+              "every "
               "run of the case would fail%s%s%s; correct it (umrun --help and umrun --list-apps list the keys), or "
               "add --set run.unknown_keys=warn to run anyway\n",
               set, c->app, c->name, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");

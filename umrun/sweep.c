@@ -38,6 +38,8 @@ int umrun_sweep_add(umrun_sweep_spec *s, const char *arg, char *err, size_t errl
   for (char *tok = s->storage[k];;) { /* every value, the empty ones too (strtok skips them) */
     char *comma = strchr(tok, ',');
     if (comma) *comma = '\0';
+    while (*tok == ' ' || *tok == '\t') tok++; /* "64, 128": the blanks around a value are not part of it */
+    for (char *end = tok + strlen(tok); end > tok && (end[-1] == ' ' || end[-1] == '\t');) *--end = '\0';
     if (!*tok)
       return um_format_error(err, errlen, -1,
                              "--sweep %s=%s: value %d is empty (an unset variable?); list the values "
@@ -66,10 +68,10 @@ int umrun_sweep_check_keys(const umrun_sweep_spec *s, const um_app *app, const c
       return um_format_error(err, errlen, -1,
                              "--sweep app: a sweep runs one app's config over that app's options; "
                              "to run several apps, run each config (or umrun --suite, a case per app)");
-    if (!umrun_option_find(key) && !umrun_app_option_find(app, key)) { /* every run would fail the same way */
+    if (!umrun_option_find(key) && !umrun_app_option_find(app, key) && !umrun_backend_key(key)) { /* all would fail */
       const char *near = umrun_option_suggest(app, key);
       return um_format_error(err, errlen, -1,
-                             "--sweep %s: neither umrun nor %s has an option of that name%s%s%s "
+                             "--sweep %s: neither umrun nor %s nor a backend has an option of that name%s%s%s "
                              "(umrun --help, and the app's options in docs/options.md)",
                              key, app ? app->name : "the app", near ? "; did you mean '" : "", near ? near : "",
                              near ? "'?" : "");

@@ -67,10 +67,11 @@ double umrun_loop_gbs(const uj *loop);
  * reference was chosen for the changed run). Reads the values (marks them read). */
 int umrun_changed_settings(um_config *cfg, um_config *base, char *buf, size_t len);
 /* The same for a finished run checked against the reference file ref, from its JSON's "options" (their values
- * and origins); the config's own values from the config file the JSON names when that is at hand with the bytes
- * the run read (else "(from --set)" alone). 0 for a file without "options", and when that config names another
- * reference than ref (the changes are not from the config of ref). */
-int umrun_changed_settings_json(const uj *run, const char *ref, char *buf, size_t len);
+ * and origins), against the config file the JSON names. Only when that config is at hand with the bytes the run
+ * read and names ref itself; else 0: for a file without "options", a config naming no reference or another one
+ * (the changes are not from the config of ref), and a config not at hand (moved, edited since, a relative path
+ * from another folder), whose changes ("key = value (from --set)", none: "") then go to unknown (ulen bytes). */
+int umrun_changed_settings_json(const uj *run, const char *ref, char *unknown, size_t ulen, char *buf, size_t len);
 /* The verdict on a failed validation of a run whose settings differ from its config's (changed: as
  * umrun_changed_settings writes them): NOT COMPARABLE, what differs, how much failed, and advice (one line). */
 void umrun_print_not_comparable(FILE *out, const char *reference, const char *changed, const um_validation_result *val,

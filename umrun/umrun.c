@@ -520,6 +520,8 @@ static void remove_made_dirs(run_settings *s) {
   char *made_dir = s->made_dir, *made_top = s->made_top;
   if (!made_dir[0]) return;
   char p[4096];
+  if (snprintf(p, sizeof p, "%s/checkpoints", made_dir) < (int)sizeof p)
+    rmdir(p); /* umrun_ckpt_dir_check's: if empty */
   snprintf(p, sizeof p, "%s", made_dir);
   while (rmdir(p) == 0 && strcmp(p, made_top) != 0) { /* only empty folders go */
     char *slash = strrchr(p, '/');
