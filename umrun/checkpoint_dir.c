@@ -158,14 +158,19 @@ int umrun_ckpt_dir_check(um_app_run *run, const char *dir) {
   return foreign(run, dir);
 }
 
+/* dir/checkpoints into buf, without a doubled slash (dir "./rel3//" gives "./rel3/checkpoints", "/" "/checkpoints") */
+static void sub_folder(const char *dir, char *buf, size_t len) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  snprintf(buf, len, "%.*s/checkpoints", (int)(n == 1 && dir[0] == '/' ? 0 : n), dir);
+}
+
 int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t buflen, const char *restart, int writes,
                      char *err, size_t len) {
   const int given = *dir && **dir;
   const char *out = run->output_dir;
-  if (!given && out && *out) { /* output.dir/checkpoints, without a doubled slash (./rel3// too) */
-    size_t n = strlen(out);
-    while (n > 1 && out[n - 1] == '/') n--;
-    snprintf(buf, buflen, "%.*s/checkpoints", (int)(n == 1 && out[0] == '/' ? 0 : n), out);
+  if (!given && out && *out) { /* output.dir/checkpoints */
+    sub_folder(out, buf, buflen);
     *dir = buf;
   } else if (!given)
     *dir = "checkpoints";
@@ -195,9 +200,7 @@ int umrun_ckpt_paths(const um_app_run *run, const char **dir, char *buf, size_t 
 
 const char *umrun_ckpt_sub_hint(const char *dir, const char *app, char *buf, size_t len) {
   char sub[4200];
-  size_t n = strlen(dir);
-  while (n > 1 && dir[n - 1] == '/') n--;
-  snprintf(sub, sizeof sub, "%.*s/checkpoints", (int)n, dir);
+  sub_folder(dir, sub, sizeof sub);
   umrun_ck_found *f = NULL;
   int k = 0;
   if (umrun_ckpt_list(sub, app, &f, &k) || !k) k = 0;

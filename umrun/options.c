@@ -301,6 +301,10 @@ int umrun_backend_key(const char *key) {
   return 0;
 }
 
+int umrun_key_declared(const um_app *app, const char *key) {
+  return umrun_option_find(key) || umrun_app_option_find(app, key) || umrun_backend_key(key);
+}
+
 const char *umrun_option_suggest(const um_app *app, const char *key) {
   const int nr = umrun_option_count(), na = app ? app->noptions : 0, ne = um_option_count();
   const char **keys = malloc((size_t)(nr + na + ne + 1) * 2 * sizeof *keys), **now = keys + nr + na + ne + 1;

@@ -38,6 +38,8 @@ const um_option *umrun_app_option_find(const um_app *app, const char *key);
 /* 1 if key is a backend's own setting ("cuda.profile"): one its table declares, or any key of a backend not in
  * this build (a run notes those and ignores them) */
 int umrun_backend_key(const char *key);
+/* 1 if a run of app would take key: umrun's option, app's (app NULL: none), or a backend's (umrun_backend_key) */
+int umrun_key_declared(const um_app *app, const char *key);
 /* The declared key of umrun or of app (NULL: umrun's alone) closest in spelling to key, as --set's "did you mean"
  * names it (um_config_closest), or a backend's setting; never an earlier spelling (.renamed_to); NULL
  * when none is close. */

@@ -282,8 +282,7 @@ static int check_set_keys(const um_runner *r, const suite_opts *o, const suite_f
       const char *set = o->gsets[k], *eq = strchr(set, '=');
       char key[256];
       snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - set) : (int)strlen(set), set);
-      if (!strcmp(key, "app") || (eq && eq[1] == '{') || umrun_option_find(key) || umrun_app_option_find(app, key) ||
-          umrun_backend_key(key))
+      if (!strcmp(key, "app") || (eq && eq[1] == '{') || umrun_key_declared(app, key))
         continue; /* (a mapping's keys are checked by the runs; a backend's settings: cuda.profile) */
       const char *near = umrun_option_suggest(app, key);
       fprintf(stderr,

@@ -68,7 +68,7 @@ int umrun_sweep_check_keys(const umrun_sweep_spec *s, const um_app *app, const c
       return um_format_error(err, errlen, -1,
                              "--sweep app: a sweep runs one app's config over that app's options; "
                              "to run several apps, run each config (or umrun --suite, a case per app)");
-    if (!umrun_option_find(key) && !umrun_app_option_find(app, key) && !umrun_backend_key(key)) { /* all would fail */
+    if (!umrun_key_declared(app, key)) { /* every run would fail alike */
       const char *near = umrun_option_suggest(app, key);
       return um_format_error(err, errlen, -1,
                              "--sweep %s: neither umrun nor %s nor a backend has an option of that name%s%s%s "
