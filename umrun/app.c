@@ -388,7 +388,8 @@ static int loop_block_sizes(um_app_run *run) {
   return UM_SUCCESS;
 }
 
-/* variant.<loop>: the backend's kernel variant of one loop (um_loop_set_variant); a backend without it: a note */
+/* variant.<loop>: the backend's kernel variant of one loop (um_loop_set_variant); a backend with no variants (the
+ * CPU backends: a config tuned on a GPU runs there): a note; one out of a backend's range: an error */
 static int loop_variants(um_app_run *run) {
   int n = 0;
   const char *names[UM_PER_LOOP_MAX];
@@ -402,6 +403,17 @@ static int loop_variants(um_app_run *run) {
     snprintf(key, sizeof key, "variant.%s", names[i]);
     OPT(umrun_opt_int(run->cfg, key, &v, E));
     if (!um_backend_variant_name(run->ctx, v)) {
+      char list[400] = "", org[200] = "";
+      int nv = 0; /* the backend's variants, its default counted: 1 where it has none besides */
+      for (const char *name; (name = um_backend_variant_name(run->ctx, nv)) != NULL; nv++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d: %s", nv ? "; " : "", nv, name);
+      if (nv > 1) {
+        um_config_origin(run->cfg, key, org, sizeof org);
+        return um_app_fail(run, UM_ERR_CONFIG,
+                           "%s = %d (%s): the %s backend's kernel variants are 0 to %d (%s); set one of them, or "
+                           "leave the key out (run.tune: once keeps the fastest)",
+                           key, v, org, um_context_backend(run->ctx), nv - 1, list);
+      }
       fprintf(run->log, "note: %s = %d: the %s backend has no such kernel variant; the loop runs its default\n", key,
               v, um_context_backend(run->ctx));
       continue;

@@ -92,8 +92,9 @@ static const um_option declared_here[] = {
      .range_hint = "must be 0 (the backend's default kernel) to 64",
      .help = "the backend's kernel variant for one loop, as run.tune may keep it:\n"
              "variant: {volume_force: 2}. cuda: 0 registers as compiled,\n"
-             "1 (2) registers for one (two) more resident blocks per SM; a backend\n"
-             "without that variant (the CPU backends have none) ignores it with a note"},
+             "1 (2) registers for one (two) more resident blocks per SM; one past\n"
+             "the backend's variants is refused, and a backend with none (the CPU\n"
+             "backends) runs its default with a note"},
     ENGINE("run.tune"),
     ENGINE("run.reproducible"),
     {.key = "run.prefetch",
