@@ -11,6 +11,7 @@
 #include "bookleaf_mesh.h"
 #include "bookleaf_kernels.h"
 #include "um/um.h"
+#include "test_files.hpp"
 
 // the kernels' constants are those of the app (apps/bookleaf/bookleaf.c)
 
@@ -529,14 +530,8 @@ TEST_F(BookLeafMesh, BlocksOfAnIrregularMeshSaySo) {
 // numbers would have them meet: a side 5e-8 off is taken, 2e-7 off is refused at its segment_pos line; a side listed
 // backwards is reversed (upstream's setup_mesh_check_input), its nodes those of the deck as shipped.
 TEST_F(BookLeafMesh, SidesMeetWithinTheRegionsSize) {
-  std::string sod;
-  {
-    FILE *f = std::fopen(deck_path("sod_sm_lag_small").c_str(), "rb");
-    ASSERT_NE(f, nullptr);
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) sod.append(buf, n);
-    std::fclose(f);
-  }
+  const std::string sod = umtest::slurp(deck_path("sod_sm_lag_small"));
+  ASSERT_FALSE(sod.empty()) << deck_path("sod_sm_lag_small");
   auto build_with = [&](const char *from, const char *to, bl_mesh *out, std::string *msg) {
     std::string text = sod, err;
     const size_t at = text.find(from);
@@ -577,14 +572,8 @@ TEST_F(BookLeafMesh, SidesMeetWithinTheRegionsSize) {
 // unknown type ''"), a thermodynamic entry naming a region the deck does not have (before: "density: element 1251
 // ... has density 0").
 TEST_F(BookLeafMesh, UndefinedSegmentsAndRegionsAreNamed) {
-  std::string sod;
-  {
-    FILE *f = std::fopen(deck_path("sod_sm_lag_small").c_str(), "rb");
-    ASSERT_NE(f, nullptr);
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) sod.append(buf, n);
-    std::fclose(f);
-  }
+  const std::string sod = umtest::slurp(deck_path("sod_sm_lag_small"));
+  ASSERT_FALSE(sod.empty()) << deck_path("sod_sm_lag_small");
   const char *const cases[][3] = {
       {"region_side(1,4,:)=1,4", "region_side(1,4,:)=1,9",
        "t.deck:22: region_side: side 4 of region 1 names segment 9, which the deck does not define (no segment_typ(9)"},
