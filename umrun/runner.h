@@ -72,9 +72,13 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
 int umrun_read_unknown_keys(um_config *cfg, int *mode, char *err, size_t len);
 /* Every input and output path the run will use, checked before the first loop. */
 int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, char *err, size_t len);
-/* output.dir (made) claimed for this run: open and flock'ed until s->outdir_fd is closed (the process's end);
- * another umrun holding it now: a warning on stderr that the two runs' files would mix. */
-void umrun_claim_outdir(const um_runner *r, run_settings *s);
+/* output.dir made (what this run made noted in s->made_dir) and claimed for the run: open and flock'ed until
+ * s->outdir_fd is closed; another umrun holding it now: a warning on stderr that the two runs' files would mix.
+ * Nonzero: it could not be made (why in err). */
+int umrun_make_outdir(const um_runner *r, run_settings *s, char *err, size_t len);
+/* After a failed run: the folders it made for output.dir taken away again where they are empty and not another
+ * run's (outdir.c). */
+void umrun_remove_made_dirs(run_settings *s);
 /* What a SIGINT/SIGTERM says (um_safe_signal_message): status -1 while the run runs (what was removed, and how to
  * stop at a checkpoint instead); else the status the run ends with under mpirun, which stops every other rank once
  * one exits with a status but 0 (a checkpoint's stop, a failed validation, an error). */

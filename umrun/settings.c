@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,7 +222,8 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
       return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
                       s->outdir), UM_ERR_CONFIG;
     char why[512];
-    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why)) /* now, not after the run */
+    /* now, not after the run; a folder gone meanwhile (another run's, made and taken away again) is made later */
+    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why) && stat(s->outdir, &st) == 0)
       return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
                                 "output.dir", s->outdir, why), UM_ERR_CONFIG;
   }
@@ -242,25 +242,6 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
     if (rc) return rc;
   }
   return UM_SUCCESS;
-}
-
-/* Two umruns writing one output.dir replace each other's files, so a folder's .h5 and .xmf could come from
- * different runs: the folder is flock'ed while a run lasts, and a run that finds it held says so. A file system
- * without flock on folders (some network ones) says nothing. */
-void umrun_claim_outdir(const um_runner *r, run_settings *s) {
-  s->outdir_fd = -1;
-  if (!s->outdir || !*s->outdir) return;
-  const int fd = open(s->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    s->outdir_fd = fd;
-    return;
-  }
-  if (errno == EWOULDBLOCK)
-    umrun_err(r, "warning: output.dir '%s' is the output.dir of another umrun running now: each run's files replace "
-                 "the other's, so the folder may end with files of both; give each run its own output.dir "
-                 "(--set output.dir=...)\n", s->outdir);
-  close(fd);
 }
 
 void umrun_signal_note(const um_runner *r, int status) {

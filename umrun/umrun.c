@@ -496,41 +496,6 @@ static int release_err(const um_runner *r, held_err *h, int status, double deadl
 
 #define DEFAULT_DEADLINE_S 60 /* mpi.deadline_s's default, before the config is read */
 
-/* output.dir's folders this run creates (s->made_dir, and s->made_top the first that did not exist): a run that
- * fails takes them away again where they are still empty, so a refused config leaves no folder behind */
-static void note_made_dirs(run_settings *s, const char *dir) {
-  char *made_dir = s->made_dir, *made_top = s->made_top;
-  made_dir[0] = made_top[0] = '\0';
-  struct stat st;
-  if (snprintf(made_dir, sizeof s->made_dir, "%s", dir) >= (int)sizeof s->made_dir || stat(dir, &st) == 0) {
-    made_dir[0] = '\0';
-    return;
-  }
-  char p[4096];
-  snprintf(p, sizeof p, "%s", dir);
-  snprintf(made_top, sizeof s->made_top, "%s", p);
-  for (char *slash; (slash = strrchr(p, '/')) && slash > p;) { /* up while the parent does not exist either */
-    *slash = '\0';
-    if (stat(p, &st) == 0) break;
-    snprintf(made_top, sizeof s->made_top, "%s", p);
-  }
-}
-
-static void remove_made_dirs(run_settings *s) {
-  char *made_dir = s->made_dir, *made_top = s->made_top;
-  if (!made_dir[0]) return;
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s/checkpoints", made_dir) < (int)sizeof p)
-    rmdir(p); /* umrun_ckpt_dir_check's: if empty */
-  snprintf(p, sizeof p, "%s", made_dir);
-  while (rmdir(p) == 0 && strcmp(p, made_top) != 0) { /* only empty folders go */
-    char *slash = strrchr(p, '/');
-    if (!slash || slash == p) break;
-    *slash = '\0';
-  }
-  made_dir[0] = '\0';
-}
-
 /* The checks before the first loop: settings, paths, reference; the context; rank 0's output folders. */
 static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run_settings *s, validation *v, um_context **ctx,
                        int *unknown_keys) {
@@ -554,10 +519,8 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   if (um_init(ctx, &s->opts)) return umrun_err(r, "%s\n", um_error_message(*ctx)), EXIT_USAGE;
   /* ranks other than 0 take the same output steps (the gathers are collective) and write nothing
    * (um_app_writes): they create no folder, output.dir's or a temporary one */
-  if (rank == 0 && s->outdir && *s->outdir) note_made_dirs(s, s->outdir);
-  if (rank == 0 && s->outdir && *s->outdir && umrun_mkdirs(s->outdir, err, sizeof err))
+  if (rank == 0 && umrun_make_outdir(r, s, err, sizeof err))
     return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
-  if (rank == 0) umrun_claim_outdir(r, s);
   if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
     return umrun_err(r, "%s\n", err), EXIT_RUN;
   return EXIT_OK;
@@ -586,7 +549,7 @@ static void release_outdir(run_settings *s) {
 
 static void abandon_run(const um_runner *r, run_settings *s, validation *v, um_context **ctx) {
   release_outdir(s);
-  remove_made_dirs(s);
+  umrun_remove_made_dirs(s);
   umrun_remove_field_dir(r, v);
   um_finalize(ctx);
   um_ref_free(v->ref);
@@ -719,7 +682,7 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
   free(v.wanted);
   um_finalize(&ctx);
   release_outdir(&s);
-  if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) remove_made_dirs(&s);
+  if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) umrun_remove_made_dirs(&s);
   return status;
 }
 
