@@ -4,7 +4,8 @@
 # blocks (mpi.mesh: blocks) and declared whole (mpi.mesh: whole, the whole-mesh partition and migration). On every
 # run rank 0's phases add up to setup_seconds within 3% (2 ms for rounding), each phase is >= 0 on every rank,
 # the mesh phase is > 0, and under mpirun partition, migrate and halos are > 0 on every rank; the summary prints its
-# "set-up" line. With a python that has jsonschema, the files validate against docs/schema.
+# "set-up" line. setup_faulted_bytes has the same phases, each >= 0 on every rank, the mesh's > 0 on one process,
+# and the memory line says what the set-up touched. With a python that has jsonschema, the files validate against docs/schema.
 set -u
 UMRUN=$1 MPIEXEC=$2 WORK=$3 PY=${4:-python3}
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -20,6 +21,8 @@ for mesh in blocks whole; do
 done
 for f in one blocks whole; do
   grep -q "^set-up [0-9.]* s" "$WORK/$f.log" || { tail -30 "$WORK/$f.log"; fail "$f: no set-up line in the summary"; }
+  grep -q "^memory.*; the set-up touched [0-9.]* MB of fresh memory" "$WORK/$f.log" ||
+    { tail -30 "$WORK/$f.log"; fail "$f: the memory line does not say what the set-up touched"; }
 done
 "$PY" - "$WORK/one.json" "$WORK/blocks.json" "$WORK/whole.json" <<'PY' || fail "the set-up's phases (above)"
 import json, sys
@@ -41,6 +44,11 @@ for path in sys.argv[1:]:
             print(f"  {k}: {ph[k]['per_rank']}: the run had this phase on every rank"); ok = False
     if ranks == 1 and any(ph[k]["max"] > 0 for k in ("partition", "migrate", "halos")):
         print("  one process: nothing to partition, migrate or exchange"); ok = False
+    fb = d["setup_faulted_bytes"]  # the bytes each phase touched first: the same phases, per rank
+    if sorted(fb) != sorted(ph) or any(len(v["per_rank"]) != ranks or min(v["per_rank"]) < 0 for v in fb.values()):
+        print(f"  setup_faulted_bytes: {fb} (the phases of setup_phases, one value >= 0 per rank)"); ok = False
+    if ranks == 1 and fb["mesh"]["max"] < 4096:
+        print(f"  one process: the generated mesh touched no fresh page ({fb['mesh']})"); ok = False
 sys.exit(0 if ok else 1)
 PY
 "$PY" tests/check_schema.py docs/schema "$WORK/one.json" "$WORK/blocks.json" "$WORK/whole.json"

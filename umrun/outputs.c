@@ -91,7 +91,8 @@ void umrun_free_memory(um_app_run *run) {
   free(run->rank_peak_rss);
   free(run->rank_mesh_bytes);
   free(run->rank_setup_phases);
-  run->rank_peak_rss = run->rank_mesh_bytes = run->rank_setup_phases = NULL;
+  free(run->rank_setup_faulted);
+  run->rank_peak_rss = run->rank_mesh_bytes = run->rank_setup_phases = run->rank_setup_faulted = NULL;
   run->nranks_measured = 0;
 }
 
@@ -122,10 +123,14 @@ static void memory_line(FILE *out, const um_app_run *run) {
   max_mean(run->rank_peak_rss, run->nranks_measured, &pm, &pmean);
   max_mean(run->rank_mesh_bytes, run->nranks_measured, &mm, &mmean);
   if (run->nranks_measured == 1)
-    fprintf(out, "memory: peak resident %.1f MB; the mesh (maps and dats) %.1f MB\n", pm / 1e6, mm / 1e6);
+    fprintf(out, "memory: peak resident %.1f MB; the mesh (maps and dats) %.1f MB", pm / 1e6, mm / 1e6);
   else
     fprintf(out, "memory per rank: peak resident %.1f MB max, %.1f MB mean; the mesh (maps and dats) %.1f MB max, "
-                 "%.1f MB mean (%d ranks)\n", pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
+                 "%.1f MB mean (%d ranks)", pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
+  const double touched = umrun_setup_faulted_max(run);
+  if (touched > 0) /* the kernel's page faults: fresh memory's first touch, a cost of its own */
+    fprintf(out, "; the set-up touched %.1f MB of fresh memory%s", touched / 1e6, run->nranks_measured > 1 ? " (max)" : "");
+  fputc('\n', out);
 }
 
 /* OpenMP threads per rank (0: the runtime's default), for the reader of timings; 1 off the openmp backend */

@@ -104,10 +104,12 @@ int umrun_measure_memory(um_app_run *run, um_context *ctx);
 void umrun_free_memory(um_app_run *run);
 
 /* ---- setup_phases.c ---- */
-/* Every rank's set-up by phase into run->rank_setup_phases (collective, with umrun_measure_memory; left NULL when a
- * rank's app did not close the set-up window); the JSON's "setup_phases" and the summary's "set-up:" line. */
+/* Every rank's set-up by phase into run->rank_setup_phases and the bytes each phase touched first into
+ * rank_setup_faulted (collective, with umrun_measure_memory; left NULL when a rank's app did not close the set-up
+ * window); the JSON's "setup_phases" and "setup_faulted_bytes", and the summary's "set-up:" line. */
 int umrun_measure_setup_phases(um_app_run *run, um_context *ctx);
 void umrun_setup_phases_json(FILE *f, const um_app_run *run);
+double umrun_setup_faulted_max(const um_app_run *run);
 void umrun_setup_phases_line(FILE *out, const um_app_run *run);
 void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, const run_settings *s, um_context *ctx,
                         double total);

@@ -182,6 +182,10 @@ double um_setup_end(um_context *ctx, um_setup_phase p);
 /** The seconds of each phase, into seconds[0 .. UM_SETUP_NPHASES); returns 1 when a window was opened and
  * closed (the values are a set-up's), else 0 (all 0). */
 int um_setup_phases(const um_context *ctx, double seconds[UM_SETUP_NPHASES]);
+/** The bytes each phase touched for the first time (the process's minor page faults in it, every thread's, times
+ * the page size: the kernel's fault and zeroing of fresh memory, a cost apart from the phase's arithmetic), into
+ * bytes[0 .. UM_SETUP_NPHASES); returns as um_setup_phases. */
+int um_setup_faulted(const um_context *ctx, double bytes[UM_SETUP_NPHASES]);
 /** @} */
 
 #ifdef __cplusplus

@@ -1,6 +1,9 @@
 /* Set-up by phase (um/stats.h): the context keeps a stack of the phases open in the set-up window; the time
  * between two events (a phase begun or ended) goes to the innermost phase open, so the phases add up to the
  * window's wall time whatever their nesting. Outside the window nothing is kept. */
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "internal.h"
 
 static const char *const phase_names[UM_SETUP_NPHASES] = {"mesh",  "partition", "migrate", "halos",
@@ -8,22 +11,34 @@ static const char *const phase_names[UM_SETUP_NPHASES] = {"mesh",  "partition", 
 
 const char *um_setup_phase_name(um_setup_phase p) { return p >= 0 && p < UM_SETUP_NPHASES ? phase_names[p] : "?"; }
 
-/* The time since the last event to the innermost open phase; returns now. */
+/* The process's minor page faults so far (every thread's): each is a page written or read for the first time. */
+static long minor_faults(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+/* The time and the first-touch faults since the last event to the innermost open phase; returns now. */
 static double charge(um_context *ctx) {
   const double now = um_wtime();
-  if (ctx->setup.state == 1 && ctx->setup.depth > 0)
-    ctx->setup.seconds[ctx->setup.stack[ctx->setup.depth - 1]] += now - ctx->setup.mark;
+  const long faults = minor_faults();
+  if (ctx->setup.state == 1 && ctx->setup.depth > 0) {
+    const int p = ctx->setup.stack[ctx->setup.depth - 1];
+    ctx->setup.seconds[p] += now - ctx->setup.mark;
+    ctx->setup.faulted[p] += (double)(faults - ctx->setup.faults_mark) * (double)sysconf(_SC_PAGESIZE);
+  }
   ctx->setup.mark = now;
+  ctx->setup.faults_mark = faults;
   return now;
 }
 
 void um_setup_start(um_context *ctx, um_setup_phase base) {
   if (!ctx || base < 0 || base >= UM_SETUP_NPHASES) return;
-  for (int i = 0; i < UM_SETUP_NPHASES; i++) ctx->setup.seconds[i] = 0;
+  for (int i = 0; i < UM_SETUP_NPHASES; i++) ctx->setup.seconds[i] = ctx->setup.faulted[i] = 0;
   ctx->setup.state = 1;
   ctx->setup.depth = 1;
   ctx->setup.stack[0] = (unsigned char)base;
   ctx->setup.mark = um_wtime();
+  ctx->setup.faults_mark = minor_faults();
 }
 
 double um_setup_stop(um_context *ctx) {
@@ -58,5 +73,11 @@ double um_setup_end(um_context *ctx, um_setup_phase p) {
 int um_setup_phases(const um_context *ctx, double seconds[UM_SETUP_NPHASES]) {
   const int done = ctx && ctx->setup.state == 2;
   for (int i = 0; i < UM_SETUP_NPHASES; i++) seconds[i] = done ? ctx->setup.seconds[i] : 0;
+  return done;
+}
+
+int um_setup_faulted(const um_context *ctx, double bytes[UM_SETUP_NPHASES]) {
+  const int done = ctx && ctx->setup.state == 2;
+  for (int i = 0; i < UM_SETUP_NPHASES; i++) bytes[i] = done ? ctx->setup.faulted[i] : 0;
   return done;
 }

@@ -93,6 +93,8 @@ typedef struct {
   /** 1 when this rank's failure is another rank's (um_app_agree, um_app_output_done: "another rank could not
    * ..."): the runner then prints the failing rank's own message, not this one's */
   int failed_elsewhere;
+  /** With rank_setup_phases: the bytes each phase touched for the first time (um_setup_faulted), the same layout */
+  double *rank_setup_faulted;
 } um_app_run;
 
 /** An app: its name, what it does, its entry point and its options. */
