@@ -125,11 +125,14 @@ static void memory_line(FILE *out, const um_app_run *run) {
   if (run->nranks_measured == 1)
     fprintf(out, "memory: peak resident %.1f MB; the mesh (maps and dats) %.1f MB", pm / 1e6, mm / 1e6);
   else
-    fprintf(out, "memory per rank: peak resident %.1f MB max, %.1f MB mean; the mesh (maps and dats) %.1f MB max, "
-                 "%.1f MB mean (%d ranks)", pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
+    fprintf(out,
+            "memory per rank: peak resident %.1f MB max, %.1f MB mean; the mesh (maps and dats) %.1f MB max, "
+            "%.1f MB mean (%d ranks)",
+            pm / 1e6, pmean / 1e6, mm / 1e6, mmean / 1e6, run->nranks_measured);
   const double touched = umrun_setup_faulted_max(run);
   if (touched > 0) /* the kernel's page faults: fresh memory's first touch, a cost of its own */
-    fprintf(out, "; the set-up touched %.1f MB of fresh memory%s", touched / 1e6, run->nranks_measured > 1 ? " (max)" : "");
+    fprintf(out, "; the set-up touched %.1f MB of fresh memory%s", touched / 1e6,
+            run->nranks_measured > 1 ? " (max)" : "");
   fputc('\n', out);
 }
 

@@ -247,7 +247,7 @@ struct um_context {
     unsigned char stack[8];
     double mark;          /* when the innermost phase was last charged */
     double seconds[UM_SETUP_NPHASES];
-    long faults_mark;     /* the process's minor page faults then */
+    long faults_mark; /* the process's minor page faults then */
     double faulted[UM_SETUP_NPHASES]; /* bytes touched for the first time (minor faults x page size) */
   } setup;
 };
