@@ -124,10 +124,10 @@ no_leftover_files) # a read-only output.dir is found before the run; killed runs
     DEF=(); [ $sig = INT ] && DEF=(env --default-signal=INT)
     mkdir -p "$WORK/tmp_$sig"
     TMPDIR="$WORK/tmp_$sig" "${DEF[@]}" "$UMRUN" "${LONG[@]}" > "$WORK/k.log" 2>&1 & pid=$!
-    for i in $(seq 200); do ls "$WORK/tmp_$sig" | grep -q umrun-fields && break; sleep 0.05; done
+    for i in $(seq 1200); do ls "$WORK/tmp_$sig" | grep -q umrun-fields && break; sleep 0.05; done
     ls "$WORK/tmp_$sig" | grep -q umrun-fields || { kill -KILL $pid; cat "$WORK/k.log"; fail "test setup: the run made no field folder"; }
     kill -$sig $pid
-    for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    for i in $(seq 1200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
     kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "the run did not end on SIG$sig"; }
     wait $pid
     [ -z "$(ls -A "$WORK/tmp_$sig")" ] || { ls -lR "$WORK/tmp_$sig"; fail "a run killed by SIG$sig left $(ls "$WORK/tmp_$sig")"; }

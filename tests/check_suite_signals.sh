@@ -39,7 +39,7 @@ for sig in $sigs; do
   wait $pid 2>/dev/null; rc=$?
   sig_no=$(kill -l $sig)
   [ $rc = $((128 + sig_no)) ] || { cat "$WORK/s_$sig.log"; fail "SIG$sig: umrun exited with status $rc, expected $((128 + sig_no)) (it dies of the signal)"; }
-  for i in $(seq 200); do group_alive $grp || break; sleep 0.05; done
+  for i in $(seq 1200); do group_alive $grp || break; sleep 0.05; done
   group_alive $grp && { awk -v g=$grp '$5 == g { print "alive:", $1, $2, $3 }' /proc/[0-9]*/stat; fail "SIG$sig: the running case (process group $grp) outlived umrun --suite"; }
   left=""
   snap() { find "$out" -printf '%p %s %T@\n' | sort; }
