@@ -307,7 +307,7 @@ TEST(SafeFile, AFifoIsWrittenInPlaceOrRefusedWithoutHanging) {
   });
   std::string err;
   int rc = -1;
-  for (int i = 0; i < 200 && rc != 0; i++) {  // until the reader has opened its end
+  for (int i = 0; i < 3000 && rc != 0; i++) {  // until the reader has opened its end (30 s on a loaded machine)
     rc = write_through(fifo, "through the pipe", &err);
     if (rc) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
