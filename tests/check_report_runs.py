@@ -172,7 +172,13 @@ def page_structure(a):
             fail("%s: ids used twice %s, elements loose in a table %s" % (pg, dup, sorted(set(p.stray))))
         round_ticks(open(pg).read())
     md = open(page[:-5] + ".md").read()
-    setup = md.split("### Set-up by phase and memory per rank", 1)[1].split("\n\n")[1].splitlines()[2:]
+    table = md.split("### Set-up by phase and memory per rank", 1)[1].split("\n\n")[1].splitlines()
+    head, setup = [x.strip() for x in table[0].split("|")], table[2:]
+    if "touched MB" not in head:
+        fail("the set-up table has no 'touched MB' column: %s" % head)
+    touched = [row.split("|")[head.index("touched MB")].strip() for row in setup]
+    if not all(re.fullmatch(r"[0-9]+", t) for t in touched):
+        fail("the set-up table's 'touched MB' are not numbers: %s" % touched)
     firsts = [row.split("|")[1].strip() for row in setup]
     if len(firsts) < 2 or len(set(firsts)) != len(firsts):
         fail("the set-up table's rows are not told apart: %s" % firsts)
