@@ -5,7 +5,7 @@
 # another rank count and backend, in the same output folder (as a user continues a run: the files written on a
 # schedule before the checkpoint are there, the continued run writes the others). Every B must end with A's metrics
 # (timings left out) and A's output files (output.hdf5, the field files, the app's outputs), byte for byte, and no
-# other file:
+# other file; a restart on another rank count lists the ranks among the settings that differ:
 #   1 rank seq      -> 3 ranks openmp       3 ranks openmp -> 1 rank seq       2 ranks seq -> 4 ranks seq
 # Without mpiexec (a build without MPI) only 1 rank seq -> 1 rank openmp. UM_RESTART_PAIRS="1:cuda:1:seq ..."
 # (ranks:backend:ranks:backend, space-separated) replaces the three (on a GPU: CUDA <-> seq).
@@ -66,6 +66,9 @@ pair() {
   if [ -d "$WORK/$n.stop/out" ]; then mv "$WORK/$n.stop/out" "$WORK/$n/out"; fi
   go "$n" "$3" "$4" 0 --restart "$WORK/ck"
   grep -q "restart: continuing from step $STOP" "$WORK/$n/log" || { tail -20 "$WORK/$n/log"; fail "$n: no restart"; }
+  if [ "$1" != "$3" ]; then # another rank count: listed among the changes
+    grep -q "^    ranks: $1 in the checkpoint, $3 now" "$WORK/$n/log" || { tail -20 "$WORK/$n/log"; fail "$n: ranks not listed"; }
+  fi
   same A "$n"
 }
 

@@ -64,12 +64,14 @@ cat > "$APP/hello.c" <<'EOF'
 extern const char hello_kernels_source[]; /* embedded by um_add_app(KERNELS hello_kernels.h) */
 UM_KERNEL_DEFINE(square_sum, 2, hello_kernels_source, "hello_kernels.h");
 
+static const um_option hello_options[] = {
+    {.key = "mesh.N", .type = UM_OPT_INT, .def = "100", .min = 1, .max = 1000000, .flags = UM_OPT_RANGE,
+     .range_hint = "use 1..1000000 points", .help = "points"},
+};
+
 static int hello_run(um_app_run *r) {
-  char err[512] = "";
   int n;
-  if (um_config_get_int(r->cfg, "mesh.N", 100, &n, err, sizeof err))
-    return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
-  if (n < 1 || n > 1000000) return um_app_fail(r, UM_ERR_CONFIG, "mesh.N = %d: use 1..1000000 points", n);
+  UM_APP_TRY(um_app_int(r, "mesh.N", &n));
   double *x = malloc(sizeof(double) * (size_t)n);
   if (!x) return um_app_fail(r, UM_ERR_ALLOC, "out of memory for %d points", n);
   for (int i = 0; i < n; i++) x[i] = i;
@@ -88,8 +90,11 @@ static int hello_run(um_app_run *r) {
   return um_app_metric(r, "sum_of_squares", sum);
 }
 
-const um_app um_app_hello = {"hello", "A throw-away app: one set, one dat, one loop, one metric", hello_run,
-                             "mesh.N: 100                              points\n"};
+const um_app um_app_hello = {.name = "hello",
+                             .description = "A throw-away app: one set, one dat, one loop, one metric",
+                             .run = hello_run,
+                             .options = hello_options,
+                             .noptions = sizeof hello_options / sizeof hello_options[0]};
 EOF
 
 cat > "$APP/hello.yaml" <<EOF
@@ -116,7 +121,11 @@ EOF
 # compiles in a third of a Release build's time; hello's run is tiny)
 "$CMAKE" -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=None -DUM_EXTRA_APP_DIRS="$APP" \
   -DUM_ENABLE_CUDA=OFF -DUM_BUILD_TESTS=OFF
-"$CMAKE" --build "$BUILD" --target umrun --parallel "$JOBS"
+"$CMAKE" --build "$BUILD" --target umrun --parallel "$JOBS" 2>&1 | tee "$WORK/build.log"
+# the app compiles cleanly: a warning in its files (an option table of the wrong type) is an error elsewhere
+if grep -E "hello[^/ ]*\.[ch]:[0-9]+:[0-9]+: warning" "$WORK/build.log"; then
+  echo "new_app_folder: hello's sources compile with warnings (above)"; exit 1
+fi
 
 # ---- 3. umrun knows the app and runs its config
 list=$("$BUILD/bin/umrun" --list-apps)

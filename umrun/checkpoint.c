@@ -265,48 +265,6 @@ static int make_mesh(um_app_run *run, um_app_ckpt *ck) {
   return um_checkpoint_mesh_hash(run->ctx, ck->mesh, n);
 }
 
-/* The first line of `a` (key = value lines) whose key is not in `b` with the same value, into out: "key: x there,
- * y here". A line only in b counts too. Returns how many differ; all of them listed into out with `sep`. */
-static int diff_lines(const char *there, const char *here, char *out, size_t len, const char *sep) {
-  int n = 0;
-  size_t o = 0;
-  out[0] = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    const char *a = pass ? here : there, *b = pass ? there : here;
-    for (const char *p = a; p && *p;) {
-      const char *nl = strchr(p, '\n'), *eq = strstr(p, " = ");
-      const size_t ll = nl ? (size_t)(nl - p) : strlen(p);
-      if (eq && eq < p + ll) {
-        const size_t kl = (size_t)(eq - p);
-        const char *q = b, *match = NULL;
-        while (q && *q) { /* the same key in b */
-          const char *qnl = strchr(q, '\n');
-          if (!strncmp(q, p, kl) && !strncmp(q + kl, " = ", 3)) match = q;
-          q = qnl ? qnl + 1 : NULL;
-        }
-        const char *mnl = match ? strchr(match, '\n') : NULL;
-        const size_t ml = match ? (mnl ? (size_t)(mnl - match) : strlen(match)) : 0;
-        const int same = match && ml == ll && !strncmp(match, p, ll);
-        if (!same && (pass == 0 || !match)) { /* a changed key is listed once, from the first pass */
-          n++;
-          const char *v1 = pass ? "(default)" : NULL, *v2 = NULL;
-          char a1[256], a2[256];
-          snprintf(a1, sizeof a1, "%.*s", (int)(ll - kl - 3), eq + 3);
-          if (match) snprintf(a2, sizeof a2, "%.*s", (int)(ml - kl - 3), match + kl + 3);
-          else snprintf(a2, sizeof a2, "(default)");
-          v1 = pass ? a2 : a1;
-          v2 = pass ? a1 : a2;
-          if (o < len)
-            o += (size_t)snprintf(out + o, len - o, "%s%.*s: %s in the checkpoint, %s now", n > 1 ? sep : "", (int)kl,
-                                  p, v1, v2);
-        }
-      }
-      p = nl ? nl + 1 : NULL;
-    }
-  }
-  return n;
-}
-
 /* The sets and maps both fingerprints name (um_checkpoint_mesh_hash's lines "set NAME SIZE", "map NAME ... HASH")
  * compared: a set or map of the same name that differs is a different mesh; one that only one run declares (a
  * map another backend's or setting's path derives) is no difference. The first difference into out. */
@@ -459,7 +417,7 @@ int umrun_ckpt_physics_differ(um_app_run *run, const char *there_text, int say, 
                           "name are compared by name only\n");
     }
     drop_named_files(run, there, here, say);
-    *n = diff_lines(there, here, diffs, len, "; ");
+    *n = umrun_ckpt_diff_lines(there, here, diffs, len, "; ");
   }
   free(here), free(there);
   return *n < 0 ? um_app_fail(run, UM_ERR_ALLOC, "out of memory") : UM_SUCCESS;
@@ -535,10 +493,7 @@ static int restore(um_app_run *run, um_app_ckpt *ck, long *step) {
                      "cannot restart from '%s': this run's mesh is not the checkpoint's (%s). Restart with the mesh "
                      "the checkpoint was written with",
                      path, diffs);
-  const char *settings = um_checkpoint_text_get(f, "settings");
-  if (!rc && diff_lines(settings ? settings : "", ck->settings, diffs, sizeof diffs, "\n    ") &&
-      um_mpi_rank() == 0)
-    fprintf(run->log, "restart: settings that differ from the checkpoint's (how it runs, not what):\n    %s\n", diffs);
+  if (!rc && um_mpi_rank() == 0) umrun_ckpt_say_changes(run, f, ck->settings);
   rc = um_app_agree(run, rc, "restart from the checkpoint (this run's settings or mesh differ)");
   um_checkpoint_cost cost = {0};
   if (!rc) rc = um_checkpoint_restore(run->ctx, f, &cost);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "um/app.h"
+#include "um/checkpoint.h"
 #include "um/config.h"
 
 /* checkpoint.every, .dir, .keep, .on_signal, .stop_after, .restart (--restart) into run->ckpt, marked read. */
@@ -21,6 +22,15 @@ void umrun_ckpt_free(um_app_run *run);
  * into diffs. An earlier build's text is compared as it was written (its keys not physics now left out; without
  * file contents, the files by name only, which `say` notes on the log). */
 int umrun_ckpt_physics_differ(um_app_run *run, const char *there, int say, char *diffs, size_t len, int *n);
+
+/* ---- what differs at a restart (checkpoint_diff.c) ---- */
+
+/* The key = value lines of `there` (a checkpoint's) and `here` (this run's) compared: how many keys differ, each
+ * listed into out as "key: x in the checkpoint, y now", joined with sep (a key only one side has: "(default)"). */
+int umrun_ckpt_diff_lines(const char *there, const char *here, char *out, size_t len, const char *sep);
+/* Rank 0 at a restart from f: the settings of how it runs that differ (here: this run's settings text), then the
+ * ranks and the backend that runs the loops when they differ, listed on run->log. */
+void umrun_ckpt_say_changes(um_app_run *run, const um_checkpoint_file *f, const char *here);
 
 /* ---- the folder (checkpoint_dir.c) ---- */
 
