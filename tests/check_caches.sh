@@ -170,6 +170,20 @@ xdg_relative) # a relative XDG_CACHE_HOME is ignored (the XDG spec): ~/.cache/um
   [ -z "$(ls -A "$WORK/cwd")" ] || fail "made in the current folder: $(ls -A "$WORK/cwd")"
   ls "$WORK/home/.cache/um" 2>/dev/null | grep -q '^host-.*\.so$' || fail "nothing kept in \$HOME/.cache/um"
   ;;
+few_fds) # a sealed module that this process cannot load (too few file descriptors) stays in the cache for the next run
+  mkdir -m 0700 "$WORK/cache"
+  C=(--set hostc.compile=wait --set run.cache="$WORK/cache")
+  $T "$UMRUN" "${JAC[@]}" "${C[@]}" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "the first run failed"; }
+  before=$(ls "$WORK/cache" | grep '\.so$')
+  [ -n "$before" ] || fail "the first run kept no module"
+  hit=0
+  for n in $(seq 5 24); do # the fewest descriptors with which the run starts and then fails to load a module
+    (ulimit -n $n && exec $T "$UMRUN" "${JAC[@]}" "${C[@]}") > "$WORK/b.log" 2>&1
+    grep -q "the cached module is not used: cannot load" "$WORK/b.log" && { hit=1; break; }
+  done
+  [ $hit = 1 ] || { echo "SKIP: no descriptor limit made a module fail to load here"; exit 0; }
+  [ "$(ls "$WORK/cache" | grep '\.so$')" = "$before" ] || fail "modules removed (ulimit -n $n): $before -> $(ls "$WORK/cache")"
+  ;;
 *) fail "unknown check $check" ;;
 esac
 echo "PASS: $check"

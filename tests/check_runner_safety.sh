@@ -115,11 +115,36 @@ no_leftover_files) # a read-only output.dir is found before the run; killed runs
   if grep -q "^running " "$WORK/a.log"; then fail "a read-only output.dir was found only after the run started"; fi
   $T "$UMRUN" "${JAC[@]}" --json "$RO/x.json" > "$WORK/b.log" 2>&1; rc=$?
   [ $rc = 1 ] && grep -q "is not writable" "$WORK/b.log" || { cat "$WORK/b.log"; fail "a --json in a read-only folder: exit $rc"; }
+  # a reference field file this process cannot open (too few file descriptors): no verdict, the run failed (exit 2),
+  # not VALIDATION FAILED (exit 3, numbers out of tolerance); the fewest descriptors with which the run gets that far
+  for n in $(seq 3 24); do
+    (ulimit -n $n && exec $T "$UMRUN" configs/jacobi.yaml --quiet --set output.dir=) > "$WORK/v.log" 2>&1; rc=$?
+    grep -q "the field was not compared" "$WORK/v.log" || continue
+    [ $rc = 2 ] && ! grep -q "VALIDATION FAILED" "$WORK/v.log" ||
+      { cat "$WORK/v.log"; fail "an unreadable reference field (ulimit -n $n): exit $rc, expected 2 and no verdict"; }
+    break
+  done
+  # a report on standard output that cannot be written (a full disk): said, exit 2 (it was exit 0 with nothing said)
+  if [ -w /dev/full ]; then
+    $T "$UMRUN" "${JAC[@]}" > /dev/full 2> "$WORK/full.log"; rc=$?
+    [ $rc = 2 ] && grep -q "cannot write the run's report on standard output" "$WORK/full.log" ||
+      { cat "$WORK/full.log"; fail "a report to /dev/full: exit $rc, expected 2 saying why"; }
+  fi
+  # a --json path past PATH_MAX: refused with the reason (the message was cut off before it)
+  long="$WORK"; while [ ${#long} -lt 4200 ]; do long="$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; done
+  $T "$UMRUN" "${JAC[@]}" --json "$long/r.json" > "$WORK/long.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "the path is too long ([0-9]* bytes, at most 4095)" "$WORK/long.log" ||
+    { cat "$WORK/long.log"; fail "a --json path past PATH_MAX: exit $rc"; }
+  # an output.dir that is a symbolic link to nothing: said before the run, as such (not as a folder that went away)
+  ln -s "$WORK/nowhere" "$WORK/dangling"
+  $T "$UMRUN" "${JAC[@]}" --set output.dir="$WORK/dangling" > "$WORK/c.log" 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "output.dir '$WORK/dangling' is a symbolic link to '$WORK/nowhere', which does not exist" "$WORK/c.log" ||
+    { cat "$WORK/c.log"; fail "an output.dir linking to nothing: exit $rc"; }
   # a run with field validation and no output.dir writes its fields into TMPDIR/umrun-fields-*: killed, it removes them
   LONG=(configs/jacobi.yaml --quiet --set run.iterations=2000000000 --set mesh.N=64 --set params.tolerance=0 --set output.dir=)
   # (SIGINT and SIGQUIT: a shell starts background jobs with them ignored, and umrun keeps an ignored
   # signal ignored, as nohup wants; env --default-signal gives them back where coreutils has it)
-  sigs="TERM HUP"; env --default-signal=INT true 2>/dev/null && sigs="TERM HUP INT"
+  sigs="TERM HUP USR1 USR2 ALRM"; env --default-signal=INT true 2>/dev/null && sigs="$sigs INT"
   for sig in $sigs; do
     DEF=(); [ $sig = INT ] && DEF=(env --default-signal=INT)
     mkdir -p "$WORK/tmp_$sig"
@@ -132,6 +157,23 @@ no_leftover_files) # a read-only output.dir is found before the run; killed runs
     wait $pid
     [ -z "$(ls -A "$WORK/tmp_$sig")" ] || { ls -lR "$WORK/tmp_$sig"; fail "a run killed by SIG$sig left $(ls "$WORK/tmp_$sig")"; }
   done
+  # past the process's file size limit (ulimit -f, in KB): the write fails with EFBIG instead of SIGXFSZ killing umrun
+  # mid-write; it is reported (exit 2), the old file stays and no temporary is left (the JSON is about 15 KB)
+  mkdir -p "$WORK/fsz" && echo old > "$WORK/fsz/r.json"
+  (ulimit -f 8 && exec $T "$UMRUN" "${JAC[@]}" --json "$WORK/fsz/r.json") > "$WORK/fsz.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "file size limit (ulimit -f)" "$WORK/fsz.log" ||
+    { cat "$WORK/fsz.log"; fail "a --json past the file size limit: exit $rc, expected 2 saying why"; }
+  [ "$(cat "$WORK/fsz/r.json")" = old ] && [ "$(ls -A "$WORK/fsz")" = r.json ] ||
+    fail "a --json past the file size limit left $(ls -A "$WORK/fsz") (the old file changed or a temporary stayed)"
+  # the same for an HDF5 output (airfoil.h5, about 550 KB): HDF5's failed close is reported, and its clean-up at exit
+  # does not crash on the file it still holds (SIGSEGV, exit 139, before)
+  echo old > "$WORK/fsz/airfoil.h5"
+  (ulimit -f 200 && exec $T "$UMRUN" configs/airfoil_small.yaml --quiet --set run.backend=seq --set run.iterations=5 \
+    --no-validate --set output.dir="$WORK/fsz") > "$WORK/fsz.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "file size limit (ulimit -f)" "$WORK/fsz.log" ||
+    { cat "$WORK/fsz.log"; fail "an HDF5 output past the file size limit: exit $rc, expected 2 saying why"; }
+  [ "$(cat "$WORK/fsz/airfoil.h5")" = old ] && [ "$(ls -A "$WORK/fsz" | tr '\n' ' ')" = "airfoil.h5 r.json " ] ||
+    fail "an HDF5 output past the file size limit left $(ls -A "$WORK/fsz")"
   # a suite run past its timeout_s: TIMEOUT, and nothing left in TMPDIR
   mkdir -p "$WORK/tmp_suite"
   cat > "$WORK/slow.yaml" <<YAML

@@ -225,6 +225,24 @@ TEST(SafeFile, StoppingAGroupWaitsForEveryProcessInIt) {
   }
 }
 
+// A new output is made as open(2) would make it: 0666 less the umask (it was 0644 whatever the umask: a private
+// umask 077 still gave files others could read).
+TEST(SafeFile, ANewOutputFollowsTheUmask) {
+  TempDir t("umask");
+  const mode_t old = umask(077);
+  std::string err;
+  const int rc = write_through(t / "private.json", "x", &err);
+  umask(022);
+  const int rc2 = write_through(t / "usual.json", "x", &err);
+  umask(old);
+  ASSERT_EQ(rc, 0) << err;
+  ASSERT_EQ(rc2, 0) << err;
+  EXPECT_EQ(fs::status(t / "private.json").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(t / "usual.json").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+}
+
 // ---- an output never replaces what is not its own ------------------------------------------------
 
 // A symlinked output: the link's target gets the new content, the link stays a

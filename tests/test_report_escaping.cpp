@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "json.h"
+#include "um/report.h"
 #include "tools.h"
 }
 
@@ -143,4 +144,23 @@ TEST(ReportEscaping, AReportOfAResultsFileFullOfMarkupRendersItAsText) {
   for (size_t i = md.find('<'); i != std::string::npos; i = md.find('<', i + 1))
     ADD_FAILURE() << "raw '<' in the markdown: " << md.substr(i, 40);
   EXPECT_TRUE(has(md, "&lt;script&gt;"));
+}
+
+// JSON strings are UTF-8: a path in another encoding (a byte of no UTF-8 sequence) is written as U+FFFD, so the
+// results file parses; UTF-8 text (accents, CJK) and control characters as before. The runner's own JSON reader
+// reads it back.
+TEST(ReportEscaping, JsonStringsAreAlwaysUtf8) {
+  char *buf = nullptr;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  ASSERT_NE(f, nullptr);
+  um_json_string(f, "/tmp/bad\xff\xc3(\xe9t\xc3\xa9 \xe6\x97\xa5\"\n\x01\xed\xa0\x80");
+  fclose(f);
+  const std::string got(buf, n);
+  free(buf);
+  EXPECT_EQ(got, "\"/tmp/bad\\ufffd\\ufffd(\\ufffdt\xc3\xa9 \xe6\x97\xa5\\\"\\n\\u0001\\ufffd\\ufffd\\ufffd\"");
+  uj *v = nullptr;
+  char err[256] = "";
+  ASSERT_EQ(uj_parse(got.c_str(), got.size(), "test", &v, err, sizeof err), 0) << err;
+  uj_free(v);
 }

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "um/app.h"
@@ -151,6 +152,19 @@ int um_app_field(um_app_run *run, const char *name, const char *path) {
   return UM_SUCCESS;
 }
 
+/* TERM=dumb: no erase-line escape (blanks over what a longer line left instead) */
+static int dumb_terminal(void) {
+  const char *term = getenv("TERM");
+  return term && !strcmp(term, "dumb");
+}
+
+/* the progress line taken away, the cursor at its start */
+static void erase_line(void) {
+  fputs(dumb_terminal() ? "\r                                                                               \r"
+                        : "\r\033[K",
+        stderr);
+}
+
 void um_app_progress(um_app_run *run, const char *what, long i, long n) {
   if (!run->progress || n <= 0) return;
   double now = um_wtime();
@@ -162,8 +176,8 @@ void um_app_progress(um_app_run *run, const char *what, long i, long n) {
   double elapsed = now - run->t_start;
   fprintf(stderr, "] %ld/%ld  %.0f s", i, n, elapsed);
   if (i > 0 && i < n) fprintf(stderr, ", about %.0f s to go", elapsed * (double)(n - i) / (double)i);
-  fputs("\033[K", stderr);
-  if (i >= n) fputs("\r\033[K", stderr);
+  fputs(dumb_terminal() ? "            " : "\033[K", stderr);
+  if (i >= n) erase_line();
   fflush(stderr);
 }
 
@@ -208,7 +222,7 @@ double um_app_step_seconds(const um_app_run *run) {
 
 void um_app_progress_clear(um_app_run *run) {
   if (!run->progress) return;
-  fputs("\r\033[K", stderr);
+  erase_line();
   fflush(stderr);
 }
 

@@ -75,10 +75,8 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
   const double t0 = um_wtime();
   /* the signals that stop umrun are blocked until the child's group is registered with their handlers
    * (um_safe_group_register): on one, the run is stopped with umrun, never left behind */
-  static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   sigset_t block, old;
-  sigemptyset(&block);
-  for (int k = 0; k < 4; k++) sigaddset(&block, stops[k]);
+  um_safe_stop_signals(&block);
   sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
   if (pid < 0) {
@@ -86,9 +84,11 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
     return -1;
   }
   if (pid == 0) {
-    for (int k = 0; k < 4; k++) { /* umrun's handlers are not the child's (an ignored signal stays ignored) */
+    for (int sig = 1; sig < 32;
+         sig++) { /* umrun's handlers (standard signals) are not the child's; an ignored one stays ignored */
       struct sigaction sa;
-      if (sigaction(stops[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) signal(stops[k], SIG_DFL);
+      if (sigismember(&block, sig) == 1 && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+        signal(sig, SIG_DFL);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     setpgid(0, 0); /* its own group: a timeout ends whatever it started too */

@@ -1,5 +1,6 @@
 /* JSON reader (see json.h): recursive descent over the whole text in memory. */
 #include "json.h"
+#include "um/report.h"
 #include "um/safe_file.h"
 
 #include <errno.h>
@@ -364,18 +365,8 @@ const char *uj_gets(const uj *obj, const char *key, const char *def) { return uj
 double uj_getn(const uj *obj, const char *key, double def) { return uj_num(uj_get(obj, key), def); }
 
 /* ---- writing (umrun --suite --repeat rewrites a run's loops with their median) -------------- */
-static void write_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c == '\n') fputs("\\n", f);
-    else if (*c == '\t') fputs("\\t", f);
-    else if (*c == '\r') fputs("\\r", f);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
-  }
-  fputc('"', f);
-}
+/* JSON text: escapes as the run files' (um_json_string: a byte of no UTF-8 sequence as U+FFFD, so the file parses) */
+static void write_str(FILE *f, const char *s) { um_json_string(f, s); }
 
 void uj_write(FILE *f, const uj *v) {
   if (!v) {

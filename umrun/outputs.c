@@ -410,10 +410,11 @@ int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, con
       return EXIT_VALIDATION;
     }
   }
-  if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1 */
+  if (vrc) { /* a reference that does not match the run (app, metrics) is the user's input: exit status 1; a field
+              * file that could not be read (too few file descriptors, an I/O error) fails the run: 2 */
     umrun_err(r, "validation: %s\n", err);
     *status_text = "validation error";
-    return EXIT_USAGE;
+    return vrc == UM_ERR_IO ? EXIT_RUN : EXIT_USAGE;
   }
   if (!v->val.pass) {
     if (v->val.nfields)

@@ -127,6 +127,13 @@ int umrun_read_settings(const um_runner *r, um_config *cfg, const char *config_p
  * folder a file would be written to must exist and be writable. */
 static int check_out_file(const char *what, const char *path, char *err, size_t len) {
   struct stat st;
+  const size_t n = strlen(path);
+  if (n >= 4096) /* past PATH_MAX: no system call takes it */
+    return snprintf(err, len,
+                    "%s '%.60s...%s': the path is too long (%zu bytes, at most 4095); write nearer the root "
+                    "or to a shorter path",
+                    what, path, path + n - 60, n),
+           UM_ERR_CONFIG;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return snprintf(err, len, "%s '%s' is a folder; give a file name", what, path), UM_ERR_CONFIG;
   char why[2048];
@@ -216,8 +223,25 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
     um_ref_free(ref);
     if (rc) return rc;
   }
+  if (s->outdir && s->outdir[0] == '~' && (!s->outdir[1] || s->outdir[1] == '/')) /* a shell's, not a path's */
+    return snprintf(err, len,
+                    "output.dir '%s' begins with '~', which only a shell expands: here it would make a folder "
+                    "named '~'; give the full path (--set output.dir=$HOME/...)",
+                    s->outdir),
+           UM_ERR_CONFIG;
   if (s->outdir && *s->outdir) {
-    struct stat st;
+    struct stat st, lst;
+    const int gone = stat(s->outdir, &st) != 0 ? errno : 0;
+    if (gone && lstat(s->outdir, &lst) == 0 && S_ISLNK(lst.st_mode)) { /* a link to nothing, or a loop of links */
+      char to[1024];
+      const ssize_t n = readlink(s->outdir, to, sizeof to - 1);
+      to[n > 0 ? n : 0] = '\0';
+      return snprintf(err, len,
+                      "output.dir '%.1024s' is a symbolic link to '%s', which %s; create the folder it names "
+                      "or fix the link",
+                      s->outdir, to, gone == ELOOP ? "leads back to itself (a loop of links)" : "does not exist"),
+             UM_ERR_CONFIG;
+    }
     if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
       return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
                       s->outdir), UM_ERR_CONFIG;

@@ -482,19 +482,20 @@ static int print_matrix(const suite_run *runs, int nruns) {
 }
 
 /* the three files under --out: results.json, junit.xml, summary.md; 1 when all were written */
+/* results.json, junit.xml and summary.md, in that order, each whole or not at all; the first that cannot be
+ * written stops the others, so that no file of this suite stands beside an earlier suite's of a file before it.
+ * Returns how many were written (3: all). */
 static int write_suite_files(const suite_ctx *x, suite_run *runs, int nruns, double host_gbs, const char *started,
                              double seconds, char *err, size_t len) {
   const suite_opts *o = x->o;
   const char *names[3] = {"results.json", "junit.xml", "summary.md"};
-  int wrote = 1;
   for (int k = 0; k < 3; k++) {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", o->outdir, names[k]);
     um_safe_file sf;
     if (um_safe_open(&sf, p, err, len)) {
       fprintf(stderr, "umrun --suite: %s\n", err);
-      wrote = 0;
-      continue;
+      return k;
     }
     if (k == 0)
       suite_write_results(sf.f, o->path, o->tags, o->ntags, o->only, runs, nruns, host_gbs, started, seconds, &x->info);
@@ -502,10 +503,10 @@ static int write_suite_files(const suite_ctx *x, suite_run *runs, int nruns, dou
     else suite_write_markdown(sf.f, o->path, runs, nruns, started, seconds, host_gbs);
     if (um_safe_commit(&sf, err, len)) {
       fprintf(stderr, "umrun --suite: %s\n", err);
-      wrote = 0;
+      return k;
     }
   }
-  return wrote;
+  return 3;
 }
 
 /* the selected runs made, judged and written: the exit status */
@@ -542,12 +543,17 @@ static int run_suite(const char *argv0, const suite_opts *o, suite_file *S, suit
   suite_same_bits(runs, nruns);
   const int np = print_matrix(runs, nruns), nfail = nruns - np;
   const int wrote = write_suite_files(&x, runs, nruns, host_gbs, started, seconds, err, len);
-  printf("\numrun --suite: %d of %d runs pass%s (%.1f s); wrote %s/results.json, junit.xml, summary.md\n", np, nruns,
-         nfail ? ", SOME FAILED" : "", seconds, o->outdir);
+  static const char *const written[] = {"wrote none of its files (above)", "wrote %s/results.json only (above)",
+                                        "wrote %s/results.json and junit.xml only (above)",
+                                        "wrote %s/results.json, junit.xml, summary.md"};
+  fflush(stdout); /* after the messages on stderr */
+  printf("\numrun --suite: %d of %d runs pass%s (%.1f s); ", np, nruns, nfail ? ", SOME FAILED" : "", seconds);
+  printf(written[wrote], o->outdir);
+  putchar('\n');
   if (x.info.busy_runs)
     printf("umrun --suite: warning: %d of %d runs ran on a busy machine (load average above its %ld cores): their "
            "timings are noisy (results.json: cases[].load)\n", x.info.busy_runs, nruns, x.cores);
-  return nfail ? EXIT_VALIDATION : wrote ? EXIT_OK : EXIT_RUN;
+  return wrote < 3 ? EXIT_RUN : nfail ? EXIT_VALIDATION : EXIT_OK; /* files not written: the suite's record failed */
 }
 
 int umrun_suite_main(const um_runner *r, const char *argv0, int argc, char **argv) {

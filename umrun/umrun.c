@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "um/run.h"
 #include "um/build_config.h"
 #include "um/config.h"
+#include "um/hdf5io.h"
 #include "um/safe_file.h"
 #include "child.h"
 #include "options.h"
@@ -33,6 +35,7 @@ void umrun_err(const um_runner *r, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fflush(stdout); /* what the run printed before comes first where both streams go to one file or pipe */
   fprintf(stderr, "%s: %s", r && r->prog ? r->prog : "umrun", msg); /* one write: ranks' lines never interleave */
 }
 
@@ -711,6 +714,7 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   const um_runner *r = &runner;
   memset(&c, 0, sizeof c);
   um_safe_cleanup_on_signals(); /* SIGINT/SIGTERM: the temporaries of unfinished outputs are removed */
+  um_hdf5_no_exit_cleanup(); /* a file whose close failed is not closed again (and crashed) at exit */
   umrun_signal_note(r, -1);
   int status = start_ranks(r, &argc, &argv);
   if (status >= 0) return status;
@@ -756,5 +760,9 @@ int um_run_main(int argc, char **argv, const um_run_args *args) {
   free(c.set_origins);
   free(c.restart_set);
   um_mpi_finish();
+  if ((fflush(stdout) != 0 || ferror(stdout)) && status == EXIT_OK) { /* a full disk or /dev/full: nothing was said */
+    umrun_err(r, "cannot write the run's report on standard output: %s\n", strerror(errno ? errno : EIO));
+    status = EXIT_RUN;
+  }
   return status;
 }

@@ -343,15 +343,16 @@ static int build_and_declare(um_app_run *r, ma_solver *S) {
   ma_source src = {NULL, NULL, 0, 0};
   if (!blocks) {
     ma_mesh m;
-    if (ma_mesh_build_threads(in, um_context_host_threads(r->ctx), &m, err, sizeof err))
-      return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+    const int built = ma_mesh_build_threads(in, um_context_host_threads(r->ctx), &m, err, sizeof err);
+    if (built) return um_app_fail(r, built, "%s", err); /* a bad input (config error) or out of memory (run failed) */
     src.m = &m;
     const int rc = declare(r, S, &src);
     ma_mesh_free(&m);
     return rc;
   }
   long long gsize[MA_NSETS], first[MA_NSETS], count[MA_NSETS];
-  if (ma_mesh_counts(in, gsize, err, sizeof err)) return um_app_fail(r, UM_ERR_CONFIG, "%s", err);
+  const int counted = ma_mesh_counts(in, gsize, err, sizeof err);
+  if (counted) return um_app_fail(r, counted, "%s", err);
   for (int s = 0; s < MA_NSETS; s++) {
     int n = 0;
     UM_APP_TRY(um_app_block(r, gsize[s], &first[s], &n));

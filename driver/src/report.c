@@ -288,6 +288,19 @@ void um_report_counters(const um_context *ctx, FILE *f) {
   order_free(&o);
 }
 
+/* The length of the well-formed UTF-8 sequence at s (2 to 4 bytes: no overlong form, no surrogate, at most
+ * U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s) {
+  const unsigned c = s[0];
+  const int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  for (int k = 1; k < n; k++)
+    if ((s[k] & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+      (c == 0xF4 && s[1] > 0x8F))
+    return 0;
+  return n;
+}
+
 void um_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; s && *s; s++) {
@@ -295,7 +308,15 @@ void um_json_string(FILE *f, const char *s) {
     if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
     else if (c == '\n') fputs("\\n", f);
     else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    else if (c < 0x80)
+      fputc(c, f);
+    else { /* UTF-8 as it is; a byte of no well-formed sequence (a path in another encoding) as U+FFFD */
+      const int n = utf8_len((const unsigned char *)s);
+      if (n)
+        fwrite(s, 1, (size_t)n, f), s += n - 1;
+      else
+        fputs("\\ufffd", f);
+    }
   }
   fputc('"', f);
 }

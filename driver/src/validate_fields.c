@@ -277,6 +277,8 @@ int um_validate_fields(const um_ref *ref, int nfields, const char *const *names,
     return um_format_error(res->message, sizeof res->message, UM_ERR_ALLOC,
                  "um_validate_fields: out of memory");
   res->nfields = ref->nfields;
+  int io = 0; /* a field file that could not be read (the system's reason): nothing was compared, no verdict */
+  char io_msg[sizeof res->message] = "";
   for (int i = 0; i < ref->nfields; i++) {
     const um_ref_field *rf = &ref->fields[i];
     um_field_result *f = &res->fields[i];
@@ -285,8 +287,10 @@ int um_validate_fields(const um_ref *ref, int nfields, const char *const *names,
       if (!strcmp(names[j], rf->name)) at = j;
     if (at >= 0) {
       char e2[512];
-      um_field_compare_files(paths[at], rf->path, rf->rel_tol, rf->floor, UM_FIELD_WORST_DEFAULT,
-                             f, e2, sizeof e2); /* an unreadable file fails the field, as said in f->message */
+      if (um_field_compare_files(paths[at], rf->path, rf->rel_tol, rf->floor, UM_FIELD_WORST_DEFAULT, f, e2,
+                                 sizeof e2) == UM_ERR_IO &&
+          !io++)
+        snprintf(io_msg, sizeof io_msg, "field '%.64s': %.400s", rf->name, f->message);
     } else {
       memset(f, 0, sizeof *f);
       f->rel_tol = rf->rel_tol;
@@ -314,6 +318,9 @@ int um_validate_fields(const um_ref *ref, int nfields, const char *const *names,
     for (int i = 0; i < ref->nfields && !found; i++) found = !strcmp(names[j], ref->fields[i].name);
     if (!found) res->nfields_extra++;
   }
+  if (io)
+    return um_format_error(res->message, sizeof res->message, UM_ERR_IO,
+                           "%s; the field was not compared, so the run is not judged", io_msg);
   res->pass = res->nfail == 0 && res->nfields_fail == 0;
   if (res->pass)
     snprintf(res->message, sizeof res->message,

@@ -48,6 +48,12 @@
 extern "C" {
 #endif
 
+/** For programs, before their first HDF5 call (umrun calls it at its start): HDF5's own clean-up at the process's
+ * exit is not installed. A file whose close failed (a full disk, the file size limit) stays open inside HDF5, and
+ * HDF5 1.10's clean-up at exit crashes on it (SIGSEGV after the write error was reported, hiding the exit status);
+ * every file um writes is closed by um itself (or given up after its error), so nothing is lost. */
+void um_hdf5_no_exit_cleanup(void);
+
 /* ---- reading -------------------------------------------------------------- */
 
 /** Declare a set named `name` whose size is the integer stored in dataset `name`

@@ -13,8 +13,9 @@
  *  - Live temporaries are listed in a small process-wide table (the one piece
  *    of global state, owned by this file: a signal handler can reach nothing
  *    else). A program that installs um_safe_cleanup_on_signals() (umrun does;
- *    the library never installs handlers) removes them on SIGINT, SIGTERM,
- *    SIGHUP and SIGQUIT, then dies of the signal as it would have; child
+ *    the library never installs handlers) removes them on the signals that
+ *    end a process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+ *    SIGPIPE, SIGXCPU), then dies of the signal as it would have; child
  *    process groups registered with um_safe_group_register are stopped first.
  *  - What stands at the path decides how it is written (docs/reliability.md,
  *    "the output rule"): a symbolic link is followed and its target replaced
@@ -30,6 +31,7 @@
 #ifndef UM_SAFE_FILE_H
 #define UM_SAFE_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -115,12 +117,16 @@ char *um_read_all(const char *path, unsigned long long max_bytes, size_t *len, c
  * the run. (Reading cache files: util/cache_dir.h, um_cache_open_read.) */
 int um_cache_append(const char *path, const char *header, const void *data, size_t n, char *err, size_t errlen);
 
-/** Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
- * live temporary, restore the default action and re-raise the signal. For
+/** Install handlers for the signals that end a process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+ * SIGALRM, SIGPIPE, SIGXCPU; one a program inherited as ignored stays ignored) that remove every live temporary,
+ * restore the default action and re-raise the signal; and ignore SIGXFSZ, so that a write past the process's file
+ * size limit (ulimit -f) fails with EFBIG, which the writers report, instead of killing the process mid-write. For
  * programs (umrun), never called by the library. */
 void um_safe_cleanup_on_signals(void);
+/** Those signals, into *set (emptied first): what a program blocks around a fork whose child it registers. */
+void um_safe_stop_signals(sigset_t *set);
 /** What those handlers write on stderr, once, after the clean-up and before the program dies of the signal:
- * "WHO: stopped by SIGINT (Ctrl-C): WHAT" (or SIGTERM, SIGHUP, SIGQUIT), so that an interrupted program says
+ * "WHO: stopped by SIGINT (Ctrl-C): WHAT" (or SIGTERM, SIGHUP, ...), so that an interrupted program says
  * what happened. Copied (who under 128 bytes, what under 1024; longer, or NULL: nothing is written). */
 void um_safe_signal_message(const char *who, const char *what);
 /** A child that leads its own process group (umrun's suite and sweep runs: setpgid) which those

@@ -294,7 +294,9 @@ static int finish_file(um_context *ctx, const writer *w, const um_checkpoint_dat
   if (d >= 0) H5Dclose(d);
   if (sp >= 0) H5Sclose(sp);
   if (H5Fclose(f) < 0 && !rc)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write checkpoint '%s': closing (flushing) '%s' failed; is the disk full?",
+    rc = H5_FAIL(ctx, UM_ERR_IO,
+                 "cannot write checkpoint '%s': closing (flushing) '%s' failed; is the disk full, or the file size "
+                 "limit (ulimit -f) reached?",
                  w->path, w->tmp);
   return rc;
 }

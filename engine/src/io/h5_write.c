@@ -136,8 +136,10 @@ int um__h5w_begin(um_context *ctx, writer *w, const char *path, int keep, const 
 int um__h5w_pause(um_context *ctx, writer *w, const char *what) {
   int rc = UM_SUCCESS;
   if (w->root && w->fid >= 0 && H5Fclose(w->fid) < 0)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
-                 w->path, w->tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO,
+                 "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full, or the file size limit "
+                 "(ulimit -f) reached?",
+                 what, w->path, w->tmp);
   if (w->root) w->fid = H5I_INVALID_HID;
   UM_CHECK(ctx, um__dist_agree(ctx, rc));
   return um__dist_agree(ctx, um__dist_bcast(ctx, w->tmp, (int)sizeof w->tmp));
@@ -150,8 +152,10 @@ int um__h5w_commit(um_context *ctx, writer *w, const char *what) {
   int st = um__tmp_commit(w->fid, &w->sf, why, sizeof why);
   w->fid = H5I_INVALID_HID;
   if (st == UM__TMP_CLOSE)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", what,
-                 w->path, w->tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO,
+                 "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full, or the file size limit "
+                 "(ulimit -f) reached?",
+                 what, w->path, w->tmp);
   else if (st == UM__TMP_RENAME)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot write %s: %s", what, why);
   return rc;
@@ -309,8 +313,10 @@ static int write_slab(um_context *ctx, void *arg) {
   if (fs >= 0) H5Sclose(fs);
   if (d >= 0) H5Dclose(d);
   if (f >= 0 && H5Fclose(f) < 0 && !rc)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full?", s->what,
-                 s->w->path, s->w->tmp);
+    rc = H5_FAIL(ctx, UM_ERR_IO,
+                 "cannot write %s to '%s': closing (flushing) '%s' failed; is the disk full, or the file size limit "
+                 "(ulimit -f) reached?",
+                 s->what, s->w->path, s->w->tmp);
   return rc;
 }
 

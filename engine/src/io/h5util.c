@@ -105,6 +105,8 @@ int um__h5_path_exists(hid_t loc, const char *name) {
   return ok;
 }
 
+void um_hdf5_no_exit_cleanup(void) { H5dont_atexit(); }
+
 /* ---- atomic writes (util/safe_file.h) ----------------------------------------------- */
 
 int um__tmp_begin(um_safe_file *sf, const char *path, char *why, size_t whylen) {
@@ -114,7 +116,8 @@ int um__tmp_begin(um_safe_file *sf, const char *path, char *why, size_t whylen) 
 int um__tmp_commit(hid_t fid, um_safe_file *sf, char *why, size_t whylen) {
   if (fid >= 0 && H5Fclose(fid) < 0) {
     um_safe_abort(sf); /* leaves HDF5's error stack for the caller's message */
-    snprintf(why, whylen, "closing (flushing) the HDF5 file failed; is the disk full?");
+    snprintf(why, whylen,
+             "closing (flushing) the HDF5 file failed; is the disk full, or the file size limit (ulimit -f) reached?");
     return UM__TMP_CLOSE;
   }
   if (um_safe_commit(sf, why, whylen) != 0) return UM__TMP_RENAME;

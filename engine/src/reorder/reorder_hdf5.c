@@ -97,7 +97,9 @@ static int save_impl(um_context *ctx, const um_reordering *r, const char *file, 
   }
   int st = um__tmp_commit(fid, sf, why, sizeof why);
   if (st == UM__TMP_CLOSE)
-    rc = H5_FAIL(ctx, UM_ERR_IO, "cannot save the reordering to '%s': closing its temporary failed; is the disk full?",
+    rc = H5_FAIL(ctx, UM_ERR_IO,
+                 "cannot save the reordering to '%s': closing its temporary failed; is the disk full, or the file size "
+                 "limit (ulimit -f) reached?",
                  file);
   else if (st == UM__TMP_RENAME)
     rc = UM_ERROR(ctx, UM_ERR_IO, "cannot save the reordering: %s", why);

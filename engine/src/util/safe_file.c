@@ -200,7 +200,16 @@ void um_safe_signal_message(const char *who, const char *what) {
 /* Async-signal-safe (write only): "WHO: stopped by SIGxxx: WHAT" on stderr, once. */
 static void say_signal(int sig) {
   if (!atomic_load(&note_set) || atomic_exchange(&note_said, 1)) return;
-  const char *name = sig == SIGINT ? "SIGINT (Ctrl-C)" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGQUIT";
+  const char *name = sig == SIGINT    ? "SIGINT (Ctrl-C)"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGHUP  ? "SIGHUP"
+                     : sig == SIGQUIT ? "SIGQUIT"
+                     : sig == SIGUSR1 ? "SIGUSR1"
+                     : sig == SIGUSR2 ? "SIGUSR2"
+                     : sig == SIGALRM ? "SIGALRM"
+                     : sig == SIGPIPE ? "SIGPIPE (the reader of its output went away)"
+                     : sig == SIGXCPU ? "SIGXCPU (the CPU time limit, ulimit -t)"
+                                      : "a signal";
   const char *parts[] = {"\n", note_who, ": stopped by ", name, ": ", note_what, "\n"};
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
     ssize_t left = (ssize_t)strlen(parts[k]);
@@ -231,9 +240,18 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU};
+
+void um_safe_stop_signals(sigset_t *set) {
+  sigemptyset(set);
+  for (size_t k = 0; k < sizeof stop_sigs / sizeof stop_sigs[0]; k++) sigaddset(set, stop_sigs[k]);
+}
+
 void um_safe_cleanup_on_signals(void) {
-  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-  for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+  const int *sigs = stop_sigs;
+  struct sigaction xfsz;
+  if (sigaction(SIGXFSZ, NULL, &xfsz) == 0 && xfsz.sa_handler == SIG_DFL) signal(SIGXFSZ, SIG_IGN); /* EFBIG */
+  for (size_t k = 0; k < sizeof stop_sigs / sizeof stop_sigs[0]; k++) {
     struct sigaction old;
     if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup: stay ignored */
     struct sigaction sa;
@@ -446,6 +464,20 @@ static int open_in_place(um_safe_file *sf, const char *path, const struct stat *
   return 0;
 }
 
+/* The process's umask, read without changing it (/proc/self/status's Umask line; else set and set back). */
+static mode_t process_umask(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[128];
+  long m = -1;
+  while (f && m < 0 && fgets(line, sizeof line, f))
+    if (!strncmp(line, "Umask:", 6)) m = strtol(line + 6, NULL, 8);
+  if (f) fclose(f);
+  if (m >= 0) return (mode_t)m;
+  const mode_t old = umask(022);
+  umask(old);
+  return old;
+}
+
 static int open_tmp(um_safe_file *sf, const char *path, int keep_open, char *err, size_t errlen) {
   memset(sf, 0, sizeof *sf);
   sf->slot = -1;
@@ -515,8 +547,9 @@ static int open_tmp(um_safe_file *sf, const char *path, int keep_open, char *err
     fail(err, errlen, "creating a temporary file beside it failed", path, e);
     return -1;
   }
-  /* mkstemp makes 0600; outputs are ordinary files, and a file replaced keeps its permissions */
-  fchmod(fd, exists ? (st.st_mode & 07777) : 0644);
+  /* mkstemp makes 0600; outputs are ordinary files (0666 less the umask, as open would make them), and a file
+   * replaced keeps its permissions */
+  fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~process_umask()));
   sf->slot = slot_take(sf->tmp);
   if (!keep_open) {
     close(fd);

@@ -283,8 +283,7 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
    * gets this thread's mask back. */
   posix_spawnattr_t at;
   sigset_t stops, old;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT), sigaddset(&stops, SIGTERM), sigaddset(&stops, SIGHUP), sigaddset(&stops, SIGQUIT);
+  um_safe_stop_signals(&stops);
   pthread_sigmask(SIG_BLOCK, &stops, &old);
   int rc = posix_spawnattr_init(&at);
   if (rc == 0) {
@@ -461,7 +460,9 @@ static int from_cache(um_context *ctx, um_hostc *h, hc_entry *e, int *rc) {
   }
   um_backend_log(ctx, UM_LOG_WARNING, "um: loop '%s': the cached module is not used: %s; compiling it again", e->name,
                  why);
-  unlink(e->so);
+  /* a module that passed its seal is whole: one that would not load failed for this process (too few file
+   * descriptors, no memory) and stays for the next run; a new compile replaces it */
+  if (v < 0) unlink(e->so);
   return 0;
 }
 
