@@ -2,6 +2,8 @@
  * and um_validate_fields, with their part of the validation report. */
 #include "validate_internal.h"
 
+#include <unistd.h>
+
 /* ---- fields: text files compared value by value ----------------------------------- */
 
 /* Next line of f into *buf (getline: any length); 1 = a line, 0 = end, -1 = read error. */
@@ -287,9 +289,11 @@ int um_validate_fields(const um_ref *ref, int nfields, const char *const *names,
       if (!strcmp(names[j], rf->name)) at = j;
     if (at >= 0) {
       char e2[512];
+      /* a run's file it did not write fails its field; one there that could not be read, or a reference that could
+       * not (too few file descriptors, an I/O error), leaves the field uncompared */
       if (um_field_compare_files(paths[at], rf->path, rf->rel_tol, rf->floor, UM_FIELD_WORST_DEFAULT, f, e2,
                                  sizeof e2) == UM_ERR_IO &&
-          !io++)
+          access(paths[at], F_OK) == 0 && !io++)
         snprintf(io_msg, sizeof io_msg, "field '%.64s': %.400s", rf->name, f->message);
     } else {
       memset(f, 0, sizeof *f);
