@@ -151,7 +151,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   char why[1200];
   if (um_safe_open(&sf, xmf_path, why, sizeof why) != 0) {
     free(ndat);
-    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: %s", why);
+    return um_format_error(err, errlen, UM_ERR_IO, "%s", why); /* names the file: a user's message */
   }
   FILE *f = sf.f;
   fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
@@ -179,7 +179,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
   free(ndat);
   if (um_safe_commit(&sf, why, sizeof why) != 0)
-    return um_format_error(err, errlen, UM_ERR_IO, "um_xdmf_write: %s", why);
+    return um_format_error(err, errlen, UM_ERR_IO, "%s", why); /* names the file: a user's message */
   return UM_SUCCESS;
 }
 
