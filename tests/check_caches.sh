@@ -170,6 +170,16 @@ xdg_relative) # a relative XDG_CACHE_HOME is ignored (the XDG spec): ~/.cache/um
   [ -z "$(ls -A "$WORK/cwd")" ] || fail "made in the current folder: $(ls -A "$WORK/cwd")"
   ls "$WORK/home/.cache/um" 2>/dev/null | grep -q '^host-.*\.so$' || fail "nothing kept in \$HOME/.cache/um"
   ;;
+home_missing) # a HOME that does not exist (a service account's /nonexistent) or is relative: no cache, nothing made
+  mkdir -p "$WORK/cwd"
+  JACA=("$PWD/${JAC[0]}" "${JAC[@]:1}")
+  for h in "$WORK/nohome" relhome; do
+    (cd "$WORK/cwd" && env -u XDG_CACHE_HOME HOME="$h" $T "$UMRUN" "${JACA[@]}" --set hostc.compile=wait \
+      > "$WORK/a.log" 2>&1) || { cat "$WORK/a.log"; fail "HOME=$h: the run failed"; }
+    [ ! -e "$WORK/nohome" ] || fail "HOME=$h: the missing home folder was made"
+    [ -z "$(ls -A "$WORK/cwd")" ] || fail "HOME=$h: made in the current folder: $(ls -A "$WORK/cwd")"
+  done
+  ;;
 few_fds) # a sealed module that this process cannot load (too few file descriptors) stays in the cache for the next run
   mkdir -m 0700 "$WORK/cache"
   C=(--set hostc.compile=wait --set run.cache="$WORK/cache")

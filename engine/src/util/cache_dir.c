@@ -278,9 +278,12 @@ int um_cache_dir(const char *setting, char *out, size_t n) {
     else len = snprintf(out, n, "%s", setting);
   } else {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    struct stat st;
     if (xdg && xdg[0] == '/') len = snprintf(out, n, "%s/um", xdg); /* relative: ignored, as the XDG spec says */
-    else if (home && *home) len = snprintf(out, n, "%s/.cache/um", home);
-    else len = snprintf(out, n, "%s", "");
+    else if (home && home[0] == '/' && stat(home, &st) == 0 && S_ISDIR(st.st_mode)) /* a home folder that is there */
+      len = snprintf(out, n, "%s/.cache/um", home);
+    else
+      len = snprintf(out, n, "%s", ""); /* a relative or missing HOME (a service account's /nonexistent): none */
   }
   if (len >= 0 && (size_t)len < n) return 0;
   if (n) out[0] = '\0'; /* never a sibling folder with a truncated name */
