@@ -84,8 +84,9 @@ static int run(const char *const *argv, const char *log_path, double timeout_s, 
     return -1;
   }
   if (pid == 0) {
-    for (int sig = 1; sig < 32;
-         sig++) { /* umrun's handlers (standard signals) are not the child's; an ignored one stays ignored */
+    /* umrun's handlers (on the standard signals of um_safe_stop_signals) are not the child's; an ignored signal
+     * stays ignored */
+    for (int sig = 1; sig < 32; sig++) {
       struct sigaction sa;
       if (sigismember(&block, sig) == 1 && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
         signal(sig, SIG_DFL);

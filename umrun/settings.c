@@ -242,12 +242,12 @@ int umrun_check_paths(const cmdline *c, const run_settings *s, um_config *cfg, c
                       s->outdir, to, gone == ELOOP ? "leads back to itself (a loop of links)" : "does not exist"),
              UM_ERR_CONFIG;
     }
-    if (stat(s->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
+    if (!gone && !S_ISDIR(st.st_mode))
       return snprintf(err, len, "output.dir '%s' exists and is not a folder; remove it or choose another output.dir",
                       s->outdir), UM_ERR_CONFIG;
     char why[512];
     /* now, not after the run; a folder gone meanwhile (another run's, made and taken away again) is made later */
-    if (stat(s->outdir, &st) == 0 && umrun_probe_writable(s->outdir, why, sizeof why) && stat(s->outdir, &st) == 0)
+    if (!gone && umrun_probe_writable(s->outdir, why, sizeof why) && stat(s->outdir, &st) == 0)
       return snprintf(err, len, "output.dir '%.1024s' is not writable (%s); make it writable or choose another "
                                 "output.dir", s->outdir, why), UM_ERR_CONFIG;
   }

@@ -481,7 +481,6 @@ static int print_matrix(const suite_run *runs, int nruns) {
   return np;
 }
 
-/* the three files under --out: results.json, junit.xml, summary.md; 1 when all were written */
 /* results.json, junit.xml and summary.md, in that order, each whole or not at all; the first that cannot be
  * written stops the others, so that no file of this suite stands beside an earlier suite's of a file before it.
  * Returns how many were written (3: all). */

@@ -197,19 +197,27 @@ void um_safe_signal_message(const char *who, const char *what) {
   atomic_store(&note_set, 1);
 }
 
+/* The signals that end a process, which the handlers below clean up after, each with the name they say. */
+static const struct {
+  int sig;
+  const char *name;
+} stop_sigs[] = {{SIGINT, "SIGINT (Ctrl-C)"},
+                 {SIGTERM, "SIGTERM"},
+                 {SIGHUP, "SIGHUP"},
+                 {SIGQUIT, "SIGQUIT"},
+                 {SIGUSR1, "SIGUSR1"},
+                 {SIGUSR2, "SIGUSR2"},
+                 {SIGALRM, "SIGALRM"},
+                 {SIGPIPE, "SIGPIPE (the reader of its output went away)"},
+                 {SIGXCPU, "SIGXCPU (the CPU time limit, ulimit -t)"}};
+enum { NSTOP = sizeof stop_sigs / sizeof stop_sigs[0] };
+
 /* Async-signal-safe (write only): "WHO: stopped by SIGxxx: WHAT" on stderr, once. */
 static void say_signal(int sig) {
   if (!atomic_load(&note_set) || atomic_exchange(&note_said, 1)) return;
-  const char *name = sig == SIGINT    ? "SIGINT (Ctrl-C)"
-                     : sig == SIGTERM ? "SIGTERM"
-                     : sig == SIGHUP  ? "SIGHUP"
-                     : sig == SIGQUIT ? "SIGQUIT"
-                     : sig == SIGUSR1 ? "SIGUSR1"
-                     : sig == SIGUSR2 ? "SIGUSR2"
-                     : sig == SIGALRM ? "SIGALRM"
-                     : sig == SIGPIPE ? "SIGPIPE (the reader of its output went away)"
-                     : sig == SIGXCPU ? "SIGXCPU (the CPU time limit, ulimit -t)"
-                                      : "a signal";
+  const char *name = "a signal";
+  for (int k = 0; k < NSTOP; k++)
+    if (stop_sigs[k].sig == sig) name = stop_sigs[k].name;
   const char *parts[] = {"\n", note_who, ": stopped by ", name, ": ", note_what, "\n"};
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
     ssize_t left = (ssize_t)strlen(parts[k]);
@@ -240,26 +248,24 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU};
-
 void um_safe_stop_signals(sigset_t *set) {
   sigemptyset(set);
-  for (size_t k = 0; k < sizeof stop_sigs / sizeof stop_sigs[0]; k++) sigaddset(set, stop_sigs[k]);
+  for (int k = 0; k < NSTOP; k++) sigaddset(set, stop_sigs[k].sig);
 }
 
 void um_safe_cleanup_on_signals(void) {
-  const int *sigs = stop_sigs;
   struct sigaction xfsz;
   if (sigaction(SIGXFSZ, NULL, &xfsz) == 0 && xfsz.sa_handler == SIG_DFL) signal(SIGXFSZ, SIG_IGN); /* EFBIG */
-  for (size_t k = 0; k < sizeof stop_sigs / sizeof stop_sigs[0]; k++) {
+  for (int k = 0; k < NSTOP; k++) {
+    const int sig = stop_sigs[k].sig;
     struct sigaction old;
-    if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup: stay ignored */
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup: stay ignored */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_NODEFER;
-    sigaction(sigs[k], &sa, NULL);
+    sigaction(sig, &sa, NULL);
   }
 }
 
