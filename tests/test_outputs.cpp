@@ -390,3 +390,29 @@ TEST(SafeFile, DevStdoutIsWrittenWhereItStands) {
   EXPECT_EQ(slurp(log), "log line\n{json}\nafter\n");
   EXPECT_EQ(t.count_tmp(), 0);
 }
+
+// ---- the folder for temporary files: one policy for every user of $TMPDIR --------------------------
+
+// $TMPDIR that cannot serve (missing, relative, a file) gives /tmp and the reason; a usable one is kept as it is.
+TEST(TempFolder, AStaleTmpdirGivesTmpWithTheReason) {
+  TempDir t("tmpdir");
+  const char *had = getenv("TMPDIR");
+  const std::string keep = had ? had : "";
+  std::ofstream(t / "file") << "x";
+  struct Case {
+    std::string value, dir, why;
+  } cases[] = {{"", "/tmp", ""},
+               {t / "gone", "/tmp", "$TMPDIR ('" + (t / "gone") + "') does not exist (No such file or directory)"},
+               {"relative/tmp", "/tmp", "$TMPDIR ('relative/tmp') is not an absolute path"},
+               {t / "file", "/tmp", "$TMPDIR ('" + (t / "file") + "') is not a folder"},
+               {t.dir.string(), t.dir.string(), ""}};
+  for (const Case &c : cases) {
+    setenv("TMPDIR", c.value.c_str(), 1);
+    char why[2048] = "junk";
+    EXPECT_EQ(std::string(um_temp_dir(why, sizeof why)), c.dir) << c.value;
+    EXPECT_EQ(std::string(why), c.why) << c.value;
+  }
+  unsetenv("TMPDIR");
+  EXPECT_STREQ(um_temp_dir(nullptr, 0), "/tmp");
+  if (had) setenv("TMPDIR", keep.c_str(), 1);
+}

@@ -43,6 +43,17 @@ int umrun_probe_writable(const char *dir, char *why, size_t len) {
   return 0;
 }
 
+const char *umrun_temp_dir(const char *who) {
+  char why[1200];
+  const char *dir = um_temp_dir(why, sizeof why);
+  if (why[0]) {
+    fflush(stdout); /* what was printed before comes first where both streams go to one file */
+    fprintf(stderr, "%s: warning: %s; using /tmp\n", who, why);
+    setenv("TMPDIR", dir, 1); /* said once: the host compiler and the child runs take /tmp */
+  }
+  return dir;
+}
+
 /* Remove a folder and everything in it (not following links). */
 int umrun_remove_tree(const char *path) {
   struct stat st;

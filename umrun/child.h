@@ -31,6 +31,12 @@ int umrun_run_in(const char *const *argv, int self, const char *log_path, double
  * permissions, a read-only file system and root's rights all answer truly.
  * 0, or -1 with the system's reason in why. */
 int umrun_probe_writable(const char *dir, char *why, size_t len);
+/* The folder umrun makes its temporary folders in (um_temp_dir): $TMPDIR, or /tmp when $TMPDIR is set but cannot
+ * serve (missing, relative, not a writable folder), after one warning on stderr that names it and why:
+ * "<who>: warning: $TMPDIR ('/scratch/job1') does not exist (No such file or directory); using /tmp". Then
+ * TMPDIR is set to /tmp, so that what comes after in this process (the host compiler's folder) and its children
+ * take /tmp without saying it again: call it before the run starts threads. */
+const char *umrun_temp_dir(const char *who);
 /* rm -r, not following links: 0, or -1 if something stayed. */
 int umrun_remove_tree(const char *path);
 

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "runner.h"
 #include "checkpoint_run.h"
+#include "child.h"
 #include "tools.h"
 #include "provenance.h"
 
@@ -332,11 +333,9 @@ int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t
 }
 
 /* The reference compares fields but the run writes no outputs: the app writes
- * them into a private temporary folder ($TMPDIR or /tmp), removed after
- * validation (remove_field_dir). */
-int umrun_make_field_dir(validation *v, char *err, size_t len) {
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp) tmp = "/tmp";
+ * them into a private temporary folder under tmp ($TMPDIR or /tmp: umrun_temp_dir),
+ * removed after validation (remove_field_dir). */
+int umrun_make_field_dir(const char *tmp, validation *v, char *err, size_t len) {
   if (snprintf(v->field_dir, sizeof v->field_dir, "%s/umrun-fields-XXXXXX", tmp) >= (int)sizeof v->field_dir ||
       !mkdtemp(v->field_dir)) {
     snprintf(err, len,

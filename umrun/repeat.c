@@ -82,7 +82,7 @@ static int run_sample(const char **args, const char *dir, int k, int n, uj **sam
   memset(&res, 0, sizeof res);
   for (int i = 0; args[i]; i++) /* this sample's JSON */
     if (!strcmp(args[i], "--json") && args[i + 1]) args[i + 1] = json;
-  if (umrun_run_in(args, 1, log, 0, NULL, &res)) {
+  if (umrun_run_in(args, 1, log, 0, dir, &res)) { /* its temporaries (field folder) in dir, removed with it */
     fprintf(stderr, "umrun: --repeat: cannot start %s: %s\n", args[0], strerror(errno));
     return EXIT_RUN;
   }
@@ -111,14 +111,18 @@ int umrun_repeat_main(const um_runner *r, int argc, char **argv, const cmdline *
     umrun_err(r, "--repeat goes with a single run and --json (not with --sweep or --csv)\n");
     return EXIT_USAGE;
   }
-  const char *base = getenv("TMPDIR");
+  const char *base = umrun_temp_dir(r->prog);
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s/umrun-repeat-XXXXXX", base && *base ? base : "/tmp");
+  snprintf(dir, sizeof dir, "%s/umrun-repeat-XXXXXX", base);
   uj **samples = calloc((size_t)c->repeat, sizeof *samples);
-  const char **args = samples && mkdtemp(dir) ? child_args(argc, argv, dir) : NULL;
+  const char *made = samples ? mkdtemp(dir) : NULL;
+  const int eno = errno;
+  const char **args = made ? child_args(argc, argv, dir) : NULL;
   if (!args) {
     free(samples);
-    umrun_err(r, "--repeat: cannot create a temporary folder under %s\n", base && *base ? base : "/tmp");
+    if (made) rmdir(dir);
+    umrun_err(r, "--repeat: cannot create a temporary folder under '%s': %s; set TMPDIR to a writable folder\n", base,
+              strerror(made ? ENOMEM : eno));
     return EXIT_RUN;
   }
   const int slot = um_safe_dir_register(dir);

@@ -116,7 +116,7 @@ void umrun_print_report(FILE *out, const um_app *app, const um_app_run *run, con
 /* What the tables' columns mean (printed after them by umrun_print_report). */
 void umrun_print_legend(FILE *out);
 int umrun_load_reference(const run_settings *s, validation *v, char *err, size_t len);
-int umrun_make_field_dir(validation *v, char *err, size_t len);
+int umrun_make_field_dir(const char *tmp, validation *v, char *err, size_t len);
 void umrun_remove_field_dir(const um_runner *r, validation *v);
 int umrun_validate_run(const um_runner *r, FILE *out, const run_settings *s, const um_app *app, const um_app_run *run, validation *v,
                        const char *changed, const char **status_text);

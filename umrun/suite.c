@@ -77,12 +77,11 @@ static int split_list(const char *s, char ***out, int *n) {
 }
 
 /* One run of r as a child process (args: its command line), judged. */
-static void run_child(suite_run *r, const char **args, int np) {
+static void run_child(suite_run *r, const char **args, int np, const char *tmp) {
   /* each run's temporaries (its field folder, mpirun's session) in a folder of
-   * the suite's own, removed after the run: a TIMEOUT leaves nothing behind */
+   * the suite's own under tmp, removed after the run: a TIMEOUT leaves nothing behind */
   char tmpdir[4096] = "";
-  const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", base && *base ? base : "/tmp");
+  snprintf(tmpdir, sizeof tmpdir, "%s/umrun-suite-run-XXXXXX", tmp);
   const int have_tmp = mkdtemp(tmpdir) != NULL;
   const int tmp_slot = have_tmp ? um_safe_dir_register(tmpdir) : -1;
   const int started = umrun_run_in(args, np <= 1, r->log_path, r->c->timeout_s, have_tmp ? tmpdir : NULL, &r->res);
@@ -313,6 +312,7 @@ typedef struct {
   const suite_opts *o;
   const suite_file *S;
   const char *argv0;
+  const char *tmp; /* where each run's temporary folder is made: $TMPDIR, or /tmp (umrun_temp_dir, said once) */
   char runsdir[3000], logsdir[3000]; /* each run's JSON and log */
   long cores;
   int threads;   /* what the runs inherit (OMP_NUM_THREADS), unless their JSON says */
@@ -388,7 +388,7 @@ static void run_samples(suite_ctx *x, suite_run *r, const char **args, int np) {
       r->json_text = NULL;
       unlink(r->json_path);
     }
-    run_child(r, args, np);
+    run_child(r, args, np, x->tmp);
     x->walls[rep] = r->res.seconds;
     r->samples = rep + 1;
     if (strcmp(r->status, "pass")) break;
@@ -513,6 +513,7 @@ static int run_suite(const char *argv0, const suite_opts *o, suite_file *S, suit
                      size_t len) {
   suite_ctx x = {.o = o, .S = S, .argv0 = argv0};
   if (make_out_dirs(&x, err, len)) return EXIT_USAGE;
+  x.tmp = umrun_temp_dir("umrun --suite");
   char started[64];
   time_t now = time(NULL);
   strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

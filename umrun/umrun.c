@@ -515,6 +515,8 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
   print_version(out);
   fprintf(out, "config: %s\n", c->config_path ? c->config_path : "(embedded default config)");
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
+  const int field_dir = rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir);
+  const char *tmp = field_dir ? umrun_temp_dir(r->prog) : NULL; /* before um_init starts threads (it may set TMPDIR) */
   if (nranks > 1) fprintf(out, "mpi: %d ranks (rank 0 prints, writes the outputs and validates)\n", nranks);
   s->opts.log = log_to_stderr;
   const char *verbose = getenv("UM_VERBOSE");
@@ -524,8 +526,7 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
    * (um_app_writes): they create no folder, output.dir's or a temporary one */
   if (rank == 0 && umrun_make_outdir(r, s, err, sizeof err))
     return umrun_err(r, "output.dir: cannot create output directory %s\n", err), EXIT_USAGE;
-  if (rank == 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir) && umrun_make_field_dir(v, err, sizeof err))
-    return umrun_err(r, "%s\n", err), EXIT_RUN;
+  if (field_dir && umrun_make_field_dir(tmp, v, err, sizeof err)) return umrun_err(r, "%s\n", err), EXIT_RUN;
   return EXIT_OK;
 }
 

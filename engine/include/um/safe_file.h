@@ -59,6 +59,14 @@ int um_make_dirs(const char *dir, char *err, size_t errlen);
  * path does not fit in n bytes: never a truncated path. */
 int um_cache_dir(const char *setting, char *out, size_t n);
 
+/** The folder for temporary files, one policy for every user of it (umrun's field folder, --suite's and
+ * --repeat's folders, the host compiler's private folder): $TMPDIR when it is set to an absolute path of an
+ * existing folder this process can write in; else "/tmp". When $TMPDIR is set but passed over, why (n bytes; may be
+ * NULL) says why in one phrase, for a warning that adds "; using /tmp": "$TMPDIR ('/scratch/job1') does not exist
+ * (No such file or directory)" (or "is not an absolute path", "is not a folder", "is not writable (Permission
+ * denied)"); else why is "". Returns $TMPDIR's value (valid until the environment changes) or "/tmp". */
+const char *um_temp_dir(char *why, size_t n);
+
 /** Create the temporary for `path` (a symlink's target) and open it for
  * writing (sf->f); a character device or FIFO at the path is opened in place
  * (sf->in_place, no temporary). Returns 0, or -1 with the reason in err. */

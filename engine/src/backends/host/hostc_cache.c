@@ -439,13 +439,11 @@ void hcc_compiler_id(const char *cc, char *path, size_t pn, char *id, size_t idn
 }
 
 int hcc_private_dir(char *out, size_t n, char *why, size_t wn) {
-  const char *tmp = getenv("TMPDIR");
-  const char *tries[2] = {tmp && *tmp ? tmp : "/tmp", "/tmp"};
-  why[0] = '\0';
+  const char *tries[2] = {um_temp_dir(why, wn), "/tmp"}; /* why: a $TMPDIR missing, relative or not writable */
   for (int i = 0; i < 2; i++) {
     if (i && !strcmp(tries[0], tries[1])) break;
     char how[1024];
-    if (um_cache_parent_ok(tries[i], how, sizeof how) != 0) {
+    if (um_cache_parent_ok(tries[i], how, sizeof how) != 0) { /* it exists, but others could change it */
       if (!why[0]) snprintf(why, wn, "$TMPDIR ('%s') is not private enough to compile in: %s", tries[i], how);
       continue;
     }

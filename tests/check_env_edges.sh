@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bash tests/check_env_edges.sh <check> <umrun> <work dir>   (run from the source root)
+# The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack.
+set -u
+check=$1 UMRUN=$2 WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T="timeout -k 5 120"                                   # nothing here may hang
+JAC=(configs/jacobi.yaml --quiet)                      # validated, its field compared: a temporary folder for it
+
+case $check in
+tmpdir_stale) # $TMPDIR missing, relative or not a folder: every user of it takes /tmp, after one warning that
+  # names $TMPDIR and why (the field folder of a run, --repeat's folder, --suite's, the host compiler's)
+  : > "$WORK/file"
+  for t in "$WORK/gone/x|does not exist (No such file or directory)" "rel/tmp|is not an absolute path" \
+           "$WORK/file|is not a folder"; do
+    dir=${t%%|*} why=${t#*|}
+    TMPDIR=$dir $T "$UMRUN" "${JAC[@]}" > "$WORK/a.log" 2>&1 || { rc=$?; cat "$WORK/a.log"; fail "TMPDIR=$dir: exit $rc"; }
+    grep -q "VALIDATION PASS" "$WORK/a.log" || { cat "$WORK/a.log"; fail "TMPDIR=$dir: not validated"; }
+    n=$(grep -cF "umrun: warning: \$TMPDIR ('$dir') $why; using /tmp" "$WORK/a.log")
+    [ "$n" = 1 ] || { cat "$WORK/a.log"; fail "TMPDIR=$dir: $n warnings naming it and why, expected 1"; }
+  done
+  stale=$WORK/gone/x
+  TMPDIR=$stale $T "$UMRUN" "${JAC[@]}" --repeat 2 > "$WORK/r.log" 2>&1 || { rc=$?; cat "$WORK/r.log"; fail "--repeat: exit $rc"; }
+  [ "$(grep -c "warning: \$TMPDIR ('$stale') does not exist" "$WORK/r.log")" = 1 ] \
+    || { cat "$WORK/r.log"; fail "--repeat: not one warning"; }
+  printf 'cases:\n  - {name: j, config: configs/jacobi.yaml, tags: [quick]}\n' > "$WORK/suite.yaml"
+  TMPDIR=$stale $T "$UMRUN" --suite "$WORK/suite.yaml" --out "$WORK/suite" > "$WORK/s.log" 2>&1 \
+    || { rc=$?; cat "$WORK/s.log"; fail "--suite: exit $rc"; }
+  grep -q "1 of 1 runs pass" "$WORK/s.log" || { cat "$WORK/s.log"; fail "--suite: the run did not pass"; }
+  [ "$(grep -c "umrun --suite: warning: \$TMPDIR ('$stale') does not exist" "$WORK/s.log")" = 1 ] \
+    || { cat "$WORK/s.log"; fail "--suite: not one warning"; }
+  # the host compiler's private folder (cache off): /tmp, said as "does not exist", not "not private enough"
+  TMPDIR=$stale $T "$UMRUN" "${JAC[@]}" --set output.dir="$WORK/out" --set run.backend=seq --set run.cache=off \
+    --set hostc.compile=wait > "$WORK/h.log" 2>&1 || { rc=$?; cat "$WORK/h.log"; fail "hostc: exit $rc"; }
+  grep -qF "um: hostc: \$TMPDIR ('$stale') does not exist (No such file or directory); compiling in /tmp instead" \
+    "$WORK/h.log" || { cat "$WORK/h.log"; fail "hostc: no warning naming \$TMPDIR and why"; }
+  grep -q "private enough\|keeps its generic host code" "$WORK/h.log" && { cat "$WORK/h.log"; fail "hostc: wrong reason"; }
+  [ -e "$WORK/gone" ] && fail "the missing \$TMPDIR was made"
+  ;;
+*) fail "unknown check '$check'" ;;
+esac
+echo "PASS: $check"
