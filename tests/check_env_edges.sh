@@ -38,6 +38,16 @@ tmpdir_stale) # $TMPDIR missing, relative or not a folder: every user of it take
   grep -q "private enough\|keeps its generic host code" "$WORK/h.log" && { cat "$WORK/h.log"; fail "hostc: wrong reason"; }
   [ -e "$WORK/gone" ] && fail "the missing \$TMPDIR was made"
   ;;
+small_stack) # a 256 KiB stack (ulimit -s 256: some containers and batch systems): runs as with the usual 8 MiB (every
+  # thread's stack too, where glibc takes the limit); it crashed at once before (SIGSEGV, no message)
+  ( ulimit -s 256 && $T "$UMRUN" "${JAC[@]}" --json "$WORK/j.json" ) > "$WORK/j.log" 2>&1; rc=$?
+  [ $rc = 0 ] && grep -q "VALIDATION PASS" "$WORK/j.log" || { cat "$WORK/j.log"; fail "jacobi under ulimit -s 256: exit $rc"; }
+  grep -q '"status": "ok"' "$WORK/j.json" || fail "jacobi under ulimit -s 256: no --json"
+  ( ulimit -s 256 && $T "$UMRUN" configs/airfoil_small.yaml --quiet --set run.iterations=20 --no-validate \
+      --set output.dir="$WORK/air" --set output.hdf5=true --set run.threads=2 ) > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc = 0 ] && [ -s "$WORK/air/airfoil.h5" ] && [ -s "$WORK/air/airfoil.xmf" ] \
+    || { cat "$WORK/a.log"; fail "airfoil_small with HDF5 output under ulimit -s 256: exit $rc"; }
+  ;;
 *) fail "unknown check '$check'" ;;
 esac
 echo "PASS: $check"

@@ -358,6 +358,38 @@ static int load_config(const um_runner *r, const cmdline *c, um_config **cfg, ch
   return rc;
 }
 
+/* The config (s[0]) and the config with each value the sweep sets (s[1], each in turn) checked as a run checks them:
+ * 0, or the exit status after the message. */
+static int check_sweep(const um_runner *r, cmdline *c, um_config *cfg, int from_config, run_settings *s, char *err,
+                       size_t len) {
+  if (umrun_read_settings(r, cfg, c->config_path, &s[0], stdout, err, len))
+    return umrun_err(r, "%s\n", err), EXIT_USAGE;
+  const um_app *sapp = um_app_find(r, s[0].app);
+  if (from_config && umrun_sweep_resolve_paths(&c->sweep, r, c->config_path, s[0].app, err, len))
+    return umrun_err(r, "sweep: %s\n", err), EXIT_USAGE; /* its paths, as the file's own, from its folder */
+  if (umrun_sweep_check_keys(&c->sweep, sapp, c->sets, c->nsets, err, len)) /* each run would fail alike */
+    return umrun_err(r, "%s\n", err), EXIT_USAGE;
+  FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
+  for (int k = 0; k < c->sweep.nkeys; k++)
+    for (int v = 0; v < c->sweep.nvalues[k]; v++) {
+      char set[1200];
+      um_config *one = NULL;
+      snprintf(set, sizeof set, "%s=%s", c->sweep.key[k], c->sweep.values[k][v]);
+      memset(&s[1], 0, sizeof s[1]);
+      int rc = load_config(r, c, &one, (char[sizeof c->unvalidated_ref]){0}, err, len);
+      if (!rc) rc = um_config_set_assignment(one, set, "--sweep", err, len);
+      if (!rc) rc = umrun_read_settings(r, one, c->config_path, &s[1], quiet ? quiet : stdout, err, len);
+      um_config_free(one);
+      if (rc) {
+        umrun_err(r, "--sweep %s: %s\n", set, err);
+        if (quiet) fclose(quiet);
+        return EXIT_USAGE;
+      }
+    }
+  if (quiet) fclose(quiet);
+  return 0;
+}
+
 /* A sweep from --sweep or the config's "sweep: [key=v1,v2, ...]": runs it and
  * returns the exit status; -1 when there is no sweep to run. */
 static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *cfg) {
@@ -394,40 +426,15 @@ static int maybe_sweep(const um_runner *r, cmdline *c, char **argv, um_config *c
   /* Before anything runs or is written: the config (app and every key), and
    * the config with each value the sweep sets, are checked as a run checks
    * them; the output folder is built from the checked app name only. */
-  run_settings s;
-  memset(&s, 0, sizeof s);
-  if (umrun_read_settings(r, cfg, c->config_path, &s, stdout, err, sizeof err)) {
-    umrun_err(r, "%s\n", err);
-    return EXIT_USAGE;
-  }
-  const um_app *sapp = um_app_find(r, s.app);
-  if (from_config && umrun_sweep_resolve_paths(&c->sweep, r, c->config_path, s.app, err, sizeof err))
-    return umrun_err(r, "sweep: %s\n", err), EXIT_USAGE; /* its paths, as the file's own, from its folder */
-  if (umrun_sweep_check_keys(&c->sweep, sapp, c->sets, c->nsets, err, sizeof err)) /* each run would fail alike */
-    return umrun_err(r, "%s\n", err), EXIT_USAGE;
-  FILE *quiet = fopen("/dev/null", "w"); /* notes were printed once above */
-  for (int k = 0; k < c->sweep.nkeys; k++)
-    for (int v = 0; v < c->sweep.nvalues[k]; v++) {
-      char set[1200];
-      um_config *one = NULL;
-      snprintf(set, sizeof set, "%s=%s", c->sweep.key[k], c->sweep.values[k][v]);
-      run_settings sv;
-      memset(&sv, 0, sizeof sv);
-      int rc = load_config(r, c, &one, (char[sizeof c->unvalidated_ref]){0}, err, sizeof err);
-      if (!rc) rc = um_config_set_assignment(one, set, "--sweep", err, sizeof err);
-      if (!rc) rc = umrun_read_settings(r, one, c->config_path, &sv, quiet ? quiet : stdout, err, sizeof err);
-      um_config_free(one);
-      if (rc) {
-        umrun_err(r, "--sweep %s: %s\n", set, err);
-        if (quiet) fclose(quiet);
-        return EXIT_USAGE;
-      }
-    }
-  if (quiet) fclose(quiet);
+  run_settings *s = calloc(2, sizeof *s); /* the config's and a value's: 54 KB, on the heap (a small stack) */
+  if (!s) return umrun_err(r, "out of memory\n"), EXIT_RUN;
+  const int bad = check_sweep(r, c, cfg, from_config, s, err, sizeof err);
   char outdir[4096];
-  const char *appname = s.app;
+  const char *appname = bad ? "" : s->app;
   if (c->sweep_out) snprintf(outdir, sizeof outdir, "%s", c->sweep_out);
   else snprintf(outdir, sizeof outdir, "out/sweep_%s", appname);
+  free(s);
+  if (bad) return bad;
   c->sweep.allow_compiler = c->allow_compiler;
   c->sweep.no_validate = c->no_validate;
   return umrun_sweep_run(argv[0], c->config_path, c->sets, c->nsets, &c->sweep, outdir);
@@ -571,73 +578,79 @@ static int ckpt_settings(const um_runner *r, um_app_run *run, um_config *cfg, ru
   return 1;
 }
 
+/* What one run holds (run_config): its settings, its validation and what the app hands back. */
+typedef struct {
+  run_settings s;
+  validation v;
+  um_app_run run;
+} run_state;
+
 /* Set up the context, run the app, report, validate, write outputs. */
 static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held_err *held) {
   FILE *out = stdout;
-  run_settings s;
-  memset(&s, 0, sizeof s);
-  s.outdir_fd = -1;
+  run_state *rs = calloc(1, sizeof *rs); /* on the heap: 200 KB, too much for a small stack (ulimit -s 256) */
+  if (!rs) return umrun_err(r, "out of memory\n"), release_err(r, held, EXIT_RUN, DEFAULT_DEADLINE_S, NULL);
+  run_settings *s = &rs->s;
+  validation *v = &rs->v;
+  um_app_run *run = &rs->run;
+  s->outdir_fd = -1;
   int unknown_keys = UM_APP_KEYS_ERROR;
-  validation v;
-  memset(&v, 0, sizeof v);
-  v.field_dir_slot = -1;
+  v->field_dir_slot = -1;
   um_context *ctx = NULL;
-  s.load_start = umrun_loadavg(); /* provenance: the load before the run, the config and its file */
-  s.cfg = cfg;
-  s.config_path = c->config_path;
-  int st = prepare_run(r, c, cfg, &s, &v, &ctx, &unknown_keys);
-  st = release_err(r, held, st, s.deadline_s > 0 ? s.deadline_s : DEFAULT_DEADLINE_S, &v);
-  if (st) return abandon_run(r, &s, &v, &ctx), st;
-  const um_app *app = um_app_find(r, s.app);
+  s->load_start = umrun_loadavg(); /* provenance: the load before the run, the config and its file */
+  s->cfg = cfg;
+  s->config_path = c->config_path;
+  int st = prepare_run(r, c, cfg, s, v, &ctx, &unknown_keys);
+  st = release_err(r, held, st, s->deadline_s > 0 ? s->deadline_s : DEFAULT_DEADLINE_S, v);
+  if (st) return abandon_run(r, s, v, &ctx), free(rs), st;
+  const um_app *app = um_app_find(r, s->app);
   const int rank = um_mpi_rank(), nranks = um_mpi_size();
-  umrun_print_backend(out, &s, ctx);
-  print_where(r, out, &s, ctx);
+  umrun_print_backend(out, s, ctx);
+  print_where(r, out, s, ctx);
   if (!c->quiet) {
     fprintf(out, "options in effect:\n");
     um_config_print(cfg, out);
   }
 
-  um_app_run run;
-  memset(&run, 0, sizeof run);
-  run.ctx = ctx;
-  run.cfg = cfg;
-  run.app = app;
-  run.runner = r;
-  run.log = out;
-  run.progress = !c->quiet && rank == 0 && isatty(STDERR_FILENO);
-  run.output_dir = s.outdir;
-  run.write_hdf5 = s.write_hdf5;
-  run.field_dir = v.field_dir[0] ? v.field_dir : NULL;
-  if (rank > 0 && v.ref && v.ref->nfields && !(s.outdir && *s.outdir)) /* a path that cannot exist stands */
-    run.field_dir = "/dev/null/umrun: rank 0 writes the field files"; /* for rank 0's temporary folder */
-  run.wanted_fields = v.wanted;
-  run.nwanted_fields = v.nwanted;
+  run->ctx = ctx;
+  run->cfg = cfg;
+  run->app = app;
+  run->runner = r;
+  run->log = out;
+  run->progress = !c->quiet && rank == 0 && isatty(STDERR_FILENO);
+  run->output_dir = s->outdir;
+  run->write_hdf5 = s->write_hdf5;
+  run->field_dir = v->field_dir[0] ? v->field_dir : NULL;
+  if (rank > 0 && v->ref && v->ref->nfields && !(s->outdir && *s->outdir)) /* a path that cannot exist stands */
+    run->field_dir = "/dev/null/umrun: rank 0 writes the field files"; /* for rank 0's temporary folder */
+  run->wanted_fields = v->wanted;
+  run->nwanted_fields = v->nwanted;
   /* rank 0 warns; every rank stops on an unknown key (the same config: the same answer) */
-  run.unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
-  if (ckpt_settings(r, &run, cfg, &s, &v)) return EXIT_USAGE;
+  run->unknown_keys = rank == 0 || unknown_keys == UM_APP_KEYS_ERROR ? unknown_keys : UM_APP_KEYS_UNCHECKED;
+  if (ckpt_settings(r, run, cfg, s, v)) return free(rs), EXIT_USAGE;
   fprintf(out, "running %s ...\n", app->name);
   fflush(out);
   double t0 = um_wtime();
-  run.t_start = t0;
+  run->t_start = t0;
   um_setup_start(ctx, UM_SETUP_MESH); /* the app closes it (um_app_setup_done) */
-  int rc = app->run(&run);
+  int rc = app->run(run);
   if (!rc) rc = um_sync(ctx); /* device work finished, its timings read */
   double total = um_wtime() - t0;
-  um_app_progress_clear(&run);
+  um_app_progress_clear(run);
   int status = EXIT_OK, draw_status = EXIT_OK;
   umrun_draw drawn = c->draw; /* --draw: what the picture shows, for the JSON */
   const char *status_text = "ok";
   if (nranks > 1) { /* one outcome for every rank; a rank that failed alone stops the job rather than hang it */
     const int mine = rc ? (rc == UM_ERR_CONFIG ? EXIT_USAGE : rc == UM_ERR_STOPPED ? EXIT_STOPPED : EXIT_RUN) : EXIT_OK;
-    const int all = um_mpi_agree(mine, mine ? s.deadline_s : -1);
+    const int all = um_mpi_agree(mine, mine ? s->deadline_s : -1);
     if (all < 0) { /* the others wait in a loop for this rank: say why, then stop every rank */
       umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
-      umrun_remove_field_dir(r, &v); /* MPI_Abort ends this process without its signal handlers */
+      umrun_remove_field_dir(r, v); /* MPI_Abort ends this process without its signal handlers */
       um_mpi_abort(mine);
     }
-    int first[2] = {rc, run.failed_elsewhere};
+    int first[2] = {rc, run->failed_elsewhere};
     um_mpi_bcast_int(first, 2); /* rank 0's outcome, and whether it was another rank's failure */
-    if (rc && !run.failed_elsewhere && (!first[0] || first[1])) /* rank 0 will not say it: this rank does */
+    if (rc && !run->failed_elsewhere && (!first[0] || first[1])) /* rank 0 will not say it: this rank does */
       umrun_err(r, "rank %d of %d: %s failed: %s\n", rank, nranks, app->name, um_error_message(ctx));
     if (all && !rc) rc = um_error_set(ctx, all == EXIT_USAGE ? UM_ERR_CONFIG : UM_ERR_BACKEND, "another rank failed");
   }
@@ -659,34 +672,35 @@ static int run_config(const um_runner *r, const cmdline *c, um_config *cfg, held
         umrun_err(r, "note: %.*s; the loop table shows rank 0's times\n", (int)strcspn(m, "\n"), m);
       }
     }
-    if (umrun_measure_memory(&run, ctx) && rank == 0) umrun_err(r, "note: the ranks' memory could not be gathered\n");
-    umrun_print_report(out, app, &run, &s, ctx, total);
+    if (umrun_measure_memory(run, ctx) && rank == 0) umrun_err(r, "note: the ranks' memory could not be gathered\n");
+    umrun_print_report(out, app, run, s, ctx, total);
     draw_status = umrun_draw_run(&drawn, ctx, out, r->prog); /* every rank: a partition gathers from each */
   }
-  if (!rc && v.ref && rank == 0) {
+  if (!rc && v->ref && rank == 0) {
     char changed[2048] = "";
     um_config *base = NULL; /* the config file (or the embedded default) alone */
     if (load_base(r, c->config_path, &base, NULL, 0)) base = NULL;
     umrun_changed_settings(cfg, base, changed, sizeof changed);
     um_config_free(base);
-    status = umrun_validate_run(r, out, &s, app, &run, &v, changed, &status_text);
+    status = umrun_validate_run(r, out, s, app, run, v, changed, &status_text);
   }
-  umrun_remove_field_dir(r, &v);
-  if (!rc && rank == 0 && !run.unknown_keys_checked) /* an app that never called um_app_prepare */
+  umrun_remove_field_dir(r, v);
+  if (!rc && rank == 0 && !run->unknown_keys_checked) /* an app that never called um_app_prepare */
     um_config_warn_unread(cfg, stderr); /* after a failure, unread keys are no news */
-  if (!rc && rank == 0) umrun_warn_loop_keys(&run, stderr);
-  if (!rc && rank == 0) umrun_ckpt_note_unused(&run, r->prog ? r->prog : "umrun");
+  if (!rc && rank == 0) umrun_warn_loop_keys(run, stderr);
+  if (!rc && rank == 0) umrun_ckpt_note_unused(run, r->prog ? r->prog : "umrun");
   if (!rc && drawn.kind && status == EXIT_OK) status = draw_status;
-  if (rank == 0) status = umrun_write_outputs(r, c, &s, ctx, app, &run, total, &v, rc, status, status_text, &drawn);
+  if (rank == 0) status = umrun_write_outputs(r, c, s, ctx, app, run, total, v, rc, status, status_text, &drawn);
   um_mpi_bcast_int(&status, 1); /* every rank exits with rank 0's status */
-  umrun_free_memory(&run);
-  umrun_ckpt_free(&run);
-  um_validation_result_free(&v.val);
-  um_ref_free(v.ref);
-  free(v.wanted);
+  umrun_free_memory(run);
+  umrun_ckpt_free(run);
+  um_validation_result_free(&v->val);
+  um_ref_free(v->ref);
+  free(v->wanted);
   um_finalize(&ctx);
-  release_outdir(&s);
-  if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) umrun_remove_made_dirs(&s);
+  release_outdir(s);
+  if (status != EXIT_OK && status != EXIT_VALIDATION && status != EXIT_STOPPED) umrun_remove_made_dirs(s);
+  free(rs);
   return status;
 }
 

@@ -254,6 +254,22 @@ int um_loop_set_increments(um_context *ctx, const char *loop_name, um_increments
   return UM_SUCCESS;
 }
 
+/* The exec halo [owned, end) of a distributed call: its increments into dats count, its reduction partials do not
+ * (a copy of the loop runs it). Never inlined: the copy's 25 KB stay off par_loop's frame, so that a call on one
+ * rank fits a small stack (ulimit -s 256) without a malloc per call. */
+#if defined(__GNUC__)
+#define UM_NOINLINE __attribute__((noinline))
+#else
+#define UM_NOINLINE
+#endif
+static UM_NOINLINE int run_exec_halo(um_context *ctx, const um_loop *loop, int owned, int end, void *sp) {
+  um_loop tail;
+  memcpy(&tail, loop, sizeof tail);
+  tail.begin = owned;
+  tail.end = end;
+  return run_piece(ctx, &tail, sp);
+}
+
 /* Stage 5: the backend runs the range. Distributed, it runs in pieces: the core
  * elements while the halos travel (when the backend runs ranges that start
  * past 0), the rest of the owned ones, then the exec halo with its reduction
@@ -305,13 +321,7 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
     loop->end = stop;
     UM_CHECK(ctx, run_piece(ctx, loop, sp));
   }
-  if (apart) { /* the exec halo: its increments into dats count, its reduction partials do not */
-    um_loop tail;
-    memcpy(&tail, loop, sizeof tail);
-    tail.begin = owned;
-    tail.end = end;
-    UM_CHECK(ctx, run_piece(ctx, &tail, sp));
-  }
+  if (apart) UM_CHECK(ctx, run_exec_halo(ctx, loop, owned, end, sp));
   loop->begin = 0;
   loop->end = end;
   UM_CHECK(ctx, finish_pieces(ctx, loop, sp)); /* gathers over every element that ran */

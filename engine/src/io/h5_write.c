@@ -47,10 +47,12 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
     fclose(in);
     return -1;
   }
-  char buf[1 << 16];
+  enum { CHUNK = 1 << 16 };
+  char *buf = malloc(CHUNK); /* not on the stack: a small one (ulimit -s 256) holds the whole run */
   size_t k;
-  int bad = 0;
-  while ((k = fread(buf, 1, sizeof buf, in)) > 0) {
+  int bad = !buf;
+  if (bad) snprintf(why, whylen, "out of memory copying '%s'", src);
+  while (!bad && (k = fread(buf, 1, CHUNK, in)) > 0) {
     if (fwrite(buf, 1, k, out) != k) {
       snprintf(why, whylen, "writing '%s' failed: %s (%s)", dst, strerror(errno), um_safe_why(errno));
       bad = 1;
@@ -61,6 +63,7 @@ static int copy_file(const char *src, const char *dst, char *why, size_t whylen)
     snprintf(why, whylen, "reading '%s' failed", src);
     bad = 1;
   }
+  free(buf);
   fclose(in);
   if (fclose(out) != 0 && !bad) {
     snprintf(why, whylen, "closing '%s' failed: %s (%s)", dst, strerror(errno), um_safe_why(errno));

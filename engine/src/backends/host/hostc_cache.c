@@ -357,13 +357,18 @@ static const char *read_write(const char *buf, const char *mark) {
 }
 
 int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n) {
-  char p[4096], buf[1 << 16];
+  enum { LOG_MAX = 1 << 16 };
+  char p[4096];
   snprintf(p, sizeof p, "%s/cc.log", work);
   out[0] = '\0';
   FILE *f = fopen(p, "r");
-  if (!f) return 0;
+  char *buf = f ? malloc(LOG_MAX) : NULL; /* not on the stack: compiles run on threads of a small stack too */
+  if (!buf) {
+    if (f) fclose(f);
+    return 0;
+  }
   buf[0] = '\n'; /* every line follows a new line */
-  const size_t got = fread(buf + 1, 1, sizeof buf - 2, f);
+  const size_t got = fread(buf + 1, 1, LOG_MAX - 2, f);
   fclose(f);
   buf[got + 1] = '\0';
   const char *at = mark ? read_write(buf, mark) : NULL, *err = strstr(buf, "error:");
@@ -376,6 +381,7 @@ int hcc_log_excerpt(const char *work, const char *mark, char *out, size_t n) {
       break;
     }
   for (size_t k = strlen(out); k > 0 && (out[k - 1] == '\n' || out[k - 1] == ' '); k--) out[k - 1] = '\0';
+  free(buf);
   return at != NULL;
 }
 
