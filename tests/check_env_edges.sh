@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bash tests/check_env_edges.sh <check> <umrun> <work dir>   (run from the source root)
-# The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack.
+# The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack, an .xmf that
+# cannot be written beside its .h5.
 set -u
 check=$1 UMRUN=$2 WORK=$3
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -47,6 +48,25 @@ small_stack) # a 256 KiB stack (ulimit -s 256: some containers and batch systems
       --set output.dir="$WORK/air" --set output.hdf5=true --set run.threads=2 ) > "$WORK/a.log" 2>&1; rc=$?
   [ $rc = 0 ] && [ -s "$WORK/air/airfoil.h5" ] && [ -s "$WORK/air/airfoil.xmf" ] \
     || { cat "$WORK/a.log"; fail "airfoil_small with HDF5 output under ulimit -s 256: exit $rc"; }
+  ;;
+h5_xmf_pair) # NAME.h5 and NAME.xmf all or nothing: when the .xmf cannot be written (here a folder stands at its path),
+  # the new .h5 is removed, or the earlier one put back; the message names the file and the reason, no C function
+  AIRH5=(configs/airfoil_small.yaml --quiet --no-validate --set output.dir="$WORK/out")
+  mkdir -p "$WORK/out/airfoil.xmf"
+  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=5 > "$WORK/a.log" 2>&1; rc=$?
+  [ $rc = 2 ] || { cat "$WORK/a.log"; fail "an .xmf that cannot be written: exit $rc, expected 2"; }
+  grep -q "cannot write '$WORK/out/airfoil.xmf': it is a folder.*the new airfoil.h5 was removed" "$WORK/a.log" \
+    || { cat "$WORK/a.log"; fail "no message naming the .xmf, its reason and the removed .h5"; }
+  grep -q "um_xdmf_write" "$WORK/a.log" && { cat "$WORK/a.log"; fail "the message names a C function"; }
+  [ -e "$WORK/out/airfoil.h5" ] && fail "a new airfoil.h5 was left without its .xmf"
+  rmdir "$WORK/out/airfoil.xmf"
+  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=5 > "$WORK/b.log" 2>&1 || { rc=$?; cat "$WORK/b.log"; fail "exit $rc"; }
+  cp "$WORK/out/airfoil.h5" "$WORK/earlier.h5"
+  rm "$WORK/out/airfoil.xmf"; mkdir "$WORK/out/airfoil.xmf"
+  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=7 > "$WORK/c.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q "airfoil.h5 is the earlier one again" "$WORK/c.log" || { cat "$WORK/c.log"; fail "exit $rc"; }
+  cmp -s "$WORK/earlier.h5" "$WORK/out/airfoil.h5" || fail "the earlier airfoil.h5 was not put back"
+  ls -A "$WORK/out" | grep -q "\.old\.\|\.tmp\." && { ls -A "$WORK/out"; fail "a second name or a temporary was left"; }
   ;;
 *) fail "unknown check '$check'" ;;
 esac

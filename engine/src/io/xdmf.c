@@ -118,7 +118,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   const char *slash = strrchr(xmf_path, '/');
   size_t dirlen = (h5_name[0] == '/' || !slash) ? 0 : (size_t)(slash - xmf_path + 1);
   h5path = (char *)malloc(dirlen + strlen(h5_name) + 1);
-  if (!h5path) return um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+  if (!h5path) return um_format_error(err, errlen, UM_ERR_ALLOC, "cannot write '%s': out of memory", xmf_path);
   memcpy(h5path, xmf_path, dirlen);
   strcpy(h5path + dirlen, h5_name);
   hid_t fid = H5I_INVALID_HID;
@@ -128,7 +128,7 @@ static int xdmf_impl(const char *xmf_path, const char *h5_name, const char *node
   const xnum fdef = {"Float", 8}, idef = {"Int", 4};
   xnum ncoord, ncell;
   xnum *ndat = (xnum *)calloc((size_t)(ncell_dats > 0 ? ncell_dats : 1), sizeof(xnum));
-  int rc = ndat ? UM_SUCCESS : um_format_error(err, errlen, UM_ERR_ALLOC, "um_xdmf_write: out of memory");
+  int rc = ndat ? UM_SUCCESS : um_format_error(err, errlen, UM_ERR_ALLOC, "cannot write '%s': out of memory", xmf_path);
   if (!rc) rc = xdmf_probe(fid, h5path, node_coords_dat, (unsigned long long)nnodes, (unsigned long long)coord_dim,
                            fdef, &ncoord, err, errlen);
   if (!rc) rc = xdmf_probe(fid, h5path, cell_map, (unsigned long long)ncells, (unsigned long long)nodes_per_cell,
