@@ -73,3 +73,8 @@ int um_test_gmap_forms(char *err, size_t el) {
          check_box(151, 3, 3, 76, 1, 'h', err, el) || check_box(151, 38, 76, 76, 0, 'h', err, el) ||
          check_box(151, 151, 151, 2, 1, 'd', err, el);
 }
+
+/* Whether dat d's halo rows wait for the first loop that reads them to exchange them, and setting it: the tests
+ * that hold two distributions to the bit give both the same halos left stale (tests/test_mpi_blocks.cpp). */
+int um_test_halo_stale(const um_dat *d) { return d->halo_stale; }
+void um_test_set_halo_stale(um_dat *d, int stale) { d->halo_stale = stale; }

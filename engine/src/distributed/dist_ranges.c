@@ -13,10 +13,10 @@
  *      the others';
  *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
  *      rows, through pos alone, only ever move down), each dat's owned rows move within theirs (realloc to the
- *      local rows, the core rows down, the few others after them) and its halo rows come from their owners along
- *      the halo lists.
- * The result is the general steps' to the byte (tests/test_mpi_blocks.cpp, RangesInstall), with no page of the
- * rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
+ *      local rows, the core rows down, the few others after them); its halo rows are left stale, for the first
+ *      loop that reads them to exchange (a dat no loop reads there never travels).
+ * The result is the general steps' to the byte once the halos are exchanged (tests/test_mpi_blocks.cpp,
+ * RangesInstall), with no page of the rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
 #include "dist_blocks.h"
 
 #include <stdlib.h>
@@ -480,50 +480,9 @@ static int copy_rows(umd_blocks *B, int k, int total) {
   return rc;
 }
 
-/* The halo rows of set s's dats that are not zeros (zero[]) from their owners along the set's halo lists, every
- * dat's row side by side in one message a neighbour (collective). */
-static int fill_halos(umd_blocks *B, int s, const int *zero) {
-  um_context *ctx = B->ctx;
-  const umd_set *U = &B->D->sets[s];
-  const int P = B->P, ne = U->exp_off[U->nnb];
-  size_t R = 0; /* bytes of a row of every such dat */
-  for (int k = 0; k < ctx->ndats; k++)
-    if (ctx->dats[k]->set->index == s && !zero[k]) R += (size_t)ctx->dats[k]->dim * ctx->dats[k]->esize;
-  if (!R) return UM_SUCCESS; /* the same on every rank: the same dats, zeros on every rank alike */
-  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt), nr = 0;
-  char *sb = malloc((size_t)(ne ? ne : 1) * R), *rbuf = NULL;
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  int rc = scnt && rcnt && sb ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory filling the halos of set '%s'", ctx->sets[s]->name);
-  if (rc == UM_SUCCESS) {
-    int m = MPI_Type_contiguous((int)R, MPI_BYTE, &t);
-    if (m == MPI_SUCCESS) m = MPI_Type_commit(&t);
-    if (m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Type_contiguous (dat rows)");
-  }
-  for (int j = 0; rc == UM_SUCCESS && j < U->nnb; j++) scnt[U->nb[j]] = U->exp_off[j + 1] - U->exp_off[j];
-  for (int k = 0, off = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
-    const um_dat *d = ctx->dats[k];
-    if (d->set->index != s || zero[k]) continue;
-    for (int i = 0; i < ne; i++) copy_row_out(d, U->exp[i], sb + (size_t)i * R + off);
-    off += (int)((size_t)d->dim * d->esize);
-  }
-  rc = umd_agree(B, rc, "moving the dats' halo rows");
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, t, R, sb, scnt, (void **)&rbuf, rcnt, &nr);
-  if (rc == UM_SUCCESS && nr != U->imp_off[U->nnb])
-    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", ctx->sets[s]->name, nr, U->imp_off[U->nnb]);
-  for (int k = 0, off = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) {
-    um_dat *d = ctx->dats[k];
-    if (d->set->index != s || zero[k]) continue;
-    for (int i = 0; i < nr; i++) copy_row_in(d, U->imp[i], rbuf + (size_t)i * R + off);
-    off += (int)((size_t)d->dim * d->esize);
-    um__dat_host_moved(d), d->halo_stale = 0;
-  }
-  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-  free(scnt), free(rcnt), free(sb), free(rbuf);
-  return rc;
-}
-
-/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers, then the
- * halo rows of them all from the owners (collective). */
+/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers and their
+ * halo rows zeros, marked stale: the first loop that reads a dat's halo exchanges it (loop.c's halo_list), and a
+ * dat no loop reads there never travels (collective). */
 static int dats_ranges(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   const umd_set *U = &B->D->sets[s];
@@ -541,9 +500,9 @@ static int dats_ranges(umd_blocks *B, int s) {
     rc = um__dat_to_host(ctx, d);
     if (rc == UM_SUCCESS) rc = d->layout == UM_SOA && d->dim > 1 ? copy_rows(B, k, U->total) : move_rows(B, k, nrows);
     if (rc == UM_SUCCESS) d->rows = nrows;
+    if (rc == UM_SUCCESS) um__dat_host_moved(d), d->halo_stale = 1;
   }
   rc = umd_agree(B, rc, "moving the dats' rows");
-  if (rc == UM_SUCCESS) rc = fill_halos(B, s, zero);
   free(zero);
   return rc;
 }
