@@ -3,7 +3,8 @@
 
   check_draw.py UMRUN WORK plan        one process: the plan picture (default loop and a named one), the
                                        partition picture of one rank, and the refusals (unknown loop, a 3-D
-                                       mesh, a mesh too large, a path that cannot be written, plan under mpirun)
+                                       mesh, a mesh too large, a path that cannot be written, a picture past
+                                       the file size limit, plan under mpirun)
   check_draw.py UMRUN WORK mpi MPIRUN  3 ranks: the partition picture shows 3 owners and each rank's halos
 
 Run from the source root. Every SVG must parse as XML; its figures must be the ones the run's JSON gives
@@ -13,6 +14,7 @@ import base64
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -127,6 +129,24 @@ def check_partition(svg_path, json_path, ranks):
             fail(f"partition: rank {r} has no halo elements drawn")
 
 
+def check_write_fails(umrun, work):
+    """A picture the disk cannot take (past the file size limit, as on a full disk): the system's reason, exit 2,
+    nothing left (it said "could not write" with no reason)."""
+    target = os.path.join(work, "big.svg")
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+    p = subprocess.run([umrun] + AIRFOIL + ["--set", "run.cache=off", "--set", "hostc.compile=off", "--draw", "plan",
+                                            target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=600, preexec_fn=limit)
+    if p.returncode != 2:
+        fail(f"--draw past the file size limit: exit {p.returncode}, expected 2", p.stdout)
+    if f"--draw: cannot write '{target}': writing it failed: File too large (" not in p.stdout:
+        fail("--draw past the file size limit: the message does not give the system's reason", p.stdout)
+    left = [f for f in os.listdir(work) if f.startswith("big.svg")]
+    if left:
+        fail(f"--draw past the file size limit: left {left} behind")
+
+
 def check_report(umrun, work):
     """A suite case with draw: plan; --report shows its picture with a caption, as an image of the same SVG."""
     suite = os.path.join(work, "suite.yaml")
@@ -187,6 +207,7 @@ def main():
             1, ["small meshes", "at most"], ["partition"])
     run([umrun] + AIRFOIL + ["--draw", "plan", os.path.join(work, "no_such_folder", "p.svg")], 1, "unwritable path")
     run([umrun] + AIRFOIL + ["--draw", "picture", os.path.join(work, "p.svg")], 1, "unknown picture")
+    check_write_fails(umrun, work)
     check_report(umrun, work)
     print("ok: plan and partition pictures, the refusals, and the report's picture")
 

@@ -3,6 +3,7 @@
  * the ranks (owners; each rank's owned elements, exec halo and non-exec halo), the elements drawn at their
  * coordinates: a dat of 2 values per element on the set, or on a set a map from it reaches (each element the
  * shape of its map row: a point, a segment or a polygon). Small 2-D meshes only. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -417,9 +418,12 @@ int umrun_draw_run(umrun_draw *d, um_context *ctx, FILE *out, const char *prog) 
   um_safe_file sf;
   int bad = um_safe_open(&sf, d->path, err, sizeof err);
   if (!bad) {
+    errno = 0;
     bad = fwrite(mem, 1, n, sf.f) != n;
+    const int eno = errno ? errno : EIO; /* as the other writers say it: the system's reason, and what to do */
     if (bad)
-      um_safe_abort(&sf), snprintf(err, sizeof err, "could not write '%s'", d->path);
+      um_safe_abort(&sf), snprintf(err, sizeof err, "cannot write '%s': writing it failed: %s (%s)", d->path,
+                                   strerror(eno), um_safe_why(eno));
     else
       bad = um_safe_commit(&sf, err, sizeof err);
   }

@@ -272,7 +272,8 @@ void um_safe_cleanup_on_signals(void) {
 /* ---- messages ------------------------------------------------------------------ */
 const char *um_safe_why(int eno) {
   switch (eno) {
-  case ENOSPC: return "the disk is full; free space or write elsewhere";
+  case ENOSPC: /* at a file's creation most often out of inodes, while df -h shows room */
+    return "the disk is full, or out of inodes: see df -h and df -i; free space or write elsewhere";
 #ifdef EDQUOT
   case EDQUOT: return "the disk quota is exhausted; free space or write elsewhere";
 #endif
