@@ -486,6 +486,103 @@ TEST_P(Rows32, TheLayoutAndBitsOf64BitRows) {
 INSTANTIATE_TEST_SUITE_P(Sizes, Rows32, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 2, 3),
                                                            ::testing::Values(0, 1, 2)));
 
+// um_map_set_read_only: a loop that writes, updates or increments through such a map is refused, one that reads
+// through it runs.
+TEST(ReadOnlyMaps, AWriteThroughOneIsRefusedAReadRuns) {
+  const QuadMesh g(4);
+  BMesh b;
+  ASSERT_EQ(b.build(g, false, false), 0);
+  ASSERT_EQ(um_map_set_read_only(b.cn), 0);
+  double mx = -1e300;
+  EXPECT_EQ(UM_PAR_LOOP(b.ctx, cell_inc_kernel, "cell_inc", b.cells, um_arg_dat(b.q, -1, UM_ID, 3, UM_DOUBLE, UM_READ),
+                        um_arg_dat(b.nv, 0, b.cn, 3, UM_DOUBLE, UM_INC),
+                        um_arg_dat(b.nv, 1, b.cn, 3, UM_DOUBLE, UM_INC),
+                        um_arg_dat(b.nv, 2, b.cn, 3, UM_DOUBLE, UM_INC),
+                        um_arg_dat(b.nv, 3, b.cn, 3, UM_DOUBLE, UM_INC), um_arg_gbl(&mx, 1, UM_DOUBLE, UM_MAX)),
+            UM_ERR_ARG);
+  const std::string msg = um_error_message(b.ctx);
+  EXPECT_NE(msg.find("loop 'cell_inc', arg 1 (dat 'nv'): INC through map 'cell_nodes', which was declared read-only"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(UM_PAR_LOOP(b.ctx, indirect_write_kernel, "write_through", b.cells,
+                        um_arg_dat(b.nu, 0, b.cn, 2, UM_DOUBLE, UM_WRITE),
+                        um_arg_dat(b.nu, 1, b.cn, 2, UM_DOUBLE, UM_READ)),
+            UM_ERR_ARG);
+  EXPECT_EQ(UM_PAR_LOOP(b.ctx, indirect_write_kernel, "read_through", b.cells,
+                        um_arg_dat(b.q, -1, UM_ID, 3, UM_DOUBLE, UM_WRITE),
+                        um_arg_dat(b.nu, 0, b.cn, 2, UM_DOUBLE, UM_READ)),
+            0)
+      << um_error_message(b.ctx);
+  EXPECT_EQ(um_map_set_read_only(nullptr), UM_ERR_ARG);
+}
+
+// The exec halo does not follow a read-only map: declared whole (the block partitioner), by blocks (block) and by
+// blocks with ranges, the cells (whose one map, to the nodes, is read-only) have no exec halo on any rank, the
+// edges the same exec halo as with the map undeclared; the loops (increments through the edges' maps, a read
+// through the cells' map) give the undeclared map's bits and one process's values.
+class ReadOnly : public ::testing::TestWithParam<std::tuple<int, int>> {};
+TEST_P(ReadOnly, TheExecHaloLeavesTheMapAndTheLoopsAreTheSame) {
+  const QuadMesh g(std::get<0>(GetParam()));
+  const int way = std::get<1>(GetParam()); // 0: whole, block; 1: by blocks, block; 2: by blocks, ranges
+  Variant v;
+  v.partitioner = way == 2 ? "ranges" : "block";
+  BMesh one, ro, all;
+  ASSERT_EQ(one.build(g, false, false, 0, v), 0);
+  ASSERT_EQ(ro.build(g, way > 0, false, 0, v), 0);
+  ASSERT_EQ(all.build(g, way > 0, false, 0, v), 0);
+  ASSERT_EQ(um_map_set_read_only(ro.cn), 0);
+  ASSERT_EQ(um_distribute(ro.ctx, v.primary, v.partitioner), 0) << um_error_message(ro.ctx);
+  ASSERT_EQ(um_distribute(all.ctx, v.primary, v.partitioner), 0) << um_error_message(all.ctx);
+  const int P = um_mpi_size();
+  int cells_exec_all = 0;
+  for (int q = 0; q < P; q++) {
+    int a[3], b[3];
+    ASSERT_EQ(um_set_partition(ro.cells, q, &a[0], &a[1], &a[2]), 0);
+    ASSERT_EQ(um_set_partition(all.cells, q, &b[0], &b[1], &b[2]), 0);
+    EXPECT_EQ(a[0], b[0]) << "the cells owned by rank " << q;
+    EXPECT_EQ(a[1], 0) << "the cells' exec halo on rank " << q;
+    cells_exec_all += b[1];
+    ASSERT_EQ(um_set_partition(ro.edges, q, &a[0], &a[1], &a[2]), 0);
+    ASSERT_EQ(um_set_partition(all.edges, q, &b[0], &b[1], &b[2]), 0);
+    EXPECT_EQ(std::vector<int>(a, a + 2), std::vector<int>(b, b + 2)) << "the edges on rank " << q;
+  }
+  if (P > 1 && g.N > 2) EXPECT_GT(cells_exec_all, 0) << "the undeclared map gives the cells an exec halo";
+  if (P > 1) EXPECT_EQ(um_map_set_read_only(ro.en), UM_ERR_ARG) << "after um_distribute";
+  for (BMesh *m : {&one, &ro, &all}) {
+    double s1 = 0;
+    int c1 = 0;
+    for (int it = 0; it < 2; it++) {
+      ASSERT_EQ(UM_PAR_LOOP(
+                    m->ctx, edge_inc_kernel, "edge_inc", m->edges, um_arg_dat(m->w, -1, UM_ID, 1, UM_DOUBLE, UM_READ),
+                    um_arg_dat(m->u, 0, m->ec, 2, UM_DOUBLE, UM_READ),
+                    um_arg_dat(m->u, 1, m->ec, 2, UM_DOUBLE, UM_READ), um_arg_dat(m->r, 0, m->ec, 2, UM_DOUBLE, UM_INC),
+                    um_arg_dat(m->r, 1, m->ec, 2, UM_DOUBLE, UM_INC), um_arg_dat(m->f, 0, m->ec, 1, UM_FLOAT, UM_INC),
+                    um_arg_gbl(&s1, 1, UM_DOUBLE, UM_INC), um_arg_gbl(&c1, 1, UM_INT, UM_INC)),
+                0)
+          << um_error_message(m->ctx);
+      ASSERT_EQ(UM_PAR_LOOP(m->ctx, indirect_write_kernel, "read_through", m->cells,
+                            um_arg_dat(m->q, -1, UM_ID, 3, UM_DOUBLE, UM_WRITE),
+                            um_arg_dat(m->nu, 0, m->cn, 2, UM_DOUBLE, UM_READ)),
+                0)
+          << um_error_message(m->ctx);
+      ASSERT_EQ(UM_PAR_LOOP(m->ctx, indirect_rw_kernel, "indirect_rw", m->edges,
+                            um_arg_dat(m->u, 0, m->ec, 2, UM_DOUBLE, UM_RW),
+                            um_arg_dat(m->w, -1, UM_ID, 1, UM_DOUBLE, UM_READ)),
+                0)
+          << um_error_message(m->ctx);
+    }
+  }
+  for (um_dat *d : {ro.q, ro.r, ro.u}) {
+    const std::vector<double> x = fetch<double>(ro.ctx, d);
+    expect_same_bits(x, fetch<double>(all.ctx, um_find_dat(all.ctx, um_dat_name(d))), um_dat_name(d));
+    const std::vector<double> y = fetch<double>(one.ctx, um_find_dat(one.ctx, um_dat_name(d)));
+    for (size_t i = 0; i < x.size(); i++)
+      EXPECT_NEAR(x[i], y[i], 1e-12 * (1 + std::fabs(y[i]))) << um_dat_name(d) << "[" << i << "]";
+  }
+  expect_same_bits(fetch<double>(ro.ctx, ro.q), fetch<double>(one.ctx, one.q), "q (a read through the map)");
+}
+INSTANTIATE_TEST_SUITE_P(Ways, ReadOnly, ::testing::Combine(::testing::Values(7, 2), ::testing::Values(0, 1, 2)));
+
 // 32-bit rows with an entry outside the to-set, or into a set of more than INT_MAX elements: refused where they
 // are declared, saying which entry or which set, and the rows freed.
 TEST(BlocksErrors, Rows32OutsideTheSetOrIntoAHugeSetAreRefused) {

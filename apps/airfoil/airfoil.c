@@ -674,6 +674,10 @@ static int airfoil_run(um_app_run *r) {
   UM_APP_TRY(airfoil_set_constants(ctx));
   int checked = 0;
   UM_APP_TRY(load_mesh(r, &a, cells, &checked));
+  /* the maps to the nodes are only read (the coordinates): the exec halo follows pecell and pbecell alone */
+  UM_APP_TRY(um_map_set_read_only(a.pedge));
+  UM_APP_TRY(um_map_set_read_only(a.pbedge));
+  UM_APP_TRY(um_map_set_read_only(a.pcell));
   airfoil_host_mesh h = {NULL, NULL}; /* fetched once for the check and the cells scheme */
   int rc = !checked || cells ? airfoil_host_mesh_fetch(ctx, &a, &h) : UM_SUCCESS;
   /* every reader: degenerate cells are not "the run diverged" */

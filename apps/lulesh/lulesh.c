@@ -265,6 +265,10 @@ int lulesh_setup(um_context *ctx, const lulesh_params *p, lulesh_state **out, ch
     dt_init = m.dt_init;
     lulesh_mesh_free(&m);
   }
+  /* the face maps are only read (monoq's gradients): on several ranks the exec halo follows the element-node map
+   * alone, a plane of elements a side rather than two */
+  if (!rc) rc = um_map_set_read_only(s->elem_faces);
+  if (!rc && s->eos_faces) rc = um_map_set_read_only(s->eos_faces);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dtcourant", &s->r_courant);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MIN, "dthydro", &s->r_hydro);
   if (!rc) rc = um_decl_reduction(ctx, 1, UM_DOUBLE, UM_MAX, "errcode", &s->r_err);

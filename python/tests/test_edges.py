@@ -532,3 +532,16 @@ def test_distribute_checks_its_arguments_on_one_process_too(ctx):
         with pytest.raises(TypeError, match="the primary set must be a um.Set of this context"):
             ctx.distribute(other.set(3, "x"), "block")
     assert ctx.distribute(s, "block") == {}
+
+
+def test_a_write_through_a_read_only_map_is_refused(ctx):
+    """Map.set_read_only: a loop that increments through the map is refused, naming it; one that reads runs."""
+    s, t = ctx.set(3, "s"), ctx.set(4, "t")
+    m = ctx.map(s, t, np.array([[0, 1], [1, 2], [2, 3]]), "m").set_read_only()
+    a = ctx.dat(t, np.arange(4.0), "a")
+    acc = ctx.dat(t, None, "acc", dim=1)
+    out = ctx.dat(s, None, "out", dim=1)
+    with pytest.raises(um.UmError, match="INC through map 'm', which was declared read-only"):
+        um.par_loop(GATHER, s, a(READ, m[0]), a(READ, m[1]), acc(INC, m[0]))
+    um.par_loop(GATHER, s, a(READ, m[0]), a(READ, m[1]), out(INC))
+    np.testing.assert_array_equal(out.fetch(), [-1.0, -1.0, -1.0])

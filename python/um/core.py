@@ -583,6 +583,14 @@ class Map(_Object):
         return (self, idx % self.arity)
 
     @_locked
+    def set_read_only(self):
+        """Declare that every loop argument through this map READs (um_map_set_read_only): on several ranks the
+        exec halo then does not follow it. A loop that writes or increments through it is refused (UmError).
+        Before :meth:`Context.distribute`. Returns the map."""
+        self.ctx.check(lib.um_map_set_read_only(self._p))
+        return self
+
+    @_locked
     def fetch(self):
         """The map's rows as an int32 array (frm.size, arity), in the current numbering."""
         out = np.empty((self.frm.size, self.arity), dtype=np.int32)

@@ -133,6 +133,16 @@ int um_context_set_partition_budget(um_context *ctx, double seconds);
  * chain, said in the note. A named dat that cannot serve is an error of
  * um_distribute (UM_ERR_CONFIG). Before um_distribute. */
 int um_context_set_partition_coords(um_context *ctx, const char *dat_name);
+/** Declares that every loop argument through map m READs (none writes or
+ * increments through it). A distribution's exec halo then does not follow m:
+ * an element of another rank that reaches this rank's elements only through m
+ * is not run here, so the halos and the redundant work of each step shrink
+ * where loops only read through a map (a neighbour map such as LULESH's
+ * element faces, or an element-to-node map read for coordinates); the targets
+ * of the elements a rank runs are still in its halo, through m too. A loop
+ * with a WRITE, RW or INC argument through m is refused (UM_ERR_ARG). Before
+ * um_distribute: UM_ERR_ARG on a context distributed already. */
+int um_map_set_read_only(um_map *m);
 /* ---- declaring by blocks: no rank holds the whole mesh -------------------------
  * Instead of declaring the whole mesh on every rank, each rank may declare a
  * contiguous block of every set's global numbering (rank 0 the first block,

@@ -64,6 +64,16 @@ static int check_whole(um_context *ctx, const char *loop, int i, const um_arg *a
   return UM_SUCCESS;
 }
 
+/* An argument through a map declared read-only (um_map_set_read_only) must READ. */
+static int check_read_only(um_context *ctx, const char *loop, int i, const um_arg *a) {
+  if (!a->map->read_only || a->acc == UM_READ) return UM_SUCCESS;
+  return UM_ERROR(ctx, UM_ERR_ARG,
+                  "loop '%s', arg %d (dat '%s'): %s through map '%s', which was declared read-only "
+                  "(um_map_set_read_only: no loop writes through it, so the distribution's exec halo does not "
+                  "follow it); read through it, or leave it undeclared",
+                  loop, i, a->dat->name, um_access_name(a->acc), a->map->name);
+}
+
 /* A vector argument (idx UM_ALL): a map from the loop's set to the dat's, READ or INC. */
 static int check_vec(um_context *ctx, const char *loop, const um_set *set, int i, const um_arg *a) {
   const um_dat *d = a->dat;
@@ -92,7 +102,7 @@ static int check_vec(um_context *ctx, const char *loop, const um_set *set, int i
                     "loop '%s', arg %d: vector argument through map '%s', which leads to set '%s', but dat '%s' "
                     "lives on '%s'",
                     loop, i, m->name, m->to->name, d->name, d->set->name);
-  return UM_SUCCESS;
+  return check_read_only(ctx, loop, i, a);
 }
 
 /* Check one argument against the loop's set and its dat; message names the loop and arg. */
@@ -157,7 +167,7 @@ int um__check_arg(um_context *ctx, const char *loop, const um_set *set, int i, c
   if (a->idx < 0 || a->idx >= m->arity)
     return UM_ERROR(ctx, UM_ERR_ARG, "loop '%s', arg %d: index %d outside map '%s' of arity %d (0..%d, or UM_ALL for "
                     "every target as one vector argument)", loop, i, a->idx, m->name, m->arity, m->arity - 1);
-  return UM_SUCCESS;
+  return check_read_only(ctx, loop, i, a);
 }
 
 

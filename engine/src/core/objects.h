@@ -48,6 +48,8 @@ struct um_map {
    * the to-set, for whole-dat arguments; held by the context apart from its maps (never reordered, distributed,
    * written or planned through) */
   int whole;
+  /* um_map_set_read_only: every loop argument through it READ, so a distribution's exec halo does not follow it */
+  int read_only;
   /* um__map_column_one_to_one's cache: columns checked / found one to one, for this data */
   const int *one_data;
   unsigned long long one_known, one_cols;

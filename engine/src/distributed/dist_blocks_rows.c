@@ -136,8 +136,8 @@ static int cmp_epair(const void *a, const void *b) {
 }
 
 /* The exec halo of set s: the owners of the owned rows' targets (from their homes), map by map; each element sent
- * once to every other rank owning one of its targets (pairs kept only for those: few on a partitioned mesh);
- * core: reaching none. */
+ * once to every other rank owning one of its targets through a map not read-only (pairs kept only for those: few
+ * on a partitioned mesh); core: reaching none, through any map. */
 static int exec_halo(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
@@ -160,6 +160,8 @@ static int exec_halo(umd_blocks *B, int s) {
     free(tg);
     for (int j = 0; rc == UM_SUCCESS && j < m; j++) {
       if (o[j] == B->rank) continue;
+      S->core[j / ar] = 0;
+      if (mp->read_only) continue; /* no loop writes through it: the exec halo does not follow it */
       if (np == cap) {
         cap = cap ? 2 * cap : 1024;
         epair *n2 = realloc(pr, (size_t)cap * sizeof *pr);
@@ -168,7 +170,7 @@ static int exec_halo(umd_blocks *B, int s) {
         else
           pr = n2;
       }
-      if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]}, S->core[j / ar] = 0;
+      if (rc == UM_SUCCESS) pr[np++] = (epair){j / ar, o[j]};
     }
     free(o);
   }

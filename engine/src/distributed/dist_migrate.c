@@ -374,7 +374,8 @@ int um_distribute(um_context *ctx, const char *primary_name, const char *partiti
   D->nsets = ns;
   for (int s = 0; s < ns; s++) sizes[s] = ctx->sets[s]->size;
   for (int k = 0; k < nm; k++)
-    maps[k] = (umd_map){ctx->maps[k]->from->index, ctx->maps[k]->to->index, ctx->maps[k]->arity, ctx->maps[k]->data};
+    maps[k] = (umd_map){ctx->maps[k]->from->index, ctx->maps[k]->to->index, ctx->maps[k]->arity, ctx->maps[k]->data,
+                        ctx->maps[k]->read_only};
   umd_mesh mesh = {ns, sizes, nm, maps};
   um_partition_info *info = &D->info;
   info->nranks = P;

@@ -28,6 +28,18 @@ int um_context_set_partition_coords(um_context *ctx, const char *dat_name) {
   return UM_SUCCESS;
 }
 
+int um_map_set_read_only(um_map *m) {
+  if (!m) return UM_ERR_ARG;
+  UM_CTX_OK(m->ctx);
+  if (m->ctx->dist)
+    return UM_ERROR(m->ctx, UM_ERR_ARG,
+                    "um_map_set_read_only: map '%s': the context is distributed already (its "
+                    "halos follow the map); declare it before um_distribute",
+                    m->name);
+  m->read_only = 1;
+  return UM_SUCCESS;
+}
+
 static int opt_budget(um_context *ctx, const um_option *d, const um_option_value *v, char *err, size_t len) {
   (void)d, (void)err, (void)len;
   return um_context_set_partition_budget(ctx, v->d);

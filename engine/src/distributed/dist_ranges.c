@@ -75,6 +75,7 @@ typedef struct {
   int ar;
   long long b0, b1;
   const umd_bset *T;
+  int read_only; /* um_map_set_read_only: its rows make no exec halo */
 } from_map;
 
 /* The maps from set s (*nf of them, *arsum their arities summed): NULL on no memory. */
@@ -86,7 +87,13 @@ static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
     const umd_bset *T = &B->S[mp->to->index];
-    f[(*nf)++] = (from_map){mp->gtargets, mp->gtargets32, mp->arity, T->begin[B->rank], T->begin[B->rank + 1], T};
+    f[(*nf)++] = (from_map){.tg = mp->gtargets,
+                            .tg32 = mp->gtargets32,
+                            .ar = mp->arity,
+                            .b0 = T->begin[B->rank],
+                            .b1 = T->begin[B->rank + 1],
+                            .T = T,
+                            .read_only = mp->read_only};
     *arsum += mp->arity;
   }
   return f;
@@ -121,12 +128,12 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
 #undef ROWS_OUT_ANY
 #undef ROWS_OUT
 
-/* The other ranks element e of the block reaches through the maps fm[nf], ascending, into q (*nq of them): asked
- * only for the rows rows_outside marked. */
+/* The other ranks element e of the block reaches through the maps fm[nf] that are not read-only, ascending, into q
+ * (*nq of them): asked only for the rows rows_outside marked. */
 static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
   for (int k = 0; k < nf; k++)
-    for (int a = 0; a < fm[k].ar; a++) {
+    for (int a = 0; a < fm[k].ar && !fm[k].read_only; a++) {
       const size_t at = (size_t)e * fm[k].ar + a;
       const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
       if (g >= fm[k].b0 && g < fm[k].b1) continue;
@@ -139,8 +146,9 @@ static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int 
     }
 }
 
-/* Set s's core flags and exec halo: each owned element reaching another rank's block is sent there once (elements
- * ascending, so each destination's in ascending order). */
+/* Set s's core flags and exec halo: each owned element reaching another rank's block through a map that is not
+ * read-only is sent there once (elements ascending, so each destination's in ascending order); core: reaching
+ * none, through any map. */
 static int exec_ranges(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
@@ -156,8 +164,8 @@ static int exec_ranges(umd_blocks *B, int s) {
       S->core[e] = 1;
       continue;
     }
-    ranks_reached(fm, nf, P, e, q, &nq);
-    S->core[e] = nq == 0;
+    ranks_reached(fm, nf, P, e, q, &nq); /* none: it leaves the block only through read-only maps */
+    S->core[e] = 0;
     if (np + nq > cap) {
       cap = 2 * (np + nq);
       int *e2 = realloc(el, (size_t)cap * sizeof *el), *d2 = e2 ? realloc(dst, (size_t)cap * sizeof *dst) : NULL;

@@ -108,9 +108,10 @@ int umd_build_layout(const umd_mesh *m, int *const *owner, int rank, umd_layout 
     else
       for (int e = 0; e < n; e++) st[s][e] = owner[s][e] == rank ? ST_OWNED : ST_NONE;
   }
-  /* exec halo: elements of others reaching an element this rank owns */
+  /* exec halo: elements of others reaching an element this rank owns, through a map loops may write through */
   for (int k = 0; k < m->nmaps && rc == UM_SUCCESS; k++) {
     const umd_map *mp = &m->maps[k];
+    if (mp->read_only) continue;
     const int n = m->size[mp->from];
     for (int e = 0; e < n; e++) {
       if (st[mp->from][e] != ST_NONE) continue;

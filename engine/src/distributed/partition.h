@@ -28,6 +28,7 @@ extern "C" {
 typedef struct {
   int from, to, arity;
   const int *data; /* [size[from] * arity], global indices */
+  int read_only; /* um_map_set_read_only: the exec halo does not follow it */
 } umd_map;
 
 typedef struct {
