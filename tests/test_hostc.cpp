@@ -413,7 +413,7 @@ TEST(HostCompile, CompilerFailuresAreErrorsInWaitAndWarningsInAuto) {
       tcw::run_all(ctx, m, &got, 3);
       count_calls(ctx, &calls, &compiled);
       EXPECT_EQ(compiled, 0);
-      EXPECT_TRUE(has(log.warnings, "generic host code") && has(log.warnings, "cannot run the compiler") &&
+      EXPECT_TRUE(has(log.warnings, "generic host code") && has(log.warnings, "cannot start the compiler") &&
                   has(log.warnings, "um-test-cc"))
           << log.warnings;
       EXPECT_EQ(log.warnings.find("um: loop"), log.warnings.rfind("um: loop")) << "one warning per run: " << log.warnings;

@@ -75,10 +75,11 @@ TEST(SafeFile, SafeFilesUseUniqueTemporariesAndRenameWhenComplete) {
 }
 
 // A write that fails (here: the file size limit, as a full disk) leaves the
-// old file whole, no temporary behind, and says why; the same for an append.
+// old file whole, no temporary behind, and says why; the same for an append,
+// and an append that made its file removes it again.
 TEST(SafeFile, AFailedWriteOrAppendLeavesTheOldFileAndNoTemporary) {
   TempDir t("full");
-  const std::string out = t / "out.json", csv = t / "rows.csv";
+  const std::string out = t / "out.json", csv = t / "rows.csv", fresh = t / "new.csv";
   { std::ofstream(out) << "old"; }
   { std::ofstream(csv) << "h\nrow1\n"; }
   pid_t pid = fork();
@@ -96,14 +97,18 @@ TEST(SafeFile, AFailedWriteOrAppendLeavesTheOldFileAndNoTemporary) {
     if (!has(err, "file size limit")) bad |= 2;
     if (um_safe_append(csv.c_str(), "h\n", big.data(), big.size(), err, sizeof err) == 0) bad |= 4;
     if (!has(err, "left as it was")) bad |= 8;
+    if (um_safe_append(fresh.c_str(), "h\n", big.data(), big.size(), err, sizeof err) == 0) bad |= 16;
+    if (!has(err, "the new file was removed")) bad |= 32;
     _exit(bad);
   }
   int st = 0;
   ASSERT_EQ(waitpid(pid, &st, 0), pid);
   ASSERT_TRUE(WIFEXITED(st));
-  EXPECT_EQ(WEXITSTATUS(st), 0) << "bits: 1 commit succeeded, 2 no reason, 4 append succeeded, 8 no rollback note";
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "bits: 1 commit succeeded, 2 no reason, 4 append succeeded, 8 no rollback note, "
+                                   "16 a new file's append succeeded, 32 no removal note";
   EXPECT_EQ(slurp(out), "old");
   EXPECT_EQ(slurp(csv), "h\nrow1\n");
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "a file the failed append made is left";
   EXPECT_EQ(t.count_tmp(), 0);
 }
 

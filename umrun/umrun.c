@@ -542,9 +542,11 @@ static int prepare_run(const um_runner *r, const cmdline *c, um_config *cfg, run
 static void print_where(const um_runner *r, FILE *out, const run_settings *s, um_context *ctx) {
   const char *backend = um_context_backend(ctx), *device = um_context_device(ctx);
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(out, "where: %d rank%s x %d thread%s per rank (%s backend), device %s; load average %.2f on %ld cores\n",
+  char load[32] = "unknown"; /* no /proc/loadavg (a container without /proc) */
+  if (s->load_start >= 0) snprintf(load, sizeof load, "%.2f", s->load_start);
+  fprintf(out, "where: %d rank%s x %d thread%s per rank (%s backend), device %s; load average %s on %ld cores\n",
           um_mpi_size(), um_mpi_size() == 1 ? "" : "s", umrun_threads_of(s, backend),
-          umrun_threads_of(s, backend) == 1 ? "" : "s", backend, *device ? device : "none (CPU)", s->load_start, cores);
+          umrun_threads_of(s, backend) == 1 ? "" : "s", backend, *device ? device : "none (CPU)", load, cores);
   if (umrun_busy(s->load_start, cores) && um_mpi_rank() == 0)
     umrun_err(r, "warning: the machine is busy (load average %.2f on %ld cores): this run shares the CPU with other "
                  "work and its timings are noisy; rerun on an idle machine, or measure with --repeat N\n",

@@ -653,10 +653,19 @@ static int write_all(int fd, const char *p, size_t n) {
 
 /* The file at path opened to append (non-blocking while it is opened: a FIFO that no process reads is an error,
  * not a hang), *st what it is; cache: never through a symbolic link, created 0600, a regular file of this user's
- * only. The descriptor, or -1 with the reason in err. */
-static int open_append(const char *path, int cache, struct stat *st, char *err, size_t errlen) {
-  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (cache ? O_NOFOLLOW : 0);
-  int fd = open(path, flags, cache ? 0600 : 0644);
+ * only; *created: 1 when this call made the file. The descriptor, or -1 with the reason in err. */
+static int open_append(const char *path, int cache, struct stat *st, int *created, char *err, size_t errlen) {
+  const int flags = O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (cache ? O_NOFOLLOW : 0);
+  int fd = open(path, flags);
+  *created = 0;
+  for (int tries = 0; fd < 0 && errno == ENOENT && tries < 3; tries++) { /* made here, or by another just now */
+    fd = open(path, flags | O_CREAT | O_EXCL, cache ? 0600 : 0644);
+    if (fd >= 0)
+      *created = 1;
+    else if (errno == EEXIST)
+      fd = open(path, flags);
+  }
+  if (fd < 0 && errno == ENOENT && !cache) fd = open(path, flags | O_CREAT, 0644); /* a link to a file to be made */
   if (fd < 0) {
     int e = errno;
     struct stat ls;
@@ -706,7 +715,8 @@ static int append_file(const char *path, int cache, const char *header, const vo
     return -1;
   }
   struct stat st;
-  int fd = open_append(path, cache, &st, err, errlen);
+  int created = 0;
+  int fd = open_append(path, cache, &st, &created, err, errlen);
   if (fd < 0) return -1;
   const int in_place = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); /* written as they are, nothing to roll back */
   const off_t old = in_place ? 0 : st.st_size;
@@ -718,10 +728,15 @@ static int append_file(const char *path, int cache, const char *header, const vo
   if (!bad && old == 0 && header && *header && write_all(fd, header, strlen(header)) != 0) bad = 1, e = errno;
   if (!bad && n && write_all(fd, (const char *)data, n) != 0) bad = 1, e = errno;
   if (!bad && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) bad = 1, e = errno;
-  if (bad && !in_place && ftruncate(fd, old) != 0) bad = 1; /* the rows that did get in are taken back */
+  if (bad && !in_place && !created && ftruncate(fd, old) != 0) bad = 1; /* the rows that did get in are taken back */
   if (close(fd) != 0 && !bad) bad = 1, e = errno;
+  if (bad && created) unlink(path); /* a file this call made goes again */
   if (bad) {
-    fail(err, errlen, in_place ? "appending failed" : "appending failed (the file was left as it was)", path, e);
+    fail(err, errlen,
+         in_place  ? "appending failed"
+         : created ? "writing it failed (the new file was removed)"
+                   : "appending failed (the file was left as it was)",
+         path, e);
     return -1;
   }
   return 0;

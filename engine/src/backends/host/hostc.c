@@ -299,7 +299,11 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   free(env);
   free(own);
   if (rc != 0) {
-    snprintf(why, wn, "cannot run the compiler '%s': %s (set hostc.cc to a C compiler)", h->cc, strerror(rc));
+    /* a process or memory limit is not the compiler's fault: say which */
+    const char *hint = rc == EAGAIN   ? "this user may start no more processes: see ulimit -u"
+                       : rc == ENOMEM ? "out of memory"
+                                      : "set hostc.cc to a C compiler";
+    snprintf(why, wn, "cannot start the compiler '%s': %s (%s)", h->cc, strerror(rc), hint);
     remove_work(e);
     return -1;
   }
