@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bash tests/check_env_edges.sh <check> <umrun> <work dir>   (run from the source root)
 # The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack, an .xmf that
-# cannot be written beside its .h5.
+# cannot be written beside its .h5 (Airfoil, miniAero, BookLeaf, SIAC, Volna).
 set -u
 check=$1 UMRUN=$2 WORK=$3
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -50,23 +50,38 @@ small_stack) # a 256 KiB stack (ulimit -s 256: some containers and batch systems
     || { cat "$WORK/a.log"; fail "airfoil_small with HDF5 output under ulimit -s 256: exit $rc"; }
   ;;
 h5_xmf_pair) # NAME.h5 and NAME.xmf all or nothing: when the .xmf cannot be written (here a folder stands at its path),
-  # the new .h5 is removed, or the earlier one put back; the message names the file and the reason, no C function
-  AIRH5=(configs/airfoil_small.yaml --quiet --no-validate --set output.dir="$WORK/out")
-  mkdir -p "$WORK/out/airfoil.xmf"
-  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=5 > "$WORK/a.log" 2>&1; rc=$?
-  [ $rc = 2 ] || { cat "$WORK/a.log"; fail "an .xmf that cannot be written: exit $rc, expected 2"; }
-  grep -q "cannot write '$WORK/out/airfoil.xmf': it is a folder.*the new airfoil.h5 was removed" "$WORK/a.log" \
-    || { cat "$WORK/a.log"; fail "no message naming the .xmf, its reason and the removed .h5"; }
-  grep -q "um_xdmf_write" "$WORK/a.log" && { cat "$WORK/a.log"; fail "the message names a C function"; }
-  [ -e "$WORK/out/airfoil.h5" ] && fail "a new airfoil.h5 was left without its .xmf"
-  rmdir "$WORK/out/airfoil.xmf"
-  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=5 > "$WORK/b.log" 2>&1 || { rc=$?; cat "$WORK/b.log"; fail "exit $rc"; }
-  cp "$WORK/out/airfoil.h5" "$WORK/earlier.h5"
-  rm "$WORK/out/airfoil.xmf"; mkdir "$WORK/out/airfoil.xmf"
-  $T "$UMRUN" "${AIRH5[@]}" --set run.iterations=7 > "$WORK/c.log" 2>&1; rc=$?
-  [ $rc = 2 ] && grep -q "airfoil.h5 is the earlier one again" "$WORK/c.log" || { cat "$WORK/c.log"; fail "exit $rc"; }
-  cmp -s "$WORK/earlier.h5" "$WORK/out/airfoil.h5" || fail "the earlier airfoil.h5 was not put back"
-  ls -A "$WORK/out" | grep -q "\.old\.\|\.tmp\." && { ls -A "$WORK/out"; fail "a second name or a temporary was left"; }
+  # the new .h5 is removed, or the earlier one put back byte for byte; the message names the file and the reason and
+  # says which, no C function; no second name (.old.<pid>) nor temporary left. Airfoil (um_app_write_mesh_xdmf) and
+  # the apps writing their own pair (um_app_h5_pair_begin/end): <app> <NAME> <first run's --set> <failing run's>
+  pair() {
+    local app=$1 b=$2 first=$3 again=$4; shift 4
+    local d=$WORK/$app log=$WORK/$app run=("$@" --quiet --no-validate --set output.dir="$WORK/$app")
+    mkdir -p "$d/$b.xmf"
+    $T "$UMRUN" "${run[@]}" $first > "$log.a.log" 2>&1; rc=$?
+    [ $rc = 2 ] || { cat "$log.a.log"; fail "$app: an .xmf that cannot be written: exit $rc, expected 2"; }
+    grep -q "cannot write '$d/$b.xmf': it is a folder.*; the new $b.h5 was removed (no half pair is left)" \
+      "$log.a.log" || { cat "$log.a.log"; fail "$app: no message naming the .xmf, its reason and the removed .h5"; }
+    [ -e "$d/$b.h5" ] && fail "$app: a new $b.h5 was left without its .xmf"
+    rmdir "$d/$b.xmf"
+    $T "$UMRUN" "${run[@]}" $first > "$log.b.log" 2>&1 || { rc=$?; cat "$log.b.log"; fail "$app: exit $rc"; }
+    [ -s "$d/$b.h5" ] && [ -s "$d/$b.xmf" ] || { ls -A "$d"; fail "$app: no $b.h5 + $b.xmf"; }
+    cp "$d/$b.h5" "$log.earlier.h5"
+    rm "$d/$b.xmf"; mkdir "$d/$b.xmf"
+    $T "$UMRUN" "${run[@]}" $again > "$log.c.log" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "'$d/$b.xmf': it is a folder.*; $b.h5 is the earlier one again (the earlier pair stays" \
+      "$log.c.log" || { cat "$log.c.log"; fail "$app: exit $rc, or no message saying the earlier $b.h5 is back"; }
+    cmp -s "$log.earlier.h5" "$d/$b.h5" || fail "$app: the earlier $b.h5 was not put back byte for byte"
+    grep -q "um_xdmf\|um_app_\|um_hdf5" "$log".[ac].log && { cat "$log".[ac].log; fail "$app: a C function named"; }
+    find "$WORK" -name "*.old.*" -o -name "*.tmp*" | grep -q . && { find "$WORK"; fail "$app: a second name left"; }
+  }
+  pair airfoil airfoil "--set run.iterations=5" "--set run.iterations=7" configs/airfoil_small.yaml
+  pair miniaero miniaero "--set run.iterations=5" "--set run.iterations=7" configs/miniaero_small.yaml \
+    --set output.hdf5=true
+  pair bookleaf bookleaf "--set params.time_end=0.05" "--set params.time_end=0.1" configs/bookleaf_sod_sm_lag_small.yaml
+  pair siac siac "--set params.n=8" "--set params.n=16" configs/siac_uniform.yaml --set output.hdf5=true
+  # Volna's deck writes max_elevation.h5 at steps 0, 10 (and 20): the failing run fails at step 0
+  pair volna max_elevation "--set params.max_steps=10" "--set params.max_steps=20" configs/volna_landslide_small.yaml \
+    --set mesh.file=apps/volna/tests/data/outputs.vln
   ;;
 *) fail "unknown check '$check'" ;;
 esac

@@ -99,54 +99,51 @@ int um_app_output_done(um_app_run *run, int rc) {
                      "message says why); rank %d of %d stops with it", um_mpi_rank(), um_mpi_size());
 }
 
-/* NAME.h5 and NAME.xmf all or nothing (um_app_write_mesh_xdmf, rank 0): before the .h5 is replaced, the file there
- * now (a symbolic link's target) gets a second name beside it, "<file>.old.<pid>", which the signals that end the
- * run remove; when the .xmf then cannot be written, that name is renamed back (the earlier pair stays whole), or the
- * new .h5 is removed where there was none. */
-typedef struct {
-  char target[4096], keep[4200];
-  int state; /* 1: keep names the earlier file; 0: there was none; -1: it could not be kept */
-  int slot;
-} h5_keep;
-
-static void keep_h5(const char *h5, h5_keep *k) {
+/* NAME.h5 and NAME.xmf all or nothing (um/app.h, rank 0): the .h5 there now (a symbolic link's target) gets a second
+ * name, "<file>.old.<pid>", which the signals that end the run remove; pair->state 1: keep names it; 0: there was
+ * none; -1: it could not be kept (a dangling link, a device, no hard links here, a path too long; not this rank's). */
+void um_app_h5_pair_begin(const um_app_run *run, const char *h5, um_app_h5_pair *pair) {
   struct stat st;
-  k->slot = -1;
-  k->keep[0] = '\0';
-  snprintf(k->target, sizeof k->target, "%s", h5);
+  const char *base = strrchr(h5, '/');
+  pair->state = -1;
+  pair->slot = -1;
+  pair->keep[0] = '\0';
+  snprintf(pair->name, sizeof pair->name, "%s", base ? base + 1 : h5);
+  snprintf(pair->target, sizeof pair->target, "%s", h5);
+  if (!um_app_writes(run)) return;
   if (lstat(h5, &st) != 0) {
-    k->state = errno == ENOENT ? 0 : -1;
+    pair->state = errno == ENOENT ? 0 : -1;
     return;
   }
-  k->state = -1; /* a dangling link, a device, or no second name on this file system: the .h5 is not kept */
-  if (!realpath(h5, k->target) || stat(k->target, &st) != 0 || !S_ISREG(st.st_mode) ||
-      snprintf(k->keep, sizeof k->keep, "%s.old.%ld", k->target, (long)getpid()) >= (int)sizeof k->keep)
+  if (!realpath(h5, pair->target) || stat(pair->target, &st) != 0 || !S_ISREG(st.st_mode) ||
+      snprintf(pair->keep, sizeof pair->keep, "%s.old.%ld", pair->target, (long)getpid()) >= (int)sizeof pair->keep)
     return;
-  unlink(k->keep); /* a killed run's of this pid */
-  if (link(k->target, k->keep) != 0) return;
-  k->state = 1;
-  k->slot = um_safe_file_register(k->keep);
+  unlink(pair->keep); /* a killed run's of this pid */
+  if (link(pair->target, pair->keep) != 0) return;
+  pair->state = 1;
+  pair->slot = um_safe_file_register(pair->keep);
 }
 
-/* The step's end: ok, the earlier file's second name goes; else the .h5 is put back as it was, and out says so. */
-static void end_h5(h5_keep *k, int ok, const char *name, char *out, size_t n) {
-  int s = k->state; /* what the folder holds after it: as keep's states */
-  if (ok) {
-    if (k->state == 1) unlink(k->keep);
-  } else if (k->state == 1 && rename(k->keep, k->target) != 0) {
+int um_app_h5_pair_end(um_app_run *run, um_app_h5_pair *pair, const char *xmf_err) {
+  int s = pair->state; /* what the folder holds after it: as begin's states */
+  if (!xmf_err) {
+    if (pair->state == 1) unlink(pair->keep);
+  } else if (pair->state == 1 && rename(pair->keep, pair->target) != 0) {
     s = -1;
-    unlink(k->keep);
-  } else if (k->state == 0 && unlink(k->target) != 0) {
+    unlink(pair->keep);
+  } else if (pair->state == 0 && unlink(pair->target) != 0) {
     s = -1;
   }
-  um_safe_file_unregister(k->slot);
-  if (ok) return;
+  um_safe_file_unregister(pair->slot);
+  pair->state = -1;
+  pair->slot = -1;
+  if (!xmf_err) return UM_SUCCESS;
   if (s == 1)
-    snprintf(out, n, "; %s.h5 is the earlier one again (the earlier pair stays whole)", name);
-  else if (s == 0)
-    snprintf(out, n, "; the new %s.h5 was removed (no half pair is left)", name);
-  else
-    snprintf(out, n, "; the new %s.h5 stays, without its .xmf", name);
+    return um_app_fail(run, UM_ERR_IO, "%s; %s is the earlier one again (the earlier pair stays whole)", xmf_err,
+                       pair->name);
+  if (s == 0)
+    return um_app_fail(run, UM_ERR_IO, "%s; the new %s was removed (no half pair is left)", xmf_err, pair->name);
+  return um_app_fail(run, UM_ERR_IO, "%s; the new %s stays, without its .xmf", xmf_err, pair->name);
 }
 
 int um_app_write_mesh_xdmf(um_app_run *run, const char *name, const char *coords, int coord_dim, const char *cell_map,
@@ -157,20 +154,17 @@ int um_app_write_mesh_xdmf(um_app_run *run, const char *name, const char *coords
   if (!m) return um_app_fail(run, UM_ERR_INTERNAL, "%s.xmf: no map named %s (a bug in the app)", name, cell_map);
   UM_APP_TRY(um_app_output_path(run, name, ".h5", h5, sizeof h5));
   UM_APP_TRY(um_app_output_path(run, name, ".xmf", xmf, sizeof xmf));
-  h5_keep keep = {.state = -1, .slot = -1}; /* the pair all or nothing (rank 0's files) */
-  if (um_app_writes(run)) keep_h5(h5, &keep);
+  um_app_h5_pair pair; /* the pair all or nothing (rank 0's files) */
+  um_app_h5_pair_begin(run, h5, &pair);
   int rc = um_hdf5_write_mesh(run->ctx, h5);
   snprintf(h5_name, sizeof h5_name, "%s.h5", name);
   const um_set *cells = um_map_from(m), *nodes = um_map_to(m);
-  char undone[512] = ""; /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
-  if (!rc && um_app_writes(run) &&
+  if (!rc && um_app_writes(run) && /* the HDF5 writer agrees across the ranks; the XDMF file is rank 0's */
       um_xdmf_write(xmf, h5_name, coords, um_set_gsize(nodes), coord_dim, cell_map, um_set_gsize(cells),
-                    um_map_arity(m), fields, dims, nfields, err, sizeof err)) {
-    end_h5(&keep, 0, name, undone, sizeof undone);
-    rc = um_app_fail(run, UM_ERR_IO, "%s%s", err, undone);
-  } else if (um_app_writes(run)) {
-    end_h5(&keep, 1, name, undone, sizeof undone); /* written, or the .h5 failed (and stayed as it was) */
-  }
+                    um_map_arity(m), fields, dims, nfields, err, sizeof err))
+    rc = um_app_h5_pair_end(run, &pair, err);
+  else
+    um_app_h5_pair_end(run, &pair, NULL); /* written, or the .h5 failed (and stayed as it was) */
   UM_APP_TRY(um_app_output_done(run, rc));
   fprintf(run->log, "%s: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", name, h5, xmf);
   return UM_SUCCESS;

@@ -444,15 +444,21 @@ int bl_write_fields(um_app_run *r, bl_solver *S, const bl_table *t) {
   return um_app_wants_field(r, "components") ? write_components(r, S, t, dir) : UM_SUCCESS;
 }
 
-/* bookleaf.xmf beside bookleaf.h5 (where this process writes the run's files; every_rank: called on every rank) */
-static int write_xdmf(um_app_run *r, const bl_solver *S, const char *h5, const char *xmf, int every_rank) {
+/* bookleaf.xmf beside bookleaf.h5 (where this process writes the run's files; every_rank: called on every rank),
+ * after the .h5's write (h5_rc, agreed): a failed .xmf puts the earlier bookleaf.h5 back (pair: kept before it) */
+static int write_xdmf(um_app_run *r, const bl_solver *S, um_app_h5_pair *pair, int h5_rc, const char *h5,
+                      const char *xmf, int every_rank) {
   const char *fields[] = {"density", "energy", "pressure", "material"};
   const int dims[] = {1, 1, 1, 1}, nf = S->nmat > 1 ? 4 : 3; /* a material field where there are several */
   char err[1024];
   int rc = UM_SUCCESS;
-  if (um_app_writes(r) &&
-      um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, nf, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+  if (!h5_rc && um_app_writes(r) &&
+      um_xdmf_write(xmf, "bookleaf.h5", "node_x", S->nnd, 2, "cell_nodes", S->nel, 4, fields, dims, nf, err,
+                    sizeof err))
+    rc = um_app_h5_pair_end(r, pair, err); /* the earlier .h5 put back (or the new one removed), said */
+  else
+    um_app_h5_pair_end(r, pair, NULL);
+  if (h5_rc) return h5_rc; /* the earlier bookleaf.h5 as it was */
   if (every_rank) rc = um_app_output_done(r, rc); /* by blocks every rank is here: one outcome */
   if (!rc) fprintf(r->log, "bookleaf: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
   return rc;
@@ -507,10 +513,9 @@ int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   char h5[4096], xmf[4096];
   UM_APP_TRY(um_app_output_path(r, "bookleaf", ".h5", h5, sizeof h5));
   UM_APP_TRY(um_app_output_path(r, "bookleaf", ".xmf", xmf, sizeof xmf));
-  if (t->blocks) {
-    UM_APP_TRY(write_hdf5_blocks(r, S, t, h5));
-    return write_xdmf(r, S, h5, xmf, 1);
-  }
+  um_app_h5_pair pair; /* the earlier bookleaf.h5 kept until bookleaf.xmf is written */
+  um_app_h5_pair_begin(r, h5, &pair);
+  if (t->blocks) return write_xdmf(r, S, &pair, write_hdf5_blocks(r, S, t, h5), h5, xmf, 1);
   if (!um_app_writes(r)) return UM_SUCCESS; /* under mpirun rank 0 writes (from the table every rank fetched) */
   um_context *oc = NULL;
   um_options o;
@@ -538,6 +543,5 @@ int bl_write_hdf5(um_app_run *r, bl_solver *S, const bl_table *t) {
   else if (oom) rc = um_app_fail(r, UM_ERR_ALLOC, "out of memory for bookleaf.h5's materials");
   um_finalize(&oc);
   free(mat), free(ce);
-  if (rc) return rc;
-  return write_xdmf(r, S, h5, xmf, 0);
+  return write_xdmf(r, S, &pair, rc, h5, xmf, 0);
 }

@@ -614,6 +614,8 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   const um_hdf5_rows rows[] = {{"cell_nodes", ncells, 8, UM_INT, 1, cn},
                                {"node_x", nn, 3, UM_DOUBLE, 0, x},
                                {"q", ncells, 5, UM_DOUBLE, 0, q}};
+  um_app_h5_pair pair = {.state = -1, .slot = -1}; /* the earlier miniaero.h5 kept until miniaero.xmf is written */
+  if (!rc) um_app_h5_pair_begin(r, h5, &pair);
   if (!rc) rc = um_hdf5_write_blocks64(r->ctx, h5, 2, sets, sizes, 3, rows);
   free(x);
   free(cn);
@@ -623,7 +625,9 @@ static int write_hdf5(um_app_run *r, ma_solver *S) {
   if (!rc && um_app_writes(r) &&
       um_xdmf_write(xmf, "miniaero.h5", "node_x", nn, 3, "cell_nodes", ncells, 8, fields, dims, 1, err,
                     sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+    rc = um_app_h5_pair_end(r, &pair, err); /* the earlier .h5 put back (or the new one removed), said */
+  else
+    um_app_h5_pair_end(r, &pair, NULL);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome */
   fprintf(r->log, "miniaero: wrote %s and %s (open the .xmf in ParaView or VisIt)\n", h5, xmf);
   return UM_SUCCESS;

@@ -532,13 +532,16 @@ static int write_outputs(um_app_run *r, siac *s, um_dat *filtered) {
   char h5[4096], xmf[4096], err[1024];
   UM_APP_TRY(um_app_output_path(r, "siac", ".h5", h5, sizeof h5));
   UM_APP_TRY(um_app_output_path(r, "siac", ".xmf", xmf, sizeof xmf));
-  UM_APP_TRY(write_hdf5(r, s, filtered, h5));
+  um_app_h5_pair pair; /* the earlier siac.h5 kept until siac.xmf is written */
+  um_app_h5_pair_begin(r, h5, &pair);
+  int rc = write_hdf5(r, s, filtered, h5); /* the HDF5 write agrees across the ranks; the XDMF file is rank 0's */
   const char *fields[] = {"mean"};
   const int dims[] = {2};
-  int rc = UM_SUCCESS; /* the HDF5 write agrees across the ranks; the XDMF file is rank 0's */
-  if (um_app_writes(r) &&
+  if (!rc && um_app_writes(r) &&
       um_xdmf_write(xmf, "siac.h5", "x", s->nnodes, 2, "cell_nodes", s->ncells, 3, fields, dims, 1, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+    rc = um_app_h5_pair_end(r, &pair, err); /* the earlier .h5 put back (or the new one removed), said */
+  else
+    um_app_h5_pair_end(r, &pair, NULL);
   UM_APP_TRY(um_app_output_done(r, rc));
   fprintf(r->log, "siac: wrote %s and %s (open the .xmf in ParaView: 'mean' holds each triangle's mean unfiltered "
                   "and filtered values)\n", h5, xmf);

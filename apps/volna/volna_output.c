@@ -45,6 +45,8 @@ int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsi
                                {"node_xy", m->nnodes, 2, UM_FLOAT, 0, m->node_xy + 2 * (size_t)nb},
                                {"values", nc, 4, UM_FLOAT, 0, v},
                                {"eta", nc, 1, UM_FLOAT, 0, eta}};
+  um_app_h5_pair pair = {.state = -1, .slot = -1}; /* the earlier .h5 kept until its .xmf is written */
+  if (!rc) um_app_h5_pair_begin(r, h5, &pair);
   if (!rc) rc = um_hdf5_write_blocks(S->ctx, h5, 2, sets, sizes, 4, rows);
   free(v), free(eta);
   const char *fields[] = {"values", "eta"};
@@ -53,7 +55,9 @@ int vl_write_fields_h5(vl_solver *S, const um_dat *dat, const char *stream, unsi
   snprintf(h5name, sizeof h5name, "%s.h5", base);
   if (!rc && um_app_writes(r) &&
       um_xdmf_write(xmf, h5name, "node_xy", m->nnodes, 2, "cell_nodes", nc, 3, fields, dims, 2, err, sizeof err))
-    rc = um_app_fail(r, UM_ERR_IO, "%s", err);
+    rc = um_app_h5_pair_end(r, &pair, err); /* the earlier .h5 put back (or the new one removed), said */
+  else
+    um_app_h5_pair_end(r, &pair, NULL);
   UM_APP_TRY(um_app_output_done(r, rc)); /* every rank: one outcome, before the next step's loops */
   um_app_progress_clear(r);
   fprintf(r->log, "volna: wrote %s and %s\n", h5, xmf);

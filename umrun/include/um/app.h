@@ -253,6 +253,45 @@ int um_app_output_done(um_app_run *run, int rc);
  * outcome on every rank (um_app_output_done), and the log names both files. */
 int um_app_write_mesh_xdmf(um_app_run *run, const char *name, const char *coords, int coord_dim, const char *cell_map,
                            const char *const *fields, const int *dims, int nfields);
+/** @name A NAME.h5 and its NAME.xmf, all or nothing
+ * An app writing its own pair (by blocks: um/hdf5io.h, then um_xdmf_write) keeps the earlier NAME.h5 until the
+ * NAME.xmf is written, as um_app_write_mesh_xdmf does, so that a failed .xmf leaves the earlier pair whole (or no
+ * file where there was none), never a new .h5 beside an old or missing .xmf:
+ * @code
+ *   um_app_h5_pair pair;
+ *   um_app_h5_pair_begin(r, h5, &pair);                         // every rank, before the .h5 is written
+ *   int rc = um_hdf5_write_blocks(r->ctx, h5, ...);
+ *   if (!rc && um_app_writes(r) && um_xdmf_write(xmf, ..., err, sizeof err))
+ *     rc = um_app_h5_pair_end(r, &pair, err);                   // the earlier .h5 back, and the message says so
+ *   else um_app_h5_pair_end(r, &pair, NULL);                    // whole (or the .h5 failed: the earlier one stays)
+ *   UM_APP_TRY(um_app_output_done(r, rc));
+ * @endcode
+ * @{ */
+/** What um_app_h5_pair_begin kept (the caller's, on its stack; read by um_app_h5_pair_end only). A step that may
+ * fail before its .h5 (no path yet) starts from `{.state = -1, .slot = -1}`, nothing kept, which um_app_h5_pair_end
+ * takes as it takes a pair begun. */
+typedef struct {
+  char target[4096]; /**< the .h5 (a symbolic link's target) */
+  char keep[4200]; /**< its second name while kept: TARGET.old.PID (PID the process id) */
+  char name[256]; /**< the .h5's file name, for the messages */
+  int state; /**< 1: keep names the earlier .h5; 0: there was none; -1: not kept */
+  int slot; /**< keep's entry in the signal handlers' list (um/safe_file.h), -1 when none */
+} um_app_h5_pair;
+/** Call before the .h5 at `h5` is written (on every rank; where um_app_writes is 0 it only fills pair): the file
+ * there now gets a second name beside it, a hard link FILE.old.PID (PID the process id) that the signals that end
+ * the run remove. Never fails; it keeps nothing (and the pair is then not all or nothing) where the path is a
+ * dangling link, not a regular file, or too long, or where the file system makes no hard links. */
+void um_app_h5_pair_begin(const um_app_run *run, const char *h5, um_app_h5_pair *pair);
+/** Call once after the .xmf, on every rank (with NULL where um_app_writes is 0: nothing to do). xmf_err NULL (the
+ * pair is written, or the .h5 failed and its writer left the earlier one): the second name goes; UM_SUCCESS.
+ * xmf_err the .xmf's failure (um_xdmf_write's message, "cannot write 'out/x.xmf': ..."): the earlier .h5 is put
+ * back under its name, or the new one removed where there was none, and the failure is recorded (um_app_fail) as
+ * xmf_err followed by what the folder holds now ("; x.h5 is the earlier one again (the earlier pair stays whole)",
+ * "; the new x.h5 was removed (no half pair is left)", or "; the new x.h5 stays, without its .xmf" where it could
+ * do neither); UM_ERR_IO. */
+int um_app_h5_pair_end(um_app_run *run, um_app_h5_pair *pair, const char *xmf_err);
+/** @} */
+
 /** A file written by blocks (call it on every rank, with this rank's part): rank 0 creates it (through a temporary
  * renamed into place, util/safe_file.h) and writes `head` (may be NULL) and its `n` bytes at `mine`, then ranks 1,
  * 2, ... append theirs, each in its turn (um_in_turn): the file one process writes from the whole, when each
