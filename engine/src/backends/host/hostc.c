@@ -299,8 +299,7 @@ static int start_compile(um_hostc *h, hc_entry *e, char *why, size_t wn) {
   free(env);
   free(own);
   if (rc != 0) {
-    /* a process or memory limit is not the compiler's fault: say which */
-    const char *hint = rc == EAGAIN   ? "this user may start no more processes: see ulimit -u"
+    const char *hint = rc == EAGAIN   ? "this user may start no more processes: see ulimit -u" /* not the compiler */
                        : rc == ENOMEM ? "out of memory"
                                       : "set hostc.cc to a C compiler";
     snprintf(why, wn, "cannot start the compiler '%s': %s (%s)", h->cc, strerror(rc), hint);
