@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bash tests/check_env_edges.sh <check> <umrun> <work dir>   (run from the source root)
 # The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack, an .xmf that
-# cannot be written beside its .h5 (Airfoil, miniAero, BookLeaf, SIAC, Volna).
+# cannot be written beside its .h5 (Airfoil, miniAero, BookLeaf, SIAC, Volna), a relative output.dir under a current
+# folder that is gone.
 set -u
 check=$1 UMRUN=$2 WORK=$3
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -82,6 +83,17 @@ h5_xmf_pair) # NAME.h5 and NAME.xmf all or nothing: when the .xmf cannot be writ
   # Volna's deck writes max_elevation.h5 at steps 0, 10 (and 20): the failing run fails at step 0
   pair volna max_elevation "--set params.max_steps=10" "--set params.max_steps=20" configs/volna_landslide_small.yaml \
     --set mesh.file=apps/volna/tests/data/outputs.vln
+  ;;
+relative_outdir) # a relative output.dir (the config's) that cannot be made because the current folder is gone: the
+  # message names output.dir whole, what it is relative to and why, and what to do; exit 1, nothing made
+  src=$PWD
+  mkdir -p "$WORK/gone" && cd "$WORK/gone" && rmdir "$WORK/gone" || fail "cannot make a folder that is gone"
+  $T "$UMRUN" "$src/configs/airfoil_small.yaml" --quiet --set run.iterations=5 --no-validate > "$WORK/a.log" 2>&1
+  rc=$?
+  cd "$src" || fail "cannot come back"
+  [ $rc = 1 ] || { cat "$WORK/a.log"; fail "exit $rc, expected 1"; }
+  grep -qF "output.dir 'out/airfoil_small' is relative to the current folder, which no longer exists" "$WORK/a.log" &&
+    grep -qF -- "--set output.dir=PATH" "$WORK/a.log" || { cat "$WORK/a.log"; fail "the message does not say why"; }
   ;;
 *) fail "unknown check '$check'" ;;
 esac

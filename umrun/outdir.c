@@ -87,6 +87,25 @@ static int claim_outdir(const um_runner *r, run_settings *s) {
   return close(fd), 0;
 }
 
+/* A relative output.dir that could not be made: where it is relative to, and what is wrong there (the current
+ * folder read-only, or gone), after err's reason. */
+static void say_relative(const char *outdir, char *err, size_t len) {
+  if (outdir[0] == '/') return;
+  char cwd[4096], why[600] = "";
+  if (!getcwd(cwd, sizeof cwd))
+    snprintf(why, sizeof why, "the current folder, which no longer exists (%s)", strerror(errno));
+  else if (access(cwd, W_OK) != 0)
+    snprintf(why, sizeof why, "the current folder '%.500s', which is not writable (%s)", cwd, strerror(errno));
+  else
+    return;
+  const size_t n = strlen(err);
+  if (n + 1 < len)
+    snprintf(err + n, len - n,
+             "; output.dir '%s' is relative to %s: run from another folder, or give a writable "
+             "one with --set output.dir=PATH",
+             outdir, why);
+}
+
 int umrun_make_outdir(const um_runner *r, run_settings *s, char *err, size_t len) {
   s->outdir_fd = -1;
   if (!s->outdir || !*s->outdir) return 0;
@@ -94,6 +113,7 @@ int umrun_make_outdir(const um_runner *r, run_settings *s, char *err, size_t len
   for (int tries = 1;; tries++) { /* another run's failure may take a shared parent or the folder away meanwhile */
     const int rc = umrun_mkdirs(s->outdir, err, len);
     if (!rc && !claim_outdir(r, s)) return 0;
+    if (tries == 5 && rc) say_relative(s->outdir, err, len);
     if (tries == 5)
       return rc ? rc
                 : (snprintf(err, len, "'%s': it went away each time it was made (other runs removing it)", s->outdir),
