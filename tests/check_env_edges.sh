@@ -2,7 +2,7 @@
 # bash tests/check_env_edges.sh <check> <umrun> <work dir>   (run from the source root)
 # The runner at the edges of its environment (ctest umrun.env_<check>): a stale $TMPDIR, a small stack, an .xmf that
 # cannot be written beside its .h5 (Airfoil, miniAero, BookLeaf, SIAC, Volna), a relative output.dir under a current
-# folder that is gone.
+# folder that is gone, a --repeat whose sample cannot write its results.
 set -u
 check=$1 UMRUN=$2 WORK=$3
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -94,6 +94,16 @@ relative_outdir) # a relative output.dir (the config's) that cannot be made beca
   [ $rc = 1 ] || { cat "$WORK/a.log"; fail "exit $rc, expected 1"; }
   grep -qF "output.dir 'out/airfoil_small' is relative to the current folder, which no longer exists" "$WORK/a.log" &&
     grep -qF -- "--set output.dir=PATH" "$WORK/a.log" || { cat "$WORK/a.log"; fail "the message does not say why"; }
+  ;;
+repeat_stopped) # a --repeat whose sample cannot write its results (past the file size limit, as a full $TMPDIR):
+  # exit 2 and the last line is --repeat's, naming the sample and where it could not write, not the sample's PASS
+  (ulimit -f 8 && exec $T "$UMRUN" "${JAC[@]}" --set output.dir="$WORK/o" --repeat 3 --json "$WORK/r.json") \
+    > "$WORK/a.log" 2>&1
+  rc=$?
+  [ $rc = 2 ] || { cat "$WORK/a.log"; fail "exit $rc, expected 2"; }
+  tail -n 1 "$WORK/a.log" | grep -q "umrun: --repeat: stopped after sample 1 of 3, which ended with exit status 2" &&
+    tail -n 1 "$WORK/a.log" | grep -q "set TMPDIR to a folder with room" || { cat "$WORK/a.log"; fail "no closing line"; }
+  [ -e "$WORK/r.json" ] && fail "a --json was written"
   ;;
 *) fail "unknown check '$check'" ;;
 esac
