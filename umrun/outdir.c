@@ -113,10 +113,8 @@ int umrun_make_outdir(const um_runner *r, run_settings *s, char *err, size_t len
   for (int tries = 1;; tries++) { /* another run's failure may take a shared parent or the folder away meanwhile */
     const int rc = umrun_mkdirs(s->outdir, err, len);
     if (!rc && !claim_outdir(r, s)) return 0;
-    if (tries == 5 && rc) say_relative(s->outdir, err, len);
+    if (tries == 5 && rc) return say_relative(s->outdir, err, len), rc;
     if (tries == 5)
-      return rc ? rc
-                : (snprintf(err, len, "'%s': it went away each time it was made (other runs removing it)", s->outdir),
-                   -1);
+      return snprintf(err, len, "'%s': it went away each time it was made (other runs removing it)", s->outdir), -1;
   }
 }

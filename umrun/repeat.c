@@ -126,20 +126,26 @@ int umrun_repeat_main(const um_runner *r, int argc, char **argv, const cmdline *
     return EXIT_RUN;
   }
   const int slot = um_safe_dir_register(dir);
-  int status = EXIT_OK, n = 0, ran = 0, json_lost = 0;
+  int status = EXIT_OK, n = 0, k = 0, lost = 0;
   printf("repeat: the run %d times, each its own process; per loop the median and the spread\n", c->repeat);
   fflush(stdout);
-  for (int k = 0; k < c->repeat && status == EXIT_OK; k++, ran++) {
+  for (; k < c->repeat && status == EXIT_OK; k++) {
     status = run_sample(args, dir, k, c->repeat, &samples[n]);
     fflush(stdout);
-    json_lost = !samples[n];
+    lost = !samples[n];
     if (samples[n]) n++;
   }
-  if (status != EXIT_OK) /* the last word: the sample's own report ends with its verdict, which may read PASS */
-    umrun_err(
-        r, "--repeat: stopped after sample %d of %d, which ended with exit status %d (its log above says why)%s%s%s\n",
-        ran, c->repeat, status, json_lost ? "; it left no results in the repeat's folder under '" : "",
-        json_lost ? base : "", json_lost ? "': if that disk is full, set TMPDIR to a folder with room" : "");
+  if (status != EXIT_OK) { /* the last word: the sample's own report ends with its verdict, which may read PASS */
+    char where[4400] = "";
+    if (lost)
+      snprintf(where, sizeof where,
+               "; it left no results in the repeat's folder under '%s': if that disk is full, "
+               "set TMPDIR to a folder with room",
+               base);
+    umrun_err(r,
+              "--repeat: stopped after sample %d of %d, which ended with exit status %d (its log above says why)%s\n",
+              k, c->repeat, status, where);
+  }
   umrun_remove_tree(dir);
   um_safe_dir_unregister(slot);
   if (n > 0) { /* every sample's, merged; or the failing sample's own JSON (its status says why) */

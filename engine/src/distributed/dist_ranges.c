@@ -16,7 +16,8 @@
  *      local rows, the core rows down, the few others after them); its halo rows are left stale, for the first
  *      loop that reads them to exchange (a dat no loop reads there never travels).
  * The result is the general steps' to the byte once the halos are exchanged (tests/test_mpi_blocks.cpp,
- * RangesInstall), with no page of the rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the general steps instead (the tests). */
+ * RangesInstall), with no page of the rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the
+ * general steps instead (the tests). */
 #include "dist_blocks.h"
 
 #include <stdlib.h>
@@ -132,8 +133,9 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
  * (*nq of them): asked only for the rows rows_outside marked. */
 static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
-  for (int k = 0; k < nf; k++)
-    for (int a = 0; a < fm[k].ar && !fm[k].read_only; a++) {
+  for (int k = 0; k < nf; k++) {
+    if (fm[k].read_only) continue;
+    for (int a = 0; a < fm[k].ar; a++) {
       const size_t at = (size_t)e * fm[k].ar + a;
       const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
       if (g >= fm[k].b0 && g < fm[k].b1) continue;
@@ -144,6 +146,7 @@ static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int 
       memmove(q + i + 1, q + i, (size_t)(*nq - i) * sizeof *q);
       q[i] = h, (*nq)++;
     }
+  }
 }
 
 /* Set s's core flags and exec halo: each owned element reaching another rank's block through a map that is not
