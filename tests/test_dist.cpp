@@ -100,7 +100,9 @@ void check_layouts(const umd_mesh &m, int *const *owner, int P) {
       // every element the rank owns is in its owned range
       for (int g = 0; g < m.size[s]; g++)
         if (owner[s][g] == r) ASSERT_TRUE(g2l[s][g] >= 0 && g2l[s][g] < l.owned);
-      ASSERT_LE(l.core, l.owned);
+      ASSERT_LE(l.core_begin + l.core, l.owned);
+      if (l.core_begin > 0) // the owned kept ascending where their core elements are one run of them
+        for (int i = 1; i < l.owned; i++) ASSERT_LT(l.l2g[i - 1], l.l2g[i]);
       // halos sorted by (owner, global) within exec and within non-exec
       for (int part = 0; part < 2; part++) {
         const int lo = l.owned + (part ? l.exec : 0), hi = part ? total : l.owned + l.exec;
@@ -128,7 +130,8 @@ void check_layouts(const umd_mesh &m, int *const *owner, int P) {
         if (l >= 0 && l < F.owned + F.exec)
           for (int a = 0; a < mp.arity; a++) ASSERT_GE(g2l[mp.to][mp.data[(size_t)g * mp.arity + a]], 0);
         // core elements read no halo
-        if (l >= 0 && l < F.core) ASSERT_TRUE(all_owned) << "core element " << g << " of set " << mp.from;
+        if (l >= F.core_begin && l < F.core_begin + F.core)
+          ASSERT_TRUE(all_owned) << "core element " << g << " of set " << mp.from;
       }
     }
     // exec elements reach an owned element through some map; non-exec ones are reached by owned/exec ones

@@ -425,11 +425,17 @@ TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
   expect_same_layout(kept, general);
   for (um_set *s : {kept.nodes, kept.cells, kept.edges}) {
     um_set *t = um_find_set(general.ctx, um_set_name(s));
-    int a[3], b[3];
+    int a[4], b[4];
     um_set_ranges(s, &a[0], &a[1], &a[2]);
     um_set_ranges(t, &b[0], &b[1], &b[2]);
-    EXPECT_EQ(std::vector<int>(a, a + 3), std::vector<int>(b, b + 3)) << um_set_name(s);
+    a[3] = um_set_core_begin(s), b[3] = um_set_core_begin(t);
+    EXPECT_EQ(std::vector<int>(a, a + 4), std::vector<int>(b, b + 4)) << um_set_name(s);
   }
+  // a block of a grid numbered row by row: its first cells and edges read the nodes of the rank before, the middle
+  // ones none, so on the last rank the owned keep their order, the core a run inside them
+  const int P = um_mpi_size(), rank = um_context_rank(kept.ctx);
+  if (P > 1 && rank == P - 1 && std::get<0>(GetParam()) == 9)
+    EXPECT_GT(std::max(um_set_core_begin(kept.cells), um_set_core_begin(kept.edges)), 0);
   const std::vector<std::pair<um_dat *, um_dat *>> dats = {{kept.q, general.q},   {kept.w, general.w},
                                                           {kept.u, general.u},   {kept.r, general.r},
                                                           {kept.nu, general.nu}, {kept.nv, general.nv}};

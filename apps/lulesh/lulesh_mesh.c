@@ -65,6 +65,12 @@ typedef struct {
   int *binend; /* nr cumulative weights */
 } regions_walk;
 
+/* A run of regions_walk: elements [start, end) of region `region`, after `before` of the region's elements. */
+typedef struct {
+  int start, end, region;
+  long long before;
+} region_run;
+
 static int regions_walk_start(regions_walk *w, const lulesh_params *p, int ne) {
   memset(w, 0, sizeof *w);
   w->nr = p->regions, w->ne = ne, w->last = -1;
@@ -126,20 +132,29 @@ static int build_regions(const lulesh_params *p, lulesh_mesh *m) {
   m->nregions = nr;
   for (int r = 0; r < nr; r++) m->region_rep[r] = region_rep(p, r);
   regions_walk w;
-  int start, end, reg;
+  int start, end, reg, nrun = 0, cap = 0, bad = 0;
+  region_run *run = NULL; /* the runs, walked once */
   if (regions_walk_start(&w, p, m->nelem)) return 1;
-  while (regions_walk_next(&w, &start, &end, &reg)) m->region_size[reg] += end - start;
-  free(w.binend);
-  for (int r = 0; r < nr; r++) {
-    m->region_elems[r] = malloc(sizeof(int) * (size_t)(m->region_size[r] ? m->region_size[r] : 1));
-    if (!m->region_elems[r]) return 1;
-    m->region_size[r] = 0;
+  while (!bad && regions_walk_next(&w, &start, &end, &reg)) {
+    if (nrun == cap) {
+      cap = cap ? 2 * cap : 1024;
+      region_run *r2 = realloc(run, (size_t)cap * sizeof *run);
+      if (!r2)
+        bad = 1;
+      else
+        run = r2;
+    }
+    if (!bad) run[nrun++] = (region_run){start, end, reg, m->region_size[reg]};
+    m->region_size[reg] += end - start;
   }
-  if (regions_walk_start(&w, p, m->nelem)) return 1;
-  while (regions_walk_next(&w, &start, &end, &reg))
-    for (int i = start; i < end; i++) m->region_elems[reg][m->region_size[reg]++] = i;
   free(w.binend);
-  return 0;
+  for (int r = 0; !bad && r < nr; r++)
+    bad = !(m->region_elems[r] = malloc(sizeof(int) * (size_t)(m->region_size[r] ? m->region_size[r] : 1)));
+  for (int k = 0; !bad && k < nrun; k++)
+    for (int i = run[k].start; i < run[k].end; i++)
+      m->region_elems[run[k].region][run[k].before + i - run[k].start] = i;
+  free(run);
+  return bad;
 }
 
 /* The parameters within upstream's ranges (-s, -r, -b, -c), the region weights within rand()'s modulus. */
@@ -443,7 +458,8 @@ static long long overlap(long long a, long long b, long long c, long long d) {
 }
 
 /* Each region's list: this rank's block of it is the part of it in this rank's block of the elements (the runs
- * walked once for the sizes and those parts, once more for the rows); params.eos merged: eos_elems' order, this rank
+ * walked once: the sizes, those parts and the runs that reach the block, whose rows are then taken); params.eos
+ * merged: eos_elems' order (the runs walked a second time), this rank
  * the block partitioner's range of it. */
 static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int nranks) {
   const int nr = p->regions;
@@ -460,7 +476,20 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
                             !b->region_elems || !seen || !off || !cls || regions_walk_start(&w, p, (int)b->nelem);
   for (int r = 0; !rc && r < nr; r++) b->region_rep[r] = region_rep(p, r);
   const long long e0 = b->elem_first, e1 = e0 + b->elem_count;
+  region_run *kept = NULL; /* regions: the runs that reach this block, each with its region's elements before it */
+  int nkept = 0, capk = 0;
   while (!rc && regions_walk_next(&w, &start, &end, &reg)) { /* sizes; each region's elements before this block's */
+    if (!p->eos_merged && overlap(start, end, e0, e1) > 0) {
+      if (nkept == capk) {
+        capk = capk ? 2 * capk : 256;
+        region_run *k2 = realloc(kept, (size_t)capk * sizeof *kept);
+        if (!k2)
+          rc = 1;
+        else
+          kept = k2;
+      }
+      if (!rc) kept[nkept++] = (region_run){start, end, reg, b->region_size[reg]};
+    }
     b->region_size[reg] += end - start;
     b->region_first[reg] += overlap(start, end, 0, e0);
     b->region_count[reg] += (int)overlap(start, end, e0, e1);
@@ -482,12 +511,14 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
   }
   for (int r = 0; !rc && !p->eos_merged && r < nr; r++) /* the region's elements in this rank's element block */
     rc = !(b->region_elems[r] = alloc_rows((size_t)b->region_count[r], sizeof(long long)));
-  if (!rc) rc = regions_walk_start(&w, p, (int)b->nelem);
-  while (!rc && regions_walk_next(&w, &start, &end, &reg))
-    if (p->eos_merged) take_eos_run(b, cls[reg], start, end, off, seen, b->region_rep[reg]);
-    else take_run(b, reg, start, end, &seen[reg]);
-  if (!rc) free(w.binend);
-  free(seen), free(off), free(cls);
+  for (int i = 0; !rc && i < nkept; i++) take_run(b, kept[i].region, kept[i].start, kept[i].end, &kept[i].before);
+  if (!rc && p->eos_merged) { /* eos_elems' order runs over every element: the runs walked again */
+    rc = regions_walk_start(&w, p, (int)b->nelem);
+    while (!rc && regions_walk_next(&w, &start, &end, &reg))
+      take_eos_run(b, cls[reg], start, end, off, seen, b->region_rep[reg]);
+    if (!rc) free(w.binend);
+  }
+  free(seen), free(off), free(cls), free(kept);
   return rc;
 }
 

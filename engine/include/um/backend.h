@@ -44,6 +44,9 @@ typedef struct um_loop {
   /** @{ the elements to run: [begin, end) of the set */
   int begin, end;
   /** @} */
+  /** 1: [begin, end) is the first piece of this call of the loop (on several ranks a call runs in pieces: the
+   * core elements while the halos travel, then the others) */
+  int first_piece;
   int indirect;          /**< any arg through a map                          */
   int has_conflicts;     /**< any INC/RW/WRITE arg through a map             */
   int has_reduction;     /**< any global INC/MIN/MAX                         */

@@ -64,10 +64,14 @@ long long um_set_gsize(const um_set *s);
 /** The rows um_decl_dat takes for set s on this rank now: its declared block when the set is declared by blocks
  * (um_decl_set_block) and not yet distributed, else um_set_size. */
 int um_set_decl_rows(const um_set *s);
-/** Element ranges as OP2 lays them out for distributed runs: [0, core) touch no
+/** Element ranges as OP2 lays them out for distributed runs: core elements touch no
  * halo, [0, size) are owned, then exec_halo elements executed redundantly and
- * nonexec_halo elements only read. On one rank core == size, halos 0. */
+ * nonexec_halo elements only read. On one rank core == size, halos 0. The core
+ * elements are [um_set_core_begin(s), um_set_core_begin(s) + core). */
 void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo);
+/** The first core element (see um_set_ranges): 0, unless the distribution kept the owned elements in their
+ * order because the core ones are a run of them that starts later (a block of a generated mesh, dist_ranges.c). */
+int um_set_core_begin(const um_set *s);
 /** The map's name. */
 const char *um_map_name(const um_map *m);
 /** Targets per element of the from-set. */

@@ -649,6 +649,7 @@ void um_set_ranges(const um_set *s, int *core, int *exec_halo, int *nonexec_halo
   if (exec_halo) *exec_halo = s ? s->exec_halo : 0;
   if (nonexec_halo) *nonexec_halo = s ? s->nonexec_halo : 0;
 }
+int um_set_core_begin(const um_set *s) { return s ? s->core_begin : 0; }
 const char *um_map_name(const um_map *m) { return m ? m->name : ""; }
 int um_map_arity(const um_map *m) { return m ? m->arity : 0; }
 um_set *um_map_from(const um_map *m) { return m ? m->from : NULL; }

@@ -108,7 +108,9 @@ static int transform(um_context *ctx, um_loop *loop, void **sp) {
 
 /* Stage 5's unit: elements [loop->begin, loop->end) run whole, or as the pass's sequence. */
 static int run_piece(um_context *ctx, um_loop *loop, void *sp) {
-  return sp ? ctx->transform->run(ctx, sp, loop) : ctx->backend->exec.run(ctx, ctx->bstate, loop);
+  const int rc = sp ? ctx->transform->run(ctx, sp, loop) : ctx->backend->exec.run(ctx, ctx->bstate, loop);
+  loop->first_piece = 0; /* the call's next pieces */
+  return rc;
 }
 
 /* After every piece: what the pass's sequence runs over elements [0, loop->end) (gathers, exact sums). */
@@ -270,12 +272,18 @@ static UM_NOINLINE int run_exec_halo(um_context *ctx, const um_loop *loop, int o
   return run_piece(ctx, &tail, sp);
 }
 
+/* The dats a loop exchanged: their halo rows current. */
+static void nx_done(um_dat **xd, int nx) {
+  for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
+}
+
 /* Stage 5: the backend runs the range. Distributed, it runs in pieces: the core
  * elements while the halos travel (when the backend runs ranges that start
  * past 0), the rest of the owned ones, then the exec halo with its reduction
  * partials dropped (their owner counts those elements). */
 static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat **xd, int nx, int reverse,
                       void *sp) {
+  loop->first_piece = 1;
   if (!ctx->dist) {
     UM_CHECK(ctx, run_piece(ctx, loop, sp));
     return finish_pieces(ctx, loop, sp);
@@ -297,23 +305,31 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
   int done = 0; /* elements [0, done) have run */
   if (nx) {
     UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_begin(ctx, xd, nx, rec))); /* a profiler range (trace.h) */
-    const int core = ranges && s->core_size < owned ? s->core_size : 0;
-    if (core > 0) {
-      loop->begin = 0;
-      loop->end = core;
+    /* the core elements [c0, c1) of the owned (core_begin: where the distribution kept them) */
+    const int c0 = s->core_begin, c1 = ranges && s->core_size < owned ? c0 + s->core_size : c0;
+    if (c1 > c0) {
       /* on the host in pieces, MPI progress between them (dist.h); not where pieces change bits (a reduction, sp) */
       int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : D->progress_piece(ctx, loop);
-      if (piece <= 0) piece = core; /* one piece */
-      for (int b = 0; b < core; b += piece) {
+      if (piece <= 0) piece = c1 - c0; /* one piece */
+      for (int b = c0; b < c1; b += piece) {
         loop->begin = b;
-        loop->end = core - b > piece ? b + piece : core;
+        loop->end = c1 - b > piece ? b + piece : c1;
         UM_CHECK(ctx, run_piece(ctx, loop, sp));
-        if (loop->end < core) UM_CHECK(ctx, D->progress(ctx));
+        if (loop->end < c1) UM_CHECK(ctx, D->progress(ctx));
       }
-      done = core;
+      if (c0 > 0) { /* the owned elements before the core, now that the halos are in */
+        UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, 1)));
+        nx_done(xd, nx);
+        loop->begin = 0;
+        loop->end = c0;
+        UM_CHECK(ctx, run_piece(ctx, loop, sp));
+      }
+      done = c1;
     }
-    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, core > 0)));
-    for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
+    if (c0 == 0 || c1 == c0) {
+      UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, c1 > c0)));
+      nx_done(xd, nx);
+    }
   }
   const int stop = apart ? owned : end;
   if (stop > done || (done == 0 && !apart)) {
@@ -562,6 +578,7 @@ static int trial_run(um_context *ctx, const um_loop *base, double *seconds) {
   UM_CHECK(ctx, um_sync(ctx));
   const double t0 = um_wtime();
   ctx->call_serial++;
+  loop.first_piece = 1;
   UM_CHECK(ctx, run_piece(ctx, &loop, sp));
   UM_CHECK(ctx, finish_pieces(ctx, &loop, sp));
   UM_CHECK(ctx, um_sync(ctx));

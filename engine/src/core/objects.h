@@ -15,7 +15,8 @@ struct um_set {
   int size;          /* owned elements                                        */
   long long gsize;   /* elements over all ranks (== size on one rank; 64-bit: a set declared by blocks may pass
                         INT_MAX): um_set_gsize */
-  int core_size;     /* [0, core_size) reach no halo (== size on one rank)    */
+  int core_size; /* elements that reach no halo (== size on one rank)     */
+  int core_begin; /* they are [core_begin, core_begin + core_size) (0 unless distributed) */
   int exec_halo;     /* elements after the owned ones, executed redundantly   */
   int nonexec_halo;  /* then elements only read                               */
   int index;

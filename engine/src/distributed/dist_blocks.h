@@ -204,8 +204,10 @@ typedef struct {
   int *ex_owner, *nx_owner;
   umd_gmap held; /* global number -> local index (owned in record order, then exec, then non-exec) */
   /* "ranges" (dist_ranges.c): the owned rows are the declared block, in place */
-  int *pos; /* [count]: the local index of each element of the block */
-  int pos_same; /* every element of the block core: pos[e] == e */
+  int *pos; /* [count]: the local index of each element of the block (NULL with keep_order: pos[e] == e) */
+  /* both ways: the core rows are one run of the owned, [core_begin, core_begin + their count) (none or all too):
+   * the owned keep their order, the core a range within them (um_set core_begin) */
+  int keep_order, core_begin;
   int *sent_ex, *sent_ex_cnt; /* the elements sent as exec halo rows, grouped by rank ascending ([P] counts) */
   int *sent_nx, *sent_nx_cnt; /* the elements sent as non-exec halo rows, grouped by asker, as asked ([P]) */
   umd_gmap halo; /* the halo rows' global numbers -> their local indices */

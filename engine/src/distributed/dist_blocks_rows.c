@@ -345,7 +345,8 @@ int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, cons
   return rc;
 }
 
-/* A walk over a set's records in its local order (core, rest of the owned, exec, non-exec): next_row gives the
+/* A walk over a set's records in its local order (core, rest of the owned, each ascending; the owned ascending where
+ * the core rows are one run of them, keep_order; then exec, non-exec): next_row gives the
  * next record, NULL past the last. */
 typedef struct {
   const umd_bset *S;
@@ -353,6 +354,10 @@ typedef struct {
 } row_walk;
 static const char *next_row(row_walk *w) {
   const umd_bset *S = w->S;
+  if (S->keep_order && w->part < 2) { /* the owned in their order, the core a run among them */
+    if (w->i < S->nown) return S->own + (size_t)w->i++ * S->rec;
+    w->part = 2, w->i = 0;
+  }
   for (; w->part < 2; w->part++, w->i = 0) /* core, then the rest of the owned, each ascending */
     for (; w->i < S->nown; w->i++)
       if (S->core[w->i] == (w->part == 0)) return S->own + (size_t)w->i++ * S->rec;
@@ -363,8 +368,9 @@ static const char *next_row(row_walk *w) {
 
 /* Set s's local order: l2g and the halo rows' owners (hown). */
 static int order_set(umd_blocks *B, int s, int *hown) {
-  const umd_bset *S = &B->S[s];
+  umd_bset *S = &B->S[s];
   umd_set *U = &B->D->sets[s];
+  S->keep_order = umd_core_run(S->core, S->nown, &S->core_begin);
   U->total = S->nown + S->nex + S->nnx;
   U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
   if (!U->l2g) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
@@ -551,6 +557,10 @@ static int pull_dats(umd_blocks *B, int s) {
 /* Row j of map k's local rows from record r: its targets local through tg (0 in a non-exec row for a target not held:
  * never run); UM_ERR_INTERNAL when an owned or exec row (j < run) reaches a target not held. */
 static int map_row(const umd_blocks *B, int k, int ar, const char *r, const umd_gmap *tg, int j, int run, int *nd) {
+  if (j >= run) { /* a non-exec row: never run, zeros (on every path) */
+    memset(nd + (size_t)j * ar, 0, (size_t)ar * sizeof *nd);
+    return UM_SUCCESS;
+  }
   for (int a = 0; a < ar; a++) {
     long long t;
     memcpy(&t, r + B->moff[k] + (size_t)a * sizeof t, sizeof t);
@@ -637,6 +647,7 @@ int umd_set_counts(umd_blocks *B, int s) {
   int core = 0;
   for (int i = 0; i < S->nown; i++) core += S->core[i];
   st->size = S->nown, st->core_size = core, st->exec_halo = S->nex, st->nonexec_halo = S->nnx;
+  st->core_begin = S->keep_order ? S->core_begin : 0;
   st->block = 0;
   free(st->part_offset);
   st->part_offset = NULL;

@@ -276,16 +276,18 @@ static int migrate_map(um_context *ctx, um_map *mp, const umd_layout *F, const i
   const int total = F->owned + F->exec + F->nonexec, ar = mp->arity;
   int *nd = malloc(((size_t)total * ar + 1) * sizeof(int));
   if (!nd) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing map '%s'", mp->name);
-  for (int i = 0; i < total; i++)
+  const int run = F->owned + F->exec;
+  for (int i = 0; i < run; i++)
     for (int a = 0; a < ar; a++) {
-      int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
-      if (t < 0 && i < F->owned + F->exec) {
+      const int t = tg[mp->data[(size_t)F->l2g[i] * ar + a]];
+      if (t < 0) {
         free(nd);
         return UM_ERROR(ctx, UM_ERR_INTERNAL, "map '%s': local element %d reaches an element rank %d does not hold",
                         mp->name, i, rank);
       }
-      nd[(size_t)i * ar + a] = t < 0 ? 0 : t; /* non-exec rows are never run */
+      nd[(size_t)i * ar + a] = t;
     }
+  memset(nd + (size_t)run * ar, 0, (size_t)(total - run) * ar * sizeof *nd); /* non-exec rows: never run, zeros */
   free(mp->data);
   mp->data = nd;
   return UM_SUCCESS;
@@ -323,6 +325,7 @@ static int migrate_mesh(um_context *ctx, struct um_dist *D, int **owner, umd_lay
     um_set *S = ctx->sets[s];
     S->size = lay[s].owned;
     S->core_size = lay[s].core;
+    S->core_begin = lay[s].core_begin;
     S->exec_halo = lay[s].exec;
     S->nonexec_halo = lay[s].nonexec;
     D->sets[s].total = lay[s].owned + lay[s].exec + lay[s].nonexec;

@@ -7,14 +7,16 @@
  *      (found by one vectorised pass over each map; its owner is its home: a binary search of the blocks' starts)
  *      is not core, and its record (built from the declared rows) goes to each other owner of one of its targets;
  *   2. the non-exec halo: the targets of owned rows that are not core and of exec rows, neither owned nor exec
- *      here, asked of their owners, whose records come back;
- *   3. the local order of dist_blocks.c (core, then the rest of the owned, each ascending; exec, non-exec, each by
- *      owner then global number): pos[] gives an owned element's local index, a map of the halo's global numbers
- *      the others';
+ *      here, asked of their owners, who note them for their export lists (nothing comes back: no loop runs a
+ *      non-exec row, so its map rows are zeros, as on every path);
+ *   3. the local order of dist_blocks.c (exec, non-exec, each by owner then global number, after the owned; the
+ *      owned in their order where the core rows are one run of them, as on a block of a generated mesh, else core
+ *      then the rest, each ascending): pos[] gives an owned element's local index (none where they keep their
+ *      order), a map of the halo's global numbers the others';
  *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
- *      rows, through pos alone, only ever move down), each dat's owned rows move within theirs (realloc to the
- *      local rows, the core rows down, the few others after them); its halo rows are left stale, for the first
- *      loop that reads them to exchange (a dat no loop reads there never travels).
+ *      rows, through pos alone, only ever move down), each dat's owned rows stay in theirs (realloc to the local
+ *      rows) or move within it (the core rows down, the few others after them); its halo rows are left stale, for
+ *      the first loop that reads them to exchange (a dat no loop reads there never travels).
  * The result is the general steps' to the byte once the halos are exchanged (tests/test_mpi_blocks.cpp,
  * RangesInstall), with no page of the rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the
  * general steps instead (the tests). */
@@ -268,18 +270,22 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
 
-/* Set t's non-exec halo: its rows asked of their owners (the global numbers), their records back. */
+/* Set t's non-exec halo: its rows asked of their owners (the global numbers), who note them for their export lists;
+ * nothing comes back: a non-exec row's global number and owner are all this rank keeps of it (no loop runs it: its
+ * map rows are zeros), so T->nx holds the global numbers alone, 8 bytes each, in the asked order. */
 static int nonexec_ranges(umd_blocks *B, int t) {
   um_context *ctx = B->ctx;
   umd_bset *T = &B->S[t];
   const int P = B->P;
   umd_bkey *keys = NULL;
   long long *sg = NULL, *rg = NULL;
-  int nk = 0, nr = 0, nb = 0, *el = NULL;
+  int nk = 0, nr = 0, *el = NULL, *own = NULL;
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt);
   int rc = scnt && rcnt ? nonexec_keys(B, t, &keys, &nk) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  if (rc == UM_SUCCESS && !(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int i = 0; rc == UM_SUCCESS && i < nk; i++) sg[i] = keys[i].g, scnt[keys[i].owner]++;
+  if (rc == UM_SUCCESS &&
+      (!(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)) || !(own = malloc((size_t)(nk ? nk : 1) * sizeof *own))))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; rc == UM_SUCCESS && i < nk; i++) sg[i] = keys[i].g, own[i] = keys[i].owner, scnt[keys[i].owner]++;
   rc = umd_agree(B, rc, "asking for halo rows");
   if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
   if (rc == UM_SUCCESS && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -291,12 +297,12 @@ static int nonexec_ranges(umd_blocks *B, int t) {
       el[i] = (int)(rg[i] - T->begin[B->rank]);
   }
   rc = umd_agree(B, rc, "answering for halo rows");
-  if (rc == UM_SUCCESS) rc = send_own(B, t, el, nr, rcnt, &T->nx, &nb, &T->nx_owner); /* asked order, per asker */
-  if (rc == UM_SUCCESS && nb != nk)
-    rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': %d halo rows back of %d", ctx->sets[t]->name, nb, nk);
-  T->nnx = nb;
-  T->sent_nx = el, T->sent_nx_cnt = rcnt; /* the export lists' second part (lists_ranges) */
-  free(keys), free(sg), free(rg), free(scnt);
+  if (rc == UM_SUCCESS) {
+    T->nx = (char *)sg, T->nx_owner = own, T->nnx = nk; /* the keys' order: by owner, then global number */
+    sg = NULL, own = NULL;
+  }
+  T->sent_nx = el, T->sent_nx_cnt = rcnt; /* the export lists' second part (lists_ranges): asked order, per asker */
+  free(keys), free(sg), free(own), free(rg), free(scnt);
   return rc;
 }
 
@@ -307,20 +313,25 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   const int n = S->count, nh = S->nex + S->nnx;
   S->nown = n;
   U->total = n + nh;
+  S->keep_order = umd_core_run(S->core, n, &S->core_begin);
   U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
-  S->pos = malloc((size_t)(n ? n : 1) * sizeof *S->pos);
-  if (!U->l2g || !S->pos) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
-  int ncore = 0;
-  for (int e = 0; e < n; e++) ncore += S->core[e];
-  S->pos_same = ncore == n;
+  if (!S->keep_order) S->pos = malloc((size_t)(n ? n : 1) * sizeof *S->pos);
+  if (!U->l2g || (!S->keep_order && !S->pos))
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
   const long long b0 = S->begin[B->rank];
-  for (int e = 0, c = 0, r = ncore; e < n; e++) {
-    S->pos[e] = S->core[e] ? c++ : r++;
-    U->l2g[S->pos[e]] = b0 + e;
+  if (S->keep_order)
+    for (int e = 0; e < n; e++) U->l2g[e] = b0 + e;
+  else {
+    int ncore = 0;
+    for (int e = 0; e < n; e++) ncore += S->core[e];
+    for (int e = 0, c = 0, r = ncore; e < n; e++) {
+      S->pos[e] = S->core[e] ? c++ : r++;
+      U->l2g[S->pos[e]] = b0 + e;
+    }
   }
   long long lo = LLONG_MAX, hi = LLONG_MIN;
   for (int i = 0; i < nh; i++) {
-    const long long g = i < S->nex ? umd_rec_g(S->ex, S->rec, i) : umd_rec_g(S->nx, S->rec, i - S->nex);
+    const long long g = i < S->nex ? umd_rec_g(S->ex, S->rec, i) : umd_rec_g(S->nx, sizeof g, i - S->nex);
     U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
     lo = g < lo ? g : lo, hi = g > hi ? g : hi;
   }
@@ -338,8 +349,11 @@ typedef struct {
   const umd_gmap *halo;
 } to_local;
 static to_local local_index(const umd_bset *T, int rank) {
-  return (to_local){T->begin[rank], T->count, T->pos_same, T->pos, &T->halo};
+  return (to_local){T->begin[rank], T->count, T->keep_order, T->pos, &T->halo};
 }
+
+/* Element e of the block's local index. */
+static inline int pos_of(const umd_bset *S, int e) { return S->keep_order ? e : S->pos[e]; }
 
 /* Row src (ar global targets) local into dst; a target not held: 0, and -1 back when the row runs (run). */
 static int local_row(to_local L, int ar, const long long *src, int *dst, int run) {
@@ -398,8 +412,8 @@ static int install_map_ranges(umd_blocks *B, int k) {
   um_map *mp = ctx->maps[k];
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
   const int ar = mp->arity, n = F->count, nh = F->nex + F->nnx;
-  int nnc = 0, na = 0, bad = 0;
-  for (int e = 0; e < n; e++) nnc += !F->core[e];
+  int nnc = 0, na = 0, bad = 0; /* nnc: the rows set aside (the owned that are not core, unless keep_order) */
+  for (int e = 0; e < n && !F->keep_order; e++) nnc += !F->core[e];
   const size_t need = ((size_t)(n + nh) * ar + 1) * sizeof(int);
   const size_t have = ((size_t)n * ar > 0 ? (size_t)n * ar : 1) * (mp->gtargets ? sizeof(long long) : sizeof(int));
   void *buf = mp->gtargets ? (void *)mp->gtargets : (void *)mp->gtargets32;
@@ -419,18 +433,32 @@ static int install_map_ranges(umd_blocks *B, int k) {
   const long long *g64 = mp->gtargets;
   const int *g32 = mp->gtargets32;
   const to_local L = local_index(T, B->rank);
-  for (int e = 0; e < n; e++)
+  if (F->keep_order) { /* every row in place, ascending: row e's 4-byte entries end at or below where its own began */
+    for (int e = 0; e < n;) {
+      int f = e + 1;
+      if (F->core[e]) {
+        while (f < n && F->core[f]) f++;
+        run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, buf, (size_t)e * ar);
+      } else {
+        global_row(g64, g32, ar, (size_t)e, row);
+        bad |= local_row(L, ar, row, (int *)buf + (size_t)e * ar, 1);
+      }
+      e = f;
+    }
+  }
+  for (int e = 0; e < n && !F->keep_order; e++)
     if (!F->core[e]) {
       global_row(g64, g32, ar, (size_t)e, row);
       bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
     }
-  for (int i = 0; i < nh; i++) {
-    const char *r = i < F->nex ? F->ex + (size_t)i * F->rec : F->nx + (size_t)(i - F->nex) * F->rec;
-    memcpy(row, r + B->moff[k], (size_t)ar * sizeof *row);
-    bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, i < F->nex);
+  for (int i = 0; i < F->nex; i++) {
+    memcpy(row, F->ex + (size_t)i * F->rec + B->moff[k], (size_t)ar * sizeof *row);
+    bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
   }
+  memset(aside + (size_t)na * ar, 0, (size_t)F->nnx * ar * sizeof *aside); /* non-exec rows: never run */
+  na += F->nnx;
   int *out = buf;
-  core_rows_local(F, g64, g32, ar, L, out);
+  if (!F->keep_order) core_rows_local(F, g64, g32, ar, L, out);
   memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)na * ar * sizeof *aside);
   free(aside), free(row);
   mp->gtargets = NULL, mp->gtargets32 = NULL;
@@ -451,6 +479,13 @@ static int move_rows(umd_blocks *B, int k, int nrows) {
   const umd_bset *S = &B->S[d->set->index];
   const size_t rb = (size_t)d->dim * d->esize;
   const int n = S->count;
+  if (S->keep_order) { /* the owned rows stay where they are */
+    char *nd = realloc(d->data, (size_t)(nrows ? nrows : 1) * rb);
+    if (!nd) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
+    memset(nd + (size_t)n * rb, 0, (size_t)(nrows - n) * rb);
+    d->data = nd;
+    return UM_SUCCESS;
+  }
   int nnc = 0;
   for (int e = 0; e < n; e++) nnc += !S->core[e];
   char *aside = malloc((size_t)(nnc ? nnc : 1) * rb), *nd = aside ? realloc(d->data, (size_t)(nrows ? nrows : 1) * rb) : NULL;
@@ -485,7 +520,7 @@ static int copy_rows(umd_blocks *B, int k, int total) {
   int nrows = 0, rc = row ? umd_new_rows(B, k, total, &nd, &nrows) : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory");
   um_dat to = *d;
   to.data = nd, to.rows = nrows;
-  for (int e = 0; rc == UM_SUCCESS && e < S->count; e++) copy_row_out(d, e, row), copy_row_in(&to, S->pos[e], row);
+  for (int e = 0; rc == UM_SUCCESS && e < S->count; e++) copy_row_out(d, e, row), copy_row_in(&to, pos_of(S, e), row);
   if (rc == UM_SUCCESS) free(d->data), d->data = nd, d->rows = nrows;
   free(row);
   return rc;
@@ -540,8 +575,8 @@ static int lists_ranges(umd_blocks *B, int s, const int *hown) {
   U->nnb = 0;
   for (int q = 0, xo = 0, no = 0, e = 0; q < P; q++) {
     const int xc = S->sent_ex_cnt[q], nc = S->sent_nx_cnt[q];
-    for (int i = 0; i < xc; i++) U->exp[e++] = S->pos[S->sent_ex[xo + i]];
-    for (int i = 0; i < nc; i++) U->exp[e++] = S->pos[S->sent_nx[no + i]];
+    for (int i = 0; i < xc; i++) U->exp[e++] = pos_of(S, S->sent_ex[xo + i]);
+    for (int i = 0; i < nc; i++) U->exp[e++] = pos_of(S, S->sent_nx[no + i]);
     xo += xc, no += nc;
     if (!icnt[q] && !xc && !nc) continue;
     U->nb[U->nnb] = q;

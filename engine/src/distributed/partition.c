@@ -148,7 +148,8 @@ int umd_build_layout(const umd_mesh *m, int *const *owner, int rank, umd_layout 
       } else if (st[s][e] == ST_EXEC) L->exec++;
       else if (st[s][e] == ST_NONEXEC) L->nonexec++;
     }
-    halo_key *hk = malloc((size_t)(L->exec + L->nonexec + 1) * sizeof *hk);
+    const int nk = L->exec + L->nonexec > L->owned ? L->exec + L->nonexec : L->owned; /* the halo, or the owned */
+    halo_key *hk = malloc((size_t)(nk + 1) * sizeof *hk);
     L->l2g = malloc((size_t)(total ? total : 1) * sizeof(int));
     if (!core || !hk || !L->l2g) {
       free(core), free(hk);
@@ -169,11 +170,14 @@ int umd_build_layout(const umd_mesh *m, int *const *owner, int rank, umd_layout 
       }
     }
     int j = 0;
-    for (int e = 0; e < n; e++)
-      if (core[e]) L->l2g[j++] = e;
-    L->core = j;
-    for (int e = 0; e < n; e++)
-      if (st[s][e] == ST_OWNED && !core[e]) L->l2g[j++] = e;
+    for (int e = 0; e < n; e++) /* the owned ascending, their core flags packed in front of core[] (in place) */
+      if (st[s][e] == ST_OWNED) L->l2g[j] = e, core[j++] = core[e];
+    for (int i = 0; i < L->owned; i++) L->core += core[i];
+    if (!umd_core_run(core, L->owned, &L->core_begin)) { /* core, then the rest (else: the owned keep their order) */
+      L->core_begin = 0;
+      for (int i = 0, c = 0, r = L->core; i < L->owned; i++) hk[core[i] ? c++ : r++].g = L->l2g[i];
+      for (int i = 0; i < L->owned; i++) L->l2g[i] = hk[i].g;
+    }
     for (int pass = ST_EXEC; pass <= ST_NONEXEC; pass++) {
       int h = 0;
       for (int e = 0; e < n; e++)

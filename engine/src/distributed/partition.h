@@ -13,9 +13,11 @@
  *               that are neither owned nor exec on r: read only
  *   core(S)     owned elements whose every map target is owned: they read no
  *               halo, so they run while the halo travels
- * Local numbering: core, then the rest of the owned (each ascending in the
- * global numbering), then exec halo, then non-exec halo (each sorted by owner
- * rank, then global index), so the rows imported from one rank are contiguous. */
+ * Local numbering: the owned ascending in the global numbering where their core
+ * elements are one run of them (none or all too; core_begin: its first), else
+ * core then the rest of the owned (each ascending); then exec halo, then
+ * non-exec halo (each sorted by owner rank, then global index), so the rows
+ * imported from one rank are contiguous. */
 #ifndef UM_DIST_PARTITION_H
 #define UM_DIST_PARTITION_H
 
@@ -53,8 +55,21 @@ void umd_block_partition(int n, int nranks, int *part);
 
 typedef struct {
   int owned, core, exec, nonexec;
+  int core_begin; /* the core elements are [core_begin, core_begin + core) of the local numbering */
   int *l2g; /* [owned + exec + nonexec]: local -> global index */
 } umd_layout;
+
+/* Whether the core flags of n owned rows form one run (or none, or all of them): *begin its first row (0 for none).
+ * The owned then keep their order (every way of distributing). */
+static inline int umd_core_run(const unsigned char *core, int n, int *begin) {
+  int f = 0, l = n;
+  while (f < n && !core[f]) f++;
+  while (l > f && !core[l - 1]) l--;
+  *begin = f < n ? f : 0;
+  for (int e = f; e < l; e++)
+    if (!core[e]) return 0;
+  return 1;
+}
 
 /* What rank `rank` holds of every set (out[nsets]); umd_layout_free frees it. */
 int umd_build_layout(const umd_mesh *m, int *const *owner, int rank, umd_layout *out, char *err, size_t errlen);

@@ -635,6 +635,7 @@ int um__split_run(um_context *ctx, void *state, um_loop *piece) {
     l->args = sp->uargs[u];
     l->begin = b;
     l->end = e;
+    l->first_piece = piece->first_piece;
     l->indirect = 1;
     l->has_conflicts = 1;
     l->block_size = piece->block_size;

@@ -143,7 +143,7 @@ int cu_run(um_context *ctx, void *state, um_loop *loop) {
   t->rec = loop->id;
   t->name = k->name;
   t->owned = 0;
-  UM_BACKEND_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->begin == 0 ? 1 : 2, t->start, S->npending));
+  UM_BACKEND_CHECK(ctx, cu_graph_event(ctx, S, loop->id, loop->first_piece ? 1 : 2, t->start, S->npending));
   S->last_loop = k->name;
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_OCCUPANCY, k->occupancy);
   um_backend_counter_set(ctx, loop->id, CU_COUNTER_REGISTERS, k->registers);
