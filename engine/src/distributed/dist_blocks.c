@@ -327,6 +327,15 @@ int umd_agree(umd_blocks *B, int rc, const char *step) {
   return UM_ERROR(B->ctx, all, "um_distribute: another rank failed %s", step);
 }
 
+int umd_agree_any(umd_blocks *B, int rc, const char *step, long long *n) {
+  long long mine[2] = {rc, *n}, all[2] = {0, 0};
+  const int m = MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, B->D->comm);
+  if (m != MPI_SUCCESS) return mpi_fail(B->ctx, m, "MPI_Allreduce (blocks)");
+  *n = all[1];
+  if (rc != UM_SUCCESS || !all[0]) return rc;
+  return UM_ERROR(B->ctx, (int)all[0], "um_distribute: another rank failed %s", step);
+}
+
 void umd_add_note(um_partition_info *info, const char *fmt, ...) {
   size_t l = strlen(info->note);
   if (l && l + 2 < sizeof info->note) {

@@ -265,6 +265,8 @@ int umd_dir_owner(umd_blocks *B, int s, int n, const long long *g, int *out);
 /* One outcome of a step on every rank: rc, or (when another rank failed) the largest code with a message naming
  * the step. */
 int umd_agree(umd_blocks *B, int rc, const char *step);
+/* umd_agree, and *n the largest *n of any rank in the same reduction (0: no rank has anything to send). */
+int umd_agree_any(umd_blocks *B, int rc, const char *step, long long *n);
 /* dist_blocks_graph.c: the primary set's owners at its homes (own_home), by dist_choose.c's chain from method
  * (PT-Scotch's parts of its graph, rcb or sfc of its points, or the declared blocks); the partition's words and edge
  * cut in D->info. */
@@ -302,11 +304,12 @@ int umd_blocks_lists(umd_blocks *B, umd_set *S, int owned, const int *hown, cons
 int umd_new_rows(umd_blocks *B, int k, int total, char **out, int *nrows);
 /* Dat k's rows replaced by nd (nrows rows in the local order): its declared rows freed. */
 void umd_install_rows(umd_blocks *B, int k, char *nd, int nrows);
-/* For each dat of set s (indexed by dat), 1 when it holds the zeros it was declared with on every rank: such a
- * dat is allocated in the local order, not moved. Collective; NULL on no memory (on every rank alike). */
+/* For each dat of set s (of every set: s < 0; indexed by dat), 1 when it holds the zeros it was declared with on
+ * every rank: such a dat is allocated in the local order, not moved. Collective; NULL on no memory (on every rank
+ * alike). */
 int *umd_zero_dats(umd_blocks *B, int s);
-/* Every rank's counts of set s (um_set_partition), and the set's sizes here (collective). */
-int umd_set_counts(umd_blocks *B, int s);
+/* Every rank's counts of every set (um_set_partition), and the sets' sizes here (collective: one gather). */
+int umd_set_counts(umd_blocks *B);
 /* dist_ranges.c: um_distribute with "ranges" (every set owned as declared): the halos from the declared rows, each
  * rank's owned rows kept where they were declared (the maps' global rows turned into local ones in their own
  * buffers, the dats' rows moved within theirs); the same layout, maps, dats and halo lists as the steps above

@@ -490,7 +490,8 @@ int *umd_zero_dats(umd_blocks *B, int s) {
   int *z = calloc((size_t)ctx->ndats + 1, sizeof *z), *all = calloc((size_t)ctx->ndats + 1, sizeof *all);
   int ok = z && all ? 1 : 0, okall = 0;
   for (int k = 0; ok && k < ctx->ndats; k++)
-    z[k] = ctx->dats[k]->set->index == s && um_dat_host_zeros(ctx->dats[k]) && (ctx->dats[k]->valid & UM_VALID_HOST);
+    z[k] = (s < 0 || ctx->dats[k]->set->index == s) && um_dat_host_zeros(ctx->dats[k]) &&
+           (ctx->dats[k]->valid & UM_VALID_HOST);
   MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, B->D->comm);
   if (okall && MPI_Allreduce(z, all, ctx->ndats, MPI_INT, MPI_MIN, B->D->comm) == MPI_SUCCESS) {
     free(z);
@@ -615,44 +616,47 @@ static int install_into(umd_blocks *B, int t, const umd_gmap *g2l, int *left) {
   return rc;
 }
 
-/* Every rank's counts of set s (um_set_partition), and the set's sizes here. */
-int umd_set_counts(umd_blocks *B, int s) {
+/* Every rank's counts of every set (um_set_partition), and the sets' sizes here: one gather for all of them. */
+int umd_set_counts(umd_blocks *B) {
   um_context *ctx = B->ctx;
-  const umd_bset *S = &B->S[s];
-  umd_set *U = &B->D->sets[s];
-  const int P = B->P;
-  U->all_owned = malloc((size_t)P * sizeof(int));
-  U->all_exec = malloc((size_t)P * sizeof(int));
-  U->all_nonexec = malloc((size_t)P * sizeof(int));
-  int mine[3] = {S->nown, S->nex, S->nnx}, *all = malloc((size_t)P * 3 * sizeof *all);
-  int rc = U->all_owned && U->all_exec && U->all_nonexec && all
-               ? UM_SUCCESS
-               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory distributing set '%s'", ctx->sets[s]->name);
-  if ((rc = umd_agree(B, rc, "counting the partition")) != UM_SUCCESS) { /* the gather is collective */
-    free(all);
-    return rc;
+  const int P = B->P, ns = B->ns;
+  int *mine = malloc((size_t)ns * 3 * sizeof *mine), *all = malloc((size_t)P * ns * 3 * sizeof *all), ok = mine && all;
+  for (int s = 0; ok && s < ns; s++) {
+    umd_set *U = &B->D->sets[s];
+    U->all_owned = malloc((size_t)P * sizeof(int));
+    U->all_exec = malloc((size_t)P * sizeof(int));
+    U->all_nonexec = malloc((size_t)P * sizeof(int));
+    ok = U->all_owned && U->all_exec && U->all_nonexec;
+    mine[3 * s] = B->S[s].nown, mine[3 * s + 1] = B->S[s].nex, mine[3 * s + 2] = B->S[s].nnx;
   }
-  const int m = MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, B->D->comm);
-  long long sum = 0;
-  for (int q = 0; m == MPI_SUCCESS && q < P; q++) {
-    U->all_owned[q] = all[3 * q], U->all_exec[q] = all[3 * q + 1], U->all_nonexec[q] = all[3 * q + 2];
-    sum += all[3 * q];
-  }
-  free(all);
-  if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
-  if (sum != S->gsize)
-    return UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %lld elements together, not %lld",
+  int rc = umd_agree(B, ok ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory counting the partition"),
+                     "counting the partition"); /* the gather is collective */
+  const int m = rc == UM_SUCCESS ? MPI_Allgather(mine, 3 * ns, MPI_INT, all, 3 * ns, MPI_INT, B->D->comm) : MPI_SUCCESS;
+  if (rc == UM_SUCCESS && m != MPI_SUCCESS) rc = mpi_fail(ctx, m, "MPI_Allgather (partition sizes)");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const umd_bset *S = &B->S[s];
+    umd_set *U = &B->D->sets[s];
+    long long sum = 0;
+    for (int q = 0; q < P; q++) {
+      const int *a = all + ((size_t)q * ns + s) * 3;
+      U->all_owned[q] = a[0], U->all_exec[q] = a[1], U->all_nonexec[q] = a[2];
+      sum += a[0];
+    }
+    if (sum != S->gsize)
+      rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': the ranks own %lld elements together, not %lld",
                     ctx->sets[s]->name, sum, S->gsize);
-  um_set *st = ctx->sets[s];
-  int core = 0;
-  for (int i = 0; i < S->nown; i++) core += S->core[i];
-  st->size = S->nown, st->core_size = core, st->exec_halo = S->nex, st->nonexec_halo = S->nnx;
-  st->core_begin = S->keep_order ? S->core_begin : 0;
-  st->block = 0;
-  free(st->part_offset);
-  st->part_offset = NULL;
-  st->nparts = 0;
-  return UM_SUCCESS;
+    um_set *st = ctx->sets[s];
+    int core = 0;
+    for (int i = 0; i < S->nown; i++) core += S->core[i];
+    st->size = S->nown, st->core_size = core, st->exec_halo = S->nex, st->nonexec_halo = S->nnx;
+    st->core_begin = S->keep_order ? S->core_begin : 0;
+    st->block = 0;
+    free(st->part_offset);
+    st->part_offset = NULL;
+    st->nparts = 0;
+  }
+  free(mine), free(all);
+  return rc;
 }
 
 /* Set s's halo lists, with its index (built here and freed when no map reaches the set). */
@@ -706,10 +710,7 @@ int umd_blocks_install(umd_blocks *B) {
     if (rc == UM_SUCCESS) rc = pull_dats(B, s);
     rc = umd_agree(B, rc, "moving the dats' rows");
   }
-  for (int s = 0; s < ns; s++) {
-    if (rc == UM_SUCCESS) rc = umd_set_counts(B, s);
-    rc = umd_agree(B, rc, "counting the partition");
-  }
-  return rc;
+  if (rc == UM_SUCCESS) rc = umd_set_counts(B);
+  return umd_agree(B, rc, "counting the partition");
 }
 #endif /* UM_HAVE_MPI */

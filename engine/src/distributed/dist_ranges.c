@@ -187,8 +187,9 @@ static int exec_ranges(umd_blocks *B, int s) {
   }
   free(fm), free(q), free(el), free(perm);
   if (rc != UM_SUCCESS) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", ctx->sets[s]->name);
-  rc = umd_agree(B, rc, "building the exec halo");
-  if (rc == UM_SUCCESS) rc = send_own(B, s, dst, np, cnt, &S->ex, &S->nex, &S->ex_owner);
+  long long any = np;
+  rc = umd_agree_any(B, rc, "building the exec halo", &any);
+  if (rc == UM_SUCCESS && any) rc = send_own(B, s, dst, np, cnt, &S->ex, &S->nex, &S->ex_owner); /* else none */
   S->sent_ex = dst, S->sent_ex_cnt = cnt; /* the export lists' first part (lists_ranges) */
   return rc;
 }
@@ -286,9 +287,12 @@ static int nonexec_ranges(umd_blocks *B, int t) {
       (!(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)) || !(own = malloc((size_t)(nk ? nk : 1) * sizeof *own))))
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int i = 0; rc == UM_SUCCESS && i < nk; i++) sg[i] = keys[i].g, own[i] = keys[i].owner, scnt[keys[i].owner]++;
-  rc = umd_agree(B, rc, "asking for halo rows");
-  if (rc == UM_SUCCESS) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
-  if (rc == UM_SUCCESS && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el))) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  long long any = nk;
+  rc = umd_agree_any(B, rc, "asking for halo rows", &any);
+  if (rc == UM_SUCCESS && !any) memset(rcnt, 0, (size_t)P * sizeof *rcnt); /* no rank asks: nothing travels */
+  if (rc == UM_SUCCESS && any) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
+  if (rc == UM_SUCCESS && any && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el)))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
     if (!in_block(T, B->rank, rg[i]))
       rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "set '%s': rank %d was asked for element %lld, which it does not own",
@@ -296,7 +300,7 @@ static int nonexec_ranges(umd_blocks *B, int t) {
     else
       el[i] = (int)(rg[i] - T->begin[B->rank]);
   }
-  rc = umd_agree(B, rc, "answering for halo rows");
+  if (any) rc = umd_agree(B, rc, "answering for halo rows");
   if (rc == UM_SUCCESS) {
     T->nx = (char *)sg, T->nx_owner = own, T->nnx = nk; /* the keys' order: by owner, then global number */
     sg = NULL, own = NULL;
@@ -526,13 +530,13 @@ static int copy_rows(umd_blocks *B, int k, int total) {
   return rc;
 }
 
-/* Set s's dats in its local order: zeros allocated so, the others' owned rows moved within their buffers and their
- * halo rows zeros, marked stale: the first loop that reads a dat's halo exchanges it (loop.c's halo_list), and a
- * dat no loop reads there never travels (collective). */
-static int dats_ranges(umd_blocks *B, int s) {
+/* Set s's dats in its local order: zeros (zero[k], umd_zero_dats: on every rank) allocated so, the others' owned
+ * rows moved within their buffers and their halo rows zeros, marked stale: the first loop that reads a dat's halo
+ * exchanges it (loop.c's halo_list), and a dat no loop reads there never travels. */
+static int dats_ranges(umd_blocks *B, int s, const int *zero) {
   um_context *ctx = B->ctx;
   const umd_set *U = &B->D->sets[s];
-  int *zero = umd_zero_dats(B, s), rc = zero ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  int rc = UM_SUCCESS;
   const int align = ctx->opts.row_align > 1 ? ctx->opts.row_align : 1, nrows = (U->total + align - 1) / align * align;
   for (int k = 0; rc == UM_SUCCESS && k < ctx->ndats; k++) { /* here alone */
     um_dat *d = ctx->dats[k];
@@ -548,8 +552,6 @@ static int dats_ranges(umd_blocks *B, int s) {
     if (rc == UM_SUCCESS) d->rows = nrows;
     if (rc == UM_SUCCESS) um__dat_host_moved(d), d->halo_stale = 1;
   }
-  rc = umd_agree(B, rc, "moving the dats' rows");
-  free(zero);
   return rc;
 }
 
@@ -613,8 +615,12 @@ int umd_ranges_install(umd_blocks *B) {
     S->ex = S->nx = NULL;
   }
   free(hown);
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, dats_ranges(B, s), "moving the dats' rows");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, umd_set_counts(B, s), "counting the partition");
-  return rc;
+  int *zero = rc == UM_SUCCESS ? umd_zero_dats(B, -1) : NULL; /* collective: every set's at once */
+  if (rc == UM_SUCCESS && !zero) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = dats_ranges(B, s, zero); /* here alone */
+  free(zero);
+  rc = umd_agree(B, rc, "moving the dats' rows");
+  if (rc == UM_SUCCESS) rc = umd_set_counts(B);
+  return umd_agree(B, rc, "counting the partition");
 }
 #endif /* UM_HAVE_MPI */
