@@ -71,6 +71,18 @@ typedef struct {
   long long before;
 } region_run;
 
+/* r appended to runs[*n] (*cap of room): 0, or 1 on no memory. */
+static int keep_run(region_run **runs, int *n, int *cap, region_run r) {
+  if (*n == *cap) {
+    const int c = *cap ? 2 * *cap : 256;
+    region_run *r2 = realloc(*runs, (size_t)c * sizeof *r2);
+    if (!r2) return 1;
+    *runs = r2, *cap = c;
+  }
+  (*runs)[(*n)++] = r;
+  return 0;
+}
+
 static int regions_walk_start(regions_walk *w, const lulesh_params *p, int ne) {
   memset(w, 0, sizeof *w);
   w->nr = p->regions, w->ne = ne, w->last = -1;
@@ -136,15 +148,7 @@ static int build_regions(const lulesh_params *p, lulesh_mesh *m) {
   region_run *run = NULL; /* the runs, walked once */
   if (regions_walk_start(&w, p, m->nelem)) return 1;
   while (!bad && regions_walk_next(&w, &start, &end, &reg)) {
-    if (nrun == cap) {
-      cap = cap ? 2 * cap : 1024;
-      region_run *r2 = realloc(run, (size_t)cap * sizeof *run);
-      if (!r2)
-        bad = 1;
-      else
-        run = r2;
-    }
-    if (!bad) run[nrun++] = (region_run){start, end, reg, m->region_size[reg]};
+    bad = keep_run(&run, &nrun, &cap, (region_run){start, end, reg, m->region_size[reg]});
     m->region_size[reg] += end - start;
   }
   free(w.binend);
@@ -479,17 +483,8 @@ static int block_regions(const lulesh_params *p, lulesh_block *b, int rank, int 
   region_run *kept = NULL; /* regions: the runs that reach this block, each with its region's elements before it */
   int nkept = 0, capk = 0;
   while (!rc && regions_walk_next(&w, &start, &end, &reg)) { /* sizes; each region's elements before this block's */
-    if (!p->eos_merged && overlap(start, end, e0, e1) > 0) {
-      if (nkept == capk) {
-        capk = capk ? 2 * capk : 256;
-        region_run *k2 = realloc(kept, (size_t)capk * sizeof *kept);
-        if (!k2)
-          rc = 1;
-        else
-          kept = k2;
-      }
-      if (!rc) kept[nkept++] = (region_run){start, end, reg, b->region_size[reg]};
-    }
+    if (!p->eos_merged && overlap(start, end, e0, e1) > 0)
+      rc = keep_run(&kept, &nkept, &capk, (region_run){start, end, reg, b->region_size[reg]});
     b->region_size[reg] += end - start;
     b->region_first[reg] += overlap(start, end, 0, e0);
     b->region_count[reg] += (int)overlap(start, end, e0, e1);

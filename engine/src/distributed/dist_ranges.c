@@ -476,8 +476,10 @@ static int install_map_ranges(umd_blocks *B, int k) {
   return UM_SUCCESS;
 }
 
-/* Dat k's owned rows (an AoS buffer: row bytes rb) in the local order within the buffer, grown to nrows: the rows
- * that are not core aside, the core rows down in runs, the others after them; the rows past the owned zeros. */
+/* Dat k's owned rows (an AoS buffer: row bytes rb) in the local order within the buffer, grown to nrows: where the
+ * owned keep their order, nothing moves; else the rows that are not core aside, the core rows down in runs, the
+ * others after them. The rows past the owned are left as the allocator gives them (no page of them touched here):
+ * the halo rows are stale, exchanged before any loop reads them, and the rows past them are never read. */
 static int move_rows(umd_blocks *B, int k, int nrows) {
   um_dat *d = B->ctx->dats[k];
   const umd_bset *S = &B->S[d->set->index];
@@ -486,8 +488,7 @@ static int move_rows(umd_blocks *B, int k, int nrows) {
   if (S->keep_order) { /* the owned rows stay where they are */
     char *nd = realloc(d->data, (size_t)(nrows ? nrows : 1) * rb);
     if (!nd) return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory distributing dat '%s'", d->name);
-    memset(nd + (size_t)n * rb, 0, (size_t)(nrows - n) * rb);
-    d->data = nd;
+    d->data = nd; /* the halo rows past them: stale until the first loop that reads them exchanges them */
     return UM_SUCCESS;
   }
   int nnc = 0;
@@ -511,7 +512,6 @@ static int move_rows(umd_blocks *B, int k, int nrows) {
     e = f;
   }
   memcpy(nd + (size_t)(n - nnc) * rb, aside, (size_t)nnc * rb);
-  memset(nd + (size_t)n * rb, 0, (size_t)(nrows - n) * rb);
   free(aside);
   return UM_SUCCESS;
 }
@@ -531,8 +531,8 @@ static int copy_rows(umd_blocks *B, int k, int total) {
 }
 
 /* Set s's dats in its local order: zeros (zero[k], umd_zero_dats: on every rank) allocated so, the others' owned
- * rows moved within their buffers and their halo rows zeros, marked stale: the first loop that reads a dat's halo
- * exchanges it (loop.c's halo_list), and a dat no loop reads there never travels. */
+ * rows moved within their buffers, their halo rows marked stale: the first loop that reads a dat's halo exchanges it
+ * (loop.c's halo_list), and a dat no loop reads there never travels (nor are its halo rows' pages touched). */
 static int dats_ranges(umd_blocks *B, int s, const int *zero) {
   um_context *ctx = B->ctx;
   const umd_set *U = &B->D->sets[s];
