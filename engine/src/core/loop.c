@@ -308,6 +308,8 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
     /* the core elements [c0, c1) of the owned (core_begin: where the distribution kept them) */
     const int c0 = s->core_begin, c1 = ranges && s->core_size < owned ? c0 + s->core_size : c0;
     if (c1 > c0) {
+      loop->begin = c0;
+      loop->end = c1;
       /* on the host in pieces, MPI progress between them (dist.h); not where pieces change bits (a reduction, sp) */
       int piece = loop->has_reduction || ctx->reproducible || sp ? 0 : D->progress_piece(ctx, loop);
       if (piece <= 0) piece = c1 - c0; /* one piece */
