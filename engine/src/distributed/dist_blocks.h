@@ -199,7 +199,8 @@ typedef struct {
   char *own; /* [nown] records this rank owns, ascending global number */
   int nown;
   unsigned char *core; /* [nown]: 1 when every map target of the element is owned here */
-  char *ex, *nx; /* exec and non-exec halo records, sorted by owner then global number */
+  char *ex, *nx; /* exec and non-exec halo records, sorted by owner then global number (ranges: nx the global
+                  * numbers alone, 8 bytes each) */
   int nex, nnx;
   int *ex_owner, *nx_owner;
   umd_gmap held; /* global number -> local index (owned in record order, then exec, then non-exec) */
@@ -312,7 +313,7 @@ int *umd_zero_dats(umd_blocks *B, int s);
 int umd_set_counts(umd_blocks *B);
 /* dist_ranges.c: um_distribute with "ranges" (every set owned as declared): the halos from the declared rows, each
  * rank's owned rows kept where they were declared (the maps' global rows turned into local ones in their own
- * buffers, the dats' rows moved within theirs); the same layout, maps, dats and halo lists as the steps above
+ * buffers, the dats' rows kept or moved within theirs); the same layout, maps, dats and halo lists as the steps above
  * (collective). */
 int umd_ranges_install(umd_blocks *B);
 
