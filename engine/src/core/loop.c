@@ -272,11 +272,6 @@ static UM_NOINLINE int run_exec_halo(um_context *ctx, const um_loop *loop, int o
   return run_piece(ctx, &tail, sp);
 }
 
-/* The dats a loop exchanged: their halo rows current. */
-static void nx_done(um_dat **xd, int nx) {
-  for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
-}
-
 /* Stage 5: the backend runs the range. Distributed, it runs in pieces: the core
  * elements while the halos travel (when the backend runs ranges that start
  * past 0), the rest of the owned ones, then the exec halo with its reduction
@@ -319,19 +314,15 @@ static int run_ranges(um_context *ctx, um_loop *loop, um_loop_rec *rec, um_dat *
         UM_CHECK(ctx, run_piece(ctx, loop, sp));
         if (loop->end < c1) UM_CHECK(ctx, D->progress(ctx));
       }
-      if (c0 > 0) { /* the owned elements before the core, now that the halos are in */
-        UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, 1)));
-        nx_done(xd, nx);
-        loop->begin = 0;
-        loop->end = c0;
-        UM_CHECK(ctx, run_piece(ctx, loop, sp));
-      }
-      done = c1;
     }
-    if (c0 == 0 || c1 == c0) {
-      UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, c1 > c0)));
-      nx_done(xd, nx);
+    UM_CHECK(ctx, UM_TRACED("exchange", D->exchange_end(ctx, rec, c1 > c0)));
+    for (int i = 0; i < nx; i++) xd[i]->halo_stale = 0;
+    if (c1 > c0 && c0 > 0) { /* the owned elements before the core, now that the halos are in */
+      loop->begin = 0;
+      loop->end = c0;
+      UM_CHECK(ctx, run_piece(ctx, loop, sp));
     }
+    if (c1 > c0) done = c1;
   }
   const int stop = apart ? owned : end;
   if (stop > done || (done == 0 && !apart)) {

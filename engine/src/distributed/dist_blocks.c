@@ -26,8 +26,8 @@
  *      reaching none), then each rank fetches from their owners the targets of its owned and exec rows it
  *      holds neither (its non-exec halo);
  *   4. the local order of umd_build_layout (the owned ascending where their core elements are one run of them,
- *      else core then the rest, each ascending; exec then non-exec, each by owner then global number), maps in it (targets through a hash map of global numbers, not a
- *      global-sized array), the import/export lists; then the dats, one at a time, each row pulled from its home
+ *      else core then the rest, each ascending; exec then non-exec, each by owner then global number), maps in it
+ *      (targets through a hash map of global numbers, not a global-sized array), the import/export lists; then the dats, one at a time, each row pulled from its home
  *      (the numbers asked once per set, each dat's rows back in rounds of about 4 MB; its declared rows freed once
  *      all are sent), so that the transient beyond the mesh is one dat's local rows and two rounds of its rows in
  *      flight; and every rank's counts. The gather order of a whole-set um_dat_fetch / um_map_fetch

@@ -281,7 +281,7 @@ static int nonexec_ranges(umd_blocks *B, int t) {
   umd_bkey *keys = NULL;
   long long *sg = NULL, *rg = NULL;
   int nk = 0, nr = 0, *el = NULL, *own = NULL;
-  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = malloc((size_t)P * sizeof *rcnt);
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt); /* rcnt: 0 where none asks */
   int rc = scnt && rcnt ? nonexec_keys(B, t, &keys, &nk) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (rc == UM_SUCCESS &&
       (!(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)) || !(own = malloc((size_t)(nk ? nk : 1) * sizeof *own))))
@@ -289,7 +289,6 @@ static int nonexec_ranges(umd_blocks *B, int t) {
   for (int i = 0; rc == UM_SUCCESS && i < nk; i++) sg[i] = keys[i].g, own[i] = keys[i].owner, scnt[keys[i].owner]++;
   long long any = nk;
   rc = umd_agree_any(B, rc, "asking for halo rows", &any);
-  if (rc == UM_SUCCESS && !any) memset(rcnt, 0, (size_t)P * sizeof *rcnt); /* no rank asks: nothing travels */
   if (rc == UM_SUCCESS && any) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *sg, sg, scnt, (void **)&rg, rcnt, &nr);
   if (rc == UM_SUCCESS && any && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el)))
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -437,7 +436,7 @@ static int install_map_ranges(umd_blocks *B, int k) {
   const long long *g64 = mp->gtargets;
   const int *g32 = mp->gtargets32;
   const to_local L = local_index(T, B->rank);
-  if (F->keep_order) { /* every row in place, ascending: row e's 4-byte entries end at or below where its own began */
+  if (F->keep_order) /* every row in place, ascending: row e's 4-byte entries end at or below where its own began */
     for (int e = 0; e < n;) {
       int f = e + 1;
       if (F->core[e]) {
@@ -449,12 +448,12 @@ static int install_map_ranges(umd_blocks *B, int k) {
       }
       e = f;
     }
-  }
-  for (int e = 0; e < n && !F->keep_order; e++)
-    if (!F->core[e]) {
-      global_row(g64, g32, ar, (size_t)e, row);
-      bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
-    }
+  else /* the rows that are not core aside, read before the core rows move down over them */
+    for (int e = 0; e < n; e++)
+      if (!F->core[e]) {
+        global_row(g64, g32, ar, (size_t)e, row);
+        bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
+      }
   for (int i = 0; i < F->nex; i++) {
     memcpy(row, F->ex + (size_t)i * F->rec + B->moff[k], (size_t)ar * sizeof *row);
     bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
