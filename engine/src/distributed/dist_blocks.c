@@ -428,7 +428,7 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   if (rc == UM_SUCCESS && in_place) {
     rc = umd_agree(&B, umd_ranges_install(&B), "installing the ranges");
   } else {
-    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B), "laying out the rows");
+    if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_layout(&B, 0), "laying out the rows");
     if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_migrate(&B), "migrating the rows");
     um_setup_begin(ctx, UM_SETUP_HALOS);
     if (rc == UM_SUCCESS) rc = umd_agree(&B, umd_blocks_halos(&B), "building the halos");

@@ -196,6 +196,7 @@ typedef struct {
   int count; /* this rank's block */
   int *own_home; /* [count]: the owner of each element this rank is home to */
   size_t rec; /* bytes of a record */
+  int w; /* bytes of each of its numbers: 8, or 4 where umd_blocks_layout was let narrow them and all fit in 32 bits */
   char *own; /* [nown] records this rank owns, ascending global number */
   int nown;
   unsigned char *core; /* [nown]: 1 when every map target of the element is owned here */
@@ -291,7 +292,9 @@ int umd_blocks_quality_lists(umd_blocks *B, int primary, const int *part, long *
 
 /* dist_blocks_rows.c: the records' layout, the migration home -> owner, the exec and non-exec halos, and the
  * result: this rank's dats, maps, sets and halo lists (collective). */
-int umd_blocks_layout(umd_blocks *B);
+/* narrow: a set whose global numbers and every map's declared rows are 32-bit gets 4-byte numbers in its records
+ * (dist_ranges.c reads them so; the general steps' records are 8 bytes a number). */
+int umd_blocks_layout(umd_blocks *B, int narrow);
 int umd_blocks_migrate(umd_blocks *B);
 int umd_blocks_halos(umd_blocks *B);
 int umd_blocks_install(umd_blocks *B);

@@ -7,17 +7,25 @@
 
 #ifdef UM_HAVE_MPI
 
-int umd_blocks_layout(umd_blocks *B) {
+int umd_blocks_layout(umd_blocks *B, int narrow) {
   um_context *ctx = B->ctx;
-  for (int s = 0; s < B->ns; s++) B->S[s].rec = sizeof(long long);
+  int *w = calloc((size_t)B->ns + 1, sizeof *w), m = MPI_SUCCESS;
+  if (!w) return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory laying out the rows");
+  for (int s = 0; s < B->ns; s++) w[s] = narrow && B->S[s].gsize <= INT_MAX ? 4 : 8;
+  for (int k = 0; k < ctx->nmaps; k++) /* 64-bit rows here (none declared: either) */
+    if (ctx->maps[k]->gtargets) w[ctx->maps[k]->from->index] = 8;
+  if (narrow) /* records travel: every rank's the same width */
+    m = MPI_Allreduce(MPI_IN_PLACE, w, B->ns, MPI_INT, MPI_MAX, B->D->comm);
+  for (int s = 0; s < B->ns; s++) B->S[s].w = w[s], B->S[s].rec = (size_t)w[s];
+  free(w);
+  if (m != MPI_SUCCESS) return mpi_fail(ctx, m, "MPI_Allreduce (record widths)");
   for (int k = 0; k < ctx->nmaps; k++) {
     umd_bset *S = &B->S[ctx->maps[k]->from->index];
     B->moff[k] = S->rec;
-    S->rec += (size_t)ctx->maps[k]->arity * sizeof(long long);
+    S->rec += (size_t)ctx->maps[k]->arity * (size_t)S->w;
   }
   for (int s = 0; s < B->ns; s++) {
     umd_bset *S = &B->S[s];
-    S->rec = (S->rec + 7) / 8 * 8;
     if (S->rec > INT_MAX) return UM_ERROR(ctx, UM_ERR_ARG, "set '%s': a row of %zu bytes", ctx->sets[s]->name, S->rec);
   }
   return UM_SUCCESS;

@@ -5,7 +5,8 @@
  * generated mesh that is more time than generating it. Here nothing moves but the halos:
  *   1. the exec halo of each set: an owned element with a target outside this rank's block of the target's set
  *      (found by one vectorised pass over each map; its owner is its home: a binary search of the blocks' starts)
- *      is not core, and its record (built from the declared rows) goes to each other owner of one of its targets;
+ *      is not core, and its record (built from the declared rows; 4 bytes a number where the set's global numbers
+ *      and every map's declared rows are 32-bit) goes to each other owner of one of its targets;
  *   2. the non-exec halo: the targets of owned rows that are not core and of exec rows, neither owned nor exec
  *      here, asked of their owners, who note them for their export lists (nothing comes back: no loop runs a
  *      non-exec row, so its map rows are zeros, as on every path);
@@ -38,23 +39,56 @@ static inline void global_row(const long long *g64, const int *g32, int ar, size
     for (int a = 0; a < ar; a++) row[a] = g32[e * (size_t)ar + (size_t)a];
 }
 
-/* The record of element e of this rank's block of set s: its global number and its maps' declared global rows. */
-static void own_record(const umd_blocks *B, int s, int e, char *r) {
+/* Number i of a record of w-byte numbers (umd_blocks_layout), as 64 bits. */
+static inline long long rec_num(const char *r, int w, size_t i) {
+  if (w == 4) {
+    int x;
+    memcpy(&x, r + i * 4, 4);
+    return x;
+  }
+  long long x;
+  memcpy(&x, r + i * 8, 8);
+  return x;
+}
+/* Record i of set S's records recs: its global number, and entry a of the map row at byte offset off. */
+static inline long long rec_g(const umd_bset *S, const char *recs, int i) {
+  return rec_num(recs + (size_t)i * S->rec, S->w, 0);
+}
+static inline long long rec_t(const umd_bset *S, const char *recs, int i, size_t off, int a) {
+  return rec_num(recs + (size_t)i * S->rec + off, S->w, (size_t)a);
+}
+
+/* The records of elements el[n] of this rank's block of set s into sb: their global numbers and their maps'
+ * declared global rows, S->w bytes a number (4: every one of them 32-bit, copied as declared). */
+static void own_records(const umd_blocks *B, int s, const int *el, int n, char *sb) {
   const um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
-  memset(r, 0, S->rec);
-  const long long g = S->begin[B->rank] + e;
-  memcpy(r, &g, sizeof g);
+  const long long b0 = S->begin[B->rank];
+  for (int j = 0; j < n; j++) {
+    char *r = sb + (size_t)j * S->rec;
+    if (S->w == 4) {
+      const int g = (int)(b0 + el[j]);
+      memcpy(r, &g, sizeof g);
+    } else {
+      const long long g = b0 + el[j];
+      memcpy(r, &g, sizeof g);
+    }
+  }
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
-    if (mp->gtargets)
-      memcpy(r + B->moff[k], mp->gtargets + (size_t)e * mp->arity, (size_t)mp->arity * sizeof(long long));
-    else
-      for (int a = 0; a < mp->arity; a++) {
-        const long long x = mp->gtargets32[(size_t)e * mp->arity + (size_t)a];
-        memcpy(r + B->moff[k] + (size_t)a * sizeof x, &x, sizeof x);
-      }
+    const size_t ar = (size_t)mp->arity, row = ar * (size_t)S->w;
+    for (int j = 0; j < n; j++) {
+      char *r = sb + (size_t)j * S->rec + B->moff[k];
+      const size_t e = (size_t)el[j];
+      if (S->w == 4 || mp->gtargets)
+        memcpy(r, S->w == 4 ? (const void *)(mp->gtargets32 + e * ar) : (const void *)(mp->gtargets + e * ar), row);
+      else
+        for (size_t a = 0; a < ar; a++) {
+          const long long x = mp->gtargets32[e * ar + a];
+          memcpy(r + a * sizeof x, &x, sizeof x);
+        }
+    }
   }
 }
 
@@ -65,7 +99,7 @@ static int send_own(umd_blocks *B, int s, const int *el, int n, const int *cnt, 
   char *sb = malloc((size_t)(n ? n : 1) * rec);
   int rc = umd_agree(B, sb ? UM_SUCCESS : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory sending halo rows"),
                      "packing halo rows");
-  for (int j = 0; rc == UM_SUCCESS && j < n; j++) own_record(B, s, el[j], sb + (size_t)j * rec);
+  if (rc == UM_SUCCESS) own_records(B, s, el, n, sb);
   if (rc == UM_SUCCESS) rc = umd_send_packed(B, s, sb, cnt, out, nout, src);
   free(sb);
   return rc;
@@ -194,78 +228,66 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
-/* Appends x to g (*n of *cap): 0 or UM_ERR_ALLOC. */
-static int push_g(long long **g, int *n, int *cap, long long x) {
-  if (*n == *cap) {
-    const int c = *cap ? 2 * *cap : 1024;
-    long long *n2 = realloc(*g, (size_t)c * sizeof **g);
-    if (!n2) return UM_ERR_ALLOC;
-    *g = n2, *cap = c;
-  }
-  (*g)[(*n)++] = x;
+/* Target x, when outside [b0, b1): added to cand (value 0), or without cand counted in *n and its span [*lo, *hi]. */
+static inline int remote_target(long long x, long long b0, long long b1, umd_gmap *cand, size_t *n, long long *lo,
+                                long long *hi) {
+  if (x >= b0 && x < b1) return UM_SUCCESS;
+  if (cand) return umd_gmap_add(cand, x, 0);
+  (*n)++, *lo = x < *lo ? x : *lo, *hi = x > *hi ? x : *hi;
   return UM_SUCCESS;
 }
 
-/* The targets into set t of owned and exec rows outside this rank's block (repeats kept): *g[*n]. The owned rows
- * that are core (exec_ranges, every set's first) reach no other block: only the others are read. */
-static int remote_targets(const umd_blocks *B, int t, long long **g, int *n) {
+/* The targets into set t of owned and exec rows outside this rank's block [b0, b1), repeats and all: without cand,
+ * how many (*n) and their span [*lo, *hi]; with it, each added to cand (value 0). The owned rows that are core
+ * (exec_ranges, every set's first) reach no other block: only the others are read. */
+static int remote_targets(const umd_blocks *B, int t, umd_gmap *cand, size_t *n, long long *lo, long long *hi) {
   const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
-  int cap = 0, rc = UM_SUCCESS;
-  *g = NULL, *n = 0;
+  int rc = UM_SUCCESS;
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
-    const int ar = mp->arity;
-    const long long *tg = mp->gtargets;
-    const int *tg32 = mp->gtargets32;
+    const size_t ar = (size_t)mp->arity;
     for (int e = 0; rc == UM_SUCCESS && e < F->count; e++) {
       if (F->core[e]) continue;
-      for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++) {
-        const long long x = tg ? tg[j] : tg32[j];
-        if (x < b0 || x >= b1) rc = push_g(g, n, &cap, x);
-      }
+      for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++)
+        rc = remote_target(mp->gtargets ? mp->gtargets[j] : mp->gtargets32[j], b0, b1, cand, n, lo, hi);
     }
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
-      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++) {
-        const long long x = umd_rec_t(F->ex, F->rec, e, B->moff[k], a);
-        if (x < b0 || x >= b1) rc = push_g(g, n, &cap, x);
-      }
+      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
+        rc = remote_target(rec_t(F, F->ex, e, B->moff[k], a), b0, b1, cand, n, lo, hi);
   }
   return rc;
 }
 
 /* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number (the
- * homes ascend with the numbers: ascending numbers). */
+ * homes ascend with the numbers: ascending numbers): each added once to a map over their span (dense or paged:
+ * walked in ascending order), the exec rows' taken out. */
 static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
-  umd_gmap exi = {0}, cand = {0};
+  umd_gmap cand = {0};
   long long *g = NULL, lo = LLONG_MAX, hi = LLONG_MIN;
-  int n = 0, k = 0;
-  *keys = NULL, *nk = 0;
-  for (int i = 0; i < T->nex; i++) {
-    const long long x = umd_rec_g(T->ex, T->rec, i);
-    lo = x < lo ? x : lo, hi = x > hi ? x : hi;
-  }
-  int rc = umd_gmap_init_span(&exi, (size_t)T->nex, lo, hi);
-  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) rc = umd_gmap_add(&exi, umd_rec_g(T->ex, T->rec, i), i);
-  if (rc == UM_SUCCESS) rc = remote_targets(B, t, &g, &n);
-  lo = LLONG_MAX, hi = LLONG_MIN;
-  for (int i = 0; i < n; i++) lo = g[i] < lo ? g[i] : lo, hi = g[i] > hi ? g[i] : hi;
-  if (rc == UM_SUCCESS) rc = umd_gmap_init_span(&cand, (size_t)n, lo, hi);
-  for (int i = 0; rc == UM_SUCCESS && i < n; i++)
-    if (umd_gmap_get(&exi, g[i]) < 0) rc = umd_gmap_add(&cand, g[i], 0);
-  if (rc == UM_SUCCESS && !(*keys = malloc((cand.n ? cand.n : 1) * sizeof **keys))) rc = UM_ERR_ALLOC;
+  size_t n = 0;
+  int k = 0, rc = remote_targets(B, t, NULL, &n, &lo, &hi);
+  if (rc == UM_SUCCESS) rc = umd_gmap_init_span(&cand, n, lo, hi);
+  if (rc == UM_SUCCESS) rc = remote_targets(B, t, &cand, &n, &lo, &hi);
+  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) umd_gmap_set(&cand, rec_g(T, T->ex, i), -1); /* exec here */
+  if (rc == UM_SUCCESS &&
+      (!(g = malloc((cand.n ? cand.n : 1) * sizeof *g)) || !(*keys = malloc((cand.n ? cand.n : 1) * sizeof **keys))))
+    rc = UM_ERR_ALLOC;
   for (size_t i = 0; rc == UM_SUCCESS && i < umd_gmap_slots(&cand); i++) { /* the numbers once each */
     long long x;
     if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
   }
   if (rc == UM_SUCCESS && k > 1 && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, umd_cmp_ll); /* hashed: no order */
-  for (int i = 0; rc == UM_SUCCESS && i < k; i++) (*keys)[i] = (umd_bkey){umd_home(T, B->P, g[i]), g[i]};
-  umd_gmap_free(&exi), umd_gmap_free(&cand);
+  for (int i = 0, h = 0; rc == UM_SUCCESS && i < k; i++) { /* homes ascend with the numbers */
+    while (g[i] >= T->begin[h + 1]) h++;
+    (*keys)[i] = (umd_bkey){h, g[i]};
+  }
+  umd_gmap_free(&cand);
   free(g);
   *nk = k;
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
@@ -334,7 +356,7 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   }
   long long lo = LLONG_MAX, hi = LLONG_MIN;
   for (int i = 0; i < nh; i++) {
-    const long long g = i < S->nex ? umd_rec_g(S->ex, S->rec, i) : umd_rec_g(S->nx, sizeof g, i - S->nex);
+    const long long g = i < S->nex ? rec_g(S, S->ex, i) : umd_rec_g(S->nx, sizeof g, i - S->nex);
     U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
     lo = g < lo ? g : lo, hi = g > hi ? g : hi;
   }
@@ -408,20 +430,22 @@ static void core_rows_local(const umd_bset *F, const long long *g64, const int *
 }
 
 /* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows (64- or 32-bit): the
- * rows that are not core first aside, then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry
- * written never past the row's own entries, read before), then the others and the halo rows after them. */
+ * owned rows that are not core first aside (unless the owned keep their order: then each row in place, ascending),
+ * then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry written never past the row's own
+ * entries, read before), the ones aside after them; then, once no owned global row is left to read, the exec rows
+ * from their records and the non-exec rows (zeros) straight after the owned. */
 static int install_map_ranges(umd_blocks *B, int k) {
   um_context *ctx = B->ctx;
   um_map *mp = ctx->maps[k];
   const umd_bset *F = &B->S[mp->from->index], *T = &B->S[mp->to->index];
   const int ar = mp->arity, n = F->count, nh = F->nex + F->nnx;
-  int nnc = 0, na = 0, bad = 0; /* nnc: the rows set aside (the owned that are not core, unless keep_order) */
+  int nnc = 0, bad = 0; /* nnc: the rows set aside (the owned that are not core, unless keep_order) */
   for (int e = 0; e < n && !F->keep_order; e++) nnc += !F->core[e];
   const size_t need = ((size_t)(n + nh) * ar + 1) * sizeof(int);
   const size_t have = ((size_t)n * ar > 0 ? (size_t)n * ar : 1) * (mp->gtargets ? sizeof(long long) : sizeof(int));
   void *buf = mp->gtargets ? (void *)mp->gtargets : (void *)mp->gtargets32;
   long long *row = malloc((size_t)ar * sizeof *row);
-  int *aside = malloc(((size_t)(nnc + nh) * ar + 1) * sizeof *aside);
+  int *aside = malloc(((size_t)nnc * ar + 1) * sizeof *aside);
   if (row && aside && need > have) {
     void *g2 = realloc(buf, need);
     if (!g2) free(aside), aside = NULL;
@@ -436,33 +460,33 @@ static int install_map_ranges(umd_blocks *B, int k) {
   const long long *g64 = mp->gtargets;
   const int *g32 = mp->gtargets32;
   const to_local L = local_index(T, B->rank);
+  int *out = buf;
   if (F->keep_order) /* every row in place, ascending: row e's 4-byte entries end at or below where its own began */
     for (int e = 0; e < n;) {
       int f = e + 1;
       if (F->core[e]) {
         while (f < n && F->core[f]) f++;
-        run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, buf, (size_t)e * ar);
+        run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, out, (size_t)e * ar);
       } else {
         global_row(g64, g32, ar, (size_t)e, row);
-        bad |= local_row(L, ar, row, (int *)buf + (size_t)e * ar, 1);
+        bad |= local_row(L, ar, row, out + (size_t)e * ar, 1);
       }
       e = f;
     }
-  else /* the rows that are not core aside, read before the core rows move down over them */
-    for (int e = 0; e < n; e++)
+  else { /* the rows that are not core aside, read before the core rows move down over them */
+    for (int e = 0, na = 0; e < n; e++)
       if (!F->core[e]) {
         global_row(g64, g32, ar, (size_t)e, row);
         bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
       }
-  for (int i = 0; i < F->nex; i++) {
-    memcpy(row, F->ex + (size_t)i * F->rec + B->moff[k], (size_t)ar * sizeof *row);
-    bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
+    core_rows_local(F, g64, g32, ar, L, out);
+    memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)nnc * ar * sizeof *aside);
   }
-  memset(aside + (size_t)na * ar, 0, (size_t)F->nnx * ar * sizeof *aside); /* non-exec rows: never run */
-  na += F->nnx;
-  int *out = buf;
-  if (!F->keep_order) core_rows_local(F, g64, g32, ar, L, out);
-  memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)na * ar * sizeof *aside);
+  for (int i = 0; i < F->nex; i++) { /* past the owned: no global row of theirs is left unread */
+    for (int a = 0; a < ar; a++) row[a] = rec_t(F, F->ex, i, B->moff[k], a);
+    bad |= local_row(L, ar, row, out + (size_t)(n + i) * ar, 1);
+  }
+  memset(out + (size_t)(n + F->nex) * ar, 0, (size_t)F->nnx * ar * sizeof *out); /* non-exec rows: never run */
   free(aside), free(row);
   mp->gtargets = NULL, mp->gtargets32 = NULL;
   if (bad) {
@@ -592,7 +616,7 @@ static int lists_ranges(umd_blocks *B, int s, const int *hown) {
 int umd_ranges_install(umd_blocks *B) {
   um_context *ctx = B->ctx;
   const int ns = B->ns;
-  int rc = umd_blocks_layout(B), **hown = calloc((size_t)ns, sizeof *hown);
+  int rc = umd_blocks_layout(B, 1), **hown = calloc((size_t)ns, sizeof *hown);
   if (rc == UM_SUCCESS && !hown) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   rc = umd_agree(B, rc, "laying out the rows");
   um_setup_begin(ctx, UM_SETUP_HALOS);
