@@ -113,6 +113,7 @@ typedef struct {
   long long b0, b1;
   const umd_bset *T;
   int read_only; /* um_map_set_read_only: its rows make no exec halo */
+  int hint; /* the home of the last target outside found: tried first */
 } from_map;
 
 /* The maps from set s (*nf of them, *arsum their arities summed): NULL on no memory. */
@@ -167,7 +168,7 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
 
 /* The other ranks element e of the block reaches through the maps fm[nf] that are not read-only, ascending, into q
  * (*nq of them): asked only for the rows rows_outside marked. */
-static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int *nq) {
+static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
   for (int k = 0; k < nf; k++) {
     if (fm[k].read_only) continue;
@@ -175,7 +176,8 @@ static void ranks_reached(const from_map *fm, int nf, int P, int e, int *q, int 
       const size_t at = (size_t)e * fm[k].ar + a;
       const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
       if (g >= fm[k].b0 && g < fm[k].b1) continue;
-      const int h = umd_home(fm[k].T, P, g);
+      const long long *bg = fm[k].T->begin;
+      const int h = g >= bg[fm[k].hint] && g < bg[fm[k].hint + 1] ? fm[k].hint : (fm[k].hint = umd_home(fm[k].T, P, g));
       int i = *nq;
       while (i > 0 && q[i - 1] > h) i--; /* insertion: ascending, each rank once */
       if (i > 0 && q[i - 1] == h) continue;
@@ -228,19 +230,30 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
-/* Target x, when outside [b0, b1): added to cand (value 0), or without cand counted in *n and its span [*lo, *hi]. */
-static inline int remote_target(long long x, long long b0, long long b1, umd_gmap *cand, size_t *n, long long *lo,
-                                long long *hi) {
+/* Where remote_targets puts the targets it finds: counted with their span (pass 1), then marked in mark[x - lo]
+ * (a byte a number of the span) or, over a span too wide for that, added to cand. */
+typedef struct {
+  size_t n;
+  long long lo, hi;
+  unsigned char *mark;
+  umd_gmap *cand;
+} targets_acc;
+
+/* Target x, when outside [b0, b1), into acc. */
+static inline int remote_target(long long x, long long b0, long long b1, targets_acc *acc) {
   if (x >= b0 && x < b1) return UM_SUCCESS;
-  if (cand) return umd_gmap_add(cand, x, 0);
-  (*n)++, *lo = x < *lo ? x : *lo, *hi = x > *hi ? x : *hi;
+  if (acc->mark)
+    acc->mark[x - acc->lo] = 1;
+  else if (acc->cand)
+    return umd_gmap_add(acc->cand, x, 0);
+  else
+    acc->n++, acc->lo = x < acc->lo ? x : acc->lo, acc->hi = x > acc->hi ? x : acc->hi;
   return UM_SUCCESS;
 }
 
-/* The targets into set t of owned and exec rows outside this rank's block [b0, b1), repeats and all: without cand,
- * how many (*n) and their span [*lo, *hi]; with it, each added to cand (value 0). The owned rows that are core
- * (exec_ranges, every set's first) reach no other block: only the others are read. */
-static int remote_targets(const umd_blocks *B, int t, umd_gmap *cand, size_t *n, long long *lo, long long *hi) {
+/* The targets into set t of owned and exec rows outside this rank's block [b0, b1), repeats and all, into acc.
+ * The owned rows that are core (exec_ranges, every set's first) reach no other block: only the others are read. */
+static int remote_targets(const umd_blocks *B, int t, targets_acc *acc) {
   const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
@@ -253,42 +266,59 @@ static int remote_targets(const umd_blocks *B, int t, umd_gmap *cand, size_t *n,
     for (int e = 0; rc == UM_SUCCESS && e < F->count; e++) {
       if (F->core[e]) continue;
       for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++)
-        rc = remote_target(mp->gtargets ? mp->gtargets[j] : mp->gtargets32[j], b0, b1, cand, n, lo, hi);
+        rc = remote_target(mp->gtargets ? mp->gtargets[j] : mp->gtargets32[j], b0, b1, acc);
     }
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
       for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
-        rc = remote_target(rec_t(F, F->ex, e, B->moff[k], a), b0, b1, cand, n, lo, hi);
+        rc = remote_target(rec_t(F, F->ex, e, B->moff[k], a), b0, b1, acc);
   }
   return rc;
 }
 
 /* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number (the
- * homes ascend with the numbers: ascending numbers): each added once to a map over their span (dense or paged:
- * walked in ascending order), the exec rows' taken out. */
+ * homes ascend with the numbers: ascending numbers), each once: marked in a byte a number of their span where it
+ * is at most 8 a target found (walked in order), else added to a map of global numbers; the exec rows' taken out. */
 static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   umd_gmap cand = {0};
-  long long *g = NULL, lo = LLONG_MAX, hi = LLONG_MIN;
-  size_t n = 0;
-  int k = 0, rc = remote_targets(B, t, NULL, &n, &lo, &hi);
-  if (rc == UM_SUCCESS) rc = umd_gmap_init_span(&cand, n, lo, hi);
-  if (rc == UM_SUCCESS) rc = remote_targets(B, t, &cand, &n, &lo, &hi);
-  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) umd_gmap_set(&cand, rec_g(T, T->ex, i), -1); /* exec here */
+  targets_acc acc = {0, LLONG_MAX, LLONG_MIN, NULL, NULL};
+  long long *g = NULL;
+  int k = 0, rc = remote_targets(B, t, &acc);
+  const size_t n = acc.n, span = n ? (size_t)(acc.hi - acc.lo) + 1 : 0;
+  if (rc == UM_SUCCESS && n && span <= 8 * n + 4096) {
+    if (!(acc.mark = calloc(span, 1))) rc = UM_ERR_ALLOC;
+  } else if (rc == UM_SUCCESS) {
+    rc = umd_gmap_init_span(&cand, n, acc.lo, acc.hi);
+    acc.cand = &cand;
+  }
+  if (rc == UM_SUCCESS && n) rc = remote_targets(B, t, &acc);
+  for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) { /* exec here */
+    const long long x = rec_g(T, T->ex, i);
+    if (acc.mark && x >= acc.lo && x <= acc.hi)
+      acc.mark[x - acc.lo] = 0;
+    else if (!acc.mark)
+      umd_gmap_set(&cand, x, -1);
+  }
+  size_t most = acc.mark ? 0 : cand.n;
+  for (size_t i = 0; acc.mark && i < span; i++) most += acc.mark[i];
   if (rc == UM_SUCCESS &&
-      (!(g = malloc((cand.n ? cand.n : 1) * sizeof *g)) || !(*keys = malloc((cand.n ? cand.n : 1) * sizeof **keys))))
+      (!(g = malloc((most ? most : 1) * sizeof *g)) || !(*keys = malloc((most ? most : 1) * sizeof **keys))))
     rc = UM_ERR_ALLOC;
-  for (size_t i = 0; rc == UM_SUCCESS && i < umd_gmap_slots(&cand); i++) { /* the numbers once each */
+  for (size_t i = 0; rc == UM_SUCCESS && acc.mark && i < span; i++)
+    if (acc.mark[i]) g[k++] = acc.lo + (long long)i;
+  for (size_t i = 0; rc == UM_SUCCESS && !acc.mark && i < umd_gmap_slots(&cand); i++) {
     long long x;
     if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
   }
-  if (rc == UM_SUCCESS && k > 1 && !cand.dense && !cand.page) qsort(g, (size_t)k, sizeof *g, umd_cmp_ll); /* hashed: no order */
+  if (rc == UM_SUCCESS && k > 1 && !acc.mark && !cand.dense && !cand.page)
+    qsort(g, (size_t)k, sizeof *g, umd_cmp_ll); /* hashed: no order */
   for (int i = 0, h = 0; rc == UM_SUCCESS && i < k; i++) { /* homes ascend with the numbers */
     while (g[i] >= T->begin[h + 1]) h++;
     (*keys)[i] = (umd_bkey){h, g[i]};
   }
   umd_gmap_free(&cand);
-  free(g);
+  free(acc.mark), free(g);
   *nk = k;
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
