@@ -57,74 +57,75 @@ static void usage(const um_runner *r, FILE *f) {
     fprintf(f, "%s: a program built on the um runner (um/run.h); its command line is umrun's, with its own apps:\n"
                "  %s [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet]   (the same options as below)\n\n",
             r->prog, r->prog);
-  fprintf(f,
-          "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet] [--repeat N]\n"
-          "             [--draw plan[=LOOP]|partition[=SET] FILE.svg]\n"
-          "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
-          "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
-          "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
-          "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
-          "       umrun --list-apps | --help | --help-options=markdown|man|bash|zsh | --version\n"
-          "       mpirun -np P umrun [CONFIG.yaml] ...   the same run on P MPI ranks (mpi.* keys below)\n"
-          "\n"
-          "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
-          "backend, strategy, layout, block size, validation and outputs. Without CONFIG,\n"
-          "runs the embedded default job (umrun: a small Airfoil case, validated), if the\n"
-          "program has one.\n"
-          "\n"
-          "options:\n"
-          "  --set key=value   override one config value, by dotted path into the YAML\n"
-          "                    (e.g. --set run.backend=seq --set mesh.I=40); repeatable\n"
-          "  --json FILE       also write the run summary (options, per-loop table, plan\n"
-          "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout or -:\n"
-          "                    the JSON alone on stdout (umrun's messages then go to stderr)\n"
-          "  --quiet           no progress bar and no options listing\n"
-          "  --repeat N        make the run N times (1 to 100), each its own process, and print per\n"
-          "                    loop the median time and its spread (min .. max); --json gets the\n"
-          "                    median and the spread per loop, as umrun --suite --repeat writes them\n"
-          "  --restart PATH    continue a run from a checkpoint (checkpoint.* keys: when they are\n"
-          "                    written), or from the newest of the app's in the folder PATH, on any\n"
-          "                    number of ranks and any backend; the app's settings and mesh must be\n"
-          "                    the checkpoint's (docs/checkpoints.md)\n"
-          "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
-          "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
-          "                    run.iterations differ (--set, UM_OPTIONS) from the config that names\n"
-          "                    the reference, and fails validation, is said to be NOT COMPARABLE,\n"
-          "                    naming the settings that differ (exit 3)\n"
-          "  --sweep key=v1,v2,...  run every combination of the listed values (repeatable,\n"
-          "                    e.g. --sweep run.block_size=64,128,256 --sweep run.layout=aos,soa),\n"
-          "                    each as its own run; writes sweep.csv (one row per loop and run)\n"
-          "                    and plots of useful GB/s against block size, one line per variant\n"
-          "                    (gnuplot). A config may list them too: sweep: [\"run.layout=aos,soa\"]\n"
-          "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
-          "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
-          "  --draw plan[=LOOP] FILE.svg   after the run, a picture of a loop's plan (default:\n"
-          "                    the planned loop with the most time): its set's elements at their\n"
-          "                    coordinates coloured by block colour, and by thread colour within\n"
-          "                    the block, with the counts; one process (not under mpirun)\n"
-          "  --draw partition[=SET] FILE.svg  a picture of the partition over the MPI ranks (default:\n"
-          "                    the partition's set): owners, and each rank's owned elements, exec\n"
-          "                    halo and non-exec halo. Both: small 2-D meshes (at most 60000\n"
-          "                    elements; Airfoil, Volna, BookLeaf, Jacobi, SIAC; not LULESH or\n"
-          "                    miniAero, whose meshes are 3-D)\n"
-          "  --print-config    print the config in effect as YAML and exit\n"
-          "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
-          "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"
-          "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
-          "                    (without it only --set names the compiler um runs)\n"
-          "  --list-apps       list the registered apps with their own config keys and exit\n"
-          "  --version         print the version, the licence and the build configuration and exit\n"
-          "  --help            this text\n"
-          "  --help-options=markdown  every config key of the runner and of the backends, with its type,\n"
-          "                    default and allowed values, as a markdown reference (docs/options.md)\n"
-          "  --help-options=man|bash|zsh  this manual page (umrun.1) or the shell completion, as\n"
-          "                    installed\n"
-          "\n"
-          "precedence: config file < environment variable UM_OPTIONS < --set.\n"
-          "  UM_OPTIONS holds whitespace-separated key=value pairs: UM_OPTIONS='run.backend=seq'\n"
-          "\n"
-          "config keys (one schema for every app; every one with its type, default and allowed values:\n"
-          "umrun --help-options=markdown, docs/options.md):\n");
+  fprintf(f, "usage: umrun [CONFIG.yaml] [--set key=value]... [--json FILE] [--quiet] [--repeat N]\n"
+             "             [--draw plan[=LOOP]|partition[=SET] FILE.svg]\n"
+             "       umrun --suite SUITE.yaml [--tags T] [--only APP] [--out DIR]   (see umrun --suite --help)\n"
+             "       umrun --compare A.json B.json [--allow KEY,...]           (see umrun --compare --help)\n"
+             "       umrun --report FILE.html RESULTS.json...                   (see umrun --report --help)\n"
+             "       umrun --validate RUN.json REF.yaml                         (see umrun --validate --help)\n"
+             "       umrun --list-apps | --help | --help-options=markdown|man|bash|zsh | --version\n"
+             "       mpirun -np P umrun [CONFIG.yaml] ...   the same run on P MPI ranks (mpi.* keys below)\n"
+             "\n"
+             "Runs one app of the um suite as the YAML config says: app, mesh, parameters,\n"
+             "backend, strategy, layout, block size, validation and outputs. Without CONFIG,\n"
+             "runs the embedded default job (umrun: a small Airfoil case, validated), if the\n"
+             "program has one.\n"
+             "\n"
+             "options:\n"
+             "  --set key=value   override one config value, by dotted path into the YAML\n"
+             "                    (e.g. --set run.backend=seq --set mesh.I=40); repeatable\n"
+             "  --json FILE       also write the run summary (options, per-loop table, plan\n"
+             "                    statistics, metrics, validation) as JSON to FILE; /dev/stdout or -:\n"
+             "                    the JSON alone on stdout (umrun's messages then go to stderr)\n"
+             "  --quiet           no progress bar and no options listing\n"
+             "  --repeat N        make the run N times (1 to 100), each its own process, and print per\n"
+             "                    loop the median time and its spread (min .. max); --json gets the\n"
+             "                    median and the spread per loop, as umrun --suite --repeat writes them\n"
+             "  --restart PATH    continue a run from a checkpoint (checkpoint.* keys: when they are\n"
+             "                    written), or from the newest of the app's in the folder PATH, on any\n"
+             "                    number of ranks and any backend; the app's settings and mesh must be\n"
+             "                    the checkpoint's (docs/checkpoints.md)\n"
+             "  --no-validate     explore: run without the config's validation.reference (exit 0 when\n"
+             "                    the run succeeds). Without it, a run whose mesh.*, params.* or\n"
+             "                    run.iterations differ (--set, UM_OPTIONS) from the config that names\n"
+             "                    the reference, and fails validation, is said to be NOT COMPARABLE,\n"
+             "                    naming the settings that differ (exit 3)\n"
+             "  --sweep key=v1,v2,...  run every combination of the listed values (repeatable,\n"
+             "                    e.g. --sweep run.block_size=64,128,256 --sweep run.layout=aos,soa),\n"
+             "                    each as its own run; writes sweep.csv (one row per loop and run)\n"
+             "                    and plots of useful GB/s against block size, one line per variant\n"
+             "                    (gnuplot). A config may list them too: sweep: [\"run.layout=aos,soa\"]\n"
+             "  --sweep-out DIR   where the sweep writes (default out/sweep_<app>)\n"
+             "  --csv FILE        append this run's per-loop rows to a CSV file (header if new)\n"
+             "  --draw plan[=LOOP] FILE.svg   after the run, a picture of a loop's plan (default:\n"
+             "                    the planned loop with the most time): its set's elements at their\n"
+             "                    coordinates coloured by block colour, and by thread colour within\n"
+             "                    the block, with the counts; one process (not under mpirun)\n"
+             "  --draw partition[=SET] FILE.svg  a picture of the partition over the MPI ranks (default:\n"
+             "                    the partition's set): owners, and each rank's owned elements, exec\n"
+             "                    halo and non-exec halo. Both: small 2-D meshes (at most 60000\n"
+             "                    elements; Airfoil, Volna, BookLeaf, Jacobi, SIAC; not LULESH or\n"
+             "                    miniAero, whose meshes are 3-D)\n"
+             "  --print-config    print the config in effect as YAML and exit\n"
+             "  --suite-set key=value, --suite-case NAME   how umrun --suite passes a case's values\n"
+             "                    (set:, matrix): as --set, their source recorded as the case's (suite)\n"
+             "  --allow-compiler  accept hostc.cc / hostc.cflags from the config file or UM_OPTIONS\n"
+             "                    (without it only --set names the compiler um runs)\n"
+             "  --list-apps       list the registered apps with their own config keys and exit\n"
+             "  --version         print the version, the licence and the build configuration and exit\n"
+             "  --help            this text\n"
+             "  --                the end of the options: the next argument is the config, whatever its\n"
+             "                    first character (a config is read from a file, never from stdin: '-')\n"
+             "  --help-options=markdown  every config key of the runner and of the backends, with its type,\n"
+             "                    default and allowed values, as a markdown reference (docs/options.md)\n"
+             "  --help-options=man|bash|zsh  this manual page (umrun.1) or the shell completion, as\n"
+             "                    installed\n"
+             "\n"
+             "precedence: config file < environment variable UM_OPTIONS < --set.\n"
+             "  UM_OPTIONS holds whitespace-separated key=value pairs: UM_OPTIONS='run.backend=seq'\n"
+             "\n"
+             "config keys (one schema for every app; every one with its type, default and allowed values:\n"
+             "umrun --help-options=markdown, docs/options.md):\n");
   umrun_options_help(f);
   fprintf(f,
           "\n"
@@ -215,13 +216,13 @@ static int check_flags(const um_runner *r, const cmdline *c) {
 /* Returns -1 to go on, or the exit status. */
 static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   char err[4096];
-  for (int i = 1; i < argc; i++) { /* the multi-run tools take the whole command line */
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) { /* the multi-run tools take the whole command line */
     if (!strcmp(argv[i], "--suite")) return umrun_suite_main(r, argv[0], argc - 1, argv + 1);
     if (!strcmp(argv[i], "--compare")) return umrun_compare_main(argc - 1, argv + 1);
     if (!strcmp(argv[i], "--report")) return umrun_report_main(r, argc - 1, argv + 1);
     if (!strcmp(argv[i], "--validate")) return umrun_validate_main(argc - 1, argv + 1);
   }
-  for (int i = 1; i < argc; i++) { /* flags that need no config */
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) { /* flags that need no config */
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       for (int j = 1; j < argc; j++) /* umrun --sweep --help: the sweep's own */
         if (!strcmp(argv[j], "--sweep")) return umrun_sweep_usage(stdout), EXIT_OK;
@@ -246,11 +247,26 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
   c->set_origins = calloc((size_t)argc, sizeof *c->set_origins);
   if (!c->sets || !c->set_origins) return EXIT_RUN;
   const char *case_origin = "suite case"; /* --suite-case NAME: the origin of the --suite-set values */
+  int ended = 0; /* past "--": the config's path, whatever its first character */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
-        !strcmp(a, "--csv") || !strcmp(a, "--csv-label") || !strcmp(a, "--suite-set") || !strcmp(a, "--suite-case") ||
-        !strcmp(a, "--repeat") || !strcmp(a, "--restart") || !strcmp(a, "--draw")) {
+    if (!ended && !strcmp(a, "--")) {
+      ended = 1;
+    } else if (ended || a[0] != '-') {
+      if (c->config_path) {
+        umrun_err(r, "two config files given ('%s' and '%s'); give one, and --set to change values\n", c->config_path,
+                  a);
+        return EXIT_USAGE;
+      }
+      c->config_path = a;
+    } else if (!strcmp(a, "-")) {
+      umrun_err(r, "'-': umrun reads its config from a file, not from standard input (each run of --repeat and "
+                   "--sweep, and each MPI rank, reads it again): save it to a file and give its path\n");
+      return EXIT_USAGE;
+    } else if (!strcmp(a, "--set") || !strcmp(a, "--json") || !strcmp(a, "--sweep") || !strcmp(a, "--sweep-out") ||
+               !strcmp(a, "--csv") || !strcmp(a, "--csv-label") || !strcmp(a, "--suite-set") ||
+               !strcmp(a, "--suite-case") || !strcmp(a, "--repeat") || !strcmp(a, "--restart") ||
+               !strcmp(a, "--draw")) {
       if (i + 1 >= argc) {
         umrun_err(r, "%s needs an argument (see umrun --help)\n", a);
         return EXIT_USAGE;
@@ -308,15 +324,9 @@ static int parse_args(const um_runner *r, int argc, char **argv, cmdline *c) {
       c->allow_compiler = 1;
     } else if (!strcmp(a, "--no-validate")) {
       c->no_validate = 1;
-    } else if (a[0] == '-') {
-      umrun_err(r, "unknown option '%s' (see umrun --help)\n", a);
-      return EXIT_USAGE;
-    } else if (c->config_path) {
-      umrun_err(r, "two config files given ('%s' and '%s'); give one, and --set to change values\n",
-              c->config_path, a);
-      return EXIT_USAGE;
     } else {
-      c->config_path = a;
+      umrun_err(r, "unknown option '%s' (see umrun --help; a config whose name begins with '-': after --)\n", a);
+      return EXIT_USAGE;
     }
   }
   return check_flags(r, c);
