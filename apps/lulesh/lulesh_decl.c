@@ -1,5 +1,6 @@
 /* LULESH on um: the mesh and the state declared on a context -- the whole mesh (lulesh_mesh_build's, every rank
  * the same) or this rank's block of it (lulesh_block_build's: um_decl_set_block, no rank holds the whole mesh). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,7 +219,7 @@ int lulesh_decl_whole(um_context *ctx, lulesh_state *s, lulesh_mesh *m) {
 
 /* ---- by blocks: the same sets, maps and dats in the same order, this rank's rows of each ---- */
 
-static int decl_regions_block(um_context *ctx, lulesh_state *s, const lulesh_block *b) {
+static int decl_regions_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
   s->nregions = b->nregions;
   s->regions = calloc((size_t)b->nregions, sizeof *s->regions);
   s->region_map = calloc((size_t)b->nregions, sizeof *s->region_map);
@@ -249,7 +250,19 @@ static int decl_regions_block(um_context *ctx, lulesh_state *s, const lulesh_blo
     UM_APP_TRY(um_decl_set_block(ctx, b->region_size[r], b->region_first[r], b->region_count[r], name,
                                  &s->regions[r]));
     snprintf(name, sizeof name, "region%d_elems", r + 1);
-    UM_APP_TRY(um_decl_map_block(ctx, s->regions[r], s->elems, 1, b->region_elems[r], name, &s->region_map[r]));
+    long long *rows = b->region_elems[r]; /* handed over: b's pointer NULL */
+    b->region_elems[r] = NULL;
+    if (b->nelem <= INT_MAX) { /* as 32-bit numbers, in place: entry i's 4 bytes at 4 i, read first at 8 i */
+      char *buf = (char *)rows;
+      for (size_t i = 0; i < (size_t)b->region_count[r]; i++) {
+        long long g;
+        memcpy(&g, buf + i * sizeof g, sizeof g);
+        const int e = (int)g;
+        memcpy(buf + i * sizeof e, &e, sizeof e);
+      }
+      UM_APP_TRY(um_decl_map_block_take_i32(ctx, s->regions[r], s->elems, 1, (int *)buf, name, &s->region_map[r]));
+    } else
+      UM_APP_TRY(um_decl_map_block_take(ctx, s->regions[r], s->elems, 1, rows, name, &s->region_map[r]));
   }
   return UM_SUCCESS;
 }
