@@ -93,7 +93,8 @@ struct Variant {              // what a mesh is declared and run with
   bool soa = false;
   um_increments incs = UM_INCREMENTS_REDUNDANT;
   const char *partitioner = "block";
-  bool rows32 = false;        // maps handed over as 32-bit rows (um_decl_map_block_take_i32)
+  int rows32 = 0; // maps handed over as 32-bit rows (um_decl_map_block_take_i32): 1 everywhere, 2 on
+      // the even ranks alone (the others 64-bit)
 };
 
 struct BMesh {
@@ -138,13 +139,14 @@ struct BMesh {
     };
     auto map = [&](um_set *from, um_set *to, int ar, const std::vector<int> &data, const Block &k, const char *name,
                    um_map **out) {
-      if (blocks && v.rows32) {
+      if (blocks && (v.rows32 == 1 || (v.rows32 == 2 && um_mpi_rank() % 2 == 0))) {
         int *t = (int *)malloc(sizeof(int) * ((size_t)k.n * ar + 1));
         std::memcpy(t, data.data() + k.b * ar, sizeof(int) * (size_t)k.n * ar);
         EXPECT_EQ(um_decl_map_block_take_i32(ctx, from, to, ar, t, name, out), 0) << um_error_message(ctx);
       } else if (blocks)
         EXPECT_EQ(um_decl_map_block(ctx, from, to, ar, map_rows(data, k, ar).data(), name, out), 0) << um_error_message(ctx);
-      else EXPECT_EQ(um_decl_map(ctx, from, to, ar, data.data(), name, out), 0) << um_error_message(ctx);
+      else
+        EXPECT_EQ(um_decl_map(ctx, from, to, ar, data.data(), name, out), 0) << um_error_message(ctx);
     };
     set(g.nnode, bn, "nodes", &nodes);
     set(g.ncell, bc, "cells", &cells);
@@ -477,17 +479,27 @@ TEST_P(Rows32, TheLayoutAndBitsOf64BitRows) {
   BMesh wide, narrow;
   if (way == 1) setenv("UM_TEST_RANGES_GENERAL", "1", 1);
   ASSERT_EQ(wide.build(g, true, true, 0, v), 0) << um_error_message(wide.ctx);
-  v.rows32 = true;
-  const int rc = narrow.build(g, true, true, 0, v);
-  unsetenv("UM_TEST_RANGES_GENERAL");
+  v.rows32 = 1;
+  int rc = narrow.build(g, true, true, 0, v);
   ASSERT_EQ(rc, 0) << um_error_message(narrow.ctx);
-  expect_same_layout(narrow, wide);
-  double r1[5], r2[5];
-  for (int it = 0; it < 2; it++) narrow.step(r1), wide.step(r2);
+  // some ranks' rows 32-bit, the others' 64-bit: "ranges" sends records of one width agreed by all (8 bytes here)
+  BMesh mixed;
+  v.rows32 = 2;
+  rc = mixed.build(g, true, true, 0, v);
+  unsetenv("UM_TEST_RANGES_GENERAL");
+  ASSERT_EQ(rc, 0) << um_error_message(mixed.ctx);
+  double r1[5], r2[5], r3[5];
+  for (BMesh *b : {&narrow, &mixed}) {
+    expect_same_layout(*b, wide);
+    for (int it = 0; it < 2; it++) b->step(b == &narrow ? r1 : r3);
+  }
+  for (int it = 0; it < 2; it++) wide.step(r2);
   EXPECT_EQ(std::memcmp(r1, r2, sizeof r1), 0);
-  for (um_dat *d : {narrow.q, narrow.u, narrow.r, narrow.nu, narrow.nv})
-    expect_same_bits(fetch<double>(narrow.ctx, d), fetch<double>(wide.ctx, um_find_dat(wide.ctx, um_dat_name(d))),
-                     um_dat_name(d));
+  EXPECT_EQ(std::memcmp(r3, r2, sizeof r3), 0);
+  for (BMesh *b : {&narrow, &mixed})
+    for (um_dat *d : {b->q, b->u, b->r, b->nu, b->nv})
+      expect_same_bits(fetch<double>(b->ctx, d), fetch<double>(wide.ctx, um_find_dat(wide.ctx, um_dat_name(d))),
+                       um_dat_name(d));
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, Rows32, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 2, 3),
                                                            ::testing::Values(0, 1, 2)));
