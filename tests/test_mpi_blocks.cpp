@@ -467,6 +467,30 @@ TEST_P(RangesInstall, TheGeneralStepsToTheByte) {
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, RangesInstall, ::testing::Combine(::testing::Values(9, 2), ::testing::Values(0, 1, 2, 3)));
 
+// The non-exec halo's targets through the hashed map of global numbers (a span too wide to mark, which these meshes
+// never have: UM_TEST_RANGES_HASH forces it): the same layout and rows as the general steps.
+TEST(RangesInstallHashed, TheGeneralStepsToTheByte) {
+  const QuadMesh g(9);
+  Variant v = variant(1);
+  v.partitioner = "ranges";
+  BMesh kept, general;
+  setenv("UM_TEST_RANGES_HASH", "1", 1);
+  const int rc = kept.build(g, true, true, 0, v);
+  unsetenv("UM_TEST_RANGES_HASH");
+  ASSERT_EQ(rc, 0) << um_error_message(kept.ctx);
+  setenv("UM_TEST_RANGES_GENERAL", "1", 1);
+  const int rg = general.build(g, true, true, 0, v);
+  unsetenv("UM_TEST_RANGES_GENERAL");
+  ASSERT_EQ(rg, 0) << um_error_message(general.ctx);
+  expect_same_layout(kept, general);
+  double r1[5], r2[5];
+  for (int it = 0; it < 2; it++) kept.step(r1), general.step(r2);
+  EXPECT_EQ(std::memcmp(r1, r2, sizeof r1), 0);
+  for (um_dat *d : {kept.q, kept.u, kept.nu})
+    expect_same_bits(fetch<double>(kept.ctx, d), fetch<double>(general.ctx, um_find_dat(general.ctx, um_dat_name(d))),
+                     um_dat_name(d));
+}
+
 // Maps handed over as 32-bit rows (um_decl_map_block_take_i32) against the same maps as 64-bit rows: with "ranges"
 // the local rows are made in the 32-bit buffer (dist_ranges.c), through the general steps and with "block" the rows
 // are widened first; the same layout, local maps, dat rows and loops to the bit every way.
