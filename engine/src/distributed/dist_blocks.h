@@ -232,15 +232,23 @@ typedef struct {
   int ranges; /* "ranges": every set's owners are its homes (each rank owns what it declared) */
 } umd_blocks;
 
+/* Number i of w-byte numbers (a record's: 8, or 4 where umd_blocks_layout narrowed them) at r, as 64 bits. */
+static inline long long umd_rec_num(const char *r, int w, size_t i) {
+  if (w == 4) {
+    int x;
+    memcpy(&x, r + i * 4, 4);
+    return x;
+  }
+  long long x;
+  memcpy(&x, r + i * 8, 8);
+  return x;
+}
+/* Record i of records of rec bytes (8-byte numbers): its global number, and entry a of the map row at offset off. */
 static inline long long umd_rec_g(const char *recs, size_t rec, int i) {
-  long long g;
-  memcpy(&g, recs + (size_t)i * rec, sizeof g);
-  return g;
+  return umd_rec_num(recs + (size_t)i * rec, 8, 0);
 }
 static inline long long umd_rec_t(const char *recs, size_t rec, int i, size_t off, int a) {
-  long long t;
-  memcpy(&t, recs + (size_t)i * rec + off + (size_t)a * sizeof t, sizeof t);
-  return t;
+  return umd_rec_num(recs + (size_t)i * rec + off, 8, (size_t)a);
 }
 /* The rank whose declared block holds g (blocks may be empty). */
 static inline int umd_home(const umd_bset *S, int P, long long g) {

@@ -39,23 +39,13 @@ static inline void global_row(const long long *g64, const int *g32, int ar, size
     for (int a = 0; a < ar; a++) row[a] = g32[e * (size_t)ar + (size_t)a];
 }
 
-/* Number i of a record of w-byte numbers (umd_blocks_layout), as 64 bits. */
-static inline long long rec_num(const char *r, int w, size_t i) {
-  if (w == 4) {
-    int x;
-    memcpy(&x, r + i * 4, 4);
-    return x;
-  }
-  long long x;
-  memcpy(&x, r + i * 8, 8);
-  return x;
-}
-/* Record i of set S's records recs: its global number, and entry a of the map row at byte offset off. */
+/* Record i of set S's records recs (S->w bytes a number): its global number, and entry a of the map row at byte
+ * offset off. */
 static inline long long rec_g(const umd_bset *S, const char *recs, int i) {
-  return rec_num(recs + (size_t)i * S->rec, S->w, 0);
+  return umd_rec_num(recs + (size_t)i * S->rec, S->w, 0);
 }
 static inline long long rec_t(const umd_bset *S, const char *recs, int i, size_t off, int a) {
-  return rec_num(recs + (size_t)i * S->rec + off, S->w, (size_t)a);
+  return umd_rec_num(recs + (size_t)i * S->rec + off, S->w, (size_t)a);
 }
 
 /* The records of elements el[n] of this rank's block of set s into sb: their global numbers and their maps'
@@ -77,17 +67,13 @@ static void own_records(const umd_blocks *B, int s, const int *el, int n, char *
   for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
-    const size_t ar = (size_t)mp->arity, row = ar * (size_t)S->w;
-    for (int j = 0; j < n; j++) {
+    const size_t ar = (size_t)mp->arity;
+    for (int j = 0; j < n; j++) { /* 8-byte numbers: at a multiple of 8 of the buffer (rec and moff are) */
       char *r = sb + (size_t)j * S->rec + B->moff[k];
-      const size_t e = (size_t)el[j];
-      if (S->w == 4 || mp->gtargets)
-        memcpy(r, S->w == 4 ? (const void *)(mp->gtargets32 + e * ar) : (const void *)(mp->gtargets + e * ar), row);
+      if (S->w == 4)
+        memcpy(r, mp->gtargets32 + (size_t)el[j] * ar, ar * sizeof(int));
       else
-        for (size_t a = 0; a < ar; a++) {
-          const long long x = mp->gtargets32[e * ar + a];
-          memcpy(r + a * sizeof x, &x, sizeof x);
-        }
+        global_row(mp->gtargets, mp->gtargets32, (int)ar, (size_t)el[j], (long long *)(void *)r);
     }
   }
 }
