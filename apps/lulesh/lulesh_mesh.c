@@ -13,6 +13,14 @@
 /* The additive feedback generator r[i] = r[i-3] + r[i-31] (mod 2^32) seeded by
  * a Lehmer sequence (16807 mod 2^31-1, Schrage's method), the first 310
  * outputs discarded, each output the sum shifted right by one. */
+static inline int rand_next(lulesh_rand *g) {
+  const uint32_t sum = (uint32_t)g->r[g->front] + (uint32_t)g->r[g->rear];
+  g->r[g->front] = (int32_t)sum;
+  g->front = g->front == 30 ? 0 : g->front + 1;
+  g->rear = g->rear == 30 ? 0 : g->rear + 1;
+  return (int)(sum >> 1);
+}
+
 void lulesh_srand(lulesh_rand *g, unsigned seed) {
   int32_t word = seed == 0 ? 1 : (int32_t)seed;
   g->r[0] = word;
@@ -24,16 +32,10 @@ void lulesh_srand(lulesh_rand *g, unsigned seed) {
   }
   g->front = 3;
   g->rear = 0;
-  for (int i = 0; i < 310; i++) (void)lulesh_rand_next(g);
+  for (int i = 0; i < 310; i++) (void)rand_next(g);
 }
 
-int lulesh_rand_next(lulesh_rand *g) {
-  const uint32_t sum = (uint32_t)g->r[g->front] + (uint32_t)g->r[g->rear];
-  g->r[g->front] = (int32_t)sum;
-  g->front = (g->front + 1) % 31;
-  g->rear = (g->rear + 1) % 31;
-  return (int)(sum >> 1);
-}
+int lulesh_rand_next(lulesh_rand *g) { return rand_next(g); }
 
 /* ---- mesh ----------------------------------------------------------------- */
 
@@ -62,8 +64,16 @@ void lulesh_mesh_free(lulesh_mesh *m) {
 typedef struct {
   lulesh_rand g;
   int nr, ne, costden, last, next;
+  uint64_t costinv; /* 2^64 / costden, rounded up: x % costden without a division (mod_costden) */
   int *binend; /* nr cumulative weights */
 } regions_walk;
+
+/* x % w->costden for 0 <= x < 2^31: the fraction x / costden in 64 bits times costden, its integer part (exact for
+ * 32-bit x and divisor). */
+static inline int mod_costden(const regions_walk *w, int x) {
+  const uint64_t frac = w->costinv * (uint32_t)x;
+  return (int)(((unsigned __int128)frac * (uint32_t)w->costden) >> 64);
+}
 
 /* A run of regions_walk: elements [start, end) of region `region`, after `before` of the region's elements. */
 typedef struct {
@@ -92,6 +102,7 @@ static int regions_walk_start(regions_walk *w, const lulesh_params *p, int ne) {
     w->costden += (int)pow((double)(i + 1), (double)p->balance);
     w->binend[i] = w->costden;
   }
+  w->costinv = UINT64_MAX / (uint64_t)w->costden + 1;
   lulesh_srand(&w->g, 0);
   return 0;
 }
@@ -106,20 +117,27 @@ static int regions_walk_next(regions_walk *w, int *start, int *end, int *region)
   }
   int reg;
   do {
-    const int var = lulesh_rand_next(&w->g) % w->costden;
+    const int var = mod_costden(w, rand_next(&w->g));
     int i = 0;
     while (var >= w->binend[i]) i++;
     reg = i % w->nr + 1;
   } while (reg == w->last);
-  const int bin = lulesh_rand_next(&w->g) % 1000;
+  const int bin = rand_next(&w->g) % 1000;
   int n;
-  if (bin < 773) n = lulesh_rand_next(&w->g) % 15 + 1;
-  else if (bin < 937) n = lulesh_rand_next(&w->g) % 16 + 16;
-  else if (bin < 970) n = lulesh_rand_next(&w->g) % 32 + 32;
-  else if (bin < 974) n = lulesh_rand_next(&w->g) % 64 + 64;
-  else if (bin < 978) n = lulesh_rand_next(&w->g) % 128 + 128;
-  else if (bin < 981) n = lulesh_rand_next(&w->g) % 256 + 256;
-  else n = lulesh_rand_next(&w->g) % 1537 + 512;
+  if (bin < 773)
+    n = rand_next(&w->g) % 15 + 1;
+  else if (bin < 937)
+    n = rand_next(&w->g) % 16 + 16;
+  else if (bin < 970)
+    n = rand_next(&w->g) % 32 + 32;
+  else if (bin < 974)
+    n = rand_next(&w->g) % 64 + 64;
+  else if (bin < 978)
+    n = rand_next(&w->g) % 128 + 128;
+  else if (bin < 981)
+    n = rand_next(&w->g) % 256 + 256;
+  else
+    n = rand_next(&w->g) % 1537 + 512;
   *start = w->next;
   *end = w->next + n < w->ne ? w->next + n : w->ne;
   *region = reg - 1;
@@ -265,16 +283,20 @@ static int node_elems(int nx, long long n, long long e[8], int corner[8]) {
 }
 
 /* A node's mass (unit density): an eighth of each of its elements' volumes, added in element order; volo: the
- * volumes of elements volo_first .. volo_first + volo_count - 1 (the others are computed here). */
+ * volumes of elements volo_first .. volo_first + volo_count - 1, below: those of below_first .. volo_first - 1 (the
+ * others are computed here). */
 static double node_mass(int nx, const double *cx, long long n, const double *volo, long long volo_first,
-                        long long volo_count) {
+                        long long volo_count, const double *below, long long below_first) {
   long long e[8];
   int corner[8];
   const int k = node_elems(nx, n, e, corner);
   double m = 0.0;
   for (int i = 0; i < k; i++) {
     const long long j = e[i] - volo_first;
-    m += (j >= 0 && j < volo_count ? volo[j] : elem_volume(nx, cx, e[i])) / 8.0;
+    m += (j >= 0 && j < volo_count                   ? volo[j]
+          : e[i] >= below_first && e[i] < volo_first ? below[e[i] - below_first]
+                                                     : elem_volume(nx, cx, e[i])) /
+         8.0;
   }
   return m;
 }
@@ -332,7 +354,7 @@ int lulesh_mesh_build(const lulesh_params *p, lulesh_mesh *m, char *err, size_t 
     m->volo[i] = m->elem_mass[i] = elem_volume(nx, cx, (long long)i);
   }
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, cx, (long long)n, m->volo, 0, m->nelem);
+  for (size_t n = 0; n < nn; n++) m->nodal_mass[n] = node_mass(nx, cx, (long long)n, m->volo, 0, m->nelem, NULL, 0);
   /* symmetry-plane node lists (SetupSymmetryPlanes) */
   for (int i = 0, nidx = 0; i < en; i++)
     for (int j = 0; j < en; j++, nidx++) {
@@ -363,21 +385,31 @@ void lulesh_block_free(lulesh_block *b) {
 static void *alloc_rows(size_t n, size_t size) { return malloc((n ? n : 1) * size); }
 
 /* The nodes' rows: coordinates, masses, symmetry bits and (forces: gather) their corners; after block_elems (the
- * masses take the block's element volumes from b->volo and compute only those of elements outside it). */
+ * masses take the block's element volumes from b->volo, and those of the elements below the block that its nodes
+ * reach, at most a plane, a row and one more before its first element, from volumes computed once here). */
 static int block_nodes(const lulesh_params *p, const double *cx, lulesh_block *b) {
   const size_t n = (size_t)b->node_count;
   const int gather = p->forces == LULESH_FORCES_GATHER, nx = b->nx, nt = p->threads > 1 ? p->threads : 1;
   (void)nt; /* unused in a build without OpenMP */
+  const long long reach = (long long)nx * nx + nx + 1, below_first = b->elem_first > reach ? b->elem_first - reach : 0;
+  const size_t nbelow = (size_t)(b->elem_first - below_first);
+  double *below = alloc_rows(nbelow, sizeof(double));
+  if (!below) return 1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (size_t i = 0; i < nbelow; i++) below[i] = elem_volume(nx, cx, below_first + (long long)i);
   b->coord = alloc_rows(3 * n, sizeof(double));
   b->nodal_mass = alloc_rows(n, sizeof(double));
   b->node_symm = alloc_rows(n, sizeof(int));
   if (gather) b->node_ncorner = alloc_rows(n, sizeof(int)), b->node_corners = alloc_rows(8 * n, sizeof(long long));
-  if (!b->coord || !b->nodal_mass || !b->node_symm || (gather && (!b->node_ncorner || !b->node_corners))) return 1;
+  if (!b->coord || !b->nodal_mass || !b->node_symm || (gather && (!b->node_ncorner || !b->node_corners))) {
+    free(below);
+    return 1;
+  }
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (size_t i = 0; i < n; i++) {
     const long long g = b->node_first + (long long)i;
     node_coord(nx, cx, g, b->coord + 3 * i);
-    b->nodal_mass[i] = node_mass(nx, cx, g, b->volo, b->elem_first, b->elem_count);
+    b->nodal_mass[i] = node_mass(nx, cx, g, b->volo, b->elem_first, b->elem_count, below, below_first);
     b->node_symm[i] = lulesh_node_symm_bits(nx, g);
     if (!gather) continue;
     long long e[8];
@@ -387,6 +419,7 @@ static int block_nodes(const lulesh_params *p, const double *cx, lulesh_block *b
       b->node_corners[8 * i + (size_t)j] = (long long)corner[j < k ? j : 0] * b->nelem + e[j < k ? j : 0];
     b->node_ncorner[i] = k;
   }
+  free(below);
   return 0;
 }
 

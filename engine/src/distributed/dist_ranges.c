@@ -4,9 +4,11 @@
  * rank itself) and build the local rows from records through hash maps of global numbers: on a rank's share of a
  * generated mesh that is more time than generating it. Here nothing moves but the halos:
  *   1. the exec halo of each set: an owned element with a target outside this rank's block of the target's set
- *      (found by one vectorised pass over each map; its owner is its home: a binary search of the blocks' starts)
- *      is not core, and its record (built from the declared rows; 4 bytes a number where the set's global numbers
- *      and every map's declared rows are 32-bit) goes to each other owner of one of its targets;
+ *      (found by one vectorised pass over each map, which also rewrites 32-bit rows as offsets from the to-set's
+ *      block here: a core row of a set that keeps its order is then already local; its owner is its home: a binary
+ *      search of the blocks' starts) is not core, and its record (built from the declared rows; 4 bytes a number
+ *      where the set's global numbers and every map's declared rows are 32-bit) goes to each other owner of one of
+ *      its targets; the same walk over the rows that are not core counts their targets outside and their span;
  *   2. the non-exec halo: the targets of owned rows that are not core and of exec rows, neither owned nor exec
  *      here, asked of their owners, who note them for their export lists (nothing comes back: no loop runs a
  *      non-exec row, so its map rows are zeros, as on every path);
@@ -31,13 +33,17 @@ static inline int in_block(const umd_bset *T, int rank, long long g) {
   return g >= T->begin[rank] && g < T->begin[rank + 1];
 }
 
-/* Row e of declared global rows (64-bit g64, else 32-bit g32) of ar entries, as 64-bit numbers in row. */
-static inline void global_row(const long long *g64, const int *g32, int ar, size_t e, long long *row) {
+/* Row e of a map's global rows (64-bit g64, else 32-bit g32 holding offsets from base: rows_outside rewrites
+ * them so) of ar entries, as 64-bit global numbers in row. */
+static inline void global_row(const long long *g64, const int *g32, long long base, int ar, size_t e, long long *row) {
   if (g64)
     memcpy(row, g64 + e * (size_t)ar, (size_t)ar * sizeof *row);
   else
-    for (int a = 0; a < ar; a++) row[a] = g32[e * (size_t)ar + (size_t)a];
+    for (int a = 0; a < ar; a++) row[a] = base + g32[e * (size_t)ar + (size_t)a];
 }
+
+/* Map mp's to-set's block start here: what its 32-bit rows are offsets from, once rows_outside has run. */
+static inline long long map_base(const umd_blocks *B, const um_map *mp) { return B->S[mp->to->index].begin[B->rank]; }
 
 /* Record i of set S's records recs (S->w bytes a number): its global number, and entry a of the map row at byte
  * offset off. */
@@ -49,7 +55,7 @@ static inline long long rec_t(const umd_bset *S, const char *recs, int i, size_t
 }
 
 /* The records of elements el[n] of this rank's block of set s into sb: their global numbers and their maps'
- * declared global rows, S->w bytes a number (4: every one of them 32-bit, copied as declared). */
+ * declared global rows, S->w bytes a number (4: every one of them 32-bit). */
 static void own_records(const umd_blocks *B, int s, const int *el, int n, char *sb) {
   const um_context *ctx = B->ctx;
   const umd_bset *S = &B->S[s];
@@ -68,12 +74,16 @@ static void own_records(const umd_blocks *B, int s, const int *el, int n, char *
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
     const size_t ar = (size_t)mp->arity;
+    const long long base = map_base(B, mp);
     for (int j = 0; j < n; j++) { /* 8-byte numbers: at a multiple of 8 of the buffer (rec and moff are) */
       char *r = sb + (size_t)j * S->rec + B->moff[k];
-      if (S->w == 4)
-        memcpy(r, mp->gtargets32 + (size_t)el[j] * ar, ar * sizeof(int));
+      if (S->w == 4) /* every number fits 32 bits */
+        for (size_t a = 0; a < ar; a++) {
+          const int g = (int)(base + mp->gtargets32[(size_t)el[j] * ar + a]);
+          memcpy(r + a * sizeof g, &g, sizeof g);
+        }
       else
-        global_row(mp->gtargets, mp->gtargets32, (int)ar, (size_t)el[j], (long long *)(void *)r);
+        global_row(mp->gtargets, mp->gtargets32, base, (int)ar, (size_t)el[j], (long long *)(void *)r);
     }
   }
 }
@@ -93,11 +103,11 @@ static int send_own(umd_blocks *B, int s, const int *el, int n, const int *cnt, 
 
 /* A map from the set being scanned: its rows and its to-set's block here. */
 typedef struct {
-  const long long *tg; /* 64-bit rows, else tg32 */
-  const int *tg32;
+  const long long *tg; /* 64-bit rows, else tg32 (offsets from b0 once rows_outside has run) */
+  int *tg32;
   int ar;
   long long b0, b1;
-  const umd_bset *T;
+  umd_bset *T;
   int read_only; /* um_map_set_read_only: its rows make no exec halo */
   int hint; /* the home of the last target outside found: tried first */
 } from_map;
@@ -110,7 +120,7 @@ static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
   for (int k = 0; f && k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->from->index != s) continue;
-    const umd_bset *T = &B->S[mp->to->index];
+    umd_bset *T = &B->S[mp->to->index];
     f[(*nf)++] = (from_map){.tg = mp->gtargets,
                             .tg32 = mp->gtargets32,
                             .ar = mp->arity,
@@ -125,45 +135,59 @@ static from_map *maps_from(const umd_blocks *B, int s, int *nf, int *arsum) {
 
 /* out[e] |= 1 for each row e of map f (n rows) with a target outside this rank's block [b0, b1) of its to-set:
  * one pass over the map, x - b0 compared unsigned with b1 - b0, the common arities known to the compiler (a
- * vectorised loop). 32-bit rows compare in 32 bits: their to-set has at most INT_MAX elements. */
-#define ROWS_OUT(T, U, AR)                                                                       \
-  for (int e = 0; e < n; e++) {                                                                 \
-    int o = 0;                                                                                  \
-    for (int a = 0; a < (AR); a++) o |= (U)(t[(size_t)e * (AR) + a] - (T)f->b0) >= (U)w;        \
-    out[e] |= (unsigned char)o;                                                                 \
+ * vectorised loop). 32-bit rows compare in 32 bits (their to-set has at most INT_MAX elements, so x - b0 fits an
+ * int) and are rewritten in the same pass as those offsets x - b0: the rows' local indices where the to-set keeps
+ * its order, and their global numbers plus b0 for every later reader. */
+#define ROWS_OUT(T, U, AR, STORE)                                                                                      \
+  for (int e = 0; e < n; e++) {                                                                                        \
+    int o = 0;                                                                                                         \
+    for (int a = 0; a < (AR); a++) {                                                                                   \
+      const size_t at = (size_t)e * (AR) + (size_t)a;                                                                  \
+      const T x = t[at] - (T)f->b0;                                                                                    \
+      STORE;                                                                                                           \
+      o |= (U)x >= (U)w;                                                                                               \
+    }                                                                                                                  \
+    out[e] |= (unsigned char)o;                                                                                        \
   }
-#define ROWS_OUT_ANY(T, U, rows)                  \
-  do {                                            \
-    const T *t = (rows);                          \
-    switch (f->ar) {                              \
-    case 1: ROWS_OUT(T, U, 1) break;              \
-    case 2: ROWS_OUT(T, U, 2) break;              \
-    case 3: ROWS_OUT(T, U, 3) break;              \
-    case 4: ROWS_OUT(T, U, 4) break;              \
-    case 8: ROWS_OUT(T, U, 8) break;              \
-    default: ROWS_OUT(T, U, f->ar) break;         \
-    }                                             \
+#define ROWS_OUT_ANY(T, U, rows, STORE)                                                                                \
+  do {                                                                                                                 \
+    T *t = (rows);                                                                                                     \
+    switch (f->ar) {                                                                                                   \
+    case 1: ROWS_OUT(T, U, 1, STORE) break;                                                                            \
+    case 2: ROWS_OUT(T, U, 2, STORE) break;                                                                            \
+    case 3: ROWS_OUT(T, U, 3, STORE) break;                                                                            \
+    case 4: ROWS_OUT(T, U, 4, STORE) break;                                                                            \
+    case 6: ROWS_OUT(T, U, 6, STORE) break;                                                                            \
+    case 8: ROWS_OUT(T, U, 8, STORE) break;                                                                            \
+    default: ROWS_OUT(T, U, f->ar, STORE) break;                                                                       \
+    }                                                                                                                  \
   } while (0)
 static void rows_outside(const from_map *f, int n, unsigned char *out) {
   const long long w = f->b1 - f->b0;
-  if (f->tg) ROWS_OUT_ANY(long long, unsigned long long, f->tg);
-  else ROWS_OUT_ANY(int, unsigned, f->tg32);
+  if (f->tg)
+    ROWS_OUT_ANY(const long long, unsigned long long, f->tg, (void)0);
+  else
+    ROWS_OUT_ANY(int, unsigned, f->tg32, t[at] = x);
 }
 #undef ROWS_OUT_ANY
 #undef ROWS_OUT
 
 /* The other ranks element e of the block reaches through the maps fm[nf] that are not read-only, ascending, into q
- * (*nq of them): asked only for the rows rows_outside marked. */
+ * (*nq of them); each target outside, through any map, counted into its to-set's rn, rlo and rhi: asked only for the
+ * rows rows_outside marked. */
 static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
   for (int k = 0; k < nf; k++) {
-    if (fm[k].read_only) continue;
-    for (int a = 0; a < fm[k].ar; a++) {
-      const size_t at = (size_t)e * fm[k].ar + a;
-      const long long g = fm[k].tg ? fm[k].tg[at] : fm[k].tg32[at];
-      if (g >= fm[k].b0 && g < fm[k].b1) continue;
-      const long long *bg = fm[k].T->begin;
-      const int h = g >= bg[fm[k].hint] && g < bg[fm[k].hint + 1] ? fm[k].hint : (fm[k].hint = umd_home(fm[k].T, P, g));
+    from_map *f = &fm[k];
+    umd_bset *T = f->T;
+    for (int a = 0; a < f->ar; a++) {
+      const size_t at = (size_t)e * f->ar + a;
+      const long long g = f->tg ? f->tg[at] : f->b0 + f->tg32[at];
+      if (g >= f->b0 && g < f->b1) continue;
+      T->rn++, T->rlo = g < T->rlo ? g : T->rlo, T->rhi = g > T->rhi ? g : T->rhi;
+      if (f->read_only) continue;
+      const long long *bg = T->begin;
+      const int h = g >= bg[f->hint] && g < bg[f->hint + 1] ? f->hint : (f->hint = umd_home(T, P, g));
       int i = *nq;
       while (i > 0 && q[i - 1] > h) i--; /* insertion: ascending, each rank once */
       if (i > 0 && q[i - 1] == h) continue;
@@ -237,9 +261,10 @@ static inline int remote_target(long long x, long long b0, long long b1, targets
   return UM_SUCCESS;
 }
 
-/* The targets into set t of owned and exec rows outside this rank's block [b0, b1), repeats and all, into acc.
- * The owned rows that are core (exec_ranges, every set's first) reach no other block: only the others are read. */
-static int remote_targets(const umd_blocks *B, int t, targets_acc *acc) {
+/* The targets into set t of exec rows and (owned) of owned rows outside this rank's block [b0, b1), repeats and
+ * all, into acc. The owned rows that are core (exec_ranges, every set's first) reach no other block: only the
+ * others are read. */
+static int remote_targets(const umd_blocks *B, int t, targets_acc *acc, int owned) {
   const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
@@ -249,10 +274,10 @@ static int remote_targets(const umd_blocks *B, int t, targets_acc *acc) {
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
     const size_t ar = (size_t)mp->arity;
-    for (int e = 0; rc == UM_SUCCESS && e < F->count; e++) {
+    for (int e = 0; rc == UM_SUCCESS && owned && e < F->count; e++) {
       if (F->core[e]) continue;
       for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++)
-        rc = remote_target(mp->gtargets ? mp->gtargets[j] : mp->gtargets32[j], b0, b1, acc);
+        rc = remote_target(mp->gtargets ? mp->gtargets[j] : b0 + mp->gtargets32[j], b0, b1, acc);
     }
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
       for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
@@ -268,9 +293,9 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   umd_gmap cand = {0};
-  targets_acc acc = {0, LLONG_MAX, LLONG_MIN, NULL, NULL};
+  targets_acc acc = {T->rn, T->rlo, T->rhi, NULL, NULL}; /* the owned rows', counted by exec_ranges */
   long long *g = NULL;
-  int k = 0, rc = remote_targets(B, t, &acc);
+  int k = 0, rc = remote_targets(B, t, &acc, 0); /* and the exec rows' */
   const size_t n = acc.n, span = n ? (size_t)(acc.hi - acc.lo) + 1 : 0;
   const char *hash = getenv("UM_TEST_RANGES_HASH"); /* the tests: the targets through the hashed form */
   if (rc == UM_SUCCESS && hash && *hash == '1') {
@@ -282,7 +307,7 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
     rc = umd_gmap_init_span(&cand, n, acc.lo, acc.hi);
     acc.cand = &cand;
   }
-  if (rc == UM_SUCCESS && n) rc = remote_targets(B, t, &acc);
+  if (rc == UM_SUCCESS && n) rc = remote_targets(B, t, &acc, 1);
   for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) { /* exec here */
     const long long x = rec_g(T, T->ex, i);
     if (acc.mark && x >= acc.lo && x <= acc.hi)
@@ -400,22 +425,45 @@ static to_local local_index(const umd_bset *T, int rank) {
 /* Element e of the block's local index. */
 static inline int pos_of(const umd_bset *S, int e) { return S->keep_order ? e : S->pos[e]; }
 
-/* Row src (ar global targets) local into dst; a target not held: 0, and -1 back when the row runs (run). */
-static int local_row(to_local L, int ar, const long long *src, int *dst, int run) {
+/* The local index of the element o past the to-set's block start here (o < 0 or past the block: through the halo's
+ * map); -1 where it is not held. */
+static inline int local_of(const to_local *L, long long o) {
+  return o >= 0 && o < L->n ? (L->same ? (int)o : L->pos[o]) : umd_gmap_get(L->halo, L->b0 + o);
+}
+
+/* Row src (ar global targets) local into dst; a target not held: 0, and -1 back. */
+static inline int local_row(const to_local *L, int ar, const long long *src, int *dst) {
   int bad = 0;
   for (int a = 0; a < ar; a++) {
-    const long long o = src[a] - L.b0;
-    const int l = o >= 0 && o < L.n ? (L.same ? (int)o : L.pos[o]) : umd_gmap_get(L.halo, src[a]);
-    bad |= l < 0 && run;
+    const int l = local_of(L, src[a] - L->b0);
+    bad |= l < 0;
     dst[a] = l < 0 ? 0 : l;
   }
   return bad ? -1 : 0;
 }
 
-/* Entries [s0, s0 + m) of a map's global rows (g64 or g32), all in this rank's block of the to-set (L), local into
- * out[d0, d0 + m), d0 <= s0 in the same buffer: through a chunk on the stack, so each loop runs over unaliased
- * arrays (vectorised), and each chunk is read before its local indices are written (4 bytes an entry, at or below
- * where the entry's own bytes began). */
+/* Row e of a map's rows (g64: global numbers, copied to row first, as dst may overlap their bytes; g32: offsets
+ * from the to-set's block start, each read before its entry of dst is written, dst the row itself or apart) local
+ * into dst; a target not held: 0, and -1 back. */
+static inline int row_local(const to_local *L, const long long *g64, const int *g32, int ar, size_t e, long long *row,
+                            int *dst) {
+  if (g64) {
+    memcpy(row, g64 + e * (size_t)ar, (size_t)ar * sizeof *row);
+    return local_row(L, ar, row, dst);
+  }
+  int bad = 0;
+  for (int a = 0; a < ar; a++) {
+    const int l = local_of(L, g32[e * (size_t)ar + (size_t)a]);
+    bad |= l < 0;
+    dst[a] = l < 0 ? 0 : l;
+  }
+  return bad ? -1 : 0;
+}
+
+/* Entries [s0, s0 + m) of a map's global rows (g64, or g32 as offsets from L.b0), all in this rank's block of the
+ * to-set (L), local into out[d0, d0 + m), d0 <= s0 in the same buffer: through a chunk on the stack, so each loop
+ * runs over unaliased arrays (vectorised), and each chunk is read before its local indices are written (4 bytes an
+ * entry, at or below where the entry's own bytes began). */
 static void run_local(const long long *g64, const int *g32, size_t s0, size_t m, to_local L, int *out, size_t d0) {
   enum { C = 512 };
   long long x[C];
@@ -424,7 +472,7 @@ static void run_local(const long long *g64, const int *g32, size_t s0, size_t m,
     if (g64)
       for (size_t j = 0; j < c; j++) x[j] = g64[s0 + i + j] - L.b0;
     else
-      for (size_t j = 0; j < c; j++) x[j] = (long long)g32[s0 + i + j] - L.b0;
+      for (size_t j = 0; j < c; j++) x[j] = g32[s0 + i + j];
     int *o = out + d0 + i;
     if (L.same)
       for (size_t j = 0; j < c; j++) o[j] = (int)x[j];
@@ -449,11 +497,12 @@ static void core_rows_local(const umd_bset *F, const long long *g64, const int *
   }
 }
 
-/* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows (64- or 32-bit): the
- * owned rows that are not core first aside (unless the owned keep their order: then each row in place, ascending),
- * then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry written never past the row's own
- * entries, read before), the ones aside after them; then, once no owned global row is left to read, the exec rows
- * from their records and the non-exec rows (zeros) straight after the owned. */
+/* Map k's rows in its from-set's local order, targets local, in the buffer of its global rows (64-bit, or 32-bit
+ * offsets from the to-set's block): the owned rows that are not core first aside (unless the owned keep their
+ * order: then each row in place, ascending; its core rows of 32-bit offsets into a to-set that keeps its order are
+ * local already), then the core rows down in place (row e to pos[e] <= e: 4 bytes an entry written never past the
+ * row's own entries, read before), the ones aside after them; then, once no owned global row is left to read, the
+ * exec rows from their records and the non-exec rows (zeros) straight after the owned. */
 static int install_map_ranges(umd_blocks *B, int k) {
   um_context *ctx = B->ctx;
   um_map *mp = ctx->maps[k];
@@ -486,25 +535,20 @@ static int install_map_ranges(umd_blocks *B, int k) {
       int f = e + 1;
       if (F->core[e]) {
         while (f < n && F->core[f]) f++;
-        run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, out, (size_t)e * ar);
-      } else {
-        global_row(g64, g32, ar, (size_t)e, row);
-        bad |= local_row(L, ar, row, out + (size_t)e * ar, 1);
-      }
+        if (g64 || !L.same) run_local(g64, g32, (size_t)e * ar, (size_t)(f - e) * ar, L, out, (size_t)e * ar);
+      } else
+        bad |= row_local(&L, g64, g32, ar, (size_t)e, row, out + (size_t)e * ar);
       e = f;
     }
   else { /* the rows that are not core aside, read before the core rows move down over them */
     for (int e = 0, na = 0; e < n; e++)
-      if (!F->core[e]) {
-        global_row(g64, g32, ar, (size_t)e, row);
-        bad |= local_row(L, ar, row, aside + (size_t)na++ * ar, 1);
-      }
+      if (!F->core[e]) bad |= row_local(&L, g64, g32, ar, (size_t)e, row, aside + (size_t)na++ * ar);
     core_rows_local(F, g64, g32, ar, L, out);
     memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)nnc * ar * sizeof *aside);
   }
   for (int i = 0; i < F->nex; i++) { /* past the owned: no global row of theirs is left unread */
     for (int a = 0; a < ar; a++) row[a] = rec_t(F, F->ex, i, B->moff[k], a);
-    bad |= local_row(L, ar, row, out + (size_t)(n + i) * ar, 1);
+    bad |= local_row(&L, ar, row, out + (size_t)(n + i) * ar);
   }
   memset(out + (size_t)(n + F->nex) * ar, 0, (size_t)F->nnx * ar * sizeof *out); /* non-exec rows: never run */
   free(aside), free(row);
@@ -640,6 +684,7 @@ int umd_ranges_install(umd_blocks *B) {
   if (rc == UM_SUCCESS && !hown) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   rc = umd_agree(B, rc, "laying out the rows");
   um_setup_begin(ctx, UM_SETUP_HALOS);
+  for (int s = 0; s < ns; s++) B->S[s].rn = 0, B->S[s].rlo = LLONG_MAX, B->S[s].rhi = LLONG_MIN;
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, exec_ranges(B, s), "building the exec halo"); /* every exec halo first */
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, nonexec_ranges(B, s), "building the halo");
   um_setup_end(ctx, UM_SETUP_HALOS);
