@@ -213,8 +213,9 @@ typedef struct {
   int *sent_ex, *sent_ex_cnt; /* the elements sent as exec halo rows, grouped by rank ascending ([P] counts) */
   int *sent_nx, *sent_nx_cnt; /* the elements sent as non-exec halo rows, grouped by asker, as asked ([P]) */
   umd_gmap halo; /* the halo rows' global numbers -> their local indices */
-  size_t rn; /* the targets in this set outside this rank's block of the owned rows that are not core (repeats */
-  long long rlo, rhi; /* and all: exec_ranges), and their least and greatest */
+  long long *rg; /* [rn] ([rcap] of room) the targets in this set outside this rank's block of the owned rows that */
+  size_t rn, rcap; /* are not core (repeats and all: exec_ranges), rlo the least of them, rhi the greatest */
+  long long rlo, rhi;
 } umd_bset;
 
 /* A halo key: a global number and its owner. */

@@ -173,9 +173,9 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
 #undef ROWS_OUT
 
 /* The other ranks element e of the block reaches through the maps fm[nf] that are not read-only, ascending, into q
- * (*nq of them); each target outside, through any map, counted into its to-set's rn, rlo and rhi: asked only for the
- * rows rows_outside marked. */
-static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
+ * (*nq of them); each target outside, through any map, appended to its to-set's rg (rn of them, least rlo and
+ * greatest rhi): asked only for the rows rows_outside marked. 0, or UM_ERR_ALLOC. */
+static int ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
   for (int k = 0; k < nf; k++) {
     from_map *f = &fm[k];
@@ -184,7 +184,13 @@ static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
       const size_t at = (size_t)e * f->ar + a;
       const long long g = f->tg ? f->tg[at] : f->b0 + f->tg32[at];
       if (g >= f->b0 && g < f->b1) continue;
-      T->rn++, T->rlo = g < T->rlo ? g : T->rlo, T->rhi = g > T->rhi ? g : T->rhi;
+      if (T->rn == T->rcap) {
+        const size_t c = T->rcap ? 2 * T->rcap : 4096;
+        long long *r2 = realloc(T->rg, c * sizeof *r2);
+        if (!r2) return UM_ERR_ALLOC;
+        T->rg = r2, T->rcap = c;
+      }
+      T->rg[T->rn++] = g, T->rlo = g < T->rlo ? g : T->rlo, T->rhi = g > T->rhi ? g : T->rhi;
       if (f->read_only) continue;
       const long long *bg = T->begin;
       const int h = g >= bg[f->hint] && g < bg[f->hint + 1] ? f->hint : (f->hint = umd_home(T, P, g));
@@ -195,6 +201,7 @@ static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
       q[i] = h, (*nq)++;
     }
   }
+  return UM_SUCCESS;
 }
 
 /* Set s's core flags and exec halo: each owned element reaching another rank's block through a map that is not
@@ -215,7 +222,7 @@ static int exec_ranges(umd_blocks *B, int s) {
       S->core[e] = 1;
       continue;
     }
-    ranks_reached(fm, nf, P, e, q, &nq); /* none: it leaves the block only through read-only maps */
+    if ((rc = ranks_reached(fm, nf, P, e, q, &nq)) != UM_SUCCESS) break; /* none: only through read-only maps */
     S->core[e] = 0;
     if (np + nq > cap) {
       cap = 2 * (np + nq);
@@ -262,23 +269,17 @@ static inline int remote_target(long long x, long long b0, long long b1, targets
 }
 
 /* The targets into set t of exec rows and (owned) of owned rows outside this rank's block [b0, b1), repeats and
- * all, into acc. The owned rows that are core (exec_ranges, every set's first) reach no other block: only the
- * others are read. */
+ * all, into acc: the owned rows' those exec_ranges found (T->rg). */
 static int remote_targets(const umd_blocks *B, int t, targets_acc *acc, int owned) {
   const um_context *ctx = B->ctx;
   const umd_bset *T = &B->S[t];
   const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
   int rc = UM_SUCCESS;
+  for (size_t i = 0; owned && rc == UM_SUCCESS && i < T->rn; i++) rc = remote_target(T->rg[i], b0, b1, acc);
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
-    const size_t ar = (size_t)mp->arity;
-    for (int e = 0; rc == UM_SUCCESS && owned && e < F->count; e++) {
-      if (F->core[e]) continue;
-      for (size_t j = (size_t)e * ar; rc == UM_SUCCESS && j < (size_t)(e + 1) * ar; j++)
-        rc = remote_target(mp->gtargets ? mp->gtargets[j] : b0 + mp->gtargets32[j], b0, b1, acc);
-    }
     for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
       for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
         rc = remote_target(rec_t(F, F->ex, e, B->moff[k], a), b0, b1, acc);
@@ -291,9 +292,9 @@ static int remote_targets(const umd_blocks *B, int t, targets_acc *acc, int owne
  * is at most 8 a target found (walked in order), else added to a map of global numbers; the exec rows' taken out. */
 static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
-  const umd_bset *T = &B->S[t];
+  umd_bset *T = &B->S[t];
   umd_gmap cand = {0};
-  targets_acc acc = {T->rn, T->rlo, T->rhi, NULL, NULL}; /* the owned rows', counted by exec_ranges */
+  targets_acc acc = {T->rn, T->rlo, T->rhi, NULL, NULL}; /* the owned rows', found by exec_ranges */
   long long *g = NULL;
   int k = 0, rc = remote_targets(B, t, &acc, 0); /* and the exec rows' */
   const size_t n = acc.n, span = n ? (size_t)(acc.hi - acc.lo) + 1 : 0;
@@ -333,7 +334,8 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
     (*keys)[i] = (umd_bkey){h, g[i]};
   }
   umd_gmap_free(&cand);
-  free(acc.mark), free(g);
+  free(acc.mark), free(g), free(T->rg);
+  T->rg = NULL, T->rn = T->rcap = 0;
   *nk = k;
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
@@ -699,8 +701,8 @@ int umd_ranges_install(umd_blocks *B) {
   rc = umd_agree(B, rc, "building halo lists");
   for (int s = 0; s < ns; s++) {
     umd_bset *S = &B->S[s];
-    free(hown ? hown[s] : NULL), free(S->ex), free(S->nx);
-    S->ex = S->nx = NULL;
+    free(hown ? hown[s] : NULL), free(S->ex), free(S->nx), free(S->rg);
+    S->ex = S->nx = NULL, S->rg = NULL;
   }
   free(hown);
   int *zero = rc == UM_SUCCESS ? umd_zero_dats(B, -1) : NULL; /* collective: every set's at once */
