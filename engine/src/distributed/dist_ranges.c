@@ -8,7 +8,7 @@
  *      block here: a core row of a set that keeps its order is then already local; its owner is its home: a binary
  *      search of the blocks' starts) is not core, and its record (built from the declared rows; 4 bytes a number
  *      where the set's global numbers and every map's declared rows are 32-bit) goes to each other owner of one of
- *      its targets; the same walk over the rows that are not core counts their targets outside and their span;
+ *      its targets; the targets outside of the rows that are not core are kept in a list, with their span;
  *   2. the non-exec halo: the targets of owned rows that are not core and of exec rows, neither owned nor exec
  *      here, asked of their owners, who note them for their export lists (nothing comes back: no loop runs a
  *      non-exec row, so its map rows are zeros, as on every path);
@@ -173,25 +173,17 @@ static void rows_outside(const from_map *f, int n, unsigned char *out) {
 #undef ROWS_OUT
 
 /* The other ranks element e of the block reaches through the maps fm[nf] that are not read-only, ascending, into q
- * (*nq of them); each target outside, through any map, appended to its to-set's rg (rn of them, least rlo and
- * greatest rhi): asked only for the rows rows_outside marked. 0, or UM_ERR_ALLOC. */
-static int ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
+ * (*nq of them): asked only for the rows rows_outside marked. */
+static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
   *nq = 0;
   for (int k = 0; k < nf; k++) {
     from_map *f = &fm[k];
-    umd_bset *T = f->T;
+    const umd_bset *T = f->T;
+    if (f->read_only) continue;
     for (int a = 0; a < f->ar; a++) {
       const size_t at = (size_t)e * f->ar + a;
       const long long g = f->tg ? f->tg[at] : f->b0 + f->tg32[at];
       if (g >= f->b0 && g < f->b1) continue;
-      if (T->rn == T->rcap) {
-        const size_t c = T->rcap ? 2 * T->rcap : 4096;
-        long long *r2 = realloc(T->rg, c * sizeof *r2);
-        if (!r2) return UM_ERR_ALLOC;
-        T->rg = r2, T->rcap = c;
-      }
-      T->rg[T->rn++] = g, T->rlo = g < T->rlo ? g : T->rlo, T->rhi = g > T->rhi ? g : T->rhi;
-      if (f->read_only) continue;
       const long long *bg = T->begin;
       const int h = g >= bg[f->hint] && g < bg[f->hint + 1] ? f->hint : (f->hint = umd_home(T, P, g));
       int i = *nq;
@@ -200,6 +192,33 @@ static int ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
       memmove(q + i + 1, q + i, (size_t)(*nq - i) * sizeof *q);
       q[i] = h, (*nq)++;
     }
+  }
+}
+
+/* The targets of row e of the maps fm[nf] outside this rank's block of their to-sets, appended to each to-set's rg
+ * (rn of them, least rlo, greatest rhi): 0, or UM_ERR_ALLOC. */
+static int targets_outside(const from_map *fm, int nf, int e) {
+  for (int k = 0; k < nf; k++) {
+    const from_map *f = &fm[k];
+    umd_bset *T = f->T;
+    const size_t ar = (size_t)f->ar;
+    if (T->rn + ar > T->rcap) {
+      const size_t c = 2 * T->rcap + 4096 + ar;
+      long long *r2 = realloc(T->rg, c * sizeof *r2);
+      if (!r2) return UM_ERR_ALLOC;
+      T->rg = r2, T->rcap = c;
+    }
+    long long *rg = T->rg, lo = T->rlo, hi = T->rhi;
+    const long long b0 = f->b0;
+    const unsigned long long w = (unsigned long long)(f->b1 - b0);
+    size_t rn = T->rn;
+    for (size_t a = 0; a < ar; a++) {
+      const long long o = f->tg ? f->tg[(size_t)e * ar + a] - b0 : f->tg32[(size_t)e * ar + a];
+      if ((unsigned long long)o < w) continue;
+      const long long g = b0 + o;
+      rg[rn++] = g, lo = g < lo ? g : lo, hi = g > hi ? g : hi;
+    }
+    T->rn = rn, T->rlo = lo, T->rhi = hi;
   }
   return UM_SUCCESS;
 }
@@ -222,7 +241,8 @@ static int exec_ranges(umd_blocks *B, int s) {
       S->core[e] = 1;
       continue;
     }
-    if ((rc = ranks_reached(fm, nf, P, e, q, &nq)) != UM_SUCCESS) break; /* none: only through read-only maps */
+    ranks_reached(fm, nf, P, e, q, &nq); /* none: it leaves the block only through read-only maps */
+    if ((rc = targets_outside(fm, nf, e)) != UM_SUCCESS) break; /* for nonexec_keys */
     S->core[e] = 0;
     if (np + nq > cap) {
       cap = 2 * (np + nq);
