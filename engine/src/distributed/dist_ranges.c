@@ -236,6 +236,16 @@ static int exec_ranges(umd_blocks *B, int s) {
   int *dst = malloc((size_t)cap * sizeof *dst), *cnt = malloc((size_t)P * sizeof *cnt), *perm = NULL;
   int rc = (S->core = calloc((size_t)(n ? n : 1), 1)) && fm && q && el && dst && cnt ? UM_SUCCESS : UM_ERR_ALLOC;
   for (int k = 0; rc == UM_SUCCESS && k < nf; k++) rows_outside(&fm[k], n, S->core); /* 1: leaves the block */
+  size_t nout = 0;
+  for (int e = 0; rc == UM_SUCCESS && e < n; e++) nout += S->core[e];
+  for (int k = 0; rc == UM_SUCCESS && nout && k < nf; k++) { /* room for every entry of those rows: one allocation */
+    umd_bset *T = fm[k].T; /* (the pages of what stays unused are never touched) */
+    long long *r2 = realloc(T->rg, (T->rcap + nout * (size_t)fm[k].ar) * sizeof *r2);
+    if (r2)
+      T->rg = r2, T->rcap += nout * (size_t)fm[k].ar;
+    else
+      rc = UM_ERR_ALLOC;
+  }
   for (int e = 0; rc == UM_SUCCESS && e < n; e++) {
     if (!S->core[e]) { /* every row inside: core */
       S->core[e] = 1;
