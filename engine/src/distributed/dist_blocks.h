@@ -72,6 +72,20 @@ static inline int umd_gmap_init_span(umd_gmap *h, size_t expect, long long lo, l
   memset(h->dense, 0xff, (size_t)h->span * sizeof *h->dense); /* -1 */
   return UM_SUCCESS;
 }
+/* As umd_gmap_init_span, for keys that all avoid [hole_lo, hole_hi] (a rank's own block, inside the span of its
+ * halo's numbers): paged where the hole is most of the span and the rest would be dense (only the pages of keys
+ * are then made, not a dense array over the hole). */
+static inline int umd_gmap_init_span_hole(umd_gmap *h, size_t expect, long long lo, long long hi, long long hole_lo,
+                                          long long hole_hi) {
+  const long long a = hole_lo > lo ? hole_lo : lo, b = hole_hi < hi ? hole_hi : hi;
+  const unsigned long long span = hi >= lo ? (unsigned long long)(hi - lo) + 1 : 0,
+                           hole = b >= a ? (unsigned long long)(b - a) + 1 : 0;
+  if (span == 0 || 2 * hole < span || span - hole >= 6ULL * expect + 1024) return umd_gmap_init_span(h, expect, lo, hi);
+  memset(h, 0, sizeof *h);
+  h->lo = lo, h->span = hi - lo + 1;
+  h->npages = ((size_t)h->span + UMD_GMAP_PAGE - 1) >> UMD_GMAP_PAGE_BITS;
+  return (h->page = calloc(h->npages, sizeof *h->page)) ? UM_SUCCESS : UM_ERR_ALLOC;
+}
 static inline void umd_gmap_free(umd_gmap *h) {
   for (size_t i = 0; h->page && i < h->npages; i++) free(h->page[i]);
   free(h->k), free(h->v), free(h->dense), free(h->page);

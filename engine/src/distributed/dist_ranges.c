@@ -437,7 +437,7 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
     U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
     lo = g < lo ? g : lo, hi = g > hi ? g : hi;
   }
-  int rc = umd_gmap_init_span(&S->halo, (size_t)nh, lo, hi);
+  int rc = umd_gmap_init_span_hole(&S->halo, (size_t)nh, lo, hi, b0, b0 + n - 1); /* no halo row is owned */
   for (int i = 0; rc == UM_SUCCESS && i < nh; i++) rc = umd_gmap_add(&S->halo, U->l2g[n + i], n + i);
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
