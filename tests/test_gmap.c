@@ -65,13 +65,46 @@ static int check_box(int n, int bx, int by, int bz, int spanned, int want, char 
   return bad;
 }
 
+/* A halo's keys: planes [0, a) and [a + hole, a + hole + c) of an n x n cross-section, the hole (a rank's own block)
+ * in between; umd_gmap_init_span_hole with the hole must give form want and every key, none in the hole. */
+static int check_hole(int n, int a, int hole, int c, int want, char *err, size_t el) {
+  const long long p = (long long)n * n, lo = 0, hi = (a + hole + c) * p - 1, h0 = a * p, h1 = (a + hole) * p - 1;
+  const size_t nk = (size_t)(a + c) * (size_t)p;
+  umd_gmap h;
+  if (umd_gmap_init_span_hole(&h, nk, lo, hi, h0, h1) != UM_SUCCESS) return snprintf(err, el, "out of memory"), 1;
+  int bad = form(&h) != want
+                ? (snprintf(err, el, "hole %d of %d planes: form %c, not %c", hole, a + hole + c, form(&h), want), 1)
+                : 0;
+  size_t i = 0;
+  for (long long g = lo; !bad && g <= hi; g++)
+    if (g < h0 || g > h1) bad = umd_gmap_add(&h, g, (int)i++) != UM_SUCCESS;
+  i = 0;
+  for (long long g = lo; !bad && g <= hi; g++) {
+    const int want_v = g < h0 || g > h1 ? (int)i++ : -1;
+    if (umd_gmap_get(&h, g) != want_v)
+      bad = 1, snprintf(err, el, "hole map: %lld gives %d, not %d", g, umd_gmap_get(&h, g), want_v);
+  }
+  size_t seen = 0;
+  for (size_t s = 0; !bad && s < umd_gmap_slots(&h); s++) {
+    long long g;
+    seen += umd_gmap_at(&h, s, &g) >= 0;
+  }
+  if (!bad && (seen != nk || h.n != nk))
+    bad = 1, snprintf(err, el, "hole map: %zu keys walked, %zu counted, not %zu", seen, h.n, nk);
+  umd_gmap_free(&h);
+  return bad;
+}
+
 int um_test_gmap_forms(char *err, size_t el) {
   err[0] = 0;
   /* n = 151 (LULESH 150^3's nodes): a 76^3 box spans 3.9 numbers a key (dense), a 38 x 76 x 76 one 7.8 (paged), a
    * 3 x 3 x 76 one 2500 (hash) */
   return check_box(151, 76, 76, 76, 1, 'd', err, el) || check_box(151, 38, 76, 76, 1, 'p', err, el) ||
          check_box(151, 3, 3, 76, 1, 'h', err, el) || check_box(151, 38, 76, 76, 0, 'h', err, el) ||
-         check_box(151, 151, 151, 2, 1, 'd', err, el);
+         check_box(151, 151, 151, 2, 1, 'd', err, el) ||
+         /* a halo of a plane on each side of 9 planes of its rank's own (LULESH 150^3 on 16 ranks): paged, not a
+          * dense array over the 11 planes; a hole of 1 plane in 5: dense */
+         check_hole(151, 1, 9, 1, 'p', err, el) || check_hole(151, 2, 1, 2, 'd', err, el);
 }
 
 /* Whether dat d's halo rows wait for the first loop that reads them to exchange them, and setting it: the tests
