@@ -77,12 +77,15 @@ static void own_records(const umd_blocks *B, int s, const int *el, int n, char *
     const long long base = map_base(B, mp);
     for (int j = 0; j < n; j++) { /* 8-byte numbers: at a multiple of 8 of the buffer (rec and moff are) */
       char *r = sb + (size_t)j * S->rec + B->moff[k];
-      if (S->w == 4) /* every number fits 32 bits */
-        for (size_t a = 0; a < ar; a++) {
-          const int g = (int)(base + mp->gtargets32[(size_t)el[j] * ar + a]);
-          memcpy(r + a * sizeof g, &g, sizeof g);
+      if (S->w == 4) { /* every number fits 32 bits: the row's offsets plus base, through a row on the stack */
+        int row[64];
+        const int *o = mp->gtargets32 + (size_t)el[j] * ar;
+        for (size_t a0 = 0; a0 < ar; a0 += 64) {
+          const size_t m = ar - a0 < 64 ? ar - a0 : 64;
+          for (size_t a = 0; a < m; a++) row[a] = (int)(base + o[a0 + a]);
+          memcpy(r + a0 * sizeof *row, row, m * sizeof *row);
         }
-      else
+      } else
         global_row(mp->gtargets, mp->gtargets32, base, (int)ar, (size_t)el[j], (long long *)(void *)r);
     }
   }
