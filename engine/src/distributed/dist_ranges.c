@@ -280,44 +280,36 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
-/* Where remote_targets puts the targets it finds: counted with their span (pass 1), then marked in mark[x - lo]
- * (a byte a number of the span) or, over a span too wide for that, added to cand. */
-typedef struct {
-  size_t n;
-  long long lo, hi;
-  unsigned char *mark;
-  umd_gmap *cand;
-} targets_acc;
-
-/* Target x, when outside [b0, b1), into acc. */
-static inline int remote_target(long long x, long long b0, long long b1, targets_acc *acc) {
-  if (x >= b0 && x < b1) return UM_SUCCESS;
-  if (acc->mark)
-    acc->mark[x - acc->lo] = 1;
-  else if (acc->cand)
-    return umd_gmap_add(acc->cand, x, 0);
-  else
-    acc->n++, acc->lo = x < acc->lo ? x : acc->lo, acc->hi = x > acc->hi ? x : acc->hi;
-  return UM_SUCCESS;
-}
-
-/* The targets into set t of exec rows and (owned) of owned rows outside this rank's block [b0, b1), repeats and
- * all, into acc: the owned rows' those exec_ranges found (T->rg). */
-static int remote_targets(const umd_blocks *B, int t, targets_acc *acc, int owned) {
+/* Set t's list of outside targets (T->rg: the owned rows', exec_ranges) completed with the targets of the exec rows
+ * (their records, every map into t) outside this rank's block [b0, b1), repeats and all: 0, or UM_ERR_ALLOC. */
+static int exec_targets(umd_blocks *B, int t) {
   const um_context *ctx = B->ctx;
-  const umd_bset *T = &B->S[t];
-  const long long b0 = T->begin[B->rank], b1 = T->begin[B->rank + 1];
-  int rc = UM_SUCCESS;
-  for (size_t i = 0; owned && rc == UM_SUCCESS && i < T->rn; i++) rc = remote_target(T->rg[i], b0, b1, acc);
-  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++) {
+  umd_bset *T = &B->S[t];
+  const long long b0 = T->begin[B->rank];
+  const unsigned long long w = (unsigned long long)(T->begin[B->rank + 1] - b0);
+  for (int k = 0; k < ctx->nmaps; k++) {
     const um_map *mp = ctx->maps[k];
     if (mp->to->index != t) continue;
     const umd_bset *F = &B->S[mp->from->index];
-    for (int e = 0; rc == UM_SUCCESS && e < F->nex; e++)
-      for (int a = 0; rc == UM_SUCCESS && a < mp->arity; a++)
-        rc = remote_target(rec_t(F, F->ex, e, B->moff[k], a), b0, b1, acc);
+    const size_t ar = (size_t)mp->arity, most = T->rn + (size_t)F->nex * ar;
+    if (most > T->rcap) {
+      long long *r2 = realloc(T->rg, most * sizeof *r2);
+      if (!r2) return UM_ERR_ALLOC;
+      T->rg = r2, T->rcap = most;
+    }
+    long long lo = T->rlo, hi = T->rhi;
+    size_t rn = T->rn;
+    for (int e = 0; e < F->nex; e++) {
+      const char *r = F->ex + (size_t)e * F->rec + B->moff[k];
+      for (size_t a = 0; a < ar; a++) {
+        const long long x = umd_rec_num(r, F->w, a);
+        if ((unsigned long long)(x - b0) < w) continue;
+        T->rg[rn++] = x, lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+      }
+    }
+    T->rn = rn, T->rlo = lo, T->rhi = hi;
   }
-  return rc;
+  return UM_SUCCESS;
 }
 
 /* The targets into set t of owned and exec rows held neither way here, ordered by owner then global number (the
@@ -327,47 +319,48 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   um_context *ctx = B->ctx;
   umd_bset *T = &B->S[t];
   umd_gmap cand = {0};
-  targets_acc acc = {T->rn, T->rlo, T->rhi, NULL, NULL}; /* the owned rows', found by exec_ranges */
+  unsigned char *mark = NULL;
   long long *g = NULL;
-  int k = 0, rc = remote_targets(B, t, &acc, 0); /* and the exec rows' */
-  const size_t n = acc.n, span = n ? (size_t)(acc.hi - acc.lo) + 1 : 0;
+  int k = 0, rc = exec_targets(B, t); /* with the owned rows', found by exec_ranges */
+  const size_t n = T->rn, span = n ? (size_t)(T->rhi - T->rlo) + 1 : 0;
+  const long long lo = T->rlo, hi = T->rhi;
   const char *hash = getenv("UM_TEST_RANGES_HASH"); /* the tests: the targets through the hashed form */
-  if (rc == UM_SUCCESS && hash && *hash == '1') {
+  if (rc == UM_SUCCESS && hash && *hash == '1')
     rc = umd_gmap_init(&cand, n);
-    acc.cand = &cand;
-  } else if (rc == UM_SUCCESS && n && span <= 8 * n + 4096) {
-    if (!(acc.mark = calloc(span, 1))) rc = UM_ERR_ALLOC;
-  } else if (rc == UM_SUCCESS) {
-    rc = umd_gmap_init_span(&cand, n, acc.lo, acc.hi);
-    acc.cand = &cand;
-  }
-  if (rc == UM_SUCCESS && n) rc = remote_targets(B, t, &acc, 1);
+  else if (rc == UM_SUCCESS && n && span <= 8 * n + 4096)
+    rc = (mark = calloc(span, 1)) ? UM_SUCCESS : UM_ERR_ALLOC;
+  else if (rc == UM_SUCCESS)
+    rc = umd_gmap_init_span(&cand, n, lo, hi);
+  if (rc == UM_SUCCESS && mark)
+    for (size_t i = 0; i < n; i++) mark[T->rg[i] - lo] = 1;
+  else
+    for (size_t i = 0; rc == UM_SUCCESS && i < n; i++) rc = umd_gmap_add(&cand, T->rg[i], 0);
   for (int i = 0; rc == UM_SUCCESS && i < T->nex; i++) { /* exec here */
     const long long x = rec_g(T, T->ex, i);
-    if (acc.mark && x >= acc.lo && x <= acc.hi)
-      acc.mark[x - acc.lo] = 0;
-    else if (!acc.mark)
+    if (mark && x >= lo && x <= hi)
+      mark[x - lo] = 0;
+    else if (!mark)
       umd_gmap_set(&cand, x, -1);
   }
-  size_t most = acc.mark ? 0 : cand.n;
-  for (size_t i = 0; acc.mark && i < span; i++) most += acc.mark[i];
+  size_t most = mark ? 0 : cand.n;
+  for (size_t i = 0; mark && i < span; i++) most += mark[i];
   if (rc == UM_SUCCESS &&
       (!(g = malloc((most ? most : 1) * sizeof *g)) || !(*keys = malloc((most ? most : 1) * sizeof **keys))))
     rc = UM_ERR_ALLOC;
-  for (size_t i = 0; rc == UM_SUCCESS && acc.mark && i < span; i++)
-    if (acc.mark[i]) g[k++] = acc.lo + (long long)i;
-  for (size_t i = 0; rc == UM_SUCCESS && !acc.mark && i < umd_gmap_slots(&cand); i++) {
+  for (size_t i = 0; rc == UM_SUCCESS && mark && i < span; i++)
+    if (mark[i]) g[k++] = lo + (long long)i;
+  for (size_t i = 0; rc == UM_SUCCESS && !mark && i < umd_gmap_slots(&cand); i++) {
     long long x;
     if (umd_gmap_at(&cand, i, &x) >= 0) g[k++] = x;
   }
-  if (rc == UM_SUCCESS && k > 1 && !acc.mark && !cand.dense && !cand.page)
+  if (rc == UM_SUCCESS && k > 1 && !mark && !cand.dense && !cand.page)
     qsort(g, (size_t)k, sizeof *g, umd_cmp_ll); /* hashed: no order */
   for (int i = 0, h = 0; rc == UM_SUCCESS && i < k; i++) { /* homes ascend with the numbers */
     while (g[i] >= T->begin[h + 1]) h++;
     (*keys)[i] = (umd_bkey){h, g[i]};
   }
   umd_gmap_free(&cand);
-  free(acc.mark), free(g), free(T->rg);
+  free(mark), free(g), free(T->rg);
   T->rg = NULL, T->rn = T->rcap = 0;
   *nk = k;
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
