@@ -55,6 +55,13 @@ static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
   for (size_t i = 0; i < h->cap; i++) h->k[i] = -1;
   return UM_SUCCESS;
 }
+/* The paged form over [lo, hi] (lo <= hi), no page made yet; 0 or UM_ERR_ALLOC. */
+static inline int umd_gmap_init_paged(umd_gmap *h, long long lo, long long hi) {
+  memset(h, 0, sizeof *h);
+  h->lo = lo, h->span = hi - lo + 1;
+  h->npages = ((size_t)h->span + UMD_GMAP_PAGE - 1) >> UMD_GMAP_PAGE_BITS;
+  return (h->page = calloc(h->npages, sizeof *h->page)) ? UM_SUCCESS : UM_ERR_ALLOC;
+}
 /* Room for `expect` keys, all in [lo, hi]: dense when the span is at most 6 numbers a key (4 bytes a number,
  * against 18 a key hashed), paged up to 64 numbers a key (a walk over the slots then checks at most 64 a key; the
  * page table 8 bytes a page), else the hash. Keys outside [lo, hi] are refused by umd_gmap_add (UM_ERR_INTERNAL);
@@ -62,11 +69,7 @@ static inline int umd_gmap_init(umd_gmap *h, size_t expect) {
 static inline int umd_gmap_init_span(umd_gmap *h, size_t expect, long long lo, long long hi) {
   memset(h, 0, sizeof *h);
   if (hi < lo || (unsigned long long)(hi - lo) >= 64ULL * expect + 1024) return umd_gmap_init(h, expect);
-  if ((unsigned long long)(hi - lo) >= 6ULL * expect + 1024) {
-    h->lo = lo, h->span = hi - lo + 1;
-    h->npages = ((size_t)h->span + UMD_GMAP_PAGE - 1) >> UMD_GMAP_PAGE_BITS;
-    return (h->page = calloc(h->npages, sizeof *h->page)) ? UM_SUCCESS : UM_ERR_ALLOC;
-  }
+  if ((unsigned long long)(hi - lo) >= 6ULL * expect + 1024) return umd_gmap_init_paged(h, lo, hi);
   h->lo = lo, h->span = hi - lo + 1;
   if (!(h->dense = malloc((size_t)h->span * sizeof *h->dense))) return UM_ERR_ALLOC;
   memset(h->dense, 0xff, (size_t)h->span * sizeof *h->dense); /* -1 */
@@ -81,10 +84,7 @@ static inline int umd_gmap_init_span_hole(umd_gmap *h, size_t expect, long long 
   const unsigned long long span = hi >= lo ? (unsigned long long)(hi - lo) + 1 : 0,
                            hole = b >= a ? (unsigned long long)(b - a) + 1 : 0;
   if (span == 0 || 2 * hole < span || span - hole >= 6ULL * expect + 1024) return umd_gmap_init_span(h, expect, lo, hi);
-  memset(h, 0, sizeof *h);
-  h->lo = lo, h->span = hi - lo + 1;
-  h->npages = ((size_t)h->span + UMD_GMAP_PAGE - 1) >> UMD_GMAP_PAGE_BITS;
-  return (h->page = calloc(h->npages, sizeof *h->page)) ? UM_SUCCESS : UM_ERR_ALLOC;
+  return umd_gmap_init_paged(h, lo, hi);
 }
 static inline void umd_gmap_free(umd_gmap *h) {
   for (size_t i = 0; h->page && i < h->npages; i++) free(h->page[i]);

@@ -199,18 +199,12 @@ static void ranks_reached(from_map *fm, int nf, int P, int e, int *q, int *nq) {
 }
 
 /* The targets of row e of the maps fm[nf] outside this rank's block of their to-sets, appended to each to-set's rg
- * (rn of them, least rlo, greatest rhi): 0, or UM_ERR_ALLOC. */
-static int targets_outside(const from_map *fm, int nf, int e) {
+ * (rn of them, least rlo, greatest rhi; exec_ranges gave it room for every entry of the rows that leave the block). */
+static void targets_outside(const from_map *fm, int nf, int e) {
   for (int k = 0; k < nf; k++) {
     const from_map *f = &fm[k];
     umd_bset *T = f->T;
     const size_t ar = (size_t)f->ar;
-    if (T->rn + ar > T->rcap) {
-      const size_t c = 2 * T->rcap + 4096 + ar;
-      long long *r2 = realloc(T->rg, c * sizeof *r2);
-      if (!r2) return UM_ERR_ALLOC;
-      T->rg = r2, T->rcap = c;
-    }
     long long *rg = T->rg, lo = T->rlo, hi = T->rhi;
     const long long b0 = f->b0;
     const unsigned long long w = (unsigned long long)(f->b1 - b0);
@@ -223,7 +217,6 @@ static int targets_outside(const from_map *fm, int nf, int e) {
     }
     T->rn = rn, T->rlo = lo, T->rhi = hi;
   }
-  return UM_SUCCESS;
 }
 
 /* Set s's core flags and exec halo: each owned element reaching another rank's block through a map that is not
@@ -255,7 +248,7 @@ static int exec_ranges(umd_blocks *B, int s) {
       continue;
     }
     ranks_reached(fm, nf, P, e, q, &nq); /* none: it leaves the block only through read-only maps */
-    if ((rc = targets_outside(fm, nf, e)) != UM_SUCCESS) break; /* for nonexec_keys */
+    targets_outside(fm, nf, e); /* for nonexec_keys */
     S->core[e] = 0;
     if (np + nq > cap) {
       cap = 2 * (np + nq);
