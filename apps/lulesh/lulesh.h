@@ -105,6 +105,21 @@ typedef struct {
   double einit, dt_init;
 } lulesh_block;
 
+/* A rank's halo of a block of the generated mesh (lulesh_block_halo), as the "ranges" distribution finds it for the
+ * element-node map (not read-only), the face map (read-only) and the regions' maps (into the rank's own elements):
+ * the exec elements (the other ranks' elements with a node in the rank's node block) with their rows of both maps,
+ * the non-exec elements (face neighbours of the owned and exec elements, neither) and the non-exec nodes (the
+ * owned and exec elements' nodes outside the block); global numbers, ascending. */
+typedef struct {
+  int nexec, nnonexec_elems, nnonexec_nodes;
+  long long *exec, *exec_nodes, *exec_faces; /* nexec, x 8, x 6 */
+  long long *nonexec_elems, *nonexec_nodes;
+} lulesh_halo;
+
+/* Block b's halo into h: 0, or 1 when out of memory (h then holds nothing). */
+int lulesh_block_halo(const lulesh_block *b, lulesh_halo *h);
+void lulesh_halo_free(lulesh_halo *h);
+
 /* Build rank `rank`'s block of `nranks` (0 of 1: the whole mesh). Every rank replays the region sequence from the
  * first element (O(elements) time, O(regions) memory). Returns 0, or nonzero with a message in err. */
 int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_block *b, char *err, size_t errlen);

@@ -282,6 +282,23 @@ static int decl_corners_block(um_context *ctx, lulesh_state *s, const lulesh_blo
   return rc;
 }
 
+/* The halo of this rank's block (lulesh_block_halo) declared with it, for "ranges" to take instead of finding it:
+ * the variant of the nodes, the elements and the regions alone (fused, the regions' EOS loops, the forces
+ * incremented); the regions' halos are empty (their blocks are parts of this rank's element block). */
+static int decl_halo_block(um_context *ctx, lulesh_state *s, const lulesh_block *b) {
+  (void)ctx;
+  lulesh_halo h;
+  if (lulesh_block_halo(b, &h)) return UM_ERR_ALLOC;
+  long long *en = h.exec_nodes, *ef = h.exec_faces, *nn = h.nonexec_nodes; /* each call takes its arrays */
+  int rc = um_decl_set_halo_block(s->elems, h.nexec, h.exec, h.nnonexec_elems, h.nonexec_elems);
+  if (rc) return free(en), free(ef), free(nn), rc;
+  if ((rc = um_decl_map_halo_block(s->elem_nodes, en))) return free(ef), free(nn), rc;
+  if ((rc = um_decl_map_halo_block(s->elem_faces, ef))) return free(nn), rc;
+  rc = um_decl_set_halo_block(s->nodes, 0, NULL, h.nnonexec_nodes, nn);
+  for (int r = 0; !rc && r < s->nregions; r++) rc = um_decl_set_halo_block(s->regions[r], 0, NULL, 0, NULL);
+  return rc;
+}
+
 int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
   const char *xyz = "xyz";
   UM_APP_TRY(um_decl_set_block(ctx, b->nnode, b->node_first, b->node_count, "nodes", &s->nodes));
@@ -307,5 +324,7 @@ int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
                     &b->node_symm,  &b->elem_bc,    b->elem_first == 0,       b->einit};
   UM_APP_TRY(decl_fields(ctx, s, &f)); /* takes the arrays: b's pointers NULL */
   if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners_block(ctx, s, b));
+  if (s->p.fused && !s->p.eos_merged && s->p.forces != LULESH_FORCES_GATHER && um_mpi_size() > 1)
+    UM_APP_TRY(decl_halo_block(ctx, s, b));
   return UM_SUCCESS;
 }

@@ -557,6 +557,90 @@ static long long elems_before(int nx, long long n) {
   return k * x * x + (j >= x ? x * x : j * x + (i < x ? i : x));
 }
 
+void lulesh_halo_free(lulesh_halo *h) {
+  if (!h) return;
+  free(h->exec), free(h->exec_nodes), free(h->exec_faces), free(h->nonexec_elems), free(h->nonexec_nodes);
+  memset(h, 0, sizeof *h);
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* x[n] sorted, each once, and without the entries of skip[ns] (ascending): the count left. */
+static int sorted_unique_without(long long *x, int n, const long long *skip, int ns) {
+  qsort(x, (size_t)n, sizeof *x, cmp_ll);
+  int k = 0;
+  for (int i = 0, j = 0; i < n; i++) {
+    if (k > 0 && x[k - 1] == x[i]) continue;
+    while (j < ns && skip[j] < x[i]) j++;
+    if (j < ns && skip[j] == x[i]) continue;
+    x[k++] = x[i];
+  }
+  return k;
+}
+
+int lulesh_block_halo(const lulesh_block *b, lulesh_halo *h) {
+  memset(h, 0, sizeof *h);
+  const int nx = b->nx;
+  const long long en = nx + 1, reach = en * en + en + 1, nxx = (long long)nx * nx; /* a node's farthest corner */
+  const long long n0 = b->node_first, n1 = n0 + b->node_count, e0 = b->elem_first, e1 = e0 + b->elem_count;
+  /* exec: an element with a node in [n0, n1) has its first corner at most `reach` below n0 (and none above n1) */
+  const long long c0 = elems_before(nx, n0 > reach ? n0 - reach : 0);
+  const size_t cand = (size_t)(e0 - c0);
+  h->exec = malloc((cand ? cand : 1) * sizeof *h->exec);
+  h->exec_nodes = malloc((cand ? cand : 1) * 8 * sizeof *h->exec_nodes);
+  h->exec_faces = malloc((cand ? cand : 1) * 6 * sizeof *h->exec_faces);
+  /* the owned rows that reach past the block: a plane of faces at each end, the nodes of the last reach */
+  const long long lo_end = e0 + nxx < e1 ? e0 + nxx : e1, hi_start = e1 - nxx > lo_end ? e1 - nxx : lo_end;
+  const long long nlast = elems_before(nx, n1 > reach ? n1 - reach : 0), node_from = nlast > e0 ? nlast : e0;
+  const size_t nfe = (size_t)(lo_end - e0 + e1 - hi_start) * 6 + cand * 6;
+  const size_t nfn = (size_t)(e1 - node_from) * 8 + cand * 8;
+  h->nonexec_elems = malloc((nfe ? nfe : 1) * sizeof *h->nonexec_elems);
+  h->nonexec_nodes = malloc((nfn ? nfn : 1) * sizeof *h->nonexec_nodes);
+  if (!h->exec || !h->exec_nodes || !h->exec_faces || !h->nonexec_elems || !h->nonexec_nodes) {
+    lulesh_halo_free(h);
+    return 1;
+  }
+  int ne = 0, nfx = 0, nnx = 0;
+  for (long long e = c0; e < e0; e++) {
+    long long *en8 = h->exec_nodes + 8 * (size_t)ne;
+    elem_nodes(nx, e, en8);
+    int in = 0;
+    for (int k = 0; k < 8; k++) in |= en8[k] >= n0 && en8[k] < n1;
+    if (!in) continue;
+    elem_faces(nx, e, h->exec_faces + 6 * (size_t)ne);
+    h->exec[ne++] = e;
+  }
+  h->nexec = ne;
+  for (int i = 0; i < ne; i++) { /* the exec rows' targets held neither way */
+    for (int k = 0; k < 6; k++) {
+      const long long f = h->exec_faces[6 * (size_t)i + (size_t)k];
+      if (f < e0 || f >= e1) h->nonexec_elems[nfx++] = f;
+    }
+    for (int k = 0; k < 8; k++) {
+      const long long v = h->exec_nodes[8 * (size_t)i + (size_t)k];
+      if (v < n0 || v >= n1) h->nonexec_nodes[nnx++] = v;
+    }
+  }
+  for (long long e = e0; e < e1; e = e + 1 == lo_end ? hi_start : e + 1) { /* the owned faces past the block */
+    long long f[6];
+    elem_faces(nx, e, f);
+    for (int k = 0; k < 6; k++)
+      if (f[k] < e0 || f[k] >= e1) h->nonexec_elems[nfx++] = f[k];
+  }
+  for (long long e = node_from; e < e1; e++) { /* the owned nodes' rows past the block */
+    long long v[8];
+    elem_nodes(nx, e, v);
+    for (int k = 0; k < 8; k++)
+      if (v[k] < n0 || v[k] >= n1) h->nonexec_nodes[nnx++] = v[k];
+  }
+  h->nnonexec_elems = sorted_unique_without(h->nonexec_elems, nfx, h->exec, ne);
+  h->nnonexec_nodes = sorted_unique_without(h->nonexec_nodes, nnx, NULL, 0);
+  return 0;
+}
+
 int lulesh_block_build(const lulesh_params *p, int rank, int nranks, lulesh_block *b, char *err, size_t errlen) {
   memset(b, 0, sizeof *b);
   const int bad = check_params(p, err, errlen);

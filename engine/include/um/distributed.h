@@ -197,6 +197,24 @@ int um_decl_map_block_take(um_context *ctx, um_set *from, um_set *to, int arity,
  * made in the same buffer, 4 bytes an entry for 4. The other partitioners widen the rows to 64 bits first. */
 int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int arity, int *targets, const char *name,
                                um_map **out);
+/** Declare this rank's halo of set `set` (declared by blocks) where the app knows it, as a generator of a structured
+ * mesh does: `exec`, the nexec elements of other ranks' blocks whose rows reach this rank's block through a map that
+ * is not read-only (this rank runs them), and `nonexec`, the nnonexec others that this rank's rows and the exec rows
+ * reach (read only); global numbers, each list ascending, none in this rank's block nor in both lists. The context
+ * takes both arrays (from malloc; freed at once when the call fails). With mpi.partitioner "ranges" and every set's
+ * halo declared (an empty one too: 0, NULL, 0, NULL), um_distribute takes these halos instead of finding them: no
+ * pass over the rows leaving the block for the ranks they reach, no exec rows sent, and the export lists from one
+ * exchange of the declared numbers with their owners; each map from a set of a non-empty exec halo then needs its
+ * exec rows (um_decl_map_halo_block). Another partitioner finds the halo of its own partition, and the declared
+ * ones are dropped. A halo declared wrong gives wrong results: check an app's declarations against the halos
+ * found (UM_TEST_RANGES_UNDECLARED=1 in the environment drops them), as tests/test_lulesh_halo.sh does. UM_ERR_ARG
+ * for a list not ascending, an entry outside the set or in the rank's block, an entry in both lists, a set not
+ * declared by blocks with a non-empty halo, a second declaration, or a call after um_distribute. */
+int um_decl_set_halo_block(um_set *set, int nexec, long long *exec, int nnonexec, long long *nonexec);
+/** The rows of map `map` for the exec halo its from-set declared (um_decl_set_halo_block, called first): nexec *
+ * arity global numbers of the to-set, row i the exec element exec[i]'s; taken as um_decl_set_halo_block takes its
+ * lists. UM_ERR_ARG for an entry outside the to-set, a map whose from-set declared no halo, a second declaration. */
+int um_decl_map_halo_block(um_map *map, long long *rows);
 /* A mesh source that must be read whole (a text deck, a generator that needs the whole mesh) is read on rank 0
  * alone and scattered by blocks: rank 0 broadcasts the sizes (um_mpi_bcast_bytes), then sends each rank its block
  * of every set's rows (um_mpi_scatter_block) and frees its whole arrays; the other ranks never hold more than their

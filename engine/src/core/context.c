@@ -36,6 +36,7 @@ static void map_free(um_map *m) {
   free(m->data);
   free(m->gtargets);
   free(m->gtargets32);
+  free(m->halo_rows);
   free(m);
 }
 
@@ -255,6 +256,7 @@ int um_finalize(um_context **pctx) {
     free(ctx->sets[i]->name);
     free(ctx->sets[i]->perm);
     free(ctx->sets[i]->part_offset);
+    free(ctx->sets[i]->halo_exec), free(ctx->sets[i]->halo_nonexec);
     free(ctx->sets[i]);
   }
   for (int i = 0; i < ctx->nmaps; i++) map_free(ctx->maps[i]);

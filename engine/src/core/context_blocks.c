@@ -111,3 +111,77 @@ int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int ar
   if (rc != UM_SUCCESS) free(targets);
   return rc;
 }
+
+/* The first entry of list x[n] (what: its name) not ascending, outside [0, gsize) or inside this rank's block of
+ * set s: an error naming it, else 0. */
+static int check_halo_list(um_context *ctx, const um_set *s, const long long *x, int n, const char *what) {
+  const long long b0 = s->block_begin, b1 = b0 + s->size;
+  for (int i = 0; i < n; i++) {
+    const char *why = x[i] < 0 || x[i] >= s->gsize ? "outside the set"
+                      : x[i] >= b0 && x[i] < b1    ? "in this rank's own block"
+                      : i > 0 && x[i] <= x[i - 1]  ? "not above the entry before it (the list ascends, each once)"
+                                                   : NULL;
+    if (why)
+      return UM_ERROR(ctx, UM_ERR_ARG,
+                      "set '%s' (global size %lld, this rank's block [%lld, %lld)): %s halo entry %d is %lld, %s",
+                      s->name, s->gsize, b0, b1, what, i, x[i], why);
+  }
+  return UM_SUCCESS;
+}
+
+int um_decl_set_halo_block(um_set *set, int nexec, long long *exec, int nnonexec, long long *nonexec) {
+  um_context *ctx = set ? set->ctx : NULL;
+  int rc = !set || nexec < 0 || nnonexec < 0 || (nexec && !exec) || (nnonexec && !nonexec) ? UM_ERR_ARG : UM_SUCCESS;
+  if (rc) {
+    free(exec), free(nonexec);
+    return ctx ? UM_ERROR(ctx, rc, "%s: a NULL or out-of-range argument", __func__) : rc;
+  }
+  if (ctx->dist || set->halo_declared)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "set '%s': its halo is declared %s", set->name,
+                  ctx->dist ? "after um_distribute: declare it before" : "twice");
+  else if (!set->block && (nexec || nnonexec))
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "set '%s' is not declared by blocks over several ranks: it has no halo to declare",
+                  set->name);
+  if (!rc) rc = check_halo_list(ctx, set, exec, nexec, "exec");
+  if (!rc) rc = check_halo_list(ctx, set, nonexec, nnonexec, "non-exec");
+  for (int i = 0, j = 0; !rc && i < nexec; i++) { /* both ascend: one merge */
+    while (j < nnonexec && nonexec[j] < exec[i]) j++;
+    if (j < nnonexec && nonexec[j] == exec[i])
+      rc = UM_ERROR(ctx, UM_ERR_ARG, "set '%s': element %lld is declared in both its exec and its non-exec halo",
+                    set->name, exec[i]);
+  }
+  if (rc) {
+    free(exec), free(nonexec);
+    return rc;
+  }
+  set->halo_declared = 1;
+  set->halo_exec = exec, set->halo_nexec = nexec;
+  set->halo_nonexec = nonexec, set->halo_nnonexec = nnonexec;
+  return UM_SUCCESS;
+}
+
+int um_decl_map_halo_block(um_map *map, long long *rows) {
+  um_context *ctx = map ? map->ctx : NULL;
+  if (!ctx) return free(rows), UM_ERR_ARG;
+  const um_set *f = map->from;
+  const size_t n = (size_t)f->halo_nexec * (size_t)map->arity;
+  int rc = UM_SUCCESS;
+  if (!f->halo_declared || map->halo_rows || ctx->dist)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "map '%s': %s", map->name,
+                  ctx->dist        ? "its halo rows are declared after um_distribute: declare them before"
+                  : map->halo_rows ? "its halo rows are declared twice"
+                                   : "its halo rows are declared before its from-set's halo (um_decl_set_halo_block)");
+  else if (n && !rows)
+    rc = UM_ERROR(ctx, UM_ERR_ARG, "map '%s': NULL rows for the %d exec elements of set '%s'", map->name, f->halo_nexec,
+                  f->name);
+  const size_t i = !rc && n ? first_outside(rows, NULL, n, map->to->gsize) : n;
+  if (!rc && i < n)
+    rc = UM_ERROR(ctx, UM_ERR_ARG,
+                  "map '%s': halo row %zu (exec element %lld of set '%s') has entry %lld, outside the to-set '%s' of "
+                  "global size %lld",
+                  map->name, i / (size_t)map->arity, f->halo_exec[i / (size_t)map->arity], f->name, rows[i],
+                  map->to->name, map->to->gsize);
+  if (rc) return free(rows), rc;
+  map->halo_rows = rows;
+  return UM_SUCCESS;
+}

@@ -33,6 +33,10 @@ struct um_set {
    * [block_begin, block_begin + size) of the global numbering until um_distribute (dist_blocks.c) */
   int block;
   long long block_begin;
+  /* um_decl_set_halo_block: this rank's halo as the app declared it (global numbers, each list ascending), taken by
+   * um_distribute's "ranges" instead of finding it; freed by um_distribute */
+  int halo_declared, halo_nexec, halo_nnonexec;
+  long long *halo_exec, *halo_nonexec;
 };
 
 /* Elements with storage: owned plus both halos. */
@@ -67,6 +71,8 @@ struct um_map {
    * the same as 32-bit numbers (um_decl_map_block_take_i32; at most one of the two is set) */
   long long *gtargets;
   int *gtargets32;
+  /* um_decl_map_halo_block: the rows of its from-set's declared exec halo ([halo_nexec * arity] global numbers) */
+  long long *halo_rows;
 };
 
 struct um_dat {

@@ -438,6 +438,12 @@ int umd_distribute_blocks(um_context *ctx, struct um_dist *D, int primary, const
   if (rc == UM_SUCCESS) blocks_info(&B, primary);
   D->info.migrate_seconds = MPI_Wtime() - t1;
   blocks_free(&B);
+  for (int s = 0; s < ctx->nsets; s++) { /* the declared halos (um_decl_set_halo_block): taken, or not this one's */
+    um_set *set = ctx->sets[s];
+    free(set->halo_exec), free(set->halo_nonexec);
+    set->halo_exec = set->halo_nonexec = NULL, set->halo_nexec = set->halo_nnonexec = 0;
+  }
+  for (int k = 0; k < ctx->nmaps; k++) free(ctx->maps[k]->halo_rows), ctx->maps[k]->halo_rows = NULL;
   return rc;
 }
 #endif /* UM_HAVE_MPI */

@@ -273,6 +273,93 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
+/* The records of set s's declared exec halo (um_decl_set_halo_block, um_decl_map_halo_block) into S->ex, their
+ * owners into S->ex_owner: the same records exec_ranges gets from their owners. */
+static void declared_records(const umd_blocks *B, int s) {
+  const um_context *ctx = B->ctx;
+  umd_bset *S = &B->S[s];
+  const um_set *set = ctx->sets[s];
+  for (int i = 0, h = 0; i < S->nex; i++) {
+    char *r = S->ex + (size_t)i * S->rec;
+    const long long g = set->halo_exec[i];
+    while (g >= S->begin[h + 1]) h++; /* ascending: the homes ascend */
+    S->ex_owner[i] = h;
+    if (S->w == 4) {
+      const int x = (int)g;
+      memcpy(r, &x, sizeof x);
+    } else
+      memcpy(r, &g, sizeof g);
+  }
+  for (int k = 0; k < ctx->nmaps; k++) {
+    const um_map *mp = ctx->maps[k];
+    if (mp->from->index != s) continue;
+    const size_t ar = (size_t)mp->arity;
+    for (int i = 0; i < S->nex; i++) {
+      char *r = S->ex + (size_t)i * S->rec + B->moff[k];
+      const long long *row = mp->halo_rows + (size_t)i * ar;
+      if (S->w == 4)
+        for (size_t a = 0; a < ar; a++) {
+          const int x = (int)row[a];
+          memcpy(r + a * sizeof x, &x, sizeof x);
+        }
+      else
+        memcpy(r, row, ar * sizeof *row);
+    }
+  }
+}
+
+/* Set s's core flags and exec halo where the app declared its halo: the core from rows_outside (which rewrites the
+ * 32-bit rows as exec_ranges needs them), the exec records made here from the declared rows, and each owner told
+ * which of its elements this rank runs (the export lists' first part, as exec_ranges sends them: grouped by rank
+ * ascending, each group ascending). */
+static int exec_declared(umd_blocks *B, int s) {
+  um_context *ctx = B->ctx;
+  umd_bset *S = &B->S[s];
+  const um_set *set = ctx->sets[s];
+  const int P = B->P, n = S->count, nx = set->halo_nexec;
+  int nf = 0, arsum = 0, nr = 0;
+  long long *rg = NULL;
+  from_map *fm = maps_from(B, s, &nf, &arsum);
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), *el = NULL;
+  S->core = calloc((size_t)(n ? n : 1), 1);
+  S->ex = malloc((size_t)(nx ? nx : 1) * S->rec);
+  S->ex_owner = malloc((size_t)(nx ? nx : 1) * sizeof *S->ex_owner);
+  S->nex = nx;
+  int rc = fm && scnt && rcnt && S->core && S->ex && S->ex_owner ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int k = 0; rc == UM_SUCCESS && k < nf; k++) rows_outside(&fm[k], n, S->core);
+  for (int e = 0; rc == UM_SUCCESS && e < n; e++) S->core[e] = !S->core[e];
+  for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
+    if (ctx->maps[k]->from->index == s && nx && !ctx->maps[k]->halo_rows)
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "map '%s': its from-set '%s' declares an exec halo of %d elements on rank %d, but not the map's "
+                    "rows for them (um_decl_map_halo_block)",
+                    ctx->maps[k]->name, set->name, nx, B->rank);
+  if (rc == UM_SUCCESS) declared_records(B, s);
+  for (int i = 0; rc == UM_SUCCESS && i < nx; i++) scnt[S->ex_owner[i]]++;
+  if (rc == UM_ERR_ALLOC)
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", set->name);
+  long long any = nx;
+  rc = umd_agree_any(B, rc, "building the exec halo", &any);
+  if (rc == UM_SUCCESS && any)
+    rc = umd_a2a(B, MPI_LONG_LONG, sizeof *rg, set->halo_exec, scnt, (void **)&rg, rcnt, &nr);
+  if (rc == UM_SUCCESS && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el)))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
+    const long long o = rg[i] - S->begin[B->rank];
+    if (o < 0 || o >= n || S->core[o])
+      rc = UM_ERROR(ctx, UM_ERR_ARG,
+                    "set '%s': another rank declares element %lld in its exec halo, which rank %d %s (a declared halo "
+                    "must be the one its partition has: check it with UM_TEST_RANGES_UNDECLARED=1)",
+                    set->name, rg[i], B->rank, o < 0 || o >= n ? "does not own" : "owns as a core element");
+    else
+      el[i] = (int)o;
+  }
+  if (any) rc = umd_agree(B, rc, "checking the declared exec halo");
+  free(fm), free(scnt), free(rg);
+  S->sent_ex = el, S->sent_ex_cnt = rcnt;
+  return rc;
+}
+
 /* Set t's list of outside targets (T->rg: the owned rows', exec_ranges) completed with the targets of the exec rows
  * (their records, every map into t) outside this rank's block [b0, b1), repeats and all: 0, or UM_ERR_ALLOC. */
 static int exec_targets(umd_blocks *B, int t) {
@@ -359,10 +446,26 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
 
+/* Set t's declared non-exec halo (um_decl_set_halo_block) as nonexec_keys gives the one it finds: by owner, then
+ * global number. */
+static int declared_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
+  const um_set *set = B->ctx->sets[t];
+  const umd_bset *T = &B->S[t];
+  const int n = set->halo_nnonexec;
+  if (!(*keys = malloc((size_t)(n ? n : 1) * sizeof **keys)))
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", set->name);
+  for (int i = 0, h = 0; i < n; i++) { /* ascending: the homes ascend */
+    while (set->halo_nonexec[i] >= T->begin[h + 1]) h++;
+    (*keys)[i] = (umd_bkey){h, set->halo_nonexec[i]};
+  }
+  *nk = n;
+  return UM_SUCCESS;
+}
+
 /* Set t's non-exec halo: its rows asked of their owners (the global numbers), who note them for their export lists;
  * nothing comes back: a non-exec row's global number and owner are all this rank keeps of it (no loop runs it: its
  * map rows are zeros), so T->nx holds the global numbers alone, 8 bytes each, in the asked order. */
-static int nonexec_ranges(umd_blocks *B, int t) {
+static int nonexec_ranges(umd_blocks *B, int t, int declared) {
   um_context *ctx = B->ctx;
   umd_bset *T = &B->S[t];
   const int P = B->P;
@@ -370,7 +473,9 @@ static int nonexec_ranges(umd_blocks *B, int t) {
   long long *sg = NULL, *rg = NULL;
   int nk = 0, nr = 0, *el = NULL, *own = NULL;
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt); /* rcnt: 0 where none asks */
-  int rc = scnt && rcnt ? nonexec_keys(B, t, &keys, &nk) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
+  int rc = !scnt || !rcnt ? UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory")
+           : declared     ? declared_keys(B, t, &keys, &nk)
+                          : nonexec_keys(B, t, &keys, &nk);
   if (rc == UM_SUCCESS &&
       (!(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)) || !(own = malloc((size_t)(nk ? nk : 1) * sizeof *own))))
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -698,16 +803,41 @@ static int lists_ranges(umd_blocks *B, int s, const int *hown) {
   return UM_SUCCESS;
 }
 
+/* Whether this rank declared every set's halo (um_decl_set_halo_block): 1, 0 (none, or the tests drop them:
+ * UM_TEST_RANGES_UNDECLARED=1), or an error for some but not all. */
+static int halos_declared(umd_blocks *B, int *declared) {
+  const um_context *ctx = B->ctx;
+  const char *drop = getenv("UM_TEST_RANGES_UNDECLARED");
+  int some = 0, first_not = -1;
+  for (int s = 0; s < B->ns; s++)
+    if (ctx->sets[s]->halo_declared)
+      some = 1;
+    else if (first_not < 0)
+      first_not = s;
+  *declared = some && first_not < 0 && !(drop && *drop == '1');
+  if (!some || first_not < 0) return UM_SUCCESS;
+  return UM_ERROR(B->ctx, UM_ERR_ARG,
+                  "rank %d declares the halo of some sets (um_decl_set_halo_block) but not of set '%s': declare every "
+                  "set's (an empty one too) or none",
+                  B->rank, ctx->sets[first_not]->name);
+}
+
 int umd_ranges_install(umd_blocks *B) {
   um_context *ctx = B->ctx;
   const int ns = B->ns;
-  int rc = umd_blocks_layout(B, 1), **hown = calloc((size_t)ns, sizeof *hown);
+  int declared = 0, rc = umd_blocks_layout(B, 1), **hown = calloc((size_t)ns, sizeof *hown);
   if (rc == UM_SUCCESS && !hown) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  rc = umd_agree(B, rc, "laying out the rows");
+  if (rc == UM_SUCCESS) rc = halos_declared(B, &declared);
+  long long undeclared = !declared; /* the declared halos are taken where every rank declared them */
+  rc = umd_agree_any(B, rc, "laying out the rows", &undeclared);
+  declared = !undeclared;
+  if (rc == UM_SUCCESS && declared) umd_add_note(&B->D->info, "each set's halo as the app declared it");
   um_setup_begin(ctx, UM_SETUP_HALOS);
   for (int s = 0; s < ns; s++) B->S[s].rn = 0, B->S[s].rlo = LLONG_MAX, B->S[s].rhi = LLONG_MIN;
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, exec_ranges(B, s), "building the exec halo"); /* every exec halo first */
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) rc = umd_agree(B, nonexec_ranges(B, s), "building the halo");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) /* every exec halo first */
+    rc = umd_agree(B, declared ? exec_declared(B, s) : exec_ranges(B, s), "building the exec halo");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
+    rc = umd_agree(B, nonexec_ranges(B, s, declared), "building the halo");
   um_setup_end(ctx, UM_SETUP_HALOS);
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     const umd_bset *S = &B->S[s];
