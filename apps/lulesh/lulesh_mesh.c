@@ -563,22 +563,10 @@ void lulesh_halo_free(lulesh_halo *h) {
   memset(h, 0, sizeof *h);
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  const long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
-/* x[n] sorted, each once, and without the entries of skip[ns] (ascending): the count left. */
-static int sorted_unique_without(long long *x, int n, const long long *skip, int ns) {
-  qsort(x, (size_t)n, sizeof *x, cmp_ll);
-  int k = 0;
-  for (int i = 0, j = 0; i < n; i++) {
-    if (k > 0 && x[k - 1] == x[i]) continue;
-    while (j < ns && skip[j] < x[i]) j++;
-    if (j < ns && skip[j] == x[i]) continue;
-    x[k++] = x[i];
-  }
-  return k;
+/* Marks of [lo, lo + n) (a byte each) as an ascending list appended to out at *k. */
+static void marked(const unsigned char *mark, long long lo, long long n, long long *out, int *k) {
+  for (long long i = 0; i < n; i++)
+    if (mark[i]) out[(*k)++] = lo + i;
 }
 
 int lulesh_block_halo(const lulesh_block *b, lulesh_halo *h) {
@@ -589,55 +577,67 @@ int lulesh_block_halo(const lulesh_block *b, lulesh_halo *h) {
   /* exec: an element with a node in [n0, n1) has its first corner at most `reach` below n0 (and none above n1) */
   const long long c0 = elems_before(nx, n0 > reach ? n0 - reach : 0);
   const size_t cand = (size_t)(e0 - c0);
+  /* the targets outside: nodes in [nlo, n0) (the exec rows') and [n1, n1 + reach) (the owned and exec rows'),
+   * elements in [flo, e0) (the exec rows' faces and the owned first plane's) and [e1, e1 + nxx) (the last's) */
+  const long long nlo = n0 > reach ? n0 - reach : 0, flo = c0 > nxx ? c0 - nxx : 0;
+  unsigned char *mn = calloc((size_t)(n0 - nlo + reach), 1), *me = calloc((size_t)(e0 - flo + nxx), 1);
   h->exec = malloc((cand ? cand : 1) * sizeof *h->exec);
   h->exec_nodes = malloc((cand ? cand : 1) * 8 * sizeof *h->exec_nodes);
   h->exec_faces = malloc((cand ? cand : 1) * 6 * sizeof *h->exec_faces);
-  /* the owned rows that reach past the block: a plane of faces at each end, the nodes of the last reach */
-  const long long lo_end = e0 + nxx < e1 ? e0 + nxx : e1, hi_start = e1 - nxx > lo_end ? e1 - nxx : lo_end;
-  const long long nlast = elems_before(nx, n1 > reach ? n1 - reach : 0), node_from = nlast > e0 ? nlast : e0;
-  const size_t nfe = (size_t)(lo_end - e0 + e1 - hi_start) * 6 + cand * 6;
-  const size_t nfn = (size_t)(e1 - node_from) * 8 + cand * 8;
-  h->nonexec_elems = malloc((nfe ? nfe : 1) * sizeof *h->nonexec_elems);
-  h->nonexec_nodes = malloc((nfn ? nfn : 1) * sizeof *h->nonexec_nodes);
-  if (!h->exec || !h->exec_nodes || !h->exec_faces || !h->nonexec_elems || !h->nonexec_nodes) {
+  if (!mn || !me || !h->exec || !h->exec_nodes || !h->exec_faces) {
+    free(mn), free(me);
     lulesh_halo_free(h);
     return 1;
   }
-  int ne = 0, nfx = 0, nnx = 0;
+  unsigned char *mnhi = mn + (n0 - nlo), *mehi = me + (e0 - flo); /* the marks past the block */
+#define MARK_NODE(v) ((v) < n0 ? (void)(mn[(v)-nlo] = 1) : (v) >= n1 ? (void)(mnhi[(v)-n1] = 1) : (void)0)
+#define MARK_ELEM(f) ((f) < e0 ? (void)(me[(f)-flo] = 1) : (f) >= e1 ? (void)(mehi[(f)-e1] = 1) : (void)0)
+  int ne = 0;
   for (long long e = c0; e < e0; e++) {
-    long long *en8 = h->exec_nodes + 8 * (size_t)ne;
-    elem_nodes(nx, e, en8);
+    long long *v = h->exec_nodes + 8 * (size_t)ne;
+    elem_nodes(nx, e, v);
     int in = 0;
-    for (int k = 0; k < 8; k++) in |= en8[k] >= n0 && en8[k] < n1;
+    for (int k = 0; k < 8; k++) in |= v[k] >= n0 && v[k] < n1;
     if (!in) continue;
-    elem_faces(nx, e, h->exec_faces + 6 * (size_t)ne);
+    long long *f = h->exec_faces + 6 * (size_t)ne;
+    elem_faces(nx, e, f);
+    for (int k = 0; k < 8; k++) MARK_NODE(v[k]);
+    for (int k = 0; k < 6; k++) MARK_ELEM(f[k]);
     h->exec[ne++] = e;
   }
   h->nexec = ne;
-  for (int i = 0; i < ne; i++) { /* the exec rows' targets held neither way */
-    for (int k = 0; k < 6; k++) {
-      const long long f = h->exec_faces[6 * (size_t)i + (size_t)k];
-      if (f < e0 || f >= e1) h->nonexec_elems[nfx++] = f;
-    }
-    for (int k = 0; k < 8; k++) {
-      const long long v = h->exec_nodes[8 * (size_t)i + (size_t)k];
-      if (v < n0 || v >= n1) h->nonexec_nodes[nnx++] = v;
-    }
-  }
-  for (long long e = e0; e < e1; e = e + 1 == lo_end ? hi_start : e + 1) { /* the owned faces past the block */
+  /* the owned rows that reach past the block: a plane of faces at each end, the nodes of the last `reach` */
+  const long long lo_end = e0 + nxx < e1 ? e0 + nxx : e1, hi_start = e1 - nxx > lo_end ? e1 - nxx : lo_end;
+  for (long long e = e0; e < e1; e = e + 1 == lo_end ? hi_start : e + 1) {
     long long f[6];
     elem_faces(nx, e, f);
-    for (int k = 0; k < 6; k++)
-      if (f[k] < e0 || f[k] >= e1) h->nonexec_elems[nfx++] = f[k];
+    for (int k = 0; k < 6; k++) MARK_ELEM(f[k]);
   }
-  for (long long e = node_from; e < e1; e++) { /* the owned nodes' rows past the block */
+  const long long nlast = elems_before(nx, n1 > reach ? n1 - reach : 0);
+  for (long long e = nlast > e0 ? nlast : e0; e < e1; e++) {
     long long v[8];
     elem_nodes(nx, e, v);
-    for (int k = 0; k < 8; k++)
-      if (v[k] < n0 || v[k] >= n1) h->nonexec_nodes[nnx++] = v[k];
+    for (int k = 0; k < 8; k++) MARK_NODE(v[k]);
   }
-  h->nnonexec_elems = sorted_unique_without(h->nonexec_elems, nfx, h->exec, ne);
-  h->nnonexec_nodes = sorted_unique_without(h->nonexec_nodes, nnx, NULL, 0);
+#undef MARK_NODE
+#undef MARK_ELEM
+  for (int i = 0; i < ne; i++) me[h->exec[i] - flo] = 0; /* exec, not non-exec */
+  int kn = 0, ke = 0;
+  for (long long i = 0; i < n0 - nlo + reach; i++) kn += mn[i];
+  for (long long i = 0; i < e0 - flo + nxx; i++) ke += me[i];
+  h->nonexec_nodes = malloc((size_t)(kn ? kn : 1) * sizeof *h->nonexec_nodes);
+  h->nonexec_elems = malloc((size_t)(ke ? ke : 1) * sizeof *h->nonexec_elems);
+  if (h->nonexec_nodes && h->nonexec_elems) {
+    kn = ke = 0;
+    marked(mn, nlo, n0 - nlo, h->nonexec_nodes, &kn), marked(mnhi, n1, reach, h->nonexec_nodes, &kn);
+    marked(me, flo, e0 - flo, h->nonexec_elems, &ke), marked(mehi, e1, nxx, h->nonexec_elems, &ke);
+    h->nnonexec_nodes = kn, h->nnonexec_elems = ke;
+  }
+  free(mn), free(me);
+  if (!h->nonexec_nodes || !h->nonexec_elems) {
+    lulesh_halo_free(h);
+    return 1;
+  }
   return 0;
 }
 

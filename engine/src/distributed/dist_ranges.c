@@ -20,6 +20,12 @@
  *      rows, through pos alone, only ever move down), each dat's owned rows stay in theirs (realloc to the local
  *      rows) or move within it (the core rows down, the few others after them); its halo rows are left stale, for
  *      the first loop that reads them to exchange (a dat no loop reads there never travels).
+ * Where the app declared every set's halo with its blocks (um_decl_set_halo_block, um_decl_map_halo_block: a
+ * generator that knows its neighbours), steps 1 and 2 take it: the pass over each map still gives the core flags
+ * (and rewrites the 32-bit rows), but no row leaving the block is asked which ranks it reaches, no record is made
+ * or sent (the exec rows and numbers are read from the declaration), and each owner learns its export lists from
+ * one exchange of the declared numbers (exec, then non-exec); UM_TEST_RANGES_UNDECLARED=1 drops the declarations
+ * (tests/check_declared_halo.sh compares the two).
  * The result is the general steps' to the byte once the halos are exchanged (tests/test_mpi_blocks.cpp,
  * RangesInstall), with no page of the rank's mesh copied. UM_TEST_RANGES_GENERAL=1 in the environment takes the
  * general steps instead (the tests). */
@@ -273,45 +279,10 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
-/* The records of set s's declared exec halo (um_decl_set_halo_block, um_decl_map_halo_block) into S->ex, their
- * owners into S->ex_owner: the same records exec_ranges gets from their owners. */
-static void declared_records(const umd_blocks *B, int s) {
-  const um_context *ctx = B->ctx;
-  umd_bset *S = &B->S[s];
-  const um_set *set = ctx->sets[s];
-  for (int i = 0, h = 0; i < S->nex; i++) {
-    char *r = S->ex + (size_t)i * S->rec;
-    const long long g = set->halo_exec[i];
-    while (g >= S->begin[h + 1]) h++; /* ascending: the homes ascend */
-    S->ex_owner[i] = h;
-    if (S->w == 4) {
-      const int x = (int)g;
-      memcpy(r, &x, sizeof x);
-    } else
-      memcpy(r, &g, sizeof g);
-  }
-  for (int k = 0; k < ctx->nmaps; k++) {
-    const um_map *mp = ctx->maps[k];
-    if (mp->from->index != s) continue;
-    const size_t ar = (size_t)mp->arity;
-    for (int i = 0; i < S->nex; i++) {
-      char *r = S->ex + (size_t)i * S->rec + B->moff[k];
-      const long long *row = mp->halo_rows + (size_t)i * ar;
-      if (S->w == 4)
-        for (size_t a = 0; a < ar; a++) {
-          const int x = (int)row[a];
-          memcpy(r + a * sizeof x, &x, sizeof x);
-        }
-      else
-        memcpy(r, row, ar * sizeof *row);
-    }
-  }
-}
-
 /* Set s's core flags and exec halo where the app declared its halo: the core from rows_outside (which rewrites the
- * 32-bit rows as exec_ranges needs them), the exec records made here from the declared rows, and each owner told
- * which of its elements this rank runs (the export lists' first part, as exec_ranges sends them: grouped by rank
- * ascending, each group ascending). */
+ * 32-bit rows as exec_ranges does), the exec elements' owners, no records (order_ranges and install_map_ranges read
+ * the declared numbers and rows: S->ex stays NULL), and each owner told which of its elements this rank runs (the
+ * export lists' first part, as exec_ranges sends them: grouped by rank ascending, each group ascending). */
 static int exec_declared(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
@@ -322,10 +293,9 @@ static int exec_declared(umd_blocks *B, int s) {
   from_map *fm = maps_from(B, s, &nf, &arsum);
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), *el = NULL;
   S->core = calloc((size_t)(n ? n : 1), 1);
-  S->ex = malloc((size_t)(nx ? nx : 1) * S->rec);
   S->ex_owner = malloc((size_t)(nx ? nx : 1) * sizeof *S->ex_owner);
   S->nex = nx;
-  int rc = fm && scnt && rcnt && S->core && S->ex && S->ex_owner ? UM_SUCCESS : UM_ERR_ALLOC;
+  int rc = fm && scnt && rcnt && S->core && S->ex_owner ? UM_SUCCESS : UM_ERR_ALLOC;
   for (int k = 0; rc == UM_SUCCESS && k < nf; k++) rows_outside(&fm[k], n, S->core);
   for (int e = 0; rc == UM_SUCCESS && e < n; e++) S->core[e] = !S->core[e];
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
@@ -334,8 +304,10 @@ static int exec_declared(umd_blocks *B, int s) {
                     "map '%s': its from-set '%s' declares an exec halo of %d elements on rank %d, but not the map's "
                     "rows for them (um_decl_map_halo_block)",
                     ctx->maps[k]->name, set->name, nx, B->rank);
-  if (rc == UM_SUCCESS) declared_records(B, s);
-  for (int i = 0; rc == UM_SUCCESS && i < nx; i++) scnt[S->ex_owner[i]]++;
+  for (int i = 0, h = 0; rc == UM_SUCCESS && i < nx; i++) { /* ascending: the homes ascend */
+    while (set->halo_exec[i] >= S->begin[h + 1]) h++;
+    S->ex_owner[i] = h, scnt[h]++;
+  }
   if (rc == UM_ERR_ALLOC)
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", set->name);
   long long any = nx;
@@ -527,7 +499,9 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   }
   long long lo = LLONG_MAX, hi = LLONG_MIN;
   for (int i = 0; i < nh; i++) {
-    const long long g = i < S->nex ? rec_g(S, S->ex, i) : umd_rec_g(S->nx, sizeof g, i - S->nex);
+    const long long g = i >= S->nex ? umd_rec_g(S->nx, sizeof g, i - S->nex)
+                        : S->ex     ? rec_g(S, S->ex, i)
+                                    : B->ctx->sets[s]->halo_exec[i]; /* declared (exec_declared) */
     U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
     lo = g < lo ? g : lo, hi = g > hi ? g : hi;
   }
@@ -673,8 +647,9 @@ static int install_map_ranges(umd_blocks *B, int k) {
     memcpy(out + (size_t)(n - nnc) * ar, aside, (size_t)nnc * ar * sizeof *aside);
   }
   for (int i = 0; i < F->nex; i++) { /* past the owned: no global row of theirs is left unread */
-    for (int a = 0; a < ar; a++) row[a] = rec_t(F, F->ex, i, B->moff[k], a);
-    bad |= local_row(&L, ar, row, out + (size_t)(n + i) * ar);
+    const long long *src = F->ex ? row : mp->halo_rows + (size_t)i * ar; /* no records: declared (exec_declared) */
+    for (int a = 0; F->ex && a < ar; a++) row[a] = rec_t(F, F->ex, i, B->moff[k], a);
+    bad |= local_row(&L, ar, src, out + (size_t)(n + i) * ar);
   }
   memset(out + (size_t)(n + F->nex) * ar, 0, (size_t)F->nnx * ar * sizeof *out); /* non-exec rows: never run */
   free(aside), free(row);
