@@ -279,23 +279,21 @@ static int exec_ranges(umd_blocks *B, int s) {
   return rc;
 }
 
-/* Set s's core flags and exec halo where the app declared its halo: the core from rows_outside (which rewrites the
- * 32-bit rows as exec_ranges does), the exec elements' owners, no records (order_ranges and install_map_ranges read
- * the declared numbers and rows: S->ex stays NULL), and each owner told which of its elements this rank runs (the
- * export lists' first part, as exec_ranges sends them: grouped by rank ascending, each group ascending). */
+/* Set s's core flags and exec halo owners where the app declared its halo: the core from rows_outside (which
+ * rewrites the 32-bit rows as exec_ranges does), the owners of the declared exec and non-exec elements, no records
+ * (order_ranges and install_map_ranges read the declared numbers and rows: S->ex stays NULL); here alone. */
 static int exec_declared(umd_blocks *B, int s) {
   um_context *ctx = B->ctx;
   umd_bset *S = &B->S[s];
   const um_set *set = ctx->sets[s];
-  const int P = B->P, n = S->count, nx = set->halo_nexec;
-  int nf = 0, arsum = 0, nr = 0;
-  long long *rg = NULL;
+  const int n = S->count, nx = set->halo_nexec;
+  int nf = 0, arsum = 0;
   from_map *fm = maps_from(B, s, &nf, &arsum);
-  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), *el = NULL;
   S->core = calloc((size_t)(n ? n : 1), 1);
   S->ex_owner = malloc((size_t)(nx ? nx : 1) * sizeof *S->ex_owner);
+  S->nx_owner = malloc((size_t)(set->halo_nnonexec ? set->halo_nnonexec : 1) * sizeof *S->nx_owner);
   S->nex = nx;
-  int rc = fm && scnt && rcnt && S->core && S->ex_owner ? UM_SUCCESS : UM_ERR_ALLOC;
+  int rc = fm && S->core && S->ex_owner && S->nx_owner ? UM_SUCCESS : UM_ERR_ALLOC;
   for (int k = 0; rc == UM_SUCCESS && k < nf; k++) rows_outside(&fm[k], n, S->core);
   for (int e = 0; rc == UM_SUCCESS && e < n; e++) S->core[e] = !S->core[e];
   for (int k = 0; rc == UM_SUCCESS && k < ctx->nmaps; k++)
@@ -306,29 +304,103 @@ static int exec_declared(umd_blocks *B, int s) {
                     ctx->maps[k]->name, set->name, nx, B->rank);
   for (int i = 0, h = 0; rc == UM_SUCCESS && i < nx; i++) { /* ascending: the homes ascend */
     while (set->halo_exec[i] >= S->begin[h + 1]) h++;
-    S->ex_owner[i] = h, scnt[h]++;
+    S->ex_owner[i] = h;
   }
-  if (rc == UM_ERR_ALLOC)
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the exec halo of set '%s'", set->name);
-  long long any = nx;
-  rc = umd_agree_any(B, rc, "building the exec halo", &any);
-  if (rc == UM_SUCCESS && any)
-    rc = umd_a2a(B, MPI_LONG_LONG, sizeof *rg, set->halo_exec, scnt, (void **)&rg, rcnt, &nr);
-  if (rc == UM_SUCCESS && !(el = malloc((size_t)(nr ? nr : 1) * sizeof *el)))
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
-  for (int i = 0; rc == UM_SUCCESS && i < nr; i++) {
-    const long long o = rg[i] - S->begin[B->rank];
-    if (o < 0 || o >= n || S->core[o])
-      rc = UM_ERROR(ctx, UM_ERR_ARG,
-                    "set '%s': another rank declares element %lld in its exec halo, which rank %d %s (a declared halo "
-                    "must be the one its partition has: check it with UM_TEST_RANGES_UNDECLARED=1)",
-                    set->name, rg[i], B->rank, o < 0 || o >= n ? "does not own" : "owns as a core element");
+  for (int i = 0, h = 0; rc == UM_SUCCESS && i < set->halo_nnonexec; i++) {
+    while (set->halo_nonexec[i] >= S->begin[h + 1]) h++;
+    S->nx_owner[i] = h;
+  }
+  free(fm);
+  return rc == UM_ERR_ALLOC ? UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", set->name)
+                            : rc;
+}
+
+/* Every set's declared halo numbers (nonexec 0: the exec ones, 1: the non-exec ones) told to their owners in one
+ * exchange, (set, global number) pairs to each rank, set by set, each set's ascending; each owner's export lists
+ * from them (sent_ex or sent_nx and their counts per rank: grouped by rank ascending, each group ascending, as
+ * exec_ranges sends and nonexec_ranges is asked). An exec element must be owned and not core where it is asked. */
+static int tell_owners(umd_blocks *B, int nonexec) {
+  um_context *ctx = B->ctx;
+  const int P = B->P, ns = B->ns;
+  long long tot = 0, *sb = NULL, *rb = NULL;
+  for (int s = 0; s < ns; s++) tot += nonexec ? ctx->sets[s]->halo_nnonexec : ctx->sets[s]->halo_nexec;
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), *at = NULL, nr = 0;
+  int rc = scnt && rcnt && (sb = malloc((size_t)(tot ? 2 * tot : 1) * sizeof *sb)) &&
+                   (at = malloc((size_t)(P > ns ? P : ns) * sizeof *at))
+               ? UM_SUCCESS
+               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    const umd_bset *S = &B->S[s];
+    const int m = nonexec ? ctx->sets[s]->halo_nnonexec : ctx->sets[s]->halo_nexec;
+    for (int i = 0; i < m; i++) scnt[(nonexec ? S->nx_owner : S->ex_owner)[i]] += 2;
+  }
+  for (int q = 0, o = 0; rc == UM_SUCCESS && q < P; q++) at[q] = o, o += scnt[q];
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* by owner, then set, then number */
+    const umd_bset *S = &B->S[s];
+    const um_set *set = ctx->sets[s];
+    const int m = nonexec ? set->halo_nnonexec : set->halo_nexec, *own = nonexec ? S->nx_owner : S->ex_owner;
+    const long long *g = nonexec ? set->halo_nonexec : set->halo_exec;
+    for (int i = 0; i < m; i++) sb[at[own[i]]++] = s, sb[at[own[i]]++] = g[i];
+  }
+  long long any = tot;
+  rc = umd_agree_any(B, rc, "telling the owners of the halos", &any);
+  if (rc == UM_SUCCESS && any) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *rb, sb, scnt, (void **)&rb, rcnt, &nr);
+  int *cnt = rc == UM_SUCCESS ? calloc((size_t)ns * P, sizeof *cnt) : NULL, **el = NULL;
+  if (rc == UM_SUCCESS && (!cnt || !(el = calloc((size_t)ns, sizeof *el))))
+    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
+  for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++) /* each set's exports per rank, in the order received */
+    for (const int end = j + rcnt[q]; j < end; j += 2) {
+      const long long s = rb[j], o = s >= 0 && s < ns ? rb[j + 1] - B->S[s].begin[B->rank] : -1;
+      if (o < 0 || o >= B->S[s].count || (!nonexec && B->S[s].core[o]))
+        rc = UM_ERROR(ctx, UM_ERR_ARG,
+                      "set '%s': another rank declares element %lld in its %s halo, which rank %d %s (a declared "
+                      "halo must be the one its partition has: check it with UM_TEST_RANGES_UNDECLARED=1)",
+                      s >= 0 && s < ns ? ctx->sets[s]->name : "?", rb[j + 1], nonexec ? "non-exec" : "exec", B->rank,
+                      o < 0 || o >= B->S[s].count ? "does not own" : "owns as a core element");
+      else
+        cnt[s * P + q]++;
+    }
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
+    int k = 0;
+    for (int q = 0; q < P; q++) k += cnt[s * P + q];
+    if (!(el[s] = malloc((size_t)(k ? k : 1) * sizeof **el)))
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
+  }
+  if (rc == UM_SUCCESS) { /* at[s]: where set s's next export goes */
+    for (int s = 0; s < ns; s++) at[s] = 0;
+    for (int j = 0; j < nr; j += 2) el[rb[j]][at[rb[j]]++] = (int)(rb[j + 1] - B->S[rb[j]].begin[B->rank]);
+  }
+  for (int s = 0; el && s < ns; s++) {
+    umd_bset *S = &B->S[s];
+    int *c = malloc((size_t)P * sizeof *c);
+    if (c && rc == UM_SUCCESS)
+      memcpy(c, cnt + (size_t)s * P, (size_t)P * sizeof *c);
+    else if (rc == UM_SUCCESS)
+      rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
+    if (nonexec)
+      S->sent_nx = el[s], S->sent_nx_cnt = c;
     else
-      el[i] = (int)o;
+      S->sent_ex = el[s], S->sent_ex_cnt = c;
   }
-  if (any) rc = umd_agree(B, rc, "checking the declared exec halo");
-  free(fm), free(scnt), free(rg);
-  S->sent_ex = el, S->sent_ex_cnt = rcnt;
+  free(el), free(cnt);
+  free(scnt), free(rcnt), free(at), free(sb), free(rb);
+  return umd_agree(B, rc, "checking the declared halos");
+}
+
+/* Every set's halo as declared (exec_declared, tell_owners): the non-exec numbers as nonexec_ranges keeps them
+ * (T->nx: 8 bytes each, by owner then number, with their owners), taken from the set. */
+static int halos_from_declared(umd_blocks *B) {
+  int rc = UM_SUCCESS;
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) rc = exec_declared(B, s);
+  rc = umd_agree(B, rc, "building the halos");
+  if (rc == UM_SUCCESS) rc = tell_owners(B, 0);
+  if (rc == UM_SUCCESS) rc = tell_owners(B, 1);
+  for (int s = 0; rc == UM_SUCCESS && s < B->ns; s++) {
+    umd_bset *T = &B->S[s];
+    um_set *set = B->ctx->sets[s];
+    T->nx = (char *)set->halo_nonexec, T->nnx = set->halo_nnonexec;
+    set->halo_nonexec = NULL, set->halo_nnonexec = 0;
+  }
   return rc;
 }
 
@@ -418,26 +490,10 @@ static int nonexec_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
   return rc == UM_SUCCESS ? rc : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", ctx->sets[t]->name);
 }
 
-/* Set t's declared non-exec halo (um_decl_set_halo_block) as nonexec_keys gives the one it finds: by owner, then
- * global number. */
-static int declared_keys(umd_blocks *B, int t, umd_bkey **keys, int *nk) {
-  const um_set *set = B->ctx->sets[t];
-  const umd_bset *T = &B->S[t];
-  const int n = set->halo_nnonexec;
-  if (!(*keys = malloc((size_t)(n ? n : 1) * sizeof **keys)))
-    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", set->name);
-  for (int i = 0, h = 0; i < n; i++) { /* ascending: the homes ascend */
-    while (set->halo_nonexec[i] >= T->begin[h + 1]) h++;
-    (*keys)[i] = (umd_bkey){h, set->halo_nonexec[i]};
-  }
-  *nk = n;
-  return UM_SUCCESS;
-}
-
 /* Set t's non-exec halo: its rows asked of their owners (the global numbers), who note them for their export lists;
  * nothing comes back: a non-exec row's global number and owner are all this rank keeps of it (no loop runs it: its
  * map rows are zeros), so T->nx holds the global numbers alone, 8 bytes each, in the asked order. */
-static int nonexec_ranges(umd_blocks *B, int t, int declared) {
+static int nonexec_ranges(umd_blocks *B, int t) {
   um_context *ctx = B->ctx;
   umd_bset *T = &B->S[t];
   const int P = B->P;
@@ -445,9 +501,7 @@ static int nonexec_ranges(umd_blocks *B, int t, int declared) {
   long long *sg = NULL, *rg = NULL;
   int nk = 0, nr = 0, *el = NULL, *own = NULL;
   int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt); /* rcnt: 0 where none asks */
-  int rc = !scnt || !rcnt ? UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory")
-           : declared     ? declared_keys(B, t, &keys, &nk)
-                          : nonexec_keys(B, t, &keys, &nk);
+  int rc = scnt && rcnt ? nonexec_keys(B, t, &keys, &nk) : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
   if (rc == UM_SUCCESS &&
       (!(sg = malloc((size_t)(nk ? nk : 1) * sizeof *sg)) || !(own = malloc((size_t)(nk ? nk : 1) * sizeof *own))))
     rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory");
@@ -809,10 +863,11 @@ int umd_ranges_install(umd_blocks *B) {
   if (rc == UM_SUCCESS && declared) umd_add_note(&B->D->info, "each set's halo as the app declared it");
   um_setup_begin(ctx, UM_SETUP_HALOS);
   for (int s = 0; s < ns; s++) B->S[s].rn = 0, B->S[s].rlo = LLONG_MAX, B->S[s].rhi = LLONG_MIN;
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) /* every exec halo first */
-    rc = umd_agree(B, declared ? exec_declared(B, s) : exec_ranges(B, s), "building the exec halo");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++)
-    rc = umd_agree(B, nonexec_ranges(B, s, declared), "building the halo");
+  if (rc == UM_SUCCESS && declared) rc = halos_from_declared(B);
+  for (int s = 0; rc == UM_SUCCESS && !declared && s < ns; s++) /* every exec halo first */
+    rc = umd_agree(B, exec_ranges(B, s), "building the exec halo");
+  for (int s = 0; rc == UM_SUCCESS && !declared && s < ns; s++)
+    rc = umd_agree(B, nonexec_ranges(B, s), "building the halo");
   um_setup_end(ctx, UM_SETUP_HALOS);
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     const umd_bset *S = &B->S[s];
