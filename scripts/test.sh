@@ -32,10 +32,10 @@ if [ "${UM_CI_SANITIZE:-1}" != 0 ]; then
   # a finding stops the process with its own exit status (86 ASan, 87 UBSan): the test fails
   OMP_WAIT_POLICY=passive ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
     ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE "slow|mpi|package|suite" --timeout 1800
-  echo "== the distributed engine's tests on 2 and 3 ranks under the same sanitizers"
+  echo "== the distributed engine's tests on 2 and 3 ranks, and LULESH's declared halos, under the same sanitizers"
   # detect_leaks=0: Open MPI's own allocations outlive MPI_Finalize and would be reported as leaks
   OMP_WAIT_POLICY=passive ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-    ctest --test-dir build-asan --output-on-failure -R '^mpi\.engine_np(2|3)$' --timeout 1800
+    ctest --test-dir build-asan --output-on-failure -R '^(mpi\.engine_np(2|3)|umrun\.mpi_lulesh_declared_halo)$' --timeout 1800
 fi
 
 if [ "${UM_CI_FUZZ:-1}" != 0 ]; then

@@ -316,64 +316,79 @@ static int exec_declared(umd_blocks *B, int s) {
 }
 
 /* Every set's declared halo numbers (nonexec 0: the exec ones, 1: the non-exec ones) told to their owners in one
- * exchange, (set, global number) pairs to each rank, set by set, each set's ascending; each owner's export lists
- * from them (sent_ex or sent_nx and their counts per rank: grouped by rank ascending, each group ascending, as
- * exec_ranges sends and nonexec_ranges is asked). An exec element must be owned and not core where it is asked. */
+ * exchange: to each rank that owns some, for each set its count and then its numbers (ascending); each owner's
+ * export lists from them (sent_ex or sent_nx and their counts per rank: grouped by rank ascending, each group
+ * ascending, as exec_ranges sends and nonexec_ranges is asked). An exec element must be owned and not core where
+ * it is asked. */
 static int tell_owners(umd_blocks *B, int nonexec) {
   um_context *ctx = B->ctx;
   const int P = B->P, ns = B->ns;
   long long tot = 0, *sb = NULL, *rb = NULL;
-  for (int s = 0; s < ns; s++) tot += nonexec ? ctx->sets[s]->halo_nnonexec : ctx->sets[s]->halo_nexec;
-  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), *at = NULL, nr = 0;
-  int rc = scnt && rcnt && (sb = malloc((size_t)(tot ? 2 * tot : 1) * sizeof *sb)) &&
-                   (at = malloc((size_t)(P > ns ? P : ns) * sizeof *at))
-               ? UM_SUCCESS
-               : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
-    const umd_bset *S = &B->S[s];
+  int *scnt = calloc((size_t)P, sizeof *scnt), *rcnt = calloc((size_t)P, sizeof *rcnt), nr = 0;
+  int *cnt = calloc((size_t)ns * P + 1, sizeof *cnt), *at = malloc(((size_t)(P > ns ? P : ns) + 1) * sizeof *at);
+  int **el = NULL;
+  int rc = scnt && rcnt && cnt && at && (el = calloc((size_t)ns, sizeof *el)) ? UM_SUCCESS : UM_ERR_ALLOC;
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* cnt[s * P + q]: set s's numbers owned by q */
     const int m = nonexec ? ctx->sets[s]->halo_nnonexec : ctx->sets[s]->halo_nexec;
-    for (int i = 0; i < m; i++) scnt[(nonexec ? S->nx_owner : S->ex_owner)[i]] += 2;
+    const int *own = nonexec ? B->S[s].nx_owner : B->S[s].ex_owner;
+    for (int i = 0; i < m; i++) cnt[(size_t)s * P + own[i]]++;
+    tot += m;
   }
-  for (int q = 0, o = 0; rc == UM_SUCCESS && q < P; q++) at[q] = o, o += scnt[q];
-  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) { /* by owner, then set, then number */
-    const umd_bset *S = &B->S[s];
+  for (int q = 0, o = 0; rc == UM_SUCCESS && q < P; q++) { /* to q: ns counts and the numbers, where there are some */
+    for (int s = 0; s < ns; s++) scnt[q] += cnt[(size_t)s * P + q];
+    scnt[q] += scnt[q] ? ns : 0;
+    at[q] = o, o += scnt[q];
+  }
+  if (rc == UM_SUCCESS && !(sb = malloc((size_t)(tot + (long long)ns * P + 1) * sizeof *sb))) rc = UM_ERR_ALLOC;
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     const um_set *set = ctx->sets[s];
-    const int m = nonexec ? set->halo_nnonexec : set->halo_nexec, *own = nonexec ? S->nx_owner : S->ex_owner;
+    const int m = nonexec ? set->halo_nnonexec : set->halo_nexec, *own = nonexec ? B->S[s].nx_owner : B->S[s].ex_owner;
     const long long *g = nonexec ? set->halo_nonexec : set->halo_exec;
-    for (int i = 0; i < m; i++) sb[at[own[i]]++] = s, sb[at[own[i]]++] = g[i];
+    for (int q = 0; q < P; q++)
+      if (scnt[q]) sb[at[q]++] = cnt[(size_t)s * P + q];
+    for (int i = 0; i < m; i++) sb[at[own[i]]++] = g[i]; /* ascending: each q's after its count */
   }
+  if (rc == UM_ERR_ALLOC) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
   long long any = tot;
   rc = umd_agree_any(B, rc, "telling the owners of the halos", &any);
   if (rc == UM_SUCCESS && any) rc = umd_a2a(B, MPI_LONG_LONG, sizeof *rb, sb, scnt, (void **)&rb, rcnt, &nr);
-  int *cnt = rc == UM_SUCCESS ? calloc((size_t)ns * P, sizeof *cnt) : NULL, **el = NULL;
-  if (rc == UM_SUCCESS && (!cnt || !(el = calloc((size_t)ns, sizeof *el))))
-    rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
-  for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++) /* each set's exports per rank, in the order received */
-    for (const int end = j + rcnt[q]; j < end; j += 2) {
-      const long long s = rb[j], o = s >= 0 && s < ns ? rb[j + 1] - B->S[s].begin[B->rank] : -1;
-      if (o < 0 || o >= B->S[s].count || (!nonexec && B->S[s].core[o]))
-        rc = UM_ERROR(ctx, UM_ERR_ARG,
-                      "set '%s': another rank declares element %lld in its %s halo, which rank %d %s (a declared "
-                      "halo must be the one its partition has: check it with UM_TEST_RANGES_UNDECLARED=1)",
-                      s >= 0 && s < ns ? ctx->sets[s]->name : "?", rb[j + 1], nonexec ? "non-exec" : "exec", B->rank,
-                      o < 0 || o >= B->S[s].count ? "does not own" : "owns as a core element");
-      else
-        cnt[s * P + q]++;
+  for (int i = 0; rc == UM_SUCCESS && i < ns * P; i++) cnt[i] = 0; /* now: what q asks of set s here */
+  for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++)
+    for (int s = 0, end = j + rcnt[q]; j < end && s < ns; s++) {
+      const long long c = rb[j++];
+      if (c < 0 || c > end - j) {
+        rc = UM_ERROR(ctx, UM_ERR_INTERNAL, "rank %d: a malformed list of halo numbers from rank %d", B->rank, q);
+        break;
+      }
+      cnt[(size_t)s * P + q] = (int)c, j += (int)c;
     }
   for (int s = 0; rc == UM_SUCCESS && s < ns; s++) {
     int k = 0;
-    for (int q = 0; q < P; q++) k += cnt[s * P + q];
+    for (int q = 0; q < P; q++) k += cnt[(size_t)s * P + q];
     if (!(el[s] = malloc((size_t)(k ? k : 1) * sizeof **el)))
       rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
   }
-  if (rc == UM_SUCCESS) { /* at[s]: where set s's next export goes */
-    for (int s = 0; s < ns; s++) at[s] = 0;
-    for (int j = 0; j < nr; j += 2) el[rb[j]][at[rb[j]]++] = (int)(rb[j + 1] - B->S[rb[j]].begin[B->rank]);
-  }
-  for (int s = 0; el && s < ns; s++) {
+  for (int s = 0; rc == UM_SUCCESS && s < ns; s++) at[s] = 0; /* at: where set s's next export goes */
+  for (int q = 0, j = 0; rc == UM_SUCCESS && q < P; q++)
+    for (int s = 0, end = j + rcnt[q]; j < end && s < ns; s++) {
+      const umd_bset *S = &B->S[s];
+      const int c = (int)rb[j++];
+      for (int i = 0; rc == UM_SUCCESS && i < c; i++, j++) {
+        const long long o = rb[j] - S->begin[B->rank];
+        if (o < 0 || o >= S->count || (!nonexec && S->core[o]))
+          rc = UM_ERROR(ctx, UM_ERR_ARG,
+                        "set '%s': rank %d declares element %lld in its %s halo, which rank %d %s (a declared halo "
+                        "must be the one its partition has: check it with UM_TEST_RANGES_UNDECLARED=1)",
+                        ctx->sets[s]->name, q, rb[j], nonexec ? "non-exec" : "exec", B->rank,
+                        o < 0 || o >= S->count ? "does not own" : "owns as a core element");
+        else
+          el[s][at[s]++] = (int)o;
+      }
+    }
+  for (int s = 0; el && s < ns; s++) { /* handed over, even on a failure (freed with the sets) */
     umd_bset *S = &B->S[s];
     int *c = malloc((size_t)P * sizeof *c);
-    if (c && rc == UM_SUCCESS)
+    if (c)
       memcpy(c, cnt + (size_t)s * P, (size_t)P * sizeof *c);
     else if (rc == UM_SUCCESS)
       rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory telling the owners of the halos");
@@ -382,8 +397,7 @@ static int tell_owners(umd_blocks *B, int nonexec) {
     else
       S->sent_ex = el[s], S->sent_ex_cnt = c;
   }
-  free(el), free(cnt);
-  free(scnt), free(rcnt), free(at), free(sb), free(rb);
+  free(el), free(cnt), free(scnt), free(rcnt), free(at), free(sb), free(rb);
   return umd_agree(B, rc, "checking the declared halos");
 }
 
