@@ -344,6 +344,14 @@ int umd_set_counts(umd_blocks *B);
  * buffers, the dats' rows kept or moved within theirs); the same layout, maps, dats and halo lists as the steps above
  * (collective). */
 int umd_ranges_install(umd_blocks *B);
+/* dist_ranges.c: out[e] |= 1 for each element e of set s's block with a target outside this rank's block of the
+ * target's set, through any map from s (32-bit rows rewritten as offsets from their to-set's block); 0 or
+ * UM_ERR_ALLOC. */
+int umd_ranges_leaving(umd_blocks *B, int s, unsigned char *out);
+/* dist_ranges_declared.c: whether this rank declared every set's halo (*declared; an error for some but not all),
+ * and every set's halo taken from the declarations (collective). */
+int umd_ranges_declared(umd_blocks *B, int *declared);
+int umd_halos_from_declared(umd_blocks *B);
 
 #endif /* UM_HAVE_MPI */
 #endif
