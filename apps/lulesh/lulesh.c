@@ -102,6 +102,7 @@ void lulesh_params_default(lulesh_params *p) {
   p->by_blocks = 0;
   p->threads = 0; /* the context's (um_context_host_threads) */
   p->rows64 = 0;
+  p->declare_halo = 0;
 }
 
 /* ---- state and loops ------------------------------------------------------- */

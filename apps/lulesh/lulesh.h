@@ -42,6 +42,8 @@ typedef struct {
   int threads;     /* host threads of lulesh_mesh_build (OpenMP; there <= 1: one; lulesh_setup: 0 the context's,
                       um_context_host_threads): the same mesh for any count */
   int rows64;      /* lulesh_block_build: 64-bit rows even where 32 bits hold every number (the tests) */
+  int declare_halo; /* by_blocks: each rank declares its block's halo (lulesh_block_halo, um_decl_set_halo_block),
+                       which "ranges" takes (the other partitioners find their own): set where umrun runs ranges */
 } lulesh_params;
 
 /* lulesh_params.eos_merged's value for params.eos: merged_q */

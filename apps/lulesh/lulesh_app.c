@@ -82,6 +82,7 @@ static int read_params(um_app_run *r, lulesh_params *p) {
   int rows32 = 0;
   UM_APP_TRY(um_app_rows32(r, &rows32));
   p->rows64 = !rows32;
+  p->declare_halo = rows32; /* "ranges" on several ranks: the halo it would find, declared by the generator */
   return UM_SUCCESS;
 }
 

@@ -285,8 +285,7 @@ static int decl_corners_block(um_context *ctx, lulesh_state *s, const lulesh_blo
 /* The halo of this rank's block (lulesh_block_halo) declared with it, for "ranges" to take instead of finding it:
  * the variant of the nodes, the elements and the regions alone (fused, the regions' EOS loops, the forces
  * incremented); the regions' halos are empty (their blocks are parts of this rank's element block). */
-static int decl_halo_block(um_context *ctx, lulesh_state *s, const lulesh_block *b) {
-  (void)ctx;
+static int decl_halo_block(lulesh_state *s, const lulesh_block *b) {
   lulesh_halo h;
   if (lulesh_block_halo(b, &h)) return UM_ERR_ALLOC;
   long long *en = h.exec_nodes, *ef = h.exec_faces, *nn = h.nonexec_nodes; /* each call takes its arrays */
@@ -324,7 +323,7 @@ int lulesh_decl_block(um_context *ctx, lulesh_state *s, lulesh_block *b) {
                     &b->node_symm,  &b->elem_bc,    b->elem_first == 0,       b->einit};
   UM_APP_TRY(decl_fields(ctx, s, &f)); /* takes the arrays: b's pointers NULL */
   if (s->p.forces == LULESH_FORCES_GATHER) UM_APP_TRY(decl_corners_block(ctx, s, b));
-  if (s->p.fused && !s->p.eos_merged && s->p.forces != LULESH_FORCES_GATHER && um_mpi_size() > 1)
-    UM_APP_TRY(decl_halo_block(ctx, s, b));
+  if (s->p.declare_halo && s->p.fused && !s->p.eos_merged && s->p.forces != LULESH_FORCES_GATHER && um_mpi_size() > 1)
+    UM_APP_TRY(decl_halo_block(s, b));
   return UM_SUCCESS;
 }

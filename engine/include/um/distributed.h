@@ -203,11 +203,11 @@ int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int ar
  * reach (read only); global numbers, each list ascending, none in this rank's block nor in both lists. The context
  * takes both arrays (from malloc; freed at once when the call fails). With mpi.partitioner "ranges" and every set's
  * halo declared (an empty one too: 0, NULL, 0, NULL), um_distribute takes these halos instead of finding them: no
- * pass over the rows leaving the block for the ranks they reach, no exec rows sent, and the export lists from one
- * exchange of the declared numbers with their owners; each map from a set of a non-empty exec halo then needs its
+ * pass over the rows leaving the block for the ranks they reach, no exec rows sent, and the export lists from two
+ * exchanges of the declared numbers with their owners for every set at once (the exec, then the non-exec); each map from a set of a non-empty exec halo then needs its
  * exec rows (um_decl_map_halo_block). Another partitioner finds the halo of its own partition, and the declared
  * ones are dropped. A halo declared wrong gives wrong results: check an app's declarations against the halos
- * found (UM_TEST_RANGES_UNDECLARED=1 in the environment drops them), as tests/test_lulesh_halo.sh does. UM_ERR_ARG
+ * found (UM_TEST_RANGES_UNDECLARED=1 in the environment drops them), as tests/check_declared_halo.sh does. UM_ERR_ARG
  * for a list not ascending, an entry outside the set or in the rank's block, an entry in both lists, a set not
  * declared by blocks with a non-empty halo, a second declaration, or a call after um_distribute. */
 int um_decl_set_halo_block(um_set *set, int nexec, long long *exec, int nnonexec, long long *nonexec);

@@ -29,6 +29,15 @@ int umd_ranges_declared(umd_blocks *B, int *declared) {
                   B->rank, ctx->sets[first_not]->name);
 }
 
+/* The owners of the ascending global numbers g[n] of set S (the homes ascend with them: one walk of the block
+ * starts) into own. */
+static void owners_of(const umd_bset *S, const long long *g, int n, int *own) {
+  for (int i = 0, h = 0; i < n; i++) {
+    while (g[i] >= S->begin[h + 1]) h++;
+    own[i] = h;
+  }
+}
+
 /* Set s's core flags and exec halo owners where the app declared its halo: the core from rows_outside (which
  * rewrites the 32-bit rows as exec_ranges does), the owners of the declared exec and non-exec elements, no records
  * (order_ranges and install_map_ranges read the declared numbers and rows: S->ex stays NULL); here alone. */
@@ -49,14 +58,8 @@ static int exec_declared(umd_blocks *B, int s) {
                     "map '%s': its from-set '%s' declares an exec halo of %d elements on rank %d, but not the map's "
                     "rows for them (um_decl_map_halo_block)",
                     ctx->maps[k]->name, set->name, nx, B->rank);
-  for (int i = 0, h = 0; rc == UM_SUCCESS && i < nx; i++) { /* ascending: the homes ascend */
-    while (set->halo_exec[i] >= S->begin[h + 1]) h++;
-    S->ex_owner[i] = h;
-  }
-  for (int i = 0, h = 0; rc == UM_SUCCESS && i < set->halo_nnonexec; i++) {
-    while (set->halo_nonexec[i] >= S->begin[h + 1]) h++;
-    S->nx_owner[i] = h;
-  }
+  if (rc == UM_SUCCESS) owners_of(S, set->halo_exec, nx, S->ex_owner);
+  if (rc == UM_SUCCESS) owners_of(S, set->halo_nonexec, set->halo_nnonexec, S->nx_owner);
   return rc == UM_ERR_ALLOC ? UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory building the halo of set '%s'", set->name)
                             : rc;
 }
