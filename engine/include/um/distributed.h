@@ -204,12 +204,13 @@ int um_decl_map_block_take_i32(um_context *ctx, um_set *from, um_set *to, int ar
  * takes both arrays (from malloc; freed at once when the call fails). With mpi.partitioner "ranges" and every set's
  * halo declared (an empty one too: 0, NULL, 0, NULL), um_distribute takes these halos instead of finding them: no
  * pass over the rows leaving the block for the ranks they reach, no exec rows sent, and the export lists from two
- * exchanges of the declared numbers with their owners for every set at once (the exec, then the non-exec); each map from a set of a non-empty exec halo then needs its
- * exec rows (um_decl_map_halo_block). Another partitioner finds the halo of its own partition, and the declared
- * ones are dropped. A halo declared wrong gives wrong results: check an app's declarations against the halos
- * found (UM_TEST_RANGES_UNDECLARED=1 in the environment drops them), as tests/check_declared_halo.sh does. UM_ERR_ARG
- * for a list not ascending, an entry outside the set or in the rank's block, an entry in both lists, a set not
- * declared by blocks with a non-empty halo, a second declaration, or a call after um_distribute. */
+ * exchanges of the declared numbers with their owners, each for every set at once (the exec, then the non-exec);
+ * each map from a set of a non-empty exec halo then needs its exec rows (um_decl_map_halo_block). Another
+ * partitioner finds the halo of its own partition, and the declared ones are dropped. A halo declared wrong gives
+ * wrong results: check an app's declarations against the halos found (UM_TEST_RANGES_UNDECLARED=1 in the
+ * environment drops them), as tests/check_declared_halo.sh does. UM_ERR_ARG for a list not ascending, an entry
+ * outside the set or in the rank's block, an entry in both lists, a set not declared by blocks with a non-empty
+ * halo, a second declaration, or a call after um_distribute. */
 int um_decl_set_halo_block(um_set *set, int nexec, long long *exec, int nnonexec, long long *nonexec);
 /** The rows of map `map` for the exec halo its from-set declared (um_decl_set_halo_block, called first): nexec *
  * arity global numbers of the to-set, row i the exec element exec[i]'s; taken as um_decl_set_halo_block takes its
