@@ -27,7 +27,7 @@
 #include "um/hdf5io.h"
 #include "um/um.h"
 
-extern "C" const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
+extern "C" const long long *um__dist_set_l2g(um_context *ctx, const um_set *s); // distributed/dist.h
 extern "C" int um_test_halo_stale(const um_dat *d); // test_gmap.c
 extern "C" void um_test_set_halo_stale(um_dat *d, int stale);
 

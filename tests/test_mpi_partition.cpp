@@ -19,7 +19,7 @@
 #include "test_mpi_same.hpp"
 #include "um/um.h"
 
-extern "C" const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s);  // distributed/dist.h
+extern "C" const long long *um__dist_set_l2g(um_context *ctx, const um_set *s); // distributed/dist.h
 
 namespace {
 

@@ -352,6 +352,7 @@ int umd_gather_order(um_context *ctx, umd_set *S, const um_set *s) {
                     "set '%s' has %lld elements: a whole-set fetch (um_dat_fetch, um_map_fetch, the whole-array "
                     "outputs) takes at most %d; fetch it by blocks (um_dat_fetch_block, um_map_fetch_block)",
                     s->name, s->gsize, INT_MAX);
+  UM_CHECK(ctx, umd_l2g_ready(ctx, s->index));
   int *dis = malloc(((size_t)D->nranks + 1) * sizeof *dis), *mine = malloc(((size_t)s->size + 1) * sizeof *mine);
   S->gather_g = malloc((size_t)(s->gsize ? s->gsize : 1) * sizeof(int));
   if (!dis || !mine || !S->gather_g) {
@@ -403,6 +404,7 @@ int um__dist_fetch(um_context *ctx, const um_dat *d, void *out) {
 int um__dist_fill(um_context *ctx, um_dat *d, const void *in) {
   const umd_set *S = &ctx->dist->sets[d->set->index];
   const size_t row = (size_t)d->dim * d->esize;
+  UM_CHECK(ctx, umd_l2g_ready(ctx, d->set->index));
   for (int i = 0; i < S->total; i++) copy_row_in(d, i, (const char *)in + (size_t)S->l2g[i] * row);
   um__dat_host_changed(d);
   d->halo_stale = 0;
@@ -414,6 +416,7 @@ int um__dist_map_fetch(um_context *ctx, const um_map *mp, int *out) {
   umd_set *F = &D->sets[mp->from->index];
   const umd_set *T = &D->sets[mp->to->index];
   UM_CHECK(ctx, umd_gather_order(ctx, F, mp->from));
+  UM_CHECK(ctx, umd_l2g_ready(ctx, mp->to->index));
   if (mp->to->gsize > INT_MAX) /* the same on every rank */
     return UM_ERROR(ctx, UM_ERR_UNSUPPORTED,
                     "map '%s': its to-set '%s' has %lld elements, more than the int targets of a whole-map fetch "

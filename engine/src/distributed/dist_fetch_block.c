@@ -215,7 +215,7 @@ static int route_owned(um_context *ctx, const um_set *s, int declared, int prior
   const struct um_dist *D = ctx->dist;
   const int n = s->size, renumbered = declared && s->perm; /* else the global numbers are l2g's */
   long long *g = prior || !renumbered ? NULL : malloc(((size_t)n + 1) * sizeof *g);
-  int rc = prior;
+  int rc = prior ? prior : umd_l2g_ready(ctx, s->index);
   if (!rc && renumbered && !g) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching %s by blocks", what);
   if (!rc && renumbered) memcpy(g, D->sets[s->index].l2g, (size_t)n * sizeof *g);
   if (!rc && renumbered) rc = declared_targets(ctx, s, (size_t)n, g);
@@ -248,6 +248,7 @@ static int dist_map_fetch_block(um_context *ctx, const um_map *m, int declared, 
                   "map '%s' by blocks: its to-set '%s' has %lld elements, more than the int targets a map fetch hands "
                   "out can number (um_map_fetch_block64: 64-bit targets)",
                   m->name, m->to->name, m->to->gsize);
+  if (!rc) rc = umd_l2g_ready(ctx, m->to->index);
   for (size_t i = 0; !rc && !t && i < n; i++) rows[i] = (int)T->l2g[m->data[i]]; /* gsize <= INT_MAX */
   for (size_t i = 0; !rc && t && i < n; i++) t[i] = T->l2g[m->data[i]];
   if (!rc && t) rc = declared_targets(ctx, m->to, n, t);
@@ -266,7 +267,8 @@ static int dist_map_fetch_block64(um_context *ctx, const um_map *m, int declared
   const size_t n = (size_t)m->from->size * m->arity;
   long long *t = malloc((n + 1) * sizeof *t);
   char what[300];
-  int rc = t ? UM_SUCCESS : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
+  int rc = t ? umd_l2g_ready(ctx, m->to->index)
+             : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory fetching map '%s' by blocks", m->name);
   for (size_t i = 0; !rc && i < n; i++) t[i] = T->l2g[m->data[i]];
   if (!rc && declared && m->to->perm) rc = declared_targets(ctx, m->to, n, t);
   snprintf(what, sizeof what, "map '%s'", m->name);
@@ -301,6 +303,7 @@ static int dist_update_block(um_context *ctx, um_dat *d, int declared, const cha
   char *back = malloc((size_t)n * row + 1);
   int rc = cs && g && sg && order && back ? UM_SUCCESS
                                          : UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory updating dat '%s' by blocks", d->name);
+  if (!rc) rc = umd_l2g_ready(ctx, d->set->index);
   if (!rc) memcpy(g, S->l2g, (size_t)n * sizeof *g);
   if (!rc && declared && d->set->perm) rc = declared_targets(ctx, d->set, (size_t)n, g);
   rc = um__dist_agree(ctx, rc);

@@ -27,7 +27,7 @@ int um_set_holders(um_context *ctx, const um_set *s, unsigned char *role, size_t
   if (D && s->index < D->nsets) {
     unsigned char *mine = calloc(n > 0 ? (size_t)n : 1, 1), *all = NULL, spare = 0;
     if (rank == 0 && bad) all = malloc((size_t)nranks * (size_t)(n > 0 ? n : 1)); /* take part, then refuse */
-    const int ok = mine && (rank != 0 || !bad || all);
+    const int ok = mine && (rank != 0 || !bad || all) && umd_l2g_ready(ctx, s->index) == UM_SUCCESS;
     if (ok) my_roles(s, D->sets[s->index].l2g, mine);
     int m = MPI_Gather(mine ? mine : &spare, mine ? n : 0, MPI_BYTE, rank == 0 && !bad ? role : all, n, MPI_BYTE, 0,
                        D->comm);

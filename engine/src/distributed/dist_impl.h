@@ -28,7 +28,12 @@
 
 typedef struct {
   int total;
-  long long *l2g;                /* [total] local -> global (64-bit: a set declared by blocks may pass INT_MAX) */
+  /* [total] local -> global (64-bit: a set declared by blocks may pass INT_MAX); NULL while implicit: then the
+   * owned rows' numbers are l2g_base + e (e < total - nhalo) and the halo rows' l2g_halo[nhalo] (ranges, a set
+   * whose owned rows keep their declared order), and umd_l2g_ready makes the array */
+  long long *l2g, *l2g_halo;
+  long long l2g_base;
+  int nhalo;
   int nnb;                       /* neighbour ranks: imports from or exports to */
   int *nb;                       /* [nnb] ranks, ascending */
   int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */
@@ -168,6 +173,10 @@ void umd_coords_say(const um_dat *d, const um_map *via, char *out, size_t len);
 void umd_coord_row(const um_dat *d, int e, double *out);
 /* The points of a whole declaration's primary elements [lo, hi) into xyz[3 (hi - lo)]. */
 int umd_centroids(um_context *ctx, const um_dat *d, const um_map *via, int lo, int hi, double *xyz);
+
+/* Set s's l2g made where the distribution left it implicit (dist_migrate.c; here alone): UM_SUCCESS, or UM_ERR_ALLOC
+ * reported. Every reader of a umd_set's l2g after um_distribute calls it first. */
+int umd_l2g_ready(um_context *ctx, int s);
 
 /* transport.c: choose the context's transport from every rank's facts and open it (collective); close it. */
 int um__transport_setup(um_context *ctx, struct um_dist *D);

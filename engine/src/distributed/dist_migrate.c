@@ -51,7 +51,7 @@ int umd_scotch_part(MPI_Comm comm, int nv, const int *xadj, const int *adj, int 
 #endif
 
 static void dset_free(umd_set *s) {
-  free(s->l2g), free(s->nb), free(s->imp_off), free(s->imp), free(s->exp_off), free(s->exp);
+  free(s->l2g), free(s->l2g_halo), free(s->nb), free(s->imp_off), free(s->imp), free(s->exp_off), free(s->exp);
   free(s->all_owned), free(s->all_exec), free(s->all_nonexec), free(s->gather_g);
 }
 
@@ -449,9 +449,31 @@ int um_set_partition(const um_set *s, int rank, int *owned, int *exec, int *none
 
 int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank == 0; }
 
-const long long *um__dist_set_l2g(const um_context *ctx, const um_set *s) {
-  const struct um_dist *D = ctx->dist;
-  return D && s->index < D->nsets ? D->sets[s->index].l2g : NULL;
+int umd_l2g_ready(um_context *ctx, int s) {
+  umd_set *U = &ctx->dist->sets[s];
+  if (U->l2g || !U->l2g_halo) return UM_SUCCESS;
+  const int own = U->total - U->nhalo;
+  if (!(U->l2g = malloc(((size_t)U->total + 1) * sizeof *U->l2g)))
+    return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the global numbers of set '%s'", ctx->sets[s]->name);
+  for (int e = 0; e < own; e++) U->l2g[e] = U->l2g_base + e;
+  memcpy(U->l2g + own, U->l2g_halo, (size_t)U->nhalo * sizeof *U->l2g);
+  free(U->l2g_halo);
+  U->l2g_halo = NULL;
+  return UM_SUCCESS;
+}
+
+int um__dist_l2g(um_context *ctx, const um_set *s, const long long **l2g) {
+  struct um_dist *D = ctx->dist;
+  *l2g = NULL;
+  if (!D || s->index >= D->nsets) return UM_SUCCESS;
+  UM_CHECK(ctx, umd_l2g_ready(ctx, s->index));
+  *l2g = D->sets[s->index].l2g;
+  return UM_SUCCESS;
+}
+
+const long long *um__dist_set_l2g(um_context *ctx, const um_set *s) {
+  const long long *l2g = NULL;
+  return um__dist_l2g(ctx, s, &l2g) == UM_SUCCESS ? l2g : NULL;
 }
 
 int um__dist_sum_i64(um_context *ctx, long long *v, int n) {

@@ -15,7 +15,9 @@
  *   3. the local order of dist_blocks.c (exec, non-exec, each by owner then global number, after the owned; the
  *      owned in their order where the core rows are one run of them, as on a block of a generated mesh, else core
  *      then the rest, each ascending): pos[] gives an owned element's local index (none where they keep their
- *      order), a map of the halo's global numbers the others';
+ *      order), a map of the halo's global numbers the others'; where they keep their order the local -> global
+ *      numbers are left implicit (the block's, then the halo's: made for their first reader, a fetch by blocks, a
+ *      checkpoint or a reproducible split loop, by umd_l2g_ready);
  *   4. each map's global rows become local ones in the buffer that held them (8 bytes an entry become 4; the core
  *      rows, through pos alone, only ever move down), each dat's owned rows stay in theirs (realloc to the local
  *      rows) or move within it (the core rows down, the few others after them); its halo rows are left stale, for
@@ -412,7 +414,9 @@ static int nonexec_ranges(umd_blocks *B, int t) {
   return rc;
 }
 
-/* Set s's local order: pos[] of its block, l2g, the halo rows' owners (hown) and the map of their numbers. */
+/* Set s's local order: pos[] of its block, l2g, the halo rows' owners (hown) and the map of their numbers. Where
+ * the owned keep their order, l2g is left implicit (their numbers are the block's: only the halo's are kept, and
+ * umd_l2g_ready makes the whole array for its first reader, if any). */
 static int order_ranges(umd_blocks *B, int s, int *hown) {
   umd_bset *S = &B->S[s];
   umd_set *U = &B->D->sets[s];
@@ -420,14 +424,19 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   S->nown = n;
   U->total = n + nh;
   S->keep_order = umd_core_run(S->core, n, &S->core_begin);
-  U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
-  if (!S->keep_order) S->pos = malloc((size_t)(n ? n : 1) * sizeof *S->pos);
-  if (!U->l2g || (!S->keep_order && !S->pos))
-    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
   const long long b0 = S->begin[B->rank];
-  if (S->keep_order)
-    for (int e = 0; e < n; e++) U->l2g[e] = b0 + e;
-  else {
+  long long *hg; /* the halo rows' global numbers */
+  if (S->keep_order) {
+    U->l2g_base = b0, U->nhalo = nh;
+    hg = U->l2g_halo = malloc((size_t)(nh ? nh : 1) * sizeof *hg);
+  } else {
+    U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
+    S->pos = malloc((size_t)(n ? n : 1) * sizeof *S->pos);
+    hg = U->l2g ? U->l2g + n : NULL;
+  }
+  if (!hg || (!S->keep_order && !S->pos))
+    return UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory ordering set '%s'", B->ctx->sets[s]->name);
+  if (!S->keep_order) {
     int ncore = 0;
     for (int e = 0; e < n; e++) ncore += S->core[e];
     for (int e = 0, c = 0, r = ncore; e < n; e++) {
@@ -440,11 +449,11 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
     const long long g = i >= S->nex ? umd_rec_g(S->nx, sizeof g, i - S->nex)
                         : S->ex     ? rec_g(S, S->ex, i)
                                     : B->ctx->sets[s]->halo_exec[i]; /* declared (exec_declared) */
-    U->l2g[n + i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
+    hg[i] = g, hown[i] = i < S->nex ? S->ex_owner[i] : S->nx_owner[i - S->nex];
     lo = g < lo ? g : lo, hi = g > hi ? g : hi;
   }
   int rc = umd_gmap_init_span_hole(&S->halo, (size_t)nh, lo, hi, b0, b0 + n - 1); /* no halo row is owned */
-  for (int i = 0; rc == UM_SUCCESS && i < nh; i++) rc = umd_gmap_add(&S->halo, U->l2g[n + i], n + i);
+  for (int i = 0; rc == UM_SUCCESS && i < nh; i++) rc = umd_gmap_add(&S->halo, hg[i], n + i);
   return rc == UM_SUCCESS ? rc : UM_ERROR(B->ctx, UM_ERR_ALLOC, "out of memory indexing set '%s'", B->ctx->sets[s]->name);
 }
 

@@ -252,13 +252,14 @@ static int write_dat(um_context *ctx, const writer *w, const um_dat *d, char sum
 
 /* Every rank: the owner of each of its owned elements, to their blocks, written in turn. */
 static int write_partition(um_context *ctx, const writer *w, const um_set *s) {
-  const long long *l2g = um__dist_set_l2g(ctx, s);
+  const long long *l2g = NULL;
+  int rc = um__dist_l2g(ctx, s, &l2g);
   long long begin = 0;
   int count = 0;
   UM_CHECK(ctx, um_set_block(ctx, s, &begin, &count));
   int *mine = malloc(((size_t)s->size + 1) * sizeof(int)), *blk = malloc(((size_t)count + 1) * sizeof(int));
-  int rc = um__dist_agree(ctx, mine && blk && l2g ? UM_SUCCESS
-                                                  : UM_ERROR(ctx, UM_ERR_ALLOC, "checkpoint: out of memory for the partition"));
+  if (!rc && (!mine || !blk || !l2g)) rc = UM_ERROR(ctx, UM_ERR_ALLOC, "checkpoint: out of memory for the partition");
+  rc = um__dist_agree(ctx, rc);
   for (int i = 0; !rc && i < s->size; i++) mine[i] = um_context_rank(ctx);
   if (!rc)
     rc = um_rows_to_blocks64(ctx, s->size, l2g, mine, sizeof(int), s->gsize, blk, (size_t)count * sizeof(int));

@@ -65,7 +65,8 @@ int um__split_build_csr(um_context *ctx, const um_loop *loop, split_target *T, i
       }
     T->off[q] = T->off[nt];
   }
-  const long long *l2g = um__dist_set_l2g(ctx, loop->set);
+  const long long *l2g = NULL;
+  UM_CHECK(ctx, um__dist_l2g(ctx, loop->set, &l2g));
   const int ntg = T->rows ? touched : nt;
   if (l2g) /* by global element number: what one rank would add first comes first on every rank */
     for (int t = 0; t < ntg; t++)
