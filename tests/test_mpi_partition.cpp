@@ -19,7 +19,7 @@
 #include "test_mpi_same.hpp"
 #include "um/um.h"
 
-extern "C" const long long *um__dist_set_l2g(um_context *ctx, const um_set *s); // distributed/dist.h
+extern "C" int um__dist_l2g(um_context *ctx, const um_set *s, const long long **l2g); // distributed/dist.h
 
 namespace {
 
@@ -139,7 +139,9 @@ TEST(GeometricPartitioners, ValidBalancedAndTheSameFromWholeAndBlocks) {
       um_set *t = s == w.cells ? b.cells : b.nodes;
       int o, e, n;
       ASSERT_EQ(um_set_partition(s, um_mpi_rank(), &o, &e, &n), 0);
-      const long long *la = um__dist_set_l2g(w.ctx, s), *lb = um__dist_set_l2g(b.ctx, t);
+      const long long *la = nullptr, *lb = nullptr;
+      ASSERT_EQ(um__dist_l2g(w.ctx, s, &la), 0);
+      ASSERT_EQ(um__dist_l2g(b.ctx, t, &lb), 0);
       EXPECT_EQ(std::vector<long long>(la, la + o + e + n), std::vector<long long>(lb, lb + o + e + n))
           << part << " " << um_set_name(s);
     }

@@ -201,7 +201,6 @@ int um__dist_root(const um_context *ctx) { return (void)ctx, 1; }
 int um__dist_l2g(um_context *ctx, const um_set *s, const long long **l2g) {
   return (void)ctx, (void)s, *l2g = NULL, UM_SUCCESS;
 }
-const long long *um__dist_set_l2g(um_context *ctx, const um_set *s) { return (void)ctx, (void)s, NULL; }
 int um__dist_sum_i64(um_context *ctx, long long *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_max_f64(um_context *ctx, double *v, int n) { return (void)ctx, (void)v, (void)n, UM_SUCCESS; }
 int um__dist_bcast(um_context *ctx, void *buf, int n) { return (void)ctx, (void)buf, (void)n, UM_SUCCESS; }

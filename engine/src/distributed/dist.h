@@ -52,8 +52,6 @@ int um__dist_root(const um_context *ctx);
 /* Local -> global numbers of set s's rows (owned and halo) into *l2g, made at the first call where the distribution
  * left them implicit; NULL when not distributed. UM_SUCCESS, or UM_ERR_ALLOC reported (*l2g NULL). */
 int um__dist_l2g(um_context *ctx, const um_set *s, const long long **l2g);
-/* The same, NULL on no memory too. */
-const long long *um__dist_set_l2g(um_context *ctx, const um_set *s);
 /* v[0..n) summed over the ranks, in place (integers: exact, any order). */
 int um__dist_sum_i64(um_context *ctx, long long *v, int n);
 /* v[0..n) replaced by each entry's largest value over the ranks (per-loop tuning: the slowest rank decides,

@@ -29,11 +29,10 @@
 typedef struct {
   int total;
   /* [total] local -> global (64-bit: a set declared by blocks may pass INT_MAX); NULL while implicit: then the
-   * owned rows' numbers are l2g_base + e (e < total - nhalo) and the halo rows' l2g_halo[nhalo] (ranges, a set
-   * whose owned rows keep their declared order), and umd_l2g_ready makes the array */
+   * owned rows' numbers (the set's size of them) are l2g_base + e and the halo rows' l2g_halo[total - size] (ranges,
+   * a set whose owned rows keep their declared order), and umd_l2g_ready makes the array */
   long long *l2g, *l2g_halo;
   long long l2g_base;
-  int nhalo;
   int nnb;                       /* neighbour ranks: imports from or exports to */
   int *nb;                       /* [nnb] ranks, ascending */
   int *imp_off, *imp;            /* [nnb+1], local halo rows received from nb[j] */

@@ -452,11 +452,11 @@ int um__dist_root(const um_context *ctx) { return !ctx->dist || ctx->dist->rank 
 int umd_l2g_ready(um_context *ctx, int s) {
   umd_set *U = &ctx->dist->sets[s];
   if (U->l2g || !U->l2g_halo) return UM_SUCCESS;
-  const int own = U->total - U->nhalo;
+  const int own = ctx->sets[s]->size; /* the owned rows, first */
   if (!(U->l2g = malloc(((size_t)U->total + 1) * sizeof *U->l2g)))
     return UM_ERROR(ctx, UM_ERR_ALLOC, "out of memory for the global numbers of set '%s'", ctx->sets[s]->name);
   for (int e = 0; e < own; e++) U->l2g[e] = U->l2g_base + e;
-  memcpy(U->l2g + own, U->l2g_halo, (size_t)U->nhalo * sizeof *U->l2g);
+  memcpy(U->l2g + own, U->l2g_halo, (size_t)(U->total - own) * sizeof *U->l2g);
   free(U->l2g_halo);
   U->l2g_halo = NULL;
   return UM_SUCCESS;
@@ -469,11 +469,6 @@ int um__dist_l2g(um_context *ctx, const um_set *s, const long long **l2g) {
   UM_CHECK(ctx, umd_l2g_ready(ctx, s->index));
   *l2g = D->sets[s->index].l2g;
   return UM_SUCCESS;
-}
-
-const long long *um__dist_set_l2g(um_context *ctx, const um_set *s) {
-  const long long *l2g = NULL;
-  return um__dist_l2g(ctx, s, &l2g) == UM_SUCCESS ? l2g : NULL;
 }
 
 int um__dist_sum_i64(um_context *ctx, long long *v, int n) {

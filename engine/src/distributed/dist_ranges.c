@@ -427,7 +427,7 @@ static int order_ranges(umd_blocks *B, int s, int *hown) {
   const long long b0 = S->begin[B->rank];
   long long *hg; /* the halo rows' global numbers */
   if (S->keep_order) {
-    U->l2g_base = b0, U->nhalo = nh;
+    U->l2g_base = b0;
     hg = U->l2g_halo = malloc((size_t)(nh ? nh : 1) * sizeof *hg);
   } else {
     U->l2g = malloc((size_t)(U->total ? U->total : 1) * sizeof *U->l2g);
